@@ -1,0 +1,52 @@
+# cspark — the two commands (`make run`, `make test`) plus build, bench, install and friends.
+# Everything is driven by CMake; this file only sequences it. Outputs: build/ (normal) and
+# build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer).
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD     ?= build
+ASAN      ?= build-asan
+PREFIX    ?= /usr/local
+CTEST_ARGS ?= --output-on-failure
+
+.PHONY: all deps build build-asan run test test-normal test-asan bench install clean format demo-k8s fuzz
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+
+build: deps $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN)/CMakeCache.txt:
+	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DCSPARK_SANITIZE=ON >/dev/null
+
+build-asan: deps $(ASAN)/CMakeCache.txt
+	@cmake --build $(ASAN) -j $(JOBS)
+
+# Runs the word count example in local mode on a generated corpus and prints the top words.
+run: build
+	@bash scripts/run-example.sh $(BUILD)
+
+test: test-normal test-asan
+
+test-normal: build
+	@cd $(BUILD) && ctest $(CTEST_ARGS) -j $(JOBS)
+
+test-asan: build-asan
+	@cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest $(CTEST_ARGS) -j $(JOBS) -LE no-asan
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+install: build
+	@cmake --install $(BUILD)
+
+format:
+	@find include src tools examples bench tests -name '*.[ch]' | xargs clang-format -i
+
+clean:
+	@rm -rf $(BUILD) $(ASAN)
