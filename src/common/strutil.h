@@ -1,0 +1,45 @@
+/* strutil.h — small string helpers and a growable string buffer.
+ *
+ * cs_sbuf is an append-only, always NUL-terminated byte buffer used to build messages, properties
+ * text and JSON-free output; the helpers cover trimming, case-insensitive comparisons and
+ * prefix/suffix tests. Used by conf, props, master, submit and anyone else who needs them.
+ *
+ * Ownership: a cs_sbuf is a caller-owned value; its `data` is heap memory released by
+ * cs_sbuf_free, or handed over to the caller by cs_sbuf_detach (then free()). All allocation
+ * goes through cs_x* (aborts on OOM), so appends cannot fail.
+ */
+#ifndef CSPARK_COMMON_STRUTIL_H
+#define CSPARK_COMMON_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct cs_sbuf {
+    char *data; /* NUL-terminated once anything was appended; may be NULL when empty */
+    size_t len;
+    size_t cap;
+} cs_sbuf;
+
+#define CS_SBUF_INIT {NULL, 0, 0}
+
+void cs_sbuf_append(cs_sbuf *b, const void *p, size_t n);
+void cs_sbuf_puts(cs_sbuf *b, const char *s);
+void cs_sbuf_putc(cs_sbuf *b, char ch);
+void cs_sbuf_printf(cs_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Returns the (malloc'd, NUL-terminated, never NULL) contents and resets b to empty. */
+char *cs_sbuf_detach(cs_sbuf *b, size_t *len);
+void cs_sbuf_free(cs_sbuf *b);
+/* Read-only view: "" when empty. */
+const char *cs_sbuf_str(const cs_sbuf *b);
+
+/* Returns a new malloc'd copy of s[0..n) without leading/trailing ASCII whitespace. */
+char *cs_str_trim_dup(const char *s, size_t n);
+/* Pointer to the first non-whitespace char; writes the trimmed length into *n. */
+const char *cs_str_trim(const char *s, size_t *n);
+bool cs_str_starts_with(const char *s, const char *prefix);
+bool cs_str_ends_with(const char *s, const char *suffix);
+bool cs_str_ieq(const char *a, const char *b); /* ASCII case-insensitive equality */
+/* ASCII case-insensitive substring search; returns true if needle occurs in hay. */
+bool cs_str_icontains(const char *hay, const char *needle);
+
+#endif /* CSPARK_COMMON_STRUTIL_H */
