@@ -1,0 +1,304 @@
+/*
+ * cspark.h — the public job API of cspark, the only header a job includes.
+ *
+ * A job is a shared object with an entry function (default `cspark_main`) that cspark-submit
+ * loads and calls with a context. The job builds a lineage of RDDs with transformations and
+ * runs it with actions, exactly as in Spark:
+ *
+ *     int cspark_main(cspark_context *sc, int argc, char **argv) {
+ *         cspark_rdd *lines  = cspark_text_file(sc, argv[1], 0);
+ *         cspark_rdd *words  = cspark_flat_map(lines, split_words, NULL, 0);
+ *         cspark_rdd *counts = cspark_reduce_by_key(words, cspark_sum_i64, NULL, 0, 0);
+ *         return cspark_save_as_text_file(cspark_map(counts, format_count, NULL, 0), argv[2]);
+ *     }
+ *
+ * Records. Every element of an RDD is a record: a key and a value, each a byte slice. Data sources
+ * that have no key (text_file, parallelize of plain items) put the item in the key and leave the
+ * value empty. Records travel in batches over buffers; a record passed to a user function is
+ * borrowed and valid only during that call. Numbers are encoded with the helpers below, whose
+ * byte order sorts like the numbers, so sort_by_key on encoded numbers sorts numerically.
+ *
+ * Functions. Functions given to transformations are referenced by their exported symbol name:
+ * cspark resolves the name on the driver (dladdr) and again wherever the task runs (dlsym), so a
+ * function must be non-static and exported from the job's .so (the default for -fPIC builds).
+ * A `static` function or an address that is not a symbol is refused with a clear error. Data a
+ * function needs beyond its record is passed as an explicit closure buffer, copied when the
+ * transformation is created, and handed back through cspark_closure().
+ *
+ * Ownership. RDDs belong to their context and live until the context stops; jobs never free
+ * them. Results returned by actions (cspark_records, reduce buffers) belong to the caller and are
+ * freed with cspark_records_free() / free(). Errors: transformations return NULL on error and
+ * actions return a negative code; cspark_last_error() then tells why, and cspark-submit exits
+ * non-zero. A NULL parent is accepted and yields NULL, so a chain stops at the first error.
+ */
+#ifndef CSPARK_H
+#define CSPARK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CSPARK_VERSION "0.1.0"
+
+typedef struct cspark_context cspark_context;           /* one per application */
+typedef struct cspark_rdd cspark_rdd;                   /* a node of the lineage graph */
+typedef struct cspark_emitter cspark_emitter;           /* where user functions emit records */
+typedef struct cspark_iterator cspark_iterator;         /* input of map_partitions functions */
+typedef struct cspark_task_context cspark_task_context; /* the running task (Spark's TaskContext) */
+typedef struct cspark_records cspark_records;           /* records returned by collect/take */
+
+/* A borrowed byte slice. */
+typedef struct cspark_slice {
+    const uint8_t *ptr;
+    uint32_t len;
+} cspark_slice;
+
+/* A key/value record; both slices are borrowed. */
+typedef struct cspark_record {
+    cspark_slice key;
+    cspark_slice value;
+} cspark_record;
+
+/* A mutable accumulator value owned by an aggregation (reduce_by_key, fold, ...). A reduce
+ * function updates it in place when the size does not change, or calls cspark_value_set /
+ * cspark_value_resize, which move it into space owned by the aggregation. */
+typedef struct cspark_value {
+    uint8_t *ptr;
+    uint32_t len;
+    uint32_t cap;
+    void *owner; /* internal: the allocator the value lives in */
+} cspark_value;
+
+/* ---- user function types ---------------------------------------------------------------- */
+
+/* map: emit exactly one record per input. flat_map: emit zero or more. */
+typedef void (*cspark_map_fn)(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+/* filter: keep the record when true. */
+typedef bool (*cspark_filter_fn)(const cspark_record *in, cspark_task_context *tc);
+/* map_partitions: consume the whole partition through `in`, emit anything to `out`. */
+typedef void (*cspark_partition_fn)(cspark_iterator *in, cspark_emitter *out,
+                                    cspark_task_context *tc);
+/* reduce: fold `value` into `acc` (acc = f(acc, value)). Must be associative and commutative. */
+typedef void (*cspark_reduce_fn)(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+/* foreach: side effects only. */
+typedef void (*cspark_foreach_fn)(const cspark_record *in, cspark_task_context *tc);
+
+/* ---- sources ----------------------------------------------------------------------------- */
+
+/* Distributes copies of `n` records over `num_slices` partitions (0 = default parallelism). */
+cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records, size_t n,
+                               int num_slices);
+/* Numbers start, start+step, ... < end (step > 0) as records with key = cspark_i64 encoding and
+ * an empty value, in `num_slices` partitions (0 = default parallelism). */
+cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t step,
+                         int num_slices);
+/* Lines of text files: `path` is a file, a directory (its visible files) or a glob, or several
+ * of these separated by commas. Files are split into byte ranges (at least `min_partitions`,
+ * 0 = default) aligned to lines as Hadoop's TextInputFormat does. Each record's key is one line
+ * without its terminator ("\n" or "\r\n"); the value is empty. */
+cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_partitions);
+
+/* ---- narrow transformations (pipelined into one task) ------------------------------------ */
+
+cspark_rdd *cspark_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure, size_t closure_len);
+cspark_rdd *cspark_flat_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
+                            size_t closure_len);
+cspark_rdd *cspark_filter(cspark_rdd *rdd, cspark_filter_fn fn, const void *closure,
+                          size_t closure_len);
+cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn, const void *closure,
+                                  size_t closure_len);
+/* All partitions of a, then all of b. */
+cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b);
+/* Merges partitions without a shuffle into at most num_partitions. */
+cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions);
+
+/* ---- wide transformations (a shuffle cuts the stage) -------------------------------------
+ * num_partitions = 0 uses spark.default.parallelism, else the largest parent's partitions. */
+
+/* One record per distinct (key, value). */
+cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions);
+/* Values of each key folded with fn; map-side combine. */
+cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
+                                 size_t closure_len, int num_partitions);
+/* Per key: acc = zero; acc = seq(acc, v) for each value; partial accs merged with comb. The
+ * closure is shared by seq and comb. */
+cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                                    cspark_reduce_fn seq, cspark_reduce_fn comb,
+                                    const void *closure, size_t closure_len, int num_partitions);
+/* One record per key whose value is the list of its values (read with cspark_list_next). */
+cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions);
+/* Records ordered by key bytes (memcmp order, shorter prefix first) across partitions in order,
+ * with a range partitioner built from a sample of keys, as Spark's sortByKey. */
+cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions);
+/* Inner join: one record per pair of matching values; value = pair (left, right), read with
+ * cspark_pair_split. */
+cspark_rdd *cspark_join(cspark_rdd *left, cspark_rdd *right, int num_partitions);
+/* As join, plus left records without a match (pair with right absent). */
+cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right, int num_partitions);
+/* One record per key present in either side; value = pair (list of left values, list of right
+ * values). */
+cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions);
+/* Redistributes records round-robin into num_partitions through a shuffle. */
+cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions);
+
+/* ---- actions ----------------------------------------------------------------------------- */
+
+int cspark_count(cspark_rdd *rdd, int64_t *count);
+/* All records, partition after partition. *out is the caller's (cspark_records_free). */
+int cspark_collect(cspark_rdd *rdd, cspark_records **out);
+/* The first n records in partition order, scanning as few partitions as possible. */
+int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out);
+/* Folds the values of all records with fn. Fails on an empty RDD. *out is malloc'd (free()). */
+int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure, size_t closure_len,
+                  void **out, size_t *out_len);
+/* As reduce, starting every partition and the final merge from `zero`; empty RDD gives zero. */
+int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn fn,
+                const void *closure, size_t closure_len, void **out, size_t *out_len);
+/* Writes part-NNNNN files (one per partition) and _SUCCESS under `path`; each record is one line:
+ * the key, then a TAB and the value when the value is not empty. Refuses an existing path. */
+int cspark_save_as_text_file(cspark_rdd *rdd, const char *path);
+int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, size_t closure_len);
+
+/* ---- results ----------------------------------------------------------------------------- */
+
+size_t cspark_records_count(const cspark_records *r);
+/* The i-th record; slices borrowed from r until cspark_records_free. */
+cspark_record cspark_records_get(const cspark_records *r, size_t i);
+void cspark_records_free(cspark_records *r);
+
+/* ---- inside user functions --------------------------------------------------------------- */
+
+/* Appends a record (key and value are copied into the task's output batch). */
+void cspark_emit(cspark_emitter *out, const void *key, size_t key_len, const void *value,
+                 size_t value_len);
+static inline void cspark_emit_record(cspark_emitter *out, const cspark_record *r)
+{
+    cspark_emit(out, r->key.ptr, r->key.len, r->value.ptr, r->value.len);
+}
+/* Reserves key_len + value_len bytes for a record and returns where the key goes; *value_out
+ * receives where the value goes. Fill both before the next emit. */
+uint8_t *cspark_emit_reserve(cspark_emitter *out, size_t key_len, size_t value_len,
+                             uint8_t **value_out);
+
+/* map_partitions input: the next record, or false at the end of the partition. */
+bool cspark_iterator_next(cspark_iterator *it, cspark_record *out);
+
+/* The closure buffer of the function being called (NULL/0 when none). */
+const void *cspark_closure(cspark_task_context *tc, size_t *len);
+int cspark_partition_id(const cspark_task_context *tc);
+int cspark_stage_id(const cspark_task_context *tc);
+/* 0 for the first attempt of a task, 1 for its first retry, ... */
+int cspark_attempt_number(const cspark_task_context *tc);
+/* Fails the current task attempt with a message; the scheduler retries it up to
+ * spark.task.maxFailures attempts. Does not return. */
+void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Accumulator helpers for reduce functions. */
+void cspark_value_set(cspark_value *v, const void *data, uint32_t len);
+/* Grows or shrinks to len bytes (contents up to min(old,len) kept); returns v->ptr. */
+uint8_t *cspark_value_resize(cspark_value *v, uint32_t len);
+
+/* ---- built-in functions (exported by libcspark, usable anywhere a function is expected) --- */
+
+void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+void cspark_sum_f64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+void cspark_min_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+
+/* ---- encodings --------------------------------------------------------------------------- */
+
+/* i64 as 8 big-endian bytes with the sign bit flipped: memcmp order == numeric order. */
+static inline void cspark_i64_encode(int64_t v, uint8_t out[8])
+{
+    uint64_t u = (uint64_t)v ^ 0x8000000000000000ULL;
+    for (int i = 7; i >= 0; i--, u >>= 8) out[i] = (uint8_t)u;
+}
+static inline int64_t cspark_i64_decode(const uint8_t in[8])
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
+    return (int64_t)(u ^ 0x8000000000000000ULL);
+}
+/* f64 as 8 bytes whose memcmp order is the numeric order (NaN sorts last). */
+static inline void cspark_f64_encode(double d, uint8_t out[8])
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    u = (u & 0x8000000000000000ULL) ? ~u : (u | 0x8000000000000000ULL);
+    for (int i = 7; i >= 0; i--, u >>= 8) out[i] = (uint8_t)u;
+}
+static inline double cspark_f64_decode(const uint8_t in[8])
+{
+    uint64_t u = 0;
+    double d;
+    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
+    u = (u & 0x8000000000000000ULL) ? (u & ~0x8000000000000000ULL) : ~u;
+    memcpy(&d, &u, 8);
+    return d;
+}
+/* A slice's value as i64/f64; 0 when the slice is not 8 bytes long. */
+static inline int64_t cspark_slice_i64(cspark_slice s)
+{
+    return s.len == 8 ? cspark_i64_decode(s.ptr) : 0;
+}
+static inline double cspark_slice_f64(cspark_slice s)
+{
+    return s.len == 8 ? cspark_f64_decode(s.ptr) : 0.0;
+}
+
+/* Lists (group_by_key values, cogroup sides) are concatenations of items, each a 4-byte
+ * little-endian length and the bytes. cspark_list_next takes the next item off the front of
+ * *list; false when the list is empty (or malformed). */
+static inline bool cspark_list_next(cspark_slice *list, cspark_slice *item)
+{
+    uint32_t n;
+    if (list->len < 4) return false;
+    memcpy(&n, list->ptr, 4);
+    if (n > list->len - 4) return false;
+    item->ptr = list->ptr + 4;
+    item->len = n;
+    list->ptr += 4 + n;
+    list->len -= 4 + n;
+    return true;
+}
+/* Pairs (join values, cogroup values): a 4-byte little-endian length, the first part, a flag
+ * byte (1 when the second part is present) and the second part. Returns true when both parts
+ * were decoded and the second is present; false when absent (left_outer_join without a match)
+ * or malformed. */
+static inline bool cspark_pair_split(cspark_slice v, cspark_slice *first, cspark_slice *second)
+{
+    uint32_t n;
+    second->ptr = NULL;
+    second->len = 0;
+    if (v.len < 5) return false;
+    memcpy(&n, v.ptr, 4);
+    if (n > v.len - 5) return false;
+    first->ptr = v.ptr + 4;
+    first->len = n;
+    if (v.ptr[4 + n] != 1) return false;
+    second->ptr = v.ptr + 5 + n;
+    second->len = v.len - 5 - n;
+    return true;
+}
+
+/* ---- context ----------------------------------------------------------------------------- */
+
+/* The configuration value of key (borrowed), or NULL. */
+const char *cspark_conf_get(cspark_context *sc, const char *key);
+const char *cspark_app_id(cspark_context *sc);
+int cspark_default_parallelism(cspark_context *sc);
+int cspark_num_partitions(const cspark_rdd *rdd);
+/* The first error recorded by this context (a transformation refused, an action failed), or
+ * NULL. Borrowed until the context stops. */
+const char *cspark_last_error(cspark_context *sc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CSPARK_H */
