@@ -42,7 +42,7 @@ void batch_reset(cs_batch *b)
 uint8_t *batch_append(cs_batch *b, uint32_t klen, uint32_t vlen)
 {
     size_t need = b->len + (size_t)klen + vlen;
-    if (need > b->cap) b->data = batch_grow(b->data, need, &b->cap, 1);
+    if (need > b->cap || !b->data) b->data = batch_grow(b->data, need, &b->cap, 1);
     if (b->n + 1 > b->rcap) b->recs = batch_grow(b->recs, b->n + 1, &b->rcap, sizeof(cs_rec));
     cs_rec *r = &b->recs[b->n++];
     r->off = b->len;

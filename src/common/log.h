@@ -1,10 +1,10 @@
 /* log.h — one-line structured logging to stderr.
  *
- * Every event is ONE line: `LEVEL 2026-11-21T07:30:00.123Z component key=value ... text\n`
- * (level padded to 5 characters, ISO-8601 UTC time with milliseconds, the component name, then
- * the caller's formatted text). Each line is emitted with a single write(2) on fd 2, so lines
- * from concurrent threads and processes never interleave. Newlines inside the caller's text
- * are replaced by spaces so that one call is always one line.
+ * Every event is ONE line: `INFO 2026-11-21T07:30:00.123Z scheduler job=1 stage=2 text\n`
+ * (level name, ISO-8601 UTC time with milliseconds, the component name, then the caller's
+ * formatted `key=value ...` text, single spaces between fields). Each line is emitted with a
+ * single write(2) on fd 2, so lines from concurrent threads and processes never interleave.
+ * Newlines inside the caller's text are replaced by spaces: one call is always one line.
  *
  * The threshold comes from the environment variable CSPARK_LOG_LEVEL (DEBUG, INFO, WARN, ERROR;
  * case-insensitive; default INFO), read on first use, and may be changed at any time with
