@@ -1,0 +1,535 @@
+/*
+ * container.c — runs one kubesim container as a real process tree (see container.h).
+ *
+ * The parent prepares every string before fork(); the child only makes system calls (unshare, mount,
+ * mkdir, dup2, chdir, prctl, execvp) so it is safe to fork from a multi-threaded kubesim. A CLOEXEC pipe
+ * reports a failing step (errno + step) back to the parent; a second pipe holds the child until the
+ * parent has moved it into its memory cgroup. Memory limits use the cgroup v1 memory controller under
+ * kubesim's own cgroup (<own>/kubesim-<pid>/<id>); without one, ks_container_check_memory() samples the
+ * RSS of the process group. Called by kubelet.c from its worker thread.
+ */
+#define _GNU_SOURCE
+#include "container.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct ks_container {
+    pid_t pid;
+    int pidfd;
+    int exited;
+    int status;
+    int rss_killed;
+    long long memory_limit;
+    char *cgroup_dir;  /* NULL without cgroup */
+};
+
+static ks_container_caps g_caps;
+static char g_cgroup_base[PATH_MAX + 64];  /* "" when unavailable */
+static pthread_once_t g_probe_once = PTHREAD_ONCE_INIT;
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    int rc = (w == (ssize_t)n) ? 0 : -(errno ? errno : EIO);
+    close(fd);
+    return rc;
+}
+
+static void probe(void)
+{
+    /* mount namespace: a child that unshares and makes / private */
+    if (geteuid() == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            if (unshare(CLONE_NEWNS) != 0)
+                _exit(1);
+            if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+                _exit(2);
+            _exit(0);
+        }
+        int st = 0;
+        if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            g_caps.mount_ns = 1;
+    }
+    /* memory cgroup v1: our own memory cgroup from /proc/self/cgroup */
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    char line[1024], own[1024] = "";
+    while (f && fgets(line, sizeof line, f)) {
+        char *a = strchr(line, ':');
+        char *b = a ? strchr(a + 1, ':') : NULL;
+        if (!a || !b)
+            continue;
+        *b = 0;
+        const char *ctrls = a + 1;
+        /* controllers list may be "memory" or contain it comma-separated */
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, ",%s,", ctrls);
+        if (strstr(tmp, ",memory,")) {
+            snprintf(own, sizeof own, "%s", b + 1);
+            own[strcspn(own, "\n")] = 0;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (own[0] || access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
+        char base[PATH_MAX + 64];
+        snprintf(base, sizeof base, "/sys/fs/cgroup/memory%s/kubesim-%d", strcmp(own, "/") ? own : "",
+                 (int)getpid());
+        if ((mkdir(base, 0755) == 0 || errno == EEXIST)) {
+            char lim[PATH_MAX + 128];
+            snprintf(lim, sizeof lim, "%s/memory.limit_in_bytes", base);
+            if (access(lim, W_OK) == 0) {
+                snprintf(g_cgroup_base, sizeof g_cgroup_base, "%s", base);
+                g_caps.cgroup = 1;
+            } else {
+                rmdir(base);
+            }
+        }
+    }
+}
+
+const ks_container_caps *ks_container_probe(void)
+{
+    pthread_once(&g_probe_once, probe);
+    return &g_caps;
+}
+
+/* ---- child side: system calls only ---- */
+
+enum { STEP_UNSHARE = 1, STEP_MOUNT, STEP_MKDIR, STEP_CHDIR, STEP_EXEC, STEP_SYNC };
+
+static void child_fail(int fd, int step, int idx)
+{
+    int msg[3] = {step, errno, idx};
+    ssize_t w = write(fd, msg, sizeof msg);
+    (void)w;
+    _exit(127);
+}
+
+/* mkdir -p on a writable copy of the path (in the child's memory). */
+static int mkdir_p(char *path, int last_is_file)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int rc = mkdir(path, 0755);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    if (last_is_file) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EISDIR)
+            return -1;
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+typedef struct child_args {
+    const ks_container_spec *spec;
+    char **dst_copies;
+    int *src_is_file;
+    int err_fd, sync_fd, log_fd, null_fd;
+    pid_t parent;
+    int use_ns;
+} child_args;
+
+static void child_main(const child_args *a)
+{
+    const ks_container_spec *s = a->spec;
+    /* signals: default dispositions, nothing blocked */
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != a->parent)
+        _exit(126);
+    setpgid(0, 0);
+
+    char go;
+    if (read(a->sync_fd, &go, 1) != 1)
+        child_fail(a->err_fd, STEP_SYNC, 0);
+
+    if (a->use_ns) {
+        if (unshare(CLONE_NEWNS) != 0)
+            child_fail(a->err_fd, STEP_UNSHARE, 0);
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+            child_fail(a->err_fd, STEP_MOUNT, -1);
+        if (s->hostname && s->hostname[0] && unshare(CLONE_NEWUTS) == 0) {
+            if (sethostname(s->hostname, strlen(s->hostname)) != 0) {
+                /* keep the host name; not fatal */
+            }
+        }
+        for (int i = 0; i < s->n_mounts; i++) {
+            if (mkdir_p(a->dst_copies[i], a->src_is_file[i]) != 0)
+                child_fail(a->err_fd, STEP_MKDIR, i);
+            if (mount(s->mounts[i].src, s->mounts[i].dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+                child_fail(a->err_fd, STEP_MOUNT, i);
+            if (s->mounts[i].read_only &&
+                mount(NULL, s->mounts[i].dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) != 0)
+                child_fail(a->err_fd, STEP_MOUNT, i);
+        }
+    }
+    if (dup2(a->null_fd, 0) < 0 || dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
+        child_fail(a->err_fd, STEP_EXEC, 0);
+    const char *wd = (s->workdir && s->workdir[0]) ? s->workdir : "/";
+    if (chdir(wd) != 0)
+        child_fail(a->err_fd, STEP_CHDIR, 0);
+    /* no kubesim descriptor leaks into the container (the error pipe is already CLOEXEC) */
+#ifdef SYS_close_range
+    syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
+#endif
+    extern char **environ;
+    environ = (char **)s->envp;
+    execvp(s->argv[0], s->argv);
+    child_fail(a->err_fd, STEP_EXEC, 0);
+}
+
+/* ---- parent side ---- */
+
+static void format_error(const ks_container_spec *s, int step, int e, int idx, char *err, size_t n)
+{
+    switch (step) {
+    case STEP_EXEC:
+        if (e == ENOENT && !strchr(s->argv[0], '/'))
+            snprintf(err, n, "exec: \"%s\": executable file not found in $PATH", s->argv[0]);
+        else
+            snprintf(err, n, "exec: \"%s\": %s", s->argv[0], strerror(e));
+        break;
+    case STEP_CHDIR:
+        snprintf(err, n, "chdir to cwd (\"%s\") set in config.json failed: %s", s->workdir, strerror(e));
+        break;
+    case STEP_MKDIR:
+    case STEP_MOUNT:
+        if (idx >= 0 && idx < s->n_mounts)
+            snprintf(err, n, "error mounting \"%s\" to rootfs at \"%s\": %s", s->mounts[idx].src,
+                     s->mounts[idx].dst, strerror(e));
+        else
+            snprintf(err, n, "making / private: %s", strerror(e));
+        break;
+    default:
+        snprintf(err, n, "container init failed (step %d): %s", step, strerror(e));
+    }
+}
+
+int ks_container_start(const ks_container_spec *s, ks_container **out, char *err, size_t errlen)
+{
+    const ks_container_caps *caps = ks_container_probe();
+    int rc = 0;
+    int errp[2] = {-1, -1}, syncp[2] = {-1, -1}, log_fd = -1, null_fd = -1;
+    char **dst_copies = calloc((size_t)s->n_mounts + 1, sizeof(char *));
+    int *src_is_file = calloc((size_t)s->n_mounts + 1, sizeof(int));
+    ks_container *c = calloc(1, sizeof(*c));
+    *out = NULL;
+    if (err && errlen)
+        err[0] = 0;
+    if (!dst_copies || !src_is_file || !c) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    c->pidfd = -1;
+    c->memory_limit = s->memory_limit;
+    for (int i = 0; i < s->n_mounts; i++) {
+        struct stat st;
+        dst_copies[i] = strdup(s->mounts[i].dst);
+        if (!dst_copies[i]) {
+            rc = -ENOMEM;
+            goto fail;
+        }
+        src_is_file[i] = (stat(s->mounts[i].src, &st) == 0 && !S_ISDIR(st.st_mode));
+    }
+    log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (log_fd < 0 || null_fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "open log %s: %s", s->log_path, strerror(errno));
+        goto fail;
+    }
+    if (pipe2(errp, O_CLOEXEC) != 0 || pipe2(syncp, O_CLOEXEC) != 0) {
+        rc = -errno;
+        goto fail;
+    }
+    if (caps->cgroup && s->memory_limit > 0) {
+        char path[PATH_MAX * 2], num[32];
+        if (asprintf(&c->cgroup_dir, "%s/%s", g_cgroup_base, s->id) < 0) {
+            c->cgroup_dir = NULL;
+            rc = -ENOMEM;
+            goto fail;
+        }
+        if (mkdir(c->cgroup_dir, 0755) != 0 && errno != EEXIST) {
+            free(c->cgroup_dir);
+            c->cgroup_dir = NULL;
+        } else {
+            snprintf(path, sizeof path, "%s/memory.limit_in_bytes", c->cgroup_dir);
+            snprintf(num, sizeof num, "%lld", s->memory_limit);
+            if (write_file(path, num) != 0) {
+                rmdir(c->cgroup_dir);
+                free(c->cgroup_dir);
+                c->cgroup_dir = NULL;
+            }
+        }
+    }
+
+    child_args a = {.spec = s,
+                    .dst_copies = dst_copies,
+                    .src_is_file = src_is_file,
+                    .err_fd = errp[1],
+                    .sync_fd = syncp[0],
+                    .log_fd = log_fd,
+                    .null_fd = null_fd,
+                    .parent = getpid(),
+                    .use_ns = caps->mount_ns};
+    pid_t pid = fork();
+    if (pid < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        goto fail;
+    }
+    if (pid == 0)
+        child_main(&a); /* never returns */
+    c->pid = pid;
+    setpgid(pid, pid); /* also done by the child; whichever runs first */
+    close(errp[1]);
+    errp[1] = -1;
+    close(syncp[0]);
+    syncp[0] = -1;
+    if (c->cgroup_dir) {
+        char path[PATH_MAX * 2], num[32];
+        snprintf(path, sizeof path, "%s/cgroup.procs", c->cgroup_dir);
+        snprintf(num, sizeof num, "%d", (int)pid);
+        if (write_file(path, num) != 0) {
+            /* fall back to RSS sampling for this container */
+            rmdir(c->cgroup_dir);
+            free(c->cgroup_dir);
+            c->cgroup_dir = NULL;
+        }
+    }
+    if (write(syncp[1], "g", 1) != 1) {
+        /* the child died already; the error pipe tells why */
+    }
+    int msg[3];
+    ssize_t r;
+    do
+        r = read(errp[0], msg, sizeof msg);
+    while (r < 0 && errno == EINTR);
+    if (r == (ssize_t)sizeof msg) {
+        format_error(s, msg[0], msg[1], msg[2], err, errlen);
+        rc = -(msg[1] ? msg[1] : EIO);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        c->exited = 1;
+        goto fail;
+    }
+#ifdef SYS_pidfd_open
+    c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (c->pidfd >= 0)
+        fcntl(c->pidfd, F_SETFD, FD_CLOEXEC);
+#endif
+    *out = c;
+    c = NULL;
+fail:
+    for (int i = 0; dst_copies && i < s->n_mounts; i++)
+        free(dst_copies[i]);
+    free(dst_copies);
+    free(src_is_file);
+    if (errp[0] >= 0)
+        close(errp[0]);
+    if (errp[1] >= 0)
+        close(errp[1]);
+    if (syncp[0] >= 0)
+        close(syncp[0]);
+    if (syncp[1] >= 0)
+        close(syncp[1]);
+    if (log_fd >= 0)
+        close(log_fd);
+    if (null_fd >= 0)
+        close(null_fd);
+    if (c) {
+        c->exited = 1;
+        ks_container_free(c);
+    }
+    return rc;
+}
+
+pid_t ks_container_pid(const ks_container *c) { return c->pid; }
+int ks_container_pidfd(const ks_container *c) { return c->pidfd; }
+
+static void kill_cgroup(const char *dir, int sig)
+{
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    int p;
+    while (fscanf(f, "%d", &p) == 1)
+        if (p > 0)
+            kill(p, sig);
+    fclose(f);
+}
+
+void ks_container_signal(ks_container *c, int sig)
+{
+    if (!c || c->pid <= 0)
+        return;
+    if (!c->exited)
+        kill(c->pid, sig);
+    killpg(c->pid, sig);
+    if (c->cgroup_dir)
+        kill_cgroup(c->cgroup_dir, sig);
+}
+
+static long long cgroup_oom_kills(const char *dir)
+{
+    char path[PATH_MAX * 2], key[64];
+    long long v, kills = 0;
+    snprintf(path, sizeof path, "%s/memory.oom_control", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    while (fscanf(f, "%63s %lld", key, &v) == 2)
+        if (!strcmp(key, "oom_kill"))
+            kills = v;
+    fclose(f);
+    return kills;
+}
+
+int ks_container_reap(ks_container *c, int *exit_code, const char **reason)
+{
+    if (!c->exited) {
+        int st;
+        pid_t r = waitpid(c->pid, &st, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR))
+            return 1;
+        c->exited = 1;
+        c->status = (r == c->pid) ? st : 0;
+        /* like a container runtime: when init ends, the rest of the container goes with it */
+        killpg(c->pid, SIGKILL);
+        if (c->cgroup_dir)
+            kill_cgroup(c->cgroup_dir, SIGKILL);
+    }
+    int code = WIFEXITED(c->status) ? WEXITSTATUS(c->status) : WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 1;
+    int oom = c->rss_killed || (c->cgroup_dir && cgroup_oom_kills(c->cgroup_dir) > 0);
+    if (exit_code)
+        *exit_code = code;
+    if (reason)
+        *reason = oom ? "OOMKilled" : code == 0 ? "Completed" : "Error";
+    return 0;
+}
+
+void ks_container_check_memory(ks_container *c)
+{
+    if (!c || c->exited || c->cgroup_dir || c->memory_limit <= 0)
+        return;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    long long total = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = 0;
+        char *rp = strrchr(buf, ')');
+        int ppid, pgrp;
+        char state;
+        if (!rp || sscanf(rp + 2, "%c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != c->pid)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/statm", e->d_name);
+        FILE *f = fopen(path, "re");
+        long long size, rss;
+        if (f && fscanf(f, "%lld %lld", &size, &rss) == 2)
+            total += rss * page;
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    if (total > c->memory_limit) {
+        c->rss_killed = 1;
+        killpg(c->pid, SIGKILL);
+        kill(c->pid, SIGKILL);
+    }
+}
+
+void ks_container_free(ks_container *c)
+{
+    if (!c)
+        return;
+    if (!c->exited && c->pid > 0) {
+        ks_container_signal(c, SIGKILL);
+        while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        c->exited = 1;
+    }
+    if (c->cgroup_dir) {
+        for (int i = 0; i < 50 && rmdir(c->cgroup_dir) != 0 && errno == EBUSY; i++) {
+            kill_cgroup(c->cgroup_dir, SIGKILL);
+            usleep(10000);
+        }
+        free(c->cgroup_dir);
+    }
+    if (c->pidfd >= 0)
+        close(c->pidfd);
+    free(c);
+}
+
+void ks_container_cleanup_all(void)
+{
+    if (!g_cgroup_base[0])
+        return;
+    DIR *d = opendir(g_cgroup_base);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+            continue;
+        char dir[PATH_MAX * 2];
+        snprintf(dir, sizeof dir, "%s/%s", g_cgroup_base, e->d_name);
+        for (int i = 0; i < 50; i++) {
+            kill_cgroup(dir, SIGKILL);
+            if (rmdir(dir) == 0 || errno != EBUSY)
+                break;
+            usleep(10000);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(g_cgroup_base);
+}
