@@ -1,0 +1,126 @@
+/* submit_main.c — main() of cspark-submit.
+ *
+ * Parses the command line (submit_args.c), builds and validates the effective configuration
+ * (submit_conf.c), refuses what this build cannot do yet (non-local masters, --kill/--status),
+ * applies cspark.log.level, and hands the application to app_run() from src/api, which loads
+ * the .so, creates the context, calls the entry and stops the context.
+ * Every user error is one line on stderr starting with "cspark-submit: " and exit status 1;
+ * --help and --version exit 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cspark.h"
+#include "common/conf.h"
+#include "common/log.h"
+#include "submit/submit_args.h"
+
+#if __has_include("api/app.h")
+#include "api/app.h"
+#else
+/* Loads the app .so, resolves `entry` (default "cspark_main"), creates the context from conf,
+ * calls entry(ctx, argc, argv), stops the context. Returns the process exit status. */
+int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv);
+#endif
+/* Weak so that cspark-submit links even while libcspark has no app runner yet. */
+extern int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc,
+                   char **argv) __attribute__((weak));
+
+#ifndef CSPARK_VERSION
+#define CSPARK_VERSION "0.1.0"
+#endif
+
+static int fail(const cs_error *err)
+{
+    fprintf(stderr, "cspark-submit: %s\n", err->msg);
+    return 1;
+}
+
+static int run(int argc, char **argv)
+{
+    submit_args a;
+    cs_error err = {0};
+    cs_conf *conf = NULL;
+    cs_master master;
+    int status = 1;
+    char **app_argv = NULL;
+
+    if (submit_args_parse(argc, argv, &a, &err) != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    if (a.help) {
+        submit_usage(stdout);
+        status = 0;
+        goto out;
+    }
+    if (a.version) {
+        printf("cspark-submit version %s\n"
+               "Apache Spark's execution model in C; spark-submit options and Spark 4.1 "
+               "configuration keys\n",
+               CSPARK_VERSION);
+        status = 0;
+        goto out;
+    }
+    if (a.kill || a.status) {
+        fprintf(stderr,
+                "cspark-submit: %s is not supported yet (it needs a k8s:// master; this build "
+                "runs local, local[N], local[*] and local[N,F])\n",
+                a.kill ? "--kill" : "--status");
+        goto out;
+    }
+    if (!a.app) {
+        fprintf(stderr, "cspark-submit: missing application file (usage: cspark-submit "
+                        "[options] <app.so> [app arguments]; see --help)\n");
+        goto out;
+    }
+    const char *used_props = NULL;
+    if (submit_build_conf(&a, NULL, &conf, &used_props, &err) != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    int vrc = submit_validate(conf, &master, &err);
+    if (a.verbose)
+        submit_print_verbose(stderr, &a, conf, used_props);
+    if (vrc != CS_OK || submit_supported(conf, &master, &err) != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    const char *lvl = conf_get(conf, "cspark.log.level");
+    cs_log_level l;
+    if (lvl && cs_log_parse_level(lvl, &l) == CS_OK)
+        cs_log_set_level(l);
+
+    struct stat st;
+    if (stat(a.app, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "cspark-submit: application file %s not found\n", a.app);
+        goto out;
+    }
+    if (!app_run) {
+        fprintf(stderr, "cspark-submit: this build of libcspark has no application runner "
+                        "(app_run)\n");
+        goto out;
+    }
+    /* The application's argv: argv[0] is the application path, then its arguments. */
+    app_argv = cs_xcalloc((size_t)a.app_argc + 2, sizeof(char *));
+    app_argv[0] = (char *)a.app;
+    for (int i = 0; i < a.app_argc; i++)
+        app_argv[i + 1] = a.app_argv[i];
+    CS_DEBUG("submit", "app=%s entry=%s master=%s", a.app, submit_entry(&a, conf),
+             conf_get(conf, "spark.master"));
+    fflush(stdout);
+    status = app_run(conf, a.app, submit_entry(&a, conf), a.app_argc + 1, app_argv);
+out:
+    free(app_argv);
+    conf_free(conf);
+    submit_args_free(&a);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    return run(argc, argv);
+}
