@@ -1,0 +1,123 @@
+/*
+ * recio.h — the record stream encoding of shuffle files, spill files and (later) network results.
+ *
+ * A record is `varint klen, varint vlen, key, value` (LEB128 varints, at most 5 bytes each).
+ * Records are grouped into blocks of at most ~RECIO_BLOCK_TARGET raw bytes (a single larger
+ * record makes a block of its own):
+ *
+ *     [u32 raw_len LE][u32 stored_len LE][u8 codec: 0 = none, 1 = lz4][stored_len payload bytes]
+ *
+ * With lz4 the payload is one LZ4 block (LZ4_compress_default, no frame); when compression does
+ * not shrink a block it is stored with codec 0. Blocks are self-contained, so a stream may be cut
+ * and concatenated at block boundaries without decoding (the shuffle writer concatenates
+ * per-partition segments of spill files this way).
+ *
+ * The writer appends records into a raw block buffer, encodes full blocks into its own large
+ * write buffer (>= 1 MB by default) and writes that buffer to the fd with few large write(2)s;
+ * it counts every byte it has produced, so callers learn segment boundaries with
+ * recio_writer_offset(). It can also write to memory only (fd < 0): then the encoded bytes stay in
+ * the writer and are taken with recio_writer_take().
+ *
+ * The readers decode blocks from a memory range (borrowed) or from an fd range (offset, length;
+ * pread, so the fd offset is not used and several readers may share one fd). Any malformed
+ * input (bad lengths, unknown codec, short data, failed decompression, varints running past the
+ * block) is rejected with CS_EPROTO and never read out of bounds.
+ *
+ * Called by src/shuffle (writer, reader, external sort/aggregation) and later by the block server.
+ * Ownership: writers and readers are malloc'd by *_new and freed by *_free; the fd is borrowed
+ * (never closed). Record slices returned by recio_reader_next are borrowed until the next call on
+ * that reader (or its free).
+ */
+#ifndef CSPARK_COMMON_RECIO_H
+#define CSPARK_COMMON_RECIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cspark.h"
+#include "common/batch.h"
+#include "common/err.h"
+
+#define RECIO_BLOCK_TARGET (64 * 1024)    /* raw bytes per block */
+#define RECIO_HEADER_LEN 9                /* u32 raw_len, u32 stored_len, u8 codec */
+#define RECIO_MAX_BLOCK (256u << 20)      /* larger raw_len is corrupt input */
+#define RECIO_WRITE_BUF (1u << 20)        /* default write/read buffer */
+enum { RECIO_CODEC_NONE = 0, RECIO_CODEC_LZ4 = 1 };
+
+/* ---- writer ------------------------------------------------------------------------------- */
+
+typedef struct recio_writer recio_writer;
+
+/* fd: where blocks are written (borrowed; writes go at the fd's current offset), or -1 to keep
+ * the encoded bytes in memory. buf_size: write buffer (0 = RECIO_WRITE_BUF). Never NULL. */
+recio_writer *recio_writer_new(int fd, bool compress, size_t buf_size);
+/* Appends one record; encodes a block when the raw block is full (and writes when the write
+ * buffer is full). CS_EIO on a write failure. */
+int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,
+                     uint32_t vlen, cs_error *err);
+int recio_writer_add_batch(recio_writer *w, const cs_batch *b, cs_error *err);
+/* Encodes the pending raw block (if any), so the next record starts a new block; the bytes it
+ * produced are counted by recio_writer_offset (but may still be buffered). */
+int recio_writer_end_block(recio_writer *w, cs_error *err);
+/* end_block, then writes the whole write buffer to the fd (no-op for memory writers). */
+int recio_writer_flush(recio_writer *w, cs_error *err);
+/* Appends already-encoded whole blocks (e.g. a segment of a spill file) after ending the open
+ * block; the bytes are copied as they are. */
+int recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err);
+/* Total encoded bytes produced so far (written or buffered), excluding the open raw block. */
+uint64_t recio_writer_offset(const recio_writer *w);
+/* Records added so far. */
+uint64_t recio_writer_records(const recio_writer *w);
+/* Bytes of memory held by the writer (buffers), for memory accounting. */
+size_t recio_writer_memory(const recio_writer *w);
+/* Memory writers: ends the block and hands over the encoded bytes (malloc'd, caller frees);
+ * the writer is then empty and reusable. */
+uint8_t *recio_writer_take(recio_writer *w, size_t *len, cs_error *err);
+void recio_writer_free(recio_writer *w);
+
+/* Encodes one block from raw record bytes into out (which must have room for
+ * recio_block_bound(raw_len)); returns the encoded length (header included). */
+size_t recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out);
+size_t recio_block_bound(uint32_t raw_len);
+/* Serializes a record header (varints) into out (>= 10 bytes); returns its length. */
+static inline size_t recio_put_header(uint8_t *out, uint32_t klen, uint32_t vlen)
+{
+    size_t n = 0;
+    while (klen >= 0x80) { out[n++] = (uint8_t)(klen | 0x80); klen >>= 7; }
+    out[n++] = (uint8_t)klen;
+    while (vlen >= 0x80) { out[n++] = (uint8_t)(vlen | 0x80); vlen >>= 7; }
+    out[n++] = (uint8_t)vlen;
+    return n;
+}
+static inline size_t recio_record_size(uint32_t klen, uint32_t vlen)
+{
+    size_t n = 2;
+    for (uint32_t k = klen; k >= 0x80; k >>= 7) n++;
+    for (uint32_t v = vlen; v >= 0x80; v >>= 7) n++;
+    return n + klen + vlen;
+}
+
+/* ---- reader ------------------------------------------------------------------------------- */
+
+typedef struct recio_reader recio_reader;
+
+/* Reads the blocks in data[0, len) (borrowed until free). Never NULL. */
+recio_reader *recio_reader_mem(const uint8_t *data, size_t len);
+/* Reads the blocks in the fd range [off, off + len) with pread through a buffer of buf_size
+ * bytes (0 = RECIO_WRITE_BUF; grown when one block is larger). Never NULL. */
+recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size);
+/* The next record: 1 and *rec filled (borrowed until the next call), 0 at the end, <0 on
+ * corrupt input (CS_EPROTO) or a read error (CS_EIO). */
+int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err);
+/* Appends the records of the rest of the current block, or of the next block, to out:
+ * 1 = records appended, 0 = end, <0 error. */
+int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err);
+/* Bytes of memory held (buffers). */
+size_t recio_reader_memory(const recio_reader *r);
+void recio_reader_free(recio_reader *r);
+
+/* Decodes a whole memory range into out (appends). 0 or <0 (CS_EPROTO). */
+int recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err);
+
+#endif /* CSPARK_COMMON_RECIO_H */

@@ -1,0 +1,40 @@
+/*
+ * external_agg.h — hash aggregation with spill (Spark's ExternalAppendOnlyMap), used on the
+ * reduce side of reduce_by_key / aggregate_by_key / group_by_key / cogroup and anywhere a task
+ * needs to combine values by key.
+ *
+ * Records are combined in an open-addressing hash table (stored XXH3 64-bit hashes) whose keys and
+ * values live in an arena. When the task is over its memory budget and this aggregator holds at
+ * least the spill floor, the table is sorted by (hash, key) and written as one run to a spill file
+ * (lz4 blocks, unlinked at creation, so nothing is left behind even on a crash). Iteration merges
+ * the runs and the in-memory table by (hash, key), combining equal keys with merge_combiners.
+ *
+ * Ownership: agg, mem and spill_dir are borrowed until ext_agg_free. Records appended by
+ * ext_agg_next are copies (the caller owns `out`).
+ */
+#ifndef CSPARK_SHUFFLE_EXTERNAL_AGG_H
+#define CSPARK_SHUFFLE_EXTERNAL_AGG_H
+
+#include <stdbool.h>
+
+#include "common/batch.h"
+#include "common/err.h"
+#include "shuffle/memory.h"
+#include "shuffle/shuffle.h"
+
+typedef struct ext_agg ext_agg;
+
+ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
+                     cs_error *err);
+/* values_are_combiners: true when the batch holds map-side-combined values (merge_combiners),
+ * false for raw values (create / merge_value). May spill. Not allowed after ext_agg_next. */
+int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_error *err);
+/* Appends (key, combined value) records to out (until it is batch_full); each key exactly once.
+ * 1 = records added, 0 = end, <0 error. */
+int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err);
+/* Distinct keys currently in memory, and number of spills so far (for tests and metrics). */
+size_t ext_agg_size(const ext_agg *a);
+int ext_agg_spills(const ext_agg *a);
+void ext_agg_free(ext_agg *a);
+
+#endif /* CSPARK_SHUFFLE_EXTERNAL_AGG_H */

@@ -1,0 +1,41 @@
+/*
+ * external_sort.h — sorting records by key with spill (Spark's ExternalSorter for sortByKey).
+ *
+ * Records are copied into an arena and indexed by (first 8 key bytes as a big-endian u64,
+ * record pointer); a run is sorted by LSD radix sort on that prefix, then ties are ordered by
+ * memcmp of the whole key (shorter prefix first). When the task is over its memory budget and
+ * this sorter holds at least the spill floor, the sorted run is written to a spill file (lz4
+ * blocks, unlinked at creation). Iteration is a k-way heap merge of the runs and the in-memory
+ * run. Descending order reverses the comparison. Order among equal keys is unspecified.
+ *
+ * Ownership: mem and spill_dir are borrowed until ext_sorter_free. Records appended by
+ * ext_sorter_next are copies (the caller owns `out`).
+ */
+#ifndef CSPARK_SHUFFLE_EXTERNAL_SORT_H
+#define CSPARK_SHUFFLE_EXTERNAL_SORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/batch.h"
+#include "common/err.h"
+#include "shuffle/memory.h"
+
+typedef struct ext_sorter ext_sorter;
+
+ext_sorter *ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spill_dir,
+                           cs_error *err);
+/* spark.shuffle.spill.compress (default true): lz4 for spill runs. Call before inserting. */
+void ext_sorter_set_spill_compress(ext_sorter *s, bool compress);
+/* May spill a sorted run. Not allowed after ext_sorter_next. */
+int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err);
+/* Appends records in key order (memcmp, shorter prefix first; reversed when !ascending) until
+ * out is batch_full. 1 = records added, 0 = end, <0 error. */
+int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err);
+int ext_sorter_spills(const ext_sorter *s);
+void ext_sorter_free(ext_sorter *s);
+
+/* Compares keys in memcmp order, a shorter key first when it is a prefix of the other. */
+int ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
+
+#endif /* CSPARK_SHUFFLE_EXTERNAL_SORT_H */

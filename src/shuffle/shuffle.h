@@ -1,0 +1,127 @@
+/*
+ * shuffle.h — the shuffle: partitioners, the map-side writer (Spark's SortShuffleWriter with
+ * spill), index files (IndexShuffleBlockResolver), block sources and the reduce-side reader.
+ *
+ * Map side: the task runner creates one shuffle_writer per map task, feeds it batches and
+ * commits it. Without a combiner, records are serialized straight into per-partition recio
+ * block streams (lz4 when spec->compress); with a combiner, they are combined in a hash table
+ * (the same code as ext_agg) whose entries carry their partition id. Over the memory budget the
+ * writer spills: every partition's segment goes to one spill file. Commit writes
+ * <dir>/shuffle_<shuffle>_<map>_0.data (for each partition: its segments from every spill, then
+ * from memory; compressed blocks are concatenated without decoding) and .index
+ * ((num_reduces + 1) big-endian u64 offsets), both under temp names, then renames them into place,
+ * so a retried map task replaces a previous attempt. With map-side combine, one key may appear once
+ * per spill in a segment; the reduce side combines combiners anyway.
+ *
+ * Reduce side: a shuffle_reader fetches each map's segment for one reduce partition through a
+ * shuffle_block_source (local files now, the network later) and decodes it into batches.
+ *
+ * Ownership is stated per function; statuses, partitioners, aggregators, dirs and memory are
+ * borrowed and must outlive the objects that use them.
+ */
+#ifndef CSPARK_SHUFFLE_SHUFFLE_H
+#define CSPARK_SHUFFLE_SHUFFLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cspark.h"
+#include "common/batch.h"
+#include "common/err.h"
+#include "shuffle/memory.h"
+
+/* XXH3_64bits of the key: the hash every shuffle structure uses. */
+uint64_t shuffle_key_hash(cspark_slice key);
+
+typedef enum { PART_HASH, PART_RANGE, PART_ROUND_ROBIN } cs_partitioner_kind;
+typedef struct cs_partitioner {
+    cs_partitioner_kind kind;
+    int num_partitions;
+    cspark_slice *bounds; /* RANGE: num_partitions-1 ascending upper bounds (memcmp order, shorter
+                             prefix first); a key goes to the first partition whose bound >= key
+                             (binary search); borrowed */
+    int num_bounds;
+    bool ascending; /* RANGE: false = partition order reversed */
+} cs_partitioner;
+/* HASH: key_hash % n (key_hash = shuffle_key_hash(key)). RANGE: as above (key_hash unused).
+ * ROUND_ROBIN is stateful and handled by the writer (a counter starting at
+ * shuffle_round_robin_start(map_id, n), like Spark's repartition); here it returns key_hash % n. */
+int partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash);
+int shuffle_round_robin_start(int map_id, int num_partitions);
+
+/* Spark's Aggregator. create: if has_zero, acc = copy(zero) then merge_value(acc, v); else if
+ * create != NULL, create(acc, v) with acc empty (len 0); else acc = copy(v). */
+typedef struct cs_aggregator {
+    cspark_reduce_fn create;          /* may be NULL */
+    cspark_reduce_fn merge_value;     /* acc = f(acc, value) */
+    cspark_reduce_fn merge_combiners; /* acc = f(acc, other acc) */
+    const uint8_t *zero;
+    uint32_t zero_len;
+    bool has_zero;
+    cspark_task_context *tc; /* passed to the functions (borrowed) */
+} cs_aggregator;
+
+/* What a finished map task reports: the size of each reduce partition's segment in its data
+ * file. Location fields are filled by the caller. */
+typedef struct cs_map_status {
+    int shuffle_id;
+    int map_id;
+    int num_reduces;
+    uint64_t *sizes; /* num_reduces entries, malloc'd; map_status_free releases them */
+    char executor_id[64];
+    char host[256];
+    int port;
+    uint64_t records_written; /* added: Spark's shuffle write metrics */
+    uint64_t bytes_written;   /* added: data file size */
+} cs_map_status;
+void map_status_free(cs_map_status *st); /* frees sizes (not st) */
+
+typedef struct shuffle_write_spec {
+    int shuffle_id;
+    int map_id;
+    int64_t attempt_id;
+    const cs_partitioner *partitioner;
+    const cs_aggregator *combiner; /* non-NULL: map-side combine (output values are combiners) */
+    bool compress;                 /* spark.shuffle.compress (lz4); also used for spills */
+    const char *dir;               /* existing directory for data, index and spill files */
+    cs_task_memory *mem;
+} shuffle_write_spec;
+typedef struct shuffle_writer shuffle_writer;
+/* The spec and everything it points to are borrowed until free. NULL + err on a bad spec. */
+shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err);
+int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err); /* may spill */
+/* Writes data + index, renames them into place, fills *out (sizes malloc'd). Once. */
+int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err);
+/* After commit, or to abort: removes temp and spill files, releases memory. NULL is fine. */
+void shuffle_writer_free(shuffle_writer *w);
+int shuffle_writer_spills(const shuffle_writer *w);
+/* Files of one map output: <dir>/shuffle_<shuffle>_<map>_0.data and .index (cap bytes each). */
+void shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
+                        size_t cap);
+/* The segment of reduce_id in the data file, from the index file. CS_ENOTFOUND/CS_EIO/CS_EPROTO. */
+int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
+                       uint64_t *offset, uint64_t *length, cs_error *err);
+
+/* Where reduce-side bytes come from. fetch returns the raw (still encoded) segment bytes of
+ * (map, reduce) in *out (malloc'd, caller frees; may be NULL when *len == 0) and 0, or a negative
+ * code (CS_EIO for a missing/unreadable output) with err set. */
+typedef struct shuffle_block_source {
+    int (*fetch)(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out, size_t *len,
+                 cs_error *err);
+    void *arg;
+} shuffle_block_source;
+/* Reads <dir>/shuffle_* files through their index; arg = dir (borrowed). */
+shuffle_block_source shuffle_local_source(const char *dir);
+
+typedef struct shuffle_reader shuffle_reader;
+/* Reads reduce partition reduce_id from every map output (maps[] and statuses borrowed until
+ * free). Zero-size segments are skipped without a fetch. One segment in memory at a time. */
+shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
+                                   const shuffle_block_source *src, cs_error *err);
+/* Appends the next records to out (until batch_full); 1 = records added, 0 = end, <0 on error
+ * (then *failed_map_id is the map whose block could not be fetched or decoded). */
+int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err);
+void shuffle_reader_free(shuffle_reader *r);
+
+#endif /* CSPARK_SHUFFLE_SHUFFLE_H */
