@@ -42,6 +42,9 @@ typedef struct cs_event {
     cs_task_metrics metrics;                      /* task end */
     int executor_cores; const char *app_id; const char *app_name; const char *user; /* executor added, app start */
     const cs_conf *conf;                          /* environment update: properties (redacted when written), borrowed during post */
+    /* additions (optional; zero means absent): */
+    const int *stage_num_tasks;                   /* job start: tasks of each stage, parallel to stage_ids, copied; the
+                                                     job's stage_name names its final stage (Spark's job name) */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -1,0 +1,709 @@
+/* event_log.c — writes listener events as Spark's JSON event log (one object per line).
+ *
+ * Mirrors Spark's EventLoggingListener + JsonProtocol: the file `<dir>/<app>.inprogress` starts
+ * with SparkListenerLogStart, then one line per event with Spark's event and field names, and is
+ * renamed to `<dir>/<app>` when the application ends (event_log_close). Our events carry less
+ * than Spark's (no RDD infos, no accumulables, no locality), so fields the history server
+ * requires are written with neutral values (empty arrays/objects, 0, "PROCESS_LOCAL"). The log
+ * remembers what later events need but do not carry: each running stage's submission time, name
+ * and task count (for StageCompleted) and each running task's launch time (for TaskEnd's Task
+ * Info). Spark Properties are redacted with spark.redaction.regex. Called from the bus's
+ * dispatch thread only (listener.c).
+ */
+#include "sched/event_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cspark.h"
+#include "common/clock.h"
+#include "common/log.h"
+
+#define DEFAULT_DIR "file:/tmp/spark-events"
+#define KEY_DIR "spark.eventLog.dir"
+
+typedef struct el_stage {
+    int stage_id, attempt, num_tasks;
+    int64_t submitted_ms;
+    char *name;
+} el_stage;
+
+/* task id -> launch time, open addressing with linear probing and backward-shift deletion. */
+typedef struct tslot {
+    int64_t task_id;
+    int64_t launch_ms;
+    bool used;
+} tslot;
+
+struct event_log {
+    FILE *fp;
+    char *buf; /* stdio buffer */
+    char *path_inprogress;
+    char *path_final;
+    bool overwrite;
+    bool failed; /* a write failed: stop writing, report at close */
+    int saved_errno;
+
+    bool have_regex;
+    regex_t regex;
+
+    el_stage *stages;
+    size_t nstages, capstages;
+
+    tslot *tasks;
+    size_t ntasks, captasks; /* captasks is a power of two */
+};
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+static json_t *jstr(const char *s)
+{
+    if (!s)
+        s = "";
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    /* not UTF-8: keep ASCII, replace other bytes */
+    char *copy = cs_xstrdup(s);
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j ? j : json_string("");
+}
+
+static void set_str(json_t *o, const char *k, const char *v)
+{
+    json_object_set_new(o, k, jstr(v));
+}
+
+static void set_int(json_t *o, const char *k, int64_t v)
+{
+    json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+static void set_bool(json_t *o, const char *k, bool v)
+{
+    json_object_set_new(o, k, json_boolean(v));
+}
+
+static json_t *event_obj(cs_event_kind kind)
+{
+    json_t *o = json_object();
+    set_str(o, "Event", event_log_event_name(kind));
+    return o;
+}
+
+const char *event_log_event_name(cs_event_kind kind)
+{
+    switch (kind) {
+    case CS_EV_APPLICATION_START: return "SparkListenerApplicationStart";
+    case CS_EV_APPLICATION_END: return "SparkListenerApplicationEnd";
+    case CS_EV_JOB_START: return "SparkListenerJobStart";
+    case CS_EV_JOB_END: return "SparkListenerJobEnd";
+    case CS_EV_STAGE_SUBMITTED: return "SparkListenerStageSubmitted";
+    case CS_EV_STAGE_COMPLETED: return "SparkListenerStageCompleted";
+    case CS_EV_TASK_START: return "SparkListenerTaskStart";
+    case CS_EV_TASK_END: return "SparkListenerTaskEnd";
+    case CS_EV_EXECUTOR_ADDED: return "SparkListenerExecutorAdded";
+    case CS_EV_EXECUTOR_REMOVED: return "SparkListenerExecutorRemoved";
+    case CS_EV_ENVIRONMENT_UPDATE: return "SparkListenerEnvironmentUpdate";
+    case CS_EV_LOG_START: return "SparkListenerLogStart";
+    }
+    return "SparkListenerUnknown";
+}
+
+/* ---- remembered state ----------------------------------------------------------------------- */
+
+static el_stage *stage_find(event_log *el, int stage_id, int attempt)
+{
+    for (size_t i = 0; i < el->nstages; i++)
+        if (el->stages[i].stage_id == stage_id && el->stages[i].attempt == attempt)
+            return &el->stages[i];
+    return NULL;
+}
+
+static void stage_remove(event_log *el, el_stage *s)
+{
+    free(s->name);
+    *s = el->stages[--el->nstages];
+}
+
+static size_t task_hash(int64_t id, size_t mask)
+{
+    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(x >> 17) & mask;
+}
+
+static void task_put(event_log *el, int64_t id, int64_t launch);
+
+static void task_grow(event_log *el)
+{
+    tslot *old = el->tasks;
+    size_t oldcap = el->captasks;
+    el->captasks = oldcap ? 2 * oldcap : 1024;
+    el->tasks = cs_xcalloc(el->captasks, sizeof *el->tasks);
+    el->ntasks = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].used)
+            task_put(el, old[i].task_id, old[i].launch_ms);
+    free(old);
+}
+
+static void task_put(event_log *el, int64_t id, int64_t launch)
+{
+    if ((el->ntasks + 1) * 2 > el->captasks)
+        task_grow(el);
+    size_t mask = el->captasks - 1;
+    size_t i = task_hash(id, mask);
+    while (el->tasks[i].used && el->tasks[i].task_id != id)
+        i = (i + 1) & mask;
+    if (!el->tasks[i].used)
+        el->ntasks++;
+    el->tasks[i] = (tslot){id, launch, true};
+}
+
+/* Removes id; returns its launch time or -1. */
+static int64_t task_take(event_log *el, int64_t id)
+{
+    if (el->captasks == 0)
+        return -1;
+    size_t mask = el->captasks - 1;
+    size_t i = task_hash(id, mask);
+    while (el->tasks[i].used && el->tasks[i].task_id != id)
+        i = (i + 1) & mask;
+    if (!el->tasks[i].used)
+        return -1;
+    int64_t launch = el->tasks[i].launch_ms;
+    el->tasks[i].used = false;
+    el->ntasks--;
+    /* backward-shift the following cluster */
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!el->tasks[j].used)
+            break;
+        size_t home = task_hash(el->tasks[j].task_id, mask);
+        /* move j to i if home is not cyclically in (i, j] */
+        bool in_range = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
+        if (!in_range) {
+            el->tasks[i] = el->tasks[j];
+            el->tasks[j].used = false;
+            i = j;
+        }
+    }
+    return launch;
+}
+
+/* ---- JSON building blocks ------------------------------------------------------------------- */
+
+static json_t *stage_info(int stage_id, int attempt, const char *name, int num_tasks,
+                          int64_t submitted, int64_t completed, const char *failure)
+{
+    json_t *o = json_object();
+    set_int(o, "Stage ID", stage_id);
+    set_int(o, "Stage Attempt ID", attempt);
+    set_str(o, "Stage Name", name);
+    set_int(o, "Number of Tasks", num_tasks);
+    json_object_set_new(o, "RDD Info", json_array());
+    json_object_set_new(o, "Parent IDs", json_array());
+    set_str(o, "Details", "");
+    if (submitted > 0)
+        set_int(o, "Submission Time", submitted);
+    if (completed > 0)
+        set_int(o, "Completion Time", completed);
+    if (failure)
+        set_str(o, "Failure Reason", failure);
+    json_object_set_new(o, "Accumulables", json_array());
+    set_int(o, "Resource Profile Id", 0);
+    return o;
+}
+
+static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, bool failed)
+{
+    json_t *o = json_object();
+    set_int(o, "Task ID", ev->task_id);
+    set_int(o, "Index", ev->partition);
+    set_int(o, "Attempt", ev->attempt);
+    set_int(o, "Partition ID", ev->partition);
+    set_int(o, "Launch Time", launch);
+    set_str(o, "Executor ID", ev->executor_id);
+    set_str(o, "Host", ev->host);
+    set_str(o, "Locality", "PROCESS_LOCAL");
+    set_bool(o, "Speculative", ev->speculative);
+    set_int(o, "Getting Result Time", 0);
+    set_int(o, "Finish Time", finish);
+    set_bool(o, "Failed", failed);
+    set_bool(o, "Killed", false);
+    json_object_set_new(o, "Accumulables", json_array());
+    return o;
+}
+
+static json_t *task_metrics(const cs_task_metrics *m)
+{
+    json_t *o = json_object();
+    set_int(o, "Executor Deserialize Time", 0);
+    set_int(o, "Executor Deserialize CPU Time", 0);
+    set_int(o, "Executor Run Time", m->run_time_ms);
+    set_int(o, "Executor CPU Time", m->cpu_time_ns);
+    set_int(o, "Peak Execution Memory", m->peak_execution_memory);
+    set_int(o, "Result Size", m->result_size);
+    set_int(o, "JVM GC Time", 0);
+    set_int(o, "Result Serialization Time", 0);
+    set_int(o, "Memory Bytes Spilled", m->memory_bytes_spilled);
+    set_int(o, "Disk Bytes Spilled", m->disk_bytes_spilled);
+    json_t *sr = json_object();
+    set_int(sr, "Remote Blocks Fetched", 0);
+    set_int(sr, "Local Blocks Fetched", 0);
+    set_int(sr, "Fetch Wait Time", 0);
+    set_int(sr, "Remote Bytes Read", 0);
+    set_int(sr, "Remote Bytes Read To Disk", 0);
+    set_int(sr, "Local Bytes Read", m->shuffle_bytes_read);
+    set_int(sr, "Total Records Read", m->shuffle_records_read);
+    json_object_set_new(o, "Shuffle Read Metrics", sr);
+    json_t *sw = json_object();
+    set_int(sw, "Shuffle Bytes Written", m->shuffle_bytes_written);
+    set_int(sw, "Shuffle Write Time", 0);
+    set_int(sw, "Shuffle Records Written", m->shuffle_records_written);
+    json_object_set_new(o, "Shuffle Write Metrics", sw);
+    json_t *in = json_object();
+    set_int(in, "Bytes Read", m->bytes_read);
+    set_int(in, "Records Read", m->records_read);
+    json_object_set_new(o, "Input Metrics", in);
+    json_t *out = json_object();
+    set_int(out, "Bytes Written", m->bytes_written);
+    set_int(out, "Records Written", m->records_written);
+    json_object_set_new(o, "Output Metrics", out);
+    json_object_set_new(o, "Updated Blocks", json_array());
+    return o;
+}
+
+typedef struct props_ctx {
+    event_log *el;
+    json_t *obj;
+} props_ctx;
+
+static void add_prop(void *arg, const char *key, const char *value)
+{
+    props_ctx *pc = arg;
+    const char *v = value;
+    if (pc->el->have_regex) {
+        if (regexec(&pc->el->regex, key, 0, NULL, 0) == 0 ||
+            (value && regexec(&pc->el->regex, value, 0, NULL, 0) == 0))
+            v = CS_REDACTED;
+    } else {
+        v = conf_redact(key, value ? value : "");
+    }
+    set_str(pc->obj, key, v);
+}
+
+/* ---- events --------------------------------------------------------------------------------- */
+
+static json_t *to_json(event_log *el, const cs_event *ev)
+{
+    json_t *o = event_obj(ev->kind);
+    switch (ev->kind) {
+    case CS_EV_LOG_START:
+        set_str(o, "Spark Version", CSPARK_VERSION);
+        break;
+    case CS_EV_APPLICATION_START:
+        set_str(o, "App Name", ev->app_name);
+        if (ev->app_id)
+            set_str(o, "App ID", ev->app_id);
+        set_int(o, "Timestamp", ev->time_ms);
+        set_str(o, "User", ev->user);
+        break;
+    case CS_EV_APPLICATION_END:
+        set_int(o, "Timestamp", ev->time_ms);
+        break;
+    case CS_EV_ENVIRONMENT_UPDATE: {
+        json_object_set_new(o, "JVM Information", json_object());
+        json_t *props = json_object();
+        if (ev->conf) {
+            props_ctx pc = {el, props};
+            conf_foreach(ev->conf, add_prop, &pc);
+        }
+        json_object_set_new(o, "Spark Properties", props);
+        json_object_set_new(o, "Hadoop Properties", json_object());
+        json_object_set_new(o, "System Properties", json_object());
+        json_object_set_new(o, "Metrics Properties", json_object());
+        json_object_set_new(o, "Classpath Entries", json_object());
+        json_object_set_new(o, "Resource Profiles", json_array());
+        break;
+    }
+    case CS_EV_JOB_START: {
+        set_int(o, "Job ID", ev->job_id);
+        set_int(o, "Submission Time", ev->time_ms);
+        json_t *infos = json_array(), *ids = json_array();
+        int last = -1;
+        for (int i = 0; i < ev->num_stage_ids; i++)
+            if (last < 0 || ev->stage_ids[i] > ev->stage_ids[last])
+                last = i;
+        for (int i = 0; i < ev->num_stage_ids; i++) {
+            int tasks = ev->stage_num_tasks ? ev->stage_num_tasks[i] : 0;
+            json_array_append_new(infos,
+                                  stage_info(ev->stage_ids[i], 0, i == last ? ev->stage_name : "",
+                                             tasks, 0, 0, NULL));
+            json_array_append_new(ids, json_integer(ev->stage_ids[i]));
+        }
+        json_object_set_new(o, "Stage Infos", infos);
+        json_object_set_new(o, "Stage IDs", ids);
+        json_object_set_new(o, "Properties", json_object());
+        break;
+    }
+    case CS_EV_JOB_END: {
+        set_int(o, "Job ID", ev->job_id);
+        set_int(o, "Completion Time", ev->time_ms);
+        json_t *r = json_object();
+        if (ev->succeeded) {
+            set_str(r, "Result", "JobSucceeded");
+        } else {
+            set_str(r, "Result", "JobFailed");
+            json_t *ex = json_object();
+            set_str(ex, "Message", ev->reason ? ev->reason : "job failed");
+            json_object_set_new(ex, "Stack Trace", json_array());
+            json_object_set_new(r, "Exception", ex);
+        }
+        json_object_set_new(o, "Job Result", r);
+        break;
+    }
+    case CS_EV_STAGE_SUBMITTED: {
+        el_stage *s = stage_find(el, ev->stage_id, ev->stage_attempt);
+        if (!s) {
+            if (el->nstages == el->capstages) {
+                el->capstages = el->capstages ? 2 * el->capstages : 16;
+                el->stages = cs_xrealloc(el->stages, el->capstages * sizeof *el->stages);
+            }
+            s = &el->stages[el->nstages++];
+            memset(s, 0, sizeof *s);
+        }
+        free(s->name);
+        *s = (el_stage){ev->stage_id, ev->stage_attempt, ev->num_tasks, ev->time_ms,
+                        cs_xstrdup(ev->stage_name ? ev->stage_name : "")};
+        json_object_set_new(o, "Stage Info",
+                            stage_info(ev->stage_id, ev->stage_attempt, ev->stage_name,
+                                       ev->num_tasks, ev->time_ms, 0, NULL));
+        json_object_set_new(o, "Properties", json_object());
+        break;
+    }
+    case CS_EV_STAGE_COMPLETED: {
+        el_stage *s = stage_find(el, ev->stage_id, ev->stage_attempt);
+        const char *name = ev->stage_name ? ev->stage_name : (s ? s->name : "");
+        int tasks = ev->num_tasks > 0 ? ev->num_tasks : (s ? s->num_tasks : 0);
+        int64_t submitted = s ? s->submitted_ms : 0;
+        const char *failure = ev->succeeded ? NULL : (ev->reason ? ev->reason : "stage failed");
+        json_object_set_new(o, "Stage Info",
+                            stage_info(ev->stage_id, ev->stage_attempt, name, tasks, submitted,
+                                       ev->time_ms, failure));
+        if (s)
+            stage_remove(el, s);
+        break;
+    }
+    case CS_EV_TASK_START:
+        task_put(el, ev->task_id, ev->time_ms);
+        set_int(o, "Stage ID", ev->stage_id);
+        set_int(o, "Stage Attempt ID", ev->stage_attempt);
+        json_object_set_new(o, "Task Info", task_info(ev, ev->time_ms, 0, false));
+        break;
+    case CS_EV_TASK_END: {
+        int64_t launch = task_take(el, ev->task_id);
+        if (launch < 0)
+            launch = ev->time_ms - ev->metrics.run_time_ms;
+        set_int(o, "Stage ID", ev->stage_id);
+        set_int(o, "Stage Attempt ID", ev->stage_attempt);
+        set_str(o, "Task Type", ev->task_type ? ev->task_type : "ResultTask");
+        json_t *r = json_object();
+        if (ev->succeeded) {
+            set_str(r, "Reason", "Success");
+        } else {
+            const char *why = ev->reason ? ev->reason : "task failed";
+            set_str(r, "Reason", "ExceptionFailure");
+            set_str(r, "Class Name", "cspark.TaskFailure");
+            set_str(r, "Description", why);
+            json_object_set_new(r, "Stack Trace", json_array());
+            set_str(r, "Full Stack Trace", why);
+            json_object_set_new(r, "Accumulator Updates", json_array());
+        }
+        json_object_set_new(o, "Task End Reason", r);
+        json_object_set_new(o, "Task Info", task_info(ev, launch, ev->time_ms, !ev->succeeded));
+        json_object_set_new(o, "Task Metrics", task_metrics(&ev->metrics));
+        break;
+    }
+    case CS_EV_EXECUTOR_ADDED: {
+        set_int(o, "Timestamp", ev->time_ms);
+        set_str(o, "Executor ID", ev->executor_id);
+        json_t *info = json_object();
+        set_str(info, "Host", ev->host);
+        set_int(info, "Total Cores", ev->executor_cores);
+        json_object_set_new(info, "Log Urls", json_object());
+        json_object_set_new(info, "Attributes", json_object());
+        json_object_set_new(info, "Resources", json_object());
+        set_int(info, "Resource Profile Id", 0);
+        set_int(info, "Registration Time", ev->time_ms);
+        json_object_set_new(o, "Executor Info", info);
+        break;
+    }
+    case CS_EV_EXECUTOR_REMOVED:
+        set_int(o, "Timestamp", ev->time_ms);
+        set_str(o, "Executor ID", ev->executor_id);
+        set_str(o, "Removed Reason", ev->reason);
+        break;
+    }
+    return o;
+}
+
+static void write_json(event_log *el, json_t *o)
+{
+    if (el->failed)
+        return;
+    if (json_dumpf(o, el->fp, JSON_COMPACT) != 0 || fputc('\n', el->fp) == EOF) {
+        el->failed = true;
+        el->saved_errno = errno;
+        CS_WARN("eventlog", "path=%s error=\"%s\" event log write failed; no further events "
+                            "will be logged",
+                el->path_inprogress, strerror(errno));
+    }
+}
+
+static void flush_log(event_log *el)
+{
+    if (!el->failed && fflush(el->fp) != 0) {
+        el->failed = true;
+        el->saved_errno = errno;
+        CS_WARN("eventlog", "path=%s error=\"%s\" event log flush failed; no further events "
+                            "will be logged",
+                el->path_inprogress, strerror(errno));
+    }
+}
+
+void event_log_listener(void *arg, const cs_event *ev)
+{
+    event_log *el = arg;
+    if (ev->kind == CS_EV_LOG_START)
+        return; /* written once, at open */
+    json_t *o = to_json(el, ev);
+    write_json(el, o);
+    json_decref(o);
+    if (ev->kind == CS_EV_JOB_END || ev->kind == CS_EV_APPLICATION_END)
+        flush_log(el);
+}
+
+/* ---- open / close --------------------------------------------------------------------------- */
+
+/* file:/x, file:///x, file://localhost/x or a plain path -> malloc'd local path; NULL + err. */
+static char *resolve_dir(const char *uri, cs_error *err)
+{
+    if (strncmp(uri, "file:", 5) == 0) {
+        const char *p = uri + 5;
+        if (strncmp(p, "//", 2) == 0) {
+            p += 2;
+            const char *slash = strchr(p, '/');
+            size_t hostlen = slash ? (size_t)(slash - p) : strlen(p);
+            if (!slash || (hostlen != 0 && !(hostlen == 9 && strncmp(p, "localhost", 9) == 0))) {
+                cs_error_set(err, CS_EINVAL,
+                             "invalid value for " KEY_DIR ": '%s' (expected a local directory: "
+                             "file:/path, file:///path or /path)",
+                             uri);
+                return NULL;
+            }
+            p = slash;
+        }
+        if (*p == '\0') {
+            cs_error_set(err, CS_EINVAL, "invalid value for " KEY_DIR ": '%s' (no path)", uri);
+            return NULL;
+        }
+        return cs_xstrdup(p);
+    }
+    const char *colon = strchr(uri, ':');
+    const char *slash = strchr(uri, '/');
+    if (colon && (!slash || colon < slash)) {
+        cs_error_set(err, CS_EUNSUPPORTED,
+                     "unsupported value for " KEY_DIR ": '%s' (only local directories are "
+                     "supported: file:/path, file:///path or /path)",
+                     uri);
+        return NULL;
+    }
+    if (*uri == '\0') {
+        cs_error_set(err, CS_EINVAL, "invalid value for " KEY_DIR ": '' (empty path)");
+        return NULL;
+    }
+    return cs_xstrdup(uri);
+}
+
+/* As Spark's Utils.sanitizeDirName. */
+static char *sanitize_name(const char *id)
+{
+    char *s = cs_xstrdup(id);
+    for (char *p = s; *p; p++) {
+        if (*p == ' ' || *p == ':' || *p == '/')
+            *p = '-';
+        else if (strchr(".${}'\"", *p))
+            *p = '_';
+        else if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    }
+    return s;
+}
+
+static char *join_path(const char *dir, const char *name, const char *suffix)
+{
+    size_t n = strlen(dir) + strlen(name) + strlen(suffix) + 2;
+    char *p = cs_xmalloc(n);
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;
+    snprintf(p, n, "%.*s/%s%s", (int)dl, dir, name, suffix);
+    return p;
+}
+
+static void free_log(event_log *el)
+{
+    for (size_t i = 0; i < el->nstages; i++)
+        free(el->stages[i].name);
+    free(el->stages);
+    free(el->tasks);
+    if (el->have_regex)
+        regfree(&el->regex);
+    free(el->path_inprogress);
+    free(el->path_final);
+    free(el->buf);
+    free(el);
+}
+
+event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err)
+{
+    event_log *el = cs_xcalloc(1, sizeof *el);
+    char *dir = NULL, *name = NULL;
+    const char *uri = conf ? conf_get(conf, KEY_DIR) : NULL;
+    if (!uri)
+        uri = DEFAULT_DIR;
+    int64_t buf_bytes = 100 * 1024;
+    if (conf && conf_get_bool(conf, "spark.eventLog.overwrite", "false", &el->overwrite, err) < 0)
+        goto fail;
+    if (conf && conf_get_size(conf, "spark.eventLog.buffer.kb", "100k", CS_KiB, &buf_bytes, err) < 0)
+        goto fail;
+    if (buf_bytes < 1024)
+        buf_bytes = 1024;
+    const char *re = conf ? conf_get(conf, "spark.redaction.regex") : NULL;
+    if (re) {
+        int flags = REG_EXTENDED | REG_NOSUB;
+        if (strncmp(re, "(?i)", 4) == 0) {
+            re += 4;
+            flags |= REG_ICASE;
+        }
+        if (regcomp(&el->regex, re, flags) != 0) {
+            cs_error_set(err, CS_EINVAL,
+                         "invalid value for spark.redaction.regex: '%s' (expected a regular "
+                         "expression)",
+                         conf_get(conf, "spark.redaction.regex"));
+            goto fail;
+        }
+        el->have_regex = true;
+    }
+    if (!app_id || !*app_id) {
+        cs_error_set(err, CS_EINVAL, "event log: no application id");
+        goto fail;
+    }
+    if (!(dir = resolve_dir(uri, err)))
+        goto fail;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO,
+                     "event log directory %s (" KEY_DIR "=%s) %s; create it or set " KEY_DIR
+                     " to an existing writable directory (spark.eventLog.enabled=true)",
+                     dir, uri, errno == ENOENT ? "does not exist" : strerror(errno));
+        goto fail;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        cs_error_set(err, CS_EINVAL,
+                     "event log directory %s (" KEY_DIR "=%s) is not a directory; set " KEY_DIR
+                     " to an existing writable directory",
+                     dir, uri);
+        goto fail;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        cs_error_set(err, CS_EIO,
+                     "event log directory %s (" KEY_DIR "=%s) is not writable; set " KEY_DIR
+                     " to a writable directory",
+                     dir, uri);
+        goto fail;
+    }
+    name = sanitize_name(app_id);
+    el->path_final = join_path(dir, name, "");
+    el->path_inprogress = join_path(dir, name, ".inprogress");
+    if (!el->overwrite && access(el->path_final, F_OK) == 0) {
+        cs_error_set(err, CS_EEXIST,
+                     "event log %s already exists (" KEY_DIR "=%s); remove it or set "
+                     "spark.eventLog.overwrite=true",
+                     el->path_final, uri);
+        goto fail;
+    }
+    int fd = open(el->path_inprogress, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0660);
+    if (fd < 0 || !(el->fp = fdopen(fd, "w"))) {
+        cs_error_set(err, CS_EIO, "cannot create event log %s (" KEY_DIR "=%s): %s",
+                     el->path_inprogress, uri, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        goto fail;
+    }
+    el->buf = cs_xmalloc((size_t)buf_bytes);
+    setvbuf(el->fp, el->buf, _IOFBF, (size_t)buf_bytes);
+    cs_event ls = {.kind = CS_EV_LOG_START, .time_ms = cs_now_ms()};
+    json_t *o = to_json(el, &ls);
+    write_json(el, o);
+    json_decref(o);
+    free(dir);
+    free(name);
+    CS_INFO("eventlog", "path=%s event=started", el->path_inprogress);
+    return el;
+fail:
+    free(dir);
+    free(name);
+    free_log(el);
+    return NULL;
+}
+
+const char *event_log_path(const event_log *el)
+{
+    return el ? el->path_inprogress : NULL;
+}
+
+int event_log_close(event_log *el, cs_error *err)
+{
+    if (!el)
+        return CS_OK;
+    int rc = CS_OK;
+    flush_log(el);
+    if (fclose(el->fp) != 0 && !el->failed) {
+        el->failed = true;
+        el->saved_errno = errno;
+    }
+    if (el->failed) {
+        rc = cs_error_set(err, CS_EIO, "event log %s: write failed: %s", el->path_inprogress,
+                          strerror(el->saved_errno));
+    }
+    /* Rename even after a write error: a truncated log is still more useful than none. */
+    if (!el->overwrite && access(el->path_final, F_OK) == 0) {
+        if (rc == CS_OK)
+            rc = cs_error_set(err, CS_EEXIST,
+                              "event log %s already exists; left %s in place (set "
+                              "spark.eventLog.overwrite=true to replace it)",
+                              el->path_final, el->path_inprogress);
+    } else if (rename(el->path_inprogress, el->path_final) != 0) {
+        if (rc == CS_OK)
+            rc = cs_error_set(err, CS_EIO, "cannot rename event log %s to %s: %s",
+                              el->path_inprogress, el->path_final, strerror(errno));
+    } else {
+        CS_INFO("eventlog", "path=%s event=finished", el->path_final);
+    }
+    free_log(el);
+    return rc;
+}
