@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# submit_bad_conf.sh — malformed configuration fails fast, naming the key and value, from
+# --conf, explicit options and properties files; exit status non-zero and nothing else started.
+# Usage: submit_bad_conf.sh BUILD_DIR
+set -u
+B="${1:?usage: $0 BUILD_DIR}"
+SUBMIT="$B/bin/cspark-submit"
+[ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+: >"$T/app.so"   # exists, but validation must fail before it is ever loaded
+export SPARK_CONF_DIR="$T/conf"   # no spark-defaults.conf there
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+expect_error() {
+    local want="$1"; shift
+    "$SUBMIT" "$@" >"$T/out" 2>"$T/err"; local rc=$?
+    [ "$rc" -ne 0 ] || fail "'$*': exit 0, want non-zero"
+    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*': stderr is not one line: $(cat "$T/err")"
+    [ "$(cat "$T/err")" = "$want" ] || fail "'$*': stderr '$(cat "$T/err")', want '$want'"
+}
+
+expect_error "cspark-submit: invalid value for spark.executor.memory: '12q' (expected a size such as 512m or 2g)" \
+    --conf spark.executor.memory=12q "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.executor.memory: '1.5g' (expected a size such as 512m or 2g)" \
+    --executor-memory 1.5g "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.driver.memory: 'big' (expected a size such as 512m or 2g)" \
+    --driver-memory=big "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.executor.cores: 'two' (expected an integer)" \
+    --executor-cores two "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.executor.instances: '-2' (expected a non-negative integer)" \
+    --num-executors -2 "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.network.timeout: '2 min' (expected a duration such as 120s, 500ms or 5min)" \
+    --conf "spark.network.timeout=2 min" "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.shuffle.compress: 'yes' (expected true or false)" \
+    --conf spark.shuffle.compress=yes "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.memory.fraction: '1.2' (expected a number in (0, 1])" \
+    --conf spark.memory.fraction=1.2 "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.submit.deployMode: 'both' (expected client or cluster)" \
+    --deploy-mode both "$T/app.so"
+expect_error "cspark-submit: invalid value for cspark.log.level: 'LOUD' (expected DEBUG, INFO, WARN or ERROR)" \
+    --conf cspark.log.level=LOUD "$T/app.so"
+
+# from a properties file, and an explicit option overriding it fixes the problem
+printf 'spark.executor.memory = 4x\n' >"$T/bad.properties"
+expect_error "cspark-submit: invalid value for spark.executor.memory: '4x' (expected a size such as 512m or 2g)" \
+    --properties-file "$T/bad.properties" "$T/app.so"
+"$SUBMIT" --properties-file "$T/bad.properties" --executor-memory 4g "$T/app.so" >/dev/null 2>"$T/err"
+grep -q "spark.executor.memory" "$T/err" && fail "--executor-memory must override the properties file: $(cat "$T/err")"
+
+# from spark-defaults.conf in SPARK_CONF_DIR
+mkdir -p "$T/conf"
+printf 'spark.task.maxFailures  many\n' >"$T/conf/spark-defaults.conf"
+expect_error "cspark-submit: invalid value for spark.task.maxFailures: 'many' (expected an integer)" "$T/app.so"
+rm "$T/conf/spark-defaults.conf"
+
+expect_error "cspark-submit: properties file $T/none.properties not found" \
+    --properties-file "$T/none.properties" "$T/app.so"
+printf 'a=\\u12\n' >"$T/esc.properties"
+expect_error "cspark-submit: properties file $T/esc.properties: line 1: malformed \\uXXXX escape (expected 4 hex digits)" \
+    --properties-file "$T/esc.properties" "$T/app.so"
+
+[ "$fails" -eq 0 ] && echo "PASS submit_bad_conf" || exit 1
