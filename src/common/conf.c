@@ -36,8 +36,7 @@ cs_conf *conf_new(void)
 
 void conf_free(cs_conf *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     for (size_t i = 0; i < c->n; i++) {
         free(c->e[i].key);
         free(c->e[i].value);
@@ -48,8 +47,7 @@ void conf_free(cs_conf *c)
 
 cs_conf *conf_clone(const cs_conf *c)
 {
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     cs_conf *d = conf_new();
     if (c->n) {
         d->e = cs_xmalloc(c->n * sizeof(conf_entry));
@@ -85,17 +83,13 @@ static size_t conf_find(const cs_conf *c, const char *key, bool *found)
 
 static void conf_put(cs_conf *c, const char *key, const char *value, bool overwrite)
 {
-    if (!c || !key)
-        return;
-    if (!value)
-        value = "";
+    if (!c || !key) return;
+    if (!value) value = "";
     bool found;
     size_t i = conf_find(c, key, &found);
     if (found) {
-        if (!overwrite)
-            return;
-        if (c->e[i].value == value)
-            return;
+        if (!overwrite) return;
+        if (c->e[i].value == value) return;
         char *v = cs_xstrdup(value);
         free(c->e[i].value);
         c->e[i].value = v;
@@ -123,12 +117,10 @@ void conf_set_if_missing(cs_conf *c, const char *key, const char *value)
 
 void conf_unset(cs_conf *c, const char *key)
 {
-    if (!c || !key)
-        return;
+    if (!c || !key) return;
     bool found;
     size_t i = conf_find(c, key, &found);
-    if (!found)
-        return;
+    if (!found) return;
     free(c->e[i].key);
     free(c->e[i].value);
     memmove(&c->e[i], &c->e[i + 1], (c->n - i - 1) * sizeof(conf_entry));
@@ -137,8 +129,7 @@ void conf_unset(cs_conf *c, const char *key)
 
 const char *conf_get(const cs_conf *c, const char *key)
 {
-    if (!c || !key)
-        return NULL;
+    if (!c || !key) return NULL;
     bool found;
     size_t i = conf_find(c, key, &found);
     return found ? c->e[i].value : NULL;
@@ -151,8 +142,7 @@ bool conf_contains(const cs_conf *c, const char *key)
 
 void conf_merge(cs_conf *dst, const cs_conf *src, bool overwrite)
 {
-    if (!dst || !src || dst == src)
-        return;
+    if (!dst || !src || dst == src) return;
     for (size_t i = 0; i < src->n; i++)
         conf_put(dst, src->e[i].key, src->e[i].value, overwrite);
 }
@@ -160,8 +150,7 @@ void conf_merge(cs_conf *dst, const cs_conf *src, bool overwrite)
 void conf_foreach(const cs_conf *c, void (*fn)(void *arg, const char *key, const char *value),
                   void *arg)
 {
-    if (!c)
-        return;
+    if (!c) return;
     for (size_t i = 0; i < c->n; i++)
         fn(arg, c->e[i].key, c->e[i].value);
 }
@@ -190,8 +179,7 @@ static bool trimmed(const char *s, char *buf, size_t cap, bool lower)
 {
     size_t n = strlen(s);
     const char *t = cs_str_trim(s, &n);
-    if (n >= cap)
-        return false;
+    if (n >= cap) return false;
     for (size_t i = 0; i < n; i++)
         buf[i] = lower ? (char)tolower((unsigned char)t[i]) : t[i];
     buf[n] = '\0';
@@ -206,16 +194,13 @@ static bool parse_i64(const char *p, const char *end, bool allow_sign, int64_t *
         neg = *p == '-';
         p++;
     }
-    if (p == end)
-        return false;
+    if (p == end) return false;
     uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     uint64_t v = 0;
     for (; p < end; p++) {
-        if (*p < '0' || *p > '9')
-            return false;
+        if (*p < '0' || *p > '9') return false;
         unsigned d = (unsigned)(*p - '0');
-        if (v > (limit - d) / 10)
-            return false;
+        if (v > (limit - d) / 10) return false;
         v = v * 10 + d;
     }
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
@@ -255,14 +240,12 @@ int conf_parse_double(const char *what, const char *s, double *out, cs_error *er
         return bad_value(err, what, s, EXPECT_DOUBLE);
     /* Reject hex floats, "inf", "nan": Spark users write plain decimals. */
     for (const char *p = buf; *p; p++) {
-        if (!strchr("0123456789+-.eE", *p))
-            return bad_value(err, what, s, EXPECT_DOUBLE);
+        if (!strchr("0123456789+-.eE", *p)) return bad_value(err, what, s, EXPECT_DOUBLE);
     }
     char *end;
     errno = 0;
     double v = strtod(buf, &end);
-    if (*end || errno == ERANGE || !isfinite(v))
-        return bad_value(err, what, s, EXPECT_DOUBLE);
+    if (*end || errno == ERANGE || !isfinite(v)) return bad_value(err, what, s, EXPECT_DOUBLE);
     *out = v;
     return CS_OK;
 }
@@ -271,15 +254,12 @@ int conf_parse_double(const char *what, const char *s, double *out, cs_error *er
 static bool split_number_unit(const char *buf, bool allow_sign, int64_t *num, const char **unit)
 {
     const char *p = buf;
-    if (allow_sign && (*p == '-' || *p == '+'))
-        p++;
+    if (allow_sign && (*p == '-' || *p == '+')) p++;
     while (*p >= '0' && *p <= '9')
         p++;
-    if (!parse_i64(buf, p, allow_sign, num))
-        return false;
+    if (!parse_i64(buf, p, allow_sign, num)) return false;
     for (const char *q = p; *q; q++) {
-        if (*q < 'a' || *q > 'z')
-            return false;
+        if (*q < 'a' || *q > 'z') return false;
     }
     *unit = p;
     return true;
@@ -291,17 +271,9 @@ int conf_parse_size(const char *what, const char *s, int64_t default_unit, int64
     static const struct {
         const char *suffix;
         int64_t mult;
-    } units[] = {{"b", 1},
-                 {"k", CS_KiB},
-                 {"kb", CS_KiB},
-                 {"m", CS_MiB},
-                 {"mb", CS_MiB},
-                 {"g", CS_GiB},
-                 {"gb", CS_GiB},
-                 {"t", CS_TiB},
-                 {"tb", CS_TiB},
-                 {"p", CS_TiB * 1024},
-                 {"pb", CS_TiB * 1024}};
+    } units[] = {{"b", 1},       {"k", CS_KiB},        {"kb", CS_KiB},       {"m", CS_MiB},
+                 {"mb", CS_MiB}, {"g", CS_GiB},        {"gb", CS_GiB},       {"t", CS_TiB},
+                 {"tb", CS_TiB}, {"p", CS_TiB * 1024}, {"pb", CS_TiB * 1024}};
     char buf[64];
     int64_t num;
     const char *unit;
@@ -312,12 +284,10 @@ int conf_parse_size(const char *what, const char *s, int64_t default_unit, int64
         mult = default_unit > 0 ? default_unit : 1;
     } else {
         for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-            if (strcmp(unit, units[i].suffix) == 0)
-                mult = units[i].mult;
+            if (strcmp(unit, units[i].suffix) == 0) mult = units[i].mult;
         }
     }
-    if (!mult)
-        return bad_value(err, what, s, EXPECT_SIZE);
+    if (!mult) return bad_value(err, what, s, EXPECT_SIZE);
     if (num > INT64_MAX / mult)
         return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (size too large)",
                             what ? what : "value", s);
@@ -346,26 +316,22 @@ int conf_parse_duration_ms(const char *what, const char *s, int64_t default_unit
         return bad_value(err, what, s, EXPECT_DURATION);
     int64_t us = 0;
     if (!*unit) {
-        if (default_unit_ms <= 0)
-            default_unit_ms = 1;
+        if (default_unit_ms <= 0) default_unit_ms = 1;
         if (num > INT64_MAX / default_unit_ms || num < -(INT64_MAX / default_unit_ms))
             goto too_large;
         *out_ms = num * default_unit_ms;
         return CS_OK;
     }
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(unit, units[i].suffix) == 0)
-            us = units[i].us;
+        if (strcmp(unit, units[i].suffix) == 0) us = units[i].us;
     }
-    if (!us)
-        return bad_value(err, what, s, EXPECT_DURATION);
+    if (!us) return bad_value(err, what, s, EXPECT_DURATION);
     if (us == 1) {
         *out_ms = num / 1000;
         return CS_OK;
     }
     int64_t ms_mult = us / 1000;
-    if (num > INT64_MAX / ms_mult || num < -(INT64_MAX / ms_mult))
-        goto too_large;
+    if (num > INT64_MAX / ms_mult || num < -(INT64_MAX / ms_mult)) goto too_large;
     *out_ms = num * ms_mult;
     return CS_OK;
 too_large:
@@ -385,25 +351,21 @@ static const char *value_or_default(const cs_conf *c, const char *key, const cha
 int conf_get_int(const cs_conf *c, const char *key, const char *dflt, int64_t *out, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
-    if (!v)
-        return CS_ENOTFOUND;
+    if (!v) return CS_ENOTFOUND;
     return conf_parse_int(key, v, out, err);
 }
 
 int conf_get_bool(const cs_conf *c, const char *key, const char *dflt, bool *out, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
-    if (!v)
-        return CS_ENOTFOUND;
+    if (!v) return CS_ENOTFOUND;
     return conf_parse_bool(key, v, out, err);
 }
 
-int conf_get_double(const cs_conf *c, const char *key, const char *dflt, double *out,
-                    cs_error *err)
+int conf_get_double(const cs_conf *c, const char *key, const char *dflt, double *out, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
-    if (!v)
-        return CS_ENOTFOUND;
+    if (!v) return CS_ENOTFOUND;
     return conf_parse_double(key, v, out, err);
 }
 
@@ -411,8 +373,7 @@ int conf_get_size(const cs_conf *c, const char *key, const char *dflt, int64_t d
                   int64_t *out_bytes, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
-    if (!v)
-        return CS_ENOTFOUND;
+    if (!v) return CS_ENOTFOUND;
     return conf_parse_size(key, v, default_unit, out_bytes, err);
 }
 
@@ -420,8 +381,7 @@ int conf_get_duration_ms(const cs_conf *c, const char *key, const char *dflt,
                          int64_t default_unit_ms, int64_t *out_ms, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
-    if (!v)
-        return CS_ENOTFOUND;
+    if (!v) return CS_ENOTFOUND;
     return conf_parse_duration_ms(key, v, default_unit_ms, out_ms, err);
 }
 
@@ -442,7 +402,6 @@ bool conf_is_sensitive(const char *key)
 const char *conf_redact(const char *key, const char *value)
 {
     /* As Spark's Utils.redact: the value is hidden if the regex matches the key or the value. */
-    if (matches_redaction(key) || matches_redaction(value))
-        return CS_REDACTED;
+    if (matches_redaction(key) || matches_redaction(value)) return CS_REDACTED;
     return value;
 }

@@ -34,8 +34,7 @@ void cs_error_clear(cs_error *err)
 
 int cs_error_prefix(cs_error *err, const char *fmt, ...)
 {
-    if (!err)
-        return CS_OK;
+    if (!err) return CS_OK;
     char prefix[512];
     va_list ap;
     va_start(ap, fmt);
@@ -45,8 +44,7 @@ int cs_error_prefix(cs_error *err, const char *fmt, ...)
     memcpy(old, err->msg, sizeof old);
     old[sizeof old - 1] = '\0';
     size_t pl = strlen(prefix);
-    if (pl > sizeof err->msg - 3)
-        pl = sizeof err->msg - 3;
+    if (pl > sizeof err->msg - 3) pl = sizeof err->msg - 3;
     memcpy(err->msg, prefix, pl);
     memcpy(err->msg + pl, ": ", 2);
     size_t room = sizeof err->msg - pl - 3;
@@ -59,19 +57,32 @@ int cs_error_prefix(cs_error *err, const char *fmt, ...)
 const char *cs_strerror(int code)
 {
     switch (code) {
-    case CS_OK: return "OK";
-    case CS_EINVAL: return "EINVAL";
-    case CS_ENOMEM: return "ENOMEM";
-    case CS_EIO: return "EIO";
-    case CS_ENOTFOUND: return "ENOTFOUND";
-    case CS_EEXIST: return "EEXIST";
-    case CS_EUNSUPPORTED: return "EUNSUPPORTED";
-    case CS_ETASK: return "ETASK";
-    case CS_ECANCELLED: return "ECANCELLED";
-    case CS_ETIMEOUT: return "ETIMEOUT";
-    case CS_EPROTO: return "EPROTO";
-    case CS_EAUTH: return "EAUTH";
-    default: return "EUNKNOWN";
+    case CS_OK:
+        return "OK";
+    case CS_EINVAL:
+        return "EINVAL";
+    case CS_ENOMEM:
+        return "ENOMEM";
+    case CS_EIO:
+        return "EIO";
+    case CS_ENOTFOUND:
+        return "ENOTFOUND";
+    case CS_EEXIST:
+        return "EEXIST";
+    case CS_EUNSUPPORTED:
+        return "EUNSUPPORTED";
+    case CS_ETASK:
+        return "ETASK";
+    case CS_ECANCELLED:
+        return "ECANCELLED";
+    case CS_ETIMEOUT:
+        return "ETIMEOUT";
+    case CS_EPROTO:
+        return "EPROTO";
+    case CS_EAUTH:
+        return "EAUTH";
+    default:
+        return "EUNKNOWN";
     }
 }
 
@@ -84,33 +95,28 @@ static void oom(size_t n)
 void *cs_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p)
-        oom(n);
+    if (!p) oom(n);
     return p;
 }
 
 void *cs_xcalloc(size_t n, size_t m)
 {
-    if (n == 0 || m == 0)
-        n = m = 1;
+    if (n == 0 || m == 0) n = m = 1;
     void *p = calloc(n, m);
-    if (!p)
-        oom(n * m);
+    if (!p) oom(n * m);
     return p;
 }
 
 void *cs_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q)
-        oom(n);
+    if (!q) oom(n);
     return q;
 }
 
 char *cs_xstrdup(const char *s)
 {
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     size_t n = strlen(s);
     char *d = cs_xmalloc(n + 1);
     memcpy(d, s, n + 1);
@@ -119,8 +125,7 @@ char *cs_xstrdup(const char *s)
 
 char *cs_xstrndup(const char *s, size_t n)
 {
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     size_t k = strnlen(s, n);
     char *d = cs_xmalloc(k + 1);
     memcpy(d, s, k);

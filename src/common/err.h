@@ -37,7 +37,8 @@ typedef struct cs_error {
 /* Records `code` and the formatted message in *err (if err is non-NULL); returns `code`, so that
  * callers can write `return cs_error_set(err, CS_EINVAL, "...")`. Messages longer than
  * sizeof msg are truncated. */
-int cs_error_set(cs_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int cs_error_set(cs_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Resets *err to {CS_OK, ""}; err may be NULL. */
 void cs_error_clear(cs_error *err);

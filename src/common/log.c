@@ -45,13 +45,15 @@ int64_t cs_mono_ms(void)
 
 int cs_log_parse_level(const char *s, cs_log_level *out)
 {
-    if (!s)
-        return CS_EINVAL;
+    if (!s) return CS_EINVAL;
     static const struct {
         const char *name;
         cs_log_level lvl;
-    } names[] = {{"DEBUG", CS_LOG_DEBUG}, {"INFO", CS_LOG_INFO},   {"WARN", CS_LOG_WARN},
-                 {"WARNING", CS_LOG_WARN}, {"ERROR", CS_LOG_ERROR}};
+    } names[] = {{"DEBUG", CS_LOG_DEBUG},
+                 {"INFO", CS_LOG_INFO},
+                 {"WARN", CS_LOG_WARN},
+                 {"WARNING", CS_LOG_WARN},
+                 {"ERROR", CS_LOG_ERROR}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcasecmp(s, names[i].name) == 0) {
             *out = names[i].lvl;
@@ -64,12 +66,10 @@ int cs_log_parse_level(const char *s, cs_log_level *out)
 static int level_now(void)
 {
     int l = atomic_load_explicit(&log_level, memory_order_relaxed);
-    if (l >= 0)
-        return l;
+    if (l >= 0) return l;
     cs_log_level env = CS_LOG_INFO;
     const char *s = getenv("CSPARK_LOG_LEVEL");
-    if (s && *s && cs_log_parse_level(s, &env) != CS_OK)
-        env = CS_LOG_INFO;
+    if (s && *s && cs_log_parse_level(s, &env) != CS_OK) env = CS_LOG_INFO;
     int expected = -1;
     atomic_compare_exchange_strong(&log_level, &expected, (int)env);
     return atomic_load(&log_level);
@@ -93,10 +93,14 @@ bool cs_log_enabled(cs_log_level lvl)
 static const char *level_name(cs_log_level lvl)
 {
     switch (lvl) {
-    case CS_LOG_DEBUG: return "DEBUG";
-    case CS_LOG_INFO: return "INFO";
-    case CS_LOG_WARN: return "WARN";
-    case CS_LOG_ERROR: return "ERROR";
+    case CS_LOG_DEBUG:
+        return "DEBUG";
+    case CS_LOG_INFO:
+        return "INFO";
+    case CS_LOG_WARN:
+        return "WARN";
+    case CS_LOG_ERROR:
+        return "ERROR";
     }
     return "INFO";
 }
@@ -104,8 +108,7 @@ static const char *level_name(cs_log_level lvl)
 int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const char *component,
                   const char *fmt, va_list ap)
 {
-    if (cap < 2)
-        return 0;
+    if (cap < 2) return 0;
     time_t secs = (time_t)(time_ms / 1000);
     int ms = (int)(time_ms % 1000);
     if (ms < 0) {
@@ -117,24 +120,18 @@ int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const c
     int n = snprintf(buf, (size_t)cap, "%s %04d-%02d-%02dT%02d:%02d:%02d.%03dZ %s ",
                      level_name(lvl), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
                      tm.tm_min, tm.tm_sec, ms, component && *component ? component : "-");
-    if (n < 0)
-        n = 0;
-    if (n > cap - 2)
-        n = cap - 2;
+    if (n < 0) n = 0;
+    if (n > cap - 2) n = cap - 2;
     int start = n;
     int m = vsnprintf(buf + n, (size_t)(cap - n), fmt, ap);
-    if (m < 0)
-        m = 0;
+    if (m < 0) m = 0;
     n += m;
-    if (n > cap - 2)
-        n = cap - 2; /* truncated: keep room for '\n' */
+    if (n > cap - 2) n = cap - 2; /* truncated: keep room for '\n' */
     for (int i = start; i < n; i++) {
-        if (buf[i] == '\n' || buf[i] == '\r')
-            buf[i] = ' ';
+        if (buf[i] == '\n' || buf[i] == '\r') buf[i] = ' ';
     }
     /* A message with no text leaves a trailing space after the component: drop it. */
-    if (n > 0 && buf[n - 1] == ' ' && n == start)
-        n--;
+    if (n > 0 && buf[n - 1] == ' ' && n == start) n--;
     buf[n++] = '\n';
     buf[n] = '\0';
     return n;
@@ -142,18 +139,15 @@ int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const c
 
 void cs_logv(cs_log_level lvl, const char *component, const char *fmt, va_list ap)
 {
-    if (!cs_log_enabled(lvl))
-        return;
+    if (!cs_log_enabled(lvl)) return;
     int saved = errno;
     char buf[LOG_LINE_MAX];
     int n = cs_log_format(buf, sizeof buf, lvl, cs_now_ms(), component, fmt, ap);
     const char *p = buf;
     while (n > 0) {
         ssize_t w = write(STDERR_FILENO, p, (size_t)n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
         p += w;
         n -= (int)w;
     }

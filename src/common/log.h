@@ -30,7 +30,8 @@ void cs_log_set_level(cs_log_level lvl);
 cs_log_level cs_log_get_level(void);
 /* True if a message at `lvl` would be printed. */
 bool cs_log_enabled(cs_log_level lvl);
-/* Parses "DEBUG"/"INFO"/"WARN"/"WARNING"/"ERROR" (case-insensitive); 0 on success, CS_EINVAL otherwise. */
+/* Parses "DEBUG"/"INFO"/"WARN"/"WARNING"/"ERROR" (case-insensitive); 0 on success, CS_EINVAL
+ * otherwise. */
 int cs_log_parse_level(const char *s, cs_log_level *out);
 /* Formats one complete line (with trailing '\n') into buf as cs_log would; for tests and for
  * callers that log to other sinks. Returns the line length (truncated lines still end in '\n'). */
@@ -39,8 +40,7 @@ int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const c
 
 #define CS_LOG_AT(lvl, comp, ...)                                                                  \
     do {                                                                                           \
-        if (cs_log_enabled(lvl))                                                                   \
-            cs_log((lvl), (comp), __VA_ARGS__);                                                    \
+        if (cs_log_enabled(lvl)) cs_log((lvl), (comp), __VA_ARGS__);                               \
     } while (0)
 #define CS_DEBUG(comp, ...) CS_LOG_AT(CS_LOG_DEBUG, comp, __VA_ARGS__)
 #define CS_INFO(comp, ...) CS_LOG_AT(CS_LOG_INFO, comp, __VA_ARGS__)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define MASTER_EXPECTED                                                                            \
-    "expected local, local[N], local[*], local[N,F], local-cluster[N,C,M] or "                   \
+    "expected local, local[N], local[*], local[N,F], local-cluster[N,C,M] or "                     \
     "k8s://https://host:port"
 
 static int invalid(cs_error *err, const char *url)
@@ -27,9 +27,12 @@ static int invalid(cs_error *err, const char *url)
 const char *master_kind_name(cs_master_kind kind)
 {
     switch (kind) {
-    case MASTER_LOCAL: return "local";
-    case MASTER_LOCAL_CLUSTER: return "local-cluster";
-    case MASTER_K8S: return "k8s";
+    case MASTER_LOCAL:
+        return "local";
+    case MASTER_LOCAL_CLUSTER:
+        return "local-cluster";
+    case MASTER_K8S:
+        return "k8s";
     }
     return "unknown";
 }
@@ -51,13 +54,11 @@ static bool parse_num(const char **p, int *out, bool *star)
         skip_ws(p);
         return true;
     }
-    if (!isdigit((unsigned char)**p))
-        return false;
+    if (!isdigit((unsigned char)**p)) return false;
     long long v = 0;
     while (isdigit((unsigned char)**p)) {
         v = v * 10 + (**p - '0');
-        if (v > INT_MAX)
-            return false;
+        if (v > INT_MAX) return false;
         (*p)++;
     }
     skip_ws(p);
@@ -101,8 +102,7 @@ static int parse_k8s(const char *url, cs_master *out, cs_error *err)
     const char *colon;
     if (rest[0] == '[') {
         const char *close = memchr(rest, ']', n);
-        if (!close || close == rest + 1)
-            return invalid(err, url);
+        if (!close || close == rest + 1) return invalid(err, url);
         colon = close + 1 < rest + n && close[1] == ':' ? close + 1 : NULL;
     } else {
         colon = NULL;
@@ -131,8 +131,7 @@ static int parse_k8s(const char *url, cs_master *out, cs_error *err)
                             url);
     const char *pp = colon + 1, *pe = rest + n;
     long port = 0;
-    if (pp == pe)
-        port = -1;
+    if (pp == pe) port = -1;
     for (const char *q = pp; q < pe && port >= 0; q++) {
         if (!isdigit((unsigned char)*q) || port > 65535)
             port = -1;
@@ -155,10 +154,8 @@ static int parse_k8s(const char *url, cs_master *out, cs_error *err)
 int master_parse(const char *url, cs_master *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!url)
-        return invalid(err, "");
-    if (strncmp(url, "k8s://", 6) == 0)
-        return parse_k8s(url, out, err);
+    if (!url) return invalid(err, "");
+    if (strncmp(url, "k8s://", 6) == 0) return parse_k8s(url, out, err);
     if (strcmp(url, "local") == 0) {
         out->kind = MASTER_LOCAL;
         out->threads = 1;
@@ -169,14 +166,11 @@ int master_parse(const char *url, cs_master *out, cs_error *err)
         p = url + 14;
         int v[3];
         for (int i = 0; i < 3; i++) {
-            if (!parse_num(&p, &v[i], NULL))
-                return invalid(err, url);
-            if (*p != (i < 2 ? ',' : ']'))
-                return invalid(err, url);
+            if (!parse_num(&p, &v[i], NULL)) return invalid(err, url);
+            if (*p != (i < 2 ? ',' : ']')) return invalid(err, url);
             p++;
         }
-        if (*p)
-            return invalid(err, url);
+        if (*p) return invalid(err, url);
         if (v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
             return cs_error_set(err, CS_EINVAL,
                                 "invalid master URL '%s': executors, cores and memory (MiB) "
@@ -193,16 +187,13 @@ int master_parse(const char *url, cs_master *out, cs_error *err)
         bool star = false;
         bool has_failures = false;
         int threads = 0, failures = 0;
-        if (!parse_num(&p, &threads, &star))
-            return invalid(err, url);
+        if (!parse_num(&p, &threads, &star)) return invalid(err, url);
         if (*p == ',') {
             p++;
             has_failures = true;
-            if (!parse_num(&p, &failures, NULL))
-                return invalid(err, url);
+            if (!parse_num(&p, &failures, NULL)) return invalid(err, url);
         }
-        if (*p != ']' || p[1])
-            return invalid(err, url);
+        if (*p != ']' || p[1]) return invalid(err, url);
         if (!star && threads <= 0)
             return cs_error_set(err, CS_EINVAL,
                                 "invalid master URL '%s': asked to run locally with %d threads "

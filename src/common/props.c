@@ -28,12 +28,9 @@ static bool is_blank(char ch)
 
 static int hexval(char ch)
 {
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
     return -1;
 }
 
@@ -74,8 +71,7 @@ static bool eat_eol(props_reader *r)
 {
     if (r->p < r->end && *r->p == '\r') {
         r->p++;
-        if (r->p < r->end && *r->p == '\n')
-            r->p++;
+        if (r->p < r->end && *r->p == '\n') r->p++;
         r->line++;
         return true;
     }
@@ -92,15 +88,12 @@ static bool eat_eol(props_reader *r)
 static bool next_logical_line(props_reader *r, cs_sbuf *out, int *start_line)
 {
     for (;;) {
-        if (r->p >= r->end)
-            return false;
+        if (r->p >= r->end) return false;
         /* skip leading blanks of a natural line */
         while (r->p < r->end && is_blank(*r->p))
             r->p++;
-        if (eat_eol(r))
-            continue; /* blank line */
-        if (r->p >= r->end)
-            return false;
+        if (eat_eol(r)) continue; /* blank line */
+        if (r->p >= r->end) return false;
         if (*r->p == '#' || *r->p == '!') { /* comment line: skip to end of line */
             while (r->p < r->end && *r->p != '\n' && *r->p != '\r')
                 r->p++;
@@ -111,8 +104,7 @@ static bool next_logical_line(props_reader *r, cs_sbuf *out, int *start_line)
     }
     *start_line = r->line;
     out->len = 0;
-    if (out->data)
-        out->data[0] = '\0';
+    if (out->data) out->data[0] = '\0';
     for (;;) {
         const char *s = r->p;
         while (r->p < r->end && *r->p != '\n' && *r->p != '\r')
@@ -124,8 +116,7 @@ static bool next_logical_line(props_reader *r, cs_sbuf *out, int *start_line)
         bool cont = (bs % 2) == 1;
         cs_sbuf_append(out, s, cont ? n - 1 : n);
         bool had_eol = eat_eol(r);
-        if (!cont || !had_eol)
-            return true;
+        if (!cont || !had_eol) return true;
         while (r->p < r->end && is_blank(*r->p)) /* leading blanks of the continuation */
             r->p++;
     }
@@ -137,8 +128,7 @@ static int unescape(const char *s, const char *e, cs_sbuf *b, cs_error *err)
     while (s < e) {
         char ch = *s++;
         if (ch != '\\') {
-            if (ch == '\0')
-                return cs_error_set(err, CS_EINVAL, "contains a NUL character");
+            if (ch == '\0') return cs_error_set(err, CS_EINVAL, "contains a NUL character");
             cs_sbuf_putc(b, ch);
             continue;
         }
@@ -146,10 +136,18 @@ static int unescape(const char *s, const char *e, cs_sbuf *b, cs_error *err)
             break;
         ch = *s++;
         switch (ch) {
-        case 't': cs_sbuf_putc(b, '\t'); break;
-        case 'n': cs_sbuf_putc(b, '\n'); break;
-        case 'r': cs_sbuf_putc(b, '\r'); break;
-        case 'f': cs_sbuf_putc(b, '\f'); break;
+        case 't':
+            cs_sbuf_putc(b, '\t');
+            break;
+        case 'n':
+            cs_sbuf_putc(b, '\n');
+            break;
+        case 'r':
+            cs_sbuf_putc(b, '\r');
+            break;
+        case 'f':
+            cs_sbuf_putc(b, '\f');
+            break;
         case 'u': {
             uint32_t cp = 0;
             for (int i = 0; i < 4; i++) {
@@ -160,16 +158,14 @@ static int unescape(const char *s, const char *e, cs_sbuf *b, cs_error *err)
                 cp = cp * 16 + (uint32_t)h;
                 s++;
             }
-            if (cp == 0)
-                return cs_error_set(err, CS_EINVAL, "contains a NUL character (\\u0000)");
+            if (cp == 0) return cs_error_set(err, CS_EINVAL, "contains a NUL character (\\u0000)");
             /* combine a UTF-16 surrogate pair written as two escapes */
             if (cp >= 0xD800 && cp <= 0xDBFF && e - s >= 6 && s[0] == '\\' && s[1] == 'u') {
                 uint32_t lo = 0;
                 bool ok = true;
                 for (int i = 0; i < 4; i++) {
                     int h = hexval(s[2 + i]);
-                    if (h < 0)
-                        ok = false;
+                    if (h < 0) ok = false;
                     lo = lo * 16 + (uint32_t)(h < 0 ? 0 : h);
                 }
                 if (ok && lo >= 0xDC00 && lo <= 0xDFFF) {
@@ -177,12 +173,13 @@ static int unescape(const char *s, const char *e, cs_sbuf *b, cs_error *err)
                     s += 6;
                 }
             }
-            if (cp >= 0xD800 && cp <= 0xDFFF)
-                cp = 0xFFFD; /* unpaired surrogate */
+            if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD; /* unpaired surrogate */
             put_utf8(b, cp);
             break;
         }
-        default: cs_sbuf_putc(b, ch); break;
+        default:
+            cs_sbuf_putc(b, ch);
+            break;
         }
     }
     return CS_OK;
@@ -207,8 +204,7 @@ int conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t
     cs_sbuf line = CS_SBUF_INIT, key = CS_SBUF_INIT, val = CS_SBUF_INIT;
     cs_conf *parsed = conf_new();
     int rc = CS_OK, at = 0;
-    if (!name)
-        name = "properties";
+    if (!name) name = "properties";
     while (next_logical_line(&r, &line, &at)) {
         const char *s = cs_sbuf_str(&line), *e = s + line.len;
         /* key: up to the first unescaped '=', ':' or blank */
@@ -218,8 +214,7 @@ int conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t
                 k += 2;
                 continue;
             }
-            if (*k == '=' || *k == ':' || is_blank(*k))
-                break;
+            if (*k == '=' || *k == ':' || is_blank(*k)) break;
             k++;
         }
         const char *v = k;
@@ -231,10 +226,8 @@ int conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t
                 v++;
         }
         key.len = val.len = 0;
-        if (key.data)
-            key.data[0] = '\0';
-        if (val.data)
-            val.data[0] = '\0';
+        if (key.data) key.data[0] = '\0';
+        if (val.data) val.data[0] = '\0';
         cs_error detail;
         if (unescape(s, k, &key, &detail) != CS_OK || unescape(v, e, &val, &detail) != CS_OK) {
             rc = cs_error_set(err, CS_EINVAL, "properties file %s: line %d: %s", name, at,
@@ -242,8 +235,8 @@ int conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t
             goto out;
         }
         if (strlen(cs_sbuf_str(&key)) != key.len || strlen(cs_sbuf_str(&val)) != val.len) {
-            rc = cs_error_set(err, CS_EINVAL, "properties file %s: line %d: contains a NUL character",
-                              name, at);
+            rc = cs_error_set(err, CS_EINVAL,
+                              "properties file %s: line %d: contains a NUL character", name, at);
             goto out;
         }
         char *kt = java_trim_dup(cs_sbuf_str(&key), key.len);
@@ -278,8 +271,8 @@ int conf_load_properties(cs_conf *c, const char *path, bool overwrite, cs_error 
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
         cs_sbuf_append(&text, buf, n);
         if ((long long)text.len > PROPS_MAX_FILE) {
-            rc = cs_error_set(err, CS_EINVAL, "properties file %s is larger than %lld bytes",
-                              path, PROPS_MAX_FILE);
+            rc = cs_error_set(err, CS_EINVAL, "properties file %s is larger than %lld bytes", path,
+                              PROPS_MAX_FILE);
             goto out;
         }
     }
@@ -304,14 +297,21 @@ static void escape(cs_sbuf *b, const char *s, bool is_key)
         unsigned char ch = (unsigned char)s[i];
         switch (ch) {
         case ' ':
-            if (is_key || i == 0)
-                cs_sbuf_putc(b, '\\');
+            if (is_key || i == 0) cs_sbuf_putc(b, '\\');
             cs_sbuf_putc(b, ' ');
             break;
-        case '\t': cs_sbuf_puts(b, "\\t"); break;
-        case '\n': cs_sbuf_puts(b, "\\n"); break;
-        case '\r': cs_sbuf_puts(b, "\\r"); break;
-        case '\f': cs_sbuf_puts(b, "\\f"); break;
+        case '\t':
+            cs_sbuf_puts(b, "\\t");
+            break;
+        case '\n':
+            cs_sbuf_puts(b, "\\n");
+            break;
+        case '\r':
+            cs_sbuf_puts(b, "\\r");
+            break;
+        case '\f':
+            cs_sbuf_puts(b, "\\f");
+            break;
         case '=':
         case ':':
         case '#':

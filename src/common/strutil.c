@@ -17,8 +17,7 @@
 static void sbuf_reserve(cs_sbuf *b, size_t extra)
 {
     size_t need = b->len + extra + 1;
-    if (need <= b->cap)
-        return;
+    if (need <= b->cap) return;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need)
         cap *= 2;
@@ -29,8 +28,7 @@ static void sbuf_reserve(cs_sbuf *b, size_t extra)
 void cs_sbuf_append(cs_sbuf *b, const void *p, size_t n)
 {
     sbuf_reserve(b, n);
-    if (n)
-        memcpy(b->data + b->len, p, n);
+    if (n) memcpy(b->data + b->len, p, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
@@ -67,8 +65,7 @@ char *cs_sbuf_detach(cs_sbuf *b, size_t *len)
         d = cs_xmalloc(1);
         d[0] = '\0';
     }
-    if (len)
-        *len = b->len;
+    if (len) *len = b->len;
     b->data = NULL;
     b->len = b->cap = 0;
     return d;
@@ -125,7 +122,6 @@ bool cs_str_icontains(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
     for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return true;
+        if (strncasecmp(hay, needle, n) == 0) return true;
     return n == 0;
 }

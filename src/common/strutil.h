@@ -20,7 +20,10 @@ typedef struct cs_sbuf {
     size_t cap;
 } cs_sbuf;
 
-#define CS_SBUF_INIT {NULL, 0, 0}
+#define CS_SBUF_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void cs_sbuf_append(cs_sbuf *b, const void *p, size_t n);
 void cs_sbuf_puts(cs_sbuf *b, const char *s);

@@ -59,37 +59,83 @@ static const struct opt_def {
 
 /* spark-submit options cspark does not implement (JVM class paths, Python, Ivy, YARN, ...). */
 static const char *const unsupported_opts[] = {
-    "--jars",           "--packages",          "--exclude-packages", "--repositories",
-    "--py-files",       "--files",             "--archives",         "--driver-java-options",
-    "--driver-library-path", "--driver-class-path", "--proxy-user",  "--principal",
-    "--keytab",         "--queue",             "--supervise",        "--remote",
+    "--jars",
+    "--packages",
+    "--exclude-packages",
+    "--repositories",
+    "--py-files",
+    "--files",
+    "--archives",
+    "--driver-java-options",
+    "--driver-library-path",
+    "--driver-class-path",
+    "--proxy-user",
+    "--principal",
+    "--keytab",
+    "--queue",
+    "--supervise",
+    "--remote",
     "--usage-error",
 };
 
 static int set_opt(submit_args *a, enum opt_id id, const char *v)
 {
     switch (id) {
-    case OPT_MASTER: a->master = v; break;
-    case OPT_DEPLOY_MODE: a->deploy_mode = v; break;
-    case OPT_NAME: a->name = v; break;
-    case OPT_CLASS: a->entry = v; break;
+    case OPT_MASTER:
+        a->master = v;
+        break;
+    case OPT_DEPLOY_MODE:
+        a->deploy_mode = v;
+        break;
+    case OPT_NAME:
+        a->name = v;
+        break;
+    case OPT_CLASS:
+        a->entry = v;
+        break;
     case OPT_CONF:
         a->confs = cs_xrealloc(a->confs, (size_t)(a->nconfs + 1) * sizeof *a->confs);
         a->confs[a->nconfs++] = v;
         break;
-    case OPT_PROPERTIES_FILE: a->properties_file = v; break;
-    case OPT_DRIVER_MEMORY: a->driver_memory = v; break;
-    case OPT_DRIVER_CORES: a->driver_cores = v; break;
-    case OPT_EXECUTOR_MEMORY: a->executor_memory = v; break;
-    case OPT_EXECUTOR_CORES: a->executor_cores = v; break;
-    case OPT_NUM_EXECUTORS: a->num_executors = v; break;
-    case OPT_TOTAL_EXECUTOR_CORES: a->total_executor_cores = v; break;
-    case OPT_KILL: a->kill = v; break;
-    case OPT_STATUS: a->status = v; break;
-    case OPT_VERBOSE: a->verbose = true; break;
-    case OPT_HELP: a->help = true; break;
-    case OPT_VERSION: a->version = true; break;
-    case OPT_LOAD_SPARK_DEFAULTS: a->load_spark_defaults = true; break;
+    case OPT_PROPERTIES_FILE:
+        a->properties_file = v;
+        break;
+    case OPT_DRIVER_MEMORY:
+        a->driver_memory = v;
+        break;
+    case OPT_DRIVER_CORES:
+        a->driver_cores = v;
+        break;
+    case OPT_EXECUTOR_MEMORY:
+        a->executor_memory = v;
+        break;
+    case OPT_EXECUTOR_CORES:
+        a->executor_cores = v;
+        break;
+    case OPT_NUM_EXECUTORS:
+        a->num_executors = v;
+        break;
+    case OPT_TOTAL_EXECUTOR_CORES:
+        a->total_executor_cores = v;
+        break;
+    case OPT_KILL:
+        a->kill = v;
+        break;
+    case OPT_STATUS:
+        a->status = v;
+        break;
+    case OPT_VERBOSE:
+        a->verbose = true;
+        break;
+    case OPT_HELP:
+        a->help = true;
+        break;
+    case OPT_VERSION:
+        a->version = true;
+        break;
+    case OPT_LOAD_SPARK_DEFAULTS:
+        a->load_spark_defaults = true;
+        break;
     }
     return CS_OK;
 }
@@ -161,8 +207,7 @@ int submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err)
 
 void submit_args_free(submit_args *a)
 {
-    if (!a)
-        return;
+    if (!a) return;
     free(a->confs);
     a->confs = NULL;
     a->nconfs = 0;

@@ -29,9 +29,9 @@ typedef struct submit_args {
     const char **confs;        /* "key=value" strings of --conf, in order */
     int nconfs;
     bool verbose, help, version, load_spark_defaults;
-    const char *app;  /* application file (.so); NULL if none given */
-    int app_argc;     /* arguments after the application file */
-    char **app_argv;  /* borrowed from argv */
+    const char *app; /* application file (.so); NULL if none given */
+    int app_argc;    /* arguments after the application file */
+    char **app_argv; /* borrowed from argv */
 } submit_args;
 
 /* Parses argv[1..argc). Usage errors return CS_EINVAL with a message (no "cspark-submit: "
@@ -41,7 +41,8 @@ void submit_args_free(submit_args *a);
 
 /* Builds the effective conf. conf_dir is where spark-defaults.conf is looked for (NULL: from
  * $SPARK_CONF_DIR, else $SPARK_HOME/conf). *used_props receives the properties file actually
- * read (borrowed from `a` or static storage valid until the next call; NULL if none). On error *out is NULL. */
+ * read (borrowed from `a` or static storage valid until the next call; NULL if none). On error *out
+ * is NULL. */
 int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
                       const char **used_props, cs_error *err);
 

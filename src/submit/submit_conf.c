@@ -41,15 +41,13 @@ static const char *find_defaults(const char *conf_dir)
         dir = getenv("SPARK_CONF_DIR");
         if (!dir || !*dir) {
             const char *home = getenv("SPARK_HOME");
-            if (!home || !*home)
-                return NULL;
+            if (!home || !*home) return NULL;
             snprintf(buf, sizeof buf, "%s/conf", home);
             dir = buf;
         }
     }
     int n = snprintf(defaults_path, sizeof defaults_path, "%s/spark-defaults.conf", dir);
-    if (n < 0 || (size_t)n >= sizeof defaults_path || !is_file(defaults_path))
-        return NULL;
+    if (n < 0 || (size_t)n >= sizeof defaults_path || !is_file(defaults_path)) return NULL;
     return defaults_path;
 }
 
@@ -59,8 +57,7 @@ static char *default_app_name(const char *app)
     const char *b = strrchr(app, '/');
     b = b ? b + 1 : app;
     size_t n = strlen(b);
-    if (n > 3 && strcmp(b + n - 3, ".so") == 0)
-        n -= 3;
+    if (n > 3 && strcmp(b + n - 3, ".so") == 0) n -= 3;
     return cs_xstrndup(b, n);
 }
 
@@ -80,23 +77,18 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
                       const char **used_props, cs_error *err)
 {
     *out = NULL;
-    if (used_props)
-        *used_props = NULL;
+    if (used_props) *used_props = NULL;
     cs_conf *c = conf_new();
     int rc;
     if (a->properties_file) {
-        if ((rc = conf_load_properties(c, a->properties_file, true, err)) != CS_OK)
-            goto fail;
-        if (used_props)
-            *used_props = a->properties_file;
+        if ((rc = conf_load_properties(c, a->properties_file, true, err)) != CS_OK) goto fail;
+        if (used_props) *used_props = a->properties_file;
     }
     if (!a->properties_file || a->load_spark_defaults) {
         const char *d = find_defaults(conf_dir);
         if (d) {
-            if ((rc = conf_load_properties(c, d, false, err)) != CS_OK)
-                goto fail;
-            if (used_props && !*used_props)
-                *used_props = d;
+            if ((rc = conf_load_properties(c, d, false, err)) != CS_OK) goto fail;
+            if (used_props && !*used_props) *used_props = d;
         }
     }
     for (int i = 0; i < a->nconfs; i++) {
@@ -138,8 +130,7 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
     };
     for (size_t i = 0; i < sizeof explicit_opts / sizeof explicit_opts[0]; i++) {
         const char *v = *(const char *const *)((const char *)a + explicit_opts[i].off);
-        if (v)
-            conf_set(c, explicit_opts[i].key, v);
+        if (v) conf_set(c, explicit_opts[i].key, v);
     }
     conf_set_if_missing(c, "spark.master", "local[*]");
     conf_set_if_missing(c, "spark.submit.deployMode", "client");
@@ -193,30 +184,29 @@ static const struct {
 static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_error *err)
 {
     const char *v = conf_get(c, key);
-    if (!v)
-        return CS_OK;
+    if (!v) return CS_OK;
     int64_t i64;
     double d;
     bool b;
     int rc;
     switch (t) {
-    case T_SIZE_MIB: return conf_get_size(c, key, NULL, CS_MiB, &i64, err);
-    case T_DUR_S: return conf_get_duration_ms(c, key, NULL, CS_SEC, &i64, err);
-    case T_DUR_MS: return conf_get_duration_ms(c, key, NULL, CS_MS, &i64, err);
-    case T_BOOL: return conf_get_bool(c, key, NULL, &b, err);
+    case T_SIZE_MIB:
+        return conf_get_size(c, key, NULL, CS_MiB, &i64, err);
+    case T_DUR_S:
+        return conf_get_duration_ms(c, key, NULL, CS_SEC, &i64, err);
+    case T_DUR_MS:
+        return conf_get_duration_ms(c, key, NULL, CS_MS, &i64, err);
+    case T_BOOL:
+        return conf_get_bool(c, key, NULL, &b, err);
     case T_INT_POS:
     case T_INT_NONNEG:
-        if ((rc = conf_get_int(c, key, NULL, &i64, err)) != CS_OK)
-            return rc;
+        if ((rc = conf_get_int(c, key, NULL, &i64, err)) != CS_OK) return rc;
         if (i64 > INT_MAX || i64 < (t == T_INT_POS ? 1 : 0))
-            return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", key,
-                                v,
-                                t == T_INT_POS ? "a positive integer"
-                                               : "a non-negative integer");
+            return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", key, v,
+                                t == T_INT_POS ? "a positive integer" : "a non-negative integer");
         return CS_OK;
     case T_FRACTION:
-        if ((rc = conf_get_double(c, key, NULL, &d, err)) != CS_OK)
-            return rc;
+        if ((rc = conf_get_double(c, key, NULL, &d, err)) != CS_OK) return rc;
         if (!(d > 0.0 && d <= 1.0))
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for %s: '%s' (expected a number in (0, 1])", key, v);
@@ -236,8 +226,7 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
                             "or ERROR)",
                             lvl);
     const char *m = conf_get(c, "spark.master");
-    if ((rc = master_parse(m ? m : "local[*]", master, err)) != CS_OK)
-        return rc;
+    if ((rc = master_parse(m ? m : "local[*]", master, err)) != CS_OK) return rc;
     const char *mode = conf_get(c, "spark.submit.deployMode");
     if (mode && strcmp(mode, "client") != 0 && strcmp(mode, "cluster") != 0)
         return cs_error_set(err, CS_EINVAL,
@@ -250,8 +239,7 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
                             "--deploy-mode client, or a k8s:// master)",
                             m);
     for (size_t i = 0; i < sizeof checked_keys / sizeof checked_keys[0]; i++) {
-        if ((rc = check_key(c, checked_keys[i].key, checked_keys[i].type, err)) != CS_OK)
-            return rc;
+        if ((rc = check_key(c, checked_keys[i].key, checked_keys[i].type, err)) != CS_OK) return rc;
     }
     /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
     int64_t hb = 0, to = 0;
@@ -268,8 +256,7 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
 
 int submit_supported(const cs_conf *conf, const cs_master *master, cs_error *err)
 {
-    if (master->kind == MASTER_LOCAL)
-        return CS_OK;
+    if (master->kind == MASTER_LOCAL) return CS_OK;
     const char *m = conf_get(conf, "spark.master");
     return cs_error_set(err, CS_EUNSUPPORTED,
                         "master '%s' is not supported yet (this build runs local, local[N], "
@@ -279,8 +266,7 @@ int submit_supported(const cs_conf *conf, const cs_master *master, cs_error *err
 
 const char *submit_entry(const submit_args *a, const cs_conf *conf)
 {
-    if (a->entry)
-        return a->entry;
+    if (a->entry) return a->entry;
     const char *e = conf_get(conf, "cspark.app.entry");
     return e && *e ? e : "cspark_main";
 }
@@ -295,8 +281,7 @@ static void print_kv(void *arg, const char *key, const char *value)
 void submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
                           const char *used_props)
 {
-    if (used_props)
-        fprintf(f, "Using properties file: %s\n", used_props);
+    if (used_props) fprintf(f, "Using properties file: %s\n", used_props);
     fprintf(f, "Parsed arguments:\n");
     fprintf(f, "  master                  %s\n", OR_NULL(conf_get(conf, "spark.master")));
     fprintf(f, "  deployMode              %s\n",
@@ -317,8 +302,9 @@ void submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
         fprintf(f, "%s%s", i ? " " : "", a->app_argv[i]);
     fprintf(f, "]\n");
     fprintf(f, "  verbose                 %s\n", a->verbose ? "true" : "false");
-    fprintf(f, "\nSpark properties used, including those specified through\n --conf and those "
-               "from the properties file %s:\n",
+    fprintf(f,
+            "\nSpark properties used, including those specified through\n --conf and those "
+            "from the properties file %s:\n",
             OR_NULL(used_props));
     conf_foreach(conf, print_kv, f);
     fprintf(f, "\n");

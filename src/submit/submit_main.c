@@ -83,16 +83,14 @@ static int run(int argc, char **argv)
         goto out;
     }
     int vrc = submit_validate(conf, &master, &err);
-    if (a.verbose)
-        submit_print_verbose(stderr, &a, conf, used_props);
+    if (a.verbose) submit_print_verbose(stderr, &a, conf, used_props);
     if (vrc != CS_OK || submit_supported(conf, &master, &err) != CS_OK) {
         status = fail(&err);
         goto out;
     }
     const char *lvl = conf_get(conf, "cspark.log.level");
     cs_log_level l;
-    if (lvl && cs_log_parse_level(lvl, &l) == CS_OK)
-        cs_log_set_level(l);
+    if (lvl && cs_log_parse_level(lvl, &l) == CS_OK) cs_log_set_level(l);
 
     struct stat st;
     if (stat(a.app, &st) != 0 || !S_ISREG(st.st_mode)) {

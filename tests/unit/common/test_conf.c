@@ -90,8 +90,7 @@ static int64_t size_of(const char *s, int64_t unit)
     int64_t v = -12345;
     cs_error err = {0};
     int rc = conf_parse_size("k", s, unit, &v, &err);
-    if (rc != CS_OK)
-        fail_msg("'%s' rejected: %s", s, err.msg);
+    if (rc != CS_OK) fail_msg("'%s' rejected: %s", s, err.msg);
     return v;
 }
 
@@ -341,12 +340,12 @@ static void test_redaction(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_map_basics),   cmocka_unit_test(test_foreach_sorted),
-        cmocka_unit_test(test_merge),        cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_size_errors),  cmocka_unit_test(test_size_defaults),
-        cmocka_unit_test(test_durations),    cmocka_unit_test(test_duration_errors),
-        cmocka_unit_test(test_ints),         cmocka_unit_test(test_bools),
-        cmocka_unit_test(test_doubles),      cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_map_basics),  cmocka_unit_test(test_foreach_sorted),
+        cmocka_unit_test(test_merge),       cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_size_errors), cmocka_unit_test(test_size_defaults),
+        cmocka_unit_test(test_durations),   cmocka_unit_test(test_duration_errors),
+        cmocka_unit_test(test_ints),        cmocka_unit_test(test_bools),
+        cmocka_unit_test(test_doubles),     cmocka_unit_test(test_redaction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,15 +112,15 @@ static void test_levels_and_macros(void **state)
     char *out = capture_stderr(log_some);
     assert_int_equal(evaluated, 0); /* disabled macros do not evaluate their arguments */
     regex_t re;
-    assert_int_equal(regcomp(&re,
-                             "^WARN [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
-                             "t warn n=7\n"
-                             "ERROR [^ ]+Z t error n=8\n"
-                             "DEBUG [^ ]+Z t debug now 9\n$",
-                             REG_EXTENDED),
-                     0);
-    if (regexec(&re, out, 0, NULL, 0) != 0)
-        fail_msg("unexpected log output:\n%s", out);
+    assert_int_equal(
+        regcomp(&re,
+                "^WARN [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
+                "t warn n=7\n"
+                "ERROR [^ ]+Z t error n=8\n"
+                "DEBUG [^ ]+Z t debug now 9\n$",
+                REG_EXTENDED),
+        0);
+    if (regexec(&re, out, 0, NULL, 0) != 0) fail_msg("unexpected log output:\n%s", out);
     regfree(&re);
     cs_log_set_level(CS_LOG_INFO);
 }

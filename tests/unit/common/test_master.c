@@ -16,8 +16,7 @@ static cs_master ok(const char *url)
 {
     cs_master m;
     cs_error err = {0};
-    if (master_parse(url, &m, &err) != CS_OK)
-        fail_msg("'%s' rejected: %s", url, err.msg);
+    if (master_parse(url, &m, &err) != CS_OK) fail_msg("'%s' rejected: %s", url, err.msg);
     return m;
 }
 
@@ -78,12 +77,11 @@ static void expect_error(const char *url, const char *msg)
     cs_error err = {0};
     assert_int_equal(master_parse(url, &m, &err), CS_EINVAL);
     assert_int_equal(err.code, CS_EINVAL);
-    if (strcmp(err.msg, msg) != 0)
-        fail_msg("for '%s' got \"%s\", want \"%s\"", url, err.msg, msg);
+    if (strcmp(err.msg, msg) != 0) fail_msg("for '%s' got \"%s\", want \"%s\"", url, err.msg, msg);
 }
 
 #define GENERIC(u)                                                                                 \
-    "invalid master URL '" u "': expected local, local[N], local[*], local[N,F], "                \
+    "invalid master URL '" u "': expected local, local[N], local[*], local[N,F], "                 \
     "local-cluster[N,C,M] or k8s://https://host:port"
 
 static void test_invalid(void **state)

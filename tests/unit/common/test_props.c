@@ -18,8 +18,7 @@ static cs_conf *parse(const char *text)
     cs_conf *c = conf_new();
     cs_error err = {0};
     int rc = conf_parse_properties(c, "t.conf", text, strlen(text), true, &err);
-    if (rc != CS_OK)
-        fail_msg("parse failed: %s", err.msg);
+    if (rc != CS_OK) fail_msg("parse failed: %s", err.msg);
     return c;
 }
 
@@ -132,8 +131,8 @@ static void test_errors_name_file_and_line(void **state)
     assert_null(conf_get(c, "a")); /* nothing applied from a broken file */
     t = "a=1\n\nb=\\u00";
     assert_int_equal(conf_parse_properties(c, "f", t, strlen(t), true, &err), CS_EINVAL);
-    assert_string_equal(err.msg,
-                        "properties file f: line 3: malformed \\uXXXX escape (expected 4 hex digits)");
+    assert_string_equal(
+        err.msg, "properties file f: line 3: malformed \\uXXXX escape (expected 4 hex digits)");
     t = "a=x\\u0000y\n";
     assert_int_equal(conf_parse_properties(c, "f", t, strlen(t), true, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "NUL"));
@@ -216,14 +215,10 @@ static void test_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_separators),
-        cmocka_unit_test(test_comments_and_blank_lines),
-        cmocka_unit_test(test_continuation),
-        cmocka_unit_test(test_line_endings),
-        cmocka_unit_test(test_escapes),
-        cmocka_unit_test(test_errors_name_file_and_line),
-        cmocka_unit_test(test_overwrite),
-        cmocka_unit_test(test_load_file),
+        cmocka_unit_test(test_separators),   cmocka_unit_test(test_comments_and_blank_lines),
+        cmocka_unit_test(test_continuation), cmocka_unit_test(test_line_endings),
+        cmocka_unit_test(test_escapes),      cmocka_unit_test(test_errors_name_file_and_line),
+        cmocka_unit_test(test_overwrite),    cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

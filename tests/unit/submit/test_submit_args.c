@@ -27,9 +27,9 @@ static void test_both_forms(void **state)
     assert_int_equal(PARSE(&a, &err, "--master", "local[2]", "--name=job", "--conf", "spark.a=1",
                            "--conf=spark.b=x=y", "-c", "spark.c=3", "--deploy-mode=client",
                            "--class", "my_main", "--driver-memory", "2g", "--executor-memory=3g",
-                           "--executor-cores", "2", "--num-executors=4",
-                           "--total-executor-cores", "8", "--driver-cores=1", "-v", "app.so",
-                           "--master", "x", "-v", "--", "z"),
+                           "--executor-cores", "2", "--num-executors=4", "--total-executor-cores",
+                           "8", "--driver-cores=1", "-v", "app.so", "--master", "x", "-v", "--",
+                           "z"),
                      CS_OK);
     assert_string_equal(a.master, "local[2]");
     assert_string_equal(a.name, "job");
@@ -136,8 +136,7 @@ static cs_conf *build(int argc, char **argv, const char **used)
     cs_error err = {0};
     assert_int_equal(submit_args_parse(argc, argv, &a, &err), CS_OK);
     cs_conf *c = NULL;
-    if (submit_build_conf(&a, tmpdir, &c, used, &err) != CS_OK)
-        fail_msg("build conf: %s", err.msg);
+    if (submit_build_conf(&a, tmpdir, &c, used, &err) != CS_OK) fail_msg("build conf: %s", err.msg);
     submit_args_free(&a);
     return c;
 }
@@ -169,8 +168,8 @@ static void test_precedence(void **state)
     conf_free(c);
 
     /* properties file replaces defaults (Spark 4 behaviour) */
-    c = build(ARGC("--properties-file", props, "/x/pi.so"), ARGV("--properties-file", props, "/x/pi.so"),
-              &used);
+    c = build(ARGC("--properties-file", props, "/x/pi.so"),
+              ARGV("--properties-file", props, "/x/pi.so"), &used);
     assert_string_equal(used, props);
     assert_string_equal(conf_get(c, "spark.executor.memory"), "2g");
     assert_string_equal(conf_get(c, "spark.from.props"), "p");
@@ -265,21 +264,25 @@ static void expect_invalid(const char *key, const char *value, const char *msg)
 
 static void test_validation(void **state)
 {
-    expect_invalid("spark.executor.memory", "12q", "invalid value for spark.executor.memory: '12q' "
-                                                   "(expected a size such as 512m or 2g)");
-    expect_invalid("spark.driver.memory", "lots", "invalid value for spark.driver.memory: 'lots' "
-                                                  "(expected a size such as 512m or 2g)");
+    expect_invalid("spark.executor.memory", "12q",
+                   "invalid value for spark.executor.memory: '12q' "
+                   "(expected a size such as 512m or 2g)");
+    expect_invalid("spark.driver.memory", "lots",
+                   "invalid value for spark.driver.memory: 'lots' "
+                   "(expected a size such as 512m or 2g)");
     expect_invalid("spark.executor.cores", "two",
                    "invalid value for spark.executor.cores: 'two' (expected an integer)");
     expect_invalid("spark.executor.cores", "0",
                    "invalid value for spark.executor.cores: '0' (expected a positive integer)");
-    expect_invalid("spark.executor.instances", "-1", "invalid value for spark.executor.instances: "
-                                                     "'-1' (expected a non-negative integer)");
+    expect_invalid("spark.executor.instances", "-1",
+                   "invalid value for spark.executor.instances: "
+                   "'-1' (expected a non-negative integer)");
     expect_invalid("spark.task.maxFailures", "x",
                    "invalid value for spark.task.maxFailures: 'x' (expected an integer)");
-    expect_invalid("spark.network.timeout", "soon", "invalid value for spark.network.timeout: "
-                                                    "'soon' (expected a duration such as 120s, "
-                                                    "500ms or 5min)");
+    expect_invalid("spark.network.timeout", "soon",
+                   "invalid value for spark.network.timeout: "
+                   "'soon' (expected a duration such as 120s, "
+                   "500ms or 5min)");
     expect_invalid("spark.executor.heartbeatInterval", "1x",
                    "invalid value for spark.executor.heartbeatInterval: '1x' (expected a duration "
                    "such as 120s, 500ms or 5min)");
@@ -296,17 +299,20 @@ static void test_validation(void **state)
                    "invalid value for spark.shuffle.compress: 'yes' (expected true or false)");
     expect_invalid("spark.eventLog.enabled", "1",
                    "invalid value for spark.eventLog.enabled: '1' (expected true or false)");
-    expect_invalid("spark.ui.showConsoleProgress", "no", "invalid value for "
-                                                         "spark.ui.showConsoleProgress: 'no' "
-                                                         "(expected true or false)");
-    expect_invalid("spark.submit.deployMode", "remote", "invalid value for "
-                                                        "spark.submit.deployMode: 'remote' "
-                                                        "(expected client or cluster)");
+    expect_invalid("spark.ui.showConsoleProgress", "no",
+                   "invalid value for "
+                   "spark.ui.showConsoleProgress: 'no' "
+                   "(expected true or false)");
+    expect_invalid("spark.submit.deployMode", "remote",
+                   "invalid value for "
+                   "spark.submit.deployMode: 'remote' "
+                   "(expected client or cluster)");
     expect_invalid("spark.submit.deployMode", "cluster",
                    "cluster deploy mode is not compatible with master 'local[2]' (use "
                    "--deploy-mode client, or a k8s:// master)");
-    expect_invalid("cspark.log.level", "LOUD", "invalid value for cspark.log.level: 'LOUD' "
-                                               "(expected DEBUG, INFO, WARN or ERROR)");
+    expect_invalid("cspark.log.level", "LOUD",
+                   "invalid value for cspark.log.level: 'LOUD' "
+                   "(expected DEBUG, INFO, WARN or ERROR)");
     expect_invalid("spark.master", "yarn",
                    "invalid master URL 'yarn': expected local, local[N], local[*], local[N,F], "
                    "local-cluster[N,C,M] or k8s://https://host:port");
@@ -344,9 +350,9 @@ static void test_valid_and_supported(void **state)
 static void test_verbose_redacts(void **state)
 {
     submit_args a;
-    assert_int_equal(PARSE(&a, NULL, "-v", "--conf", "spark.authenticate.secret=hunter2", "a.so",
-                           "x", "y"),
-                     CS_OK);
+    assert_int_equal(
+        PARSE(&a, NULL, "-v", "--conf", "spark.authenticate.secret=hunter2", "a.so", "x", "y"),
+        CS_OK);
     cs_conf *c = NULL;
     assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
     char *buf = NULL;
@@ -371,14 +377,14 @@ static void test_usage_lists_options(void **state)
     FILE *f = open_memstream(&buf, &len);
     submit_usage(f);
     fclose(f);
-    const char *opts_[] = {"--master", "--deploy-mode", "--class", "--name", "--conf",
-                           "--properties-file", "--driver-memory", "--driver-cores",
-                           "--executor-memory", "--executor-cores", "--num-executors",
-                           "--total-executor-cores", "--kill", "--status", "--verbose", "--help",
-                           "--version"};
+    const char *opts_[] = {"--master",         "--deploy-mode",   "--class",
+                           "--name",           "--conf",          "--properties-file",
+                           "--driver-memory",  "--driver-cores",  "--executor-memory",
+                           "--executor-cores", "--num-executors", "--total-executor-cores",
+                           "--kill",           "--status",        "--verbose",
+                           "--help",           "--version"};
     for (size_t i = 0; i < sizeof opts_ / sizeof opts_[0]; i++) {
-        if (!strstr(buf, opts_[i]))
-            fail_msg("usage does not mention %s", opts_[i]);
+        if (!strstr(buf, opts_[i])) fail_msg("usage does not mention %s", opts_[i]);
     }
     free(buf);
 }
