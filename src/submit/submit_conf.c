@@ -2,11 +2,12 @@
  *
  * Precedence as spark-submit: explicit options (--master, --executor-memory, ...) > --conf >
  * --properties-file, or, when no properties file is given, $SPARK_CONF_DIR/spark-defaults.conf
- * (Spark 4 loads both only with --load-spark-defaults). Keys that start with neither "spark."
- * nor "cspark." are dropped with a warning, as Spark does. Then defaults (master local[*],
- * deploy mode client, app name from the file name) and early validation of every typed key
- * cspark reads, so a malformed value is reported with its key before anything starts.
- * Called by submit_main.c; tests call these functions directly.
+ * (Spark 4 loads both only with --load-spark-defaults) > the environment (MASTER, DEPLOY_MODE,
+ * SPARK_DRIVER_MEMORY, SPARK_EXECUTOR_MEMORY, SPARK_EXECUTOR_CORES). Keys that start with
+ * neither "spark." nor "cspark." are dropped with a warning, as Spark does. Then defaults (master
+ * local[*], deploy mode client, app name from the file name) and early validation of every typed
+ * key cspark reads, so a malformed value is reported with its key before anything starts. Called by
+ * submit_main.c; tests call these functions directly.
  */
 #include "submit/submit_args.h"
 
@@ -131,6 +132,21 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
     for (size_t i = 0; i < sizeof explicit_opts / sizeof explicit_opts[0]; i++) {
         const char *v = *(const char *const *)((const char *)a + explicit_opts[i].off);
         if (v) conf_set(c, explicit_opts[i].key, v);
+    }
+    /* As SparkSubmitArguments.loadEnvironmentArguments: environment variables fill what neither
+     * options nor properties set. */
+    static const struct {
+        const char *env, *key;
+    } env_fallbacks[] = {
+        {"MASTER", "spark.master"},
+        {"DEPLOY_MODE", "spark.submit.deployMode"},
+        {"SPARK_DRIVER_MEMORY", "spark.driver.memory"},
+        {"SPARK_EXECUTOR_MEMORY", "spark.executor.memory"},
+        {"SPARK_EXECUTOR_CORES", "spark.executor.cores"},
+    };
+    for (size_t i = 0; i < sizeof env_fallbacks / sizeof env_fallbacks[0]; i++) {
+        const char *v = getenv(env_fallbacks[i].env);
+        if (v && *v) conf_set_if_missing(c, env_fallbacks[i].key, v);
     }
     conf_set_if_missing(c, "spark.master", "local[*]");
     conf_set_if_missing(c, "spark.submit.deployMode", "client");

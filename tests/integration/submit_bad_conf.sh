@@ -3,6 +3,7 @@
 # --conf, explicit options and properties files; exit status non-zero and nothing else started.
 # Usage: submit_bad_conf.sh BUILD_DIR
 set -u
+unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
 B="${1:?usage: $0 BUILD_DIR}"
 SUBMIT="$B/bin/cspark-submit"
 [ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }

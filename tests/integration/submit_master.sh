@@ -4,6 +4,7 @@
 # refused clearly (this build runs local masters only).
 # Usage: submit_master.sh BUILD_DIR
 set -u
+unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
 B="${1:?usage: $0 BUILD_DIR}"
 SUBMIT="$B/bin/cspark-submit"
 [ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }

@@ -3,6 +3,7 @@
 # --version, unknown options, --conf without '=', missing option values, unsupported Spark options.
 # Usage: submit_usage.sh BUILD_DIR
 set -u
+unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
 B="${1:?usage: $0 BUILD_DIR}"
 SUBMIT="$B/bin/cspark-submit"
 [ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }

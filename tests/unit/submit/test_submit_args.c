@@ -249,6 +249,36 @@ static void test_default_name_and_entry(void **state)
     conf_free(c);
 }
 
+static void test_environment_fallbacks(void **state)
+{
+    setenv("MASTER", "local[5]", 1);
+    setenv("SPARK_EXECUTOR_MEMORY", "3g", 1);
+    setenv("SPARK_DRIVER_MEMORY", "2g", 1);
+    setenv("SPARK_EXECUTOR_CORES", "3", 1);
+    setenv("DEPLOY_MODE", "client", 1);
+    submit_args a;
+    assert_int_equal(PARSE(&a, NULL, "--conf", "spark.executor.memory=5g", "a.so"), CS_OK);
+    cs_conf *c = NULL;
+    assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(conf_get(c, "spark.master"), "local[5]");
+    assert_string_equal(conf_get(c, "spark.executor.memory"), "5g"); /* --conf beats the env */
+    assert_string_equal(conf_get(c, "spark.driver.memory"), "2g");
+    assert_string_equal(conf_get(c, "spark.executor.cores"), "3");
+    assert_string_equal(conf_get(c, "spark.submit.deployMode"), "client");
+    conf_free(c);
+    submit_args_free(&a);
+    assert_int_equal(PARSE(&a, NULL, "--master", "local", "a.so"), CS_OK);
+    assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(conf_get(c, "spark.master"), "local");
+    conf_free(c);
+    submit_args_free(&a);
+    unsetenv("MASTER");
+    unsetenv("SPARK_EXECUTOR_MEMORY");
+    unsetenv("SPARK_DRIVER_MEMORY");
+    unsetenv("SPARK_EXECUTOR_CORES");
+    unsetenv("DEPLOY_MODE");
+}
+
 static void expect_invalid(const char *key, const char *value, const char *msg)
 {
     cs_conf *c = conf_new();
@@ -398,6 +428,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_precedence, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_missing_properties_file, setup_dir, teardown_dir),
         cmocka_unit_test(test_default_name_and_entry),
+        cmocka_unit_test(test_environment_fallbacks),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_valid_and_supported),
         cmocka_unit_test(test_verbose_redacts),
