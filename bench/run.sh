@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# bench/run.sh — cspark's benchmark suite (`make bench`); not part of CI.
+#
+# usage: bench/run.sh [BUILD_DIR]      (default: build)
+#
+# Generates the inputs under bench/data/ when missing (deterministic: same bytes every time), runs
+# every workload BENCH_REPS times (default 3) and takes the median, then prints a Markdown table
+# and saves it to bench/results/latest.md. Workloads and peers:
+#   word count 200 MB     cspark local[2]   vs Dask LocalCluster(2 procs x 1 thread), wc_single (C)
+#   sort 2,000,000 recs   cspark local[2]   vs LC_ALL=C sort -S 4G --parallel=2
+#   100,000 empty tasks   cspark local[2]   vs Dask client.map + gather (1 run: it is slow)
+#   1,000 tiny jobs       cspark local[2]   vs Dask bag count (median latency)
+#   sort 1 GB, 256m       cspark local[2] --conf spark.executor.memory=256m, peak RSS
+#                                           vs LC_ALL=C sort -S 256M --parallel=2
+# Times: cspark and the C/coreutils peers are wall clock of the whole process (start-up
+# included); Dask times exclude its cluster start-up (which favours Dask). Peak RSS comes from
+# bench/peak_rss (getrusage of children). Sizes can be shrunk for a smoke run with BENCH_WC_BYTES,
+# BENCH_SORT_RECORDS, BENCH_TASKS, BENCH_JOBS, BENCH_BIG_RECORDS; BENCH_SKIP_DASK=1 skips Dask.
+set -uo pipefail
+
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "${1:-$SRC/build}" && pwd) || { echo "bench: no build dir ${1:-build}" >&2; exit 2; }
+BIN=$BUILD/bin
+EX=$BUILD/examples
+SUBMIT=$BIN/cspark-submit
+DATA=${BENCH_DATA:-$SRC/bench/data}
+RESULTS=$SRC/bench/results
+TMP=$RESULTS/tmp
+REPS=${BENCH_REPS:-3}
+WC_BYTES=${BENCH_WC_BYTES:-200000000}
+SORT_RECORDS=${BENCH_SORT_RECORDS:-2000000}
+TASKS=${BENCH_TASKS:-100000}
+JOBS=${BENCH_JOBS:-1000}
+BIG_RECORDS=${BENCH_BIG_RECORDS:-10000000}
+PY=/usr/bin/python3
+
+for f in "$SUBMIT" "$BIN/peak_rss" "$BIN/gen_text" "$BIN/gen_records" "$BIN/wc_single" \
+    "$EX/wordcount.so" "$EX/sort.so" "$EX/emptytasks.so" "$EX/tinyjobs.so"; do
+    [ -x "$f" ] || [ -f "$f" ] || { echo "bench: missing $f (build first)" >&2; exit 2; }
+done
+mkdir -p "$DATA" "$TMP"
+
+log() { echo "bench: $*" >&2; }
+
+# gen FILE COMMAND...: writes COMMAND's stdout to FILE unless FILE exists (atomically).
+gen() {
+    local file=$1
+    shift
+    [ -s "$file" ] && return 0
+    log "generating $file"
+    "$@" >"$file.tmp" && mv "$file.tmp" "$file"
+}
+
+TEXT=$DATA/text-$WC_BYTES.txt
+RECS=$DATA/records-$SORT_RECORDS.txt
+BIG=$DATA/records-$BIG_RECORDS.txt
+gen "$TEXT" "$BIN/gen_text" -s 1 "$WC_BYTES" || exit 1
+gen "$RECS" "$BIN/gen_records" -s 2 "$SORT_RECORDS" || exit 1
+gen "$BIG" "$BIN/gen_records" -s 3 "$BIG_RECORDS" || exit 1
+
+# run NAME OUT COMMAND...: runs COMMAND under peak_rss; stdout to $TMP/NAME.out; appends
+# "elapsed_s=.. maxrss_kb=.. status=.." to $TMP/NAME.stats; removes OUT (an output dir) before.
+run() {
+    local name=$1 out=$2
+    shift 2
+    [ -n "$out" ] && rm -rf "$out"
+    "$BIN/peak_rss" -o "$TMP/$name.stats" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    local rc=$?
+    [ -n "$out" ] && rm -rf "$out"
+    [ $rc -eq 0 ] || log "$name failed (exit $rc): $(tail -n 3 "$TMP/$name.err" | tr '\n' ' ')"
+    return $rc
+}
+
+# repeat N NAME OUT COMMAND...: N runs; fails when any run fails.
+repeat() {
+    local n=$1 name=$2
+    shift 2
+    rm -f "$TMP/$name.stats" "$TMP/$name.vals"
+    for _ in $(seq "$n"); do run "$name" "$@" || return 1; done
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{v[NR]=$1} END{if (NR) print v[int((NR+1)/2)]; else print ""}'; }
+# stat NAME KEY: median of KEY=value over NAME's runs
+stat() { grep -o "$2=[0-9.]*" "$TMP/$1.stats" 2>/dev/null | cut -d= -f2 | median; }
+fmt() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.2f", x }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b == "" || a == 0) print "—"; else printf "%.2fx", b / a }'; }
+
+ROWS=()
+row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
+MB=$(awk -v b="$WC_BYTES" 'BEGIN{printf "%.0f", b / 1e6}')
+
+# ---- word count -------------------------------------------------------------------------------
+log "word count ${MB} MB"
+wc_t=""
+if repeat "$REPS" wc_cspark "$TMP/wc-out" "$SUBMIT" --master 'local[2]' "$EX/wordcount.so" "$TEXT" "$TMP/wc-out"; then
+    wc_t=$(stat wc_cspark elapsed_s)
+fi
+wc_rate=$(awk -v t="$wc_t" -v b="$WC_BYTES" 'BEGIN{ if (t == "") print "—"; else printf "%.1f MB/s", b / 1e6 / t }')
+single_t=""
+repeat "$REPS" wc_single "" "$BIN/wc_single" "$TEXT" "$TMP/wc_single.txt" && single_t=$(stat wc_single elapsed_s)
+rm -f "$TMP/wc_single.txt"
+row "word count ${MB} MB" "$(fmt "$wc_t") s" "$wc_rate" "wc_single (1 thread C)" "$(fmt "$single_t") s" "$(ratio "$wc_t" "$single_t")"
+if [ "${BENCH_SKIP_DASK:-0}" != 1 ]; then
+    dask_t=""
+    rm -f "$TMP/wc_dask.vals"
+    for _ in $(seq "$REPS"); do
+        if run wc_dask "$TMP/wc-dask" "$PY" "$SRC/bench/dask_wordcount.py" "$TEXT" "$TMP/wc-dask"; then
+            grep -o 'dask_wordcount: [0-9.]*' "$TMP/wc_dask.out" | awk '{print $2}' >>"$TMP/wc_dask.vals"
+        fi
+    done
+    dask_t=$(median <"$TMP/wc_dask.vals")
+    row "word count ${MB} MB" "$(fmt "$wc_t") s" "$wc_rate" "Dask bag, 2 procs (job only)" "$(fmt "$dask_t") s" "$(ratio "$wc_t" "$dask_t")"
+fi
+
+# ---- sort -------------------------------------------------------------------------------------
+log "sort $SORT_RECORDS records"
+sort_t=""
+repeat "$REPS" sort_cspark "$TMP/sort-out" "$SUBMIT" --master 'local[2]' "$EX/sort.so" "$RECS" "$TMP/sort-out" && sort_t=$(stat sort_cspark elapsed_s)
+gsort_t=""
+repeat "$REPS" sort_gnu "$TMP/sort-gnu.txt" env LC_ALL=C sort -S 4G --parallel=2 -o "$TMP/sort-gnu.txt" "$RECS" && gsort_t=$(stat sort_gnu elapsed_s)
+rm -f "$TMP/sort-gnu.txt"
+sort_rate=$(awk -v t="$sort_t" -v n="$SORT_RECORDS" 'BEGIN{ if (t == "") print "—"; else printf "%.1f MB/s", n * 100 / 1e6 / t }')
+row "sort $SORT_RECORDS x 100 B" "$(fmt "$sort_t") s" "$sort_rate" "LC_ALL=C sort -S 4G --parallel=2" "$(fmt "$gsort_t") s" "$(ratio "$sort_t" "$gsort_t")"
+
+# ---- empty tasks ------------------------------------------------------------------------------
+log "$TASKS empty tasks"
+et_t=""
+rm -f "$TMP/et.vals"
+for _ in $(seq "$REPS"); do
+    run et_cspark "" "$SUBMIT" --master 'local[2]' "$EX/emptytasks.so" "$TASKS" || break
+    grep -o 'tasks in [0-9.]*' "$TMP/et_cspark.out" | awk '{print $3}' >>"$TMP/et.vals"
+done
+et_t=$(median <"$TMP/et.vals")
+et_rate=$(awk -v t="$et_t" -v n="$TASKS" 'BEGIN{ if (t == "") print "—"; else printf "%.0f tasks/s", n / t }')
+dt_t=""
+if [ "${BENCH_SKIP_DASK:-0}" != 1 ] && run et_dask "" "$PY" "$SRC/bench/dask_tasks.py" empty "$TASKS"; then
+    dt_t=$(grep -o 'tasks in [0-9.]*' "$TMP/et_dask.out" | awk '{print $3}')
+fi
+row "$TASKS empty tasks (1 job)" "$(fmt "$et_t") s" "$et_rate" "Dask client.map+gather (1 run)" "$(fmt "$dt_t") s" "$(ratio "$et_t" "$dt_t")"
+
+# ---- tiny jobs --------------------------------------------------------------------------------
+log "$JOBS tiny jobs"
+tj=""
+rm -f "$TMP/tj.vals"
+for _ in $(seq "$REPS"); do
+    run tj_cspark "" "$SUBMIT" --master 'local[2]' "$EX/tinyjobs.so" "$JOBS" || break
+    grep -o 'median [0-9]*' "$TMP/tj_cspark.out" | awk '{print $2}' >>"$TMP/tj.vals"
+done
+tj=$(median <"$TMP/tj.vals")
+tj_p90=$(grep -o 'p90 [0-9]*' "$TMP/tj_cspark.out" 2>/dev/null | awk '{print $2}')
+dj=""
+if [ "${BENCH_SKIP_DASK:-0}" != 1 ] && run tj_dask "" "$PY" "$SRC/bench/dask_tasks.py" tiny "$JOBS"; then
+    dj=$(grep -o 'median [0-9]*' "$TMP/tj_dask.out" | awk '{print $2}')
+fi
+ms() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.3f ms", x / 1000 }'; }
+row "$JOBS tiny jobs, median latency" "$(ms "$tj")" "p90 $(ms "$tj_p90")" "Dask bag count, 2 partitions" "$(ms "$dj")" "$(ratio "$tj" "$dj")"
+
+# ---- big sort under a memory limit --------------------------------------------------------------
+BIG_MB=$(awk -v n="$BIG_RECORDS" 'BEGIN{printf "%.0f", n * 100 / 1e6}')
+log "sort $BIG_MB MB with spark.executor.memory=256m"
+big_t="" big_rss=""
+if repeat 1 big_cspark "$TMP/big-out" "$SUBMIT" --master 'local[2]' --conf spark.executor.memory=256m "$EX/sort.so" "$BIG" "$TMP/big-out"; then
+    big_t=$(stat big_cspark elapsed_s)
+    big_rss=$(stat big_cspark maxrss_kb)
+fi
+gbig_t="" gbig_rss=""
+if repeat 1 big_gnu "$TMP/big-gnu.txt" env LC_ALL=C sort -S 256M --parallel=2 -T "$TMP" -o "$TMP/big-gnu.txt" "$BIG"; then
+    gbig_t=$(stat big_gnu elapsed_s)
+    gbig_rss=$(stat big_gnu maxrss_kb)
+fi
+rm -f "$TMP/big-gnu.txt"
+mbk() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.0f MB peak RSS", x / 1024 }'; }
+row "sort $BIG_MB MB, executor.memory=256m" "$(fmt "$big_t") s" "$(mbk "$big_rss")" "sort -S 256M --parallel=2" "$(fmt "$gbig_t") s, $(mbk "$gbig_rss")" "$(ratio "$big_t" "$gbig_t")"
+
+# ---- table ------------------------------------------------------------------------------------
+{
+    echo "# cspark benchmarks"
+    echo
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), median of $REPS runs unless noted."
+    echo "Ratio = peer time / cspark time (above 1: cspark faster). cspark and C peers: whole-process wall clock; Dask: job only, cluster start-up excluded."
+    echo
+    echo "| workload | cspark | cspark rate | peer | peer | ratio |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${ROWS[@]}"
+} >"$RESULTS/latest.md.tmp"
+mv "$RESULTS/latest.md.tmp" "$RESULTS/latest.md"
+cat "$RESULTS/latest.md"
