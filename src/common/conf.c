@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -404,4 +405,41 @@ const char *conf_redact(const char *key, const char *value)
     /* As Spark's Utils.redact: the value is hidden if the regex matches the key or the value. */
     if (matches_redaction(key) || matches_redaction(value)) return CS_REDACTED;
     return value;
+}
+
+/* Compiles spark.redaction.regex from c into *re; false if unset or invalid. */
+static bool compile_redaction(const cs_conf *c, regex_t *re)
+{
+    const char *pat = conf_get(c, "spark.redaction.regex");
+    if (!pat) return false;
+    int flags = REG_EXTENDED | REG_NOSUB;
+    if (strncmp(pat, "(?i)", 4) == 0) {
+        pat += 4;
+        flags |= REG_ICASE;
+    }
+    return regcomp(re, pat, flags) == 0;
+}
+
+const char *conf_redact_with(const cs_conf *c, const char *key, const char *value)
+{
+    regex_t re;
+    if (!compile_redaction(c, &re)) return conf_redact(key, value);
+    bool hit = (key && regexec(&re, key, 0, NULL, 0) == 0) ||
+               (value && regexec(&re, value, 0, NULL, 0) == 0);
+    regfree(&re);
+    return hit ? CS_REDACTED : value;
+}
+
+int conf_check_redaction_regex(const cs_conf *c, cs_error *err)
+{
+    const char *pat = conf_get(c, "spark.redaction.regex");
+    if (!pat) return CS_OK;
+    regex_t re;
+    if (!compile_redaction(c, &re))
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.redaction.regex: '%s' (expected a regular "
+                            "expression)",
+                            pat);
+    regfree(&re);
+    return CS_OK;
 }

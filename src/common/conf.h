@@ -102,5 +102,10 @@ char *conf_to_properties(const cs_conf *c, size_t *len);
 #define CS_REDACTED "*********(redacted)"
 const char *conf_redact(const char *key, const char *value);
 bool conf_is_sensitive(const char *key);
+/* As conf_redact, but honours a user-set spark.redaction.regex in c (POSIX extended syntax; a
+ * leading "(?i)" means case-insensitive). An unusable regex falls back to the default. */
+const char *conf_redact_with(const cs_conf *c, const char *key, const char *value);
+/* Checks that spark.redaction.regex (if set in c) compiles; CS_EINVAL naming the key if not. */
+int conf_check_redaction_regex(const cs_conf *c, cs_error *err);
 
 #endif /* CSPARK_COMMON_CONF_H */

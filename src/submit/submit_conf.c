@@ -257,6 +257,7 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
     for (size_t i = 0; i < sizeof checked_keys / sizeof checked_keys[0]; i++) {
         if ((rc = check_key(c, checked_keys[i].key, checked_keys[i].type, err)) != CS_OK) return rc;
     }
+    if ((rc = conf_check_redaction_regex(c, err)) != CS_OK) return rc;
     /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
     int64_t hb = 0, to = 0;
     conf_get_duration_ms(c, "spark.executor.heartbeatInterval", "10s", CS_MS, &hb, NULL);
@@ -287,9 +288,15 @@ const char *submit_entry(const submit_args *a, const cs_conf *conf)
     return e && *e ? e : "cspark_main";
 }
 
+struct verbose_ctx {
+    FILE *f;
+    const cs_conf *conf;
+};
+
 static void print_kv(void *arg, const char *key, const char *value)
 {
-    fprintf((FILE *)arg, "  (%s,%s)\n", key, conf_redact(key, value));
+    const struct verbose_ctx *v = arg;
+    fprintf(v->f, "  (%s,%s)\n", key, conf_redact_with(v->conf, key, value));
 }
 
 #define OR_NULL(s) ((s) ? (s) : "null")
@@ -322,6 +329,7 @@ void submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
             "\nSpark properties used, including those specified through\n --conf and those "
             "from the properties file %s:\n",
             OR_NULL(used_props));
-    conf_foreach(conf, print_kv, f);
+    struct verbose_ctx v = {f, conf};
+    conf_foreach(conf, print_kv, &v);
     fprintf(f, "\n");
 }

@@ -337,15 +337,43 @@ static void test_redaction(void **state)
     assert_false(conf_is_sensitive("spark.master"));
 }
 
+static void test_redaction_regex(void **state)
+{
+    cs_conf *c = conf_new();
+    /* no custom regex: the default applies */
+    assert_string_equal(conf_redact_with(c, "spark.my.password", "x"), CS_REDACTED);
+    assert_int_equal(conf_check_redaction_regex(c, NULL), CS_OK);
+    conf_set(c, "spark.redaction.regex", "(?i)apikey|credential");
+    assert_string_equal(conf_redact_with(c, "spark.service.APIKEY", "x"), CS_REDACTED);
+    assert_string_equal(conf_redact_with(c, "spark.x", "my-credential"), CS_REDACTED);
+    assert_string_equal(conf_redact_with(c, "spark.my.password", "x"), "x");
+    conf_set(c, "spark.redaction.regex", "apikey");
+    assert_string_equal(conf_redact_with(c, "spark.APIKEY", "x"), "x");
+    conf_set(c, "spark.redaction.regex", "(unclosed");
+    cs_error err = {0};
+    assert_int_equal(conf_check_redaction_regex(c, &err), CS_EINVAL);
+    assert_string_equal(err.msg, "invalid value for spark.redaction.regex: '(unclosed' (expected "
+                                 "a regular expression)");
+    assert_string_equal(conf_redact_with(c, "spark.my.password", "x"), CS_REDACTED);
+    conf_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_map_basics),  cmocka_unit_test(test_foreach_sorted),
-        cmocka_unit_test(test_merge),       cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_size_errors), cmocka_unit_test(test_size_defaults),
-        cmocka_unit_test(test_durations),   cmocka_unit_test(test_duration_errors),
-        cmocka_unit_test(test_ints),        cmocka_unit_test(test_bools),
-        cmocka_unit_test(test_doubles),     cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_map_basics),
+        cmocka_unit_test(test_foreach_sorted),
+        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_size_errors),
+        cmocka_unit_test(test_size_defaults),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_duration_errors),
+        cmocka_unit_test(test_ints),
+        cmocka_unit_test(test_bools),
+        cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_redaction_regex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -343,6 +343,9 @@ static void test_validation(void **state)
     expect_invalid("cspark.log.level", "LOUD",
                    "invalid value for cspark.log.level: 'LOUD' "
                    "(expected DEBUG, INFO, WARN or ERROR)");
+    expect_invalid("spark.redaction.regex", "(oops",
+                   "invalid value for spark.redaction.regex: "
+                   "'(oops' (expected a regular expression)");
     expect_invalid("spark.master", "yarn",
                    "invalid master URL 'yarn': expected local, local[N], local[*], local[N,F], "
                    "local-cluster[N,C,M] or k8s://https://host:port");
