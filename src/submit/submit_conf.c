@@ -168,7 +168,16 @@ fail:
 }
 
 /* Keys validated early, with their types (Spark 4.1 defaults are in docs/configuration.md). */
-enum check_type { T_SIZE_MIB, T_INT_POS, T_INT_NONNEG, T_DUR_S, T_DUR_MS, T_BOOL, T_FRACTION };
+enum check_type {
+    T_SIZE_KIB,
+    T_SIZE_MIB,
+    T_INT_POS,
+    T_INT_NONNEG,
+    T_DUR_S,
+    T_DUR_MS,
+    T_BOOL,
+    T_FRACTION
+};
 
 static const struct {
     const char *key;
@@ -195,6 +204,10 @@ static const struct {
     {"spark.ui.enabled", T_BOOL},
     {"spark.ui.showConsoleProgress", T_BOOL},
     {"spark.dynamicAllocation.enabled", T_BOOL},
+    {"spark.eventLog.overwrite", T_BOOL},
+    {"spark.eventLog.buffer.kb", T_SIZE_KIB},
+    {"spark.scheduler.listenerbus.eventqueue.capacity", T_INT_POS},
+    {"spark.ui.consoleProgress.update.interval", T_DUR_MS},
 };
 
 static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_error *err)
@@ -206,6 +219,8 @@ static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_er
     bool b;
     int rc;
     switch (t) {
+    case T_SIZE_KIB:
+        return conf_get_size(c, key, NULL, CS_KiB, &i64, err);
     case T_SIZE_MIB:
         return conf_get_size(c, key, NULL, CS_MiB, &i64, err);
     case T_DUR_S:

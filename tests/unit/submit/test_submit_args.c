@@ -343,6 +343,9 @@ static void test_validation(void **state)
     expect_invalid("cspark.log.level", "LOUD",
                    "invalid value for cspark.log.level: 'LOUD' "
                    "(expected DEBUG, INFO, WARN or ERROR)");
+    expect_invalid("spark.eventLog.buffer.kb", "lots",
+                   "invalid value for spark.eventLog.buffer.kb: "
+                   "'lots' (expected a size such as 512m or 2g)");
     expect_invalid("spark.redaction.regex", "(oops",
                    "invalid value for spark.redaction.regex: "
                    "'(oops' (expected a regular expression)");
