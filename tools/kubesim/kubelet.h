@@ -38,6 +38,23 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt);
  * NULL is accepted. */
 void ks_kubelet_stop(ks_kubelet *k);
 
+/* In-cluster access for pods (KUBERNETES_SERVICE_HOST/PORT and the service-account directory
+ * /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}). Optional: without it pods get
+ * no KUBERNETES_* variables and an empty token. Main calls it once the server listens (the port is then
+ * known), e.g. {.host = "127.0.0.1", .port = port, .ca_pem = tls.ca_pem, .token = admin_token}. Strings
+ * are copied. token_fn, when set, is called on the kubelet's worker thread at each pod start and returns a
+ * malloc'd bearer token (or NULL) the API server accepts for system:serviceaccount:<ns>:<service_account>;
+ * otherwise every pod gets `token`. Thread-safe. */
+typedef struct ks_kubelet_apiserver {
+    const char *host;     /* address as pods reach it, e.g. "127.0.0.1" */
+    int port;
+    const char *ca_pem;   /* PEM text of the serving CA, NULL for plain HTTP */
+    const char *token;    /* bearer token for every pod, may be NULL */
+    char *(*token_fn)(void *arg, const char *ns, const char *service_account);
+    void *token_arg;
+} ks_kubelet_apiserver;
+void ks_kubelet_set_apiserver(ks_kubelet *k, const ks_kubelet_apiserver *api);
+
 /* Log of one container of a pod (stdout and stderr interleaved, as written). container NULL or "" means
  * the pod's first container. Returns a malloc'd buffer the caller frees, its length in *len, or NULL if
  * the pod/container is unknown to this kubelet. Thread-safe. */

@@ -1,0 +1,178 @@
+/*
+ * kubelet_int.h — internals shared by the kubesim kubelet files: kubelet.c (worker thread, scheduling,
+ * pod state machine, status reporting) and kubelet_pod.c (resource quantities, env resolution, volumes,
+ * per-pod hosts/resolv.conf, image lookup). Not for other kubesim files: they use kubelet.h.
+ *
+ * Every structure here is owned by the kubelet and touched by its worker thread only, except where noted.
+ */
+#ifndef KS_KUBELET_INT_H
+#define KS_KUBELET_INT_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "container.h"
+#include "kubelet.h"
+
+typedef struct kpod kpod;
+
+typedef struct knode {
+    char name[64];
+    char host_ip[32];
+    int index;
+    long long cpu_alloc, mem_alloc;  /* millicores, bytes */
+    long long cpu_used, mem_used;
+    int pods_alloc, pods_used;
+    unsigned next_ip;                /* next pod address within 127.<index+1>.0.0/16 */
+} knode;
+
+/* Container runtime state, as reported in containerStatuses. */
+enum { CS_WAITING, CS_RUNNING, CS_TERMINATED };
+
+typedef struct kterm {
+    int set;
+    int exit_code;
+    char reason[32];
+    char message[1280];
+    char started_at[32], finished_at[32];
+    char container_id[96];
+} kterm;
+
+typedef struct kcont {
+    kpod *pod;
+    int init;                  /* an init container */
+    int index;                 /* in spec.containers / spec.initContainers */
+    const char *name;          /* borrowed from pod->spec */
+    const char *image;         /* borrowed from pod->spec */
+    int state;
+    char wait_reason[48];
+    char wait_message[512];
+    char started_at[32];
+    char container_id[96];
+    kterm term;                /* state.terminated when state == CS_TERMINATED */
+    kterm last;                /* lastState.terminated */
+    int restart_count;
+    int ever_started;
+    int64_t next_start_ms;     /* monotonic; 0 = start when its turn comes */
+    ks_container *proc;
+    uv_poll_t poll;
+    int poll_active;
+} kcont;
+
+enum { POD_NEW, POD_UNSCHEDULABLE, POD_STARTING, POD_ACTIVE, POD_DONE };
+
+struct kpod {
+    struct ks_kubelet *k;
+    char *key;                 /* "ns/name" */
+    char *ns, *name, *uid;
+    json_t *obj;               /* latest object seen (reference; never modified) */
+    json_t *spec;              /* borrowed from obj */
+    int state;
+    int deleting;
+    int64_t kill_deadline;     /* monotonic ms, 0 = none */
+    int killed_hard;
+    knode *node;
+    char ip[32];
+    char start_time[32];
+    long long cpu_req, mem_req;
+    char *dir;                 /* <state>/kubelet/pods/<ns>_<name> */
+    int n_init, n_cont;
+    kcont *cs;                 /* n_init init containers, then n_cont containers */
+    int init_done;
+    int volumes_ready;
+    char unsched_msg[1024];
+    int64_t created_seq;       /* order of arrival, for the pending queue */
+    /* condition transition times: PodScheduled, Initialized, ContainersReady, Ready, PodReadyToStartContainers */
+    int cond_status[5];
+    char cond_time[5][32];
+    uv_timer_t timer;
+    int timer_init;
+    int closing;
+    int open_handles;
+    kpod *hnext;               /* hash chain */
+};
+
+struct ks_kubelet {
+    ks_store *store;
+    ks_kubelet_options opt;
+    char **image_names, **image_dirs;
+    char *state_dir;
+    char *pods_dir;
+    int slot;                  /* in the observer registry */
+    knode *nodes;
+    int n_nodes;
+    pthread_t thread;
+    int thread_started;
+    uv_loop_t loop;
+    uv_async_t async;
+    uv_timer_t mem_timer;      /* RSS sampling when no memory cgroup is available */
+    pthread_mutex_t qmu;
+    struct kevent *qhead, *qtail;
+    int stopping;
+    kpod **htab;
+    size_t hcap, hcount;
+    int64_t seq;
+    int hosts_dirty;
+    int unschedulable_count;
+    /* in-cluster access (set once before serving) */
+    pthread_mutex_t api_mu;
+    char *api_host;
+    int api_port;
+    char *api_ca_pem;
+    char *api_token;
+    char *(*token_fn)(void *, const char *, const char *);
+    void *token_arg;
+};
+
+/* ---- kubelet_pod.c ---- */
+
+/* Kubernetes resource quantity ("500m", "1.5", "512Mi", "1G", "1e3") in base units times scale
+ * (scale 1000 for millicores). Returns -1 on a syntax error. */
+long long kl_quantity(const char *q, int scale);
+/* Sum of container requests (requests default to limits) with init containers' max, per real scheduler. */
+void kl_pod_requests(const json_t *spec, long long *cpu_millis, long long *mem_bytes);
+/* "Guaranteed", "Burstable" or "BestEffort". */
+const char *kl_qos_class(const json_t *spec);
+
+/* Image directory for an image reference, or NULL when not mapped. */
+const char *kl_image_dir(struct ks_kubelet *k, const char *image);
+
+/* Value of a fieldRef path for the pod ("metadata.name", "metadata.labels['x']", "status.podIP"...).
+ * Returns a malloc'd string, or NULL with a message in err for an unsupported path. */
+char *kl_field_ref(kpod *p, const char *path, char *err, size_t errlen);
+
+/* Materialises the pod's volumes under p->dir/volumes. Returns 0, or -1 with a FailedMount message. */
+int kl_prepare_volumes(kpod *p, char *err, size_t errlen);
+/* Writes token, ca.crt, namespace into p->dir/serviceaccount. */
+void kl_prepare_service_account(kpod *p);
+/* (Re)writes p->dir/hosts (in place, so bind mounts see it), resolv.conf and hostname. */
+void kl_write_hosts(struct ks_kubelet *k, kpod *p, const json_t *services);
+void kl_write_resolv(kpod *p);
+
+/* Builds a container's argv, envp, mounts, workdir. On success returns 0 and malloc'd arrays freed with
+ * kl_spec_free(); on failure -1 with reason (CreateContainerConfigError, ErrImagePull) and message. */
+typedef struct kl_spec {
+    char **argv;
+    char **envp;
+    ks_mount *mounts;
+    int n_mounts;
+    char *workdir;
+    long long memory_limit;
+    char **strings;  /* every string the above point to that was allocated here */
+    int n_strings, cap_strings;
+} kl_spec;
+int kl_build_spec(kcont *c, kl_spec *out, char *reason, size_t rlen, char *msg, size_t mlen);
+void kl_spec_free(kl_spec *s);
+
+/* rm -rf */
+void kl_remove_tree(const char *path);
+/* mkdir -p */
+int kl_mkdirs(const char *path, mode_t mode);
+/* Writes len bytes to path (created/truncated), mode applied. */
+int kl_write_file(const char *path, const void *data, size_t len, mode_t mode);
+
+void kl_log(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
