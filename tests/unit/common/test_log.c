@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <regex.h>
 
 #include <cmocka.h>
@@ -125,6 +127,61 @@ static void test_levels_and_macros(void **state)
     cs_log_set_level(CS_LOG_INFO);
 }
 
+#define LOG_THREADS 8
+#define LOG_LINES 500
+
+static void *log_worker(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    char pad[300];
+    memset(pad, 'a' + id, sizeof pad - 1);
+    pad[sizeof pad - 1] = '\0';
+    for (int i = 0; i < LOG_LINES; i++)
+        cs_log(CS_LOG_INFO, "thread", "t=%d i=%d pad=%s", id, i, pad);
+    return NULL;
+}
+
+/* Lines written concurrently never interleave: every line in the file is whole. */
+static void test_concurrent_lines_do_not_interleave(void **state)
+{
+    char path[] = "/tmp/cspark-log-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = open(path, O_WRONLY | O_APPEND);
+    int saved = dup(2);
+    dup2(fd, 2);
+    close(fd);
+    cs_log_set_level(CS_LOG_INFO);
+    pthread_t th[LOG_THREADS];
+    for (int t = 0; t < LOG_THREADS; t++)
+        pthread_create(&th[t], NULL, log_worker, (void *)(intptr_t)t);
+    for (int t = 0; t < LOG_THREADS; t++)
+        pthread_join(th[t], NULL);
+    dup2(saved, 2);
+    close(saved);
+
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    int count[LOG_THREADS] = {0}, n = 0;
+    while (fgets(line, sizeof line, f)) {
+        int t, i;
+        char pad[400];
+        assert_int_equal(sscanf(line, "INFO %*s thread t=%d i=%d pad=%399s", &t, &i, pad), 3);
+        assert_true(t >= 0 && t < LOG_THREADS);
+        assert_int_equal(i, count[t]); /* each thread's lines arrive whole and in order */
+        count[t]++;
+        assert_int_equal(strlen(pad), 299);
+        for (size_t k = 0; k < 299; k++)
+            assert_int_equal(pad[k], 'a' + t);
+        n++;
+    }
+    fclose(f);
+    unlink(path);
+    assert_int_equal(n, LOG_THREADS * LOG_LINES);
+}
+
 static void test_parse_level(void **state)
 {
     cs_log_level l = CS_LOG_INFO;
@@ -219,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_format_exact),
         cmocka_unit_test(test_format_truncates_to_one_line),
         cmocka_unit_test(test_levels_and_macros),
+        cmocka_unit_test(test_concurrent_lines_do_not_interleave),
         cmocka_unit_test(test_parse_level),
         cmocka_unit_test(test_clock),
         cmocka_unit_test(test_errors),
