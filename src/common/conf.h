@@ -93,7 +93,8 @@ void conf_foreach(const cs_conf *c, void (*fn)(void *arg, const char *key, const
 size_t conf_size(const cs_conf *c);
 
 /* Serialises as sorted "key=value\n" lines (properties-escaped, so conf_parse_properties reads
- * it back identically); malloc'd, NUL-terminated; *len (if non-NULL) gets the length. */
+ * it back identically, except that leading/trailing whitespace of keys and values is trimmed on
+ * reading, as Spark does); malloc'd, NUL-terminated; *len (if non-NULL) gets the length. */
 char *conf_to_properties(const cs_conf *c, size_t *len);
 
 /* Redaction as Spark's spark.redaction.regex default "(?i)secret|password|token|access[.]key"
