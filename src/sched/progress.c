@@ -328,6 +328,7 @@ void progress_free(progress_bar *pb)
 typedef struct lstage {
     int stage_id, attempt, num_tasks;
     int64_t submitted_ms;
+    char *name;
 } lstage;
 
 struct stage_logger {
@@ -344,6 +345,8 @@ void stage_logger_free(stage_logger *sl)
 {
     if (!sl)
         return;
+    for (size_t i = 0; i < sl->n; i++)
+        free(sl->v[i].name);
     free(sl->v);
     free(sl);
 }
@@ -373,15 +376,18 @@ void stage_logger_listener(void *arg, const cs_event *ev)
                 sl->cap = sl->cap ? 2 * sl->cap : 8;
                 sl->v = cs_xrealloc(sl->v, sl->cap * sizeof *sl->v);
             }
-            sl->n++;
+            sl->v[sl->n++].name = NULL;
         }
-        sl->v[i] = (lstage){ev->stage_id, ev->stage_attempt, ev->num_tasks, ev->time_ms};
+        free(sl->v[i].name);
+        sl->v[i] = (lstage){ev->stage_id, ev->stage_attempt, ev->num_tasks, ev->time_ms,
+                            cs_xstrdup(ev->stage_name ? ev->stage_name : "")};
         CS_INFO("scheduler", "stage=%d attempt=%d tasks=%d name=\"%s\" event=submitted",
                 ev->stage_id, ev->stage_attempt, ev->num_tasks,
                 quotable(ev->stage_name, name, sizeof name));
     } else if (ev->kind == CS_EV_STAGE_COMPLETED) {
         int64_t duration = -1;
         int tasks = ev->num_tasks;
+        char *stored = NULL;
         for (size_t i = 0; i < sl->n; i++) {
             if (sl->v[i].stage_id == ev->stage_id && sl->v[i].attempt == ev->stage_attempt) {
                 duration = ev->time_ms - sl->v[i].submitted_ms;
@@ -389,23 +395,26 @@ void stage_logger_listener(void *arg, const cs_event *ev)
                     duration = 0;
                 if (tasks <= 0)
                     tasks = sl->v[i].num_tasks;
+                stored = sl->v[i].name;
                 sl->v[i] = sl->v[--sl->n];
                 break;
             }
         }
+        const char *sname = ev->stage_name ? ev->stage_name : (stored ? stored : "");
         if (ev->succeeded) {
             CS_INFO("scheduler",
                     "stage=%d attempt=%d tasks=%d name=\"%s\" event=completed duration_ms=%lld",
                     ev->stage_id, ev->stage_attempt, tasks,
-                    quotable(ev->stage_name, name, sizeof name), (long long)duration);
+                    quotable(sname, name, sizeof name), (long long)duration);
         } else {
             char reason[512];
             CS_INFO("scheduler",
                     "stage=%d attempt=%d tasks=%d name=\"%s\" event=completed duration_ms=%lld "
                     "failed=true reason=\"%s\"",
                     ev->stage_id, ev->stage_attempt, tasks,
-                    quotable(ev->stage_name, name, sizeof name), (long long)duration,
+                    quotable(sname, name, sizeof name), (long long)duration,
                     quotable(ev->reason, reason, sizeof reason));
         }
+        free(stored);
     }
 }

@@ -1,0 +1,351 @@
+/* test_listener.c — unit tests for the listener bus (listener.c): in-order delivery to every
+ * listener, flush, deep copies of posted events, dropping and counting without blocking when the
+ * queue is full, conf errors, the built-in listeners chosen from conf, and posting throughput. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/clock.h"
+#include "common/conf.h"
+#include "sched/listener.h"
+
+/* A bus with no built-in listener output worth checking: progress off (stage logger only). */
+static cs_conf *quiet_conf(const char *capacity)
+{
+    cs_conf *c = conf_new();
+    conf_set(c, "spark.ui.showConsoleProgress", "false");
+    if (capacity)
+        conf_set(c, "spark.scheduler.listenerbus.eventqueue.capacity", capacity);
+    return c;
+}
+
+typedef struct recorder {
+    int64_t *ids;
+    size_t n, cap;
+    int sleep_us;
+} recorder;
+
+static void record(void *arg, const cs_event *ev)
+{
+    recorder *r = arg;
+    if (r->sleep_us)
+        usleep((useconds_t)r->sleep_us);
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 1024;
+        r->ids = realloc(r->ids, r->cap * sizeof *r->ids);
+    }
+    r->ids[r->n++] = ev->task_id;
+}
+
+static void test_delivers_in_order_to_all_listeners(void **state)
+{
+    cs_conf *c = quiet_conf("1000000");
+    cs_error err = {0};
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", &err);
+    assert_non_null(bus);
+    recorder a = {0}, b = {0};
+    listener_bus_add(bus, record, &a);
+    listener_bus_add(bus, record, &b);
+    const int N = 20000;
+    for (int i = 0; i < N; i++) {
+        cs_event ev = {.kind = i % 2 ? CS_EV_TASK_END : CS_EV_TASK_START, .task_id = i};
+        listener_bus_post(bus, &ev);
+    }
+    listener_bus_flush(bus);
+    assert_int_equal(a.n, N);
+    assert_int_equal(b.n, N);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(a.ids[i], i);
+        assert_int_equal(b.ids[i], i);
+    }
+    assert_int_equal(listener_bus_dropped(bus), 0);
+    listener_bus_free(bus);
+    free(a.ids);
+    free(b.ids);
+    conf_free(c);
+}
+
+static void test_flush_waits_for_slow_listener(void **state)
+{
+    cs_conf *c = quiet_conf(NULL);
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    recorder r = {.sleep_us = 2000};
+    listener_bus_add(bus, record, &r);
+    for (int i = 0; i < 50; i++) {
+        cs_event ev = {.kind = CS_EV_TASK_START, .task_id = i};
+        listener_bus_post(bus, &ev);
+    }
+    assert_true(__atomic_load_n(&r.n, __ATOMIC_SEQ_CST) < 50); /* still delivering */
+    listener_bus_flush(bus);
+    assert_int_equal(r.n, 50);
+    listener_bus_flush(bus); /* nothing pending: returns at once */
+    listener_bus_free(bus);
+    free(r.ids);
+    conf_free(c);
+}
+
+typedef struct copy_check {
+    int seen;
+    char stage_name[64], executor[64], reason[64], app_name[64];
+    int stage_ids[3];
+    int nstage;
+    char conf_value[64];
+    int64_t time_ms;
+} copy_check;
+
+static void check_copy(void *arg, const cs_event *ev)
+{
+    copy_check *cc = arg;
+    cc->seen++;
+    if (ev->kind == CS_EV_JOB_START) {
+        snprintf(cc->stage_name, sizeof cc->stage_name, "%s", ev->stage_name);
+        cc->nstage = ev->num_stage_ids;
+        for (int i = 0; i < ev->num_stage_ids && i < 3; i++)
+            cc->stage_ids[i] = ev->stage_ids[i];
+        cc->time_ms = ev->time_ms;
+    } else if (ev->kind == CS_EV_TASK_END) {
+        snprintf(cc->executor, sizeof cc->executor, "%s", ev->executor_id);
+        snprintf(cc->reason, sizeof cc->reason, "%s", ev->reason);
+    } else if (ev->kind == CS_EV_ENVIRONMENT_UPDATE) {
+        const char *v = conf_get(ev->conf, "spark.app.name");
+        snprintf(cc->conf_value, sizeof cc->conf_value, "%s", v ? v : "(null)");
+    } else if (ev->kind == CS_EV_APPLICATION_START) {
+        snprintf(cc->app_name, sizeof cc->app_name, "%s", ev->app_name);
+    }
+}
+
+static void test_post_deep_copies(void **state)
+{
+    cs_conf *c = quiet_conf(NULL);
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    copy_check cc = {0};
+    listener_bus_add(bus, check_copy, &cc);
+
+    /* Block delivery while we scribble over the caller's memory. */
+    char name[32], exec[8], reason[16], app[16];
+    int ids[3] = {4, 5, 6};
+    strcpy(name, "count at pi.so:main");
+    strcpy(exec, "7");
+    strcpy(reason, "disk full");
+    strcpy(app, "pi");
+    cs_conf *env = conf_new();
+    conf_set(env, "spark.app.name", "pi");
+
+    cs_event js = {.kind = CS_EV_JOB_START, .job_id = 1, .stage_name = name, .stage_ids = ids,
+                   .num_stage_ids = 3};
+    cs_event te = {.kind = CS_EV_TASK_END, .executor_id = exec, .reason = reason, .time_ms = 5};
+    cs_event eu = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
+    cs_event as = {.kind = CS_EV_APPLICATION_START, .app_name = app};
+    int64_t before = cs_now_ms();
+    listener_bus_post(bus, &js);
+    listener_bus_post(bus, &te);
+    listener_bus_post(bus, &eu);
+    listener_bus_post(bus, &as);
+    memset(name, 'X', sizeof name - 1);
+    memset(exec, 'X', sizeof exec - 1);
+    memset(reason, 'X', sizeof reason - 1);
+    memset(app, 'X', sizeof app - 1);
+    ids[0] = ids[1] = ids[2] = -1;
+    conf_free(env); /* borrowed only during post */
+
+    listener_bus_flush(bus);
+    assert_int_equal(cc.seen, 4);
+    assert_string_equal(cc.stage_name, "count at pi.so:main");
+    assert_int_equal(cc.nstage, 3);
+    assert_int_equal(cc.stage_ids[0], 4);
+    assert_int_equal(cc.stage_ids[2], 6);
+    assert_string_equal(cc.executor, "7");
+    assert_string_equal(cc.reason, "disk full");
+    assert_string_equal(cc.conf_value, "pi");
+    assert_string_equal(cc.app_name, "pi");
+    assert_true(cc.time_ms >= before); /* time 0 is stamped at post */
+    listener_bus_free(bus);
+    conf_free(c);
+}
+
+typedef struct gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool open;
+    bool entered;
+    int delivered;
+} gate;
+
+static void gated(void *arg, const cs_event *ev)
+{
+    gate *g = arg;
+    pthread_mutex_lock(&g->mu);
+    g->entered = true;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    g->delivered++;
+    pthread_mutex_unlock(&g->mu);
+}
+
+static void test_overflow_drops_and_counts_without_blocking(void **state)
+{
+    cs_conf *c = quiet_conf("10");
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    assert_non_null(bus);
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0};
+    listener_bus_add(bus, gated, &g);
+
+    cs_event ev = {.kind = CS_EV_TASK_START};
+    listener_bus_post(bus, &ev);
+    pthread_mutex_lock(&g.mu);
+    while (!g.entered)
+        pthread_cond_wait(&g.cv, &g.mu);
+    pthread_mutex_unlock(&g.mu);
+
+    /* The listener is stuck on event 1; posting must not block. */
+    int64_t t0 = cs_mono_ms();
+    for (int i = 0; i < 100; i++)
+        listener_bus_post(bus, &ev);
+    assert_true(cs_mono_ms() - t0 < 1000);
+    /* 10 fit (the one being delivered counts), 91 dropped */
+    assert_int_equal(listener_bus_dropped(bus), 91);
+
+    pthread_mutex_lock(&g.mu);
+    g.open = true;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    listener_bus_flush(bus);
+    assert_int_equal(g.delivered, 10);
+
+    /* room again after delivery */
+    listener_bus_post(bus, &ev);
+    listener_bus_flush(bus);
+    assert_int_equal(g.delivered, 11);
+    assert_int_equal(listener_bus_dropped(bus), 91);
+    listener_bus_free(bus);
+    conf_free(c);
+}
+
+static void test_bad_conf_values_name_the_key(void **state)
+{
+    cs_error err = {0};
+    cs_conf *c = quiet_conf("0");
+    assert_null(listener_bus_new(c, "app-1", "t", &err));
+    assert_non_null(strstr(err.msg, "spark.scheduler.listenerbus.eventqueue.capacity"));
+    conf_free(c);
+
+    c = quiet_conf(NULL);
+    conf_set(c, "spark.eventLog.enabled", "yes please");
+    memset(&err, 0, sizeof err);
+    assert_null(listener_bus_new(c, "app-1", "t", &err));
+    assert_non_null(strstr(err.msg, "spark.eventLog.enabled"));
+    conf_free(c);
+
+    c = quiet_conf(NULL);
+    conf_set(c, "spark.eventLog.enabled", "true");
+    conf_set(c, "spark.eventLog.dir", "file:/nonexistent/cspark-test-events");
+    memset(&err, 0, sizeof err);
+    assert_null(listener_bus_new(c, "app-1", "t", &err));
+    assert_int_equal(err.code, CS_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "spark.eventLog.dir"));
+    assert_non_null(strstr(err.msg, "/nonexistent/cspark-test-events"));
+    conf_free(c);
+}
+
+static void test_no_event_log_by_default(void **state)
+{
+    cs_conf *c = quiet_conf(NULL);
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    assert_non_null(bus);
+    assert_null(listener_bus_event_log_path(bus));
+    listener_bus_free(bus);
+    listener_bus_free(NULL);
+    conf_free(c);
+    /* a NULL conf means all defaults */
+    bus = listener_bus_new(NULL, "app-1", "t", NULL);
+    assert_non_null(bus);
+    listener_bus_free(bus);
+}
+
+static void count_only(void *arg, const cs_event *ev)
+{
+    (*(int64_t *)arg)++;
+}
+
+static void test_post_throughput(void **state)
+{
+    cs_conf *c = quiet_conf("1000000");
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    int64_t n = 0;
+    listener_bus_add(bus, count_only, &n);
+    const int N = 200000;
+    int64_t t0 = cs_now_ns();
+    for (int i = 0; i < N; i++) {
+        cs_event ev = {.kind = CS_EV_TASK_END, .task_id = i, .stage_id = 1, .executor_id = "12",
+                       .host = "10.0.0.12", .task_type = "ShuffleMapTask", .succeeded = true,
+                       .time_ms = 1};
+        listener_bus_post(bus, &ev);
+    }
+    int64_t post_ns = cs_now_ns() - t0;
+    listener_bus_flush(bus);
+    assert_int_equal(n, N);
+    /* 200,000 posts must take well under a second even under sanitizers */
+    print_message("posted %d events in %.1f ms\n", N, post_ns / 1e6);
+    assert_true(post_ns < 2000LL * 1000 * 1000);
+    listener_bus_free(bus);
+    conf_free(c);
+}
+
+static void *poster(void *arg)
+{
+    listener_bus *bus = arg;
+    for (int i = 0; i < 5000; i++) {
+        cs_event ev = {.kind = CS_EV_TASK_START, .task_id = i};
+        listener_bus_post(bus, &ev);
+    }
+    return NULL;
+}
+
+static void test_concurrent_posters(void **state)
+{
+    cs_conf *c = quiet_conf("1000000");
+    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    int64_t n = 0;
+    listener_bus_add(bus, count_only, &n);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, poster, bus);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    listener_bus_flush(bus);
+    assert_int_equal(n, 20000);
+    listener_bus_free(bus);
+    conf_free(c);
+}
+
+static void test_kind_names(void **state)
+{
+    assert_string_equal(cs_event_kind_name(CS_EV_TASK_END), "SparkListenerTaskEnd");
+    assert_string_equal(cs_event_kind_name(CS_EV_LOG_START), "SparkListenerLogStart");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_delivers_in_order_to_all_listeners),
+        cmocka_unit_test(test_flush_waits_for_slow_listener),
+        cmocka_unit_test(test_post_deep_copies),
+        cmocka_unit_test(test_overflow_drops_and_counts_without_blocking),
+        cmocka_unit_test(test_bad_conf_values_name_the_key),
+        cmocka_unit_test(test_no_event_log_by_default),
+        cmocka_unit_test(test_post_throughput),
+        cmocka_unit_test(test_concurrent_posters),
+        cmocka_unit_test(test_kind_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
