@@ -224,6 +224,8 @@ static json_t *stage_info(int stage_id, int attempt, const char *name, int num_t
         set_str(o, "Failure Reason", failure);
     json_object_set_new(o, "Accumulables", json_array());
     set_int(o, "Resource Profile Id", 0);
+    set_bool(o, "Shuffle Push Enabled", false);
+    set_int(o, "Shuffle Push Mergers Count", 0);
     return o;
 }
 
@@ -255,6 +257,8 @@ static json_t *task_metrics(const cs_task_metrics *m)
     set_int(o, "Executor Run Time", m->run_time_ms);
     set_int(o, "Executor CPU Time", m->cpu_time_ns);
     set_int(o, "Peak Execution Memory", m->peak_execution_memory);
+    set_int(o, "Peak On Heap Execution Memory", m->peak_execution_memory);
+    set_int(o, "Peak Off Heap Execution Memory", 0);
     set_int(o, "Result Size", m->result_size);
     set_int(o, "JVM GC Time", 0);
     set_int(o, "Result Serialization Time", 0);
@@ -268,6 +272,17 @@ static json_t *task_metrics(const cs_task_metrics *m)
     set_int(sr, "Remote Bytes Read To Disk", 0);
     set_int(sr, "Local Bytes Read", m->shuffle_bytes_read);
     set_int(sr, "Total Records Read", m->shuffle_records_read);
+    set_int(sr, "Remote Requests Duration", 0);
+    json_t *push = json_object();
+    static const char *const push_fields[] = {
+        "Corrupt Merged Block Chunks",  "Merged Fetch Fallback Count",
+        "Merged Remote Blocks Fetched", "Merged Local Blocks Fetched",
+        "Merged Remote Chunks Fetched", "Merged Local Chunks Fetched",
+        "Merged Remote Bytes Read",     "Merged Local Bytes Read",
+        "Merged Remote Requests Duration"};
+    for (size_t i = 0; i < sizeof push_fields / sizeof push_fields[0]; i++)
+        set_int(push, push_fields[i], 0);
+    json_object_set_new(sr, "Shuffle Push Read Metrics", push);
     json_object_set_new(o, "Shuffle Read Metrics", sr);
     json_t *sw = json_object();
     set_int(sw, "Shuffle Bytes Written", m->shuffle_bytes_written);
@@ -336,7 +351,6 @@ static json_t *to_json(event_log *el, const cs_event *ev)
         json_object_set_new(o, "System Properties", json_object());
         json_object_set_new(o, "Metrics Properties", json_object());
         json_object_set_new(o, "Classpath Entries", json_object());
-        json_object_set_new(o, "Resource Profiles", json_array());
         break;
     }
     case CS_EV_JOB_START: {
@@ -434,6 +448,7 @@ static json_t *to_json(event_log *el, const cs_event *ev)
         }
         json_object_set_new(o, "Task End Reason", r);
         json_object_set_new(o, "Task Info", task_info(ev, launch, ev->time_ms, !ev->succeeded));
+        json_object_set_new(o, "Task Executor Metrics", json_object());
         json_object_set_new(o, "Task Metrics", task_metrics(&ev->metrics));
         break;
     }
