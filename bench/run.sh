@@ -83,7 +83,7 @@ repeat() {
 median() { sort -g | awk '{v[NR]=$1} END{if (NR) print v[int((NR+1)/2)]; else print ""}'; }
 # stat NAME KEY: median of KEY=value over NAME's runs
 stat() { grep -o "$2=[0-9.]*" "$TMP/$1.stats" 2>/dev/null | cut -d= -f2 | median; }
-fmt() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.2f", x }'; }
+fmt() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else if (x < 1) printf "%.3f", x; else printf "%.2f", x }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b == "" || a == 0) print "—"; else printf "%.2fx", b / a }'; }
 
 ROWS=()
@@ -180,7 +180,7 @@ row "sort $BIG_MB MB, executor.memory=256m" "$(fmt "$big_t") s" "$(mbk "$big_rss
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), median of $REPS runs unless noted."
     echo "Ratio = peer time / cspark time (above 1: cspark faster). cspark and C peers: whole-process wall clock; Dask: job only, cluster start-up excluded."
     echo
-    echo "| workload | cspark | cspark rate | peer | peer | ratio |"
+    echo "| workload | cspark | cspark rate | peer | peer time | ratio |"
     echo "|---|---|---|---|---|---|"
     printf '%s\n' "${ROWS[@]}"
 } >"$RESULTS/latest.md.tmp"

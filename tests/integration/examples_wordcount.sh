@@ -29,7 +29,8 @@ total=$(awk -F'\t' '{ s += $2 } END { print s }' "$T/ref.txt")
 
 for n in 1 2 3; do
     submit_ok "local[$n]" "$APP" "$T/in" "$T/out$n"
-    cat_parts "$T/out$n" | sort >"$T/got$n.txt"
+    cat_parts "$T/out$n" >"$T/raw$n.txt"
+    sort "$T/raw$n.txt" >"$T/got$n.txt"
     assert_files_eq "$T/got$n.txt" "$T/ref.txt" "local[$n]: word counts differ from gawk"
     assert_files_eq "$T/stdout" "$T/ref.stdout" "local[$n]: summary/top 10 differ"
 done
