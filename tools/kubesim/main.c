@@ -1,0 +1,270 @@
+/* kubesim entry point: parses flags, generates TLS material, starts the store, the kubelet half (when
+ * linked in and not --no-kubelet), the HTTP server, writes the kubeconfig once the server listens, and
+ * shuts everything down on SIGINT/SIGTERM. Run `kubesim --help` for the flags. */
+#define _GNU_SOURCE
+#include "faults.h"
+#include "metrics.h"
+#include "rbac.h"
+#include "server.h"
+#include "store.h"
+#include "tls.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <openssl/evp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include("kubelet.h")
+#include "kubelet.h"
+#define KS_HAVE_KUBELET_H 1
+/* weak references: kubesim still links while the kubelet half is being written */
+#pragma weak ks_kubelet_start
+#pragma weak ks_kubelet_stop
+#pragma weak ks_kubelet_pod_log
+#endif
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kubesim [options]\n"
+            "  --kubeconfig-out PATH     write a kubeconfig for this server once it listens\n"
+            "  --port N                  listen port on 127.0.0.1 (default: a free port)\n"
+            "  --https | --http          serve TLS with a generated CA (default) or plain HTTP\n"
+            "  --ca-out PATH             also write the CA certificate (PEM)\n"
+            "  --token TOKEN             admin bearer token (default: random)\n"
+            "  --rbac FILE               token and allow rules (see docs/kubesim.md)\n"
+            "  --anonymous               accept requests without a token as system:anonymous\n"
+            "  --history N               watch event history length (default 10000)\n"
+            "  --bookmark-ms N           watch bookmark period in ms (default 1000)\n"
+            "  --nodes N --node-cpu CPU --node-memory BYTES   kubelet nodes (default 1, 8, 16Gi)\n"
+            "  --fake-kubelet [--fake-delay-ms N]             mark pods Running without processes\n"
+            "  --image NAME=DIR          map an image name to a local directory (repeatable)\n"
+            "  --state-dir DIR           kubelet working directory\n"
+            "  --no-kubelet              API server only: pods stay Pending unless a client binds them\n"
+            "  --fault-error-rate R --fault-latency-ms N --fault-throttle-rate R --fault-retry-after S\n"
+            "  --fault-drop-watch-ms N   fault injection (also at runtime: POST /kubesim/faults)\n"
+            "  --verbose                 log every request on stderr\n");
+}
+
+static long long parse_quantity(const char *s, int millis)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return -1;
+    static const struct {
+        const char *suf;
+        double mul;
+    } sfx[] = {{"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+               {"k", 1e3},     {"M", 1e6},        {"G", 1e9},           {"T", 1e12},
+               {"m", 1e-3},    {"", 1}};
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+        if (!strcmp(end, sfx[i].suf)) {
+            double r = v * sfx[i].mul * (millis ? 1000.0 : 1.0);
+            return (long long)(r + 0.5);
+        }
+    return -1;
+}
+
+static int write_kubeconfig(const char *path, const char *scheme, int port, const char *ca_pem, const char *token)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n    server: %s://127.0.0.1:%d\n",
+            scheme, port);
+    if (ca_pem) {
+        size_t n = strlen(ca_pem);
+        char *b64 = malloc(4 * ((n + 2) / 3) + 1);
+        if (!b64) {
+            fclose(f);
+            return -1;
+        }
+        EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)ca_pem, (int)n);
+        fprintf(f, "    certificate-authority-data: %s\n", b64);
+        free(b64);
+    }
+    fprintf(f, "contexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim-admin\n"
+               "    namespace: default\ncurrent-context: kubesim\nusers:\n- name: kubesim-admin\n  user:\n"
+               "    token: %s\n", token);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *kubeconfig = NULL, *ca_out = NULL, *token = NULL, *rbac_file = NULL, *state_dir = NULL;
+    int port = 0, https = 1, anonymous = 0, verbose = 0, no_kubelet = 0, fake = 0, fake_delay = 0, nodes = 1;
+    int bookmark_ms = 1000;
+    long long history = KS_HISTORY_DEFAULT, node_cpu = 8000, node_mem = 16LL << 30;
+    const char *img_names[64], *img_dirs[64];
+    int n_images = 0;
+    ks_faults_cfg fc = {.retry_after_s = 1};
+    enum { O_KC = 1000, O_PORT, O_HTTPS, O_HTTP, O_CA, O_TOKEN, O_RBAC, O_ANON, O_HIST, O_BM, O_NODES, O_CPU, O_MEM,
+           O_FAKE, O_FAKED, O_IMAGE, O_STATE, O_NOKL, O_FER, O_FLAT, O_FTR, O_FRA, O_FDW, O_VERB, O_HELP };
+    static const struct option opts[] = {
+        {"kubeconfig-out", 1, 0, O_KC}, {"port", 1, 0, O_PORT}, {"https", 0, 0, O_HTTPS}, {"http", 0, 0, O_HTTP},
+        {"ca-out", 1, 0, O_CA}, {"token", 1, 0, O_TOKEN}, {"rbac", 1, 0, O_RBAC}, {"anonymous", 0, 0, O_ANON},
+        {"history", 1, 0, O_HIST}, {"bookmark-ms", 1, 0, O_BM}, {"nodes", 1, 0, O_NODES}, {"node-cpu", 1, 0, O_CPU},
+        {"node-memory", 1, 0, O_MEM}, {"fake-kubelet", 0, 0, O_FAKE}, {"fake-delay-ms", 1, 0, O_FAKED},
+        {"image", 1, 0, O_IMAGE}, {"state-dir", 1, 0, O_STATE}, {"no-kubelet", 0, 0, O_NOKL},
+        {"fault-error-rate", 1, 0, O_FER}, {"fault-latency-ms", 1, 0, O_FLAT}, {"fault-throttle-rate", 1, 0, O_FTR},
+        {"fault-retry-after", 1, 0, O_FRA}, {"fault-drop-watch-ms", 1, 0, O_FDW}, {"verbose", 0, 0, O_VERB},
+        {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_KC: kubeconfig = optarg; break;
+        case O_PORT: port = atoi(optarg); break;
+        case O_HTTPS: https = 1; break;
+        case O_HTTP: https = 0; break;
+        case O_CA: ca_out = optarg; break;
+        case O_TOKEN: token = optarg; break;
+        case O_RBAC: rbac_file = optarg; break;
+        case O_ANON: anonymous = 1; break;
+        case O_HIST: history = atoll(optarg); break;
+        case O_BM: bookmark_ms = atoi(optarg); break;
+        case O_NODES: nodes = atoi(optarg); break;
+        case O_CPU: node_cpu = parse_quantity(optarg, 1); break;
+        case O_MEM: node_mem = parse_quantity(optarg, 0); break;
+        case O_FAKE: fake = 1; break;
+        case O_FAKED: fake_delay = atoi(optarg); break;
+        case O_IMAGE: {
+            char *eq = strchr(optarg, '=');
+            if (!eq || n_images == 64) {
+                fprintf(stderr, "kubesim: --image %s: expected NAME=DIR\n", optarg);
+                return 2;
+            }
+            *eq = 0;
+            img_names[n_images] = optarg;
+            img_dirs[n_images++] = eq + 1;
+            break;
+        }
+        case O_STATE: state_dir = optarg; break;
+        case O_NOKL: no_kubelet = 1; break;
+        case O_FER: fc.error_rate = atof(optarg); break;
+        case O_FLAT: fc.latency_ms = atoi(optarg); break;
+        case O_FTR: fc.throttle_rate = atof(optarg); break;
+        case O_FRA: fc.retry_after_s = atoi(optarg); break;
+        case O_FDW: fc.drop_watch_after_ms = atoi(optarg); break;
+        case O_VERB: verbose = 1; break;
+        case O_HELP: usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (port < 0 || port > 65535 || history < 16 || nodes < 0 || node_cpu < 0 || node_mem < 0 || fc.error_rate < 0 ||
+        fc.error_rate > 1 || fc.throttle_rate < 0 || fc.throttle_rate > 1) {
+        fprintf(stderr, "kubesim: invalid flag value (port 0..65535, history >= 16, rates 0..1, quantities like "
+                        "8, 500m, 16Gi)\n");
+        return 2;
+    }
+    char tokbuf[40];
+    if (!token) {
+        char u[40];
+        ks_uuid(u);
+        snprintf(tokbuf, sizeof tokbuf, "kubesim-%.8s%.4s", u, u + 9);
+        token = tokbuf;
+    }
+    char err[512] = "";
+    ks_rbac *rbac = ks_rbac_new(token, rbac_file, anonymous, err, sizeof err);
+    if (!rbac) {
+        fprintf(stderr, "kubesim: %s\n", err);
+        return 2;
+    }
+    ks_tls tls = {0};
+    if (https && ks_tls_generate(&tls) < 0) {
+        fprintf(stderr, "kubesim: cannot generate TLS certificates\n");
+        return 1;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    ks_store *store = ks_store_new((size_t)history);
+    ks_faults *faults = ks_faults_new();
+    ks_faults_set(faults, &fc);
+    ks_metrics *metrics = ks_metrics_new();
+    ks_server_opts so = {.store = store, .rbac = rbac, .faults = faults, .metrics = metrics,
+                         .tls_cert_pem = tls.cert_pem, .tls_key_pem = tls.key_pem, .port = port,
+                         .bookmark_ms = bookmark_ms, .verbose = verbose};
+    void *kubelet = NULL;
+#ifdef KS_HAVE_KUBELET_H
+    if (!no_kubelet && ks_kubelet_start) {
+        ks_kubelet_options ko;
+        memset(&ko, 0, sizeof ko);
+        ko.nodes = nodes;
+        ko.node_cpu_millis = (int)node_cpu;
+        ko.node_memory_bytes = node_mem;
+        ko.fake = fake;
+        ko.fake_delay_ms = fake_delay;
+        ko.image_names = img_names;
+        ko.image_dirs = img_dirs;
+        ko.n_images = n_images;
+        ko.state_dir = state_dir;
+        kubelet = ks_kubelet_start(store, &ko);
+        if (!kubelet) {
+            fprintf(stderr, "kubesim: cannot start the kubelet\n");
+            return 1;
+        }
+        if (ks_kubelet_pod_log) {
+            so.log_fn = (ks_pod_log_fn)(void (*)(void))ks_kubelet_pod_log;
+            so.log_arg = kubelet;
+        }
+    }
+#else
+    (void)no_kubelet;
+    (void)fake;
+    (void)fake_delay;
+    (void)state_dir;
+    (void)img_names;
+    (void)img_dirs;
+#endif
+    ks_server *srv = ks_server_start(&so, err, sizeof err);
+    if (!srv) {
+        fprintf(stderr, "kubesim: %s\n", err);
+        return 1;
+    }
+    int p = ks_server_port(srv);
+    if (ca_out && tls.ca_pem) {
+        FILE *f = fopen(ca_out, "w");
+        if (!f || fputs(tls.ca_pem, f) < 0 || fclose(f) != 0) {
+            fprintf(stderr, "kubesim: --ca-out %s: %s\n", ca_out, strerror(errno));
+            return 1;
+        }
+    }
+    if (kubeconfig && write_kubeconfig(kubeconfig, https ? "https" : "http", p, tls.ca_pem, token) < 0) {
+        fprintf(stderr, "kubesim: --kubeconfig-out %s: %s\n", kubeconfig, strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "info %lld kubesim listening url=%s://127.0.0.1:%d kubelet=%s\n", (long long)ks_now_ms(),
+            https ? "https" : "http", p, kubelet ? "on" : "off");
+    int sig = 0;
+    sigwait(&set, &sig);
+    fprintf(stderr, "info %lld kubesim stopping signal=%d\n", (long long)ks_now_ms(), sig);
+#ifdef KS_HAVE_KUBELET_H
+    if (kubelet && ks_kubelet_stop)
+        ks_kubelet_stop(kubelet);
+#endif
+    ks_server_stop(srv);
+    ks_store_free(store);
+    ks_faults_free(faults);
+    ks_metrics_free(metrics);
+    ks_rbac_free(rbac);
+    ks_tls_clear(&tls);
+    return 0;
+}

@@ -1,0 +1,200 @@
+/* kubesim Table printing (see table.h). Age strings follow apimachinery's duration.HumanDuration. */
+#include "table.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ks_wants_table(const char *accept)
+{
+    return accept && strstr(accept, "as=Table") != NULL;
+}
+
+static void human_age(const json_t *obj, char *buf, size_t len)
+{
+    const char *ts = json_string_value(json_object_get(json_object_get(obj, "metadata"), "creationTimestamp"));
+    int64_t t = ks_parse_rfc3339(ts);
+    if (t < 0) {
+        snprintf(buf, len, "<unknown>");
+        return;
+    }
+    long long s = ks_now_ms() / 1000 - t;
+    if (s < 0)
+        s = 0;
+    if (s < 120)
+        snprintf(buf, len, "%llds", s);
+    else if (s < 600)
+        snprintf(buf, len, "%lldm%llds", s / 60, s % 60);
+    else if (s < 3 * 3600)
+        snprintf(buf, len, "%lldm", s / 60);
+    else if (s < 8 * 3600)
+        snprintf(buf, len, "%lldh%lldm", s / 3600, (s % 3600) / 60);
+    else if (s < 48 * 3600)
+        snprintf(buf, len, "%lldh", s / 3600);
+    else if (s < 8 * 86400)
+        snprintf(buf, len, "%lldd%lldh", s / 86400, (s % 86400) / 3600);
+    else
+        snprintf(buf, len, "%lldd", s / 86400);
+}
+
+static json_t *col(const char *name, const char *type, const char *format, int priority, const char *desc)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", name, "type", type, "format", format, "description", desc,
+                     "priority", priority);
+}
+
+static const char *str(const json_t *o, const char *a, const char *b)
+{
+    const json_t *v = json_object_get(o, a);
+    if (b)
+        v = json_object_get(v, b);
+    return json_string_value(v);
+}
+
+static json_t *pod_cells(const json_t *pod)
+{
+    json_t *st = json_object_get(pod, "status");
+    const char *reason = str(st, "reason", NULL);
+    if (!reason)
+        reason = str(st, "phase", NULL);
+    if (!reason)
+        reason = "Pending";
+    int total = (int)json_array_size(json_object_get(json_object_get(pod, "spec"), "containers"));
+    int ready = 0;
+    long long restarts = 0;
+    size_t i;
+    json_t *cs;
+    char rbuf[64];
+    json_array_foreach(json_object_get(st, "containerStatuses"), i, cs)
+    {
+        restarts += json_integer_value(json_object_get(cs, "restartCount"));
+        json_t *state = json_object_get(cs, "state");
+        const char *w = str(state, "waiting", "reason");
+        const char *t = str(state, "terminated", "reason");
+        if (w && *w)
+            reason = w;
+        else if (t && *t)
+            reason = t;
+        else if (json_object_get(state, "terminated")) {
+            long long sig = json_integer_value(json_object_get(json_object_get(state, "terminated"), "signal"));
+            long long code = json_integer_value(json_object_get(json_object_get(state, "terminated"), "exitCode"));
+            snprintf(rbuf, sizeof rbuf, sig ? "Signal:%lld" : "ExitCode:%lld", sig ? sig : code);
+            reason = rbuf;
+        } else if (json_is_true(json_object_get(cs, "ready")) && json_object_get(state, "running"))
+            ready++;
+    }
+    if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp"))
+        reason = !strcmp(str(st, "reason", NULL) ? str(st, "reason", NULL) : "", "NodeLost") ? "Unknown"
+                                                                                              : "Terminating";
+    char rd[32], age[32];
+    snprintf(rd, sizeof rd, "%d/%d", ready, total);
+    human_age(pod, age, sizeof age);
+    const char *ip = str(st, "podIP", NULL), *node = str(json_object_get(pod, "spec"), "nodeName", NULL);
+    return json_pack("[s,s,s,I,s,s,s,s,s]", str(pod, "metadata", "name"), rd, reason, (json_int_t)restarts, age,
+                     ip ? ip : "<none>", node ? node : "<none>", "<none>", "<none>");
+}
+
+static json_t *service_cells(const json_t *svc)
+{
+    json_t *spec = json_object_get(svc, "spec");
+    char ports[256] = "", age[32];
+    size_t off = 0, i;
+    json_t *p;
+    json_array_foreach(json_object_get(spec, "ports"), i, p)
+    {
+        off += (size_t)snprintf(ports + off, off < sizeof ports ? sizeof ports - off : 0, "%s%lld/%s", i ? "," : "",
+                                (long long)json_integer_value(json_object_get(p, "port")),
+                                str(p, "protocol", NULL) ? str(p, "protocol", NULL) : "TCP");
+        if (off >= sizeof ports)
+            break;
+    }
+    human_age(svc, age, sizeof age);
+    const char *ip = str(spec, "clusterIP", NULL);
+    return json_pack("[s,s,s,s,s,s,s]", str(svc, "metadata", "name"), str(spec, "type", NULL) ? str(spec, "type", NULL)
+                     : "ClusterIP", ip ? ip : "<none>", "<none>", *ports ? ports : "<none>", age, "<none>");
+}
+
+json_t *ks_table(const char *resource, const json_t *items, const char *rv, const char *cont, const char *include,
+                 int with_columns)
+{
+    json_t *cols = json_array();
+    int kind = 0; /* 0 generic, 1 pods, 2 services, 3 configmaps/secrets data, 4 namespaces */
+    if (!strcmp(resource, "pods")) {
+        kind = 1;
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name must be unique within a namespace."));
+        json_array_append_new(cols, col("Ready", "string", "", 0, "The aggregate readiness state of this pod."));
+        json_array_append_new(cols, col("Status", "string", "", 0, "The aggregate status of the containers."));
+        json_array_append_new(cols, col("Restarts", "string", "", 0, "The number of times the containers have "
+                                        "been restarted."));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+        json_array_append_new(cols, col("IP", "string", "", 1, "IP address allocated to the pod."));
+        json_array_append_new(cols, col("Node", "string", "", 1, "Name of the node the pod is assigned to."));
+        json_array_append_new(cols, col("Nominated Node", "string", "", 1, "Nominated node."));
+        json_array_append_new(cols, col("Readiness Gates", "string", "", 1, "Readiness gates."));
+    } else if (!strcmp(resource, "services")) {
+        kind = 2;
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
+        json_array_append_new(cols, col("Type", "string", "", 0, "The type of service."));
+        json_array_append_new(cols, col("Cluster-IP", "string", "", 0, "The cluster IP."));
+        json_array_append_new(cols, col("External-IP", "string", "", 0, "External IPs."));
+        json_array_append_new(cols, col("Port(s)", "string", "", 0, "The ports exposed."));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+        json_array_append_new(cols, col("Selector", "string", "", 1, "The selector."));
+    } else if (!strcmp(resource, "configmaps") || !strcmp(resource, "secrets")) {
+        kind = 3;
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
+        json_array_append_new(cols, col("Data", "integer", "", 0, "Number of entries."));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+    } else if (!strcmp(resource, "namespaces")) {
+        kind = 4;
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
+        json_array_append_new(cols, col("Status", "string", "", 0, "The status of the namespace"));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+    } else {
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+    }
+    json_t *rows = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach((json_t *)items, i, o)
+    {
+        json_t *cells;
+        char age[32];
+        human_age(o, age, sizeof age);
+        if (kind == 1)
+            cells = pod_cells(o);
+        else if (kind == 2)
+            cells = service_cells(o);
+        else if (kind == 3)
+            cells = json_pack("[s,I,s]", str(o, "metadata", "name"),
+                              (json_int_t)(json_object_size(json_object_get(o, "data")) +
+                                           json_object_size(json_object_get(o, "binaryData"))),
+                              age);
+        else if (kind == 4)
+            cells = json_pack("[s,s,s]", str(o, "metadata", "name"),
+                              str(o, "status", "phase") ? str(o, "status", "phase") : "Active", age);
+        else
+            cells = json_pack("[s,s]", str(o, "metadata", "name") ? str(o, "metadata", "name") : "", age);
+        json_t *row = json_pack("{s:o}", "cells", cells);
+        if (include && !strcmp(include, "Object"))
+            json_object_set(row, "object", o);
+        else if (!include || strcmp(include, "None"))
+            json_object_set_new(row, "object",
+                                json_pack("{s:s,s:s,s:O}", "kind", "PartialObjectMetadata", "apiVersion",
+                                          "meta.k8s.io/v1", "metadata", json_object_get(o, "metadata")));
+        json_array_append_new(rows, row);
+    }
+    json_t *meta = json_pack("{s:s}", "resourceVersion", rv ? rv : "");
+    if (cont && *cont)
+        json_object_set_new(meta, "continue", json_string(cont));
+    json_t *t = json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata", meta,
+                          "rows", rows);
+    if (with_columns)
+        json_object_set_new(t, "columnDefinitions", cols);
+    else {
+        json_object_set_new(t, "columnDefinitions", json_array());
+        json_decref(cols);
+    }
+    return t;
+}
