@@ -28,9 +28,12 @@ int main(int argc, char **argv)
     uint64_t seed = 42;
     int closed = 0, opt;
     while ((opt = getopt(argc, argv, "s:c")) != -1) {
-        if (opt == 's') seed = strtoull(optarg, NULL, 10);
-        else if (opt == 'c') closed = 1;
-        else goto usage;
+        if (opt == 's')
+            seed = strtoull(optarg, NULL, 10);
+        else if (opt == 'c')
+            closed = 1;
+        else
+            goto usage;
     }
     if (optind != argc - 2) goto usage;
     long nodes = strtol(argv[optind], NULL, 10), edges = strtol(argv[optind + 1], NULL, 10);
@@ -38,7 +41,8 @@ int main(int argc, char **argv)
 
     double *cdf = malloc((size_t)nodes * sizeof *cdf), acc = 0;
     if (!cdf) return 1;
-    for (long i = 0; i < nodes; i++) cdf[i] = (acc += 1.0 / (double)(i + 1));
+    for (long i = 0; i < nodes; i++)
+        cdf[i] = (acc += 1.0 / (double)(i + 1));
     /* Zipf rank r is node (r * 2654435761 + 12345) % NODES (a permutation: the factor is prime),
      * so popular nodes are spread over the names. */
     uint64_t s = seed;
@@ -55,8 +59,10 @@ int main(int argc, char **argv)
             long lo = 0, hi = nodes - 1;
             while (lo < hi) {
                 long mid = (lo + hi) / 2;
-                if (cdf[mid] < u) lo = mid + 1;
-                else hi = mid;
+                if (cdf[mid] < u)
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
             dst = (long)(((uint64_t)lo * 2654435761ULL + 12345) % (uint64_t)nodes);
         }

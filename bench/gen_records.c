@@ -27,8 +27,10 @@ int main(int argc, char **argv)
     uint64_t seed = 42;
     int opt;
     while ((opt = getopt(argc, argv, "s:")) != -1) {
-        if (opt == 's') seed = strtoull(optarg, NULL, 10);
-        else goto usage;
+        if (opt == 's')
+            seed = strtoull(optarg, NULL, 10);
+        else
+            goto usage;
     }
     if (optind != argc - 1) goto usage;
     char *end;
@@ -49,9 +51,11 @@ int main(int argc, char **argv)
         }
         r[10] = r[11] = ' ';
         unsigned long long n = i;
-        for (int j = 43; j >= 12; j--, n >>= 4) r[j] = hex[n & 15];
+        for (int j = 43; j >= 12; j--, n >>= 4)
+            r[j] = hex[n & 15];
         r[44] = r[45] = ' ';
-        for (int j = 46; j < 99; j++) r[j] = (char)('A' + (i + (unsigned long long)j) % 26);
+        for (int j = 46; j < 99; j++)
+            r[j] = (char)('A' + (i + (unsigned long long)j) % 26);
         r[99] = '\n';
         used += 100;
         if (used == sizeof buf) {

@@ -27,8 +27,14 @@ static uint64_t splitmix64(uint64_t *s)
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     return x ^ (x >> 31);
 }
-static uint64_t rnd(void) { return splitmix64(&rng_state); }
-static double rnd_unit(void) { return (double)(rnd() >> 11) * 0x1.0p-53; }
+static uint64_t rnd(void)
+{
+    return splitmix64(&rng_state);
+}
+static double rnd_unit(void)
+{
+    return (double)(rnd() >> 11) * 0x1.0p-53;
+}
 
 struct word {
     char *s;
@@ -38,7 +44,8 @@ struct word {
 static uint64_t fnv1a(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ULL;
     return h;
 }
 
@@ -67,10 +74,17 @@ int main(int argc, char **argv)
     int messy = 0, opt;
     while ((opt = getopt(argc, argv, "s:v:m")) != -1) {
         switch (opt) {
-        case 's': seed = strtoull(optarg, NULL, 10); break;
-        case 'v': vocab = strtol(optarg, NULL, 10); break;
-        case 'm': messy = 1; break;
-        default: goto usage;
+        case 's':
+            seed = strtoull(optarg, NULL, 10);
+            break;
+        case 'v':
+            vocab = strtol(optarg, NULL, 10);
+            break;
+        case 'm':
+            messy = 1;
+            break;
+        default:
+            goto usage;
         }
     }
     if (optind != argc - 1 || vocab < 1 || vocab > 50000000) goto usage;
@@ -83,7 +97,8 @@ int main(int argc, char **argv)
     /* Vocabulary: distinct random words (an open-addressing set rejects repeats). */
     struct word *words = calloc((size_t)vocab, sizeof *words);
     size_t setcap = 1;
-    while (setcap < (size_t)vocab * 2) setcap <<= 1;
+    while (setcap < (size_t)vocab * 2)
+        setcap <<= 1;
     int64_t *set = malloc(setcap * sizeof *set);
     if (!words || !set) return 1;
     memset(set, 0xff, setcap * sizeof *set);
@@ -91,7 +106,8 @@ int main(int argc, char **argv)
     for (long i = 0; i < vocab;) {
         char buf[32];
         uint32_t len = 1 + (uint32_t)(rnd() % 12);
-        for (uint32_t j = 0; j < len; j++) buf[j] = (char)('a' + rnd() % 26);
+        for (uint32_t j = 0; j < len; j++)
+            buf[j] = (char)('a' + rnd() % 26);
         if (messy && rnd() % 100 == 0) {
             const char *o = odd[rnd() % (sizeof odd / sizeof *odd)];
             size_t ol = strlen(o);
@@ -122,8 +138,10 @@ int main(int argc, char **argv)
     /* Zipf(s = 1) cumulative distribution over ranks. */
     double *cdf = malloc((size_t)vocab * sizeof *cdf), acc = 0;
     if (!cdf) return 1;
-    for (long i = 0; i < vocab; i++) cdf[i] = (acc += 1.0 / (double)(i + 1));
-    for (long i = 0; i < vocab; i++) cdf[i] /= acc;
+    for (long i = 0; i < vocab; i++)
+        cdf[i] = (acc += 1.0 / (double)(i + 1));
+    for (long i = 0; i < vocab; i++)
+        cdf[i] /= acc;
 
     static const char *seps[] = {" ", " ", " ", " ", "  ", "\t", " \t ", "   ", "\v", "\f"};
     int in_line = 0, line_words = 0, line_target = 0;
@@ -143,8 +161,10 @@ int main(int argc, char **argv)
         long lo = 0, hi = vocab - 1;
         while (lo < hi) {
             long mid = (lo + hi) / 2;
-            if (cdf[mid] < u) lo = mid + 1;
-            else hi = mid;
+            if (cdf[mid] < u)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         const struct word *w = &words[lo];
         int last = ++line_words >= line_target;
@@ -156,7 +176,8 @@ int main(int argc, char **argv)
             uint64_t room = remaining - 1;
             size_t take = room < w->len ? (size_t)room : w->len;
             put(w->s, take);
-            while (remaining > 1) put("z", 1);
+            while (remaining > 1)
+                put("z", 1);
             put("\n", 1);
             break;
         }
@@ -172,7 +193,8 @@ int main(int argc, char **argv)
         perror("gen_text: write");
         return 1;
     }
-    for (long i = 0; i < vocab; i++) free(words[i].s);
+    for (long i = 0; i < vocab; i++)
+        free(words[i].s);
     free(words);
     free(cdf);
     return 0;

@@ -42,7 +42,8 @@ static void grow(void)
     for (size_t i = 0; i < cap; i++) {
         if (!table[i].word) continue;
         size_t j = table[i].hash & (ncap - 1);
-        while (nt[j].word) j = (j + 1) & (ncap - 1);
+        while (nt[j].word)
+            j = (j + 1) & (ncap - 1);
         nt[j] = table[i];
     }
     free(table);
@@ -82,8 +83,8 @@ static int before(const struct entry *a, const struct entry *b)
 
 int main(int argc, char **argv)
 {
-    static const uint8_t space[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1,
-                                       ['\r'] = 1, ['\v'] = 1, ['\f'] = 1};
+    static const uint8_t space[256] = {
+        [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\v'] = 1, ['\f'] = 1};
     if (argc != 2 && argc != 3) {
         fprintf(stderr, "usage: wc_single INPUT [OUTPUT]\n");
         return 2;
@@ -105,9 +106,11 @@ int main(int argc, char **argv)
     int64_t total = 0;
     const uint8_t *p = data, *end = data + size;
     while (p < end) {
-        while (p < end && space[*p]) p++;
+        while (p < end && space[*p])
+            p++;
         const uint8_t *w = p;
-        while (p < end && !space[*p]) p++;
+        while (p < end && !space[*p])
+            p++;
         if (p > w) {
             add(w, (uint32_t)(p - w));
             total++;

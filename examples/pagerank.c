@@ -34,20 +34,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static inline int pr_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+static inline int pr_space(uint8_t c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 /* lines.map { s => (parts(0), parts(1)) }, skipping blank, one-field and '#' lines. */
 void pr_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     const uint8_t *p = in->key.ptr, *end = p + in->key.len;
-    while (p < end && pr_space(*p)) p++;
+    while (p < end && pr_space(*p))
+        p++;
     if (p == end || *p == '#') return;
     const uint8_t *src = p;
-    while (p < end && !pr_space(*p)) p++;
+    while (p < end && !pr_space(*p))
+        p++;
     const uint8_t *src_end = p;
-    while (p < end && pr_space(*p)) p++;
+    while (p < end && pr_space(*p))
+        p++;
     const uint8_t *dst = p;
-    while (p < end && !pr_space(*p)) p++;
+    while (p < end && !pr_space(*p))
+        p++;
     if (p == dst) return;
     cspark_emit(out, src, (size_t)(src_end - src), dst, (size_t)(p - dst));
 }
@@ -68,7 +75,8 @@ void pr_contrib(const cspark_record *in, cspark_emitter *out, cspark_task_contex
     if (!cspark_pair_split(in->value, &urls, &rank) || rank.len != 8)
         cspark_task_fail(tc, "pagerank: malformed join value");
     size_t size = 0;
-    for (list = urls; cspark_list_next(&list, &url);) size++;
+    for (list = urls; cspark_list_next(&list, &url);)
+        size++;
     if (size == 0) return;
     double share = cspark_f64_decode(rank.ptr) / (double)size;
     for (list = urls; cspark_list_next(&list, &url);) {

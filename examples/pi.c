@@ -30,7 +30,10 @@ static inline uint64_t splitmix64(uint64_t x)
 }
 
 /* A double in [-1, 1) from the top 53 bits of h. */
-static inline double unit(uint64_t h) { return (double)(h >> 11) * 0x1.0p-52 - 1.0; }
+static inline double unit(uint64_t h)
+{
+    return (double)(h >> 11) * 0x1.0p-52 - 1.0;
+}
 
 /* map { i => if (x*x + y*y <= 1) 1 else 0 }: key dropped, value = i64 0 or 1. */
 void pi_throw(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)

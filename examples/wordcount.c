@@ -36,9 +36,11 @@ void wc_split(const cspark_record *in, cspark_emitter *out, cspark_task_context 
 {
     const uint8_t *p = in->key.ptr, *end = p + in->key.len;
     while (p < end) {
-        while (p < end && wc_space[*p]) p++;
+        while (p < end && wc_space[*p])
+            p++;
         const uint8_t *w = p;
-        while (p < end && !wc_space[*p]) p++;
+        while (p < end && !wc_space[*p])
+            p++;
         if (p > w) {
             uint8_t *v;
             uint8_t *k = cspark_emit_reserve(out, (size_t)(p - w), 8, &v);
@@ -89,7 +91,8 @@ void wc_top(cspark_iterator *it, cspark_emitter *out, cspark_task_context *tc)
     while (cspark_iterator_next(it, &r)) {
         const uint8_t *line = r.key.ptr;
         uint32_t len = r.key.len, tab = len;
-        while (tab > 0 && line[tab - 1] != '\t') tab--;
+        while (tab > 0 && line[tab - 1] != '\t')
+            tab--;
         if (tab == 0) continue; /* not a "word<TAB>count" line */
         int64_t count = 0;
         for (uint32_t i = tab; i < len && line[i] >= '0' && line[i] <= '9'; i++)
@@ -97,8 +100,8 @@ void wc_top(cspark_iterator *it, cspark_emitter *out, cspark_task_context *tc)
         uint32_t wlen = tab - 1;
         distinct++;
         total += count;
-        if (used == WC_TOP && !wc_before(count, line, wlen, top[used - 1].count,
-                                         top[used - 1].word, top[used - 1].len))
+        if (used == WC_TOP && !wc_before(count, line, wlen, top[used - 1].count, top[used - 1].word,
+                                         top[used - 1].len))
             continue;
         /* Insert in order; the last entry falls off when full. */
         struct wc_top_entry slot = used == WC_TOP ? top[used - 1] : (struct wc_top_entry){0};
@@ -168,8 +171,8 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     if (!parts) return 1;
     snprintf(parts, plen, "%s/part-*", outdir);
     cspark_records *rs = NULL;
-    int rc = cspark_collect(cspark_map_partitions(cspark_text_file(sc, parts, 0), wc_top, NULL, 0),
-                            &rs);
+    int rc =
+        cspark_collect(cspark_map_partitions(cspark_text_file(sc, parts, 0), wc_top, NULL, 0), &rs);
     free(parts);
     if (rc < 0) return wc_fail(sc, "reading back the counts");
 
