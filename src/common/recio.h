@@ -52,6 +52,8 @@ typedef struct recio_writer recio_writer;
 /* fd: where blocks are written (borrowed; writes go at the fd's current offset), or -1 to keep
  * the encoded bytes in memory. buf_size: write buffer (0 = RECIO_WRITE_BUF). Never NULL. */
 recio_writer *recio_writer_new(int fd, bool compress, size_t buf_size);
+/* Raw bytes per block (default RECIO_BLOCK_TARGET; clamped to [1 KB, 1 MB]). */
+void recio_writer_set_block_target(recio_writer *w, size_t bytes);
 /* Appends one record; encodes a block when the raw block is full (and writes when the write
  * buffer is full). CS_EIO on a write failure. */
 int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,

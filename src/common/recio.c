@@ -1,0 +1,487 @@
+/*
+ * recio.c — record stream writer and readers (see recio.h for the format).
+ *
+ * The writer keeps two buffers: the raw block being filled (serialized records) and the encoded
+ * output buffer; a full raw block is compressed straight into the output buffer, which is
+ * written to the fd only when it cannot hold another block, so writes are large. The readers
+ * validate every length before touching bytes: corrupt input yields CS_EPROTO.
+ * Called by the shuffle writer/reader and the external sorter/aggregator.
+ */
+#include "common/recio.h"
+
+#include <errno.h>
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *rx_realloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) abort();
+    return q;
+}
+
+static inline void put_u32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t get_u32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+size_t recio_block_bound(uint32_t raw_len)
+{
+    size_t b = (size_t)LZ4_compressBound((int)raw_len);
+    if (b < raw_len) b = raw_len;
+    return RECIO_HEADER_LEN + b;
+}
+
+size_t recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out)
+{
+    int stored = 0;
+    uint8_t codec = RECIO_CODEC_NONE;
+    if (compress && raw_len > 0) {
+        stored = LZ4_compress_default((const char *)raw, (char *)out + RECIO_HEADER_LEN,
+                                      (int)raw_len, LZ4_compressBound((int)raw_len));
+        if (stored > 0 && (uint32_t)stored < raw_len) codec = RECIO_CODEC_LZ4;
+    }
+    if (codec == RECIO_CODEC_NONE) {
+        stored = (int)raw_len;
+        if (raw_len) memcpy(out + RECIO_HEADER_LEN, raw, raw_len);
+    }
+    put_u32le(out, raw_len);
+    put_u32le(out + 4, (uint32_t)stored);
+    out[8] = codec;
+    return RECIO_HEADER_LEN + (size_t)stored;
+}
+
+/* ---- writer ------------------------------------------------------------------------------- */
+
+struct recio_writer {
+    int fd;
+    bool compress;
+    size_t block_target;
+    uint8_t *raw;
+    size_t raw_len, raw_cap;
+    uint8_t *out;
+    size_t out_len, out_cap, out_min_cap;
+    uint64_t flushed; /* bytes already written to fd (or taken) */
+    uint64_t records;
+};
+
+recio_writer *recio_writer_new(int fd, bool compress, size_t buf_size)
+{
+    recio_writer *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    w->fd = fd;
+    w->compress = compress;
+    w->block_target = RECIO_BLOCK_TARGET;
+    w->out_min_cap = buf_size ? buf_size : RECIO_WRITE_BUF;
+    return w;
+}
+
+void recio_writer_set_block_target(recio_writer *w, size_t bytes)
+{
+    if (bytes < 1024) bytes = 1024;
+    if (bytes > (1u << 20)) bytes = 1u << 20;
+    w->block_target = bytes;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n, cs_error *err)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return cs_error_set(err, CS_EIO, "write failed: %s", strerror(errno));
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int out_drain(recio_writer *w, cs_error *err)
+{
+    if (w->fd < 0 || w->out_len == 0) return 0;
+    int rc = write_all(w->fd, w->out, w->out_len, err);
+    if (rc < 0) return rc;
+    w->flushed += w->out_len;
+    w->out_len = 0;
+    return 0;
+}
+
+/* Makes room for n more bytes in the output buffer. */
+static int out_reserve(recio_writer *w, size_t n, cs_error *err)
+{
+    if (w->out_len + n <= w->out_cap) return 0;
+    if (w->fd >= 0) {
+        int rc = out_drain(w, err);
+        if (rc < 0) return rc;
+        if (n <= w->out_cap) return 0;
+    }
+    size_t c = w->out_cap ? w->out_cap : w->out_min_cap;
+    while (c < w->out_len + n) c *= 2;
+    w->out = rx_realloc(w->out, c);
+    w->out_cap = c;
+    return 0;
+}
+
+int recio_writer_end_block(recio_writer *w, cs_error *err)
+{
+    if (w->raw_len == 0) return 0;
+    size_t bound = recio_block_bound((uint32_t)w->raw_len);
+    int rc = out_reserve(w, bound, err);
+    if (rc < 0) return rc;
+    w->out_len += recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->out + w->out_len);
+    w->raw_len = 0;
+    return 0;
+}
+
+int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,
+                     uint32_t vlen, cs_error *err)
+{
+    size_t rs = recio_record_size(klen, vlen);
+    if (w->raw_len > 0 && w->raw_len + rs > w->block_target) {
+        int rc = recio_writer_end_block(w, err);
+        if (rc < 0) return rc;
+    }
+    if (w->raw_len + rs > w->raw_cap) {
+        size_t c = w->raw_cap ? w->raw_cap : 4096;
+        while (c < w->raw_len + rs) c *= 2;
+        w->raw = rx_realloc(w->raw, c);
+        w->raw_cap = c;
+    }
+    uint8_t *p = w->raw + w->raw_len;
+    p += recio_put_header(p, klen, vlen);
+    if (klen) memcpy(p, key, klen);
+    if (vlen) memcpy(p + klen, val, vlen);
+    w->raw_len += rs;
+    w->records++;
+    return 0;
+}
+
+int recio_writer_add_batch(recio_writer *w, const cs_batch *b, cs_error *err)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        const cs_rec *r = &b->recs[i];
+        const uint8_t *k = b->data + r->off;
+        int rc = recio_writer_add(w, k, r->klen, k + r->klen, r->vlen, err);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+int recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err)
+{
+    int rc = recio_writer_end_block(w, err);
+    if (rc < 0 || len == 0) return rc;
+    if (w->fd >= 0 && len >= w->out_min_cap) {
+        /* large: write through */
+        rc = out_drain(w, err);
+        if (rc < 0) return rc;
+        rc = write_all(w->fd, blocks, len, err);
+        if (rc < 0) return rc;
+        w->flushed += len;
+        return 0;
+    }
+    rc = out_reserve(w, len, err);
+    if (rc < 0) return rc;
+    memcpy(w->out + w->out_len, blocks, len);
+    w->out_len += len;
+    return 0;
+}
+
+int recio_writer_flush(recio_writer *w, cs_error *err)
+{
+    int rc = recio_writer_end_block(w, err);
+    if (rc < 0) return rc;
+    return out_drain(w, err);
+}
+
+uint64_t recio_writer_offset(const recio_writer *w)
+{
+    return w->flushed + w->out_len;
+}
+
+uint64_t recio_writer_records(const recio_writer *w)
+{
+    return w->records;
+}
+
+size_t recio_writer_memory(const recio_writer *w)
+{
+    return w->raw_cap + w->out_cap + sizeof *w;
+}
+
+uint8_t *recio_writer_take(recio_writer *w, size_t *len, cs_error *err)
+{
+    *len = 0;
+    if (recio_writer_end_block(w, err) < 0) return NULL;
+    uint8_t *p = w->out;
+    *len = w->out_len;
+    w->flushed += w->out_len;
+    w->out = NULL;
+    w->out_len = w->out_cap = 0;
+    if (!p) p = rx_realloc(NULL, 1);
+    return p;
+}
+
+void recio_writer_free(recio_writer *w)
+{
+    if (!w) return;
+    free(w->raw);
+    free(w->out);
+    free(w);
+}
+
+/* ---- reader ------------------------------------------------------------------------------- */
+
+struct recio_reader {
+    /* memory source */
+    const uint8_t *mem;
+    size_t mem_len, mem_pos;
+    /* fd source */
+    int fd;
+    uint64_t foff, fend;
+    uint8_t *buf;
+    size_t buf_cap, buf_pos, buf_len;
+    /* current decoded block */
+    const uint8_t *blk;
+    size_t blk_len, blk_pos;
+    uint8_t *dec;
+    size_t dec_cap;
+    int failed; /* sticky error code */
+};
+
+recio_reader *recio_reader_mem(const uint8_t *data, size_t len)
+{
+    recio_reader *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->fd = -1;
+    r->mem = data;
+    r->mem_len = data ? len : 0;
+    return r;
+}
+
+recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size)
+{
+    recio_reader *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->fd = fd;
+    r->foff = off;
+    r->fend = off + len;
+    r->buf_cap = buf_size ? buf_size : RECIO_WRITE_BUF;
+    if (r->buf_cap < 4096) r->buf_cap = 4096;
+    return r;
+}
+
+size_t recio_reader_memory(const recio_reader *r)
+{
+    return r->buf_cap * (r->buf != NULL) + r->dec_cap + sizeof *r;
+}
+
+void recio_reader_free(recio_reader *r)
+{
+    if (!r) return;
+    free(r->buf);
+    free(r->dec);
+    free(r);
+}
+
+/* fd mode: makes at least n bytes available at buf + buf_pos. Returns 1 when available, 0 when
+ * the range ends first (with *avail the bytes that are there), <0 on read error. */
+static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
+{
+    size_t have = r->buf_len - r->buf_pos;
+    if (have >= n) return 1;
+    if (!r->buf || n > r->buf_cap || r->buf_pos + n > r->buf_cap) {
+        if (r->buf_pos > 0 && have) memmove(r->buf, r->buf + r->buf_pos, have);
+        r->buf_len = have;
+        r->buf_pos = 0;
+        size_t c = r->buf_cap;
+        while (c < n) c *= 2;
+        if (!r->buf || c != r->buf_cap) {
+            r->buf = rx_realloc(r->buf, c);
+            r->buf_cap = c;
+        }
+    }
+    while (r->buf_len - r->buf_pos < n && r->foff < r->fend) {
+        size_t room = r->buf_cap - r->buf_len;
+        uint64_t left = r->fend - r->foff;
+        size_t want = left < room ? (size_t)left : room;
+        ssize_t k = pread(r->fd, r->buf + r->buf_len, want, (off_t)r->foff);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return cs_error_set(err, CS_EIO, "read failed: %s", strerror(errno));
+        }
+        if (k == 0) /* file shorter than the range */
+            return cs_error_set(err, CS_EPROTO, "unexpected end of file at offset %llu",
+                                (unsigned long long)r->foff);
+        r->buf_len += (size_t)k;
+        r->foff += (uint64_t)k;
+    }
+    *avail = r->buf_len - r->buf_pos;
+    return *avail >= n ? 1 : 0;
+}
+
+/* Loads the next block into blk. 1 loaded, 0 end of input, <0 error. */
+static int load_block(recio_reader *r, cs_error *err)
+{
+    for (;;) {
+        const uint8_t *h;
+        size_t avail;
+        if (r->fd < 0) {
+            avail = r->mem_len - r->mem_pos;
+            if (avail == 0) return 0;
+            if (avail < RECIO_HEADER_LEN)
+                return cs_error_set(err, CS_EPROTO, "truncated block header");
+            h = r->mem + r->mem_pos;
+        } else {
+            int rc = fd_fill(r, RECIO_HEADER_LEN, &avail, err);
+            if (rc < 0) return rc;
+            if (rc == 0) {
+                if (avail == 0) return 0;
+                return cs_error_set(err, CS_EPROTO, "truncated block header");
+            }
+            h = r->buf + r->buf_pos;
+        }
+        uint32_t raw_len = get_u32le(h), stored = get_u32le(h + 4);
+        uint8_t codec = h[8];
+        if (raw_len > RECIO_MAX_BLOCK)
+            return cs_error_set(err, CS_EPROTO, "block too large (%u bytes)", raw_len);
+        if (codec == RECIO_CODEC_NONE) {
+            if (stored != raw_len)
+                return cs_error_set(err, CS_EPROTO, "stored block length mismatch");
+        } else if (codec == RECIO_CODEC_LZ4) {
+            if (stored == 0 || raw_len == 0 || stored > (uint32_t)LZ4_compressBound((int)raw_len))
+                return cs_error_set(err, CS_EPROTO, "bad lz4 block lengths");
+        } else {
+            return cs_error_set(err, CS_EPROTO, "unknown block codec %u", codec);
+        }
+        size_t total = RECIO_HEADER_LEN + (size_t)stored;
+        const uint8_t *payload;
+        if (r->fd < 0) {
+            if (avail < total) return cs_error_set(err, CS_EPROTO, "truncated block");
+            payload = r->mem + r->mem_pos + RECIO_HEADER_LEN;
+            r->mem_pos += total;
+        } else {
+            int rc = fd_fill(r, total, &avail, err);
+            if (rc < 0) return rc;
+            if (rc == 0) return cs_error_set(err, CS_EPROTO, "truncated block");
+            payload = r->buf + r->buf_pos + RECIO_HEADER_LEN;
+            r->buf_pos += total;
+        }
+        if (raw_len == 0) continue;
+        if (codec == RECIO_CODEC_NONE) {
+            r->blk = payload;
+        } else {
+            if (r->dec_cap < raw_len) {
+                free(r->dec);
+                r->dec = rx_realloc(NULL, raw_len);
+                r->dec_cap = raw_len;
+            }
+            int k = LZ4_decompress_safe((const char *)payload, (char *)r->dec, (int)stored,
+                                        (int)raw_len);
+            if (k != (int)raw_len) return cs_error_set(err, CS_EPROTO, "corrupt lz4 block");
+            r->blk = r->dec;
+        }
+        r->blk_len = raw_len;
+        r->blk_pos = 0;
+        return 1;
+    }
+}
+
+static inline int get_varint(const uint8_t *p, size_t avail, uint32_t *out)
+{
+    if (avail > 0 && p[0] < 0x80) {
+        *out = p[0];
+        return 1;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 5; i++) {
+        if ((size_t)i >= avail) return -1;
+        v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) {
+            if (v > UINT32_MAX) return -1;
+            *out = (uint32_t)v;
+            return i + 1;
+        }
+    }
+    return -1;
+}
+
+/* Parses one record at blk_pos (a block is loaded and not exhausted). */
+static inline int parse_record(recio_reader *r, cspark_record *rec, cs_error *err)
+{
+    const uint8_t *p = r->blk + r->blk_pos;
+    size_t avail = r->blk_len - r->blk_pos;
+    uint32_t kl, vl;
+    int a = get_varint(p, avail, &kl);
+    if (a < 0) return cs_error_set(err, CS_EPROTO, "corrupt record header");
+    int b = get_varint(p + a, avail - (size_t)a, &vl);
+    if (b < 0) return cs_error_set(err, CS_EPROTO, "corrupt record header");
+    size_t hl = (size_t)a + (size_t)b;
+    if ((uint64_t)kl + vl > avail - hl) return cs_error_set(err, CS_EPROTO, "record overruns block");
+    rec->key.ptr = p + hl;
+    rec->key.len = kl;
+    rec->value.ptr = p + hl + kl;
+    rec->value.len = vl;
+    r->blk_pos += hl + kl + vl;
+    return 1;
+}
+
+int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
+{
+    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
+    if (r->blk_pos >= r->blk_len) {
+        int rc = load_block(r, err);
+        if (rc <= 0) {
+            if (rc < 0) r->failed = rc;
+            return rc;
+        }
+    }
+    int rc = parse_record(r, rec, err);
+    if (rc < 0) r->failed = rc;
+    return rc;
+}
+
+int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
+{
+    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
+    if (r->blk_pos >= r->blk_len) {
+        int rc = load_block(r, err);
+        if (rc <= 0) {
+            if (rc < 0) r->failed = rc;
+            return rc;
+        }
+    }
+    while (r->blk_pos < r->blk_len) {
+        cspark_record rec;
+        int rc = parse_record(r, &rec, err);
+        if (rc < 0) {
+            r->failed = rc;
+            return rc;
+        }
+        uint8_t *p = batch_append(out, rec.key.len, rec.value.len);
+        if (rec.key.len) memcpy(p, rec.key.ptr, rec.key.len);
+        if (rec.value.len) memcpy(p + rec.key.len, rec.value.ptr, rec.value.len);
+    }
+    return 1;
+}
+
+int recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err)
+{
+    recio_reader *r = recio_reader_mem(data, len);
+    int rc;
+    while ((rc = recio_reader_next_block(r, out, err)) > 0) {
+    }
+    recio_reader_free(r);
+    return rc;
+}

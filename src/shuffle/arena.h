@@ -1,0 +1,52 @@
+/*
+ * arena.h — bump allocator for shuffle structures: keys and accumulator values of the hash
+ * aggregation, records of the external sorter. Chunks never move, so pointers stay valid until
+ * arena_reset; chunk sizes grow from 64 KB to 4 MB and are charged to the task's memory (when
+ * mem is non-NULL). A value that outgrows its space is reallocated elsewhere in the arena
+ * (value.c); the old space is reclaimed only at reset (spill) or free.
+ * Internal to src/shuffle. The arena struct is the caller's; arena_free releases the chunks.
+ */
+#ifndef CSPARK_SHUFFLE_ARENA_H
+#define CSPARK_SHUFFLE_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shuffle/memory.h"
+
+typedef struct arena_chunk arena_chunk;
+typedef struct cs_arena {
+    arena_chunk *chunks;
+    uint8_t *cur, *end;
+    size_t next_size, max_size;
+    int64_t bytes; /* held, as charged to mem */
+    cs_task_memory *mem;
+} cs_arena;
+
+void arena_init(cs_arena *a, cs_task_memory *mem);
+void *arena_alloc_slow(cs_arena *a, size_t n);
+/* n bytes, no alignment. */
+static inline void *arena_alloc(cs_arena *a, size_t n)
+{
+    if ((size_t)(a->end - a->cur) >= n) {
+        void *p = a->cur;
+        a->cur += n;
+        return p;
+    }
+    return arena_alloc_slow(a, n);
+}
+/* n bytes aligned to 8. */
+static inline void *arena_alloc8(cs_arena *a, size_t n)
+{
+    uintptr_t c = ((uintptr_t)a->cur + 7) & ~(uintptr_t)7;
+    if (a->cur && c <= (uintptr_t)a->end && (size_t)((uintptr_t)a->end - c) >= n) {
+        a->cur = (uint8_t *)c + n;
+        return (void *)c;
+    }
+    return arena_alloc_slow(a, n);
+}
+/* Frees every chunk (and releases their memory). The arena stays usable. */
+void arena_reset(cs_arena *a);
+void arena_free(cs_arena *a);
+
+#endif /* CSPARK_SHUFFLE_ARENA_H */

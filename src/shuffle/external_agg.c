@@ -1,0 +1,277 @@
+/*
+ * external_agg.c — hash aggregation with spill (see external_agg.h), Spark's
+ * ExternalAppendOnlyMap.
+ *
+ * Insert: every record is combined into an aggmap. Spill: the table's entries are sorted by
+ * (hash, key) and written as one lz4 run to an anonymous spill file; the table is cleared.
+ * Iterate: without spills, the table's entries in insertion order. With spills, the in-memory
+ * table is sorted the same way and a binary heap merges it with every run; consecutive records
+ * with the same (hash, key) are folded with merge_combiners into one accumulator, so each key
+ * comes out once. Called by the task runner for reduce-side aggregation.
+ */
+#include "shuffle/external_agg.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/recio.h"
+#include "shuffle/aggmap.h"
+#include "shuffle/spill.h"
+
+typedef struct agg_run {
+    int fd;
+    uint64_t len;
+} agg_run;
+
+typedef struct agg_cursor {
+    recio_reader *rd; /* NULL: the in-memory table */
+    size_t pos;       /* in-memory: next entry */
+    uint64_t hash;
+    cspark_slice key, val;
+} agg_cursor;
+
+struct ext_agg {
+    const cs_aggregator *agg;
+    cs_task_memory *mem;
+    cs_task_memory own_mem;
+    char *dir;
+    aggmap map;
+    agg_run *runs;
+    int nruns;
+    int state; /* 0 insert, 1 iterate table, 2 merge, 3 done */
+    size_t iter;
+    agg_cursor *cur;
+    int *heap;
+    int nheap;
+    cspark_value acc; /* malloc-owned merge accumulator */
+    uint8_t *keybuf;
+    size_t keycap;
+};
+
+ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
+                     cs_error *err)
+{
+    if (!agg || !agg->merge_value || !agg->merge_combiners) {
+        cs_error_set(err, CS_EINVAL, "ext_agg: aggregator needs merge_value and merge_combiners");
+        return NULL;
+    }
+    ext_agg *a = calloc(1, sizeof *a);
+    if (!a) abort();
+    a->agg = agg;
+    task_memory_init(&a->own_mem, 0);
+    a->mem = mem ? mem : &a->own_mem;
+    a->dir = spill_dir ? strdup(spill_dir) : NULL;
+    aggmap_init(&a->map, agg, a->mem);
+    return a;
+}
+
+size_t ext_agg_size(const ext_agg *a)
+{
+    return a->map.n;
+}
+
+int ext_agg_spills(const ext_agg *a)
+{
+    return a->nruns;
+}
+
+static int agg_spill(ext_agg *a, cs_error *err)
+{
+    int fd = spill_file_open(a->dir, err);
+    if (fd < 0) return fd;
+    aggmap_sort_by_hash(&a->map);
+    recio_writer *rw = recio_writer_new(fd, true, 0);
+    int rc = 0;
+    for (size_t i = 0; i < a->map.n && rc == 0; i++) {
+        const aggmap_entry *e = &a->map.entries[i];
+        rc = recio_writer_add(rw, e->key, e->klen, e->val.ptr, e->val.len, err);
+    }
+    if (rc == 0) rc = recio_writer_flush(rw, err);
+    uint64_t len = recio_writer_offset(rw);
+    recio_writer_free(rw);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    a->runs = realloc(a->runs, ((size_t)a->nruns + 1) * sizeof *a->runs);
+    if (!a->runs) abort();
+    a->runs[a->nruns].fd = fd;
+    a->runs[a->nruns].len = len;
+    a->nruns++;
+    task_memory_note_spill(a->mem, (int64_t)len);
+    aggmap_clear(&a->map);
+    return 0;
+}
+
+int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_error *err)
+{
+    if (a->state != 0) return cs_error_set(err, CS_EINVAL, "ext_agg: insert after iteration");
+    cs_task_memory *mem = a->mem;
+    int64_t floor = task_memory_spill_floor(mem);
+    for (size_t i = 0; i < b->n; i++) {
+        const cs_rec *r = &b->recs[i];
+        const uint8_t *k = b->data + r->off;
+        cspark_slice key = {k, r->klen};
+        aggmap_insert(&a->map, k, r->klen, shuffle_key_hash(key), 0, k + r->klen, r->vlen,
+                      values_are_combiners);
+        if (task_memory_over(mem) && aggmap_memory(&a->map) >= floor) {
+            int rc = agg_spill(a, err);
+            if (rc < 0) return rc;
+        }
+    }
+    return 0;
+}
+
+/* Loads the cursor's next record; 1 ok, 0 exhausted, <0 error. */
+static int cursor_advance(ext_agg *a, agg_cursor *c, cs_error *err)
+{
+    if (!c->rd) {
+        if (c->pos >= a->map.n) return 0;
+        const aggmap_entry *e = &a->map.entries[c->pos++];
+        c->hash = e->hash;
+        c->key.ptr = e->key;
+        c->key.len = e->klen;
+        c->val.ptr = e->val.ptr;
+        c->val.len = e->val.len;
+        return 1;
+    }
+    cspark_record rec;
+    int rc = recio_reader_next(c->rd, &rec, err);
+    if (rc <= 0) return rc;
+    c->key = rec.key;
+    c->val = rec.value;
+    c->hash = shuffle_key_hash(rec.key);
+    return 1;
+}
+
+static inline int cur_less(const agg_cursor *x, const agg_cursor *y)
+{
+    return aggmap_cmp(x->hash, x->key.ptr, x->key.len, y->hash, y->key.ptr, y->key.len) < 0;
+}
+
+static void sift_down(ext_agg *a, int i)
+{
+    int n = a->nheap;
+    for (;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < n && cur_less(&a->cur[a->heap[l]], &a->cur[a->heap[m]])) m = l;
+        if (l + 1 < n && cur_less(&a->cur[a->heap[l + 1]], &a->cur[a->heap[m]])) m = l + 1;
+        if (m == i) return;
+        int t = a->heap[i];
+        a->heap[i] = a->heap[m];
+        a->heap[m] = t;
+        i = m;
+    }
+}
+
+/* Advances the heap's top cursor and restores the heap. */
+static int heap_pop_advance(ext_agg *a, cs_error *err)
+{
+    int rc = cursor_advance(a, &a->cur[a->heap[0]], err);
+    if (rc < 0) return rc;
+    if (rc == 0) a->heap[0] = a->heap[--a->nheap];
+    if (a->nheap > 0) sift_down(a, 0);
+    return 0;
+}
+
+static int start_merge(ext_agg *a, cs_error *err)
+{
+    aggmap_sort_by_hash(&a->map);
+    int n = a->nruns + 1;
+    a->cur = calloc((size_t)n, sizeof *a->cur);
+    a->heap = malloc((size_t)n * sizeof *a->heap);
+    if (!a->cur || !a->heap) abort();
+    size_t bufsz = RECIO_WRITE_BUF;
+    if (a->mem->budget > 0) {
+        int64_t per = a->mem->budget / (4 * (int64_t)n);
+        if (per < 64 * 1024) per = 64 * 1024;
+        if (per < (int64_t)bufsz) bufsz = (size_t)per;
+    }
+    for (int i = 0; i < a->nruns; i++) a->cur[i].rd = recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz);
+    a->nheap = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = cursor_advance(a, &a->cur[i], err);
+        if (rc < 0) return rc;
+        if (rc > 0) a->heap[a->nheap++] = i;
+    }
+    for (int i = a->nheap / 2 - 1; i >= 0; i--) sift_down(a, i);
+    return 0;
+}
+
+int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
+{
+    size_t start = out->n;
+    if (a->state == 0) {
+        if (a->nruns == 0) {
+            a->state = 1;
+        } else {
+            a->state = 2;
+            int rc = start_merge(a, err);
+            if (rc < 0) {
+                a->state = 3;
+                return rc;
+            }
+        }
+    }
+    if (a->state == 1) {
+        while (a->iter < a->map.n && !batch_full(out)) {
+            const aggmap_entry *e = &a->map.entries[a->iter++];
+            batch_append_record(out, e->key, e->klen, e->val.ptr, e->val.len);
+        }
+        if (a->iter >= a->map.n) a->state = 3;
+        return out->n > start ? 1 : 0;
+    }
+    if (a->state == 2) {
+        const cs_aggregator *agg = a->agg;
+        while (a->nheap > 0 && !batch_full(out)) {
+            agg_cursor *top = &a->cur[a->heap[0]];
+            uint64_t h = top->hash;
+            uint32_t kl = top->key.len;
+            if (kl > a->keycap) {
+                free(a->keybuf);
+                a->keycap = kl * 2;
+                a->keybuf = malloc(a->keycap);
+                if (!a->keybuf) abort();
+            }
+            if (kl) memcpy(a->keybuf, top->key.ptr, kl);
+            a->acc.owner = NULL;
+            a->acc.len = 0;
+            cspark_value_set(&a->acc, top->val.ptr, top->val.len);
+            int rc = heap_pop_advance(a, err);
+            while (rc == 0 && a->nheap > 0) {
+                top = &a->cur[a->heap[0]];
+                if (top->hash != h || top->key.len != kl ||
+                    (kl && memcmp(top->key.ptr, a->keybuf, kl) != 0))
+                    break;
+                agg->merge_combiners(&a->acc, top->val, agg->tc);
+                rc = heap_pop_advance(a, err);
+            }
+            if (rc < 0) {
+                a->state = 3;
+                return rc;
+            }
+            batch_append_record(out, a->keybuf, kl, a->acc.ptr, a->acc.len);
+        }
+        if (a->nheap == 0) a->state = 3;
+        return out->n > start ? 1 : 0;
+    }
+    return 0;
+}
+
+void ext_agg_free(ext_agg *a)
+{
+    if (!a) return;
+    if (a->cur) {
+        for (int i = 0; i < a->nruns + 1; i++) recio_reader_free(a->cur[i].rd);
+    }
+    free(a->cur);
+    free(a->heap);
+    for (int i = 0; i < a->nruns; i++) close(a->runs[i].fd);
+    free(a->runs);
+    aggmap_free(&a->map);
+    free(a->acc.ptr);
+    free(a->keybuf);
+    free(a->dir);
+    free(a);
+}

@@ -1,0 +1,43 @@
+/*
+ * memory.c — per-task execution memory accounting (see memory.h). Called by every spilling
+ * consumer in src/shuffle and by the task runner, which creates one cs_task_memory per task.
+ */
+#include "shuffle/memory.h"
+
+void task_memory_init(cs_task_memory *m, int64_t budget)
+{
+    m->budget = budget;
+    m->used = 0;
+    m->peak = 0;
+    m->spilled_bytes = 0;
+    m->spill_count = 0;
+}
+
+void task_memory_acquire(cs_task_memory *m, int64_t n)
+{
+    m->used += n;
+    if (m->used > m->peak) m->peak = m->used;
+}
+
+void task_memory_release(cs_task_memory *m, int64_t n)
+{
+    m->used -= n;
+    if (m->used < 0) m->used = 0;
+}
+
+bool task_memory_over(const cs_task_memory *m)
+{
+    return m->budget > 0 && m->used > m->budget;
+}
+
+int64_t task_memory_spill_floor(const cs_task_memory *m)
+{
+    int64_t f = m->budget / 8;
+    return f < 65536 ? 65536 : f;
+}
+
+void task_memory_note_spill(cs_task_memory *m, int64_t bytes)
+{
+    m->spill_count++;
+    m->spilled_bytes += bytes;
+}

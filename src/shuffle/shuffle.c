@@ -1,0 +1,256 @@
+/*
+ * shuffle.c — partitioners, map statuses, shuffle file naming, index files, the local block
+ * source and the reduce-side shuffle reader (see shuffle.h). The writer is shuffle_writer.c.
+ * Called by the task runner (src/exec) and by the block server for index lookups.
+ */
+#include "shuffle/shuffle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "common/recio.h"
+#include "shuffle/external_sort.h"
+#include "shuffle/spill.h"
+
+uint64_t shuffle_key_hash(cspark_slice key)
+{
+    return XXH3_64bits(key.ptr, key.len);
+}
+
+int ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+{
+    uint32_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c) return c;
+    return alen < blen ? -1 : alen > blen;
+}
+
+int partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash)
+{
+    int n = p->num_partitions > 0 ? p->num_partitions : 1;
+    if (p->kind == PART_RANGE) {
+        /* first bound >= key */
+        int lo = 0, hi = p->num_bounds;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            const cspark_slice *b = &p->bounds[mid];
+            if (ext_key_compare(b->ptr, b->len, key.ptr, key.len) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        int part = lo < n ? lo : n - 1;
+        return p->ascending ? part : n - 1 - part;
+    }
+    return (int)(key_hash % (uint64_t)n);
+}
+
+int shuffle_round_robin_start(int map_id, int num_partitions)
+{
+    if (num_partitions <= 1) return 0;
+    uint32_t id = (uint32_t)map_id;
+    return (int)(XXH3_64bits(&id, sizeof id) % (uint64_t)num_partitions);
+}
+
+void map_status_free(cs_map_status *st)
+{
+    if (!st) return;
+    free(st->sizes);
+    st->sizes = NULL;
+}
+
+void shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
+                        size_t cap)
+{
+    if (data) snprintf(data, cap, "%s/shuffle_%d_%d_0.data", dir, shuffle_id, map_id);
+    if (index) snprintf(index, cap, "%s/shuffle_%d_%d_0.index", dir, shuffle_id, map_id);
+}
+
+int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
+                       uint64_t *offset, uint64_t *length, cs_error *err)
+{
+    char path[4096];
+    shuffle_file_paths(dir, shuffle_id, map_id, NULL, path, sizeof path);
+    if (reduce_id < 0)
+        return cs_error_set(err, CS_EINVAL, "bad reduce id %d", reduce_id);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO, "cannot open %s: %s",
+                            path, strerror(errno));
+    uint8_t b[16];
+    int rc = 0;
+    ssize_t k;
+    do {
+        k = pread(fd, b, 16, (off_t)reduce_id * 8);
+    } while (k < 0 && errno == EINTR);
+    if (k < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot read %s: %s", path, strerror(errno));
+    } else if (k != 16) {
+        rc = cs_error_set(err, CS_EPROTO, "%s: no entry for reduce partition %d", path, reduce_id);
+    } else {
+        uint64_t a = 0, e = 0;
+        for (int i = 0; i < 8; i++) {
+            a = (a << 8) | b[i];
+            e = (e << 8) | b[8 + i];
+        }
+        if (e < a) {
+            rc = cs_error_set(err, CS_EPROTO, "%s: corrupt index", path);
+        } else {
+            *offset = a;
+            *length = e - a;
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+/* ---- local block source ------------------------------------------------------------------ */
+
+static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
+                       size_t *len, cs_error *err)
+{
+    const char *dir = arg;
+    uint64_t off, n;
+    *out = NULL;
+    *len = 0;
+    int rc = shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
+        if (err) err->code = CS_EIO;
+        return CS_EIO;
+    }
+    if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != n)
+        return cs_error_set(err, CS_EIO,
+                            "shuffle %d map %d reduce %d: index says %llu bytes, map status %llu",
+                            st->shuffle_id, st->map_id, reduce_id, (unsigned long long)n,
+                            (unsigned long long)st->sizes[reduce_id]);
+    if (n == 0) return 0;
+    char path[4096];
+    shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
+    uint8_t *buf = malloc((size_t)n);
+    if (!buf) abort();
+    rc = spill_pread_full(fd, buf, (size_t)n, off, err);
+    close(fd);
+    if (rc < 0) {
+        free(buf);
+        return cs_error_set(err, CS_EIO, "%s: segment of reduce %d unreadable", path, reduce_id);
+    }
+    *out = buf;
+    *len = (size_t)n;
+    return 0;
+}
+
+shuffle_block_source shuffle_local_source(const char *dir)
+{
+    shuffle_block_source s;
+    s.fetch = local_fetch;
+    s.arg = (void *)dir;
+    return s;
+}
+
+/* ---- reader -------------------------------------------------------------------------------- */
+
+struct shuffle_reader {
+    const cs_map_status *const *maps;
+    int num_maps;
+    int reduce_id;
+    shuffle_block_source src;
+    int next_map; /* next map to fetch */
+    int cur_map;  /* map of the segment being decoded, -1 none */
+    uint8_t *seg;
+    size_t seg_len;
+    recio_reader *rd;
+};
+
+shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
+                                   const shuffle_block_source *src, cs_error *err)
+{
+    if (num_maps < 0 || (num_maps > 0 && !maps) || !src || !src->fetch || reduce_id < 0) {
+        cs_error_set(err, CS_EINVAL, "shuffle reader: bad arguments");
+        return NULL;
+    }
+    shuffle_reader *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->maps = maps;
+    r->num_maps = num_maps;
+    r->reduce_id = reduce_id;
+    r->src = *src;
+    r->cur_map = -1;
+    return r;
+}
+
+static void drop_segment(shuffle_reader *r)
+{
+    recio_reader_free(r->rd);
+    r->rd = NULL;
+    free(r->seg);
+    r->seg = NULL;
+    r->seg_len = 0;
+    r->cur_map = -1;
+}
+
+int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err)
+{
+    size_t start = out->n;
+    for (;;) {
+        if (!r->rd) {
+            /* next non-empty segment */
+            while (r->next_map < r->num_maps) {
+                const cs_map_status *st = r->maps[r->next_map];
+                if (!st) {
+                    if (failed_map_id) *failed_map_id = r->next_map;
+                    return cs_error_set(err, CS_EIO, "missing map output %d", r->next_map);
+                }
+                if (r->reduce_id < st->num_reduces && st->sizes && st->sizes[r->reduce_id] == 0) {
+                    r->next_map++;
+                    continue;
+                }
+                break;
+            }
+            if (r->next_map >= r->num_maps) return out->n > start ? 1 : 0;
+            const cs_map_status *st = r->maps[r->next_map++];
+            uint8_t *seg = NULL;
+            size_t len = 0;
+            int rc = r->src.fetch(r->src.arg, st, r->reduce_id, &seg, &len, err);
+            if (rc < 0) {
+                free(seg);
+                if (failed_map_id) *failed_map_id = st->map_id;
+                if (err && err->code == CS_OK) err->code = rc;
+                return rc;
+            }
+            r->seg = seg;
+            r->seg_len = len;
+            r->cur_map = st->map_id;
+            r->rd = recio_reader_mem(seg, len);
+        }
+        int rc = recio_reader_next_block(r->rd, out, err);
+        if (rc < 0) {
+            if (failed_map_id) *failed_map_id = r->cur_map;
+            cs_error_prefix(err, "shuffle block of map %d reduce %d corrupt", r->cur_map,
+                            r->reduce_id);
+            drop_segment(r);
+            if (err) err->code = CS_EIO;
+            return CS_EIO;
+        }
+        if (rc == 0) {
+            drop_segment(r);
+            continue;
+        }
+        if (batch_full(out)) return 1;
+    }
+}
+
+void shuffle_reader_free(shuffle_reader *r)
+{
+    if (!r) return;
+    drop_segment(r);
+    free(r);
+}

@@ -1,0 +1,479 @@
+/*
+ * shuffle_writer.c — the map-side shuffle writer (see shuffle.h): Spark's SortShuffleWriter,
+ * reshaped for C.
+ *
+ * Without a combiner each reduce partition has its own open raw block; records are serialized
+ * into it as they arrive, and a full block is lz4-compressed into an arena and chained to the
+ * partition's block list. So every record is copied once and compressed once, memory holds
+ * compressed bytes, and nothing needs sorting. The raw block size shrinks with many partitions
+ * (budget / (8 * partitions), 4..64 KB) so open blocks stay a small part of the budget.
+ * With a combiner the records go into an aggmap (hash table) whose entries carry their
+ * partition; at spill/commit the entries are grouped by partition with a counting sort.
+ *
+ * A spill writes every partition's segment, in partition order, to one anonymous spill file and
+ * remembers the segment offsets. Commit writes the data file partition by partition: the
+ * partition's segments from each spill (copied as bytes: blocks are self-contained), then its
+ * in-memory part; then the index; both under temp names renamed into place.
+ * Called by the task runner (src/exec) for ShuffleMapTasks.
+ */
+#include "shuffle/shuffle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/recio.h"
+#include "shuffle/aggmap.h"
+#include "shuffle/arena.h"
+#include "shuffle/spill.h"
+
+typedef struct enc_block {
+    uint8_t *ptr;
+    uint32_t len;
+    int32_t next;
+} enc_block;
+
+typedef struct part_stream {
+    uint8_t *raw;
+    uint32_t raw_len, raw_cap;
+    int32_t head, tail; /* encoded blocks, -1 = none */
+} part_stream;
+
+typedef struct spill_run {
+    int fd;
+    uint64_t *offs; /* n + 1 segment offsets */
+} spill_run;
+
+struct shuffle_writer {
+    shuffle_write_spec spec;
+    int n;
+    cs_task_memory *mem;
+    cs_task_memory own_mem;
+    bool combine;
+    uint64_t rr;
+    /* no combine */
+    part_stream *parts;
+    cs_arena blocks_arena;
+    enc_block *blocks;
+    size_t nblocks, bcap;
+    int64_t raw_bytes;   /* raw block capacity, charged */
+    int64_t block_bytes; /* blocks array, charged */
+    uint32_t block_target;
+    uint8_t *enc_tmp;
+    size_t enc_cap;
+    /* combine */
+    aggmap map;
+    /* spills */
+    spill_run *spills;
+    int nspills;
+    uint64_t records;
+    char tmp_data[4096], tmp_index[4096];
+    bool committed;
+};
+
+static void charge(shuffle_writer *w, int64_t *field, int64_t delta)
+{
+    *field += delta;
+    if (delta > 0)
+        task_memory_acquire(w->mem, delta);
+    else if (delta < 0)
+        task_memory_release(w->mem, -delta);
+}
+
+shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err)
+{
+    if (!spec || !spec->partitioner || spec->partitioner->num_partitions <= 0 || !spec->dir) {
+        cs_error_set(err, CS_EINVAL, "shuffle writer: a partitioner with >= 1 partitions and a "
+                                     "directory are required");
+        return NULL;
+    }
+    const cs_partitioner *p = spec->partitioner;
+    if (p->kind == PART_RANGE && (p->num_bounds != p->num_partitions - 1 ||
+                                  (p->num_bounds > 0 && !p->bounds))) {
+        cs_error_set(err, CS_EINVAL, "shuffle writer: range partitioner with %d partitions needs "
+                                     "%d bounds, got %d", p->num_partitions, p->num_partitions - 1,
+                     p->num_bounds);
+        return NULL;
+    }
+    if (spec->combiner && (!spec->combiner->merge_value || !spec->combiner->merge_combiners)) {
+        cs_error_set(err, CS_EINVAL, "shuffle writer: combiner without merge functions");
+        return NULL;
+    }
+    shuffle_writer *w = calloc(1, sizeof *w);
+    if (!w) abort();
+    w->spec = *spec;
+    w->n = p->num_partitions;
+    task_memory_init(&w->own_mem, 0);
+    w->mem = spec->mem ? spec->mem : &w->own_mem;
+    w->combine = spec->combiner != NULL;
+    w->rr = (uint64_t)shuffle_round_robin_start(spec->map_id, w->n);
+    if (w->combine) {
+        aggmap_init(&w->map, spec->combiner, w->mem);
+    } else {
+        w->parts = calloc((size_t)w->n, sizeof *w->parts);
+        if (!w->parts) abort();
+        for (int i = 0; i < w->n; i++) w->parts[i].head = w->parts[i].tail = -1;
+        arena_init(&w->blocks_arena, w->mem);
+        int64_t t = RECIO_BLOCK_TARGET;
+        if (w->mem->budget > 0) {
+            t = w->mem->budget / (8 * (int64_t)w->n);
+            if (t > RECIO_BLOCK_TARGET) t = RECIO_BLOCK_TARGET;
+            if (t < 4096) t = 4096;
+        }
+        w->block_target = (uint32_t)t;
+    }
+    return w;
+}
+
+int shuffle_writer_spills(const shuffle_writer *w)
+{
+    return w->nspills;
+}
+
+/* Encodes partition p's open raw block and chains it to the partition's list. */
+static void seal_block(shuffle_writer *w, int p)
+{
+    part_stream *ps = &w->parts[p];
+    if (!ps->raw_len) return;
+    size_t bound = recio_block_bound(ps->raw_len);
+    if (bound > w->enc_cap) {
+        free(w->enc_tmp);
+        w->enc_tmp = malloc(bound);
+        if (!w->enc_tmp) abort();
+        w->enc_cap = bound;
+    }
+    size_t len = recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->enc_tmp);
+    uint8_t *dst = arena_alloc(&w->blocks_arena, len);
+    memcpy(dst, w->enc_tmp, len);
+    if (w->nblocks == w->bcap) {
+        size_t nc = w->bcap ? w->bcap * 2 : 256;
+        w->blocks = realloc(w->blocks, nc * sizeof *w->blocks);
+        if (!w->blocks) abort();
+        charge(w, &w->block_bytes, (int64_t)((nc - w->bcap) * sizeof *w->blocks));
+        w->bcap = nc;
+    }
+    int32_t id = (int32_t)w->nblocks++;
+    w->blocks[id].ptr = dst;
+    w->blocks[id].len = (uint32_t)len;
+    w->blocks[id].next = -1;
+    if (ps->tail >= 0)
+        w->blocks[ps->tail].next = id;
+    else
+        ps->head = id;
+    ps->tail = id;
+    ps->raw_len = 0;
+}
+
+static int64_t writer_memory(const shuffle_writer *w)
+{
+    if (w->combine) return aggmap_memory(&w->map);
+    return w->blocks_arena.bytes + w->raw_bytes + w->block_bytes;
+}
+
+/* Writes partition p's in-memory part (no combine) to rw. */
+static int write_mem_part(shuffle_writer *w, recio_writer *rw, int p, cs_error *err)
+{
+    seal_block(w, p);
+    for (int32_t b = w->parts[p].head; b >= 0; b = w->blocks[b].next) {
+        int rc = recio_writer_add_raw(rw, w->blocks[b].ptr, w->blocks[b].len, err);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+static void reset_mem_parts(shuffle_writer *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        part_stream *ps = &w->parts[i];
+        free(ps->raw);
+        ps->raw = NULL;
+        ps->raw_len = ps->raw_cap = 0;
+        ps->head = ps->tail = -1;
+    }
+    charge(w, &w->raw_bytes, -w->raw_bytes);
+    free(w->blocks);
+    w->blocks = NULL;
+    w->nblocks = w->bcap = 0;
+    charge(w, &w->block_bytes, -w->block_bytes);
+    arena_reset(&w->blocks_arena);
+    free(w->enc_tmp);
+    w->enc_tmp = NULL;
+    w->enc_cap = 0;
+}
+
+static int spill(shuffle_writer *w, cs_error *err)
+{
+    int fd = spill_file_open(w->spec.dir, err);
+    if (fd < 0) return fd;
+    uint64_t *offs = malloc(((size_t)w->n + 1) * sizeof *offs);
+    if (!offs) abort();
+    recio_writer *rw = recio_writer_new(fd, w->spec.compress, 0);
+    int rc = 0;
+    if (w->combine) {
+        uint32_t *order;
+        size_t *starts;
+        aggmap_group_by_part(&w->map, w->n, &order, &starts);
+        for (int p = 0; p < w->n && rc == 0; p++) {
+            offs[p] = recio_writer_offset(rw);
+            for (size_t i = starts[p]; i < starts[p + 1] && rc == 0; i++) {
+                const aggmap_entry *e = &w->map.entries[order[i]];
+                rc = recio_writer_add(rw, e->key, e->klen, e->val.ptr, e->val.len, err);
+            }
+            if (rc == 0) rc = recio_writer_end_block(rw, err);
+        }
+        free(order);
+        free(starts);
+    } else {
+        for (int p = 0; p < w->n && rc == 0; p++) {
+            offs[p] = recio_writer_offset(rw);
+            rc = write_mem_part(w, rw, p, err);
+        }
+    }
+    if (rc == 0) rc = recio_writer_flush(rw, err);
+    if (w->combine) w->records += recio_writer_records(rw);
+    offs[w->n] = recio_writer_offset(rw);
+    recio_writer_free(rw);
+    if (rc < 0) {
+        close(fd);
+        free(offs);
+        return rc;
+    }
+    w->spills = realloc(w->spills, ((size_t)w->nspills + 1) * sizeof *w->spills);
+    if (!w->spills) abort();
+    w->spills[w->nspills].fd = fd;
+    w->spills[w->nspills].offs = offs;
+    w->nspills++;
+    task_memory_note_spill(w->mem, (int64_t)offs[w->n]);
+    if (w->combine)
+        aggmap_clear(&w->map);
+    else
+        reset_mem_parts(w);
+    return 0;
+}
+
+static inline int should_spill(const shuffle_writer *w)
+{
+    return task_memory_over(w->mem) && writer_memory(w) >= task_memory_spill_floor(w->mem);
+}
+
+int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
+{
+    if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
+    const cs_partitioner *pt = w->spec.partitioner;
+    const int n = w->n;
+    for (size_t i = 0; i < b->n; i++) {
+        const cs_rec *r = &b->recs[i];
+        const uint8_t *k = b->data + r->off;
+        cspark_slice key = {k, r->klen};
+        uint64_t h = 0;
+        int p;
+        if (pt->kind == PART_ROUND_ROBIN) {
+            p = (int)(w->rr++ % (uint64_t)n);
+            if (w->combine) h = shuffle_key_hash(key);
+        } else if (pt->kind == PART_HASH) {
+            h = shuffle_key_hash(key);
+            p = (int)(h % (uint64_t)n);
+        } else {
+            if (w->combine) h = shuffle_key_hash(key);
+            p = partitioner_get(pt, key, h);
+        }
+        if (w->combine) {
+            aggmap_insert(&w->map, k, r->klen, h, (uint32_t)p, k + r->klen, r->vlen, false);
+        } else {
+            part_stream *ps = &w->parts[p];
+            size_t rs = recio_record_size(r->klen, r->vlen);
+            if (ps->raw_len > 0 && ps->raw_len + rs > w->block_target) seal_block(w, p);
+            if (ps->raw_len + rs > ps->raw_cap) {
+                size_t c = ps->raw_cap ? ps->raw_cap : 1024;
+                while (c < ps->raw_len + rs) c *= 2;
+                if (c > UINT32_MAX) return cs_error_set(err, CS_EINVAL, "record too large");
+                ps->raw = realloc(ps->raw, c);
+                if (!ps->raw) abort();
+                charge(w, &w->raw_bytes, (int64_t)(c - ps->raw_cap));
+                ps->raw_cap = (uint32_t)c;
+            }
+            uint8_t *o = ps->raw + ps->raw_len;
+            o += recio_put_header(o, r->klen, r->vlen);
+            memcpy(o, k, (size_t)r->klen + r->vlen);
+            ps->raw_len += (uint32_t)rs;
+            w->records++;
+        }
+        if (should_spill(w)) {
+            int rc = spill(w, err);
+            if (rc < 0) return rc;
+        }
+    }
+    return 0;
+}
+
+static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, uint8_t *buf,
+                      size_t cap, cs_error *err)
+{
+    while (len > 0) {
+        size_t n = len < cap ? (size_t)len : cap;
+        int rc = spill_pread_full(from, buf, n, off, err);
+        if (rc < 0) return rc;
+        rc = recio_writer_add_raw(rw, buf, n, err);
+        if (rc < 0) return rc;
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
+{
+    snprintf(tmpl, cap, "%s.XXXXXX", final);
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+        int rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", tmpl, strerror(errno));
+        tmpl[0] = '\0';
+        return rc;
+    }
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    fchmod(fd, 0644);
+    return fd;
+}
+
+int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
+{
+    if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
+    char data[4096], index[4096];
+    shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index, sizeof data);
+    uint64_t *sizes = calloc((size_t)w->n, sizeof *sizes);
+    uint8_t *copybuf = NULL;
+    uint32_t *order = NULL;
+    size_t *starts = NULL;
+    recio_writer *rw = NULL;
+    int ifd = -1, rc = 0;
+    if (!sizes) abort();
+    int fd = make_temp(w->tmp_data, sizeof w->tmp_data, data, err);
+    if (fd < 0) {
+        rc = fd;
+        goto done;
+    }
+    rw = recio_writer_new(fd, w->spec.compress, 0);
+    if (w->nspills) {
+        copybuf = malloc(RECIO_WRITE_BUF);
+        if (!copybuf) abort();
+    }
+    if (w->combine) aggmap_group_by_part(&w->map, w->n, &order, &starts);
+    for (int p = 0; p < w->n; p++) {
+        uint64_t start = recio_writer_offset(rw);
+        for (int s = 0; s < w->nspills; s++) {
+            const spill_run *sr = &w->spills[s];
+            rc = copy_range(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], rw, copybuf,
+                            RECIO_WRITE_BUF, err);
+            if (rc < 0) goto done;
+        }
+        if (w->combine) {
+            for (size_t i = starts[p]; i < starts[p + 1]; i++) {
+                const aggmap_entry *e = &w->map.entries[order[i]];
+                rc = recio_writer_add(rw, e->key, e->klen, e->val.ptr, e->val.len, err);
+                if (rc < 0) goto done;
+            }
+            rc = recio_writer_end_block(rw, err);
+        } else {
+            rc = write_mem_part(w, rw, p, err);
+        }
+        if (rc < 0) goto done;
+        sizes[p] = recio_writer_offset(rw) - start;
+    }
+    rc = recio_writer_flush(rw, err);
+    if (rc < 0) goto done;
+    if (w->combine) w->records += recio_writer_records(rw);
+    uint64_t total = recio_writer_offset(rw);
+    if (close(fd) < 0) {
+        fd = -1;
+        rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", w->tmp_data, strerror(errno));
+        goto done;
+    }
+    fd = -1;
+
+    /* index */
+    ifd = make_temp(w->tmp_index, sizeof w->tmp_index, index, err);
+    if (ifd < 0) {
+        rc = ifd;
+        goto done;
+    }
+    size_t ilen = ((size_t)w->n + 1) * 8;
+    uint8_t *ib = malloc(ilen);
+    if (!ib) abort();
+    uint64_t off = 0;
+    for (int p = 0; p <= w->n; p++) {
+        for (int j = 0; j < 8; j++) ib[p * 8 + j] = (uint8_t)(off >> (56 - 8 * j));
+        if (p < w->n) off += sizes[p];
+    }
+    size_t done_n = 0;
+    while (done_n < ilen) {
+        ssize_t k = write(ifd, ib + done_n, ilen - done_n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        done_n += (size_t)k;
+    }
+    free(ib);
+    if (done_n != ilen || close(ifd) < 0) {
+        ifd = -1;
+        rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", w->tmp_index, strerror(errno));
+        goto done;
+    }
+    ifd = -1;
+    if (rename(w->tmp_data, data) < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot rename %s to %s: %s", w->tmp_data, data,
+                          strerror(errno));
+        goto done;
+    }
+    w->tmp_data[0] = '\0';
+    if (rename(w->tmp_index, index) < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot rename %s to %s: %s", w->tmp_index, index,
+                          strerror(errno));
+        unlink(data);
+        goto done;
+    }
+    w->tmp_index[0] = '\0';
+    w->committed = true;
+    out->shuffle_id = w->spec.shuffle_id;
+    out->map_id = w->spec.map_id;
+    out->num_reduces = w->n;
+    out->sizes = sizes;
+    out->records_written = w->records;
+    out->bytes_written = total;
+    sizes = NULL;
+done:
+    if (fd >= 0) close(fd);
+    if (ifd >= 0) close(ifd);
+    recio_writer_free(rw);
+    free(copybuf);
+    free(order);
+    free(starts);
+    free(sizes);
+    if (rc < 0) {
+        if (w->tmp_data[0]) unlink(w->tmp_data);
+        if (w->tmp_index[0]) unlink(w->tmp_index);
+        w->tmp_data[0] = w->tmp_index[0] = '\0';
+    }
+    return rc;
+}
+
+void shuffle_writer_free(shuffle_writer *w)
+{
+    if (!w) return;
+    if (w->tmp_data[0]) unlink(w->tmp_data);
+    if (w->tmp_index[0]) unlink(w->tmp_index);
+    for (int s = 0; s < w->nspills; s++) {
+        close(w->spills[s].fd);
+        free(w->spills[s].offs);
+    }
+    free(w->spills);
+    if (w->combine) {
+        aggmap_free(&w->map);
+    } else {
+        reset_mem_parts(w);
+        free(w->parts);
+    }
+    free(w);
+}

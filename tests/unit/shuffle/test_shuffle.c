@@ -1,0 +1,490 @@
+/*
+ * test_shuffle.c — partitioners, and the shuffle writer + reader for hash / range / round-robin
+ * partitioning, with and without map-side combine, with budgets tiny enough to force several
+ * spills; results are checked against in-memory references computed here. Also: a retried map
+ * replaces the previous attempt, aborted writers leave no files, zero-size segments are not
+ * fetched, and corrupt or missing outputs report the failed map.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "common/batch.h"
+#include "shuffle/memory.h"
+#include "shuffle/shuffle.h"
+
+static char g_dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/cspark-shuffle-test-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static void rm_dir_files(void)
+{
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+    char p[512];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_dir_files();
+    rmdir(g_dir);
+    return 0;
+}
+
+/* Files in g_dir that are not committed shuffle outputs. */
+static int stray_files(void)
+{
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        size_t l = strlen(e->d_name);
+        bool ok = strncmp(e->d_name, "shuffle_", 8) == 0 &&
+                  ((l > 5 && strcmp(e->d_name + l - 5, ".data") == 0) ||
+                   (l > 6 && strcmp(e->d_name + l - 6, ".index") == 0));
+        if (!ok) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+void test_sum_i64(cspark_value *acc, cspark_slice v, cspark_task_context *tc)
+{
+    (void)tc;
+    uint8_t o[8];
+    cspark_i64_encode(cspark_slice_i64((cspark_slice){acc->ptr, acc->len}) + cspark_slice_i64(v), o);
+    cspark_value_set(acc, o, 8);
+}
+
+static const cs_aggregator SUM = {NULL, test_sum_i64, test_sum_i64, NULL, 0, false, NULL};
+
+/* Map m's input: n records, key "k<j>" for j in [0, nkeys), value = i64(i). */
+static void make_input(cs_batch *b, int m, int n, int nkeys)
+{
+    for (int i = 0; i < n; i++) {
+        char k[32];
+        int j = (int)(((uint64_t)(i + m * 7919) * 2654435761u) % (uint64_t)nkeys);
+        int kl = snprintf(k, sizeof k, "k%d", j);
+        uint8_t v[8];
+        cspark_i64_encode(i + m * 1000000, v);
+        batch_append_record(b, k, (uint32_t)kl, v, 8);
+    }
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const cspark_record *x = a, *y = b;
+    uint32_t n = x->key.len < y->key.len ? x->key.len : y->key.len;
+    int c = memcmp(x->key.ptr, y->key.ptr, n);
+    if (c) return c;
+    if (x->key.len != y->key.len) return x->key.len < y->key.len ? -1 : 1;
+    n = x->value.len < y->value.len ? x->value.len : y->value.len;
+    c = memcmp(x->value.ptr, y->value.ptr, n);
+    if (c) return c;
+    return (int)x->value.len - (int)y->value.len;
+}
+
+static cspark_record *sorted_recs(const cs_batch *b)
+{
+    cspark_record *r = malloc((b->n + 1) * sizeof *r);
+    for (size_t i = 0; i < b->n; i++) r[i] = batch_get(b, i);
+    qsort(r, b->n, sizeof *r, cmp_rec);
+    return r;
+}
+
+static void assert_same_multiset(const cs_batch *a, const cs_batch *b)
+{
+    assert_int_equal(a->n, b->n);
+    cspark_record *x = sorted_recs(a), *y = sorted_recs(b);
+    for (size_t i = 0; i < a->n; i++) assert_int_equal(cmp_rec(&x[i], &y[i]), 0);
+    free(x);
+    free(y);
+}
+
+/* Sums values by key (the reduce side of a combine), output sorted by key. */
+static void fold_by_key(const cs_batch *in, cs_batch *out)
+{
+    cspark_record *r = sorted_recs(in);
+    for (size_t i = 0; i < in->n;) {
+        size_t j = i;
+        int64_t s = 0;
+        while (j < in->n && r[j].key.len == r[i].key.len &&
+               memcmp(r[j].key.ptr, r[i].key.ptr, r[i].key.len) == 0)
+            s += cspark_slice_i64(r[j++].value);
+        uint8_t v[8];
+        cspark_i64_encode(s, v);
+        batch_append_record(out, r[i].key.ptr, r[i].key.len, v, 8);
+        i = j;
+    }
+    free(r);
+}
+
+static int ref_partition(const cs_partitioner *p, cspark_record r, int idx_in_map, int map_id)
+{
+    int n = p->num_partitions;
+    if (p->kind == PART_HASH) return (int)(XXH3_64bits(r.key.ptr, r.key.len) % (uint64_t)n);
+    if (p->kind == PART_ROUND_ROBIN) return (shuffle_round_robin_start(map_id, n) + idx_in_map) % n;
+    int part = 0; /* linear scan: first bound >= key */
+    while (part < p->num_bounds) {
+        cspark_slice b = p->bounds[part];
+        uint32_t m = b.len < r.key.len ? b.len : r.key.len;
+        int c = memcmp(b.ptr, r.key.ptr, m);
+        if (c > 0 || (c == 0 && b.len >= r.key.len)) break;
+        part++;
+    }
+    return p->ascending ? part : n - 1 - part;
+}
+
+static int fetch_count;
+static int counting_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
+                          size_t *len, cs_error *err)
+{
+    fetch_count++;
+    shuffle_block_source s = shuffle_local_source(arg);
+    return s.fetch(s.arg, st, reduce_id, out, len, err);
+}
+
+/* Writes NMAPS map outputs with partitioner p (and combiner), then reads every reduce partition
+ * and checks it against the reference. Returns total spills. */
+#define NMAPS 3
+static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool compress,
+                       int64_t budget, int nrec, int nkeys)
+{
+    int n = p->num_partitions;
+    cs_map_status st[NMAPS];
+    const cs_map_status *stp[NMAPS];
+    cs_batch expect[16];
+    for (int r = 0; r < n; r++) batch_init(&expect[r]);
+    int spills = 0;
+    cs_error err = {0};
+    for (int m = 0; m < NMAPS; m++) {
+        cs_task_memory mem;
+        task_memory_init(&mem, budget);
+        shuffle_write_spec spec = {.shuffle_id = 4, .map_id = m, .attempt_id = m, .partitioner = p,
+                                   .combiner = comb, .compress = compress, .dir = g_dir,
+                                   .mem = &mem};
+        shuffle_writer *w = shuffle_writer_new(&spec, &err);
+        assert_non_null(w);
+        cs_batch in;
+        batch_init(&in);
+        make_input(&in, m, nrec, nkeys);
+        for (size_t i = 0; i < in.n; i++) {
+            cspark_record r = batch_get(&in, i);
+            int part = ref_partition(p, r, (int)i, m);
+            assert_int_equal(part, p->kind == PART_ROUND_ROBIN ? part : partitioner_get(p, r.key,
+                                                                  XXH3_64bits(r.key.ptr, r.key.len)));
+            batch_append_record(&expect[part], r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+        }
+        /* feed in slices of 1000 records */
+        for (size_t i = 0; i < in.n; i += 1000) {
+            cs_batch part;
+            batch_init(&part);
+            for (size_t j = i; j < in.n && j < i + 1000; j++) {
+                cspark_record r = batch_get(&in, j);
+                batch_append_record(&part, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+            }
+            assert_int_equal(shuffle_writer_write(w, &part, &err), 0);
+            batch_free(&part);
+        }
+        spills += shuffle_writer_spills(w);
+        if (getenv("SHUFFLE_TEST_VERBOSE")) fprintf(stderr, "map %d spills %d peak %lld\n", m, shuffle_writer_spills(w), (long long)mem.peak);
+        assert_int_equal(mem.spill_count, shuffle_writer_spills(w));
+        assert_int_equal(shuffle_writer_commit(w, &st[m], &err), 0);
+        assert_int_equal(st[m].num_reduces, n);
+        assert_int_equal(st[m].map_id, m);
+        if (!comb) assert_int_equal(st[m].records_written, (uint64_t)nrec);
+        shuffle_writer_free(w);
+        assert_true(mem.used == 0);
+        /* index agrees with the status */
+        uint64_t total = 0;
+        for (int r = 0; r < n; r++) {
+            uint64_t off, len;
+            assert_int_equal(shuffle_index_read(g_dir, 4, m, r, &off, &len, &err), 0);
+            assert_int_equal(off, total);
+            assert_int_equal(len, st[m].sizes[r]);
+            total += len;
+        }
+        assert_int_equal(total, st[m].bytes_written);
+        stp[m] = &st[m];
+        batch_free(&in);
+    }
+    assert_int_equal(stray_files(), 0);
+    shuffle_block_source src = {counting_fetch, g_dir};
+    for (int r = 0; r < n; r++) {
+        fetch_count = 0;
+        shuffle_reader *rd = shuffle_reader_new(stp, NMAPS, r, &src, &err);
+        assert_non_null(rd);
+        cs_batch got, all;
+        batch_init(&got);
+        batch_init(&all);
+        int rc, failed = -1;
+        while ((rc = shuffle_reader_next(rd, &got, &failed, &err)) == 1) {
+            batch_append_batch(&all, &got);
+            batch_reset(&got);
+        }
+        assert_int_equal(rc, 0);
+        shuffle_reader_free(rd);
+        int nonempty = 0;
+        for (int m = 0; m < NMAPS; m++) nonempty += st[m].sizes[r] > 0;
+        assert_int_equal(fetch_count, nonempty);
+        if (comb) {
+            cs_batch a, b;
+            batch_init(&a);
+            batch_init(&b);
+            fold_by_key(&all, &a);
+            fold_by_key(&expect[r], &b);
+            assert_same_multiset(&a, &b);
+            assert_true(all.n <= expect[r].n);
+            batch_free(&a);
+            batch_free(&b);
+        } else {
+            assert_same_multiset(&all, &expect[r]);
+        }
+        batch_free(&got);
+        batch_free(&all);
+        batch_free(&expect[r]);
+    }
+    for (int m = 0; m < NMAPS; m++) map_status_free(&st[m]);
+    rm_dir_files();
+    return spills;
+}
+
+static void test_partitioners(void **state)
+{
+    (void)state;
+    cs_partitioner h = {PART_HASH, 7, NULL, 0, true};
+    for (int i = 0; i < 1000; i++) {
+        char k[16];
+        int kl = snprintf(k, sizeof k, "key%d", i);
+        uint64_t x = XXH3_64bits(k, (size_t)kl);
+        cspark_slice s = {(const uint8_t *)k, (uint32_t)kl};
+        assert_int_equal(shuffle_key_hash(s), x);
+        assert_int_equal(partitioner_get(&h, s, x), (int)(x % 7));
+    }
+    cspark_slice bounds[3] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"d", 1},
+                              {(const uint8_t *)"dd", 2}};
+    cs_partitioner r = {PART_RANGE, 4, bounds, 3, true};
+    const char *keys[] = {"", "a", "b", "ba", "c", "d", "d\0", "dd", "dda", "z"};
+    uint32_t lens[] = {0, 1, 1, 2, 1, 1, 2, 2, 3, 1};
+    int want[] = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3};
+    for (int i = 0; i < 10; i++) {
+        cspark_slice s = {(const uint8_t *)keys[i], lens[i]};
+        assert_int_equal(partitioner_get(&r, s, 0), want[i]);
+        r.ascending = false;
+        assert_int_equal(partitioner_get(&r, s, 0), 3 - want[i]);
+        r.ascending = true;
+    }
+    /* round-robin start depends on the map id and is in range */
+    int distinct = 0, seen[16] = {0};
+    for (int m = 0; m < 64; m++) {
+        int s = shuffle_round_robin_start(m, 16);
+        assert_true(s >= 0 && s < 16);
+        if (!seen[s]++) distinct++;
+    }
+    assert_true(distinct > 4);
+    /* bad specs */
+    cs_error err = {0};
+    cs_partitioner bad = {PART_RANGE, 4, bounds, 2, true};
+    shuffle_write_spec spec = {.partitioner = &bad, .dir = g_dir};
+    assert_null(shuffle_writer_new(&spec, &err));
+    assert_int_equal(err.code, CS_EINVAL);
+}
+
+static void test_hash_no_combine(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_HASH, 5, NULL, 0, true};
+    assert_int_equal(run_shuffle(&p, NULL, true, 0, 20000, 3000), 0);
+    assert_true(run_shuffle(&p, NULL, true, 256 * 1024, 60000, 3000) >= 2 * NMAPS);
+    assert_true(run_shuffle(&p, NULL, false, 256 * 1024, 60000, 3000) >= 3 * NMAPS);
+}
+
+static void test_hash_combine(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_HASH, 4, NULL, 0, true};
+    assert_int_equal(run_shuffle(&p, &SUM, true, 0, 30000, 2000), 0);
+    assert_true(run_shuffle(&p, &SUM, true, 256 * 1024, 60000, 20000) >= 2 * NMAPS);
+}
+
+static void test_range(void **state)
+{
+    (void)state;
+    cspark_slice bounds[3] = {{(const uint8_t *)"k2", 2}, {(const uint8_t *)"k5", 2},
+                              {(const uint8_t *)"k7777", 5}};
+    cs_partitioner p = {PART_RANGE, 4, bounds, 3, true};
+    assert_true(run_shuffle(&p, NULL, true, 256 * 1024, 60000, 10000) >= NMAPS);
+    p.ascending = false;
+    assert_int_equal(run_shuffle(&p, NULL, true, 0, 10000, 10000), 0);
+    assert_true(run_shuffle(&p, &SUM, true, 256 * 1024, 60000, 20000) >= NMAPS);
+}
+
+static void test_round_robin(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_ROUND_ROBIN, 6, NULL, 0, true};
+    assert_true(run_shuffle(&p, NULL, true, 256 * 1024, 60000, 1000) >= NMAPS);
+    assert_int_equal(run_shuffle(&p, NULL, false, 0, 1000, 1000), 0);
+}
+
+/* Few records into many partitions: most segments are empty and must not be fetched. */
+static void test_zero_size_segments_skipped(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_HASH, 16, NULL, 0, true};
+    run_shuffle(&p, NULL, true, 0, 3, 3);
+}
+
+static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool commit)
+{
+    cs_partitioner p = {PART_HASH, 3, NULL, 0, true};
+    cs_task_memory mem;
+    task_memory_init(&mem, 0);
+    cs_error err = {0};
+    shuffle_write_spec spec = {.shuffle_id = 9, .map_id = map_id, .attempt_id = salt,
+                               .partitioner = &p, .compress = true, .dir = g_dir, .mem = &mem};
+    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    cs_batch in;
+    batch_init(&in);
+    make_input(&in, salt, nrec, 100);
+    assert_int_equal(shuffle_writer_write(w, &in, &err), 0);
+    if (commit) assert_int_equal(shuffle_writer_commit(w, st, &err), 0);
+    shuffle_writer_free(w);
+    batch_free(&in);
+}
+
+static size_t read_all(const cs_map_status *st, int reduce, int *failed, int *rc_out)
+{
+    const cs_map_status *stp[1] = {st};
+    shuffle_block_source src = shuffle_local_source(g_dir);
+    cs_error err = {0};
+    shuffle_reader *rd = shuffle_reader_new(stp, 1, reduce, &src, &err);
+    cs_batch b;
+    batch_init(&b);
+    int rc;
+    while ((rc = shuffle_reader_next(rd, &b, failed, &err)) == 1) {
+    }
+    *rc_out = rc;
+    size_t n = b.n;
+    batch_free(&b);
+    shuffle_reader_free(rd);
+    return n;
+}
+
+static void test_retry_replaces_attempt(void **state)
+{
+    (void)state;
+    cs_map_status a, b;
+    write_map(0, 1000, 1, &a, true);
+    write_map(0, 3000, 2, &b, true); /* retry of map 0 */
+    int failed = -1, rc;
+    size_t total = 0;
+    for (int r = 0; r < 3; r++) {
+        uint64_t off, len;
+        cs_error err = {0};
+        assert_int_equal(shuffle_index_read(g_dir, 9, 0, r, &off, &len, &err), 0);
+        assert_int_equal(len, b.sizes[r]);
+        total += read_all(&b, r, &failed, &rc);
+        assert_int_equal(rc, 0);
+    }
+    assert_int_equal(total, 3000);
+    /* an aborted third attempt leaves the committed output and no stray files */
+    write_map(0, 500, 3, NULL, false);
+    assert_int_equal(stray_files(), 0);
+    total = 0;
+    for (int r = 0; r < 3; r++) total += read_all(&b, r, &failed, &rc);
+    assert_int_equal(total, 3000);
+    map_status_free(&a);
+    map_status_free(&b);
+    rm_dir_files();
+}
+
+static void test_spill_files_removed(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_HASH, 3, NULL, 0, true};
+    cs_task_memory mem;
+    task_memory_init(&mem, 128 * 1024);
+    cs_error err = {0};
+    shuffle_write_spec spec = {.shuffle_id = 1, .map_id = 1, .partitioner = &p, .compress = true,
+                               .dir = g_dir, .mem = &mem};
+    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    cs_batch in;
+    batch_init(&in);
+    make_input(&in, 0, 50000, 50000);
+    assert_int_equal(shuffle_writer_write(w, &in, &err), 0);
+    assert_true(shuffle_writer_spills(w) > 0);
+    assert_true(mem.spilled_bytes > 0);
+    shuffle_writer_free(w); /* abort */
+    assert_int_equal(stray_files(), 0);
+    char data[512], index[512];
+    shuffle_file_paths(g_dir, 1, 1, data, index, sizeof data);
+    assert_int_not_equal(access(data, F_OK), 0);
+    assert_int_equal(mem.used, 0);
+    batch_free(&in);
+}
+
+static void test_corrupt_and_missing_report_map(void **state)
+{
+    (void)state;
+    cs_map_status st;
+    write_map(5, 2000, 1, &st, true);
+    char data[512], index[512];
+    shuffle_file_paths(g_dir, 9, 5, data, index, sizeof data);
+    /* corrupt the middle of the data file */
+    FILE *f = fopen(data, "r+");
+    fseek(f, (long)(st.sizes[0] + 20), SEEK_SET);
+    fwrite("\xff\xff\xff\xff\xff\xff\xff\xff", 1, 8, f);
+    fclose(f);
+    int failed = -1, rc;
+    read_all(&st, 1, &failed, &rc);
+    assert_true(rc < 0);
+    assert_int_equal(failed, 5);
+    /* missing output */
+    unlink(data);
+    unlink(index);
+    failed = -1;
+    read_all(&st, 0, &failed, &rc);
+    assert_int_equal(rc, CS_EIO);
+    assert_int_equal(failed, 5);
+    map_status_free(&st);
+    rm_dir_files();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_partitioners),
+        cmocka_unit_test(test_hash_no_combine),
+        cmocka_unit_test(test_hash_combine),
+        cmocka_unit_test(test_range),
+        cmocka_unit_test(test_round_robin),
+        cmocka_unit_test(test_zero_size_segments_skipped),
+        cmocka_unit_test(test_retry_replaces_attempt),
+        cmocka_unit_test(test_spill_files_removed),
+        cmocka_unit_test(test_corrupt_and_missing_report_map),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
