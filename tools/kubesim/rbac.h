@@ -7,7 +7,10 @@
  * where verbs, resources and namespaces are comma-separated lists or '*'. Resources may name
  * subresources ("pods/log"); namespace '*' also covers cluster-scoped requests, and "-" names the
  * cluster scope alone. The admin token (--token) is always allowed everything, like system:masters.
- * Without a rules file every authenticated user is allowed everything. */
+ * Without a rules file every authenticated user is allowed everything.
+ * anonymous: 0 = a token is required, 1 = requests without a token are "system:anonymous",
+ * 2 = requests without a token are the admin (the old insecure port; kubesim --http, since kubectl sends no
+ * token over plain HTTP). */
 #ifndef KUBESIM_RBAC_H
 #define KUBESIM_RBAC_H
 

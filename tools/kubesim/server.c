@@ -128,8 +128,10 @@ static const char *header(struct MHD_Connection *c, const char *k)
 
 static int qbool(struct MHD_Connection *c, const char *k)
 {
+    /* Go's strconv.ParseBool, as the API server */
     const char *v = qarg(c, k);
-    return v && (!strcmp(v, "true") || !strcmp(v, "1"));
+    return v && (!strcmp(v, "1") || !strcmp(v, "t") || !strcmp(v, "T") || !strcmp(v, "true") ||
+                 !strcmp(v, "TRUE") || !strcmp(v, "True"));
 }
 
 /* Parses /api/v1/... into rt; returns 0, or an HTTP code (404) when the path is unknown. */

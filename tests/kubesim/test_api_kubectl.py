@@ -1,0 +1,118 @@
+"""Real kubectl against kubesim: create/apply (client-side, strategic merge patch), get with label
+selectors (server-side Table), get -w, describe, delete, and error messages."""
+import json
+import subprocess
+import time
+
+from kubesim_fixture import KUBECTL, kubesim, wait_for  # noqa: F401
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels: {app: web, tier: %s}
+spec:
+  containers:
+  - name: main
+    image: busybox
+    command: ["sleep", "3600"]
+    env: [{name: A, value: "1"}]
+"""
+
+SVC = """apiVersion: v1
+kind: Service
+metadata: {name: web-svc}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+"""
+
+
+def test_create_get_table_and_selectors(kubesim):
+    kubesim.kubectl("create", "-f", "-", input=POD % "front")
+    kubesim.kubectl("create", "-f", "-", input=(POD % "back").replace("name: web\n", "name: api\n")
+                    .replace("app: web", "app: api"))
+    out = kubesim.kubectl("get", "pods").stdout.splitlines()
+    assert out[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+    assert sorted(l.split()[0] for l in out[1:]) == ["api", "web"]
+    assert out[1].split()[1:4] == ["0/1", "Pending", "0"]
+    out = kubesim.kubectl("get", "pods", "-l", "app=web", "-o", "name").stdout.split()
+    assert out == ["pod/web"]
+    out = kubesim.kubectl("get", "pods", "-l", "tier in (back)", "-o", "jsonpath={.items[*].metadata.name}").stdout
+    assert out == "api"
+    out = kubesim.kubectl("get", "pods", "-l", "app!=web", "--no-headers").stdout
+    assert out.split()[0] == "api"
+    wide = kubesim.kubectl("get", "pod", "web", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[:7] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE"]
+    j = json.loads(kubesim.kubectl("get", "pod", "web", "-o", "json").stdout)
+    assert j["kind"] == "Pod" and j["metadata"]["labels"]["tier"] == "front"
+    p = kubesim.kubectl("get", "pod", "nope", check=False)
+    assert p.returncode != 0 and 'pods "nope" not found' in p.stderr
+    kubesim.kubectl("create", "-f", "-", input=SVC)
+    out = kubesim.kubectl("get", "svc").stdout.splitlines()
+    assert out[0].split()[:5] == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)"]
+    assert out[1].split()[1] == "ClusterIP" and out[1].split()[4] == "80/TCP"
+    assert "default" in kubesim.kubectl("get", "ns").stdout
+
+
+def test_apply_twice_patches(kubesim):
+    out = kubesim.kubectl("apply", "-f", "-", input=POD % "one").stdout
+    assert "pod/web created" in out
+    out = kubesim.kubectl("apply", "-f", "-", input=POD % "two").stdout
+    assert "pod/web configured" in out
+    j = json.loads(kubesim.kubectl("get", "pod", "web", "-o", "json").stdout)
+    assert j["metadata"]["labels"] == {"app": "web", "tier": "two"}
+    assert "kubectl.kubernetes.io/last-applied-configuration" in j["metadata"]["annotations"]
+    out = kubesim.kubectl("apply", "-f", "-", input=POD % "two").stdout
+    assert "pod/web unchanged" in out
+    # removing a field in the manifest removes it from the object (3-way merge through the annotation)
+    kubesim.kubectl("apply", "-f", "-", input=(POD % "two").replace('    env: [{name: A, value: "1"}]\n', ""))
+    j = json.loads(kubesim.kubectl("get", "pod", "web", "-o", "json").stdout)
+    assert "env" not in j["spec"]["containers"][0]
+    kubesim.kubectl("label", "pod", "web", "extra=yes")
+    kubesim.kubectl("annotate", "pod", "web", "note=hi")
+    j = json.loads(kubesim.kubectl("get", "pod", "web", "-o", "json").stdout)
+    assert j["metadata"]["labels"]["extra"] == "yes" and j["metadata"]["annotations"]["note"] == "hi"
+
+
+def test_describe_and_delete(kubesim):
+    kubesim.kubectl("apply", "-f", "-", input=POD % "x")
+    out = kubesim.kubectl("describe", "pod", "web").stdout
+    assert "Name:" in out and "web" in out and "Status:           Pending" in out and "busybox" in out
+    out = kubesim.kubectl("delete", "pod", "web").stdout
+    assert 'pod "web" deleted' in out
+    p = kubesim.kubectl("get", "pod", "web", check=False)
+    assert p.returncode != 0
+
+
+def test_get_watch(kubesim):
+    import os
+    env = dict(os.environ, KUBECONFIG=kubesim.kubeconfig, HOME=kubesim.tmpdir)
+    w = subprocess.Popen([KUBECTL, "get", "pods", "-w", "--request-timeout=30s"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        time.sleep(1.0)
+        kubesim.kubectl("apply", "-f", "-", input=POD % "w")
+        kubesim.call("PATCH", "/api/v1/namespaces/default/pods/web/status",
+                     {"status": {"phase": "Running", "containerStatuses": [
+                         {"name": "main", "ready": True, "restartCount": 0, "image": "busybox", "imageID": "",
+                          "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}},
+                     content_type="application/merge-patch+json")
+        lines = []
+        deadline = time.time() + 20
+        while time.time() < deadline and not any("Running" in l for l in lines):
+            line = w.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+    finally:
+        w.kill()
+        w.wait()
+    assert any(l.split()[:3] == ["web", "0/1", "Pending"] for l in lines), lines
+    assert any(l.split()[:3] == ["web", "1/1", "Running"] for l in lines), lines
+
+
+def test_kubectl_validation_errors(kubesim):
+    bad = POD.replace("name: web", "name: Web_Bad") % "x"
+    p = kubesim.kubectl("create", "-f", "-", input=bad, check=False)
+    assert p.returncode != 0 and "is invalid" in p.stderr and "metadata.name" in p.stderr
