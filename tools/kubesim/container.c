@@ -277,7 +277,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
         rc = -errno;
         goto fail;
     }
-    if (caps->cgroup && s->memory_limit > 0) {
+    if (caps->cgroup) { /* always: the cgroup also finds processes that left the process group */
         char path[PATH_MAX * 2], num[32];
         if (asprintf(&c->cgroup_dir, "%s/%s", g_cgroup_base, s->id) < 0) {
             c->cgroup_dir = NULL;
@@ -290,7 +290,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
         } else {
             snprintf(path, sizeof path, "%s/memory.limit_in_bytes", c->cgroup_dir);
             snprintf(num, sizeof num, "%lld", s->memory_limit);
-            if (write_file(path, num) != 0) {
+            if (s->memory_limit > 0 && write_file(path, num) != 0) {
                 rmdir(c->cgroup_dir);
                 free(c->cgroup_dir);
                 c->cgroup_dir = NULL;

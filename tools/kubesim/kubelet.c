@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,9 +191,10 @@ static void pod_rebind(kpod *p)
     }
 }
 
-static void pod_handle_closed(uv_handle_t *h)
+/* A pod is freed when its table reference (taken in pod_new, dropped in pod_drop) and every libuv handle
+ * it owns (timer, container polls) are gone. */
+static void pod_unref(kpod *p)
 {
-    kpod *p = h->data;
     if (--p->open_handles > 0)
         return;
     json_decref(p->obj);
@@ -205,14 +207,23 @@ static void pod_handle_closed(uv_handle_t *h)
     free(p);
 }
 
+static void pod_handle_closed(uv_handle_t *h) { pod_unref(h->data); }
+
+static void poll_closed(uv_handle_t *h)
+{
+    kpod *p = h->data;
+    free(h);
+    pod_unref(p);
+}
+
 static void cont_stop_poll(kcont *c)
 {
     if (c->poll_active) {
-        uv_poll_stop(&c->poll);
+        uv_poll_stop(c->poll);
         c->poll_active = 0;
-        c->pod->open_handles++;
-        c->poll.data = c->pod;
-        uv_close((uv_handle_t *)&c->poll, pod_handle_closed);
+        c->poll->data = c->pod;
+        uv_close((uv_handle_t *)c->poll, poll_closed);
+        c->poll = NULL;
     }
 }
 
@@ -232,13 +243,18 @@ static void register_nodes(ks_kubelet *k)
         snprintf(mem, sizeof mem, "%lldKi", n->mem_alloc / 1024);
         snprintf(pods, sizeof pods, "%d", n->pods_alloc);
         snprintf(cidr, sizeof cidr, "127.%d.0.0/16", n->index + 1);
+        struct utsname un;
+        char kernel[128] = "", boot[64];
+        if (uname(&un) == 0)
+            snprintf(kernel, sizeof kernel, "%s", un.release);
+        snprintf(boot, sizeof boot, "%016llx", fnv(n->name) ^ (unsigned long long)getpid());
         json_t *cap = json_pack("{s:s,s:s,s:s,s:s}", "cpu", cpu, "memory", mem, "pods", pods, "ephemeral-storage",
                                 "104857600Ki");
         json_t *node = json_pack(
             "{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s,s:s,s:s}},s:{s:s,s:[s]},"
             "s:{s:O,s:O,s:[{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s,s:s},"
             "{s:s,s:s,s:s,s:s,s:s,s:s}],s:[{s:s,s:s},{s:s,s:s}],"
-            "s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s},s:{s:{s:i}}}}",
+            "s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s},s:{s:{s:i}}}}",
             "apiVersion", "v1", "kind", "Node", "metadata", "name", n->name, "labels", "kubernetes.io/hostname", n->name,
             "kubernetes.io/os", "linux", "kubernetes.io/arch", "amd64", "beta.kubernetes.io/os", "linux",
             "beta.kubernetes.io/arch", "amd64", "spec", "podCIDR", cidr, "podCIDRs", cidr, "status", "capacity", cap,
@@ -252,7 +268,8 @@ static void register_nodes(ks_kubelet *k)
             "lastHeartbeatTime", ts, "lastTransitionTime", ts, "addresses", "type", "InternalIP", "address", n->host_ip,
             "type", "Hostname", "address", n->name, "nodeInfo", "kubeletVersion", "v1.31.0", "kubeProxyVersion",
             "v1.31.0", "containerRuntimeVersion", k->opt.fake ? "kwok://kubesim" : "kubesim://1.0", "operatingSystem",
-            "linux", "architecture", "amd64", "osImage", "kubesim", "kernelVersion", "", "machineID", n->name,
+            "linux", "architecture", "amd64", "osImage", "kubesim", "kernelVersion", kernel, "machineID", n->name,
+            "systemUUID", n->name, "bootID", boot,
             "daemonEndpoints", "kubeletEndpoint", "Port", 10250);
         json_decref(cap);
         if (!node || ks_store_put_node(k->store, node) != 0)
@@ -542,11 +559,8 @@ static void pod_drop(kpod *p)
     if (p->timer_init) {
         uv_timer_stop(&p->timer);
         uv_close((uv_handle_t *)&p->timer, pod_handle_closed);
-    } else {
-        p->open_handles++;
-        /* no handle: free through a zero-delay path */
-        pod_handle_closed((uv_handle_t *)&(uv_handle_t){.data = p});
     }
+    pod_unref(p);
 }
 
 static void pod_finalize(kpod *p)
@@ -710,10 +724,15 @@ static void start_container(kcont *c)
     kl_log("INFO", "pod=%s/%s container=%s pid=%d ip=%s event=started", p->ns, p->name, c->name,
            (int)ks_container_pid(c->proc), p->ip);
     int fd = ks_container_pidfd(c->proc);
-    if (fd >= 0 && uv_poll_init(&k->loop, &c->poll, fd) == 0) {
-        c->poll.data = c;
-        uv_poll_start(&c->poll, UV_READABLE, poll_cb);
+    uv_poll_t *h = fd >= 0 ? malloc(sizeof *h) : NULL;
+    if (h && uv_poll_init(&k->loop, h, fd) == 0) {
+        h->data = c;
+        uv_poll_start(h, UV_READABLE, poll_cb);
+        c->poll = h;
         c->poll_active = 1;
+        p->open_handles++;
+    } else {
+        free(h); /* reaped by the 50 ms timer instead */
     }
     if (!c->init)
         k->hosts_dirty = 1;
@@ -1088,6 +1107,7 @@ static kpod *pod_new(ks_kubelet *k, const char *key, json_t *obj)
     p->obj = json_incref(obj);
     p->spec = json_object_get(obj, "spec");
     p->created_seq = k->seq++;
+    p->open_handles = 1; /* the table's reference */
     p->n_init = (int)json_array_size(json_object_get(p->spec, "initContainers"));
     p->n_cont = (int)json_array_size(json_object_get(p->spec, "containers"));
     p->cs = calloc((size_t)(p->n_init + p->n_cont) + 1, sizeof(kcont));

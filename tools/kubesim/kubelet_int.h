@@ -57,7 +57,7 @@ typedef struct kcont {
     int ever_started;
     int64_t next_start_ms;     /* monotonic; 0 = start when its turn comes */
     ks_container *proc;
-    uv_poll_t poll;
+    uv_poll_t *poll;           /* on the container's pidfd; freed by its close callback */
     int poll_active;
 } kcont;
 

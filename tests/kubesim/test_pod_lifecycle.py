@@ -1,0 +1,399 @@
+"""Pod lifecycle on kubesim's process kubelet (tools/kubesim/kubelet*.c, container.c).
+
+Each test talks to a kubesim started by the module fixture (process kubelet, 1 node of 4 CPU / 2Gi) through
+Debian's python3-kubernetes client or kubectl, and checks what a real kubelet reports: exit codes and
+reasons, OOMKilled, SIGTERM then SIGKILL on graceful deletion, Unschedulable pods retried when capacity
+frees, ownerReference garbage collection stopping processes, env fieldRefs and configMap volumes seen by
+the process, `kubectl logs`, headless Service names resolving inside a pod, restart counts, and that no
+pod process outlives kubesim. The fake kubelet gets a 500-pod run (tests/kubesim/scale_fake_kubelet.sh
+runs 5,000 by hand). Waits are bounded and generous; nothing asserts on timing.
+Run: CSPARK_BUILD_DIR=build /usr/bin/python3 -m pytest -q tests/kubesim/test_pod_lifecycle.py
+"""
+import base64
+import concurrent.futures
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+
+import pytest
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+
+from kubesim_fixture import KUBECTL, KUBESIM, start_kubesim
+
+NS = "default"
+
+
+def wait_for(fn, timeout=60, interval=0.1, what="condition"):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError("%s not met within %ss (last=%r)" % (what, timeout, last))
+
+
+def api_for(ks):
+    cfg = client.Configuration()
+    config.load_kube_config(config_file=ks.kubeconfig, client_configuration=cfg)
+    return client.CoreV1Api(client.ApiClient(cfg))
+
+
+def uniq(prefix):
+    return "%s-%s" % (prefix, uuid.uuid4().hex[:6])
+
+
+def make_pod(name, command, restart="Never", labels=None, **extra):
+    c = {"name": "c", "image": "busybox", "command": command}
+    for k in ("env", "volumeMounts", "resources"):
+        if k in extra:
+            c[k] = extra.pop(k)
+    spec = {"restartPolicy": restart, "containers": [c]}
+    spec.update(extra)
+    meta = {"name": name, "labels": labels or {}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def phase_of(v1, name):
+    try:
+        return v1.read_namespaced_pod(name, NS).status.phase
+    except ApiException as e:
+        if e.status == 404:
+            return "Gone"
+        raise
+
+
+def terminal(v1, name):
+    p = v1.read_namespaced_pod(name, NS)
+    return p if p.status.phase in ("Succeeded", "Failed") else None
+
+
+def gone(v1, name):
+    try:
+        v1.read_namespaced_pod(name, NS)
+        return False
+    except ApiException as e:
+        return e.status == 404
+
+
+def pid_alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if not os.access(KUBESIM, os.X_OK):
+        pytest.fail("kubesim not built at %s" % KUBESIM)
+    state = tempfile.mkdtemp(prefix="kubesim-kubelet-")
+    try:
+        with start_kubesim("--state-dir", state, "--nodes", "1", "--node-cpu", "4", "--node-memory", "2Gi") as ks:
+            ks.v1 = api_for(ks)
+            ks.state = state
+            wait_for(lambda: ks.v1.list_node().items, 30, what="node registered")
+            yield ks
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def test_node_registered_with_capacity(cluster):
+    nodes = cluster.v1.list_node().items
+    assert len(nodes) == 1
+    n = nodes[0]
+    assert n.status.capacity["cpu"] == "4"
+    assert n.status.allocatable["memory"] == "2097152Ki"
+    assert any(c.type == "Ready" and c.status == "True" for c in n.status.conditions)
+
+
+def test_exit_code_failed_and_succeeded(cluster):
+    v1 = cluster.v1
+    bad, good = uniq("exit3"), uniq("exit0")
+    v1.create_namespaced_pod(NS, make_pod(bad, ["sh", "-c", "echo failing; exit 3"]))
+    v1.create_namespaced_pod(NS, make_pod(good, ["sh", "-c", "exit 0"]))
+    p = wait_for(lambda: terminal(v1, bad), what="pod %s terminal" % bad)
+    assert p.status.phase == "Failed"
+    cs = p.status.container_statuses[0]
+    assert cs.state.terminated.exit_code == 3
+    assert cs.state.terminated.reason == "Error"
+    assert cs.state.terminated.started_at and cs.state.terminated.finished_at
+    assert cs.container_id and cs.image_id and cs.ready is False and cs.restart_count == 0
+    assert p.status.pod_ip and p.status.pod_ip.startswith("127.") and p.status.host_ip and p.status.start_time
+    conds = {c.type: c for c in p.status.conditions}
+    assert conds["PodScheduled"].status == "True"
+    assert conds["Ready"].status == "False" and conds["Ready"].reason == "PodCompleted"
+    p = wait_for(lambda: terminal(v1, good), what="pod %s terminal" % good)
+    assert p.status.phase == "Succeeded"
+    assert p.status.container_statuses[0].state.terminated.reason == "Completed"
+    assert p.status.container_statuses[0].state.terminated.exit_code == 0
+
+
+def test_running_status_and_logs(cluster):
+    v1 = cluster.v1
+    name = uniq("logs")
+    v1.create_namespaced_pod(NS, make_pod(name, ["sh", "-c", "echo out-line; echo err-line >&2; sleep 1000"]))
+    p = wait_for(lambda: (lambda q: q if q.status.phase == "Running" else None)(v1.read_namespaced_pod(name, NS)),
+                 what="Running")
+    cs = p.status.container_statuses[0]
+    assert cs.state.running and cs.state.running.started_at and cs.ready and cs.started
+    assert {c.type: c.status for c in p.status.conditions}["Ready"] == "True"
+    log = wait_for(lambda: (lambda s: s if "err-line" in s else None)(v1.read_namespaced_pod_log(name, NS)),
+                   what="log lines")
+    assert "out-line" in log and "err-line" in log
+    env = dict(os.environ, KUBECONFIG=cluster.kubeconfig, HOME=cluster.tmpdir)
+    out = subprocess.run([KUBECTL, "logs", name], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "out-line" in out.stdout and "err-line" in out.stdout
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=1)
+    wait_for(lambda: gone(v1, name), what="pod deleted")
+
+
+def test_oom_killed(cluster):
+    v1 = cluster.v1
+    name = uniq("oom")
+    v1.create_namespaced_pod(NS, make_pod(
+        name, ["/usr/bin/python3", "-c", "b = bytearray(400 << 20); print('survived')"],
+        resources={"limits": {"memory": "64Mi"}, "requests": {"memory": "64Mi"}}))
+    p = wait_for(lambda: terminal(v1, name), what="OOM pod terminal")
+    t = p.status.container_statuses[0].state.terminated
+    assert p.status.phase == "Failed"
+    assert t.reason == "OOMKilled" and t.exit_code == 137
+    assert "survived" not in v1.read_namespaced_pod_log(name, NS)
+
+
+def test_graceful_delete_sigterm_then_sigkill(cluster):
+    v1 = cluster.v1
+    name = uniq("grace")
+    d = tempfile.mkdtemp(prefix="grace-", dir=cluster.state)
+    # "$$$$": Kubernetes expands $(VAR) in commands and turns "$$" into "$"
+    script = ('echo $$$$ > /data/pid; trap "echo TERM >> /data/signals" TERM; '
+              'while true; do sleep 0.1; done')
+    v1.create_namespaced_pod(NS, make_pod(
+        name, ["sh", "-c", script], volumeMounts=[{"name": "data", "mountPath": "/data"}],
+        volumes=[{"name": "data", "hostPath": {"path": d}}]))
+    wait_for(lambda: os.path.exists(os.path.join(d, "pid")) and open(os.path.join(d, "pid")).read().strip(),
+             what="pod wrote its pid")
+    pid = int(open(os.path.join(d, "pid")).read())
+    assert pid_alive(pid)
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=2)
+    p = v1.read_namespaced_pod(name, NS)
+    assert p.metadata.deletion_timestamp is not None
+    wait_for(lambda: os.path.exists(os.path.join(d, "signals")), what="SIGTERM recorded")
+    assert pid_alive(pid), "the trap ignores SIGTERM: the process must live until the grace period ends"
+    wait_for(lambda: gone(v1, name), what="pod finalized after the grace period")
+    wait_for(lambda: not pid_alive(pid), 10, what="process SIGKILLed")
+    assert "TERM" in open(os.path.join(d, "signals")).read()
+
+
+def test_unschedulable_then_scheduled_when_capacity_frees(cluster):
+    v1 = cluster.v1
+    big, waiter, huge = uniq("big"), uniq("waiter"), uniq("huge")
+    req = lambda m: {"requests": {"memory": m, "cpu": "100m"}, "limits": {"memory": m}}  # noqa: E731
+    v1.create_namespaced_pod(NS, make_pod(huge, ["sleep", "1000"], resources=req("100Gi")))
+    v1.create_namespaced_pod(NS, make_pod(big, ["sleep", "1000"], resources=req("1536Mi")))
+    wait_for(lambda: phase_of(v1, big) == "Running", what="big pod Running")
+    v1.create_namespaced_pod(NS, make_pod(waiter, ["sleep", "1000"], resources=req("1Gi")))
+
+    def unschedulable(n):
+        p = v1.read_namespaced_pod(n, NS)
+        c = [c for c in (p.status.conditions or []) if c.type == "PodScheduled"]
+        return p if c and c[0].status == "False" and c[0].reason == "Unschedulable" else None
+    p = wait_for(lambda: unschedulable(waiter), what="waiter Unschedulable")
+    assert p.status.phase == "Pending" and not p.spec.node_name
+    msg = [c for c in p.status.conditions if c.type == "PodScheduled"][0].message
+    assert msg == "0/1 nodes are available: 1 Insufficient memory.", msg
+    p = wait_for(lambda: unschedulable(huge), what="huge Unschedulable")
+    v1.delete_namespaced_pod(big, NS, grace_period_seconds=1)
+    wait_for(lambda: phase_of(v1, waiter) == "Running", what="waiter scheduled after capacity freed")
+    assert v1.read_namespaced_pod(waiter, NS).spec.node_name == "kubesim-node-1"
+    assert phase_of(v1, huge) == "Pending"
+    for n in (waiter, huge):
+        v1.delete_namespaced_pod(n, NS, grace_period_seconds=0)
+    wait_for(lambda: gone(v1, waiter) and gone(v1, huge), what="cleanup")
+
+
+def test_owner_deletion_garbage_collects_dependents(cluster):
+    v1 = cluster.v1
+    owner, dep = uniq("owner"), uniq("dep")
+    d = tempfile.mkdtemp(prefix="gc-", dir=cluster.state)
+    o = v1.create_namespaced_pod(NS, make_pod(owner, ["sleep", "1000"]))
+    body = make_pod(dep, ["sh", "-c", "echo $$$$ > /data/pid; exec sleep 1000"],
+                    volumeMounts=[{"name": "data", "mountPath": "/data"}],
+                    volumes=[{"name": "data", "hostPath": {"path": d}}])
+    body["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner,
+                                            "uid": o.metadata.uid, "controller": True}]
+    v1.create_namespaced_pod(NS, body)
+    wait_for(lambda: phase_of(v1, dep) == "Running" and os.path.exists(os.path.join(d, "pid")),
+             what="dependent Running")
+    pid = int(wait_for(lambda: open(os.path.join(d, "pid")).read().strip(), what="pid written"))
+    assert pid_alive(pid)
+    v1.delete_namespaced_pod(owner, NS, grace_period_seconds=1)
+    wait_for(lambda: gone(v1, owner), what="owner gone")
+    wait_for(lambda: gone(v1, dep), what="dependent garbage-collected")
+    wait_for(lambda: not pid_alive(pid), 15, what="dependent's process stopped")
+
+
+def test_env_field_refs_config_and_volumes(cluster):
+    v1 = cluster.v1
+    name = uniq("env")
+    cm, sec = uniq("cm"), uniq("sec")
+    v1.create_namespaced_config_map(NS, {"metadata": {"name": cm},
+                                         "data": {"spark.properties": "spark.app.name=x\n", "k": "from-cm"},
+                                         "binaryData": {"blob.bin": base64.b64encode(b"\x00\x01\xfe").decode()}})
+    v1.create_namespaced_secret(NS, {"metadata": {"name": sec},
+                                     "data": {"pw": base64.b64encode(b"s3cr3t").decode()}})
+    script = ("env | sort; echo CONF=$(cat /opt/spark/conf/spark.properties); "
+              "echo ITEM=$(cat /etc/items/renamed.txt); echo BLOB=$(od -An -tx1 /opt/spark/conf/blob.bin | xargs); "
+              "echo NSFILE=$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace); "
+              "ls /var/run/secrets/kubernetes.io/serviceaccount; echo HOSTNAME=$(hostname); "
+              "echo SECRETFILE=$(cat /etc/sec/pw); echo done")
+    env = [
+        {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+        {"name": "POD_NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+        {"name": "POD_UID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}},
+        {"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+        {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+        {"name": "SA", "valueFrom": {"fieldRef": {"fieldPath": "spec.serviceAccountName"}}},
+        {"name": "ROLE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['spark-role']"}}},
+        {"name": "FROM_CM", "valueFrom": {"configMapKeyRef": {"name": cm, "key": "k"}}},
+        {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": sec, "key": "pw"}}},
+        {"name": "PLAIN", "value": "v-$(POD_NAME)"},
+    ]
+    vols = [{"name": "conf", "configMap": {"name": cm}},
+            {"name": "items", "configMap": {"name": cm, "items": [{"key": "k", "path": "renamed.txt"}]}},
+            {"name": "sec", "secret": {"secretName": sec}}]
+    mounts = [{"name": "conf", "mountPath": "/opt/spark/conf"}, {"name": "items", "mountPath": "/etc/items"},
+              {"name": "sec", "mountPath": "/etc/sec"}]
+    v1.create_namespaced_pod(NS, make_pod(name, ["sh", "-c", script], labels={"spark-role": "driver"},
+                                          env=env, volumeMounts=mounts, volumes=vols))
+    p = wait_for(lambda: terminal(v1, name), what="env pod terminal")
+    log = v1.read_namespaced_pod_log(name, NS)
+    assert p.status.phase == "Succeeded", log
+    lines = set(log.splitlines())
+    assert "POD_NAME=%s" % name in lines
+    assert "POD_NS=%s" % NS in lines
+    assert "POD_UID=%s" % p.metadata.uid in lines
+    assert "POD_IP=%s" % p.status.pod_ip in lines
+    assert "NODE=kubesim-node-1" in lines
+    assert "SA=default" in lines
+    assert "ROLE=driver" in lines
+    assert "FROM_CM=from-cm" in lines and "FROM_SECRET=s3cr3t" in lines
+    assert "PLAIN=v-%s" % name in lines
+    assert "CONF=spark.app.name=x" in lines
+    assert "ITEM=from-cm" in lines
+    assert "BLOB=00 01 fe" in lines
+    assert "NSFILE=%s" % NS in lines
+    assert "token" in lines and "ca.crt" in lines
+    assert "HOSTNAME=%s" % name in lines
+    assert "SECRETFILE=s3cr3t" in lines
+    assert "done" in lines
+
+
+def test_headless_service_resolves_inside_pod(cluster):
+    v1 = cluster.v1
+    app, svc, web, cli = uniq("app"), uniq("svc"), uniq("web"), uniq("dns")
+    v1.create_namespaced_service(NS, {"metadata": {"name": svc},
+                                      "spec": {"clusterIP": "None", "selector": {"app": app},
+                                               "ports": [{"port": 7078, "name": "rpc"}]}})
+    v1.create_namespaced_pod(NS, make_pod(web, ["sleep", "1000"], labels={"app": app}))
+    wait_for(lambda: phase_of(v1, web) == "Running", what="web Running")
+    ip = v1.read_namespaced_pod(web, NS).status.pod_ip
+    script = ("for i in $(seq 100); do getent hosts %s.%s.svc >/dev/null && break; sleep 0.2; done; "
+              "getent hosts %s.%s.svc; getent hosts %s; getent hosts %s.%s.svc.cluster.local; "
+              "getent hosts kubernetes.default.svc.cluster.local || true") % (svc, NS, svc, NS, svc, svc, NS)
+    v1.create_namespaced_pod(NS, make_pod(cli, ["sh", "-c", script]))
+    wait_for(lambda: terminal(v1, cli), what="dns pod terminal")
+    log = v1.read_namespaced_pod_log(cli, NS)
+    resolved = [l.split()[0] for l in log.splitlines() if l.strip()]
+    assert resolved[:3] == [ip, ip, ip], log
+    for n in (web, cli):
+        v1.delete_namespaced_pod(n, NS, grace_period_seconds=0)
+
+
+def test_restart_policy_on_failure_counts_restarts(cluster):
+    v1 = cluster.v1
+    name = uniq("crash")
+    v1.create_namespaced_pod(NS, make_pod(name, ["sh", "-c", "echo run; exit 1"], restart="OnFailure"))
+
+    def restarted():
+        p = v1.read_namespaced_pod(name, NS)
+        cs = (p.status.container_statuses or [None])[0]
+        return p if cs and cs.restart_count >= 1 and cs.last_state.terminated else None
+    p = wait_for(restarted, what="container restarted")
+    cs = p.status.container_statuses[0]
+    assert cs.last_state.terminated.exit_code == 1 and cs.last_state.terminated.reason == "Error"
+    assert p.status.phase in ("Running", "Pending")
+    assert p.status.phase != "Failed"
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=0)
+    wait_for(lambda: gone(v1, name), what="cleanup")
+
+
+def test_unknown_command_is_start_error(cluster):
+    v1 = cluster.v1
+    name = uniq("nocmd")
+    v1.create_namespaced_pod(NS, make_pod(name, ["no-such-command-xyz"]))
+    p = wait_for(lambda: terminal(v1, name), what="terminal")
+    t = p.status.container_statuses[0].state.terminated
+    assert p.status.phase == "Failed" and t.exit_code == 128 and t.reason == "StartError"
+    assert "executable file not found" in t.message
+
+
+def test_no_pod_process_outlives_kubesim():
+    state = tempfile.mkdtemp(prefix="kubesim-stop-")
+    d = os.path.join(state, "out")
+    os.makedirs(d)
+    try:
+        with start_kubesim("--state-dir", state) as ks:
+            v1 = api_for(ks)
+            # the container's shell starts a background child in its own session: only the cgroup /
+            # process-group sweep on stop can reach it
+            script = "setsid sleep 1000 & echo $! > /data/child; echo $$$$ > /data/pid; sleep 1000"
+            v1.create_namespaced_pod(NS, make_pod("survivor", ["sh", "-c", script],
+                                                  volumeMounts=[{"name": "d", "mountPath": "/data"}],
+                                                  volumes=[{"name": "d", "hostPath": {"path": d}}]))
+            wait_for(lambda: os.path.exists(os.path.join(d, "pid")) and os.path.exists(os.path.join(d, "child")),
+                     what="pids written")
+            time.sleep(0.2)
+            pids = [int(open(os.path.join(d, f)).read()) for f in ("pid", "child")]
+            assert all(pid_alive(p) for p in pids)
+            ks.proc.send_signal(signal.SIGTERM)
+            ks.proc.wait(timeout=30)
+        wait_for(lambda: not any(pid_alive(p) for p in pids), 10, what="pod processes gone after kubesim stopped")
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def test_fake_kubelet_500_pods():
+    with start_kubesim("--fake-kubelet", "--fake-delay-ms", "50", "--nodes", "2") as ks:
+        v1 = api_for(ks)
+        names = ["fake-%04d" % i for i in range(500)]
+
+        def create(n):
+            body = {"metadata": {"name": n, "labels": {"spark-role": "executor"}},
+                    "spec": {"containers": [{"name": "c", "image": "cspark:dev",
+                                             "resources": {"requests": {"cpu": "1m", "memory": "1Mi"}}}]}}
+            v1.create_namespaced_pod(NS, body)
+        with concurrent.futures.ThreadPoolExecutor(8) as ex:
+            list(ex.map(create, names))
+
+        def all_running():
+            items = v1.list_namespaced_pod(NS, label_selector="spark-role=executor").items
+            running = [p for p in items if p.status.phase == "Running"]
+            return items if len(running) == len(names) else None
+        items = wait_for(all_running, 90, 0.5, what="500 fake pods Running")
+        ips = {p.status.pod_ip for p in items}
+        assert len(ips) == len(names) and all(ip.startswith("127.") for ip in ips)
+        p = items[0]
+        cs = p.status.container_statuses[0]
+        assert cs.state.running and cs.ready and p.spec.node_name.startswith("kubesim-node-")
+        v1.delete_collection_namespaced_pod(NS, label_selector="spark-role=executor")
+        wait_for(lambda: not v1.list_namespaced_pod(NS, label_selector="spark-role=executor").items, 60, 0.5,
+                 what="fake pods deleted")
