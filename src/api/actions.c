@@ -1,0 +1,313 @@
+/*
+ * actions.c — the actions of cspark.h: each runs a job through the scheduler with the matching
+ * sink and assembles the per-partition results on the driver. save_as_text_file does Hadoop's
+ * output commit: tasks write under <path>/_temporary and rename their part file into place, the
+ * job commit removes _temporary and writes _SUCCESS, and a failed job removes the directory it
+ * created. take scans partitions incrementally (1, then up to 4x more each round) as Spark does.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/rdd_internal.h"
+#include "exec/part_iter.h"
+#include "sched/scheduler.h"
+
+struct cspark_records {
+    cs_batch b;
+};
+
+size_t cspark_records_count(const cspark_records *r)
+{
+    return r ? r->b.n : 0;
+}
+
+cspark_record cspark_records_get(const cspark_records *r, size_t i)
+{
+    return batch_get(&r->b, i);
+}
+
+void cspark_records_free(cspark_records *r)
+{
+    if (!r) return;
+    batch_free(&r->b);
+    free(r);
+}
+
+/* Per-partition results kept until the job ends, then concatenated in partition order. */
+typedef struct part_results {
+    cs_batch *parts;
+    int64_t *counts;
+    bool *present;
+    int n;
+} part_results;
+
+static void results_init(part_results *pr, int n)
+{
+    pr->n = n;
+    pr->parts = cs_xcalloc((size_t)n + 1, sizeof *pr->parts);
+    pr->counts = cs_xcalloc((size_t)n + 1, sizeof *pr->counts);
+    pr->present = cs_xcalloc((size_t)n + 1, sizeof *pr->present);
+}
+
+static void results_free(part_results *pr)
+{
+    for (int i = 0; i < pr->n; i++) batch_free(&pr->parts[i]);
+    free(pr->parts);
+    free(pr->counts);
+    free(pr->present);
+}
+
+static void on_result(void *arg, int partition, task_result *r)
+{
+    part_results *pr = arg;
+    pr->parts[partition] = r->data; /* moved */
+    batch_init(&r->data);
+    pr->counts[partition] = r->count;
+    pr->present[partition] = true;
+}
+
+static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *sink, part_results *pr)
+{
+    cs_error err;
+    cs_error_clear(&err);
+    if (rdd->sc->failed) return CS_ECANCELLED;
+    if (scheduler_run_job(rdd->sc->sched, rdd, parts, nparts, sink, on_result, pr, &err) < 0)
+        return context_fail(rdd->sc, &err);
+    return 0;
+}
+
+static int refuse(cspark_context *sc, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int refuse(cspark_context *sc, int code, const char *fmt, ...)
+{
+    cs_error e;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    e.code = code;
+    return context_fail(sc, &e);
+}
+
+int cspark_count(cspark_rdd *rdd, int64_t *count)
+{
+    if (!rdd) return CS_EINVAL;
+    task_sink sink = {.kind = SINK_COUNT};
+    part_results pr;
+    results_init(&pr, rdd->num_partitions);
+    int rc = run(rdd, NULL, 0, &sink, &pr);
+    if (rc == 0 && count) {
+        *count = 0;
+        for (int i = 0; i < pr.n; i++) *count += pr.counts[i];
+    }
+    results_free(&pr);
+    return rc;
+}
+
+int cspark_collect(cspark_rdd *rdd, cspark_records **out)
+{
+    if (!rdd || !out) return CS_EINVAL;
+    *out = NULL;
+    task_sink sink = {.kind = SINK_COLLECT};
+    part_results pr;
+    results_init(&pr, rdd->num_partitions);
+    int rc = run(rdd, NULL, 0, &sink, &pr);
+    if (rc == 0) {
+        cspark_records *r = cs_xcalloc(1, sizeof *r);
+        batch_init(&r->b);
+        for (int i = 0; i < pr.n; i++) batch_append_batch(&r->b, &pr.parts[i]);
+        *out = r;
+    }
+    results_free(&pr);
+    return rc;
+}
+
+int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
+{
+    if (!rdd || !out) return CS_EINVAL;
+    *out = NULL;
+    cspark_records *res = cs_xcalloc(1, sizeof *res);
+    batch_init(&res->b);
+    int total = rdd->num_partitions, scanned = 0, rc = 0;
+    while (res->b.n < n && scanned < total) {
+        /* Spark: first 1 partition; then, if nothing found, 4x more; else estimate from the
+         * rows per partition seen so far (x1.5), capped at 4x what has been scanned */
+        int64_t want = 1;
+        if (scanned > 0) {
+            if (res->b.n == 0) {
+                want = (int64_t)scanned * 4;
+            } else {
+                want = (int64_t)(1.5 * (double)n * scanned / (double)res->b.n) - scanned;
+                if (want < 1) want = 1;
+                if (want > (int64_t)scanned * 4) want = (int64_t)scanned * 4;
+            }
+        }
+        int count = (int)(want < total - scanned ? want : total - scanned);
+        int *parts = cs_xmalloc((size_t)count * sizeof *parts);
+        for (int i = 0; i < count; i++) parts[i] = scanned + i;
+        task_sink sink = {.kind = SINK_TAKE, .take_n = n - res->b.n};
+        part_results pr;
+        results_init(&pr, total);
+        rc = run(rdd, parts, count, &sink, &pr);
+        for (int i = 0; rc == 0 && i < count; i++) {
+            const cs_batch *b = &pr.parts[scanned + i];
+            for (size_t k = 0; k < b->n && res->b.n < n; k++) {
+                cspark_record r = batch_get(b, k);
+                batch_append_record(&res->b, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+            }
+        }
+        results_free(&pr);
+        free(parts);
+        if (rc < 0) break;
+        scanned += count;
+    }
+    if (rc < 0) {
+        cspark_records_free(res);
+        return rc;
+    }
+    *out = res;
+    return 0;
+}
+
+/* Merges partition results on the driver with fn, through a task context that only carries
+ * the function's closure. */
+static int fold_results(cspark_rdd *rdd, const fn_ref *fn, part_results *pr, cspark_value *acc,
+                        bool *has)
+{
+    task_desc desc = {.partition = -1, .stage_id = -1};
+    cspark_task_context *tc = cs_xcalloc(1, sizeof *tc);
+    tc->task = &desc;
+    tc->fn = fn;
+    int rc = 0;
+    if (sigsetjmp(tc->fail_jmp, 0) == 0) {
+        for (int i = 0; i < pr->n; i++) {
+            if (!pr->parts[i].n) continue;
+            cspark_record r = batch_get(&pr->parts[i], 0);
+            if (!*has) {
+                cspark_value_set(acc, r.value.ptr, r.value.len);
+                *has = true;
+            } else {
+                ((cspark_reduce_fn)fn->ptr)(acc, r.value, tc);
+            }
+        }
+    } else {
+        rc = refuse(rdd->sc, CS_ETASK, "%s failed on the driver: %s", fn->name,
+                    tc->fail_msg ? tc->fail_msg : "failed");
+    }
+    free(tc->fail_msg);
+    free(tc);
+    return rc;
+}
+
+static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool has_zero,
+                       cspark_reduce_fn fn, const void *closure, size_t len, void **out,
+                       size_t *out_len, const char *op)
+{
+    if (!rdd || !out) return CS_EINVAL;
+    *out = NULL;
+    if (out_len) *out_len = 0;
+    cs_error err;
+    task_sink sink = {.kind = SINK_FOLD, .zero = zero, .zero_len = (uint32_t)zero_len, .has_zero = has_zero};
+    if (fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, op, &err) < 0)
+        return context_fail(rdd->sc, &err);
+    part_results pr;
+    results_init(&pr, rdd->num_partitions);
+    int rc = run(rdd, NULL, 0, &sink, &pr);
+    cspark_value acc = {0};
+    bool has = false;
+    if (rc == 0 && has_zero) {
+        cspark_value_set(&acc, zero, (uint32_t)zero_len);
+        has = true;
+    }
+    if (rc == 0) rc = fold_results(rdd, &sink.fn, &pr, &acc, &has);
+    if (rc == 0 && !has) rc = refuse(rdd->sc, CS_EINVAL, "%s of an empty collection", op);
+    if (rc == 0) {
+        *out = acc.ptr ? acc.ptr : cs_xmalloc(1);
+        if (out_len) *out_len = acc.len;
+    } else {
+        free(acc.ptr);
+    }
+    fn_ref_free(&sink.fn);
+    results_free(&pr);
+    return rc;
+}
+
+int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure, size_t len,
+                  void **out, size_t *out_len)
+{
+    return fold_common(rdd, NULL, 0, false, fn, closure, len, out, out_len, "reduce");
+}
+
+int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn fn,
+                const void *closure, size_t len, void **out, size_t *out_len)
+{
+    return fold_common(rdd, zero, zero_len, true, fn, closure, len, out, out_len, "fold");
+}
+
+int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, size_t len)
+{
+    if (!rdd) return CS_EINVAL;
+    cs_error err;
+    task_sink sink = {.kind = SINK_FOREACH};
+    if (fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, "foreach", &err) < 0)
+        return context_fail(rdd->sc, &err);
+    part_results pr;
+    results_init(&pr, rdd->num_partitions);
+    int rc = run(rdd, NULL, 0, &sink, &pr);
+    fn_ref_free(&sink.fn);
+    results_free(&pr);
+    return rc;
+}
+
+static int make_dirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
+{
+    if (!rdd) return CS_EINVAL;
+    cspark_context *sc = rdd->sc;
+    if (!path || !*path) return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
+    if (strncmp(path, "file://", 7) == 0) path += 7;
+    else if (strncmp(path, "file:", 5) == 0) path += 5;
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        return refuse(sc, CS_EEXIST, "Output directory file:%s already exists", path);
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s/_temporary/0/_temporary", path);
+    if (make_dirs(tmp) < 0) {
+        int e = errno;
+        context_remove_tree(path);
+        return refuse(sc, CS_EIO, "cannot create output directory %s: %s", path, strerror(e));
+    }
+    task_sink sink = {.kind = SINK_SAVE, .save_path = path};
+    part_results pr;
+    results_init(&pr, rdd->num_partitions);
+    int rc = run(rdd, NULL, 0, &sink, &pr);
+    results_free(&pr);
+    if (rc < 0) {
+        context_remove_tree(path); /* nothing half-written stays behind */
+        return rc;
+    }
+    snprintf(tmp, sizeof tmp, "%s/_temporary", path);
+    context_remove_tree(tmp);
+    snprintf(tmp, sizeof tmp, "%s/_SUCCESS", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fclose(f) != 0) return refuse(sc, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    return 0;
+}

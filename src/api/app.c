@@ -1,0 +1,56 @@
+/*
+ * app.c — loading and running an application (see app.h). The job's .so is opened with
+ * RTLD_NOW | RTLD_GLOBAL so that a missing symbol fails at load time and the job's functions
+ * can be found by name; the entry function has the signature
+ * int entry(cspark_context *, int argc, char **argv).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/app.h"
+#include "api/context.h"
+#include "exec/task.h"
+
+typedef int (*entry_fn)(cspark_context *, int, char **);
+
+int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv)
+{
+    if (!entry || !*entry) entry = "cspark_main";
+    if (access(app_path, F_OK) < 0) {
+        fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
+        return 1;
+    }
+    void *handle = dlopen(app_path, RTLD_NOW | RTLD_GLOBAL);
+    if (!handle) {
+        fprintf(stderr, "cspark-submit: cannot load application %s: %s\n", app_path, dlerror());
+        return 1;
+    }
+    entry_fn fn = (entry_fn)dlsym(handle, entry);
+    if (!fn) {
+        fprintf(stderr,
+                "cspark-submit: entry function '%s' not found in %s (define a non-static "
+                "int %s(cspark_context *sc, int argc, char **argv), or name it with --class)\n",
+                entry, app_path, entry);
+        dlclose(handle);
+        return 1;
+    }
+    task_install_crash_handlers();
+    task_thread_init();
+    cs_error err;
+    cs_error_clear(&err);
+    cspark_context *sc = context_new(conf, app_path, &err);
+    if (!sc) {
+        fprintf(stderr, "cspark-submit: %s\n", err.msg);
+        dlclose(handle);
+        return 1;
+    }
+    int rc = fn(sc, argc, argv);
+    if (sc->failed && rc == 0) rc = 1;
+    if (rc != 0 && sc->error) fprintf(stderr, "cspark-submit: %s\n", sc->error);
+    fflush(stdout);
+    context_stop(sc, rc == 0);
+    /* the job's .so stays loaded: its destructors may still run at exit */
+    return rc;
+}

@@ -1,0 +1,117 @@
+/*
+ * builtins.c — functions of libcspark used inside lineage graphs: the numeric reducers of
+ * cspark.h (cspark_sum_i64, ...) and the internal helpers of cogroup/join and distinct. They are
+ * exported like user functions so that any process can resolve them by name.
+ */
+#include <string.h>
+
+#include "api/rdd_internal.h"
+
+void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+{
+    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_sum_i64: values must be 8-byte cspark_i64 encodings");
+    cspark_i64_encode(cspark_i64_decode(acc->ptr) + cspark_i64_decode(value.ptr), acc->ptr);
+}
+
+void cspark_sum_f64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+{
+    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_sum_f64: values must be 8-byte cspark_f64 encodings");
+    cspark_f64_encode(cspark_f64_decode(acc->ptr) + cspark_f64_decode(value.ptr), acc->ptr);
+}
+
+void cspark_min_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+{
+    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_min_i64: values must be 8-byte cspark_i64 encodings");
+    if (memcmp(value.ptr, acc->ptr, 8) < 0) memcpy(acc->ptr, value.ptr, 8);
+}
+
+void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+{
+    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_max_i64: values must be 8-byte cspark_i64 encodings");
+    if (memcmp(value.ptr, acc->ptr, 8) > 0) memcpy(acc->ptr, value.ptr, 8);
+}
+
+/* cogroup: values of the left/right parent are tagged with a side byte before the shuffle. */
+static void tag(const cspark_record *in, cspark_emitter *out, uint8_t side)
+{
+    uint8_t *v;
+    uint8_t *k = cspark_emit_reserve(out, in->key.len, (size_t)in->value.len + 1, &v);
+    memcpy(k, in->key.ptr, in->key.len);
+    v[0] = side;
+    memcpy(v + 1, in->value.ptr, in->value.len);
+}
+
+void cspark__tag_left(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    tag(in, out, 0);
+}
+
+void cspark__tag_right(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    tag(in, out, 1);
+}
+
+/* Emits key -> pair(left, right?) */
+static void emit_pair(cspark_emitter *out, cspark_slice key, cspark_slice left,
+                      const cspark_slice *right)
+{
+    uint8_t *v;
+    size_t vlen = 4 + (size_t)left.len + 1 + (right ? right->len : 0);
+    uint8_t *k = cspark_emit_reserve(out, key.len, vlen, &v);
+    memcpy(k, key.ptr, key.len);
+    memcpy(v, &left.len, 4);
+    memcpy(v + 4, left.ptr, left.len);
+    v[4 + left.len] = right ? 1 : 0;
+    if (right) memcpy(v + 5 + left.len, right->ptr, right->len);
+}
+
+static void join_flatten(const cspark_record *in, cspark_emitter *out, bool left_outer)
+{
+    cspark_slice lefts = {0}, rights = {0}, l, r;
+    cspark_pair_split(in->value, &lefts, &rights);
+    while (cspark_list_next(&lefts, &l)) {
+        cspark_slice rs = rights;
+        bool any = false;
+        while (cspark_list_next(&rs, &r)) {
+            emit_pair(out, in->key, l, &r);
+            any = true;
+        }
+        if (!any && left_outer) emit_pair(out, in->key, l, NULL);
+    }
+}
+
+void cspark__join_flatten(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    join_flatten(in, out, false);
+}
+
+void cspark__left_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
+                                     cspark_task_context *tc)
+{
+    join_flatten(in, out, true);
+}
+
+/* distinct: the whole record becomes the key ([u32 key length][key][value]), then back. */
+void cspark__distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint8_t *k = cspark_emit_reserve(out, 4 + (size_t)in->key.len + in->value.len, 0, NULL);
+    memcpy(k, &in->key.len, 4);
+    memcpy(k + 4, in->key.ptr, in->key.len);
+    memcpy(k + 4 + in->key.len, in->value.ptr, in->value.len);
+}
+
+void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out,
+                             cspark_task_context *tc)
+{
+    uint32_t klen;
+    if (in->key.len < 4) cspark_task_fail(tc, "distinct: malformed packed record");
+    memcpy(&klen, in->key.ptr, 4);
+    if (klen > in->key.len - 4) cspark_task_fail(tc, "distinct: malformed packed record");
+    cspark_emit(out, in->key.ptr + 4, klen, in->key.ptr + 4 + klen, in->key.len - 4 - klen);
+}
+
+void cspark__keep_first(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+{
+    (void)acc;
+    (void)value;
+}

@@ -1,0 +1,265 @@
+/*
+ * context.c — creation and shutdown of the application context (see context.h): reads and
+ * validates the execution settings from the configuration, prepares the local directory,
+ * starts the listener bus and the scheduler with the backend the master asks for, and on stop
+ * tears all of it down and removes the application's local files.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/context.h"
+#include "api/rdd_internal.h"
+#include "cluster/local_backend.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "sched/listener.h"
+#include "sched/scheduler.h"
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+int context_remove_tree(const char *path)
+{
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The first directory of SPARK_LOCAL_DIRS (set by cluster managers, wins as in Spark), else of
+ * spark.local.dir, else /tmp. */
+static int make_local_dir(cspark_context *sc, cs_error *err)
+{
+    const char *dirs = getenv("SPARK_LOCAL_DIRS");
+    const char *key = "SPARK_LOCAL_DIRS";
+    if (!dirs || !*dirs) {
+        dirs = conf_get(sc->conf, "spark.local.dir");
+        key = "spark.local.dir";
+    }
+    if (!dirs || !*dirs) {
+        dirs = getenv("TMPDIR");
+        key = "TMPDIR";
+    }
+    if (!dirs || !*dirs) dirs = "/tmp";
+    char base[PATH_MAX];
+    size_t n = strcspn(dirs, ",");
+    if (n >= sizeof base) n = sizeof base - 1;
+    memcpy(base, dirs, n);
+    base[n] = 0;
+    char path[PATH_MAX + 96];
+    snprintf(path, sizeof path, "%s/cspark-%s-XXXXXX", base, sc->app_id);
+    if (!mkdtemp(path))
+        return cs_error_set(err, CS_EIO, "cannot create a local directory under %s (%s): %s", base,
+                            key, strerror(errno));
+    sc->local_dir = cs_xstrdup(path);
+    return 0;
+}
+
+static int read_settings(cspark_context *sc, cs_error *err)
+{
+    const char *master = conf_get(sc->conf, "spark.master");
+    if (!master) master = "local[*]";
+    if (master_parse(master, &sc->master, err) < 0) return err->code;
+    if (sc->master.kind != MASTER_LOCAL)
+        return cs_error_set(err, CS_EUNSUPPORTED,
+                            "master '%s' is not supported yet (this build runs local, local[N], "
+                            "local[*] and local[N,F])", master);
+
+    int64_t v;
+    int threads = sc->master.threads > 0 ? sc->master.threads : 1;
+    if (conf_contains(sc->conf, "spark.default.parallelism")) {
+        if (conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0) return err->code;
+        if (v < 1)
+            return cs_error_set(err, CS_EINVAL,
+                                "invalid value for spark.default.parallelism: '%lld' (expected a "
+                                "positive integer)", (long long)v);
+        sc->default_parallelism = (int)v;
+    } else {
+        sc->default_parallelism = threads;
+    }
+
+    if (sc->master.max_failures > 0) {
+        sc->max_task_failures = sc->master.max_failures;
+    } else {
+        if (conf_get_int(sc->conf, "spark.task.maxFailures", "4", &v, err) < 0) return err->code;
+        if (v < 1)
+            return cs_error_set(err, CS_EINVAL,
+                                "invalid value for spark.task.maxFailures: '%lld' (expected a "
+                                "positive integer)", (long long)v);
+        sc->max_task_failures = (int)v;
+    }
+
+    /* In local mode the executor is the driver: its memory is spark.executor.memory when set,
+     * else spark.driver.memory (both default 1g). */
+    int64_t memory;
+    const char *mem_key =
+        conf_contains(sc->conf, "spark.executor.memory") ? "spark.executor.memory" : "spark.driver.memory";
+    if (conf_get_size(sc->conf, mem_key, "1g", CS_MiB, &memory, err) < 0) return err->code;
+    double fraction;
+    if (conf_get_double(sc->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0) return err->code;
+    if (!(fraction > 0 && fraction <= 1))
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.memory.fraction: '%s' (expected a number in "
+                            "(0, 1])", conf_get(sc->conf, "spark.memory.fraction"));
+    sc->task_memory_budget = (int64_t)((double)memory * fraction / threads);
+    if (sc->task_memory_budget < 4 * CS_MiB) sc->task_memory_budget = 4 * CS_MiB;
+    if (conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) < 0)
+        return err->code;
+    return 0;
+}
+
+cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err)
+{
+    cspark_context *sc = cs_xcalloc(1, sizeof *sc);
+    sc->conf = conf_clone(conf);
+    pthread_mutex_init(&sc->lock, NULL);
+    snprintf(sc->app_id, sizeof sc->app_id, "local-%lld", (long long)cs_now_ms());
+    const char *base = app_file ? strrchr(app_file, '/') : NULL;
+    sc->app_file_name = cs_xstrdup(base ? base + 1 : (app_file ? app_file : "app"));
+    const char *name = conf_get(sc->conf, "spark.app.name");
+    if (!name) {
+        char *dot = strrchr(sc->app_file_name, '.');
+        sc->app_name = dot ? cs_xstrndup(sc->app_file_name, (size_t)(dot - sc->app_file_name))
+                           : cs_xstrdup(sc->app_file_name);
+    } else {
+        sc->app_name = cs_xstrdup(name);
+    }
+    conf_set(sc->conf, "spark.app.id", sc->app_id);
+    conf_set_if_missing(sc->conf, "spark.app.name", sc->app_name);
+
+    if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0) goto fail;
+
+    sc->bus = listener_bus_new(sc->conf, sc->app_id, sc->app_name, err);
+    if (!sc->bus) goto fail;
+    const char *user = getenv("USER");
+    if (!user) {
+        struct passwd *pw = getpwuid(getuid());
+        user = pw ? pw->pw_name : "unknown";
+    }
+    cs_event ev = {.kind = CS_EV_APPLICATION_START, .app_id = sc->app_id,
+                   .app_name = sc->app_name, .user = user, .time_ms = cs_now_ms()};
+    listener_bus_post(sc->bus, &ev);
+    cs_event env = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = sc->conf, .time_ms = cs_now_ms()};
+    listener_bus_post(sc->bus, &env);
+    cs_event exec = {.kind = CS_EV_EXECUTOR_ADDED, .executor_id = "driver", .host = "localhost",
+                     .executor_cores = sc->master.threads, .time_ms = cs_now_ms()};
+    listener_bus_post(sc->bus, &exec);
+
+    exec_env xenv = {.executor_id = "driver", .host = "localhost", .local_dir = sc->local_dir,
+                     .task_memory_budget = sc->task_memory_budget,
+                     .shuffle_compress = sc->shuffle_compress,
+                     .blocks = shuffle_local_source(sc->local_dir)};
+    sched_backend *backend = local_backend_new(sc->master.threads, &xenv);
+    sc->sched = scheduler_new(sc, backend, err);
+    if (!sc->sched) {
+        backend->stop(backend);
+        goto fail;
+    }
+    CS_INFO("context", "app=%s name=\"%s\" master=%s parallelism=%d task_memory=%lld local_dir=%s",
+            sc->app_id, sc->app_name, conf_get(sc->conf, "spark.master") ? conf_get(sc->conf, "spark.master") : "local[*]",
+            sc->default_parallelism, (long long)sc->task_memory_budget, sc->local_dir);
+    return sc;
+fail:
+    context_stop(sc, false);
+    return NULL;
+}
+
+void context_stop(cspark_context *sc, bool succeeded)
+{
+    if (!sc) return;
+    scheduler_free(sc->sched);
+    if (sc->bus) {
+        cs_event ev = {.kind = CS_EV_APPLICATION_END, .time_ms = cs_now_ms(), .succeeded = succeeded};
+        listener_bus_post(sc->bus, &ev);
+        listener_bus_free(sc->bus);
+    }
+    if (sc->local_dir) context_remove_tree(sc->local_dir);
+    for (int i = 0; i < sc->num_rdds; i++) rdd_free(sc->rdds[i]);
+    for (int i = 0; i < sc->num_deps; i++) shuffle_dep_free(sc->deps[i]);
+    free(sc->rdds);
+    free(sc->deps);
+    free(sc->local_dir);
+    free(sc->app_name);
+    free(sc->app_file_name);
+    free(sc->error);
+    conf_free(sc->conf);
+    pthread_mutex_destroy(&sc->lock);
+    free(sc);
+}
+
+int context_fail(cspark_context *sc, const cs_error *err)
+{
+    pthread_mutex_lock(&sc->lock);
+    if (!sc->error) sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    sc->failed = true;
+    pthread_mutex_unlock(&sc->lock);
+    return err->code ? err->code : CS_EINVAL;
+}
+
+cspark_rdd *rdd_refuse(cspark_context *sc, const cs_error *err)
+{
+    context_fail(sc, err);
+    return NULL;
+}
+
+void context_add_rdd(cspark_context *sc, cspark_rdd *rdd)
+{
+    pthread_mutex_lock(&sc->lock);
+    if (sc->num_rdds == sc->cap_rdds) {
+        sc->cap_rdds = sc->cap_rdds ? sc->cap_rdds * 2 : 64;
+        sc->rdds = cs_xrealloc(sc->rdds, (size_t)sc->cap_rdds * sizeof *sc->rdds);
+    }
+    rdd->id = sc->next_rdd_id++;
+    sc->rdds[sc->num_rdds++] = rdd;
+    pthread_mutex_unlock(&sc->lock);
+}
+
+void context_add_dep(cspark_context *sc, shuffle_dep *dep)
+{
+    pthread_mutex_lock(&sc->lock);
+    if (sc->num_deps == sc->cap_deps) {
+        sc->cap_deps = sc->cap_deps ? sc->cap_deps * 2 : 16;
+        sc->deps = cs_xrealloc(sc->deps, (size_t)sc->cap_deps * sizeof *sc->deps);
+    }
+    dep->shuffle_id = sc->next_shuffle_id++;
+    sc->deps[sc->num_deps++] = dep;
+    pthread_mutex_unlock(&sc->lock);
+}
+
+/* ---- public accessors ---------------------------------------------------------------------- */
+
+const char *cspark_conf_get(cspark_context *sc, const char *key)
+{
+    return sc ? conf_get(sc->conf, key) : NULL;
+}
+
+const char *cspark_app_id(cspark_context *sc)
+{
+    return sc ? sc->app_id : NULL;
+}
+
+int cspark_default_parallelism(cspark_context *sc)
+{
+    return sc ? sc->default_parallelism : 0;
+}
+
+int cspark_num_partitions(const cspark_rdd *rdd)
+{
+    return rdd ? rdd->num_partitions : 0;
+}
+
+const char *cspark_last_error(cspark_context *sc)
+{
+    return sc ? sc->error : NULL;
+}

@@ -1,0 +1,66 @@
+/*
+ * context.h — the application context (cspark_context): configuration, identifiers, the lineage
+ * graph's storage, the scheduler and the listener bus. Created by app_run (app.c) before the
+ * job's entry function is called and stopped after it returns.
+ *
+ * Ownership: the context owns its conf copy, every RDD node (released at context_stop), the
+ * scheduler and the listener bus. Threads: the job calls the public API from one thread at a
+ * time; tasks run on scheduler worker threads and only read immutable RDD nodes.
+ */
+#ifndef CSPARK_API_CONTEXT_H
+#define CSPARK_API_CONTEXT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/err.h"
+#include "common/master.h"
+#include "cspark.h"
+
+struct scheduler;
+struct listener_bus;
+
+struct cspark_context {
+    cs_conf *conf;
+    cs_master master;
+    char app_id[64];
+    char *app_name;
+    char *app_file_name; /* base name of the job's .so, for call sites in stage names */
+    int default_parallelism;
+    int max_task_failures;
+
+    /* execution settings read once */
+    int64_t task_memory_budget;
+    bool shuffle_compress;
+    char *local_dir; /* <spark.local.dir>/cspark-<app_id>, removed at stop */
+
+    pthread_mutex_t lock; /* guards the id counters and the node list */
+    struct cspark_rdd **rdds;
+    int num_rdds, cap_rdds;
+    struct shuffle_dep **deps;
+    int num_deps, cap_deps;
+    int next_rdd_id, next_shuffle_id;
+
+    struct scheduler *sched;
+    struct listener_bus *bus;
+
+    char *error; /* first error, for cspark_last_error */
+    bool failed;
+};
+
+/* Creates a context from conf (copied). NULL with err on bad configuration. */
+cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err);
+/* Stops the scheduler and the bus, removes local files, frees everything. */
+void context_stop(cspark_context *sc, bool succeeded);
+
+/* Records err as the context's error (the first one wins) and logs it. Returns err->code. */
+int context_fail(cspark_context *sc, const cs_error *err);
+/* Registers a node / dependency so it is freed at stop; assigns ids. */
+void context_add_rdd(cspark_context *sc, struct cspark_rdd *rdd);
+void context_add_dep(cspark_context *sc, struct shuffle_dep *dep);
+/* Removes a directory tree (best effort). */
+int context_remove_tree(const char *path);
+
+#endif

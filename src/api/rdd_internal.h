@@ -1,0 +1,42 @@
+/*
+ * rdd_internal.h — helpers shared by the files of src/api that build lineage nodes (rdd.c,
+ * sources.c, transformations.c, actions.c, context.c). Not used outside src/api.
+ * Ownership: nodes from rdd_new are registered with (and freed by) the context; fn_ref copies
+ * are owned by the node or dependency that holds them.
+ */
+#ifndef CSPARK_API_RDD_INTERNAL_H
+#define CSPARK_API_RDD_INTERNAL_H
+
+#include "api/context.h"
+#include "api/rdd.h"
+#include "common/err.h"
+#include "shuffle/builtin_aggs.h"
+
+/* A new node named "<op> at <object>:<function>" after the caller's address. */
+cspark_rdd *rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions, const char *op,
+                    const void *caller);
+void rdd_free(cspark_rdd *r);
+void shuffle_dep_free(shuffle_dep *d);
+
+/* A reference to one of libcspark's own functions (no dladdr needed). */
+void fn_ref_builtin(fn_ref *ref, const char *name, void *fn);
+void fn_ref_copy_closure(fn_ref *ref, const void *closure, size_t len);
+void fn_ref_free(fn_ref *ref);
+
+/* Records a refused operation on the context and returns NULL (for transformations). */
+cspark_rdd *rdd_refuse(cspark_context *sc, const cs_error *err);
+
+#define CALLER() __builtin_extract_return_addr(__builtin_return_address(0))
+
+/* Internal built-in functions (builtins.c); exported so executors can resolve them by name. */
+void cspark__tag_left(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cspark__tag_right(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cspark__join_flatten(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cspark__left_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
+                                     cspark_task_context *tc);
+void cspark__distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out,
+                             cspark_task_context *tc);
+void cspark__keep_first(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+
+#endif

@@ -1,0 +1,403 @@
+/*
+ * transformations.c — the narrow and wide transformations of cspark.h. Narrow ones add a node
+ * that the task runner pipelines with its parent; wide ones add a shuffle dependency (the map
+ * side: partitioner and optional map-side combine) and a shuffled node (the reduce side:
+ * aggregation, sort, cogroup or plain read). Joins are a cogroup followed by a built-in
+ * flattening; distinct packs each record into a key and reduces. sort_by_key runs a sampling job
+ * at once to choose its range bounds, as Spark's sortByKey does.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/rdd_internal.h"
+#include "common/log.h"
+#include "sched/scheduler.h"
+
+static cspark_rdd *narrow(cspark_rdd *parent, rdd_kind kind, const char *op, void *fn,
+                          const void *closure, size_t len, const void *caller)
+{
+    if (!parent) return NULL;
+    cspark_context *sc = parent->sc;
+    cs_error err;
+    fn_ref ref;
+    if (fn_ref_init(sc, &ref, fn, closure, len, op, &err) < 0) return rdd_refuse(sc, &err);
+    cspark_rdd *r = rdd_new(sc, kind, parent->num_partitions, op, caller);
+    r->parents[0] = parent;
+    r->num_parents = 1;
+    r->fn = ref;
+    return r;
+}
+
+static cspark_rdd *narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char *op,
+                                  const char *name, void *fn, const void *caller)
+{
+    if (!parent) return NULL;
+    cspark_rdd *r = rdd_new(parent->sc, kind, parent->num_partitions, op, caller);
+    r->parents[0] = parent;
+    r->num_parents = 1;
+    fn_ref_builtin(&r->fn, name, fn);
+    return r;
+}
+
+cspark_rdd *cspark_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure, size_t len)
+{
+    return narrow(rdd, RDD_MAP, "map", (void *)fn, closure, len, CALLER());
+}
+
+cspark_rdd *cspark_flat_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure, size_t len)
+{
+    return narrow(rdd, RDD_FLAT_MAP, "flat_map", (void *)fn, closure, len, CALLER());
+}
+
+cspark_rdd *cspark_filter(cspark_rdd *rdd, cspark_filter_fn fn, const void *closure, size_t len)
+{
+    return narrow(rdd, RDD_FILTER, "filter", (void *)fn, closure, len, CALLER());
+}
+
+cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn, const void *closure,
+                                  size_t len)
+{
+    return narrow(rdd, RDD_MAP_PARTITIONS, "map_partitions", (void *)fn, closure, len, CALLER());
+}
+
+static bool same_context(cspark_rdd *a, cspark_rdd *b, const char *op)
+{
+    if (a->sc == b->sc) return true;
+    cs_error e;
+    cs_error_set(&e, CS_EINVAL, "%s: the two RDDs belong to different contexts", op);
+    context_fail(a->sc, &e);
+    return false;
+}
+
+cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
+{
+    if (!a || !b || !same_context(a, b, "union")) return NULL;
+    int n = a->num_partitions + b->num_partitions;
+    cspark_rdd *r = rdd_new(a->sc, RDD_UNION, n, "union", CALLER());
+    r->parents[0] = a;
+    r->parents[1] = b;
+    r->num_parents = 2;
+    r->union_parent = cs_xcalloc((size_t)n + 1, sizeof(int));
+    r->union_index = cs_xcalloc((size_t)n + 1, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        r->union_parent[i] = i < a->num_partitions ? 0 : 1;
+        r->union_index[i] = i < a->num_partitions ? i : i - a->num_partitions;
+    }
+    return r;
+}
+
+cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
+{
+    if (!rdd) return NULL;
+    if (num_partitions < 1) {
+        cs_error e;
+        cs_error_set(&e, CS_EINVAL, "coalesce: number of partitions must be positive, got %d", num_partitions);
+        return rdd_refuse(rdd->sc, &e);
+    }
+    int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
+    if (n < 1) n = 1;
+    cspark_rdd *r = rdd_new(rdd->sc, RDD_COALESCE, n, "coalesce", CALLER());
+    r->parents[0] = rdd;
+    r->num_parents = 1;
+    r->group_start = cs_xcalloc((size_t)n + 1, sizeof(int));
+    for (int i = 0; i <= n; i++)
+        r->group_start[i] = (int)((int64_t)rdd->num_partitions * i / n);
+    return r;
+}
+
+/* ---- shuffles ---------------------------------------------------------------------------- */
+
+static int shuffle_partitions(cspark_context *sc, int requested, int parent_a, int parent_b,
+                              const char *op, cs_error *err)
+{
+    if (requested < 0)
+        return cs_error_set(err, CS_EINVAL, "%s: number of partitions must be positive, got %d", op, requested);
+    if (requested > 0) return requested;
+    if (conf_contains(sc->conf, "spark.default.parallelism")) return sc->default_parallelism;
+    int n = parent_a > parent_b ? parent_a : parent_b;
+    return n > 0 ? n : 1;
+}
+
+static shuffle_dep *dep_new(cspark_rdd *parent, cs_partitioner_kind kind, int n)
+{
+    shuffle_dep *d = cs_xcalloc(1, sizeof *d);
+    d->parent = parent;
+    d->partitioner.kind = kind;
+    d->partitioner.num_partitions = n;
+    d->partitioner.ascending = true;
+    context_add_dep(parent->sc, d);
+    return d;
+}
+
+static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle_read_mode mode,
+                            const char *op, const void *caller)
+{
+    cspark_rdd *r = rdd_new(parent->sc, RDD_SHUFFLED, n, op, caller);
+    r->deps[0] = dep;
+    r->num_deps = 1;
+    r->read_mode = mode;
+    return r;
+}
+
+static void copy_zero(uint8_t **dst, uint32_t *dst_len, bool *has, const void *zero, size_t len)
+{
+    *has = true;
+    *dst_len = (uint32_t)len;
+    *dst = cs_xmalloc(len ? len : 1);
+    if (len) memcpy(*dst, zero, len);
+}
+
+cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
+                                 size_t len, int num_partitions)
+{
+    if (!rdd) return NULL;
+    cspark_context *sc = rdd->sc;
+    cs_error err;
+    fn_ref ref;
+    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "reduce_by_key", &err);
+    if (n < 0 || fn_ref_init(sc, &ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
+        return rdd_refuse(sc, &err);
+    shuffle_dep *d = dep_new(rdd, PART_HASH, n);
+    d->map_side_combine = true;
+    fn_ref_builtin(&d->agg_merge_value, ref.name, ref.ptr);
+    fn_ref_copy_closure(&d->agg_merge_value, closure, len);
+    fn_ref_builtin(&d->agg_merge_combiners, ref.name, ref.ptr);
+    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "reduce_by_key", CALLER());
+    r->agg_merge_value = ref;
+    fn_ref_builtin(&r->agg_merge_combiners, ref.name, ref.ptr);
+    r->values_are_combiners = true;
+    return r;
+}
+
+cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                                    cspark_reduce_fn seq, cspark_reduce_fn comb,
+                                    const void *closure, size_t len, int num_partitions)
+{
+    if (!rdd) return NULL;
+    cspark_context *sc = rdd->sc;
+    cs_error err;
+    fn_ref seq_ref, comb_ref;
+    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
+    if (n < 0 || fn_ref_init(sc, &seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
+        return rdd_refuse(sc, &err);
+    if (fn_ref_init(sc, &comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
+        fn_ref_free(&seq_ref);
+        return rdd_refuse(sc, &err);
+    }
+    shuffle_dep *d = dep_new(rdd, PART_HASH, n);
+    d->map_side_combine = true;
+    fn_ref_builtin(&d->agg_merge_value, seq_ref.name, seq_ref.ptr);
+    fn_ref_copy_closure(&d->agg_merge_value, closure, len);
+    fn_ref_builtin(&d->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
+    copy_zero(&d->agg_zero, &d->agg_zero_len, &d->agg_has_zero, zero, zero_len);
+    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "aggregate_by_key", CALLER());
+    /* the reduce side only merges combiners; the closure travels with merge_value */
+    r->agg_merge_value = comb_ref;
+    fn_ref_builtin(&r->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
+    r->values_are_combiners = true;
+    fn_ref_free(&seq_ref);
+    return r;
+}
+
+static void list_aggregator(cspark_rdd *r)
+{
+    fn_ref_builtin(&r->agg_create, "cspark_list_wrap", (void *)cspark_list_wrap);
+    fn_ref_builtin(&r->agg_merge_value, "cspark_list_append", (void *)cspark_list_append);
+    fn_ref_builtin(&r->agg_merge_combiners, "cspark_list_concat", (void *)cspark_list_concat);
+    r->values_are_combiners = false;
+}
+
+cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
+{
+    if (!rdd) return NULL;
+    cs_error err;
+    int n = shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "group_by_key", &err);
+    if (n < 0) return rdd_refuse(rdd->sc, &err);
+    /* as Spark: no map-side combine for groupByKey (it would not shrink the data) */
+    shuffle_dep *d = dep_new(rdd, PART_HASH, n);
+    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "group_by_key", CALLER());
+    list_aggregator(r);
+    return r;
+}
+
+static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_partitions,
+                                const char *op, const void *caller)
+{
+    if (!left || !right || !same_context(left, right, op)) return NULL;
+    cs_error err;
+    int n = shuffle_partitions(left->sc, num_partitions, left->num_partitions, right->num_partitions, op, &err);
+    if (n < 0) return rdd_refuse(left->sc, &err);
+    cspark_rdd *tl = narrow_builtin(left, RDD_MAP, "tag", "cspark__tag_left", (void *)cspark__tag_left, caller);
+    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cspark__tag_right", (void *)cspark__tag_right, caller);
+    cspark_rdd *r = shuffled(tl, dep_new(tl, PART_HASH, n), n, SHUFFLE_READ_COGROUP, op, caller);
+    r->deps[1] = dep_new(tr, PART_HASH, n);
+    r->num_deps = 2;
+    list_aggregator(r);
+    return r;
+}
+
+cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions)
+{
+    return cogroup_node(left, right, num_partitions, "cogroup", CALLER());
+}
+
+cspark_rdd *cspark_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)
+{
+    const void *caller = CALLER();
+    cspark_rdd *cg = cogroup_node(left, right, num_partitions, "join", caller);
+    return narrow_builtin(cg, RDD_FLAT_MAP, "join", "cspark__join_flatten",
+                          (void *)cspark__join_flatten, caller);
+}
+
+cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)
+{
+    const void *caller = CALLER();
+    cspark_rdd *cg = cogroup_node(left, right, num_partitions, "left_outer_join", caller);
+    return narrow_builtin(cg, RDD_FLAT_MAP, "left_outer_join", "cspark__left_outer_join_flatten",
+                          (void *)cspark__left_outer_join_flatten, caller);
+}
+
+cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
+{
+    if (!rdd) return NULL;
+    const void *caller = CALLER();
+    cs_error err;
+    int n = shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "distinct", &err);
+    if (n < 0) return rdd_refuse(rdd->sc, &err);
+    cspark_rdd *packed = narrow_builtin(rdd, RDD_MAP, "distinct", "cspark__distinct_pack",
+                                        (void *)cspark__distinct_pack, caller);
+    shuffle_dep *d = dep_new(packed, PART_HASH, n);
+    d->map_side_combine = true;
+    fn_ref_builtin(&d->agg_merge_value, "cspark__keep_first", (void *)cspark__keep_first);
+    fn_ref_builtin(&d->agg_merge_combiners, "cspark__keep_first", (void *)cspark__keep_first);
+    cspark_rdd *reduced = shuffled(packed, d, n, SHUFFLE_READ_AGGREGATE, "distinct", caller);
+    fn_ref_builtin(&reduced->agg_merge_value, "cspark__keep_first", (void *)cspark__keep_first);
+    fn_ref_builtin(&reduced->agg_merge_combiners, "cspark__keep_first", (void *)cspark__keep_first);
+    reduced->values_are_combiners = true;
+    return narrow_builtin(reduced, RDD_MAP, "distinct", "cspark__distinct_unpack",
+                          (void *)cspark__distinct_unpack, caller);
+}
+
+cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
+{
+    if (!rdd) return NULL;
+    if (num_partitions < 1) {
+        cs_error e;
+        cs_error_set(&e, CS_EINVAL, "repartition: number of partitions must be positive, got %d", num_partitions);
+        return rdd_refuse(rdd->sc, &e);
+    }
+    shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
+    return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
+}
+
+/* ---- sort_by_key: range bounds from a sample --------------------------------------------- */
+
+typedef struct sample_acc {
+    cs_batch keys;
+    double *weights; /* per key: records of its partition / keys sampled there */
+    size_t cap;
+} sample_acc;
+
+static void on_sample(void *arg, int partition, task_result *r)
+{
+    sample_acc *a = arg;
+    double w = r->data.n ? (double)r->count / (double)r->data.n : 0;
+    size_t base = a->keys.n;
+    batch_append_batch(&a->keys, &r->data);
+    if (a->keys.n > a->cap) {
+        a->cap = a->keys.n * 2;
+        a->weights = cs_xrealloc(a->weights, a->cap * sizeof *a->weights);
+    }
+    for (size_t i = base; i < a->keys.n; i++) a->weights[i] = w;
+}
+
+static int cmp_sample(const void *x, const void *y, void *keys)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    cspark_record a = batch_get(keys, i), b = batch_get(keys, j);
+    uint32_t n = a.key.len < b.key.len ? a.key.len : b.key.len;
+    int c = memcmp(a.key.ptr, b.key.ptr, n);
+    if (c) return c;
+    return (a.key.len > b.key.len) - (a.key.len < b.key.len);
+}
+
+/* Spark's RangePartitioner.determineBounds: weighted quantiles of the sorted sample, skipping
+ * duplicates, so there may be fewer than n-1 bounds. */
+static int choose_bounds(shuffle_dep *d, sample_acc *a, int n)
+{
+    size_t m = a->keys.n;
+    if (m == 0 || n <= 1) return 0;
+    size_t *idx = cs_xmalloc(m * sizeof *idx);
+    for (size_t i = 0; i < m; i++) idx[i] = i;
+    qsort_r(idx, m, sizeof *idx, cmp_sample, &a->keys);
+    double total = 0;
+    for (size_t i = 0; i < m; i++) total += a->weights[i];
+    double step = total / n, cum = 0, target = step;
+    cspark_slice *bounds = cs_xcalloc((size_t)n, sizeof *bounds);
+    size_t nb = 0, bytes = 0;
+    size_t *chosen = cs_xcalloc((size_t)n, sizeof *chosen);
+    for (size_t i = 0; i < m && nb < (size_t)n - 1; i++) {
+        cum += a->weights[idx[i]];
+        if (cum >= target) {
+            if (nb == 0 || cmp_sample(&idx[i], &chosen[nb - 1], &a->keys) > 0) {
+                chosen[nb++] = idx[i];
+                bytes += a->keys.recs[idx[i]].klen;
+                target += step;
+            }
+        }
+    }
+    d->range_bound_data = cs_xmalloc(bytes ? bytes : 1);
+    size_t off = 0;
+    for (size_t i = 0; i < nb; i++) {
+        cspark_record r = batch_get(&a->keys, chosen[i]);
+        memcpy(d->range_bound_data + off, r.key.ptr, r.key.len);
+        bounds[i].ptr = d->range_bound_data + off;
+        bounds[i].len = r.key.len;
+        off += r.key.len;
+    }
+    d->range_bounds = bounds;
+    d->partitioner.bounds = bounds;
+    d->partitioner.num_bounds = (int)nb;
+    free(idx);
+    free(chosen);
+    return (int)nb;
+}
+
+cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions)
+{
+    if (!rdd) return NULL;
+    cspark_context *sc = rdd->sc;
+    const void *caller = CALLER();
+    cs_error err;
+    cs_error_clear(&err);
+    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "sort_by_key", &err);
+    if (n < 0) return rdd_refuse(sc, &err);
+    if (sc->failed) return NULL;
+
+    /* as Spark: sample ~20 keys per output partition, at most 1e6, oversampled 3x per input */
+    int parts = rdd->num_partitions > 0 ? rdd->num_partitions : 1;
+    double sample_size = 20.0 * n;
+    if (sample_size > 1e6) sample_size = 1e6;
+    task_sink sink = {.kind = SINK_SAMPLE, .sample_size = (int)(3.0 * sample_size / parts + 1)};
+    sample_acc acc;
+    memset(&acc, 0, sizeof acc);
+    batch_init(&acc.keys);
+    int nb = 0;
+    if (n > 1 && rdd->num_partitions > 0) {
+        if (scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_sample, &acc, &err) < 0) {
+            batch_free(&acc.keys);
+            free(acc.weights);
+            return rdd_refuse(sc, &err);
+        }
+    }
+    shuffle_dep *d = dep_new(rdd, PART_RANGE, n);
+    nb = choose_bounds(d, &acc, n);
+    batch_free(&acc.keys);
+    free(acc.weights);
+    d->partitioner.num_partitions = nb + 1;
+    d->partitioner.ascending = ascending;
+    cspark_rdd *r = shuffled(rdd, d, nb + 1, SHUFFLE_READ_SORT, "sort_by_key", caller);
+    r->ascending = ascending;
+    return r;
+}

@@ -1,0 +1,120 @@
+/*
+ * local_backend.c — worker-thread pool for local mode (see local_backend.h). Tasks wait in a
+ * FIFO queue; each of the N workers pops one, runs it on its own thread and hands the result to
+ * the scheduler. Workers are started lazily on the first launch, so a context that runs no job
+ * costs no threads.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/local_backend.h"
+#include "common/err.h"
+
+typedef struct queued {
+    struct queued *next;
+    const task_desc *task;
+} queued;
+
+typedef struct local_backend {
+    sched_backend base;
+    exec_env env;
+    int threads;
+    pthread_t *workers;
+    bool started, stopping;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    queued *head, *tail;
+    queued *free_nodes; /* recycled queue nodes */
+} local_backend;
+
+static void *worker_main(void *arg)
+{
+    local_backend *b = arg;
+    task_thread_init();
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        while (!b->head && !b->stopping) pthread_cond_wait(&b->cond, &b->lock);
+        if (!b->head) {
+            pthread_mutex_unlock(&b->lock);
+            return NULL;
+        }
+        queued *q = b->head;
+        b->head = q->next;
+        if (!b->head) b->tail = NULL;
+        const task_desc *t = q->task;
+        q->next = b->free_nodes;
+        b->free_nodes = q;
+        pthread_mutex_unlock(&b->lock);
+
+        task_result r;
+        task_result_init(&r);
+        task_run(&b->env, t, &r);
+        scheduler_task_done(b->base.sched, t, &r);
+    }
+}
+
+static void local_launch(sched_backend *base, const task_desc *t)
+{
+    local_backend *b = (local_backend *)base;
+    pthread_mutex_lock(&b->lock);
+    if (!b->started) {
+        b->started = true;
+        for (int i = 0; i < b->threads; i++) pthread_create(&b->workers[i], NULL, worker_main, b);
+    }
+    queued *q = b->free_nodes;
+    if (q) b->free_nodes = q->next;
+    else q = cs_xmalloc(sizeof *q);
+    q->next = NULL;
+    q->task = t;
+    if (b->tail) b->tail->next = q;
+    else b->head = q;
+    b->tail = q;
+    pthread_cond_signal(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+}
+
+static int local_total_cores(sched_backend *base)
+{
+    return ((local_backend *)base)->threads;
+}
+
+static void local_stop(sched_backend *base)
+{
+    local_backend *b = (local_backend *)base;
+    pthread_mutex_lock(&b->lock);
+    b->stopping = true;
+    pthread_cond_broadcast(&b->cond);
+    bool started = b->started;
+    pthread_mutex_unlock(&b->lock);
+    if (started)
+        for (int i = 0; i < b->threads; i++) pthread_join(b->workers[i], NULL);
+    while (b->free_nodes) {
+        queued *q = b->free_nodes;
+        b->free_nodes = q->next;
+        free(q);
+    }
+    while (b->head) {
+        queued *q = b->head;
+        b->head = q->next;
+        free(q);
+    }
+    pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->cond);
+    free(b->workers);
+    free(b);
+}
+
+sched_backend *local_backend_new(int threads, const exec_env *env)
+{
+    local_backend *b = cs_xcalloc(1, sizeof *b);
+    b->base.launch = local_launch;
+    b->base.total_cores = local_total_cores;
+    b->base.stop = local_stop;
+    b->env = *env;
+    b->threads = threads > 0 ? threads : 1;
+    b->workers = cs_xcalloc((size_t)b->threads, sizeof *b->workers);
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->cond, NULL);
+    return &b->base;
+}

@@ -1,0 +1,626 @@
+/*
+ * part_iter.c — the pull iterators that compute one partition of an RDD inside a task (see
+ * part_iter.h). Narrow operators transform whole batches: a map/flat_map/filter iterator pulls
+ * one batch from its parent, runs the user function over every record into its own output
+ * batch and returns it, so there is no allocation per record and one indirect call per record.
+ * map_partitions runs the user function once over an iterator of its parent and keeps what it
+ * emits in memory up to a bound, spilling the rest to a temporary file, then replays it.
+ * Shuffled RDDs read their map outputs through the shuffle reader and post-process them with
+ * the external aggregator or sorter, which spill under memory pressure.
+ */
+#include "exec/part_iter.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/recio.h"
+#include "shuffle/external_agg.h"
+#include "shuffle/external_sort.h"
+
+struct cspark_emitter {
+    cs_batch *out;
+    void (*on_full)(cspark_emitter *e);
+    void *arg;
+};
+
+void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void *value,
+                 size_t value_len)
+{
+    batch_append_record(e->out, key, (uint32_t)key_len, value, (uint32_t)value_len);
+    if (e->on_full && batch_full(e->out)) e->on_full(e);
+}
+
+uint8_t *cspark_emit_reserve(cspark_emitter *e, size_t key_len, size_t value_len,
+                             uint8_t **value_out)
+{
+    /* A full batch is handed on before reserving, so the returned space stays valid. */
+    if (e->on_full && batch_full(e->out)) e->on_full(e);
+    uint8_t *p = batch_append(e->out, (uint32_t)key_len, (uint32_t)value_len);
+    if (value_out) *value_out = p + key_len;
+    return p;
+}
+
+/* ---- sources --------------------------------------------------------------------------- */
+
+typedef struct par_iter {
+    part_iter base;
+    const cs_batch *src;
+    size_t i, end;
+    cs_batch out;
+} par_iter;
+
+static int par_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    par_iter *p = (par_iter *)it;
+    if (p->i >= p->end) return 0;
+    batch_reset(&p->out);
+    while (p->i < p->end && !batch_full(&p->out)) {
+        cspark_record r = batch_get(p->src, p->i++);
+        batch_append_record(&p->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+    }
+    *out = &p->out;
+    return 1;
+}
+
+static void par_free(part_iter *it)
+{
+    par_iter *p = (par_iter *)it;
+    batch_free(&p->out);
+    free(p);
+}
+
+typedef struct range_iter {
+    part_iter base;
+    int64_t next_value, step;
+    uint64_t remaining;
+    cs_batch out;
+} range_iter;
+
+static int range_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    range_iter *r = (range_iter *)it;
+    if (!r->remaining) return 0;
+    batch_reset(&r->out);
+    uint64_t n = r->remaining < CS_BATCH_TARGET_RECORDS ? r->remaining : CS_BATCH_TARGET_RECORDS;
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t *k = batch_append(&r->out, 8, 0);
+        cspark_i64_encode(r->next_value, k);
+        r->next_value += r->step;
+    }
+    r->remaining -= n;
+    *out = &r->out;
+    return 1;
+}
+
+static void range_free(part_iter *it)
+{
+    range_iter *r = (range_iter *)it;
+    batch_free(&r->out);
+    free(r);
+}
+
+static part_iter *range_open(cspark_rdd *rdd, int partition)
+{
+    range_iter *r = cs_xcalloc(1, sizeof *r);
+    r->base.next = range_next;
+    r->base.free = range_free;
+    __int128 span = (__int128)rdd->range_end - rdd->range_start;
+    __int128 step = rdd->range_step;
+    if (step < 0) {
+        span = -span;
+        step = -step;
+    }
+    __int128 total = span <= 0 ? 0 : (span + step - 1) / step;
+    __int128 lo = total * partition / rdd->num_partitions;
+    __int128 hi = total * (partition + 1) / rdd->num_partitions;
+    r->remaining = (uint64_t)(hi - lo);
+    r->next_value = (int64_t)(rdd->range_start + lo * rdd->range_step);
+    r->step = rdd->range_step;
+    return &r->base;
+}
+
+/* ---- map, flat_map, filter --------------------------------------------------------------- */
+
+typedef struct narrow_iter {
+    part_iter base;
+    cspark_task_context *tc;
+    cspark_rdd *rdd;
+    part_iter *parent;
+    cs_batch out;
+} narrow_iter;
+
+static int narrow_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    narrow_iter *m = (narrow_iter *)it;
+    cspark_emitter em = {&m->out, NULL, NULL};
+    for (;;) {
+        const cs_batch *in;
+        int rc = m->parent->next(m->parent, &in, err);
+        if (rc <= 0) return rc;
+        batch_reset(&m->out);
+        task_context_enter(m->tc, &m->rdd->fn);
+        switch (m->rdd->kind) {
+        case RDD_FILTER: {
+            cspark_filter_fn fn = (cspark_filter_fn)m->rdd->fn.ptr;
+            for (size_t i = 0; i < in->n; i++) {
+                cspark_record r = batch_get(in, i);
+                if (fn(&r, m->tc))
+                    batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+            }
+            break;
+        }
+        case RDD_MAP: {
+            cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
+            for (size_t i = 0; i < in->n; i++) {
+                cspark_record r = batch_get(in, i);
+                size_t before = m->out.n;
+                fn(&r, &em, m->tc);
+                if (m->out.n != before + 1)
+                    cspark_task_fail(m->tc,
+                                     "map function %s emitted %zu records for one input "
+                                     "(a map emits exactly one; use flat_map)",
+                                     m->rdd->fn.name, m->out.n - before);
+            }
+            break;
+        }
+        default: {
+            cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
+            for (size_t i = 0; i < in->n; i++) {
+                cspark_record r = batch_get(in, i);
+                fn(&r, &em, m->tc);
+            }
+            break;
+        }
+        }
+        task_context_enter(m->tc, NULL);
+        if (m->out.n) {
+            *out = &m->out;
+            return 1;
+        }
+    }
+}
+
+static void narrow_free(part_iter *it)
+{
+    narrow_iter *m = (narrow_iter *)it;
+    part_iter_free(m->parent);
+    batch_free(&m->out);
+    free(m);
+}
+
+/* ---- map_partitions ---------------------------------------------------------------------- */
+
+/* Output kept in memory up to this many bytes, the rest spilled to a temporary file. */
+#define MAPPART_MEMORY_LIMIT (16u << 20)
+
+struct cspark_iterator {
+    part_iter *src;
+    const cs_batch *cur;
+    size_t i;
+    int status; /* 1 while records may follow, 0 at end, <0 on error */
+    cs_error err;
+};
+
+bool cspark_iterator_next(cspark_iterator *it, cspark_record *out)
+{
+    while (it->status > 0) {
+        if (it->cur && it->i < it->cur->n) {
+            *out = batch_get(it->cur, it->i++);
+            return true;
+        }
+        it->status = it->src->next(it->src, &it->cur, &it->err);
+        it->i = 0;
+    }
+    return false;
+}
+
+typedef struct mappart_iter {
+    part_iter base;
+    cspark_task_context *tc;
+    cspark_rdd *rdd;
+    part_iter *parent;
+    bool ran;
+    cs_batch *kept; /* batches kept in memory, in emit order */
+    size_t num_kept, cap_kept, next_kept, kept_bytes;
+    cs_batch cur;   /* the emitter's current batch */
+    char spill_path[4096];
+    int spill_fd;
+    recio_writer *spill;
+    recio_reader *replay;
+    cs_batch out;
+    cs_error spill_err;
+    int spill_failed;
+} mappart_iter;
+
+static void mappart_on_full(cspark_emitter *e)
+{
+    mappart_iter *m = e->arg;
+    if (m->kept_bytes < MAPPART_MEMORY_LIMIT && !m->spill) {
+        if (m->num_kept == m->cap_kept) {
+            m->cap_kept = m->cap_kept ? m->cap_kept * 2 : 8;
+            m->kept = cs_xrealloc(m->kept, m->cap_kept * sizeof *m->kept);
+        }
+        m->kept_bytes += batch_memory(&m->cur);
+        m->kept[m->num_kept++] = m->cur; /* moves the buffers */
+        batch_init(&m->cur);
+        return;
+    }
+    if (!m->spill) {
+        snprintf(m->spill_path, sizeof m->spill_path, "%s/mappart-%lld-XXXXXX", m->tc->env->local_dir,
+                 (long long)m->tc->task->task_id);
+        m->spill_fd = mkstemp(m->spill_path);
+        if (m->spill_fd < 0) {
+            cspark_task_fail(m->tc, "cannot create spill file under %s: %s", m->tc->env->local_dir,
+                             strerror(errno));
+        }
+        m->spill = recio_writer_new(m->spill_fd, m->tc->env->shuffle_compress, 1 << 20);
+    }
+    if (recio_writer_add_batch(m->spill, &m->cur, &m->spill_err) < 0)
+        cspark_task_fail(m->tc, "map_partitions spill failed: %s", m->spill_err.msg);
+    batch_reset(&m->cur);
+}
+
+static int mappart_run(mappart_iter *m, cs_error *err)
+{
+    cspark_iterator in = {m->parent, NULL, 0, 1, {0}};
+    cspark_emitter em = {&m->cur, mappart_on_full, m};
+    task_context_enter(m->tc, &m->rdd->fn);
+    ((cspark_partition_fn)m->rdd->fn.ptr)(&in, &em, m->tc);
+    task_context_enter(m->tc, NULL);
+    if (in.status < 0) {
+        *err = in.err;
+        return in.status;
+    }
+    if (m->spill) {
+        if (m->cur.n && recio_writer_add_batch(m->spill, &m->cur, err) < 0) return err->code;
+        batch_reset(&m->cur);
+        if (recio_writer_flush(m->spill, err) < 0) return err->code;
+        uint64_t len = recio_writer_offset(m->spill);
+        m->replay = recio_reader_fd(m->spill_fd, 0, len, 1 << 20);
+    }
+    return 0;
+}
+
+static int mappart_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    mappart_iter *m = (mappart_iter *)it;
+    if (!m->ran) {
+        m->ran = true;
+        int rc = mappart_run(m, err);
+        if (rc < 0) return rc;
+    }
+    if (m->next_kept < m->num_kept) {
+        batch_free(&m->out);
+        m->out = m->kept[m->next_kept];
+        batch_init(&m->kept[m->next_kept++]);
+        *out = &m->out;
+        return 1;
+    }
+    if (m->replay) {
+        batch_reset(&m->out);
+        int rc = recio_reader_next_block(m->replay, &m->out, err);
+        if (rc < 0) return rc;
+        if (rc > 0) {
+            *out = &m->out;
+            return 1;
+        }
+        return 0;
+    }
+    if (m->cur.n) { /* the tail that never filled a batch */
+        batch_free(&m->out);
+        m->out = m->cur;
+        batch_init(&m->cur);
+        *out = &m->out;
+        return 1;
+    }
+    return 0;
+}
+
+static void mappart_free(part_iter *it)
+{
+    mappart_iter *m = (mappart_iter *)it;
+    part_iter_free(m->parent);
+    for (size_t i = 0; i < m->num_kept; i++) batch_free(&m->kept[i]);
+    free(m->kept);
+    batch_free(&m->cur);
+    batch_free(&m->out);
+    if (m->replay) recio_reader_free(m->replay);
+    if (m->spill) recio_writer_free(m->spill);
+    if (m->spill_path[0]) {
+        unlink(m->spill_path);
+        close(m->spill_fd);
+    }
+    free(m);
+}
+
+/* ---- coalesce ---------------------------------------------------------------------------- */
+
+typedef struct coalesce_iter {
+    part_iter base;
+    cspark_task_context *tc;
+    cspark_rdd *rdd;
+    int next_part, end_part;
+    part_iter *cur;
+} coalesce_iter;
+
+static int coalesce_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    coalesce_iter *c = (coalesce_iter *)it;
+    for (;;) {
+        if (!c->cur) {
+            if (c->next_part >= c->end_part) return 0;
+            c->cur = part_iter_open(c->tc, c->rdd->parents[0], c->next_part++, err);
+            if (!c->cur) return err->code ? err->code : CS_EINVAL;
+        }
+        int rc = c->cur->next(c->cur, out, err);
+        if (rc != 0) return rc;
+        part_iter_free(c->cur);
+        c->cur = NULL;
+    }
+}
+
+static void coalesce_free(part_iter *it)
+{
+    coalesce_iter *c = (coalesce_iter *)it;
+    part_iter_free(c->cur);
+    free(c);
+}
+
+/* ---- shuffled ---------------------------------------------------------------------------- */
+
+typedef struct shuffled_iter {
+    part_iter base;
+    cspark_task_context *tc;
+    cspark_rdd *rdd;
+    int partition;
+    bool prepared;
+    shuffle_reader *plain; /* PLAIN */
+    cs_aggregator agg;
+    ext_agg *aggr;      /* AGGREGATE, COGROUP */
+    ext_sorter *sorter; /* SORT */
+    cs_batch out, tmp;
+} shuffled_iter;
+
+static const shuffle_input *find_input(const task_desc *t, int shuffle_id)
+{
+    for (int i = 0; i < t->num_inputs; i++)
+        if (t->inputs[i].shuffle_id == shuffle_id) return &t->inputs[i];
+    return NULL;
+}
+
+static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, cs_error *err)
+{
+    const shuffle_input *in = find_input(s->tc->task, dep->shuffle_id);
+    if (!in) {
+        cs_error_set(err, CS_EINVAL, "internal: no map outputs given for shuffle %d", dep->shuffle_id);
+        return NULL;
+    }
+    return shuffle_reader_new(in->maps, in->num_maps, s->partition, &s->tc->env->blocks, err);
+}
+
+/* Reads every block of one shuffle, passing each batch to sink(s, batch). */
+static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs_error *err)
+{
+    shuffle_reader *r = open_reader(s, dep, err);
+    if (!r) return err->code ? err->code : CS_EINVAL;
+    int rc;
+    for (;;) {
+        int failed_map = -1;
+        batch_reset(&s->tmp);
+        rc = shuffle_reader_next(r, &s->tmp, &failed_map, err);
+        if (rc < 0) {
+            if (failed_map >= 0) {
+                s->tc->result->status = TASK_FETCH_FAILED;
+                s->tc->result->fetch_shuffle_id = dep->shuffle_id;
+                s->tc->result->fetch_map_id = failed_map;
+            }
+            break;
+        }
+        if (rc == 0) break;
+        s->tc->result->metrics.shuffle_records_read += (int64_t)s->tmp.n;
+        s->tc->result->metrics.shuffle_bytes_read += (int64_t)s->tmp.len;
+        task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        rc = sort ? ext_sorter_insert(s->sorter, &s->tmp, err)
+                  : ext_agg_insert(s->aggr, &s->tmp, s->rdd->values_are_combiners, err);
+        task_context_enter(s->tc, NULL);
+        if (rc < 0) break;
+    }
+    shuffle_reader_free(r);
+    return rc < 0 ? rc : 0;
+}
+
+static int shuffled_prepare(shuffled_iter *s, cs_error *err)
+{
+    cspark_rdd *rdd = s->rdd;
+    const char *dir = s->tc->env->local_dir;
+    switch (rdd->read_mode) {
+    case SHUFFLE_READ_PLAIN:
+        s->plain = open_reader(s, rdd->deps[0], err);
+        return s->plain ? 0 : (err->code ? err->code : CS_EINVAL);
+    case SHUFFLE_READ_SORT:
+        s->sorter = ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
+        if (!s->sorter) return err->code ? err->code : CS_EINVAL;
+        ext_sorter_set_spill_compress(s->sorter, s->tc->env->shuffle_compress);
+        return drain_shuffle(s, rdd->deps[0], true, err);
+    case SHUFFLE_READ_AGGREGATE:
+    case SHUFFLE_READ_COGROUP:
+        s->agg.create = (cspark_reduce_fn)rdd->agg_create.ptr;
+        s->agg.merge_value = (cspark_reduce_fn)rdd->agg_merge_value.ptr;
+        s->agg.merge_combiners = (cspark_reduce_fn)rdd->agg_merge_combiners.ptr;
+        s->agg.zero = rdd->agg_zero;
+        s->agg.zero_len = rdd->agg_zero_len;
+        s->agg.has_zero = rdd->agg_has_zero;
+        s->agg.tc = s->tc;
+        s->aggr = ext_agg_new(&s->agg, &s->tc->mem, dir, err);
+        if (!s->aggr) return err->code ? err->code : CS_EINVAL;
+        for (int d = 0; d < rdd->num_deps; d++) {
+            int rc = drain_shuffle(s, rdd->deps[d], false, err);
+            if (rc < 0) return rc;
+        }
+        return 0;
+    }
+    return CS_EINVAL;
+}
+
+/* COGROUP combiners are lists of items whose first byte tags the side (0 left, 1 right); the
+ * output value is pair(list of left values, list of right values). */
+static void cogroup_to_pair(cs_batch *dst, const cs_batch *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        cspark_record r = batch_get(src, i);
+        uint32_t left_bytes = 0, right_bytes = 0;
+        cspark_slice list = r.value, item;
+        while (cspark_list_next(&list, &item))
+            if (item.len) *(item.ptr[0] == 0 ? &left_bytes : &right_bytes) += 4 + item.len - 1;
+        uint8_t *k = batch_append(dst, r.key.len, 4 + left_bytes + 1 + right_bytes);
+        memcpy(k, r.key.ptr, r.key.len);
+        uint8_t *v = k + r.key.len;
+        memcpy(v, &left_bytes, 4);
+        uint8_t *lp = v + 4, *rp = v + 4 + left_bytes + 1;
+        v[4 + left_bytes] = 1;
+        list = r.value;
+        while (cspark_list_next(&list, &item)) {
+            if (!item.len) continue;
+            uint32_t n = item.len - 1;
+            uint8_t **p = item.ptr[0] == 0 ? &lp : &rp;
+            memcpy(*p, &n, 4);
+            memcpy(*p + 4, item.ptr + 1, n);
+            *p += 4 + n;
+        }
+    }
+}
+
+static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    shuffled_iter *s = (shuffled_iter *)it;
+    if (!s->prepared) {
+        s->prepared = true;
+        int rc = shuffled_prepare(s, err);
+        if (rc < 0) return rc;
+    }
+    batch_reset(&s->out);
+    int rc;
+    switch (s->rdd->read_mode) {
+    case SHUFFLE_READ_PLAIN: {
+        int failed_map = -1;
+        rc = shuffle_reader_next(s->plain, &s->out, &failed_map, err);
+        if (rc < 0 && failed_map >= 0) {
+            s->tc->result->status = TASK_FETCH_FAILED;
+            s->tc->result->fetch_shuffle_id = s->rdd->deps[0]->shuffle_id;
+            s->tc->result->fetch_map_id = failed_map;
+        }
+        if (rc > 0) {
+            s->tc->result->metrics.shuffle_records_read += (int64_t)s->out.n;
+            s->tc->result->metrics.shuffle_bytes_read += (int64_t)s->out.len;
+        }
+        break;
+    }
+    case SHUFFLE_READ_SORT:
+        rc = ext_sorter_next(s->sorter, &s->out, err);
+        break;
+    case SHUFFLE_READ_AGGREGATE:
+        task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        rc = ext_agg_next(s->aggr, &s->out, err);
+        task_context_enter(s->tc, NULL);
+        break;
+    default:
+        batch_reset(&s->tmp);
+        task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        rc = ext_agg_next(s->aggr, &s->tmp, err);
+        task_context_enter(s->tc, NULL);
+        if (rc > 0) cogroup_to_pair(&s->out, &s->tmp);
+        break;
+    }
+    if (rc > 0) *out = &s->out;
+    return rc;
+}
+
+static void shuffled_free(part_iter *it)
+{
+    shuffled_iter *s = (shuffled_iter *)it;
+    shuffle_reader_free(s->plain);
+    if (s->aggr) ext_agg_free(s->aggr);
+    if (s->sorter) ext_sorter_free(s->sorter);
+    batch_free(&s->out);
+    batch_free(&s->tmp);
+    free(s);
+}
+
+/* ---- construction ------------------------------------------------------------------------ */
+
+part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition, cs_error *err)
+{
+    switch (rdd->kind) {
+    case RDD_PARALLELIZE: {
+        par_iter *p = cs_xcalloc(1, sizeof *p);
+        p->base.next = par_next;
+        p->base.free = par_free;
+        p->src = &rdd->par_data;
+        p->i = rdd->par_offsets[partition];
+        p->end = rdd->par_offsets[partition + 1];
+        return &p->base;
+    }
+    case RDD_RANGE:
+        return range_open(rdd, partition);
+    case RDD_TEXT_FILE:
+        return text_iter_open(tc, &rdd->splits[partition], err);
+    case RDD_MAP:
+    case RDD_FLAT_MAP:
+    case RDD_FILTER: {
+        part_iter *parent = part_iter_open(tc, rdd->parents[0], partition, err);
+        if (!parent) return NULL;
+        narrow_iter *m = cs_xcalloc(1, sizeof *m);
+        m->base.next = narrow_next;
+        m->base.free = narrow_free;
+        m->tc = tc;
+        m->rdd = rdd;
+        m->parent = parent;
+        return &m->base;
+    }
+    case RDD_MAP_PARTITIONS: {
+        part_iter *parent = part_iter_open(tc, rdd->parents[0], partition, err);
+        if (!parent) return NULL;
+        mappart_iter *m = cs_xcalloc(1, sizeof *m);
+        m->base.next = mappart_next;
+        m->base.free = mappart_free;
+        m->tc = tc;
+        m->rdd = rdd;
+        m->parent = parent;
+        m->spill_fd = -1;
+        return &m->base;
+    }
+    case RDD_UNION:
+        return part_iter_open(tc, rdd->parents[rdd->union_parent[partition]],
+                              rdd->union_index[partition], err);
+    case RDD_COALESCE: {
+        coalesce_iter *c = cs_xcalloc(1, sizeof *c);
+        c->base.next = coalesce_next;
+        c->base.free = coalesce_free;
+        c->tc = tc;
+        c->rdd = rdd;
+        c->next_part = rdd->group_start[partition];
+        c->end_part = rdd->group_start[partition + 1];
+        return &c->base;
+    }
+    case RDD_SHUFFLED: {
+        shuffled_iter *s = cs_xcalloc(1, sizeof *s);
+        s->base.next = shuffled_next;
+        s->base.free = shuffled_free;
+        s->tc = tc;
+        s->rdd = rdd;
+        s->partition = partition;
+        return &s->base;
+    }
+    }
+    cs_error_set(err, CS_EINVAL, "internal: unknown RDD kind %d", (int)rdd->kind);
+    return NULL;
+}
+
+void part_iter_free(part_iter *it)
+{
+    if (it) it->free(it);
+}

@@ -1,0 +1,47 @@
+/*
+ * part_iter.h — pull iterators over the batches of one RDD partition, and the task context that
+ * user functions see. part_iter.c builds one iterator per node of a stage's narrow lineage
+ * (sources, map/flat_map/filter, map_partitions, union, coalesce, shuffled reads); the task
+ * runner pulls batches from the top one and feeds its sink.
+ *
+ * Ownership: an iterator owns its output batch and its parents' iterators; part_iter_free frees
+ * the whole chain. A batch returned by next is valid until the following call on the same
+ * iterator. Everything here lives on one task thread.
+ */
+#ifndef CSPARK_EXEC_PART_ITER_H
+#define CSPARK_EXEC_PART_ITER_H
+
+#include <setjmp.h>
+
+#include "exec/task.h"
+#include "shuffle/memory.h"
+
+struct cspark_task_context {
+    const task_desc *task;
+    const exec_env *env;
+    const fn_ref *fn;    /* the function being called (closure, name for crash reports) */
+    cs_task_memory mem;  /* this task's execution memory */
+    sigjmp_buf fail_jmp; /* cspark_task_fail jumps here */
+    char *fail_msg;      /* set by cspark_task_fail (malloc'd) */
+    task_result *result;
+};
+
+typedef struct part_iter part_iter;
+struct part_iter {
+    /* 1 = *out holds a batch (possibly empty), 0 = end, <0 = error (err set; for a shuffle
+     * fetch failure, tc->result->status is set to TASK_FETCH_FAILED) */
+    int (*next)(part_iter *it, const cs_batch **out, cs_error *err);
+    void (*free)(part_iter *it);
+};
+
+/* Builds the iterator computing `partition` of rdd. NULL + err on failure. */
+part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition, cs_error *err);
+void part_iter_free(part_iter *it);
+
+/* Text splits: reads the lines of one split into batches (text_reader.c). */
+part_iter *text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err);
+
+/* The current function of a task thread, for crash reports (set around user calls). */
+void task_context_enter(cspark_task_context *tc, const fn_ref *fn);
+
+#endif

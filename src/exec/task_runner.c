@@ -1,0 +1,468 @@
+/*
+ * task_runner.c — runs one task: opens the iterator chain of the stage's final RDD for the
+ * task's partition and drives it into the task's sink (shuffle writer or action sink), filling
+ * a task_result. Also implements the task-context functions of cspark.h (closure, ids,
+ * cspark_task_fail) and the crash handler that names the task and function that crashed.
+ * Called by backends on their worker threads (cluster/local_backend.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/err.h"
+#include "exec/part_iter.h"
+#include "shuffle/shuffle.h"
+
+/* ---- task context (cspark.h) ------------------------------------------------------------- */
+
+const void *cspark_closure(cspark_task_context *tc, size_t *len)
+{
+    const fn_ref *fn = tc ? tc->fn : NULL;
+    if (len) *len = fn ? fn->closure_len : 0;
+    return fn ? fn->closure : NULL;
+}
+
+int cspark_partition_id(const cspark_task_context *tc)
+{
+    return tc->task->partition;
+}
+
+int cspark_stage_id(const cspark_task_context *tc)
+{
+    return tc->task->stage_id;
+}
+
+int cspark_attempt_number(const cspark_task_context *tc)
+{
+    return tc->task->attempt;
+}
+
+void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+    va_end(ap);
+    free(tc->fail_msg);
+    tc->fail_msg = msg;
+    siglongjmp(tc->fail_jmp, 1);
+}
+
+/* ---- crash reporting --------------------------------------------------------------------- */
+
+/* What the current thread is running, preformatted so the signal handler only calls write(). */
+static __thread char crash_where[512];
+static __thread cspark_task_context *current_tc;
+
+void task_context_enter(cspark_task_context *tc, const fn_ref *fn)
+{
+    tc->fn = fn;
+    if (!fn) return;
+    const task_desc *t = tc->task;
+    snprintf(crash_where, sizeof crash_where,
+             "task %lld (stage %d.%d, partition %d, attempt %d) in function '%s'",
+             (long long)t->task_id, t->stage_id, t->stage_attempt, t->partition, t->attempt,
+             fn->name ? fn->name : "?");
+}
+
+static void crash_handler(int sig, siginfo_t *si, void *uc)
+{
+    char line[768];
+    const char *name = sig == SIGSEGV ? "SIGSEGV"
+                       : sig == SIGBUS ? "SIGBUS"
+                       : sig == SIGFPE ? "SIGFPE"
+                       : sig == SIGILL ? "SIGILL" : "signal";
+    size_t n = 0;
+    const char *parts[] = {"ERROR cspark executor crashed with ", name, " in ",
+                           crash_where[0] ? crash_where : "cspark itself (no task running)",
+                           "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t l = strlen(parts[i]);
+        if (n + l >= sizeof line) l = sizeof line - 1 - n;
+        memcpy(line + n, parts[i], l);
+        n += l;
+    }
+    ssize_t w = write(STDERR_FILENO, line, n);
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void task_install_crash_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sigaction(SIGILL, &sa, NULL);
+}
+
+void task_thread_init(void)
+{
+    static __thread void *alt;
+    if (alt) return;
+    size_t size = 64 * 1024;
+    alt = malloc(size);
+    if (!alt) return;
+    stack_t ss = {.ss_sp = alt, .ss_size = size, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
+}
+
+/* ---- results ----------------------------------------------------------------------------- */
+
+void task_result_init(task_result *r)
+{
+    memset(r, 0, sizeof *r);
+    batch_init(&r->data);
+    r->fetch_shuffle_id = -1;
+    r->fetch_map_id = -1;
+}
+
+void task_result_free(task_result *r)
+{
+    free(r->error);
+    batch_free(&r->data);
+    if (r->has_map_status) map_status_free(&r->map_status);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- sinks ------------------------------------------------------------------------------- */
+
+typedef struct save_state {
+    char tmp_path[4200];
+    char final_path[4200];
+    int fd;
+    uint8_t *buf;
+    size_t len, cap;
+} save_state;
+
+static int save_flush(save_state *s, cs_error *err)
+{
+    size_t off = 0;
+    while (off < s->len) {
+        ssize_t n = write(s->fd, s->buf + off, s->len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            return cs_error_set(err, CS_EIO, "cannot write %s: %s", s->tmp_path, strerror(errno));
+        off += (size_t)n;
+    }
+    s->len = 0;
+    return 0;
+}
+
+static int save_open(save_state *s, const task_desc *t, cs_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/_temporary/0/_temporary/attempt_%lld", t->sink->save_path,
+             (long long)t->task_id);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
+    snprintf(s->tmp_path, sizeof s->tmp_path, "%s/part-%05d", dir, t->partition);
+    snprintf(s->final_path, sizeof s->final_path, "%s/part-%05d", t->sink->save_path, t->partition);
+    s->fd = open(s->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->fd < 0)
+        return cs_error_set(err, CS_EIO, "cannot create %s: %s", s->tmp_path, strerror(errno));
+    s->cap = 1 << 20;
+    s->buf = cs_xmalloc(s->cap);
+    return 0;
+}
+
+static int save_batch(save_state *s, const cs_batch *b, cs_error *err)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        cspark_record r = batch_get(b, i);
+        size_t need = (size_t)r.key.len + 1 + r.value.len + 1;
+        if (s->len + need > s->cap) {
+            if (save_flush(s, err) < 0) return err->code;
+            if (need > s->cap) {
+                s->cap = need;
+                s->buf = cs_xrealloc(s->buf, s->cap);
+            }
+        }
+        uint8_t *p = s->buf + s->len;
+        memcpy(p, r.key.ptr, r.key.len);
+        p += r.key.len;
+        if (r.value.len) {
+            *p++ = '\t';
+            memcpy(p, r.value.ptr, r.value.len);
+            p += r.value.len;
+        }
+        *p++ = '\n';
+        s->len = (size_t)(p - s->buf);
+    }
+    return 0;
+}
+
+/* Task commit: the attempt's file replaces part-NNNNN atomically. */
+static int save_commit(save_state *s, cs_error *err)
+{
+    if (save_flush(s, err) < 0) return err->code;
+    if (close(s->fd) < 0) {
+        s->fd = -1;
+        return cs_error_set(err, CS_EIO, "cannot write %s: %s", s->tmp_path, strerror(errno));
+    }
+    s->fd = -1;
+    if (rename(s->tmp_path, s->final_path) < 0)
+        return cs_error_set(err, CS_EIO, "cannot commit %s: %s", s->final_path, strerror(errno));
+    s->tmp_path[0] = 0;
+    return 0;
+}
+
+static void save_cleanup(save_state *s)
+{
+    if (s->fd >= 0) close(s->fd);
+    if (s->tmp_path[0]) unlink(s->tmp_path);
+    free(s->buf);
+}
+
+/* Reservoir sampling of keys (Algorithm R) with a per-partition deterministic generator. */
+typedef struct sample_state {
+    uint64_t rng;
+    int64_t seen;
+} sample_state;
+
+static uint64_t sample_rand(sample_state *s)
+{
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void sample_batch(sample_state *s, task_result *res, int k, const cs_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        cspark_record r = batch_get(b, i);
+        s->seen++;
+        if (res->data.n < (size_t)k) {
+            batch_append_record(&res->data, r.key.ptr, r.key.len, NULL, 0);
+        } else {
+            uint64_t j = sample_rand(s) % (uint64_t)s->seen;
+            if (j < (uint64_t)k) {
+                /* replace slot j: append, then point slot j at the new bytes */
+                batch_append_record(&res->data, r.key.ptr, r.key.len, NULL, 0);
+                res->data.recs[j] = res->data.recs[--res->data.n];
+            }
+        }
+    }
+    /* replaced keys leave garbage behind: compact when the buffer is mostly garbage */
+    if (res->data.len > 4u * 1024 * 1024) {
+        size_t live = 0;
+        for (size_t i = 0; i < res->data.n; i++) live += res->data.recs[i].klen;
+        if (live * 2 < res->data.len) {
+            cs_batch fresh;
+            batch_init(&fresh);
+            for (size_t i = 0; i < res->data.n; i++) {
+                cspark_record r = batch_get(&res->data, i);
+                batch_append_record(&fresh, r.key.ptr, r.key.len, NULL, 0);
+            }
+            batch_free(&res->data);
+            res->data = fresh;
+        }
+    }
+}
+
+/* ---- the task ---------------------------------------------------------------------------- */
+
+typedef struct run_state {
+    part_iter *root;
+    shuffle_writer *writer;
+    cs_partitioner partitioner;
+    cs_aggregator combiner;
+    save_state save;
+    bool save_open;
+    cspark_value acc;
+    bool has_acc;
+} run_state;
+
+static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
+{
+    const task_desc *t = tc->task;
+    const task_sink *sink = t->sink;
+    task_result *res = tc->result;
+    int rc;
+
+    st->root = part_iter_open(tc, t->rdd, t->partition, err);
+    if (!st->root) return err->code ? err->code : CS_EINVAL;
+
+    if (sink->kind == SINK_SHUFFLE) {
+        shuffle_dep *dep = sink->dep;
+        shuffle_write_spec spec = {0};
+        spec.shuffle_id = dep->shuffle_id;
+        spec.map_id = t->partition;
+        spec.attempt_id = t->task_id;
+        spec.partitioner = &dep->partitioner;
+        if (dep->map_side_combine) {
+            st->combiner.create = (cspark_reduce_fn)dep->agg_create.ptr;
+            st->combiner.merge_value = (cspark_reduce_fn)dep->agg_merge_value.ptr;
+            st->combiner.merge_combiners = (cspark_reduce_fn)dep->agg_merge_combiners.ptr;
+            st->combiner.zero = dep->agg_zero;
+            st->combiner.zero_len = dep->agg_zero_len;
+            st->combiner.has_zero = dep->agg_has_zero;
+            st->combiner.tc = tc;
+            spec.combiner = &st->combiner;
+        }
+        spec.compress = tc->env->shuffle_compress;
+        spec.dir = tc->env->local_dir;
+        spec.mem = &tc->mem;
+        st->writer = shuffle_writer_new(&spec, err);
+        if (!st->writer) return err->code ? err->code : CS_EINVAL;
+    } else if (sink->kind == SINK_SAVE) {
+        st->save.fd = -1;
+        st->save_open = true;
+        if ((rc = save_open(&st->save, t, err)) < 0) return rc;
+    } else if (sink->kind == SINK_FOLD && sink->has_zero) {
+        cspark_value_set(&st->acc, sink->zero, sink->zero_len);
+        st->has_acc = true;
+    }
+
+    sample_state sample = {.rng = 0x5eed0000ULL + (uint64_t)t->partition * 7919u, .seen = 0};
+    const cs_batch *b;
+    while ((rc = st->root->next(st->root, &b, err)) > 0) {
+        if (t->cancelled && *t->cancelled)
+            return cs_error_set(err, CS_ECANCELLED, "task cancelled: its job has ended");
+        switch (sink->kind) {
+        case SINK_SHUFFLE:
+            if (sink->dep->map_side_combine) task_context_enter(tc, &sink->dep->agg_merge_value);
+            rc = shuffle_writer_write(st->writer, b, err);
+            task_context_enter(tc, NULL);
+            if (rc < 0) return rc;
+            break;
+        case SINK_COUNT:
+            res->count += (int64_t)b->n;
+            break;
+        case SINK_COLLECT:
+            batch_append_batch(&res->data, b);
+            break;
+        case SINK_TAKE:
+            for (size_t i = 0; i < b->n && res->data.n < sink->take_n; i++) {
+                cspark_record r = batch_get(b, i);
+                batch_append_record(&res->data, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+            }
+            if (res->data.n >= sink->take_n) return 0;
+            break;
+        case SINK_FOLD: {
+            cspark_reduce_fn fn = (cspark_reduce_fn)sink->fn.ptr;
+            task_context_enter(tc, &sink->fn);
+            for (size_t i = 0; i < b->n; i++) {
+                cspark_record r = batch_get(b, i);
+                if (!st->has_acc) {
+                    cspark_value_set(&st->acc, r.value.ptr, r.value.len);
+                    st->has_acc = true;
+                } else {
+                    fn(&st->acc, r.value, tc);
+                }
+            }
+            task_context_enter(tc, NULL);
+            break;
+        }
+        case SINK_SAVE:
+            if ((rc = save_batch(&st->save, b, err)) < 0) return rc;
+            res->metrics.records_written += (int64_t)b->n;
+            break;
+        case SINK_FOREACH: {
+            cspark_foreach_fn fn = (cspark_foreach_fn)sink->fn.ptr;
+            task_context_enter(tc, &sink->fn);
+            for (size_t i = 0; i < b->n; i++) {
+                cspark_record r = batch_get(b, i);
+                fn(&r, tc);
+            }
+            task_context_enter(tc, NULL);
+            break;
+        }
+        case SINK_SAMPLE:
+            sample_batch(&sample, res, sink->sample_size, b);
+            break;
+        }
+    }
+    if (rc < 0) return rc;
+
+    switch (sink->kind) {
+    case SINK_SHUFFLE:
+        if ((rc = shuffle_writer_commit(st->writer, &res->map_status, err)) < 0) return rc;
+        res->has_map_status = true;
+        strncpy(res->map_status.executor_id, tc->env->executor_id,
+                sizeof res->map_status.executor_id - 1);
+        strncpy(res->map_status.host, tc->env->host, sizeof res->map_status.host - 1);
+        res->metrics.shuffle_records_written = (int64_t)res->map_status.records_written;
+        res->metrics.shuffle_bytes_written = (int64_t)res->map_status.bytes_written;
+        break;
+    case SINK_FOLD:
+        if (st->has_acc) batch_append_record(&res->data, NULL, 0, st->acc.ptr, st->acc.len);
+        break;
+    case SINK_SAVE:
+        if ((rc = save_commit(&st->save, err)) < 0) return rc;
+        break;
+    case SINK_SAMPLE:
+        res->count = sample.seen;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+void task_run(const exec_env *env, const task_desc *t, task_result *out)
+{
+    int64_t start_ns = cs_now_ns();
+    struct timespec cpu0, cpu1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+
+    cspark_task_context *tc = cs_xcalloc(1, sizeof *tc);
+    tc->task = t;
+    tc->env = env;
+    tc->result = out;
+    task_memory_init(&tc->mem, env->task_memory_budget);
+    current_tc = tc;
+
+    run_state *volatile st = cs_xcalloc(1, sizeof *st);
+    cs_error err;
+    cs_error_clear(&err);
+    int rc;
+    if (sigsetjmp(tc->fail_jmp, 0) == 0) {
+        rc = drive(tc, st, &err);
+    } else {
+        rc = CS_ETASK;
+        cs_error_set(&err, CS_ETASK, "%s", tc->fail_msg ? tc->fail_msg : "task failed");
+    }
+
+    part_iter_free(st->root);
+    shuffle_writer_free(st->writer);
+    if (st->save_open) save_cleanup(&st->save);
+    free(st->acc.ptr);
+    free(st);
+
+    if (rc < 0) {
+        if (out->status != TASK_FETCH_FAILED) out->status = TASK_FAILED;
+        out->error = cs_xstrdup(err.msg[0] ? err.msg : cs_strerror(rc));
+        if (out->has_map_status) {
+            map_status_free(&out->map_status);
+            out->has_map_status = false;
+        }
+    }
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+    out->metrics.run_time_ms = (cs_now_ns() - start_ns) / 1000000;
+    out->metrics.cpu_time_ns =
+        (cpu1.tv_sec - cpu0.tv_sec) * 1000000000LL + (cpu1.tv_nsec - cpu0.tv_nsec);
+    out->metrics.peak_execution_memory = tc->mem.peak;
+    out->metrics.memory_bytes_spilled = tc->mem.spilled_bytes;
+    out->metrics.result_size = (int64_t)out->data.len;
+    free(tc->fail_msg);
+    crash_where[0] = 0;
+    current_tc = NULL;
+    free(tc);
+}

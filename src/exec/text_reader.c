@@ -1,0 +1,161 @@
+/*
+ * text_reader.c — reads the lines of one text split into batches, with Hadoop's
+ * LineRecordReader rule so that every line belongs to exactly one split: a split that does not
+ * start at offset 0 skips everything up to and including the first '\n' at or after its start,
+ * and a split keeps reading lines while the line's first byte is at or before its end. Lines end
+ * at '\n'; a '\r' before it is dropped; the last line may lack a terminator. Files are read
+ * sequentially in 1 MiB pieces; lines are copied into the output batch (key = line, no value).
+ * Called by part_iter.c for RDD_TEXT_FILE partitions.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "exec/part_iter.h"
+
+#define TEXT_READ_CHUNK (1u << 20)
+
+typedef struct text_iter {
+    part_iter base;
+    cspark_task_context *tc;
+    const text_split *split;
+    int fd;
+    uint8_t *buf;
+    size_t buf_cap;
+    size_t lo, hi;     /* unconsumed bytes buf[lo, hi) */
+    uint64_t buf_pos;  /* file offset of buf[lo] */
+    uint64_t file_end; /* bytes of the file */
+    uint64_t read_pos; /* next file offset to read */
+    bool started, done;
+    cs_batch out;
+} text_iter;
+
+/* Reads more bytes, compacting the buffer (and growing it for lines longer than a chunk).
+ * Returns bytes read, 0 at end of file, <0 on error. */
+static ssize_t text_fill(text_iter *t, cs_error *err)
+{
+    if (t->read_pos >= t->file_end) return 0;
+    if (t->lo > 0) {
+        memmove(t->buf, t->buf + t->lo, t->hi - t->lo);
+        t->hi -= t->lo;
+        t->lo = 0;
+    }
+    if (t->buf_cap - t->hi < TEXT_READ_CHUNK / 2) {
+        t->buf_cap = t->buf_cap ? t->buf_cap * 2 : TEXT_READ_CHUNK;
+        t->buf = cs_xrealloc(t->buf, t->buf_cap);
+    }
+    size_t want = t->buf_cap - t->hi;
+    if (want > t->file_end - t->read_pos) want = (size_t)(t->file_end - t->read_pos);
+    ssize_t n;
+    do n = pread(t->fd, t->buf + t->hi, want, (off_t)t->read_pos);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        cs_error_set(err, CS_EIO, "cannot read %s: %s", t->split->path, strerror(errno));
+        return -1;
+    }
+    if (n == 0) { /* file shrank under us */
+        t->file_end = t->read_pos;
+        return 0;
+    }
+    t->hi += (size_t)n;
+    t->read_pos += (uint64_t)n;
+    return n;
+}
+
+/* Skips up to and including the first '\n' at or after the split start. */
+static int text_skip_first(text_iter *t, cs_error *err)
+{
+    for (;;) {
+        uint8_t *nl = memchr(t->buf + t->lo, '\n', t->hi - t->lo);
+        if (nl) {
+            size_t skip = (size_t)(nl - (t->buf + t->lo)) + 1;
+            t->lo += skip;
+            t->buf_pos += skip;
+            return 0;
+        }
+        t->buf_pos += t->hi - t->lo;
+        t->lo = t->hi;
+        ssize_t n = text_fill(t, err);
+        if (n < 0) return err->code;
+        if (n == 0) return 0;
+    }
+}
+
+static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
+{
+    text_iter *t = (text_iter *)it;
+    if (t->done) return 0;
+    uint64_t split_end = t->split->start + t->split->length;
+    if (!t->started) {
+        t->started = true;
+        if (text_fill(t, err) < 0) return err->code;
+        if (t->split->start > 0 && text_skip_first(t, err) < 0) return err->code;
+    }
+    batch_reset(&t->out);
+    while (!batch_full(&t->out)) {
+        if (t->buf_pos > split_end || (t->lo == t->hi && t->read_pos >= t->file_end)) {
+            t->done = true;
+            break;
+        }
+        uint8_t *start = t->buf + t->lo;
+        uint8_t *nl = memchr(start, '\n', t->hi - t->lo);
+        if (!nl) {
+            if (t->read_pos < t->file_end) {
+                ssize_t n = text_fill(t, err);
+                if (n < 0) return err->code;
+                continue;
+            }
+            /* last line of the file without a terminator */
+            size_t len = t->hi - t->lo;
+            if (len && start[len - 1] == '\r') len--;
+            batch_append_record(&t->out, start, (uint32_t)len, NULL, 0);
+            t->buf_pos += t->hi - t->lo;
+            t->lo = t->hi;
+            t->done = true;
+            break;
+        }
+        size_t consumed = (size_t)(nl - start) + 1;
+        size_t len = consumed - 1;
+        if (len && start[len - 1] == '\r') len--;
+        batch_append_record(&t->out, start, (uint32_t)len, NULL, 0);
+        t->lo += consumed;
+        t->buf_pos += consumed;
+    }
+    t->tc->result->metrics.records_read += (int64_t)t->out.n;
+    if (!t->out.n) return 0;
+    *out = &t->out;
+    return 1;
+}
+
+static void text_free(part_iter *it)
+{
+    text_iter *t = (text_iter *)it;
+    if (t->fd >= 0) close(t->fd);
+    t->tc->result->metrics.bytes_read += (int64_t)(t->buf_pos - t->split->start);
+    free(t->buf);
+    batch_free(&t->out);
+    free(t);
+}
+
+part_iter *text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err)
+{
+    int fd = open(split->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cs_error_set(err, CS_EIO, "cannot open input file %s: %s", split->path, strerror(errno));
+        return NULL;
+    }
+    posix_fadvise(fd, (off_t)split->start, (off_t)split->length, POSIX_FADV_SEQUENTIAL);
+    text_iter *t = cs_xcalloc(1, sizeof *t);
+    t->base.next = text_next;
+    t->base.free = text_free;
+    t->tc = tc;
+    t->split = split;
+    t->fd = fd;
+    t->buf_pos = split->start;
+    t->read_pos = split->start;
+    t->file_end = split->file_size;
+    return &t->base;
+}

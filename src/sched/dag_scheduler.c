@@ -1,0 +1,580 @@
+/*
+ * dag_scheduler.c — Spark's DAGScheduler and TaskSetManager for one application (see
+ * scheduler.h). The job thread runs an event loop over task completions; backends push
+ * completions from their threads onto a queue. Stages for shuffle dependencies are created once
+ * per application and their map outputs kept (the map-output tracker), so later jobs skip stages
+ * whose outputs are all available.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/context.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "sched/listener.h"
+#include "sched/scheduler.h"
+
+typedef struct map_outputs {
+    int num_maps;
+    cs_map_status **maps; /* NULL = missing */
+    int available;
+} map_outputs;
+
+typedef struct stage {
+    int id;
+    int attempt; /* latest attempt number */
+    cspark_rdd *rdd;
+    shuffle_dep *dep; /* map stages: the shuffle they produce; NULL for result stages */
+    int num_tasks;    /* result stage: the job's partitions; map stage: rdd partitions */
+    const int *partitions; /* result stage: task index -> rdd partition */
+    struct stage **parents;
+    int num_parents;
+    shuffle_dep **reads; /* shuffles read by this stage's tasks */
+    int num_reads;
+    bool running, waiting;
+    int *failures; /* per task index */
+    int fetch_failures; /* consecutive failed attempts */
+    int64_t submit_ms;
+    shuffle_input *inputs;
+    int first_job;
+    task_sink shuffle_sink; /* map stages: where their tasks write */
+} stage;
+
+/* A launched task with what the scheduler needs back when it completes. */
+typedef struct sched_task {
+    task_desc t; /* first member: backends see &sched_task.t */
+    stage *st;
+    int index;   /* task index within the stage */
+} sched_task;
+
+typedef struct completion {
+    struct completion *next;
+    task_desc *task;
+    task_result result;
+} completion;
+
+typedef struct job {
+    int id;
+    stage *final;
+    const task_sink *sink;
+    bool *finished; /* per task index of the final stage */
+    int num_finished;
+    bool failed;
+    cs_error err;
+    job_result_fn on_result;
+    void *arg;
+} job;
+
+struct scheduler {
+    cspark_context *sc;
+    sched_backend *backend;
+
+    pthread_mutex_t lock; /* guards the completion queue */
+    pthread_cond_t cond;
+    completion *head, *tail;
+
+    stage **shuffle_stages; /* indexed by shuffle id */
+    map_outputs *outputs;
+    int cap_shuffles;
+    stage **result_stages; /* kept until stop: in-flight tasks may still point at them */
+    int num_result_stages, cap_result_stages;
+    cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
+    int num_graveyard, cap_graveyard;
+    stage **waiting;
+    int num_waiting, cap_waiting;
+
+    int next_stage_id, next_job_id;
+    int64_t next_task_id;
+    int in_flight;
+    volatile int cancelled; /* the current job has ended: running tasks stop */
+    int max_stage_attempts;
+};
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static void post(scheduler *s, cs_event *ev)
+{
+    if (!s->sc->bus) return;
+    ev->time_ms = cs_now_ms();
+    listener_bus_post(s->sc->bus, ev);
+}
+
+static void ensure_shuffle_slot(scheduler *s, int sid)
+{
+    if (sid < s->cap_shuffles) return;
+    int cap = s->cap_shuffles ? s->cap_shuffles : 16;
+    while (cap <= sid) cap *= 2;
+    s->shuffle_stages = cs_xrealloc(s->shuffle_stages, (size_t)cap * sizeof *s->shuffle_stages);
+    s->outputs = cs_xrealloc(s->outputs, (size_t)cap * sizeof *s->outputs);
+    memset(s->shuffle_stages + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
+    memset(s->outputs + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->outputs);
+    s->cap_shuffles = cap;
+}
+
+static bool outputs_available(scheduler *s, const shuffle_dep *d)
+{
+    map_outputs *o = &s->outputs[d->shuffle_id];
+    return o->maps && o->available == o->num_maps;
+}
+
+/* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them). */
+static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap,
+                          cspark_rdd ***seen, int *nseen, int *capseen)
+{
+    for (int i = 0; i < *nseen; i++)
+        if ((*seen)[i] == rdd) return;
+    if (*nseen == *capseen) {
+        *capseen = *capseen ? *capseen * 2 : 16;
+        *seen = cs_xrealloc(*seen, (size_t)*capseen * sizeof **seen);
+    }
+    (*seen)[(*nseen)++] = rdd;
+    if (rdd->kind == RDD_SHUFFLED) {
+        for (int d = 0; d < rdd->num_deps; d++) {
+            bool dup = false;
+            for (int i = 0; i < *n; i++) dup |= (*out)[i] == rdd->deps[d];
+            if (dup) continue;
+            if (*n == *cap) {
+                *cap = *cap ? *cap * 2 : 4;
+                *out = cs_xrealloc(*out, (size_t)*cap * sizeof **out);
+            }
+            (*out)[(*n)++] = rdd->deps[d];
+        }
+        return;
+    }
+    for (int p = 0; p < rdd->num_parents; p++)
+        collect_reads(rdd->parents[p], out, n, cap, seen, nseen, capseen);
+}
+
+static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id);
+
+static void stage_link(scheduler *s, stage *st, int job_id)
+{
+    int cap = 0, nseen = 0, capseen = 0;
+    cspark_rdd **seen = NULL;
+    collect_reads(st->rdd, &st->reads, &st->num_reads, &cap, &seen, &nseen, &capseen);
+    free(seen);
+    st->parents = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->parents);
+    for (int i = 0; i < st->num_reads; i++) st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
+    st->inputs = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->inputs);
+}
+
+static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
+{
+    ensure_shuffle_slot(s, dep->shuffle_id);
+    if (s->shuffle_stages[dep->shuffle_id]) return s->shuffle_stages[dep->shuffle_id];
+    stage *st = cs_xcalloc(1, sizeof *st);
+    st->attempt = -1;
+    st->rdd = dep->parent;
+    st->dep = dep;
+    st->num_tasks = dep->parent->num_partitions;
+    st->failures = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->failures);
+    st->first_job = job_id;
+    st->shuffle_sink.kind = SINK_SHUFFLE;
+    st->shuffle_sink.dep = dep;
+    s->shuffle_stages[dep->shuffle_id] = st;
+    map_outputs *o = &s->outputs[dep->shuffle_id];
+    o->num_maps = st->num_tasks;
+    o->maps = cs_xcalloc((size_t)o->num_maps + 1, sizeof *o->maps);
+    o->available = 0;
+    stage_link(s, st, job_id); /* parents first, so they get the lower ids, as in Spark */
+    st->id = s->next_stage_id++;
+    return st;
+}
+
+static void stage_free(stage *st)
+{
+    free(st->parents);
+    free(st->reads);
+    free(st->failures);
+    free(st->inputs);
+    free(st);
+}
+
+static void bury(scheduler *s, cs_map_status *ms)
+{
+    if (!ms) return;
+    if (s->num_graveyard == s->cap_graveyard) {
+        s->cap_graveyard = s->cap_graveyard ? s->cap_graveyard * 2 : 16;
+        s->graveyard = cs_xrealloc(s->graveyard, (size_t)s->cap_graveyard * sizeof *s->graveyard);
+    }
+    s->graveyard[s->num_graveyard++] = ms;
+}
+
+static void remove_waiting(scheduler *s, stage *st)
+{
+    for (int i = 0; i < s->num_waiting; i++)
+        if (s->waiting[i] == st) {
+            s->waiting[i] = s->waiting[--s->num_waiting];
+            break;
+        }
+    st->waiting = false;
+}
+
+static void all_stages(stage *st, int **ids, int **ntasks, int *n, int *cap)
+{
+    for (int i = 0; i < *n; i++)
+        if ((*ids)[i] == st->id) return;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *ids = cs_xrealloc(*ids, (size_t)*cap * sizeof **ids);
+        *ntasks = cs_xrealloc(*ntasks, (size_t)*cap * sizeof **ntasks);
+    }
+    (*ids)[*n] = st->id;
+    (*ntasks)[(*n)++] = st->num_tasks;
+    for (int p = 0; p < st->num_parents; p++) all_stages(st->parents[p], ids, ntasks, n, cap);
+}
+
+/* ---- submitting ---------------------------------------------------------------------------- */
+
+static int task_partition(const stage *st, int index)
+{
+    return st->partitions ? st->partitions[index] : index;
+}
+
+static bool task_needed(scheduler *s, job *j, stage *st, int index)
+{
+    if (st->dep) return s->outputs[st->dep->shuffle_id].maps[index] == NULL;
+    return !j->finished[index];
+}
+
+static void launch_task(scheduler *s, job *j, stage *st, int index)
+{
+    sched_task *stk = cs_xcalloc(1, sizeof *stk);
+    stk->st = st;
+    stk->index = index;
+    task_desc *t = &stk->t;
+    t->task_id = s->next_task_id++;
+    t->job_id = j->id;
+    t->stage_id = st->id;
+    t->stage_attempt = st->attempt;
+    t->partition = task_partition(st, index);
+    t->attempt = st->failures[index];
+    t->rdd = st->rdd;
+    t->sink = st->dep ? &st->shuffle_sink : j->sink;
+    t->inputs = st->inputs;
+    t->num_inputs = st->num_reads;
+    t->cancelled = &s->cancelled;
+    s->in_flight++;
+    cs_event ev = {.kind = CS_EV_TASK_START, .stage_id = st->id, .stage_attempt = st->attempt,
+                   .task_id = t->task_id, .partition = t->partition, .attempt = t->attempt,
+                   .executor_id = "driver", .host = "localhost",
+                   .task_type = st->dep ? "ShuffleMapTask" : "ResultTask", .job_id = j->id};
+    post(s, &ev);
+    s->backend->launch(s->backend, t);
+}
+
+static void submit_missing_tasks(scheduler *s, job *j, stage *st)
+{
+    st->attempt++;
+    st->running = true;
+    st->submit_ms = cs_now_ms();
+    for (int i = 0; i < st->num_reads; i++) {
+        map_outputs *o = &s->outputs[st->reads[i]->shuffle_id];
+        st->inputs[i].shuffle_id = st->reads[i]->shuffle_id;
+        st->inputs[i].maps = (const cs_map_status *const *)o->maps;
+        st->inputs[i].num_maps = o->num_maps;
+    }
+    int missing = 0;
+    for (int i = 0; i < st->num_tasks; i++) missing += task_needed(s, j, st, i);
+    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED, .stage_id = st->id, .stage_attempt = st->attempt,
+                   .num_tasks = missing, .stage_name = st->rdd->name, .job_id = j->id};
+    post(s, &ev);
+    for (int i = 0; i < st->num_tasks; i++)
+        if (task_needed(s, j, st, i)) launch_task(s, j, st, i);
+}
+
+static void submit_stage(scheduler *s, job *j, stage *st)
+{
+    if (st->running || st->waiting) return;
+    bool missing = false;
+    for (int p = 0; p < st->num_parents; p++) {
+        if (outputs_available(s, st->parents[p]->dep)) continue;
+        missing = true;
+        submit_stage(s, j, st->parents[p]);
+    }
+    if (!missing) {
+        submit_missing_tasks(s, j, st);
+        return;
+    }
+    st->waiting = true;
+    if (s->num_waiting == s->cap_waiting) {
+        s->cap_waiting = s->cap_waiting ? s->cap_waiting * 2 : 8;
+        s->waiting = cs_xrealloc(s->waiting, (size_t)s->cap_waiting * sizeof *s->waiting);
+    }
+    s->waiting[s->num_waiting++] = st;
+}
+
+static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char *reason)
+{
+    st->running = false;
+    cs_event ev = {.kind = CS_EV_STAGE_COMPLETED, .stage_id = st->id, .stage_attempt = st->attempt,
+                   .num_tasks = st->num_tasks, .stage_name = st->rdd->name, .succeeded = ok,
+                   .reason = reason, .job_id = j->id};
+    post(s, &ev);
+}
+
+/* After a map stage completes: start every waiting stage whose parents are all available. */
+static void submit_waiting(scheduler *s, job *j)
+{
+    for (int i = 0; i < s->num_waiting;) {
+        stage *w = s->waiting[i];
+        bool ready = true;
+        for (int p = 0; p < w->num_parents; p++)
+            ready &= outputs_available(s, w->parents[p]->dep);
+        if (ready) {
+            remove_waiting(s, w);
+            submit_missing_tasks(s, j, w);
+            i = 0; /* the array changed */
+        } else {
+            i++;
+        }
+    }
+}
+
+static void abort_job(scheduler *s, job *j, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void abort_job(scheduler *s, job *j, const char *fmt, ...)
+{
+    if (j->failed) return;
+    j->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[sizeof j->err.msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cs_error_set(&j->err, CS_ETASK, "Job aborted due to stage failure: %s", msg);
+    s->cancelled = 1;
+}
+
+/* ---- completions ------------------------------------------------------------------------- */
+
+static void handle_completion(scheduler *s, job *j, completion *c)
+{
+    task_desc *t = c->task;
+    task_result *r = &c->result;
+    sched_task *stk = (sched_task *)t;
+    stage *st = stk->st;
+    int index = stk->index;
+    cs_event ev = {.kind = CS_EV_TASK_END, .stage_id = t->stage_id, .stage_attempt = t->stage_attempt,
+                   .task_id = t->task_id, .partition = t->partition, .attempt = t->attempt,
+                   .executor_id = "driver", .host = "localhost", .succeeded = r->status == TASK_OK,
+                   .reason = r->error, .task_type = st->dep ? "ShuffleMapTask" : "ResultTask",
+                   .metrics = r->metrics, .job_id = t->job_id};
+    post(s, &ev);
+    if (j->failed || (!st->dep && st != j->final)) return;
+
+    if (r->status == TASK_OK) {
+        if (st->dep) {
+            map_outputs *o = &s->outputs[st->dep->shuffle_id];
+            cs_map_status *ms = cs_xmalloc(sizeof *ms);
+            *ms = r->map_status;
+            r->has_map_status = false;
+            if (o->maps[index]) bury(s, o->maps[index]);
+            else o->available++;
+            o->maps[index] = ms;
+            if (st->running && o->available == o->num_maps) {
+                st->fetch_failures = 0;
+                stage_finished(s, j, st, true, NULL);
+                submit_waiting(s, j);
+            }
+        } else if (!j->finished[index]) {
+            j->finished[index] = true;
+            j->num_finished++;
+            j->on_result(j->arg, t->partition, r);
+            if (j->num_finished == st->num_tasks) stage_finished(s, j, st, true, NULL);
+        }
+        return;
+    }
+
+    if (r->status == TASK_FETCH_FAILED) {
+        if (t->stage_attempt != st->attempt || !st->running) return; /* already handled */
+        char reason[1200];
+        snprintf(reason, sizeof reason, "FetchFailed(shuffle %d, map %d): %s", r->fetch_shuffle_id,
+                 r->fetch_map_id, r->error ? r->error : "");
+        stage_finished(s, j, st, false, reason);
+        if (++st->fetch_failures >= s->max_stage_attempts) {
+            abort_job(s, j, "Stage %d has failed the maximum allowable number of times: %d. "
+                      "Most recent failure reason: %s", st->id, s->max_stage_attempts, reason);
+            return;
+        }
+        if (r->fetch_shuffle_id >= 0 && r->fetch_shuffle_id < s->cap_shuffles) {
+            map_outputs *o = &s->outputs[r->fetch_shuffle_id];
+            if (o->maps && r->fetch_map_id >= 0 && r->fetch_map_id < o->num_maps && o->maps[r->fetch_map_id]) {
+                bury(s, o->maps[r->fetch_map_id]);
+                o->maps[r->fetch_map_id] = NULL;
+                o->available--;
+            }
+        }
+        CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id, t->stage_attempt, reason);
+        submit_stage(s, j, st);
+        return;
+    }
+
+    /* an ordinary task failure: retry up to the limit */
+    if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0) return;
+    int failures = ++st->failures[index];
+    CS_WARN("scheduler",
+            "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=\"%s\"",
+            (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
+            r->error ? r->error : "");
+    if (failures >= s->sc->max_task_failures) {
+        stage_finished(s, j, st, false, r->error);
+        abort_job(s, j,
+                  "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
+                  "in stage %d.%d (TID %lld) (localhost executor driver): %s",
+                  t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
+                  st->id, t->stage_attempt, (long long)t->task_id, r->error ? r->error : "");
+        return;
+    }
+    if (st->running) launch_task(s, j, st, index);
+}
+
+static completion *pop_completion(scheduler *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->head) pthread_cond_wait(&s->cond, &s->lock);
+    completion *c = s->head;
+    s->head = c->next;
+    if (!s->head) s->tail = NULL;
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
+void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
+{
+    completion *c = cs_xmalloc(sizeof *c);
+    c->next = NULL;
+    c->task = (task_desc *)t;
+    c->result = *r;
+    memset(r, 0, sizeof *r);
+    pthread_mutex_lock(&s->lock);
+    if (s->tail) s->tail->next = c;
+    else s->head = c;
+    s->tail = c;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- jobs -------------------------------------------------------------------------------- */
+
+int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                      const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
+{
+    job j = {0};
+    j.id = s->next_job_id++;
+    j.sink = sink;
+    j.on_result = on_result;
+    j.arg = arg;
+    s->cancelled = 0;
+
+    stage *fin = cs_xcalloc(1, sizeof *fin);
+    fin->attempt = -1;
+    fin->rdd = rdd;
+    fin->num_tasks = partitions ? num_partitions : rdd->num_partitions;
+    fin->partitions = partitions;
+    fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
+    fin->first_job = j.id;
+    stage_link(s, fin, j.id);
+    fin->id = s->next_stage_id++;
+    if (s->num_result_stages == s->cap_result_stages) {
+        s->cap_result_stages = s->cap_result_stages ? s->cap_result_stages * 2 : 16;
+        s->result_stages = cs_xrealloc(s->result_stages, (size_t)s->cap_result_stages * sizeof *s->result_stages);
+    }
+    s->result_stages[s->num_result_stages++] = fin;
+    j.final = fin;
+    j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
+
+    int *ids = NULL, *ntasks = NULL, n = 0, cap = 0;
+    all_stages(fin, &ids, &ntasks, &n, &cap);
+    cs_event ev = {.kind = CS_EV_JOB_START, .job_id = j.id, .stage_ids = ids, .num_stage_ids = n,
+                   .stage_num_tasks = ntasks, .stage_name = rdd->name};
+    post(s, &ev);
+    free(ids);
+    free(ntasks);
+
+    if (fin->num_tasks > 0) submit_stage(s, &j, fin);
+    while (!j.failed && j.num_finished < fin->num_tasks) {
+        completion *c = pop_completion(s);
+        s->in_flight--;
+        handle_completion(s, &j, c);
+        task_result_free(&c->result);
+        free(c->task);
+        free(c);
+    }
+    /* the job is over: stop and collect whatever is still running */
+    s->cancelled = 1;
+    while (s->in_flight > 0) {
+        completion *c = pop_completion(s);
+        s->in_flight--;
+        task_result_free(&c->result);
+        free(c->task);
+        free(c);
+    }
+    for (int i = 0; i < s->num_waiting; i++) s->waiting[i]->waiting = false;
+    s->num_waiting = 0;
+    for (int i = 0; i < s->cap_shuffles; i++)
+        if (s->shuffle_stages[i]) s->shuffle_stages[i]->running = false;
+
+    cs_event end = {.kind = CS_EV_JOB_END, .job_id = j.id, .succeeded = !j.failed,
+                    .reason = j.failed ? j.err.msg : NULL};
+    post(s, &end);
+    free(j.finished);
+    fin->partitions = NULL;
+    if (j.failed) {
+        if (err) *err = j.err;
+        return j.err.code;
+    }
+    return 0;
+}
+
+scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *err)
+{
+    int64_t attempts = 4;
+    if (conf_get_int(sc->conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
+        return NULL;
+    if (attempts < 1) {
+        cs_error_set(err, CS_EINVAL,
+                     "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' (expected an "
+                     "integer >= 1)", (long long)attempts);
+        return NULL;
+    }
+    scheduler *s = cs_xcalloc(1, sizeof *s);
+    s->sc = sc;
+    s->backend = backend;
+    backend->sched = s;
+    s->max_stage_attempts = (int)attempts;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    return s;
+}
+
+void scheduler_free(scheduler *s)
+{
+    if (!s) return;
+    if (s->backend) s->backend->stop(s->backend);
+    for (int i = 0; i < s->cap_shuffles; i++) {
+        if (s->shuffle_stages[i]) stage_free(s->shuffle_stages[i]);
+        map_outputs *o = &s->outputs[i];
+        for (int m = 0; o->maps && m < o->num_maps; m++)
+            if (o->maps[m]) {
+                map_status_free(o->maps[m]);
+                free(o->maps[m]);
+            }
+        free(o->maps);
+    }
+    for (int i = 0; i < s->num_result_stages; i++) stage_free(s->result_stages[i]);
+    for (int i = 0; i < s->num_graveyard; i++) {
+        map_status_free(s->graveyard[i]);
+        free(s->graveyard[i]);
+    }
+    free(s->result_stages);
+    free(s->graveyard);
+    free(s->shuffle_stages);
+    free(s->outputs);
+    free(s->waiting);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+    free(s);
+}

@@ -1,0 +1,54 @@
+/*
+ * scheduler.h — the DAG scheduler and task scheduler of one application, and the interface a
+ * cluster backend implements (Spark's SchedulerBackend).
+ *
+ * A job (one action) is cut into stages at shuffle dependencies; stages whose parents' map
+ * outputs are missing wait while the parents run; each stage attempt launches one task per
+ * missing partition through the backend, retries failed tasks up to the context's task failure
+ * limit, and resubmits lost map outputs after fetch failures (up to
+ * spark.stage.maxConsecutiveAttempts). Map outputs are kept per shuffle for the whole
+ * application, so a shuffle computed by an earlier job is reused.
+ *
+ * Threads: scheduler_run_job runs on the caller's thread and returns when the job ends; backends
+ * report completions from any thread through scheduler_task_done.
+ * Ownership: the scheduler owns stages, map statuses and task descriptors; a backend borrows a
+ * task_desc from launch until it calls scheduler_task_done, which takes the task_result's
+ * contents (the struct itself stays the backend's).
+ */
+#ifndef CSPARK_SCHED_SCHEDULER_H
+#define CSPARK_SCHED_SCHEDULER_H
+
+#include "common/err.h"
+#include "exec/task.h"
+
+struct cspark_context;
+typedef struct scheduler scheduler;
+typedef struct sched_backend sched_backend;
+
+struct sched_backend {
+    /* Queues the task for execution; completion is reported with scheduler_task_done. */
+    void (*launch)(sched_backend *b, const task_desc *t);
+    /* Cores available for tasks (default parallelism). */
+    int (*total_cores)(sched_backend *b);
+    /* Stops workers after running tasks finish; frees the backend. */
+    void (*stop)(sched_backend *b);
+    scheduler *sched; /* set by scheduler_new */
+};
+
+scheduler *scheduler_new(struct cspark_context *sc, sched_backend *backend, cs_error *err);
+/* Stops the backend and frees every stage and map status. */
+void scheduler_free(scheduler *s);
+
+/* Called by the job thread for each finished partition, in completion order. The result's
+ * contents may be moved out (e.g. the data batch); the scheduler frees the rest. */
+typedef void (*job_result_fn)(void *arg, int partition, task_result *r);
+
+/* Runs `sink` over the given partitions of rdd (all when partitions == NULL). Returns 0, or a
+ * negative code with err set to Spark's "Job aborted due to stage failure: ..." message. */
+int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                      const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err);
+
+/* Backend callback, any thread. */
+void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
+
+#endif
