@@ -492,6 +492,77 @@ static void test_many_tasks_launch_times(void **state)
     free(dir);
 }
 
+static void write_task_events(event_log *el)
+{
+    const char *odd[] = {"plain", "quote\" back\\slash /", "ctl \x01\x1f\x7f \b\f\n\r\t",
+                         "utf8 h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80",
+                         "bad \xff\xc3 \xe2\x82 \xed\xa0\x80 end", ""};
+    for (int i = 0; i < 6; i++) {
+        cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 5000 + i, .stage_id = 3,
+                      .stage_attempt = 1, .task_id = 100 + i, .partition = i, .attempt = i % 2,
+                      .executor_id = odd[i], .host = odd[5 - i], .speculative = i == 2};
+        event_log_listener(el, &s);
+        cs_event e = s;
+        e.kind = CS_EV_TASK_END;
+        e.time_ms = 9000 + i;
+        e.succeeded = i % 2 == 0;
+        e.reason = i % 2 ? odd[i] : NULL;
+        e.task_type = i == 4 ? NULL : "ShuffleMapTask";
+        e.metrics = (cs_task_metrics){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, -14};
+        event_log_listener(el, &e);
+    }
+    cs_event orphan = {.kind = CS_EV_TASK_END, .time_ms = 7000, .task_id = 999, .succeeded = true,
+                       .metrics = {.run_time_ms = 250}};
+    event_log_listener(el, &orphan); /* no TaskStart: launch = finish - run time */
+}
+
+static void test_direct_task_writer_equals_jansson(void **state)
+{
+    char *dir = make_dir();
+    cs_conf *c = conf_new();
+    conf_set(c, "spark.eventLog.dir", dir);
+    cs_error err = {0};
+    event_log *fast = event_log_open(c, "fast", &err);
+    event_log *slow = event_log_open(c, "slow", &err);
+    assert_non_null(fast);
+    assert_non_null(slow);
+    event_log_set_direct_task_events(slow, false);
+    write_task_events(fast);
+    write_task_events(slow);
+    assert_int_equal(event_log_close(fast, &err), 0);
+    assert_int_equal(event_log_close(slow, &err), 0);
+    json_t *a = read_lines(dir, "fast"), *b = read_lines(dir, "slow");
+    assert_int_equal(json_array_size(a), 14);
+    assert_int_equal(json_array_size(b), 14);
+    for (size_t i = 0; i < 14; i++) {
+        if (!json_equal(json_array_get(a, i), json_array_get(b, i))) {
+            char *x = json_dumps(json_array_get(a, i), JSON_COMPACT);
+            char *y = json_dumps(json_array_get(b, i), JSON_COMPACT);
+            fail_msg("line %zu differs:\n%s\n%s", i, x, y);
+        }
+    }
+    /* spot checks on the parsed direct output */
+    json_t *e = json_array_get(a, 4); /* TaskEnd of task 101: failed, odd strings */
+    assert_string_equal(sget(e, "Task Info/Executor ID"), "quote\" back\\slash /");
+    assert_string_equal(sget(e, "Task End Reason/Description"), "quote\" back\\slash /");
+    assert_true(json_is_true(jget(e, "Task Info/Failed")));
+    assert_int_equal(iget(e, "Task Metrics/Peak Execution Memory"), -14);
+    e = json_array_get(a, 5);
+    assert_string_equal(sget(e, "Task Info/Executor ID"), "ctl \x01\x1f\x7f \b\f\n\r\t");
+    assert_true(json_is_true(jget(e, "Task Info/Speculative")));
+    e = json_array_get(a, 9); /* TaskStart of task 104 */
+    assert_string_equal(sget(e, "Task Info/Executor ID"), "bad ?? ?? ??? end");
+    assert_string_equal(sget(json_array_get(a, 7), "Task Info/Executor ID"),
+                        "utf8 h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80");
+    e = json_array_get(a, 13);
+    assert_int_equal(iget(e, "Task Info/Launch Time"), 6750);
+    json_decref(a);
+    json_decref(b);
+    conf_free(c);
+    remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_existing_log_refused_unless_overwrite),
         cmocka_unit_test(test_custom_redaction_regex),
         cmocka_unit_test(test_many_tasks_launch_times),
+        cmocka_unit_test(test_direct_task_writer_equals_jansson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
