@@ -30,6 +30,14 @@
 #endif
 #endif
 
+#ifdef KS_HAVE_KUBELET_H
+/* Adapts the kubelet's log accessor to the server's callback type. */
+static char *pod_log_thunk(void *arg, const char *ns, const char *name, const char *container, size_t *len)
+{
+    return ks_kubelet_pod_log((ks_kubelet *)arg, ns, name, container, len);
+}
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -204,7 +212,7 @@ int main(int argc, char **argv)
     ks_server_opts so = {.store = store, .rbac = rbac, .faults = faults, .metrics = metrics,
                          .tls_cert_pem = tls.cert_pem, .tls_key_pem = tls.key_pem, .port = port,
                          .bookmark_ms = bookmark_ms, .verbose = verbose};
-    void *kubelet = NULL;
+    void *kubelet = NULL; /* ks_kubelet * when the kubelet half is linked in */
 #ifdef KS_HAVE_KUBELET_H
     if (!no_kubelet && ks_kubelet_start) {
         ks_kubelet_options ko;
@@ -224,7 +232,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (ks_kubelet_pod_log) {
-            so.log_fn = (ks_pod_log_fn)(void (*)(void))ks_kubelet_pod_log;
+            so.log_fn = pod_log_thunk;
             so.log_arg = kubelet;
         }
     }

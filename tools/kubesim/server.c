@@ -294,24 +294,55 @@ static enum MHD_Result do_list(ks_server *s, struct MHD_Connection *c, const rou
     }
     uint64_t rv = 0;
     char *next = NULL;
-    json_t *items = ks_store_list_refs(s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, sel ? sel_filter : NULL,
-                                       sel, *start ? start : NULL, limit, &rv, limit ? &next : NULL);
+    int table = ks_wants_table(header(c, "Accept"));
+    json_t *items = (table ? ks_store_list_refs : ks_store_list_serialized)(
+        s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, sel ? sel_filter : NULL, sel, *start ? start : NULL, limit,
+        &rv, limit ? &next : NULL);
     ks_selector_free(sel);
     char rvs[32];
     snprintf(rvs, sizeof rvs, "%llu", (unsigned long long)rv);
     char *ctok = next ? encode_continue(rv, next) : NULL;
     free(next);
     json_t *out;
-    if (ks_wants_table(header(c, "Accept"))) {
+    if (table) {
         out = ks_table(rt->resource, items, rvs, ctok, qarg(c, "includeObject"), 1);
         json_decref(items);
     } else {
+        /* splice the stored serializations into the list envelope */
         char kind[64];
         snprintf(kind, sizeof kind, "%sList", rt->kind);
         json_t *meta = json_pack("{s:s}", "resourceVersion", rvs);
         if (ctok)
             json_object_set_new(meta, "continue", json_string(ctok));
-        out = json_pack("{s:s,s:s,s:o,s:o}", "kind", kind, "apiVersion", "v1", "metadata", meta, "items", items);
+        json_t *env = json_pack("{s:s,s:s,s:o}", "kind", kind, "apiVersion", "v1", "metadata", meta);
+        char *head = json_dumps(env, JSON_COMPACT);
+        json_decref(env);
+        free(ctok);
+        size_t hl = head ? strlen(head) : 0, total = hl + 16, i;
+        json_t *it;
+        json_array_foreach(items, i, it) total += json_string_length(it) + 1;
+        char *buf = head ? malloc(total) : NULL;
+        if (!buf) {
+            free(head);
+            json_decref(items);
+            return MHD_NO;
+        }
+        memcpy(buf, head, hl - 1); /* drop the closing brace */
+        size_t off = hl - 1;
+        memcpy(buf + off, ",\"items\":[", 10);
+        off += 10;
+        json_array_foreach(items, i, it)
+        {
+            if (i)
+                buf[off++] = ',';
+            memcpy(buf + off, json_string_value(it), json_string_length(it));
+            off += json_string_length(it);
+        }
+        memcpy(buf + off, "]}", 2);
+        off += 2;
+        free(head);
+        json_decref(items);
+        return send_text(c, 200, "application/json", buf, off, NULL);
     }
     free(ctok);
     return send_json(c, 200, out);

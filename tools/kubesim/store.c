@@ -56,6 +56,7 @@ struct ks_store {
     pthread_mutex_t mu;
     pthread_cond_t cond;
     json_t *objs[NRES];  /* key -> stored object */
+    json_t *ser[NRES];   /* key -> JSON string holding the compact serialization of the stored object */
     json_t *by_uid;      /* uid -> [res, key] */
     json_t *owners;      /* owner uid -> { "res|key": true } */
     uint64_t rv;
@@ -291,6 +292,13 @@ static json_t *commit_put(ks_store *s, int res, const char *key, json_t *obj, co
     set_rv(obj, s->rv);
     json_object_set_new(s->objs[res], key, obj);
     index_add(s, res, key, obj);
+    size_t len = json_dumpb(obj, NULL, 0, JSON_COMPACT);
+    char *buf = len ? malloc(len) : NULL;
+    if (buf && json_dumpb(obj, buf, len, JSON_COMPACT) == len)
+        json_object_set_new(s->ser[res], key, json_stringn_nocheck(buf, len));
+    else
+        json_object_del(s->ser[res], key);
+    free(buf);
     commit_event(s, res, type, obj);
     return obj;
 }
@@ -305,6 +313,7 @@ static void commit_remove(ks_store *s, int res, const char *key, const char *pro
     json_t *obj = json_deep_copy(old);
     index_del(s, res, key, old);
     json_object_del(s->objs[res], key);
+    json_object_del(s->ser[res], key);
     s->rv++;
     set_rv(obj, s->rv);
     commit_event(s, res, "DELETED", obj);
@@ -336,8 +345,10 @@ ks_store *ks_store_new(size_t history_len)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cond, &ca);
     pthread_condattr_destroy(&ca);
-    for (int i = 0; i < NRES; i++)
+    for (int i = 0; i < NRES; i++) {
         s->objs[i] = json_object();
+        s->ser[i] = json_object();
+    }
     s->by_uid = json_object();
     s->owners = json_object();
     s->pod_history = json_object();
@@ -356,8 +367,10 @@ void ks_store_free(ks_store *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < NRES; i++)
+    for (int i = 0; i < NRES; i++) {
         json_decref(s->objs[i]);
+        json_decref(s->ser[i]);
+    }
     json_decref(s->by_uid);
     json_decref(s->owners);
     json_decref(s->pod_history);
@@ -430,8 +443,8 @@ static int key_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-json_t *ks_store_list_refs(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
-                           const char *start_after, size_t limit, uint64_t *rv, char **next_key)
+static json_t *list_impl(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
+                         const char *start_after, size_t limit, uint64_t *rv, char **next_key, int serialized)
 {
     int res = res_index(resource);
     json_t *out = json_array();
@@ -466,12 +479,32 @@ json_t *ks_store_list_refs(ks_store *s, const char *resource, const char *ns, ks
                 *next_key = strdup(last_key);
             break;
         }
-        json_array_append(out, o);
+        if (serialized) {
+            json_t *str = json_object_get(s->ser[res], keys[i]);
+            if (str)
+                json_array_append(out, str);
+            else
+                json_array_append_new(out, json_stringn_nocheck("null", 4));
+        } else {
+            json_array_append(out, o);
+        }
         last_key = keys[i];
     }
     pthread_mutex_unlock(&s->mu);
     free(keys);
     return out;
+}
+
+json_t *ks_store_list_refs(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
+                           const char *start_after, size_t limit, uint64_t *rv, char **next_key)
+{
+    return list_impl(s, resource, ns, filter, arg, start_after, limit, rv, next_key, 0);
+}
+
+json_t *ks_store_list_serialized(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
+                                 const char *start_after, size_t limit, uint64_t *rv, char **next_key)
+{
+    return list_impl(s, resource, ns, filter, arg, start_after, limit, rv, next_key, 1);
 }
 
 json_t *ks_store_list(ks_store *s, const char *resource, const char *ns)

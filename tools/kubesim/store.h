@@ -104,6 +104,11 @@ typedef int (*ks_filter_fn)(const json_t *obj, void *arg);
 json_t *ks_store_list_refs(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
                            const char *start_after, size_t limit, uint64_t *rv, char **next_key);
 
+/* Same selection as ks_store_list_refs, but each element is a JSON string holding the object's compact
+ * serialization (kept at commit time), for fast list responses. */
+json_t *ks_store_list_serialized(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
+                                 const char *start_after, size_t limit, uint64_t *rv, char **next_key);
+
 /* Watch history access. One event of the global history (all resources). */
 typedef struct ks_event {
     uint64_t rv;
