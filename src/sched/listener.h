@@ -60,6 +60,18 @@ void listener_bus_free(listener_bus *bus);
 
 /* ---- additions ---------------------------------------------------------------------------- */
 
+/* Posting conventions the built-in listeners rely on:
+ *  - time_ms = 0 is stamped with the wall clock at post.
+ *  - succeeded must be true for a successful TASK_END, STAGE_COMPLETED and JOB_END; false means
+ *    failed (reason says why).
+ *  - TASK_START when the task starts running on a core slot (the progress bar counts it as
+ *    running); TASK_END carries the finish time and metrics; the event log takes the launch time
+ *    from the matching TASK_START (same task_id).
+ *  - STAGE_COMPLETED may omit stage_name/num_tasks: they are taken from STAGE_SUBMITTED of the same
+ *    (stage_id, stage_attempt).
+ * Built-in listeners: the event log first (when enabled), then the progress bar or the stage
+ * logger, then listeners added with listener_bus_add, in the order added. */
+
 /* Total events dropped so far because the queue was full (thread-safe). */
 int64_t listener_bus_dropped(listener_bus *bus);
 
