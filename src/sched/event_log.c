@@ -71,8 +71,7 @@ struct event_log {
 static size_t utf8_seq(const unsigned char *s)
 {
     unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
+    if (c < 0x80) return 1;
     size_t n;
     uint32_t cp, min;
     if (c >= 0xC2 && c <= 0xDF) {
@@ -85,22 +84,18 @@ static size_t utf8_seq(const unsigned char *s)
         return 0;
     }
     for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
+        if ((s[i] & 0xC0) != 0x80) return 0;
         cp = (cp << 6) | (s[i] & 0x3F);
     }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
     return n;
 }
 
 static json_t *jstr(const char *s)
 {
-    if (!s)
-        s = "";
+    if (!s) s = "";
     json_t *j = json_string(s);
-    if (j)
-        return j;
+    if (j) return j;
     /* not UTF-8: every byte that does not start a valid sequence becomes '?' */
     char *copy = cs_xstrdup(s);
     for (unsigned char *p = (unsigned char *)copy; *p;) {
@@ -140,18 +135,30 @@ static json_t *event_obj(cs_event_kind kind)
 const char *event_log_event_name(cs_event_kind kind)
 {
     switch (kind) {
-    case CS_EV_APPLICATION_START: return "SparkListenerApplicationStart";
-    case CS_EV_APPLICATION_END: return "SparkListenerApplicationEnd";
-    case CS_EV_JOB_START: return "SparkListenerJobStart";
-    case CS_EV_JOB_END: return "SparkListenerJobEnd";
-    case CS_EV_STAGE_SUBMITTED: return "SparkListenerStageSubmitted";
-    case CS_EV_STAGE_COMPLETED: return "SparkListenerStageCompleted";
-    case CS_EV_TASK_START: return "SparkListenerTaskStart";
-    case CS_EV_TASK_END: return "SparkListenerTaskEnd";
-    case CS_EV_EXECUTOR_ADDED: return "SparkListenerExecutorAdded";
-    case CS_EV_EXECUTOR_REMOVED: return "SparkListenerExecutorRemoved";
-    case CS_EV_ENVIRONMENT_UPDATE: return "SparkListenerEnvironmentUpdate";
-    case CS_EV_LOG_START: return "SparkListenerLogStart";
+    case CS_EV_APPLICATION_START:
+        return "SparkListenerApplicationStart";
+    case CS_EV_APPLICATION_END:
+        return "SparkListenerApplicationEnd";
+    case CS_EV_JOB_START:
+        return "SparkListenerJobStart";
+    case CS_EV_JOB_END:
+        return "SparkListenerJobEnd";
+    case CS_EV_STAGE_SUBMITTED:
+        return "SparkListenerStageSubmitted";
+    case CS_EV_STAGE_COMPLETED:
+        return "SparkListenerStageCompleted";
+    case CS_EV_TASK_START:
+        return "SparkListenerTaskStart";
+    case CS_EV_TASK_END:
+        return "SparkListenerTaskEnd";
+    case CS_EV_EXECUTOR_ADDED:
+        return "SparkListenerExecutorAdded";
+    case CS_EV_EXECUTOR_REMOVED:
+        return "SparkListenerExecutorRemoved";
+    case CS_EV_ENVIRONMENT_UPDATE:
+        return "SparkListenerEnvironmentUpdate";
+    case CS_EV_LOG_START:
+        return "SparkListenerLogStart";
     }
     return "SparkListenerUnknown";
 }
@@ -188,35 +195,30 @@ static void task_grow(event_log *el)
     el->tasks = cs_xcalloc(el->captasks, sizeof *el->tasks);
     el->ntasks = 0;
     for (size_t i = 0; i < oldcap; i++)
-        if (old[i].used)
-            task_put(el, old[i].task_id, old[i].launch_ms);
+        if (old[i].used) task_put(el, old[i].task_id, old[i].launch_ms);
     free(old);
 }
 
 static void task_put(event_log *el, int64_t id, int64_t launch)
 {
-    if ((el->ntasks + 1) * 2 > el->captasks)
-        task_grow(el);
+    if ((el->ntasks + 1) * 2 > el->captasks) task_grow(el);
     size_t mask = el->captasks - 1;
     size_t i = task_hash(id, mask);
     while (el->tasks[i].used && el->tasks[i].task_id != id)
         i = (i + 1) & mask;
-    if (!el->tasks[i].used)
-        el->ntasks++;
+    if (!el->tasks[i].used) el->ntasks++;
     el->tasks[i] = (tslot){id, launch, true};
 }
 
 /* Removes id; returns its launch time or -1. */
 static int64_t task_take(event_log *el, int64_t id)
 {
-    if (el->captasks == 0)
-        return -1;
+    if (el->captasks == 0) return -1;
     size_t mask = el->captasks - 1;
     size_t i = task_hash(id, mask);
     while (el->tasks[i].used && el->tasks[i].task_id != id)
         i = (i + 1) & mask;
-    if (!el->tasks[i].used)
-        return -1;
+    if (!el->tasks[i].used) return -1;
     int64_t launch = el->tasks[i].launch_ms;
     el->tasks[i].used = false;
     el->ntasks--;
@@ -224,8 +226,7 @@ static int64_t task_take(event_log *el, int64_t id)
     size_t j = i;
     for (;;) {
         j = (j + 1) & mask;
-        if (!el->tasks[j].used)
-            break;
+        if (!el->tasks[j].used) break;
         size_t home = task_hash(el->tasks[j].task_id, mask);
         /* move j to i if home is not cyclically in (i, j] */
         bool in_range = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
@@ -251,12 +252,9 @@ static json_t *stage_info(int stage_id, int attempt, const char *name, int num_t
     json_object_set_new(o, "RDD Info", json_array());
     json_object_set_new(o, "Parent IDs", json_array());
     set_str(o, "Details", "");
-    if (submitted > 0)
-        set_int(o, "Submission Time", submitted);
-    if (completed > 0)
-        set_int(o, "Completion Time", completed);
-    if (failure)
-        set_str(o, "Failure Reason", failure);
+    if (submitted > 0) set_int(o, "Submission Time", submitted);
+    if (completed > 0) set_int(o, "Completion Time", completed);
+    if (failure) set_str(o, "Failure Reason", failure);
     json_object_set_new(o, "Accumulables", json_array());
     set_int(o, "Resource Profile Id", 0);
     set_bool(o, "Shuffle Push Enabled", false);
@@ -310,10 +308,10 @@ static json_t *task_metrics(const cs_task_metrics *m)
     set_int(sr, "Remote Requests Duration", 0);
     json_t *push = json_object();
     static const char *const push_fields[] = {
-        "Corrupt Merged Block Chunks",  "Merged Fetch Fallback Count",
-        "Merged Remote Blocks Fetched", "Merged Local Blocks Fetched",
-        "Merged Remote Chunks Fetched", "Merged Local Chunks Fetched",
-        "Merged Remote Bytes Read",     "Merged Local Bytes Read",
+        "Corrupt Merged Block Chunks",    "Merged Fetch Fallback Count",
+        "Merged Remote Blocks Fetched",   "Merged Local Blocks Fetched",
+        "Merged Remote Chunks Fetched",   "Merged Local Chunks Fetched",
+        "Merged Remote Bytes Read",       "Merged Local Bytes Read",
         "Merged Remote Requests Duration"};
     for (size_t i = 0; i < sizeof push_fields / sizeof push_fields[0]; i++)
         set_int(push, push_fields[i], 0);
@@ -366,8 +364,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         break;
     case CS_EV_APPLICATION_START:
         set_str(o, "App Name", ev->app_name);
-        if (ev->app_id)
-            set_str(o, "App ID", ev->app_id);
+        if (ev->app_id) set_str(o, "App ID", ev->app_id);
         set_int(o, "Timestamp", ev->time_ms);
         set_str(o, "User", ev->user);
         break;
@@ -394,8 +391,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         json_t *infos = json_array(), *ids = json_array();
         int last = -1;
         for (int i = 0; i < ev->num_stage_ids; i++)
-            if (last < 0 || ev->stage_ids[i] > ev->stage_ids[last])
-                last = i;
+            if (last < 0 || ev->stage_ids[i] > ev->stage_ids[last]) last = i;
         for (int i = 0; i < ev->num_stage_ids; i++) {
             int tasks = ev->stage_num_tasks ? ev->stage_num_tasks[i] : 0;
             json_array_append_new(infos,
@@ -452,8 +448,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         json_object_set_new(o, "Stage Info",
                             stage_info(ev->stage_id, ev->stage_attempt, name, tasks, submitted,
                                        ev->time_ms, failure));
-        if (s)
-            stage_remove(el, s);
+        if (s) stage_remove(el, s);
         break;
     }
     case CS_EV_TASK_START:
@@ -508,8 +503,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
 
 static void write_json(event_log *el, json_t *o)
 {
-    if (el->failed)
-        return;
+    if (el->failed) return;
     /* json_dumpb into one reused buffer and a single fwrite: json_dumpf writes token by token,
      * which is several times slower on the task-event hot path. */
     size_t n = json_dumpb(o, el->line, el->line_cap, JSON_COMPACT);
@@ -518,14 +512,14 @@ static void write_json(event_log *el, json_t *o)
         el->line = cs_xrealloc(el->line, el->line_cap);
         n = json_dumpb(o, el->line, el->line_cap, JSON_COMPACT);
     }
-    if (n == 0)
-        return; /* cannot happen for objects we build */
+    if (n == 0) return; /* cannot happen for objects we build */
     el->line[n++] = '\n';
     if (fwrite(el->line, 1, n, el->fp) != n) {
         el->failed = true;
         el->saved_errno = errno;
-        CS_WARN("eventlog", "path=%s error=\"%s\" event log write failed; no further events "
-                            "will be logged",
+        CS_WARN("eventlog",
+                "path=%s error=\"%s\" event log write failed; no further events "
+                "will be logged",
                 el->path_inprogress, strerror(errno));
     }
 }
@@ -535,8 +529,9 @@ static void flush_log(event_log *el)
     if (!el->failed && fflush(el->fp) != 0) {
         el->failed = true;
         el->saved_errno = errno;
-        CS_WARN("eventlog", "path=%s error=\"%s\" event log flush failed; no further events "
-                            "will be logged",
+        CS_WARN("eventlog",
+                "path=%s error=\"%s\" event log flush failed; no further events "
+                "will be logged",
                 el->path_inprogress, strerror(errno));
     }
 }
@@ -574,8 +569,7 @@ static size_t lb_i64(event_log *el, size_t len, int64_t v)
         *--p = (char)('0' + u % 10);
         u /= 10;
     } while (u);
-    if (v < 0)
-        *--p = '-';
+    if (v < 0) *--p = '-';
     return lb_raw(el, len, p, (size_t)(end - p));
 }
 
@@ -587,8 +581,7 @@ static size_t lb_bool(event_log *el, size_t len, bool v)
 static size_t lb_str(event_log *el, size_t len, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
-    if (!s)
-        s = "";
+    if (!s) s = "";
     size_t n = strlen(s);
     lb_reserve(el, len, 6 * n + 2);
     char *o = el->line + len;
@@ -610,13 +603,27 @@ static size_t lb_str(event_log *el, size_t len, const char *s)
         }
         p++;
         switch (c) {
-        case '"': *o++ = '\\', *o++ = '"'; break;
-        case '\\': *o++ = '\\', *o++ = '\\'; break;
-        case '\b': *o++ = '\\', *o++ = 'b'; break;
-        case '\f': *o++ = '\\', *o++ = 'f'; break;
-        case '\n': *o++ = '\\', *o++ = 'n'; break;
-        case '\r': *o++ = '\\', *o++ = 'r'; break;
-        case '\t': *o++ = '\\', *o++ = 't'; break;
+        case '"':
+            *o++ = '\\', *o++ = '"';
+            break;
+        case '\\':
+            *o++ = '\\', *o++ = '\\';
+            break;
+        case '\b':
+            *o++ = '\\', *o++ = 'b';
+            break;
+        case '\f':
+            *o++ = '\\', *o++ = 'f';
+            break;
+        case '\n':
+            *o++ = '\\', *o++ = 'n';
+            break;
+        case '\r':
+            *o++ = '\\', *o++ = 'r';
+            break;
+        case '\t':
+            *o++ = '\\', *o++ = 't';
+            break;
         default:
             if (c < 0x20 || c == 0x7f) {
                 memcpy(o, "\\u00", 4);
@@ -660,8 +667,7 @@ static size_t lb_task_info(event_log *el, size_t len, const cs_event *ev, int64_
 
 static void write_task_event(event_log *el, const cs_event *ev, int64_t launch)
 {
-    if (el->failed)
-        return;
+    if (el->failed) return;
     size_t len = 0;
     len = LB_LIT(el, len, "{\"Event\":");
     len = lb_str(el, len, event_log_event_name(ev->kind));
@@ -680,8 +686,9 @@ static void write_task_event(event_log *el, const cs_event *ev, int64_t launch)
             len = LB_LIT(el, len, ",\"Task End Reason\":{\"Reason\":\"Success\"}");
         } else {
             const char *why = ev->reason ? ev->reason : "task failed";
-            len = LB_LIT(el, len, ",\"Task End Reason\":{\"Reason\":\"ExceptionFailure\","
-                                  "\"Class Name\":\"cspark.TaskFailure\",\"Description\":");
+            len = LB_LIT(el, len,
+                         ",\"Task End Reason\":{\"Reason\":\"ExceptionFailure\","
+                         "\"Class Name\":\"cspark.TaskFailure\",\"Description\":");
             len = lb_str(el, len, why);
             len = LB_LIT(el, len, ",\"Stack Trace\":[],\"Full Stack Trace\":");
             len = lb_str(el, len, why);
@@ -689,9 +696,10 @@ static void write_task_event(event_log *el, const cs_event *ev, int64_t launch)
         }
         len = LB_LIT(el, len, ",\"Task Info\":");
         len = lb_task_info(el, len, ev, launch, ev->time_ms, !ev->succeeded);
-        len = LB_LIT(el, len, ",\"Task Executor Metrics\":{},\"Task Metrics\":"
-                              "{\"Executor Deserialize Time\":0,"
-                              "\"Executor Deserialize CPU Time\":0,\"Executor Run Time\":");
+        len = LB_LIT(el, len,
+                     ",\"Task Executor Metrics\":{},\"Task Metrics\":"
+                     "{\"Executor Deserialize Time\":0,"
+                     "\"Executor Deserialize CPU Time\":0,\"Executor Run Time\":");
         len = lb_i64(el, len, m->run_time_ms);
         len = LB_LIT(el, len, ",\"Executor CPU Time\":");
         len = lb_i64(el, len, m->cpu_time_ns);
@@ -701,28 +709,31 @@ static void write_task_event(event_log *el, const cs_event *ev, int64_t launch)
         len = lb_i64(el, len, m->peak_execution_memory);
         len = LB_LIT(el, len, ",\"Peak Off Heap Execution Memory\":0,\"Result Size\":");
         len = lb_i64(el, len, m->result_size);
-        len = LB_LIT(el, len, ",\"JVM GC Time\":0,\"Result Serialization Time\":0,"
-                              "\"Memory Bytes Spilled\":");
+        len = LB_LIT(el, len,
+                     ",\"JVM GC Time\":0,\"Result Serialization Time\":0,"
+                     "\"Memory Bytes Spilled\":");
         len = lb_i64(el, len, m->memory_bytes_spilled);
         len = LB_LIT(el, len, ",\"Disk Bytes Spilled\":");
         len = lb_i64(el, len, m->disk_bytes_spilled);
-        len = LB_LIT(el, len, ",\"Shuffle Read Metrics\":{\"Remote Blocks Fetched\":0,"
-                              "\"Local Blocks Fetched\":0,\"Fetch Wait Time\":0,"
-                              "\"Remote Bytes Read\":0,\"Remote Bytes Read To Disk\":0,"
-                              "\"Local Bytes Read\":");
+        len = LB_LIT(el, len,
+                     ",\"Shuffle Read Metrics\":{\"Remote Blocks Fetched\":0,"
+                     "\"Local Blocks Fetched\":0,\"Fetch Wait Time\":0,"
+                     "\"Remote Bytes Read\":0,\"Remote Bytes Read To Disk\":0,"
+                     "\"Local Bytes Read\":");
         len = lb_i64(el, len, m->shuffle_bytes_read);
         len = LB_LIT(el, len, ",\"Total Records Read\":");
         len = lb_i64(el, len, m->shuffle_records_read);
-        len = LB_LIT(el, len, ",\"Remote Requests Duration\":0,\"Shuffle Push Read Metrics\":{"
-                              "\"Corrupt Merged Block Chunks\":0,"
-                              "\"Merged Fetch Fallback Count\":0,"
-                              "\"Merged Remote Blocks Fetched\":0,"
-                              "\"Merged Local Blocks Fetched\":0,"
-                              "\"Merged Remote Chunks Fetched\":0,"
-                              "\"Merged Local Chunks Fetched\":0,"
-                              "\"Merged Remote Bytes Read\":0,\"Merged Local Bytes Read\":0,"
-                              "\"Merged Remote Requests Duration\":0}},"
-                              "\"Shuffle Write Metrics\":{\"Shuffle Bytes Written\":");
+        len = LB_LIT(el, len,
+                     ",\"Remote Requests Duration\":0,\"Shuffle Push Read Metrics\":{"
+                     "\"Corrupt Merged Block Chunks\":0,"
+                     "\"Merged Fetch Fallback Count\":0,"
+                     "\"Merged Remote Blocks Fetched\":0,"
+                     "\"Merged Local Blocks Fetched\":0,"
+                     "\"Merged Remote Chunks Fetched\":0,"
+                     "\"Merged Local Chunks Fetched\":0,"
+                     "\"Merged Remote Bytes Read\":0,\"Merged Local Bytes Read\":0,"
+                     "\"Merged Remote Requests Duration\":0}},"
+                     "\"Shuffle Write Metrics\":{\"Shuffle Bytes Written\":");
         len = lb_i64(el, len, m->shuffle_bytes_written);
         len = LB_LIT(el, len, ",\"Shuffle Write Time\":0,\"Shuffle Records Written\":");
         len = lb_i64(el, len, m->shuffle_records_written);
@@ -740,8 +751,9 @@ static void write_task_event(event_log *el, const cs_event *ev, int64_t launch)
     if (fwrite(el->line, 1, len, el->fp) != len) {
         el->failed = true;
         el->saved_errno = errno;
-        CS_WARN("eventlog", "path=%s error=\"%s\" event log write failed; no further events "
-                            "will be logged",
+        CS_WARN("eventlog",
+                "path=%s error=\"%s\" event log write failed; no further events "
+                "will be logged",
                 el->path_inprogress, strerror(errno));
     }
 }
@@ -754,16 +766,14 @@ void event_log_set_direct_task_events(event_log *el, bool on)
 void event_log_listener(void *arg, const cs_event *ev)
 {
     event_log *el = arg;
-    if (ev->kind == CS_EV_LOG_START)
-        return; /* written once, at open */
+    if (ev->kind == CS_EV_LOG_START) return; /* written once, at open */
     int64_t launch = 0;
     if (ev->kind == CS_EV_TASK_START) {
         launch = ev->time_ms;
         task_put(el, ev->task_id, launch);
     } else if (ev->kind == CS_EV_TASK_END) {
         launch = task_take(el, ev->task_id);
-        if (launch < 0)
-            launch = ev->time_ms - ev->metrics.run_time_ms;
+        if (launch < 0) launch = ev->time_ms - ev->metrics.run_time_ms;
     }
     if ((ev->kind == CS_EV_TASK_START || ev->kind == CS_EV_TASK_END) && !el->slow_task_events) {
         write_task_event(el, ev, launch);
@@ -772,8 +782,7 @@ void event_log_listener(void *arg, const cs_event *ev)
         write_json(el, o);
         json_decref(o);
     }
-    if (ev->kind == CS_EV_JOB_END || ev->kind == CS_EV_APPLICATION_END)
-        flush_log(el);
+    if (ev->kind == CS_EV_JOB_END || ev->kind == CS_EV_APPLICATION_END) flush_log(el);
 }
 
 /* ---- open / close --------------------------------------------------------------------------- */
@@ -850,8 +859,7 @@ static void free_log(event_log *el)
         free(el->stages[i].name);
     free(el->stages);
     free(el->tasks);
-    if (el->have_regex)
-        regfree(&el->regex);
+    if (el->have_regex) regfree(&el->regex);
     free(el->path_inprogress);
     free(el->path_final);
     free(el->buf);
@@ -864,15 +872,14 @@ event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err
     event_log *el = cs_xcalloc(1, sizeof *el);
     char *dir = NULL, *name = NULL;
     const char *uri = conf ? conf_get(conf, KEY_DIR) : NULL;
-    if (!uri)
-        uri = DEFAULT_DIR;
+    if (!uri) uri = DEFAULT_DIR;
     int64_t buf_bytes = 100 * 1024;
     if (conf && conf_get_bool(conf, "spark.eventLog.overwrite", "false", &el->overwrite, err) < 0)
         goto fail;
-    if (conf && conf_get_size(conf, "spark.eventLog.buffer.kb", "100k", CS_KiB, &buf_bytes, err) < 0)
+    if (conf &&
+        conf_get_size(conf, "spark.eventLog.buffer.kb", "100k", CS_KiB, &buf_bytes, err) < 0)
         goto fail;
-    if (buf_bytes < 1024)
-        buf_bytes = 1024;
+    if (buf_bytes < 1024) buf_bytes = 1024;
     const char *re = conf ? conf_get(conf, "spark.redaction.regex") : NULL;
     if (re) {
         int flags = REG_EXTENDED | REG_NOSUB;
@@ -893,8 +900,7 @@ event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err
         cs_error_set(err, CS_EINVAL, "event log: no application id");
         goto fail;
     }
-    if (!(dir = resolve_dir(uri, err)))
-        goto fail;
+    if (!(dir = resolve_dir(uri, err))) goto fail;
     struct stat st;
     if (stat(dir, &st) != 0) {
         cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO,
@@ -931,8 +937,7 @@ event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err
     if (fd < 0 || !(el->fp = fdopen(fd, "w"))) {
         cs_error_set(err, CS_EIO, "cannot create event log %s (" KEY_DIR "=%s): %s",
                      el->path_inprogress, uri, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         goto fail;
     }
     el->buf = cs_xmalloc((size_t)buf_bytes);
@@ -959,8 +964,7 @@ const char *event_log_path(const event_log *el)
 
 int event_log_close(event_log *el, cs_error *err)
 {
-    if (!el)
-        return CS_OK;
+    if (!el) return CS_OK;
     int rc = CS_OK;
     flush_log(el);
     if (fclose(el->fp) != 0 && !el->failed) {

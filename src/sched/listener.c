@@ -45,8 +45,8 @@ typedef struct listener_entry {
 
 struct listener_bus {
     pthread_mutex_t mu;
-    pthread_cond_t cv_work;  /* dispatch thread waits for events */
-    pthread_cond_t cv_done;  /* flushers wait for delivery */
+    pthread_cond_t cv_work; /* dispatch thread waits for events */
+    pthread_cond_t cv_done; /* flushers wait for delivery */
     pthread_t thread;
     bool thread_started;
     bool stopping;
@@ -85,8 +85,7 @@ static size_t slen(const char *s)
 
 static const char *scopy(char **cursor, const char *s)
 {
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     size_t n = strlen(s) + 1;
     memcpy(*cursor, s, n);
     const char *out = *cursor;
@@ -133,15 +132,13 @@ static qnode *copy_event(const cs_event *ev)
         q->conf = conf_clone(ev->conf);
         q->ev.conf = q->conf;
     }
-    if (q->ev.time_ms == 0)
-        q->ev.time_ms = cs_now_ms();
+    if (q->ev.time_ms == 0) q->ev.time_ms = cs_now_ms();
     return q;
 }
 
 static void free_node(qnode *q)
 {
-    if (q->conf)
-        conf_free(q->conf);
+    if (q->conf) conf_free(q->conf);
     free(q);
 }
 
@@ -152,8 +149,7 @@ static void publish(listener_bus *bus, int64_t n, uint64_t seq)
     pthread_mutex_lock(&bus->mu);
     __atomic_store_n(&bus->pending, bus->pending - n, __ATOMIC_RELAXED);
     bus->delivered_seq = seq;
-    if (bus->flush_waiters > 0)
-        pthread_cond_broadcast(&bus->cv_done);
+    if (bus->flush_waiters > 0) pthread_cond_broadcast(&bus->cv_done);
     pthread_mutex_unlock(&bus->mu);
 }
 
@@ -190,8 +186,7 @@ static void *dispatch_main(void *arg)
                 n = 0;
             }
         }
-        if (n > 0)
-            publish(bus, n, seq);
+        if (n > 0) publish(bus, n, seq);
     }
     return NULL;
 }
@@ -239,14 +234,12 @@ listener_bus *listener_bus_new(const cs_conf *conf, const char *app_id, const ch
     }
     if (log_enabled) {
         bus->elog = event_log_open(conf, app_id, err);
-        if (!bus->elog)
-            goto fail;
+        if (!bus->elog) goto fail;
         add_locked(bus, event_log_listener, bus->elog);
     }
     if (show_progress && isatty(STDERR_FILENO)) {
         bus->progress = progress_new(STDERR_FILENO, interval_ms, PROGRESS_FIRST_DELAY_MS, 0);
-        if (bus->progress)
-            add_locked(bus, progress_listener, bus->progress);
+        if (bus->progress) add_locked(bus, progress_listener, bus->progress);
     }
     if (!bus->progress) {
         bus->slogger = stage_logger_new();
@@ -285,8 +278,7 @@ fail:
 
 void listener_bus_add(listener_bus *bus, listener_fn fn, void *arg)
 {
-    if (!bus || !fn)
-        return;
+    if (!bus || !fn) return;
     pthread_mutex_lock(&bus->mu);
     add_locked(bus, fn, arg);
     pthread_mutex_unlock(&bus->mu);
@@ -306,13 +298,11 @@ static void format_since(int64_t ms, char *buf, size_t cap)
 
 void listener_bus_post(listener_bus *bus, const cs_event *ev)
 {
-    if (!bus || !ev)
-        return;
+    if (!bus || !ev) return;
     /* Cheap pre-check so an overloaded bus does not pay for copies it will drop. */
     if (__atomic_load_n(&bus->pending, __ATOMIC_RELAXED) >= bus->capacity) {
         pthread_mutex_lock(&bus->mu);
-        if (bus->pending >= bus->capacity)
-            goto drop_locked;
+        if (bus->pending >= bus->capacity) goto drop_locked;
         pthread_mutex_unlock(&bus->mu);
     }
     qnode *q = copy_event(ev);
@@ -328,8 +318,7 @@ void listener_bus_post(listener_bus *bus, const cs_event *ev)
     else
         bus->head = q;
     bus->tail = q;
-    if (bus->dispatch_waiting)
-        pthread_cond_signal(&bus->cv_work);
+    if (bus->dispatch_waiting) pthread_cond_signal(&bus->cv_work);
     pthread_mutex_unlock(&bus->mu);
     return;
 
@@ -354,8 +343,9 @@ drop_locked : {
     if (increased > 0) {
         char since[64];
         format_since(since_ms, since, sizeof since);
-        CS_WARN("listenerbus", "queue=" QUEUE_NAME " dropped=%lld total_dropped=%lld Dropped %lld "
-                               "events from " QUEUE_NAME " since %s.",
+        CS_WARN("listenerbus",
+                "queue=" QUEUE_NAME " dropped=%lld total_dropped=%lld Dropped %lld "
+                "events from " QUEUE_NAME " since %s.",
                 (long long)increased, (long long)total, (long long)increased, since);
     }
 }
@@ -363,8 +353,7 @@ drop_locked : {
 
 void listener_bus_flush(listener_bus *bus)
 {
-    if (!bus || !bus->thread_started)
-        return;
+    if (!bus || !bus->thread_started) return;
     if (pthread_equal(pthread_self(), bus->thread))
         return; /* a listener flushing would wait for itself */
     pthread_mutex_lock(&bus->mu);
@@ -378,8 +367,7 @@ void listener_bus_flush(listener_bus *bus)
 
 int64_t listener_bus_dropped(listener_bus *bus)
 {
-    if (!bus)
-        return 0;
+    if (!bus) return 0;
     pthread_mutex_lock(&bus->mu);
     int64_t d = bus->dropped;
     pthread_mutex_unlock(&bus->mu);
@@ -393,20 +381,17 @@ const char *listener_bus_event_log_path(const listener_bus *bus)
 
 void listener_bus_free(listener_bus *bus)
 {
-    if (!bus)
-        return;
+    if (!bus) return;
     listener_bus_flush(bus);
     pthread_mutex_lock(&bus->mu);
     bus->stopping = true;
     pthread_cond_signal(&bus->cv_work);
     pthread_mutex_unlock(&bus->mu);
-    if (bus->thread_started)
-        pthread_join(bus->thread, NULL);
+    if (bus->thread_started) pthread_join(bus->thread, NULL);
     /* events posted concurrently with free (none should be) were drained by the thread */
     if (bus->elog) {
         cs_error e = {0};
-        if (event_log_close(bus->elog, &e) < 0)
-            CS_WARN("eventlog", "error=\"%s\"", e.msg);
+        if (event_log_close(bus->elog, &e) < 0) CS_WARN("eventlog", "error=\"%s\"", e.msg);
     }
     progress_free(bus->progress);
     stage_logger_free(bus->slogger);

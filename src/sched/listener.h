@@ -24,6 +24,8 @@
 #include "common/conf.h"
 #include "common/err.h"
 
+/* The interface below is kept exactly as agreed with the scheduler. */
+/* clang-format off */
 typedef enum {
     CS_EV_APPLICATION_START, CS_EV_APPLICATION_END, CS_EV_JOB_START, CS_EV_JOB_END,
     CS_EV_STAGE_SUBMITTED, CS_EV_STAGE_COMPLETED, CS_EV_TASK_START, CS_EV_TASK_END,
@@ -57,6 +59,7 @@ void listener_bus_post(listener_bus *bus, const cs_event *ev);
 void listener_bus_flush(listener_bus *bus);
 /* Flushes, stops the thread, finishes the event log (rename away .inprogress), erases the progress bar. */
 void listener_bus_free(listener_bus *bus);
+/* clang-format on */
 
 /* ---- additions ---------------------------------------------------------------------------- */
 

@@ -36,8 +36,7 @@ typedef struct outbuf {
 
 static void out_putc(outbuf *o, char c)
 {
-    if (o->len + 1 < o->cap)
-        o->buf[o->len] = c;
+    if (o->len + 1 < o->cap) o->buf[o->len] = c;
     o->len++;
 }
 
@@ -71,8 +70,7 @@ size_t progress_render(const progress_stage *stages, int n, int width, char *buf
             out_puts(&o, tail, (size_t)tl);
         }
     }
-    if (cap > 0)
-        buf[o.len < cap ? o.len : cap - 1] = '\0';
+    if (cap > 0) buf[o.len < cap ? o.len : cap - 1] = '\0';
     return o.len;
 }
 
@@ -82,12 +80,10 @@ int progress_terminal_width(int fd)
     if (cols && *cols) {
         char *end = NULL;
         long v = strtol(cols, &end, 10);
-        if (end && *end == '\0' && v > 0 && v < 100000)
-            return (int)v;
+        if (end && *end == '\0' && v > 0 && v < 100000) return (int)v;
     }
     struct winsize ws;
-    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
+    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
     return PROGRESS_DEFAULT_WIDTH;
 }
 
@@ -112,7 +108,7 @@ struct progress_bar {
     pstage *stages; /* running stage attempts, unordered */
     size_t nstages, capstages;
 
-    char *last;      /* last line drawn ("" when none is shown) */
+    char *last; /* last line drawn ("" when none is shown) */
     size_t last_cap;
     int64_t last_draw_ms;
 };
@@ -122,8 +118,7 @@ static void write_all(int fd, const char *p, size_t n)
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             return; /* a closed terminal is not worth failing a job for */
         }
         p += w;
@@ -134,8 +129,7 @@ static void write_all(int fd, const char *p, size_t n)
 /* Erases the shown line; mu held. */
 static void erase_locked(progress_bar *pb)
 {
-    if (pb->last[0] == '\0')
-        return;
+    if (pb->last[0] == '\0') return;
     size_t n = (size_t)pb->width + 2;
     char *line = cs_xmalloc(n);
     line[0] = '\r';
@@ -149,8 +143,7 @@ static void erase_locked(progress_bar *pb)
 static int cmp_stage(const void *a, const void *b)
 {
     const progress_stage *x = a, *y = b;
-    if (x->stage_id != y->stage_id)
-        return x->stage_id < y->stage_id ? -1 : 1;
+    if (x->stage_id != y->stage_id) return x->stage_id < y->stage_id ? -1 : 1;
     return (x->stage_attempt > y->stage_attempt) - (x->stage_attempt < y->stage_attempt);
 }
 
@@ -165,13 +158,10 @@ static void redraw_locked(progress_bar *pb)
     progress_stage show[64];
     int n = 0;
     for (size_t i = 0; i < pb->nstages && n < 64; i++)
-        if (now - pb->stages[i].submitted_mono_ms > pb->first_delay_ms)
-            show[n++] = pb->stages[i].c;
-    if (n == 0)
-        return;
+        if (now - pb->stages[i].submitted_mono_ms > pb->first_delay_ms) show[n++] = pb->stages[i].c;
+    if (n == 0) return;
     qsort(show, (size_t)n, sizeof show[0], cmp_stage);
-    if (n > PROGRESS_MAX_STAGES)
-        n = PROGRESS_MAX_STAGES;
+    if (n > PROGRESS_MAX_STAGES) n = PROGRESS_MAX_STAGES;
     size_t need = progress_render(show, n, pb->width, NULL, 0) + 1;
     char *line = cs_xmalloc(need + 2);
     line[0] = '\r';
@@ -205,11 +195,9 @@ static void *progress_main(void *arg)
         }
         while (!pb->stop) {
             int rc = pthread_cond_timedwait(&pb->cv, &pb->mu, &ts);
-            if (rc == ETIMEDOUT)
-                break;
+            if (rc == ETIMEDOUT) break;
         }
-        if (pb->stop)
-            break;
+        if (pb->stop) break;
         redraw_locked(pb);
     }
     pthread_mutex_unlock(&pb->mu);
@@ -272,17 +260,14 @@ void progress_listener(void *arg, const cs_event *ev)
     }
     case CS_EV_TASK_START: {
         pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
-        if (s)
-            s->c.active++;
+        if (s) s->c.active++;
         break;
     }
     case CS_EV_TASK_END: {
         pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
         if (s) {
-            if (s->c.active > 0)
-                s->c.active--;
-            if (ev->succeeded)
-                s->c.completed++;
+            if (s->c.active > 0) s->c.active--;
+            if (ev->succeeded) s->c.completed++;
         }
         break;
     }
@@ -290,8 +275,7 @@ void progress_listener(void *arg, const cs_event *ev)
         pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
         if (s) {
             *s = pb->stages[--pb->nstages];
-            if (pb->nstages == 0)
-                erase_locked(pb);
+            if (pb->nstages == 0) erase_locked(pb);
         }
         break;
     }
@@ -308,8 +292,7 @@ void progress_listener(void *arg, const cs_event *ev)
 
 void progress_free(progress_bar *pb)
 {
-    if (!pb)
-        return;
+    if (!pb) return;
     pthread_mutex_lock(&pb->mu);
     pb->stop = true;
     pthread_cond_signal(&pb->cv);
@@ -343,8 +326,7 @@ stage_logger *stage_logger_new(void)
 
 void stage_logger_free(stage_logger *sl)
 {
-    if (!sl)
-        return;
+    if (!sl) return;
     for (size_t i = 0; i < sl->n; i++)
         free(sl->v[i].name);
     free(sl->v);
@@ -369,8 +351,7 @@ void stage_logger_listener(void *arg, const cs_event *ev)
     if (ev->kind == CS_EV_STAGE_SUBMITTED) {
         size_t i;
         for (i = 0; i < sl->n; i++)
-            if (sl->v[i].stage_id == ev->stage_id && sl->v[i].attempt == ev->stage_attempt)
-                break;
+            if (sl->v[i].stage_id == ev->stage_id && sl->v[i].attempt == ev->stage_attempt) break;
         if (i == sl->n) {
             if (sl->n == sl->cap) {
                 sl->cap = sl->cap ? 2 * sl->cap : 8;
@@ -391,10 +372,8 @@ void stage_logger_listener(void *arg, const cs_event *ev)
         for (size_t i = 0; i < sl->n; i++) {
             if (sl->v[i].stage_id == ev->stage_id && sl->v[i].attempt == ev->stage_attempt) {
                 duration = ev->time_ms - sl->v[i].submitted_ms;
-                if (duration < 0)
-                    duration = 0;
-                if (tasks <= 0)
-                    tasks = sl->v[i].num_tasks;
+                if (duration < 0) duration = 0;
+                if (tasks <= 0) tasks = sl->v[i].num_tasks;
                 stored = sl->v[i].name;
                 sl->v[i] = sl->v[--sl->n];
                 break;
@@ -404,16 +383,15 @@ void stage_logger_listener(void *arg, const cs_event *ev)
         if (ev->succeeded) {
             CS_INFO("scheduler",
                     "stage=%d attempt=%d tasks=%d name=\"%s\" event=completed duration_ms=%lld",
-                    ev->stage_id, ev->stage_attempt, tasks,
-                    quotable(sname, name, sizeof name), (long long)duration);
+                    ev->stage_id, ev->stage_attempt, tasks, quotable(sname, name, sizeof name),
+                    (long long)duration);
         } else {
             char reason[512];
             CS_INFO("scheduler",
                     "stage=%d attempt=%d tasks=%d name=\"%s\" event=completed duration_ms=%lld "
                     "failed=true reason=\"%s\"",
-                    ev->stage_id, ev->stage_attempt, tasks,
-                    quotable(sname, name, sizeof name), (long long)duration,
-                    quotable(ev->reason, reason, sizeof reason));
+                    ev->stage_id, ev->stage_attempt, tasks, quotable(sname, name, sizeof name),
+                    (long long)duration, quotable(ev->reason, reason, sizeof reason));
         }
         free(stored);
     }

@@ -33,8 +33,8 @@ typedef struct progress_stage {
     int active;    /* tasks running now */
 } progress_stage;
 
-#define PROGRESS_MAX_STAGES 3          /* bars shown side by side, as Spark */
-#define PROGRESS_FIRST_DELAY_MS 500    /* a stage is shown once it has run this long */
+#define PROGRESS_MAX_STAGES 3       /* bars shown side by side, as Spark */
+#define PROGRESS_FIRST_DELAY_MS 500 /* a stage is shown once it has run this long */
 #define PROGRESS_DEFAULT_WIDTH 80
 
 /* Renders the progress line for stages[0..n) exactly as Spark's ConsoleProgressBar.show: each

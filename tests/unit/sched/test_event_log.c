@@ -47,8 +47,7 @@ static cs_conf *log_conf(const char *dir_value)
     cs_conf *c = conf_new();
     conf_set(c, "spark.ui.showConsoleProgress", "false");
     conf_set(c, "spark.eventLog.enabled", "true");
-    if (dir_value)
-        conf_set(c, "spark.eventLog.dir", dir_value);
+    if (dir_value) conf_set(c, "spark.eventLog.dir", dir_value);
     return c;
 }
 
@@ -67,8 +66,7 @@ static json_t *read_lines(const char *dir, const char *name)
         assert_int_equal(line[n - 1], '\n');
         json_error_t je;
         json_t *o = json_loads(line, 0, &je);
-        if (!o)
-            fail_msg("line is not JSON: %s (%s)", line, je.text);
+        if (!o) fail_msg("line is not JSON: %s (%s)", line, je.text);
         assert_true(json_is_object(o));
         json_array_append_new(arr, o);
     }
@@ -85,8 +83,7 @@ static const char *sget(json_t *o, const char *path)
     json_t *cur = o;
     for (char *tok = strtok(buf, "/"); tok; tok = strtok(NULL, "/"))
         cur = json_object_get(cur, tok);
-    if (!json_is_string(cur))
-        fail_msg("%s is not a string", path);
+    if (!json_is_string(cur)) fail_msg("%s is not a string", path);
     return json_string_value(cur);
 }
 
@@ -97,8 +94,7 @@ static json_int_t iget(json_t *o, const char *path)
     json_t *cur = o;
     for (char *tok = strtok(buf, "/"); tok; tok = strtok(NULL, "/"))
         cur = json_object_get(cur, tok);
-    if (!json_is_integer(cur))
-        fail_msg("%s is not an integer", path);
+    if (!json_is_integer(cur)) fail_msg("%s is not an integer", path);
     return json_integer_value(cur);
 }
 
@@ -121,50 +117,97 @@ static void post_application(listener_bus *bus)
     conf_set(env, "spark.executor.instances", "2");
 
     cs_event ev;
-    ev = (cs_event){.kind = CS_EV_APPLICATION_START, .time_ms = 1000, .app_id = "spark-abc",
-                    .app_name = "wordcount", .user = "alice"};
+    ev = (cs_event){.kind = CS_EV_APPLICATION_START,
+                    .time_ms = 1000,
+                    .app_id = "spark-abc",
+                    .app_name = "wordcount",
+                    .user = "alice"};
     listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_ENVIRONMENT_UPDATE, .time_ms = 1001, .conf = env};
     listener_bus_post(bus, &ev);
     conf_free(env);
-    ev = (cs_event){.kind = CS_EV_EXECUTOR_ADDED, .time_ms = 1002, .executor_id = "1",
-                    .host = "10.0.0.7", .executor_cores = 4};
+    ev = (cs_event){.kind = CS_EV_EXECUTOR_ADDED,
+                    .time_ms = 1002,
+                    .executor_id = "1",
+                    .host = "10.0.0.7",
+                    .executor_cores = 4};
     listener_bus_post(bus, &ev);
     int ids[2] = {0, 1}, tasks[2] = {2, 1};
-    ev = (cs_event){.kind = CS_EV_JOB_START, .time_ms = 1010, .job_id = 0, .stage_ids = ids,
-                    .num_stage_ids = 2, .stage_num_tasks = tasks,
+    ev = (cs_event){.kind = CS_EV_JOB_START,
+                    .time_ms = 1010,
+                    .job_id = 0,
+                    .stage_ids = ids,
+                    .num_stage_ids = 2,
+                    .stage_num_tasks = tasks,
                     .stage_name = "save_as_text_file at wordcount.so:cspark_main"};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_STAGE_SUBMITTED, .time_ms = 1020, .stage_id = 0, .num_tasks = 2,
+    ev = (cs_event){.kind = CS_EV_STAGE_SUBMITTED,
+                    .time_ms = 1020,
+                    .stage_id = 0,
+                    .num_tasks = 2,
                     .stage_name = "reduce_by_key at wordcount.so:cspark_main"};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_TASK_START, .time_ms = 1030, .stage_id = 0, .task_id = 0,
-                    .partition = 0, .executor_id = "1", .host = "10.0.0.7"};
+    ev = (cs_event){.kind = CS_EV_TASK_START,
+                    .time_ms = 1030,
+                    .stage_id = 0,
+                    .task_id = 0,
+                    .partition = 0,
+                    .executor_id = "1",
+                    .host = "10.0.0.7"};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_TASK_START, .time_ms = 1031, .stage_id = 0, .task_id = 1,
-                    .partition = 1, .executor_id = "1", .host = "10.0.0.7"};
+    ev = (cs_event){.kind = CS_EV_TASK_START,
+                    .time_ms = 1031,
+                    .stage_id = 0,
+                    .task_id = 1,
+                    .partition = 1,
+                    .executor_id = "1",
+                    .host = "10.0.0.7"};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_TASK_END, .time_ms = 1100, .stage_id = 0, .task_id = 0,
-                    .partition = 0, .executor_id = "1", .host = "10.0.0.7",
-                    .task_type = "ShuffleMapTask", .succeeded = true,
-                    .metrics = {.run_time_ms = 60, .cpu_time_ns = 55000000, .bytes_read = 4096,
-                                .records_read = 100, .shuffle_bytes_written = 777,
-                                .shuffle_records_written = 33, .peak_execution_memory = 1 << 20}};
+    ev = (cs_event){.kind = CS_EV_TASK_END,
+                    .time_ms = 1100,
+                    .stage_id = 0,
+                    .task_id = 0,
+                    .partition = 0,
+                    .executor_id = "1",
+                    .host = "10.0.0.7",
+                    .task_type = "ShuffleMapTask",
+                    .succeeded = true,
+                    .metrics = {.run_time_ms = 60,
+                                .cpu_time_ns = 55000000,
+                                .bytes_read = 4096,
+                                .records_read = 100,
+                                .shuffle_bytes_written = 777,
+                                .shuffle_records_written = 33,
+                                .peak_execution_memory = 1 << 20}};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_TASK_END, .time_ms = 1101, .stage_id = 0, .task_id = 1,
-                    .partition = 1, .executor_id = "1", .host = "10.0.0.7",
-                    .task_type = "ShuffleMapTask", .succeeded = false,
+    ev = (cs_event){.kind = CS_EV_TASK_END,
+                    .time_ms = 1101,
+                    .stage_id = 0,
+                    .task_id = 1,
+                    .partition = 1,
+                    .executor_id = "1",
+                    .host = "10.0.0.7",
+                    .task_type = "ShuffleMapTask",
+                    .succeeded = false,
                     .reason = "cspark_task_fail: bad record at line 7"};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_STAGE_COMPLETED, .time_ms = 1200, .stage_id = 0, .succeeded = false,
+    ev = (cs_event){.kind = CS_EV_STAGE_COMPLETED,
+                    .time_ms = 1200,
+                    .stage_id = 0,
+                    .succeeded = false,
                     .reason = "Task 1 in stage 0 failed 4 times"};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_JOB_END, .time_ms = 1201, .job_id = 0, .succeeded = false,
+    ev = (cs_event){.kind = CS_EV_JOB_END,
+                    .time_ms = 1201,
+                    .job_id = 0,
+                    .succeeded = false,
                     .reason = "Job aborted due to stage failure"};
     listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_JOB_END, .time_ms = 1300, .job_id = 1, .succeeded = true};
     listener_bus_post(bus, &ev);
-    ev = (cs_event){.kind = CS_EV_EXECUTOR_REMOVED, .time_ms = 1400, .executor_id = "1",
+    ev = (cs_event){.kind = CS_EV_EXECUTOR_REMOVED,
+                    .time_ms = 1400,
+                    .executor_id = "1",
                     .reason = "pod deleted"};
     listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_APPLICATION_END, .time_ms = 1500};
@@ -179,8 +222,7 @@ static void test_full_application_log(void **state)
     cs_conf *c = log_conf(uri);
     cs_error err = {0};
     listener_bus *bus = listener_bus_new(c, "spark-abc", "wordcount", &err);
-    if (!bus)
-        fail_msg("%s", err.msg);
+    if (!bus) fail_msg("%s", err.msg);
     const char *path = listener_bus_event_log_path(bus);
     assert_non_null(path);
     assert_non_null(strstr(path, "/spark-abc.inprogress"));
@@ -200,13 +242,20 @@ static void test_full_application_log(void **state)
 
     json_t *l = read_lines(dir, "spark-abc");
     const char *names[] = {
-        "SparkListenerLogStart",        "SparkListenerApplicationStart",
-        "SparkListenerEnvironmentUpdate", "SparkListenerExecutorAdded",
-        "SparkListenerJobStart",        "SparkListenerStageSubmitted",
-        "SparkListenerTaskStart",       "SparkListenerTaskStart",
-        "SparkListenerTaskEnd",         "SparkListenerTaskEnd",
-        "SparkListenerStageCompleted",  "SparkListenerJobEnd",
-        "SparkListenerJobEnd",          "SparkListenerExecutorRemoved",
+        "SparkListenerLogStart",
+        "SparkListenerApplicationStart",
+        "SparkListenerEnvironmentUpdate",
+        "SparkListenerExecutorAdded",
+        "SparkListenerJobStart",
+        "SparkListenerStageSubmitted",
+        "SparkListenerTaskStart",
+        "SparkListenerTaskStart",
+        "SparkListenerTaskEnd",
+        "SparkListenerTaskEnd",
+        "SparkListenerStageCompleted",
+        "SparkListenerJobEnd",
+        "SparkListenerJobEnd",
+        "SparkListenerExecutorRemoved",
         "SparkListenerApplicationEnd",
     };
     size_t n = sizeof names / sizeof names[0];
@@ -312,7 +361,8 @@ static void test_full_application_log(void **state)
     assert_int_equal(iget(e, "Job ID"), 0);
     assert_int_equal(iget(e, "Completion Time"), 1201);
     assert_string_equal(sget(e, "Job Result/Result"), "JobFailed");
-    assert_string_equal(sget(e, "Job Result/Exception/Message"), "Job aborted due to stage failure");
+    assert_string_equal(sget(e, "Job Result/Exception/Message"),
+                        "Job aborted due to stage failure");
     e = json_array_get(l, 12);
     assert_string_equal(sget(e, "Job Result/Result"), "JobSucceeded");
     assert_null(jget(e, "Job Result/Exception"));
@@ -336,8 +386,7 @@ static void one_app(const char *dir_value, const char *dir, const char *app_id, 
     cs_conf *c = log_conf(dir_value);
     cs_error err = {0};
     listener_bus *bus = listener_bus_new(c, app_id, "x", &err);
-    if (!bus)
-        fail_msg("%s: %s", dir_value, err.msg);
+    if (!bus) fail_msg("%s: %s", dir_value, err.msg);
     char inprog[256];
     snprintf(inprog, sizeof inprog, "%s.inprogress", file);
     assert_true(exists(dir, inprog));
@@ -464,14 +513,14 @@ static void test_many_tasks_launch_times(void **state)
         event_log_listener(el, &s);
         if (i >= 100) { /* keep ~100 running */
             int j = i - 100;
-            cs_event e = {.kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = j * 7,
-                          .succeeded = true};
+            cs_event e = {
+                .kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = j * 7, .succeeded = true};
             event_log_listener(el, &e);
         }
     }
     for (int j = N - 100; j < N; j++) {
-        cs_event e = {.kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = j * 7,
-                      .succeeded = true};
+        cs_event e = {
+            .kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = j * 7, .succeeded = true};
         event_log_listener(el, &e);
     }
     assert_int_equal(event_log_close(el, &err), 0);
@@ -494,13 +543,23 @@ static void test_many_tasks_launch_times(void **state)
 
 static void write_task_events(event_log *el)
 {
-    const char *odd[] = {"plain", "quote\" back\\slash /", "ctl \x01\x1f\x7f \b\f\n\r\t",
+    const char *odd[] = {"plain",
+                         "quote\" back\\slash /",
+                         "ctl \x01\x1f\x7f \b\f\n\r\t",
                          "utf8 h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80",
-                         "bad \xff\xc3 \xe2\x82 \xed\xa0\x80 end", ""};
+                         "bad \xff\xc3 \xe2\x82 \xed\xa0\x80 end",
+                         ""};
     for (int i = 0; i < 6; i++) {
-        cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 5000 + i, .stage_id = 3,
-                      .stage_attempt = 1, .task_id = 100 + i, .partition = i, .attempt = i % 2,
-                      .executor_id = odd[i], .host = odd[5 - i], .speculative = i == 2};
+        cs_event s = {.kind = CS_EV_TASK_START,
+                      .time_ms = 5000 + i,
+                      .stage_id = 3,
+                      .stage_attempt = 1,
+                      .task_id = 100 + i,
+                      .partition = i,
+                      .attempt = i % 2,
+                      .executor_id = odd[i],
+                      .host = odd[5 - i],
+                      .speculative = i == 2};
         event_log_listener(el, &s);
         cs_event e = s;
         e.kind = CS_EV_TASK_END;
@@ -511,7 +570,10 @@ static void write_task_events(event_log *el)
         e.metrics = (cs_task_metrics){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, -14};
         event_log_listener(el, &e);
     }
-    cs_event orphan = {.kind = CS_EV_TASK_END, .time_ms = 7000, .task_id = 999, .succeeded = true,
+    cs_event orphan = {.kind = CS_EV_TASK_END,
+                       .time_ms = 7000,
+                       .task_id = 999,
+                       .succeeded = true,
                        .metrics = {.run_time_ms = 250}};
     event_log_listener(el, &orphan); /* no TaskStart: launch = finish - run time */
 }

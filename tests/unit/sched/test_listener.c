@@ -23,8 +23,7 @@ static cs_conf *quiet_conf(const char *capacity)
 {
     cs_conf *c = conf_new();
     conf_set(c, "spark.ui.showConsoleProgress", "false");
-    if (capacity)
-        conf_set(c, "spark.scheduler.listenerbus.eventqueue.capacity", capacity);
+    if (capacity) conf_set(c, "spark.scheduler.listenerbus.eventqueue.capacity", capacity);
     return c;
 }
 
@@ -37,8 +36,7 @@ typedef struct recorder {
 static void record(void *arg, const cs_event *ev)
 {
     recorder *r = arg;
-    if (r->sleep_us)
-        usleep((useconds_t)r->sleep_us);
+    if (r->sleep_us) usleep((useconds_t)r->sleep_us);
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 1024;
         r->ids = realloc(r->ids, r->cap * sizeof *r->ids);
@@ -140,7 +138,10 @@ static void test_post_deep_copies(void **state)
     cs_conf *env = conf_new();
     conf_set(env, "spark.app.name", "pi");
 
-    cs_event js = {.kind = CS_EV_JOB_START, .job_id = 1, .stage_name = name, .stage_ids = ids,
+    cs_event js = {.kind = CS_EV_JOB_START,
+                   .job_id = 1,
+                   .stage_name = name,
+                   .stage_ids = ids,
                    .num_stage_ids = 3};
     cs_event te = {.kind = CS_EV_TASK_END, .executor_id = exec, .reason = reason, .time_ms = 5};
     cs_event eu = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
@@ -286,8 +287,13 @@ static void test_post_throughput(void **state)
     const int N = 200000;
     int64_t t0 = cs_now_ns();
     for (int i = 0; i < N; i++) {
-        cs_event ev = {.kind = CS_EV_TASK_END, .task_id = i, .stage_id = 1, .executor_id = "12",
-                       .host = "10.0.0.12", .task_type = "ShuffleMapTask", .succeeded = true,
+        cs_event ev = {.kind = CS_EV_TASK_END,
+                       .task_id = i,
+                       .stage_id = 1,
+                       .executor_id = "12",
+                       .host = "10.0.0.12",
+                       .task_type = "ShuffleMapTask",
+                       .succeeded = true,
                        .time_ms = 1};
         listener_bus_post(bus, &ev);
     }

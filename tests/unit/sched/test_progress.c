@@ -107,8 +107,7 @@ static size_t drain(int fd, char *buf, size_t cap, size_t have)
 {
     for (;;) {
         ssize_t r = read(fd, buf + have, cap - 1 - have);
-        if (r <= 0)
-            break;
+        if (r <= 0) break;
         have += (size_t)r;
     }
     buf[have] = '\0';
@@ -216,19 +215,32 @@ static char *capture_stderr(void (*fn)(void))
 static void run_stage_logger(void)
 {
     stage_logger *sl = stage_logger_new();
-    cs_event sub = {.kind = CS_EV_STAGE_SUBMITTED, .time_ms = 1000, .stage_id = 1, .num_tasks = 40,
+    cs_event sub = {.kind = CS_EV_STAGE_SUBMITTED,
+                    .time_ms = 1000,
+                    .stage_id = 1,
+                    .num_tasks = 40,
                     .stage_name = "reduce_by_key at wordcount.so:cspark_main"};
     stage_logger_listener(sl, &sub);
     cs_event task = {.kind = CS_EV_TASK_END, .stage_id = 1};
     stage_logger_listener(sl, &task);
-    cs_event done = {.kind = CS_EV_STAGE_COMPLETED, .time_ms = 1123, .stage_id = 1,
+    cs_event done = {.kind = CS_EV_STAGE_COMPLETED,
+                     .time_ms = 1123,
+                     .stage_id = 1,
                      .succeeded = true}; /* name and tasks remembered from submission */
     stage_logger_listener(sl, &done);
-    cs_event sub2 = {.kind = CS_EV_STAGE_SUBMITTED, .time_ms = 2000, .stage_id = 2,
-                     .stage_attempt = 1, .num_tasks = 3, .stage_name = "count at x"};
+    cs_event sub2 = {.kind = CS_EV_STAGE_SUBMITTED,
+                     .time_ms = 2000,
+                     .stage_id = 2,
+                     .stage_attempt = 1,
+                     .num_tasks = 3,
+                     .stage_name = "count at x"};
     stage_logger_listener(sl, &sub2);
-    cs_event fail = {.kind = CS_EV_STAGE_COMPLETED, .time_ms = 2500, .stage_id = 2,
-                     .stage_attempt = 1, .stage_name = "count at x", .reason = "boom \"x\""};
+    cs_event fail = {.kind = CS_EV_STAGE_COMPLETED,
+                     .time_ms = 2500,
+                     .stage_id = 2,
+                     .stage_attempt = 1,
+                     .stage_name = "count at x",
+                     .reason = "boom \"x\""};
     stage_logger_listener(sl, &fail);
     stage_logger_free(sl);
 }
@@ -243,8 +255,9 @@ static void test_stage_logger_lines(void **state)
     assert_non_null(strstr(out, " scheduler stage=1 attempt=0 tasks=40 "
                                 "name=\"reduce_by_key at wordcount.so:cspark_main\" "
                                 "event=completed duration_ms=123\n"));
-    assert_non_null(strstr(out, " scheduler stage=2 attempt=1 tasks=3 name=\"count at x\" "
-                                "event=completed duration_ms=500 failed=true reason=\"boom 'x'\"\n"));
+    assert_non_null(strstr(out,
+                           " scheduler stage=2 attempt=1 tasks=3 name=\"count at x\" "
+                           "event=completed duration_ms=500 failed=true reason=\"boom 'x'\"\n"));
     /* exactly four lines: task events are not logged */
     int lines = 0;
     for (char *p = out; *p; p++)
