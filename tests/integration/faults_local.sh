@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# faults_local.sh — task failures in local mode: retries up to spark.task.maxFailures, local[N,F],
+# a task that always fails, a crash inside a user function, and the map-emits-one contract.
+. "$(dirname "$0")/lib.sh"
+lib_init "$@"
+JOBS=$BUILD/tests/jobs/testjobs.so
+need "$JOBS"
+
+# fails twice then succeeds: default spark.task.maxFailures=4 retries it
+out=$("$SUBMIT" --master 'local[2]' --class fail_twice "$JOBS" 2>"$T/err1") ||
+    fail "fail_twice exited non-zero: $(tail -3 "$T/err1")"
+assert_eq "count=1000" "$out" "fail_twice result"
+grep -q "planned failure of attempt 1" "$T/err1" || fail "the retried failures were not logged"
+
+# local[N,F]: F=2 attempts are not enough for a task that fails twice
+if "$SUBMIT" --master 'local[2,2]' --class fail_twice "$JOBS" >/dev/null 2>"$T/err2"; then
+    fail "local[2,2] should fail a task that fails twice"
+fi
+grep -q "failed 2 times" "$T/err2" || fail "local[2,2]: no 'failed 2 times' in: $(tail -2 "$T/err2")"
+
+# always fails: non-zero exit after 4 attempts with the task's own error
+if "$SUBMIT" --master 'local[2]' --class always_fail "$JOBS" >"$T/out3" 2>"$T/err3"; then
+    fail "always_fail exited 0"
+fi
+last=$(tail -1 "$T/err3")
+case "$last" in
+*"failed 4 times"*"boom from always_fail_map"*) ;;
+*) fail "always_fail: last line should name 4 failures and the task's error, got: $last" ;;
+esac
+[ "$(grep -c 'event=task_failed' "$T/err3")" -ge 4 ] || fail "always_fail: fewer than 4 attempts logged"
+
+# spark.task.maxFailures is honoured
+"$SUBMIT" --master 'local[1]' --conf spark.task.maxFailures=2 --class always_fail "$JOBS" >/dev/null 2>"$T/err4" &&
+    fail "always_fail with maxFailures=2 exited 0"
+grep -q "failed 2 times" "$T/err4" || fail "spark.task.maxFailures=2 not honoured"
+
+# a SIGSEGV inside a user function: non-zero exit, the crash names stage, task and function
+rc=0
+("$SUBMIT" --master 'local[2]' --class segv "$JOBS" >"$T/out5" 2>"$T/err5") 2>/dev/null || rc=$?
+[ "$rc" -ne 0 ] || fail "segv exited 0"
+grep -q "not reached" "$T/out5" && fail "segv: the job went on after the crash"
+grep -E "SIGSEGV in task [0-9]+ \(stage [0-9]+\.[0-9]+, partition 1, attempt 0\) in function 'crash_here'" "$T/err5" >/dev/null ||
+    fail "segv: crash report missing or incomplete: $(cat "$T/err5" | tail -3)"
+
+# a map that emits two records fails with an explanation
+"$SUBMIT" --master 'local[1]' --conf spark.task.maxFailures=1 --class map_contract "$JOBS" >/dev/null 2>"$T/err6" &&
+    fail "map_contract exited 0"
+grep -q "map function emits_two emitted 2 records" "$T/err6" || fail "map contract message missing"
+
+# a shuffle computed by one job is reused by the next (its map stage runs once)
+out=$("$SUBMIT" --master 'local[2]' --class shuffle_reuse "$JOBS" 2>"$T/err7") || fail "shuffle_reuse failed"
+assert_eq "counts=10000,10000" "$out" "shuffle_reuse counts"
+n=$(grep -c 'name="range at testjobs.so:shuffle_reuse" event=submitted' "$T/err7")
+assert_eq "1" "$n" "map stage submissions across two jobs"
+echo "PASS: $TEST_NAME"
