@@ -745,9 +745,10 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     }
     const char *uname = meta_str(upd, "name");
     if (uname && strcmp(uname, name)) {
-        json_decref(upd);
-        return set_err(err, 400, "BadRequest", -EINVAL,
-                       "the name of the object (%s) does not match the name on the URL (%s)", uname, name);
+        int rc = set_err(err, 400, "BadRequest", -EINVAL,
+                         "the name of the object (%s) does not match the name on the URL (%s)", uname, name);
+        json_decref(upd); /* uname pointed into upd */
+        return rc;
     }
     json_t *nobj;
     if (status_only) {
