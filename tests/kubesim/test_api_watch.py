@@ -182,3 +182,18 @@ def test_many_concurrent_watches(kubesim):
     for c in conns:
         c.close()
     assert isinstance(conns[0], (http.client.HTTPConnection,))
+
+
+def test_filtered_watch_sees_objects_enter_and_leave(kubesim):
+    create(kubesim, "m1", {"state": "idle"})
+    st, lst = kubesim.call("GET", NS + "/pods")
+    with kubesim.watch(NS + "/pods?watch=1&labelSelector=state%%3Dbusy&resourceVersion=%s&timeoutSeconds=10"
+                       % lst["metadata"]["resourceVersion"]) as next_event:
+        for state in ("busy", "busy2", "idle"):
+            kubesim.call("PATCH", NS + "/pods/m1", {"metadata": {"labels": {"state": state}}},
+                         content_type="application/merge-patch+json")
+        kubesim.call("PATCH", NS + "/pods/m1", {"metadata": {"labels": {"state": "busy"}}},
+                     content_type="application/merge-patch+json")
+        evs = [next_event() for _ in range(3)]
+    assert [e["type"] for e in evs] == ["ADDED", "DELETED", "ADDED"]
+    assert evs[1]["object"]["metadata"]["labels"]["state"] == "busy2"

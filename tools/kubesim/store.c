@@ -50,6 +50,7 @@ typedef struct ring_ev {
     const char *type;
     int res;
     json_t *obj;
+    json_t *prev; /* MODIFIED: previous object, so filtered watches see objects enter and leave */
 } ring_ev;
 
 struct ks_store {
@@ -224,16 +225,17 @@ static void set_rv(json_t *obj, uint64_t rv)
     json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(b));
 }
 
-/* Records the event obj (reference taken) in the ring and queues observers. */
-static void commit_event(ks_store *s, int res, const char *type, json_t *obj)
+/* Records the event obj (reference taken; prev too, may be NULL) in the ring and queues observers. */
+static void commit_event(ks_store *s, int res, const char *type, json_t *obj, json_t *prev)
 {
     ring_ev *e = &s->ring[s->rv % s->ring_len];
-    if (e->obj)
-        json_decref(e->obj);
+    json_decref(e->obj);
+    json_decref(e->prev);
     e->rv = s->rv;
     e->type = type;
     e->res = res;
     e->obj = json_incref(obj);
+    e->prev = prev ? json_incref(prev) : NULL;
     for (observer *o = s->observers; o; o = o->next) {
         if (o->res != res)
             continue;
@@ -286,8 +288,10 @@ static void drain_observers(ks_store *s)
 static json_t *commit_put(ks_store *s, int res, const char *key, json_t *obj, const char *type)
 {
     json_t *old = json_object_get(s->objs[res], key);
-    if (old)
+    if (old) {
+        json_incref(old);
         index_del(s, res, key, old);
+    }
     s->rv++;
     set_rv(obj, s->rv);
     json_object_set_new(s->objs[res], key, obj);
@@ -299,7 +303,8 @@ static json_t *commit_put(ks_store *s, int res, const char *key, json_t *obj, co
     else
         json_object_del(s->ser[res], key);
     free(buf);
-    commit_event(s, res, type, obj);
+    commit_event(s, res, type, obj, old);
+    json_decref(old);
     return obj;
 }
 
@@ -316,7 +321,7 @@ static void commit_remove(ks_store *s, int res, const char *key, const char *pro
     json_object_del(s->ser[res], key);
     s->rv++;
     set_rv(obj, s->rv);
-    commit_event(s, res, "DELETED", obj);
+    commit_event(s, res, "DELETED", obj, NULL);
     char uid[64] = "", ns[256] = "";
     snprintf(uid, sizeof uid, "%s", meta_str(obj, "uid") ? meta_str(obj, "uid") : "");
     snprintf(ns, sizeof ns, "%s", meta_str(obj, "namespace") ? meta_str(obj, "namespace") : "");
@@ -374,8 +379,10 @@ void ks_store_free(ks_store *s)
     json_decref(s->by_uid);
     json_decref(s->owners);
     json_decref(s->pod_history);
-    for (size_t i = 0; i < s->ring_len; i++)
+    for (size_t i = 0; i < s->ring_len; i++) {
         json_decref(s->ring[i].obj);
+        json_decref(s->ring[i].prev);
+    }
     free(s->ring);
     while (s->observers) {
         observer *o = s->observers;
@@ -1289,6 +1296,7 @@ int ks_store_events(ks_store *s, const char *resource, uint64_t since, ks_event 
         out[n].type = e->type;
         out[n].resource = RESOURCES[res].resource;
         out[n].obj = json_incref(e->obj);
+        out[n].prev = e->prev ? json_incref(e->prev) : NULL;
         n++;
     }
     if (now_rv)

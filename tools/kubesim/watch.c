@@ -155,9 +155,22 @@ static int produce(watch *w)
             return 0;
         }
         for (int i = 0; i < n; i++) {
-            if (matches(w, evs[i].obj))
+            /* as the API server's watch cache: an object that starts or stops matching the selector is
+             * ADDED to or DELETED from the filtered view */
+            int now_in = matches(w, evs[i].obj);
+            if (!strcmp(evs[i].type, "MODIFIED") && evs[i].prev) {
+                int was_in = matches(w, evs[i].prev);
+                if (now_in && was_in)
+                    emit(w, "MODIFIED", evs[i].obj);
+                else if (now_in)
+                    emit(w, "ADDED", evs[i].obj);
+                else if (was_in)
+                    emit(w, "DELETED", evs[i].obj);
+            } else if (now_in) {
                 emit(w, evs[i].type, evs[i].obj);
+            }
             json_decref(evs[i].obj);
+            json_decref(evs[i].prev);
         }
         if (n >= 0 && now_rv > w->since)
             w->since = now_rv;
