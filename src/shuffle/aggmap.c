@@ -1,7 +1,8 @@
 /*
  * aggmap.c — open-addressing aggregation table (see aggmap.h). Called by shuffle_writer.c
- * (map-side combine) and external_agg.c. No allocation per record: keys and values go to the
- * arena, entries to one flat array grown by doubling.
+ * (map-side combine) and external_agg.c. No allocation per record: entries (with their keys and
+ * first values) go to the arena; only the entry-pointer array and the slot array grow, by
+ * doubling.
  */
 #include "shuffle/aggmap.h"
 
@@ -9,13 +10,7 @@
 #include <string.h>
 
 #define AGGMAP_MIN_SLOTS 1024
-
-static void *am_realloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) abort();
-    return q;
-}
+#define PTR_MASK 0x0000ffffffffffffULL
 
 static void charge(aggmap *m, int64_t delta)
 {
@@ -29,8 +24,7 @@ static void charge(aggmap *m, int64_t delta)
 
 static void alloc_slots(aggmap *m, size_t nslots)
 {
-    m->slots = calloc(nslots, sizeof *m->slots);
-    if (!m->slots) abort();
+    m->slots = shuffle_big_alloc(nslots * sizeof *m->slots, true);
     m->nslots = nslots;
     int bits = 0;
     while (((size_t)1 << bits) < nslots) bits++;
@@ -47,112 +41,183 @@ void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem)
     charge(m, (int64_t)(AGGMAP_MIN_SLOTS * sizeof(uint64_t)));
 }
 
-static inline uint64_t slot_of(const aggmap *m, uint64_t h)
+static inline uint64_t tag_of(uint64_t h)
 {
-    return h >> m->shift;
+    return ((h >> 16) & 0xffff) << 48;
+}
+
+static inline uint64_t make_slot(uint64_t h, const aggmap_entry *e)
+{
+    uint64_t p = (uint64_t)(uintptr_t)e;
+    if (p & ~PTR_MASK) abort(); /* user-space addresses fit in 48 bits */
+    return tag_of(h) | p;
+}
+
+static inline aggmap_entry *slot_entry(uint64_t sl)
+{
+    return (aggmap_entry *)(uintptr_t)(sl & PTR_MASK);
 }
 
 static void grow_slots(aggmap *m)
 {
     size_t old_n = m->nslots;
-    free(m->slots);
+    shuffle_big_free(m->slots, old_n * sizeof *m->slots);
     alloc_slots(m, old_n * 2);
     charge(m, (int64_t)(old_n * sizeof(uint64_t)));
     size_t mask = m->nslots - 1;
     for (size_t i = 0; i < m->n; i++) {
-        uint64_t h = m->entries[i].hash;
-        size_t s = slot_of(m, h);
+        const aggmap_entry *e = m->ents[i];
+        size_t s = (size_t)(e->hash >> m->shift);
         while (m->slots[s]) s = (s + 1) & mask;
-        m->slots[s] = ((uint64_t)(uint32_t)(h >> 8) << 32) | (uint64_t)(i + 1);
+        m->slots[s] = make_slot(e->hash, e);
     }
 }
 
-static inline void value_copy(aggmap *m, cspark_value *v, const uint8_t *p, uint32_t len)
+static inline void call_fn(aggmap *m, cspark_reduce_fn fn, aggmap_entry *e, cspark_slice v)
 {
-    v->owner = &m->arena;
-    v->ptr = arena_alloc8(&m->arena, len);
-    if (len) memcpy(v->ptr, p, len);
-    v->len = len;
-    v->cap = len;
+    cspark_value acc = {e->vptr, e->vlen, e->vcap, &m->arena};
+    fn(&acc, v, m->agg->tc);
+    e->vptr = acc.ptr;
+    e->vlen = acc.len;
+    e->vcap = acc.cap;
 }
 
-void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
-                   const uint8_t *val, uint32_t vlen, bool combiner)
+static void new_entry(aggmap *m, size_t s, const uint8_t *key, uint32_t klen, uint64_t hash,
+                      uint32_t part, const uint8_t *val, uint32_t vlen, bool combiner)
 {
     const cs_aggregator *agg = m->agg;
-    size_t mask = m->nslots - 1;
-    size_t s = slot_of(m, hash);
-    uint64_t tag = (uint64_t)(uint32_t)(hash >> 8) << 32;
+    const uint8_t *init = NULL;
+    uint32_t ilen = 0;
+    bool created = false;
+    if (combiner) {
+        init = val;
+        ilen = vlen;
+    } else if (agg->has_zero) {
+        init = agg->zero;
+        ilen = agg->zero_len;
+    } else if (agg->create) {
+        created = true;
+    } else {
+        init = val;
+        ilen = vlen;
+    }
+    size_t koff = sizeof(aggmap_entry);
+    size_t voff = (koff + klen + 7) & ~(size_t)7;
+    aggmap_entry *e = arena_alloc8(&m->arena, voff + ilen);
+    e->hash = hash;
+    e->klen = klen;
+    e->part = part;
+    if (klen) memcpy((uint8_t *)e + koff, key, klen);
+    e->vptr = (uint8_t *)e + voff;
+    e->vlen = e->vcap = ilen;
+    if (ilen) memcpy(e->vptr, init, ilen);
+    if (m->n == m->ecap) {
+        size_t nc = m->ecap ? m->ecap * 2 : 1024;
+        m->ents = realloc(m->ents, nc * sizeof *m->ents);
+        if (!m->ents) abort();
+        charge(m, (int64_t)((nc - m->ecap) * sizeof *m->ents));
+        m->ecap = nc;
+    }
+    m->ents[m->n++] = e;
+    m->slots[s] = make_slot(hash, e);
     cspark_slice v = {val, vlen};
+    if (!combiner) {
+        if (agg->has_zero)
+            call_fn(m, agg->merge_value, e, v);
+        else if (created)
+            call_fn(m, agg->create, e, v);
+    }
+    if (m->n * 2 > m->nslots) grow_slots(m);
+}
+
+static inline void insert_one(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash,
+                              uint32_t part, const uint8_t *val, uint32_t vlen, bool combiner)
+{
+    size_t mask = m->nslots - 1;
+    size_t s = (size_t)(hash >> m->shift);
+    uint64_t tag = tag_of(hash);
     for (;;) {
         uint64_t sl = m->slots[s];
         if (!sl) break;
-        if ((sl & 0xffffffff00000000ULL) == tag) {
-            aggmap_entry *e = &m->entries[(uint32_t)sl - 1];
-            if (e->hash == hash && e->klen == klen && (klen == 0 || memcmp(e->key, key, klen) == 0)) {
-                if (combiner)
-                    agg->merge_combiners(&e->val, v, agg->tc);
-                else
-                    agg->merge_value(&e->val, v, agg->tc);
+        if ((sl & ~PTR_MASK) == tag) {
+            aggmap_entry *e = slot_entry(sl);
+            if (e->hash == hash && e->klen == klen &&
+                (klen == 0 || memcmp(aggmap_key(e), key, klen) == 0)) {
+                cspark_slice v = {val, vlen};
+                call_fn(m, combiner ? m->agg->merge_combiners : m->agg->merge_value, e, v);
                 return;
             }
         }
         s = (s + 1) & mask;
     }
-    /* new key */
-    if (m->n == m->ecap) {
-        size_t nc = m->ecap ? m->ecap * 2 : 256;
-        m->entries = am_realloc(m->entries, nc * sizeof *m->entries);
-        charge(m, (int64_t)((nc - m->ecap) * sizeof *m->entries));
-        m->ecap = nc;
-    }
-    size_t idx = m->n++;
-    aggmap_entry *e = &m->entries[idx];
-    e->hash = hash;
-    e->klen = klen;
-    e->part = part;
-    uint8_t *k = arena_alloc(&m->arena, klen);
-    if (klen) memcpy(k, key, klen);
-    e->key = k;
-    m->slots[s] = tag | (uint64_t)(idx + 1);
-    if (combiner) {
-        value_copy(m, &e->val, val, vlen);
-    } else if (agg->has_zero) {
-        value_copy(m, &e->val, agg->zero, agg->zero_len);
-        agg->merge_value(&e->val, v, agg->tc);
-    } else if (agg->create) {
-        e->val.owner = &m->arena;
-        e->val.ptr = NULL;
-        e->val.len = e->val.cap = 0;
-        agg->create(&e->val, v, agg->tc);
-    } else {
-        value_copy(m, &e->val, val, vlen);
-    }
-    if (m->n * 2 > m->nslots) grow_slots(m);
+    new_entry(m, s, key, klen, hash, part, val, vlen, combiner);
 }
 
-static int cmp_entry(const void *a, const void *b)
+void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
+                   const uint8_t *val, uint32_t vlen, bool combiner)
 {
-    const aggmap_entry *x = a, *y = b;
-    return aggmap_cmp(x->hash, x->key, x->klen, y->hash, y->key, y->klen);
+    insert_one(m, key, klen, hash, part, val, vlen, combiner);
+}
+
+#define PF_SLOT 16
+#define PF_ENTRY 8
+
+void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
+                         const uint64_t *hashes, const uint32_t *parts, bool combiner)
+{
+    size_t n = to - from;
+    const cs_rec *recs = b->recs + from;
+    for (size_t i = 0; i < n && i < PF_SLOT; i++)
+        __builtin_prefetch(&m->slots[hashes[i] >> m->shift]);
+    for (size_t i = 0; i < n; i++) {
+        if (i + PF_SLOT < n) __builtin_prefetch(&m->slots[hashes[i + PF_SLOT] >> m->shift]);
+        if (i + PF_ENTRY < n) {
+            uint64_t sl = m->slots[hashes[i + PF_ENTRY] >> m->shift];
+            if (sl) __builtin_prefetch(slot_entry(sl));
+        }
+        const cs_rec *r = &recs[i];
+        const uint8_t *k = b->data + r->off;
+        insert_one(m, k, r->klen, hashes[i], parts ? parts[i] : 0, k + r->klen, r->vlen,
+                   combiner);
+    }
+}
+
+typedef struct hsort {
+    uint64_t hash;
+    aggmap_entry *e;
+} hsort;
+
+static int cmp_hsort(const void *a, const void *b)
+{
+    const hsort *x = a, *y = b;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return aggmap_cmp(0, aggmap_key(x->e), x->e->klen, 0, aggmap_key(y->e), y->e->klen);
 }
 
 void aggmap_sort_by_hash(aggmap *m)
 {
-    if (m->n > 1) qsort(m->entries, m->n, sizeof *m->entries, cmp_entry);
+    if (m->n < 2) return;
+    hsort *t = malloc(m->n * sizeof *t);
+    if (!t) abort();
+    for (size_t i = 0; i < m->n; i++) {
+        t[i].hash = m->ents[i]->hash;
+        t[i].e = m->ents[i];
+    }
+    qsort(t, m->n, sizeof *t, cmp_hsort);
+    for (size_t i = 0; i < m->n; i++) m->ents[i] = t[i].e;
+    free(t);
 }
 
 void aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t **starts)
 {
     size_t *st = calloc((size_t)nparts + 1, sizeof *st);
     uint32_t *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
-    if (!st || !ord) abort();
-    for (size_t i = 0; i < m->n; i++) st[m->entries[i].part + 1]++;
-    for (int p = 0; p < nparts; p++) st[p + 1] += st[p];
     size_t *pos = malloc(((size_t)nparts + 1) * sizeof *pos);
-    if (!pos) abort();
+    if (!st || !ord || !pos) abort();
+    for (size_t i = 0; i < m->n; i++) st[m->ents[i]->part + 1]++;
+    for (int p = 0; p < nparts; p++) st[p + 1] += st[p];
     memcpy(pos, st, ((size_t)nparts + 1) * sizeof *pos);
-    for (size_t i = 0; i < m->n; i++) ord[pos[m->entries[i].part]++] = (uint32_t)i;
+    for (size_t i = 0; i < m->n; i++) ord[pos[m->ents[i]->part]++] = (uint32_t)i;
     free(pos);
     *order = ord;
     *starts = st;
@@ -161,10 +226,10 @@ void aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t 
 void aggmap_clear(aggmap *m)
 {
     arena_reset(&m->arena);
-    free(m->entries);
-    m->entries = NULL;
+    free(m->ents);
+    m->ents = NULL;
     m->n = m->ecap = 0;
-    free(m->slots);
+    shuffle_big_free(m->slots, m->nslots * sizeof *m->slots);
     charge(m, -m->table_bytes);
     alloc_slots(m, AGGMAP_MIN_SLOTS);
     charge(m, (int64_t)(AGGMAP_MIN_SLOTS * sizeof(uint64_t)));
@@ -173,10 +238,10 @@ void aggmap_clear(aggmap *m)
 void aggmap_free(aggmap *m)
 {
     arena_free(&m->arena);
-    free(m->entries);
-    free(m->slots);
+    free(m->ents);
+    shuffle_big_free(m->slots, m->nslots * sizeof *m->slots);
     charge(m, -m->table_bytes);
-    m->entries = NULL;
+    m->ents = NULL;
     m->slots = NULL;
     m->n = m->ecap = m->nslots = 0;
 }

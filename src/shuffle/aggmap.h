@@ -1,9 +1,16 @@
 /*
  * aggmap.h — the open-addressing hash table behind map-side combine (shuffle writer) and
- * ext_agg. Keys and values live in an arena; entries are a flat array of fixed-size structs in
- * insertion order; slots hold (hash tag, entry index) so a probe rarely touches an entry that
- * does not match. The slot is chosen from the hash's HIGH bits, because reduce partitions are
- * hash % n and all keys of one reduce task share the low bits. Linear probing, load <= 1/2.
+ * ext_agg.
+ *
+ * Layout, chosen for cache misses (the cost of a big aggregation): each entry is one arena
+ * record {hash, value ptr/len/cap, klen, part, key bytes, initial value bytes}, so a hit touches
+ * the slot and one entry line; slots are 8-byte tagged pointers (16 hash bits above the 48-bit
+ * entry address), so a probe rarely dereferences a non-matching entry. The slot is chosen from
+ * the hash's HIGH bits, because reduce partitions are hash % n and all keys of one reduce task
+ * share the low bits. Linear probing, load <= 1/2. Batch insertion computes all hashes first
+ * and prefetches slots and entries a few records ahead, overlapping the misses. Large slot
+ * arrays and arena chunks ask for transparent huge pages to avoid TLB misses. An array of
+ * entry pointers (insertion order) serves iteration, sorting and grouping by partition.
  * Internal to src/shuffle. The aggmap struct is the caller's; aggmap_free releases its memory.
  */
 #ifndef CSPARK_SHUFFLE_AGGMAP_H
@@ -14,28 +21,34 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/batch.h"
 #include "shuffle/arena.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"
 
 typedef struct aggmap_entry {
     uint64_t hash;
-    const uint8_t *key;
-    uint32_t klen;
-    uint32_t part;
-    cspark_value val; /* owner = &map->arena */
+    uint8_t *vptr; /* value (owner = &map->arena) */
+    uint32_t vlen, vcap;
+    uint32_t klen, part;
+    /* key bytes follow */
 } aggmap_entry;
+
+static inline const uint8_t *aggmap_key(const aggmap_entry *e)
+{
+    return (const uint8_t *)(e + 1);
+}
 
 typedef struct aggmap {
     const cs_aggregator *agg;
     cs_task_memory *mem;
     cs_arena arena;
-    aggmap_entry *entries;
+    aggmap_entry **ents; /* insertion order (or sorted, after aggmap_sort_by_hash) */
     size_t n, ecap;
-    uint64_t *slots; /* 0 = empty, else (tag << 32) | (index + 1) */
+    uint64_t *slots; /* 0 = empty, else (tag << 48) | entry address */
     size_t nslots;
     int shift;           /* slot = hash >> shift */
-    int64_t table_bytes; /* entries + slots, as charged to mem */
+    int64_t table_bytes; /* ents + slots, as charged to mem */
 } aggmap;
 
 void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
@@ -43,11 +56,15 @@ void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
  * The key is copied on first sight. */
 void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
                    const uint8_t *val, uint32_t vlen, bool combiner);
+/* Inserts records [from, to) of b; hashes[i - from] are their hashes and parts (NULL = all 0)
+ * their partitions. Prefetches ahead. */
+void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
+                         const uint64_t *hashes, const uint32_t *parts, bool combiner);
 static inline int64_t aggmap_memory(const aggmap *m)
 {
     return m->arena.bytes + m->table_bytes;
 }
-/* Sorts the entries by (hash, key); the table is unusable until aggmap_clear. */
+/* Sorts ents by (hash, key); the table is unusable for inserts until aggmap_clear. */
 void aggmap_sort_by_hash(aggmap *m);
 /* Entry indices grouped by partition: order[starts[p] .. starts[p+1]) (both malloc'd by the
  * callee, caller frees). */

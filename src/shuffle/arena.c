@@ -4,6 +4,43 @@
 #include "shuffle/arena.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_ALIGN (2u << 20)
+
+void *shuffle_big_alloc(size_t n, bool zero)
+{
+    if (n >= HUGE_ALIGN) {
+        /* mmap'd directly, so that free returns the memory to the system at once (heap
+         * fragmentation otherwise keeps freed arena chunks resident); 2 MB aligned for THP */
+        size_t len = (n + HUGE_ALIGN - 1) & ~(size_t)(HUGE_ALIGN - 1);
+        uint8_t *p = mmap(NULL, len + HUGE_ALIGN, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) abort();
+        uintptr_t a = ((uintptr_t)p + HUGE_ALIGN - 1) & ~(uintptr_t)(HUGE_ALIGN - 1);
+        size_t head = a - (uintptr_t)p, tail = HUGE_ALIGN - head;
+        if (head) munmap(p, head);
+        if (tail) munmap((uint8_t *)a + len, tail);
+#ifdef MADV_HUGEPAGE
+        madvise((void *)a, len, MADV_HUGEPAGE);
+#endif
+        (void)zero; /* fresh anonymous memory is zeroed */
+        return (void *)a;
+    }
+    void *p = zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+    if (!p) abort();
+    return p;
+}
+
+void shuffle_big_free(void *p, size_t n)
+{
+    if (!p) return;
+    if (n >= HUGE_ALIGN)
+        munmap(p, (n + HUGE_ALIGN - 1) & ~(size_t)(HUGE_ALIGN - 1));
+    else
+        free(p);
+}
 
 #define ARENA_MIN_CHUNK (64 * 1024)
 #define ARENA_MAX_CHUNK (4u << 20)
@@ -31,35 +68,30 @@ void arena_init(cs_arena *a, cs_task_memory *mem)
 void *arena_alloc_slow(cs_arena *a, size_t n)
 {
     size_t size = a->next_size;
-    if (n + 8 > size / 4) {
+    if (n > size / 4) {
         /* big allocation: a chunk of its own, not becoming the current chunk */
-        if (n + 8 > size) {
-            size_t total = CHUNK_HDR + n + 8;
-            arena_chunk *c = malloc(total);
-            if (!c) abort();
-            c->size = total;
-            if (a->chunks) {
-                c->next = a->chunks->next;
-                a->chunks->next = c;
-            } else {
-                c->next = NULL;
-                a->chunks = c;
-            }
-            a->bytes += (int64_t)total;
-            if (a->mem) task_memory_acquire(a->mem, (int64_t)total);
-            uint8_t *p = (uint8_t *)c + CHUNK_HDR;
-            return p;
+        size_t total = CHUNK_HDR + n;
+        arena_chunk *c = shuffle_big_alloc(total, false);
+        c->size = total;
+        if (a->chunks) {
+            c->next = a->chunks->next;
+            a->chunks->next = c;
+        } else {
+            c->next = NULL;
+            a->chunks = c;
         }
+        a->bytes += (int64_t)total;
+        if (a->mem) task_memory_acquire(a->mem, (int64_t)total);
+        return (uint8_t *)c + CHUNK_HDR;
     }
-    arena_chunk *c = malloc(CHUNK_HDR + size);
-    if (!c) abort();
-    c->size = CHUNK_HDR + size;
+    arena_chunk *c = shuffle_big_alloc(size, false);
+    c->size = size;
     c->next = a->chunks;
     a->chunks = c;
     a->bytes += (int64_t)c->size;
     if (a->mem) task_memory_acquire(a->mem, (int64_t)c->size);
     a->cur = (uint8_t *)c + CHUNK_HDR;
-    a->end = a->cur + size;
+    a->end = (uint8_t *)c + size;
     if (a->next_size < a->max_size) a->next_size *= 2;
     void *p = a->cur; /* 16-aligned */
     a->cur += n;
@@ -71,7 +103,7 @@ void arena_reset(cs_arena *a)
     arena_chunk *c = a->chunks;
     while (c) {
         arena_chunk *n = c->next;
-        free(c);
+        shuffle_big_free(c, c->size);
         c = n;
     }
     if (a->mem && a->bytes) task_memory_release(a->mem, a->bytes);

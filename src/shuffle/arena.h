@@ -9,6 +9,7 @@
 #ifndef CSPARK_SHUFFLE_ARENA_H
 #define CSPARK_SHUFFLE_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,5 +49,11 @@ static inline void *arena_alloc8(cs_arena *a, size_t n)
 /* Frees every chunk (and releases their memory). The arena stays usable. */
 void arena_reset(cs_arena *a);
 void arena_free(cs_arena *a);
+
+/* A large allocation (>= 2 MB: mmap'd, 2 MB aligned, transparent huge pages requested, which
+ * removes most TLB misses of big hash tables and arenas); zeroed when zero. Freed with shuffle_big_free. */
+void *shuffle_big_alloc(size_t n, bool zero);
+/* Frees a shuffle_big_alloc block of n bytes. */
+void shuffle_big_free(void *p, size_t n);
 
 #endif /* CSPARK_SHUFFLE_ARENA_H */

@@ -84,8 +84,8 @@ static int agg_spill(ext_agg *a, cs_error *err)
     recio_writer *rw = recio_writer_new(fd, true, 0);
     int rc = 0;
     for (size_t i = 0; i < a->map.n && rc == 0; i++) {
-        const aggmap_entry *e = &a->map.entries[i];
-        rc = recio_writer_add(rw, e->key, e->klen, e->val.ptr, e->val.len, err);
+        const aggmap_entry *e = a->map.ents[i];
+        rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
     }
     if (rc == 0) rc = recio_writer_flush(rw, err);
     uint64_t len = recio_writer_offset(rw);
@@ -109,12 +109,15 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
     if (a->state != 0) return cs_error_set(err, CS_EINVAL, "ext_agg: insert after iteration");
     cs_task_memory *mem = a->mem;
     int64_t floor = task_memory_spill_floor(mem);
-    for (size_t i = 0; i < b->n; i++) {
-        const cs_rec *r = &b->recs[i];
-        const uint8_t *k = b->data + r->off;
-        cspark_slice key = {k, r->klen};
-        aggmap_insert(&a->map, k, r->klen, shuffle_key_hash(key), 0, k + r->klen, r->vlen,
-                      values_are_combiners);
+    uint64_t hashes[256];
+    for (size_t from = 0; from < b->n; from += 256) {
+        size_t to = from + 256 < b->n ? from + 256 : b->n;
+        for (size_t i = from; i < to; i++) {
+            const cs_rec *r = &b->recs[i];
+            cspark_slice key = {b->data + r->off, r->klen};
+            hashes[i - from] = shuffle_key_hash(key);
+        }
+        aggmap_insert_batch(&a->map, b, from, to, hashes, NULL, values_are_combiners);
         if (task_memory_over(mem) && aggmap_memory(&a->map) >= floor) {
             int rc = agg_spill(a, err);
             if (rc < 0) return rc;
@@ -128,12 +131,12 @@ static int cursor_advance(ext_agg *a, agg_cursor *c, cs_error *err)
 {
     if (!c->rd) {
         if (c->pos >= a->map.n) return 0;
-        const aggmap_entry *e = &a->map.entries[c->pos++];
+        const aggmap_entry *e = a->map.ents[c->pos++];
         c->hash = e->hash;
-        c->key.ptr = e->key;
+        c->key.ptr = aggmap_key(e);
         c->key.len = e->klen;
-        c->val.ptr = e->val.ptr;
-        c->val.len = e->val.len;
+        c->val.ptr = e->vptr;
+        c->val.len = e->vlen;
         return 1;
     }
     cspark_record rec;
@@ -216,8 +219,8 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
     }
     if (a->state == 1) {
         while (a->iter < a->map.n && !batch_full(out)) {
-            const aggmap_entry *e = &a->map.entries[a->iter++];
-            batch_append_record(out, e->key, e->klen, e->val.ptr, e->val.len);
+            const aggmap_entry *e = a->map.ents[a->iter++];
+            batch_append_record(out, aggmap_key(e), e->klen, e->vptr, e->vlen);
         }
         if (a->iter >= a->map.n) a->state = 3;
         return out->n > start ? 1 : 0;

@@ -144,8 +144,7 @@ static void sort_run_mem(ext_sorter *s)
         qsort(s->ents, n, sizeof *s->ents, ent_cmp_full);
         return;
     }
-    sort_ent *tmp = malloc(n * sizeof *tmp);
-    if (!tmp) abort();
+    sort_ent *tmp = shuffle_big_alloc(n * sizeof *tmp, false);
     int64_t scratch = (int64_t)(n * sizeof *tmp);
     task_memory_acquire(s->mem, scratch);
     size_t (*hist)[256] = calloc(8, sizeof *hist);
@@ -176,7 +175,7 @@ static void sort_run_mem(ext_sorter *s)
     }
     if (src != s->ents) memcpy(s->ents, src, n * sizeof *src);
     free(hist);
-    free(tmp);
+    shuffle_big_free(tmp, n * sizeof *tmp);
     task_memory_release(s->mem, scratch);
     /* ties on the prefix: full-key order */
     size_t i = 0;
@@ -219,7 +218,7 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
     s->nruns++;
     task_memory_note_spill(s->mem, (int64_t)len);
     arena_reset(&s->arena);
-    free(s->ents);
+    shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
     s->ents = NULL;
     s->n = s->cap = 0;
     charge(s, -s->index_bytes);
@@ -240,8 +239,10 @@ int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
         memcpy(p + 8, k, kv);
         if (s->n == s->cap) {
             size_t nc = s->cap ? s->cap * 2 : 1024;
-            s->ents = realloc(s->ents, nc * sizeof *s->ents);
-            if (!s->ents) abort();
+            sort_ent *ne = shuffle_big_alloc(nc * sizeof *ne, false);
+            if (s->n) memcpy(ne, s->ents, s->n * sizeof *ne);
+            shuffle_big_free(s->ents, s->cap * sizeof *ne);
+            s->ents = ne;
             charge(s, (int64_t)((nc - s->cap) * sizeof *s->ents));
             s->cap = nc;
         }
@@ -371,7 +372,7 @@ void ext_sorter_free(ext_sorter *s)
     for (int i = 0; i < s->nruns; i++) close(s->runs[i].fd);
     free(s->runs);
     arena_free(&s->arena);
-    free(s->ents);
+    shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
     charge(s, -s->index_bytes);
     free(s->dir);
     free(s);

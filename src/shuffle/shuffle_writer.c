@@ -220,8 +220,8 @@ static int spill(shuffle_writer *w, cs_error *err)
         for (int p = 0; p < w->n && rc == 0; p++) {
             offs[p] = recio_writer_offset(rw);
             for (size_t i = starts[p]; i < starts[p + 1] && rc == 0; i++) {
-                const aggmap_entry *e = &w->map.entries[order[i]];
-                rc = recio_writer_add(rw, e->key, e->klen, e->val.ptr, e->val.len, err);
+                const aggmap_entry *e = w->map.ents[order[i]];
+                rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
             }
             if (rc == 0) rc = recio_writer_end_block(rw, err);
         }
@@ -260,48 +260,75 @@ static inline int should_spill(const shuffle_writer *w)
     return task_memory_over(w->mem) && writer_memory(w) >= task_memory_spill_floor(w->mem);
 }
 
+/* Map-side combine: hashes and partitions of a chunk of records first, then a prefetching
+ * batch insert; the spill check runs between chunks. */
+#define COMBINE_CHUNK 256
+
+static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
+{
+    const cs_partitioner *pt = w->spec.partitioner;
+    const uint64_t n = (uint64_t)w->n;
+    uint64_t hashes[COMBINE_CHUNK];
+    uint32_t parts[COMBINE_CHUNK];
+    for (size_t from = 0; from < b->n; from += COMBINE_CHUNK) {
+        size_t to = from + COMBINE_CHUNK < b->n ? from + COMBINE_CHUNK : b->n;
+        for (size_t i = from; i < to; i++) {
+            const cs_rec *r = &b->recs[i];
+            cspark_slice key = {b->data + r->off, r->klen};
+            uint64_t h = shuffle_key_hash(key);
+            hashes[i - from] = h;
+            if (pt->kind == PART_HASH)
+                parts[i - from] = (uint32_t)(h % n);
+            else if (pt->kind == PART_ROUND_ROBIN)
+                parts[i - from] = (uint32_t)(w->rr++ % n);
+            else
+                parts[i - from] = (uint32_t)partitioner_get(pt, key, h);
+        }
+        aggmap_insert_batch(&w->map, b, from, to, hashes, parts, false);
+        if (should_spill(w)) {
+            int rc = spill(w, err);
+            if (rc < 0) return rc;
+        }
+    }
+    return 0;
+}
+
 int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
 {
     if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
+    if (w->combine) return write_combine(w, b, err);
     const cs_partitioner *pt = w->spec.partitioner;
     const int n = w->n;
     for (size_t i = 0; i < b->n; i++) {
         const cs_rec *r = &b->recs[i];
         const uint8_t *k = b->data + r->off;
-        cspark_slice key = {k, r->klen};
-        uint64_t h = 0;
         int p;
-        if (pt->kind == PART_ROUND_ROBIN) {
+        if (pt->kind == PART_HASH) {
+            cspark_slice key = {k, r->klen};
+            p = (int)(shuffle_key_hash(key) % (uint64_t)n);
+        } else if (pt->kind == PART_ROUND_ROBIN) {
             p = (int)(w->rr++ % (uint64_t)n);
-            if (w->combine) h = shuffle_key_hash(key);
-        } else if (pt->kind == PART_HASH) {
-            h = shuffle_key_hash(key);
-            p = (int)(h % (uint64_t)n);
         } else {
-            if (w->combine) h = shuffle_key_hash(key);
-            p = partitioner_get(pt, key, h);
+            cspark_slice key = {k, r->klen};
+            p = partitioner_get(pt, key, 0);
         }
-        if (w->combine) {
-            aggmap_insert(&w->map, k, r->klen, h, (uint32_t)p, k + r->klen, r->vlen, false);
-        } else {
-            part_stream *ps = &w->parts[p];
-            size_t rs = recio_record_size(r->klen, r->vlen);
-            if (ps->raw_len > 0 && ps->raw_len + rs > w->block_target) seal_block(w, p);
-            if (ps->raw_len + rs > ps->raw_cap) {
-                size_t c = ps->raw_cap ? ps->raw_cap : 1024;
-                while (c < ps->raw_len + rs) c *= 2;
-                if (c > UINT32_MAX) return cs_error_set(err, CS_EINVAL, "record too large");
-                ps->raw = realloc(ps->raw, c);
-                if (!ps->raw) abort();
-                charge(w, &w->raw_bytes, (int64_t)(c - ps->raw_cap));
-                ps->raw_cap = (uint32_t)c;
-            }
-            uint8_t *o = ps->raw + ps->raw_len;
-            o += recio_put_header(o, r->klen, r->vlen);
-            memcpy(o, k, (size_t)r->klen + r->vlen);
-            ps->raw_len += (uint32_t)rs;
-            w->records++;
+        part_stream *ps = &w->parts[p];
+        size_t rs = recio_record_size(r->klen, r->vlen);
+        if (ps->raw_len > 0 && ps->raw_len + rs > w->block_target) seal_block(w, p);
+        if (ps->raw_len + rs > ps->raw_cap) {
+            size_t c = ps->raw_cap ? ps->raw_cap : 1024;
+            while (c < ps->raw_len + rs) c *= 2;
+            if (c > UINT32_MAX) return cs_error_set(err, CS_EINVAL, "record too large");
+            ps->raw = realloc(ps->raw, c);
+            if (!ps->raw) abort();
+            charge(w, &w->raw_bytes, (int64_t)(c - ps->raw_cap));
+            ps->raw_cap = (uint32_t)c;
         }
+        uint8_t *o = ps->raw + ps->raw_len;
+        o += recio_put_header(o, r->klen, r->vlen);
+        memcpy(o, k, (size_t)r->klen + r->vlen);
+        ps->raw_len += (uint32_t)rs;
+        w->records++;
         if (should_spill(w)) {
             int rc = spill(w, err);
             if (rc < 0) return rc;
@@ -372,8 +399,8 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
         }
         if (w->combine) {
             for (size_t i = starts[p]; i < starts[p + 1]; i++) {
-                const aggmap_entry *e = &w->map.entries[order[i]];
-                rc = recio_writer_add(rw, e->key, e->klen, e->val.ptr, e->val.len, err);
+                const aggmap_entry *e = w->map.ents[order[i]];
+                rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
                 if (rc < 0) goto done;
             }
             rc = recio_writer_end_block(rw, err);
