@@ -150,6 +150,146 @@ static int mkdir_p(char *path, int last_is_file)
     return 0;
 }
 
+/*
+ * Mount points that do not exist on the host (e.g. /opt/spark/conf, /data) are made without touching the
+ * host: the deepest existing parent P is "shadowed" — a scratch directory under the pod's own directory
+ * gets one entry per entry of P (directories and files bind-mounted, symlinks copied) and is bind-mounted
+ * over P inside the container's mount namespace (for P = "/" it becomes the new root by pivot_root);
+ * the missing components are then created inside the scratch copy. Runs in the child only.
+ */
+typedef struct shadow_state {
+    const char *base;
+    int n;
+    char made[64][PATH_MAX];/* shadowed parents and directories created inside shadows */
+    int n_made;
+} shadow_state;
+
+static int remember(shadow_state *st, const char *path)
+{
+    if (st->n_made < 64)
+        snprintf(st->made[st->n_made++], sizeof st->made[0], "%s", path);
+    return 0;
+}
+
+static int is_ours(const shadow_state *st, const char *path)
+{
+    for (int i = 0; i < st->n_made; i++)
+        if (!strcmp(st->made[i], path))
+            return 1;
+    return 0;
+}
+
+/* a path that just became a mount target is the host's (or an image's) again: shadow it when needed */
+static void forget(shadow_state *st, const char *path)
+{
+    for (int i = 0; i < st->n_made; i++)
+        if (!strcmp(st->made[i], path))
+            st->made[i][0] = 0;
+}
+
+static int populate(const char *dir, const char *scratch)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    char src[PATH_MAX], dst[PATH_MAX], target[PATH_MAX];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(src, sizeof src, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", scratch, e->d_name);
+        struct stat st;
+        if (lstat(src, &st) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            ssize_t n = readlink(src, target, sizeof target - 1);
+            if (n < 0)
+                continue;
+            target[n] = 0;
+            if (symlink(target, dst) != 0 && errno != EEXIST)
+                continue;
+        } else if (S_ISDIR(st.st_mode)) {
+            if (mkdir(dst, st.st_mode & 07777) != 0 && errno != EEXIST)
+                continue;
+            mount(src, dst, NULL, MS_BIND | MS_REC, NULL);
+        } else {
+            int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            if (fd < 0)
+                continue;
+            close(fd);
+            mount(src, dst, NULL, MS_BIND, NULL);
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static int shadow(shadow_state *sh, const char *dir)
+{
+    char scratch[PATH_MAX];
+    snprintf(scratch, sizeof scratch, "%s/%d", sh->base, sh->n++);
+    if (mkdir(sh->base, 0755) != 0 && errno != EEXIST)
+        return -1;
+    if (mkdir(scratch, 0755) != 0 && errno != EEXIST)
+        return -1;
+    if (!strcmp(dir, "/")) {
+        if (mount(scratch, scratch, NULL, MS_BIND, NULL) != 0)
+            return -1;
+        populate("/", scratch);
+        if (chdir(scratch) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
+            chdir("/") != 0)
+            return -1;
+    } else {
+        populate(dir, scratch);
+        if (mount(scratch, dir, NULL, MS_BIND | MS_REC, NULL) != 0)
+            return -1;
+    }
+    return remember(sh, dir);
+}
+
+/* Creates dst (a directory, or a file when is_file) inside the container without writing to the host. */
+static int make_mount_point(shadow_state *sh, char *dst, int is_file)
+{
+    struct stat st;
+    if (stat(dst, &st) == 0)
+        return 0;
+    /* find the first missing component */
+    for (char *p = dst + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char save = *p;
+        *p = 0;
+        int missing = stat(dst, &st) != 0;
+        if (missing) {
+            char parent[PATH_MAX];
+            char *slash = strrchr(dst, '/');
+            if (slash == dst)
+                snprintf(parent, sizeof parent, "/");
+            else
+                snprintf(parent, sizeof parent, "%.*s", (int)(slash - dst), dst);
+            if (!is_ours(sh, parent) && shadow(sh, parent) != 0) {
+                *p = save;
+                return -1;
+            }
+            if (save == 0 && is_file) {
+                int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                if (fd < 0)
+                    return -1;
+                close(fd);
+            } else if (mkdir(dst, 0755) != 0 && errno != EEXIST) {
+                *p = save;
+                return -1;
+            }
+            remember(sh, dst);
+        }
+        *p = save;
+        if (save == 0)
+            break;
+    }
+    return 0;
+}
+
 typedef struct child_args {
     const ks_container_spec *spec;
     char **dst_copies;
@@ -188,11 +328,22 @@ static void child_main(const child_args *a)
                 /* keep the host name; not fatal */
             }
         }
+        shadow_state *sh = NULL;
+        if (s->scratch_dir && s->scratch_dir[0]) {
+            sh = calloc(1, sizeof *sh); /* glibc's fork leaves malloc usable in the child */
+            if (!sh)
+                child_fail(a->err_fd, STEP_MKDIR, -1);
+            sh->base = s->scratch_dir;
+        }
         for (int i = 0; i < s->n_mounts; i++) {
-            if (mkdir_p(a->dst_copies[i], a->src_is_file[i]) != 0)
+            if (sh && make_mount_point(sh, a->dst_copies[i], a->src_is_file[i]) != 0)
+                child_fail(a->err_fd, STEP_MKDIR, i);
+            if (!sh && mkdir_p(a->dst_copies[i], a->src_is_file[i]) != 0)
                 child_fail(a->err_fd, STEP_MKDIR, i);
             if (mount(s->mounts[i].src, s->mounts[i].dst, NULL, MS_BIND | MS_REC, NULL) != 0)
                 child_fail(a->err_fd, STEP_MOUNT, i);
+            if (sh)
+                forget(sh, s->mounts[i].dst);
             if (s->mounts[i].read_only &&
                 mount(NULL, s->mounts[i].dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) != 0)
                 child_fail(a->err_fd, STEP_MOUNT, i);

@@ -33,6 +33,9 @@ typedef struct ks_container_spec {
     const char *hostname;        /* pod hostname (UTS namespace), may be NULL */
     const char *log_path;        /* stdout+stderr appended here */
     long long memory_limit;      /* bytes, 0 = none */
+    const char *scratch_dir;     /* host dir owned by the pod: mount points missing on the host are created in
+                                  * shadow copies of their parent under it, never on the host; NULL -> created
+                                  * on the host (mkdir -p) */
 } ks_container_spec;
 
 typedef struct ks_container ks_container;

@@ -668,7 +668,8 @@ static void start_container(kcont *c)
         c->next_start_ms = mono_ms() + 2000;
         return;
     }
-    char id[200], log_path[4200], prev[4300];
+    char id[200], log_path[4200], prev[4300], scratch[4200];
+    snprintf(scratch, sizeof scratch, "%s/.root-%s", p->dir, c->name);
     snprintf(id, sizeof id, "%s-%s-%d", p->uid, c->name, c->restart_count + (c->ever_started ? 1 : 0));
     snprintf(log_path, sizeof log_path, "%s/%s.log", p->dir, c->name);
     if (c->ever_started || c->term.set) {
@@ -688,7 +689,8 @@ static void start_container(kcont *c)
                                             ? json_string_value(json_object_get(p->spec, "hostname"))
                                             : p->name,
                             .log_path = log_path,
-                            .memory_limit = spec.memory_limit};
+                            .memory_limit = spec.memory_limit,
+                            .scratch_dir = scratch};
     char err[1024];
     if (!c->ever_started && !c->term.set)
         event(k, p, "Normal", "Pulled", "Container image \"%s\" already present on machine", c->image);
