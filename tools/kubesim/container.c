@@ -533,7 +533,8 @@ fail:
 pid_t ks_container_pid(const ks_container *c) { return c->pid; }
 int ks_container_pidfd(const ks_container *c) { return c->pidfd; }
 
-static void kill_cgroup(const char *dir, int sig)
+/* Signals every process of the cgroup, except members of process group skip_pgrp (0 = none). */
+static void kill_cgroup(const char *dir, int sig, pid_t skip_pgrp)
 {
     char path[PATH_MAX * 2];
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
@@ -542,7 +543,7 @@ static void kill_cgroup(const char *dir, int sig)
         return;
     int p;
     while (fscanf(f, "%d", &p) == 1)
-        if (p > 0)
+        if (p > 0 && (!skip_pgrp || getpgid(p) != skip_pgrp))
             kill(p, sig);
     fclose(f);
 }
@@ -551,11 +552,11 @@ void ks_container_signal(ks_container *c, int sig)
 {
     if (!c || c->pid <= 0)
         return;
-    if (!c->exited)
+    /* once each: the process group (the init leads it), then whatever left it but stayed in the cgroup */
+    if (killpg(c->pid, sig) != 0 && !c->exited)
         kill(c->pid, sig);
-    killpg(c->pid, sig);
     if (c->cgroup_dir)
-        kill_cgroup(c->cgroup_dir, sig);
+        kill_cgroup(c->cgroup_dir, sig, c->pid);
 }
 
 static long long cgroup_oom_kills(const char *dir)
@@ -585,7 +586,7 @@ int ks_container_reap(ks_container *c, int *exit_code, const char **reason)
         /* like a container runtime: when init ends, the rest of the container goes with it */
         killpg(c->pid, SIGKILL);
         if (c->cgroup_dir)
-            kill_cgroup(c->cgroup_dir, SIGKILL);
+            kill_cgroup(c->cgroup_dir, SIGKILL, 0);
     }
     int code = WIFEXITED(c->status) ? WEXITSTATUS(c->status) : WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 1;
     int oom = c->rss_killed || (c->cgroup_dir && cgroup_oom_kills(c->cgroup_dir) > 0);
@@ -652,7 +653,7 @@ void ks_container_free(ks_container *c)
     }
     if (c->cgroup_dir) {
         for (int i = 0; i < 50 && rmdir(c->cgroup_dir) != 0 && errno == EBUSY; i++) {
-            kill_cgroup(c->cgroup_dir, SIGKILL);
+            kill_cgroup(c->cgroup_dir, SIGKILL, 0);
             usleep(10000);
         }
         free(c->cgroup_dir);
@@ -674,7 +675,7 @@ void ks_container_cleanup_all(void)
         char dir[PATH_MAX * 2];
         snprintf(dir, sizeof dir, "%s/%s", g_cgroup_base, e->d_name);
         for (int i = 0; i < 50; i++) {
-            kill_cgroup(dir, SIGKILL);
+            kill_cgroup(dir, SIGKILL, 0);
             if (rmdir(dir) == 0 || errno != EBUSY)
                 break;
             usleep(10000);

@@ -378,7 +378,6 @@ static json_t *term_json(const kterm *t)
 
 static json_t *container_status(kpod *p, kcont *c)
 {
-    ks_kubelet *k = p->k;
     json_t *state;
     if (c->state == CS_RUNNING)
         state = json_pack("{s:{s:s}}", "running", "startedAt", c->started_at);
@@ -393,7 +392,7 @@ static json_t *container_status(kpod *p, kcont *c)
     json_t *last = c->last.set ? json_pack("{s:o}", "terminated", term_json(&c->last)) : json_object();
     char image[512], image_id[600];
     const char *img = c->image;
-    if (!strchr(img, '/') && kl_image_dir(k, img) == NULL)
+    if (!strchr(img, '/'))
         snprintf(image, sizeof image, "docker.io/library/%s%s", img, strchr(img, ':') ? "" : ":latest");
     else
         snprintf(image, sizeof image, "%s", img);
