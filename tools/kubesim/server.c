@@ -354,10 +354,7 @@ static enum MHD_Result do_get(ks_server *s, struct MHD_Connection *c, const rout
     if (!obj) {
         ks_err e = {.code = 404};
         snprintf(e.reason, sizeof e.reason, "NotFound");
-        if (rt->has_ns && !ks_store_get(s->o.store, "namespaces", NULL, rt->ns) && strcmp(rt->resource, "namespaces"))
-            snprintf(e.message, sizeof e.message, "%s \"%s\" not found", rt->resource, rt->name);
-        else
-            snprintf(e.message, sizeof e.message, "%s \"%s\" not found", rt->resource, rt->name);
+        snprintf(e.message, sizeof e.message, "%s \"%s\" not found", rt->resource, rt->name);
         return send_err(c, rt, &e);
     }
     if (ks_wants_table(header(c, "Accept"))) {
@@ -435,10 +432,10 @@ static enum MHD_Result do_create(ks_server *s, struct MHD_Connection *c, const r
     if (!obj)
         return send_status(c, 400, "BadRequest", msg, NULL);
     if (!json_is_object(obj)) {
-        json_decref(obj);
         snprintf(msg, sizeof msg, "the object provided is unrecognized (must be of type %s): couldn't get "
                  "version/kind; json parse error: json: cannot unmarshal %s into Go value of type struct",
                  rt->kind, json_is_array(obj) ? "array" : "value");
+        json_decref(obj);
         return send_status(c, 400, "BadRequest", msg, NULL);
     }
     const char *kind = json_string_value(json_object_get(obj, "kind"));
@@ -854,10 +851,6 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
         return send_status(c, 500, "InternalError", "Internal error occurred: injected fault (kubesim errorRate)",
                            json_pack("{s:[{s:s}]}", "causes", "message", "injected fault"));
     }
-    if (rt->has_ns && strcmp(rt->verb, "create") && strcmp(rt->verb, "get") && strcmp(rt->verb, "list") &&
-        strcmp(rt->verb, "watch")) {
-        /* writes to a missing namespace: the store answers 404 namespaces "x" not found */
-    }
     const char *ls = qarg(c, "labelSelector"), *fs = qarg(c, "fieldSelector");
     ks_selector *sel = NULL;
     if ((ls && *ls) || (fs && *fs)) {
@@ -899,10 +892,6 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
             ks_selector_free(sel);
             char err[256];
             sel = ks_selector_parse(rt->resource, ls, fsel, err, sizeof err);
-        }
-        if (rt->has_ns && strcmp(rt->resource, "namespaces")) {
-            json_t *nso = ks_store_get(s->o.store, "namespaces", NULL, rt->ns);
-            json_decref(nso);
         }
         ks_watch_params wp = {
             .store = s->o.store,
