@@ -148,6 +148,9 @@ int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void
                      uint32_t vlen, cs_error *err)
 {
     size_t rs = recio_record_size(klen, vlen);
+    if (rs > RECIO_MAX_BLOCK)
+        return cs_error_set(err, CS_EINVAL, "record of %zu bytes exceeds the %u byte limit", rs,
+                            RECIO_MAX_BLOCK);
     if (w->raw_len > 0 && w->raw_len + rs > w->block_target) {
         int rc = recio_writer_end_block(w, err);
         if (rc < 0) return rc;

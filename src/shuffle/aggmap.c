@@ -130,6 +130,33 @@ static void new_entry(aggmap *m, size_t s, const uint8_t *key, uint32_t klen, ui
     if (m->n * 2 > m->nslots) grow_slots(m);
 }
 
+/* Key equality without a libc call for short keys (words, ids): overlapping 8/4-byte loads. */
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n < 4) {
+        for (uint32_t i = 0; i < n; i++)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
 static inline void insert_one(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash,
                               uint32_t part, const uint8_t *val, uint32_t vlen, bool combiner)
 {
@@ -141,8 +168,7 @@ static inline void insert_one(aggmap *m, const uint8_t *key, uint32_t klen, uint
         if (!sl) break;
         if ((sl & ~PTR_MASK) == tag) {
             aggmap_entry *e = slot_entry(sl);
-            if (e->hash == hash && e->klen == klen &&
-                (klen == 0 || memcmp(aggmap_key(e), key, klen) == 0)) {
+            if (e->hash == hash && e->klen == klen && key_eq(aggmap_key(e), key, klen)) {
                 cspark_slice v = {val, vlen};
                 call_fn(m, combiner ? m->agg->merge_combiners : m->agg->merge_value, e, v);
                 return;

@@ -111,6 +111,33 @@ int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_i
 
 /* ---- local block source ------------------------------------------------------------------ */
 
+static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fdp,
+                      uint64_t *offp, uint64_t *lenp, cs_error *err)
+{
+    const char *dir = arg;
+    uint64_t off, n;
+    *fdp = -1;
+    int rc = shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
+    if (rc < 0) {
+        cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
+        if (err) err->code = CS_EIO;
+        return CS_EIO;
+    }
+    if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != n)
+        return cs_error_set(err, CS_EIO,
+                            "shuffle %d map %d reduce %d: index says %llu bytes, map status %llu",
+                            st->shuffle_id, st->map_id, reduce_id, (unsigned long long)n,
+                            (unsigned long long)st->sizes[reduce_id]);
+    char path[4096];
+    shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
+    *fdp = fd;
+    *offp = off;
+    *lenp = n;
+    return 0;
+}
+
 static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
                        size_t *len, cs_error *err)
 {
@@ -153,6 +180,7 @@ shuffle_block_source shuffle_local_source(const char *dir)
     shuffle_block_source s;
     s.fetch = local_fetch;
     s.arg = (void *)dir;
+    s.open_range = local_open;
     return s;
 }
 
@@ -167,6 +195,7 @@ struct shuffle_reader {
     int cur_map;  /* map of the segment being decoded, -1 none */
     uint8_t *seg;
     size_t seg_len;
+    int seg_fd;
     recio_reader *rd;
 };
 
@@ -184,6 +213,7 @@ shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_map
     r->reduce_id = reduce_id;
     r->src = *src;
     r->cur_map = -1;
+    r->seg_fd = -1;
     return r;
 }
 
@@ -194,6 +224,8 @@ static void drop_segment(shuffle_reader *r)
     free(r->seg);
     r->seg = NULL;
     r->seg_len = 0;
+    if (r->seg_fd >= 0) close(r->seg_fd);
+    r->seg_fd = -1;
     r->cur_map = -1;
 }
 
@@ -217,19 +249,35 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
             }
             if (r->next_map >= r->num_maps) return out->n > start ? 1 : 0;
             const cs_map_status *st = r->maps[r->next_map++];
-            uint8_t *seg = NULL;
-            size_t len = 0;
-            int rc = r->src.fetch(r->src.arg, st, r->reduce_id, &seg, &len, err);
+            int rc;
+            if (r->src.open_range) {
+                int fd = -1;
+                uint64_t off = 0, len = 0;
+                rc = r->src.open_range(r->src.arg, st, r->reduce_id, &fd, &off, &len, err);
+                if (rc == 0) {
+                    r->seg_fd = fd;
+                    r->rd = recio_reader_fd(fd, off, len, 0);
+                } else if (fd >= 0) {
+                    close(fd);
+                }
+            } else {
+                uint8_t *seg = NULL;
+                size_t len = 0;
+                rc = r->src.fetch(r->src.arg, st, r->reduce_id, &seg, &len, err);
+                if (rc == 0) {
+                    r->seg = seg;
+                    r->seg_len = len;
+                    r->rd = recio_reader_mem(seg, len);
+                } else {
+                    free(seg);
+                }
+            }
             if (rc < 0) {
-                free(seg);
                 if (failed_map_id) *failed_map_id = st->map_id;
                 if (err && err->code == CS_OK) err->code = rc;
                 return rc;
             }
-            r->seg = seg;
-            r->seg_len = len;
             r->cur_map = st->map_id;
-            r->rd = recio_reader_mem(seg, len);
         }
         int rc = recio_reader_next_block(r->rd, out, err);
         if (rc < 0) {

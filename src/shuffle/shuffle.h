@@ -110,8 +110,15 @@ typedef struct shuffle_block_source {
     int (*fetch)(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out, size_t *len,
                  cs_error *err);
     void *arg;
+    /* Optional (added): the segment as a range of an open file, which the reader then streams
+     * with pread through a 1 MB buffer instead of fetching it whole, so memory stays bounded
+     * whatever the segment size. *fd becomes the reader's (closed by it). Same errors as fetch.
+     * The local source sets it; leave NULL for sources that only fetch. */
+    int (*open_range)(void *arg, const cs_map_status *st, int reduce_id, int *fd, uint64_t *off,
+                      uint64_t *len, cs_error *err);
 } shuffle_block_source;
-/* Reads <dir>/shuffle_* files through their index; arg = dir (borrowed). */
+/* Reads <dir>/shuffle_* files through their index; arg = dir (borrowed). Sets fetch and
+ * open_range. */
 shuffle_block_source shuffle_local_source(const char *dir);
 
 typedef struct shuffle_reader shuffle_reader;

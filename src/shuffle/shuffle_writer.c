@@ -314,11 +314,13 @@ int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
         }
         part_stream *ps = &w->parts[p];
         size_t rs = recio_record_size(r->klen, r->vlen);
+        if (rs > RECIO_MAX_BLOCK)
+            return cs_error_set(err, CS_EINVAL, "shuffle record of %zu bytes exceeds the %u byte "
+                                "limit", rs, RECIO_MAX_BLOCK);
         if (ps->raw_len > 0 && ps->raw_len + rs > w->block_target) seal_block(w, p);
         if (ps->raw_len + rs > ps->raw_cap) {
             size_t c = ps->raw_cap ? ps->raw_cap : 1024;
             while (c < ps->raw_len + rs) c *= 2;
-            if (c > UINT32_MAX) return cs_error_set(err, CS_EINVAL, "record too large");
             ps->raw = realloc(ps->raw, c);
             if (!ps->raw) abort();
             charge(w, &w->raw_bytes, (int64_t)(c - ps->raw_cap));

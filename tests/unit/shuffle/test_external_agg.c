@@ -260,6 +260,56 @@ static void test_group_lists_with_spills(void **state)
     assert_true(keys > 0);
 }
 
+/* One key whose list grows far beyond an arena chunk, plus a few small keys. */
+static void test_one_huge_group(void **state)
+{
+    (void)state;
+    cs_aggregator agg = {cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false,
+                         NULL};
+    cs_task_memory mem;
+    task_memory_init(&mem, 0);
+    cs_error err = {0};
+    ext_agg *a = ext_agg_new(&agg, &mem, g_dir, &err);
+    cs_batch b;
+    batch_init(&b);
+    uint8_t v[100];
+    memset(v, 7, sizeof v);
+    const int n = 100000;
+    for (int i = 0; i < n; i++) {
+        batch_append_record(&b, "hot", 3, v, sizeof v);
+        if (i % 1000 == 0) batch_append_record(&b, &i, sizeof i, v, 1);
+        if (batch_full(&b)) {
+            assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
+            batch_reset(&b);
+        }
+    }
+    assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
+    batch_reset(&b);
+    int rc, keys = 0, hot_items = 0;
+    while ((rc = ext_agg_next(a, &b, &err)) == 1) {
+        for (size_t i = 0; i < b.n; i++) {
+            cspark_record r = batch_get(&b, i);
+            keys++;
+            if (r.key.len == 3 && memcmp(r.key.ptr, "hot", 3) == 0) {
+                assert_int_equal(r.value.len, (uint32_t)n * 104);
+                cspark_slice l = r.value, it;
+                while (cspark_list_next(&l, &it)) {
+                    assert_int_equal(it.len, 100);
+                    hot_items++;
+                }
+            }
+        }
+        batch_reset(&b);
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(hot_items, n);
+    assert_int_equal(keys, 1 + n / 1000);
+    /* doubling growth: the arena holds at most a few times the final list */
+    assert_true(mem.peak < 8 * (int64_t)n * 104);
+    ext_agg_free(a);
+    batch_free(&b);
+}
+
 static void test_value_helpers(void **state)
 {
     (void)state;
@@ -299,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_sum_in_memory),
         cmocka_unit_test(test_zero_and_create),
         cmocka_unit_test(test_group_lists_with_spills),
+        cmocka_unit_test(test_one_huge_group),
         cmocka_unit_test(test_value_helpers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -169,6 +169,47 @@ static void test_key_order(void **state)
     }
 }
 
+/* Values larger than arena chunks, mixed with small records, through spills. */
+static void test_large_records(void **state)
+{
+    (void)state;
+    cs_task_memory mem;
+    task_memory_init(&mem, 1 << 20);
+    cs_error err = {0};
+    ext_sorter *s = ext_sorter_new(true, &mem, g_dir, &err);
+    cs_batch b;
+    batch_init(&b);
+    size_t big = 3u << 20;
+    uint8_t *v = malloc(big);
+    for (int i = 0; i < 40; i++) {
+        uint8_t k[4] = {(uint8_t)(39 - i), 0, 0, 0};
+        memset(v, i, big);
+        batch_reset(&b);
+        batch_append_record(&b, k, 4, v, i % 3 == 0 ? (uint32_t)big : 10);
+        assert_int_equal(ext_sorter_insert(s, &b, &err), 0);
+    }
+    assert_true(ext_sorter_spills(s) > 0);
+    int seen = 0, rc;
+    batch_reset(&b);
+    while ((rc = ext_sorter_next(s, &b, &err)) == 1) {
+        for (size_t j = 0; j < b.n; j++) {
+            cspark_record r = batch_get(&b, j);
+            int i = 39 - r.key.ptr[0];
+            assert_int_equal(r.key.ptr[0], seen); /* keys 0..39 in order */
+            assert_int_equal(r.value.len, i % 3 == 0 ? big : 10);
+            assert_int_equal(r.value.ptr[r.value.len - 1], i);
+            seen++;
+        }
+        batch_reset(&b);
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(seen, 40);
+    ext_sorter_free(s);
+    assert_int_equal(mem.used, 0);
+    free(v);
+    batch_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_sort_500k_spills_descending),
         cmocka_unit_test(test_sort_in_memory),
         cmocka_unit_test(test_key_order),
+        cmocka_unit_test(test_large_records),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -166,6 +166,14 @@ static int counting_fetch(void *arg, const cs_map_status *st, int reduce_id, uin
     return s.fetch(s.arg, st, reduce_id, out, len, err);
 }
 
+static int counting_open(void *arg, const cs_map_status *st, int reduce_id, int *fd,
+                         uint64_t *off, uint64_t *len, cs_error *err)
+{
+    fetch_count++;
+    shuffle_block_source s = shuffle_local_source(arg);
+    return s.open_range(s.arg, st, reduce_id, fd, off, len, err);
+}
+
 /* Writes NMAPS map outputs with partitioner p (and combiner), then reads every reduce partition
  * and checks it against the reference. Returns total spills. */
 #define NMAPS 3
@@ -231,8 +239,9 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
         batch_free(&in);
     }
     assert_int_equal(stray_files(), 0);
-    shuffle_block_source src = {counting_fetch, g_dir};
     for (int r = 0; r < n; r++) {
+        /* even partitions: whole-segment fetch; odd: streamed file ranges */
+        shuffle_block_source src = {counting_fetch, g_dir, r % 2 ? counting_open : NULL};
         fetch_count = 0;
         shuffle_reader *rd = shuffle_reader_new(stp, NMAPS, r, &src, &err);
         assert_non_null(rd);
