@@ -6,6 +6,7 @@
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,9 +49,11 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
     }
     int rc = fn(sc, argc, argv);
     if (sc->failed && rc == 0) rc = 1;
-    if (rc != 0 && sc->error) fprintf(stderr, "cspark-submit: %s\n", sc->error);
+    char *error = rc != 0 && sc->error ? strdup(sc->error) : NULL;
     fflush(stdout);
-    context_stop(sc, rc == 0);
+    context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */
+    if (error) fprintf(stderr, "cspark-submit: %s\n", error);
+    free(error);
     /* the job's .so stays loaded: its destructors may still run at exit */
     return rc;
 }

@@ -37,6 +37,7 @@ static void *worker_main(void *arg)
         while (!b->head && !b->stopping) pthread_cond_wait(&b->cond, &b->lock);
         if (!b->head) {
             pthread_mutex_unlock(&b->lock);
+            task_thread_fini();
             return NULL;
         }
         queued *q = b->head;
@@ -49,6 +50,7 @@ static void *worker_main(void *arg)
 
         task_result r;
         task_result_init(&r);
+        scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host);
         task_run(&b->env, t, &r);
         scheduler_task_done(b->base.sched, t, &r);
     }

@@ -100,5 +100,6 @@ void task_result_free(task_result *r);
  * by task_thread_init on each worker thread. */
 void task_install_crash_handlers(void);
 void task_thread_init(void);
+void task_thread_fini(void); /* before a thread that called task_thread_init exits */
 
 #endif

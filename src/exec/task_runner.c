@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,15 +112,31 @@ void task_install_crash_handlers(void)
     sigaction(SIGILL, &sa, NULL);
 }
 
+static __thread void *own_altstack;
+#define ALTSTACK_SIZE (64 * 1024)
+
 void task_thread_init(void)
 {
-    static __thread void *alt;
-    if (alt) return;
-    size_t size = 64 * 1024;
-    alt = malloc(size);
-    if (!alt) return;
-    stack_t ss = {.ss_sp = alt, .ss_size = size, .ss_flags = 0};
+    stack_t cur;
+    if (own_altstack || (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)))
+        return; /* this thread already has one (ours, or a sanitizer's) */
+    void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    stack_t ss = {.ss_sp = p, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) < 0) {
+        munmap(p, ALTSTACK_SIZE);
+        return;
+    }
+    own_altstack = p;
+}
+
+void task_thread_fini(void)
+{
+    if (!own_altstack) return;
+    stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
     sigaltstack(&ss, NULL);
+    munmap(own_altstack, ALTSTACK_SIZE);
+    own_altstack = NULL;
 }
 
 /* ---- results ----------------------------------------------------------------------------- */

@@ -257,11 +257,6 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
     t->num_inputs = st->num_reads;
     t->cancelled = &s->cancelled;
     s->in_flight++;
-    cs_event ev = {.kind = CS_EV_TASK_START, .stage_id = st->id, .stage_attempt = st->attempt,
-                   .task_id = t->task_id, .partition = t->partition, .attempt = t->attempt,
-                   .executor_id = "driver", .host = "localhost",
-                   .task_type = st->dep ? "ShuffleMapTask" : "ResultTask", .job_id = j->id};
-    post(s, &ev);
     s->backend->launch(s->backend, t);
 }
 
@@ -440,6 +435,18 @@ static completion *pop_completion(scheduler *s)
     if (!s->head) s->tail = NULL;
     pthread_mutex_unlock(&s->lock);
     return c;
+}
+
+void scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
+                            const char *host)
+{
+    const sched_task *stk = (const sched_task *)t;
+    cs_event ev = {.kind = CS_EV_TASK_START, .stage_id = t->stage_id,
+                   .stage_attempt = t->stage_attempt, .task_id = t->task_id,
+                   .partition = t->partition, .attempt = t->attempt, .executor_id = executor_id,
+                   .host = host, .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
+                   .job_id = t->job_id};
+    post(s, &ev);
 }
 
 void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)

@@ -48,7 +48,9 @@ typedef void (*job_result_fn)(void *arg, int partition, task_result *r);
 int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
                       const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err);
 
-/* Backend callback, any thread. */
+/* Backend callbacks, any thread: a task began running on a core slot / finished. */
+void scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
+                            const char *host);
 void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
 
 #endif
