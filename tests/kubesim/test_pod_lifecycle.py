@@ -94,11 +94,14 @@ def pid_alive(pid):
 def cluster():
     if not os.access(KUBESIM, os.X_OK):
         pytest.fail("kubesim not built at %s" % KUBESIM)
-    state = tempfile.mkdtemp(prefix="kubesim-kubelet-")
+    state = tempfile.mkdtemp(prefix="cspark-kubelet-test-")
     try:
         with start_kubesim("--state-dir", state, "--nodes", "1", "--node-cpu", "4", "--node-memory", "2Gi") as ks:
             ks.v1 = api_for(ks)
             ks.state = state
+            # a private copy for kubectl: the fixture's temp dir is not ours to rely on
+            ks.kc_copy = os.path.join(state, "kubeconfig")
+            shutil.copy(ks.kubeconfig, ks.kc_copy)
             wait_for(lambda: ks.v1.list_node().items, 30, what="node registered")
             yield ks
     finally:
@@ -148,7 +151,7 @@ def test_running_status_and_logs(cluster):
     log = wait_for(lambda: (lambda s: s if "err-line" in s else None)(v1.read_namespaced_pod_log(name, NS)),
                    what="log lines")
     assert "out-line" in log and "err-line" in log
-    env = dict(os.environ, KUBECONFIG=cluster.kubeconfig, HOME=cluster.tmpdir)
+    env = dict(os.environ, KUBECONFIG=cluster.kc_copy, HOME=cluster.state)
     out = subprocess.run([KUBECTL, "logs", name], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "out-line" in out.stdout and "err-line" in out.stdout
@@ -336,6 +339,25 @@ def test_restart_policy_on_failure_counts_restarts(cluster):
     wait_for(lambda: gone(v1, name), what="cleanup")
 
 
+def test_init_containers_and_empty_dir(cluster):
+    v1 = cluster.v1
+    name = uniq("init")
+    body = make_pod(name, ["sh", "-c", "cat /work/from-init; cat /work/from-init2"],
+                    volumeMounts=[{"name": "work", "mountPath": "/work"}],
+                    volumes=[{"name": "work", "emptyDir": {}}])
+    body["spec"]["initContainers"] = [
+        {"name": "init1", "image": "busybox", "command": ["sh", "-c", "echo first > /work/from-init"],
+         "volumeMounts": [{"name": "work", "mountPath": "/work"}]},
+        {"name": "init2", "image": "busybox", "command": ["sh", "-c", "test -f /work/from-init && echo second > /work/from-init2"],
+         "volumeMounts": [{"name": "work", "mountPath": "/work"}]}]
+    v1.create_namespaced_pod(NS, body)
+    p = wait_for(lambda: terminal(v1, name), what="init pod terminal")
+    assert p.status.phase == "Succeeded", v1.read_namespaced_pod_log(name, NS)
+    assert [s.state.terminated.reason for s in p.status.init_container_statuses] == ["Completed", "Completed"]
+    assert {c.type: c.status for c in p.status.conditions}["Initialized"] == "True"
+    assert v1.read_namespaced_pod_log(name, NS).split() == ["first", "second"]
+
+
 def test_unknown_command_is_start_error(cluster):
     v1 = cluster.v1
     name = uniq("nocmd")
@@ -347,7 +369,7 @@ def test_unknown_command_is_start_error(cluster):
 
 
 def test_no_pod_process_outlives_kubesim():
-    state = tempfile.mkdtemp(prefix="kubesim-stop-")
+    state = tempfile.mkdtemp(prefix="cspark-kubelet-stop-")
     d = os.path.join(state, "out")
     os.makedirs(d)
     try:

@@ -914,7 +914,11 @@ static void pod_timer_cb(uv_timer_t *t)
     if (p->closing)
         return;
     if (p->deleting) {
-        if (p->kill_deadline && mono_ms() >= p->kill_deadline - 5 && !p->killed_hard) {
+        if (p->kill_deadline && !p->killed_hard && mono_ms() < p->kill_deadline - 5) {
+            arm(p, p->kill_deadline - mono_ms()); /* an earlier timer (a back-off) fired first */
+            return;
+        }
+        if (p->kill_deadline && !p->killed_hard) {
             p->killed_hard = 1;
             for (int i = 0; i < p->n_init + p->n_cont; i++)
                 if (p->cs[i].proc)
