@@ -4,6 +4,7 @@
  * ks_store_mutate, PUT-style update, and label/field selector parsing of the raw bytes. The first byte
  * picks the path. Built and run by kubesim_body.sh. */
 #include "patch.h"
+#include "pb.h"
 #include "selector.h"
 #include "store.h"
 #include "validate.h"
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (size < 1)
         return 0;
-    int mode = data[0] % 6;
+    int mode = data[0] % 7;
     const char *body = (const char *)data + 1;
     size_t len = size - 1;
     if (mode == 5) {
@@ -56,6 +57,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_decref(o);
         ks_selector_free(sel);
         free(s);
+        return 0;
+    }
+    if (mode == 6) {
+        char err[512];
+        json_t *o = ks_pb_decode(body, len, err, sizeof err);
+        if (o) {
+            ks_err e = {0};
+            const char *kind = json_string_value(json_object_get(o, "kind"));
+            const char *r = !strcmp(kind, "Namespace") ? "namespaces" : !strcmp(kind, "Service") ? "services"
+                            : !strcmp(kind, "Secret") ? "secrets" : "configmaps";
+            if (ks_validate(r, o, 1, &e) == 0)
+                ks_store_create(store, r, strcmp(r, "namespaces") ? "default" : NULL, json_incref(o), NULL, &e);
+            ks_err_clear(&e);
+            json_decref(o);
+        }
         return 0;
     }
     json_error_t je;

@@ -116,3 +116,19 @@ def test_kubectl_validation_errors(kubesim):
     bad = POD.replace("name: web", "name: Web_Bad") % "x"
     p = kubesim.kubectl("create", "-f", "-", input=bad, check=False)
     assert p.returncode != 0 and "is invalid" in p.stderr and "metadata.name" in p.stderr
+
+
+def test_typed_generators_send_protobuf(kubesim):
+    """kubectl create configmap/secret/namespace/service send protobuf bodies; kubesim decodes them."""
+    kubesim.kubectl("create", "configmap", "cm1", "--from-literal=a=b")
+    assert kubesim.call("GET", "/api/v1/namespaces/default/configmaps/cm1")[1]["data"] == {"a": "b"}
+    kubesim.kubectl("create", "secret", "generic", "s1", "--from-literal=p=q")
+    st, s = kubesim.call("GET", "/api/v1/namespaces/default/secrets/s1")
+    assert s["data"] == {"p": "cQ=="} and s["type"] == "Opaque"
+    kubesim.kubectl("create", "namespace", "team")
+    assert kubesim.call("GET", "/api/v1/namespaces/team")[1]["status"]["phase"] == "Active"
+    kubesim.kubectl("create", "service", "clusterip", "svc1", "--tcp=80:8080", "-n", "team")
+    st, svc = kubesim.call("GET", "/api/v1/namespaces/team/services/svc1")
+    assert svc["spec"]["ports"][0]["port"] == 80 and svc["spec"]["ports"][0]["targetPort"] == 8080
+    assert svc["spec"]["clusterIP"].startswith("10.96.") and svc["spec"]["type"] == "ClusterIP"
+    assert 'namespace "team" deleted' in kubesim.kubectl("delete", "namespace", "team").stdout

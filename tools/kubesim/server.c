@@ -6,6 +6,7 @@
 #include "server.h"
 #include "discovery.h"
 #include "patch.h"
+#include "pb.h"
 #include "selector.h"
 #include "table.h"
 #include "util.h"
@@ -191,11 +192,8 @@ static int parse_path(const char *url, route *rt)
 static json_t *parse_body(const req_ctx *rc, const route *rt, char *err, size_t errlen)
 {
     json_error_t je;
-    if (rc->len >= 4 && !memcmp(rc->body, "k8s\0", 4)) {
-        snprintf(err, errlen, "the body of the request was in an unknown format - accepted media types include: "
-                 "application/json, application/merge-patch+json, application/strategic-merge-patch+json");
-        return NULL;
-    }
+    if (ks_pb_is_protobuf(rc->body, rc->len))
+        return ks_pb_decode(rc->body, rc->len, err, errlen);
     if (!rc->body || rc->len == 0) {
         snprintf(err, errlen, "the body of the request was in an unknown format - accepted media types include: "
                  "application/json, application/yaml");
