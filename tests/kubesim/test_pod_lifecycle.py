@@ -104,8 +104,19 @@ def cluster():
             shutil.copy(ks.kubeconfig, ks.kc_copy)
             wait_for(lambda: ks.v1.list_node().items, 30, what="node registered")
             yield ks
+        check_sanitizer_log(ks)
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+def check_sanitizer_log(ks):
+    """In the ASan+UBSan build, memory errors and undefined behaviour reported by kubesim fail the test."""
+    try:
+        text = open(os.path.join(ks.tmpdir, "kubesim.log"), errors="replace").read()
+    except OSError:
+        return
+    bad = [l for l in text.splitlines() if "ERROR: AddressSanitizer" in l or "runtime error:" in l]
+    assert not bad, "kubesim reported:\n" + "\n".join(bad[:10])
 
 
 def test_node_registered_with_capacity(cluster):
@@ -388,6 +399,7 @@ def test_no_pod_process_outlives_kubesim():
             assert all(pid_alive(p) for p in pids)
             ks.proc.send_signal(signal.SIGTERM)
             ks.proc.wait(timeout=30)
+        check_sanitizer_log(ks)
         wait_for(lambda: not any(pid_alive(p) for p in pids), 10, what="pod processes gone after kubesim stopped")
     finally:
         shutil.rmtree(state, ignore_errors=True)
