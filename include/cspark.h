@@ -213,17 +213,39 @@ void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *
 
 /* ---- encodings --------------------------------------------------------------------------- */
 
+/* Big-endian 64-bit load/store (one byte swap on little-endian machines). */
+static inline uint64_t cspark__load_be64(const uint8_t in[8])
+{
+    uint64_t u;
+    memcpy(&u, in, 8);
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    u = __builtin_bswap64(u);
+#elif !defined(__GNUC__)
+    u = 0;
+    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
+#endif
+    return u;
+}
+static inline void cspark__store_be64(uint64_t u, uint8_t out[8])
+{
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    u = __builtin_bswap64(u);
+    memcpy(out, &u, 8);
+#elif defined(__GNUC__)
+    memcpy(out, &u, 8);
+#else
+    for (int i = 7; i >= 0; i--, u >>= 8) out[i] = (uint8_t)u;
+#endif
+}
+
 /* i64 as 8 big-endian bytes with the sign bit flipped: memcmp order == numeric order. */
 static inline void cspark_i64_encode(int64_t v, uint8_t out[8])
 {
-    uint64_t u = (uint64_t)v ^ 0x8000000000000000ULL;
-    for (int i = 7; i >= 0; i--, u >>= 8) out[i] = (uint8_t)u;
+    cspark__store_be64((uint64_t)v ^ 0x8000000000000000ULL, out);
 }
 static inline int64_t cspark_i64_decode(const uint8_t in[8])
 {
-    uint64_t u = 0;
-    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
-    return (int64_t)(u ^ 0x8000000000000000ULL);
+    return (int64_t)(cspark__load_be64(in) ^ 0x8000000000000000ULL);
 }
 /* f64 as 8 bytes whose memcmp order is the numeric order (NaN sorts last). */
 static inline void cspark_f64_encode(double d, uint8_t out[8])
@@ -231,13 +253,12 @@ static inline void cspark_f64_encode(double d, uint8_t out[8])
     uint64_t u;
     memcpy(&u, &d, 8);
     u = (u & 0x8000000000000000ULL) ? ~u : (u | 0x8000000000000000ULL);
-    for (int i = 7; i >= 0; i--, u >>= 8) out[i] = (uint8_t)u;
+    cspark__store_be64(u, out);
 }
 static inline double cspark_f64_decode(const uint8_t in[8])
 {
-    uint64_t u = 0;
+    uint64_t u = cspark__load_be64(in);
     double d;
-    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
     u = (u & 0x8000000000000000ULL) ? (u & ~0x8000000000000000ULL) : ~u;
     memcpy(&d, &u, 8);
     return d;

@@ -9,7 +9,8 @@
 
 void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
-    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_sum_i64: values must be 8-byte cspark_i64 encodings");
+    if (__builtin_expect(acc->len != 8 || value.len != 8, 0))
+        cspark_task_fail(tc, "cspark_sum_i64: values must be 8-byte cspark_i64 encodings");
     cspark_i64_encode(cspark_i64_decode(acc->ptr) + cspark_i64_decode(value.ptr), acc->ptr);
 }
 
