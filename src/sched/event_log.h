@@ -42,10 +42,6 @@ int event_log_close(event_log *el, cs_error *err);
 /* Path currently written (the .inprogress name until close). Borrowed until event_log_close. */
 const char *event_log_path(const event_log *el);
 
-/* Task start/end are written by a direct JSON writer (fast path, default on); off makes them go
- * through jansson like every other event. Exposed for the test comparing both. */
-void event_log_set_direct_task_events(event_log *el, bool on);
-
 /* Spark's JsonProtocol event name for a kind ("SparkListenerTaskEnd"); same as
  * cs_event_kind_name (listener.h). */
 const char *event_log_event_name(cs_event_kind kind);
