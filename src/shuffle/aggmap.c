@@ -157,7 +157,7 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t n)
     return memcmp(a, b, n) == 0;
 }
 
-static inline void insert_one(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash,
+static inline __attribute__((always_inline)) void insert_one(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash,
                               uint32_t part, const uint8_t *val, uint32_t vlen, bool combiner)
 {
     size_t mask = m->nslots - 1;
@@ -185,8 +185,8 @@ void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, 
     insert_one(m, key, klen, hash, part, val, vlen, combiner);
 }
 
-#define PF_SLOT 16
-#define PF_ENTRY 8
+#define PF_SLOT 32
+#define PF_ENTRY 16
 
 void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
                          const uint64_t *hashes, const uint32_t *parts, bool combiner)
@@ -199,7 +199,12 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
         if (i + PF_SLOT < n) __builtin_prefetch(&m->slots[hashes[i + PF_SLOT] >> m->shift]);
         if (i + PF_ENTRY < n) {
             uint64_t sl = m->slots[hashes[i + PF_ENTRY] >> m->shift];
-            if (sl) __builtin_prefetch(slot_entry(sl));
+            if (sl) {
+                /* the entry header and, usually, its key and value (one or two lines) */
+                const char *e = (const char *)slot_entry(sl);
+                __builtin_prefetch(e);
+                __builtin_prefetch(e + 56);
+            }
         }
         const cs_rec *r = &recs[i];
         const uint8_t *k = b->data + r->off;
