@@ -40,6 +40,8 @@ typedef struct stage {
     shuffle_input *inputs;
     int first_job;
     task_sink shuffle_sink; /* map stages: where their tasks write */
+    void **attempt_allocs; /* inputs given to attempts, freed at stop (tasks may outlive one) */
+    int num_allocs, cap_allocs;
 } stage;
 
 /* A launched task with what the scheduler needs back when it completes. */
@@ -157,7 +159,6 @@ static void stage_link(scheduler *s, stage *st, int job_id)
     free(seen);
     st->parents = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->parents);
     for (int i = 0; i < st->num_reads; i++) st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
-    st->inputs = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->inputs);
 }
 
 static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
@@ -183,12 +184,23 @@ static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
     return st;
 }
 
+/* Zeroed memory owned by the stage until the application stops. */
+static void *stage_alloc(stage *st, size_t n)
+{
+    if (st->num_allocs == st->cap_allocs) {
+        st->cap_allocs = st->cap_allocs ? st->cap_allocs * 2 : 4;
+        st->attempt_allocs = cs_xrealloc(st->attempt_allocs, (size_t)st->cap_allocs * sizeof(void *));
+    }
+    return st->attempt_allocs[st->num_allocs++] = cs_xcalloc(1, n);
+}
+
 static void stage_free(stage *st)
 {
     free(st->parents);
     free(st->reads);
     free(st->failures);
-    free(st->inputs);
+    for (int i = 0; i < st->num_allocs; i++) free(st->attempt_allocs[i]);
+    free(st->attempt_allocs);
     free(st);
 }
 
@@ -260,19 +272,32 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
     s->backend->launch(s->backend, t);
 }
 
+static void submit_waiting(scheduler *s, job *j);
+
 static void submit_missing_tasks(scheduler *s, job *j, stage *st)
 {
+    int missing = 0;
+    for (int i = 0; i < st->num_tasks; i++) missing += task_needed(s, j, st, i);
+    if (missing == 0) { /* everything arrived meanwhile: nothing to run */
+        st->running = false;
+        if (st->dep) submit_waiting(s, j);
+        return;
+    }
     st->attempt++;
     st->running = true;
     st->submit_ms = cs_now_ms();
+    /* each attempt reads an immutable copy: a fetch failure may unregister outputs while
+     * tasks of this attempt still run; the statuses themselves live until the app stops */
+    shuffle_input *inputs = stage_alloc(st, ((size_t)st->num_reads + 1) * sizeof *inputs);
     for (int i = 0; i < st->num_reads; i++) {
         map_outputs *o = &s->outputs[st->reads[i]->shuffle_id];
-        st->inputs[i].shuffle_id = st->reads[i]->shuffle_id;
-        st->inputs[i].maps = (const cs_map_status *const *)o->maps;
-        st->inputs[i].num_maps = o->num_maps;
+        cs_map_status **copy = stage_alloc(st, ((size_t)o->num_maps + 1) * sizeof *copy);
+        memcpy(copy, o->maps, (size_t)o->num_maps * sizeof *copy);
+        inputs[i].shuffle_id = st->reads[i]->shuffle_id;
+        inputs[i].maps = (const cs_map_status *const *)copy;
+        inputs[i].num_maps = o->num_maps;
     }
-    int missing = 0;
-    for (int i = 0; i < st->num_tasks; i++) missing += task_needed(s, j, st, i);
+    st->inputs = inputs;
     cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED, .stage_id = st->id, .stage_attempt = st->attempt,
                    .num_tasks = missing, .stage_name = st->rdd->name, .job_id = j->id};
     post(s, &ev);
@@ -369,9 +394,12 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             if (o->maps[index]) bury(s, o->maps[index]);
             else o->available++;
             o->maps[index] = ms;
-            if (st->running && o->available == o->num_maps) {
+            if (o->available == o->num_maps) {
+                /* complete, possibly through late results of an earlier attempt while the
+                 * stage waited for a resubmitted parent */
                 st->fetch_failures = 0;
-                stage_finished(s, j, st, true, NULL);
+                if (st->running) stage_finished(s, j, st, true, NULL);
+                if (st->waiting) remove_waiting(s, st);
                 submit_waiting(s, j);
             }
         } else if (!j->finished[index]) {
