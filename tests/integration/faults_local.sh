@@ -52,4 +52,12 @@ out=$("$SUBMIT" --master 'local[2]' --class shuffle_reuse "$JOBS" 2>"$T/err7") |
 assert_eq "counts=10000,10000" "$out" "shuffle_reuse counts"
 n=$(grep -c 'name="range at testjobs.so:shuffle_reuse" event=submitted' "$T/err7")
 assert_eq "1" "$n" "map stage submissions across two jobs"
+# a lost map output: the next job's fetch failure resubmits only that map, same answer
+mkdir "$T/local"
+out=$("$SUBMIT" --master 'local[2]' --conf spark.local.dir="$T/local" --class lost_map_output "$JOBS" 2>"$T/err8") ||
+    fail "lost_map_output failed: $(tail -2 "$T/err8")"
+assert_eq "keys=10,10 sums=4999950000,4999950000" "$out" "lost_map_output result"
+grep -q 'event=resubmit reason="FetchFailed(shuffle 0, map 0)' "$T/err8" || fail "no fetch-failure resubmission logged"
+grep -q 'stage=0 attempt=1 tasks=1 name="map at testjobs.so:lost_map_output" event=submitted' "$T/err8" ||
+    fail "the map stage was not resubmitted for exactly its one lost output"
 echo "PASS: $TEST_NAME"
