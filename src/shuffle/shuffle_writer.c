@@ -28,6 +28,7 @@
 
 #include "common/recio.h"
 #include "shuffle/aggmap.h"
+#include "shuffle/external_sort.h"
 #include "shuffle/arena.h"
 #include "shuffle/spill.h"
 
@@ -55,6 +56,7 @@ struct shuffle_writer {
     cs_task_memory own_mem;
     bool combine;
     uint64_t rr;
+    uint64_t *bound_prefix; /* RANGE: first 8 bytes of each bound (big-endian, zero-padded) */
     /* no combine */
     part_stream *parts;
     cs_arena blocks_arena;
@@ -74,6 +76,41 @@ struct shuffle_writer {
     char tmp_data[4096], tmp_index[4096];
     bool committed;
 };
+
+/* First 8 key bytes as a big-endian number, zero-padded: prefixes compare like the keys
+ * whenever they differ. */
+static inline uint64_t key_prefix8(const uint8_t *k, uint32_t len)
+{
+    uint64_t p;
+    if (len >= 8) {
+        memcpy(&p, k, 8);
+        return __builtin_bswap64(p);
+    }
+    p = 0;
+    for (uint32_t i = 0; i < 8; i++) p = (p << 8) | (i < len ? k[i] : 0);
+    return p;
+}
+
+/* partitioner_get for RANGE, comparing cached bound prefixes first. */
+static inline int range_partition(const shuffle_writer *w, const uint8_t *k, uint32_t klen)
+{
+    const cs_partitioner *p = w->spec.partitioner;
+    uint64_t kp = key_prefix8(k, klen);
+    int lo = 0, hi = p->num_bounds;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        uint64_t bp = w->bound_prefix[mid];
+        int c = bp < kp ? -1 : bp > kp;
+        if (c == 0) c = ext_key_compare(p->bounds[mid].ptr, p->bounds[mid].len, k, klen);
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int n = w->n;
+    int part = lo < n ? lo : n - 1;
+    return p->ascending ? part : n - 1 - part;
+}
 
 static void charge(shuffle_writer *w, int64_t *field, int64_t delta)
 {
@@ -111,6 +148,12 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
     w->mem = spec->mem ? spec->mem : &w->own_mem;
     w->combine = spec->combiner != NULL;
     w->rr = (uint64_t)shuffle_round_robin_start(spec->map_id, w->n);
+    if (p->kind == PART_RANGE && p->num_bounds > 0) {
+        w->bound_prefix = malloc((size_t)p->num_bounds * sizeof *w->bound_prefix);
+        if (!w->bound_prefix) abort();
+        for (int i = 0; i < p->num_bounds; i++)
+            w->bound_prefix[i] = key_prefix8(p->bounds[i].ptr, p->bounds[i].len);
+    }
     if (w->combine) {
         aggmap_init(&w->map, spec->combiner, w->mem);
     } else {
@@ -281,6 +324,8 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
                 parts[i - from] = (uint32_t)(h % n);
             else if (pt->kind == PART_ROUND_ROBIN)
                 parts[i - from] = (uint32_t)(w->rr++ % n);
+            else if (w->bound_prefix)
+                parts[i - from] = (uint32_t)range_partition(w, key.ptr, key.len);
             else
                 parts[i - from] = (uint32_t)partitioner_get(pt, key, h);
         }
@@ -308,6 +353,8 @@ int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
             p = (int)(shuffle_key_hash(key) % (uint64_t)n);
         } else if (pt->kind == PART_ROUND_ROBIN) {
             p = (int)(w->rr++ % (uint64_t)n);
+        } else if (w->bound_prefix) {
+            p = range_partition(w, k, r->klen);
         } else {
             cspark_slice key = {k, r->klen};
             p = partitioner_get(pt, key, 0);
@@ -498,6 +545,7 @@ void shuffle_writer_free(shuffle_writer *w)
         free(w->spills[s].offs);
     }
     free(w->spills);
+    free(w->bound_prefix);
     if (w->combine) {
         aggmap_free(&w->map);
     } else {

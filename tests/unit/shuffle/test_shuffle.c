@@ -80,13 +80,14 @@ void test_sum_i64(cspark_value *acc, cspark_slice v, cspark_task_context *tc)
 
 static const cs_aggregator SUM = {NULL, test_sum_i64, test_sum_i64, NULL, 0, false, NULL};
 
-/* Map m's input: n records, key "k<j>" for j in [0, nkeys), value = i64(i). */
+/* Map m's input: n records, key "<g_key_prefix>k<j>" for j in [0, nkeys), value = i64(i). */
+static const char *g_key_prefix = "";
 static void make_input(cs_batch *b, int m, int n, int nkeys)
 {
     for (int i = 0; i < n; i++) {
         char k[32];
         int j = (int)(((uint64_t)(i + m * 7919) * 2654435761u) % (uint64_t)nkeys);
-        int kl = snprintf(k, sizeof k, "k%d", j);
+        int kl = snprintf(k, sizeof k, "%sk%d", g_key_prefix, j);
         uint8_t v[8];
         cspark_i64_encode(i + m * 1000000, v);
         batch_append_record(b, k, (uint32_t)kl, v, 8);
@@ -348,6 +349,15 @@ static void test_range(void **state)
     p.ascending = false;
     assert_int_equal(run_shuffle(&p, NULL, true, 0, 10000, 10000), 0);
     assert_true(run_shuffle(&p, &SUM, true, 256 * 1024, 60000, 20000) >= NMAPS);
+    /* long keys: bounds compared by their 8-byte prefixes first, then in full */
+    cspark_slice lb[4] = {{(const uint8_t *)"abcdefgk1", 9}, {(const uint8_t *)"abcdefgk3", 9},
+                          {(const uint8_t *)"abcdefgk3", 9}, {(const uint8_t *)"abcdefgk61", 10}};
+    cs_partitioner lp = {PART_RANGE, 5, lb, 4, true};
+    g_key_prefix = "abcdefg";
+    run_shuffle(&lp, NULL, true, 0, 20000, 10000);
+    lp.ascending = false;
+    run_shuffle(&lp, &SUM, true, 0, 20000, 10000);
+    g_key_prefix = "";
 }
 
 static void test_round_robin(void **state)
