@@ -82,6 +82,27 @@ def gone(v1, name):
         return e.status == 404
 
 
+def host_pids(token):
+    """Host pids of live processes whose command line contains token (pods have their own PID namespace)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if token.encode() in cmd and pid_alive(int(d)):
+            out.append(int(d))
+    return out
+
+
+def sleep_token():
+    """A unique sleep duration: finds the process on the host by its argv."""
+    return "1000.%06d" % (uuid.uuid4().int % 1000000)
+
+
 def pid_alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -187,23 +208,21 @@ def test_graceful_delete_sigterm_then_sigkill(cluster):
     v1 = cluster.v1
     name = uniq("grace")
     d = tempfile.mkdtemp(prefix="grace-", dir=cluster.state)
-    # "$$$$": Kubernetes expands $(VAR) in commands and turns "$$" into "$"
-    script = ('echo $$$$ > /data/pid; trap "echo TERM >> /data/signals" TERM; '
-              'while true; do sleep 0.1; done')
+    tok = uuid.uuid4().hex
+    script = ('trap "echo TERM >> /data/signals" TERM; echo started > /data/started; '
+              'while true; do sleep 0.1; done; : %s' % tok)
     v1.create_namespaced_pod(NS, make_pod(
         name, ["sh", "-c", script], volumeMounts=[{"name": "data", "mountPath": "/data"}],
         volumes=[{"name": "data", "hostPath": {"path": d}}]))
-    wait_for(lambda: os.path.exists(os.path.join(d, "pid")) and open(os.path.join(d, "pid")).read().strip(),
-             what="pod wrote its pid")
-    pid = int(open(os.path.join(d, "pid")).read())
-    assert pid_alive(pid)
+    wait_for(lambda: os.path.exists(os.path.join(d, "started")), what="pod started")
+    pids = wait_for(lambda: host_pids(tok), what="pod process found")
     v1.delete_namespaced_pod(name, NS, grace_period_seconds=2)
     p = v1.read_namespaced_pod(name, NS)
     assert p.metadata.deletion_timestamp is not None
     wait_for(lambda: os.path.exists(os.path.join(d, "signals")), what="SIGTERM recorded")
-    assert pid_alive(pid), "the trap ignores SIGTERM: the process must live until the grace period ends"
+    assert any(pid_alive(x) for x in pids), "the trap ignores SIGTERM: the process lives until the grace period ends"
     wait_for(lambda: gone(v1, name), what="pod finalized after the grace period")
-    wait_for(lambda: not pid_alive(pid), 10, what="process SIGKILLed")
+    wait_for(lambda: not host_pids(tok), 10, what="process SIGKILLed")
     assert "TERM" in open(os.path.join(d, "signals")).read()
 
 
@@ -237,22 +256,18 @@ def test_unschedulable_then_scheduled_when_capacity_frees(cluster):
 def test_owner_deletion_garbage_collects_dependents(cluster):
     v1 = cluster.v1
     owner, dep = uniq("owner"), uniq("dep")
-    d = tempfile.mkdtemp(prefix="gc-", dir=cluster.state)
     o = v1.create_namespaced_pod(NS, make_pod(owner, ["sleep", "1000"]))
-    body = make_pod(dep, ["sh", "-c", "echo $$$$ > /data/pid; exec sleep 1000"],
-                    volumeMounts=[{"name": "data", "mountPath": "/data"}],
-                    volumes=[{"name": "data", "hostPath": {"path": d}}])
+    tok = sleep_token()
+    body = make_pod(dep, ["sleep", tok])
     body["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner,
                                             "uid": o.metadata.uid, "controller": True}]
     v1.create_namespaced_pod(NS, body)
-    wait_for(lambda: phase_of(v1, dep) == "Running" and os.path.exists(os.path.join(d, "pid")),
-             what="dependent Running")
-    pid = int(wait_for(lambda: open(os.path.join(d, "pid")).read().strip(), what="pid written"))
-    assert pid_alive(pid)
+    wait_for(lambda: phase_of(v1, dep) == "Running", what="dependent Running")
+    wait_for(lambda: host_pids(tok), what="dependent's process found")
     v1.delete_namespaced_pod(owner, NS, grace_period_seconds=1)
     wait_for(lambda: gone(v1, owner), what="owner gone")
     wait_for(lambda: gone(v1, dep), what="dependent garbage-collected")
-    wait_for(lambda: not pid_alive(pid), 15, what="dependent's process stopped")
+    wait_for(lambda: not host_pids(tok), 15, what="dependent's process stopped")
 
 
 def test_env_field_refs_config_and_volumes(cluster):
@@ -387,22 +402,53 @@ def test_no_pod_process_outlives_kubesim():
         with start_kubesim("--state-dir", state) as ks:
             v1 = api_for(ks)
             # the container's shell starts a background child in its own session: only the cgroup /
-            # process-group sweep on stop can reach it
-            script = "setsid sleep 1000 & echo $! > /data/child; echo $$$$ > /data/pid; sleep 1000"
-            v1.create_namespaced_pod(NS, make_pod("survivor", ["sh", "-c", script],
-                                                  volumeMounts=[{"name": "d", "mountPath": "/data"}],
-                                                  volumes=[{"name": "d", "hostPath": {"path": d}}]))
-            wait_for(lambda: os.path.exists(os.path.join(d, "pid")) and os.path.exists(os.path.join(d, "child")),
-                     what="pids written")
-            time.sleep(0.2)
-            pids = [int(open(os.path.join(d, f)).read()) for f in ("pid", "child")]
-            assert all(pid_alive(p) for p in pids)
+            # PID-namespace sweep on stop can reach it
+            t1, t2 = sleep_token(), sleep_token()
+            v1.create_namespaced_pod(NS, make_pod("survivor", ["sh", "-c", "setsid sleep %s & sleep %s" % (t1, t2)]))
+            wait_for(lambda: host_pids(t1) and host_pids(t2), what="pod processes found")
             ks.proc.send_signal(signal.SIGTERM)
             ks.proc.wait(timeout=30)
         check_sanitizer_log(ks)
-        wait_for(lambda: not any(pid_alive(p) for p in pids), 10, what="pod processes gone after kubesim stopped")
+        wait_for(lambda: not host_pids(t1) and not host_pids(t2), 10,
+                 what="pod processes gone after kubesim stopped")
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+def test_no_pod_process_outlives_a_killed_kubesim():
+    """SIGKILL leaves kubesim no chance to clean up: PDEATHSIG ends each pod's init and the kernel then ends
+    every process of its PID namespace."""
+    state = tempfile.mkdtemp(prefix="cspark-kubelet-kill-")
+    pid = None
+    try:
+        with start_kubesim("--state-dir", state) as ks:
+            pid = ks.proc.pid
+            v1 = api_for(ks)
+            t1, t2 = sleep_token(), sleep_token()
+            v1.create_namespaced_pod(NS, make_pod("orphan", ["sh", "-c", "setsid sleep %s & sleep %s" % (t1, t2)]))
+            wait_for(lambda: host_pids(t1) and host_pids(t2), what="pod processes found")
+            ks.proc.kill()
+            ks.proc.wait(timeout=30)
+        wait_for(lambda: not host_pids(t1) and not host_pids(t2), 10,
+                 what="pod processes gone after kubesim was SIGKILLed")
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+        # the emptied cgroups kubesim could not remove
+        for line in open("/proc/self/cgroup"):
+            parts = line.strip().split(":", 2)
+            if pid and len(parts) == 3 and "memory" in parts[1].split(","):
+                base = "/sys/fs/cgroup/memory%s/kubesim-%d" % (parts[2].rstrip("/"), pid)
+                if os.path.isdir(base):
+                    for sub in os.listdir(base):
+                        if os.path.isdir(os.path.join(base, sub)):
+                            try:
+                                os.rmdir(os.path.join(base, sub))
+                            except OSError:
+                                pass
+                    try:
+                        os.rmdir(base)
+                    except OSError:
+                        pass
 
 
 def test_fake_kubelet_500_pods():

@@ -34,6 +34,7 @@ struct ks_container {
     int exited;
     int status;
     int rss_killed;
+    int waiters;      /* pid is kubesim's waiter of a PID namespace, not the command */
     long long memory_limit;
     char *cgroup_dir;  /* NULL without cgroup */
 };
@@ -69,6 +70,18 @@ static void probe(void)
         int st = 0;
         if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0)
             g_caps.mount_ns = 1;
+        p = fork();
+        if (p == 0) {
+            if (unshare(CLONE_NEWPID) != 0)
+                _exit(1);
+            pid_t q = fork();
+            if (q == 0)
+                _exit(getpid() == 1 ? 0 : 1);
+            int qs = 0;
+            _exit(q > 0 && waitpid(q, &qs, 0) == q && WIFEXITED(qs) && WEXITSTATUS(qs) == 0 ? 0 : 1);
+        }
+        if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            g_caps.pid_ns = g_caps.mount_ns;
     }
     /* memory cgroup v1: our own memory cgroup from /proc/self/cgroup */
     FILE *f = fopen("/proc/self/cgroup", "re");
@@ -92,6 +105,31 @@ static void probe(void)
         fclose(f);
     if (own[0] || access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
         char base[PATH_MAX + 64];
+        /* cgroups left by a kubesim that was killed: their processes are gone (PID namespaces) */
+        snprintf(base, sizeof base, "/sys/fs/cgroup/memory%s", strcmp(own, "/") ? own : "");
+        DIR *d = opendir(base);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            int pid;
+            if (sscanf(e->d_name, "kubesim-%d", &pid) != 1 || pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
+                continue;
+            char stale[PATH_MAX * 2];
+            snprintf(stale, sizeof stale, "%s/%s", base, e->d_name);
+            DIR *sd = opendir(stale);
+            struct dirent *se;
+            while (sd && (se = readdir(sd))) {
+                if (se->d_type != DT_DIR || se->d_name[0] == '.')
+                    continue;
+                char sub[PATH_MAX * 3];
+                snprintf(sub, sizeof sub, "%s/%s", stale, se->d_name);
+                rmdir(sub);
+            }
+            if (sd)
+                closedir(sd);
+            rmdir(stale);
+        }
+        if (d)
+            closedir(d);
         snprintf(base, sizeof base, "/sys/fs/cgroup/memory%s/kubesim-%d", strcmp(own, "/") ? own : "",
                  (int)getpid());
         if ((mkdir(base, 0755) == 0 || errno == EEXIST)) {
@@ -297,7 +335,61 @@ typedef struct child_args {
     int err_fd, sync_fd, log_fd, null_fd;
     pid_t parent;
     int use_ns;
+    int use_pidns;
 } child_args;
+
+static int status_code(int st)
+{
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}
+
+/* Enters a new PID namespace. The calling process stays outside and waits for the namespace's init; the
+ * init (PID 1, our code) reaps orphans and exits with the command's status when it ends (taking every
+ * process of the namespace with it); only the command's process (PID 2) returns from here. Signals sent to
+ * the process group reach the command directly; the two waiters keep them blocked. */
+static void enter_pid_ns(const child_args *a)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+    if (unshare(CLONE_NEWPID) != 0)
+        child_fail(a->err_fd, STEP_UNSHARE, 0);
+    pid_t init = fork();
+    if (init < 0)
+        child_fail(a->err_fd, STEP_EXEC, 0);
+    if (init > 0) {
+        close(a->err_fd);
+        int st = 0;
+        while (waitpid(init, &st, 0) < 0 && errno == EINTR)
+            ;
+        _exit(status_code(st));
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (a->use_ns)
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL); /* this namespace's view */
+    pid_t app = fork();
+    if (app < 0)
+        child_fail(a->err_fd, STEP_EXEC, 0);
+    if (app == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        return;
+    }
+    close(a->err_fd);
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(&all, &si);
+        if (sig != SIGCHLD)
+            continue; /* the command got it too (process group) */
+        int st;
+        pid_t w;
+        while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+            if (w == app)
+                _exit(status_code(st));
+    }
+}
 
 static void child_main(const child_args *a)
 {
@@ -349,6 +441,8 @@ static void child_main(const child_args *a)
                 child_fail(a->err_fd, STEP_MOUNT, i);
         }
     }
+    if (a->use_pidns)
+        enter_pid_ns(a);
     if (dup2(a->null_fd, 0) < 0 || dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
         child_fail(a->err_fd, STEP_EXEC, 0);
     const char *wd = (s->workdir && s->workdir[0]) ? s->workdir : "/";
@@ -408,6 +502,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     }
     c->pidfd = -1;
     c->memory_limit = s->memory_limit;
+    c->waiters = caps->pid_ns;
     for (int i = 0; i < s->n_mounts; i++) {
         struct stat st;
         dst_copies[i] = strdup(s->mounts[i].dst);
@@ -457,7 +552,8 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
                     .log_fd = log_fd,
                     .null_fd = null_fd,
                     .parent = getpid(),
-                    .use_ns = caps->mount_ns};
+                    .use_ns = caps->mount_ns,
+                    .use_pidns = caps->pid_ns};
     pid_t pid = fork();
     if (pid < 0) {
         rc = -errno;
@@ -625,6 +721,8 @@ void ks_container_check_memory(ks_container *c)
         char state;
         if (!rp || sscanf(rp + 2, "%c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != c->pid)
             continue;
+        if (c->waiters && (atoi(e->d_name) == c->pid || ppid == c->pid))
+            continue; /* kubesim's forks waiting for the command: not the container's memory */
         snprintf(path, sizeof path, "/proc/%s/statm", e->d_name);
         FILE *f = fopen(path, "re");
         long long size, rss;

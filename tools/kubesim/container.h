@@ -2,7 +2,9 @@
  * container.h — one container of a kubesim pod as a real process tree on this host.
  *
  * ks_container_start() forks the container's init process, which (when the sandbox permits: root and
- * unshare(CLONE_NEWNS)) enters a private mount and UTS namespace, bind-mounts the pod's volumes, image
+ * unshare(CLONE_NEWNS)) enters a private mount, UTS and PID namespace (a tini-like init of ours is PID 1,
+ * the command PID 2: when kubesim dies, PDEATHSIG ends the init and the kernel every process in the
+ * namespace), bind-mounts the pod's volumes, image
  * tree, service-account dir, /etc/hosts and /etc/resolv.conf at their real paths, sets the pod's hostname,
  * joins its own process group and a memory cgroup holding the container's limit, sets PR_SET_PDEATHSIG,
  * sends stdout and stderr to the container's log file and execs the command found on the env's PATH.
@@ -44,6 +46,7 @@ typedef struct ks_container ks_container;
 typedef struct ks_container_caps {
     int mount_ns;   /* private mount namespaces with bind mounts */
     int cgroup;     /* cgroup v1 memory controller writable */
+    int pid_ns;     /* a PID namespace per container (an init of ours as PID 1, the command as PID 2) */
 } ks_container_caps;
 const ks_container_caps *ks_container_probe(void);
 

@@ -1332,8 +1332,9 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
         if (!caps->cgroup)
             kl_log("WARN", "msg=\"cgroup v1 memory controller not writable: memory limits enforced by sampling the "
                            "RSS of each container's process group every 50ms\"");
-        kl_log("INFO", "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d cgroup=%d state=%s", k->n_nodes,
-               k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns, caps->cgroup, k->state_dir);
+        kl_log("INFO", "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d pidns=%d cgroup=%d state=%s", k->n_nodes,
+               k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns, caps->pid_ns, caps->cgroup,
+               k->state_dir);
     } else {
         kl_log("INFO", "mode=fake nodes=%d delay_ms=%d", k->n_nodes, k->opt.fake_delay_ms);
     }
