@@ -1,0 +1,34 @@
+/* block_fetcher.h — the network shuffle_block_source of an executor process.
+ *
+ * Blocks written by this executor (st->executor_id == local_executor_id) are read from
+ * local_dir directly (as shuffle_local_source, including open_range streaming); others are
+ * fetched from the block server (block_server.h) at st->host:st->port over one cached,
+ * authenticated rpc connection per peer, with Spark's retries (spark.shuffle.io.maxRetries,
+ * spark.shuffle.io.retryWait) and bounded prefetching of the following blocks of the same
+ * reduce partition (spark.reducer.maxSizeInFlight). Used by the executor's task runner for
+ * shuffle reads; one fetcher may serve several tasks (threads) at once.
+ *
+ * Ownership: strings and opt are copied; conf is read during block_fetcher_new only. The source
+ * returned by block_fetcher_source borrows f, which must outlive every reader using it.
+ * Fetched blocks are malloc'd and owned by the caller of fetch (shuffle_block_source contract).
+ */
+#ifndef CSPARK_EXEC_BLOCK_FETCHER_H
+#define CSPARK_EXEC_BLOCK_FETCHER_H
+
+#include "common/conf.h"
+#include "common/err.h"
+#include "rpc/endpoint.h"
+#include "shuffle/shuffle.h"
+
+typedef struct block_fetcher block_fetcher;
+
+/* local_executor_id/local_dir: blocks of this executor are read from disk directly; others are
+ * fetched from st->host:st->port with one cached, authenticated connection per peer.
+ * local_executor_id/local_dir may be NULL (everything is fetched over the network). conf may be
+ * NULL (Spark defaults). */
+block_fetcher *block_fetcher_new(const char *local_executor_id, const char *local_dir,
+                                 const rpc_options *opt, const cs_conf *conf, cs_error *err);
+shuffle_block_source block_fetcher_source(block_fetcher *f);
+void block_fetcher_free(block_fetcher *f);
+
+#endif /* CSPARK_EXEC_BLOCK_FETCHER_H */

@@ -1,0 +1,94 @@
+/* endpoint.h — framed, authenticated message endpoints over TCP on a libuv loop thread.
+ *
+ * An rpc_endpoint owns one libuv loop running on its own thread, any number of TCP connections
+ * (accepted by rpc_listen or opened by rpc_connect) and, when a secret is set, performs the
+ * spark.authenticate handshake (auth.h) on every connection before any other message passes.
+ * Frames are a 4-byte big-endian length + one Cspark__Envelope (frame.h). Sends from any thread
+ * are packed into a per-connection queue and written by the loop thread in batches.
+ * Used by the driver (cluster backend), the executor, the block server and the block fetcher.
+ *
+ * Threading: handlers run on the loop thread. rpc_send/rpc_reply/rpc_conn_close/ref/unref/
+ * rpc_endpoint_post are thread-safe. rpc_connect and rpc_call block and must not be called from
+ * the loop thread (they fail with CS_EINVAL if they are).
+ *
+ * Ownership: rpc_endpoint_new copies the option strings. A rpc_conn is refcounted: the endpoint
+ * holds one reference while the connection is open; handlers may rpc_conn_ref a connection to
+ * keep it beyond the callback, and must rpc_conn_unref it later. After close every send fails
+ * with a negative code, but the handle stays valid until the last unref. Envelopes passed to
+ * rpc_send/rpc_call/rpc_reply are borrowed for the call (packed immediately).
+ */
+#ifndef CSPARK_RPC_ENDPOINT_H
+#define CSPARK_RPC_ENDPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "cspark.pb-c.h"
+
+typedef struct rpc_endpoint rpc_endpoint;
+typedef struct rpc_conn rpc_conn;
+
+typedef struct rpc_handlers {
+    /* A message arrived (after authentication). Runs on the loop thread; msg borrowed for the
+     * call. Replies to rpc_call requests are routed to the waiting caller, not here. */
+    void (*on_message)(void *arg, rpc_conn *c, const Cspark__Envelope *msg);
+    /* Connection gone (peer closed, error, auth failure, rpc_conn_close); reason is short text.
+     * The handle stays valid until its last unref. */
+    void (*on_close)(void *arg, rpc_conn *c, const char *reason);
+    /* Server side: a peer connected and authenticated (optional). */
+    void (*on_accept)(void *arg, rpc_conn *c);
+    void *arg;
+} rpc_handlers;
+
+typedef struct rpc_options {
+    const char *name;   /* for logs: "driver", "executor-3", "block-server" */
+    const char *app_id; /* sent in AuthHello, checked by the server */
+    const char *secret; /* NULL or "" = no authentication */
+    size_t max_frame;   /* 0 = 128 MiB (spark.rpc.message.maxSize) */
+} rpc_options;
+
+#define RPC_DEFAULT_MAX_FRAME ((size_t)128 * 1024 * 1024)
+
+/* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure. */
+rpc_endpoint *rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err);
+/* Binds and listens on host:port (port 0 = any free port; *bound_port gets the actual one). */
+int rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_error *err);
+/* Connects and authenticates, blocking the caller (never call from the loop thread) up to
+ * timeout_ms. Returns a referenced handle (rpc_conn_unref when done). Errors name host:port and
+ * the cause ("connection refused", "authentication failed: ..."). */
+rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_ms, cs_error *err);
+/* Thread-safe, non-blocking (packs into the queue); <0 if closed (CS_EIO) or too large
+ * (CS_EINVAL). */
+int rpc_send(rpc_conn *c, const Cspark__Envelope *msg);
+/* Thread-safe request/reply (not from the loop thread): assigns request_id, waits for the
+ * envelope with the same id. *reply: free with cspark__envelope__free_unpacked(*reply, NULL).
+ * Fails with CS_ETIMEOUT or CS_EIO (connection closed) naming the peer. */
+int rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int timeout_ms,
+             cs_error *err);
+/* Sets reply->request_id and sends. */
+int rpc_reply(rpc_conn *c, uint64_t request_id, Cspark__Envelope *reply);
+/* Closes the connection (asynchronously; on_close runs on the loop thread). Idempotent. */
+void rpc_conn_close(rpc_conn *c);
+void rpc_conn_ref(rpc_conn *c);
+void rpc_conn_unref(rpc_conn *c);
+/* "127.0.0.1:43210"; valid as long as the handle. */
+const char *rpc_conn_peer(const rpc_conn *c);
+void rpc_conn_set_data(rpc_conn *c, void *data);
+void *rpc_conn_data(const rpc_conn *c);
+/* Runs fn(arg) on the loop thread soon (thread-safe) — for timers and work that must touch loop
+ * state. Functions posted before rpc_endpoint_free are run before the loop exits. */
+void rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
+/* Closes every connection (on_close called), joins the loop thread, frees. NULL is fine. */
+void rpc_endpoint_free(rpc_endpoint *e);
+
+/* Added: true when the caller runs on e's loop thread. */
+int rpc_endpoint_in_loop(const rpc_endpoint *e);
+/* Added: the endpoint a connection belongs to. */
+rpc_endpoint *rpc_conn_endpoint(const rpc_conn *c);
+/* Added: sends an already-framed buffer (4-byte length + serialized envelope), taking ownership
+ * of buf (freed with free() once written or on failure). For large replies built in place
+ * (block server). <0 if closed. */
+int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len);
+
+#endif /* CSPARK_RPC_ENDPOINT_H */
