@@ -399,6 +399,15 @@ static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, cs_
         cs_error_set(err, CS_EINVAL, "internal: no map outputs given for shuffle %d", dep->shuffle_id);
         return NULL;
     }
+    for (int m = 0; m < in->num_maps; m++) {
+        if (in->maps[m]) continue;
+        /* lost before this attempt started (its executor is gone): no point fetching */
+        s->tc->result->status = TASK_FETCH_FAILED;
+        s->tc->result->fetch_shuffle_id = dep->shuffle_id;
+        s->tc->result->fetch_map_id = m;
+        cs_error_set(err, CS_EIO, "map output %d of shuffle %d is lost", m, dep->shuffle_id);
+        return NULL;
+    }
     return shuffle_reader_new(in->maps, in->num_maps, s->partition, &s->tc->env->blocks, err);
 }
 

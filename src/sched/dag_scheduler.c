@@ -51,13 +51,20 @@ typedef struct sched_task {
     int index;   /* task index within the stage */
 } sched_task;
 
+typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT } completion_kind;
+
+/* What backends report to the job thread, in order. */
 typedef struct completion {
     struct completion *next;
-    task_desc *task;
-    task_result result;
+    completion_kind kind;
+    task_desc *task;     /* EV_TASK_DONE */
+    task_result result;  /* EV_TASK_DONE */
+    char *executor_id;   /* EV_EXECUTOR_LOST */
+    char *reason;        /* EV_EXECUTOR_LOST, EV_ABORT */
 } completion;
 
 typedef struct job {
+    int64_t result_bytes; /* serialized result bytes so far (spark.driver.maxResultSize) */
     int id;
     stage *final;
     const task_sink *sink;
@@ -92,6 +99,8 @@ struct scheduler {
     int in_flight;
     volatile int cancelled; /* the current job has ended: running tasks stop */
     int max_stage_attempts;
+    int64_t max_result_size; /* spark.driver.maxResultSize, 0 = unlimited */
+    char *aborted;           /* set by the backend: every job fails with this reason */
 };
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -403,6 +412,15 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                 submit_waiting(s, j);
             }
         } else if (!j->finished[index]) {
+            j->result_bytes += r->metrics.result_size;
+            if (s->max_result_size > 0 && j->result_bytes > s->max_result_size) {
+                abort_job(s, j,
+                          "Total size of serialized results of %d tasks (%.1f MiB) is bigger "
+                          "than spark.driver.maxResultSize (%.1f MiB)", j->num_finished + 1,
+                          (double)j->result_bytes / 1048576.0,
+                          (double)s->max_result_size / 1048576.0);
+                return;
+            }
             j->finished[index] = true;
             j->num_finished++;
             j->on_result(j->arg, t->partition, r);
@@ -477,19 +495,73 @@ void scheduler_task_started(scheduler *s, const task_desc *t, const char *execut
     post(s, &ev);
 }
 
-void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
+static void push_completion(scheduler *s, completion *c)
 {
-    completion *c = cs_xmalloc(sizeof *c);
     c->next = NULL;
-    c->task = (task_desc *)t;
-    c->result = *r;
-    memset(r, 0, sizeof *r);
     pthread_mutex_lock(&s->lock);
     if (s->tail) s->tail->next = c;
     else s->head = c;
     s->tail = c;
     pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
+}
+
+void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_TASK_DONE;
+    c->task = (task_desc *)t;
+    c->result = *r;
+    memset(r, 0, sizeof *r);
+    push_completion(s, c);
+}
+
+void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_EXECUTOR_LOST;
+    c->executor_id = cs_xstrdup(executor_id);
+    c->reason = cs_xstrdup(reason ? reason : "");
+    push_completion(s, c);
+}
+
+void scheduler_abort(scheduler *s, const char *reason)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_ABORT;
+    c->reason = cs_xstrdup(reason ? reason : "the cluster backend failed");
+    push_completion(s, c);
+}
+
+static void completion_free(completion *c)
+{
+    if (c->kind == EV_TASK_DONE) {
+        task_result_free(&c->result);
+        free(c->task);
+    }
+    free(c->executor_id);
+    free(c->reason);
+    free(c);
+}
+
+/* Every map output held by a lost executor is gone: later readers will recompute it. */
+static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, const char *reason)
+{
+    int removed = 0;
+    for (int sid = 0; sid < s->cap_shuffles; sid++) {
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; o->maps && m < o->num_maps; m++) {
+            if (o->maps[m] && strcmp(o->maps[m]->executor_id, exec_id) == 0) {
+                bury(s, o->maps[m]);
+                o->maps[m] = NULL;
+                o->available--;
+                removed++;
+            }
+        }
+    }
+    CS_WARN("scheduler", "event=executor_lost executor=%s map_outputs_lost=%d reason=\"%s\"",
+            exec_id, removed, reason);
+    (void)j;
 }
 
 /* ---- jobs -------------------------------------------------------------------------------- */
@@ -529,23 +601,29 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     free(ids);
     free(ntasks);
 
-    if (fin->num_tasks > 0) submit_stage(s, &j, fin);
+    if (s->aborted) abort_job(s, &j, "%s", s->aborted);
+    else if (fin->num_tasks > 0) submit_stage(s, &j, fin);
     while (!j.failed && j.num_finished < fin->num_tasks) {
         completion *c = pop_completion(s);
-        s->in_flight--;
-        handle_completion(s, &j, c);
-        task_result_free(&c->result);
-        free(c->task);
-        free(c);
+        if (c->kind == EV_TASK_DONE) {
+            s->in_flight--;
+            handle_completion(s, &j, c);
+        } else if (c->kind == EV_EXECUTOR_LOST) {
+            handle_executor_lost(s, &j, c->executor_id, c->reason);
+        } else {
+            if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
+            abort_job(s, &j, "%s", c->reason);
+        }
+        completion_free(c);
     }
     /* the job is over: stop and collect whatever is still running */
     s->cancelled = 1;
     while (s->in_flight > 0) {
         completion *c = pop_completion(s);
-        s->in_flight--;
-        task_result_free(&c->result);
-        free(c->task);
-        free(c);
+        if (c->kind == EV_TASK_DONE) s->in_flight--;
+        else if (c->kind == EV_EXECUTOR_LOST) handle_executor_lost(s, &j, c->executor_id, c->reason);
+        else if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
+        completion_free(c);
     }
     for (int i = 0; i < s->num_waiting; i++) s->waiting[i]->waiting = false;
     s->num_waiting = 0;
@@ -575,7 +653,11 @@ scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *e
                      "integer >= 1)", (long long)attempts);
         return NULL;
     }
+    int64_t max_result = 0;
+    if (conf_get_size(sc->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
+        return NULL;
     scheduler *s = cs_xcalloc(1, sizeof *s);
+    s->max_result_size = max_result;
     s->sc = sc;
     s->backend = backend;
     backend->sched = s;
@@ -609,6 +691,12 @@ void scheduler_free(scheduler *s)
     free(s->shuffle_stages);
     free(s->outputs);
     free(s->waiting);
+    while (s->head) {
+        completion *c = s->head;
+        s->head = c->next;
+        completion_free(c);
+    }
+    free(s->aborted);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
     free(s);

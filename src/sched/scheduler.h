@@ -52,5 +52,11 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
 void scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
                             const char *host);
 void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
+/* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
+ * failed by the backend through scheduler_task_done). */
+void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);
+/* The backend cannot run tasks any more (e.g. too many executor failures): the running job and
+ * every later one fail with this reason. */
+void scheduler_abort(scheduler *s, const char *reason);
 
 #endif
