@@ -40,6 +40,7 @@ typedef struct stage {
     shuffle_input *inputs;
     int first_job;
     task_sink shuffle_sink; /* map stages: where their tasks write */
+    bool *done_once; /* map stages: partitions whose output was registered (may be lost later) */
     void **attempt_allocs; /* inputs given to attempts, freed at stop (tasks may outlive one) */
     int num_allocs, cap_allocs;
 } stage;
@@ -181,6 +182,7 @@ static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
     st->num_tasks = dep->parent->num_partitions;
     st->failures = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->failures);
     st->first_job = job_id;
+    st->done_once = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->done_once);
     st->shuffle_sink.kind = SINK_SHUFFLE;
     st->shuffle_sink.dep = dep;
     s->shuffle_stages[dep->shuffle_id] = st;
@@ -208,6 +210,7 @@ static void stage_free(stage *st)
     free(st->parents);
     free(st->reads);
     free(st->failures);
+    free(st->done_once);
     for (int i = 0; i < st->num_allocs; i++) free(st->attempt_allocs[i]);
     free(st->attempt_allocs);
     free(st);
@@ -403,6 +406,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             if (o->maps[index]) bury(s, o->maps[index]);
             else o->available++;
             o->maps[index] = ms;
+            st->done_once[index] = true;
             if (o->available == o->num_maps) {
                 /* complete, possibly through late results of an earlier attempt while the
                  * stage waited for a resubmitted parent */
@@ -545,7 +549,8 @@ static void completion_free(completion *c)
 }
 
 /* Every map output held by a lost executor is gone: later readers will recompute it. */
-static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, const char *reason)
+static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, const char *reason,
+                                 bool resubmit)
 {
     int removed = 0;
     for (int sid = 0; sid < s->cap_shuffles; sid++) {
@@ -561,7 +566,18 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
     }
     CS_WARN("scheduler", "event=executor_lost executor=%s map_outputs_lost=%d reason=\"%s\"",
             exec_id, removed, reason);
-    (void)j;
+    /* a running map stage would never complete without the outputs it lost: run them again
+     * (Spark's "Resubmitted"; not counted as task failures) */
+    for (int sid = 0; resubmit && removed && sid < s->cap_shuffles; sid++) {
+        stage *st = s->shuffle_stages[sid];
+        if (!st || !st->running) continue;
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; m < o->num_maps; m++)
+            if (!o->maps[m] && st->done_once[m]) {
+                st->done_once[m] = false;
+                launch_task(s, j, st, m);
+            }
+    }
 }
 
 /* ---- jobs -------------------------------------------------------------------------------- */
@@ -609,7 +625,7 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
             s->in_flight--;
             handle_completion(s, &j, c);
         } else if (c->kind == EV_EXECUTOR_LOST) {
-            handle_executor_lost(s, &j, c->executor_id, c->reason);
+            handle_executor_lost(s, &j, c->executor_id, c->reason, !j.failed);
         } else {
             if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
             abort_job(s, &j, "%s", c->reason);
@@ -621,7 +637,7 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     while (s->in_flight > 0) {
         completion *c = pop_completion(s);
         if (c->kind == EV_TASK_DONE) s->in_flight--;
-        else if (c->kind == EV_EXECUTOR_LOST) handle_executor_lost(s, &j, c->executor_id, c->reason);
+        else if (c->kind == EV_EXECUTOR_LOST) handle_executor_lost(s, &j, c->executor_id, c->reason, false);
         else if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
         completion_free(c);
     }
