@@ -1302,6 +1302,8 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
         k->state_dir = strdup(opt->state_dir);
     else if (asprintf(&k->state_dir, "/tmp/kubesim-%d", (int)getpid()) < 0)
         k->state_dir = NULL;
+    else
+        k->own_state_dir = 1;
     if (!k->state_dir || asprintf(&k->pods_dir, "%s/kubelet/pods", k->state_dir) < 0) {
         free(k);
         return NULL;
@@ -1325,13 +1327,15 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
     }
     if (!k->opt.fake) {
         const ks_container_caps *caps = ks_container_probe();
-        if (!caps->mount_ns)
-            kl_log("WARN", "msg=\"no private mount namespaces (needs root and unshare): volumes, /etc/hosts and "
-                           "/etc/resolv.conf are not mounted at their paths; env values under a mountPath are "
-                           "rewritten to the host directory\"");
-        if (!caps->cgroup)
-            kl_log("WARN", "msg=\"cgroup v1 memory controller not writable: memory limits enforced by sampling the "
-                           "RSS of each container's process group every 50ms\"");
+        if (!caps->mount_ns || !caps->cgroup)
+            kl_log("WARN", "unavailable=\"%s%s%s\" msg=\"%s%s\"", !caps->mount_ns ? "mount+pid namespaces (needs root)" : "",
+                   !caps->mount_ns && !caps->cgroup ? ", " : "", !caps->cgroup ? "writable cgroup v1 memory controller" : "",
+                   !caps->mount_ns ? "volumes, service-account dir, /etc/hosts and /etc/resolv.conf are not at their "
+                                     "paths (env values under a mountPath are rewritten to the host directory); "
+                                   : "",
+                   !caps->cgroup ? "memory limits are enforced by sampling the RSS of each container's process "
+                                   "group every 50 ms"
+                                 : "");
         kl_log("INFO", "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d pidns=%d cgroup=%d state=%s", k->n_nodes,
                k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns, caps->pid_ns, caps->cgroup,
                k->state_dir);
@@ -1422,6 +1426,8 @@ void ks_kubelet_stop(ks_kubelet *k)
     }
     if (!k->opt.fake)
         ks_container_cleanup_all();
+    if (k->own_state_dir)
+        kl_remove_tree(k->state_dir);
     for (int i = 0; i < k->opt.n_images; i++) {
         free(k->image_names[i]);
         free(k->image_dirs[i]);

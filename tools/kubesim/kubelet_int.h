@@ -99,6 +99,7 @@ struct ks_kubelet {
     ks_kubelet_options opt;
     char **image_names, **image_dirs;
     char *state_dir;
+    int own_state_dir;         /* defaulted: removed at stop */
     char *pods_dir;
     int slot;                  /* in the observer registry */
     knode *nodes;
