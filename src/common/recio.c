@@ -472,9 +472,7 @@ int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
             r->failed = rc;
             return rc;
         }
-        uint8_t *p = batch_append(out, rec.key.len, rec.value.len);
-        if (rec.key.len) memcpy(p, rec.key.ptr, rec.key.len);
-        if (rec.value.len) memcpy(p + rec.key.len, rec.value.ptr, rec.value.len);
+        recio_batch_put(out, rec.key.ptr, rec.key.len, rec.value.ptr, rec.value.len);
     }
     return 1;
 }

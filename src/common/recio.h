@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cspark.h"
 #include "common/batch.h"
@@ -98,6 +99,26 @@ static inline size_t recio_record_size(uint32_t klen, uint32_t vlen)
     for (uint32_t k = klen; k >= 0x80; k >>= 7) n++;
     for (uint32_t v = vlen; v >= 0x80; v >>= 7) n++;
     return n + klen + vlen;
+}
+
+/* Appends a record to a batch like batch_append_record, but inline when the batch has room (the
+ * common case once its arrays have grown), so hot decode/merge loops avoid a call per record. */
+static inline void recio_batch_put(cs_batch *b, const void *key, uint32_t klen, const void *val,
+                                   uint32_t vlen)
+{
+    size_t need = b->len + (size_t)klen + vlen;
+    if (b->data && need <= b->cap && b->n < b->rcap) {
+        cs_rec *r = &b->recs[b->n++];
+        r->off = b->len;
+        r->klen = klen;
+        r->vlen = vlen;
+        uint8_t *p = b->data + b->len;
+        if (klen) memcpy(p, key, klen);
+        if (vlen) memcpy(p + klen, val, vlen);
+        b->len = need;
+        return;
+    }
+    batch_append_record(b, key, klen, val, vlen);
 }
 
 /* ---- reader ------------------------------------------------------------------------------- */

@@ -220,7 +220,7 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
     if (a->state == 1) {
         while (a->iter < a->map.n && !batch_full(out)) {
             const aggmap_entry *e = a->map.ents[a->iter++];
-            batch_append_record(out, aggmap_key(e), e->klen, e->vptr, e->vlen);
+            recio_batch_put(out, aggmap_key(e), e->klen, e->vptr, e->vlen);
         }
         if (a->iter >= a->map.n) a->state = 3;
         return out->n > start ? 1 : 0;
@@ -254,7 +254,7 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
                 a->state = 3;
                 return rc;
             }
-            batch_append_record(out, a->keybuf, kl, a->acc.ptr, a->acc.len);
+            recio_batch_put(out, a->keybuf, kl, a->acc.ptr, a->acc.len);
         }
         if (a->nheap == 0) a->state = 3;
         return out->n > start ? 1 : 0;

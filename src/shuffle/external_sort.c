@@ -32,6 +32,7 @@ typedef struct sort_run {
 typedef struct sort_cursor {
     recio_reader *rd; /* NULL: the in-memory run */
     cspark_slice key, val;
+    uint64_t pfx; /* key_prefix(key): most comparisons end here */
 } sort_cursor;
 
 struct ext_sorter {
@@ -201,6 +202,11 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         cspark_slice k, v;
+        if (i + 8 < s->n) {
+            const uint8_t *ahead = mem_at(s, i + 8)->rec;
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
+        }
         rec_kv(mem_at(s, i)->rec, &k, &v);
         rc = recio_writer_add(rw, k.ptr, k.len, v.ptr, v.len, err);
     }
@@ -261,7 +267,9 @@ static int scur_advance(ext_sorter *s, sort_cursor *c, cs_error *err)
 {
     if (!c->rd) {
         if (s->iter >= s->n) return 0;
-        rec_kv(mem_at(s, s->iter++)->rec, &c->key, &c->val);
+        const sort_ent *e = mem_at(s, s->iter++);
+        rec_kv(e->rec, &c->key, &c->val);
+        c->pfx = e->prefix;
         return 1;
     }
     cspark_record rec;
@@ -269,12 +277,17 @@ static int scur_advance(ext_sorter *s, sort_cursor *c, cs_error *err)
     if (rc <= 0) return rc;
     c->key = rec.key;
     c->val = rec.value;
+    c->pfx = key_prefix(rec.key.ptr, rec.key.len);
     return 1;
 }
 
 static inline int scur_less(const ext_sorter *s, const sort_cursor *x, const sort_cursor *y)
 {
-    int c = ext_key_compare(x->key.ptr, x->key.len, y->key.ptr, y->key.len);
+    int c;
+    if (x->pfx != y->pfx)
+        c = x->pfx < y->pfx ? -1 : 1;
+    else
+        c = ext_key_compare(x->key.ptr, x->key.len, y->key.ptr, y->key.len);
     return s->ascending ? c < 0 : c > 0;
 }
 
@@ -337,9 +350,13 @@ int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err)
     if (s->state == 1) {
         while (s->iter < s->n && !batch_full(out)) {
             cspark_slice k, v;
+            if (s->iter + 8 < s->n) { /* records are visited in key order: random in memory */
+                const uint8_t *ahead = mem_at(s, s->iter + 8)->rec;
+                __builtin_prefetch(ahead);
+                __builtin_prefetch(ahead + 64);
+            }
             rec_kv(mem_at(s, s->iter++)->rec, &k, &v);
-            uint8_t *p = batch_append(out, k.len, v.len);
-            memcpy(p, k.ptr, (size_t)k.len + v.len); /* value follows key in the arena */
+            recio_batch_put(out, k.ptr, k.len, v.ptr, v.len);
         }
         if (s->iter >= s->n) s->state = 3;
         return out->n > start ? 1 : 0;
@@ -347,7 +364,7 @@ int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err)
     if (s->state == 2) {
         while (s->nheap > 0 && !batch_full(out)) {
             sort_cursor *top = &s->cur[s->heap[0]];
-            batch_append_record(out, top->key.ptr, top->key.len, top->val.ptr, top->val.len);
+            recio_batch_put(out, top->key.ptr, top->key.len, top->val.ptr, top->val.len);
             int rc = scur_advance(s, top, err);
             if (rc < 0) {
                 s->state = 3;
