@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "api/rdd_internal.h"
+#include "common/fsutil.h"
 #include "exec/part_iter.h"
 #include "sched/scheduler.h"
 
@@ -265,19 +266,6 @@ int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, s
     return rc;
 }
 
-static int make_dirs(const char *path)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
 {
     if (!rdd) return CS_EINVAL;
@@ -290,9 +278,9 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
         return refuse(sc, CS_EEXIST, "Output directory file:%s already exists", path);
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s/_temporary/0/_temporary", path);
-    if (make_dirs(tmp) < 0) {
+    if (cs_make_dirs(tmp) < 0) {
         int e = errno;
-        context_remove_tree(path);
+        cs_remove_tree(path);
         return refuse(sc, CS_EIO, "cannot create output directory %s: %s", path, strerror(e));
     }
     task_sink sink = {.kind = SINK_SAVE, .save_path = path};
@@ -301,11 +289,11 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
     int rc = run(rdd, NULL, 0, &sink, &pr);
     results_free(&pr);
     if (rc < 0) {
-        context_remove_tree(path); /* nothing half-written stays behind */
+        cs_remove_tree(path); /* nothing half-written stays behind */
         return rc;
     }
     snprintf(tmp, sizeof tmp, "%s/_temporary", path);
-    context_remove_tree(tmp);
+    cs_remove_tree(tmp);
     snprintf(tmp, sizeof tmp, "%s/_SUCCESS", path);
     FILE *f = fopen(tmp, "w");
     if (!f || fclose(f) != 0) return refuse(sc, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -19,23 +18,10 @@
 #include "api/rdd_internal.h"
 #include "cluster/local_backend.h"
 #include "common/clock.h"
+#include "common/fsutil.h"
 #include "common/log.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-int context_remove_tree(const char *path)
-{
-    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* The first directory of SPARK_LOCAL_DIRS (set by cluster managers, wins as in Spark), else of
  * spark.local.dir, else /tmp. */
@@ -184,7 +170,7 @@ void context_stop(cspark_context *sc, bool succeeded)
         listener_bus_post(sc->bus, &ev);
         listener_bus_free(sc->bus);
     }
-    if (sc->local_dir) context_remove_tree(sc->local_dir);
+    if (sc->local_dir) cs_remove_tree(sc->local_dir);
     for (int i = 0; i < sc->num_rdds; i++) rdd_free(sc->rdds[i]);
     for (int i = 0; i < sc->num_deps; i++) shuffle_dep_free(sc->deps[i]);
     free(sc->rdds);

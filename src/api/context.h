@@ -60,7 +60,5 @@ int context_fail(cspark_context *sc, const cs_error *err);
 /* Registers a node / dependency so it is freed at stop; assigns ids. */
 void context_add_rdd(cspark_context *sc, struct cspark_rdd *rdd);
 void context_add_dep(cspark_context *sc, struct shuffle_dep *dep);
-/* Removes a directory tree (best effort). */
-int context_remove_tree(const char *path);
 
 #endif

@@ -70,6 +70,7 @@ typedef struct task_desc {
 typedef struct exec_env {
     const char *executor_id;
     const char *host;
+    int block_port;        /* where this process serves its shuffle files (0: not served) */
     const char *local_dir; /* shuffle and spill files */
     int64_t task_memory_budget;
     bool shuffle_compress;

@@ -415,6 +415,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         strncpy(res->map_status.executor_id, tc->env->executor_id,
                 sizeof res->map_status.executor_id - 1);
         strncpy(res->map_status.host, tc->env->host, sizeof res->map_status.host - 1);
+        res->map_status.port = tc->env->block_port;
         res->metrics.shuffle_records_written = (int64_t)res->map_status.records_written;
         res->metrics.shuffle_bytes_written = (int64_t)res->map_status.bytes_written;
         break;
