@@ -134,6 +134,7 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
     for (int k = 0; k < nkeys; k++) distinct += seen[k] == 2;
     ext_agg_free(a);
     assert_int_equal(mem.used, 0);
+    if (budget > 0) assert_true(mem.peak < 2 * budget); /* spills keep memory near the budget */
     assert_int_equal(dir_entries(), 0);
     batch_free(&b);
     free(ref);

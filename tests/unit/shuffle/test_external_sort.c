@@ -115,6 +115,7 @@ static void run_sort(int n, int64_t budget, bool ascending, int min_spills)
     assert_int_equal(total, (size_t)n);
     ext_sorter_free(s);
     assert_int_equal(mem.used, 0);
+    if (budget > 0) assert_true(mem.peak < 2 * budget); /* spills keep memory near the budget */
     free(seen);
     batch_free(&in);
     batch_free(&chunk);

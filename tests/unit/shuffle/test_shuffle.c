@@ -226,6 +226,7 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
         if (!comb) assert_int_equal(st[m].records_written, (uint64_t)nrec);
         shuffle_writer_free(w);
         assert_true(mem.used == 0);
+        if (budget > 0) assert_true(mem.peak < 2 * budget);
         /* index agrees with the status */
         uint64_t total = 0;
         for (int r = 0; r < n; r++) {
