@@ -632,7 +632,7 @@ int ks_container_pidfd(const ks_container *c) { return c->pidfd; }
 /* Signals every process of the cgroup, except members of process group skip_pgrp (0 = none). */
 static void kill_cgroup(const char *dir, int sig, pid_t skip_pgrp)
 {
-    char path[PATH_MAX * 2];
+    char path[PATH_MAX * 2 + 64];
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
     FILE *f = fopen(path, "re");
     if (!f)

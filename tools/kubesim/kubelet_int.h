@@ -47,8 +47,8 @@ typedef struct kcont {
     const char *name;          /* borrowed from pod->spec */
     const char *image;         /* borrowed from pod->spec */
     int state;
-    char wait_reason[48];
-    char wait_message[512];
+    char wait_reason[64];
+    char wait_message[1024];
     char started_at[32];
     char container_id[96];
     kterm term;                /* state.terminated when state == CS_TERMINATED */
