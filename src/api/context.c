@@ -17,6 +17,8 @@
 #include "api/context.h"
 #include "api/rdd_internal.h"
 #include "cluster/local_backend.h"
+#include "cluster/local_cluster.h"
+#include "rpc/auth.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -57,13 +59,15 @@ static int read_settings(cspark_context *sc, cs_error *err)
     const char *master = conf_get(sc->conf, "spark.master");
     if (!master) master = "local[*]";
     if (master_parse(master, &sc->master, err) < 0) return err->code;
-    if (sc->master.kind != MASTER_LOCAL)
+    if (sc->master.kind == MASTER_K8S)
         return cs_error_set(err, CS_EUNSUPPORTED,
                             "master '%s' is not supported yet (this build runs local, local[N], "
-                            "local[*] and local[N,F])", master);
+                            "local[*], local[N,F] and local-cluster[N,C,M])", master);
 
     int64_t v;
-    int threads = sc->master.threads > 0 ? sc->master.threads : 1;
+    int threads = sc->master.kind == MASTER_LOCAL_CLUSTER
+                      ? sc->master.executors * sc->master.cores_per_executor
+                      : (sc->master.threads > 0 ? sc->master.threads : 1);
     if (conf_contains(sc->conf, "spark.default.parallelism")) {
         if (conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0) return err->code;
         if (v < 1)
@@ -105,6 +109,58 @@ static int read_settings(cspark_context *sc, cs_error *err)
     return 0;
 }
 
+/* local-cluster: executor processes, authenticated by default (stricter than Spark, whose
+ * spark.authenticate defaults to false). */
+static int start_local_cluster(cspark_context *sc, cs_error *err)
+{
+    bool auth;
+    if (conf_get_bool(sc->conf, "spark.authenticate", "true", &auth, err) < 0) return err->code;
+    char *secret = NULL;
+    if (auth) {
+        cs_error e2;
+        if (auth_secret_load(sc->conf, &secret, &e2) < 0) {
+            if (e2.code != CS_ENOTFOUND) {
+                *err = e2;
+                return err->code;
+            }
+            secret = auth_secret_generate();
+        }
+    }
+    sched_backend *backend = local_cluster_backend_new(sc, secret, err);
+    auth_secret_free(secret);
+    if (!backend) return err->code ? err->code : CS_EIO;
+    sc->sched = scheduler_new(sc, backend, err);
+    if (!sc->sched) {
+        backend->stop(backend);
+        return err->code;
+    }
+    local_cluster_attach(backend);
+    int64_t wait_ms;
+    if (conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
+                             CS_MS, &wait_ms, err) < 0)
+        return err->code;
+    int n = local_cluster_wait_registered(backend, wait_ms);
+    CS_INFO("context", "app=%s event=executors_registered registered=%d expected=%d", sc->app_id, n,
+            sc->master.executors);
+    return 0;
+}
+
+static int start_backend(cspark_context *sc, cs_error *err)
+{
+    if (sc->master.kind == MASTER_LOCAL_CLUSTER) return start_local_cluster(sc, err);
+    exec_env xenv = {.executor_id = "driver", .host = "localhost", .local_dir = sc->local_dir,
+                     .task_memory_budget = sc->task_memory_budget,
+                     .shuffle_compress = sc->shuffle_compress,
+                     .blocks = shuffle_local_source(sc->local_dir)};
+    sched_backend *backend = local_backend_new(sc->master.threads, &xenv);
+    sc->sched = scheduler_new(sc, backend, err);
+    if (!sc->sched) {
+        backend->stop(backend);
+        return err->code;
+    }
+    return 0;
+}
+
 cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err)
 {
     cspark_context *sc = cs_xcalloc(1, sizeof *sc);
@@ -122,6 +178,8 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
         sc->app_name = cs_xstrdup(name);
     }
     conf_set(sc->conf, "spark.app.id", sc->app_id);
+    char abs_path[PATH_MAX];
+    if (app_file && realpath(app_file, abs_path)) conf_set(sc->conf, "cspark.app.file", abs_path);
     conf_set_if_missing(sc->conf, "spark.app.name", sc->app_name);
 
     if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0) goto fail;
@@ -142,16 +200,7 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
                      .executor_cores = sc->master.threads, .time_ms = cs_now_ms()};
     listener_bus_post(sc->bus, &exec);
 
-    exec_env xenv = {.executor_id = "driver", .host = "localhost", .local_dir = sc->local_dir,
-                     .task_memory_budget = sc->task_memory_budget,
-                     .shuffle_compress = sc->shuffle_compress,
-                     .blocks = shuffle_local_source(sc->local_dir)};
-    sched_backend *backend = local_backend_new(sc->master.threads, &xenv);
-    sc->sched = scheduler_new(sc, backend, err);
-    if (!sc->sched) {
-        backend->stop(backend);
-        goto fail;
-    }
+    if (start_backend(sc, err) < 0) goto fail;
     CS_INFO("context", "app=%s name=\"%s\" master=%s parallelism=%d task_memory=%lld local_dir=%s",
             sc->app_id, sc->app_name, conf_get(sc->conf, "spark.master") ? conf_get(sc->conf, "spark.master") : "local[*]",
             sc->default_parallelism, (long long)sc->task_memory_budget, sc->local_dir);

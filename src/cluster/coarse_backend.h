@@ -1,0 +1,46 @@
+/*
+ * coarse_backend.h — the driver side of Spark's CoarseGrainedSchedulerBackend: an RPC endpoint
+ * that executors connect to; it answers RetrieveSparkAppConfig, registers executors, offers
+ * pending tasks to executors with free cores (sending each stage's plan once per executor),
+ * turns StatusUpdates into scheduler completions (fetching large results from the executor's
+ * block server), expires executors silent for longer than spark.network.timeout, and reports
+ * lost executors to the scheduler. Launchers (local-cluster, Kubernetes) start the processes
+ * and tell it when one exits.
+ *
+ * Ownership: the backend is a sched_backend owned by the scheduler (stopped through ops.stop);
+ * strings in coarse_options are copied. Threads: the RPC loop thread, a housekeeping thread
+ * (heartbeat expiry) and a result-fetching thread; every public function is thread-safe.
+ */
+#ifndef CSPARK_CLUSTER_COARSE_BACKEND_H
+#define CSPARK_CLUSTER_COARSE_BACKEND_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "sched/scheduler.h"
+
+struct cspark_context;
+typedef struct coarse_backend coarse_backend;
+
+typedef struct coarse_options {
+    const char *bind_host; /* address to listen on (spark.driver.bindAddress) */
+    int port;              /* spark.driver.port, 0 = any free port */
+    const char *secret;    /* spark.authenticate secret, NULL = off */
+    const char *app_file;  /* the job's .so as executors should load it */
+    /* Called (any thread) when the backend removes an executor it knew: heartbeat timeout or
+     * disconnection. The launcher may kill the process. */
+    void (*executor_removed)(void *arg, const char *executor_id, const char *reason);
+    void *hooks_arg;
+} coarse_options;
+
+coarse_backend *coarse_backend_new(struct cspark_context *sc, const coarse_options *o, cs_error *err);
+sched_backend *coarse_backend_base(coarse_backend *b);
+int coarse_backend_port(const coarse_backend *b);
+/* Waits until n executors are registered or timeout_ms passes; returns the number registered. */
+int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms);
+/* The launcher saw the executor's process exit (reason explains the exit status). */
+void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, const char *reason);
+/* Asks every executor to stop (StopExecutor) without freeing anything yet. */
+void coarse_backend_stop_executors(coarse_backend *b);
+
+#endif

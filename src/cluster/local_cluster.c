@@ -1,0 +1,276 @@
+/*
+ * local_cluster.c — the `local-cluster[N,C,M]` master: the driver starts N `cspark-executor`
+ * processes on this host with C cores and M MiB each, found next to the running cspark-submit,
+ * and watches them. A process that exits while the application runs is reported lost (with its
+ * exit status explained) and replaced, as Spark's standalone workers relaunch executors, until
+ * spark.executor.maxNumFailures (default max(2N, 3)) is reached; then every job fails with that
+ * reason. Executors get the authentication secret through their environment only and die with
+ * the driver (PR_SET_PDEATHSIG). Called by context.c for local-cluster masters.
+ */
+#define _GNU_SOURCE
+#include "cluster/local_cluster.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/context.h"
+#include "cluster/coarse_backend.h"
+#include "cluster/exit_codes.h"
+#include "common/clock.h"
+#include "common/log.h"
+
+extern char **environ;
+
+typedef struct child {
+    char id[32];
+    pid_t pid;
+    bool running;
+} child;
+
+typedef struct local_cluster {
+    sched_backend base; /* delegates to the coarse backend */
+    coarse_backend *coarse;
+    cspark_context *sc;
+    int cores, memory_mb, max_failures, failures, next_id;
+    char exe[PATH_MAX + 32];
+    char *secret;
+    pthread_mutex_t lock;
+    child *children;
+    int num_children, cap_children;
+    bool stopping, monitor_started;
+    pthread_t monitor;
+} local_cluster;
+
+static int spawn(local_cluster *lc, cs_error *err)
+{
+    char id[32], url[128], cores[16], mem[32];
+    snprintf(id, sizeof id, "%d", lc->next_id++);
+    snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d", coarse_backend_port(lc->coarse));
+    snprintf(cores, sizeof cores, "%d", lc->cores);
+    snprintf(mem, sizeof mem, "SPARK_EXECUTOR_MEMORY=%dm", lc->memory_mb);
+    char *argv[] = {lc->exe, "--driver-url", url, "--executor-id", id, "--cores", cores,
+                    "--app-id", lc->sc->app_id, "--hostname", "127.0.0.1", NULL};
+
+    /* environment: ours, plus the secret, memory and local dirs (built before fork) */
+    size_t n = 0;
+    while (environ[n]) n++;
+    char **envp = cs_xcalloc(n + 4, sizeof *envp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "_SPARK_AUTH_SECRET=", 19) && strncmp(environ[i], "SPARK_LOCAL_DIRS=", 17) &&
+            strncmp(environ[i], "SPARK_EXECUTOR_MEMORY=", 22))
+            envp[k++] = environ[i];
+    char *secret_env = NULL, *dirs_env = NULL;
+    if (lc->secret && asprintf(&secret_env, "_SPARK_AUTH_SECRET=%s", lc->secret) > 0) envp[k++] = secret_env;
+    if (asprintf(&dirs_env, "SPARK_LOCAL_DIRS=%s", lc->sc->local_dir) > 0) envp[k++] = dirs_env;
+    envp[k++] = mem;
+    envp[k] = NULL;
+
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
+        execve(lc->exe, argv, envp);
+        _exit(126);
+    }
+    free(envp);
+    free(secret_env);
+    free(dirs_env);
+    if (pid < 0) return cs_error_set(err, CS_EIO, "cannot start an executor process: %s", strerror(errno));
+    pthread_mutex_lock(&lc->lock);
+    if (lc->num_children == lc->cap_children) {
+        lc->cap_children = lc->cap_children ? lc->cap_children * 2 : 8;
+        lc->children = cs_xrealloc(lc->children, (size_t)lc->cap_children * sizeof *lc->children);
+    }
+    child *c = &lc->children[lc->num_children++];
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->pid = pid;
+    c->running = true;
+    pthread_mutex_unlock(&lc->lock);
+    CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d", id,
+            (int)pid, lc->cores, lc->memory_mb);
+    return 0;
+}
+
+/* Polls the children (waitpid per pid: never reaps processes the job itself started). */
+static void *monitor_main(void *arg)
+{
+    local_cluster *lc = arg;
+    for (;;) {
+        pthread_mutex_lock(&lc->lock);
+        bool stopping = lc->stopping;
+        int running = 0;
+        for (int i = 0; i < lc->num_children; i++) {
+            child *c = &lc->children[i];
+            if (!c->running) continue;
+            int status;
+            pid_t r = waitpid(c->pid, &status, WNOHANG);
+            if (r == 0) {
+                running++;
+                continue;
+            }
+            c->running = false;
+            if (stopping) continue;
+            char why[256], reason[320];
+            describe_wait_status(status, why, sizeof why);
+            snprintf(reason, sizeof reason, "Command exited with %s", why);
+            char id[32];
+            snprintf(id, sizeof id, "%s", c->id);
+            lc->failures++;
+            int failures = lc->failures, max = lc->max_failures;
+            pthread_mutex_unlock(&lc->lock);
+            CS_WARN("local-cluster", "event=executor_exited executor=%s %s failures=%d max=%d", id, why, failures, max);
+            coarse_backend_executor_exited(lc->coarse, id, reason);
+            if (failures >= max) {
+                char msg[600];
+                snprintf(msg, sizeof msg,
+                         "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
+                         "the last: executor %s, %s", max, id, reason);
+                scheduler_abort(lc->base.sched, msg);
+            } else {
+                cs_error err;
+                if (spawn(lc, &err) < 0) scheduler_abort(lc->base.sched, err.msg);
+            }
+            pthread_mutex_lock(&lc->lock);
+            i = -1; /* the array may have grown: rescan */
+        }
+        pthread_mutex_unlock(&lc->lock);
+        if (stopping && running == 0) return NULL;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The backend gave up on an executor (heartbeat timeout): make sure its process is gone. */
+static void on_executor_removed(void *arg, const char *executor_id, const char *reason)
+{
+    local_cluster *lc = arg;
+    pthread_mutex_lock(&lc->lock);
+    for (int i = 0; i < lc->num_children; i++)
+        if (lc->children[i].running && strcmp(lc->children[i].id, executor_id) == 0)
+            kill(lc->children[i].pid, SIGKILL);
+    pthread_mutex_unlock(&lc->lock);
+}
+
+static void lc_launch(sched_backend *base, const task_desc *t)
+{
+    local_cluster *lc = (local_cluster *)base;
+    coarse_backend_base(lc->coarse)->launch(coarse_backend_base(lc->coarse), t);
+}
+
+static int lc_total_cores(sched_backend *base)
+{
+    local_cluster *lc = (local_cluster *)base;
+    return coarse_backend_base(lc->coarse)->total_cores(coarse_backend_base(lc->coarse));
+}
+
+static void lc_stop(sched_backend *base)
+{
+    local_cluster *lc = (local_cluster *)base;
+    coarse_backend_stop_executors(lc->coarse);
+    pthread_mutex_lock(&lc->lock);
+    lc->stopping = true;
+    pthread_mutex_unlock(&lc->lock);
+    /* give executors up to 10 s to exit after StopExecutor, then kill them */
+    int64_t deadline = cs_now_ns() / 1000000 + 10000;
+    for (;;) {
+        pthread_mutex_lock(&lc->lock);
+        int running = 0;
+        for (int i = 0; i < lc->num_children; i++) running += lc->children[i].running;
+        pthread_mutex_unlock(&lc->lock);
+        if (!running || cs_now_ns() / 1000000 > deadline) break;
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&lc->lock);
+    for (int i = 0; i < lc->num_children; i++)
+        if (lc->children[i].running) kill(lc->children[i].pid, SIGKILL);
+    pthread_mutex_unlock(&lc->lock);
+    if (lc->monitor_started) pthread_join(lc->monitor, NULL);
+    sched_backend *cb = coarse_backend_base(lc->coarse);
+    cb->sched = lc->base.sched;
+    cb->stop(cb);
+    free(lc->children);
+    free(lc->secret);
+    pthread_mutex_destroy(&lc->lock);
+    free(lc);
+}
+
+sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret, cs_error *err)
+{
+    const cs_master *m = &sc->master;
+    local_cluster *lc = cs_xcalloc(1, sizeof *lc);
+    lc->sc = sc;
+    lc->cores = m->cores_per_executor;
+    lc->memory_mb = m->memory_mb;
+    lc->secret = secret ? cs_xstrdup(secret) : NULL;
+    pthread_mutex_init(&lc->lock, NULL);
+    int64_t v;
+    char dflt[16];
+    snprintf(dflt, sizeof dflt, "%d", 2 * m->executors > 3 ? 2 * m->executors : 3);
+    if (conf_get_int(sc->conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) goto fail;
+    lc->max_failures = (int)(v < 1 ? 1 : v);
+
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        cs_error_set(err, CS_EIO, "cannot locate the running program: %s", strerror(errno));
+        goto fail;
+    }
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = 0;
+    snprintf(lc->exe, sizeof lc->exe, "%s/cspark-executor", self);
+    if (access(lc->exe, X_OK) < 0) {
+        cs_error_set(err, CS_ENOTFOUND, "local-cluster needs %s (installed next to cspark-submit): %s",
+                     lc->exe, strerror(errno));
+        goto fail;
+    }
+
+    coarse_options o = {.bind_host = "127.0.0.1", .port = 0, .secret = secret,
+                        .app_file = conf_get(sc->conf, "cspark.app.file"),
+                        .executor_removed = on_executor_removed, .hooks_arg = lc};
+    int64_t port = 0;
+    if (conf_get_int(sc->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
+    o.port = (int)port;
+    lc->coarse = coarse_backend_new(sc, &o, err);
+    if (!lc->coarse) goto fail;
+    lc->base.launch = lc_launch;
+    lc->base.total_cores = lc_total_cores;
+    lc->base.stop = lc_stop;
+
+    for (int i = 0; i < m->executors; i++)
+        if (spawn(lc, err) < 0) {
+            lc_stop(&lc->base);
+            return NULL;
+        }
+    lc->monitor_started = pthread_create(&lc->monitor, NULL, monitor_main, lc) == 0;
+    return &lc->base;
+fail:
+    pthread_mutex_destroy(&lc->lock);
+    free(lc->secret);
+    free(lc);
+    return NULL;
+}
+
+void local_cluster_attach(sched_backend *base)
+{
+    local_cluster *lc = (local_cluster *)base;
+    coarse_backend_base(lc->coarse)->sched = lc->base.sched;
+}
+
+int local_cluster_wait_registered(sched_backend *base, int64_t timeout_ms)
+{
+    local_cluster *lc = (local_cluster *)base;
+    return coarse_backend_wait_registered(lc->coarse, lc->sc->master.executors, timeout_ms);
+}

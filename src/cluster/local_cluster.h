@@ -1,0 +1,24 @@
+/*
+ * local_cluster.h — the `local-cluster[N,C,M]` scheduler backend: N executor processes on this
+ * host, managed by the driver (see local_cluster.c). Created by the context; owned by the
+ * scheduler once passed to scheduler_new.
+ */
+#ifndef CSPARK_CLUSTER_LOCAL_CLUSTER_H
+#define CSPARK_CLUSTER_LOCAL_CLUSTER_H
+
+#include <stdint.h>
+
+#include "common/err.h"
+#include "sched/scheduler.h"
+
+struct cspark_context;
+
+/* Starts the driver endpoint and the N executor processes. secret: spark.authenticate secret
+ * (NULL = off), copied. */
+sched_backend *local_cluster_backend_new(struct cspark_context *sc, const char *secret, cs_error *err);
+/* After scheduler_new: lets the driver endpoint report to the scheduler. */
+void local_cluster_attach(sched_backend *b);
+/* Waits until all N executors registered or timeout; returns how many did. */
+int local_cluster_wait_registered(sched_backend *b, int64_t timeout_ms);
+
+#endif
