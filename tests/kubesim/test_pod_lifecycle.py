@@ -204,6 +204,35 @@ def test_oom_killed(cluster):
     assert "survived" not in v1.read_namespaced_pod_log(name, NS)
 
 
+def own_cgroup(controller):
+    for line in open("/proc/self/cgroup"):
+        parts = line.strip().split(":", 2)
+        if len(parts) == 3 and controller in parts[1].split(","):
+            return "/sys/fs/cgroup/%s%s" % (controller, parts[2].rstrip("/"))
+    return None
+
+
+def test_cpu_and_memory_limits_are_cgroup_limits(cluster):
+    v1 = cluster.v1
+    name = uniq("cpulim")
+    tok = sleep_token()
+    v1.create_namespaced_pod(NS, make_pod(name, ["sleep", tok], resources={
+        "requests": {"cpu": "100m", "memory": "32Mi"}, "limits": {"cpu": "250m", "memory": "48Mi"}}))
+    pid = wait_for(lambda: host_pids(tok), what="pod process found")[0]
+    found = {}
+    for ctrl, knob in (("cpu", "cpu.cfs_quota_us"), ("memory", "memory.limit_in_bytes")):
+        base = "%s/kubesim-%d" % (own_cgroup(ctrl), cluster.proc.pid)
+        for sub in os.listdir(base):
+            d = os.path.join(base, sub)
+            if os.path.isdir(d) and str(pid) in open(os.path.join(d, "cgroup.procs")).read().split():
+                found[ctrl] = int(open(os.path.join(d, knob)).read())
+                if ctrl == "cpu":
+                    found["shares"] = int(open(os.path.join(d, "cpu.shares")).read())
+    assert found == {"cpu": 25000, "shares": 102, "memory": 48 << 20}, found
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=0)
+    wait_for(lambda: gone(v1, name), what="cleanup")
+
+
 def test_graceful_delete_sigterm_then_sigkill(cluster):
     v1 = cluster.v1
     name = uniq("grace")
@@ -450,21 +479,20 @@ def test_no_pod_process_outlives_a_killed_kubesim():
     finally:
         shutil.rmtree(state, ignore_errors=True)
         # the emptied cgroups kubesim could not remove
-        for line in open("/proc/self/cgroup"):
-            parts = line.strip().split(":", 2)
-            if pid and len(parts) == 3 and "memory" in parts[1].split(","):
-                base = "/sys/fs/cgroup/memory%s/kubesim-%d" % (parts[2].rstrip("/"), pid)
-                if os.path.isdir(base):
-                    for sub in os.listdir(base):
-                        if os.path.isdir(os.path.join(base, sub)):
-                            try:
-                                os.rmdir(os.path.join(base, sub))
-                            except OSError:
-                                pass
-                    try:
-                        os.rmdir(base)
-                    except OSError:
-                        pass
+        for ctrl in ("memory", "cpu"):
+            own = own_cgroup(ctrl)
+            base = "%s/kubesim-%d" % (own, pid) if own and pid else None
+            if base and os.path.isdir(base):
+                for sub in os.listdir(base):
+                    if os.path.isdir(os.path.join(base, sub)):
+                        try:
+                            os.rmdir(os.path.join(base, sub))
+                        except OSError:
+                            pass
+                try:
+                    os.rmdir(base)
+                except OSError:
+                    pass
 
 
 def test_fake_kubelet_500_pods():

@@ -36,11 +36,13 @@ struct ks_container {
     int rss_killed;
     int waiters;      /* pid is kubesim's waiter of a PID namespace, not the command */
     long long memory_limit;
-    char *cgroup_dir;  /* NULL without cgroup */
+    char *cgroup_dir;  /* memory cgroup, NULL without */
+    char *cpu_dir;     /* cpu cgroup (shares, CFS quota), NULL without */
 };
 
 static ks_container_caps g_caps;
-static char g_cgroup_base[PATH_MAX + 64];  /* "" when unavailable */
+static char g_cgroup_base[PATH_MAX + 128];  /* memory controller; "" when unavailable */
+static char g_cpu_base[PATH_MAX + 128];     /* cpu controller; "" when unavailable */
 static pthread_once_t g_probe_once = PTHREAD_ONCE_INIT;
 
 static int write_file(const char *path, const char *text)
@@ -53,6 +55,72 @@ static int write_file(const char *path, const char *text)
     int rc = (w == (ssize_t)n) ? 0 : -(errno ? errno : EIO);
     close(fd);
     return rc;
+}
+
+/* Finds this process's cgroup v1 directory for controller ctrl, removes cgroups left by killed kubesims
+ * and creates <own>/kubesim-<pid>. Returns 0 and the directory in out, or -1 (controller unusable). */
+static int setup_controller(const char *ctrl, const char *probe_file, char *out, size_t outlen)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    char line[1024], own[1024] = "", want[64];
+    int found = 0;
+    snprintf(want, sizeof want, ",%s,", ctrl);
+    while (f && fgets(line, sizeof line, f)) {
+        char *a = strchr(line, ':');
+        char *b = a ? strchr(a + 1, ':') : NULL;
+        if (!a || !b)
+            continue;
+        *b = 0;
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, ",%s,", a + 1); /* "memory" or a comma-separated list */
+        if (strstr(tmp, want)) {
+            snprintf(own, sizeof own, "%s", b + 1);
+            own[strcspn(own, "\n")] = 0;
+            found = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (!found)
+        return -1;
+    char base[PATH_MAX + 64];
+    snprintf(base, sizeof base, "/sys/fs/cgroup/%s%s", ctrl, strcmp(own, "/") ? own : "");
+    /* cgroups left by a kubesim that was killed: their processes are gone (PID namespaces) */
+    DIR *d = opendir(base);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int pid;
+        if (sscanf(e->d_name, "kubesim-%d", &pid) != 1 || pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
+            continue;
+        char stale[PATH_MAX * 2];
+        snprintf(stale, sizeof stale, "%s/%s", base, e->d_name);
+        DIR *sd = opendir(stale);
+        struct dirent *se;
+        while (sd && (se = readdir(sd))) {
+            if (se->d_type != DT_DIR || se->d_name[0] == '.')
+                continue;
+            char sub[PATH_MAX * 3];
+            snprintf(sub, sizeof sub, "%s/%s", stale, se->d_name);
+            rmdir(sub);
+        }
+        if (sd)
+            closedir(sd);
+        rmdir(stale);
+    }
+    if (d)
+        closedir(d);
+    char mine[PATH_MAX + 128];
+    snprintf(mine, sizeof mine, "%s/kubesim-%d", base, (int)getpid());
+    if (mkdir(mine, 0755) != 0 && errno != EEXIST)
+        return -1;
+    char test[PATH_MAX + 256];
+    snprintf(test, sizeof test, "%s/%s", mine, probe_file);
+    if (access(test, W_OK) != 0) {
+        rmdir(mine);
+        return -1;
+    }
+    snprintf(out, outlen, "%s", mine);
+    return 0;
 }
 
 static void probe(void)
@@ -83,66 +151,10 @@ static void probe(void)
         if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0)
             g_caps.pid_ns = g_caps.mount_ns;
     }
-    /* memory cgroup v1: our own memory cgroup from /proc/self/cgroup */
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    char line[1024], own[1024] = "";
-    while (f && fgets(line, sizeof line, f)) {
-        char *a = strchr(line, ':');
-        char *b = a ? strchr(a + 1, ':') : NULL;
-        if (!a || !b)
-            continue;
-        *b = 0;
-        const char *ctrls = a + 1;
-        /* controllers list may be "memory" or contain it comma-separated */
-        char tmp[256];
-        snprintf(tmp, sizeof tmp, ",%s,", ctrls);
-        if (strstr(tmp, ",memory,")) {
-            snprintf(own, sizeof own, "%s", b + 1);
-            own[strcspn(own, "\n")] = 0;
-        }
-    }
-    if (f)
-        fclose(f);
-    if (own[0] || access("/sys/fs/cgroup/memory/memory.limit_in_bytes", F_OK) == 0) {
-        char base[PATH_MAX + 64];
-        /* cgroups left by a kubesim that was killed: their processes are gone (PID namespaces) */
-        snprintf(base, sizeof base, "/sys/fs/cgroup/memory%s", strcmp(own, "/") ? own : "");
-        DIR *d = opendir(base);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            int pid;
-            if (sscanf(e->d_name, "kubesim-%d", &pid) != 1 || pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
-                continue;
-            char stale[PATH_MAX * 2];
-            snprintf(stale, sizeof stale, "%s/%s", base, e->d_name);
-            DIR *sd = opendir(stale);
-            struct dirent *se;
-            while (sd && (se = readdir(sd))) {
-                if (se->d_type != DT_DIR || se->d_name[0] == '.')
-                    continue;
-                char sub[PATH_MAX * 3];
-                snprintf(sub, sizeof sub, "%s/%s", stale, se->d_name);
-                rmdir(sub);
-            }
-            if (sd)
-                closedir(sd);
-            rmdir(stale);
-        }
-        if (d)
-            closedir(d);
-        snprintf(base, sizeof base, "/sys/fs/cgroup/memory%s/kubesim-%d", strcmp(own, "/") ? own : "",
-                 (int)getpid());
-        if ((mkdir(base, 0755) == 0 || errno == EEXIST)) {
-            char lim[PATH_MAX + 128];
-            snprintf(lim, sizeof lim, "%s/memory.limit_in_bytes", base);
-            if (access(lim, W_OK) == 0) {
-                snprintf(g_cgroup_base, sizeof g_cgroup_base, "%s", base);
-                g_caps.cgroup = 1;
-            } else {
-                rmdir(base);
-            }
-        }
-    }
+    if (setup_controller("memory", "memory.limit_in_bytes", g_cgroup_base, sizeof g_cgroup_base) == 0)
+        g_caps.cgroup = 1;
+    if (setup_controller("cpu", "cpu.cfs_quota_us", g_cpu_base, sizeof g_cpu_base) == 0)
+        g_caps.cpu_cgroup = 1;
 }
 
 const ks_container_caps *ks_container_probe(void)
@@ -544,6 +556,29 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
         }
     }
 
+    if (g_caps.cpu_cgroup && (s->cpu_request > 0 || s->cpu_limit > 0)) {
+        char path[PATH_MAX * 2], num[32];
+        if (asprintf(&c->cpu_dir, "%s/%s", g_cpu_base, s->id) < 0) {
+            c->cpu_dir = NULL;
+        } else if (mkdir(c->cpu_dir, 0755) != 0 && errno != EEXIST) {
+            free(c->cpu_dir);
+            c->cpu_dir = NULL;
+        } else {
+            long long shares = s->cpu_request > 0 ? s->cpu_request * 1024 / 1000 : 2;
+            snprintf(path, sizeof path, "%s/cpu.shares", c->cpu_dir);
+            snprintf(num, sizeof num, "%lld", shares < 2 ? 2 : shares);
+            write_file(path, num);
+            if (s->cpu_limit > 0) {
+                long long quota = s->cpu_limit * 100000 / 1000;
+                snprintf(path, sizeof path, "%s/cpu.cfs_period_us", c->cpu_dir);
+                write_file(path, "100000");
+                snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", c->cpu_dir);
+                snprintf(num, sizeof num, "%lld", quota < 1000 ? 1000 : quota);
+                write_file(path, num);
+            }
+        }
+    }
+
     child_args a = {.spec = s,
                     .dst_copies = dst_copies,
                     .src_is_file = src_is_file,
@@ -577,6 +612,16 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
             rmdir(c->cgroup_dir);
             free(c->cgroup_dir);
             c->cgroup_dir = NULL;
+        }
+    }
+    if (c->cpu_dir) {
+        char path[PATH_MAX * 2], num[32];
+        snprintf(path, sizeof path, "%s/cgroup.procs", c->cpu_dir);
+        snprintf(num, sizeof num, "%d", (int)pid);
+        if (write_file(path, num) != 0) {
+            rmdir(c->cpu_dir);
+            free(c->cpu_dir);
+            c->cpu_dir = NULL;
         }
     }
     if (write(syncp[1], "g", 1) != 1) {
@@ -756,22 +801,29 @@ void ks_container_free(ks_container *c)
         }
         free(c->cgroup_dir);
     }
+    if (c->cpu_dir) {
+        for (int i = 0; i < 50 && rmdir(c->cpu_dir) != 0 && errno == EBUSY; i++) {
+            kill_cgroup(c->cpu_dir, SIGKILL, 0);
+            usleep(10000);
+        }
+        free(c->cpu_dir);
+    }
     if (c->pidfd >= 0)
         close(c->pidfd);
     free(c);
 }
 
-void ks_container_cleanup_all(void)
+static void cleanup_base(const char *base)
 {
-    if (!g_cgroup_base[0])
+    if (!base[0])
         return;
-    DIR *d = opendir(g_cgroup_base);
+    DIR *d = opendir(base);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.' || e->d_type != DT_DIR)
             continue;
         char dir[PATH_MAX * 2];
-        snprintf(dir, sizeof dir, "%s/%s", g_cgroup_base, e->d_name);
+        snprintf(dir, sizeof dir, "%s/%s", base, e->d_name);
         for (int i = 0; i < 50; i++) {
             kill_cgroup(dir, SIGKILL, 0);
             if (rmdir(dir) == 0 || errno != EBUSY)
@@ -781,5 +833,11 @@ void ks_container_cleanup_all(void)
     }
     if (d)
         closedir(d);
-    rmdir(g_cgroup_base);
+    rmdir(base);
+}
+
+void ks_container_cleanup_all(void)
+{
+    cleanup_base(g_cgroup_base);
+    cleanup_base(g_cpu_base);
 }

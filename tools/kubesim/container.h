@@ -35,6 +35,8 @@ typedef struct ks_container_spec {
     const char *hostname;        /* pod hostname (UTS namespace), may be NULL */
     const char *log_path;        /* stdout+stderr appended here */
     long long memory_limit;      /* bytes, 0 = none */
+    long long cpu_request;       /* millicores, 0 = none (cpu.shares as the kubelet: millis * 1024 / 1000) */
+    long long cpu_limit;         /* millicores, 0 = none (cpu.cfs_quota_us over a 100 ms period) */
     const char *scratch_dir;     /* host dir owned by the pod: mount points missing on the host are created in
                                   * shadow copies of their parent under it, never on the host; NULL -> created
                                   * on the host (mkdir -p) */
@@ -46,6 +48,7 @@ typedef struct ks_container ks_container;
 typedef struct ks_container_caps {
     int mount_ns;   /* private mount namespaces with bind mounts */
     int cgroup;     /* cgroup v1 memory controller writable */
+    int cpu_cgroup; /* cgroup v1 cpu controller writable (requests -> cpu.shares, limits -> CFS quota) */
     int pid_ns;     /* a PID namespace per container (an init of ours as PID 1, the command as PID 2) */
 } ks_container_caps;
 const ks_container_caps *ks_container_probe(void);

@@ -689,6 +689,8 @@ static void start_container(kcont *c)
                                             : p->name,
                             .log_path = log_path,
                             .memory_limit = spec.memory_limit,
+                            .cpu_request = spec.cpu_request,
+                            .cpu_limit = spec.cpu_limit,
                             .scratch_dir = scratch};
     char err[1024];
     if (!c->ever_started && !c->term.set)
@@ -1336,9 +1338,9 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
                    !caps->cgroup ? "memory limits are enforced by sampling the RSS of each container's process "
                                    "group every 50 ms"
                                  : "");
-        kl_log("INFO", "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d pidns=%d cgroup=%d state=%s", k->n_nodes,
-               k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns, caps->pid_ns, caps->cgroup,
-               k->state_dir);
+        kl_log("INFO", "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d pidns=%d cgroup=%d cpucgroup=%d state=%s",
+               k->n_nodes, k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns, caps->pid_ns,
+               caps->cgroup, caps->cpu_cgroup, k->state_dir);
     } else {
         kl_log("INFO", "mode=fake nodes=%d delay_ms=%d", k->n_nodes, k->opt.fake_delay_ms);
     }

@@ -161,6 +161,7 @@ typedef struct kl_spec {
     int n_mounts;
     char *workdir;
     long long memory_limit;
+    long long cpu_request, cpu_limit;  /* millicores */
     char **strings;  /* every string the above point to that was allocated here */
     int n_strings, cap_strings;
 } kl_spec;

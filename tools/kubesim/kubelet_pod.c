@@ -1272,8 +1272,12 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
         if (asprintf(&kv, "%s=%s", env.names[j], env.values[j]) >= 0)
             s->envp[j] = sp_add(s, kv);
     }
-    const char *lim = res_str(json_object_get(ct, "resources"), "limits", "memory");
+    const json_t *res = json_object_get(ct, "resources");
+    const char *lim = res_str(res, "limits", "memory");
     s->memory_limit = lim ? kl_quantity(lim, 1) : 0;
+    const char *cl = res_str(res, "limits", "cpu"), *cr = res_str(res, "requests", "cpu");
+    s->cpu_limit = cl ? kl_quantity(cl, 1000) : 0;
+    s->cpu_request = cr ? kl_quantity(cr, 1000) : s->cpu_limit;
     rc = 0;
 out:
     env_free(&env);
