@@ -90,5 +90,15 @@ rpc_endpoint *rpc_conn_endpoint(const rpc_conn *c);
  * of buf (freed with free() once written or on failure). For large replies built in place
  * (block server). <0 if closed. */
 int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len);
+/* Added: asynchronous request. Assigns req->request_id and sends req; then fn runs on the loop
+ * thread with every envelope carrying that id (ownership of msg moves to fn: free it with
+ * cspark__envelope__free_unpacked) for as long as fn returns 1 (multi-part replies such as a
+ * stream of BlockData); returning 0 ends the call. If the connection closes first, fn runs once
+ * more with msg == NULL and a short reason (and its return value is ignored). Returns 0, or <0
+ * if the connection is already closed (fn is then never called). */
+typedef int (*rpc_reply_fn)(void *arg, rpc_conn *c, Cspark__Envelope *msg, const char *reason);
+int rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *arg);
+/* Added: true once the connection is closed or closing (sends fail). */
+int rpc_conn_is_closed(rpc_conn *c);
 
 #endif /* CSPARK_RPC_ENDPOINT_H */
