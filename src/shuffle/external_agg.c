@@ -17,19 +17,13 @@
 
 #include "common/recio.h"
 #include "shuffle/aggmap.h"
+#include "shuffle/aggmerge.h"
 #include "shuffle/spill.h"
 
 typedef struct agg_run {
     int fd;
     uint64_t len;
 } agg_run;
-
-typedef struct agg_cursor {
-    recio_reader *rd; /* NULL: the in-memory table */
-    size_t pos;       /* in-memory: next entry */
-    uint64_t hash;
-    cspark_slice key, val;
-} agg_cursor;
 
 struct ext_agg {
     const cs_aggregator *agg;
@@ -41,12 +35,7 @@ struct ext_agg {
     int nruns;
     int state; /* 0 insert, 1 iterate table, 2 merge, 3 done */
     size_t iter;
-    agg_cursor *cur;
-    int *heap;
-    int nheap;
-    cspark_value acc; /* malloc-owned merge accumulator */
-    uint8_t *keybuf;
-    size_t keycap;
+    agg_merger *merger;
 };
 
 ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
@@ -126,80 +115,20 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
     return 0;
 }
 
-/* Loads the cursor's next record; 1 ok, 0 exhausted, <0 error. */
-static int cursor_advance(ext_agg *a, agg_cursor *c, cs_error *err)
-{
-    if (!c->rd) {
-        if (c->pos >= a->map.n) return 0;
-        const aggmap_entry *e = a->map.ents[c->pos++];
-        c->hash = e->hash;
-        c->key.ptr = aggmap_key(e);
-        c->key.len = e->klen;
-        c->val.ptr = e->vptr;
-        c->val.len = e->vlen;
-        return 1;
-    }
-    cspark_record rec;
-    int rc = recio_reader_next(c->rd, &rec, err);
-    if (rc <= 0) return rc;
-    c->key = rec.key;
-    c->val = rec.value;
-    c->hash = shuffle_key_hash(rec.key);
-    return 1;
-}
-
-static inline int cur_less(const agg_cursor *x, const agg_cursor *y)
-{
-    return aggmap_cmp(x->hash, x->key.ptr, x->key.len, y->hash, y->key.ptr, y->key.len) < 0;
-}
-
-static void sift_down(ext_agg *a, int i)
-{
-    int n = a->nheap;
-    for (;;) {
-        int l = 2 * i + 1, m = i;
-        if (l < n && cur_less(&a->cur[a->heap[l]], &a->cur[a->heap[m]])) m = l;
-        if (l + 1 < n && cur_less(&a->cur[a->heap[l + 1]], &a->cur[a->heap[m]])) m = l + 1;
-        if (m == i) return;
-        int t = a->heap[i];
-        a->heap[i] = a->heap[m];
-        a->heap[m] = t;
-        i = m;
-    }
-}
-
-/* Advances the heap's top cursor and restores the heap. */
-static int heap_pop_advance(ext_agg *a, cs_error *err)
-{
-    int rc = cursor_advance(a, &a->cur[a->heap[0]], err);
-    if (rc < 0) return rc;
-    if (rc == 0) a->heap[0] = a->heap[--a->nheap];
-    if (a->nheap > 0) sift_down(a, 0);
-    return 0;
-}
-
-static int start_merge(ext_agg *a, cs_error *err)
+static void start_merge(ext_agg *a)
 {
     aggmap_sort_by_hash(&a->map);
     int n = a->nruns + 1;
-    a->cur = calloc((size_t)n, sizeof *a->cur);
-    a->heap = malloc((size_t)n * sizeof *a->heap);
-    if (!a->cur || !a->heap) abort();
     size_t bufsz = RECIO_WRITE_BUF;
     if (a->mem->budget > 0) {
         int64_t per = a->mem->budget / (4 * (int64_t)n);
         if (per < 64 * 1024) per = 64 * 1024;
         if (per < (int64_t)bufsz) bufsz = (size_t)per;
     }
-    for (int i = 0; i < a->nruns; i++) a->cur[i].rd = recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz);
-    a->nheap = 0;
-    for (int i = 0; i < n; i++) {
-        int rc = cursor_advance(a, &a->cur[i], err);
-        if (rc < 0) return rc;
-        if (rc > 0) a->heap[a->nheap++] = i;
-    }
-    for (int i = a->nheap / 2 - 1; i >= 0; i--) sift_down(a, i);
-    return 0;
+    a->merger = agg_merger_new(a->agg);
+    for (int i = 0; i < a->nruns; i++)
+        agg_merger_add_run(a->merger, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
+    agg_merger_add_mem(a->merger, a->map.ents, NULL, a->map.n);
 }
 
 int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
@@ -210,11 +139,7 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
             a->state = 1;
         } else {
             a->state = 2;
-            int rc = start_merge(a, err);
-            if (rc < 0) {
-                a->state = 3;
-                return rc;
-            }
+            start_merge(a);
         }
     }
     if (a->state == 1) {
@@ -226,37 +151,19 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
         return out->n > start ? 1 : 0;
     }
     if (a->state == 2) {
-        const cs_aggregator *agg = a->agg;
-        while (a->nheap > 0 && !batch_full(out)) {
-            agg_cursor *top = &a->cur[a->heap[0]];
-            uint64_t h = top->hash;
-            uint32_t kl = top->key.len;
-            if (kl > a->keycap) {
-                free(a->keybuf);
-                a->keycap = kl * 2;
-                a->keybuf = malloc(a->keycap);
-                if (!a->keybuf) abort();
-            }
-            if (kl) memcpy(a->keybuf, top->key.ptr, kl);
-            a->acc.owner = NULL;
-            a->acc.len = 0;
-            cspark_value_set(&a->acc, top->val.ptr, top->val.len);
-            int rc = heap_pop_advance(a, err);
-            while (rc == 0 && a->nheap > 0) {
-                top = &a->cur[a->heap[0]];
-                if (top->hash != h || top->key.len != kl ||
-                    (kl && memcmp(top->key.ptr, a->keybuf, kl) != 0))
-                    break;
-                agg->merge_combiners(&a->acc, top->val, agg->tc);
-                rc = heap_pop_advance(a, err);
-            }
+        while (!batch_full(out)) {
+            cspark_slice k, v;
+            int rc = agg_merger_next(a->merger, &k, &v, err);
             if (rc < 0) {
                 a->state = 3;
                 return rc;
             }
-            recio_batch_put(out, a->keybuf, kl, a->acc.ptr, a->acc.len);
+            if (rc == 0) {
+                a->state = 3;
+                break;
+            }
+            recio_batch_put(out, k.ptr, k.len, v.ptr, v.len);
         }
-        if (a->nheap == 0) a->state = 3;
         return out->n > start ? 1 : 0;
     }
     return 0;
@@ -265,16 +172,10 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
 void ext_agg_free(ext_agg *a)
 {
     if (!a) return;
-    if (a->cur) {
-        for (int i = 0; i < a->nruns + 1; i++) recio_reader_free(a->cur[i].rd);
-    }
-    free(a->cur);
-    free(a->heap);
+    agg_merger_free(a->merger);
     for (int i = 0; i < a->nruns; i++) close(a->runs[i].fd);
     free(a->runs);
     aggmap_free(&a->map);
-    free(a->acc.ptr);
-    free(a->keybuf);
     free(a->dir);
     free(a);
 }

@@ -10,8 +10,9 @@
  * <dir>/shuffle_<shuffle>_<map>_0.data (for each partition: its segments from every spill, then
  * from memory; compressed blocks are concatenated without decoding) and .index
  * ((num_reduces + 1) big-endian u64 offsets), both under temp names, then renames them into place,
- * so a retried map task replaces a previous attempt. With map-side combine, one key may appear once
- * per spill in a segment; the reduce side combines combiners anyway.
+ * so a retried map task replaces a previous attempt. With map-side combine, spills are written
+ * sorted by (hash, key) per partition and merged at commit, so each key appears once per map
+ * output.
  *
  * Reduce side: a shuffle_reader fetches each map's segment for one reduce partition through a
  * shuffle_block_source (local files now, the network later) and decodes it into batches.
@@ -91,7 +92,10 @@ typedef struct shuffle_writer shuffle_writer;
 /* The spec and everything it points to are borrowed until free. NULL + err on a bad spec. */
 shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err);
 int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err); /* may spill */
-/* Writes data + index, renames them into place, fills *out (sizes malloc'd). Once. */
+/* Writes data + index, renames them into place, fills *out (sizes malloc'd). Once. A combining
+ * writer that spilled merges its spills here (each key once per map output), calling the
+ * combiner's merge_combiners: run it in the same function context as write. Location fields
+ * of *out are left as they are. */
 int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err);
 /* After commit, or to abort: removes temp and spill files, releases memory. NULL is fine. */
 void shuffle_writer_free(shuffle_writer *w);

@@ -13,7 +13,9 @@
  * A spill writes every partition's segment, in partition order, to one anonymous spill file and
  * remembers the segment offsets. Commit writes the data file partition by partition: the
  * partition's segments from each spill (copied as bytes: blocks are self-contained), then its
- * in-memory part; then the index; both under temp names renamed into place.
+ * in-memory part; then the index; both under temp names renamed into place. With a combiner the
+ * segments are sorted by (hash, key) and commit merges them instead (aggmerge.c), folding equal
+ * keys with merge_combiners, so each key appears once per map output.
  * Called by the task runner (src/exec) for ShuffleMapTasks.
  */
 #include "shuffle/shuffle.h"
@@ -28,6 +30,7 @@
 
 #include "common/recio.h"
 #include "shuffle/aggmap.h"
+#include "shuffle/aggmerge.h"
 #include "shuffle/external_sort.h"
 #include "shuffle/arena.h"
 #include "shuffle/spill.h"
@@ -257,8 +260,10 @@ static int spill(shuffle_writer *w, cs_error *err)
     recio_writer *rw = recio_writer_new(fd, w->spec.compress, 0);
     int rc = 0;
     if (w->combine) {
+        /* each partition's segment sorted by (hash, key), so commit can merge spills */
         uint32_t *order;
         size_t *starts;
+        aggmap_sort_by_hash(&w->map);
         aggmap_group_by_part(&w->map, w->n, &order, &starts);
         for (int p = 0; p < w->n && rc == 0; p++) {
             offs[p] = recio_writer_offset(rw);
@@ -277,7 +282,6 @@ static int spill(shuffle_writer *w, cs_error *err)
         }
     }
     if (rc == 0) rc = recio_writer_flush(rw, err);
-    if (w->combine) w->records += recio_writer_records(rw);
     offs[w->n] = recio_writer_offset(rw);
     recio_writer_free(rw);
     if (rc < 0) {
@@ -401,6 +405,36 @@ static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, ui
     return 0;
 }
 
+/* Combine with spills: partition p's segments of every spill and its in-memory entries, all
+ * sorted by (hash, key), merged so that each key appears once in the map output. */
+static int merge_combined_part(shuffle_writer *w, recio_writer *rw, int p, const uint32_t *order,
+                               const size_t *starts, cs_error *err)
+{
+    size_t bufsz = RECIO_WRITE_BUF;
+    if (w->mem->budget > 0) {
+        int64_t per = w->mem->budget / (4 * ((int64_t)w->nspills + 1));
+        if (per < 64 * 1024) per = 64 * 1024;
+        if (per < (int64_t)bufsz) bufsz = (size_t)per;
+    }
+    agg_merger *m = agg_merger_new(w->spec.combiner);
+    for (int s = 0; s < w->nspills; s++) {
+        const spill_run *sr = &w->spills[s];
+        if (sr->offs[p + 1] > sr->offs[p])
+            agg_merger_add_run(m, recio_reader_fd(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p],
+                                                  bufsz));
+    }
+    agg_merger_add_mem(m, w->map.ents, order + starts[p], starts[p + 1] - starts[p]);
+    int rc;
+    cspark_slice k, v;
+    while ((rc = agg_merger_next(m, &k, &v, err)) > 0) {
+        rc = recio_writer_add(rw, k.ptr, k.len, v.ptr, v.len, err);
+        if (rc < 0) break;
+    }
+    agg_merger_free(m);
+    if (rc < 0) return rc;
+    return recio_writer_end_block(rw, err);
+}
+
 static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
 {
     snprintf(tmpl, cap, "%s.XXXXXX", final);
@@ -437,9 +471,18 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
         copybuf = malloc(RECIO_WRITE_BUF);
         if (!copybuf) abort();
     }
-    if (w->combine) aggmap_group_by_part(&w->map, w->n, &order, &starts);
+    if (w->combine) {
+        if (w->nspills) aggmap_sort_by_hash(&w->map);
+        aggmap_group_by_part(&w->map, w->n, &order, &starts);
+    }
     for (int p = 0; p < w->n; p++) {
         uint64_t start = recio_writer_offset(rw);
+        if (w->combine && w->nspills) {
+            rc = merge_combined_part(w, rw, p, order, starts, err);
+            if (rc < 0) goto done;
+            sizes[p] = recio_writer_offset(rw) - start;
+            continue;
+        }
         for (int s = 0; s < w->nspills; s++) {
             const spill_run *sr = &w->spills[s];
             rc = copy_range(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], rw, copybuf,
@@ -461,7 +504,7 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
     }
     rc = recio_writer_flush(rw, err);
     if (rc < 0) goto done;
-    if (w->combine) w->records += recio_writer_records(rw);
+    if (w->combine) w->records = recio_writer_records(rw);
     uint64_t total = recio_writer_offset(rw);
     if (close(fd) < 0) {
         fd = -1;

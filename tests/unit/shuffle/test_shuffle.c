@@ -267,7 +267,8 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
             fold_by_key(&all, &a);
             fold_by_key(&expect[r], &b);
             assert_same_multiset(&a, &b);
-            assert_true(all.n <= expect[r].n);
+            /* spills of a combining writer are merged: a key at most once per map output */
+            assert_true(all.n <= (size_t)NMAPS * b.n);
             batch_free(&a);
             batch_free(&b);
         } else {
