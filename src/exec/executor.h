@@ -10,6 +10,7 @@
 #ifndef CSPARK_EXEC_EXECUTOR_H
 #define CSPARK_EXEC_EXECUTOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct executor_options {
