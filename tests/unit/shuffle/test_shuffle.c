@@ -494,6 +494,34 @@ static void test_corrupt_and_missing_report_map(void **state)
     rm_dir_files();
 }
 
+static void test_corrupt_index(void **state)
+{
+    (void)state;
+    cs_map_status st;
+    write_map(7, 500, 1, &st, true);
+    char data[512], index[512];
+    shuffle_file_paths(g_dir, 9, 7, data, index, sizeof data);
+    cs_error err = {0};
+    uint64_t off, len;
+    assert_int_equal(shuffle_index_read(g_dir, 9, 7, 3, &off, &len, &err), CS_EPROTO); /* past end */
+    /* decreasing offsets */
+    FILE *f = fopen(index, "r+");
+    fseek(f, 8, SEEK_SET);
+    fwrite("\xff\xff\xff\xff\xff\xff\xff\xff", 1, 8, f);
+    fclose(f);
+    assert_int_equal(shuffle_index_read(g_dir, 9, 7, 1, &off, &len, &err), CS_EPROTO);
+    int failed = -1, rc;
+    read_all(&st, 1, &failed, &rc);
+    assert_int_equal(rc, CS_EIO);
+    assert_int_equal(failed, 7);
+    /* truncated index */
+    assert_int_equal(truncate(index, 12), 0);
+    assert_true(shuffle_index_read(g_dir, 9, 7, 1, &off, &len, &err) < 0);
+    assert_int_equal(shuffle_index_read(g_dir, 9, 8, 0, &off, &len, &err), CS_ENOTFOUND);
+    map_status_free(&st);
+    rm_dir_files();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_retry_replaces_attempt),
         cmocka_unit_test(test_spill_files_removed),
         cmocka_unit_test(test_corrupt_and_missing_report_map),
+        cmocka_unit_test(test_corrupt_index),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
