@@ -255,6 +255,26 @@ def test_graceful_delete_sigterm_then_sigkill(cluster):
     assert "TERM" in open(os.path.join(d, "signals")).read()
 
 
+def test_prestop_exec_hook_runs_inside_the_container_before_sigterm(cluster):
+    """Spark's decommissioning path: preStop exec (decom.sh) signals the executor, then SIGTERM."""
+    v1 = cluster.v1
+    name = uniq("prestop")
+    d = tempfile.mkdtemp(prefix="prestop-", dir=cluster.state)
+    app = ('trap "echo USR1 >> /data/log" USR1; trap "echo TERM >> /data/log; exit 0" TERM; '
+           'echo $$$$ > /data/apppid; while true; do sleep 0.1; done')
+    # the hook sees the container's mounts (/data) and PID namespace (the app's own pid)
+    hook = 'echo "prestop $(cat /etc/hostname)" >> /data/log; kill -USR1 $(cat /data/apppid); sleep 0.5'
+    body = make_pod(name, ["sh", "-c", app], volumeMounts=[{"name": "data", "mountPath": "/data"}],
+                    volumes=[{"name": "data", "hostPath": {"path": d}}])
+    body["spec"]["containers"][0]["lifecycle"] = {"preStop": {"exec": {"command": ["sh", "-c", hook]}}}
+    v1.create_namespaced_pod(NS, body)
+    wait_for(lambda: os.path.exists(os.path.join(d, "apppid")), what="app started")
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=20)
+    wait_for(lambda: gone(v1, name), what="pod finalized")
+    lines = open(os.path.join(d, "log")).read().split("\n")
+    assert lines[:3] == ["prestop %s" % name, "USR1", "TERM"], lines
+
+
 def test_unschedulable_then_scheduled_when_capacity_frees(cluster):
     v1 = cluster.v1
     big, waiter, huge = uniq("big"), uniq("waiter"), uniq("huge")

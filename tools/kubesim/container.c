@@ -671,6 +671,119 @@ fail:
     return rc;
 }
 
+int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, const char *workdir, ks_container **out,
+                      char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!g_caps.pid_ns || !c || c->exited || !c->waiters) {
+        snprintf(err, errlen, "container is not running in its own namespaces");
+        return -ESRCH;
+    }
+    char path[64], procs[2][PATH_MAX * 2 + 32], self[32];
+    int fds[3] = {-1, -1, -1}, errp[2] = {-1, -1}, rc = 0;
+    const char *ns[3] = {"mnt", "uts", "pid_for_children"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)c->pid, ns[i]);
+        fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+        if (fds[i] < 0) {
+            rc = -errno;
+            snprintf(err, errlen, "open %s: %s", path, strerror(errno));
+            goto out;
+        }
+    }
+    snprintf(procs[0], sizeof procs[0], "%s/cgroup.procs", c->cgroup_dir ? c->cgroup_dir : "");
+    snprintf(procs[1], sizeof procs[1], "%s/cgroup.procs", c->cpu_dir ? c->cpu_dir : "");
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd < 0 || pipe2(errp, O_CLOEXEC) != 0) {
+        rc = -errno;
+        snprintf(err, errlen, "%s", strerror(errno));
+        if (null_fd >= 0)
+            close(null_fd);
+        goto out;
+    }
+    pid_t parent = getpid();
+    pid_t h = fork();
+    if (h == 0) {
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(126);
+        setpgid(0, 0);
+        if (setns(fds[0], CLONE_NEWNS) != 0 || setns(fds[1], CLONE_NEWUTS) != 0 || setns(fds[2], CLONE_NEWPID) != 0)
+            child_fail(errp[1], STEP_UNSHARE, 0);
+        snprintf(self, sizeof self, "%d", (int)getpid());
+        if (c->cgroup_dir)
+            write_file(procs[0], self);
+        if (c->cpu_dir)
+            write_file(procs[1], self);
+        pid_t h2 = fork();
+        if (h2 < 0)
+            child_fail(errp[1], STEP_EXEC, 0);
+        if (h2 == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0)
+                child_fail(errp[1], STEP_EXEC, 0);
+            if (chdir(workdir && *workdir ? workdir : "/") != 0)
+                child_fail(errp[1], STEP_CHDIR, 0);
+            extern char **environ;
+            environ = (char **)envp;
+            execvp(argv[0], argv);
+            child_fail(errp[1], STEP_EXEC, 0);
+        }
+        close(errp[1]);
+        int st = 0;
+        while (waitpid(h2, &st, 0) < 0 && errno == EINTR)
+            ;
+        _exit(status_code(st));
+    }
+    close(null_fd);
+    close(errp[1]);
+    errp[1] = -1;
+    if (h < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        goto out;
+    }
+    int msg[3];
+    ssize_t r;
+    do
+        r = read(errp[0], msg, sizeof msg);
+    while (r < 0 && errno == EINTR);
+    if (r == (ssize_t)sizeof msg) {
+        if (msg[0] == STEP_EXEC && msg[1] == ENOENT && !strchr(argv[0], '/'))
+            snprintf(err, errlen, "exec: \"%s\": executable file not found in $PATH", argv[0]);
+        else
+            snprintf(err, errlen, "%s: %s", msg[0] == STEP_UNSHARE ? "setns" : "exec", strerror(msg[1]));
+        rc = -(msg[1] ? msg[1] : EIO);
+        while (waitpid(h, NULL, 0) < 0 && errno == EINTR)
+            ;
+        goto out;
+    }
+    ks_container *hk = calloc(1, sizeof *hk);
+    if (!hk) {
+        kill(h, SIGKILL);
+        waitpid(h, NULL, 0);
+        rc = -ENOMEM;
+        goto out;
+    }
+    hk->pid = h;
+    hk->pidfd = -1;
+    *out = hk;
+out:
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (errp[0] >= 0)
+        close(errp[0]);
+    if (errp[1] >= 0)
+        close(errp[1]);
+    return rc;
+}
+
 pid_t ks_container_pid(const ks_container *c) { return c->pid; }
 int ks_container_pidfd(const ks_container *c) { return c->pidfd; }
 

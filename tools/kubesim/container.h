@@ -72,6 +72,13 @@ int ks_container_reap(ks_container *c, int *exit_code, const char **reason);
  * SIGKILLs it when over the limit (the exit is then reported as OOMKilled). No-op with a cgroup. */
 void ks_container_check_memory(ks_container *c);
 
+/* Runs argv inside running container c (its mount, UTS and PID namespaces and cgroups), with envp and
+ * workdir, output discarded: a preStop `exec` hook. Returns 0 and a handle to reap/free like a container
+ * (ks_container_reap gives the hook's exit code), or a negative errno with a message in err. Needs the
+ * PID namespace (caps.pid_ns). */
+int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, const char *workdir, ks_container **out,
+                      char *err, size_t errlen);
+
 /* Frees c (SIGKILLs and reaps it first if it still runs) and removes its cgroup. NULL accepted. */
 void ks_container_free(ks_container *c);
 

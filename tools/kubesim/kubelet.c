@@ -543,6 +543,10 @@ static void pod_drop(kpod *p)
     for (int i = 0; i < p->n_init + p->n_cont; i++) {
         kcont *c = &p->cs[i];
         cont_stop_poll(c);
+        if (c->hook) {
+            ks_container_free(c->hook);
+            c->hook = NULL;
+        }
         if (c->proc) {
             ks_container_free(c->proc); /* SIGKILLs and reaps */
             c->proc = NULL;
@@ -582,6 +586,8 @@ static int running_containers(kpod *p)
     return n;
 }
 
+static void run_pre_stop(kcont *c);
+
 static void pod_begin_delete(kpod *p)
 {
     ks_kubelet *k = p->k;
@@ -606,17 +612,64 @@ static void pod_begin_delete(kpod *p)
         pod_finalize(p);
         return;
     }
+    p->kill_deadline = deadline;
     for (int i = 0; i < p->n_init + p->n_cont; i++) {
         kcont *c = &p->cs[i];
         if (c->proc) {
             event(k, p, "Normal", "Killing", "Stopping container %s", c->name);
-            ks_container_signal(c->proc, SIGTERM);
+            run_pre_stop(c);
         }
     }
     k->hosts_dirty = 1;
-    p->kill_deadline = deadline;
     arm(p, grace * 1000);
     publish(p);
+}
+
+/* SIGTERM to a container whose preStop hook (if any) is done. */
+static void send_term(kcont *c)
+{
+    if (c->term_sent || !c->proc)
+        return;
+    c->term_sent = 1;
+    ks_container_signal(c->proc, SIGTERM);
+}
+
+/* Deletion of a running container: the preStop hook first (exec or sleep; httpGet is not supported and
+ * counts as done), then SIGTERM. The pod's grace deadline bounds both. */
+static void run_pre_stop(kcont *c)
+{
+    kpod *p = c->pod;
+    ks_kubelet *k = p->k;
+    const json_t *ct = json_array_get(json_object_get(p->spec, c->init ? "initContainers" : "containers"), (size_t)c->index);
+    const json_t *pre = json_object_get(json_object_get(ct, "lifecycle"), "preStop");
+    const json_t *cmd = json_object_get(json_object_get(pre, "exec"), "command");
+    const json_t *sl = json_object_get(json_object_get(pre, "sleep"), "seconds");
+    if (json_array_size(cmd) > 0) {
+        kl_spec spec;
+        char reason[64], msg[1024], err[1024] = "";
+        char **argv = calloc(json_array_size(cmd) + 1, sizeof(char *));
+        size_t i;
+        json_t *a;
+        json_array_foreach(cmd, i, a) argv[i] = (char *)(json_string_value(a) ? json_string_value(a) : "");
+        int rc = -1;
+        if (argv && kl_build_spec(c, &spec, reason, sizeof reason, msg, sizeof msg) == 0) {
+            rc = ks_container_exec(c->proc, argv, spec.envp, spec.workdir, &c->hook, err, sizeof err);
+            kl_spec_free(&spec);
+        } else {
+            snprintf(err, sizeof err, "%s", msg);
+        }
+        free(argv);
+        if (rc == 0) {
+            kl_log("INFO", "pod=%s/%s container=%s event=prestop-hook", p->ns, p->name, c->name);
+            return; /* SIGTERM when the hook ends (mem_timer_cb) */
+        }
+        event(k, p, "Warning", "FailedPreStopHook", "PreStopHook failed: %s", err);
+    } else if (json_is_integer(sl) && json_integer_value(sl) > 0) {
+        c->term_at = mono_ms() + json_integer_value(sl) * 1000;
+        arm(p, json_integer_value(sl) * 1000);
+        return;
+    }
+    send_term(c);
 }
 
 static void pod_maybe_finish_delete(kpod *p)
@@ -916,15 +969,28 @@ static void pod_timer_cb(uv_timer_t *t)
     if (p->closing)
         return;
     if (p->deleting) {
-        if (p->kill_deadline && !p->killed_hard && mono_ms() < p->kill_deadline - 5) {
-            arm(p, p->kill_deadline - mono_ms()); /* an earlier timer (a back-off) fired first */
+        int64_t now = mono_ms();
+        for (int i = 0; i < p->n_init + p->n_cont; i++) {
+            kcont *c = &p->cs[i];
+            if (c->term_at && !c->term_sent) {
+                if (now >= c->term_at - 5)
+                    send_term(c);
+                else
+                    arm(p, c->term_at - now);
+            }
+        }
+        if (p->kill_deadline && !p->killed_hard && now < p->kill_deadline - 5) {
+            arm(p, p->kill_deadline - now); /* an earlier timer (a back-off, a preStop sleep) fired first */
             return;
         }
         if (p->kill_deadline && !p->killed_hard) {
             p->killed_hard = 1;
-            for (int i = 0; i < p->n_init + p->n_cont; i++)
+            for (int i = 0; i < p->n_init + p->n_cont; i++) {
+                if (p->cs[i].hook)
+                    ks_container_signal(p->cs[i].hook, SIGKILL);
                 if (p->cs[i].proc)
                     ks_container_signal(p->cs[i].proc, SIGKILL);
+            }
             kl_log("INFO", "pod=%s/%s event=grace-expired action=SIGKILL", p->ns, p->name);
         }
         return;
@@ -1262,6 +1328,16 @@ static void mem_timer_cb(uv_timer_t *t)
             nx = q->hnext;
             for (int i = 0; i < q->n_init + q->n_cont && !q->closing; i++) {
                 kcont *c = &q->cs[i];
+                int code;
+                const char *reason;
+                if (c->hook && ks_container_reap(c->hook, &code, &reason) == 0) {
+                    if (code != 0)
+                        event(k, q, "Warning", "FailedPreStopHook", "PreStopHook failed: command exited with %d",
+                              code);
+                    ks_container_free(c->hook);
+                    c->hook = NULL;
+                    send_term(c);
+                }
                 if (!c->proc)
                     continue;
                 ks_container_check_memory(c->proc);

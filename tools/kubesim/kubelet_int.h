@@ -57,6 +57,9 @@ typedef struct kcont {
     int ever_started;
     int64_t next_start_ms;     /* monotonic; 0 = start when its turn comes */
     ks_container *proc;
+    ks_container *hook;        /* preStop exec hook while it runs */
+    int64_t term_at;           /* deletion: monotonic ms at which SIGTERM is due (after preStop), 0 = none */
+    int term_sent;
     uv_poll_t *poll;           /* on the container's pidfd; freed by its close callback */
     int poll_active;
 } kcont;
