@@ -687,6 +687,7 @@ static int dep_from_pb(const Cspark__ShuffleDep *pb, int num_rdds, void *app, sh
         return rc;
     if (d->map_side_combine && (!d->agg_merge_value.ptr || !d->agg_merge_combiners.ptr))
         return PROTO_ERR("shuffle %d: map-side combine without merge functions", pb->shuffle_id);
+    d->agg_has_zero = pb->agg_has_zero;
     return zero_from_pb(pb->agg_zero, pb->agg_has_zero, &d->agg_zero, &d->agg_zero_len, err);
 }
 
