@@ -1,0 +1,323 @@
+/*
+ * test_block_transfer.c — the block server and the network block fetcher over loopback: real
+ * shuffle files written with shuffle_writer are fetched for every (map, reduce) and compared
+ * byte for byte with local reads (with and without authentication, and with a frame size small
+ * enough to force multi-part blocks); a shuffle_reader over the fetcher yields the same records
+ * as over local files; a missing block fails at once naming it; indirect task results are
+ * fetched once; a stopped server makes the fetch fail after the configured retries, naming the
+ * peer and the block.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/batch.h"
+#include "common/conf.h"
+#include "exec/block_fetcher.h"
+#include "exec/block_server.h"
+#include "shuffle/memory.h"
+#include "shuffle/shuffle.h"
+
+#define NMAPS 3
+#define NRED 4
+#define SECRET "block-secret-xyz"
+
+static char g_dir[256];
+static cs_map_status g_st[NMAPS];
+
+static void write_outputs(const char *dir, int nrec, int vlen)
+{
+    cs_partitioner p = {.kind = PART_HASH, .num_partitions = NRED};
+    cs_error err = {0};
+    for (int m = 0; m < NMAPS; m++) {
+        cs_task_memory mem;
+        task_memory_init(&mem, 256 * CS_MiB);
+        shuffle_write_spec spec = {.shuffle_id = 7, .map_id = m, .attempt_id = m, .partitioner = &p,
+                                   .compress = m % 2 == 0, .dir = dir, .mem = &mem};
+        shuffle_writer *w = shuffle_writer_new(&spec, &err);
+        assert_non_null(w);
+        cs_batch b;
+        batch_init(&b);
+        char *val = malloc((size_t)vlen);
+        for (int i = 0; i < nrec; i++) {
+            char key[32];
+            int kl = snprintf(key, sizeof key, "k%d-%d", m, i);
+            for (int j = 0; j < vlen; j++) val[j] = (char)('a' + (i + j) % 26);
+            batch_append_record(&b, key, (uint32_t)kl, val, (uint32_t)vlen);
+            if (batch_full(&b)) {
+                assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
+                batch_reset(&b);
+            }
+        }
+        assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
+        batch_free(&b);
+        free(val);
+        assert_int_equal(shuffle_writer_commit(w, &g_st[m], &err), 0);
+        shuffle_writer_free(w);
+        snprintf(g_st[m].executor_id, sizeof g_st[m].executor_id, "exec-1");
+        snprintf(g_st[m].host, sizeof g_st[m].host, "127.0.0.1");
+    }
+}
+
+static int setup(void **state)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/cspark-blocks-XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    write_outputs(g_dir, 20000, 100);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    DIR *d = opendir(g_dir);
+    struct dirent *e;
+    char p[512];
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+    rmdir(g_dir);
+    for (int m = 0; m < NMAPS; m++) map_status_free(&g_st[m]);
+    return 0;
+}
+
+static cs_conf *fast_conf(void)
+{
+    cs_conf *c = conf_new();
+    conf_set(c, "spark.shuffle.io.maxRetries", "2");
+    conf_set(c, "spark.shuffle.io.retryWait", "10ms");
+    conf_set(c, "spark.network.timeout", "10s");
+    return c;
+}
+
+static void fetch_all_compare(const char *secret, size_t max_frame)
+{
+    rpc_options so = {.name = "block-server", .app_id = "app-b", .secret = secret,
+                      .max_frame = max_frame};
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = block_server_start("127.0.0.1", g_dir, &so, &port, &err);
+    assert_non_null(bs);
+    for (int m = 0; m < NMAPS; m++) g_st[m].port = port;
+    rpc_options co = {.name = "fetcher", .app_id = "app-b", .secret = secret,
+                      .max_frame = max_frame};
+    cs_conf *conf = fast_conf();
+    block_fetcher *f = block_fetcher_new("exec-2", "/nonexistent", &co, conf, &err);
+    assert_non_null(f);
+    shuffle_block_source net = block_fetcher_source(f);
+    shuffle_block_source local = shuffle_local_source(g_dir);
+    uint64_t total = 0;
+    for (int m = 0; m < NMAPS; m++) {
+        for (int r = 0; r < NRED; r++) {
+            uint8_t *a = NULL, *b = NULL;
+            size_t al = 0, bl = 0;
+            assert_int_equal(net.fetch(net.arg, &g_st[m], r, &a, &al, &err), 0);
+            assert_int_equal(local.fetch(local.arg, &g_st[m], r, &b, &bl, &err), 0);
+            assert_int_equal(al, bl);
+            assert_int_equal(al, g_st[m].sizes[r]);
+            if (al) assert_memory_equal(a, b, al);
+            total += al;
+            free(a);
+            free(b);
+        }
+    }
+    assert_true(total > 1000000);
+    /* the whole reduce side through a shuffle_reader */
+    const cs_map_status *maps[NMAPS];
+    for (int m = 0; m < NMAPS; m++) maps[m] = &g_st[m];
+    size_t nrec_net = 0, nrec_local = 0;
+    for (int r = 0; r < NRED; r++) {
+        for (int pass = 0; pass < 2; pass++) {
+            shuffle_reader *rd = shuffle_reader_new(maps, NMAPS, r, pass ? &local : &net, &err);
+            assert_non_null(rd);
+            cs_batch out;
+            batch_init(&out);
+            int rc, failed = -1;
+            while ((rc = shuffle_reader_next(rd, &out, &failed, &err)) > 0) {
+                *(pass ? &nrec_local : &nrec_net) += out.n;
+                batch_reset(&out);
+            }
+            assert_int_equal(rc, 0);
+            batch_free(&out);
+            shuffle_reader_free(rd);
+        }
+    }
+    assert_int_equal(nrec_net, nrec_local);
+    assert_int_equal(nrec_net, NMAPS * 20000);
+    block_fetcher_free(f);
+    conf_free(conf);
+    block_server_stop(bs);
+}
+
+static void test_fetch_all_plain(void **state)
+{
+    fetch_all_compare(NULL, 0);
+}
+
+static void test_fetch_all_auth(void **state)
+{
+    fetch_all_compare(SECRET, 0);
+}
+
+static void test_fetch_all_multipart(void **state)
+{
+    fetch_all_compare(SECRET, 64 * 1024); /* 32 KiB parts */
+}
+
+static void test_local_blocks_read_from_disk(void **state)
+{
+    cs_error err = {0};
+    cs_conf *conf = fast_conf();
+    block_fetcher *f = block_fetcher_new("exec-1", g_dir, NULL, conf, &err);
+    assert_non_null(f);
+    shuffle_block_source src = block_fetcher_source(f);
+    int saved = g_st[0].port;
+    g_st[0].port = 1; /* nothing listens there: must not be used */
+    uint8_t *a = NULL;
+    size_t al = 0;
+    assert_int_equal(src.fetch(src.arg, &g_st[0], 1, &a, &al, &err), 0);
+    assert_int_equal(al, g_st[0].sizes[1]);
+    free(a);
+    g_st[0].port = saved;
+    block_fetcher_free(f);
+    conf_free(conf);
+}
+
+static void test_missing_block_named(void **state)
+{
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    assert_non_null(bs);
+    cs_conf *conf = fast_conf();
+    block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    shuffle_block_source src = block_fetcher_source(f);
+    cs_map_status st = g_st[0];
+    st.map_id = 42; /* no such output */
+    st.sizes = NULL;
+    st.port = port;
+    uint8_t *a = NULL;
+    size_t al = 0;
+    assert_int_equal(src.fetch(src.arg, &st, 0, &a, &al, &err), CS_EIO);
+    assert_null(a);
+    assert_non_null(strstr(err.msg, "shuffle 7 map 42 reduce 0"));
+    assert_non_null(strstr(err.msg, "exec-1"));
+    assert_null(strstr(err.msg, "retries")); /* not a connection error: no retry */
+    block_fetcher_free(f);
+    conf_free(conf);
+    block_server_stop(bs);
+}
+
+static void test_indirect_result(void **state)
+{
+    cs_error err = {0};
+    int port = 0;
+    rpc_options o = {.name = "bs", .app_id = "a", .secret = SECRET};
+    block_server *bs = block_server_start("127.0.0.1", g_dir, &o, &port, &err);
+    assert_non_null(bs);
+    size_t n = 3 * 1024 * 1024;
+    uint8_t *data = malloc(n);
+    for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 7);
+    block_server_put_result(bs, 99, data, n);
+    assert_int_equal(block_server_pending_results(bs), 1);
+    rpc_options co = {.name = "driver", .app_id = "a", .secret = SECRET};
+    rpc_endpoint *e = rpc_endpoint_new(&co, NULL, &err);
+    rpc_conn *c = rpc_connect(e, "127.0.0.1", port, 5000, &err);
+    assert_non_null(c);
+    for (int k = 0; k < 2; k++) {
+        Cspark__FetchResult fr = CSPARK__FETCH_RESULT__INIT;
+        fr.task_id = 99;
+        Cspark__Envelope req = CSPARK__ENVELOPE__INIT;
+        req.body_case = CSPARK__ENVELOPE__BODY_FETCH_RESULT;
+        req.fetch_result = &fr;
+        Cspark__Envelope *rep = NULL;
+        assert_int_equal(rpc_call(c, &req, &rep, 5000, &err), 0);
+        assert_int_equal(rep->body_case, CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA);
+        if (k == 0) {
+            assert_int_equal(rep->fetch_result_data->data.len, n);
+            for (size_t i = 0; i < n; i += 4099)
+                assert_int_equal(rep->fetch_result_data->data.data[i], (uint8_t)(i * 7));
+        } else { /* removed once fetched */
+            assert_non_null(strstr(rep->fetch_result_data->error, "task 99"));
+        }
+        cspark__envelope__free_unpacked(rep, NULL);
+    }
+    assert_int_equal(block_server_pending_results(bs), 0);
+    block_server_put_result(bs, 100, malloc(10), 10); /* freed by stop */
+    rpc_conn_unref(c);
+    rpc_endpoint_free(e);
+    block_server_stop(bs);
+}
+
+static void test_stopped_server_fails_after_retries(void **state)
+{
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    assert_non_null(bs);
+    cs_conf *conf = fast_conf();
+    block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    shuffle_block_source src = block_fetcher_source(f);
+    cs_map_status st = g_st[1];
+    st.port = port;
+    uint8_t *a = NULL;
+    size_t al = 0;
+    assert_int_equal(src.fetch(src.arg, &st, 2, &a, &al, &err), 0); /* connection now cached */
+    free(a);
+    a = NULL;
+    block_server_stop(bs);
+    assert_int_equal(src.fetch(src.arg, &st, 2, &a, &al, &err), CS_EIO);
+    assert_null(a);
+    char hp[64];
+    snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+    assert_non_null(strstr(err.msg, hp));
+    assert_non_null(strstr(err.msg, "shuffle 7 map 1 reduce 2"));
+    assert_non_null(strstr(err.msg, "after 2 retries"));
+    /* a reader reports the failed map */
+    const cs_map_status *maps[1] = {&st};
+    shuffle_reader *rd = shuffle_reader_new(maps, 1, 2, &src, &err);
+    cs_batch out;
+    batch_init(&out);
+    int failed = -1;
+    assert_true(shuffle_reader_next(rd, &out, &failed, &err) < 0);
+    assert_int_equal(failed, 1);
+    batch_free(&out);
+    shuffle_reader_free(rd);
+    block_fetcher_free(f);
+    conf_free(conf);
+}
+
+static void test_bad_conf_named(void **state)
+{
+    cs_conf *c = conf_new();
+    conf_set(c, "spark.shuffle.io.retryWait", "soon");
+    cs_error err = {0};
+    assert_null(block_fetcher_new("e", NULL, NULL, c, &err));
+    assert_non_null(strstr(err.msg, "spark.shuffle.io.retryWait"));
+    conf_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fetch_all_plain),
+        cmocka_unit_test(test_fetch_all_auth),
+        cmocka_unit_test(test_fetch_all_multipart),
+        cmocka_unit_test(test_local_blocks_read_from_disk),
+        cmocka_unit_test(test_missing_block_named),
+        cmocka_unit_test(test_indirect_result),
+        cmocka_unit_test(test_stopped_server_fails_after_retries),
+        cmocka_unit_test(test_bad_conf_named),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
