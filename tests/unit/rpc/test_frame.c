@@ -1,0 +1,282 @@
+/*
+ * test_frame.c — the frame codec: encode/decode round trips fed byte by byte, in random splits
+ * and coalesced in one buffer; direct reads into the body; refusal of oversized lengths (before
+ * any allocation), empty frames, garbage bodies and envelopes without a known body; auth
+ * secret loading and proofs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/conf.h"
+#include "rpc/auth.h"
+#include "rpc/frame.h"
+
+#define N 200
+
+static size_t encode_many(uint8_t **out)
+{
+    size_t cap = 0;
+    Cspark__Envelope env[N];
+    Cspark__LaunchTask lt[N];
+    Cspark__Heartbeat hb[N];
+    char ids[N][32];
+    for (int i = 0; i < N; i++) {
+        cspark__envelope__init(&env[i]);
+        env[i].request_id = (uint64_t)i * 1000003u;
+        if (i % 2) {
+            cspark__launch_task__init(&lt[i]);
+            lt[i].task_id = i;
+            lt[i].partition = i % 7;
+            env[i].body_case = CSPARK__ENVELOPE__BODY_LAUNCH_TASK;
+            env[i].launch_task = &lt[i];
+        } else {
+            cspark__heartbeat__init(&hb[i]);
+            snprintf(ids[i], sizeof ids[i], "executor-%d", i);
+            hb[i].executor_id = ids[i];
+            env[i].body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
+            env[i].heartbeat = &hb[i];
+        }
+        cap += frame_size(&env[i]);
+    }
+    uint8_t *buf = malloc(cap);
+    size_t off = 0;
+    for (int i = 0; i < N; i++) off += frame_encode(&env[i], buf + off);
+    assert_int_equal(off, cap);
+    *out = buf;
+    return cap;
+}
+
+static void check_env(const Cspark__Envelope *e, int i)
+{
+    assert_int_equal(e->request_id, (uint64_t)i * 1000003u);
+    if (i % 2) {
+        assert_int_equal(e->body_case, CSPARK__ENVELOPE__BODY_LAUNCH_TASK);
+        assert_int_equal(e->launch_task->task_id, i);
+        assert_int_equal(e->launch_task->partition, i % 7);
+    } else {
+        char id[32];
+        snprintf(id, sizeof id, "executor-%d", i);
+        assert_int_equal(e->body_case, CSPARK__ENVELOPE__BODY_HEARTBEAT);
+        assert_string_equal(e->heartbeat->executor_id, id);
+    }
+}
+
+/* Feeds buf in pieces of the sizes given by next_piece; checks all N envelopes come out. */
+static void feed_in_pieces(const uint8_t *buf, size_t len, unsigned seed, size_t maxpiece)
+{
+    frame_decoder d;
+    frame_decoder_init(&d, 0);
+    int got = 0;
+    size_t pos = 0;
+    srand(seed);
+    while (pos < len) {
+        size_t piece = maxpiece ? 1 + (size_t)rand() % maxpiece : len - pos;
+        if (piece > len - pos) piece = len - pos;
+        size_t off = 0;
+        while (off < piece) {
+            size_t used = 0;
+            Cspark__Envelope *e = NULL;
+            const char *why = NULL;
+            int rc = frame_decoder_feed(&d, buf + pos + off, piece - off, &used, &e, &why);
+            assert_true(rc >= 0);
+            off += used;
+            if (rc == 1) {
+                check_env(e, got++);
+                cspark__envelope__free_unpacked(e, NULL);
+            } else {
+                assert_int_equal(off, piece);
+            }
+        }
+        pos += piece;
+    }
+    assert_int_equal(got, N);
+    assert_int_equal(d.hdr_have, 0);
+    frame_decoder_free(&d);
+}
+
+static void test_split_and_coalesced(void **state)
+{
+    uint8_t *buf;
+    size_t len = encode_many(&buf);
+    feed_in_pieces(buf, len, 1, 0);   /* everything at once */
+    feed_in_pieces(buf, len, 2, 1);   /* byte by byte */
+    feed_in_pieces(buf, len, 3, 3);   /* splits inside headers */
+    feed_in_pieces(buf, len, 4, 100); /* random */
+    free(buf);
+}
+
+static void test_direct_body(void **state)
+{
+    Cspark__BlockData bd = CSPARK__BLOCK_DATA__INIT;
+    size_t n = 200000;
+    uint8_t *data = malloc(n);
+    for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i % 251);
+    bd.data.data = data;
+    bd.data.len = n;
+    bd.last = 1;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.request_id = 5;
+    env.body_case = CSPARK__ENVELOPE__BODY_BLOCK_DATA;
+    env.block_data = &bd;
+    size_t fl = frame_size(&env);
+    uint8_t *frame = malloc(fl);
+    assert_int_equal(frame_encode(&env, frame), fl);
+    frame_decoder d;
+    frame_decoder_init(&d, 0);
+    size_t used;
+    Cspark__Envelope *out = NULL;
+    const char *why;
+    size_t room = 0;
+    assert_null(frame_decoder_direct(&d, &room));
+    assert_int_equal(frame_decoder_feed(&d, frame, 10, &used, &out, &why), 0);
+    uint8_t *at = frame_decoder_direct(&d, &room);
+    assert_non_null(at);
+    assert_int_equal(room, fl - 10);
+    memcpy(at, frame + 10, 1000); /* as a socket read would */
+    assert_int_equal(frame_decoder_feed(&d, at, 1000, &used, &out, &why), 0);
+    at = frame_decoder_direct(&d, &room);
+    assert_int_equal(room, fl - 1010);
+    memcpy(at, frame + 1010, room);
+    assert_int_equal(frame_decoder_feed(&d, at, room, &used, &out, &why), 1);
+    assert_int_equal(out->block_data->data.len, n);
+    assert_memory_equal(out->block_data->data.data, data, n);
+    cspark__envelope__free_unpacked(out, NULL);
+    frame_decoder_free(&d);
+    free(frame);
+    free(data);
+}
+
+static void expect_error(const uint8_t *bytes, size_t n, size_t max, const char *reason)
+{
+    frame_decoder d;
+    frame_decoder_init(&d, max);
+    size_t used;
+    Cspark__Envelope *out = NULL;
+    const char *why = NULL;
+    int rc;
+    size_t off = 0;
+    do {
+        rc = frame_decoder_feed(&d, bytes + off, n - off, &used, &out, &why);
+        off += used;
+        if (rc == 1) cspark__envelope__free_unpacked(out, NULL);
+    } while (rc == 1 && off < n);
+    assert_int_equal(rc, -1);
+    assert_non_null(why);
+    assert_non_null(strstr(why, reason));
+    assert_null(d.body);
+    /* sticky */
+    assert_int_equal(frame_decoder_feed(&d, bytes, n, &used, &out, &why), -1);
+    frame_decoder_free(&d);
+}
+
+static void test_malformed(void **state)
+{
+    uint8_t huge[4] = {0xff, 0xff, 0xff, 0xff};
+    expect_error(huge, 4, 0, "maxSize");
+    uint8_t over[4] = {0, 0, 4, 1}; /* 1025 > 1024 */
+    expect_error(over, 4, 1024, "maxSize");
+    uint8_t empty[4] = {0, 0, 0, 0};
+    expect_error(empty, 4, 0, "empty");
+    uint8_t garbage[10] = {0, 0, 0, 6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    expect_error(garbage, 10, 0, "unpack");
+    uint8_t nobody[6] = {0, 0, 0, 2, 0x08, 0x05}; /* request_id only */
+    expect_error(nobody, 6, 0, "no known body");
+    uint8_t unknown[7] = {0, 0, 0, 3, 0xf8, 0x07, 0x01}; /* field 127 */
+    expect_error(unknown, 7, 0, "no known body");
+    /* a good frame followed by garbage: the good one comes out first */
+    Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
+    env.stop_executor = &se;
+    uint8_t buf[64];
+    size_t n = frame_encode(&env, buf);
+    memcpy(buf + n, huge, 4);
+    expect_error(buf, n + 4, 0, "maxSize");
+}
+
+static void test_body_name(void **state)
+{
+    Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    assert_string_equal(frame_body_name(&env), "unset");
+    env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
+    env.stop_executor = &se;
+    assert_string_equal(frame_body_name(&env), "stop_executor");
+}
+
+static void test_secret_sources(void **state)
+{
+    cs_conf *c = conf_new();
+    cs_error err = {0};
+    char *s = (char *)1;
+    unsetenv(AUTH_SECRET_ENV);
+    assert_int_equal(auth_secret_load(c, &s, &err), 0); /* off by default */
+    assert_null(s);
+    conf_set(c, "spark.authenticate", "true");
+    assert_int_equal(auth_secret_load(c, &s, &err), CS_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "spark.authenticate.secret"));
+    conf_set(c, "spark.authenticate.secret", "from-conf");
+    assert_int_equal(auth_secret_load(c, &s, &err), 0);
+    assert_string_equal(s, "from-conf");
+    auth_secret_free(s);
+    char path[] = "/tmp/cspark-secret-XXXXXX";
+    int fd = mkstemp(path);
+    assert_int_equal(write(fd, "from-file\n", 10), 10);
+    close(fd);
+    conf_set(c, "spark.authenticate.secret.file", path);
+    assert_int_equal(auth_secret_load(c, &s, &err), 0);
+    assert_string_equal(s, "from-file");
+    auth_secret_free(s);
+    setenv(AUTH_SECRET_ENV, "from-env", 1);
+    assert_int_equal(auth_secret_load(c, &s, &err), 0);
+    assert_string_equal(s, "from-env");
+    auth_secret_free(s);
+    unsetenv(AUTH_SECRET_ENV);
+    unlink(path);
+    assert_int_equal(auth_secret_load(c, &s, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "spark.authenticate.secret.file"));
+    conf_set(c, "spark.authenticate", "maybe");
+    assert_int_equal(auth_secret_load(c, &s, &err), CS_EINVAL);
+    conf_free(c);
+}
+
+static void test_proofs(void **state)
+{
+    char *a = auth_secret_generate(), *b = auth_secret_generate();
+    assert_int_equal(strlen(a), 64);
+    assert_string_not_equal(a, b);
+    uint8_t sn[AUTH_NONCE_LEN], cn[AUTH_NONCE_LEN], m1[AUTH_MAC_LEN], m2[AUTH_MAC_LEN],
+        m3[AUTH_MAC_LEN];
+    assert_int_equal(auth_nonce(sn), 0);
+    assert_int_equal(auth_nonce(cn), 0);
+    assert_int_equal(auth_client_mac(a, sn, cn, "app", m1), 0);
+    assert_int_equal(auth_server_mac(a, sn, cn, "app", m2), 0);
+    assert_false(auth_mac_equal(m1, m2, AUTH_MAC_LEN)); /* directions differ */
+    assert_int_equal(auth_client_mac(b, sn, cn, "app", m3), 0);
+    assert_false(auth_mac_equal(m1, m3, AUTH_MAC_LEN));
+    assert_int_equal(auth_client_mac(a, sn, cn, "app2", m3), 0);
+    assert_false(auth_mac_equal(m1, m3, AUTH_MAC_LEN));
+    assert_int_equal(auth_client_mac(a, sn, cn, "app", m3), 0);
+    assert_true(auth_mac_equal(m1, m3, AUTH_MAC_LEN));
+    assert_false(auth_mac_equal(m1, m3, AUTH_MAC_LEN - 1));
+    auth_secret_free(a);
+    auth_secret_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_and_coalesced), cmocka_unit_test(test_direct_body),
+        cmocka_unit_test(test_malformed),           cmocka_unit_test(test_body_name),
+        cmocka_unit_test(test_secret_sources),      cmocka_unit_test(test_proofs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
