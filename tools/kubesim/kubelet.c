@@ -242,7 +242,7 @@ static void register_nodes(ks_kubelet *k)
             snprintf(cpu, sizeof cpu, "%lldm", n->cpu_alloc);
         snprintf(mem, sizeof mem, "%lldKi", n->mem_alloc / 1024);
         snprintf(pods, sizeof pods, "%d", n->pods_alloc);
-        snprintf(cidr, sizeof cidr, "127.%d.0.0/16", n->index + 1);
+        snprintf(cidr, sizeof cidr, "127.%d.0.0/16", n->octet);
         struct utsname un;
         char kernel[128] = "", boot[64];
         if (uname(&un) == 0)
@@ -284,7 +284,7 @@ static void alloc_ip(kpod *p)
     do {
         v = n->next_ip++;
     } while ((v & 0xFF) == 0 || (v & 0xFF) == 255 || v < 2);
-    snprintf(p->ip, sizeof p->ip, "127.%d.%u.%u", n->index + 1, (v >> 8) & 0xFF, v & 0xFF);
+    snprintf(p->ip, sizeof p->ip, "127.%d.%u.%u", n->octet, (v >> 8) & 0xFF, v & 0xFF);
 }
 
 static void pod_release(kpod *p)
@@ -1397,7 +1397,9 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
         knode *n = &k->nodes[i];
         n->index = i;
         snprintf(n->name, sizeof n->name, "kubesim-node-%d", i + 1);
-        snprintf(n->host_ip, sizeof n->host_ip, "127.%d.0.1", i + 1);
+        /* concurrent kubesims (parallel tests) start at different ranges so pod addresses rarely meet */
+        n->octet = 1 + (int)(((unsigned)getpid() % 200 + (unsigned)i) % 254);
+        snprintf(n->host_ip, sizeof n->host_ip, "127.%d.0.1", n->octet);
         n->cpu_alloc = k->opt.node_cpu_millis;
         n->mem_alloc = k->opt.node_memory_bytes;
         n->pods_alloc = k->opt.fake ? 1000000 : 110;

@@ -22,6 +22,7 @@ typedef struct knode {
     char name[64];
     char host_ip[32];
     int index;
+    int octet;                       /* second octet of its 127.<octet>.0.0/16 pod range */
     long long cpu_alloc, mem_alloc;  /* millicores, bytes */
     long long cpu_used, mem_used;
     int pods_alloc, pods_used;
