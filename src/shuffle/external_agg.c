@@ -36,6 +36,7 @@ struct ext_agg {
     int state; /* 0 insert, 1 iterate table, 2 merge, 3 done */
     size_t iter;
     agg_merger *merger;
+    int merge_ways;
 };
 
 ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
@@ -52,12 +53,18 @@ ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *
     a->mem = mem ? mem : &a->own_mem;
     a->dir = spill_dir ? strdup(spill_dir) : NULL;
     aggmap_init(&a->map, agg, a->mem);
+    a->merge_ways = EXT_MERGE_WAYS;
     return a;
 }
 
 size_t ext_agg_size(const ext_agg *a)
 {
     return a->map.n;
+}
+
+void ext_agg_set_merge_ways(ext_agg *a, int ways)
+{
+    a->merge_ways = ways < 2 ? 2 : ways;
 }
 
 int ext_agg_spills(const ext_agg *a)
@@ -115,20 +122,65 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
     return 0;
 }
 
-static void start_merge(ext_agg *a)
+static size_t run_buffer(const ext_agg *a, int n)
 {
-    aggmap_sort_by_hash(&a->map);
-    int n = a->nruns + 1;
     size_t bufsz = RECIO_WRITE_BUF;
     if (a->mem->budget > 0) {
         int64_t per = a->mem->budget / (4 * (int64_t)n);
         if (per < 64 * 1024) per = 64 * 1024;
         if (per < (int64_t)bufsz) bufsz = (size_t)per;
     }
+    return bufsz;
+}
+
+/* Merges the k oldest runs into one new run (an intermediate pass of a multi-pass merge). */
+static int merge_oldest_runs(ext_agg *a, int k, cs_error *err)
+{
+    int fd = spill_file_open(a->dir, err);
+    if (fd < 0) return fd;
+    size_t bufsz = run_buffer(a, k);
+    agg_merger *m = agg_merger_new(a->agg);
+    for (int i = 0; i < k; i++)
+        agg_merger_add_run(m, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
+    recio_writer *rw = recio_writer_new(fd, true, 0);
+    cspark_slice key, val;
+    int rc;
+    while ((rc = agg_merger_next(m, &key, &val, err)) > 0) {
+        rc = recio_writer_add(rw, key.ptr, key.len, val.ptr, val.len, err);
+        if (rc < 0) break;
+    }
+    if (rc >= 0) rc = recio_writer_flush(rw, err);
+    uint64_t len = recio_writer_offset(rw);
+    recio_writer_free(rw);
+    agg_merger_free(m);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    for (int i = 0; i < k; i++) close(a->runs[i].fd);
+    memmove(a->runs, a->runs + k, (size_t)(a->nruns - k) * sizeof *a->runs);
+    a->nruns -= k;
+    a->runs[a->nruns].fd = fd;
+    a->runs[a->nruns].len = len;
+    a->nruns++;
+    return 0;
+}
+
+static int start_merge(ext_agg *a, cs_error *err)
+{
+    while (a->nruns + 1 > a->merge_ways) {
+        int k = a->nruns + 2 - a->merge_ways;
+        if (k > a->merge_ways) k = a->merge_ways;
+        int rc = merge_oldest_runs(a, k, err);
+        if (rc < 0) return rc;
+    }
+    aggmap_sort_by_hash(&a->map);
+    size_t bufsz = run_buffer(a, a->nruns + 1);
     a->merger = agg_merger_new(a->agg);
     for (int i = 0; i < a->nruns; i++)
         agg_merger_add_run(a->merger, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
     agg_merger_add_mem(a->merger, a->map.ents, NULL, a->map.n);
+    return 0;
 }
 
 int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
@@ -139,7 +191,11 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
             a->state = 1;
         } else {
             a->state = 2;
-            start_merge(a);
+            int rc = start_merge(a, err);
+            if (rc < 0) {
+                a->state = 3;
+                return rc;
+            }
         }
     }
     if (a->state == 1) {

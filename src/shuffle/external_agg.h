@@ -7,7 +7,8 @@
  * values live in an arena. When the task is over its memory budget and this aggregator holds at
  * least the spill floor, the table is sorted by (hash, key) and written as one run to a spill file
  * (lz4 blocks, unlinked at creation, so nothing is left behind even on a crash). Iteration merges
- * the runs and the in-memory table by (hash, key), combining equal keys with merge_combiners.
+ * the runs and the in-memory table by (hash, key), combining equal keys with merge_combiners
+ * (multi-pass when there are more than EXT_MERGE_WAYS runs).
  *
  * Ownership: agg, mem and spill_dir are borrowed until ext_agg_free. Records appended by
  * ext_agg_next are copies (the caller owns `out`).
@@ -19,6 +20,7 @@
 
 #include "common/batch.h"
 #include "common/err.h"
+#include "shuffle/external_sort.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"
 
@@ -35,6 +37,9 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err);
 /* Distinct keys currently in memory, and number of spills so far (for tests and metrics). */
 size_t ext_agg_size(const ext_agg *a);
 int ext_agg_spills(const ext_agg *a);
+/* Sources merged at once (default EXT_MERGE_WAYS, 64); with more spilled runs, the oldest are
+ * first merged into new runs, so merge buffers stay bounded. For tests and tuning. */
+void ext_agg_set_merge_ways(ext_agg *a, int ways);
 void ext_agg_free(ext_agg *a);
 
 #endif /* CSPARK_SHUFFLE_EXTERNAL_AGG_H */

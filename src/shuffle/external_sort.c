@@ -51,6 +51,7 @@ struct ext_sorter {
     sort_cursor *cur;
     int *heap;
     int nheap;
+    int merge_ways; /* runs merged at once; more runs are first merged into fewer */
 };
 
 static inline uint64_t key_prefix(const uint8_t *k, uint32_t len)
@@ -92,6 +93,7 @@ ext_sorter *ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spil
     if (!s) abort();
     s->ascending = ascending;
     s->compress = true;
+    s->merge_ways = EXT_MERGE_WAYS;
     task_memory_init(&s->own_mem, 0);
     s->mem = mem ? mem : &s->own_mem;
     s->dir = spill_dir ? strdup(spill_dir) : NULL;
@@ -102,6 +104,11 @@ ext_sorter *ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spil
 void ext_sorter_set_spill_compress(ext_sorter *s, bool compress)
 {
     s->compress = compress;
+}
+
+void ext_sorter_set_merge_ways(ext_sorter *s, int ways)
+{
+    s->merge_ways = ways < 2 ? 2 : ways;
 }
 
 int ext_sorter_spills(const ext_sorter *s)
@@ -306,19 +313,81 @@ static void ssift_down(ext_sorter *s, int i)
     }
 }
 
-static int start_merge(ext_sorter *s, cs_error *err)
+static size_t run_buffer(const ext_sorter *s, int n)
 {
-    sort_run_mem(s);
-    int n = s->nruns + 1;
-    s->cur = calloc((size_t)n, sizeof *s->cur);
-    s->heap = malloc((size_t)n * sizeof *s->heap);
-    if (!s->cur || !s->heap) abort();
     size_t bufsz = RECIO_WRITE_BUF;
     if (s->mem->budget > 0) {
         int64_t per = s->mem->budget / (4 * (int64_t)n);
         if (per < 64 * 1024) per = 64 * 1024;
         if (per < (int64_t)bufsz) bufsz = (size_t)per;
     }
+    return bufsz;
+}
+
+/* Merges the k oldest runs into one new run (an intermediate pass of a multi-pass merge). */
+static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
+{
+    int fd = spill_file_open(s->dir, err);
+    if (fd < 0) return fd;
+    size_t bufsz = run_buffer(s, k);
+    s->cur = calloc((size_t)k, sizeof *s->cur);
+    s->heap = malloc((size_t)k * sizeof *s->heap);
+    if (!s->cur || !s->heap) abort();
+    int rc = 0;
+    s->nheap = 0;
+    for (int i = 0; i < k && rc >= 0; i++) {
+        s->cur[i].rd = recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
+        rc = scur_advance(s, &s->cur[i], err);
+        if (rc > 0) s->heap[s->nheap++] = i;
+    }
+    for (int i = s->nheap / 2 - 1; i >= 0; i--) ssift_down(s, i);
+    recio_writer *rw = recio_writer_new(fd, s->compress, 0);
+    while (rc >= 0 && s->nheap > 0) {
+        sort_cursor *top = &s->cur[s->heap[0]];
+        rc = recio_writer_add(rw, top->key.ptr, top->key.len, top->val.ptr, top->val.len, err);
+        if (rc < 0) break;
+        rc = scur_advance(s, top, err);
+        if (rc < 0) break;
+        if (rc == 0) s->heap[0] = s->heap[--s->nheap];
+        if (s->nheap > 0) ssift_down(s, 0);
+    }
+    if (rc >= 0) rc = recio_writer_flush(rw, err);
+    uint64_t len = recio_writer_offset(rw);
+    recio_writer_free(rw);
+    for (int i = 0; i < k; i++) recio_reader_free(s->cur[i].rd);
+    free(s->cur);
+    free(s->heap);
+    s->cur = NULL;
+    s->heap = NULL;
+    s->nheap = 0;
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    for (int i = 0; i < k; i++) close(s->runs[i].fd);
+    memmove(s->runs, s->runs + k, (size_t)(s->nruns - k) * sizeof *s->runs);
+    s->nruns -= k;
+    s->runs[s->nruns].fd = fd; /* the array had room for the k removed runs */
+    s->runs[s->nruns].len = len;
+    s->nruns++;
+    return 0;
+}
+
+static int start_merge(ext_sorter *s, cs_error *err)
+{
+    /* at most merge_ways sources in the final merge (the in-memory run counts as one) */
+    while (s->nruns + 1 > s->merge_ways) {
+        int k = s->nruns + 2 - s->merge_ways;
+        if (k > s->merge_ways) k = s->merge_ways;
+        int rc = merge_oldest_runs(s, k, err);
+        if (rc < 0) return rc;
+    }
+    sort_run_mem(s);
+    int n = s->nruns + 1;
+    s->cur = calloc((size_t)n, sizeof *s->cur);
+    s->heap = malloc((size_t)n * sizeof *s->heap);
+    if (!s->cur || !s->heap) abort();
+    size_t bufsz = run_buffer(s, n);
     for (int i = 0; i < s->nruns; i++)
         s->cur[i].rd = recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
     s->nheap = 0;

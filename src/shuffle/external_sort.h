@@ -6,7 +6,8 @@
  * memcmp of the whole key (shorter prefix first). When the task is over its memory budget and
  * this sorter holds at least the spill floor, the sorted run is written to a spill file (lz4
  * blocks, unlinked at creation). Iteration is a k-way heap merge of the runs and the in-memory
- * run. Descending order reverses the comparison. Order among equal keys is unspecified.
+ * run (multi-pass when there are more than EXT_MERGE_WAYS runs). Descending order reverses the
+ * comparison. Order among equal keys is unspecified.
  *
  * Ownership: mem and spill_dir are borrowed until ext_sorter_free. Records appended by
  * ext_sorter_next are copies (the caller owns `out`).
@@ -33,6 +34,10 @@ int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err);
  * out is batch_full. 1 = records added, 0 = end, <0 error. */
 int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err);
 int ext_sorter_spills(const ext_sorter *s);
+/* Sources merged at once (default EXT_MERGE_WAYS); with more spilled runs, the oldest are first
+ * merged into new runs, so merge buffers stay bounded. For tests and tuning. */
+#define EXT_MERGE_WAYS 64
+void ext_sorter_set_merge_ways(ext_sorter *s, int ways);
 void ext_sorter_free(ext_sorter *s);
 
 /* Compares keys in memcmp order, a shorter key first when it is a prefix of the other. */

@@ -81,6 +81,7 @@ static int key_id(cspark_slice k)
 }
 
 /* Inserts n records over nkeys keys (value = small ints), checks every key once with its sum. */
+static int g_ways; /* merge ways for run_sum (0 = default) */
 static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, int64_t per_key_init,
                    int64_t value_factor)
 {
@@ -89,6 +90,7 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
     cs_error err = {0};
     ext_agg *a = ext_agg_new(agg, &mem, g_dir, &err);
     assert_non_null(a);
+    if (g_ways) ext_agg_set_merge_ways(a, g_ways);
     int64_t *ref = calloc((size_t)nkeys, sizeof *ref);
     char *seen = calloc((size_t)nkeys, 1);
     cs_batch b;
@@ -111,6 +113,7 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
     }
     assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
     int spills = ext_agg_spills(a);
+    if (getenv("SHUFFLE_TEST_VERBOSE")) fprintf(stderr, "agg spills %d\n", spills);
     assert_int_equal(dir_entries(), 0); /* spill files are never visible */
     memset(seen, 0, (size_t)nkeys);
     int rc;
@@ -149,6 +152,10 @@ static void test_sum_1m_records_100k_keys_1mb(void **state)
     cs_aggregator agg = {NULL, agg_test_sum, agg_test_sum, NULL, 0, false, NULL};
     int spills = run_sum(&agg, 1000000, 100000, 1 << 20, 0, 1);
     assert_true(spills >= 3);
+    /* multi-pass merge: at most 3 sources at once */
+    g_ways = 3;
+    assert_true(run_sum(&agg, 200000, 30000, 1 << 20, 0, 1) >= 4);
+    g_ways = 0;
 }
 
 static void test_sum_in_memory(void **state)

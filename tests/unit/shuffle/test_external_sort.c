@@ -63,13 +63,14 @@ static void make_input(cs_batch *b, int n)
     }
 }
 
-static void run_sort(int n, int64_t budget, bool ascending, int min_spills)
+static void run_sort(int n, int64_t budget, bool ascending, int min_spills, int ways)
 {
     cs_task_memory mem;
     task_memory_init(&mem, budget);
     cs_error err = {0};
     ext_sorter *s = ext_sorter_new(ascending, &mem, g_dir, &err);
     assert_non_null(s);
+    if (ways) ext_sorter_set_merge_ways(s, ways);
     cs_batch in, chunk, out;
     batch_init(&in);
     batch_init(&chunk);
@@ -84,6 +85,7 @@ static void run_sort(int n, int64_t budget, bool ascending, int min_spills)
         }
     }
     assert_true(ext_sorter_spills(s) >= min_spills);
+    if (getenv("SHUFFLE_TEST_VERBOSE")) fprintf(stderr, "sort spills %d\n", ext_sorter_spills(s));
     char *seen = calloc((size_t)n, 1);
     uint8_t prev[20];
     uint32_t prevlen = 0;
@@ -125,21 +127,24 @@ static void run_sort(int n, int64_t budget, bool ascending, int min_spills)
 static void test_sort_500k_spills_ascending(void **state)
 {
     (void)state;
-    run_sort(500000, 1 << 20, true, 5);
+    run_sort(500000, 1 << 20, true, 5, 0);
 }
 
 static void test_sort_500k_spills_descending(void **state)
 {
     (void)state;
-    run_sort(500000, 1 << 20, false, 5);
+    run_sort(500000, 1 << 20, false, 5, 0);
+    /* multi-pass: at most 3 sources per merge */
+    run_sort(200000, 1 << 20, false, 5, 3);
+    run_sort(200000, 1 << 20, true, 5, 2);
 }
 
 static void test_sort_in_memory(void **state)
 {
     (void)state;
-    run_sort(100000, 0, true, 0);
-    run_sort(100, 0, false, 0);
-    run_sort(0, 0, true, 0);
+    run_sort(100000, 0, true, 0, 0);
+    run_sort(100, 0, false, 0, 0);
+    run_sort(0, 0, true, 0, 0);
 }
 
 static void test_key_order(void **state)
