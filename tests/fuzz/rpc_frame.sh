@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the rpc frame-decoder fuzzer (clang -fsanitize=fuzzer,address,undefined) against
+# src/rpc/frame.c and the generated <build>/proto/cspark.pb-c.c, and runs it for ~20 s from a small
+# seed corpus. $1 = build directory. Skipped (exit 0) in the sanitizer pass (CSPARK_SANITIZE=1)
+# because the normal pass already runs it.
+set -euo pipefail
+BUILD=${1:?usage: rpc_frame.sh BUILD_DIR}
+SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+if [ "${CSPARK_SANITIZE:-0}" = 1 ]; then
+  echo "skip: the fuzzer runs in the normal pass"
+  exit 0
+fi
+command -v clang >/dev/null || { echo "rpc_frame: clang is required" >&2; exit 1; }
+OUT="$BUILD/fuzz/rpc_frame"
+mkdir -p "$OUT/corpus" "$OUT/proto"
+# the generated sources, fresh (the build may not have made them yet)
+protoc-c --c_out="$OUT/proto" -I"$SRC/proto" "$SRC/proto/cspark.proto"
+clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$SRC/src" -I"$SRC/include" -I"$OUT/proto" $(pkg-config --cflags libprotobuf-c) \
+  "$SRC/tests/fuzz/rpc_frame_fuzz.c" "$SRC/src/rpc/frame.c" "$OUT/proto/cspark.pb-c.c" \
+  $(pkg-config --libs libprotobuf-c) -o "$OUT/rpc_frame_fuzz"
+# seeds (first byte = piece size): a heartbeat, a launch task with request id, two frames back to
+# back, a block data frame, an oversized length, an empty frame
+printf '\x03\x00\x00\x00\x05\xea\x01\x02\x0a\x00' > "$OUT/corpus/heartbeat"
+printf '\x00\x00\x00\x00\x08\x08\x07\xca\x01\x03\x08\x2a\x28' > "$OUT/corpus/launch"
+printf '\x05\x00\x00\x00\x03\xe2\x01\x00\x00\x00\x00\x03\xe2\x01\x00' > "$OUT/corpus/two"
+printf '\x10\x00\x00\x00\x0e\x08\x01\xca\x02\x09\x0a\x02\x08\x01\x12\x01\x41\x18\x01' > "$OUT/corpus/block"
+printf '\x01\x7f\xff\xff\xff' > "$OUT/corpus/huge"
+printf '\x02\x00\x00\x00\x00' > "$OUT/corpus/empty"
+cd "$OUT"
+ASAN_OPTIONS=detect_leaks=1 ./rpc_frame_fuzz -max_total_time=20 -max_len=4096 -rss_limit_mb=2048 \
+  -print_final_stats=1 corpus 2>&1 | tail -n 15
+# libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it
