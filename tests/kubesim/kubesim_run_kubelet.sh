@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# scripts/kubesim-run end to end: the cspark:dev image maps to the build (entrypoint + args, SPARK_HOME,
+# /opt/spark/bin), the pod history is printed, the command's exit status is kept, kubesim is stopped.
+# Usage: tests/kubesim/kubesim_run_kubelet.sh [BUILD_DIR]     (CTest passes the build directory)
+set -uo pipefail
+BUILD=${1:-${CSPARK_BUILD_DIR:-build}}
+BUILD=$(cd "$BUILD" && pwd) || { echo "FAIL: no build dir" >&2; exit 1; }
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RUN="$ROOT/scripts/kubesim-run"
+OUT=$(mktemp /tmp/kubesim-run-test-XXXXXX)
+trap 'rm -f "$OUT" "$OUT.cmd"' EXIT
+fail() { echo "FAIL: $*" >&2; sed 's/^/  | /' "$OUT" >&2; exit 1; }
+
+cat >"$OUT.cmd" <<'EOF'
+set -e
+echo "KC=$KUBECONFIG"
+# no command: the image's entrypoint runs with the args (Docker ENTRYPOINT/CMD rules)
+kubectl run probe --image=cspark:dev --restart=Never -- sh -c 'echo HOME=$SPARK_HOME; test -d /opt/spark/bin && echo BIN=ok; pwd'
+for i in $(seq 300); do
+    p=$(kubectl get pod probe -o jsonpath='{.status.phase}')
+    [ "$p" = Succeeded ] || [ "$p" = Failed ] && break
+    sleep 0.1
+done
+echo "PHASE=$p"
+kubectl logs probe
+kubectl get pod probe -o jsonpath='{.spec.nodeName}{"\n"}'
+exit 7
+EOF
+KUBESIM_KEEP=1 CSPARK_BUILD_DIR="$BUILD" "$RUN" --nodes 2 -- bash "$OUT.cmd" >"$OUT" 2>&1
+rc=$?
+[ "$rc" = 7 ] || fail "kubesim-run exited $rc, expected the command's 7"
+grep -qx 'PHASE=Succeeded' "$OUT" || fail "pod did not succeed"
+grep -qx 'HOME=/opt/spark' "$OUT" || fail "image env not applied"
+grep -qx 'BIN=ok' "$OUT" || fail "/opt/spark/bin not mapped into the pod"
+grep -qx '/opt/spark/work-dir' "$OUT" || fail "image workdir not applied"
+grep -q 'default/probe: Pending@[0-9]* .*Running@[0-9]* .*Succeeded@[0-9]*' "$OUT" || fail "no pod history summary"
+grep -q '^kubesim-node-[12]$' "$OUT" || fail "kubesim flags (--nodes 2) not passed"
+# kubesim was stopped: no process still names this run's kubeconfig
+KC=$(sed -n 's/^KC=//p' "$OUT")
+[ -n "$KC" ] || fail "KUBECONFIG not set for the command"
+trap 'rm -f "$OUT" "$OUT.cmd"; rm -rf "$(dirname "$KC")"' EXIT
+pgrep -f -- "--kubeconfig-out $KC" >/dev/null && fail "kubesim still running after kubesim-run returned"
+echo "PASS: kubesim_run_kubelet"
