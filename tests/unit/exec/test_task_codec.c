@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -1106,6 +1107,50 @@ static void test_map_status(void **state)
     assert_memory_equal(&mt, &mb, sizeof mt);
 }
 
+/* Per-task cost: a map task's result (200 reduce sizes) and a small collect result, through
+ * encode, pack, unpack and decode, well above 10,000 tasks/s. */
+static void test_result_throughput(void **state)
+{
+    (void)state;
+    task_result map_r, col_r;
+    task_result_init(&map_r);
+    fill_status(&map_r.map_status, 200);
+    map_r.has_map_status = true;
+    task_result_init(&col_r);
+    for (int i = 0; i < 16; i++) put_kv(&col_r.data, i, i * 3);
+    col_r.count = 16;
+    const int n = 20000;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint8_t buf[8192];
+    cs_error err;
+    for (int i = 0; i < n; i++) {
+        const task_result *r = (i & 1) ? &col_r : &map_r;
+        Cspark__TaskResult pb;
+        memset(&pb, 0, sizeof pb);
+        assert_int_equal(task_result_encode(r, &pb, &err), 0);
+        size_t len = cspark__task_result__get_packed_size(&pb);
+        assert_true(len <= sizeof buf);
+        cspark__task_result__pack(&pb, buf);
+        task_result_pb_clear(&pb);
+        Cspark__TaskResult *u = cspark__task_result__unpack(NULL, len, buf);
+        task_result o;
+        task_result_init(&o);
+        assert_int_equal(task_result_decode(u, &o, &err), 0);
+        assert_int_equal(o.data.n, r->data.n);
+        cspark__task_result__free_unpacked(u, NULL);
+        task_result_free(&o);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("task results: %.0f round trips/s\n", n / secs);
+#ifndef __SANITIZE_ADDRESS__
+    assert_true(n / secs > 10000);
+#endif
+    task_result_free(&map_r);
+    task_result_free(&col_r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1120,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_task_result),
         cmocka_unit_test(test_map_status),
+        cmocka_unit_test(test_result_throughput),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
