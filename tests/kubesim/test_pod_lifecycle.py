@@ -328,6 +328,9 @@ def test_env_field_refs_config_and_volumes(cluster):
                                          "binaryData": {"blob.bin": base64.b64encode(b"\x00\x01\xfe").decode()}})
     v1.create_namespaced_secret(NS, {"metadata": {"name": sec},
                                      "data": {"pw": base64.b64encode(b"s3cr3t").decode()}})
+    svc = uniq("envsvc")
+    cip = v1.create_namespaced_service(NS, {"metadata": {"name": svc}, "spec": {
+        "selector": {"app": svc}, "ports": [{"name": "http", "port": 8080}]}}).spec.cluster_ip
     script = ("env | sort; echo CONF=$(cat /opt/spark/conf/spark.properties); "
               "echo ITEM=$(cat /etc/items/renamed.txt); echo BLOB=$(od -An -tx1 /opt/spark/conf/blob.bin | xargs); "
               "echo NSFILE=$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace); "
@@ -373,6 +376,9 @@ def test_env_field_refs_config_and_volumes(cluster):
     assert "HOSTNAME=%s" % name in lines
     assert "SECRETFILE=s3cr3t" in lines
     assert "done" in lines
+    up = svc.upper().replace("-", "_")
+    assert "%s_SERVICE_HOST=%s" % (up, cip) in lines and "%s_SERVICE_PORT_HTTP=8080" % up in lines
+    assert "%s_PORT_8080_TCP=tcp://%s:8080" % (up, cip) in lines
 
 
 def test_headless_service_resolves_inside_pod(cluster):

@@ -1013,6 +1013,76 @@ static void free_lines(char **l, int n)
     free(l);
 }
 
+static void add_service_links(ks_kubelet *k, kpod *p, envmap *env)
+{
+    json_t *svcs = ks_store_list(k->store, "services", p->ns);
+    size_t i;
+    json_t *svc;
+    json_array_foreach(svcs, i, svc)
+    {
+        const char *name = meta_s(svc, "name");
+        const json_t *spec = json_object_get(svc, "spec");
+        const char *ip = json_string_value(json_object_get(spec, "clusterIP"));
+        const json_t *ports = json_object_get(spec, "ports");
+        if (!name || !ip || !*ip || !strcmp(ip, "None") || json_array_size(ports) == 0)
+            continue;
+        char up[300], var[600], val[400];
+        size_t n = 0;
+        for (const char *c = name; *c && n < sizeof up - 1; c++)
+            up[n++] = *c == '-' ? '_' : (char)toupper((unsigned char)*c);
+        up[n] = 0;
+        const json_t *first = json_array_get(ports, 0);
+        long long fport = json_integer_value(json_object_get(first, "port"));
+        const char *fproto = json_string_value(json_object_get(first, "protocol"));
+        snprintf(var, sizeof var, "%s_SERVICE_HOST", up);
+        env_set(env, var, ip);
+        snprintf(var, sizeof var, "%s_SERVICE_PORT", up);
+        snprintf(val, sizeof val, "%lld", fport);
+        env_set(env, var, val);
+        snprintf(var, sizeof var, "%s_PORT", up);
+        char lproto[16];
+        snprintf(lproto, sizeof lproto, "%s", fproto ? fproto : "TCP");
+        for (char *c = lproto; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        snprintf(val, sizeof val, "%s://%s:%lld", lproto, ip, fport);
+        env_set(env, var, val);
+        size_t j;
+        const json_t *pt;
+        json_array_foreach(ports, j, pt)
+        {
+            long long port = json_integer_value(json_object_get(pt, "port"));
+            const char *pname = json_string_value(json_object_get(pt, "name"));
+            const char *proto = json_string_value(json_object_get(pt, "protocol"));
+            char uproto[16], lp[16];
+            snprintf(uproto, sizeof uproto, "%s", proto ? proto : "TCP");
+            snprintf(lp, sizeof lp, "%s", uproto);
+            for (char *c = lp; *c; c++)
+                *c = (char)tolower((unsigned char)*c);
+            if (pname && *pname) {
+                char upn[100];
+                size_t m = 0;
+                for (const char *c = pname; *c && m < sizeof upn - 1; c++)
+                    upn[m++] = *c == '-' ? '_' : (char)toupper((unsigned char)*c);
+                upn[m] = 0;
+                snprintf(var, sizeof var, "%s_SERVICE_PORT_%s", up, upn);
+                snprintf(val, sizeof val, "%lld", port);
+                env_set(env, var, val);
+            }
+            snprintf(var, sizeof var, "%s_PORT_%lld_%s", up, port, uproto);
+            snprintf(val, sizeof val, "%s://%s:%lld", lp, ip, port);
+            env_set(env, var, val);
+            snprintf(var, sizeof var, "%s_PORT_%lld_%s_PROTO", up, port, uproto);
+            env_set(env, var, lp);
+            snprintf(var, sizeof var, "%s_PORT_%lld_%s_PORT", up, port, uproto);
+            snprintf(val, sizeof val, "%lld", port);
+            env_set(env, var, val);
+            snprintf(var, sizeof var, "%s_PORT_%lld_%s_ADDR", up, port, uproto);
+            env_set(env, var, ip);
+        }
+    }
+    json_decref(svcs);
+}
+
 int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, size_t mlen)
 {
     kpod *p = c->pod;
@@ -1072,6 +1142,10 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
         env_set(&env, var, k->api_host);
     }
     pthread_mutex_unlock(&k->api_mu);
+    /* 2b. Docker-link variables of the namespace's Services (enableServiceLinks, default true); headless
+     * Services (clusterIP None) get none, as in the kubelet */
+    if (!json_is_false(json_object_get(p->spec, "enableServiceLinks")))
+        add_service_links(k, p, &env);
     /* 3. envFrom */
     size_t i;
     json_t *ef;
