@@ -363,7 +363,11 @@ static int load_block(recio_reader *r, cs_error *err)
             if (stored != raw_len)
                 return cs_error_set(err, CS_EPROTO, "stored block length mismatch");
         } else if (codec == RECIO_CODEC_LZ4) {
-            if (stored == 0 || raw_len == 0 || stored > (uint32_t)LZ4_compressBound((int)raw_len))
+            /* LZ4 expands at most ~255x: larger claims are corrupt (and would make a tiny
+             * input allocate a large buffer) */
+            if (stored == 0 || raw_len == 0 ||
+                stored > (uint32_t)LZ4_compressBound((int)raw_len) ||
+                (uint64_t)raw_len > (uint64_t)stored * 255 + 64)
                 return cs_error_set(err, CS_EPROTO, "bad lz4 block lengths");
         } else {
             return cs_error_set(err, CS_EPROTO, "unknown block codec %u", codec);

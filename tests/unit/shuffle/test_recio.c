@@ -243,6 +243,22 @@ static void test_corrupt_rejected(void **state)
     /* varint longer than 5 bytes */
     uint8_t bad2[9 + 7] = {7, 0, 0, 0, 7, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
     assert_int_equal(decode(bad2, sizeof bad2, &err), CS_EPROTO);
+    /* an lz4 block claiming more than lz4 can expand to is refused before allocating */
+    uint8_t bad3[9 + 4] = {0, 0, 0, 1, 4, 0, 0, 0, 1, 0x10, 0, 0, 0}; /* raw 16 MB from 4 bytes */
+    assert_int_equal(decode(bad3, sizeof bad3, &err), CS_EPROTO);
+    /* a highly compressible block (zeros) still decodes */
+    {
+        uint8_t *zeros = calloc(1, 60000);
+        recio_writer *w = recio_writer_new(-1, true, 0);
+        assert_int_equal(recio_writer_add(w, "z", 1, zeros, 60000, &err), 0);
+        size_t zl;
+        uint8_t *enc = recio_writer_take(w, &zl, &err);
+        assert_true(zl < 1000);
+        assert_int_equal(decode(enc, zl, &err), 0);
+        free(enc);
+        free(zeros);
+        recio_writer_free(w);
+    }
     /* empty input is an empty stream */
     assert_int_equal(decode(NULL, 0, &err), 0);
     batch_free(&in);
