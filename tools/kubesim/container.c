@@ -359,8 +359,20 @@ static int status_code(int st)
  * init (PID 1, our code) reaps orphans and exits with the command's status when it ends (taking every
  * process of the namespace with it); only the command's process (PID 2) returns from here. Signals sent to
  * the process group reach the command directly; the two waiters keep them blocked. */
+static void set_oom_score_adj(const char *v)
+{
+    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t w = write(fd, v, strlen(v));
+        (void)w;
+        close(fd);
+    }
+}
+
 static void enter_pid_ns(const child_args *a)
 {
+    /* the two waiters are forks of kubesim (large RSS): the cgroup OOM killer must pick the command */
+    set_oom_score_adj("-1000");
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, NULL);
@@ -383,6 +395,7 @@ static void enter_pid_ns(const child_args *a)
     if (app < 0)
         child_fail(a->err_fd, STEP_EXEC, 0);
     if (app == 0) {
+        set_oom_score_adj("0");
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         sigset_t none;
         sigemptyset(&none);
