@@ -41,7 +41,8 @@ typedef struct cs_partitioner {
     int num_partitions;
     cspark_slice *bounds; /* RANGE: num_partitions-1 ascending upper bounds (memcmp order, shorter
                              prefix first); a key goes to the first partition whose bound >= key
-                             (binary search); borrowed */
+                             (binary search); borrowed. Fewer bounds are accepted: keys above the
+                             last bound go to partition num_bounds, later ones stay empty */
     int num_bounds;
     bool ascending; /* RANGE: false = partition order reversed */
 } cs_partitioner;

@@ -132,12 +132,24 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
         return NULL;
     }
     const cs_partitioner *p = spec->partitioner;
-    if (p->kind == PART_RANGE && (p->num_bounds != p->num_partitions - 1 ||
-                                  (p->num_bounds > 0 && !p->bounds))) {
-        cs_error_set(err, CS_EINVAL, "shuffle writer: range partitioner with %d partitions needs "
-                                     "%d bounds, got %d", p->num_partitions, p->num_partitions - 1,
-                     p->num_bounds);
-        return NULL;
+    if (p->kind == PART_RANGE) {
+        /* fewer bounds than partitions - 1 is fine (a sample with few distinct keys): the last
+         * partitions then stay empty */
+        if (p->num_bounds < 0 || p->num_bounds > p->num_partitions - 1 ||
+            (p->num_bounds > 0 && !p->bounds)) {
+            cs_error_set(err, CS_EINVAL, "shuffle writer: range partitioner with %d partitions "
+                         "takes at most %d bounds, got %d", p->num_partitions,
+                         p->num_partitions - 1, p->num_bounds);
+            return NULL;
+        }
+        for (int i = 1; i < p->num_bounds; i++) {
+            if (ext_key_compare(p->bounds[i - 1].ptr, p->bounds[i - 1].len, p->bounds[i].ptr,
+                                p->bounds[i].len) > 0) {
+                cs_error_set(err, CS_EINVAL, "shuffle writer: range bounds are not ascending "
+                                             "(bound %d > bound %d)", i - 1, i);
+                return NULL;
+            }
+        }
     }
     if (spec->combiner && (!spec->combiner->merge_value || !spec->combiner->merge_combiners)) {
         cs_error_set(err, CS_EINVAL, "shuffle writer: combiner without merge functions");

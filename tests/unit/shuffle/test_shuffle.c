@@ -318,10 +318,24 @@ static void test_partitioners(void **state)
     assert_true(distinct > 4);
     /* bad specs */
     cs_error err = {0};
-    cs_partitioner bad = {PART_RANGE, 4, bounds, 2, true};
+    cs_partitioner bad = {PART_RANGE, 3, bounds, 3, true}; /* too many bounds */
     shuffle_write_spec spec = {.partitioner = &bad, .dir = g_dir};
     assert_null(shuffle_writer_new(&spec, &err));
     assert_int_equal(err.code, CS_EINVAL);
+    cspark_slice desc[2] = {{(const uint8_t *)"d", 1}, {(const uint8_t *)"b", 1}};
+    cs_partitioner bad2 = {PART_RANGE, 3, desc, 2, true}; /* not ascending */
+    spec.partitioner = &bad2;
+    err.code = 0;
+    assert_null(shuffle_writer_new(&spec, &err));
+    assert_int_equal(err.code, CS_EINVAL);
+    /* fewer bounds than partitions - 1: accepted, upper partitions empty */
+    cs_partitioner few = {PART_RANGE, 5, bounds, 2, true};
+    spec.partitioner = &few;
+    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    assert_non_null(w);
+    shuffle_writer_free(w);
+    cspark_slice zk = {(const uint8_t *)"zzz", 3};
+    assert_int_equal(partitioner_get(&few, zk, 0), 2);
 }
 
 static void test_hash_no_combine(void **state)
@@ -350,6 +364,8 @@ static void test_range(void **state)
     assert_true(run_shuffle(&p, NULL, true, 256 * 1024, 60000, 10000) >= NMAPS);
     p.ascending = false;
     assert_int_equal(run_shuffle(&p, NULL, true, 0, 10000, 10000), 0);
+    cs_partitioner few = {PART_RANGE, 6, bounds, 3, false}; /* partitions 0, 1 stay empty */
+    run_shuffle(&few, NULL, true, 256 * 1024, 30000, 10000);
     assert_true(run_shuffle(&p, &SUM, true, 256 * 1024, 60000, 20000) >= NMAPS);
     /* long keys: bounds compared by their 8-byte prefixes first, then in full */
     cspark_slice lb[4] = {{(const uint8_t *)"abcdefgk1", 9}, {(const uint8_t *)"abcdefgk3", 9},
