@@ -20,6 +20,7 @@
 
 #define NWORKERS 2
 #define CHUNK_MAX ((size_t)8 * 1024 * 1024)
+#define QUEUE_MAX ((size_t)64 * 1024 * 1024) /* per connection: stop reading ahead above this */
 
 typedef struct blk {
     int32_t shuffle_id, map_id, reduce_id;
@@ -165,6 +166,12 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
         size_t flen;
         uint8_t *data;
         uint8_t *frame = block_frame(rid, b, n, part_last, &flen, &data);
+        /* back-pressure: a slow reader must not make us buffer its whole request */
+        if (rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0) {
+            free(frame);
+            if (fd >= 0) close(fd);
+            return -1;
+        }
         if (n > 0 && pread_full(fd, data, n, off + done) < 0) {
             free(frame);
             snprintf(msg, sizeof msg, "shuffle %d map %d reduce %d: data file unreadable or short",

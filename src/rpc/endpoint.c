@@ -100,6 +100,7 @@ struct rpc_conn {
     chunk *q;
     int qn, qcap;
     int kicked; /* on e->dirty */
+    size_t queued; /* bytes in q and in flight */
     pending_call *calls;
     int connect_done, connect_rc;
     char connect_msg[300];
@@ -140,6 +141,8 @@ struct rpc_endpoint {
 };
 
 static const char *COMP = "rpc";
+
+static void deadline_after(struct timespec *ts, int timeout_ms);
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
@@ -215,6 +218,32 @@ void *rpc_conn_data(const rpc_conn *c)
 rpc_endpoint *rpc_conn_endpoint(const rpc_conn *c)
 {
     return c->e;
+}
+
+size_t rpc_conn_queued(rpc_conn *c)
+{
+    pthread_mutex_lock(&c->mu);
+    size_t n = c->queued;
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
+int rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms)
+{
+    struct timespec ts;
+    deadline_after(&ts, timeout_ms < 0 ? 0 : timeout_ms);
+    int rc = 0;
+    pthread_mutex_lock(&c->mu);
+    while (!c->closed && c->queued >= below) {
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) != 0 && !c->closed &&
+            c->queued >= below) {
+            rc = CS_ETIMEOUT;
+            break;
+        }
+    }
+    if (c->closed) rc = CS_EIO;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
 }
 
 int rpc_conn_is_closed(rpc_conn *c)
@@ -343,6 +372,7 @@ static int enqueue(rpc_conn *c, const Cspark__Envelope *msg, pending_call *call)
         free(big);
         return CS_EIO;
     }
+    c->queued += n;
     if (big) {
         queue_chunk(c, big, n);
     } else {
@@ -377,6 +407,7 @@ int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len)
         free(buf);
         return CS_EIO;
     }
+    c->queued += len;
     queue_chunk(c, buf, len);
     post_item *it = need_kick(c);
     pthread_mutex_unlock(&c->mu);
@@ -546,6 +577,7 @@ static void conn_close(rpc_conn *c, const char *reason)
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
     pthread_mutex_lock(&c->mu);
     c->closed = 1;
+    pthread_cond_broadcast(&c->cv);
     pending_call *calls = c->calls;
     c->calls = NULL;
     if (c->client && !c->connect_done) {
@@ -605,8 +637,16 @@ static void flush(rpc_conn *c);
 static void on_write(uv_write_t *req, int status)
 {
     rpc_conn *c = req->data;
-    for (int i = 0; i < c->fln; i++) free(c->fl[i].base);
+    size_t done = 0;
+    for (int i = 0; i < c->fln; i++) {
+        done += c->fl[i].len;
+        free(c->fl[i].base);
+    }
     c->fln = 0;
+    pthread_mutex_lock(&c->mu);
+    c->queued -= done < c->queued ? done : c->queued;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
     c->writing = 0;
     if (status < 0) {
         conn_close(c, uv_strerror(status));

@@ -98,6 +98,11 @@ int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len);
  * if the connection is already closed (fn is then never called). */
 typedef int (*rpc_reply_fn)(void *arg, rpc_conn *c, Cspark__Envelope *msg, const char *reason);
 int rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *arg);
+/* Added: bytes queued or being written on c (back-pressure for bulk senders). */
+size_t rpc_conn_queued(rpc_conn *c);
+/* Added: waits (not on the loop thread) until fewer than `below` bytes are queued on c, c is
+ * closed, or timeout_ms passes. 0 when writable, CS_EIO if closed, CS_ETIMEOUT. */
+int rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms);
 /* Added: true once the connection is closed or closing (sends fail). */
 int rpc_conn_is_closed(rpc_conn *c);
 
