@@ -455,6 +455,60 @@ def test_init_containers_and_empty_dir(cluster):
     assert v1.read_namespaced_pod_log(name, NS).split() == ["first", "second"]
 
 
+def test_readiness_probes_exec_and_http(cluster):
+    v1 = cluster.v1
+    name = uniq("ready")
+    d = tempfile.mkdtemp(prefix="ready-", dir=cluster.state)
+    body = make_pod(name, ["sleep", "1000"], restart="Always",
+                    volumeMounts=[{"name": "data", "mountPath": "/data"}],
+                    volumes=[{"name": "data", "hostPath": {"path": d}}])
+    c1 = body["spec"]["containers"][0]
+    c1["readinessProbe"] = {"exec": {"command": ["test", "-f", "/data/ready"]}, "periodSeconds": 1}
+    body["spec"]["containers"].append({
+        "name": "web", "image": "busybox",
+        "command": ["/usr/bin/python3", "-m", "http.server", "8080", "--bind", "$(POD_IP)"],
+        "env": [{"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+        "ports": [{"name": "http", "containerPort": 8080}],
+        "readinessProbe": {"httpGet": {"path": "/", "port": "http"}, "periodSeconds": 1}})
+    v1.create_namespaced_pod(NS, body)
+
+    def statuses():
+        p = v1.read_namespaced_pod(name, NS)
+        return p, {c.name: c for c in (p.status.container_statuses or [])}
+    wait_for(lambda: (lambda p, cs: p.status.phase == "Running" and cs["web"].ready)(*statuses()),
+             what="http readiness probe passes")
+    p, cs = statuses()
+    assert cs["c"].state.running and not cs["c"].ready, "exec probe cannot pass before /data/ready exists"
+    assert {c.type: c.status for c in p.status.conditions}["Ready"] == "False"
+    open(os.path.join(d, "ready"), "w").close()
+    wait_for(lambda: (lambda p, cs: cs["c"].ready)(*statuses()), what="exec readiness probe passes")
+    p, _ = statuses()
+    assert {c.type: c.status for c in p.status.conditions}["Ready"] == "True"
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=0)
+    wait_for(lambda: gone(v1, name), what="cleanup")
+
+
+def test_liveness_probe_failure_restarts_container(cluster):
+    v1 = cluster.v1
+    name = uniq("live")
+    body = make_pod(name, ["sleep", "1000"], restart="Always")
+    body["spec"]["containers"][0]["livenessProbe"] = {"tcpSocket": {"port": 9}, "periodSeconds": 1,
+                                                      "failureThreshold": 1}
+    v1.create_namespaced_pod(NS, body)
+
+    def restarted():
+        p = v1.read_namespaced_pod(name, NS)
+        cs = (p.status.container_statuses or [None])[0]
+        return cs if cs and cs.restart_count >= 1 else None
+    cs = wait_for(restarted, what="container restarted after failing its liveness probe")
+    assert cs.last_state.terminated and cs.last_state.terminated.reason == "Error"
+    ev = v1.list_namespaced_event(NS).items
+    assert any(e.reason == "Unhealthy" and "Liveness probe failed" in (e.message or "") and
+               e.involved_object.name == name for e in ev)
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=0)
+    wait_for(lambda: gone(v1, name), what="cleanup")
+
+
 def test_unknown_command_is_start_error(cluster):
     v1 = cluster.v1
     name = uniq("nocmd")

@@ -405,8 +405,8 @@ static json_t *container_status(kpod *p, kcont *c)
     snprintf(image_id, sizeof image_id, "%s@sha256:%016llx%016llx%016llx%016llx", base, h, h * 31, h * 131, h * 1031);
     int running = c->state == CS_RUNNING;
     json_t *o = json_pack("{s:s,s:o,s:o,s:b,s:i,s:s,s:s,s:b}", "name", c->name, "state", state, "lastState", last,
-                          "ready", running && !p->deleting, "restartCount", c->restart_count, "image", image, "imageID",
-                          c->ever_started ? image_id : "", "started", running);
+                          "ready", running && c->ready && !p->deleting, "restartCount", c->restart_count, "image",
+                          image, "imageID", c->ever_started ? image_id : "", "started", running && c->startup_done);
     if (c->container_id[0] && c->state != CS_WAITING)
         json_object_set_new(o, "containerID", json_string(c->container_id));
     return o;
@@ -425,7 +425,7 @@ static void publish(kpod *p)
     names[0] = 0;
     int all_ready = 1;
     for (int i = p->n_init; i < p->n_init + p->n_cont; i++)
-        if (p->cs[i].state != CS_RUNNING || p->deleting) {
+        if (p->cs[i].state != CS_RUNNING || !p->cs[i].ready || p->deleting) {
             all_ready = 0;
             nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? " " : "", p->cs[i].name);
             if (nl >= sizeof names)
@@ -543,6 +543,7 @@ static void pod_drop(kpod *p)
     for (int i = 0; i < p->n_init + p->n_cont; i++) {
         kcont *c = &p->cs[i];
         cont_stop_poll(c);
+        kl_probes_stop(c);
         if (c->hook) {
             ks_container_free(c->hook);
             c->hook = NULL;
@@ -774,6 +775,7 @@ static void start_container(kcont *c)
     }
     c->ever_started = 1;
     c->state = CS_RUNNING;
+    kl_probes_init(c);
     now_rfc3339(c->started_at, sizeof c->started_at);
     event(k, p, "Normal", "Created", "Created container %s", c->name);
     event(k, p, "Normal", "Started", "Started container %s", c->name);
@@ -835,6 +837,7 @@ static void on_container_exit(kcont *c)
     if (ks_container_reap(c->proc, &code, &reason) != 0)
         return; /* spurious */
     cont_stop_poll(c);
+    kl_probes_stop(c);
     ks_container_free(c->proc);
     c->proc = NULL;
     memset(&c->term, 0, sizeof c->term);
@@ -957,6 +960,7 @@ static void fake_running(kpod *p)
         snprintf(c->container_id, sizeof c->container_id, "containerd://%s", hex);
         c->state = CS_RUNNING;
         c->ever_started = 1;
+        c->ready = c->startup_done = 1;
         now_rfc3339(c->started_at, sizeof c->started_at);
     }
     publish(p);
@@ -1340,6 +1344,10 @@ static void mem_timer_cb(uv_timer_t *t)
                 }
                 if (!c->proc)
                     continue;
+                if (kl_probes_tick(c)) {
+                    publish(q);
+                    k->hosts_dirty = 1;
+                }
                 ks_container_check_memory(c->proc);
                 if (!c->poll_active)
                     on_container_exit(c); /* no pidfd: reap by polling */

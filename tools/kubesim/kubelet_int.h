@@ -41,6 +41,19 @@ typedef struct kterm {
     char container_id[96];
 } kterm;
 
+enum { KL_PROBE_STARTUP, KL_PROBE_LIVENESS, KL_PROBE_READINESS, KL_NPROBES };
+
+typedef struct kprobe {
+    int defined;
+    int64_t initial_ms, period_ms, timeout_ms;
+    int success_threshold, failure_threshold;
+    int successes, failures;
+    int ok;                    /* verdict after the thresholds */
+    int64_t next_ms;           /* monotonic time of the next run */
+    ks_container *exec;        /* exec handler in flight */
+    int64_t exec_deadline;
+} kprobe;
+
 typedef struct kcont {
     kpod *pod;
     int init;                  /* an init container */
@@ -58,6 +71,10 @@ typedef struct kcont {
     int ever_started;
     int64_t next_start_ms;     /* monotonic; 0 = start when its turn comes */
     ks_container *proc;
+    kprobe probes[KL_NPROBES];
+    int ready;                 /* containerStatuses[].ready (readiness probe, or running) */
+    int startup_done;          /* startup probe passed (or none) */
+    int64_t probe_kill_at;     /* liveness/startup failure: SIGKILL due at (after SIGTERM), 0 = none */
     ks_container *hook;        /* preStop exec hook while it runs */
     int64_t term_at;           /* deletion: monotonic ms at which SIGTERM is due (after preStop), 0 = none */
     int term_sent;
@@ -171,6 +188,11 @@ typedef struct kl_spec {
 } kl_spec;
 int kl_build_spec(kcont *c, kl_spec *out, char *reason, size_t rlen, char *msg, size_t mlen);
 void kl_spec_free(kl_spec *s);
+
+/* ---- kubelet_probe.c ---- */
+void kl_probes_init(kcont *c);   /* container started */
+void kl_probes_stop(kcont *c);   /* container ended or pod dropped */
+int kl_probes_tick(kcont *c);    /* runs due probes; 1 when ready/started changed (publish) */
 
 /* rm -rf */
 void kl_remove_tree(const char *path);

@@ -659,7 +659,7 @@ static int pod_serving(const kpod *q)
     if (!q->ip[0] || q->deleting || q->state != POD_ACTIVE)
         return 0;
     for (int i = q->n_init; i < q->n_init + q->n_cont; i++)
-        if (q->cs[i].state == CS_RUNNING)
+        if (q->cs[i].state == CS_RUNNING && q->cs[i].ready)
             return 1;
     return 0;
 }
