@@ -3,6 +3,7 @@
 keep-alive connections, LIST latency of N pods with a label selector, and watch fan-out.
 
 usage: /usr/bin/python3 tests/kubesim/bench_api.py [--build build] [--pods 5000] [--procs 4] [--http]
+                                                   [--watches 100]
 Prints one line per figure. Starts its own kubesim (--no-kubelet) and stops it at the end.
 """
 import argparse
@@ -50,10 +51,30 @@ def main():
     ap.add_argument("--pods", type=int, default=5000)
     ap.add_argument("--procs", type=int, default=4)
     ap.add_argument("--http", action="store_true")
+    ap.add_argument("--watches", type=int, default=0, help="open N pod watches during the creates")
     a = ap.parse_args()
     kubesim_fixture.KUBESIM = os.path.join(a.build, "bin", "kubesim")
     args = ["--no-kubelet"] + (["--http"] if a.http else [])
     with kubesim_fixture.start_kubesim(*args) as ks:
+        import threading
+        counts = [0] * a.watches
+        conns = []
+
+        def reader(i, resp):
+            while True:
+                line = resp.readline()
+                if not line:
+                    return
+                counts[i] += 1
+        threads = []
+        for i in range(a.watches):
+            c = ks.conn(timeout=600)
+            c.request("GET", "/api/v1/namespaces/default/pods?watch=1&resourceVersion=1&timeoutSeconds=600",
+                      headers={"Authorization": "Bearer " + ks.token})
+            t = threading.Thread(target=reader, args=(i, c.getresponse()), daemon=True)
+            t.start()
+            conns.append(c)
+            threads.append(t)
         per = a.pods // a.procs
         jobs = [(ks.kubeconfig, p * per, per, "bench") for p in range(a.procs)]
         with multiprocessing.Pool(a.procs) as pool:
@@ -61,8 +82,16 @@ def main():
             bad = sum(pool.map(worker, jobs))
             dt = time.time() - t0
         n = per * a.procs
-        print("creates: %d pods in %.2f s = %.0f pods/s (%d procs, %s, %d failed)"
-              % (n, dt, n / dt, a.procs, "http" if a.http else "https", bad))
+        print("creates: %d pods in %.2f s = %.0f pods/s (%d procs, %s, %d failed, %d watches open)"
+              % (n, dt, n / dt, a.procs, "http" if a.http else "https", bad, a.watches))
+        if a.watches:
+            deadline = time.time() + 60
+            while min(counts) < n and time.time() < deadline:
+                time.sleep(0.05)
+            print("watches: %d streams received %d..%d of %d events, all delivered %.2f s after the first create"
+                  % (a.watches, min(counts), max(counts), n, time.time() - t0))
+            for c in conns:
+                c.close()
         c = ks.conn()
         hdr = {"Authorization": "Bearer " + ks.token}
         times = []

@@ -9,6 +9,7 @@ import contextlib
 import http.client
 import json
 import os
+import shutil
 import signal
 import ssl
 import subprocess
@@ -142,6 +143,13 @@ def start_kubesim(*args):
                 proc.kill()
                 proc.wait()
         log.close()
+        with open(os.path.join(tmpdir, "kubesim.log"), errors="replace") as f:
+            text = f.read()
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    # in the sanitizer build, memory errors in kubesim fail the test that caused them
+    for marker in ("ERROR: AddressSanitizer", "runtime error:"):
+        if marker in text:
+            raise AssertionError("kubesim reported a sanitizer error:\n" + text[-6000:])
 
 
 @pytest.fixture
