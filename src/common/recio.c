@@ -127,7 +127,8 @@ static int out_reserve(recio_writer *w, size_t n, cs_error *err)
         if (n <= w->out_cap) return 0;
     }
     size_t c = w->out_cap ? w->out_cap : w->out_min_cap;
-    while (c < w->out_len + n) c *= 2;
+    while (c < w->out_len + n)
+        c *= 2;
     w->out = rx_realloc(w->out, c);
     w->out_cap = c;
     return 0;
@@ -139,7 +140,8 @@ int recio_writer_end_block(recio_writer *w, cs_error *err)
     size_t bound = recio_block_bound((uint32_t)w->raw_len);
     int rc = out_reserve(w, bound, err);
     if (rc < 0) return rc;
-    w->out_len += recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->out + w->out_len);
+    w->out_len +=
+        recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->out + w->out_len);
     w->raw_len = 0;
     return 0;
 }
@@ -157,7 +159,8 @@ int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void
     }
     if (w->raw_len + rs > w->raw_cap) {
         size_t c = w->raw_cap ? w->raw_cap : 4096;
-        while (c < w->raw_len + rs) c *= 2;
+        while (c < w->raw_len + rs)
+            c *= 2;
         w->raw = rx_realloc(w->raw, c);
         w->raw_cap = c;
     }
@@ -309,7 +312,8 @@ static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
         r->buf_len = have;
         r->buf_pos = 0;
         size_t c = r->buf_cap;
-        while (c < n) c *= 2;
+        while (c < n)
+            c *= 2;
         if (!r->buf || c != r->buf_cap) {
             r->buf = rx_realloc(r->buf, c);
             r->buf_cap = c;
@@ -365,8 +369,7 @@ static int load_block(recio_reader *r, cs_error *err)
         } else if (codec == RECIO_CODEC_LZ4) {
             /* LZ4 expands at most ~255x: larger claims are corrupt (and would make a tiny
              * input allocate a large buffer) */
-            if (stored == 0 || raw_len == 0 ||
-                stored > (uint32_t)LZ4_compressBound((int)raw_len) ||
+            if (stored == 0 || raw_len == 0 || stored > (uint32_t)LZ4_compressBound((int)raw_len) ||
                 (uint64_t)raw_len > (uint64_t)stored * 255 + 64)
                 return cs_error_set(err, CS_EPROTO, "bad lz4 block lengths");
         } else {
@@ -435,7 +438,8 @@ static inline int parse_record(recio_reader *r, cspark_record *rec, cs_error *er
     int b = get_varint(p + a, avail - (size_t)a, &vl);
     if (b < 0) return cs_error_set(err, CS_EPROTO, "corrupt record header");
     size_t hl = (size_t)a + (size_t)b;
-    if ((uint64_t)kl + vl > avail - hl) return cs_error_set(err, CS_EPROTO, "record overruns block");
+    if ((uint64_t)kl + vl > avail - hl)
+        return cs_error_set(err, CS_EPROTO, "record overruns block");
     rec->key.ptr = p + hl;
     rec->key.len = kl;
     rec->value.ptr = p + hl + kl;

@@ -40,10 +40,10 @@
 #include "common/batch.h"
 #include "common/err.h"
 
-#define RECIO_BLOCK_TARGET (64 * 1024)    /* raw bytes per block */
-#define RECIO_HEADER_LEN 9                /* u32 raw_len, u32 stored_len, u8 codec */
-#define RECIO_MAX_BLOCK (256u << 20)      /* larger raw_len is corrupt input */
-#define RECIO_WRITE_BUF (1u << 20)        /* default write/read buffer */
+#define RECIO_BLOCK_TARGET (64 * 1024) /* raw bytes per block */
+#define RECIO_HEADER_LEN 9             /* u32 raw_len, u32 stored_len, u8 codec */
+#define RECIO_MAX_BLOCK (256u << 20)   /* larger raw_len is corrupt input */
+#define RECIO_WRITE_BUF (1u << 20)     /* default write/read buffer */
 enum { RECIO_CODEC_NONE = 0, RECIO_CODEC_LZ4 = 1 };
 
 /* ---- writer ------------------------------------------------------------------------------- */
@@ -87,17 +87,25 @@ size_t recio_block_bound(uint32_t raw_len);
 static inline size_t recio_put_header(uint8_t *out, uint32_t klen, uint32_t vlen)
 {
     size_t n = 0;
-    while (klen >= 0x80) { out[n++] = (uint8_t)(klen | 0x80); klen >>= 7; }
+    while (klen >= 0x80) {
+        out[n++] = (uint8_t)(klen | 0x80);
+        klen >>= 7;
+    }
     out[n++] = (uint8_t)klen;
-    while (vlen >= 0x80) { out[n++] = (uint8_t)(vlen | 0x80); vlen >>= 7; }
+    while (vlen >= 0x80) {
+        out[n++] = (uint8_t)(vlen | 0x80);
+        vlen >>= 7;
+    }
     out[n++] = (uint8_t)vlen;
     return n;
 }
 static inline size_t recio_record_size(uint32_t klen, uint32_t vlen)
 {
     size_t n = 2;
-    for (uint32_t k = klen; k >= 0x80; k >>= 7) n++;
-    for (uint32_t v = vlen; v >= 0x80; v >>= 7) n++;
+    for (uint32_t k = klen; k >= 0x80; k >>= 7)
+        n++;
+    for (uint32_t v = vlen; v >= 0x80; v >>= 7)
+        n++;
     return n + klen + vlen;
 }
 

@@ -27,7 +27,8 @@ static void alloc_slots(aggmap *m, size_t nslots)
     m->slots = shuffle_big_alloc(nslots * sizeof *m->slots, true);
     m->nslots = nslots;
     int bits = 0;
-    while (((size_t)1 << bits) < nslots) bits++;
+    while (((size_t)1 << bits) < nslots)
+        bits++;
     m->shift = 64 - bits;
 }
 
@@ -68,7 +69,8 @@ static void grow_slots(aggmap *m)
     for (size_t i = 0; i < m->n; i++) {
         const aggmap_entry *e = m->ents[i];
         size_t s = (size_t)(e->hash >> m->shift);
-        while (m->slots[s]) s = (s + 1) & mask;
+        while (m->slots[s])
+            s = (s + 1) & mask;
         m->slots[s] = make_slot(e->hash, e);
     }
 }
@@ -157,8 +159,10 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t n)
     return memcmp(a, b, n) == 0;
 }
 
-static inline __attribute__((always_inline)) void insert_one(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash,
-                              uint32_t part, const uint8_t *val, uint32_t vlen, bool combiner)
+static inline __attribute__((always_inline)) void insert_one(aggmap *m, const uint8_t *key,
+                                                             uint32_t klen, uint64_t hash,
+                                                             uint32_t part, const uint8_t *val,
+                                                             uint32_t vlen, bool combiner)
 {
     size_t mask = m->nslots - 1;
     size_t s = (size_t)(hash >> m->shift);
@@ -208,8 +212,7 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
         }
         const cs_rec *r = &recs[i];
         const uint8_t *k = b->data + r->off;
-        insert_one(m, k, r->klen, hashes[i], parts ? parts[i] : 0, k + r->klen, r->vlen,
-                   combiner);
+        insert_one(m, k, r->klen, hashes[i], parts ? parts[i] : 0, k + r->klen, r->vlen, combiner);
     }
 }
 
@@ -235,7 +238,8 @@ void aggmap_sort_by_hash(aggmap *m)
         t[i].e = m->ents[i];
     }
     qsort(t, m->n, sizeof *t, cmp_hsort);
-    for (size_t i = 0; i < m->n; i++) m->ents[i] = t[i].e;
+    for (size_t i = 0; i < m->n; i++)
+        m->ents[i] = t[i].e;
     free(t);
 }
 
@@ -245,10 +249,13 @@ void aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t 
     uint32_t *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
     size_t *pos = malloc(((size_t)nparts + 1) * sizeof *pos);
     if (!st || !ord || !pos) abort();
-    for (size_t i = 0; i < m->n; i++) st[m->ents[i]->part + 1]++;
-    for (int p = 0; p < nparts; p++) st[p + 1] += st[p];
+    for (size_t i = 0; i < m->n; i++)
+        st[m->ents[i]->part + 1]++;
+    for (int p = 0; p < nparts; p++)
+        st[p + 1] += st[p];
     memcpy(pos, st, ((size_t)nparts + 1) * sizeof *pos);
-    for (size_t i = 0; i < m->n; i++) ord[pos[m->ents[i]->part]++] = (uint32_t)i;
+    for (size_t i = 0; i < m->n; i++)
+        ord[pos[m->ents[i]->part]++] = (uint32_t)i;
     free(pos);
     *order = ord;
     *starts = st;

@@ -124,7 +124,8 @@ int agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs_er
             if (rc < 0) return rc;
             if (rc > 0) m->heap[m->nheap++] = i;
         }
-        for (int i = m->nheap / 2 - 1; i >= 0; i--) sift_down(m, i);
+        for (int i = m->nheap / 2 - 1; i >= 0; i--)
+            sift_down(m, i);
     }
     if (m->nheap == 0) return 0;
     agg_cursor *top = &m->cur[m->heap[0]];
@@ -159,7 +160,8 @@ int agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs_er
 void agg_merger_free(agg_merger *m)
 {
     if (!m) return;
-    for (int i = 0; i < m->ncur; i++) recio_reader_free(m->cur[i].rd);
+    for (int i = 0; i < m->ncur; i++)
+        recio_reader_free(m->cur[i].rd);
     free(m->cur);
     free(m->heap);
     free(m->acc.ptr);

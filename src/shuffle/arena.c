@@ -60,7 +60,8 @@ void arena_init(cs_arena *a, cs_task_memory *mem)
     a->max_size = ARENA_MAX_CHUNK;
     /* chunks stay a small fraction of the budget, so growth does not overshoot it much */
     if (mem && mem->budget > 0 && (int64_t)a->max_size > mem->budget / 16)
-        a->max_size = mem->budget / 16 < ARENA_MIN_CHUNK ? ARENA_MIN_CHUNK : (size_t)(mem->budget / 16);
+        a->max_size =
+            mem->budget / 16 < ARENA_MIN_CHUNK ? ARENA_MIN_CHUNK : (size_t)(mem->budget / 16);
     a->bytes = 0;
     a->mem = mem;
 }

@@ -51,7 +51,8 @@ void arena_reset(cs_arena *a);
 void arena_free(cs_arena *a);
 
 /* A large allocation (>= 2 MB: mmap'd, 2 MB aligned, transparent huge pages requested, which
- * removes most TLB misses of big hash tables and arenas); zeroed when zero. Freed with shuffle_big_free. */
+ * removes most TLB misses of big hash tables and arenas); zeroed when zero. Freed with
+ * shuffle_big_free. */
 void *shuffle_big_alloc(size_t n, bool zero);
 /* Frees a shuffle_big_alloc block of n bytes. */
 void shuffle_big_free(void *p, size_t n);

@@ -30,9 +30,8 @@ __attribute__((visibility("default"))) void cspark_list_append(cspark_value *acc
     if (v.len) memcpy(p + 4, v.ptr, v.len);
 }
 
-__attribute__((visibility("default"))) void cspark_list_concat(cspark_value *acc,
-                                                               cspark_slice other,
-                                                               cspark_task_context *tc)
+__attribute__((visibility("default"))) void
+cspark_list_concat(cspark_value *acc, cspark_slice other, cspark_task_context *tc)
 {
     (void)tc;
     uint32_t old = acc->len;

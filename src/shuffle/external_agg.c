@@ -157,7 +157,8 @@ static int merge_oldest_runs(ext_agg *a, int k, cs_error *err)
         close(fd);
         return rc;
     }
-    for (int i = 0; i < k; i++) close(a->runs[i].fd);
+    for (int i = 0; i < k; i++)
+        close(a->runs[i].fd);
     memmove(a->runs, a->runs + k, (size_t)(a->nruns - k) * sizeof *a->runs);
     a->nruns -= k;
     a->runs[a->nruns].fd = fd;
@@ -229,7 +230,8 @@ void ext_agg_free(ext_agg *a)
 {
     if (!a) return;
     agg_merger_free(a->merger);
-    for (int i = 0; i < a->nruns; i++) close(a->runs[i].fd);
+    for (int i = 0; i < a->nruns; i++)
+        close(a->runs[i].fd);
     free(a->runs);
     aggmap_free(&a->map);
     free(a->dir);

@@ -46,7 +46,7 @@ struct ext_sorter {
     int64_t index_bytes;
     sort_run *runs;
     int nruns;
-    int state; /* 0 insert, 1 iterate memory, 2 merge, 3 done */
+    int state;   /* 0 insert, 1 iterate memory, 2 merge, 3 done */
     size_t iter; /* in-memory run position (in output order) */
     sort_cursor *cur;
     int *heap;
@@ -62,7 +62,8 @@ static inline uint64_t key_prefix(const uint8_t *k, uint32_t len)
         return __builtin_bswap64(p);
     }
     p = 0;
-    for (uint32_t i = 0; i < 8; i++) p = (p << 8) | (i < len ? k[i] : 0);
+    for (uint32_t i = 0; i < 8; i++)
+        p = (p << 8) | (i < len ? k[i] : 0);
     return p;
 }
 
@@ -155,12 +156,13 @@ static void sort_run_mem(ext_sorter *s)
     sort_ent *tmp = shuffle_big_alloc(n * sizeof *tmp, false);
     int64_t scratch = (int64_t)(n * sizeof *tmp);
     task_memory_acquire(s->mem, scratch);
-    size_t (*hist)[256] = calloc(8, sizeof *hist);
+    size_t(*hist)[256] = calloc(8, sizeof *hist);
     if (!hist) abort();
     sort_ent *src = s->ents, *dst = tmp;
     for (size_t i = 0; i < n; i++) {
         uint64_t p = src[i].prefix;
-        for (int d = 0; d < 8; d++) hist[d][(p >> (8 * d)) & 0xff]++;
+        for (int d = 0; d < 8; d++)
+            hist[d][(p >> (8 * d)) & 0xff]++;
     }
     for (int d = 0; d < 8; d++) {
         size_t *h = hist[d];
@@ -189,7 +191,8 @@ static void sort_run_mem(ext_sorter *s)
     size_t i = 0;
     while (i < n) {
         size_t j = i + 1;
-        while (j < n && s->ents[j].prefix == s->ents[i].prefix) j++;
+        while (j < n && s->ents[j].prefix == s->ents[i].prefix)
+            j++;
         if (j - i > 1) sort_ties(s->ents + i, j - i);
         i = j;
     }
@@ -340,7 +343,8 @@ static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
         rc = scur_advance(s, &s->cur[i], err);
         if (rc > 0) s->heap[s->nheap++] = i;
     }
-    for (int i = s->nheap / 2 - 1; i >= 0; i--) ssift_down(s, i);
+    for (int i = s->nheap / 2 - 1; i >= 0; i--)
+        ssift_down(s, i);
     recio_writer *rw = recio_writer_new(fd, s->compress, 0);
     while (rc >= 0 && s->nheap > 0) {
         sort_cursor *top = &s->cur[s->heap[0]];
@@ -354,7 +358,8 @@ static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
     if (rc >= 0) rc = recio_writer_flush(rw, err);
     uint64_t len = recio_writer_offset(rw);
     recio_writer_free(rw);
-    for (int i = 0; i < k; i++) recio_reader_free(s->cur[i].rd);
+    for (int i = 0; i < k; i++)
+        recio_reader_free(s->cur[i].rd);
     free(s->cur);
     free(s->heap);
     s->cur = NULL;
@@ -364,7 +369,8 @@ static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
         close(fd);
         return rc;
     }
-    for (int i = 0; i < k; i++) close(s->runs[i].fd);
+    for (int i = 0; i < k; i++)
+        close(s->runs[i].fd);
     memmove(s->runs, s->runs + k, (size_t)(s->nruns - k) * sizeof *s->runs);
     s->nruns -= k;
     s->runs[s->nruns].fd = fd; /* the array had room for the k removed runs */
@@ -396,7 +402,8 @@ static int start_merge(ext_sorter *s, cs_error *err)
         if (rc < 0) return rc;
         if (rc > 0) s->heap[s->nheap++] = i;
     }
-    for (int i = s->nheap / 2 - 1; i >= 0; i--) ssift_down(s, i);
+    for (int i = s->nheap / 2 - 1; i >= 0; i--)
+        ssift_down(s, i);
     return 0;
 }
 
@@ -452,10 +459,12 @@ void ext_sorter_free(ext_sorter *s)
 {
     if (!s) return;
     if (s->cur)
-        for (int i = 0; i < s->nruns + 1; i++) recio_reader_free(s->cur[i].rd);
+        for (int i = 0; i < s->nruns + 1; i++)
+            recio_reader_free(s->cur[i].rd);
     free(s->cur);
     free(s->heap);
-    for (int i = 0; i < s->nruns; i++) close(s->runs[i].fd);
+    for (int i = 0; i < s->nruns; i++)
+        close(s->runs[i].fd);
     free(s->runs);
     arena_free(&s->arena);
     shuffle_big_free(s->ents, s->cap * sizeof *s->ents);

@@ -71,13 +71,12 @@ void shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data,
     if (index) snprintf(index, cap, "%s/shuffle_%d_%d_0.index", dir, shuffle_id, map_id);
 }
 
-int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
-                       uint64_t *offset, uint64_t *length, cs_error *err)
+int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id, uint64_t *offset,
+                       uint64_t *length, cs_error *err)
 {
     char path[4096];
     shuffle_file_paths(dir, shuffle_id, map_id, NULL, path, sizeof path);
-    if (reduce_id < 0)
-        return cs_error_set(err, CS_EINVAL, "bad reduce id %d", reduce_id);
+    if (reduce_id < 0) return cs_error_set(err, CS_EINVAL, "bad reduce id %d", reduce_id);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO, "cannot open %s: %s",
@@ -111,8 +110,8 @@ int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_i
 
 /* ---- local block source ------------------------------------------------------------------ */
 
-static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fdp,
-                      uint64_t *offp, uint64_t *lenp, cs_error *err)
+static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fdp, uint64_t *offp,
+                      uint64_t *lenp, cs_error *err)
 {
     const char *dir = arg;
     uint64_t off, n;
@@ -160,8 +159,7 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
     char path[4096];
     shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
+    if (fd < 0) return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
     uint8_t *buf = malloc((size_t)n);
     if (!buf) abort();
     rc = spill_pread_full(fd, buf, (size_t)n, off, err);

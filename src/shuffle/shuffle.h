@@ -105,8 +105,8 @@ int shuffle_writer_spills(const shuffle_writer *w);
 void shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
                         size_t cap);
 /* The segment of reduce_id in the data file, from the index file. CS_ENOTFOUND/CS_EIO/CS_EPROTO. */
-int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
-                       uint64_t *offset, uint64_t *length, cs_error *err);
+int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id, uint64_t *offset,
+                       uint64_t *length, cs_error *err);
 
 /* Where reduce-side bytes come from. fetch returns the raw (still encoded) segment bytes of
  * (map, reduce) in *out (malloc'd, caller frees; may be NULL when *len == 0) and 0, or a negative

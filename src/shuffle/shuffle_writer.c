@@ -90,7 +90,8 @@ static inline uint64_t key_prefix8(const uint8_t *k, uint32_t len)
         return __builtin_bswap64(p);
     }
     p = 0;
-    for (uint32_t i = 0; i < 8; i++) p = (p << 8) | (i < len ? k[i] : 0);
+    for (uint32_t i = 0; i < 8; i++)
+        p = (p << 8) | (i < len ? k[i] : 0);
     return p;
 }
 
@@ -127,8 +128,9 @@ static void charge(shuffle_writer *w, int64_t *field, int64_t delta)
 shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err)
 {
     if (!spec || !spec->partitioner || spec->partitioner->num_partitions <= 0 || !spec->dir) {
-        cs_error_set(err, CS_EINVAL, "shuffle writer: a partitioner with >= 1 partitions and a "
-                                     "directory are required");
+        cs_error_set(err, CS_EINVAL,
+                     "shuffle writer: a partitioner with >= 1 partitions and a "
+                     "directory are required");
         return NULL;
     }
     const cs_partitioner *p = spec->partitioner;
@@ -137,16 +139,19 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
          * partitions then stay empty */
         if (p->num_bounds < 0 || p->num_bounds > p->num_partitions - 1 ||
             (p->num_bounds > 0 && !p->bounds)) {
-            cs_error_set(err, CS_EINVAL, "shuffle writer: range partitioner with %d partitions "
-                         "takes at most %d bounds, got %d", p->num_partitions,
-                         p->num_partitions - 1, p->num_bounds);
+            cs_error_set(err, CS_EINVAL,
+                         "shuffle writer: range partitioner with %d partitions "
+                         "takes at most %d bounds, got %d",
+                         p->num_partitions, p->num_partitions - 1, p->num_bounds);
             return NULL;
         }
         for (int i = 1; i < p->num_bounds; i++) {
             if (ext_key_compare(p->bounds[i - 1].ptr, p->bounds[i - 1].len, p->bounds[i].ptr,
                                 p->bounds[i].len) > 0) {
-                cs_error_set(err, CS_EINVAL, "shuffle writer: range bounds are not ascending "
-                                             "(bound %d > bound %d)", i - 1, i);
+                cs_error_set(err, CS_EINVAL,
+                             "shuffle writer: range bounds are not ascending "
+                             "(bound %d > bound %d)",
+                             i - 1, i);
                 return NULL;
             }
         }
@@ -174,7 +179,8 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
     } else {
         w->parts = calloc((size_t)w->n, sizeof *w->parts);
         if (!w->parts) abort();
-        for (int i = 0; i < w->n; i++) w->parts[i].head = w->parts[i].tail = -1;
+        for (int i = 0; i < w->n; i++)
+            w->parts[i].head = w->parts[i].tail = -1;
         arena_init(&w->blocks_arena, w->mem);
         int64_t t = RECIO_BLOCK_TARGET;
         if (w->mem->budget > 0) {
@@ -378,12 +384,15 @@ int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
         part_stream *ps = &w->parts[p];
         size_t rs = recio_record_size(r->klen, r->vlen);
         if (rs > RECIO_MAX_BLOCK)
-            return cs_error_set(err, CS_EINVAL, "shuffle record of %zu bytes exceeds the %u byte "
-                                "limit", rs, RECIO_MAX_BLOCK);
+            return cs_error_set(err, CS_EINVAL,
+                                "shuffle record of %zu bytes exceeds the %u byte "
+                                "limit",
+                                rs, RECIO_MAX_BLOCK);
         if (ps->raw_len > 0 && ps->raw_len + rs > w->block_target) seal_block(w, p);
         if (ps->raw_len + rs > ps->raw_cap) {
             size_t c = ps->raw_cap ? ps->raw_cap : 1024;
-            while (c < ps->raw_len + rs) c *= 2;
+            while (c < ps->raw_len + rs)
+                c *= 2;
             ps->raw = realloc(ps->raw, c);
             if (!ps->raw) abort();
             charge(w, &w->raw_bytes, (int64_t)(c - ps->raw_cap));
@@ -432,8 +441,8 @@ static int merge_combined_part(shuffle_writer *w, recio_writer *rw, int p, const
     for (int s = 0; s < w->nspills; s++) {
         const spill_run *sr = &w->spills[s];
         if (sr->offs[p + 1] > sr->offs[p])
-            agg_merger_add_run(m, recio_reader_fd(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p],
-                                                  bufsz));
+            agg_merger_add_run(
+                m, recio_reader_fd(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], bufsz));
     }
     agg_merger_add_mem(m, w->map.ents, order + starts[p], starts[p + 1] - starts[p]);
     int rc;
@@ -536,7 +545,8 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
     if (!ib) abort();
     uint64_t off = 0;
     for (int p = 0; p <= w->n; p++) {
-        for (int j = 0; j < 8; j++) ib[p * 8 + j] = (uint8_t)(off >> (56 - 8 * j));
+        for (int j = 0; j < 8; j++)
+            ib[p * 8 + j] = (uint8_t)(off >> (56 - 8 * j));
         if (p < w->n) off += sizes[p];
     }
     size_t done_n = 0;

@@ -132,9 +132,11 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
     }
     assert_int_equal(rc, 0);
     assert_int_equal(ext_agg_next(a, &b, &err), 0);
-    for (int k = 0; k < nkeys; k++) assert_true(seen[k] == 2 || ref[k] == 0 || 1);
+    for (int k = 0; k < nkeys; k++)
+        assert_true(seen[k] == 2 || ref[k] == 0 || 1);
     size_t distinct = 0;
-    for (int k = 0; k < nkeys; k++) distinct += seen[k] == 2;
+    for (int k = 0; k < nkeys; k++)
+        distinct += seen[k] == 2;
     ext_agg_free(a);
     assert_int_equal(mem.used, 0);
     if (budget > 0) assert_true(mem.peak < 2 * budget); /* spills keep memory near the budget */
@@ -211,8 +213,8 @@ static void test_zero_and_create(void **state)
 static void test_group_lists_with_spills(void **state)
 {
     (void)state;
-    cs_aggregator agg = {cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false,
-                         NULL};
+    cs_aggregator agg = {
+        cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false, NULL};
     cs_task_memory mem;
     task_memory_init(&mem, 256 * 1024);
     cs_error err = {0};
@@ -260,7 +262,8 @@ static void test_group_lists_with_spills(void **state)
         batch_reset(&b);
     }
     assert_int_equal(rc, 0);
-    for (int k = 0; k < nkeys; k++) assert_true(cnt[k] == -1 || cnt[k] == 0);
+    for (int k = 0; k < nkeys; k++)
+        assert_true(cnt[k] == -1 || cnt[k] == 0);
     ext_agg_free(a);
     batch_free(&b);
     free(sum);
@@ -272,8 +275,8 @@ static void test_group_lists_with_spills(void **state)
 static void test_one_huge_group(void **state)
 {
     (void)state;
-    cs_aggregator agg = {cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false,
-                         NULL};
+    cs_aggregator agg = {
+        cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false, NULL};
     cs_task_memory mem;
     task_memory_init(&mem, 0);
     cs_error err = {0};
@@ -325,7 +328,8 @@ static void test_value_helpers(void **state)
     cspark_value v = {NULL, 0, 0, NULL};
     cspark_value_set(&v, "abc", 3);
     assert_memory_equal(v.ptr, "abc", 3);
-    for (int i = 0; i < 1000; i++) cspark_list_append(&v, (cspark_slice){(const uint8_t *)"xy", 2}, NULL);
+    for (int i = 0; i < 1000; i++)
+        cspark_list_append(&v, (cspark_slice){(const uint8_t *)"xy", 2}, NULL);
     assert_int_equal(v.len, 3 + 1000 * 6);
     assert_memory_equal(v.ptr, "abc", 3);
     uint8_t *p = cspark_value_resize(&v, 2);

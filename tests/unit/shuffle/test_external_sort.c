@@ -52,7 +52,7 @@ static void make_input(cs_batch *b, int n)
         int shape = (int)(rnd() % 4);
         for (uint32_t j = 0; j < kl; j++) {
             if (shape == 0 && j < 9)
-                k[j] = (uint8_t)"commonpfx"[j]; /* prefix ties */
+                k[j] = (uint8_t) "commonpfx"[j]; /* prefix ties */
             else if (shape == 1)
                 k[j] = (uint8_t)(rnd() % 3); /* small alphabet with zero bytes */
             else
@@ -150,8 +150,8 @@ static void test_sort_in_memory(void **state)
 static void test_key_order(void **state)
 {
     (void)state;
-    const char *keys[] = {"b", "", "a\0", "a", "abcdefgh", "abcdefgh\0", "abcdefghi", "abcdefg",
-                          "\xff", "ab"};
+    const char *keys[] = {"b",          "",          "a\0",     "a",    "abcdefgh",
+                          "abcdefgh\0", "abcdefghi", "abcdefg", "\xff", "ab"};
     uint32_t lens[] = {1, 0, 2, 1, 8, 9, 9, 7, 1, 2};
     const int order[] = {1, 3, 2, 9, 7, 4, 5, 6, 0, 8}; /* indices in ascending order */
     for (int asc = 0; asc < 2; asc++) {
@@ -159,7 +159,8 @@ static void test_key_order(void **state)
         ext_sorter *s = ext_sorter_new(asc, NULL, g_dir, &err);
         cs_batch b;
         batch_init(&b);
-        for (int i = 0; i < 10; i++) batch_append_record(&b, keys[i], lens[i], &i, sizeof i);
+        for (int i = 0; i < 10; i++)
+            batch_append_record(&b, keys[i], lens[i], &i, sizeof i);
         assert_int_equal(ext_sorter_insert(s, &b, &err), 0);
         batch_reset(&b);
         assert_int_equal(ext_sorter_next(s, &b, &err), 1);

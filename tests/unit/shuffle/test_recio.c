@@ -31,8 +31,10 @@ static void make_records(cs_batch *b, size_t n, uint32_t maxk, uint32_t maxv)
     uint8_t kbuf[70000], vbuf[70000];
     for (size_t i = 0; i < n; i++) {
         uint32_t kl = (uint32_t)(rnd() % (maxk + 1)), vl = (uint32_t)(rnd() % (maxv + 1));
-        for (uint32_t j = 0; j < kl; j++) kbuf[j] = (uint8_t)(i % 3 ? 'a' + j % 7 : rnd());
-        for (uint32_t j = 0; j < vl; j++) vbuf[j] = (uint8_t)(i % 2 ? rnd() : j);
+        for (uint32_t j = 0; j < kl; j++)
+            kbuf[j] = (uint8_t)(i % 3 ? 'a' + j % 7 : rnd());
+        for (uint32_t j = 0; j < vl; j++)
+            vbuf[j] = (uint8_t)(i % 2 ? rnd() : j);
         batch_append_record(b, kbuf, kl, vbuf, vl);
     }
 }
@@ -58,7 +60,8 @@ static void roundtrip_mem(bool compress)
     batch_append_record(&in, "", 0, "", 0);
     /* a record larger than a block */
     uint8_t *big = malloc(200000);
-    for (int i = 0; i < 200000; i++) big[i] = (uint8_t)(i * 7);
+    for (int i = 0; i < 200000; i++)
+        big[i] = (uint8_t)(i * 7);
     batch_append_record(&in, "big", 3, big, 200000);
     make_records(&in, 100, 10, 10);
     recio_writer *w = recio_writer_new(-1, compress, 0);
@@ -219,7 +222,8 @@ static void test_corrupt_rejected(void **state)
         uint8_t *copy = malloc(len);
         for (int t = 0; t < 2000; t++) {
             memcpy(copy, enc, len);
-            for (int f = 0; f < 1 + t % 4; f++) copy[rnd() % len] ^= (uint8_t)(1 + rnd() % 255);
+            for (int f = 0; f < 1 + t % 4; f++)
+                copy[rnd() % len] ^= (uint8_t)(1 + rnd() % 255);
             int rc = decode(copy, len, &err);
             assert_true(rc == 0 || rc == CS_EPROTO);
         }
@@ -267,8 +271,8 @@ static void test_corrupt_rejected(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_mem_lz4),   cmocka_unit_test(test_roundtrip_mem_plain),
-        cmocka_unit_test(test_lz4_compresses),      cmocka_unit_test(test_roundtrip_fd_range),
+        cmocka_unit_test(test_roundtrip_mem_lz4), cmocka_unit_test(test_roundtrip_mem_plain),
+        cmocka_unit_test(test_lz4_compresses),    cmocka_unit_test(test_roundtrip_fd_range),
         cmocka_unit_test(test_corrupt_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,7 +74,8 @@ void test_sum_i64(cspark_value *acc, cspark_slice v, cspark_task_context *tc)
 {
     (void)tc;
     uint8_t o[8];
-    cspark_i64_encode(cspark_slice_i64((cspark_slice){acc->ptr, acc->len}) + cspark_slice_i64(v), o);
+    cspark_i64_encode(cspark_slice_i64((cspark_slice){acc->ptr, acc->len}) + cspark_slice_i64(v),
+                      o);
     cspark_value_set(acc, o, 8);
 }
 
@@ -110,7 +111,8 @@ static int cmp_rec(const void *a, const void *b)
 static cspark_record *sorted_recs(const cs_batch *b)
 {
     cspark_record *r = malloc((b->n + 1) * sizeof *r);
-    for (size_t i = 0; i < b->n; i++) r[i] = batch_get(b, i);
+    for (size_t i = 0; i < b->n; i++)
+        r[i] = batch_get(b, i);
     qsort(r, b->n, sizeof *r, cmp_rec);
     return r;
 }
@@ -119,7 +121,8 @@ static void assert_same_multiset(const cs_batch *a, const cs_batch *b)
 {
     assert_int_equal(a->n, b->n);
     cspark_record *x = sorted_recs(a), *y = sorted_recs(b);
-    for (size_t i = 0; i < a->n; i++) assert_int_equal(cmp_rec(&x[i], &y[i]), 0);
+    for (size_t i = 0; i < a->n; i++)
+        assert_int_equal(cmp_rec(&x[i], &y[i]), 0);
     free(x);
     free(y);
 }
@@ -167,8 +170,8 @@ static int counting_fetch(void *arg, const cs_map_status *st, int reduce_id, uin
     return s.fetch(s.arg, st, reduce_id, out, len, err);
 }
 
-static int counting_open(void *arg, const cs_map_status *st, int reduce_id, int *fd,
-                         uint64_t *off, uint64_t *len, cs_error *err)
+static int counting_open(void *arg, const cs_map_status *st, int reduce_id, int *fd, uint64_t *off,
+                         uint64_t *len, cs_error *err)
 {
     fetch_count++;
     shuffle_block_source s = shuffle_local_source(arg);
@@ -185,14 +188,20 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
     cs_map_status st[NMAPS];
     const cs_map_status *stp[NMAPS];
     cs_batch expect[16];
-    for (int r = 0; r < n; r++) batch_init(&expect[r]);
+    for (int r = 0; r < n; r++)
+        batch_init(&expect[r]);
     int spills = 0;
     cs_error err = {0};
     for (int m = 0; m < NMAPS; m++) {
         cs_task_memory mem;
         task_memory_init(&mem, budget);
-        shuffle_write_spec spec = {.shuffle_id = 4, .map_id = m, .attempt_id = m, .partitioner = p,
-                                   .combiner = comb, .compress = compress, .dir = g_dir,
+        shuffle_write_spec spec = {.shuffle_id = 4,
+                                   .map_id = m,
+                                   .attempt_id = m,
+                                   .partitioner = p,
+                                   .combiner = comb,
+                                   .compress = compress,
+                                   .dir = g_dir,
                                    .mem = &mem};
         shuffle_writer *w = shuffle_writer_new(&spec, &err);
         assert_non_null(w);
@@ -202,8 +211,10 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
         for (size_t i = 0; i < in.n; i++) {
             cspark_record r = batch_get(&in, i);
             int part = ref_partition(p, r, (int)i, m);
-            assert_int_equal(part, p->kind == PART_ROUND_ROBIN ? part : partitioner_get(p, r.key,
-                                                                  XXH3_64bits(r.key.ptr, r.key.len)));
+            assert_int_equal(part,
+                             p->kind == PART_ROUND_ROBIN
+                                 ? part
+                                 : partitioner_get(p, r.key, XXH3_64bits(r.key.ptr, r.key.len)));
             batch_append_record(&expect[part], r.key.ptr, r.key.len, r.value.ptr, r.value.len);
         }
         /* feed in slices of 1000 records */
@@ -218,7 +229,9 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
             batch_free(&part);
         }
         spills += shuffle_writer_spills(w);
-        if (getenv("SHUFFLE_TEST_VERBOSE")) fprintf(stderr, "map %d spills %d peak %lld\n", m, shuffle_writer_spills(w), (long long)mem.peak);
+        if (getenv("SHUFFLE_TEST_VERBOSE"))
+            fprintf(stderr, "map %d spills %d peak %lld\n", m, shuffle_writer_spills(w),
+                    (long long)mem.peak);
         assert_int_equal(mem.spill_count, shuffle_writer_spills(w));
         assert_int_equal(shuffle_writer_commit(w, &st[m], &err), 0);
         assert_int_equal(st[m].num_reduces, n);
@@ -258,7 +271,8 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
         assert_int_equal(rc, 0);
         shuffle_reader_free(rd);
         int nonempty = 0;
-        for (int m = 0; m < NMAPS; m++) nonempty += st[m].sizes[r] > 0;
+        for (int m = 0; m < NMAPS; m++)
+            nonempty += st[m].sizes[r] > 0;
         assert_int_equal(fetch_count, nonempty);
         if (comb) {
             cs_batch a, b;
@@ -278,7 +292,8 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
         batch_free(&all);
         batch_free(&expect[r]);
     }
-    for (int m = 0; m < NMAPS; m++) map_status_free(&st[m]);
+    for (int m = 0; m < NMAPS; m++)
+        map_status_free(&st[m]);
     rm_dir_files();
     return spills;
 }
@@ -295,8 +310,8 @@ static void test_partitioners(void **state)
         assert_int_equal(shuffle_key_hash(s), x);
         assert_int_equal(partitioner_get(&h, s, x), (int)(x % 7));
     }
-    cspark_slice bounds[3] = {{(const uint8_t *)"b", 1}, {(const uint8_t *)"d", 1},
-                              {(const uint8_t *)"dd", 2}};
+    cspark_slice bounds[3] = {
+        {(const uint8_t *)"b", 1}, {(const uint8_t *)"d", 1}, {(const uint8_t *)"dd", 2}};
     cs_partitioner r = {PART_RANGE, 4, bounds, 3, true};
     const char *keys[] = {"", "a", "b", "ba", "c", "d", "d\0", "dd", "dda", "z"};
     uint32_t lens[] = {0, 1, 1, 2, 1, 1, 2, 2, 3, 1};
@@ -358,8 +373,8 @@ static void test_hash_combine(void **state)
 static void test_range(void **state)
 {
     (void)state;
-    cspark_slice bounds[3] = {{(const uint8_t *)"k2", 2}, {(const uint8_t *)"k5", 2},
-                              {(const uint8_t *)"k7777", 5}};
+    cspark_slice bounds[3] = {
+        {(const uint8_t *)"k2", 2}, {(const uint8_t *)"k5", 2}, {(const uint8_t *)"k7777", 5}};
     cs_partitioner p = {PART_RANGE, 4, bounds, 3, true};
     assert_true(run_shuffle(&p, NULL, true, 256 * 1024, 60000, 10000) >= NMAPS);
     p.ascending = false;
@@ -368,8 +383,10 @@ static void test_range(void **state)
     run_shuffle(&few, NULL, true, 256 * 1024, 30000, 10000);
     assert_true(run_shuffle(&p, &SUM, true, 256 * 1024, 60000, 20000) >= NMAPS);
     /* long keys: bounds compared by their 8-byte prefixes first, then in full */
-    cspark_slice lb[4] = {{(const uint8_t *)"abcdefgk1", 9}, {(const uint8_t *)"abcdefgk3", 9},
-                          {(const uint8_t *)"abcdefgk3", 9}, {(const uint8_t *)"abcdefgk61", 10}};
+    cspark_slice lb[4] = {{(const uint8_t *)"abcdefgk1", 9},
+                          {(const uint8_t *)"abcdefgk3", 9},
+                          {(const uint8_t *)"abcdefgk3", 9},
+                          {(const uint8_t *)"abcdefgk61", 10}};
     cs_partitioner lp = {PART_RANGE, 5, lb, 4, true};
     g_key_prefix = "abcdefg";
     run_shuffle(&lp, NULL, true, 0, 20000, 10000);
@@ -400,8 +417,13 @@ static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool co
     cs_task_memory mem;
     task_memory_init(&mem, 0);
     cs_error err = {0};
-    shuffle_write_spec spec = {.shuffle_id = 9, .map_id = map_id, .attempt_id = salt,
-                               .partitioner = &p, .compress = true, .dir = g_dir, .mem = &mem};
+    shuffle_write_spec spec = {.shuffle_id = 9,
+                               .map_id = map_id,
+                               .attempt_id = salt,
+                               .partitioner = &p,
+                               .compress = true,
+                               .dir = g_dir,
+                               .mem = &mem};
     shuffle_writer *w = shuffle_writer_new(&spec, &err);
     cs_batch in;
     batch_init(&in);
@@ -451,7 +473,8 @@ static void test_retry_replaces_attempt(void **state)
     write_map(0, 500, 3, NULL, false);
     assert_int_equal(stray_files(), 0);
     total = 0;
-    for (int r = 0; r < 3; r++) total += read_all(&b, r, &failed, &rc);
+    for (int r = 0; r < 3; r++)
+        total += read_all(&b, r, &failed, &rc);
     assert_int_equal(total, 3000);
     map_status_free(&a);
     map_status_free(&b);
@@ -465,8 +488,12 @@ static void test_spill_files_removed(void **state)
     cs_task_memory mem;
     task_memory_init(&mem, 128 * 1024);
     cs_error err = {0};
-    shuffle_write_spec spec = {.shuffle_id = 1, .map_id = 1, .partitioner = &p, .compress = true,
-                               .dir = g_dir, .mem = &mem};
+    shuffle_write_spec spec = {.shuffle_id = 1,
+                               .map_id = 1,
+                               .partitioner = &p,
+                               .compress = true,
+                               .dir = g_dir,
+                               .mem = &mem};
     shuffle_writer *w = shuffle_writer_new(&spec, &err);
     cs_batch in;
     batch_init(&in);
@@ -519,7 +546,8 @@ static void test_corrupt_index(void **state)
     shuffle_file_paths(g_dir, 9, 7, data, index, sizeof data);
     cs_error err = {0};
     uint64_t off, len;
-    assert_int_equal(shuffle_index_read(g_dir, 9, 7, 3, &off, &len, &err), CS_EPROTO); /* past end */
+    assert_int_equal(shuffle_index_read(g_dir, 9, 7, 3, &off, &len, &err),
+                     CS_EPROTO); /* past end */
     /* decreasing offsets */
     FILE *f = fopen(index, "r+");
     fseek(f, 8, SEEK_SET);
