@@ -384,3 +384,328 @@ void block_fetcher_free(block_fetcher *f)
     free(f->local_dir);
     free(f);
 }
+
+/* ---- prefetching for one reader --------------------------------------------------------------- */
+
+enum { PF_IDLE, PF_WAIT, PF_DONE, PF_FAILED, PF_DIRECT, PF_USED };
+
+typedef struct pf_block {
+    const cs_map_status *st;
+    size_t size; /* from the map status */
+    int state;
+    uint8_t *buf;
+    size_t len;
+    char error[256];
+} pf_block;
+
+struct block_prefetch {
+    atomic_int refs;
+    block_fetcher *f;
+    int n, reduce;
+    pf_block *b;
+    int next_issue; /* no PF_IDLE block before this index */
+    int cursor;     /* where the reader's next block is looked up first */
+    size_t in_flight;
+    int cancelled;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+typedef struct pf_req {
+    block_prefetch *p;
+    int *idx;
+    int nidx, cur;
+    size_t got; /* bytes received of block idx[cur] */
+} pf_req;
+
+#define PF_SCAN 64 /* how far ahead one request looks for blocks of the same peer */
+
+static int is_remote(const block_fetcher *f, const cs_map_status *st)
+{
+    return !(f->local_dir && f->local_id && strcmp(st->executor_id, f->local_id) == 0);
+}
+
+static void pf_unref(block_prefetch *p)
+{
+    if (atomic_fetch_sub(&p->refs, 1) != 1) return;
+    for (int i = 0; i < p->n; i++) free(p->b[i].buf);
+    free(p->b);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}
+
+/* Under p->mu: block i ends in state s. */
+static void pf_end(block_prefetch *p, int i, int s, const char *why)
+{
+    pf_block *b = &p->b[i];
+    if (b->state != PF_WAIT) return;
+    b->state = s;
+    if (s == PF_FAILED) {
+        snprintf(b->error, sizeof b->error, "%s", why);
+        free(b->buf);
+        b->buf = NULL;
+        b->len = 0;
+    }
+    if (p->cancelled) {
+        free(b->buf);
+        b->buf = NULL;
+    }
+    pthread_cond_broadcast(&p->cv);
+}
+
+/* Loop thread: one message of a prefetch request's reply stream. */
+static int pf_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *reason)
+{
+    pf_req *r = arg;
+    block_prefetch *p = r->p;
+    int more = 0;
+    pthread_mutex_lock(&p->mu);
+    if (!m) {
+        for (; r->cur < r->nidx; r->cur++) pf_end(p, r->idx[r->cur], PF_FAILED, reason);
+    } else if (m->body_case == CSPARK__ENVELOPE__BODY_BLOCK_DATA) {
+        Cspark__BlockData *bd = m->block_data;
+        int map = bd->block ? bd->block->map_id : -1;
+        /* blocks come in request order; skip any the server did not answer */
+        while (r->cur < r->nidx && p->b[r->idx[r->cur]].st->map_id != map) {
+            pf_end(p, r->idx[r->cur], PF_FAILED, "missing from the reply");
+            r->cur++;
+        }
+        if (r->cur < r->nidx) {
+            int i = r->idx[r->cur];
+            pf_block *b = &p->b[i];
+            size_t n = bd->data.len;
+            if (bd->error && *bd->error) {
+                pf_end(p, i, PF_FAILED, bd->error);
+                r->cur++;
+                r->got = 0;
+            } else if (r->got + n > b->size) {
+                pf_end(p, i, PF_FAILED, "more data than the map status says");
+                r->cur++;
+                r->got = 0;
+            } else {
+                if (b->state == PF_WAIT && !p->cancelled) {
+                    if (!b->buf && n == b->size) { /* whole block in one part: keep its buffer */
+                        b->buf = bd->data.data;
+                        bd->data.data = NULL;
+                        bd->data.len = 0;
+                    } else if (n > 0) {
+                        if (!b->buf) b->buf = cs_xmalloc(b->size);
+                        memcpy(b->buf + b->len, bd->data.data, n);
+                    }
+                    b->len += n;
+                }
+                /* else: the reader gave up on this block (timeout) or cancelled: drop the data */
+                r->got += n;
+                if (r->got == b->size) {
+                    pf_end(p, i, PF_DONE, NULL);
+                    r->cur++;
+                    r->got = 0;
+                }
+            }
+        }
+        more = !bd->last;
+        if (!more)
+            for (; r->cur < r->nidx; r->cur++)
+                pf_end(p, r->idx[r->cur], PF_FAILED, "incomplete reply");
+    } else {
+        for (; r->cur < r->nidx; r->cur++)
+            pf_end(p, r->idx[r->cur], PF_FAILED, "unexpected reply");
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (m) cspark__envelope__free_unpacked(m, NULL);
+    if (!more) {
+        free(r->idx);
+        free(r);
+        pf_unref(p);
+    }
+    return more;
+}
+
+/* Reader thread: requests blocks ahead while the in-flight budget allows. */
+static void pf_issue(block_prefetch *p)
+{
+    block_fetcher *f = p->f;
+    size_t max = (size_t)f->max_in_flight;
+    size_t target = max / 5 > 0 ? max / 5 : 1;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (p->next_issue < p->n && p->b[p->next_issue].state != PF_IDLE) p->next_issue++;
+        int i = p->next_issue;
+        if (i >= p->n || (p->in_flight > 0 && p->in_flight + p->b[i].size > max)) {
+            pthread_mutex_unlock(&p->mu);
+            return;
+        }
+        const cs_map_status *lead = p->b[i].st;
+        int *idx = cs_xmalloc(PF_SCAN * sizeof *idx);
+        int k = 0;
+        size_t bytes = 0;
+        for (int j = i; j < p->n && j < i + PF_SCAN; j++) {
+            pf_block *b = &p->b[j];
+            if (b->state != PF_IDLE || b->st->port != lead->port ||
+                strcmp(b->st->host, lead->host) != 0)
+                continue;
+            if (k > 0 && (bytes + b->size > target || p->in_flight + b->size > max)) break;
+            b->state = PF_WAIT;
+            p->in_flight += b->size;
+            bytes += b->size;
+            idx[k++] = j;
+        }
+        pthread_mutex_unlock(&p->mu);
+
+        cs_error err = {0};
+        rpc_conn *c = get_conn(f, lead->host, lead->port, &err);
+        int rc = CS_EIO;
+        if (c) {
+            Cspark__BlockId *ids = cs_xcalloc((size_t)k, sizeof *ids);
+            Cspark__BlockId **pids = cs_xcalloc((size_t)k, sizeof *pids);
+            for (int q = 0; q < k; q++) {
+                cspark__block_id__init(&ids[q]);
+                ids[q].shuffle_id = p->b[idx[q]].st->shuffle_id;
+                ids[q].map_id = p->b[idx[q]].st->map_id;
+                ids[q].reduce_id = p->reduce;
+                pids[q] = &ids[q];
+            }
+            Cspark__FetchBlocks fb = CSPARK__FETCH_BLOCKS__INIT;
+            fb.n_blocks = (size_t)k;
+            fb.blocks = pids;
+            Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+            env.body_case = CSPARK__ENVELOPE__BODY_FETCH_BLOCKS;
+            env.fetch_blocks = &fb;
+            pf_req *r = cs_xcalloc(1, sizeof *r);
+            r->p = p;
+            r->idx = idx;
+            r->nidx = k;
+            atomic_fetch_add(&p->refs, 1);
+            rc = rpc_call_async(c, &env, pf_reply, r);
+            if (rc < 0) {
+                atomic_fetch_sub(&p->refs, 1);
+                free(r);
+            } else {
+                idx = NULL; /* the request owns it */
+            }
+            free(ids);
+            free(pids);
+            rpc_conn_unref(c);
+        }
+        if (rc < 0) {
+            /* leave them to the direct path, which retries */
+            pthread_mutex_lock(&p->mu);
+            for (int q = 0; q < k; q++)
+                pf_end(p, idx[q], PF_FAILED, c ? "connection closed" : err.msg);
+            pthread_mutex_unlock(&p->mu);
+            free(idx);
+            return;
+        }
+    }
+}
+
+static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
+                    size_t *len, cs_error *err)
+{
+    block_prefetch *p = arg;
+    *out = NULL;
+    *len = 0;
+    int i = -1;
+    for (int j = p->cursor; j < p->n; j++)
+        if (p->b[j].st == st) {
+            i = j;
+            break;
+        }
+    if (i < 0 || reduce_id != p->reduce)
+        return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+    p->cursor = i + 1;
+    pf_block *b = &p->b[i];
+    pthread_mutex_lock(&p->mu);
+    int state = b->state;
+    pthread_mutex_unlock(&p->mu);
+    if (state == PF_IDLE) {
+        pf_issue(p);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (b->state == PF_DIRECT || b->state == PF_IDLE || b->state == PF_USED) {
+        b->state = PF_USED;
+        pthread_mutex_unlock(&p->mu);
+        return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += p->f->timeout_ms / 1000;
+    ts.tv_nsec += (long)(p->f->timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    while (b->state == PF_WAIT) {
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) != 0 && b->state == PF_WAIT) {
+            pf_end(p, i, PF_FAILED, "timed out");
+            break;
+        }
+    }
+    int ok = b->state == PF_DONE;
+    if (ok) {
+        *out = b->buf;
+        *len = b->len;
+        b->buf = NULL;
+    } else {
+        CS_DEBUG(COMP, "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d "
+                 "reason=\"%s\"", st->host, st->port, st->shuffle_id, st->map_id, reduce_id,
+                 b->error);
+    }
+    b->state = PF_USED;
+    p->in_flight -= b->size;
+    pthread_mutex_unlock(&p->mu);
+    pf_issue(p);
+    if (ok) return 0;
+    return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+}
+
+block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
+                                       int num_maps, int reduce_id)
+{
+    block_prefetch *p = cs_xcalloc(1, sizeof *p);
+    atomic_init(&p->refs, 1);
+    p->f = f;
+    p->n = num_maps > 0 ? num_maps : 0;
+    p->reduce = reduce_id;
+    p->b = cs_xcalloc(p->n ? (size_t)p->n : 1, sizeof *p->b);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    for (int i = 0; i < p->n; i++) {
+        const cs_map_status *st = maps ? maps[i] : NULL;
+        p->b[i].st = st;
+        int sized = st && st->sizes && reduce_id >= 0 && reduce_id < st->num_reduces;
+        p->b[i].size = sized ? (size_t)st->sizes[reduce_id] : 0;
+        /* only remote blocks of known, non-zero size are prefetched */
+        p->b[i].state = st && sized && p->b[i].size > 0 && is_remote(f, st) ? PF_IDLE : PF_DIRECT;
+    }
+    return p;
+}
+
+shuffle_block_source block_prefetch_source(block_prefetch *p)
+{
+    shuffle_block_source s;
+    memset(&s, 0, sizeof s);
+    s.fetch = pf_fetch;
+    s.arg = p;
+    return s;
+}
+
+void block_prefetch_free(block_prefetch *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    p->cancelled = 1;
+    for (int i = 0; i < p->n; i++) {
+        if (p->b[i].state == PF_DONE) {
+            free(p->b[i].buf);
+            p->b[i].buf = NULL;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    pf_unref(p);
+}

@@ -31,4 +31,18 @@ block_fetcher *block_fetcher_new(const char *local_executor_id, const char *loca
 shuffle_block_source block_fetcher_source(block_fetcher *f);
 void block_fetcher_free(block_fetcher *f);
 
+/* Added: prefetching for one shuffle_reader. maps/num_maps/reduce_id are those the reader is
+ * created with (borrowed until block_prefetch_free, like the reader's). The returned source
+ * answers the reader's fetches in that order while keeping up to spark.reducer.maxSizeInFlight
+ * bytes of the following remote blocks requested ahead, grouped per peer into FetchBlocks of up
+ * to maxSizeInFlight/5 bytes (Spark's targetRequestSize); several peers are fetched from in
+ * parallel. A block that could not be prefetched is fetched as block_fetcher_source does (with
+ * the retries). Local blocks are read from disk. Use one block_prefetch per reader (one thread);
+ * free it after the reader (unconsumed blocks are dropped). */
+typedef struct block_prefetch block_prefetch;
+block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
+                                       int num_maps, int reduce_id);
+shuffle_block_source block_prefetch_source(block_prefetch *p);
+void block_prefetch_free(block_prefetch *p);
+
 #endif /* CSPARK_EXEC_BLOCK_FETCHER_H */

@@ -297,6 +297,113 @@ static void test_stopped_server_fails_after_retries(void **state)
     conf_free(conf);
 }
 
+/* Two block servers on the same files: map 1 is "on" the second one. Every reduce partition is
+ * read through a prefetching source and compared with the local bytes. */
+static void prefetch_compare(const char *in_flight, size_t max_frame, int consume_all)
+{
+    rpc_options so = {.name = "bs", .app_id = "app-p", .secret = SECRET, .max_frame = max_frame};
+    cs_error err = {0};
+    int port[2] = {0, 0};
+    block_server *bs[2];
+    for (int k = 0; k < 2; k++) {
+        bs[k] = block_server_start("127.0.0.1", g_dir, &so, &port[k], &err);
+        assert_non_null(bs[k]);
+    }
+    for (int m = 0; m < NMAPS; m++) g_st[m].port = port[m == 1];
+    cs_conf *conf = fast_conf();
+    conf_set(conf, "spark.reducer.maxSizeInFlight", in_flight);
+    block_fetcher *f = block_fetcher_new("exec-2", NULL, &so, conf, &err);
+    assert_non_null(f);
+    const cs_map_status *maps[NMAPS + 1];
+    for (int m = 0; m < NMAPS; m++) maps[m] = &g_st[m];
+    maps[NMAPS] = &g_st[0]; /* the same output twice: fine */
+    shuffle_block_source local = shuffle_local_source(g_dir);
+    for (int r = 0; r < NRED; r++) {
+        block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS + 1, r);
+        shuffle_block_source src = block_prefetch_source(p);
+        int upto = consume_all ? NMAPS + 1 : 1;
+        for (int m = 0; m < upto; m++) {
+            uint8_t *a = NULL, *b = NULL;
+            size_t al = 0, bl = 0;
+            assert_int_equal(src.fetch(src.arg, maps[m], r, &a, &al, &err), 0);
+            assert_int_equal(local.fetch(local.arg, maps[m], r, &b, &bl, &err), 0);
+            assert_int_equal(al, bl);
+            if (al) assert_memory_equal(a, b, al);
+            free(a);
+            free(b);
+        }
+        block_prefetch_free(p); /* unconsumed blocks dropped, in flight or not */
+    }
+    /* and through a reader */
+    size_t nrec = 0;
+    for (int r = 0; r < NRED; r++) {
+        block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS, r);
+        shuffle_block_source src = block_prefetch_source(p);
+        shuffle_reader *rd = shuffle_reader_new(maps, NMAPS, r, &src, &err);
+        cs_batch out;
+        batch_init(&out);
+        int rc, failed = -1;
+        while ((rc = shuffle_reader_next(rd, &out, &failed, &err)) > 0) {
+            nrec += out.n;
+            batch_reset(&out);
+        }
+        assert_int_equal(rc, 0);
+        batch_free(&out);
+        shuffle_reader_free(rd);
+        block_prefetch_free(p);
+    }
+    assert_int_equal(nrec, NMAPS * 20000);
+    block_fetcher_free(f);
+    conf_free(conf);
+    for (int k = 0; k < 2; k++) block_server_stop(bs[k]);
+}
+
+static void test_prefetch_two_peers(void **state)
+{
+    prefetch_compare("48m", 0, 1);
+}
+
+static void test_prefetch_small_budget_multipart(void **state)
+{
+    prefetch_compare("100k", 64 * 1024, 1);
+}
+
+static void test_prefetch_freed_early(void **state)
+{
+    prefetch_compare("48m", 64 * 1024, 0);
+}
+
+static void test_prefetch_server_gone(void **state)
+{
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    assert_non_null(bs);
+    for (int m = 0; m < NMAPS; m++) g_st[m].port = port;
+    cs_conf *conf = fast_conf();
+    block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    const cs_map_status *maps[NMAPS];
+    for (int m = 0; m < NMAPS; m++) maps[m] = &g_st[m];
+    block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS, 3);
+    shuffle_block_source src = block_prefetch_source(p);
+    uint8_t *a = NULL;
+    size_t al = 0;
+    /* the first fetch connects; then the server goes away */
+    block_server_stop(bs);
+    int rc = src.fetch(src.arg, maps[0], 3, &a, &al, &err);
+    free(a);
+    a = NULL;
+    if (rc == 0) rc = src.fetch(src.arg, maps[1], 3, &a, &al, &err);
+    assert_int_equal(rc, CS_EIO);
+    char hp[64];
+    snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
+    assert_non_null(strstr(err.msg, hp));
+    assert_non_null(strstr(err.msg, "after 2 retries"));
+    block_prefetch_free(p);
+    block_fetcher_free(f);
+    conf_free(conf);
+}
+
 static void test_bad_conf_named(void **state)
 {
     cs_conf *c = conf_new();
@@ -317,6 +424,10 @@ int main(void)
         cmocka_unit_test(test_missing_block_named),
         cmocka_unit_test(test_indirect_result),
         cmocka_unit_test(test_stopped_server_fails_after_retries),
+        cmocka_unit_test(test_prefetch_two_peers),
+        cmocka_unit_test(test_prefetch_small_budget_multipart),
+        cmocka_unit_test(test_prefetch_freed_early),
+        cmocka_unit_test(test_prefetch_server_gone),
         cmocka_unit_test(test_bad_conf_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
