@@ -65,10 +65,15 @@ def test_apply_twice_patches(kubesim):
     assert "kubectl.kubernetes.io/last-applied-configuration" in j["metadata"]["annotations"]
     out = kubesim.kubectl("apply", "-f", "-", input=POD % "two").stdout
     assert "pod/web unchanged" in out
-    # removing a field in the manifest removes it from the object (3-way merge through the annotation)
-    kubesim.kubectl("apply", "-f", "-", input=(POD % "two").replace('    env: [{name: A, value: "1"}]\n', ""))
+    # a changed image is applied; removing a label in the manifest removes it (3-way merge through the
+    # last-applied annotation)
+    kubesim.kubectl("apply", "-f", "-", input=(POD % "two").replace("image: busybox", "image: busybox:2")
+                    .replace("{app: web, tier: two}", "{app: web}"))
     j = json.loads(kubesim.kubectl("get", "pod", "web", "-o", "json").stdout)
-    assert "env" not in j["spec"]["containers"][0]
+    assert j["spec"]["containers"][0]["image"] == "busybox:2" and j["metadata"]["labels"] == {"app": "web"}
+    # other pod spec fields are immutable, as in the real API server
+    p = kubesim.kubectl("apply", "-f", "-", input=(POD % "two").replace('value: "1"', 'value: "2"'), check=False)
+    assert p.returncode != 0 and "pod updates may not change fields" in p.stderr
     kubesim.kubectl("label", "pod", "web", "extra=yes")
     kubesim.kubectl("annotate", "pod", "web", "note=hi")
     j = json.loads(kubesim.kubectl("get", "pod", "web", "-o", "json").stdout)

@@ -731,6 +731,37 @@ static int pod_terminal(const json_t *pod)
     return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
 }
 
+#define POD_UPDATE_MSG                                                                                           \
+    "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"  \
+    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"                \
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+/* 1 if a pod spec update changes more than the API server allows (images, activeDeadlineSeconds,
+ * tolerations). */
+static int pod_spec_changed(const json_t *old, const json_t *upd)
+{
+    if (!json_is_object(old) || !json_is_object(upd))
+        return !json_equal(old, upd);
+    json_t *a = json_deep_copy(old), *b = json_deep_copy(upd);
+    static const char *lists[] = {"containers", "initContainers"};
+    for (int l = 0; l < 2; l++) {
+        json_t *ca = json_object_get(a, lists[l]), *cb = json_object_get(b, lists[l]);
+        size_t i;
+        json_t *c;
+        json_array_foreach(ca, i, c) json_object_del(c, "image");
+        json_array_foreach(cb, i, c) json_object_del(c, "image");
+    }
+    static const char *free_fields[] = {"activeDeadlineSeconds", "tolerations"};
+    for (int f = 0; f < 2; f++) {
+        json_object_del(a, free_fields[f]);
+        json_object_del(b, free_fields[f]);
+    }
+    int changed = !json_equal(a, b);
+    json_decref(a);
+    json_decref(b);
+    return changed;
+}
+
 /* Locked: replaces current object at key with upd (stolen) after copying server-owned fields. */
 static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t *upd, int status_only,
                      json_t **out, ks_err *err)
@@ -781,18 +812,33 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
         if (res == res_index("pods") || res == res_index("namespaces") || res == res_index("services")) {
             json_t *st = json_object_get(cur, "status");
             if (st)
-                json_object_set(nobj, "status", st);
+                json_object_set_new(nobj, "status", json_deep_copy(st)); /* stored objects stay immutable */
         }
-        if (res == res_index("pods")) {
+        json_t *spec = json_object_get(nobj, "spec");
+        json_t *cspec = json_object_get(cur, "spec");
+        if (res == res_index("pods") && json_is_object(spec)) {
             /* spec.nodeName is set by binding only */
-            json_t *cnode = json_object_get(json_object_get(cur, "spec"), "nodeName");
-            json_t *spec = json_object_get(nobj, "spec");
-            if (json_is_object(spec)) {
-                if (cnode)
-                    json_object_set(spec, "nodeName", cnode);
-            }
+            json_t *cnode = json_object_get(cspec, "nodeName");
+            if (cnode)
+                json_object_set(spec, "nodeName", cnode);
+        }
+        if (res == res_index("services") && json_is_object(spec)) {
+            /* the cluster IP is immutable once allocated */
+            static const char *ipf[] = {"clusterIP", "clusterIPs"};
+            for (int i = 0; i < 2; i++)
+                if (json_object_get(cspec, ipf[i]) && !json_string_length(json_object_get(spec, "clusterIP")))
+                    json_object_set(spec, ipf[i], json_object_get(cspec, ipf[i]));
         }
         apply_defaults(s, res, nobj);
+        if (res == res_index("pods") && pod_spec_changed(cspec, json_object_get(nobj, "spec"))) {
+            json_decref(nobj);
+            if (err) {
+                err->causes = json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueForbidden", "message",
+                                        "Forbidden: " POD_UPDATE_MSG, "field", "spec");
+            }
+            return set_err(err, 422, "Invalid", -EINVAL, "Pod \"%s\" is invalid: spec: Forbidden: %s", name,
+                           POD_UPDATE_MSG);
+        }
     }
     /* no-op updates do not bump the resourceVersion (as the real API server) */
     json_object_set(json_object_get(nobj, "metadata"), "resourceVersion", json_object_get(cmeta, "resourceVersion"));
