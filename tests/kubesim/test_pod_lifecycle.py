@@ -509,6 +509,33 @@ def test_liveness_probe_failure_restarts_container(cluster):
     wait_for(lambda: gone(v1, name), what="cleanup")
 
 
+def test_security_context_host_aliases_and_empty_dir(cluster):
+    v1 = cluster.v1
+    name, bad = uniq("user"), uniq("nonroot")
+    body = make_pod(name, ["sh", "-c", "echo UID=$(id -u) GID=$(id -g) GROUPS=$(id -G); touch /scratch/f && echo WRITE=ok; "
+                                       "getent hosts alias.example"],
+                    volumeMounts=[{"name": "scratch", "mountPath": "/scratch"}],
+                    volumes=[{"name": "scratch", "emptyDir": {}}],
+                    securityContext={"runAsUser": 185, "runAsGroup": 185, "fsGroup": 2000},
+                    hostAliases=[{"ip": "127.9.9.9", "hostnames": ["alias.example"]}])
+    v1.create_namespaced_pod(NS, body)
+    p = wait_for(lambda: terminal(v1, name), what="pod terminal")
+    log = v1.read_namespaced_pod_log(name, NS)
+    assert p.status.phase == "Succeeded", log
+    lines = log.splitlines()
+    assert "UID=185 GID=185 GROUPS=185 2000" in lines, log
+    assert "WRITE=ok" in lines, log
+    assert any(l.split()[:2] == ["127.9.9.9", "alias.example"] for l in lines), log
+    v1.create_namespaced_pod(NS, make_pod(bad, ["true"], securityContext={"runAsNonRoot": True}))
+
+    def config_error():
+        cs = (v1.read_namespaced_pod(bad, NS).status.container_statuses or [None])[0]
+        return cs if cs and cs.state.waiting and cs.state.waiting.reason == "CreateContainerConfigError" else None
+    cs = wait_for(config_error, what="runAsNonRoot refused")
+    assert "runAsNonRoot" in cs.state.waiting.message
+    v1.delete_namespaced_pod(bad, NS, grace_period_seconds=0)
+
+
 def test_unknown_command_is_start_error(cluster):
     v1 = cluster.v1
     name = uniq("nocmd")

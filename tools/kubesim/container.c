@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -165,7 +166,7 @@ const ks_container_caps *ks_container_probe(void)
 
 /* ---- child side: system calls only ---- */
 
-enum { STEP_UNSHARE = 1, STEP_MOUNT, STEP_MKDIR, STEP_CHDIR, STEP_EXEC, STEP_SYNC };
+enum { STEP_UNSHARE = 1, STEP_MOUNT, STEP_MKDIR, STEP_CHDIR, STEP_EXEC, STEP_SYNC, STEP_USER };
 
 static void child_fail(int fd, int step, int idx)
 {
@@ -470,6 +471,20 @@ static void child_main(const child_args *a)
         enter_pid_ns(a);
     if (dup2(a->null_fd, 0) < 0 || dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
         child_fail(a->err_fd, STEP_EXEC, 0);
+    if (s->run_as_user >= 0 || s->run_as_group >= 0 || s->n_supplemental_groups > 0) {
+        gid_t groups[64];
+        int ng = 0;
+        for (int i = 0; i < s->n_supplemental_groups && ng < 64; i++)
+            groups[ng++] = (gid_t)s->supplemental_groups[i];
+        if (setgroups((size_t)ng, groups) != 0)
+            child_fail(a->err_fd, STEP_USER, 0);
+        if (s->run_as_group >= 0 && setgid((gid_t)s->run_as_group) != 0)
+            child_fail(a->err_fd, STEP_USER, 0);
+        if (s->run_as_user >= 0 && s->run_as_group < 0 && setgid(0) != 0)
+            child_fail(a->err_fd, STEP_USER, 0);
+        if (s->run_as_user >= 0 && setuid((uid_t)s->run_as_user) != 0)
+            child_fail(a->err_fd, STEP_USER, 0);
+    }
     const char *wd = (s->workdir && s->workdir[0]) ? s->workdir : "/";
     if (chdir(wd) != 0)
         child_fail(a->err_fd, STEP_CHDIR, 0);
@@ -493,6 +508,9 @@ static void format_error(const ks_container_spec *s, int step, int e, int idx, c
             snprintf(err, n, "exec: \"%s\": executable file not found in $PATH", s->argv[0]);
         else
             snprintf(err, n, "exec: \"%s\": %s", s->argv[0], strerror(e));
+        break;
+    case STEP_USER:
+        snprintf(err, n, "setting user %lld group %lld: %s", s->run_as_user, s->run_as_group, strerror(e));
         break;
     case STEP_CHDIR:
         snprintf(err, n, "chdir to cwd (\"%s\") set in config.json failed: %s", s->workdir, strerror(e));

@@ -37,6 +37,10 @@ typedef struct ks_container_spec {
     long long memory_limit;      /* bytes, 0 = none */
     long long cpu_request;       /* millicores, 0 = none (cpu.shares as the kubelet: millis * 1024 / 1000) */
     long long cpu_limit;         /* millicores, 0 = none (cpu.cfs_quota_us over a 100 ms period) */
+    long long run_as_user;       /* securityContext.runAsUser, -1 = keep (root) */
+    long long run_as_group;      /* securityContext.runAsGroup, -1 = the user's primary group 0 */
+    const long long *supplemental_groups; /* securityContext.supplementalGroups (+ fsGroup) */
+    int n_supplemental_groups;
     const char *scratch_dir;     /* host dir owned by the pod: mount points missing on the host are created in
                                   * shadow copies of their parent under it, never on the host; NULL -> created
                                   * on the host (mkdir -p) */

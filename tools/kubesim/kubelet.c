@@ -280,6 +280,10 @@ static void register_nodes(ks_kubelet *k)
 static void alloc_ip(kpod *p)
 {
     knode *n = p->node;
+    if (json_is_true(json_object_get(p->spec, "hostNetwork"))) {
+        snprintf(p->ip, sizeof p->ip, "%s", n->host_ip); /* the node's address, as with hostNetwork */
+        return;
+    }
     unsigned v;
     do {
         v = n->next_ip++;
@@ -745,6 +749,10 @@ static void start_container(kcont *c)
                             .memory_limit = spec.memory_limit,
                             .cpu_request = spec.cpu_request,
                             .cpu_limit = spec.cpu_limit,
+                            .run_as_user = spec.run_as_user,
+                            .run_as_group = spec.run_as_group,
+                            .supplemental_groups = spec.groups,
+                            .n_supplemental_groups = spec.n_groups,
                             .scratch_dir = scratch};
     char err[1024];
     if (!c->ever_started && !c->term.set)

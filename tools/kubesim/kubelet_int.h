@@ -183,6 +183,9 @@ typedef struct kl_spec {
     char *workdir;
     long long memory_limit;
     long long cpu_request, cpu_limit;  /* millicores */
+    long long run_as_user, run_as_group;  /* -1 = unset */
+    long long groups[64];
+    int n_groups;
     char **strings;  /* every string the above point to that was allocated here */
     int n_strings, cap_strings;
 } kl_spec;

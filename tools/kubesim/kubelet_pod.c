@@ -559,6 +559,8 @@ int kl_prepare_volumes(kpod *p, char *err, size_t errlen)
             }
         } else {
             kl_mkdirs(dir, 0755);
+            if (json_object_get(vol, "emptyDir") || json_object_get(vol, "persistentVolumeClaim"))
+                chmod(dir, 0777); /* writable by any runAsUser, as the kubelet's emptyDir */
             if ((src = json_object_get(vol, "configMap")))
                 rc = volume_source(p, dir, "configMap", src, 0644, e2, sizeof e2);
             else if ((src = json_object_get(vol, "secret")))
@@ -679,6 +681,25 @@ void kl_write_hosts(struct ks_kubelet *k, kpod *p, const json_t *services)
         fprintf(f, "%s\t%s.%s.%s.svc.cluster.local\t%s\n", p->ip, pod_hostname(p), sub, p->ns, pod_hostname(p));
     else
         fprintf(f, "%s\t%s\n", p->ip, pod_hostname(p));
+    size_t ai;
+    json_t *alias;
+    json_array_foreach(json_object_get(p->spec, "hostAliases"), ai, alias)
+    {
+        const char *aip = json_string_value(json_object_get(alias, "ip"));
+        if (!aip)
+            continue;
+        if (ai == 0)
+            fprintf(f, "\n# Entries added by HostAliases.\n");
+        fprintf(f, "%s", aip);
+        size_t hi;
+        json_t *hn;
+        json_array_foreach(json_object_get(alias, "hostnames"), hi, hn)
+        {
+            if (json_string_value(hn))
+                fprintf(f, "\t%s", json_string_value(hn));
+        }
+        fprintf(f, "\n");
+    }
     fprintf(f, "\n# Entries added by kubesim for cluster DNS names of Services.\n");
     size_t i;
     json_t *svc;
@@ -1352,6 +1373,29 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     const char *cl = res_str(res, "limits", "cpu"), *cr = res_str(res, "requests", "cpu");
     s->cpu_limit = cl ? kl_quantity(cl, 1000) : 0;
     s->cpu_request = cr ? kl_quantity(cr, 1000) : s->cpu_limit;
+    /* securityContext: the container's fields override the pod's */
+    const json_t *psc = json_object_get(p->spec, "securityContext"), *csc = json_object_get(ct, "securityContext");
+    const json_t *v;
+    s->run_as_user = s->run_as_group = -1;
+    if (json_is_integer(v = json_object_get(csc, "runAsUser")) || json_is_integer(v = json_object_get(psc, "runAsUser")))
+        s->run_as_user = json_integer_value(v);
+    if (json_is_integer(v = json_object_get(csc, "runAsGroup")) ||
+        json_is_integer(v = json_object_get(psc, "runAsGroup")))
+        s->run_as_group = json_integer_value(v);
+    json_array_foreach(json_object_get(psc, "supplementalGroups"), i, v) if (json_is_integer(v) && s->n_groups < 63)
+        s->groups[s->n_groups++] = json_integer_value(v);
+    if (json_is_integer(v = json_object_get(psc, "fsGroup")))
+        s->groups[s->n_groups++] = json_integer_value(v);
+    if ((json_is_true(json_object_get(csc, "runAsNonRoot")) || json_is_true(json_object_get(psc, "runAsNonRoot"))) &&
+        s->run_as_user <= 0) {
+        snprintf(reason, rlen, "CreateContainerConfigError");
+        snprintf(msg, mlen, s->run_as_user == 0 ? "container's runAsUser breaks non-root policy (pod: \"%s_%s(%s)\", "
+                                                  "container: %s)"
+                                                : "container has runAsNonRoot and image will run as root (pod: "
+                                                  "\"%s_%s(%s)\", container: %s)",
+                 p->name, p->ns, p->uid, c->name);
+        goto out;
+    }
     rc = 0;
 out:
     env_free(&env);
