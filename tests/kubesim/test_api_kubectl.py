@@ -137,3 +137,20 @@ def test_typed_generators_send_protobuf(kubesim):
     assert svc["spec"]["ports"][0]["port"] == 80 and svc["spec"]["ports"][0]["targetPort"] == 8080
     assert svc["spec"]["clusterIP"].startswith("10.96.") and svc["spec"]["type"] == "ClusterIP"
     assert 'namespace "team" deleted' in kubesim.kubectl("delete", "namespace", "team").stdout
+
+
+def test_tables_for_nodes_events_secrets(kubesim):
+    kubesim.call("POST", "/api/v1/nodes", {"metadata": {"name": "node-1"}, "status": {
+        "conditions": [{"type": "Ready", "status": "True"}], "nodeInfo": {"kubeletVersion": "v1.32.0"}}})
+    out = kubesim.kubectl("get", "nodes").stdout.splitlines()
+    assert out[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    assert out[1].split()[:3] == ["node-1", "Ready", "<none>"] and out[1].split()[4] == "v1.32.0"
+    kubesim.call("POST", "/api/v1/namespaces/default/events", {
+        "metadata": {"name": "e1"}, "type": "Warning", "reason": "BackOff", "message": "restarting",
+        "involvedObject": {"kind": "Pod", "name": "web"}, "lastTimestamp": "2026-01-01T00:00:00Z"})
+    out = kubesim.kubectl("get", "events").stdout.splitlines()
+    assert out[0].split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert out[1].split()[1:] == ["Warning", "BackOff", "pod/web", "restarting"]
+    kubesim.kubectl("create", "secret", "generic", "s", "--from-literal=a=b")
+    out = kubesim.kubectl("get", "secret", "s").stdout.splitlines()
+    assert out[0].split() == ["NAME", "TYPE", "DATA", "AGE"] and out[1].split()[1:3] == ["Opaque", "1"]

@@ -114,11 +114,51 @@ static json_t *service_cells(const json_t *svc)
                      : "ClusterIP", ip ? ip : "<none>", "<none>", *ports ? ports : "<none>", age, "<none>");
 }
 
+static json_t *node_cells(const json_t *node, const char *age)
+{
+    const char *ready = "Unknown";
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(node, "status"), "conditions"), i, c)
+    {
+        const char *t = str(c, "type", NULL), *st = str(c, "status", NULL);
+        if (t && st && !strcmp(t, "Ready"))
+            ready = !strcmp(st, "True") ? "Ready" : "NotReady";
+    }
+    char status[64];
+    snprintf(status, sizeof status, "%s%s", ready,
+             json_is_true(json_object_get(json_object_get(node, "spec"), "unschedulable")) ? ",SchedulingDisabled"
+                                                                                           : "");
+    const char *ver = str(json_object_get(node, "status"), "nodeInfo", "kubeletVersion");
+    return json_pack("[s,s,s,s,s]", str(node, "metadata", "name"), status, "<none>", age, ver ? ver : "");
+}
+
+static json_t *event_cells(const json_t *ev)
+{
+    char last[32] = "<unknown>";
+    const char *ts = str(ev, "lastTimestamp", NULL);
+    int64_t t = ks_parse_rfc3339(ts);
+    if (t >= 0) {
+        long long d = ks_now_ms() / 1000 - t;
+        snprintf(last, sizeof last, "%llds", d < 0 ? 0 : d);
+    }
+    json_t *io = json_object_get(ev, "involvedObject");
+    char obj[320];
+    const char *k = str(io, "kind", NULL), *n = str(io, "name", NULL);
+    snprintf(obj, sizeof obj, "%s/%s", k ? k : "", n ? n : "");
+    for (char *p = obj; *p && *p != '/'; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    const char *type = str(ev, "type", NULL), *reason = str(ev, "reason", NULL), *msg = str(ev, "message", NULL);
+    return json_pack("[s,s,s,s,s]", last, type ? type : "", reason ? reason : "", obj, msg ? msg : "");
+}
+
 json_t *ks_table(const char *resource, const json_t *items, const char *rv, const char *cont, const char *include,
                  int with_columns)
 {
     json_t *cols = json_array();
-    int kind = 0; /* 0 generic, 1 pods, 2 services, 3 configmaps/secrets data, 4 namespaces */
+    int kind = 0; /* 0 generic, 1 pods, 2 services, 3 configmaps data, 4 namespaces, 5 nodes, 6 events,
+                     7 secrets */
     if (!strcmp(resource, "pods")) {
         kind = 1;
         json_array_append_new(cols, col("Name", "string", "name", 0, "Name must be unique within a namespace."));
@@ -140,7 +180,27 @@ json_t *ks_table(const char *resource, const json_t *items, const char *rv, cons
         json_array_append_new(cols, col("Port(s)", "string", "", 0, "The ports exposed."));
         json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
         json_array_append_new(cols, col("Selector", "string", "", 1, "The selector."));
-    } else if (!strcmp(resource, "configmaps") || !strcmp(resource, "secrets")) {
+    } else if (!strcmp(resource, "nodes")) {
+        kind = 5;
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
+        json_array_append_new(cols, col("Status", "string", "", 0, "The status of the node"));
+        json_array_append_new(cols, col("Roles", "string", "", 0, "The roles of the node"));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+        json_array_append_new(cols, col("Version", "string", "", 0, "Kubelet Version reported by the node."));
+    } else if (!strcmp(resource, "events")) {
+        kind = 6;
+        json_array_append_new(cols, col("Last Seen", "string", "", 0, "Time of the last occurrence"));
+        json_array_append_new(cols, col("Type", "string", "", 0, "Type of this event"));
+        json_array_append_new(cols, col("Reason", "string", "", 0, "Reason for the transition"));
+        json_array_append_new(cols, col("Object", "string", "", 0, "The object this event is about"));
+        json_array_append_new(cols, col("Message", "string", "", 0, "A human-readable description"));
+    } else if (!strcmp(resource, "secrets")) {
+        kind = 7;
+        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
+        json_array_append_new(cols, col("Type", "string", "", 0, "The type of the secret"));
+        json_array_append_new(cols, col("Data", "integer", "", 0, "Number of entries."));
+        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
+    } else if (!strcmp(resource, "configmaps")) {
         kind = 3;
         json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
         json_array_append_new(cols, col("Data", "integer", "", 0, "Number of entries."));
@@ -171,6 +231,13 @@ json_t *ks_table(const char *resource, const json_t *items, const char *rv, cons
                               (json_int_t)(json_object_size(json_object_get(o, "data")) +
                                            json_object_size(json_object_get(o, "binaryData"))),
                               age);
+        else if (kind == 5)
+            cells = node_cells(o, age);
+        else if (kind == 6)
+            cells = event_cells(o);
+        else if (kind == 7)
+            cells = json_pack("[s,s,I,s]", str(o, "metadata", "name"), str(o, "type", NULL) ? str(o, "type", NULL)
+                              : "Opaque", (json_int_t)json_object_size(json_object_get(o, "data")), age);
         else if (kind == 4)
             cells = json_pack("[s,s,s]", str(o, "metadata", "name"),
                               str(o, "status", "phase") ? str(o, "status", "phase") : "Active", age);
