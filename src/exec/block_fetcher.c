@@ -33,14 +33,15 @@ struct block_fetcher {
 
 static const char *COMP = "block-fetcher";
 
-/* ---- one request ------------------------------------------------------------------------------ */
+/* ---- one request ------------------------------------------------------------------------------
+ */
 
 typedef struct fetch_req {
     atomic_int refs;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int done;
-    int closed;     /* the connection went away: retryable */
+    int closed; /* the connection went away: retryable */
     char error[1024];
     uint8_t *buf;
     size_t len, cap;
@@ -79,7 +80,8 @@ static int on_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
             } else if (bd->data.len > 0) {
                 if (r->len + bd->data.len > r->cap) {
                     size_t cap = r->cap ? r->cap : bd->data.len;
-                    while (cap < r->len + bd->data.len) cap *= 2;
+                    while (cap < r->len + bd->data.len)
+                        cap *= 2;
                     r->buf = cs_xrealloc(r->buf, cap);
                     r->cap = cap;
                 }
@@ -107,7 +109,8 @@ static int on_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
     return more;
 }
 
-/* ---- connections ------------------------------------------------------------------------------ */
+/* ---- connections ------------------------------------------------------------------------------
+ */
 
 static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, cs_error *err)
 {
@@ -302,19 +305,22 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
                                 st->executor_id, why);
         if (attempts >= f->max_retries) break;
         attempts++;
-        CS_WARN(COMP, "peer=%s:%d event=fetch_retry shuffle=%d map=%d reduce=%d attempt=%d/%lld "
-                "wait_ms=%lld reason=\"%s\"", st->host, st->port, st->shuffle_id, st->map_id,
-                reduce_id, attempts, (long long)f->max_retries, (long long)f->retry_wait_ms, why);
+        CS_WARN(COMP,
+                "peer=%s:%d event=fetch_retry shuffle=%d map=%d reduce=%d attempt=%d/%lld "
+                "wait_ms=%lld reason=\"%s\"",
+                st->host, st->port, st->shuffle_id, st->map_id, reduce_id, attempts,
+                (long long)f->max_retries, (long long)f->retry_wait_ms, why);
         sleep_ms(f->retry_wait_ms);
     }
     return cs_error_set(err, CS_EIO,
                         "failed to fetch shuffle %d map %d reduce %d from %s:%d (executor %s) "
                         "after %lld retries: %s",
-                        st->shuffle_id, st->map_id, reduce_id, st->host, st->port,
-                        st->executor_id, (long long)f->max_retries, why);
+                        st->shuffle_id, st->map_id, reduce_id, st->host, st->port, st->executor_id,
+                        (long long)f->max_retries, why);
 }
 
-/* ---- lifecycle -------------------------------------------------------------------------------- */
+/* ---- lifecycle --------------------------------------------------------------------------------
+ */
 
 block_fetcher *block_fetcher_new(const char *local_executor_id, const char *local_dir,
                                  const rpc_options *opt, const cs_conf *conf, cs_error *err)
@@ -323,7 +329,8 @@ block_fetcher *block_fetcher_new(const char *local_executor_id, const char *loca
     const cs_conf *cf = conf ? conf : empty;
     int64_t retries = 3, wait = 5000, tmo = 120000, inflight = 48 * CS_MiB, net = 120000;
     int rc = conf_get_int(cf, "spark.shuffle.io.maxRetries", "3", &retries, err);
-    if (rc == 0) rc = conf_get_duration_ms(cf, "spark.shuffle.io.retryWait", "5s", CS_SEC, &wait, err);
+    if (rc == 0)
+        rc = conf_get_duration_ms(cf, "spark.shuffle.io.retryWait", "5s", CS_SEC, &wait, err);
     if (rc == 0) rc = conf_get_duration_ms(cf, "spark.network.timeout", "120s", CS_SEC, &net, err);
     if (rc == 0) {
         char d[32];
@@ -385,7 +392,8 @@ void block_fetcher_free(block_fetcher *f)
     free(f);
 }
 
-/* ---- prefetching for one reader --------------------------------------------------------------- */
+/* ---- prefetching for one reader ---------------------------------------------------------------
+ */
 
 enum { PF_IDLE, PF_WAIT, PF_DONE, PF_FAILED, PF_DIRECT, PF_USED };
 
@@ -428,7 +436,8 @@ static int is_remote(const block_fetcher *f, const cs_map_status *st)
 static void pf_unref(block_prefetch *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) != 1) return;
-    for (int i = 0; i < p->n; i++) free(p->b[i].buf);
+    for (int i = 0; i < p->n; i++)
+        free(p->b[i].buf);
     free(p->b);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
@@ -462,7 +471,8 @@ static int pf_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
     int more = 0;
     pthread_mutex_lock(&p->mu);
     if (!m) {
-        for (; r->cur < r->nidx; r->cur++) pf_end(p, r->idx[r->cur], PF_FAILED, reason);
+        for (; r->cur < r->nidx; r->cur++)
+            pf_end(p, r->idx[r->cur], PF_FAILED, reason);
     } else if (m->body_case == CSPARK__ENVELOPE__BODY_BLOCK_DATA) {
         Cspark__BlockData *bd = m->block_data;
         int map = bd->block ? bd->block->map_id : -1;
@@ -530,7 +540,8 @@ static void pf_issue(block_prefetch *p)
     size_t target = max / 5 > 0 ? max / 5 : 1;
     for (;;) {
         pthread_mutex_lock(&p->mu);
-        while (p->next_issue < p->n && p->b[p->next_issue].state != PF_IDLE) p->next_issue++;
+        while (p->next_issue < p->n && p->b[p->next_issue].state != PF_IDLE)
+            p->next_issue++;
         int i = p->next_issue;
         if (i >= p->n || (p->in_flight > 0 && p->in_flight + p->b[i].size > max)) {
             pthread_mutex_unlock(&p->mu);
@@ -600,8 +611,8 @@ static void pf_issue(block_prefetch *p)
     }
 }
 
-static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
-                    size_t *len, cs_error *err)
+static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out, size_t *len,
+                    cs_error *err)
 {
     block_prefetch *p = arg;
     *out = NULL;
@@ -612,8 +623,7 @@ static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t *
             i = j;
             break;
         }
-    if (i < 0 || reduce_id != p->reduce)
-        return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+    if (i < 0 || reduce_id != p->reduce) return fetcher_fetch(p->f, st, reduce_id, out, len, err);
     p->cursor = i + 1;
     pf_block *b = &p->b[i];
     pthread_mutex_lock(&p->mu);
@@ -648,9 +658,10 @@ static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t *
         *len = b->len;
         b->buf = NULL;
     } else {
-        CS_DEBUG(COMP, "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d "
-                 "reason=\"%s\"", st->host, st->port, st->shuffle_id, st->map_id, reduce_id,
-                 b->error);
+        CS_DEBUG(COMP,
+                 "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d "
+                 "reason=\"%s\"",
+                 st->host, st->port, st->shuffle_id, st->map_id, reduce_id, b->error);
     }
     b->state = PF_USED;
     p->in_flight -= b->size;

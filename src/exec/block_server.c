@@ -91,9 +91,10 @@ static uint8_t *block_frame(uint64_t rid, const blk *b, size_t n, int last, size
     id.map_id = b->map_id;
     id.reduce_id = b->reduce_id;
     size_t id_len = cspark__block_id__get_packed_size(&id);
-    size_t bd_len = 1 + frame_varint_size(id_len) + id_len + 1 + frame_varint_size(n) + n +
-                    (last ? 2 : 0);
-    size_t env_len = (rid ? 1 + frame_varint_size(rid) : 0) + 2 + frame_varint_size(bd_len) + bd_len;
+    size_t bd_len =
+        1 + frame_varint_size(id_len) + id_len + 1 + frame_varint_size(n) + n + (last ? 2 : 0);
+    size_t env_len =
+        (rid ? 1 + frame_varint_size(rid) : 0) + 2 + frame_varint_size(bd_len) + bd_len;
     uint8_t *buf = cs_xmalloc(FRAME_HEADER + env_len);
     frame_put_header(buf, (uint32_t)env_len);
     uint8_t *p = buf + FRAME_HEADER;
@@ -193,7 +194,8 @@ static void serve_result(block_server *bs, rpc_conn *c, uint64_t rid, int64_t ta
 {
     pthread_mutex_lock(&bs->mu);
     bs_result **pp = &bs->results, *r = NULL;
-    while (*pp && (*pp)->task_id != task_id) pp = &(*pp)->next;
+    while (*pp && (*pp)->task_id != task_id)
+        pp = &(*pp)->next;
     if (*pp) {
         r = *pp;
         *pp = r->next;
@@ -231,7 +233,8 @@ static void *worker_main(void *arg)
     block_server *bs = arg;
     for (;;) {
         pthread_mutex_lock(&bs->mu);
-        while (!bs->head && !bs->stopping) pthread_cond_wait(&bs->cv, &bs->mu);
+        while (!bs->head && !bs->stopping)
+            pthread_cond_wait(&bs->cv, &bs->mu);
         bs_job *j = bs->head;
         if (!j) {
             pthread_mutex_unlock(&bs->mu);
@@ -252,7 +255,8 @@ static void *worker_main(void *arg)
     }
 }
 
-/* ---- requests (loop thread) ------------------------------------------------------------------- */
+/* ---- requests (loop thread) -------------------------------------------------------------------
+ */
 
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
 {
@@ -309,7 +313,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
     pthread_mutex_unlock(&bs->mu);
 }
 
-/* ---- lifecycle -------------------------------------------------------------------------------- */
+/* ---- lifecycle --------------------------------------------------------------------------------
+ */
 
 block_server *block_server_start(const char *host, const char *local_dir, const rpc_options *opt,
                                  int *port, cs_error *err)
@@ -362,7 +367,8 @@ void block_server_stop(block_server *bs)
     bs->stopping = 1;
     pthread_cond_broadcast(&bs->cv);
     pthread_mutex_unlock(&bs->mu);
-    for (int i = 0; i < bs->nworkers; i++) pthread_join(bs->workers[i], NULL);
+    for (int i = 0; i < bs->nworkers; i++)
+        pthread_join(bs->workers[i], NULL);
     bs_result *r = bs->results;
     while (r) {
         bs_result *n = r->next;
@@ -384,7 +390,8 @@ void block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, s
     r->len = len;
     pthread_mutex_lock(&bs->mu);
     bs_result **pp = &bs->results;
-    while (*pp && (*pp)->task_id != task_id) pp = &(*pp)->next;
+    while (*pp && (*pp)->task_id != task_id)
+        pp = &(*pp)->next;
     bs_result *old = *pp;
     if (old) {
         r->next = old->next;
@@ -402,7 +409,8 @@ size_t block_server_pending_results(block_server *bs)
 {
     size_t n = 0;
     pthread_mutex_lock(&bs->mu);
-    for (bs_result *r = bs->results; r; r = r->next) n++;
+    for (bs_result *r = bs->results; r; r = r->next)
+        n++;
     pthread_mutex_unlock(&bs->mu);
     return n;
 }

@@ -26,9 +26,10 @@ static int read_secret_file(const char *path, char **secret, cs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for spark.authenticate.secret.file: cannot read '%s': %s",
-                            path, strerror(errno));
+        return cs_error_set(
+            err, CS_EINVAL,
+            "invalid value for spark.authenticate.secret.file: cannot read '%s': %s", path,
+            strerror(errno));
     size_t cap = 256, n = 0;
     char *buf = cs_xmalloc(cap);
     for (;;) {
@@ -43,7 +44,8 @@ static int read_secret_file(const char *path, char **secret, cs_error *err)
     }
     int bad = ferror(f);
     fclose(f);
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) n--;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
     buf[n] = 0;
     if (bad || n == 0) {
         OPENSSL_cleanse(buf, cap);
@@ -75,10 +77,11 @@ int auth_secret_load(const cs_conf *conf, char **secret, cs_error *err)
         *secret = cs_xstrdup(v);
         return 0;
     }
-    return cs_error_set(err, CS_ENOTFOUND,
-                        "spark.authenticate is true but no secret is set (expected env "
-                        AUTH_SECRET_ENV ", spark.authenticate.secret.file or "
-                        "spark.authenticate.secret)");
+    return cs_error_set(
+        err, CS_ENOTFOUND,
+        "spark.authenticate is true but no secret is set (expected env " AUTH_SECRET_ENV
+        ", spark.authenticate.secret.file or "
+        "spark.authenticate.secret)");
 }
 
 char *auth_secret_generate(void)
@@ -104,8 +107,8 @@ int auth_nonce(uint8_t *out)
     return RAND_bytes(out, AUTH_NONCE_LEN) == 1 ? 0 : CS_EIO;
 }
 
-static int mac(const char *secret, const uint8_t *first, const uint8_t *second,
-               const char *app_id, uint8_t *out)
+static int mac(const char *secret, const uint8_t *first, const uint8_t *second, const char *app_id,
+               uint8_t *out)
 {
     size_t alen = app_id ? strlen(app_id) : 0;
     size_t n = sizeof LABEL - 1 + 2 * AUTH_NONCE_LEN + alen;
@@ -116,8 +119,7 @@ static int mac(const char *secret, const uint8_t *first, const uint8_t *second,
     memcpy(msg + sizeof LABEL - 1 + AUTH_NONCE_LEN, second, AUTH_NONCE_LEN);
     if (alen) memcpy(msg + sizeof LABEL - 1 + 2 * AUTH_NONCE_LEN, app_id, alen);
     unsigned int olen = 0;
-    const unsigned char *r =
-        HMAC(EVP_sha256(), secret, (int)strlen(secret), msg, n, out, &olen);
+    const unsigned char *r = HMAC(EVP_sha256(), secret, (int)strlen(secret), msg, n, out, &olen);
     if (msg != stackbuf) free(msg);
     return r && olen == AUTH_MAC_LEN ? 0 : CS_EIO;
 }

@@ -33,7 +33,7 @@
 #include "rpc/frame.h"
 
 #define READ_BUF (64 * 1024)
-#define COALESCE_MAX (8 * 1024)   /* frames up to this size are packed into shared chunks */
+#define COALESCE_MAX (8 * 1024) /* frames up to this size are packed into shared chunks */
 #define CHUNK_CAP (64 * 1024)
 #define AUTH_TIMEOUT_MS 30000
 
@@ -55,8 +55,8 @@ enum conn_state {
     C_CONNECTING, /* client: TCP connect in progress */
     C_AUTH,       /* handshake in progress */
     C_OPEN,
-    C_DRAIN,      /* refusing: flushing the last message, then closing */
-    C_CLOSING,    /* uv_close called */
+    C_DRAIN,   /* refusing: flushing the last message, then closing */
+    C_CLOSING, /* uv_close called */
 };
 
 enum auth_step { A_NONE, A_SRV_HELLO, A_SRV_RESPONSE, A_CLI_CHALLENGE, A_CLI_RESULT };
@@ -99,7 +99,7 @@ struct rpc_conn {
     int closed;
     chunk *q;
     int qn, qcap;
-    int kicked; /* on e->dirty */
+    int kicked;    /* on e->dirty */
     size_t queued; /* bytes in q and in flight */
     pending_call *calls;
     int connect_done, connect_rc;
@@ -165,9 +165,11 @@ static post_item *list_take(item_list *l)
 
 static void conn_free(rpc_conn *c)
 {
-    for (int i = 0; i < c->qn; i++) free(c->q[i].base);
+    for (int i = 0; i < c->qn; i++)
+        free(c->q[i].base);
     free(c->q);
-    for (int i = 0; i < c->fln; i++) free(c->fl[i].base);
+    for (int i = 0; i < c->fln; i++)
+        free(c->fl[i].base);
     free(c->fl);
     free(c->bufs);
     free(c->rbuf);
@@ -235,8 +237,7 @@ int rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms)
     int rc = 0;
     pthread_mutex_lock(&c->mu);
     while (!c->closed && c->queued >= below) {
-        if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) != 0 && !c->closed &&
-            c->queued >= below) {
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) != 0 && !c->closed && c->queued >= below) {
             rc = CS_ETIMEOUT;
             break;
         }
@@ -300,7 +301,8 @@ static void deadline_after(struct timespec *ts, int timeout_ms)
     }
 }
 
-/* ---- output queue ----------------------------------------------------------------------------- */
+/* ---- output queue -----------------------------------------------------------------------------
+ */
 
 /* Under c->mu: room for a frame of n bytes; returns where to write it (the chunk's len is
  * advanced by the caller). */
@@ -441,7 +443,8 @@ int rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *ar
     return rc;
 }
 
-/* ---- synchronous call ------------------------------------------------------------------------- */
+/* ---- synchronous call -------------------------------------------------------------------------
+ */
 
 typedef struct sync_waiter {
     atomic_int refs;
@@ -500,9 +503,10 @@ int rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int t
         atomic_store(&w->refs, 1);
         waiter_unref(w);
         if (rc == CS_EINVAL)
-            return cs_error_set(err, CS_EINVAL, "rpc call to %s: message of %zu bytes refused "
-                                "(over spark.rpc.message.maxSize or empty)", c->peer,
-                                cspark__envelope__get_packed_size(req));
+            return cs_error_set(err, CS_EINVAL,
+                                "rpc call to %s: message of %zu bytes refused "
+                                "(over spark.rpc.message.maxSize or empty)",
+                                c->peer, cspark__envelope__get_packed_size(req));
         return cs_error_set(err, CS_EIO, "rpc call to %s failed: connection closed", c->peer);
     }
     struct timespec ts;
@@ -630,7 +634,8 @@ void rpc_conn_close(rpc_conn *c)
     }
 }
 
-/* ---- writing (loop thread) -------------------------------------------------------------------- */
+/* ---- writing (loop thread) --------------------------------------------------------------------
+ */
 
 static void flush(rpc_conn *c);
 
@@ -679,13 +684,15 @@ static void flush(rpc_conn *c)
         c->bufcap = qn;
         c->bufs = cs_xrealloc(c->bufs, (size_t)qn * sizeof *c->bufs);
     }
-    for (int i = 0; i < qn; i++) c->bufs[i] = uv_buf_init((char *)q[i].base, (unsigned)q[i].len);
+    for (int i = 0; i < qn; i++)
+        c->bufs[i] = uv_buf_init((char *)q[i].base, (unsigned)q[i].len);
     c->wreq.data = c;
     rpc_conn_ref(c);
     int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, c->bufs, (unsigned)qn, on_write);
     if (rc < 0) {
         rpc_conn_unref(c);
-        for (int i = 0; i < c->fln; i++) free(c->fl[i].base);
+        for (int i = 0; i < c->fln; i++)
+            free(c->fl[i].base);
         c->fln = 0;
         conn_close(c, uv_strerror(rc));
         return;
@@ -699,7 +706,8 @@ static void send_now(rpc_conn *c, const Cspark__Envelope *m)
     if (enqueue(c, m, NULL) == 0) flush(c);
 }
 
-/* ---- authentication --------------------------------------------------------------------------- */
+/* ---- authentication ---------------------------------------------------------------------------
+ */
 
 static void auth_refuse(rpc_conn *c, const char *reason)
 {
@@ -869,7 +877,8 @@ static void auth_message(rpc_conn *c, Cspark__Envelope *m)
     }
 }
 
-/* ---- reading (loop thread) -------------------------------------------------------------------- */
+/* ---- reading (loop thread) --------------------------------------------------------------------
+ */
 
 static void dispatch(rpc_conn *c, Cspark__Envelope *m)
 {
@@ -915,7 +924,8 @@ static void dispatch(rpc_conn *c, Cspark__Envelope *m)
     if (m->request_id && (m->request_id & 1) == (uint64_t)(c->client ? 1 : 0)) {
         pthread_mutex_lock(&c->mu);
         pending_call *p = c->calls;
-        while (p && p->id != m->request_id) p = p->next;
+        while (p && p->id != m->request_id)
+            p = p->next;
         pthread_mutex_unlock(&c->mu);
         if (!p) {
             CS_DEBUG(COMP, "endpoint=%s peer=%s event=late_reply request=%llu", e->name, c->peer,
@@ -927,7 +937,8 @@ static void dispatch(rpc_conn *c, Cspark__Envelope *m)
         if (!p->fn(p->arg, c, m, NULL)) {
             pthread_mutex_lock(&c->mu);
             pending_call **pp = &c->calls;
-            while (*pp && *pp != p) pp = &(*pp)->next;
+            while (*pp && *pp != p)
+                pp = &(*pp)->next;
             if (*pp) *pp = p->next;
             pthread_mutex_unlock(&c->mu);
             free(p);
@@ -989,7 +1000,8 @@ static void start_reading(rpc_conn *c)
     if (rc < 0) conn_close(c, uv_strerror(rc));
 }
 
-/* ---- server ----------------------------------------------------------------------------------- */
+/* ---- server -----------------------------------------------------------------------------------
+ */
 
 static void on_connection(uv_stream_t *server, int status)
 {
@@ -1087,7 +1099,8 @@ static int run_sync(rpc_endpoint *e, sync_job *j)
     j->e = e;
     rpc_endpoint_post(e, run_job, j);
     pthread_mutex_lock(&j->mu);
-    while (!j->done) pthread_cond_wait(&j->cv, &j->mu);
+    while (!j->done)
+        pthread_cond_wait(&j->cv, &j->mu);
     pthread_mutex_unlock(&j->mu);
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->cv);
@@ -1138,7 +1151,8 @@ int rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_
     return 0;
 }
 
-/* ---- client ----------------------------------------------------------------------------------- */
+/* ---- client -----------------------------------------------------------------------------------
+ */
 
 static void on_connected(uv_connect_t *req, int status)
 {
@@ -1231,11 +1245,13 @@ rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_m
     return c;
 }
 
-/* ---- the loop --------------------------------------------------------------------------------- */
+/* ---- the loop ---------------------------------------------------------------------------------
+ */
 
 static void shutdown_all(rpc_endpoint *e)
 {
-    while (e->conns) conn_close(e->conns, "endpoint stopped");
+    while (e->conns)
+        conn_close(e->conns, "endpoint stopped");
     for (int i = 0; i < e->nlisteners; i++)
         uv_close((uv_handle_t *)e->listeners[i], free_handle);
     e->nlisteners = 0;

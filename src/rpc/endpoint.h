@@ -50,7 +50,8 @@ typedef struct rpc_options {
 
 #define RPC_DEFAULT_MAX_FRAME ((size_t)128 * 1024 * 1024)
 
-/* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure. */
+/* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure.
+ */
 rpc_endpoint *rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err);
 /* Binds and listens on host:port (port 0 = any free port; *bound_port gets the actual one). */
 int rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_error *err);

@@ -24,13 +24,13 @@
 #define FRAME_HEADER 4
 
 typedef struct frame_decoder {
-    size_t max_frame;   /* largest accepted envelope size (bytes after the header) */
+    size_t max_frame; /* largest accepted envelope size (bytes after the header) */
     uint8_t hdr[FRAME_HEADER];
-    size_t hdr_have;    /* header bytes received of the current frame */
-    uint8_t *body;      /* body of the current frame (malloc'd once its length is known) */
+    size_t hdr_have; /* header bytes received of the current frame */
+    uint8_t *body;   /* body of the current frame (malloc'd once its length is known) */
     size_t body_len;
     size_t body_have;
-    int failed;         /* sticky: after an error every feed fails */
+    int failed; /* sticky: after an error every feed fails */
 } frame_decoder;
 
 /* max_frame 0 = 128 MiB. */

@@ -40,8 +40,13 @@ static void write_outputs(const char *dir, int nrec, int vlen)
     for (int m = 0; m < NMAPS; m++) {
         cs_task_memory mem;
         task_memory_init(&mem, 256 * CS_MiB);
-        shuffle_write_spec spec = {.shuffle_id = 7, .map_id = m, .attempt_id = m, .partitioner = &p,
-                                   .compress = m % 2 == 0, .dir = dir, .mem = &mem};
+        shuffle_write_spec spec = {.shuffle_id = 7,
+                                   .map_id = m,
+                                   .attempt_id = m,
+                                   .partitioner = &p,
+                                   .compress = m % 2 == 0,
+                                   .dir = dir,
+                                   .mem = &mem};
         shuffle_writer *w = shuffle_writer_new(&spec, &err);
         assert_non_null(w);
         cs_batch b;
@@ -50,7 +55,8 @@ static void write_outputs(const char *dir, int nrec, int vlen)
         for (int i = 0; i < nrec; i++) {
             char key[32];
             int kl = snprintf(key, sizeof key, "k%d-%d", m, i);
-            for (int j = 0; j < vlen; j++) val[j] = (char)('a' + (i + j) % 26);
+            for (int j = 0; j < vlen; j++)
+                val[j] = (char)('a' + (i + j) % 26);
             batch_append_record(&b, key, (uint32_t)kl, val, (uint32_t)vlen);
             if (batch_full(&b)) {
                 assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
@@ -87,7 +93,8 @@ static int teardown(void **state)
     }
     if (d) closedir(d);
     rmdir(g_dir);
-    for (int m = 0; m < NMAPS; m++) map_status_free(&g_st[m]);
+    for (int m = 0; m < NMAPS; m++)
+        map_status_free(&g_st[m]);
     return 0;
 }
 
@@ -102,15 +109,16 @@ static cs_conf *fast_conf(void)
 
 static void fetch_all_compare(const char *secret, size_t max_frame)
 {
-    rpc_options so = {.name = "block-server", .app_id = "app-b", .secret = secret,
-                      .max_frame = max_frame};
+    rpc_options so = {
+        .name = "block-server", .app_id = "app-b", .secret = secret, .max_frame = max_frame};
     cs_error err = {0};
     int port = 0;
     block_server *bs = block_server_start("127.0.0.1", g_dir, &so, &port, &err);
     assert_non_null(bs);
-    for (int m = 0; m < NMAPS; m++) g_st[m].port = port;
-    rpc_options co = {.name = "fetcher", .app_id = "app-b", .secret = secret,
-                      .max_frame = max_frame};
+    for (int m = 0; m < NMAPS; m++)
+        g_st[m].port = port;
+    rpc_options co = {
+        .name = "fetcher", .app_id = "app-b", .secret = secret, .max_frame = max_frame};
     cs_conf *conf = fast_conf();
     block_fetcher *f = block_fetcher_new("exec-2", "/nonexistent", &co, conf, &err);
     assert_non_null(f);
@@ -134,7 +142,8 @@ static void fetch_all_compare(const char *secret, size_t max_frame)
     assert_true(total > 1000000);
     /* the whole reduce side through a shuffle_reader */
     const cs_map_status *maps[NMAPS];
-    for (int m = 0; m < NMAPS; m++) maps[m] = &g_st[m];
+    for (int m = 0; m < NMAPS; m++)
+        maps[m] = &g_st[m];
     size_t nrec_net = 0, nrec_local = 0;
     for (int r = 0; r < NRED; r++) {
         for (int pass = 0; pass < 2; pass++) {
@@ -227,7 +236,8 @@ static void test_indirect_result(void **state)
     assert_non_null(bs);
     size_t n = 3 * 1024 * 1024;
     uint8_t *data = malloc(n);
-    for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 7);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i * 7);
     block_server_put_result(bs, 99, data, n);
     assert_int_equal(block_server_pending_results(bs), 1);
     rpc_options co = {.name = "driver", .app_id = "a", .secret = SECRET};
@@ -309,13 +319,15 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
         bs[k] = block_server_start("127.0.0.1", g_dir, &so, &port[k], &err);
         assert_non_null(bs[k]);
     }
-    for (int m = 0; m < NMAPS; m++) g_st[m].port = port[m == 1];
+    for (int m = 0; m < NMAPS; m++)
+        g_st[m].port = port[m == 1];
     cs_conf *conf = fast_conf();
     conf_set(conf, "spark.reducer.maxSizeInFlight", in_flight);
     block_fetcher *f = block_fetcher_new("exec-2", NULL, &so, conf, &err);
     assert_non_null(f);
     const cs_map_status *maps[NMAPS + 1];
-    for (int m = 0; m < NMAPS; m++) maps[m] = &g_st[m];
+    for (int m = 0; m < NMAPS; m++)
+        maps[m] = &g_st[m];
     maps[NMAPS] = &g_st[0]; /* the same output twice: fine */
     shuffle_block_source local = shuffle_local_source(g_dir);
     for (int r = 0; r < NRED; r++) {
@@ -355,7 +367,8 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
     assert_int_equal(nrec, NMAPS * 20000);
     block_fetcher_free(f);
     conf_free(conf);
-    for (int k = 0; k < 2; k++) block_server_stop(bs[k]);
+    for (int k = 0; k < 2; k++)
+        block_server_stop(bs[k]);
 }
 
 static void test_prefetch_two_peers(void **state)
@@ -379,11 +392,13 @@ static void test_prefetch_server_gone(void **state)
     int port = 0;
     block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
     assert_non_null(bs);
-    for (int m = 0; m < NMAPS; m++) g_st[m].port = port;
+    for (int m = 0; m < NMAPS; m++)
+        g_st[m].port = port;
     cs_conf *conf = fast_conf();
     block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
     const cs_map_status *maps[NMAPS];
-    for (int m = 0; m < NMAPS; m++) maps[m] = &g_st[m];
+    for (int m = 0; m < NMAPS; m++)
+        maps[m] = &g_st[m];
     block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS, 3);
     shuffle_block_source src = block_prefetch_source(p);
     uint8_t *a = NULL;

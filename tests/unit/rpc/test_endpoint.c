@@ -188,8 +188,10 @@ static void test_two_threads_in_order(void **state)
     assert_non_null(c);
     pthread_t th[2];
     sender sd[2] = {{c, 0}, {c, 1}};
-    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, send_thread, &sd[i]);
-    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, send_thread, &sd[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
     assert_int_equal(echo(c, "barrier", &err), 0); /* after every message on this connection */
     assert_int_equal(atomic_load(&g_srv.order_errors), 0);
     assert_int_equal(g_srv.next_seq[0], NMSG);

@@ -48,7 +48,8 @@ static size_t encode_many(uint8_t **out)
     }
     uint8_t *buf = malloc(cap);
     size_t off = 0;
-    for (int i = 0; i < N; i++) off += frame_encode(&env[i], buf + off);
+    for (int i = 0; i < N; i++)
+        off += frame_encode(&env[i], buf + off);
     assert_int_equal(off, cap);
     *out = buf;
     return cap;
@@ -118,7 +119,8 @@ static void test_direct_body(void **state)
     Cspark__BlockData bd = CSPARK__BLOCK_DATA__INIT;
     size_t n = 200000;
     uint8_t *data = malloc(n);
-    for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i % 251);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i % 251);
     bd.data.data = data;
     bd.data.len = n;
     bd.last = 1;

@@ -101,8 +101,10 @@ static void bench_messages(int threads)
     double t0 = now_s();
     pthread_t th[4];
     snd sd = {c, per};
-    for (int i = 0; i < threads; i++) pthread_create(&th[i], NULL, sender, &sd);
-    for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < threads; i++)
+        pthread_create(&th[i], NULL, sender, &sd);
+    for (int i = 0; i < threads; i++)
+        pthread_join(th[i], NULL);
     barrier(c);
     double dt = now_s() - t0;
     assert_int_equal(atomic_load(&g_count), per * threads);
@@ -151,14 +153,16 @@ static void test_blocks(void **state)
     int fd = open(data, O_CREAT | O_WRONLY | O_TRUNC, 0644);
     uint8_t *buf = malloc(BLK);
     memset(buf, 0x5a, BLK);
-    for (int i = 0; i < NPART; i++) assert_int_equal(write(fd, buf, BLK), BLK);
+    for (int i = 0; i < NPART; i++)
+        assert_int_equal(write(fd, buf, BLK), BLK);
     close(fd);
     free(buf);
     fd = open(index, O_CREAT | O_WRONLY | O_TRUNC, 0644);
     for (int i = 0; i <= NPART; i++) {
         uint64_t off = (uint64_t)i * BLK;
         uint8_t be[8];
-        for (int k = 0; k < 8; k++) be[k] = (uint8_t)(off >> (56 - 8 * k));
+        for (int k = 0; k < 8; k++)
+            be[k] = (uint8_t)(off >> (56 - 8 * k));
         assert_int_equal(write(fd, be, 8), 8);
     }
     close(fd);
@@ -168,9 +172,10 @@ static void test_blocks(void **state)
     block_server *bs = block_server_start("127.0.0.1", dir, &o, &port, &err);
     assert_non_null(bs);
     uint64_t sizes[NPART];
-    for (int i = 0; i < NPART; i++) sizes[i] = BLK;
-    cs_map_status st = {.shuffle_id = 1, .map_id = 0, .num_reduces = NPART, .sizes = sizes,
-                        .port = port};
+    for (int i = 0; i < NPART; i++)
+        sizes[i] = BLK;
+    cs_map_status st = {
+        .shuffle_id = 1, .map_id = 0, .num_reduces = NPART, .sizes = sizes, .port = port};
     snprintf(st.executor_id, sizeof st.executor_id, "remote");
     snprintf(st.host, sizeof st.host, "127.0.0.1");
     for (int threads = 1; threads <= 4; threads *= 4) {
@@ -180,8 +185,10 @@ static void test_blocks(void **state)
         fetch_arg a = {block_fetcher_source(f), &st, per};
         pthread_t th[4];
         double t0 = now_s();
-        for (int i = 0; i < threads; i++) pthread_create(&th[i], NULL, fetcher_thread, &a);
-        for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < threads; i++)
+            pthread_create(&th[i], NULL, fetcher_thread, &a);
+        for (int i = 0; i < threads; i++)
+            pthread_join(th[i], NULL);
         double dt = now_s() - t0;
         if (g_full)
             printf("blocks: %d fetching thread(s), %d x 4 MiB in %.3f s = %.0f MB/s\n", threads,
@@ -229,7 +236,9 @@ static void test_blocks(void **state)
         double dt = now_s() - t0;
         if (g_full)
             printf("blocks: prefetching reader (%s in flight, 2 peers), %d x 4 MiB in %.3f s = "
-                   "%.0f MB/s\n", inflight ? inflight : "48m", reduces * NPART, dt, (double)reduces * NPART * BLK / 1e6 / dt);
+                   "%.0f MB/s\n",
+                   inflight ? inflight : "48m", reduces * NPART, dt,
+                   (double)reduces * NPART * BLK / 1e6 / dt);
         block_fetcher_free(f);
     }
     for (int m = 1; m < NPART; m++) {
