@@ -43,6 +43,12 @@ def test_already_exists_and_not_found(kubesim):
 def test_missing_namespace(kubesim):
     st, s = kubesim.call("POST", "/api/v1/namespaces/ghost/pods", pod("p"))
     assert st == 404 and s["message"] == 'namespaces "ghost" not found'
+    assert s["details"] == {"name": "ghost", "kind": "namespaces"}
+    # only create checks the namespace; other verbs just do not find the object
+    st, s = kubesim.call("DELETE", "/api/v1/namespaces/ghost/pods/p")
+    assert st == 404 and s["message"] == 'pods "p" not found'
+    st, lst = kubesim.call("GET", "/api/v1/namespaces/ghost/pods")
+    assert st == 200 and lst["items"] == []
     assert kubesim.call("GET", "/api/v1/namespaces/kube-system")[0] == 200
 
 
