@@ -701,6 +701,11 @@ void kl_write_hosts(struct ks_kubelet *k, kpod *p, const json_t *services)
         fprintf(f, "\n");
     }
     fprintf(f, "\n# Entries added by kubesim for cluster DNS names of Services.\n");
+    pthread_mutex_lock(&k->api_mu);
+    if (k->api_host) /* the API server, as the `kubernetes` Service of a cluster */
+        fprintf(f, "%s\tkubernetes.default.svc.cluster.local\tkubernetes.default.svc\tkubernetes.default%s\n",
+                k->api_host, !strcmp(p->ns, "default") ? "\tkubernetes" : "");
+    pthread_mutex_unlock(&k->api_mu);
     size_t i;
     json_t *svc;
     json_array_foreach(services, i, svc)
