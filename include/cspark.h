@@ -126,7 +126,8 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions);
 cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
                                  size_t closure_len, int num_partitions);
 /* Per key: acc = zero; acc = seq(acc, v) for each value; partial accs merged with comb. The
- * closure is shared by seq and comb. */
+ * closure is shared by seq and comb. As in Spark, the zero may be applied more than once per key
+ * (once per partition, and again after a spill), so it must be neutral: comb(x, zero) == x. */
 cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
                                     cspark_reduce_fn seq, cspark_reduce_fn comb,
                                     const void *closure, size_t closure_len, int num_partitions);

@@ -114,17 +114,17 @@ static int read_settings(cspark_context *sc, cs_error *err)
 static int start_local_cluster(cspark_context *sc, cs_error *err)
 {
     bool auth;
-    if (conf_get_bool(sc->conf, "spark.authenticate", "true", &auth, err) < 0) return err->code;
+    conf_set_if_missing(sc->conf, "spark.authenticate", "true"); /* cspark's default here */
+    if (conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
     char *secret = NULL;
     if (auth) {
         cs_error e2;
-        if (auth_secret_load(sc->conf, &secret, &e2) < 0) {
-            if (e2.code != CS_ENOTFOUND) {
-                *err = e2;
-                return err->code;
-            }
-            secret = auth_secret_generate();
+        cs_error_clear(&e2);
+        if (auth_secret_load(sc->conf, &secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
+            *err = e2;
+            return err->code;
         }
+        if (!secret) secret = auth_secret_generate(); /* none given: one per application */
     }
     sched_backend *backend = local_cluster_backend_new(sc, secret, err);
     auth_secret_free(secret);

@@ -1,6 +1,7 @@
 /*
- * rdd_internal.h — helpers shared by the files of src/api that build lineage nodes (rdd.c,
- * sources.c, transformations.c, actions.c, context.c). Not used outside src/api.
+ * rdd_internal.h — helpers shared by the files that build or rebuild lineage nodes: src/api
+ * (rdd.c, sources.c, transformations.c, actions.c, context.c) and the executor's task codec
+ * (src/exec/task_codec.c), which rebuilds nodes from stage plans.
  * Ownership: nodes from rdd_new are registered with (and freed by) the context; fn_ref copies
  * are owned by the node or dependency that holds them.
  */

@@ -244,6 +244,38 @@ static void coarse_launch(sched_backend *base, const task_desc *t)
     offer_and_report(b);
 }
 
+static void coarse_cancel_all(sched_backend *base)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    Cspark__KillTask kt = CSPARK__KILL_TASK__INIT;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_KILL_TASK;
+    env.kill_task = &kt;
+    kt.reason = "the job has ended";
+    pthread_mutex_lock(&b->lock);
+    pending *p = b->pend_head;
+    b->pend_head = b->pend_tail = NULL;
+    for (int k = 0; k < RUNNING_BUCKETS; k++)
+        for (running *r = b->run[k]; r; r = r->next) {
+            exec_info *e = &b->execs[r->exec];
+            if (!e->alive || !e->conn) continue;
+            kt.task_id = r->t->task_id;
+            kt.executor_id = e->id;
+            rpc_send(e->conn, &env);
+        }
+    pthread_mutex_unlock(&b->lock);
+    while (p) {
+        pending *next = p->next;
+        task_result r;
+        task_result_init(&r);
+        r.status = TASK_FAILED;
+        r.error = cs_xstrdup("task cancelled: its job has ended");
+        scheduler_task_done(b->base.sched, p->t, &r);
+        free(p);
+        p = next;
+    }
+}
+
 static int coarse_total_cores(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
@@ -712,6 +744,7 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = coarse_launch;
     b->base.total_cores = coarse_total_cores;
+    b->base.cancel_all = coarse_cancel_all;
     b->base.stop = coarse_stop;
     b->sc = sc;
     b->opt = *o;

@@ -76,6 +76,28 @@ static void local_launch(sched_backend *base, const task_desc *t)
     pthread_mutex_unlock(&b->lock);
 }
 
+static void local_cancel_all(sched_backend *base)
+{
+    local_backend *b = (local_backend *)base;
+    pthread_mutex_lock(&b->lock);
+    queued *q = b->head;
+    b->head = b->tail = NULL;
+    pthread_mutex_unlock(&b->lock);
+    while (q) {
+        queued *next = q->next;
+        task_result r;
+        task_result_init(&r);
+        r.status = TASK_FAILED;
+        r.error = cs_xstrdup("task cancelled: its job has ended");
+        scheduler_task_done(b->base.sched, q->task, &r);
+        pthread_mutex_lock(&b->lock);
+        q->next = b->free_nodes;
+        b->free_nodes = q;
+        pthread_mutex_unlock(&b->lock);
+        q = next;
+    }
+}
+
 static int local_total_cores(sched_backend *base)
 {
     return ((local_backend *)base)->threads;
@@ -112,6 +134,7 @@ sched_backend *local_backend_new(int threads, const exec_env *env)
     local_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = local_launch;
     b->base.total_cores = local_total_cores;
+    b->base.cancel_all = local_cancel_all;
     b->base.stop = local_stop;
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;

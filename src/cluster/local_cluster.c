@@ -120,9 +120,13 @@ static void *monitor_main(void *arg)
                 continue;
             }
             c->running = false;
-            if (stopping) continue;
             char why[256], reason[320];
             describe_wait_status(status, why, sizeof why);
+            if (stopping) { /* after StopExecutor: only a crash is worth a line */
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                    CS_WARN("local-cluster", "event=executor_exited executor=%s %s during shutdown", c->id, why);
+                continue;
+            }
             snprintf(reason, sizeof reason, "Command exited with %s", why);
             char id[32];
             snprintf(id, sizeof id, "%s", c->id);
@@ -166,6 +170,12 @@ static void lc_launch(sched_backend *base, const task_desc *t)
 {
     local_cluster *lc = (local_cluster *)base;
     coarse_backend_base(lc->coarse)->launch(coarse_backend_base(lc->coarse), t);
+}
+
+static void lc_cancel_all(sched_backend *base)
+{
+    local_cluster *lc = (local_cluster *)base;
+    coarse_backend_base(lc->coarse)->cancel_all(coarse_backend_base(lc->coarse));
 }
 
 static int lc_total_cores(sched_backend *base)
@@ -214,6 +224,7 @@ sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret,
     lc->cores = m->cores_per_executor;
     lc->memory_mb = m->memory_mb;
     lc->secret = secret ? cs_xstrdup(secret) : NULL;
+    lc->next_id = 1; /* executor ids start at 1, as in Spark */
     pthread_mutex_init(&lc->lock, NULL);
     int64_t v;
     char dflt[16];
@@ -247,6 +258,7 @@ sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret,
     if (!lc->coarse) goto fail;
     lc->base.launch = lc_launch;
     lc->base.total_cores = lc_total_cores;
+    lc->base.cancel_all = lc_cancel_all;
     lc->base.stop = lc_stop;
 
     for (int i = 0; i < m->executors; i++)

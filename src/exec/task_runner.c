@@ -20,6 +20,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "exec/part_iter.h"
 #include "shuffle/shuffle.h"
 
@@ -186,7 +187,7 @@ static int save_open(save_state *s, const task_desc *t, cs_error *err)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/_temporary/0/_temporary/attempt_%lld", t->sink->save_path,
              (long long)t->task_id);
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+    if (cs_make_dirs(dir) < 0) /* an executor may be the first to write under the path */
         return cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
     snprintf(s->tmp_path, sizeof s->tmp_path, "%s/part-%05d", dir, t->partition);
     snprintf(s->final_path, sizeof s->final_path, "%s/part-%05d", t->sink->save_path, t->partition);
@@ -410,7 +411,11 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
 
     switch (sink->kind) {
     case SINK_SHUFFLE:
-        if ((rc = shuffle_writer_commit(st->writer, &res->map_status, err)) < 0) return rc;
+        /* merging spilled combiners at commit calls the combine function */
+        if (sink->dep->map_side_combine) task_context_enter(tc, &sink->dep->agg_merge_value);
+        rc = shuffle_writer_commit(st->writer, &res->map_status, err);
+        task_context_enter(tc, NULL);
+        if (rc < 0) return rc;
         res->has_map_status = true;
         strncpy(res->map_status.executor_id, tc->env->executor_id,
                 sizeof res->map_status.executor_id - 1);

@@ -634,6 +634,7 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     }
     /* the job is over: stop and collect whatever is still running */
     s->cancelled = 1;
+    if (s->in_flight > 0) s->backend->cancel_all(s->backend);
     while (s->in_flight > 0) {
         completion *c = pop_completion(s);
         if (c->kind == EV_TASK_DONE) s->in_flight--;

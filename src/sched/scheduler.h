@@ -30,6 +30,9 @@ struct sched_backend {
     void (*launch)(sched_backend *b, const task_desc *t);
     /* Cores available for tasks (default parallelism). */
     int (*total_cores)(sched_backend *b);
+    /* The job ended: tasks not started yet complete at once as cancelled; running ones are
+     * asked to stop (they complete soon after). */
+    void (*cancel_all)(sched_backend *b);
     /* Stops workers after running tasks finish; frees the backend. */
     void (*stop)(sched_backend *b);
     scheduler *sched; /* set by scheduler_new */

@@ -68,7 +68,7 @@ static int run(int argc, char **argv)
     if (a.kill || a.status) {
         fprintf(stderr,
                 "cspark-submit: %s is not supported yet (it needs a k8s:// master; this build "
-                "runs local, local[N], local[*] and local[N,F])\n",
+                "runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])\n",
                 a.kill ? "--kill" : "--status");
         goto out;
     }

@@ -31,16 +31,15 @@ expect_error "cspark-submit: invalid master URL 'local[0]': asked to run locally
 expect_error "cspark-submit: invalid master URL 'k8s://https://h': the Kubernetes API server port is missing (expected k8s://https://host:port)" \
     --master k8s://https://h "$T/app.so"
 
-NOT_YET="is not supported yet (this build runs local, local[N], local[*] and local[N,F])"
+NOT_YET="is not supported yet (this build runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])"
 expect_error "cspark-submit: master 'k8s://https://h:6443' $NOT_YET" --master k8s://https://h:6443 "$T/app.so"
 expect_error "cspark-submit: master 'k8s://https://h:6443' $NOT_YET" \
     --master k8s://https://h:6443 --deploy-mode cluster "$T/app.so"
-expect_error "cspark-submit: master 'local-cluster[2,1,1024]' $NOT_YET" --master 'local-cluster[2,1,1024]' "$T/app.so"
 expect_error "cspark-submit: cluster deploy mode is not compatible with master 'local[2]' (use --deploy-mode client, or a k8s:// master)" \
     --master 'local[2]' --deploy-mode cluster "$T/app.so"
-expect_error "cspark-submit: --kill is not supported yet (it needs a k8s:// master; this build runs local, local[N], local[*] and local[N,F])" \
+expect_error "cspark-submit: --kill is not supported yet (it needs a k8s:// master; this build runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])" \
     --master k8s://https://h:6443 --kill 'spark:app-driver'
-expect_error "cspark-submit: --status is not supported yet (it needs a k8s:// master; this build runs local, local[N], local[*] and local[N,F])" \
+expect_error "cspark-submit: --status is not supported yet (it needs a k8s:// master; this build runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])" \
     --status=spark:app-driver
 
 # --verbose shows the master and the redacted conf even when the master is refused

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "cspark.h"
 
@@ -127,4 +129,57 @@ int lost_map_output(cspark_context *sc, int argc, char **argv)
     cspark_records_free(a);
     cspark_records_free(b);
     return 0;
+}
+
+/* Sleeps the closure's milliseconds per record: a job that runs long enough to be probed. */
+void sleepy(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    size_t len;
+    const int *ms = cspark_closure(tc, &len);
+    struct timespec ts = {0, (long)(len == sizeof(int) ? *ms : 100) * 1000000L};
+    while (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    nanosleep(&ts, NULL);
+    cspark_emit_record(out, in);
+}
+
+/* slow [MS]: 16 records in 8 partitions, each record sleeping MS (default 250) ms. */
+int slow(cspark_context *sc, int argc, char **argv)
+{
+    int ms = argc > 1 ? atoi(argv[1]) : 250;
+    int64_t n = 0;
+    if (cspark_count(cspark_map(cspark_range(sc, 0, 16, 1, 8), sleepy, &ms, sizeof ms), &n) < 0) return 1;
+    printf("count=%" PRId64 "\n", n);
+    return 0;
+}
+
+/* The first attempt of partition 1 crashes its process (an executor in local-cluster). */
+void crash_first_attempt(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    if (cspark_partition_id(tc) == 1 && cspark_attempt_number(tc) == 0) raise(SIGSEGV);
+    cspark_emit_record(out, in);
+}
+
+int crash_once(cspark_context *sc, int argc, char **argv)
+{
+    int64_t n = 0;
+    if (cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_first_attempt, NULL, 0), &n) < 0)
+        return 1;
+    printf("count=%" PRId64 "\n", n);
+    return 0;
+}
+
+void crash_every_attempt(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    if (cspark_partition_id(tc) == 1) raise(SIGSEGV);
+    cspark_emit_record(out, in);
+}
+
+int crash_always(cspark_context *sc, int argc, char **argv)
+{
+    int64_t n = 0;
+    int rc = cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_every_attempt, NULL, 0), &n);
+    return rc < 0 ? 1 : 0;
 }

@@ -1,0 +1,515 @@
+/*
+ * executor.c — the executor process's life (see executor.h). Threads: the RPC loop thread
+ * receives LaunchStage / LaunchTask / KillTask / StopExecutor; `cores` worker threads run
+ * tasks with task_run and send StatusUpdate; the main thread heartbeats every
+ * spark.executor.heartbeatInterval until it is told to stop or loses the driver.
+ * Stage plans arrive once per stage attempt and stay cached for its tasks; task results above
+ * spark.task.maxDirectResultSize are kept in the block server and fetched by the driver.
+ */
+#define _GNU_SOURCE
+#include "exec/executor.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/conf.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "exec/block_fetcher.h"
+#include "exec/block_server.h"
+#include "exec/task.h"
+#include "exec/task_codec.h"
+#include "rpc/endpoint.h"
+
+typedef struct cached_plan {
+    struct cached_plan *next;
+    int stage_id, stage_attempt;
+    stage_plan *plan;
+} cached_plan;
+
+typedef struct exec_task {
+    struct exec_task *next;
+    task_desc desc;
+    volatile int cancelled;
+} exec_task;
+
+typedef struct executor {
+    const executor_options *opt;
+    rpc_endpoint *ep;
+    rpc_conn *driver;
+    cs_conf *conf;
+    void *app;
+    char *app_file;
+    char *local_dir;
+    block_server *blocks;
+    int block_port;
+    block_fetcher *fetcher;
+    exec_env env;
+    int64_t max_direct_result;
+
+    pthread_mutex_t lock;
+    pthread_cond_t work_cond; /* workers wait for tasks */
+    pthread_cond_t main_cond; /* the main thread waits for stop / heartbeat time */
+    cached_plan *plans;
+    exec_task *queue_head, *queue_tail;
+    exec_task **running; /* one slot per worker */
+    bool stopping, driver_gone;
+    pthread_t *workers;
+    int nworkers;
+} executor;
+
+int executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port)
+{
+    const char *p = url;
+    if (strncmp(p, "spark://", 8) == 0) p += 8;
+    const char *at = strchr(p, '@');
+    if (at) p = at + 1;
+    const char *colon = strrchr(p, ':');
+    if (!colon || colon == p) return CS_EINVAL;
+    size_t n = (size_t)(colon - p);
+    if (n >= host_cap) return CS_EINVAL;
+    char *end;
+    long v = strtol(colon + 1, &end, 10);
+    if (*end || v <= 0 || v > 65535) return CS_EINVAL;
+    memcpy(host, p, n);
+    host[n] = 0;
+    *port = (int)v;
+    return 0;
+}
+
+/* ---- messages from the driver (loop thread) ------------------------------------------------ */
+
+static stage_plan *find_plan(executor *x, int stage_id, int attempt)
+{
+    for (cached_plan *c = x->plans; c; c = c->next)
+        if (c->stage_id == stage_id && c->stage_attempt == attempt) return c->plan;
+    return NULL;
+}
+
+static void send_status(executor *x, int64_t task_id, Cspark__TaskState state, Cspark__TaskResult *res)
+{
+    Cspark__StatusUpdate su = CSPARK__STATUS_UPDATE__INIT;
+    su.executor_id = (char *)x->opt->executor_id;
+    su.task_id = task_id;
+    su.state = state;
+    su.result = res;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_STATUS_UPDATE;
+    env.status_update = &su;
+    rpc_send(x->driver, &env);
+}
+
+static void fail_unstarted(executor *x, int64_t task_id, const char *why)
+{
+    Cspark__TaskResult res = CSPARK__TASK_RESULT__INIT;
+    res.status = TASK_FAILED;
+    res.error = (char *)why;
+    send_status(x, task_id, CSPARK__TASK_STATE__FAILED, &res);
+}
+
+static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
+{
+    stage_plan *plan = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    if (!ls->plan || stage_plan_decode(ls->plan, x->app, &plan, &err) < 0) {
+        CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=\"%s\"",
+                 x->opt->executor_id, ls->stage_id, ls->stage_attempt, err.msg);
+        return; /* its tasks will fail with "no plan" */
+    }
+    cached_plan *c = cs_xcalloc(1, sizeof *c);
+    c->stage_id = ls->stage_id;
+    c->stage_attempt = ls->stage_attempt;
+    c->plan = plan;
+    pthread_mutex_lock(&x->lock);
+    c->next = x->plans;
+    x->plans = c;
+    pthread_mutex_unlock(&x->lock);
+}
+
+static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
+{
+    pthread_mutex_lock(&x->lock);
+    stage_plan *plan = find_plan(x, lt->stage_id, lt->stage_attempt);
+    if (!plan || x->stopping) {
+        pthread_mutex_unlock(&x->lock);
+        char why[160];
+        snprintf(why, sizeof why, "executor %s has no plan for stage %d.%d", x->opt->executor_id,
+                 lt->stage_id, lt->stage_attempt);
+        fail_unstarted(x, lt->task_id, x->stopping ? "executor is stopping" : why);
+        return;
+    }
+    exec_task *t = cs_xcalloc(1, sizeof *t);
+    t->desc.task_id = lt->task_id;
+    t->desc.job_id = lt->job_id;
+    t->desc.stage_id = lt->stage_id;
+    t->desc.stage_attempt = lt->stage_attempt;
+    t->desc.partition = lt->partition;
+    t->desc.attempt = lt->attempt;
+    t->desc.rdd = plan->root;
+    t->desc.sink = &plan->sink;
+    t->desc.inputs = plan->inputs;
+    t->desc.num_inputs = plan->num_inputs;
+    t->desc.cancelled = &t->cancelled;
+    if (x->queue_tail) x->queue_tail->next = t;
+    else x->queue_head = t;
+    x->queue_tail = t;
+    pthread_cond_signal(&x->work_cond);
+    pthread_mutex_unlock(&x->lock);
+}
+
+static void on_kill_task(executor *x, int64_t task_id)
+{
+    pthread_mutex_lock(&x->lock);
+    for (exec_task *t = x->queue_head; t; t = t->next)
+        if (t->desc.task_id == task_id) t->cancelled = 1;
+    for (int i = 0; i < x->nworkers; i++)
+        if (x->running[i] && x->running[i]->desc.task_id == task_id) x->running[i]->cancelled = 1;
+    pthread_mutex_unlock(&x->lock);
+}
+
+static void stop(executor *x, bool driver_gone)
+{
+    pthread_mutex_lock(&x->lock);
+    x->stopping = true;
+    x->driver_gone |= driver_gone;
+    for (exec_task *t = x->queue_head; t; t = t->next) t->cancelled = 1;
+    for (int i = 0; i < x->nworkers; i++)
+        if (x->running[i]) x->running[i]->cancelled = 1;
+    pthread_cond_broadcast(&x->work_cond);
+    pthread_cond_broadcast(&x->main_cond);
+    pthread_mutex_unlock(&x->lock);
+}
+
+static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
+{
+    executor *x = arg;
+    switch (msg->body_case) {
+    case CSPARK__ENVELOPE__BODY_LAUNCH_STAGE:
+        on_launch_stage(x, msg->launch_stage);
+        break;
+    case CSPARK__ENVELOPE__BODY_LAUNCH_TASK:
+        on_launch_task(x, msg->launch_task);
+        break;
+    case CSPARK__ENVELOPE__BODY_KILL_TASK:
+        on_kill_task(x, msg->kill_task->task_id);
+        break;
+    case CSPARK__ENVELOPE__BODY_STOP_EXECUTOR:
+        CS_INFO("executor", "executor=%s event=stop_requested", x->opt->executor_id);
+        stop(x, false);
+        break;
+    case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
+        if (msg->heartbeat_response->reregister)
+            CS_WARN("executor", "executor=%s event=unknown_to_driver", x->opt->executor_id);
+        break;
+    default:
+        CS_WARN("executor", "executor=%s event=unexpected_message case=%d", x->opt->executor_id,
+                (int)msg->body_case);
+        break;
+    }
+}
+
+static void on_close(void *arg, rpc_conn *c, const char *reason)
+{
+    executor *x = arg;
+    if (c != x->driver) return;
+    pthread_mutex_lock(&x->lock);
+    bool expected = x->stopping;
+    pthread_mutex_unlock(&x->lock);
+    if (!expected)
+        CS_ERROR("executor", "executor=%s event=driver_disconnected reason=\"%s\"",
+                 x->opt->executor_id, reason);
+    stop(x, !expected);
+}
+
+/* ---- workers ----------------------------------------------------------------------------- */
+
+static void report(executor *x, exec_task *t, task_result *r)
+{
+    Cspark__TaskResult pb = CSPARK__TASK_RESULT__INIT;
+    cs_error err;
+    cs_error_clear(&err);
+    if (task_result_encode(r, &pb, &err) < 0) {
+        fail_unstarted(x, t->desc.task_id, err.msg);
+        return;
+    }
+    if (x->max_direct_result > 0 && (int64_t)pb.data.len > x->max_direct_result && x->blocks) {
+        /* too large to send inline: the driver fetches it from the block server */
+        uint8_t *copy = cs_xmalloc(pb.data.len ? pb.data.len : 1);
+        memcpy(copy, pb.data.data, pb.data.len);
+        block_server_put_result(x->blocks, t->desc.task_id, copy, pb.data.len);
+        pb.indirect = true;
+        pb.indirect_size = pb.data.len;
+        uint8_t *keep = pb.data.data;
+        size_t keep_len = pb.data.len;
+        pb.data.data = NULL;
+        pb.data.len = 0;
+        send_status(x, t->desc.task_id, r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED
+                                                             : CSPARK__TASK_STATE__FAILED, &pb);
+        pb.data.data = keep;
+        pb.data.len = keep_len;
+    } else {
+        send_status(x, t->desc.task_id, r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED
+                                                             : CSPARK__TASK_STATE__FAILED, &pb);
+    }
+    task_result_pb_clear(&pb);
+}
+
+typedef struct worker_arg {
+    executor *x;
+    int slot;
+} worker_arg;
+
+static void *worker_main(void *arg)
+{
+    worker_arg *w = arg;
+    executor *x = w->x;
+    task_thread_init();
+    for (;;) {
+        pthread_mutex_lock(&x->lock);
+        while (!x->queue_head && !x->stopping) pthread_cond_wait(&x->work_cond, &x->lock);
+        if (x->stopping) {
+            pthread_mutex_unlock(&x->lock);
+            break;
+        }
+        exec_task *t = x->queue_head;
+        x->queue_head = t->next;
+        if (!x->queue_head) x->queue_tail = NULL;
+        x->running[w->slot] = t;
+        pthread_mutex_unlock(&x->lock);
+
+        task_result r;
+        task_result_init(&r);
+        task_run(&x->env, &t->desc, &r);
+        report(x, t, &r);
+        task_result_free(&r);
+
+        pthread_mutex_lock(&x->lock);
+        x->running[w->slot] = NULL;
+        pthread_mutex_unlock(&x->lock);
+        free(t);
+    }
+    task_thread_fini();
+    free(w);
+    return NULL;
+}
+
+/* ---- start-up ---------------------------------------------------------------------------- */
+
+static int fetch_app_config(executor *x, cs_error *err)
+{
+    Cspark__RetrieveSparkAppConfig rq = CSPARK__RETRIEVE_SPARK_APP_CONFIG__INIT;
+    Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
+    req.body_case = CSPARK__ENVELOPE__BODY_RETRIEVE_APP_CONFIG;
+    req.retrieve_app_config = &rq;
+    if (rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
+    if (reply->body_case != CSPARK__ENVELOPE__BODY_APP_CONFIG) {
+        cspark__envelope__free_unpacked(reply, NULL);
+        return cs_error_set(err, CS_EPROTO, "the driver answered the configuration request with message %d",
+                            (int)reply->body_case);
+    }
+    Cspark__SparkAppConfig *ac = reply->app_config;
+    x->conf = conf_new();
+    for (size_t i = 0; i < ac->n_conf; i++) conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
+    x->app_file = cs_xstrdup(ac->app_file);
+    cspark__envelope__free_unpacked(reply, NULL);
+    return 0;
+}
+
+static int register_with_driver(executor *x, cs_error *err)
+{
+    Cspark__RegisterExecutor re = CSPARK__REGISTER_EXECUTOR__INIT;
+    re.executor_id = (char *)x->opt->executor_id;
+    re.host = (char *)x->opt->hostname;
+    re.cores = x->opt->cores;
+    re.block_port = x->block_port;
+    re.pid = getpid();
+    Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
+    req.body_case = CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR;
+    req.register_executor = &re;
+    if (rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
+    int rc = 0;
+    if (reply->body_case == CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR_FAILED)
+        rc = cs_error_set(err, CS_EINVAL, "the driver refused executor %s: %s", x->opt->executor_id,
+                          reply->register_executor_failed->message);
+    else if (reply->body_case != CSPARK__ENVELOPE__BODY_REGISTERED_EXECUTOR)
+        rc = cs_error_set(err, CS_EPROTO, "unexpected reply %d to RegisterExecutor", (int)reply->body_case);
+    cspark__envelope__free_unpacked(reply, NULL);
+    return rc;
+}
+
+static int make_local_dir(executor *x, cs_error *err)
+{
+    const char *dirs = getenv("SPARK_LOCAL_DIRS");
+    if (!dirs || !*dirs) dirs = conf_get(x->conf, "spark.local.dir");
+    if (!dirs || !*dirs) dirs = getenv("TMPDIR");
+    if (!dirs || !*dirs) dirs = "/tmp";
+    char base[PATH_MAX];
+    size_t n = strcspn(dirs, ",");
+    if (n >= sizeof base) n = sizeof base - 1;
+    memcpy(base, dirs, n);
+    base[n] = 0;
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/cspark-executor-%s-XXXXXX", base, x->opt->executor_id);
+    if (!mkdtemp(path))
+        return cs_error_set(err, CS_EIO, "cannot create a local directory under %s: %s", base, strerror(errno));
+    x->local_dir = cs_xstrdup(path);
+    return 0;
+}
+
+static int executor_start(executor *x, cs_error *err)
+{
+    char host[256];
+    int port;
+    if (executor_parse_driver_url(x->opt->driver_url, host, sizeof host, &port) < 0)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid --driver-url '%s' (expected spark://CoarseGrainedScheduler@host:port)",
+                            x->opt->driver_url);
+    char name[96];
+    snprintf(name, sizeof name, "executor-%s", x->opt->executor_id);
+    rpc_options ro = {.name = name, .app_id = x->opt->app_id, .secret = x->opt->secret};
+    rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = x};
+    x->ep = rpc_endpoint_new(&ro, &h, err);
+    if (!x->ep) return err->code ? err->code : CS_EIO;
+    x->driver = rpc_connect(x->ep, host, port, 30000, err);
+    if (!x->driver) return err->code ? err->code : CS_EIO;
+    if (fetch_app_config(x, err) < 0) return err->code;
+
+    x->app = dlopen(x->app_file, RTLD_NOW | RTLD_GLOBAL);
+    if (!x->app)
+        return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file, dlerror());
+    if (make_local_dir(x, err) < 0) return err->code;
+
+    int64_t memory = x->opt->memory_bytes, v;
+    double fraction;
+    bool compress;
+    if (memory <= 0 && conf_get_size(x->conf, "spark.executor.memory", "1g", CS_MiB, &memory, err) < 0)
+        return err->code;
+    if (conf_get_double(x->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0) return err->code;
+    if (conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0) return err->code;
+    if (conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0) return err->code;
+    x->max_direct_result = v;
+
+    rpc_options bo = {.name = "block-server", .app_id = x->opt->app_id, .secret = x->opt->secret};
+    x->blocks = block_server_start(x->opt->hostname, x->local_dir, &bo, &x->block_port, err);
+    if (!x->blocks) return err->code ? err->code : CS_EIO;
+    rpc_options fo = {.name = name, .app_id = x->opt->app_id, .secret = x->opt->secret};
+    x->fetcher = block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
+    if (!x->fetcher) return err->code ? err->code : CS_EIO;
+
+    x->env.executor_id = x->opt->executor_id;
+    x->env.host = x->opt->hostname;
+    x->env.block_port = x->block_port;
+    x->env.local_dir = x->local_dir;
+    x->env.task_memory_budget = (int64_t)((double)memory * fraction / x->opt->cores);
+    if (x->env.task_memory_budget < 4 * CS_MiB) x->env.task_memory_budget = 4 * CS_MiB;
+    x->env.shuffle_compress = compress;
+    x->env.blocks = block_fetcher_source(x->fetcher);
+
+    x->nworkers = x->opt->cores;
+    x->running = cs_xcalloc((size_t)x->nworkers, sizeof *x->running);
+    x->workers = cs_xcalloc((size_t)x->nworkers, sizeof *x->workers);
+    for (int i = 0; i < x->nworkers; i++) {
+        worker_arg *w = cs_xmalloc(sizeof *w);
+        w->x = x;
+        w->slot = i;
+        pthread_create(&x->workers[i], NULL, worker_main, w);
+    }
+    return register_with_driver(x, err);
+}
+
+static void heartbeat(executor *x)
+{
+    Cspark__Heartbeat hb = CSPARK__HEARTBEAT__INIT;
+    hb.executor_id = (char *)x->opt->executor_id;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
+    env.heartbeat = &hb;
+    rpc_send(x->driver, &env);
+}
+
+int executor_run(const executor_options *opt)
+{
+    task_install_crash_handlers(); /* a crash names its task and function before the process dies */
+    executor *x = cs_xcalloc(1, sizeof *x);
+    x->opt = opt;
+    pthread_mutex_init(&x->lock, NULL);
+    pthread_cond_init(&x->work_cond, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&x->main_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = 0;
+    if (executor_start(x, &err) < 0) {
+        fprintf(stderr, "cspark-executor: %s\n", err.msg);
+        rc = 1;
+        stop(x, false);
+    } else {
+        CS_INFO("executor", "executor=%s event=registered host=%s cores=%d block_port=%d pid=%d",
+                opt->executor_id, opt->hostname, opt->cores, x->block_port, (int)getpid());
+        int64_t interval_ms = 10000;
+        conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS, &interval_ms, NULL);
+        if (interval_ms < 10) interval_ms = 10;
+        pthread_mutex_lock(&x->lock);
+        while (!x->stopping) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            ts.tv_sec += interval_ms / 1000;
+            ts.tv_nsec += (interval_ms % 1000) * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            if (pthread_cond_timedwait(&x->main_cond, &x->lock, &ts) == ETIMEDOUT && !x->stopping) {
+                pthread_mutex_unlock(&x->lock);
+                heartbeat(x);
+                pthread_mutex_lock(&x->lock);
+            }
+        }
+        rc = x->driver_gone ? 1 : 0;
+        pthread_mutex_unlock(&x->lock);
+    }
+
+    for (int i = 0; x->workers && i < x->nworkers; i++) pthread_join(x->workers[i], NULL);
+    while (x->queue_head) {
+        exec_task *t = x->queue_head;
+        x->queue_head = t->next;
+        free(t);
+    }
+    if (x->driver) {
+        rpc_conn_close(x->driver);
+        rpc_conn_unref(x->driver);
+    }
+    rpc_endpoint_free(x->ep);
+    block_server_stop(x->blocks);
+    block_fetcher_free(x->fetcher);
+    while (x->plans) {
+        cached_plan *c = x->plans;
+        x->plans = c->next;
+        stage_plan_free(c->plan);
+        free(c);
+    }
+    if (x->local_dir) cs_remove_tree(x->local_dir);
+    free(x->local_dir);
+    free(x->app_file);
+    free(x->running);
+    free(x->workers);
+    conf_free(x->conf);
+    pthread_mutex_destroy(&x->lock);
+    pthread_cond_destroy(&x->work_cond);
+    pthread_cond_destroy(&x->main_cond);
+    free(x);
+    return rc;
+}
