@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "server.h"
 #include "discovery.h"
+#include "logs.h"
 #include "patch.h"
 #include "pb.h"
 #include "selector.h"
@@ -402,6 +403,7 @@ static enum MHD_Result do_log(ks_server *s, struct MHD_Connection *c, const rout
         return send_status(c, 400, "BadRequest", msg, NULL);
     }
     const char *tail = qarg(c, "tailLines");
+    size_t skip = 0;
     if (tail) {
         long want = strtol(tail, NULL, 10);
         size_t p = len;
@@ -415,10 +417,22 @@ static enum MHD_Result do_log(ks_server *s, struct MHD_Connection *c, const rout
         }
         if (want <= 0)
             p = len;
-        memmove(text, text + p, len - p);
-        len -= p;
+        skip = p;
     }
-    return send_text(c, 200, "text/plain", text, len, NULL);
+    if (qbool(c, "follow")) {
+        free(text);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct MHD_Response *r = ks_log_follow_response(s->o.store, s->o.log_fn, s->o.log_arg, rt->ns, rt->name,
+                                                        cname, skip, &s->stopping, ci ? ci->connect_fd : -1);
+        if (!r)
+            return MHD_NO;
+        tl_code = 200;
+        enum MHD_Result ret = MHD_queue_response(c, 200, r);
+        MHD_destroy_response(r);
+        return ret;
+    }
+    memmove(text, text + skip, len - skip);
+    return send_text(c, 200, "text/plain", text, len - skip, NULL);
 }
 
 /* ---------- writes ---------- */
