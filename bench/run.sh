@@ -15,7 +15,8 @@
 # Times: cspark and the C/coreutils peers are wall clock of the whole process (start-up
 # included); Dask times exclude its cluster start-up (which favours Dask). Peak RSS comes from
 # bench/peak_rss (getrusage of children). Sizes can be shrunk for a smoke run with BENCH_WC_BYTES,
-# BENCH_SORT_RECORDS, BENCH_TASKS, BENCH_JOBS, BENCH_BIG_RECORDS; BENCH_SKIP_DASK=1 skips Dask.
+# BENCH_SORT_RECORDS, BENCH_TASKS, BENCH_JOBS, BENCH_BIG_RECORDS; BENCH_SKIP_DASK=1 skips Dask;
+# such smoke runs write bench/results/tmp/smoke.md instead of latest.md.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,6 +34,10 @@ TASKS=${BENCH_TASKS:-100000}
 JOBS=${BENCH_JOBS:-1000}
 BIG_RECORDS=${BENCH_BIG_RECORDS:-10000000}
 PY=/usr/bin/python3
+# Smoke runs (any size changed) do not replace the published table.
+OUTMD=$RESULTS/latest.md
+[ -n "${BENCH_WC_BYTES:-}${BENCH_SORT_RECORDS:-}${BENCH_TASKS:-}${BENCH_JOBS:-}${BENCH_BIG_RECORDS:-}${BENCH_SKIP_DASK:-}" ] &&
+    OUTMD=$TMP/smoke.md
 
 for f in "$SUBMIT" "$BIN/peak_rss" "$BIN/gen_text" "$BIN/gen_records" "$BIN/wc_single" \
     "$EX/wordcount.so" "$EX/sort.so" "$EX/emptytasks.so" "$EX/tinyjobs.so"; do
@@ -59,14 +64,14 @@ gen "$RECS" "$BIN/gen_records" -s 2 "$SORT_RECORDS" || exit 1
 gen "$BIG" "$BIN/gen_records" -s 3 "$BIG_RECORDS" || exit 1
 
 # run NAME OUT COMMAND...: runs COMMAND under peak_rss; stdout to $TMP/NAME.out; appends
-# "elapsed_s=.. maxrss_kb=.. status=.." to $TMP/NAME.stats; removes OUT (an output dir) before.
+# "elapsed_s=.. maxrss_kb=.. status=.." to $TMP/NAME.stats; removes OUT (an output path) before
+# the run and leaves the new one for the caller to check and remove.
 run() {
     local name=$1 out=$2
     shift 2
     [ -n "$out" ] && rm -rf "$out"
     "$BIN/peak_rss" -o "$TMP/$name.stats" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
     local rc=$?
-    [ -n "$out" ] && rm -rf "$out"
     [ $rc -eq 0 ] || log "$name failed (exit $rc): $(tail -n 3 "$TMP/$name.err" | tr '\n' ' ')"
     return $rc
 }
@@ -83,8 +88,17 @@ repeat() {
 median() { sort -g | awk '{v[NR]=$1} END{if (NR) print v[int((NR+1)/2)]; else print ""}'; }
 # stat NAME KEY: median of KEY=value over NAME's runs
 stat() { grep -o "$2=[0-9.]*" "$TMP/$1.stats" 2>/dev/null | cut -d= -f2 | median; }
-fmt() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else if (x < 1) printf "%.3f", x; else printf "%.2f", x }'; }
+secs() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else if (x < 1) printf "%.3f s", x; else printf "%.2f s", x }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "" || b == "" || a == 0) print "—"; else printf "%.2fx", b / a }'; }
+
+# check_sorted OUTDIR LINES: the part files in name order have LINES lines with sorted keys.
+check_sorted() {
+    local n
+    n=$(cat "$1"/part-* | wc -l)
+    [ "$n" == "$2" ] || { log "CHECK FAILED: $1 has $n lines, expected $2"; return 1; }
+    cat "$1"/part-* | cut -c1-10 | LC_ALL=C sort -c 2>/dev/null || { log "CHECK FAILED: $1 is not sorted"; return 1; }
+}
+CHECKS=ok
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
@@ -96,11 +110,17 @@ wc_t=""
 if repeat "$REPS" wc_cspark "$TMP/wc-out" "$SUBMIT" --master 'local[2]' "$EX/wordcount.so" "$TEXT" "$TMP/wc-out"; then
     wc_t=$(stat wc_cspark elapsed_s)
 fi
+rm -rf "$TMP/wc-out"
 wc_rate=$(awk -v t="$wc_t" -v b="$WC_BYTES" 'BEGIN{ if (t == "") print "—"; else printf "%.1f MB/s", b / 1e6 / t }')
 single_t=""
 repeat "$REPS" wc_single "" "$BIN/wc_single" "$TEXT" "$TMP/wc_single.txt" && single_t=$(stat wc_single elapsed_s)
 rm -f "$TMP/wc_single.txt"
-row "word count ${MB} MB" "$(fmt "$wc_t") s" "$wc_rate" "wc_single (1 thread C)" "$(fmt "$single_t") s" "$(ratio "$wc_t" "$single_t")"
+# The example and the C loop print the same summary and top 10.
+if [ -n "$wc_t" ] && [ -n "$single_t" ] && ! cmp -s "$TMP/wc_cspark.out" "$TMP/wc_single.out"; then
+    log "CHECK FAILED: wordcount.so and wc_single printed different counts"
+    CHECKS=failed
+fi
+row "word count ${MB} MB" "$(secs "$wc_t")" "$wc_rate" "wc_single (1 thread C)" "$(secs "$single_t")" "$(ratio "$wc_t" "$single_t")"
 if [ "${BENCH_SKIP_DASK:-0}" != 1 ]; then
     dask_t=""
     rm -f "$TMP/wc_dask.vals"
@@ -108,20 +128,25 @@ if [ "${BENCH_SKIP_DASK:-0}" != 1 ]; then
         if run wc_dask "$TMP/wc-dask" "$PY" "$SRC/bench/dask_wordcount.py" "$TEXT" "$TMP/wc-dask"; then
             grep -o 'dask_wordcount: [0-9.]*' "$TMP/wc_dask.out" | awk '{print $2}' >>"$TMP/wc_dask.vals"
         fi
+        rm -rf "$TMP/wc-dask"
     done
     dask_t=$(median <"$TMP/wc_dask.vals")
-    row "word count ${MB} MB" "$(fmt "$wc_t") s" "$wc_rate" "Dask bag, 2 procs (job only)" "$(fmt "$dask_t") s" "$(ratio "$wc_t" "$dask_t")"
+    row "word count ${MB} MB" "$(secs "$wc_t")" "$wc_rate" "Dask bag, 2 procs (job only)" "$(secs "$dask_t")" "$(ratio "$wc_t" "$dask_t")"
 fi
 
 # ---- sort -------------------------------------------------------------------------------------
 log "sort $SORT_RECORDS records"
 sort_t=""
-repeat "$REPS" sort_cspark "$TMP/sort-out" "$SUBMIT" --master 'local[2]' "$EX/sort.so" "$RECS" "$TMP/sort-out" && sort_t=$(stat sort_cspark elapsed_s)
+if repeat "$REPS" sort_cspark "$TMP/sort-out" "$SUBMIT" --master 'local[2]' "$EX/sort.so" "$RECS" "$TMP/sort-out"; then
+    sort_t=$(stat sort_cspark elapsed_s)
+    check_sorted "$TMP/sort-out" "$SORT_RECORDS" || CHECKS=failed
+fi
+rm -rf "$TMP/sort-out"
 gsort_t=""
 repeat "$REPS" sort_gnu "$TMP/sort-gnu.txt" env LC_ALL=C sort -S 4G --parallel=2 -o "$TMP/sort-gnu.txt" "$RECS" && gsort_t=$(stat sort_gnu elapsed_s)
 rm -f "$TMP/sort-gnu.txt"
 sort_rate=$(awk -v t="$sort_t" -v n="$SORT_RECORDS" 'BEGIN{ if (t == "") print "—"; else printf "%.1f MB/s", n * 100 / 1e6 / t }')
-row "sort $SORT_RECORDS x 100 B" "$(fmt "$sort_t") s" "$sort_rate" "LC_ALL=C sort -S 4G --parallel=2" "$(fmt "$gsort_t") s" "$(ratio "$sort_t" "$gsort_t")"
+row "sort $SORT_RECORDS x 100 B" "$(secs "$sort_t")" "$sort_rate" "LC_ALL=C sort -S 4G --parallel=2" "$(secs "$gsort_t")" "$(ratio "$sort_t" "$gsort_t")"
 
 # ---- empty tasks ------------------------------------------------------------------------------
 log "$TASKS empty tasks"
@@ -137,7 +162,7 @@ dt_t=""
 if [ "${BENCH_SKIP_DASK:-0}" != 1 ] && run et_dask "" "$PY" "$SRC/bench/dask_tasks.py" empty "$TASKS"; then
     dt_t=$(grep -o 'tasks in [0-9.]*' "$TMP/et_dask.out" | awk '{print $3}')
 fi
-row "$TASKS empty tasks (1 job)" "$(fmt "$et_t") s" "$et_rate" "Dask client.map+gather (1 run)" "$(fmt "$dt_t") s" "$(ratio "$et_t" "$dt_t")"
+row "$TASKS empty tasks (1 job)" "$(secs "$et_t")" "$et_rate" "Dask client.map+gather (1 run)" "$(secs "$dt_t")" "$(ratio "$et_t" "$dt_t")"
 
 # ---- tiny jobs --------------------------------------------------------------------------------
 log "$JOBS tiny jobs"
@@ -163,7 +188,9 @@ big_t="" big_rss=""
 if repeat 1 big_cspark "$TMP/big-out" "$SUBMIT" --master 'local[2]' --conf spark.executor.memory=256m "$EX/sort.so" "$BIG" "$TMP/big-out"; then
     big_t=$(stat big_cspark elapsed_s)
     big_rss=$(stat big_cspark maxrss_kb)
+    check_sorted "$TMP/big-out" "$BIG_RECORDS" || CHECKS=failed
 fi
+rm -rf "$TMP/big-out"
 gbig_t="" gbig_rss=""
 if repeat 1 big_gnu "$TMP/big-gnu.txt" env LC_ALL=C sort -S 256M --parallel=2 -T "$TMP" -o "$TMP/big-gnu.txt" "$BIG"; then
     gbig_t=$(stat big_gnu elapsed_s)
@@ -171,7 +198,7 @@ if repeat 1 big_gnu "$TMP/big-gnu.txt" env LC_ALL=C sort -S 256M --parallel=2 -T
 fi
 rm -f "$TMP/big-gnu.txt"
 mbk() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.0f MB peak RSS", x / 1024 }'; }
-row "sort $BIG_MB MB, executor.memory=256m" "$(fmt "$big_t") s" "$(mbk "$big_rss")" "sort -S 256M --parallel=2" "$(fmt "$gbig_t") s, $(mbk "$gbig_rss")" "$(ratio "$big_t" "$gbig_t")"
+row "sort $BIG_MB MB, executor.memory=256m" "$(secs "$big_t")" "$(mbk "$big_rss")" "sort -S 256M --parallel=2" "$(secs "$gbig_t"), $(mbk "$gbig_rss")" "$(ratio "$big_t" "$gbig_t")"
 
 # ---- table ------------------------------------------------------------------------------------
 {
@@ -179,10 +206,11 @@ row "sort $BIG_MB MB, executor.memory=256m" "$(fmt "$big_t") s" "$(mbk "$big_rss
     echo
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), median of $REPS runs unless noted."
     echo "Ratio = peer time / cspark time (above 1: cspark faster). cspark and C peers: whole-process wall clock; Dask: job only, cluster start-up excluded."
+    echo "Output checks (word count = wc_single's summary and top 10; sorts globally sorted, all lines): $CHECKS."
     echo
     echo "| workload | cspark | cspark rate | peer | peer time | ratio |"
     echo "|---|---|---|---|---|---|"
     printf '%s\n' "${ROWS[@]}"
-} >"$RESULTS/latest.md.tmp"
-mv "$RESULTS/latest.md.tmp" "$RESULTS/latest.md"
-cat "$RESULTS/latest.md"
+} >"$OUTMD.tmp"
+mv "$OUTMD.tmp" "$OUTMD"
+cat "$OUTMD"
