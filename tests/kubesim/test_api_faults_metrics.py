@@ -37,11 +37,12 @@ def test_latency_fault(kubesim):
 def test_dropped_watch_and_forced_expiry(kubesim):
     st, lst = kubesim.call("GET", NS + "/pods")
     rv = lst["metadata"]["resourceVersion"]
-    kubesim.admin("POST", "/kubesim/faults", {"dropWatchAfterMs": 300})
     t0 = time.time()
     import http.client
     try:
         with kubesim.watch(NS + "/pods?watch=1&resourceVersion=%s&timeoutSeconds=60" % rv) as next_event:
+            # set while the watch is open: it is cut too
+            kubesim.admin("POST", "/kubesim/faults", {"dropWatchAfterMs": 300})
             while next_event() is not None:
                 pass
     except (http.client.IncompleteRead, ConnectionError, http.client.HTTPException):

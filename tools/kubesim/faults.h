@@ -4,7 +4,7 @@
  *   POST/PUT /kubesim/faults  {"errorRate":0.1,"latencyMs":50,"throttleRate":0.05,"retryAfterSeconds":1,
  *                              "dropWatchAfterMs":2000,"expireVersions":true}   (fields merged; 0 disables)
  *   GET /kubesim/faults       current settings;   DELETE /kubesim/faults   clears all
- * "expireVersions":true is one-shot: every resourceVersion up to now becomes too old (410 Gone).
+ * dropWatchAfterMs cuts every watch (open or new) once it is that old. "expireVersions":true is one-shot: every resourceVersion up to now becomes too old (410 Gone).
  * Thread-safe; values are copied out. */
 #ifndef KUBESIM_FAULTS_H
 #define KUBESIM_FAULTS_H

@@ -918,7 +918,7 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
             .table = ks_wants_table(header(c, "Accept")),
             .include = qarg(c, "includeObject"),
             .bookmark_ms = s->o.bookmark_ms,
-            .drop_after_ms = f.drop_watch_after_ms,
+            .faults = s->o.faults,
             .stopping = &s->stopping,
             .fd = -1,
         };

@@ -24,7 +24,8 @@ typedef struct watch {
     ks_selector *sel;
     const char *kind;
     uint64_t since;
-    int64_t deadline, next_bookmark, drop_at;
+    int64_t started, deadline, next_bookmark;
+    ks_faults *faults;
     int bookmarks, table, first_table, bookmark_ms, fd, done, dropped, initial_end_bookmark;
     char include[16];
     volatile int *stopping;
@@ -129,9 +130,13 @@ static int produce(watch *w)
         if (*w->stopping)
             return 1;
         int64_t now = ks_mono_ms();
-        if (w->drop_at && now >= w->drop_at) {
-            w->dropped = 1;
-            return -1;
+        if (w->faults) {
+            ks_faults_cfg fc;
+            ks_faults_get(w->faults, &fc);
+            if (fc.drop_watch_after_ms > 0 && now - w->started >= fc.drop_watch_after_ms) {
+                w->dropped = 1;
+                return -1;
+            }
         }
         if (now >= w->deadline)
             return 1;
@@ -245,7 +250,8 @@ struct MHD_Response *ks_watch_response(const ks_watch_params *p)
     int64_t now = ks_mono_ms();
     w->deadline = now + (int64_t)(p->timeout_s > 0 ? p->timeout_s : 1800) * 1000;
     w->next_bookmark = now + w->bookmark_ms;
-    w->drop_at = p->drop_after_ms > 0 ? now + p->drop_after_ms : 0;
+    w->started = now;
+    w->faults = p->faults;
     const char *rv = p->rv;
     if (!rv || !*rv || !strcmp(rv, "0") || p->send_initial) {
         uint64_t lrv = 0;

@@ -2,7 +2,8 @@
  * "object":{...}}) over a chunked HTTP response, replayed from the store's bounded event history.
  * Handles resourceVersion replay (or synthetic ADDED events for the current state when none is given),
  * allowWatchBookmarks, timeoutSeconds, 410 Expired as an ERROR event, Table output and the
- * dropWatchAfterMs fault. Called by server.c, which owns the MHD connection. */
+ * dropWatchAfterMs fault (a watch older than that is cut abruptly; read each slice, so a fault set at
+ * runtime also cuts watches that are already open). Called by server.c, which owns the MHD connection. */
 #ifndef KUBESIM_WATCH_H
 #define KUBESIM_WATCH_H
 
@@ -26,7 +27,7 @@ typedef struct ks_watch_params {
     int table;              /* Table output */
     const char *include;    /* includeObject for Table output */
     int bookmark_ms;        /* bookmark period */
-    int drop_after_ms;      /* fault: end the connection abruptly after this long (0 = never) */
+    ks_faults *faults;      /* dropWatchAfterMs is read while the watch runs, so it also cuts open watches */
     volatile int *stopping; /* server shutdown flag */
     int fd;                 /* client socket (to notice disconnects), -1 if unknown */
 } ks_watch_params;
