@@ -1220,7 +1220,16 @@ rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_m
         return NULL;
     }
     atomic_store(&c->refs, 3); /* handle, caller, connect job */
-    rpc_endpoint_post(e, connect_job, c);
+    post_item *job = cs_xcalloc(1, sizeof *job);
+    job->fn = connect_job;
+    job->arg = c;
+    if (!kick(e, &e->posts, job)) {
+        free(job);
+        cs_error_set(err, CS_EIO, "cannot connect to %s: endpoint %s is stopped", c->peer,
+                     e->name);
+        conn_free(c);
+        return NULL;
+    }
     struct timespec ts;
     deadline_after(&ts, timeout_ms < 0 ? 0 : timeout_ms);
     pthread_mutex_lock(&c->mu);
