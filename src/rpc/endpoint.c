@@ -1225,8 +1225,7 @@ rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_m
     job->arg = c;
     if (!kick(e, &e->posts, job)) {
         free(job);
-        cs_error_set(err, CS_EIO, "cannot connect to %s: endpoint %s is stopped", c->peer,
-                     e->name);
+        cs_error_set(err, CS_EIO, "cannot connect to %s: endpoint %s is stopped", c->peer, e->name);
         conn_free(c);
         return NULL;
     }
