@@ -1,14 +1,17 @@
 /*
  * container.c — runs one kubesim container as a real process tree (see container.h).
  *
- * The parent prepares every string before fork(); the child only makes system calls (unshare, mount,
- * mkdir, dup2, chdir, prctl, execvp) so it is safe to fork from a multi-threaded kubesim. A CLOEXEC pipe
- * reports a failing step (errno + step) back to the parent; a second pipe holds the child until the
- * parent has moved it into its memory cgroup. Memory limits use the cgroup v1 memory controller under
- * kubesim's own cgroup (<own>/kubesim-<pid>/<id>); without one, ks_container_check_memory() samples the
- * RSS of the process group. Called by kubelet.c from its worker thread.
+ * The parent prepares every string before fork(); the child only makes system calls (unshare,
+ * mount, mkdir, dup2, chdir, prctl, execvp) so it is safe to fork from a multi-threaded kubesim. A
+ * CLOEXEC pipe reports a failing step (errno + step) back to the parent; a second pipe holds the
+ * child until the parent has moved it into its memory cgroup. Memory limits use the cgroup v1
+ * memory controller under kubesim's own cgroup (<own>/kubesim-<pid>/<id>); without one,
+ * ks_container_check_memory() samples the RSS of the process group. Called by kubelet.c from its
+ * worker thread.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "container.h"
 
 #include <dirent.h>
@@ -35,22 +38,21 @@ struct ks_container {
     int exited;
     int status;
     int rss_killed;
-    int waiters;      /* pid is kubesim's waiter of a PID namespace, not the command */
+    int waiters; /* pid is kubesim's waiter of a PID namespace, not the command */
     long long memory_limit;
-    char *cgroup_dir;  /* memory cgroup, NULL without */
-    char *cpu_dir;     /* cpu cgroup (shares, CFS quota), NULL without */
+    char *cgroup_dir; /* memory cgroup, NULL without */
+    char *cpu_dir;    /* cpu cgroup (shares, CFS quota), NULL without */
 };
 
 static ks_container_caps g_caps;
-static char g_cgroup_base[PATH_MAX + 128];  /* memory controller; "" when unavailable */
-static char g_cpu_base[PATH_MAX + 128];     /* cpu controller; "" when unavailable */
+static char g_cgroup_base[PATH_MAX + 128]; /* memory controller; "" when unavailable */
+static char g_cpu_base[PATH_MAX + 128];    /* cpu controller; "" when unavailable */
 static pthread_once_t g_probe_once = PTHREAD_ONCE_INIT;
 
 static int write_file(const char *path, const char *text)
 {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
+    if (fd < 0) return -errno;
     size_t n = strlen(text);
     ssize_t w = write(fd, text, n);
     int rc = (w == (ssize_t)n) ? 0 : -(errno ? errno : EIO);
@@ -58,8 +60,9 @@ static int write_file(const char *path, const char *text)
     return rc;
 }
 
-/* Finds this process's cgroup v1 directory for controller ctrl, removes cgroups left by killed kubesims
- * and creates <own>/kubesim-<pid>. Returns 0 and the directory in out, or -1 (controller unusable). */
+/* Finds this process's cgroup v1 directory for controller ctrl, removes cgroups left by killed
+ * kubesims and creates <own>/kubesim-<pid>. Returns 0 and the directory in out, or -1 (controller
+ * unusable). */
 static int setup_controller(const char *ctrl, const char *probe_file, char *out, size_t outlen)
 {
     FILE *f = fopen("/proc/self/cgroup", "re");
@@ -69,8 +72,7 @@ static int setup_controller(const char *ctrl, const char *probe_file, char *out,
     while (f && fgets(line, sizeof line, f)) {
         char *a = strchr(line, ':');
         char *b = a ? strchr(a + 1, ':') : NULL;
-        if (!a || !b)
-            continue;
+        if (!a || !b) continue;
         *b = 0;
         char tmp[256];
         snprintf(tmp, sizeof tmp, ",%s,", a + 1); /* "memory" or a comma-separated list */
@@ -80,10 +82,8 @@ static int setup_controller(const char *ctrl, const char *probe_file, char *out,
             found = 1;
         }
     }
-    if (f)
-        fclose(f);
-    if (!found)
-        return -1;
+    if (f) fclose(f);
+    if (!found) return -1;
     char base[PATH_MAX + 64];
     snprintf(base, sizeof base, "/sys/fs/cgroup/%s%s", ctrl, strcmp(own, "/") ? own : "");
     /* cgroups left by a kubesim that was killed: their processes are gone (PID namespaces) */
@@ -91,29 +91,26 @@ static int setup_controller(const char *ctrl, const char *probe_file, char *out,
     struct dirent *e;
     while (d && (e = readdir(d))) {
         int pid;
-        if (sscanf(e->d_name, "kubesim-%d", &pid) != 1 || pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
+        if (sscanf(e->d_name, "kubesim-%d", &pid) != 1 || pid <= 0 ||
+            (kill(pid, 0) == 0 || errno != ESRCH))
             continue;
         char stale[PATH_MAX * 2];
         snprintf(stale, sizeof stale, "%s/%s", base, e->d_name);
         DIR *sd = opendir(stale);
         struct dirent *se;
         while (sd && (se = readdir(sd))) {
-            if (se->d_type != DT_DIR || se->d_name[0] == '.')
-                continue;
+            if (se->d_type != DT_DIR || se->d_name[0] == '.') continue;
             char sub[PATH_MAX * 3];
             snprintf(sub, sizeof sub, "%s/%s", stale, se->d_name);
             rmdir(sub);
         }
-        if (sd)
-            closedir(sd);
+        if (sd) closedir(sd);
         rmdir(stale);
     }
-    if (d)
-        closedir(d);
+    if (d) closedir(d);
     char mine[PATH_MAX + 128];
     snprintf(mine, sizeof mine, "%s/kubesim-%d", base, (int)getpid());
-    if (mkdir(mine, 0755) != 0 && errno != EEXIST)
-        return -1;
+    if (mkdir(mine, 0755) != 0 && errno != EEXIST) return -1;
     char test[PATH_MAX + 256];
     snprintf(test, sizeof test, "%s/%s", mine, probe_file);
     if (access(test, W_OK) != 0) {
@@ -130,10 +127,8 @@ static void probe(void)
     if (geteuid() == 0) {
         pid_t p = fork();
         if (p == 0) {
-            if (unshare(CLONE_NEWNS) != 0)
-                _exit(1);
-            if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-                _exit(2);
+            if (unshare(CLONE_NEWNS) != 0) _exit(1);
+            if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) _exit(2);
             _exit(0);
         }
         int st = 0;
@@ -141,18 +136,18 @@ static void probe(void)
             g_caps.mount_ns = 1;
         p = fork();
         if (p == 0) {
-            if (unshare(CLONE_NEWPID) != 0)
-                _exit(1);
+            if (unshare(CLONE_NEWPID) != 0) _exit(1);
             pid_t q = fork();
-            if (q == 0)
-                _exit(getpid() == 1 ? 0 : 1);
+            if (q == 0) _exit(getpid() == 1 ? 0 : 1);
             int qs = 0;
-            _exit(q > 0 && waitpid(q, &qs, 0) == q && WIFEXITED(qs) && WEXITSTATUS(qs) == 0 ? 0 : 1);
+            _exit(q > 0 && waitpid(q, &qs, 0) == q && WIFEXITED(qs) && WEXITSTATUS(qs) == 0 ? 0
+                                                                                            : 1);
         }
         if (p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0)
             g_caps.pid_ns = g_caps.mount_ns;
     }
-    if (setup_controller("memory", "memory.limit_in_bytes", g_cgroup_base, sizeof g_cgroup_base) == 0)
+    if (setup_controller("memory", "memory.limit_in_bytes", g_cgroup_base, sizeof g_cgroup_base) ==
+        0)
         g_caps.cgroup = 1;
     if (setup_controller("cpu", "cpu.cfs_quota_us", g_cpu_base, sizeof g_cpu_base) == 0)
         g_caps.cpu_cgroup = 1;
@@ -180,94 +175,81 @@ static void child_fail(int fd, int step, int idx)
 static int mkdir_p(char *path, int last_is_file)
 {
     for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
+        if (*p != '/') continue;
         *p = 0;
         int rc = mkdir(path, 0755);
         *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return -1;
+        if (rc != 0 && errno != EEXIST) return -1;
     }
     if (last_is_file) {
         int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EISDIR)
-            return -1;
-        if (fd >= 0)
-            close(fd);
+        if (fd < 0 && errno != EISDIR) return -1;
+        if (fd >= 0) close(fd);
         return 0;
     }
-    if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        return -1;
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) return -1;
     return 0;
 }
 
 /*
- * Mount points that do not exist on the host (e.g. /opt/spark/conf, /data) are made without touching the
- * host: the deepest existing parent P is "shadowed" — a scratch directory under the pod's own directory
- * gets one entry per entry of P (directories and files bind-mounted, symlinks copied) and is bind-mounted
- * over P inside the container's mount namespace (for P = "/" it becomes the new root by pivot_root);
- * the missing components are then created inside the scratch copy. Runs in the child only.
+ * Mount points that do not exist on the host (e.g. /opt/spark/conf, /data) are made without
+ * touching the host: the deepest existing parent P is "shadowed" — a scratch directory under the
+ * pod's own directory gets one entry per entry of P (directories and files bind-mounted, symlinks
+ * copied) and is bind-mounted over P inside the container's mount namespace (for P = "/" it becomes
+ * the new root by pivot_root); the missing components are then created inside the scratch copy.
+ * Runs in the child only.
  */
 typedef struct shadow_state {
     const char *base;
     int n;
-    char made[64][PATH_MAX];/* shadowed parents and directories created inside shadows */
+    char made[64][PATH_MAX]; /* shadowed parents and directories created inside shadows */
     int n_made;
 } shadow_state;
 
 static int remember(shadow_state *st, const char *path)
 {
-    if (st->n_made < 64)
-        snprintf(st->made[st->n_made++], sizeof st->made[0], "%s", path);
+    if (st->n_made < 64) snprintf(st->made[st->n_made++], sizeof st->made[0], "%s", path);
     return 0;
 }
 
 static int is_ours(const shadow_state *st, const char *path)
 {
     for (int i = 0; i < st->n_made; i++)
-        if (!strcmp(st->made[i], path))
-            return 1;
+        if (!strcmp(st->made[i], path)) return 1;
     return 0;
 }
 
-/* a path that just became a mount target is the host's (or an image's) again: shadow it when needed */
+/* a path that just became a mount target is the host's (or an image's) again: shadow it when needed
+ */
 static void forget(shadow_state *st, const char *path)
 {
     for (int i = 0; i < st->n_made; i++)
-        if (!strcmp(st->made[i], path))
-            st->made[i][0] = 0;
+        if (!strcmp(st->made[i], path)) st->made[i][0] = 0;
 }
 
 static int populate(const char *dir, const char *scratch)
 {
     DIR *d = opendir(dir);
-    if (!d)
-        return -1;
+    if (!d) return -1;
     struct dirent *e;
     char src[PATH_MAX], dst[PATH_MAX], target[PATH_MAX];
     while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         snprintf(src, sizeof src, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
         snprintf(dst, sizeof dst, "%s/%s", scratch, e->d_name);
         struct stat st;
-        if (lstat(src, &st) != 0)
-            continue;
+        if (lstat(src, &st) != 0) continue;
         if (S_ISLNK(st.st_mode)) {
             ssize_t n = readlink(src, target, sizeof target - 1);
-            if (n < 0)
-                continue;
+            if (n < 0) continue;
             target[n] = 0;
-            if (symlink(target, dst) != 0 && errno != EEXIST)
-                continue;
+            if (symlink(target, dst) != 0 && errno != EEXIST) continue;
         } else if (S_ISDIR(st.st_mode)) {
-            if (mkdir(dst, st.st_mode & 07777) != 0 && errno != EEXIST)
-                continue;
+            if (mkdir(dst, st.st_mode & 07777) != 0 && errno != EEXIST) continue;
             mount(src, dst, NULL, MS_BIND | MS_REC, NULL);
         } else {
             int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-            if (fd < 0)
-                continue;
+            if (fd < 0) continue;
             close(fd);
             mount(src, dst, NULL, MS_BIND, NULL);
         }
@@ -280,35 +262,30 @@ static int shadow(shadow_state *sh, const char *dir)
 {
     char scratch[PATH_MAX];
     snprintf(scratch, sizeof scratch, "%s/%d", sh->base, sh->n++);
-    if (mkdir(sh->base, 0755) != 0 && errno != EEXIST)
-        return -1;
-    if (mkdir(scratch, 0755) != 0 && errno != EEXIST)
-        return -1;
+    if (mkdir(sh->base, 0755) != 0 && errno != EEXIST) return -1;
+    if (mkdir(scratch, 0755) != 0 && errno != EEXIST) return -1;
     if (!strcmp(dir, "/")) {
-        if (mount(scratch, scratch, NULL, MS_BIND, NULL) != 0)
-            return -1;
+        if (mount(scratch, scratch, NULL, MS_BIND, NULL) != 0) return -1;
         populate("/", scratch);
-        if (chdir(scratch) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 || umount2(".", MNT_DETACH) != 0 ||
-            chdir("/") != 0)
+        if (chdir(scratch) != 0 || syscall(SYS_pivot_root, ".", ".") != 0 ||
+            umount2(".", MNT_DETACH) != 0 || chdir("/") != 0)
             return -1;
     } else {
         populate(dir, scratch);
-        if (mount(scratch, dir, NULL, MS_BIND | MS_REC, NULL) != 0)
-            return -1;
+        if (mount(scratch, dir, NULL, MS_BIND | MS_REC, NULL) != 0) return -1;
     }
     return remember(sh, dir);
 }
 
-/* Creates dst (a directory, or a file when is_file) inside the container without writing to the host. */
+/* Creates dst (a directory, or a file when is_file) inside the container without writing to the
+ * host. */
 static int make_mount_point(shadow_state *sh, char *dst, int is_file)
 {
     struct stat st;
-    if (stat(dst, &st) == 0)
-        return 0;
+    if (stat(dst, &st) == 0) return 0;
     /* find the first missing component */
     for (char *p = dst + 1;; p++) {
-        if (*p != '/' && *p != 0)
-            continue;
+        if (*p != '/' && *p != 0) continue;
         char save = *p;
         *p = 0;
         int missing = stat(dst, &st) != 0;
@@ -325,8 +302,7 @@ static int make_mount_point(shadow_state *sh, char *dst, int is_file)
             }
             if (save == 0 && is_file) {
                 int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-                if (fd < 0)
-                    return -1;
+                if (fd < 0) return -1;
                 close(fd);
             } else if (mkdir(dst, 0755) != 0 && errno != EEXIST) {
                 *p = save;
@@ -335,8 +311,7 @@ static int make_mount_point(shadow_state *sh, char *dst, int is_file)
             remember(sh, dst);
         }
         *p = save;
-        if (save == 0)
-            break;
+        if (save == 0) break;
     }
     return 0;
 }
@@ -356,10 +331,11 @@ static int status_code(int st)
     return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 }
 
-/* Enters a new PID namespace. The calling process stays outside and waits for the namespace's init; the
- * init (PID 1, our code) reaps orphans and exits with the command's status when it ends (taking every
- * process of the namespace with it); only the command's process (PID 2) returns from here. Signals sent to
- * the process group reach the command directly; the two waiters keep them blocked. */
+/* Enters a new PID namespace. The calling process stays outside and waits for the namespace's init;
+ * the init (PID 1, our code) reaps orphans and exits with the command's status when it ends (taking
+ * every process of the namespace with it); only the command's process (PID 2) returns from here.
+ * Signals sent to the process group reach the command directly; the two waiters keep them blocked.
+ */
 static void set_oom_score_adj(const char *v)
 {
     int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -372,16 +348,15 @@ static void set_oom_score_adj(const char *v)
 
 static void enter_pid_ns(const child_args *a)
 {
-    /* the two waiters are forks of kubesim (large RSS): the cgroup OOM killer must pick the command */
+    /* the two waiters are forks of kubesim (large RSS): the cgroup OOM killer must pick the command
+     */
     set_oom_score_adj("-1000");
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, NULL);
-    if (unshare(CLONE_NEWPID) != 0)
-        child_fail(a->err_fd, STEP_UNSHARE, 0);
+    if (unshare(CLONE_NEWPID) != 0) child_fail(a->err_fd, STEP_UNSHARE, 0);
     pid_t init = fork();
-    if (init < 0)
-        child_fail(a->err_fd, STEP_EXEC, 0);
+    if (init < 0) child_fail(a->err_fd, STEP_EXEC, 0);
     if (init > 0) {
         close(a->err_fd);
         int st = 0;
@@ -391,10 +366,10 @@ static void enter_pid_ns(const child_args *a)
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (a->use_ns)
-        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL); /* this namespace's view */
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              NULL); /* this namespace's view */
     pid_t app = fork();
-    if (app < 0)
-        child_fail(a->err_fd, STEP_EXEC, 0);
+    if (app < 0) child_fail(a->err_fd, STEP_EXEC, 0);
     if (app == 0) {
         set_oom_score_adj("0");
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -407,13 +382,11 @@ static void enter_pid_ns(const child_args *a)
     for (;;) {
         siginfo_t si;
         int sig = sigwaitinfo(&all, &si);
-        if (sig != SIGCHLD)
-            continue; /* the command got it too (process group) */
+        if (sig != SIGCHLD) continue; /* the command got it too (process group) */
         int st;
         pid_t w;
         while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-            if (w == app)
-                _exit(status_code(st));
+            if (w == app) _exit(status_code(st));
     }
 }
 
@@ -422,23 +395,19 @@ static void child_main(const child_args *a)
     const ks_container_spec *s = a->spec;
     /* signals: default dispositions, nothing blocked */
     for (int sig = 1; sig < NSIG; sig++)
-        if (sig != SIGKILL && sig != SIGSTOP)
-            signal(sig, SIG_DFL);
+        if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
 
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != a->parent)
-        _exit(126);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != a->parent) _exit(126);
     setpgid(0, 0);
 
     char go;
-    if (read(a->sync_fd, &go, 1) != 1)
-        child_fail(a->err_fd, STEP_SYNC, 0);
+    if (read(a->sync_fd, &go, 1) != 1) child_fail(a->err_fd, STEP_SYNC, 0);
 
     if (a->use_ns) {
-        if (unshare(CLONE_NEWNS) != 0)
-            child_fail(a->err_fd, STEP_UNSHARE, 0);
+        if (unshare(CLONE_NEWNS) != 0) child_fail(a->err_fd, STEP_UNSHARE, 0);
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
             child_fail(a->err_fd, STEP_MOUNT, -1);
         if (s->hostname && s->hostname[0] && unshare(CLONE_NEWUTS) == 0) {
@@ -449,8 +418,7 @@ static void child_main(const child_args *a)
         shadow_state *sh = NULL;
         if (s->scratch_dir && s->scratch_dir[0]) {
             sh = calloc(1, sizeof *sh); /* glibc's fork leaves malloc usable in the child */
-            if (!sh)
-                child_fail(a->err_fd, STEP_MKDIR, -1);
+            if (!sh) child_fail(a->err_fd, STEP_MKDIR, -1);
             sh->base = s->scratch_dir;
         }
         for (int i = 0; i < s->n_mounts; i++) {
@@ -460,15 +428,14 @@ static void child_main(const child_args *a)
                 child_fail(a->err_fd, STEP_MKDIR, i);
             if (mount(s->mounts[i].src, s->mounts[i].dst, NULL, MS_BIND | MS_REC, NULL) != 0)
                 child_fail(a->err_fd, STEP_MOUNT, i);
-            if (sh)
-                forget(sh, s->mounts[i].dst);
+            if (sh) forget(sh, s->mounts[i].dst);
             if (s->mounts[i].read_only &&
-                mount(NULL, s->mounts[i].dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) != 0)
+                mount(NULL, s->mounts[i].dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC,
+                      NULL) != 0)
                 child_fail(a->err_fd, STEP_MOUNT, i);
         }
     }
-    if (a->use_pidns)
-        enter_pid_ns(a);
+    if (a->use_pidns) enter_pid_ns(a);
     if (dup2(a->null_fd, 0) < 0 || dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
         child_fail(a->err_fd, STEP_EXEC, 0);
     if (s->run_as_user >= 0 || s->run_as_group >= 0 || s->n_supplemental_groups > 0) {
@@ -476,8 +443,7 @@ static void child_main(const child_args *a)
         int ng = 0;
         for (int i = 0; i < s->n_supplemental_groups && ng < 64; i++)
             groups[ng++] = (gid_t)s->supplemental_groups[i];
-        if (setgroups((size_t)ng, groups) != 0)
-            child_fail(a->err_fd, STEP_USER, 0);
+        if (setgroups((size_t)ng, groups) != 0) child_fail(a->err_fd, STEP_USER, 0);
         if (s->run_as_group >= 0 && setgid((gid_t)s->run_as_group) != 0)
             child_fail(a->err_fd, STEP_USER, 0);
         if (s->run_as_user >= 0 && s->run_as_group < 0 && setgid(0) != 0)
@@ -486,9 +452,8 @@ static void child_main(const child_args *a)
             child_fail(a->err_fd, STEP_USER, 0);
     }
     const char *wd = (s->workdir && s->workdir[0]) ? s->workdir : "/";
-    if (chdir(wd) != 0)
-        child_fail(a->err_fd, STEP_CHDIR, 0);
-    /* no kubesim descriptor leaks into the container (the error pipe is already CLOEXEC) */
+    if (chdir(wd) != 0) child_fail(a->err_fd, STEP_CHDIR, 0);
+        /* no kubesim descriptor leaks into the container (the error pipe is already CLOEXEC) */
 #ifdef SYS_close_range
     syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
 #endif
@@ -510,10 +475,12 @@ static void format_error(const ks_container_spec *s, int step, int e, int idx, c
             snprintf(err, n, "exec: \"%s\": %s", s->argv[0], strerror(e));
         break;
     case STEP_USER:
-        snprintf(err, n, "setting user %lld group %lld: %s", s->run_as_user, s->run_as_group, strerror(e));
+        snprintf(err, n, "setting user %lld group %lld: %s", s->run_as_user, s->run_as_group,
+                 strerror(e));
         break;
     case STEP_CHDIR:
-        snprintf(err, n, "chdir to cwd (\"%s\") set in config.json failed: %s", s->workdir, strerror(e));
+        snprintf(err, n, "chdir to cwd (\"%s\") set in config.json failed: %s", s->workdir,
+                 strerror(e));
         break;
     case STEP_MKDIR:
     case STEP_MOUNT:
@@ -537,8 +504,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     int *src_is_file = calloc((size_t)s->n_mounts + 1, sizeof(int));
     ks_container *c = calloc(1, sizeof(*c));
     *out = NULL;
-    if (err && errlen)
-        err[0] = 0;
+    if (err && errlen) err[0] = 0;
     if (!dst_copies || !src_is_file || !c) {
         rc = -ENOMEM;
         goto fail;
@@ -626,8 +592,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
         snprintf(err, errlen, "fork: %s", strerror(errno));
         goto fail;
     }
-    if (pid == 0)
-        child_main(&a); /* never returns */
+    if (pid == 0) child_main(&a); /* never returns */
     c->pid = pid;
     setpgid(pid, pid); /* also done by the child; whichever runs first */
     close(errp[1]);
@@ -673,8 +638,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     }
 #ifdef SYS_pidfd_open
     c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (c->pidfd >= 0)
-        fcntl(c->pidfd, F_SETFD, FD_CLOEXEC);
+    if (c->pidfd >= 0) fcntl(c->pidfd, F_SETFD, FD_CLOEXEC);
 #endif
     *out = c;
     c = NULL;
@@ -683,18 +647,12 @@ fail:
         free(dst_copies[i]);
     free(dst_copies);
     free(src_is_file);
-    if (errp[0] >= 0)
-        close(errp[0]);
-    if (errp[1] >= 0)
-        close(errp[1]);
-    if (syncp[0] >= 0)
-        close(syncp[0]);
-    if (syncp[1] >= 0)
-        close(syncp[1]);
-    if (log_fd >= 0)
-        close(log_fd);
-    if (null_fd >= 0)
-        close(null_fd);
+    if (errp[0] >= 0) close(errp[0]);
+    if (errp[1] >= 0) close(errp[1]);
+    if (syncp[0] >= 0) close(syncp[0]);
+    if (syncp[1] >= 0) close(syncp[1]);
+    if (log_fd >= 0) close(log_fd);
+    if (null_fd >= 0) close(null_fd);
     if (c) {
         c->exited = 1;
         ks_container_free(c);
@@ -702,8 +660,8 @@ fail:
     return rc;
 }
 
-int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, const char *workdir, ks_container **out,
-                      char *err, size_t errlen)
+int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, const char *workdir,
+                      ks_container **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!g_caps.pid_ns || !c || c->exited || !c->waiters) {
@@ -728,38 +686,32 @@ int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, con
     if (null_fd < 0 || pipe2(errp, O_CLOEXEC) != 0) {
         rc = -errno;
         snprintf(err, errlen, "%s", strerror(errno));
-        if (null_fd >= 0)
-            close(null_fd);
+        if (null_fd >= 0) close(null_fd);
         goto out;
     }
     pid_t parent = getpid();
     pid_t h = fork();
     if (h == 0) {
         for (int sig = 1; sig < NSIG; sig++)
-            if (sig != SIGKILL && sig != SIGSTOP)
-                signal(sig, SIG_DFL);
+            if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-            _exit(126);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(126);
         setpgid(0, 0);
-        if (setns(fds[0], CLONE_NEWNS) != 0 || setns(fds[1], CLONE_NEWUTS) != 0 || setns(fds[2], CLONE_NEWPID) != 0)
+        if (setns(fds[0], CLONE_NEWNS) != 0 || setns(fds[1], CLONE_NEWUTS) != 0 ||
+            setns(fds[2], CLONE_NEWPID) != 0)
             child_fail(errp[1], STEP_UNSHARE, 0);
         snprintf(self, sizeof self, "%d", (int)getpid());
-        if (c->cgroup_dir)
-            write_file(procs[0], self);
-        if (c->cpu_dir)
-            write_file(procs[1], self);
+        if (c->cgroup_dir) write_file(procs[0], self);
+        if (c->cpu_dir) write_file(procs[1], self);
         pid_t h2 = fork();
-        if (h2 < 0)
-            child_fail(errp[1], STEP_EXEC, 0);
+        if (h2 < 0) child_fail(errp[1], STEP_EXEC, 0);
         if (h2 == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0)
                 child_fail(errp[1], STEP_EXEC, 0);
-            if (chdir(workdir && *workdir ? workdir : "/") != 0)
-                child_fail(errp[1], STEP_CHDIR, 0);
+            if (chdir(workdir && *workdir ? workdir : "/") != 0) child_fail(errp[1], STEP_CHDIR, 0);
             extern char **environ;
             environ = (char **)envp;
             execvp(argv[0], argv);
@@ -788,7 +740,8 @@ int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, con
         if (msg[0] == STEP_EXEC && msg[1] == ENOENT && !strchr(argv[0], '/'))
             snprintf(err, errlen, "exec: \"%s\": executable file not found in $PATH", argv[0]);
         else
-            snprintf(err, errlen, "%s: %s", msg[0] == STEP_UNSHARE ? "setns" : "exec", strerror(msg[1]));
+            snprintf(err, errlen, "%s: %s", msg[0] == STEP_UNSHARE ? "setns" : "exec",
+                     strerror(msg[1]));
         rc = -(msg[1] ? msg[1] : EIO);
         while (waitpid(h, NULL, 0) < 0 && errno == EINTR)
             ;
@@ -806,17 +759,20 @@ int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, con
     *out = hk;
 out:
     for (int i = 0; i < 3; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    if (errp[0] >= 0)
-        close(errp[0]);
-    if (errp[1] >= 0)
-        close(errp[1]);
+        if (fds[i] >= 0) close(fds[i]);
+    if (errp[0] >= 0) close(errp[0]);
+    if (errp[1] >= 0) close(errp[1]);
     return rc;
 }
 
-pid_t ks_container_pid(const ks_container *c) { return c->pid; }
-int ks_container_pidfd(const ks_container *c) { return c->pidfd; }
+pid_t ks_container_pid(const ks_container *c)
+{
+    return c->pid;
+}
+int ks_container_pidfd(const ks_container *c)
+{
+    return c->pidfd;
+}
 
 /* Signals every process of the cgroup, except members of process group skip_pgrp (0 = none). */
 static void kill_cgroup(const char *dir, int sig, pid_t skip_pgrp)
@@ -824,24 +780,20 @@ static void kill_cgroup(const char *dir, int sig, pid_t skip_pgrp)
     char path[PATH_MAX * 2 + 64];
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
     FILE *f = fopen(path, "re");
-    if (!f)
-        return;
+    if (!f) return;
     int p;
     while (fscanf(f, "%d", &p) == 1)
-        if (p > 0 && (!skip_pgrp || getpgid(p) != skip_pgrp))
-            kill(p, sig);
+        if (p > 0 && (!skip_pgrp || getpgid(p) != skip_pgrp)) kill(p, sig);
     fclose(f);
 }
 
 void ks_container_signal(ks_container *c, int sig)
 {
-    if (!c || c->pid <= 0)
-        return;
-    /* once each: the process group (the init leads it), then whatever left it but stayed in the cgroup */
-    if (killpg(c->pid, sig) != 0 && !c->exited)
-        kill(c->pid, sig);
-    if (c->cgroup_dir)
-        kill_cgroup(c->cgroup_dir, sig, c->pid);
+    if (!c || c->pid <= 0) return;
+    /* once each: the process group (the init leads it), then whatever left it but stayed in the
+     * cgroup */
+    if (killpg(c->pid, sig) != 0 && !c->exited) kill(c->pid, sig);
+    if (c->cgroup_dir) kill_cgroup(c->cgroup_dir, sig, c->pid);
 }
 
 static long long cgroup_oom_kills(const char *dir)
@@ -850,11 +802,9 @@ static long long cgroup_oom_kills(const char *dir)
     long long v, kills = 0;
     snprintf(path, sizeof path, "%s/memory.oom_control", dir);
     FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
+    if (!f) return 0;
     while (fscanf(f, "%63s %lld", key, &v) == 2)
-        if (!strcmp(key, "oom_kill"))
-            kills = v;
+        if (!strcmp(key, "oom_kill")) kills = v;
     fclose(f);
     return kills;
 }
@@ -864,46 +814,39 @@ int ks_container_reap(ks_container *c, int *exit_code, const char **reason)
     if (!c->exited) {
         int st;
         pid_t r = waitpid(c->pid, &st, WNOHANG);
-        if (r == 0 || (r < 0 && errno == EINTR))
-            return 1;
+        if (r == 0 || (r < 0 && errno == EINTR)) return 1;
         c->exited = 1;
         c->status = (r == c->pid) ? st : 0;
         /* like a container runtime: when init ends, the rest of the container goes with it */
         killpg(c->pid, SIGKILL);
-        if (c->cgroup_dir)
-            kill_cgroup(c->cgroup_dir, SIGKILL, 0);
+        if (c->cgroup_dir) kill_cgroup(c->cgroup_dir, SIGKILL, 0);
     }
-    int code = WIFEXITED(c->status) ? WEXITSTATUS(c->status) : WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status) : 1;
+    int code = WIFEXITED(c->status)     ? WEXITSTATUS(c->status)
+               : WIFSIGNALED(c->status) ? 128 + WTERMSIG(c->status)
+                                        : 1;
     int oom = c->rss_killed || (c->cgroup_dir && cgroup_oom_kills(c->cgroup_dir) > 0);
-    if (exit_code)
-        *exit_code = code;
-    if (reason)
-        *reason = oom ? "OOMKilled" : code == 0 ? "Completed" : "Error";
+    if (exit_code) *exit_code = code;
+    if (reason) *reason = oom ? "OOMKilled" : code == 0 ? "Completed" : "Error";
     return 0;
 }
 
 void ks_container_check_memory(ks_container *c)
 {
-    if (!c || c->exited || c->cgroup_dir || c->memory_limit <= 0)
-        return;
+    if (!c || c->exited || c->cgroup_dir || c->memory_limit <= 0) return;
     DIR *d = opendir("/proc");
-    if (!d)
-        return;
+    if (!d) return;
     long page = sysconf(_SC_PAGESIZE);
     long long total = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
         char path[300], buf[512];
         snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
+        if (fd < 0) continue;
         ssize_t n = read(fd, buf, sizeof buf - 1);
         close(fd);
-        if (n <= 0)
-            continue;
+        if (n <= 0) continue;
         buf[n] = 0;
         char *rp = strrchr(buf, ')');
         int ppid, pgrp;
@@ -915,10 +858,8 @@ void ks_container_check_memory(ks_container *c)
         snprintf(path, sizeof path, "/proc/%s/statm", e->d_name);
         FILE *f = fopen(path, "re");
         long long size, rss;
-        if (f && fscanf(f, "%lld %lld", &size, &rss) == 2)
-            total += rss * page;
-        if (f)
-            fclose(f);
+        if (f && fscanf(f, "%lld %lld", &size, &rss) == 2) total += rss * page;
+        if (f) fclose(f);
     }
     closedir(d);
     if (total > c->memory_limit) {
@@ -930,8 +871,7 @@ void ks_container_check_memory(ks_container *c)
 
 void ks_container_free(ks_container *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     if (!c->exited && c->pid > 0) {
         ks_container_signal(c, SIGKILL);
         while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
@@ -952,31 +892,26 @@ void ks_container_free(ks_container *c)
         }
         free(c->cpu_dir);
     }
-    if (c->pidfd >= 0)
-        close(c->pidfd);
+    if (c->pidfd >= 0) close(c->pidfd);
     free(c);
 }
 
 static void cleanup_base(const char *base)
 {
-    if (!base[0])
-        return;
+    if (!base[0]) return;
     DIR *d = opendir(base);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-            continue;
+        if (e->d_name[0] == '.' || e->d_type != DT_DIR) continue;
         char dir[PATH_MAX * 2];
         snprintf(dir, sizeof dir, "%s/%s", base, e->d_name);
         for (int i = 0; i < 50; i++) {
             kill_cgroup(dir, SIGKILL, 0);
-            if (rmdir(dir) == 0 || errno != EBUSY)
-                break;
+            if (rmdir(dir) == 0 || errno != EBUSY) break;
             usleep(10000);
         }
     }
-    if (d)
-        closedir(d);
+    if (d) closedir(d);
     rmdir(base);
 }
 

@@ -1,16 +1,20 @@
 /*
- * kubelet.c — the kubesim kubelet: registers Node objects, schedules pods by CPU/memory requests and
- * nodeSelector (Pending + PodScheduled=False/Unschedulable otherwise, retried when capacity frees), runs
- * each bound pod's init and regular containers as process trees (container.c) or, in fake mode, marks them
- * Running after a delay without processes, and reports pod status (phase, conditions, containerStatuses)
- * the way a real kubelet does; handles restartPolicy with back-off, graceful deletion (SIGTERM, grace
- * period, SIGKILL, ks_store_finalize_pod) and keeps per-container logs for the `log` subresource.
+ * kubelet.c — the kubesim kubelet: registers Node objects, schedules pods by CPU/memory requests
+ * and nodeSelector (Pending + PodScheduled=False/Unschedulable otherwise, retried when capacity
+ * frees), runs each bound pod's init and regular containers as process trees (container.c) or, in
+ * fake mode, marks them Running after a delay without processes, and reports pod status (phase,
+ * conditions, containerStatuses) the way a real kubelet does; handles restartPolicy with back-off,
+ * graceful deletion (SIGTERM, grace period, SIGKILL, ks_store_finalize_pod) and keeps per-container
+ * logs for the `log` subresource.
  *
- * Called by kubesim's main through kubelet.h. Store observer callbacks (any thread) only queue events;
- * everything else runs on one worker thread with a libuv loop: one uv_timer per pod (fake delay, grace
- * deadline, restart back-off, retries), one uv_poll per running container (its pidfd). No thread per pod.
+ * Called by kubesim's main through kubelet.h. Store observer callbacks (any thread) only queue
+ * events; everything else runs on one worker thread with a libuv loop: one uv_timer per pod (fake
+ * delay, grace deadline, restart back-off, retries), one uv_poll per running container (its pidfd).
+ * No thread per pod.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "kubelet_int.h"
 #include "store.h"
 
@@ -27,7 +31,8 @@
 
 char *kl_volume_host_path(kpod *p, const json_t *vol);
 
-/* ---------------- observer registry (outlives any kubelet: the store cannot unregister) ---------------- */
+/* ---------------- observer registry (outlives any kubelet: the store cannot unregister)
+ * ---------------- */
 
 #define MAX_KUBELETS 16
 static pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -65,8 +70,14 @@ static void observe_cb(void *arg, const char *type, const json_t *obj, int servi
     pthread_mutex_unlock(&g_reg_mu);
 }
 
-static void observe_pods(void *arg, const char *type, const json_t *obj) { observe_cb(arg, type, obj, 0); }
-static void observe_services(void *arg, const char *type, const json_t *obj) { observe_cb(arg, type, obj, 1); }
+static void observe_pods(void *arg, const char *type, const json_t *obj)
+{
+    observe_cb(arg, type, obj, 0);
+}
+static void observe_services(void *arg, const char *type, const json_t *obj)
+{
+    observe_cb(arg, type, obj, 1);
+}
 
 /* ---------------- small helpers ---------------- */
 
@@ -95,7 +106,8 @@ static void random_hex(char *out, int n)
     static const char hex[] = "0123456789abcdef";
     static unsigned long long x;
     if (!x)
-        x = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+        x = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32) ^
+            0x9e3779b97f4a7c15ULL;
     for (int i = 0; i < n; i++) {
         x ^= x << 13;
         x ^= x >> 7;
@@ -113,12 +125,12 @@ static unsigned long long fnv(const char *s)
     return h;
 }
 
-static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, const char *fmt, ...)
+static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
+static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, const char *fmt,
+                  ...)
 {
-    if (k->opt.fake)
-        return; /* scale mode: no events */
+    if (k->opt.fake) return; /* scale mode: no events */
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -129,13 +141,15 @@ static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, 
 
 /* ---------------- pod table ---------------- */
 
-static size_t hkey(const char *s, size_t cap) { return (size_t)(fnv(s) & (cap - 1)); }
+static size_t hkey(const char *s, size_t cap)
+{
+    return (size_t)(fnv(s) & (cap - 1));
+}
 
 static kpod *pod_find(ks_kubelet *k, const char *key)
 {
     for (kpod *p = k->htab[hkey(key, k->hcap)]; p; p = p->hnext)
-        if (!strcmp(p->key, key))
-            return p;
+        if (!strcmp(p->key, key)) return p;
     return NULL;
 }
 
@@ -180,23 +194,20 @@ static void pod_rebind(kpod *p)
     p->spec = json_object_get(p->obj, "spec");
     for (int i = 0; i < p->n_init + p->n_cont; i++) {
         kcont *c = &p->cs[i];
-        const json_t *ct = json_array_get(json_object_get(p->spec, c->init ? "initContainers" : "containers"),
-                                          (size_t)c->index);
+        const json_t *ct = json_array_get(
+            json_object_get(p->spec, c->init ? "initContainers" : "containers"), (size_t)c->index);
         c->name = json_string_value(json_object_get(ct, "name"));
         c->image = json_string_value(json_object_get(ct, "image"));
-        if (!c->name)
-            c->name = "";
-        if (!c->image)
-            c->image = "";
+        if (!c->name) c->name = "";
+        if (!c->image) c->image = "";
     }
 }
 
-/* A pod is freed when its table reference (taken in pod_new, dropped in pod_drop) and every libuv handle
- * it owns (timer, container polls) are gone. */
+/* A pod is freed when its table reference (taken in pod_new, dropped in pod_drop) and every libuv
+ * handle it owns (timer, container polls) are gone. */
 static void pod_unref(kpod *p)
 {
-    if (--p->open_handles > 0)
-        return;
+    if (--p->open_handles > 0) return;
     json_decref(p->obj);
     free(p->key);
     free(p->ns);
@@ -207,7 +218,10 @@ static void pod_unref(kpod *p)
     free(p);
 }
 
-static void pod_handle_closed(uv_handle_t *h) { pod_unref(h->data); }
+static void pod_handle_closed(uv_handle_t *h)
+{
+    pod_unref(h->data);
+}
 
 static void poll_closed(uv_handle_t *h)
 {
@@ -245,32 +259,36 @@ static void register_nodes(ks_kubelet *k)
         snprintf(cidr, sizeof cidr, "127.%d.0.0/16", n->octet);
         struct utsname un;
         char kernel[128] = "", boot[64];
-        if (uname(&un) == 0)
-            snprintf(kernel, sizeof kernel, "%s", un.release);
+        if (uname(&un) == 0) snprintf(kernel, sizeof kernel, "%s", un.release);
         snprintf(boot, sizeof boot, "%016llx", fnv(n->name) ^ (unsigned long long)getpid());
-        json_t *cap = json_pack("{s:s,s:s,s:s,s:s}", "cpu", cpu, "memory", mem, "pods", pods, "ephemeral-storage",
-                                "104857600Ki");
+        json_t *cap = json_pack("{s:s,s:s,s:s,s:s}", "cpu", cpu, "memory", mem, "pods", pods,
+                                "ephemeral-storage", "104857600Ki");
         json_t *node = json_pack(
             "{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s,s:s,s:s}},s:{s:s,s:[s]},"
-            "s:{s:O,s:O,s:[{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s,s:s},"
+            "s:{s:O,s:O,s:[{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:"
+            "s,s:s},"
             "{s:s,s:s,s:s,s:s,s:s,s:s}],s:[{s:s,s:s},{s:s,s:s}],"
             "s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s},s:{s:{s:i}}}}",
-            "apiVersion", "v1", "kind", "Node", "metadata", "name", n->name, "labels", "kubernetes.io/hostname", n->name,
-            "kubernetes.io/os", "linux", "kubernetes.io/arch", "amd64", "beta.kubernetes.io/os", "linux",
-            "beta.kubernetes.io/arch", "amd64", "spec", "podCIDR", cidr, "podCIDRs", cidr, "status", "capacity", cap,
-            "allocatable", cap, "conditions", "type", "MemoryPressure", "status", "False", "reason",
-            "KubeletHasSufficientMemory", "message", "kubelet has sufficient memory available", "lastHeartbeatTime", ts,
-            "lastTransitionTime", ts, "type", "DiskPressure", "status", "False", "reason", "KubeletHasNoDiskPressure",
-            "message", "kubelet has no disk pressure", "lastHeartbeatTime", ts, "lastTransitionTime", ts, "type",
-            "PIDPressure", "status", "False", "reason", "KubeletHasSufficientPID", "message",
-            "kubelet has sufficient PID available", "lastHeartbeatTime", ts, "lastTransitionTime", ts, "type", "Ready",
-            "status", "True", "reason", "KubeletReady", "message", "kubelet is posting ready status",
-            "lastHeartbeatTime", ts, "lastTransitionTime", ts, "addresses", "type", "InternalIP", "address", n->host_ip,
-            "type", "Hostname", "address", n->name, "nodeInfo", "kubeletVersion", "v1.31.0", "kubeProxyVersion",
-            "v1.31.0", "containerRuntimeVersion", k->opt.fake ? "kwok://kubesim" : "kubesim://1.0", "operatingSystem",
-            "linux", "architecture", "amd64", "osImage", "kubesim", "kernelVersion", kernel, "machineID", n->name,
-            "systemUUID", n->name, "bootID", boot,
-            "daemonEndpoints", "kubeletEndpoint", "Port", 10250);
+            "apiVersion", "v1", "kind", "Node", "metadata", "name", n->name, "labels",
+            "kubernetes.io/hostname", n->name, "kubernetes.io/os", "linux", "kubernetes.io/arch",
+            "amd64", "beta.kubernetes.io/os", "linux", "beta.kubernetes.io/arch", "amd64", "spec",
+            "podCIDR", cidr, "podCIDRs", cidr, "status", "capacity", cap, "allocatable", cap,
+            "conditions", "type", "MemoryPressure", "status", "False", "reason",
+            "KubeletHasSufficientMemory", "message", "kubelet has sufficient memory available",
+            "lastHeartbeatTime", ts, "lastTransitionTime", ts, "type", "DiskPressure", "status",
+            "False", "reason", "KubeletHasNoDiskPressure", "message",
+            "kubelet has no disk pressure", "lastHeartbeatTime", ts, "lastTransitionTime", ts,
+            "type", "PIDPressure", "status", "False", "reason", "KubeletHasSufficientPID",
+            "message", "kubelet has sufficient PID available", "lastHeartbeatTime", ts,
+            "lastTransitionTime", ts, "type", "Ready", "status", "True", "reason", "KubeletReady",
+            "message", "kubelet is posting ready status", "lastHeartbeatTime", ts,
+            "lastTransitionTime", ts, "addresses", "type", "InternalIP", "address", n->host_ip,
+            "type", "Hostname", "address", n->name, "nodeInfo", "kubeletVersion", "v1.31.0",
+            "kubeProxyVersion", "v1.31.0", "containerRuntimeVersion",
+            k->opt.fake ? "kwok://kubesim" : "kubesim://1.0", "operatingSystem", "linux",
+            "architecture", "amd64", "osImage", "kubesim", "kernelVersion", kernel, "machineID",
+            n->name, "systemUUID", n->name, "bootID", boot, "daemonEndpoints", "kubeletEndpoint",
+            "Port", 10250);
         json_decref(cap);
         if (!node || ks_store_put_node(k->store, node) != 0)
             kl_log("WARN", "node=%s msg=\"registering the Node object failed\"", n->name);
@@ -281,7 +299,8 @@ static void alloc_ip(kpod *p)
 {
     knode *n = p->node;
     if (json_is_true(json_object_get(p->spec, "hostNetwork"))) {
-        snprintf(p->ip, sizeof p->ip, "%s", n->host_ip); /* the node's address, as with hostNetwork */
+        snprintf(p->ip, sizeof p->ip, "%s",
+                 n->host_ip); /* the node's address, as with hostNetwork */
         return;
     }
     unsigned v;
@@ -303,8 +322,8 @@ static void pod_release(kpod *p)
 /* ---------------- status ---------------- */
 
 enum { C_READYTOSTART, C_INITIALIZED, C_READY, C_CONTAINERSREADY, C_SCHEDULED };
-static const char *cond_names[5] = {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
-                                    "PodScheduled"};
+static const char *cond_names[5] = {"PodReadyToStartContainers", "Initialized", "Ready",
+                                    "ContainersReady", "PodScheduled"};
 
 static void set_cond(kpod *p, int idx, int status)
 {
@@ -325,8 +344,7 @@ static const char *compute_phase(kpod *p, int *terminal)
 {
     *terminal = 0;
     const char *rp = restart_policy(p);
-    if (p->state == POD_NEW || p->state == POD_UNSCHEDULABLE)
-        return "Pending";
+    if (p->state == POD_NEW || p->state == POD_UNSCHEDULABLE) return "Pending";
     if (!p->init_done) {
         for (int i = 0; i < p->n_init; i++) {
             kcont *c = &p->cs[i];
@@ -344,39 +362,32 @@ static const char *compute_phase(kpod *p, int *terminal)
             running++;
         else if (c->state == CS_TERMINATED) {
             stopped++;
-            if (c->term.exit_code == 0)
-                succeeded++;
+            if (c->term.exit_code == 0) succeeded++;
         } else if (c->last.set)
             stopped++;
         else
             waiting++;
     }
-    if (waiting > 0)
-        return "Pending";
-    if (running > 0)
-        return "Running";
+    if (waiting > 0) return "Pending";
+    if (running > 0) return "Running";
     if (p->deleting) {
         *terminal = 1;
         return stopped == succeeded ? "Succeeded" : "Failed";
     }
-    if (!strcmp(rp, "Always"))
-        return "Running";
+    if (!strcmp(rp, "Always")) return "Running";
     /* every container stopped; with a pending restart the pod keeps running */
     for (int i = p->n_init; i < p->n_init + p->n_cont; i++)
-        if (p->cs[i].state != CS_TERMINATED)
-            return "Running";
+        if (p->cs[i].state != CS_TERMINATED) return "Running";
     *terminal = 1;
     return stopped == succeeded ? "Succeeded" : "Failed";
 }
 
 static json_t *term_json(const kterm *t)
 {
-    json_t *o = json_pack("{s:i,s:s,s:s,s:s}", "exitCode", t->exit_code, "reason", t->reason, "startedAt", t->started_at,
-                          "finishedAt", t->finished_at);
-    if (t->container_id[0])
-        json_object_set_new(o, "containerID", json_string(t->container_id));
-    if (t->message[0])
-        json_object_set_new(o, "message", json_string(t->message));
+    json_t *o = json_pack("{s:i,s:s,s:s,s:s}", "exitCode", t->exit_code, "reason", t->reason,
+                          "startedAt", t->started_at, "finishedAt", t->finished_at);
+    if (t->container_id[0]) json_object_set_new(o, "containerID", json_string(t->container_id));
+    if (t->message[0]) json_object_set_new(o, "message", json_string(t->message));
     return o;
 }
 
@@ -388,29 +399,32 @@ static json_t *container_status(kpod *p, kcont *c)
     else if (c->state == CS_TERMINATED)
         state = json_pack("{s:o}", "terminated", term_json(&c->term));
     else {
-        json_t *w = json_pack("{s:s}", "reason", c->wait_reason[0] ? c->wait_reason : "ContainerCreating");
-        if (c->wait_message[0])
-            json_object_set_new(w, "message", json_string(c->wait_message));
+        json_t *w =
+            json_pack("{s:s}", "reason", c->wait_reason[0] ? c->wait_reason : "ContainerCreating");
+        if (c->wait_message[0]) json_object_set_new(w, "message", json_string(c->wait_message));
         state = json_pack("{s:o}", "waiting", w);
     }
-    json_t *last = c->last.set ? json_pack("{s:o}", "terminated", term_json(&c->last)) : json_object();
+    json_t *last =
+        c->last.set ? json_pack("{s:o}", "terminated", term_json(&c->last)) : json_object();
     char image[512], image_id[600];
     const char *img = c->image;
     if (!strchr(img, '/'))
-        snprintf(image, sizeof image, "docker.io/library/%s%s", img, strchr(img, ':') ? "" : ":latest");
+        snprintf(image, sizeof image, "docker.io/library/%s%s", img,
+                 strchr(img, ':') ? "" : ":latest");
     else
         snprintf(image, sizeof image, "%s", img);
     unsigned long long h = fnv(img);
     char base[512];
     snprintf(base, sizeof base, "%s", image);
     char *colon = strrchr(base, ':');
-    if (colon && !strchr(colon, '/'))
-        *colon = 0;
-    snprintf(image_id, sizeof image_id, "%s@sha256:%016llx%016llx%016llx%016llx", base, h, h * 31, h * 131, h * 1031);
+    if (colon && !strchr(colon, '/')) *colon = 0;
+    snprintf(image_id, sizeof image_id, "%s@sha256:%016llx%016llx%016llx%016llx", base, h, h * 31,
+             h * 131, h * 1031);
     int running = c->state == CS_RUNNING;
-    json_t *o = json_pack("{s:s,s:o,s:o,s:b,s:i,s:s,s:s,s:b}", "name", c->name, "state", state, "lastState", last,
-                          "ready", running && c->ready && !p->deleting, "restartCount", c->restart_count, "image",
-                          image, "imageID", c->ever_started ? image_id : "", "started", running && c->startup_done);
+    json_t *o = json_pack("{s:s,s:o,s:o,s:b,s:i,s:s,s:s,s:b}", "name", c->name, "state", state,
+                          "lastState", last, "ready", running && c->ready && !p->deleting,
+                          "restartCount", c->restart_count, "image", image, "imageID",
+                          c->ever_started ? image_id : "", "started", running && c->startup_done);
     if (c->container_id[0] && c->state != CS_WAITING)
         json_object_set_new(o, "containerID", json_string(c->container_id));
     return o;
@@ -431,9 +445,9 @@ static void publish(kpod *p)
     for (int i = p->n_init; i < p->n_init + p->n_cont; i++)
         if (p->cs[i].state != CS_RUNNING || !p->cs[i].ready || p->deleting) {
             all_ready = 0;
-            nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? " " : "", p->cs[i].name);
-            if (nl >= sizeof names)
-                nl = sizeof names - 1;
+            nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? " " : "",
+                                   p->cs[i].name);
+            if (nl >= sizeof names) nl = sizeof names - 1;
         }
     set_cond(p, C_READYTOSTART, !terminal);
     set_cond(p, C_INITIALIZED, p->init_done);
@@ -442,17 +456,18 @@ static void publish(kpod *p)
     set_cond(p, C_SCHEDULED, 1);
     for (int c = 0; c < 5; c++) {
         int ok = p->cond_status[c] == 2;
-        json_t *cj = json_pack("{s:s,s:s,s:n,s:s}", "type", cond_names[c], "status", ok ? "True" : "False",
-                               "lastProbeTime", "lastTransitionTime", p->cond_time[c]);
+        json_t *cj =
+            json_pack("{s:s,s:s,s:n,s:s}", "type", cond_names[c], "status", ok ? "True" : "False",
+                      "lastProbeTime", "lastTransitionTime", p->cond_time[c]);
         if (!ok && c == C_INITIALIZED) {
             char inc[512];
             size_t il = 0;
             inc[0] = 0;
             for (int i = 0; i < p->n_init; i++)
                 if (!(p->cs[i].state == CS_TERMINATED && p->cs[i].term.exit_code == 0)) {
-                    il += (size_t)snprintf(inc + il, sizeof inc - il, "%s%s", il ? " " : "", p->cs[i].name);
-                    if (il >= sizeof inc)
-                        il = sizeof inc - 1;
+                    il += (size_t)snprintf(inc + il, sizeof inc - il, "%s%s", il ? " " : "",
+                                           p->cs[i].name);
+                    if (il >= sizeof inc) il = sizeof inc - 1;
                 }
             json_object_set_new(cj, "reason", json_string("ContainersNotInitialized"));
             char m[600];
@@ -479,8 +494,7 @@ static void publish(kpod *p)
         json_object_set_new(st, "podIP", json_string(p->ip));
         json_object_set_new(st, "podIPs", json_pack("[{s:s}]", "ip", p->ip));
     }
-    if (p->start_time[0])
-        json_object_set_new(st, "startTime", json_string(p->start_time));
+    if (p->start_time[0]) json_object_set_new(st, "startTime", json_string(p->start_time));
     if (p->n_init) {
         json_t *a = json_array();
         for (int i = 0; i < p->n_init; i++)
@@ -497,15 +511,15 @@ static void publish(kpod *p)
 
 static void publish_unschedulable(kpod *p, const char *msg)
 {
-    if (p->state == POD_UNSCHEDULABLE && !strcmp(p->unsched_msg, msg))
-        return;
+    if (p->state == POD_UNSCHEDULABLE && !strcmp(p->unsched_msg, msg)) return;
     char ts[32];
     now_rfc3339(ts, sizeof ts);
     snprintf(p->unsched_msg, sizeof p->unsched_msg, "%s", msg);
     p->state = POD_UNSCHEDULABLE;
-    json_t *st = json_pack("{s:s,s:[{s:s,s:s,s:n,s:s,s:s,s:s}],s:s}", "phase", "Pending", "conditions", "type",
-                           "PodScheduled", "status", "False", "lastProbeTime", "lastTransitionTime", ts, "reason",
-                           "Unschedulable", "message", msg, "qosClass", kl_qos_class(p->spec));
+    json_t *st =
+        json_pack("{s:s,s:[{s:s,s:s,s:n,s:s,s:s,s:s}],s:s}", "phase", "Pending", "conditions",
+                  "type", "PodScheduled", "status", "False", "lastProbeTime", "lastTransitionTime",
+                  ts, "reason", "Unschedulable", "message", msg, "qosClass", kl_qos_class(p->spec));
     ks_store_set_pod_status(p->k->store, p->ns, p->name, st);
     event(p->k, p, "Warning", "FailedScheduling", "%s", msg);
 }
@@ -516,21 +530,18 @@ static void pod_timer_cb(uv_timer_t *t);
 
 static void arm(kpod *p, int64_t delay_ms)
 {
-    if (p->closing)
-        return;
+    if (p->closing) return;
     if (!p->timer_init) {
         uv_timer_init(&p->k->loop, &p->timer);
         p->timer.data = p;
         p->timer_init = 1;
         p->open_handles++;
     }
-    if (delay_ms < 0)
-        delay_ms = 0;
+    if (delay_ms < 0) delay_ms = 0;
     /* keep the earliest deadline */
     if (uv_is_active((uv_handle_t *)&p->timer)) {
         uint64_t due = uv_timer_get_due_in(&p->timer);
-        if (due <= (uint64_t)delay_ms)
-            return;
+        if (due <= (uint64_t)delay_ms) return;
     }
     uv_timer_start(&p->timer, pod_timer_cb, (uint64_t)delay_ms, 0);
 }
@@ -558,11 +569,9 @@ static void pod_drop(kpod *p)
         }
     }
     pod_release(p);
-    if (p->ip[0] && !k->opt.fake)
-        k->hosts_dirty = 1;
+    if (p->ip[0] && !k->opt.fake) k->hosts_dirty = 1;
     pod_unlink(k, p);
-    if (p->dir)
-        kl_remove_tree(p->dir);
+    if (p->dir) kl_remove_tree(p->dir);
     p->closing = 1;
     if (p->timer_init) {
         uv_timer_stop(&p->timer);
@@ -586,8 +595,7 @@ static int running_containers(kpod *p)
 {
     int n = 0;
     for (int i = 0; i < p->n_init + p->n_cont; i++)
-        if (p->cs[i].proc)
-            n++;
+        if (p->cs[i].proc) n++;
     return n;
 }
 
@@ -607,7 +615,8 @@ static void pod_begin_delete(kpod *p)
         return;
     }
     p->deleting = 1;
-    if (k->opt.fake || (p->state != POD_STARTING && p->state != POD_ACTIVE) || running_containers(p) == 0) {
+    if (k->opt.fake || (p->state != POD_STARTING && p->state != POD_ACTIVE) ||
+        running_containers(p) == 0) {
         if (!k->opt.fake && (p->state == POD_STARTING || p->state == POD_ACTIVE)) {
             /* nothing runs any more: report the final state before the object goes */
             for (int i = 0; i < p->n_init + p->n_cont; i++)
@@ -633,19 +642,19 @@ static void pod_begin_delete(kpod *p)
 /* SIGTERM to a container whose preStop hook (if any) is done. */
 static void send_term(kcont *c)
 {
-    if (c->term_sent || !c->proc)
-        return;
+    if (c->term_sent || !c->proc) return;
     c->term_sent = 1;
     ks_container_signal(c->proc, SIGTERM);
 }
 
-/* Deletion of a running container: the preStop hook first (exec or sleep; httpGet is not supported and
- * counts as done), then SIGTERM. The pod's grace deadline bounds both. */
+/* Deletion of a running container: the preStop hook first (exec or sleep; httpGet is not supported
+ * and counts as done), then SIGTERM. The pod's grace deadline bounds both. */
 static void run_pre_stop(kcont *c)
 {
     kpod *p = c->pod;
     ks_kubelet *k = p->k;
-    const json_t *ct = json_array_get(json_object_get(p->spec, c->init ? "initContainers" : "containers"), (size_t)c->index);
+    const json_t *ct = json_array_get(
+        json_object_get(p->spec, c->init ? "initContainers" : "containers"), (size_t)c->index);
     const json_t *pre = json_object_get(json_object_get(ct, "lifecycle"), "preStop");
     const json_t *cmd = json_object_get(json_object_get(pre, "exec"), "command");
     const json_t *sl = json_object_get(json_object_get(pre, "sleep"), "seconds");
@@ -655,10 +664,12 @@ static void run_pre_stop(kcont *c)
         char **argv = calloc(json_array_size(cmd) + 1, sizeof(char *));
         size_t i;
         json_t *a;
-        json_array_foreach(cmd, i, a) argv[i] = (char *)(json_string_value(a) ? json_string_value(a) : "");
+        json_array_foreach(cmd, i, a) argv[i] =
+            (char *)(json_string_value(a) ? json_string_value(a) : "");
         int rc = -1;
         if (argv && kl_build_spec(c, &spec, reason, sizeof reason, msg, sizeof msg) == 0) {
-            rc = ks_container_exec(c->proc, argv, spec.envp, spec.workdir, &c->hook, err, sizeof err);
+            rc = ks_container_exec(c->proc, argv, spec.envp, spec.workdir, &c->hook, err,
+                                   sizeof err);
             kl_spec_free(&spec);
         } else {
             snprintf(err, sizeof err, "%s", msg);
@@ -679,8 +690,7 @@ static void run_pre_stop(kcont *c)
 
 static void pod_maybe_finish_delete(kpod *p)
 {
-    if (!p->deleting || running_containers(p) > 0)
-        return;
+    if (!p->deleting || running_containers(p) > 0) return;
     /* containers that never ran (or wait for a restart) are reported as they are */
     publish(p);
     pod_finalize(p);
@@ -697,8 +707,7 @@ static void poll_cb(uv_poll_t *h, int status, int events)
 
 static int64_t backoff_ms(int restarts)
 {
-    if (restarts <= 0)
-        return 0;
+    if (restarts <= 0) return 0;
     int64_t d = 10000;
     for (int i = 1; i < restarts && d < 300000; i++)
         d *= 2;
@@ -716,7 +725,9 @@ static void start_container(kcont *c)
         if (!strcmp(reason, "ErrImagePull") && again)
             snprintf(reason, sizeof reason, "ImagePullBackOff");
         if (strcmp(c->wait_reason, reason) || strcmp(c->wait_message, msg)) {
-            event(k, p, "Warning", !strncmp(reason, "ErrImage", 8) || !strcmp(reason, "ImagePullBackOff") ? "Failed" : "Failed",
+            event(k, p, "Warning",
+                  !strncmp(reason, "ErrImage", 8) || !strcmp(reason, "ImagePullBackOff") ? "Failed"
+                                                                                         : "Failed",
                   "Error: %s", msg);
         }
         snprintf(c->wait_reason, sizeof c->wait_reason, "%s", reason);
@@ -727,7 +738,8 @@ static void start_container(kcont *c)
     }
     char id[200], log_path[4200], prev[4300], scratch[4200];
     snprintf(scratch, sizeof scratch, "%s/.root-%s", p->dir, c->name);
-    snprintf(id, sizeof id, "%s-%s-%d", p->uid, c->name, c->restart_count + (c->ever_started ? 1 : 0));
+    snprintf(id, sizeof id, "%s-%s-%d", p->uid, c->name,
+             c->restart_count + (c->ever_started ? 1 : 0));
     snprintf(log_path, sizeof log_path, "%s/%s.log", p->dir, c->name);
     if (c->ever_started || c->term.set) {
         snprintf(prev, sizeof prev, "%s.previous", log_path);
@@ -742,9 +754,10 @@ static void start_container(kcont *c)
                             .mounts = spec.mounts,
                             .n_mounts = spec.n_mounts,
                             .workdir = spec.workdir,
-                            .hostname = json_string_value(json_object_get(p->spec, "hostname"))
-                                            ? json_string_value(json_object_get(p->spec, "hostname"))
-                                            : p->name,
+                            .hostname =
+                                json_string_value(json_object_get(p->spec, "hostname"))
+                                    ? json_string_value(json_object_get(p->spec, "hostname"))
+                                    : p->name,
                             .log_path = log_path,
                             .memory_limit = spec.memory_limit,
                             .cpu_request = spec.cpu_request,
@@ -756,7 +769,8 @@ static void start_container(kcont *c)
                             .scratch_dir = scratch};
     char err[1024];
     if (!c->ever_started && !c->term.set)
-        event(k, p, "Normal", "Pulled", "Container image \"%s\" already present on machine", c->image);
+        event(k, p, "Normal", "Pulled", "Container image \"%s\" already present on machine",
+              c->image);
     char hex[65];
     random_hex(hex, 64);
     snprintf(c->container_id, sizeof c->container_id, "containerd://%s", hex);
@@ -768,14 +782,18 @@ static void start_container(kcont *c)
         c->term.set = 1;
         c->term.exit_code = 128;
         snprintf(c->term.reason, sizeof c->term.reason, "StartError");
-        snprintf(c->term.message, sizeof c->term.message, "failed to create containerd task: failed to create shim task: "
-                 "OCI runtime create failed: runc create failed: unable to start container process: %s: unknown", err);
+        snprintf(c->term.message, sizeof c->term.message,
+                 "failed to create containerd task: failed to create shim task: "
+                 "OCI runtime create failed: runc create failed: unable to start container "
+                 "process: %s: unknown",
+                 err);
         snprintf(c->term.started_at, sizeof c->term.started_at, "1970-01-01T00:00:00Z");
         now_rfc3339(c->term.finished_at, sizeof c->term.finished_at);
         snprintf(c->term.container_id, sizeof c->term.container_id, "%s", c->container_id);
         c->state = CS_TERMINATED;
         event(k, p, "Warning", "Failed", "Error: %s", c->term.message);
-        kl_log("INFO", "pod=%s/%s container=%s event=start-failed msg=\"%s\"", p->ns, p->name, c->name, err);
+        kl_log("INFO", "pod=%s/%s container=%s event=start-failed msg=\"%s\"", p->ns, p->name,
+               c->name, err);
         c->proc = NULL;
         /* decide like an exit */
         c->ever_started = 1;
@@ -800,8 +818,7 @@ static void start_container(kcont *c)
     } else {
         free(h); /* reaped by the 50 ms timer instead */
     }
-    if (!c->init)
-        k->hosts_dirty = 1;
+    if (!c->init) k->hosts_dirty = 1;
 }
 
 /* after a container terminated (or failed to start): restart or stay terminated */
@@ -816,19 +833,20 @@ static void after_termination(kcont *c)
         restart = c->term.exit_code != 0 && strcmp(rp, "Never");
     else
         restart = !strcmp(rp, "Always") || (!strcmp(rp, "OnFailure") && c->term.exit_code != 0);
-    if (!restart)
-        return;
+    if (!restart) return;
     int64_t d = backoff_ms(c->restart_count);
     c->next_start_ms = mono_ms() + d;
     if (d > 0) {
         c->state = CS_WAITING;
         snprintf(c->wait_reason, sizeof c->wait_reason, "CrashLoopBackOff");
-        snprintf(c->wait_message, sizeof c->wait_message, "back-off %llds restarting failed container=%s pod=%s_%s(%s)",
+        snprintf(c->wait_message, sizeof c->wait_message,
+                 "back-off %llds restarting failed container=%s pod=%s_%s(%s)",
                  (long long)(d / 1000), c->name, p->name, p->ns, p->uid);
         c->last = c->term;
         c->last.set = 1;
-        event(p->k, p, "Warning", "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)", c->name,
-              p->name, p->ns, p->uid);
+        event(p->k, p, "Warning", "BackOff",
+              "Back-off restarting failed container %s in pod %s_%s(%s)", c->name, p->name, p->ns,
+              p->uid);
     } else {
         c->state = CS_WAITING;
         c->wait_reason[0] = 0;
@@ -838,12 +856,10 @@ static void after_termination(kcont *c)
 static void on_container_exit(kcont *c)
 {
     kpod *p = c->pod;
-    if (!c->proc)
-        return;
+    if (!c->proc) return;
     int code;
     const char *reason;
-    if (ks_container_reap(c->proc, &code, &reason) != 0)
-        return; /* spurious */
+    if (ks_container_reap(c->proc, &code, &reason) != 0) return; /* spurious */
     cont_stop_poll(c);
     kl_probes_stop(c);
     ks_container_free(c->proc);
@@ -856,9 +872,9 @@ static void on_container_exit(kcont *c)
     now_rfc3339(c->term.finished_at, sizeof c->term.finished_at);
     snprintf(c->term.container_id, sizeof c->term.container_id, "%s", c->container_id);
     c->state = CS_TERMINATED;
-    kl_log("INFO", "pod=%s/%s container=%s exitCode=%d reason=%s event=terminated", p->ns, p->name, c->name, code, reason);
-    if (!c->init)
-        p->k->hosts_dirty = 1;
+    kl_log("INFO", "pod=%s/%s container=%s exitCode=%d reason=%s event=terminated", p->ns, p->name,
+           c->name, code, reason);
+    if (!c->init) p->k->hosts_dirty = 1;
     if (p->deleting) {
         pod_maybe_finish_delete(p);
         return;
@@ -867,12 +883,12 @@ static void on_container_exit(kcont *c)
     pod_sync(p);
 }
 
-/* Drives a bound pod forward: volumes, init containers in order, then the containers; publishes status. */
+/* Drives a bound pod forward: volumes, init containers in order, then the containers; publishes
+ * status. */
 static void pod_sync(kpod *p)
 {
     ks_kubelet *k = p->k;
-    if (p->deleting || p->state == POD_DONE || p->closing)
-        return;
+    if (p->deleting || p->state == POD_DONE || p->closing) return;
     int64_t now = mono_ms();
     if (!p->volumes_ready) {
         char err[1024];
@@ -891,14 +907,11 @@ static void pod_sync(kpod *p)
     if (!p->init_done) {
         for (int i = 0; i < p->n_init; i++) {
             kcont *c = &p->cs[i];
-            if (c->state == CS_TERMINATED && c->term.exit_code == 0)
-                continue;
-            if (c->state == CS_RUNNING)
-                goto publish;
+            if (c->state == CS_TERMINATED && c->term.exit_code == 0) continue;
+            if (c->state == CS_RUNNING) goto publish;
             if (c->state == CS_TERMINATED) {
                 after_termination(c);
-                if (c->state == CS_TERMINATED)
-                    goto publish; /* failed for good */
+                if (c->state == CS_TERMINATED) goto publish; /* failed for good */
             }
             if (c->next_start_ms <= now) {
                 start_container(c);
@@ -908,8 +921,7 @@ static void pod_sync(kpod *p)
                     return;
                 }
             }
-            if (c->state == CS_WAITING)
-                next = c->next_start_ms - now;
+            if (c->state == CS_WAITING) next = c->next_start_ms - now;
             goto publish;
         }
         p->init_done = 1;
@@ -917,26 +929,24 @@ static void pod_sync(kpod *p)
     p->state = POD_ACTIVE;
     for (int i = p->n_init; i < p->n_init + p->n_cont; i++) {
         kcont *c = &p->cs[i];
-        if (c->state != CS_WAITING)
-            continue;
+        if (c->state != CS_WAITING) continue;
         if (c->next_start_ms <= now) {
             start_container(c);
             if (c->state == CS_TERMINATED) {
                 after_termination(c);
                 if (c->state == CS_WAITING)
-                    i--; /* immediate retry only when no back-off: after_termination set next_start_ms */
+                    i--; /* immediate retry only when no back-off: after_termination set
+                            next_start_ms */
                 continue;
             }
         }
         if (c->state == CS_WAITING) {
             int64_t d = c->next_start_ms - now;
-            if (next < 0 || d < next)
-                next = d;
+            if (next < 0 || d < next) next = d;
         }
     }
 publish:
-    if (next >= 0)
-        arm(p, next < 10 ? 10 : next);
+    if (next >= 0) arm(p, next < 10 ? 10 : next);
     publish(p);
     int terminal;
     compute_phase(p, &terminal);
@@ -978,8 +988,7 @@ static void pod_timer_cb(uv_timer_t *t)
 {
     kpod *p = t->data;
     ks_kubelet *k = p->k;
-    if (p->closing)
-        return;
+    if (p->closing) return;
     if (p->deleting) {
         int64_t now = mono_ms();
         for (int i = 0; i < p->n_init + p->n_cont; i++) {
@@ -992,24 +1001,22 @@ static void pod_timer_cb(uv_timer_t *t)
             }
         }
         if (p->kill_deadline && !p->killed_hard && now < p->kill_deadline - 5) {
-            arm(p, p->kill_deadline - now); /* an earlier timer (a back-off, a preStop sleep) fired first */
+            arm(p, p->kill_deadline -
+                       now); /* an earlier timer (a back-off, a preStop sleep) fired first */
             return;
         }
         if (p->kill_deadline && !p->killed_hard) {
             p->killed_hard = 1;
             for (int i = 0; i < p->n_init + p->n_cont; i++) {
-                if (p->cs[i].hook)
-                    ks_container_signal(p->cs[i].hook, SIGKILL);
-                if (p->cs[i].proc)
-                    ks_container_signal(p->cs[i].proc, SIGKILL);
+                if (p->cs[i].hook) ks_container_signal(p->cs[i].hook, SIGKILL);
+                if (p->cs[i].proc) ks_container_signal(p->cs[i].proc, SIGKILL);
             }
             kl_log("INFO", "pod=%s/%s event=grace-expired action=SIGKILL", p->ns, p->name);
         }
         return;
     }
     if (k->opt.fake) {
-        if (p->state == POD_STARTING)
-            fake_running(p);
+        if (p->state == POD_STARTING) fake_running(p);
         return;
     }
     pod_sync(p);
@@ -1066,8 +1073,7 @@ static int node_selector_ok(const kpod *p, const knode *n)
             have = "linux";
         else if (!strcmp(key, "kubernetes.io/arch") || !strcmp(key, "beta.kubernetes.io/arch"))
             have = "amd64";
-        if (!have || !want || strcmp(have, want))
-            return 0;
+        if (!have || !want || strcmp(have, want)) return 0;
     }
     return 1;
 }
@@ -1094,8 +1100,7 @@ static void try_schedule(kpod *p)
         return; /* bound to a node no kubelet serves: stays Pending, as in a real cluster */
     }
     const char *sched = json_string_value(json_object_get(p->spec, "schedulerName"));
-    if (sched && *sched && strcmp(sched, "default-scheduler"))
-        return; /* another scheduler's pod */
+    if (sched && *sched && strcmp(sched, "default-scheduler")) return; /* another scheduler's pod */
     int n_sel = 0, n_cpu = 0, n_mem = 0, n_pods = 0;
     knode *best = NULL;
     for (int i = 0; i < k->n_nodes; i++) {
@@ -1124,24 +1129,28 @@ static void try_schedule(kpod *p)
         char msg[256], parts[200] = "";
         size_t l = 0;
         if (n_cpu)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Insufficient cpu", l ? ", " : "", n_cpu);
+            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Insufficient cpu",
+                                  l ? ", " : "", n_cpu);
         if (n_mem)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Insufficient memory", l ? ", " : "", n_mem);
+            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Insufficient memory",
+                                  l ? ", " : "", n_mem);
         if (n_sel)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d node(s) didn't match Pod's node affinity/selector",
+            l += (size_t)snprintf(parts + l, sizeof parts - l,
+                                  "%s%d node(s) didn't match Pod's node affinity/selector",
                                   l ? ", " : "", n_sel);
         if (n_pods)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Too many pods", l ? ", " : "", n_pods);
+            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Too many pods", l ? ", " : "",
+                                  n_pods);
         snprintf(msg, sizeof msg, "0/%d nodes are available: %s.", k->n_nodes, parts);
         if (p->state != POD_UNSCHEDULABLE)
             kl_log("INFO", "pod=%s/%s event=unschedulable msg=\"%s\"", p->ns, p->name, msg);
         publish_unschedulable(p, msg);
         return;
     }
-    if (ks_store_bind_pod(k->store, p->ns, p->name, best->name) != 0)
-        return;
+    if (ks_store_bind_pod(k->store, p->ns, p->name, best->name) != 0) return;
     bind_to(p, best);
-    event(k, p, "Normal", "Scheduled", "Successfully assigned %s/%s to %s", p->ns, p->name, best->name);
+    event(k, p, "Normal", "Scheduled", "Successfully assigned %s/%s to %s", p->ns, p->name,
+          best->name);
     pod_start(p);
 }
 
@@ -1161,18 +1170,14 @@ static void schedule_pending(ks_kubelet *k)
     size_t n = 0;
     for (size_t b = 0; b < k->hcap; b++)
         for (kpod *q = k->htab[b]; q; q = q->hnext)
-            if (q->state == POD_UNSCHEDULABLE && !q->deleting)
-                n++;
-    if (!n)
-        return;
+            if (q->state == POD_UNSCHEDULABLE && !q->deleting) n++;
+    if (!n) return;
     pend *list = calloc(n, sizeof *list);
-    if (!list)
-        return;
+    if (!list) return;
     size_t i = 0;
     for (size_t b = 0; b < k->hcap; b++)
         for (kpod *q = k->htab[b]; q; q = q->hnext)
-            if (q->state == POD_UNSCHEDULABLE && !q->deleting)
-                list[i++].p = q;
+            if (q->state == POD_UNSCHEDULABLE && !q->deleting) list[i++].p = q;
     qsort(list, n, sizeof *list, cmp_seq);
     for (i = 0; i < n; i++)
         try_schedule(list[i].p);
@@ -1182,8 +1187,7 @@ static void schedule_pending(ks_kubelet *k)
 static kpod *pod_new(ks_kubelet *k, const char *key, json_t *obj)
 {
     kpod *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->k = k;
     p->key = strdup(key);
     p->ns = strdup(meta(obj, "namespace") ? meta(obj, "namespace") : "default");
@@ -1203,7 +1207,8 @@ static kpod *pod_new(ks_kubelet *k, const char *key, json_t *obj)
         c->init = i < p->n_init;
         c->index = c->init ? i : i - p->n_init;
         c->state = CS_WAITING;
-        snprintf(c->wait_reason, sizeof c->wait_reason, "%s", c->init ? "PodInitializing" : "ContainerCreating");
+        snprintf(c->wait_reason, sizeof c->wait_reason, "%s",
+                 c->init ? "PodInitializing" : "ContainerCreating");
     }
     if (p->n_init > 0)
         snprintf(p->cs[0].wait_reason, sizeof p->cs[0].wait_reason, "ContainerCreating");
@@ -1215,8 +1220,7 @@ static kpod *pod_new(ks_kubelet *k, const char *key, json_t *obj)
 static void handle_pod(ks_kubelet *k, const char *type, json_t *obj)
 {
     const char *ns = meta(obj, "namespace"), *name = meta(obj, "name"), *uid = meta(obj, "uid");
-    if (!name)
-        return;
+    if (!name) return;
     char key[600];
     snprintf(key, sizeof key, "%s/%s", ns ? ns : "default", name);
     kpod *p = pod_find(k, key);
@@ -1236,20 +1240,19 @@ static void handle_pod(ks_kubelet *k, const char *type, json_t *obj)
     }
     int deleting = json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
     if (!p) {
-        const char *ph = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
-        if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed")))
-            return;
-        const char *node_name = json_string_value(json_object_get(json_object_get(obj, "spec"), "nodeName"));
+        const char *ph =
+            json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+        if (ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"))) return;
+        const char *node_name =
+            json_string_value(json_object_get(json_object_get(obj, "spec"), "nodeName"));
         if (node_name && *node_name) {
             int ours = 0;
             for (int i = 0; i < k->n_nodes; i++)
                 ours |= !strcmp(k->nodes[i].name, node_name);
-            if (!ours)
-                return;
+            if (!ours) return;
         }
         p = pod_new(k, key, obj);
-        if (!p)
-            return;
+        if (!p) return;
         pod_insert(k, p);
         if (deleting) {
             pod_begin_delete(p);
@@ -1264,8 +1267,7 @@ static void handle_pod(ks_kubelet *k, const char *type, json_t *obj)
         pod_rebind(p);
         json_decref(old);
     }
-    if (deleting)
-        pod_begin_delete(p);
+    if (deleting) pod_begin_delete(p);
 }
 
 /* ---------------- worker ---------------- */
@@ -1273,15 +1275,12 @@ static void handle_pod(ks_kubelet *k, const char *type, json_t *obj)
 static void rewrite_all_hosts(ks_kubelet *k)
 {
     k->hosts_dirty = 0;
-    if (k->opt.fake)
-        return;
+    if (k->opt.fake) return;
     json_t *svcs = NULL;
     for (size_t b = 0; b < k->hcap; b++)
         for (kpod *q = k->htab[b]; q; q = q->hnext) {
-            if (!q->dir || q->closing || q->state == POD_DONE)
-                continue;
-            if (!svcs)
-                svcs = ks_store_list(k->store, "services", NULL);
+            if (!q->dir || q->closing || q->state == POD_DONE) continue;
+            if (!svcs) svcs = ks_store_list(k->store, "services", NULL);
             kl_write_hosts(k, q, svcs);
         }
     json_decref(svcs);
@@ -1309,8 +1308,7 @@ static void async_cb(uv_async_t *a)
         kevent *e = k->qhead;
         k->qhead = k->qtail = NULL;
         pthread_mutex_unlock(&k->qmu);
-        if (!e)
-            break;
+        if (!e) break;
         while (e) {
             kevent *nx = e->next;
             if (!k->stopping) {
@@ -1328,8 +1326,7 @@ static void async_cb(uv_async_t *a)
         close_all(k);
         return;
     }
-    if (k->hosts_dirty)
-        rewrite_all_hosts(k);
+    if (k->hosts_dirty) rewrite_all_hosts(k);
 }
 
 static void mem_timer_cb(uv_timer_t *t)
@@ -1344,25 +1341,22 @@ static void mem_timer_cb(uv_timer_t *t)
                 const char *reason;
                 if (c->hook && ks_container_reap(c->hook, &code, &reason) == 0) {
                     if (code != 0)
-                        event(k, q, "Warning", "FailedPreStopHook", "PreStopHook failed: command exited with %d",
-                              code);
+                        event(k, q, "Warning", "FailedPreStopHook",
+                              "PreStopHook failed: command exited with %d", code);
                     ks_container_free(c->hook);
                     c->hook = NULL;
                     send_term(c);
                 }
-                if (!c->proc)
-                    continue;
+                if (!c->proc) continue;
                 if (kl_probes_tick(c)) {
                     publish(q);
                     k->hosts_dirty = 1;
                 }
                 ks_container_check_memory(c->proc);
-                if (!c->poll_active)
-                    on_container_exit(c); /* no pidfd: reap by polling */
+                if (!c->poll_active) on_container_exit(c); /* no pidfd: reap by polling */
             }
         }
-    if (k->hosts_dirty)
-        rewrite_all_hosts(k);
+    if (k->hosts_dirty) rewrite_all_hosts(k);
 }
 
 static void *worker(void *arg)
@@ -1375,16 +1369,12 @@ static void *worker(void *arg)
 ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
 {
     ks_kubelet *k = calloc(1, sizeof *k);
-    if (!k)
-        return NULL;
+    if (!k) return NULL;
     k->store = s;
     k->opt = *opt;
-    if (k->opt.nodes <= 0)
-        k->opt.nodes = 1;
-    if (k->opt.node_cpu_millis <= 0)
-        k->opt.node_cpu_millis = 4000;
-    if (k->opt.node_memory_bytes <= 0)
-        k->opt.node_memory_bytes = 8LL << 30;
+    if (k->opt.nodes <= 0) k->opt.nodes = 1;
+    if (k->opt.node_cpu_millis <= 0) k->opt.node_cpu_millis = 4000;
+    if (k->opt.node_memory_bytes <= 0) k->opt.node_memory_bytes = 8LL << 30;
     k->image_names = calloc((size_t)opt->n_images + 1, sizeof(char *));
     k->image_dirs = calloc((size_t)opt->n_images + 1, sizeof(char *));
     for (int i = 0; i < opt->n_images; i++) {
@@ -1413,7 +1403,8 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
         knode *n = &k->nodes[i];
         n->index = i;
         snprintf(n->name, sizeof n->name, "kubesim-node-%d", i + 1);
-        /* concurrent kubesims (parallel tests) start at different ranges so pod addresses rarely meet */
+        /* concurrent kubesims (parallel tests) start at different ranges so pod addresses rarely
+         * meet */
         n->octet = 1 + (int)(((unsigned)getpid() % 200 + (unsigned)i) % 254);
         snprintf(n->host_ip, sizeof n->host_ip, "127.%d.0.1", n->octet);
         n->cpu_alloc = k->opt.node_cpu_millis;
@@ -1424,17 +1415,25 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
     if (!k->opt.fake) {
         const ks_container_caps *caps = ks_container_probe();
         if (!caps->mount_ns || !caps->cgroup)
-            kl_log("WARN", "unavailable=\"%s%s%s\" msg=\"%s%s\"", !caps->mount_ns ? "mount+pid namespaces (needs root)" : "",
-                   !caps->mount_ns && !caps->cgroup ? ", " : "", !caps->cgroup ? "writable cgroup v1 memory controller" : "",
-                   !caps->mount_ns ? "volumes, service-account dir, /etc/hosts and /etc/resolv.conf are not at their "
-                                     "paths (env values under a mountPath are rewritten to the host directory); "
-                                   : "",
-                   !caps->cgroup ? "memory limits are enforced by sampling the RSS of each container's process "
-                                   "group every 50 ms"
-                                 : "");
-        kl_log("INFO", "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d pidns=%d cgroup=%d cpucgroup=%d state=%s",
-               k->n_nodes, k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns, caps->pid_ns,
-               caps->cgroup, caps->cpu_cgroup, k->state_dir);
+            kl_log(
+                "WARN", "unavailable=\"%s%s%s\" msg=\"%s%s\"",
+                !caps->mount_ns ? "mount+pid namespaces (needs root)" : "",
+                !caps->mount_ns && !caps->cgroup ? ", " : "",
+                !caps->cgroup ? "writable cgroup v1 memory controller" : "",
+                !caps->mount_ns
+                    ? "volumes, service-account dir, /etc/hosts and /etc/resolv.conf are not at "
+                      "their "
+                      "paths (env values under a mountPath are rewritten to the host directory); "
+                    : "",
+                !caps->cgroup
+                    ? "memory limits are enforced by sampling the RSS of each container's process "
+                      "group every 50 ms"
+                    : "");
+        kl_log("INFO",
+               "mode=process nodes=%d cpu=%dm memory=%lld mountns=%d pidns=%d cgroup=%d "
+               "cpucgroup=%d state=%s",
+               k->n_nodes, k->opt.node_cpu_millis, k->opt.node_memory_bytes, caps->mount_ns,
+               caps->pid_ns, caps->cgroup, caps->cpu_cgroup, k->state_dir);
     } else {
         kl_log("INFO", "mode=fake nodes=%d delay_ms=%d", k->n_nodes, k->opt.fake_delay_ms);
     }
@@ -1444,8 +1443,7 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
     k->async.data = k;
     uv_timer_init(&k->loop, &k->mem_timer);
     k->mem_timer.data = k;
-    if (!k->opt.fake)
-        uv_timer_start(&k->mem_timer, mem_timer_cb, 50, 50);
+    if (!k->opt.fake) uv_timer_start(&k->mem_timer, mem_timer_cb, 50, 50);
 
     pthread_mutex_lock(&g_reg_mu);
     k->slot = -1;
@@ -1480,8 +1478,7 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
 
 void ks_kubelet_set_apiserver(ks_kubelet *k, const ks_kubelet_apiserver *api)
 {
-    if (!k || !api)
-        return;
+    if (!k || !api) return;
     pthread_mutex_lock(&k->api_mu);
     free(k->api_host);
     free(k->api_ca_pem);
@@ -1497,8 +1494,7 @@ void ks_kubelet_set_apiserver(ks_kubelet *k, const ks_kubelet_apiserver *api)
 
 void ks_kubelet_stop(ks_kubelet *k)
 {
-    if (!k)
-        return;
+    if (!k) return;
     pthread_mutex_lock(&g_reg_mu);
     if (k->slot >= 0)
         g_reg[k->slot] = NULL; /* the slot stays used: the store may still hold its observer */
@@ -1520,10 +1516,8 @@ void ks_kubelet_stop(ks_kubelet *k)
         free(e);
         e = nx;
     }
-    if (!k->opt.fake)
-        ks_container_cleanup_all();
-    if (k->own_state_dir)
-        kl_remove_tree(k->state_dir);
+    if (!k->opt.fake) ks_container_cleanup_all();
+    if (k->own_state_dir) kl_remove_tree(k->state_dir);
     for (int i = 0; i < k->opt.n_images; i++) {
         free(k->image_names[i]);
         free(k->image_dirs[i]);
@@ -1542,17 +1536,14 @@ void ks_kubelet_stop(ks_kubelet *k)
     free(k);
 }
 
-char *ks_kubelet_pod_log(ks_kubelet *k, const char *ns, const char *name, const char *container, size_t *len)
+char *ks_kubelet_pod_log(ks_kubelet *k, const char *ns, const char *name, const char *container,
+                         size_t *len)
 {
-    if (len)
-        *len = 0;
-    if (!k || !name)
-        return NULL;
-    if (!ns)
-        ns = "default";
+    if (len) *len = 0;
+    if (!k || !name) return NULL;
+    if (!ns) ns = "default";
     json_t *pod = ks_store_get(k->store, "pods", ns, name);
-    if (!pod)
-        return NULL;
+    if (!pod) return NULL;
     const json_t *cts[2] = {json_object_get(json_object_get(pod, "spec"), "containers"),
                             json_object_get(json_object_get(pod, "spec"), "initContainers")};
     const char *cname = NULL;
@@ -1595,8 +1586,7 @@ char *ks_kubelet_pod_log(ks_kubelet *k, const char *ns, const char *name, const 
                 }
             }
             fclose(f);
-            if (out && len)
-                *len = n;
+            if (out && len) *len = n;
         } else if (k->opt.fake) {
             out = calloc(1, 1);
         }

@@ -1,15 +1,17 @@
 /*
- * kubelet.h — the kubelet half of kubesim: registers Node objects, schedules pods onto them by CPU and
- * memory requests, and either runs each pod's containers as real process trees (process kubelet, see
- * container.h) or marks them Running after a delay without processes (fake kubelet, kwok-like).
+ * kubelet.h — the kubelet half of kubesim: registers Node objects, schedules pods onto them by CPU
+ * and memory requests, and either runs each pod's containers as real process trees (process
+ * kubelet, see container.h) or marks them Running after a delay without processes (fake kubelet,
+ * kwok-like).
  *
- * Called by kubesim's main (tools/kubesim/main.c): ks_kubelet_start() once the store exists, before the
- * HTTP server accepts requests; ks_kubelet_pod_log() from the `log` subresource handler (any thread);
- * ks_kubelet_stop() at shutdown, before the store is destroyed.
+ * Called by kubesim's main (tools/kubesim/main.c): ks_kubelet_start() once the store exists, before
+ * the HTTP server accepts requests; ks_kubelet_pod_log() from the `log` subresource handler (any
+ * thread); ks_kubelet_stop() at shutdown, before the store is destroyed.
  *
- * The kubelet reacts to store observer callbacks on "pods" and "services" (it never polls the store) and
- * does all its work on one worker thread (a libuv loop). Ownership: the options and the strings they
- * point to are copied by ks_kubelet_start(); the caller keeps its own. The store must outlive the kubelet.
+ * The kubelet reacts to store observer callbacks on "pods" and "services" (it never polls the
+ * store) and does all its work on one worker thread (a libuv loop). Ownership: the options and the
+ * strings they point to are copied by ks_kubelet_start(); the caller keeps its own. The store must
+ * outlive the kubelet.
  */
 #ifndef KS_KUBELET_H
 #define KS_KUBELET_H
@@ -20,44 +22,45 @@ typedef struct ks_store ks_store;
 typedef struct ks_kubelet ks_kubelet;
 
 typedef struct ks_kubelet_options {
-    int nodes;                       /* number of Node objects to register (0 -> 1) */
-    int node_cpu_millis;             /* CPU capacity per node in millicores (0 -> 4000) */
-    long long node_memory_bytes;     /* memory capacity per node in bytes (0 -> 8 GiB) */
-    int fake;                        /* non-zero: fake kubelet (no processes) */
-    int fake_delay_ms;               /* fake mode: delay between binding and Running */
-    const char *const *image_names;  /* image references, e.g. "cspark:dev" */
-    const char *const *image_dirs;   /* host directory for each image (see docs/kubesim-kubelet.md) */
+    int nodes;                      /* number of Node objects to register (0 -> 1) */
+    int node_cpu_millis;            /* CPU capacity per node in millicores (0 -> 4000) */
+    long long node_memory_bytes;    /* memory capacity per node in bytes (0 -> 8 GiB) */
+    int fake;                       /* non-zero: fake kubelet (no processes) */
+    int fake_delay_ms;              /* fake mode: delay between binding and Running */
+    const char *const *image_names; /* image references, e.g. "cspark:dev" */
+    const char *const *image_dirs; /* host directory for each image (see docs/kubesim-kubelet.md) */
     int n_images;
-    const char *state_dir;           /* per-pod volumes, logs, hosts files live under <state_dir>/kubelet */
+    const char *state_dir; /* per-pod volumes, logs, hosts files live under <state_dir>/kubelet */
 } ks_kubelet_options;
 
 /* Registers the nodes and starts the worker thread. Returns NULL (with one log line) on failure. */
 ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt);
 
-/* Kills every pod process (SIGKILL to each process group and cgroup), joins the worker thread, frees k.
- * NULL is accepted. */
+/* Kills every pod process (SIGKILL to each process group and cgroup), joins the worker thread,
+ * frees k. NULL is accepted. */
 void ks_kubelet_stop(ks_kubelet *k);
 
 /* In-cluster access for pods (KUBERNETES_SERVICE_HOST/PORT and the service-account directory
- * /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}). Optional: without it pods get
- * no KUBERNETES_* variables and an empty token. Main calls it once the server listens (the port is then
- * known), e.g. {.host = "127.0.0.1", .port = port, .ca_pem = tls.ca_pem, .token = admin_token}. Strings
- * are copied. token_fn, when set, is called on the kubelet's worker thread at each pod start and returns a
- * malloc'd bearer token (or NULL) the API server accepts for system:serviceaccount:<ns>:<service_account>;
- * otherwise every pod gets `token`. Thread-safe. */
+ * /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}). Optional: without it
+ * pods get no KUBERNETES_* variables and an empty token. Main calls it once the server listens (the
+ * port is then known), e.g. {.host = "127.0.0.1", .port = port, .ca_pem = tls.ca_pem, .token =
+ * admin_token}. Strings are copied. token_fn, when set, is called on the kubelet's worker thread at
+ * each pod start and returns a malloc'd bearer token (or NULL) the API server accepts for
+ * system:serviceaccount:<ns>:<service_account>; otherwise every pod gets `token`. Thread-safe. */
 typedef struct ks_kubelet_apiserver {
-    const char *host;     /* address as pods reach it, e.g. "127.0.0.1" */
+    const char *host; /* address as pods reach it, e.g. "127.0.0.1" */
     int port;
-    const char *ca_pem;   /* PEM text of the serving CA, NULL for plain HTTP */
-    const char *token;    /* bearer token for every pod, may be NULL */
+    const char *ca_pem; /* PEM text of the serving CA, NULL for plain HTTP */
+    const char *token;  /* bearer token for every pod, may be NULL */
     char *(*token_fn)(void *arg, const char *ns, const char *service_account);
     void *token_arg;
 } ks_kubelet_apiserver;
 void ks_kubelet_set_apiserver(ks_kubelet *k, const ks_kubelet_apiserver *api);
 
-/* Log of one container of a pod (stdout and stderr interleaved, as written). container NULL or "" means
- * the pod's first container. Returns a malloc'd buffer the caller frees, its length in *len, or NULL if
- * the pod/container is unknown to this kubelet. Thread-safe. */
-char *ks_kubelet_pod_log(ks_kubelet *k, const char *ns, const char *name, const char *container, size_t *len);
+/* Log of one container of a pod (stdout and stderr interleaved, as written). container NULL or ""
+ * means the pod's first container. Returns a malloc'd buffer the caller frees, its length in *len,
+ * or NULL if the pod/container is unknown to this kubelet. Thread-safe. */
+char *ks_kubelet_pod_log(ks_kubelet *k, const char *ns, const char *name, const char *container,
+                         size_t *len);
 
 #endif

@@ -1,9 +1,11 @@
 /*
- * kubelet_int.h — internals shared by the kubesim kubelet files: kubelet.c (worker thread, scheduling,
- * pod state machine, status reporting) and kubelet_pod.c (resource quantities, env resolution, volumes,
- * per-pod hosts/resolv.conf, image lookup). Not for other kubesim files: they use kubelet.h.
+ * kubelet_int.h — internals shared by the kubesim kubelet files: kubelet.c (worker thread,
+ * scheduling, pod state machine, status reporting) and kubelet_pod.c (resource quantities, env
+ * resolution, volumes, per-pod hosts/resolv.conf, image lookup). Not for other kubesim files: they
+ * use kubelet.h.
  *
- * Every structure here is owned by the kubelet and touched by its worker thread only, except where noted.
+ * Every structure here is owned by the kubelet and touched by its worker thread only, except where
+ * noted.
  */
 #ifndef KS_KUBELET_INT_H
 #define KS_KUBELET_INT_H
@@ -22,11 +24,11 @@ typedef struct knode {
     char name[64];
     char host_ip[32];
     int index;
-    int octet;                       /* second octet of its 127.<octet>.0.0/16 pod range */
-    long long cpu_alloc, mem_alloc;  /* millicores, bytes */
+    int octet;                      /* second octet of its 127.<octet>.0.0/16 pod range */
+    long long cpu_alloc, mem_alloc; /* millicores, bytes */
     long long cpu_used, mem_used;
     int pods_alloc, pods_used;
-    unsigned next_ip;                /* next pod address within 127.<index+1>.0.0/16 */
+    unsigned next_ip; /* next pod address within 127.<index+1>.0.0/16 */
 } knode;
 
 /* Container runtime state, as reported in containerStatuses. */
@@ -48,37 +50,37 @@ typedef struct kprobe {
     int64_t initial_ms, period_ms, timeout_ms;
     int success_threshold, failure_threshold;
     int successes, failures;
-    int ok;                    /* verdict after the thresholds */
-    int64_t next_ms;           /* monotonic time of the next run */
-    ks_container *exec;        /* exec handler in flight */
+    int ok;             /* verdict after the thresholds */
+    int64_t next_ms;    /* monotonic time of the next run */
+    ks_container *exec; /* exec handler in flight */
     int64_t exec_deadline;
 } kprobe;
 
 typedef struct kcont {
     kpod *pod;
-    int init;                  /* an init container */
-    int index;                 /* in spec.containers / spec.initContainers */
-    const char *name;          /* borrowed from pod->spec */
-    const char *image;         /* borrowed from pod->spec */
+    int init;          /* an init container */
+    int index;         /* in spec.containers / spec.initContainers */
+    const char *name;  /* borrowed from pod->spec */
+    const char *image; /* borrowed from pod->spec */
     int state;
     char wait_reason[64];
     char wait_message[1024];
     char started_at[32];
     char container_id[96];
-    kterm term;                /* state.terminated when state == CS_TERMINATED */
-    kterm last;                /* lastState.terminated */
+    kterm term; /* state.terminated when state == CS_TERMINATED */
+    kterm last; /* lastState.terminated */
     int restart_count;
     int ever_started;
-    int64_t next_start_ms;     /* monotonic; 0 = start when its turn comes */
+    int64_t next_start_ms; /* monotonic; 0 = start when its turn comes */
     ks_container *proc;
     kprobe probes[KL_NPROBES];
-    int ready;                 /* containerStatuses[].ready (readiness probe, or running) */
-    int startup_done;          /* startup probe passed (or none) */
-    int64_t probe_kill_at;     /* liveness/startup failure: SIGKILL due at (after SIGTERM), 0 = none */
-    ks_container *hook;        /* preStop exec hook while it runs */
-    int64_t term_at;           /* deletion: monotonic ms at which SIGTERM is due (after preStop), 0 = none */
+    int ready;             /* containerStatuses[].ready (readiness probe, or running) */
+    int startup_done;      /* startup probe passed (or none) */
+    int64_t probe_kill_at; /* liveness/startup failure: SIGKILL due at (after SIGTERM), 0 = none */
+    ks_container *hook;    /* preStop exec hook while it runs */
+    int64_t term_at; /* deletion: monotonic ms at which SIGTERM is due (after preStop), 0 = none */
     int term_sent;
-    uv_poll_t *poll;           /* on the container's pidfd; freed by its close callback */
+    uv_poll_t *poll; /* on the container's pidfd; freed by its close callback */
     int poll_active;
 } kcont;
 
@@ -86,33 +88,34 @@ enum { POD_NEW, POD_UNSCHEDULABLE, POD_STARTING, POD_ACTIVE, POD_DONE };
 
 struct kpod {
     struct ks_kubelet *k;
-    char *key;                 /* "ns/name" */
+    char *key; /* "ns/name" */
     char *ns, *name, *uid;
-    json_t *obj;               /* latest object seen (reference; never modified) */
-    json_t *spec;              /* borrowed from obj */
+    json_t *obj;  /* latest object seen (reference; never modified) */
+    json_t *spec; /* borrowed from obj */
     int state;
     int deleting;
-    int64_t kill_deadline;     /* monotonic ms, 0 = none */
+    int64_t kill_deadline; /* monotonic ms, 0 = none */
     int killed_hard;
     knode *node;
     char ip[32];
     char start_time[32];
     long long cpu_req, mem_req;
-    char *dir;                 /* <state>/kubelet/pods/<ns>_<name> */
+    char *dir; /* <state>/kubelet/pods/<ns>_<name> */
     int n_init, n_cont;
-    kcont *cs;                 /* n_init init containers, then n_cont containers */
+    kcont *cs; /* n_init init containers, then n_cont containers */
     int init_done;
     int volumes_ready;
     char unsched_msg[1024];
-    int64_t created_seq;       /* order of arrival, for the pending queue */
-    /* condition transition times: PodScheduled, Initialized, ContainersReady, Ready, PodReadyToStartContainers */
+    int64_t created_seq; /* order of arrival, for the pending queue */
+    /* condition transition times: PodScheduled, Initialized, ContainersReady, Ready,
+     * PodReadyToStartContainers */
     int cond_status[5];
     char cond_time[5][32];
     uv_timer_t timer;
     int timer_init;
     int closing;
     int open_handles;
-    kpod *hnext;               /* hash chain */
+    kpod *hnext; /* hash chain */
 };
 
 struct ks_kubelet {
@@ -120,16 +123,16 @@ struct ks_kubelet {
     ks_kubelet_options opt;
     char **image_names, **image_dirs;
     char *state_dir;
-    int own_state_dir;         /* defaulted: removed at stop */
+    int own_state_dir; /* defaulted: removed at stop */
     char *pods_dir;
-    int slot;                  /* in the observer registry */
+    int slot; /* in the observer registry */
     knode *nodes;
     int n_nodes;
     pthread_t thread;
     int thread_started;
     uv_loop_t loop;
     uv_async_t async;
-    uv_timer_t mem_timer;      /* RSS sampling when no memory cgroup is available */
+    uv_timer_t mem_timer; /* RSS sampling when no memory cgroup is available */
     pthread_mutex_t qmu;
     struct kevent *qhead, *qtail;
     int stopping;
@@ -153,7 +156,8 @@ struct ks_kubelet {
 /* Kubernetes resource quantity ("500m", "1.5", "512Mi", "1G", "1e3") in base units times scale
  * (scale 1000 for millicores). Returns -1 on a syntax error. */
 long long kl_quantity(const char *q, int scale);
-/* Sum of container requests (requests default to limits) with init containers' max, per real scheduler. */
+/* Sum of container requests (requests default to limits) with init containers' max, per real
+ * scheduler. */
 void kl_pod_requests(const json_t *spec, long long *cpu_millis, long long *mem_bytes);
 /* "Guaranteed", "Burstable" or "BestEffort". */
 const char *kl_qos_class(const json_t *spec);
@@ -161,11 +165,13 @@ const char *kl_qos_class(const json_t *spec);
 /* Image directory for an image reference, or NULL when not mapped. */
 const char *kl_image_dir(struct ks_kubelet *k, const char *image);
 
-/* Value of a fieldRef path for the pod ("metadata.name", "metadata.labels['x']", "status.podIP"...).
- * Returns a malloc'd string, or NULL with a message in err for an unsupported path. */
+/* Value of a fieldRef path for the pod ("metadata.name", "metadata.labels['x']",
+ * "status.podIP"...). Returns a malloc'd string, or NULL with a message in err for an unsupported
+ * path. */
 char *kl_field_ref(kpod *p, const char *path, char *err, size_t errlen);
 
-/* Materialises the pod's volumes under p->dir/volumes. Returns 0, or -1 with a FailedMount message. */
+/* Materialises the pod's volumes under p->dir/volumes. Returns 0, or -1 with a FailedMount message.
+ */
 int kl_prepare_volumes(kpod *p, char *err, size_t errlen);
 /* Writes token, ca.crt, namespace into p->dir/serviceaccount. */
 void kl_prepare_service_account(kpod *p);
@@ -173,8 +179,9 @@ void kl_prepare_service_account(kpod *p);
 void kl_write_hosts(struct ks_kubelet *k, kpod *p, const json_t *services);
 void kl_write_resolv(kpod *p);
 
-/* Builds a container's argv, envp, mounts, workdir. On success returns 0 and malloc'd arrays freed with
- * kl_spec_free(); on failure -1 with reason (CreateContainerConfigError, ErrImagePull) and message. */
+/* Builds a container's argv, envp, mounts, workdir. On success returns 0 and malloc'd arrays freed
+ * with kl_spec_free(); on failure -1 with reason (CreateContainerConfigError, ErrImagePull) and
+ * message. */
 typedef struct kl_spec {
     char **argv;
     char **envp;
@@ -182,20 +189,20 @@ typedef struct kl_spec {
     int n_mounts;
     char *workdir;
     long long memory_limit;
-    long long cpu_request, cpu_limit;  /* millicores */
-    long long run_as_user, run_as_group;  /* -1 = unset */
+    long long cpu_request, cpu_limit;    /* millicores */
+    long long run_as_user, run_as_group; /* -1 = unset */
     long long groups[64];
     int n_groups;
-    char **strings;  /* every string the above point to that was allocated here */
+    char **strings; /* every string the above point to that was allocated here */
     int n_strings, cap_strings;
 } kl_spec;
 int kl_build_spec(kcont *c, kl_spec *out, char *reason, size_t rlen, char *msg, size_t mlen);
 void kl_spec_free(kl_spec *s);
 
 /* ---- kubelet_probe.c ---- */
-void kl_probes_init(kcont *c);   /* container started */
-void kl_probes_stop(kcont *c);   /* container ended or pod dropped */
-int kl_probes_tick(kcont *c);    /* runs due probes; 1 when ready/started changed (publish) */
+void kl_probes_init(kcont *c); /* container started */
+void kl_probes_stop(kcont *c); /* container ended or pod dropped */
+int kl_probes_tick(kcont *c);  /* runs due probes; 1 when ready/started changed (publish) */
 
 /* rm -rf */
 void kl_remove_tree(const char *path);

@@ -1,16 +1,19 @@
 /*
  * kubelet_probe.c — container probes of the kubesim kubelet, as the kubelet runs them: startupProbe
- * (gates the others; failure kills the container), livenessProbe (failureThreshold consecutive failures
- * kill the container, which then restarts per restartPolicy) and readinessProbe (drives `ready`, the Ready
- * condition and headless-Service DNS). Handlers: exec (inside the container's namespaces, via
- * ks_container_exec), tcpSocket (connect) and httpGet (status 200-399; https only checks the connection).
- * initialDelaySeconds, periodSeconds, timeoutSeconds, successThreshold and failureThreshold are honoured.
+ * (gates the others; failure kills the container), livenessProbe (failureThreshold consecutive
+ * failures kill the container, which then restarts per restartPolicy) and readinessProbe (drives
+ * `ready`, the Ready condition and headless-Service DNS). Handlers: exec (inside the container's
+ * namespaces, via ks_container_exec), tcpSocket (connect) and httpGet (status 200-399; https only
+ * checks the connection). initialDelaySeconds, periodSeconds, timeoutSeconds, successThreshold and
+ * failureThreshold are honoured.
  *
- * Called by kubelet.c on its worker thread: kl_probes_init() when a container starts, kl_probes_tick() from
- * the 50 ms timer, kl_probes_stop() when it ends. tcp/http checks block the worker for at most
- * timeoutSeconds (loopback, so normally microseconds).
+ * Called by kubelet.c on its worker thread: kl_probes_init() when a container starts,
+ * kl_probes_tick() from the 50 ms timer, kl_probes_stop() when it ends. tcp/http checks block the
+ * worker for at most timeoutSeconds (loopback, so normally microseconds).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "kubelet_int.h"
 #include "store.h"
 
@@ -39,7 +42,8 @@ static int64_t mono_now(void)
 
 static const json_t *container_json(kcont *c)
 {
-    return json_array_get(json_object_get(c->pod->spec, c->init ? "initContainers" : "containers"), (size_t)c->index);
+    return json_array_get(json_object_get(c->pod->spec, c->init ? "initContainers" : "containers"),
+                          (size_t)c->index);
 }
 
 static long long int_field(const json_t *o, const char *k, long long dflt)
@@ -54,26 +58,20 @@ void kl_probes_init(kcont *c)
     int64_t now = mono_now();
     for (int i = 0; i < KL_NPROBES; i++) {
         kprobe *pr = &c->probes[i];
-        if (pr->exec)
-            ks_container_free(pr->exec);
+        if (pr->exec) ks_container_free(pr->exec);
         memset(pr, 0, sizeof *pr);
         const json_t *spec = json_object_get(ct, probe_keys[i]);
-        if (!json_is_object(spec))
-            continue;
+        if (!json_is_object(spec)) continue;
         pr->defined = 1;
         pr->initial_ms = int_field(spec, "initialDelaySeconds", 0) * 1000;
         pr->period_ms = int_field(spec, "periodSeconds", 10) * 1000;
         pr->timeout_ms = int_field(spec, "timeoutSeconds", 1) * 1000;
         pr->success_threshold = (int)int_field(spec, "successThreshold", 1);
         pr->failure_threshold = (int)int_field(spec, "failureThreshold", 3);
-        if (pr->period_ms <= 0)
-            pr->period_ms = 10000;
-        if (pr->timeout_ms <= 0)
-            pr->timeout_ms = 1000;
-        if (pr->success_threshold <= 0)
-            pr->success_threshold = 1;
-        if (pr->failure_threshold <= 0)
-            pr->failure_threshold = 3;
+        if (pr->period_ms <= 0) pr->period_ms = 10000;
+        if (pr->timeout_ms <= 0) pr->timeout_ms = 1000;
+        if (pr->success_threshold <= 0) pr->success_threshold = 1;
+        if (pr->failure_threshold <= 0) pr->failure_threshold = 3;
         pr->next_ms = now + pr->initial_ms;
     }
     c->startup_done = !c->probes[KL_PROBE_STARTUP].defined;
@@ -95,11 +93,9 @@ void kl_probes_stop(kcont *c)
 /* containerPort of a named port, or the number itself */
 static int probe_port(const json_t *ct, const json_t *port)
 {
-    if (json_is_integer(port))
-        return (int)json_integer_value(port);
+    if (json_is_integer(port)) return (int)json_integer_value(port);
     const char *name = json_string_value(port);
-    if (!name)
-        return -1;
+    if (!name) return -1;
     size_t i;
     json_t *pt;
     json_array_foreach(json_object_get(ct, "ports"), i, pt)
@@ -146,19 +142,21 @@ static int connect_timeout(const char *host, int port, int64_t timeout_ms, char 
     return fd;
 }
 
-static int http_get(const char *host, int port, const char *path, int64_t timeout_ms, char *msg, size_t mlen)
+static int http_get(const char *host, int port, const char *path, int64_t timeout_ms, char *msg,
+                    size_t mlen)
 {
     int fd = connect_timeout(host, port, timeout_ms, msg, mlen);
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     char req[1024];
-    int n = snprintf(req, sizeof req,
-                     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: kube-probe/1.31\r\nAccept: */*\r\n"
-                     "Connection: close\r\n\r\n",
-                     path && *path ? path : "/", host, port);
+    int n =
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: kube-probe/1.31\r\nAccept: */*\r\n"
+                 "Connection: close\r\n\r\n",
+                 path && *path ? path : "/", host, port);
     int64_t end = mono_now() + timeout_ms;
     if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
-        snprintf(msg, mlen, "Get \"http://%s:%d%s\": write: %s", host, port, path ? path : "/", strerror(errno));
+        snprintf(msg, mlen, "Get \"http://%s:%d%s\": write: %s", host, port, path ? path : "/",
+                 strerror(errno));
         close(fd);
         return 0;
     }
@@ -167,30 +165,29 @@ static int http_get(const char *host, int port, const char *path, int64_t timeou
     while (got < sizeof buf - 1) {
         int64_t left = end - mono_now();
         struct pollfd pf = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&pf, 1, (int)left) != 1)
-            break;
+        if (left <= 0 || poll(&pf, 1, (int)left) != 1) break;
         ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
-        if (r <= 0)
-            break;
+        if (r <= 0) break;
         got += (size_t)r;
-        if (memchr(buf, '\n', got))
-            break;
+        if (memchr(buf, '\n', got)) break;
     }
     close(fd);
     buf[got] = 0;
     int code = 0;
     if (sscanf(buf, "HTTP/%*s %d", &code) != 1) {
-        snprintf(msg, mlen, "Get \"http://%s:%d%s\": context deadline exceeded (Client.Timeout exceeded while "
-                 "awaiting headers)", host, port, path ? path : "/");
+        snprintf(msg, mlen,
+                 "Get \"http://%s:%d%s\": context deadline exceeded (Client.Timeout exceeded while "
+                 "awaiting headers)",
+                 host, port, path ? path : "/");
         return 0;
     }
-    if (code >= 200 && code < 400)
-        return 1;
+    if (code >= 200 && code < 400) return 1;
     snprintf(msg, mlen, "HTTP probe failed with statuscode: %d", code);
     return 0;
 }
 
-/* Starts or completes one probe run. Returns 1 (success), 0 (failure) or -1 (still running / not due). */
+/* Starts or completes one probe run. Returns 1 (success), 0 (failure) or -1 (still running / not
+ * due). */
 static int run_probe(kcont *c, kprobe *pr, const json_t *spec, int64_t now, char *msg, size_t mlen)
 {
     kpod *p = c->pod;
@@ -200,19 +197,16 @@ static int run_probe(kcont *c, kprobe *pr, const json_t *spec, int64_t now, char
         if (ks_container_reap(pr->exec, &code, &reason) == 0) {
             ks_container_free(pr->exec);
             pr->exec = NULL;
-            if (code != 0)
-                snprintf(msg, mlen, "command exited with %d", code);
+            if (code != 0) snprintf(msg, mlen, "command exited with %d", code);
             return code == 0;
         }
-        if (now < pr->exec_deadline)
-            return -1;
+        if (now < pr->exec_deadline) return -1;
         ks_container_free(pr->exec); /* SIGKILLs it */
         pr->exec = NULL;
         snprintf(msg, mlen, "command timed out after %llds", (long long)(pr->timeout_ms / 1000));
         return 0;
     }
-    if (now < pr->next_ms)
-        return -1;
+    if (now < pr->next_ms) return -1;
     pr->next_ms = now + pr->period_ms;
     const json_t *ex = json_object_get(spec, "exec");
     const json_t *tcp = json_object_get(spec, "tcpSocket");
@@ -226,12 +220,14 @@ static int run_probe(kcont *c, kprobe *pr, const json_t *spec, int64_t now, char
         char **argv = calloc(json_array_size(cmd) + 1, sizeof(char *));
         size_t i;
         json_t *a;
-        json_array_foreach(cmd, i, a) argv[i] = (char *)(json_string_value(a) ? json_string_value(a) : "");
+        json_array_foreach(cmd, i, a) argv[i] =
+            (char *)(json_string_value(a) ? json_string_value(a) : "");
         kl_spec spec_env;
         char reason[64], err[1024] = "";
         int rc = -1;
         if (kl_build_spec(c, &spec_env, reason, sizeof reason, err, sizeof err) == 0) {
-            rc = ks_container_exec(c->proc, argv, spec_env.envp, spec_env.workdir, &pr->exec, err, sizeof err);
+            rc = ks_container_exec(c->proc, argv, spec_env.envp, spec_env.workdir, &pr->exec, err,
+                                   sizeof err);
             kl_spec_free(&spec_env);
         }
         free(argv);
@@ -246,8 +242,7 @@ static int run_probe(kcont *c, kprobe *pr, const json_t *spec, int64_t now, char
     if (tcp || http) {
         const json_t *h = tcp ? tcp : http;
         const char *host = json_string_value(json_object_get(h, "host"));
-        if (!host || !*host)
-            host = p->ip;
+        if (!host || !*host) host = p->ip;
         int port = probe_port(ct, json_object_get(h, "port"));
         if (port <= 0) {
             snprintf(msg, mlen, "invalid port");
@@ -256,12 +251,12 @@ static int run_probe(kcont *c, kprobe *pr, const json_t *spec, int64_t now, char
         const char *scheme = json_string_value(json_object_get(h, "scheme"));
         if (tcp || (scheme && !strcasecmp(scheme, "HTTPS"))) {
             int fd = connect_timeout(host, port, pr->timeout_ms, msg, mlen);
-            if (fd < 0)
-                return 0;
+            if (fd < 0) return 0;
             close(fd);
             return 1;
         }
-        return http_get(host, port, json_string_value(json_object_get(h, "path")), pr->timeout_ms, msg, mlen);
+        return http_get(host, port, json_string_value(json_object_get(h, "path")), pr->timeout_ms,
+                        msg, mlen);
     }
     snprintf(msg, mlen, "unsupported probe handler");
     return 0;
@@ -270,8 +265,7 @@ static int run_probe(kcont *c, kprobe *pr, const json_t *spec, int64_t now, char
 int kl_probes_tick(kcont *c)
 {
     kpod *p = c->pod;
-    if (c->state != CS_RUNNING || !c->proc || p->deleting)
-        return 0;
+    if (c->state != CS_RUNNING || !c->proc || p->deleting) return 0;
     int64_t now = mono_now();
     if (c->probe_kill_at) {
         if (now >= c->probe_kill_at) {
@@ -284,16 +278,12 @@ int kl_probes_tick(kcont *c)
     int was_ready = c->ready, was_started = c->startup_done;
     for (int i = 0; i < KL_NPROBES; i++) {
         kprobe *pr = &c->probes[i];
-        if (!pr->defined)
-            continue;
-        if (i != KL_PROBE_STARTUP && !c->startup_done)
-            continue;
-        if (i == KL_PROBE_STARTUP && c->startup_done)
-            continue;
+        if (!pr->defined) continue;
+        if (i != KL_PROBE_STARTUP && !c->startup_done) continue;
+        if (i == KL_PROBE_STARTUP && c->startup_done) continue;
         char msg[1024] = "";
         int r = run_probe(c, pr, json_object_get(ct, probe_keys[i]), now, msg, sizeof msg);
-        if (r < 0)
-            continue;
+        if (r < 0) continue;
         if (r) {
             pr->failures = 0;
             if (++pr->successes >= (i == KL_PROBE_READINESS ? pr->success_threshold : 1))
@@ -303,21 +293,21 @@ int kl_probes_tick(kcont *c)
             char text[1200];
             snprintf(text, sizeof text, "%s probe failed: %s", probe_names[i], msg);
             ks_store_record_event(p->k->store, p->ns, p->obj, "Warning", "Unhealthy", text);
-            if (++pr->failures >= pr->failure_threshold)
-                pr->ok = 0;
+            if (++pr->failures >= pr->failure_threshold) pr->ok = 0;
         }
         if (i == KL_PROBE_STARTUP && pr->ok && !c->startup_done) {
             c->startup_done = 1;
             for (int j = 1; j < KL_NPROBES; j++)
                 c->probes[j].next_ms = now;
         }
-        if ((i == KL_PROBE_STARTUP || i == KL_PROBE_LIVENESS) && pr->failures >= pr->failure_threshold) {
+        if ((i == KL_PROBE_STARTUP || i == KL_PROBE_LIVENESS) &&
+            pr->failures >= pr->failure_threshold) {
             char text[300];
             snprintf(text, sizeof text, "Container %s failed %s probe, will be restarted", c->name,
                      i == KL_PROBE_STARTUP ? "startup" : "liveness");
             ks_store_record_event(p->k->store, p->ns, p->obj, "Normal", "Killing", text);
-            kl_log("INFO", "pod=%s/%s container=%s event=probe-kill probe=%s", p->ns, p->name, c->name,
-                   probe_names[i]);
+            kl_log("INFO", "pod=%s/%s container=%s event=probe-kill probe=%s", p->ns, p->name,
+                   c->name, probe_names[i]);
             ks_container_signal(c->proc, SIGTERM);
             long long grace = int_field(p->spec, "terminationGracePeriodSeconds", 30);
             c->probe_kill_at = now + grace * 1000 + 1;
