@@ -27,6 +27,9 @@ printf '\x05\x00\x00\x00\x03\xe2\x01\x00\x00\x00\x00\x03\xe2\x01\x00' > "$OUT/co
 printf '\x10\x00\x00\x00\x0e\x08\x01\xca\x02\x09\x0a\x02\x08\x01\x12\x01\x41\x18\x01' > "$OUT/corpus/block"
 printf '\x01\x7f\xff\xff\xff' > "$OUT/corpus/huge"
 printf '\x02\x00\x00\x00\x00' > "$OUT/corpus/empty"
+# regression: an unknown field 0 with an overlong tag inside a body decodes, but its canonical
+# re-encoding is refused (the round trip must then fail gracefully)
+printf '\x00\x00\x00\x00\x08\x08\x07\xd2\x01\x03\x82\x00\x00\x03\x18\xa2\x00\x36\x28' > "$OUT/corpus/overlong_tag0"
 cd "$OUT"
 ASAN_OPTIONS=detect_leaks=1 ./rpc_frame_fuzz -max_total_time=20 -max_len=4096 -rss_limit_mb=2048 \
   -print_final_stats=1 corpus 2>&1 | tail -n 15
