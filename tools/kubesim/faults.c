@@ -24,8 +24,7 @@ ks_faults *ks_faults_new(void)
 
 void ks_faults_free(ks_faults *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     pthread_mutex_destroy(&f->mu);
     free(f);
 }
@@ -46,11 +45,9 @@ void ks_faults_set(ks_faults *f, const ks_faults_cfg *cfg)
 
 static int num(const json_t *v, double lo, double hi, double *out)
 {
-    if (!json_is_number(v))
-        return -1;
+    if (!json_is_number(v)) return -1;
     double d = json_number_value(v);
-    if (d < lo || d > hi)
-        return -1;
+    if (d < lo || d > hi) return -1;
     *out = d;
     return 0;
 }
@@ -82,8 +79,11 @@ int ks_faults_apply_json(ks_faults *f, const json_t *body, int *expire, char *er
         else if (!strcmp(k, "expireVersions") && json_is_boolean(v))
             *expire = json_is_true(v);
         else {
-            snprintf(err, errlen, "unknown or out-of-range fault field \"%s\" (expected errorRate 0..1, "
-                     "throttleRate 0..1, latencyMs, retryAfterSeconds, dropWatchAfterMs, expireVersions bool)", k);
+            snprintf(err, errlen,
+                     "unknown or out-of-range fault field \"%s\" (expected errorRate 0..1, "
+                     "throttleRate 0..1, latencyMs, retryAfterSeconds, dropWatchAfterMs, "
+                     "expireVersions bool)",
+                     k);
             return -1;
         }
     }
@@ -95,7 +95,7 @@ json_t *ks_faults_json(ks_faults *f)
 {
     ks_faults_cfg c;
     ks_faults_get(f, &c);
-    return json_pack("{s:f,s:i,s:f,s:i,s:i}", "errorRate", c.error_rate, "latencyMs", c.latency_ms, "throttleRate",
-                     c.throttle_rate, "retryAfterSeconds", c.retry_after_s, "dropWatchAfterMs",
-                     c.drop_watch_after_ms);
+    return json_pack("{s:f,s:i,s:f,s:i,s:i}", "errorRate", c.error_rate, "latencyMs", c.latency_ms,
+                     "throttleRate", c.throttle_rate, "retryAfterSeconds", c.retry_after_s,
+                     "dropWatchAfterMs", c.drop_watch_after_ms);
 }

@@ -1,11 +1,13 @@
-/* kubesim fault injection for /api requests: error rate (500 InternalError), latency, throttling (429
- * TooManyRequests with Retry-After), dropped watch connections and forced resourceVersion expiry.
- * Set by flags at start (main.c) and at runtime through the admin endpoint /kubesim/faults (server.c):
- *   POST/PUT /kubesim/faults  {"errorRate":0.1,"latencyMs":50,"throttleRate":0.05,"retryAfterSeconds":1,
- *                              "dropWatchAfterMs":2000,"expireVersions":true}   (fields merged; 0 disables)
- *   GET /kubesim/faults       current settings;   DELETE /kubesim/faults   clears all
- * dropWatchAfterMs cuts every watch (open or new) once it is that old. "expireVersions":true is one-shot: every resourceVersion up to now becomes too old (410 Gone).
- * Thread-safe; values are copied out. */
+/* kubesim fault injection for /api requests: error rate (500 InternalError), latency, throttling
+ * (429 TooManyRequests with Retry-After), dropped watch connections and forced resourceVersion
+ * expiry. Set by flags at start (main.c) and at runtime through the admin endpoint /kubesim/faults
+ * (server.c): POST/PUT /kubesim/faults
+ * {"errorRate":0.1,"latencyMs":50,"throttleRate":0.05,"retryAfterSeconds":1,
+ *                              "dropWatchAfterMs":2000,"expireVersions":true}   (fields merged; 0
+ * disables) GET /kubesim/faults       current settings;   DELETE /kubesim/faults   clears all
+ * dropWatchAfterMs cuts every watch (open or new) once it is that old. "expireVersions":true is
+ * one-shot: every resourceVersion up to now becomes too old (410 Gone). Thread-safe; values are
+ * copied out. */
 #ifndef KUBESIM_FAULTS_H
 #define KUBESIM_FAULTS_H
 

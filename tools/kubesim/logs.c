@@ -22,8 +22,7 @@ typedef struct follow {
 static int pod_finished(follow *f)
 {
     json_t *pod = ks_store_get(f->store, "pods", f->ns, f->name);
-    if (!pod)
-        return 1;
+    if (!pod) return 1;
     const char *ph = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
     int fin = ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
     json_decref(pod);
@@ -32,8 +31,7 @@ static int pod_finished(follow *f)
 
 static int client_gone(int fd)
 {
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     struct pollfd p = {.fd = fd, .events = POLLIN | POLLRDHUP};
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL));
 }
@@ -67,18 +65,15 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             f->poff += n;
             return (ssize_t)n;
         }
-        if (f->done || *f->stopping)
-            return MHD_CONTENT_READER_END_OF_STREAM;
+        if (f->done || *f->stopping) return MHD_CONTENT_READER_END_OF_STREAM;
         int fin = pod_finished(f);
         refresh(f);
         if (fin) {
             f->done = 1;
             continue;
         }
-        if (f->pending && f->poff < f->plen)
-            continue;
-        if (client_gone(f->fd))
-            return MHD_CONTENT_READER_END_WITH_ERROR;
+        if (f->pending && f->poff < f->plen) continue;
+        if (client_gone(f->fd)) return MHD_CONTENT_READER_END_WITH_ERROR;
         usleep(200 * 1000);
     }
 }
@@ -90,13 +85,12 @@ static void follow_free(void *cls)
     free(f);
 }
 
-struct MHD_Response *ks_log_follow_response(ks_store *store, ks_pod_log_fn fn, void *arg, const char *ns,
-                                            const char *name, const char *container, size_t start_offset,
-                                            volatile int *stopping, int fd)
+struct MHD_Response *ks_log_follow_response(ks_store *store, ks_pod_log_fn fn, void *arg,
+                                            const char *ns, const char *name, const char *container,
+                                            size_t start_offset, volatile int *stopping, int fd)
 {
     follow *f = calloc(1, sizeof *f);
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     f->store = store;
     f->fn = fn;
     f->arg = arg;
@@ -106,7 +100,8 @@ struct MHD_Response *ks_log_follow_response(ks_store *store, ks_pod_log_fn fn, v
     f->sent = start_offset;
     f->stopping = stopping;
     f->fd = fd;
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, f, follow_free);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, reader, f, follow_free);
     if (!r) {
         follow_free(f);
         return NULL;

@@ -1,6 +1,6 @@
-/* kubesim entry point: parses flags, generates TLS material, starts the store, the kubelet half (when
- * linked in and not --no-kubelet), the HTTP server, writes the kubeconfig once the server listens, and
- * shuts everything down on SIGINT/SIGTERM. Run `kubesim --help` for the flags. */
+/* kubesim entry point: parses flags, generates TLS material, starts the store, the kubelet half
+ * (when linked in and not --no-kubelet), the HTTP server, writes the kubeconfig once the server
+ * listens, and shuts everything down on SIGINT/SIGTERM. Run `kubesim --help` for the flags. */
 #define _GNU_SOURCE
 #include "faults.h"
 #include "metrics.h"
@@ -32,7 +32,8 @@
 
 #ifdef KS_HAVE_KUBELET_H
 /* Adapts the kubelet's log accessor to the server's callback type. */
-static char *pod_log_thunk(void *arg, const char *ns, const char *name, const char *container, size_t *len)
+static char *pod_log_thunk(void *arg, const char *ns, const char *name, const char *container,
+                           size_t *len)
 {
     return ks_kubelet_pod_log((ks_kubelet *)arg, ns, name, container, len);
 }
@@ -44,7 +45,8 @@ static void usage(FILE *f)
             "usage: kubesim [options]\n"
             "  --kubeconfig-out PATH     write a kubeconfig for this server once it listens\n"
             "  --port N                  listen port on 127.0.0.1 (default: a free port)\n"
-            "  --https | --http          serve TLS with a generated CA (default) or plain HTTP (no token needed)\n"
+            "  --https | --http          serve TLS with a generated CA (default) or plain HTTP (no "
+            "token needed)\n"
             "  --ca-out PATH             also write the CA certificate (PEM)\n"
             "  --token TOKEN             admin bearer token (default: random)\n"
             "  --rbac FILE               token and allow rules (see docs/kubesim.md)\n"
@@ -55,8 +57,10 @@ static void usage(FILE *f)
             "  --fake-kubelet [--fake-delay-ms N]             mark pods Running without processes\n"
             "  --image NAME=DIR          map an image name to a local directory (repeatable)\n"
             "  --state-dir DIR           kubelet working directory\n"
-            "  --no-kubelet              API server only: pods stay Pending unless a client binds them\n"
-            "  --fault-error-rate R --fault-latency-ms N --fault-throttle-rate R --fault-retry-after S\n"
+            "  --no-kubelet              API server only: pods stay Pending unless a client binds "
+            "them\n"
+            "  --fault-error-rate R --fault-latency-ms N --fault-throttle-rate R "
+            "--fault-retry-after S\n"
             "  --fault-drop-watch-ms N   fault injection (also at runtime: POST /kubesim/faults)\n"
             "  --verbose                 log every request on stderr\n");
 }
@@ -65,14 +69,15 @@ static long long parse_quantity(const char *s, int millis)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s)
-        return -1;
+    if (end == s) return -1;
     static const struct {
         const char *suf;
         double mul;
-    } sfx[] = {{"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-               {"k", 1e3},     {"M", 1e6},        {"G", 1e9},           {"T", 1e12},
-               {"m", 1e-3},    {"", 1}};
+    } sfx[] = {{"Ki", 1024.0},       {"Mi", 1048576.0},
+               {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+               {"k", 1e3},           {"M", 1e6},
+               {"G", 1e9},           {"T", 1e12},
+               {"m", 1e-3},          {"", 1}};
     for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
         if (!strcmp(end, sfx[i].suf)) {
             double r = v * sfx[i].mul * (millis ? 1000.0 : 1.0);
@@ -81,14 +86,16 @@ static long long parse_quantity(const char *s, int millis)
     return -1;
 }
 
-static int write_kubeconfig(const char *path, const char *scheme, int port, const char *ca_pem, const char *token)
+static int write_kubeconfig(const char *path, const char *scheme, int port, const char *ca_pem,
+                            const char *token)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "w");
-    if (!f)
-        return -1;
-    fprintf(f, "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n    server: %s://127.0.0.1:%d\n",
+    if (!f) return -1;
+    fprintf(f,
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: kubesim\n  cluster:\n    server: "
+            "%s://127.0.0.1:%d\n",
             scheme, port);
     if (ca_pem) {
         size_t n = strlen(ca_pem);
@@ -101,9 +108,12 @@ static int write_kubeconfig(const char *path, const char *scheme, int port, cons
         fprintf(f, "    certificate-authority-data: %s\n", b64);
         free(b64);
     }
-    fprintf(f, "contexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim-admin\n"
-               "    namespace: default\ncurrent-context: kubesim\nusers:\n- name: kubesim-admin\n  user:\n"
-               "    token: %s\n", token);
+    fprintf(
+        f,
+        "contexts:\n- name: kubesim\n  context:\n    cluster: kubesim\n    user: kubesim-admin\n"
+        "    namespace: default\ncurrent-context: kubesim\nusers:\n- name: kubesim-admin\n  user:\n"
+        "    token: %s\n",
+        token);
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         unlink(tmp);
         return -1;
@@ -113,42 +123,116 @@ static int write_kubeconfig(const char *path, const char *scheme, int port, cons
 
 int main(int argc, char **argv)
 {
-    const char *kubeconfig = NULL, *ca_out = NULL, *token = NULL, *rbac_file = NULL, *state_dir = NULL;
-    int port = 0, https = 1, anonymous = 0, verbose = 0, no_kubelet = 0, fake = 0, fake_delay = 0, nodes = 1;
+    const char *kubeconfig = NULL, *ca_out = NULL, *token = NULL, *rbac_file = NULL,
+               *state_dir = NULL;
+    int port = 0, https = 1, anonymous = 0, verbose = 0, no_kubelet = 0, fake = 0, fake_delay = 0,
+        nodes = 1;
     int bookmark_ms = 1000;
     long long history = KS_HISTORY_DEFAULT, node_cpu = 8000, node_mem = 16LL << 30;
     const char *img_names[64], *img_dirs[64];
     int n_images = 0;
     ks_faults_cfg fc = {.retry_after_s = 1};
-    enum { O_KC = 1000, O_PORT, O_HTTPS, O_HTTP, O_CA, O_TOKEN, O_RBAC, O_ANON, O_HIST, O_BM, O_NODES, O_CPU, O_MEM,
-           O_FAKE, O_FAKED, O_IMAGE, O_STATE, O_NOKL, O_FER, O_FLAT, O_FTR, O_FRA, O_FDW, O_VERB, O_HELP };
-    static const struct option opts[] = {
-        {"kubeconfig-out", 1, 0, O_KC}, {"port", 1, 0, O_PORT}, {"https", 0, 0, O_HTTPS}, {"http", 0, 0, O_HTTP},
-        {"ca-out", 1, 0, O_CA}, {"token", 1, 0, O_TOKEN}, {"rbac", 1, 0, O_RBAC}, {"anonymous", 0, 0, O_ANON},
-        {"history", 1, 0, O_HIST}, {"bookmark-ms", 1, 0, O_BM}, {"nodes", 1, 0, O_NODES}, {"node-cpu", 1, 0, O_CPU},
-        {"node-memory", 1, 0, O_MEM}, {"fake-kubelet", 0, 0, O_FAKE}, {"fake-delay-ms", 1, 0, O_FAKED},
-        {"image", 1, 0, O_IMAGE}, {"state-dir", 1, 0, O_STATE}, {"no-kubelet", 0, 0, O_NOKL},
-        {"fault-error-rate", 1, 0, O_FER}, {"fault-latency-ms", 1, 0, O_FLAT}, {"fault-throttle-rate", 1, 0, O_FTR},
-        {"fault-retry-after", 1, 0, O_FRA}, {"fault-drop-watch-ms", 1, 0, O_FDW}, {"verbose", 0, 0, O_VERB},
-        {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    enum {
+        O_KC = 1000,
+        O_PORT,
+        O_HTTPS,
+        O_HTTP,
+        O_CA,
+        O_TOKEN,
+        O_RBAC,
+        O_ANON,
+        O_HIST,
+        O_BM,
+        O_NODES,
+        O_CPU,
+        O_MEM,
+        O_FAKE,
+        O_FAKED,
+        O_IMAGE,
+        O_STATE,
+        O_NOKL,
+        O_FER,
+        O_FLAT,
+        O_FTR,
+        O_FRA,
+        O_FDW,
+        O_VERB,
+        O_HELP
+    };
+    static const struct option opts[] = {{"kubeconfig-out", 1, 0, O_KC},
+                                         {"port", 1, 0, O_PORT},
+                                         {"https", 0, 0, O_HTTPS},
+                                         {"http", 0, 0, O_HTTP},
+                                         {"ca-out", 1, 0, O_CA},
+                                         {"token", 1, 0, O_TOKEN},
+                                         {"rbac", 1, 0, O_RBAC},
+                                         {"anonymous", 0, 0, O_ANON},
+                                         {"history", 1, 0, O_HIST},
+                                         {"bookmark-ms", 1, 0, O_BM},
+                                         {"nodes", 1, 0, O_NODES},
+                                         {"node-cpu", 1, 0, O_CPU},
+                                         {"node-memory", 1, 0, O_MEM},
+                                         {"fake-kubelet", 0, 0, O_FAKE},
+                                         {"fake-delay-ms", 1, 0, O_FAKED},
+                                         {"image", 1, 0, O_IMAGE},
+                                         {"state-dir", 1, 0, O_STATE},
+                                         {"no-kubelet", 0, 0, O_NOKL},
+                                         {"fault-error-rate", 1, 0, O_FER},
+                                         {"fault-latency-ms", 1, 0, O_FLAT},
+                                         {"fault-throttle-rate", 1, 0, O_FTR},
+                                         {"fault-retry-after", 1, 0, O_FRA},
+                                         {"fault-drop-watch-ms", 1, 0, O_FDW},
+                                         {"verbose", 0, 0, O_VERB},
+                                         {"help", 0, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case O_KC: kubeconfig = optarg; break;
-        case O_PORT: port = atoi(optarg); break;
-        case O_HTTPS: https = 1; break;
-        case O_HTTP: https = 0; break;
-        case O_CA: ca_out = optarg; break;
-        case O_TOKEN: token = optarg; break;
-        case O_RBAC: rbac_file = optarg; break;
-        case O_ANON: anonymous = 1; break;
-        case O_HIST: history = atoll(optarg); break;
-        case O_BM: bookmark_ms = atoi(optarg); break;
-        case O_NODES: nodes = atoi(optarg); break;
-        case O_CPU: node_cpu = parse_quantity(optarg, 1); break;
-        case O_MEM: node_mem = parse_quantity(optarg, 0); break;
-        case O_FAKE: fake = 1; break;
-        case O_FAKED: fake_delay = atoi(optarg); break;
+        case O_KC:
+            kubeconfig = optarg;
+            break;
+        case O_PORT:
+            port = atoi(optarg);
+            break;
+        case O_HTTPS:
+            https = 1;
+            break;
+        case O_HTTP:
+            https = 0;
+            break;
+        case O_CA:
+            ca_out = optarg;
+            break;
+        case O_TOKEN:
+            token = optarg;
+            break;
+        case O_RBAC:
+            rbac_file = optarg;
+            break;
+        case O_ANON:
+            anonymous = 1;
+            break;
+        case O_HIST:
+            history = atoll(optarg);
+            break;
+        case O_BM:
+            bookmark_ms = atoi(optarg);
+            break;
+        case O_NODES:
+            nodes = atoi(optarg);
+            break;
+        case O_CPU:
+            node_cpu = parse_quantity(optarg, 1);
+            break;
+        case O_MEM:
+            node_mem = parse_quantity(optarg, 0);
+            break;
+        case O_FAKE:
+            fake = 1;
+            break;
+        case O_FAKED:
+            fake_delay = atoi(optarg);
+            break;
         case O_IMAGE: {
             char *eq = strchr(optarg, '=');
             if (!eq || n_images == 64) {
@@ -160,21 +244,42 @@ int main(int argc, char **argv)
             img_dirs[n_images++] = eq + 1;
             break;
         }
-        case O_STATE: state_dir = optarg; break;
-        case O_NOKL: no_kubelet = 1; break;
-        case O_FER: fc.error_rate = atof(optarg); break;
-        case O_FLAT: fc.latency_ms = atoi(optarg); break;
-        case O_FTR: fc.throttle_rate = atof(optarg); break;
-        case O_FRA: fc.retry_after_s = atoi(optarg); break;
-        case O_FDW: fc.drop_watch_after_ms = atoi(optarg); break;
-        case O_VERB: verbose = 1; break;
-        case O_HELP: usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case O_STATE:
+            state_dir = optarg;
+            break;
+        case O_NOKL:
+            no_kubelet = 1;
+            break;
+        case O_FER:
+            fc.error_rate = atof(optarg);
+            break;
+        case O_FLAT:
+            fc.latency_ms = atoi(optarg);
+            break;
+        case O_FTR:
+            fc.throttle_rate = atof(optarg);
+            break;
+        case O_FRA:
+            fc.retry_after_s = atoi(optarg);
+            break;
+        case O_FDW:
+            fc.drop_watch_after_ms = atoi(optarg);
+            break;
+        case O_VERB:
+            verbose = 1;
+            break;
+        case O_HELP:
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
         }
     }
-    if (port < 0 || port > 65535 || history < 16 || nodes < 0 || node_cpu < 0 || node_mem < 0 || fc.error_rate < 0 ||
-        fc.error_rate > 1 || fc.throttle_rate < 0 || fc.throttle_rate > 1) {
-        fprintf(stderr, "kubesim: invalid flag value (port 0..65535, history >= 16, rates 0..1, quantities like "
+    if (port < 0 || port > 65535 || history < 16 || nodes < 0 || node_cpu < 0 || node_mem < 0 ||
+        fc.error_rate < 0 || fc.error_rate > 1 || fc.throttle_rate < 0 || fc.throttle_rate > 1) {
+        fprintf(stderr, "kubesim: invalid flag value (port 0..65535, history >= 16, rates 0..1, "
+                        "quantities like "
                         "8, 500m, 16Gi)\n");
         return 2;
     }
@@ -186,8 +291,8 @@ int main(int argc, char **argv)
         token = tokbuf;
     }
     char err[512] = "";
-    /* kubectl sends no bearer token over plain HTTP: there, a request without one is the admin (as the old
-     * insecure port), unless --anonymous asks for system:anonymous */
+    /* kubectl sends no bearer token over plain HTTP: there, a request without one is the admin (as
+     * the old insecure port), unless --anonymous asks for system:anonymous */
     ks_rbac *rbac = ks_rbac_new(token, rbac_file, anonymous ? 1 : https ? 0 : 2, err, sizeof err);
     if (!rbac) {
         fprintf(stderr, "kubesim: %s\n", err);
@@ -209,9 +314,15 @@ int main(int argc, char **argv)
     ks_faults *faults = ks_faults_new();
     ks_faults_set(faults, &fc);
     ks_metrics *metrics = ks_metrics_new();
-    ks_server_opts so = {.store = store, .rbac = rbac, .faults = faults, .metrics = metrics,
-                         .tls_cert_pem = tls.cert_pem, .tls_key_pem = tls.key_pem, .port = port,
-                         .bookmark_ms = bookmark_ms, .verbose = verbose};
+    ks_server_opts so = {.store = store,
+                         .rbac = rbac,
+                         .faults = faults,
+                         .metrics = metrics,
+                         .tls_cert_pem = tls.cert_pem,
+                         .tls_key_pem = tls.key_pem,
+                         .port = port,
+                         .bookmark_ms = bookmark_ms,
+                         .verbose = verbose};
     void *kubelet = NULL; /* ks_kubelet * when the kubelet half is linked in */
 #ifdef KS_HAVE_KUBELET_H
     if (!no_kubelet && ks_kubelet_start) {
@@ -257,18 +368,18 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (kubeconfig && write_kubeconfig(kubeconfig, https ? "https" : "http", p, tls.ca_pem, token) < 0) {
+    if (kubeconfig &&
+        write_kubeconfig(kubeconfig, https ? "https" : "http", p, tls.ca_pem, token) < 0) {
         fprintf(stderr, "kubesim: --kubeconfig-out %s: %s\n", kubeconfig, strerror(errno));
         return 1;
     }
-    fprintf(stderr, "info %lld kubesim listening url=%s://127.0.0.1:%d kubelet=%s\n", (long long)ks_now_ms(),
-            https ? "https" : "http", p, kubelet ? "on" : "off");
+    fprintf(stderr, "info %lld kubesim listening url=%s://127.0.0.1:%d kubelet=%s\n",
+            (long long)ks_now_ms(), https ? "https" : "http", p, kubelet ? "on" : "off");
     int sig = 0;
     sigwait(&set, &sig);
     fprintf(stderr, "info %lld kubesim stopping signal=%d\n", (long long)ks_now_ms(), sig);
 #ifdef KS_HAVE_KUBELET_H
-    if (kubelet && ks_kubelet_stop)
-        ks_kubelet_stop(kubelet);
+    if (kubelet && ks_kubelet_stop) ks_kubelet_stop(kubelet);
 #endif
     ks_server_stop(srv);
     ks_store_free(store);

@@ -1,5 +1,5 @@
-/* kubesim patches (see patch.h). Strategic merge follows the core/v1 patchMergeKey tags for the fields
- * clients patch in practice; any other list is replaced, as in a merge patch. */
+/* kubesim patches (see patch.h). Strategic merge follows the core/v1 patchMergeKey tags for the
+ * fields clients patch in practice; any other list is replaced, as in a merge patch. */
 #include "patch.h"
 
 #include <stdio.h>
@@ -11,8 +11,7 @@ static json_t *merge_value(json_t *target, const json_t *patch);
 /* RFC 7386 MergePatch(Target, Patch); returns a new reference. */
 static json_t *merge_value(json_t *target, const json_t *patch)
 {
-    if (!json_is_object(patch))
-        return json_deep_copy(patch);
+    if (!json_is_object(patch)) return json_deep_copy(patch);
     json_t *res = json_is_object(target) ? json_incref(target) : json_object();
     const char *k;
     json_t *v;
@@ -31,7 +30,8 @@ static json_t *merge_value(json_t *target, const json_t *patch)
 int ks_merge_patch(json_t *target, const json_t *patch, char *err, size_t errlen)
 {
     if (!json_is_object(patch)) {
-        snprintf(err, errlen, "json: cannot unmarshal %s into Go value of type map[string]interface {}",
+        snprintf(err, errlen,
+                 "json: cannot unmarshal %s into Go value of type map[string]interface {}",
                  json_is_array(patch) ? "array" : "value");
         return -1;
     }
@@ -47,21 +47,29 @@ static const char *merge_key_for(const char *field, const json_t *sample)
     static const struct {
         const char *field, *key;
     } keys[] = {
-        {"containers", "name"},      {"initContainers", "name"}, {"ephemeralContainers", "name"},
-        {"env", "name"},             {"volumes", "name"},        {"volumeMounts", "mountPath"},
-        {"imagePullSecrets", "name"}, {"ownerReferences", "uid"}, {"conditions", "type"},
-        {"hostAliases", "ip"},       {"topologySpreadConstraints", "topologyKey"},
-        {"volumeDevices", "devicePath"}, {"containerStatuses", "name"}, {"initContainerStatuses", "name"},
-        {"readinessGates", "conditionType"}, {"podIPs", "ip"},
+        {"containers", "name"},
+        {"initContainers", "name"},
+        {"ephemeralContainers", "name"},
+        {"env", "name"},
+        {"volumes", "name"},
+        {"volumeMounts", "mountPath"},
+        {"imagePullSecrets", "name"},
+        {"ownerReferences", "uid"},
+        {"conditions", "type"},
+        {"hostAliases", "ip"},
+        {"topologySpreadConstraints", "topologyKey"},
+        {"volumeDevices", "devicePath"},
+        {"containerStatuses", "name"},
+        {"initContainerStatuses", "name"},
+        {"readinessGates", "conditionType"},
+        {"podIPs", "ip"},
     };
     if (!strcmp(field, "ports")) {
-        if (json_object_get(sample, "containerPort"))
-            return "containerPort";
+        if (json_object_get(sample, "containerPort")) return "containerPort";
         return "port";
     }
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (!strcmp(field, keys[i].field))
-            return keys[i].key;
+        if (!strcmp(field, keys[i].field)) return keys[i].key;
     return NULL;
 }
 
@@ -80,14 +88,14 @@ static json_t *strategic_object(json_t *target, const json_t *patch)
         json_object_del(r, "$patch");
         return r;
     }
-    if (directive && !strcmp(directive, "delete"))
-        return NULL;
+    if (directive && !strcmp(directive, "delete")) return NULL;
     json_t *res = json_is_object(target) ? json_incref(target) : json_object();
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)patch, k, v)
     {
-        if (!strcmp(k, "$patch") || !strncmp(k, "$setElementOrder/", 17) || !strcmp(k, "$retainKeys"))
+        if (!strcmp(k, "$patch") || !strncmp(k, "$setElementOrder/", 17) ||
+            !strcmp(k, "$retainKeys"))
             continue;
         if (!strncmp(k, "$deleteFromPrimitiveList/", 25)) {
             json_t *list = json_object_get(res, k + 25);
@@ -101,8 +109,7 @@ static json_t *strategic_object(json_t *target, const json_t *patch)
                     size_t j;
                     json_t *d;
                     json_array_foreach(v, j, d) if (json_equal(d, e)) drop = 1;
-                    if (!drop)
-                        json_array_append(nl, e);
+                    if (!drop) json_array_append(nl, e);
                 }
                 json_object_set_new(res, k + 25, nl);
             }
@@ -123,8 +130,7 @@ static json_t *strategic_object(json_t *target, const json_t *patch)
 
 static json_t *strategic_list(json_t *target, const json_t *patch, const char *field)
 {
-    if (!json_is_array(target))
-        target = NULL;
+    if (!json_is_array(target)) target = NULL;
     /* a list element {"$patch":"replace"} replaces the whole list */
     size_t i;
     json_t *e;
@@ -135,7 +141,8 @@ static json_t *strategic_list(json_t *target, const json_t *patch, const char *f
             json_t *r = json_array();
             size_t j;
             json_t *x;
-            json_array_foreach((json_t *)patch, j, x) if (j != i) json_array_append_new(r, json_deep_copy(x));
+            json_array_foreach((json_t *)patch, j, x) if (j != i)
+                json_array_append_new(r, json_deep_copy(x));
             return r;
         }
     }
@@ -147,21 +154,18 @@ static json_t *strategic_list(json_t *target, const json_t *patch, const char *f
             size_t j;
             json_t *x;
             json_array_foreach(r, j, x) if (json_equal(x, e)) have = 1;
-            if (!have)
-                json_array_append_new(r, json_deep_copy(e));
+            if (!have) json_array_append_new(r, json_deep_copy(e));
         }
         return r;
     }
     const char *mk = json_array_size(patch) ? merge_key_for(field, json_array_get(patch, 0)) : NULL;
-    if (!mk || !target)
-        mk = NULL;
+    if (!mk || !target) mk = NULL;
     if (!mk) {
         json_t *r = json_array();
         json_array_foreach((json_t *)patch, i, e)
         {
             const char *d = json_string_value(json_object_get(e, "$patch"));
-            if (d && !strcmp(d, "delete"))
-                continue;
+            if (d && !strcmp(d, "delete")) continue;
             json_array_append_new(r, json_deep_copy(e));
         }
         return r;
@@ -174,21 +178,19 @@ static json_t *strategic_list(json_t *target, const json_t *patch, const char *f
         json_t *x;
         ssize_t found = -1;
         if (kv)
-            json_array_foreach(r, j, x) if (json_equal(json_object_get(x, mk), kv)) found = (ssize_t)j;
+            json_array_foreach(r, j, x) if (json_equal(json_object_get(x, mk), kv)) found =
+                (ssize_t)j;
         const char *d = json_string_value(json_object_get(e, "$patch"));
         if (d && !strcmp(d, "delete")) {
-            if (found >= 0)
-                json_array_remove(r, (size_t)found);
+            if (found >= 0) json_array_remove(r, (size_t)found);
             continue;
         }
         if (found >= 0) {
             json_t *merged = strategic_object(json_array_get(r, (size_t)found), e);
-            if (merged)
-                json_array_set_new(r, (size_t)found, merged);
+            if (merged) json_array_set_new(r, (size_t)found, merged);
         } else {
             json_t *n = strategic_object(NULL, e);
-            if (n)
-                json_array_append_new(r, n);
+            if (n) json_array_append_new(r, n);
         }
     }
     return r;
@@ -196,17 +198,16 @@ static json_t *strategic_list(json_t *target, const json_t *patch, const char *f
 
 static json_t *strategic_value(json_t *target, const json_t *patch, const char *field)
 {
-    if (json_is_object(patch))
-        return strategic_object(target, patch);
-    if (json_is_array(patch))
-        return strategic_list(target, patch, field);
+    if (json_is_object(patch)) return strategic_object(target, patch);
+    if (json_is_array(patch)) return strategic_list(target, patch, field);
     return json_deep_copy(patch);
 }
 
 int ks_strategic_patch(json_t *target, const json_t *patch, char *err, size_t errlen)
 {
     if (!json_is_object(patch)) {
-        snprintf(err, errlen, "json: cannot unmarshal %s into Go value of type map[string]interface {}",
+        snprintf(err, errlen,
+                 "json: cannot unmarshal %s into Go value of type map[string]interface {}",
                  json_is_array(patch) ? "array" : "value");
         return -1;
     }
@@ -225,8 +226,7 @@ int ks_strategic_patch(json_t *target, const json_t *patch, char *err, size_t er
 /* Resolves a JSON pointer to its parent container and final token (unescaped into tok). */
 static json_t *pointer_parent(json_t *doc, const char *ptr, char *tok, size_t toklen)
 {
-    if (*ptr != '/')
-        return NULL;
+    if (*ptr != '/') return NULL;
     json_t *cur = doc;
     const char *p = ptr + 1;
     for (;;) {
@@ -242,37 +242,31 @@ static json_t *pointer_parent(json_t *doc, const char *ptr, char *tok, size_t to
             }
         }
         tok[o] = 0;
-        if (!e)
-            return cur;
+        if (!e) return cur;
         if (json_is_object(cur))
             cur = json_object_get(cur, tok);
         else if (json_is_array(cur)) {
             char *end;
             long idx = strtol(tok, &end, 10);
-            if (*end || idx < 0)
-                return NULL;
+            if (*end || idx < 0) return NULL;
             cur = json_array_get(cur, (size_t)idx);
         } else
             return NULL;
-        if (!cur)
-            return NULL;
+        if (!cur) return NULL;
         p = e + 1;
     }
 }
 
 static json_t *pointer_get(json_t *doc, const char *ptr)
 {
-    if (!*ptr)
-        return doc;
+    if (!*ptr) return doc;
     char tok[256];
     json_t *par = pointer_parent(doc, ptr, tok, sizeof tok);
-    if (json_is_object(par))
-        return json_object_get(par, tok);
+    if (json_is_object(par)) return json_object_get(par, tok);
     if (json_is_array(par)) {
         char *end;
         long idx = strtol(tok, &end, 10);
-        if (*end || idx < 0)
-            return NULL;
+        if (*end || idx < 0) return NULL;
         return json_array_get(par, (size_t)idx);
     }
     return NULL;
@@ -282,13 +276,11 @@ static int pointer_remove(json_t *doc, const char *ptr)
 {
     char tok[256];
     json_t *par = pointer_parent(doc, ptr, tok, sizeof tok);
-    if (json_is_object(par))
-        return json_object_del(par, tok);
+    if (json_is_object(par)) return json_object_del(par, tok);
     if (json_is_array(par)) {
         char *end;
         long idx = strtol(tok, &end, 10);
-        if (*end || idx < 0)
-            return -1;
+        if (*end || idx < 0) return -1;
         return json_array_remove(par, (size_t)idx);
     }
     return -1;
@@ -306,8 +298,7 @@ static int pointer_add(json_t *doc, const char *ptr, json_t *val /* stolen */, i
         return json_object_set_new(par, tok, val);
     }
     if (json_is_array(par)) {
-        if (!strcmp(tok, "-") && !replace)
-            return json_array_append_new(par, val);
+        if (!strcmp(tok, "-") && !replace) return json_array_append_new(par, val);
         char *end;
         long idx = strtol(tok, &end, 10);
         if (*end || idx < 0 || (size_t)idx > json_array_size(par) ||
@@ -315,7 +306,8 @@ static int pointer_add(json_t *doc, const char *ptr, json_t *val /* stolen */, i
             json_decref(val);
             return -1;
         }
-        return replace ? json_array_set_new(par, (size_t)idx, val) : json_array_insert_new(par, (size_t)idx, val);
+        return replace ? json_array_set_new(par, (size_t)idx, val)
+                       : json_array_insert_new(par, (size_t)idx, val);
     }
     json_decref(val);
     return -1;
@@ -324,7 +316,8 @@ static int pointer_add(json_t *doc, const char *ptr, json_t *val /* stolen */, i
 int ks_json_patch(json_t *target, const json_t *patch, char *err, size_t errlen)
 {
     if (!json_is_array(patch)) {
-        snprintf(err, errlen, "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+        snprintf(err, errlen,
+                 "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
         return -1;
     }
     size_t i;
@@ -353,8 +346,7 @@ int ks_json_patch(json_t *target, const json_t *patch, char *err, size_t errlen)
             if (v) {
                 v = json_deep_copy(v);
                 rc = 0;
-                if (!strcmp(o, "move"))
-                    rc = pointer_remove(target, from);
+                if (!strcmp(o, "move")) rc = pointer_remove(target, from);
                 if (rc == 0)
                     rc = pointer_add(target, path, v, 0);
                 else
@@ -365,8 +357,10 @@ int ks_json_patch(json_t *target, const json_t *patch, char *err, size_t errlen)
             if (!strcmp(o, "test"))
                 snprintf(err, errlen, "testing value %s failed: test failed", path);
             else
-                snprintf(err, errlen, "the server rejected our request due to an error in our request: %s "
-                         "operation does not apply: doc is missing path: \"%s\"", o, path);
+                snprintf(err, errlen,
+                         "the server rejected our request due to an error in our request: %s "
+                         "operation does not apply: doc is missing path: \"%s\"",
+                         o, path);
             return -1;
         }
     }

@@ -1,7 +1,7 @@
 /* kubesim patch application: JSON merge patch (RFC 7386), a strategic-merge subset (lists of
- * containers/env/ports/volumes/... merged by their merge keys, $patch directives, $setElementOrder and
- * $retainKeys ignored, $deleteFromPrimitiveList honoured) and JSON patch (RFC 6902). Called by server.c
- * inside ks_store_mutate. target is modified in place; patch is borrowed. */
+ * containers/env/ports/volumes/... merged by their merge keys, $patch directives, $setElementOrder
+ * and $retainKeys ignored, $deleteFromPrimitiveList honoured) and JSON patch (RFC 6902). Called by
+ * server.c inside ks_store_mutate. target is modified in place; patch is borrowed. */
 #ifndef KUBESIM_PATCH_H
 #define KUBESIM_PATCH_H
 

@@ -1,6 +1,7 @@
-/* kubesim protobuf request bodies: decodes the Kubernetes protobuf envelope ("k8s\0" + runtime.Unknown)
- * for the kinds kubectl's typed clients create (ConfigMap, Secret, Namespace, Service) into the same JSON
- * a client would have sent. Called by server.c when a body starts with the magic bytes. */
+/* kubesim protobuf request bodies: decodes the Kubernetes protobuf envelope ("k8s\0" +
+ * runtime.Unknown) for the kinds kubectl's typed clients create (ConfigMap, Secret, Namespace,
+ * Service) into the same JSON a client would have sent. Called by server.c when a body starts with
+ * the magic bytes. */
 #ifndef KUBESIM_PB_H
 #define KUBESIM_PB_H
 

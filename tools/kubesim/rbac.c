@@ -24,8 +24,7 @@ struct ks_rbac {
 
 void ks_rbac_free(ks_rbac *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     free(r->admin_token);
     for (int i = 0; i < r->nrules; i++) {
         free(r->rules[i].user);
@@ -42,16 +41,14 @@ void ks_rbac_free(ks_rbac *r)
     free(r);
 }
 
-ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, char *err, size_t errlen)
+ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, char *err,
+                     size_t errlen)
 {
     ks_rbac *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
+    if (!r) return NULL;
     r->anonymous = anonymous;
-    if (admin_token)
-        r->admin_token = strdup(admin_token);
-    if (!path)
-        return r;
+    if (admin_token) r->admin_token = strdup(admin_token);
+    if (!path) return r;
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "--rbac %s: cannot open file", path);
@@ -64,33 +61,32 @@ ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, c
     while (fgets(line, sizeof line, f)) {
         lineno++;
         char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
+        if (hash) *hash = 0;
         char *w[6] = {0};
         int n = 0;
         char *save = NULL;
-        for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 6; t = strtok_r(NULL, " \t\r\n", &save))
+        for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 6;
+             t = strtok_r(NULL, " \t\r\n", &save))
             w[n++] = t;
-        if (n == 0)
-            continue;
+        if (n == 0) continue;
         if (!strcmp(w[0], "token") && n == 3) {
             tok *nt = realloc(r->tokens, (size_t)(r->ntokens + 1) * sizeof *nt);
-            if (!nt)
-                break;
+            if (!nt) break;
             r->tokens = nt;
             r->tokens[r->ntokens].token = strdup(w[1]);
             r->tokens[r->ntokens].user = strdup(w[2]);
             r->ntokens++;
         } else if (!strcmp(w[0], "allow") && n == 5) {
             rule *nr = realloc(r->rules, (size_t)(r->nrules + 1) * sizeof *nr);
-            if (!nr)
-                break;
+            if (!nr) break;
             r->rules = nr;
             r->rules[r->nrules] = (rule){strdup(w[1]), strdup(w[2]), strdup(w[3]), strdup(w[4])};
             r->nrules++;
         } else {
-            snprintf(err, errlen, "--rbac %s:%d: expected 'token <token> <user>' or 'allow <user> <verbs> "
-                     "<resources> <namespaces>'", path, lineno);
+            snprintf(err, errlen,
+                     "--rbac %s:%d: expected 'token <token> <user>' or 'allow <user> <verbs> "
+                     "<resources> <namespaces>'",
+                     path, lineno);
             fclose(f);
             ks_rbac_free(r);
             return NULL;
@@ -109,46 +105,39 @@ const char *ks_rbac_authenticate(const ks_rbac *r, const char *authorization)
             t++;
     }
     if (!t || !*t) {
-        if (r->anonymous == 2)
-            return "kubesim-admin";
+        if (r->anonymous == 2) return "kubesim-admin";
         return r->anonymous || !r->admin_token ? "system:anonymous" : NULL;
     }
-    if (r->admin_token && !strcmp(t, r->admin_token))
-        return "kubesim-admin";
+    if (r->admin_token && !strcmp(t, r->admin_token)) return "kubesim-admin";
     for (int i = 0; i < r->ntokens; i++)
-        if (!strcmp(r->tokens[i].token, t))
-            return r->tokens[i].user;
+        if (!strcmp(r->tokens[i].token, t)) return r->tokens[i].user;
     return NULL;
 }
 
 static int list_has(const char *list, const char *item)
 {
-    if (!strcmp(list, "*"))
-        return 1;
+    if (!strcmp(list, "*")) return 1;
     size_t n = strlen(item);
     for (const char *p = list; *p;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == n && !strncmp(p, item, n))
-            return 1;
-        if (!e)
-            break;
+        if (l == n && !strncmp(p, item, n)) return 1;
+        if (!e) break;
         p = e + 1;
     }
     return 0;
 }
 
-int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource, const char *ns)
+int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource,
+                    const char *ns)
 {
-    if (!strcmp(user, "kubesim-admin") || !r->have_rules)
-        return 1;
+    if (!strcmp(user, "kubesim-admin") || !r->have_rules) return 1;
     for (int i = 0; i < r->nrules; i++) {
         const rule *ru = &r->rules[i];
-        if (strcmp(ru->user, user) && strcmp(ru->user, "*"))
-            continue;
-        if (!list_has(ru->verbs, verb) || !list_has(ru->resources, resource))
-            continue;
-        if (ns ? list_has(ru->namespaces, ns) : (list_has(ru->namespaces, "-") || !strcmp(ru->namespaces, "*")))
+        if (strcmp(ru->user, user) && strcmp(ru->user, "*")) continue;
+        if (!list_has(ru->verbs, verb) || !list_has(ru->resources, resource)) continue;
+        if (ns ? list_has(ru->namespaces, ns)
+               : (list_has(ru->namespaces, "-") || !strcmp(ru->namespaces, "*")))
             return 1;
     }
     return 0;

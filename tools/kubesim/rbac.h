@@ -1,5 +1,5 @@
-/* kubesim authentication and authorization: bearer tokens mapped to user names, and simple RBAC rules
- * read from a text file. Called by server.c for every /api request.
+/* kubesim authentication and authorization: bearer tokens mapped to user names, and simple RBAC
+ * rules read from a text file. Called by server.c for every /api request.
  *
  * File format (one directive per line, '#' comments):
  *   token  <token> <user>                      e.g. token s3cr3t system:serviceaccount:spark:spark
@@ -9,8 +9,8 @@
  * cluster scope alone. The admin token (--token) is always allowed everything, like system:masters.
  * Without a rules file every authenticated user is allowed everything.
  * anonymous: 0 = a token is required, 1 = requests without a token are "system:anonymous",
- * 2 = requests without a token are the admin (the old insecure port; kubesim --http, since kubectl sends no
- * token over plain HTTP). */
+ * 2 = requests without a token are the admin (the old insecure port; kubesim --http, since kubectl
+ * sends no token over plain HTTP). */
 #ifndef KUBESIM_RBAC_H
 #define KUBESIM_RBAC_H
 
@@ -18,15 +18,17 @@
 
 typedef struct ks_rbac ks_rbac;
 
-/* admin_token may be NULL (then no admin token). path may be NULL (no rules: allow all). Returns NULL
- * and writes a message into err on a parse error. Owned by caller (ks_rbac_free). */
-ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, char *err, size_t errlen);
+/* admin_token may be NULL (then no admin token). path may be NULL (no rules: allow all). Returns
+ * NULL and writes a message into err on a parse error. Owned by caller (ks_rbac_free). */
+ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, char *err,
+                     size_t errlen);
 void ks_rbac_free(ks_rbac *r);
 
-/* Authenticates an Authorization header value (may be NULL). Returns the user name (borrowed, valid for
- * the life of r) or NULL when unauthenticated (401). */
+/* Authenticates an Authorization header value (may be NULL). Returns the user name (borrowed, valid
+ * for the life of r) or NULL when unauthenticated (401). */
 const char *ks_rbac_authenticate(const ks_rbac *r, const char *authorization);
 /* 1 if user may do verb on resource (with "/sub" if any) in ns (NULL = cluster scope). */
-int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource, const char *ns);
+int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource,
+                    const char *ns);
 
 #endif

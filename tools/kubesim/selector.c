@@ -1,6 +1,7 @@
 /* kubesim label and field selectors (see selector.h). Grammar follows
  * k8s.io/apimachinery/pkg/labels: comma-separated requirements; "key", "!key", "key=v", "key==v",
- * "key!=v", "key in (a,b)", "key notin (a,b)". Field selectors accept =, == and != on known fields. */
+ * "key!=v", "key in (a,b)", "key notin (a,b)". Field selectors accept =, == and != on known fields.
+ */
 #include "selector.h"
 
 #include <ctype.h>
@@ -33,8 +34,7 @@ static void req_free(req *r)
 
 void ks_selector_free(ks_selector *sel)
 {
-    if (!sel)
-        return;
+    if (!sel) return;
     for (int i = 0; i < sel->n; i++)
         req_free(&sel->reqs[i]);
     free(sel->reqs);
@@ -55,8 +55,7 @@ static char *trimdup(const char *a, const char *b)
 
 static int valid_label_key(const char *k)
 {
-    if (!*k || strlen(k) > 316)
-        return 0;
+    if (!*k || strlen(k) > 316) return 0;
     for (const char *p = k; *p; p++)
         if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.' || *p == '/'))
             return 0;
@@ -65,11 +64,9 @@ static int valid_label_key(const char *k)
 
 static int valid_label_value(const char *v)
 {
-    if (strlen(v) > 63)
-        return 0;
+    if (strlen(v) > 63) return 0;
     for (const char *p = v; *p; p++)
-        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
-            return 0;
+        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.')) return 0;
     return 1;
 }
 
@@ -112,8 +109,7 @@ static int parse_labels(ks_selector *sel, const char *s, char *err, size_t errle
             p++;
         }
         char *term = trimdup(start, p);
-        if (*p == ',')
-            p++;
+        if (*p == ',') p++;
         req r = {0};
         char *t = term;
         if (!*t) {
@@ -134,8 +130,10 @@ static int parse_labels(ks_selector *sel, const char *s, char *err, size_t errle
             else if (!strncmp(rest, "in", 2) && (isspace((unsigned char)rest[2]) || rest[2] == '('))
                 in = "in", r.op = OP_IN, rest += 2;
             if (!in) {
-                snprintf(err, errlen, "unable to parse requirement: found '%s', expected: in, notin, =, ==, !=, "
-                         "gt, lt", rest);
+                snprintf(err, errlen,
+                         "unable to parse requirement: found '%s', expected: in, notin, =, ==, !=, "
+                         "gt, lt",
+                         rest);
                 free(k);
                 free(term);
                 return -1;
@@ -144,7 +142,8 @@ static int parse_labels(ks_selector *sel, const char *s, char *err, size_t errle
                 rest++;
             char *close = strrchr(rest, ')');
             if (*rest != '(' || !close || close[1]) {
-                snprintf(err, errlen, "unable to parse requirement: found '%s', expected: '('", rest);
+                snprintf(err, errlen, "unable to parse requirement: found '%s', expected: '('",
+                         rest);
                 free(k);
                 free(term);
                 return -1;
@@ -157,7 +156,8 @@ static int parse_labels(ks_selector *sel, const char *s, char *err, size_t errle
                     e++;
                 char *val = trimdup(v, e);
                 if (!valid_label_value(val)) {
-                    snprintf(err, errlen, "unable to parse requirement: invalid label value: \"%s\"", val);
+                    snprintf(err, errlen,
+                             "unable to parse requirement: invalid label value: \"%s\"", val);
                     free(val);
                     req_free(&r);
                     free(term);
@@ -188,7 +188,8 @@ static int parse_labels(ks_selector *sel, const char *s, char *err, size_t errle
                 r.key = trimdup(t, t + strlen(t));
             }
             if (r.nvals && !valid_label_value(r.vals[0])) {
-                snprintf(err, errlen, "unable to parse requirement: invalid label value: \"%s\"", r.vals[0]);
+                snprintf(err, errlen, "unable to parse requirement: invalid label value: \"%s\"",
+                         r.vals[0]);
                 req_free(&r);
                 free(term);
                 return -1;
@@ -201,39 +202,34 @@ static int parse_labels(ks_selector *sel, const char *s, char *err, size_t errle
             return -1;
         }
         free(term);
-        if (add_req(sel, r) < 0)
-            return -1;
+        if (add_req(sel, r) < 0) return -1;
     }
     return 0;
 }
 
 static int field_supported(const char *resource, const char *f)
 {
-    if (!strcmp(f, "metadata.name") || !strcmp(f, "metadata.namespace"))
-        return 1;
+    if (!strcmp(f, "metadata.name") || !strcmp(f, "metadata.namespace")) return 1;
     if (!strcmp(resource, "pods"))
-        return !strcmp(f, "status.phase") || !strcmp(f, "spec.nodeName") || !strcmp(f, "spec.restartPolicy") ||
-               !strcmp(f, "spec.schedulerName") || !strcmp(f, "spec.serviceAccountName") ||
-               !strcmp(f, "status.podIP");
+        return !strcmp(f, "status.phase") || !strcmp(f, "spec.nodeName") ||
+               !strcmp(f, "spec.restartPolicy") || !strcmp(f, "spec.schedulerName") ||
+               !strcmp(f, "spec.serviceAccountName") || !strcmp(f, "status.podIP");
     if (!strcmp(resource, "events"))
         return !strncmp(f, "involvedObject.", 15) || !strcmp(f, "reason") || !strcmp(f, "type") ||
                !strcmp(f, "source");
-    if (!strcmp(resource, "secrets"))
-        return !strcmp(f, "type");
-    if (!strcmp(resource, "namespaces"))
-        return !strcmp(f, "status.phase");
-    if (!strcmp(resource, "nodes"))
-        return !strcmp(f, "spec.unschedulable");
+    if (!strcmp(resource, "secrets")) return !strcmp(f, "type");
+    if (!strcmp(resource, "namespaces")) return !strcmp(f, "status.phase");
+    if (!strcmp(resource, "nodes")) return !strcmp(f, "spec.unschedulable");
     return 0;
 }
 
-static int parse_fields(ks_selector *sel, const char *resource, const char *s, char *err, size_t errlen)
+static int parse_fields(ks_selector *sel, const char *resource, const char *s, char *err,
+                        size_t errlen)
 {
     const char *p = s;
     while (*p) {
         const char *e = strchr(p, ',');
-        if (!e)
-            e = p + strlen(p);
+        if (!e) e = p + strlen(p);
         char *term = trimdup(p, e);
         p = *e ? e + 1 : e;
         if (!*term) {
@@ -265,20 +261,17 @@ static int parse_fields(ks_selector *sel, const char *resource, const char *s, c
             req_free(&r);
             return -1;
         }
-        if (add_req(sel, r) < 0)
-            return -1;
+        if (add_req(sel, r) < 0) return -1;
     }
     return 0;
 }
 
-ks_selector *ks_selector_parse(const char *resource, const char *label_sel, const char *field_sel, char *err,
-                               size_t errlen)
+ks_selector *ks_selector_parse(const char *resource, const char *label_sel, const char *field_sel,
+                               char *err, size_t errlen)
 {
     ks_selector *sel = calloc(1, sizeof *sel);
-    if (!sel)
-        return NULL;
-    if (label_sel && *label_sel && parse_labels(sel, label_sel, err, errlen) < 0)
-        goto fail;
+    if (!sel) return NULL;
+    if (label_sel && *label_sel && parse_labels(sel, label_sel, err, errlen) < 0) goto fail;
     if (field_sel && *field_sel && parse_fields(sel, resource, field_sel, err, errlen) < 0)
         goto fail;
     return sel;
@@ -295,23 +288,19 @@ static const char *field_value(const json_t *obj, const char *path, char *buf, s
     snprintf(tmp, sizeof tmp, "%s", path);
     for (char *save = NULL, *tok = strtok_r(tmp, ".", &save); tok; tok = strtok_r(NULL, ".", &save))
         cur = json_object_get(cur, tok);
-    if (json_is_string(cur))
-        return json_string_value(cur);
-    if (json_is_boolean(cur))
-        return json_is_true(cur) ? "true" : "false";
+    if (json_is_string(cur)) return json_string_value(cur);
+    if (json_is_boolean(cur)) return json_is_true(cur) ? "true" : "false";
     if (json_is_integer(cur)) {
         snprintf(buf, len, "%lld", (long long)json_integer_value(cur));
         return buf;
     }
-    if (!strcmp(path, "spec.unschedulable"))
-        return "false";
+    if (!strcmp(path, "spec.unschedulable")) return "false";
     return "";
 }
 
 int ks_selector_match(const ks_selector *sel, const json_t *obj)
 {
-    if (!sel)
-        return 1;
+    if (!sel) return 1;
     json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
     for (int i = 0; i < sel->n; i++) {
         const req *r = &sel->reqs[i];
@@ -327,31 +316,24 @@ int ks_selector_match(const ks_selector *sel, const json_t *obj)
         }
         switch (r->op) {
         case OP_EXISTS:
-            if (!present)
-                return 0;
+            if (!present) return 0;
             break;
         case OP_NOTEXISTS:
-            if (present)
-                return 0;
+            if (present) return 0;
             break;
         case OP_EQ:
-            if (!present || strcmp(v, r->vals[0]))
-                return 0;
+            if (!present || strcmp(v, r->vals[0])) return 0;
             break;
         case OP_NE:
-            if (present && !strcmp(v, r->vals[0]))
-                return 0;
+            if (present && !strcmp(v, r->vals[0])) return 0;
             break;
         case OP_IN:
         case OP_NOTIN: {
             int found = 0;
             for (int j = 0; present && j < r->nvals; j++)
-                if (!strcmp(v, r->vals[j]))
-                    found = 1;
-            if (r->op == OP_IN && !found)
-                return 0;
-            if (r->op == OP_NOTIN && found)
-                return 0;
+                if (!strcmp(v, r->vals[j])) found = 1;
+            if (r->op == OP_IN && !found) return 0;
+            if (r->op == OP_NOTIN && found) return 0;
             break;
         }
         }

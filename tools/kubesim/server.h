@@ -1,7 +1,8 @@
-/* kubesim HTTP server: libmicrohttpd daemon (thread per connection, HTTP or HTTPS) that authenticates
- * bearer tokens, authorizes with RBAC, injects faults, routes /api/v1 REST paths to the store, serves
- * discovery, Table output, watches, /metrics, /healthz and the /kubesim admin endpoints. Called by main.c.
- * The server borrows store, rbac, faults and metrics: they must outlive ks_server_stop. */
+/* kubesim HTTP server: libmicrohttpd daemon (thread per connection, HTTP or HTTPS) that
+ * authenticates bearer tokens, authorizes with RBAC, injects faults, routes /api/v1 REST paths to
+ * the store, serves discovery, Table output, watches, /metrics, /healthz and the /kubesim admin
+ * endpoints. Called by main.c. The server borrows store, rbac, faults and metrics: they must
+ * outlive ks_server_stop. */
 #ifndef KUBESIM_SERVER_H
 #define KUBESIM_SERVER_H
 
@@ -13,7 +14,8 @@
 #include <stddef.h>
 
 /* Container log provider (the kubelet): new malloc'd text with *len set, or NULL if none. */
-typedef char *(*ks_pod_log_fn)(void *arg, const char *ns, const char *name, const char *container, size_t *len);
+typedef char *(*ks_pod_log_fn)(void *arg, const char *ns, const char *name, const char *container,
+                               size_t *len);
 
 typedef struct ks_server_opts {
     ks_store *store;

@@ -37,8 +37,7 @@ int64_t ks_parse_rfc3339(const char *s)
 {
     struct tm tm;
     memset(&tm, 0, sizeof tm);
-    if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%S", &tm))
-        return -1;
+    if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) return -1;
     return (int64_t)timegm(&tm);
 }
 
@@ -57,8 +56,7 @@ static uint64_t rnd64(void)
             seed[1] = (unsigned short)getpid();
             seed[2] = 0x1234;
         }
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         memcpy(rnd_state, seed, sizeof seed);
         rnd_init = 1;
     }
@@ -77,8 +75,9 @@ void ks_uuid(char *buf)
     uint64_t a = rnd64(), b = rnd64();
     a = (a & ~0xF000ULL) | 0x4000ULL;
     b = (b & ~(3ULL << 62)) | (2ULL << 62);
-    snprintf(buf, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(a >> 32), (unsigned)((a >> 16) & 0xFFFF),
-             (unsigned)(a & 0xFFFF), (unsigned)(b >> 48), (unsigned long long)(b & 0xFFFFFFFFFFFFULL));
+    snprintf(buf, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(a >> 32),
+             (unsigned)((a >> 16) & 0xFFFF), (unsigned)(a & 0xFFFF), (unsigned)(b >> 48),
+             (unsigned long long)(b & 0xFFFFFFFFFFFFULL));
 }
 
 void ks_random_suffix(char *buf, int n)
@@ -91,18 +90,16 @@ void ks_random_suffix(char *buf, int n)
 
 json_t *ks_status(int code, const char *reason, const char *message, json_t *details)
 {
-    json_t *st = json_pack("{s:s,s:s,s:{},s:s,s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1", "metadata",
-                           "status", "Failure", "message", message ? message : "", "reason", reason ? reason : "",
-                           "code", code);
-    if (details)
-        json_object_set_new(st, "details", details);
-    if (!reason || !*reason)
-        json_object_del(st, "reason");
+    json_t *st = json_pack("{s:s,s:s,s:{},s:s,s:s,s:s,s:i}", "kind", "Status", "apiVersion", "v1",
+                           "metadata", "status", "Failure", "message", message ? message : "",
+                           "reason", reason ? reason : "", "code", code);
+    if (details) json_object_set_new(st, "details", details);
+    if (!reason || !*reason) json_object_del(st, "reason");
     return st;
 }
 
 json_t *ks_status_success(void)
 {
-    return json_pack("{s:s,s:s,s:{},s:s,s:i}", "kind", "Status", "apiVersion", "v1", "metadata", "status",
-                     "Success", "code", 200);
+    return json_pack("{s:s,s:s,s:{},s:s,s:i}", "kind", "Status", "apiVersion", "v1", "metadata",
+                     "status", "Success", "code", 200);
 }

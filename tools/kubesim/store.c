@@ -1,7 +1,8 @@
-/* kubesim object store (see store.h): objects per resource in jansson maps keyed "ns/name", one global
- * resourceVersion counter, a ring of the last N committed events (index = rv % N) that watches replay,
- * observer notification in commit order, graceful pod deletion, namespace termination, ownerReference
- * garbage collection and the per-pod history. Called by server.c/watch.c and the kubelet half. */
+/* kubesim object store (see store.h): objects per resource in jansson maps keyed "ns/name", one
+ * global resourceVersion counter, a ring of the last N committed events (index = rv % N) that
+ * watches replay, observer notification in commit order, graceful pod deletion, namespace
+ * termination, ownerReference garbage collection and the per-pod history. Called by
+ * server.c/watch.c and the kubelet half. */
 #include "store.h"
 #include "util.h"
 
@@ -56,10 +57,11 @@ typedef struct ring_ev {
 struct ks_store {
     pthread_mutex_t mu;
     pthread_cond_t cond;
-    json_t *objs[NRES];  /* key -> stored object */
-    json_t *ser[NRES];   /* key -> JSON string holding the compact serialization of the stored object */
-    json_t *by_uid;      /* uid -> [res, key] */
-    json_t *owners;      /* owner uid -> { "res|key": true } */
+    json_t *objs[NRES]; /* key -> stored object */
+    json_t
+        *ser[NRES]; /* key -> JSON string holding the compact serialization of the stored object */
+    json_t *by_uid; /* uid -> [res, key] */
+    json_t *owners; /* owner uid -> { "res|key": true } */
     uint64_t rv;
     uint64_t expire_floor; /* rv below which watches are expired (fault injection) */
     ring_ev *ring;
@@ -78,10 +80,8 @@ int ks_resource_info(const char *resource, const char **kind, int *namespaced)
 {
     for (int i = 0; i < NRES; i++)
         if (!strcmp(RESOURCES[i].resource, resource)) {
-            if (kind)
-                *kind = RESOURCES[i].kind;
-            if (namespaced)
-                *namespaced = RESOURCES[i].namespaced;
+            if (kind) *kind = RESOURCES[i].kind;
+            if (namespaced) *namespaced = RESOURCES[i].namespaced;
             return 1;
         }
     return 0;
@@ -90,8 +90,7 @@ int ks_resource_info(const char *resource, const char **kind, int *namespaced)
 static int res_index(const char *resource)
 {
     for (int i = 0; i < NRES; i++)
-        if (!strcmp(RESOURCES[i].resource, resource))
-            return i;
+        if (!strcmp(RESOURCES[i].resource, resource)) return i;
     return -1;
 }
 
@@ -141,8 +140,7 @@ static const char *pod_phase(const json_t *pod)
 static void history_note(ks_store *s, const json_t *pod, const char *what)
 {
     const char *uid = meta_str(pod, "uid");
-    if (!uid)
-        return;
+    if (!uid) return;
     json_t *rec = json_object_get(s->pod_history, uid);
     int64_t now = ks_now_ms();
     if (!rec) {
@@ -154,10 +152,13 @@ static void history_note(ks_store *s, const json_t *pod, const char *what)
         const char *ph = pod_phase(pod);
         json_t *phases = json_object_get(rec, "phases");
         size_t n = json_array_size(phases);
-        const char *last = n ? json_string_value(json_object_get(json_array_get(phases, n - 1), "phase")) : NULL;
+        const char *last =
+            n ? json_string_value(json_object_get(json_array_get(phases, n - 1), "phase")) : NULL;
         if (ph && (!last || strcmp(last, ph)))
-            json_array_append_new(phases, json_pack("{s:s,s:I}", "phase", ph, "timeMs", (json_int_t)now));
-        const char *node = json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
+            json_array_append_new(phases,
+                                  json_pack("{s:s,s:I}", "phase", ph, "timeMs", (json_int_t)now));
+        const char *node =
+            json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
         if (node && !json_object_get(rec, "nodeName"))
             json_object_set_new(rec, "nodeName", json_string(node));
     } else if (!strcmp(what, "deleting")) {
@@ -173,8 +174,7 @@ static void history_note(ks_store *s, const json_t *pod, const char *what)
 static void index_add(ks_store *s, int res, const char *key, const json_t *obj)
 {
     const char *uid = meta_str(obj, "uid");
-    if (uid)
-        json_object_set_new(s->by_uid, uid, json_pack("[i,s]", res, key));
+    if (uid) json_object_set_new(s->by_uid, uid, json_pack("[i,s]", res, key));
     json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
     size_t i;
     json_t *r;
@@ -183,8 +183,7 @@ static void index_add(ks_store *s, int res, const char *key, const json_t *obj)
     json_array_foreach(refs, i, r)
     {
         const char *ouid = json_string_value(json_object_get(r, "uid"));
-        if (!ouid)
-            continue;
+        if (!ouid) continue;
         json_t *set = json_object_get(s->owners, ouid);
         if (!set) {
             set = json_object();
@@ -197,8 +196,7 @@ static void index_add(ks_store *s, int res, const char *key, const json_t *obj)
 static void index_del(ks_store *s, int res, const char *key, const json_t *obj)
 {
     const char *uid = meta_str(obj, "uid");
-    if (uid)
-        json_object_del(s->by_uid, uid);
+    if (uid) json_object_del(s->by_uid, uid);
     json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
     size_t i;
     json_t *r;
@@ -210,8 +208,7 @@ static void index_del(ks_store *s, int res, const char *key, const json_t *obj)
         json_t *set = ouid ? json_object_get(s->owners, ouid) : NULL;
         if (set) {
             json_object_del(set, dep);
-            if (json_object_size(set) == 0)
-                json_object_del(s->owners, ouid);
+            if (json_object_size(set) == 0) json_object_del(s->owners, ouid);
         }
     }
 }
@@ -225,7 +222,8 @@ static void set_rv(json_t *obj, uint64_t rv)
     json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(b));
 }
 
-/* Records the event obj (reference taken; prev too, may be NULL) in the ring and queues observers. */
+/* Records the event obj (reference taken; prev too, may be NULL) in the ring and queues observers.
+ */
 static void commit_event(ks_store *s, int res, const char *type, json_t *obj, json_t *prev)
 {
     ring_ev *e = &s->ring[s->rv % s->ring_len];
@@ -237,11 +235,9 @@ static void commit_event(ks_store *s, int res, const char *type, json_t *obj, js
     e->obj = json_incref(obj);
     e->prev = prev ? json_incref(prev) : NULL;
     for (observer *o = s->observers; o; o = o->next) {
-        if (o->res != res)
-            continue;
+        if (o->res != res) continue;
         pending *p = malloc(sizeof *p);
-        if (!p)
-            continue;
+        if (!p) continue;
         p->res = res;
         p->type = type;
         p->obj = json_incref(obj);
@@ -270,12 +266,10 @@ static void drain_observers(ks_store *s)
     while (s->nq_head) {
         pending *p = s->nq_head;
         s->nq_head = p->next;
-        if (!s->nq_head)
-            s->nq_tail = NULL;
+        if (!s->nq_head) s->nq_tail = NULL;
         pthread_mutex_unlock(&s->nmu);
         for (observer *o = s->observers; o; o = o->next)
-            if (o->res == p->res)
-                o->fn(o->arg, p->type, p->obj);
+            if (o->res == p->res) o->fn(o->arg, p->type, p->obj);
         json_decref(p->obj);
         free(p);
         pthread_mutex_lock(&s->nmu);
@@ -325,13 +319,10 @@ static void commit_remove(ks_store *s, int res, const char *key, const char *pro
     char uid[64] = "", ns[256] = "";
     snprintf(uid, sizeof uid, "%s", meta_str(obj, "uid") ? meta_str(obj, "uid") : "");
     snprintf(ns, sizeof ns, "%s", meta_str(obj, "namespace") ? meta_str(obj, "namespace") : "");
-    if (res == res_index("pods"))
-        history_note(s, obj, "deleted");
+    if (res == res_index("pods")) history_note(s, obj, "deleted");
     json_decref(obj);
-    if (*uid)
-        gc_dependents(s, uid, propagation);
-    if (*ns && RESOURCES[res].namespaced)
-        namespace_maybe_finish(s, ns);
+    if (*uid) gc_dependents(s, uid, propagation);
+    if (*ns && RESOURCES[res].namespaced) namespace_maybe_finish(s, ns);
 }
 
 /* ---------- lifecycle ---------- */
@@ -339,8 +330,7 @@ static void commit_remove(ks_store *s, int res, const char *key, const char *pro
 ks_store *ks_store_new(size_t history_len)
 {
     ks_store *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     s->ring_len = history_len ? history_len : KS_HISTORY_DEFAULT;
     s->ring = calloc(s->ring_len, sizeof *s->ring);
     pthread_mutex_init(&s->mu, NULL);
@@ -370,8 +360,7 @@ ks_store *ks_store_new(size_t history_len)
 
 void ks_store_free(ks_store *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (int i = 0; i < NRES; i++) {
         json_decref(s->objs[i]);
         json_decref(s->ser[i]);
@@ -404,11 +393,9 @@ void ks_store_free(ks_store *s)
 int ks_store_observe(ks_store *s, const char *resource, ks_store_observer fn, void *arg)
 {
     int res = res_index(resource);
-    if (res < 0 || !fn)
-        return -EINVAL;
+    if (res < 0 || !fn) return -EINVAL;
     observer *o = calloc(1, sizeof *o);
-    if (!o)
-        return -ENOMEM;
+    if (!o) return -ENOMEM;
     o->res = res;
     o->fn = fn;
     o->arg = arg;
@@ -434,8 +421,7 @@ uint64_t ks_store_rv(ks_store *s)
 json_t *ks_store_get(ks_store *s, const char *resource, const char *ns, const char *name)
 {
     int res = res_index(resource);
-    if (res < 0 || !name)
-        return NULL;
+    if (res < 0 || !name) return NULL;
     char key[600];
     make_key(key, sizeof key, res, ns, name);
     pthread_mutex_lock(&s->mu);
@@ -450,19 +436,17 @@ static int key_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static json_t *list_impl(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
-                         const char *start_after, size_t limit, uint64_t *rv, char **next_key, int serialized)
+static json_t *list_impl(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter,
+                         void *arg, const char *start_after, size_t limit, uint64_t *rv,
+                         char **next_key, int serialized)
 {
     int res = res_index(resource);
     json_t *out = json_array();
-    if (next_key)
-        *next_key = NULL;
-    if (res < 0)
-        return out;
+    if (next_key) *next_key = NULL;
+    if (res < 0) return out;
     size_t nslen = ns ? strlen(ns) : 0;
     pthread_mutex_lock(&s->mu);
-    if (rv)
-        *rv = s->rv;
+    if (rv) *rv = s->rv;
     size_t n = json_object_size(s->objs[res]), k = 0;
     const char **keys = malloc((n ? n : 1) * sizeof *keys);
     const char *key;
@@ -471,19 +455,16 @@ static json_t *list_impl(ks_store *s, const char *resource, const char *ns, ks_f
     {
         if (ns && RESOURCES[res].namespaced && (strncmp(key, ns, nslen) || key[nslen] != '/'))
             continue;
-        if (start_after && strcmp(key, start_after) <= 0)
-            continue;
+        if (start_after && strcmp(key, start_after) <= 0) continue;
         keys[k++] = key;
     }
     qsort(keys, k, sizeof *keys, key_cmp);
     const char *last_key = NULL;
     for (size_t i = 0; i < k; i++) {
         json_t *o = json_object_get(s->objs[res], keys[i]);
-        if (filter && !filter(o, arg))
-            continue;
+        if (filter && !filter(o, arg)) continue;
         if (limit && json_array_size(out) == limit) {
-            if (next_key && last_key)
-                *next_key = strdup(last_key);
+            if (next_key && last_key) *next_key = strdup(last_key);
             break;
         }
         if (serialized) {
@@ -502,14 +483,16 @@ static json_t *list_impl(ks_store *s, const char *resource, const char *ns, ks_f
     return out;
 }
 
-json_t *ks_store_list_refs(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
-                           const char *start_after, size_t limit, uint64_t *rv, char **next_key)
+json_t *ks_store_list_refs(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter,
+                           void *arg, const char *start_after, size_t limit, uint64_t *rv,
+                           char **next_key)
 {
     return list_impl(s, resource, ns, filter, arg, start_after, limit, rv, next_key, 0);
 }
 
-json_t *ks_store_list_serialized(ks_store *s, const char *resource, const char *ns, ks_filter_fn filter, void *arg,
-                                 const char *start_after, size_t limit, uint64_t *rv, char **next_key)
+json_t *ks_store_list_serialized(ks_store *s, const char *resource, const char *ns,
+                                 ks_filter_fn filter, void *arg, const char *start_after,
+                                 size_t limit, uint64_t *rv, char **next_key)
 {
     return list_impl(s, resource, ns, filter, arg, start_after, limit, rv, next_key, 1);
 }
@@ -529,11 +512,9 @@ json_t *ks_store_list(ks_store *s, const char *resource, const char *ns)
 
 static int namespace_check(ks_store *s, int res, const char *ns, ks_err *err)
 {
-    if (!RESOURCES[res].namespaced)
-        return 0;
+    if (!RESOURCES[res].namespaced) return 0;
     json_t *nso = json_object_get(s->objs[0], ns);
-    if (!nso)
-        return set_err(err, 404, "NotFound", -ENOENT, "namespaces \"%s\" not found", ns);
+    if (!nso) return set_err(err, 404, "NotFound", -ENOENT, "namespaces \"%s\" not found", ns);
     return 0;
 }
 
@@ -547,13 +528,13 @@ static void apply_defaults(ks_store *s, int res, json_t *obj)
             labels = json_object();
             json_object_set_new(meta, "labels", labels);
         }
-        json_object_set_new(labels, "kubernetes.io/metadata.name", json_string(meta_str(obj, "name")));
+        json_object_set_new(labels, "kubernetes.io/metadata.name",
+                            json_string(meta_str(obj, "name")));
         json_object_set_new(obj, "spec", json_pack("{s:[s]}", "finalizers", "kubernetes"));
         json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Active"));
     } else if (!strcmp(r, "pods")) {
         json_t *spec = json_object_get(obj, "spec");
-        if (!json_is_object(spec))
-            return;
+        if (!json_is_object(spec)) return;
         if (!json_object_get(spec, "restartPolicy"))
             json_object_set_new(spec, "restartPolicy", json_string("Always"));
         if (!json_object_get(spec, "terminationGracePeriodSeconds"))
@@ -570,10 +551,10 @@ static void apply_defaults(ks_store *s, int res, json_t *obj)
         json_t *c;
         json_array_foreach(json_object_get(spec, "containers"), i, c)
         {
-            if (!json_is_object(c))
-                continue;
+            if (!json_is_object(c)) continue;
             if (!json_object_get(c, "terminationMessagePath"))
-                json_object_set_new(c, "terminationMessagePath", json_string("/dev/termination-log"));
+                json_object_set_new(c, "terminationMessagePath",
+                                    json_string("/dev/termination-log"));
             if (!json_object_get(c, "terminationMessagePolicy"))
                 json_object_set_new(c, "terminationMessagePolicy", json_string("File"));
             if (!json_object_get(c, "imagePullPolicy"))
@@ -586,8 +567,7 @@ static void apply_defaults(ks_store *s, int res, json_t *obj)
             st = json_object();
             json_object_set_new(obj, "status", st);
         }
-        if (!json_object_get(st, "phase"))
-            json_object_set_new(st, "phase", json_string("Pending"));
+        if (!json_object_get(st, "phase")) json_object_set_new(st, "phase", json_string("Pending"));
         if (!json_object_get(st, "qosClass"))
             json_object_set_new(st, "qosClass", json_string("BestEffort"));
     } else if (!strcmp(r, "services")) {
@@ -608,13 +588,13 @@ static void apply_defaults(ks_store *s, int res, json_t *obj)
             json_object_set_new(spec, "clusterIP", json_string(ip));
         }
         if (!json_object_get(spec, "clusterIPs"))
-            json_object_set_new(spec, "clusterIPs", json_pack("[O]", json_object_get(spec, "clusterIP")));
+            json_object_set_new(spec, "clusterIPs",
+                                json_pack("[O]", json_object_get(spec, "clusterIP")));
         size_t i;
         json_t *p;
         json_array_foreach(json_object_get(spec, "ports"), i, p)
         {
-            if (!json_is_object(p))
-                continue;
+            if (!json_is_object(p)) continue;
             if (!json_object_get(p, "protocol"))
                 json_object_set_new(p, "protocol", json_string("TCP"));
             if (!json_object_get(p, "targetPort") && json_object_get(p, "port"))
@@ -626,20 +606,20 @@ static void apply_defaults(ks_store *s, int res, json_t *obj)
         if (!json_object_get(obj, "status"))
             json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Pending"));
     } else if (!strcmp(r, "secrets")) {
-        if (!json_object_get(obj, "type"))
-            json_object_set_new(obj, "type", json_string("Opaque"));
+        if (!json_object_get(obj, "type")) json_object_set_new(obj, "type", json_string("Opaque"));
     }
 }
 
-int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *obj, json_t **out, ks_err *err)
+int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *obj, json_t **out,
+                    ks_err *err)
 {
     int res = res_index(resource);
     int rc = 0;
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     if (res < 0 || !json_is_object(obj)) {
         json_decref(obj);
-        return set_err(err, 404, "NotFound", -ENOENT, "the server could not find the requested resource");
+        return set_err(err, 404, "NotFound", -ENOENT,
+                       "the server could not find the requested resource");
     }
     json_t *meta = json_object_get(obj, "metadata");
     if (!json_is_object(meta)) {
@@ -649,20 +629,20 @@ int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *o
     pthread_mutex_lock(&s->mu);
     if (RESOURCES[res].namespaced) {
         const char *ons = meta_str(obj, "namespace");
-        if (!ns)
-            ns = ons ? ons : "default";
+        if (!ns) ns = ons ? ons : "default";
         if (ons && *ons && strcmp(ons, ns)) {
             rc = set_err(err, 400, "BadRequest", -EINVAL,
-                         "the namespace of the provided object does not match the namespace sent on the request");
+                         "the namespace of the provided object does not match the namespace sent "
+                         "on the request");
             goto out;
         }
         json_object_set_new(meta, "namespace", json_string(ns));
-        if ((rc = namespace_check(s, res, ns, err)) < 0)
-            goto out;
+        if ((rc = namespace_check(s, res, ns, err)) < 0) goto out;
         json_t *nso = json_object_get(s->objs[0], ns);
         if (json_object_get(json_object_get(nso, "metadata"), "deletionTimestamp")) {
             rc = set_err(err, 403, "Forbidden", -EACCES,
-                         "%s \"%s\" is forbidden: unable to create new content in namespace %s because it is being "
+                         "%s \"%s\" is forbidden: unable to create new content in namespace %s "
+                         "because it is being "
                          "terminated",
                          resource, meta_str(obj, "name") ? meta_str(obj, "name") : "", ns);
             goto out;
@@ -680,21 +660,23 @@ int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *o
             snprintf(namebuf, sizeof namebuf, "%.250s%s", gen, suf);
             char k[600];
             make_key(k, sizeof k, res, ns, namebuf);
-            if (!json_object_get(s->objs[res], k))
-                break;
+            if (!json_object_get(s->objs[res], k)) break;
         }
         json_object_set_new(meta, "name", json_string(namebuf));
         name = meta_str(obj, "name");
     }
     if (!name || !*name) {
-        rc = set_err(err, 422, "Invalid", -EINVAL, "%s \"\" is invalid: metadata.name: Required value: name or "
-                     "generateName is required", RESOURCES[res].kind);
+        rc = set_err(err, 422, "Invalid", -EINVAL,
+                     "%s \"\" is invalid: metadata.name: Required value: name or "
+                     "generateName is required",
+                     RESOURCES[res].kind);
         goto out;
     }
     char key[600];
     make_key(key, sizeof key, res, ns, name);
     if (json_object_get(s->objs[res], key)) {
-        rc = set_err(err, 409, "AlreadyExists", -EEXIST, "%s \"%s\" already exists", resource, name);
+        rc =
+            set_err(err, 409, "AlreadyExists", -EEXIST, "%s \"%s\" already exists", resource, name);
         goto out;
     }
     char uid[40], ts[40];
@@ -714,8 +696,7 @@ int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *o
         history_note(s, stored, "created");
         history_note(s, stored, "phase");
     }
-    if (out)
-        *out = json_incref(stored);
+    if (out) *out = json_incref(stored);
 out:
     pthread_mutex_unlock(&s->mu);
     json_decref(obj);
@@ -731,17 +712,17 @@ static int pod_terminal(const json_t *pod)
     return ph && (!strcmp(ph, "Succeeded") || !strcmp(ph, "Failed"));
 }
 
-#define POD_UPDATE_MSG                                                                                           \
-    "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"  \
-    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"                \
+#define POD_UPDATE_MSG                                                                             \
+    "pod updates may not change fields other than "                                                \
+    "`spec.containers[*].image`,`spec.initContainers[*].image`,"                                   \
+    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"    \
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
 
 /* 1 if a pod spec update changes more than the API server allows (images, activeDeadlineSeconds,
  * tolerations). */
 static int pod_spec_changed(const json_t *old, const json_t *upd)
 {
-    if (!json_is_object(old) || !json_is_object(upd))
-        return !json_equal(old, upd);
+    if (!json_is_object(old) || !json_is_object(upd)) return !json_equal(old, upd);
     json_t *a = json_deep_copy(old), *b = json_deep_copy(upd);
     static const char *lists[] = {"containers", "initContainers"};
     for (int l = 0; l < 2; l++) {
@@ -763,8 +744,8 @@ static int pod_spec_changed(const json_t *old, const json_t *upd)
 }
 
 /* Locked: replaces current object at key with upd (stolen) after copying server-owned fields. */
-static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t *upd, int status_only,
-                     json_t **out, ks_err *err)
+static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t *upd,
+                     int status_only, json_t **out, ks_err *err)
 {
     json_t *meta = json_object_get(upd, "metadata");
     json_t *cmeta = json_object_get(cur, "metadata");
@@ -777,14 +758,16 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     if (urv && *urv && strcmp(urv, meta_str(cur, "resourceVersion"))) {
         json_decref(upd);
         return set_err(err, 409, "Conflict", -EAGAIN,
-                       "Operation cannot be fulfilled on %s \"%s\": the object has been modified; please apply "
+                       "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
+                       "please apply "
                        "your changes to the latest version and try again",
                        RESOURCES[res].resource, name);
     }
     const char *uname = meta_str(upd, "name");
     if (uname && strcmp(uname, name)) {
         int rc = set_err(err, 400, "BadRequest", -EINVAL,
-                         "the name of the object (%s) does not match the name on the URL (%s)", uname, name);
+                         "the name of the object (%s) does not match the name on the URL (%s)",
+                         uname, name);
         json_decref(upd); /* uname pointed into upd */
         return rc;
     }
@@ -792,14 +775,18 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     if (status_only) {
         nobj = json_deep_copy(cur);
         json_t *st = json_object_get(upd, "status");
-        if (st)
-            json_object_set(nobj, "status", st);
+        if (st) json_object_set(nobj, "status", st);
         json_decref(upd);
     } else {
         nobj = upd;
         meta = json_object_get(nobj, "metadata");
-        static const char *keep[] = {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
-                                     "namespace", "name", "generateName"};
+        static const char *keep[] = {"uid",
+                                     "creationTimestamp",
+                                     "deletionTimestamp",
+                                     "deletionGracePeriodSeconds",
+                                     "namespace",
+                                     "name",
+                                     "generateName"};
         for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
             json_t *v = json_object_get(cmeta, keep[i]);
             if (v)
@@ -809,43 +796,45 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
         }
         json_object_set_new(nobj, "kind", json_string(RESOURCES[res].kind));
         json_object_set_new(nobj, "apiVersion", json_string("v1"));
-        if (res == res_index("pods") || res == res_index("namespaces") || res == res_index("services")) {
+        if (res == res_index("pods") || res == res_index("namespaces") ||
+            res == res_index("services")) {
             json_t *st = json_object_get(cur, "status");
             if (st)
-                json_object_set_new(nobj, "status", json_deep_copy(st)); /* stored objects stay immutable */
+                json_object_set_new(nobj, "status",
+                                    json_deep_copy(st)); /* stored objects stay immutable */
         }
         json_t *spec = json_object_get(nobj, "spec");
         json_t *cspec = json_object_get(cur, "spec");
         if (res == res_index("pods") && json_is_object(spec)) {
             /* spec.nodeName is set by binding only */
             json_t *cnode = json_object_get(cspec, "nodeName");
-            if (cnode)
-                json_object_set(spec, "nodeName", cnode);
+            if (cnode) json_object_set(spec, "nodeName", cnode);
         }
         if (res == res_index("services") && json_is_object(spec)) {
             /* the cluster IP is immutable once allocated */
             static const char *ipf[] = {"clusterIP", "clusterIPs"};
             for (int i = 0; i < 2; i++)
-                if (json_object_get(cspec, ipf[i]) && !json_string_length(json_object_get(spec, "clusterIP")))
+                if (json_object_get(cspec, ipf[i]) &&
+                    !json_string_length(json_object_get(spec, "clusterIP")))
                     json_object_set(spec, ipf[i], json_object_get(cspec, ipf[i]));
         }
         apply_defaults(s, res, nobj);
         if (res == res_index("pods") && pod_spec_changed(cspec, json_object_get(nobj, "spec"))) {
             json_decref(nobj);
             if (err) {
-                err->causes = json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueForbidden", "message",
-                                        "Forbidden: " POD_UPDATE_MSG, "field", "spec");
+                err->causes = json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueForbidden",
+                                        "message", "Forbidden: " POD_UPDATE_MSG, "field", "spec");
             }
-            return set_err(err, 422, "Invalid", -EINVAL, "Pod \"%s\" is invalid: spec: Forbidden: %s", name,
-                           POD_UPDATE_MSG);
+            return set_err(err, 422, "Invalid", -EINVAL,
+                           "Pod \"%s\" is invalid: spec: Forbidden: %s", name, POD_UPDATE_MSG);
         }
     }
     /* no-op updates do not bump the resourceVersion (as the real API server) */
-    json_object_set(json_object_get(nobj, "metadata"), "resourceVersion", json_object_get(cmeta, "resourceVersion"));
+    json_object_set(json_object_get(nobj, "metadata"), "resourceVersion",
+                    json_object_get(cmeta, "resourceVersion"));
     if (json_equal(nobj, cur)) {
         json_decref(nobj);
-        if (out)
-            *out = json_incref(cur);
+        if (out) *out = json_incref(cur);
         return 0;
     }
     const char *oldph = res == res_index("pods") ? pod_phase(cur) : NULL;
@@ -854,25 +843,23 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     json_t *stored = commit_put(s, res, key, nobj, "MODIFIED");
     if (res == res_index("pods")) {
         const char *ph = pod_phase(stored);
-        if (ph && strcmp(ph, oldphase))
-            history_note(s, stored, "phase");
+        if (ph && strcmp(ph, oldphase)) history_note(s, stored, "phase");
     }
-    if (out)
-        *out = json_incref(stored);
+    if (out) *out = json_incref(stored);
     /* an object marked for deletion whose finalizers are gone is removed */
     json_t *sm = json_object_get(stored, "metadata");
-    if (json_object_get(sm, "deletionTimestamp") && json_array_size(json_object_get(sm, "finalizers")) == 0 &&
-        res != res_index("pods") && res != res_index("namespaces"))
+    if (json_object_get(sm, "deletionTimestamp") &&
+        json_array_size(json_object_get(sm, "finalizers")) == 0 && res != res_index("pods") &&
+        res != res_index("namespaces"))
         commit_remove(s, res, key, NULL);
     return 0;
 }
 
-int ks_store_update(ks_store *s, const char *resource, const char *ns, const char *name, json_t *obj,
-                    int status_only, json_t **out, ks_err *err)
+int ks_store_update(ks_store *s, const char *resource, const char *ns, const char *name,
+                    json_t *obj, int status_only, json_t **out, ks_err *err)
 {
     int res = res_index(resource);
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     if (res < 0 || !json_is_object(obj)) {
         json_decref(obj);
         return set_err(err, 400, "BadRequest", -EINVAL, "invalid object");
@@ -896,14 +883,14 @@ int ks_store_update(ks_store *s, const char *resource, const char *ns, const cha
     return rc;
 }
 
-int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const char *name, ks_mutate_fn fn,
-                    void *arg, int status_only, json_t **out, ks_err *err)
+int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const char *name,
+                    ks_mutate_fn fn, void *arg, int status_only, json_t **out, ks_err *err)
 {
     int res = res_index(resource);
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     if (res < 0)
-        return set_err(err, 404, "NotFound", -ENOENT, "the server could not find the requested resource");
+        return set_err(err, 404, "NotFound", -ENOENT,
+                       "the server could not find the requested resource");
     char key[600];
     make_key(key, sizeof key, res, ns, name);
     pthread_mutex_lock(&s->mu);
@@ -940,21 +927,22 @@ int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const cha
 /* ---------- delete ---------- */
 
 /* Locked. Deletes the object at key; see ks_store_delete. */
-static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts *opt, json_t **out, int *gone,
-                     ks_err *err)
+static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts *opt, json_t **out,
+                     int *gone, ks_err *err)
 {
     json_t *cur = json_object_get(s->objs[res], key);
-    if (!cur)
-        return -ENOENT;
+    if (!cur) return -ENOENT;
     const char *prop = opt ? opt->propagation : NULL;
     long long grace = opt ? opt->grace_seconds : -1;
     if (opt && opt->precondition_uid && strcmp(opt->precondition_uid, meta_str(cur, "uid")))
         return set_err(err, 409, "Conflict", -EAGAIN,
                        "Precondition failed: UID in precondition: %s, UID in object meta: %s",
                        opt->precondition_uid, meta_str(cur, "uid"));
-    if (opt && opt->precondition_rv && strcmp(opt->precondition_rv, meta_str(cur, "resourceVersion")))
+    if (opt && opt->precondition_rv &&
+        strcmp(opt->precondition_rv, meta_str(cur, "resourceVersion")))
         return set_err(err, 409, "Conflict", -EAGAIN,
-                       "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
+                       "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion "
+                       "in object meta: %s",
                        opt->precondition_rv, meta_str(cur, "resourceVersion"));
     int is_pod = res == res_index("pods");
     if (is_pod) {
@@ -965,7 +953,8 @@ static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts
         }
         const char *node = json_string_value(json_object_get(spec, "nodeName"));
         int bound = node && *node;
-        json_t *cdel = json_object_get(json_object_get(cur, "metadata"), "deletionGracePeriodSeconds");
+        json_t *cdel =
+            json_object_get(json_object_get(cur, "metadata"), "deletionGracePeriodSeconds");
         if (bound && !pod_terminal(cur) && grace > 0 &&
             !(cdel && json_integer_value(cdel) <= grace)) {
             json_t *n = json_deep_copy(cur);
@@ -976,18 +965,14 @@ static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts
             json_object_set_new(m, "deletionGracePeriodSeconds", json_integer(grace));
             json_t *stored = commit_put(s, res, key, n, "MODIFIED");
             history_note(s, stored, "deleting");
-            if (out)
-                *out = json_incref(stored);
-            if (gone)
-                *gone = 0;
+            if (out) *out = json_incref(stored);
+            if (gone) *gone = 0;
             return 0;
         }
         if (cdel && bound && !pod_terminal(cur) && grace > 0) {
             /* already terminating with a shorter or equal grace period */
-            if (out)
-                *out = json_incref(cur);
-            if (gone)
-                *gone = 0;
+            if (out) *out = json_incref(cur);
+            if (gone) *gone = 0;
             return 0;
         }
         history_note(s, cur, "deleting");
@@ -1000,16 +985,16 @@ static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts
             json_t *n = json_deep_copy(cur);
             char ts[40];
             ks_rfc3339(ks_now_ms() / 1000, ts, sizeof ts);
-            json_object_set_new(json_object_get(n, "metadata"), "deletionTimestamp", json_string(ts));
-            json_object_set_new(json_object_get(n, "metadata"), "deletionGracePeriodSeconds", json_integer(0));
+            json_object_set_new(json_object_get(n, "metadata"), "deletionTimestamp",
+                                json_string(ts));
+            json_object_set_new(json_object_get(n, "metadata"), "deletionGracePeriodSeconds",
+                                json_integer(0));
             json_object_set_new(n, "status", json_pack("{s:s}", "phase", "Terminating"));
             json_t *stored = commit_put(s, res, key, n, "MODIFIED");
-            if (out)
-                *out = json_incref(stored);
+            if (out) *out = json_incref(stored);
             /* delete every namespaced object in it */
             for (int r = 0; r < NRES; r++) {
-                if (!RESOURCES[r].namespaced)
-                    continue;
+                if (!RESOURCES[r].namespaced) continue;
                 json_t *keys = json_array();
                 const char *k;
                 json_t *v;
@@ -1029,8 +1014,7 @@ static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts
         } else if (out) {
             *out = json_incref(cur);
         }
-        if (gone)
-            *gone = 0;
+        if (gone) *gone = 0;
         namespace_maybe_finish(s, nsn);
         return 0;
     }
@@ -1040,12 +1024,11 @@ static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts
         char ts[40];
         ks_rfc3339(ks_now_ms() / 1000, ts, sizeof ts);
         json_object_set_new(json_object_get(n, "metadata"), "deletionTimestamp", json_string(ts));
-        json_object_set_new(json_object_get(n, "metadata"), "deletionGracePeriodSeconds", json_integer(0));
+        json_object_set_new(json_object_get(n, "metadata"), "deletionGracePeriodSeconds",
+                            json_integer(0));
         json_t *stored = commit_put(s, res, key, n, "MODIFIED");
-        if (out)
-            *out = json_incref(stored);
-        if (gone)
-            *gone = 0;
+        if (out) *out = json_incref(stored);
+        if (gone) *gone = 0;
         return 0;
     }
     if (out) {
@@ -1053,22 +1036,18 @@ static int do_delete(ks_store *s, int res, const char *key, const ks_delete_opts
         *out = copy;
     }
     commit_remove(s, res, key, prop);
-    if (out && *out)
-        set_rv(*out, s->rv);
-    if (gone)
-        *gone = 1;
+    if (out && *out) set_rv(*out, s->rv);
+    if (gone) *gone = 1;
     return 0;
 }
 
 static void namespace_maybe_finish(ks_store *s, const char *ns)
 {
     json_t *nso = json_object_get(s->objs[0], ns);
-    if (!nso || !json_object_get(json_object_get(nso, "metadata"), "deletionTimestamp"))
-        return;
+    if (!nso || !json_object_get(json_object_get(nso, "metadata"), "deletionTimestamp")) return;
     size_t l = strlen(ns);
     for (int r = 0; r < NRES; r++) {
-        if (!RESOURCES[r].namespaced)
-            continue;
+        if (!RESOURCES[r].namespaced) continue;
         const char *k;
         json_t *v;
         json_object_foreach(s->objs[r], k, v) if (!strncmp(k, ns, l) && k[l] == '/') return;
@@ -1082,8 +1061,7 @@ static void namespace_maybe_finish(ks_store *s, const char *ns)
 static void gc_dependents(ks_store *s, const char *uid, const char *propagation)
 {
     json_t *set = json_object_get(s->owners, uid);
-    if (!set)
-        return;
+    if (!set) return;
     json_t *deps = json_deep_copy(set);
     json_object_del(s->owners, uid);
     const char *dep;
@@ -1092,12 +1070,10 @@ static void gc_dependents(ks_store *s, const char *uid, const char *propagation)
     {
         int r = atoi(dep);
         const char *key = strchr(dep, '|');
-        if (!key || r < 0 || r >= NRES)
-            continue;
+        if (!key || r < 0 || r >= NRES) continue;
         key++;
         json_t *obj = json_object_get(s->objs[r], key);
-        if (!obj)
-            continue;
+        if (!obj) continue;
         json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
         int other_alive = 0;
         size_t i;
@@ -1105,8 +1081,7 @@ static void gc_dependents(ks_store *s, const char *uid, const char *propagation)
         json_array_foreach(refs, i, ref)
         {
             const char *ou = json_string_value(json_object_get(ref, "uid"));
-            if (ou && strcmp(ou, uid) && json_object_get(s->by_uid, ou))
-                other_alive = 1;
+            if (ou && strcmp(ou, uid) && json_object_get(s->by_uid, ou)) other_alive = 1;
         }
         if (propagation && !strcmp(propagation, "Orphan")) {
             json_t *n = json_deep_copy(obj);
@@ -1114,8 +1089,7 @@ static void gc_dependents(ks_store *s, const char *uid, const char *propagation)
             json_array_foreach(refs, i, ref)
             {
                 const char *ou = json_string_value(json_object_get(ref, "uid"));
-                if (!ou || strcmp(ou, uid))
-                    json_array_append(nrefs, ref);
+                if (!ou || strcmp(ou, uid)) json_array_append(nrefs, ref);
             }
             if (json_array_size(nrefs))
                 json_object_set_new(json_object_get(n, "metadata"), "ownerReferences", nrefs);
@@ -1126,30 +1100,28 @@ static void gc_dependents(ks_store *s, const char *uid, const char *propagation)
             commit_put(s, r, key, n, "MODIFIED");
             continue;
         }
-        if (other_alive)
-            continue;
+        if (other_alive) continue;
         ks_delete_opts o = {.grace_seconds = -1};
         do_delete(s, r, key, &o, NULL, NULL, NULL);
     }
     json_decref(deps);
 }
 
-int ks_store_delete(ks_store *s, const char *resource, const char *ns, const char *name, const ks_delete_opts *opt,
-                    json_t **out, int *gone, ks_err *err)
+int ks_store_delete(ks_store *s, const char *resource, const char *ns, const char *name,
+                    const ks_delete_opts *opt, json_t **out, int *gone, ks_err *err)
 {
     int res = res_index(resource);
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     if (res < 0)
-        return set_err(err, 404, "NotFound", -ENOENT, "the server could not find the requested resource");
+        return set_err(err, 404, "NotFound", -ENOENT,
+                       "the server could not find the requested resource");
     char key[600];
     make_key(key, sizeof key, res, ns, name);
     pthread_mutex_lock(&s->mu);
     int rc = 0; /* as the API server: only create checks that the namespace exists */
     if (!rc && !json_object_get(s->objs[res], key))
         rc = set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found", resource, name);
-    if (!rc)
-        rc = do_delete(s, res, key, opt, out, gone, err);
+    if (!rc) rc = do_delete(s, res, key, opt, out, gone, err);
     pthread_mutex_unlock(&s->mu);
     drain_observers(s);
     return rc;
@@ -1171,7 +1143,8 @@ static int bind_fn(json_t *obj, void *arg, ks_err *err)
     json_t *spec = json_object_get(obj, "spec");
     const char *cur = json_string_value(json_object_get(spec, "nodeName"));
     if (cur && *cur && strcmp(cur, (const char *)arg))
-        return set_err(err, 409, "Conflict", -EEXIST, "pod is already assigned to node \"%s\"", cur);
+        return set_err(err, 409, "Conflict", -EEXIST, "pod is already assigned to node \"%s\"",
+                       cur);
     return 0;
 }
 
@@ -1187,7 +1160,8 @@ int ks_store_bind_pod(ks_store *s, const char *ns, const char *name, const char 
     if (!cur)
         rc = -ENOENT;
     else if ((rc = bind_fn(cur, (void *)node, &e)) == 0) {
-        const char *c = json_string_value(json_object_get(json_object_get(cur, "spec"), "nodeName"));
+        const char *c =
+            json_string_value(json_object_get(json_object_get(cur, "spec"), "nodeName"));
         if (!c || strcmp(c, node)) {
             json_t *n = json_deep_copy(cur);
             json_object_set_new(json_object_get(n, "spec"), "nodeName", json_string(node));
@@ -1200,8 +1174,9 @@ int ks_store_bind_pod(ks_store *s, const char *ns, const char *name, const char 
                     conds = json_array();
                     json_object_set_new(st, "conditions", conds);
                 }
-                json_array_append_new(conds, json_pack("{s:s,s:s,s:n,s:s}", "type", "PodScheduled", "status",
-                                                       "True", "lastProbeTime", "lastTransitionTime", ts));
+                json_array_append_new(conds, json_pack("{s:s,s:s,s:n,s:s}", "type", "PodScheduled",
+                                                       "status", "True", "lastProbeTime",
+                                                       "lastTransitionTime", ts));
             }
             commit_put(s, res, key, n, "MODIFIED");
         }
@@ -1227,25 +1202,25 @@ int ks_store_finalize_pod(ks_store *s, const char *ns, const char *name)
     return rc;
 }
 
-int ks_store_record_event(ks_store *s, const char *ns, const json_t *involved, const char *type, const char *reason,
-                          const char *message)
+int ks_store_record_event(ks_store *s, const char *ns, const json_t *involved, const char *type,
+                          const char *reason, const char *message)
 {
     char ts[40];
     ks_rfc3339(ks_now_ms() / 1000, ts, sizeof ts);
     const char *oname = meta_str(involved, "name");
     char gen[300];
     snprintf(gen, sizeof gen, "%s.", oname ? oname : "event");
-    json_t *ev = json_pack("{s:{s:s},s:{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s}",
-                           "metadata", "generateName", gen, "involvedObject", "kind",
-                           json_string_value(json_object_get(involved, "kind")), "apiVersion",
-                           json_string_value(json_object_get(involved, "apiVersion")), "namespace",
-                           meta_str(involved, "namespace"), "name", oname, "uid", meta_str(involved, "uid"),
-                           "resourceVersion", meta_str(involved, "resourceVersion"), "type", type ? type : "Normal",
-                           "reason", reason ? reason : "", "message", message ? message : "", "source", "component",
-                           "kubelet", "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "reportingComponent",
-                           "kubelet");
-    if (!ev)
-        return -EINVAL;
+    json_t *ev =
+        json_pack("{s:{s:s},s:{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s}",
+                  "metadata", "generateName", gen, "involvedObject", "kind",
+                  json_string_value(json_object_get(involved, "kind")), "apiVersion",
+                  json_string_value(json_object_get(involved, "apiVersion")), "namespace",
+                  meta_str(involved, "namespace"), "name", oname, "uid", meta_str(involved, "uid"),
+                  "resourceVersion", meta_str(involved, "resourceVersion"), "type",
+                  type ? type : "Normal", "reason", reason ? reason : "", "message",
+                  message ? message : "", "source", "component", "kubelet", "firstTimestamp", ts,
+                  "lastTimestamp", ts, "count", 1, "reportingComponent", "kubelet");
+    if (!ev) return -EINVAL;
     return ks_store_create(s, "events", ns ? ns : "default", ev, NULL, NULL);
 }
 
@@ -1277,8 +1252,7 @@ int ks_store_put_node(ks_store *s, json_t *node)
 static uint64_t oldest_replayable(ks_store *s)
 {
     uint64_t oldest = s->rv >= s->ring_len ? s->rv - s->ring_len + 1 : 1;
-    if (s->expire_floor > oldest)
-        oldest = s->expire_floor;
+    if (s->expire_floor > oldest) oldest = s->expire_floor;
     return oldest;
 }
 
@@ -1305,8 +1279,8 @@ void ks_store_shutdown(ks_store *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-int ks_store_events(ks_store *s, const char *resource, uint64_t since, ks_event *out, int max, int wait_ms,
-                    uint64_t *now_rv, uint64_t *expired_floor)
+int ks_store_events(ks_store *s, const char *resource, uint64_t since, ks_event *out, int max,
+                    int wait_ms, uint64_t *now_rv, uint64_t *expired_floor)
 {
     int res = res_index(resource);
     int n = 0;
@@ -1321,23 +1295,19 @@ int ks_store_events(ks_store *s, const char *resource, uint64_t since, ks_event 
             ts.tv_nsec -= 1000000000L;
         }
         while (s->rv <= since && !s->shutdown)
-            if (pthread_cond_timedwait(&s->cond, &s->mu, &ts) != 0)
-                break;
+            if (pthread_cond_timedwait(&s->cond, &s->mu, &ts) != 0) break;
     }
     uint64_t oldest = oldest_replayable(s);
     if (since + 1 < oldest && since < s->rv) {
-        if (expired_floor)
-            *expired_floor = oldest;
-        if (now_rv)
-            *now_rv = s->rv;
+        if (expired_floor) *expired_floor = oldest;
+        if (now_rv) *now_rv = s->rv;
         pthread_mutex_unlock(&s->mu);
         return -ETIME;
     }
     uint64_t r = since + 1;
     for (; r <= s->rv && n < max; r++) {
         ring_ev *e = &s->ring[r % s->ring_len];
-        if (e->rv != r || e->res != res)
-            continue;
+        if (e->rv != r || e->res != res) continue;
         out[n].rv = r;
         out[n].type = e->type;
         out[n].resource = RESOURCES[res].resource;
@@ -1345,8 +1315,7 @@ int ks_store_events(ks_store *s, const char *resource, uint64_t since, ks_event 
         out[n].prev = e->prev ? json_incref(e->prev) : NULL;
         n++;
     }
-    if (now_rv)
-        *now_rv = r - 1; /* everything up to here was examined */
+    if (now_rv) *now_rv = r - 1; /* everything up to here was examined */
     pthread_mutex_unlock(&s->mu);
     return n;
 }

@@ -1,4 +1,5 @@
-/* kubesim Table printing (see table.h). Age strings follow apimachinery's duration.HumanDuration. */
+/* kubesim Table printing (see table.h). Age strings follow apimachinery's duration.HumanDuration.
+ */
 #include "table.h"
 #include "util.h"
 
@@ -12,15 +13,15 @@ int ks_wants_table(const char *accept)
 
 static void human_age(const json_t *obj, char *buf, size_t len)
 {
-    const char *ts = json_string_value(json_object_get(json_object_get(obj, "metadata"), "creationTimestamp"));
+    const char *ts =
+        json_string_value(json_object_get(json_object_get(obj, "metadata"), "creationTimestamp"));
     int64_t t = ks_parse_rfc3339(ts);
     if (t < 0) {
         snprintf(buf, len, "<unknown>");
         return;
     }
     long long s = ks_now_ms() / 1000 - t;
-    if (s < 0)
-        s = 0;
+    if (s < 0) s = 0;
     if (s < 120)
         snprintf(buf, len, "%llds", s);
     else if (s < 600)
@@ -37,17 +38,17 @@ static void human_age(const json_t *obj, char *buf, size_t len)
         snprintf(buf, len, "%lldd", s / 86400);
 }
 
-static json_t *col(const char *name, const char *type, const char *format, int priority, const char *desc)
+static json_t *col(const char *name, const char *type, const char *format, int priority,
+                   const char *desc)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", name, "type", type, "format", format, "description", desc,
-                     "priority", priority);
+    return json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", name, "type", type, "format", format,
+                     "description", desc, "priority", priority);
 }
 
 static const char *str(const json_t *o, const char *a, const char *b)
 {
     const json_t *v = json_object_get(o, a);
-    if (b)
-        v = json_object_get(v, b);
+    if (b) v = json_object_get(v, b);
     return json_string_value(v);
 }
 
@@ -55,10 +56,8 @@ static json_t *pod_cells(const json_t *pod)
 {
     json_t *st = json_object_get(pod, "status");
     const char *reason = str(st, "reason", NULL);
-    if (!reason)
-        reason = str(st, "phase", NULL);
-    if (!reason)
-        reason = "Pending";
+    if (!reason) reason = str(st, "phase", NULL);
+    if (!reason) reason = "Pending";
     int total = (int)json_array_size(json_object_get(json_object_get(pod, "spec"), "containers"));
     int ready = 0;
     long long restarts = 0;
@@ -76,22 +75,27 @@ static json_t *pod_cells(const json_t *pod)
         else if (t && *t)
             reason = t;
         else if (json_object_get(state, "terminated")) {
-            long long sig = json_integer_value(json_object_get(json_object_get(state, "terminated"), "signal"));
-            long long code = json_integer_value(json_object_get(json_object_get(state, "terminated"), "exitCode"));
+            long long sig =
+                json_integer_value(json_object_get(json_object_get(state, "terminated"), "signal"));
+            long long code = json_integer_value(
+                json_object_get(json_object_get(state, "terminated"), "exitCode"));
             snprintf(rbuf, sizeof rbuf, sig ? "Signal:%lld" : "ExitCode:%lld", sig ? sig : code);
             reason = rbuf;
         } else if (json_is_true(json_object_get(cs, "ready")) && json_object_get(state, "running"))
             ready++;
     }
     if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp"))
-        reason = !strcmp(str(st, "reason", NULL) ? str(st, "reason", NULL) : "", "NodeLost") ? "Unknown"
-                                                                                              : "Terminating";
+        reason = !strcmp(str(st, "reason", NULL) ? str(st, "reason", NULL) : "", "NodeLost")
+                     ? "Unknown"
+                     : "Terminating";
     char rd[32], age[32];
     snprintf(rd, sizeof rd, "%d/%d", ready, total);
     human_age(pod, age, sizeof age);
-    const char *ip = str(st, "podIP", NULL), *node = str(json_object_get(pod, "spec"), "nodeName", NULL);
-    return json_pack("[s,s,s,I,s,s,s,s,s]", str(pod, "metadata", "name"), rd, reason, (json_int_t)restarts, age,
-                     ip ? ip : "<none>", node ? node : "<none>", "<none>", "<none>");
+    const char *ip = str(st, "podIP", NULL),
+               *node = str(json_object_get(pod, "spec"), "nodeName", NULL);
+    return json_pack("[s,s,s,I,s,s,s,s,s]", str(pod, "metadata", "name"), rd, reason,
+                     (json_int_t)restarts, age, ip ? ip : "<none>", node ? node : "<none>",
+                     "<none>", "<none>");
 }
 
 static json_t *service_cells(const json_t *svc)
@@ -102,16 +106,17 @@ static json_t *service_cells(const json_t *svc)
     json_t *p;
     json_array_foreach(json_object_get(spec, "ports"), i, p)
     {
-        off += (size_t)snprintf(ports + off, off < sizeof ports ? sizeof ports - off : 0, "%s%lld/%s", i ? "," : "",
+        off += (size_t)snprintf(ports + off, off < sizeof ports ? sizeof ports - off : 0,
+                                "%s%lld/%s", i ? "," : "",
                                 (long long)json_integer_value(json_object_get(p, "port")),
                                 str(p, "protocol", NULL) ? str(p, "protocol", NULL) : "TCP");
-        if (off >= sizeof ports)
-            break;
+        if (off >= sizeof ports) break;
     }
     human_age(svc, age, sizeof age);
     const char *ip = str(spec, "clusterIP", NULL);
-    return json_pack("[s,s,s,s,s,s,s]", str(svc, "metadata", "name"), str(spec, "type", NULL) ? str(spec, "type", NULL)
-                     : "ClusterIP", ip ? ip : "<none>", "<none>", *ports ? ports : "<none>", age, "<none>");
+    return json_pack("[s,s,s,s,s,s,s]", str(svc, "metadata", "name"),
+                     str(spec, "type", NULL) ? str(spec, "type", NULL) : "ClusterIP",
+                     ip ? ip : "<none>", "<none>", *ports ? ports : "<none>", age, "<none>");
 }
 
 static json_t *node_cells(const json_t *node, const char *age)
@@ -122,15 +127,16 @@ static json_t *node_cells(const json_t *node, const char *age)
     json_array_foreach(json_object_get(json_object_get(node, "status"), "conditions"), i, c)
     {
         const char *t = str(c, "type", NULL), *st = str(c, "status", NULL);
-        if (t && st && !strcmp(t, "Ready"))
-            ready = !strcmp(st, "True") ? "Ready" : "NotReady";
+        if (t && st && !strcmp(t, "Ready")) ready = !strcmp(st, "True") ? "Ready" : "NotReady";
     }
     char status[64];
     snprintf(status, sizeof status, "%s%s", ready,
-             json_is_true(json_object_get(json_object_get(node, "spec"), "unschedulable")) ? ",SchedulingDisabled"
-                                                                                           : "");
+             json_is_true(json_object_get(json_object_get(node, "spec"), "unschedulable"))
+                 ? ",SchedulingDisabled"
+                 : "");
     const char *ver = str(json_object_get(node, "status"), "nodeInfo", "kubeletVersion");
-    return json_pack("[s,s,s,s,s]", str(node, "metadata", "name"), status, "<none>", age, ver ? ver : "");
+    return json_pack("[s,s,s,s,s]", str(node, "metadata", "name"), status, "<none>", age,
+                     ver ? ver : "");
 }
 
 static json_t *event_cells(const json_t *ev)
@@ -147,28 +153,34 @@ static json_t *event_cells(const json_t *ev)
     const char *k = str(io, "kind", NULL), *n = str(io, "name", NULL);
     snprintf(obj, sizeof obj, "%s/%s", k ? k : "", n ? n : "");
     for (char *p = obj; *p && *p != '/'; p++)
-        if (*p >= 'A' && *p <= 'Z')
-            *p = (char)(*p - 'A' + 'a');
-    const char *type = str(ev, "type", NULL), *reason = str(ev, "reason", NULL), *msg = str(ev, "message", NULL);
-    return json_pack("[s,s,s,s,s]", last, type ? type : "", reason ? reason : "", obj, msg ? msg : "");
+        if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    const char *type = str(ev, "type", NULL), *reason = str(ev, "reason", NULL),
+               *msg = str(ev, "message", NULL);
+    return json_pack("[s,s,s,s,s]", last, type ? type : "", reason ? reason : "", obj,
+                     msg ? msg : "");
 }
 
-json_t *ks_table(const char *resource, const json_t *items, const char *rv, const char *cont, const char *include,
-                 int with_columns)
+json_t *ks_table(const char *resource, const json_t *items, const char *rv, const char *cont,
+                 const char *include, int with_columns)
 {
     json_t *cols = json_array();
-    int kind = 0; /* 0 generic, 1 pods, 2 services, 3 configmaps data, 4 namespaces, 5 nodes, 6 events,
-                     7 secrets */
+    int kind = 0; /* 0 generic, 1 pods, 2 services, 3 configmaps data, 4 namespaces, 5 nodes, 6
+                     events, 7 secrets */
     if (!strcmp(resource, "pods")) {
         kind = 1;
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name must be unique within a namespace."));
-        json_array_append_new(cols, col("Ready", "string", "", 0, "The aggregate readiness state of this pod."));
-        json_array_append_new(cols, col("Status", "string", "", 0, "The aggregate status of the containers."));
-        json_array_append_new(cols, col("Restarts", "string", "", 0, "The number of times the containers have "
+        json_array_append_new(
+            cols, col("Name", "string", "name", 0, "Name must be unique within a namespace."));
+        json_array_append_new(
+            cols, col("Ready", "string", "", 0, "The aggregate readiness state of this pod."));
+        json_array_append_new(
+            cols, col("Status", "string", "", 0, "The aggregate status of the containers."));
+        json_array_append_new(cols, col("Restarts", "string", "", 0,
+                                        "The number of times the containers have "
                                         "been restarted."));
         json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
         json_array_append_new(cols, col("IP", "string", "", 1, "IP address allocated to the pod."));
-        json_array_append_new(cols, col("Node", "string", "", 1, "Name of the node the pod is assigned to."));
+        json_array_append_new(
+            cols, col("Node", "string", "", 1, "Name of the node the pod is assigned to."));
         json_array_append_new(cols, col("Nominated Node", "string", "", 1, "Nominated node."));
         json_array_append_new(cols, col("Readiness Gates", "string", "", 1, "Readiness gates."));
     } else if (!strcmp(resource, "services")) {
@@ -186,14 +198,18 @@ json_t *ks_table(const char *resource, const json_t *items, const char *rv, cons
         json_array_append_new(cols, col("Status", "string", "", 0, "The status of the node"));
         json_array_append_new(cols, col("Roles", "string", "", 0, "The roles of the node"));
         json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-        json_array_append_new(cols, col("Version", "string", "", 0, "Kubelet Version reported by the node."));
+        json_array_append_new(
+            cols, col("Version", "string", "", 0, "Kubelet Version reported by the node."));
     } else if (!strcmp(resource, "events")) {
         kind = 6;
-        json_array_append_new(cols, col("Last Seen", "string", "", 0, "Time of the last occurrence"));
+        json_array_append_new(cols,
+                              col("Last Seen", "string", "", 0, "Time of the last occurrence"));
         json_array_append_new(cols, col("Type", "string", "", 0, "Type of this event"));
         json_array_append_new(cols, col("Reason", "string", "", 0, "Reason for the transition"));
-        json_array_append_new(cols, col("Object", "string", "", 0, "The object this event is about"));
-        json_array_append_new(cols, col("Message", "string", "", 0, "A human-readable description"));
+        json_array_append_new(cols,
+                              col("Object", "string", "", 0, "The object this event is about"));
+        json_array_append_new(cols,
+                              col("Message", "string", "", 0, "A human-readable description"));
     } else if (!strcmp(resource, "secrets")) {
         kind = 7;
         json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
@@ -236,27 +252,30 @@ json_t *ks_table(const char *resource, const json_t *items, const char *rv, cons
         else if (kind == 6)
             cells = event_cells(o);
         else if (kind == 7)
-            cells = json_pack("[s,s,I,s]", str(o, "metadata", "name"), str(o, "type", NULL) ? str(o, "type", NULL)
-                              : "Opaque", (json_int_t)json_object_size(json_object_get(o, "data")), age);
+            cells = json_pack("[s,s,I,s]", str(o, "metadata", "name"),
+                              str(o, "type", NULL) ? str(o, "type", NULL) : "Opaque",
+                              (json_int_t)json_object_size(json_object_get(o, "data")), age);
         else if (kind == 4)
-            cells = json_pack("[s,s,s]", str(o, "metadata", "name"),
-                              str(o, "status", "phase") ? str(o, "status", "phase") : "Active", age);
+            cells =
+                json_pack("[s,s,s]", str(o, "metadata", "name"),
+                          str(o, "status", "phase") ? str(o, "status", "phase") : "Active", age);
         else
-            cells = json_pack("[s,s]", str(o, "metadata", "name") ? str(o, "metadata", "name") : "", age);
+            cells = json_pack("[s,s]", str(o, "metadata", "name") ? str(o, "metadata", "name") : "",
+                              age);
         json_t *row = json_pack("{s:o}", "cells", cells);
         if (include && !strcmp(include, "Object"))
             json_object_set(row, "object", o);
         else if (!include || strcmp(include, "None"))
             json_object_set_new(row, "object",
-                                json_pack("{s:s,s:s,s:O}", "kind", "PartialObjectMetadata", "apiVersion",
-                                          "meta.k8s.io/v1", "metadata", json_object_get(o, "metadata")));
+                                json_pack("{s:s,s:s,s:O}", "kind", "PartialObjectMetadata",
+                                          "apiVersion", "meta.k8s.io/v1", "metadata",
+                                          json_object_get(o, "metadata")));
         json_array_append_new(rows, row);
     }
     json_t *meta = json_pack("{s:s}", "resourceVersion", rv ? rv : "");
-    if (cont && *cont)
-        json_object_set_new(meta, "continue", json_string(cont));
-    json_t *t = json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata", meta,
-                          "rows", rows);
+    if (cont && *cont) json_object_set_new(meta, "continue", json_string(cont));
+    json_t *t = json_pack("{s:s,s:s,s:o,s:o}", "kind", "Table", "apiVersion", "meta.k8s.io/v1",
+                          "metadata", meta, "rows", rows);
     if (with_columns)
         json_object_set_new(t, "columnDefinitions", cols);
     else {

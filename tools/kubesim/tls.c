@@ -1,5 +1,6 @@
-/* kubesim certificate generation (see tls.h) with libcrypto: EC keys, X.509 v3 with basicConstraints,
- * keyUsage and subjectAltName (DNS:localhost, IP:127.0.0.1), valid for one year. */
+/* kubesim certificate generation (see tls.h) with libcrypto: EC keys, X.509 v3 with
+ * basicConstraints, keyUsage and subjectAltName (DNS:localhost, IP:127.0.0.1), valid for one year.
+ */
 #include "tls.h"
 
 #include <openssl/bio.h>
@@ -21,18 +22,17 @@ static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
     X509V3_set_ctx_nodb(&ctx);
     X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
     X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
-    if (!ext)
-        return -1;
+    if (!ext) return -1;
     int ok = X509_add_ext(cert, ext, -1);
     X509_EXTENSION_free(ext);
     return ok ? 0 : -1;
 }
 
-static X509 *new_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *issuer_key, long serial, int ca)
+static X509 *new_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *issuer_key,
+                      long serial, int ca)
 {
     X509 *c = X509_new();
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     X509_set_version(c, 2);
     ASN1_INTEGER_set(X509_get_serialNumber(c), serial);
     X509_gmtime_adj(X509_getm_notBefore(c), -3600);
@@ -51,7 +51,8 @@ static X509 *new_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *iss
         rc |= add_ext(c, iss, NID_basic_constraints, "critical,CA:FALSE");
         rc |= add_ext(c, iss, NID_key_usage, "critical,digitalSignature,keyEncipherment");
         rc |= add_ext(c, iss, NID_ext_key_usage, "serverAuth");
-        rc |= add_ext(c, iss, NID_subject_alt_name, "DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,"
+        rc |= add_ext(c, iss, NID_subject_alt_name,
+                      "DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,"
                       "DNS:kubernetes.default.svc,IP:127.0.0.1");
     }
     if (rc || !X509_sign(c, issuer_key ? issuer_key : key, EVP_sha256())) {
@@ -80,14 +81,11 @@ int ks_tls_generate(ks_tls *t)
     EVP_PKEY *cakey = new_key(), *key = new_key();
     X509 *ca = NULL, *cert = NULL;
     BIO *b1 = BIO_new(BIO_s_mem()), *b2 = BIO_new(BIO_s_mem()), *b3 = BIO_new(BIO_s_mem());
-    if (!cakey || !key || !b1 || !b2 || !b3)
-        goto out;
+    if (!cakey || !key || !b1 || !b2 || !b3) goto out;
     ca = new_cert(cakey, "kubesim-ca", NULL, NULL, 1, 1);
-    if (!ca)
-        goto out;
+    if (!ca) goto out;
     cert = new_cert(key, "kubesim-apiserver", ca, cakey, 2, 0);
-    if (!cert)
-        goto out;
+    if (!cert) goto out;
     if (!PEM_write_bio_X509(b1, ca) || !PEM_write_bio_X509(b2, cert) ||
         !PEM_write_bio_PrivateKey(b3, key, NULL, NULL, 0, NULL, NULL))
         goto out;
@@ -103,8 +101,7 @@ out:
     BIO_free(b1);
     BIO_free(b2);
     BIO_free(b3);
-    if (rc)
-        ks_tls_clear(t);
+    if (rc) ks_tls_clear(t);
     return rc;
 }
 

@@ -1,5 +1,5 @@
-/* kubesim TLS material: a self-signed CA and a server certificate for 127.0.0.1 / localhost signed by
- * it, generated at start with OpenSSL's libcrypto (EC P-256). Called by main.c. */
+/* kubesim TLS material: a self-signed CA and a server certificate for 127.0.0.1 / localhost signed
+ * by it, generated at start with OpenSSL's libcrypto (EC P-256). Called by main.c. */
 #ifndef KUBESIM_TLS_H
 #define KUBESIM_TLS_H
 

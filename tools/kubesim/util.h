@@ -1,6 +1,6 @@
 /* kubesim small helpers shared by the API-server files: clock, RFC 3339 timestamps, random uids and
- * names, and the Status body builder (status.c). All returned strings are written into caller buffers
- * unless stated; json_t results are new references owned by the caller. */
+ * names, and the Status body builder (status.c). All returned strings are written into caller
+ * buffers unless stated; json_t results are new references owned by the caller. */
 #ifndef KUBESIM_UTIL_H
 #define KUBESIM_UTIL_H
 

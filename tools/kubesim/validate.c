@@ -7,33 +7,42 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DNS1123_SUBDOMAIN_MSG                                                                                    \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must " \
-    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "          \
+#define DNS1123_SUBDOMAIN_MSG                                                                      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
+    "'.', and must "                                                                               \
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation " \
+    "is "                                                                                          \
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-#define DNS1123_LABEL_MSG                                                                                         \
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and " \
-    "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "          \
+#define DNS1123_LABEL_MSG                                                                          \
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "   \
+    "must start and "                                                                              \
+    "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "           \
+    "validation is "                                                                               \
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-#define DNS1035_LABEL_MSG                                                                                        \
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "    \
-    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "        \
+#define DNS1035_LABEL_MSG                                                                          \
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "   \
+    "alphabetic "                                                                                  \
+    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex "     \
+    "used for "                                                                                    \
     "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-#define LABEL_VALUE_MSG                                                                                          \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "  \
-    "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "   \
+#define LABEL_VALUE_MSG                                                                            \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
+    "'.', and must "                                                                               \
+    "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "  \
+    "regex used "                                                                                  \
     "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 
 typedef struct vctx {
     json_t *causes;
 } vctx;
 
-static void add_cause(vctx *v, const char *reason, const char *field, const char *fmt, const char *a,
-                      const char *b)
+static void add_cause(vctx *v, const char *reason, const char *field, const char *fmt,
+                      const char *a, const char *b)
 {
     char msg[1024];
     snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
-    json_array_append_new(v->causes, json_pack("{s:s,s:s,s:s}", "reason", reason, "message", msg, "field", field));
+    json_array_append_new(
+        v->causes, json_pack("{s:s,s:s,s:s}", "reason", reason, "message", msg, "field", field));
 }
 
 static int is_alnum_lower(char c)
@@ -44,27 +53,22 @@ static int is_alnum_lower(char c)
 static int dns1123_label(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 63 || !is_alnum_lower(s[0]) || !is_alnum_lower(s[n - 1]))
-        return 0;
+    if (n == 0 || n > 63 || !is_alnum_lower(s[0]) || !is_alnum_lower(s[n - 1])) return 0;
     for (size_t i = 0; i < n; i++)
-        if (!is_alnum_lower(s[i]) && s[i] != '-')
-            return 0;
+        if (!is_alnum_lower(s[i]) && s[i] != '-') return 0;
     return 1;
 }
 
 static int dns1123_subdomain(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 253)
-        return 0;
+    if (n == 0 || n > 253) return 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     char *save = NULL;
-    if (s[0] == '.' || s[n - 1] == '.' || strstr(s, ".."))
-        return 0;
+    if (s[0] == '.' || s[n - 1] == '.' || strstr(s, "..")) return 0;
     for (char *t = strtok_r(buf, ".", &save); t; t = strtok_r(NULL, ".", &save))
-        if (!dns1123_label(t))
-            return 0;
+        if (!dns1123_label(t)) return 0;
     return 1;
 }
 
@@ -76,13 +80,10 @@ static int dns1035_label(const char *s)
 static int label_value_ok(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0)
-        return 1;
-    if (n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
-        return 0;
+    if (n == 0) return 1;
+    if (n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1])) return 0;
     for (size_t i = 0; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-            return 0;
+        if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.') return 0;
     return 1;
 }
 
@@ -93,12 +94,10 @@ static int label_key_ok(const char *k)
     if (slash) {
         char prefix[256];
         size_t pl = (size_t)(slash - k);
-        if (pl >= sizeof prefix)
-            return 0;
+        if (pl >= sizeof prefix) return 0;
         memcpy(prefix, k, pl);
         prefix[pl] = 0;
-        if (!dns1123_subdomain(prefix))
-            return 0;
+        if (!dns1123_subdomain(prefix)) return 0;
     }
     return *name && label_value_ok(name);
 }
@@ -149,7 +148,8 @@ static void check_pod(vctx *v, const json_t *obj)
             add_cause(v, "FieldValueRequired", field, "Required value", NULL, NULL);
         } else if (!dns1123_label(name)) {
             snprintf(field, sizeof field, "spec.containers[%zu].name", i);
-            add_cause(v, "FieldValueInvalid", field, "Invalid value: \"%s\": %s", name, DNS1123_LABEL_MSG);
+            add_cause(v, "FieldValueInvalid", field, "Invalid value: \"%s\": %s", name,
+                      DNS1123_LABEL_MSG);
         }
         if (!image || !*image) {
             snprintf(field, sizeof field, "spec.containers[%zu].image", i);
@@ -158,8 +158,10 @@ static void check_pod(vctx *v, const json_t *obj)
     }
     const char *rp = json_string_value(json_object_get(spec, "restartPolicy"));
     if (rp && strcmp(rp, "Always") && strcmp(rp, "OnFailure") && strcmp(rp, "Never"))
-        add_cause(v, "FieldValueNotSupported", "spec.restartPolicy",
-                  "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", \"Never\"", rp, NULL);
+        add_cause(
+            v, "FieldValueNotSupported", "spec.restartPolicy",
+            "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", \"Never\"", rp,
+            NULL);
 }
 
 int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err)
@@ -173,8 +175,8 @@ int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err
     if (name && *name)
         check_name(&v, resource, name);
     else if (!(create && gen && *gen))
-        add_cause(&v, "FieldValueRequired", "metadata.name", "Required value: name or generateName is required",
-                  NULL, NULL);
+        add_cause(&v, "FieldValueRequired", "metadata.name",
+                  "Required value: name or generateName is required", NULL, NULL);
     json_t *labels = json_object_get(meta, "labels");
     const char *k;
     json_t *val;
@@ -183,20 +185,24 @@ int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err
         char field[400];
         snprintf(field, sizeof field, "metadata.labels");
         if (!label_key_ok(k))
-            add_cause(&v, "FieldValueInvalid", field, "Invalid value: \"%s\": name part must consist of "
-                      "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-                      "character%s", k, "");
+            add_cause(&v, "FieldValueInvalid", field,
+                      "Invalid value: \"%s\": name part must consist of "
+                      "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                      "alphanumeric "
+                      "character%s",
+                      k, "");
         else if (!json_is_string(val) || !label_value_ok(json_string_value(val)))
             add_cause(&v, "FieldValueInvalid", field, "Invalid value: \"%s\": %s",
                       json_is_string(val) ? json_string_value(val) : "", LABEL_VALUE_MSG);
     }
-    if (!strcmp(resource, "pods"))
-        check_pod(&v, obj);
+    if (!strcmp(resource, "pods")) check_pod(&v, obj);
     if (!strcmp(resource, "configmaps")) {
         json_t *data = json_object_get(obj, "data");
-        json_object_foreach(data, k, val) if (!json_is_string(val)) add_cause(&v, "FieldValueInvalid", "data",
-                                                                               "Invalid value: \"%s\": must be a "
-                                                                               "string%s", k, "");
+        json_object_foreach(data, k, val) if (!json_is_string(val))
+            add_cause(&v, "FieldValueInvalid", "data",
+                      "Invalid value: \"%s\": must be a "
+                      "string%s",
+                      k, "");
     }
     size_t n = json_array_size(v.causes);
     if (n == 0) {
@@ -212,14 +218,15 @@ int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err
         json_t *c;
         json_array_foreach(v.causes, i, c)
         {
-            off += (size_t)snprintf(joined + off, off < sizeof joined ? sizeof joined - off : 0, "%s%s: %s",
-                                    i ? ", " : "", json_string_value(json_object_get(c, "field")),
+            off += (size_t)snprintf(joined + off, off < sizeof joined ? sizeof joined - off : 0,
+                                    "%s%s: %s", i ? ", " : "",
+                                    json_string_value(json_object_get(c, "field")),
                                     json_string_value(json_object_get(c, "message")));
-            if (off >= sizeof joined)
-                break;
+            if (off >= sizeof joined) break;
         }
-        snprintf(err->message, sizeof err->message, n > 1 ? "%s \"%s\" is invalid: [%s]" : "%s \"%s\" is invalid: %s",
-                 kind, name ? name : (gen ? gen : ""), joined);
+        snprintf(err->message, sizeof err->message,
+                 n > 1 ? "%s \"%s\" is invalid: [%s]" : "%s \"%s\" is invalid: %s", kind,
+                 name ? name : (gen ? gen : ""), joined);
         err->causes = v.causes;
     } else {
         json_decref(v.causes);

@@ -1,7 +1,7 @@
-/* kubesim object validation, as the API server's: names (DNS-1123 subdomain / label, DNS-1035 label for
- * Services), label keys and values, and required fields (pod spec.containers, container name and image).
- * Called by server.c before create and update. On failure fills a ks_err with code 422, reason Invalid,
- * the real message text and a new causes array ([{reason,message,field}]). */
+/* kubesim object validation, as the API server's: names (DNS-1123 subdomain / label, DNS-1035 label
+ * for Services), label keys and values, and required fields (pod spec.containers, container name
+ * and image). Called by server.c before create and update. On failure fills a ks_err with code 422,
+ * reason Invalid, the real message text and a new causes array ([{reason,message,field}]). */
 #ifndef KUBESIM_VALIDATE_H
 #define KUBESIM_VALIDATE_H
 

@@ -1,6 +1,6 @@
-/* kubesim watch streams (see watch.h). The content-reader callback runs on the connection's own thread
- * (MHD thread-per-connection mode), so it may block on the store's condition variable in short slices,
- * checking for shutdown, timeouts, bookmarks and client disconnects in between. */
+/* kubesim watch streams (see watch.h). The content-reader callback runs on the connection's own
+ * thread (MHD thread-per-connection mode), so it may block on the store's condition variable in
+ * short slices, checking for shutdown, timeouts, bookmarks and client disconnects in between. */
 #define _GNU_SOURCE
 #include "watch.h"
 #include "table.h"
@@ -42,8 +42,7 @@ static void out_append(watch *w, const char *s, size_t n)
         while (nc < w->out_len + n + 1)
             nc *= 2;
         char *p = realloc(w->out, nc);
-        if (!p)
-            return;
+        if (!p) return;
         w->out = p;
         w->out_cap = nc;
     }
@@ -57,9 +56,10 @@ static void emit(watch *w, const char *type, json_t *obj /* borrowed */)
     json_t *tbl = NULL;
     if (w->table && strcmp(type, "BOOKMARK") && strcmp(type, "ERROR")) {
         json_t *items = json_pack("[O]", obj);
-        tbl = ks_table(w->resource, items, json_string_value(json_object_get(json_object_get(obj, "metadata"),
-                                                                              "resourceVersion")),
-                       NULL, w->include, w->first_table);
+        tbl = ks_table(
+            w->resource, items,
+            json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion")),
+            NULL, w->include, w->first_table);
         w->first_table = 0;
         json_decref(items);
         o = tbl;
@@ -79,7 +79,8 @@ static void emit_bookmark(watch *w, int initial_end)
 {
     char rv[32];
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)w->since);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", w->kind, "apiVersion", "v1", "metadata", "resourceVersion", rv);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", w->kind, "apiVersion", "v1", "metadata",
+                          "resourceVersion", rv);
     if (initial_end)
         json_object_set_new(json_object_get(o, "metadata"), "annotations",
                             json_pack("{s:s}", "k8s.io/initial-events-end", "true"));
@@ -90,22 +91,19 @@ static void emit_bookmark(watch *w, int initial_end)
 static int matches(watch *w, const json_t *obj)
 {
     if (w->ns) {
-        const char *ons = json_string_value(json_object_get(json_object_get(obj, "metadata"), "namespace"));
-        if (!ons || strcmp(ons, w->ns))
-            return 0;
+        const char *ons =
+            json_string_value(json_object_get(json_object_get(obj, "metadata"), "namespace"));
+        if (!ons || strcmp(ons, w->ns)) return 0;
     }
     return ks_selector_match(w->sel, obj);
 }
 
 static int client_gone(watch *w)
 {
-    if (w->fd < 0)
-        return 0;
+    if (w->fd < 0) return 0;
     struct pollfd pfd = {.fd = w->fd, .events = POLLIN | POLLRDHUP};
-    if (poll(&pfd, 1, 0) <= 0)
-        return 0;
-    if (pfd.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL))
-        return 1;
+    if (poll(&pfd, 1, 0) <= 0) return 0;
+    if (pfd.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) return 1;
     return 0;
 }
 
@@ -120,15 +118,13 @@ static int produce(watch *w)
         if (w->initial_pos >= n) {
             json_decref(w->initial);
             w->initial = NULL;
-            if (w->initial_end_bookmark)
-                emit_bookmark(w, 1);
+            if (w->initial_end_bookmark) emit_bookmark(w, 1);
         }
         return 0;
     }
     ks_event evs[MAX_BATCH];
     for (;;) {
-        if (*w->stopping)
-            return 1;
+        if (*w->stopping) return 1;
         int64_t now = ks_mono_ms();
         if (w->faults) {
             ks_faults_cfg fc;
@@ -138,21 +134,20 @@ static int produce(watch *w)
                 return -1;
             }
         }
-        if (now >= w->deadline)
-            return 1;
+        if (now >= w->deadline) return 1;
         if (w->bookmarks && now >= w->next_bookmark) {
             w->next_bookmark = now + w->bookmark_ms;
             emit_bookmark(w, 0);
             return 0;
         }
-        if (client_gone(w))
-            return -1;
+        if (client_gone(w)) return -1;
         uint64_t now_rv = 0, floor = 0;
-        int n = ks_store_events(w->store, w->resource, w->since, evs, MAX_BATCH, WAIT_SLICE_MS, &now_rv, &floor);
+        int n = ks_store_events(w->store, w->resource, w->since, evs, MAX_BATCH, WAIT_SLICE_MS,
+                                &now_rv, &floor);
         if (n == -ETIME) {
             char msg[160];
-            snprintf(msg, sizeof msg, "too old resource version: %llu (%llu)", (unsigned long long)w->since,
-                     (unsigned long long)(floor ? floor - 1 : 0));
+            snprintf(msg, sizeof msg, "too old resource version: %llu (%llu)",
+                     (unsigned long long)w->since, (unsigned long long)(floor ? floor - 1 : 0));
             json_t *st = ks_status(410, "Expired", msg, NULL);
             emit(w, "ERROR", st);
             json_decref(st);
@@ -160,8 +155,8 @@ static int produce(watch *w)
             return 0;
         }
         for (int i = 0; i < n; i++) {
-            /* as the API server's watch cache: an object that starts or stops matching the selector is
-             * ADDED to or DELETED from the filtered view */
+            /* as the API server's watch cache: an object that starts or stops matching the selector
+             * is ADDED to or DELETED from the filtered view */
             int now_in = matches(w, evs[i].obj);
             if (!strcmp(evs[i].type, "MODIFIED") && evs[i].prev) {
                 int was_in = matches(w, evs[i].prev);
@@ -177,10 +172,8 @@ static int produce(watch *w)
             json_decref(evs[i].obj);
             json_decref(evs[i].prev);
         }
-        if (n >= 0 && now_rv > w->since)
-            w->since = now_rv;
-        if (w->out_len > w->out_off)
-            return 0;
+        if (n >= 0 && now_rv > w->since) w->since = now_rv;
+        if (w->out_len > w->out_off) return 0;
     }
 }
 
@@ -191,29 +184,23 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
     for (;;) {
         if (w->out_len > w->out_off) {
             size_t n = w->out_len - w->out_off;
-            if (n > max)
-                n = max;
+            if (n > max) n = max;
             memcpy(buf, w->out + w->out_off, n);
             w->out_off += n;
-            if (w->out_off == w->out_len)
-                w->out_off = w->out_len = 0;
+            if (w->out_off == w->out_len) w->out_off = w->out_len = 0;
             return (ssize_t)n;
         }
-        if (w->done)
-            return MHD_CONTENT_READER_END_OF_STREAM;
+        if (w->done) return MHD_CONTENT_READER_END_OF_STREAM;
         int rc = produce(w);
-        if (rc > 0)
-            return MHD_CONTENT_READER_END_OF_STREAM;
-        if (rc < 0)
-            return MHD_CONTENT_READER_END_WITH_ERROR;
+        if (rc > 0) return MHD_CONTENT_READER_END_OF_STREAM;
+        if (rc < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
     }
 }
 
 static void watch_free(void *cls)
 {
     watch *w = cls;
-    if (w->metrics)
-        ks_metrics_watch_delta(w->metrics, -1);
+    if (w->metrics) ks_metrics_watch_delta(w->metrics, -1);
     ks_selector_free(w->sel);
     json_decref(w->initial);
     free(w->ns);
@@ -255,7 +242,8 @@ struct MHD_Response *ks_watch_response(const ks_watch_params *p)
     const char *rv = p->rv;
     if (!rv || !*rv || !strcmp(rv, "0") || p->send_initial) {
         uint64_t lrv = 0;
-        w->initial = ks_store_list_refs(p->store, p->resource, p->ns, initial_filter, w->sel, NULL, 0, &lrv, NULL);
+        w->initial = ks_store_list_refs(p->store, p->resource, p->ns, initial_filter, w->sel, NULL,
+                                        0, &lrv, NULL);
         w->since = lrv;
         w->initial_end_bookmark = p->send_initial && p->bookmarks;
         if (json_array_size(w->initial) == 0 && !w->initial_end_bookmark) {
@@ -265,9 +253,9 @@ struct MHD_Response *ks_watch_response(const ks_watch_params *p)
     } else {
         w->since = strtoull(rv, NULL, 10);
     }
-    if (w->metrics)
-        ks_metrics_watch_delta(w->metrics, 1);
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, reader, w, watch_free);
+    if (w->metrics) ks_metrics_watch_delta(w->metrics, 1);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, reader, w, watch_free);
     if (!r) {
         watch_free(w);
         return NULL;

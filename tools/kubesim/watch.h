@@ -1,9 +1,10 @@
 /* kubesim watch streams: one JSON event per line ({"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR",
  * "object":{...}}) over a chunked HTTP response, replayed from the store's bounded event history.
- * Handles resourceVersion replay (or synthetic ADDED events for the current state when none is given),
- * allowWatchBookmarks, timeoutSeconds, 410 Expired as an ERROR event, Table output and the
- * dropWatchAfterMs fault (a watch older than that is cut abruptly; read each slice, so a fault set at
- * runtime also cuts watches that are already open). Called by server.c, which owns the MHD connection. */
+ * Handles resourceVersion replay (or synthetic ADDED events for the current state when none is
+ * given), allowWatchBookmarks, timeoutSeconds, 410 Expired as an ERROR event, Table output and the
+ * dropWatchAfterMs fault (a watch older than that is cut abruptly; read each slice, so a fault set
+ * at runtime also cuts watches that are already open). Called by server.c, which owns the MHD
+ * connection. */
 #ifndef KUBESIM_WATCH_H
 #define KUBESIM_WATCH_H
 
@@ -16,18 +17,19 @@
 
 typedef struct ks_watch_params {
     ks_store *store;
-    ks_metrics *metrics;    /* may be NULL */
-    const char *resource;   /* "pods" */
-    const char *ns;         /* NULL = all namespaces */
-    ks_selector *sel;       /* stolen (freed with the stream); may be NULL */
-    const char *rv;         /* resourceVersion parameter or NULL */
-    int timeout_s;          /* 0 = default (30 min) */
-    int bookmarks;          /* allowWatchBookmarks */
-    int send_initial;       /* sendInitialEvents=true */
-    int table;              /* Table output */
-    const char *include;    /* includeObject for Table output */
-    int bookmark_ms;        /* bookmark period */
-    ks_faults *faults;      /* dropWatchAfterMs is read while the watch runs, so it also cuts open watches */
+    ks_metrics *metrics;  /* may be NULL */
+    const char *resource; /* "pods" */
+    const char *ns;       /* NULL = all namespaces */
+    ks_selector *sel;     /* stolen (freed with the stream); may be NULL */
+    const char *rv;       /* resourceVersion parameter or NULL */
+    int timeout_s;        /* 0 = default (30 min) */
+    int bookmarks;        /* allowWatchBookmarks */
+    int send_initial;     /* sendInitialEvents=true */
+    int table;            /* Table output */
+    const char *include;  /* includeObject for Table output */
+    int bookmark_ms;      /* bookmark period */
+    ks_faults
+        *faults; /* dropWatchAfterMs is read while the watch runs, so it also cuts open watches */
     volatile int *stopping; /* server shutdown flag */
     int fd;                 /* client socket (to notice disconnects), -1 if unknown */
 } ks_watch_params;
