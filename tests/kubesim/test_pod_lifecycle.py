@@ -439,9 +439,10 @@ def test_in_cluster_client_works(cluster):
 def test_init_containers_and_empty_dir(cluster):
     v1 = cluster.v1
     name = uniq("init")
-    body = make_pod(name, ["sh", "-c", "cat /work/from-init; cat /work/from-init2"],
+    body = make_pod(name, ["sh", "-c", "cat /work/from-init; cat /work/from-init2; pwd"],
                     volumeMounts=[{"name": "work", "mountPath": "/work"}],
                     volumes=[{"name": "work", "emptyDir": {}}])
+    body["spec"]["containers"][0]["workingDir"] = "/srv/kubesim-workdir-%s" % name  # created like runc does
     body["spec"]["initContainers"] = [
         {"name": "init1", "image": "busybox", "command": ["sh", "-c", "echo first > /work/from-init"],
          "volumeMounts": [{"name": "work", "mountPath": "/work"}]},
@@ -452,7 +453,8 @@ def test_init_containers_and_empty_dir(cluster):
     assert p.status.phase == "Succeeded", v1.read_namespaced_pod_log(name, NS)
     assert [s.state.terminated.reason for s in p.status.init_container_statuses] == ["Completed", "Completed"]
     assert {c.type: c.status for c in p.status.conditions}["Initialized"] == "True"
-    assert v1.read_namespaced_pod_log(name, NS).split() == ["first", "second"]
+    assert v1.read_namespaced_pod_log(name, NS).split() == ["first", "second", "/srv/kubesim-workdir-%s" % name]
+    assert not os.path.exists("/srv/kubesim-workdir-%s" % name), "created on the host"
 
 
 def test_readiness_probes_exec_and_http(cluster):

@@ -319,6 +319,7 @@ static int make_mount_point(shadow_state *sh, char *dst, int is_file)
 typedef struct child_args {
     const ks_container_spec *spec;
     char **dst_copies;
+    char *workdir_copy; /* writable copy for make_mount_point */
     int *src_is_file;
     int err_fd, sync_fd, log_fd, null_fd;
     pid_t parent;
@@ -393,6 +394,7 @@ static void enter_pid_ns(const child_args *a)
 static void child_main(const child_args *a)
 {
     const ks_container_spec *s = a->spec;
+    shadow_state *sh = NULL;
     /* signals: default dispositions, nothing blocked */
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
@@ -415,7 +417,7 @@ static void child_main(const child_args *a)
                 /* keep the host name; not fatal */
             }
         }
-        shadow_state *sh = NULL;
+        sh = NULL;
         if (s->scratch_dir && s->scratch_dir[0]) {
             sh = calloc(1, sizeof *sh); /* glibc's fork leaves malloc usable in the child */
             if (!sh) child_fail(a->err_fd, STEP_MKDIR, -1);
@@ -452,6 +454,10 @@ static void child_main(const child_args *a)
             child_fail(a->err_fd, STEP_USER, 0);
     }
     const char *wd = (s->workdir && s->workdir[0]) ? s->workdir : "/";
+    if (chdir(wd) != 0 && errno == ENOENT && sh && a->workdir_copy) {
+        /* like runc: a missing working directory is created (inside the container) */
+        if (make_mount_point(sh, a->workdir_copy, 0) != 0) child_fail(a->err_fd, STEP_CHDIR, 0);
+    }
     if (chdir(wd) != 0) child_fail(a->err_fd, STEP_CHDIR, 0);
         /* no kubesim descriptor leaks into the container (the error pipe is already CLOEXEC) */
 #ifdef SYS_close_range
@@ -500,6 +506,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     const ks_container_caps *caps = ks_container_probe();
     int rc = 0;
     int errp[2] = {-1, -1}, syncp[2] = {-1, -1}, log_fd = -1, null_fd = -1;
+    char *workdir_copy = NULL;
     char **dst_copies = calloc((size_t)s->n_mounts + 1, sizeof(char *));
     int *src_is_file = calloc((size_t)s->n_mounts + 1, sizeof(int));
     ks_container *c = calloc(1, sizeof(*c));
@@ -576,7 +583,9 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
         }
     }
 
+    workdir_copy = s->workdir && s->workdir[0] == '/' ? strdup(s->workdir) : NULL;
     child_args a = {.spec = s,
+                    .workdir_copy = workdir_copy,
                     .dst_copies = dst_copies,
                     .src_is_file = src_is_file,
                     .err_fd = errp[1],
@@ -643,6 +652,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     *out = c;
     c = NULL;
 fail:
+    free(workdir_copy);
     for (int i = 0; dst_copies && i < s->n_mounts; i++)
         free(dst_copies[i]);
     free(dst_copies);
