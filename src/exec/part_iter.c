@@ -130,54 +130,75 @@ typedef struct narrow_iter {
     cspark_task_context *tc;
     cspark_rdd *rdd;
     part_iter *parent;
+    const cs_batch *in; /* the parent's current batch (valid until we pull the next one) */
+    size_t in_pos;      /* next input record to process */
+    bool eof;           /* the parent has ended: never pull it again */
     cs_batch out;
 } narrow_iter;
+
+/* Runs the function over input records from in_pos until the input is used up or the output
+ * batch is full, so a flat_map that multiplies its input still hands on bounded batches. */
+static void narrow_apply(narrow_iter *m)
+{
+    const cs_batch *in = m->in;
+    cspark_emitter em = {&m->out, NULL, NULL};
+    size_t i = m->in_pos;
+    task_context_enter(m->tc, &m->rdd->fn);
+    switch (m->rdd->kind) {
+    case RDD_FILTER: {
+        cspark_filter_fn fn = (cspark_filter_fn)m->rdd->fn.ptr;
+        for (; i < in->n && !batch_full(&m->out); i++) {
+            cspark_record r = batch_get(in, i);
+            if (fn(&r, m->tc)) batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+        }
+        break;
+    }
+    case RDD_MAP: {
+        cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
+        for (; i < in->n && !batch_full(&m->out); i++) {
+            cspark_record r = batch_get(in, i);
+            size_t before = m->out.n;
+            fn(&r, &em, m->tc);
+            if (m->out.n != before + 1)
+                cspark_task_fail(m->tc,
+                                 "map function %s emitted %zu records for one input "
+                                 "(a map emits exactly one; use flat_map)",
+                                 m->rdd->fn.name, m->out.n - before);
+        }
+        break;
+    }
+    default: {
+        cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
+        for (; i < in->n && !batch_full(&m->out); i++) {
+            cspark_record r = batch_get(in, i);
+            fn(&r, &em, m->tc);
+        }
+        break;
+    }
+    }
+    task_context_enter(m->tc, NULL);
+    m->in_pos = i;
+}
 
 static int narrow_next(part_iter *it, const cs_batch **out, cs_error *err)
 {
     narrow_iter *m = (narrow_iter *)it;
-    cspark_emitter em = {&m->out, NULL, NULL};
+    batch_reset(&m->out);
     for (;;) {
-        const cs_batch *in;
-        int rc = m->parent->next(m->parent, &in, err);
-        if (rc <= 0) return rc;
-        batch_reset(&m->out);
-        task_context_enter(m->tc, &m->rdd->fn);
-        switch (m->rdd->kind) {
-        case RDD_FILTER: {
-            cspark_filter_fn fn = (cspark_filter_fn)m->rdd->fn.ptr;
-            for (size_t i = 0; i < in->n; i++) {
-                cspark_record r = batch_get(in, i);
-                if (fn(&r, m->tc))
-                    batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+        if (!m->in || m->in_pos >= m->in->n) {
+            int rc = m->eof ? 0 : m->parent->next(m->parent, &m->in, err);
+            if (rc <= 0) {
+                m->in = NULL;
+                m->eof = true;
+                if (rc < 0) return rc;
+                if (!m->out.n) return 0;
+                *out = &m->out; /* what the last input produced */
+                return 1;
             }
-            break;
+            m->in_pos = 0;
         }
-        case RDD_MAP: {
-            cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
-            for (size_t i = 0; i < in->n; i++) {
-                cspark_record r = batch_get(in, i);
-                size_t before = m->out.n;
-                fn(&r, &em, m->tc);
-                if (m->out.n != before + 1)
-                    cspark_task_fail(m->tc,
-                                     "map function %s emitted %zu records for one input "
-                                     "(a map emits exactly one; use flat_map)",
-                                     m->rdd->fn.name, m->out.n - before);
-            }
-            break;
-        }
-        default: {
-            cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
-            for (size_t i = 0; i < in->n; i++) {
-                cspark_record r = batch_get(in, i);
-                fn(&r, &em, m->tc);
-            }
-            break;
-        }
-        }
-        task_context_enter(m->tc, NULL);
-        if (m->out.n) {
+        narrow_apply(m);
+        if (batch_full(&m->out)) {
             *out = &m->out;
             return 1;
         }
