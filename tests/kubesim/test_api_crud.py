@@ -68,8 +68,20 @@ def test_invalid_objects_get_422_with_causes(kubesim):
     st, s = kubesim.call("POST", NS + "/pods", body)
     fields = sorted(c["field"] for c in s["details"]["causes"])
     assert st == 422 and fields == ["spec.containers[0].image", "spec.containers[0].name"]
-    st, s = kubesim.call("POST", NS + "/services", {"metadata": {"name": "1svc"}, "spec": {}})
+    st, s = kubesim.call("POST", NS + "/services", {"metadata": {"name": "1svc"}, "spec": {"ports": [{"port": 80}]}})
     assert st == 422 and "DNS-1035" in s["message"]
+    st, s = kubesim.call("POST", NS + "/services", {"metadata": {"name": "svc"}, "spec": {"ports": [{"port": 0}]}})
+    assert st == 422 and s["details"]["causes"][0]["field"] == "spec.ports[0].port"
+    st, s = kubesim.call("POST", NS + "/services", {"metadata": {"name": "svc"}, "spec": {}})
+    assert st == 422 and s["details"]["causes"][0]["field"] == "spec.ports"
+    # a headless service may have no ports
+    assert kubesim.call("POST", NS + "/services", {"metadata": {"name": "hl"}, "spec": {"clusterIP": "None"}})[0] == 201
+    body = pod("dupc")
+    body["spec"]["containers"].append(dict(body["spec"]["containers"][0]))
+    st, s = kubesim.call("POST", NS + "/pods", body)
+    assert st == 422 and s["details"]["causes"][0]["reason"] == "FieldValueDuplicate"
+    st, s = kubesim.call("POST", NS + "/configmaps", {"metadata": {"name": "cm"}, "data": {"bad key": "x"}})
+    assert st == 422 and "valid config key" in s["message"]
 
 
 def test_malformed_json_is_400_status(kubesim):

@@ -155,6 +155,14 @@ static void check_pod(vctx *v, const json_t *obj)
             snprintf(field, sizeof field, "spec.containers[%zu].image", i);
             add_cause(v, "FieldValueRequired", field, "Required value", NULL, NULL);
         }
+        for (size_t j = 0; name && *name && j < i; j++) {
+            const char *other = json_string_value(json_object_get(json_array_get(cs, j), "name"));
+            if (other && !strcmp(other, name)) {
+                snprintf(field, sizeof field, "spec.containers[%zu].name", i);
+                add_cause(v, "FieldValueDuplicate", field, "Duplicate value: \"%s\"%s", name, "");
+                break;
+            }
+        }
     }
     const char *rp = json_string_value(json_object_get(spec, "restartPolicy"));
     if (rp && strcmp(rp, "Always") && strcmp(rp, "OnFailure") && strcmp(rp, "Never"))
@@ -162,6 +170,65 @@ static void check_pod(vctx *v, const json_t *obj)
             v, "FieldValueNotSupported", "spec.restartPolicy",
             "Unsupported value: \"%s\": supported values: \"Always\", \"OnFailure\", \"Never\"", rp,
             NULL);
+}
+
+static void check_service(vctx *v, const json_t *obj)
+{
+    json_t *spec = json_object_get(obj, "spec");
+    const char *ip = json_string_value(json_object_get(spec, "clusterIP"));
+    const char *type = json_string_value(json_object_get(spec, "type"));
+    json_t *ports = json_object_get(spec, "ports");
+    int headless = ip && !strcmp(ip, "None");
+    if (type && strcmp(type, "ClusterIP") && strcmp(type, "NodePort") &&
+        strcmp(type, "LoadBalancer") && strcmp(type, "ExternalName"))
+        add_cause(v, "FieldValueNotSupported", "spec.type",
+                  "Unsupported value: \"%s\": supported values: \"ClusterIP\", \"ExternalName\", "
+                  "\"LoadBalancer\", \"NodePort\"%s",
+                  type, "");
+    if (json_array_size(ports) == 0 && !headless && !(type && !strcmp(type, "ExternalName")))
+        add_cause(v, "FieldValueRequired", "spec.ports", "Required value", NULL, NULL);
+    size_t i;
+    json_t *p;
+    json_array_foreach(ports, i, p)
+    {
+        json_t *port = json_object_get(p, "port");
+        char field[64], val[32];
+        snprintf(field, sizeof field, "spec.ports[%zu].port", i);
+        if (!json_is_integer(port) || json_integer_value(port) < 1 ||
+            json_integer_value(port) > 65535) {
+            snprintf(val, sizeof val, "%lld",
+                     json_is_integer(port) ? (long long)json_integer_value(port) : 0LL);
+            add_cause(v, "FieldValueInvalid", field,
+                      "Invalid value: %s: must be between 1 and 65535, inclusive%s", val, "");
+        }
+    }
+}
+
+static int config_key_ok(const char *k)
+{
+    if (!*k || strlen(k) > 253 || !strcmp(k, ".") || !strcmp(k, "..")) return 0;
+    for (const char *p = k; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.') return 0;
+    return 1;
+}
+
+/* ConfigMap data/binaryData and Secret data/stringData keys. */
+static void check_keys(vctx *v, const json_t *obj, const char *field)
+{
+    const char *k;
+    json_t *val;
+    json_object_foreach(json_object_get(obj, field), k, val)
+    {
+        if (!config_key_ok(k)) {
+            char f[300];
+            snprintf(f, sizeof f, "%s[%.250s]", field, k);
+            add_cause(v, "FieldValueInvalid", f,
+                      "Invalid value: \"%s\": a valid config key must consist of alphanumeric "
+                      "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+                      "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')%s",
+                      k, "");
+        }
+    }
 }
 
 int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err)
@@ -196,6 +263,11 @@ int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err
                       json_is_string(val) ? json_string_value(val) : "", LABEL_VALUE_MSG);
     }
     if (!strcmp(resource, "pods")) check_pod(&v, obj);
+    if (!strcmp(resource, "services")) check_service(&v, obj);
+    if (!strcmp(resource, "configmaps") || !strcmp(resource, "secrets")) {
+        check_keys(&v, obj, "data");
+        check_keys(&v, obj, !strcmp(resource, "configmaps") ? "binaryData" : "stringData");
+    }
     if (!strcmp(resource, "configmaps")) {
         json_t *data = json_object_get(obj, "data");
         json_object_foreach(data, k, val) if (!json_is_string(val))
