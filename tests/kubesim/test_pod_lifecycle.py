@@ -152,13 +152,16 @@ def test_node_registered_with_capacity(cluster):
 def test_exit_code_failed_and_succeeded(cluster):
     v1 = cluster.v1
     bad, good = uniq("exit3"), uniq("exit0")
-    v1.create_namespaced_pod(NS, make_pod(bad, ["sh", "-c", "echo failing; exit 3"]))
+    body = make_pod(bad, ["sh", "-c", "echo failing; exit 3"])
+    body["spec"]["containers"][0]["terminationMessagePolicy"] = "FallbackToLogsOnError"
+    v1.create_namespaced_pod(NS, body)
     v1.create_namespaced_pod(NS, make_pod(good, ["sh", "-c", "exit 0"]))
     p = wait_for(lambda: terminal(v1, bad), what="pod %s terminal" % bad)
     assert p.status.phase == "Failed"
     cs = p.status.container_statuses[0]
     assert cs.state.terminated.exit_code == 3
     assert cs.state.terminated.reason == "Error"
+    assert cs.state.terminated.message == "failing\n"  # FallbackToLogsOnError
     assert cs.state.terminated.started_at and cs.state.terminated.finished_at
     assert cs.container_id and cs.image_id and cs.ready is False and cs.restart_count == 0
     assert p.status.pod_ip and p.status.pod_ip.startswith("127.") and p.status.host_ip and p.status.start_time

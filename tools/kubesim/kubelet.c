@@ -853,6 +853,46 @@ static void after_termination(kcont *c)
     }
 }
 
+/* terminationMessagePolicy FallbackToLogsOnError: the end of the log (at most 80 lines and 2048
+ * bytes, as the kubelet; here also bounded by the status field) becomes state.terminated.message.
+ */
+static void fallback_message(kcont *c)
+{
+    kpod *p = c->pod;
+    const json_t *ct = json_array_get(
+        json_object_get(p->spec, c->init ? "initContainers" : "containers"), (size_t)c->index);
+    const char *pol = json_string_value(json_object_get(ct, "terminationMessagePolicy"));
+    if (!pol || strcmp(pol, "FallbackToLogsOnError") || !p->dir) return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.log", p->dir, c->name);
+    FILE *f = fopen(path, "re");
+    if (!f) return;
+    size_t cap = sizeof c->term.message - 1;
+    if (cap > 2048) cap = 2048;
+    char buf[2049];
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    long off = size > (long)cap ? size - (long)cap : 0;
+    fseek(f, off, SEEK_SET);
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    buf[n] = 0;
+    char *start = buf;
+    int lines = 0;
+    for (char *q = buf + n; q > buf; q--)
+        if (q[-1] == '\n' && q != buf + n && ++lines >= 80) {
+            start = q;
+            break;
+        }
+    size_t l = strlen(start);
+    if (l >= sizeof c->term.message) {
+        start += l - (sizeof c->term.message - 1); /* keep the end */
+        l = sizeof c->term.message - 1;
+    }
+    memcpy(c->term.message, start, l);
+    c->term.message[l] = 0;
+}
+
 static void on_container_exit(kcont *c)
 {
     kpod *p = c->pod;
@@ -871,6 +911,7 @@ static void on_container_exit(kcont *c)
     snprintf(c->term.started_at, sizeof c->term.started_at, "%s", c->started_at);
     now_rfc3339(c->term.finished_at, sizeof c->term.finished_at);
     snprintf(c->term.container_id, sizeof c->term.container_id, "%s", c->container_id);
+    if (code != 0) fallback_message(c);
     c->state = CS_TERMINATED;
     kl_log("INFO", "pod=%s/%s container=%s exitCode=%d reason=%s event=terminated", p->ns, p->name,
            c->name, code, reason);
