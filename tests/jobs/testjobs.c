@@ -183,3 +183,24 @@ int crash_always(cspark_context *sc, int argc, char **argv)
     int rc = cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_every_attempt, NULL, 0), &n);
     return rc < 0 ? 1 : 0;
 }
+
+/* Each input becomes 100,000 records of 100 bytes. */
+void expand_100k(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint8_t value[92];
+    memset(value, 'v', sizeof value);
+    for (int i = 0; i < 100000; i++) {
+        uint8_t key[8];
+        cspark_i64_encode(cspark_slice_i64(in->key) * 100000 + i, key);
+        cspark_emit(out, key, 8, value, sizeof value);
+    }
+}
+
+/* expand: 64 inputs -> 6.4M records (640 MB) counted in one task: memory must stay bounded. */
+int expand(cspark_context *sc, int argc, char **argv)
+{
+    int64_t n = 0;
+    if (cspark_count(cspark_flat_map(cspark_range(sc, 0, 64, 1, 1), expand_100k, NULL, 0), &n) < 0) return 1;
+    printf("count=%" PRId64 "\n", n);
+    return 0;
+}
