@@ -452,13 +452,21 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
     offer_and_report(b);
 }
 
-static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id)
+static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id, const Cspark__Heartbeat *hb)
 {
     pthread_mutex_lock(&b->lock);
     exec_info *e = exec_of_conn(b, c);
     if (e) e->last_seen_ms = mono_ms();
     bool known = e && e->alive;
     pthread_mutex_unlock(&b->lock);
+    for (size_t i = 0; i < hb->n_updates; i++) {
+        const Cspark__TaskMetricsUpdate *u = hb->updates[i];
+        if (u->metrics)
+            CS_DEBUG("driver", "event=task_metrics executor=%s task=%lld run_time_ms=%lld records_read=%lld "
+                     "shuffle_bytes_read=%lld spilled=%lld", hb->executor_id, (long long)u->task_id,
+                     (long long)u->metrics->run_time_ms, (long long)u->metrics->records_read,
+                     (long long)u->metrics->shuffle_bytes_read, (long long)u->metrics->disk_bytes_spilled);
+    }
     Cspark__HeartbeatResponse hr = CSPARK__HEARTBEAT_RESPONSE__INIT;
     hr.reregister = !known;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
@@ -482,7 +490,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         on_status(b, c, msg->status_update);
         break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT:
-        on_heartbeat(b, c, msg->request_id);
+        on_heartbeat(b, c, msg->request_id, msg->heartbeat);
         break;
     default:
         CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", rpc_conn_peer(c), frame_body_name(msg));
@@ -618,6 +626,8 @@ static void *fetcher_main(void *arg)
         if (reply && reply->body_case == CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA &&
             !(reply->fetch_result_data->error && reply->fetch_result_data->error[0])) {
             batch_reset(&f->r.data);
+            CS_INFO("driver", "event=indirect_result task=%lld executor=%s bytes=%zu", (long long)f->t->task_id,
+                    f->exec_id, reply->fetch_result_data->data.len);
             if (recio_decode_all(reply->fetch_result_data->data.data, reply->fetch_result_data->data.len,
                                  &f->r.data, &err) < 0) {
                 f->r.status = TASK_FAILED;

@@ -40,6 +40,8 @@ typedef struct exec_task {
     struct exec_task *next;
     task_desc desc;
     volatile int cancelled;
+    task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
+    int64_t start_ms;
 } exec_task;
 
 typedef struct executor {
@@ -284,18 +286,21 @@ static void *worker_main(void *arg)
         exec_task *t = x->queue_head;
         x->queue_head = t->next;
         if (!x->queue_head) x->queue_tail = NULL;
+        task_result r;
+        task_result_init(&r);
+        t->live = &r;
+        t->start_ms = cs_now_ms();
         x->running[w->slot] = t;
         pthread_mutex_unlock(&x->lock);
 
-        task_result r;
-        task_result_init(&r);
         task_run(&x->env, &t->desc, &r);
-        report(x, t, &r);
-        task_result_free(&r);
 
         pthread_mutex_lock(&x->lock);
         x->running[w->slot] = NULL;
+        t->live = NULL;
         pthread_mutex_unlock(&x->lock);
+        report(x, t, &r);
+        task_result_free(&r);
         free(t);
     }
     task_thread_fini();
@@ -427,14 +432,41 @@ static int executor_start(executor *x, cs_error *err)
     return register_with_driver(x, err);
 }
 
+/* Heartbeat with the metrics of the running tasks so far (Spark sends accumulator updates);
+ * counters are read while the task updates them, so a value may be a moment old. */
 static void heartbeat(executor *x)
 {
+    Cspark__TaskMetricsUpdate *updates = cs_xcalloc((size_t)x->nworkers + 1, sizeof *updates);
+    Cspark__TaskMetricsUpdate **uptrs = cs_xcalloc((size_t)x->nworkers + 1, sizeof *uptrs);
+    Cspark__TaskMetrics *metrics = cs_xcalloc((size_t)x->nworkers + 1, sizeof *metrics);
+    size_t n = 0;
+    int64_t now = cs_now_ms();
+    pthread_mutex_lock(&x->lock);
+    for (int i = 0; i < x->nworkers; i++) {
+        exec_task *t = x->running[i];
+        if (!t || !t->live) continue;
+        cs_task_metrics m = t->live->metrics;
+        m.run_time_ms = now - t->start_ms;
+        cspark__task_metrics__init(&metrics[n]);
+        task_metrics_to_pb(&m, &metrics[n]);
+        cspark__task_metrics_update__init(&updates[n]);
+        updates[n].task_id = t->desc.task_id;
+        updates[n].metrics = &metrics[n];
+        uptrs[n] = &updates[n];
+        n++;
+    }
+    pthread_mutex_unlock(&x->lock);
     Cspark__Heartbeat hb = CSPARK__HEARTBEAT__INIT;
     hb.executor_id = (char *)x->opt->executor_id;
+    hb.n_updates = n;
+    hb.updates = uptrs;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &hb;
     rpc_send(x->driver, &env);
+    free(updates);
+    free(uptrs);
+    free(metrics);
 }
 
 int executor_run(const executor_options *opt)
