@@ -296,6 +296,9 @@ def test_unschedulable_then_scheduled_when_capacity_frees(cluster):
     msg = [c for c in p.status.conditions if c.type == "PodScheduled"][0].message
     assert msg == "0/1 nodes are available: 1 Insufficient memory.", msg
     p = wait_for(lambda: unschedulable(huge), what="huge Unschedulable")
+    ev = [e for e in v1.list_namespaced_event(NS).items if e.involved_object.name == waiter]
+    assert any(e.reason == "FailedScheduling" and e.type == "Warning" and
+               e.source.component == "default-scheduler" for e in ev), ev
     v1.delete_namespaced_pod(big, NS, grace_period_seconds=1)
     wait_for(lambda: phase_of(v1, waiter) == "Running", what="waiter scheduled after capacity freed")
     assert v1.read_namespaced_pod(waiter, NS).spec.node_name == "kubesim-node-1"

@@ -139,6 +139,26 @@ static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, 
     ks_store_record_event(k->store, p->ns, p->obj, type, reason, msg);
 }
 
+/* An Event reported by the scheduler (source default-scheduler), built like
+ * ks_store_record_event's. */
+static void sched_event(ks_kubelet *k, kpod *p, const char *type, const char *reason,
+                        const char *msg)
+{
+    if (k->opt.fake) return;
+    char ts[32], gen[300];
+    now_rfc3339(ts, sizeof ts);
+    snprintf(gen, sizeof gen, "%s.", p->name);
+    json_t *ev =
+        json_pack("{s:{s:s},s:{s:s,s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s,s:s}",
+                  "metadata", "generateName", gen, "involvedObject", "kind", "Pod", "apiVersion",
+                  "v1", "namespace", p->ns, "name", p->name, "uid", p->uid, "resourceVersion",
+                  meta(p->obj, "resourceVersion"), "type", type, "reason", reason, "message", msg,
+                  "source", "component", "default-scheduler", "firstTimestamp", ts, "lastTimestamp",
+                  ts, "count", 1, "reportingComponent", "default-scheduler", "action",
+                  !strcmp(reason, "Scheduled") ? "Binding" : "Scheduling");
+    if (ev) ks_store_create(k->store, "events", p->ns, ev, NULL, NULL);
+}
+
 /* ---------------- pod table ---------------- */
 
 static size_t hkey(const char *s, size_t cap)
@@ -521,7 +541,7 @@ static void publish_unschedulable(kpod *p, const char *msg)
                   "type", "PodScheduled", "status", "False", "lastProbeTime", "lastTransitionTime",
                   ts, "reason", "Unschedulable", "message", msg, "qosClass", kl_qos_class(p->spec));
     ks_store_set_pod_status(p->k->store, p->ns, p->name, st);
-    event(p->k, p, "Warning", "FailedScheduling", "%s", msg);
+    sched_event(p->k, p, "Warning", "FailedScheduling", msg);
 }
 
 /* ---------------- timers ---------------- */
@@ -1190,8 +1210,9 @@ static void try_schedule(kpod *p)
     }
     if (ks_store_bind_pod(k->store, p->ns, p->name, best->name) != 0) return;
     bind_to(p, best);
-    event(k, p, "Normal", "Scheduled", "Successfully assigned %s/%s to %s", p->ns, p->name,
-          best->name);
+    char smsg[600];
+    snprintf(smsg, sizeof smsg, "Successfully assigned %s/%s to %s", p->ns, p->name, best->name);
+    sched_event(k, p, "Normal", "Scheduled", smsg);
     pod_start(p);
 }
 
