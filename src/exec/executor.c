@@ -388,6 +388,9 @@ static int executor_start(executor *x, cs_error *err)
     x->driver = rpc_connect(x->ep, host, port, 30000, err);
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
+    const char *level = conf_get(x->conf, "cspark.log.level");
+    cs_log_level lvl;
+    if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0) cs_log_set_level(lvl);
 
     x->app = dlopen(x->app_file, RTLD_NOW | RTLD_GLOBAL);
     if (!x->app)
