@@ -404,7 +404,20 @@ def test_headless_service_resolves_inside_pod(cluster):
     log = v1.read_namespaced_pod_log(cli, NS)
     resolved = [l.split()[0] for l in log.splitlines() if l.strip()]
     assert resolved[:3] == [ip, ip, ip], log
-    for n in (web, cli):
+    # a pod relabelled into the Service's selector becomes resolvable in running pods
+    late, watcher = uniq("late"), uniq("watcher")
+    v1.create_namespaced_pod(NS, make_pod(late, ["sleep", "1000"], labels={"app": "not-yet"}))
+    wait_for(lambda: phase_of(v1, late) == "Running", what="late pod Running")
+    late_ip = v1.read_namespaced_pod(late, NS).status.pod_ip
+    # (getent answers with one address per name: read the pod's /etc/hosts for all of them)
+    script = ("for i in $(seq 300); do grep -E '^%s[[:space:]].*[[:space:]]%s[.]%s[.]svc([[:space:]]|$)' /etc/hosts "
+              "&& exit 0; sleep 0.2; done; exit 1") % (late_ip.replace(".", "[.]"), svc, NS)
+    v1.create_namespaced_pod(NS, make_pod(watcher, ["sh", "-c", script]))
+    wait_for(lambda: phase_of(v1, watcher) == "Running", what="watcher Running")
+    v1.patch_namespaced_pod(late, NS, {"metadata": {"labels": {"app": app}}})
+    p = wait_for(lambda: terminal(v1, watcher), what="watcher saw the relabelled pod")
+    assert p.status.phase == "Succeeded", v1.read_namespaced_pod_log(watcher, NS)
+    for n in (web, cli, late, watcher):
         v1.delete_namespaced_pod(n, NS, grace_period_seconds=0)
 
 

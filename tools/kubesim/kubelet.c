@@ -1327,6 +1327,11 @@ static void handle_pod(ks_kubelet *k, const char *type, json_t *obj)
         json_t *old = p->obj;
         p->obj = json_incref(obj);
         pod_rebind(p);
+        /* relabelled: headless Services may now select it, or no longer */
+        const json_t *ol = json_object_get(json_object_get(old, "metadata"), "labels");
+        const json_t *nl = json_object_get(json_object_get(obj, "metadata"), "labels");
+        if (p->ip[0] && !k->opt.fake && (ol || nl) && !json_equal((json_t *)ol, (json_t *)nl))
+            k->hosts_dirty = 1;
         json_decref(old);
     }
     if (deleting) pod_begin_delete(p);
