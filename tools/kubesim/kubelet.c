@@ -4,13 +4,15 @@
  * frees), runs each bound pod's init and regular containers as process trees (container.c) or, in
  * fake mode, marks them Running after a delay without processes, and reports pod status (phase,
  * conditions, containerStatuses) the way a real kubelet does; handles restartPolicy with back-off,
- * graceful deletion (SIGTERM, grace period, SIGKILL, ks_store_finalize_pod) and keeps per-container
- * logs for the `log` subresource.
+ * graceful deletion (preStop hook, SIGTERM, grace period, SIGKILL, ks_store_finalize_pod) and keeps
+ * per-container logs for the `log` subresource. Probes live in kubelet_probe.c, what a container
+ * gets (env, argv, volumes, /etc/hosts) in kubelet_pod.c.
  *
  * Called by kubesim's main through kubelet.h. Store observer callbacks (any thread) only queue
  * events; everything else runs on one worker thread with a libuv loop: one uv_timer per pod (fake
- * delay, grace deadline, restart back-off, retries), one uv_poll per running container (its pidfd).
- * No thread per pod.
+ * delay, grace deadline, restart back-off, retries), one uv_poll per running container (its pidfd),
+ * one 50 ms timer for probes, preStop hooks and (without cgroups) memory sampling. No thread per
+ * pod.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,8 +1,8 @@
 /*
  * kubelet_int.h — internals shared by the kubesim kubelet files: kubelet.c (worker thread,
- * scheduling, pod state machine, status reporting) and kubelet_pod.c (resource quantities, env
- * resolution, volumes, per-pod hosts/resolv.conf, image lookup). Not for other kubesim files: they
- * use kubelet.h.
+ * scheduling, pod state machine, status reporting), kubelet_pod.c (resource quantities, env
+ * resolution, volumes, per-pod hosts/resolv.conf, image lookup) and kubelet_probe.c (probes). Not
+ * for other kubesim files: they use kubelet.h.
  *
  * Every structure here is owned by the kubelet and touched by its worker thread only, except where
  * noted.
