@@ -422,6 +422,7 @@ static int executor_start(executor *x, cs_error *err)
     if (x->env.task_memory_budget < 4 * CS_MiB) x->env.task_memory_budget = 4 * CS_MiB;
     x->env.shuffle_compress = compress;
     x->env.blocks = block_fetcher_source(x->fetcher);
+    x->env.fetcher = x->fetcher;
 
     x->nworkers = x->opt->cores;
     x->running = cs_xcalloc((size_t)x->nworkers, sizeof *x->running);

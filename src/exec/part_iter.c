@@ -18,6 +18,7 @@
 
 #include "common/err.h"
 #include "common/recio.h"
+#include "exec/block_fetcher.h"
 #include "shuffle/external_agg.h"
 #include "shuffle/external_sort.h"
 
@@ -400,6 +401,7 @@ typedef struct shuffled_iter {
     int partition;
     bool prepared;
     shuffle_reader *plain; /* PLAIN */
+    block_prefetch *plain_prefetch;
     cs_aggregator agg;
     ext_agg *aggr;      /* AGGREGATE, COGROUP */
     ext_sorter *sorter; /* SORT */
@@ -413,7 +415,8 @@ static const shuffle_input *find_input(const task_desc *t, int shuffle_id)
     return NULL;
 }
 
-static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, cs_error *err)
+static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, block_prefetch **pf,
+                                   cs_error *err)
 {
     const shuffle_input *in = find_input(s->tc->task, dep->shuffle_id);
     if (!in) {
@@ -429,13 +432,25 @@ static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, cs_
         cs_error_set(err, CS_EIO, "map output %d of shuffle %d is lost", m, dep->shuffle_id);
         return NULL;
     }
+    *pf = NULL;
+    if (s->tc->env->fetcher) { /* remote blocks requested ahead, up to maxSizeInFlight */
+        *pf = block_fetcher_prefetch(s->tc->env->fetcher, in->maps, in->num_maps, s->partition);
+        shuffle_block_source src = block_prefetch_source(*pf);
+        shuffle_reader *r = shuffle_reader_new(in->maps, in->num_maps, s->partition, &src, err);
+        if (!r) {
+            block_prefetch_free(*pf);
+            *pf = NULL;
+        }
+        return r;
+    }
     return shuffle_reader_new(in->maps, in->num_maps, s->partition, &s->tc->env->blocks, err);
 }
 
 /* Reads every block of one shuffle, passing each batch to sink(s, batch). */
 static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs_error *err)
 {
-    shuffle_reader *r = open_reader(s, dep, err);
+    block_prefetch *pf;
+    shuffle_reader *r = open_reader(s, dep, &pf, err);
     if (!r) return err->code ? err->code : CS_EINVAL;
     int rc;
     for (;;) {
@@ -460,6 +475,7 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
         if (rc < 0) break;
     }
     shuffle_reader_free(r);
+    if (pf) block_prefetch_free(pf);
     return rc < 0 ? rc : 0;
 }
 
@@ -469,7 +485,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
     const char *dir = s->tc->env->local_dir;
     switch (rdd->read_mode) {
     case SHUFFLE_READ_PLAIN:
-        s->plain = open_reader(s, rdd->deps[0], err);
+        s->plain = open_reader(s, rdd->deps[0], &s->plain_prefetch, err);
         return s->plain ? 0 : (err->code ? err->code : CS_EINVAL);
     case SHUFFLE_READ_SORT:
         s->sorter = ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
@@ -573,6 +589,7 @@ static void shuffled_free(part_iter *it)
 {
     shuffled_iter *s = (shuffled_iter *)it;
     shuffle_reader_free(s->plain);
+    if (s->plain_prefetch) block_prefetch_free(s->plain_prefetch);
     if (s->aggr) ext_agg_free(s->aggr);
     if (s->sorter) ext_sorter_free(s->sorter);
     batch_free(&s->out);

@@ -75,6 +75,7 @@ typedef struct exec_env {
     int64_t task_memory_budget;
     bool shuffle_compress;
     shuffle_block_source blocks; /* where reduce-side segments come from */
+    struct block_fetcher *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
 } exec_env;
 
 typedef enum { TASK_OK = 0, TASK_FAILED = 1, TASK_FETCH_FAILED = 2 } task_status;

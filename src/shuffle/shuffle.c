@@ -247,8 +247,9 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
             }
             if (r->next_map >= r->num_maps) return out->n > start ? 1 : 0;
             const cs_map_status *st = r->maps[r->next_map++];
-            int rc;
+            int rc = CS_EUNSUPPORTED;
             if (r->src.open_range) {
+                /* streamed from a local file; a source may decline (remote block) */
                 int fd = -1;
                 uint64_t off = 0, len = 0;
                 rc = r->src.open_range(r->src.arg, st, r->reduce_id, &fd, &off, &len, err);
@@ -258,7 +259,9 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
                 } else if (fd >= 0) {
                     close(fd);
                 }
-            } else {
+                if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
+            }
+            if (rc == CS_EUNSUPPORTED) {
                 uint8_t *seg = NULL;
                 size_t len = 0;
                 rc = r->src.fetch(r->src.arg, st, r->reduce_id, &seg, &len, err);

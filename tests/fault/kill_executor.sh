@@ -13,18 +13,21 @@ LC='local-cluster[2,1,1024]'
 SUBMIT_OPTS=(--conf spark.shuffle.io.retryWait=50ms --conf spark.shuffle.io.maxRetries=1
     --conf spark.default.parallelism=6)
 
-"$BIN/gen_text" -s 21 12000000 >"$T/text.txt"
-"$BIN/gen_records" -s 22 200000 >"$T/records.txt"
+"$BIN/gen_text" -s 21 60000000 >"$T/text.txt"
+"$BIN/gen_records" -s 22 800000 >"$T/records.txt"
 submit_ok 'local[2]' "$EX/wordcount.so" "$T/text.txt" "$T/wc-ref"
 cat_parts "$T/wc-ref" | sort >"$T/wc-ref.txt"
 submit_ok 'local[2]' "$EX/sort.so" "$T/records.txt" "$T/sort-ref"
 cat_parts "$T/sort-ref" | md5sum >"$T/sort-ref.md5"
 
-# duration of a fault-free local-cluster run, in ms: the kills are spread over it
+# how long a fault-free local-cluster job runs once its executors are registered, in ms: the
+# kills are spread over that window
 measure() {
-    local start end
+    "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" "$EX/$1.so" "$2" "$T/measure-$1" >/dev/null 2>"$T/measure.err" &
+    local pid=$! start end
+    wait_for_log "$T/measure.err" "event=executors_registered" 60
     start=$(date +%s%N)
-    submit_ok "$LC" "$EX/$1.so" "$2" "$T/measure-$1"
+    wait $pid || fail "fault-free $1 run failed"
     end=$(date +%s%N)
     echo $(((end - start) / 1000000))
 }
