@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-char *kl_volume_host_path(kpod *p, const json_t *vol);
 
 /* ---------------- observer registry (outlives any kubelet: the store cannot unregister)
  * ---------------- */

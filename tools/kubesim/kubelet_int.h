@@ -170,6 +170,9 @@ const char *kl_image_dir(struct ks_kubelet *k, const char *image);
  * path. */
 char *kl_field_ref(kpod *p, const char *path, char *err, size_t errlen);
 
+/* Host directory backing a volume (malloc'd): hostPath's path, <state>/pvc/<ns>/<claim>, else
+ * p->dir/volumes/<name>. */
+char *kl_volume_host_path(kpod *p, const json_t *vol);
 /* Materialises the pod's volumes under p->dir/volumes. Returns 0, or -1 with a FailedMount message.
  */
 int kl_prepare_volumes(kpod *p, char *err, size_t errlen);

@@ -492,7 +492,6 @@ static int volume_source(kpod *p, const char *dir, const char *type, const json_
     return rc;
 }
 
-char *kl_volume_host_path(kpod *p, const json_t *vol);
 char *kl_volume_host_path(kpod *p, const json_t *vol)
 {
     const char *name = json_string_value(json_object_get(vol, "name"));
