@@ -12,6 +12,7 @@
 
 #include "api/app.h"
 #include "api/context.h"
+#include "common/memtune.h"
 #include "exec/task.h"
 
 typedef int (*entry_fn)(cspark_context *, int, char **);
@@ -39,6 +40,7 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
     }
     task_install_crash_handlers();
     task_thread_init();
+    cs_memtune_init();
     cs_error err;
     cs_error_clear(&err);
     cspark_context *sc = context_new(conf, app_path, &err);

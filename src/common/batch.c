@@ -39,7 +39,7 @@ void batch_reset(cs_batch *b)
     b->n = 0;
 }
 
-uint8_t *batch_append(cs_batch *b, uint32_t klen, uint32_t vlen)
+uint8_t *batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen)
 {
     size_t need = b->len + (size_t)klen + vlen;
     if (need > b->cap || !b->data) b->data = batch_grow(b->data, need, &b->cap, 1);

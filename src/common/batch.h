@@ -38,8 +38,24 @@ typedef struct cs_batch {
 void batch_init(cs_batch *b);
 void batch_free(cs_batch *b);
 void batch_reset(cs_batch *b);
-/* Reserves space for one record and returns where its key goes (value follows at +klen). */
-uint8_t *batch_append(cs_batch *b, uint32_t klen, uint32_t vlen);
+/* Grows the arrays for one more record of `bytes` bytes, then appends as batch_append. */
+uint8_t *batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen);
+
+/* Reserves space for one record and returns where its key goes (value follows at +klen).
+ * Inline: it runs once per record; only growth leaves the fast path. */
+static inline uint8_t *batch_append(cs_batch *b, uint32_t klen, uint32_t vlen)
+{
+    size_t need = b->len + (size_t)klen + vlen;
+    if (__builtin_expect(need > b->cap || b->n >= b->rcap || !b->data, 0))
+        return batch_append_slow(b, klen, vlen);
+    cs_rec *r = &b->recs[b->n++];
+    r->off = b->len;
+    r->klen = klen;
+    r->vlen = vlen;
+    uint8_t *p = b->data + b->len;
+    b->len = need;
+    return p;
+}
 void batch_append_record(cs_batch *b, const void *key, uint32_t klen, const void *val,
                          uint32_t vlen);
 /* Appends all records of src. */

@@ -24,6 +24,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/memtune.h"
 #include "exec/block_fetcher.h"
 #include "exec/block_server.h"
 #include "exec/task.h"
@@ -476,6 +477,7 @@ static void heartbeat(executor *x)
 int executor_run(const executor_options *opt)
 {
     task_install_crash_handlers(); /* a crash names its task and function before the process dies */
+    cs_memtune_init();
     executor *x = cs_xcalloc(1, sizeof *x);
     x->opt = opt;
     pthread_mutex_init(&x->lock, NULL);

@@ -17,11 +17,6 @@
 #include "shuffle/external_sort.h"
 #include "shuffle/spill.h"
 
-uint64_t shuffle_key_hash(cspark_slice key)
-{
-    return XXH3_64bits(key.ptr, key.len);
-}
-
 int ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
 {
     uint32_t n = alen < blen ? alen : blen;

@@ -32,8 +32,17 @@
 #include "common/err.h"
 #include "shuffle/memory.h"
 
-/* XXH3_64bits of the key: the hash every shuffle structure uses. */
-uint64_t shuffle_key_hash(cspark_slice key);
+/* XXH3_64bits of the key: the hash every shuffle structure uses. Inlined (xxhash in header-only
+ * mode) because it runs once per record. */
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+static inline uint64_t shuffle_key_hash(cspark_slice key)
+{
+    return XXH3_64bits(key.ptr, key.len);
+}
+
 
 typedef enum { PART_HASH, PART_RANGE, PART_ROUND_ROBIN } cs_partitioner_kind;
 typedef struct cs_partitioner {
