@@ -40,7 +40,8 @@ OUTMD=$RESULTS/latest.md
     OUTMD=$TMP/smoke.md
 
 for f in "$SUBMIT" "$BIN/peak_rss" "$BIN/gen_text" "$BIN/gen_records" "$BIN/wc_single" \
-    "$EX/wordcount.so" "$EX/sort.so" "$EX/emptytasks.so" "$EX/tinyjobs.so"; do
+    "$EX/wordcount.so" "$EX/sort.so" "$EX/emptytasks.so" "$EX/tinyjobs.so" "$EX/shufflebench.so" \
+    "$BIN/cspark-executor" "$BUILD/tests/jobs/testjobs.so"; do
     [ -x "$f" ] || [ -f "$f" ] || { echo "bench: missing $f (build first)" >&2; exit 2; }
 done
 mkdir -p "$DATA" "$TMP"
@@ -164,6 +165,8 @@ if [ "${BENCH_SKIP_DASK:-0}" != 1 ] && run et_dask "" "$PY" "$SRC/bench/dask_tas
 fi
 row "$TASKS empty tasks (1 job)" "$(secs "$et_t")" "$et_rate" "Dask client.map+gather (1 run)" "$(secs "$dt_t")" "$(ratio "$et_t" "$dt_t")"
 
+ms() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.3f ms", x / 1000 }'; }
+
 # ---- tiny jobs --------------------------------------------------------------------------------
 log "$JOBS tiny jobs"
 tj=""
@@ -178,7 +181,6 @@ dj=""
 if [ "${BENCH_SKIP_DASK:-0}" != 1 ] && run tj_dask "" "$PY" "$SRC/bench/dask_tasks.py" tiny "$JOBS"; then
     dj=$(grep -o 'median [0-9]*' "$TMP/tj_dask.out" | awk '{print $2}')
 fi
-ms() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.3f ms", x / 1000 }'; }
 row "$JOBS tiny jobs, median latency" "$(ms "$tj")" "p90 $(ms "$tj_p90")" "Dask bag count, 2 partitions" "$(ms "$dj")" "$(ratio "$tj" "$dj")"
 
 # ---- big sort under a memory limit --------------------------------------------------------------
@@ -199,6 +201,68 @@ fi
 rm -f "$TMP/big-gnu.txt"
 mbk() { awk -v x="$1" 'BEGIN{ if (x == "") print "—"; else printf "%.0f MB peak RSS", x / 1024 }'; }
 row "sort $BIG_MB MB, executor.memory=256m" "$(secs "$big_t")" "$(mbk "$big_rss")" "sort -S 256M --parallel=2" "$(secs "$gbig_t"), $(mbk "$gbig_rss")" "$(ratio "$big_t" "$gbig_t")"
+
+# ---- local-cluster: separate executor processes, network shuffle, RPC -------------------------
+LC='local-cluster[2,1,1024]'
+RPC_TASKS=${BENCH_RPC_TASKS:-20000}
+SHUFFLE_MB=${BENCH_SHUFFLE_MB:-1000}
+log "local-cluster workloads"
+lc_wc_t=""
+if repeat "$REPS" lc_wc "$TMP/lc-wc-out" "$SUBMIT" --master "$LC" "$EX/wordcount.so" "$TEXT" "$TMP/lc-wc-out"; then
+    lc_wc_t=$(stat lc_wc elapsed_s)
+    cmp -s "$TMP/lc_wc.out" "$TMP/wc_cspark.out" || { log "CHECK FAILED: local-cluster word count differs"; CHECKS=failed; }
+fi
+rm -rf "$TMP/lc-wc-out"
+lc_wc_rate=$(awk -v t="$lc_wc_t" -v b="$WC_BYTES" 'BEGIN{ if (t == "") print "—"; else printf "%.1f MB/s", b / 1e6 / t }')
+if [ "${BENCH_SKIP_DASK:-0}" != 1 ]; then
+    row "word count ${MB} MB, $LC" "$(secs "$lc_wc_t")" "$lc_wc_rate" "Dask bag, 2 procs (job only)" "$(secs "$dask_t")" "$(ratio "$lc_wc_t" "$dask_t")"
+fi
+lc_sort_t=""
+if repeat "$REPS" lc_sort "$TMP/lc-sort-out" "$SUBMIT" --master "$LC" "$EX/sort.so" "$RECS" "$TMP/lc-sort-out"; then
+    lc_sort_t=$(stat lc_sort elapsed_s)
+    check_sorted "$TMP/lc-sort-out" "$SORT_RECORDS" || CHECKS=failed
+fi
+rm -rf "$TMP/lc-sort-out"
+lc_sort_rate=$(awk -v t="$lc_sort_t" -v n="$SORT_RECORDS" 'BEGIN{ if (t == "") print "—"; else printf "%.1f MB/s", n * 100 / 1e6 / t }')
+row "sort $SORT_RECORDS x 100 B, $LC" "$(secs "$lc_sort_t")" "$lc_sort_rate" "LC_ALL=C sort -S 4G --parallel=2" "$(secs "$gsort_t")" "$(ratio "$lc_sort_t" "$gsort_t")"
+
+rm -f "$TMP/lc_et.vals"
+for _ in $(seq "$REPS"); do
+    run lc_et "" "$SUBMIT" --master "$LC" "$EX/emptytasks.so" "$RPC_TASKS" || break
+    grep -o 'tasks in [0-9.]*' "$TMP/lc_et.out" | awk '{print $3}' >>"$TMP/lc_et.vals"
+done
+lc_et_t=$(median <"$TMP/lc_et.vals")
+lc_et_rate=$(awk -v t="$lc_et_t" -v n="$RPC_TASKS" 'BEGIN{ if (t == "") print "—"; else printf "%.0f tasks/s", n / t }')
+row "$RPC_TASKS empty tasks over RPC, $LC" "$(secs "$lc_et_t")" "$lc_et_rate" "target" "≥ 10,000 tasks/s" "—"
+
+rm -f "$TMP/lc_tj.vals"
+for _ in $(seq "$REPS"); do
+    run lc_tj "" "$SUBMIT" --master "$LC" "$EX/tinyjobs.so" "$JOBS" || break
+    grep -o 'median [0-9]*' "$TMP/lc_tj.out" | awk '{print $2}' >>"$TMP/lc_tj.vals"
+done
+lc_tj=$(median <"$TMP/lc_tj.vals")
+lc_tj_p90=$(grep -o 'p90 [0-9]*' "$TMP/lc_tj.out" 2>/dev/null | awk '{print $2}')
+row "$JOBS tiny jobs, median latency, $LC" "$(ms "$lc_tj")" "p90 $(ms "$lc_tj_p90")" "Dask bag count, 2 partitions" "$(ms "$dj")" "$(ratio "$lc_tj" "$dj")"
+
+rm -f "$TMP/lc_sb.vals"
+for _ in $(seq "$REPS"); do
+    run lc_sb "" "$SUBMIT" --master "$LC" "$EX/shufflebench.so" "$SHUFFLE_MB" 4 || break
+    grep -o '[0-9]* MB/s' "$TMP/lc_sb.out" | awk '{print $1}' >>"$TMP/lc_sb.vals"
+done
+lc_sb=$(median <"$TMP/lc_sb.vals")
+run sb_local "" "$SUBMIT" --master 'local[2]' "$EX/shufflebench.so" "$SHUFFLE_MB" 4 &&
+    sb_local=$(grep -o '[0-9]* MB/s' "$TMP/sb_local.out" | awk '{print $1}')
+row "all-to-all shuffle ${SHUFFLE_MB} MB, 2 executors" "${lc_sb:-—} MB/s" "generation + shuffle write + fetch + read" "same job in local[2]" "${sb_local:-—} MB/s" "—"
+
+# idle executor: resident memory of executors waiting for work (a job sleeping in the driver's
+# tasks keeps them registered; sampled from /proc)
+"$SUBMIT" --master "$LC" --class slow "$BUILD/tests/jobs/testjobs.so" 1500 >/dev/null 2>"$TMP/idle.err" &
+idle_pid=$!
+for _ in $(seq 100); do grep -q "event=executors_registered" "$TMP/idle.err" 2>/dev/null && break; sleep 0.05; done
+sleep 0.5
+idle_rss=$(for p in $(pgrep -P $idle_pid -f cspark-executor); do awk '/VmRSS/{print $2}' /proc/$p/status; done | sort -n | tail -1)
+wait $idle_pid
+row "executor resident memory, $LC" "${idle_rss:-—} kB" "while registered and waiting" "target" "≤ 20 MB" "—"
 
 # ---- table ------------------------------------------------------------------------------------
 {
