@@ -25,33 +25,11 @@
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 
-/* The first directory of SPARK_LOCAL_DIRS (set by cluster managers, wins as in Spark), else of
- * spark.local.dir, else /tmp. */
 static int make_local_dir(cspark_context *sc, cs_error *err)
 {
-    const char *dirs = getenv("SPARK_LOCAL_DIRS");
-    const char *key = "SPARK_LOCAL_DIRS";
-    if (!dirs || !*dirs) {
-        dirs = conf_get(sc->conf, "spark.local.dir");
-        key = "spark.local.dir";
-    }
-    if (!dirs || !*dirs) {
-        dirs = getenv("TMPDIR");
-        key = "TMPDIR";
-    }
-    if (!dirs || !*dirs) dirs = "/tmp";
-    char base[PATH_MAX];
-    size_t n = strcspn(dirs, ",");
-    if (n >= sizeof base) n = sizeof base - 1;
-    memcpy(base, dirs, n);
-    base[n] = 0;
-    char path[PATH_MAX + 96];
-    snprintf(path, sizeof path, "%s/cspark-%s-XXXXXX", base, sc->app_id);
-    if (!mkdtemp(path))
-        return cs_error_set(err, CS_EIO, "cannot create a local directory under %s (%s): %s", base,
-                            key, strerror(errno));
-    sc->local_dir = cs_xstrdup(path);
-    return 0;
+    char name[96];
+    snprintf(name, sizeof name, "cspark-%s", sc->app_id);
+    return cs_local_dir_create(sc->conf, name, &sc->local_dir, err);
 }
 
 static int read_settings(cspark_context *sc, cs_error *err)

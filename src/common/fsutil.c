@@ -8,7 +8,12 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+
+#include "common/conf.h"
+#include "common/err.h"
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -38,4 +43,33 @@ int cs_make_dirs(const char *path)
         *p = '/';
     }
     return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int cs_local_dir_create(const cs_conf *conf, const char *name, char **path, cs_error *err)
+{
+    const char *dirs = getenv("SPARK_LOCAL_DIRS"), *key = "SPARK_LOCAL_DIRS";
+    if ((!dirs || !*dirs) && conf) {
+        dirs = conf_get(conf, "spark.local.dir");
+        key = "spark.local.dir";
+    }
+    if (!dirs || !*dirs) {
+        dirs = getenv("TMPDIR");
+        key = "TMPDIR";
+    }
+    if (!dirs || !*dirs) {
+        dirs = "/tmp";
+        key = "default";
+    }
+    char base[PATH_MAX];
+    size_t n = strcspn(dirs, ",");
+    if (n >= sizeof base) n = sizeof base - 1;
+    memcpy(base, dirs, n);
+    base[n] = 0;
+    char tmpl[PATH_MAX + 160];
+    snprintf(tmpl, sizeof tmpl, "%s/%s-XXXXXX", base, name);
+    if (!mkdtemp(tmpl))
+        return cs_error_set(err, CS_EIO, "cannot create a local directory under %s (%s): %s", base,
+                            key, strerror(errno));
+    *path = cs_xstrdup(tmpl);
+    return 0;
 }

@@ -355,21 +355,9 @@ static int register_with_driver(executor *x, cs_error *err)
 
 static int make_local_dir(executor *x, cs_error *err)
 {
-    const char *dirs = getenv("SPARK_LOCAL_DIRS");
-    if (!dirs || !*dirs) dirs = conf_get(x->conf, "spark.local.dir");
-    if (!dirs || !*dirs) dirs = getenv("TMPDIR");
-    if (!dirs || !*dirs) dirs = "/tmp";
-    char base[PATH_MAX];
-    size_t n = strcspn(dirs, ",");
-    if (n >= sizeof base) n = sizeof base - 1;
-    memcpy(base, dirs, n);
-    base[n] = 0;
-    char path[PATH_MAX + 128];
-    snprintf(path, sizeof path, "%s/cspark-executor-%s-XXXXXX", base, x->opt->executor_id);
-    if (!mkdtemp(path))
-        return cs_error_set(err, CS_EIO, "cannot create a local directory under %s: %s", base, strerror(errno));
-    x->local_dir = cs_xstrdup(path);
-    return 0;
+    char name[96];
+    snprintf(name, sizeof name, "cspark-executor-%s", x->opt->executor_id);
+    return cs_local_dir_create(x->conf, name, &x->local_dir, err);
 }
 
 static int executor_start(executor *x, cs_error *err)
