@@ -14,7 +14,9 @@
 #include "cspark.h"
 #include "shuffle/arena.h"
 
-static uint8_t *value_grow(cspark_value *v, uint32_t need)
+/* New space of at least `need` bytes (capacity doubles), from the value's arena or malloc.
+ * The old buffer is left alone: the caller copies what it needs, then calls value_adopt. */
+static uint8_t *value_alloc(const cspark_value *v, uint32_t need, uint32_t *cap)
 {
     uint64_t c = v->cap ? (uint64_t)v->cap * 2 : 8;
     if (c < need) c = need;
@@ -26,16 +28,26 @@ static uint8_t *value_grow(cspark_value *v, uint32_t need)
         p = malloc((size_t)c);
         if (!p) abort();
     }
-    if (v->len && v->ptr) memcpy(p, v->ptr, v->len);
+    *cap = (uint32_t)c;
+    return p;
+}
+
+/* Makes p (from value_alloc) the value's buffer, releasing a malloc-owned old one. */
+static void value_adopt(cspark_value *v, uint8_t *p, uint32_t cap)
+{
     if (!v->owner) free(v->ptr);
     v->ptr = p;
-    v->cap = (uint32_t)c;
-    return p;
+    v->cap = cap;
 }
 
 uint8_t *cspark_value_resize(cspark_value *v, uint32_t len)
 {
-    if (len > v->cap || !v->ptr) value_grow(v, len);
+    if (len > v->cap || !v->ptr) {
+        uint32_t cap;
+        uint8_t *p = value_alloc(v, len, &cap);
+        if (v->len && v->ptr) memcpy(p, v->ptr, v->len < len ? v->len : len);
+        value_adopt(v, p, cap);
+    }
     if (len > v->len) memset(v->ptr + v->len, 0, len - v->len);
     v->len = len;
     return v->ptr;
@@ -44,21 +56,10 @@ uint8_t *cspark_value_resize(cspark_value *v, uint32_t len)
 void cspark_value_set(cspark_value *v, const void *data, uint32_t len)
 {
     if (len > v->cap || !v->ptr) {
-        /* new space first: data may point into the old value */
-        uint64_t c = v->cap ? (uint64_t)v->cap * 2 : 8;
-        if (c < len) c = len;
-        if (c > UINT32_MAX) c = UINT32_MAX;
-        uint8_t *p;
-        if (v->owner) {
-            p = arena_alloc8((cs_arena *)v->owner, (size_t)c);
-        } else {
-            p = malloc((size_t)c);
-            if (!p) abort();
-        }
+        uint32_t cap;
+        uint8_t *p = value_alloc(v, len, &cap); /* new space first: data may point into the old value */
         if (len) memcpy(p, data, len);
-        if (!v->owner) free(v->ptr);
-        v->ptr = p;
-        v->cap = (uint32_t)c;
+        value_adopt(v, p, cap);
     } else if (len) {
         memmove(v->ptr, data, len);
     }
