@@ -2,24 +2,8 @@
 # submit_bad_conf.sh — malformed configuration fails fast, naming the key and value, from
 # --conf, explicit options and properties files; exit status non-zero and nothing else started.
 # Usage: submit_bad_conf.sh BUILD_DIR
-set -u
-unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
-B="${1:?usage: $0 BUILD_DIR}"
-SUBMIT="$B/bin/cspark-submit"
-[ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-: >"$T/app.so"   # exists, but validation must fail before it is ever loaded
-export SPARK_CONF_DIR="$T/conf"   # no spark-defaults.conf there
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-expect_error() {
-    local want="$1"; shift
-    "$SUBMIT" "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    [ "$rc" -ne 0 ] || fail "'$*': exit 0, want non-zero"
-    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*': stderr is not one line: $(cat "$T/err")"
-    [ "$(cat "$T/err")" = "$want" ] || fail "'$*': stderr '$(cat "$T/err")', want '$want'"
-}
+. "$(dirname "$0")/lib/submit.sh" "$@"
+: >"$T/app.so" # exists, but validation must fail before it is ever loaded
 
 expect_error "cspark-submit: invalid value for spark.executor.memory: '12q' (expected a size such as 512m or 2g)" \
     --conf spark.executor.memory=12q "$T/app.so"

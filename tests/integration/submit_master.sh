@@ -3,24 +3,8 @@
 # list of accepted forms; well-formed local-cluster and k8s:// masters and --kill/--status are
 # refused clearly (this build runs local masters only).
 # Usage: submit_master.sh BUILD_DIR
-set -u
-unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
-B="${1:?usage: $0 BUILD_DIR}"
-SUBMIT="$B/bin/cspark-submit"
-[ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib/submit.sh" "$@"
 : >"$T/app.so"
-export SPARK_CONF_DIR="$T/conf"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-expect_error() {
-    local want="$1"; shift
-    "$SUBMIT" "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    [ "$rc" -eq 1 ] || fail "'$*': exit $rc, want 1"
-    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*': stderr is not one line: $(cat "$T/err")"
-    [ "$(cat "$T/err")" = "$want" ] || fail "'$*': stderr '$(cat "$T/err")', want '$want'"
-}
 
 FORMS="expected local, local[N], local[*], local[N,F], local-cluster[N,C,M] or k8s://https://host:port"
 expect_error "cspark-submit: invalid master URL 'yarn': $FORMS" --master yarn "$T/app.so"

@@ -2,24 +2,7 @@
 # submit_usage.sh — cspark-submit usage handling: --help/-h (exit 0, lists the options),
 # --version, unknown options, --conf without '=', missing option values, unsupported Spark options.
 # Usage: submit_usage.sh BUILD_DIR
-set -u
-unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
-B="${1:?usage: $0 BUILD_DIR}"
-SUBMIT="$B/bin/cspark-submit"
-[ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# expect_error EXPECTED_STDERR_LINE ARGS... : exit 1, exactly that one line on stderr
-expect_error() {
-    local want="$1"; shift
-    "$SUBMIT" "$@" >"$T/out" 2>"$T/err"; local rc=$?
-    [ "$rc" -eq 1 ] || fail "'$*': exit $rc, want 1"
-    [ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*': stderr is not one line: $(cat "$T/err")"
-    [ "$(cat "$T/err")" = "$want" ] || fail "'$*': stderr '$(cat "$T/err")', want '$want'"
-    [ ! -s "$T/out" ] || fail "'$*': unexpected stdout: $(cat "$T/out")"
-}
+. "$(dirname "$0")/lib/submit.sh" "$@"
 
 for h in --help -h; do
     "$SUBMIT" $h >"$T/out" 2>"$T/err"; rc=$?
