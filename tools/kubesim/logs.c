@@ -14,7 +14,7 @@ typedef struct follow {
     char ns[256], name[256], container[256];
     size_t sent;
     int done, fd;
-    volatile int *stopping;
+    int *stopping;
     char *pending;
     size_t plen, poff;
 } follow;
@@ -65,7 +65,8 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
             f->poff += n;
             return (ssize_t)n;
         }
-        if (f->done || *f->stopping) return MHD_CONTENT_READER_END_OF_STREAM;
+        if (f->done || __atomic_load_n(f->stopping, __ATOMIC_ACQUIRE))
+            return MHD_CONTENT_READER_END_OF_STREAM;
         int fin = pod_finished(f);
         refresh(f);
         if (fin) {
@@ -87,7 +88,7 @@ static void follow_free(void *cls)
 
 struct MHD_Response *ks_log_follow_response(ks_store *store, ks_pod_log_fn fn, void *arg,
                                             const char *ns, const char *name, const char *container,
-                                            size_t start_offset, volatile int *stopping, int fd)
+                                            size_t start_offset, int *stopping, int fd)
 {
     follow *f = calloc(1, sizeof *f);
     if (!f) return NULL;

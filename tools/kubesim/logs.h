@@ -12,6 +12,6 @@
 /* New MHD response; strings are copied. start_offset: bytes already known to the client (tail). */
 struct MHD_Response *ks_log_follow_response(ks_store *store, ks_pod_log_fn fn, void *arg,
                                             const char *ns, const char *name, const char *container,
-                                            size_t start_offset, volatile int *stopping, int fd);
+                                            size_t start_offset, int *stopping, int fd);
 
 #endif

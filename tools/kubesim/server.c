@@ -31,7 +31,7 @@ struct ks_server {
     struct MHD_Daemon *d;
     int port;
     char host_port[64];
-    volatile int stopping;
+    int stopping; /* set with __atomic_store_n, read with __atomic_load_n */
 };
 
 typedef struct req_ctx {
@@ -1068,37 +1068,49 @@ ks_server *ks_server_start(const ks_server_opts *o, char *err, size_t errlen)
     ks_server *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->o = *o;
+    /* bind here so that the port (and host_port, read by request threads) is known before MHD
+     * starts */
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)o->port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    socklen_t sl = sizeof sa;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1024) < 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+        snprintf(err, errlen, "cannot listen on 127.0.0.1:%d: %s", o->port, strerror(errno));
+        if (fd >= 0) close(fd);
+        free(s);
+        return NULL;
+    }
+    s->port = ntohs(sa.sin_port);
+    snprintf(s->host_port, sizeof s->host_port, "127.0.0.1:%d", s->port);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
     int tls = o->tls_cert_pem && o->tls_key_pem;
     if (tls) flags |= MHD_USE_TLS;
     if (tls)
-        s->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, s, MHD_OPTION_SOCK_ADDR, &sa,
+        s->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, s, MHD_OPTION_LISTEN_SOCKET, fd,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
                                 MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_CONNECTION_LIMIT,
-                                4000u, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-                                MHD_OPTION_HTTPS_MEM_KEY, o->tls_key_pem, MHD_OPTION_HTTPS_MEM_CERT,
-                                o->tls_cert_pem, MHD_OPTION_END);
+                                4000u, MHD_OPTION_HTTPS_MEM_KEY, o->tls_key_pem,
+                                MHD_OPTION_HTTPS_MEM_CERT, o->tls_cert_pem, MHD_OPTION_END);
     else
-        s->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, s, MHD_OPTION_SOCK_ADDR, &sa,
+        s->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, s, MHD_OPTION_LISTEN_SOCKET, fd,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed_cb, s,
                                 MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_CONNECTION_LIMIT,
-                                4000u, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+                                4000u, MHD_OPTION_END);
     if (!s->d) {
-        snprintf(err, errlen, "cannot listen on 127.0.0.1:%d%s", o->port,
+        snprintf(err, errlen, "cannot serve on 127.0.0.1:%d%s", s->port,
                  tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES
                      ? " (libmicrohttpd has no TLS support)"
-                     : " (port in use?)");
+                     : "");
+        close(fd);
         free(s);
         return NULL;
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = di ? di->port : o->port;
-    snprintf(s->host_port, sizeof s->host_port, "127.0.0.1:%d", s->port);
     return s;
 }
 
@@ -1110,7 +1122,7 @@ int ks_server_port(const ks_server *s)
 void ks_server_stop(ks_server *s)
 {
     if (!s) return;
-    s->stopping = 1;
+    __atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
     ks_store_shutdown(s->o.store);
     MHD_stop_daemon(s->d);
     free(s);

@@ -28,7 +28,7 @@ typedef struct watch {
     ks_faults *faults;
     int bookmarks, table, first_table, bookmark_ms, fd, done, dropped, initial_end_bookmark;
     char include[16];
-    volatile int *stopping;
+    int *stopping;
     json_t *initial; /* objects to send as ADDED first */
     size_t initial_pos;
     char *out;
@@ -124,7 +124,7 @@ static int produce(watch *w)
     }
     ks_event evs[MAX_BATCH];
     for (;;) {
-        if (*w->stopping) return 1;
+        if (__atomic_load_n(w->stopping, __ATOMIC_ACQUIRE)) return 1;
         int64_t now = ks_mono_ms();
         if (w->faults) {
             ks_faults_cfg fc;

@@ -29,9 +29,9 @@ typedef struct ks_watch_params {
     const char *include;  /* includeObject for Table output */
     int bookmark_ms;      /* bookmark period */
     ks_faults
-        *faults; /* dropWatchAfterMs is read while the watch runs, so it also cuts open watches */
-    volatile int *stopping; /* server shutdown flag */
-    int fd;                 /* client socket (to notice disconnects), -1 if unknown */
+        *faults;   /* dropWatchAfterMs is read while the watch runs, so it also cuts open watches */
+    int *stopping; /* server shutdown flag (atomic access) */
+    int fd;        /* client socket (to notice disconnects), -1 if unknown */
 } ks_watch_params;
 
 /* New MHD response streaming the watch (all strings copied). NULL on allocation failure. */
