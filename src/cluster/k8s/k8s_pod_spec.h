@@ -1,0 +1,119 @@
+/* k8s_pod_spec.h — pure builders of the Kubernetes objects of one application (no network).
+ *
+ * The driver pod and executor pods are built as Spark's KubernetesDriverBuilder /
+ * KubernetesExecutorBuilder do: start from the pod template (spark.kubernetes.{driver,executor}.
+ * podTemplateFile, YAML) or an empty pod, then apply an ordered list of feature steps — basic
+ * (names, labels, annotations, image, ports, resources, env, args, node selector, scheduler,
+ * service account), secrets (mounted and as env), volumes (hostPath, emptyDir, nfs,
+ * persistentVolumeClaim), local dirs (emptyDir per dir, SPARK_LOCAL_DIRS) and the conf map
+ * volume at /opt/spark/conf. Also the headless driver Service, the conf ConfigMaps
+ * (spark.properties + the uploaded job .so) and the auth Secret. Keys, defaults and names are
+ * Spark's (see SPARK-K8S-REFERENCE.md §1). Called by cspark-submit (cluster mode, dry run) and
+ * by the k8s scheduler backend (executor pods).
+ *
+ * Ownership: every `json_t *` returned is a new reference owned by the caller (json_decref).
+ * conf, app and driver_pod arguments are borrowed for the call only. A k8s_app is a caller-owned
+ * value whose strings are owned by it and released by k8s_app_free. All builders return NULL
+ * (or a negative CS_E* code) with err filled on a user-causable error, naming the conf key.
+ */
+#ifndef CSPARK_CLUSTER_K8S_POD_SPEC_H
+#define CSPARK_CLUSTER_K8S_POD_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cluster/k8s/k8s_naming.h"
+#include "cspark.h"
+#include "common/conf.h"
+#include "common/err.h"
+
+#define K8S_DRIVER_CONTAINER "spark-kubernetes-driver"
+#define K8S_EXECUTOR_CONTAINER "spark-kubernetes-executor"
+#define K8S_DRIVER_PORT 7078
+#define K8S_BLOCK_MANAGER_PORT 7079
+#define K8S_UI_PORT 4040
+#define K8S_CONF_DIR "/opt/spark/conf"
+#define K8S_PROPERTIES_FILE "/opt/spark/conf/spark.properties"
+#define K8S_AUTH_SECRET_KEY "auth-secret" /* key inside the auth Secret */
+#define K8S_SPARK_VERSION CSPARK_VERSION /* value of the spark-version label */
+
+/* Identity of one application on Kubernetes. */
+typedef struct k8s_app {
+    char app_id[K8S_APP_ID_SIZE];       /* spark-<32 hex>: spark-app-selector label */
+    char unique_id[K8S_UNIQUE_ID_SIZE]; /* short id used in derived names */
+    char *app_name;                     /* spark.app.name as given (default "spark") */
+    char *namespace_;                   /* spark.kubernetes.namespace (default "default") */
+    char *prefix;                       /* resource name prefix */
+    char *name_label;                   /* spark-app-name label value */
+    char *driver_pod_name;              /* spark.kubernetes.driver.pod.name or <prefix>-driver */
+    char *driver_svc_name;              /* headless service name */
+    char *conf_map_name;                /* spark-drv-<uid>-conf-map */
+    char *exec_conf_map_name;           /* spark-exec-<uid>-conf-map */
+    char *auth_secret_name;             /* spark-<uid>-auth-secret */
+    char *main_class;                   /* --class / entry function; NULL = default */
+    char *resource;                     /* application resource as given (local://, file, path) */
+    char *upload_name; /* basename under /opt/spark/conf when the resource is shipped in the
+                          conf map (not local://), else NULL */
+    int argc;
+    char **argv; /* application arguments */
+} k8s_app;
+
+/* Fills *app from conf: reuses spark.app.id, cspark.kubernetes.uniqueId and
+ * spark.kubernetes.executor.podNamePrefix when set (inside the driver pod, from the
+ * spark.properties this module wrote), otherwise generates new ids. main_class, resource and
+ * argv are copied (all may be NULL/0). CS_EINVAL naming the key for an invalid user-set
+ * spark.kubernetes.executor.podNamePrefix or driver pod name. On error *app needs no freeing. */
+int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, const char *resource,
+                 int argc, char *const *argv, cs_error *err);
+void k8s_app_free(k8s_app *app);
+
+/* Spark's driver "system properties" that go into the driver's spark.properties: spark.app.id,
+ * spark.kubernetes.driver.pod.name, spark.kubernetes.executor.podNamePrefix,
+ * cspark.kubernetes.uniqueId, spark.driver.host=<svc>.<ns>.svc, spark.driver.port=7078,
+ * spark.driver.blockManager.port=7079, spark.kubernetes.submitInDriver=true. Sets them in c. */
+void k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app);
+
+/* Pod memory request = limit in MiB: <role>.memory (default 1g) + <role>.memoryOverhead if set,
+ * else max(<role>.memoryOverheadFactor (default spark.kubernetes.memoryOverheadFactor, 0.10) x
+ * memory, <role>.minMemoryOverhead (384m)). role is "driver" or "executor". */
+int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
+                       int64_t *total_mib, cs_error *err);
+
+/* The driver Pod. Missing image is CS_EINVAL naming spark.kubernetes.container.image. */
+json_t *k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err);
+
+/* Executor Pod `<prefix>-exec-<exec_id>` with `cores` cores. driver_pod (may be NULL) becomes
+ * the controller ownerReference when it has metadata.uid. driver_url NULL means
+ * spark://CoarseGrainedScheduler@<svc>.<ns>.svc:7078. */
+json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, int cores,
+                         const json_t *driver_pod, const char *driver_url, cs_error *err);
+
+/* Headless Service <driver_svc_name>: clusterIP None, selector = driver labels, ports
+ * driver-rpc-port 7078, blockmanager 7079, spark-ui 4040; spark.kubernetes.driver.service.
+ * {label,annotation}.*, ipFamilyPolicy / ipFamilies. */
+json_t *k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *err);
+
+/* ConfigMap <conf_map_name>: data."spark.properties" = conf + driver system properties,
+ * properties-escaped, without spark.authenticate.secret*; binaryData.<upload_name> = base64 of
+ * app_so when app_so != NULL. Refuses (CS_EINVAL) when the total exceeds
+ * spark.kubernetes.configMap.maxSize (1048576), naming the key and both sizes. */
+json_t *k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
+                             size_t len, cs_error *err);
+/* Same content under exec_conf_map_name (mounted by executor pods), without the driver-only
+ * system properties. */
+json_t *k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
+                               size_t len, cs_error *err);
+
+/* Secret <auth_secret_name> (type Opaque) holding spark.authenticate.secret (or 32 random bytes
+ * as hex when unset) under key "auth-secret"; driver and executors read it through secretKeyRef
+ * into _SPARK_AUTH_SECRET when spark.authenticate=true. */
+json_t *k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err);
+
+/* Adds (replacing an existing one with the same uid) a controller ownerReference
+ * {apiVersion v1, kind Pod, name, uid, controller true, blockOwnerDeletion true} pointing at
+ * driver_pod (which must carry metadata.name and metadata.uid, i.e. be the created pod). */
+int k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err);
+
+#endif /* CSPARK_CLUSTER_K8S_POD_SPEC_H */

@@ -1,0 +1,372 @@
+/* k8s_step_basic.c — the pod-template step and the basic driver/executor feature steps
+ * (Spark's PodTemplate loading, BasicDriverFeatureStep, BasicExecutorFeatureStep,
+ * DriverCommandFeatureStep): names, labels, annotations, image, ports, resources, env, args,
+ * node selector, scheduler name, service account, restart policy, hostname.
+ * Called only through the step lists of k8s_pod_spec.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/k8s/k8s_steps.h"
+#include "cluster/k8s/k8s_yaml.h"
+#include "common/strutil.h"
+
+/* ---- template ----------------------------------------------------------------------------- */
+
+int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
+{
+    const char *path = k8s_role_conf(ctx->conf, ctx->role, "podTemplateFile");
+    const char *cname = k8s_role_conf(ctx->conf, ctx->role, "podTemplateContainerName");
+    json_t *pod = NULL;
+    if (path) {
+        pod = k8s_yaml_load_file(path, err);
+        if (!pod)
+            return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
+        if (!json_is_object(pod)) {
+            json_decref(pod);
+            return cs_error_set(err, CS_EINVAL,
+                                "spark.kubernetes.%s.podTemplateFile %s: expected a Pod object",
+                                ctx->role, path);
+        }
+        const char *kind = json_string_value(json_object_get(pod, "kind"));
+        if (kind && strcmp(kind, "Pod")) {
+            json_decref(pod);
+            return cs_error_set(err, CS_EINVAL,
+                                "spark.kubernetes.%s.podTemplateFile %s: kind is %s, expected Pod",
+                                ctx->role, path, kind);
+        }
+        json_object_del(pod, "status");
+    } else {
+        pod = json_object();
+    }
+    json_object_set_new(pod, "apiVersion", json_string("v1"));
+    json_object_set_new(pod, "kind", json_string("Pod"));
+    json_t *md = k8s_child_obj(pod, "metadata");
+    /* fields the API server owns never come from a template */
+    static const char *const server_owned[] = {"uid", "resourceVersion", "creationTimestamp",
+                                               "generation", "selfLink", "managedFields",
+                                               "deletionTimestamp", "generateName", NULL};
+    for (int i = 0; server_owned[i]; i++) json_object_del(md, server_owned[i]);
+    json_t *spec = k8s_child_obj(pod, "spec");
+    json_t *containers = k8s_child_arr(spec, "containers");
+    json_t *chosen = NULL;
+    size_t i;
+    json_t *c;
+    if (cname) {
+        json_array_foreach(containers, i, c)
+        {
+            const char *n = json_string_value(json_object_get(c, "name"));
+            if (n && !strcmp(n, cname)) chosen = c;
+        }
+        if (!chosen && json_array_size(containers) > 0) {
+            json_decref(pod);
+            return cs_error_set(err, CS_EINVAL,
+                                "spark.kubernetes.%s.podTemplateContainerName: no container named "
+                                "'%s' in the pod template",
+                                ctx->role, cname);
+        }
+    }
+    if (!chosen) chosen = json_array_get(containers, 0);
+    if (!json_is_object(chosen)) {
+        chosen = json_object();
+        json_array_append_new(containers, chosen);
+    }
+    ctx->pod = pod;
+    ctx->container = chosen;
+    return CS_OK;
+}
+
+/* ---- labels and annotations --------------------------------------------------------------- */
+
+static const char *const RESERVED_LABELS[] = {"spark-app-selector", "spark-role", "spark-exec-id",
+                                              "spark-exec-resourceprofile-id", "spark-app-name",
+                                              "spark-version", NULL};
+
+static bool is_reserved(const char *k)
+{
+    for (int i = 0; RESERVED_LABELS[i]; i++)
+        if (!strcmp(k, RESERVED_LABELS[i])) return true;
+    return false;
+}
+
+int k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, const k8s_app *app,
+                       int exec_id, bool labels, cs_error *err)
+{
+    json_t *user = k8s_conf_prefixed(conf, prefix);
+    const char *k;
+    json_t *v;
+    int rc = CS_OK;
+    json_object_foreach(user, k, v)
+    {
+        if (!k8s_is_qualified_name(k)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid key %s%s: '%s' is not a valid Kubernetes %s key (name of "
+                              "at most 63 letters, digits, '-', '_', '.' with an optional DNS "
+                              "prefix and '/')",
+                              prefix, k, k, labels ? "label" : "annotation");
+            break;
+        }
+        if (labels && is_reserved(k)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "%s%s is not allowed: label %s is reserved for Spark bookkeeping",
+                              prefix, k, k);
+            break;
+        }
+        char *val = k8s_subst(json_string_value(v), app, exec_id);
+        if (labels && !k8s_is_label_value(val)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid value for %s%s: '%s' (expected a label value: at most 63 "
+                              "letters, digits, '-', '_', '.', starting and ending alphanumeric)",
+                              prefix, k, val);
+            free(val);
+            break;
+        }
+        json_object_set_new(obj, k, json_string(val));
+        free(val);
+    }
+    json_decref(user);
+    return rc;
+}
+
+json_t *k8s_role_labels_new(const cs_conf *conf, const k8s_app *app, bool driver, int exec_id,
+                            cs_error *err)
+{
+    json_t *l = json_object();
+    const char *prefix =
+        driver ? "spark.kubernetes.driver.label." : "spark.kubernetes.executor.label.";
+    if (k8s_merge_user_map(l, conf, prefix, app, driver ? -1 : exec_id, true, err) != CS_OK) {
+        json_decref(l);
+        return NULL;
+    }
+    json_object_set_new(l, "spark-app-selector", json_string(app->app_id));
+    json_object_set_new(l, "spark-app-name", json_string(app->name_label));
+    json_object_set_new(l, "spark-version", json_string(K8S_SPARK_VERSION));
+    json_object_set_new(l, "spark-role", json_string(driver ? "driver" : "executor"));
+    if (!driver) {
+        json_object_set_new(l, "spark-exec-id", json_sprintf("%d", exec_id));
+        json_object_set_new(l, "spark-exec-resourceprofile-id", json_string("0"));
+    }
+    return l;
+}
+
+/* ---- basic step --------------------------------------------------------------------------- */
+
+static void add_port(json_t *container, const char *name, int64_t port)
+{
+    k8s_upsert_by(k8s_child_arr(container, "ports"), "name",
+                  json_pack("{s:s, s:I, s:s}", "name", name, "containerPort", (json_int_t)port,
+                            "protocol", "TCP"));
+}
+
+static int merge_node_selector(k8s_pod_ctx *ctx, json_t *spec)
+{
+    json_t *ns = k8s_child_obj(spec, "nodeSelector");
+    json_t *g = k8s_conf_prefixed(ctx->conf, "spark.kubernetes.node.selector.");
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.node.selector.", ctx->role);
+    json_t *r = k8s_conf_prefixed(ctx->conf, prefix);
+    json_object_update(ns, g);
+    json_object_update(ns, r);
+    json_decref(g);
+    json_decref(r);
+    if (json_object_size(ns) == 0) json_object_del(spec, "nodeSelector");
+    return CS_OK;
+}
+
+static void add_pull_secrets(k8s_pod_ctx *ctx, json_t *spec)
+{
+    const char *list = conf_get(ctx->conf, "spark.kubernetes.container.image.pullSecrets");
+    if (!list) return;
+    char *copy = cs_xstrdup(list), *save = NULL;
+    for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+        k8s_upsert_by(k8s_child_arr(spec, "imagePullSecrets"), "name", json_pack("{s:s}", "name", t));
+    free(copy);
+}
+
+/* cpu request: spark.kubernetes.<role>.request.cores, else `fallback` */
+static int set_resources(k8s_pod_ctx *ctx, int64_t total_mib, const char *cpu, cs_error *err)
+{
+    char mem[32];
+    snprintf(mem, sizeof mem, "%lldMi", (long long)total_mib);
+    json_t *res = k8s_child_obj(ctx->container, "resources");
+    json_t *req = k8s_child_obj(res, "requests");
+    json_t *lim = k8s_child_obj(res, "limits");
+    json_object_set_new(req, "memory", json_string(mem));
+    json_object_set_new(lim, "memory", json_string(mem));
+    json_object_set_new(req, "cpu", json_string(cpu));
+    const char *limit = k8s_role_conf(ctx->conf, ctx->role, "limit.cores");
+    if (limit) json_object_set_new(lim, "cpu", json_string(limit));
+    return CS_OK;
+}
+
+static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
+{
+    const cs_conf *conf = ctx->conf;
+    const k8s_app *app = ctx->app;
+    json_t *c = ctx->container;
+    int64_t ports[3], heap, total, cores;
+    int rc;
+    if ((rc = k8s_driver_ports(conf, ports, err))) return rc;
+    add_port(c, "driver-rpc-port", ports[0]);
+    add_port(c, "blockmanager", ports[1]);
+    add_port(c, "spark-ui", ports[2]);
+    if ((rc = k8s_pod_memory_mib(conf, "driver", &heap, &total, err))) return rc;
+    const char *req = k8s_role_conf(conf, "driver", "request.cores");
+    char cpu[32];
+    if (!req) {
+        if ((rc = conf_get_int(conf, "spark.driver.cores", "1", &cores, err))) return rc;
+        snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
+        req = cpu;
+    }
+    set_resources(ctx, total, req, err);
+
+    json_t *drv_env = k8s_conf_prefixed(conf, "spark.kubernetes.driverEnv.");
+    const char *k;
+    json_t *v;
+    json_object_foreach(drv_env, k, v) k8s_env_value(c, k, json_string_value(v));
+    json_decref(drv_env);
+    k8s_env_value(c, "SPARK_APPLICATION_ID", app->app_id);
+    k8s_env_field_ref(c, "SPARK_DRIVER_BIND_ADDRESS", "status.podIP");
+    k8s_env_value(c, "SPARK_CONF_DIR", K8S_CONF_DIR);
+
+    json_t *args = json_pack("[s,s,s]", "driver", "--properties-file", K8S_PROPERTIES_FILE);
+    if (app->main_class) {
+        json_array_append_new(args, json_string("--class"));
+        json_array_append_new(args, json_string(app->main_class));
+    }
+    if (app->upload_name) {
+        json_array_append_new(args, json_sprintf("local://%s/%s", K8S_CONF_DIR, app->upload_name));
+    } else if (app->resource) {
+        json_array_append_new(args, json_string(app->resource));
+    }
+    for (int i = 0; i < app->argc; i++) json_array_append_new(args, json_string(app->argv[i]));
+    json_object_set_new(c, "args", args);
+
+    const char *sa = conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
+    if (sa) json_object_set_new(spec, "serviceAccountName", json_string(sa));
+    return CS_OK;
+}
+
+static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
+{
+    const cs_conf *conf = ctx->conf;
+    const k8s_app *app = ctx->app;
+    json_t *c = ctx->container;
+    int64_t heap, total, bm_port, cores = ctx->cores;
+    int rc;
+    if ((rc = conf_get_int(conf, "spark.blockManager.port", "7079", &bm_port, err))) return rc;
+    add_port(c, "blockmanager", bm_port);
+    if ((rc = k8s_pod_memory_mib(conf, "executor", &heap, &total, err))) return rc;
+    if (cores <= 0 && (rc = conf_get_int(conf, "spark.executor.cores", "1", &cores, err)))
+        return rc;
+    char cpu[32], buf[512];
+    snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
+    const char *req = k8s_role_conf(conf, "executor", "request.cores");
+    set_resources(ctx, total, req ? req : cpu, err);
+
+    json_t *user_env = k8s_conf_prefixed(conf, "spark.executorEnv.");
+    const char *k;
+    json_t *v;
+    json_object_foreach(user_env, k, v) k8s_env_value(c, k, json_string_value(v));
+    json_decref(user_env);
+    if (ctx->driver_url) {
+        k8s_env_value(c, "SPARK_DRIVER_URL", ctx->driver_url);
+    } else {
+        int64_t dport;
+        if ((rc = conf_get_int(conf, "spark.driver.port", "7078", &dport, err))) return rc;
+        snprintf(buf, sizeof buf, "spark://CoarseGrainedScheduler@%s.%s.svc:%lld",
+                 app->driver_svc_name, app->namespace_, (long long)dport);
+        k8s_env_value(c, "SPARK_DRIVER_URL", buf);
+    }
+    snprintf(buf, sizeof buf, "%d", ctx->exec_id);
+    k8s_env_value(c, "SPARK_EXECUTOR_ID", buf);
+    k8s_env_value(c, "SPARK_EXECUTOR_CORES", cpu);
+    snprintf(buf, sizeof buf, "%lldm", (long long)heap);
+    k8s_env_value(c, "SPARK_EXECUTOR_MEMORY", buf);
+    k8s_env_value(c, "SPARK_APPLICATION_ID", app->app_id);
+    k8s_env_value(c, "SPARK_RESOURCE_PROFILE_ID", "0");
+    k8s_env_field_ref(c, "SPARK_EXECUTOR_POD_IP", "status.podIP");
+    k8s_env_field_ref(c, "SPARK_EXECUTOR_POD_NAME", "metadata.name");
+    k8s_env_value(c, "SPARK_CONF_DIR", K8S_CONF_DIR);
+    k8s_env_value(c, "SPARK_EXECUTOR_ATTRIBUTE_APP_ID", app->app_id);
+    snprintf(buf, sizeof buf, "%d", ctx->exec_id);
+    k8s_env_value(c, "SPARK_EXECUTOR_ATTRIBUTE_EXECUTOR_ID", buf);
+    json_object_set_new(c, "args", json_pack("[s]", "executor"));
+
+    char *host = k8s_executor_hostname(ctx->pod_name);
+    json_object_set_new(spec, "hostname", json_string(host));
+    free(host);
+    const char *sa = conf_get(conf, "spark.kubernetes.authenticate.executor.serviceAccountName");
+    if (!sa) sa = conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
+    if (sa) json_object_set_new(spec, "serviceAccountName", json_string(sa));
+    int64_t grace;
+    rc = conf_get_duration_ms(conf, "spark.kubernetes.executor.terminationGracePeriodSeconds",
+                              NULL, CS_SEC, &grace, err);
+    if (rc == CS_OK) json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(grace / 1000));
+    else if (rc != CS_ENOTFOUND) return rc;
+    return CS_OK;
+}
+
+int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
+{
+    const cs_conf *conf = ctx->conf;
+    const k8s_app *app = ctx->app;
+    json_t *c = ctx->container;
+    int rc;
+    /* metadata */
+    json_t *md = k8s_child_obj(ctx->pod, "metadata");
+    json_object_set_new(md, "name", json_string(ctx->pod_name));
+    json_object_set_new(md, "namespace", json_string(app->namespace_));
+    json_t *labels = k8s_role_labels_new(conf, app, ctx->driver, ctx->exec_id, err);
+    if (!labels) return err ? err->code : CS_EINVAL;
+    json_object_update(k8s_child_obj(md, "labels"), labels);
+    json_decref(labels);
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.annotation.", ctx->role);
+    if ((rc = k8s_merge_user_map(k8s_child_obj(md, "annotations"), conf, prefix, app,
+                                 ctx->driver ? -1 : ctx->exec_id, false, err)))
+        return rc;
+    if (json_object_size(json_object_get(md, "annotations")) == 0)
+        json_object_del(md, "annotations");
+
+    /* container: name, image, pull policy */
+    if (!json_is_string(json_object_get(c, "name")))
+        json_object_set_new(c, "name", json_string(ctx->driver ? K8S_DRIVER_CONTAINER
+                                                               : K8S_EXECUTOR_CONTAINER));
+    const char *image = k8s_role_conf(conf, ctx->role, "container.image");
+    if (!image) image = conf_get(conf, "spark.kubernetes.container.image");
+    if (!image || !*image)
+        return cs_error_set(err, CS_EINVAL,
+                            "no container image: set spark.kubernetes.container.image (or "
+                            "spark.kubernetes.%s.container.image)",
+                            ctx->role);
+    char *img = k8s_subst(image, app, -1);
+    json_object_set_new(c, "image", json_string(img));
+    free(img);
+    const char *pp = conf_get(conf, "spark.kubernetes.container.image.pullPolicy");
+    if (!pp) pp = "IfNotPresent";
+    if (strcmp(pp, "Always") && strcmp(pp, "IfNotPresent") && strcmp(pp, "Never"))
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.container.image.pullPolicy: '%s' "
+                            "(expected Always, IfNotPresent or Never)",
+                            pp);
+    json_object_set_new(c, "imagePullPolicy", json_string(pp));
+
+    /* pod spec */
+    json_t *spec = k8s_child_obj(ctx->pod, "spec");
+    json_object_set_new(spec, "restartPolicy", json_string("Never"));
+    add_pull_secrets(ctx, spec);
+    merge_node_selector(ctx, spec);
+    const char *sched = k8s_role_conf(conf, ctx->role, "scheduler.name");
+    if (!sched) sched = conf_get(conf, "spark.kubernetes.scheduler.name");
+    if (sched) json_object_set_new(spec, "schedulerName", json_string(sched));
+
+    rc = ctx->driver ? basic_driver(ctx, spec, err) : basic_executor(ctx, spec, err);
+    if (rc) return rc;
+
+    bool auth = false;
+    if ((rc = conf_get_bool(conf, "spark.authenticate", "false", &auth, err))) return rc;
+    if (auth) k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
+    return CS_OK;
+}

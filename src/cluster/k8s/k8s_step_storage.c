@@ -1,0 +1,331 @@
+/* k8s_step_storage.c — the feature steps that add volumes and what they carry (Spark's
+ * MountSecretsFeatureStep, EnvSecretsFeatureStep, MountVolumesFeatureStep, LocalDirsFeatureStep
+ * and the conf-map part of BasicDriverFeatureStep / the executor conf map).
+ * Called only through the step lists of k8s_pod_spec.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/k8s/k8s_steps.h"
+#include "common/strutil.h"
+
+static void add_volume(k8s_pod_ctx *ctx, json_t *vol)
+{
+    k8s_upsert_by(k8s_child_arr(k8s_child_obj(ctx->pod, "spec"), "volumes"), "name", vol);
+}
+
+static void add_mount(k8s_pod_ctx *ctx, json_t *mount)
+{
+    k8s_upsert_by(k8s_child_arr(ctx->container, "volumeMounts"), "mountPath", mount);
+}
+
+static bool abs_path_ok(const char *p) { return p && p[0] == '/'; }
+
+/* ---- secrets ------------------------------------------------------------------------------ */
+
+int k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err)
+{
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.secrets.", ctx->role);
+    json_t *m = k8s_conf_prefixed(ctx->conf, prefix);
+    const char *name;
+    json_t *v;
+    int rc = CS_OK;
+    json_object_foreach(m, name, v)
+    {
+        const char *path = json_string_value(v);
+        if (!k8s_is_dns1123_subdomain(name)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid key %s%s: '%s' is not a valid Secret name", prefix, name,
+                              name);
+            break;
+        }
+        if (!abs_path_ok(path)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid value for %s%s: '%s' (expected an absolute mount path)",
+                              prefix, name, path);
+            break;
+        }
+        char vol[300];
+        snprintf(vol, sizeof vol, "%s-volume", name);
+        add_volume(ctx, json_pack("{s:s, s:{s:s}}", "name", vol, "secret", "secretName", name));
+        add_mount(ctx, json_pack("{s:s, s:s}", "name", vol, "mountPath", path));
+    }
+    json_decref(m);
+    return rc;
+}
+
+int k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err)
+{
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.secretKeyRef.", ctx->role);
+    json_t *m = k8s_conf_prefixed(ctx->conf, prefix);
+    const char *env;
+    json_t *v;
+    int rc = CS_OK;
+    json_object_foreach(m, env, v)
+    {
+        const char *ref = json_string_value(v);
+        const char *colon = strchr(ref, ':');
+        if (!colon || colon == ref || !colon[1]) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid value for %s%s: '%s' (expected <secret name>:<key>)",
+                              prefix, env, ref);
+            break;
+        }
+        char *secret = cs_xstrndup(ref, (size_t)(colon - ref));
+        k8s_env_secret_ref(ctx->container, env, secret, colon + 1);
+        free(secret);
+    }
+    json_decref(m);
+    return rc;
+}
+
+/* ---- volumes ------------------------------------------------------------------------------ */
+
+static const char *const VOLUME_TYPES[] = {"hostPath", "emptyDir", "persistentVolumeClaim", "nfs",
+                                           NULL};
+
+/* Collects spark.kubernetes.<role>.volumes.<type>.<name>.<rest> into
+ * {"<type>.<name>": {rest: value}} preserving key order. */
+static int collect_volumes(k8s_pod_ctx *ctx, const char *prefix, json_t *out, cs_error *err)
+{
+    json_t *m = k8s_conf_prefixed(ctx->conf, prefix);
+    const char *k;
+    json_t *v;
+    int rc = CS_OK;
+    json_object_foreach(m, k, v)
+    {
+        const char *dot1 = strchr(k, '.');
+        const char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+        if (!dot1 || !dot2 || dot2 == dot1 + 1 || !dot2[1]) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid key %s%s (expected %s<type>.<name>.mount.path and similar)",
+                              prefix, k, prefix);
+            break;
+        }
+        char *id = cs_xstrndup(k, (size_t)(dot2 - k));
+        json_t *entry = json_object_get(out, id);
+        if (!entry) {
+            entry = json_object();
+            json_object_set_new(out, id, entry);
+        }
+        json_object_set(entry, dot2 + 1, v);
+        free(id);
+    }
+    json_decref(m);
+    return rc;
+}
+
+static const char *opt(json_t *e, const char *name)
+{
+    return json_string_value(json_object_get(e, name));
+}
+
+static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, json_t *e,
+                        cs_error *err)
+{
+    const char *dot = strchr(id, '.');
+    char *type = cs_xstrndup(id, (size_t)(dot - id));
+    const char *name = dot + 1;
+    int rc = CS_OK;
+    json_t *vol = NULL, *mount = NULL;
+    bool known = false;
+    for (int i = 0; VOLUME_TYPES[i]; i++)
+        if (!strcmp(type, VOLUME_TYPES[i])) known = true;
+    if (!known) {
+        rc = cs_error_set(err, CS_EINVAL,
+                          "unsupported volume type '%s' in %s%s.* (expected hostPath, emptyDir, "
+                          "persistentVolumeClaim or nfs)",
+                          type, prefix, id);
+        goto done;
+    }
+    if (!k8s_is_dns1123_label(name)) {
+        rc = cs_error_set(err, CS_EINVAL,
+                          "invalid volume name '%s' in %s%s.* (expected a DNS-1123 label)", name,
+                          prefix, id);
+        goto done;
+    }
+    const char *path = opt(e, "mount.path");
+    if (!abs_path_ok(path)) {
+        rc = cs_error_set(err, CS_EINVAL, "%s%s.mount.path is %s (expected an absolute path)",
+                          prefix, id, path ? "not absolute" : "missing");
+        goto done;
+    }
+    mount = json_pack("{s:s, s:s}", "name", name, "mountPath", path);
+    if (opt(e, "mount.subPath")) json_object_set(mount, "subPath", json_object_get(e, "mount.subPath"));
+    if (opt(e, "mount.subPathExpr"))
+        json_object_set(mount, "subPathExpr", json_object_get(e, "mount.subPathExpr"));
+    const char *ro = opt(e, "mount.readOnly");
+    if (ro) {
+        char what[400];
+        bool b;
+        snprintf(what, sizeof what, "%s%s.mount.readOnly", prefix, id);
+        if ((rc = conf_parse_bool(what, ro, &b, err))) goto done;
+        json_object_set_new(mount, "readOnly", json_boolean(b));
+    }
+    vol = json_pack("{s:s}", "name", name);
+    json_t *src = json_object();
+    if (!strcmp(type, "hostPath")) {
+        if (!abs_path_ok(opt(e, "options.path"))) {
+            rc = cs_error_set(err, CS_EINVAL, "%s%s.options.path is required (an absolute host path)",
+                              prefix, id);
+            json_decref(src);
+            goto done;
+        }
+        json_object_set_new(src, "path", json_string(opt(e, "options.path")));
+        if (opt(e, "options.type")) json_object_set_new(src, "type", json_string(opt(e, "options.type")));
+    } else if (!strcmp(type, "emptyDir")) {
+        if (opt(e, "options.medium"))
+            json_object_set_new(src, "medium", json_string(opt(e, "options.medium")));
+        if (opt(e, "options.sizeLimit"))
+            json_object_set_new(src, "sizeLimit", json_string(opt(e, "options.sizeLimit")));
+    } else if (!strcmp(type, "persistentVolumeClaim")) {
+        const char *claim = opt(e, "options.claimName");
+        if (!claim || !*claim) {
+            rc = cs_error_set(err, CS_EINVAL, "%s%s.options.claimName is required", prefix, id);
+            json_decref(src);
+            goto done;
+        }
+        cs_sbuf b = CS_SBUF_INIT;
+        if (!strcmp(claim, "OnDemand")) {
+            /* one claim per pod; the claim itself is created by the backend */
+            cs_sbuf_printf(&b, "%s-pvc-%s", ctx->pod_name, name);
+        } else {
+            char num[16];
+            snprintf(num, sizeof num, "%d", ctx->exec_id);
+            const char *p = claim, *hit;
+            while (!ctx->driver && (hit = strstr(p, "SPARK_EXECUTOR_ID")) != NULL) {
+                cs_sbuf_append(&b, p, (size_t)(hit - p));
+                cs_sbuf_puts(&b, num);
+                p = hit + strlen("SPARK_EXECUTOR_ID");
+            }
+            cs_sbuf_puts(&b, p);
+        }
+        json_object_set_new(src, "claimName", json_string(cs_sbuf_str(&b)));
+        cs_sbuf_free(&b);
+        if (json_is_true(json_object_get(mount, "readOnly"))) json_object_set_new(src, "readOnly", json_true());
+    } else { /* nfs */
+        const char *server = opt(e, "options.server"), *p = opt(e, "options.path");
+        if (!server || !*server || !abs_path_ok(p)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "%s%s.options.server and .options.path are required for nfs", prefix,
+                              id);
+            json_decref(src);
+            goto done;
+        }
+        json_object_set_new(src, "server", json_string(server));
+        json_object_set_new(src, "path", json_string(p));
+        if (json_is_true(json_object_get(mount, "readOnly"))) json_object_set_new(src, "readOnly", json_true());
+    }
+    json_object_set_new(vol, type, src);
+    add_volume(ctx, vol);
+    add_mount(ctx, mount);
+    vol = mount = NULL;
+done:
+    json_decref(vol);
+    json_decref(mount);
+    free(type);
+    return rc;
+}
+
+int k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err)
+{
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.volumes.", ctx->role);
+    json_t *vols = json_object();
+    int rc = collect_volumes(ctx, prefix, vols, err);
+    const char *id;
+    json_t *e;
+    if (rc == CS_OK) {
+        json_object_foreach(vols, id, e)
+        {
+            if ((rc = build_volume(ctx, prefix, id, e, err))) break;
+        }
+    }
+    json_decref(vols);
+    return rc;
+}
+
+/* ---- local dirs --------------------------------------------------------------------------- */
+
+int k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
+{
+    cs_sbuf dirs = CS_SBUF_INIT;
+    json_t *vols = json_object_get(json_object_get(ctx->pod, "spec"), "volumes");
+    json_t *mounts = json_object_get(ctx->container, "volumeMounts");
+    size_t i, j;
+    json_t *v, *m;
+    /* user volumes named spark-local-dir-* are the local dirs */
+    json_array_foreach(vols, i, v)
+    {
+        const char *n = json_string_value(json_object_get(v, "name"));
+        if (!n || !cs_str_starts_with(n, "spark-local-dir-")) continue;
+        json_array_foreach(mounts, j, m)
+        {
+            const char *mn = json_string_value(json_object_get(m, "name"));
+            if (mn && !strcmp(mn, n)) {
+                if (dirs.len) cs_sbuf_putc(&dirs, ',');
+                cs_sbuf_puts(&dirs, json_string_value(json_object_get(m, "mountPath")));
+            }
+        }
+    }
+    if (!dirs.len) {
+        bool tmpfs = false;
+        int rc = conf_get_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", "false", &tmpfs, err);
+        if (rc) return rc;
+        const char *list = conf_get(ctx->conf, "spark.local.dir");
+        char dflt[96];
+        snprintf(dflt, sizeof dflt, "/var/data/spark-%s", ctx->app->unique_id);
+        char *copy = cs_xstrdup(list && *list ? list : dflt), *save = NULL;
+        int n = 0;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            size_t tl = strlen(t);
+            const char *tt = cs_str_trim(t, &tl);
+            if (!tl) continue;
+            char *dir = cs_xstrndup(tt, tl);
+            if (dir[0] != '/') {
+                free(dir);
+                free(copy);
+                cs_sbuf_free(&dirs);
+                return cs_error_set(err, CS_EINVAL,
+                                    "invalid value for spark.local.dir: '%s' (expected absolute "
+                                    "paths separated by commas)",
+                                    list);
+            }
+            char name[32];
+            snprintf(name, sizeof name, "spark-local-dir-%d", ++n);
+            json_t *src = json_object();
+            if (tmpfs) json_object_set_new(src, "medium", json_string("Memory"));
+            add_volume(ctx, json_pack("{s:s, s:o}", "name", name, "emptyDir", src));
+            add_mount(ctx, json_pack("{s:s, s:s}", "name", name, "mountPath", dir));
+            if (dirs.len) cs_sbuf_putc(&dirs, ',');
+            cs_sbuf_puts(&dirs, dir);
+            free(dir);
+        }
+        free(copy);
+    }
+    if (dirs.len) k8s_env_value(ctx->container, "SPARK_LOCAL_DIRS", cs_sbuf_str(&dirs));
+    cs_sbuf_free(&dirs);
+    return CS_OK;
+}
+
+/* ---- conf map ----------------------------------------------------------------------------- */
+
+int k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
+{
+    const char *cm = ctx->app->conf_map_name, *vol = "spark-conf-volume-driver";
+    if (!ctx->driver) {
+        bool disabled = false;
+        int rc = conf_get_bool(ctx->conf, "spark.kubernetes.executor.disableConfigMap", "false",
+                               &disabled, err);
+        if (rc) return rc;
+        if (disabled) return CS_OK;
+        cm = ctx->app->exec_conf_map_name;
+        vol = "spark-conf-volume-exec";
+    }
+    add_volume(ctx, json_pack("{s:s, s:{s:s}}", "name", vol, "configMap", "name", cm));
+    add_mount(ctx, json_pack("{s:s, s:s}", "name", vol, "mountPath", K8S_CONF_DIR));
+    return CS_OK;
+}
