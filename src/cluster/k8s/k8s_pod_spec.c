@@ -6,6 +6,7 @@
  */
 #include "cluster/k8s/k8s_pod_spec.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,8 +322,23 @@ static const k8s_step_fn EXECUTOR_STEPS[] = {
     k8s_step_volumes,  k8s_step_local_dirs, k8s_step_conf_map,
 };
 
+/* New object with the keys of `order` first (when present), then the rest in their order. */
+static json_t *reordered(json_t *obj, const char *const *order)
+{
+    json_t *out = json_object();
+    for (int i = 0; order[i]; i++) {
+        json_t *v = json_object_get(obj, order[i]);
+        if (v) json_object_set(out, order[i], v);
+    }
+    json_object_update_missing(out, obj);
+    return out;
+}
+
 static json_t *run_steps(k8s_pod_ctx *ctx, const k8s_step_fn *steps, size_t n, cs_error *err)
 {
+    static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
+    static const char *const meta[] = {"name", "namespace", "labels", "annotations",
+                                       "ownerReferences", NULL};
     int rc = CS_OK;
     for (size_t i = 0; i < n && rc == CS_OK; i++) rc = steps[i](ctx, err);
     free(ctx->pod_name);
@@ -330,7 +346,11 @@ static json_t *run_steps(k8s_pod_ctx *ctx, const k8s_step_fn *steps, size_t n, c
         json_decref(ctx->pod);
         return NULL;
     }
-    return ctx->pod;
+    /* readable dry-run output: identity first, whatever order the template had */
+    json_t *pod = reordered(ctx->pod, top);
+    json_object_set_new(pod, "metadata", reordered(json_object_get(pod, "metadata"), meta));
+    json_decref(ctx->pod);
+    return pod;
 }
 
 json_t *k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err)
@@ -458,6 +478,28 @@ static void copy_allowed(void *arg, const char *key, const char *value)
     if (!excluded_key(key)) conf_set((cs_conf *)arg, key, value);
 }
 
+static int read_small_file(const char *path, char **out, size_t *len, cs_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO, "cannot read %s: %s",
+                            path, strerror(errno));
+    cs_sbuf b = CS_SBUF_INIT;
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) cs_sbuf_append(&b, buf, n);
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (bad) {
+        cs_sbuf_free(&b);
+        return cs_error_set(err, CS_EIO, "cannot read %s", path);
+    }
+    cs_sbuf_putc(&b, '\0');
+    *len = b.len - 1;
+    *out = cs_sbuf_detach(&b, NULL);
+    return CS_OK;
+}
+
 static char *base64_new(const uint8_t *p, size_t n)
 {
     size_t out_len = 4 * ((n + 2) / 3);
@@ -481,15 +523,28 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
         return NULL;
     cs_conf *c = conf_new();
     conf_foreach(conf, copy_allowed, c);
+    char *tpl = NULL;
+    size_t tlen = 0;
+    const char *tpath = conf_get(conf, "spark.kubernetes.executor.podTemplateFile");
+    if (driver && tpath && strcmp(tpath, K8S_EXEC_TEMPLATE_PATH) != 0) {
+        if (read_small_file(tpath, &tpl, &tlen, err) != CS_OK) {
+            cs_error_prefix(err, "spark.kubernetes.executor.podTemplateFile");
+            conf_free(c);
+            return NULL;
+        }
+        conf_set(c, "spark.kubernetes.executor.podTemplateFile", K8S_EXEC_TEMPLATE_PATH);
+    }
     if (driver) k8s_add_driver_system_properties(c, app);
     size_t plen = 0;
     char *props = conf_to_properties(c, &plen);
     conf_free(c);
+    plen += tlen; /* the template travels in the same map */
     size_t total = plen + (so ? len : 0);
     if ((int64_t)total > max) {
         if (so)
             cs_error_set(err, CS_EINVAL,
-                         "config map %s too large: spark.properties (%zu bytes) + %s (%zu bytes) "
+                         "config map %s too large: spark.properties and templates (%zu bytes) + "
+                         "%s (%zu bytes) "
                          "= %zu bytes exceeds spark.kubernetes.configMap.maxSize (%lld bytes); "
                          "put the job in the image and submit it as local:///path or raise the "
                          "limit",
@@ -501,6 +556,7 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
                          "spark.kubernetes.configMap.maxSize (%lld bytes)",
                          name, plen, (long long)max);
         free(props);
+        free(tpl);
         return NULL;
     }
     json_t *labels = json_pack("{s:s}", "spark-app-selector", app->app_id);
@@ -509,13 +565,16 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
                            "ConfigMap", "metadata", "name", name, "namespace", app->namespace_,
                            "labels", labels, "data", "spark.properties", props);
     free(props);
+    if (tpl) {
+        json_object_set_new(json_object_get(cm, "data"), "pod-spec-template.yml", json_string(tpl));
+        free(tpl);
+    }
     if (so) {
         char *b64 = base64_new(so, len);
         json_object_set_new(cm, "binaryData",
                             json_pack("{s:s}", app->upload_name ? app->upload_name : "app.so", b64));
         free(b64);
     }
-    json_object_set_new(cm, "immutable", json_true());
     return cm;
 }
 

@@ -36,6 +36,7 @@
 #define K8S_UI_PORT 4040
 #define K8S_CONF_DIR "/opt/spark/conf"
 #define K8S_PROPERTIES_FILE "/opt/spark/conf/spark.properties"
+#define K8S_EXEC_TEMPLATE_PATH "/opt/spark/conf/pod-spec-template.yml"
 #define K8S_AUTH_SECRET_KEY "auth-secret" /* key inside the auth Secret */
 #define K8S_SPARK_VERSION CSPARK_VERSION /* value of the spark-version label */
 
@@ -90,6 +91,16 @@ json_t *k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err);
 json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, int cores,
                          const json_t *driver_pod, const char *driver_url, cs_error *err);
 
+/* The PersistentVolumeClaims an executor pod needs for its
+ * spark.kubernetes.executor.volumes.persistentVolumeClaim.<name>.options.claimName=OnDemand
+ * volumes: a JSON array (possibly empty) of PVCs named as the pod's claims
+ * (`<pod name>-pvc-<volume name>`), labelled with the app and executor id, access mode
+ * ReadWriteOncePod (ReadWriteOnce with spark.kubernetes.legacy.useReadWriteOnceAccessMode),
+ * storage = .options.sizeLimit, storageClassName = .options.storageClass. exec_pod is the pod
+ * k8s_executor_pod returned. The caller creates them (owner: driver pod) after the pod. */
+json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
+                          cs_error *err);
+
 /* Headless Service <driver_svc_name>: clusterIP None, selector = driver labels, ports
  * driver-rpc-port 7078, blockmanager 7079, spark-ui 4040; spark.kubernetes.driver.service.
  * {label,annotation}.*, ipFamilyPolicy / ipFamilies. */
@@ -97,7 +108,9 @@ json_t *k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *er
 
 /* ConfigMap <conf_map_name>: data."spark.properties" = conf + driver system properties,
  * properties-escaped, without spark.authenticate.secret*; binaryData.<upload_name> = base64 of
- * app_so when app_so != NULL. Refuses (CS_EINVAL) when the total exceeds
+ * app_so when app_so != NULL. The executor pod template (spark.kubernetes.executor.
+ * podTemplateFile, a path on the submitting host) is shipped as data."pod-spec-template.yml" and
+ * the key rewritten to /opt/spark/conf/pod-spec-template.yml, as Spark does. Refuses (CS_EINVAL) when the total exceeds
  * spark.kubernetes.configMap.maxSize (1048576), naming the key and both sizes. */
 json_t *k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
                              size_t len, cs_error *err);

@@ -190,7 +190,17 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, js
         }
         cs_sbuf b = CS_SBUF_INIT;
         if (!strcmp(claim, "OnDemand")) {
-            /* one claim per pod; the claim itself is created by the backend */
+            if (ctx->driver || !opt(e, "options.sizeLimit")) {
+                rc = cs_error_set(err, CS_EINVAL,
+                                  ctx->driver ? "%s%s.options.claimName=OnDemand is only supported "
+                                                "for executors"
+                                              : "%s%s.options.sizeLimit is required with "
+                                                "claimName=OnDemand",
+                                  prefix, id);
+                json_decref(src);
+                goto done;
+            }
+            /* one claim per pod, built by k8s_executor_pvcs and created by the backend */
             cs_sbuf_printf(&b, "%s-pvc-%s", ctx->pod_name, name);
         } else {
             char num[16];
@@ -328,4 +338,81 @@ int k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
     add_volume(ctx, json_pack("{s:s, s:{s:s}}", "name", vol, "configMap", "name", cm));
     add_mount(ctx, json_pack("{s:s, s:s}", "name", vol, "mountPath", K8S_CONF_DIR));
     return CS_OK;
+}
+
+/* ---- on-demand claims --------------------------------------------------------------------- */
+
+json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
+                          cs_error *err)
+{
+    const char *prefix = "spark.kubernetes.executor.volumes.";
+    json_t *md = json_object_get(exec_pod, "metadata");
+    const char *pod = json_string_value(json_object_get(md, "name"));
+    const char *exec_id = json_string_value(json_object_get(json_object_get(md, "labels"), "spark-exec-id"));
+    if (!pod || !exec_id) {
+        cs_error_set(err, CS_EINVAL, "k8s_executor_pvcs: not an executor pod built by cspark");
+        return NULL;
+    }
+    bool rwo = false;
+    if (conf_get_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false", &rwo, err))
+        return NULL;
+    k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = "executor"};
+    json_t *vols = json_object(), *out = json_array();
+    if (collect_volumes(&ctx, prefix, vols, err) != CS_OK) {
+        json_decref(vols);
+        json_decref(out);
+        return NULL;
+    }
+    const char *id;
+    json_t *e;
+    json_object_foreach(vols, id, e)
+    {
+        if (!cs_str_starts_with(id, "persistentVolumeClaim.")) continue;
+        const char *claim = opt(e, "options.claimName");
+        if (!claim || strcmp(claim, "OnDemand")) continue;
+        const char *name = strchr(id, '.') + 1;
+        const char *size = opt(e, "options.sizeLimit");
+        if (!size) {
+            cs_error_set(err, CS_EINVAL,
+                         "%s%s.options.sizeLimit is required with claimName=OnDemand", prefix, id);
+            json_decref(vols);
+            json_decref(out);
+            return NULL;
+        }
+        char *pvc_name = NULL;
+        cs_sbuf b = CS_SBUF_INIT;
+        cs_sbuf_printf(&b, "%s-pvc-%s", pod, name);
+        pvc_name = cs_sbuf_detach(&b, NULL);
+        json_t *pvc = json_pack(
+            "{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s, s:s}}, s:{s:[s], s:{s:{s:s}}}}", "apiVersion",
+            "v1", "kind", "PersistentVolumeClaim", "metadata", "name", pvc_name, "namespace",
+            app->namespace_, "labels", "spark-app-selector", app->app_id, "spark-exec-id", exec_id,
+            "spark-role", "executor", "spec", "accessModes",
+            rwo ? "ReadWriteOnce" : "ReadWriteOncePod", "resources", "requests", "storage", size);
+        if (opt(e, "options.storageClass"))
+            json_object_set_new(json_object_get(pvc, "spec"), "storageClassName",
+                                json_string(opt(e, "options.storageClass")));
+        json_t *extra_labels = json_object();
+        char lp[400];
+        snprintf(lp, sizeof lp, "%s%s.label.", prefix, id);
+        int rc = k8s_merge_user_map(extra_labels, conf, lp, app, atoi(exec_id), true, err);
+        snprintf(lp, sizeof lp, "%s%s.annotation.", prefix, id);
+        json_t *ann = json_object();
+        if (rc == CS_OK) rc = k8s_merge_user_map(ann, conf, lp, app, atoi(exec_id), false, err);
+        json_t *pmd = json_object_get(pvc, "metadata");
+        json_object_update(json_object_get(pmd, "labels"), extra_labels);
+        if (json_object_size(ann)) json_object_set(pmd, "annotations", ann);
+        json_decref(extra_labels);
+        json_decref(ann);
+        free(pvc_name);
+        if (rc != CS_OK) {
+            json_decref(pvc);
+            json_decref(vols);
+            json_decref(out);
+            return NULL;
+        }
+        json_array_append_new(out, pvc);
+    }
+    json_decref(vols);
+    return out;
 }

@@ -709,6 +709,73 @@ static void test_set_owner(void **state)
     json_decref(drv);
 }
 
+static void test_on_demand_claims(void **state)
+{
+    cs_conf *c = base_conf();
+    const char *p = "spark.kubernetes.executor.volumes.persistentVolumeClaim.work.";
+    char k[200];
+    snprintf(k, sizeof k, "%smount.path", p);
+    conf_set(c, k, "/work");
+    snprintf(k, sizeof k, "%soptions.claimName", p);
+    conf_set(c, k, "OnDemand");
+    k8s_app app;
+    app_init_ok(&app, c);
+    cs_error err = {0};
+    assert_null(k8s_executor_pod(c, &app, 3, 1, NULL, NULL, &err));
+    assert_non_null(strstr(err.msg, "persistentVolumeClaim.work.options.sizeLimit"));
+    snprintf(k, sizeof k, "%soptions.sizeLimit", p);
+    conf_set(c, k, "10Gi");
+    snprintf(k, sizeof k, "%soptions.storageClass", p);
+    conf_set(c, k, "standard");
+    json_t *pod = executor_ok(c, &app, 3, NULL);
+    char want[256];
+    snprintf(want, sizeof want, "%s-exec-3-pvc-work", app.prefix);
+    assert_string_equal(jstr(find_by(jget(pod, "spec.volumes"), "name", "work"), "persistentVolumeClaim.claimName"), want);
+    json_t *pvcs = k8s_executor_pvcs(c, &app, pod, &err);
+    assert_int_equal(json_array_size(pvcs), 1);
+    json_t *pvc = json_array_get(pvcs, 0);
+    assert_string_equal(jstr(pvc, "kind"), "PersistentVolumeClaim");
+    assert_string_equal(jstr(pvc, "metadata.name"), want);
+    assert_string_equal(jstr(pvc, "metadata.labels.spark-exec-id"), "3");
+    assert_string_equal(jstr(pvc, "spec.accessModes.0"), "ReadWriteOncePod");
+    assert_string_equal(jstr(pvc, "spec.resources.requests.storage"), "10Gi");
+    assert_string_equal(jstr(pvc, "spec.storageClassName"), "standard");
+    json_decref(pvcs);
+    conf_set(c, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "true");
+    pvcs = k8s_executor_pvcs(c, &app, pod, &err);
+    assert_string_equal(jstr(json_array_get(pvcs, 0), "spec.accessModes.0"), "ReadWriteOnce");
+    json_decref(pvcs);
+    json_decref(pod);
+    /* the driver cannot use OnDemand */
+    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.mount.path", "/w");
+    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName", "OnDemand");
+    expect_driver_error(c, "only supported for executors");
+    k8s_app_free(&app);
+    conf_free(c);
+}
+
+static void test_executor_template_shipped(void **state)
+{
+    char *path = write_tmp("spec:\n  containers:\n  - name: x\n");
+    cs_conf *c = base_conf();
+    conf_set(c, "spark.kubernetes.executor.podTemplateFile", path);
+    k8s_app app;
+    app_init_ok(&app, c);
+    cs_error err = {0};
+    json_t *cm = k8s_driver_configmap(c, &app, NULL, 0, &err);
+    assert_non_null(cm);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(cm, "data"), "pod-spec-template.yml")), "spec:\n  containers:\n  - name: x\n");
+    json_decref(cm);
+    unlink(path);
+    assert_null(k8s_driver_configmap(c, &app, NULL, 0, &err));
+    assert_int_equal(err.code, CS_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "spark.kubernetes.executor.podTemplateFile"));
+    assert_non_null(strstr(err.msg, path));
+    free(path);
+    k8s_app_free(&app);
+    conf_free(c);
+}
+
 static void test_app_init_errors(void **state)
 {
     cs_conf *c = base_conf();
@@ -749,6 +816,8 @@ int main(void)
         cmocka_unit_test(test_configmap),
         cmocka_unit_test(test_auth_secret),
         cmocka_unit_test(test_set_owner),
+        cmocka_unit_test(test_on_demand_claims),
+        cmocka_unit_test(test_executor_template_shipped),
         cmocka_unit_test(test_app_init_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
