@@ -4,7 +4,8 @@
  * one logical request: it passes a client-side token-bucket rate limit
  * (cspark.kubernetes.client.qps, default 50; cspark.kubernetes.client.burst, default 100; qps<=0
  * disables it), borrows a pooled CURL handle (connections are kept alive between calls), and is
- * retried with exponential backoff (100 ms doubling, at most 5 attempts, honouring Retry-After)
+ * retried with exponential backoff (100 ms doubling, capped at 10 s, honouring Retry-After; at
+ * most cspark.kubernetes.client.maxAttempts attempts, default 5)
  * on 429, 500, 502, 503, 504 and connection errors. Timeouts: <timeout_prefix>.requestTimeout and
  * <timeout_prefix>.connectionTimeout (Spark's spark.kubernetes.{submission,driver}.*; default
  * 10000 ms). Every HTTP attempt is counted by verb (get, list, watch, create, patch, delete,

@@ -1,0 +1,344 @@
+/* kube_watch.c — list-then-watch with resume, bookmarks and re-list on 410 Gone.
+ *
+ * One thread and one CURL easy handle (driven through its own multi handle, so that
+ * kube_watch_stop can wake it at once with curl_multi_wakeup) per watch. The chunked response is
+ * split into lines and each line parsed with json_loadb. The resourceVersion of every delivered
+ * object and of every BOOKMARK is remembered; a new connection resumes from it, so no change is
+ * missed across reconnects; when the server says that version is gone (HTTP 410 or an ERROR
+ * event with code 410) the watch LISTs again and delivers RELIST. Called by the submit client's
+ * status watcher and the driver's executor-pod snapshot source; see kube_watch.h.
+ */
+#include "kube/kube_watch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "kube/kube_internal.h"
+
+#define WATCH_BACKOFF_MIN_MS 100
+#define WATCH_BACKOFF_MAX_MS 5000
+
+struct kube_watch {
+    kube_client *c;
+    char *resource, *ns, *selector;
+    kube_watch_fn fn;
+    void *arg;
+    pthread_t th;
+    atomic_bool stop;
+    CURLM *multi;
+    CURL *h; /* the handle of the connection in progress */
+    char rv[128];
+    _Atomic int64_t connects, relists;
+    /* per-connection stream state */
+    char *buf;
+    size_t len, cap;
+    bool relist_needed, stream_error;
+    int events;
+    unsigned seed;
+};
+
+/* Copies metadata.resourceVersion of obj into w->rv (if present). */
+static void remember_rv(kube_watch *w, const json_t *obj)
+{
+    const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
+                                                       "resourceVersion"));
+    if (rv && *rv && strlen(rv) < sizeof w->rv) snprintf(w->rv, sizeof w->rv, "%s", rv);
+}
+
+static int do_list(kube_watch *w, cs_error *err)
+{
+    json_t *list = NULL;
+    int rc = kube_list(w->c, w->resource, w->ns, w->selector, NULL, &list, err);
+    if (rc) return rc;
+    atomic_fetch_add(&w->relists, 1);
+    remember_rv(w, list);
+    w->fn(w->arg, "RELIST", list);
+    json_decref(list);
+    return CS_OK;
+}
+
+/* Handles one event line; returns false to end the connection. */
+static bool handle_line(kube_watch *w, const char *line, size_t n)
+{
+    while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ')) n--;
+    if (n == 0) return true;
+    json_error_t jerr;
+    json_t *ev = json_loadb(line, n, 0, &jerr);
+    if (!ev) {
+        CS_WARN("kube", "watch=%s ns=%s malformed event line: %s", w->resource, w->ns,
+                jerr.text);
+        w->stream_error = true;
+        return false;
+    }
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    json_t *obj = json_object_get(ev, "object");
+    bool go_on = true;
+    if (!type || !obj) {
+        w->stream_error = true;
+        go_on = false;
+    } else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED") || !strcmp(type, "DELETED")) {
+        remember_rv(w, obj);
+        w->events++;
+        w->fn(w->arg, type, obj);
+    } else if (!strcmp(type, "BOOKMARK")) {
+        remember_rv(w, obj);
+    } else if (!strcmp(type, "ERROR")) {
+        json_int_t code = json_integer_value(json_object_get(obj, "code"));
+        const char *msg = json_string_value(json_object_get(obj, "message"));
+        if (code == 410) {
+            CS_INFO("kube", "watch=%s ns=%s resourceVersion=%s expired (%s); re-listing",
+                    w->resource, w->ns, w->rv, msg ? msg : "410 Gone");
+            w->relist_needed = true;
+        } else {
+            CS_WARN("kube", "watch=%s ns=%s error event code=%lld: %s", w->resource, w->ns,
+                    (long long)code, msg ? msg : "");
+            w->stream_error = true;
+        }
+        go_on = false;
+    }
+    json_decref(ev);
+    return go_on;
+}
+
+static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    kube_watch *w = ud;
+    size_t n = size * nmemb;
+    if (w->len + n + 1 > w->cap) {
+        size_t cap = w->cap ? w->cap : 65536;
+        while (cap < w->len + n + 1)
+            cap *= 2;
+        w->buf = cs_xrealloc(w->buf, cap);
+        w->cap = cap;
+    }
+    memcpy(w->buf + w->len, ptr, n);
+    w->len += n;
+    long status = 0;
+    curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) return n; /* an error body: kept whole for the message */
+    size_t start = 0;
+    for (;;) {
+        char *nl = memchr(w->buf + start, '\n', w->len - start);
+        if (!nl) break;
+        size_t ll = (size_t)(nl - (w->buf + start));
+        bool go_on = handle_line(w, w->buf + start, ll);
+        start += ll + 1;
+        if (!go_on || atomic_load(&w->stop)) {
+            w->len = 0;
+            return 0; /* abort the transfer */
+        }
+    }
+    memmove(w->buf, w->buf + start, w->len - start);
+    w->len -= start;
+    return n;
+}
+
+static int xfer_cb(void *ud, curl_off_t a, curl_off_t b, curl_off_t c_, curl_off_t d)
+{
+    kube_watch *w = ud;
+    return atomic_load(&w->stop) ? 1 : 0;
+}
+
+/* One watch connection; returns the HTTP status (0 if none). */
+static long watch_once(kube_watch *w, CURL *h)
+{
+    char path[4096];
+    cs_error err;
+    if (kube_resource_path(w->c, w->resource, w->ns, NULL, path, sizeof path, &err)) return 0;
+    int timeout_s = 300 + (int)(rand_r(&w->seed) % 300);
+    size_t len = strlen(path);
+    snprintf(path + len, sizeof path - len,
+             "?watch=true&allowWatchBookmarks=true&timeoutSeconds=%d", timeout_s);
+    if (w->rv[0]) {
+        char *e = curl_easy_escape(NULL, w->rv, 0);
+        len = strlen(path);
+        snprintf(path + len, sizeof path - len, "&resourceVersion=%s", e ? e : "");
+        curl_free(e);
+    }
+    if (w->selector) {
+        char *e = curl_easy_escape(NULL, w->selector, 0);
+        len = strlen(path);
+        snprintf(path + len, sizeof path - len, "&labelSelector=%s", e ? e : "");
+        curl_free(e);
+    }
+    kube_req q = {.verb = "watch", .method = "GET", .path = path, .resource = w->resource,
+                  .ns = w->ns};
+    kube_resp r = {0};
+    struct curl_slist *hdrs = NULL;
+    kube_http_setup(w->c, h, &q, (long)(timeout_s + 30) * 1000L, &hdrs, r.curl_msg);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_cb);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_cb);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, w);
+    w->h = h;
+    w->len = 0;
+    w->relist_needed = w->stream_error = false;
+    w->events = 0;
+
+    kube_rate_acquire(w->c, "watch");
+    atomic_fetch_add(&w->connects, 1);
+    CS_DEBUG("kube", "watch=%s ns=%s resourceVersion=%s connecting", w->resource, w->ns, w->rv);
+    curl_multi_add_handle(w->multi, h);
+    int running = 1;
+    CURLcode rc = CURLE_OK;
+    while (running && !atomic_load(&w->stop)) {
+        CURLMcode mc = curl_multi_perform(w->multi, &running);
+        if (mc != CURLM_OK) {
+            rc = CURLE_RECV_ERROR;
+            break;
+        }
+        if (!running) break;
+        curl_multi_poll(w->multi, NULL, 0, 1000, NULL);
+    }
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(w->multi, &left))) {
+        if (m->msg == CURLMSG_DONE) rc = m->data.result;
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_multi_remove_handle(w->multi, h);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(hdrs);
+    if (atomic_load(&w->stop)) return r.status;
+
+    if (r.status == 200) {
+        if (w->len > 0 && !w->relist_needed && !w->stream_error) {
+            handle_line(w, w->buf, w->len); /* a last line without '\n' */
+            w->len = 0;
+        }
+        if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
+            CS_DEBUG("kube", "watch=%s ns=%s stream ended: %s", w->resource, w->ns,
+                     r.curl_msg[0] ? r.curl_msg : curl_easy_strerror(rc));
+        }
+    } else if (r.status == 410) {
+        w->relist_needed = true;
+    } else {
+        /* a failed exchange: report it as one line, with the body read by stream_cb unusable */
+        r.curl_rc = r.status ? CURLE_OK : rc;
+        if (!r.status && !r.curl_msg[0]) {
+            snprintf(r.curl_msg, sizeof r.curl_msg, "%s", curl_easy_strerror(rc));
+        }
+        if (r.status && w->len > 0) {
+            r.body = cs_xstrndup(w->buf, w->len);
+            r.len = strlen(r.body);
+        }
+        kube_error_from(w->c, &q, &r, &err);
+        CS_WARN("kube", "watch=%s ns=%s failed, will retry: %s", w->resource, w->ns, err.msg);
+        w->stream_error = true;
+        kube_resp_free(&r);
+        w->len = 0;
+    }
+    return r.status;
+}
+
+static void *watch_main(void *arg)
+{
+    kube_watch *w = arg;
+    CURL *h = curl_easy_init();
+    if (!h) {
+        CS_ERROR("kube", "watch=%s curl_easy_init failed", w->resource);
+        return NULL;
+    }
+    int64_t backoff = WATCH_BACKOFF_MIN_MS;
+    while (!atomic_load(&w->stop)) {
+        bool failed = false;
+        if (w->relist_needed) {
+            cs_error err;
+            if (do_list(w, &err) == CS_OK) {
+                w->relist_needed = false;
+            } else {
+                CS_WARN("kube", "watch=%s ns=%s re-list failed, will retry: %s", w->resource,
+                        w->ns, err.msg);
+                failed = true;
+            }
+        } else {
+            watch_once(w, h);
+            if (atomic_load(&w->stop)) break;
+            if (w->events > 0) backoff = WATCH_BACKOFF_MIN_MS;
+            failed = w->stream_error;
+            if (w->relist_needed) continue; /* re-list at once */
+            if (!failed && w->events == 0) {
+                /* an empty stream that ended by itself: do not spin */
+                kube_sleep_ms(WATCH_BACKOFF_MIN_MS, &w->stop);
+            }
+        }
+        if (failed) {
+            kube_sleep_ms(backoff, &w->stop);
+            backoff *= 2;
+            if (backoff > WATCH_BACKOFF_MAX_MS) backoff = WATCH_BACKOFF_MAX_MS;
+        }
+    }
+    curl_easy_cleanup(h);
+    return NULL;
+}
+
+kube_watch *kube_watch_start(kube_client *c, const char *resource, const char *ns,
+                             const char *label_selector, kube_watch_fn fn, void *arg,
+                             cs_error *err)
+{
+    char path[2048];
+    if (!fn) {
+        cs_error_set(err, CS_EINVAL, "kube_watch_start: no callback");
+        return NULL;
+    }
+    if (kube_resource_path(c, resource, ns, NULL, path, sizeof path, err)) return NULL;
+    kube_watch *w = cs_xcalloc(1, sizeof *w);
+    w->c = c;
+    w->resource = cs_xstrdup(resource);
+    w->ns = cs_xstrdup(ns ? ns : kube_client_namespace(c));
+    w->selector = label_selector && *label_selector ? cs_xstrdup(label_selector) : NULL;
+    w->fn = fn;
+    w->arg = arg;
+    w->seed = (unsigned)cs_now_ns();
+    atomic_init(&w->stop, false);
+    atomic_init(&w->connects, 0);
+    atomic_init(&w->relists, 0);
+    w->multi = curl_multi_init();
+    if (!w->multi) {
+        cs_error_set(err, CS_ENOMEM, "curl_multi_init failed");
+        goto fail;
+    }
+    if (do_list(w, err)) goto fail;
+    if (pthread_create(&w->th, NULL, watch_main, w) != 0) {
+        cs_error_set(err, CS_EIO, "cannot start the watch thread");
+        goto fail;
+    }
+    return w;
+fail:
+    if (w->multi) curl_multi_cleanup(w->multi);
+    free(w->resource);
+    free(w->ns);
+    free(w->selector);
+    free(w);
+    return NULL;
+}
+
+void kube_watch_stop(kube_watch *w)
+{
+    if (!w) return;
+    atomic_store(&w->stop, true);
+    curl_multi_wakeup(w->multi);
+    pthread_join(w->th, NULL);
+    curl_multi_cleanup(w->multi);
+    free(w->buf);
+    free(w->resource);
+    free(w->ns);
+    free(w->selector);
+    free(w);
+}
+
+int64_t kube_watch_connects(const kube_watch *w)
+{
+    return atomic_load(&w->connects);
+}
+
+int64_t kube_watch_relists(const kube_watch *w)
+{
+    return atomic_load(&w->relists);
+}

@@ -1,0 +1,373 @@
+/* test_kube_client.c — kube_client against a real kubesim (HTTPS, verification on): CRUD round
+ * trips, label selectors, delete-collection, the 404/409/422/403/401 and missing-namespace
+ * messages, an unreachable server, retries under injected 500s and 429s, and TLS with a wrong CA
+ * (refused) unless spark.kubernetes.trust.certificates. kubesim is started per group and always
+ * stopped in the group teardown. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "kubesim_proc.h"
+
+static kubesim_proc ks;
+static kube_client *kc;
+static cs_conf *conf;
+
+static int group_setup(void **state)
+{
+    if (kubesim_start(&ks, "--no-kubelet", (const char *)NULL)) return -1;
+    conf = conf_new();
+    cs_error err = {0};
+    kc = kubesim_client(&ks, conf, NULL, &err);
+    if (!kc) fprintf(stderr, "client: %s\n", err.msg);
+    return kc ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    kube_client_free(kc);
+    conf_free(conf);
+    kubesim_stop(&ks);
+    return 0;
+}
+
+static void set_faults(const char *json)
+{
+    cs_error err = {0};
+    json_t *body = json_loads(json, 0, NULL);
+    assert_non_null(body);
+    int rc = kube_request(kc, "other", body ? "POST" : "DELETE", "/kubesim/faults", body, NULL,
+                          NULL, &err);
+    json_decref(body);
+    assert_int_equal(rc, 0);
+}
+
+static void clear_faults(void)
+{
+    cs_error err = {0};
+    assert_int_equal(kube_request(kc, "other", "DELETE", "/kubesim/faults", NULL, NULL, NULL, &err),
+                     0);
+}
+
+static size_t list_len(json_t *list)
+{
+    return json_array_size(json_object_get(list, "items"));
+}
+
+static void test_crud_round_trip(void **state)
+{
+    cs_error err = {0};
+    assert_string_equal(kube_client_namespace(kc), "default");
+    int64_t creates0 = kube_client_requests(kc, "create");
+    json_t *created = NULL;
+    json_t *p = ks_pod("crud-a1", "a");
+    assert_int_equal(kube_create(kc, "pods", NULL, p, &created, &err), 0);
+    json_decref(p);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(created, "metadata"), "name")),
+                        "crud-a1");
+    assert_non_null(json_object_get(json_object_get(created, "metadata"), "uid"));
+    json_decref(created);
+    p = ks_pod("crud-a2", "a");
+    assert_int_equal(kube_create(kc, "pods", "default", p, NULL, &err), 0);
+    json_decref(p);
+    p = ks_pod("crud-b1", "b");
+    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), 0);
+    json_decref(p);
+    assert_int_equal(kube_client_requests(kc, "create") - creates0, 3);
+
+    json_t *obj = NULL;
+    assert_int_equal(kube_get(kc, "pods", NULL, "crud-a1", &obj, &err), 0);
+    assert_string_equal(json_string_value(json_object_get(obj, "kind")), "Pod");
+    json_decref(obj);
+
+    json_t *list = NULL;
+    assert_int_equal(kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
+    assert_int_equal(list_len(list), 2);
+    assert_non_null(json_string_value(
+        json_object_get(json_object_get(list, "metadata"), "resourceVersion")));
+    json_decref(list);
+    assert_int_equal(kube_list(kc, "pods", NULL, "app in (a,b),app!=a", NULL, &list, &err), 0);
+    assert_int_equal(list_len(list), 1);
+    json_decref(list);
+    assert_int_equal(kube_list(kc, "pods", NULL, NULL, "metadata.name=crud-a2", &list, &err), 0);
+    assert_int_equal(list_len(list), 1);
+    json_decref(list);
+    assert_int_equal(kube_list(kc, "pods", "", "app=a", NULL, &list, &err), 0); /* all ns */
+    assert_int_equal(list_len(list), 2);
+    json_decref(list);
+
+    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "phase", "patched");
+    json_t *out = NULL;
+    assert_int_equal(kube_patch_merge(kc, "pods", NULL, "crud-a1", patch, &out, &err), 0);
+    json_decref(patch);
+    json_t *labels = json_object_get(json_object_get(out, "metadata"), "labels");
+    assert_string_equal(json_string_value(json_object_get(labels, "phase")), "patched");
+    assert_string_equal(json_string_value(json_object_get(labels, "app")), "a");
+    json_decref(out);
+
+    /* configmaps and a cluster-scoped resource */
+    json_t *cm = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "v1", "kind",
+                           "ConfigMap", "metadata", "name", "crud-cm", "data", "spark.properties",
+                           "a=b\n");
+    assert_int_equal(kube_create(kc, "configmaps", NULL, cm, NULL, &err), 0);
+    json_decref(cm);
+    assert_int_equal(kube_get(kc, "configmaps", NULL, "crud-cm", &obj, &err), 0);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(obj, "data"), "spark.properties")),
+        "a=b\n");
+    json_decref(obj);
+    assert_int_equal(kube_get(kc, "namespaces", NULL, "default", &obj, &err), 0);
+    json_decref(obj);
+
+    /* delete: the second delete of the same name is not an error */
+    assert_int_equal(kube_delete(kc, "pods", NULL, "crud-b1", 0, &err), 0);
+    assert_int_equal(kube_delete(kc, "pods", NULL, "crud-b1", 0, &err), 0);
+    assert_int_equal(kube_delete(kc, "configmaps", NULL, "crud-cm", -1, &err), 0);
+    assert_int_equal(kube_get(kc, "pods", NULL, "crud-b1", &obj, &err), CS_ENOTFOUND);
+    assert_null(obj);
+    assert_non_null(strstr(err.msg, "pods \"crud-b1\" not found"));
+    assert_non_null(strstr(err.msg, "get pods \"crud-b1\" in namespace \"default\""));
+
+    assert_int_equal(kube_delete_collection(kc, "pods", NULL, "app=a", 0, &err), 0);
+    assert_int_equal(kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
+    assert_int_equal(list_len(list), 0);
+    json_decref(list);
+    assert_true(kube_client_requests(kc, "deletecollection") >= 1);
+    assert_true(kube_client_requests(kc, NULL) >= kube_client_requests(kc, "get") +
+                                                    kube_client_requests(kc, "list"));
+
+    /* a subresource through the same path rules */
+    p = ks_pod("crud-sub", "s");
+    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), 0);
+    json_decref(p);
+    assert_int_equal(kube_get(kc, "pods/status", NULL, "crud-sub", &obj, &err), 0);
+    json_decref(obj);
+    assert_int_equal(kube_delete(kc, "pods", NULL, "crud-sub", 0, &err), 0);
+    assert_int_equal(kube_get(kc, "widgets", NULL, "x", &obj, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "unsupported Kubernetes resource 'widgets'"));
+}
+
+static void test_error_messages(void **state)
+{
+    cs_error err = {0};
+    json_t *p = ks_pod("dup", "d");
+    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), 0);
+    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), CS_EEXIST);
+    assert_non_null(strstr(err.msg, "create pods \"dup\" in namespace \"default\": "));
+    assert_non_null(strstr(err.msg, "already exists"));
+    json_decref(p);
+    assert_int_equal(kube_delete(kc, "pods", NULL, "dup", 0, &err), 0);
+
+    p = ks_pod("Bad_Name", "d");
+    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "create pods \"Bad_Name\""));
+    assert_non_null(strstr(err.msg, "Invalid"));
+    assert_null(strchr(err.msg, '\n'));
+    json_decref(p);
+
+    json_t *obj = NULL;
+    assert_int_equal(kube_get(kc, "pods", "nosuchns", "x", &obj, &err), CS_ENOTFOUND);
+    /* a pod get in a missing namespace may name either; a create must name the namespace */
+    p = ks_pod("x", "d");
+    assert_int_equal(kube_create(kc, "pods", "nosuchns", p, NULL, &err), CS_ENOTFOUND);
+    assert_string_equal(err.msg, "namespace \"nosuchns\" does not exist");
+    json_decref(p);
+    assert_int_equal(kube_get(kc, "namespaces", NULL, "nosuchns", &obj, &err), CS_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "namespaces \"nosuchns\" not found"));
+}
+
+static void test_unreachable_server(void **state)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    socklen_t al = sizeof a;
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &al), 0);
+    close(s); /* nothing listens there now */
+    char master[64];
+    snprintf(master, sizeof master, "k8s://https://127.0.0.1:%d", ntohs(a.sin_port));
+    cs_error err = {0};
+    kube_client *c = kubesim_client(&ks, conf, master, &err);
+    assert_non_null(c);
+    json_t *obj = NULL;
+    assert_int_equal(kube_get(c, "pods", NULL, "x", &obj, &err), CS_EIO);
+    char want[128];
+    snprintf(want, sizeof want, "cannot reach the Kubernetes API server at https://127.0.0.1:%d: ",
+             ntohs(a.sin_port));
+    assert_non_null(strstr(err.msg, want));
+    assert_int_equal(kube_client_requests(c, "get"), 5); /* connection errors are retried */
+    kube_client_free(c);
+}
+
+static void test_retries_under_faults(void **state)
+{
+    cs_error err = {0};
+    cs_conf *c2 = conf_new();
+    conf_set(c2, "cspark.kubernetes.client.maxAttempts", "14");
+    kube_client *c = kubesim_client(&ks, c2, NULL, &err);
+    assert_non_null(c);
+    set_faults("{\"errorRate\":0.3}");
+    char name[32];
+    int ops = 0;
+    for (int i = 0; i < 6; i++) {
+        snprintf(name, sizeof name, "retry-%d", i);
+        json_t *p = ks_pod(name, "retry");
+        int rc = kube_create(c, "pods", NULL, p, NULL, &err);
+        json_decref(p);
+        if (rc) fprintf(stderr, "create: %s\n", err.msg);
+        assert_int_equal(rc, 0);
+        json_t *obj = NULL;
+        assert_int_equal(kube_get(c, "pods", NULL, name, &obj, &err), 0);
+        json_decref(obj);
+        ops += 2;
+    }
+    for (int i = 0; i < 20; i++) {
+        json_t *list = NULL;
+        assert_int_equal(kube_list(c, "pods", NULL, "app=retry", NULL, &list, &err), 0);
+        assert_int_equal(list_len(list), 6);
+        json_decref(list);
+        ops++;
+    }
+    /* with 30% of all requests failing, 32 operations needed more attempts (p = 1 - 0.7^32) */
+    assert_true(kube_client_requests(c, NULL) > ops);
+
+    set_faults("{\"errorRate\":0,\"throttleRate\":0.3,\"retryAfterSeconds\":1}");
+    int64_t before = kube_client_requests(c, NULL);
+    for (int i = 0; i < 3; i++) {
+        json_t *obj = NULL;
+        assert_int_equal(kube_get(c, "pods", NULL, "retry-0", &obj, &err), 0);
+        json_decref(obj);
+    }
+    assert_true(kube_client_requests(c, NULL) - before >= 3);
+    clear_faults();
+    assert_int_equal(kube_delete_collection(c, "pods", NULL, "app=retry", 0, &err), 0);
+    kube_client_free(c);
+
+    /* a permanent 500 ends after maxAttempts with the server's message */
+    cs_conf *c3 = conf_new();
+    conf_set(c3, "cspark.kubernetes.client.maxAttempts", "3");
+    c = kubesim_client(&ks, c3, NULL, &err);
+    set_faults("{\"errorRate\":1}");
+    json_t *obj = NULL;
+    int rc = kube_get(c, "pods", NULL, "x", &obj, &err);
+    clear_faults();
+    assert_int_equal(rc, CS_EIO);
+    assert_non_null(strstr(err.msg, "HTTP 500"));
+    assert_int_equal(kube_client_requests(c, "get"), 3);
+    kube_client_free(c);
+
+    /* 429 with Retry-After: 1 s: the retry waits (at least) that long */
+    conf_set(c3, "cspark.kubernetes.client.maxAttempts", "2");
+    c = kubesim_client(&ks, c3, NULL, &err);
+    set_faults("{\"errorRate\":0,\"throttleRate\":1,\"retryAfterSeconds\":1}");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = kube_get(c, "pods", NULL, "x", &obj, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    clear_faults();
+    assert_int_equal(rc, CS_EIO);
+    assert_non_null(strstr(err.msg, "HTTP 429"));
+    assert_int_equal(kube_client_requests(c, "get"), 2);
+    long waited_ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    assert_true(waited_ms >= 950);
+    kube_client_free(c);
+    conf_free(c3);
+    conf_free(c2);
+}
+
+static void test_tls_wrong_ca(void **state)
+{
+    const char *bundle = "/etc/ssl/certs/ca-certificates.crt";
+    if (access(bundle, R_OK) != 0) skip();
+    cs_error err = {0};
+    cs_conf *c2 = conf_new();
+    conf_set(c2, "spark.kubernetes.authenticate.submission.caCertFile", bundle);
+    conf_set(c2, "cspark.kubernetes.client.maxAttempts", "1");
+    kube_client *c = kubesim_client(&ks, c2, NULL, &err);
+    assert_non_null(c);
+    json_t *obj = NULL;
+    assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), CS_EIO);
+    assert_non_null(strstr(err.msg, "cannot reach the Kubernetes API server at https://127.0.0.1:"));
+    assert_non_null(strstr(err.msg, "spark.kubernetes.trust.certificates"));
+    kube_client_free(c);
+
+    conf_set(c2, "spark.kubernetes.trust.certificates", "true");
+    c = kubesim_client(&ks, c2, NULL, &err);
+    assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
+    json_decref(obj);
+    kube_client_free(c);
+    conf_free(c2);
+}
+
+/* ---------------------------------------------------------------- RBAC (own kubesim) */
+
+static void test_rbac_forbidden_and_unauthorized(void **state)
+{
+    kubesim_proc rk;
+    char rules[512];
+    snprintf(rules, sizeof rules, "/tmp/kube-rbac-%d.txt", (int)getpid());
+    FILE *f = fopen(rules, "w");
+    assert_non_null(f);
+    fputs("token s3cr3t system:serviceaccount:spark:spark\n"
+          "allow system:serviceaccount:spark:spark get,list,watch pods default\n",
+          f);
+    fclose(f);
+    int rc = kubesim_start(&rk, "--no-kubelet", "--rbac", rules, (const char *)NULL);
+    unlink(rules);
+    assert_int_equal(rc, 0);
+    cs_error err = {0};
+    cs_conf *c2 = conf_new();
+    conf_set(c2, "spark.kubernetes.authenticate.submission.oauthToken", "s3cr3t");
+    kube_client *c = kubesim_client(&rk, c2, NULL, &err);
+    if (!c) kubesim_stop(&rk);
+    assert_non_null(c);
+    json_t *list = NULL;
+    rc = kube_list(c, "pods", NULL, NULL, NULL, &list, &err);
+    json_decref(list);
+    json_t *p = ks_pod("denied", "x");
+    int rc2 = kube_create(c, "pods", NULL, p, NULL, &err);
+    json_decref(p);
+    cs_error err2 = {0};
+    int rc3 = kube_delete_collection(c, "configmaps", "spark", "a=b", -1, &err2);
+    kube_client_free(c);
+
+    conf_set(c2, "spark.kubernetes.authenticate.submission.oauthToken", "wrong-token");
+    c = kubesim_client(&rk, c2, NULL, &err);
+    cs_error err3 = {0};
+    json_t *obj = NULL;
+    int rc4 = kube_get(c, "pods", NULL, "x", &obj, &err3);
+    kube_client_free(c);
+    conf_free(c2);
+    kubesim_stop(&rk);
+
+    assert_int_equal(rc, 0);
+    assert_int_equal(rc2, CS_EAUTH);
+    assert_string_equal(err.msg, "cannot create pods in namespace \"default\": forbidden for "
+                                 "system:serviceaccount:spark:spark; grant the verbs in "
+                                 "deploy/rbac.yaml");
+    assert_int_equal(rc3, CS_EAUTH);
+    assert_string_equal(err2.msg, "cannot deletecollection configmaps in namespace \"spark\": "
+                                  "forbidden for system:serviceaccount:spark:spark; grant the "
+                                  "verbs in deploy/rbac.yaml");
+    assert_int_equal(rc4, CS_EAUTH);
+    assert_non_null(strstr(err3.msg, "401 Unauthorized"));
+    assert_non_null(strstr(err3.msg, "spark.kubernetes.authenticate.submission.oauthToken"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crud_round_trip),
+        cmocka_unit_test(test_error_messages),
+        cmocka_unit_test(test_unreachable_server),
+        cmocka_unit_test(test_retries_under_faults),
+        cmocka_unit_test(test_tls_wrong_ca),
+        cmocka_unit_test(test_rbac_forbidden_and_unauthorized),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,341 @@
+/* test_kube_config.c — kube_config_load_env without a server: kubeconfig merging, context
+ * selection, token files, *-data fields, in-cluster service account, Spark key overrides,
+ * namespace precedence, master URL forms and the error messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/conf.h"
+#include "kube/kube_config.h"
+
+static char tmpdir[256];
+
+static void write_file(const char *name, const char *text)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *tpath(const char *name)
+{
+    static char bufs[64][512]; /* a ring: each test uses fewer than 64 paths */
+    static int i;
+    char *b = bufs[i++ % 64];
+    snprintf(b, 512, "%s/%s", tmpdir, name);
+    return b;
+}
+
+static int setup(void **state)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kube-config-test-XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* "hello CA\n" */
+#define CA_B64 "aGVsbG8gQ0EK"
+
+static const char *KC_A = "apiVersion: v1\n"
+                          "kind: Config\n"
+                          "current-context: a\n"
+                          "clusters:\n"
+                          "- name: ca\n"
+                          "  cluster:\n"
+                          "    server: https://10.1.1.1:6443\n"
+                          "    certificate-authority-data: " CA_B64 "\n"
+                          "contexts:\n"
+                          "- name: a\n"
+                          "  context: {cluster: ca, user: ua, namespace: team-a}\n"
+                          "users:\n"
+                          "- name: ua\n"
+                          "  user:\n"
+                          "    token: token-a\n";
+
+static const char *KC_B = "apiVersion: v1\n"
+                          "kind: Config\n"
+                          "current-context: b\n"
+                          "clusters:\n"
+                          "- name: ca\n"
+                          "  cluster: {server: 'https://10.9.9.9:1'}\n"
+                          "- name: cb\n"
+                          "  cluster:\n"
+                          "    server: https://10.2.2.2:443/\n"
+                          "    certificate-authority: certs/ca.pem\n"
+                          "    insecure-skip-tls-verify: true\n"
+                          "contexts:\n"
+                          "- name: b\n"
+                          "  context: {cluster: cb, user: ub}\n"
+                          "- name: a\n"
+                          "  context: {cluster: cb, user: ub, namespace: wrong}\n"
+                          "- name: broken\n"
+                          "  context: {cluster: nowhere, user: ub}\n"
+                          "users:\n"
+                          "- name: ub\n"
+                          "  user:\n"
+                          "    tokenFile: tok/b.token\n";
+
+static void test_merge_first_wins(void **state)
+{
+    write_file("a.yaml", KC_A);
+    write_file("b.yaml", KC_B);
+    char list[1100];
+    snprintf(list, sizeof list, "%s:%s:%s", tpath("missing.yaml"), tpath("a.yaml"),
+             tpath("b.yaml"));
+    kube_config_env env = {.kubeconfig = list, .sa_dir = tpath("nosa")};
+    cs_conf *conf = conf_new();
+    kube_config kc;
+    cs_error err = {0};
+    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                          &env, &kc, &err),
+                     0);
+    assert_string_equal(kc.server, "https://10.1.1.1:6443"); /* cluster 'ca' from a.yaml */
+    assert_string_equal(kc.context, "a");                   /* current-context of a.yaml */
+    assert_string_equal(kc.namespace_, "team-a");
+    assert_string_equal(kc.token, "token-a");
+    assert_false(kc.insecure);
+    assert_non_null(kc.ca_file);
+    FILE *f = fopen(kc.ca_file, "r");
+    assert_non_null(f);
+    char buf[64] = {0};
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "hello CA\n");
+    struct stat st;
+    assert_int_equal(stat(kc.ca_file, &st), 0);
+    assert_int_equal(st.st_mode & 077, 0); /* private */
+    char *ca = strdup(kc.ca_file);
+    kube_config_free(&kc);
+    assert_int_not_equal(access(ca, F_OK), 0); /* removed on free */
+    free(ca);
+    conf_free(conf);
+}
+
+static void test_context_selection_and_token_file(void **state)
+{
+    write_file("a.yaml", KC_A);
+    write_file("b.yaml", KC_B);
+    mkdir(tpath("tok"), 0700);
+    write_file("tok/b.token", "token-from-file\n");
+    char list[1100];
+    snprintf(list, sizeof list, "%s:%s", tpath("a.yaml"), tpath("b.yaml"));
+    kube_config_env env = {.kubeconfig = list, .sa_dir = tpath("nosa")};
+    cs_conf *conf = conf_new();
+    conf_set(conf, "spark.kubernetes.context", "b");
+    kube_config kc;
+    cs_error err = {0};
+    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                          &env, &kc, &err),
+                     0);
+    assert_string_equal(kc.server, "https://10.2.2.2:443");
+    assert_string_equal(kc.namespace_, "default");
+    assert_string_equal(kc.token, "token-from-file");
+    assert_string_equal(kc.token_file, tpath("tok/b.token")); /* relative to b.yaml */
+    assert_string_equal(kc.ca_file, tpath("certs/ca.pem"));
+    assert_true(kc.insecure);
+    assert_non_null(strstr(kc.auth_source, "tok/b.token"));
+    kube_config_free(&kc);
+
+    /* unknown context */
+    conf_set(conf, "spark.kubernetes.context", "prod");
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "context 'prod' not found"));
+    assert_non_null(strstr(err.msg, "a.yaml"));
+    assert_null(kc.server);
+
+    /* context naming a missing cluster */
+    conf_set(conf, "spark.kubernetes.context", "broken");
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "cluster 'nowhere'"));
+    conf_free(conf);
+}
+
+static void test_master_overrides_and_keys(void **state)
+{
+    write_file("a.yaml", KC_A);
+    write_file("ca.pem", "x");
+    write_file("sub.token", "sub-token\n");
+    kube_config_env env = {.kubeconfig = tpath("a.yaml"), .sa_dir = tpath("nosa")};
+    cs_conf *conf = conf_new();
+    conf_set(conf, "spark.kubernetes.namespace", "spark");
+    conf_set(conf, "spark.kubernetes.authenticate.submission.oauthTokenFile", tpath("sub.token"));
+    conf_set(conf, "spark.kubernetes.authenticate.submission.caCertFile", tpath("ca.pem"));
+    conf_set(conf, "spark.kubernetes.authenticate.driver.oauthToken", "not-mine");
+    conf_set(conf, "spark.kubernetes.trust.certificates", "true");
+    kube_config kc;
+    cs_error err = {0};
+    assert_int_equal(kube_config_load_env(conf, "k8s://api.example:6443",
+                                          "spark.kubernetes.authenticate.submission", &env, &kc,
+                                          &err),
+                     0);
+    assert_string_equal(kc.server, "https://api.example:6443");
+    assert_string_equal(kc.namespace_, "spark");
+    assert_string_equal(kc.token, "sub-token");
+    assert_string_equal(kc.ca_file, tpath("ca.pem"));
+    assert_true(kc.insecure);
+    kube_config_free(&kc);
+
+    assert_int_equal(kube_config_load_env(conf, "k8s://http://127.0.0.1:8001",
+                                          "spark.kubernetes.authenticate.driver", &env, &kc, &err),
+                     0);
+    assert_string_equal(kc.server, "http://127.0.0.1:8001");
+    assert_string_equal(kc.token, "not-mine");
+    assert_string_equal(kc.auth_source, "spark.kubernetes.authenticate.driver.oauthToken");
+    kube_config_free(&kc);
+
+    conf_set(conf, "spark.kubernetes.authenticate.submission.oauthToken", "t");
+    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                          &env, &kc, &err),
+                     CS_EINVAL);
+    assert_non_null(strstr(err.msg, "cannot both be set"));
+    conf_unset(conf, "spark.kubernetes.authenticate.submission.oauthToken");
+
+    conf_set(conf, "spark.kubernetes.authenticate.submission.clientCertFile", "/nonexistent/c.pem");
+    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                          &env, &kc, &err),
+                     CS_EINVAL);
+    assert_non_null(strstr(err.msg, "spark.kubernetes.authenticate.submission.clientCertFile"));
+    assert_non_null(strstr(err.msg, "/nonexistent/c.pem"));
+    conf_free(conf);
+}
+
+static void test_in_cluster(void **state)
+{
+    mkdir(tpath("sa"), 0700);
+    write_file("sa/token", "sa-token\n");
+    write_file("sa/ca.crt", "CA");
+    write_file("sa/namespace", "spark-jobs");
+    kube_config_env env = {.home = tpath("nohome"),
+                           .service_host = "10.96.0.1",
+                           .service_port = "443",
+                           .sa_dir = tpath("sa")};
+    cs_conf *conf = conf_new();
+    kube_config kc;
+    cs_error err = {0};
+    assert_int_equal(
+        kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.driver", &env, &kc, &err),
+        0);
+    assert_string_equal(kc.server, "https://10.96.0.1:443");
+    assert_string_equal(kc.token, "sa-token");
+    assert_string_equal(kc.ca_file, tpath("sa/ca.crt"));
+    assert_string_equal(kc.namespace_, "spark-jobs");
+    assert_non_null(strstr(kc.auth_source, "service account token"));
+    kube_config_free(&kc);
+
+    /* the driver's master URL form (no k8s:// prefix) */
+    assert_int_equal(kube_config_load_env(conf, "https://kubernetes.default.svc",
+                                          "spark.kubernetes.authenticate.driver", &env, &kc, &err),
+                     0);
+    assert_string_equal(kc.server, "https://kubernetes.default.svc");
+    kube_config_free(&kc);
+
+    /* IPv6 service host */
+    env.service_host = "fd00::1";
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), 0);
+    assert_string_equal(kc.server, "https://[fd00::1]:443");
+    kube_config_free(&kc);
+    conf_free(conf);
+}
+
+static void test_no_server_and_bad_yaml(void **state)
+{
+    kube_config_env env = {.home = tpath("nohome"), .sa_dir = tpath("nosa")};
+    cs_conf *conf = conf_new();
+    kube_config kc;
+    cs_error err = {0};
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_string_equal(err.msg, "no Kubernetes API server: give --master k8s://https://host:port "
+                                 "or set KUBECONFIG");
+
+    assert_int_equal(kube_config_load_env(conf, "k8s://nohost", NULL, &env, &kc, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "k8s://nohost"));
+    assert_int_equal(kube_config_load_env(conf, "spark://x:1", NULL, &env, &kc, &err), CS_EINVAL);
+
+    write_file("bad.yaml", "clusters:\n  - name: x\n   bad: [\n");
+    env.kubeconfig = tpath("bad.yaml");
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "bad.yaml"));
+    assert_non_null(strstr(err.msg, "line"));
+
+    write_file("data.yaml", "current-context: c\n"
+                            "clusters: [{name: k, cluster: {server: 'https://h:1', "
+                            "certificate-authority-data: '!!!notbase64'}}]\n"
+                            "contexts: [{name: c, context: {cluster: k}}]\n");
+    env.kubeconfig = tpath("data.yaml");
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "certificate-authority-data is not valid base64"));
+
+    /* home kubeconfig */
+    mkdir(tpath("home"), 0700);
+    mkdir(tpath("home/.kube"), 0700);
+    write_file("home/.kube/config", KC_A);
+    kube_config_env env2 = {.home = tpath("home"), .sa_dir = tpath("nosa")};
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env2, &kc, &err), 0);
+    assert_string_equal(kc.server, "https://10.1.1.1:6443");
+    kube_config_free(&kc);
+    kube_config_free(&kc); /* idempotent */
+    conf_free(conf);
+}
+
+static void test_client_cert_data(void **state)
+{
+    /* "CERT\n" and "KEY\n" */
+    write_file("cert.yaml", "current-context: c\n"
+                            "clusters: [{name: k, cluster: {server: 'https://h:1'}}]\n"
+                            "contexts: [{name: c, context: {cluster: k, user: u, namespace: n1}}]\n"
+                            "users:\n- name: u\n  user:\n"
+                            "    client-certificate-data: Q0VSVAo=\n"
+                            "    client-key-data: |\n      S0VZ\n      Cg==\n");
+    kube_config_env env = {.kubeconfig = tpath("cert.yaml"), .sa_dir = tpath("nosa")};
+    cs_conf *conf = conf_new();
+    kube_config kc;
+    cs_error err = {0};
+    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), 0);
+    assert_string_equal(kc.namespace_, "n1");
+    assert_null(kc.token);
+    char buf[32] = {0};
+    FILE *f = fopen(kc.client_cert_file, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "CERT\n");
+    f = fopen(kc.client_key_file, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "KEY\n");
+    assert_non_null(strstr(kc.auth_source, "client certificate"));
+    kube_config_free(&kc);
+    conf_free(conf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_merge_first_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_context_selection_and_token_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_master_overrides_and_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_in_cluster, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_server_and_bad_yaml, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_cert_data, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
