@@ -39,7 +39,8 @@ int k8s_new_unique_id(char out[K8S_UNIQUE_ID_SIZE], cs_error *err)
     if (rc != CS_OK) return rc;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    unsigned long long ms = (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000ULL;
+    unsigned long long ms =
+        (unsigned long long)ts.tv_sec * 1000ULL + (unsigned long long)ts.tv_nsec / 1000000ULL;
     snprintf(out + 6, K8S_UNIQUE_ID_SIZE - 6, "%010llx", ms & 0xFFFFFFFFFFULL);
     return CS_OK;
 }
@@ -57,7 +58,8 @@ char *k8s_sanitize_name(const char *s, size_t max)
         out[o++] = (char)ch;
     }
     if (o > max) o = max;
-    while (o > 0 && out[o - 1] == '-') o--;
+    while (o > 0 && out[o - 1] == '-')
+        o--;
     out[o] = '\0';
     return out;
 }
@@ -93,7 +95,10 @@ char *k8s_app_name_label(const char *app_name)
     return k8s_sanitize_name(app_name, K8S_DNS_LABEL_MAX);
 }
 
-char *k8s_driver_pod_name(const char *prefix) { return concat3(prefix, "-driver", ""); }
+char *k8s_driver_pod_name(const char *prefix)
+{
+    return concat3(prefix, "-driver", "");
+}
 
 char *k8s_executor_pod_name(const char *prefix, long exec_id)
 {
@@ -125,14 +130,21 @@ char *k8s_auth_secret_name(const char *unique_id)
     return concat3("spark-", unique_id, "-auth-secret");
 }
 
-static bool is_alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-static bool is_alnum(char c) { return is_alnum_lower(c) || (c >= 'A' && c <= 'Z'); }
+static bool is_alnum_lower(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+static bool is_alnum(char c)
+{
+    return is_alnum_lower(c) || (c >= 'A' && c <= 'Z');
+}
 
 char *k8s_executor_hostname(const char *pod_name)
 {
     size_t n = strlen(pod_name);
     const char *p = pod_name + (n > K8S_DNS_LABEL_MAX ? n - K8S_DNS_LABEL_MAX : 0);
-    while (*p && !is_alnum(*p)) p++;
+    while (*p && !is_alnum(*p))
+        p++;
     char *out = cs_xstrdup(p);
     for (char *q = out; *q; q++)
         if (!is_alnum(*q) && *q != '-') *q = '-';
@@ -148,7 +160,10 @@ static bool label_ok(const char *s, size_t n)
     return true;
 }
 
-bool k8s_is_dns1123_label(const char *s) { return s && label_ok(s, strlen(s)); }
+bool k8s_is_dns1123_label(const char *s)
+{
+    return s && label_ok(s, strlen(s));
+}
 
 bool k8s_is_dns1123_subdomain(const char *s)
 {

@@ -138,7 +138,10 @@ const char *k8s_role_conf(const cs_conf *conf, const char *role, const char *res
 
 /* ---- application identity ----------------------------------------------------------------- */
 
-static char *dup_or(const char *s, const char *dflt) { return cs_xstrdup(s && *s ? s : dflt); }
+static char *dup_or(const char *s, const char *dflt)
+{
+    return cs_xstrdup(s && *s ? s : dflt);
+}
 
 void k8s_app_free(k8s_app *app)
 {
@@ -155,7 +158,8 @@ void k8s_app_free(k8s_app *app)
     free(app->main_class);
     free(app->resource);
     free(app->upload_name);
-    for (int i = 0; i < app->argc; i++) free(app->argv[i]);
+    for (int i = 0; i < app->argc; i++)
+        free(app->argv[i]);
     free(app->argv);
     memset(app, 0, sizeof *app);
 }
@@ -235,10 +239,11 @@ int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, cons
     app->name_label = k8s_app_name_label(app->app_name);
     const char *dpn = conf_get(conf, "spark.kubernetes.driver.pod.name");
     if (dpn && !k8s_is_dns1123_subdomain(dpn)) {
-        rc = cs_error_set(err, CS_EINVAL,
-                          "invalid value for spark.kubernetes.driver.pod.name: '%s' (expected a "
-                          "DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253)",
-                          dpn);
+        rc =
+            cs_error_set(err, CS_EINVAL,
+                         "invalid value for spark.kubernetes.driver.pod.name: '%s' (expected a "
+                         "DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253)",
+                         dpn);
         goto fail;
     }
     app->driver_pod_name = dpn ? cs_xstrdup(dpn) : k8s_driver_pod_name(app->prefix);
@@ -251,7 +256,8 @@ int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, cons
     if (resource && !is_local_uri(resource)) app->upload_name = upload_key(resource);
     app->argc = argc > 0 ? argc : 0;
     app->argv = cs_xcalloc((size_t)app->argc + 1, sizeof *app->argv);
-    for (int i = 0; i < app->argc; i++) app->argv[i] = cs_xstrdup(argv[i]);
+    for (int i = 0; i < app->argc; i++)
+        app->argv[i] = cs_xstrdup(argv[i]);
     return CS_OK;
 fail:
     k8s_app_free(app);
@@ -275,8 +281,8 @@ void k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app)
     conf_set(c, "spark.kubernetes.submitInDriver", "true");
 }
 
-int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
-                       int64_t *total_mib, cs_error *err)
+int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib, int64_t *total_mib,
+                       cs_error *err)
 {
     char key[128];
     int64_t mem, over, min_over;
@@ -289,8 +295,7 @@ int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
     rc = conf_get_size(conf, key, NULL, CS_MiB, &over, err);
     if (rc == CS_ENOTFOUND) {
         snprintf(key, sizeof key, "spark.%s.memoryOverheadFactor", role);
-        const char *fkey =
-            conf_contains(conf, key) ? key : "spark.kubernetes.memoryOverheadFactor";
+        const char *fkey = conf_contains(conf, key) ? key : "spark.kubernetes.memoryOverheadFactor";
         if ((rc = conf_get_double(conf, fkey, "0.1", &factor, err)) != CS_OK) return rc;
         if (!(factor > 0 && factor <= 1000))
             return cs_error_set(err, CS_EINVAL,
@@ -314,11 +319,11 @@ int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
 /* ---- pod builders ------------------------------------------------------------------------- */
 
 static const k8s_step_fn DRIVER_STEPS[] = {
-    k8s_step_template, k8s_step_basic, k8s_step_mount_secrets, k8s_step_env_secrets,
+    k8s_step_template, k8s_step_basic,      k8s_step_mount_secrets, k8s_step_env_secrets,
     k8s_step_volumes,  k8s_step_local_dirs, k8s_step_conf_map,
 };
 static const k8s_step_fn EXECUTOR_STEPS[] = {
-    k8s_step_template, k8s_step_basic, k8s_step_mount_secrets, k8s_step_env_secrets,
+    k8s_step_template, k8s_step_basic,      k8s_step_mount_secrets, k8s_step_env_secrets,
     k8s_step_volumes,  k8s_step_local_dirs, k8s_step_conf_map,
 };
 
@@ -337,10 +342,11 @@ static json_t *reordered(json_t *obj, const char *const *order)
 static json_t *run_steps(k8s_pod_ctx *ctx, const k8s_step_fn *steps, size_t n, cs_error *err)
 {
     static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", NULL};
-    static const char *const meta[] = {"name", "namespace", "labels", "annotations",
-                                       "ownerReferences", NULL};
+    static const char *const meta[] = {"name",        "namespace",       "labels",
+                                       "annotations", "ownerReferences", NULL};
     int rc = CS_OK;
-    for (size_t i = 0; i < n && rc == CS_OK; i++) rc = steps[i](ctx, err);
+    for (size_t i = 0; i < n && rc == CS_OK; i++)
+        rc = steps[i](ctx, err);
     free(ctx->pod_name);
     if (rc != CS_OK) {
         json_decref(ctx->pod);
@@ -367,13 +373,19 @@ json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, i
         cs_error_set(err, CS_EINVAL, "invalid executor id %d", exec_id);
         return NULL;
     }
-    k8s_pod_ctx ctx = {.conf = conf, .app = app, .driver = false, .role = "executor",
-                       .exec_id = exec_id, .cores = cores, .driver_url = driver_url};
+    k8s_pod_ctx ctx = {.conf = conf,
+                       .app = app,
+                       .driver = false,
+                       .role = "executor",
+                       .exec_id = exec_id,
+                       .cores = cores,
+                       .driver_url = driver_url};
     const char *epp = conf_get(conf, "spark.kubernetes.executor.podNamePrefix");
     ctx.pod_name = k8s_executor_pod_name(epp ? epp : app->prefix, exec_id);
-    json_t *pod = run_steps(&ctx, EXECUTOR_STEPS, sizeof EXECUTOR_STEPS / sizeof EXECUTOR_STEPS[0],
-                            err);
-    if (pod && driver_pod && json_string_value(json_object_get(json_object_get(driver_pod, "metadata"), "uid"))) {
+    json_t *pod =
+        run_steps(&ctx, EXECUTOR_STEPS, sizeof EXECUTOR_STEPS / sizeof EXECUTOR_STEPS[0], err);
+    if (pod && driver_pod &&
+        json_string_value(json_object_get(json_object_get(driver_pod, "metadata"), "uid"))) {
         if (k8s_set_owner(pod, driver_pod, err) != CS_OK) {
             json_decref(pod);
             return NULL;
@@ -388,9 +400,10 @@ int k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err)
     const char *name = json_string_value(json_object_get(md, "name"));
     const char *uid = json_string_value(json_object_get(md, "uid"));
     if (!name || !uid || !*uid)
-        return cs_error_set(err, CS_EINVAL,
-                            "cannot set an owner reference: the driver pod has no metadata.name/uid "
-                            "(use the pod returned by the API server)");
+        return cs_error_set(
+            err, CS_EINVAL,
+            "cannot set an owner reference: the driver pod has no metadata.name/uid "
+            "(use the pod returned by the API server)");
     json_t *ref = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "v1", "kind", "Pod",
                             "name", name, "uid", uid, "controller", 1, "blockOwnerDeletion", 1);
     k8s_upsert_by(k8s_child_arr(k8s_child_obj(obj, "metadata"), "ownerReferences"), "uid", ref);
@@ -487,7 +500,8 @@ static int read_small_file(const char *path, char **out, size_t *len, cs_error *
     cs_sbuf b = CS_SBUF_INIT;
     char buf[8192];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) cs_sbuf_append(&b, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        cs_sbuf_append(&b, buf, n);
     bool bad = ferror(f) != 0;
     fclose(f);
     if (bad) {
@@ -515,8 +529,8 @@ static char *base64_new(const uint8_t *p, size_t n)
     return out;
 }
 
-static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char *name,
-                             bool driver, const uint8_t *so, size_t len, cs_error *err)
+static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char *name, bool driver,
+                             const uint8_t *so, size_t len, cs_error *err)
 {
     int64_t max;
     if (conf_get_size(conf, "spark.kubernetes.configMap.maxSize", "1048576", CS_BYTE, &max, err))
@@ -571,8 +585,9 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
     }
     if (so) {
         char *b64 = base64_new(so, len);
-        json_object_set_new(cm, "binaryData",
-                            json_pack("{s:s}", app->upload_name ? app->upload_name : "app.so", b64));
+        json_object_set_new(
+            cm, "binaryData",
+            json_pack("{s:s}", app->upload_name ? app->upload_name : "app.so", b64));
         free(b64);
     }
     return cm;
@@ -600,7 +615,8 @@ json_t *k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err)
             cs_error_set(err, CS_EIO, "cannot generate spark.authenticate.secret");
             return NULL;
         }
-        for (size_t i = 0; i < sizeof raw; i++) snprintf(gen + 2 * i, 3, "%02x", raw[i]);
+        for (size_t i = 0; i < sizeof raw; i++)
+            snprintf(gen + 2 * i, 3, "%02x", raw[i]);
         secret = gen;
     }
     char *b64 = base64_new((const uint8_t *)secret, strlen(secret));

@@ -38,7 +38,7 @@
 #define K8S_PROPERTIES_FILE "/opt/spark/conf/spark.properties"
 #define K8S_EXEC_TEMPLATE_PATH "/opt/spark/conf/pod-spec-template.yml"
 #define K8S_AUTH_SECRET_KEY "auth-secret" /* key inside the auth Secret */
-#define K8S_SPARK_VERSION CSPARK_VERSION /* value of the spark-version label */
+#define K8S_SPARK_VERSION CSPARK_VERSION  /* value of the spark-version label */
 
 /* Identity of one application on Kubernetes. */
 typedef struct k8s_app {
@@ -79,8 +79,8 @@ void k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app);
 /* Pod memory request = limit in MiB: <role>.memory (default 1g) + <role>.memoryOverhead if set,
  * else max(<role>.memoryOverheadFactor (default spark.kubernetes.memoryOverheadFactor, 0.10) x
  * memory, <role>.minMemoryOverhead (384m)). role is "driver" or "executor". */
-int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
-                       int64_t *total_mib, cs_error *err);
+int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib, int64_t *total_mib,
+                       cs_error *err);
 
 /* The driver Pod. Missing image is CS_EINVAL naming spark.kubernetes.container.image. */
 json_t *k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err);
@@ -110,8 +110,9 @@ json_t *k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *er
  * properties-escaped, without spark.authenticate.secret*; binaryData.<upload_name> = base64 of
  * app_so when app_so != NULL. The executor pod template (spark.kubernetes.executor.
  * podTemplateFile, a path on the submitting host) is shipped as data."pod-spec-template.yml" and
- * the key rewritten to /opt/spark/conf/pod-spec-template.yml, as Spark does. Refuses (CS_EINVAL) when the total exceeds
- * spark.kubernetes.configMap.maxSize (1048576), naming the key and both sizes. */
+ * the key rewritten to /opt/spark/conf/pod-spec-template.yml, as Spark does. Refuses (CS_EINVAL)
+ * when the total exceeds spark.kubernetes.configMap.maxSize (1048576), naming the key and both
+ * sizes. */
 json_t *k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
                              size_t len, cs_error *err);
 /* Same content under exec_conf_map_name (mounted by executor pods), without the driver-only

@@ -21,8 +21,7 @@ int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
     json_t *pod = NULL;
     if (path) {
         pod = k8s_yaml_load_file(path, err);
-        if (!pod)
-            return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
+        if (!pod) return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
         if (!json_is_object(pod)) {
             json_decref(pod);
             return cs_error_set(err, CS_EINVAL,
@@ -44,10 +43,11 @@ int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
     json_object_set_new(pod, "kind", json_string("Pod"));
     json_t *md = k8s_child_obj(pod, "metadata");
     /* fields the API server owns never come from a template */
-    static const char *const server_owned[] = {"uid", "resourceVersion", "creationTimestamp",
-                                               "generation", "selfLink", "managedFields",
-                                               "deletionTimestamp", "generateName", NULL};
-    for (int i = 0; server_owned[i]; i++) json_object_del(md, server_owned[i]);
+    static const char *const server_owned[] = {
+        "uid",           "resourceVersion",   "creationTimestamp", "generation", "selfLink",
+        "managedFields", "deletionTimestamp", "generateName",      NULL};
+    for (int i = 0; server_owned[i]; i++)
+        json_object_del(md, server_owned[i]);
     json_t *spec = k8s_child_obj(pod, "spec");
     json_t *containers = k8s_child_arr(spec, "containers");
     json_t *chosen = NULL;
@@ -79,9 +79,13 @@ int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
 
 /* ---- labels and annotations --------------------------------------------------------------- */
 
-static const char *const RESERVED_LABELS[] = {"spark-app-selector", "spark-role", "spark-exec-id",
-                                              "spark-exec-resourceprofile-id", "spark-app-name",
-                                              "spark-version", NULL};
+static const char *const RESERVED_LABELS[] = {"spark-app-selector",
+                                              "spark-role",
+                                              "spark-exec-id",
+                                              "spark-exec-resourceprofile-id",
+                                              "spark-app-name",
+                                              "spark-version",
+                                              NULL};
 
 static bool is_reserved(const char *k)
 {
@@ -180,7 +184,8 @@ static void add_pull_secrets(k8s_pod_ctx *ctx, json_t *spec)
     if (!list) return;
     char *copy = cs_xstrdup(list), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-        k8s_upsert_by(k8s_child_arr(spec, "imagePullSecrets"), "name", json_pack("{s:s}", "name", t));
+        k8s_upsert_by(k8s_child_arr(spec, "imagePullSecrets"), "name",
+                      json_pack("{s:s}", "name", t));
     free(copy);
 }
 
@@ -240,7 +245,8 @@ static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     } else if (app->resource) {
         json_array_append_new(args, json_string(app->resource));
     }
-    for (int i = 0; i < app->argc; i++) json_array_append_new(args, json_string(app->argv[i]));
+    for (int i = 0; i < app->argc; i++)
+        json_array_append_new(args, json_string(app->argv[i]));
     json_object_set_new(c, "args", args);
 
     const char *sa = conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
@@ -301,10 +307,12 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     if (!sa) sa = conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
     if (sa) json_object_set_new(spec, "serviceAccountName", json_string(sa));
     int64_t grace;
-    rc = conf_get_duration_ms(conf, "spark.kubernetes.executor.terminationGracePeriodSeconds",
-                              NULL, CS_SEC, &grace, err);
-    if (rc == CS_OK) json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(grace / 1000));
-    else if (rc != CS_ENOTFOUND) return rc;
+    rc = conf_get_duration_ms(conf, "spark.kubernetes.executor.terminationGracePeriodSeconds", NULL,
+                              CS_SEC, &grace, err);
+    if (rc == CS_OK)
+        json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(grace / 1000));
+    else if (rc != CS_ENOTFOUND)
+        return rc;
     return CS_OK;
 }
 
@@ -332,8 +340,8 @@ int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
 
     /* container: name, image, pull policy */
     if (!json_is_string(json_object_get(c, "name")))
-        json_object_set_new(c, "name", json_string(ctx->driver ? K8S_DRIVER_CONTAINER
-                                                               : K8S_EXECUTOR_CONTAINER));
+        json_object_set_new(
+            c, "name", json_string(ctx->driver ? K8S_DRIVER_CONTAINER : K8S_EXECUTOR_CONTAINER));
     const char *image = k8s_role_conf(conf, ctx->role, "container.image");
     if (!image) image = conf_get(conf, "spark.kubernetes.container.image");
     if (!image || !*image)
@@ -367,6 +375,7 @@ int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
 
     bool auth = false;
     if ((rc = conf_get_bool(conf, "spark.authenticate", "false", &auth, err))) return rc;
-    if (auth) k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
+    if (auth)
+        k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
     return CS_OK;
 }

@@ -20,7 +20,10 @@ static void add_mount(k8s_pod_ctx *ctx, json_t *mount)
     k8s_upsert_by(k8s_child_arr(ctx->container, "volumeMounts"), "mountPath", mount);
 }
 
-static bool abs_path_ok(const char *p) { return p && p[0] == '/'; }
+static bool abs_path_ok(const char *p)
+{
+    return p && p[0] == '/';
+}
 
 /* ---- secrets ------------------------------------------------------------------------------ */
 
@@ -36,9 +39,8 @@ int k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err)
     {
         const char *path = json_string_value(v);
         if (!k8s_is_dns1123_subdomain(name)) {
-            rc = cs_error_set(err, CS_EINVAL,
-                              "invalid key %s%s: '%s' is not a valid Secret name", prefix, name,
-                              name);
+            rc = cs_error_set(err, CS_EINVAL, "invalid key %s%s: '%s' is not a valid Secret name",
+                              prefix, name, name);
             break;
         }
         if (!abs_path_ok(path)) {
@@ -70,8 +72,8 @@ int k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err)
         const char *colon = strchr(ref, ':');
         if (!colon || colon == ref || !colon[1]) {
             rc = cs_error_set(err, CS_EINVAL,
-                              "invalid value for %s%s: '%s' (expected <secret name>:<key>)",
-                              prefix, env, ref);
+                              "invalid value for %s%s: '%s' (expected <secret name>:<key>)", prefix,
+                              env, ref);
             break;
         }
         char *secret = cs_xstrndup(ref, (size_t)(colon - ref));
@@ -154,7 +156,8 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, js
         goto done;
     }
     mount = json_pack("{s:s, s:s}", "name", name, "mountPath", path);
-    if (opt(e, "mount.subPath")) json_object_set(mount, "subPath", json_object_get(e, "mount.subPath"));
+    if (opt(e, "mount.subPath"))
+        json_object_set(mount, "subPath", json_object_get(e, "mount.subPath"));
     if (opt(e, "mount.subPathExpr"))
         json_object_set(mount, "subPathExpr", json_object_get(e, "mount.subPathExpr"));
     const char *ro = opt(e, "mount.readOnly");
@@ -169,13 +172,14 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, js
     json_t *src = json_object();
     if (!strcmp(type, "hostPath")) {
         if (!abs_path_ok(opt(e, "options.path"))) {
-            rc = cs_error_set(err, CS_EINVAL, "%s%s.options.path is required (an absolute host path)",
-                              prefix, id);
+            rc = cs_error_set(err, CS_EINVAL,
+                              "%s%s.options.path is required (an absolute host path)", prefix, id);
             json_decref(src);
             goto done;
         }
         json_object_set_new(src, "path", json_string(opt(e, "options.path")));
-        if (opt(e, "options.type")) json_object_set_new(src, "type", json_string(opt(e, "options.type")));
+        if (opt(e, "options.type"))
+            json_object_set_new(src, "type", json_string(opt(e, "options.type")));
     } else if (!strcmp(type, "emptyDir")) {
         if (opt(e, "options.medium"))
             json_object_set_new(src, "medium", json_string(opt(e, "options.medium")));
@@ -215,7 +219,8 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, js
         }
         json_object_set_new(src, "claimName", json_string(cs_sbuf_str(&b)));
         cs_sbuf_free(&b);
-        if (json_is_true(json_object_get(mount, "readOnly"))) json_object_set_new(src, "readOnly", json_true());
+        if (json_is_true(json_object_get(mount, "readOnly")))
+            json_object_set_new(src, "readOnly", json_true());
     } else { /* nfs */
         const char *server = opt(e, "options.server"), *p = opt(e, "options.path");
         if (!server || !*server || !abs_path_ok(p)) {
@@ -227,7 +232,8 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, js
         }
         json_object_set_new(src, "server", json_string(server));
         json_object_set_new(src, "path", json_string(p));
-        if (json_is_true(json_object_get(mount, "readOnly"))) json_object_set_new(src, "readOnly", json_true());
+        if (json_is_true(json_object_get(mount, "readOnly")))
+            json_object_set_new(src, "readOnly", json_true());
     }
     json_object_set_new(vol, type, src);
     add_volume(ctx, vol);
@@ -283,7 +289,8 @@ int k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
     }
     if (!dirs.len) {
         bool tmpfs = false;
-        int rc = conf_get_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", "false", &tmpfs, err);
+        int rc =
+            conf_get_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", "false", &tmpfs, err);
         if (rc) return rc;
         const char *list = conf_get(ctx->conf, "spark.local.dir");
         char dflt[96];
@@ -348,13 +355,15 @@ json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t 
     const char *prefix = "spark.kubernetes.executor.volumes.";
     json_t *md = json_object_get(exec_pod, "metadata");
     const char *pod = json_string_value(json_object_get(md, "name"));
-    const char *exec_id = json_string_value(json_object_get(json_object_get(md, "labels"), "spark-exec-id"));
+    const char *exec_id =
+        json_string_value(json_object_get(json_object_get(md, "labels"), "spark-exec-id"));
     if (!pod || !exec_id) {
         cs_error_set(err, CS_EINVAL, "k8s_executor_pvcs: not an executor pod built by cspark");
         return NULL;
     }
     bool rwo = false;
-    if (conf_get_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false", &rwo, err))
+    if (conf_get_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false", &rwo,
+                      err))
         return NULL;
     k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = "executor"};
     json_t *vols = json_object(), *out = json_array();

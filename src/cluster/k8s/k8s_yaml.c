@@ -32,8 +32,9 @@ static bool word_ieq(const char *s, const char *const *words)
 /* True when a plain scalar `s` would not read back as the string s. */
 static bool needs_quotes(const char *s)
 {
-    static const char *const special[] = {"null", "~", "true", "false", "yes", "no", "on", "off",
-                                          "y", "n", ".inf", "-.inf", "+.inf", ".nan", NULL};
+    static const char *const special[] = {"null",  "~",    "true", "false", "yes",  "no",
+                                          "on",    "off",  "y",    "n",     ".inf", "-.inf",
+                                          "+.inf", ".nan", "<<",   "=",     NULL};
     if (!s[0]) return true;
     if (word_ieq(s, special)) return true;
     /* anything that starts like a number (ints, floats, hex, octal, sexagesimal, dates) */
@@ -57,12 +58,16 @@ static int emit(emit_ctx *x, yaml_event_t *ev)
     return CS_OK;
 }
 
-static int emit_scalar(emit_ctx *x, const char *s, size_t n, bool plain_ok, bool quote)
+/* force_plain: numbers, bools, null; quote: strings that would not read back as strings;
+ * neither: libyaml picks (plain when allowed, else quoted), literal block for multi-line. */
+static int emit_scalar(emit_ctx *x, const char *s, size_t n, bool force_plain, bool quote)
 {
     yaml_event_t ev;
     yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
-    if (quote) style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-    else if (!plain_ok) style = YAML_PLAIN_SCALAR_STYLE;
+    if (quote)
+        style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+    else if (force_plain)
+        style = YAML_PLAIN_SCALAR_STYLE;
     if (!quote && memchr(s, '\n', n)) style = YAML_LITERAL_SCALAR_STYLE;
     yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)n, 1, 1, style);
     return emit(x, &ev);
@@ -81,7 +86,7 @@ static int emit_value(emit_ctx *x, json_t *v)
         json_t *val;
         json_object_foreach(v, k, val)
         {
-            if ((rc = emit_scalar(x, k, strlen(k), true, needs_quotes(k)))) return rc;
+            if ((rc = emit_scalar(x, k, strlen(k), false, needs_quotes(k)))) return rc;
             if ((rc = emit_value(x, val))) return rc;
         }
         yaml_mapping_end_event_initialize(&ev);
@@ -102,21 +107,25 @@ static int emit_value(emit_ctx *x, json_t *v)
     case JSON_STRING: {
         const char *s = json_string_value(v);
         size_t n = json_string_length(v);
-        return emit_scalar(x, s, n, true, strlen(s) != n || needs_quotes(s));
+        return emit_scalar(x, s, n, false, strlen(s) != n || needs_quotes(s));
     }
     case JSON_INTEGER:
         snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        return emit_scalar(x, num, strlen(num), false, false);
+        return emit_scalar(x, num, strlen(num), true, false);
     case JSON_REAL: {
         double d = json_real_value(v);
-        if (!isfinite(d)) return cs_error_set(x->err, CS_EINVAL, "cannot write a non-finite number");
+        if (!isfinite(d))
+            return cs_error_set(x->err, CS_EINVAL, "cannot write a non-finite number");
         snprintf(num, sizeof num, "%.17g", d);
         if (!strpbrk(num, ".eE")) strcat(num, ".0");
-        return emit_scalar(x, num, strlen(num), false, false);
+        return emit_scalar(x, num, strlen(num), true, false);
     }
-    case JSON_TRUE: return emit_scalar(x, "true", 4, false, false);
-    case JSON_FALSE: return emit_scalar(x, "false", 5, false, false);
-    case JSON_NULL: return emit_scalar(x, "null", 4, false, false);
+    case JSON_TRUE:
+        return emit_scalar(x, "true", 4, true, false);
+    case JSON_FALSE:
+        return emit_scalar(x, "false", 5, true, false);
+    case JSON_NULL:
+        return emit_scalar(x, "null", 4, true, false);
     }
     return cs_error_set(x->err, CS_EINVAL, "unknown JSON type");
 }
@@ -136,7 +145,8 @@ static int write_stream(emit_ctx *x, json_t *const *objs, int n)
     }
     yaml_stream_end_event_initialize(&ev);
     if ((rc = emit(x, &ev))) return rc;
-    if (!yaml_emitter_flush(&x->em)) return cs_error_set(x->err, CS_EIO, "YAML emitter: write failed");
+    if (!yaml_emitter_flush(&x->em))
+        return cs_error_set(x->err, CS_EIO, "YAML emitter: write failed");
     return CS_OK;
 }
 
@@ -194,8 +204,8 @@ typedef struct parse_ctx {
 
 static int parse_error(parse_ctx *x)
 {
-    return cs_error_set(x->err, CS_EINVAL, "%s: invalid YAML at line %zu column %zu: %s",
-                        x->what, x->p.problem_mark.line + 1, x->p.problem_mark.column + 1,
+    return cs_error_set(x->err, CS_EINVAL, "%s: invalid YAML at line %zu column %zu: %s", x->what,
+                        x->p.problem_mark.line + 1, x->p.problem_mark.column + 1,
                         x->p.problem ? x->p.problem : "syntax error");
 }
 
@@ -256,8 +266,9 @@ static int parse_node(parse_ctx *x, yaml_event_t *ev, json_t **out)
             *out = plain_scalar(s, n);
         else
             *out = json_stringn(s, n); /* quoted, block, !!str or "!" */
-        if (!*out) return cs_error_set(x->err, CS_EINVAL, "%s: invalid UTF-8 at line %zu", x->what,
-                                       ev->start_mark.line + 1);
+        if (!*out)
+            return cs_error_set(x->err, CS_EINVAL, "%s: invalid UTF-8 at line %zu", x->what,
+                                ev->start_mark.line + 1);
         return CS_OK;
     }
     case YAML_SEQUENCE_START_EVENT: {
@@ -275,8 +286,10 @@ static int parse_node(parse_ctx *x, yaml_event_t *ev, json_t **out)
             if (rc) break;
             json_array_append_new(arr, item);
         }
-        if (rc) json_decref(arr);
-        else *out = arr;
+        if (rc)
+            json_decref(arr);
+        else
+            *out = arr;
         return rc;
     }
     case YAML_MAPPING_START_EVENT: {
@@ -306,8 +319,10 @@ static int parse_node(parse_ctx *x, yaml_event_t *ev, json_t **out)
             free(key);
             if (rc) break;
         }
-        if (rc) json_decref(obj);
-        else *out = obj;
+        if (rc)
+            json_decref(obj);
+        else
+            *out = obj;
         return rc;
     }
     default:
@@ -365,7 +380,8 @@ json_t *k8s_yaml_load_file(const char *path, cs_error *err)
     cs_sbuf b = CS_SBUF_INIT;
     char buf[8192];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) cs_sbuf_append(&b, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        cs_sbuf_append(&b, buf, n);
     bool bad = ferror(f);
     fclose(f);
     if (bad) {

@@ -18,51 +18,50 @@
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_yaml.h"
 
-static const char *DRIVER_TEMPLATE =
-    "apiVersion: v1\n"
-    "kind: Pod\n"
-    "metadata:\n"
-    "  labels:\n"
-    "    template: driver\n"
-    "  annotations:\n"
-    "    prometheus.io/scrape: \"true\"\n"
-    "spec:\n"
-    "  priorityClassName: spark-high\n"
-    "  securityContext:\n"
-    "    runAsUser: 185\n"
-    "    fsGroup: 185\n"
-    "  tolerations:\n"
-    "  - key: dedicated\n"
-    "    operator: Equal\n"
-    "    value: spark\n"
-    "    effect: NoSchedule\n"
-    "  affinity:\n"
-    "    nodeAffinity:\n"
-    "      requiredDuringSchedulingIgnoredDuringExecution:\n"
-    "        nodeSelectorTerms:\n"
-    "        - matchExpressions:\n"
-    "          - key: kubernetes.io/arch\n"
-    "            operator: In\n"
-    "            values: [amd64, arm64]\n"
-    "  initContainers:\n"
-    "  - name: init\n"
-    "    image: busybox:1.36\n"
-    "    command: [sh, -c, \"echo init\"]\n"
-    "  containers:\n"
-    "  - name: log-shipper\n"
-    "    image: fluent-bit:2\n"
-    "    resources:\n"
-    "      requests:\n"
-    "        cpu: 100m\n"
-    "  - name: spark\n"
-    "    securityContext:\n"
-    "      allowPrivilegeEscalation: false\n"
-    "    resources:\n"
-    "      limits:\n"
-    "        nvidia.com/gpu: \"1\"\n"
-    "    env:\n"
-    "    - name: TEMPLATE_ENV\n"
-    "      value: \"1\"\n";
+static const char *DRIVER_TEMPLATE = "apiVersion: v1\n"
+                                     "kind: Pod\n"
+                                     "metadata:\n"
+                                     "  labels:\n"
+                                     "    template: driver\n"
+                                     "  annotations:\n"
+                                     "    prometheus.io/scrape: \"true\"\n"
+                                     "spec:\n"
+                                     "  priorityClassName: spark-high\n"
+                                     "  securityContext:\n"
+                                     "    runAsUser: 185\n"
+                                     "    fsGroup: 185\n"
+                                     "  tolerations:\n"
+                                     "  - key: dedicated\n"
+                                     "    operator: Equal\n"
+                                     "    value: spark\n"
+                                     "    effect: NoSchedule\n"
+                                     "  affinity:\n"
+                                     "    nodeAffinity:\n"
+                                     "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                                     "        nodeSelectorTerms:\n"
+                                     "        - matchExpressions:\n"
+                                     "          - key: kubernetes.io/arch\n"
+                                     "            operator: In\n"
+                                     "            values: [amd64, arm64]\n"
+                                     "  initContainers:\n"
+                                     "  - name: init\n"
+                                     "    image: busybox:1.36\n"
+                                     "    command: [sh, -c, \"echo init\"]\n"
+                                     "  containers:\n"
+                                     "  - name: log-shipper\n"
+                                     "    image: fluent-bit:2\n"
+                                     "    resources:\n"
+                                     "      requests:\n"
+                                     "        cpu: 100m\n"
+                                     "  - name: spark\n"
+                                     "    securityContext:\n"
+                                     "      allowPrivilegeEscalation: false\n"
+                                     "    resources:\n"
+                                     "      limits:\n"
+                                     "        nvidia.com/gpu: \"1\"\n"
+                                     "    env:\n"
+                                     "    - name: TEMPLATE_ENV\n"
+                                     "      value: \"1\"\n";
 
 static const char *EXECUTOR_TEMPLATE = "apiVersion: v1\n"
                                        "kind: Pod\n"
@@ -86,13 +85,15 @@ static char *write_tmp(const char *text)
 
 static void set_all(cs_conf *c, const char *const *kv)
 {
-    for (; kv[0]; kv += 2) conf_set(c, kv[0], kv[1]);
+    for (; kv[0]; kv += 2)
+        conf_set(c, kv[0], kv[1]);
 }
 
 static void test_rich_manifests(void **state)
 {
     char *dtpl = write_tmp(DRIVER_TEMPLATE), *etpl = write_tmp(EXECUTOR_TEMPLATE);
     cs_conf *c = conf_new();
+    /* clang-format off */
     const char *const kv[] = {
         "spark.app.name", "Rich_Manifest Test",
         "spark.kubernetes.namespace", "spark-jobs",
@@ -150,6 +151,7 @@ static void test_rich_manifests(void **state)
         "spark.authenticate", "true",
         "spark.authenticate.secret", "not-in-any-manifest-but-the-secret",
         NULL};
+    /* clang-format on */
     set_all(c, kv);
     k8s_app app;
     cs_error err = {0};
@@ -220,19 +222,21 @@ static void test_rich_manifests(void **state)
         size_t len = next ? (size_t)(next - doc) + 1 : strlen(doc);
         json_t *back = k8s_yaml_load("dry-run", doc, len, &err);
         if (!back) fail_msg("reload: %s", err.msg);
-        if (!json_equal(back, objs[i])) fail_msg("document %d differs after the YAML round trip", i);
+        if (!json_equal(back, objs[i]))
+            fail_msg("document %d differs after the YAML round trip", i);
         json_decref(back);
     }
 
     const char *dir = getenv("CSPARK_K8S_DUMP_DIR");
     if (dir && *dir) {
-        static const char *const names[] = {"driver-pod", "driver-service", "driver-configmap",
-                                            "executor-configmap", "auth-secret", "executor-pod-1",
-                                            "executor-pod-12", "executor-pvc-1"};
+        static const char *const names[] = {
+            "driver-pod",  "driver-service", "driver-configmap", "executor-configmap",
+            "auth-secret", "executor-pod-1", "executor-pod-12",  "executor-pvc-1"};
         char path[1024];
         for (int i = 0; i < n; i++) {
             snprintf(path, sizeof path, "%s/%02d-%s.json", dir, i + 1, names[i]);
-            assert_int_equal(json_dump_file(objs[i], path, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+            assert_int_equal(json_dump_file(objs[i], path, JSON_INDENT(2) | JSON_PRESERVE_ORDER),
+                             0);
         }
         snprintf(path, sizeof path, "%s/manifests.yaml", dir);
         FILE *f = fopen(path, "w");
@@ -241,7 +245,8 @@ static void test_rich_manifests(void **state)
         fclose(f);
     }
     free(yaml);
-    for (int i = 0; i < n; i++) json_decref(objs[i]);
+    for (int i = 0; i < n; i++)
+        json_decref(objs[i]);
     json_decref(created);
     k8s_app_free(&app);
     conf_free(c);

@@ -20,7 +20,8 @@ static void test_app_id_format(void **state)
     assert_int_equal(k8s_new_app_id(b, &err), CS_OK);
     assert_int_equal(strlen(a), 38);
     assert_memory_equal(a, "spark-", 6);
-    for (int i = 6; i < 38; i++) assert_non_null(strchr("0123456789abcdef", a[i]));
+    for (int i = 6; i < 38; i++)
+        assert_non_null(strchr("0123456789abcdef", a[i]));
     assert_string_not_equal(a, b);
     assert_true(k8s_is_label_value(a));
 }
@@ -30,7 +31,8 @@ static void test_unique_id_format(void **state)
     char u[K8S_UNIQUE_ID_SIZE];
     assert_int_equal(k8s_new_unique_id(u, NULL), CS_OK);
     assert_int_equal(strlen(u), 16);
-    for (int i = 0; i < 16; i++) assert_non_null(strchr("0123456789abcdef", u[i]));
+    for (int i = 0; i < 16; i++)
+        assert_non_null(strchr("0123456789abcdef", u[i]));
 }
 
 static void check_prefix(const char *app, const char *expect)
@@ -56,7 +58,8 @@ static void test_prefix_sanitized(void **state)
 static void test_prefix_300_chars_never_rejected(void **state)
 {
     char name[301];
-    for (int i = 0; i < 300; i++) name[i] = (i % 7 == 3) ? '_' : (char)('A' + i % 26);
+    for (int i = 0; i < 300; i++)
+        name[i] = (i % 7 == 3) ? '_' : (char)('A' + i % 26);
     name[300] = '\0';
     char *p = k8s_resource_prefix(name, "0123456789abcdef");
     assert_true(strlen(p) <= K8S_POD_PREFIX_MAX);

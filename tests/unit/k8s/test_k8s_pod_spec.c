@@ -26,8 +26,10 @@ static json_t *jget(json_t *root, const char *path)
     json_t *cur = root;
     char *save = NULL;
     for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save)) {
-        if (json_is_array(cur)) cur = json_array_get(cur, (size_t)atoi(t));
-        else cur = json_object_get(cur, t);
+        if (json_is_array(cur))
+            cur = json_array_get(cur, (size_t)atoi(t));
+        else
+            cur = json_object_get(cur, t);
     }
     return cur;
 }
@@ -128,9 +130,15 @@ static void test_driver_basic(void **state)
     assert_string_equal(jstr(pod, "spec.containers.0.image"), "cspark:latest");
     assert_string_equal(jstr(pod, "spec.containers.0.imagePullPolicy"), "IfNotPresent");
     json_t *ports = jget(pod, "spec.containers.0.ports");
-    assert_int_equal(json_integer_value(json_object_get(find_by(ports, "name", "driver-rpc-port"), "containerPort")), 7078);
-    assert_int_equal(json_integer_value(json_object_get(find_by(ports, "name", "blockmanager"), "containerPort")), 7079);
-    assert_int_equal(json_integer_value(json_object_get(find_by(ports, "name", "spark-ui"), "containerPort")), 4040);
+    assert_int_equal(json_integer_value(json_object_get(find_by(ports, "name", "driver-rpc-port"),
+                                                        "containerPort")),
+                     7078);
+    assert_int_equal(json_integer_value(
+                         json_object_get(find_by(ports, "name", "blockmanager"), "containerPort")),
+                     7079);
+    assert_int_equal(
+        json_integer_value(json_object_get(find_by(ports, "name", "spark-ui"), "containerPort")),
+        4040);
     /* 1g + max(0.1 x 1024, 384) */
     assert_string_equal(jstr(pod, "spec.containers.0.resources.requests.memory"), "1408Mi");
     assert_string_equal(jstr(pod, "spec.containers.0.resources.limits.memory"), "1408Mi");
@@ -138,17 +146,27 @@ static void test_driver_basic(void **state)
     assert_null(jget(pod, "spec.containers.0.resources.limits.cpu"));
     assert_string_equal(env_val(pod, "SPARK_APPLICATION_ID"), app.app_id);
     assert_string_equal(env_val(pod, "SPARK_CONF_DIR"), "/opt/spark/conf");
-    assert_string_equal(jstr(env_of(pod, "SPARK_DRIVER_BIND_ADDRESS"), "valueFrom.fieldRef.fieldPath"), "status.podIP");
+    assert_string_equal(
+        jstr(env_of(pod, "SPARK_DRIVER_BIND_ADDRESS"), "valueFrom.fieldRef.fieldPath"),
+        "status.podIP");
     assert_null(env_of(pod, "_SPARK_AUTH_SECRET"));
-    const char *args[] = {"driver", "--properties-file", "/opt/spark/conf/spark.properties", "--class",
-                          "cspark_main", "local:///opt/jobs/pi.so", "1000", "x y"};
+    const char *args[] = {"driver",
+                          "--properties-file",
+                          "/opt/spark/conf/spark.properties",
+                          "--class",
+                          "cspark_main",
+                          "local:///opt/jobs/pi.so",
+                          "1000",
+                          "x y"};
     json_t *a = jget(pod, "spec.containers.0.args");
     assert_int_equal(json_array_size(a), 8);
-    for (int i = 0; i < 8; i++) assert_string_equal(json_string_value(json_array_get(a, i)), args[i]);
+    for (int i = 0; i < 8; i++)
+        assert_string_equal(json_string_value(json_array_get(a, i)), args[i]);
     /* conf map volume */
     json_t *vol = find_by(jget(pod, "spec.volumes"), "name", "spark-conf-volume-driver");
     assert_string_equal(jstr(vol, "configMap.name"), app.conf_map_name);
-    json_t *m = find_by(jget(pod, "spec.containers.0.volumeMounts"), "mountPath", "/opt/spark/conf");
+    json_t *m =
+        find_by(jget(pod, "spec.containers.0.volumeMounts"), "mountPath", "/opt/spark/conf");
     assert_string_equal(jstr(m, "name"), "spark-conf-volume-driver");
     json_decref(pod);
     k8s_app_free(&app);
@@ -187,12 +205,15 @@ static void test_driver_options(void **state)
     assert_string_equal(jstr(pod, "spec.schedulerName"), "volcano");
     assert_string_equal(jstr(pod, "spec.containers.0.resources.requests.cpu"), "0.5");
     assert_string_equal(jstr(pod, "spec.containers.0.resources.limits.cpu"), "2");
-    assert_string_equal(jstr(pod, "spec.containers.0.resources.limits.memory"), "4505Mi"); /* (int)(0.1 x 4096) */
+    assert_string_equal(jstr(pod, "spec.containers.0.resources.limits.memory"),
+                        "4505Mi"); /* (int)(0.1 x 4096) */
     assert_string_equal(env_val(pod, "FOO"), "bar");
     char want[128];
     snprintf(want, sizeof want, "data-%s", app.app_id);
     assert_string_equal(jstr(pod, "metadata.labels.team"), want);
-    assert_string_equal(json_string_value(json_object_get(jget(pod, "metadata.annotations"), "yunikorn.apache.org/app-id")), app.app_id);
+    assert_string_equal(json_string_value(json_object_get(jget(pod, "metadata.annotations"),
+                                                          "yunikorn.apache.org/app-id")),
+                        app.app_id);
     /* the auth secret only ever travels through a Secret */
     json_t *e = env_of(pod, "_SPARK_AUTH_SECRET");
     assert_non_null(e);
@@ -390,8 +411,13 @@ static void test_local_dirs(void **state)
     json_decref(pod);
 
     /* a user volume named spark-local-dir-* replaces the emptyDirs */
-    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.mount.path", "/fast");
-    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.options.claimName", "fast");
+    conf_set(c,
+             "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.mount.path",
+             "/fast");
+    conf_set(
+        c,
+        "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.options.claimName",
+        "fast");
     pod = driver_ok(c, &app);
     assert_string_equal(env_val(pod, "SPARK_LOCAL_DIRS"), "/fast");
     assert_null(find_by(jget(pod, "spec.volumes"), "name", "spark-local-dir-1"));
@@ -462,7 +488,8 @@ static void test_pod_template(void **state)
     assert_string_equal(jstr(main, "image"), "cspark:latest");
     assert_int_equal(json_integer_value(jget(main, "securityContext.runAsUser")), 185);
     assert_string_equal(jstr(main, "resources.limits.memory"), "1408Mi");
-    assert_int_equal(json_integer_value(json_object_get(jget(main, "resources.limits"), "nvidia.com/gpu")), 1);
+    assert_int_equal(
+        json_integer_value(json_object_get(jget(main, "resources.limits"), "nvidia.com/gpu")), 1);
     assert_non_null(find_by(json_object_get(main, "env"), "name", "FROM_TEMPLATE"));
     assert_non_null(find_by(json_object_get(main, "env"), "name", "SPARK_APPLICATION_ID"));
     json_t *side = find_by(jget(pod, "spec.containers"), "name", "sidecar");
@@ -502,13 +529,15 @@ static void test_executor_pod(void **state)
     conf_set(c, "spark.kubernetes.executor.label.exec", "e-{{EXECUTOR_ID}}");
     conf_set(c, "spark.kubernetes.executor.annotation.note", "{{APP_ID}}/{{EXECUTOR_ID}}");
     conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.mount.path", "/d");
-    conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.options.claimName", "claim-SPARK_EXECUTOR_ID");
+    conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.options.claimName",
+             "claim-SPARK_EXECUTOR_ID");
     conf_set(c, "spark.kubernetes.executor.node.selector.pool", "exec");
     conf_set(c, "spark.authenticate", "true");
     conf_set(c, "spark.authenticate.secret", "s3cr3t");
     k8s_app app;
     app_init_ok(&app, c);
-    json_t *owner = json_pack("{s:{s:s, s:s}}", "metadata", "name", app.driver_pod_name, "uid", "uid-123");
+    json_t *owner =
+        json_pack("{s:{s:s, s:s}}", "metadata", "name", app.driver_pod_name, "uid", "uid-123");
     json_t *pod = executor_ok(c, &app, 7, owner);
     char want[256];
     snprintf(want, sizeof want, "spark-pi-%s-exec-7", app.unique_id);
@@ -532,7 +561,8 @@ static void test_executor_pod(void **state)
     assert_string_equal(jstr(pod, "spec.containers.0.ports.0.name"), "blockmanager");
     assert_string_equal(jstr(pod, "spec.containers.0.resources.requests.memory"), "2432Mi");
     assert_string_equal(jstr(pod, "spec.containers.0.resources.requests.cpu"), "2");
-    snprintf(want, sizeof want, "spark://CoarseGrainedScheduler@%s.jobs.svc:7078", app.driver_svc_name);
+    snprintf(want, sizeof want, "spark://CoarseGrainedScheduler@%s.jobs.svc:7078",
+             app.driver_svc_name);
     assert_string_equal(env_val(pod, "SPARK_DRIVER_URL"), want);
     assert_string_equal(env_val(pod, "SPARK_EXECUTOR_ID"), "7");
     assert_string_equal(env_val(pod, "SPARK_EXECUTOR_CORES"), "2");
@@ -542,27 +572,36 @@ static void test_executor_pod(void **state)
     assert_string_equal(env_val(pod, "SPARK_CONF_DIR"), "/opt/spark/conf");
     assert_non_null(env_val(pod, "SPARK_LOCAL_DIRS"));
     assert_string_equal(env_val(pod, "EXTRA"), "1");
-    assert_string_equal(jstr(env_of(pod, "SPARK_EXECUTOR_POD_IP"), "valueFrom.fieldRef.fieldPath"), "status.podIP");
-    assert_string_equal(jstr(env_of(pod, "SPARK_EXECUTOR_POD_NAME"), "valueFrom.fieldRef.fieldPath"), "metadata.name");
+    assert_string_equal(jstr(env_of(pod, "SPARK_EXECUTOR_POD_IP"), "valueFrom.fieldRef.fieldPath"),
+                        "status.podIP");
+    assert_string_equal(
+        jstr(env_of(pod, "SPARK_EXECUTOR_POD_NAME"), "valueFrom.fieldRef.fieldPath"),
+        "metadata.name");
     json_t *auth = env_of(pod, "_SPARK_AUTH_SECRET");
     assert_null(json_object_get(auth, "value"));
     assert_string_equal(jstr(auth, "valueFrom.secretKeyRef.name"), app.auth_secret_name);
     char *dump = json_dumps(pod, 0);
     assert_null(strstr(dump, "s3cr3t"));
     free(dump);
-    assert_string_equal(jstr(find_by(jget(pod, "spec.volumes"), "name", "d"), "persistentVolumeClaim.claimName"), "claim-7");
-    assert_string_equal(jstr(find_by(jget(pod, "spec.volumes"), "name", "spark-conf-volume-exec"), "configMap.name"), app.exec_conf_map_name);
+    assert_string_equal(
+        jstr(find_by(jget(pod, "spec.volumes"), "name", "d"), "persistentVolumeClaim.claimName"),
+        "claim-7");
+    assert_string_equal(jstr(find_by(jget(pod, "spec.volumes"), "name", "spark-conf-volume-exec"),
+                             "configMap.name"),
+                        app.exec_conf_map_name);
     json_decref(pod);
 
     /* no owner, explicit url, podNamePrefix, disabled conf map */
     conf_set(c, "spark.kubernetes.executor.podNamePrefix", "custom");
     conf_set(c, "spark.kubernetes.executor.disableConfigMap", "true");
     cs_error err = {0};
-    pod = k8s_executor_pod(c, &app, 1, 0, NULL, "spark://CoarseGrainedScheduler@10.0.0.1:7078", &err);
+    pod =
+        k8s_executor_pod(c, &app, 1, 0, NULL, "spark://CoarseGrainedScheduler@10.0.0.1:7078", &err);
     assert_non_null(pod);
     assert_string_equal(jstr(pod, "metadata.name"), "custom-exec-1");
     assert_null(jget(pod, "metadata.ownerReferences"));
-    assert_string_equal(env_val(pod, "SPARK_DRIVER_URL"), "spark://CoarseGrainedScheduler@10.0.0.1:7078");
+    assert_string_equal(env_val(pod, "SPARK_DRIVER_URL"),
+                        "spark://CoarseGrainedScheduler@10.0.0.1:7078");
     assert_string_equal(env_val(pod, "SPARK_EXECUTOR_CORES"), "1");
     assert_null(find_by(jget(pod, "spec.volumes"), "name", "spark-conf-volume-exec"));
     json_decref(pod);
@@ -618,19 +657,23 @@ static void test_configmap(void **state)
     conf_set(c, "spark.weird", "a=b:c\nd");
     k8s_app app;
     cs_error err = {0};
-    assert_int_equal(k8s_app_init(&app, c, "cspark_main", "/home/me/build/my job.so", 0, NULL, &err), CS_OK);
+    assert_int_equal(
+        k8s_app_init(&app, c, "cspark_main", "/home/me/build/my job.so", 0, NULL, &err), CS_OK);
     assert_string_equal(app.upload_name, "my_job.so");
     const uint8_t so[] = {0x7f, 'E', 'L', 'F', 0, 1, 2};
     json_t *cm = k8s_driver_configmap(c, &app, so, sizeof so, &err);
     assert_non_null(cm);
     assert_string_equal(jstr(cm, "metadata.name"), app.conf_map_name);
-    const char *props = json_string_value(json_object_get(json_object_get(cm, "data"), "spark.properties"));
+    const char *props =
+        json_string_value(json_object_get(json_object_get(cm, "data"), "spark.properties"));
     assert_non_null(strstr(props, "spark.app.id="));
     assert_non_null(strstr(props, "spark.kubernetes.driver.pod.name="));
     assert_non_null(strstr(props, "spark.driver.host="));
     assert_null(strstr(props, "s3cr3t"));
     assert_null(strstr(props, "spark.authenticate.secret"));
-    assert_string_equal(json_string_value(json_object_get(json_object_get(cm, "binaryData"), "my_job.so")), "f0VMRgABAg==");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(cm, "binaryData"), "my_job.so")),
+        "f0VMRgABAg==");
     /* the driver's args point at the shipped file */
     json_t *pod = driver_ok(c, &app);
     assert_string_equal(jstr(pod, "spec.containers.0.args.5"), "local:///opt/spark/conf/my_job.so");
@@ -638,7 +681,8 @@ static void test_configmap(void **state)
 
     /* identity round trip through spark.properties (what the driver pod reads) */
     cs_conf *back = conf_new();
-    assert_int_equal(conf_parse_properties(back, "spark.properties", props, strlen(props), true, &err), CS_OK);
+    assert_int_equal(
+        conf_parse_properties(back, "spark.properties", props, strlen(props), true, &err), CS_OK);
     assert_string_equal(conf_get(back, "spark.weird"), "a=b:c\nd");
     k8s_app app2;
     assert_int_equal(k8s_app_init(&app2, back, NULL, NULL, 0, NULL, &err), CS_OK);
@@ -681,11 +725,15 @@ static void test_auth_secret(void **state)
     json_t *s = k8s_auth_secret(c, &app, &err);
     assert_string_equal(jstr(s, "kind"), "Secret");
     assert_string_equal(jstr(s, "metadata.name"), app.auth_secret_name);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(s, "data"), K8S_AUTH_SECRET_KEY)), "czNjcjN0");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(s, "data"), K8S_AUTH_SECRET_KEY)),
+        "czNjcjN0");
     json_decref(s);
     conf_unset(c, "spark.authenticate.secret");
     s = k8s_auth_secret(c, &app, &err);
-    assert_int_equal(strlen(json_string_value(json_object_get(json_object_get(s, "data"), K8S_AUTH_SECRET_KEY))), 88);
+    assert_int_equal(
+        strlen(json_string_value(json_object_get(json_object_get(s, "data"), K8S_AUTH_SECRET_KEY))),
+        88);
     json_decref(s);
     k8s_app_free(&app);
     conf_free(c);
@@ -730,7 +778,9 @@ static void test_on_demand_claims(void **state)
     json_t *pod = executor_ok(c, &app, 3, NULL);
     char want[256];
     snprintf(want, sizeof want, "%s-exec-3-pvc-work", app.prefix);
-    assert_string_equal(jstr(find_by(jget(pod, "spec.volumes"), "name", "work"), "persistentVolumeClaim.claimName"), want);
+    assert_string_equal(
+        jstr(find_by(jget(pod, "spec.volumes"), "name", "work"), "persistentVolumeClaim.claimName"),
+        want);
     json_t *pvcs = k8s_executor_pvcs(c, &app, pod, &err);
     assert_int_equal(json_array_size(pvcs), 1);
     json_t *pvc = json_array_get(pvcs, 0);
@@ -748,7 +798,8 @@ static void test_on_demand_claims(void **state)
     json_decref(pod);
     /* the driver cannot use OnDemand */
     conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.mount.path", "/w");
-    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName", "OnDemand");
+    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName",
+             "OnDemand");
     expect_driver_error(c, "only supported for executors");
     k8s_app_free(&app);
     conf_free(c);
@@ -764,7 +815,9 @@ static void test_executor_template_shipped(void **state)
     cs_error err = {0};
     json_t *cm = k8s_driver_configmap(c, &app, NULL, 0, &err);
     assert_non_null(cm);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(cm, "data"), "pod-spec-template.yml")), "spec:\n  containers:\n  - name: x\n");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(cm, "data"), "pod-spec-template.yml")),
+        "spec:\n  containers:\n  - name: x\n");
     json_decref(cm);
     unlink(path);
     assert_null(k8s_driver_configmap(c, &app, NULL, 0, &err));

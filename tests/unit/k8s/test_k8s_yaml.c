@@ -60,7 +60,8 @@ static void test_multi_document_stream(void **state)
     char *s = k8s_yaml_dump(docs, 3, &err);
     assert_non_null(s);
     int n = 0;
-    for (const char *p = s; (p = strstr(p, "---")); p += 3) n++;
+    for (const char *p = s; (p = strstr(p, "---")); p += 3)
+        n++;
     assert_int_equal(n, 3);
     assert_non_null(strstr(s, "---\nkind: Pod\n"));
     assert_non_null(strstr(s, "---\nkind: Service\n"));
@@ -70,7 +71,8 @@ static void test_multi_document_stream(void **state)
     assert_int_equal(k8s_write_yaml(f, docs, 3, &err), CS_OK);
     assert_true(ftell(f) > 0);
     fclose(f);
-    for (int i = 0; i < 3; i++) json_decref(docs[i]);
+    for (int i = 0; i < 3; i++)
+        json_decref(docs[i]);
 }
 
 static void test_multiline_and_specials(void **state)
@@ -84,6 +86,82 @@ static void test_multiline_and_specials(void **state)
     assert_true(json_equal(v, back));
     json_decref(back);
     json_decref(v);
+    free(s);
+}
+
+static void test_tricky_strings_round_trip(void **state)
+{
+    static const char *const tricky[] = {"",
+                                         " ",
+                                         "a ",
+                                         " a",
+                                         "#x",
+                                         "x #y",
+                                         "- a",
+                                         "-",
+                                         "? a",
+                                         ": a",
+                                         "a:b",
+                                         "a: b",
+                                         "'",
+                                         "\"",
+                                         "\\",
+                                         "{a}",
+                                         "[a]",
+                                         "*a",
+                                         "&a",
+                                         "!a",
+                                         "%a",
+                                         "@a",
+                                         "`a",
+                                         "|",
+                                         ">",
+                                         "~",
+                                         "NULL",
+                                         "True",
+                                         "0x1F",
+                                         "1e3",
+                                         "1_000",
+                                         ".5",
+                                         "+1",
+                                         "-1",
+                                         "2001-12-14",
+                                         "1:20",
+                                         "\t",
+                                         "a\nb",
+                                         "a\n",
+                                         "\n",
+                                         "h\xc3\xa9",
+                                         "<<",
+                                         "=",
+                                         "null ",
+                                         "yes",
+                                         "Off",
+                                         "---",
+                                         "...",
+                                         "a,b",
+                                         "$(POD_NAME)",
+                                         "{{APP_ID}}",
+                                         "cspark\\:x",
+                                         "line1\n  indented\n",
+                                         "trailing \nspace",
+                                         NULL};
+    json_t *obj = json_object(), *arr = json_array();
+    char key[32];
+    for (int i = 0; tricky[i]; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        json_object_set_new(obj, key, json_string(tricky[i]));
+        json_object_set_new(obj, tricky[i], json_integer(i)); /* as keys too */
+        json_array_append_new(arr, json_string(tricky[i]));
+    }
+    json_object_set_new(obj, "list", arr);
+    char *s = dump1(obj);
+    cs_error err = {0};
+    json_t *back = k8s_yaml_load("dump", s, strlen(s), &err);
+    if (!back) fail_msg("reload: %s\n%s", err.msg, s);
+    if (!json_equal(obj, back)) fail_msg("round trip changed the value:\n%s", s);
+    json_decref(back);
+    json_decref(obj);
     free(s);
 }
 
@@ -136,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_scalars_and_quoting),
         cmocka_unit_test(test_multi_document_stream),
         cmocka_unit_test(test_multiline_and_specials),
+        cmocka_unit_test(test_tricky_strings_round_trip),
         cmocka_unit_test(test_load_typing),
         cmocka_unit_test(test_load_errors),
     };
