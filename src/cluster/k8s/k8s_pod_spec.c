@@ -311,6 +311,18 @@ int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
     } else {
         over /= CS_MiB;
     }
+    if (!strcmp(role, "executor")) { /* off-heap memory lives in the container too */
+        bool off = false;
+        int64_t off_size = 0;
+        if ((rc = conf_get_bool(conf, "spark.memory.offHeap.enabled", "false", &off, err)))
+            return rc;
+        if (off) {
+            if ((rc = conf_get_size(conf, "spark.memory.offHeap.size", "0", CS_BYTE, &off_size,
+                                    err)))
+                return rc;
+            over += (off_size + CS_MiB - 1) / CS_MiB;
+        }
+    }
     if (heap_mib) *heap_mib = mem;
     if (total_mib) *total_mib = mem + over;
     return CS_OK;

@@ -78,7 +78,8 @@ void k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app);
 
 /* Pod memory request = limit in MiB: <role>.memory (default 1g) + <role>.memoryOverhead if set,
  * else max(<role>.memoryOverheadFactor (default spark.kubernetes.memoryOverheadFactor, 0.10) x
- * memory, <role>.minMemoryOverhead (384m)). role is "driver" or "executor". */
+ * memory, <role>.minMemoryOverhead (384m)), + spark.memory.offHeap.size for executors when
+ * spark.memory.offHeap.enabled. role is "driver" or "executor". */
 int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib, int64_t *total_mib,
                        cs_error *err);
 

@@ -202,7 +202,43 @@ static int set_resources(k8s_pod_ctx *ctx, int64_t total_mib, const char *cpu, c
     json_object_set_new(req, "cpu", json_string(cpu));
     const char *limit = k8s_role_conf(ctx->conf, ctx->role, "limit.cores");
     if (limit) json_object_set_new(lim, "cpu", json_string(limit));
-    return CS_OK;
+    /* custom resources: spark.<role>.resource.<name>.{amount,vendor} -> limits "<vendor>/<name>" */
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "spark.%s.resource.", ctx->role);
+    json_t *rs = k8s_conf_prefixed(ctx->conf, prefix);
+    const char *k;
+    json_t *v;
+    int rc = CS_OK;
+    json_object_foreach(rs, k, v)
+    {
+        size_t kl = strlen(k);
+        if (kl <= 7 || strcmp(k + kl - 7, ".amount")) continue;
+        char *name = cs_xstrndup(k, kl - 7);
+        char key[256];
+        snprintf(key, sizeof key, "%s.vendor", name);
+        const char *vendor = json_string_value(json_object_get(rs, key));
+        if (!vendor || !*vendor) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "%s%s.vendor is required on Kubernetes when %s%s is set (e.g. "
+                              "nvidia.com)",
+                              prefix, name, prefix, k);
+            free(name);
+            break;
+        }
+        char res_name[300];
+        snprintf(res_name, sizeof res_name, "%s/%s", vendor, name);
+        if (!k8s_is_qualified_name(res_name)) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "invalid resource name '%s' from %s%s.vendor and its name", res_name,
+                              prefix, name);
+            free(name);
+            break;
+        }
+        json_object_set(lim, res_name, v);
+        free(name);
+    }
+    json_decref(rs);
+    return rc;
 }
 
 static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
@@ -224,7 +260,7 @@ static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
         snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
         req = cpu;
     }
-    set_resources(ctx, total, req, err);
+    if ((rc = set_resources(ctx, total, req, err))) return rc;
 
     json_t *drv_env = k8s_conf_prefixed(conf, "spark.kubernetes.driverEnv.");
     const char *k;
@@ -269,7 +305,7 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     char cpu[32], buf[512];
     snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
     const char *req = k8s_role_conf(conf, "executor", "request.cores");
-    set_resources(ctx, total, req ? req : cpu, err);
+    if ((rc = set_resources(ctx, total, req ? req : cpu, err))) return rc;
 
     json_t *user_env = k8s_conf_prefixed(conf, "spark.executorEnv.");
     const char *k;

@@ -253,10 +253,37 @@ static void test_memory_formula(void **state)
     conf_set(c, "spark.driver.memory", "2g");
     assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 3072);
+    conf_set(c, "spark.memory.offHeap.enabled", "true");
+    conf_set(c, "spark.memory.offHeap.size", "1g");
+    assert_int_equal(k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
+    assert_int_equal(total, 10740 + 1024);
+    assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
+    assert_int_equal(total, 3072);
     cs_error err = {0};
     conf_set(c, "spark.driver.memory", "12q");
     assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.driver.memory"));
+    conf_free(c);
+}
+
+static void test_custom_resources(void **state)
+{
+    cs_conf *c = base_conf();
+    conf_set(c, "spark.executor.resource.gpu.amount", "2");
+    conf_set(c, "spark.executor.resource.gpu.vendor", "nvidia.com");
+    conf_set(c, "spark.executor.resource.gpu.discoveryScript", "/opt/gpu.sh");
+    k8s_app app;
+    app_init_ok(&app, c);
+    json_t *pod = executor_ok(c, &app, 1, NULL);
+    assert_string_equal(json_string_value(json_object_get(
+                            jget(pod, "spec.containers.0.resources.limits"), "nvidia.com/gpu")),
+                        "2");
+    json_decref(pod);
+    conf_unset(c, "spark.executor.resource.gpu.vendor");
+    cs_error err = {0};
+    assert_null(k8s_executor_pod(c, &app, 1, 1, NULL, NULL, &err));
+    assert_non_null(strstr(err.msg, "spark.executor.resource.gpu.vendor"));
+    k8s_app_free(&app);
     conf_free(c);
 }
 
@@ -857,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_driver_basic),
         cmocka_unit_test(test_driver_options),
         cmocka_unit_test(test_memory_formula),
+        cmocka_unit_test(test_custom_resources),
         cmocka_unit_test(test_missing_image_names_key),
         cmocka_unit_test(test_reserved_and_invalid_labels),
         cmocka_unit_test(test_volumes_every_type),
