@@ -83,6 +83,7 @@ char *k8s_resource_prefix(const char *app_name, const char *unique_id)
         free(name);
         name = cs_xstrdup("spark");
     }
+    if (name[0] >= '0' && name[0] <= '9') name[0] = 'x'; /* Spark: names start with a letter */
     char *uid = k8s_sanitize_name(unique_id, K8S_POD_PREFIX_MAX);
     char *out = concat3(name, "-", uid);
     free(name);
@@ -110,7 +111,8 @@ char *k8s_executor_pod_name(const char *prefix, long exec_id)
 char *k8s_driver_service_name(const char *prefix, const char *unique_id)
 {
     char *name = concat3(prefix, "-driver-svc", "");
-    if (strlen(name) <= K8S_DNS_LABEL_MAX) return name;
+    /* Service names are DNS-1035 labels: <= 63 and starting with a letter */
+    if (strlen(name) <= K8S_DNS_LABEL_MAX && name[0] >= 'a' && name[0] <= 'z') return name;
     free(name);
     return concat3("spark-", unique_id, "-driver-svc");
 }

@@ -3,7 +3,8 @@
  * Application id `spark-<32 lowercase hex>` (random, from OpenSSL RAND_bytes); the short
  * unique id (`<6 random hex><10 hex of the clock>`, Spark's KubernetesUtils.uniqueID); the
  * resource name prefix `<sanitized appName>-<unique id>` (lowercase, every character outside
- * [a-z0-9-] becomes '-', dash runs collapsed, leading/trailing dashes trimmed, the name part cut
+ * [a-z0-9-] becomes '-', dash runs collapsed, leading/trailing dashes trimmed, a leading digit
+ * becomes 'x' as in Spark, the name part cut
  * so that the prefix stays <= 237 characters and `<prefix>-exec-<id>` <= 253); the
  * `spark-app-name` label value (same sanitizing, <= 63, no leading/trailing dash); the driver pod,
  * executor pod, driver service and conf map names; the executor hostname. App names with
@@ -46,7 +47,8 @@ char *k8s_app_name_label(const char *app_name);
 
 char *k8s_driver_pod_name(const char *prefix);                 /* <prefix>-driver */
 char *k8s_executor_pod_name(const char *prefix, long exec_id); /* <prefix>-exec-<id> */
-/* `<prefix>-driver-svc` when that is <= 63 characters, else `spark-<unique_id>-driver-svc`. */
+/* `<prefix>-driver-svc` when that is a DNS-1035 label (<= 63 characters, starts with a letter),
+ * else `spark-<unique_id>-driver-svc`. */
 char *k8s_driver_service_name(const char *prefix, const char *unique_id);
 char *k8s_driver_configmap_name(const char *unique_id);   /* spark-drv-<uid>-conf-map */
 char *k8s_executor_configmap_name(const char *unique_id); /* spark-exec-<uid>-conf-map */

@@ -95,8 +95,8 @@ json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, i
 /* The PersistentVolumeClaims an executor pod needs for its
  * spark.kubernetes.executor.volumes.persistentVolumeClaim.<name>.options.claimName=OnDemand
  * volumes: a JSON array (possibly empty) of PVCs named as the pod's claims
- * (`<pod name>-pvc-<volume name>`), labelled with the app and executor id, access mode
- * ReadWriteOncePod (ReadWriteOnce with spark.kubernetes.legacy.useReadWriteOnceAccessMode),
+ * (`<pod name>-pvc-<index of the volume>`, as Spark), labelled with the app and executor id, access
+ * mode ReadWriteOncePod (ReadWriteOnce with spark.kubernetes.legacy.useReadWriteOnceAccessMode),
  * storage = .options.sizeLimit, storageClassName = .options.storageClass. exec_pod is the pod
  * k8s_executor_pod returned. The caller creates them (owner: driver pod) after the pod. */
 json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,

@@ -125,7 +125,7 @@ static const char *opt(json_t *e, const char *name)
     return json_string_value(json_object_get(e, name));
 }
 
-static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, json_t *e,
+static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const char *id, json_t *e,
                         cs_error *err)
 {
     const char *dot = strchr(id, '.');
@@ -205,7 +205,7 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, const char *id, js
                 goto done;
             }
             /* one claim per pod, built by k8s_executor_pvcs and created by the backend */
-            cs_sbuf_printf(&b, "%s-pvc-%s", ctx->pod_name, name);
+            cs_sbuf_printf(&b, "%s-pvc-%d", ctx->pod_name, index);
         } else {
             char num[16];
             snprintf(num, sizeof num, "%d", ctx->exec_id);
@@ -255,9 +255,10 @@ int k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err)
     const char *id;
     json_t *e;
     if (rc == CS_OK) {
+        int index = 0;
         json_object_foreach(vols, id, e)
         {
-            if ((rc = build_volume(ctx, prefix, id, e, err))) break;
+            if ((rc = build_volume(ctx, prefix, index++, id, e, err))) break;
         }
     }
     json_decref(vols);
@@ -374,12 +375,13 @@ json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t 
     }
     const char *id;
     json_t *e;
+    int index = -1; /* position among all the executor's volumes, as in the pod */
     json_object_foreach(vols, id, e)
     {
+        index++;
         if (!cs_str_starts_with(id, "persistentVolumeClaim.")) continue;
         const char *claim = opt(e, "options.claimName");
         if (!claim || strcmp(claim, "OnDemand")) continue;
-        const char *name = strchr(id, '.') + 1;
         const char *size = opt(e, "options.sizeLimit");
         if (!size) {
             cs_error_set(err, CS_EINVAL,
@@ -390,7 +392,7 @@ json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t 
         }
         char *pvc_name = NULL;
         cs_sbuf b = CS_SBUF_INIT;
-        cs_sbuf_printf(&b, "%s-pvc-%s", pod, name);
+        cs_sbuf_printf(&b, "%s-pvc-%d", pod, index);
         pvc_name = cs_sbuf_detach(&b, NULL);
         json_t *pvc = json_pack(
             "{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s, s:s}}, s:{s:[s], s:{s:{s:s}}}}", "apiVersion",

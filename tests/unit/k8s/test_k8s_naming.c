@@ -53,6 +53,8 @@ static void test_prefix_sanitized(void **state)
     check_prefix("___", "spark-0123456789abcdef");
     check_prefix("Ünïcödé", "n-c-d-0123456789abcdef");
     check_prefix(NULL, "spark-0123456789abcdef");
+    check_prefix("123job", "x23job-0123456789abcdef");
+    check_prefix("_9lives", "xlives-0123456789abcdef"); /* replaced, as Spark's ^[0-9] -> x */
 }
 
 static void test_prefix_300_chars_never_rejected(void **state)
@@ -112,6 +114,10 @@ static void test_service_name_rule(void **state)
     pre[52] = 'p';
     pre[53] = '\0';
     s = k8s_driver_service_name(pre, "0123456789abcdef");
+    assert_string_equal(s, "spark-0123456789abcdef-driver-svc");
+    free(s);
+    /* a Service name must start with a letter (DNS-1035) */
+    s = k8s_driver_service_name("9abc-0123456789abcdef", "0123456789abcdef");
     assert_string_equal(s, "spark-0123456789abcdef-driver-svc");
     free(s);
 }

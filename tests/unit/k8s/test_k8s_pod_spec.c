@@ -804,7 +804,7 @@ static void test_on_demand_claims(void **state)
     conf_set(c, k, "standard");
     json_t *pod = executor_ok(c, &app, 3, NULL);
     char want[256];
-    snprintf(want, sizeof want, "%s-exec-3-pvc-work", app.prefix);
+    snprintf(want, sizeof want, "%s-exec-3-pvc-0", app.prefix);
     assert_string_equal(
         jstr(find_by(jget(pod, "spec.volumes"), "name", "work"), "persistentVolumeClaim.claimName"),
         want);
