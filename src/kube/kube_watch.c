@@ -24,7 +24,7 @@
 
 struct kube_watch {
     kube_client *c;
-    char *resource, *ns, *selector;
+    char *resource, *ns, *selector, *fields;
     kube_watch_fn fn;
     void *arg;
     pthread_t th;
@@ -52,7 +52,7 @@ static void remember_rv(kube_watch *w, const json_t *obj)
 static int do_list(kube_watch *w, cs_error *err)
 {
     json_t *list = NULL;
-    int rc = kube_list(w->c, w->resource, w->ns, w->selector, NULL, &list, err);
+    int rc = kube_list(w->c, w->resource, w->ns, w->selector, w->fields, &list, err);
     if (rc) return rc;
     atomic_fetch_add(&w->relists, 1);
     remember_rv(w, list);
@@ -163,6 +163,12 @@ static long watch_once(kube_watch *w, CURL *h)
         char *e = curl_easy_escape(NULL, w->selector, 0);
         len = strlen(path);
         snprintf(path + len, sizeof path - len, "&labelSelector=%s", e ? e : "");
+        curl_free(e);
+    }
+    if (w->fields) {
+        char *e = curl_easy_escape(NULL, w->fields, 0);
+        len = strlen(path);
+        snprintf(path + len, sizeof path - len, "&fieldSelector=%s", e ? e : "");
         curl_free(e);
     }
     kube_req q = {.verb = "watch", .method = "GET", .path = path, .resource = w->resource,
@@ -282,6 +288,13 @@ kube_watch *kube_watch_start(kube_client *c, const char *resource, const char *n
                              const char *label_selector, kube_watch_fn fn, void *arg,
                              cs_error *err)
 {
+    return kube_watch_start_sel(c, resource, ns, label_selector, NULL, fn, arg, err);
+}
+
+kube_watch *kube_watch_start_sel(kube_client *c, const char *resource, const char *ns,
+                                 const char *label_selector, const char *field_selector,
+                                 kube_watch_fn fn, void *arg, cs_error *err)
+{
     char path[2048];
     if (!fn) {
         cs_error_set(err, CS_EINVAL, "kube_watch_start: no callback");
@@ -293,6 +306,7 @@ kube_watch *kube_watch_start(kube_client *c, const char *resource, const char *n
     w->resource = cs_xstrdup(resource);
     w->ns = cs_xstrdup(ns ? ns : kube_client_namespace(c));
     w->selector = label_selector && *label_selector ? cs_xstrdup(label_selector) : NULL;
+    w->fields = field_selector && *field_selector ? cs_xstrdup(field_selector) : NULL;
     w->fn = fn;
     w->arg = arg;
     w->seed = (unsigned)cs_now_ns();
@@ -315,6 +329,7 @@ fail:
     free(w->resource);
     free(w->ns);
     free(w->selector);
+    free(w->fields);
     free(w);
     return NULL;
 }
@@ -330,6 +345,7 @@ void kube_watch_stop(kube_watch *w)
     free(w->resource);
     free(w->ns);
     free(w->selector);
+    free(w->fields);
     free(w);
 }
 

@@ -34,6 +34,11 @@ typedef void (*kube_watch_fn)(void *arg, const char *type, const json_t *obj);
 kube_watch *kube_watch_start(kube_client *c, const char *resource, const char *ns,
                              const char *label_selector, kube_watch_fn fn, void *arg,
                              cs_error *err);
+/* The same with a field selector too (e.g. "metadata.name=spark-pi-driver" to follow one pod);
+ * either selector may be NULL. */
+kube_watch *kube_watch_start_sel(kube_client *c, const char *resource, const char *ns,
+                                 const char *label_selector, const char *field_selector,
+                                 kube_watch_fn fn, void *arg, cs_error *err);
 void kube_watch_stop(kube_watch *w);
 
 /* Counters for tests and metrics: watch connections opened, and lists made (initial included). */

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include "kubesim_proc.h"
@@ -437,6 +438,57 @@ static void test_plain_http_master(void **state)
     assert_true(ns_ok);
 }
 
+
+typedef struct conc_arg {
+    kube_client *c;
+    int id, failures;
+} conc_arg;
+
+static void *conc_main(void *p)
+{
+    conc_arg *a = p;
+    char name[32];
+    for (int i = 0; i < 25; i++) {
+        cs_error err = {0};
+        snprintf(name, sizeof name, "conc-%d-%d", a->id, i);
+        json_t *pod = ks_pod(name, "conc");
+        json_t *obj = NULL;
+        if (kube_create(a->c, "pods", NULL, pod, NULL, &err) ||
+            kube_get(a->c, "pods", NULL, name, &obj, &err)) {
+            a->failures++;
+        }
+        json_decref(obj);
+        json_decref(pod);
+    }
+    return NULL;
+}
+
+/* one client shared by 8 threads: every request succeeds and is counted once */
+static void test_concurrent_use(void **state)
+{
+    cs_error err = {0};
+    kube_client *c = kubesim_client(&ks, conf, NULL, &err);
+    assert_non_null(c);
+    pthread_t th[8];
+    conc_arg args[8];
+    for (int i = 0; i < 8; i++) {
+        args[i] = (conc_arg){.c = c, .id = i};
+        assert_int_equal(pthread_create(&th[i], NULL, conc_main, &args[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(args[i].failures, 0);
+    }
+    assert_int_equal(kube_client_requests(c, "create"), 200);
+    assert_int_equal(kube_client_requests(c, "get"), 200);
+    json_t *list = NULL;
+    assert_int_equal(kube_list(c, "pods", NULL, "app=conc", NULL, &list, &err), 0);
+    assert_int_equal(list_len(list), 200);
+    json_decref(list);
+    assert_int_equal(kube_delete_collection(c, "pods", NULL, "app=conc", 0, &err), 0);
+    kube_client_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_rbac_forbidden_and_unauthorized),
         cmocka_unit_test(test_rate_limit_and_latency),
         cmocka_unit_test(test_plain_http_master),
+        cmocka_unit_test(test_concurrent_use),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -291,11 +291,37 @@ static void test_watch_start_errors(void **state)
     assert_int_equal(err.code, CS_EINVAL); /* 400 from the server: bad selector */
 }
 
+
+static bool one_pod_done(recorder *r, void *arg)
+{
+    int s = slot(r, "w3-b");
+    return s >= 0 && r->deleted >= 1 && !r->present[s];
+}
+
+/* a field selector follows one pod, as the submit client follows its driver */
+static void test_watch_field_selector(void **state)
+{
+    recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    cs_error err = {0};
+    kube_watch *w = kube_watch_start_sel(kc, "pods", NULL, NULL, "metadata.name=w3-b", on_event,
+                                         &r, &err);
+    assert_non_null(w);
+    create_pod("w3-a", "w3");
+    create_pod("w3-b", "w3");
+    assert_int_equal(kube_delete(kc, "pods", NULL, "w3-a", 0, &err), 0);
+    assert_int_equal(kube_delete(kc, "pods", NULL, "w3-b", 0, &err), 0);
+    assert_true(wait_until(&r, one_pod_done, NULL));
+    kube_watch_stop(w);
+    assert_int_equal(r.n, 1); /* w3-a never appeared */
+    assert_int_equal(r.added, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_watch_events),
         cmocka_unit_test(test_watch_survives_drops_and_expiry),
+        cmocka_unit_test(test_watch_field_selector),
         cmocka_unit_test(test_watch_start_errors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
