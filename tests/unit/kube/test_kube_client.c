@@ -467,7 +467,10 @@ static void *conc_main(void *p)
 static void test_concurrent_use(void **state)
 {
     cs_error err = {0};
-    kube_client *c = kubesim_client(&ks, conf, NULL, &err);
+    cs_conf *c2 = conf_new();
+    conf_set(c2, "cspark.kubernetes.client.qps", "0"); /* 400 requests: not the limiter's test */
+    kube_client *c = kubesim_client(&ks, c2, NULL, &err);
+    conf_free(c2);
     assert_non_null(c);
     pthread_t th[8];
     conc_arg args[8];
@@ -489,6 +492,77 @@ static void test_concurrent_use(void **state)
     kube_client_free(c);
 }
 
+
+/* Sum of apiserver_request_total{verb="<verb>",...} in kubesim's /metrics text. */
+static long server_count(kube_client *c, const char *verb)
+{
+    json_t *text = NULL;
+    cs_error err = {0};
+    if (kube_request(c, "other", "GET", "/metrics", NULL, NULL, &text, &err)) return -1;
+    const char *t = json_string_value(text);
+    char pat[64];
+    snprintf(pat, sizeof pat, "apiserver_request_total{verb=\"%s\",", verb);
+    long sum = 0;
+    for (const char *p = t ? strstr(t, pat) : NULL; p; p = strstr(p + 1, pat)) {
+        const char *sp = strchr(p, '}');
+        if (sp) sum += strtol(sp + 1, NULL, 10);
+    }
+    json_decref(text);
+    return sum;
+}
+
+/* The client's per-verb counts (the "API requests per executor" figures) are what the server saw,
+ * retries included. */
+static void test_counts_match_server(void **state)
+{
+    kubesim_proc mk;
+    assert_int_equal(kubesim_start(&mk, "--no-kubelet", (const char *)NULL), 0);
+    cs_error err = {0};
+    cs_conf *c2 = conf_new();
+    conf_set(c2, "cspark.kubernetes.client.maxAttempts", "20");
+    kube_client *c = kubesim_client(&mk, c2, NULL, &err);
+    bool ok = c != NULL;
+    char name[32];
+    if (ok) {
+        json_t *body = json_pack("{s:f}", "errorRate", 0.2);
+        ok = kube_request(c, "other", "POST", "/kubesim/faults", body, NULL, NULL, &err) == 0;
+        json_decref(body);
+    }
+    for (int i = 0; ok && i < 10; i++) {
+        snprintf(name, sizeof name, "m-%d", i);
+        json_t *pod = ks_pod(name, "m"), *obj = NULL, *list = NULL;
+        json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "x", "y");
+        ok = kube_create(c, "pods", NULL, pod, NULL, &err) == 0 &&
+             kube_get(c, "pods", NULL, name, &obj, &err) == 0 &&
+             kube_list(c, "pods", NULL, "app=m", NULL, &list, &err) == 0 &&
+             kube_patch_merge(c, "pods", NULL, name, patch, NULL, &err) == 0 &&
+             kube_delete(c, "pods", NULL, name, 0, &err) == 0;
+        json_decref(pod);
+        json_decref(obj);
+        json_decref(list);
+        json_decref(patch);
+    }
+    if (ok) ok = kube_request(c, "other", "DELETE", "/kubesim/faults", NULL, NULL, NULL, &err) == 0;
+    static const char *const verbs[] = {"create", "get", "list", "patch", "delete"};
+    long client_n[5] = {0}, server_n[5] = {0};
+    for (int v = 0; ok && v < 5; v++) {
+        client_n[v] = (long)kube_client_requests(c, verbs[v]);
+        server_n[v] = server_count(c, verbs[v]);
+    }
+    kube_client_free(c);
+    conf_free(c2);
+    kubesim_stop(&mk);
+    if (!ok) fprintf(stderr, "%s\n", err.msg);
+    assert_true(ok);
+    long total = 0;
+    for (int v = 0; v < 5; v++) {
+        assert_int_equal(client_n[v], server_n[v]);
+        assert_true(client_n[v] >= 10);
+        total += client_n[v];
+    }
+    assert_true(total > 50); /* retries happened and were counted */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_rate_limit_and_latency),
         cmocka_unit_test(test_plain_http_master),
         cmocka_unit_test(test_concurrent_use),
+        cmocka_unit_test(test_counts_match_server),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
