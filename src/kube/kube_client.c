@@ -23,9 +23,9 @@ static void curl_init_once(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static const char *const namespaced[] = {"pods",    "services",        "configmaps",
-                                         "secrets", "persistentvolumeclaims", "events",
-                                         "serviceaccounts", "endpoints", NULL};
+static const char *const namespaced[] = {
+    "pods",   "services",        "configmaps", "secrets", "persistentvolumeclaims",
+    "events", "serviceaccounts", "endpoints",  NULL};
 static const char *const cluster_scoped[] = {"namespaces", "nodes", NULL};
 
 static bool in_list(const char *const *l, const char *s, size_t n)
@@ -93,7 +93,8 @@ kube_client *kube_client_new(const kube_config *cfg, const cs_conf *conf,
     int64_t v;
     double d;
     char key[256];
-    const char *pfx = timeout_prefix && *timeout_prefix ? timeout_prefix : "spark.kubernetes.submission";
+    const char *pfx =
+        timeout_prefix && *timeout_prefix ? timeout_prefix : "spark.kubernetes.submission";
     snprintf(key, sizeof key, "%s.requestTimeout", pfx);
     if (conf_get_int(conf, key, "10000", &v, err)) goto fail;
     if (v < 0) {
@@ -193,8 +194,8 @@ static const char *eff_ns(const kube_client *c, const char *resource, const char
     return ns ? ns : c->ns;
 }
 
-int kube_resource_path(const kube_client *c, const char *resource, const char *ns,
-                       const char *name, char *buf, size_t cap, cs_error *err)
+int kube_resource_path(const kube_client *c, const char *resource, const char *ns, const char *name,
+                       char *buf, size_t cap, cs_error *err)
 {
     if (!resource) return cs_error_set(err, CS_EINVAL, "no Kubernetes resource given");
     size_t n = strcspn(resource, "/");
@@ -228,7 +229,8 @@ static int add_query(char *buf, size_t cap, const char *key, const char *value, 
     size_t len = strlen(buf);
     int w = snprintf(buf + len, cap - len, "%c%s=%s", strchr(buf, '?') ? '&' : '?', key, esc);
     curl_free(esc);
-    if (w < 0 || (size_t)w >= cap - len) return cs_error_set(err, CS_EINVAL, "request path too long");
+    if (w < 0 || (size_t)w >= cap - len)
+        return cs_error_set(err, CS_EINVAL, "request path too long");
     return CS_OK;
 }
 
@@ -268,8 +270,8 @@ static int run(kube_client *c, kube_req *q, const json_t *body, json_t **out, cs
 int kube_request(kube_client *c, const char *verb, const char *method, const char *path,
                  const json_t *body, const char *content_type, json_t **out, cs_error *err)
 {
-    kube_req q = {.verb = verb ? verb : "get", .method = method, .path = path,
-                  .content_type = content_type};
+    kube_req q = {
+        .verb = verb ? verb : "get", .method = method, .path = path, .content_type = content_type};
     return run(c, &q, body, out, err);
 }
 
@@ -283,20 +285,28 @@ int kube_create(kube_client *c, const char *resource, const char *ns, const json
     json_t *md = json_object_get(obj, "metadata");
     const char *name = json_string_value(json_object_get(md, "name"));
     if (!name) name = json_string_value(json_object_get(md, "generateName"));
-    kube_req q = {.verb = "create", .method = "POST", .path = path, .resource = resource,
-                  .ns = eff_ns(c, resource, ns), .name = name};
+    kube_req q = {.verb = "create",
+                  .method = "POST",
+                  .path = path,
+                  .resource = resource,
+                  .ns = eff_ns(c, resource, ns),
+                  .name = name};
     return run(c, &q, obj, created, err);
 }
 
-int kube_get(kube_client *c, const char *resource, const char *ns, const char *name,
-             json_t **obj, cs_error *err)
+int kube_get(kube_client *c, const char *resource, const char *ns, const char *name, json_t **obj,
+             cs_error *err)
 {
     char path[2048];
     if (obj) *obj = NULL;
     int rc = kube_resource_path(c, resource, ns, name, path, sizeof path, err);
     if (rc) return rc;
-    kube_req q = {.verb = "get", .method = "GET", .path = path, .resource = resource,
-                  .ns = eff_ns(c, resource, ns), .name = name};
+    kube_req q = {.verb = "get",
+                  .method = "GET",
+                  .path = path,
+                  .resource = resource,
+                  .ns = eff_ns(c, resource, ns),
+                  .name = name};
     return run(c, &q, NULL, obj, err);
 }
 
@@ -310,7 +320,10 @@ int kube_list(kube_client *c, const char *resource, const char *ns, const char *
         (rc = add_query(path, sizeof path, "fieldSelector", field_selector, err))) {
         return rc;
     }
-    kube_req q = {.verb = "list", .method = "GET", .path = path, .resource = resource,
+    kube_req q = {.verb = "list",
+                  .method = "GET",
+                  .path = path,
+                  .resource = resource,
                   .ns = eff_ns(c, resource, ns)};
     return run(c, &q, NULL, list, err);
 }
@@ -323,8 +336,12 @@ int kube_patch_merge(kube_client *c, const char *resource, const char *ns, const
     int rc = kube_resource_path(c, resource, ns, name, path, sizeof path, err);
     if (rc) return rc;
     if (!patch) return cs_error_set(err, CS_EINVAL, "patch of %s \"%s\": no patch", resource, name);
-    kube_req q = {.verb = "patch", .method = "PATCH", .path = path, .resource = resource,
-                  .ns = eff_ns(c, resource, ns), .name = name,
+    kube_req q = {.verb = "patch",
+                  .method = "PATCH",
+                  .path = path,
+                  .resource = resource,
+                  .ns = eff_ns(c, resource, ns),
+                  .name = name,
                   .content_type = "application/merge-patch+json"};
     return run(c, &q, patch, out, err);
 }
@@ -340,8 +357,12 @@ int kube_delete(kube_client *c, const char *resource, const char *ns, const char
         snprintf(g, sizeof g, "%d", grace_seconds);
         if ((rc = add_query(path, sizeof path, "gracePeriodSeconds", g, err))) return rc;
     }
-    kube_req q = {.verb = "delete", .method = "DELETE", .path = path, .resource = resource,
-                  .ns = eff_ns(c, resource, ns), .name = name};
+    kube_req q = {.verb = "delete",
+                  .method = "DELETE",
+                  .path = path,
+                  .resource = resource,
+                  .ns = eff_ns(c, resource, ns),
+                  .name = name};
     cs_error e2;
     rc = run(c, &q, NULL, NULL, &e2);
     if (rc == CS_ENOTFOUND && !strstr(e2.msg, "does not exist")) return CS_OK;
@@ -357,8 +378,8 @@ int kube_delete_collection(kube_client *c, const char *resource, const char *ns,
 {
     char path[4096], g[32];
     if (ns && !*ns) {
-        return cs_error_set(err, CS_EINVAL,
-                            "delete collection of %s: a namespace is required", resource);
+        return cs_error_set(err, CS_EINVAL, "delete collection of %s: a namespace is required",
+                            resource);
     }
     int rc = kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
     if (rc || (rc = add_query(path, sizeof path, "labelSelector", label_selector, err))) return rc;
@@ -366,7 +387,10 @@ int kube_delete_collection(kube_client *c, const char *resource, const char *ns,
         snprintf(g, sizeof g, "%d", grace_seconds);
         if ((rc = add_query(path, sizeof path, "gracePeriodSeconds", g, err))) return rc;
     }
-    kube_req q = {.verb = "deletecollection", .method = "DELETE", .path = path,
-                  .resource = resource, .ns = eff_ns(c, resource, ns)};
+    kube_req q = {.verb = "deletecollection",
+                  .method = "DELETE",
+                  .path = path,
+                  .resource = resource,
+                  .ns = eff_ns(c, resource, ns)};
     return run(c, &q, NULL, NULL, err);
 }

@@ -53,8 +53,8 @@ const char *kube_client_server(const kube_client *c);
 int kube_create(kube_client *c, const char *resource, const char *ns, const json_t *obj,
                 json_t **created, cs_error *err);
 /* CS_ENOTFOUND on 404. */
-int kube_get(kube_client *c, const char *resource, const char *ns, const char *name,
-             json_t **obj, cs_error *err);
+int kube_get(kube_client *c, const char *resource, const char *ns, const char *name, json_t **obj,
+             cs_error *err);
 /* Selectors may be NULL. The list keeps metadata.resourceVersion; pages (limit/continue) are
  * not used: one list holds every item. */
 int kube_list(kube_client *c, const char *resource, const char *ns, const char *label_selector,
@@ -81,7 +81,7 @@ int64_t kube_client_requests(const kube_client *c, const char *verb);
 
 /* Builds "/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]" for the client (ns rules above) into
  * buf; returns CS_EINVAL for an unknown resource or an oversize path. Used by kube_watch. */
-int kube_resource_path(const kube_client *c, const char *resource, const char *ns,
-                       const char *name, char *buf, size_t cap, cs_error *err);
+int kube_resource_path(const kube_client *c, const char *resource, const char *ns, const char *name,
+                       char *buf, size_t cap, cs_error *err);
 
 #endif /* CSPARK_KUBE_CLIENT_H */

@@ -363,8 +363,8 @@ static int server_from_master(const char *master, char **out, cs_error *err)
     } else if (!strncmp(master, "https://", 8) || !strncmp(master, "http://", 7)) {
         const char *host = strstr(master, "://") + 3;
         if (!*host || *host == '/') {
-            return cs_error_set(err, CS_EINVAL,
-                                "invalid Kubernetes API server URL '%s': no host", master);
+            return cs_error_set(err, CS_EINVAL, "invalid Kubernetes API server URL '%s': no host",
+                                master);
         }
         *out = cs_xstrdup(master);
     } else {
@@ -381,8 +381,7 @@ static int server_from_master(const char *master, char **out, cs_error *err)
 static int check_readable(const char *key, const char *path, cs_error *err)
 {
     if (access(path, R_OK) != 0) {
-        return cs_error_set(err, CS_EINVAL, "%s: cannot read %s: %s", key, path,
-                            strerror(errno));
+        return cs_error_set(err, CS_EINVAL, "%s: cannot read %s: %s", key, path, strerror(errno));
     }
     return CS_OK;
 }
@@ -425,8 +424,7 @@ static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
         if (server && *server && !out->server) {
             int rc = server_from_master(server, &out->server, err);
             if (rc) {
-                return cs_error_prefix(err, "kubeconfig %s: cluster '%s'", cl_file,
-                                       cluster_name);
+                return cs_error_prefix(err, "kubeconfig %s: cluster '%s'", cl_file, cluster_name);
             }
         }
         const char *ca_data = json_string_value(json_object_get(c, "certificate-authority-data"));
@@ -486,8 +484,7 @@ static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
             const char *file = json_string_value(json_object_get(u, fields[i][1]));
             if (data && *data) {
                 char *p = NULL;
-                char *what =
-                    kfmt("kubeconfig %s: user '%s' %s", u_file, user_name, fields[i][0]);
+                char *what = kfmt("kubeconfig %s: user '%s' %s", u_file, user_name, fields[i][0]);
                 int rc = data_to_temp_file(data, what, &p, err);
                 free(what);
                 if (rc) return rc;
@@ -504,7 +501,8 @@ static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
         }
         if (!out->token && !out->client_cert_file &&
             (json_object_get(u, "exec") || json_object_get(u, "auth-provider"))) {
-            CS_WARN("kube", "kubeconfig=%s user=%s uses an exec/auth-provider credential plugin, "
+            CS_WARN("kube",
+                    "kubeconfig=%s user=%s uses an exec/auth-provider credential plugin, "
                     "which cspark does not run; set spark.kubernetes.authenticate.*.oauthToken "
                     "or use a token or client certificate",
                     u_file, user_name);
@@ -515,8 +513,7 @@ static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
 
 /* ---------------------------------------------------------------- Spark key overrides */
 
-static int apply_overrides(const cs_conf *conf, const char *prefix, kube_config *out,
-                           cs_error *err)
+static int apply_overrides(const cs_conf *conf, const char *prefix, kube_config *out, cs_error *err)
 {
     if (!prefix || !*prefix) return CS_OK;
     char key[256], key2[256];
@@ -610,8 +607,8 @@ int kube_config_load_env(const cs_conf *conf, const char *master, const char *ke
         if (!out->server && env->service_host && *env->service_host) {
             const char *port = env->service_port && *env->service_port ? env->service_port : "443";
             bool v6 = strchr(env->service_host, ':') != NULL;
-            out->server = kfmt("https://%s%s%s:%s", v6 ? "[" : "", env->service_host,
-                               v6 ? "]" : "", port);
+            out->server =
+                kfmt("https://%s%s%s:%s", v6 ? "[" : "", env->service_host, v6 ? "]" : "", port);
         }
     }
     if (!out->server) {

@@ -69,8 +69,8 @@ int kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r,
                                 what, c->server, r->curl_msg);
         }
         bool tls = r->curl_rc == CURLE_PEER_FAILED_VERIFICATION ||
-                   r->curl_rc == CURLE_SSL_CACERT_BADFILE || r->curl_rc == CURLE_SSL_CONNECT_ERROR ||
-                   r->curl_rc == CURLE_SSL_CERTPROBLEM;
+                   r->curl_rc == CURLE_SSL_CACERT_BADFILE ||
+                   r->curl_rc == CURLE_SSL_CONNECT_ERROR || r->curl_rc == CURLE_SSL_CERTPROBLEM;
         return cs_error_set(err, CS_EIO, "cannot reach the Kubernetes API server at %s: %s%s",
                             c->server, r->curl_msg,
                             tls ? " (check the CA certificate: caCertFile or the kubeconfig's "
@@ -106,7 +106,8 @@ int kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r,
         break;
     case 403: {
         char who[256];
-        if (!user_from_message(msg, who, sizeof who)) snprintf(who, sizeof who, "%s", c->auth_source);
+        if (!user_from_message(msg, who, sizeof who))
+            snprintf(who, sizeof who, "%s", c->auth_source);
         const char *res = q->resource ? q->resource : q->path;
         if (q->ns && *q->ns) {
             rc = cs_error_set(err, CS_EAUTH,

@@ -133,7 +133,9 @@ void kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout_ms
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     errbuf[0] = 0;
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "cspark/" "0.1");
+    curl_easy_setopt(h, CURLOPT_USERAGENT,
+                     "cspark/"
+                     "0.1");
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);

@@ -74,10 +74,10 @@ typedef struct kube_req {
 } kube_req;
 
 typedef struct kube_resp {
-    long status;         /* 0 when no HTTP answer */
-    CURLcode curl_rc;    /* CURLE_OK when an answer came */
+    long status;      /* 0 when no HTTP answer */
+    CURLcode curl_rc; /* CURLE_OK when an answer came */
     char curl_msg[CURL_ERROR_SIZE];
-    long retry_after_s;  /* from Retry-After, -1 if absent */
+    long retry_after_s; /* from Retry-After, -1 if absent */
     char *body;
     size_t len, cap;
 } kube_resp;

@@ -44,8 +44,8 @@ struct kube_watch {
 /* Copies metadata.resourceVersion of obj into w->rv (if present). */
 static void remember_rv(kube_watch *w, const json_t *obj)
 {
-    const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
-                                                       "resourceVersion"));
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
     if (rv && *rv && strlen(rv) < sizeof w->rv) snprintf(w->rv, sizeof w->rv, "%s", rv);
 }
 
@@ -64,13 +64,13 @@ static int do_list(kube_watch *w, cs_error *err)
 /* Handles one event line; returns false to end the connection. */
 static bool handle_line(kube_watch *w, const char *line, size_t n)
 {
-    while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ')) n--;
+    while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+        n--;
     if (n == 0) return true;
     json_error_t jerr;
     json_t *ev = json_loadb(line, n, 0, &jerr);
     if (!ev) {
-        CS_WARN("kube", "watch=%s ns=%s malformed event line: %s", w->resource, w->ns,
-                jerr.text);
+        CS_WARN("kube", "watch=%s ns=%s malformed event line: %s", w->resource, w->ns, jerr.text);
         w->stream_error = true;
         return false;
     }
@@ -171,8 +171,8 @@ static long watch_once(kube_watch *w, CURL *h)
         snprintf(path + len, sizeof path - len, "&fieldSelector=%s", e ? e : "");
         curl_free(e);
     }
-    kube_req q = {.verb = "watch", .method = "GET", .path = path, .resource = w->resource,
-                  .ns = w->ns};
+    kube_req q = {
+        .verb = "watch", .method = "GET", .path = path, .resource = w->resource, .ns = w->ns};
     kube_resp r = {0};
     struct curl_slist *hdrs = NULL;
     kube_http_setup(w->c, h, &q, (long)(timeout_s + 30) * 1000L, &hdrs, r.curl_msg);
@@ -259,8 +259,8 @@ static void *watch_main(void *arg)
             if (do_list(w, &err) == CS_OK) {
                 w->relist_needed = false;
             } else {
-                CS_WARN("kube", "watch=%s ns=%s re-list failed, will retry: %s", w->resource,
-                        w->ns, err.msg);
+                CS_WARN("kube", "watch=%s ns=%s re-list failed, will retry: %s", w->resource, w->ns,
+                        err.msg);
                 failed = true;
             }
         } else {
@@ -285,8 +285,7 @@ static void *watch_main(void *arg)
 }
 
 kube_watch *kube_watch_start(kube_client *c, const char *resource, const char *ns,
-                             const char *label_selector, kube_watch_fn fn, void *arg,
-                             cs_error *err)
+                             const char *label_selector, kube_watch_fn fn, void *arg, cs_error *err)
 {
     return kube_watch_start_sel(c, resource, ns, label_selector, NULL, fn, arg, err);
 }

@@ -116,8 +116,10 @@ static void kubesim_stop(kubesim_proc *k)
         int st;
         bool done = false;
         for (int i = 0; i < 500 && !done; i++) { /* 10 s */
-            if (waitpid(k->pid, &st, WNOHANG) == k->pid) done = true;
-            else ks_sleep_ms(20);
+            if (waitpid(k->pid, &st, WNOHANG) == k->pid)
+                done = true;
+            else
+                ks_sleep_ms(20);
         }
         if (!done) {
             kill(k->pid, SIGKILL);

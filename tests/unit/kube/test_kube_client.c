@@ -69,8 +69,9 @@ static void test_crud_round_trip(void **state)
     json_t *p = ks_pod("crud-a1", "a");
     assert_int_equal(kube_create(kc, "pods", NULL, p, &created, &err), 0);
     json_decref(p);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(created, "metadata"), "name")),
-                        "crud-a1");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(created, "metadata"), "name")),
+        "crud-a1");
     assert_non_null(json_object_get(json_object_get(created, "metadata"), "uid"));
     json_decref(created);
     p = ks_pod("crud-a2", "a");
@@ -89,8 +90,8 @@ static void test_crud_round_trip(void **state)
     json_t *list = NULL;
     assert_int_equal(kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
     assert_int_equal(list_len(list), 2);
-    assert_non_null(json_string_value(
-        json_object_get(json_object_get(list, "metadata"), "resourceVersion")));
+    assert_non_null(
+        json_string_value(json_object_get(json_object_get(list, "metadata"), "resourceVersion")));
     json_decref(list);
     assert_int_equal(kube_list(kc, "pods", NULL, "app in (a,b),app!=a", NULL, &list, &err), 0);
     assert_int_equal(list_len(list), 1);
@@ -112,9 +113,8 @@ static void test_crud_round_trip(void **state)
     json_decref(out);
 
     /* configmaps and a cluster-scoped resource */
-    json_t *cm = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "v1", "kind",
-                           "ConfigMap", "metadata", "name", "crud-cm", "data", "spark.properties",
-                           "a=b\n");
+    json_t *cm = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
+                           "metadata", "name", "crud-cm", "data", "spark.properties", "a=b\n");
     assert_int_equal(kube_create(kc, "configmaps", NULL, cm, NULL, &err), 0);
     json_decref(cm);
     assert_int_equal(kube_get(kc, "configmaps", NULL, "crud-cm", &obj, &err), 0);
@@ -139,8 +139,8 @@ static void test_crud_round_trip(void **state)
     assert_int_equal(list_len(list), 0);
     json_decref(list);
     assert_true(kube_client_requests(kc, "deletecollection") >= 1);
-    assert_true(kube_client_requests(kc, NULL) >= kube_client_requests(kc, "get") +
-                                                    kube_client_requests(kc, "list"));
+    assert_true(kube_client_requests(kc, NULL) >=
+                kube_client_requests(kc, "get") + kube_client_requests(kc, "list"));
 
     /* a subresource through the same path rules */
     p = ks_pod("crud-sub", "s");
@@ -198,8 +198,8 @@ static void test_unreachable_server(void **state)
     json_t *obj = NULL;
     assert_int_equal(kube_get(c, "pods", NULL, "x", &obj, &err), CS_EIO);
     char want[128];
-    snprintf(want, sizeof want, "cannot reach the Kubernetes API server at https://127.0.0.1:%d: ",
-             ntohs(a.sin_port));
+    snprintf(want, sizeof want,
+             "cannot reach the Kubernetes API server at https://127.0.0.1:%d: ", ntohs(a.sin_port));
     assert_non_null(strstr(err.msg, want));
     assert_int_equal(kube_client_requests(c, "get"), 5); /* connection errors are retried */
     kube_client_free(c);
@@ -291,7 +291,8 @@ static void test_tls_wrong_ca(void **state)
     assert_non_null(c);
     json_t *obj = NULL;
     assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), CS_EIO);
-    assert_non_null(strstr(err.msg, "cannot reach the Kubernetes API server at https://127.0.0.1:"));
+    assert_non_null(
+        strstr(err.msg, "cannot reach the Kubernetes API server at https://127.0.0.1:"));
     assert_non_null(strstr(err.msg, "spark.kubernetes.trust.certificates"));
     kube_client_free(c);
 
@@ -357,7 +358,6 @@ static void test_rbac_forbidden_and_unauthorized(void **state)
     assert_non_null(strstr(err3.msg, "401 Unauthorized"));
     assert_non_null(strstr(err3.msg, "spark.kubernetes.authenticate.submission.oauthToken"));
 }
-
 
 static int64_t now_ms(void)
 {
@@ -438,7 +438,6 @@ static void test_plain_http_master(void **state)
     assert_true(ns_ok);
 }
 
-
 typedef struct conc_arg {
     kube_client *c;
     int id, failures;
@@ -491,7 +490,6 @@ static void test_concurrent_use(void **state)
     assert_int_equal(kube_delete_collection(c, "pods", NULL, "app=conc", 0, &err), 0);
     kube_client_free(c);
 }
-
 
 /* Sum of apiserver_request_total{verb="<verb>",...} in kubesim's /metrics text. */
 static long server_count(kube_client *c, const char *verb)

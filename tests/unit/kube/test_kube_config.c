@@ -108,7 +108,7 @@ static void test_merge_first_wins(void **state)
                                           &env, &kc, &err),
                      0);
     assert_string_equal(kc.server, "https://10.1.1.1:6443"); /* cluster 'ca' from a.yaml */
-    assert_string_equal(kc.context, "a");                   /* current-context of a.yaml */
+    assert_string_equal(kc.context, "a");                    /* current-context of a.yaml */
     assert_string_equal(kc.namespace_, "team-a");
     assert_string_equal(kc.token, "token-a");
     assert_false(kc.insecure);

@@ -291,7 +291,6 @@ static void test_watch_start_errors(void **state)
     assert_int_equal(err.code, CS_EINVAL); /* 400 from the server: bad selector */
 }
 
-
 static bool one_pod_done(recorder *r, void *arg)
 {
     int s = slot(r, "w3-b");
@@ -303,8 +302,8 @@ static void test_watch_field_selector(void **state)
 {
     recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
     cs_error err = {0};
-    kube_watch *w = kube_watch_start_sel(kc, "pods", NULL, NULL, "metadata.name=w3-b", on_event,
-                                         &r, &err);
+    kube_watch *w =
+        kube_watch_start_sel(kc, "pods", NULL, NULL, "metadata.name=w3-b", on_event, &r, &err);
     assert_non_null(w);
     create_pod("w3-a", "w3");
     create_pod("w3-b", "w3");
