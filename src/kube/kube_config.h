@@ -12,7 +12,8 @@
  * `spark.kubernetes.trust.certificates=true` turns TLS verification off (on otherwise).
  * Namespace: spark.kubernetes.namespace, else the context's (or service account's), else
  * "default". Called by cspark-submit (prefix spark.kubernetes.authenticate.submission) and the
- * driver's k8s backend (prefix spark.kubernetes.authenticate.driver); consumed by kube_client.
+ * driver's k8s backend (prefix spark.kubernetes.authenticate.driver.mounted in cluster mode,
+ * spark.kubernetes.authenticate in client mode); consumed by kube_client.
  *
  * Ownership: a kube_config is a caller-owned value filled by kube_config_load; every string in it
  * is malloc'd and released, and the private temp files written from kubeconfig *-data fields are
