@@ -52,6 +52,7 @@ typedef struct ring_ev {
     int res;
     json_t *obj;
     json_t *prev; /* MODIFIED: previous object, so filtered watches see objects enter and leave */
+    json_t *ser;  /* JSON string: compact serialization of obj (shared by every watcher) */
 } ring_ev;
 
 struct ks_store {
@@ -224,16 +225,19 @@ static void set_rv(json_t *obj, uint64_t rv)
 
 /* Records the event obj (reference taken; prev too, may be NULL) in the ring and queues observers.
  */
-static void commit_event(ks_store *s, int res, const char *type, json_t *obj, json_t *prev)
+static void commit_event(ks_store *s, int res, const char *type, json_t *obj, json_t *prev,
+                         json_t *ser)
 {
     ring_ev *e = &s->ring[s->rv % s->ring_len];
     json_decref(e->obj);
     json_decref(e->prev);
+    json_decref(e->ser);
     e->rv = s->rv;
     e->type = type;
     e->res = res;
     e->obj = json_incref(obj);
     e->prev = prev ? json_incref(prev) : NULL;
+    e->ser = ser ? json_incref(ser) : NULL;
     for (observer *o = s->observers; o; o = o->next) {
         if (o->res != res) continue;
         pending *p = malloc(sizeof *p);
@@ -278,6 +282,17 @@ static void drain_observers(ks_store *s)
     pthread_mutex_unlock(&s->nmu);
 }
 
+/* New JSON string holding the compact serialization of obj, or NULL. */
+static json_t *serialize(const json_t *obj)
+{
+    size_t len = json_dumpb(obj, NULL, 0, JSON_COMPACT);
+    char *buf = len ? malloc(len) : NULL;
+    json_t *str = NULL;
+    if (buf && json_dumpb(obj, buf, len, JSON_COMPACT) == len) str = json_stringn_nocheck(buf, len);
+    free(buf);
+    return str;
+}
+
 /* Stores obj (stolen) under key with a new rv and records the event. */
 static json_t *commit_put(ks_store *s, int res, const char *key, json_t *obj, const char *type)
 {
@@ -290,14 +305,13 @@ static json_t *commit_put(ks_store *s, int res, const char *key, json_t *obj, co
     set_rv(obj, s->rv);
     json_object_set_new(s->objs[res], key, obj);
     index_add(s, res, key, obj);
-    size_t len = json_dumpb(obj, NULL, 0, JSON_COMPACT);
-    char *buf = len ? malloc(len) : NULL;
-    if (buf && json_dumpb(obj, buf, len, JSON_COMPACT) == len)
-        json_object_set_new(s->ser[res], key, json_stringn_nocheck(buf, len));
+    json_t *ser = serialize(obj);
+    if (ser)
+        json_object_set(s->ser[res], key, ser);
     else
         json_object_del(s->ser[res], key);
-    free(buf);
-    commit_event(s, res, type, obj, old);
+    commit_event(s, res, type, obj, old, ser);
+    json_decref(ser);
     json_decref(old);
     return obj;
 }
@@ -315,7 +329,9 @@ static void commit_remove(ks_store *s, int res, const char *key, const char *pro
     json_object_del(s->ser[res], key);
     s->rv++;
     set_rv(obj, s->rv);
-    commit_event(s, res, "DELETED", obj, NULL);
+    json_t *ser = serialize(obj);
+    commit_event(s, res, "DELETED", obj, NULL, ser);
+    json_decref(ser);
     char uid[64] = "", ns[256] = "";
     snprintf(uid, sizeof uid, "%s", meta_str(obj, "uid") ? meta_str(obj, "uid") : "");
     snprintf(ns, sizeof ns, "%s", meta_str(obj, "namespace") ? meta_str(obj, "namespace") : "");
@@ -371,6 +387,7 @@ void ks_store_free(ks_store *s)
     for (size_t i = 0; i < s->ring_len; i++) {
         json_decref(s->ring[i].obj);
         json_decref(s->ring[i].prev);
+        json_decref(s->ring[i].ser);
     }
     free(s->ring);
     while (s->observers) {
@@ -1313,6 +1330,7 @@ int ks_store_events(ks_store *s, const char *resource, uint64_t since, ks_event 
         out[n].resource = RESOURCES[res].resource;
         out[n].obj = json_incref(e->obj);
         out[n].prev = e->prev ? json_incref(e->prev) : NULL;
+        out[n].ser = e->ser ? json_incref(e->ser) : NULL;
         n++;
     }
     if (now_rv) *now_rv = r - 1; /* everything up to here was examined */

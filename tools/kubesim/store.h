@@ -127,6 +127,7 @@ typedef struct ks_event {
     const char *resource; /* static */
     json_t *obj;          /* new reference owned by the receiver of ks_store_events */
     json_t *prev;         /* MODIFIED: the object before the change (new reference or NULL) */
+    json_t *ser;          /* JSON string with obj's compact serialization (new reference or NULL) */
 } ks_event;
 /* Copies events with rv > since for resource into out (up to max); returns the count, or -ETIME
  * (sets *expired_floor) if since is older than the history keeps. Blocks up to wait_ms for new

@@ -50,8 +50,24 @@ static void out_append(watch *w, const char *s, size_t n)
     w->out_len += n;
 }
 
+/* Appends one event line; ser (may be NULL) is obj's stored serialization, spliced in as is. */
+static void emit_ser(watch *w, const char *type, json_t *obj, const json_t *ser);
+
 static void emit(watch *w, const char *type, json_t *obj /* borrowed */)
 {
+    emit_ser(w, type, obj, NULL);
+}
+
+static void emit_ser(watch *w, const char *type, json_t *obj, const json_t *ser)
+{
+    if (ser && !w->table) {
+        char head[48];
+        int hl = snprintf(head, sizeof head, "{\"type\":\"%s\",\"object\":", type);
+        out_append(w, head, (size_t)hl);
+        out_append(w, json_string_value(ser), json_string_length(ser));
+        out_append(w, "}\n", 2);
+        return;
+    }
     json_t *o = obj;
     json_t *tbl = NULL;
     if (w->table && strcmp(type, "BOOKMARK") && strcmp(type, "ERROR")) {
@@ -161,16 +177,17 @@ static int produce(watch *w)
             if (!strcmp(evs[i].type, "MODIFIED") && evs[i].prev) {
                 int was_in = matches(w, evs[i].prev);
                 if (now_in && was_in)
-                    emit(w, "MODIFIED", evs[i].obj);
+                    emit_ser(w, "MODIFIED", evs[i].obj, evs[i].ser);
                 else if (now_in)
-                    emit(w, "ADDED", evs[i].obj);
+                    emit_ser(w, "ADDED", evs[i].obj, evs[i].ser);
                 else if (was_in)
-                    emit(w, "DELETED", evs[i].obj);
+                    emit_ser(w, "DELETED", evs[i].obj, evs[i].ser);
             } else if (now_in) {
-                emit(w, evs[i].type, evs[i].obj);
+                emit_ser(w, evs[i].type, evs[i].obj, evs[i].ser);
             }
             json_decref(evs[i].obj);
             json_decref(evs[i].prev);
+            json_decref(evs[i].ser);
         }
         if (n >= 0 && now_rv > w->since) w->since = now_rv;
         if (w->out_len > w->out_off) return 0;
