@@ -51,6 +51,8 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
     }
     int rc = fn(sc, argc, argv);
     if (sc->failed && rc == 0) rc = 1;
+    int backend_rc = context_exit_code(sc); /* e.g. 11: too many executor failures */
+    if (backend_rc) rc = backend_rc;
     char *error = rc != 0 && sc->error ? strdup(sc->error) : NULL;
     fflush(stdout);
     context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */

@@ -18,6 +18,8 @@
 #include "api/rdd_internal.h"
 #include "cluster/local_backend.h"
 #include "cluster/local_cluster.h"
+#include "cluster/k8s/k8s_backend.h"
+#include "cluster/k8s/k8s_naming.h"
 #include "rpc/auth.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
@@ -37,15 +39,19 @@ static int read_settings(cspark_context *sc, cs_error *err)
     const char *master = conf_get(sc->conf, "spark.master");
     if (!master) master = "local[*]";
     if (master_parse(master, &sc->master, err) < 0) return err->code;
-    if (sc->master.kind == MASTER_K8S)
-        return cs_error_set(err, CS_EUNSUPPORTED,
-                            "master '%s' is not supported yet (this build runs local, local[N], "
-                            "local[*], local[N,F] and local-cluster[N,C,M])", master);
-
     int64_t v;
-    int threads = sc->master.kind == MASTER_LOCAL_CLUSTER
-                      ? sc->master.executors * sc->master.cores_per_executor
-                      : (sc->master.threads > 0 ? sc->master.threads : 1);
+    int threads;
+    if (sc->master.kind == MASTER_LOCAL_CLUSTER) {
+        threads = sc->master.executors * sc->master.cores_per_executor;
+    } else if (sc->master.kind == MASTER_K8S) {
+        int64_t n, c;
+        if (conf_get_int(sc->conf, "spark.executor.instances", "2", &n, err) < 0 ||
+            conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0)
+            return err->code;
+        threads = (int)(n * c > 2 ? n * c : 2); /* Spark: max(total executor cores, 2) */
+    } else {
+        threads = sc->master.threads > 0 ? sc->master.threads : 1;
+    }
     if (conf_contains(sc->conf, "spark.default.parallelism")) {
         if (conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0) return err->code;
         if (v < 1)
@@ -123,9 +129,47 @@ static int start_local_cluster(cspark_context *sc, cs_error *err)
     return 0;
 }
 
+/* k8s:// — executor pods through the API server; authenticated by default, as local-cluster. */
+static int start_k8s(cspark_context *sc, cs_error *err)
+{
+    bool auth;
+    conf_set_if_missing(sc->conf, "spark.authenticate", "true");
+    if (conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
+    char *secret = NULL;
+    if (auth) {
+        cs_error e2;
+        cs_error_clear(&e2);
+        if (auth_secret_load(sc->conf, &secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
+            *err = e2;
+            return err->code;
+        }
+        if (!secret) secret = auth_secret_generate();
+    }
+    sched_backend *backend = k8s_backend_new(sc, secret, err);
+    auth_secret_free(secret);
+    if (!backend) return err->code ? err->code : CS_EIO;
+    sc->sched = scheduler_new(sc, backend, err);
+    if (!sc->sched) {
+        backend->stop(backend);
+        return err->code;
+    }
+    sc->backend = backend;
+    if (k8s_backend_start(backend, err) < 0) return err->code;
+    double ratio;
+    int64_t wait_ms;
+    if (conf_get_double(sc->conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio, err) < 0 ||
+        conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
+                             CS_MS, &wait_ms, err) < 0)
+        return err->code;
+    int n = k8s_backend_wait_registered(backend, ratio, wait_ms);
+    CS_INFO("context", "app=%s event=executors_registered registered=%d", sc->app_id, n);
+    return 0;
+}
+
 static int start_backend(cspark_context *sc, cs_error *err)
 {
     if (sc->master.kind == MASTER_LOCAL_CLUSTER) return start_local_cluster(sc, err);
+    if (sc->master.kind == MASTER_K8S) return start_k8s(sc, err);
     exec_env xenv = {.executor_id = "driver", .host = "localhost", .local_dir = sc->local_dir,
                      .task_memory_budget = sc->task_memory_budget,
                      .shuffle_compress = sc->shuffle_compress,
@@ -144,7 +188,15 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
     cspark_context *sc = cs_xcalloc(1, sizeof *sc);
     sc->conf = conf_clone(conf);
     pthread_mutex_init(&sc->lock, NULL);
-    snprintf(sc->app_id, sizeof sc->app_id, "local-%lld", (long long)cs_now_ms());
+    const char *given_id = conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
+    const char *m = conf_get(sc->conf, "spark.master");
+    if (given_id && *given_id) {
+        snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);
+    } else if (m && strncmp(m, "k8s://", 6) == 0) {
+        if (k8s_new_app_id(sc->app_id, err) < 0) goto fail; /* spark-<32 hex>, as Spark on Kubernetes */
+    } else {
+        snprintf(sc->app_id, sizeof sc->app_id, "local-%lld", (long long)cs_now_ms());
+    }
     const char *base = app_file ? strrchr(app_file, '/') : NULL;
     sc->app_file_name = cs_xstrdup(base ? base + 1 : (app_file ? app_file : "app"));
     const char *name = conf_get(sc->conf, "spark.app.name");
@@ -209,6 +261,11 @@ void context_stop(cspark_context *sc, bool succeeded)
     conf_free(sc->conf);
     pthread_mutex_destroy(&sc->lock);
     free(sc);
+}
+
+int context_exit_code(cspark_context *sc)
+{
+    return sc && sc->backend && sc->master.kind == MASTER_K8S ? k8s_backend_exit_code(sc->backend) : 0;
 }
 
 int context_fail(cspark_context *sc, const cs_error *err)

@@ -48,12 +48,15 @@ struct cspark_context {
 
     char *error; /* first error, for cspark_last_error */
     bool failed;
+    struct sched_backend *backend; /* borrowed: the scheduler owns it */
 };
 
 /* Creates a context from conf (copied). NULL with err on bad configuration. */
 cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err);
 /* Stops the scheduler and the bus, removes local files, frees everything. */
 void context_stop(cspark_context *sc, bool succeeded);
+/* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
+int context_exit_code(cspark_context *sc);
 
 /* Records err as the context's error (the first one wins) and logs it. Returns err->code. */
 int context_fail(cspark_context *sc, const cs_error *err);

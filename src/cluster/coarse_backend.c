@@ -679,6 +679,22 @@ int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
     return alive;
 }
 
+int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
+{
+    int64_t deadline = mono_ms() + timeout_ms;
+    pthread_mutex_lock(&b->lock);
+    int alive;
+    for (;;) {
+        alive = 0;
+        for (int i = 0; i < b->num_execs; i++) alive += b->execs[i].alive && b->execs[i].conn;
+        int64_t left = deadline - mono_ms();
+        if (!alive || left <= 0) break;
+        timed_wait(b, left < 50 ? left : 50);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return alive;
+}
+
 void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, const char *reason)
 {
     pthread_mutex_lock(&b->lock);

@@ -42,5 +42,7 @@ int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
 void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, const char *reason);
 /* Asks every executor to stop (StopExecutor) without freeing anything yet. */
 void coarse_backend_stop_executors(coarse_backend *b);
+/* Waits until every executor has disconnected or timeout_ms passes; returns how many remain. */
+int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms);
 
 #endif

@@ -288,7 +288,8 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
 
 int submit_supported(const cs_conf *conf, const cs_master *master, cs_error *err)
 {
-    if (master->kind == MASTER_LOCAL || master->kind == MASTER_LOCAL_CLUSTER) return CS_OK;
+    if (master->kind == MASTER_LOCAL || master->kind == MASTER_LOCAL_CLUSTER || master->kind == MASTER_K8S)
+        return CS_OK;
     const char *m = conf_get(conf, "spark.master");
     return cs_error_set(err, CS_EUNSUPPORTED,
                         "master '%s' is not supported yet (this build runs local, local[N], "

@@ -18,16 +18,8 @@
 #include "common/log.h"
 #include "submit/submit_args.h"
 
-#if __has_include("api/app.h")
 #include "api/app.h"
-#else
-/* Loads the app .so, resolves `entry` (default "cspark_main"), creates the context from conf,
- * calls entry(ctx, argc, argv), stops the context. Returns the process exit status. */
-int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv);
-#endif
-/* Weak so that cspark-submit links even while libcspark has no app runner yet. */
-extern int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc,
-                   char **argv) __attribute__((weak));
+#include "submit/submit_k8s.h"
 
 #ifndef CSPARK_VERSION
 #define CSPARK_VERSION "0.1.0"
@@ -92,25 +84,29 @@ static int run(int argc, char **argv)
     cs_log_level l;
     if (lvl && cs_log_parse_level(lvl, &l) == CS_OK) cs_log_set_level(l);
 
-    struct stat st;
-    if (stat(a.app, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "cspark-submit: application file %s not found\n", a.app);
+    /* the resource as given (local:// = a path inside the image) travels to Kubernetes pods */
+    conf_set(conf, "cspark.app.resource", a.app);
+    const char *deploy = conf_get(conf, "spark.submit.deployMode");
+    if (master.kind == MASTER_K8S && deploy && strcmp(deploy, "cluster") == 0) {
+        status = submit_k8s_cluster(conf, &a, submit_entry(&a, conf), &err);
+        if (status < 0) status = fail(&err);
         goto out;
     }
-    if (!app_run) {
-        fprintf(stderr, "cspark-submit: this build of libcspark has no application runner "
-                        "(app_run)\n");
+    const char *app_path = strncmp(a.app, "local://", 8) == 0 ? a.app + 8 : a.app;
+    struct stat st;
+    if (stat(app_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
         goto out;
     }
     /* The application's argv: argv[0] is the application path, then its arguments. */
     app_argv = cs_xcalloc((size_t)a.app_argc + 2, sizeof(char *));
-    app_argv[0] = (char *)a.app;
+    app_argv[0] = (char *)app_path;
     for (int i = 0; i < a.app_argc; i++)
         app_argv[i + 1] = a.app_argv[i];
     CS_DEBUG("submit", "app=%s entry=%s master=%s", a.app, submit_entry(&a, conf),
              conf_get(conf, "spark.master"));
     fflush(stdout);
-    status = app_run(conf, a.app, submit_entry(&a, conf), a.app_argc + 1, app_argv);
+    status = app_run(conf, app_path, submit_entry(&a, conf), a.app_argc + 1, app_argv);
 out:
     free(app_argv);
     conf_free(conf);

@@ -25,6 +25,7 @@
 #define KS_HAVE_KUBELET_H 1
 /* weak references: kubesim still links while the kubelet half is being written */
 #pragma weak ks_kubelet_start
+#pragma weak ks_kubelet_set_apiserver
 #pragma weak ks_kubelet_stop
 #pragma weak ks_kubelet_pod_log
 #endif
@@ -361,6 +362,15 @@ int main(int argc, char **argv)
         return 1;
     }
     int p = ks_server_port(srv);
+#ifdef KS_HAVE_KUBELET_H
+    if (kubelet && ks_kubelet_set_apiserver) {
+        /* pods reach the API server in-cluster: KUBERNETES_SERVICE_HOST/PORT, the service
+         * account's token and CA, kubernetes.default.svc */
+        ks_kubelet_apiserver api = {.host = "127.0.0.1", .port = p,
+                                    .ca_pem = https ? tls.ca_pem : NULL, .token = token};
+        ks_kubelet_set_apiserver(kubelet, &api);
+    }
+#endif
     if (ca_out && tls.ca_pem) {
         FILE *f = fopen(ca_out, "w");
         if (!f || fputs(tls.ca_pem, f) < 0 || fclose(f) != 0) {

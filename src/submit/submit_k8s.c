@@ -1,0 +1,262 @@
+/*
+ * submit_k8s.c — see submit_k8s.h. Order of creation, as Spark: the pre-resource (the
+ * authentication Secret), the driver ConfigMap (spark.properties and, unless the application is
+ * local://, the job's .so), then the driver pod, then the headless Service; every object but the
+ * pod gets an ownerReference to the driver pod, so deleting the driver removes the application.
+ * If any step fails, what was created is deleted again. With
+ * spark.kubernetes.submission.waitAppCompletion (true) the pod is followed by a watch and its
+ * phase reported every spark.kubernetes.report.interval; the exit status is the driver
+ * container's.
+ */
+#define _GNU_SOURCE
+#include "submit/submit_k8s.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cluster/k8s/k8s_pod_spec.h"
+#include "cluster/k8s/k8s_yaml.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "kube/kube_client.h"
+#include "kube/kube_config.h"
+#include "kube/kube_watch.h"
+
+static int read_file(const char *path, uint8_t **out, size_t *len, cs_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0) close(fd);
+        return cs_error_set(err, CS_ENOTFOUND, "application file %s not found", path);
+    }
+    *len = (size_t)st.st_size;
+    *out = cs_xmalloc(*len ? *len : 1);
+    size_t got = 0;
+    while (got < *len) {
+        ssize_t n = read(fd, *out + got, *len - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got != *len) return cs_error_set(err, CS_EIO, "cannot read application file %s", path);
+    return 0;
+}
+
+/* ---- following the driver pod ------------------------------------------------------------ */
+
+typedef struct follow {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    char phase[32];
+    int exit_code;
+    bool done, deleted;
+    const char *pod_name;
+} follow;
+
+static void on_driver_event(void *arg, const char *type, const json_t *obj)
+{
+    follow *f = arg;
+    const json_t *pod = obj;
+    if (strcmp(type, "RELIST") == 0) {
+        const json_t *items = json_object_get(obj, "items");
+        pod = json_array_size(items) ? json_array_get(items, 0) : NULL;
+        if (!pod) return;
+    }
+    pthread_mutex_lock(&f->lock);
+    if (strcmp(type, "DELETED") == 0) {
+        f->deleted = f->done = true;
+        if (f->exit_code < 0) f->exit_code = 1;
+    } else {
+        const json_t *st = json_object_get(pod, "status");
+        const char *phase = json_string_value(json_object_get(st, "phase"));
+        if (phase) snprintf(f->phase, sizeof f->phase, "%s", phase);
+        const json_t *cs = json_object_get(st, "containerStatuses");
+        for (size_t i = 0; i < json_array_size(cs); i++) {
+            const json_t *c = json_array_get(cs, i);
+            const char *name = json_string_value(json_object_get(c, "name"));
+            const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+            if (t && name && strcmp(name, "spark-kubernetes-driver") == 0)
+                f->exit_code = (int)json_integer_value(json_object_get(t, "exitCode"));
+        }
+        if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
+            f->done = true;
+            if (f->exit_code < 0) f->exit_code = strcmp(phase, "Succeeded") == 0 ? 0 : 1;
+        }
+    }
+    pthread_cond_broadcast(&f->cond);
+    pthread_mutex_unlock(&f->lock);
+}
+
+static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *conf, cs_error *err)
+{
+    int64_t interval = 1000;
+    if (conf_get_duration_ms(conf, "spark.kubernetes.report.interval", "1s", CS_MS, &interval, err) < 0)
+        return err->code;
+    if (interval < 10) interval = 10;
+    follow f = {.exit_code = -1, .pod_name = app->driver_pod_name};
+    pthread_mutex_init(&f.lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&f.cond, &ca);
+    pthread_condattr_destroy(&ca);
+    char field[512];
+    snprintf(field, sizeof field, "metadata.name=%s", app->driver_pod_name);
+    kube_watch *w = kube_watch_start_sel(kc, "pods", app->namespace_, NULL, field, on_driver_event, &f, err);
+    if (!w) {
+        pthread_mutex_destroy(&f.lock);
+        pthread_cond_destroy(&f.cond);
+        return err->code ? err->code : CS_EIO;
+    }
+    char last[32] = "";
+    pthread_mutex_lock(&f.lock);
+    while (!f.done) {
+        if (strcmp(last, f.phase) != 0 || f.phase[0]) {
+            /* Spark's LoggingPodStatusWatcher: the phase every report interval */
+            CS_INFO("submit", "app=%s driver=%s namespace=%s phase=%s", app->app_id, app->driver_pod_name,
+                    app->namespace_, f.phase[0] ? f.phase : "Pending");
+            snprintf(last, sizeof last, "%s", f.phase);
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += interval / 1000;
+        ts.tv_nsec += (interval % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&f.cond, &f.lock, &ts);
+    }
+    int code = f.exit_code;
+    bool deleted = f.deleted;
+    char phase[32];
+    snprintf(phase, sizeof phase, "%s", f.phase);
+    pthread_mutex_unlock(&f.lock);
+    kube_watch_stop(w);
+    pthread_mutex_destroy(&f.lock);
+    pthread_cond_destroy(&f.cond);
+    if (deleted)
+        CS_WARN("submit", "app=%s driver=%s event=deleted", app->app_id, app->driver_pod_name);
+    else
+        CS_INFO("submit", "app=%s driver=%s phase=%s exit_code=%d event=finished", app->app_id,
+                app->driver_pod_name, phase, code);
+    return code;
+}
+
+/* ---- submission -------------------------------------------------------------------------- */
+
+static void delete_created(kube_client *kc, const k8s_app *app, bool secret, bool cm, bool pod)
+{
+    cs_error err;
+    if (pod) kube_delete(kc, "pods", app->namespace_, app->driver_pod_name, 0, &err);
+    if (cm) kube_delete(kc, "configmaps", app->namespace_, app->conf_map_name, 0, &err);
+    if (secret) kube_delete(kc, "secrets", app->namespace_, app->auth_secret_name, 0, &err);
+}
+
+static int own(kube_client *kc, const k8s_app *app, const char *resource, const char *name,
+               const json_t *driver_pod, cs_error *err)
+{
+    json_t *patch = json_pack("{s:{}}", "metadata");
+    json_t *meta = json_object_get(patch, "metadata");
+    json_t *tmp = json_object();
+    int rc = k8s_set_owner(tmp, driver_pod, err);
+    if (rc == 0) {
+        json_object_set(meta, "ownerReferences",
+                        json_object_get(json_object_get(tmp, "metadata"), "ownerReferences"));
+        rc = kube_patch_merge(kc, resource, app->namespace_, name, patch, NULL, err);
+    }
+    json_decref(tmp);
+    json_decref(patch);
+    return rc;
+}
+
+int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
+{
+    k8s_app app;
+    bool app_ready = false, dry_run = false, wait = true, auth = true;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    json_t *secret = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
+    kube_client *kc = NULL;
+    int rc = CS_EINVAL;
+
+    if (conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
+        conf_get_bool(conf, "spark.kubernetes.submission.waitAppCompletion", "true", &wait, err) < 0)
+        goto out;
+    conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
+    if (conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) goto out;
+    if (conf_get(conf, "spark.driver.host") || conf_get(conf, "spark.driver.bindAddress")) {
+        rc = cs_error_set(err, CS_EINVAL, "spark.driver.host and spark.driver.bindAddress cannot be set in "
+                          "cluster mode: the driver pod's address is used");
+        goto out;
+    }
+    if (k8s_app_init(&app, conf, entry, a->app, a->app_argc, a->app_argv, err) < 0) goto out;
+    app_ready = true;
+    if (strncmp(a->app, "local://", 8) != 0 && read_file(a->app, &bytes, &len, err) < 0) goto out;
+    k8s_add_driver_system_properties(conf, &app);
+
+    /* every object is built (and validated) before anything is created */
+    if (auth && !(secret = k8s_auth_secret(conf, &app, err))) goto out;
+    if (!(cm = k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
+    if (!(pod = k8s_driver_pod(conf, &app, err))) goto out;
+    if (!(svc = k8s_driver_service(conf, &app, err))) goto out;
+
+    if (dry_run) { /* cspark addition: the manifests, no API server contacted */
+        json_t *objs[4];
+        int n = 0;
+        if (secret) objs[n++] = secret;
+        objs[n++] = cm;
+        objs[n++] = pod;
+        objs[n++] = svc;
+        rc = k8s_write_yaml(stdout, objs, n, err) < 0 ? err->code : 0;
+        goto out;
+    }
+
+    kube_config kcfg;
+    memset(&kcfg, 0, sizeof kcfg);
+    if (kube_config_load(conf, conf_get(conf, "spark.master"), "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
+        goto out;
+    kc = kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
+    kube_config_free(&kcfg);
+    if (!kc) goto out;
+
+    bool made_secret = false, made_cm = false, made_pod = false;
+    if (secret) {
+        if (kube_create(kc, "secrets", app.namespace_, secret, NULL, err) < 0) goto fail;
+        made_secret = true;
+    }
+    if (kube_create(kc, "configmaps", app.namespace_, cm, NULL, err) < 0) goto fail;
+    made_cm = true;
+    if (kube_create(kc, "pods", app.namespace_, pod, &created_pod, err) < 0) goto fail;
+    made_pod = true;
+    if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
+        own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
+        k8s_set_owner(svc, created_pod, err) < 0 || kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
+        goto fail;
+    CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", app.app_id, app.driver_pod_name, app.namespace_);
+    fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id, app.namespace_,
+            app.driver_pod_name);
+    rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
+    goto out;
+fail:
+    delete_created(kc, &app, made_secret, made_cm, made_pod); /* nothing half-created stays */
+    rc = err->code ? err->code : CS_EIO;
+out:
+    json_decref(secret);
+    json_decref(cm);
+    json_decref(pod);
+    json_decref(svc);
+    json_decref(created_pod);
+    kube_client_free(kc);
+    if (app_ready) k8s_app_free(&app);
+    free(bytes);
+    return rc;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# k8s_submit.sh — cspark-submit against kubesim (API server + process kubelet, image cspark:dev
+# mapped to this build): word count in cluster mode (driver pod + 3 executor pods) and in client
+# mode gives the same output as local[2]; afterwards only the completed driver pod remains; a
+# dry run prints the manifests and creates nothing; bad input is refused clearly with nothing
+# created.
+set -euo pipefail
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+chmod 755 "$T"
+"$BUILD/bin/gen_text" -s 31 2000000 >"$T/text.txt"
+"$BUILD/bin/cspark-submit" --master 'local[2]' "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/ref" >/dev/null 2>"$T/ref.err"
+cat "$T"/ref/part-* | sort >"$T/ref.txt"
+
+cat >"$T/inner.sh" <<INNER
+set -u
+fail() { echo "FAIL: k8s_submit: \$*" >&2; exit 1; }
+SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
+SUBMIT="$BUILD/bin/cspark-submit"
+COMMON=(--master "k8s://\$SERVER" --conf spark.kubernetes.container.image=cspark:dev
+        --conf spark.executor.instances=3 --conf spark.kubernetes.allocation.batch.delay=200ms
+        --conf spark.kubernetes.report.interval=200ms)
+nothing_left() { # what the application left in the namespace, besides completed driver pods
+    kubectl get pods,services,configmaps,secrets -o name 2>/dev/null | grep -v -- '-driver\$' | grep -v '^pod/.*-driver\$' || true
+}
+
+# cluster mode
+timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --name 'Word_Count' \
+    "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/cluster" >"$T/cluster.out" 2>"$T/cluster.err" ||
+    { tail -5 "$T/cluster.err" >&2; fail "cluster mode failed"; }
+cat "$T"/cluster/part-* | sort | cmp -s - "$T/ref.txt" || fail "cluster-mode output differs from local[2]"
+grep -q "phase=Succeeded exit_code=0" "$T/cluster.err" || fail "no final driver phase reported"
+pods=\$(kubectl get pods -o name)
+[ "\$(echo "\$pods" | grep -c .)" -eq 1 ] && echo "\$pods" | grep -q '^pod/word-count-.*-driver\$' ||
+    fail "after cluster mode, expected only the driver pod, got: \$pods"
+[ -z "\$(nothing_left)" ] || fail "left behind after cluster mode: \$(nothing_left)"
+log=\$(kubectl logs "\${pods#pod/}")
+echo "\$log" | grep -q "event=executor_registered executor=3" || fail "driver log lacks 3 executors"
+kubectl delete pods --all >/dev/null
+
+# client mode: the driver is this process
+timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client "$BUILD/examples/wordcount.so" \
+    "$T/text.txt" "$T/client" >"$T/client.out" 2>"$T/client.err" || { tail -5 "$T/client.err" >&2; fail "client mode failed"; }
+cat "$T"/client/part-* | sort | cmp -s - "$T/ref.txt" || fail "client-mode output differs from local[2]"
+[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind after client mode: \$(kubectl get pods,configmaps,secrets -o name)"
+
+# dry run: YAML for Secret, ConfigMap, Pod and Service; nothing created
+"\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --conf cspark.kubernetes.dryRun=true \
+    "$BUILD/examples/wordcount.so" in out >"$T/dry.yaml" 2>"$T/dry.err" || fail "dry run failed: \$(cat "$T/dry.err")"
+for kind in Secret ConfigMap Pod Service; do grep -q "^kind: \$kind\$" "$T/dry.yaml" || fail "dry run lacks a \$kind"; done
+[ -z "\$(kubectl get pods,services,configmaps,secrets -o name)" ] || fail "the dry run created objects"
+
+# bad input: one clear line, nothing created
+rc=0
+"\$SUBMIT" --master "k8s://\$SERVER" --deploy-mode cluster "$BUILD/examples/wordcount.so" a b >/dev/null 2>"$T/noimg.err" || rc=\$?
+[ \$rc -ne 0 ] && grep -q "spark.kubernetes.container.image" "$T/noimg.err" || fail "missing image not refused clearly: \$(cat "$T/noimg.err")"
+rc=0
+"\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --conf spark.kubernetes.namespace=nope \
+    "$BUILD/examples/wordcount.so" a b >/dev/null 2>"$T/nons.err" || rc=\$?
+[ \$rc -ne 0 ] && grep -q 'namespace "nope" does not exist' "$T/nons.err" || fail "missing namespace not refused clearly: \$(cat "$T/nons.err")"
+[ -z "\$(kubectl get pods,services,configmaps,secrets -A -o name | grep -v kube-system)" ] || fail "bad input left objects behind"
+echo "inner ok"
+INNER
+CSPARK_BUILD_DIR="$BUILD" timeout 500 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
+    tail -30 "$T/run.log" >&2
+    echo "FAIL: k8s_submit" >&2
+    exit 1
+}
+grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_submit: incomplete" >&2; exit 1; }
+echo "PASS: k8s_submit"
