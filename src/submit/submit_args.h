@@ -47,11 +47,8 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
                       const char **used_props, cs_error *err);
 
 /* Validates the master (*master filled), deploy mode, cspark.log.level and typed keys.
- * Messages name the key and value. Does not refuse unsupported masters (see submit_supported). */
+ * Messages name the key and value. */
 int submit_validate(const cs_conf *conf, cs_master *master, cs_error *err);
-
-/* CS_EUNSUPPORTED with the user-facing reason if this build cannot run the master. */
-int submit_supported(const cs_conf *conf, const cs_master *master, cs_error *err);
 
 /* Writes the usage text. */
 void submit_usage(FILE *f);

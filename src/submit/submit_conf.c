@@ -286,17 +286,6 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
     return CS_OK;
 }
 
-int submit_supported(const cs_conf *conf, const cs_master *master, cs_error *err)
-{
-    if (master->kind == MASTER_LOCAL || master->kind == MASTER_LOCAL_CLUSTER || master->kind == MASTER_K8S)
-        return CS_OK;
-    const char *m = conf_get(conf, "spark.master");
-    return cs_error_set(err, CS_EUNSUPPORTED,
-                        "master '%s' is not supported yet (this build runs local, local[N], "
-                        "local[*], local[N,F] and local-cluster[N,C,M])",
-                        m ? m : "");
-}
-
 const char *submit_entry(const submit_args *a, const cs_conf *conf)
 {
     if (a->entry) return a->entry;

@@ -58,10 +58,7 @@ static int run(int argc, char **argv)
         goto out;
     }
     if (a.kill || a.status) {
-        fprintf(stderr,
-                "cspark-submit: %s is not supported yet (it needs a k8s:// master; this build "
-                "runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])\n",
-                a.kill ? "--kill" : "--status");
+        fprintf(stderr, "cspark-submit: %s is not supported yet\n", a.kill ? "--kill" : "--status");
         goto out;
     }
     if (!a.app) {
@@ -76,7 +73,7 @@ static int run(int argc, char **argv)
     }
     int vrc = submit_validate(conf, &master, &err);
     if (a.verbose) submit_print_verbose(stderr, &a, conf, used_props);
-    if (vrc != CS_OK || submit_supported(conf, &master, &err) != CS_OK) {
+    if (vrc != CS_OK) {
         status = fail(&err);
         goto out;
     }

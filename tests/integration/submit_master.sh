@@ -15,15 +15,14 @@ expect_error "cspark-submit: invalid master URL 'local[0]': asked to run locally
 expect_error "cspark-submit: invalid master URL 'k8s://https://h': the Kubernetes API server port is missing (expected k8s://https://host:port)" \
     --master k8s://https://h "$T/app.so"
 
-NOT_YET="is not supported yet (this build runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])"
-expect_error "cspark-submit: master 'k8s://https://h:6443' $NOT_YET" --master k8s://https://h:6443 "$T/app.so"
-expect_error "cspark-submit: master 'k8s://https://h:6443' $NOT_YET" \
+# k8s:// masters are accepted; a cluster submission without an image is refused naming the key
+expect_error "cspark-submit: no container image: set spark.kubernetes.container.image (or spark.kubernetes.driver.container.image)" \
     --master k8s://https://h:6443 --deploy-mode cluster "$T/app.so"
 expect_error "cspark-submit: cluster deploy mode is not compatible with master 'local[2]' (use --deploy-mode client, or a k8s:// master)" \
     --master 'local[2]' --deploy-mode cluster "$T/app.so"
-expect_error "cspark-submit: --kill is not supported yet (it needs a k8s:// master; this build runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])" \
+expect_error "cspark-submit: --kill is not supported yet" \
     --master k8s://https://h:6443 --kill 'spark:app-driver'
-expect_error "cspark-submit: --status is not supported yet (it needs a k8s:// master; this build runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])" \
+expect_error "cspark-submit: --status is not supported yet" \
     --status=spark:app-driver
 
 # --verbose shows the master and the redacted conf even when the master is refused

@@ -368,19 +368,15 @@ static void test_valid_and_supported(void **state)
     assert_int_equal(submit_validate(c, &m, &err), CS_OK);
     assert_int_equal(m.kind, MASTER_LOCAL);
     assert_int_equal(m.threads, 2);
-    assert_int_equal(submit_supported(c, &m, &err), CS_OK);
 
     conf_set(c, "spark.master", "k8s://https://h:6443");
     conf_set(c, "spark.submit.deployMode", "cluster");
     assert_int_equal(submit_validate(c, &m, &err), CS_OK);
-    assert_int_equal(submit_supported(c, &m, &err), CS_EUNSUPPORTED);
-    assert_string_equal(err.msg, "master 'k8s://https://h:6443' is not supported yet (this build "
-                                 "runs local, local[N], local[*], local[N,F] and local-cluster[N,C,M])");
+    assert_int_equal(m.kind, MASTER_K8S);
     conf_set(c, "spark.submit.deployMode", "client");
     conf_set(c, "spark.master", "local-cluster[2,1,1024]");
     assert_int_equal(submit_validate(c, &m, &err), CS_OK);
     assert_int_equal(m.kind, MASTER_LOCAL_CLUSTER);
-    assert_int_equal(submit_supported(c, &m, &err), CS_OK);
     conf_free(c);
 }
 
