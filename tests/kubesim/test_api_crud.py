@@ -240,3 +240,13 @@ def test_secret_and_pvc_and_events(kubesim):
     assert st == 201
     st, lst = kubesim.call("GET", NS + "/events?fieldSelector=involvedObject.name%3Dx")
     assert st == 200 and [i["metadata"]["name"] for i in lst["items"]] == ["ev1"]
+
+
+def test_long_names_are_subdomains_not_labels(kubesim):
+    # a pod name is a DNS-1123 subdomain: up to 253 characters, no 63-character limit per part
+    # (long application names give long executor pod names, as with Spark)
+    name = "a" * 100 + "-exec-1"
+    st, p = kubesim.call("POST", NS + "/pods", pod(name, {}))
+    assert st == 201 and p["metadata"]["name"] == name
+    st, s = kubesim.call("POST", NS + "/pods", pod("b" * 254, {}))
+    assert st == 422 and s["reason"] == "Invalid"

@@ -50,13 +50,19 @@ static int is_alnum_lower(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-static int dns1123_label(const char *s)
+/* [a-z0-9]([-a-z0-9]*[a-z0-9])? of at most max characters */
+static int dns1123_part(const char *s, size_t max)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > 63 || !is_alnum_lower(s[0]) || !is_alnum_lower(s[n - 1])) return 0;
+    if (n == 0 || n > max || !is_alnum_lower(s[0]) || !is_alnum_lower(s[n - 1])) return 0;
     for (size_t i = 0; i < n; i++)
         if (!is_alnum_lower(s[i]) && s[i] != '-') return 0;
     return 1;
+}
+
+static int dns1123_label(const char *s)
+{
+    return dns1123_part(s, 63);
 }
 
 static int dns1123_subdomain(const char *s)
@@ -67,8 +73,9 @@ static int dns1123_subdomain(const char *s)
     snprintf(buf, sizeof buf, "%s", s);
     char *save = NULL;
     if (s[0] == '.' || s[n - 1] == '.' || strstr(s, "..")) return 0;
+    /* as apimachinery's IsDNS1123Subdomain: the pattern per part, only the total is bounded */
     for (char *t = strtok_r(buf, ".", &save); t; t = strtok_r(NULL, ".", &save))
-        if (!dns1123_label(t)) return 0;
+        if (!dns1123_part(t, 253)) return 0;
     return 1;
 }
 
