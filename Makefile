@@ -42,6 +42,10 @@ test-asan: build-asan
 bench: build
 	@bash bench/run.sh $(BUILD)
 
+# Word count in cluster mode on kubesim with 3 executor pods; prints the result and the pod timeline.
+demo-k8s: build
+	@bash scripts/demo-k8s.sh $(BUILD)
+
 install: build
 	@cmake --install $(BUILD)
 
