@@ -3,7 +3,7 @@
 # one, are refused and the refusal is logged; the secret never appears in logs, in `ps` output,
 # in the executors' command lines or in the event log.
 . "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib_fault.sh"
+. "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$BIN/cspark-executor" "$JOBS"

@@ -3,7 +3,7 @@
 # attempt (the executor is replaced, the retry succeeds); a function that always crashes
 # exhausts spark.executor.maxNumFailures and the job fails with that reason, without hanging.
 . "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib_fault.sh"
+. "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$BIN/cspark-executor" "$JOBS"

@@ -4,7 +4,7 @@
 # local[2] run. Most kills land mid-job (asserted), so the recovery paths really run: lost
 # tasks re-run elsewhere, lost map outputs recomputed after fetch failures, executors replaced.
 . "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib_fault.sh"
+. "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 need "$BIN/cspark-executor"
 RUNS=${FAULT_RUNS:-10}

@@ -3,7 +3,7 @@
 # driver expires it (heartbeat timeout), the launcher kills and replaces it, its tasks re-run
 # elsewhere, and the job completes with the right answer.
 . "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib_fault.sh"
+. "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$BIN/cspark-executor" "$JOBS"
