@@ -77,6 +77,12 @@ static void grow_slots(aggmap *m)
 
 static inline void call_fn(aggmap *m, cspark_reduce_fn fn, aggmap_entry *e, cspark_slice v)
 {
+    /* the built-in sum, inline: no call and no value struct per record (the common case of
+     * reduce_by_key counting); same result as cspark_sum_i64 */
+    if (fn == cspark_sum_i64 && e->vlen == 8 && v.len == 8) {
+        cspark_i64_encode(cspark_i64_decode(e->vptr) + cspark_i64_decode(v.ptr), e->vptr);
+        return;
+    }
     cspark_value acc = {e->vptr, e->vlen, e->vcap, &m->arena};
     fn(&acc, v, m->agg->tc);
     e->vptr = acc.ptr;
