@@ -65,6 +65,9 @@ typedef struct fetch_job {
 } fetch_job;
 
 #define RUNNING_BUCKETS 4096
+/* encoded stage plans kept for executors that have not received them yet; an evicted one is
+ * encoded again when needed */
+#define MAX_PLAN_FRAMES 32
 
 struct coarse_backend {
     sched_backend base;
@@ -81,7 +84,8 @@ struct coarse_backend {
     int num_execs, cap_execs, rr;
     pending *pend_head, *pend_tail;
     running *run[RUNNING_BUCKETS];
-    plan_frame *plans;
+    plan_frame *plans; /* newest first, at most MAX_PLAN_FRAMES */
+    int num_plans;
     fetch_job *fetch_head, *fetch_tail;
     bool stopping;
     pthread_t housekeeper, fetcher;
@@ -130,6 +134,14 @@ static plan_frame *plan_for(coarse_backend *b, const task_desc *t, cs_error *err
     stage_plan_pb_free(pb);
     p->next = b->plans;
     b->plans = p;
+    if (++b->num_plans > MAX_PLAN_FRAMES) { /* drop the oldest */
+        plan_frame **q = &b->plans;
+        while ((*q)->next) q = &(*q)->next;
+        free((*q)->frame);
+        free(*q);
+        *q = NULL;
+        b->num_plans--;
+    }
     return p;
 }
 

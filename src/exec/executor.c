@@ -35,10 +35,16 @@ typedef struct cached_plan {
     struct cached_plan *next;
     int stage_id, stage_attempt;
     stage_plan *plan;
+    int users; /* tasks queued or running with it */
 } cached_plan;
+
+/* Stage plans kept at most; the oldest unused ones are freed beyond that (a new attempt of a
+ * stage, or a later stage, brings its own plan). */
+#define MAX_CACHED_PLANS 32
 
 typedef struct exec_task {
     struct exec_task *next;
+    struct cached_plan *plan;
     task_desc desc;
     volatile int cancelled;
     task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
@@ -91,11 +97,29 @@ int executor_parse_driver_url(const char *url, char *host, size_t host_cap, int 
 
 /* ---- messages from the driver (loop thread) ------------------------------------------------ */
 
-static stage_plan *find_plan(executor *x, int stage_id, int attempt)
+static cached_plan *find_plan(executor *x, int stage_id, int attempt)
 {
     for (cached_plan *c = x->plans; c; c = c->next)
-        if (c->stage_id == stage_id && c->stage_attempt == attempt) return c->plan;
+        if (c->stage_id == stage_id && c->stage_attempt == attempt) return c;
     return NULL;
+}
+
+/* With the lock held: frees the oldest plans no task uses while more than the cap are kept. */
+static void evict_plans(executor *x)
+{
+    int n = 0;
+    for (cached_plan *c = x->plans; c; c = c->next) n++;
+    while (n > MAX_CACHED_PLANS) {
+        cached_plan **victim = NULL;
+        for (cached_plan **q = &x->plans; *q; q = &(*q)->next)
+            if ((*q)->users == 0) victim = q; /* the last unused one is the oldest */
+        if (!victim) return;
+        cached_plan *c = *victim;
+        *victim = c->next;
+        stage_plan_free(c->plan);
+        free(c);
+        n--;
+    }
 }
 
 static void send_status(executor *x, int64_t task_id, Cspark__TaskState state, Cspark__TaskResult *res)
@@ -136,13 +160,15 @@ static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
     pthread_mutex_lock(&x->lock);
     c->next = x->plans;
     x->plans = c;
+    evict_plans(x);
     pthread_mutex_unlock(&x->lock);
 }
 
 static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
 {
     pthread_mutex_lock(&x->lock);
-    stage_plan *plan = find_plan(x, lt->stage_id, lt->stage_attempt);
+    cached_plan *cp = find_plan(x, lt->stage_id, lt->stage_attempt);
+    stage_plan *plan = cp ? cp->plan : NULL;
     if (!plan || x->stopping) {
         pthread_mutex_unlock(&x->lock);
         char why[160];
@@ -152,6 +178,8 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
         return;
     }
     exec_task *t = cs_xcalloc(1, sizeof *t);
+    t->plan = cp;
+    cp->users++;
     t->desc.task_id = lt->task_id;
     t->desc.job_id = lt->job_id;
     t->desc.stage_id = lt->stage_id;
@@ -299,6 +327,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&x->lock);
         x->running[w->slot] = NULL;
         t->live = NULL;
+        t->plan->users--; /* report() only needs the task id */
         pthread_mutex_unlock(&x->lock);
         report(x, t, &r);
         task_result_free(&r);

@@ -88,8 +88,6 @@ struct scheduler {
     stage **shuffle_stages; /* indexed by shuffle id */
     map_outputs *outputs;
     int cap_shuffles;
-    stage **result_stages; /* kept until stop: in-flight tasks may still point at them */
-    int num_result_stages, cap_result_stages;
     cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
     int num_graveyard, cap_graveyard;
     stage **waiting;
@@ -601,11 +599,6 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     fin->first_job = j.id;
     stage_link(s, fin, j.id);
     fin->id = s->next_stage_id++;
-    if (s->num_result_stages == s->cap_result_stages) {
-        s->cap_result_stages = s->cap_result_stages ? s->cap_result_stages * 2 : 16;
-        s->result_stages = cs_xrealloc(s->result_stages, (size_t)s->cap_result_stages * sizeof *s->result_stages);
-    }
-    s->result_stages[s->num_result_stages++] = fin;
     j.final = fin;
     j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
 
@@ -651,7 +644,8 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
                     .reason = j.failed ? j.err.msg : NULL};
     post(s, &end);
     free(j.finished);
-    fin->partitions = NULL;
+    /* every task of this job has completed (drained above): its result stage can go */
+    stage_free(fin);
     if (j.failed) {
         if (err) *err = j.err;
         return j.err.code;
@@ -698,12 +692,10 @@ void scheduler_free(scheduler *s)
             }
         free(o->maps);
     }
-    for (int i = 0; i < s->num_result_stages; i++) stage_free(s->result_stages[i]);
     for (int i = 0; i < s->num_graveyard; i++) {
         map_status_free(s->graveyard[i]);
         free(s->graveyard[i]);
     }
-    free(s->result_stages);
     free(s->graveyard);
     free(s->shuffle_stages);
     free(s->outputs);
