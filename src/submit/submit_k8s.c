@@ -3,7 +3,9 @@
  * authentication Secret), the driver ConfigMap (spark.properties and, unless the application is
  * local://, the job's .so), then the driver pod, then the headless Service; every object but the
  * pod gets an ownerReference to the driver pod, so deleting the driver removes the application.
- * If any step fails, what was created is deleted again. With
+ * Before the first object is created, the pod is sent once with dryRun=All, so that an RBAC refusal
+ * or an invalid pod is reported with nothing created. If any later step fails, what was created is
+ * deleted again. With
  * spark.kubernetes.submission.waitAppCompletion (true) the pod is followed by a watch and its
  * phase reported every spark.kubernetes.report.interval; the exit status is the driver
  * container's.
@@ -178,6 +180,26 @@ static int own(kube_client *kc, const k8s_app *app, const char *resource, const 
     return rc;
 }
 
+/* POST pods?dryRun=All: authorized, validated and admitted as the real create, persisted never.
+ * The client names raw requests by their path; the message is rewritten to read as kube_create's
+ * (`cannot create pods in namespace "ns": ...`). */
+static int dry_run_pod(kube_client *kc, const k8s_app *app, const json_t *pod, cs_error *err)
+{
+    char path[2048];
+    int rc = kube_resource_path(kc, "pods", app->namespace_, NULL, path, sizeof path - 16, err);
+    if (rc < 0) return rc;
+    strcat(path, "?dryRun=All");
+    if ((rc = kube_request(kc, "create", "POST", path, pod, NULL, NULL, err)) >= 0) return rc;
+    char *at = strstr(err->msg, path);
+    if (at) {
+        char what[512], msg[sizeof err->msg];
+        snprintf(what, sizeof what, "pods in namespace \"%s\"", app->namespace_);
+        snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, what, at + strlen(path));
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+    }
+    return rc;
+}
+
 int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
 {
     k8s_app app;
@@ -229,6 +251,9 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
     if (!kc) goto out;
 
     bool made_secret = false, made_cm = false, made_pod = false;
+    /* the pod goes through a server-side dry run first, so that RBAC (403) and validation (422)
+     * refusals come before anything exists */
+    if (dry_run_pod(kc, &app, pod, err) < 0) goto fail;
     if (secret) {
         if (kube_create(kc, "secrets", app.namespace_, secret, NULL, err) < 0) goto fail;
         made_secret = true;

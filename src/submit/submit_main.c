@@ -1,7 +1,7 @@
 /* submit_main.c — main() of cspark-submit.
  *
  * Parses the command line (submit_args.c), builds and validates the effective configuration
- * (submit_conf.c), refuses what this build cannot do yet (non-local masters, --kill/--status),
+ * (submit_conf.c), hands --kill/--status to submit_k8s_kill.c (k8s:// masters only),
  * applies cspark.log.level, and hands the application to app_run() from src/api, which loads
  * the .so, creates the context, calls the entry and stops the context.
  * Every user error is one line on stderr starting with "cspark-submit: " and exit status 1;
@@ -57,8 +57,27 @@ static int run(int argc, char **argv)
         status = 0;
         goto out;
     }
-    if (a.kill || a.status) {
-        fprintf(stderr, "cspark-submit: %s is not supported yet\n", a.kill ? "--kill" : "--status");
+    if (a.kill || a.status) { /* Spark's K8SSparkSubmitOperation: k8s:// masters only */
+        const char *opt = a.kill ? "--kill" : "--status";
+        if (a.kill && a.status) {
+            fprintf(stderr, "cspark-submit: --kill and --status cannot be used together\n");
+            goto out;
+        }
+        if (submit_build_conf(&a, NULL, &conf, NULL, &err) != CS_OK ||
+            master_parse(conf_get(conf, "spark.master"), &master, &err) != CS_OK) {
+            status = fail(&err);
+            goto out;
+        }
+        if (master.kind != MASTER_K8S) {
+            fprintf(stderr, "cspark-submit: %s needs a Kubernetes master (--master k8s://https://host:port), "
+                            "got '%s'\n", opt, conf_get(conf, "spark.master"));
+            goto out;
+        }
+        const char *lv = conf_get(conf, "cspark.log.level");
+        cs_log_level ll;
+        if (lv && cs_log_parse_level(lv, &ll) == CS_OK) cs_log_set_level(ll);
+        status = submit_k8s_kill_status(conf, a.kill ? a.kill : a.status, a.kill != NULL, stdout, &err);
+        if (status < 0) status = fail(&err);
         goto out;
     }
     if (!a.app) {
