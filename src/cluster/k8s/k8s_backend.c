@@ -1,28 +1,41 @@
 /*
- * k8s_backend.c — executor pods for a k8s:// master (see k8s_backend.h), after Spark's
- * ExecutorPodsAllocator, snapshot sources and ExecutorPodsLifecycleManager:
+ * k8s_backend.c — executor pods for a k8s:// master (see k8s_backend.h), after Spark 4.1's
+ * ExecutorPodsAllocator, snapshot sources and ExecutorPodsLifecycleManager
+ * (docs/kubernetes-backend.md describes the rules and the keys):
  *
  *  - allocator thread: every spark.kubernetes.allocation.batch.delay (1 s), or at once when a
  *    snapshot shows the previous batch, creates up to spark.kubernetes.allocation.batch.size (10)
- *    pods until spark.executor.instances are alive. A batch whose pods have not all been seen in
- *    a snapshot blocks the next one; a pod unseen after spark.kubernetes.allocation.executor.timeout
- *    (600 s, at least 5 × batch delay) is deleted and replaced.
+ *    pods until spark.executor.instances are alive, capped by
+ *    spark.kubernetes.allocation.maxPendingPods (pending + not yet seen) and paced by
+ *    cspark.kubernetes.allocation.maxCreateRate (token bucket, 50 pods/s). A batch whose pods have
+ *    not all been seen in a snapshot blocks the next one; a pod unseen after
+ *    spark.kubernetes.allocation.executor.timeout (600 s, at least 5 × batch delay) is deleted and
+ *    replaced, and so is (a cspark addition) a pod that stays unschedulable that long. Creating
+ *    more than spark.kubernetes.allocation.maximum pods fails the application.
  *  - snapshots: one label-selected watch (spark-app-selector=<app>, spark-role=executor) that
- *    lists first and re-lists after 410 Gone (src/kube/kube_watch.c).
+ *    lists first and re-lists after 410 Gone (src/kube/kube_watch.c), and a full LIST every
+ *    spark.kubernetes.executor.apiPollingInterval (30 s) without spark-exec-inactive pods;
+ *    spark.kubernetes.executor.enableApiWatcher / enableApiPolling switch either off.
  *  - lifecycle: a Failed or Succeeded pod (any container terminated non-zero counts as failed,
  *    spark.kubernetes.executor.checkAllContainers) or a deleted one is an executor lost, with the
- *    exit code explained and the pod's reason and message; failed pods are deleted
- *    (spark.kubernetes.executor.deleteOnTermination); failures beyond
- *    spark.executor.maxNumFailures fail every job and the driver exits 11.
- *  - stop: StopExecutor to every executor, then delete the executor pods, the executor
- *    ConfigMap and (client mode) the authentication Secret.
+ *    exit code explained and the pod's reason, message and container statuses; failed pods are
+ *    deleted (spark.kubernetes.executor.deleteOnTermination) or labelled spark-exec-inactive=true;
+ *    an executor missing from a full snapshot for longer than
+ *    spark.kubernetes.executor.missingPodDetectDelta is removed (exit -1, missed deletion event);
+ *    removed executors are remembered for spark.kubernetes.executor.deletedExecutorsCacheTimeout;
+ *    failures reaching spark.executor.maxNumFailures fail every job and the driver exits 11.
+ *  - stop: StopExecutor to every executor, then delete the executor pods (unless
+ *    deleteOnTermination=false), the executor ConfigMap and (client mode) the authentication
+ *    Secret.
  */
 #define _GNU_SOURCE
 #include "cluster/k8s/k8s_backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +56,14 @@
 typedef struct exec_pod {
     int id;
     char name[256];
-    int64_t created_ms;
-    bool seen; /* appeared in a snapshot */
-    bool done; /* removed: failed, succeeded or deleted */
+    int64_t created_ms; /* requested */
+    int64_t seen_ms;    /* first seen in a snapshot */
+    int64_t done_ms;    /* removed (start of its time in the removed-executors cache) */
+    bool seen;          /* appeared in a snapshot */
+    bool done;          /* removed: failed, succeeded, deleted, missing or timed out */
+    bool pending;       /* last seen in phase Pending */
+    bool unschedulable; /* Pending with PodScheduled=False */
+    bool unsched_reported;
 } exec_pod;
 
 typedef struct k8s_backend {
@@ -61,6 +79,11 @@ typedef struct k8s_backend {
     char exec_app_file[512];
     int target, batch_size, cores;
     int64_t batch_delay_ms, executor_timeout_ms;
+    int64_t poll_interval_ms, missing_delta_ms, deleted_cache_ms;
+    int64_t max_pending, allocation_maximum;
+    double max_create_rate, tokens;
+    int64_t tokens_ms;
+    bool enable_polling, enable_watcher;
     int max_failures, failures, exit_code;
     bool delete_on_termination, check_all_containers, delete_service;
     bool created_secret, created_exec_cm, in_driver_pod;
@@ -71,8 +94,8 @@ typedef struct k8s_backend {
     int npods, cap;
     int next_id;
     kube_watch *watch;
-    pthread_t allocator;
-    bool allocator_started, stopping;
+    pthread_t allocator, poller;
+    bool allocator_started, poller_started, stopping;
 } k8s_backend;
 
 static int64_t mono_ms(void)
@@ -87,23 +110,76 @@ static exec_pod *find_pod(k8s_backend *b, int id)
     return NULL;
 }
 
+static void mark_done(exec_pod *p)
+{
+    p->done = true;
+    p->done_ms = mono_ms();
+}
+
+static void timed_wait(k8s_backend *b, int64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+}
+
+static char *selector(const k8s_backend *b, bool active_only)
+{
+    char *s = NULL;
+    if (asprintf(&s, "spark-app-selector=%s,spark-role=executor%s", b->app.app_id,
+                 active_only ? ",!spark-exec-inactive" : "") < 0)
+        abort();
+    return s;
+}
+
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
-/* Exit code and explanation of a finished pod: the executor container's terminated state (or any
- * container's non-zero one with checkAllContainers), plus the pod's reason and message. */
-static bool pod_failure(k8s_backend *b, const json_t *pod, char *why, size_t cap, bool *failed)
+static const char *str_or(const json_t *v, const char *dflt)
+{
+    const char *s = json_string_value(v);
+    return s && *s ? s : dflt;
+}
+
+/* Spark's message for a finished pod: the exit code of the executor container (or any container's
+ * non-zero one with checkAllContainers) explained, then the pod's reason and message and every
+ * container's state. Returns false while the pod has not finished. */
+static bool pod_failure(k8s_backend *b, int id, const json_t *pod, char *why, size_t cap, bool *failed)
 {
     const json_t *st = json_object_get(pod, "status");
     const char *phase = json_string_value(json_object_get(st, "phase"));
     int code = -1;
     bool terminated = false;
     const json_t *cs = json_object_get(st, "containerStatuses");
+    char states[600] = "";
+    size_t sl = 0;
     for (size_t i = 0; i < json_array_size(cs); i++) {
         const json_t *c = json_array_get(cs, i);
-        const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+        const json_t *state = json_object_get(c, "state");
+        const json_t *t = json_object_get(state, "terminated");
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (sl < sizeof states - 1) {
+            const json_t *w = json_object_get(state, "waiting");
+            if (t)
+                sl += (size_t)snprintf(states + sl, sizeof states - sl, "%s%s: terminated, exitCode %lld, reason %s",
+                                       sl ? "; " : "", name ? name : "?",
+                                       (long long)json_integer_value(json_object_get(t, "exitCode")),
+                                       str_or(json_object_get(t, "reason"), "-"));
+            else if (w)
+                sl += (size_t)snprintf(states + sl, sizeof states - sl, "%s%s: waiting, reason %s",
+                                       sl ? "; " : "", name ? name : "?", str_or(json_object_get(w, "reason"), "-"));
+            else
+                sl += (size_t)snprintf(states + sl, sizeof states - sl, "%s%s: %s", sl ? "; " : "",
+                                       name ? name : "?", json_object_get(state, "running") ? "running" : "unknown");
+            if (sl >= sizeof states) sl = sizeof states - 1;
+        }
         if (!t) continue;
         int ec = (int)json_integer_value(json_object_get(t, "exitCode"));
-        const char *name = json_string_value(json_object_get(c, "name"));
         bool mine = name && strcmp(name, "spark-kubernetes-executor") == 0;
         if (mine || (b->check_all_containers && ec != 0)) {
             terminated = true;
@@ -117,12 +193,13 @@ static bool pod_failure(k8s_backend *b, const json_t *pod, char *why, size_t cap
     char explained[256];
     if (code >= 0) describe_exit_code(code, explained, sizeof explained);
     else snprintf(explained, sizeof explained, "exit code -1 (unknown: no terminated container)");
-    const char *reason = json_string_value(json_object_get(st, "reason"));
-    const char *message = json_string_value(json_object_get(st, "message"));
-    snprintf(why, cap, "The executor pod %s ended with %s; pod phase %s%s%s%s%s",
-             json_string_value(json_object_get(json_object_get(pod, "metadata"), "name")), explained,
-             phase ? phase : "?", reason ? ", reason " : "", reason ? reason : "",
-             message ? ", message: " : "", message ? message : "");
+    snprintf(why, cap,
+             "The executor with id %d (pod %s, phase %s) exited with %s. The API gave the following brief "
+             "reason: %s. The API gave the following message: %s. The API gave the following container "
+             "statuses: %s",
+             id, str_or(json_object_get(json_object_get(pod, "metadata"), "name"), "?"), phase ? phase : "?",
+             explained, str_or(json_object_get(st, "reason"), "N/A"), str_or(json_object_get(st, "message"), "N/A"),
+             sl ? states : "none");
     return true;
 }
 
@@ -130,14 +207,26 @@ static int pod_exec_id(const json_t *pod)
 {
     const char *id = json_string_value(json_object_get(
         json_object_get(json_object_get(pod, "metadata"), "labels"), "spark-exec-id"));
-    return id ? atoi(id) : -1;
+    if (!id || !*id) return -1;
+    char *end;
+    long v = strtol(id, &end, 10);
+    return *end || v < 0 || v > INT32_MAX ? -1 : (int)v;
 }
 
-/* Called with the lock held; releases it around API calls and scheduler notifications. */
-static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool failed, bool delete_pod)
+static bool pod_inactive(const json_t *pod)
+{
+    const char *v = json_string_value(json_object_get(
+        json_object_get(json_object_get(pod, "metadata"), "labels"), "spark-exec-inactive"));
+    return v && strcmp(v, "true") == 0;
+}
+
+/* Called with the lock held; releases it around API calls and scheduler notifications.
+ * finished_pod: the pod still exists and has ended: delete it, or label it inactive when
+ * spark.kubernetes.executor.deleteOnTermination=false. */
+static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool failed, bool finished_pod)
 {
     if (p->done) return;
-    p->done = true;
+    mark_done(p);
     int id = p->id;
     char name[256];
     snprintf(name, sizeof name, "%s", p->name);
@@ -160,76 +249,213 @@ static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool fai
         snprintf(sid, sizeof sid, "%d", id);
         coarse_backend_executor_exited(b->coarse, sid, why);
         if (abort_now) {
-            char msg[1200];
+            char msg[2048];
             snprintf(msg, sizeof msg,
                      "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
                      "the last: %s", max, why);
+            CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"", failures, msg);
             scheduler_abort(b->base.sched, msg);
         }
-        if (delete_pod && b->delete_on_termination) {
+        if (finished_pod) {
             cs_error err;
-            kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err);
+            cs_error_clear(&err);
+            if (b->delete_on_termination) {
+                kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err);
+            } else {
+                json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
+                if (kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+                    err.code != CS_ENOTFOUND)
+                    CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
+                json_decref(patch);
+            }
         }
     }
     pthread_mutex_lock(&b->lock);
 }
 
+/* Pending with PodScheduled=False: the scheduler's message, once at WARN. */
+static void note_pending(k8s_backend *b, exec_pod *p, const json_t *pod)
+{
+    p->pending = true;
+    const json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions");
+    bool unsched = false;
+    const char *msg = NULL, *reason = NULL;
+    for (size_t i = 0; i < json_array_size(conds); i++) {
+        const json_t *c = json_array_get(conds, i);
+        const char *type = json_string_value(json_object_get(c, "type"));
+        const char *status = json_string_value(json_object_get(c, "status"));
+        if (type && status && strcmp(type, "PodScheduled") == 0 && strcmp(status, "False") == 0) {
+            unsched = true;
+            msg = json_string_value(json_object_get(c, "message"));
+            reason = json_string_value(json_object_get(c, "reason"));
+        }
+    }
+    p->unschedulable = unsched;
+    if (unsched && !p->unsched_reported) {
+        p->unsched_reported = true;
+        CS_WARN("k8s",
+                "event=executor_pod_unschedulable executor=%d pod=%s reason=%s message=\"%s\" "
+                "retry_after_ms=%lld (spark.kubernetes.allocation.executor.timeout)",
+                p->id, p->name, reason ? reason : "Unschedulable", msg ? msg : "",
+                (long long)b->executor_timeout_ms);
+    }
+}
+
+/* One pod of a snapshot (watch event or list item). Lock held. */
 static void on_pod(k8s_backend *b, const char *type, const json_t *pod)
 {
     int id = pod_exec_id(pod);
-    if (id < 0) return;
+    if (id < 0 || pod_inactive(pod)) return;
     exec_pod *p = find_pod(b, id);
     if (!p || p->done) return;
-    p->seen = true;
-    if (strcmp(type, "DELETED") == 0) {
-        executor_gone(b, find_pod(b, id), "The executor pod was deleted (by a user or the framework)", false, false);
-        return;
-    }
-    char why[1024];
-    bool failed = false;
-    if (pod_failure(b, pod, why, sizeof why, &failed)) {
-        executor_gone(b, find_pod(b, id), why, failed, true);
-        return;
+    if (!p->seen) {
+        p->seen = true;
+        p->seen_ms = mono_ms();
     }
     const json_t *md = json_object_get(pod, "metadata");
     const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
-    if (json_object_get(md, "deletionTimestamp") && !(phase && strcmp(phase, "Running") == 0))
-        executor_gone(b, find_pod(b, id), "The executor pod is being deleted", false, false);
+    if (strcmp(type, "DELETED") == 0) {
+        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false, false);
+        return;
+    }
+    /* Spark's order: a pod being deleted is Deleted (not a failure of the application) unless it
+     * still runs; it is removed when it goes */
+    if (json_object_get(md, "deletionTimestamp") && !(phase && strcmp(phase, "Running") == 0)) {
+        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false, false);
+        return;
+    }
+    char why[1500];
+    bool failed = false;
+    if (pod_failure(b, id, pod, why, sizeof why, &failed)) {
+        executor_gone(b, p, why, failed, !json_object_get(md, "deletionTimestamp"));
+        return;
+    }
+    if (phase && strcmp(phase, "Pending") == 0) {
+        note_pending(b, p, pod);
+    } else {
+        p->pending = false;
+        p->unschedulable = false;
+    }
+}
+
+/* A full snapshot (the watch's LIST or RELIST, or the periodic poll) taken at snapshot_ms: every
+ * pod in it is merged; an executor seen before but absent, for longer than missingPodDetectDelta
+ * since it was first seen, is removed with exit -1 (Spark: the driver missed its deletion).
+ * Lock held. */
+static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_ms, const char *source)
+{
+    size_t n = json_array_size(items);
+    int *ids = cs_xcalloc(n + 1, sizeof *ids);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *pod = json_array_get(items, i);
+        ids[i] = pod_inactive(pod) ? -1 : pod_exec_id(pod);
+        on_pod(b, "MODIFIED", pod);
+    }
+    int *missing = cs_xcalloc((size_t)b->npods + 1, sizeof *missing);
+    int nmissing = 0;
+    for (int k = 0; k < b->npods; k++) {
+        exec_pod *p = &b->pods[k];
+        if (p->done || !p->seen || snapshot_ms - p->seen_ms <= b->missing_delta_ms) continue;
+        bool present = false;
+        for (size_t i = 0; i < n && !present; i++) present = ids[i] == p->id;
+        if (!present) missing[nmissing++] = p->id;
+    }
+    for (int i = 0; i < nmissing; i++) {
+        exec_pod *p = find_pod(b, missing[i]);
+        if (!p || p->done) continue;
+        char why[600];
+        snprintf(why, sizeof why,
+                 "The executor with id %d (pod %s) was not found in the cluster at the polling time (%s), "
+                 "more than %lld ms (spark.kubernetes.executor.missingPodDetectDelta) after it was first seen; "
+                 "it may have been deleted but the driver missed the deletion event; exit code -1",
+                 p->id, p->name, source, (long long)b->missing_delta_ms);
+        executor_gone(b, p, why, false, false);
+    }
+    free(missing);
+    free(ids);
 }
 
 static void on_watch(void *arg, const char *type, const json_t *obj)
 {
     k8s_backend *b = arg;
     pthread_mutex_lock(&b->lock);
-    if (strcmp(type, "RELIST") == 0) {
-        /* a full snapshot: anything of ours it does not hold, once seen, is gone */
-        const json_t *items = json_object_get(obj, "items");
-        char *present = cs_xcalloc((size_t)b->npods + 1, 1);
-        for (size_t i = 0; i < json_array_size(items); i++) {
-            const json_t *pod = json_array_get(items, i);
-            int id = pod_exec_id(pod);
-            for (int k = 0; k < b->npods; k++)
-                if (b->pods[k].id == id) present[k] = 1;
-            on_pod(b, "MODIFIED", pod);
-        }
-        int n = b->npods;
-        for (int k = 0; k < n; k++) {
-            if (present[k] || !b->pods[k].seen || b->pods[k].done) continue;
-            executor_gone(b, &b->pods[k], "The executor pod is missing from a full snapshot", false, false);
-        }
-        free(present);
-    } else {
-        on_pod(b, type, obj);
-    }
+    if (strcmp(type, "RELIST") == 0) full_snapshot(b, json_object_get(obj, "items"), mono_ms(), "watch list");
+    else on_pod(b, type, obj);
     pthread_cond_broadcast(&b->cond); /* a new snapshot: the allocator may go on */
     pthread_mutex_unlock(&b->lock);
 }
 
+/* Spark's polling snapshot source: a full LIST every apiPollingInterval, without the pods
+ * labelled spark-exec-inactive=true. */
+static void *poller_main(void *arg)
+{
+    k8s_backend *b = arg;
+    char *sel = selector(b, true);
+    pthread_mutex_lock(&b->lock);
+    /* with the watch on, its first LIST is the first snapshot */
+    int64_t next = b->enable_watcher ? mono_ms() + b->poll_interval_ms : mono_ms();
+    while (!b->stopping) {
+        int64_t now = mono_ms();
+        if (now < next) {
+            timed_wait(b, next - now);
+            continue;
+        }
+        pthread_mutex_unlock(&b->lock);
+        json_t *list = NULL;
+        cs_error err;
+        cs_error_clear(&err);
+        int64_t at = mono_ms();
+        int rc = kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err);
+        pthread_mutex_lock(&b->lock);
+        if (rc < 0) {
+            if (!b->stopping) CS_WARN("k8s", "event=executor_poll_failed error=\"%s\"", err.msg);
+        } else if (!b->stopping) {
+            CS_DEBUG("k8s", "event=executor_poll pods=%zu", json_array_size(json_object_get(list, "items")));
+            full_snapshot(b, json_object_get(list, "items"), at, "full poll");
+            pthread_cond_broadcast(&b->cond);
+        }
+        json_decref(list);
+        next = mono_ms() + b->poll_interval_ms;
+    }
+    pthread_mutex_unlock(&b->lock);
+    free(sel);
+    return NULL;
+}
+
 /* ---- allocation --------------------------------------------------------------------------- */
+
+/* cspark.kubernetes.allocation.maxCreateRate: a token bucket (burst = one second's worth).
+ * Lock held; false when stopping. */
+static bool take_create_token(k8s_backend *b)
+{
+    if (b->max_create_rate <= 0) return !b->stopping;
+    double burst = b->max_create_rate < 1 ? 1 : b->max_create_rate;
+    while (!b->stopping) {
+        int64_t now = mono_ms();
+        b->tokens += (double)(now - b->tokens_ms) * b->max_create_rate / 1000.0;
+        if (b->tokens > burst) b->tokens = burst;
+        b->tokens_ms = now;
+        if (b->tokens >= 1) {
+            b->tokens -= 1;
+            return true;
+        }
+        int64_t wait = (int64_t)ceil((1 - b->tokens) * 1000.0 / b->max_create_rate);
+        timed_wait(b, wait < 1 ? 1 : wait);
+    }
+    return false;
+}
 
 static int create_executor_pod(k8s_backend *b, cs_error *err)
 {
     pthread_mutex_lock(&b->lock);
+    if ((int64_t)b->next_id > b->allocation_maximum) {
+        int64_t max = b->allocation_maximum;
+        pthread_mutex_unlock(&b->lock);
+        return cs_error_set(err, CS_EINVAL,
+                            "Exceed the pod creation limit: %lld (spark.kubernetes.allocation.maximum); "
+                            "no more executor pods may be created for this application",
+                            (long long)max);
+    }
     int id = b->next_id++;
     pthread_mutex_unlock(&b->lock);
     json_t *pod = k8s_executor_pod(b->sc->conf, &b->app, id, b->cores, b->driver_pod, b->driver_url, err);
@@ -249,28 +475,40 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
     int rc = kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
     json_decref(pod);
     json_decref(created);
+    if (rc < 0 && err->code == CS_EEXIST) {
+        /* a retried create whose first attempt went through: the pod is ours */
+        CS_INFO("k8s", "event=executor_pod_exists executor=%d pod=%s", id, p.name);
+        cs_error_clear(err);
+        rc = 0;
+    }
     if (rc < 0) {
         pthread_mutex_lock(&b->lock);
         exec_pod *q = find_pod(b, id);
-        if (q) q->done = true;
+        if (q) mark_done(q);
         pthread_mutex_unlock(&b->lock);
+        /* as Spark: whatever may have been created for this request goes */
+        cs_error e2;
+        kube_delete(b->kc, "pods", b->app.namespace_, p.name, 0, &e2);
         return rc;
     }
     CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, p.name);
     return 0;
 }
 
-static void timed_wait(k8s_backend *b, int64_t ms)
+/* Deletes a pod the allocator gave up on (unseen or unschedulable too long); lock held. */
+static void give_up(k8s_backend *b, exec_pod *p, const char *what, int64_t now)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+    char name[256];
+    snprintf(name, sizeof name, "%s", p->name);
+    CS_WARN("k8s", "event=%s executor=%d pod=%s waited_ms=%lld action=delete_and_request_again", what, p->id, name,
+            (long long)(now - p->created_ms));
+    mark_done(p); /* forgotten, deleted, and requested again */
+    pthread_mutex_unlock(&b->lock);
+    cs_error err;
+    cs_error_clear(&err);
+    if (kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &err) < 0)
+        CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
+    pthread_mutex_lock(&b->lock);
 }
 
 static void *allocator_main(void *arg)
@@ -279,43 +517,65 @@ static void *allocator_main(void *arg)
     pthread_mutex_lock(&b->lock);
     while (!b->stopping) {
         int64_t now = mono_ms();
-        int alive = 0, unseen = 0;
+        /* the removed-executors cache: forget entries older than deletedExecutorsCacheTimeout */
+        int w = 0;
         for (int i = 0; i < b->npods; i++) {
+            exec_pod *p = &b->pods[i];
+            if (p->done && now - p->done_ms > b->deleted_cache_ms) continue;
+            b->pods[w++] = *p;
+        }
+        b->npods = w;
+        bool gave_up = false;
+        for (int i = 0; i < b->npods && !gave_up; i++) {
             exec_pod *p = &b->pods[i];
             if (p->done) continue;
             if (!p->seen && now - p->created_ms > b->executor_timeout_ms) {
-                char name[256];
-                snprintf(name, sizeof name, "%s", p->name);
-                CS_WARN("k8s", "event=executor_pod_timeout executor=%d pod=%s waited_ms=%lld", p->id, name,
-                        (long long)(now - p->created_ms));
-                p->done = true; /* forgotten, deleted, and requested again below */
-                pthread_mutex_unlock(&b->lock);
-                cs_error err;
-                kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &err);
-                pthread_mutex_lock(&b->lock);
-                continue;
+                give_up(b, p, "executor_pod_timeout", now);
+                gave_up = true; /* the array may have moved: scan again */
+            } else if (p->seen && p->pending && p->unschedulable && now - p->created_ms > b->executor_timeout_ms) {
+                give_up(b, p, "executor_pod_unschedulable_timeout", now);
+                gave_up = true;
             }
+        }
+        if (gave_up) continue;
+        int alive = 0, unseen = 0, pending = 0;
+        for (int i = 0; i < b->npods; i++) {
+            exec_pod *p = &b->pods[i];
+            if (p->done) continue;
             alive++;
             unseen += !p->seen;
+            pending += p->seen && p->pending;
         }
+        int64_t n = 0;
         if (!unseen && alive < b->target && !b->exit_code) {
-            int n = b->target - alive < b->batch_size ? b->target - alive : b->batch_size;
-            pthread_mutex_unlock(&b->lock);
-            for (int i = 0; i < n; i++) {
+            n = b->target - alive < b->batch_size ? b->target - alive : b->batch_size;
+            int64_t slots = b->max_pending - (pending + unseen);
+            if (n > slots) n = slots;
+        }
+        if (n > 0) {
+            bool failed_create = false;
+            for (int64_t i = 0; i < n; i++) {
+                if (!take_create_token(b) || b->exit_code) break;
+                pthread_mutex_unlock(&b->lock);
                 cs_error err;
                 cs_error_clear(&err);
-                if (create_executor_pod(b, &err) < 0) {
+                int rc = create_executor_pod(b, &err);
+                pthread_mutex_lock(&b->lock);
+                if (rc < 0) {
                     CS_ERROR("k8s", "event=executor_pod_create_failed error=\"%s\"", err.msg);
-                    if (err.code == CS_EAUTH || strstr(err.msg, "forbidden") || strstr(err.msg, "does not exist")) {
-                        scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
-                        pthread_mutex_lock(&b->lock);
+                    bool fatal = err.code == CS_EAUTH || strstr(err.msg, "forbidden") ||
+                                 strstr(err.msg, "does not exist") || strstr(err.msg, "pod creation limit");
+                    if (fatal && !b->exit_code) {
                         b->exit_code = 1;
                         pthread_mutex_unlock(&b->lock);
+                        scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
+                        pthread_mutex_lock(&b->lock);
                     }
+                    failed_create = true;
                     break;
                 }
             }
-            pthread_mutex_lock(&b->lock);
+            if (failed_create) timed_wait(b, b->batch_delay_ms); /* no hot loop on API errors */
             continue; /* re-evaluate at once: the batch is now unseen */
         }
         timed_wait(b, b->batch_delay_ms);
@@ -352,6 +612,7 @@ static void k8s_stop(sched_backend *base)
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
     if (b->allocator_started) pthread_join(b->allocator, NULL);
+    if (b->poller_started) pthread_join(b->poller, NULL);
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
         coarse_backend_stop_executors(b->coarse);
@@ -360,10 +621,14 @@ static void k8s_stop(sched_backend *base)
     if (b->watch) kube_watch_stop(b->watch);
     if (b->kc && b->app_ready) {
         cs_error err;
-        char sel[300];
-        snprintf(sel, sizeof sel, "spark-app-selector=%s,spark-role=executor", b->app.app_id);
-        if (kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
-            CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=\"%s\"", err.msg);
+        /* with deleteOnTermination=false the finished executor pods stay (for their logs), as
+         * Spark's stop(); they are owned by the driver pod when there is one */
+        if (b->delete_on_termination) {
+            char *sel = selector(b, false);
+            if (kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
+                CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=\"%s\"", err.msg);
+            free(sel);
+        }
         if (b->created_exec_cm) kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1, &err);
         if (b->created_secret) kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
         if (b->in_driver_pod) {
@@ -446,6 +711,23 @@ static int read_settings(k8s_backend *b, cs_error *err)
     if (conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true", &b->delete_on_termination, err) < 0) return err->code;
     if (conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true", &b->check_all_containers, err) < 0) return err->code;
     if (conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true", &b->delete_service, err) < 0) return err->code;
+    if (conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS, &b->poll_interval_ms, err) < 0) return err->code;
+    if (b->poll_interval_ms < 1)
+        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.executor.apiPollingInterval: '%s' (must be positive)",
+                            conf_get(c, "spark.kubernetes.executor.apiPollingInterval"));
+    if (conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS, &b->missing_delta_ms, err) < 0) return err->code;
+    if (conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180", CS_SEC, &b->deleted_cache_ms, err) < 0) return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true", &b->enable_polling, err) < 0) return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true", &b->enable_watcher, err) < 0) return err->code;
+    if (conf_get_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647", &b->max_pending, err) < 0) return err->code;
+    if (b->max_pending < 1)
+        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.allocation.maxPendingPods: '%lld' (expected a positive integer)", (long long)b->max_pending);
+    if (conf_get_int(c, "spark.kubernetes.allocation.maximum", "2147483647", &b->allocation_maximum, err) < 0) return err->code;
+    if (b->allocation_maximum < 1)
+        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.allocation.maximum: '%lld' (expected a positive integer)", (long long)b->allocation_maximum);
+    if (conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50", &b->max_create_rate, err) < 0) return err->code;
+    b->tokens = b->max_create_rate < 1 ? 1 : b->max_create_rate;
+    b->tokens_ms = mono_ms();
     return 0;
 }
 
@@ -544,21 +826,36 @@ int k8s_backend_start(sched_backend *base, cs_error *err)
 {
     k8s_backend *b = (k8s_backend *)base;
     coarse_backend_base(b->coarse)->sched = b->base.sched;
-    char sel[300];
-    snprintf(sel, sizeof sel, "spark-app-selector=%s,spark-role=executor", b->app.app_id);
-    b->watch = kube_watch_start(b->kc, "pods", b->app.namespace_, sel, on_watch, b, err);
-    if (!b->watch) return err->code ? err->code : CS_EIO;
+    if (b->enable_watcher) {
+        char *sel = selector(b, false);
+        b->watch = kube_watch_start(b->kc, "pods", b->app.namespace_, sel, on_watch, b, err);
+        free(sel);
+        if (!b->watch) return err->code ? err->code : CS_EIO;
+    }
+    if (b->enable_polling) b->poller_started = pthread_create(&b->poller, NULL, poller_main, b) == 0;
     b->allocator_started = pthread_create(&b->allocator, NULL, allocator_main, b) == 0;
-    CS_INFO("k8s", "event=allocator_started app=%s namespace=%s target=%d batch=%d driver_url=%s",
-            b->app.app_id, b->app.namespace_, b->target, b->batch_size, b->driver_url);
+    CS_INFO("k8s", "event=allocator_started app=%s namespace=%s target=%d batch=%d driver_url=%s watch=%s "
+            "poll_interval_ms=%lld max_pending=%lld max_create_rate=%g",
+            b->app.app_id, b->app.namespace_, b->target, b->batch_size, b->driver_url,
+            b->enable_watcher ? "on" : "off", b->enable_polling ? (long long)b->poll_interval_ms : -1LL,
+            (long long)b->max_pending, b->max_create_rate);
     return 0;
 }
+
+int k8s_backend_exit_code(sched_backend *base);
 
 int k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t timeout_ms)
 {
     k8s_backend *b = (k8s_backend *)base;
     int want = (int)(ratio * b->target + 0.999999);
-    return coarse_backend_wait_registered(b->coarse, want, timeout_ms);
+    /* in slices, so that an application failed meanwhile (maxNumFailures, allocation limit)
+     * stops waiting at once */
+    int64_t deadline = mono_ms() + timeout_ms;
+    for (;;) {
+        int64_t left = deadline - mono_ms();
+        int n = coarse_backend_wait_registered(b->coarse, want, left < 200 ? (left > 0 ? left : 0) : 200);
+        if (n >= want || left <= 200 || k8s_backend_exit_code(base)) return n;
+    }
 }
 
 int k8s_backend_exit_code(sched_backend *base)
