@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# k8s_faults_delete.sh — an executor pod deleted while its tasks run (client mode on kubesim with
+# the process kubelet): the backend sees the deletion, requests a replacement pod (executor 3), and
+# the job still finishes with the right answer; afterwards no executor pod is left. Without the
+# lifecycle manager and allocator the job hangs or fails; the test then fails.
+set -euo pipefail
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+chmod 755 "$T"
+
+cat >"$T/inner.sh" <<INNER
+set -u
+fail() { echo "FAIL: k8s_faults_delete: \$*" >&2; exit 1; }
+SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
+# slow 1500: 8 tasks of 2 records, 1.5 s per record, on 2 executors of 1 core: at least 12 s
+timeout 80 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode client --name faults-delete \
+    --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.instances=2 \
+    --conf spark.kubernetes.allocation.batch.delay=200ms --conf spark.task.maxFailures=8 \
+    --class slow "$BUILD/tests/jobs/testjobs.so" 1500 >"$T/out" 2>"$T/err" &
+SUB=\$!
+for _ in \$(seq 400); do
+    grep -q "event=executor_registered executor=2" "$T/err" && grep -q "event=executor_registered executor=1" "$T/err" && break
+    kill -0 \$SUB 2>/dev/null || break
+    sleep 0.1
+done
+grep -q "event=executor_registered executor=1" "$T/err" || { tail -20 "$T/err" >&2; fail "executor 1 never registered"; }
+sleep 2 # tasks are running on both executors now
+pod=\$(kubectl get pods -l spark-role=executor,spark-exec-id=1 -o name)
+[ -n "\$pod" ] || fail "no pod for executor 1"
+kubectl delete "\$pod" --wait=false >/dev/null || fail "kubectl delete failed"
+rc=0
+wait \$SUB || rc=\$?
+[ \$rc -eq 0 ] || { tail -20 "$T/err" >&2; fail "the job failed (exit \$rc) after the executor pod was deleted"; }
+grep -q "^count=16\$" "$T/out" || fail "wrong answer: \$(cat "$T/out")"
+grep -q "event=executor_pod_ended executor=1 .*deleted" "$T/err" || fail "the deletion was not reported"
+grep -q "event=executor_pod_created executor=3 " "$T/err" || fail "no replacement pod was requested"
+hist=\$(kubectl get --raw /kubesim/pod-history)
+echo "\$hist" | grep -q -- '-exec-3"' || fail "the pod history shows no replacement pod: \$hist"
+for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
+[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+echo "inner ok"
+INNER
+CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
+    tail -30 "$T/run.log" >&2
+    echo "FAIL: k8s_faults_delete" >&2
+    exit 1
+}
+grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_delete: incomplete" >&2; exit 1; }
+echo "PASS: k8s_faults_delete"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# k8s_faults_polling.sh — the periodic full LIST (client mode on kubesim):
+#  1. with the watch switched off (spark.kubernetes.executor.enableApiWatcher=false) an executor
+#     pod force-deleted mid-job is found missing by the poll (apiPollingInterval 1 s,
+#     missingPodDetectDelta 2 s), removed as a missed deletion event, and replaced; the job
+#     finishes with the right answer.
+#  2. spark.kubernetes.executor.deleteOnTermination=false: executors that fail to start are kept
+#     and labelled spark-exec-inactive=true instead of deleted; the driver exits 11.
+#  3. spark.kubernetes.allocation.maximum=2 with executors that keep failing: the third pod is
+#     not created and the application fails with a clear error.
+set -euo pipefail
+BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+chmod 755 "$T"
+cat >"$T/exec-template.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+spec:
+  containers:
+    - name: spark-kubernetes-executor
+      command: ["/bin/sh", "-c", "exit 1"]
+YAML
+
+cat >"$T/inner.sh" <<INNER
+set -u
+fail() { echo "FAIL: k8s_faults_polling: \$*" >&2; exit 1; }
+SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
+COMMON=(--master "k8s://\$SERVER" --deploy-mode client --conf spark.kubernetes.container.image=cspark:dev
+        --conf spark.executor.instances=2 --conf spark.kubernetes.allocation.batch.delay=200ms)
+timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name polling \
+    --conf spark.kubernetes.executor.enableApiWatcher=false --conf spark.kubernetes.executor.apiPollingInterval=1s \
+    --conf spark.kubernetes.executor.missingPodDetectDelta=2s --conf spark.task.maxFailures=8 \
+    --class slow "$BUILD/tests/jobs/testjobs.so" 1500 >"$T/out" 2>"$T/err" &
+SUB=\$!
+for _ in \$(seq 400); do
+    grep -q "event=executor_registered executor=2" "$T/err" && grep -q "event=executor_registered executor=1" "$T/err" && break
+    kill -0 \$SUB 2>/dev/null || break
+    sleep 0.1
+done
+grep -q "event=executor_registered executor=1" "$T/err" || { tail -20 "$T/err" >&2; fail "executor 1 never registered"; }
+grep -q "watch=off" "$T/err" || fail "the watch was not switched off"
+sleep 3 # longer than missingPodDetectDelta after the pod was first seen
+pod=\$(kubectl get pods -l spark-role=executor,spark-exec-id=1 -o name)
+[ -n "\$pod" ] || fail "no pod for executor 1"
+kubectl delete "\$pod" --grace-period=0 --force >/dev/null 2>&1 || fail "kubectl delete failed"
+rc=0
+wait \$SUB || rc=\$?
+[ \$rc -eq 0 ] || { tail -20 "$T/err" >&2; fail "the job failed (exit \$rc)"; }
+grep -q "^count=16\$" "$T/out" || fail "wrong answer: \$(cat "$T/out")"
+grep -q "event=executor_pod_ended executor=1 .*missed the deletion event" "$T/err" ||
+    { grep executor_pod_ended "$T/err" >&2; fail "the poll did not find executor 1 missing"; }
+grep -q "event=executor_pod_created executor=3 " "$T/err" || fail "no replacement pod was requested"
+for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
+[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+
+rc=0
+timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name keep \
+    --conf spark.kubernetes.executor.deleteOnTermination=false --conf spark.executor.maxNumFailures=3 \
+    --conf spark.kubernetes.executor.podTemplateFile="$T/exec-template.yaml" \
+    --class slow "$BUILD/tests/jobs/testjobs.so" 10 >"$T/out2" 2>"$T/err2" || rc=\$?
+[ \$rc -eq 11 ] || { tail -20 "$T/err2" >&2; fail "expected exit 11 with failing executors, got \$rc"; }
+kept=\$(kubectl get pods -l spark-role=executor,spark-exec-inactive=true -o name | grep -c . || true)
+[ "\$kept" -ge 3 ] || fail "expected at least 3 kept inactive executor pods, got \$kept: \$(kubectl get pods --show-labels)"
+other=\$(kubectl get pods -l 'spark-role=executor,!spark-exec-inactive' -o name)
+[ -z "\$other" ] || fail "executor pods not labelled inactive: \$other"
+kubectl delete pods -l spark-role=executor --grace-period=0 >/dev/null
+
+rc=0
+timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name limit \
+    --conf spark.kubernetes.allocation.maximum=2 --conf spark.executor.maxNumFailures=10 \
+    --conf spark.kubernetes.executor.podTemplateFile="$T/exec-template.yaml" \
+    --class slow "$BUILD/tests/jobs/testjobs.so" 10 >"$T/out3" 2>"$T/err3" || rc=\$?
+[ \$rc -ne 0 ] || fail "the allocation limit did not fail the application"
+grep -q "Exceed the pod creation limit: 2 (spark.kubernetes.allocation.maximum)" "$T/err3" ||
+    { tail -10 "$T/err3" >&2; fail "no clear error for the allocation limit"; }
+grep -q "event=executor_pod_created executor=3 " "$T/err3" && fail "a third executor pod was created"
+for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
+[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+echo "inner ok"
+INNER
+CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
+    tail -30 "$T/run.log" >&2
+    echo "FAIL: k8s_faults_polling" >&2
+    exit 1
+}
+grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_polling: incomplete" >&2; exit 1; }
+echo "PASS: k8s_faults_polling"
