@@ -20,9 +20,10 @@ expect_error "cspark-submit: no container image: set spark.kubernetes.container.
     --master k8s://https://h:6443 --deploy-mode cluster "$T/app.so"
 expect_error "cspark-submit: cluster deploy mode is not compatible with master 'local[2]' (use --deploy-mode client, or a k8s:// master)" \
     --master 'local[2]' --deploy-mode cluster "$T/app.so"
-expect_error "cspark-submit: --kill is not supported yet" \
-    --master k8s://https://h:6443 --kill 'spark:app-driver'
-expect_error "cspark-submit: --status is not supported yet" \
+# --kill/--status need a k8s:// master (they are tested against kubesim in tests/kubesim)
+expect_error "cspark-submit: --kill needs a Kubernetes master (--master k8s://https://host:port), got 'local[*]'" \
+    --kill 'spark:app-driver'
+expect_error "cspark-submit: --status needs a Kubernetes master (--master k8s://https://host:port), got 'local[*]'" \
     --status=spark:app-driver
 
 # --verbose shows the master and the redacted conf even when the master is refused
