@@ -7,7 +7,7 @@ ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan run test test-normal test-asan bench install clean format demo-k8s fuzz
+.PHONY: all deps build build-asan run test test-normal test-asan bench bench-k8s install clean format demo-k8s
 
 all: build
 
@@ -41,6 +41,11 @@ test-asan: build-asan
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# Kubernetes benchmarks on kubesim: 1,000 executor pods (fake kubelet), Running-to-registered,
+# submit-to-first-task (bench/k8s_bench.sh; results in bench/results/k8s.md).
+bench-k8s: build
+	@bash bench/k8s_bench.sh $(BUILD)
 
 # Word count in cluster mode on kubesim with 3 executor pods; prints the result and the pod timeline.
 demo-k8s: build
