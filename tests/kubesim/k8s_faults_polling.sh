@@ -8,6 +8,8 @@
 #     and labelled spark-exec-inactive=true instead of deleted; the driver exits 11.
 #  3. spark.kubernetes.allocation.maximum=2 with executors that keep failing: the third pod is
 #     not created and the application fails with a clear error.
+#  4. spark.kubernetes.allocation.maxPendingPods=1 with 3 executors: each pod is created only
+#     after the previous one runs (kubesim's pod history shows the order).
 set -euo pipefail
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -78,6 +80,24 @@ grep -q "Exceed the pod creation limit: 2 (spark.kubernetes.allocation.maximum)"
 grep -q "event=executor_pod_created executor=3 " "$T/err3" && fail "a third executor pod was created"
 for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
 [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+
+timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name pending --conf spark.executor.instances=3 \
+    --conf spark.kubernetes.allocation.maxPendingPods=1 \
+    --class slow "$BUILD/tests/jobs/testjobs.so" 10 >"$T/out4" 2>"$T/err4" || { tail -10 "$T/err4" >&2; fail "maxPendingPods run failed"; }
+grep -q "^count=16\$" "$T/out4" || fail "wrong answer with maxPendingPods"
+kubectl get --raw /kubesim/pod-history >"$T/hist.json"
+/usr/bin/python3 - "$T/hist.json" <<'PY' || fail "maxPendingPods=1 was not respected"
+import json, sys
+pods = {p["name"].rsplit("-exec-", 1)[1]: p for p in json.load(open(sys.argv[1]))["pods"]
+        if "-pending-" in p["name"] or p["name"].startswith("pending-")}
+def running(p):
+    return min([x["timeMs"] for x in p["phases"] if x["phase"] == "Running"] or [1 << 62])
+ok = all(k in pods for k in "123")
+for a, b in (("1", "2"), ("2", "3")):
+    if ok and pods[b]["createdMs"] < running(pods[a]):
+        print("executor", b, "created before executor", a, "ran"); ok = False
+print("pods:", sorted(pods)); sys.exit(0 if ok else 1)
+PY
 echo "inner ok"
 INNER
 CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
