@@ -13,6 +13,15 @@ chmod 755 "$T"
 "$BUILD/bin/gen_text" -s 31 2000000 >"$T/text.txt"
 "$BUILD/bin/cspark-submit" --master 'local[2]' "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/ref" >/dev/null 2>"$T/ref.err"
 cat "$T"/ref/part-* | sort >"$T/ref.txt"
+# sort, join and pagerank references
+"$BUILD/bin/gen_records" -s 32 30000 >"$T/records.txt"
+"$BUILD/bin/gen_graph" -s 33 300 2000 >"$T/graph.txt"
+awk 'NR % 3 == 0 { print $1 "\t" NR } NR > 2000 { exit }' "$T/text.txt" >"$T/left.tsv"
+awk 'NR % 5 == 0 { print $1 "\tr" NR } NR > 2000 { exit }' "$T/text.txt" >"$T/right.tsv"
+L="$BUILD/bin/cspark-submit --master local[2]"
+$L "$BUILD/examples/sort.so" "$T/records.txt" "$T/sort-ref" >/dev/null 2>&1
+$L "$BUILD/examples/join.so" "$T/left.tsv" "$T/right.tsv" "$T/join-ref" >/dev/null 2>&1
+$L "$BUILD/examples/pagerank.so" "$T/graph.txt" 3 "$T/pr-ref" >/dev/null 2>&1
 
 cat >"$T/inner.sh" <<INNER
 set -u
@@ -39,6 +48,21 @@ pods=\$(kubectl get pods -o name)
 log=\$(kubectl logs "\${pods#pod/}")
 echo "\$log" | grep -q "event=executor_registered executor=3" || fail "driver log lacks 3 executors"
 kubectl delete pods --all >/dev/null
+
+# sort, join and pagerank in cluster mode: the same output as local[2]
+for job in "sort $T/records.txt" "join $T/left.tsv $T/right.tsv" "pagerank $T/graph.txt 3"; do
+    set -- \$job
+    name=\$1
+    shift
+    timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster "$BUILD/examples/\$name.so" "\$@" "$T/\$name-k8s" \
+        >/dev/null 2>"$T/\$name.err" || { tail -5 "$T/\$name.err" >&2; fail "\$name in cluster mode failed"; }
+    kubectl delete pods --all >/dev/null
+done
+cat "$T"/sort-k8s/part-* | cut -c1-10 | LC_ALL=C sort -c || fail "cluster-mode sort is not globally sorted"
+[ "\$(cat "$T"/sort-k8s/part-* | sort | md5sum)" = "\$(cat "$T"/sort-ref/part-* | sort | md5sum)" ] || fail "cluster-mode sort differs"
+[ "\$(cat "$T"/join-k8s/part-* | sort | md5sum)" = "\$(cat "$T"/join-ref/part-* | sort | md5sum)" ] || fail "cluster-mode join differs"
+[ "\$(cat "$T"/pr-ref/part-* | sort | md5sum)" = "\$(cat "$T"/pagerank-k8s/part-* | sort | md5sum)" ] || fail "cluster-mode pagerank differs"
+[ -z "\$(nothing_left)" ] || fail "left behind after the cluster-mode jobs: \$(nothing_left)"
 
 # client mode: the driver is this process
 timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client "$BUILD/examples/wordcount.so" \
