@@ -4,7 +4,11 @@
  * can be found by name; the entry function has the signature
  * int entry(cspark_context *, int argc, char **argv).
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +16,31 @@
 
 #include "api/app.h"
 #include "api/context.h"
+#include "common/log.h"
 #include "common/memtune.h"
 #include "exec/task.h"
 
 typedef int (*entry_fn)(cspark_context *, int, char **);
+
+/* SIGINT/SIGTERM while the application runs: the first aborts the running job (and every later
+ * one) so the entry returns and the context stops cleanly — executor pods and local files are
+ * removed; a second one ends the process at once. Signals are taken by this thread only. */
+typedef struct interrupt_watch {
+    pthread_t thread;
+    cspark_context *sc;
+    sigset_t set;
+} interrupt_watch;
+
+static void *interrupt_main(void *arg)
+{
+    interrupt_watch *w = arg;
+    int sig = 0;
+    if (sigwait(&w->set, &sig) != 0) return NULL;
+    CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", w->sc->app_id, strsignal(sig));
+    context_interrupt(w->sc, sig);
+    if (sigwait(&w->set, &sig) != 0) return NULL;
+    _exit(128 + sig);
+}
 
 int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv)
 {
@@ -41,6 +66,12 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
     task_install_crash_handlers();
     task_thread_init();
     cs_memtune_init();
+    /* every thread created from here on leaves SIGINT/SIGTERM to the interrupt watcher */
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, NULL);
     cs_error err;
     cs_error_clear(&err);
     cspark_context *sc = context_new(conf, app_path, &err);
@@ -49,13 +80,23 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
         dlclose(handle);
         return 1;
     }
+    interrupt_watch iw = {.sc = sc};
+    sigemptyset(&iw.set);
+    sigaddset(&iw.set, SIGINT);
+    sigaddset(&iw.set, SIGTERM);
+    bool watching = pthread_create(&iw.thread, NULL, interrupt_main, &iw) == 0;
     int rc = fn(sc, argc, argv);
+    if (sc->interrupted) rc = 128 + sc->interrupted; /* as a shell reports a signal */
     if (sc->failed && rc == 0) rc = 1;
     int backend_rc = context_exit_code(sc); /* e.g. 11: too many executor failures */
     if (backend_rc) rc = backend_rc;
     char *error = rc != 0 && sc->error ? strdup(sc->error) : NULL;
     fflush(stdout);
     context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */
+    if (watching) {
+        pthread_cancel(iw.thread); /* sigwait is a cancellation point */
+        pthread_join(iw.thread, NULL);
+    }
     if (error) fprintf(stderr, "cspark-submit: %s\n", error);
     free(error);
     /* the job's .so stays loaded: its destructors may still run at exit */

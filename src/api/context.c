@@ -263,6 +263,17 @@ void context_stop(cspark_context *sc, bool succeeded)
     free(sc);
 }
 
+void context_interrupt(cspark_context *sc, int sig)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "the application was interrupted by %s", strsignal(sig));
+    sc->interrupted = sig;
+    cs_error e;
+    cs_error_set(&e, CS_ECANCELLED, "%s", msg);
+    context_fail(sc, &e);
+    if (sc->sched) scheduler_abort(sc->sched, msg);
+}
+
 int context_exit_code(cspark_context *sc)
 {
     return sc && sc->backend && sc->master.kind == MASTER_K8S ? k8s_backend_exit_code(sc->backend) : 0;

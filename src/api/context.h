@@ -49,12 +49,15 @@ struct cspark_context {
     char *error; /* first error, for cspark_last_error */
     bool failed;
     struct sched_backend *backend; /* borrowed: the scheduler owns it */
+    volatile int interrupted;      /* the signal that interrupted the application, or 0 */
 };
 
 /* Creates a context from conf (copied). NULL with err on bad configuration. */
 cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err);
 /* Stops the scheduler and the bus, removes local files, frees everything. */
 void context_stop(cspark_context *sc, bool succeeded);
+/* A signal asked the application to stop: the running job and every later one fail. */
+void context_interrupt(cspark_context *sc, int sig);
 /* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
 int context_exit_code(cspark_context *sc);
 

@@ -60,4 +60,16 @@ assert_eq "keys=10,10 sums=4999950000,4999950000" "$out" "lost_map_output result
 grep -q 'event=resubmit reason="FetchFailed(shuffle 0, map 0)' "$T/err8" || fail "no fetch-failure resubmission logged"
 grep -q 'stage=0 attempt=1 tasks=1 name="map at testjobs.so:lost_map_output" event=submitted' "$T/err8" ||
     fail "the map stage was not resubmitted for exactly its one lost output"
+# SIGTERM during a job: the job is aborted, the context stops cleanly (local files removed),
+# exit status 128 + 15, and the last line says why
+mkdir "$T/local2"
+"$SUBMIT" --master 'local[2]' --conf spark.local.dir="$T/local2" --class slow "$JOBS" 500 >"$T/out9" 2>"$T/err9" &
+pid=$!
+for _ in $(seq 200); do grep -q "event=submitted" "$T/err9" && break; sleep 0.05; done
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+assert_eq "143" "$rc" "exit status after SIGTERM"
+assert_eq "cspark-submit: the application was interrupted by Terminated" "$(tail -1 "$T/err9")" "last line after SIGTERM"
+assert_eq "0" "$(find "$T/local2" -mindepth 1 | wc -l)" "local files left after SIGTERM"
 echo "PASS: $TEST_NAME"

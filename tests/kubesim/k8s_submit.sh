@@ -70,6 +70,17 @@ timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client "$BUILD/examples/wor
 cat "$T"/client/part-* | sort | cmp -s - "$T/ref.txt" || fail "client-mode output differs from local[2]"
 [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind after client mode: \$(kubectl get pods,configmaps,secrets -o name)"
 
+# client mode interrupted: SIGTERM to cspark-submit removes its executor pods before it exits
+"\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --class slow "$BUILD/tests/jobs/testjobs.so" 1000 \
+    >/dev/null 2>"$T/term.err" &
+pid=\$!
+for _ in \$(seq 400); do grep -q "event=executors_registered" "$T/term.err" && break; sleep 0.05; done
+kill -TERM \$pid
+rc=0
+wait \$pid || rc=\$?
+[ \$rc -eq 143 ] || fail "client mode after SIGTERM: exit \$rc, want 143"
+[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind after SIGTERM: \$(kubectl get pods,configmaps,secrets -o name)"
+
 # dry run: YAML for Secret, ConfigMap, Pod and Service; nothing created
 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --conf cspark.kubernetes.dryRun=true \
     "$BUILD/examples/wordcount.so" in out >"$T/dry.yaml" 2>"$T/dry.err" || fail "dry run failed: \$(cat "$T/dry.err")"
