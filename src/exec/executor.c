@@ -31,6 +31,9 @@
 #include "exec/task_codec.h"
 #include "rpc/endpoint.h"
 
+/* How long an executor keeps trying to reach its driver at start-up. */
+#define EXECUTOR_CONNECT_WINDOW_MS 60000
+
 typedef struct cached_plan {
     struct cached_plan *next;
     int stage_id, stage_attempt;
@@ -108,7 +111,8 @@ static cached_plan *find_plan(executor *x, int stage_id, int attempt)
 static void evict_plans(executor *x)
 {
     int n = 0;
-    for (cached_plan *c = x->plans; c; c = c->next) n++;
+    for (cached_plan *c = x->plans; c; c = c->next)
+        n++;
     while (n > MAX_CACHED_PLANS) {
         cached_plan **victim = NULL;
         for (cached_plan **q = &x->plans; *q; q = &(*q)->next)
@@ -122,7 +126,8 @@ static void evict_plans(executor *x)
     }
 }
 
-static void send_status(executor *x, int64_t task_id, Cspark__TaskState state, Cspark__TaskResult *res)
+static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
+                        Cspark__TaskResult *res)
 {
     Cspark__StatusUpdate su = CSPARK__STATUS_UPDATE__INIT;
     su.executor_id = (char *)x->opt->executor_id;
@@ -191,8 +196,10 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
     t->desc.inputs = plan->inputs;
     t->desc.num_inputs = plan->num_inputs;
     t->desc.cancelled = &t->cancelled;
-    if (x->queue_tail) x->queue_tail->next = t;
-    else x->queue_head = t;
+    if (x->queue_tail)
+        x->queue_tail->next = t;
+    else
+        x->queue_head = t;
     x->queue_tail = t;
     pthread_cond_signal(&x->work_cond);
     pthread_mutex_unlock(&x->lock);
@@ -213,7 +220,8 @@ static void stop(executor *x, bool driver_gone)
     pthread_mutex_lock(&x->lock);
     x->stopping = true;
     x->driver_gone |= driver_gone;
-    for (exec_task *t = x->queue_head; t; t = t->next) t->cancelled = 1;
+    for (exec_task *t = x->queue_head; t; t = t->next)
+        t->cancelled = 1;
     for (int i = 0; i < x->nworkers; i++)
         if (x->running[i]) x->running[i]->cancelled = 1;
     pthread_cond_broadcast(&x->work_cond);
@@ -284,13 +292,15 @@ static void report(executor *x, exec_task *t, task_result *r)
         size_t keep_len = pb.data.len;
         pb.data.data = NULL;
         pb.data.len = 0;
-        send_status(x, t->desc.task_id, r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED
-                                                             : CSPARK__TASK_STATE__FAILED, &pb);
+        send_status(
+            x, t->desc.task_id,
+            r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED : CSPARK__TASK_STATE__FAILED, &pb);
         pb.data.data = keep;
         pb.data.len = keep_len;
     } else {
-        send_status(x, t->desc.task_id, r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED
-                                                             : CSPARK__TASK_STATE__FAILED, &pb);
+        send_status(
+            x, t->desc.task_id,
+            r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED : CSPARK__TASK_STATE__FAILED, &pb);
     }
     task_result_pb_clear(&pb);
 }
@@ -307,7 +317,8 @@ static void *worker_main(void *arg)
     task_thread_init();
     for (;;) {
         pthread_mutex_lock(&x->lock);
-        while (!x->queue_head && !x->stopping) pthread_cond_wait(&x->work_cond, &x->lock);
+        while (!x->queue_head && !x->stopping)
+            pthread_cond_wait(&x->work_cond, &x->lock);
         if (x->stopping) {
             pthread_mutex_unlock(&x->lock);
             break;
@@ -349,12 +360,14 @@ static int fetch_app_config(executor *x, cs_error *err)
     if (rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
     if (reply->body_case != CSPARK__ENVELOPE__BODY_APP_CONFIG) {
         cspark__envelope__free_unpacked(reply, NULL);
-        return cs_error_set(err, CS_EPROTO, "the driver answered the configuration request with message %d",
+        return cs_error_set(err, CS_EPROTO,
+                            "the driver answered the configuration request with message %d",
                             (int)reply->body_case);
     }
     Cspark__SparkAppConfig *ac = reply->app_config;
     x->conf = conf_new();
-    for (size_t i = 0; i < ac->n_conf; i++) conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
+    for (size_t i = 0; i < ac->n_conf; i++)
+        conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
     x->app_file = cs_xstrdup(ac->app_file);
     cspark__envelope__free_unpacked(reply, NULL);
     return 0;
@@ -377,7 +390,8 @@ static int register_with_driver(executor *x, cs_error *err)
         rc = cs_error_set(err, CS_EINVAL, "the driver refused executor %s: %s", x->opt->executor_id,
                           reply->register_executor_failed->message);
     else if (reply->body_case != CSPARK__ENVELOPE__BODY_REGISTERED_EXECUTOR)
-        rc = cs_error_set(err, CS_EPROTO, "unexpected reply %d to RegisterExecutor", (int)reply->body_case);
+        rc = cs_error_set(err, CS_EPROTO, "unexpected reply %d to RegisterExecutor",
+                          (int)reply->body_case);
     cspark__envelope__free_unpacked(reply, NULL);
     return rc;
 }
@@ -394,35 +408,56 @@ static int executor_start(executor *x, cs_error *err)
     char host[256];
     int port;
     if (executor_parse_driver_url(x->opt->driver_url, host, sizeof host, &port) < 0)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid --driver-url '%s' (expected spark://CoarseGrainedScheduler@host:port)",
-                            x->opt->driver_url);
+        return cs_error_set(
+            err, CS_EINVAL,
+            "invalid --driver-url '%s' (expected spark://CoarseGrainedScheduler@host:port)",
+            x->opt->driver_url);
     char name[96];
     snprintf(name, sizeof name, "executor-%s", x->opt->executor_id);
     rpc_options ro = {.name = name, .app_id = x->opt->app_id, .secret = x->opt->secret};
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = x};
     x->ep = rpc_endpoint_new(&ro, &h, err);
     if (!x->ep) return err->code ? err->code : CS_EIO;
-    x->driver = rpc_connect(x->ep, host, port, 30000, err);
+    /* The driver may not be reachable yet — on Kubernetes its Service name can resolve only a
+     * moment after the executor pod starts — so keep trying, with backoff, for a minute (Spark's
+     * executor likewise retries fetching the driver's configuration). Authentication failures
+     * are final. */
+    int64_t deadline = cs_now_ms() + EXECUTOR_CONNECT_WINDOW_MS, backoff = 100;
+    for (;;) {
+        x->driver = rpc_connect(x->ep, host, port, 30000, err);
+        if (x->driver || err->code == CS_EAUTH || cs_now_ms() + backoff > deadline) break;
+        CS_WARN("executor",
+                "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=\"%s\"",
+                x->opt->executor_id, host, port, (long long)backoff, err->msg);
+        struct timespec ts = {backoff / 1000, (backoff % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        if (backoff < 2000) backoff *= 2;
+    }
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
     const char *level = conf_get(x->conf, "cspark.log.level");
     cs_log_level lvl;
-    if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0) cs_log_set_level(lvl);
+    if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0)
+        cs_log_set_level(lvl);
 
     x->app = dlopen(x->app_file, RTLD_NOW | RTLD_GLOBAL);
     if (!x->app)
-        return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file, dlerror());
+        return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file,
+                            dlerror());
     if (make_local_dir(x, err) < 0) return err->code;
 
     int64_t memory = x->opt->memory_bytes, v;
     double fraction;
     bool compress;
-    if (memory <= 0 && conf_get_size(x->conf, "spark.executor.memory", "1g", CS_MiB, &memory, err) < 0)
+    if (memory <= 0 &&
+        conf_get_size(x->conf, "spark.executor.memory", "1g", CS_MiB, &memory, err) < 0)
         return err->code;
-    if (conf_get_double(x->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0) return err->code;
-    if (conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0) return err->code;
-    if (conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0) return err->code;
+    if (conf_get_double(x->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
+        return err->code;
+    if (conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0)
+        return err->code;
+    if (conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
+        return err->code;
     x->max_direct_result = v;
 
     rpc_options bo = {.name = "block-server", .app_id = x->opt->app_id, .secret = x->opt->secret};
@@ -515,7 +550,8 @@ int executor_run(const executor_options *opt)
         CS_INFO("executor", "executor=%s event=registered host=%s cores=%d block_port=%d pid=%d",
                 opt->executor_id, opt->hostname, opt->cores, x->block_port, (int)getpid());
         int64_t interval_ms = 10000;
-        conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS, &interval_ms, NULL);
+        conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS,
+                             &interval_ms, NULL);
         if (interval_ms < 10) interval_ms = 10;
         pthread_mutex_lock(&x->lock);
         while (!x->stopping) {
@@ -537,7 +573,8 @@ int executor_run(const executor_options *opt)
         pthread_mutex_unlock(&x->lock);
     }
 
-    for (int i = 0; x->workers && i < x->nworkers; i++) pthread_join(x->workers[i], NULL);
+    for (int i = 0; x->workers && i < x->nworkers; i++)
+        pthread_join(x->workers[i], NULL);
     while (x->queue_head) {
         exec_task *t = x->queue_head;
         x->queue_head = t->next;
