@@ -77,7 +77,8 @@ typedef struct cspark_value {
 /* ---- user function types ---------------------------------------------------------------- */
 
 /* map: emit exactly one record per input. flat_map: emit zero or more. */
-typedef void (*cspark_map_fn)(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+typedef void (*cspark_map_fn)(const cspark_record *in, cspark_emitter *out,
+                              cspark_task_context *tc);
 /* filter: keep the record when true. */
 typedef bool (*cspark_filter_fn)(const cspark_record *in, cspark_task_context *tc);
 /* map_partitions: consume the whole partition through `in`, emit anything to `out`. */
@@ -223,7 +224,8 @@ static inline uint64_t cspark__load_be64(const uint8_t in[8])
     u = __builtin_bswap64(u);
 #elif !defined(__GNUC__)
     u = 0;
-    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
+    for (int i = 0; i < 8; i++)
+        u = (u << 8) | in[i];
 #endif
     return u;
 }
@@ -235,7 +237,8 @@ static inline void cspark__store_be64(uint64_t u, uint8_t out[8])
 #elif defined(__GNUC__)
     memcpy(out, &u, 8);
 #else
-    for (int i = 7; i >= 0; i--, u >>= 8) out[i] = (uint8_t)u;
+    for (int i = 7; i >= 0; i--, u >>= 8)
+        out[i] = (uint8_t)u;
 #endif
 }
 

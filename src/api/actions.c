@@ -58,7 +58,8 @@ static void results_init(part_results *pr, int n)
 
 static void results_free(part_results *pr)
 {
-    for (int i = 0; i < pr->n; i++) batch_free(&pr->parts[i]);
+    for (int i = 0; i < pr->n; i++)
+        batch_free(&pr->parts[i]);
     free(pr->parts);
     free(pr->counts);
     free(pr->present);
@@ -73,7 +74,8 @@ static void on_result(void *arg, int partition, task_result *r)
     pr->present[partition] = true;
 }
 
-static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *sink, part_results *pr)
+static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *sink,
+               part_results *pr)
 {
     cs_error err;
     cs_error_clear(&err);
@@ -105,7 +107,8 @@ int cspark_count(cspark_rdd *rdd, int64_t *count)
     int rc = run(rdd, NULL, 0, &sink, &pr);
     if (rc == 0 && count) {
         *count = 0;
-        for (int i = 0; i < pr.n; i++) *count += pr.counts[i];
+        for (int i = 0; i < pr.n; i++)
+            *count += pr.counts[i];
     }
     results_free(&pr);
     return rc;
@@ -122,7 +125,8 @@ int cspark_collect(cspark_rdd *rdd, cspark_records **out)
     if (rc == 0) {
         cspark_records *r = cs_xcalloc(1, sizeof *r);
         batch_init(&r->b);
-        for (int i = 0; i < pr.n; i++) batch_append_batch(&r->b, &pr.parts[i]);
+        for (int i = 0; i < pr.n; i++)
+            batch_append_batch(&r->b, &pr.parts[i]);
         *out = r;
     }
     results_free(&pr);
@@ -151,7 +155,8 @@ int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
         }
         int count = (int)(want < total - scanned ? want : total - scanned);
         int *parts = cs_xmalloc((size_t)count * sizeof *parts);
-        for (int i = 0; i < count; i++) parts[i] = scanned + i;
+        for (int i = 0; i < count; i++)
+            parts[i] = scanned + i;
         task_sink sink = {.kind = SINK_TAKE, .take_n = n - res->b.n};
         part_results pr;
         results_init(&pr, total);
@@ -214,7 +219,8 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     *out = NULL;
     if (out_len) *out_len = 0;
     cs_error err;
-    task_sink sink = {.kind = SINK_FOLD, .zero = zero, .zero_len = (uint32_t)zero_len, .has_zero = has_zero};
+    task_sink sink = {
+        .kind = SINK_FOLD, .zero = zero, .zero_len = (uint32_t)zero_len, .has_zero = has_zero};
     if (fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, op, &err) < 0)
         return context_fail(rdd->sc, &err);
     part_results pr;
@@ -239,8 +245,8 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     return rc;
 }
 
-int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure, size_t len,
-                  void **out, size_t *out_len)
+int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure, size_t len, void **out,
+                  size_t *out_len)
 {
     return fold_common(rdd, NULL, 0, false, fn, closure, len, out, out_len, "reduce");
 }
@@ -270,9 +276,12 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
 {
     if (!rdd) return CS_EINVAL;
     cspark_context *sc = rdd->sc;
-    if (!path || !*path) return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
-    if (strncmp(path, "file://", 7) == 0) path += 7;
-    else if (strncmp(path, "file:", 5) == 0) path += 5;
+    if (!path || !*path)
+        return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
+    if (strncmp(path, "file://", 7) == 0)
+        path += 7;
+    else if (strncmp(path, "file:", 5) == 0)
+        path += 5;
     struct stat st;
     if (lstat(path, &st) == 0)
         return refuse(sc, CS_EEXIST, "Output directory file:%s already exists", path);
@@ -296,6 +305,7 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
     cs_remove_tree(tmp);
     snprintf(tmp, sizeof tmp, "%s/_SUCCESS", path);
     FILE *f = fopen(tmp, "w");
-    if (!f || fclose(f) != 0) return refuse(sc, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    if (!f || fclose(f) != 0)
+        return refuse(sc, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));
     return 0;
 }

@@ -16,19 +16,22 @@ void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *
 
 void cspark_sum_f64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
-    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_sum_f64: values must be 8-byte cspark_f64 encodings");
+    if (acc->len != 8 || value.len != 8)
+        cspark_task_fail(tc, "cspark_sum_f64: values must be 8-byte cspark_f64 encodings");
     cspark_f64_encode(cspark_f64_decode(acc->ptr) + cspark_f64_decode(value.ptr), acc->ptr);
 }
 
 void cspark_min_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
-    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_min_i64: values must be 8-byte cspark_i64 encodings");
+    if (acc->len != 8 || value.len != 8)
+        cspark_task_fail(tc, "cspark_min_i64: values must be 8-byte cspark_i64 encodings");
     if (memcmp(value.ptr, acc->ptr, 8) < 0) memcpy(acc->ptr, value.ptr, 8);
 }
 
 void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
-    if (acc->len != 8 || value.len != 8) cspark_task_fail(tc, "cspark_max_i64: values must be 8-byte cspark_i64 encodings");
+    if (acc->len != 8 || value.len != 8)
+        cspark_task_fail(tc, "cspark_max_i64: values must be 8-byte cspark_i64 encodings");
     if (memcmp(value.ptr, acc->ptr, 8) > 0) memcpy(acc->ptr, value.ptr, 8);
 }
 
@@ -101,8 +104,7 @@ void cspark__distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_
     memcpy(k + 4 + in->key.len, in->value.ptr, in->value.len);
 }
 
-void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out,
-                             cspark_task_context *tc)
+void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     uint32_t klen;
     if (in->key.len < 4) cspark_task_fail(tc, "distinct: malformed packed record");

@@ -53,11 +53,13 @@ static int read_settings(cspark_context *sc, cs_error *err)
         threads = sc->master.threads > 0 ? sc->master.threads : 1;
     }
     if (conf_contains(sc->conf, "spark.default.parallelism")) {
-        if (conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0) return err->code;
+        if (conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0)
+            return err->code;
         if (v < 1)
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for spark.default.parallelism: '%lld' (expected a "
-                                "positive integer)", (long long)v);
+                                "positive integer)",
+                                (long long)v);
         sc->default_parallelism = (int)v;
     } else {
         sc->default_parallelism = threads;
@@ -70,22 +72,25 @@ static int read_settings(cspark_context *sc, cs_error *err)
         if (v < 1)
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for spark.task.maxFailures: '%lld' (expected a "
-                                "positive integer)", (long long)v);
+                                "positive integer)",
+                                (long long)v);
         sc->max_task_failures = (int)v;
     }
 
     /* In local mode the executor is the driver: its memory is spark.executor.memory when set,
      * else spark.driver.memory (both default 1g). */
     int64_t memory;
-    const char *mem_key =
-        conf_contains(sc->conf, "spark.executor.memory") ? "spark.executor.memory" : "spark.driver.memory";
+    const char *mem_key = conf_contains(sc->conf, "spark.executor.memory") ? "spark.executor.memory"
+                                                                           : "spark.driver.memory";
     if (conf_get_size(sc->conf, mem_key, "1g", CS_MiB, &memory, err) < 0) return err->code;
     double fraction;
-    if (conf_get_double(sc->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0) return err->code;
+    if (conf_get_double(sc->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
+        return err->code;
     if (!(fraction > 0 && fraction <= 1))
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.memory.fraction: '%s' (expected a number in "
-                            "(0, 1])", conf_get(sc->conf, "spark.memory.fraction"));
+                            "(0, 1])",
+                            conf_get(sc->conf, "spark.memory.fraction"));
     sc->task_memory_budget = (int64_t)((double)memory * fraction / threads);
     if (sc->task_memory_budget < 4 * CS_MiB) sc->task_memory_budget = 4 * CS_MiB;
     if (conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) < 0)
@@ -157,7 +162,8 @@ static int start_k8s(cspark_context *sc, cs_error *err)
     if (k8s_backend_start(backend, err) < 0) return err->code;
     double ratio;
     int64_t wait_ms;
-    if (conf_get_double(sc->conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio, err) < 0 ||
+    if (conf_get_double(sc->conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio,
+                        err) < 0 ||
         conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
                              CS_MS, &wait_ms, err) < 0)
         return err->code;
@@ -170,7 +176,9 @@ static int start_backend(cspark_context *sc, cs_error *err)
 {
     if (sc->master.kind == MASTER_LOCAL_CLUSTER) return start_local_cluster(sc, err);
     if (sc->master.kind == MASTER_K8S) return start_k8s(sc, err);
-    exec_env xenv = {.executor_id = "driver", .host = "localhost", .local_dir = sc->local_dir,
+    exec_env xenv = {.executor_id = "driver",
+                     .host = "localhost",
+                     .local_dir = sc->local_dir,
                      .task_memory_budget = sc->task_memory_budget,
                      .shuffle_compress = sc->shuffle_compress,
                      .blocks = shuffle_local_source(sc->local_dir)};
@@ -193,7 +201,8 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
     if (given_id && *given_id) {
         snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);
     } else if (m && strncmp(m, "k8s://", 6) == 0) {
-        if (k8s_new_app_id(sc->app_id, err) < 0) goto fail; /* spark-<32 hex>, as Spark on Kubernetes */
+        if (k8s_new_app_id(sc->app_id, err) < 0)
+            goto fail; /* spark-<32 hex>, as Spark on Kubernetes */
     } else {
         snprintf(sc->app_id, sizeof sc->app_id, "local-%lld", (long long)cs_now_ms());
     }
@@ -221,18 +230,25 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
         struct passwd *pw = getpwuid(getuid());
         user = pw ? pw->pw_name : "unknown";
     }
-    cs_event ev = {.kind = CS_EV_APPLICATION_START, .app_id = sc->app_id,
-                   .app_name = sc->app_name, .user = user, .time_ms = cs_now_ms()};
+    cs_event ev = {.kind = CS_EV_APPLICATION_START,
+                   .app_id = sc->app_id,
+                   .app_name = sc->app_name,
+                   .user = user,
+                   .time_ms = cs_now_ms()};
     listener_bus_post(sc->bus, &ev);
     cs_event env = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = sc->conf, .time_ms = cs_now_ms()};
     listener_bus_post(sc->bus, &env);
-    cs_event exec = {.kind = CS_EV_EXECUTOR_ADDED, .executor_id = "driver", .host = "localhost",
-                     .executor_cores = sc->master.threads, .time_ms = cs_now_ms()};
+    cs_event exec = {.kind = CS_EV_EXECUTOR_ADDED,
+                     .executor_id = "driver",
+                     .host = "localhost",
+                     .executor_cores = sc->master.threads,
+                     .time_ms = cs_now_ms()};
     listener_bus_post(sc->bus, &exec);
 
     if (start_backend(sc, err) < 0) goto fail;
     CS_INFO("context", "app=%s name=\"%s\" master=%s parallelism=%d task_memory=%lld local_dir=%s",
-            sc->app_id, sc->app_name, conf_get(sc->conf, "spark.master") ? conf_get(sc->conf, "spark.master") : "local[*]",
+            sc->app_id, sc->app_name,
+            conf_get(sc->conf, "spark.master") ? conf_get(sc->conf, "spark.master") : "local[*]",
             sc->default_parallelism, (long long)sc->task_memory_budget, sc->local_dir);
     return sc;
 fail:
@@ -245,13 +261,16 @@ void context_stop(cspark_context *sc, bool succeeded)
     if (!sc) return;
     scheduler_free(sc->sched);
     if (sc->bus) {
-        cs_event ev = {.kind = CS_EV_APPLICATION_END, .time_ms = cs_now_ms(), .succeeded = succeeded};
+        cs_event ev = {
+            .kind = CS_EV_APPLICATION_END, .time_ms = cs_now_ms(), .succeeded = succeeded};
         listener_bus_post(sc->bus, &ev);
         listener_bus_free(sc->bus);
     }
     if (sc->local_dir) cs_remove_tree(sc->local_dir);
-    for (int i = 0; i < sc->num_rdds; i++) rdd_free(sc->rdds[i]);
-    for (int i = 0; i < sc->num_deps; i++) shuffle_dep_free(sc->deps[i]);
+    for (int i = 0; i < sc->num_rdds; i++)
+        rdd_free(sc->rdds[i]);
+    for (int i = 0; i < sc->num_deps; i++)
+        shuffle_dep_free(sc->deps[i]);
     free(sc->rdds);
     free(sc->deps);
     free(sc->local_dir);
@@ -276,7 +295,8 @@ void context_interrupt(cspark_context *sc, int sig)
 
 int context_exit_code(cspark_context *sc)
 {
-    return sc && sc->backend && sc->master.kind == MASTER_K8S ? k8s_backend_exit_code(sc->backend) : 0;
+    return sc && sc->backend && sc->master.kind == MASTER_K8S ? k8s_backend_exit_code(sc->backend)
+                                                              : 0;
 }
 
 int context_fail(cspark_context *sc, const cs_error *err)

@@ -89,7 +89,8 @@ void rdd_free(cspark_rdd *r)
     batch_free(&r->par_data);
     free(r->par_offsets);
     free(r->splits);
-    for (int i = 0; i < r->num_paths; i++) free(r->paths[i]);
+    for (int i = 0; i < r->num_paths; i++)
+        free(r->paths[i]);
     free(r->paths);
     free(r->union_parent);
     free(r->union_index);

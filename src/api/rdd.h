@@ -92,7 +92,8 @@ struct cspark_rdd {
     int num_paths;
     /* RDD_UNION: partition i -> (parent, parent partition) */
     int *union_parent, *union_index;
-    /* RDD_COALESCE: output partition i reads parent partitions group_start[i]..group_start[i+1]-1 */
+    /* RDD_COALESCE: output partition i reads parent partitions group_start[i]..group_start[i+1]-1
+     */
     int *group_start;
 
     /* RDD_SHUFFLED */

@@ -36,8 +36,7 @@ void cspark__join_flatten(const cspark_record *in, cspark_emitter *out, cspark_t
 void cspark__left_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
                                      cspark_task_context *tc);
 void cspark__distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
-void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out,
-                             cspark_task_context *tc);
+void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
 void cspark__keep_first(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
 
 #endif

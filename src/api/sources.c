@@ -26,7 +26,8 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
     if (!sc) return NULL;
     if (num_slices < 0) {
         cs_error e;
-        cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be positive, got %d", num_slices);
+        cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be positive, got %d",
+                     num_slices);
         return rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
@@ -35,11 +36,13 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
         batch_append_record(&r->par_data, records[i].key.ptr, records[i].key.len,
                             records[i].value.ptr, records[i].value.len);
     r->par_offsets = cs_xcalloc((size_t)slices + 1, sizeof *r->par_offsets);
-    for (int i = 0; i <= slices; i++) r->par_offsets[i] = (size_t)((unsigned __int128)n * (unsigned)i / (unsigned)slices);
+    for (int i = 0; i <= slices; i++)
+        r->par_offsets[i] = (size_t)((unsigned __int128)n * (unsigned)i / (unsigned)slices);
     return r;
 }
 
-cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t step, int num_slices)
+cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t step,
+                         int num_slices)
 {
     if (!sc) return NULL;
     cs_error e;
@@ -91,7 +94,9 @@ static const char *strip_scheme(const char *p)
 static int add_dir(path_list *l, const char *dir, cs_error *err)
 {
     DIR *d = opendir(dir);
-    if (!d) return cs_error_set(err, CS_EIO, "cannot read input directory %s: %s", dir, strerror(errno));
+    if (!d)
+        return cs_error_set(err, CS_EIO, "cannot read input directory %s: %s", dir,
+                            strerror(errno));
     path_list local = {0};
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -126,15 +131,18 @@ static int expand_one(path_list *l, const char *spec, cs_error *err)
         for (size_t i = 0; i < g.gl_pathc && out == 0; i++) {
             struct stat st;
             if (stat(g.gl_pathv[i], &st) < 0) continue;
-            if (S_ISDIR(st.st_mode)) out = add_dir(l, g.gl_pathv[i], err);
-            else if (g.gl_pathv[i][strlen(g.gl_pathv[i]) - 1] != '/') path_add(l, g.gl_pathv[i]);
+            if (S_ISDIR(st.st_mode))
+                out = add_dir(l, g.gl_pathv[i], err);
+            else if (g.gl_pathv[i][strlen(g.gl_pathv[i]) - 1] != '/')
+                path_add(l, g.gl_pathv[i]);
         }
         globfree(&g);
         return out;
     }
     struct stat st;
     if (stat(p, &st) < 0) {
-        if (errno == ENOENT) return cs_error_set(err, CS_ENOTFOUND, "Input path does not exist: file:%s", p);
+        if (errno == ENOENT)
+            return cs_error_set(err, CS_ENOTFOUND, "Input path does not exist: file:%s", p);
         return cs_error_set(err, CS_EIO, "cannot read input path %s: %s", p, strerror(errno));
     }
     if (S_ISDIR(st.st_mode)) return add_dir(l, p, err);
@@ -167,7 +175,8 @@ cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_parti
     for (size_t i = 0; i < files.n; i++) {
         struct stat st;
         if (stat(files.v[i], &st) < 0 || access(files.v[i], R_OK) < 0) {
-            cs_error_set(&err, CS_EIO, "cannot read input file %s: %s", files.v[i], strerror(errno));
+            cs_error_set(&err, CS_EIO, "cannot read input file %s: %s", files.v[i],
+                         strerror(errno));
             goto fail;
         }
         sizes[i] = (uint64_t)st.st_size;
@@ -202,7 +211,8 @@ cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_parti
     free(sizes);
     return r;
 fail:
-    for (size_t i = 0; i < files.n; i++) free(files.v[i]);
+    for (size_t i = 0; i < files.n; i++)
+        free(files.v[i]);
     free(files.v);
     free(splits);
     free(sizes);

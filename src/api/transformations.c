@@ -92,7 +92,8 @@ cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
     if (!rdd) return NULL;
     if (num_partitions < 1) {
         cs_error e;
-        cs_error_set(&e, CS_EINVAL, "coalesce: number of partitions must be positive, got %d", num_partitions);
+        cs_error_set(&e, CS_EINVAL, "coalesce: number of partitions must be positive, got %d",
+                     num_partitions);
         return rdd_refuse(rdd->sc, &e);
     }
     int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
@@ -112,7 +113,8 @@ static int shuffle_partitions(cspark_context *sc, int requested, int parent_a, i
                               const char *op, cs_error *err)
 {
     if (requested < 0)
-        return cs_error_set(err, CS_EINVAL, "%s: number of partitions must be positive, got %d", op, requested);
+        return cs_error_set(err, CS_EINVAL, "%s: number of partitions must be positive, got %d", op,
+                            requested);
     if (requested > 0) return requested;
     if (conf_contains(sc->conf, "spark.default.parallelism")) return sc->default_parallelism;
     int n = parent_a > parent_b ? parent_a : parent_b;
@@ -178,7 +180,8 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
     cspark_context *sc = rdd->sc;
     cs_error err;
     fn_ref seq_ref, comb_ref;
-    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
+    int n =
+        shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
     if (n < 0 || fn_ref_init(sc, &seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
         return rdd_refuse(sc, &err);
     if (fn_ref_init(sc, &comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
@@ -212,7 +215,8 @@ cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return NULL;
     cs_error err;
-    int n = shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "group_by_key", &err);
+    int n =
+        shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "group_by_key", &err);
     if (n < 0) return rdd_refuse(rdd->sc, &err);
     /* as Spark: no map-side combine for groupByKey (it would not shrink the data) */
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
@@ -226,10 +230,13 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
 {
     if (!left || !right || !same_context(left, right, op)) return NULL;
     cs_error err;
-    int n = shuffle_partitions(left->sc, num_partitions, left->num_partitions, right->num_partitions, op, &err);
+    int n = shuffle_partitions(left->sc, num_partitions, left->num_partitions,
+                               right->num_partitions, op, &err);
     if (n < 0) return rdd_refuse(left->sc, &err);
-    cspark_rdd *tl = narrow_builtin(left, RDD_MAP, "tag", "cspark__tag_left", (void *)cspark__tag_left, caller);
-    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cspark__tag_right", (void *)cspark__tag_right, caller);
+    cspark_rdd *tl =
+        narrow_builtin(left, RDD_MAP, "tag", "cspark__tag_left", (void *)cspark__tag_left, caller);
+    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cspark__tag_right",
+                                    (void *)cspark__tag_right, caller);
     cspark_rdd *r = shuffled(tl, dep_new(tl, PART_HASH, n), n, SHUFFLE_READ_COGROUP, op, caller);
     r->deps[1] = dep_new(tr, PART_HASH, n);
     r->num_deps = 2;
@@ -284,7 +291,8 @@ cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
     if (!rdd) return NULL;
     if (num_partitions < 1) {
         cs_error e;
-        cs_error_set(&e, CS_EINVAL, "repartition: number of partitions must be positive, got %d", num_partitions);
+        cs_error_set(&e, CS_EINVAL, "repartition: number of partitions must be positive, got %d",
+                     num_partitions);
         return rdd_refuse(rdd->sc, &e);
     }
     shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
@@ -309,7 +317,8 @@ static void on_sample(void *arg, int partition, task_result *r)
         a->cap = a->keys.n * 2;
         a->weights = cs_xrealloc(a->weights, a->cap * sizeof *a->weights);
     }
-    for (size_t i = base; i < a->keys.n; i++) a->weights[i] = w;
+    for (size_t i = base; i < a->keys.n; i++)
+        a->weights[i] = w;
 }
 
 static int cmp_sample(const void *x, const void *y, void *keys)
@@ -329,10 +338,12 @@ static int choose_bounds(shuffle_dep *d, sample_acc *a, int n)
     size_t m = a->keys.n;
     if (m == 0 || n <= 1) return 0;
     size_t *idx = cs_xmalloc(m * sizeof *idx);
-    for (size_t i = 0; i < m; i++) idx[i] = i;
+    for (size_t i = 0; i < m; i++)
+        idx[i] = i;
     qsort_r(idx, m, sizeof *idx, cmp_sample, &a->keys);
     double total = 0;
-    for (size_t i = 0; i < m; i++) total += a->weights[i];
+    for (size_t i = 0; i < m; i++)
+        total += a->weights[i];
     double step = total / n, cum = 0, target = step;
     cspark_slice *bounds = cs_xcalloc((size_t)n, sizeof *bounds);
     size_t nb = 0, bytes = 0;

@@ -99,7 +99,8 @@ static int64_t mono_ms(void)
 static running **run_slot(coarse_backend *b, int64_t task_id)
 {
     running **p = &b->run[(uint64_t)task_id % RUNNING_BUCKETS];
-    while (*p && (*p)->t->task_id != task_id) p = &(*p)->next;
+    while (*p && (*p)->t->task_id != task_id)
+        p = &(*p)->next;
     return p;
 }
 
@@ -136,7 +137,8 @@ static plan_frame *plan_for(coarse_backend *b, const task_desc *t, cs_error *err
     b->plans = p;
     if (++b->num_plans > MAX_PLAN_FRAMES) { /* drop the oldest */
         plan_frame **q = &b->plans;
-        while ((*q)->next) q = &(*q)->next;
+        while ((*q)->next)
+            q = &(*q)->next;
         free((*q)->frame);
         free(*q);
         *q = NULL;
@@ -149,9 +151,11 @@ static bool send_plan(coarse_backend *b, exec_info *e, const task_desc *t, cs_er
 {
     if (t->stage_id >= e->cap_sent) {
         int cap = e->cap_sent ? e->cap_sent : 16;
-        while (cap <= t->stage_id) cap *= 2;
+        while (cap <= t->stage_id)
+            cap *= 2;
         e->sent_attempt = cs_xrealloc(e->sent_attempt, (size_t)cap * sizeof *e->sent_attempt);
-        memset(e->sent_attempt + e->cap_sent, 0, (size_t)(cap - e->cap_sent) * sizeof *e->sent_attempt);
+        memset(e->sent_attempt + e->cap_sent, 0,
+               (size_t)(cap - e->cap_sent) * sizeof *e->sent_attempt);
         e->cap_sent = cap;
     }
     if (e->sent_attempt[t->stage_id] == t->stage_attempt + 1) return true;
@@ -195,7 +199,8 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         cs_error_clear(&err);
         if (!send_plan(b, e, t, &err)) {
             *failed = cs_xrealloc(*failed, (size_t)(*nfailed + 1) * sizeof **failed);
-            (*failed)[(*nfailed)++] = (failed_launch){t, cs_xstrdup(err.msg[0] ? err.msg : "cannot send the stage plan")};
+            (*failed)[(*nfailed)++] =
+                (failed_launch){t, cs_xstrdup(err.msg[0] ? err.msg : "cannot send the stage plan")};
             continue;
         }
         Cspark__LaunchTask lt = CSPARK__LAUNCH_TASK__INIT;
@@ -249,8 +254,10 @@ static void coarse_launch(sched_backend *base, const task_desc *t)
     p->next = NULL;
     p->t = t;
     pthread_mutex_lock(&b->lock);
-    if (b->pend_tail) b->pend_tail->next = p;
-    else b->pend_head = p;
+    if (b->pend_tail)
+        b->pend_tail->next = p;
+    else
+        b->pend_head = p;
     b->pend_tail = p;
     pthread_mutex_unlock(&b->lock);
     offer_and_report(b);
@@ -387,14 +394,19 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     pthread_mutex_unlock(&b->lock);
     reply_register(c, request_id, refusal[0] ? refusal : NULL);
     if (refusal[0]) {
-        CS_WARN("driver", "event=executor_refused executor=%s reason=\"%s\"", re->executor_id, refusal);
+        CS_WARN("driver", "event=executor_refused executor=%s reason=\"%s\"", re->executor_id,
+                refusal);
         return;
     }
-    CS_INFO("driver", "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
+    CS_INFO("driver",
+            "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
             re->executor_id, re->host, re->cores, re->block_port, (long long)re->pid);
     if (b->sc->bus) {
-        cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED, .executor_id = re->executor_id,
-                       .host = re->host, .executor_cores = re->cores, .time_ms = cs_now_ms()};
+        cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED,
+                       .executor_id = re->executor_id,
+                       .host = re->host,
+                       .executor_cores = re->cores,
+                       .time_ms = cs_now_ms()};
         listener_bus_post(b->sc->bus, &ev);
     }
     offer_and_report(b);
@@ -451,8 +463,10 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         f->port = port;
         snprintf(f->exec_id, sizeof f->exec_id, "%s", exec_id);
         pthread_mutex_lock(&b->lock);
-        if (b->fetch_tail) b->fetch_tail->next = f;
-        else b->fetch_head = f;
+        if (b->fetch_tail)
+            b->fetch_tail->next = f;
+        else
+            b->fetch_head = f;
         b->fetch_tail = f;
         pthread_cond_broadcast(&b->cond);
         pthread_mutex_unlock(&b->lock);
@@ -464,7 +478,8 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
     offer_and_report(b);
 }
 
-static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id, const Cspark__Heartbeat *hb)
+static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                         const Cspark__Heartbeat *hb)
 {
     pthread_mutex_lock(&b->lock);
     exec_info *e = exec_of_conn(b, c);
@@ -474,18 +489,22 @@ static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id, co
     for (size_t i = 0; i < hb->n_updates; i++) {
         const Cspark__TaskMetricsUpdate *u = hb->updates[i];
         if (u->metrics)
-            CS_DEBUG("driver", "event=task_metrics executor=%s task=%lld run_time_ms=%lld records_read=%lld "
-                     "shuffle_bytes_read=%lld spilled=%lld", hb->executor_id, (long long)u->task_id,
-                     (long long)u->metrics->run_time_ms, (long long)u->metrics->records_read,
-                     (long long)u->metrics->shuffle_bytes_read, (long long)u->metrics->disk_bytes_spilled);
+            CS_DEBUG("driver",
+                     "event=task_metrics executor=%s task=%lld run_time_ms=%lld records_read=%lld "
+                     "shuffle_bytes_read=%lld spilled=%lld",
+                     hb->executor_id, (long long)u->task_id, (long long)u->metrics->run_time_ms,
+                     (long long)u->metrics->records_read, (long long)u->metrics->shuffle_bytes_read,
+                     (long long)u->metrics->disk_bytes_spilled);
     }
     Cspark__HeartbeatResponse hr = CSPARK__HEARTBEAT_RESPONSE__INIT;
     hr.reregister = !known;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE;
     env.heartbeat_response = &hr;
-    if (request_id) rpc_reply(c, request_id, &env);
-    else rpc_send(c, &env);
+    if (request_id)
+        rpc_reply(c, request_id, &env);
+    else
+        rpc_send(c, &env);
 }
 
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
@@ -505,7 +524,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         on_heartbeat(b, c, msg->request_id, msg->heartbeat);
         break;
     default:
-        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", rpc_conn_peer(c), frame_body_name(msg));
+        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", rpc_conn_peer(c),
+                frame_body_name(msg));
         break;
     }
 }
@@ -550,20 +570,27 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         free(lost);
         return;
     }
-    CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id, nlost, why);
+    CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id, nlost,
+            why);
     for (int i = 0; i < nlost; i++) {
         task_result r;
         task_result_init(&r);
         r.status = TASK_FAILED;
         char msg[700];
-        snprintf(msg, sizeof msg, "ExecutorLostFailure (executor %s exited caused by one of the running tasks) Reason: %s", id, why);
+        snprintf(msg, sizeof msg,
+                 "ExecutorLostFailure (executor %s exited caused by one of the running tasks) "
+                 "Reason: %s",
+                 id, why);
         r.error = cs_xstrdup(msg);
         scheduler_task_done(b->base.sched, lost[i], &r);
     }
     free(lost);
     scheduler_executor_lost(b->base.sched, id, why);
     if (b->sc->bus) {
-        cs_event ev = {.kind = CS_EV_EXECUTOR_REMOVED, .executor_id = id, .reason = why, .time_ms = cs_now_ms()};
+        cs_event ev = {.kind = CS_EV_EXECUTOR_REMOVED,
+                       .executor_id = id,
+                       .reason = why,
+                       .time_ms = cs_now_ms()};
         listener_bus_post(b->sc->bus, &ev);
     }
     if (b->opt.executor_removed) b->opt.executor_removed(b->opt.hooks_arg, id, why);
@@ -600,7 +627,8 @@ static void *housekeeper_main(void *arg)
             exec_info *e = &b->execs[i];
             if (!e->alive || !e->conn || now - e->last_seen_ms <= b->network_timeout_ms) continue;
             snprintf(e->lost_reason, sizeof e->lost_reason,
-                     "Executor heartbeat timed out after %lld ms", (long long)(now - e->last_seen_ms));
+                     "Executor heartbeat timed out after %lld ms",
+                     (long long)(now - e->last_seen_ms));
             rpc_conn_close(e->conn); /* on_close does the rest */
         }
     }
@@ -614,7 +642,8 @@ static void *fetcher_main(void *arg)
     coarse_backend *b = arg;
     pthread_mutex_lock(&b->lock);
     for (;;) {
-        while (!b->fetch_head && !b->stopping) pthread_cond_wait(&b->cond, &b->lock);
+        while (!b->fetch_head && !b->stopping)
+            pthread_cond_wait(&b->cond, &b->lock);
         if (!b->fetch_head) break;
         fetch_job *f = b->fetch_head;
         b->fetch_head = f->next;
@@ -638,20 +667,22 @@ static void *fetcher_main(void *arg)
         if (reply && reply->body_case == CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA &&
             !(reply->fetch_result_data->error && reply->fetch_result_data->error[0])) {
             batch_reset(&f->r.data);
-            CS_INFO("driver", "event=indirect_result task=%lld executor=%s bytes=%zu", (long long)f->t->task_id,
-                    f->exec_id, reply->fetch_result_data->data.len);
-            if (recio_decode_all(reply->fetch_result_data->data.data, reply->fetch_result_data->data.len,
-                                 &f->r.data, &err) < 0) {
+            CS_INFO("driver", "event=indirect_result task=%lld executor=%s bytes=%zu",
+                    (long long)f->t->task_id, f->exec_id, reply->fetch_result_data->data.len);
+            if (recio_decode_all(reply->fetch_result_data->data.data,
+                                 reply->fetch_result_data->data.len, &f->r.data, &err) < 0) {
                 f->r.status = TASK_FAILED;
                 f->r.error = cs_xstrdup(err.msg);
             }
         } else {
             f->r.status = TASK_FAILED;
             char msg[1600];
-            snprintf(msg, sizeof msg, "could not fetch the result of task %lld from executor %s (%s:%d): %s",
+            snprintf(msg, sizeof msg,
+                     "could not fetch the result of task %lld from executor %s (%s:%d): %s",
                      (long long)f->t->task_id, f->exec_id, f->host, f->port,
                      reply && reply->body_case == CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA
-                         ? reply->fetch_result_data->error : err.msg);
+                         ? reply->fetch_result_data->error
+                         : err.msg);
             f->r.error = cs_xstrdup(msg);
         }
         if (reply) cspark__envelope__free_unpacked(reply, NULL);
@@ -682,7 +713,8 @@ int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
     int alive = 0;
     for (;;) {
         alive = 0;
-        for (int i = 0; i < b->num_execs; i++) alive += b->execs[i].alive;
+        for (int i = 0; i < b->num_execs; i++)
+            alive += b->execs[i].alive;
         int64_t left = deadline - mono_ms();
         if (alive >= n || left <= 0 || b->stopping) break;
         timed_wait(b, left < 200 ? left : 200);
@@ -698,7 +730,8 @@ int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
     int alive;
     for (;;) {
         alive = 0;
-        for (int i = 0; i < b->num_execs; i++) alive += b->execs[i].alive && b->execs[i].conn;
+        for (int i = 0; i < b->num_execs; i++)
+            alive += b->execs[i].alive && b->execs[i].conn;
         int64_t left = deadline - mono_ms();
         if (!alive || left <= 0) break;
         timed_wait(b, left < 50 ? left : 50);
@@ -801,7 +834,8 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
     rpc_options ro = {.name = "driver", .app_id = sc->app_id, .secret = b->secret};
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = b};
     b->ep = rpc_endpoint_new(&ro, &h, err);
-    if (!b->ep || rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port, err) < 0) {
+    if (!b->ep ||
+        rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port, err) < 0) {
         rpc_endpoint_free(b->ep);
         pthread_mutex_destroy(&b->lock);
         pthread_cond_destroy(&b->cond);
@@ -812,7 +846,7 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
     }
     pthread_create(&b->housekeeper, NULL, housekeeper_main, b);
     pthread_create(&b->fetcher, NULL, fetcher_main, b);
-    CS_INFO("driver", "event=listening host=%s port=%d auth=%s", o->bind_host ? o->bind_host : "127.0.0.1",
-            b->port, b->secret ? "on" : "off");
+    CS_INFO("driver", "event=listening host=%s port=%d auth=%s",
+            o->bind_host ? o->bind_host : "127.0.0.1", b->port, b->secret ? "on" : "off");
     return b;
 }

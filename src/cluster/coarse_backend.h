@@ -33,7 +33,8 @@ typedef struct coarse_options {
     void *hooks_arg;
 } coarse_options;
 
-coarse_backend *coarse_backend_new(struct cspark_context *sc, const coarse_options *o, cs_error *err);
+coarse_backend *coarse_backend_new(struct cspark_context *sc, const coarse_options *o,
+                                   cs_error *err);
 sched_backend *coarse_backend_base(coarse_backend *b);
 int coarse_backend_port(const coarse_backend *b);
 /* Waits until n executors are registered or timeout_ms passes; returns the number registered. */

@@ -34,7 +34,8 @@ static void *worker_main(void *arg)
     task_thread_init();
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        while (!b->head && !b->stopping) pthread_cond_wait(&b->cond, &b->lock);
+        while (!b->head && !b->stopping)
+            pthread_cond_wait(&b->cond, &b->lock);
         if (!b->head) {
             pthread_mutex_unlock(&b->lock);
             task_thread_fini();
@@ -62,15 +63,20 @@ static void local_launch(sched_backend *base, const task_desc *t)
     pthread_mutex_lock(&b->lock);
     if (!b->started) {
         b->started = true;
-        for (int i = 0; i < b->threads; i++) pthread_create(&b->workers[i], NULL, worker_main, b);
+        for (int i = 0; i < b->threads; i++)
+            pthread_create(&b->workers[i], NULL, worker_main, b);
     }
     queued *q = b->free_nodes;
-    if (q) b->free_nodes = q->next;
-    else q = cs_xmalloc(sizeof *q);
+    if (q)
+        b->free_nodes = q->next;
+    else
+        q = cs_xmalloc(sizeof *q);
     q->next = NULL;
     q->task = t;
-    if (b->tail) b->tail->next = q;
-    else b->head = q;
+    if (b->tail)
+        b->tail->next = q;
+    else
+        b->head = q;
     b->tail = q;
     pthread_cond_signal(&b->cond);
     pthread_mutex_unlock(&b->lock);
@@ -112,7 +118,8 @@ static void local_stop(sched_backend *base)
     bool started = b->started;
     pthread_mutex_unlock(&b->lock);
     if (started)
-        for (int i = 0; i < b->threads; i++) pthread_join(b->workers[i], NULL);
+        for (int i = 0; i < b->threads; i++)
+            pthread_join(b->workers[i], NULL);
     while (b->free_nodes) {
         queued *q = b->free_nodes;
         b->free_nodes = q->next;

@@ -54,23 +54,28 @@ static int spawn(local_cluster *lc, cs_error *err)
 {
     char id[32], url[128], cores[16], mem[32];
     snprintf(id, sizeof id, "%d", lc->next_id++);
-    snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d", coarse_backend_port(lc->coarse));
+    snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d",
+             coarse_backend_port(lc->coarse));
     snprintf(cores, sizeof cores, "%d", lc->cores);
     snprintf(mem, sizeof mem, "SPARK_EXECUTOR_MEMORY=%dm", lc->memory_mb);
-    char *argv[] = {lc->exe, "--driver-url", url, "--executor-id", id, "--cores", cores,
-                    "--app-id", lc->sc->app_id, "--hostname", "127.0.0.1", NULL};
+    char *argv[] = {
+        lc->exe,    "--driver-url", url,          "--executor-id", id,  "--cores", cores,
+        "--app-id", lc->sc->app_id, "--hostname", "127.0.0.1",     NULL};
 
     /* environment: ours, plus the secret, memory and local dirs (built before fork) */
     size_t n = 0;
-    while (environ[n]) n++;
+    while (environ[n])
+        n++;
     char **envp = cs_xcalloc(n + 4, sizeof *envp);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "_SPARK_AUTH_SECRET=", 19) && strncmp(environ[i], "SPARK_LOCAL_DIRS=", 17) &&
+        if (strncmp(environ[i], "_SPARK_AUTH_SECRET=", 19) &&
+            strncmp(environ[i], "SPARK_LOCAL_DIRS=", 17) &&
             strncmp(environ[i], "SPARK_EXECUTOR_MEMORY=", 22))
             envp[k++] = environ[i];
     char *secret_env = NULL, *dirs_env = NULL;
-    if (lc->secret && asprintf(&secret_env, "_SPARK_AUTH_SECRET=%s", lc->secret) > 0) envp[k++] = secret_env;
+    if (lc->secret && asprintf(&secret_env, "_SPARK_AUTH_SECRET=%s", lc->secret) > 0)
+        envp[k++] = secret_env;
     if (asprintf(&dirs_env, "SPARK_LOCAL_DIRS=%s", lc->sc->local_dir) > 0) envp[k++] = dirs_env;
     envp[k++] = mem;
     envp[k] = NULL;
@@ -86,7 +91,8 @@ static int spawn(local_cluster *lc, cs_error *err)
     free(envp);
     free(secret_env);
     free(dirs_env);
-    if (pid < 0) return cs_error_set(err, CS_EIO, "cannot start an executor process: %s", strerror(errno));
+    if (pid < 0)
+        return cs_error_set(err, CS_EIO, "cannot start an executor process: %s", strerror(errno));
     pthread_mutex_lock(&lc->lock);
     if (lc->num_children == lc->cap_children) {
         lc->cap_children = lc->cap_children ? lc->cap_children * 2 : 8;
@@ -124,7 +130,8 @@ static void *monitor_main(void *arg)
             describe_wait_status(status, why, sizeof why);
             if (stopping) { /* after StopExecutor: only a crash is worth a line */
                 if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                    CS_WARN("local-cluster", "event=executor_exited executor=%s %s during shutdown", c->id, why);
+                    CS_WARN("local-cluster", "event=executor_exited executor=%s %s during shutdown",
+                            c->id, why);
                 continue;
             }
             snprintf(reason, sizeof reason, "Command exited with %s", why);
@@ -133,13 +140,16 @@ static void *monitor_main(void *arg)
             lc->failures++;
             int failures = lc->failures, max = lc->max_failures;
             pthread_mutex_unlock(&lc->lock);
-            CS_WARN("local-cluster", "event=executor_exited executor=%s %s failures=%d max=%d", id, why, failures, max);
+            CS_WARN("local-cluster", "event=executor_exited executor=%s %s failures=%d max=%d", id,
+                    why, failures, max);
             coarse_backend_executor_exited(lc->coarse, id, reason);
             if (failures >= max) {
                 char msg[600];
-                snprintf(msg, sizeof msg,
-                         "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
-                         "the last: executor %s, %s", max, id, reason);
+                snprintf(
+                    msg, sizeof msg,
+                    "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
+                    "the last: executor %s, %s",
+                    max, id, reason);
                 scheduler_abort(lc->base.sched, msg);
             } else {
                 cs_error err;
@@ -196,7 +206,8 @@ static void lc_stop(sched_backend *base)
     for (;;) {
         pthread_mutex_lock(&lc->lock);
         int running = 0;
-        for (int i = 0; i < lc->num_children; i++) running += lc->children[i].running;
+        for (int i = 0; i < lc->num_children; i++)
+            running += lc->children[i].running;
         pthread_mutex_unlock(&lc->lock);
         if (!running || cs_now_ns() / 1000000 > deadline) break;
         struct timespec ts = {0, 10 * 1000 * 1000};
@@ -243,14 +254,18 @@ sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret,
     if (slash) *slash = 0;
     snprintf(lc->exe, sizeof lc->exe, "%s/cspark-executor", self);
     if (access(lc->exe, X_OK) < 0) {
-        cs_error_set(err, CS_ENOTFOUND, "local-cluster needs %s (installed next to cspark-submit): %s",
-                     lc->exe, strerror(errno));
+        cs_error_set(err, CS_ENOTFOUND,
+                     "local-cluster needs %s (installed next to cspark-submit): %s", lc->exe,
+                     strerror(errno));
         goto fail;
     }
 
-    coarse_options o = {.bind_host = "127.0.0.1", .port = 0, .secret = secret,
+    coarse_options o = {.bind_host = "127.0.0.1",
+                        .port = 0,
+                        .secret = secret,
                         .app_file = conf_get(sc->conf, "cspark.app.file"),
-                        .executor_removed = on_executor_removed, .hooks_arg = lc};
+                        .executor_removed = on_executor_removed,
+                        .hooks_arg = lc};
     int64_t port = 0;
     if (conf_get_int(sc->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
     o.port = (int)port;

@@ -15,7 +15,8 @@ struct cspark_context;
 
 /* Starts the driver endpoint and the N executor processes. secret: spark.authenticate secret
  * (NULL = off), copied. */
-sched_backend *local_cluster_backend_new(struct cspark_context *sc, const char *secret, cs_error *err);
+sched_backend *local_cluster_backend_new(struct cspark_context *sc, const char *secret,
+                                         cs_error *err);
 /* After scheduler_new: lets the driver endpoint report to the scheduler. */
 void local_cluster_attach(sched_backend *b);
 /* Waits until all N executors registered or timeout; returns how many did. */

@@ -11,7 +11,8 @@
 static void *batch_grow(void *p, size_t need, size_t *cap, size_t elem)
 {
     size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
+    while (c < need)
+        c *= 2;
     void *q = realloc(p, c * elem);
     if (!q) {
         fprintf(stderr, "ERROR cspark batch out of memory (%zu bytes)\n", c * elem);

@@ -19,7 +19,7 @@
 #include "cspark.h"
 
 typedef struct cs_rec {
-    uint64_t off;  /* key starts at data + off, value at data + off + klen */
+    uint64_t off; /* key starts at data + off, value at data + off + klen */
     uint32_t klen;
     uint32_t vlen;
 } cs_rec;

@@ -14,13 +14,13 @@
 #include <stdint.h>
 
 typedef struct executor_options {
-    const char *driver_url;  /* spark://CoarseGrainedScheduler@host:port */
+    const char *driver_url; /* spark://CoarseGrainedScheduler@host:port */
     const char *executor_id;
-    const char *hostname;    /* address peers and the driver use to reach this executor */
+    const char *hostname; /* address peers and the driver use to reach this executor */
     const char *app_id;
     int cores;
-    int64_t memory_bytes;    /* 0: spark.executor.memory from the application's conf */
-    const char *secret;      /* spark.authenticate secret, NULL when off */
+    int64_t memory_bytes; /* 0: spark.executor.memory from the application's conf */
+    const char *secret;   /* spark.authenticate secret, NULL when off */
 } executor_options;
 
 /* Parses spark://NAME@host:port (or host:port). */

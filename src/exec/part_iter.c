@@ -150,7 +150,8 @@ static void narrow_apply(narrow_iter *m)
         cspark_filter_fn fn = (cspark_filter_fn)m->rdd->fn.ptr;
         for (; i < in->n && !batch_full(&m->out); i++) {
             cspark_record r = batch_get(in, i);
-            if (fn(&r, m->tc)) batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+            if (fn(&r, m->tc))
+                batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
         }
         break;
     }
@@ -248,7 +249,7 @@ typedef struct mappart_iter {
     bool ran;
     cs_batch *kept; /* batches kept in memory, in emit order */
     size_t num_kept, cap_kept, next_kept, kept_bytes;
-    cs_batch cur;   /* the emitter's current batch */
+    cs_batch cur; /* the emitter's current batch */
     char spill_path[4096];
     int spill_fd;
     recio_writer *spill;
@@ -272,8 +273,8 @@ static void mappart_on_full(cspark_emitter *e)
         return;
     }
     if (!m->spill) {
-        snprintf(m->spill_path, sizeof m->spill_path, "%s/mappart-%lld-XXXXXX", m->tc->env->local_dir,
-                 (long long)m->tc->task->task_id);
+        snprintf(m->spill_path, sizeof m->spill_path, "%s/mappart-%lld-XXXXXX",
+                 m->tc->env->local_dir, (long long)m->tc->task->task_id);
         m->spill_fd = mkstemp(m->spill_path);
         if (m->spill_fd < 0) {
             cspark_task_fail(m->tc, "cannot create spill file under %s: %s", m->tc->env->local_dir,
@@ -346,7 +347,8 @@ static void mappart_free(part_iter *it)
 {
     mappart_iter *m = (mappart_iter *)it;
     part_iter_free(m->parent);
-    for (size_t i = 0; i < m->num_kept; i++) batch_free(&m->kept[i]);
+    for (size_t i = 0; i < m->num_kept; i++)
+        batch_free(&m->kept[i]);
     free(m->kept);
     batch_free(&m->cur);
     batch_free(&m->out);
@@ -420,7 +422,8 @@ static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, blo
 {
     const shuffle_input *in = find_input(s->tc->task, dep->shuffle_id);
     if (!in) {
-        cs_error_set(err, CS_EINVAL, "internal: no map outputs given for shuffle %d", dep->shuffle_id);
+        cs_error_set(err, CS_EINVAL, "internal: no map outputs given for shuffle %d",
+                     dep->shuffle_id);
         return NULL;
     }
     for (int m = 0; m < in->num_maps; m++) {

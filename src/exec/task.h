@@ -75,7 +75,8 @@ typedef struct exec_env {
     int64_t task_memory_budget;
     bool shuffle_compress;
     shuffle_block_source blocks; /* where reduce-side segments come from */
-    struct block_fetcher *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
+    struct block_fetcher
+        *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
 } exec_env;
 
 typedef enum { TASK_OK = 0, TASK_FAILED = 1, TASK_FETCH_FAILED = 2 } task_status;
@@ -84,8 +85,8 @@ typedef struct task_result {
     task_status status;
     char *error; /* failure description (malloc'd) */
     int fetch_shuffle_id, fetch_map_id;
-    cs_batch data;          /* COLLECT/TAKE/SAMPLE records; FOLD: zero or one record */
-    int64_t count;          /* COUNT, SAMPLE: records seen */
+    cs_batch data;            /* COLLECT/TAKE/SAMPLE records; FOLD: zero or one record */
+    int64_t count;            /* COUNT, SAMPLE: records seen */
     cs_map_status map_status; /* SHUFFLE */
     bool has_map_status;
     cs_task_metrics metrics;

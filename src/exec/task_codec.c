@@ -141,7 +141,8 @@ static void ptr_index_put(ptr_index *m, const void *p, int v)
         free(old.vals);
     }
     size_t i = ptr_hash(p, m->cap);
-    while (m->keys[i]) i = (i + 1) & (m->cap - 1);
+    while (m->keys[i])
+        i = (i + 1) & (m->cap - 1);
     m->keys[i] = p;
     m->vals[i] = v;
     m->n++;
@@ -325,7 +326,8 @@ static int fn_to_pb(const fn_ref *f, Cspark__FnRef **out, const char *what, cs_e
 {
     *out = NULL;
     if (!f->name) {
-        if (f->ptr) return cs_error_set(err, CS_EINVAL, "%s: function reference without a name", what);
+        if (f->ptr)
+            return cs_error_set(err, CS_EINVAL, "%s: function reference without a name", what);
         return 0;
     }
     Cspark__FnRef *p = cs_xmalloc(sizeof *p);
@@ -339,7 +341,8 @@ static int fn_to_pb(const fn_ref *f, Cspark__FnRef **out, const char *what, cs_e
 static int32_t *ints_dup(const int *v, size_t n)
 {
     int32_t *o = cs_xmalloc(n * sizeof *o);
-    for (size_t i = 0; i < n; i++) o[i] = v[i];
+    for (size_t i = 0; i < n; i++)
+        o[i] = v[i];
     return o;
 }
 
@@ -353,7 +356,8 @@ static int node_to_pb(const cspark_rdd *r, const ptr_index *nodes, const ptr_ind
     if (r->name) p->name = cs_xstrdup(r->name);
     if (r->num_parents > 0) {
         p->parents = cs_xmalloc((size_t)r->num_parents * sizeof *p->parents);
-        for (int i = 0; i < r->num_parents; i++) p->parents[i] = ptr_index_get(nodes, r->parents[i]);
+        for (int i = 0; i < r->num_parents; i++)
+            p->parents[i] = ptr_index_get(nodes, r->parents[i]);
         p->n_parents = (size_t)r->num_parents;
     }
     int rc = fn_to_pb(&r->fn, &p->fn, "rdd", err);
@@ -363,14 +367,17 @@ static int node_to_pb(const cspark_rdd *r, const ptr_index *nodes, const ptr_ind
     p->range_step = r->range_step;
     switch (r->kind) {
     case RDD_PARALLELIZE:
-        if (!r->par_offsets) return cs_error_set(err, CS_EINVAL, "parallelize node %d: no slices", r->id);
+        if (!r->par_offsets)
+            return cs_error_set(err, CS_EINVAL, "parallelize node %d: no slices", r->id);
         p->par_data = records_encode(&r->par_data);
         p->par_offsets = cs_xmalloc(((size_t)np + 1) * sizeof *p->par_offsets);
-        for (int i = 0; i <= np; i++) p->par_offsets[i] = r->par_offsets[i];
+        for (int i = 0; i <= np; i++)
+            p->par_offsets[i] = r->par_offsets[i];
         p->n_par_offsets = (size_t)np + 1;
         break;
     case RDD_TEXT_FILE:
-        if (np > 0 && !r->splits) return cs_error_set(err, CS_EINVAL, "text node %d: no splits", r->id);
+        if (np > 0 && !r->splits)
+            return cs_error_set(err, CS_EINVAL, "text node %d: no splits", r->id);
         if (np > 0) p->splits = cs_xcalloc((size_t)np, sizeof *p->splits);
         for (int i = 0; i < np; i++) {
             Cspark__TextSplit *s = cs_xmalloc(sizeof *s);
@@ -394,14 +401,16 @@ static int node_to_pb(const cspark_rdd *r, const ptr_index *nodes, const ptr_ind
         }
         break;
     case RDD_COALESCE:
-        if (!r->group_start) return cs_error_set(err, CS_EINVAL, "coalesce node %d: no groups", r->id);
+        if (!r->group_start)
+            return cs_error_set(err, CS_EINVAL, "coalesce node %d: no groups", r->id);
         p->group_start = ints_dup(r->group_start, (size_t)np + 1);
         p->n_group_start = (size_t)np + 1;
         break;
     case RDD_SHUFFLED:
         if (r->num_deps > 0) {
             p->deps = cs_xmalloc((size_t)r->num_deps * sizeof *p->deps);
-            for (int i = 0; i < r->num_deps; i++) p->deps[i] = ptr_index_get(deps, r->deps[i]);
+            for (int i = 0; i < r->num_deps; i++)
+                p->deps[i] = ptr_index_get(deps, r->deps[i]);
             p->n_deps = (size_t)r->num_deps;
         }
         break;
@@ -479,7 +488,8 @@ static int collect_nodes(cspark_rdd *start, ptr_index *nodes, ptr_vec *order, pt
             return cs_error_set(err, CS_EINVAL, "rdd %d: unknown kind %d", r->id, (int)r->kind);
         if (r->num_parents < 0 || r->num_parents > 2 || r->num_deps < 0 || r->num_deps > 2 ||
             r->num_partitions < 0)
-            return cs_error_set(err, CS_EINVAL, "rdd %d: bad parent, dep or partition count", r->id);
+            return cs_error_set(err, CS_EINVAL, "rdd %d: bad parent, dep or partition count",
+                                r->id);
         ptr_index_put(nodes, r, (int)order->n);
         ptr_vec_push(order, r);
         if (r->kind == RDD_SHUFFLED) continue;
@@ -547,7 +557,8 @@ Cspark__StagePlan *stage_plan_encode(cspark_rdd *root, const task_sink *sink,
         cspark__shuffle_dep__init(p);
         pb->deps[i] = p;
         pb->n_deps = i + 1;
-        int parent = d == sink->dep && sink->kind == SINK_SHUFFLE ? ptr_index_get(&nodes, d->parent) : -1;
+        int parent =
+            d == sink->dep && sink->kind == SINK_SHUFFLE ? ptr_index_get(&nodes, d->parent) : -1;
         if ((rc = dep_to_pb(d, parent, p, err)) < 0) goto fail;
     }
 
@@ -632,7 +643,8 @@ static int fn_from_pb(const Cspark__FnRef *pb, void *app, fn_ref *out, cs_error 
     return 0;
 }
 
-static int zero_from_pb(ProtobufCBinaryData z, bool has, uint8_t **dst, uint32_t *len, cs_error *err)
+static int zero_from_pb(ProtobufCBinaryData z, bool has, uint8_t **dst, uint32_t *len,
+                        cs_error *err)
 {
     *dst = NULL;
     *len = 0;
@@ -671,7 +683,8 @@ static int dep_from_pb(const Cspark__ShuffleDep *pb, int num_rdds, void *app, sh
         d->range_bounds = cs_xcalloc(pt->n_bounds, sizeof *d->range_bounds);
         size_t off = 0;
         for (size_t i = 0; i < pt->n_bounds; i++) {
-            if (pt->bounds[i].len) memcpy(d->range_bound_data + off, pt->bounds[i].data, pt->bounds[i].len);
+            if (pt->bounds[i].len)
+                memcpy(d->range_bound_data + off, pt->bounds[i].data, pt->bounds[i].len);
             d->range_bounds[i].ptr = d->range_bound_data + off;
             d->range_bounds[i].len = (uint32_t)pt->bounds[i].len;
             off += pt->bounds[i].len;
@@ -733,7 +746,8 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
     switch (r->kind) {
     case RDD_PARALLELIZE:
         if (pb->n_par_offsets != unp + 1)
-            return PROTO_ERR("node %d: %zu slice offsets for %d partitions", idx, pb->n_par_offsets, np);
+            return PROTO_ERR("node %d: %zu slice offsets for %d partitions", idx, pb->n_par_offsets,
+                             np);
         if (pb->par_data.len) {
             if (!pb->par_data.data) return PROTO_ERR("node %d: no data", idx);
             if (recio_decode_all(pb->par_data.data, pb->par_data.len, &r->par_data, err) < 0)
@@ -741,7 +755,8 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         }
         r->par_offsets = cs_xmalloc((unp + 1) * sizeof *r->par_offsets);
         for (size_t i = 0; i <= unp; i++) {
-            if (pb->par_offsets[i] > r->par_data.n || (i && pb->par_offsets[i] < pb->par_offsets[i - 1]))
+            if (pb->par_offsets[i] > r->par_data.n ||
+                (i && pb->par_offsets[i] < pb->par_offsets[i - 1]))
                 return PROTO_ERR("node %d: bad slice offset %llu", idx,
                                  (unsigned long long)pb->par_offsets[i]);
             r->par_offsets[i] = (size_t)pb->par_offsets[i];
@@ -762,7 +777,8 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
                 return PROTO_ERR("node %d: split beyond its file", idx);
             if (r->num_paths == 0 || strcmp(r->paths[r->num_paths - 1], s->path) != 0)
                 r->paths[r->num_paths++] = cs_xstrdup(s->path);
-            r->splits[i] = (text_split){r->paths[r->num_paths - 1], s->start, s->length, s->file_size};
+            r->splits[i] =
+                (text_split){r->paths[r->num_paths - 1], s->start, s->length, s->file_size};
         }
         break;
     case RDD_UNION:
@@ -777,9 +793,11 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         break;
     case RDD_COALESCE:
         if (pb->n_group_start != unp + 1)
-            return PROTO_ERR("node %d: %zu group starts for %d partitions", idx, pb->n_group_start, np);
+            return PROTO_ERR("node %d: %zu group starts for %d partitions", idx, pb->n_group_start,
+                             np);
         r->group_start = cs_xcalloc(unp + 1, sizeof(int));
-        for (size_t i = 0; i <= unp; i++) r->group_start[i] = pb->group_start[i];
+        for (size_t i = 0; i <= unp; i++)
+            r->group_start[i] = pb->group_start[i];
         break;
     case RDD_SHUFFLED:
         if (pb->n_deps < 1 || pb->n_deps > 2)
@@ -787,7 +805,8 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         if (pb->read_mode < SHUFFLE_READ_PLAIN || pb->read_mode > SHUFFLE_READ_COGROUP)
             return PROTO_ERR("node %d: unknown read mode %d", idx, pb->read_mode);
         if ((pb->read_mode == SHUFFLE_READ_COGROUP) != (pb->n_deps == 2))
-            return PROTO_ERR("node %d: %zu dependencies for read mode %d", idx, pb->n_deps, pb->read_mode);
+            return PROTO_ERR("node %d: %zu dependencies for read mode %d", idx, pb->n_deps,
+                             pb->read_mode);
         for (size_t i = 0; i < pb->n_deps; i++)
             if (pb->deps[i] < 0 || pb->deps[i] >= num_deps)
                 return PROTO_ERR("node %d: dependency %d out of range", idx, pb->deps[i]);
@@ -802,7 +821,8 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         (rc = fn_from_pb(pb->agg_merge_value, app, &r->agg_merge_value, err)) < 0 ||
         (rc = fn_from_pb(pb->agg_merge_combiners, app, &r->agg_merge_combiners, err)) < 0)
         return rc;
-    if ((rc = zero_from_pb(pb->agg_zero, pb->agg_has_zero, &r->agg_zero, &r->agg_zero_len, err)) < 0)
+    if ((rc = zero_from_pb(pb->agg_zero, pb->agg_has_zero, &r->agg_zero, &r->agg_zero_len, err)) <
+        0)
         return rc;
     r->agg_has_zero = pb->agg_has_zero;
     r->values_are_combiners = pb->values_are_combiners;
@@ -830,10 +850,12 @@ static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error
 {
     cspark_rdd *r = p->rdds[idx];
     r->num_parents = (int)pb->n_parents;
-    for (size_t i = 0; i < pb->n_parents; i++) r->parents[i] = p->rdds[pb->parents[i]];
+    for (size_t i = 0; i < pb->n_parents; i++)
+        r->parents[i] = p->rdds[pb->parents[i]];
     if (r->kind == RDD_SHUFFLED) {
         r->num_deps = (int)pb->n_deps;
-        for (size_t i = 0; i < pb->n_deps; i++) r->deps[i] = p->deps[pb->deps[i]];
+        for (size_t i = 0; i < pb->n_deps; i++)
+            r->deps[i] = p->deps[pb->deps[i]];
     }
     int np = r->num_partitions;
     switch (r->kind) {
@@ -884,8 +906,10 @@ static int check_acyclic(const stage_plan *p, const Cspark__StagePlan *pb, cs_er
             int edges = (int)nv->n_parents + (int)nv->n_deps, u = -1;
             while (next[v] < edges && u < 0) {
                 int e = next[v]++;
-                if (e < (int)nv->n_parents) u = nv->parents[e];
-                else u = pb->deps[nv->deps[e - (int)nv->n_parents]]->parent;
+                if (e < (int)nv->n_parents)
+                    u = nv->parents[e];
+                else
+                    u = pb->deps[nv->deps[e - (int)nv->n_parents]]->parent;
             }
             if (u < 0) {
                 color[v] = 2;
@@ -907,10 +931,12 @@ static int check_acyclic(const stage_plan *p, const Cspark__StagePlan *pb, cs_er
 static int sink_from_pb(const Cspark__TaskSink *pb, stage_plan *p, void *app, cs_error *err)
 {
     task_sink *s = &p->sink;
-    if (pb->kind < SINK_SHUFFLE || pb->kind > SINK_SAMPLE) return PROTO_ERR("unknown sink kind %d", pb->kind);
+    if (pb->kind < SINK_SHUFFLE || pb->kind > SINK_SAMPLE)
+        return PROTO_ERR("unknown sink kind %d", pb->kind);
     s->kind = (sink_kind)pb->kind;
     if (s->kind == SINK_SHUFFLE) {
-        if (pb->dep < 0 || pb->dep >= p->num_deps) return PROTO_ERR("sink dependency %d out of range", pb->dep);
+        if (pb->dep < 0 || pb->dep >= p->num_deps)
+            return PROTO_ERR("sink dependency %d out of range", pb->dep);
         s->dep = p->deps[pb->dep];
     }
     s->take_n = (size_t)pb->take_n;
@@ -973,7 +999,8 @@ int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan 
     if (!pb) return PROTO_ERR("missing");
     if (pb->n_rdds < 1 || pb->n_rdds > (size_t)INT_MAX / 2 || pb->n_deps > (size_t)INT_MAX / 2)
         return PROTO_ERR("%zu nodes, %zu dependencies", pb->n_rdds, pb->n_deps);
-    if (pb->root < 0 || (size_t)pb->root >= pb->n_rdds) return PROTO_ERR("root %d out of range", pb->root);
+    if (pb->root < 0 || (size_t)pb->root >= pb->n_rdds)
+        return PROTO_ERR("root %d out of range", pb->root);
     if (!pb->sink) return PROTO_ERR("no sink");
     for (size_t i = 0; i < pb->n_rdds; i++)
         if (!pb->rdds[i]) return PROTO_ERR("node %zu missing", i);
@@ -997,7 +1024,8 @@ int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan 
         rc = node_from_pb(pb->rdds[i], i, n, nd, app_handle, r, err);
     }
     if (rc == 0) rc = check_acyclic(p, pb, err);
-    for (int i = 0; i < n && rc == 0; i++) rc = node_link(pb->rdds[i], i, p, err);
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = node_link(pb->rdds[i], i, p, err);
     for (int i = 0; i < nd && rc == 0; i++)
         if (pb->deps[i]->parent >= 0) p->deps[i]->parent = p->rdds[pb->deps[i]->parent];
     if (rc == 0) rc = sink_from_pb(pb->sink, p, app_handle, err);
@@ -1014,16 +1042,20 @@ int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan 
 void stage_plan_free(stage_plan *p)
 {
     if (!p) return;
-    for (int i = 0; i < p->num_rdds; i++) rdd_free(p->rdds[i]);
+    for (int i = 0; i < p->num_rdds; i++)
+        rdd_free(p->rdds[i]);
     free(p->rdds);
-    for (int i = 0; i < p->num_deps; i++) shuffle_dep_free(p->deps[i]);
+    for (int i = 0; i < p->num_deps; i++)
+        shuffle_dep_free(p->deps[i]);
     free(p->deps);
     fn_ref_free(&p->sink.fn);
     free((void *)p->sink.zero);
     free((void *)p->sink.save_path);
-    for (int i = 0; i < p->num_inputs; i++) free((void *)p->inputs[i].maps);
+    for (int i = 0; i < p->num_inputs; i++)
+        free((void *)p->inputs[i].maps);
     free(p->inputs);
-    for (int i = 0; i < p->num_statuses; i++) map_status_free(&p->statuses[i]);
+    for (int i = 0; i < p->num_statuses; i++)
+        map_status_free(&p->statuses[i]);
     free(p->statuses);
     free(p);
 }

@@ -30,8 +30,8 @@ typedef struct stage_plan {
     cspark_rdd *root;
     shuffle_dep **deps;
     int num_deps;
-    task_sink sink;                        /* sink.dep points into deps; sink.fn resolved */
-    shuffle_input *inputs;                 /* map outputs to read (statuses owned by the plan) */
+    task_sink sink;        /* sink.dep points into deps; sink.fn resolved */
+    shuffle_input *inputs; /* map outputs to read (statuses owned by the plan) */
     int num_inputs;
     cs_map_status *statuses;
     int num_statuses;

@@ -80,14 +80,14 @@ void task_context_enter(cspark_task_context *tc, const fn_ref *fn)
 static void crash_handler(int sig, siginfo_t *si, void *uc)
 {
     char line[768];
-    const char *name = sig == SIGSEGV ? "SIGSEGV"
+    const char *name = sig == SIGSEGV  ? "SIGSEGV"
                        : sig == SIGBUS ? "SIGBUS"
                        : sig == SIGFPE ? "SIGFPE"
-                       : sig == SIGILL ? "SIGILL" : "signal";
+                       : sig == SIGILL ? "SIGILL"
+                                       : "signal";
     size_t n = 0;
     const char *parts[] = {"ERROR cspark executor crashed with ", name, " in ",
-                           crash_where[0] ? crash_where : "cspark itself (no task running)",
-                           "\n"};
+                           crash_where[0] ? crash_where : "cspark itself (no task running)", "\n"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         size_t l = strlen(parts[i]);
         if (n + l >= sizeof line) l = sizeof line - 1 - n;
@@ -280,7 +280,8 @@ static void sample_batch(sample_state *s, task_result *res, int k, const cs_batc
     /* replaced keys leave garbage behind: compact when the buffer is mostly garbage */
     if (res->data.len > 4u * 1024 * 1024) {
         size_t live = 0;
-        for (size_t i = 0; i < res->data.n; i++) live += res->data.recs[i].klen;
+        for (size_t i = 0; i < res->data.n; i++)
+            live += res->data.recs[i].klen;
         if (live * 2 < res->data.len) {
             cs_batch fresh;
             batch_init(&fresh);

@@ -50,7 +50,8 @@ static ssize_t text_fill(text_iter *t, cs_error *err)
     size_t want = t->buf_cap - t->hi;
     if (want > t->file_end - t->read_pos) want = (size_t)(t->file_end - t->read_pos);
     ssize_t n;
-    do n = pread(t->fd, t->buf + t->hi, want, (off_t)t->read_pos);
+    do
+        n = pread(t->fd, t->buf + t->hi, want, (off_t)t->read_pos);
     while (n < 0 && errno == EINTR);
     if (n < 0) {
         cs_error_set(err, CS_EIO, "cannot read %s: %s", t->split->path, strerror(errno));

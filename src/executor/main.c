@@ -35,24 +35,43 @@ static const char *env_or(const char *v, const char *name)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"driver-url", required_argument, 0, 'd'}, {"executor-id", required_argument, 0, 'e'},
-        {"cores", required_argument, 0, 'c'},      {"app-id", required_argument, 0, 'a'},
-        {"hostname", required_argument, 0, 'n'},   {"resourceProfileId", required_argument, 0, 'r'},
-        {"podName", required_argument, 0, 'p'},    {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"driver-url", required_argument, 0, 'd'},
+                                         {"executor-id", required_argument, 0, 'e'},
+                                         {"cores", required_argument, 0, 'c'},
+                                         {"app-id", required_argument, 0, 'a'},
+                                         {"hostname", required_argument, 0, 'n'},
+                                         {"resourceProfileId", required_argument, 0, 'r'},
+                                         {"podName", required_argument, 0, 'p'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *driver = NULL, *id = NULL, *cores_s = NULL, *app = NULL, *host = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'd': driver = optarg; break;
-        case 'e': id = optarg; break;
-        case 'c': cores_s = optarg; break;
-        case 'a': app = optarg; break;
-        case 'n': host = optarg; break;
-        case 'r': case 'p': break; /* accepted for compatibility with Spark's launcher */
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 1;
+        case 'd':
+            driver = optarg;
+            break;
+        case 'e':
+            id = optarg;
+            break;
+        case 'c':
+            cores_s = optarg;
+            break;
+        case 'a':
+            app = optarg;
+            break;
+        case 'n':
+            host = optarg;
+            break;
+        case 'r':
+        case 'p':
+            break; /* accepted for compatibility with Spark's launcher */
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 1;
         }
     }
     if (optind < argc) {
@@ -75,7 +94,9 @@ int main(int argc, char **argv)
     cs_error err;
     int64_t cores = 1, memory = 0;
     if (cores_s && (conf_parse_int("--cores", cores_s, &cores, &err) < 0 || cores < 1)) {
-        fprintf(stderr, "cspark-executor: invalid value for --cores: '%s' (expected a positive integer)\n", cores_s);
+        fprintf(stderr,
+                "cspark-executor: invalid value for --cores: '%s' (expected a positive integer)\n",
+                cores_s);
         return 1;
     }
     const char *mem = getenv("SPARK_EXECUTOR_MEMORY");
@@ -90,8 +111,13 @@ int main(int argc, char **argv)
     char *secret = NULL;
     const char *s = getenv("_SPARK_AUTH_SECRET");
     if (s && *s) secret = cs_xstrdup(s);
-    executor_options o = {.driver_url = driver, .executor_id = id, .hostname = host, .app_id = app,
-                          .cores = (int)cores, .memory_bytes = memory, .secret = secret};
+    executor_options o = {.driver_url = driver,
+                          .executor_id = id,
+                          .hostname = host,
+                          .app_id = app,
+                          .cores = (int)cores,
+                          .memory_bytes = memory,
+                          .secret = secret};
     int rc = executor_run(&o);
     free(secret);
     return rc;

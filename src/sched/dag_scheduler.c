@@ -26,15 +26,15 @@ typedef struct stage {
     int id;
     int attempt; /* latest attempt number */
     cspark_rdd *rdd;
-    shuffle_dep *dep; /* map stages: the shuffle they produce; NULL for result stages */
-    int num_tasks;    /* result stage: the job's partitions; map stage: rdd partitions */
+    shuffle_dep *dep;      /* map stages: the shuffle they produce; NULL for result stages */
+    int num_tasks;         /* result stage: the job's partitions; map stage: rdd partitions */
     const int *partitions; /* result stage: task index -> rdd partition */
     struct stage **parents;
     int num_parents;
     shuffle_dep **reads; /* shuffles read by this stage's tasks */
     int num_reads;
     bool running, waiting;
-    int *failures; /* per task index */
+    int *failures;      /* per task index */
     int fetch_failures; /* consecutive failed attempts */
     int64_t submit_ms;
     shuffle_input *inputs;
@@ -49,7 +49,7 @@ typedef struct stage {
 typedef struct sched_task {
     task_desc t; /* first member: backends see &sched_task.t */
     stage *st;
-    int index;   /* task index within the stage */
+    int index; /* task index within the stage */
 } sched_task;
 
 typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT } completion_kind;
@@ -58,10 +58,10 @@ typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT } completion_kind;
 typedef struct completion {
     struct completion *next;
     completion_kind kind;
-    task_desc *task;     /* EV_TASK_DONE */
-    task_result result;  /* EV_TASK_DONE */
-    char *executor_id;   /* EV_EXECUTOR_LOST */
-    char *reason;        /* EV_EXECUTOR_LOST, EV_ABORT */
+    task_desc *task;    /* EV_TASK_DONE */
+    task_result result; /* EV_TASK_DONE */
+    char *executor_id;  /* EV_EXECUTOR_LOST */
+    char *reason;       /* EV_EXECUTOR_LOST, EV_ABORT */
 } completion;
 
 typedef struct job {
@@ -115,10 +115,12 @@ static void ensure_shuffle_slot(scheduler *s, int sid)
 {
     if (sid < s->cap_shuffles) return;
     int cap = s->cap_shuffles ? s->cap_shuffles : 16;
-    while (cap <= sid) cap *= 2;
+    while (cap <= sid)
+        cap *= 2;
     s->shuffle_stages = cs_xrealloc(s->shuffle_stages, (size_t)cap * sizeof *s->shuffle_stages);
     s->outputs = cs_xrealloc(s->outputs, (size_t)cap * sizeof *s->outputs);
-    memset(s->shuffle_stages + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
+    memset(s->shuffle_stages + s->cap_shuffles, 0,
+           (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
     memset(s->outputs + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->outputs);
     s->cap_shuffles = cap;
 }
@@ -130,8 +132,8 @@ static bool outputs_available(scheduler *s, const shuffle_dep *d)
 }
 
 /* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them). */
-static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap,
-                          cspark_rdd ***seen, int *nseen, int *capseen)
+static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap, cspark_rdd ***seen,
+                          int *nseen, int *capseen)
 {
     for (int i = 0; i < *nseen; i++)
         if ((*seen)[i] == rdd) return;
@@ -143,7 +145,8 @@ static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap,
     if (rdd->kind == RDD_SHUFFLED) {
         for (int d = 0; d < rdd->num_deps; d++) {
             bool dup = false;
-            for (int i = 0; i < *n; i++) dup |= (*out)[i] == rdd->deps[d];
+            for (int i = 0; i < *n; i++)
+                dup |= (*out)[i] == rdd->deps[d];
             if (dup) continue;
             if (*n == *cap) {
                 *cap = *cap ? *cap * 2 : 4;
@@ -166,7 +169,8 @@ static void stage_link(scheduler *s, stage *st, int job_id)
     collect_reads(st->rdd, &st->reads, &st->num_reads, &cap, &seen, &nseen, &capseen);
     free(seen);
     st->parents = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->parents);
-    for (int i = 0; i < st->num_reads; i++) st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
+    for (int i = 0; i < st->num_reads; i++)
+        st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
 }
 
 static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
@@ -198,7 +202,8 @@ static void *stage_alloc(stage *st, size_t n)
 {
     if (st->num_allocs == st->cap_allocs) {
         st->cap_allocs = st->cap_allocs ? st->cap_allocs * 2 : 4;
-        st->attempt_allocs = cs_xrealloc(st->attempt_allocs, (size_t)st->cap_allocs * sizeof(void *));
+        st->attempt_allocs =
+            cs_xrealloc(st->attempt_allocs, (size_t)st->cap_allocs * sizeof(void *));
     }
     return st->attempt_allocs[st->num_allocs++] = cs_xcalloc(1, n);
 }
@@ -209,7 +214,8 @@ static void stage_free(stage *st)
     free(st->reads);
     free(st->failures);
     free(st->done_once);
-    for (int i = 0; i < st->num_allocs; i++) free(st->attempt_allocs[i]);
+    for (int i = 0; i < st->num_allocs; i++)
+        free(st->attempt_allocs[i]);
     free(st->attempt_allocs);
     free(st);
 }
@@ -245,7 +251,8 @@ static void all_stages(stage *st, int **ids, int **ntasks, int *n, int *cap)
     }
     (*ids)[*n] = st->id;
     (*ntasks)[(*n)++] = st->num_tasks;
-    for (int p = 0; p < st->num_parents; p++) all_stages(st->parents[p], ids, ntasks, n, cap);
+    for (int p = 0; p < st->num_parents; p++)
+        all_stages(st->parents[p], ids, ntasks, n, cap);
 }
 
 /* ---- submitting ---------------------------------------------------------------------------- */
@@ -287,7 +294,8 @@ static void submit_waiting(scheduler *s, job *j);
 static void submit_missing_tasks(scheduler *s, job *j, stage *st)
 {
     int missing = 0;
-    for (int i = 0; i < st->num_tasks; i++) missing += task_needed(s, j, st, i);
+    for (int i = 0; i < st->num_tasks; i++)
+        missing += task_needed(s, j, st, i);
     if (missing == 0) { /* everything arrived meanwhile: nothing to run */
         st->running = false;
         if (st->dep) submit_waiting(s, j);
@@ -308,8 +316,12 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
         inputs[i].num_maps = o->num_maps;
     }
     st->inputs = inputs;
-    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED, .stage_id = st->id, .stage_attempt = st->attempt,
-                   .num_tasks = missing, .stage_name = st->rdd->name, .job_id = j->id};
+    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED,
+                   .stage_id = st->id,
+                   .stage_attempt = st->attempt,
+                   .num_tasks = missing,
+                   .stage_name = st->rdd->name,
+                   .job_id = j->id};
     post(s, &ev);
     for (int i = 0; i < st->num_tasks; i++)
         if (task_needed(s, j, st, i)) launch_task(s, j, st, i);
@@ -339,9 +351,14 @@ static void submit_stage(scheduler *s, job *j, stage *st)
 static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char *reason)
 {
     st->running = false;
-    cs_event ev = {.kind = CS_EV_STAGE_COMPLETED, .stage_id = st->id, .stage_attempt = st->attempt,
-                   .num_tasks = st->num_tasks, .stage_name = st->rdd->name, .succeeded = ok,
-                   .reason = reason, .job_id = j->id};
+    cs_event ev = {.kind = CS_EV_STAGE_COMPLETED,
+                   .stage_id = st->id,
+                   .stage_attempt = st->attempt,
+                   .num_tasks = st->num_tasks,
+                   .stage_name = st->rdd->name,
+                   .succeeded = ok,
+                   .reason = reason,
+                   .job_id = j->id};
     post(s, &ev);
 }
 
@@ -387,11 +404,19 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     sched_task *stk = (sched_task *)t;
     stage *st = stk->st;
     int index = stk->index;
-    cs_event ev = {.kind = CS_EV_TASK_END, .stage_id = t->stage_id, .stage_attempt = t->stage_attempt,
-                   .task_id = t->task_id, .partition = t->partition, .attempt = t->attempt,
-                   .executor_id = "driver", .host = "localhost", .succeeded = r->status == TASK_OK,
-                   .reason = r->error, .task_type = st->dep ? "ShuffleMapTask" : "ResultTask",
-                   .metrics = r->metrics, .job_id = t->job_id};
+    cs_event ev = {.kind = CS_EV_TASK_END,
+                   .stage_id = t->stage_id,
+                   .stage_attempt = t->stage_attempt,
+                   .task_id = t->task_id,
+                   .partition = t->partition,
+                   .attempt = t->attempt,
+                   .executor_id = "driver",
+                   .host = "localhost",
+                   .succeeded = r->status == TASK_OK,
+                   .reason = r->error,
+                   .task_type = st->dep ? "ShuffleMapTask" : "ResultTask",
+                   .metrics = r->metrics,
+                   .job_id = t->job_id};
     post(s, &ev);
     if (j->failed || (!st->dep && st != j->final)) return;
 
@@ -401,8 +426,10 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             cs_map_status *ms = cs_xmalloc(sizeof *ms);
             *ms = r->map_status;
             r->has_map_status = false;
-            if (o->maps[index]) bury(s, o->maps[index]);
-            else o->available++;
+            if (o->maps[index])
+                bury(s, o->maps[index]);
+            else
+                o->available++;
             o->maps[index] = ms;
             st->done_once[index] = true;
             if (o->available == o->num_maps) {
@@ -418,8 +445,8 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             if (s->max_result_size > 0 && j->result_bytes > s->max_result_size) {
                 abort_job(s, j,
                           "Total size of serialized results of %d tasks (%.1f MiB) is bigger "
-                          "than spark.driver.maxResultSize (%.1f MiB)", j->num_finished + 1,
-                          (double)j->result_bytes / 1048576.0,
+                          "than spark.driver.maxResultSize (%.1f MiB)",
+                          j->num_finished + 1, (double)j->result_bytes / 1048576.0,
                           (double)s->max_result_size / 1048576.0);
                 return;
             }
@@ -438,25 +465,30 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                  r->fetch_map_id, r->error ? r->error : "");
         stage_finished(s, j, st, false, reason);
         if (++st->fetch_failures >= s->max_stage_attempts) {
-            abort_job(s, j, "Stage %d has failed the maximum allowable number of times: %d. "
-                      "Most recent failure reason: %s", st->id, s->max_stage_attempts, reason);
+            abort_job(s, j,
+                      "Stage %d has failed the maximum allowable number of times: %d. "
+                      "Most recent failure reason: %s",
+                      st->id, s->max_stage_attempts, reason);
             return;
         }
         if (r->fetch_shuffle_id >= 0 && r->fetch_shuffle_id < s->cap_shuffles) {
             map_outputs *o = &s->outputs[r->fetch_shuffle_id];
-            if (o->maps && r->fetch_map_id >= 0 && r->fetch_map_id < o->num_maps && o->maps[r->fetch_map_id]) {
+            if (o->maps && r->fetch_map_id >= 0 && r->fetch_map_id < o->num_maps &&
+                o->maps[r->fetch_map_id]) {
                 bury(s, o->maps[r->fetch_map_id]);
                 o->maps[r->fetch_map_id] = NULL;
                 o->available--;
             }
         }
-        CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id, t->stage_attempt, reason);
+        CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id,
+                t->stage_attempt, reason);
         submit_stage(s, j, st);
         return;
     }
 
     /* an ordinary task failure: retry up to the limit */
-    if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0) return;
+    if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
+        return;
     int failures = ++st->failures[index];
     CS_WARN("scheduler",
             "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=\"%s\"",
@@ -477,7 +509,8 @@ static void handle_completion(scheduler *s, job *j, completion *c)
 static completion *pop_completion(scheduler *s)
 {
     pthread_mutex_lock(&s->lock);
-    while (!s->head) pthread_cond_wait(&s->cond, &s->lock);
+    while (!s->head)
+        pthread_cond_wait(&s->cond, &s->lock);
     completion *c = s->head;
     s->head = c->next;
     if (!s->head) s->tail = NULL;
@@ -489,10 +522,15 @@ void scheduler_task_started(scheduler *s, const task_desc *t, const char *execut
                             const char *host)
 {
     const sched_task *stk = (const sched_task *)t;
-    cs_event ev = {.kind = CS_EV_TASK_START, .stage_id = t->stage_id,
-                   .stage_attempt = t->stage_attempt, .task_id = t->task_id,
-                   .partition = t->partition, .attempt = t->attempt, .executor_id = executor_id,
-                   .host = host, .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
+    cs_event ev = {.kind = CS_EV_TASK_START,
+                   .stage_id = t->stage_id,
+                   .stage_attempt = t->stage_attempt,
+                   .task_id = t->task_id,
+                   .partition = t->partition,
+                   .attempt = t->attempt,
+                   .executor_id = executor_id,
+                   .host = host,
+                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
                    .job_id = t->job_id};
     post(s, &ev);
 }
@@ -501,8 +539,10 @@ static void push_completion(scheduler *s, completion *c)
 {
     c->next = NULL;
     pthread_mutex_lock(&s->lock);
-    if (s->tail) s->tail->next = c;
-    else s->head = c;
+    if (s->tail)
+        s->tail->next = c;
+    else
+        s->head = c;
     s->tail = c;
     pthread_cond_signal(&s->cond);
     pthread_mutex_unlock(&s->lock);
@@ -604,14 +644,20 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
 
     int *ids = NULL, *ntasks = NULL, n = 0, cap = 0;
     all_stages(fin, &ids, &ntasks, &n, &cap);
-    cs_event ev = {.kind = CS_EV_JOB_START, .job_id = j.id, .stage_ids = ids, .num_stage_ids = n,
-                   .stage_num_tasks = ntasks, .stage_name = rdd->name};
+    cs_event ev = {.kind = CS_EV_JOB_START,
+                   .job_id = j.id,
+                   .stage_ids = ids,
+                   .num_stage_ids = n,
+                   .stage_num_tasks = ntasks,
+                   .stage_name = rdd->name};
     post(s, &ev);
     free(ids);
     free(ntasks);
 
-    if (s->aborted) abort_job(s, &j, "%s", s->aborted);
-    else if (fin->num_tasks > 0) submit_stage(s, &j, fin);
+    if (s->aborted)
+        abort_job(s, &j, "%s", s->aborted);
+    else if (fin->num_tasks > 0)
+        submit_stage(s, &j, fin);
     while (!j.failed && j.num_finished < fin->num_tasks) {
         completion *c = pop_completion(s);
         if (c->kind == EV_TASK_DONE) {
@@ -630,17 +676,23 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     if (s->in_flight > 0) s->backend->cancel_all(s->backend);
     while (s->in_flight > 0) {
         completion *c = pop_completion(s);
-        if (c->kind == EV_TASK_DONE) s->in_flight--;
-        else if (c->kind == EV_EXECUTOR_LOST) handle_executor_lost(s, &j, c->executor_id, c->reason, false);
-        else if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
+        if (c->kind == EV_TASK_DONE)
+            s->in_flight--;
+        else if (c->kind == EV_EXECUTOR_LOST)
+            handle_executor_lost(s, &j, c->executor_id, c->reason, false);
+        else if (!s->aborted)
+            s->aborted = cs_xstrdup(c->reason);
         completion_free(c);
     }
-    for (int i = 0; i < s->num_waiting; i++) s->waiting[i]->waiting = false;
+    for (int i = 0; i < s->num_waiting; i++)
+        s->waiting[i]->waiting = false;
     s->num_waiting = 0;
     for (int i = 0; i < s->cap_shuffles; i++)
         if (s->shuffle_stages[i]) s->shuffle_stages[i]->running = false;
 
-    cs_event end = {.kind = CS_EV_JOB_END, .job_id = j.id, .succeeded = !j.failed,
+    cs_event end = {.kind = CS_EV_JOB_END,
+                    .job_id = j.id,
+                    .succeeded = !j.failed,
                     .reason = j.failed ? j.err.msg : NULL};
     post(s, &end);
     free(j.finished);
@@ -661,7 +713,8 @@ scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *e
     if (attempts < 1) {
         cs_error_set(err, CS_EINVAL,
                      "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' (expected an "
-                     "integer >= 1)", (long long)attempts);
+                     "integer >= 1)",
+                     (long long)attempts);
         return NULL;
     }
     int64_t max_result = 0;

@@ -43,7 +43,6 @@ static inline uint64_t shuffle_key_hash(cspark_slice key)
     return XXH3_64bits(key.ptr, key.len);
 }
 
-
 typedef enum { PART_HASH, PART_RANGE, PART_ROUND_ROBIN } cs_partitioner_kind;
 typedef struct cs_partitioner {
     cs_partitioner_kind kind;

@@ -57,7 +57,8 @@ void cspark_value_set(cspark_value *v, const void *data, uint32_t len)
 {
     if (len > v->cap || !v->ptr) {
         uint32_t cap;
-        uint8_t *p = value_alloc(v, len, &cap); /* new space first: data may point into the old value */
+        uint8_t *p =
+            value_alloc(v, len, &cap); /* new space first: data may point into the old value */
         if (len) memcpy(p, data, len);
         value_adopt(v, p, cap);
     } else if (len) {

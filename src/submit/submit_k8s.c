@@ -100,7 +100,8 @@ static void on_driver_event(void *arg, const char *type, const json_t *obj)
 static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *conf, cs_error *err)
 {
     int64_t interval = 1000;
-    if (conf_get_duration_ms(conf, "spark.kubernetes.report.interval", "1s", CS_MS, &interval, err) < 0)
+    if (conf_get_duration_ms(conf, "spark.kubernetes.report.interval", "1s", CS_MS, &interval,
+                             err) < 0)
         return err->code;
     if (interval < 10) interval = 10;
     follow f = {.exit_code = -1, .pod_name = app->driver_pod_name};
@@ -112,7 +113,8 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     pthread_condattr_destroy(&ca);
     char field[512];
     snprintf(field, sizeof field, "metadata.name=%s", app->driver_pod_name);
-    kube_watch *w = kube_watch_start_sel(kc, "pods", app->namespace_, NULL, field, on_driver_event, &f, err);
+    kube_watch *w =
+        kube_watch_start_sel(kc, "pods", app->namespace_, NULL, field, on_driver_event, &f, err);
     if (!w) {
         pthread_mutex_destroy(&f.lock);
         pthread_cond_destroy(&f.cond);
@@ -123,8 +125,8 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     while (!f.done) {
         if (strcmp(last, f.phase) != 0 || f.phase[0]) {
             /* Spark's LoggingPodStatusWatcher: the phase every report interval */
-            CS_INFO("submit", "app=%s driver=%s namespace=%s phase=%s", app->app_id, app->driver_pod_name,
-                    app->namespace_, f.phase[0] ? f.phase : "Pending");
+            CS_INFO("submit", "app=%s driver=%s namespace=%s phase=%s", app->app_id,
+                    app->driver_pod_name, app->namespace_, f.phase[0] ? f.phase : "Pending");
             snprintf(last, sizeof last, "%s", f.phase);
         }
         struct timespec ts;
@@ -194,7 +196,8 @@ static int dry_run_pod(kube_client *kc, const k8s_app *app, const json_t *pod, c
     if (at) {
         char what[512], msg[sizeof err->msg];
         snprintf(what, sizeof what, "pods in namespace \"%s\"", app->namespace_);
-        snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, what, at + strlen(path));
+        snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - err->msg), err->msg, what,
+                 at + strlen(path));
         snprintf(err->msg, sizeof err->msg, "%s", msg);
     }
     return rc;
@@ -211,12 +214,14 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
     int rc = CS_EINVAL;
 
     if (conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
-        conf_get_bool(conf, "spark.kubernetes.submission.waitAppCompletion", "true", &wait, err) < 0)
+        conf_get_bool(conf, "spark.kubernetes.submission.waitAppCompletion", "true", &wait, err) <
+            0)
         goto out;
     conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
     if (conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) goto out;
     if (conf_get(conf, "spark.driver.host") || conf_get(conf, "spark.driver.bindAddress")) {
-        rc = cs_error_set(err, CS_EINVAL, "spark.driver.host and spark.driver.bindAddress cannot be set in "
+        rc = cs_error_set(err, CS_EINVAL,
+                          "spark.driver.host and spark.driver.bindAddress cannot be set in "
                           "cluster mode: the driver pod's address is used");
         goto out;
     }
@@ -244,7 +249,8 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
 
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
-    if (kube_config_load(conf, conf_get(conf, "spark.master"), "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
+    if (kube_config_load(conf, conf_get(conf, "spark.master"),
+                         "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
         goto out;
     kc = kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
     kube_config_free(&kcfg);
@@ -264,11 +270,13 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
     made_pod = true;
     if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
-        k8s_set_owner(svc, created_pod, err) < 0 || kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
+        k8s_set_owner(svc, created_pod, err) < 0 ||
+        kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
         goto fail;
-    CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", app.app_id, app.driver_pod_name, app.namespace_);
-    fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id, app.namespace_,
-            app.driver_pod_name);
+    CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", app.app_id,
+            app.driver_pod_name, app.namespace_);
+    fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
+            app.namespace_, app.driver_pod_name);
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;
 fail:

@@ -26,6 +26,7 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
  * writes Spark's "Application status (driver):" block per pod (name, namespace, labels, uid,
  * creation and start time, phase, container states). Returns 0, or a negative code with err set:
  * CS_ENOTFOUND when nothing matches, CS_EINVAL for a malformed id, the kube client's errors. */
-int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE *out, cs_error *err);
+int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE *out,
+                           cs_error *err);
 
 #endif

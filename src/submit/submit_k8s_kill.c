@@ -43,7 +43,8 @@ static void print_container_state(FILE *out, const json_t *cs)
         fprintf(out, "\t\t container state: terminated\n");
         fprintf(out, "\t\t container started at: %s\n", jstr(s, "startedAt"));
         fprintf(out, "\t\t container finished at: %s\n", jstr(s, "finishedAt"));
-        fprintf(out, "\t\t exit code: %lld\n", (long long)json_integer_value(json_object_get(s, "exitCode")));
+        fprintf(out, "\t\t exit code: %lld\n",
+                (long long)json_integer_value(json_object_get(s, "exitCode")));
         fprintf(out, "\t\t termination reason: %s\n", jstr(s, "reason"));
     } else if ((s = json_object_get(state, "waiting"))) {
         fprintf(out, "\t\t container state: waiting\n");
@@ -67,7 +68,8 @@ static void print_pod_status(FILE *out, const json_t *pod)
     bool first = true;
     json_object_foreach((json_t *)json_object_get(md, "labels"), k, v)
     {
-        fprintf(out, "%s%s -> %s", first ? "" : ", ", k, json_string_value(v) ? json_string_value(v) : "");
+        fprintf(out, "%s%s -> %s", first ? "" : ", ", k,
+                json_string_value(v) ? json_string_value(v) : "");
         first = false;
     }
     fprintf(out, "%s\n", first ? "N/A" : "");
@@ -123,8 +125,8 @@ int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE 
 
     if ((rc = parse_id(id, &ns, &pattern, err)) < 0) return rc;
     if (kill && conf_get(conf, "spark.kubernetes.appKillPodDeletionGracePeriod")) {
-        if ((rc = conf_get_duration_ms(conf, "spark.kubernetes.appKillPodDeletionGracePeriod", NULL, CS_SEC,
-                                       &grace_ms, err)) < 0)
+        if ((rc = conf_get_duration_ms(conf, "spark.kubernetes.appKillPodDeletionGracePeriod", NULL,
+                                       CS_SEC, &grace_ms, err)) < 0)
             goto out;
     }
     /* Spark's submit operations create their client without a namespace: the context's is used */
@@ -132,8 +134,8 @@ int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE 
     conf_unset(c, "spark.kubernetes.namespace");
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
-    if ((rc = kube_config_load(c, conf_get(c, "spark.master"), "spark.kubernetes.authenticate.submission", &kcfg,
-                               err)) < 0)
+    if ((rc = kube_config_load(c, conf_get(c, "spark.master"),
+                               "spark.kubernetes.authenticate.submission", &kcfg, err)) < 0)
         goto out;
     kc = kube_client_new(&kcfg, c, "spark.kubernetes.submission", err);
     kube_config_free(&kcfg);
@@ -156,17 +158,20 @@ int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE 
             print_pod_status(out, pod);
             continue;
         }
-        const char *app = json_string_value(json_object_get(json_object_get(md, "labels"), "spark-app-selector"));
+        const char *app =
+            json_string_value(json_object_get(json_object_get(md, "labels"), "spark-app-selector"));
         int grace = grace_ms < 0 ? -1 : (int)(grace_ms / 1000);
         if ((rc = kube_delete(kc, "pods", namespace_, name, grace, err)) < 0) goto out;
-        fprintf(out, "Deleting driver pod %s:%s%s%s%s\n", namespace_, name, app ? " (application " : "",
-                app ? app : "", app ? ")" : "");
-        CS_INFO("submit", "driver=%s namespace=%s app=%s grace=%d event=killed", name, namespace_, app ? app : "-",
-                grace);
+        fprintf(out, "Deleting driver pod %s:%s%s%s%s\n", namespace_, name,
+                app ? " (application " : "", app ? app : "", app ? ")" : "");
+        CS_INFO("submit", "driver=%s namespace=%s app=%s grace=%d event=killed", name, namespace_,
+                app ? app : "-", grace);
     }
     if (!matched) {
-        rc = cs_error_set(err, CS_ENOTFOUND, "no driver pod (label spark-role=driver) matches '%s' in namespace \"%s\"",
-                          pattern, namespace_);
+        rc =
+            cs_error_set(err, CS_ENOTFOUND,
+                         "no driver pod (label spark-role=driver) matches '%s' in namespace \"%s\"",
+                         pattern, namespace_);
         goto out;
     }
     rc = 0;

@@ -69,14 +69,18 @@ static int run(int argc, char **argv)
             goto out;
         }
         if (master.kind != MASTER_K8S) {
-            fprintf(stderr, "cspark-submit: %s needs a Kubernetes master (--master k8s://https://host:port), "
-                            "got '%s'\n", opt, conf_get(conf, "spark.master"));
+            fprintf(
+                stderr,
+                "cspark-submit: %s needs a Kubernetes master (--master k8s://https://host:port), "
+                "got '%s'\n",
+                opt, conf_get(conf, "spark.master"));
             goto out;
         }
         const char *lv = conf_get(conf, "cspark.log.level");
         cs_log_level ll;
         if (lv && cs_log_parse_level(lv, &ll) == CS_OK) cs_log_set_level(ll);
-        status = submit_k8s_kill_status(conf, a.kill ? a.kill : a.status, a.kill != NULL, stdout, &err);
+        status =
+            submit_k8s_kill_status(conf, a.kill ? a.kill : a.status, a.kill != NULL, stdout, &err);
         if (status < 0) status = fail(&err);
         goto out;
     }

@@ -23,7 +23,8 @@ void flaky_map(const cspark_record *in, cspark_emitter *out, cspark_task_context
 int fail_twice(cspark_context *sc, int argc, char **argv)
 {
     int64_t n = 0;
-    if (cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), flaky_map, NULL, 0), &n) < 0) return 1;
+    if (cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), flaky_map, NULL, 0), &n) < 0)
+        return 1;
     printf("count=%" PRId64 "\n", n);
     return 0;
 }
@@ -111,8 +112,9 @@ int lost_map_output(cspark_context *sc, int argc, char **argv)
         fprintf(stderr, "lost_map_output needs spark.local.dir\n");
         return 2;
     }
-    cspark_rdd *sums = cspark_reduce_by_key(
-        cspark_map(cspark_range(sc, 0, 100000, 1, 4), mod_key, NULL, 0), cspark_sum_i64, NULL, 0, 3);
+    cspark_rdd *sums =
+        cspark_reduce_by_key(cspark_map(cspark_range(sc, 0, 100000, 1, 4), mod_key, NULL, 0),
+                             cspark_sum_i64, NULL, 0, 3);
     cspark_records *a = NULL, *b = NULL;
     if (cspark_collect(sums, &a) < 0) return 1;
     char cmd[4096];
@@ -150,7 +152,8 @@ int slow(cspark_context *sc, int argc, char **argv)
 {
     int ms = argc > 1 ? atoi(argv[1]) : 250;
     int64_t n = 0;
-    if (cspark_count(cspark_map(cspark_range(sc, 0, 16, 1, 8), sleepy, &ms, sizeof ms), &n) < 0) return 1;
+    if (cspark_count(cspark_map(cspark_range(sc, 0, 16, 1, 8), sleepy, &ms, sizeof ms), &n) < 0)
+        return 1;
     printf("count=%" PRId64 "\n", n);
     return 0;
 }
@@ -165,7 +168,8 @@ void crash_first_attempt(const cspark_record *in, cspark_emitter *out, cspark_ta
 int crash_once(cspark_context *sc, int argc, char **argv)
 {
     int64_t n = 0;
-    if (cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_first_attempt, NULL, 0), &n) < 0)
+    if (cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_first_attempt, NULL, 0),
+                     &n) < 0)
         return 1;
     printf("count=%" PRId64 "\n", n);
     return 0;
@@ -180,7 +184,8 @@ void crash_every_attempt(const cspark_record *in, cspark_emitter *out, cspark_ta
 int crash_always(cspark_context *sc, int argc, char **argv)
 {
     int64_t n = 0;
-    int rc = cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_every_attempt, NULL, 0), &n);
+    int rc =
+        cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), crash_every_attempt, NULL, 0), &n);
     return rc < 0 ? 1 : 0;
 }
 
@@ -200,7 +205,8 @@ void expand_100k(const cspark_record *in, cspark_emitter *out, cspark_task_conte
 int expand(cspark_context *sc, int argc, char **argv)
 {
     int64_t n = 0;
-    if (cspark_count(cspark_flat_map(cspark_range(sc, 0, 64, 1, 1), expand_100k, NULL, 0), &n) < 0) return 1;
+    if (cspark_count(cspark_flat_map(cspark_range(sc, 0, 64, 1, 1), expand_100k, NULL, 0), &n) < 0)
+        return 1;
     printf("count=%" PRId64 "\n", n);
     return 0;
 }

@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 /* ---------------- observer registry (outlives any kubelet: the store cannot unregister)
  * ---------------- */
 

@@ -366,8 +366,8 @@ int main(int argc, char **argv)
     if (kubelet && ks_kubelet_set_apiserver) {
         /* pods reach the API server in-cluster: KUBERNETES_SERVICE_HOST/PORT, the service
          * account's token and CA, kubernetes.default.svc */
-        ks_kubelet_apiserver api = {.host = "127.0.0.1", .port = p,
-                                    .ca_pem = https ? tls.ca_pem : NULL, .token = token};
+        ks_kubelet_apiserver api = {
+            .host = "127.0.0.1", .port = p, .ca_pem = https ? tls.ca_pem : NULL, .token = token};
         ks_kubelet_set_apiserver(kubelet, &api);
     }
 #endif

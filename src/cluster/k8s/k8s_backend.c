@@ -149,7 +149,8 @@ static const char *str_or(const json_t *v, const char *dflt)
 /* Spark's message for a finished pod: the exit code of the executor container (or any container's
  * non-zero one with checkAllContainers) explained, then the pod's reason and message and every
  * container's state. Returns false while the pod has not finished. */
-static bool pod_failure(k8s_backend *b, int id, const json_t *pod, char *why, size_t cap, bool *failed)
+static bool pod_failure(k8s_backend *b, int id, const json_t *pod, char *why, size_t cap,
+                        bool *failed)
 {
     const json_t *st = json_object_get(pod, "status");
     const char *phase = json_string_value(json_object_get(st, "phase"));
@@ -166,16 +167,19 @@ static bool pod_failure(k8s_backend *b, int id, const json_t *pod, char *why, si
         if (sl < sizeof states - 1) {
             const json_t *w = json_object_get(state, "waiting");
             if (t)
-                sl += (size_t)snprintf(states + sl, sizeof states - sl, "%s%s: terminated, exitCode %lld, reason %s",
-                                       sl ? "; " : "", name ? name : "?",
-                                       (long long)json_integer_value(json_object_get(t, "exitCode")),
-                                       str_or(json_object_get(t, "reason"), "-"));
+                sl += (size_t)snprintf(
+                    states + sl, sizeof states - sl, "%s%s: terminated, exitCode %lld, reason %s",
+                    sl ? "; " : "", name ? name : "?",
+                    (long long)json_integer_value(json_object_get(t, "exitCode")),
+                    str_or(json_object_get(t, "reason"), "-"));
             else if (w)
                 sl += (size_t)snprintf(states + sl, sizeof states - sl, "%s%s: waiting, reason %s",
-                                       sl ? "; " : "", name ? name : "?", str_or(json_object_get(w, "reason"), "-"));
+                                       sl ? "; " : "", name ? name : "?",
+                                       str_or(json_object_get(w, "reason"), "-"));
             else
                 sl += (size_t)snprintf(states + sl, sizeof states - sl, "%s%s: %s", sl ? "; " : "",
-                                       name ? name : "?", json_object_get(state, "running") ? "running" : "unknown");
+                                       name ? name : "?",
+                                       json_object_get(state, "running") ? "running" : "unknown");
             if (sl >= sizeof states) sl = sizeof states - 1;
         }
         if (!t) continue;
@@ -187,19 +191,24 @@ static bool pod_failure(k8s_backend *b, int id, const json_t *pod, char *why, si
         }
     }
     bool finished = (phase && (strcmp(phase, "Failed") == 0 || strcmp(phase, "Succeeded") == 0)) ||
-                    (terminated && phase && strcmp(phase, "Running") == 0 && (code != 0 || b->check_all_containers));
+                    (terminated && phase && strcmp(phase, "Running") == 0 &&
+                     (code != 0 || b->check_all_containers));
     if (!finished) return false;
     *failed = !(phase && strcmp(phase, "Succeeded") == 0) || code != 0;
     char explained[256];
-    if (code >= 0) describe_exit_code(code, explained, sizeof explained);
-    else snprintf(explained, sizeof explained, "exit code -1 (unknown: no terminated container)");
-    snprintf(why, cap,
-             "The executor with id %d (pod %s, phase %s) exited with %s. The API gave the following brief "
-             "reason: %s. The API gave the following message: %s. The API gave the following container "
-             "statuses: %s",
-             id, str_or(json_object_get(json_object_get(pod, "metadata"), "name"), "?"), phase ? phase : "?",
-             explained, str_or(json_object_get(st, "reason"), "N/A"), str_or(json_object_get(st, "message"), "N/A"),
-             sl ? states : "none");
+    if (code >= 0)
+        describe_exit_code(code, explained, sizeof explained);
+    else
+        snprintf(explained, sizeof explained, "exit code -1 (unknown: no terminated container)");
+    snprintf(
+        why, cap,
+        "The executor with id %d (pod %s, phase %s) exited with %s. The API gave the following "
+        "brief "
+        "reason: %s. The API gave the following message: %s. The API gave the following container "
+        "statuses: %s",
+        id, str_or(json_object_get(json_object_get(pod, "metadata"), "name"), "?"),
+        phase ? phase : "?", explained, str_or(json_object_get(st, "reason"), "N/A"),
+        str_or(json_object_get(st, "message"), "N/A"), sl ? states : "none");
     return true;
 }
 
@@ -223,7 +232,8 @@ static bool pod_inactive(const json_t *pod)
 /* Called with the lock held; releases it around API calls and scheduler notifications.
  * finished_pod: the pod still exists and has ended: delete it, or label it inactive when
  * spark.kubernetes.executor.deleteOnTermination=false. */
-static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool failed, bool finished_pod)
+static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool failed,
+                          bool finished_pod)
 {
     if (p->done) return;
     mark_done(p);
@@ -243,17 +253,22 @@ static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool fai
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
     if (!stopping) {
-        CS_WARN("k8s", "event=executor_pod_ended executor=%d pod=%s failed=%s failures=%d max=%d reason=\"%s\"",
+        CS_WARN("k8s",
+                "event=executor_pod_ended executor=%d pod=%s failed=%s failures=%d max=%d "
+                "reason=\"%s\"",
                 id, name, failed ? "true" : "false", failures, max, why);
         char sid[32];
         snprintf(sid, sizeof sid, "%d", id);
         coarse_backend_executor_exited(b->coarse, sid, why);
         if (abort_now) {
             char msg[2048];
-            snprintf(msg, sizeof msg,
-                     "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
-                     "the last: %s", max, why);
-            CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"", failures, msg);
+            snprintf(
+                msg, sizeof msg,
+                "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
+                "the last: %s",
+                max, why);
+            CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"",
+                     failures, msg);
             scheduler_abort(b->base.sched, msg);
         }
         if (finished_pod) {
@@ -262,10 +277,13 @@ static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool fai
             if (b->delete_on_termination) {
                 kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err);
             } else {
-                json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
-                if (kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+                json_t *patch =
+                    json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
+                if (kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) <
+                        0 &&
                     err.code != CS_ENOTFOUND)
-                    CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
+                    CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name,
+                            err.msg);
                 json_decref(patch);
             }
         }
@@ -315,13 +333,15 @@ static void on_pod(k8s_backend *b, const char *type, const json_t *pod)
     const json_t *md = json_object_get(pod, "metadata");
     const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
     if (strcmp(type, "DELETED") == 0) {
-        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false, false);
+        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false,
+                      false);
         return;
     }
     /* Spark's order: a pod being deleted is Deleted (not a failure of the application) unless it
      * still runs; it is removed when it goes */
     if (json_object_get(md, "deletionTimestamp") && !(phase && strcmp(phase, "Running") == 0)) {
-        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false, false);
+        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false,
+                      false);
         return;
     }
     char why[1500];
@@ -342,7 +362,8 @@ static void on_pod(k8s_backend *b, const char *type, const json_t *pod)
  * pod in it is merged; an executor seen before but absent, for longer than missingPodDetectDelta
  * since it was first seen, is removed with exit -1 (Spark: the driver missed its deletion).
  * Lock held. */
-static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_ms, const char *source)
+static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_ms,
+                          const char *source)
 {
     size_t n = json_array_size(items);
     int *ids = cs_xcalloc(n + 1, sizeof *ids);
@@ -357,7 +378,8 @@ static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_
         exec_pod *p = &b->pods[k];
         if (p->done || !p->seen || snapshot_ms - p->seen_ms <= b->missing_delta_ms) continue;
         bool present = false;
-        for (size_t i = 0; i < n && !present; i++) present = ids[i] == p->id;
+        for (size_t i = 0; i < n && !present; i++)
+            present = ids[i] == p->id;
         if (!present) missing[nmissing++] = p->id;
     }
     for (int i = 0; i < nmissing; i++) {
@@ -365,8 +387,10 @@ static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_
         if (!p || p->done) continue;
         char why[600];
         snprintf(why, sizeof why,
-                 "The executor with id %d (pod %s) was not found in the cluster at the polling time (%s), "
-                 "more than %lld ms (spark.kubernetes.executor.missingPodDetectDelta) after it was first seen; "
+                 "The executor with id %d (pod %s) was not found in the cluster at the polling "
+                 "time (%s), "
+                 "more than %lld ms (spark.kubernetes.executor.missingPodDetectDelta) after it was "
+                 "first seen; "
                  "it may have been deleted but the driver missed the deletion event; exit code -1",
                  p->id, p->name, source, (long long)b->missing_delta_ms);
         executor_gone(b, p, why, false, false);
@@ -379,8 +403,10 @@ static void on_watch(void *arg, const char *type, const json_t *obj)
 {
     k8s_backend *b = arg;
     pthread_mutex_lock(&b->lock);
-    if (strcmp(type, "RELIST") == 0) full_snapshot(b, json_object_get(obj, "items"), mono_ms(), "watch list");
-    else on_pod(b, type, obj);
+    if (strcmp(type, "RELIST") == 0)
+        full_snapshot(b, json_object_get(obj, "items"), mono_ms(), "watch list");
+    else
+        on_pod(b, type, obj);
     pthread_cond_broadcast(&b->cond); /* a new snapshot: the allocator may go on */
     pthread_mutex_unlock(&b->lock);
 }
@@ -410,7 +436,8 @@ static void *poller_main(void *arg)
         if (rc < 0) {
             if (!b->stopping) CS_WARN("k8s", "event=executor_poll_failed error=\"%s\"", err.msg);
         } else if (!b->stopping) {
-            CS_DEBUG("k8s", "event=executor_poll pods=%zu", json_array_size(json_object_get(list, "items")));
+            CS_DEBUG("k8s", "event=executor_poll pods=%zu",
+                     json_array_size(json_object_get(list, "items")));
             full_snapshot(b, json_object_get(list, "items"), at, "full poll");
             pthread_cond_broadcast(&b->cond);
         }
@@ -451,14 +478,16 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
     if ((int64_t)b->next_id > b->allocation_maximum) {
         int64_t max = b->allocation_maximum;
         pthread_mutex_unlock(&b->lock);
-        return cs_error_set(err, CS_EINVAL,
-                            "Exceed the pod creation limit: %lld (spark.kubernetes.allocation.maximum); "
-                            "no more executor pods may be created for this application",
-                            (long long)max);
+        return cs_error_set(
+            err, CS_EINVAL,
+            "Exceed the pod creation limit: %lld (spark.kubernetes.allocation.maximum); "
+            "no more executor pods may be created for this application",
+            (long long)max);
     }
     int id = b->next_id++;
     pthread_mutex_unlock(&b->lock);
-    json_t *pod = k8s_executor_pod(b->sc->conf, &b->app, id, b->cores, b->driver_pod, b->driver_url, err);
+    json_t *pod =
+        k8s_executor_pod(b->sc->conf, &b->app, id, b->cores, b->driver_pod, b->driver_url, err);
     if (!pod) return err->code ? err->code : CS_EINVAL;
     const char *name = json_string_value(json_object_get(json_object_get(pod, "metadata"), "name"));
     exec_pod p = {.id = id, .created_ms = mono_ms()};
@@ -500,8 +529,8 @@ static void give_up(k8s_backend *b, exec_pod *p, const char *what, int64_t now)
 {
     char name[256];
     snprintf(name, sizeof name, "%s", p->name);
-    CS_WARN("k8s", "event=%s executor=%d pod=%s waited_ms=%lld action=delete_and_request_again", what, p->id, name,
-            (long long)(now - p->created_ms));
+    CS_WARN("k8s", "event=%s executor=%d pod=%s waited_ms=%lld action=delete_and_request_again",
+            what, p->id, name, (long long)(now - p->created_ms));
     mark_done(p); /* forgotten, deleted, and requested again */
     pthread_mutex_unlock(&b->lock);
     cs_error err;
@@ -532,7 +561,8 @@ static void *allocator_main(void *arg)
             if (!p->seen && now - p->created_ms > b->executor_timeout_ms) {
                 give_up(b, p, "executor_pod_timeout", now);
                 gave_up = true; /* the array may have moved: scan again */
-            } else if (p->seen && p->pending && p->unschedulable && now - p->created_ms > b->executor_timeout_ms) {
+            } else if (p->seen && p->pending && p->unschedulable &&
+                       now - p->created_ms > b->executor_timeout_ms) {
                 give_up(b, p, "executor_pod_unschedulable_timeout", now);
                 gave_up = true;
             }
@@ -564,7 +594,8 @@ static void *allocator_main(void *arg)
                 if (rc < 0) {
                     CS_ERROR("k8s", "event=executor_pod_create_failed error=\"%s\"", err.msg);
                     bool fatal = err.code == CS_EAUTH || strstr(err.msg, "forbidden") ||
-                                 strstr(err.msg, "does not exist") || strstr(err.msg, "pod creation limit");
+                                 strstr(err.msg, "does not exist") ||
+                                 strstr(err.msg, "pod creation limit");
                     if (fatal && !b->exit_code) {
                         b->exit_code = 1;
                         pthread_mutex_unlock(&b->lock);
@@ -629,8 +660,11 @@ static void k8s_stop(sched_backend *base)
                 CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=\"%s\"", err.msg);
             free(sel);
         }
-        if (b->created_exec_cm) kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1, &err);
-        if (b->created_secret) kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
+        if (b->created_exec_cm)
+            kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1,
+                        &err);
+        if (b->created_secret)
+            kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
         if (b->in_driver_pod) {
             /* cluster mode: what the submit client made for this driver goes with it, so only
              * the completed driver pod (and its log) remains */
@@ -661,16 +695,19 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
 {
     const char *resource = conf_get(b->sc->conf, "cspark.app.resource");
     const char *file = conf_get(b->sc->conf, "cspark.app.file");
-    if (resource && strncmp(resource, "local://", 8) == 0 && strncmp(resource + 8, "/opt/spark/conf/", 16) != 0) {
+    if (resource && strncmp(resource, "local://", 8) == 0 &&
+        strncmp(resource + 8, "/opt/spark/conf/", 16) != 0) {
         snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource + 8);
         return 0;
     }
-    if (!file) return cs_error_set(err, CS_EINVAL, "the application file is unknown (cspark.app.file)");
+    if (!file)
+        return cs_error_set(err, CS_EINVAL, "the application file is unknown (cspark.app.file)");
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
         if (fd >= 0) close(fd);
-        return cs_error_set(err, CS_EIO, "cannot read the application file %s: %s", file, strerror(errno));
+        return cs_error_set(err, CS_EIO, "cannot read the application file %s: %s", file,
+                            strerror(errno));
     }
     *len = (size_t)st.st_size;
     *bytes = cs_xmalloc(*len ? *len : 1);
@@ -695,37 +732,79 @@ static int read_settings(k8s_backend *b, cs_error *err)
     b->target = (int)(v < 0 ? 0 : v);
     if (conf_get_int(c, "spark.executor.cores", "1", &v, err) < 0) return err->code;
     b->cores = (int)(v < 1 ? 1 : v);
-    if (conf_get_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0) return err->code;
-    if (v < 1) return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.allocation.batch.size: '%lld' (expected a positive integer)", (long long)v);
+    if (conf_get_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0)
+        return err->code;
+    if (v < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.allocation.batch.size: '%lld' "
+                            "(expected a positive integer)",
+                            (long long)v);
     b->batch_size = (int)v;
-    if (conf_get_duration_ms(c, "spark.kubernetes.allocation.batch.delay", "1s", CS_MS, &b->batch_delay_ms, err) < 0) return err->code;
+    if (conf_get_duration_ms(c, "spark.kubernetes.allocation.batch.delay", "1s", CS_MS,
+                             &b->batch_delay_ms, err) < 0)
+        return err->code;
     if (b->batch_delay_ms <= 100)
-        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.allocation.batch.delay: '%s' (must be greater than 100ms)",
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.allocation.batch.delay: '%s' (must "
+                            "be greater than 100ms)",
                             conf_get(c, "spark.kubernetes.allocation.batch.delay"));
-    if (conf_get_duration_ms(c, "spark.kubernetes.allocation.executor.timeout", "600s", CS_MS, &b->executor_timeout_ms, err) < 0) return err->code;
-    if (b->executor_timeout_ms < 5 * b->batch_delay_ms) b->executor_timeout_ms = 5 * b->batch_delay_ms;
+    if (conf_get_duration_ms(c, "spark.kubernetes.allocation.executor.timeout", "600s", CS_MS,
+                             &b->executor_timeout_ms, err) < 0)
+        return err->code;
+    if (b->executor_timeout_ms < 5 * b->batch_delay_ms)
+        b->executor_timeout_ms = 5 * b->batch_delay_ms;
     char dflt[16];
     snprintf(dflt, sizeof dflt, "%d", 2 * b->target > 3 ? 2 * b->target : 3);
     if (conf_get_int(c, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
     b->max_failures = (int)(v < 1 ? 1 : v);
-    if (conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true", &b->delete_on_termination, err) < 0) return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true", &b->check_all_containers, err) < 0) return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true", &b->delete_service, err) < 0) return err->code;
-    if (conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS, &b->poll_interval_ms, err) < 0) return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
+                      &b->delete_on_termination, err) < 0)
+        return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true",
+                      &b->check_all_containers, err) < 0)
+        return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true",
+                      &b->delete_service, err) < 0)
+        return err->code;
+    if (conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS,
+                             &b->poll_interval_ms, err) < 0)
+        return err->code;
     if (b->poll_interval_ms < 1)
-        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.executor.apiPollingInterval: '%s' (must be positive)",
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.executor.apiPollingInterval: '%s' "
+                            "(must be positive)",
                             conf_get(c, "spark.kubernetes.executor.apiPollingInterval"));
-    if (conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS, &b->missing_delta_ms, err) < 0) return err->code;
-    if (conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180", CS_SEC, &b->deleted_cache_ms, err) < 0) return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true", &b->enable_polling, err) < 0) return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true", &b->enable_watcher, err) < 0) return err->code;
-    if (conf_get_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647", &b->max_pending, err) < 0) return err->code;
+    if (conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS,
+                             &b->missing_delta_ms, err) < 0)
+        return err->code;
+    if (conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180",
+                             CS_SEC, &b->deleted_cache_ms, err) < 0)
+        return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true", &b->enable_polling,
+                      err) < 0)
+        return err->code;
+    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true", &b->enable_watcher,
+                      err) < 0)
+        return err->code;
+    if (conf_get_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647", &b->max_pending,
+                     err) < 0)
+        return err->code;
     if (b->max_pending < 1)
-        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.allocation.maxPendingPods: '%lld' (expected a positive integer)", (long long)b->max_pending);
-    if (conf_get_int(c, "spark.kubernetes.allocation.maximum", "2147483647", &b->allocation_maximum, err) < 0) return err->code;
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.allocation.maxPendingPods: '%lld' "
+                            "(expected a positive integer)",
+                            (long long)b->max_pending);
+    if (conf_get_int(c, "spark.kubernetes.allocation.maximum", "2147483647", &b->allocation_maximum,
+                     err) < 0)
+        return err->code;
     if (b->allocation_maximum < 1)
-        return cs_error_set(err, CS_EINVAL, "invalid value for spark.kubernetes.allocation.maximum: '%lld' (expected a positive integer)", (long long)b->allocation_maximum);
-    if (conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50", &b->max_create_rate, err) < 0) return err->code;
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.allocation.maximum: '%lld' "
+                            "(expected a positive integer)",
+                            (long long)b->allocation_maximum);
+    if (conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50", &b->max_create_rate,
+                        err) < 0)
+        return err->code;
     b->tokens = b->max_create_rate < 1 ? 1 : b->max_create_rate;
     b->tokens_ms = mono_ms();
     return 0;
@@ -759,22 +838,27 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
     /* in the driver pod: spark.kubernetes.driver.master, else the pod's in-cluster configuration
      * (KUBERNETES_SERVICE_HOST/PORT and the service account), which is what Spark's default
      * https://kubernetes.default.svc names */
-    const char *master = conf_get(sc->conf, in_driver_pod ? "spark.kubernetes.driver.master" : "spark.master");
+    const char *master =
+        conf_get(sc->conf, in_driver_pod ? "spark.kubernetes.driver.master" : "spark.master");
     if (kube_config_load(sc->conf, master,
-                         in_driver_pod ? "spark.kubernetes.authenticate.driver.mounted" : "spark.kubernetes.authenticate",
+                         in_driver_pod ? "spark.kubernetes.authenticate.driver.mounted"
+                                       : "spark.kubernetes.authenticate",
                          &kcfg, err) < 0)
         goto fail;
     b->kc = kube_client_new(&kcfg, sc->conf, "spark.kubernetes.driver", err);
     kube_config_free(&kcfg);
     if (!b->kc) goto fail;
     const char *resource = conf_get(sc->conf, "cspark.app.resource");
-    if (k8s_app_init(&b->app, sc->conf, conf_get(sc->conf, "cspark.app.entry"), resource ? resource : "", 0, NULL, err) < 0)
+    if (k8s_app_init(&b->app, sc->conf, conf_get(sc->conf, "cspark.app.entry"),
+                     resource ? resource : "", 0, NULL, err) < 0)
         goto fail;
     b->app_ready = true;
 
     const char *driver_pod_name = conf_get(sc->conf, "spark.kubernetes.driver.pod.name");
-    if (driver_pod_name && kube_get(b->kc, "pods", b->app.namespace_, driver_pod_name, &b->driver_pod, err) < 0) {
-        cs_error_prefix(err, "cannot find the driver pod %s (spark.kubernetes.driver.pod.name)", driver_pod_name);
+    if (driver_pod_name &&
+        kube_get(b->kc, "pods", b->app.namespace_, driver_pod_name, &b->driver_pod, err) < 0) {
+        cs_error_prefix(err, "cannot find the driver pod %s (spark.kubernetes.driver.pod.name)",
+                        driver_pod_name);
         goto fail;
     }
 
@@ -785,8 +869,10 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
     if (!host) host = "127.0.0.1";
     if (!bind) bind = in_driver_pod ? "0.0.0.0" : host;
     int64_t port = 0;
-    if (conf_get_int(sc->conf, "spark.driver.port", in_driver_pod ? "7078" : "0", &port, err) < 0) goto fail;
-    coarse_options o = {.bind_host = bind, .port = (int)port, .secret = secret, .app_file = b->exec_app_file};
+    if (conf_get_int(sc->conf, "spark.driver.port", in_driver_pod ? "7078" : "0", &port, err) < 0)
+        goto fail;
+    coarse_options o = {
+        .bind_host = bind, .port = (int)port, .secret = secret, .app_file = b->exec_app_file};
     b->coarse = coarse_backend_new(sc, &o, err);
     if (!b->coarse) goto fail;
     snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d", host,
@@ -832,13 +918,16 @@ int k8s_backend_start(sched_backend *base, cs_error *err)
         free(sel);
         if (!b->watch) return err->code ? err->code : CS_EIO;
     }
-    if (b->enable_polling) b->poller_started = pthread_create(&b->poller, NULL, poller_main, b) == 0;
+    if (b->enable_polling)
+        b->poller_started = pthread_create(&b->poller, NULL, poller_main, b) == 0;
     b->allocator_started = pthread_create(&b->allocator, NULL, allocator_main, b) == 0;
-    CS_INFO("k8s", "event=allocator_started app=%s namespace=%s target=%d batch=%d driver_url=%s watch=%s "
+    CS_INFO("k8s",
+            "event=allocator_started app=%s namespace=%s target=%d batch=%d driver_url=%s watch=%s "
             "poll_interval_ms=%lld max_pending=%lld max_create_rate=%g",
             b->app.app_id, b->app.namespace_, b->target, b->batch_size, b->driver_url,
-            b->enable_watcher ? "on" : "off", b->enable_polling ? (long long)b->poll_interval_ms : -1LL,
-            (long long)b->max_pending, b->max_create_rate);
+            b->enable_watcher ? "on" : "off",
+            b->enable_polling ? (long long)b->poll_interval_ms : -1LL, (long long)b->max_pending,
+            b->max_create_rate);
     return 0;
 }
 
@@ -853,7 +942,8 @@ int k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t timeo
     int64_t deadline = mono_ms() + timeout_ms;
     for (;;) {
         int64_t left = deadline - mono_ms();
-        int n = coarse_backend_wait_registered(b->coarse, want, left < 200 ? (left > 0 ? left : 0) : 200);
+        int n = coarse_backend_wait_registered(b->coarse, want,
+                                               left < 200 ? (left > 0 ? left : 0) : 200);
         if (n >= want || left <= 200 || k8s_backend_exit_code(base)) return n;
     }
 }

@@ -100,19 +100,28 @@ static int setup(void **state)
     snprintf(g_dir_b, sizeof g_dir_b, "%s/b", g_tmp);
     mkdir(g_dir_a, 0700);
     mkdir(g_dir_b, 0700);
-    g_env_a = (exec_env){.executor_id = "exec-a", .host = "host-a", .local_dir = g_dir_a,
-                         .task_memory_budget = 64 << 20, .blocks = shuffle_local_source(g_dir_a)};
-    g_env_b = (exec_env){.executor_id = "exec-a", .host = "host-a", .local_dir = g_dir_b,
-                         .task_memory_budget = 64 << 20, .blocks = shuffle_local_source(g_dir_b)};
+    g_env_a = (exec_env){.executor_id = "exec-a",
+                         .host = "host-a",
+                         .local_dir = g_dir_a,
+                         .task_memory_budget = 64 << 20,
+                         .blocks = shuffle_local_source(g_dir_a)};
+    g_env_b = (exec_env){.executor_id = "exec-a",
+                         .host = "host-a",
+                         .local_dir = g_dir_b,
+                         .task_memory_budget = 64 << 20,
+                         .blocks = shuffle_local_source(g_dir_b)};
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < g_nrdds; i++) rdd_free(g_rdds[i]);
-    for (int i = 0; i < g_ndeps; i++) shuffle_dep_free(g_deps[i]);
-    for (int i = 0; i < g_nstatuses; i++) map_status_free(&g_statuses[i]);
+    for (int i = 0; i < g_nrdds; i++)
+        rdd_free(g_rdds[i]);
+    for (int i = 0; i < g_ndeps; i++)
+        shuffle_dep_free(g_deps[i]);
+    for (int i = 0; i < g_nstatuses; i++)
+        map_status_free(&g_statuses[i]);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) return -1;
@@ -154,9 +163,11 @@ static void put_kv(cs_batch *b, int64_t k, int64_t v)
 static cspark_rdd *mk_par(int n, int slices, int m)
 {
     cspark_rdd *r = mk(RDD_PARALLELIZE, slices, "parallelize at test");
-    for (int i = 0; i < n; i++) put_kv(&r->par_data, i % m, i);
+    for (int i = 0; i < n; i++)
+        put_kv(&r->par_data, i % m, i);
     r->par_offsets = cs_xcalloc((size_t)slices + 1, sizeof *r->par_offsets);
-    for (int i = 0; i <= slices; i++) r->par_offsets[i] = (size_t)n * (size_t)i / (size_t)slices;
+    for (int i = 0; i <= slices; i++)
+        r->par_offsets[i] = (size_t)n * (size_t)i / (size_t)slices;
     return r;
 }
 
@@ -175,7 +186,8 @@ static cspark_rdd *mk_text(int nsplits)
     snprintf(path, sizeof path, "%s/input.txt", g_tmp);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    for (int i = 0; i < 200; i++) fprintf(f, "line number %d of the input\n", i);
+    for (int i = 0; i < 200; i++)
+        fprintf(f, "line number %d of the input\n", i);
     fclose(f);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
@@ -186,7 +198,8 @@ static cspark_rdd *mk_text(int nsplits)
     r->num_paths = 1;
     r->splits = cs_xcalloc((size_t)nsplits, sizeof *r->splits);
     for (int i = 0; i < nsplits; i++) {
-        uint64_t lo = size * (uint64_t)i / (uint64_t)nsplits, hi = size * (uint64_t)(i + 1) / (uint64_t)nsplits;
+        uint64_t lo = size * (uint64_t)i / (uint64_t)nsplits,
+                 hi = size * (uint64_t)(i + 1) / (uint64_t)nsplits;
         r->splits[i] = (text_split){r->paths[0], lo, hi - lo, size};
     }
     return r;
@@ -229,7 +242,8 @@ static cspark_rdd *mk_coalesce(cspark_rdd *p, int n)
     r->parents[0] = p;
     r->num_parents = 1;
     r->group_start = cs_xcalloc((size_t)n + 1, sizeof(int));
-    for (int i = 0; i <= n; i++) r->group_start[i] = (int)((int64_t)p->num_partitions * i / n);
+    for (int i = 0; i <= n; i++)
+        r->group_start[i] = (int)((int64_t)p->num_partitions * i / n);
     return r;
 }
 
@@ -365,7 +379,8 @@ static void cmp_rdd(const cspark_rdd *a, const cspark_rdd *b)
     switch (a->kind) {
     case RDD_PARALLELIZE:
         cmp_batch(&a->par_data, &b->par_data);
-        for (int i = 0; i <= np; i++) assert_int_equal(a->par_offsets[i], b->par_offsets[i]);
+        for (int i = 0; i <= np; i++)
+            assert_int_equal(a->par_offsets[i], b->par_offsets[i]);
         break;
     case RDD_RANGE:
         assert_int_equal(a->range_start, b->range_start);
@@ -379,7 +394,8 @@ static void cmp_rdd(const cspark_rdd *a, const cspark_rdd *b)
             assert_int_equal(a->splits[i].length, b->splits[i].length);
             assert_int_equal(a->splits[i].file_size, b->splits[i].file_size);
             bool owned = false;
-            for (int j = 0; j < b->num_paths; j++) owned |= b->splits[i].path == b->paths[j];
+            for (int j = 0; j < b->num_paths; j++)
+                owned |= b->splits[i].path == b->paths[j];
             assert_true(owned);
         }
         break;
@@ -391,12 +407,14 @@ static void cmp_rdd(const cspark_rdd *a, const cspark_rdd *b)
         assert_int_equal(a->parents[0] == a->parents[1], b->parents[0] == b->parents[1]);
         break;
     case RDD_COALESCE:
-        for (int i = 0; i <= np; i++) assert_int_equal(a->group_start[i], b->group_start[i]);
+        for (int i = 0; i <= np; i++)
+            assert_int_equal(a->group_start[i], b->group_start[i]);
         break;
     case RDD_SHUFFLED:
         assert_int_equal(a->num_deps, b->num_deps);
         assert_int_equal(a->read_mode, b->read_mode);
-        for (int i = 0; i < a->num_deps; i++) cmp_dep(a->deps[i], b->deps[i]);
+        for (int i = 0; i < a->num_deps; i++)
+            cmp_dep(a->deps[i], b->deps[i]);
         break;
     default:
         break;
@@ -409,7 +427,8 @@ static void cmp_rdd(const cspark_rdd *a, const cspark_rdd *b)
     if (a->agg_zero_len) assert_memory_equal(a->agg_zero, b->agg_zero, a->agg_zero_len);
     assert_int_equal(a->values_are_combiners, b->values_are_combiners);
     assert_int_equal(a->ascending, b->ascending);
-    for (int i = 0; i < a->num_parents; i++) cmp_rdd(a->parents[i], b->parents[i]);
+    for (int i = 0; i < a->num_parents; i++)
+        cmp_rdd(a->parents[i], b->parents[i]);
 }
 
 static void cmp_sink(const task_sink *a, const task_sink *b)
@@ -420,8 +439,10 @@ static void cmp_sink(const task_sink *a, const task_sink *b)
     assert_int_equal(a->has_zero, b->has_zero);
     assert_int_equal(a->zero_len, b->zero_len);
     if (a->zero_len) assert_memory_equal(a->zero, b->zero, a->zero_len);
-    if (a->save_path) assert_string_equal(a->save_path, b->save_path);
-    else assert_null(b->save_path);
+    if (a->save_path)
+        assert_string_equal(a->save_path, b->save_path);
+    else
+        assert_null(b->save_path);
     assert_int_equal(a->sample_size, b->sample_size);
     if (a->kind == SINK_SHUFFLE) cmp_dep(a->dep, b->dep);
 }
@@ -432,7 +453,8 @@ static int count_distinct(const cspark_rdd *r, const cspark_rdd **seen, int n)
         if (seen[i] == r) return n;
     seen[n++] = r;
     if (r->kind != RDD_SHUFFLED)
-        for (int i = 0; i < r->num_parents; i++) n = count_distinct(r->parents[i], seen, n);
+        for (int i = 0; i < r->num_parents; i++)
+            n = count_distinct(r->parents[i], seen, n);
     return n;
 }
 
@@ -442,8 +464,12 @@ static void run1(const exec_env *env, cspark_rdd *root, const task_sink *sink,
                  const shuffle_input *in, int nin, int partition, task_result *res)
 {
     static int64_t task_id = 1;
-    task_desc t = {.task_id = task_id++, .partition = partition, .rdd = root, .sink = sink,
-                   .inputs = in, .num_inputs = nin};
+    task_desc t = {.task_id = task_id++,
+                   .partition = partition,
+                   .rdd = root,
+                   .sink = sink,
+                   .inputs = in,
+                   .num_inputs = nin};
     task_result_init(res);
     task_run(env, &t, res);
 }
@@ -471,7 +497,8 @@ static void run_compare(cspark_rdd *root, const task_sink *sink, const shuffle_i
     }
 }
 
-/* ---- narrow lineage, every narrow kind --------------------------------------------------------- */
+/* ---- narrow lineage, every narrow kind ---------------------------------------------------------
+ */
 
 static void test_narrow_lineage(void **state)
 {
@@ -479,11 +506,14 @@ static void test_narrow_lineage(void **state)
     int three = 3;
     cspark_rdd *par = mk_par(50, 3, 1000);
     cspark_rdd *filt = mk_narrow(RDD_FILTER, par, "tc_keep_even", false, NULL, NULL, 0);
-    cspark_rdd *tagged = mk_narrow(RDD_MAP, filt, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+    cspark_rdd *tagged =
+        mk_narrow(RDD_MAP, filt, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
     cspark_rdd *range = mk_range(-7, 100, 3, 4);
-    cspark_rdd *rep = mk_narrow(RDD_FLAT_MAP, range, "tc_repeat", false, NULL, &three, sizeof three);
+    cspark_rdd *rep =
+        mk_narrow(RDD_FLAT_MAP, range, "tc_repeat", false, NULL, &three, sizeof three);
     cspark_rdd *text = mk_text(2);
-    cspark_rdd *counted = mk_narrow(RDD_MAP_PARTITIONS, text, "tc_count_part", false, NULL, NULL, 0);
+    cspark_rdd *counted =
+        mk_narrow(RDD_MAP_PARTITIONS, text, "tc_count_part", false, NULL, NULL, 0);
     cspark_rdd *ua = mk_union(tagged, rep);
     cspark_rdd *ub = mk_union(counted, counted); /* the same parent twice */
     cspark_rdd *u = mk_union(ua, ub);
@@ -554,7 +584,9 @@ static void test_sinks(void **state)
     for (int kind = SINK_COUNT; kind <= SINK_SAMPLE; kind++) {
         task_sink sink = {.kind = (sink_kind)kind};
         switch (kind) {
-        case SINK_TAKE: sink.take_n = 3; break;
+        case SINK_TAKE:
+            sink.take_n = 3;
+            break;
         case SINK_FOLD:
             fn_ref_builtin(&sink.fn, "cspark_sum_i64", (void *)cspark_sum_i64);
             fn_ref_copy_closure(&sink.fn, &closure, sizeof closure);
@@ -562,10 +594,17 @@ static void test_sinks(void **state)
             sink.zero_len = 8;
             sink.has_zero = true;
             break;
-        case SINK_SAVE: sink.save_path = out_a; break;
-        case SINK_FOREACH: user_fn(&sink.fn, "tc_count_each", NULL, 0); break;
-        case SINK_SAMPLE: sink.sample_size = 4; break;
-        default: break;
+        case SINK_SAVE:
+            sink.save_path = out_a;
+            break;
+        case SINK_FOREACH:
+            user_fn(&sink.fn, "tc_count_each", NULL, 0);
+            break;
+        case SINK_SAMPLE:
+            sink.sample_size = 4;
+            break;
+        default:
+            break;
         }
         stage_plan *p = roundtrip(root, &sink, NULL, 0);
         cmp_sink(&sink, &p->sink);
@@ -576,7 +615,8 @@ static void test_sinks(void **state)
         }
         long long before = *calls;
         run_compare(root, &sink, NULL, 0, p);
-        if (kind == SINK_FOREACH) assert_int_equal(*calls - before, 2 * 20); /* 20 even keys, twice */
+        if (kind == SINK_FOREACH)
+            assert_int_equal(*calls - before, 2 * 20); /* 20 even keys, twice */
         if (kind == SINK_SAVE) {
             for (int part = 0; part < 2; part++) {
                 char pa[500], pbp[500], ba[8192], bb[8192];
@@ -607,7 +647,8 @@ static void map_stage(shuffle_dep *d, shuffle_input *in, const cs_map_status **m
     cmp_sink(&sink, &p->sink);
     assert_ptr_equal(p->sink.dep->parent, p->root); /* the written dep's parent is the root */
     bool in_deps = false;
-    for (int i = 0; i < p->num_deps; i++) in_deps |= p->deps[i] == p->sink.dep;
+    for (int i = 0; i < p->num_deps; i++)
+        in_deps |= p->deps[i] == p->sink.dep;
     assert_true(in_deps);
     int n = d->parent->num_partitions;
     for (int m = 0; m < n; m++) {
@@ -654,7 +695,8 @@ static void reduce_stage(cspark_rdd *root, const shuffle_input *in, int nin)
             assert_memory_equal(x->sizes, y->sizes, (size_t)x->num_reduces * sizeof(uint64_t));
         }
     }
-    for (int i = 0; i < p->num_deps; i++) assert_null(p->deps[i]->parent); /* read only */
+    for (int i = 0; i < p->num_deps; i++)
+        assert_null(p->deps[i]->parent); /* read only */
     run_compare(root, &sink, in, nin, p);
     /* something was read */
     task_result r;
@@ -680,7 +722,8 @@ static void test_shuffle_aggregate(void **state)
     cspark_rdd *s = mk_shuffled(d, NULL, SHUFFLE_READ_AGGREGATE, 3);
     set_sum(&s->agg_merge_value, &s->agg_merge_combiners);
     s->values_are_combiners = true;
-    cspark_rdd *root = mk_narrow(RDD_MAP, s, "cspark__tag_right", true, (void *)cspark__tag_right, NULL, 0);
+    cspark_rdd *root =
+        mk_narrow(RDD_MAP, s, "cspark__tag_right", true, (void *)cspark__tag_right, NULL, 0);
     reduce_stage(root, &in, 1);
 }
 
@@ -729,7 +772,8 @@ static void test_shuffle_plain_round_robin(void **state)
 {
     (void)state;
     cspark_rdd *range = mk_range(0, 500, 1, 2);
-    cspark_rdd *kv = mk_narrow(RDD_MAP, range, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+    cspark_rdd *kv =
+        mk_narrow(RDD_MAP, range, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
     shuffle_dep *d = mk_dep(kv, 14, PART_ROUND_ROBIN, 4);
     const cs_map_status *maps[2];
     shuffle_input in;
@@ -749,8 +793,10 @@ static void test_shuffle_cogroup_join(void **state)
 {
     (void)state;
     cspark_rdd *left = mk_par(60, 2, 10), *right = mk_par(40, 3, 8);
-    cspark_rdd *tl = mk_narrow(RDD_MAP, left, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
-    cspark_rdd *tr = mk_narrow(RDD_MAP, right, "cspark__tag_right", true, (void *)cspark__tag_right, NULL, 0);
+    cspark_rdd *tl =
+        mk_narrow(RDD_MAP, left, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+    cspark_rdd *tr =
+        mk_narrow(RDD_MAP, right, "cspark__tag_right", true, (void *)cspark__tag_right, NULL, 0);
     shuffle_dep *dl = mk_dep(tl, 15, PART_HASH, 3), *dr = mk_dep(tr, 16, PART_HASH, 3);
     const cs_map_status *ml[2], *mr[3];
     shuffle_input in[2];
@@ -803,7 +849,8 @@ static void test_missing_map_output(void **state)
     stage_plan_free(p);
 }
 
-/* ---- malformed plans --------------------------------------------------------------------------- */
+/* ---- malformed plans ---------------------------------------------------------------------------
+ */
 
 static cspark_rdd *g_bad_root;
 static task_sink g_bad_sink;
@@ -816,7 +863,8 @@ static void build_bad_lineage(void)
     if (g_bad_root) return;
     cspark_rdd *par = mk_par(10, 2, 100);
     cspark_rdd *f = mk_narrow(RDD_FILTER, par, "tc_keep_even", false, NULL, NULL, 0);
-    cspark_rdd *m = mk_narrow(RDD_MAP, f, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+    cspark_rdd *m =
+        mk_narrow(RDD_MAP, f, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
     cspark_rdd *t = mk_text(2);
     cspark_rdd *c = mk_coalesce(mk_union(m, t), 2);
     shuffle_dep *d = mk_dep(par, 20, PART_RANGE, 3);
@@ -855,8 +903,12 @@ enum { BAD_COUNT = 24 };
 static int mutate(Cspark__StagePlan *pb, int k, size_t *saved)
 {
     switch (k) {
-    case 0: pb->root = 99; return CS_EPROTO;
-    case 1: pb->root = -1; return CS_EPROTO;
+    case 0:
+        pb->root = 99;
+        return CS_EPROTO;
+    case 1:
+        pb->root = -1;
+        return CS_EPROTO;
     case 2: { /* self-parent */
         int i = find_index(pb, RDD_MAP);
         pb->rdds[i]->parents[0] = i;
@@ -867,31 +919,70 @@ static int mutate(Cspark__StagePlan *pb, int k, size_t *saved)
         pb->rdds[fi]->parents[0] = mi;
         return CS_EPROTO;
     }
-    case 4: find_kind(pb, RDD_MAP)->parents[0] = 1000; return CS_EPROTO;
-    case 5: find_kind(pb, RDD_MAP)->kind = 42; return CS_EPROTO;
+    case 4:
+        find_kind(pb, RDD_MAP)->parents[0] = 1000;
+        return CS_EPROTO;
+    case 5:
+        find_kind(pb, RDD_MAP)->kind = 42;
+        return CS_EPROTO;
     case 6: {
         Cspark__FnRef *f = find_kind(pb, RDD_FILTER)->fn;
         free(f->name);
         f->name = cs_xstrdup("no_such_function_xyz");
         return CS_ENOTFOUND;
     }
-    case 7: find_kind(pb, RDD_PARALLELIZE)->n_par_offsets--; return CS_EPROTO;
-    case 8: find_kind(pb, RDD_PARALLELIZE)->par_offsets[1] = 1000000000; return CS_EPROTO;
-    case 9: find_kind(pb, RDD_UNION)->union_index[0] = 50; return CS_EPROTO;
-    case 10: find_kind(pb, RDD_COALESCE)->group_start[1] = 1000; return CS_EPROTO;
-    case 11: pb->sink->kind = 99; return CS_EPROTO;
-    case 12: pb->sink->dep = 5; return CS_EPROTO;
-    case 13: find_kind(pb, RDD_SHUFFLED)->read_mode = 9; return CS_EPROTO;
-    case 14: find_kind(pb, RDD_SHUFFLED)->deps[0] = 7; return CS_EPROTO;
-    case 15: find_kind(pb, RDD_PARALLELIZE)->par_data.data[8] = 7; return CS_EPROTO; /* codec */
-    case 16: pb->deps[0]->partitioner->kind = 9; return CS_EPROTO;
-    case 17: pb->deps[0]->partitioner->num_partitions = 1; return CS_EPROTO; /* 2 bounds */
-    case 18: pb->inputs[0]->maps[0]->map_id = -5; return CS_EPROTO;
-    case 19: find_kind(pb, RDD_MAP)->num_partitions = 7; return CS_EPROTO;
-    case 20: find_kind(pb, RDD_TEXT_FILE)->splits[0]->start = 1u << 30; return CS_EPROTO;
-    case 21: *saved = pb->n_rdds; pb->n_rdds = 0; return CS_EPROTO;
-    case 22: find_kind(pb, RDD_MAP)->n_parents = 0; return CS_EPROTO;
-    case 23: find_kind(pb, RDD_SHUFFLED)->agg_merge_combiners->name[0] = 0; return CS_EPROTO;
+    case 7:
+        find_kind(pb, RDD_PARALLELIZE)->n_par_offsets--;
+        return CS_EPROTO;
+    case 8:
+        find_kind(pb, RDD_PARALLELIZE)->par_offsets[1] = 1000000000;
+        return CS_EPROTO;
+    case 9:
+        find_kind(pb, RDD_UNION)->union_index[0] = 50;
+        return CS_EPROTO;
+    case 10:
+        find_kind(pb, RDD_COALESCE)->group_start[1] = 1000;
+        return CS_EPROTO;
+    case 11:
+        pb->sink->kind = 99;
+        return CS_EPROTO;
+    case 12:
+        pb->sink->dep = 5;
+        return CS_EPROTO;
+    case 13:
+        find_kind(pb, RDD_SHUFFLED)->read_mode = 9;
+        return CS_EPROTO;
+    case 14:
+        find_kind(pb, RDD_SHUFFLED)->deps[0] = 7;
+        return CS_EPROTO;
+    case 15:
+        find_kind(pb, RDD_PARALLELIZE)->par_data.data[8] = 7;
+        return CS_EPROTO; /* codec */
+    case 16:
+        pb->deps[0]->partitioner->kind = 9;
+        return CS_EPROTO;
+    case 17:
+        pb->deps[0]->partitioner->num_partitions = 1;
+        return CS_EPROTO; /* 2 bounds */
+    case 18:
+        pb->inputs[0]->maps[0]->map_id = -5;
+        return CS_EPROTO;
+    case 19:
+        find_kind(pb, RDD_MAP)->num_partitions = 7;
+        return CS_EPROTO;
+    case 20:
+        find_kind(pb, RDD_TEXT_FILE)->splits[0]->start = 1u << 30;
+        return CS_EPROTO;
+    case 21:
+        *saved = pb->n_rdds;
+        pb->n_rdds = 0;
+        return CS_EPROTO;
+    case 22:
+        find_kind(pb, RDD_MAP)->n_parents = 0;
+        return CS_EPROTO;
+    case 23:
+        find_kind(pb, RDD_SHUFFLED)->agg_merge_combiners->name[0] = 0;
+        return CS_EPROTO;
     }
     return 0;
 }
@@ -925,13 +1016,16 @@ static void test_malformed(void **state)
         assert_int_equal(err.code, want);
         assert_null(p);
         if (k == 6)
-            assert_string_equal(err.msg, "function 'no_such_function_xyz' not found in the application or libcspark");
+            assert_string_equal(
+                err.msg,
+                "function 'no_such_function_xyz' not found in the application or libcspark");
         if (k == 21) pb->n_rdds = saved;
         stage_plan_pb_free(pb);
     }
     /* garbage bytes do not unpack into something that crashes decode */
     uint8_t junk[64];
-    for (int i = 0; i < 64; i++) junk[i] = (uint8_t)(i * 37 + 11);
+    for (int i = 0; i < 64; i++)
+        junk[i] = (uint8_t)(i * 37 + 11);
     Cspark__StagePlan *u = cspark__stage_plan__unpack(NULL, sizeof junk, junk);
     if (u) {
         stage_plan *p = NULL;
@@ -950,7 +1044,8 @@ static void fill_status(cs_map_status *st, int nred)
     st->map_id = 3;
     st->num_reduces = nred;
     st->sizes = cs_xcalloc((size_t)nred + 1, sizeof *st->sizes);
-    for (int i = 0; i < nred; i++) st->sizes[i] = (uint64_t)i * 1000003u;
+    for (int i = 0; i < nred; i++)
+        st->sizes[i] = (uint64_t)i * 1000003u;
     snprintf(st->executor_id, sizeof st->executor_id, "executor-17");
     snprintf(st->host, sizeof st->host, "worker-3.example.com");
     st->port = 40123;
@@ -1000,13 +1095,16 @@ static void test_task_result(void **state)
     r.fetch_map_id = 3;
     for (int i = 0; i < 20000; i++) {
         char v[128];
-        int n = snprintf(v, sizeof v, "value-%d-%.*s", i, i % 90, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        int n = snprintf(v, sizeof v, "value-%d-%.*s", i, i % 90,
+                         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                         "xxxxxxxxxxxxxxxxxx");
         uint8_t k[8];
         cspark_i64_encode(i, k);
         batch_append_record(&r.data, k, 8, v, (uint32_t)n);
     }
     uint8_t *big = cs_xcalloc(200000, 1);
-    for (int i = 0; i < 200000; i++) big[i] = (uint8_t)i;
+    for (int i = 0; i < 200000; i++)
+        big[i] = (uint8_t)i;
     batch_append_record(&r.data, "", 0, big, 200000); /* a block of its own */
     batch_append_record(&r.data, "k", 1, "", 0);
     free(big);
@@ -1014,7 +1112,8 @@ static void test_task_result(void **state)
     fill_status(&r.map_status, 5);
     r.has_map_status = true;
     int64_t *m = (int64_t *)&r.metrics;
-    for (size_t i = 0; i < sizeof r.metrics / sizeof *m; i++) m[i] = (int64_t)(i + 1) * 1000000007LL;
+    for (size_t i = 0; i < sizeof r.metrics / sizeof *m; i++)
+        m[i] = (int64_t)(i + 1) * 1000000007LL;
 
     task_result o;
     result_roundtrip(&r, &o);
@@ -1100,7 +1199,8 @@ static void test_map_status(void **state)
     /* metrics alone */
     cs_task_metrics mt, mb;
     int64_t *m = (int64_t *)&mt;
-    for (size_t i = 0; i < sizeof mt / sizeof *m; i++) m[i] = -(int64_t)i * 77;
+    for (size_t i = 0; i < sizeof mt / sizeof *m; i++)
+        m[i] = -(int64_t)i * 77;
     Cspark__TaskMetrics tm;
     task_metrics_to_pb(&mt, &tm);
     task_metrics_from_pb(&tm, &mb);
@@ -1117,7 +1217,8 @@ static void test_result_throughput(void **state)
     fill_status(&map_r.map_status, 200);
     map_r.has_map_status = true;
     task_result_init(&col_r);
-    for (int i = 0; i < 16; i++) put_kv(&col_r.data, i, i * 3);
+    for (int i = 0; i < 16; i++)
+        put_kv(&col_r.data, i, i * 3);
     col_r.count = 16;
     const int n = 20000;
     struct timespec t0, t1;
