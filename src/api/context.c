@@ -98,23 +98,32 @@ static int read_settings(cspark_context *sc, cs_error *err)
     return 0;
 }
 
+/* The spark.authenticate secret of a multi-process application (*secret NULL when off): given
+ * (env, file or conf) or generated per application. Authentication is on by default for
+ * local-cluster and k8s — stricter than Spark, whose spark.authenticate defaults to false. */
+static int app_secret(cspark_context *sc, char **secret, cs_error *err)
+{
+    bool auth;
+    *secret = NULL;
+    conf_set_if_missing(sc->conf, "spark.authenticate", "true");
+    if (conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
+    if (!auth) return 0;
+    cs_error e2;
+    cs_error_clear(&e2);
+    if (auth_secret_load(sc->conf, secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
+        *err = e2;
+        return err->code;
+    }
+    if (!*secret) *secret = auth_secret_generate();
+    return 0;
+}
+
 /* local-cluster: executor processes, authenticated by default (stricter than Spark, whose
  * spark.authenticate defaults to false). */
 static int start_local_cluster(cspark_context *sc, cs_error *err)
 {
-    bool auth;
-    conf_set_if_missing(sc->conf, "spark.authenticate", "true"); /* cspark's default here */
-    if (conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
-    char *secret = NULL;
-    if (auth) {
-        cs_error e2;
-        cs_error_clear(&e2);
-        if (auth_secret_load(sc->conf, &secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
-            *err = e2;
-            return err->code;
-        }
-        if (!secret) secret = auth_secret_generate(); /* none given: one per application */
-    }
+    char *secret;
+    if (app_secret(sc, &secret, err) < 0) return err->code;
     sched_backend *backend = local_cluster_backend_new(sc, secret, err);
     auth_secret_free(secret);
     if (!backend) return err->code ? err->code : CS_EIO;
@@ -137,19 +146,8 @@ static int start_local_cluster(cspark_context *sc, cs_error *err)
 /* k8s:// — executor pods through the API server; authenticated by default, as local-cluster. */
 static int start_k8s(cspark_context *sc, cs_error *err)
 {
-    bool auth;
-    conf_set_if_missing(sc->conf, "spark.authenticate", "true");
-    if (conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
-    char *secret = NULL;
-    if (auth) {
-        cs_error e2;
-        cs_error_clear(&e2);
-        if (auth_secret_load(sc->conf, &secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
-            *err = e2;
-            return err->code;
-        }
-        if (!secret) secret = auth_secret_generate();
-    }
+    char *secret;
+    if (app_secret(sc, &secret, err) < 0) return err->code;
     sched_backend *backend = k8s_backend_new(sc, secret, err);
     auth_secret_free(secret);
     if (!backend) return err->code ? err->code : CS_EIO;

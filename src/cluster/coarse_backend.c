@@ -18,6 +18,7 @@
 #include "api/context.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "common/recio.h"
 #include "exec/task_codec.h"
 #include "rpc/endpoint.h"
@@ -599,19 +600,6 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
 
 /* ---- background threads -------------------------------------------------------------------- */
 
-static void timed_wait(coarse_backend *b, int64_t ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&b->cond, &b->lock, &ts);
-}
-
 /* Spark's HeartbeatReceiver: executors silent for longer than spark.network.timeout are removed. */
 static void *housekeeper_main(void *arg)
 {
@@ -621,7 +609,7 @@ static void *housekeeper_main(void *arg)
     if (period < 10) period = 10;
     pthread_mutex_lock(&b->lock);
     while (!b->stopping) {
-        timed_wait(b, period);
+        cs_cond_wait_ms(&b->cond, &b->lock, period);
         int64_t now = mono_ms();
         for (int i = 0; i < b->num_execs && !b->stopping; i++) {
             exec_info *e = &b->execs[i];
@@ -717,7 +705,7 @@ int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
             alive += b->execs[i].alive;
         int64_t left = deadline - mono_ms();
         if (alive >= n || left <= 0 || b->stopping) break;
-        timed_wait(b, left < 200 ? left : 200);
+        cs_cond_wait_ms(&b->cond, &b->lock, left < 200 ? left : 200);
     }
     pthread_mutex_unlock(&b->lock);
     return alive;
@@ -734,7 +722,7 @@ int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
             alive += b->execs[i].alive && b->execs[i].conn;
         int64_t left = deadline - mono_ms();
         if (!alive || left <= 0) break;
-        timed_wait(b, left < 50 ? left : 50);
+        cs_cond_wait_ms(&b->cond, &b->lock, left < 50 ? left : 50);
     }
     pthread_mutex_unlock(&b->lock);
     return alive;
@@ -825,11 +813,7 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
     pthread_mutex_init(&b->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&b->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    cs_cond_init_monotonic(&b->cond);
 
     rpc_options ro = {.name = "driver", .app_id = sc->app_id, .secret = b->secret};
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = b};

@@ -45,13 +45,7 @@ uint8_t *batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen)
     size_t need = b->len + (size_t)klen + vlen;
     if (need > b->cap || !b->data) b->data = batch_grow(b->data, need, &b->cap, 1);
     if (b->n + 1 > b->rcap) b->recs = batch_grow(b->recs, b->n + 1, &b->rcap, sizeof(cs_rec));
-    cs_rec *r = &b->recs[b->n++];
-    r->off = b->len;
-    r->klen = klen;
-    r->vlen = vlen;
-    uint8_t *p = b->data + b->len;
-    b->len = need;
-    return p;
+    return batch_append(b, klen, vlen); /* the fast path now fits */
 }
 
 void batch_append_record(cs_batch *b, const void *key, uint32_t klen, const void *val,

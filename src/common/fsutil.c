@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/conf.h"
 #include "common/err.h"
@@ -71,5 +73,35 @@ int cs_local_dir_create(const cs_conf *conf, const char *name, char **path, cs_e
         return cs_error_set(err, CS_EIO, "cannot create a local directory under %s (%s): %s", base,
                             key, strerror(errno));
     *path = cs_xstrdup(tmpl);
+    return 0;
+}
+
+int cs_read_file(const char *path, uint8_t **out, size_t *len, cs_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        int e = fd < 0 ? errno : EISDIR;
+        if (fd >= 0) close(fd);
+        return cs_error_set(err, e == ENOENT || e == EISDIR ? CS_ENOTFOUND : CS_EIO,
+                            "cannot read %s: %s", path, strerror(e));
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    uint8_t *buf = cs_xmalloc(n ? n : 1);
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        free(buf);
+        return cs_error_set(err, CS_EIO, "cannot read %s: short read", path);
+    }
+    *out = buf;
+    *len = n;
     return 0;
 }

@@ -5,6 +5,9 @@
 #ifndef CSPARK_COMMON_FSUTIL_H
 #define CSPARK_COMMON_FSUTIL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* Removes path and everything under it (best effort, does not follow symlinks). */
 int cs_remove_tree(const char *path);
 /* mkdir -p path (mode 0755); 0 or -1 with errno. */
@@ -12,6 +15,9 @@ int cs_make_dirs(const char *path);
 
 struct cs_conf;
 struct cs_error;
+/* Reads a whole regular file into *out (malloc'd, *len bytes). CS_ENOTFOUND when it is missing
+ * or not a regular file, CS_EIO when it cannot be read; the message names the path. */
+int cs_read_file(const char *path, uint8_t **out, size_t *len, struct cs_error *err);
 /* Creates this process's local directory "<base>/<name>-XXXXXX", where base is the first entry
  * of SPARK_LOCAL_DIRS (set by cluster managers; wins, as in Spark), else of spark.local.dir
  * (conf may be NULL), else $TMPDIR, else /tmp. *path is malloc'd. The error names the setting. */

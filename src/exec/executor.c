@@ -24,6 +24,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "common/memtune.h"
 #include "exec/block_fetcher.h"
 #include "exec/block_server.h"
@@ -534,11 +535,7 @@ int executor_run(const executor_options *opt)
     x->opt = opt;
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->work_cond, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&x->main_cond, &ca);
-    pthread_condattr_destroy(&ca);
+    cs_cond_init_monotonic(&x->main_cond);
     cs_error err;
     cs_error_clear(&err);
     int rc = 0;
@@ -555,15 +552,8 @@ int executor_run(const executor_options *opt)
         if (interval_ms < 10) interval_ms = 10;
         pthread_mutex_lock(&x->lock);
         while (!x->stopping) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_sec += interval_ms / 1000;
-            ts.tv_nsec += (interval_ms % 1000) * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            if (pthread_cond_timedwait(&x->main_cond, &x->lock, &ts) == ETIMEDOUT && !x->stopping) {
+            if (cs_cond_wait_ms(&x->main_cond, &x->lock, interval_ms) == ETIMEDOUT &&
+                !x->stopping) {
                 pthread_mutex_unlock(&x->lock);
                 heartbeat(x);
                 pthread_mutex_lock(&x->lock);

@@ -26,30 +26,19 @@
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_yaml.h"
 #include "common/clock.h"
+#include "common/fsutil.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "kube/kube_client.h"
 #include "kube/kube_config.h"
 #include "kube/kube_watch.h"
 
-static int read_file(const char *path, uint8_t **out, size_t *len, cs_error *err)
+/* The job's .so, to ship in the driver's ConfigMap. */
+static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0) close(fd);
-        return cs_error_set(err, CS_ENOTFOUND, "application file %s not found", path);
-    }
-    *len = (size_t)st.st_size;
-    *out = cs_xmalloc(*len ? *len : 1);
-    size_t got = 0;
-    while (got < *len) {
-        ssize_t n = read(fd, *out + got, *len - got);
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (got != *len) return cs_error_set(err, CS_EIO, "cannot read application file %s", path);
-    return 0;
+    int rc = cs_read_file(path, out, len, err);
+    if (rc == CS_ENOTFOUND) cs_error_set(err, rc, "application file %s not found", path);
+    return rc;
 }
 
 /* ---- following the driver pod ------------------------------------------------------------ */
@@ -106,11 +95,7 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     if (interval < 10) interval = 10;
     follow f = {.exit_code = -1, .pod_name = app->driver_pod_name};
     pthread_mutex_init(&f.lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&f.cond, &ca);
-    pthread_condattr_destroy(&ca);
+    cs_cond_init_monotonic(&f.cond);
     char field[512];
     snprintf(field, sizeof field, "metadata.name=%s", app->driver_pod_name);
     kube_watch *w =
@@ -129,15 +114,7 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
                     app->driver_pod_name, app->namespace_, f.phase[0] ? f.phase : "Pending");
             snprintf(last, sizeof last, "%s", f.phase);
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += interval / 1000;
-        ts.tv_nsec += (interval % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&f.cond, &f.lock, &ts);
+        cs_cond_wait_ms(&f.cond, &f.lock, interval);
     }
     int code = f.exit_code;
     bool deleted = f.deleted;
@@ -227,7 +204,7 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
     }
     if (k8s_app_init(&app, conf, entry, a->app, a->app_argc, a->app_argv, err) < 0) goto out;
     app_ready = true;
-    if (strncmp(a->app, "local://", 8) != 0 && read_file(a->app, &bytes, &len, err) < 0) goto out;
+    if (strncmp(a->app, "local://", 8) != 0 && read_app(a->app, &bytes, &len, err) < 0) goto out;
     k8s_add_driver_system_properties(conf, &app);
 
     /* every object is built (and validated) before anything is created */

@@ -48,7 +48,9 @@
 #include "cluster/exit_codes.h"
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "common/clock.h"
+#include "common/fsutil.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "kube/kube_client.h"
 #include "kube/kube_config.h"
 #include "kube/kube_watch.h"
@@ -114,19 +116,6 @@ static void mark_done(exec_pod *p)
 {
     p->done = true;
     p->done_ms = mono_ms();
-}
-
-static void timed_wait(k8s_backend *b, int64_t ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&b->cond, &b->lock, &ts);
 }
 
 static char *selector(const k8s_backend *b, bool active_only)
@@ -423,7 +412,7 @@ static void *poller_main(void *arg)
     while (!b->stopping) {
         int64_t now = mono_ms();
         if (now < next) {
-            timed_wait(b, next - now);
+            cs_cond_wait_ms(&b->cond, &b->lock, next - now);
             continue;
         }
         pthread_mutex_unlock(&b->lock);
@@ -467,7 +456,7 @@ static bool take_create_token(k8s_backend *b)
             return true;
         }
         int64_t wait = (int64_t)ceil((1 - b->tokens) * 1000.0 / b->max_create_rate);
-        timed_wait(b, wait < 1 ? 1 : wait);
+        cs_cond_wait_ms(&b->cond, &b->lock, wait < 1 ? 1 : wait);
     }
     return false;
 }
@@ -606,10 +595,12 @@ static void *allocator_main(void *arg)
                     break;
                 }
             }
-            if (failed_create) timed_wait(b, b->batch_delay_ms); /* no hot loop on API errors */
+            if (failed_create)
+                cs_cond_wait_ms(&b->cond, &b->lock,
+                                b->batch_delay_ms); /* no hot loop on API errors */
             continue; /* re-evaluate at once: the batch is now unseen */
         }
-        timed_wait(b, b->batch_delay_ms);
+        cs_cond_wait_ms(&b->cond, &b->lock, b->batch_delay_ms);
     }
     pthread_mutex_unlock(&b->lock);
     return NULL;
@@ -702,23 +693,7 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
     }
     if (!file)
         return cs_error_set(err, CS_EINVAL, "the application file is unknown (cspark.app.file)");
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        if (fd >= 0) close(fd);
-        return cs_error_set(err, CS_EIO, "cannot read the application file %s: %s", file,
-                            strerror(errno));
-    }
-    *len = (size_t)st.st_size;
-    *bytes = cs_xmalloc(*len ? *len : 1);
-    size_t got = 0;
-    while (got < *len) {
-        ssize_t n = read(fd, *bytes + got, *len - got);
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(fd);
-    if (got != *len) return cs_error_set(err, CS_EIO, "cannot read the application file %s", file);
+    if (cs_read_file(file, bytes, len, err) < 0) return err->code;
     snprintf(b->exec_app_file, sizeof b->exec_app_file, "/opt/spark/conf/%s",
              b->app.upload_name ? b->app.upload_name : "app.so");
     return 0;
@@ -821,11 +796,7 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
     b->next_id = 1;
     b->secret = secret ? cs_xstrdup(secret) : NULL;
     pthread_mutex_init(&b->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&b->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    cs_cond_init_monotonic(&b->cond);
     uint8_t *app_bytes = NULL;
     size_t app_len = 0;
     json_t *obj = NULL;

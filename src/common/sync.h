@@ -1,0 +1,17 @@
+/*
+ * sync.h — condition variables on the monotonic clock with waits in milliseconds, for the
+ * threads that wake up periodically or wait with a deadline (backends, executor heartbeats,
+ * the submit client). Wall-clock jumps never shorten or stretch these waits.
+ */
+#ifndef CSPARK_COMMON_SYNC_H
+#define CSPARK_COMMON_SYNC_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+/* pthread_cond_init with CLOCK_MONOTONIC. */
+void cs_cond_init_monotonic(pthread_cond_t *c);
+/* Waits on c (m held) for at most ms; returns 0 when signalled, ETIMEDOUT otherwise. */
+int cs_cond_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms);
+
+#endif
