@@ -122,23 +122,12 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
     return 0;
 }
 
-static size_t run_buffer(const ext_agg *a, int n)
-{
-    size_t bufsz = RECIO_WRITE_BUF;
-    if (a->mem->budget > 0) {
-        int64_t per = a->mem->budget / (4 * (int64_t)n);
-        if (per < 64 * 1024) per = 64 * 1024;
-        if (per < (int64_t)bufsz) bufsz = (size_t)per;
-    }
-    return bufsz;
-}
-
 /* Merges the k oldest runs into one new run (an intermediate pass of a multi-pass merge). */
 static int merge_oldest_runs(ext_agg *a, int k, cs_error *err)
 {
     int fd = spill_file_open(a->dir, err);
     if (fd < 0) return fd;
-    size_t bufsz = run_buffer(a, k);
+    size_t bufsz = spill_merge_buffer(a->mem, k);
     agg_merger *m = agg_merger_new(a->agg);
     for (int i = 0; i < k; i++)
         agg_merger_add_run(m, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
@@ -176,7 +165,7 @@ static int start_merge(ext_agg *a, cs_error *err)
         if (rc < 0) return rc;
     }
     aggmap_sort_by_hash(&a->map);
-    size_t bufsz = run_buffer(a, a->nruns + 1);
+    size_t bufsz = spill_merge_buffer(a->mem, a->nruns + 1);
     a->merger = agg_merger_new(a->agg);
     for (int i = 0; i < a->nruns; i++)
         agg_merger_add_run(a->merger, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));

@@ -316,23 +316,12 @@ static void ssift_down(ext_sorter *s, int i)
     }
 }
 
-static size_t run_buffer(const ext_sorter *s, int n)
-{
-    size_t bufsz = RECIO_WRITE_BUF;
-    if (s->mem->budget > 0) {
-        int64_t per = s->mem->budget / (4 * (int64_t)n);
-        if (per < 64 * 1024) per = 64 * 1024;
-        if (per < (int64_t)bufsz) bufsz = (size_t)per;
-    }
-    return bufsz;
-}
-
 /* Merges the k oldest runs into one new run (an intermediate pass of a multi-pass merge). */
 static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
 {
     int fd = spill_file_open(s->dir, err);
     if (fd < 0) return fd;
-    size_t bufsz = run_buffer(s, k);
+    size_t bufsz = spill_merge_buffer(s->mem, k);
     s->cur = calloc((size_t)k, sizeof *s->cur);
     s->heap = malloc((size_t)k * sizeof *s->heap);
     if (!s->cur || !s->heap) abort();
@@ -393,7 +382,7 @@ static int start_merge(ext_sorter *s, cs_error *err)
     s->cur = calloc((size_t)n, sizeof *s->cur);
     s->heap = malloc((size_t)n * sizeof *s->heap);
     if (!s->cur || !s->heap) abort();
-    size_t bufsz = run_buffer(s, n);
+    size_t bufsz = spill_merge_buffer(s->mem, n);
     for (int i = 0; i < s->nruns; i++)
         s->cur[i].rd = recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
     s->nheap = 0;

@@ -431,12 +431,7 @@ static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, ui
 static int merge_combined_part(shuffle_writer *w, recio_writer *rw, int p, const uint32_t *order,
                                const size_t *starts, cs_error *err)
 {
-    size_t bufsz = RECIO_WRITE_BUF;
-    if (w->mem->budget > 0) {
-        int64_t per = w->mem->budget / (4 * ((int64_t)w->nspills + 1));
-        if (per < 64 * 1024) per = 64 * 1024;
-        if (per < (int64_t)bufsz) bufsz = (size_t)per;
-    }
+    size_t bufsz = spill_merge_buffer(w->mem, w->nspills + 1);
     agg_merger *m = agg_merger_new(w->spec.combiner);
     for (int s = 0; s < w->nspills; s++) {
         const spill_run *sr = &w->spills[s];

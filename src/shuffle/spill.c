@@ -4,6 +4,8 @@
  */
 #include "shuffle/spill.h"
 
+#include "common/recio.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,4 +40,15 @@ int spill_pread_full(int fd, uint8_t *buf, size_t n, uint64_t off, cs_error *err
         off += (uint64_t)k;
     }
     return 0;
+}
+
+size_t spill_merge_buffer(const cs_task_memory *mem, int runs)
+{
+    size_t bufsz = RECIO_WRITE_BUF;
+    if (mem->budget > 0) {
+        int64_t per = mem->budget / (4 * (int64_t)runs);
+        if (per < 64 * 1024) per = 64 * 1024;
+        if (per < (int64_t)bufsz) bufsz = (size_t)per;
+    }
+    return bufsz;
 }
