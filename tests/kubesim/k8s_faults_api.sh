@@ -4,12 +4,8 @@
 # and every resourceVersion is expired again and again while the job runs (watches resume, then
 # re-list after 410), with the periodic full LIST every 2 s. The output equals local mode's; only
 # the driver pod remains; no executor id was ever used by two pods.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 "$BUILD/bin/gen_text" -s 7 300000 >"$T/text.txt"
 "$BUILD/bin/cspark-submit" --master 'local[2]' "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/ref" >/dev/null 2>"$T/ref.err"
 cat "$T"/ref/part-* | sort >"$T/ref.txt"
@@ -58,10 +54,5 @@ m=\$(curl -sk "\$SERVER/metrics")
 echo "\$m" | grep -q 'code="500"' && echo "\$m" | grep -q 'code="429"' || fail "no injected faults were served"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_faults_api" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_api: incomplete" >&2; exit 1; }
+k8s_run_inner 88
 echo "PASS: k8s_faults_api"

@@ -3,12 +3,8 @@
 # the process kubelet): the backend sees the deletion, requests a replacement pod (executor 3), and
 # the job still finishes with the right answer; afterwards no executor pod is left. Without the
 # lifecycle manager and allocator the job hangs or fails; the test then fails.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 
 cat >"$T/inner.sh" <<INNER
 set -u
@@ -42,10 +38,5 @@ for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" 
 [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_faults_delete" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_delete: incomplete" >&2; exit 1; }
+k8s_run_inner 88
 echo "PASS: k8s_faults_delete"

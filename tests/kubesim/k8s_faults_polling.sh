@@ -10,12 +10,8 @@
 #     not created and the application fails with a clear error.
 #  4. spark.kubernetes.allocation.maxPendingPods=1 with 3 executors: each pod is created only
 #     after the previous one runs (kubesim's pod history shows the order).
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 cat >"$T/exec-template.yaml" <<'YAML'
 apiVersion: v1
 kind: Pod
@@ -100,10 +96,5 @@ print("pods:", sorted(pods)); sys.exit(0 if ok else 1)
 PY
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_faults_polling" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_polling: incomplete" >&2; exit 1; }
+k8s_run_inner 88
 echo "PASS: k8s_faults_polling"

@@ -4,12 +4,8 @@
 # with the exit code explained and the pod's state, requests another, and after
 # spark.executor.maxNumFailures (3) fails the job and exits 11; cspark-submit exits with the
 # driver's status 11; only the driver pod remains.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 cat >"$T/exec-template.yaml" <<'YAML'
 apiVersion: v1
 kind: Pod
@@ -47,10 +43,5 @@ left=\$(kubectl get services,configmaps,secrets -o name)
 [ -z "\$left" ] || fail "left behind: \$left"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_faults_startfail" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_startfail: incomplete" >&2; exit 1; }
+k8s_run_inner 88
 echo "PASS: k8s_faults_startfail"

@@ -5,12 +5,8 @@
 # spark.kubernetes.allocation.executor.timeout (3 s here) and requests a replacement, never holding
 # more than spark.executor.instances pods; the job itself waits for executors (as Spark's does), so
 # the test ends the application by deleting the driver pod, after which nothing is left.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 
 cat >"$T/inner.sh" <<INNER
 set -u
@@ -50,10 +46,5 @@ for _ in \$(seq 200); do [ -z "\$(kubectl get pods,services,configmaps,secrets -
 [ -z "\$(kubectl get pods,services,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,services,configmaps,secrets -o name)"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 88 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_faults_unschedulable" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_faults_unschedulable: incomplete" >&2; exit 1; }
+k8s_run_inner 88
 echo "PASS: k8s_faults_unschedulable"

@@ -4,12 +4,8 @@
 # mode gives the same output as local[2]; afterwards only the completed driver pod remains; a
 # dry run prints the manifests and creates nothing; bad input is refused clearly with nothing
 # created.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 "$BUILD/bin/gen_text" -s 31 2000000 >"$T/text.txt"
 "$BUILD/bin/cspark-submit" --master 'local[2]' "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/ref" >/dev/null 2>"$T/ref.err"
 cat "$T"/ref/part-* | sort >"$T/ref.txt"
@@ -98,10 +94,5 @@ rc=0
 [ -z "\$(kubectl get pods,services,configmaps,secrets -A -o name | grep -v kube-system)" ] || fail "bad input left objects behind"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 500 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_submit" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_submit: incomplete" >&2; exit 1; }
+k8s_run_inner 500
 echo "PASS: k8s_submit"

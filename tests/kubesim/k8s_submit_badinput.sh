@@ -7,12 +7,8 @@
 # spark.kubernetes.configMap.maxSize. App names with capitals, underscores or 300 characters are
 # sanitized, not rejected: those jobs complete and every pod name in the history is a DNS-1123
 # subdomain. Bounded waits only.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 # the submitter may manage secrets, config maps and services (and delete what it made) but not create pods
 cat >"$T/rbac" <<'EOF'
 token  subtok  system:serviceaccount:default:submitter
@@ -97,11 +93,6 @@ for p in pods: print("  ", len(p["name"]), p["name"])
 ' || fail "pod names in the history"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 85 "$SRC/scripts/kubesim-run" --rbac "$T/rbac" -- bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_submit_badinput" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_submit_badinput: incomplete" >&2; exit 1; }
+k8s_run_inner 85 --rbac "$T/rbac"
 grep '^ok ' "$T/run.log"
 echo "PASS: k8s_submit_badinput"

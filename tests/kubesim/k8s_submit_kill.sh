@@ -4,12 +4,8 @@
 # no match = one clear line and exit 1, spark.kubernetes.appKillPodDeletionGracePeriod, and killing a
 # real cluster-mode application (driver + executor pod) leaves nothing of it behind (ownerReferences).
 # Fails when --kill/--status are missing. Bounded waits only.
-set -euo pipefail
-BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
-chmod 755 "$T"
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
 
 cat >"$T/inner.sh" <<INNER
 set -u
@@ -90,10 +86,5 @@ empty() { [ -z "\$(kubectl get pods,services,configmaps,secrets -o name 2>/dev/n
 wait_for 45 empty || fail "after killing the driver, left behind: \$(kubectl get pods,services,configmaps,secrets -o name)"
 echo "inner ok"
 INNER
-CSPARK_BUILD_DIR="$BUILD" timeout 85 "$SRC/scripts/kubesim-run" bash "$T/inner.sh" >"$T/run.log" 2>&1 || {
-    tail -30 "$T/run.log" >&2
-    echo "FAIL: k8s_submit_kill" >&2
-    exit 1
-}
-grep -q "inner ok" "$T/run.log" || { tail -20 "$T/run.log" >&2; echo "FAIL: k8s_submit_kill: incomplete" >&2; exit 1; }
+k8s_run_inner 85
 echo "PASS: k8s_submit_kill"

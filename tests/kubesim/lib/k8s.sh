@@ -1,0 +1,33 @@
+# k8s.sh — shared frame of the end-to-end Kubernetes tests (tests/kubesim/k8s_*.sh): each writes
+# its checks into "$T/inner.sh", which runs against a fresh kubesim (scripts/kubesim-run, image
+# cspark:dev mapped to the build) and prints "inner ok" when every check passed.
+#   . "$(dirname "$0")/lib/k8s.sh"; k8s_test_init "$@"     sets BUILD, SRC, T (removed on exit)
+#   k8s_run_inner SECONDS [KUBESIM_FLAGS...]                runs inner.sh; exits 1 on failure
+set -euo pipefail
+K8S_TEST=$(basename "${0%.sh}")
+
+k8s_test_init() {
+    BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+    SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+    T=$(mktemp -d)
+    trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT # KEEP_T=1 keeps it for a look
+    chmod 755 "$T" # pods run the test's files
+}
+
+k8s_run_inner() {
+    local secs=$1
+    shift
+    local flags=()
+    [ $# -gt 0 ] && flags=("$@" --)
+    CSPARK_BUILD_DIR="$BUILD" timeout "$secs" "$SRC/scripts/kubesim-run" "${flags[@]}" bash "$T/inner.sh" \
+        >"$T/run.log" 2>&1 || {
+        tail -30 "$T/run.log" >&2
+        echo "FAIL: $K8S_TEST" >&2
+        exit 1
+    }
+    grep -q "inner ok" "$T/run.log" || {
+        tail -20 "$T/run.log" >&2
+        echo "FAIL: $K8S_TEST: incomplete" >&2
+        exit 1
+    }
+}
