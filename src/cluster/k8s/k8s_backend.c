@@ -66,6 +66,7 @@ typedef struct exec_pod {
     bool pending;       /* last seen in phase Pending */
     bool unschedulable; /* Pending with PodScheduled=False */
     bool unsched_reported;
+    unsigned snapshot; /* the full snapshot that last listed it */
 } exec_pod;
 
 typedef struct k8s_backend {
@@ -94,6 +95,9 @@ typedef struct k8s_backend {
     pthread_cond_t cond;
     exec_pod *pods;
     int npods, cap;
+    int *pos_of; /* executor id -> 1 + index in pods, 0 when not kept (ids are small and dense) */
+    int cap_pos;
+    unsigned snapshots; /* full snapshots taken so far */
     int next_id;
     kube_watch *watch;
     pthread_t allocator, poller;
@@ -107,9 +111,21 @@ static int64_t mono_ms(void)
 
 static exec_pod *find_pod(k8s_backend *b, int id)
 {
-    for (int i = 0; i < b->npods; i++)
-        if (b->pods[i].id == id) return &b->pods[i];
-    return NULL;
+    return id >= 0 && id < b->cap_pos && b->pos_of[id] ? &b->pods[b->pos_of[id] - 1] : NULL;
+}
+
+/* Records where executor id lives in pods (index -1: forgotten). Lock held. */
+static void index_pod(k8s_backend *b, int id, int index)
+{
+    if (id >= b->cap_pos) {
+        int cap = b->cap_pos ? b->cap_pos : 64;
+        while (cap <= id)
+            cap *= 2;
+        b->pos_of = cs_xrealloc(b->pos_of, (size_t)cap * sizeof *b->pos_of);
+        memset(b->pos_of + b->cap_pos, 0, (size_t)(cap - b->cap_pos) * sizeof *b->pos_of);
+        b->cap_pos = cap;
+    }
+    b->pos_of[id] = index + 1;
 }
 
 static void mark_done(exec_pod *p)
@@ -355,10 +371,11 @@ static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_
                           const char *source)
 {
     size_t n = json_array_size(items);
-    int *ids = cs_xcalloc(n + 1, sizeof *ids);
+    unsigned snap = ++b->snapshots;
     for (size_t i = 0; i < n; i++) {
         const json_t *pod = json_array_get(items, i);
-        ids[i] = pod_inactive(pod) ? -1 : pod_exec_id(pod);
+        exec_pod *listed = pod_inactive(pod) ? NULL : find_pod(b, pod_exec_id(pod));
+        if (listed) listed->snapshot = snap;
         on_pod(b, "MODIFIED", pod);
     }
     int *missing = cs_xcalloc((size_t)b->npods + 1, sizeof *missing);
@@ -366,10 +383,7 @@ static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_
     for (int k = 0; k < b->npods; k++) {
         exec_pod *p = &b->pods[k];
         if (p->done || !p->seen || snapshot_ms - p->seen_ms <= b->missing_delta_ms) continue;
-        bool present = false;
-        for (size_t i = 0; i < n && !present; i++)
-            present = ids[i] == p->id;
-        if (!present) missing[nmissing++] = p->id;
+        if (p->snapshot != snap) missing[nmissing++] = p->id;
     }
     for (int i = 0; i < nmissing; i++) {
         exec_pod *p = find_pod(b, missing[i]);
@@ -385,7 +399,6 @@ static void full_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_
         executor_gone(b, p, why, false, false);
     }
     free(missing);
-    free(ids);
 }
 
 static void on_watch(void *arg, const char *type, const json_t *obj)
@@ -487,6 +500,7 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
         b->cap = b->cap ? b->cap * 2 : 16;
         b->pods = cs_xrealloc(b->pods, (size_t)b->cap * sizeof *b->pods);
     }
+    index_pod(b, id, b->npods);
     b->pods[b->npods++] = p;
     pthread_mutex_unlock(&b->lock);
     json_t *created = NULL;
@@ -539,7 +553,11 @@ static void *allocator_main(void *arg)
         int w = 0;
         for (int i = 0; i < b->npods; i++) {
             exec_pod *p = &b->pods[i];
-            if (p->done && now - p->done_ms > b->deleted_cache_ms) continue;
+            if (p->done && now - p->done_ms > b->deleted_cache_ms) {
+                index_pod(b, p->id, -1);
+                continue;
+            }
+            index_pod(b, p->id, w);
             b->pods[w++] = *p;
         }
         b->npods = w;
@@ -674,6 +692,7 @@ static void k8s_stop(sched_backend *base)
     json_decref(b->driver_pod);
     kube_client_free(b->kc);
     free(b->pods);
+    free(b->pos_of);
     free(b->secret);
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
