@@ -644,6 +644,34 @@ static void k8s_cancel_all(sched_backend *base)
     coarse_backend_base(b->coarse)->cancel_all(coarse_backend_base(b->coarse));
 }
 
+/* deleteOnTermination=false: every executor pod still without the label gets
+ * spark-exec-inactive=true, so that later watches and polls ignore it. */
+static void label_kept_pods(k8s_backend *b)
+{
+    cs_error err;
+    cs_error_clear(&err);
+    char *sel = selector(b, true);
+    json_t *list = NULL;
+    if (kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err) < 0) {
+        CS_WARN("k8s", "event=cleanup_failed what=label_inactive error=\"%s\"", err.msg);
+        free(sel);
+        return;
+    }
+    free(sel);
+    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
+    const json_t *items = json_object_get(list, "items");
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        const char *name = json_string_value(
+            json_object_get(json_object_get(json_array_get(items, i), "metadata"), "name"));
+        if (name &&
+            kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+            err.code != CS_ENOTFOUND)
+            CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
+    }
+    json_decref(patch);
+    json_decref(list);
+}
+
 static void k8s_stop(sched_backend *base)
 {
     k8s_backend *b = (k8s_backend *)base;
@@ -668,6 +696,8 @@ static void k8s_stop(sched_backend *base)
             if (kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
                 CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=\"%s\"", err.msg);
             free(sel);
+        } else {
+            label_kept_pods(b); /* including those that ended while stopping */
         }
         if (b->created_exec_cm)
             kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1,
