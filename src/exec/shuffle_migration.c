@@ -1,0 +1,317 @@
+/*
+ * shuffle_migration.c — copies map outputs of a decommissioning executor into this executor's
+ * local directory, block by block, and runs MigrateShuffle requests on a thread of their own
+ * (see shuffle_migration.h). The files it writes have exactly the layout shuffle_writer.c
+ * commits (data file of concatenated reduce segments, index of prefix sums), so nothing
+ * downstream can tell a migrated output from one computed here. Owned by the executor's
+ * decommissioning code (src/exec/executor.c calls it).
+ */
+#define _GNU_SOURCE
+#include "exec/shuffle_migration.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+/* ---- one map output -------------------------------------------------------------------------- */
+
+static int write_full(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* A new file "<final>.XXXXXX" (its name in tmpl), mode 0644; the fd, or a negative code. */
+static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
+{
+    snprintf(tmpl, cap, "%s.XXXXXX", final);
+    int fd = mkostemp(tmpl, O_CLOEXEC);
+    if (fd < 0) {
+        int rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", tmpl, strerror(errno));
+        tmpl[0] = '\0';
+        return rc;
+    }
+    fchmod(fd, 0644);
+    return fd;
+}
+
+/* Appends every non-empty block of st to fd, in reduce order, one block in memory at a time. */
+static int copy_blocks(const shuffle_block_source *src, const cs_map_status *st, int fd,
+                       const char *path, const volatile int *cancel, cs_error *err)
+{
+    for (int r = 0; r < st->num_reduces; r++) {
+        if (cancel && *cancel)
+            return cs_error_set(err, CS_ECANCELLED,
+                                "shuffle %d map %d: not copied, the executor is stopping",
+                                st->shuffle_id, st->map_id);
+        if (st->sizes[r] == 0) continue;
+        uint8_t *block = NULL;
+        size_t len = 0;
+        int rc = src->fetch(src->arg, st, r, &block, &len, err);
+        if (rc < 0) {
+            free(block);
+            return rc; /* the source's message names the block and the peer */
+        }
+        if ((uint64_t)len != st->sizes[r])
+            rc = cs_error_set(err, CS_EPROTO,
+                              "shuffle %d map %d reduce %d from executor %s: fetched %zu bytes, "
+                              "the map status says %llu",
+                              st->shuffle_id, st->map_id, r, st->executor_id, len,
+                              (unsigned long long)st->sizes[r]);
+        if (rc == 0 && write_full(fd, block, len) < 0)
+            rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", path, strerror(errno));
+        free(block);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+/* Writes the index of st (num_reduces + 1 big-endian offsets) to fd. */
+static int write_index(const cs_map_status *st, int fd, const char *path, cs_error *err)
+{
+    size_t n = (size_t)st->num_reduces + 1;
+    uint8_t *buf = cs_xmalloc(n * 8);
+    uint64_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int b = 0; b < 8; b++)
+            buf[i * 8 + (size_t)b] = (uint8_t)(off >> (56 - 8 * b));
+        if (i < (size_t)st->num_reduces) off += st->sizes[i];
+    }
+    int rc = 0;
+    if (write_full(fd, buf, n * 8) < 0)
+        rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", path, strerror(errno));
+    free(buf);
+    return rc;
+}
+
+int shuffle_migrate_output(const shuffle_block_source *src, const cs_map_status *st,
+                           const char *local_dir, const volatile int *cancel, cs_error *err)
+{
+    if (!src || !src->fetch || !st || !local_dir || st->num_reduces < 0 ||
+        (st->num_reduces > 0 && !st->sizes))
+        return cs_error_set(err, CS_EINVAL, "shuffle migration: bad arguments");
+    char data[4096], index[4096], tmp_data[4096], tmp_index[4096];
+    shuffle_file_paths(local_dir, st->shuffle_id, st->map_id, data, index, sizeof data);
+    tmp_data[0] = tmp_index[0] = '\0';
+    int dfd = -1, ifd = -1, rc = 0;
+    bool data_renamed = false;
+
+    dfd = make_temp(tmp_data, sizeof tmp_data, data, err);
+    if (dfd < 0) {
+        rc = dfd;
+        goto done;
+    }
+    rc = copy_blocks(src, st, dfd, tmp_data, cancel, err);
+    if (rc < 0) goto done;
+    int crc = close(dfd);
+    dfd = -1;
+    if (crc < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", tmp_data, strerror(errno));
+        goto done;
+    }
+    ifd = make_temp(tmp_index, sizeof tmp_index, index, err);
+    if (ifd < 0) {
+        rc = ifd;
+        goto done;
+    }
+    rc = write_index(st, ifd, tmp_index, err);
+    if (rc < 0) goto done;
+    crc = close(ifd);
+    ifd = -1;
+    if (crc < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", tmp_index, strerror(errno));
+        goto done;
+    }
+    /* data first, index last: the index is what makes the output readable */
+    if (rename(tmp_data, data) < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot rename %s to %s: %s", tmp_data, data,
+                          strerror(errno));
+        goto done;
+    }
+    tmp_data[0] = '\0';
+    data_renamed = true;
+    if (rename(tmp_index, index) < 0) {
+        rc = cs_error_set(err, CS_EIO, "cannot rename %s to %s: %s", tmp_index, index,
+                          strerror(errno));
+        goto done;
+    }
+    tmp_index[0] = '\0';
+
+done:
+    if (dfd >= 0) close(dfd);
+    if (ifd >= 0) close(ifd);
+    if (tmp_data[0]) unlink(tmp_data);
+    if (tmp_index[0]) unlink(tmp_index);
+    if (rc < 0 && data_renamed) {
+        /* the data file replaced whatever was there: an older index no longer matches it */
+        unlink(data);
+        unlink(index);
+    }
+    return rc;
+}
+
+/* ---- migrations -------------------------------------------------------------------------- */
+
+shuffle_migration *shuffle_migration_new(int num_items)
+{
+    shuffle_migration *m = cs_xcalloc(1, sizeof *m);
+    m->num_items = num_items > 0 ? num_items : 0;
+    m->items = cs_xcalloc((size_t)m->num_items + 1, sizeof *m->items);
+    return m;
+}
+
+void shuffle_migration_free(shuffle_migration *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->num_items; i++)
+        map_status_free(&m->items[i].st);
+    free(m->items);
+    free(m);
+}
+
+typedef struct queued {
+    struct queued *next;
+    shuffle_migration *m;
+} queued;
+
+struct shuffle_migrator {
+    shuffle_block_source src;
+    const char *local_dir;
+    char *log_id;
+    shuffle_migration_done_fn done;
+    void *arg;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    queued *head, *tail;
+    volatile int stopping; /* also the copy's cancel flag */
+};
+
+static void run_one(shuffle_migrator *mg, shuffle_migration *m)
+{
+    for (int i = 0; i < m->num_items; i++) {
+        shuffle_migration_item *it = &m->items[i];
+        const cs_map_status *st = &it->st;
+        if (it->rc == 0) {
+            cs_error err;
+            cs_error_clear(&err);
+            it->rc = shuffle_migrate_output(&mg->src, st, mg->local_dir, &mg->stopping, &err);
+            if (it->rc < 0 && !m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
+            if (it->rc < 0) {
+                CS_WARN("executor",
+                        "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s "
+                        "error=\"%s\"",
+                        mg->log_id, st->shuffle_id, st->map_id, st->executor_id, err.msg);
+                continue;
+            }
+            uint64_t bytes = 0;
+            for (int r = 0; r < st->num_reduces; r++)
+                bytes += st->sizes[r];
+            CS_INFO("executor",
+                    "executor=%s event=shuffle_migrated shuffle=%d map=%d from=%s bytes=%llu",
+                    mg->log_id, st->shuffle_id, st->map_id, st->executor_id,
+                    (unsigned long long)bytes);
+        }
+    }
+}
+
+static void *migrator_main(void *arg)
+{
+    shuffle_migrator *mg = arg;
+    for (;;) {
+        pthread_mutex_lock(&mg->lock);
+        while (!mg->head && !mg->stopping)
+            pthread_cond_wait(&mg->cond, &mg->lock);
+        if (mg->stopping) {
+            pthread_mutex_unlock(&mg->lock);
+            break;
+        }
+        queued *q = mg->head;
+        mg->head = q->next;
+        if (!mg->head) mg->tail = NULL;
+        pthread_mutex_unlock(&mg->lock);
+
+        run_one(mg, q->m);
+        if (!mg->stopping) mg->done(mg->arg, q->m);
+        shuffle_migration_free(q->m);
+        free(q);
+    }
+    return NULL;
+}
+
+shuffle_migrator *shuffle_migrator_new(const shuffle_block_source *src, const char *local_dir,
+                                       const char *log_id, shuffle_migration_done_fn done,
+                                       void *arg, cs_error *err)
+{
+    if (!src || !src->fetch || !local_dir || !done) {
+        cs_error_set(err, CS_EINVAL, "shuffle migrator: bad arguments");
+        return NULL;
+    }
+    shuffle_migrator *mg = cs_xcalloc(1, sizeof *mg);
+    mg->src = *src;
+    mg->local_dir = local_dir;
+    mg->log_id = cs_xstrdup(log_id ? log_id : "");
+    mg->done = done;
+    mg->arg = arg;
+    pthread_mutex_init(&mg->lock, NULL);
+    pthread_cond_init(&mg->cond, NULL);
+    int e = pthread_create(&mg->thread, NULL, migrator_main, mg);
+    if (e != 0) {
+        cs_error_set(err, CS_EIO, "cannot start the shuffle migration thread: %s", strerror(e));
+        pthread_mutex_destroy(&mg->lock);
+        pthread_cond_destroy(&mg->cond);
+        free(mg->log_id);
+        free(mg);
+        return NULL;
+    }
+    return mg;
+}
+
+void shuffle_migrator_submit(shuffle_migrator *mg, shuffle_migration *m)
+{
+    queued *q = cs_xcalloc(1, sizeof *q);
+    q->m = m;
+    pthread_mutex_lock(&mg->lock);
+    if (mg->tail)
+        mg->tail->next = q;
+    else
+        mg->head = q;
+    mg->tail = q;
+    pthread_cond_signal(&mg->cond);
+    pthread_mutex_unlock(&mg->lock);
+}
+
+void shuffle_migrator_free(shuffle_migrator *mg)
+{
+    if (!mg) return;
+    pthread_mutex_lock(&mg->lock);
+    mg->stopping = 1;
+    pthread_cond_broadcast(&mg->cond);
+    pthread_mutex_unlock(&mg->lock);
+    pthread_join(mg->thread, NULL);
+    while (mg->head) {
+        queued *q = mg->head;
+        mg->head = q->next;
+        shuffle_migration_free(q->m);
+        free(q);
+    }
+    pthread_mutex_destroy(&mg->lock);
+    pthread_cond_destroy(&mg->cond);
+    free(mg->log_id);
+    free(mg);
+}
