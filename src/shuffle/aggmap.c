@@ -195,28 +195,38 @@ void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, 
     insert_one(m, key, klen, hash, part, val, vlen, combiner);
 }
 
-#define PF_SLOT 32
-#define PF_ENTRY 16
+#define PF_SLOT 64
+#define PF_ENTRY 24
 
-void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
+void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
                          const uint64_t *hashes, const uint32_t *parts, bool combiner)
 {
-    size_t n = to - from;
-    const cs_rec *recs = b->recs + from;
-    for (size_t i = 0; i < n && i < PF_SLOT; i++)
-        __builtin_prefetch(&m->slots[hashes[i] >> m->shift]);
-    for (size_t i = 0; i < n; i++) {
-        if (i + PF_SLOT < n) __builtin_prefetch(&m->slots[hashes[i + PF_SLOT] >> m->shift]);
-        if (i + PF_ENTRY < n) {
-            uint64_t sl = m->slots[hashes[i + PF_ENTRY] >> m->shift];
-            if (sl) {
-                /* the entry header and, usually, its key and value (one or two lines) */
-                const char *e = (const char *)slot_entry(sl);
-                __builtin_prefetch(e);
-                __builtin_prefetch(e + 56);
+    if (ahead < to) ahead = to;
+    /* Records before from were inserted by the previous call over the same hashes (which
+     * prefetched up to here); a fresh pipeline warms up its first slots. */
+    if (from == 0)
+        for (size_t i = 0; i < ahead && i < PF_SLOT; i++)
+            __builtin_prefetch(&m->slots[hashes[i] >> m->shift]);
+    for (size_t i = from; i < to; i++) {
+        if (i + PF_SLOT < ahead) __builtin_prefetch(&m->slots[hashes[i + PF_SLOT] >> m->shift]);
+        if (i + PF_ENTRY < ahead) {
+            /* the entry of the first slot of the probe run whose tag matches: the one the
+             * insert will most likely compare with (its header and, usually, key and value) */
+            uint64_t h = hashes[i + PF_ENTRY], tag = tag_of(h);
+            size_t s = (size_t)(h >> m->shift), mask = m->nslots - 1;
+            for (;;) {
+                uint64_t sl = m->slots[s];
+                if (!sl) break;
+                if ((sl & ~PTR_MASK) == tag) {
+                    const char *e = (const char *)slot_entry(sl);
+                    __builtin_prefetch(e);
+                    __builtin_prefetch(e + 56);
+                    break;
+                }
+                s = (s + 1) & mask;
             }
         }
-        const cs_rec *r = &recs[i];
+        const cs_rec *r = &b->recs[i];
         const uint8_t *k = b->data + r->off;
         insert_one(m, k, r->klen, hashes[i], parts ? parts[i] : 0, k + r->klen, r->vlen, combiner);
     }

@@ -56,9 +56,11 @@ void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
  * The key is copied on first sight. */
 void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
                    const uint8_t *val, uint32_t vlen, bool combiner);
-/* Inserts records [from, to) of b; hashes[i - from] are their hashes and parts (NULL = all 0)
- * their partitions. Prefetches ahead. */
-void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to,
+/* Inserts records [from, to) of b. hashes[i] and parts[i] (parts NULL = all 0) belong to record
+ * i of b and are known for i in [from, ahead) (ahead >= to): slots and entries are prefetched
+ * up to `ahead`, so consecutive calls over one batch (from = the previous to) keep the prefetch
+ * pipeline full across calls. */
+void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
                          const uint64_t *hashes, const uint32_t *parts, bool combiner);
 static inline int64_t aggmap_memory(const aggmap *m)
 {

@@ -37,6 +37,8 @@ struct ext_agg {
     size_t iter;
     agg_merger *merger;
     int merge_ways;
+    uint64_t *hashes; /* of the batch being inserted (grown to the largest batch) */
+    size_t hcap;
 };
 
 ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
@@ -105,15 +107,22 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
     if (a->state != 0) return cs_error_set(err, CS_EINVAL, "ext_agg: insert after iteration");
     cs_task_memory *mem = a->mem;
     int64_t floor = task_memory_spill_floor(mem);
-    uint64_t hashes[256];
+    if (b->n > a->hcap) {
+        free(a->hashes);
+        a->hcap = b->n;
+        a->hashes = malloc(a->hcap * sizeof *a->hashes);
+        if (!a->hashes) abort();
+    }
+    /* all hashes first, so the inserts prefetch across chunk boundaries; the spill check runs
+     * every 256 records */
+    for (size_t i = 0; i < b->n; i++) {
+        const cs_rec *r = &b->recs[i];
+        cspark_slice key = {b->data + r->off, r->klen};
+        a->hashes[i] = shuffle_key_hash(key);
+    }
     for (size_t from = 0; from < b->n; from += 256) {
         size_t to = from + 256 < b->n ? from + 256 : b->n;
-        for (size_t i = from; i < to; i++) {
-            const cs_rec *r = &b->recs[i];
-            cspark_slice key = {b->data + r->off, r->klen};
-            hashes[i - from] = shuffle_key_hash(key);
-        }
-        aggmap_insert_batch(&a->map, b, from, to, hashes, NULL, values_are_combiners);
+        aggmap_insert_batch(&a->map, b, from, to, b->n, a->hashes, NULL, values_are_combiners);
         if (task_memory_over(mem) && aggmap_memory(&a->map) >= floor) {
             int rc = agg_spill(a, err);
             if (rc < 0) return rc;
@@ -223,6 +232,7 @@ void ext_agg_free(ext_agg *a)
         close(a->runs[i].fd);
     free(a->runs);
     aggmap_free(&a->map);
+    free(a->hashes);
     free(a->dir);
     free(a);
 }

@@ -72,6 +72,9 @@ struct shuffle_writer {
     size_t enc_cap;
     /* combine */
     aggmap map;
+    uint64_t *hashes; /* of the batch being inserted (grown to the largest batch) */
+    uint32_t *hparts;
+    size_t hcap;
     /* spills */
     spill_run *spills;
     int nspills;
@@ -325,33 +328,42 @@ static inline int should_spill(const shuffle_writer *w)
     return task_memory_over(w->mem) && writer_memory(w) >= task_memory_spill_floor(w->mem);
 }
 
-/* Map-side combine: hashes and partitions of a chunk of records first, then a prefetching
- * batch insert; the spill check runs between chunks. */
+/* Map-side combine: the hashes and partitions of the whole batch first, then prefetching batch
+ * inserts of COMBINE_CHUNK records (the prefetch pipeline runs on across chunks); the spill
+ * check runs between chunks. */
 #define COMBINE_CHUNK 256
 
 static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
 {
     const cs_partitioner *pt = w->spec.partitioner;
     const uint64_t n = (uint64_t)w->n;
-    uint64_t hashes[COMBINE_CHUNK];
-    uint32_t parts[COMBINE_CHUNK];
+    if (b->n > w->hcap) {
+        free(w->hashes);
+        free(w->hparts);
+        w->hcap = b->n;
+        w->hashes = malloc(w->hcap * sizeof *w->hashes);
+        w->hparts = malloc(w->hcap * sizeof *w->hparts);
+        if (!w->hashes || !w->hparts) abort();
+    }
+    uint64_t *hashes = w->hashes;
+    uint32_t *parts = w->hparts;
+    for (size_t i = 0; i < b->n; i++) {
+        const cs_rec *r = &b->recs[i];
+        cspark_slice key = {b->data + r->off, r->klen};
+        uint64_t h = shuffle_key_hash(key);
+        hashes[i] = h;
+        if (pt->kind == PART_HASH)
+            parts[i] = (uint32_t)(h % n);
+        else if (pt->kind == PART_ROUND_ROBIN)
+            parts[i] = (uint32_t)(w->rr++ % n);
+        else if (w->bound_prefix)
+            parts[i] = (uint32_t)range_partition(w, key.ptr, key.len);
+        else
+            parts[i] = (uint32_t)partitioner_get(pt, key, h);
+    }
     for (size_t from = 0; from < b->n; from += COMBINE_CHUNK) {
         size_t to = from + COMBINE_CHUNK < b->n ? from + COMBINE_CHUNK : b->n;
-        for (size_t i = from; i < to; i++) {
-            const cs_rec *r = &b->recs[i];
-            cspark_slice key = {b->data + r->off, r->klen};
-            uint64_t h = shuffle_key_hash(key);
-            hashes[i - from] = h;
-            if (pt->kind == PART_HASH)
-                parts[i - from] = (uint32_t)(h % n);
-            else if (pt->kind == PART_ROUND_ROBIN)
-                parts[i - from] = (uint32_t)(w->rr++ % n);
-            else if (w->bound_prefix)
-                parts[i - from] = (uint32_t)range_partition(w, key.ptr, key.len);
-            else
-                parts[i - from] = (uint32_t)partitioner_get(pt, key, h);
-        }
-        aggmap_insert_batch(&w->map, b, from, to, hashes, parts, false);
+        aggmap_insert_batch(&w->map, b, from, to, b->n, hashes, parts, false);
         if (should_spill(w)) {
             int rc = spill(w, err);
             if (rc < 0) return rc;
@@ -608,6 +620,8 @@ void shuffle_writer_free(shuffle_writer *w)
     free(w->bound_prefix);
     if (w->combine) {
         aggmap_free(&w->map);
+        free(w->hashes);
+        free(w->hparts);
     } else {
         reset_mem_parts(w);
         free(w->parts);
