@@ -1,10 +1,13 @@
 /*
  * executor.c — the executor process's life (see executor.h). Threads: the RPC loop thread
- * receives LaunchStage / LaunchTask / KillTask / StopExecutor; `cores` worker threads run
- * tasks with task_run and send StatusUpdate; the main thread heartbeats every
- * spark.executor.heartbeatInterval until it is told to stop or loses the driver.
- * Stage plans arrive once per stage attempt and stay cached for its tasks; task results above
- * spark.task.maxDirectResultSize are kept in the block server and fetched by the driver.
+ * receives LaunchStage / LaunchTask / KillTask / StopExecutor and the decommissioning messages;
+ * `cores` worker threads run tasks with task_run and send StatusUpdate; the main thread
+ * heartbeats every spark.executor.heartbeatInterval until it is told to stop or loses the driver;
+ * a signal watcher (decom_signals.c) turns SIGTERM into a decommission request when
+ * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
+ * MigrateShuffle, copies a leaving peer's map outputs. Stage plans arrive once per stage attempt
+ * and stay cached for its tasks; task results above spark.task.maxDirectResultSize are kept in
+ * the block server and fetched by the driver.
  */
 #define _GNU_SOURCE
 #include "exec/executor.h"
@@ -28,6 +31,8 @@
 #include "common/memtune.h"
 #include "exec/block_fetcher.h"
 #include "exec/block_server.h"
+#include "exec/decom_signals.h"
+#include "exec/shuffle_migration.h"
 #include "exec/task.h"
 #include "exec/task_codec.h"
 #include "rpc/endpoint.h"
@@ -78,6 +83,15 @@ typedef struct executor {
     bool stopping, driver_gone;
     pthread_t *workers;
     int nworkers;
+
+    /* decommissioning (see cspark.proto) */
+    decom_signals *signals;
+    int decom_signal;     /* spark.executor.decommission.signal, when enabled */
+    bool decom_requested; /* we sent DecommissionExecutor (a signal) */
+    bool decommissioning; /* the driver sent DecommissionExecutor: no more LaunchTask */
+    bool drained_sent;
+    int active;                 /* tasks queued, running, or being reported */
+    shuffle_migrator *migrator; /* started on the first MigrateShuffle */
 } executor;
 
 int executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port)
@@ -202,6 +216,7 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
     else
         x->queue_head = t;
     x->queue_tail = t;
+    x->active++;
     pthread_cond_signal(&x->work_cond);
     pthread_mutex_unlock(&x->lock);
 }
@@ -230,6 +245,144 @@ static void stop(executor *x, bool driver_gone)
     pthread_mutex_unlock(&x->lock);
 }
 
+/* ---- decommissioning ------------------------------------------------------------------- */
+
+/* Once decommissioning and with nothing queued, running or being reported: ExecutorDrained,
+ * once. Called when the driver's DecommissionExecutor arrives and after each task's report. */
+static void check_drained(executor *x)
+{
+    pthread_mutex_lock(&x->lock);
+    bool send = x->decommissioning && !x->drained_sent && x->active == 0 && !x->stopping;
+    if (send) x->drained_sent = true;
+    pthread_mutex_unlock(&x->lock);
+    if (!send) return;
+    CS_INFO("executor", "executor=%s event=drained", x->opt->executor_id);
+    Cspark__ExecutorDrained d = CSPARK__EXECUTOR_DRAINED__INIT;
+    d.executor_id = (char *)x->opt->executor_id;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_EXECUTOR_DRAINED;
+    env.executor_drained = &d;
+    rpc_send(x->driver, &env);
+}
+
+/* Signal watcher thread: SIGTERM (the pod is being deleted) or the decommission signal. */
+static void on_decom_signal(void *arg, int sig)
+{
+    executor *x = arg;
+    pthread_mutex_lock(&x->lock);
+    bool first = !x->decom_requested && !x->decommissioning && !x->stopping;
+    x->decom_requested = true;
+    pthread_mutex_unlock(&x->lock);
+    if (!first) {
+        CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=\"%s\"",
+                x->opt->executor_id, decom_signals_name(sig), "already decommissioning");
+        return;
+    }
+    char reason[64];
+    snprintf(reason, sizeof reason, "received SIG%s", decom_signals_name(sig));
+    CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\"", x->opt->executor_id,
+            reason);
+    Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
+    de.executor_id = (char *)x->opt->executor_id;
+    de.reason = reason;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR;
+    env.decommission_executor = &de;
+    rpc_send(x->driver, &env);
+}
+
+/* Loop thread: the driver's decision (dynamic allocation) or its echo of ours. */
+static void on_decommission(executor *x, const Cspark__DecommissionExecutor *de)
+{
+    pthread_mutex_lock(&x->lock);
+    bool first = !x->decommissioning, ours = x->decom_requested;
+    x->decommissioning = true;
+    pthread_mutex_unlock(&x->lock);
+    if (first && !ours)
+        CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\" by=driver",
+                x->opt->executor_id, de->reason ? de->reason : "");
+    check_drained(x);
+}
+
+/* Migration thread: one MigrateShuffle done. */
+static void on_migration_done(void *arg, const shuffle_migration *m)
+{
+    executor *x = arg;
+    Cspark__MapStatus *pbs = cs_xcalloc((size_t)m->num_items + 1, sizeof *pbs);
+    Cspark__MapStatus **ok = cs_xcalloc((size_t)m->num_items + 1, sizeof *ok);
+    Cspark__MapStatus **failed = cs_xcalloc((size_t)m->num_items + 1, sizeof *failed);
+    Cspark__ShuffleMigrated sm = CSPARK__SHUFFLE_MIGRATED__INIT;
+    for (int i = 0; i < m->num_items; i++) {
+        map_status_encode(&m->items[i].st, &pbs[i], NULL); /* sizes: checked before the copy */
+        if (m->items[i].rc == 0)
+            ok[sm.n_migrated++] = &pbs[i];
+        else
+            failed[sm.n_failed++] = &pbs[i];
+    }
+    sm.executor_id = (char *)x->opt->executor_id;
+    sm.migrated = ok;
+    sm.failed = failed;
+    sm.error = (char *)m->error;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED;
+    env.shuffle_migrated = &sm;
+    rpc_send(x->driver, &env);
+    for (int i = 0; i < m->num_items; i++)
+        map_status_pb_clear(&pbs[i]);
+    free(pbs);
+    free(ok);
+    free(failed);
+}
+
+/* Loop thread: copy these outputs of a leaving executor (on the migration thread). */
+static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
+{
+    shuffle_migration *m = shuffle_migration_new((int)ms->n_outputs);
+    for (size_t i = 0; i < ms->n_outputs; i++) {
+        shuffle_migration_item *it = &m->items[i];
+        const Cspark__MapStatus *pb = ms->outputs[i];
+        cs_error err;
+        cs_error_clear(&err);
+        if (map_status_decode(pb, &it->st, &err) == 0) continue;
+        /* unusable: reported failed, with the ids the driver sent */
+        it->rc = err.code ? err.code : CS_EPROTO;
+        it->st.shuffle_id = pb ? pb->shuffle_id : -1;
+        it->st.map_id = pb ? pb->map_id : -1;
+        snprintf(it->st.executor_id, sizeof it->st.executor_id, "%s",
+                 pb && pb->executor_id ? pb->executor_id : "");
+        if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
+        CS_WARN("executor",
+                "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s error=\"%s\"",
+                x->opt->executor_id, it->st.shuffle_id, it->st.map_id, it->st.executor_id, err.msg);
+    }
+    CS_INFO("executor", "executor=%s event=shuffle_migration_requested outputs=%d",
+            x->opt->executor_id, m->num_items);
+    cs_error err;
+    cs_error_clear(&err);
+    pthread_mutex_lock(&x->lock);
+    if (!x->migrator && !x->stopping) {
+        shuffle_block_source src = block_fetcher_source(x->fetcher);
+        x->migrator = shuffle_migrator_new(&src, x->local_dir, x->opt->executor_id,
+                                           on_migration_done, x, &err);
+    }
+    if (x->migrator) {
+        shuffle_migrator_submit(x->migrator, m);
+        m = NULL;
+    }
+    bool stopping = x->stopping;
+    pthread_mutex_unlock(&x->lock);
+    if (!m) return;
+    /* not copied at all: the executor is stopping, or the thread could not start */
+    if (stopping) cs_error_set(&err, CS_ECANCELLED, "executor %s is stopping", x->opt->executor_id);
+    for (int i = 0; i < m->num_items; i++)
+        if (m->items[i].rc == 0) m->items[i].rc = err.code ? err.code : CS_EIO;
+    if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
+    CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=\"%s\"",
+            x->opt->executor_id, m->num_items, m->error);
+    on_migration_done(x, m);
+    shuffle_migration_free(m);
+}
+
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
 {
     executor *x = arg;
@@ -246,6 +399,12 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_STOP_EXECUTOR:
         CS_INFO("executor", "executor=%s event=stop_requested", x->opt->executor_id);
         stop(x, false);
+        break;
+    case CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR:
+        on_decommission(x, msg->decommission_executor);
+        break;
+    case CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE:
+        on_migrate_shuffle(x, msg->migrate_shuffle);
         break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
         if (msg->heartbeat_response->reregister)
@@ -344,6 +503,10 @@ static void *worker_main(void *arg)
         report(x, t, &r);
         task_result_free(&r);
         free(t);
+        pthread_mutex_lock(&x->lock);
+        x->active--; /* after the report: ExecutorDrained follows the last StatusUpdate */
+        pthread_mutex_unlock(&x->lock);
+        check_drained(x);
     }
     task_thread_fini();
     free(w);
@@ -460,6 +623,12 @@ static int executor_start(executor *x, cs_error *err)
     if (conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
         return err->code;
     x->max_direct_result = v;
+    bool decom = false;
+    if (conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
+        return err->code;
+    const char *decom_sig = conf_get(x->conf, "spark.executor.decommission.signal");
+    if (decom && decom_signals_parse(decom_sig ? decom_sig : "PWR", &x->decom_signal, err) < 0)
+        return err->code;
 
     rpc_options bo = {.name = "block-server", .app_id = x->opt->app_id, .secret = x->opt->secret};
     x->blocks = block_server_start(x->opt->hostname, x->local_dir, &bo, &x->block_port, err);
@@ -487,7 +656,10 @@ static int executor_start(executor *x, cs_error *err)
         w->slot = i;
         pthread_create(&x->workers[i], NULL, worker_main, w);
     }
-    return register_with_driver(x, err);
+    if (register_with_driver(x, err) < 0) return err->code;
+    /* registered: from now on the driver can take a decommission request */
+    if (decom) decom_signals_arm(x->signals, x->decom_signal);
+    return 0;
 }
 
 /* Heartbeat with the metrics of the running tasks so far (Spark sends accumulator updates);
@@ -529,9 +701,12 @@ static void heartbeat(executor *x)
 
 int executor_run(const executor_options *opt)
 {
+    executor *x = cs_xcalloc(1, sizeof *x);
+    /* before any thread exists: termination signals go to the watcher only, which ends the
+     * process by them as usual until decommissioning is armed */
+    x->signals = decom_signals_start(on_decom_signal, x);
     task_install_crash_handlers(); /* a crash names its task and function before the process dies */
     cs_memtune_init();
-    executor *x = cs_xcalloc(1, sizeof *x);
     x->opt = opt;
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->work_cond, NULL);
@@ -562,9 +737,17 @@ int executor_run(const executor_options *opt)
         rc = x->driver_gone ? 1 : 0;
         pthread_mutex_unlock(&x->lock);
     }
+    decom_signals_stop(x->signals); /* before the driver connection goes: it may send on it */
 
     for (int i = 0; x->workers && i < x->nworkers; i++)
         pthread_join(x->workers[i], NULL);
+    pthread_mutex_lock(&x->lock);
+    shuffle_migrator *mg = x->migrator; /* no new one once stopping */
+    x->migrator = NULL;
+    bool decommissioned = (x->decommissioning || x->decom_requested) && rc == 0;
+    pthread_mutex_unlock(&x->lock);
+    shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
+    if (decommissioned) CS_INFO("executor", "executor=%s event=decommissioned", opt->executor_id);
     while (x->queue_head) {
         exec_task *t = x->queue_head;
         x->queue_head = t->next;

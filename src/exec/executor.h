@@ -5,6 +5,13 @@
  * reports their status, heartbeats, serves its shuffle files to peers, and exits on
  * StopExecutor (0) or when the driver goes away (1). Called by src/executor/main.c.
  *
+ * Decommissioning (proto/cspark.proto, docs/distributed.md): with spark.decommission.enabled,
+ * SIGTERM or spark.executor.decommission.signal (PWR) sends DecommissionExecutor to the driver
+ * instead of ending the process; after the driver's DecommissionExecutor it sends ExecutorDrained
+ * once no task is queued or running, keeps serving its blocks, and exits 0 on StopExecutor.
+ * MigrateShuffle makes it copy a leaving peer's map outputs (answered with ShuffleMigrated).
+ * Without decommissioning every termination signal has the effect it had before executor_run.
+ *
  * Ownership: the options are borrowed for the duration of executor_run.
  */
 #ifndef CSPARK_EXEC_EXECUTOR_H

@@ -53,7 +53,8 @@ void shuffle_migration_free(shuffle_migration *m); /* the items' sizes too; NULL
 typedef void (*shuffle_migration_done_fn)(void *arg, const shuffle_migration *m);
 
 typedef struct shuffle_migrator shuffle_migrator;
-/* Starts the migrator's thread. src and local_dir are borrowed until shuffle_migrator_free;
+/* Starts the migrator's thread. src is copied (its arg, like local_dir, is borrowed until
+ * shuffle_migrator_free);
  * log_id (copied) names this executor in its log lines (event=shuffle_migrated and
  * event=shuffle_migration_failed). NULL + err if the thread cannot be started. */
 shuffle_migrator *shuffle_migrator_new(const shuffle_block_source *src, const char *local_dir,

@@ -4,7 +4,9 @@
  * back to the environment Spark's Kubernetes and standalone launchers set (SPARK_DRIVER_URL,
  * SPARK_EXECUTOR_ID, SPARK_EXECUTOR_CORES, SPARK_APPLICATION_ID, SPARK_EXECUTOR_POD_IP,
  * SPARK_EXECUTOR_MEMORY). The authentication secret comes only from the environment
- * (_SPARK_AUTH_SECRET), never from the command line. Runs executor_run (src/exec/executor.c).
+ * (_SPARK_AUTH_SECRET), never from the command line. Runs executor_run (src/exec/executor.c),
+ * which takes SIGTERM/SIGPWR itself (graceful decommissioning when spark.decommission.enabled),
+ * so nothing here may start a thread or change signal dispositions before it.
  */
 #include <getopt.h>
 #include <stdio.h>
