@@ -24,6 +24,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 
@@ -122,9 +123,12 @@ static int app_secret(cspark_context *sc, char **secret, cs_error *err)
  * spark.authenticate defaults to false). */
 static int start_local_cluster(cspark_context *sc, cs_error *err)
 {
+    alloc_settings dyn;
+    if (alloc_settings_read(sc->conf, false, sc->master.cores_per_executor, &dyn, err) < 0)
+        return err->code;
     char *secret;
     if (app_secret(sc, &secret, err) < 0) return err->code;
-    sched_backend *backend = local_cluster_backend_new(sc, secret, err);
+    sched_backend *backend = local_cluster_backend_new(sc, secret, dyn.enabled, err);
     auth_secret_free(secret);
     if (!backend) return err->code ? err->code : CS_EIO;
     sc->sched = scheduler_new(sc, backend, err);
@@ -133,6 +137,7 @@ static int start_local_cluster(cspark_context *sc, cs_error *err)
         return err->code;
     }
     local_cluster_attach(backend);
+    scheduler_start_dynamic_allocation(sc->sched, &dyn);
     int64_t wait_ms;
     if (conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
                              CS_MS, &wait_ms, err) < 0)
@@ -146,6 +151,11 @@ static int start_local_cluster(cspark_context *sc, cs_error *err)
 /* k8s:// — executor pods through the API server; authenticated by default, as local-cluster. */
 static int start_k8s(cspark_context *sc, cs_error *err)
 {
+    int64_t cores;
+    if (conf_get_int(sc->conf, "spark.executor.cores", "1", &cores, err) < 0) return err->code;
+    alloc_settings dyn;
+    if (alloc_settings_read(sc->conf, false, (int)(cores < 1 ? 1 : cores), &dyn, err) < 0)
+        return err->code;
     char *secret;
     if (app_secret(sc, &secret, err) < 0) return err->code;
     sched_backend *backend = k8s_backend_new(sc, secret, err);
@@ -157,6 +167,7 @@ static int start_k8s(cspark_context *sc, cs_error *err)
         return err->code;
     }
     sc->backend = backend;
+    scheduler_start_dynamic_allocation(sc->sched, &dyn); /* sets the allocator's first target */
     if (k8s_backend_start(backend, err) < 0) return err->code;
     double ratio;
     int64_t wait_ms;
@@ -180,6 +191,8 @@ static int start_backend(cspark_context *sc, cs_error *err)
                      .task_memory_budget = sc->task_memory_budget,
                      .shuffle_compress = sc->shuffle_compress,
                      .blocks = shuffle_local_source(sc->local_dir)};
+    alloc_settings dyn; /* only for Spark's warning: local mode has a fixed set of threads */
+    if (alloc_settings_read(sc->conf, true, 1, &dyn, err) < 0) return err->code;
     sched_backend *backend = local_backend_new(sc->master.threads, &xenv);
     sc->sched = scheduler_new(sc, backend, err);
     if (!sc->sched) {

@@ -36,6 +36,11 @@ typedef struct exec_info {
     int *sent_attempt; /* per stage id: attempt + 1 of the plan last sent, 0 = none */
     int cap_sent;
     char lost_reason[512];
+    /* removal (dynamic allocation) and decommissioning: no new tasks once either is set */
+    bool removing;         /* told to exit (StopExecutor) */
+    bool decommissioning;  /* finishing its tasks, then its shuffle files move to peers */
+    int migrations;        /* MigrateShuffle batches not answered yet */
+    bool stop_when_unread; /* migrated: StopExecutor once no running stage reads from it */
 } exec_info;
 
 typedef struct pending {
@@ -78,6 +83,7 @@ struct coarse_backend {
     rpc_endpoint *ep;
     int port;
     int64_t network_timeout_ms;
+    bool migrate_shuffles; /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
@@ -182,7 +188,8 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         int chosen = -1;
         for (int k = 0; k < b->num_execs; k++) {
             int i = (b->rr + k) % b->num_execs;
-            if (b->execs[i].alive && b->execs[i].free > 0) {
+            const exec_info *e = &b->execs[i];
+            if (e->alive && e->free > 0 && !e->removing && !e->decommissioning) {
                 chosen = i;
                 break;
             }
@@ -399,6 +406,7 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                 refusal);
         return;
     }
+    if (b->base.sched) scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
     CS_INFO("driver",
             "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
             re->executor_id, re->host, re->cores, re->block_port, (long long)re->pid);
@@ -508,6 +516,196 @@ static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         rpc_send(c, &env);
 }
 
+/* ---- removal and decommissioning ------------------------------------------------------------ */
+
+static void send_decommission(rpc_conn *c, const char *id, const char *reason)
+{
+    Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
+    de.executor_id = (char *)id;
+    de.reason = (char *)reason;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR;
+    env.decommission_executor = &de;
+    rpc_send(c, &env);
+}
+
+static void send_stop(rpc_conn *c)
+{
+    Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
+    env.stop_executor = &se;
+    rpc_send(c, &env);
+}
+
+/* Marks e decommissioning (lock held): no task is offered to it from now on, and the message
+ * that tells it so goes after every LaunchTask already sent. */
+static void start_decommission(exec_info *e, const char *reason)
+{
+    if (!e->decommissioning)
+        CS_INFO("driver", "event=executor_decommissioning executor=%s reason=\"%s\"", e->id,
+                reason);
+    e->decommissioning = true;
+    snprintf(e->lost_reason, sizeof e->lost_reason, "Executor decommission: %s", reason);
+    if (e->conn) send_decommission(e->conn, e->id, reason);
+}
+
+void coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
+                                     bool decommission, const char *reason)
+{
+    pthread_mutex_lock(&b->lock);
+    for (int k = 0; k < n; k++) {
+        int i = find_exec(b, ids[k]);
+        if (i < 0) continue;
+        exec_info *e = &b->execs[i];
+        if (!e->alive || !e->conn || e->removing || e->decommissioning) continue;
+        if (decommission) {
+            start_decommission(e, reason);
+        } else {
+            e->removing = true;
+            snprintf(e->lost_reason, sizeof e->lost_reason, "Executor killed by driver: %s",
+                     reason);
+            CS_INFO("driver", "event=executor_kill executor=%s reason=\"%s\"", e->id, reason);
+            send_stop(e->conn);
+        }
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+bool coarse_backend_exit_expected(coarse_backend *b, const char *executor_id)
+{
+    pthread_mutex_lock(&b->lock);
+    int i = find_exec(b, executor_id);
+    bool expected = i >= 0 && (b->execs[i].removing || b->execs[i].decommissioning);
+    pthread_mutex_unlock(&b->lock);
+    return expected;
+}
+
+/* The executor asked to decommission itself (its pod is being deleted): echo, so that it knows
+ * no more tasks will come. */
+static void on_decommission(coarse_backend *b, rpc_conn *c, const Cspark__DecommissionExecutor *d)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *e = exec_of_conn(b, c);
+    if (e && e->alive)
+        start_decommission(e, d->reason && *d->reason ? d->reason : "requested by the executor");
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* Migration done (or impossible): StopExecutor as soon as no running stage reads from it (the
+ * housekeeper checks). Lock held. */
+static void finish_decommission(coarse_backend *b, exec_info *e)
+{
+    e->stop_when_unread = true;
+    pthread_cond_broadcast(&b->cond);
+}
+
+/* Every task of a decommissioning executor is done: its map outputs go to live executors,
+ * round-robin, one MigrateShuffle per peer. */
+static void on_drained(coarse_backend *b, rpc_conn *c)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *e = exec_of_conn(b, c);
+    if (!e || !e->alive || !e->decommissioning || e->migrations || e->stop_when_unread) {
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
+    char id[64];
+    snprintf(id, sizeof id, "%s", e->id);
+    pthread_mutex_unlock(&b->lock);
+
+    cs_map_status *outs = NULL;
+    int nouts =
+        b->migrate_shuffles && b->base.sched ? scheduler_outputs_on(b->base.sched, id, &outs) : 0;
+    pthread_mutex_lock(&b->lock);
+    e = exec_of_conn(b, c);
+    int *peers = cs_xcalloc((size_t)b->num_execs + 1, sizeof *peers);
+    int npeers = 0;
+    for (int i = 0; i < b->num_execs; i++) {
+        const exec_info *p = &b->execs[i];
+        if (p != e && p->alive && p->conn && !p->removing && !p->decommissioning)
+            peers[npeers++] = i;
+    }
+    CS_INFO("driver", "event=executor_drained executor=%s map_outputs=%d peers=%d", id, nouts,
+            npeers);
+    if (e && e->alive && nouts > 0 && npeers > 0) {
+        int batches = npeers < nouts ? npeers : nouts;
+        for (int k = 0; k < batches; k++) {
+            Cspark__MigrateShuffle ms = CSPARK__MIGRATE_SHUFFLE__INIT;
+            Cspark__MapStatus *pbs = cs_xcalloc((size_t)nouts, sizeof *pbs);
+            Cspark__MapStatus **ptrs = cs_xcalloc((size_t)nouts, sizeof *ptrs);
+            for (int m = k; m < nouts; m += batches) {
+                cspark__map_status__init(&pbs[ms.n_outputs]);
+                map_status_encode(&outs[m], &pbs[ms.n_outputs], NULL);
+                ptrs[ms.n_outputs] = &pbs[ms.n_outputs];
+                ms.n_outputs++;
+            }
+            ms.outputs = ptrs;
+            Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+            env.body_case = CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE;
+            env.migrate_shuffle = &ms;
+            exec_info *p = &b->execs[peers[k]];
+            CS_INFO("driver", "event=shuffle_migration from=%s to=%s map_outputs=%zu", id, p->id,
+                    ms.n_outputs);
+            rpc_send(p->conn, &env);
+            e->migrations++;
+            for (size_t m = 0; m < ms.n_outputs; m++)
+                map_status_pb_clear(&pbs[m]);
+            free(pbs);
+            free(ptrs);
+        }
+    } else if (e && e->alive) {
+        if (nouts > 0)
+            CS_WARN("driver",
+                    "event=shuffle_migration_skipped executor=%s map_outputs=%d reason=\"%s\"", id,
+                    nouts,
+                    b->migrate_shuffles ? "no live executor to take them"
+                                        : "spark.storage.decommission.enabled is off");
+        finish_decommission(b, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    for (int m = 0; m < nouts; m++)
+        map_status_free(&outs[m]);
+    free(outs);
+    free(peers);
+}
+
+/* A peer copied map outputs of a decommissioning executor: later stages read them there. */
+static void on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__ShuffleMigrated *sm)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *peer = exec_of_conn(b, c);
+    if (!peer) {
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
+    char to[64], host[256];
+    snprintf(to, sizeof to, "%s", peer->id);
+    snprintf(host, sizeof host, "%s", peer->host);
+    int port = peer->block_port;
+    pthread_mutex_unlock(&b->lock);
+    const char *source = sm->n_migrated ? sm->migrated[0]->executor_id
+                         : sm->n_failed ? sm->failed[0]->executor_id
+                                        : NULL;
+    for (size_t i = 0; i < sm->n_migrated && b->base.sched; i++) {
+        const Cspark__MapStatus *m = sm->migrated[i];
+        scheduler_output_moved(b->base.sched, m->shuffle_id, m->map_id, m->executor_id, to, host,
+                               port);
+    }
+    if (sm->n_failed)
+        CS_WARN("driver",
+                "event=shuffle_migration_failed from=%s to=%s map_outputs=%zu error=\"%s\"",
+                source ? source : "?", to, sm->n_failed, sm->error ? sm->error : "");
+    if (!source) return;
+    pthread_mutex_lock(&b->lock);
+    int i = find_exec(b, source);
+    if (i >= 0 && b->execs[i].migrations > 0 && --b->execs[i].migrations == 0) {
+        CS_INFO("driver", "event=shuffle_migration_done executor=%s", source);
+        finish_decommission(b, &b->execs[i]);
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
 {
     coarse_backend *b = arg;
@@ -523,6 +721,15 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT:
         on_heartbeat(b, c, msg->request_id, msg->heartbeat);
+        break;
+    case CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR:
+        on_decommission(b, c, msg->decommission_executor);
+        break;
+    case CSPARK__ENVELOPE__BODY_EXECUTOR_DRAINED:
+        on_drained(b, c);
+        break;
+    case CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED:
+        on_migrated(b, c, msg->shuffle_migrated);
         break;
     default:
         CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", rpc_conn_peer(c),
@@ -567,12 +774,17 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     e->conn = NULL;
     pthread_mutex_unlock(&b->lock);
     rpc_conn_unref(conn);
+    bool expected = e->removing || e->decommissioning;
     if (stopping) {
         free(lost);
         return;
     }
-    CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id, nlost,
-            why);
+    if (expected)
+        CS_INFO("driver", "event=executor_removed executor=%s running_tasks=%d reason=\"%s\"", id,
+                nlost, why);
+    else
+        CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id,
+                nlost, why);
     for (int i = 0; i < nlost; i++) {
         task_result r;
         task_result_init(&r);
@@ -600,6 +812,27 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
 
 /* ---- background threads -------------------------------------------------------------------- */
 
+/* Decommissioned executors whose shuffle files have moved exit once no running stage attempt
+ * was given their location (its tasks may still fetch from them). Lock held; released around
+ * the scheduler queries. */
+static void stop_unread(coarse_backend *b)
+{
+    for (int i = 0; i < b->num_execs && !b->stopping; i++) {
+        exec_info *e = &b->execs[i];
+        if (!e->stop_when_unread || !e->alive || !e->conn) continue;
+        char id[64];
+        snprintf(id, sizeof id, "%s", e->id);
+        pthread_mutex_unlock(&b->lock);
+        bool read = b->base.sched && scheduler_reads_from(b->base.sched, id);
+        pthread_mutex_lock(&b->lock);
+        e = &b->execs[i];
+        if (read || !e->stop_when_unread || !e->alive || !e->conn) continue;
+        e->stop_when_unread = false;
+        CS_INFO("driver", "event=executor_decommissioned executor=%s action=stop", e->id);
+        send_stop(e->conn);
+    }
+}
+
 /* Spark's HeartbeatReceiver: executors silent for longer than spark.network.timeout are removed. */
 static void *housekeeper_main(void *arg)
 {
@@ -609,7 +842,8 @@ static void *housekeeper_main(void *arg)
     if (period < 10) period = 10;
     pthread_mutex_lock(&b->lock);
     while (!b->stopping) {
-        cs_cond_wait_ms(&b->cond, &b->lock, period);
+        cs_cond_wait_ms(&b->cond, &b->lock, period < 200 ? period : 200);
+        stop_unread(b);
         int64_t now = mono_ms();
         for (int i = 0; i < b->num_execs && !b->stopping; i++) {
             exec_info *e = &b->execs[i];
@@ -812,6 +1046,14 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
     b->opt.secret = b->secret;
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
+    bool storage = false, blocks = true;
+    if (conf_get_bool(sc->conf, "spark.storage.decommission.enabled", "false", &storage, err) < 0 ||
+        conf_get_bool(sc->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true", &blocks,
+                      err) < 0) {
+        free(b);
+        return NULL;
+    }
+    b->migrate_shuffles = storage && blocks;
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
 

@@ -43,6 +43,13 @@ int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
 void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, const char *reason);
 /* Asks every executor to stop (StopExecutor) without freeing anything yet. */
 void coarse_backend_stop_executors(coarse_backend *b);
+/* Dynamic allocation / decommissioning (see sched_backend.remove_executors): the executors get
+ * no new tasks; with decommission they get DecommissionExecutor (finish tasks, hand shuffle files
+ * to peers, then StopExecutor), otherwise StopExecutor at once. */
+void coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
+                                     bool decommission, const char *reason);
+/* True when the executor was asked to go (removed or decommissioned): its exit is no failure. */
+bool coarse_backend_exit_expected(coarse_backend *b, const char *executor_id);
 /* Waits until every executor has disconnected or timeout_ms passes; returns how many remain. */
 int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms);
 

@@ -6,6 +6,11 @@
  * spark.executor.maxNumFailures (default max(2N, 3)) is reached; then every job fails with that
  * reason. Executors get the authentication secret through their environment only and die with
  * the driver (PR_SET_PDEATHSIG). Called by context.c for local-cluster masters.
+ *
+ * With dynamic allocation the allocation manager sets the number of executors wanted
+ * (request_total; at most N, the cluster's workers) and removes idle ones (remove_executors);
+ * an executor that exits because it was removed or decommissioned is no failure and is replaced
+ * only when fewer than the target remain.
  */
 #define _GNU_SOURCE
 #include "cluster/local_cluster.h"
@@ -34,6 +39,7 @@ typedef struct child {
     char id[32];
     pid_t pid;
     bool running;
+    bool leaving; /* removed or decommissioned: its exit is expected */
 } child;
 
 typedef struct local_cluster {
@@ -41,6 +47,7 @@ typedef struct local_cluster {
     coarse_backend *coarse;
     cspark_context *sc;
     int cores, memory_mb, max_failures, failures, next_id;
+    int target; /* executors wanted: N, or dynamic allocation's target (at most N) */
     char exe[PATH_MAX + 32];
     char *secret;
     pthread_mutex_t lock;
@@ -108,6 +115,50 @@ static int spawn(local_cluster *lc, cs_error *err)
     return 0;
 }
 
+/* Starts executors until target are running (not counting leaving ones). */
+static void top_up(local_cluster *lc)
+{
+    for (;;) {
+        pthread_mutex_lock(&lc->lock);
+        int alive = 0;
+        for (int i = 0; i < lc->num_children; i++)
+            alive += lc->children[i].running && !lc->children[i].leaving;
+        bool more = !lc->stopping && alive < lc->target && lc->failures < lc->max_failures;
+        pthread_mutex_unlock(&lc->lock);
+        if (!more) return;
+        cs_error err;
+        if (spawn(lc, &err) < 0) {
+            scheduler_abort(lc->base.sched, err.msg);
+            return;
+        }
+    }
+}
+
+static void lc_request_total(sched_backend *base, int total)
+{
+    local_cluster *lc = (local_cluster *)base;
+    pthread_mutex_lock(&lc->lock);
+    int n = total < lc->sc->master.executors ? total : lc->sc->master.executors;
+    if (total > n)
+        CS_INFO("local-cluster", "event=target_capped requested=%d workers=%d", total, n);
+    lc->target = n;
+    pthread_mutex_unlock(&lc->lock);
+    top_up(lc); /* fewer: the allocation manager removes idle executors itself */
+}
+
+static void lc_remove_executors(sched_backend *base, const char *const *ids, int n,
+                                bool decommission, const char *reason)
+{
+    local_cluster *lc = (local_cluster *)base;
+    pthread_mutex_lock(&lc->lock);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < lc->num_children; i++)
+            if (lc->children[i].running && strcmp(lc->children[i].id, ids[k]) == 0)
+                lc->children[i].leaving = true;
+    pthread_mutex_unlock(&lc->lock);
+    coarse_backend_remove_executors(lc->coarse, ids, n, decommission, reason);
+}
+
 /* Polls the children (waitpid per pid: never reaps processes the job itself started). */
 static void *monitor_main(void *arg)
 {
@@ -137,6 +188,20 @@ static void *monitor_main(void *arg)
             snprintf(reason, sizeof reason, "Command exited with %s", why);
             char id[32];
             snprintf(id, sizeof id, "%s", c->id);
+            bool leaving = c->leaving;
+            pthread_mutex_unlock(&lc->lock);
+            leaving |= coarse_backend_exit_expected(lc->coarse, id);
+            pthread_mutex_lock(&lc->lock);
+            if (leaving) { /* removed or decommissioned, as asked */
+                CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true", id,
+                        why);
+                pthread_mutex_unlock(&lc->lock);
+                coarse_backend_executor_exited(lc->coarse, id, reason);
+                top_up(lc);
+                pthread_mutex_lock(&lc->lock);
+                i = -1;
+                continue;
+            }
             lc->failures++;
             int failures = lc->failures, max = lc->max_failures;
             pthread_mutex_unlock(&lc->lock);
@@ -152,8 +217,7 @@ static void *monitor_main(void *arg)
                     max, id, reason);
                 scheduler_abort(lc->base.sched, msg);
             } else {
-                cs_error err;
-                if (spawn(lc, &err) < 0) scheduler_abort(lc->base.sched, err.msg);
+                top_up(lc);
             }
             pthread_mutex_lock(&lc->lock);
             i = -1; /* the array may have grown: rescan */
@@ -169,9 +233,11 @@ static void *monitor_main(void *arg)
 static void on_executor_removed(void *arg, const char *executor_id, const char *reason)
 {
     local_cluster *lc = arg;
+    if (coarse_backend_exit_expected(lc->coarse, executor_id)) return; /* it exits by itself */
     pthread_mutex_lock(&lc->lock);
     for (int i = 0; i < lc->num_children; i++)
-        if (lc->children[i].running && strcmp(lc->children[i].id, executor_id) == 0)
+        if (lc->children[i].running && !lc->children[i].leaving &&
+            strcmp(lc->children[i].id, executor_id) == 0)
             kill(lc->children[i].pid, SIGKILL);
     pthread_mutex_unlock(&lc->lock);
 }
@@ -227,7 +293,8 @@ static void lc_stop(sched_backend *base)
     free(lc);
 }
 
-sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret, cs_error *err)
+sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret, bool dynamic,
+                                         cs_error *err)
 {
     const cs_master *m = &sc->master;
     local_cluster *lc = cs_xcalloc(1, sizeof *lc);
@@ -275,8 +342,12 @@ sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret,
     lc->base.total_cores = lc_total_cores;
     lc->base.cancel_all = lc_cancel_all;
     lc->base.stop = lc_stop;
+    lc->base.request_total = lc_request_total;
+    lc->base.remove_executors = lc_remove_executors;
 
-    for (int i = 0; i < m->executors; i++)
+    /* with dynamic allocation the allocation manager asks for its initial target instead */
+    lc->target = dynamic ? 0 : m->executors;
+    for (int i = 0; i < lc->target; i++)
         if (spawn(lc, err) < 0) {
             lc_stop(&lc->base);
             return NULL;
@@ -299,5 +370,8 @@ void local_cluster_attach(sched_backend *base)
 int local_cluster_wait_registered(sched_backend *base, int64_t timeout_ms)
 {
     local_cluster *lc = (local_cluster *)base;
-    return coarse_backend_wait_registered(lc->coarse, lc->sc->master.executors, timeout_ms);
+    pthread_mutex_lock(&lc->lock);
+    int want = lc->target;
+    pthread_mutex_unlock(&lc->lock);
+    return coarse_backend_wait_registered(lc->coarse, want, timeout_ms);
 }

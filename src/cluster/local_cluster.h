@@ -6,6 +6,7 @@
 #ifndef CSPARK_CLUSTER_LOCAL_CLUSTER_H
 #define CSPARK_CLUSTER_LOCAL_CLUSTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -13,13 +14,14 @@
 
 struct cspark_context;
 
-/* Starts the driver endpoint and the N executor processes. secret: spark.authenticate secret
- * (NULL = off), copied. */
+/* Starts the driver endpoint and the N executor processes (none with dynamic allocation: its
+ * manager asks for them). secret: spark.authenticate secret (NULL = off), copied. */
 sched_backend *local_cluster_backend_new(struct cspark_context *sc, const char *secret,
-                                         cs_error *err);
+                                         bool dynamic, cs_error *err);
 /* After scheduler_new: lets the driver endpoint report to the scheduler. */
 void local_cluster_attach(sched_backend *b);
-/* Waits until all N executors registered or timeout; returns how many did. */
+/* Waits until the executors wanted (N, or dynamic allocation's target) registered or timeout;
+ * returns how many did. */
 int local_cluster_wait_registered(sched_backend *b, int64_t timeout_ms);
 
 #endif

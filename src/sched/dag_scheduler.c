@@ -13,6 +13,7 @@
 #include "api/context.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 
@@ -49,7 +50,10 @@ typedef struct stage {
 typedef struct sched_task {
     task_desc t; /* first member: backends see &sched_task.t */
     stage *st;
-    int index; /* task index within the stage */
+    int index;         /* task index within the stage */
+    bool started;      /* set by scheduler_task_started (backend thread, before done) */
+    char executor[64]; /* where it started */
+    char host[64];
 } sched_task;
 
 typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT } completion_kind;
@@ -85,11 +89,17 @@ struct scheduler {
     pthread_cond_t cond;
     completion *head, *tail;
 
+    /* The map-output tracker. The job thread changes it with outputs_lock held; other threads
+     * (decommissioning, dynamic allocation) read it, and move outputs, under the lock. */
+    pthread_mutex_t outputs_lock;
     stage **shuffle_stages; /* indexed by shuffle id */
     map_outputs *outputs;
+    bool *active_shuffle; /* read by the running job (shuffle tracking) */
     int cap_shuffles;
+    stage *running_final;      /* the running job's result stage, NULL between jobs */
     cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
     int num_graveyard, cap_graveyard;
+    allocation_manager *alloc; /* dynamic allocation, NULL when off */
     stage **waiting;
     int num_waiting, cap_waiting;
 
@@ -117,12 +127,17 @@ static void ensure_shuffle_slot(scheduler *s, int sid)
     int cap = s->cap_shuffles ? s->cap_shuffles : 16;
     while (cap <= sid)
         cap *= 2;
+    pthread_mutex_lock(&s->outputs_lock);
     s->shuffle_stages = cs_xrealloc(s->shuffle_stages, (size_t)cap * sizeof *s->shuffle_stages);
     s->outputs = cs_xrealloc(s->outputs, (size_t)cap * sizeof *s->outputs);
+    s->active_shuffle = cs_xrealloc(s->active_shuffle, (size_t)cap * sizeof *s->active_shuffle);
     memset(s->shuffle_stages + s->cap_shuffles, 0,
            (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
     memset(s->outputs + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->outputs);
+    memset(s->active_shuffle + s->cap_shuffles, 0,
+           (size_t)(cap - s->cap_shuffles) * sizeof *s->active_shuffle);
     s->cap_shuffles = cap;
+    pthread_mutex_unlock(&s->outputs_lock);
 }
 
 static bool outputs_available(scheduler *s, const shuffle_dep *d)
@@ -189,9 +204,12 @@ static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
     st->shuffle_sink.dep = dep;
     s->shuffle_stages[dep->shuffle_id] = st;
     map_outputs *o = &s->outputs[dep->shuffle_id];
+    cs_map_status **maps = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *maps);
+    pthread_mutex_lock(&s->outputs_lock);
     o->num_maps = st->num_tasks;
-    o->maps = cs_xcalloc((size_t)o->num_maps + 1, sizeof *o->maps);
+    o->maps = maps;
     o->available = 0;
+    pthread_mutex_unlock(&s->outputs_lock);
     stage_link(s, st, job_id); /* parents first, so they get the lower ids, as in Spark */
     st->id = s->next_stage_id++;
     return st;
@@ -220,6 +238,7 @@ static void stage_free(stage *st)
     free(st);
 }
 
+/* Keeps an unregistered status alive until the application stops. outputs_lock held. */
 static void bury(scheduler *s, cs_map_status *ms)
 {
     if (!ms) return;
@@ -286,6 +305,7 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
     t->num_inputs = st->num_reads;
     t->cancelled = &s->cancelled;
     s->in_flight++;
+    if (s->alloc) am_task_submitted(s->alloc);
     s->backend->launch(s->backend, t);
 }
 
@@ -307,6 +327,7 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
     /* each attempt reads an immutable copy: a fetch failure may unregister outputs while
      * tasks of this attempt still run; the statuses themselves live until the app stops */
     shuffle_input *inputs = stage_alloc(st, ((size_t)st->num_reads + 1) * sizeof *inputs);
+    pthread_mutex_lock(&s->outputs_lock); /* decommissioning may move outputs meanwhile */
     for (int i = 0; i < st->num_reads; i++) {
         map_outputs *o = &s->outputs[st->reads[i]->shuffle_id];
         cs_map_status **copy = stage_alloc(st, ((size_t)o->num_maps + 1) * sizeof *copy);
@@ -316,6 +337,8 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
         inputs[i].num_maps = o->num_maps;
     }
     st->inputs = inputs;
+    pthread_mutex_unlock(&s->outputs_lock);
+    if (s->alloc) am_stage_submitted(s->alloc);
     cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED,
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
@@ -410,8 +433,8 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                    .task_id = t->task_id,
                    .partition = t->partition,
                    .attempt = t->attempt,
-                   .executor_id = "driver",
-                   .host = "localhost",
+                   .executor_id = stk->started && stk->executor[0] ? stk->executor : "driver",
+                   .host = stk->started && stk->host[0] ? stk->host : "localhost",
                    .succeeded = r->status == TASK_OK,
                    .reason = r->error,
                    .task_type = st->dep ? "ShuffleMapTask" : "ResultTask",
@@ -426,11 +449,13 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             cs_map_status *ms = cs_xmalloc(sizeof *ms);
             *ms = r->map_status;
             r->has_map_status = false;
+            pthread_mutex_lock(&s->outputs_lock);
             if (o->maps[index])
                 bury(s, o->maps[index]);
             else
                 o->available++;
             o->maps[index] = ms;
+            pthread_mutex_unlock(&s->outputs_lock);
             st->done_once[index] = true;
             if (o->available == o->num_maps) {
                 /* complete, possibly through late results of an earlier attempt while the
@@ -473,12 +498,23 @@ static void handle_completion(scheduler *s, job *j, completion *c)
         }
         if (r->fetch_shuffle_id >= 0 && r->fetch_shuffle_id < s->cap_shuffles) {
             map_outputs *o = &s->outputs[r->fetch_shuffle_id];
+            pthread_mutex_lock(&s->outputs_lock);
+            /* only when the output is still where this attempt looked for it: it may have
+             * been moved off a decommissioned executor since */
+            const shuffle_input *in = NULL;
+            for (int i = 0; i < t->num_inputs; i++)
+                if (t->inputs[i].shuffle_id == r->fetch_shuffle_id) in = &t->inputs[i];
+            const cs_map_status *seen = in && r->fetch_map_id >= 0 && r->fetch_map_id < in->num_maps
+                                            ? in->maps[r->fetch_map_id]
+                                            : NULL;
             if (o->maps && r->fetch_map_id >= 0 && r->fetch_map_id < o->num_maps &&
-                o->maps[r->fetch_map_id]) {
+                o->maps[r->fetch_map_id] &&
+                (!seen || strcmp(seen->executor_id, o->maps[r->fetch_map_id]->executor_id) == 0)) {
                 bury(s, o->maps[r->fetch_map_id]);
                 o->maps[r->fetch_map_id] = NULL;
                 o->available--;
             }
+            pthread_mutex_unlock(&s->outputs_lock);
         }
         CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id,
                 t->stage_attempt, reason);
@@ -521,7 +557,11 @@ static completion *pop_completion(scheduler *s)
 void scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
                             const char *host)
 {
-    const sched_task *stk = (const sched_task *)t;
+    sched_task *stk = (sched_task *)t;
+    stk->started = true;
+    snprintf(stk->executor, sizeof stk->executor, "%s", executor_id ? executor_id : "");
+    snprintf(stk->host, sizeof stk->host, "%s", host ? host : "");
+    if (s->alloc) am_task_started(s->alloc, executor_id);
     cs_event ev = {.kind = CS_EV_TASK_START,
                    .stage_id = t->stage_id,
                    .stage_attempt = t->stage_attempt,
@@ -550,6 +590,8 @@ static void push_completion(scheduler *s, completion *c)
 
 void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
 {
+    const sched_task *stk = (const sched_task *)t;
+    if (s->alloc) am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_TASK_DONE;
     c->task = (task_desc *)t;
@@ -560,6 +602,7 @@ void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
 
 void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
 {
+    if (s->alloc) am_executor_removed(s->alloc, executor_id);
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_EXECUTOR_LOST;
     c->executor_id = cs_xstrdup(executor_id);
@@ -591,6 +634,7 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
                                  bool resubmit)
 {
     int removed = 0;
+    pthread_mutex_lock(&s->outputs_lock);
     for (int sid = 0; sid < s->cap_shuffles; sid++) {
         map_outputs *o = &s->outputs[sid];
         for (int m = 0; o->maps && m < o->num_maps; m++) {
@@ -602,6 +646,7 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
             }
         }
     }
+    pthread_mutex_unlock(&s->outputs_lock);
     CS_WARN("scheduler", "event=executor_lost executor=%s map_outputs_lost=%d reason=\"%s\"",
             exec_id, removed, reason);
     /* a running map stage would never complete without the outputs it lost: run them again
@@ -619,6 +664,136 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
 }
 
 /* ---- jobs -------------------------------------------------------------------------------- */
+
+/* Events that arrived between jobs (no task is in flight then): lost executors and aborts. */
+static void drain_between_jobs(scheduler *s, job *j)
+{
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        completion *c = s->head;
+        if (c) {
+            s->head = c->next;
+            if (!s->head) s->tail = NULL;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (!c) return;
+        if (c->kind == EV_EXECUTOR_LOST)
+            handle_executor_lost(s, j, c->executor_id, c->reason, false);
+        else if (c->kind == EV_ABORT && !s->aborted)
+            s->aborted = cs_xstrdup(c->reason);
+        else if (c->kind == EV_TASK_DONE)
+            s->in_flight--; /* a late completion of a cancelled task */
+        completion_free(c);
+    }
+}
+
+/* Shuffle tracking: the shuffles this job writes or reads are active while it runs.
+ * outputs_lock held. */
+static void mark_active_shuffles(scheduler *s, stage *st, bool active)
+{
+    for (int p = 0; p < st->num_parents; p++) {
+        stage *parent = st->parents[p];
+        if (parent->dep && parent->dep->shuffle_id < s->cap_shuffles) {
+            if (s->active_shuffle[parent->dep->shuffle_id] == active) continue;
+            s->active_shuffle[parent->dep->shuffle_id] = active;
+        }
+        mark_active_shuffles(s, parent, active);
+    }
+}
+
+/* ---- the map-output tracker for other threads --------------------------------------------- */
+
+int scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out)
+{
+    int n = 0, cap = 0;
+    *out = NULL;
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int sid = 0; sid < s->cap_shuffles; sid++) {
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; o->maps && m < o->num_maps; m++) {
+            const cs_map_status *ms = o->maps[m];
+            if (!ms || strcmp(ms->executor_id, executor_id) != 0) continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 16;
+                *out = cs_xrealloc(*out, (size_t)cap * sizeof **out);
+            }
+            cs_map_status *c = &(*out)[n++];
+            *c = *ms;
+            c->sizes = cs_xmalloc(((size_t)ms->num_reduces + 1) * sizeof *c->sizes);
+            memcpy(c->sizes, ms->sizes, (size_t)ms->num_reduces * sizeof *c->sizes);
+        }
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+    return n;
+}
+
+void scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
+                            const char *to, const char *host, int port)
+{
+    pthread_mutex_lock(&s->outputs_lock);
+    map_outputs *o =
+        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
+    cs_map_status *old =
+        o && o->maps && map_id >= 0 && map_id < o->num_maps ? o->maps[map_id] : NULL;
+    if (old && strcmp(old->executor_id, from) == 0) {
+        cs_map_status *ms = cs_xmalloc(sizeof *ms);
+        *ms = *old;
+        ms->sizes = cs_xmalloc(((size_t)old->num_reduces + 1) * sizeof *ms->sizes);
+        memcpy(ms->sizes, old->sizes, (size_t)old->num_reduces * sizeof *ms->sizes);
+        snprintf(ms->executor_id, sizeof ms->executor_id, "%s", to);
+        snprintf(ms->host, sizeof ms->host, "%s", host);
+        ms->port = port;
+        bury(s, old); /* attempts that started before still read the old one */
+        o->maps[map_id] = ms;
+        CS_INFO("scheduler", "event=map_output_moved shuffle=%d map=%d from=%s to=%s", shuffle_id,
+                map_id, from, to);
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+}
+
+static bool stage_reads_from(const stage *st, const char *executor_id)
+{
+    if (!st || !st->running || !st->inputs) return false;
+    for (int i = 0; i < st->num_reads; i++)
+        for (int m = 0; m < st->inputs[i].num_maps; m++) {
+            const cs_map_status *ms = st->inputs[i].maps[m];
+            if (ms && strcmp(ms->executor_id, executor_id) == 0) return true;
+        }
+    return false;
+}
+
+bool scheduler_reads_from(scheduler *s, const char *executor_id)
+{
+    pthread_mutex_lock(&s->outputs_lock);
+    bool used = stage_reads_from(s->running_final, executor_id);
+    for (int sid = 0; !used && sid < s->cap_shuffles; sid++)
+        used = stage_reads_from(s->shuffle_stages[sid], executor_id);
+    pthread_mutex_unlock(&s->outputs_lock);
+    return used;
+}
+
+void scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
+{
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int sid = 0; sid < s->cap_shuffles; sid++) {
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; o->maps && m < o->num_maps; m++)
+            if (o->maps[m]) fn(arg, o->maps[m]->executor_id, s->active_shuffle[sid]);
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+}
+
+void scheduler_executor_added(scheduler *s, const char *executor_id, int cores)
+{
+    (void)cores;
+    if (s->alloc) am_executor_added(s->alloc, executor_id);
+}
+
+void scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *st)
+{
+    if (!st->enabled || !s->backend->request_total || s->alloc) return;
+    s->alloc = allocation_manager_new(st, s, s->backend, s->sc->bus);
+}
 
 int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
                       const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
@@ -641,6 +816,14 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     fin->id = s->next_stage_id++;
     j.final = fin;
     j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
+
+    /* executors lost or outputs moved while no job ran are applied before anything reads the
+     * map-output tracker */
+    drain_between_jobs(s, &j);
+    pthread_mutex_lock(&s->outputs_lock);
+    s->running_final = fin;
+    mark_active_shuffles(s, fin, true);
+    pthread_mutex_unlock(&s->outputs_lock);
 
     int *ids = NULL, *ntasks = NULL, n = 0, cap = 0;
     all_stages(fin, &ids, &ntasks, &n, &cap);
@@ -687,8 +870,12 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     for (int i = 0; i < s->num_waiting; i++)
         s->waiting[i]->waiting = false;
     s->num_waiting = 0;
+    pthread_mutex_lock(&s->outputs_lock);
     for (int i = 0; i < s->cap_shuffles; i++)
         if (s->shuffle_stages[i]) s->shuffle_stages[i]->running = false;
+    memset(s->active_shuffle, 0, (size_t)s->cap_shuffles * sizeof *s->active_shuffle);
+    s->running_final = NULL;
+    pthread_mutex_unlock(&s->outputs_lock);
 
     cs_event end = {.kind = CS_EV_JOB_END,
                     .job_id = j.id,
@@ -727,6 +914,7 @@ scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *e
     backend->sched = s;
     s->max_stage_attempts = (int)attempts;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->outputs_lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     return s;
 }
@@ -734,6 +922,8 @@ scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *e
 void scheduler_free(scheduler *s)
 {
     if (!s) return;
+    allocation_manager_free(s->alloc); /* no more requests to the backend */
+    s->alloc = NULL;
     if (s->backend) s->backend->stop(s->backend);
     for (int i = 0; i < s->cap_shuffles; i++) {
         if (s->shuffle_stages[i]) stage_free(s->shuffle_stages[i]);
@@ -752,6 +942,7 @@ void scheduler_free(scheduler *s)
     free(s->graveyard);
     free(s->shuffle_stages);
     free(s->outputs);
+    free(s->active_shuffle);
     free(s->waiting);
     while (s->head) {
         completion *c = s->head;
@@ -760,6 +951,7 @@ void scheduler_free(scheduler *s)
     }
     free(s->aborted);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->outputs_lock);
     pthread_cond_destroy(&s->cond);
     free(s);
 }

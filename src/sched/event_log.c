@@ -158,6 +158,9 @@ const char *event_log_event_name(cs_event_kind kind)
         return "SparkListenerEnvironmentUpdate";
     case CS_EV_LOG_START:
         return "SparkListenerLogStart";
+    case CS_EV_ALLOCATION_TARGET:
+        /* not a Spark event: a fully qualified name, which Spark's history server skips */
+        return "org.cspark.scheduler.ExecutorAllocationTargetUpdate";
     }
     return "SparkListenerUnknown";
 }
@@ -495,6 +498,14 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         set_int(o, "Timestamp", ev->time_ms);
         set_str(o, "Executor ID", ev->executor_id);
         set_str(o, "Removed Reason", ev->reason);
+        break;
+    case CS_EV_ALLOCATION_TARGET:
+        set_int(o, "Timestamp", ev->time_ms);
+        set_int(o, "Target Executors", ev->target_executors);
+        set_int(o, "Previous Target", ev->previous_target);
+        set_int(o, "Pending Tasks", ev->pending_tasks);
+        set_int(o, "Running Tasks", ev->running_tasks);
+        set_str(o, "Reason", ev->reason);
         break;
     }
     return o;

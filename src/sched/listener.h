@@ -29,7 +29,8 @@
 typedef enum {
     CS_EV_APPLICATION_START, CS_EV_APPLICATION_END, CS_EV_JOB_START, CS_EV_JOB_END,
     CS_EV_STAGE_SUBMITTED, CS_EV_STAGE_COMPLETED, CS_EV_TASK_START, CS_EV_TASK_END,
-    CS_EV_EXECUTOR_ADDED, CS_EV_EXECUTOR_REMOVED, CS_EV_ENVIRONMENT_UPDATE, CS_EV_LOG_START
+    CS_EV_EXECUTOR_ADDED, CS_EV_EXECUTOR_REMOVED, CS_EV_ENVIRONMENT_UPDATE, CS_EV_LOG_START,
+    CS_EV_ALLOCATION_TARGET /* cspark: dynamic allocation changed its executor target */
 } cs_event_kind;
 typedef struct cs_task_metrics { int64_t run_time_ms, cpu_time_ns, result_size, records_read, bytes_read, records_written, bytes_written,
     shuffle_bytes_written, shuffle_records_written, shuffle_bytes_read, shuffle_records_read, memory_bytes_spilled, disk_bytes_spilled, peak_execution_memory; } cs_task_metrics;
@@ -47,6 +48,8 @@ typedef struct cs_event {
     /* additions (optional; zero means absent): */
     const int *stage_num_tasks;                   /* job start: tasks of each stage, parallel to stage_ids, copied; the
                                                      job's stage_name names its final stage (Spark's job name) */
+    int target_executors, previous_target;        /* allocation target: new and old target; reason says why */
+    int pending_tasks, running_tasks;             /* allocation target: the backlog it was computed from */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

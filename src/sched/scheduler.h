@@ -35,6 +35,14 @@ struct sched_backend {
     void (*cancel_all)(sched_backend *b);
     /* Stops workers after running tasks finish; frees the backend. */
     void (*stop)(sched_backend *b);
+    /* Dynamic allocation (NULL in backends with a fixed set of executors, e.g. local mode):
+     * the total number of executors wanted from now on (Spark's requestTotalExecutors). */
+    void (*request_total)(sched_backend *b, int total);
+    /* Removes these executors (Spark's killExecutors / decommissionExecutors): they get no new
+     * tasks; with decommission they finish their tasks and hand their shuffle files to live
+     * executors before they exit, otherwise they are told to exit at once. */
+    void (*remove_executors)(sched_backend *b, const char *const *ids, int n, bool decommission,
+                             const char *reason);
     scheduler *sched; /* set by scheduler_new */
 };
 
@@ -58,6 +66,32 @@ void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
 /* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
  * failed by the backend through scheduler_task_done). */
 void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);
+/* An executor registered (any thread): dynamic allocation starts tracking it. */
+void scheduler_executor_added(scheduler *s, const char *executor_id, int cores);
+
+/* ---- the map-output tracker, for decommissioning and shuffle tracking (any thread) ---------- */
+
+/* Copies of the map outputs registered at executor_id (sizes malloc'd: map_status_free each,
+ * then free the array). Returns how many. */
+int scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out);
+/* A map output was copied from executor `from` to executor `to` (served at host:port): later
+ * stages read it there. Ignored when the output is no longer registered at `from`. */
+void scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
+                            const char *to, const char *host, int port);
+/* True while a running stage attempt reads map outputs from executor_id (its tasks were given
+ * that location): the executor must keep serving them. */
+bool scheduler_reads_from(scheduler *s, const char *executor_id);
+/* Calls fn(arg, executor_id, active) for every registered map output; active: its shuffle is
+ * written or read by the running job. */
+void scheduler_shuffle_holdings(scheduler *s,
+                                void (*fn)(void *arg, const char *executor_id, bool active),
+                                void *arg);
+
+/* Dynamic allocation: starts the allocation manager (settings from alloc_settings_read) when
+ * enabled and the backend supports request_total; call once the backend can take requests. */
+struct alloc_settings;
+void scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_settings *st);
+
 /* The backend cannot run tasks any more (e.g. too many executor failures): the running job and
  * every later one fail with this reason. */
 void scheduler_abort(scheduler *s, const char *reason);

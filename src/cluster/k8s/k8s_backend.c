@@ -24,6 +24,12 @@
  *    spark.kubernetes.executor.missingPodDetectDelta is removed (exit -1, missed deletion event);
  *    removed executors are remembered for spark.kubernetes.executor.deletedExecutorsCacheTimeout;
  *    failures reaching spark.executor.maxNumFailures fail every job and the driver exits 11.
+ *  - dynamic allocation: the allocation manager sets the target (request_total); when the
+ *    pods outnumber it, excess requests not seen yet and Pending pods older than
+ *    spark.dynamicAllocation.executorIdleTimeout are deleted (Spark's rule; Running pods never
+ *    are). Executors it removes (remove_executors) are told over RPC to exit or decommission,
+ *    their pods get spark.kubernetes.executor.decommissionLabel when set, and pods still there
+ *    after spark.kubernetes.dynamicAllocation.deleteGracePeriod (5 s) are deleted.
  *  - stop: StopExecutor to every executor, then delete the executor pods (unless
  *    deleteOnTermination=false), the executor ConfigMap and (client mode) the authentication
  *    Secret.
@@ -66,7 +72,8 @@ typedef struct exec_pod {
     bool pending;       /* last seen in phase Pending */
     bool unschedulable; /* Pending with PodScheduled=False */
     bool unsched_reported;
-    unsigned snapshot; /* the full snapshot that last listed it */
+    unsigned snapshot;    /* the full snapshot that last listed it */
+    int64_t delete_at_ms; /* removed by dynamic allocation: delete the pod then, 0 = no */
 } exec_pod;
 
 typedef struct k8s_backend {
@@ -84,6 +91,8 @@ typedef struct k8s_backend {
     int64_t batch_delay_ms, executor_timeout_ms;
     int64_t poll_interval_ms, missing_delta_ms, deleted_cache_ms;
     int64_t max_pending, allocation_maximum;
+    int64_t idle_timeout_ms, delete_grace_ms; /* dynamic allocation */
+    char *decom_label, *decom_label_value;
     double max_create_rate, tokens;
     int64_t tokens_ms;
     bool enable_polling, enable_watcher;
@@ -543,6 +552,83 @@ static void give_up(k8s_backend *b, exec_pod *p, const char *what, int64_t now)
     pthread_mutex_lock(&b->lock);
 }
 
+/* Pods of executors removed by dynamic allocation that are still there after deleteGracePeriod
+ * are deleted (Spark deletes the still-Running ones). Lock held; true when one was deleted. */
+static bool delete_removed(k8s_backend *b, int64_t now)
+{
+    for (int i = 0; i < b->npods; i++) {
+        exec_pod *p = &b->pods[i];
+        if (p->done || !p->delete_at_ms || now < p->delete_at_ms) continue;
+        p->delete_at_ms = 0;
+        char name[256];
+        snprintf(name, sizeof name, "%s", p->name);
+        int id = p->id;
+        pthread_mutex_unlock(&b->lock);
+        CS_INFO("k8s",
+                "event=executor_pod_delete executor=%d pod=%s reason=\"still there %lld ms after "
+                "its removal (spark.kubernetes.dynamicAllocation.deleteGracePeriod)\"",
+                id, name, (long long)b->delete_grace_ms);
+        cs_error err;
+        cs_error_clear(&err);
+        if (kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err) < 0 &&
+            err.code != CS_ENOTFOUND)
+            CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
+        pthread_mutex_lock(&b->lock);
+        return true;
+    }
+    return false;
+}
+
+/* Downscale (Spark's ExecutorPodsAllocator): when the pods outnumber the target, delete excess
+ * requests not seen yet, then Pending pods, both only when older than executorIdleTimeout (so
+ * that a fluctuating target does not churn pods); Running pods are left to dynamic allocation.
+ * Lock held; true when pods were deleted. */
+static bool delete_excess(k8s_backend *b, int64_t now)
+{
+    int alive = 0;
+    for (int i = 0; i < b->npods; i++)
+        alive += !b->pods[i].done && !b->pods[i].delete_at_ms;
+    int excess = alive - b->target;
+    if (excess <= 0) return false;
+    int *victims = cs_xcalloc((size_t)excess, sizeof *victims);
+    char(*names)[256] = cs_xcalloc((size_t)excess, sizeof *names);
+    int n = 0;
+    for (int pass = 0; pass < 2 && n < excess; pass++)
+        for (int i = 0; i < b->npods && n < excess; i++) {
+            exec_pod *p = &b->pods[i];
+            bool candidate = pass == 0 ? !p->seen : p->seen && p->pending;
+            if (p->done || p->delete_at_ms || !candidate ||
+                now - p->created_ms <= b->idle_timeout_ms)
+                continue;
+            victims[n] = p->id;
+            snprintf(names[n], sizeof names[n], "%s", p->name);
+            mark_done(p); /* forgotten: its deletion event changes nothing */
+            n++;
+        }
+    if (n == 0) {
+        free(victims);
+        free(names);
+        return false;
+    }
+    pthread_mutex_unlock(&b->lock);
+    for (int i = 0; i < n; i++) {
+        CS_INFO("k8s",
+                "event=executor_pod_excess executor=%d pod=%s action=delete reason=\"the target "
+                "fell below the pods requested\"",
+                victims[i], names[i]);
+        cs_error err;
+        cs_error_clear(&err);
+        if (kube_delete(b->kc, "pods", b->app.namespace_, names[i], 0, &err) < 0 &&
+            err.code != CS_ENOTFOUND)
+            CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", names[i],
+                    err.msg);
+    }
+    free(victims);
+    free(names);
+    pthread_mutex_lock(&b->lock);
+    return true;
+}
+
 static void *allocator_main(void *arg)
 {
     k8s_backend *b = arg;
@@ -575,6 +661,7 @@ static void *allocator_main(void *arg)
             }
         }
         if (gave_up) continue;
+        if (delete_removed(b, now) || delete_excess(b, now)) continue; /* the array may move */
         int alive = 0, unseen = 0, pending = 0;
         for (int i = 0; i < b->npods; i++) {
             exec_pod *p = &b->pods[i];
@@ -636,6 +723,47 @@ static int k8s_total_cores(sched_backend *base)
 {
     k8s_backend *b = (k8s_backend *)base;
     return coarse_backend_base(b->coarse)->total_cores(coarse_backend_base(b->coarse));
+}
+
+/* Dynamic allocation's target: the allocator creates or deletes pending pods to follow it. */
+static void k8s_request_total(sched_backend *base, int total)
+{
+    k8s_backend *b = (k8s_backend *)base;
+    pthread_mutex_lock(&b->lock);
+    b->target = total < 0 ? 0 : total;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* Spark's doKillExecutors / decommissionExecutors: the executors are told over RPC, their pods
+ * labelled (decommissionLabel) and deleted after deleteGracePeriod if they are still there. */
+static void k8s_remove_executors(sched_backend *base, const char *const *ids, int n,
+                                 bool decommission, const char *reason)
+{
+    k8s_backend *b = (k8s_backend *)base;
+    coarse_backend_remove_executors(b->coarse, ids, n, decommission, reason);
+    for (int k = 0; k < n; k++) {
+        char *end;
+        long id = strtol(ids[k], &end, 10);
+        if (*end || id < 0 || id > INT32_MAX) continue;
+        char name[256] = "";
+        pthread_mutex_lock(&b->lock);
+        exec_pod *p = find_pod(b, (int)id);
+        if (p && !p->done) {
+            p->delete_at_ms = mono_ms() + (b->delete_grace_ms > 0 ? b->delete_grace_ms : 1);
+            snprintf(name, sizeof name, "%s", p->name);
+        }
+        pthread_mutex_unlock(&b->lock);
+        if (!name[0] || !b->decom_label) continue;
+        json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", b->decom_label,
+                                  b->decom_label_value ? b->decom_label_value : "");
+        cs_error err;
+        cs_error_clear(&err);
+        if (kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+            err.code != CS_ENOTFOUND)
+            CS_WARN("k8s", "event=decommission_label_failed pod=%s error=\"%s\"", name, err.msg);
+        json_decref(patch);
+    }
 }
 
 static void k8s_cancel_all(sched_backend *base)
@@ -724,6 +852,8 @@ static void k8s_stop(sched_backend *base)
     free(b->pods);
     free(b->pos_of);
     free(b->secret);
+    free(b->decom_label);
+    free(b->decom_label_value);
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
     free(b);
@@ -829,6 +959,15 @@ static int read_settings(k8s_backend *b, cs_error *err)
     if (conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50", &b->max_create_rate,
                         err) < 0)
         return err->code;
+    if (conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
+                             &b->idle_timeout_ms, err) < 0 ||
+        conf_get_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod", "5s", CS_MS,
+                             &b->delete_grace_ms, err) < 0)
+        return err->code;
+    const char *label = conf_get(c, "spark.kubernetes.executor.decommissionLabel");
+    const char *value = conf_get(c, "spark.kubernetes.executor.decommissionLabelValue");
+    b->decom_label = label && *label ? cs_xstrdup(label) : NULL;
+    b->decom_label_value = value ? cs_xstrdup(value) : NULL;
     b->tokens = b->max_create_rate < 1 ? 1 : b->max_create_rate;
     b->tokens_ms = mono_ms();
     return 0;
@@ -841,6 +980,8 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
     b->base.total_cores = k8s_total_cores;
     b->base.cancel_all = k8s_cancel_all;
     b->base.stop = k8s_stop;
+    b->base.request_total = k8s_request_total;
+    b->base.remove_executors = k8s_remove_executors;
     b->sc = sc;
     b->next_id = 1;
     b->secret = secret ? cs_xstrdup(secret) : NULL;
