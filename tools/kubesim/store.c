@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,15 @@ static const char *pod_phase(const json_t *pod)
 
 /* ---------- pod history (locked) ---------- */
 
+static bool has_terminated_container(const json_t *pod)
+{
+    const json_t *cs = json_object_get(json_object_get(pod, "status"), "containerStatuses");
+    for (size_t i = 0; i < json_array_size(cs); i++)
+        if (json_object_get(json_object_get(json_array_get(cs, i), "state"), "terminated"))
+            return true;
+    return false;
+}
+
 static void history_note(ks_store *s, const json_t *pod, const char *what)
 {
     const char *uid = meta_str(pod, "uid");
@@ -162,6 +172,21 @@ static void history_note(ks_store *s, const json_t *pod, const char *what)
             json_string_value(json_object_get(json_object_get(pod, "spec"), "nodeName"));
         if (node && !json_object_get(rec, "nodeName"))
             json_object_set_new(rec, "nodeName", json_string(node));
+        /* how each container ended (kept after the pod is gone: a deleted pod has no status) */
+        const json_t *cs = json_object_get(json_object_get(pod, "status"), "containerStatuses");
+        for (size_t i = 0; i < json_array_size(cs); i++) {
+            const json_t *c = json_array_get(cs, i);
+            const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+            const char *name = json_string_value(json_object_get(c, "name"));
+            if (!t || !name) continue;
+            json_t *codes = json_object_get(rec, "exitCodes");
+            if (!codes) {
+                codes = json_object();
+                json_object_set_new(rec, "exitCodes", codes);
+            }
+            json_object_set_new(codes, name,
+                                json_integer(json_integer_value(json_object_get(t, "exitCode"))));
+        }
     } else if (!strcmp(what, "deleting")) {
         if (!json_object_get(rec, "deletionRequestedMs"))
             json_object_set_new(rec, "deletionRequestedMs", json_integer(now));
@@ -860,7 +885,8 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     json_t *stored = commit_put(s, res, key, nobj, "MODIFIED");
     if (res == res_index("pods")) {
         const char *ph = pod_phase(stored);
-        if (ph && strcmp(ph, oldphase)) history_note(s, stored, "phase");
+        if ((ph && strcmp(ph, oldphase)) || has_terminated_container(stored))
+            history_note(s, stored, "phase");
     }
     if (out) *out = json_incref(stored);
     /* an object marked for deletion whose finalizers are gone is removed */
