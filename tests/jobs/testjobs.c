@@ -232,3 +232,53 @@ int big_collect(cspark_context *sc, int argc, char **argv)
     cspark_records_free(r);
     return 0;
 }
+
+/* tracked_join MS LINGER_MS: shuffle tracking under dynamic allocation. Two map stages run side
+ * by side: A (2 quick tasks) and B (1 task of 4 records sleeping MS each); the join reads both.
+ * While B runs, the executors that ran A sit idle but hold A's map outputs, which the pending
+ * join needs: they must stay. Prints count=400 (keys 0..3: 100 values from A times 1 from B),
+ * then keeps the application alive LINGER_MS, when the outputs are no longer needed. */
+int tracked_join(cspark_context *sc, int argc, char **argv)
+{
+    int ms = argc > 1 ? atoi(argv[1]) : 1000;
+    int linger = argc > 2 ? atoi(argv[2]) : 0;
+    cspark_rdd *a = cspark_map(cspark_range(sc, 0, 1000, 1, 2), mod_key, NULL, 0);
+    cspark_rdd *b = cspark_map(cspark_map(cspark_range(sc, 0, 4, 1, 1), sleepy, &ms, sizeof ms),
+                               mod_key, NULL, 0);
+    int64_t n = 0;
+    if (cspark_count(cspark_join(a, b, 2), &n) < 0) return 1;
+    printf("count=%" PRId64 "\n", n);
+    fflush(stdout);
+    struct timespec ts = {linger / 1000, (long)(linger % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+/* Sleeps the closure's milliseconds per record in partitions 2 and up; 0 and 1 are quick. */
+void sleepy_late(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    if (cspark_partition_id(tc) >= 2)
+        sleepy(in, out, tc);
+    else
+        cspark_emit_record(out, in);
+}
+
+/* slow_shuffle MS: a map stage of 4 tasks (2 records each; partitions 0 and 1 quick, 2 and 3
+ * sleeping MS per record), then a reduce_by_key into 2 partitions. With 2 one-core executors,
+ * both hold a map output while the slow tasks run. Prints keys=8 sum=28. */
+int slow_shuffle(cspark_context *sc, int argc, char **argv)
+{
+    int ms = argc > 1 ? atoi(argv[1]) : 1000;
+    cspark_rdd *sums = cspark_reduce_by_key(
+        cspark_map(cspark_map(cspark_range(sc, 0, 8, 1, 4), sleepy_late, &ms, sizeof ms), mod_key,
+                   NULL, 0),
+        cspark_sum_i64, NULL, 0, 2);
+    cspark_records *r = NULL;
+    if (cspark_collect(sums, &r) < 0) return 1;
+    int64_t total = 0;
+    for (size_t i = 0; i < cspark_records_count(r); i++)
+        total += cspark_slice_i64(cspark_records_get(r, i).value);
+    printf("keys=%zu sum=%" PRId64 "\n", cspark_records_count(r), total);
+    cspark_records_free(r);
+    return 0;
+}

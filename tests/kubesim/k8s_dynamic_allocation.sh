@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# k8s_dynamic_allocation.sh — dynamic allocation on kubesim (client mode, process kubelet):
+# sleep.so 64 200 (a 1-task stage, then 64 tasks of 200 ms) with maxExecutors=8, minExecutors=1,
+# one core per executor. The event log shows the target rising 1 -> 2 -> 4 -> 8 in rounds at
+# least the backlog timeout apart, then falling to 1 when the work is done; 7 executors are
+# removed as idle while the application still runs (it lingers), and their pods are deleted
+# before it ends (kubesim's pod history). The output is right, and nothing is left afterwards.
+# Without an allocation manager the target never changes and the test fails.
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
+mkdir -p "$T/ev"
+
+cat >"$T/inner.sh" <<INNER
+set -u
+fail() { echo "FAIL: k8s_dynamic_allocation: \$*" >&2; exit 1; }
+SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
+timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode client --name dynalloc \
+    --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.cores=1 \
+    --conf spark.dynamicAllocation.enabled=true --conf spark.dynamicAllocation.minExecutors=1 \
+    --conf spark.dynamicAllocation.maxExecutors=8 \
+    --conf spark.dynamicAllocation.executorIdleTimeout=1s \
+    --conf spark.dynamicAllocation.shuffleTracking.timeout=1s \
+    --conf spark.kubernetes.allocation.batch.delay=200ms \
+    --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev" \
+    "$BUILD/examples/sleep.so" 64 200 12000 >"$T/out" 2>"$T/err" ||
+    { tail -20 "$T/err" >&2; fail "the application failed"; }
+grep -q "^tasks run: 64\$" "$T/out" || fail "wrong output: \$(cat "$T/out")"
+log=\$(ls "$T"/ev/*)
+/usr/bin/python3 "$SRC/tests/kubesim/lib/eventlog_check.py" ramp "\$log" 1 8 >"$T/ramp" ||
+    { cat "$T/ramp" >&2; fail "allocation targets"; }
+cat "$T/ramp"
+grep -q "event=executor_pod_created executor=8 " "$T/err" || fail "the eighth executor pod was never created"
+# the idle executors' pods went before the application ended
+end_ms=\$(/usr/bin/python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["Event"] == "SparkListenerApplicationEnd": print(e["Timestamp"])' "\$log")
+[ -n "\$end_ms" ] || fail "no application end in the event log"
+early=\$(kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import json,sys
+end = int(sys.argv[1])
+pods = [p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]
+print(sum(1 for p in pods if p.get("deletedMs") and p["deletedMs"] < end), len(pods))' "\$end_ms")
+[ "\$early" = "7 8" ] || fail "expected 7 of 8 executor pods deleted before the application ended, got (deleted, pods) = \$early"
+for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
+[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+echo "inner ok"
+INNER
+k8s_run_inner 170
+echo "PASS: k8s_dynamic_allocation"

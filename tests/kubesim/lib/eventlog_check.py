@@ -1,0 +1,131 @@
+"""eventlog_check.py — checks on a cspark event log (Spark's JSON lines) for the dynamic allocation
+and decommissioning tests. Prints one line of findings; exits 1 with the reason on failure.
+
+  eventlog_check.py ramp LOG MIN MAX      targets rise MIN..MAX doubling (e.g. 1 2 4 8), each rise
+                                          at least 0.9 s after the previous one, then fall to MIN;
+                                          MAX - MIN executors removed as idle before the end
+  eventlog_check.py attempts LOG          every stage ran exactly one attempt
+  eventlog_check.py reran LOG             some map task ran again (a stage attempt > 0, or more
+                                          successful ShuffleMapTask ends than map partitions)
+  eventlog_check.py kept LOG              shuffle tracking: every executor that ran a map task
+                                          stayed registered until the job ended
+"""
+import json
+import sys
+
+TARGET = "org.cspark.scheduler.ExecutorAllocationTargetUpdate"
+
+
+def events(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def fail(msg):
+    print("eventlog_check: " + msg)
+    sys.exit(1)
+
+
+def ramp(evs, lo, hi):
+    targets = [(e["Timestamp"], e["Target Executors"]) for e in evs if e["Event"] == TARGET]
+    if not targets:
+        fail("no allocation target updates in the event log")
+    seq = [t for _, t in targets]
+    peak = seq.index(max(seq))
+    rises = targets[: peak + 1]
+    want, t = [], max(lo, 1)
+    while t < hi:
+        want.append(t)
+        t = max(1, t * 2)
+    want.append(hi)
+    got = [t for _, t in rises if t > 0]
+    if got != want:
+        fail("targets rose %s, expected %s (all updates: %s)" % (got, want, seq))
+    stamps = [ts for ts, t in rises if t > 0]
+    for a, b in zip(stamps, stamps[1:]):
+        if b - a < 900:
+            fail("two rises %d ms apart (rounds are at least the 1 s backlog timeout apart)" % (b - a))
+    if seq[-1] != lo:
+        fail("the target ended at %d, not minExecutors %d (updates: %s)" % (seq[-1], lo, seq))
+    removed = [e for e in evs if e["Event"] == "SparkListenerExecutorRemoved"
+               and "idle" in e.get("Removed Reason", "")]
+    end = [e["Timestamp"] for e in evs if e["Event"] == "SparkListenerApplicationEnd"]
+    if len(removed) != hi - lo:
+        fail("%d executors removed as idle, expected %d" % (len(removed), hi - lo))
+    if end and any(e["Timestamp"] > end[0] for e in removed):
+        fail("executors were removed after the application ended")
+    gaps = ["%d" % (b - a) for a, b in zip(stamps, stamps[1:])]
+    print("ramp ok: targets %s, rises %s ms apart, %d removed as idle, removals at %s"
+          % (seq, ",".join(gaps), len(removed), ",".join(str(e["Timestamp"]) for e in removed)))
+    return [e["Executor ID"] for e in removed], end[0] if end else None
+
+
+def attempts(evs):
+    subs = [(e["Stage Info"]["Stage ID"], e["Stage Info"]["Stage Attempt ID"]) for e in evs
+            if e["Event"] == "SparkListenerStageSubmitted"]
+    again = [s for s in subs if s[1] > 0]
+    if not subs:
+        fail("no stages in the event log")
+    if again:
+        fail("stages ran again: %s" % again)
+    resub = [e for e in evs if e["Event"] == "SparkListenerTaskEnd"
+             and e.get("Task End Reason", {}).get("Reason") != "Success"]
+    print("attempts ok: %d stages, one attempt each; %d unsuccessful task ends" % (len(subs), len(resub)))
+
+
+def reran(evs):
+    subs = [(e["Stage Info"]["Stage ID"], e["Stage Info"]["Stage Attempt ID"]) for e in evs
+            if e["Event"] == "SparkListenerStageSubmitted"]
+    maps = {}
+    for e in evs:
+        if e["Event"] == "SparkListenerTaskEnd" and e["Task Type"] == "ShuffleMapTask" \
+                and e["Task End Reason"]["Reason"] == "Success":
+            maps.setdefault(e["Stage ID"], []).append(e["Task Info"]["Index"])
+    dup = {s: len(v) - len(set(v)) for s, v in maps.items() if len(v) != len(set(v))}
+    if not dup and not any(a > 0 for _, a in subs):
+        fail("no map task ran again (stage attempts %s)" % subs)
+    print("reran ok: stage attempts %s, map partitions run again %s" % (subs, dup))
+
+
+def kept(evs):
+    holders = {e["Task Info"]["Executor ID"] for e in evs if e["Event"] == "SparkListenerTaskEnd"
+               and e["Task Type"] == "ShuffleMapTask" and e["Task End Reason"]["Reason"] == "Success"}
+    job_end = [e["Completion Time"] for e in evs if e["Event"] == "SparkListenerJobEnd"]
+    if not holders or not job_end:
+        fail("no map tasks or no job end in the event log")
+    removed = {e["Executor ID"]: e["Timestamp"] for e in evs if e["Event"] == "SparkListenerExecutorRemoved"}
+    early = [x for x in holders if x in removed and removed[x] < job_end[0]]
+    if early:
+        fail("executors holding the job's shuffle data were removed while it ran: %s" % early)
+    # the check means something only if a holder sat idle longer than the idle timeout meanwhile
+    last = {}
+    for e in evs:
+        if e["Event"] == "SparkListenerTaskEnd":
+            x = e["Task Info"]["Executor ID"]
+            t = e["Task Info"]["Finish Time"]
+            if t <= job_end[0] and t < job_end[0] - 1:
+                last[x] = max(last.get(x, 0), t)
+    idle = max(job_end[0] - last.get(x, job_end[0]) for x in holders)
+    if len(sys.argv) > 3 and idle < int(sys.argv[3]):
+        fail("no shuffle holder was idle for %s ms during the job (longest %d ms)" % (sys.argv[3], idle))
+    print("kept ok: shuffle holders %s stayed until the job ended (one idle %d ms before it ended)"
+          % (sorted(holders), idle))
+
+
+def main():
+    cmd, path = sys.argv[1], sys.argv[2]
+    evs = events(path)
+    if cmd == "ramp":
+        ramp(evs, int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "attempts":
+        attempts(evs)
+    elif cmd == "reran":
+        reran(evs)
+    elif cmd == "kept":
+        kept(evs)
+    else:
+        fail("unknown check " + cmd)
+
+
+if __name__ == "__main__":
+    main()
