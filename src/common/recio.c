@@ -253,6 +253,10 @@ struct recio_reader {
     /* memory source */
     const uint8_t *mem;
     size_t mem_len, mem_pos;
+    /* pull source: mem/mem_len/mem_pos are the current part; buf assembles what straddles */
+    recio_pull_fn pull;
+    void *pull_arg;
+    int pull_end;
     /* fd source */
     int fd;
     uint64_t foff, fend;
@@ -285,6 +289,16 @@ recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_siz
     r->fend = off + len;
     r->buf_cap = buf_size ? buf_size : RECIO_WRITE_BUF;
     if (r->buf_cap < 4096) r->buf_cap = 4096;
+    return r;
+}
+
+recio_reader *recio_reader_pull(recio_pull_fn pull, void *arg)
+{
+    recio_reader *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->fd = -1;
+    r->pull = pull;
+    r->pull_arg = arg;
     return r;
 }
 
@@ -338,13 +352,144 @@ static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
     return *avail >= n ? 1 : 0;
 }
 
+/* pull mode: n contiguous bytes at *out, consumed. Inside the current part they are borrowed
+ * from it (no copy); a range straddling parts is assembled in buf. 1 = taken, 0 = the stream
+ * ended before (*got bytes were there), <0 error. */
+static int pull_take(recio_reader *r, size_t n, const uint8_t **out, size_t *got, cs_error *err)
+{
+    size_t have = r->mem_len - r->mem_pos;
+    *got = 0;
+    if (have >= n) {
+        *out = r->mem + r->mem_pos;
+        r->mem_pos += n;
+        return 1;
+    }
+    if (n > r->buf_cap) {
+        size_t c = r->buf_cap ? r->buf_cap : 4096;
+        while (c < n)
+            c *= 2;
+        free(r->buf);
+        r->buf = rx_realloc(NULL, c);
+        r->buf_cap = c;
+    }
+    size_t len = 0;
+    for (;;) {
+        if (have) memcpy(r->buf + len, r->mem + r->mem_pos, have);
+        len += have;
+        r->mem_pos += have;
+        if (len == n) break;
+        if (r->pull_end) {
+            *got = len;
+            return 0;
+        }
+        const uint8_t *part = NULL;
+        size_t plen = 0;
+        int rc = r->pull(r->pull_arg, &part, &plen, err);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            r->pull_end = 1;
+            r->mem = NULL;
+            r->mem_len = r->mem_pos = 0;
+            plen = 0;
+        } else {
+            r->mem = part;
+            r->mem_len = plen;
+            r->mem_pos = 0;
+        }
+        have = n - len < plen ? n - len : plen;
+    }
+    *out = r->buf;
+    return 1;
+}
+
+/* pull mode: the next whole block's header and payload at *h (borrowed from the current part,
+ * or assembled in buf). 1, 0 = clean end, <0 error. */
+static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_error *err)
+{
+    const uint8_t *p;
+    size_t got;
+    /* skip empty parts without copying */
+    while (r->mem_pos == r->mem_len && !r->pull_end) {
+        const uint8_t *part = NULL;
+        size_t plen = 0;
+        int rc = r->pull(r->pull_arg, &part, &plen, err);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            r->pull_end = 1;
+            r->mem = NULL;
+            r->mem_len = r->mem_pos = 0;
+        } else {
+            r->mem = part;
+            r->mem_len = plen;
+            r->mem_pos = 0;
+        }
+    }
+    if (r->mem_pos == r->mem_len) return 0;
+    int rc = pull_take(r, RECIO_HEADER_LEN, &p, &got, err);
+    if (rc < 0) return rc;
+    if (rc == 0) return cs_error_set(err, CS_EPROTO, "truncated block header");
+    uint8_t hdr[RECIO_HEADER_LEN];
+    memcpy(hdr, p, RECIO_HEADER_LEN);
+    size_t stored = get_u32le(hdr + 4);
+    if (get_u32le(hdr) > RECIO_MAX_BLOCK || stored > RECIO_MAX_BLOCK + (RECIO_MAX_BLOCK >> 6))
+        return cs_error_set(err, CS_EPROTO, "block too large (%u bytes)", get_u32le(hdr));
+    if (r->mem_pos >= RECIO_HEADER_LEN && r->mem + r->mem_pos - RECIO_HEADER_LEN == p &&
+        r->mem_len - r->mem_pos >= stored) {
+        /* the whole block is in the current part */
+        *h = p;
+        r->mem_pos += stored;
+        *total = RECIO_HEADER_LEN + stored;
+        return 1;
+    }
+    /* straddles parts: header + payload assembled in buf */
+    if (RECIO_HEADER_LEN + stored > r->buf_cap) {
+        size_t c = r->buf_cap ? r->buf_cap : 4096;
+        while (c < RECIO_HEADER_LEN + stored)
+            c *= 2;
+        free(r->buf);
+        r->buf = rx_realloc(NULL, c);
+        r->buf_cap = c;
+    }
+    uint8_t *dst = r->buf;
+    memcpy(dst, hdr, RECIO_HEADER_LEN);
+    size_t len = RECIO_HEADER_LEN;
+    while (len < RECIO_HEADER_LEN + stored) {
+        size_t have = r->mem_len - r->mem_pos, need = RECIO_HEADER_LEN + stored - len;
+        size_t k = have < need ? have : need;
+        if (k) memcpy(dst + len, r->mem + r->mem_pos, k);
+        len += k;
+        r->mem_pos += k;
+        if (len == RECIO_HEADER_LEN + stored) break;
+        if (r->pull_end) return cs_error_set(err, CS_EPROTO, "truncated block");
+        const uint8_t *part = NULL;
+        size_t plen = 0;
+        rc = r->pull(r->pull_arg, &part, &plen, err);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            r->pull_end = 1;
+            r->mem = NULL;
+            r->mem_len = r->mem_pos = 0;
+        } else {
+            r->mem = part;
+            r->mem_len = plen;
+            r->mem_pos = 0;
+        }
+    }
+    *h = dst;
+    *total = len;
+    return 1;
+}
+
 /* Loads the next block into blk. 1 loaded, 0 end of input, <0 error. */
 static int load_block(recio_reader *r, cs_error *err)
 {
     for (;;) {
-        const uint8_t *h;
-        size_t avail;
-        if (r->fd < 0) {
+        const uint8_t *h = NULL;
+        size_t avail = 0;
+        if (r->pull) {
+            int rc = pull_block(r, &h, &avail, err);
+            if (rc <= 0) return rc;
+        } else if (r->fd < 0) {
             avail = r->mem_len - r->mem_pos;
             if (avail == 0) return 0;
             if (avail < RECIO_HEADER_LEN)
@@ -377,7 +522,10 @@ static int load_block(recio_reader *r, cs_error *err)
         }
         size_t total = RECIO_HEADER_LEN + (size_t)stored;
         const uint8_t *payload;
-        if (r->fd < 0) {
+        if (r->pull) {
+            if (avail != total) return cs_error_set(err, CS_EPROTO, "truncated block");
+            payload = h + RECIO_HEADER_LEN;
+        } else if (r->fd < 0) {
             if (avail < total) return cs_error_set(err, CS_EPROTO, "truncated block");
             payload = r->mem + r->mem_pos + RECIO_HEADER_LEN;
             r->mem_pos += total;

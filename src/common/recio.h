@@ -18,8 +18,9 @@
  * recio_writer_offset(). It can also write to memory only (fd < 0): then the encoded bytes stay in
  * the writer and are taken with recio_writer_take().
  *
- * The readers decode blocks from a memory range (borrowed) or from an fd range (offset, length;
- * pread, so the fd offset is not used and several readers may share one fd). Any malformed
+ * The readers decode blocks from a memory range (borrowed), from an fd range (offset, length;
+ * pread, so the fd offset is not used and several readers may share one fd), or from a stream
+ * pulled part by part (network fetches). Any malformed
  * input (bad lengths, unknown codec, short data, failed decompression, varints running past the
  * block) is rejected with CS_EPROTO and never read out of bounds.
  *
@@ -138,6 +139,13 @@ recio_reader *recio_reader_mem(const uint8_t *data, size_t len);
 /* Reads the blocks in the fd range [off, off + len) with pread through a buffer of buf_size
  * bytes (0 = RECIO_WRITE_BUF; grown when one block is larger). Never NULL. */
 recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size);
+/* A source of consecutive parts of one stream (e.g. the pieces of a block fetched over the
+ * network): 1 = the next part is at *data, *len bytes (borrowed until the next call or the reader's
+ * free), 0 = the stream ended, <0 = error (err set). Parts may cut the stream anywhere. */
+typedef int (*recio_pull_fn)(void *arg, const uint8_t **data, size_t *len, cs_error *err);
+/* Reads the stream that pull delivers in parts. A block inside one part is decoded where it is
+ * (no copy); a block straddling parts is assembled in a buffer. Never NULL. */
+recio_reader *recio_reader_pull(recio_pull_fn pull, void *arg);
 /* The next record: 1 and *rec filled (borrowed until the next call), 0 at the end, <0 on
  * corrupt input (CS_EPROTO) or a read error (CS_EIO). */
 int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err);

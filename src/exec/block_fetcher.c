@@ -1,8 +1,9 @@
 /* block_fetcher.c — the executor's network shuffle_block_source (block_fetcher.h): local blocks
  * from disk, remote ones from the owning executor's block server over one cached rpc connection
  * per peer, with Spark's retry policy (spark.shuffle.io.maxRetries / retryWait) on connection
- * errors and timeouts. A reply stream of BlockData parts is assembled on the endpoint's loop
- * thread; a single-part block's buffer is handed to the reader without a copy.
+ * errors and timeouts. For block_fetcher_source, a reply stream of BlockData parts is
+ * assembled on the endpoint's loop thread (a single-part block's buffer is handed over without a
+ * copy); a block_prefetch queues the parts and lets its reader decode them as they come.
  * Used by the executor's task runner (one fetcher per executor, shared by its task threads).
  */
 #include "exec/block_fetcher.h"
@@ -397,12 +398,20 @@ void block_fetcher_free(block_fetcher *f)
 
 enum { PF_IDLE, PF_WAIT, PF_DONE, PF_FAILED, PF_DIRECT, PF_USED };
 
+/* One received piece of a block (a BlockData message's data, kept without a copy). */
+typedef struct pf_part {
+    uint8_t *data;
+    size_t len;
+    struct pf_part *next;
+} pf_part;
+
 typedef struct pf_block {
     const cs_map_status *st;
     size_t size; /* from the map status */
     int state;
-    uint8_t *buf;
-    size_t len;
+    pf_part *head, *tail; /* received, not yet consumed */
+    size_t recv;          /* bytes received */
+    size_t taken;         /* bytes consumed by the reader (released from in_flight) */
     char error[256];
 } pf_block;
 
@@ -433,11 +442,21 @@ static int is_remote(const block_fetcher *f, const cs_map_status *st)
     return !(f->local_dir && f->local_id && strcmp(st->executor_id, f->local_id) == 0);
 }
 
+static void free_parts(pf_block *b)
+{
+    for (pf_part *q = b->head, *nx; q; q = nx) {
+        nx = q->next;
+        free(q->data);
+        free(q);
+    }
+    b->head = b->tail = NULL;
+}
+
 static void pf_unref(block_prefetch *p)
 {
     if (atomic_fetch_sub(&p->refs, 1) != 1) return;
     for (int i = 0; i < p->n; i++)
-        free(p->b[i].buf);
+        free_parts(&p->b[i]);
     free(p->b);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
@@ -452,18 +471,23 @@ static void pf_end(block_prefetch *p, int i, int s, const char *why)
     b->state = s;
     if (s == PF_FAILED) {
         snprintf(b->error, sizeof b->error, "%s", why);
-        free(b->buf);
-        b->buf = NULL;
-        b->len = 0;
+        free_parts(b);
     }
-    if (p->cancelled) {
-        free(b->buf);
-        b->buf = NULL;
-    }
+    if (p->cancelled) free_parts(b);
     pthread_cond_broadcast(&p->cv);
 }
 
-/* Loop thread: one message of a prefetch request's reply stream. */
+/* Under p->mu: the reader is done with block b; what it did not consume leaves in_flight. */
+static void pf_release(block_prefetch *p, pf_block *b)
+{
+    if (b->state == PF_IDLE || b->state == PF_DIRECT) return;
+    p->in_flight -= b->size - b->taken;
+    b->taken = b->size;
+}
+
+/* Loop thread: one message of a prefetch request's reply stream. Each part is queued as it
+ * comes (its buffer taken from the message, not copied), so the reader can decode the first
+ * parts of a block while the rest is on its way. */
 static int pf_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *reason)
 {
     pf_req *r = arg;
@@ -494,16 +518,20 @@ static int pf_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
                 r->cur++;
                 r->got = 0;
             } else {
-                if (b->state == PF_WAIT && !p->cancelled) {
-                    if (!b->buf && n == b->size) { /* whole block in one part: keep its buffer */
-                        b->buf = bd->data.data;
-                        bd->data.data = NULL;
-                        bd->data.len = 0;
-                    } else if (n > 0) {
-                        if (!b->buf) b->buf = cs_xmalloc(b->size);
-                        memcpy(b->buf + b->len, bd->data.data, n);
-                    }
-                    b->len += n;
+                if (b->state == PF_WAIT && !p->cancelled && n > 0) {
+                    pf_part *q = cs_xmalloc(sizeof *q);
+                    q->data = bd->data.data;
+                    q->len = n;
+                    q->next = NULL;
+                    bd->data.data = NULL;
+                    bd->data.len = 0;
+                    if (b->tail)
+                        b->tail->next = q;
+                    else
+                        b->head = q;
+                    b->tail = q;
+                    b->recv += n;
+                    pthread_cond_broadcast(&p->cv);
                 }
                 /* else: the reader gave up on this block (timeout) or cancelled: drop the data */
                 r->got += n;
@@ -611,33 +639,24 @@ static void pf_issue(block_prefetch *p)
     }
 }
 
-static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out, size_t *len,
-                    cs_error *err)
+/* The index of st's block for the reader's next request, or -1 (not one of ours). */
+static int pf_find(block_prefetch *p, const cs_map_status *st, int reduce_id)
 {
-    block_prefetch *p = arg;
-    *out = NULL;
-    *len = 0;
-    int i = -1;
+    if (reduce_id != p->reduce) return -1;
     for (int j = p->cursor; j < p->n; j++)
         if (p->b[j].st == st) {
-            i = j;
-            break;
+            p->cursor = j + 1;
+            return j;
         }
-    if (i < 0 || reduce_id != p->reduce) return fetcher_fetch(p->f, st, reduce_id, out, len, err);
-    p->cursor = i + 1;
+    return -1;
+}
+
+/* Under p->mu (released while waiting): waits until block i has ended, or (part = 1) has a
+ * part queued; a block still in flight after the fetch timeout fails. */
+static void pf_wait(block_prefetch *p, int i, int part)
+{
     pf_block *b = &p->b[i];
-    pthread_mutex_lock(&p->mu);
-    int state = b->state;
-    pthread_mutex_unlock(&p->mu);
-    if (state == PF_IDLE) {
-        pf_issue(p);
-    }
-    pthread_mutex_lock(&p->mu);
-    if (b->state == PF_DIRECT || b->state == PF_IDLE || b->state == PF_USED) {
-        b->state = PF_USED;
-        pthread_mutex_unlock(&p->mu);
-        return fetcher_fetch(p->f, st, reduce_id, out, len, err);
-    }
+    if ((part && b->head) || b->state != PF_WAIT) return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ts.tv_sec += p->f->timeout_ms / 1000;
@@ -646,29 +665,199 @@ static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t *
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
-    while (b->state == PF_WAIT) {
-        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) != 0 && b->state == PF_WAIT) {
+    while (!(part && b->head) && b->state == PF_WAIT) {
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) != 0 && !(part && b->head) &&
+            b->state == PF_WAIT) {
             pf_end(p, i, PF_FAILED, "timed out");
             break;
         }
     }
+}
+
+static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out, size_t *len,
+                    cs_error *err)
+{
+    block_prefetch *p = arg;
+    *out = NULL;
+    *len = 0;
+    int i = pf_find(p, st, reduce_id);
+    if (i < 0) return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+    pf_block *b = &p->b[i];
+    pthread_mutex_lock(&p->mu);
+    int state = b->state;
+    pthread_mutex_unlock(&p->mu);
+    if (state == PF_IDLE) pf_issue(p);
+    pthread_mutex_lock(&p->mu);
+    if (b->state == PF_DIRECT || b->state == PF_IDLE || b->state == PF_USED) {
+        b->state = PF_USED;
+        pthread_mutex_unlock(&p->mu);
+        return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+    }
+    /* the whole block: wait for its end, then join its parts (one part is handed over) */
+    pf_wait(p, i, 0);
     int ok = b->state == PF_DONE;
     if (ok) {
-        *out = b->buf;
-        *len = b->len;
-        b->buf = NULL;
+        if (b->head && !b->head->next) {
+            *out = b->head->data;
+            b->head->data = NULL;
+        } else if (b->head) {
+            *out = cs_xmalloc(b->recv);
+            for (pf_part *q = b->head; q; q = q->next) {
+                memcpy(*out + *len, q->data, q->len);
+                *len += q->len;
+            }
+        }
+        *len = b->recv;
     } else {
         CS_DEBUG(COMP,
                  "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d "
                  "reason=\"%s\"",
                  st->host, st->port, st->shuffle_id, st->map_id, reduce_id, b->error);
     }
+    free_parts(b);
+    pf_release(p, b);
     b->state = PF_USED;
-    p->in_flight -= b->size;
     pthread_mutex_unlock(&p->mu);
     pf_issue(p);
     if (ok) return 0;
     return fetcher_fetch(p->f, st, reduce_id, out, len, err);
+}
+
+/* Local blocks are streamed from this executor's data file (bounded memory, one copy) instead
+ * of being read whole into a buffer of the segment's size. */
+static int pf_open_range(void *arg, const cs_map_status *st, int reduce_id, int *fd, uint64_t *off,
+                         uint64_t *len, cs_error *err)
+{
+    block_prefetch *p = arg;
+    if (is_remote(p->f, st)) return CS_EUNSUPPORTED;
+    /* remote blocks are requested before the local one is read, so they travel meanwhile */
+    pf_issue(p);
+    shuffle_block_source local = shuffle_local_source(p->f->local_dir);
+    return local.open_range(local.arg, st, reduce_id, fd, off, len, err);
+}
+
+/* A remote block read part by part as the parts arrive. */
+typedef struct pf_stream {
+    block_prefetch *p;
+    int i;
+    pf_part *cur;    /* the part the reader is decoding (owned) */
+    uint8_t *direct; /* after a failed prefetch: the block fetched whole (with retries) */
+    size_t direct_len;
+    size_t delivered; /* bytes handed to the reader */
+} pf_stream;
+
+static int pf_open_stream(void *arg, const cs_map_status *st, int reduce_id, void **stream,
+                          cs_error *err)
+{
+    block_prefetch *p = arg;
+    int save = p->cursor;
+    int i = pf_find(p, st, reduce_id);
+    if (i < 0) return CS_EUNSUPPORTED;
+    pthread_mutex_lock(&p->mu);
+    int state = p->b[i].state;
+    pthread_mutex_unlock(&p->mu);
+    if (state == PF_DIRECT || state == PF_USED) {
+        p->cursor = save; /* pf_fetch will look it up again */
+        return CS_EUNSUPPORTED;
+    }
+    if (state == PF_IDLE) pf_issue(p);
+    pf_stream *s = cs_xcalloc(1, sizeof *s);
+    s->p = p;
+    s->i = i;
+    *stream = s;
+    return 0;
+}
+
+static int pf_stream_next(void *arg, const uint8_t **data, size_t *len, cs_error *err)
+{
+    pf_stream *s = arg;
+    block_prefetch *p = s->p;
+    pf_block *b = &p->b[s->i];
+    if (s->cur) {
+        free(s->cur->data);
+        free(s->cur);
+        s->cur = NULL;
+    }
+    if (s->direct) {
+        if (s->delivered >= s->direct_len) return 0;
+        *data = s->direct + s->delivered;
+        *len = s->direct_len - s->delivered;
+        s->delivered = s->direct_len;
+        return 1;
+    }
+    pthread_mutex_lock(&p->mu);
+    pf_wait(p, s->i, 1);
+    if (b->head) {
+        pf_part *q = b->head;
+        b->head = q->next;
+        if (!b->head) b->tail = NULL;
+        b->taken += q->len;
+        p->in_flight -= q->len;
+        pthread_mutex_unlock(&p->mu);
+        s->cur = q;
+        s->delivered += q->len;
+        *data = q->data;
+        *len = q->len;
+        pf_issue(p); /* room for the following blocks */
+        return 1;
+    }
+    int ok = b->state == PF_DONE;
+    char why[256];
+    snprintf(why, sizeof why, "%s", b->error);
+    pf_release(p, b);
+    b->state = PF_USED;
+    pthread_mutex_unlock(&p->mu);
+    pf_issue(p);
+    if (ok) return 0;
+    /* the prefetch failed: fetch the block whole as the direct path does (with retries) and
+     * hand over what the reader has not had yet */
+    const cs_map_status *st = b->st;
+    CS_DEBUG(COMP,
+             "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d delivered=%zu "
+             "reason=\"%s\"",
+             st->host, st->port, st->shuffle_id, st->map_id, p->reduce, s->delivered, why);
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    int rc = fetcher_fetch(p->f, st, p->reduce, &buf, &n, err);
+    if (rc < 0) return rc;
+    if (n < s->delivered) {
+        free(buf);
+        return cs_error_set(err, CS_EIO,
+                            "shuffle %d map %d reduce %d from %s:%d: refetched block is shorter "
+                            "(%zu bytes) than what was read (%zu)",
+                            st->shuffle_id, st->map_id, p->reduce, st->host, st->port, n,
+                            s->delivered);
+    }
+    s->direct = buf;
+    s->direct_len = n;
+    if (s->delivered >= n) return 0;
+    *data = buf + s->delivered;
+    *len = n - s->delivered;
+    s->delivered = n;
+    return 1;
+}
+
+static void pf_stream_close(void *arg)
+{
+    pf_stream *s = arg;
+    if (!s) return;
+    block_prefetch *p = s->p;
+    pf_block *b = &p->b[s->i];
+    pthread_mutex_lock(&p->mu);
+    if (b->state != PF_USED) {
+        /* closed before its end (the task stopped): what is left is dropped as it comes */
+        if (b->state == PF_WAIT) pf_end(p, s->i, PF_FAILED, "abandoned by the reader");
+        free_parts(b);
+        pf_release(p, b);
+        b->state = PF_USED;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (s->cur) {
+        free(s->cur->data);
+        free(s->cur);
+    }
+    free(s->direct);
+    free(s);
 }
 
 block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
@@ -703,6 +892,10 @@ shuffle_block_source block_prefetch_source(block_prefetch *p)
     memset(&s, 0, sizeof s);
     s.fetch = pf_fetch;
     s.arg = p;
+    if (p->f->local_dir && p->f->local_id) s.open_range = pf_open_range;
+    s.open_stream = pf_open_stream;
+    s.stream_next = pf_stream_next;
+    s.stream_close = pf_stream_close;
     return s;
 }
 
@@ -711,12 +904,8 @@ void block_prefetch_free(block_prefetch *p)
     if (!p) return;
     pthread_mutex_lock(&p->mu);
     p->cancelled = 1;
-    for (int i = 0; i < p->n; i++) {
-        if (p->b[i].state == PF_DONE) {
-            free(p->b[i].buf);
-            p->b[i].buf = NULL;
-        }
-    }
+    for (int i = 0; i < p->n; i++)
+        free_parts(&p->b[i]); /* pf_reply queues nothing more once cancelled */
     pthread_mutex_unlock(&p->mu);
     pf_unref(p);
 }

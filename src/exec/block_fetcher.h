@@ -36,9 +36,13 @@ void block_fetcher_free(block_fetcher *f);
  * answers the reader's fetches in that order while keeping up to spark.reducer.maxSizeInFlight
  * bytes of the following remote blocks requested ahead, grouped per peer into FetchBlocks of up
  * to maxSizeInFlight/5 bytes (Spark's targetRequestSize); several peers are fetched from in
- * parallel. A block that could not be prefetched is fetched as block_fetcher_source does (with
- * the retries). Local blocks are read from disk. Use one block_prefetch per reader (one thread);
- * free it after the reader (unconsumed blocks are dropped). */
+ * parallel. The source streams: a remote block reaches the reader part by part as the
+ * BlockData messages arrive (open_stream; the parts' buffers are handed over without a copy and
+ * leave the in-flight count as they are consumed), and a local block is read from disk through
+ * a bounded buffer (open_range), when the remote requests are already out. A block that could
+ * not be prefetched, or whose stream broke, is fetched whole as block_fetcher_source does (with
+ * the retries; a broken stream resumes after the bytes already read). Use one block_prefetch
+ * per reader (one thread); free it after the reader (unconsumed blocks are dropped). */
 typedef struct block_prefetch block_prefetch;
 block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
                                        int num_maps, int reduce_id);

@@ -171,6 +171,7 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
 shuffle_block_source shuffle_local_source(const char *dir)
 {
     shuffle_block_source s;
+    memset(&s, 0, sizeof s);
     s.fetch = local_fetch;
     s.arg = (void *)dir;
     s.open_range = local_open;
@@ -189,6 +190,7 @@ struct shuffle_reader {
     uint8_t *seg;
     size_t seg_len;
     int seg_fd;
+    void *stream; /* src.open_stream's handle */
     recio_reader *rd;
 };
 
@@ -217,6 +219,8 @@ static void drop_segment(shuffle_reader *r)
     free(r->seg);
     r->seg = NULL;
     r->seg_len = 0;
+    if (r->stream) r->src.stream_close(r->stream);
+    r->stream = NULL;
     if (r->seg_fd >= 0) close(r->seg_fd);
     r->seg_fd = -1;
     r->cur_map = -1;
@@ -256,6 +260,16 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
                 }
                 if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
             }
+            if (rc == CS_EUNSUPPORTED && r->src.open_stream) {
+                /* decoded part by part as it arrives; a source may decline */
+                void *stream = NULL;
+                rc = r->src.open_stream(r->src.arg, st, r->reduce_id, &stream, err);
+                if (rc == 0) {
+                    r->stream = stream;
+                    r->rd = recio_reader_pull(r->src.stream_next, stream);
+                }
+                if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
+            }
             if (rc == CS_EUNSUPPORTED) {
                 uint8_t *seg = NULL;
                 size_t len = 0;
@@ -278,8 +292,8 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
         int rc = recio_reader_next_block(r->rd, out, err);
         if (rc < 0) {
             if (failed_map_id) *failed_map_id = r->cur_map;
-            cs_error_prefix(err, "shuffle block of map %d reduce %d corrupt", r->cur_map,
-                            r->reduce_id);
+            cs_error_prefix(err, "shuffle block of map %d reduce %d %s", r->cur_map, r->reduce_id,
+                            rc == CS_EPROTO ? "corrupt" : "unreadable");
             drop_segment(r);
             if (err) err->code = CS_EIO;
             return CS_EIO;

@@ -30,6 +30,7 @@
 #include "cspark.h"
 #include "common/batch.h"
 #include "common/err.h"
+#include "common/recio.h"
 #include "shuffle/memory.h"
 
 /* XXH3_64bits of the key: the hash every shuffle structure uses. Inlined (xxhash in header-only
@@ -129,6 +130,17 @@ typedef struct shuffle_block_source {
      * The local source sets it; leave NULL for sources that only fetch. */
     int (*open_range)(void *arg, const cs_map_status *st, int reduce_id, int *fd, uint64_t *off,
                       uint64_t *len, cs_error *err);
+    /* Optional (added): the segment as a stream of parts, for a source that receives it in
+     * pieces (the network), so the reader decodes the first parts while later ones arrive and
+     * no whole-segment buffer is assembled. open_stream sets *stream and returns 0, or returns
+     * CS_EUNSUPPORTED to decline (the reader then calls fetch), or fails like fetch.
+     * stream_next(stream, ...) delivers the parts in order (a recio_pull_fn: parts borrowed
+     * until the next call); a failure there is CS_EIO with err set. stream_close releases the
+     * stream (also before its end). Tried after open_range. */
+    int (*open_stream)(void *arg, const cs_map_status *st, int reduce_id, void **stream,
+                       cs_error *err);
+    recio_pull_fn stream_next;
+    void (*stream_close)(void *stream);
 } shuffle_block_source;
 /* Reads <dir>/shuffle_* files through their index; arg = dir (borrowed). Sets fetch and
  * open_range. */

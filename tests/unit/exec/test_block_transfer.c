@@ -3,7 +3,8 @@
  * shuffle files written with shuffle_writer are fetched for every (map, reduce) and compared
  * byte for byte with local reads (with and without authentication, and with a frame size small
  * enough to force multi-part blocks); a shuffle_reader over the fetcher yields the same records
- * as over local files; a missing block fails at once naming it; indirect task results are
+ * as over local files, also when the reader streams remote blocks part by part and local ones
+ * from disk; a missing block fails at once naming it; indirect task results are
  * fetched once; a stopped server makes the fetch fail after the configured retries, naming the
  * peer and the block.
  */
@@ -307,9 +308,26 @@ static void test_stopped_server_fails_after_retries(void **state)
     conf_free(conf);
 }
 
+/* All records of reduce partition r read through src (appended to out). */
+static void read_partition(const cs_map_status *const *maps, int n, int r,
+                           const shuffle_block_source *src, cs_batch *out)
+{
+    cs_error err = {0};
+    shuffle_reader *rd = shuffle_reader_new(maps, n, r, src, &err);
+    assert_non_null(rd);
+    int rc, failed = -1;
+    while ((rc = shuffle_reader_next(rd, out, &failed, &err)) > 0) {
+    }
+    assert_int_equal(rc, 0);
+    shuffle_reader_free(rd);
+}
+
 /* Two block servers on the same files: map 1 is "on" the second one. Every reduce partition is
- * read through a prefetching source and compared with the local bytes. */
-static void prefetch_compare(const char *in_flight, size_t max_frame, int consume_all)
+ * read through a prefetching source and compared with the local bytes; then through readers
+ * (blocks streamed part by part), record by record. With with_local = 1 the fetcher is "exec-1",
+ * whose blocks (maps 0 and 2) are read from disk, and map 1 is on "exec-3". */
+static void prefetch_compare(const char *in_flight, size_t max_frame, int consume_all,
+                             int with_local)
 {
     rpc_options so = {.name = "bs", .app_id = "app-p", .secret = SECRET, .max_frame = max_frame};
     cs_error err = {0};
@@ -323,7 +341,9 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
         g_st[m].port = port[m == 1];
     cs_conf *conf = fast_conf();
     conf_set(conf, "spark.reducer.maxSizeInFlight", in_flight);
-    block_fetcher *f = block_fetcher_new("exec-2", NULL, &so, conf, &err);
+    if (with_local) snprintf(g_st[1].executor_id, sizeof g_st[1].executor_id, "exec-3");
+    block_fetcher *f = block_fetcher_new(with_local ? "exec-1" : "exec-2",
+                                         with_local ? g_dir : NULL, &so, conf, &err);
     assert_non_null(f);
     const cs_map_status *maps[NMAPS + 1];
     for (int m = 0; m < NMAPS; m++)
@@ -346,25 +366,30 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
         }
         block_prefetch_free(p); /* unconsumed blocks dropped, in flight or not */
     }
-    /* and through a reader */
+    /* and through readers: the same records in the same order as from the local files */
     size_t nrec = 0;
     for (int r = 0; r < NRED; r++) {
         block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS, r);
         shuffle_block_source src = block_prefetch_source(p);
-        shuffle_reader *rd = shuffle_reader_new(maps, NMAPS, r, &src, &err);
-        cs_batch out;
-        batch_init(&out);
-        int rc, failed = -1;
-        while ((rc = shuffle_reader_next(rd, &out, &failed, &err)) > 0) {
-            nrec += out.n;
-            batch_reset(&out);
+        cs_batch got, want;
+        batch_init(&got);
+        batch_init(&want);
+        read_partition(maps, NMAPS, r, &src, &got);
+        read_partition(maps, NMAPS, r, &local, &want);
+        assert_int_equal(got.n, want.n);
+        assert_int_equal(got.len, want.len);
+        assert_memory_equal(got.data, want.data, got.len);
+        for (size_t i = 0; i < got.n; i++) {
+            assert_int_equal(got.recs[i].klen, want.recs[i].klen);
+            assert_int_equal(got.recs[i].vlen, want.recs[i].vlen);
         }
-        assert_int_equal(rc, 0);
-        batch_free(&out);
-        shuffle_reader_free(rd);
+        nrec += got.n;
+        batch_free(&got);
+        batch_free(&want);
         block_prefetch_free(p);
     }
     assert_int_equal(nrec, NMAPS * 20000);
+    if (with_local) snprintf(g_st[1].executor_id, sizeof g_st[1].executor_id, "exec-1");
     block_fetcher_free(f);
     conf_free(conf);
     for (int k = 0; k < 2; k++)
@@ -373,17 +398,23 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
 
 static void test_prefetch_two_peers(void **state)
 {
-    prefetch_compare("48m", 0, 1);
+    prefetch_compare("48m", 0, 1, 0);
 }
 
 static void test_prefetch_small_budget_multipart(void **state)
 {
-    prefetch_compare("100k", 64 * 1024, 1);
+    prefetch_compare("100k", 64 * 1024, 1, 0);
 }
 
 static void test_prefetch_freed_early(void **state)
 {
-    prefetch_compare("48m", 64 * 1024, 0);
+    prefetch_compare("48m", 64 * 1024, 0, 0);
+}
+
+/* Local blocks streamed from disk between remote ones streamed part by part. */
+static void test_prefetch_local_and_remote_streamed(void **state)
+{
+    prefetch_compare("100k", 64 * 1024, 1, 1);
 }
 
 static void test_prefetch_server_gone(void **state)
@@ -442,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_prefetch_two_peers),
         cmocka_unit_test(test_prefetch_small_budget_multipart),
         cmocka_unit_test(test_prefetch_freed_early),
+        cmocka_unit_test(test_prefetch_local_and_remote_streamed),
         cmocka_unit_test(test_prefetch_server_gone),
         cmocka_unit_test(test_bad_conf_named),
     };

@@ -1,6 +1,7 @@
 /*
- * test_recio.c — record stream round trips (memory and fd, with and without lz4, records larger
- * than a block, empty keys/values) and rejection of corrupt input without crashing.
+ * test_recio.c — record stream round trips (memory, fd and pulled parts, with and without lz4,
+ * records larger than a block, empty keys/values) and rejection of corrupt input without
+ * crashing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -268,12 +269,124 @@ static void test_corrupt_rejected(void **state)
     batch_free(&in);
 }
 
+/* Pull source over a memory buffer cut into parts: sizes cycle through `cuts` (0 = an empty
+ * part); each part is a fresh malloc'd copy freed at the next call, so a reader keeping a
+ * pointer past it is caught by ASan. fail_at >= 0: the pull fails once that many bytes went. */
+typedef struct parts_src {
+    const uint8_t *data;
+    size_t len, pos;
+    const size_t *cuts;
+    int ncuts, k;
+    uint8_t *cur;
+    long fail_at;
+    int pulls;
+} parts_src;
+
+static int pull_parts(void *arg, const uint8_t **data, size_t *len, cs_error *err)
+{
+    parts_src *s = arg;
+    free(s->cur);
+    s->cur = NULL;
+    s->pulls++;
+    if (s->fail_at >= 0 && s->pos >= (size_t)s->fail_at)
+        return cs_error_set(err, CS_EIO, "peer went away");
+    if (s->pos >= s->len) return 0;
+    size_t n = s->cuts[s->k++ % s->ncuts];
+    if (n > s->len - s->pos) n = s->len - s->pos;
+    s->cur = malloc(n ? n : 1);
+    memcpy(s->cur, s->data + s->pos, n);
+    s->pos += n;
+    *data = s->cur;
+    *len = n;
+    return 1;
+}
+
+static void test_roundtrip_pulled_parts(void **state)
+{
+    (void)state;
+    cs_batch in;
+    batch_init(&in);
+    make_records(&in, 3000, 30, 200);
+    uint8_t *big = calloc(1, 150000);
+    batch_append_record(&in, "big", 3, big, 150000);
+    make_records(&in, 50, 10, 10);
+    for (int compress = 0; compress < 2; compress++) {
+        recio_writer *w = recio_writer_new(-1, compress, 0);
+        cs_error err = {0};
+        assert_int_equal(recio_writer_add_batch(w, &in, &err), 0);
+        size_t len;
+        uint8_t *enc = recio_writer_take(w, &len, &err);
+        /* parts cutting headers, payloads and varints anywhere; one part; empty parts */
+        static const size_t cuts_a[] = {1, 3, 0, 7, 9, 4096, 5, 65536, 2};
+        static const size_t cuts_b[] = {1u << 20};
+        static const size_t cuts_c[] = {100000, 0, 33333};
+        const size_t *cuts[] = {cuts_a, cuts_b, cuts_c};
+        int ncuts[] = {9, 1, 3};
+        for (int c = 0; c < 3; c++) {
+            parts_src src = {enc, len, 0, cuts[c], ncuts[c], 0, NULL, -1, 0};
+            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            cs_batch out;
+            batch_init(&out);
+            int rc;
+            while ((rc = recio_reader_next_block(r, &out, &err)) > 0) {
+            }
+            assert_int_equal(rc, 0);
+            assert_batches_equal(&in, &out);
+            recio_reader_free(r);
+            free(src.cur);
+            batch_free(&out);
+        }
+        /* a stream cut short is corrupt; a failing pull is its error */
+        {
+            parts_src src = {enc, len - 5, 0, cuts_a, 9, 0, NULL, -1, 0};
+            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            cs_batch out;
+            batch_init(&out);
+            int rc;
+            while ((rc = recio_reader_next_block(r, &out, &err)) > 0) {
+            }
+            assert_int_equal(rc, CS_EPROTO);
+            recio_reader_free(r);
+            free(src.cur);
+            batch_free(&out);
+        }
+        {
+            parts_src src = {enc, len, 0, cuts_a, 9, 0, NULL, (long)len / 2, 0};
+            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            cs_batch out;
+            batch_init(&out);
+            int rc;
+            while ((rc = recio_reader_next_block(r, &out, &err)) > 0) {
+            }
+            assert_int_equal(rc, CS_EIO);
+            assert_non_null(strstr(err.msg, "peer went away"));
+            recio_reader_free(r);
+            free(src.cur);
+            batch_free(&out);
+        }
+        {
+            parts_src src = {enc, 0, 0, cuts_a, 9, 0, NULL, -1, 0};
+            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            cs_batch out;
+            batch_init(&out);
+            assert_int_equal(recio_reader_next_block(r, &out, &err), 0);
+            assert_int_equal(out.n, 0);
+            recio_reader_free(r);
+            batch_free(&out);
+        }
+        recio_writer_free(w);
+        free(enc);
+    }
+    free(big);
+    batch_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_mem_lz4), cmocka_unit_test(test_roundtrip_mem_plain),
         cmocka_unit_test(test_lz4_compresses),    cmocka_unit_test(test_roundtrip_fd_range),
-        cmocka_unit_test(test_corrupt_rejected),
+        cmocka_unit_test(test_corrupt_rejected),  cmocka_unit_test(test_roundtrip_pulled_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
