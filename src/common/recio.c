@@ -633,6 +633,42 @@ int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
     return 1;
 }
 
+int recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
+{
+    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
+    if (r->blk_pos >= r->blk_len) {
+        int rc = load_block(r, err);
+        if (rc <= 0) {
+            if (rc < 0) r->failed = rc;
+            return rc;
+        }
+    }
+    const uint8_t *base = r->blk + r->blk_pos;
+    size_t start = r->blk_pos;
+    view->n = 0;
+    while (r->blk_pos < r->blk_len) {
+        cspark_record rec;
+        int rc = parse_record(r, &rec, err);
+        if (rc < 0) {
+            r->failed = rc;
+            return rc;
+        }
+        if (view->n == view->rcap) {
+            size_t c = view->rcap ? view->rcap * 2 : 1024;
+            view->recs = rx_realloc(view->recs, c * sizeof *view->recs);
+            view->rcap = c;
+        }
+        cs_rec *o = &view->recs[view->n++];
+        o->off = (uint64_t)(rec.key.ptr - base);
+        o->klen = rec.key.len;
+        o->vlen = rec.value.len;
+    }
+    view->data = (uint8_t *)base;
+    view->len = r->blk_len - start;
+    view->cap = 0;
+    return 1;
+}
+
 int recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err)
 {
     recio_reader *r = recio_reader_mem(data, len);

@@ -152,6 +152,13 @@ int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err);
 /* Appends the records of the rest of the current block, or of the next block, to out:
  * 1 = records appended, 0 = end, <0 error. */
 int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err);
+/* Like next_block without copying the records: view->data points at the rest of the current
+ * (or the next) block inside the reader (borrowed until the next call on r or its free; record
+ * varint headers lie between the records), view->recs are the records' offsets from there.
+ * view->recs is the caller's array, grown here (free it with free() or batch_free after
+ * clearing view->data); view->cap is 0, so nothing may be appended to a view. 1 = records in
+ * the view, 0 = end, <0 error. */
+int recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err);
 /* Bytes of memory held (buffers). */
 size_t recio_reader_memory(const recio_reader *r);
 void recio_reader_free(recio_reader *r);

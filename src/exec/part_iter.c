@@ -458,8 +458,8 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
     int rc;
     for (;;) {
         int failed_map = -1;
-        batch_reset(&s->tmp);
-        rc = shuffle_reader_next(r, &s->tmp, &failed_map, err);
+        const cs_batch *b = NULL;
+        rc = shuffle_reader_next_view(r, &b, &failed_map, err);
         if (rc < 0) {
             if (failed_map >= 0) {
                 s->tc->result->status = TASK_FETCH_FAILED;
@@ -469,11 +469,11 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
             break;
         }
         if (rc == 0) break;
-        s->tc->result->metrics.shuffle_records_read += (int64_t)s->tmp.n;
-        s->tc->result->metrics.shuffle_bytes_read += (int64_t)s->tmp.len;
+        s->tc->result->metrics.shuffle_records_read += (int64_t)b->n;
+        s->tc->result->metrics.shuffle_bytes_read += (int64_t)b->len;
         task_context_enter(s->tc, &s->rdd->agg_merge_value);
-        rc = sort ? ext_sorter_insert(s->sorter, &s->tmp, err)
-                  : ext_agg_insert(s->aggr, &s->tmp, s->rdd->values_are_combiners, err);
+        rc = sort ? ext_sorter_insert(s->sorter, b, err)
+                  : ext_agg_insert(s->aggr, b, s->rdd->values_are_combiners, err);
         task_context_enter(s->tc, NULL);
         if (rc < 0) break;
     }
@@ -555,18 +555,21 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
     int rc;
     switch (s->rdd->read_mode) {
     case SHUFFLE_READ_PLAIN: {
+        /* the records of one block where the reader decoded them: no copy */
         int failed_map = -1;
-        rc = shuffle_reader_next(s->plain, &s->out, &failed_map, err);
+        const cs_batch *b = NULL;
+        rc = shuffle_reader_next_view(s->plain, &b, &failed_map, err);
         if (rc < 0 && failed_map >= 0) {
             s->tc->result->status = TASK_FETCH_FAILED;
             s->tc->result->fetch_shuffle_id = s->rdd->deps[0]->shuffle_id;
             s->tc->result->fetch_map_id = failed_map;
         }
         if (rc > 0) {
-            s->tc->result->metrics.shuffle_records_read += (int64_t)s->out.n;
-            s->tc->result->metrics.shuffle_bytes_read += (int64_t)s->out.len;
+            s->tc->result->metrics.shuffle_records_read += (int64_t)b->n;
+            s->tc->result->metrics.shuffle_bytes_read += (int64_t)b->len;
+            *out = b;
         }
-        break;
+        return rc;
     }
     case SHUFFLE_READ_SORT:
         rc = ext_sorter_next(s->sorter, &s->out, err);

@@ -192,6 +192,7 @@ struct shuffle_reader {
     int seg_fd;
     void *stream; /* src.open_stream's handle */
     recio_reader *rd;
+    cs_batch view; /* next_view's batch: recs owned, data borrowed from rd */
 };
 
 shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
@@ -226,78 +227,90 @@ static void drop_segment(shuffle_reader *r)
     r->cur_map = -1;
 }
 
+/* Opens the next non-empty segment: 1 opened, 0 none left, <0 error (*failed_map_id set). */
+static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
+{
+    while (r->next_map < r->num_maps) {
+        const cs_map_status *st = r->maps[r->next_map];
+        if (!st) {
+            if (failed_map_id) *failed_map_id = r->next_map;
+            return cs_error_set(err, CS_EIO, "missing map output %d", r->next_map);
+        }
+        if (r->reduce_id < st->num_reduces && st->sizes && st->sizes[r->reduce_id] == 0) {
+            r->next_map++;
+            continue;
+        }
+        break;
+    }
+    if (r->next_map >= r->num_maps) return 0;
+    const cs_map_status *st = r->maps[r->next_map++];
+    int rc = CS_EUNSUPPORTED;
+    if (r->src.open_range) {
+        /* streamed from a local file; a source may decline (remote block) */
+        int fd = -1;
+        uint64_t off = 0, len = 0;
+        rc = r->src.open_range(r->src.arg, st, r->reduce_id, &fd, &off, &len, err);
+        if (rc == 0) {
+            r->seg_fd = fd;
+            r->rd = recio_reader_fd(fd, off, len, 0);
+        } else if (fd >= 0) {
+            close(fd);
+        }
+        if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
+    }
+    if (rc == CS_EUNSUPPORTED && r->src.open_stream) {
+        /* decoded part by part as it arrives; a source may decline */
+        void *stream = NULL;
+        rc = r->src.open_stream(r->src.arg, st, r->reduce_id, &stream, err);
+        if (rc == 0) {
+            r->stream = stream;
+            r->rd = recio_reader_pull(r->src.stream_next, stream);
+        }
+        if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
+    }
+    if (rc == CS_EUNSUPPORTED) {
+        uint8_t *seg = NULL;
+        size_t len = 0;
+        rc = r->src.fetch(r->src.arg, st, r->reduce_id, &seg, &len, err);
+        if (rc == 0) {
+            r->seg = seg;
+            r->seg_len = len;
+            r->rd = recio_reader_mem(seg, len);
+        } else {
+            free(seg);
+        }
+    }
+    if (rc < 0) {
+        if (failed_map_id) *failed_map_id = st->map_id;
+        if (err && err->code == CS_OK) err->code = rc;
+        return rc;
+    }
+    r->cur_map = st->map_id;
+    return 1;
+}
+
+/* A block of the current segment failed to read or decode (rc). */
+static int block_failed(shuffle_reader *r, int rc, int *failed_map_id, cs_error *err)
+{
+    if (failed_map_id) *failed_map_id = r->cur_map;
+    cs_error_prefix(err, "shuffle block of map %d reduce %d %s", r->cur_map, r->reduce_id,
+                    rc == CS_EPROTO ? "corrupt" : "unreadable");
+    drop_segment(r);
+    if (err) err->code = CS_EIO;
+    return CS_EIO;
+}
+
 int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err)
 {
     size_t start = out->n;
     for (;;) {
         if (!r->rd) {
-            /* next non-empty segment */
-            while (r->next_map < r->num_maps) {
-                const cs_map_status *st = r->maps[r->next_map];
-                if (!st) {
-                    if (failed_map_id) *failed_map_id = r->next_map;
-                    return cs_error_set(err, CS_EIO, "missing map output %d", r->next_map);
-                }
-                if (r->reduce_id < st->num_reduces && st->sizes && st->sizes[r->reduce_id] == 0) {
-                    r->next_map++;
-                    continue;
-                }
-                break;
-            }
-            if (r->next_map >= r->num_maps) return out->n > start ? 1 : 0;
-            const cs_map_status *st = r->maps[r->next_map++];
-            int rc = CS_EUNSUPPORTED;
-            if (r->src.open_range) {
-                /* streamed from a local file; a source may decline (remote block) */
-                int fd = -1;
-                uint64_t off = 0, len = 0;
-                rc = r->src.open_range(r->src.arg, st, r->reduce_id, &fd, &off, &len, err);
-                if (rc == 0) {
-                    r->seg_fd = fd;
-                    r->rd = recio_reader_fd(fd, off, len, 0);
-                } else if (fd >= 0) {
-                    close(fd);
-                }
-                if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
-            }
-            if (rc == CS_EUNSUPPORTED && r->src.open_stream) {
-                /* decoded part by part as it arrives; a source may decline */
-                void *stream = NULL;
-                rc = r->src.open_stream(r->src.arg, st, r->reduce_id, &stream, err);
-                if (rc == 0) {
-                    r->stream = stream;
-                    r->rd = recio_reader_pull(r->src.stream_next, stream);
-                }
-                if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
-            }
-            if (rc == CS_EUNSUPPORTED) {
-                uint8_t *seg = NULL;
-                size_t len = 0;
-                rc = r->src.fetch(r->src.arg, st, r->reduce_id, &seg, &len, err);
-                if (rc == 0) {
-                    r->seg = seg;
-                    r->seg_len = len;
-                    r->rd = recio_reader_mem(seg, len);
-                } else {
-                    free(seg);
-                }
-            }
-            if (rc < 0) {
-                if (failed_map_id) *failed_map_id = st->map_id;
-                if (err && err->code == CS_OK) err->code = rc;
-                return rc;
-            }
-            r->cur_map = st->map_id;
+            int rc = next_segment(r, failed_map_id, err);
+            if (rc < 0) return rc;
+            if (rc == 0) return out->n > start ? 1 : 0;
         }
         int rc = recio_reader_next_block(r->rd, out, err);
-        if (rc < 0) {
-            if (failed_map_id) *failed_map_id = r->cur_map;
-            cs_error_prefix(err, "shuffle block of map %d reduce %d %s", r->cur_map, r->reduce_id,
-                            rc == CS_EPROTO ? "corrupt" : "unreadable");
-            drop_segment(r);
-            if (err) err->code = CS_EIO;
-            return CS_EIO;
-        }
+        if (rc < 0) return block_failed(r, rc, failed_map_id, err);
         if (rc == 0) {
             drop_segment(r);
             continue;
@@ -306,9 +319,30 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
     }
 }
 
+int shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
+                             cs_error *err)
+{
+    for (;;) {
+        if (!r->rd) {
+            int rc = next_segment(r, failed_map_id, err);
+            if (rc <= 0) return rc;
+        }
+        int rc = recio_reader_view_block(r->rd, &r->view, err);
+        if (rc < 0) return block_failed(r, rc, failed_map_id, err);
+        if (rc == 0) {
+            drop_segment(r);
+            continue;
+        }
+        *out = &r->view;
+        return 1;
+    }
+}
+
 void shuffle_reader_free(shuffle_reader *r)
 {
     if (!r) return;
     drop_segment(r);
+    r->view.data = NULL; /* borrowed */
+    batch_free(&r->view);
     free(r);
 }

@@ -154,6 +154,11 @@ shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_map
 /* Appends the next records to out (until batch_full); 1 = records added, 0 = end, <0 on error
  * (then *failed_map_id is the map whose block could not be fetched or decoded). */
 int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err);
+/* The records of the next block without copying them (recio_reader_view_block): *out is the
+ * reader's batch, pointing into the block, valid until the next call on r or its free; nothing
+ * may be appended to it. 1 = records, 0 = end, <0 as shuffle_reader_next. */
+int shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
+                             cs_error *err);
 void shuffle_reader_free(shuffle_reader *r);
 
 #endif /* CSPARK_SHUFFLE_SHUFFLE_H */

@@ -274,6 +274,28 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
         for (int m = 0; m < NMAPS; m++)
             nonempty += st[m].sizes[r] > 0;
         assert_int_equal(fetch_count, nonempty);
+        /* views of the blocks (no copy) hold the same records in the same order */
+        {
+            shuffle_reader *rv = shuffle_reader_new(stp, NMAPS, r, &src, &err);
+            cs_batch seen;
+            batch_init(&seen);
+            const cs_batch *v;
+            while ((rc = shuffle_reader_next_view(rv, &v, &failed, &err)) == 1) {
+                assert_true(v->n > 0);
+                batch_append_batch(&seen, v);
+            }
+            assert_int_equal(rc, 0);
+            shuffle_reader_free(rv);
+            assert_int_equal(seen.n, all.n);
+            for (size_t i = 0; i < seen.n; i++) {
+                cspark_record x = batch_get(&seen, i), y = batch_get(&all, i);
+                assert_int_equal(x.key.len, y.key.len);
+                assert_int_equal(x.value.len, y.value.len);
+                assert_memory_equal(x.key.ptr, y.key.ptr, x.key.len);
+                assert_memory_equal(x.value.ptr, y.value.ptr, x.value.len);
+            }
+            batch_free(&seen);
+        }
         if (comb) {
             cs_batch a, b;
             batch_init(&a);
