@@ -46,6 +46,13 @@ static inline void *arena_alloc8(cs_arena *a, size_t n)
     }
     return arena_alloc_slow(a, n);
 }
+/* Gives back the end of the most recent allocation p of n bytes, keeping its first used bytes
+ * (an allocation sized for a worst case); no-op when p was not the last one in the current
+ * chunk. */
+static inline void arena_shrink_last(cs_arena *a, void *p, size_t n, size_t used)
+{
+    if ((uint8_t *)p + n == a->cur) a->cur = (uint8_t *)p + used;
+}
 /* Frees every chunk (and releases their memory). The arena stays usable. */
 void arena_reset(cs_arena *a);
 void arena_free(cs_arena *a);

@@ -35,6 +35,8 @@
 #include "shuffle/arena.h"
 #include "shuffle/spill.h"
 
+#define BLOCKS_FIRST_CHUNK ((size_t)1 << 20)
+
 typedef struct enc_block {
     uint8_t *ptr;
     uint32_t len;
@@ -128,6 +130,15 @@ static void charge(shuffle_writer *w, int64_t *field, int64_t delta)
         task_memory_release(w->mem, -delta);
 }
 
+/* The blocks arena starts with chunks of several blocks, so blocks are encoded in place
+ * (seal_block) rather than through a temporary buffer. */
+static void blocks_arena_prime(shuffle_writer *w)
+{
+    cs_arena *a = &w->blocks_arena;
+    if (a->next_size < BLOCKS_FIRST_CHUNK)
+        a->next_size = BLOCKS_FIRST_CHUNK < a->max_size ? BLOCKS_FIRST_CHUNK : a->max_size;
+}
+
 shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err)
 {
     if (!spec || !spec->partitioner || spec->partitioner->num_partitions <= 0 || !spec->dir) {
@@ -185,6 +196,7 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
         for (int i = 0; i < w->n; i++)
             w->parts[i].head = w->parts[i].tail = -1;
         arena_init(&w->blocks_arena, w->mem);
+        blocks_arena_prime(w);
         int64_t t = RECIO_BLOCK_TARGET;
         if (w->mem->budget > 0) {
             t = w->mem->budget / (8 * (int64_t)w->n);
@@ -207,15 +219,27 @@ static void seal_block(shuffle_writer *w, int p)
     part_stream *ps = &w->parts[p];
     if (!ps->raw_len) return;
     size_t bound = recio_block_bound(ps->raw_len);
-    if (bound > w->enc_cap) {
-        free(w->enc_tmp);
-        w->enc_tmp = malloc(bound);
-        if (!w->enc_tmp) abort();
-        w->enc_cap = bound;
+    cs_arena *a = &w->blocks_arena;
+    uint8_t *dst;
+    size_t len;
+    if (bound <= a->next_size / 4) {
+        /* lands in the current chunk: encoded in place with room for the worst case, the
+         * unused end given back (no copy through a temporary buffer) */
+        dst = arena_alloc(a, bound);
+        len = recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, dst);
+        arena_shrink_last(a, dst, bound, len);
+    } else {
+        /* a block bigger than a quarter chunk gets a chunk of its own, sized to fit */
+        if (bound > w->enc_cap) {
+            free(w->enc_tmp);
+            w->enc_tmp = malloc(bound);
+            if (!w->enc_tmp) abort();
+            w->enc_cap = bound;
+        }
+        len = recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->enc_tmp);
+        dst = arena_alloc(a, len);
+        memcpy(dst, w->enc_tmp, len);
     }
-    size_t len = recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->enc_tmp);
-    uint8_t *dst = arena_alloc(&w->blocks_arena, len);
-    memcpy(dst, w->enc_tmp, len);
     if (w->nblocks == w->bcap) {
         size_t nc = w->bcap ? w->bcap * 2 : 256;
         w->blocks = realloc(w->blocks, nc * sizeof *w->blocks);
@@ -267,6 +291,7 @@ static void reset_mem_parts(shuffle_writer *w)
     w->nblocks = w->bcap = 0;
     charge(w, &w->block_bytes, -w->block_bytes);
     arena_reset(&w->blocks_arena);
+    blocks_arena_prime(w);
     free(w->enc_tmp);
     w->enc_tmp = NULL;
     w->enc_cap = 0;
