@@ -270,13 +270,15 @@ fail:
 void context_stop(cspark_context *sc, bool succeeded)
 {
     if (!sc) return;
-    scheduler_free(sc->sched);
+    /* as Spark's SparkContext.stop: the application's end is posted first, then the scheduler
+     * and the executors stop */
     if (sc->bus) {
         cs_event ev = {
             .kind = CS_EV_APPLICATION_END, .time_ms = cs_now_ms(), .succeeded = succeeded};
         listener_bus_post(sc->bus, &ev);
-        listener_bus_free(sc->bus);
     }
+    scheduler_free(sc->sched);
+    if (sc->bus) listener_bus_free(sc->bus);
     if (sc->local_dir) cs_remove_tree(sc->local_dir);
     for (int i = 0; i < sc->num_rdds; i++)
         rdd_free(sc->rdds[i]);

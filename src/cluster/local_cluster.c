@@ -109,6 +109,7 @@ static int spawn(local_cluster *lc, cs_error *err)
     snprintf(c->id, sizeof c->id, "%s", id);
     c->pid = pid;
     c->running = true;
+    c->leaving = false;
     pthread_mutex_unlock(&lc->lock);
     CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d", id,
             (int)pid, lc->cores, lc->memory_mb);

@@ -873,7 +873,8 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     pthread_mutex_lock(&s->outputs_lock);
     for (int i = 0; i < s->cap_shuffles; i++)
         if (s->shuffle_stages[i]) s->shuffle_stages[i]->running = false;
-    memset(s->active_shuffle, 0, (size_t)s->cap_shuffles * sizeof *s->active_shuffle);
+    if (s->active_shuffle)
+        memset(s->active_shuffle, 0, (size_t)s->cap_shuffles * sizeof *s->active_shuffle);
     s->running_final = NULL;
     pthread_mutex_unlock(&s->outputs_lock);
 
