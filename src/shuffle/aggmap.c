@@ -42,9 +42,10 @@ void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem)
     charge(m, (int64_t)(AGGMAP_MIN_SLOTS * sizeof(uint64_t)));
 }
 
+/* Hash bits 16..31 as the slot's top 16 bits. */
 static inline uint64_t tag_of(uint64_t h)
 {
-    return ((h >> 16) & 0xffff) << 48;
+    return (h << 32) & ~PTR_MASK;
 }
 
 static inline uint64_t make_slot(uint64_t h, const aggmap_entry *e)
@@ -202,20 +203,26 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, s
                          const uint64_t *hashes, const uint32_t *parts, bool combiner)
 {
     if (ahead < to) ahead = to;
+    /* The table's fields in locals (the compiler cannot keep them across the stores into
+     * values), reloaded when an entry is created (the slots may have grown). */
+    const uint64_t *slots = m->slots;
+    int shift = m->shift;
+    size_t mask = m->nslots - 1;
+    cspark_reduce_fn fn = combiner ? m->agg->merge_combiners : m->agg->merge_value;
+    const bool sum = fn == cspark_sum_i64;
     /* Records before from were inserted by the previous call over the same hashes (which
      * prefetched up to here); a fresh pipeline warms up its first slots. */
     if (from == 0)
         for (size_t i = 0; i < ahead && i < PF_SLOT; i++)
-            __builtin_prefetch(&m->slots[hashes[i] >> m->shift]);
+            __builtin_prefetch(&slots[hashes[i] >> shift]);
     for (size_t i = from; i < to; i++) {
-        if (i + PF_SLOT < ahead) __builtin_prefetch(&m->slots[hashes[i + PF_SLOT] >> m->shift]);
+        if (i + PF_SLOT < ahead) __builtin_prefetch(&slots[hashes[i + PF_SLOT] >> shift]);
         if (i + PF_ENTRY < ahead) {
             /* the entry of the first slot of the probe run whose tag matches: the one the
              * insert will most likely compare with (its header and, usually, key and value) */
             uint64_t h = hashes[i + PF_ENTRY], tag = tag_of(h);
-            size_t s = (size_t)(h >> m->shift), mask = m->nslots - 1;
-            for (;;) {
-                uint64_t sl = m->slots[s];
+            for (size_t s = (size_t)(h >> shift);; s = (s + 1) & mask) {
+                uint64_t sl = slots[s];
                 if (!sl) break;
                 if ((sl & ~PTR_MASK) == tag) {
                     const char *e = (const char *)slot_entry(sl);
@@ -223,12 +230,30 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, s
                     __builtin_prefetch(e + 56);
                     break;
                 }
-                s = (s + 1) & mask;
             }
         }
         const cs_rec *r = &b->recs[i];
-        const uint8_t *k = b->data + r->off;
-        insert_one(m, k, r->klen, hashes[i], parts ? parts[i] : 0, k + r->klen, r->vlen, combiner);
+        const uint8_t *k = b->data + r->off, *val = k + r->klen;
+        uint32_t klen = r->klen, vlen = r->vlen;
+        uint64_t h = hashes[i], tag = tag_of(h);
+        for (size_t s = (size_t)(h >> shift);; s = (s + 1) & mask) {
+            uint64_t sl = slots[s];
+            if (!sl) {
+                new_entry(m, s, k, klen, h, parts ? parts[i] : 0, val, vlen, combiner);
+                slots = m->slots;
+                shift = m->shift;
+                mask = m->nslots - 1;
+                break;
+            }
+            if ((sl & ~PTR_MASK) != tag) continue;
+            aggmap_entry *e = slot_entry(sl);
+            if (e->hash != h || e->klen != klen || !key_eq(aggmap_key(e), k, klen)) continue;
+            if (sum && e->vlen == 8 && vlen == 8) /* reduce_by_key counting, inline */
+                cspark_i64_encode(cspark_i64_decode(e->vptr) + cspark_i64_decode(val), e->vptr);
+            else
+                call_fn(m, fn, e, (cspark_slice){val, vlen});
+            break;
+        }
     }
 }
 
