@@ -31,6 +31,53 @@ static const uint8_t wc_space[256] = {
     [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, ['\v'] = 1, ['\f'] = 1,
 };
 
+/* End of the word starting at p: the first whitespace byte, or end. Bytes above 0x20 are never
+ * whitespace, so 8 bytes at a time are checked for a byte <= 0x20 (the lowest such byte is
+ * found exactly by the borrow trick below; the table then decides, since control bytes other
+ * than whitespace belong to words). */
+static inline const uint8_t *wc_word_end(const uint8_t *p, const uint8_t *end)
+{
+    while (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        uint64_t low = (x - 0x2121212121212121ULL) & ~x & 0x8080808080808080ULL;
+        if (!low) {
+            p += 8;
+            continue;
+        }
+        const uint8_t *q = p + (__builtin_ctzll(low) >> 3); /* little-endian: lowest = first */
+        if (wc_space[*q]) return q;
+        p = q + 1;
+    }
+    while (p < end && !wc_space[*p])
+        p++;
+    return p;
+}
+
+/* memcpy for short words without a library call: overlapping loads and stores. */
+static inline void wc_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n > 0 && n < 4) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* flatMap(_.split(ws)).map((_, 1)): one (word, i64 1) record per word of the line. */
 void wc_split(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
@@ -38,28 +85,34 @@ void wc_split(const cspark_record *in, cspark_emitter *out, cspark_task_context 
     while (p < end) {
         while (p < end && wc_space[*p])
             p++;
+        if (p == end) break;
         const uint8_t *w = p;
-        while (p < end && !wc_space[*p])
-            p++;
-        if (p > w) {
-            uint8_t *v;
-            uint8_t *k = cspark_emit_reserve(out, (size_t)(p - w), 8, &v);
-            memcpy(k, w, (size_t)(p - w));
-            cspark_i64_encode(1, v);
-        }
+        p = wc_word_end(p, end);
+        uint8_t *v;
+        uint8_t *k = cspark_emit_reserve(out, (size_t)(p - w), 8, &v);
+        wc_copy(k, w, (size_t)(p - w));
+        cspark_i64_encode(1, v);
     }
 }
 
 /* map { case (w, c) => s"$w\t$c" }: the output line as the key, empty value. */
 void wc_format(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
+    /* the count in decimal, written backwards (no snprintf per distinct word) */
     char num[24];
-    int n = snprintf(num, sizeof num, "%" PRId64, cspark_slice_i64(in->value));
+    int64_t c = cspark_slice_i64(in->value);
+    uint64_t u = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+    int n = 0;
+    do {
+        num[sizeof num - 1 - n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (c < 0) num[sizeof num - 1 - n++] = '-';
     uint8_t *v;
     uint8_t *k = cspark_emit_reserve(out, in->key.len + 1 + (size_t)n, 0, &v);
     memcpy(k, in->key.ptr, in->key.len);
     k[in->key.len] = '\t';
-    memcpy(k + in->key.len + 1, num, (size_t)n);
+    memcpy(k + in->key.len + 1, num + sizeof num - n, (size_t)n);
 }
 
 /* One candidate of a top-N list; the word is owned (grown on demand). */
