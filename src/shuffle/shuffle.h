@@ -44,6 +44,33 @@ static inline uint64_t shuffle_key_hash(cspark_slice key)
     return XXH3_64bits(key.ptr, key.len);
 }
 
+/* x % d for a divisor fixed in advance, with a multiply instead of a division (Granlund and
+ * Montgomery, "Division by invariant integers using multiplication", fig. 4.1): the writer
+ * computes a partition per record, and a 64-bit DIV was ~7% of a word count's CPU. Exact for
+ * every x and every d >= 1. */
+typedef struct shuffle_divisor {
+    uint64_t d, m;
+    int shift; /* -1: d == 1 */
+} shuffle_divisor;
+static inline shuffle_divisor shuffle_divisor_make(uint64_t d)
+{
+    shuffle_divisor v = {d, 0, -1};
+    if (d > 1) {
+        int l = 64 - __builtin_clzll(d - 1); /* ceil(log2 d), >= 1 */
+        unsigned __int128 two_l = (unsigned __int128)1 << l;
+        v.m = (uint64_t)((((unsigned __int128)1 << 64) * (two_l - d)) / d) + 1;
+        v.shift = l - 1;
+    }
+    return v;
+}
+static inline uint64_t shuffle_mod(const shuffle_divisor *v, uint64_t x)
+{
+    if (v->shift < 0) return 0;
+    uint64_t t = (uint64_t)(((unsigned __int128)v->m * x) >> 64);
+    uint64_t q = (t + ((x - t) >> 1)) >> v->shift;
+    return x - q * v->d;
+}
+
 typedef enum { PART_HASH, PART_RANGE, PART_ROUND_ROBIN } cs_partitioner_kind;
 typedef struct cs_partitioner {
     cs_partitioner_kind kind;

@@ -57,6 +57,7 @@ typedef struct spill_run {
 struct shuffle_writer {
     shuffle_write_spec spec;
     int n;
+    shuffle_divisor nmod; /* % n without a division */
     cs_task_memory *mem;
     cs_task_memory own_mem;
     bool combine;
@@ -181,6 +182,7 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
     if (!w) abort();
     w->spec = *spec;
     w->n = p->num_partitions;
+    w->nmod = shuffle_divisor_make((uint64_t)w->n);
     task_memory_init(&w->own_mem, 0);
     w->mem = spec->mem ? spec->mem : &w->own_mem;
     w->combine = spec->combiner != NULL;
@@ -364,7 +366,7 @@ static inline int should_spill(const shuffle_writer *w)
 static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
 {
     const cs_partitioner *pt = w->spec.partitioner;
-    const uint64_t n = (uint64_t)w->n;
+    const shuffle_divisor nmod = w->nmod;
     if (b->n > w->hcap) {
         free(w->hashes);
         free(w->hparts);
@@ -381,9 +383,9 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
         uint64_t h = shuffle_key_hash(key);
         hashes[i] = h;
         if (pt->kind == PART_HASH)
-            parts[i] = (uint32_t)(h % n);
+            parts[i] = (uint32_t)shuffle_mod(&nmod, h);
         else if (pt->kind == PART_ROUND_ROBIN)
-            parts[i] = (uint32_t)(w->rr++ % n);
+            parts[i] = (uint32_t)shuffle_mod(&nmod, w->rr++);
         else if (w->bound_prefix)
             parts[i] = (uint32_t)range_partition(w, key.ptr, key.len);
         else
@@ -405,16 +407,16 @@ int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
     if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
     if (w->combine) return write_combine(w, b, err);
     const cs_partitioner *pt = w->spec.partitioner;
-    const int n = w->n;
+    const shuffle_divisor nmod = w->nmod;
     for (size_t i = 0; i < b->n; i++) {
         const cs_rec *r = &b->recs[i];
         const uint8_t *k = b->data + r->off;
         int p;
         if (pt->kind == PART_HASH) {
             cspark_slice key = {k, r->klen};
-            p = (int)(shuffle_key_hash(key) % (uint64_t)n);
+            p = (int)shuffle_mod(&nmod, shuffle_key_hash(key));
         } else if (pt->kind == PART_ROUND_ROBIN) {
-            p = (int)(w->rr++ % (uint64_t)n);
+            p = (int)shuffle_mod(&nmod, w->rr++);
         } else if (w->bound_prefix) {
             p = range_partition(w, k, r->klen);
         } else {

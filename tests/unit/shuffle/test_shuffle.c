@@ -588,10 +588,75 @@ static void test_corrupt_index(void **state)
     rm_dir_files();
 }
 
+/* shuffle_mod equals % for every divisor kind (1, powers of two, odd, large) and for values
+ * around the boundaries where a rounding error would show. */
+static void test_divisor_exact(void **state)
+{
+    (void)state;
+    uint64_t ds[] = {1,
+                     2,
+                     3,
+                     4,
+                     5,
+                     6,
+                     7,
+                     8,
+                     10,
+                     12,
+                     64,
+                     100,
+                     200,
+                     1000,
+                     4096,
+                     65535,
+                     65536,
+                     1000003,
+                     0x7fffffff,
+                     0xffffffffULL,
+                     0x100000001ULL,
+                     0x8000000000000000ULL,
+                     0xfffffffffffffffeULL,
+                     0xffffffffffffffffULL};
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (size_t k = 0; k < sizeof ds / sizeof *ds; k++) {
+        uint64_t d = ds[k];
+        shuffle_divisor v = shuffle_divisor_make(d);
+        uint64_t edges[] = {0,
+                            1,
+                            d - 1,
+                            d,
+                            d + 1,
+                            2 * d - 1,
+                            2 * d,
+                            UINT64_MAX,
+                            UINT64_MAX - 1,
+                            UINT64_MAX - d,
+                            (UINT64_MAX / d) * d,
+                            (UINT64_MAX / d) * d - 1};
+        for (size_t e = 0; e < sizeof edges / sizeof *edges; e++)
+            assert_int_equal(shuffle_mod(&v, edges[e]), edges[e] % d);
+        for (int i = 0; i < 200000; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            assert_int_equal(shuffle_mod(&v, x), x % d);
+            uint64_t y = x >> (i % 64);
+            assert_int_equal(shuffle_mod(&v, y), y % d);
+        }
+    }
+    for (uint64_t d = 1; d < 3000; d++) {
+        shuffle_divisor v = shuffle_divisor_make(d);
+        for (uint64_t y = 0; y < 5000; y++)
+            assert_int_equal(shuffle_mod(&v, y), y % d);
+        assert_int_equal(shuffle_mod(&v, UINT64_MAX), UINT64_MAX % d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partitioners),
+        cmocka_unit_test(test_divisor_exact),
         cmocka_unit_test(test_hash_no_combine),
         cmocka_unit_test(test_hash_combine),
         cmocka_unit_test(test_range),
