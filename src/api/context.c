@@ -24,6 +24,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "exec/decom_signals.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
@@ -121,10 +122,19 @@ static int app_secret(cspark_context *sc, char **secret, cs_error *err)
 
 /* local-cluster: executor processes, authenticated by default (stricter than Spark, whose
  * spark.authenticate defaults to false). */
+/* Decommissioning settings executors read, checked before any executor starts. */
+static int check_decommission(const cs_conf *conf, cs_error *err)
+{
+    const char *name = conf_get(conf, "spark.executor.decommission.signal");
+    int sig;
+    return name && decom_signals_parse(name, &sig, err) < 0 ? err->code : 0;
+}
+
 static int start_local_cluster(cspark_context *sc, cs_error *err)
 {
     alloc_settings dyn;
-    if (alloc_settings_read(sc->conf, false, sc->master.cores_per_executor, &dyn, err) < 0)
+    if (alloc_settings_read(sc->conf, false, sc->master.cores_per_executor, &dyn, err) < 0 ||
+        check_decommission(sc->conf, err) < 0)
         return err->code;
     char *secret;
     if (app_secret(sc, &secret, err) < 0) return err->code;
@@ -154,7 +164,8 @@ static int start_k8s(cspark_context *sc, cs_error *err)
     int64_t cores;
     if (conf_get_int(sc->conf, "spark.executor.cores", "1", &cores, err) < 0) return err->code;
     alloc_settings dyn;
-    if (alloc_settings_read(sc->conf, false, (int)(cores < 1 ? 1 : cores), &dyn, err) < 0)
+    if (alloc_settings_read(sc->conf, false, (int)(cores < 1 ? 1 : cores), &dyn, err) < 0 ||
+        check_decommission(sc->conf, err) < 0)
         return err->code;
     char *secret;
     if (app_secret(sc, &secret, err) < 0) return err->code;

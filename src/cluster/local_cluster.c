@@ -90,6 +90,11 @@ static int spawn(local_cluster *lc, cs_error *err)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* the driver's threads block SIGINT/SIGTERM (its interrupt thread takes them); an
+         * executor starts with none blocked, as one started by a kubelet */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
         execve(lc->exe, argv, envp);

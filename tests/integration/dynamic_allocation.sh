@@ -52,6 +52,7 @@ bad "spark.dynamicAllocation.minExecutors (3) must be less than or equal to spar
 bad "spark.dynamicAllocation.initialExecutors (5) must be less than or equal to spark.dynamicAllocation.maxExecutors (2)" \
     --conf spark.dynamicAllocation.initialExecutors=5 --conf spark.dynamicAllocation.maxExecutors=2
 bad "requires one of the following conditions" --conf spark.dynamicAllocation.shuffleTracking.enabled=false
+bad "spark.executor.decommission.signal" --conf spark.executor.decommission.signal=NOPE
 # initialExecutors below minExecutors: Spark's warning, and the minimum is used
 out=$(timeout 60 "$SUBMIT" --master 'local-cluster[2,1,256]' --conf spark.dynamicAllocation.enabled=true \
     --conf spark.dynamicAllocation.minExecutors=2 --conf spark.dynamicAllocation.initialExecutors=1 \

@@ -4,7 +4,8 @@
 # one core per executor. The event log shows the target rising 1 -> 2 -> 4 -> 8 in rounds at
 # least the backlog timeout apart, then falling to 1 when the work is done; 7 executors are
 # removed as idle while the application still runs (it lingers), and their pods are deleted
-# before it ends (kubesim's pod history). The output is right, and nothing is left afterwards.
+# before it ends (kubesim's pod history), labelled spark.kubernetes.executor.decommissionLabel
+# first. The output is right, and nothing is left afterwards.
 # Without an allocation manager the target never changes and the test fails.
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -21,6 +22,7 @@ timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode c
     --conf spark.dynamicAllocation.executorIdleTimeout=1s \
     --conf spark.dynamicAllocation.shuffleTracking.timeout=1s \
     --conf spark.kubernetes.allocation.batch.delay=200ms \
+    --conf spark.kubernetes.executor.decommissionLabel=spark-decommissioning \
     --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev" \
     "$BUILD/examples/sleep.so" 64 200 12000 >"$T/out" 2>"$T/err" ||
     { tail -20 "$T/err" >&2; fail "the application failed"; }
@@ -30,6 +32,10 @@ log=\$(ls "$T"/ev/*)
     { cat "$T/ramp" >&2; fail "allocation targets"; }
 cat "$T/ramp"
 grep -q "event=executor_pod_created executor=8 " "$T/err" || fail "the eighth executor pod was never created"
+# the removed executors' pods were labelled (decommissionLabel): 7 pod patches, none failed
+patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="patch"/ && /resource="pods"/ && /code="200"/ { n += \$NF } END { print n + 0 }')
+[ "\$patches" -eq 7 ] || fail "expected 7 pod label patches for the removed executors, the API server saw \$patches"
+grep -q "decommission_label_failed" "$T/err" && fail "a decommission label could not be set"
 # the idle executors' pods went before the application ended
 end_ms=\$(/usr/bin/python3 -c 'import json,sys
 for l in open(sys.argv[1]):

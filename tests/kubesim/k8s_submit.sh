@@ -64,6 +64,8 @@ cat "$T"/sort-k8s/part-* | cut -c1-10 | LC_ALL=C sort -c || fail "cluster-mode s
 timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client "$BUILD/examples/wordcount.so" \
     "$T/text.txt" "$T/client" >"$T/client.out" 2>"$T/client.err" || { tail -5 "$T/client.err" >&2; fail "client mode failed"; }
 cat "$T"/client/part-* | sort | cmp -s - "$T/ref.txt" || fail "client-mode output differs from local[2]"
+# deleted pods may still be terminating for a moment after the driver exits
+for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
 [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind after client mode: \$(kubectl get pods,configmaps,secrets -o name)"
 
 # client mode interrupted: SIGTERM to cspark-submit removes its executor pods before it exits

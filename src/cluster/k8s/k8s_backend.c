@@ -735,13 +735,13 @@ static void k8s_request_total(sched_backend *base, int total)
     pthread_mutex_unlock(&b->lock);
 }
 
-/* Spark's doKillExecutors / decommissionExecutors: the executors are told over RPC, their pods
- * labelled (decommissionLabel) and deleted after deleteGracePeriod if they are still there. */
+/* Spark's doKillExecutors / decommissionExecutors: the pods are labelled (decommissionLabel),
+ * the executors told over RPC, and the pods deleted after deleteGracePeriod if still there. */
 static void k8s_remove_executors(sched_backend *base, const char *const *ids, int n,
                                  bool decommission, const char *reason)
 {
     k8s_backend *b = (k8s_backend *)base;
-    coarse_backend_remove_executors(b->coarse, ids, n, decommission, reason);
+    /* labelled first, so that the label is there before the executor can end its pod */
     for (int k = 0; k < n; k++) {
         char *end;
         long id = strtol(ids[k], &end, 10);
@@ -764,6 +764,7 @@ static void k8s_remove_executors(sched_backend *base, const char *const *ids, in
             CS_WARN("k8s", "event=decommission_label_failed pod=%s error=\"%s\"", name, err.msg);
         json_decref(patch);
     }
+    coarse_backend_remove_executors(b->coarse, ids, n, decommission, reason);
 }
 
 static void k8s_cancel_all(sched_backend *base)
