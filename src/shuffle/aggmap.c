@@ -239,7 +239,10 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, s
         for (size_t s = (size_t)(h >> shift);; s = (s + 1) & mask) {
             uint64_t sl = slots[s];
             if (!sl) {
-                new_entry(m, s, k, klen, h, parts ? parts[i] : 0, val, vlen, combiner);
+                uint32_t part = parts             ? parts[i]
+                                : m->part_of_hash ? (uint32_t)shuffle_mod(m->part_of_hash, h)
+                                                  : 0;
+                new_entry(m, s, k, klen, h, part, val, vlen, combiner);
                 slots = m->slots;
                 shift = m->shift;
                 mask = m->nslots - 1;

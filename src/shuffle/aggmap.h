@@ -49,6 +49,10 @@ typedef struct aggmap {
     size_t nslots;
     int shift;           /* slot = hash >> shift */
     int64_t table_bytes; /* ents + slots, as charged to mem */
+    /* Hash partitioning (set by the caller after init, borrowed): an entry's partition is its
+     * hash modulo this, computed once when the entry is created, so batch inserts need no
+     * per-record partitions. */
+    const shuffle_divisor *part_of_hash;
 } aggmap;
 
 void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
@@ -56,7 +60,8 @@ void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
  * The key is copied on first sight. */
 void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
                    const uint8_t *val, uint32_t vlen, bool combiner);
-/* Inserts records [from, to) of b. hashes[i] and parts[i] (parts NULL = all 0) belong to record
+/* Inserts records [from, to) of b. hashes[i] and parts[i] (parts NULL = part_of_hash, or 0)
+ * belong to record
  * i of b and are known for i in [from, ahead) (ahead >= to): slots and entries are prefetched
  * up to `ahead`, so consecutive calls over one batch (from = the previous to) keep the prefetch
  * pipeline full across calls. */

@@ -195,6 +195,7 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
     }
     if (w->combine) {
         aggmap_init(&w->map, spec->combiner, w->mem);
+        if (p->kind == PART_HASH) w->map.part_of_hash = &w->nmod;
     } else {
         w->parts = calloc((size_t)w->n, sizeof *w->parts);
         if (!w->parts) abort();
@@ -377,19 +378,26 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
     }
     uint64_t *hashes = w->hashes;
     uint32_t *parts = w->hparts;
-    for (size_t i = 0; i < b->n; i++) {
-        const cs_rec *r = &b->recs[i];
-        cspark_slice key = {b->data + r->off, r->klen};
-        uint64_t h = shuffle_key_hash(key);
-        hashes[i] = h;
-        if (pt->kind == PART_HASH)
-            parts[i] = (uint32_t)shuffle_mod(&nmod, h);
-        else if (pt->kind == PART_ROUND_ROBIN)
-            parts[i] = (uint32_t)shuffle_mod(&nmod, w->rr++);
-        else if (w->bound_prefix)
-            parts[i] = (uint32_t)range_partition(w, key.ptr, key.len);
-        else
-            parts[i] = (uint32_t)partitioner_get(pt, key, h);
+    if (pt->kind == PART_HASH) {
+        /* the partition follows from the hash: the map computes it for new keys only */
+        for (size_t i = 0; i < b->n; i++) {
+            const cs_rec *r = &b->recs[i];
+            hashes[i] = shuffle_key_hash((cspark_slice){b->data + r->off, r->klen});
+        }
+        parts = NULL;
+    } else {
+        for (size_t i = 0; i < b->n; i++) {
+            const cs_rec *r = &b->recs[i];
+            cspark_slice key = {b->data + r->off, r->klen};
+            uint64_t h = shuffle_key_hash(key);
+            hashes[i] = h;
+            if (pt->kind == PART_ROUND_ROBIN)
+                parts[i] = (uint32_t)shuffle_mod(&nmod, w->rr++);
+            else if (w->bound_prefix)
+                parts[i] = (uint32_t)range_partition(w, key.ptr, key.len);
+            else
+                parts[i] = (uint32_t)partitioner_get(pt, key, h);
+        }
     }
     for (size_t from = 0; from < b->n; from += COMBINE_CHUNK) {
         size_t to = from + COMBINE_CHUNK < b->n ? from + COMBINE_CHUNK : b->n;
