@@ -53,7 +53,8 @@ run on true
 [ "\$code" = "0" ] || fail "decommissioned executor exited with \$code, expected 0"
 grep -q "event=executor_decommissioning executor=1" "$T/on.err" || fail "on: executor 1 was not decommissioned"
 grep -q "event=map_output_moved .*from=1 " "$T/on.err" || fail "on: no map output moved off executor 1"
-grep -q "event=executor_lost executor=1" "$T/on.err" && fail "on: executor 1 was counted as lost"
+grep -q "driver event=executor_lost executor=1" "$T/on.err" && fail "on: executor 1 was counted as lost"
+grep -q "event=executor_lost executor=1 map_outputs_lost=[1-9]" "$T/on.err" && fail "on: map outputs were lost with executor 1"
 \$CHECK attempts "\$(ls "$T"/ev-on/*)" || fail "on: a stage ran again"
 
 run off false
