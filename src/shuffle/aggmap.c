@@ -198,6 +198,7 @@ void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, 
 
 #define PF_SLOT 64
 #define PF_ENTRY 24
+#define PF_GROUP 16
 
 void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
                          const uint64_t *hashes, const uint32_t *parts, bool combiner)
@@ -210,17 +211,26 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, s
     size_t mask = m->nslots - 1;
     cspark_reduce_fn fn = combiner ? m->agg->merge_combiners : m->agg->merge_value;
     const bool sum = fn == cspark_sum_i64;
+    /* likewise the batch's arrays: the value stores (through uint8_t *) may alias anything */
+    const uint8_t *const data = b->data;
+    const cs_rec *const recs = b->recs;
     /* Records before from were inserted by the previous call over the same hashes (which
      * prefetched up to here); a fresh pipeline warms up its first slots. */
     if (from == 0)
         for (size_t i = 0; i < ahead && i < PF_SLOT; i++)
             __builtin_prefetch(&slots[hashes[i] >> shift]);
-    for (size_t i = from; i < to; i++) {
-        if (i + PF_SLOT < ahead) __builtin_prefetch(&slots[hashes[i + PF_SLOT] >> shift]);
-        if (i + PF_ENTRY < ahead) {
+    /* Groups of PF_GROUP records: prefetch the slots PF_SLOT ahead and the entries PF_ENTRY
+     * ahead of the group, then insert it; short loops keep their variables in registers. */
+    for (size_t g = from; g < to; g += PF_GROUP) {
+        size_t ge = g + PF_GROUP < to ? g + PF_GROUP : to;
+        size_t pe = ge + PF_SLOT < ahead ? ge + PF_SLOT : ahead;
+        for (size_t j = g + PF_SLOT; j < pe; j++)
+            __builtin_prefetch(&slots[hashes[j] >> shift]);
+        pe = ge + PF_ENTRY < ahead ? ge + PF_ENTRY : ahead;
+        for (size_t j = g + PF_ENTRY; j < pe; j++) {
             /* the entry of the first slot of the probe run whose tag matches: the one the
              * insert will most likely compare with (its header and, usually, key and value) */
-            uint64_t h = hashes[i + PF_ENTRY], tag = tag_of(h);
+            uint64_t h = hashes[j], tag = tag_of(h);
             for (size_t s = (size_t)(h >> shift);; s = (s + 1) & mask) {
                 uint64_t sl = slots[s];
                 if (!sl) break;
@@ -232,30 +242,32 @@ void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, s
                 }
             }
         }
-        const cs_rec *r = &b->recs[i];
-        const uint8_t *k = b->data + r->off, *val = k + r->klen;
-        uint32_t klen = r->klen, vlen = r->vlen;
-        uint64_t h = hashes[i], tag = tag_of(h);
-        for (size_t s = (size_t)(h >> shift);; s = (s + 1) & mask) {
-            uint64_t sl = slots[s];
-            if (!sl) {
-                uint32_t part = parts             ? parts[i]
-                                : m->part_of_hash ? (uint32_t)shuffle_mod(m->part_of_hash, h)
-                                                  : 0;
-                new_entry(m, s, k, klen, h, part, val, vlen, combiner);
-                slots = m->slots;
-                shift = m->shift;
-                mask = m->nslots - 1;
+        for (size_t i = g; i < ge; i++) {
+            const cs_rec *r = &recs[i];
+            const uint8_t *k = data + r->off, *val = k + r->klen;
+            uint32_t klen = r->klen, vlen = r->vlen;
+            uint64_t h = hashes[i], tag = tag_of(h);
+            for (size_t s = (size_t)(h >> shift);; s = (s + 1) & mask) {
+                uint64_t sl = slots[s];
+                if (!sl) {
+                    uint32_t part = parts             ? parts[i]
+                                    : m->part_of_hash ? (uint32_t)shuffle_mod(m->part_of_hash, h)
+                                                      : 0;
+                    new_entry(m, s, k, klen, h, part, val, vlen, combiner);
+                    slots = m->slots;
+                    shift = m->shift;
+                    mask = m->nslots - 1;
+                    break;
+                }
+                if ((sl & ~PTR_MASK) != tag) continue;
+                aggmap_entry *e = slot_entry(sl);
+                if (e->hash != h || e->klen != klen || !key_eq(aggmap_key(e), k, klen)) continue;
+                if (sum && e->vlen == 8 && vlen == 8) /* reduce_by_key counting, inline */
+                    cspark_i64_encode(cspark_i64_decode(e->vptr) + cspark_i64_decode(val), e->vptr);
+                else
+                    call_fn(m, fn, e, (cspark_slice){val, vlen});
                 break;
             }
-            if ((sl & ~PTR_MASK) != tag) continue;
-            aggmap_entry *e = slot_entry(sl);
-            if (e->hash != h || e->klen != klen || !key_eq(aggmap_key(e), k, klen)) continue;
-            if (sum && e->vlen == 8 && vlen == 8) /* reduce_by_key counting, inline */
-                cspark_i64_encode(cspark_i64_decode(e->vptr) + cspark_i64_decode(val), e->vptr);
-            else
-                call_fn(m, fn, e, (cspark_slice){val, vlen});
-            break;
         }
     }
 }
