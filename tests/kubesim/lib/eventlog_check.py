@@ -97,18 +97,21 @@ def kept(evs):
     early = [x for x in holders if x in removed and removed[x] < job_end[0]]
     if early:
         fail("executors holding the job's shuffle data were removed while it ran: %s" % early)
-    # the check means something only if a holder sat idle longer than the idle timeout meanwhile
-    last = {}
+    # the check means something only if a holder sat idle (no task) longer than the idle timeout
+    # while the job ran: the longest gap between two of its tasks
+    spans = {}
     for e in evs:
         if e["Event"] == "SparkListenerTaskEnd":
-            x = e["Task Info"]["Executor ID"]
-            t = e["Task Info"]["Finish Time"]
-            if t <= job_end[0] and t < job_end[0] - 1:
-                last[x] = max(last.get(x, 0), t)
-    idle = max(job_end[0] - last.get(x, job_end[0]) for x in holders)
+            i = e["Task Info"]
+            spans.setdefault(i["Executor ID"], []).append((i["Launch Time"], i["Finish Time"]))
+    idle = 0
+    for x in holders:
+        s = sorted(spans.get(x, []))
+        for (_, end), (start, _) in zip(s, s[1:]):
+            idle = max(idle, start - end)
     if len(sys.argv) > 3 and idle < int(sys.argv[3]):
         fail("no shuffle holder was idle for %s ms during the job (longest %d ms)" % (sys.argv[3], idle))
-    print("kept ok: shuffle holders %s stayed until the job ended (one idle %d ms before it ended)"
+    print("kept ok: shuffle holders %s stayed until the job ended (one idle for %d ms meanwhile)"
           % (sorted(holders), idle))
 
 
