@@ -364,6 +364,16 @@ static inline int should_spill(const shuffle_writer *w)
  * check runs between chunks. */
 #define COMBINE_CHUNK 256
 
+/* The keys' hashes, with XXH3 inlined into the loop (the compiler would otherwise call it once
+ * per record: it is large because of its long-input paths, never taken by short keys). */
+static __attribute__((flatten)) void hash_keys(const cs_batch *b, uint64_t *hashes)
+{
+    const uint8_t *data = b->data;
+    const cs_rec *recs = b->recs;
+    for (size_t i = 0; i < b->n; i++)
+        hashes[i] = shuffle_key_hash((cspark_slice){data + recs[i].off, recs[i].klen});
+}
+
 static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
 {
     const cs_partitioner *pt = w->spec.partitioner;
@@ -380,10 +390,7 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
     uint32_t *parts = w->hparts;
     if (pt->kind == PART_HASH) {
         /* the partition follows from the hash: the map computes it for new keys only */
-        for (size_t i = 0; i < b->n; i++) {
-            const cs_rec *r = &b->recs[i];
-            hashes[i] = shuffle_key_hash((cspark_slice){b->data + r->off, r->klen});
-        }
+        hash_keys(b, hashes);
         parts = NULL;
     } else {
         for (size_t i = 0; i < b->n; i++) {
