@@ -320,6 +320,7 @@ static int spill(shuffle_writer *w, cs_error *err)
         for (int p = 0; p < w->n && rc == 0; p++) {
             offs[p] = recio_writer_offset(rw);
             for (size_t i = starts[p]; i < starts[p + 1] && rc == 0; i++) {
+                if (i + 16 < starts[p + 1]) __builtin_prefetch(w->map.ents[order[i + 16]]);
                 const aggmap_entry *e = w->map.ents[order[i]];
                 rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
             }
@@ -564,6 +565,8 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
         }
         if (w->combine) {
             for (size_t i = starts[p]; i < starts[p + 1]; i++) {
+                /* entries of one partition are scattered over the arena: prefetched ahead */
+                if (i + 16 < starts[p + 1]) __builtin_prefetch(w->map.ents[order[i + 16]]);
                 const aggmap_entry *e = w->map.ents[order[i]];
                 rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
                 if (rc < 0) goto done;
