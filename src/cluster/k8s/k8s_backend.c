@@ -908,10 +908,18 @@ static int read_settings(k8s_backend *b, cs_error *err)
         return err->code;
     if (b->executor_timeout_ms < 5 * b->batch_delay_ms)
         b->executor_timeout_ms = 5 * b->batch_delay_ms;
-    char dflt[16];
-    snprintf(dflt, sizeof dflt, "%d", 2 * b->target > 3 ? 2 * b->target : 3);
+    /* Spark: max(3, 2 × the executors wanted), with dynamic allocation 2 × maxExecutors */
+    bool dynamic = false;
+    int64_t wanted = b->target;
+    if (conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0 ||
+        (dynamic &&
+         conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "1073741823", &wanted, err) < 0))
+        return err->code;
+    char dflt[24];
+    long long failures = 2 * wanted > 3 ? (2 * wanted < INT32_MAX ? 2 * wanted : INT32_MAX) : 3;
+    snprintf(dflt, sizeof dflt, "%lld", failures);
     if (conf_get_int(c, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
-    b->max_failures = (int)(v < 1 ? 1 : v);
+    b->max_failures = (int)(v < 1 ? 1 : v > INT32_MAX ? INT32_MAX : v);
     if (conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
                       &b->delete_on_termination, err) < 0)
         return err->code;
