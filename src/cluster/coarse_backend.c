@@ -372,8 +372,11 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                         const Cspark__RegisterExecutor *re)
 {
     char refusal[160] = "";
+    bool admitted = !b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id);
     pthread_mutex_lock(&b->lock);
-    if (b->stopping) {
+    if (!admitted) {
+        snprintf(refusal, sizeof refusal, "Executor %s was removed by the driver", re->executor_id);
+    } else if (b->stopping) {
         snprintf(refusal, sizeof refusal, "the application is stopping");
     } else if (find_exec(b, re->executor_id) >= 0) {
         snprintf(refusal, sizeof refusal, "Duplicate executor ID: %s", re->executor_id);
@@ -600,8 +603,15 @@ static void finish_decommission(coarse_backend *b, exec_info *e)
     pthread_cond_broadcast(&b->cond);
 }
 
-/* Every task of a decommissioning executor is done: its map outputs go to live executors,
- * round-robin, one MigrateShuffle per peer. */
+typedef struct drained {
+    coarse_backend *b;
+    char id[64];
+} drained;
+
+static void migrate_outputs(void *arg);
+
+/* Every task of a decommissioning executor is done. Its map outputs move once the scheduler has
+ * registered the last ones (their StatusUpdates came just before). */
 static void on_drained(coarse_backend *b, rpc_conn *c)
 {
     pthread_mutex_lock(&b->lock);
@@ -610,15 +620,31 @@ static void on_drained(coarse_backend *b, rpc_conn *c)
         pthread_mutex_unlock(&b->lock);
         return;
     }
-    char id[64];
-    snprintf(id, sizeof id, "%s", e->id);
+    drained *d = cs_xcalloc(1, sizeof *d);
+    d->b = b;
+    snprintf(d->id, sizeof d->id, "%s", e->id);
     pthread_mutex_unlock(&b->lock);
+    if (b->base.sched)
+        scheduler_after_completions(b->base.sched, migrate_outputs, d);
+    else
+        migrate_outputs(d);
+}
 
+/* The drained executor's map outputs go to live executors, round-robin, one MigrateShuffle per
+ * peer. */
+static void migrate_outputs(void *arg)
+{
+    drained *d = arg;
+    coarse_backend *b = d->b;
+    char id[64];
+    snprintf(id, sizeof id, "%s", d->id);
+    free(d);
     cs_map_status *outs = NULL;
     int nouts =
         b->migrate_shuffles && b->base.sched ? scheduler_outputs_on(b->base.sched, id, &outs) : 0;
     pthread_mutex_lock(&b->lock);
-    e = exec_of_conn(b, c);
+    int at = find_exec(b, id);
+    exec_info *e = at >= 0 ? &b->execs[at] : NULL;
     int *peers = cs_xcalloc((size_t)b->num_execs + 1, sizeof *peers);
     int npeers = 0;
     for (int i = 0; i < b->num_execs; i++) {

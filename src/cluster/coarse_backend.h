@@ -30,6 +30,9 @@ typedef struct coarse_options {
     /* Called (any thread) when the backend removes an executor it knew: heartbeat timeout or
      * disconnection. The launcher may kill the process. */
     void (*executor_removed)(void *arg, const char *executor_id, const char *reason);
+    /* Optional: may this executor register? false refuses it (Spark's isExecutorExcluded: e.g. a
+     * pod the launcher already deleted). Called without the backend's lock. */
+    bool (*admit)(void *arg, const char *executor_id);
     void *hooks_arg;
 } coarse_options;
 

@@ -56,7 +56,7 @@ typedef struct sched_task {
     char host[64];
 } sched_task;
 
-typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT } completion_kind;
+typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK } completion_kind;
 
 /* What backends report to the job thread, in order. */
 typedef struct completion {
@@ -66,6 +66,8 @@ typedef struct completion {
     task_result result; /* EV_TASK_DONE */
     char *executor_id;  /* EV_EXECUTOR_LOST */
     char *reason;       /* EV_EXECUTOR_LOST, EV_ABORT */
+    void (*fn)(void *); /* EV_CALLBACK */
+    void *fn_arg;
 } completion;
 
 typedef struct job {
@@ -106,6 +108,7 @@ struct scheduler {
     int next_stage_id, next_job_id;
     int64_t next_task_id;
     int in_flight;
+    bool in_job;            /* under lock: a job's thread is taking completions */
     volatile int cancelled; /* the current job has ended: running tasks stop */
     int max_stage_attempts;
     int64_t max_result_size; /* spark.driver.maxResultSize, 0 = unlimited */
@@ -610,6 +613,28 @@ void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *
     push_completion(s, c);
 }
 
+void scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->in_job) {
+        pthread_mutex_unlock(&s->lock);
+        fn(arg);
+        return;
+    }
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_CALLBACK;
+    c->fn = fn;
+    c->fn_arg = arg;
+    c->next = NULL;
+    if (s->tail)
+        s->tail->next = c;
+    else
+        s->head = c;
+    s->tail = c;
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
 void scheduler_abort(scheduler *s, const char *reason)
 {
     completion *c = cs_xcalloc(1, sizeof *c);
@@ -679,6 +704,8 @@ static void drain_between_jobs(scheduler *s, job *j)
         if (!c) return;
         if (c->kind == EV_EXECUTOR_LOST)
             handle_executor_lost(s, j, c->executor_id, c->reason, false);
+        else if (c->kind == EV_CALLBACK)
+            c->fn(c->fn_arg);
         else if (c->kind == EV_ABORT && !s->aborted)
             s->aborted = cs_xstrdup(c->reason);
         else if (c->kind == EV_TASK_DONE)
@@ -819,6 +846,9 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
 
     /* executors lost or outputs moved while no job ran are applied before anything reads the
      * map-output tracker */
+    pthread_mutex_lock(&s->lock);
+    s->in_job = true;
+    pthread_mutex_unlock(&s->lock);
     drain_between_jobs(s, &j);
     pthread_mutex_lock(&s->outputs_lock);
     s->running_final = fin;
@@ -848,6 +878,8 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
             handle_completion(s, &j, c);
         } else if (c->kind == EV_EXECUTOR_LOST) {
             handle_executor_lost(s, &j, c->executor_id, c->reason, !j.failed);
+        } else if (c->kind == EV_CALLBACK) {
+            c->fn(c->fn_arg);
         } else {
             if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
             abort_job(s, &j, "%s", c->reason);
@@ -863,10 +895,16 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
             s->in_flight--;
         else if (c->kind == EV_EXECUTOR_LOST)
             handle_executor_lost(s, &j, c->executor_id, c->reason, false);
+        else if (c->kind == EV_CALLBACK)
+            c->fn(c->fn_arg);
         else if (!s->aborted)
             s->aborted = cs_xstrdup(c->reason);
         completion_free(c);
     }
+    pthread_mutex_lock(&s->lock);
+    s->in_job = false; /* from now on callbacks run at once; those queued run here */
+    pthread_mutex_unlock(&s->lock);
+    drain_between_jobs(s, &j);
     for (int i = 0; i < s->num_waiting; i++)
         s->waiting[i]->waiting = false;
     s->num_waiting = 0;

@@ -81,6 +81,9 @@ void scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char
 /* True while a running stage attempt reads map outputs from executor_id (its tasks were given
  * that location): the executor must keep serving them. */
 bool scheduler_reads_from(scheduler *s, const char *executor_id);
+/* Runs fn(arg) once every completion reported so far has been handled (map outputs of finished
+ * tasks registered): on the job's thread when a job runs, else at once on the caller's. */
+void scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg);
 /* Calls fn(arg, executor_id, active) for every registered map output; active: its shuffle is
  * written or read by the running job. */
 void scheduler_shuffle_holdings(scheduler *s,

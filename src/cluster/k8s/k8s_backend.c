@@ -860,6 +860,25 @@ static void k8s_stop(sched_backend *base)
     free(b);
 }
 
+/* Spark's isExecutorExcluded: an executor whose pod was already given up (deleted as excess or
+ * timed out, or ended) may not register — its pod is going away. Unknown ids (forgotten after
+ * deletedExecutorsCacheTimeout, or not ours) are refused too. */
+static bool admit_executor(void *arg, const char *executor_id)
+{
+    k8s_backend *b = arg;
+    char *end;
+    long id = strtol(executor_id, &end, 10);
+    if (*end || id < 0 || id > INT32_MAX) return false;
+    pthread_mutex_lock(&b->lock);
+    const exec_pod *p = find_pod(b, (int)id);
+    bool ok = p && !p->done;
+    pthread_mutex_unlock(&b->lock);
+    if (!ok)
+        CS_WARN("k8s", "event=executor_refused executor=%s reason=\"its pod was %s\"", executor_id,
+                p ? "given up (deleted or ended)" : "not requested by this driver");
+    return ok;
+}
+
 /* The job's .so as executors load it: from their ConfigMap (shipped by us), or from the image
  * for local:// paths outside the conf directory. *bytes is malloc'd when it must be shipped. */
 static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_error *err)
@@ -1041,8 +1060,12 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
     int64_t port = 0;
     if (conf_get_int(sc->conf, "spark.driver.port", in_driver_pod ? "7078" : "0", &port, err) < 0)
         goto fail;
-    coarse_options o = {
-        .bind_host = bind, .port = (int)port, .secret = secret, .app_file = b->exec_app_file};
+    coarse_options o = {.bind_host = bind,
+                        .port = (int)port,
+                        .secret = secret,
+                        .app_file = b->exec_app_file,
+                        .admit = admit_executor,
+                        .hooks_arg = b};
     b->coarse = coarse_backend_new(sc, &o, err);
     if (!b->coarse) goto fail;
     snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d", host,
