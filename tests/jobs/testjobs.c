@@ -264,17 +264,19 @@ void sleepy_late(const cspark_record *in, cspark_emitter *out, cspark_task_conte
 }
 
 /* slow_shuffle MS: a map stage of 4 tasks (2 records each; partitions 0 and 1 quick, 2 and 3
- * sleeping MS per record), then a reduce_by_key into 2 partitions. With 2 one-core executors,
- * both hold a map output while the slow tasks run. Prints keys=8 sum=28. */
+ * sleeping MS per record), then a reduce_by_key into 2 partitions whose tasks take about MS too
+ * (MS/4 per key). With 2 one-core executors, both hold a map output while the slow map tasks
+ * run, and the job goes on for a while after the map stage. Prints keys=8 sum=28. */
 int slow_shuffle(cspark_context *sc, int argc, char **argv)
 {
     int ms = argc > 1 ? atoi(argv[1]) : 1000;
+    int reduce_ms = ms / 4;
     cspark_rdd *sums = cspark_reduce_by_key(
         cspark_map(cspark_map(cspark_range(sc, 0, 8, 1, 4), sleepy_late, &ms, sizeof ms), mod_key,
                    NULL, 0),
         cspark_sum_i64, NULL, 0, 2);
     cspark_records *r = NULL;
-    if (cspark_collect(sums, &r) < 0) return 1;
+    if (cspark_collect(cspark_map(sums, sleepy, &reduce_ms, sizeof reduce_ms), &r) < 0) return 1;
     int64_t total = 0;
     for (size_t i = 0; i < cspark_records_count(r); i++)
         total += cspark_slice_i64(cspark_records_get(r, i).value);

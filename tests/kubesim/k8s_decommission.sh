@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # k8s_decommission.sh — an executor pod deleted during a job with a shuffle (client mode on
 # kubesim, process kubelet, 2 one-core executors; slow_shuffle: both executors hold a map output
-# while the slow map tasks run):
+# while the slow map tasks run, and the reduce stage takes a while too):
 #  - with spark.decommission.enabled and spark.storage.decommission.enabled, the executor gets
 #    SIGTERM, finishes its task, its map outputs move to the other executor, and it exits 0: every
 #    stage ran one attempt (event log), the output is right;
@@ -53,6 +53,7 @@ run on true
 [ "\$code" = "0" ] || fail "decommissioned executor exited with \$code, expected 0"
 grep -q "event=executor_decommissioning executor=1" "$T/on.err" || fail "on: executor 1 was not decommissioned"
 grep -q "event=map_output_moved .*from=1 " "$T/on.err" || fail "on: no map output moved off executor 1"
+grep -q "event=executor_drained executor=1 map_outputs=2 " "$T/on.err" || fail "on: executor 1 did not hand over both its map outputs"
 grep -q "driver event=executor_lost executor=1" "$T/on.err" && fail "on: executor 1 was counted as lost"
 grep -q "event=executor_lost executor=1 map_outputs_lost=[1-9]" "$T/on.err" && fail "on: map outputs were lost with executor 1"
 \$CHECK attempts "\$(ls "$T"/ev-on/*)" || fail "on: a stage ran again"
