@@ -4,7 +4,10 @@
  * start at offset 0 skips everything up to and including the first '\n' at or after its start,
  * and a split keeps reading lines while the line's first byte is at or before its end. Lines end
  * at '\n'; a '\r' before it is dropped; the last line may lack a terminator. Files are read
- * sequentially in 1 MiB pieces; lines are copied into the output batch (key = line, no value).
+ * sequentially in 1 MiB pieces. Lines are not copied: the output batch is a view whose data
+ * pointer is the read buffer and whose records (key = line, no value) are offsets into it, so it
+ * is valid until the next call, as part_iter.h promises; the buffer is only refilled (moved or
+ * grown) before a batch is started, never while records point into it.
  * Called by part_iter.c for RDD_TEXT_FILE partitions.
  */
 #include <errno.h>
@@ -30,7 +33,7 @@ typedef struct text_iter {
     uint64_t file_end; /* bytes of the file */
     uint64_t read_pos; /* next file offset to read */
     bool started, done;
-    cs_batch out;
+    cs_batch out; /* view: data borrows buf, recs owned (freed in text_free) */
 } text_iter;
 
 /* Reads more bytes, compacting the buffer (and growing it for lines longer than a chunk).
@@ -95,38 +98,49 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
         if (text_fill(t, err) < 0) return err->code;
         if (t->split->start > 0 && text_skip_first(t, err) < 0) return err->code;
     }
-    batch_reset(&t->out);
-    while (!batch_full(&t->out)) {
-        if (t->buf_pos > split_end || (t->lo == t->hi && t->read_pos >= t->file_end)) {
+    /* The batch's records are offsets from buf[base]; base moves only while it is empty. The
+     * loop keeps the reader's state in locals (written back below): it runs once per line. */
+    uint8_t *buf = t->buf;
+    size_t lo = t->lo, hi = t->hi, base = lo, n = 0;
+    uint64_t pos = t->buf_pos; /* file offset of buf[lo] */
+    cs_rec *recs = t->out.recs;
+    while (n < CS_BATCH_TARGET_RECORDS && lo - base < CS_BATCH_TARGET_BYTES) {
+        if (pos > split_end) {
             t->done = true;
             break;
         }
-        uint8_t *start = t->buf + t->lo;
-        uint8_t *nl = memchr(start, '\n', t->hi - t->lo);
-        if (!nl) {
-            if (t->read_pos < t->file_end) {
-                ssize_t n = text_fill(t, err);
-                if (n < 0) return err->code;
-                continue;
-            }
-            /* last line of the file without a terminator */
-            size_t len = t->hi - t->lo;
-            if (len && start[len - 1] == '\r') len--;
-            batch_append_record(&t->out, start, (uint32_t)len, NULL, 0);
-            t->buf_pos += t->hi - t->lo;
-            t->lo = t->hi;
+        uint8_t *start = buf + lo;
+        uint8_t *nl = lo < hi ? memchr(start, '\n', hi - lo) : NULL; /* buf NULL until filled */
+        size_t consumed, len;
+        if (nl) {
+            consumed = (size_t)(nl - start) + 1;
+            len = consumed - 1;
+        } else if (t->read_pos < t->file_end) {
+            if (n) break; /* records point into buf: refill on the next call */
+            t->lo = lo;
+            if (text_fill(t, err) < 0) return err->code;
+            buf = t->buf;
+            lo = base = t->lo;
+            hi = t->hi;
+            continue;
+        } else { /* end of file; the last line may lack a terminator */
             t->done = true;
-            break;
+            if (lo == hi) break;
+            consumed = len = hi - lo;
         }
-        size_t consumed = (size_t)(nl - start) + 1;
-        size_t len = consumed - 1;
         if (len && start[len - 1] == '\r') len--;
-        batch_append_record(&t->out, start, (uint32_t)len, NULL, 0);
-        t->lo += consumed;
-        t->buf_pos += consumed;
+        recs[n++] = (cs_rec){lo - base, (uint32_t)len, 0};
+        lo += consumed;
+        pos += consumed;
+        if (t->done) break;
     }
-    t->tc->result->metrics.records_read += (int64_t)t->out.n;
-    if (!t->out.n) return 0;
+    t->lo = lo;
+    t->buf_pos = pos;
+    t->tc->result->metrics.records_read += (int64_t)n;
+    if (!n) return 0;
+    t->out.data = buf + base;
+    t->out.len = t->out.cap = lo - base;
+    t->out.n = n;
     *out = &t->out;
     return 1;
 }
@@ -137,7 +151,7 @@ static void text_free(part_iter *it)
     if (t->fd >= 0) close(t->fd);
     t->tc->result->metrics.bytes_read += (int64_t)(t->buf_pos - t->split->start);
     free(t->buf);
-    batch_free(&t->out);
+    free(t->out.recs);
     free(t);
 }
 
@@ -158,5 +172,7 @@ part_iter *text_iter_open(cspark_task_context *tc, const text_split *split, cs_e
     t->buf_pos = split->start;
     t->read_pos = split->start;
     t->file_end = split->file_size;
+    t->out.rcap = CS_BATCH_TARGET_RECORDS;
+    t->out.recs = cs_xmalloc(t->out.rcap * sizeof *t->out.recs);
     return &t->base;
 }
