@@ -352,6 +352,37 @@ static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
     return *avail >= n ? 1 : 0;
 }
 
+/* pull mode: the source's next part becomes the current one. 1 = a part, 0 = the stream ended
+ * (no current part any more), <0 error. */
+static int pull_part(recio_reader *r, cs_error *err)
+{
+    const uint8_t *part = NULL;
+    size_t plen = 0;
+    int rc = r->pull(r->pull_arg, &part, &plen, err);
+    if (rc < 0) return rc;
+    if (rc == 0) {
+        r->pull_end = 1;
+        part = NULL;
+        plen = 0;
+    }
+    r->mem = part;
+    r->mem_len = plen;
+    r->mem_pos = 0;
+    return rc;
+}
+
+/* pull mode: buf holds at least n bytes (its old contents are dropped). */
+static void pull_buf_reserve(recio_reader *r, size_t n)
+{
+    if (n <= r->buf_cap) return;
+    size_t c = r->buf_cap ? r->buf_cap : 4096;
+    while (c < n)
+        c *= 2;
+    free(r->buf);
+    r->buf = rx_realloc(NULL, c);
+    r->buf_cap = c;
+}
+
 /* pull mode: n contiguous bytes at *out, consumed. Inside the current part they are borrowed
  * from it (no copy); a range straddling parts is assembled in buf. 1 = taken, 0 = the stream
  * ended before (*got bytes were there), <0 error. */
@@ -364,14 +395,7 @@ static int pull_take(recio_reader *r, size_t n, const uint8_t **out, size_t *got
         r->mem_pos += n;
         return 1;
     }
-    if (n > r->buf_cap) {
-        size_t c = r->buf_cap ? r->buf_cap : 4096;
-        while (c < n)
-            c *= 2;
-        free(r->buf);
-        r->buf = rx_realloc(NULL, c);
-        r->buf_cap = c;
-    }
+    pull_buf_reserve(r, n);
     size_t len = 0;
     for (;;) {
         if (have) memcpy(r->buf + len, r->mem + r->mem_pos, have);
@@ -382,21 +406,9 @@ static int pull_take(recio_reader *r, size_t n, const uint8_t **out, size_t *got
             *got = len;
             return 0;
         }
-        const uint8_t *part = NULL;
-        size_t plen = 0;
-        int rc = r->pull(r->pull_arg, &part, &plen, err);
+        int rc = pull_part(r, err);
         if (rc < 0) return rc;
-        if (rc == 0) {
-            r->pull_end = 1;
-            r->mem = NULL;
-            r->mem_len = r->mem_pos = 0;
-            plen = 0;
-        } else {
-            r->mem = part;
-            r->mem_len = plen;
-            r->mem_pos = 0;
-        }
-        have = n - len < plen ? n - len : plen;
+        have = n - len < r->mem_len ? n - len : r->mem_len;
     }
     *out = r->buf;
     return 1;
@@ -410,19 +422,8 @@ static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_erro
     size_t got;
     /* skip empty parts without copying */
     while (r->mem_pos == r->mem_len && !r->pull_end) {
-        const uint8_t *part = NULL;
-        size_t plen = 0;
-        int rc = r->pull(r->pull_arg, &part, &plen, err);
+        int rc = pull_part(r, err);
         if (rc < 0) return rc;
-        if (rc == 0) {
-            r->pull_end = 1;
-            r->mem = NULL;
-            r->mem_len = r->mem_pos = 0;
-        } else {
-            r->mem = part;
-            r->mem_len = plen;
-            r->mem_pos = 0;
-        }
     }
     if (r->mem_pos == r->mem_len) return 0;
     int rc = pull_take(r, RECIO_HEADER_LEN, &p, &got, err);
@@ -442,14 +443,7 @@ static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_erro
         return 1;
     }
     /* straddles parts: header + payload assembled in buf */
-    if (RECIO_HEADER_LEN + stored > r->buf_cap) {
-        size_t c = r->buf_cap ? r->buf_cap : 4096;
-        while (c < RECIO_HEADER_LEN + stored)
-            c *= 2;
-        free(r->buf);
-        r->buf = rx_realloc(NULL, c);
-        r->buf_cap = c;
-    }
+    pull_buf_reserve(r, RECIO_HEADER_LEN + stored);
     uint8_t *dst = r->buf;
     memcpy(dst, hdr, RECIO_HEADER_LEN);
     size_t len = RECIO_HEADER_LEN;
@@ -461,19 +455,8 @@ static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_erro
         r->mem_pos += k;
         if (len == RECIO_HEADER_LEN + stored) break;
         if (r->pull_end) return cs_error_set(err, CS_EPROTO, "truncated block");
-        const uint8_t *part = NULL;
-        size_t plen = 0;
-        rc = r->pull(r->pull_arg, &part, &plen, err);
+        rc = pull_part(r, err);
         if (rc < 0) return rc;
-        if (rc == 0) {
-            r->pull_end = 1;
-            r->mem = NULL;
-            r->mem_len = r->mem_pos = 0;
-        } else {
-            r->mem = part;
-            r->mem_len = plen;
-            r->mem_pos = 0;
-        }
     }
     *h = dst;
     *total = len;
