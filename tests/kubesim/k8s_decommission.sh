@@ -13,9 +13,6 @@ k8s_test_init "$@"
 mkdir -p "$T/ev-on" "$T/ev-off"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_decommission: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 CHECK="/usr/bin/python3 $SRC/tests/kubesim/lib/eventlog_check.py"
 # run NAME DECOMMISSION: slow_shuffle with executor 1's pod deleted once the slow tasks run
 run() {
@@ -45,8 +42,7 @@ run() {
 for p in json.load(sys.stdin)["pods"]:
     if p["name"].startswith("decom-" + sys.argv[1]) and p["name"].endswith("-exec-1"):
         print(p.get("exitCodes", {}).get("spark-kubernetes-executor", "none"))' "\$name")
-    for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-    [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "\$name: left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+    expect_nothing_left "\$name"
 }
 
 run on true

@@ -12,9 +12,6 @@ k8s_test_init "$@"
 mkdir -p "$T/ev"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_dynamic_allocation: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode client --name dynalloc \
     --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.cores=1 \
     --conf spark.dynamicAllocation.enabled=true --conf spark.dynamicAllocation.minExecutors=1 \
@@ -47,8 +44,7 @@ end = int(sys.argv[1])
 pods = [p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]
 print(sum(1 for p in pods if p.get("deletedMs") and p["deletedMs"] < end), len(pods))' "\$end_ms")
 [ "\$early" = "7 8" ] || fail "expected 7 of 8 executor pods deleted before the application ended, got (deleted, pods) = \$early"
-for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 170

@@ -11,9 +11,6 @@ k8s_test_init "$@"
 mkdir -p "$T/ev"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_dynamic_allocation_pending: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode client --name dynpending \
     --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.cores=1 \
     --conf spark.dynamicAllocation.enabled=true --conf spark.dynamicAllocation.maxExecutors=4 \
@@ -42,8 +39,7 @@ for i in ("3", "4"):
     if phases != ["Pending"]: sys.exit("executor %s pod phases %s, expected only Pending" % (i, phases))
     if not p.get("deletedMs") or p["deletedMs"] >= end: sys.exit("executor %s pod not deleted before the end" % i)
 print("pending pods deleted ok")' "\$end_ms" || fail "pod history"
-for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 170 --nodes 1 --node-memory 3Gi

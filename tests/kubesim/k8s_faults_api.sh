@@ -11,9 +11,6 @@ k8s_test_init "$@"
 cat "$T"/ref/part-* | sort >"$T/ref.txt"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_faults_api: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 faults() { curl -sk -X POST "\$SERVER/kubesim/faults" -d "\$1" >/dev/null; }
 faults '{"errorRate":0.1,"throttleRate":0.1,"retryAfterSeconds":1,"dropWatchAfterMs":2000}' || fail "cannot set faults"
 curl -sk "\$SERVER/kubesim/faults" | grep -q '"errorRate": *0.1' || fail "faults not in effect: \$(curl -sk "\$SERVER/kubesim/faults")"

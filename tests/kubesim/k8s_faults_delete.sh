@@ -7,9 +7,6 @@
 k8s_test_init "$@"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_faults_delete: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 # slow 1500: 8 tasks of 2 records, 1.5 s per record, on 2 executors of 1 core: at least 12 s
 timeout 80 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode client --name faults-delete \
     --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.instances=2 \
@@ -34,8 +31,7 @@ grep -q "event=executor_pod_ended executor=1 .*deleted" "$T/err" || fail "the de
 grep -q "event=executor_pod_created executor=3 " "$T/err" || fail "no replacement pod was requested"
 hist=\$(kubectl get --raw /kubesim/pod-history)
 echo "\$hist" | grep -q -- '-exec-3"' || fail "the pod history shows no replacement pod: \$hist"
-for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 88

@@ -22,9 +22,6 @@ spec:
 YAML
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_faults_polling: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 COMMON=(--master "k8s://\$SERVER" --deploy-mode client --conf spark.kubernetes.container.image=cspark:dev
         --conf spark.executor.instances=2 --conf spark.kubernetes.allocation.batch.delay=200ms)
 timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name polling \
@@ -50,8 +47,7 @@ grep -q "^count=16\$" "$T/out" || fail "wrong answer: \$(cat "$T/out")"
 grep -q "event=executor_pod_ended executor=1 .*missed the deletion event" "$T/err" ||
     { grep executor_pod_ended "$T/err" >&2; fail "the poll did not find executor 1 missing"; }
 grep -q "event=executor_pod_created executor=3 " "$T/err" || fail "no replacement pod was requested"
-for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+expect_nothing_left
 
 rc=0
 timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name keep \
@@ -74,8 +70,7 @@ timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name limit \
 grep -q "Exceed the pod creation limit: 2 (spark.kubernetes.allocation.maximum)" "$T/err3" ||
     { tail -10 "$T/err3" >&2; fail "no clear error for the allocation limit"; }
 grep -q "event=executor_pod_created executor=3 " "$T/err3" && fail "a third executor pod was created"
-for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind: \$(kubectl get pods,configmaps,secrets -o name)"
+expect_nothing_left
 
 timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name pending --conf spark.executor.instances=3 \
     --conf spark.kubernetes.allocation.maxPendingPods=1 \

@@ -16,9 +16,6 @@ spec:
 YAML
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_faults_startfail: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 rc=0
 timeout 80 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode cluster --name faults-startfail \
     --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.instances=2 \

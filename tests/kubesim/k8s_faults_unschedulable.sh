@@ -9,9 +9,6 @@
 k8s_test_init "$@"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_faults_unschedulable: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 timeout 60 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode cluster --name faults-unsched \
     --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.instances=2 \
     --conf spark.executor.memory=100g --conf spark.kubernetes.allocation.batch.delay=500ms \

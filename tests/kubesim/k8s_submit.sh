@@ -20,9 +20,6 @@ $L "$BUILD/examples/join.so" "$T/left.tsv" "$T/right.tsv" "$T/join-ref" >/dev/nu
 $L "$BUILD/examples/pagerank.so" "$T/graph.txt" 3 "$T/pr-ref" >/dev/null 2>&1
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_submit: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 SUBMIT="$BUILD/bin/cspark-submit"
 COMMON=(--master "k8s://\$SERVER" --conf spark.kubernetes.container.image=cspark:dev
         --conf spark.executor.instances=3 --conf spark.kubernetes.allocation.batch.delay=200ms
@@ -64,9 +61,7 @@ cat "$T"/sort-k8s/part-* | cut -c1-10 | LC_ALL=C sort -c || fail "cluster-mode s
 timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client "$BUILD/examples/wordcount.so" \
     "$T/text.txt" "$T/client" >"$T/client.out" 2>"$T/client.err" || { tail -5 "$T/client.err" >&2; fail "client mode failed"; }
 cat "$T"/client/part-* | sort | cmp -s - "$T/ref.txt" || fail "client-mode output differs from local[2]"
-# deleted pods may still be terminating for a moment after the driver exits
-for _ in \$(seq 100); do [ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] && break; sleep 0.2; done
-[ -z "\$(kubectl get pods,configmaps,secrets -o name)" ] || fail "left behind after client mode: \$(kubectl get pods,configmaps,secrets -o name)"
+expect_nothing_left "after client mode"
 
 # client mode interrupted: SIGTERM to cspark-submit removes its executor pods before it exits
 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --class slow "$BUILD/tests/jobs/testjobs.so" 1000 \

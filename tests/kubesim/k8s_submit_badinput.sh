@@ -19,9 +19,6 @@ EOF
 CLOSED=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_submit_badinput: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 SUBMIT="$BUILD/bin/cspark-submit"
 IMG=(--conf spark.kubernetes.container.image=cspark:dev --conf spark.kubernetes.report.interval=200ms)
 # created: successful creates of secrets, config maps and services so far (kubesim /metrics; pods are

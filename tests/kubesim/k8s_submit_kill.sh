@@ -8,9 +8,6 @@
 k8s_test_init "$@"
 
 cat >"$T/inner.sh" <<INNER
-set -u
-fail() { echo "FAIL: k8s_submit_kill: \$*" >&2; exit 1; }
-SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 SUBMIT="$BUILD/bin/cspark-submit"
 M=(--master "k8s://\$SERVER")
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; bounded
