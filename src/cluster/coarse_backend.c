@@ -17,6 +17,7 @@
 
 #include "api/context.h"
 #include "common/clock.h"
+#include "common/idmap.h"
 #include "common/log.h"
 #include "common/sync.h"
 #include "common/recio.h"
@@ -89,6 +90,7 @@ struct coarse_backend {
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
     exec_info *execs;
     int num_execs, cap_execs, rr;
+    cs_idmap exec_index; /* executor id -> index in execs (entries are never removed) */
     pending *pend_head, *pend_tail;
     running *run[RUNNING_BUCKETS];
     plan_frame *plans; /* newest first, at most MAX_PLAN_FRAMES */
@@ -113,9 +115,7 @@ static running **run_slot(coarse_backend *b, int64_t task_id)
 
 static int find_exec(coarse_backend *b, const char *id)
 {
-    for (int i = 0; i < b->num_execs; i++)
-        if (strcmp(b->execs[i].id, id) == 0) return i;
-    return -1;
+    return cs_idmap_get(&b->exec_index, id);
 }
 
 /* ---- launching ----------------------------------------------------------------------------- */
@@ -399,6 +399,7 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         rpc_conn_ref(c);
         e->last_seen_ms = mono_ms();
         rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
+        cs_idmap_put(&b->exec_index, e->id, b->num_execs);
         b->num_execs++;
         pthread_cond_broadcast(&b->cond);
     }
@@ -1001,14 +1002,10 @@ void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, 
 
 void coarse_backend_stop_executors(coarse_backend *b)
 {
-    Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
-    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
-    env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
-    env.stop_executor = &se;
     pthread_mutex_lock(&b->lock);
     b->stopping = true;
     for (int i = 0; i < b->num_execs; i++)
-        if (b->execs[i].alive && b->execs[i].conn) rpc_send(b->execs[i].conn, &env);
+        if (b->execs[i].alive && b->execs[i].conn) send_stop(b->execs[i].conn);
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
 }
@@ -1025,6 +1022,7 @@ static void coarse_stop(sched_backend *base)
         free(b->execs[i].sent_attempt);
     }
     free(b->execs);
+    cs_idmap_free(&b->exec_index);
     while (b->pend_head) {
         pending *p = b->pend_head;
         b->pend_head = p->next;

@@ -1,9 +1,8 @@
 /*
  * allocation_manager.c — see allocation_manager.h. The policy follows Spark's
  * ExecutorAllocationManager.updateAndSyncNumExecutorsTarget / addExecutors and
- * ExecutorMonitor.timedOutExecutors; the manager keeps the task counters and a small executor
- * table (looked up by a linear scan: executor counts under dynamic allocation are small), all
- * under one mutex, and runs one round every 100 ms on its thread.
+ * ExecutorMonitor.timedOutExecutors; the manager keeps the task counters and an executor table
+ * indexed by id, all under one mutex, and runs one round every 100 ms on its thread.
  */
 #define _GNU_SOURCE
 #include "sched/allocation_manager.h"
@@ -15,6 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/idmap.h"
 #include "common/log.h"
 #include "common/sync.h"
 #include "sched/listener.h"
@@ -268,15 +268,15 @@ struct allocation_manager {
     int pending, running;
     am_exec *execs;
     int nexecs, cap;
+    cs_idmap index; /* executor id -> index in execs */
     bool stopping;
     pthread_t thread;
 };
 
 static am_exec *exec_find(allocation_manager *am, const char *id)
 {
-    for (int i = 0; i < am->nexecs; i++)
-        if (strcmp(am->execs[i].id, id) == 0) return &am->execs[i];
-    return NULL;
+    int i = cs_idmap_get(&am->index, id);
+    return i >= 0 ? &am->execs[i] : NULL;
 }
 
 static void post_target(allocation_manager *am, int target, int previous, int pending, int running,
@@ -425,6 +425,7 @@ void allocation_manager_free(allocation_manager *am)
     pthread_mutex_unlock(&am->lock);
     pthread_join(am->thread, NULL);
     free(am->execs);
+    cs_idmap_free(&am->index);
     pthread_mutex_destroy(&am->lock);
     pthread_cond_destroy(&am->cond);
     free(am);
@@ -475,9 +476,10 @@ void am_executor_added(allocation_manager *am, const char *executor_id)
             am->cap = am->cap ? am->cap * 2 : 16;
             am->execs = cs_xrealloc(am->execs, (size_t)am->cap * sizeof *am->execs);
         }
-        am_exec *e = &am->execs[am->nexecs++];
+        am_exec *e = &am->execs[am->nexecs];
         memset(e, 0, sizeof *e);
         snprintf(e->id, sizeof e->id, "%s", executor_id);
+        cs_idmap_put(&am->index, e->id, am->nexecs++);
         e->idle_since_ms = cs_mono_ms();
     }
     pthread_mutex_unlock(&am->lock);
@@ -490,7 +492,9 @@ void am_executor_removed(allocation_manager *am, const char *executor_id)
     if (e) {
         am->running -= e->running;
         if (am->running < 0) am->running = 0;
+        cs_idmap_del(&am->index, e->id);
         *e = am->execs[--am->nexecs];
+        if (e != &am->execs[am->nexecs]) cs_idmap_put(&am->index, e->id, (int)(e - am->execs));
     }
     pthread_mutex_unlock(&am->lock);
 }
