@@ -45,6 +45,15 @@ extern "C" {
 
 #define CSPARK_VERSION "0.1.0"
 
+/* Marks the functions libcspark exports. The library is built with hidden visibility, so these
+ * declarations are its whole dynamic interface: nothing internal can bind to (or be bound by) a
+ * job's own symbols, whatever the job names its functions. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CSPARK_EXTERN __attribute__((visibility("default")))
+#else
+#define CSPARK_EXTERN
+#endif
+
 typedef struct cspark_context cspark_context;           /* one per application */
 typedef struct cspark_rdd cspark_rdd;                   /* a node of the lineage graph */
 typedef struct cspark_emitter cspark_emitter;           /* where user functions emit records */
@@ -92,126 +101,133 @@ typedef void (*cspark_foreach_fn)(const cspark_record *in, cspark_task_context *
 /* ---- sources ----------------------------------------------------------------------------- */
 
 /* Distributes copies of `n` records over `num_slices` partitions (0 = default parallelism). */
-cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records, size_t n,
-                               int num_slices);
+CSPARK_EXTERN cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
+                                             size_t n, int num_slices);
 /* Numbers start, start+step, ... < end (step > 0) as records with key = cspark_i64 encoding and
  * an empty value, in `num_slices` partitions (0 = default parallelism). */
-cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t step,
-                         int num_slices);
+CSPARK_EXTERN cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t step,
+                                       int num_slices);
 /* Lines of text files: `path` is a file, a directory (its visible files) or a glob, or several
  * of these separated by commas. Files are split into byte ranges (at least `min_partitions`,
  * 0 = default) aligned to lines as Hadoop's TextInputFormat does. Each record's key is one line
  * without its terminator ("\n" or "\r\n"); the value is empty. */
-cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_text_file(cspark_context *sc, const char *path,
+                                           int min_partitions);
 
 /* ---- narrow transformations (pipelined into one task) ------------------------------------ */
 
-cspark_rdd *cspark_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure, size_t closure_len);
-cspark_rdd *cspark_flat_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
-                            size_t closure_len);
-cspark_rdd *cspark_filter(cspark_rdd *rdd, cspark_filter_fn fn, const void *closure,
-                          size_t closure_len);
-cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn, const void *closure,
-                                  size_t closure_len);
+CSPARK_EXTERN cspark_rdd *cspark_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
+                                     size_t closure_len);
+CSPARK_EXTERN cspark_rdd *cspark_flat_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
+                                          size_t closure_len);
+CSPARK_EXTERN cspark_rdd *cspark_filter(cspark_rdd *rdd, cspark_filter_fn fn, const void *closure,
+                                        size_t closure_len);
+CSPARK_EXTERN cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn,
+                                                const void *closure, size_t closure_len);
 /* All partitions of a, then all of b. */
-cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b);
+CSPARK_EXTERN cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b);
 /* Merges partitions without a shuffle into at most num_partitions. */
-cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions);
 
 /* ---- wide transformations (a shuffle cuts the stage) -------------------------------------
  * num_partitions = 0 uses spark.default.parallelism, else the largest parent's partitions. */
 
 /* One record per distinct (key, value). */
-cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions);
 /* Values of each key folded with fn; map-side combine. */
-cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
-                                 size_t closure_len, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn,
+                                               const void *closure, size_t closure_len,
+                                               int num_partitions);
 /* Per key: acc = zero; acc = seq(acc, v) for each value; partial accs merged with comb. The
  * closure is shared by seq and comb. As in Spark, the zero may be applied more than once per key
  * (once per partition, and again after a spill), so it must be neutral: comb(x, zero) == x. */
-cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
-                                    cspark_reduce_fn seq, cspark_reduce_fn comb,
-                                    const void *closure, size_t closure_len, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero,
+                                                  size_t zero_len, cspark_reduce_fn seq,
+                                                  cspark_reduce_fn comb, const void *closure,
+                                                  size_t closure_len, int num_partitions);
 /* One record per key whose value is the list of its values (read with cspark_list_next). */
-cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions);
 /* Records ordered by key bytes (memcmp order, shorter prefix first) across partitions in order,
  * with a range partitioner built from a sample of keys, as Spark's sortByKey. */
-cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions);
 /* Inner join: one record per pair of matching values; value = pair (left, right), read with
  * cspark_pair_split. */
-cspark_rdd *cspark_join(cspark_rdd *left, cspark_rdd *right, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_join(cspark_rdd *left, cspark_rdd *right, int num_partitions);
 /* As join, plus left records without a match (pair with right absent). */
-cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right,
+                                                 int num_partitions);
 /* One record per key present in either side; value = pair (list of left values, list of right
  * values). */
-cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions);
 /* Redistributes records round-robin into num_partitions through a shuffle. */
-cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions);
 
 /* ---- actions ----------------------------------------------------------------------------- */
 
-int cspark_count(cspark_rdd *rdd, int64_t *count);
+CSPARK_EXTERN int cspark_count(cspark_rdd *rdd, int64_t *count);
 /* All records, partition after partition. *out is the caller's (cspark_records_free). */
-int cspark_collect(cspark_rdd *rdd, cspark_records **out);
+CSPARK_EXTERN int cspark_collect(cspark_rdd *rdd, cspark_records **out);
 /* The first n records in partition order, scanning as few partitions as possible. */
-int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out);
+CSPARK_EXTERN int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out);
 /* Folds the values of all records with fn. Fails on an empty RDD. *out is malloc'd (free()). */
-int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure, size_t closure_len,
-                  void **out, size_t *out_len);
+CSPARK_EXTERN int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
+                                size_t closure_len, void **out, size_t *out_len);
 /* As reduce, starting every partition and the final merge from `zero`; empty RDD gives zero. */
-int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn fn,
-                const void *closure, size_t closure_len, void **out, size_t *out_len);
+CSPARK_EXTERN int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                              cspark_reduce_fn fn, const void *closure, size_t closure_len,
+                              void **out, size_t *out_len);
 /* Writes part-NNNNN files (one per partition) and _SUCCESS under `path`; each record is one line:
  * the key, then a TAB and the value when the value is not empty. Refuses an existing path. */
-int cspark_save_as_text_file(cspark_rdd *rdd, const char *path);
-int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, size_t closure_len);
+CSPARK_EXTERN int cspark_save_as_text_file(cspark_rdd *rdd, const char *path);
+CSPARK_EXTERN int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure,
+                                 size_t closure_len);
 
 /* ---- results ----------------------------------------------------------------------------- */
 
-size_t cspark_records_count(const cspark_records *r);
+CSPARK_EXTERN size_t cspark_records_count(const cspark_records *r);
 /* The i-th record; slices borrowed from r until cspark_records_free. */
-cspark_record cspark_records_get(const cspark_records *r, size_t i);
-void cspark_records_free(cspark_records *r);
+CSPARK_EXTERN cspark_record cspark_records_get(const cspark_records *r, size_t i);
+CSPARK_EXTERN void cspark_records_free(cspark_records *r);
 
 /* ---- inside user functions --------------------------------------------------------------- */
 
 /* Appends a record (key and value are copied into the task's output batch). */
-void cspark_emit(cspark_emitter *out, const void *key, size_t key_len, const void *value,
-                 size_t value_len);
+CSPARK_EXTERN void cspark_emit(cspark_emitter *out, const void *key, size_t key_len,
+                               const void *value, size_t value_len);
 static inline void cspark_emit_record(cspark_emitter *out, const cspark_record *r)
 {
     cspark_emit(out, r->key.ptr, r->key.len, r->value.ptr, r->value.len);
 }
 /* Reserves key_len + value_len bytes for a record and returns where the key goes; *value_out
  * receives where the value goes. Fill both before the next emit. */
-uint8_t *cspark_emit_reserve(cspark_emitter *out, size_t key_len, size_t value_len,
-                             uint8_t **value_out);
+CSPARK_EXTERN uint8_t *cspark_emit_reserve(cspark_emitter *out, size_t key_len, size_t value_len,
+                                           uint8_t **value_out);
 
 /* map_partitions input: the next record, or false at the end of the partition. */
-bool cspark_iterator_next(cspark_iterator *it, cspark_record *out);
+CSPARK_EXTERN bool cspark_iterator_next(cspark_iterator *it, cspark_record *out);
 
 /* The closure buffer of the function being called (NULL/0 when none). */
-const void *cspark_closure(cspark_task_context *tc, size_t *len);
-int cspark_partition_id(const cspark_task_context *tc);
-int cspark_stage_id(const cspark_task_context *tc);
+CSPARK_EXTERN const void *cspark_closure(cspark_task_context *tc, size_t *len);
+CSPARK_EXTERN int cspark_partition_id(const cspark_task_context *tc);
+CSPARK_EXTERN int cspark_stage_id(const cspark_task_context *tc);
 /* 0 for the first attempt of a task, 1 for its first retry, ... */
-int cspark_attempt_number(const cspark_task_context *tc);
+CSPARK_EXTERN int cspark_attempt_number(const cspark_task_context *tc);
 /* Fails the current task attempt with a message; the scheduler retries it up to
  * spark.task.maxFailures attempts. Does not return. */
-void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
+CSPARK_EXTERN void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
 /* Accumulator helpers for reduce functions. */
-void cspark_value_set(cspark_value *v, const void *data, uint32_t len);
+CSPARK_EXTERN void cspark_value_set(cspark_value *v, const void *data, uint32_t len);
 /* Grows or shrinks to len bytes (contents up to min(old,len) kept); returns v->ptr. */
-uint8_t *cspark_value_resize(cspark_value *v, uint32_t len);
+CSPARK_EXTERN uint8_t *cspark_value_resize(cspark_value *v, uint32_t len);
 
 /* ---- built-in functions (exported by libcspark, usable anywhere a function is expected) --- */
 
-void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
-void cspark_sum_f64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
-void cspark_min_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
-void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+CSPARK_EXTERN void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+CSPARK_EXTERN void cspark_sum_f64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+CSPARK_EXTERN void cspark_min_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+CSPARK_EXTERN void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
 
 /* ---- encodings --------------------------------------------------------------------------- */
 
@@ -315,13 +331,21 @@ static inline bool cspark_pair_split(cspark_slice v, cspark_slice *first, cspark
 /* ---- context ----------------------------------------------------------------------------- */
 
 /* The configuration value of key (borrowed), or NULL. */
-const char *cspark_conf_get(cspark_context *sc, const char *key);
-const char *cspark_app_id(cspark_context *sc);
-int cspark_default_parallelism(cspark_context *sc);
-int cspark_num_partitions(const cspark_rdd *rdd);
+CSPARK_EXTERN const char *cspark_conf_get(cspark_context *sc, const char *key);
+CSPARK_EXTERN const char *cspark_app_id(cspark_context *sc);
+CSPARK_EXTERN int cspark_default_parallelism(cspark_context *sc);
+CSPARK_EXTERN int cspark_num_partitions(const cspark_rdd *rdd);
 /* The first error recorded by this context (a transformation refused, an action failed), or
  * NULL. Borrowed until the context stops. */
-const char *cspark_last_error(cspark_context *sc);
+CSPARK_EXTERN const char *cspark_last_error(cspark_context *sc);
+
+/* ---- programs ---------------------------------------------------------------------------- */
+
+/* The main functions of cspark's own programs, `cspark-submit` and `cspark-executor`, which are
+ * thin executables over libcspark (so the engine and a job's .so share one copy of the
+ * library). A job never calls these. */
+CSPARK_EXTERN int cspark_submit_main(int argc, char **argv);
+CSPARK_EXTERN int cspark_executor_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

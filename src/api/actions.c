@@ -36,7 +36,7 @@ cspark_record cspark_records_get(const cspark_records *r, size_t i)
 void cspark_records_free(cspark_records *r)
 {
     if (!r) return;
-    batch_free(&r->b);
+    cs_batch_free(&r->b);
     free(r);
 }
 
@@ -59,7 +59,7 @@ static void results_init(part_results *pr, int n)
 static void results_free(part_results *pr)
 {
     for (int i = 0; i < pr->n; i++)
-        batch_free(&pr->parts[i]);
+        cs_batch_free(&pr->parts[i]);
     free(pr->parts);
     free(pr->counts);
     free(pr->present);
@@ -69,7 +69,7 @@ static void on_result(void *arg, int partition, task_result *r)
 {
     part_results *pr = arg;
     pr->parts[partition] = r->data; /* moved */
-    batch_init(&r->data);
+    cs_batch_init(&r->data);
     pr->counts[partition] = r->count;
     pr->present[partition] = true;
 }
@@ -80,8 +80,8 @@ static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *s
     cs_error err;
     cs_error_clear(&err);
     if (rdd->sc->failed) return CS_ECANCELLED;
-    if (scheduler_run_job(rdd->sc->sched, rdd, parts, nparts, sink, on_result, pr, &err) < 0)
-        return context_fail(rdd->sc, &err);
+    if (cs_scheduler_run_job(rdd->sc->sched, rdd, parts, nparts, sink, on_result, pr, &err) < 0)
+        return cs_context_fail(rdd->sc, &err);
     return 0;
 }
 
@@ -95,7 +95,7 @@ static int refuse(cspark_context *sc, int code, const char *fmt, ...)
     vsnprintf(e.msg, sizeof e.msg, fmt, ap);
     va_end(ap);
     e.code = code;
-    return context_fail(sc, &e);
+    return cs_context_fail(sc, &e);
 }
 
 int cspark_count(cspark_rdd *rdd, int64_t *count)
@@ -124,9 +124,9 @@ int cspark_collect(cspark_rdd *rdd, cspark_records **out)
     int rc = run(rdd, NULL, 0, &sink, &pr);
     if (rc == 0) {
         cspark_records *r = cs_xcalloc(1, sizeof *r);
-        batch_init(&r->b);
+        cs_batch_init(&r->b);
         for (int i = 0; i < pr.n; i++)
-            batch_append_batch(&r->b, &pr.parts[i]);
+            cs_batch_append_batch(&r->b, &pr.parts[i]);
         *out = r;
     }
     results_free(&pr);
@@ -138,7 +138,7 @@ int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
     if (!rdd || !out) return CS_EINVAL;
     *out = NULL;
     cspark_records *res = cs_xcalloc(1, sizeof *res);
-    batch_init(&res->b);
+    cs_batch_init(&res->b);
     int total = rdd->num_partitions, scanned = 0, rc = 0;
     while (res->b.n < n && scanned < total) {
         /* Spark: first 1 partition; then, if nothing found, 4x more; else estimate from the
@@ -165,7 +165,7 @@ int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
             const cs_batch *b = &pr.parts[scanned + i];
             for (size_t k = 0; k < b->n && res->b.n < n; k++) {
                 cspark_record r = batch_get(b, k);
-                batch_append_record(&res->b, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+                cs_batch_append_record(&res->b, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
             }
         }
         results_free(&pr);
@@ -221,8 +221,8 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     cs_error err;
     task_sink sink = {
         .kind = SINK_FOLD, .zero = zero, .zero_len = (uint32_t)zero_len, .has_zero = has_zero};
-    if (fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, op, &err) < 0)
-        return context_fail(rdd->sc, &err);
+    if (cs_fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, op, &err) < 0)
+        return cs_context_fail(rdd->sc, &err);
     part_results pr;
     results_init(&pr, rdd->num_partitions);
     int rc = run(rdd, NULL, 0, &sink, &pr);
@@ -240,7 +240,7 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     } else {
         free(acc.ptr);
     }
-    fn_ref_free(&sink.fn);
+    cs_fn_ref_free(&sink.fn);
     results_free(&pr);
     return rc;
 }
@@ -262,12 +262,12 @@ int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, s
     if (!rdd) return CS_EINVAL;
     cs_error err;
     task_sink sink = {.kind = SINK_FOREACH};
-    if (fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, "foreach", &err) < 0)
-        return context_fail(rdd->sc, &err);
+    if (cs_fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, "foreach", &err) < 0)
+        return cs_context_fail(rdd->sc, &err);
     part_results pr;
     results_init(&pr, rdd->num_partitions);
     int rc = run(rdd, NULL, 0, &sink, &pr);
-    fn_ref_free(&sink.fn);
+    cs_fn_ref_free(&sink.fn);
     results_free(&pr);
     return rc;
 }

@@ -37,12 +37,12 @@ static void *interrupt_main(void *arg)
     int sig = 0;
     if (sigwait(&w->set, &sig) != 0) return NULL;
     CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", w->sc->app_id, strsignal(sig));
-    context_interrupt(w->sc, sig);
+    cs_context_interrupt(w->sc, sig);
     if (sigwait(&w->set, &sig) != 0) return NULL;
     _exit(128 + sig);
 }
 
-int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv)
+int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv)
 {
     if (!entry || !*entry) entry = "cspark_main";
     if (access(app_path, F_OK) < 0) {
@@ -63,8 +63,8 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
         dlclose(handle);
         return 1;
     }
-    task_install_crash_handlers();
-    task_thread_init();
+    cs_task_install_crash_handlers();
+    cs_task_thread_init();
     cs_memtune_init();
     /* every thread created from here on leaves SIGINT/SIGTERM to the interrupt watcher */
     sigset_t block;
@@ -74,7 +74,7 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
     pthread_sigmask(SIG_BLOCK, &block, NULL);
     cs_error err;
     cs_error_clear(&err);
-    cspark_context *sc = context_new(conf, app_path, &err);
+    cspark_context *sc = cs_context_new(conf, app_path, &err);
     if (!sc) {
         fprintf(stderr, "cspark-submit: %s\n", err.msg);
         dlclose(handle);
@@ -88,11 +88,11 @@ int app_run(const cs_conf *conf, const char *app_path, const char *entry, int ar
     int rc = fn(sc, argc, argv);
     if (sc->interrupted) rc = 128 + sc->interrupted; /* as a shell reports a signal */
     if (sc->failed && rc == 0) rc = 1;
-    int backend_rc = context_exit_code(sc); /* e.g. 11: too many executor failures */
+    int backend_rc = cs_context_exit_code(sc); /* e.g. 11: too many executor failures */
     if (backend_rc) rc = backend_rc;
     char *error = rc != 0 && sc->error ? strdup(sc->error) : NULL;
     fflush(stdout);
-    context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */
+    cs_context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */
     if (watching) {
         pthread_cancel(iw.thread); /* sigwait is a cancellation point */
         pthread_join(iw.thread, NULL);

@@ -11,6 +11,6 @@
 /* Loads the app .so, resolves `entry` (default "cspark_main"), creates the context from conf,
  * calls entry(ctx, argc, argv), stops the context. Returns the process exit status (the entry's
  * return value, or non-zero after printing a one-line error). conf is borrowed. */
-int app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv);
+int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/rdd_internal.h"
+#include "shuffle/builtin_aggs.h"
 
 void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
@@ -45,12 +46,12 @@ static void tag(const cspark_record *in, cspark_emitter *out, uint8_t side)
     memcpy(v + 1, in->value.ptr, in->value.len);
 }
 
-void cspark__tag_left(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+void cs_builtin_tag_left(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     tag(in, out, 0);
 }
 
-void cspark__tag_right(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+void cs_builtin_tag_right(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     tag(in, out, 1);
 }
@@ -84,19 +85,19 @@ static void join_flatten(const cspark_record *in, cspark_emitter *out, bool left
     }
 }
 
-void cspark__join_flatten(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+void cs_builtin_join_flatten(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     join_flatten(in, out, false);
 }
 
-void cspark__left_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
-                                     cspark_task_context *tc)
+void cs_builtin_left_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
+                                        cspark_task_context *tc)
 {
     join_flatten(in, out, true);
 }
 
 /* distinct: the whole record becomes the key ([u32 key length][key][value]), then back. */
-void cspark__distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+void cs_builtin_distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     uint8_t *k = cspark_emit_reserve(out, 4 + (size_t)in->key.len + in->value.len, 0, NULL);
     memcpy(k, &in->key.len, 4);
@@ -104,7 +105,8 @@ void cspark__distinct_pack(const cspark_record *in, cspark_emitter *out, cspark_
     memcpy(k + 4 + in->key.len, in->value.ptr, in->value.len);
 }
 
-void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+void cs_builtin_distinct_unpack(const cspark_record *in, cspark_emitter *out,
+                                cspark_task_context *tc)
 {
     uint32_t klen;
     if (in->key.len < 4) cspark_task_fail(tc, "distinct: malformed packed record");
@@ -113,8 +115,41 @@ void cspark__distinct_unpack(const cspark_record *in, cspark_emitter *out, cspar
     cspark_emit(out, in->key.ptr + 4, klen, in->key.ptr + 4 + klen, in->key.len - 4 - klen);
 }
 
-void cspark__keep_first(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+void cs_builtin_keep_first(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
     (void)acc;
     (void)value;
+}
+
+/* Every function of libcspark that a plan may name, public or internal. */
+static const struct {
+    const char *name;
+    void *fn;
+} builtins[] = {
+#define BUILTIN(f)                                                                                 \
+    {                                                                                              \
+#f, (void *)f                                                                              \
+    }
+    BUILTIN(cspark_sum_i64),           BUILTIN(cspark_sum_f64),
+    BUILTIN(cspark_min_i64),           BUILTIN(cspark_max_i64),
+    BUILTIN(cs_builtin_tag_left),      BUILTIN(cs_builtin_tag_right),
+    BUILTIN(cs_builtin_join_flatten),  BUILTIN(cs_builtin_left_outer_join_flatten),
+    BUILTIN(cs_builtin_distinct_pack), BUILTIN(cs_builtin_distinct_unpack),
+    BUILTIN(cs_builtin_keep_first),    BUILTIN(cs_list_wrap),
+    BUILTIN(cs_list_append),           BUILTIN(cs_list_concat),
+#undef BUILTIN
+};
+
+void *cs_builtin_lookup(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(builtins[i].name, name) == 0) return builtins[i].fn;
+    return NULL;
+}
+
+const char *cs_builtin_name(const void *fn)
+{
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (builtins[i].fn == fn) return builtins[i].name;
+    return NULL;
 }

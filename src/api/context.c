@@ -38,24 +38,24 @@ static int make_local_dir(cspark_context *sc, cs_error *err)
 
 static int read_settings(cspark_context *sc, cs_error *err)
 {
-    const char *master = conf_get(sc->conf, "spark.master");
+    const char *master = cs_conf_get(sc->conf, "spark.master");
     if (!master) master = "local[*]";
-    if (master_parse(master, &sc->master, err) < 0) return err->code;
+    if (cs_master_parse(master, &sc->master, err) < 0) return err->code;
     int64_t v;
     int threads;
     if (sc->master.kind == MASTER_LOCAL_CLUSTER) {
         threads = sc->master.executors * sc->master.cores_per_executor;
     } else if (sc->master.kind == MASTER_K8S) {
         int64_t n, c;
-        if (conf_get_int(sc->conf, "spark.executor.instances", "2", &n, err) < 0 ||
-            conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0)
+        if (cs_conf_get_int(sc->conf, "spark.executor.instances", "2", &n, err) < 0 ||
+            cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0)
             return err->code;
         threads = (int)(n * c > 2 ? n * c : 2); /* Spark: max(total executor cores, 2) */
     } else {
         threads = sc->master.threads > 0 ? sc->master.threads : 1;
     }
-    if (conf_contains(sc->conf, "spark.default.parallelism")) {
-        if (conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0)
+    if (cs_conf_contains(sc->conf, "spark.default.parallelism")) {
+        if (cs_conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0)
             return err->code;
         if (v < 1)
             return cs_error_set(err, CS_EINVAL,
@@ -70,7 +70,7 @@ static int read_settings(cspark_context *sc, cs_error *err)
     if (sc->master.max_failures > 0) {
         sc->max_task_failures = sc->master.max_failures;
     } else {
-        if (conf_get_int(sc->conf, "spark.task.maxFailures", "4", &v, err) < 0) return err->code;
+        if (cs_conf_get_int(sc->conf, "spark.task.maxFailures", "4", &v, err) < 0) return err->code;
         if (v < 1)
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for spark.task.maxFailures: '%lld' (expected a "
@@ -82,20 +82,22 @@ static int read_settings(cspark_context *sc, cs_error *err)
     /* In local mode the executor is the driver: its memory is spark.executor.memory when set,
      * else spark.driver.memory (both default 1g). */
     int64_t memory;
-    const char *mem_key = conf_contains(sc->conf, "spark.executor.memory") ? "spark.executor.memory"
-                                                                           : "spark.driver.memory";
-    if (conf_get_size(sc->conf, mem_key, "1g", CS_MiB, &memory, err) < 0) return err->code;
+    const char *mem_key = cs_conf_contains(sc->conf, "spark.executor.memory")
+                              ? "spark.executor.memory"
+                              : "spark.driver.memory";
+    if (cs_conf_get_size(sc->conf, mem_key, "1g", CS_MiB, &memory, err) < 0) return err->code;
     double fraction;
-    if (conf_get_double(sc->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
+    if (cs_conf_get_double(sc->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
         return err->code;
     if (!(fraction > 0 && fraction <= 1))
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.memory.fraction: '%s' (expected a number in "
                             "(0, 1])",
-                            conf_get(sc->conf, "spark.memory.fraction"));
+                            cs_conf_get(sc->conf, "spark.memory.fraction"));
     sc->task_memory_budget = (int64_t)((double)memory * fraction / threads);
     if (sc->task_memory_budget < 4 * CS_MiB) sc->task_memory_budget = 4 * CS_MiB;
-    if (conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) < 0)
+    if (cs_conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) <
+        0)
         return err->code;
     return 0;
 }
@@ -107,16 +109,16 @@ static int app_secret(cspark_context *sc, char **secret, cs_error *err)
 {
     bool auth;
     *secret = NULL;
-    conf_set_if_missing(sc->conf, "spark.authenticate", "true");
-    if (conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
+    cs_conf_set_if_missing(sc->conf, "spark.authenticate", "true");
+    if (cs_conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
     if (!auth) return 0;
     cs_error e2;
     cs_error_clear(&e2);
-    if (auth_secret_load(sc->conf, secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
+    if (cs_auth_secret_load(sc->conf, secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
         *err = e2;
         return err->code;
     }
-    if (!*secret) *secret = auth_secret_generate();
+    if (!*secret) *secret = cs_auth_secret_generate();
     return 0;
 }
 
@@ -125,34 +127,34 @@ static int app_secret(cspark_context *sc, char **secret, cs_error *err)
 /* Decommissioning settings executors read, checked before any executor starts. */
 static int check_decommission(const cs_conf *conf, cs_error *err)
 {
-    const char *name = conf_get(conf, "spark.executor.decommission.signal");
+    const char *name = cs_conf_get(conf, "spark.executor.decommission.signal");
     int sig;
-    return name && decom_signals_parse(name, &sig, err) < 0 ? err->code : 0;
+    return name && cs_decom_signals_parse(name, &sig, err) < 0 ? err->code : 0;
 }
 
 static int start_local_cluster(cspark_context *sc, cs_error *err)
 {
     alloc_settings dyn;
-    if (alloc_settings_read(sc->conf, false, sc->master.cores_per_executor, &dyn, err) < 0 ||
+    if (cs_alloc_settings_read(sc->conf, false, sc->master.cores_per_executor, &dyn, err) < 0 ||
         check_decommission(sc->conf, err) < 0)
         return err->code;
     char *secret;
     if (app_secret(sc, &secret, err) < 0) return err->code;
-    sched_backend *backend = local_cluster_backend_new(sc, secret, dyn.enabled, err);
-    auth_secret_free(secret);
+    sched_backend *backend = cs_local_cluster_backend_new(sc, secret, dyn.enabled, err);
+    cs_auth_secret_free(secret);
     if (!backend) return err->code ? err->code : CS_EIO;
-    sc->sched = scheduler_new(sc, backend, err);
+    sc->sched = cs_scheduler_new(sc, backend, err);
     if (!sc->sched) {
         backend->stop(backend);
         return err->code;
     }
-    local_cluster_attach(backend);
-    scheduler_start_dynamic_allocation(sc->sched, &dyn);
+    cs_local_cluster_attach(backend);
+    cs_scheduler_start_dynamic_allocation(sc->sched, &dyn);
     int64_t wait_ms;
-    if (conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
-                             CS_MS, &wait_ms, err) < 0)
+    if (cs_conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
+                                "30s", CS_MS, &wait_ms, err) < 0)
         return err->code;
-    int n = local_cluster_wait_registered(backend, wait_ms);
+    int n = cs_local_cluster_wait_registered(backend, wait_ms);
     CS_INFO("context", "app=%s event=executors_registered registered=%d expected=%d", sc->app_id, n,
             sc->master.executors);
     return 0;
@@ -162,32 +164,32 @@ static int start_local_cluster(cspark_context *sc, cs_error *err)
 static int start_k8s(cspark_context *sc, cs_error *err)
 {
     int64_t cores;
-    if (conf_get_int(sc->conf, "spark.executor.cores", "1", &cores, err) < 0) return err->code;
+    if (cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &cores, err) < 0) return err->code;
     alloc_settings dyn;
-    if (alloc_settings_read(sc->conf, false, (int)(cores < 1 ? 1 : cores), &dyn, err) < 0 ||
+    if (cs_alloc_settings_read(sc->conf, false, (int)(cores < 1 ? 1 : cores), &dyn, err) < 0 ||
         check_decommission(sc->conf, err) < 0)
         return err->code;
     char *secret;
     if (app_secret(sc, &secret, err) < 0) return err->code;
-    sched_backend *backend = k8s_backend_new(sc, secret, err);
-    auth_secret_free(secret);
+    sched_backend *backend = cs_k8s_backend_new(sc, secret, err);
+    cs_auth_secret_free(secret);
     if (!backend) return err->code ? err->code : CS_EIO;
-    sc->sched = scheduler_new(sc, backend, err);
+    sc->sched = cs_scheduler_new(sc, backend, err);
     if (!sc->sched) {
         backend->stop(backend);
         return err->code;
     }
     sc->backend = backend;
-    scheduler_start_dynamic_allocation(sc->sched, &dyn); /* sets the allocator's first target */
-    if (k8s_backend_start(backend, err) < 0) return err->code;
+    cs_scheduler_start_dynamic_allocation(sc->sched, &dyn); /* sets the allocator's first target */
+    if (cs_k8s_backend_start(backend, err) < 0) return err->code;
     double ratio;
     int64_t wait_ms;
-    if (conf_get_double(sc->conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio,
-                        err) < 0 ||
-        conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
-                             CS_MS, &wait_ms, err) < 0)
+    if (cs_conf_get_double(sc->conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio,
+                           err) < 0 ||
+        cs_conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
+                                "30s", CS_MS, &wait_ms, err) < 0)
         return err->code;
-    int n = k8s_backend_wait_registered(backend, ratio, wait_ms);
+    int n = cs_k8s_backend_wait_registered(backend, ratio, wait_ms);
     CS_INFO("context", "app=%s event=executors_registered registered=%d", sc->app_id, n);
     return 0;
 }
@@ -201,11 +203,11 @@ static int start_backend(cspark_context *sc, cs_error *err)
                      .local_dir = sc->local_dir,
                      .task_memory_budget = sc->task_memory_budget,
                      .shuffle_compress = sc->shuffle_compress,
-                     .blocks = shuffle_local_source(sc->local_dir)};
+                     .blocks = cs_shuffle_local_source(sc->local_dir)};
     alloc_settings dyn; /* only for Spark's warning: local mode has a fixed set of threads */
-    if (alloc_settings_read(sc->conf, true, 1, &dyn, err) < 0) return err->code;
-    sched_backend *backend = local_backend_new(sc->master.threads, &xenv);
-    sc->sched = scheduler_new(sc, backend, err);
+    if (cs_alloc_settings_read(sc->conf, true, 1, &dyn, err) < 0) return err->code;
+    sched_backend *backend = cs_local_backend_new(sc->master.threads, &xenv);
+    sc->sched = cs_scheduler_new(sc, backend, err);
     if (!sc->sched) {
         backend->stop(backend);
         return err->code;
@@ -213,24 +215,24 @@ static int start_backend(cspark_context *sc, cs_error *err)
     return 0;
 }
 
-cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err)
+cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_error *err)
 {
     cspark_context *sc = cs_xcalloc(1, sizeof *sc);
-    sc->conf = conf_clone(conf);
+    sc->conf = cs_conf_clone(conf);
     pthread_mutex_init(&sc->lock, NULL);
-    const char *given_id = conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
-    const char *m = conf_get(sc->conf, "spark.master");
+    const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
+    const char *m = cs_conf_get(sc->conf, "spark.master");
     if (given_id && *given_id) {
         snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);
     } else if (m && strncmp(m, "k8s://", 6) == 0) {
-        if (k8s_new_app_id(sc->app_id, err) < 0)
+        if (cs_k8s_new_app_id(sc->app_id, err) < 0)
             goto fail; /* spark-<32 hex>, as Spark on Kubernetes */
     } else {
         snprintf(sc->app_id, sizeof sc->app_id, "local-%lld", (long long)cs_now_ms());
     }
     const char *base = app_file ? strrchr(app_file, '/') : NULL;
     sc->app_file_name = cs_xstrdup(base ? base + 1 : (app_file ? app_file : "app"));
-    const char *name = conf_get(sc->conf, "spark.app.name");
+    const char *name = cs_conf_get(sc->conf, "spark.app.name");
     if (!name) {
         char *dot = strrchr(sc->app_file_name, '.');
         sc->app_name = dot ? cs_xstrndup(sc->app_file_name, (size_t)(dot - sc->app_file_name))
@@ -238,14 +240,15 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
     } else {
         sc->app_name = cs_xstrdup(name);
     }
-    conf_set(sc->conf, "spark.app.id", sc->app_id);
+    cs_conf_set(sc->conf, "spark.app.id", sc->app_id);
     char abs_path[PATH_MAX];
-    if (app_file && realpath(app_file, abs_path)) conf_set(sc->conf, "cspark.app.file", abs_path);
-    conf_set_if_missing(sc->conf, "spark.app.name", sc->app_name);
+    if (app_file && realpath(app_file, abs_path))
+        cs_conf_set(sc->conf, "cspark.app.file", abs_path);
+    cs_conf_set_if_missing(sc->conf, "spark.app.name", sc->app_name);
 
     if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0) goto fail;
 
-    sc->bus = listener_bus_new(sc->conf, sc->app_id, sc->app_name, err);
+    sc->bus = cs_listener_bus_new(sc->conf, sc->app_id, sc->app_name, err);
     if (!sc->bus) goto fail;
     const char *user = getenv("USER");
     if (!user) {
@@ -257,28 +260,29 @@ cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error 
                    .app_name = sc->app_name,
                    .user = user,
                    .time_ms = cs_now_ms()};
-    listener_bus_post(sc->bus, &ev);
+    cs_listener_bus_post(sc->bus, &ev);
     cs_event env = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = sc->conf, .time_ms = cs_now_ms()};
-    listener_bus_post(sc->bus, &env);
+    cs_listener_bus_post(sc->bus, &env);
     cs_event exec = {.kind = CS_EV_EXECUTOR_ADDED,
                      .executor_id = "driver",
                      .host = "localhost",
                      .executor_cores = sc->master.threads,
                      .time_ms = cs_now_ms()};
-    listener_bus_post(sc->bus, &exec);
+    cs_listener_bus_post(sc->bus, &exec);
 
     if (start_backend(sc, err) < 0) goto fail;
     CS_INFO("context", "app=%s name=\"%s\" master=%s parallelism=%d task_memory=%lld local_dir=%s",
             sc->app_id, sc->app_name,
-            conf_get(sc->conf, "spark.master") ? conf_get(sc->conf, "spark.master") : "local[*]",
+            cs_conf_get(sc->conf, "spark.master") ? cs_conf_get(sc->conf, "spark.master")
+                                                  : "local[*]",
             sc->default_parallelism, (long long)sc->task_memory_budget, sc->local_dir);
     return sc;
 fail:
-    context_stop(sc, false);
+    cs_context_stop(sc, false);
     return NULL;
 }
 
-void context_stop(cspark_context *sc, bool succeeded)
+void cs_context_stop(cspark_context *sc, bool succeeded)
 {
     if (!sc) return;
     /* as Spark's SparkContext.stop: the application's end is posted first, then the scheduler
@@ -286,44 +290,45 @@ void context_stop(cspark_context *sc, bool succeeded)
     if (sc->bus) {
         cs_event ev = {
             .kind = CS_EV_APPLICATION_END, .time_ms = cs_now_ms(), .succeeded = succeeded};
-        listener_bus_post(sc->bus, &ev);
+        cs_listener_bus_post(sc->bus, &ev);
     }
-    scheduler_free(sc->sched);
-    if (sc->bus) listener_bus_free(sc->bus);
+    cs_scheduler_free(sc->sched);
+    if (sc->bus) cs_listener_bus_free(sc->bus);
     if (sc->local_dir) cs_remove_tree(sc->local_dir);
     for (int i = 0; i < sc->num_rdds; i++)
-        rdd_free(sc->rdds[i]);
+        cs_rdd_free(sc->rdds[i]);
     for (int i = 0; i < sc->num_deps; i++)
-        shuffle_dep_free(sc->deps[i]);
+        cs_shuffle_dep_free(sc->deps[i]);
     free(sc->rdds);
     free(sc->deps);
     free(sc->local_dir);
     free(sc->app_name);
     free(sc->app_file_name);
     free(sc->error);
-    conf_free(sc->conf);
+    cs_conf_free(sc->conf);
     pthread_mutex_destroy(&sc->lock);
     free(sc);
 }
 
-void context_interrupt(cspark_context *sc, int sig)
+void cs_context_interrupt(cspark_context *sc, int sig)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "the application was interrupted by %s", strsignal(sig));
     sc->interrupted = sig;
     cs_error e;
     cs_error_set(&e, CS_ECANCELLED, "%s", msg);
-    context_fail(sc, &e);
-    if (sc->sched) scheduler_abort(sc->sched, msg);
+    cs_context_fail(sc, &e);
+    if (sc->sched) cs_scheduler_abort(sc->sched, msg);
 }
 
-int context_exit_code(cspark_context *sc)
+int cs_context_exit_code(cspark_context *sc)
 {
-    return sc && sc->backend && sc->master.kind == MASTER_K8S ? k8s_backend_exit_code(sc->backend)
-                                                              : 0;
+    return sc && sc->backend && sc->master.kind == MASTER_K8S
+               ? cs_k8s_backend_exit_code(sc->backend)
+               : 0;
 }
 
-int context_fail(cspark_context *sc, const cs_error *err)
+int cs_context_fail(cspark_context *sc, const cs_error *err)
 {
     pthread_mutex_lock(&sc->lock);
     if (!sc->error) sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
@@ -332,13 +337,13 @@ int context_fail(cspark_context *sc, const cs_error *err)
     return err->code ? err->code : CS_EINVAL;
 }
 
-cspark_rdd *rdd_refuse(cspark_context *sc, const cs_error *err)
+cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err)
 {
-    context_fail(sc, err);
+    cs_context_fail(sc, err);
     return NULL;
 }
 
-void context_add_rdd(cspark_context *sc, cspark_rdd *rdd)
+void cs_context_add_rdd(cspark_context *sc, cspark_rdd *rdd)
 {
     pthread_mutex_lock(&sc->lock);
     if (sc->num_rdds == sc->cap_rdds) {
@@ -350,7 +355,7 @@ void context_add_rdd(cspark_context *sc, cspark_rdd *rdd)
     pthread_mutex_unlock(&sc->lock);
 }
 
-void context_add_dep(cspark_context *sc, shuffle_dep *dep)
+void cs_context_add_dep(cspark_context *sc, shuffle_dep *dep)
 {
     pthread_mutex_lock(&sc->lock);
     if (sc->num_deps == sc->cap_deps) {
@@ -366,7 +371,7 @@ void context_add_dep(cspark_context *sc, shuffle_dep *dep)
 
 const char *cspark_conf_get(cspark_context *sc, const char *key)
 {
-    return sc ? conf_get(sc->conf, key) : NULL;
+    return sc ? cs_conf_get(sc->conf, key) : NULL;
 }
 
 const char *cspark_app_id(cspark_context *sc)

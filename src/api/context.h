@@ -1,9 +1,9 @@
 /*
  * context.h — the application context (cspark_context): configuration, identifiers, the lineage
- * graph's storage, the scheduler and the listener bus. Created by app_run (app.c) before the
+ * graph's storage, the scheduler and the listener bus. Created by cs_app_run (app.c) before the
  * job's entry function is called and stopped after it returns.
  *
- * Ownership: the context owns its conf copy, every RDD node (released at context_stop), the
+ * Ownership: the context owns its conf copy, every RDD node (released at cs_context_stop), the
  * scheduler and the listener bus. Threads: the job calls the public API from one thread at a
  * time; tasks run on scheduler worker threads and only read immutable RDD nodes.
  */
@@ -53,18 +53,18 @@ struct cspark_context {
 };
 
 /* Creates a context from conf (copied). NULL with err on bad configuration. */
-cspark_context *context_new(const cs_conf *conf, const char *app_file, cs_error *err);
+cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_error *err);
 /* Stops the scheduler and the bus, removes local files, frees everything. */
-void context_stop(cspark_context *sc, bool succeeded);
+void cs_context_stop(cspark_context *sc, bool succeeded);
 /* A signal asked the application to stop: the running job and every later one fail. */
-void context_interrupt(cspark_context *sc, int sig);
+void cs_context_interrupt(cspark_context *sc, int sig);
 /* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
-int context_exit_code(cspark_context *sc);
+int cs_context_exit_code(cspark_context *sc);
 
 /* Records err as the context's error (the first one wins) and logs it. Returns err->code. */
-int context_fail(cspark_context *sc, const cs_error *err);
+int cs_context_fail(cspark_context *sc, const cs_error *err);
 /* Registers a node / dependency so it is freed at stop; assigns ids. */
-void context_add_rdd(cspark_context *sc, struct cspark_rdd *rdd);
-void context_add_dep(cspark_context *sc, struct shuffle_dep *dep);
+void cs_context_add_rdd(cspark_context *sc, struct cspark_rdd *rdd);
+void cs_context_add_dep(cspark_context *sc, struct shuffle_dep *dep);
 
 #endif

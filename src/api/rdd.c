@@ -13,11 +13,17 @@
 #include "api/context.h"
 #include "api/rdd_internal.h"
 
-int fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, size_t len,
-                const char *what, cs_error *err)
+int cs_fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, size_t len,
+                   const char *what, cs_error *err)
 {
     memset(ref, 0, sizeof *ref);
     if (!fn) return cs_error_set(err, CS_EINVAL, "%s: the function is NULL", what);
+    const char *builtin = cs_builtin_name(fn);
+    if (builtin) {
+        cs_fn_ref_builtin(ref, builtin, fn);
+        cs_fn_ref_copy_closure(ref, closure, len);
+        return 0;
+    }
     Dl_info info;
     if (!dladdr(fn, &info) || !info.dli_sname || info.dli_saddr != fn) {
         const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
@@ -37,14 +43,14 @@ int fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, 
     return 0;
 }
 
-void fn_ref_builtin(fn_ref *ref, const char *name, void *fn)
+void cs_fn_ref_builtin(fn_ref *ref, const char *name, void *fn)
 {
     memset(ref, 0, sizeof *ref);
     ref->name = cs_xstrdup(name);
     ref->ptr = fn;
 }
 
-void fn_ref_copy_closure(fn_ref *ref, const void *closure, size_t len)
+void cs_fn_ref_copy_closure(fn_ref *ref, const void *closure, size_t len)
 {
     if (closure && len) {
         ref->closure = cs_xmalloc(len);
@@ -53,15 +59,15 @@ void fn_ref_copy_closure(fn_ref *ref, const void *closure, size_t len)
     }
 }
 
-void fn_ref_free(fn_ref *ref)
+void cs_fn_ref_free(fn_ref *ref)
 {
     free(ref->name);
     free(ref->closure);
     memset(ref, 0, sizeof *ref);
 }
 
-cspark_rdd *rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions, const char *op,
-                    const void *caller)
+cspark_rdd *cs_rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions, const char *op,
+                       const void *caller)
 {
     cspark_rdd *r = cs_xcalloc(1, sizeof *r);
     r->sc = sc;
@@ -77,16 +83,16 @@ cspark_rdd *rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions, const
     size_t n = strlen(op) + strlen(site) + 1;
     r->name = cs_xmalloc(n);
     snprintf(r->name, n, "%s%s", op, site);
-    batch_init(&r->par_data);
-    context_add_rdd(sc, r);
+    cs_batch_init(&r->par_data);
+    cs_context_add_rdd(sc, r);
     return r;
 }
 
-void rdd_free(cspark_rdd *r)
+void cs_rdd_free(cspark_rdd *r)
 {
     free(r->name);
-    fn_ref_free(&r->fn);
-    batch_free(&r->par_data);
+    cs_fn_ref_free(&r->fn);
+    cs_batch_free(&r->par_data);
     free(r->par_offsets);
     free(r->splits);
     for (int i = 0; i < r->num_paths; i++)
@@ -95,18 +101,18 @@ void rdd_free(cspark_rdd *r)
     free(r->union_parent);
     free(r->union_index);
     free(r->group_start);
-    fn_ref_free(&r->agg_create);
-    fn_ref_free(&r->agg_merge_value);
-    fn_ref_free(&r->agg_merge_combiners);
+    cs_fn_ref_free(&r->agg_create);
+    cs_fn_ref_free(&r->agg_merge_value);
+    cs_fn_ref_free(&r->agg_merge_combiners);
     free(r->agg_zero);
     free(r);
 }
 
-void shuffle_dep_free(shuffle_dep *d)
+void cs_shuffle_dep_free(shuffle_dep *d)
 {
-    fn_ref_free(&d->agg_create);
-    fn_ref_free(&d->agg_merge_value);
-    fn_ref_free(&d->agg_merge_combiners);
+    cs_fn_ref_free(&d->agg_create);
+    cs_fn_ref_free(&d->agg_merge_value);
+    cs_fn_ref_free(&d->agg_merge_combiners);
     free(d->agg_zero);
     free(d->range_bounds);
     free(d->range_bound_data);

@@ -110,7 +110,7 @@ struct cspark_rdd {
 
 /* Resolves `fn` to its exported symbol name (dladdr); refuses static functions and addresses
  * that are not the start of a symbol. Copies the closure. CS_EINVAL with a clear message. */
-int fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, size_t len,
-                const char *what, cs_error *err);
+int cs_fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, size_t len,
+                   const char *what, cs_error *err);
 
 #endif

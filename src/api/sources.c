@@ -28,13 +28,13 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
         cs_error e;
         cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be positive, got %d",
                      num_slices);
-        return rdd_refuse(sc, &e);
+        return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());
+    cspark_rdd *r = cs_rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());
     for (size_t i = 0; i < n; i++)
-        batch_append_record(&r->par_data, records[i].key.ptr, records[i].key.len,
-                            records[i].value.ptr, records[i].value.len);
+        cs_batch_append_record(&r->par_data, records[i].key.ptr, records[i].key.len,
+                               records[i].value.ptr, records[i].value.len);
     r->par_offsets = cs_xcalloc((size_t)slices + 1, sizeof *r->par_offsets);
     for (int i = 0; i <= slices; i++)
         r->par_offsets[i] = (size_t)((unsigned __int128)n * (unsigned)i / (unsigned)slices);
@@ -48,14 +48,14 @@ cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t
     cs_error e;
     if (step == 0) {
         cs_error_set(&e, CS_EINVAL, "range: step must not be 0");
-        return rdd_refuse(sc, &e);
+        return cs_rdd_refuse(sc, &e);
     }
     if (num_slices < 0) {
         cs_error_set(&e, CS_EINVAL, "range: number of slices must be positive, got %d", num_slices);
-        return rdd_refuse(sc, &e);
+        return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = rdd_new(sc, RDD_RANGE, slices, "range", CALLER());
+    cspark_rdd *r = cs_rdd_new(sc, RDD_RANGE, slices, "range", CALLER());
     r->range_start = start;
     r->range_end = end;
     r->range_step = step;
@@ -188,7 +188,7 @@ cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_parti
     uint64_t split_size = goal < (uint64_t)TEXT_BLOCK_SIZE ? goal : (uint64_t)TEXT_BLOCK_SIZE;
     if (split_size < 1) split_size = 1;
 
-    cspark_rdd *r = rdd_new(sc, RDD_TEXT_FILE, 0, "text_file", CALLER());
+    cspark_rdd *r = cs_rdd_new(sc, RDD_TEXT_FILE, 0, "text_file", CALLER());
     r->paths = files.v;
     r->num_paths = (int)files.n;
     files.v = NULL;
@@ -216,5 +216,5 @@ fail:
     free(files.v);
     free(splits);
     free(sizes);
-    return rdd_refuse(sc, &err);
+    return cs_rdd_refuse(sc, &err);
 }

@@ -21,8 +21,8 @@ static cspark_rdd *narrow(cspark_rdd *parent, rdd_kind kind, const char *op, voi
     cspark_context *sc = parent->sc;
     cs_error err;
     fn_ref ref;
-    if (fn_ref_init(sc, &ref, fn, closure, len, op, &err) < 0) return rdd_refuse(sc, &err);
-    cspark_rdd *r = rdd_new(sc, kind, parent->num_partitions, op, caller);
+    if (cs_fn_ref_init(sc, &ref, fn, closure, len, op, &err) < 0) return cs_rdd_refuse(sc, &err);
+    cspark_rdd *r = cs_rdd_new(sc, kind, parent->num_partitions, op, caller);
     r->parents[0] = parent;
     r->num_parents = 1;
     r->fn = ref;
@@ -33,10 +33,10 @@ static cspark_rdd *narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char 
                                   const char *name, void *fn, const void *caller)
 {
     if (!parent) return NULL;
-    cspark_rdd *r = rdd_new(parent->sc, kind, parent->num_partitions, op, caller);
+    cspark_rdd *r = cs_rdd_new(parent->sc, kind, parent->num_partitions, op, caller);
     r->parents[0] = parent;
     r->num_parents = 1;
-    fn_ref_builtin(&r->fn, name, fn);
+    cs_fn_ref_builtin(&r->fn, name, fn);
     return r;
 }
 
@@ -66,7 +66,7 @@ static bool same_context(cspark_rdd *a, cspark_rdd *b, const char *op)
     if (a->sc == b->sc) return true;
     cs_error e;
     cs_error_set(&e, CS_EINVAL, "%s: the two RDDs belong to different contexts", op);
-    context_fail(a->sc, &e);
+    cs_context_fail(a->sc, &e);
     return false;
 }
 
@@ -74,7 +74,7 @@ cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
 {
     if (!a || !b || !same_context(a, b, "union")) return NULL;
     int n = a->num_partitions + b->num_partitions;
-    cspark_rdd *r = rdd_new(a->sc, RDD_UNION, n, "union", CALLER());
+    cspark_rdd *r = cs_rdd_new(a->sc, RDD_UNION, n, "union", CALLER());
     r->parents[0] = a;
     r->parents[1] = b;
     r->num_parents = 2;
@@ -94,11 +94,11 @@ cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
         cs_error e;
         cs_error_set(&e, CS_EINVAL, "coalesce: number of partitions must be positive, got %d",
                      num_partitions);
-        return rdd_refuse(rdd->sc, &e);
+        return cs_rdd_refuse(rdd->sc, &e);
     }
     int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
     if (n < 1) n = 1;
-    cspark_rdd *r = rdd_new(rdd->sc, RDD_COALESCE, n, "coalesce", CALLER());
+    cspark_rdd *r = cs_rdd_new(rdd->sc, RDD_COALESCE, n, "coalesce", CALLER());
     r->parents[0] = rdd;
     r->num_parents = 1;
     r->group_start = cs_xcalloc((size_t)n + 1, sizeof(int));
@@ -116,7 +116,7 @@ static int shuffle_partitions(cspark_context *sc, int requested, int parent_a, i
         return cs_error_set(err, CS_EINVAL, "%s: number of partitions must be positive, got %d", op,
                             requested);
     if (requested > 0) return requested;
-    if (conf_contains(sc->conf, "spark.default.parallelism")) return sc->default_parallelism;
+    if (cs_conf_contains(sc->conf, "spark.default.parallelism")) return sc->default_parallelism;
     int n = parent_a > parent_b ? parent_a : parent_b;
     return n > 0 ? n : 1;
 }
@@ -128,14 +128,14 @@ static shuffle_dep *dep_new(cspark_rdd *parent, cs_partitioner_kind kind, int n)
     d->partitioner.kind = kind;
     d->partitioner.num_partitions = n;
     d->partitioner.ascending = true;
-    context_add_dep(parent->sc, d);
+    cs_context_add_dep(parent->sc, d);
     return d;
 }
 
 static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle_read_mode mode,
                             const char *op, const void *caller)
 {
-    cspark_rdd *r = rdd_new(parent->sc, RDD_SHUFFLED, n, op, caller);
+    cspark_rdd *r = cs_rdd_new(parent->sc, RDD_SHUFFLED, n, op, caller);
     r->deps[0] = dep;
     r->num_deps = 1;
     r->read_mode = mode;
@@ -158,16 +158,16 @@ cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const voi
     cs_error err;
     fn_ref ref;
     int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "reduce_by_key", &err);
-    if (n < 0 || fn_ref_init(sc, &ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
-        return rdd_refuse(sc, &err);
+    if (n < 0 || cs_fn_ref_init(sc, &ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
+        return cs_rdd_refuse(sc, &err);
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     d->map_side_combine = true;
-    fn_ref_builtin(&d->agg_merge_value, ref.name, ref.ptr);
-    fn_ref_copy_closure(&d->agg_merge_value, closure, len);
-    fn_ref_builtin(&d->agg_merge_combiners, ref.name, ref.ptr);
+    cs_fn_ref_builtin(&d->agg_merge_value, ref.name, ref.ptr);
+    cs_fn_ref_copy_closure(&d->agg_merge_value, closure, len);
+    cs_fn_ref_builtin(&d->agg_merge_combiners, ref.name, ref.ptr);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "reduce_by_key", CALLER());
     r->agg_merge_value = ref;
-    fn_ref_builtin(&r->agg_merge_combiners, ref.name, ref.ptr);
+    cs_fn_ref_builtin(&r->agg_merge_combiners, ref.name, ref.ptr);
     r->values_are_combiners = true;
     return r;
 }
@@ -182,32 +182,33 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
     fn_ref seq_ref, comb_ref;
     int n =
         shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
-    if (n < 0 || fn_ref_init(sc, &seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
-        return rdd_refuse(sc, &err);
-    if (fn_ref_init(sc, &comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
-        fn_ref_free(&seq_ref);
-        return rdd_refuse(sc, &err);
+    if (n < 0 ||
+        cs_fn_ref_init(sc, &seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
+        return cs_rdd_refuse(sc, &err);
+    if (cs_fn_ref_init(sc, &comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
+        cs_fn_ref_free(&seq_ref);
+        return cs_rdd_refuse(sc, &err);
     }
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     d->map_side_combine = true;
-    fn_ref_builtin(&d->agg_merge_value, seq_ref.name, seq_ref.ptr);
-    fn_ref_copy_closure(&d->agg_merge_value, closure, len);
-    fn_ref_builtin(&d->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
+    cs_fn_ref_builtin(&d->agg_merge_value, seq_ref.name, seq_ref.ptr);
+    cs_fn_ref_copy_closure(&d->agg_merge_value, closure, len);
+    cs_fn_ref_builtin(&d->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
     copy_zero(&d->agg_zero, &d->agg_zero_len, &d->agg_has_zero, zero, zero_len);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "aggregate_by_key", CALLER());
     /* the reduce side only merges combiners; the closure travels with merge_value */
     r->agg_merge_value = comb_ref;
-    fn_ref_builtin(&r->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
+    cs_fn_ref_builtin(&r->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
     r->values_are_combiners = true;
-    fn_ref_free(&seq_ref);
+    cs_fn_ref_free(&seq_ref);
     return r;
 }
 
 static void list_aggregator(cspark_rdd *r)
 {
-    fn_ref_builtin(&r->agg_create, "cspark_list_wrap", (void *)cspark_list_wrap);
-    fn_ref_builtin(&r->agg_merge_value, "cspark_list_append", (void *)cspark_list_append);
-    fn_ref_builtin(&r->agg_merge_combiners, "cspark_list_concat", (void *)cspark_list_concat);
+    cs_fn_ref_builtin(&r->agg_create, "cs_list_wrap", (void *)cs_list_wrap);
+    cs_fn_ref_builtin(&r->agg_merge_value, "cs_list_append", (void *)cs_list_append);
+    cs_fn_ref_builtin(&r->agg_merge_combiners, "cs_list_concat", (void *)cs_list_concat);
     r->values_are_combiners = false;
 }
 
@@ -217,7 +218,7 @@ cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
     cs_error err;
     int n =
         shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "group_by_key", &err);
-    if (n < 0) return rdd_refuse(rdd->sc, &err);
+    if (n < 0) return cs_rdd_refuse(rdd->sc, &err);
     /* as Spark: no map-side combine for groupByKey (it would not shrink the data) */
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "group_by_key", CALLER());
@@ -232,11 +233,11 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
     cs_error err;
     int n = shuffle_partitions(left->sc, num_partitions, left->num_partitions,
                                right->num_partitions, op, &err);
-    if (n < 0) return rdd_refuse(left->sc, &err);
-    cspark_rdd *tl =
-        narrow_builtin(left, RDD_MAP, "tag", "cspark__tag_left", (void *)cspark__tag_left, caller);
-    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cspark__tag_right",
-                                    (void *)cspark__tag_right, caller);
+    if (n < 0) return cs_rdd_refuse(left->sc, &err);
+    cspark_rdd *tl = narrow_builtin(left, RDD_MAP, "tag", "cs_builtin_tag_left",
+                                    (void *)cs_builtin_tag_left, caller);
+    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cs_builtin_tag_right",
+                                    (void *)cs_builtin_tag_right, caller);
     cspark_rdd *r = shuffled(tl, dep_new(tl, PART_HASH, n), n, SHUFFLE_READ_COGROUP, op, caller);
     r->deps[1] = dep_new(tr, PART_HASH, n);
     r->num_deps = 2;
@@ -253,16 +254,16 @@ cspark_rdd *cspark_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)
 {
     const void *caller = CALLER();
     cspark_rdd *cg = cogroup_node(left, right, num_partitions, "join", caller);
-    return narrow_builtin(cg, RDD_FLAT_MAP, "join", "cspark__join_flatten",
-                          (void *)cspark__join_flatten, caller);
+    return narrow_builtin(cg, RDD_FLAT_MAP, "join", "cs_builtin_join_flatten",
+                          (void *)cs_builtin_join_flatten, caller);
 }
 
 cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)
 {
     const void *caller = CALLER();
     cspark_rdd *cg = cogroup_node(left, right, num_partitions, "left_outer_join", caller);
-    return narrow_builtin(cg, RDD_FLAT_MAP, "left_outer_join", "cspark__left_outer_join_flatten",
-                          (void *)cspark__left_outer_join_flatten, caller);
+    return narrow_builtin(cg, RDD_FLAT_MAP, "left_outer_join", "cs_builtin_left_outer_join_flatten",
+                          (void *)cs_builtin_left_outer_join_flatten, caller);
 }
 
 cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
@@ -271,19 +272,22 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
     const void *caller = CALLER();
     cs_error err;
     int n = shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "distinct", &err);
-    if (n < 0) return rdd_refuse(rdd->sc, &err);
-    cspark_rdd *packed = narrow_builtin(rdd, RDD_MAP, "distinct", "cspark__distinct_pack",
-                                        (void *)cspark__distinct_pack, caller);
+    if (n < 0) return cs_rdd_refuse(rdd->sc, &err);
+    cspark_rdd *packed = narrow_builtin(rdd, RDD_MAP, "distinct", "cs_builtin_distinct_pack",
+                                        (void *)cs_builtin_distinct_pack, caller);
     shuffle_dep *d = dep_new(packed, PART_HASH, n);
     d->map_side_combine = true;
-    fn_ref_builtin(&d->agg_merge_value, "cspark__keep_first", (void *)cspark__keep_first);
-    fn_ref_builtin(&d->agg_merge_combiners, "cspark__keep_first", (void *)cspark__keep_first);
+    cs_fn_ref_builtin(&d->agg_merge_value, "cs_builtin_keep_first", (void *)cs_builtin_keep_first);
+    cs_fn_ref_builtin(&d->agg_merge_combiners, "cs_builtin_keep_first",
+                      (void *)cs_builtin_keep_first);
     cspark_rdd *reduced = shuffled(packed, d, n, SHUFFLE_READ_AGGREGATE, "distinct", caller);
-    fn_ref_builtin(&reduced->agg_merge_value, "cspark__keep_first", (void *)cspark__keep_first);
-    fn_ref_builtin(&reduced->agg_merge_combiners, "cspark__keep_first", (void *)cspark__keep_first);
+    cs_fn_ref_builtin(&reduced->agg_merge_value, "cs_builtin_keep_first",
+                      (void *)cs_builtin_keep_first);
+    cs_fn_ref_builtin(&reduced->agg_merge_combiners, "cs_builtin_keep_first",
+                      (void *)cs_builtin_keep_first);
     reduced->values_are_combiners = true;
-    return narrow_builtin(reduced, RDD_MAP, "distinct", "cspark__distinct_unpack",
-                          (void *)cspark__distinct_unpack, caller);
+    return narrow_builtin(reduced, RDD_MAP, "distinct", "cs_builtin_distinct_unpack",
+                          (void *)cs_builtin_distinct_unpack, caller);
 }
 
 cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
@@ -293,7 +297,7 @@ cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
         cs_error e;
         cs_error_set(&e, CS_EINVAL, "repartition: number of partitions must be positive, got %d",
                      num_partitions);
-        return rdd_refuse(rdd->sc, &e);
+        return cs_rdd_refuse(rdd->sc, &e);
     }
     shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
@@ -312,7 +316,7 @@ static void on_sample(void *arg, int partition, task_result *r)
     sample_acc *a = arg;
     double w = r->data.n ? (double)r->count / (double)r->data.n : 0;
     size_t base = a->keys.n;
-    batch_append_batch(&a->keys, &r->data);
+    cs_batch_append_batch(&a->keys, &r->data);
     if (a->keys.n > a->cap) {
         a->cap = a->keys.n * 2;
         a->weights = cs_xrealloc(a->weights, a->cap * sizeof *a->weights);
@@ -383,7 +387,7 @@ cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitio
     cs_error err;
     cs_error_clear(&err);
     int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "sort_by_key", &err);
-    if (n < 0) return rdd_refuse(sc, &err);
+    if (n < 0) return cs_rdd_refuse(sc, &err);
     if (sc->failed) return NULL;
 
     /* as Spark: sample ~20 keys per output partition, at most 1e6, oversampled 3x per input */
@@ -393,18 +397,18 @@ cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitio
     task_sink sink = {.kind = SINK_SAMPLE, .sample_size = (int)(3.0 * sample_size / parts + 1)};
     sample_acc acc;
     memset(&acc, 0, sizeof acc);
-    batch_init(&acc.keys);
+    cs_batch_init(&acc.keys);
     int nb = 0;
     if (n > 1 && rdd->num_partitions > 0) {
-        if (scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_sample, &acc, &err) < 0) {
-            batch_free(&acc.keys);
+        if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_sample, &acc, &err) < 0) {
+            cs_batch_free(&acc.keys);
             free(acc.weights);
-            return rdd_refuse(sc, &err);
+            return cs_rdd_refuse(sc, &err);
         }
     }
     shuffle_dep *d = dep_new(rdd, PART_RANGE, n);
     nb = choose_bounds(d, &acc, n);
-    batch_free(&acc.keys);
+    cs_batch_free(&acc.keys);
     free(acc.weights);
     d->partitioner.num_partitions = nb + 1;
     d->partitioner.ascending = ascending;

@@ -124,7 +124,7 @@ static plan_frame *plan_for(coarse_backend *b, const task_desc *t, cs_error *err
 {
     for (plan_frame *p = b->plans; p; p = p->next)
         if (p->stage_id == t->stage_id && p->attempt == t->stage_attempt) return p;
-    Cspark__StagePlan *pb = stage_plan_encode(t->rdd, t->sink, t->inputs, t->num_inputs, err);
+    Cspark__StagePlan *pb = cs_stage_plan_encode(t->rdd, t->sink, t->inputs, t->num_inputs, err);
     if (!pb) return NULL;
     Cspark__LaunchStage ls = CSPARK__LAUNCH_STAGE__INIT;
     ls.stage_id = t->stage_id;
@@ -136,10 +136,10 @@ static plan_frame *plan_for(coarse_backend *b, const task_desc *t, cs_error *err
     plan_frame *p = cs_xcalloc(1, sizeof *p);
     p->stage_id = t->stage_id;
     p->attempt = t->stage_attempt;
-    p->len = frame_size(&env);
+    p->len = cs_frame_size(&env);
     p->frame = cs_xmalloc(p->len);
-    frame_encode(&env, p->frame);
-    stage_plan_pb_free(pb);
+    cs_frame_encode(&env, p->frame);
+    cs_stage_plan_pb_free(pb);
     p->next = b->plans;
     b->plans = p;
     if (++b->num_plans > MAX_PLAN_FRAMES) { /* drop the oldest */
@@ -170,7 +170,7 @@ static bool send_plan(coarse_backend *b, exec_info *e, const task_desc *t, cs_er
     if (!p) return false;
     uint8_t *copy = cs_xmalloc(p->len);
     memcpy(copy, p->frame, p->len);
-    if (rpc_send_raw(e->conn, copy, p->len) < 0) return false;
+    if (cs_rpc_send_raw(e->conn, copy, p->len) < 0) return false;
     e->sent_attempt[t->stage_id] = t->stage_attempt + 1;
     return true;
 }
@@ -228,8 +228,8 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         r->next = *slot;
         *slot = r;
         e->free--;
-        rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
-        scheduler_task_started(b->base.sched, t, e->id, e->host);
+        cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
+        cs_scheduler_task_started(b->base.sched, t, e->id, e->host);
     }
 }
 
@@ -237,10 +237,10 @@ static void report_failed(coarse_backend *b, failed_launch *failed, int n)
 {
     for (int i = 0; i < n; i++) {
         task_result r;
-        task_result_init(&r);
+        cs_task_result_init(&r);
         r.status = TASK_FAILED;
         r.error = failed[i].why;
-        scheduler_task_done(b->base.sched, failed[i].t, &r);
+        cs_scheduler_task_done(b->base.sched, failed[i].t, &r);
     }
     free(failed);
 }
@@ -288,16 +288,16 @@ static void coarse_cancel_all(sched_backend *base)
             if (!e->alive || !e->conn) continue;
             kt.task_id = r->t->task_id;
             kt.executor_id = e->id;
-            rpc_send(e->conn, &env);
+            cs_rpc_send(e->conn, &env);
         }
     pthread_mutex_unlock(&b->lock);
     while (p) {
         pending *next = p->next;
         task_result r;
-        task_result_init(&r);
+        cs_task_result_init(&r);
         r.status = TASK_FAILED;
         r.error = cs_xstrdup("task cancelled: its job has ended");
-        scheduler_task_done(b->base.sched, p->t, &r);
+        cs_scheduler_task_done(b->base.sched, p->t, &r);
         free(p);
         p = next;
     }
@@ -335,10 +335,10 @@ static void collect_conf(void *arg, const char *key, const char *value)
 
 static void reply_app_config(coarse_backend *b, rpc_conn *c, uint64_t request_id)
 {
-    size_t n = conf_size(b->sc->conf);
+    size_t n = cs_conf_size(b->sc->conf);
     conf_collect col = {cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry)),
                         cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry *)), 0};
-    conf_foreach(b->sc->conf, collect_conf, &col);
+    cs_conf_foreach(b->sc->conf, collect_conf, &col);
     Cspark__SparkAppConfig ac = CSPARK__SPARK_APP_CONFIG__INIT;
     ac.n_conf = col.n;
     ac.conf = col.ptrs;
@@ -347,7 +347,7 @@ static void reply_app_config(coarse_backend *b, rpc_conn *c, uint64_t request_id
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_APP_CONFIG;
     env.app_config = &ac;
-    rpc_reply(c, request_id, &env);
+    cs_rpc_reply(c, request_id, &env);
     free(col.entries);
     free(col.ptrs);
 }
@@ -365,7 +365,7 @@ static void reply_register(rpc_conn *c, uint64_t request_id, const char *refusal
         env.body_case = CSPARK__ENVELOPE__BODY_REGISTERED_EXECUTOR;
         env.registered_executor = &ok;
     }
-    rpc_reply(c, request_id, &env);
+    cs_rpc_reply(c, request_id, &env);
 }
 
 static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
@@ -396,9 +396,9 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         e->cores = e->free = re->cores;
         e->alive = true;
         e->conn = c;
-        rpc_conn_ref(c);
+        cs_rpc_conn_ref(c);
         e->last_seen_ms = mono_ms();
-        rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
+        cs_rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
         cs_idmap_put(&b->exec_index, e->id, b->num_execs);
         b->num_execs++;
         pthread_cond_broadcast(&b->cond);
@@ -410,7 +410,7 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                 refusal);
         return;
     }
-    if (b->base.sched) scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
+    if (b->base.sched) cs_scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
     CS_INFO("driver",
             "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
             re->executor_id, re->host, re->cores, re->block_port, (long long)re->pid);
@@ -420,14 +420,14 @@ static void on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                        .host = re->host,
                        .executor_cores = re->cores,
                        .time_ms = cs_now_ms()};
-        listener_bus_post(b->sc->bus, &ev);
+        cs_listener_bus_post(b->sc->bus, &ev);
     }
     offer_and_report(b);
 }
 
 static exec_info *exec_of_conn(coarse_backend *b, rpc_conn *c)
 {
-    intptr_t i = (intptr_t)rpc_conn_data(c);
+    intptr_t i = (intptr_t)cs_rpc_conn_data(c);
     return i > 0 && i <= b->num_execs ? &b->execs[i - 1] : NULL;
 }
 
@@ -457,15 +457,15 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
     pthread_mutex_unlock(&b->lock);
 
     task_result res;
-    task_result_init(&res);
+    cs_task_result_init(&res);
     cs_error err;
     cs_error_clear(&err);
     if (!su->result) {
         res.status = TASK_FAILED;
         res.error = cs_xstrdup("the executor sent no result");
-    } else if (task_result_decode(su->result, &res, &err) < 0) {
-        task_result_free(&res);
-        task_result_init(&res);
+    } else if (cs_task_result_decode(su->result, &res, &err) < 0) {
+        cs_task_result_free(&res);
+        cs_task_result_init(&res);
         res.status = TASK_FAILED;
         res.error = cs_xstrdup(err.msg);
     } else if (su->result->indirect && res.status == TASK_OK) {
@@ -487,7 +487,7 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         return;
     }
     if (su->state == CSPARK__TASK_STATE__KILLED && res.status == TASK_OK) res.status = TASK_FAILED;
-    scheduler_task_done(b->base.sched, t, &res);
+    cs_scheduler_task_done(b->base.sched, t, &res);
     offer_and_report(b);
 }
 
@@ -515,9 +515,9 @@ static void on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE;
     env.heartbeat_response = &hr;
     if (request_id)
-        rpc_reply(c, request_id, &env);
+        cs_rpc_reply(c, request_id, &env);
     else
-        rpc_send(c, &env);
+        cs_rpc_send(c, &env);
 }
 
 /* ---- removal and decommissioning ------------------------------------------------------------ */
@@ -530,7 +530,7 @@ static void send_decommission(rpc_conn *c, const char *id, const char *reason)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR;
     env.decommission_executor = &de;
-    rpc_send(c, &env);
+    cs_rpc_send(c, &env);
 }
 
 static void send_stop(rpc_conn *c)
@@ -539,7 +539,7 @@ static void send_stop(rpc_conn *c)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
     env.stop_executor = &se;
-    rpc_send(c, &env);
+    cs_rpc_send(c, &env);
 }
 
 /* Marks e decommissioning (lock held): no task is offered to it from now on, and the message
@@ -554,8 +554,8 @@ static void start_decommission(exec_info *e, const char *reason)
     if (e->conn) send_decommission(e->conn, e->id, reason);
 }
 
-void coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
-                                     bool decommission, const char *reason)
+void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
+                                        bool decommission, const char *reason)
 {
     pthread_mutex_lock(&b->lock);
     for (int k = 0; k < n; k++) {
@@ -576,7 +576,7 @@ void coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, 
     pthread_mutex_unlock(&b->lock);
 }
 
-bool coarse_backend_exit_expected(coarse_backend *b, const char *executor_id)
+bool cs_coarse_backend_exit_expected(coarse_backend *b, const char *executor_id)
 {
     pthread_mutex_lock(&b->lock);
     int i = find_exec(b, executor_id);
@@ -626,7 +626,7 @@ static void on_drained(coarse_backend *b, rpc_conn *c)
     snprintf(d->id, sizeof d->id, "%s", e->id);
     pthread_mutex_unlock(&b->lock);
     if (b->base.sched)
-        scheduler_after_completions(b->base.sched, migrate_outputs, d);
+        cs_scheduler_after_completions(b->base.sched, migrate_outputs, d);
     else
         migrate_outputs(d);
 }
@@ -641,8 +641,9 @@ static void migrate_outputs(void *arg)
     snprintf(id, sizeof id, "%s", d->id);
     free(d);
     cs_map_status *outs = NULL;
-    int nouts =
-        b->migrate_shuffles && b->base.sched ? scheduler_outputs_on(b->base.sched, id, &outs) : 0;
+    int nouts = b->migrate_shuffles && b->base.sched
+                    ? cs_scheduler_outputs_on(b->base.sched, id, &outs)
+                    : 0;
     pthread_mutex_lock(&b->lock);
     int at = find_exec(b, id);
     exec_info *e = at >= 0 ? &b->execs[at] : NULL;
@@ -663,7 +664,7 @@ static void migrate_outputs(void *arg)
             Cspark__MapStatus **ptrs = cs_xcalloc((size_t)nouts, sizeof *ptrs);
             for (int m = k; m < nouts; m += batches) {
                 cspark__map_status__init(&pbs[ms.n_outputs]);
-                map_status_encode(&outs[m], &pbs[ms.n_outputs], NULL);
+                cs_map_status_encode(&outs[m], &pbs[ms.n_outputs], NULL);
                 ptrs[ms.n_outputs] = &pbs[ms.n_outputs];
                 ms.n_outputs++;
             }
@@ -674,10 +675,10 @@ static void migrate_outputs(void *arg)
             exec_info *p = &b->execs[peers[k]];
             CS_INFO("driver", "event=shuffle_migration from=%s to=%s map_outputs=%zu", id, p->id,
                     ms.n_outputs);
-            rpc_send(p->conn, &env);
+            cs_rpc_send(p->conn, &env);
             e->migrations++;
             for (size_t m = 0; m < ms.n_outputs; m++)
-                map_status_pb_clear(&pbs[m]);
+                cs_map_status_pb_clear(&pbs[m]);
             free(pbs);
             free(ptrs);
         }
@@ -692,7 +693,7 @@ static void migrate_outputs(void *arg)
     }
     pthread_mutex_unlock(&b->lock);
     for (int m = 0; m < nouts; m++)
-        map_status_free(&outs[m]);
+        cs_map_status_free(&outs[m]);
     free(outs);
     free(peers);
 }
@@ -716,8 +717,8 @@ static void on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__ShuffleMig
                                         : NULL;
     for (size_t i = 0; i < sm->n_migrated && b->base.sched; i++) {
         const Cspark__MapStatus *m = sm->migrated[i];
-        scheduler_output_moved(b->base.sched, m->shuffle_id, m->map_id, m->executor_id, to, host,
-                               port);
+        cs_scheduler_output_moved(b->base.sched, m->shuffle_id, m->map_id, m->executor_id, to, host,
+                                  port);
     }
     if (sm->n_failed)
         CS_WARN("driver",
@@ -759,8 +760,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         on_migrated(b, c, msg->shuffle_migrated);
         break;
     default:
-        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", rpc_conn_peer(c),
-                frame_body_name(msg));
+        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", cs_rpc_conn_peer(c),
+                cs_frame_body_name(msg));
         break;
     }
 }
@@ -800,7 +801,7 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     rpc_conn *conn = e->conn;
     e->conn = NULL;
     pthread_mutex_unlock(&b->lock);
-    rpc_conn_unref(conn);
+    cs_rpc_conn_unref(conn);
     bool expected = e->removing || e->decommissioning;
     if (stopping) {
         free(lost);
@@ -814,7 +815,7 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
                 nlost, why);
     for (int i = 0; i < nlost; i++) {
         task_result r;
-        task_result_init(&r);
+        cs_task_result_init(&r);
         r.status = TASK_FAILED;
         char msg[700];
         snprintf(msg, sizeof msg,
@@ -822,16 +823,16 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
                  "Reason: %s",
                  id, why);
         r.error = cs_xstrdup(msg);
-        scheduler_task_done(b->base.sched, lost[i], &r);
+        cs_scheduler_task_done(b->base.sched, lost[i], &r);
     }
     free(lost);
-    scheduler_executor_lost(b->base.sched, id, why);
+    cs_scheduler_executor_lost(b->base.sched, id, why);
     if (b->sc->bus) {
         cs_event ev = {.kind = CS_EV_EXECUTOR_REMOVED,
                        .executor_id = id,
                        .reason = why,
                        .time_ms = cs_now_ms()};
-        listener_bus_post(b->sc->bus, &ev);
+        cs_listener_bus_post(b->sc->bus, &ev);
     }
     if (b->opt.executor_removed) b->opt.executor_removed(b->opt.hooks_arg, id, why);
     offer_and_report(b);
@@ -850,7 +851,7 @@ static void stop_unread(coarse_backend *b)
         char id[64];
         snprintf(id, sizeof id, "%s", e->id);
         pthread_mutex_unlock(&b->lock);
-        bool read = b->base.sched && scheduler_reads_from(b->base.sched, id);
+        bool read = b->base.sched && cs_scheduler_reads_from(b->base.sched, id);
         pthread_mutex_lock(&b->lock);
         e = &b->execs[i];
         if (read || !e->stop_when_unread || !e->alive || !e->conn) continue;
@@ -878,7 +879,7 @@ static void *housekeeper_main(void *arg)
             snprintf(e->lost_reason, sizeof e->lost_reason,
                      "Executor heartbeat timed out after %lld ms",
                      (long long)(now - e->last_seen_ms));
-            rpc_conn_close(e->conn); /* on_close does the rest */
+            cs_rpc_conn_close(e->conn); /* on_close does the rest */
         }
     }
     pthread_mutex_unlock(&b->lock);
@@ -901,7 +902,7 @@ static void *fetcher_main(void *arg)
 
         cs_error err;
         cs_error_clear(&err);
-        rpc_conn *c = rpc_connect(b->ep, f->host, f->port, 30000, &err);
+        rpc_conn *c = cs_rpc_connect(b->ep, f->host, f->port, 30000, &err);
         Cspark__Envelope *reply = NULL;
         if (c) {
             Cspark__FetchResult fr = CSPARK__FETCH_RESULT__INIT;
@@ -909,17 +910,17 @@ static void *fetcher_main(void *arg)
             Cspark__Envelope req = CSPARK__ENVELOPE__INIT;
             req.body_case = CSPARK__ENVELOPE__BODY_FETCH_RESULT;
             req.fetch_result = &fr;
-            rpc_call(c, &req, &reply, 120000, &err);
-            rpc_conn_close(c);
-            rpc_conn_unref(c);
+            cs_rpc_call(c, &req, &reply, 120000, &err);
+            cs_rpc_conn_close(c);
+            cs_rpc_conn_unref(c);
         }
         if (reply && reply->body_case == CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA &&
             !(reply->fetch_result_data->error && reply->fetch_result_data->error[0])) {
-            batch_reset(&f->r.data);
+            cs_batch_reset(&f->r.data);
             CS_INFO("driver", "event=indirect_result task=%lld executor=%s bytes=%zu",
                     (long long)f->t->task_id, f->exec_id, reply->fetch_result_data->data.len);
-            if (recio_decode_all(reply->fetch_result_data->data.data,
-                                 reply->fetch_result_data->data.len, &f->r.data, &err) < 0) {
+            if (cs_recio_decode_all(reply->fetch_result_data->data.data,
+                                    reply->fetch_result_data->data.len, &f->r.data, &err) < 0) {
                 f->r.status = TASK_FAILED;
                 f->r.error = cs_xstrdup(err.msg);
             }
@@ -935,7 +936,7 @@ static void *fetcher_main(void *arg)
             f->r.error = cs_xstrdup(msg);
         }
         if (reply) cspark__envelope__free_unpacked(reply, NULL);
-        scheduler_task_done(b->base.sched, f->t, &f->r);
+        cs_scheduler_task_done(b->base.sched, f->t, &f->r);
         free(f);
         pthread_mutex_lock(&b->lock);
     }
@@ -945,17 +946,17 @@ static void *fetcher_main(void *arg)
 
 /* ---- public -------------------------------------------------------------------------------- */
 
-sched_backend *coarse_backend_base(coarse_backend *b)
+sched_backend *cs_coarse_backend_base(coarse_backend *b)
 {
     return &b->base;
 }
 
-int coarse_backend_port(const coarse_backend *b)
+int cs_coarse_backend_port(const coarse_backend *b)
 {
     return b->port;
 }
 
-int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
+int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
 {
     int64_t deadline = mono_ms() + timeout_ms;
     pthread_mutex_lock(&b->lock);
@@ -972,7 +973,7 @@ int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
     return alive;
 }
 
-int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
+int cs_coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
 {
     int64_t deadline = mono_ms() + timeout_ms;
     pthread_mutex_lock(&b->lock);
@@ -989,18 +990,19 @@ int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
     return alive;
 }
 
-void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, const char *reason)
+void cs_coarse_backend_executor_exited(coarse_backend *b, const char *executor_id,
+                                       const char *reason)
 {
     pthread_mutex_lock(&b->lock);
     int i = find_exec(b, executor_id);
     if (i >= 0 && b->execs[i].alive && b->execs[i].conn) {
         snprintf(b->execs[i].lost_reason, sizeof b->execs[i].lost_reason, "%s", reason);
-        rpc_conn_close(b->execs[i].conn);
+        cs_rpc_conn_close(b->execs[i].conn);
     }
     pthread_mutex_unlock(&b->lock);
 }
 
-void coarse_backend_stop_executors(coarse_backend *b)
+void cs_coarse_backend_stop_executors(coarse_backend *b)
 {
     pthread_mutex_lock(&b->lock);
     b->stopping = true;
@@ -1013,12 +1015,12 @@ void coarse_backend_stop_executors(coarse_backend *b)
 static void coarse_stop(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
-    coarse_backend_stop_executors(b);
+    cs_coarse_backend_stop_executors(b);
     pthread_join(b->housekeeper, NULL);
     pthread_join(b->fetcher, NULL);
-    rpc_endpoint_free(b->ep); /* closes every connection; on_close sees stopping */
+    cs_rpc_endpoint_free(b->ep); /* closes every connection; on_close sees stopping */
     for (int i = 0; i < b->num_execs; i++) {
-        if (b->execs[i].conn) rpc_conn_unref(b->execs[i].conn);
+        if (b->execs[i].conn) cs_rpc_conn_unref(b->execs[i].conn);
         free(b->execs[i].sent_attempt);
     }
     free(b->execs);
@@ -1043,7 +1045,7 @@ static void coarse_stop(sched_backend *base)
     while (b->fetch_head) {
         fetch_job *f = b->fetch_head;
         b->fetch_head = f->next;
-        task_result_free(&f->r);
+        cs_task_result_free(&f->r);
         free(f);
     }
     pthread_mutex_destroy(&b->lock);
@@ -1053,10 +1055,11 @@ static void coarse_stop(sched_backend *base)
     free(b);
 }
 
-coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, cs_error *err)
+coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *o, cs_error *err)
 {
     int64_t timeout = 120000;
-    if (conf_get_duration_ms(sc->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) < 0)
+    if (cs_conf_get_duration_ms(sc->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
+        0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = coarse_launch;
@@ -1071,9 +1074,10 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
     bool storage = false, blocks = true;
-    if (conf_get_bool(sc->conf, "spark.storage.decommission.enabled", "false", &storage, err) < 0 ||
-        conf_get_bool(sc->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true", &blocks,
-                      err) < 0) {
+    if (cs_conf_get_bool(sc->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
+            0 ||
+        cs_conf_get_bool(sc->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true",
+                         &blocks, err) < 0) {
         free(b);
         return NULL;
     }
@@ -1083,10 +1087,10 @@ coarse_backend *coarse_backend_new(cspark_context *sc, const coarse_options *o, 
 
     rpc_options ro = {.name = "driver", .app_id = sc->app_id, .secret = b->secret};
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = b};
-    b->ep = rpc_endpoint_new(&ro, &h, err);
-    if (!b->ep ||
-        rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port, err) < 0) {
-        rpc_endpoint_free(b->ep);
+    b->ep = cs_rpc_endpoint_new(&ro, &h, err);
+    if (!b->ep || cs_rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port,
+                                err) < 0) {
+        cs_rpc_endpoint_free(b->ep);
         pthread_mutex_destroy(&b->lock);
         pthread_cond_destroy(&b->cond);
         free(b->secret);

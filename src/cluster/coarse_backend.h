@@ -36,24 +36,25 @@ typedef struct coarse_options {
     void *hooks_arg;
 } coarse_options;
 
-coarse_backend *coarse_backend_new(struct cspark_context *sc, const coarse_options *o,
-                                   cs_error *err);
-sched_backend *coarse_backend_base(coarse_backend *b);
-int coarse_backend_port(const coarse_backend *b);
+coarse_backend *cs_coarse_backend_new(struct cspark_context *sc, const coarse_options *o,
+                                      cs_error *err);
+sched_backend *cs_coarse_backend_base(coarse_backend *b);
+int cs_coarse_backend_port(const coarse_backend *b);
 /* Waits until n executors are registered or timeout_ms passes; returns the number registered. */
-int coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms);
+int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms);
 /* The launcher saw the executor's process exit (reason explains the exit status). */
-void coarse_backend_executor_exited(coarse_backend *b, const char *executor_id, const char *reason);
+void cs_coarse_backend_executor_exited(coarse_backend *b, const char *executor_id,
+                                       const char *reason);
 /* Asks every executor to stop (StopExecutor) without freeing anything yet. */
-void coarse_backend_stop_executors(coarse_backend *b);
+void cs_coarse_backend_stop_executors(coarse_backend *b);
 /* Dynamic allocation / decommissioning (see sched_backend.remove_executors): the executors get
  * no new tasks; with decommission they get DecommissionExecutor (finish tasks, hand shuffle files
  * to peers, then StopExecutor), otherwise StopExecutor at once. */
-void coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
-                                     bool decommission, const char *reason);
+void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
+                                        bool decommission, const char *reason);
 /* True when the executor was asked to go (removed or decommissioned): its exit is no failure. */
-bool coarse_backend_exit_expected(coarse_backend *b, const char *executor_id);
+bool cs_coarse_backend_exit_expected(coarse_backend *b, const char *executor_id);
 /* Waits until every executor has disconnected or timeout_ms passes; returns how many remain. */
-int coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms);
+int cs_coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-void describe_exit_code(int code, char *buf, size_t cap)
+void cs_describe_exit_code(int code, char *buf, size_t cap)
 {
     const char *why;
     switch (code) {
@@ -58,12 +58,12 @@ void describe_exit_code(int code, char *buf, size_t cap)
     snprintf(buf, cap, "exit code %d (%s)", code, why);
 }
 
-void describe_wait_status(int status, char *buf, size_t cap)
+void cs_describe_wait_status(int status, char *buf, size_t cap)
 {
     if (WIFSIGNALED(status))
-        describe_exit_code(128 + WTERMSIG(status), buf, cap);
+        cs_describe_exit_code(128 + WTERMSIG(status), buf, cap);
     else if (WIFEXITED(status))
-        describe_exit_code(WEXITSTATUS(status), buf, cap);
+        cs_describe_exit_code(WEXITSTATUS(status), buf, cap);
     else
         snprintf(buf, cap, "unknown wait status %d", status);
 }

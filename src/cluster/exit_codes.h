@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 /* Writes e.g. "exit code 137 (SIGKILL: killed, possibly out of memory)" into buf. */
-void describe_exit_code(int code, char *buf, size_t cap);
+void cs_describe_exit_code(int code, char *buf, size_t cap);
 /* From a waitpid status: normal exits as above, deaths by signal as 128+signal. */
-void describe_wait_status(int status, char *buf, size_t cap);
+void cs_describe_wait_status(int status, char *buf, size_t cap);
 
 #endif

@@ -31,14 +31,14 @@ typedef struct local_backend {
 static void *worker_main(void *arg)
 {
     local_backend *b = arg;
-    task_thread_init();
+    cs_task_thread_init();
     for (;;) {
         pthread_mutex_lock(&b->lock);
         while (!b->head && !b->stopping)
             pthread_cond_wait(&b->cond, &b->lock);
         if (!b->head) {
             pthread_mutex_unlock(&b->lock);
-            task_thread_fini();
+            cs_task_thread_fini();
             return NULL;
         }
         queued *q = b->head;
@@ -50,10 +50,10 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&b->lock);
 
         task_result r;
-        task_result_init(&r);
-        scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host);
-        task_run(&b->env, t, &r);
-        scheduler_task_done(b->base.sched, t, &r);
+        cs_task_result_init(&r);
+        cs_scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host);
+        cs_task_run(&b->env, t, &r);
+        cs_scheduler_task_done(b->base.sched, t, &r);
     }
 }
 
@@ -92,10 +92,10 @@ static void local_cancel_all(sched_backend *base)
     while (q) {
         queued *next = q->next;
         task_result r;
-        task_result_init(&r);
+        cs_task_result_init(&r);
         r.status = TASK_FAILED;
         r.error = cs_xstrdup("task cancelled: its job has ended");
-        scheduler_task_done(b->base.sched, q->task, &r);
+        cs_scheduler_task_done(b->base.sched, q->task, &r);
         pthread_mutex_lock(&b->lock);
         q->next = b->free_nodes;
         b->free_nodes = q;
@@ -136,7 +136,7 @@ static void local_stop(sched_backend *base)
     free(b);
 }
 
-sched_backend *local_backend_new(int threads, const exec_env *env)
+sched_backend *cs_local_backend_new(int threads, const exec_env *env)
 {
     local_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = local_launch;

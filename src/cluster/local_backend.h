@@ -1,8 +1,8 @@
 /*
  * local_backend.h — the `local[N]` scheduler backend: N worker threads in the driver process
- * that run tasks with task_run and report them to the scheduler (Spark's LocalSchedulerBackend).
+ * that run tasks with cs_task_run and report them to the scheduler (Spark's LocalSchedulerBackend).
  * Created by the context for local masters; the scheduler owns it once passed to
- * scheduler_new and stops it through its `stop` operation.
+ * cs_scheduler_new and stops it through its `stop` operation.
  */
 #ifndef CSPARK_CLUSTER_LOCAL_BACKEND_H
 #define CSPARK_CLUSTER_LOCAL_BACKEND_H
@@ -11,6 +11,6 @@
 #include "sched/scheduler.h"
 
 /* env is copied (its strings must outlive the backend). */
-sched_backend *local_backend_new(int threads, const exec_env *env);
+sched_backend *cs_local_backend_new(int threads, const exec_env *env);
 
 #endif

@@ -62,7 +62,7 @@ static int spawn(local_cluster *lc, cs_error *err)
     char id[32], url[128], cores[16], mem[32];
     snprintf(id, sizeof id, "%d", lc->next_id++);
     snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d",
-             coarse_backend_port(lc->coarse));
+             cs_coarse_backend_port(lc->coarse));
     snprintf(cores, sizeof cores, "%d", lc->cores);
     snprintf(mem, sizeof mem, "SPARK_EXECUTOR_MEMORY=%dm", lc->memory_mb);
     char *argv[] = {
@@ -134,7 +134,7 @@ static void top_up(local_cluster *lc)
         if (!more) return;
         cs_error err;
         if (spawn(lc, &err) < 0) {
-            scheduler_abort(lc->base.sched, err.msg);
+            cs_scheduler_abort(lc->base.sched, err.msg);
             return;
         }
     }
@@ -162,7 +162,7 @@ static void lc_remove_executors(sched_backend *base, const char *const *ids, int
             if (lc->children[i].running && strcmp(lc->children[i].id, ids[k]) == 0)
                 lc->children[i].leaving = true;
     pthread_mutex_unlock(&lc->lock);
-    coarse_backend_remove_executors(lc->coarse, ids, n, decommission, reason);
+    cs_coarse_backend_remove_executors(lc->coarse, ids, n, decommission, reason);
 }
 
 /* Polls the children (waitpid per pid: never reaps processes the job itself started). */
@@ -184,7 +184,7 @@ static void *monitor_main(void *arg)
             }
             c->running = false;
             char why[256], reason[320];
-            describe_wait_status(status, why, sizeof why);
+            cs_describe_wait_status(status, why, sizeof why);
             if (stopping) { /* after StopExecutor: only a crash is worth a line */
                 if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                     CS_WARN("local-cluster", "event=executor_exited executor=%s %s during shutdown",
@@ -196,13 +196,13 @@ static void *monitor_main(void *arg)
             snprintf(id, sizeof id, "%s", c->id);
             bool leaving = c->leaving;
             pthread_mutex_unlock(&lc->lock);
-            leaving |= coarse_backend_exit_expected(lc->coarse, id);
+            leaving |= cs_coarse_backend_exit_expected(lc->coarse, id);
             pthread_mutex_lock(&lc->lock);
             if (leaving) { /* removed or decommissioned, as asked */
                 CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true", id,
                         why);
                 pthread_mutex_unlock(&lc->lock);
-                coarse_backend_executor_exited(lc->coarse, id, reason);
+                cs_coarse_backend_executor_exited(lc->coarse, id, reason);
                 top_up(lc);
                 pthread_mutex_lock(&lc->lock);
                 i = -1;
@@ -213,7 +213,7 @@ static void *monitor_main(void *arg)
             pthread_mutex_unlock(&lc->lock);
             CS_WARN("local-cluster", "event=executor_exited executor=%s %s failures=%d max=%d", id,
                     why, failures, max);
-            coarse_backend_executor_exited(lc->coarse, id, reason);
+            cs_coarse_backend_executor_exited(lc->coarse, id, reason);
             if (failures >= max) {
                 char msg[600];
                 snprintf(
@@ -221,7 +221,7 @@ static void *monitor_main(void *arg)
                     "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
                     "the last: executor %s, %s",
                     max, id, reason);
-                scheduler_abort(lc->base.sched, msg);
+                cs_scheduler_abort(lc->base.sched, msg);
             } else {
                 top_up(lc);
             }
@@ -239,7 +239,7 @@ static void *monitor_main(void *arg)
 static void on_executor_removed(void *arg, const char *executor_id, const char *reason)
 {
     local_cluster *lc = arg;
-    if (coarse_backend_exit_expected(lc->coarse, executor_id)) return; /* it exits by itself */
+    if (cs_coarse_backend_exit_expected(lc->coarse, executor_id)) return; /* it exits by itself */
     pthread_mutex_lock(&lc->lock);
     for (int i = 0; i < lc->num_children; i++)
         if (lc->children[i].running && !lc->children[i].leaving &&
@@ -251,25 +251,25 @@ static void on_executor_removed(void *arg, const char *executor_id, const char *
 static void lc_launch(sched_backend *base, const task_desc *t)
 {
     local_cluster *lc = (local_cluster *)base;
-    coarse_backend_base(lc->coarse)->launch(coarse_backend_base(lc->coarse), t);
+    cs_coarse_backend_base(lc->coarse)->launch(cs_coarse_backend_base(lc->coarse), t);
 }
 
 static void lc_cancel_all(sched_backend *base)
 {
     local_cluster *lc = (local_cluster *)base;
-    coarse_backend_base(lc->coarse)->cancel_all(coarse_backend_base(lc->coarse));
+    cs_coarse_backend_base(lc->coarse)->cancel_all(cs_coarse_backend_base(lc->coarse));
 }
 
 static int lc_total_cores(sched_backend *base)
 {
     local_cluster *lc = (local_cluster *)base;
-    return coarse_backend_base(lc->coarse)->total_cores(coarse_backend_base(lc->coarse));
+    return cs_coarse_backend_base(lc->coarse)->total_cores(cs_coarse_backend_base(lc->coarse));
 }
 
 static void lc_stop(sched_backend *base)
 {
     local_cluster *lc = (local_cluster *)base;
-    coarse_backend_stop_executors(lc->coarse);
+    cs_coarse_backend_stop_executors(lc->coarse);
     pthread_mutex_lock(&lc->lock);
     lc->stopping = true;
     pthread_mutex_unlock(&lc->lock);
@@ -290,7 +290,7 @@ static void lc_stop(sched_backend *base)
         if (lc->children[i].running) kill(lc->children[i].pid, SIGKILL);
     pthread_mutex_unlock(&lc->lock);
     if (lc->monitor_started) pthread_join(lc->monitor, NULL);
-    sched_backend *cb = coarse_backend_base(lc->coarse);
+    sched_backend *cb = cs_coarse_backend_base(lc->coarse);
     cb->sched = lc->base.sched;
     cb->stop(cb);
     free(lc->children);
@@ -299,8 +299,8 @@ static void lc_stop(sched_backend *base)
     free(lc);
 }
 
-sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret, bool dynamic,
-                                         cs_error *err)
+sched_backend *cs_local_cluster_backend_new(cspark_context *sc, const char *secret, bool dynamic,
+                                            cs_error *err)
 {
     const cs_master *m = &sc->master;
     local_cluster *lc = cs_xcalloc(1, sizeof *lc);
@@ -313,7 +313,7 @@ sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret,
     int64_t v;
     char dflt[16];
     snprintf(dflt, sizeof dflt, "%d", 2 * m->executors > 3 ? 2 * m->executors : 3);
-    if (conf_get_int(sc->conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) goto fail;
+    if (cs_conf_get_int(sc->conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) goto fail;
     lc->max_failures = (int)(v < 1 ? 1 : v);
 
     char self[PATH_MAX];
@@ -336,13 +336,13 @@ sched_backend *local_cluster_backend_new(cspark_context *sc, const char *secret,
     coarse_options o = {.bind_host = "127.0.0.1",
                         .port = 0,
                         .secret = secret,
-                        .app_file = conf_get(sc->conf, "cspark.app.file"),
+                        .app_file = cs_conf_get(sc->conf, "cspark.app.file"),
                         .executor_removed = on_executor_removed,
                         .hooks_arg = lc};
     int64_t port = 0;
-    if (conf_get_int(sc->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
+    if (cs_conf_get_int(sc->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
     o.port = (int)port;
-    lc->coarse = coarse_backend_new(sc, &o, err);
+    lc->coarse = cs_coarse_backend_new(sc, &o, err);
     if (!lc->coarse) goto fail;
     lc->base.launch = lc_launch;
     lc->base.total_cores = lc_total_cores;
@@ -367,17 +367,17 @@ fail:
     return NULL;
 }
 
-void local_cluster_attach(sched_backend *base)
+void cs_local_cluster_attach(sched_backend *base)
 {
     local_cluster *lc = (local_cluster *)base;
-    coarse_backend_base(lc->coarse)->sched = lc->base.sched;
+    cs_coarse_backend_base(lc->coarse)->sched = lc->base.sched;
 }
 
-int local_cluster_wait_registered(sched_backend *base, int64_t timeout_ms)
+int cs_local_cluster_wait_registered(sched_backend *base, int64_t timeout_ms)
 {
     local_cluster *lc = (local_cluster *)base;
     pthread_mutex_lock(&lc->lock);
     int want = lc->target;
     pthread_mutex_unlock(&lc->lock);
-    return coarse_backend_wait_registered(lc->coarse, want, timeout_ms);
+    return cs_coarse_backend_wait_registered(lc->coarse, want, timeout_ms);
 }

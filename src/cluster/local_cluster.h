@@ -1,7 +1,7 @@
 /*
  * local_cluster.h — the `local-cluster[N,C,M]` scheduler backend: N executor processes on this
  * host, managed by the driver (see local_cluster.c). Created by the context; owned by the
- * scheduler once passed to scheduler_new.
+ * scheduler once passed to cs_scheduler_new.
  */
 #ifndef CSPARK_CLUSTER_LOCAL_CLUSTER_H
 #define CSPARK_CLUSTER_LOCAL_CLUSTER_H
@@ -16,12 +16,12 @@ struct cspark_context;
 
 /* Starts the driver endpoint and the N executor processes (none with dynamic allocation: its
  * manager asks for them). secret: spark.authenticate secret (NULL = off), copied. */
-sched_backend *local_cluster_backend_new(struct cspark_context *sc, const char *secret,
-                                         bool dynamic, cs_error *err);
-/* After scheduler_new: lets the driver endpoint report to the scheduler. */
-void local_cluster_attach(sched_backend *b);
+sched_backend *cs_local_cluster_backend_new(struct cspark_context *sc, const char *secret,
+                                            bool dynamic, cs_error *err);
+/* After cs_scheduler_new: lets the driver endpoint report to the scheduler. */
+void cs_local_cluster_attach(sched_backend *b);
 /* Waits until the executors wanted (N, or dynamic allocation's target) registered or timeout;
  * returns how many did. */
-int local_cluster_wait_registered(sched_backend *b, int64_t timeout_ms);
+int cs_local_cluster_wait_registered(sched_backend *b, int64_t timeout_ms);
 
 #endif

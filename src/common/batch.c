@@ -22,25 +22,25 @@ static void *batch_grow(void *p, size_t need, size_t *cap, size_t elem)
     return q;
 }
 
-void batch_init(cs_batch *b)
+void cs_batch_init(cs_batch *b)
 {
     memset(b, 0, sizeof *b);
 }
 
-void batch_free(cs_batch *b)
+void cs_batch_free(cs_batch *b)
 {
     free(b->data);
     free(b->recs);
     memset(b, 0, sizeof *b);
 }
 
-void batch_reset(cs_batch *b)
+void cs_batch_reset(cs_batch *b)
 {
     b->len = 0;
     b->n = 0;
 }
 
-uint8_t *batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen)
+uint8_t *cs_batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen)
 {
     size_t need = b->len + (size_t)klen + vlen;
     if (need > b->cap || !b->data) b->data = batch_grow(b->data, need, &b->cap, 1);
@@ -48,15 +48,15 @@ uint8_t *batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen)
     return batch_append(b, klen, vlen); /* the fast path now fits */
 }
 
-void batch_append_record(cs_batch *b, const void *key, uint32_t klen, const void *val,
-                         uint32_t vlen)
+void cs_batch_append_record(cs_batch *b, const void *key, uint32_t klen, const void *val,
+                            uint32_t vlen)
 {
     uint8_t *p = batch_append(b, klen, vlen);
     if (klen) memcpy(p, key, klen);
     if (vlen) memcpy(p + klen, val, vlen);
 }
 
-void batch_append_batch(cs_batch *b, const cs_batch *src)
+void cs_batch_append_batch(cs_batch *b, const cs_batch *src)
 {
     if (!src->n) return;
     size_t need = b->len + src->len;
@@ -72,7 +72,7 @@ void batch_append_batch(cs_batch *b, const cs_batch *src)
     b->len = need;
 }
 
-size_t batch_memory(const cs_batch *b)
+size_t cs_batch_memory(const cs_batch *b)
 {
     return b->cap + b->rcap * sizeof(cs_rec);
 }

@@ -8,8 +8,8 @@
  * until the next append or reset. Used by the task runner (operators emit into batches), the
  * shuffle writer/reader, the external sorter and aggregator, and results.
  *
- * Ownership: a cs_batch owns its two arrays; batch_free releases them (the struct itself is the
- * caller's). batch_reset keeps the memory for reuse.
+ * Ownership: a cs_batch owns its two arrays; cs_batch_free releases them (the struct itself is the
+ * caller's). cs_batch_reset keeps the memory for reuse.
  */
 #ifndef CSPARK_COMMON_BATCH_H
 #define CSPARK_COMMON_BATCH_H
@@ -35,11 +35,11 @@ typedef struct cs_batch {
 #define CS_BATCH_TARGET_BYTES (256 * 1024)
 #define CS_BATCH_TARGET_RECORDS 8192
 
-void batch_init(cs_batch *b);
-void batch_free(cs_batch *b);
-void batch_reset(cs_batch *b);
+void cs_batch_init(cs_batch *b);
+void cs_batch_free(cs_batch *b);
+void cs_batch_reset(cs_batch *b);
 /* Grows the arrays for one more record of `bytes` bytes, then appends as batch_append. */
-uint8_t *batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen);
+uint8_t *cs_batch_append_slow(cs_batch *b, uint32_t klen, uint32_t vlen);
 
 /* Reserves space for one record and returns where its key goes (value follows at +klen).
  * Inline: it runs once per record; only growth leaves the fast path. */
@@ -47,7 +47,7 @@ static inline uint8_t *batch_append(cs_batch *b, uint32_t klen, uint32_t vlen)
 {
     size_t need = b->len + (size_t)klen + vlen;
     if (__builtin_expect(need > b->cap || b->n >= b->rcap || !b->data, 0))
-        return batch_append_slow(b, klen, vlen);
+        return cs_batch_append_slow(b, klen, vlen);
     cs_rec *r = &b->recs[b->n++];
     r->off = b->len;
     r->klen = klen;
@@ -56,12 +56,12 @@ static inline uint8_t *batch_append(cs_batch *b, uint32_t klen, uint32_t vlen)
     b->len = need;
     return p;
 }
-void batch_append_record(cs_batch *b, const void *key, uint32_t klen, const void *val,
-                         uint32_t vlen);
+void cs_batch_append_record(cs_batch *b, const void *key, uint32_t klen, const void *val,
+                            uint32_t vlen);
 /* Appends all records of src. */
-void batch_append_batch(cs_batch *b, const cs_batch *src);
+void cs_batch_append_batch(cs_batch *b, const cs_batch *src);
 /* Bytes of memory held (capacity of both arrays), for memory accounting. */
-size_t batch_memory(const cs_batch *b);
+size_t cs_batch_memory(const cs_batch *b);
 
 static inline int batch_full(const cs_batch *b)
 {

@@ -1,8 +1,8 @@
 /* conf.c — the cs_conf map and Spark's typed value parsers (conf.h).
  *
  * The map is a sorted array of owned (key, value) strings searched by binary search, which
- * gives sorted iteration for free (conf_foreach, conf_to_properties). Confs are small (tens to
- * a few hundred keys), written at start-up and read afterwards. The parsers follow Spark's
+ * gives sorted iteration for free (cs_conf_foreach, cs_conf_to_properties). Confs are small (tens
+ * to a few hundred keys), written at start-up and read afterwards. The parsers follow Spark's
  * JavaUtils.byteStringAs / timeStringAs and ConfigBuilder's int/bool/double converters; error
  * messages always name the key and the offending value. Properties-file reading and writing
  * live in props.c. Used by cspark-submit, the context, schedulers, backends and executors.
@@ -30,12 +30,12 @@ struct cs_conf {
     size_t n, cap;
 };
 
-cs_conf *conf_new(void)
+cs_conf *cs_conf_new(void)
 {
     return cs_xcalloc(1, sizeof(cs_conf));
 }
 
-void conf_free(cs_conf *c)
+void cs_conf_free(cs_conf *c)
 {
     if (!c) return;
     for (size_t i = 0; i < c->n; i++) {
@@ -46,10 +46,10 @@ void conf_free(cs_conf *c)
     free(c);
 }
 
-cs_conf *conf_clone(const cs_conf *c)
+cs_conf *cs_conf_clone(const cs_conf *c)
 {
     if (!c) return NULL;
-    cs_conf *d = conf_new();
+    cs_conf *d = cs_conf_new();
     if (c->n) {
         d->e = cs_xmalloc(c->n * sizeof(conf_entry));
         d->cap = c->n;
@@ -106,17 +106,17 @@ static void conf_put(cs_conf *c, const char *key, const char *value, bool overwr
     c->n++;
 }
 
-void conf_set(cs_conf *c, const char *key, const char *value)
+void cs_conf_set(cs_conf *c, const char *key, const char *value)
 {
     conf_put(c, key, value, true);
 }
 
-void conf_set_if_missing(cs_conf *c, const char *key, const char *value)
+void cs_conf_set_if_missing(cs_conf *c, const char *key, const char *value)
 {
     conf_put(c, key, value, false);
 }
 
-void conf_unset(cs_conf *c, const char *key)
+void cs_conf_unset(cs_conf *c, const char *key)
 {
     if (!c || !key) return;
     bool found;
@@ -128,7 +128,7 @@ void conf_unset(cs_conf *c, const char *key)
     c->n--;
 }
 
-const char *conf_get(const cs_conf *c, const char *key)
+const char *cs_conf_get(const cs_conf *c, const char *key)
 {
     if (!c || !key) return NULL;
     bool found;
@@ -136,27 +136,27 @@ const char *conf_get(const cs_conf *c, const char *key)
     return found ? c->e[i].value : NULL;
 }
 
-bool conf_contains(const cs_conf *c, const char *key)
+bool cs_conf_contains(const cs_conf *c, const char *key)
 {
-    return conf_get(c, key) != NULL;
+    return cs_conf_get(c, key) != NULL;
 }
 
-void conf_merge(cs_conf *dst, const cs_conf *src, bool overwrite)
+void cs_conf_merge(cs_conf *dst, const cs_conf *src, bool overwrite)
 {
     if (!dst || !src || dst == src) return;
     for (size_t i = 0; i < src->n; i++)
         conf_put(dst, src->e[i].key, src->e[i].value, overwrite);
 }
 
-void conf_foreach(const cs_conf *c, void (*fn)(void *arg, const char *key, const char *value),
-                  void *arg)
+void cs_conf_foreach(const cs_conf *c, void (*fn)(void *arg, const char *key, const char *value),
+                     void *arg)
 {
     if (!c) return;
     for (size_t i = 0; i < c->n; i++)
         fn(arg, c->e[i].key, c->e[i].value);
 }
 
-size_t conf_size(const cs_conf *c)
+size_t cs_conf_size(const cs_conf *c)
 {
     return c ? c->n : 0;
 }
@@ -208,7 +208,7 @@ static bool parse_i64(const char *p, const char *end, bool allow_sign, int64_t *
     return true;
 }
 
-int conf_parse_int(const char *what, const char *s, int64_t *out, cs_error *err)
+int cs_conf_parse_int(const char *what, const char *s, int64_t *out, cs_error *err)
 {
     char buf[64];
     int64_t v;
@@ -218,7 +218,7 @@ int conf_parse_int(const char *what, const char *s, int64_t *out, cs_error *err)
     return CS_OK;
 }
 
-int conf_parse_bool(const char *what, const char *s, bool *out, cs_error *err)
+int cs_conf_parse_bool(const char *what, const char *s, bool *out, cs_error *err)
 {
     char buf[16];
     if (s && trimmed(s, buf, sizeof buf, true)) {
@@ -234,7 +234,7 @@ int conf_parse_bool(const char *what, const char *s, bool *out, cs_error *err)
     return bad_value(err, what, s, EXPECT_BOOL);
 }
 
-int conf_parse_double(const char *what, const char *s, double *out, cs_error *err)
+int cs_conf_parse_double(const char *what, const char *s, double *out, cs_error *err)
 {
     char buf[128];
     if (!s || !trimmed(s, buf, sizeof buf, false) || !buf[0])
@@ -266,8 +266,8 @@ static bool split_number_unit(const char *buf, bool allow_sign, int64_t *num, co
     return true;
 }
 
-int conf_parse_size(const char *what, const char *s, int64_t default_unit, int64_t *out_bytes,
-                    cs_error *err)
+int cs_conf_parse_size(const char *what, const char *s, int64_t default_unit, int64_t *out_bytes,
+                       cs_error *err)
 {
     static const struct {
         const char *suffix;
@@ -296,8 +296,8 @@ int conf_parse_size(const char *what, const char *s, int64_t default_unit, int64
     return CS_OK;
 }
 
-int conf_parse_duration_ms(const char *what, const char *s, int64_t default_unit_ms,
-                           int64_t *out_ms, cs_error *err)
+int cs_conf_parse_duration_ms(const char *what, const char *s, int64_t default_unit_ms,
+                              int64_t *out_ms, cs_error *err)
 {
     /* Multipliers in microseconds so that "us" is exact before truncating to ms. */
     static const struct {
@@ -345,45 +345,47 @@ too_large:
 /* Returns the value to parse (set value, else dflt), or NULL when neither exists. */
 static const char *value_or_default(const cs_conf *c, const char *key, const char *dflt)
 {
-    const char *v = conf_get(c, key);
+    const char *v = cs_conf_get(c, key);
     return v ? v : dflt;
 }
 
-int conf_get_int(const cs_conf *c, const char *key, const char *dflt, int64_t *out, cs_error *err)
+int cs_conf_get_int(const cs_conf *c, const char *key, const char *dflt, int64_t *out,
+                    cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
     if (!v) return CS_ENOTFOUND;
-    return conf_parse_int(key, v, out, err);
+    return cs_conf_parse_int(key, v, out, err);
 }
 
-int conf_get_bool(const cs_conf *c, const char *key, const char *dflt, bool *out, cs_error *err)
+int cs_conf_get_bool(const cs_conf *c, const char *key, const char *dflt, bool *out, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
     if (!v) return CS_ENOTFOUND;
-    return conf_parse_bool(key, v, out, err);
+    return cs_conf_parse_bool(key, v, out, err);
 }
 
-int conf_get_double(const cs_conf *c, const char *key, const char *dflt, double *out, cs_error *err)
+int cs_conf_get_double(const cs_conf *c, const char *key, const char *dflt, double *out,
+                       cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
     if (!v) return CS_ENOTFOUND;
-    return conf_parse_double(key, v, out, err);
+    return cs_conf_parse_double(key, v, out, err);
 }
 
-int conf_get_size(const cs_conf *c, const char *key, const char *dflt, int64_t default_unit,
-                  int64_t *out_bytes, cs_error *err)
+int cs_conf_get_size(const cs_conf *c, const char *key, const char *dflt, int64_t default_unit,
+                     int64_t *out_bytes, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
     if (!v) return CS_ENOTFOUND;
-    return conf_parse_size(key, v, default_unit, out_bytes, err);
+    return cs_conf_parse_size(key, v, default_unit, out_bytes, err);
 }
 
-int conf_get_duration_ms(const cs_conf *c, const char *key, const char *dflt,
-                         int64_t default_unit_ms, int64_t *out_ms, cs_error *err)
+int cs_conf_get_duration_ms(const cs_conf *c, const char *key, const char *dflt,
+                            int64_t default_unit_ms, int64_t *out_ms, cs_error *err)
 {
     const char *v = value_or_default(c, key, dflt);
     if (!v) return CS_ENOTFOUND;
-    return conf_parse_duration_ms(key, v, default_unit_ms, out_ms, err);
+    return cs_conf_parse_duration_ms(key, v, default_unit_ms, out_ms, err);
 }
 
 /* ---- redaction -------------------------------------------------------------------------- */
@@ -395,12 +397,12 @@ static bool matches_redaction(const char *s)
                  cs_str_icontains(s, "token") || cs_str_icontains(s, "access.key"));
 }
 
-bool conf_is_sensitive(const char *key)
+bool cs_conf_is_sensitive(const char *key)
 {
     return matches_redaction(key);
 }
 
-const char *conf_redact(const char *key, const char *value)
+const char *cs_conf_redact(const char *key, const char *value)
 {
     /* As Spark's Utils.redact: the value is hidden if the regex matches the key or the value. */
     if (matches_redaction(key) || matches_redaction(value)) return CS_REDACTED;
@@ -410,7 +412,7 @@ const char *conf_redact(const char *key, const char *value)
 /* Compiles spark.redaction.regex from c into *re; false if unset or invalid. */
 static bool compile_redaction(const cs_conf *c, regex_t *re)
 {
-    const char *pat = conf_get(c, "spark.redaction.regex");
+    const char *pat = cs_conf_get(c, "spark.redaction.regex");
     if (!pat) return false;
     int flags = REG_EXTENDED | REG_NOSUB;
     if (strncmp(pat, "(?i)", 4) == 0) {
@@ -420,19 +422,19 @@ static bool compile_redaction(const cs_conf *c, regex_t *re)
     return regcomp(re, pat, flags) == 0;
 }
 
-const char *conf_redact_with(const cs_conf *c, const char *key, const char *value)
+const char *cs_conf_redact_with(const cs_conf *c, const char *key, const char *value)
 {
     regex_t re;
-    if (!compile_redaction(c, &re)) return conf_redact(key, value);
+    if (!compile_redaction(c, &re)) return cs_conf_redact(key, value);
     bool hit = (key && regexec(&re, key, 0, NULL, 0) == 0) ||
                (value && regexec(&re, value, 0, NULL, 0) == 0);
     regfree(&re);
     return hit ? CS_REDACTED : value;
 }
 
-int conf_check_redaction_regex(const cs_conf *c, cs_error *err)
+int cs_conf_check_redaction_regex(const cs_conf *c, cs_error *err)
 {
-    const char *pat = conf_get(c, "spark.redaction.regex");
+    const char *pat = cs_conf_get(c, "spark.redaction.regex");
     if (!pat) return CS_OK;
     regex_t re;
     if (!compile_redaction(c, &re))

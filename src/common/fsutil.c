@@ -51,7 +51,7 @@ int cs_local_dir_create(const cs_conf *conf, const char *name, char **path, cs_e
 {
     const char *dirs = getenv("SPARK_LOCAL_DIRS"), *key = "SPARK_LOCAL_DIRS";
     if ((!dirs || !*dirs) && conf) {
-        dirs = conf_get(conf, "spark.local.dir");
+        dirs = cs_conf_get(conf, "spark.local.dir");
         key = "spark.local.dir";
     }
     if (!dirs || !*dirs) {

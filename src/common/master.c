@@ -24,7 +24,7 @@ static int invalid(cs_error *err, const char *url)
     return cs_error_set(err, CS_EINVAL, "invalid master URL '%s': " MASTER_EXPECTED, url);
 }
 
-const char *master_kind_name(cs_master_kind kind)
+const char *cs_master_kind_name(cs_master_kind kind)
 {
     switch (kind) {
     case MASTER_LOCAL:
@@ -151,7 +151,7 @@ static int parse_k8s(const char *url, cs_master *out, cs_error *err)
     return CS_OK;
 }
 
-int master_parse(const char *url, cs_master *out, cs_error *err)
+int cs_master_parse(const char *url, cs_master *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!url) return invalid(err, "");

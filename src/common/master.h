@@ -22,9 +22,9 @@ typedef struct cs_master {
 
 /* Fills *out (zeroed first). Errors (CS_EINVAL): "invalid master URL 'xyz': expected local,
  * local[N], local[*], local[N,F], local-cluster[N,C,M] or k8s://https://host:port". */
-int master_parse(const char *url, cs_master *out, cs_error *err);
+int cs_master_parse(const char *url, cs_master *out, cs_error *err);
 
 /* "local", "local-cluster" or "k8s". */
-const char *master_kind_name(cs_master_kind kind);
+const char *cs_master_kind_name(cs_master_kind kind);
 
 #endif /* CSPARK_COMMON_MASTER_H */

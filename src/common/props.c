@@ -7,7 +7,7 @@
  * trailing backslashes joins the next line with its leading blanks dropped; the key ends at the
  * first unescaped '=', ':' or blank, then blanks and one optional '=' or ':' are skipped;
  * escapes \t \n \r \f \uXXXX (surrogate pairs combined, emitted as UTF-8), any other \x is x.
- * conf_to_properties writes the inverse. Called by cspark-submit (defaults, --properties-file)
+ * cs_conf_to_properties writes the inverse. Called by cspark-submit (defaults, --properties-file)
  * and by the driver/executor start-up (spark.properties from the ConfigMap).
  */
 #include "common/conf.h"
@@ -197,12 +197,12 @@ static char *java_trim_dup(const char *s, size_t n)
     return cs_xstrndup(s, n);
 }
 
-int conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t len,
-                          bool overwrite, cs_error *err)
+int cs_conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t len,
+                             bool overwrite, cs_error *err)
 {
     props_reader r = {text, text + len, 1};
     cs_sbuf line = CS_SBUF_INIT, key = CS_SBUF_INIT, val = CS_SBUF_INIT;
-    cs_conf *parsed = conf_new();
+    cs_conf *parsed = cs_conf_new();
     int rc = CS_OK, at = 0;
     if (!name) name = "properties";
     while (next_logical_line(&r, &line, &at)) {
@@ -242,20 +242,20 @@ int conf_parse_properties(cs_conf *c, const char *name, const char *text, size_t
         char *kt = java_trim_dup(cs_sbuf_str(&key), key.len);
         char *vt = java_trim_dup(cs_sbuf_str(&val), val.len);
         if (*kt) /* a line such as "=x" has an empty key; Java keeps it, Spark ignores it */
-            conf_set(parsed, kt, vt);
+            cs_conf_set(parsed, kt, vt);
         free(kt);
         free(vt);
     }
-    conf_merge(c, parsed, overwrite);
+    cs_conf_merge(c, parsed, overwrite);
 out:
-    conf_free(parsed);
+    cs_conf_free(parsed);
     cs_sbuf_free(&line);
     cs_sbuf_free(&key);
     cs_sbuf_free(&val);
     return rc;
 }
 
-int conf_load_properties(cs_conf *c, const char *path, bool overwrite, cs_error *err)
+int cs_conf_load_properties(cs_conf *c, const char *path, bool overwrite, cs_error *err)
 {
     int rc = CS_OK;
     cs_sbuf text = CS_SBUF_INIT;
@@ -282,7 +282,7 @@ int conf_load_properties(cs_conf *c, const char *path, bool overwrite, cs_error 
                           strerror(errno));
         goto out;
     }
-    rc = conf_parse_properties(c, path, cs_sbuf_str(&text), text.len, overwrite, err);
+    rc = cs_conf_parse_properties(c, path, cs_sbuf_str(&text), text.len, overwrite, err);
 out:
     fclose(f);
     cs_sbuf_free(&text);
@@ -342,10 +342,10 @@ static void to_props_one(void *arg, const char *key, const char *value)
     cs_sbuf_putc(ctx->b, '\n');
 }
 
-char *conf_to_properties(const cs_conf *c, size_t *len)
+char *cs_conf_to_properties(const cs_conf *c, size_t *len)
 {
     cs_sbuf b = CS_SBUF_INIT;
     struct to_props_ctx ctx = {&b};
-    conf_foreach(c, to_props_one, &ctx);
+    cs_conf_foreach(c, to_props_one, &ctx);
     return cs_sbuf_detach(&b, len);
 }

@@ -35,14 +35,14 @@ static inline uint32_t get_u32le(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-size_t recio_block_bound(uint32_t raw_len)
+size_t cs_recio_block_bound(uint32_t raw_len)
 {
     size_t b = (size_t)LZ4_compressBound((int)raw_len);
     if (b < raw_len) b = raw_len;
     return RECIO_HEADER_LEN + b;
 }
 
-size_t recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out)
+size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out)
 {
     int stored = 0;
     uint8_t codec = RECIO_CODEC_NONE;
@@ -75,7 +75,7 @@ struct recio_writer {
     uint64_t records;
 };
 
-recio_writer *recio_writer_new(int fd, bool compress, size_t buf_size)
+recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size)
 {
     recio_writer *w = calloc(1, sizeof *w);
     if (!w) abort();
@@ -86,7 +86,7 @@ recio_writer *recio_writer_new(int fd, bool compress, size_t buf_size)
     return w;
 }
 
-void recio_writer_set_block_target(recio_writer *w, size_t bytes)
+void cs_recio_writer_set_block_target(recio_writer *w, size_t bytes)
 {
     if (bytes < 1024) bytes = 1024;
     if (bytes > (1u << 20)) bytes = 1u << 20;
@@ -134,27 +134,27 @@ static int out_reserve(recio_writer *w, size_t n, cs_error *err)
     return 0;
 }
 
-int recio_writer_end_block(recio_writer *w, cs_error *err)
+int cs_recio_writer_end_block(recio_writer *w, cs_error *err)
 {
     if (w->raw_len == 0) return 0;
-    size_t bound = recio_block_bound((uint32_t)w->raw_len);
+    size_t bound = cs_recio_block_bound((uint32_t)w->raw_len);
     int rc = out_reserve(w, bound, err);
     if (rc < 0) return rc;
     w->out_len +=
-        recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->out + w->out_len);
+        cs_recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->out + w->out_len);
     w->raw_len = 0;
     return 0;
 }
 
-int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,
-                     uint32_t vlen, cs_error *err)
+int cs_recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,
+                        uint32_t vlen, cs_error *err)
 {
     size_t rs = recio_record_size(klen, vlen);
     if (rs > RECIO_MAX_BLOCK)
         return cs_error_set(err, CS_EINVAL, "record of %zu bytes exceeds the %u byte limit", rs,
                             RECIO_MAX_BLOCK);
     if (w->raw_len > 0 && w->raw_len + rs > w->block_target) {
-        int rc = recio_writer_end_block(w, err);
+        int rc = cs_recio_writer_end_block(w, err);
         if (rc < 0) return rc;
     }
     if (w->raw_len + rs > w->raw_cap) {
@@ -173,20 +173,20 @@ int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void
     return 0;
 }
 
-int recio_writer_add_batch(recio_writer *w, const cs_batch *b, cs_error *err)
+int cs_recio_writer_add_batch(recio_writer *w, const cs_batch *b, cs_error *err)
 {
     for (size_t i = 0; i < b->n; i++) {
         const cs_rec *r = &b->recs[i];
         const uint8_t *k = b->data + r->off;
-        int rc = recio_writer_add(w, k, r->klen, k + r->klen, r->vlen, err);
+        int rc = cs_recio_writer_add(w, k, r->klen, k + r->klen, r->vlen, err);
         if (rc < 0) return rc;
     }
     return 0;
 }
 
-int recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err)
+int cs_recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err)
 {
-    int rc = recio_writer_end_block(w, err);
+    int rc = cs_recio_writer_end_block(w, err);
     if (rc < 0 || len == 0) return rc;
     if (w->fd >= 0 && len >= w->out_min_cap) {
         /* large: write through */
@@ -204,32 +204,32 @@ int recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_
     return 0;
 }
 
-int recio_writer_flush(recio_writer *w, cs_error *err)
+int cs_recio_writer_flush(recio_writer *w, cs_error *err)
 {
-    int rc = recio_writer_end_block(w, err);
+    int rc = cs_recio_writer_end_block(w, err);
     if (rc < 0) return rc;
     return out_drain(w, err);
 }
 
-uint64_t recio_writer_offset(const recio_writer *w)
+uint64_t cs_recio_writer_offset(const recio_writer *w)
 {
     return w->flushed + w->out_len;
 }
 
-uint64_t recio_writer_records(const recio_writer *w)
+uint64_t cs_recio_writer_records(const recio_writer *w)
 {
     return w->records;
 }
 
-size_t recio_writer_memory(const recio_writer *w)
+size_t cs_recio_writer_memory(const recio_writer *w)
 {
     return w->raw_cap + w->out_cap + sizeof *w;
 }
 
-uint8_t *recio_writer_take(recio_writer *w, size_t *len, cs_error *err)
+uint8_t *cs_recio_writer_take(recio_writer *w, size_t *len, cs_error *err)
 {
     *len = 0;
-    if (recio_writer_end_block(w, err) < 0) return NULL;
+    if (cs_recio_writer_end_block(w, err) < 0) return NULL;
     uint8_t *p = w->out;
     *len = w->out_len;
     w->flushed += w->out_len;
@@ -239,7 +239,7 @@ uint8_t *recio_writer_take(recio_writer *w, size_t *len, cs_error *err)
     return p;
 }
 
-void recio_writer_free(recio_writer *w)
+void cs_recio_writer_free(recio_writer *w)
 {
     if (!w) return;
     free(w->raw);
@@ -270,7 +270,7 @@ struct recio_reader {
     int failed; /* sticky error code */
 };
 
-recio_reader *recio_reader_mem(const uint8_t *data, size_t len)
+recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len)
 {
     recio_reader *r = calloc(1, sizeof *r);
     if (!r) abort();
@@ -280,7 +280,7 @@ recio_reader *recio_reader_mem(const uint8_t *data, size_t len)
     return r;
 }
 
-recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size)
+recio_reader *cs_recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size)
 {
     recio_reader *r = calloc(1, sizeof *r);
     if (!r) abort();
@@ -292,7 +292,7 @@ recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_siz
     return r;
 }
 
-recio_reader *recio_reader_pull(recio_pull_fn pull, void *arg)
+recio_reader *cs_recio_reader_pull(recio_pull_fn pull, void *arg)
 {
     recio_reader *r = calloc(1, sizeof *r);
     if (!r) abort();
@@ -302,12 +302,12 @@ recio_reader *recio_reader_pull(recio_pull_fn pull, void *arg)
     return r;
 }
 
-size_t recio_reader_memory(const recio_reader *r)
+size_t cs_recio_reader_memory(const recio_reader *r)
 {
     return r->buf_cap * (r->buf != NULL) + r->dec_cap + sizeof *r;
 }
 
-void recio_reader_free(recio_reader *r)
+void cs_recio_reader_free(recio_reader *r)
 {
     if (!r) return;
     free(r->buf);
@@ -579,7 +579,7 @@ static inline int parse_record(recio_reader *r, cspark_record *rec, cs_error *er
     return 1;
 }
 
-int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
+int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
 {
     if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
     if (r->blk_pos >= r->blk_len) {
@@ -594,7 +594,7 @@ int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
     return rc;
 }
 
-int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
+int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
 {
     if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
     if (r->blk_pos >= r->blk_len) {
@@ -616,7 +616,7 @@ int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
     return 1;
 }
 
-int recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
+int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
 {
     if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
     if (r->blk_pos >= r->blk_len) {
@@ -652,12 +652,12 @@ int recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
     return 1;
 }
 
-int recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err)
+int cs_recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err)
 {
-    recio_reader *r = recio_reader_mem(data, len);
+    recio_reader *r = cs_recio_reader_mem(data, len);
     int rc;
-    while ((rc = recio_reader_next_block(r, out, err)) > 0) {
+    while ((rc = cs_recio_reader_next_block(r, out, err)) > 0) {
     }
-    recio_reader_free(r);
+    cs_recio_reader_free(r);
     return rc;
 }

@@ -15,8 +15,8 @@
  * The writer appends records into a raw block buffer, encodes full blocks into its own large
  * write buffer (>= 1 MB by default) and writes that buffer to the fd with few large write(2)s;
  * it counts every byte it has produced, so callers learn segment boundaries with
- * recio_writer_offset(). It can also write to memory only (fd < 0): then the encoded bytes stay in
- * the writer and are taken with recio_writer_take().
+ * cs_recio_writer_offset(). It can also write to memory only (fd < 0): then the encoded bytes stay
+ * in the writer and are taken with cs_recio_writer_take().
  *
  * The readers decode blocks from a memory range (borrowed), from an fd range (offset, length;
  * pread, so the fd offset is not used and several readers may share one fd), or from a stream
@@ -26,8 +26,8 @@
  *
  * Called by src/shuffle (writer, reader, external sort/aggregation) and later by the block server.
  * Ownership: writers and readers are malloc'd by *_new and freed by *_free; the fd is borrowed
- * (never closed). Record slices returned by recio_reader_next are borrowed until the next call on
- * that reader (or its free).
+ * (never closed). Record slices returned by cs_recio_reader_next are borrowed until the next call
+ * on that reader (or its free).
  */
 #ifndef CSPARK_COMMON_RECIO_H
 #define CSPARK_COMMON_RECIO_H
@@ -53,37 +53,37 @@ typedef struct recio_writer recio_writer;
 
 /* fd: where blocks are written (borrowed; writes go at the fd's current offset), or -1 to keep
  * the encoded bytes in memory. buf_size: write buffer (0 = RECIO_WRITE_BUF). Never NULL. */
-recio_writer *recio_writer_new(int fd, bool compress, size_t buf_size);
+recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size);
 /* Raw bytes per block (default RECIO_BLOCK_TARGET; clamped to [1 KB, 1 MB]). */
-void recio_writer_set_block_target(recio_writer *w, size_t bytes);
+void cs_recio_writer_set_block_target(recio_writer *w, size_t bytes);
 /* Appends one record; encodes a block when the raw block is full (and writes when the write
  * buffer is full). CS_EIO on a write failure. */
-int recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,
-                     uint32_t vlen, cs_error *err);
-int recio_writer_add_batch(recio_writer *w, const cs_batch *b, cs_error *err);
+int cs_recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const void *val,
+                        uint32_t vlen, cs_error *err);
+int cs_recio_writer_add_batch(recio_writer *w, const cs_batch *b, cs_error *err);
 /* Encodes the pending raw block (if any), so the next record starts a new block; the bytes it
- * produced are counted by recio_writer_offset (but may still be buffered). */
-int recio_writer_end_block(recio_writer *w, cs_error *err);
+ * produced are counted by cs_recio_writer_offset (but may still be buffered). */
+int cs_recio_writer_end_block(recio_writer *w, cs_error *err);
 /* end_block, then writes the whole write buffer to the fd (no-op for memory writers). */
-int recio_writer_flush(recio_writer *w, cs_error *err);
+int cs_recio_writer_flush(recio_writer *w, cs_error *err);
 /* Appends already-encoded whole blocks (e.g. a segment of a spill file) after ending the open
  * block; the bytes are copied as they are. */
-int recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err);
+int cs_recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err);
 /* Total encoded bytes produced so far (written or buffered), excluding the open raw block. */
-uint64_t recio_writer_offset(const recio_writer *w);
+uint64_t cs_recio_writer_offset(const recio_writer *w);
 /* Records added so far. */
-uint64_t recio_writer_records(const recio_writer *w);
+uint64_t cs_recio_writer_records(const recio_writer *w);
 /* Bytes of memory held by the writer (buffers), for memory accounting. */
-size_t recio_writer_memory(const recio_writer *w);
+size_t cs_recio_writer_memory(const recio_writer *w);
 /* Memory writers: ends the block and hands over the encoded bytes (malloc'd, caller frees);
  * the writer is then empty and reusable. */
-uint8_t *recio_writer_take(recio_writer *w, size_t *len, cs_error *err);
-void recio_writer_free(recio_writer *w);
+uint8_t *cs_recio_writer_take(recio_writer *w, size_t *len, cs_error *err);
+void cs_recio_writer_free(recio_writer *w);
 
 /* Encodes one block from raw record bytes into out (which must have room for
- * recio_block_bound(raw_len)); returns the encoded length (header included). */
-size_t recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out);
-size_t recio_block_bound(uint32_t raw_len);
+ * cs_recio_block_bound(raw_len)); returns the encoded length (header included). */
+size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out);
+size_t cs_recio_block_bound(uint32_t raw_len);
 /* Serializes a record header (varints) into out (>= 10 bytes); returns its length. */
 static inline size_t recio_put_header(uint8_t *out, uint32_t klen, uint32_t vlen)
 {
@@ -110,7 +110,7 @@ static inline size_t recio_record_size(uint32_t klen, uint32_t vlen)
     return n + klen + vlen;
 }
 
-/* Appends a record to a batch like batch_append_record, but inline when the batch has room (the
+/* Appends a record to a batch like cs_batch_append_record, but inline when the batch has room (the
  * common case once its arrays have grown), so hot decode/merge loops avoid a call per record. */
 static inline void recio_batch_put(cs_batch *b, const void *key, uint32_t klen, const void *val,
                                    uint32_t vlen)
@@ -127,7 +127,7 @@ static inline void recio_batch_put(cs_batch *b, const void *key, uint32_t klen, 
         b->len = need;
         return;
     }
-    batch_append_record(b, key, klen, val, vlen);
+    cs_batch_append_record(b, key, klen, val, vlen);
 }
 
 /* ---- reader ------------------------------------------------------------------------------- */
@@ -135,35 +135,35 @@ static inline void recio_batch_put(cs_batch *b, const void *key, uint32_t klen, 
 typedef struct recio_reader recio_reader;
 
 /* Reads the blocks in data[0, len) (borrowed until free). Never NULL. */
-recio_reader *recio_reader_mem(const uint8_t *data, size_t len);
+recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len);
 /* Reads the blocks in the fd range [off, off + len) with pread through a buffer of buf_size
  * bytes (0 = RECIO_WRITE_BUF; grown when one block is larger). Never NULL. */
-recio_reader *recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size);
+recio_reader *cs_recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size);
 /* A source of consecutive parts of one stream (e.g. the pieces of a block fetched over the
  * network): 1 = the next part is at *data, *len bytes (borrowed until the next call or the reader's
  * free), 0 = the stream ended, <0 = error (err set). Parts may cut the stream anywhere. */
 typedef int (*recio_pull_fn)(void *arg, const uint8_t **data, size_t *len, cs_error *err);
 /* Reads the stream that pull delivers in parts. A block inside one part is decoded where it is
  * (no copy); a block straddling parts is assembled in a buffer. Never NULL. */
-recio_reader *recio_reader_pull(recio_pull_fn pull, void *arg);
+recio_reader *cs_recio_reader_pull(recio_pull_fn pull, void *arg);
 /* The next record: 1 and *rec filled (borrowed until the next call), 0 at the end, <0 on
  * corrupt input (CS_EPROTO) or a read error (CS_EIO). */
-int recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err);
+int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err);
 /* Appends the records of the rest of the current block, or of the next block, to out:
  * 1 = records appended, 0 = end, <0 error. */
-int recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err);
+int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err);
 /* Like next_block without copying the records: view->data points at the rest of the current
  * (or the next) block inside the reader (borrowed until the next call on r or its free; record
  * varint headers lie between the records), view->recs are the records' offsets from there.
- * view->recs is the caller's array, grown here (free it with free() or batch_free after
+ * view->recs is the caller's array, grown here (free it with free() or cs_batch_free after
  * clearing view->data); view->cap is 0, so nothing may be appended to a view. 1 = records in
  * the view, 0 = end, <0 error. */
-int recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err);
+int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err);
 /* Bytes of memory held (buffers). */
-size_t recio_reader_memory(const recio_reader *r);
-void recio_reader_free(recio_reader *r);
+size_t cs_recio_reader_memory(const recio_reader *r);
+void cs_recio_reader_free(recio_reader *r);
 
 /* Decodes a whole memory range into out (appends). 0 or <0 (CS_EPROTO). */
-int recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err);
+int cs_recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err);
 
 #endif /* CSPARK_COMMON_RECIO_H */

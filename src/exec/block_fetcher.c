@@ -1,7 +1,7 @@
 /* block_fetcher.c — the executor's network shuffle_block_source (block_fetcher.h): local blocks
  * from disk, remote ones from the owning executor's block server over one cached rpc connection
  * per peer, with Spark's retry policy (spark.shuffle.io.maxRetries / retryWait) on connection
- * errors and timeouts. For block_fetcher_source, a reply stream of BlockData parts is
+ * errors and timeouts. For cs_block_fetcher_source, a reply stream of BlockData parts is
  * assembled on the endpoint's loop thread (a single-part block's buffer is handed over without a
  * copy); a block_prefetch queues the parts and lets its reader decode them as they come.
  * Used by the executor's task runner (one fetcher per executor, shared by its task threads).
@@ -119,32 +119,32 @@ static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, cs_error
     for (peer **pp = &f->peers; *pp; pp = &(*pp)->next) {
         peer *p = *pp;
         if (p->port == port && strcmp(p->host, host) == 0) {
-            if (!rpc_conn_is_closed(p->c)) {
+            if (!cs_rpc_conn_is_closed(p->c)) {
                 rpc_conn *c = p->c;
-                rpc_conn_ref(c);
+                cs_rpc_conn_ref(c);
                 pthread_mutex_unlock(&f->mu);
                 return c;
             }
             *pp = p->next;
-            rpc_conn_unref(p->c);
+            cs_rpc_conn_unref(p->c);
             free(p->host);
             free(p);
             break;
         }
     }
     pthread_mutex_unlock(&f->mu);
-    rpc_conn *c = rpc_connect(f->ep, host, port, (int)f->timeout_ms, err);
+    rpc_conn *c = cs_rpc_connect(f->ep, host, port, (int)f->timeout_ms, err);
     if (!c) return NULL;
     pthread_mutex_lock(&f->mu);
     for (peer *p = f->peers; p; p = p->next) {
-        if (p->port == port && strcmp(p->host, host) == 0 && !rpc_conn_is_closed(p->c)) {
+        if (p->port == port && strcmp(p->host, host) == 0 && !cs_rpc_conn_is_closed(p->c)) {
             /* another thread connected meanwhile: use its connection */
             rpc_conn *mine = c;
             c = p->c;
-            rpc_conn_ref(c);
+            cs_rpc_conn_ref(c);
             pthread_mutex_unlock(&f->mu);
-            rpc_conn_close(mine);
-            rpc_conn_unref(mine);
+            cs_rpc_conn_close(mine);
+            cs_rpc_conn_unref(mine);
             return c;
         }
     }
@@ -152,7 +152,7 @@ static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, cs_error
     p->host = cs_xstrdup(host);
     p->port = port;
     p->c = c;
-    rpc_conn_ref(c);
+    cs_rpc_conn_ref(c);
     p->next = f->peers;
     f->peers = p;
     pthread_mutex_unlock(&f->mu);
@@ -166,14 +166,14 @@ static void drop_conn(block_fetcher *f, rpc_conn *c)
         if ((*pp)->c == c) {
             peer *p = *pp;
             *pp = p->next;
-            rpc_conn_unref(p->c);
+            cs_rpc_conn_unref(p->c);
             free(p->host);
             free(p);
             break;
         }
     }
     pthread_mutex_unlock(&f->mu);
-    rpc_conn_close(c);
+    cs_rpc_conn_close(c);
 }
 
 static void sleep_ms(int64_t ms)
@@ -208,7 +208,7 @@ static int fetch_once(block_fetcher *f, rpc_conn *c, const cs_map_status *st, in
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_FETCH_BLOCKS;
     env.fetch_blocks = &fb;
-    if (rpc_call_async(c, &env, on_reply, r) < 0) {
+    if (cs_rpc_call_async(c, &env, on_reply, r) < 0) {
         atomic_store(&r->refs, 1);
         req_unref(r);
         *retryable = 1;
@@ -230,7 +230,7 @@ static int fetch_once(block_fetcher *f, rpc_conn *c, const cs_map_status *st, in
             /* closing the connection fails the pending call, which ends the wait */
             timed_out = 1;
             pthread_mutex_unlock(&r->mu);
-            rpc_conn_close(c);
+            cs_rpc_conn_close(c);
             pthread_mutex_lock(&r->mu);
             continue;
         }
@@ -266,7 +266,7 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
     *out = NULL;
     *len = 0;
     if (f->local_dir && f->local_id && strcmp(st->executor_id, f->local_id) == 0) {
-        shuffle_block_source local = shuffle_local_source(f->local_dir);
+        shuffle_block_source local = cs_shuffle_local_source(f->local_dir);
         return local.fetch(local.arg, st, reduce_id, out, len, err);
     }
     char why[1024] = "";
@@ -280,7 +280,7 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
         } else {
             int rc = fetch_once(f, c, st, reduce_id, out, len, &retryable, why, sizeof why);
             if (rc == 0) {
-                rpc_conn_unref(c);
+                cs_rpc_conn_unref(c);
                 if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != *len) {
                     size_t got = *len;
                     free(*out);
@@ -296,7 +296,7 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
                 return 0;
             }
             if (retryable) drop_conn(f, c);
-            rpc_conn_unref(c);
+            cs_rpc_conn_unref(c);
         }
         if (!retryable)
             return cs_error_set(err, CS_EIO,
@@ -323,24 +323,26 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
 /* ---- lifecycle --------------------------------------------------------------------------------
  */
 
-block_fetcher *block_fetcher_new(const char *local_executor_id, const char *local_dir,
-                                 const rpc_options *opt, const cs_conf *conf, cs_error *err)
+block_fetcher *cs_block_fetcher_new(const char *local_executor_id, const char *local_dir,
+                                    const rpc_options *opt, const cs_conf *conf, cs_error *err)
 {
-    cs_conf *empty = conf ? NULL : conf_new();
+    cs_conf *empty = conf ? NULL : cs_conf_new();
     const cs_conf *cf = conf ? conf : empty;
     int64_t retries = 3, wait = 5000, tmo = 120000, inflight = 48 * CS_MiB, net = 120000;
-    int rc = conf_get_int(cf, "spark.shuffle.io.maxRetries", "3", &retries, err);
+    int rc = cs_conf_get_int(cf, "spark.shuffle.io.maxRetries", "3", &retries, err);
     if (rc == 0)
-        rc = conf_get_duration_ms(cf, "spark.shuffle.io.retryWait", "5s", CS_SEC, &wait, err);
-    if (rc == 0) rc = conf_get_duration_ms(cf, "spark.network.timeout", "120s", CS_SEC, &net, err);
+        rc = cs_conf_get_duration_ms(cf, "spark.shuffle.io.retryWait", "5s", CS_SEC, &wait, err);
+    if (rc == 0)
+        rc = cs_conf_get_duration_ms(cf, "spark.network.timeout", "120s", CS_SEC, &net, err);
     if (rc == 0) {
         char d[32];
         snprintf(d, sizeof d, "%lldms", (long long)net);
-        rc = conf_get_duration_ms(cf, "spark.shuffle.io.connectionTimeout", d, CS_SEC, &tmo, err);
+        rc =
+            cs_conf_get_duration_ms(cf, "spark.shuffle.io.connectionTimeout", d, CS_SEC, &tmo, err);
     }
     if (rc == 0)
-        rc = conf_get_size(cf, "spark.reducer.maxSizeInFlight", "48m", CS_MiB, &inflight, err);
-    conf_free(empty);
+        rc = cs_conf_get_size(cf, "spark.reducer.maxSizeInFlight", "48m", CS_MiB, &inflight, err);
+    cs_conf_free(empty);
     if (rc == 0 && retries < 0)
         rc = cs_error_set(err, CS_EINVAL,
                           "invalid value for spark.shuffle.io.maxRetries: '%lld' (expected >= 0)",
@@ -357,15 +359,15 @@ block_fetcher *block_fetcher_new(const char *local_executor_id, const char *loca
     rpc_options o = {.name = "block-fetcher"};
     if (opt) o = *opt;
     if (!o.name) o.name = "block-fetcher";
-    f->ep = rpc_endpoint_new(&o, NULL, err);
+    f->ep = cs_rpc_endpoint_new(&o, NULL, err);
     if (!f->ep) {
-        block_fetcher_free(f);
+        cs_block_fetcher_free(f);
         return NULL;
     }
     return f;
 }
 
-shuffle_block_source block_fetcher_source(block_fetcher *f)
+shuffle_block_source cs_block_fetcher_source(block_fetcher *f)
 {
     shuffle_block_source s;
     memset(&s, 0, sizeof s);
@@ -375,18 +377,18 @@ shuffle_block_source block_fetcher_source(block_fetcher *f)
     return s;
 }
 
-void block_fetcher_free(block_fetcher *f)
+void cs_block_fetcher_free(block_fetcher *f)
 {
     if (!f) return;
     peer *p = f->peers;
     while (p) {
         peer *n = p->next;
-        rpc_conn_unref(p->c);
+        cs_rpc_conn_unref(p->c);
         free(p->host);
         free(p);
         p = n;
     }
-    rpc_endpoint_free(f->ep);
+    cs_rpc_endpoint_free(f->ep);
     pthread_mutex_destroy(&f->mu);
     free(f->local_id);
     free(f->local_dir);
@@ -616,7 +618,7 @@ static void pf_issue(block_prefetch *p)
             r->idx = idx;
             r->nidx = k;
             atomic_fetch_add(&p->refs, 1);
-            rc = rpc_call_async(c, &env, pf_reply, r);
+            rc = cs_rpc_call_async(c, &env, pf_reply, r);
             if (rc < 0) {
                 atomic_fetch_sub(&p->refs, 1);
                 free(r);
@@ -625,7 +627,7 @@ static void pf_issue(block_prefetch *p)
             }
             free(ids);
             free(pids);
-            rpc_conn_unref(c);
+            cs_rpc_conn_unref(c);
         }
         if (rc < 0) {
             /* leave them to the direct path, which retries */
@@ -732,7 +734,7 @@ static int pf_open_range(void *arg, const cs_map_status *st, int reduce_id, int 
     if (is_remote(p->f, st)) return CS_EUNSUPPORTED;
     /* remote blocks are requested before the local one is read, so they travel meanwhile */
     pf_issue(p);
-    shuffle_block_source local = shuffle_local_source(p->f->local_dir);
+    shuffle_block_source local = cs_shuffle_local_source(p->f->local_dir);
     return local.open_range(local.arg, st, reduce_id, fd, off, len, err);
 }
 
@@ -860,8 +862,8 @@ static void pf_stream_close(void *arg)
     free(s);
 }
 
-block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
-                                       int num_maps, int reduce_id)
+block_prefetch *cs_block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
+                                          int num_maps, int reduce_id)
 {
     block_prefetch *p = cs_xcalloc(1, sizeof *p);
     atomic_init(&p->refs, 1);
@@ -886,7 +888,7 @@ block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *co
     return p;
 }
 
-shuffle_block_source block_prefetch_source(block_prefetch *p)
+shuffle_block_source cs_block_prefetch_source(block_prefetch *p)
 {
     shuffle_block_source s;
     memset(&s, 0, sizeof s);
@@ -899,7 +901,7 @@ shuffle_block_source block_prefetch_source(block_prefetch *p)
     return s;
 }
 
-void block_prefetch_free(block_prefetch *p)
+void cs_block_prefetch_free(block_prefetch *p)
 {
     if (!p) return;
     pthread_mutex_lock(&p->mu);

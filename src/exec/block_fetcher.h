@@ -1,15 +1,15 @@
 /* block_fetcher.h — the network shuffle_block_source of an executor process.
  *
  * Blocks written by this executor (st->executor_id == local_executor_id) are read from
- * local_dir directly (as shuffle_local_source, including open_range streaming); others are
+ * local_dir directly (as cs_shuffle_local_source, including open_range streaming); others are
  * fetched from the block server (block_server.h) at st->host:st->port over one cached,
  * authenticated rpc connection per peer, with Spark's retries (spark.shuffle.io.maxRetries,
  * spark.shuffle.io.retryWait) and bounded prefetching of the following blocks of the same
  * reduce partition (spark.reducer.maxSizeInFlight). Used by the executor's task runner for
  * shuffle reads; one fetcher may serve several tasks (threads) at once.
  *
- * Ownership: strings and opt are copied; conf is read during block_fetcher_new only. The source
- * returned by block_fetcher_source borrows f, which must outlive every reader using it.
+ * Ownership: strings and opt are copied; conf is read during cs_block_fetcher_new only. The source
+ * returned by cs_block_fetcher_source borrows f, which must outlive every reader using it.
  * Fetched blocks are malloc'd and owned by the caller of fetch (shuffle_block_source contract).
  */
 #ifndef CSPARK_EXEC_BLOCK_FETCHER_H
@@ -26,13 +26,13 @@ typedef struct block_fetcher block_fetcher;
  * fetched from st->host:st->port with one cached, authenticated connection per peer.
  * local_executor_id/local_dir may be NULL (everything is fetched over the network). conf may be
  * NULL (Spark defaults). */
-block_fetcher *block_fetcher_new(const char *local_executor_id, const char *local_dir,
-                                 const rpc_options *opt, const cs_conf *conf, cs_error *err);
-shuffle_block_source block_fetcher_source(block_fetcher *f);
-void block_fetcher_free(block_fetcher *f);
+block_fetcher *cs_block_fetcher_new(const char *local_executor_id, const char *local_dir,
+                                    const rpc_options *opt, const cs_conf *conf, cs_error *err);
+shuffle_block_source cs_block_fetcher_source(block_fetcher *f);
+void cs_block_fetcher_free(block_fetcher *f);
 
 /* Added: prefetching for one shuffle_reader. maps/num_maps/reduce_id are those the reader is
- * created with (borrowed until block_prefetch_free, like the reader's). The returned source
+ * created with (borrowed until cs_block_prefetch_free, like the reader's). The returned source
  * answers the reader's fetches in that order while keeping up to spark.reducer.maxSizeInFlight
  * bytes of the following remote blocks requested ahead, grouped per peer into FetchBlocks of up
  * to maxSizeInFlight/5 bytes (Spark's targetRequestSize); several peers are fetched from in
@@ -40,13 +40,13 @@ void block_fetcher_free(block_fetcher *f);
  * BlockData messages arrive (open_stream; the parts' buffers are handed over without a copy and
  * leave the in-flight count as they are consumed), and a local block is read from disk through
  * a bounded buffer (open_range), when the remote requests are already out. A block that could
- * not be prefetched, or whose stream broke, is fetched whole as block_fetcher_source does (with
+ * not be prefetched, or whose stream broke, is fetched whole as cs_block_fetcher_source does (with
  * the retries; a broken stream resumes after the bytes already read). Use one block_prefetch
  * per reader (one thread); free it after the reader (unconsumed blocks are dropped). */
 typedef struct block_prefetch block_prefetch;
-block_prefetch *block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
-                                       int num_maps, int reduce_id);
-shuffle_block_source block_prefetch_source(block_prefetch *p);
-void block_prefetch_free(block_prefetch *p);
+block_prefetch *cs_block_fetcher_prefetch(block_fetcher *f, const cs_map_status *const *maps,
+                                          int num_maps, int reduce_id);
+shuffle_block_source cs_block_prefetch_source(block_prefetch *p);
+void cs_block_prefetch_free(block_prefetch *p);
 
 #endif /* CSPARK_EXEC_BLOCK_FETCHER_H */

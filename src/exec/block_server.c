@@ -1,7 +1,7 @@
 /* block_server.c — serves shuffle blocks and indirect task results of one executor over rpc
  * (block_server.h). The endpoint's loop thread only parses requests and queues them; two worker
  * threads read the files (pread straight into hand-built BlockData frames, so a block's bytes
- * are copied once, from the page cache into the frame) and queue the replies with rpc_send_raw.
+ * are copied once, from the page cache into the frame) and queue the replies with cs_rpc_send_raw.
  * Started and stopped by the executor process; clients are block_fetcher.c and the driver.
  */
 #include "exec/block_server.h"
@@ -62,7 +62,7 @@ static const char *COMP = "block-server";
 
 static int send_env(rpc_conn *c, uint64_t rid, Cspark__Envelope *env)
 {
-    return rpc_reply(c, rid, env);
+    return cs_rpc_reply(c, rid, env);
 }
 
 static void send_block_error(rpc_conn *c, uint64_t rid, const blk *b, int last, const char *msg)
@@ -91,25 +91,25 @@ static uint8_t *block_frame(uint64_t rid, const blk *b, size_t n, int last, size
     id.map_id = b->map_id;
     id.reduce_id = b->reduce_id;
     size_t id_len = cspark__block_id__get_packed_size(&id);
-    size_t bd_len =
-        1 + frame_varint_size(id_len) + id_len + 1 + frame_varint_size(n) + n + (last ? 2 : 0);
+    size_t bd_len = 1 + cs_frame_varint_size(id_len) + id_len + 1 + cs_frame_varint_size(n) + n +
+                    (last ? 2 : 0);
     size_t env_len =
-        (rid ? 1 + frame_varint_size(rid) : 0) + 2 + frame_varint_size(bd_len) + bd_len;
+        (rid ? 1 + cs_frame_varint_size(rid) : 0) + 2 + cs_frame_varint_size(bd_len) + bd_len;
     uint8_t *buf = cs_xmalloc(FRAME_HEADER + env_len);
-    frame_put_header(buf, (uint32_t)env_len);
+    cs_frame_put_header(buf, (uint32_t)env_len);
     uint8_t *p = buf + FRAME_HEADER;
     if (rid) {
         *p++ = (1 << 3) | 0; /* request_id, varint */
-        p += frame_put_varint(p, rid);
+        p += cs_frame_put_varint(p, rid);
     }
     *p++ = (uint8_t)(((41 << 3) | 2) | 0x80); /* block_data = 41, length-delimited: 0xCA 0x02 */
     *p++ = (uint8_t)(((41 << 3) | 2) >> 7);
-    p += frame_put_varint(p, bd_len);
+    p += cs_frame_put_varint(p, bd_len);
     *p++ = (1 << 3) | 2; /* BlockData.block */
-    p += frame_put_varint(p, id_len);
+    p += cs_frame_put_varint(p, id_len);
     p += cspark__block_id__pack(&id, p);
     *p++ = (2 << 3) | 2; /* BlockData.data */
-    p += frame_put_varint(p, n);
+    p += cs_frame_put_varint(p, n);
     *data_at = p;
     p += n;
     if (last) {
@@ -139,19 +139,20 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
     cs_error err = {0};
     char msg[4096 + 1400];
     uint64_t off = 0, len = 0;
-    int rc = shuffle_index_read(bs->dir, b->shuffle_id, b->map_id, b->reduce_id, &off, &len, &err);
+    int rc =
+        cs_shuffle_index_read(bs->dir, b->shuffle_id, b->map_id, b->reduce_id, &off, &len, &err);
     if (rc < 0) {
         snprintf(msg, sizeof msg, "shuffle %d map %d reduce %d: %s", b->shuffle_id, b->map_id,
                  b->reduce_id, err.msg);
         CS_WARN(COMP, "peer=%s event=block_missing shuffle=%d map=%d reduce=%d reason=\"%s\"",
-                rpc_conn_peer(c), b->shuffle_id, b->map_id, b->reduce_id, err.msg);
+                cs_rpc_conn_peer(c), b->shuffle_id, b->map_id, b->reduce_id, err.msg);
         send_block_error(c, rid, b, last, msg);
         return 0;
     }
     int fd = -1;
     if (len > 0) {
         char path[4096];
-        shuffle_file_paths(bs->dir, b->shuffle_id, b->map_id, path, NULL, sizeof path);
+        cs_shuffle_file_paths(bs->dir, b->shuffle_id, b->map_id, path, NULL, sizeof path);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
             snprintf(msg, sizeof msg, "shuffle %d map %d reduce %d: cannot open %s: %s",
@@ -168,7 +169,7 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
         uint8_t *data;
         uint8_t *frame = block_frame(rid, b, n, part_last, &flen, &data);
         /* back-pressure: a slow reader must not make us buffer its whole request */
-        if (rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0) {
+        if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0) {
             free(frame);
             if (fd >= 0) close(fd);
             return -1;
@@ -180,7 +181,7 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
             send_block_error(c, rid, b, last, msg);
             break;
         }
-        if (rpc_send_raw(c, frame, flen) < 0) {
+        if (cs_rpc_send_raw(c, frame, flen) < 0) {
             if (fd >= 0) close(fd);
             return -1;
         }
@@ -249,7 +250,7 @@ static void *worker_main(void *arg)
             for (int i = 0; i < j->n; i++)
                 if (serve_block(bs, j->c, j->rid, &j->blocks[i], i == j->n - 1) < 0) break;
         }
-        rpc_conn_unref(j->c);
+        cs_rpc_conn_unref(j->c);
         free(j->blocks);
         free(j);
     }
@@ -288,8 +289,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         j->is_result = 1;
         j->task_id = m->fetch_result->task_id;
     } else {
-        CS_WARN(COMP, "peer=%s event=unexpected_message body=%s", rpc_conn_peer(c),
-                frame_body_name(m));
+        CS_WARN(COMP, "peer=%s event=unexpected_message body=%s", cs_rpc_conn_peer(c),
+                cs_frame_body_name(m));
         if (m->request_id) {
             Cspark__ErrorReply er = CSPARK__ERROR_REPLY__INIT;
             er.message = "unsupported request for the block server";
@@ -301,7 +302,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         return;
     }
     j->rid = m->request_id;
-    rpc_conn_ref(c);
+    cs_rpc_conn_ref(c);
     j->c = c;
     pthread_mutex_lock(&bs->mu);
     if (bs->tail)
@@ -316,8 +317,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
 /* ---- lifecycle --------------------------------------------------------------------------------
  */
 
-block_server *block_server_start(const char *host, const char *local_dir, const rpc_options *opt,
-                                 int *port, cs_error *err)
+block_server *cs_block_server_start(const char *host, const char *local_dir, const rpc_options *opt,
+                                    int *port, cs_error *err)
 {
     if (!local_dir || !port) {
         cs_error_set(err, CS_EINVAL, "block server: local dir and port are required");
@@ -334,7 +335,7 @@ block_server *block_server_start(const char *host, const char *local_dir, const 
     if (opt) o = *opt;
     if (!o.name) o.name = "block-server";
     rpc_handlers h = {.on_message = on_message, .arg = bs};
-    bs->ep = rpc_endpoint_new(&o, &h, err);
+    bs->ep = cs_rpc_endpoint_new(&o, &h, err);
     if (!bs->ep) goto fail;
     for (int i = 0; i < NWORKERS; i++) {
         if (pthread_create(&bs->workers[i], NULL, worker_main, bs) != 0) break;
@@ -345,7 +346,7 @@ block_server *block_server_start(const char *host, const char *local_dir, const 
         goto fail;
     }
     int bound = 0;
-    if (rpc_listen(bs->ep, host, *port, &bound, err) < 0) {
+    if (cs_rpc_listen(bs->ep, host, *port, &bound, err) < 0) {
         cs_error_prefix(err, "block server");
         goto fail;
     }
@@ -353,15 +354,15 @@ block_server *block_server_start(const char *host, const char *local_dir, const 
     CS_INFO(COMP, "event=started address=%s:%d dir=%s", host ? host : "0.0.0.0", bound, bs->dir);
     return bs;
 fail:
-    block_server_stop(bs);
+    cs_block_server_stop(bs);
     return NULL;
 }
 
-void block_server_stop(block_server *bs)
+void cs_block_server_stop(block_server *bs)
 {
     if (!bs) return;
     /* the endpoint first: no new jobs; then workers finish the queued ones (sends fail fast) */
-    rpc_endpoint_free(bs->ep);
+    cs_rpc_endpoint_free(bs->ep);
     bs->ep = NULL;
     pthread_mutex_lock(&bs->mu);
     bs->stopping = 1;
@@ -382,7 +383,7 @@ void block_server_stop(block_server *bs)
     free(bs);
 }
 
-void block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, size_t len)
+void cs_block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, size_t len)
 {
     bs_result *r = cs_xcalloc(1, sizeof *r);
     r->task_id = task_id;
@@ -405,7 +406,7 @@ void block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, s
     pthread_mutex_unlock(&bs->mu);
 }
 
-size_t block_server_pending_results(block_server *bs)
+size_t cs_block_server_pending_results(block_server *bs)
 {
     size_t n = 0;
     pthread_mutex_lock(&bs->mu);

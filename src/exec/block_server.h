@@ -8,13 +8,13 @@
  * several consecutive BlockData with the same BlockId whose data concatenate; `last` is set on
  * the final message of the stream; a missing or unreadable block gets BlockData.error naming it
  * (and no data). Blocks are read from <local_dir>/shuffle_<s>_<m>_0.{data,index} through
- * shuffle_index_read, with pread straight into the reply frame. FetchResult(task_id) ->
- * FetchResultData(data) from the registry filled by block_server_put_result; a fetched result is
+ * cs_shuffle_index_read, with pread straight into the reply frame. FetchResult(task_id) ->
+ * FetchResultData(data) from the registry filled by cs_block_server_put_result; a fetched result is
  * removed; an unknown id gets FetchResultData.error. Disk reads run on two worker threads, not on
  * the endpoint's loop thread. Started by the executor; the driver and block_fetcher.c are its
  * clients.
  *
- * Ownership: host, local_dir and opt are copied. Result buffers given to block_server_put_result
+ * Ownership: host, local_dir and opt are copied. Result buffers given to cs_block_server_put_result
  * become the server's (freed with free()).
  */
 #ifndef CSPARK_EXEC_BLOCK_SERVER_H
@@ -30,14 +30,14 @@ typedef struct block_server block_server;
 
 /* Listens on host:*port (in: the port to bind, 0 = any free port; out: the bound port).
  * NULL + err (naming host:port) on failure. */
-block_server *block_server_start(const char *host, const char *local_dir, const rpc_options *opt,
-                                 int *port, cs_error *err);
+block_server *cs_block_server_start(const char *host, const char *local_dir, const rpc_options *opt,
+                                    int *port, cs_error *err);
 /* Closes every connection, joins the workers, frees unfetched results. NULL is fine. */
-void block_server_stop(block_server *bs);
+void cs_block_server_stop(block_server *bs);
 /* Registers a task result for FetchResult; ownership of data moves to the server (a previous
  * result of the same task is replaced). Thread-safe. */
-void block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, size_t len);
+void cs_block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, size_t len);
 /* Added: number of results registered and not yet fetched (for tests and metrics). */
-size_t block_server_pending_results(block_server *bs);
+size_t cs_block_server_pending_results(block_server *bs);
 
 #endif /* CSPARK_EXEC_BLOCK_SERVER_H */

@@ -23,7 +23,7 @@ static const struct {
     {"TERM", SIGTERM}, {"PWR", SIGPWR}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"INT", SIGINT}};
 #define NSIGNALS ((int)(sizeof SIGNALS / sizeof SIGNALS[0]))
 
-int decom_signals_parse(const char *name, int *sig, cs_error *err)
+int cs_decom_signals_parse(const char *name, int *sig, cs_error *err)
 {
     const char *n = name ? name : "";
     if (strncasecmp(n, "SIG", 3) == 0) n += 3;
@@ -38,7 +38,7 @@ int decom_signals_parse(const char *name, int *sig, cs_error *err)
                         name ? name : "");
 }
 
-const char *decom_signals_name(int sig)
+const char *cs_decom_signals_name(int sig)
 {
     for (int i = 0; i < NSIGNALS; i++)
         if (SIGNALS[i].sig == sig) return SIGNALS[i].name;
@@ -97,7 +97,7 @@ static void *watcher_main(void *arg)
     return NULL;
 }
 
-decom_signals *decom_signals_start(decom_signal_fn on_trigger, void *arg)
+decom_signals *cs_decom_signals_start(decom_signal_fn on_trigger, void *arg)
 {
     decom_signals *s = cs_xcalloc(1, sizeof *s);
     s->on_trigger = on_trigger;
@@ -124,7 +124,7 @@ decom_signals *decom_signals_start(decom_signal_fn on_trigger, void *arg)
     return s;
 }
 
-void decom_signals_arm(decom_signals *s, int sig)
+void cs_decom_signals_arm(decom_signals *s, int sig)
 {
     if (!s) return;
     pthread_mutex_lock(&s->lock);
@@ -132,7 +132,7 @@ void decom_signals_arm(decom_signals *s, int sig)
     pthread_mutex_unlock(&s->lock);
 }
 
-void decom_signals_stop(decom_signals *s)
+void cs_decom_signals_stop(decom_signals *s)
 {
     if (!s) return;
     pthread_cancel(s->thread);

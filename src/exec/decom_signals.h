@@ -9,7 +9,7 @@
  * SIGTERM blocked from the driver's threads). Used by the executor (src/exec/executor.c), which
  * owns the watcher.
  *
- * Ownership: the watcher is the caller's (decom_signals_stop frees it); arg is borrowed until
+ * Ownership: the watcher is the caller's (cs_decom_signals_stop frees it); arg is borrowed until
  * then. on_trigger runs on the watcher thread.
  */
 #ifndef CSPARK_EXEC_DECOM_SIGNALS_H
@@ -19,9 +19,9 @@
 
 /* "PWR", "TERM", "USR1", "USR2" or "INT", with or without "SIG", any case -> the signal number.
  * CS_EINVAL with err naming the key spark.executor.decommission.signal otherwise. */
-int decom_signals_parse(const char *name, int *sig, cs_error *err);
+int cs_decom_signals_parse(const char *name, int *sig, cs_error *err);
 /* "PWR" for SIGPWR, ...; "?" for a signal not in the list. */
-const char *decom_signals_name(int sig);
+const char *cs_decom_signals_name(int sig);
 
 typedef void (*decom_signal_fn)(void *arg, int sig);
 typedef struct decom_signals decom_signals;
@@ -29,12 +29,12 @@ typedef struct decom_signals decom_signals;
 /* Blocks the watched signals in the calling thread (threads it creates later inherit that), and
  * starts the watcher thread. Call before the process creates any other thread. NULL if the
  * thread cannot be started (the signals are then left as they were). */
-decom_signals *decom_signals_start(decom_signal_fn on_trigger, void *arg);
+decom_signals *cs_decom_signals_start(decom_signal_fn on_trigger, void *arg);
 /* From now on SIGTERM and `sig` (one of the parsed ones) call on_trigger instead of ending the
  * process. NULL is fine (no-op). */
-void decom_signals_arm(decom_signals *s, int sig);
+void cs_decom_signals_arm(decom_signals *s, int sig);
 /* Stops the watcher and restores the signal mask the calling thread had at start (a signal still
  * pending then takes its usual effect). Call from the thread that started it. NULL is fine. */
-void decom_signals_stop(decom_signals *s);
+void cs_decom_signals_stop(decom_signals *s);
 
 #endif /* CSPARK_EXEC_DECOM_SIGNALS_H */

@@ -1,7 +1,7 @@
 /*
  * executor.c — the executor process's life (see executor.h). Threads: the RPC loop thread
  * receives LaunchStage / LaunchTask / KillTask / StopExecutor and the decommissioning messages;
- * `cores` worker threads run tasks with task_run and send StatusUpdate; the main thread
+ * `cores` worker threads run tasks with cs_task_run and send StatusUpdate; the main thread
  * heartbeats every spark.executor.heartbeatInterval until it is told to stop or loses the driver;
  * a signal watcher (decom_signals.c) turns SIGTERM into a decommission request when
  * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
@@ -94,7 +94,7 @@ typedef struct executor {
     shuffle_migrator *migrator; /* started on the first MigrateShuffle */
 } executor;
 
-int executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port)
+int cs_executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port)
 {
     const char *p = url;
     if (strncmp(p, "spark://", 8) == 0) p += 8;
@@ -135,7 +135,7 @@ static void evict_plans(executor *x)
         if (!victim) return;
         cached_plan *c = *victim;
         *victim = c->next;
-        stage_plan_free(c->plan);
+        cs_stage_plan_free(c->plan);
         free(c);
         n--;
     }
@@ -152,7 +152,7 @@ static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_STATUS_UPDATE;
     env.status_update = &su;
-    rpc_send(x->driver, &env);
+    cs_rpc_send(x->driver, &env);
 }
 
 static void fail_unstarted(executor *x, int64_t task_id, const char *why)
@@ -168,7 +168,7 @@ static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
     stage_plan *plan = NULL;
     cs_error err;
     cs_error_clear(&err);
-    if (!ls->plan || stage_plan_decode(ls->plan, x->app, &plan, &err) < 0) {
+    if (!ls->plan || cs_stage_plan_decode(ls->plan, x->app, &plan, &err) < 0) {
         CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=\"%s\"",
                  x->opt->executor_id, ls->stage_id, ls->stage_attempt, err.msg);
         return; /* its tasks will fail with "no plan" */
@@ -262,7 +262,7 @@ static void check_drained(executor *x)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_EXECUTOR_DRAINED;
     env.executor_drained = &d;
-    rpc_send(x->driver, &env);
+    cs_rpc_send(x->driver, &env);
 }
 
 /* Signal watcher thread: SIGTERM (the pod is being deleted) or the decommission signal. */
@@ -275,11 +275,11 @@ static void on_decom_signal(void *arg, int sig)
     pthread_mutex_unlock(&x->lock);
     if (!first) {
         CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=\"%s\"",
-                x->opt->executor_id, decom_signals_name(sig), "already decommissioning");
+                x->opt->executor_id, cs_decom_signals_name(sig), "already decommissioning");
         return;
     }
     char reason[64];
-    snprintf(reason, sizeof reason, "received SIG%s", decom_signals_name(sig));
+    snprintf(reason, sizeof reason, "received SIG%s", cs_decom_signals_name(sig));
     CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\"", x->opt->executor_id,
             reason);
     Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
@@ -288,7 +288,7 @@ static void on_decom_signal(void *arg, int sig)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR;
     env.decommission_executor = &de;
-    rpc_send(x->driver, &env);
+    cs_rpc_send(x->driver, &env);
 }
 
 /* Loop thread: the driver's decision (dynamic allocation) or its echo of ours. */
@@ -313,7 +313,7 @@ static void on_migration_done(void *arg, const shuffle_migration *m)
     Cspark__MapStatus **failed = cs_xcalloc((size_t)m->num_items + 1, sizeof *failed);
     Cspark__ShuffleMigrated sm = CSPARK__SHUFFLE_MIGRATED__INIT;
     for (int i = 0; i < m->num_items; i++) {
-        map_status_encode(&m->items[i].st, &pbs[i], NULL); /* sizes: checked before the copy */
+        cs_map_status_encode(&m->items[i].st, &pbs[i], NULL); /* sizes: checked before the copy */
         if (m->items[i].rc == 0)
             ok[sm.n_migrated++] = &pbs[i];
         else
@@ -326,9 +326,9 @@ static void on_migration_done(void *arg, const shuffle_migration *m)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED;
     env.shuffle_migrated = &sm;
-    rpc_send(x->driver, &env);
+    cs_rpc_send(x->driver, &env);
     for (int i = 0; i < m->num_items; i++)
-        map_status_pb_clear(&pbs[i]);
+        cs_map_status_pb_clear(&pbs[i]);
     free(pbs);
     free(ok);
     free(failed);
@@ -337,13 +337,13 @@ static void on_migration_done(void *arg, const shuffle_migration *m)
 /* Loop thread: copy these outputs of a leaving executor (on the migration thread). */
 static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
 {
-    shuffle_migration *m = shuffle_migration_new((int)ms->n_outputs);
+    shuffle_migration *m = cs_shuffle_migration_new((int)ms->n_outputs);
     for (size_t i = 0; i < ms->n_outputs; i++) {
         shuffle_migration_item *it = &m->items[i];
         const Cspark__MapStatus *pb = ms->outputs[i];
         cs_error err;
         cs_error_clear(&err);
-        if (map_status_decode(pb, &it->st, &err) == 0) continue;
+        if (cs_map_status_decode(pb, &it->st, &err) == 0) continue;
         /* unusable: reported failed, with the ids the driver sent */
         it->rc = err.code ? err.code : CS_EPROTO;
         it->st.shuffle_id = pb ? pb->shuffle_id : -1;
@@ -361,12 +361,12 @@ static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
     cs_error_clear(&err);
     pthread_mutex_lock(&x->lock);
     if (!x->migrator && !x->stopping) {
-        shuffle_block_source src = block_fetcher_source(x->fetcher);
-        x->migrator = shuffle_migrator_new(&src, x->local_dir, x->opt->executor_id,
-                                           on_migration_done, x, &err);
+        shuffle_block_source src = cs_block_fetcher_source(x->fetcher);
+        x->migrator = cs_shuffle_migrator_new(&src, x->local_dir, x->opt->executor_id,
+                                              on_migration_done, x, &err);
     }
     if (x->migrator) {
-        shuffle_migrator_submit(x->migrator, m);
+        cs_shuffle_migrator_submit(x->migrator, m);
         m = NULL;
     }
     bool stopping = x->stopping;
@@ -380,7 +380,7 @@ static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
     CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=\"%s\"",
             x->opt->executor_id, m->num_items, m->error);
     on_migration_done(x, m);
-    shuffle_migration_free(m);
+    cs_shuffle_migration_free(m);
 }
 
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
@@ -437,7 +437,7 @@ static void report(executor *x, exec_task *t, task_result *r)
     Cspark__TaskResult pb = CSPARK__TASK_RESULT__INIT;
     cs_error err;
     cs_error_clear(&err);
-    if (task_result_encode(r, &pb, &err) < 0) {
+    if (cs_task_result_encode(r, &pb, &err) < 0) {
         fail_unstarted(x, t->desc.task_id, err.msg);
         return;
     }
@@ -445,7 +445,7 @@ static void report(executor *x, exec_task *t, task_result *r)
         /* too large to send inline: the driver fetches it from the block server */
         uint8_t *copy = cs_xmalloc(pb.data.len ? pb.data.len : 1);
         memcpy(copy, pb.data.data, pb.data.len);
-        block_server_put_result(x->blocks, t->desc.task_id, copy, pb.data.len);
+        cs_block_server_put_result(x->blocks, t->desc.task_id, copy, pb.data.len);
         pb.indirect = true;
         pb.indirect_size = pb.data.len;
         uint8_t *keep = pb.data.data;
@@ -462,7 +462,7 @@ static void report(executor *x, exec_task *t, task_result *r)
             x, t->desc.task_id,
             r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED : CSPARK__TASK_STATE__FAILED, &pb);
     }
-    task_result_pb_clear(&pb);
+    cs_task_result_pb_clear(&pb);
 }
 
 typedef struct worker_arg {
@@ -474,7 +474,7 @@ static void *worker_main(void *arg)
 {
     worker_arg *w = arg;
     executor *x = w->x;
-    task_thread_init();
+    cs_task_thread_init();
     for (;;) {
         pthread_mutex_lock(&x->lock);
         while (!x->queue_head && !x->stopping)
@@ -487,13 +487,13 @@ static void *worker_main(void *arg)
         x->queue_head = t->next;
         if (!x->queue_head) x->queue_tail = NULL;
         task_result r;
-        task_result_init(&r);
+        cs_task_result_init(&r);
         t->live = &r;
         t->start_ms = cs_now_ms();
         x->running[w->slot] = t;
         pthread_mutex_unlock(&x->lock);
 
-        task_run(&x->env, &t->desc, &r);
+        cs_task_run(&x->env, &t->desc, &r);
 
         pthread_mutex_lock(&x->lock);
         x->running[w->slot] = NULL;
@@ -501,14 +501,14 @@ static void *worker_main(void *arg)
         t->plan->users--; /* report() only needs the task id */
         pthread_mutex_unlock(&x->lock);
         report(x, t, &r);
-        task_result_free(&r);
+        cs_task_result_free(&r);
         free(t);
         pthread_mutex_lock(&x->lock);
         x->active--; /* after the report: ExecutorDrained follows the last StatusUpdate */
         pthread_mutex_unlock(&x->lock);
         check_drained(x);
     }
-    task_thread_fini();
+    cs_task_thread_fini();
     free(w);
     return NULL;
 }
@@ -521,7 +521,7 @@ static int fetch_app_config(executor *x, cs_error *err)
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
     req.body_case = CSPARK__ENVELOPE__BODY_RETRIEVE_APP_CONFIG;
     req.retrieve_app_config = &rq;
-    if (rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
+    if (cs_rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
     if (reply->body_case != CSPARK__ENVELOPE__BODY_APP_CONFIG) {
         cspark__envelope__free_unpacked(reply, NULL);
         return cs_error_set(err, CS_EPROTO,
@@ -529,9 +529,9 @@ static int fetch_app_config(executor *x, cs_error *err)
                             (int)reply->body_case);
     }
     Cspark__SparkAppConfig *ac = reply->app_config;
-    x->conf = conf_new();
+    x->conf = cs_conf_new();
     for (size_t i = 0; i < ac->n_conf; i++)
-        conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
+        cs_conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
     x->app_file = cs_xstrdup(ac->app_file);
     cspark__envelope__free_unpacked(reply, NULL);
     return 0;
@@ -548,7 +548,7 @@ static int register_with_driver(executor *x, cs_error *err)
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
     req.body_case = CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR;
     req.register_executor = &re;
-    if (rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
+    if (cs_rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
     int rc = 0;
     if (reply->body_case == CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR_FAILED)
         rc = cs_error_set(err, CS_EINVAL, "the driver refused executor %s: %s", x->opt->executor_id,
@@ -571,7 +571,7 @@ static int executor_start(executor *x, cs_error *err)
 {
     char host[256];
     int port;
-    if (executor_parse_driver_url(x->opt->driver_url, host, sizeof host, &port) < 0)
+    if (cs_executor_parse_driver_url(x->opt->driver_url, host, sizeof host, &port) < 0)
         return cs_error_set(
             err, CS_EINVAL,
             "invalid --driver-url '%s' (expected spark://CoarseGrainedScheduler@host:port)",
@@ -580,7 +580,7 @@ static int executor_start(executor *x, cs_error *err)
     snprintf(name, sizeof name, "executor-%s", x->opt->executor_id);
     rpc_options ro = {.name = name, .app_id = x->opt->app_id, .secret = x->opt->secret};
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = x};
-    x->ep = rpc_endpoint_new(&ro, &h, err);
+    x->ep = cs_rpc_endpoint_new(&ro, &h, err);
     if (!x->ep) return err->code ? err->code : CS_EIO;
     /* The driver may not be reachable yet — on Kubernetes its Service name can resolve only a
      * moment after the executor pod starts — so keep trying, with backoff, for a minute (Spark's
@@ -588,7 +588,7 @@ static int executor_start(executor *x, cs_error *err)
      * are final. */
     int64_t deadline = cs_now_ms() + EXECUTOR_CONNECT_WINDOW_MS, backoff = 100;
     for (;;) {
-        x->driver = rpc_connect(x->ep, host, port, 30000, err);
+        x->driver = cs_rpc_connect(x->ep, host, port, 30000, err);
         if (x->driver || err->code == CS_EAUTH || cs_now_ms() + backoff > deadline) break;
         CS_WARN("executor",
                 "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=\"%s\"",
@@ -599,7 +599,7 @@ static int executor_start(executor *x, cs_error *err)
     }
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
-    const char *level = conf_get(x->conf, "cspark.log.level");
+    const char *level = cs_conf_get(x->conf, "cspark.log.level");
     cs_log_level lvl;
     if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0)
         cs_log_set_level(lvl);
@@ -614,27 +614,27 @@ static int executor_start(executor *x, cs_error *err)
     double fraction;
     bool compress;
     if (memory <= 0 &&
-        conf_get_size(x->conf, "spark.executor.memory", "1g", CS_MiB, &memory, err) < 0)
+        cs_conf_get_size(x->conf, "spark.executor.memory", "1g", CS_MiB, &memory, err) < 0)
         return err->code;
-    if (conf_get_double(x->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
+    if (cs_conf_get_double(x->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
         return err->code;
-    if (conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0)
+    if (cs_conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0)
         return err->code;
-    if (conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
+    if (cs_conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
         return err->code;
     x->max_direct_result = v;
     bool decom = false;
-    if (conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
+    if (cs_conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
         return err->code;
-    const char *decom_sig = conf_get(x->conf, "spark.executor.decommission.signal");
-    if (decom && decom_signals_parse(decom_sig ? decom_sig : "PWR", &x->decom_signal, err) < 0)
+    const char *decom_sig = cs_conf_get(x->conf, "spark.executor.decommission.signal");
+    if (decom && cs_decom_signals_parse(decom_sig ? decom_sig : "PWR", &x->decom_signal, err) < 0)
         return err->code;
 
     rpc_options bo = {.name = "block-server", .app_id = x->opt->app_id, .secret = x->opt->secret};
-    x->blocks = block_server_start(x->opt->hostname, x->local_dir, &bo, &x->block_port, err);
+    x->blocks = cs_block_server_start(x->opt->hostname, x->local_dir, &bo, &x->block_port, err);
     if (!x->blocks) return err->code ? err->code : CS_EIO;
     rpc_options fo = {.name = name, .app_id = x->opt->app_id, .secret = x->opt->secret};
-    x->fetcher = block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
+    x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
     if (!x->fetcher) return err->code ? err->code : CS_EIO;
 
     x->env.executor_id = x->opt->executor_id;
@@ -644,7 +644,7 @@ static int executor_start(executor *x, cs_error *err)
     x->env.task_memory_budget = (int64_t)((double)memory * fraction / x->opt->cores);
     if (x->env.task_memory_budget < 4 * CS_MiB) x->env.task_memory_budget = 4 * CS_MiB;
     x->env.shuffle_compress = compress;
-    x->env.blocks = block_fetcher_source(x->fetcher);
+    x->env.blocks = cs_block_fetcher_source(x->fetcher);
     x->env.fetcher = x->fetcher;
 
     x->nworkers = x->opt->cores;
@@ -658,7 +658,7 @@ static int executor_start(executor *x, cs_error *err)
     }
     if (register_with_driver(x, err) < 0) return err->code;
     /* registered: from now on the driver can take a decommission request */
-    if (decom) decom_signals_arm(x->signals, x->decom_signal);
+    if (decom) cs_decom_signals_arm(x->signals, x->decom_signal);
     return 0;
 }
 
@@ -678,7 +678,7 @@ static void heartbeat(executor *x)
         cs_task_metrics m = t->live->metrics;
         m.run_time_ms = now - t->start_ms;
         cspark__task_metrics__init(&metrics[n]);
-        task_metrics_to_pb(&m, &metrics[n]);
+        cs_task_metrics_to_pb(&m, &metrics[n]);
         cspark__task_metrics_update__init(&updates[n]);
         updates[n].task_id = t->desc.task_id;
         updates[n].metrics = &metrics[n];
@@ -693,19 +693,20 @@ static void heartbeat(executor *x)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &hb;
-    rpc_send(x->driver, &env);
+    cs_rpc_send(x->driver, &env);
     free(updates);
     free(uptrs);
     free(metrics);
 }
 
-int executor_run(const executor_options *opt)
+int cs_executor_run(const executor_options *opt)
 {
     executor *x = cs_xcalloc(1, sizeof *x);
     /* before any thread exists: termination signals go to the watcher only, which ends the
      * process by them as usual until decommissioning is armed */
-    x->signals = decom_signals_start(on_decom_signal, x);
-    task_install_crash_handlers(); /* a crash names its task and function before the process dies */
+    x->signals = cs_decom_signals_start(on_decom_signal, x);
+    cs_task_install_crash_handlers(); /* a crash names its task and function before the process dies
+                                       */
     cs_memtune_init();
     x->opt = opt;
     pthread_mutex_init(&x->lock, NULL);
@@ -722,8 +723,8 @@ int executor_run(const executor_options *opt)
         CS_INFO("executor", "executor=%s event=registered host=%s cores=%d block_port=%d pid=%d",
                 opt->executor_id, opt->hostname, opt->cores, x->block_port, (int)getpid());
         int64_t interval_ms = 10000;
-        conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS,
-                             &interval_ms, NULL);
+        cs_conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS,
+                                &interval_ms, NULL);
         if (interval_ms < 10) interval_ms = 10;
         pthread_mutex_lock(&x->lock);
         while (!x->stopping) {
@@ -737,7 +738,7 @@ int executor_run(const executor_options *opt)
         rc = x->driver_gone ? 1 : 0;
         pthread_mutex_unlock(&x->lock);
     }
-    decom_signals_stop(x->signals); /* before the driver connection goes: it may send on it */
+    cs_decom_signals_stop(x->signals); /* before the driver connection goes: it may send on it */
 
     for (int i = 0; x->workers && i < x->nworkers; i++)
         pthread_join(x->workers[i], NULL);
@@ -746,7 +747,7 @@ int executor_run(const executor_options *opt)
     x->migrator = NULL;
     bool decommissioned = (x->decommissioning || x->decom_requested) && rc == 0;
     pthread_mutex_unlock(&x->lock);
-    shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
+    cs_shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
     if (decommissioned) CS_INFO("executor", "executor=%s event=decommissioned", opt->executor_id);
     while (x->queue_head) {
         exec_task *t = x->queue_head;
@@ -754,16 +755,16 @@ int executor_run(const executor_options *opt)
         free(t);
     }
     if (x->driver) {
-        rpc_conn_close(x->driver);
-        rpc_conn_unref(x->driver);
+        cs_rpc_conn_close(x->driver);
+        cs_rpc_conn_unref(x->driver);
     }
-    rpc_endpoint_free(x->ep);
-    block_server_stop(x->blocks);
-    block_fetcher_free(x->fetcher);
+    cs_rpc_endpoint_free(x->ep);
+    cs_block_server_stop(x->blocks);
+    cs_block_fetcher_free(x->fetcher);
     while (x->plans) {
         cached_plan *c = x->plans;
         x->plans = c->next;
-        stage_plan_free(c->plan);
+        cs_stage_plan_free(c->plan);
         free(c);
     }
     if (x->local_dir) cs_remove_tree(x->local_dir);
@@ -771,7 +772,7 @@ int executor_run(const executor_options *opt)
     free(x->app_file);
     free(x->running);
     free(x->workers);
-    conf_free(x->conf);
+    cs_conf_free(x->conf);
     pthread_mutex_destroy(&x->lock);
     pthread_cond_destroy(&x->work_cond);
     pthread_cond_destroy(&x->main_cond);

@@ -10,9 +10,9 @@
  * instead of ending the process; after the driver's DecommissionExecutor it sends ExecutorDrained
  * once no task is queued or running, keeps serving its blocks, and exits 0 on StopExecutor.
  * MigrateShuffle makes it copy a leaving peer's map outputs (answered with ShuffleMigrated).
- * Without decommissioning every termination signal has the effect it had before executor_run.
+ * Without decommissioning every termination signal has the effect it had before cs_executor_run.
  *
- * Ownership: the options are borrowed for the duration of executor_run.
+ * Ownership: the options are borrowed for the duration of cs_executor_run.
  */
 #ifndef CSPARK_EXEC_EXECUTOR_H
 #define CSPARK_EXEC_EXECUTOR_H
@@ -31,9 +31,9 @@ typedef struct executor_options {
 } executor_options;
 
 /* Parses spark://NAME@host:port (or host:port). */
-int executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port);
+int cs_executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port);
 
 /* Runs the executor to completion; returns the process exit status. */
-int executor_run(const executor_options *opt);
+int cs_executor_run(const executor_options *opt);
 
 #endif

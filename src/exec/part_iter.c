@@ -31,7 +31,7 @@ struct cspark_emitter {
 void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void *value,
                  size_t value_len)
 {
-    batch_append_record(e->out, key, (uint32_t)key_len, value, (uint32_t)value_len);
+    cs_batch_append_record(e->out, key, (uint32_t)key_len, value, (uint32_t)value_len);
     if (e->on_full && batch_full(e->out)) e->on_full(e);
 }
 
@@ -79,10 +79,10 @@ static int par_next(part_iter *it, const cs_batch **out, cs_error *err)
 {
     par_iter *p = (par_iter *)it;
     if (p->i >= p->end) return 0;
-    batch_reset(&p->out);
+    cs_batch_reset(&p->out);
     while (p->i < p->end && !batch_full(&p->out)) {
         cspark_record r = batch_get(p->src, p->i++);
-        batch_append_record(&p->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+        cs_batch_append_record(&p->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
     }
     *out = &p->out;
     return 1;
@@ -91,7 +91,7 @@ static int par_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void par_free(part_iter *it)
 {
     par_iter *p = (par_iter *)it;
-    batch_free(&p->out);
+    cs_batch_free(&p->out);
     free(p);
 }
 
@@ -106,7 +106,7 @@ static int range_next(part_iter *it, const cs_batch **out, cs_error *err)
 {
     range_iter *r = (range_iter *)it;
     if (!r->remaining) return 0;
-    batch_reset(&r->out);
+    cs_batch_reset(&r->out);
     uint64_t n = r->remaining < CS_BATCH_TARGET_RECORDS ? r->remaining : CS_BATCH_TARGET_RECORDS;
     for (uint64_t i = 0; i < n; i++) {
         uint8_t *k = batch_append(&r->out, 8, 0);
@@ -121,7 +121,7 @@ static int range_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void range_free(part_iter *it)
 {
     range_iter *r = (range_iter *)it;
-    batch_free(&r->out);
+    cs_batch_free(&r->out);
     free(r);
 }
 
@@ -165,14 +165,14 @@ static void narrow_apply(narrow_iter *m)
     const cs_batch *in = m->in;
     cspark_emitter em = {&m->out, NULL, NULL};
     size_t i = m->in_pos;
-    task_context_enter(m->tc, &m->rdd->fn);
+    cs_task_context_enter(m->tc, &m->rdd->fn);
     switch (m->rdd->kind) {
     case RDD_FILTER: {
         cspark_filter_fn fn = (cspark_filter_fn)m->rdd->fn.ptr;
         for (; i < in->n && !batch_full(&m->out); i++) {
             cspark_record r = batch_get(in, i);
             if (fn(&r, m->tc))
-                batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+                cs_batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
         }
         break;
     }
@@ -199,14 +199,14 @@ static void narrow_apply(narrow_iter *m)
         break;
     }
     }
-    task_context_enter(m->tc, NULL);
+    cs_task_context_enter(m->tc, NULL);
     m->in_pos = i;
 }
 
 static int narrow_next(part_iter *it, const cs_batch **out, cs_error *err)
 {
     narrow_iter *m = (narrow_iter *)it;
-    batch_reset(&m->out);
+    cs_batch_reset(&m->out);
     for (;;) {
         if (!m->in || m->in_pos >= m->in->n) {
             int rc = m->eof ? 0 : m->parent->next(m->parent, &m->in, err);
@@ -231,8 +231,8 @@ static int narrow_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void narrow_free(part_iter *it)
 {
     narrow_iter *m = (narrow_iter *)it;
-    part_iter_free(m->parent);
-    batch_free(&m->out);
+    cs_part_iter_free(m->parent);
+    cs_batch_free(&m->out);
     free(m);
 }
 
@@ -288,9 +288,9 @@ static void mappart_on_full(cspark_emitter *e)
             m->cap_kept = m->cap_kept ? m->cap_kept * 2 : 8;
             m->kept = cs_xrealloc(m->kept, m->cap_kept * sizeof *m->kept);
         }
-        m->kept_bytes += batch_memory(&m->cur);
+        m->kept_bytes += cs_batch_memory(&m->cur);
         m->kept[m->num_kept++] = m->cur; /* moves the buffers */
-        batch_init(&m->cur);
+        cs_batch_init(&m->cur);
         return;
     }
     if (!m->spill) {
@@ -301,30 +301,30 @@ static void mappart_on_full(cspark_emitter *e)
             cspark_task_fail(m->tc, "cannot create spill file under %s: %s", m->tc->env->local_dir,
                              strerror(errno));
         }
-        m->spill = recio_writer_new(m->spill_fd, m->tc->env->shuffle_compress, 1 << 20);
+        m->spill = cs_recio_writer_new(m->spill_fd, m->tc->env->shuffle_compress, 1 << 20);
     }
-    if (recio_writer_add_batch(m->spill, &m->cur, &m->spill_err) < 0)
+    if (cs_recio_writer_add_batch(m->spill, &m->cur, &m->spill_err) < 0)
         cspark_task_fail(m->tc, "map_partitions spill failed: %s", m->spill_err.msg);
-    batch_reset(&m->cur);
+    cs_batch_reset(&m->cur);
 }
 
 static int mappart_run(mappart_iter *m, cs_error *err)
 {
     cspark_iterator in = {m->parent, NULL, 0, 1, {0}};
     cspark_emitter em = {&m->cur, mappart_on_full, m};
-    task_context_enter(m->tc, &m->rdd->fn);
+    cs_task_context_enter(m->tc, &m->rdd->fn);
     ((cspark_partition_fn)m->rdd->fn.ptr)(&in, &em, m->tc);
-    task_context_enter(m->tc, NULL);
+    cs_task_context_enter(m->tc, NULL);
     if (in.status < 0) {
         *err = in.err;
         return in.status;
     }
     if (m->spill) {
-        if (m->cur.n && recio_writer_add_batch(m->spill, &m->cur, err) < 0) return err->code;
-        batch_reset(&m->cur);
-        if (recio_writer_flush(m->spill, err) < 0) return err->code;
-        uint64_t len = recio_writer_offset(m->spill);
-        m->replay = recio_reader_fd(m->spill_fd, 0, len, 1 << 20);
+        if (m->cur.n && cs_recio_writer_add_batch(m->spill, &m->cur, err) < 0) return err->code;
+        cs_batch_reset(&m->cur);
+        if (cs_recio_writer_flush(m->spill, err) < 0) return err->code;
+        uint64_t len = cs_recio_writer_offset(m->spill);
+        m->replay = cs_recio_reader_fd(m->spill_fd, 0, len, 1 << 20);
     }
     return 0;
 }
@@ -338,15 +338,15 @@ static int mappart_next(part_iter *it, const cs_batch **out, cs_error *err)
         if (rc < 0) return rc;
     }
     if (m->next_kept < m->num_kept) {
-        batch_free(&m->out);
+        cs_batch_free(&m->out);
         m->out = m->kept[m->next_kept];
-        batch_init(&m->kept[m->next_kept++]);
+        cs_batch_init(&m->kept[m->next_kept++]);
         *out = &m->out;
         return 1;
     }
     if (m->replay) {
-        batch_reset(&m->out);
-        int rc = recio_reader_next_block(m->replay, &m->out, err);
+        cs_batch_reset(&m->out);
+        int rc = cs_recio_reader_next_block(m->replay, &m->out, err);
         if (rc < 0) return rc;
         if (rc > 0) {
             *out = &m->out;
@@ -355,9 +355,9 @@ static int mappart_next(part_iter *it, const cs_batch **out, cs_error *err)
         return 0;
     }
     if (m->cur.n) { /* the tail that never filled a batch */
-        batch_free(&m->out);
+        cs_batch_free(&m->out);
         m->out = m->cur;
-        batch_init(&m->cur);
+        cs_batch_init(&m->cur);
         *out = &m->out;
         return 1;
     }
@@ -367,14 +367,14 @@ static int mappart_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void mappart_free(part_iter *it)
 {
     mappart_iter *m = (mappart_iter *)it;
-    part_iter_free(m->parent);
+    cs_part_iter_free(m->parent);
     for (size_t i = 0; i < m->num_kept; i++)
-        batch_free(&m->kept[i]);
+        cs_batch_free(&m->kept[i]);
     free(m->kept);
-    batch_free(&m->cur);
-    batch_free(&m->out);
-    if (m->replay) recio_reader_free(m->replay);
-    if (m->spill) recio_writer_free(m->spill);
+    cs_batch_free(&m->cur);
+    cs_batch_free(&m->out);
+    if (m->replay) cs_recio_reader_free(m->replay);
+    if (m->spill) cs_recio_writer_free(m->spill);
     if (m->spill_path[0]) {
         unlink(m->spill_path);
         close(m->spill_fd);
@@ -398,12 +398,12 @@ static int coalesce_next(part_iter *it, const cs_batch **out, cs_error *err)
     for (;;) {
         if (!c->cur) {
             if (c->next_part >= c->end_part) return 0;
-            c->cur = part_iter_open(c->tc, c->rdd->parents[0], c->next_part++, err);
+            c->cur = cs_part_iter_open(c->tc, c->rdd->parents[0], c->next_part++, err);
             if (!c->cur) return err->code ? err->code : CS_EINVAL;
         }
         int rc = c->cur->next(c->cur, out, err);
         if (rc != 0) return rc;
-        part_iter_free(c->cur);
+        cs_part_iter_free(c->cur);
         c->cur = NULL;
     }
 }
@@ -411,7 +411,7 @@ static int coalesce_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void coalesce_free(part_iter *it)
 {
     coalesce_iter *c = (coalesce_iter *)it;
-    part_iter_free(c->cur);
+    cs_part_iter_free(c->cur);
     free(c);
 }
 
@@ -458,16 +458,16 @@ static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, blo
     }
     *pf = NULL;
     if (s->tc->env->fetcher) { /* remote blocks requested ahead, up to maxSizeInFlight */
-        *pf = block_fetcher_prefetch(s->tc->env->fetcher, in->maps, in->num_maps, s->partition);
-        shuffle_block_source src = block_prefetch_source(*pf);
-        shuffle_reader *r = shuffle_reader_new(in->maps, in->num_maps, s->partition, &src, err);
+        *pf = cs_block_fetcher_prefetch(s->tc->env->fetcher, in->maps, in->num_maps, s->partition);
+        shuffle_block_source src = cs_block_prefetch_source(*pf);
+        shuffle_reader *r = cs_shuffle_reader_new(in->maps, in->num_maps, s->partition, &src, err);
         if (!r) {
-            block_prefetch_free(*pf);
+            cs_block_prefetch_free(*pf);
             *pf = NULL;
         }
         return r;
     }
-    return shuffle_reader_new(in->maps, in->num_maps, s->partition, &s->tc->env->blocks, err);
+    return cs_shuffle_reader_new(in->maps, in->num_maps, s->partition, &s->tc->env->blocks, err);
 }
 
 /* Reads every block of one shuffle, passing each batch to sink(s, batch). */
@@ -480,7 +480,7 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
     for (;;) {
         int failed_map = -1;
         const cs_batch *b = NULL;
-        rc = shuffle_reader_next_view(r, &b, &failed_map, err);
+        rc = cs_shuffle_reader_next_view(r, &b, &failed_map, err);
         if (rc < 0) {
             if (failed_map >= 0) {
                 s->tc->result->status = TASK_FETCH_FAILED;
@@ -492,14 +492,14 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
         if (rc == 0) break;
         s->tc->result->metrics.shuffle_records_read += (int64_t)b->n;
         s->tc->result->metrics.shuffle_bytes_read += (int64_t)b->len;
-        task_context_enter(s->tc, &s->rdd->agg_merge_value);
-        rc = sort ? ext_sorter_insert(s->sorter, b, err)
-                  : ext_agg_insert(s->aggr, b, s->rdd->values_are_combiners, err);
-        task_context_enter(s->tc, NULL);
+        cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        rc = sort ? cs_ext_sorter_insert(s->sorter, b, err)
+                  : cs_ext_agg_insert(s->aggr, b, s->rdd->values_are_combiners, err);
+        cs_task_context_enter(s->tc, NULL);
         if (rc < 0) break;
     }
-    shuffle_reader_free(r);
-    if (pf) block_prefetch_free(pf);
+    cs_shuffle_reader_free(r);
+    if (pf) cs_block_prefetch_free(pf);
     return rc < 0 ? rc : 0;
 }
 
@@ -512,9 +512,9 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         s->plain = open_reader(s, rdd->deps[0], &s->plain_prefetch, err);
         return s->plain ? 0 : (err->code ? err->code : CS_EINVAL);
     case SHUFFLE_READ_SORT:
-        s->sorter = ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
+        s->sorter = cs_ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
         if (!s->sorter) return err->code ? err->code : CS_EINVAL;
-        ext_sorter_set_spill_compress(s->sorter, s->tc->env->shuffle_compress);
+        cs_ext_sorter_set_spill_compress(s->sorter, s->tc->env->shuffle_compress);
         return drain_shuffle(s, rdd->deps[0], true, err);
     case SHUFFLE_READ_AGGREGATE:
     case SHUFFLE_READ_COGROUP:
@@ -525,7 +525,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         s->agg.zero_len = rdd->agg_zero_len;
         s->agg.has_zero = rdd->agg_has_zero;
         s->agg.tc = s->tc;
-        s->aggr = ext_agg_new(&s->agg, &s->tc->mem, dir, err);
+        s->aggr = cs_ext_agg_new(&s->agg, &s->tc->mem, dir, err);
         if (!s->aggr) return err->code ? err->code : CS_EINVAL;
         for (int d = 0; d < rdd->num_deps; d++) {
             int rc = drain_shuffle(s, rdd->deps[d], false, err);
@@ -572,14 +572,14 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
         int rc = shuffled_prepare(s, err);
         if (rc < 0) return rc;
     }
-    batch_reset(&s->out);
+    cs_batch_reset(&s->out);
     int rc;
     switch (s->rdd->read_mode) {
     case SHUFFLE_READ_PLAIN: {
         /* the records of one block where the reader decoded them: no copy */
         int failed_map = -1;
         const cs_batch *b = NULL;
-        rc = shuffle_reader_next_view(s->plain, &b, &failed_map, err);
+        rc = cs_shuffle_reader_next_view(s->plain, &b, &failed_map, err);
         if (rc < 0 && failed_map >= 0) {
             s->tc->result->status = TASK_FETCH_FAILED;
             s->tc->result->fetch_shuffle_id = s->rdd->deps[0]->shuffle_id;
@@ -593,18 +593,18 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
         return rc;
     }
     case SHUFFLE_READ_SORT:
-        rc = ext_sorter_next(s->sorter, &s->out, err);
+        rc = cs_ext_sorter_next(s->sorter, &s->out, err);
         break;
     case SHUFFLE_READ_AGGREGATE:
-        task_context_enter(s->tc, &s->rdd->agg_merge_value);
-        rc = ext_agg_next(s->aggr, &s->out, err);
-        task_context_enter(s->tc, NULL);
+        cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        rc = cs_ext_agg_next(s->aggr, &s->out, err);
+        cs_task_context_enter(s->tc, NULL);
         break;
     default:
-        batch_reset(&s->tmp);
-        task_context_enter(s->tc, &s->rdd->agg_merge_value);
-        rc = ext_agg_next(s->aggr, &s->tmp, err);
-        task_context_enter(s->tc, NULL);
+        cs_batch_reset(&s->tmp);
+        cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        rc = cs_ext_agg_next(s->aggr, &s->tmp, err);
+        cs_task_context_enter(s->tc, NULL);
         if (rc > 0) cogroup_to_pair(&s->out, &s->tmp);
         break;
     }
@@ -615,18 +615,18 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void shuffled_free(part_iter *it)
 {
     shuffled_iter *s = (shuffled_iter *)it;
-    shuffle_reader_free(s->plain);
-    if (s->plain_prefetch) block_prefetch_free(s->plain_prefetch);
-    if (s->aggr) ext_agg_free(s->aggr);
-    if (s->sorter) ext_sorter_free(s->sorter);
-    batch_free(&s->out);
-    batch_free(&s->tmp);
+    cs_shuffle_reader_free(s->plain);
+    if (s->plain_prefetch) cs_block_prefetch_free(s->plain_prefetch);
+    if (s->aggr) cs_ext_agg_free(s->aggr);
+    if (s->sorter) cs_ext_sorter_free(s->sorter);
+    cs_batch_free(&s->out);
+    cs_batch_free(&s->tmp);
     free(s);
 }
 
 /* ---- construction ------------------------------------------------------------------------ */
 
-part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition, cs_error *err)
+part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition, cs_error *err)
 {
     switch (rdd->kind) {
     case RDD_PARALLELIZE: {
@@ -641,11 +641,11 @@ part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partitio
     case RDD_RANGE:
         return range_open(rdd, partition);
     case RDD_TEXT_FILE:
-        return text_iter_open(tc, &rdd->splits[partition], err);
+        return cs_text_iter_open(tc, &rdd->splits[partition], err);
     case RDD_MAP:
     case RDD_FLAT_MAP:
     case RDD_FILTER: {
-        part_iter *parent = part_iter_open(tc, rdd->parents[0], partition, err);
+        part_iter *parent = cs_part_iter_open(tc, rdd->parents[0], partition, err);
         if (!parent) return NULL;
         narrow_iter *m = cs_xcalloc(1, sizeof *m);
         m->base.next = narrow_next;
@@ -656,7 +656,7 @@ part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partitio
         return &m->base;
     }
     case RDD_MAP_PARTITIONS: {
-        part_iter *parent = part_iter_open(tc, rdd->parents[0], partition, err);
+        part_iter *parent = cs_part_iter_open(tc, rdd->parents[0], partition, err);
         if (!parent) return NULL;
         mappart_iter *m = cs_xcalloc(1, sizeof *m);
         m->base.next = mappart_next;
@@ -668,8 +668,8 @@ part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partitio
         return &m->base;
     }
     case RDD_UNION:
-        return part_iter_open(tc, rdd->parents[rdd->union_parent[partition]],
-                              rdd->union_index[partition], err);
+        return cs_part_iter_open(tc, rdd->parents[rdd->union_parent[partition]],
+                                 rdd->union_index[partition], err);
     case RDD_COALESCE: {
         coalesce_iter *c = cs_xcalloc(1, sizeof *c);
         c->base.next = coalesce_next;
@@ -694,7 +694,7 @@ part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partitio
     return NULL;
 }
 
-void part_iter_free(part_iter *it)
+void cs_part_iter_free(part_iter *it)
 {
     if (it) it->free(it);
 }

@@ -4,7 +4,7 @@
  * (sources, map/flat_map/filter, map_partitions, union, coalesce, shuffled reads); the task
  * runner pulls batches from the top one and feeds its sink.
  *
- * Ownership: an iterator owns its output batch and its parents' iterators; part_iter_free frees
+ * Ownership: an iterator owns its output batch and its parents' iterators; cs_part_iter_free frees
  * the whole chain. A batch returned by next is valid until the following call on the same
  * iterator. Everything here lives on one task thread.
  */
@@ -35,13 +35,14 @@ struct part_iter {
 };
 
 /* Builds the iterator computing `partition` of rdd. NULL + err on failure. */
-part_iter *part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition, cs_error *err);
-void part_iter_free(part_iter *it);
+part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                             cs_error *err);
+void cs_part_iter_free(part_iter *it);
 
 /* Text splits: reads the lines of one split into batches (text_reader.c). */
-part_iter *text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err);
+part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err);
 
 /* The current function of a task thread, for crash reports (set around user calls). */
-void task_context_enter(cspark_task_context *tc, const fn_ref *fn);
+void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn);
 
 #endif

@@ -99,14 +99,14 @@ static int write_index(const cs_map_status *st, int fd, const char *path, cs_err
     return rc;
 }
 
-int shuffle_migrate_output(const shuffle_block_source *src, const cs_map_status *st,
-                           const char *local_dir, const volatile int *cancel, cs_error *err)
+int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_status *st,
+                              const char *local_dir, const volatile int *cancel, cs_error *err)
 {
     if (!src || !src->fetch || !st || !local_dir || st->num_reduces < 0 ||
         (st->num_reduces > 0 && !st->sizes))
         return cs_error_set(err, CS_EINVAL, "shuffle migration: bad arguments");
     char data[4096], index[4096], tmp_data[4096], tmp_index[4096];
-    shuffle_file_paths(local_dir, st->shuffle_id, st->map_id, data, index, sizeof data);
+    cs_shuffle_file_paths(local_dir, st->shuffle_id, st->map_id, data, index, sizeof data);
     tmp_data[0] = tmp_index[0] = '\0';
     int dfd = -1, ifd = -1, rc = 0;
     bool data_renamed = false;
@@ -167,7 +167,7 @@ done:
 
 /* ---- migrations -------------------------------------------------------------------------- */
 
-shuffle_migration *shuffle_migration_new(int num_items)
+shuffle_migration *cs_shuffle_migration_new(int num_items)
 {
     shuffle_migration *m = cs_xcalloc(1, sizeof *m);
     m->num_items = num_items > 0 ? num_items : 0;
@@ -175,11 +175,11 @@ shuffle_migration *shuffle_migration_new(int num_items)
     return m;
 }
 
-void shuffle_migration_free(shuffle_migration *m)
+void cs_shuffle_migration_free(shuffle_migration *m)
 {
     if (!m) return;
     for (int i = 0; i < m->num_items; i++)
-        map_status_free(&m->items[i].st);
+        cs_map_status_free(&m->items[i].st);
     free(m->items);
     free(m);
 }
@@ -210,7 +210,7 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
         if (it->rc == 0) {
             cs_error err;
             cs_error_clear(&err);
-            it->rc = shuffle_migrate_output(&mg->src, st, mg->local_dir, &mg->stopping, &err);
+            it->rc = cs_shuffle_migrate_output(&mg->src, st, mg->local_dir, &mg->stopping, &err);
             if (it->rc < 0 && !m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
             if (it->rc < 0) {
                 CS_WARN("executor",
@@ -248,15 +248,15 @@ static void *migrator_main(void *arg)
 
         run_one(mg, q->m);
         if (!mg->stopping) mg->done(mg->arg, q->m);
-        shuffle_migration_free(q->m);
+        cs_shuffle_migration_free(q->m);
         free(q);
     }
     return NULL;
 }
 
-shuffle_migrator *shuffle_migrator_new(const shuffle_block_source *src, const char *local_dir,
-                                       const char *log_id, shuffle_migration_done_fn done,
-                                       void *arg, cs_error *err)
+shuffle_migrator *cs_shuffle_migrator_new(const shuffle_block_source *src, const char *local_dir,
+                                          const char *log_id, shuffle_migration_done_fn done,
+                                          void *arg, cs_error *err)
 {
     if (!src || !src->fetch || !local_dir || !done) {
         cs_error_set(err, CS_EINVAL, "shuffle migrator: bad arguments");
@@ -282,7 +282,7 @@ shuffle_migrator *shuffle_migrator_new(const shuffle_block_source *src, const ch
     return mg;
 }
 
-void shuffle_migrator_submit(shuffle_migrator *mg, shuffle_migration *m)
+void cs_shuffle_migrator_submit(shuffle_migrator *mg, shuffle_migration *m)
 {
     queued *q = cs_xcalloc(1, sizeof *q);
     q->m = m;
@@ -296,7 +296,7 @@ void shuffle_migrator_submit(shuffle_migrator *mg, shuffle_migration *m)
     pthread_mutex_unlock(&mg->lock);
 }
 
-void shuffle_migrator_free(shuffle_migrator *mg)
+void cs_shuffle_migrator_free(shuffle_migrator *mg)
 {
     if (!mg) return;
     pthread_mutex_lock(&mg->lock);
@@ -307,7 +307,7 @@ void shuffle_migrator_free(shuffle_migrator *mg)
     while (mg->head) {
         queued *q = mg->head;
         mg->head = q->next;
-        shuffle_migration_free(q->m);
+        cs_shuffle_migration_free(q->m);
         free(q);
     }
     pthread_mutex_destroy(&mg->lock);

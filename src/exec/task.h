@@ -2,14 +2,14 @@
  * task.h — what a task is (a partition of a stage's final RDD plus where its output goes), what
  * it needs from the process it runs in (exec_env), and what it reports (task_result).
  *
- * The DAG scheduler builds task_desc values and a backend runs them with task_run (task_runner.c)
- * on a worker thread. A task computes its partition by pulling batches through the stage's
- * narrow lineage and hands them to its sink: a shuffle writer for map stages, or one of the
+ * The DAG scheduler builds task_desc values and a backend runs them with cs_task_run
+ * (task_runner.c) on a worker thread. A task computes its partition by pulling batches through the
+ * stage's narrow lineage and hands them to its sink: a shuffle writer for map stages, or one of the
  * action sinks (count, collect, take, fold, save, foreach, sample) for result stages.
  *
  * Ownership: a task_desc and everything it points to (sink, shuffle inputs, RDD nodes) are
- * borrowed by the runner for the duration of task_run. The task_result is filled by task_run
- * and owned by the caller, released with task_result_free.
+ * borrowed by the runner for the duration of cs_task_run. The task_result is filled by cs_task_run
+ * and owned by the caller, released with cs_task_result_free.
  */
 #ifndef CSPARK_EXEC_TASK_H
 #define CSPARK_EXEC_TASK_H
@@ -94,15 +94,15 @@ typedef struct task_result {
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are
  * reported in the result (status, error). */
-void task_run(const exec_env *env, const task_desc *t, task_result *out);
-void task_result_init(task_result *r);
-void task_result_free(task_result *r);
+void cs_task_run(const exec_env *env, const task_desc *t, task_result *out);
+void cs_task_result_init(task_result *r);
+void cs_task_result_free(task_result *r);
 
 /* Crash reporting: installs SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers that print which task and
  * function crashed before the process dies. Idempotent; per-thread alternate stacks are set up
- * by task_thread_init on each worker thread. */
-void task_install_crash_handlers(void);
-void task_thread_init(void);
-void task_thread_fini(void); /* before a thread that called task_thread_init exits */
+ * by cs_task_thread_init on each worker thread. */
+void cs_task_install_crash_handlers(void);
+void cs_task_thread_init(void);
+void cs_task_thread_fini(void); /* before a thread that called cs_task_thread_init exits */
 
 #endif

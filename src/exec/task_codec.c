@@ -6,9 +6,9 @@
  * pointer hash. Every protobuf-c structure built here is malloc'd and unshared, so a whole
  * StagePlan is released with protobuf_c_message_free_unpacked.
  *
- * Decoding builds context-free nodes (sc == NULL) with exactly the allocations rdd_free and
- * shuffle_dep_free release (names, fn_refs, par_data, par_offsets, splits + paths, union and
- * coalesce tables, agg zeros, range_bounds + range_bound_data), so stage_plan_free uses them.
+ * Decoding builds context-free nodes (sc == NULL) with exactly the allocations cs_rdd_free and
+ * cs_shuffle_dep_free release (names, fn_refs, par_data, par_offsets, splits + paths, union and
+ * coalesce tables, agg zeros, range_bounds + range_bound_data), so cs_stage_plan_free uses them.
  * Everything a task could index with a partition number is validated against num_partitions,
  * and parent links are checked for cycles, so a malformed message fails with CS_EPROTO instead
  * of crashing a task later.
@@ -156,7 +156,7 @@ static void ptr_index_free(ptr_index *m)
 
 /* ---- metrics and map statuses -------------------------------------------------------------- */
 
-void task_metrics_to_pb(const cs_task_metrics *m, Cspark__TaskMetrics *pb)
+void cs_task_metrics_to_pb(const cs_task_metrics *m, Cspark__TaskMetrics *pb)
 {
     cspark__task_metrics__init(pb);
     pb->run_time_ms = m->run_time_ms;
@@ -175,7 +175,7 @@ void task_metrics_to_pb(const cs_task_metrics *m, Cspark__TaskMetrics *pb)
     pb->peak_execution_memory = m->peak_execution_memory;
 }
 
-void task_metrics_from_pb(const Cspark__TaskMetrics *pb, cs_task_metrics *m)
+void cs_task_metrics_from_pb(const Cspark__TaskMetrics *pb, cs_task_metrics *m)
 {
     memset(m, 0, sizeof *m);
     if (!pb) return;
@@ -195,7 +195,7 @@ void task_metrics_from_pb(const Cspark__TaskMetrics *pb, cs_task_metrics *m)
     m->peak_execution_memory = pb->peak_execution_memory;
 }
 
-int map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_error *err)
+int cs_map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_error *err)
 {
     cspark__map_status__init(out);
     if (!st) return cs_error_set(err, CS_EINVAL, "map status: NULL");
@@ -216,7 +216,7 @@ int map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_error 
     return 0;
 }
 
-void map_status_pb_clear(Cspark__MapStatus *pb)
+void cs_map_status_pb_clear(Cspark__MapStatus *pb)
 {
     if (!pb) return;
     free(pb->sizes);
@@ -225,7 +225,7 @@ void map_status_pb_clear(Cspark__MapStatus *pb)
     cspark__map_status__init(pb);
 }
 
-int map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_error *err)
+int cs_map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!pb) return cs_error_set(err, CS_EPROTO, "map status missing");
@@ -248,7 +248,7 @@ int map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_error 
 
 /* ---- task results ---------------------------------------------------------------------------- */
 
-int task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_error *err)
+int cs_task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_error *err)
 {
     cspark__task_result__init(out);
     if (!r) return cs_error_set(err, CS_EINVAL, "task result: NULL");
@@ -260,32 +260,32 @@ int task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_error *
     out->count = r->count;
     if (r->has_map_status) {
         out->map_status = cs_xmalloc(sizeof *out->map_status);
-        int rc = map_status_encode(&r->map_status, out->map_status, err);
+        int rc = cs_map_status_encode(&r->map_status, out->map_status, err);
         if (rc < 0) {
-            task_result_pb_clear(out);
+            cs_task_result_pb_clear(out);
             return rc;
         }
         out->has_map_status = 1;
     }
     out->metrics = cs_xmalloc(sizeof *out->metrics);
-    task_metrics_to_pb(&r->metrics, out->metrics);
+    cs_task_metrics_to_pb(&r->metrics, out->metrics);
     return 0;
 }
 
-void task_result_pb_clear(Cspark__TaskResult *pb)
+void cs_task_result_pb_clear(Cspark__TaskResult *pb)
 {
     if (!pb) return;
     if (pb->error && pb->error != protobuf_c_empty_string) free(pb->error);
     free(pb->data.data);
     if (pb->map_status) {
-        map_status_pb_clear(pb->map_status);
+        cs_map_status_pb_clear(pb->map_status);
         free(pb->map_status);
     }
     free(pb->metrics);
     cspark__task_result__init(pb);
 }
 
-int task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_error *err)
+int cs_task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_error *err)
 {
     if (!pb) return cs_error_set(err, CS_EPROTO, "task result missing");
     if (pb->status < TASK_OK || pb->status > TASK_FETCH_FAILED)
@@ -294,18 +294,18 @@ int task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_error 
         return cs_error_set(err, CS_EPROTO, "task result: has_map_status without a map status");
     if (pb->data.len) {
         if (!pb->data.data) return cs_error_set(err, CS_EPROTO, "task result: no data");
-        int rc = recio_decode_all(pb->data.data, pb->data.len, &out->data, err);
+        int rc = cs_recio_decode_all(pb->data.data, pb->data.len, &out->data, err);
         if (rc < 0) {
-            batch_reset(&out->data);
+            cs_batch_reset(&out->data);
             cs_error_prefix(err, "task result data");
             if (err) err->code = CS_EPROTO;
             return CS_EPROTO;
         }
     }
     if (pb->has_map_status) {
-        int rc = map_status_decode(pb->map_status, &out->map_status, err);
+        int rc = cs_map_status_decode(pb->map_status, &out->map_status, err);
         if (rc < 0) {
-            batch_reset(&out->data);
+            cs_batch_reset(&out->data);
             return rc;
         }
         out->has_map_status = true;
@@ -316,7 +316,7 @@ int task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_error 
     out->fetch_shuffle_id = pb->fetch_shuffle_id;
     out->fetch_map_id = pb->fetch_map_id;
     out->count = pb->count;
-    task_metrics_from_pb(pb->metrics, &out->metrics);
+    cs_task_metrics_from_pb(pb->metrics, &out->metrics);
     return 0;
 }
 
@@ -501,8 +501,8 @@ static int collect_nodes(cspark_rdd *start, ptr_index *nodes, ptr_vec *order, pt
     return 0;
 }
 
-Cspark__StagePlan *stage_plan_encode(cspark_rdd *root, const task_sink *sink,
-                                     const shuffle_input *inputs, int num_inputs, cs_error *err)
+Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
+                                        const shuffle_input *inputs, int num_inputs, cs_error *err)
 {
     if (!root || !sink || num_inputs < 0 || (num_inputs > 0 && !inputs)) {
         cs_error_set(err, CS_EINVAL, "stage plan: bad arguments");
@@ -595,7 +595,7 @@ Cspark__StagePlan *stage_plan_encode(cspark_rdd *root, const task_sink *sink,
                 cspark__map_status__init(ms);
                 ms->shuffle_id = in->shuffle_id;
                 ms->map_id = -1;
-            } else if ((rc = map_status_encode(in->maps[m], ms, err)) < 0) {
+            } else if ((rc = cs_map_status_encode(in->maps[m], ms, err)) < 0) {
                 goto fail;
             }
         }
@@ -612,11 +612,11 @@ fail:
     free(order.v);
     free(dep_order.v);
     free(stack.v);
-    stage_plan_pb_free(pb);
+    cs_stage_plan_pb_free(pb);
     return NULL;
 }
 
-void stage_plan_pb_free(Cspark__StagePlan *pb)
+void cs_stage_plan_pb_free(Cspark__StagePlan *pb)
 {
     if (pb) protobuf_c_message_free_unpacked(&pb->base, NULL);
 }
@@ -629,7 +629,8 @@ static int fn_from_pb(const Cspark__FnRef *pb, void *app, fn_ref *out, cs_error 
 {
     memset(out, 0, sizeof *out);
     if (!pb || !pb->name || !*pb->name) return 0;
-    void *p = app ? dlsym(app, pb->name) : NULL;
+    void *p = cs_builtin_lookup(pb->name);
+    if (!p && app) p = dlsym(app, pb->name);
     if (!p) p = dlsym(RTLD_DEFAULT, pb->name);
     if (!p)
         return cs_error_set(err, CS_ENOTFOUND,
@@ -638,7 +639,7 @@ static int fn_from_pb(const Cspark__FnRef *pb, void *app, fn_ref *out, cs_error 
     out->ptr = p;
     if (pb->closure.len) {
         if (!pb->closure.data) return PROTO_ERR("closure of '%s' has no data", pb->name);
-        fn_ref_copy_closure(out, pb->closure.data, pb->closure.len);
+        cs_fn_ref_copy_closure(out, pb->closure.data, pb->closure.len);
     }
     return 0;
 }
@@ -750,7 +751,7 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
                              np);
         if (pb->par_data.len) {
             if (!pb->par_data.data) return PROTO_ERR("node %d: no data", idx);
-            if (recio_decode_all(pb->par_data.data, pb->par_data.len, &r->par_data, err) < 0)
+            if (cs_recio_decode_all(pb->par_data.data, pb->par_data.len, &r->par_data, err) < 0)
                 return PROTO_ERR("node %d: corrupt parallelize data", idx);
         }
         r->par_offsets = cs_xmalloc((unp + 1) * sizeof *r->par_offsets);
@@ -983,7 +984,7 @@ static int inputs_from_pb(const Cspark__StagePlan *pb, stage_plan *p, cs_error *
         for (size_t m = 0; m < in->n_maps; m++) {
             if (in->maps[m]->map_id < 0) continue;
             cs_map_status *st = &p->statuses[p->num_statuses];
-            int rc = map_status_decode(in->maps[m], st, err);
+            int rc = cs_map_status_decode(in->maps[m], st, err);
             if (rc < 0) return rc;
             p->num_statuses++;
             maps[m] = st;
@@ -992,8 +993,8 @@ static int inputs_from_pb(const Cspark__StagePlan *pb, stage_plan *p, cs_error *
     return 0;
 }
 
-int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan **out,
-                      cs_error *err)
+int cs_stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan **out,
+                         cs_error *err)
 {
     *out = NULL;
     if (!pb) return PROTO_ERR("missing");
@@ -1018,7 +1019,7 @@ int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan 
     }
     for (int i = 0; i < n && rc == 0; i++) {
         cspark_rdd *r = cs_xcalloc(1, sizeof *r);
-        batch_init(&r->par_data);
+        cs_batch_init(&r->par_data);
         p->rdds[i] = r;
         p->num_rdds = i + 1;
         rc = node_from_pb(pb->rdds[i], i, n, nd, app_handle, r, err);
@@ -1031,7 +1032,7 @@ int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan 
     if (rc == 0) rc = sink_from_pb(pb->sink, p, app_handle, err);
     if (rc == 0) rc = inputs_from_pb(pb, p, err);
     if (rc < 0) {
-        stage_plan_free(p);
+        cs_stage_plan_free(p);
         return rc;
     }
     p->root = p->rdds[pb->root];
@@ -1039,23 +1040,23 @@ int stage_plan_decode(const Cspark__StagePlan *pb, void *app_handle, stage_plan 
     return 0;
 }
 
-void stage_plan_free(stage_plan *p)
+void cs_stage_plan_free(stage_plan *p)
 {
     if (!p) return;
     for (int i = 0; i < p->num_rdds; i++)
-        rdd_free(p->rdds[i]);
+        cs_rdd_free(p->rdds[i]);
     free(p->rdds);
     for (int i = 0; i < p->num_deps; i++)
-        shuffle_dep_free(p->deps[i]);
+        cs_shuffle_dep_free(p->deps[i]);
     free(p->deps);
-    fn_ref_free(&p->sink.fn);
+    cs_fn_ref_free(&p->sink.fn);
     free((void *)p->sink.zero);
     free((void *)p->sink.save_path);
     for (int i = 0; i < p->num_inputs; i++)
         free((void *)p->inputs[i].maps);
     free(p->inputs);
     for (int i = 0; i < p->num_statuses; i++)
-        map_status_free(&p->statuses[i]);
+        cs_map_status_free(&p->statuses[i]);
     free(p->statuses);
     free(p);
 }

@@ -66,7 +66,7 @@ void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
 static __thread char crash_where[512];
 static __thread cspark_task_context *current_tc;
 
-void task_context_enter(cspark_task_context *tc, const fn_ref *fn)
+void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn)
 {
     tc->fn = fn;
     if (!fn) return;
@@ -100,7 +100,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
-void task_install_crash_handlers(void)
+void cs_task_install_crash_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -116,7 +116,7 @@ void task_install_crash_handlers(void)
 static __thread void *own_altstack;
 #define ALTSTACK_SIZE (64 * 1024)
 
-void task_thread_init(void)
+void cs_task_thread_init(void)
 {
     stack_t cur;
     if (own_altstack || (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)))
@@ -131,7 +131,7 @@ void task_thread_init(void)
     own_altstack = p;
 }
 
-void task_thread_fini(void)
+void cs_task_thread_fini(void)
 {
     if (!own_altstack) return;
     stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
@@ -142,19 +142,19 @@ void task_thread_fini(void)
 
 /* ---- results ----------------------------------------------------------------------------- */
 
-void task_result_init(task_result *r)
+void cs_task_result_init(task_result *r)
 {
     memset(r, 0, sizeof *r);
-    batch_init(&r->data);
+    cs_batch_init(&r->data);
     r->fetch_shuffle_id = -1;
     r->fetch_map_id = -1;
 }
 
-void task_result_free(task_result *r)
+void cs_task_result_free(task_result *r)
 {
     free(r->error);
-    batch_free(&r->data);
-    if (r->has_map_status) map_status_free(&r->map_status);
+    cs_batch_free(&r->data);
+    if (r->has_map_status) cs_map_status_free(&r->map_status);
     memset(r, 0, sizeof *r);
 }
 
@@ -267,12 +267,12 @@ static void sample_batch(sample_state *s, task_result *res, int k, const cs_batc
         cspark_record r = batch_get(b, i);
         s->seen++;
         if (res->data.n < (size_t)k) {
-            batch_append_record(&res->data, r.key.ptr, r.key.len, NULL, 0);
+            cs_batch_append_record(&res->data, r.key.ptr, r.key.len, NULL, 0);
         } else {
             uint64_t j = sample_rand(s) % (uint64_t)s->seen;
             if (j < (uint64_t)k) {
                 /* replace slot j: append, then point slot j at the new bytes */
-                batch_append_record(&res->data, r.key.ptr, r.key.len, NULL, 0);
+                cs_batch_append_record(&res->data, r.key.ptr, r.key.len, NULL, 0);
                 res->data.recs[j] = res->data.recs[--res->data.n];
             }
         }
@@ -284,12 +284,12 @@ static void sample_batch(sample_state *s, task_result *res, int k, const cs_batc
             live += res->data.recs[i].klen;
         if (live * 2 < res->data.len) {
             cs_batch fresh;
-            batch_init(&fresh);
+            cs_batch_init(&fresh);
             for (size_t i = 0; i < res->data.n; i++) {
                 cspark_record r = batch_get(&res->data, i);
-                batch_append_record(&fresh, r.key.ptr, r.key.len, NULL, 0);
+                cs_batch_append_record(&fresh, r.key.ptr, r.key.len, NULL, 0);
             }
-            batch_free(&res->data);
+            cs_batch_free(&res->data);
             res->data = fresh;
         }
     }
@@ -315,7 +315,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     task_result *res = tc->result;
     int rc;
 
-    st->root = part_iter_open(tc, t->rdd, t->partition, err);
+    st->root = cs_part_iter_open(tc, t->rdd, t->partition, err);
     if (!st->root) return err->code ? err->code : CS_EINVAL;
 
     if (sink->kind == SINK_SHUFFLE) {
@@ -338,7 +338,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         spec.compress = tc->env->shuffle_compress;
         spec.dir = tc->env->local_dir;
         spec.mem = &tc->mem;
-        st->writer = shuffle_writer_new(&spec, err);
+        st->writer = cs_shuffle_writer_new(&spec, err);
         if (!st->writer) return err->code ? err->code : CS_EINVAL;
     } else if (sink->kind == SINK_SAVE) {
         st->save.fd = -1;
@@ -356,27 +356,27 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             return cs_error_set(err, CS_ECANCELLED, "task cancelled: its job has ended");
         switch (sink->kind) {
         case SINK_SHUFFLE:
-            if (sink->dep->map_side_combine) task_context_enter(tc, &sink->dep->agg_merge_value);
-            rc = shuffle_writer_write(st->writer, b, err);
-            task_context_enter(tc, NULL);
+            if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);
+            rc = cs_shuffle_writer_write(st->writer, b, err);
+            cs_task_context_enter(tc, NULL);
             if (rc < 0) return rc;
             break;
         case SINK_COUNT:
             res->count += (int64_t)b->n;
             break;
         case SINK_COLLECT:
-            batch_append_batch(&res->data, b);
+            cs_batch_append_batch(&res->data, b);
             break;
         case SINK_TAKE:
             for (size_t i = 0; i < b->n && res->data.n < sink->take_n; i++) {
                 cspark_record r = batch_get(b, i);
-                batch_append_record(&res->data, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+                cs_batch_append_record(&res->data, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
             }
             if (res->data.n >= sink->take_n) return 0;
             break;
         case SINK_FOLD: {
             cspark_reduce_fn fn = (cspark_reduce_fn)sink->fn.ptr;
-            task_context_enter(tc, &sink->fn);
+            cs_task_context_enter(tc, &sink->fn);
             for (size_t i = 0; i < b->n; i++) {
                 cspark_record r = batch_get(b, i);
                 if (!st->has_acc) {
@@ -386,7 +386,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
                     fn(&st->acc, r.value, tc);
                 }
             }
-            task_context_enter(tc, NULL);
+            cs_task_context_enter(tc, NULL);
             break;
         }
         case SINK_SAVE:
@@ -395,12 +395,12 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             break;
         case SINK_FOREACH: {
             cspark_foreach_fn fn = (cspark_foreach_fn)sink->fn.ptr;
-            task_context_enter(tc, &sink->fn);
+            cs_task_context_enter(tc, &sink->fn);
             for (size_t i = 0; i < b->n; i++) {
                 cspark_record r = batch_get(b, i);
                 fn(&r, tc);
             }
-            task_context_enter(tc, NULL);
+            cs_task_context_enter(tc, NULL);
             break;
         }
         case SINK_SAMPLE:
@@ -413,9 +413,9 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     switch (sink->kind) {
     case SINK_SHUFFLE:
         /* merging spilled combiners at commit calls the combine function */
-        if (sink->dep->map_side_combine) task_context_enter(tc, &sink->dep->agg_merge_value);
-        rc = shuffle_writer_commit(st->writer, &res->map_status, err);
-        task_context_enter(tc, NULL);
+        if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);
+        rc = cs_shuffle_writer_commit(st->writer, &res->map_status, err);
+        cs_task_context_enter(tc, NULL);
         if (rc < 0) return rc;
         res->has_map_status = true;
         strncpy(res->map_status.executor_id, tc->env->executor_id,
@@ -426,7 +426,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         res->metrics.shuffle_bytes_written = (int64_t)res->map_status.bytes_written;
         break;
     case SINK_FOLD:
-        if (st->has_acc) batch_append_record(&res->data, NULL, 0, st->acc.ptr, st->acc.len);
+        if (st->has_acc) cs_batch_append_record(&res->data, NULL, 0, st->acc.ptr, st->acc.len);
         break;
     case SINK_SAVE:
         if ((rc = save_commit(&st->save, err)) < 0) return rc;
@@ -440,7 +440,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     return 0;
 }
 
-void task_run(const exec_env *env, const task_desc *t, task_result *out)
+void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
 {
     int64_t start_ns = cs_now_ns();
     struct timespec cpu0, cpu1;
@@ -450,7 +450,7 @@ void task_run(const exec_env *env, const task_desc *t, task_result *out)
     tc->task = t;
     tc->env = env;
     tc->result = out;
-    task_memory_init(&tc->mem, env->task_memory_budget);
+    cs_task_memory_init(&tc->mem, env->task_memory_budget);
     current_tc = tc;
 
     run_state *volatile st = cs_xcalloc(1, sizeof *st);
@@ -464,8 +464,8 @@ void task_run(const exec_env *env, const task_desc *t, task_result *out)
         cs_error_set(&err, CS_ETASK, "%s", tc->fail_msg ? tc->fail_msg : "task failed");
     }
 
-    part_iter_free(st->root);
-    shuffle_writer_free(st->writer);
+    cs_part_iter_free(st->root);
+    cs_shuffle_writer_free(st->writer);
     if (st->save_open) save_cleanup(&st->save);
     free(st->acc.ptr);
     free(st);
@@ -474,7 +474,7 @@ void task_run(const exec_env *env, const task_desc *t, task_result *out)
         if (out->status != TASK_FETCH_FAILED) out->status = TASK_FAILED;
         out->error = cs_xstrdup(err.msg[0] ? err.msg : cs_strerror(rc));
         if (out->has_map_status) {
-            map_status_free(&out->map_status);
+            cs_map_status_free(&out->map_status);
             out->has_map_status = false;
         }
     }

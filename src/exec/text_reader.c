@@ -155,7 +155,7 @@ static void text_free(part_iter *it)
     free(t);
 }
 
-part_iter *text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err)
+part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err)
 {
     int fd = open(split->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -1,8 +1,8 @@
 /* kube_client.c — client construction and the core/v1 CRUD calls.
  *
  * Builds REST paths (/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]) and query strings (escaped by
- * libcurl), serialises bodies with jansson, and hands each request to kube_http_do (retries, rate
- * limit, counters, errors). Called by cspark-submit and the driver's k8s backend; see
+ * libcurl), serialises bodies with jansson, and hands each request to cs_kube_http_do (retries,
+ * rate limit, counters, errors). Called by cspark-submit and the driver's k8s backend; see
  * kube_client.h for the contract.
  */
 #include "kube/kube_client.h"
@@ -67,12 +67,12 @@ static void free_blob(kube_blob *b)
     b->len = 0;
 }
 
-kube_client *kube_client_new(const kube_config *cfg, const cs_conf *conf,
-                             const char *timeout_prefix, cs_error *err)
+kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
+                                const char *timeout_prefix, cs_error *err)
 {
     pthread_once(&curl_once, curl_init_once);
     if (!cfg || !cfg->server) {
-        cs_error_set(err, CS_EINVAL, "kube_client_new: no API server in the configuration");
+        cs_error_set(err, CS_EINVAL, "cs_kube_client_new: no API server in the configuration");
         return NULL;
     }
     kube_client *c = cs_xcalloc(1, sizeof *c);
@@ -96,7 +96,7 @@ kube_client *kube_client_new(const kube_config *cfg, const cs_conf *conf,
     const char *pfx =
         timeout_prefix && *timeout_prefix ? timeout_prefix : "spark.kubernetes.submission";
     snprintf(key, sizeof key, "%s.requestTimeout", pfx);
-    if (conf_get_int(conf, key, "10000", &v, err)) goto fail;
+    if (cs_conf_get_int(conf, key, "10000", &v, err)) goto fail;
     if (v < 0) {
         cs_error_set(err, CS_EINVAL, "invalid value for %s: '%lld' (expected milliseconds >= 0)",
                      key, (long long)v);
@@ -104,19 +104,19 @@ kube_client *kube_client_new(const kube_config *cfg, const cs_conf *conf,
     }
     c->timeout_ms = (long)v;
     snprintf(key, sizeof key, "%s.connectionTimeout", pfx);
-    if (conf_get_int(conf, key, "10000", &v, err)) goto fail;
+    if (cs_conf_get_int(conf, key, "10000", &v, err)) goto fail;
     if (v < 0) {
         cs_error_set(err, CS_EINVAL, "invalid value for %s: '%lld' (expected milliseconds >= 0)",
                      key, (long long)v);
         goto fail;
     }
     c->connect_timeout_ms = (long)v;
-    if (conf_get_double(conf, "cspark.kubernetes.client.qps", "50", &d, err)) goto fail;
+    if (cs_conf_get_double(conf, "cspark.kubernetes.client.qps", "50", &d, err)) goto fail;
     c->qps = d;
-    if (conf_get_int(conf, "cspark.kubernetes.client.burst", "100", &v, err)) goto fail;
+    if (cs_conf_get_int(conf, "cspark.kubernetes.client.burst", "100", &v, err)) goto fail;
     if (v < 1) v = 1;
     c->burst = (double)v;
-    if (conf_get_int(conf, "cspark.kubernetes.client.maxAttempts", "5", &v, err)) goto fail;
+    if (cs_conf_get_int(conf, "cspark.kubernetes.client.maxAttempts", "5", &v, err)) goto fail;
     if (v < 1 || v > 100) {
         cs_error_set(err, CS_EINVAL,
                      "invalid value for cspark.kubernetes.client.maxAttempts: '%lld' (expected "
@@ -136,11 +136,11 @@ kube_client *kube_client_new(const kube_config *cfg, const cs_conf *conf,
         atomic_init(&c->counts[i], 0);
     return c;
 fail:
-    kube_client_free(c);
+    cs_kube_client_free(c);
     return NULL;
 }
 
-void kube_client_free(kube_client *c)
+void cs_kube_client_free(kube_client *c)
 {
     if (!c) return;
     for (int i = 0; i < c->npool; i++)
@@ -160,21 +160,21 @@ void kube_client_free(kube_client *c)
     free(c);
 }
 
-const char *kube_client_namespace(const kube_client *c)
+const char *cs_kube_client_namespace(const kube_client *c)
 {
     return c->ns;
 }
 
-const char *kube_client_server(const kube_client *c)
+const char *cs_kube_client_server(const kube_client *c)
 {
     return c->server;
 }
 
-int64_t kube_client_requests(const kube_client *c, const char *verb)
+int64_t cs_kube_client_requests(const kube_client *c, const char *verb)
 {
     if (verb) {
         for (int i = 0; i < KV_COUNT; i++) {
-            if (kube_verb_index(verb) == i) return atomic_load(&c->counts[i]);
+            if (cs_kube_verb_index(verb) == i) return atomic_load(&c->counts[i]);
         }
         return 0;
     }
@@ -194,8 +194,8 @@ static const char *eff_ns(const kube_client *c, const char *resource, const char
     return ns ? ns : c->ns;
 }
 
-int kube_resource_path(const kube_client *c, const char *resource, const char *ns, const char *name,
-                       char *buf, size_t cap, cs_error *err)
+int cs_kube_resource_path(const kube_client *c, const char *resource, const char *ns,
+                          const char *name, char *buf, size_t cap, cs_error *err)
 {
     if (!resource) return cs_error_set(err, CS_EINVAL, "no Kubernetes resource given");
     size_t n = strcspn(resource, "/");
@@ -260,27 +260,27 @@ static int run(kube_client *c, kube_req *q, const json_t *body, json_t **out, cs
         q->body_len = strlen(text);
     }
     kube_resp r;
-    int rc = kube_http_do(c, q, &r, err);
+    int rc = cs_kube_http_do(c, q, &r, err);
     if (rc == CS_OK) parse_body(&r, out);
-    kube_resp_free(&r);
+    cs_kube_resp_free(&r);
     free(text);
     return rc;
 }
 
-int kube_request(kube_client *c, const char *verb, const char *method, const char *path,
-                 const json_t *body, const char *content_type, json_t **out, cs_error *err)
+int cs_kube_request(kube_client *c, const char *verb, const char *method, const char *path,
+                    const json_t *body, const char *content_type, json_t **out, cs_error *err)
 {
     kube_req q = {
         .verb = verb ? verb : "get", .method = method, .path = path, .content_type = content_type};
     return run(c, &q, body, out, err);
 }
 
-int kube_create(kube_client *c, const char *resource, const char *ns, const json_t *obj,
-                json_t **created, cs_error *err)
+int cs_kube_create(kube_client *c, const char *resource, const char *ns, const json_t *obj,
+                   json_t **created, cs_error *err)
 {
     char path[2048];
     if (created) *created = NULL;
-    int rc = kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
+    int rc = cs_kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
     if (rc) return rc;
     json_t *md = json_object_get(obj, "metadata");
     const char *name = json_string_value(json_object_get(md, "name"));
@@ -294,12 +294,12 @@ int kube_create(kube_client *c, const char *resource, const char *ns, const json
     return run(c, &q, obj, created, err);
 }
 
-int kube_get(kube_client *c, const char *resource, const char *ns, const char *name, json_t **obj,
-             cs_error *err)
+int cs_kube_get(kube_client *c, const char *resource, const char *ns, const char *name,
+                json_t **obj, cs_error *err)
 {
     char path[2048];
     if (obj) *obj = NULL;
-    int rc = kube_resource_path(c, resource, ns, name, path, sizeof path, err);
+    int rc = cs_kube_resource_path(c, resource, ns, name, path, sizeof path, err);
     if (rc) return rc;
     kube_req q = {.verb = "get",
                   .method = "GET",
@@ -310,12 +310,12 @@ int kube_get(kube_client *c, const char *resource, const char *ns, const char *n
     return run(c, &q, NULL, obj, err);
 }
 
-int kube_list(kube_client *c, const char *resource, const char *ns, const char *label_selector,
-              const char *field_selector, json_t **list, cs_error *err)
+int cs_kube_list(kube_client *c, const char *resource, const char *ns, const char *label_selector,
+                 const char *field_selector, json_t **list, cs_error *err)
 {
     char path[4096];
     if (list) *list = NULL;
-    int rc = kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
+    int rc = cs_kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
     if (rc || (rc = add_query(path, sizeof path, "labelSelector", label_selector, err)) ||
         (rc = add_query(path, sizeof path, "fieldSelector", field_selector, err))) {
         return rc;
@@ -328,12 +328,12 @@ int kube_list(kube_client *c, const char *resource, const char *ns, const char *
     return run(c, &q, NULL, list, err);
 }
 
-int kube_patch_merge(kube_client *c, const char *resource, const char *ns, const char *name,
-                     const json_t *patch, json_t **out, cs_error *err)
+int cs_kube_patch_merge(kube_client *c, const char *resource, const char *ns, const char *name,
+                        const json_t *patch, json_t **out, cs_error *err)
 {
     char path[2048];
     if (out) *out = NULL;
-    int rc = kube_resource_path(c, resource, ns, name, path, sizeof path, err);
+    int rc = cs_kube_resource_path(c, resource, ns, name, path, sizeof path, err);
     if (rc) return rc;
     if (!patch) return cs_error_set(err, CS_EINVAL, "patch of %s \"%s\": no patch", resource, name);
     kube_req q = {.verb = "patch",
@@ -346,12 +346,12 @@ int kube_patch_merge(kube_client *c, const char *resource, const char *ns, const
     return run(c, &q, patch, out, err);
 }
 
-int kube_delete(kube_client *c, const char *resource, const char *ns, const char *name,
-                int grace_seconds, cs_error *err)
+int cs_kube_delete(kube_client *c, const char *resource, const char *ns, const char *name,
+                   int grace_seconds, cs_error *err)
 {
     char path[2048], g[32];
     if (!name) return cs_error_set(err, CS_EINVAL, "delete of %s: no name", resource);
-    int rc = kube_resource_path(c, resource, ns, name, path, sizeof path, err);
+    int rc = cs_kube_resource_path(c, resource, ns, name, path, sizeof path, err);
     if (rc) return rc;
     if (grace_seconds >= 0) {
         snprintf(g, sizeof g, "%d", grace_seconds);
@@ -373,15 +373,15 @@ int kube_delete(kube_client *c, const char *resource, const char *ns, const char
     return CS_OK;
 }
 
-int kube_delete_collection(kube_client *c, const char *resource, const char *ns,
-                           const char *label_selector, int grace_seconds, cs_error *err)
+int cs_kube_delete_collection(kube_client *c, const char *resource, const char *ns,
+                              const char *label_selector, int grace_seconds, cs_error *err)
 {
     char path[4096], g[32];
     if (ns && !*ns) {
         return cs_error_set(err, CS_EINVAL, "delete collection of %s: a namespace is required",
                             resource);
     }
-    int rc = kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
+    int rc = cs_kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
     if (rc || (rc = add_query(path, sizeof path, "labelSelector", label_selector, err))) return rc;
     if (grace_seconds >= 0) {
         snprintf(g, sizeof g, "%d", grace_seconds);

@@ -9,7 +9,7 @@
  * on 429, 500, 502, 503, 504 and connection errors. Timeouts: <timeout_prefix>.requestTimeout and
  * <timeout_prefix>.connectionTimeout (Spark's spark.kubernetes.{submission,driver}.*; default
  * 10000 ms). Every HTTP attempt is counted by verb (get, list, watch, create, patch, delete,
- * deletecollection) for kube_client_requests.
+ * deletecollection) for cs_kube_client_requests.
  *
  * Errors: every non-2xx answer becomes one line from the Status body plus context, and a code:
  * 404 CS_ENOTFOUND (a missing namespace reads `namespace "x" does not exist`), 409 CS_EEXIST,
@@ -26,7 +26,7 @@
  * Threads: a kube_client is safe to use from any number of threads at once. Used by
  * cspark-submit, the driver's k8s backend (src/cluster/k8s) and kube_watch.
  *
- * Ownership: kube_client_new copies what it needs from cfg and conf (both may be freed after).
+ * Ownership: cs_kube_client_new copies what it needs from cfg and conf (both may be freed after).
  * json_t arguments are borrowed; json_t results (*created, *obj, *list, *out) are new references
  * the caller releases with json_decref; they are set to NULL on error. Output pointers may be
  * NULL when the caller does not want the body.
@@ -43,45 +43,45 @@
 
 typedef struct kube_client kube_client;
 
-kube_client *kube_client_new(const kube_config *cfg, const cs_conf *conf,
-                             const char *timeout_prefix, cs_error *err);
-void kube_client_free(kube_client *c);
-/* Borrowed, valid until kube_client_free. */
-const char *kube_client_namespace(const kube_client *c);
-const char *kube_client_server(const kube_client *c);
+kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
+                                const char *timeout_prefix, cs_error *err);
+void cs_kube_client_free(kube_client *c);
+/* Borrowed, valid until cs_kube_client_free. */
+const char *cs_kube_client_namespace(const kube_client *c);
+const char *cs_kube_client_server(const kube_client *c);
 
-int kube_create(kube_client *c, const char *resource, const char *ns, const json_t *obj,
-                json_t **created, cs_error *err);
+int cs_kube_create(kube_client *c, const char *resource, const char *ns, const json_t *obj,
+                   json_t **created, cs_error *err);
 /* CS_ENOTFOUND on 404. */
-int kube_get(kube_client *c, const char *resource, const char *ns, const char *name, json_t **obj,
-             cs_error *err);
+int cs_kube_get(kube_client *c, const char *resource, const char *ns, const char *name,
+                json_t **obj, cs_error *err);
 /* Selectors may be NULL. The list keeps metadata.resourceVersion; pages (limit/continue) are
  * not used: one list holds every item. */
-int kube_list(kube_client *c, const char *resource, const char *ns, const char *label_selector,
-              const char *field_selector, json_t **list, cs_error *err);
+int cs_kube_list(kube_client *c, const char *resource, const char *ns, const char *label_selector,
+                 const char *field_selector, json_t **list, cs_error *err);
 /* application/merge-patch+json (RFC 7386). */
-int kube_patch_merge(kube_client *c, const char *resource, const char *ns, const char *name,
-                     const json_t *patch, json_t **out, cs_error *err);
+int cs_kube_patch_merge(kube_client *c, const char *resource, const char *ns, const char *name,
+                        const json_t *patch, json_t **out, cs_error *err);
 /* grace_seconds -1 = the object's default. 404 is not an error (returns CS_OK). */
-int kube_delete(kube_client *c, const char *resource, const char *ns, const char *name,
-                int grace_seconds, cs_error *err);
-int kube_delete_collection(kube_client *c, const char *resource, const char *ns,
-                           const char *label_selector, int grace_seconds, cs_error *err);
+int cs_kube_delete(kube_client *c, const char *resource, const char *ns, const char *name,
+                   int grace_seconds, cs_error *err);
+int cs_kube_delete_collection(kube_client *c, const char *resource, const char *ns,
+                              const char *label_selector, int grace_seconds, cs_error *err);
 
 /* Escape hatch for anything else under the API server: method "GET"/"POST"/"PUT"/"PATCH"/
  * "DELETE", path starting with '/' (query included, already escaped), optional JSON body with its
  * content type (NULL = application/json). `verb` is the counter/RBAC verb used in messages and
- * kube_client_requests. Same retries and error mapping as above. *out gets the parsed JSON body
+ * cs_kube_client_requests. Same retries and error mapping as above. *out gets the parsed JSON body
  * (or a JSON string holding a non-JSON body, e.g. pod logs). */
-int kube_request(kube_client *c, const char *verb, const char *method, const char *path,
-                 const json_t *body, const char *content_type, json_t **out, cs_error *err);
+int cs_kube_request(kube_client *c, const char *verb, const char *method, const char *path,
+                    const json_t *body, const char *content_type, json_t **out, cs_error *err);
 
 /* HTTP attempts made so far (retries included) with this verb; NULL = all verbs. */
-int64_t kube_client_requests(const kube_client *c, const char *verb);
+int64_t cs_kube_client_requests(const kube_client *c, const char *verb);
 
 /* Builds "/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]" for the client (ns rules above) into
  * buf; returns CS_EINVAL for an unknown resource or an oversize path. Used by kube_watch. */
-int kube_resource_path(const kube_client *c, const char *resource, const char *ns, const char *name,
-                       char *buf, size_t cap, cs_error *err);
+int cs_kube_resource_path(const kube_client *c, const char *resource, const char *ns,
+                          const char *name, char *buf, size_t cap, cs_error *err);
 
 #endif /* CSPARK_KUBE_CLIENT_H */

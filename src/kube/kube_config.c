@@ -4,8 +4,8 @@
  * of strings, objects and arrays, then navigated as JSON), merges several files as kubectl does,
  * resolves relative file paths against the directory of the file that names them, decodes the
  * *-data fields with OpenSSL's base64 decoder into private temp files for libcurl, and applies
- * Spark's overriding keys. Called through kube_config_load by cspark-submit and the driver; the
- * result is consumed by kube_client_new. See kube_config.h for the precedence rules.
+ * Spark's overriding keys. Called through cs_kube_config_load by cspark-submit and the driver; the
+ * result is consumed by cs_kube_client_new. See kube_config.h for the precedence rules.
  */
 #include "kube/kube_config.h"
 
@@ -351,7 +351,7 @@ static int server_from_master(const char *master, char **out, cs_error *err)
 {
     if (!strncmp(master, "k8s://", 6)) {
         cs_master m;
-        int rc = master_parse(master, &m, err);
+        int rc = cs_master_parse(master, &m, err);
         if (rc) return rc;
         if (m.kind != MASTER_K8S) {
             return cs_error_set(err, CS_EINVAL,
@@ -391,7 +391,7 @@ static int check_readable(const char *key, const char *path, cs_error *err)
 static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
                             const char **ctx_ns, cs_error *err)
 {
-    const char *want = conf_get(conf, "spark.kubernetes.context");
+    const char *want = cs_conf_get(conf, "spark.kubernetes.context");
     const char *ctx_name = (want && *want) ? want : m->current_context;
     if (!ctx_name) return CS_OK; /* no context: nothing from the kubeconfig */
     json_t *ctx = json_object_get(m->contexts, ctx_name);
@@ -519,7 +519,7 @@ static int apply_overrides(const cs_conf *conf, const char *prefix, kube_config 
     char key[256], key2[256];
     snprintf(key, sizeof key, "%s.oauthToken", prefix);
     snprintf(key2, sizeof key2, "%s.oauthTokenFile", prefix);
-    const char *tok = conf_get(conf, key), *tokf = conf_get(conf, key2);
+    const char *tok = cs_conf_get(conf, key), *tokf = cs_conf_get(conf, key2);
     if (tok && *tok && tokf && *tokf) {
         return cs_error_set(err, CS_EINVAL, "%s and %s cannot both be set", key, key2);
     }
@@ -541,7 +541,7 @@ static int apply_overrides(const cs_conf *conf, const char *prefix, kube_config 
     char **dsts[3] = {&out->ca_file, &out->client_cert_file, &out->client_key_file};
     for (int i = 0; i < 3; i++) {
         snprintf(key, sizeof key, "%s.%s", prefix, names[i]);
-        const char *v = conf_get(conf, key);
+        const char *v = cs_conf_get(conf, key);
         if (!v || !*v) continue;
         int rc = check_readable(key, v, err);
         if (rc) return rc;
@@ -556,8 +556,8 @@ static int apply_overrides(const cs_conf *conf, const char *prefix, kube_config 
 
 /* ---------------------------------------------------------------- entry points */
 
-int kube_config_load_env(const cs_conf *conf, const char *master, const char *key_prefix,
-                         const kube_config_env *env, kube_config *out, cs_error *err)
+int cs_kube_config_load_env(const cs_conf *conf, const char *master, const char *key_prefix,
+                            const kube_config_env *env, kube_config *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
     kc_merged m;
@@ -570,7 +570,7 @@ int kube_config_load_env(const cs_conf *conf, const char *master, const char *ke
     if (m.nfiles > 0) {
         if ((rc = apply_kubeconfig(conf, &m, out, &ctx_ns, err))) goto fail_m;
     } else {
-        const char *want = conf_get(conf, "spark.kubernetes.context");
+        const char *want = cs_conf_get(conf, "spark.kubernetes.context");
         if (want && *want) {
             rc = cs_error_set(err, CS_EINVAL,
                               "spark.kubernetes.context=%s but no kubeconfig was found (%s)", want,
@@ -619,11 +619,11 @@ int kube_config_load_env(const cs_conf *conf, const char *master, const char *ke
     }
     if ((rc = apply_overrides(conf, key_prefix, out, err))) goto fail_m;
     bool trust = false;
-    if ((rc = conf_get_bool(conf, "spark.kubernetes.trust.certificates", "false", &trust, err)))
+    if ((rc = cs_conf_get_bool(conf, "spark.kubernetes.trust.certificates", "false", &trust, err)))
         goto fail_m;
     if (trust) out->insecure = true;
 
-    const char *ns = conf_get(conf, "spark.kubernetes.namespace");
+    const char *ns = cs_conf_get(conf, "spark.kubernetes.namespace");
     if (ns && *ns) {
         out->namespace_ = cs_xstrdup(ns);
     } else if (ctx_ns && *ctx_ns) {
@@ -644,12 +644,12 @@ fail_m:
     free(sa_ns);
     kc_merged_free(&m);
 fail:
-    kube_config_free(out);
+    cs_kube_config_free(out);
     return rc;
 }
 
-int kube_config_load(const cs_conf *conf, const char *master, const char *key_prefix,
-                     kube_config *out, cs_error *err)
+int cs_kube_config_load(const cs_conf *conf, const char *master, const char *key_prefix,
+                        kube_config *out, cs_error *err)
 {
     kube_config_env env = {
         .kubeconfig = getenv("KUBECONFIG"),
@@ -658,10 +658,10 @@ int kube_config_load(const cs_conf *conf, const char *master, const char *key_pr
         .service_port = getenv("KUBERNETES_SERVICE_PORT"),
         .sa_dir = KUBE_SA_DIR,
     };
-    return kube_config_load_env(conf, master, key_prefix, &env, out, err);
+    return cs_kube_config_load_env(conf, master, key_prefix, &env, out, err);
 }
 
-void kube_config_free(kube_config *cfg)
+void cs_kube_config_free(kube_config *cfg)
 {
     if (!cfg) return;
     for (size_t i = 0; i < sizeof cfg->tmp_files / sizeof cfg->tmp_files[0]; i++) {

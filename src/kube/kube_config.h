@@ -15,9 +15,9 @@
  * driver's k8s backend (prefix spark.kubernetes.authenticate.driver.mounted in cluster mode,
  * spark.kubernetes.authenticate in client mode); consumed by kube_client.
  *
- * Ownership: a kube_config is a caller-owned value filled by kube_config_load; every string in it
- * is malloc'd and released, and the private temp files written from kubeconfig *-data fields are
- * removed, by kube_config_free (which also zeroes it; freeing a zeroed value is a no-op).
+ * Ownership: a kube_config is a caller-owned value filled by cs_kube_config_load; every string in
+ * it is malloc'd and released, and the private temp files written from kubeconfig *-data fields are
+ * removed, by cs_kube_config_free (which also zeroes it; freeing a zeroed value is a no-op).
  */
 #ifndef CSPARK_KUBE_CONFIG_H
 #define CSPARK_KUBE_CONFIG_H
@@ -43,11 +43,11 @@ typedef struct kube_config {
     char *tmp_files[4];     /* temp files written from *-data fields; removed on free */
 } kube_config;
 
-int kube_config_load(const cs_conf *conf, const char *master, const char *key_prefix,
-                     kube_config *out, cs_error *err);
-void kube_config_free(kube_config *cfg);
+int cs_kube_config_load(const cs_conf *conf, const char *master, const char *key_prefix,
+                        kube_config *out, cs_error *err);
+void cs_kube_config_free(kube_config *cfg);
 
-/* The environment kube_config_load reads, made explicit: kube_config_load uses getenv
+/* The environment cs_kube_config_load reads, made explicit: cs_kube_config_load uses getenv
  * (KUBECONFIG, HOME, KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT) and KUBE_SA_DIR.
  * Internal; unit tests pass their own values. NULL fields mean "unset". */
 typedef struct kube_config_env {
@@ -58,7 +58,7 @@ typedef struct kube_config_env {
     const char *sa_dir;       /* service-account directory */
 } kube_config_env;
 
-int kube_config_load_env(const cs_conf *conf, const char *master, const char *key_prefix,
-                         const kube_config_env *env, kube_config *out, cs_error *err);
+int cs_kube_config_load_env(const cs_conf *conf, const char *master, const char *key_prefix,
+                            const kube_config_env *env, kube_config *out, cs_error *err);
 
 #endif /* CSPARK_KUBE_CONFIG_H */

@@ -4,7 +4,7 @@
  * the request was about: verb, resource, name, namespace. 403 names the user from the Status
  * message and points at deploy/rbac.yaml; a 404 caused by a missing namespace says so; transport
  * failures name the server URL and curl's reason; 401 names the credential source. Called by
- * kube_http_do and kube_watch. Pure function of its inputs; thread-safe.
+ * cs_kube_http_do and kube_watch. Pure function of its inputs; thread-safe.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -58,7 +58,7 @@ static void describe(const kube_req *q, char *buf, size_t cap)
     if (q->ns && *q->ns) snprintf(buf + n, cap - (size_t)n, " in namespace \"%s\"", q->ns);
 }
 
-int kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r, cs_error *err)
+int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r, cs_error *err)
 {
     char what[600];
     describe(q, what, sizeof what);

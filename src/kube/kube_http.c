@@ -4,7 +4,7 @@
  *
  * Called by kube_client.c (every CRUD call) and kube_watch.c (handle setup, rate limit).
  * Thread-safe: the pool, the limiter and the token refresh each have their own mutex; counters are
- * atomics. No allocation survives a call except pooled handles (freed by kube_client_free).
+ * atomics. No allocation survives a call except pooled handles (freed by cs_kube_client_free).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 static const char *const verb_names[KV_COUNT] = {
     "get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "other"};
 
-int kube_verb_index(const char *verb)
+int cs_kube_verb_index(const char *verb)
 {
     for (int i = 0; i < KV_COUNT; i++) {
         if (verb && !strcmp(verb, verb_names[i])) return i;
@@ -27,14 +27,14 @@ int kube_verb_index(const char *verb)
     return KV_OTHER;
 }
 
-void kube_resp_free(kube_resp *r)
+void cs_kube_resp_free(kube_resp *r)
 {
     free(r->body);
     r->body = NULL;
     r->len = r->cap = 0;
 }
 
-void kube_sleep_ms(int64_t ms, const atomic_bool *stop)
+void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop)
 {
     int64_t end = cs_mono_ms() + ms;
     for (;;) {
@@ -49,7 +49,7 @@ void kube_sleep_ms(int64_t ms, const atomic_bool *stop)
 
 /* ---------------------------------------------------------------- handle pool */
 
-CURL *kube_handle_get(kube_client *c)
+CURL *cs_kube_handle_get(kube_client *c)
 {
     CURL *h = NULL;
     pthread_mutex_lock(&c->pool_mu);
@@ -65,7 +65,7 @@ CURL *kube_handle_get(kube_client *c)
     return h;
 }
 
-void kube_handle_put(kube_client *c, CURL *h)
+void cs_kube_handle_put(kube_client *c, CURL *h)
 {
     if (!h) return;
     pthread_mutex_lock(&c->pool_mu);
@@ -123,8 +123,8 @@ static void set_blob(CURL *h, CURLoption opt, const kube_blob *b)
     curl_easy_setopt(h, opt, &blob);
 }
 
-void kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout_ms,
-                     struct curl_slist **hdrs, char *errbuf)
+void cs_kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout_ms,
+                        struct curl_slist **hdrs, char *errbuf)
 {
     curl_easy_reset(h);
     char url[4096];
@@ -190,9 +190,9 @@ void kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout_ms
 
 /* ---------------------------------------------------------------- rate limit */
 
-void kube_rate_acquire(kube_client *c, const char *verb)
+void cs_kube_rate_acquire(kube_client *c, const char *verb)
 {
-    atomic_fetch_add(&c->counts[kube_verb_index(verb)], 1);
+    atomic_fetch_add(&c->counts[cs_kube_verb_index(verb)], 1);
     if (c->qps <= 0) return;
     for (;;) {
         int64_t wait_ns = 0;
@@ -216,7 +216,7 @@ void kube_rate_acquire(kube_client *c, const char *verb)
 
 /* ---------------------------------------------------------------- retries */
 
-bool kube_retryable(const kube_resp *r)
+bool cs_kube_retryable(const kube_resp *r)
 {
     if (r->status) {
         return r->status == 429 || r->status == 500 || r->status == 502 || r->status == 503 ||
@@ -237,15 +237,15 @@ bool kube_retryable(const kube_resp *r)
 
 static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
 {
-    kube_resp_free(r);
+    cs_kube_resp_free(r);
     r->status = 0;
     r->retry_after_s = -1;
-    CURL *h = kube_handle_get(c);
+    CURL *h = cs_kube_handle_get(c);
     struct curl_slist *hdrs = NULL;
-    kube_http_setup(c, h, q, c->timeout_ms, &hdrs, r->curl_msg);
+    cs_kube_http_setup(c, h, q, c->timeout_ms, &hdrs, r->curl_msg);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
-    kube_rate_acquire(c, q->verb);
+    cs_kube_rate_acquire(c, q->verb);
     r->curl_rc = curl_easy_perform(h);
     if (r->curl_rc == CURLE_OK) {
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
@@ -262,18 +262,18 @@ static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
     if (r->curl_rc != CURLE_OK) {
         curl_easy_cleanup(h); /* a broken connection is not worth keeping */
     } else {
-        kube_handle_put(c, h);
+        cs_kube_handle_put(c, h);
     }
 }
 
-int kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *err)
+int cs_kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *err)
 {
     memset(r, 0, sizeof *r);
     int64_t backoff = c->backoff_ms;
     for (int attempt = 1;; attempt++) {
         perform_once(c, q, r);
         if (r->curl_rc == CURLE_OK && r->status >= 200 && r->status < 300) return CS_OK;
-        if (attempt >= c->max_tries || !kube_retryable(r)) break;
+        if (attempt >= c->max_tries || !cs_kube_retryable(r)) break;
         int64_t delay = backoff;
         if (r->retry_after_s > 0 && r->retry_after_s * 1000 > delay) {
             delay = r->retry_after_s * 1000;
@@ -282,8 +282,8 @@ int kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *err)
         CS_DEBUG("kube", "verb=%s path=%s attempt=%d status=%ld curl=\"%s\" retry_in_ms=%lld",
                  q->verb, q->path, attempt, r->status, r->status ? "" : r->curl_msg,
                  (long long)delay);
-        kube_sleep_ms(delay, NULL);
+        cs_kube_sleep_ms(delay, NULL);
         backoff *= 2;
     }
-    return kube_error_from(c, q, r, err);
+    return cs_kube_error_from(c, q, r, err);
 }

@@ -3,11 +3,11 @@
  *
  * kube_http.c owns the CURL handle pool, the rate limiter, request counters, retries and the
  * per-request curl setup (TLS material is held in memory and passed as blobs, so a client does not
- * depend on the kube_config's files after kube_client_new). kube_errors.c turns a failed HTTP
+ * depend on the kube_config's files after cs_kube_client_new). kube_errors.c turns a failed HTTP
  * exchange into one cs_error line.
  *
- * Ownership: kube_resp bodies are malloc'd and released by kube_resp_free; handles taken with
- * kube_handle_get go back with kube_handle_put (or curl_easy_cleanup when broken).
+ * Ownership: kube_resp bodies are malloc'd and released by cs_kube_resp_free; handles taken with
+ * cs_kube_handle_get go back with cs_kube_handle_put (or curl_easy_cleanup when broken).
  */
 #ifndef CSPARK_KUBE_INTERNAL_H
 #define CSPARK_KUBE_INTERNAL_H
@@ -82,28 +82,28 @@ typedef struct kube_resp {
     size_t len, cap;
 } kube_resp;
 
-void kube_resp_free(kube_resp *r);
-int kube_verb_index(const char *verb);
+void cs_kube_resp_free(kube_resp *r);
+int cs_kube_verb_index(const char *verb);
 
-CURL *kube_handle_get(kube_client *c);
-void kube_handle_put(kube_client *c, CURL *h);
+CURL *cs_kube_handle_get(kube_client *c);
+void cs_kube_handle_put(kube_client *c, CURL *h);
 /* curl_easy_reset + every option common to all requests: URL, method, TLS, auth header list
  * (returned in *hdrs, freed by the caller with curl_slist_free_all after the transfer),
  * timeouts (timeout_ms 0 = none). The write callback/data are left to the caller. */
-void kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout_ms,
-                     struct curl_slist **hdrs, char *errbuf);
+void cs_kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout_ms,
+                        struct curl_slist **hdrs, char *errbuf);
 /* Blocks until the rate limiter lets one request through; counts it under `verb`. */
-void kube_rate_acquire(kube_client *c, const char *verb);
+void cs_kube_rate_acquire(kube_client *c, const char *verb);
 /* Performs q with retries (see kube_client.h); fills *r with the final exchange. Returns CS_OK
- * for a 2xx answer, else the error code with err filled (kube_error_from). */
-int kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *err);
+ * for a 2xx answer, else the error code with err filled (cs_kube_error_from). */
+int cs_kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *err);
 
 /* True for statuses and curl codes worth retrying. */
-bool kube_retryable(const kube_resp *r);
+bool cs_kube_retryable(const kube_resp *r);
 /* Fills err from a failed exchange; returns the CS_E* code. */
-int kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r, cs_error *err);
+int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r, cs_error *err);
 
 /* Sleeps ms milliseconds, or less if *stop becomes true (polled every 20 ms); stop may be NULL. */
-void kube_sleep_ms(int64_t ms, const atomic_bool *stop);
+void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop);
 
 #endif /* CSPARK_KUBE_INTERNAL_H */

@@ -1,7 +1,7 @@
 /* kube_watch.c — list-then-watch with resume, bookmarks and re-list on 410 Gone.
  *
  * One thread and one CURL easy handle (driven through its own multi handle, so that
- * kube_watch_stop can wake it at once with curl_multi_wakeup) per watch. The chunked response is
+ * cs_kube_watch_stop can wake it at once with curl_multi_wakeup) per watch. The chunked response is
  * split into lines and each line parsed with json_loadb. The resourceVersion of every delivered
  * object and of every BOOKMARK is remembered; a new connection resumes from it, so no change is
  * missed across reconnects; when the server says that version is gone (HTTP 410 or an ERROR
@@ -52,7 +52,7 @@ static void remember_rv(kube_watch *w, const json_t *obj)
 static int do_list(kube_watch *w, cs_error *err)
 {
     json_t *list = NULL;
-    int rc = kube_list(w->c, w->resource, w->ns, w->selector, w->fields, &list, err);
+    int rc = cs_kube_list(w->c, w->resource, w->ns, w->selector, w->fields, &list, err);
     if (rc) return rc;
     atomic_fetch_add(&w->relists, 1);
     remember_rv(w, list);
@@ -148,7 +148,7 @@ static long watch_once(kube_watch *w, CURL *h)
 {
     char path[4096];
     cs_error err;
-    if (kube_resource_path(w->c, w->resource, w->ns, NULL, path, sizeof path, &err)) return 0;
+    if (cs_kube_resource_path(w->c, w->resource, w->ns, NULL, path, sizeof path, &err)) return 0;
     int timeout_s = 300 + (int)(rand_r(&w->seed) % 300);
     size_t len = strlen(path);
     snprintf(path + len, sizeof path - len,
@@ -175,7 +175,7 @@ static long watch_once(kube_watch *w, CURL *h)
         .verb = "watch", .method = "GET", .path = path, .resource = w->resource, .ns = w->ns};
     kube_resp r = {0};
     struct curl_slist *hdrs = NULL;
-    kube_http_setup(w->c, h, &q, (long)(timeout_s + 30) * 1000L, &hdrs, r.curl_msg);
+    cs_kube_http_setup(w->c, h, &q, (long)(timeout_s + 30) * 1000L, &hdrs, r.curl_msg);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_cb);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, w);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -186,7 +186,7 @@ static long watch_once(kube_watch *w, CURL *h)
     w->relist_needed = w->stream_error = false;
     w->events = 0;
 
-    kube_rate_acquire(w->c, "watch");
+    cs_kube_rate_acquire(w->c, "watch");
     atomic_fetch_add(&w->connects, 1);
     CS_DEBUG("kube", "watch=%s ns=%s resourceVersion=%s connecting", w->resource, w->ns, w->rv);
     curl_multi_add_handle(w->multi, h);
@@ -234,10 +234,10 @@ static long watch_once(kube_watch *w, CURL *h)
             r.body = cs_xstrndup(w->buf, w->len);
             r.len = strlen(r.body);
         }
-        kube_error_from(w->c, &q, &r, &err);
+        cs_kube_error_from(w->c, &q, &r, &err);
         CS_WARN("kube", "watch=%s ns=%s failed, will retry: %s", w->resource, w->ns, err.msg);
         w->stream_error = true;
-        kube_resp_free(&r);
+        cs_kube_resp_free(&r);
         w->len = 0;
     }
     return r.status;
@@ -271,11 +271,11 @@ static void *watch_main(void *arg)
             if (w->relist_needed) continue; /* re-list at once */
             if (!failed && w->events == 0) {
                 /* an empty stream that ended by itself: do not spin */
-                kube_sleep_ms(WATCH_BACKOFF_MIN_MS, &w->stop);
+                cs_kube_sleep_ms(WATCH_BACKOFF_MIN_MS, &w->stop);
             }
         }
         if (failed) {
-            kube_sleep_ms(backoff, &w->stop);
+            cs_kube_sleep_ms(backoff, &w->stop);
             backoff *= 2;
             if (backoff > WATCH_BACKOFF_MAX_MS) backoff = WATCH_BACKOFF_MAX_MS;
         }
@@ -284,26 +284,27 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-kube_watch *kube_watch_start(kube_client *c, const char *resource, const char *ns,
-                             const char *label_selector, kube_watch_fn fn, void *arg, cs_error *err)
+kube_watch *cs_kube_watch_start(kube_client *c, const char *resource, const char *ns,
+                                const char *label_selector, kube_watch_fn fn, void *arg,
+                                cs_error *err)
 {
-    return kube_watch_start_sel(c, resource, ns, label_selector, NULL, fn, arg, err);
+    return cs_kube_watch_start_sel(c, resource, ns, label_selector, NULL, fn, arg, err);
 }
 
-kube_watch *kube_watch_start_sel(kube_client *c, const char *resource, const char *ns,
-                                 const char *label_selector, const char *field_selector,
-                                 kube_watch_fn fn, void *arg, cs_error *err)
+kube_watch *cs_kube_watch_start_sel(kube_client *c, const char *resource, const char *ns,
+                                    const char *label_selector, const char *field_selector,
+                                    kube_watch_fn fn, void *arg, cs_error *err)
 {
     char path[2048];
     if (!fn) {
-        cs_error_set(err, CS_EINVAL, "kube_watch_start: no callback");
+        cs_error_set(err, CS_EINVAL, "cs_kube_watch_start: no callback");
         return NULL;
     }
-    if (kube_resource_path(c, resource, ns, NULL, path, sizeof path, err)) return NULL;
+    if (cs_kube_resource_path(c, resource, ns, NULL, path, sizeof path, err)) return NULL;
     kube_watch *w = cs_xcalloc(1, sizeof *w);
     w->c = c;
     w->resource = cs_xstrdup(resource);
-    w->ns = cs_xstrdup(ns ? ns : kube_client_namespace(c));
+    w->ns = cs_xstrdup(ns ? ns : cs_kube_client_namespace(c));
     w->selector = label_selector && *label_selector ? cs_xstrdup(label_selector) : NULL;
     w->fields = field_selector && *field_selector ? cs_xstrdup(field_selector) : NULL;
     w->fn = fn;
@@ -333,7 +334,7 @@ fail:
     return NULL;
 }
 
-void kube_watch_stop(kube_watch *w)
+void cs_kube_watch_stop(kube_watch *w)
 {
     if (!w) return;
     atomic_store(&w->stop, true);
@@ -348,12 +349,12 @@ void kube_watch_stop(kube_watch *w)
     free(w);
 }
 
-int64_t kube_watch_connects(const kube_watch *w)
+int64_t cs_kube_watch_connects(const kube_watch *w)
 {
     return atomic_load(&w->connects);
 }
 
-int64_t kube_watch_relists(const kube_watch *w)
+int64_t cs_kube_watch_relists(const kube_watch *w)
 {
     return atomic_load(&w->relists);
 }

@@ -15,7 +15,7 @@
 
 static const char LABEL[] = "cspark-auth-v1";
 
-void auth_secret_free(char *secret)
+void cs_auth_secret_free(char *secret)
 {
     if (!secret) return;
     OPENSSL_cleanse(secret, strlen(secret));
@@ -58,11 +58,11 @@ static int read_secret_file(const char *path, char **secret, cs_error *err)
     return 0;
 }
 
-int auth_secret_load(const cs_conf *conf, char **secret, cs_error *err)
+int cs_auth_secret_load(const cs_conf *conf, char **secret, cs_error *err)
 {
     *secret = NULL;
     bool on = false;
-    int rc = conf ? conf_get_bool(conf, "spark.authenticate", "false", &on, err) : 0;
+    int rc = conf ? cs_conf_get_bool(conf, "spark.authenticate", "false", &on, err) : 0;
     if (rc < 0) return rc;
     if (!on) return 0;
     const char *env = getenv(AUTH_SECRET_ENV);
@@ -70,9 +70,9 @@ int auth_secret_load(const cs_conf *conf, char **secret, cs_error *err)
         *secret = cs_xstrdup(env);
         return 0;
     }
-    const char *path = conf_get(conf, "spark.authenticate.secret.file");
+    const char *path = cs_conf_get(conf, "spark.authenticate.secret.file");
     if (path && *path) return read_secret_file(path, secret, err);
-    const char *v = conf_get(conf, "spark.authenticate.secret");
+    const char *v = cs_conf_get(conf, "spark.authenticate.secret");
     if (v && *v) {
         *secret = cs_xstrdup(v);
         return 0;
@@ -84,7 +84,7 @@ int auth_secret_load(const cs_conf *conf, char **secret, cs_error *err)
         "spark.authenticate.secret)");
 }
 
-char *auth_secret_generate(void)
+char *cs_auth_secret_generate(void)
 {
     uint8_t b[32];
     if (RAND_bytes(b, sizeof b) != 1) {
@@ -102,7 +102,7 @@ char *auth_secret_generate(void)
     return s;
 }
 
-int auth_nonce(uint8_t *out)
+int cs_auth_nonce(uint8_t *out)
 {
     return RAND_bytes(out, AUTH_NONCE_LEN) == 1 ? 0 : CS_EIO;
 }
@@ -124,19 +124,19 @@ static int mac(const char *secret, const uint8_t *first, const uint8_t *second, 
     return r && olen == AUTH_MAC_LEN ? 0 : CS_EIO;
 }
 
-int auth_client_mac(const char *secret, const uint8_t *server_nonce, const uint8_t *client_nonce,
-                    const char *app_id, uint8_t *out)
+int cs_auth_client_mac(const char *secret, const uint8_t *server_nonce, const uint8_t *client_nonce,
+                       const char *app_id, uint8_t *out)
 {
     return mac(secret, server_nonce, client_nonce, app_id, out);
 }
 
-int auth_server_mac(const char *secret, const uint8_t *server_nonce, const uint8_t *client_nonce,
-                    const char *app_id, uint8_t *out)
+int cs_auth_server_mac(const char *secret, const uint8_t *server_nonce, const uint8_t *client_nonce,
+                       const char *app_id, uint8_t *out)
 {
     return mac(secret, client_nonce, server_nonce, app_id, out);
 }
 
-bool auth_mac_equal(const uint8_t *a, const uint8_t *b, size_t b_len)
+bool cs_auth_mac_equal(const uint8_t *a, const uint8_t *b, size_t b_len)
 {
     if (b_len != AUTH_MAC_LEN || !b) return false;
     return CRYPTO_memcmp(a, b, AUTH_MAC_LEN) == 0;

@@ -9,7 +9,7 @@
  * output queue, its pending calls, its `closed` flag and the connect result. Lock order: a
  * connection's mutex may be held while taking e->mu, never the reverse.
  *
- * Request ids: a connection opened with rpc_connect numbers its requests with odd ids, an
+ * Request ids: a connection opened with cs_rpc_connect numbers its requests with odd ids, an
  * accepted one with even ids, so a message whose id has our parity is a reply to us and one
  * with the other parity is the peer's request (delivered to on_message).
  *
@@ -131,7 +131,7 @@ struct rpc_endpoint {
 
     pthread_mutex_t mu;
     item_list posts, dirty, closes;
-    int stopping; /* rpc_endpoint_free called */
+    int stopping; /* cs_rpc_endpoint_free called */
     int stopped;  /* the loop has shut the async handle: no more kicks */
 
     /* loop thread only */
@@ -174,7 +174,7 @@ static void conn_free(rpc_conn *c)
     free(c->bufs);
     free(c->rbuf);
     free(c->auth_app);
-    frame_decoder_free(&c->dec);
+    cs_frame_decoder_free(&c->dec);
     pending_call *p = c->calls;
     while (p) {
         pending_call *n = p->next;
@@ -186,29 +186,29 @@ static void conn_free(rpc_conn *c)
     free(c);
 }
 
-void rpc_conn_ref(rpc_conn *c)
+void cs_rpc_conn_ref(rpc_conn *c)
 {
     atomic_fetch_add(&c->refs, 1);
 }
 
-void rpc_conn_unref(rpc_conn *c)
+void cs_rpc_conn_unref(rpc_conn *c)
 {
     if (c && atomic_fetch_sub(&c->refs, 1) == 1) conn_free(c);
 }
 
-const char *rpc_conn_peer(const rpc_conn *c)
+const char *cs_rpc_conn_peer(const rpc_conn *c)
 {
     return c->peer;
 }
 
-void rpc_conn_set_data(rpc_conn *c, void *data)
+void cs_rpc_conn_set_data(rpc_conn *c, void *data)
 {
     pthread_mutex_lock(&c->mu);
     c->data = data;
     pthread_mutex_unlock(&c->mu);
 }
 
-void *rpc_conn_data(const rpc_conn *c)
+void *cs_rpc_conn_data(const rpc_conn *c)
 {
     rpc_conn *m = (rpc_conn *)c;
     pthread_mutex_lock(&m->mu);
@@ -217,12 +217,12 @@ void *rpc_conn_data(const rpc_conn *c)
     return d;
 }
 
-rpc_endpoint *rpc_conn_endpoint(const rpc_conn *c)
+rpc_endpoint *cs_rpc_conn_endpoint(const rpc_conn *c)
 {
     return c->e;
 }
 
-size_t rpc_conn_queued(rpc_conn *c)
+size_t cs_rpc_conn_queued(rpc_conn *c)
 {
     pthread_mutex_lock(&c->mu);
     size_t n = c->queued;
@@ -230,7 +230,7 @@ size_t rpc_conn_queued(rpc_conn *c)
     return n;
 }
 
-int rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms)
+int cs_rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms)
 {
     struct timespec ts;
     deadline_after(&ts, timeout_ms < 0 ? 0 : timeout_ms);
@@ -247,7 +247,7 @@ int rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms)
     return rc;
 }
 
-int rpc_conn_is_closed(rpc_conn *c)
+int cs_rpc_conn_is_closed(rpc_conn *c)
 {
     pthread_mutex_lock(&c->mu);
     int r = c->closed;
@@ -255,7 +255,7 @@ int rpc_conn_is_closed(rpc_conn *c)
     return r;
 }
 
-int rpc_endpoint_in_loop(const rpc_endpoint *e)
+int cs_rpc_endpoint_in_loop(const rpc_endpoint *e)
 {
     return pthread_equal(pthread_self(), e->loop_tid);
 }
@@ -286,7 +286,7 @@ static rpc_conn *conn_new(rpc_endpoint *e, int client)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&c->cv, &ca);
     pthread_condattr_destroy(&ca);
-    frame_decoder_init(&c->dec, e->max_frame);
+    cs_frame_decoder_init(&c->dec, e->max_frame);
     return c;
 }
 
@@ -339,7 +339,7 @@ static post_item *need_kick(rpc_conn *c)
 {
     if (c->kicked) return NULL;
     c->kicked = 1;
-    rpc_conn_ref(c);
+    cs_rpc_conn_ref(c);
     post_item *it = cs_xcalloc(1, sizeof *it);
     it->conn = c;
     return it;
@@ -352,7 +352,7 @@ static void do_kick(rpc_conn *c, post_item *it)
         pthread_mutex_lock(&c->mu);
         c->kicked = 0;
         pthread_mutex_unlock(&c->mu);
-        rpc_conn_unref(c);
+        cs_rpc_conn_unref(c);
         free(it);
     }
 }
@@ -366,7 +366,7 @@ static int enqueue(rpc_conn *c, const Cspark__Envelope *msg, pending_call *call)
     uint8_t *big = NULL;
     if (n > COALESCE_MAX) { /* pack outside the lock */
         big = cs_xmalloc(n);
-        frame_encode(msg, big);
+        cs_frame_encode(msg, big);
     }
     pthread_mutex_lock(&c->mu);
     if (c->closed) {
@@ -379,7 +379,7 @@ static int enqueue(rpc_conn *c, const Cspark__Envelope *msg, pending_call *call)
         queue_chunk(c, big, n);
     } else {
         chunk *k = queue_room(c, n);
-        k->len += frame_encode(msg, k->base + k->len);
+        k->len += cs_frame_encode(msg, k->base + k->len);
     }
     if (call) {
         call->next = c->calls;
@@ -391,13 +391,13 @@ static int enqueue(rpc_conn *c, const Cspark__Envelope *msg, pending_call *call)
     return 0;
 }
 
-int rpc_send(rpc_conn *c, const Cspark__Envelope *msg)
+int cs_rpc_send(rpc_conn *c, const Cspark__Envelope *msg)
 {
     if (!c || !msg) return CS_EINVAL;
     return enqueue(c, msg, NULL);
 }
 
-int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len)
+int cs_rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len)
 {
     if (!c || !buf || len < FRAME_HEADER) {
         free(buf);
@@ -417,11 +417,11 @@ int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len)
     return 0;
 }
 
-int rpc_reply(rpc_conn *c, uint64_t request_id, Cspark__Envelope *reply)
+int cs_rpc_reply(rpc_conn *c, uint64_t request_id, Cspark__Envelope *reply)
 {
     if (!reply) return CS_EINVAL;
     reply->request_id = request_id;
-    return rpc_send(c, reply);
+    return cs_rpc_send(c, reply);
 }
 
 static uint64_t next_request_id(rpc_conn *c)
@@ -430,7 +430,7 @@ static uint64_t next_request_id(rpc_conn *c)
     return n * 2 + (c->client ? 1 : 0);
 }
 
-int rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *arg)
+int cs_rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *arg)
 {
     if (!c || !req || !fn) return CS_EINVAL;
     pending_call *p = cs_xcalloc(1, sizeof *p);
@@ -483,12 +483,12 @@ static int sync_reply(void *arg, rpc_conn *c, Cspark__Envelope *msg, const char 
     return 0;
 }
 
-int rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int timeout_ms,
-             cs_error *err)
+int cs_rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int timeout_ms,
+                cs_error *err)
 {
     *reply = NULL;
-    if (rpc_endpoint_in_loop(c->e))
-        return cs_error_set(err, CS_EINVAL, "rpc_call on the loop thread of endpoint %s",
+    if (cs_rpc_endpoint_in_loop(c->e))
+        return cs_error_set(err, CS_EINVAL, "cs_rpc_call on the loop thread of endpoint %s",
                             c->e->name);
     sync_waiter *w = cs_xcalloc(1, sizeof *w);
     atomic_init(&w->refs, 2);
@@ -498,7 +498,7 @@ int rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int t
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&w->cv, &ca);
     pthread_condattr_destroy(&ca);
-    int rc = rpc_call_async(c, req, sync_reply, w);
+    int rc = cs_rpc_call_async(c, req, sync_reply, w);
     if (rc < 0) {
         atomic_store(&w->refs, 1);
         waiter_unref(w);
@@ -561,7 +561,7 @@ static void free_handle(uv_handle_t *h)
 
 static void on_timer_closed(uv_handle_t *h)
 {
-    rpc_conn_unref(h->data);
+    cs_rpc_conn_unref(h->data);
 }
 
 static void on_tcp_closed(uv_handle_t *h)
@@ -569,7 +569,7 @@ static void on_tcp_closed(uv_handle_t *h)
     rpc_conn *c = h->data;
     rpc_endpoint *e = c->e;
     if (c->announce && e->h.on_close) e->h.on_close(e->h.arg, c, c->close_reason);
-    rpc_conn_unref(c);
+    cs_rpc_conn_unref(c);
 }
 
 /* Loop thread: starts closing c (idempotent). Pending calls fail; a connecting caller wakes. */
@@ -610,26 +610,26 @@ static void conn_close(rpc_conn *c, const char *reason)
         uv_read_stop((uv_stream_t *)&c->tcp);
         uv_close((uv_handle_t *)&c->tcp, on_tcp_closed);
     } else {
-        rpc_conn_unref(c);
+        cs_rpc_conn_unref(c);
     }
 }
 
-void rpc_conn_close(rpc_conn *c)
+void cs_rpc_conn_close(rpc_conn *c)
 {
     if (!c) return;
     pthread_mutex_lock(&c->mu);
     int closed = c->closed;
     pthread_mutex_unlock(&c->mu);
     if (closed) return;
-    if (rpc_endpoint_in_loop(c->e)) {
+    if (cs_rpc_endpoint_in_loop(c->e)) {
         conn_close(c, "closed locally");
         return;
     }
-    rpc_conn_ref(c);
+    cs_rpc_conn_ref(c);
     post_item *it = cs_xcalloc(1, sizeof *it);
     it->conn = c;
     if (!kick(c->e, &c->e->closes, it)) {
-        rpc_conn_unref(c);
+        cs_rpc_conn_unref(c);
         free(it);
     }
 }
@@ -658,7 +658,7 @@ static void on_write(uv_write_t *req, int status)
     } else if (c->state != C_CLOSING) {
         flush(c);
     }
-    rpc_conn_unref(c);
+    cs_rpc_conn_unref(c);
 }
 
 static void flush(rpc_conn *c)
@@ -687,10 +687,10 @@ static void flush(rpc_conn *c)
     for (int i = 0; i < qn; i++)
         c->bufs[i] = uv_buf_init((char *)q[i].base, (unsigned)q[i].len);
     c->wreq.data = c;
-    rpc_conn_ref(c);
+    cs_rpc_conn_ref(c);
     int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, c->bufs, (unsigned)qn, on_write);
     if (rc < 0) {
-        rpc_conn_unref(c);
+        cs_rpc_conn_unref(c);
         for (int i = 0; i < c->fln; i++)
             free(c->fl[i].base);
         c->fln = 0;
@@ -774,7 +774,7 @@ static void auth_message(rpc_conn *c, Cspark__Envelope *m)
     if (c->step == A_SRV_HELLO) {
         if (m->body_case != CSPARK__ENVELOPE__BODY_AUTH_HELLO) {
             char why[128];
-            snprintf(why, sizeof why, "message before authentication (%s)", frame_body_name(m));
+            snprintf(why, sizeof why, "message before authentication (%s)", cs_frame_body_name(m));
             auth_refuse(c, why);
             return;
         }
@@ -784,7 +784,7 @@ static void auth_message(rpc_conn *c, Cspark__Envelope *m)
             return;
         }
         c->auth_app = cs_xstrdup(app);
-        if (auth_nonce(c->server_nonce) < 0) {
+        if (cs_auth_nonce(c->server_nonce) < 0) {
             auth_refuse(c, "no random nonce");
             return;
         }
@@ -808,12 +808,14 @@ static void auth_message(rpc_conn *c, Cspark__Envelope *m)
             return;
         }
         memcpy(c->client_nonce, r->client_nonce.data, AUTH_NONCE_LEN);
-        if (auth_client_mac(e->secret, c->server_nonce, c->client_nonce, c->auth_app, want) < 0 ||
-            !auth_mac_equal(want, r->mac.data, r->mac.len)) {
+        if (cs_auth_client_mac(e->secret, c->server_nonce, c->client_nonce, c->auth_app, want) <
+                0 ||
+            !cs_auth_mac_equal(want, r->mac.data, r->mac.len)) {
             auth_refuse(c, "bad MAC");
             return;
         }
-        if (auth_server_mac(e->secret, c->server_nonce, c->client_nonce, c->auth_app, proof) < 0) {
+        if (cs_auth_server_mac(e->secret, c->server_nonce, c->client_nonce, c->auth_app, proof) <
+            0) {
             auth_refuse(c, "cannot compute proof");
             return;
         }
@@ -841,8 +843,8 @@ static void auth_message(rpc_conn *c, Cspark__Envelope *m)
         }
         memcpy(c->server_nonce, m->auth_challenge->nonce.data, AUTH_NONCE_LEN);
         uint8_t mac[AUTH_MAC_LEN];
-        if (auth_nonce(c->client_nonce) < 0 ||
-            auth_client_mac(e->secret, c->server_nonce, c->client_nonce, e->app_id, mac) < 0) {
+        if (cs_auth_nonce(c->client_nonce) < 0 ||
+            cs_auth_client_mac(e->secret, c->server_nonce, c->client_nonce, e->app_id, mac) < 0) {
             auth_client_fail(c, "cannot compute proof");
             return;
         }
@@ -867,8 +869,8 @@ static void auth_message(rpc_conn *c, Cspark__Envelope *m)
             return;
         }
         uint8_t want[AUTH_MAC_LEN];
-        if (auth_server_mac(e->secret, c->server_nonce, c->client_nonce, e->app_id, want) < 0 ||
-            !auth_mac_equal(want, r->server_mac.data, r->server_mac.len)) {
+        if (cs_auth_server_mac(e->secret, c->server_nonce, c->client_nonce, e->app_id, want) < 0 ||
+            !cs_auth_mac_equal(want, r->server_mac.data, r->server_mac.len)) {
             auth_client_fail(c, "server proof mismatch (wrong secret?)");
             return;
         }
@@ -953,7 +955,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     rpc_conn *c = h->data;
     size_t room = 0;
-    uint8_t *direct = frame_decoder_direct(&c->dec, &room);
+    uint8_t *direct = cs_frame_decoder_direct(&c->dec, &room);
     if (direct && room >= READ_BUF / 4) {
         *buf = uv_buf_init((char *)direct, room > (1u << 30) ? (1u << 30) : (unsigned)room);
         return;
@@ -972,12 +974,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     if (c->state == C_DRAIN || c->state == C_CLOSING) return;
     const uint8_t *p = (const uint8_t *)buf->base;
     size_t off = 0, n = (size_t)nread;
-    rpc_conn_ref(c); /* handlers may close c */
+    cs_rpc_conn_ref(c); /* handlers may close c */
     while (off < n && (c->state == C_OPEN || c->state == C_AUTH)) {
         size_t used = 0;
         Cspark__Envelope *m = NULL;
         const char *why = NULL;
-        int rc = frame_decoder_feed(&c->dec, p + off, n - off, &used, &m, &why);
+        int rc = cs_frame_decoder_feed(&c->dec, p + off, n - off, &used, &m, &why);
         off += used;
         if (rc < 0) {
             CS_WARN(COMP, "peer=%s event=bad_frame reason=\"%s\" endpoint=%s", c->peer, why,
@@ -990,7 +992,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         if (rc == 0) break;
         dispatch(c, m);
     }
-    rpc_conn_unref(c);
+    cs_rpc_conn_unref(c);
 }
 
 static void start_reading(rpc_conn *c)
@@ -1043,7 +1045,7 @@ static void on_connection(uv_stream_t *server, int status)
         c->step = A_SRV_HELLO;
         uv_timer_init(&e->loop, &c->timer);
         c->timer.data = c;
-        rpc_conn_ref(c); /* the timer's reference */
+        cs_rpc_conn_ref(c); /* the timer's reference */
         c->timer_on = 1;
         uv_timer_start(&c->timer, on_auth_timeout, AUTH_TIMEOUT_MS, 0);
     }
@@ -1097,7 +1099,7 @@ static int run_sync(rpc_endpoint *e, sync_job *j)
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
     j->e = e;
-    rpc_endpoint_post(e, run_job, j);
+    cs_rpc_endpoint_post(e, run_job, j);
     pthread_mutex_lock(&j->mu);
     while (!j->done)
         pthread_cond_wait(&j->cv, &j->mu);
@@ -1131,10 +1133,10 @@ static void listen_job(sync_job *j)
                                              : ((struct sockaddr_in *)&ss)->sin_port);
 }
 
-int rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_error *err)
+int cs_rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_error *err)
 {
-    if (rpc_endpoint_in_loop(e))
-        return cs_error_set(err, CS_EINVAL, "rpc_listen on the loop thread");
+    if (cs_rpc_endpoint_in_loop(e))
+        return cs_error_set(err, CS_EINVAL, "cs_rpc_listen on the loop thread");
     struct sockaddr_storage addr;
     int rc = resolve(host, port, &addr, err, "listen on");
     if (rc < 0) return rc;
@@ -1193,7 +1195,7 @@ static void connect_job(void *arg)
     pthread_mutex_unlock(&c->mu);
     if (abandoned || e->stopping) {
         conn_close(c, abandoned ? "connect abandoned" : "endpoint stopped");
-        rpc_conn_unref(c); /* the job's reference */
+        cs_rpc_conn_unref(c); /* the job's reference */
         return;
     }
     uv_tcp_init(&e->loop, &c->tcp);
@@ -1204,13 +1206,13 @@ static void connect_job(void *arg)
     c->creq.data = c;
     int rc = uv_tcp_connect(&c->creq, &c->tcp, (const struct sockaddr *)&c->addr, on_connected);
     if (rc < 0) conn_close(c, uv_strerror(rc));
-    rpc_conn_unref(c);
+    cs_rpc_conn_unref(c);
 }
 
-rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_ms, cs_error *err)
+rpc_conn *cs_rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_ms, cs_error *err)
 {
-    if (rpc_endpoint_in_loop(e)) {
-        cs_error_set(err, CS_EINVAL, "rpc_connect on the loop thread");
+    if (cs_rpc_endpoint_in_loop(e)) {
+        cs_error_set(err, CS_EINVAL, "cs_rpc_connect on the loop thread");
         return NULL;
     }
     rpc_conn *c = conn_new(e, 1);
@@ -1246,8 +1248,8 @@ rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_m
     pthread_mutex_unlock(&c->mu);
     if (rc < 0) {
         cs_error_set(err, rc, "cannot connect to %s: %s", c->peer, msg);
-        rpc_conn_close(c);
-        rpc_conn_unref(c);
+        cs_rpc_conn_close(c);
+        cs_rpc_conn_unref(c);
         return NULL;
     }
     return c;
@@ -1289,14 +1291,14 @@ static void on_async(uv_async_t *a)
         c->kicked = 0;
         pthread_mutex_unlock(&c->mu);
         flush(c);
-        rpc_conn_unref(c);
+        cs_rpc_conn_unref(c);
         free(dirty);
         dirty = n;
     }
     while (closes) {
         post_item *n = closes->next;
         conn_close(closes->conn, "closed locally");
-        rpc_conn_unref(closes->conn);
+        cs_rpc_conn_unref(closes->conn);
         free(closes);
         closes = n;
     }
@@ -1311,7 +1313,7 @@ static void loop_main(void *arg)
     uv_run(&e->loop, UV_RUN_DEFAULT);
 }
 
-void rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
+void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
 {
     post_item *it = cs_xcalloc(1, sizeof *it);
     it->fn = fn;
@@ -1322,7 +1324,7 @@ void rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
     }
 }
 
-rpc_endpoint *rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err)
+rpc_endpoint *cs_rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err)
 {
     rpc_endpoint *e = cs_xcalloc(1, sizeof *e);
     e->name = cs_xstrdup(opt && opt->name ? opt->name : "rpc");
@@ -1361,7 +1363,7 @@ fail:
     pthread_mutex_destroy(&e->mu);
     free(e->name);
     free(e->app_id);
-    auth_secret_free(e->secret);
+    cs_auth_secret_free(e->secret);
     free(e);
     return NULL;
 }
@@ -1370,13 +1372,13 @@ static void drain_list(post_item *l, int conns)
 {
     while (l) {
         post_item *n = l->next;
-        if (conns) rpc_conn_unref(l->conn);
+        if (conns) cs_rpc_conn_unref(l->conn);
         free(l);
         l = n;
     }
 }
 
-void rpc_endpoint_free(rpc_endpoint *e)
+void cs_rpc_endpoint_free(rpc_endpoint *e)
 {
     if (!e) return;
     pthread_mutex_lock(&e->mu);
@@ -1399,6 +1401,6 @@ void rpc_endpoint_free(rpc_endpoint *e)
     free(e->listeners);
     free(e->name);
     free(e->app_id);
-    auth_secret_free(e->secret);
+    cs_auth_secret_free(e->secret);
     free(e);
 }

@@ -1,21 +1,21 @@
 /* endpoint.h — framed, authenticated message endpoints over TCP on a libuv loop thread.
  *
  * An rpc_endpoint owns one libuv loop running on its own thread, any number of TCP connections
- * (accepted by rpc_listen or opened by rpc_connect) and, when a secret is set, performs the
+ * (accepted by cs_rpc_listen or opened by cs_rpc_connect) and, when a secret is set, performs the
  * spark.authenticate handshake (auth.h) on every connection before any other message passes.
  * Frames are a 4-byte big-endian length + one Cspark__Envelope (frame.h). Sends from any thread
  * are packed into a per-connection queue and written by the loop thread in batches.
  * Used by the driver (cluster backend), the executor, the block server and the block fetcher.
  *
- * Threading: handlers run on the loop thread. rpc_send/rpc_reply/rpc_conn_close/ref/unref/
- * rpc_endpoint_post are thread-safe. rpc_connect and rpc_call block and must not be called from
- * the loop thread (they fail with CS_EINVAL if they are).
+ * Threading: handlers run on the loop thread. cs_rpc_send/cs_rpc_reply/cs_rpc_conn_close/ref/unref/
+ * cs_rpc_endpoint_post are thread-safe. cs_rpc_connect and cs_rpc_call block and must not be called
+ * from the loop thread (they fail with CS_EINVAL if they are).
  *
- * Ownership: rpc_endpoint_new copies the option strings. A rpc_conn is refcounted: the endpoint
- * holds one reference while the connection is open; handlers may rpc_conn_ref a connection to
- * keep it beyond the callback, and must rpc_conn_unref it later. After close every send fails
+ * Ownership: cs_rpc_endpoint_new copies the option strings. A rpc_conn is refcounted: the endpoint
+ * holds one reference while the connection is open; handlers may cs_rpc_conn_ref a connection to
+ * keep it beyond the callback, and must cs_rpc_conn_unref it later. After close every send fails
  * with a negative code, but the handle stays valid until the last unref. Envelopes passed to
- * rpc_send/rpc_call/rpc_reply are borrowed for the call (packed immediately).
+ * cs_rpc_send/cs_rpc_call/cs_rpc_reply are borrowed for the call (packed immediately).
  */
 #ifndef CSPARK_RPC_ENDPOINT_H
 #define CSPARK_RPC_ENDPOINT_H
@@ -31,9 +31,9 @@ typedef struct rpc_conn rpc_conn;
 
 typedef struct rpc_handlers {
     /* A message arrived (after authentication). Runs on the loop thread; msg borrowed for the
-     * call. Replies to rpc_call requests are routed to the waiting caller, not here. */
+     * call. Replies to cs_rpc_call requests are routed to the waiting caller, not here. */
     void (*on_message)(void *arg, rpc_conn *c, const Cspark__Envelope *msg);
-    /* Connection gone (peer closed, error, auth failure, rpc_conn_close); reason is short text.
+    /* Connection gone (peer closed, error, auth failure, cs_rpc_conn_close); reason is short text.
      * The handle stays valid until its last unref. */
     void (*on_close)(void *arg, rpc_conn *c, const char *reason);
     /* Server side: a peer connected and authenticated (optional). */
@@ -52,45 +52,46 @@ typedef struct rpc_options {
 
 /* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure.
  */
-rpc_endpoint *rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err);
+rpc_endpoint *cs_rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err);
 /* Binds and listens on host:port (port 0 = any free port; *bound_port gets the actual one). */
-int rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_error *err);
+int cs_rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, cs_error *err);
 /* Connects and authenticates, blocking the caller (never call from the loop thread) up to
- * timeout_ms. Returns a referenced handle (rpc_conn_unref when done). Errors name host:port and
+ * timeout_ms. Returns a referenced handle (cs_rpc_conn_unref when done). Errors name host:port and
  * the cause ("connection refused", "authentication failed: ..."). */
-rpc_conn *rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_ms, cs_error *err);
+rpc_conn *cs_rpc_connect(rpc_endpoint *e, const char *host, int port, int timeout_ms,
+                         cs_error *err);
 /* Thread-safe, non-blocking (packs into the queue); <0 if closed (CS_EIO) or too large
  * (CS_EINVAL). */
-int rpc_send(rpc_conn *c, const Cspark__Envelope *msg);
+int cs_rpc_send(rpc_conn *c, const Cspark__Envelope *msg);
 /* Thread-safe request/reply (not from the loop thread): assigns request_id, waits for the
  * envelope with the same id. *reply: free with cspark__envelope__free_unpacked(*reply, NULL).
  * Fails with CS_ETIMEOUT or CS_EIO (connection closed) naming the peer. */
-int rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int timeout_ms,
-             cs_error *err);
+int cs_rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, int timeout_ms,
+                cs_error *err);
 /* Sets reply->request_id and sends. */
-int rpc_reply(rpc_conn *c, uint64_t request_id, Cspark__Envelope *reply);
+int cs_rpc_reply(rpc_conn *c, uint64_t request_id, Cspark__Envelope *reply);
 /* Closes the connection (asynchronously; on_close runs on the loop thread). Idempotent. */
-void rpc_conn_close(rpc_conn *c);
-void rpc_conn_ref(rpc_conn *c);
-void rpc_conn_unref(rpc_conn *c);
+void cs_rpc_conn_close(rpc_conn *c);
+void cs_rpc_conn_ref(rpc_conn *c);
+void cs_rpc_conn_unref(rpc_conn *c);
 /* "127.0.0.1:43210"; valid as long as the handle. */
-const char *rpc_conn_peer(const rpc_conn *c);
-void rpc_conn_set_data(rpc_conn *c, void *data);
-void *rpc_conn_data(const rpc_conn *c);
+const char *cs_rpc_conn_peer(const rpc_conn *c);
+void cs_rpc_conn_set_data(rpc_conn *c, void *data);
+void *cs_rpc_conn_data(const rpc_conn *c);
 /* Runs fn(arg) on the loop thread soon (thread-safe) — for timers and work that must touch loop
- * state. Functions posted before rpc_endpoint_free are run before the loop exits. */
-void rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
+ * state. Functions posted before cs_rpc_endpoint_free are run before the loop exits. */
+void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
 /* Closes every connection (on_close called), joins the loop thread, frees. NULL is fine. */
-void rpc_endpoint_free(rpc_endpoint *e);
+void cs_rpc_endpoint_free(rpc_endpoint *e);
 
 /* Added: true when the caller runs on e's loop thread. */
-int rpc_endpoint_in_loop(const rpc_endpoint *e);
+int cs_rpc_endpoint_in_loop(const rpc_endpoint *e);
 /* Added: the endpoint a connection belongs to. */
-rpc_endpoint *rpc_conn_endpoint(const rpc_conn *c);
+rpc_endpoint *cs_rpc_conn_endpoint(const rpc_conn *c);
 /* Added: sends an already-framed buffer (4-byte length + serialized envelope), taking ownership
  * of buf (freed with free() once written or on failure). For large replies built in place
  * (block server). <0 if closed. */
-int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len);
+int cs_rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len);
 /* Added: asynchronous request. Assigns req->request_id and sends req; then fn runs on the loop
  * thread with every envelope carrying that id (ownership of msg moves to fn: free it with
  * cspark__envelope__free_unpacked) for as long as fn returns 1 (multi-part replies such as a
@@ -98,13 +99,13 @@ int rpc_send_raw(rpc_conn *c, uint8_t *buf, size_t len);
  * more with msg == NULL and a short reason (and its return value is ignored). Returns 0, or <0
  * if the connection is already closed (fn is then never called). */
 typedef int (*rpc_reply_fn)(void *arg, rpc_conn *c, Cspark__Envelope *msg, const char *reason);
-int rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *arg);
+int cs_rpc_call_async(rpc_conn *c, Cspark__Envelope *req, rpc_reply_fn fn, void *arg);
 /* Added: bytes queued or being written on c (back-pressure for bulk senders). */
-size_t rpc_conn_queued(rpc_conn *c);
+size_t cs_rpc_conn_queued(rpc_conn *c);
 /* Added: waits (not on the loop thread) until fewer than `below` bytes are queued on c, c is
  * closed, or timeout_ms passes. 0 when writable, CS_EIO if closed, CS_ETIMEOUT. */
-int rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms);
+int cs_rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms);
 /* Added: true once the connection is closed or closing (sends fail). */
-int rpc_conn_is_closed(rpc_conn *c);
+int cs_rpc_conn_is_closed(rpc_conn *c);
 
 #endif /* CSPARK_RPC_ENDPOINT_H */

@@ -9,20 +9,20 @@
 
 #include "common/err.h"
 
-void frame_decoder_init(frame_decoder *d, size_t max_frame)
+void cs_frame_decoder_init(frame_decoder *d, size_t max_frame)
 {
     memset(d, 0, sizeof *d);
     d->max_frame = max_frame ? max_frame : (size_t)128 * 1024 * 1024;
 }
 
-void frame_decoder_free(frame_decoder *d)
+void cs_frame_decoder_free(frame_decoder *d)
 {
     free(d->body);
     d->body = NULL;
     d->body_len = d->body_have = d->hdr_have = 0;
 }
 
-uint8_t *frame_decoder_direct(frame_decoder *d, size_t *room)
+uint8_t *cs_frame_decoder_direct(frame_decoder *d, size_t *room)
 {
     if (d->failed || !d->body || d->body_have >= d->body_len) return NULL;
     *room = d->body_len - d->body_have;
@@ -54,8 +54,8 @@ static int finish(frame_decoder *d, Cspark__Envelope **out, const char **reason)
     return 1;
 }
 
-int frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, size_t *consumed,
-                       Cspark__Envelope **out, const char **reason)
+int cs_frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, size_t *consumed,
+                          Cspark__Envelope **out, const char **reason)
 {
     size_t used = 0;
     *out = NULL;
@@ -93,7 +93,7 @@ int frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, size_t
         }
         size_t k = d->body_len - d->body_have;
         if (k > len - used) k = len - used;
-        /* bytes read straight into the body (frame_decoder_direct) are already in place */
+        /* bytes read straight into the body (cs_frame_decoder_direct) are already in place */
         if (data + used != d->body + d->body_have) memcpy(d->body + d->body_have, data + used, k);
         d->body_have += k;
         used += k;
@@ -106,12 +106,12 @@ int frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, size_t
     return 0;
 }
 
-size_t frame_size(const Cspark__Envelope *msg)
+size_t cs_frame_size(const Cspark__Envelope *msg)
 {
     return FRAME_HEADER + cspark__envelope__get_packed_size(msg);
 }
 
-void frame_put_header(uint8_t *buf, uint32_t n)
+void cs_frame_put_header(uint8_t *buf, uint32_t n)
 {
     buf[0] = (uint8_t)(n >> 24);
     buf[1] = (uint8_t)(n >> 16);
@@ -119,14 +119,14 @@ void frame_put_header(uint8_t *buf, uint32_t n)
     buf[3] = (uint8_t)n;
 }
 
-size_t frame_encode(const Cspark__Envelope *msg, uint8_t *buf)
+size_t cs_frame_encode(const Cspark__Envelope *msg, uint8_t *buf)
 {
     size_t n = cspark__envelope__pack(msg, buf + FRAME_HEADER);
-    frame_put_header(buf, (uint32_t)n);
+    cs_frame_put_header(buf, (uint32_t)n);
     return FRAME_HEADER + n;
 }
 
-size_t frame_put_varint(uint8_t *buf, uint64_t v)
+size_t cs_frame_put_varint(uint8_t *buf, uint64_t v)
 {
     size_t i = 0;
     while (v >= 0x80) {
@@ -137,7 +137,7 @@ size_t frame_put_varint(uint8_t *buf, uint64_t v)
     return i;
 }
 
-size_t frame_varint_size(uint64_t v)
+size_t cs_frame_varint_size(uint64_t v)
 {
     size_t i = 1;
     while (v >= 0x80) {
@@ -147,7 +147,7 @@ size_t frame_varint_size(uint64_t v)
     return i;
 }
 
-const char *frame_body_name(const Cspark__Envelope *msg)
+const char *cs_frame_body_name(const Cspark__Envelope *msg)
 {
     if (!msg) return "null";
     const ProtobufCFieldDescriptor *f =

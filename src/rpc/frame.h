@@ -9,8 +9,8 @@
  * Used by endpoint.c (one decoder per connection), the block server (hand-built BlockData
  * frames) and tests/fuzz/rpc_frame_fuzz.c.
  *
- * Ownership: a frame_decoder is a caller-owned value; frame_decoder_free releases its body
- * buffer. Envelopes returned by frame_decoder_feed belong to the caller
+ * Ownership: a frame_decoder is a caller-owned value; cs_frame_decoder_free releases its body
+ * buffer. Envelopes returned by cs_frame_decoder_feed belong to the caller
  * (cspark__envelope__free_unpacked(env, NULL)). Reason strings are static.
  */
 #ifndef CSPARK_RPC_FRAME_H
@@ -34,35 +34,35 @@ typedef struct frame_decoder {
 } frame_decoder;
 
 /* max_frame 0 = 128 MiB. */
-void frame_decoder_init(frame_decoder *d, size_t max_frame);
-void frame_decoder_free(frame_decoder *d);
+void cs_frame_decoder_init(frame_decoder *d, size_t max_frame);
+void cs_frame_decoder_free(frame_decoder *d);
 
 /* Consumes bytes of data[0..len) into the current frame; *consumed gets how many were used.
  * Returns 1 when a frame completed (*out = the envelope, caller-owned; feed again with the rest),
  * 0 when every byte was consumed without completing a frame, or -1 on malformed input with
  * *reason set (static text); the decoder is then unusable (the connection must be dropped). */
-int frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, size_t *consumed,
-                       Cspark__Envelope **out, const char **reason);
+int cs_frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, size_t *consumed,
+                          Cspark__Envelope **out, const char **reason);
 
 /* Where the rest of the current frame's body may be read straight into (to avoid a copy for
  * large frames): returns the write position and *room (bytes still missing), or NULL when no
- * body is being assembled. Bytes read there must then be passed to frame_decoder_feed with
+ * body is being assembled. Bytes read there must then be passed to cs_frame_decoder_feed with
  * data == that pointer (the decoder does not copy them again). */
-uint8_t *frame_decoder_direct(frame_decoder *d, size_t *room);
+uint8_t *cs_frame_decoder_direct(frame_decoder *d, size_t *room);
 
 /* Bytes of the frame for msg (header included). */
-size_t frame_size(const Cspark__Envelope *msg);
-/* Writes header + envelope into buf (frame_size(msg) bytes); returns the bytes written. */
-size_t frame_encode(const Cspark__Envelope *msg, uint8_t *buf);
+size_t cs_frame_size(const Cspark__Envelope *msg);
+/* Writes header + envelope into buf (cs_frame_size(msg) bytes); returns the bytes written. */
+size_t cs_frame_encode(const Cspark__Envelope *msg, uint8_t *buf);
 /* Writes a 4-byte big-endian length. */
-void frame_put_header(uint8_t *buf, uint32_t body_len);
+void cs_frame_put_header(uint8_t *buf, uint32_t body_len);
 
 /* Protobuf helpers for hand-built frames (block server): varint encoding into buf, returns the
  * number of bytes written (<= 10). */
-size_t frame_put_varint(uint8_t *buf, uint64_t v);
-size_t frame_varint_size(uint64_t v);
+size_t cs_frame_put_varint(uint8_t *buf, uint64_t v);
+size_t cs_frame_varint_size(uint64_t v);
 
 /* Name of an envelope's body for logs ("launch_task", "unset", ...). */
-const char *frame_body_name(const Cspark__Envelope *msg);
+const char *cs_frame_body_name(const Cspark__Envelope *msg);
 
 #endif /* CSPARK_RPC_FRAME_H */

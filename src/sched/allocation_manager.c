@@ -31,11 +31,11 @@ static int bad(cs_error *err, const char *fmt, const char *key, long long v)
     return cs_error_set(err, CS_EINVAL, "%s", msg);
 }
 
-int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores, alloc_settings *st,
-                        cs_error *err)
+int cs_alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
+                           alloc_settings *st, cs_error *err)
 {
     memset(st, 0, sizeof *st);
-    if (conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &st->enabled, err) < 0)
+    if (cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &st->enabled, err) < 0)
         return err->code;
     if (!st->enabled) return 0;
     if (local_master) {
@@ -45,13 +45,13 @@ int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
         return 0;
     }
     int64_t min, max, initial, instances, cpus;
-    if (conf_get_int(c, "spark.dynamicAllocation.minExecutors", "0", &min, err) < 0 ||
-        conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "2147483647", &max, err) < 0 ||
-        conf_get_int(c, "spark.dynamicAllocation.initialExecutors", "-1", &initial, err) < 0 ||
-        conf_get_int(c, "spark.executor.instances", "0", &instances, err) < 0 ||
-        conf_get_int(c, "spark.task.cpus", "1", &cpus, err) < 0)
+    if (cs_conf_get_int(c, "spark.dynamicAllocation.minExecutors", "0", &min, err) < 0 ||
+        cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "2147483647", &max, err) < 0 ||
+        cs_conf_get_int(c, "spark.dynamicAllocation.initialExecutors", "-1", &initial, err) < 0 ||
+        cs_conf_get_int(c, "spark.executor.instances", "0", &instances, err) < 0 ||
+        cs_conf_get_int(c, "spark.task.cpus", "1", &cpus, err) < 0)
         return err->code;
-    if (!conf_get(c, "spark.dynamicAllocation.initialExecutors")) initial = min;
+    if (!cs_conf_get(c, "spark.dynamicAllocation.initialExecutors")) initial = min;
     if (min < 0 || max < 0)
         return cs_error_set(err, CS_EINVAL,
                             "spark.dynamicAllocation.minExecutors (%lld) and "
@@ -94,13 +94,14 @@ int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
     if (instances > init) init = instances;
     st->initial_executors = (int)(init > st->max_executors ? st->max_executors : init);
 
-    if (conf_get_duration_ms(c, "spark.dynamicAllocation.schedulerBacklogTimeout", "1s", CS_SEC,
-                             &st->backlog_timeout_ms, err) < 0)
+    if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.schedulerBacklogTimeout", "1s", CS_SEC,
+                                &st->backlog_timeout_ms, err) < 0)
         return err->code;
-    const char *sustained = conf_get(c, "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout");
+    const char *sustained =
+        cs_conf_get(c, "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout");
     if (sustained) {
-        if (conf_get_duration_ms(c, "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout",
-                                 NULL, CS_SEC, &st->sustained_backlog_timeout_ms, err) < 0)
+        if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout",
+                                    NULL, CS_SEC, &st->sustained_backlog_timeout_ms, err) < 0)
             return err->code;
     } else {
         st->sustained_backlog_timeout_ms = st->backlog_timeout_ms;
@@ -112,10 +113,10 @@ int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
         return bad(err, "%s must be > 0 (got %lld ms)",
                    "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout",
                    st->sustained_backlog_timeout_ms);
-    if (conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
-                             &st->idle_timeout_ms, err) < 0 ||
-        conf_get_duration_ms(c, "spark.dynamicAllocation.cachedExecutorIdleTimeout", "2147483647s",
-                             CS_SEC, &st->cached_idle_timeout_ms, err) < 0)
+    if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
+                                &st->idle_timeout_ms, err) < 0 ||
+        cs_conf_get_duration_ms(c, "spark.dynamicAllocation.cachedExecutorIdleTimeout",
+                                "2147483647s", CS_SEC, &st->cached_idle_timeout_ms, err) < 0)
         return err->code;
     if (st->idle_timeout_ms < 0)
         return bad(err, "%s must be >= 0 (got %lld ms)",
@@ -123,21 +124,21 @@ int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
     if (st->cached_idle_timeout_ms < 0)
         return bad(err, "%s must be >= 0 (got %lld ms)",
                    "spark.dynamicAllocation.cachedExecutorIdleTimeout", st->cached_idle_timeout_ms);
-    if (conf_get_double(c, "spark.dynamicAllocation.executorAllocationRatio", "1.0",
-                        &st->allocation_ratio, err) < 0)
+    if (cs_conf_get_double(c, "spark.dynamicAllocation.executorAllocationRatio", "1.0",
+                           &st->allocation_ratio, err) < 0)
         return err->code;
     if (!(st->allocation_ratio > 0 && st->allocation_ratio <= 1.0))
         return cs_error_set(err, CS_EINVAL,
                             "spark.dynamicAllocation.executorAllocationRatio must be > 0 and <= "
                             "1.0 (got %g)",
                             st->allocation_ratio);
-    if (conf_get_bool(c, "spark.dynamicAllocation.shuffleTracking.enabled", "true",
-                      &st->shuffle_tracking, err) < 0)
+    if (cs_conf_get_bool(c, "spark.dynamicAllocation.shuffleTracking.enabled", "true",
+                         &st->shuffle_tracking, err) < 0)
         return err->code;
     st->shuffle_tracking_timeout_ms = INT64_MAX;
-    if (conf_get(c, "spark.dynamicAllocation.shuffleTracking.timeout")) {
-        if (conf_get_duration_ms(c, "spark.dynamicAllocation.shuffleTracking.timeout", NULL, CS_MS,
-                                 &st->shuffle_tracking_timeout_ms, err) < 0)
+    if (cs_conf_get(c, "spark.dynamicAllocation.shuffleTracking.timeout")) {
+        if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.shuffleTracking.timeout", NULL,
+                                    CS_MS, &st->shuffle_tracking_timeout_ms, err) < 0)
             return err->code;
         if (st->shuffle_tracking_timeout_ms < 0)
             return bad(err, "%s must be >= 0 (got %lld ms)",
@@ -145,10 +146,10 @@ int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
                        st->shuffle_tracking_timeout_ms);
     }
     bool decom = false, storage = false, blocks = true;
-    if (conf_get_bool(c, "spark.decommission.enabled", "false", &decom, err) < 0 ||
-        conf_get_bool(c, "spark.storage.decommission.enabled", "false", &storage, err) < 0 ||
-        conf_get_bool(c, "spark.storage.decommission.shuffleBlocks.enabled", "true", &blocks, err) <
-            0)
+    if (cs_conf_get_bool(c, "spark.decommission.enabled", "false", &decom, err) < 0 ||
+        cs_conf_get_bool(c, "spark.storage.decommission.enabled", "false", &storage, err) < 0 ||
+        cs_conf_get_bool(c, "spark.storage.decommission.shuffleBlocks.enabled", "true", &blocks,
+                         err) < 0)
         return err->code;
     st->decommission = decom;
     if (!st->shuffle_tracking && !(decom && storage && blocks))
@@ -170,23 +171,23 @@ int alloc_settings_read(const cs_conf *c, bool local_master, int executor_cores,
     return 0;
 }
 
-int alloc_initial_target(const alloc_settings *st)
+int cs_alloc_initial_target(const alloc_settings *st)
 {
     return st->initial_executors;
 }
 
 /* ---- policy ---------------------------------------------------------------------------------- */
 
-void alloc_policy_init(alloc_policy *p, const alloc_settings *st)
+void cs_alloc_policy_init(alloc_policy *p, const alloc_settings *st)
 {
     p->st = st;
-    p->target = alloc_initial_target(st);
+    p->target = cs_alloc_initial_target(st);
     p->to_add = 1;
     p->add_time_ms = -1;
     p->initializing = true;
 }
 
-void alloc_policy_backlog(alloc_policy *p, bool backlogged, int64_t now_ms)
+void cs_alloc_policy_backlog(alloc_policy *p, bool backlogged, int64_t now_ms)
 {
     if (backlogged) {
         if (p->add_time_ms < 0) p->add_time_ms = now_ms + p->st->backlog_timeout_ms;
@@ -196,12 +197,12 @@ void alloc_policy_backlog(alloc_policy *p, bool backlogged, int64_t now_ms)
     }
 }
 
-void alloc_policy_stage_submitted(alloc_policy *p)
+void cs_alloc_policy_stage_submitted(alloc_policy *p)
 {
     p->initializing = false;
 }
 
-int alloc_policy_max_needed(const alloc_policy *p, int tasks)
+int cs_alloc_policy_max_needed(const alloc_policy *p, int tasks)
 {
     double need = (double)tasks * p->st->allocation_ratio / p->st->tasks_per_executor;
     int n = (int)need;
@@ -230,10 +231,10 @@ static void add_executors(alloc_policy *p, int max_needed, int executors)
         p->to_add = delta == p->to_add ? p->to_add * 2 : 1;
 }
 
-int alloc_policy_update(alloc_policy *p, int64_t now_ms, int pending, int running, int executors)
+int cs_alloc_policy_update(alloc_policy *p, int64_t now_ms, int pending, int running, int executors)
 {
     if (p->initializing) return p->target;
-    int max_needed = alloc_policy_max_needed(p, pending + running);
+    int max_needed = cs_alloc_policy_max_needed(p, pending + running);
     if (max_needed < p->target) {
         /* the need fell: lower the target at once (Spark's decrement), start growth afresh */
         int t = max_needed > p->st->min_executors ? max_needed : p->st->min_executors;
@@ -294,7 +295,7 @@ static void post_target(allocation_manager *am, int target, int previous, int pe
                    .running_tasks = running,
                    .reason = reason,
                    .time_ms = cs_now_ms()};
-    listener_bus_post(am->bus, &ev);
+    cs_listener_bus_post(am->bus, &ev);
 }
 
 static void note_holding(void *arg, const char *executor_id, bool active)
@@ -320,7 +321,7 @@ static char **idle_to_remove(allocation_manager *am, int64_t now, int *n_out)
             am->execs[i].holds = 0;
             am->execs[i].holds_active = false;
         }
-        scheduler_shuffle_holdings(am->sched, note_holding, am);
+        cs_scheduler_shuffle_holdings(am->sched, note_holding, am);
     }
     int existing = 0;
     for (int i = 0; i < am->nexecs; i++)
@@ -369,7 +370,7 @@ static void *am_main(void *arg)
         for (int i = 0; i < am->nexecs; i++)
             alive += !am->execs[i].removing;
         int old = am->policy.target;
-        int target = alloc_policy_update(&am->policy, now, am->pending, am->running, alive);
+        int target = cs_alloc_policy_update(&am->policy, now, am->pending, am->running, alive);
         int pending = am->pending, running = am->running;
         int nremove = 0;
         char **remove = idle_to_remove(am, now, &nremove);
@@ -399,12 +400,12 @@ static void *am_main(void *arg)
     return NULL;
 }
 
-allocation_manager *allocation_manager_new(const alloc_settings *st, scheduler *sched,
-                                           sched_backend *backend, listener_bus *bus)
+allocation_manager *cs_allocation_manager_new(const alloc_settings *st, scheduler *sched,
+                                              sched_backend *backend, listener_bus *bus)
 {
     allocation_manager *am = cs_xcalloc(1, sizeof *am);
     am->st = *st;
-    alloc_policy_init(&am->policy, &am->st);
+    cs_alloc_policy_init(&am->policy, &am->st);
     am->sched = sched;
     am->backend = backend;
     am->bus = bus;
@@ -416,7 +417,7 @@ allocation_manager *allocation_manager_new(const alloc_settings *st, scheduler *
     return am;
 }
 
-void allocation_manager_free(allocation_manager *am)
+void cs_allocation_manager_free(allocation_manager *am)
 {
     if (!am) return;
     pthread_mutex_lock(&am->lock);
@@ -431,28 +432,28 @@ void allocation_manager_free(allocation_manager *am)
     free(am);
 }
 
-void am_task_submitted(allocation_manager *am)
+void cs_am_task_submitted(allocation_manager *am)
 {
     pthread_mutex_lock(&am->lock);
-    if (am->pending++ == 0) alloc_policy_backlog(&am->policy, true, cs_mono_ms());
+    if (am->pending++ == 0) cs_alloc_policy_backlog(&am->policy, true, cs_mono_ms());
     pthread_mutex_unlock(&am->lock);
 }
 
-void am_task_started(allocation_manager *am, const char *executor_id)
+void cs_am_task_started(allocation_manager *am, const char *executor_id)
 {
     pthread_mutex_lock(&am->lock);
-    if (am->pending > 0 && --am->pending == 0) alloc_policy_backlog(&am->policy, false, 0);
+    if (am->pending > 0 && --am->pending == 0) cs_alloc_policy_backlog(&am->policy, false, 0);
     am->running++;
     am_exec *e = executor_id ? exec_find(am, executor_id) : NULL;
     if (e) e->running++;
     pthread_mutex_unlock(&am->lock);
 }
 
-void am_task_ended(allocation_manager *am, const char *executor_id)
+void cs_am_task_ended(allocation_manager *am, const char *executor_id)
 {
     pthread_mutex_lock(&am->lock);
     if (!executor_id) {
-        if (am->pending > 0 && --am->pending == 0) alloc_policy_backlog(&am->policy, false, 0);
+        if (am->pending > 0 && --am->pending == 0) cs_alloc_policy_backlog(&am->policy, false, 0);
     } else {
         if (am->running > 0) am->running--;
         am_exec *e = exec_find(am, executor_id);
@@ -461,14 +462,14 @@ void am_task_ended(allocation_manager *am, const char *executor_id)
     pthread_mutex_unlock(&am->lock);
 }
 
-void am_stage_submitted(allocation_manager *am)
+void cs_am_stage_submitted(allocation_manager *am)
 {
     pthread_mutex_lock(&am->lock);
-    alloc_policy_stage_submitted(&am->policy);
+    cs_alloc_policy_stage_submitted(&am->policy);
     pthread_mutex_unlock(&am->lock);
 }
 
-void am_executor_added(allocation_manager *am, const char *executor_id)
+void cs_am_executor_added(allocation_manager *am, const char *executor_id)
 {
     pthread_mutex_lock(&am->lock);
     if (!exec_find(am, executor_id)) {
@@ -485,7 +486,7 @@ void am_executor_added(allocation_manager *am, const char *executor_id)
     pthread_mutex_unlock(&am->lock);
 }
 
-void am_executor_removed(allocation_manager *am, const char *executor_id)
+void cs_am_executor_removed(allocation_manager *am, const char *executor_id)
 {
     pthread_mutex_lock(&am->lock);
     am_exec *e = exec_find(am, executor_id);
@@ -499,7 +500,7 @@ void am_executor_removed(allocation_manager *am, const char *executor_id)
     pthread_mutex_unlock(&am->lock);
 }
 
-int am_target(allocation_manager *am)
+int cs_am_target(allocation_manager *am)
 {
     pthread_mutex_lock(&am->lock);
     int t = am->policy.target;

@@ -17,8 +17,8 @@
  * are unit-tested without threads; allocation_manager_* wraps it with the scheduler's counters,
  * the executor table and the timer thread.
  *
- * Ownership: the scheduler owns the manager (created in scheduler_new when dynamic allocation is
- * on, freed in scheduler_free before the backend stops). Threads: the am_* notifications are
+ * Ownership: the scheduler owns the manager (created in cs_scheduler_new when dynamic allocation is
+ * on, freed in cs_scheduler_free before the backend stops). Threads: the am_* notifications are
  * called from the job thread and the backends' threads; the timer thread calls the backend
  * (request_total, remove_executors) without holding the manager's lock.
  */
@@ -48,10 +48,10 @@ typedef struct alloc_settings {
  * warning). executor_cores: cores of each executor. Returns 0 (out->enabled may be false) or a
  * negative code with a one-line error naming the key. Warnings (initialExecutors below
  * minExecutors, as Spark) are logged. */
-int alloc_settings_read(const cs_conf *conf, bool local_master, int executor_cores,
-                        alloc_settings *out, cs_error *err);
+int cs_alloc_settings_read(const cs_conf *conf, bool local_master, int executor_cores,
+                           alloc_settings *out, cs_error *err);
 /* The first target: max(initialExecutors, minExecutors, spark.executor.instances), as Spark. */
-int alloc_initial_target(const alloc_settings *st);
+int cs_alloc_initial_target(const alloc_settings *st);
 
 /* ---- the policy ------------------------------------------------------------------------------ */
 
@@ -63,15 +63,16 @@ typedef struct alloc_policy {
     bool initializing;   /* no stage yet: the initial target is kept */
 } alloc_policy;
 
-void alloc_policy_init(alloc_policy *p, const alloc_settings *st);
+void cs_alloc_policy_init(alloc_policy *p, const alloc_settings *st);
 /* The scheduler has tasks waiting (backlogged) or none (queue empty); a stage was submitted. */
-void alloc_policy_backlog(alloc_policy *p, bool backlogged, int64_t now_ms);
-void alloc_policy_stage_submitted(alloc_policy *p);
+void cs_alloc_policy_backlog(alloc_policy *p, bool backlogged, int64_t now_ms);
+void cs_alloc_policy_stage_submitted(alloc_policy *p);
 /* One round at now_ms: pending + running tasks and the executors alive. Returns the new target
  * (== p->target; compare with the old one to see a change). */
-int alloc_policy_update(alloc_policy *p, int64_t now_ms, int pending, int running, int executors);
+int cs_alloc_policy_update(alloc_policy *p, int64_t now_ms, int pending, int running,
+                           int executors);
 /* Executors wanted for this many tasks: ceil(tasks * ratio / tasks per executor). */
-int alloc_policy_max_needed(const alloc_policy *p, int tasks);
+int cs_alloc_policy_max_needed(const alloc_policy *p, int tasks);
 
 /* ---- the manager ----------------------------------------------------------------------------- */
 
@@ -81,20 +82,21 @@ struct listener_bus;
 typedef struct allocation_manager allocation_manager;
 
 /* Starts the timer thread and asks the backend for the initial target. */
-allocation_manager *allocation_manager_new(const alloc_settings *st, struct scheduler *sched,
-                                           struct sched_backend *backend, struct listener_bus *bus);
+allocation_manager *cs_allocation_manager_new(const alloc_settings *st, struct scheduler *sched,
+                                              struct sched_backend *backend,
+                                              struct listener_bus *bus);
 /* Stops the timer thread; no backend call happens after it returns. NULL is fine. */
-void allocation_manager_free(allocation_manager *am);
+void cs_allocation_manager_free(allocation_manager *am);
 
 /* Notifications (any thread). A task launched (pending) / began running on an executor / ended
  * (executor_id NULL when it never started). */
-void am_task_submitted(allocation_manager *am);
-void am_task_started(allocation_manager *am, const char *executor_id);
-void am_task_ended(allocation_manager *am, const char *executor_id);
-void am_stage_submitted(allocation_manager *am);
-void am_executor_added(allocation_manager *am, const char *executor_id);
-void am_executor_removed(allocation_manager *am, const char *executor_id);
+void cs_am_task_submitted(allocation_manager *am);
+void cs_am_task_started(allocation_manager *am, const char *executor_id);
+void cs_am_task_ended(allocation_manager *am, const char *executor_id);
+void cs_am_stage_submitted(allocation_manager *am);
+void cs_am_executor_added(allocation_manager *am, const char *executor_id);
+void cs_am_executor_removed(allocation_manager *am, const char *executor_id);
 /* The current target (for tests and logs). */
-int am_target(allocation_manager *am);
+int cs_am_target(allocation_manager *am);
 
 #endif

@@ -51,7 +51,7 @@ typedef struct sched_task {
     task_desc t; /* first member: backends see &sched_task.t */
     stage *st;
     int index;         /* task index within the stage */
-    bool started;      /* set by scheduler_task_started (backend thread, before done) */
+    bool started;      /* set by cs_scheduler_task_started (backend thread, before done) */
     char executor[64]; /* where it started */
     char host[64];
 } sched_task;
@@ -121,7 +121,7 @@ static void post(scheduler *s, cs_event *ev)
 {
     if (!s->sc->bus) return;
     ev->time_ms = cs_now_ms();
-    listener_bus_post(s->sc->bus, ev);
+    cs_listener_bus_post(s->sc->bus, ev);
 }
 
 static void ensure_shuffle_slot(scheduler *s, int sid)
@@ -308,7 +308,7 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
     t->num_inputs = st->num_reads;
     t->cancelled = &s->cancelled;
     s->in_flight++;
-    if (s->alloc) am_task_submitted(s->alloc);
+    if (s->alloc) cs_am_task_submitted(s->alloc);
     s->backend->launch(s->backend, t);
 }
 
@@ -341,7 +341,7 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
     }
     st->inputs = inputs;
     pthread_mutex_unlock(&s->outputs_lock);
-    if (s->alloc) am_stage_submitted(s->alloc);
+    if (s->alloc) cs_am_stage_submitted(s->alloc);
     cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED,
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
@@ -557,14 +557,14 @@ static completion *pop_completion(scheduler *s)
     return c;
 }
 
-void scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
-                            const char *host)
+void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
+                               const char *host)
 {
     sched_task *stk = (sched_task *)t;
     stk->started = true;
     snprintf(stk->executor, sizeof stk->executor, "%s", executor_id ? executor_id : "");
     snprintf(stk->host, sizeof stk->host, "%s", host ? host : "");
-    if (s->alloc) am_task_started(s->alloc, executor_id);
+    if (s->alloc) cs_am_task_started(s->alloc, executor_id);
     cs_event ev = {.kind = CS_EV_TASK_START,
                    .stage_id = t->stage_id,
                    .stage_attempt = t->stage_attempt,
@@ -591,10 +591,10 @@ static void push_completion(scheduler *s, completion *c)
     pthread_mutex_unlock(&s->lock);
 }
 
-void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
+void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
 {
     const sched_task *stk = (const sched_task *)t;
-    if (s->alloc) am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
+    if (s->alloc) cs_am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_TASK_DONE;
     c->task = (task_desc *)t;
@@ -603,9 +603,9 @@ void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
     push_completion(s, c);
 }
 
-void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
+void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
 {
-    if (s->alloc) am_executor_removed(s->alloc, executor_id);
+    if (s->alloc) cs_am_executor_removed(s->alloc, executor_id);
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_EXECUTOR_LOST;
     c->executor_id = cs_xstrdup(executor_id);
@@ -613,7 +613,7 @@ void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *
     push_completion(s, c);
 }
 
-void scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
+void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
 {
     pthread_mutex_lock(&s->lock);
     if (!s->in_job) {
@@ -635,7 +635,7 @@ void scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
     pthread_mutex_unlock(&s->lock);
 }
 
-void scheduler_abort(scheduler *s, const char *reason)
+void cs_scheduler_abort(scheduler *s, const char *reason)
 {
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_ABORT;
@@ -646,7 +646,7 @@ void scheduler_abort(scheduler *s, const char *reason)
 static void completion_free(completion *c)
 {
     if (c->kind == EV_TASK_DONE) {
-        task_result_free(&c->result);
+        cs_task_result_free(&c->result);
         free(c->task);
     }
     free(c->executor_id);
@@ -730,7 +730,7 @@ static void mark_active_shuffles(scheduler *s, stage *st, bool active)
 
 /* ---- the map-output tracker for other threads --------------------------------------------- */
 
-int scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out)
+int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out)
 {
     int n = 0, cap = 0;
     *out = NULL;
@@ -754,8 +754,8 @@ int scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **
     return n;
 }
 
-void scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
-                            const char *to, const char *host, int port)
+void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
+                               const char *to, const char *host, int port)
 {
     pthread_mutex_lock(&s->outputs_lock);
     map_outputs *o =
@@ -789,7 +789,7 @@ static bool stage_reads_from(const stage *st, const char *executor_id)
     return false;
 }
 
-bool scheduler_reads_from(scheduler *s, const char *executor_id)
+bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
 {
     pthread_mutex_lock(&s->outputs_lock);
     bool used = stage_reads_from(s->running_final, executor_id);
@@ -799,7 +799,7 @@ bool scheduler_reads_from(scheduler *s, const char *executor_id)
     return used;
 }
 
-void scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
+void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
 {
     pthread_mutex_lock(&s->outputs_lock);
     for (int sid = 0; sid < s->cap_shuffles; sid++) {
@@ -810,20 +810,20 @@ void scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, b
     pthread_mutex_unlock(&s->outputs_lock);
 }
 
-void scheduler_executor_added(scheduler *s, const char *executor_id, int cores)
+void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores)
 {
     (void)cores;
-    if (s->alloc) am_executor_added(s->alloc, executor_id);
+    if (s->alloc) cs_am_executor_added(s->alloc, executor_id);
 }
 
-void scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *st)
+void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *st)
 {
     if (!st->enabled || !s->backend->request_total || s->alloc) return;
-    s->alloc = allocation_manager_new(st, s, s->backend, s->sc->bus);
+    s->alloc = cs_allocation_manager_new(st, s, s->backend, s->sc->bus);
 }
 
-int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
-                      const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
+int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                         const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
 {
     job j = {0};
     j.id = s->next_job_id++;
@@ -931,10 +931,10 @@ int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int 
     return 0;
 }
 
-scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *err)
+scheduler *cs_scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *err)
 {
     int64_t attempts = 4;
-    if (conf_get_int(sc->conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
+    if (cs_conf_get_int(sc->conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
         return NULL;
     if (attempts < 1) {
         cs_error_set(err, CS_EINVAL,
@@ -944,7 +944,8 @@ scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *e
         return NULL;
     }
     int64_t max_result = 0;
-    if (conf_get_size(sc->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
+    if (cs_conf_get_size(sc->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) <
+        0)
         return NULL;
     scheduler *s = cs_xcalloc(1, sizeof *s);
     s->max_result_size = max_result;
@@ -958,10 +959,10 @@ scheduler *scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *e
     return s;
 }
 
-void scheduler_free(scheduler *s)
+void cs_scheduler_free(scheduler *s)
 {
     if (!s) return;
-    allocation_manager_free(s->alloc); /* no more requests to the backend */
+    cs_allocation_manager_free(s->alloc); /* no more requests to the backend */
     s->alloc = NULL;
     if (s->backend) s->backend->stop(s->backend);
     for (int i = 0; i < s->cap_shuffles; i++) {
@@ -969,13 +970,13 @@ void scheduler_free(scheduler *s)
         map_outputs *o = &s->outputs[i];
         for (int m = 0; o->maps && m < o->num_maps; m++)
             if (o->maps[m]) {
-                map_status_free(o->maps[m]);
+                cs_map_status_free(o->maps[m]);
                 free(o->maps[m]);
             }
         free(o->maps);
     }
     for (int i = 0; i < s->num_graveyard; i++) {
-        map_status_free(s->graveyard[i]);
+        cs_map_status_free(s->graveyard[i]);
         free(s->graveyard[i]);
     }
     free(s->graveyard);

@@ -2,7 +2,7 @@
  *
  * Mirrors Spark's EventLoggingListener + JsonProtocol: the file `<dir>/<app>.inprogress` starts
  * with SparkListenerLogStart, then one line per event with Spark's event and field names, and is
- * renamed to `<dir>/<app>` when the application ends (event_log_close). Our events carry less
+ * renamed to `<dir>/<app>` when the application ends (cs_event_log_close). Our events carry less
  * than Spark's (no RDD infos, no accumulables, no locality), so fields the history server
  * requires are written with neutral values (empty arrays/objects, 0, "PROCESS_LOCAL"). The log
  * remembers what later events need but do not carry: each running stage's submission time, name
@@ -127,11 +127,11 @@ static void set_bool(json_t *o, const char *k, bool v)
 static json_t *event_obj(cs_event_kind kind)
 {
     json_t *o = json_object();
-    set_str(o, "Event", event_log_event_name(kind));
+    set_str(o, "Event", cs_event_log_event_name(kind));
     return o;
 }
 
-const char *event_log_event_name(cs_event_kind kind)
+const char *cs_event_log_event_name(cs_event_kind kind)
 {
     switch (kind) {
     case CS_EV_APPLICATION_START:
@@ -350,7 +350,7 @@ static void add_prop(void *arg, const char *key, const char *value)
             (value && regexec(&pc->el->regex, value, 0, NULL, 0) == 0))
             v = CS_REDACTED;
     } else {
-        v = conf_redact(key, value ? value : "");
+        v = cs_conf_redact(key, value ? value : "");
     }
     set_str(pc->obj, key, v);
 }
@@ -378,7 +378,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         json_t *props = json_object();
         if (ev->conf) {
             props_ctx pc = {el, props};
-            conf_foreach(ev->conf, add_prop, &pc);
+            cs_conf_foreach(ev->conf, add_prop, &pc);
         }
         json_object_set_new(o, "Spark Properties", props);
         json_object_set_new(o, "Hadoop Properties", json_object());
@@ -546,7 +546,7 @@ static void flush_log(event_log *el)
     }
 }
 
-void event_log_listener(void *arg, const cs_event *ev)
+void cs_event_log_listener(void *arg, const cs_event *ev)
 {
     event_log *el = arg;
     if (ev->kind == CS_EV_LOG_START) return; /* written once, at open */
@@ -646,20 +646,21 @@ static void free_log(event_log *el)
     free(el);
 }
 
-event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err)
+event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *err)
 {
     event_log *el = cs_xcalloc(1, sizeof *el);
     char *dir = NULL, *name = NULL;
-    const char *uri = conf ? conf_get(conf, KEY_DIR) : NULL;
+    const char *uri = conf ? cs_conf_get(conf, KEY_DIR) : NULL;
     if (!uri) uri = DEFAULT_DIR;
     int64_t buf_bytes = 100 * 1024;
-    if (conf && conf_get_bool(conf, "spark.eventLog.overwrite", "false", &el->overwrite, err) < 0)
+    if (conf &&
+        cs_conf_get_bool(conf, "spark.eventLog.overwrite", "false", &el->overwrite, err) < 0)
         goto fail;
     if (conf &&
-        conf_get_size(conf, "spark.eventLog.buffer.kb", "100k", CS_KiB, &buf_bytes, err) < 0)
+        cs_conf_get_size(conf, "spark.eventLog.buffer.kb", "100k", CS_KiB, &buf_bytes, err) < 0)
         goto fail;
     if (buf_bytes < 1024) buf_bytes = 1024;
-    const char *re = conf ? conf_get(conf, "spark.redaction.regex") : NULL;
+    const char *re = conf ? cs_conf_get(conf, "spark.redaction.regex") : NULL;
     if (re) {
         int flags = REG_EXTENDED | REG_NOSUB;
         if (strncmp(re, "(?i)", 4) == 0) {
@@ -670,7 +671,7 @@ event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err
             cs_error_set(err, CS_EINVAL,
                          "invalid value for spark.redaction.regex: '%s' (expected a regular "
                          "expression)",
-                         conf_get(conf, "spark.redaction.regex"));
+                         cs_conf_get(conf, "spark.redaction.regex"));
             goto fail;
         }
         el->have_regex = true;
@@ -736,12 +737,12 @@ fail:
     return NULL;
 }
 
-const char *event_log_path(const event_log *el)
+const char *cs_event_log_path(const event_log *el)
 {
     return el ? el->path_inprogress : NULL;
 }
 
-int event_log_close(event_log *el, cs_error *err)
+int cs_event_log_close(event_log *el, cs_error *err)
 {
     if (!el) return CS_OK;
     int rc = CS_OK;

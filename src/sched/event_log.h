@@ -1,15 +1,15 @@
 /* event_log.h — Spark's event log: every listener event as one JSON line, for the history server.
  *
  * The file is `<dir>/<app_id>.inprogress` while the application runs and is renamed to
- * `<dir>/<app_id>` by event_log_close, exactly where and how Spark's EventLoggingListener writes
+ * `<dir>/<app_id>` by cs_event_log_close, exactly where and how Spark's EventLoggingListener writes
  * it (uncompressed, single file), so Spark's history server (spark.history.fs.logDirectory)
  * replays cspark applications. The first line is SparkListenerLogStart; each event passed to
- * event_log_listener becomes one line with Spark's JsonProtocol event and field names. Writes go
+ * cs_event_log_listener becomes one line with Spark's JsonProtocol event and field names. Writes go
  * through a buffered stream flushed at every job end, application end and close. Installed by
- * listener_bus_new (listener.c) when spark.eventLog.enabled=true.
+ * cs_listener_bus_new (listener.c) when spark.eventLog.enabled=true.
  *
- * Ownership: event_log_open* return a log owned by the caller, finished and freed with
- * event_log_close (exactly once). event_log_listener must only be called from one thread at a
+ * Ownership: cs_event_log_open* return a log owned by the caller, finished and freed with
+ * cs_event_log_close (exactly once). cs_event_log_listener must only be called from one thread at a
  * time (the bus's dispatch thread). Strings in events are borrowed during the call.
  */
 #ifndef CSPARK_SCHED_EVENT_LOG_H
@@ -30,20 +30,20 @@ typedef struct event_log event_log;
  * name spark.eventLog.dir and the path. The app id is sanitised as Spark does for file names
  * (' ', ':', '/' -> '-'; '.', '$', '{', '}', '\'', '"' -> '_'; lower case). If the final file
  * already exists and overwrite is false: CS_EEXIST. Returns NULL on error. */
-event_log *event_log_open(const cs_conf *conf, const char *app_id, cs_error *err);
+event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *err);
 
 /* The listener: arg is the event_log. I/O errors are logged once (WARN) and writing stops. */
-void event_log_listener(void *arg, const cs_event *ev);
+void cs_event_log_listener(void *arg, const cs_event *ev);
 
 /* Flushes, closes and renames `<app>.inprogress` to `<app>`. Returns 0, or CS_EIO (err filled)
  * if a write, the close or the rename failed; the log is freed in every case. NULL is a no-op. */
-int event_log_close(event_log *el, cs_error *err);
+int cs_event_log_close(event_log *el, cs_error *err);
 
-/* Path currently written (the .inprogress name until close). Borrowed until event_log_close. */
-const char *event_log_path(const event_log *el);
+/* Path currently written (the .inprogress name until close). Borrowed until cs_event_log_close. */
+const char *cs_event_log_path(const event_log *el);
 
 /* Spark's JsonProtocol event name for a kind ("SparkListenerTaskEnd"); same as
  * cs_event_kind_name (listener.h). */
-const char *event_log_event_name(cs_event_kind kind);
+const char *cs_event_log_event_name(cs_event_kind kind);
 
 #endif /* CSPARK_SCHED_EVENT_LOG_H */

@@ -1,13 +1,13 @@
 /* listener.c — the listener bus: a bounded queue of deep-copied events and one dispatch thread.
  *
- * Spark's LiveListenerBus/AsyncEventQueue in one queue ("shared"). listener_bus_post copies the
+ * Spark's LiveListenerBus/AsyncEventQueue in one queue ("shared"). cs_listener_bus_post copies the
  * event and everything it points to into a single allocation, appends it to a linked list under
  * a mutex and wakes the dispatch thread only when it sleeps, so posting costs one malloc, a few
  * memcpy and an uncontended lock. When spark.scheduler.listenerbus.eventqueue.capacity events
  * are waiting (or being delivered), new events are dropped and counted; the first drop is logged
  * as an error and the count at most once a minute, with Spark's wording. The dispatch thread
  * takes the whole list at once and calls every listener for each event in posting order, then
- * publishes how far it got so listener_bus_flush can return. listener_bus_new installs the
+ * publishes how far it got so cs_listener_bus_flush can return. cs_listener_bus_new installs the
  * built-in listeners from conf (event_log.c, progress.c). Used by the DAG and task schedulers
  * (posting) and by the context (new/free).
  */
@@ -73,7 +73,7 @@ struct listener_bus {
 
 const char *cs_event_kind_name(cs_event_kind kind)
 {
-    return event_log_event_name(kind);
+    return cs_event_log_event_name(kind);
 }
 
 /* ---- copying -------------------------------------------------------------------------------- */
@@ -129,7 +129,7 @@ static qnode *copy_event(const cs_event *ev)
     q->ev.app_name = scopy(&cur, ev->app_name);
     q->ev.user = scopy(&cur, ev->user);
     if (ev->conf) {
-        q->conf = conf_clone(ev->conf);
+        q->conf = cs_conf_clone(ev->conf);
         q->ev.conf = q->conf;
     }
     if (q->ev.time_ms == 0) q->ev.time_ms = cs_now_ms();
@@ -138,7 +138,7 @@ static qnode *copy_event(const cs_event *ev)
 
 static void free_node(qnode *q)
 {
-    if (q->conf) conf_free(q->conf);
+    if (q->conf) cs_conf_free(q->conf);
     free(q);
 }
 
@@ -202,8 +202,8 @@ static void add_locked(listener_bus *bus, listener_fn fn, void *arg)
     bus->listeners[bus->nlisteners++] = (listener_entry){fn, arg};
 }
 
-listener_bus *listener_bus_new(const cs_conf *conf, const char *app_id, const char *app_name,
-                               cs_error *err)
+listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const char *app_name,
+                                  cs_error *err)
 {
     listener_bus *bus = cs_xcalloc(1, sizeof *bus);
     pthread_mutex_init(&bus->mu, NULL);
@@ -214,36 +214,36 @@ listener_bus *listener_bus_new(const cs_conf *conf, const char *app_id, const ch
     int64_t interval_ms = 200;
     bus->capacity = 10000;
     if (conf) {
-        if (conf_get_int(conf, "spark.scheduler.listenerbus.eventqueue.capacity", "10000",
-                         &bus->capacity, err) < 0)
+        if (cs_conf_get_int(conf, "spark.scheduler.listenerbus.eventqueue.capacity", "10000",
+                            &bus->capacity, err) < 0)
             goto fail;
         if (bus->capacity <= 0) {
             cs_error_set(err, CS_EINVAL,
                          "invalid value for spark.scheduler.listenerbus.eventqueue.capacity: "
                          "'%s' (expected a positive number of events)",
-                         conf_get(conf, "spark.scheduler.listenerbus.eventqueue.capacity"));
+                         cs_conf_get(conf, "spark.scheduler.listenerbus.eventqueue.capacity"));
             goto fail;
         }
-        if (conf_get_bool(conf, "spark.eventLog.enabled", "false", &log_enabled, err) < 0)
+        if (cs_conf_get_bool(conf, "spark.eventLog.enabled", "false", &log_enabled, err) < 0)
             goto fail;
-        if (conf_get_bool(conf, "spark.ui.showConsoleProgress", "true", &show_progress, err) < 0)
+        if (cs_conf_get_bool(conf, "spark.ui.showConsoleProgress", "true", &show_progress, err) < 0)
             goto fail;
-        if (conf_get_duration_ms(conf, "spark.ui.consoleProgress.update.interval", "200", CS_MS,
-                                 &interval_ms, err) < 0)
+        if (cs_conf_get_duration_ms(conf, "spark.ui.consoleProgress.update.interval", "200", CS_MS,
+                                    &interval_ms, err) < 0)
             goto fail;
     }
     if (log_enabled) {
-        bus->elog = event_log_open(conf, app_id, err);
+        bus->elog = cs_event_log_open(conf, app_id, err);
         if (!bus->elog) goto fail;
-        add_locked(bus, event_log_listener, bus->elog);
+        add_locked(bus, cs_event_log_listener, bus->elog);
     }
     if (show_progress && isatty(STDERR_FILENO)) {
-        bus->progress = progress_new(STDERR_FILENO, interval_ms, PROGRESS_FIRST_DELAY_MS, 0);
-        if (bus->progress) add_locked(bus, progress_listener, bus->progress);
+        bus->progress = cs_progress_new(STDERR_FILENO, interval_ms, PROGRESS_FIRST_DELAY_MS, 0);
+        if (bus->progress) add_locked(bus, cs_progress_listener, bus->progress);
     }
     if (!bus->progress) {
-        bus->slogger = stage_logger_new();
-        add_locked(bus, stage_logger_listener, bus->slogger);
+        bus->slogger = cs_stage_logger_new();
+        add_locked(bus, cs_stage_logger_listener, bus->slogger);
     }
     if (pthread_create(&bus->thread, NULL, dispatch_main, bus) != 0) {
         cs_error_set(err, CS_ENOMEM, "listener bus: cannot start the dispatch thread");
@@ -255,9 +255,9 @@ listener_bus *listener_bus_new(const cs_conf *conf, const char *app_id, const ch
 fail:
     if (bus->elog) {
         /* nothing was written but LogStart: remove the half-created file */
-        const char *p = event_log_path(bus->elog);
+        const char *p = cs_event_log_path(bus->elog);
         char *copy = p ? cs_xstrdup(p) : NULL;
-        event_log_close(bus->elog, NULL);
+        cs_event_log_close(bus->elog, NULL);
         if (copy) {
             size_t n = strlen(copy);
             if (n > 11 && strcmp(copy + n - 11, ".inprogress") == 0) {
@@ -267,8 +267,8 @@ fail:
             free(copy);
         }
     }
-    progress_free(bus->progress);
-    stage_logger_free(bus->slogger);
+    cs_progress_free(bus->progress);
+    cs_stage_logger_free(bus->slogger);
     pthread_cond_destroy(&bus->cv_done);
     pthread_cond_destroy(&bus->cv_work);
     pthread_mutex_destroy(&bus->mu);
@@ -276,7 +276,7 @@ fail:
     return NULL;
 }
 
-void listener_bus_add(listener_bus *bus, listener_fn fn, void *arg)
+void cs_listener_bus_add(listener_bus *bus, listener_fn fn, void *arg)
 {
     if (!bus || !fn) return;
     pthread_mutex_lock(&bus->mu);
@@ -296,7 +296,7 @@ static void format_since(int64_t ms, char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-void listener_bus_post(listener_bus *bus, const cs_event *ev)
+void cs_listener_bus_post(listener_bus *bus, const cs_event *ev)
 {
     if (!bus || !ev) return;
     /* Cheap pre-check so an overloaded bus does not pay for copies it will drop. */
@@ -351,7 +351,7 @@ drop_locked : {
 }
 }
 
-void listener_bus_flush(listener_bus *bus)
+void cs_listener_bus_flush(listener_bus *bus)
 {
     if (!bus || !bus->thread_started) return;
     if (pthread_equal(pthread_self(), bus->thread))
@@ -365,7 +365,7 @@ void listener_bus_flush(listener_bus *bus)
     pthread_mutex_unlock(&bus->mu);
 }
 
-int64_t listener_bus_dropped(listener_bus *bus)
+int64_t cs_listener_bus_dropped(listener_bus *bus)
 {
     if (!bus) return 0;
     pthread_mutex_lock(&bus->mu);
@@ -374,15 +374,15 @@ int64_t listener_bus_dropped(listener_bus *bus)
     return d;
 }
 
-const char *listener_bus_event_log_path(const listener_bus *bus)
+const char *cs_listener_bus_event_log_path(const listener_bus *bus)
 {
-    return bus && bus->elog ? event_log_path(bus->elog) : NULL;
+    return bus && bus->elog ? cs_event_log_path(bus->elog) : NULL;
 }
 
-void listener_bus_free(listener_bus *bus)
+void cs_listener_bus_free(listener_bus *bus)
 {
     if (!bus) return;
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     pthread_mutex_lock(&bus->mu);
     bus->stopping = true;
     pthread_cond_signal(&bus->cv_work);
@@ -391,10 +391,10 @@ void listener_bus_free(listener_bus *bus)
     /* events posted concurrently with free (none should be) were drained by the thread */
     if (bus->elog) {
         cs_error e = {0};
-        if (event_log_close(bus->elog, &e) < 0) CS_WARN("eventlog", "error=\"%s\"", e.msg);
+        if (cs_event_log_close(bus->elog, &e) < 0) CS_WARN("eventlog", "error=\"%s\"", e.msg);
     }
-    progress_free(bus->progress);
-    stage_logger_free(bus->slogger);
+    cs_progress_free(bus->progress);
+    cs_stage_logger_free(bus->slogger);
     if (bus->dropped > 0)
         CS_WARN("listenerbus", "queue=" QUEUE_NAME " total_dropped=%lld events were dropped",
                 (long long)bus->dropped);

@@ -1,19 +1,20 @@
 /* listener.h — the driver's listener bus: scheduler events delivered, in order, to listeners.
  *
  * Spark's LiveListenerBus. The DAG and task schedulers post events (job/stage/task start and end,
- * executors added and removed, application start and end) with listener_bus_post(); a single
+ * executors added and removed, application start and end) with cs_listener_bus_post(); a single
  * dispatch thread delivers them, in posting order, to every registered listener: the event log
  * (event_log.c, Spark's JSON format for the history server), the console progress bar
  * (progress.c), or the one-line-per-stage logging listener, and anything added with
- * listener_bus_add() (the UI store, tests). Posting deep-copies the event into a bounded queue
+ * cs_listener_bus_add() (the UI store, tests). Posting deep-copies the event into a bounded queue
  * and never waits for listeners; when the queue is full the event is dropped and counted.
  *
- * Ownership: listener_bus_new returns a bus owned by the caller, freed with listener_bus_free.
- * Every pointer inside a cs_event given to listener_bus_post is borrowed only for the duration of
- * the call (strings and stage_ids are copied; `conf` is read during the call and its properties
- * copied). The cs_event handed to a listener_fn, and everything it points to, is borrowed for
- * the duration of that callback only. Listeners run on the dispatch thread, one event at a time.
- * post/flush are thread-safe; add must happen before the first post; free once, from one thread.
+ * Ownership: cs_listener_bus_new returns a bus owned by the caller, freed with
+ * cs_listener_bus_free. Every pointer inside a cs_event given to cs_listener_bus_post is borrowed
+ * only for the duration of the call (strings and stage_ids are copied; `conf` is read during the
+ * call and its properties copied). The cs_event handed to a listener_fn, and everything it points
+ * to, is borrowed for the duration of that callback only. Listeners run on the dispatch thread, one
+ * event at a time. post/flush are thread-safe; add must happen before the first post; free once,
+ * from one thread.
  */
 #ifndef CSPARK_SCHED_LISTENER_H
 #define CSPARK_SCHED_LISTENER_H
@@ -54,14 +55,14 @@ typedef struct cs_event {
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);
 /* Creates the bus and its dispatch thread. Installs, from conf: the event log when spark.eventLog.enabled=true (spark.eventLog.dir, default file:/tmp/spark-events; spark.eventLog.compress ignored/false), the console progress bar when spark.ui.showConsoleProgress (default true) and stderr is a terminal, otherwise a listener that logs one line per stage start and end. Errors (event log dir missing / not writable) → NULL with a clear message naming spark.eventLog.dir. */
-listener_bus *listener_bus_new(const cs_conf *conf, const char *app_id, const char *app_name, cs_error *err);
-void listener_bus_add(listener_bus *bus, listener_fn fn, void *arg);   /* before the first post */
+listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const char *app_name, cs_error *err);
+void cs_listener_bus_add(listener_bus *bus, listener_fn fn, void *arg);   /* before the first post */
 /* Deep-copies the event into a queue; never blocks the caller for long; cheap enough for 200,000 events/s (the scheduler posts task start/end for every task). If the queue exceeds spark.scheduler.listenerbus.eventqueue.capacity (10000) events, drop and count, and log once a minute as Spark does ("Dropped N events from ...").*/
-void listener_bus_post(listener_bus *bus, const cs_event *ev);
+void cs_listener_bus_post(listener_bus *bus, const cs_event *ev);
 /* Waits until every event posted so far has been delivered (used by tests and before exit). */
-void listener_bus_flush(listener_bus *bus);
+void cs_listener_bus_flush(listener_bus *bus);
 /* Flushes, stops the thread, finishes the event log (rename away .inprogress), erases the progress bar. */
-void listener_bus_free(listener_bus *bus);
+void cs_listener_bus_free(listener_bus *bus);
 /* clang-format on */
 
 /* ---- additions ---------------------------------------------------------------------------- */
@@ -76,14 +77,14 @@ void listener_bus_free(listener_bus *bus);
  *  - STAGE_COMPLETED may omit stage_name/num_tasks: they are taken from STAGE_SUBMITTED of the same
  *    (stage_id, stage_attempt).
  * Built-in listeners: the event log first (when enabled), then the progress bar or the stage
- * logger, then listeners added with listener_bus_add, in the order added. */
+ * logger, then listeners added with cs_listener_bus_add, in the order added. */
 
 /* Total events dropped so far because the queue was full (thread-safe). */
-int64_t listener_bus_dropped(listener_bus *bus);
+int64_t cs_listener_bus_dropped(listener_bus *bus);
 
 /* Path of the event log being written ("<dir>/<app_id>.inprogress" while the bus lives), or NULL
- * when spark.eventLog.enabled is false. Borrowed until listener_bus_free. */
-const char *listener_bus_event_log_path(const listener_bus *bus);
+ * when spark.eventLog.enabled is false. Borrowed until cs_listener_bus_free. */
+const char *cs_listener_bus_event_log_path(const listener_bus *bus);
 
 /* Human-readable name of an event kind, Spark's class name ("SparkListenerTaskEnd"). Static. */
 const char *cs_event_kind_name(cs_event_kind kind);

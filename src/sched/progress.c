@@ -1,14 +1,14 @@
 /* progress.c — Spark's ConsoleProgressBar and the per-stage logging listener.
  *
  * The progress bar keeps a small table of running stage attempts updated by the listener bus's
- * dispatch thread (progress_listener) and a redraw thread that wakes every update interval,
- * renders the stages running longer than the first delay with progress_render() and writes
+ * dispatch thread (cs_progress_listener) and a redraw thread that wakes every update interval,
+ * renders the stages running longer than the first delay with cs_progress_render() and writes
  * "\r<line>\r" to the terminal when the line changed (or a minute passed, so idle ssh sessions
  * stay alive, as Spark). When the last stage completes (or a job ends) the line is erased with
  * "\r<width spaces>\r". All terminal writes happen under the table's mutex, so redraw and erase
  * never interleave. The stage logger is the non-terminal alternative: one CS_INFO line when a
  * stage attempt is submitted and one when it completes, with its duration. Both are created by
- * listener_bus_new (listener.c).
+ * cs_listener_bus_new (listener.c).
  */
 #include "sched/progress.h"
 
@@ -46,7 +46,7 @@ static void out_puts(outbuf *o, const char *s, size_t n)
         out_putc(o, s[i]);
 }
 
-size_t progress_render(const progress_stage *stages, int n, int width, char *buf, size_t cap)
+size_t cs_progress_render(const progress_stage *stages, int n, int width, char *buf, size_t cap)
 {
     outbuf o = {buf, cap, 0};
     if (n > 0 && stages) {
@@ -74,7 +74,7 @@ size_t progress_render(const progress_stage *stages, int n, int width, char *buf
     return o.len;
 }
 
-int progress_terminal_width(int fd)
+int cs_progress_terminal_width(int fd)
 {
     const char *cols = getenv("COLUMNS");
     if (cols && *cols) {
@@ -162,10 +162,10 @@ static void redraw_locked(progress_bar *pb)
     if (n == 0) return;
     qsort(show, (size_t)n, sizeof show[0], cmp_stage);
     if (n > PROGRESS_MAX_STAGES) n = PROGRESS_MAX_STAGES;
-    size_t need = progress_render(show, n, pb->width, NULL, 0) + 1;
+    size_t need = cs_progress_render(show, n, pb->width, NULL, 0) + 1;
     char *line = cs_xmalloc(need + 2);
     line[0] = '\r';
-    progress_render(show, n, pb->width, line + 1, need);
+    cs_progress_render(show, n, pb->width, line + 1, need);
     if (strcmp(line + 1, pb->last) != 0 || now - pb->last_draw_ms > 60 * 1000) {
         line[need] = '\r';
         write_all(pb->fd, line, need + 1);
@@ -204,13 +204,13 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-progress_bar *progress_new(int fd, int64_t update_interval_ms, int64_t first_delay_ms, int width)
+progress_bar *cs_progress_new(int fd, int64_t update_interval_ms, int64_t first_delay_ms, int width)
 {
     progress_bar *pb = cs_xcalloc(1, sizeof *pb);
     pb->fd = fd;
     pb->interval_ms = update_interval_ms > 0 ? update_interval_ms : 200;
     pb->first_delay_ms = first_delay_ms >= 0 ? first_delay_ms : PROGRESS_FIRST_DELAY_MS;
-    pb->width = width > 0 ? width : progress_terminal_width(fd);
+    pb->width = width > 0 ? width : cs_progress_terminal_width(fd);
     pb->last_cap = 128;
     pb->last = cs_xcalloc(1, pb->last_cap);
     pthread_mutex_init(&pb->mu, NULL);
@@ -237,7 +237,7 @@ static pstage *find_stage(progress_bar *pb, int stage_id, int attempt)
     return NULL;
 }
 
-void progress_listener(void *arg, const cs_event *ev)
+void cs_progress_listener(void *arg, const cs_event *ev)
 {
     progress_bar *pb = arg;
     pthread_mutex_lock(&pb->mu);
@@ -290,7 +290,7 @@ void progress_listener(void *arg, const cs_event *ev)
     pthread_mutex_unlock(&pb->mu);
 }
 
-void progress_free(progress_bar *pb)
+void cs_progress_free(progress_bar *pb)
 {
     if (!pb) return;
     pthread_mutex_lock(&pb->mu);
@@ -319,12 +319,12 @@ struct stage_logger {
     size_t n, cap;
 };
 
-stage_logger *stage_logger_new(void)
+stage_logger *cs_stage_logger_new(void)
 {
     return cs_xcalloc(1, sizeof(stage_logger));
 }
 
-void stage_logger_free(stage_logger *sl)
+void cs_stage_logger_free(stage_logger *sl)
 {
     if (!sl) return;
     for (size_t i = 0; i < sl->n; i++)
@@ -344,7 +344,7 @@ static const char *quotable(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-void stage_logger_listener(void *arg, const cs_event *ev)
+void cs_stage_logger_listener(void *arg, const cs_event *ev)
 {
     stage_logger *sl = arg;
     char name[512];

@@ -1,20 +1,21 @@
 /* progress.h — console progress for running stages: Spark's ConsoleProgressBar, and the
  * one-line-per-stage logging listener used when stderr is not a terminal.
  *
- * The progress bar is a listener (progress_listener) that keeps per-stage task counts from
+ * The progress bar is a listener (cs_progress_listener) that keeps per-stage task counts from
  * StageSubmitted / TaskStart / TaskEnd / StageCompleted events, plus a timer thread that every
  * spark.ui.consoleProgress.update.interval redraws, with '\r', one bar per stage that has been
  * running longer than the first delay (500 ms), up to 3 side by side:
  *     [Stage 1:=================>                                       (12 + 2) / 40]
  * and erases the line when no stage is running. The line itself is built by the pure function
- * progress_render(), which tests check byte for byte. The stage logger (stage_logger_listener)
- * prints `INFO <time> scheduler stage=1 attempt=0 tasks=40 name="..." event=submitted` and
- * `... event=completed duration_ms=123` lines instead. Both are installed by listener_bus_new
+ * cs_progress_render(), which tests check byte for byte. The stage logger
+ * (cs_stage_logger_listener) prints `INFO <time> scheduler stage=1 attempt=0 tasks=40 name="..."
+ * event=submitted` and
+ * `... event=completed duration_ms=123` lines instead. Both are installed by cs_listener_bus_new
  * (listener.c); they run on the bus's dispatch thread.
  *
- * Ownership: progress_new / stage_logger_new return objects owned by the caller (the bus),
- * freed with progress_free / stage_logger_free after the bus has stopped delivering to them.
- * The fd given to progress_new is borrowed (never closed).
+ * Ownership: cs_progress_new / cs_stage_logger_new return objects owned by the caller (the bus),
+ * freed with cs_progress_free / cs_stage_logger_free after the bus has stopped delivering to them.
+ * The fd given to cs_progress_new is borrowed (never closed).
  */
 #ifndef CSPARK_SCHED_PROGRESS_H
 #define CSPARK_SCHED_PROGRESS_H
@@ -43,27 +44,28 @@ typedef struct progress_stage {
  * (w * completed / total, completed clamped to total), then '>', then spaces; no bar when w <= 0.
  * No '\r' and no newline. Writes at most cap-1 bytes and a NUL into buf; returns the length of the
  * full line (like snprintf). n <= 0 renders "". Pure: no I/O, no state. */
-size_t progress_render(const progress_stage *stages, int n, int width, char *buf, size_t cap);
+size_t cs_progress_render(const progress_stage *stages, int n, int width, char *buf, size_t cap);
 
 /* Terminal width for the bar: $COLUMNS if a positive number, else the window size of fd
  * (TIOCGWINSZ) when fd is a terminal, else 80. */
-int progress_terminal_width(int fd);
+int cs_progress_terminal_width(int fd);
 
 typedef struct progress_bar progress_bar;
 
 /* Starts the redraw thread writing to fd. update_interval_ms <= 0 means 200; first_delay_ms < 0
- * means 500; width <= 0 means progress_terminal_width(fd). Returns NULL only if the thread
+ * means 500; width <= 0 means cs_progress_terminal_width(fd). Returns NULL only if the thread
  * cannot be created. */
-progress_bar *progress_new(int fd, int64_t update_interval_ms, int64_t first_delay_ms, int width);
+progress_bar *cs_progress_new(int fd, int64_t update_interval_ms, int64_t first_delay_ms,
+                              int width);
 /* The listener: arg is the progress_bar. */
-void progress_listener(void *arg, const cs_event *ev);
+void cs_progress_listener(void *arg, const cs_event *ev);
 /* Stops the thread and erases the bar if one is shown. NULL is a no-op. */
-void progress_free(progress_bar *pb);
+void cs_progress_free(progress_bar *pb);
 
 typedef struct stage_logger stage_logger;
-stage_logger *stage_logger_new(void);
+stage_logger *cs_stage_logger_new(void);
 /* The listener: arg is the stage_logger; logs with CS_INFO("scheduler", ...). */
-void stage_logger_listener(void *arg, const cs_event *ev);
-void stage_logger_free(stage_logger *sl);
+void cs_stage_logger_listener(void *arg, const cs_event *ev);
+void cs_stage_logger_free(stage_logger *sl);
 
 #endif /* CSPARK_SCHED_PROGRESS_H */

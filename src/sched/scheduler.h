@@ -9,10 +9,10 @@
  * spark.stage.maxConsecutiveAttempts). Map outputs are kept per shuffle for the whole
  * application, so a shuffle computed by an earlier job is reused.
  *
- * Threads: scheduler_run_job runs on the caller's thread and returns when the job ends; backends
- * report completions from any thread through scheduler_task_done.
+ * Threads: cs_scheduler_run_job runs on the caller's thread and returns when the job ends; backends
+ * report completions from any thread through cs_scheduler_task_done.
  * Ownership: the scheduler owns stages, map statuses and task descriptors; a backend borrows a
- * task_desc from launch until it calls scheduler_task_done, which takes the task_result's
+ * task_desc from launch until it calls cs_scheduler_task_done, which takes the task_result's
  * contents (the struct itself stays the backend's).
  */
 #ifndef CSPARK_SCHED_SCHEDULER_H
@@ -26,7 +26,7 @@ typedef struct scheduler scheduler;
 typedef struct sched_backend sched_backend;
 
 struct sched_backend {
-    /* Queues the task for execution; completion is reported with scheduler_task_done. */
+    /* Queues the task for execution; completion is reported with cs_scheduler_task_done. */
     void (*launch)(sched_backend *b, const task_desc *t);
     /* Cores available for tasks (default parallelism). */
     int (*total_cores)(sched_backend *b);
@@ -43,12 +43,12 @@ struct sched_backend {
      * executors before they exit, otherwise they are told to exit at once. */
     void (*remove_executors)(sched_backend *b, const char *const *ids, int n, bool decommission,
                              const char *reason);
-    scheduler *sched; /* set by scheduler_new */
+    scheduler *sched; /* set by cs_scheduler_new */
 };
 
-scheduler *scheduler_new(struct cspark_context *sc, sched_backend *backend, cs_error *err);
+scheduler *cs_scheduler_new(struct cspark_context *sc, sched_backend *backend, cs_error *err);
 /* Stops the backend and frees every stage and map status. */
-void scheduler_free(scheduler *s);
+void cs_scheduler_free(scheduler *s);
 
 /* Called by the job thread for each finished partition, in completion order. The result's
  * contents may be moved out (e.g. the data batch); the scheduler frees the rest. */
@@ -56,47 +56,47 @@ typedef void (*job_result_fn)(void *arg, int partition, task_result *r);
 
 /* Runs `sink` over the given partitions of rdd (all when partitions == NULL). Returns 0, or a
  * negative code with err set to Spark's "Job aborted due to stage failure: ..." message. */
-int scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
-                      const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err);
+int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                         const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err);
 
 /* Backend callbacks, any thread: a task began running on a core slot / finished. */
-void scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
-                            const char *host);
-void scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
+void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
+                               const char *host);
+void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
 /* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
- * failed by the backend through scheduler_task_done). */
-void scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);
+ * failed by the backend through cs_scheduler_task_done). */
+void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);
 /* An executor registered (any thread): dynamic allocation starts tracking it. */
-void scheduler_executor_added(scheduler *s, const char *executor_id, int cores);
+void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores);
 
 /* ---- the map-output tracker, for decommissioning and shuffle tracking (any thread) ---------- */
 
-/* Copies of the map outputs registered at executor_id (sizes malloc'd: map_status_free each,
+/* Copies of the map outputs registered at executor_id (sizes malloc'd: cs_map_status_free each,
  * then free the array). Returns how many. */
-int scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out);
+int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out);
 /* A map output was copied from executor `from` to executor `to` (served at host:port): later
  * stages read it there. Ignored when the output is no longer registered at `from`. */
-void scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
-                            const char *to, const char *host, int port);
+void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
+                               const char *to, const char *host, int port);
 /* True while a running stage attempt reads map outputs from executor_id (its tasks were given
  * that location): the executor must keep serving them. */
-bool scheduler_reads_from(scheduler *s, const char *executor_id);
+bool cs_scheduler_reads_from(scheduler *s, const char *executor_id);
 /* Runs fn(arg) once every completion reported so far has been handled (map outputs of finished
  * tasks registered): on the job's thread when a job runs, else at once on the caller's. */
-void scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg);
+void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg);
 /* Calls fn(arg, executor_id, active) for every registered map output; active: its shuffle is
  * written or read by the running job. */
-void scheduler_shuffle_holdings(scheduler *s,
-                                void (*fn)(void *arg, const char *executor_id, bool active),
-                                void *arg);
+void cs_scheduler_shuffle_holdings(scheduler *s,
+                                   void (*fn)(void *arg, const char *executor_id, bool active),
+                                   void *arg);
 
-/* Dynamic allocation: starts the allocation manager (settings from alloc_settings_read) when
+/* Dynamic allocation: starts the allocation manager (settings from cs_alloc_settings_read) when
  * enabled and the backend supports request_total; call once the backend can take requests. */
 struct alloc_settings;
-void scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_settings *st);
+void cs_scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_settings *st);
 
 /* The backend cannot run tasks any more (e.g. too many executor failures): the running job and
  * every later one fail with this reason. */
-void scheduler_abort(scheduler *s, const char *reason);
+void cs_scheduler_abort(scheduler *s, const char *reason);
 
 #endif

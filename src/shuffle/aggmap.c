@@ -17,14 +17,14 @@ static void charge(aggmap *m, int64_t delta)
     m->table_bytes += delta;
     if (!m->mem) return;
     if (delta > 0)
-        task_memory_acquire(m->mem, delta);
+        cs_task_memory_acquire(m->mem, delta);
     else
-        task_memory_release(m->mem, -delta);
+        cs_task_memory_release(m->mem, -delta);
 }
 
 static void alloc_slots(aggmap *m, size_t nslots)
 {
-    m->slots = shuffle_big_alloc(nslots * sizeof *m->slots, true);
+    m->slots = cs_shuffle_big_alloc(nslots * sizeof *m->slots, true);
     m->nslots = nslots;
     int bits = 0;
     while (((size_t)1 << bits) < nslots)
@@ -32,12 +32,12 @@ static void alloc_slots(aggmap *m, size_t nslots)
     m->shift = 64 - bits;
 }
 
-void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem)
+void cs_aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem)
 {
     memset(m, 0, sizeof *m);
     m->agg = agg;
     m->mem = mem;
-    arena_init(&m->arena, mem);
+    cs_arena_init(&m->arena, mem);
     alloc_slots(m, AGGMAP_MIN_SLOTS);
     charge(m, (int64_t)(AGGMAP_MIN_SLOTS * sizeof(uint64_t)));
 }
@@ -63,7 +63,7 @@ static inline aggmap_entry *slot_entry(uint64_t sl)
 static void grow_slots(aggmap *m)
 {
     size_t old_n = m->nslots;
-    shuffle_big_free(m->slots, old_n * sizeof *m->slots);
+    cs_shuffle_big_free(m->slots, old_n * sizeof *m->slots);
     alloc_slots(m, old_n * 2);
     charge(m, (int64_t)(old_n * sizeof(uint64_t)));
     size_t mask = m->nslots - 1;
@@ -190,8 +190,8 @@ static inline __attribute__((always_inline)) void insert_one(aggmap *m, const ui
     new_entry(m, s, key, klen, hash, part, val, vlen, combiner);
 }
 
-void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
-                   const uint8_t *val, uint32_t vlen, bool combiner)
+void cs_aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
+                      const uint8_t *val, uint32_t vlen, bool combiner)
 {
     insert_one(m, key, klen, hash, part, val, vlen, combiner);
 }
@@ -200,8 +200,8 @@ void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, 
 #define PF_ENTRY 24
 #define PF_GROUP 16
 
-void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
-                         const uint64_t *hashes, const uint32_t *parts, bool combiner)
+void cs_aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
+                            const uint64_t *hashes, const uint32_t *parts, bool combiner)
 {
     if (ahead < to) ahead = to;
     /* The table's fields in locals (the compiler cannot keep them across the stores into
@@ -284,7 +284,7 @@ static int cmp_hsort(const void *a, const void *b)
     return aggmap_cmp(0, aggmap_key(x->e), x->e->klen, 0, aggmap_key(y->e), y->e->klen);
 }
 
-void aggmap_sort_by_hash(aggmap *m)
+void cs_aggmap_sort_by_hash(aggmap *m)
 {
     if (m->n < 2) return;
     hsort *t = malloc(m->n * sizeof *t);
@@ -299,7 +299,7 @@ void aggmap_sort_by_hash(aggmap *m)
     free(t);
 }
 
-void aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t **starts)
+void cs_aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t **starts)
 {
     size_t *st = calloc((size_t)nparts + 1, sizeof *st);
     uint32_t *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
@@ -317,23 +317,23 @@ void aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t 
     *starts = st;
 }
 
-void aggmap_clear(aggmap *m)
+void cs_aggmap_clear(aggmap *m)
 {
-    arena_reset(&m->arena);
+    cs_arena_reset(&m->arena);
     free(m->ents);
     m->ents = NULL;
     m->n = m->ecap = 0;
-    shuffle_big_free(m->slots, m->nslots * sizeof *m->slots);
+    cs_shuffle_big_free(m->slots, m->nslots * sizeof *m->slots);
     charge(m, -m->table_bytes);
     alloc_slots(m, AGGMAP_MIN_SLOTS);
     charge(m, (int64_t)(AGGMAP_MIN_SLOTS * sizeof(uint64_t)));
 }
 
-void aggmap_free(aggmap *m)
+void cs_aggmap_free(aggmap *m)
 {
-    arena_free(&m->arena);
+    cs_arena_free(&m->arena);
     free(m->ents);
-    shuffle_big_free(m->slots, m->nslots * sizeof *m->slots);
+    cs_shuffle_big_free(m->slots, m->nslots * sizeof *m->slots);
     charge(m, -m->table_bytes);
     m->ents = NULL;
     m->slots = NULL;

@@ -11,7 +11,7 @@
  * and prefetches slots and entries a few records ahead, overlapping the misses. Large slot
  * arrays and arena chunks ask for transparent huge pages to avoid TLB misses. An array of
  * entry pointers (insertion order) serves iteration, sorting and grouping by partition.
- * Internal to src/shuffle. The aggmap struct is the caller's; aggmap_free releases its memory.
+ * Internal to src/shuffle. The aggmap struct is the caller's; cs_aggmap_free releases its memory.
  */
 #ifndef CSPARK_SHUFFLE_AGGMAP_H
 #define CSPARK_SHUFFLE_AGGMAP_H
@@ -43,7 +43,7 @@ typedef struct aggmap {
     const cs_aggregator *agg;
     cs_task_memory *mem;
     cs_arena arena;
-    aggmap_entry **ents; /* insertion order (or sorted, after aggmap_sort_by_hash) */
+    aggmap_entry **ents; /* insertion order (or sorted, after cs_aggmap_sort_by_hash) */
     size_t n, ecap;
     uint64_t *slots; /* 0 = empty, else (tag << 48) | entry address */
     size_t nslots;
@@ -55,30 +55,30 @@ typedef struct aggmap {
     const shuffle_divisor *part_of_hash;
 } aggmap;
 
-void aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
+void cs_aggmap_init(aggmap *m, const cs_aggregator *agg, cs_task_memory *mem);
 /* Combines (key, val) into the table: merge_combiners when combiner, else create/merge_value.
  * The key is copied on first sight. */
-void aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
-                   const uint8_t *val, uint32_t vlen, bool combiner);
+void cs_aggmap_insert(aggmap *m, const uint8_t *key, uint32_t klen, uint64_t hash, uint32_t part,
+                      const uint8_t *val, uint32_t vlen, bool combiner);
 /* Inserts records [from, to) of b. hashes[i] and parts[i] (parts NULL = part_of_hash, or 0)
  * belong to record
  * i of b and are known for i in [from, ahead) (ahead >= to): slots and entries are prefetched
  * up to `ahead`, so consecutive calls over one batch (from = the previous to) keep the prefetch
  * pipeline full across calls. */
-void aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
-                         const uint64_t *hashes, const uint32_t *parts, bool combiner);
+void cs_aggmap_insert_batch(aggmap *m, const cs_batch *b, size_t from, size_t to, size_t ahead,
+                            const uint64_t *hashes, const uint32_t *parts, bool combiner);
 static inline int64_t aggmap_memory(const aggmap *m)
 {
     return m->arena.bytes + m->table_bytes;
 }
-/* Sorts ents by (hash, key); the table is unusable for inserts until aggmap_clear. */
-void aggmap_sort_by_hash(aggmap *m);
+/* Sorts ents by (hash, key); the table is unusable for inserts until cs_aggmap_clear. */
+void cs_aggmap_sort_by_hash(aggmap *m);
 /* Entry indices grouped by partition: order[starts[p] .. starts[p+1]) (both malloc'd by the
  * callee, caller frees). */
-void aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t **starts);
+void cs_aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t **starts);
 /* Drops every entry and releases the arena and table memory. */
-void aggmap_clear(aggmap *m);
-void aggmap_free(aggmap *m);
+void cs_aggmap_clear(aggmap *m);
+void cs_aggmap_free(aggmap *m);
 /* (hash, key) order used by spills and merges. */
 static inline int aggmap_cmp(uint64_t ha, const uint8_t *ka, uint32_t la, uint64_t hb,
                              const uint8_t *kb, uint32_t lb)

@@ -28,7 +28,7 @@ struct agg_merger {
     size_t keycap;
 };
 
-agg_merger *agg_merger_new(const cs_aggregator *agg)
+agg_merger *cs_agg_merger_new(const cs_aggregator *agg)
 {
     agg_merger *m = calloc(1, sizeof *m);
     if (!m) abort();
@@ -48,12 +48,12 @@ static agg_cursor *add_cursor(agg_merger *m)
     return c;
 }
 
-void agg_merger_add_run(agg_merger *m, recio_reader *rd)
+void cs_agg_merger_add_run(agg_merger *m, recio_reader *rd)
 {
     add_cursor(m)->rd = rd;
 }
 
-void agg_merger_add_mem(agg_merger *m, aggmap_entry *const *ents, const uint32_t *idx, size_t n)
+void cs_agg_merger_add_mem(agg_merger *m, aggmap_entry *const *ents, const uint32_t *idx, size_t n)
 {
     agg_cursor *c = add_cursor(m);
     c->ents = ents;
@@ -76,7 +76,7 @@ static int advance(agg_cursor *c, cs_error *err)
         return 1;
     }
     cspark_record rec;
-    int rc = recio_reader_next(c->rd, &rec, err);
+    int rc = cs_recio_reader_next(c->rd, &rec, err);
     if (rc <= 0) return rc;
     c->key = rec.key;
     c->val = rec.value;
@@ -113,7 +113,7 @@ static int pop_advance(agg_merger *m, cs_error *err)
     return 0;
 }
 
-int agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs_error *err)
+int cs_agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs_error *err)
 {
     if (!m->started) {
         m->started = true;
@@ -157,11 +157,11 @@ int agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs_er
     return 1;
 }
 
-void agg_merger_free(agg_merger *m)
+void cs_agg_merger_free(agg_merger *m)
 {
     if (!m) return;
     for (int i = 0; i < m->ncur; i++)
-        recio_reader_free(m->cur[i].rd);
+        cs_recio_reader_free(m->cur[i].rd);
     free(m->cur);
     free(m->heap);
     free(m->acc.ptr);

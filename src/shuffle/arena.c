@@ -9,7 +9,7 @@
 
 #define HUGE_ALIGN (2u << 20)
 
-void *shuffle_big_alloc(size_t n, bool zero)
+void *cs_shuffle_big_alloc(size_t n, bool zero)
 {
     if (n >= HUGE_ALIGN) {
         /* mmap'd directly, so that free returns the memory to the system at once (heap
@@ -33,7 +33,7 @@ void *shuffle_big_alloc(size_t n, bool zero)
     return p;
 }
 
-void shuffle_big_free(void *p, size_t n)
+void cs_shuffle_big_free(void *p, size_t n)
 {
     if (!p) return;
     if (n >= HUGE_ALIGN)
@@ -52,7 +52,7 @@ struct arena_chunk {
 };
 #define CHUNK_HDR ((sizeof(arena_chunk) + 15) & ~(size_t)15)
 
-void arena_init(cs_arena *a, cs_task_memory *mem)
+void cs_arena_init(cs_arena *a, cs_task_memory *mem)
 {
     a->chunks = NULL;
     a->cur = a->end = NULL;
@@ -66,13 +66,13 @@ void arena_init(cs_arena *a, cs_task_memory *mem)
     a->mem = mem;
 }
 
-void *arena_alloc_slow(cs_arena *a, size_t n)
+void *cs_arena_alloc_slow(cs_arena *a, size_t n)
 {
     size_t size = a->next_size;
     if (n > size / 4) {
         /* big allocation: a chunk of its own, not becoming the current chunk */
         size_t total = CHUNK_HDR + n;
-        arena_chunk *c = shuffle_big_alloc(total, false);
+        arena_chunk *c = cs_shuffle_big_alloc(total, false);
         c->size = total;
         if (a->chunks) {
             c->next = a->chunks->next;
@@ -82,15 +82,15 @@ void *arena_alloc_slow(cs_arena *a, size_t n)
             a->chunks = c;
         }
         a->bytes += (int64_t)total;
-        if (a->mem) task_memory_acquire(a->mem, (int64_t)total);
+        if (a->mem) cs_task_memory_acquire(a->mem, (int64_t)total);
         return (uint8_t *)c + CHUNK_HDR;
     }
-    arena_chunk *c = shuffle_big_alloc(size, false);
+    arena_chunk *c = cs_shuffle_big_alloc(size, false);
     c->size = size;
     c->next = a->chunks;
     a->chunks = c;
     a->bytes += (int64_t)c->size;
-    if (a->mem) task_memory_acquire(a->mem, (int64_t)c->size);
+    if (a->mem) cs_task_memory_acquire(a->mem, (int64_t)c->size);
     a->cur = (uint8_t *)c + CHUNK_HDR;
     a->end = (uint8_t *)c + size;
     if (a->next_size < a->max_size) a->next_size *= 2;
@@ -99,22 +99,22 @@ void *arena_alloc_slow(cs_arena *a, size_t n)
     return p;
 }
 
-void arena_reset(cs_arena *a)
+void cs_arena_reset(cs_arena *a)
 {
     arena_chunk *c = a->chunks;
     while (c) {
         arena_chunk *n = c->next;
-        shuffle_big_free(c, c->size);
+        cs_shuffle_big_free(c, c->size);
         c = n;
     }
-    if (a->mem && a->bytes) task_memory_release(a->mem, a->bytes);
+    if (a->mem && a->bytes) cs_task_memory_release(a->mem, a->bytes);
     a->chunks = NULL;
     a->cur = a->end = NULL;
     a->bytes = 0;
     a->next_size = ARENA_MIN_CHUNK;
 }
 
-void arena_free(cs_arena *a)
+void cs_arena_free(cs_arena *a)
 {
-    arena_reset(a);
+    cs_arena_reset(a);
 }

@@ -7,8 +7,7 @@
 
 #include <string.h>
 
-__attribute__((visibility("default"))) void cspark_list_wrap(cspark_value *acc, cspark_slice v,
-                                                             cspark_task_context *tc)
+void cs_list_wrap(cspark_value *acc, cspark_slice v, cspark_task_context *tc)
 {
     (void)tc;
     uint8_t *p = cspark_value_resize(acc, 4 + v.len);
@@ -18,8 +17,7 @@ __attribute__((visibility("default"))) void cspark_list_wrap(cspark_value *acc, 
     if (v.len) memcpy(p + 4, v.ptr, v.len);
 }
 
-__attribute__((visibility("default"))) void cspark_list_append(cspark_value *acc, cspark_slice v,
-                                                               cspark_task_context *tc)
+void cs_list_append(cspark_value *acc, cspark_slice v, cspark_task_context *tc)
 {
     (void)tc;
     uint32_t old = acc->len;
@@ -30,8 +28,7 @@ __attribute__((visibility("default"))) void cspark_list_append(cspark_value *acc
     if (v.len) memcpy(p + 4, v.ptr, v.len);
 }
 
-__attribute__((visibility("default"))) void
-cspark_list_concat(cspark_value *acc, cspark_slice other, cspark_task_context *tc)
+void cs_list_concat(cspark_value *acc, cspark_slice other, cspark_task_context *tc)
 {
     (void)tc;
     uint32_t old = acc->len;

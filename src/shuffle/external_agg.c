@@ -41,8 +41,8 @@ struct ext_agg {
     size_t hcap;
 };
 
-ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
-                     cs_error *err)
+ext_agg *cs_ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *spill_dir,
+                        cs_error *err)
 {
     if (!agg || !agg->merge_value || !agg->merge_combiners) {
         cs_error_set(err, CS_EINVAL, "ext_agg: aggregator needs merge_value and merge_combiners");
@@ -51,43 +51,43 @@ ext_agg *ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const char *
     ext_agg *a = calloc(1, sizeof *a);
     if (!a) abort();
     a->agg = agg;
-    task_memory_init(&a->own_mem, 0);
+    cs_task_memory_init(&a->own_mem, 0);
     a->mem = mem ? mem : &a->own_mem;
     a->dir = spill_dir ? strdup(spill_dir) : NULL;
-    aggmap_init(&a->map, agg, a->mem);
+    cs_aggmap_init(&a->map, agg, a->mem);
     a->merge_ways = EXT_MERGE_WAYS;
     return a;
 }
 
-size_t ext_agg_size(const ext_agg *a)
+size_t cs_ext_agg_size(const ext_agg *a)
 {
     return a->map.n;
 }
 
-void ext_agg_set_merge_ways(ext_agg *a, int ways)
+void cs_ext_agg_set_merge_ways(ext_agg *a, int ways)
 {
     a->merge_ways = ways < 2 ? 2 : ways;
 }
 
-int ext_agg_spills(const ext_agg *a)
+int cs_ext_agg_spills(const ext_agg *a)
 {
     return a->nruns;
 }
 
 static int agg_spill(ext_agg *a, cs_error *err)
 {
-    int fd = spill_file_open(a->dir, err);
+    int fd = cs_spill_file_open(a->dir, err);
     if (fd < 0) return fd;
-    aggmap_sort_by_hash(&a->map);
-    recio_writer *rw = recio_writer_new(fd, true, 0);
+    cs_aggmap_sort_by_hash(&a->map);
+    recio_writer *rw = cs_recio_writer_new(fd, true, 0);
     int rc = 0;
     for (size_t i = 0; i < a->map.n && rc == 0; i++) {
         const aggmap_entry *e = a->map.ents[i];
-        rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
+        rc = cs_recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
     }
-    if (rc == 0) rc = recio_writer_flush(rw, err);
-    uint64_t len = recio_writer_offset(rw);
-    recio_writer_free(rw);
+    if (rc == 0) rc = cs_recio_writer_flush(rw, err);
+    uint64_t len = cs_recio_writer_offset(rw);
+    cs_recio_writer_free(rw);
     if (rc < 0) {
         close(fd);
         return rc;
@@ -97,16 +97,16 @@ static int agg_spill(ext_agg *a, cs_error *err)
     a->runs[a->nruns].fd = fd;
     a->runs[a->nruns].len = len;
     a->nruns++;
-    task_memory_note_spill(a->mem, (int64_t)len);
-    aggmap_clear(&a->map);
+    cs_task_memory_note_spill(a->mem, (int64_t)len);
+    cs_aggmap_clear(&a->map);
     return 0;
 }
 
-int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_error *err)
+int cs_ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_error *err)
 {
     if (a->state != 0) return cs_error_set(err, CS_EINVAL, "ext_agg: insert after iteration");
     cs_task_memory *mem = a->mem;
-    int64_t floor = task_memory_spill_floor(mem);
+    int64_t floor = cs_task_memory_spill_floor(mem);
     if (b->n > a->hcap) {
         free(a->hashes);
         a->hcap = b->n;
@@ -122,8 +122,8 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
     }
     for (size_t from = 0; from < b->n; from += 256) {
         size_t to = from + 256 < b->n ? from + 256 : b->n;
-        aggmap_insert_batch(&a->map, b, from, to, b->n, a->hashes, NULL, values_are_combiners);
-        if (task_memory_over(mem) && aggmap_memory(&a->map) >= floor) {
+        cs_aggmap_insert_batch(&a->map, b, from, to, b->n, a->hashes, NULL, values_are_combiners);
+        if (cs_task_memory_over(mem) && aggmap_memory(&a->map) >= floor) {
             int rc = agg_spill(a, err);
             if (rc < 0) return rc;
         }
@@ -134,23 +134,23 @@ int ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, cs_
 /* Merges the k oldest runs into one new run (an intermediate pass of a multi-pass merge). */
 static int merge_oldest_runs(ext_agg *a, int k, cs_error *err)
 {
-    int fd = spill_file_open(a->dir, err);
+    int fd = cs_spill_file_open(a->dir, err);
     if (fd < 0) return fd;
-    size_t bufsz = spill_merge_buffer(a->mem, k);
-    agg_merger *m = agg_merger_new(a->agg);
+    size_t bufsz = cs_spill_merge_buffer(a->mem, k);
+    agg_merger *m = cs_agg_merger_new(a->agg);
     for (int i = 0; i < k; i++)
-        agg_merger_add_run(m, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
-    recio_writer *rw = recio_writer_new(fd, true, 0);
+        cs_agg_merger_add_run(m, cs_recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
+    recio_writer *rw = cs_recio_writer_new(fd, true, 0);
     cspark_slice key, val;
     int rc;
-    while ((rc = agg_merger_next(m, &key, &val, err)) > 0) {
-        rc = recio_writer_add(rw, key.ptr, key.len, val.ptr, val.len, err);
+    while ((rc = cs_agg_merger_next(m, &key, &val, err)) > 0) {
+        rc = cs_recio_writer_add(rw, key.ptr, key.len, val.ptr, val.len, err);
         if (rc < 0) break;
     }
-    if (rc >= 0) rc = recio_writer_flush(rw, err);
-    uint64_t len = recio_writer_offset(rw);
-    recio_writer_free(rw);
-    agg_merger_free(m);
+    if (rc >= 0) rc = cs_recio_writer_flush(rw, err);
+    uint64_t len = cs_recio_writer_offset(rw);
+    cs_recio_writer_free(rw);
+    cs_agg_merger_free(m);
     if (rc < 0) {
         close(fd);
         return rc;
@@ -173,16 +173,17 @@ static int start_merge(ext_agg *a, cs_error *err)
         int rc = merge_oldest_runs(a, k, err);
         if (rc < 0) return rc;
     }
-    aggmap_sort_by_hash(&a->map);
-    size_t bufsz = spill_merge_buffer(a->mem, a->nruns + 1);
-    a->merger = agg_merger_new(a->agg);
+    cs_aggmap_sort_by_hash(&a->map);
+    size_t bufsz = cs_spill_merge_buffer(a->mem, a->nruns + 1);
+    a->merger = cs_agg_merger_new(a->agg);
     for (int i = 0; i < a->nruns; i++)
-        agg_merger_add_run(a->merger, recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
-    agg_merger_add_mem(a->merger, a->map.ents, NULL, a->map.n);
+        cs_agg_merger_add_run(a->merger,
+                              cs_recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
+    cs_agg_merger_add_mem(a->merger, a->map.ents, NULL, a->map.n);
     return 0;
 }
 
-int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
+int cs_ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
 {
     size_t start = out->n;
     if (a->state == 0) {
@@ -208,7 +209,7 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
     if (a->state == 2) {
         while (!batch_full(out)) {
             cspark_slice k, v;
-            int rc = agg_merger_next(a->merger, &k, &v, err);
+            int rc = cs_agg_merger_next(a->merger, &k, &v, err);
             if (rc < 0) {
                 a->state = 3;
                 return rc;
@@ -224,14 +225,14 @@ int ext_agg_next(ext_agg *a, cs_batch *out, cs_error *err)
     return 0;
 }
 
-void ext_agg_free(ext_agg *a)
+void cs_ext_agg_free(ext_agg *a)
 {
     if (!a) return;
-    agg_merger_free(a->merger);
+    cs_agg_merger_free(a->merger);
     for (int i = 0; i < a->nruns; i++)
         close(a->runs[i].fd);
     free(a->runs);
-    aggmap_free(&a->map);
+    cs_aggmap_free(&a->map);
     free(a->hashes);
     free(a->dir);
     free(a);

@@ -82,37 +82,37 @@ static void charge(ext_sorter *s, int64_t delta)
 {
     s->index_bytes += delta;
     if (delta > 0)
-        task_memory_acquire(s->mem, delta);
+        cs_task_memory_acquire(s->mem, delta);
     else if (delta < 0)
-        task_memory_release(s->mem, -delta);
+        cs_task_memory_release(s->mem, -delta);
 }
 
-ext_sorter *ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spill_dir,
-                           cs_error *err)
+ext_sorter *cs_ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spill_dir,
+                              cs_error *err)
 {
     ext_sorter *s = calloc(1, sizeof *s);
     if (!s) abort();
     s->ascending = ascending;
     s->compress = true;
     s->merge_ways = EXT_MERGE_WAYS;
-    task_memory_init(&s->own_mem, 0);
+    cs_task_memory_init(&s->own_mem, 0);
     s->mem = mem ? mem : &s->own_mem;
     s->dir = spill_dir ? strdup(spill_dir) : NULL;
-    arena_init(&s->arena, s->mem);
+    cs_arena_init(&s->arena, s->mem);
     return s;
 }
 
-void ext_sorter_set_spill_compress(ext_sorter *s, bool compress)
+void cs_ext_sorter_set_spill_compress(ext_sorter *s, bool compress)
 {
     s->compress = compress;
 }
 
-void ext_sorter_set_merge_ways(ext_sorter *s, int ways)
+void cs_ext_sorter_set_merge_ways(ext_sorter *s, int ways)
 {
     s->merge_ways = ways < 2 ? 2 : ways;
 }
 
-int ext_sorter_spills(const ext_sorter *s)
+int cs_ext_sorter_spills(const ext_sorter *s)
 {
     return s->nruns;
 }
@@ -124,7 +124,7 @@ static int ent_cmp_full(const void *a, const void *b)
     cspark_slice kx, ky, v;
     rec_kv(x->rec, &kx, &v);
     rec_kv(y->rec, &ky, &v);
-    return ext_key_compare(kx.ptr, kx.len, ky.ptr, ky.len);
+    return cs_ext_key_compare(kx.ptr, kx.len, ky.ptr, ky.len);
 }
 
 /* Orders a group of equal prefixes by full key (insertion sort when small). */
@@ -153,9 +153,9 @@ static void sort_run_mem(ext_sorter *s)
         qsort(s->ents, n, sizeof *s->ents, ent_cmp_full);
         return;
     }
-    sort_ent *tmp = shuffle_big_alloc(n * sizeof *tmp, false);
+    sort_ent *tmp = cs_shuffle_big_alloc(n * sizeof *tmp, false);
     int64_t scratch = (int64_t)(n * sizeof *tmp);
-    task_memory_acquire(s->mem, scratch);
+    cs_task_memory_acquire(s->mem, scratch);
     size_t(*hist)[256] = calloc(8, sizeof *hist);
     if (!hist) abort();
     sort_ent *src = s->ents, *dst = tmp;
@@ -185,8 +185,8 @@ static void sort_run_mem(ext_sorter *s)
     }
     if (src != s->ents) memcpy(s->ents, src, n * sizeof *src);
     free(hist);
-    shuffle_big_free(tmp, n * sizeof *tmp);
-    task_memory_release(s->mem, scratch);
+    cs_shuffle_big_free(tmp, n * sizeof *tmp);
+    cs_task_memory_release(s->mem, scratch);
     /* ties on the prefix: full-key order */
     size_t i = 0;
     while (i < n) {
@@ -205,10 +205,10 @@ static inline const sort_ent *mem_at(const ext_sorter *s, size_t i)
 
 static int sorter_spill(ext_sorter *s, cs_error *err)
 {
-    int fd = spill_file_open(s->dir, err);
+    int fd = cs_spill_file_open(s->dir, err);
     if (fd < 0) return fd;
     sort_run_mem(s);
-    recio_writer *rw = recio_writer_new(fd, s->compress, 0);
+    recio_writer *rw = cs_recio_writer_new(fd, s->compress, 0);
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         cspark_slice k, v;
@@ -218,11 +218,11 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
             __builtin_prefetch(ahead + 64);
         }
         rec_kv(mem_at(s, i)->rec, &k, &v);
-        rc = recio_writer_add(rw, k.ptr, k.len, v.ptr, v.len, err);
+        rc = cs_recio_writer_add(rw, k.ptr, k.len, v.ptr, v.len, err);
     }
-    if (rc == 0) rc = recio_writer_flush(rw, err);
-    uint64_t len = recio_writer_offset(rw);
-    recio_writer_free(rw);
+    if (rc == 0) rc = cs_recio_writer_flush(rw, err);
+    uint64_t len = cs_recio_writer_offset(rw);
+    cs_recio_writer_free(rw);
     if (rc < 0) {
         close(fd);
         return rc;
@@ -232,19 +232,19 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
     s->runs[s->nruns].fd = fd;
     s->runs[s->nruns].len = len;
     s->nruns++;
-    task_memory_note_spill(s->mem, (int64_t)len);
-    arena_reset(&s->arena);
-    shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
+    cs_task_memory_note_spill(s->mem, (int64_t)len);
+    cs_arena_reset(&s->arena);
+    cs_shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
     s->ents = NULL;
     s->n = s->cap = 0;
     charge(s, -s->index_bytes);
     return 0;
 }
 
-int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
+int cs_ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
 {
     if (s->state != 0) return cs_error_set(err, CS_EINVAL, "ext_sorter: insert after iteration");
-    int64_t floor = task_memory_spill_floor(s->mem);
+    int64_t floor = cs_task_memory_spill_floor(s->mem);
     for (size_t i = 0; i < b->n; i++) {
         const cs_rec *r = &b->recs[i];
         const uint8_t *k = b->data + r->off;
@@ -255,9 +255,9 @@ int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
         memcpy(p + 8, k, kv);
         if (s->n == s->cap) {
             size_t nc = s->cap ? s->cap * 2 : 1024;
-            sort_ent *ne = shuffle_big_alloc(nc * sizeof *ne, false);
+            sort_ent *ne = cs_shuffle_big_alloc(nc * sizeof *ne, false);
             if (s->n) memcpy(ne, s->ents, s->n * sizeof *ne);
-            shuffle_big_free(s->ents, s->cap * sizeof *ne);
+            cs_shuffle_big_free(s->ents, s->cap * sizeof *ne);
             s->ents = ne;
             charge(s, (int64_t)((nc - s->cap) * sizeof *s->ents));
             s->cap = nc;
@@ -265,7 +265,7 @@ int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
         s->ents[s->n].prefix = key_prefix(k, r->klen);
         s->ents[s->n].rec = p;
         s->n++;
-        if (task_memory_over(s->mem) && s->arena.bytes + s->index_bytes >= floor) {
+        if (cs_task_memory_over(s->mem) && s->arena.bytes + s->index_bytes >= floor) {
             int rc = sorter_spill(s, err);
             if (rc < 0) return rc;
         }
@@ -283,7 +283,7 @@ static int scur_advance(ext_sorter *s, sort_cursor *c, cs_error *err)
         return 1;
     }
     cspark_record rec;
-    int rc = recio_reader_next(c->rd, &rec, err);
+    int rc = cs_recio_reader_next(c->rd, &rec, err);
     if (rc <= 0) return rc;
     c->key = rec.key;
     c->val = rec.value;
@@ -297,7 +297,7 @@ static inline int scur_less(const ext_sorter *s, const sort_cursor *x, const sor
     if (x->pfx != y->pfx)
         c = x->pfx < y->pfx ? -1 : 1;
     else
-        c = ext_key_compare(x->key.ptr, x->key.len, y->key.ptr, y->key.len);
+        c = cs_ext_key_compare(x->key.ptr, x->key.len, y->key.ptr, y->key.len);
     return s->ascending ? c < 0 : c > 0;
 }
 
@@ -319,36 +319,36 @@ static void ssift_down(ext_sorter *s, int i)
 /* Merges the k oldest runs into one new run (an intermediate pass of a multi-pass merge). */
 static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
 {
-    int fd = spill_file_open(s->dir, err);
+    int fd = cs_spill_file_open(s->dir, err);
     if (fd < 0) return fd;
-    size_t bufsz = spill_merge_buffer(s->mem, k);
+    size_t bufsz = cs_spill_merge_buffer(s->mem, k);
     s->cur = calloc((size_t)k, sizeof *s->cur);
     s->heap = malloc((size_t)k * sizeof *s->heap);
     if (!s->cur || !s->heap) abort();
     int rc = 0;
     s->nheap = 0;
     for (int i = 0; i < k && rc >= 0; i++) {
-        s->cur[i].rd = recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
+        s->cur[i].rd = cs_recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
         rc = scur_advance(s, &s->cur[i], err);
         if (rc > 0) s->heap[s->nheap++] = i;
     }
     for (int i = s->nheap / 2 - 1; i >= 0; i--)
         ssift_down(s, i);
-    recio_writer *rw = recio_writer_new(fd, s->compress, 0);
+    recio_writer *rw = cs_recio_writer_new(fd, s->compress, 0);
     while (rc >= 0 && s->nheap > 0) {
         sort_cursor *top = &s->cur[s->heap[0]];
-        rc = recio_writer_add(rw, top->key.ptr, top->key.len, top->val.ptr, top->val.len, err);
+        rc = cs_recio_writer_add(rw, top->key.ptr, top->key.len, top->val.ptr, top->val.len, err);
         if (rc < 0) break;
         rc = scur_advance(s, top, err);
         if (rc < 0) break;
         if (rc == 0) s->heap[0] = s->heap[--s->nheap];
         if (s->nheap > 0) ssift_down(s, 0);
     }
-    if (rc >= 0) rc = recio_writer_flush(rw, err);
-    uint64_t len = recio_writer_offset(rw);
-    recio_writer_free(rw);
+    if (rc >= 0) rc = cs_recio_writer_flush(rw, err);
+    uint64_t len = cs_recio_writer_offset(rw);
+    cs_recio_writer_free(rw);
     for (int i = 0; i < k; i++)
-        recio_reader_free(s->cur[i].rd);
+        cs_recio_reader_free(s->cur[i].rd);
     free(s->cur);
     free(s->heap);
     s->cur = NULL;
@@ -382,9 +382,9 @@ static int start_merge(ext_sorter *s, cs_error *err)
     s->cur = calloc((size_t)n, sizeof *s->cur);
     s->heap = malloc((size_t)n * sizeof *s->heap);
     if (!s->cur || !s->heap) abort();
-    size_t bufsz = spill_merge_buffer(s->mem, n);
+    size_t bufsz = cs_spill_merge_buffer(s->mem, n);
     for (int i = 0; i < s->nruns; i++)
-        s->cur[i].rd = recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
+        s->cur[i].rd = cs_recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);
     s->nheap = 0;
     for (int i = 0; i < n; i++) {
         int rc = scur_advance(s, &s->cur[i], err);
@@ -396,7 +396,7 @@ static int start_merge(ext_sorter *s, cs_error *err)
     return 0;
 }
 
-int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err)
+int cs_ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err)
 {
     size_t start = out->n;
     if (s->state == 0) {
@@ -444,19 +444,19 @@ int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err)
     return 0;
 }
 
-void ext_sorter_free(ext_sorter *s)
+void cs_ext_sorter_free(ext_sorter *s)
 {
     if (!s) return;
     if (s->cur)
         for (int i = 0; i < s->nruns + 1; i++)
-            recio_reader_free(s->cur[i].rd);
+            cs_recio_reader_free(s->cur[i].rd);
     free(s->cur);
     free(s->heap);
     for (int i = 0; i < s->nruns; i++)
         close(s->runs[i].fd);
     free(s->runs);
-    arena_free(&s->arena);
-    shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
+    cs_arena_free(&s->arena);
+    cs_shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
     charge(s, -s->index_bytes);
     free(s->dir);
     free(s);

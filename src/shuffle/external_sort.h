@@ -9,8 +9,8 @@
  * run (multi-pass when there are more than EXT_MERGE_WAYS runs). Descending order reverses the
  * comparison. Order among equal keys is unspecified.
  *
- * Ownership: mem and spill_dir are borrowed until ext_sorter_free. Records appended by
- * ext_sorter_next are copies (the caller owns `out`).
+ * Ownership: mem and spill_dir are borrowed until cs_ext_sorter_free. Records appended by
+ * cs_ext_sorter_next are copies (the caller owns `out`).
  */
 #ifndef CSPARK_SHUFFLE_EXTERNAL_SORT_H
 #define CSPARK_SHUFFLE_EXTERNAL_SORT_H
@@ -24,23 +24,23 @@
 
 typedef struct ext_sorter ext_sorter;
 
-ext_sorter *ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spill_dir,
-                           cs_error *err);
+ext_sorter *cs_ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spill_dir,
+                              cs_error *err);
 /* spark.shuffle.spill.compress (default true): lz4 for spill runs. Call before inserting. */
-void ext_sorter_set_spill_compress(ext_sorter *s, bool compress);
-/* May spill a sorted run. Not allowed after ext_sorter_next. */
-int ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err);
+void cs_ext_sorter_set_spill_compress(ext_sorter *s, bool compress);
+/* May spill a sorted run. Not allowed after cs_ext_sorter_next. */
+int cs_ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err);
 /* Appends records in key order (memcmp, shorter prefix first; reversed when !ascending) until
  * out is batch_full. 1 = records added, 0 = end, <0 error. */
-int ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err);
-int ext_sorter_spills(const ext_sorter *s);
+int cs_ext_sorter_next(ext_sorter *s, cs_batch *out, cs_error *err);
+int cs_ext_sorter_spills(const ext_sorter *s);
 /* Sources merged at once (default EXT_MERGE_WAYS); with more spilled runs, the oldest are first
  * merged into new runs, so merge buffers stay bounded. For tests and tuning. */
 #define EXT_MERGE_WAYS 64
-void ext_sorter_set_merge_ways(ext_sorter *s, int ways);
-void ext_sorter_free(ext_sorter *s);
+void cs_ext_sorter_set_merge_ways(ext_sorter *s, int ways);
+void cs_ext_sorter_free(ext_sorter *s);
 
 /* Compares keys in memcmp order, a shorter key first when it is a prefix of the other. */
-int ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
+int cs_ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
 
 #endif /* CSPARK_SHUFFLE_EXTERNAL_SORT_H */

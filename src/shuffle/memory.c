@@ -4,7 +4,7 @@
  */
 #include "shuffle/memory.h"
 
-void task_memory_init(cs_task_memory *m, int64_t budget)
+void cs_task_memory_init(cs_task_memory *m, int64_t budget)
 {
     m->budget = budget;
     m->used = 0;
@@ -13,30 +13,30 @@ void task_memory_init(cs_task_memory *m, int64_t budget)
     m->spill_count = 0;
 }
 
-void task_memory_acquire(cs_task_memory *m, int64_t n)
+void cs_task_memory_acquire(cs_task_memory *m, int64_t n)
 {
     m->used += n;
     if (m->used > m->peak) m->peak = m->used;
 }
 
-void task_memory_release(cs_task_memory *m, int64_t n)
+void cs_task_memory_release(cs_task_memory *m, int64_t n)
 {
     m->used -= n;
     if (m->used < 0) m->used = 0;
 }
 
-bool task_memory_over(const cs_task_memory *m)
+bool cs_task_memory_over(const cs_task_memory *m)
 {
     return m->budget > 0 && m->used > m->budget;
 }
 
-int64_t task_memory_spill_floor(const cs_task_memory *m)
+int64_t cs_task_memory_spill_floor(const cs_task_memory *m)
 {
     int64_t f = m->budget / 8;
     return f < 65536 ? 65536 : f;
 }
 
-void task_memory_note_spill(cs_task_memory *m, int64_t bytes)
+void cs_task_memory_note_spill(cs_task_memory *m, int64_t bytes)
 {
     m->spill_count++;
     m->spilled_bytes += bytes;

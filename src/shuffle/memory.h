@@ -4,8 +4,8 @@
  * budget = spark.executor.memory * spark.memory.fraction / executor cores, set by the task runner.
  * Consumers (shuffle writer, external aggregator, external sorter, and their arenas) call acquire
  * as they grow and release as they shrink; acquire never fails. A consumer spills when
- * task_memory_over() and its own usage is >= task_memory_spill_floor() (1/8 of the budget), so two
- * consumers in one task do not make each other spill tiny runs.
+ * cs_task_memory_over() and its own usage is >= cs_task_memory_spill_floor() (1/8 of the budget),
+ * so two consumers in one task do not make each other spill tiny runs.
  *
  * Single-threaded: a cs_task_memory is owned by one task (usually a field of its context) and
  * borrowed by the consumers until they are freed. Nothing to free.
@@ -25,13 +25,13 @@ typedef struct cs_task_memory {
 } cs_task_memory;
 
 /* budget <= 0 means unlimited (never over). */
-void task_memory_init(cs_task_memory *m, int64_t budget);
-void task_memory_acquire(cs_task_memory *m, int64_t n);
-void task_memory_release(cs_task_memory *m, int64_t n);
-bool task_memory_over(const cs_task_memory *m);
+void cs_task_memory_init(cs_task_memory *m, int64_t budget);
+void cs_task_memory_acquire(cs_task_memory *m, int64_t n);
+void cs_task_memory_release(cs_task_memory *m, int64_t n);
+bool cs_task_memory_over(const cs_task_memory *m);
 /* Minimum usage of one consumer before it spills: budget / 8 (at least 64 KB). */
-int64_t task_memory_spill_floor(const cs_task_memory *m);
+int64_t cs_task_memory_spill_floor(const cs_task_memory *m);
 /* Records a spill of `bytes` bytes (spill_count++, spilled_bytes += bytes). */
-void task_memory_note_spill(cs_task_memory *m, int64_t bytes);
+void cs_task_memory_note_spill(cs_task_memory *m, int64_t bytes);
 
 #endif /* CSPARK_SHUFFLE_MEMORY_H */

@@ -17,7 +17,7 @@
 #include "shuffle/external_sort.h"
 #include "shuffle/spill.h"
 
-int ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+int cs_ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
 {
     uint32_t n = alen < blen ? alen : blen;
     int c = n ? memcmp(a, b, n) : 0;
@@ -25,7 +25,7 @@ int ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t 
     return alen < blen ? -1 : alen > blen;
 }
 
-int partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash)
+int cs_partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash)
 {
     int n = p->num_partitions > 0 ? p->num_partitions : 1;
     if (p->kind == PART_RANGE) {
@@ -34,7 +34,7 @@ int partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash
         while (lo < hi) {
             int mid = (lo + hi) / 2;
             const cspark_slice *b = &p->bounds[mid];
-            if (ext_key_compare(b->ptr, b->len, key.ptr, key.len) < 0)
+            if (cs_ext_key_compare(b->ptr, b->len, key.ptr, key.len) < 0)
                 lo = mid + 1;
             else
                 hi = mid;
@@ -45,32 +45,32 @@ int partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash
     return (int)(key_hash % (uint64_t)n);
 }
 
-int shuffle_round_robin_start(int map_id, int num_partitions)
+int cs_shuffle_round_robin_start(int map_id, int num_partitions)
 {
     if (num_partitions <= 1) return 0;
     uint32_t id = (uint32_t)map_id;
     return (int)(XXH3_64bits(&id, sizeof id) % (uint64_t)num_partitions);
 }
 
-void map_status_free(cs_map_status *st)
+void cs_map_status_free(cs_map_status *st)
 {
     if (!st) return;
     free(st->sizes);
     st->sizes = NULL;
 }
 
-void shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
-                        size_t cap)
+void cs_shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
+                           size_t cap)
 {
     if (data) snprintf(data, cap, "%s/shuffle_%d_%d_0.data", dir, shuffle_id, map_id);
     if (index) snprintf(index, cap, "%s/shuffle_%d_%d_0.index", dir, shuffle_id, map_id);
 }
 
-int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id, uint64_t *offset,
-                       uint64_t *length, cs_error *err)
+int cs_shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
+                          uint64_t *offset, uint64_t *length, cs_error *err)
 {
     char path[4096];
-    shuffle_file_paths(dir, shuffle_id, map_id, NULL, path, sizeof path);
+    cs_shuffle_file_paths(dir, shuffle_id, map_id, NULL, path, sizeof path);
     if (reduce_id < 0) return cs_error_set(err, CS_EINVAL, "bad reduce id %d", reduce_id);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -111,7 +111,7 @@ static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fd
     const char *dir = arg;
     uint64_t off, n;
     *fdp = -1;
-    int rc = shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
+    int rc = cs_shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
     if (rc < 0) {
         cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
         if (err) err->code = CS_EIO;
@@ -123,7 +123,7 @@ static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fd
                             st->shuffle_id, st->map_id, reduce_id, (unsigned long long)n,
                             (unsigned long long)st->sizes[reduce_id]);
     char path[4096];
-    shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
+    cs_shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
     *fdp = fd;
@@ -139,7 +139,7 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
     uint64_t off, n;
     *out = NULL;
     *len = 0;
-    int rc = shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
+    int rc = cs_shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
     if (rc < 0) {
         cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
         if (err) err->code = CS_EIO;
@@ -152,12 +152,12 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
                             (unsigned long long)st->sizes[reduce_id]);
     if (n == 0) return 0;
     char path[4096];
-    shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
+    cs_shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
     uint8_t *buf = malloc((size_t)n);
     if (!buf) abort();
-    rc = spill_pread_full(fd, buf, (size_t)n, off, err);
+    rc = cs_spill_pread_full(fd, buf, (size_t)n, off, err);
     close(fd);
     if (rc < 0) {
         free(buf);
@@ -168,7 +168,7 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
     return 0;
 }
 
-shuffle_block_source shuffle_local_source(const char *dir)
+shuffle_block_source cs_shuffle_local_source(const char *dir)
 {
     shuffle_block_source s;
     memset(&s, 0, sizeof s);
@@ -195,8 +195,8 @@ struct shuffle_reader {
     cs_batch view; /* next_view's batch: recs owned, data borrowed from rd */
 };
 
-shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
-                                   const shuffle_block_source *src, cs_error *err)
+shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
+                                      const shuffle_block_source *src, cs_error *err)
 {
     if (num_maps < 0 || (num_maps > 0 && !maps) || !src || !src->fetch || reduce_id < 0) {
         cs_error_set(err, CS_EINVAL, "shuffle reader: bad arguments");
@@ -215,7 +215,7 @@ shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_map
 
 static void drop_segment(shuffle_reader *r)
 {
-    recio_reader_free(r->rd);
+    cs_recio_reader_free(r->rd);
     r->rd = NULL;
     free(r->seg);
     r->seg = NULL;
@@ -252,7 +252,7 @@ static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
         rc = r->src.open_range(r->src.arg, st, r->reduce_id, &fd, &off, &len, err);
         if (rc == 0) {
             r->seg_fd = fd;
-            r->rd = recio_reader_fd(fd, off, len, 0);
+            r->rd = cs_recio_reader_fd(fd, off, len, 0);
         } else if (fd >= 0) {
             close(fd);
         }
@@ -264,7 +264,7 @@ static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
         rc = r->src.open_stream(r->src.arg, st, r->reduce_id, &stream, err);
         if (rc == 0) {
             r->stream = stream;
-            r->rd = recio_reader_pull(r->src.stream_next, stream);
+            r->rd = cs_recio_reader_pull(r->src.stream_next, stream);
         }
         if (rc == CS_EUNSUPPORTED && err) cs_error_clear(err);
     }
@@ -275,7 +275,7 @@ static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
         if (rc == 0) {
             r->seg = seg;
             r->seg_len = len;
-            r->rd = recio_reader_mem(seg, len);
+            r->rd = cs_recio_reader_mem(seg, len);
         } else {
             free(seg);
         }
@@ -300,7 +300,7 @@ static int block_failed(shuffle_reader *r, int rc, int *failed_map_id, cs_error 
     return CS_EIO;
 }
 
-int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err)
+int cs_shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err)
 {
     size_t start = out->n;
     for (;;) {
@@ -309,7 +309,7 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
             if (rc < 0) return rc;
             if (rc == 0) return out->n > start ? 1 : 0;
         }
-        int rc = recio_reader_next_block(r->rd, out, err);
+        int rc = cs_recio_reader_next_block(r->rd, out, err);
         if (rc < 0) return block_failed(r, rc, failed_map_id, err);
         if (rc == 0) {
             drop_segment(r);
@@ -319,15 +319,15 @@ int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs
     }
 }
 
-int shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
-                             cs_error *err)
+int cs_shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
+                                cs_error *err)
 {
     for (;;) {
         if (!r->rd) {
             int rc = next_segment(r, failed_map_id, err);
             if (rc <= 0) return rc;
         }
-        int rc = recio_reader_view_block(r->rd, &r->view, err);
+        int rc = cs_recio_reader_view_block(r->rd, &r->view, err);
         if (rc < 0) return block_failed(r, rc, failed_map_id, err);
         if (rc == 0) {
             drop_segment(r);
@@ -338,11 +338,11 @@ int shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *faile
     }
 }
 
-void shuffle_reader_free(shuffle_reader *r)
+void cs_shuffle_reader_free(shuffle_reader *r)
 {
     if (!r) return;
     drop_segment(r);
     r->view.data = NULL; /* borrowed */
-    batch_free(&r->view);
+    cs_batch_free(&r->view);
     free(r);
 }

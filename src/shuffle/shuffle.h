@@ -84,9 +84,10 @@ typedef struct cs_partitioner {
 } cs_partitioner;
 /* HASH: key_hash % n (key_hash = shuffle_key_hash(key)). RANGE: as above (key_hash unused).
  * ROUND_ROBIN is stateful and handled by the writer (a counter starting at
- * shuffle_round_robin_start(map_id, n), like Spark's repartition); here it returns key_hash % n. */
-int partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash);
-int shuffle_round_robin_start(int map_id, int num_partitions);
+ * cs_shuffle_round_robin_start(map_id, n), like Spark's repartition); here it returns key_hash % n.
+ */
+int cs_partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_hash);
+int cs_shuffle_round_robin_start(int map_id, int num_partitions);
 
 /* Spark's Aggregator. create: if has_zero, acc = copy(zero) then merge_value(acc, v); else if
  * create != NULL, create(acc, v) with acc empty (len 0); else acc = copy(v). */
@@ -106,14 +107,14 @@ typedef struct cs_map_status {
     int shuffle_id;
     int map_id;
     int num_reduces;
-    uint64_t *sizes; /* num_reduces entries, malloc'd; map_status_free releases them */
+    uint64_t *sizes; /* num_reduces entries, malloc'd; cs_map_status_free releases them */
     char executor_id[64];
     char host[256];
     int port;
     uint64_t records_written; /* added: Spark's shuffle write metrics */
     uint64_t bytes_written;   /* added: data file size */
 } cs_map_status;
-void map_status_free(cs_map_status *st); /* frees sizes (not st) */
+void cs_map_status_free(cs_map_status *st); /* frees sizes (not st) */
 
 typedef struct shuffle_write_spec {
     int shuffle_id;
@@ -127,22 +128,22 @@ typedef struct shuffle_write_spec {
 } shuffle_write_spec;
 typedef struct shuffle_writer shuffle_writer;
 /* The spec and everything it points to are borrowed until free. NULL + err on a bad spec. */
-shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err);
-int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err); /* may spill */
+shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err);
+int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err); /* may spill */
 /* Writes data + index, renames them into place, fills *out (sizes malloc'd). Once. A combining
  * writer that spilled merges its spills here (each key once per map output), calling the
  * combiner's merge_combiners: run it in the same function context as write. Location fields
  * of *out are left as they are. */
-int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err);
+int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err);
 /* After commit, or to abort: removes temp and spill files, releases memory. NULL is fine. */
-void shuffle_writer_free(shuffle_writer *w);
-int shuffle_writer_spills(const shuffle_writer *w);
+void cs_shuffle_writer_free(shuffle_writer *w);
+int cs_shuffle_writer_spills(const shuffle_writer *w);
 /* Files of one map output: <dir>/shuffle_<shuffle>_<map>_0.data and .index (cap bytes each). */
-void shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
-                        size_t cap);
+void cs_shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
+                           size_t cap);
 /* The segment of reduce_id in the data file, from the index file. CS_ENOTFOUND/CS_EIO/CS_EPROTO. */
-int shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id, uint64_t *offset,
-                       uint64_t *length, cs_error *err);
+int cs_shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
+                          uint64_t *offset, uint64_t *length, cs_error *err);
 
 /* Where reduce-side bytes come from. fetch returns the raw (still encoded) segment bytes of
  * (map, reduce) in *out (malloc'd, caller frees; may be NULL when *len == 0) and 0, or a negative
@@ -171,21 +172,21 @@ typedef struct shuffle_block_source {
 } shuffle_block_source;
 /* Reads <dir>/shuffle_* files through their index; arg = dir (borrowed). Sets fetch and
  * open_range. */
-shuffle_block_source shuffle_local_source(const char *dir);
+shuffle_block_source cs_shuffle_local_source(const char *dir);
 
 typedef struct shuffle_reader shuffle_reader;
 /* Reads reduce partition reduce_id from every map output (maps[] and statuses borrowed until
  * free). Zero-size segments are skipped without a fetch. One segment in memory at a time. */
-shuffle_reader *shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
-                                   const shuffle_block_source *src, cs_error *err);
+shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
+                                      const shuffle_block_source *src, cs_error *err);
 /* Appends the next records to out (until batch_full); 1 = records added, 0 = end, <0 on error
  * (then *failed_map_id is the map whose block could not be fetched or decoded). */
-int shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err);
-/* The records of the next block without copying them (recio_reader_view_block): *out is the
+int cs_shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id, cs_error *err);
+/* The records of the next block without copying them (cs_recio_reader_view_block): *out is the
  * reader's batch, pointing into the block, valid until the next call on r or its free; nothing
- * may be appended to it. 1 = records, 0 = end, <0 as shuffle_reader_next. */
-int shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
-                             cs_error *err);
-void shuffle_reader_free(shuffle_reader *r);
+ * may be appended to it. 1 = records, 0 = end, <0 as cs_shuffle_reader_next. */
+int cs_shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
+                                cs_error *err);
+void cs_shuffle_reader_free(shuffle_reader *r);
 
 #endif /* CSPARK_SHUFFLE_SHUFFLE_H */

@@ -101,7 +101,7 @@ static inline uint64_t key_prefix8(const uint8_t *k, uint32_t len)
     return p;
 }
 
-/* partitioner_get for RANGE, comparing cached bound prefixes first. */
+/* cs_partitioner_get for RANGE, comparing cached bound prefixes first. */
 static inline int range_partition(const shuffle_writer *w, const uint8_t *k, uint32_t klen)
 {
     const cs_partitioner *p = w->spec.partitioner;
@@ -111,7 +111,7 @@ static inline int range_partition(const shuffle_writer *w, const uint8_t *k, uin
         int mid = (lo + hi) / 2;
         uint64_t bp = w->bound_prefix[mid];
         int c = bp < kp ? -1 : bp > kp;
-        if (c == 0) c = ext_key_compare(p->bounds[mid].ptr, p->bounds[mid].len, k, klen);
+        if (c == 0) c = cs_ext_key_compare(p->bounds[mid].ptr, p->bounds[mid].len, k, klen);
         if (c < 0)
             lo = mid + 1;
         else
@@ -126,9 +126,9 @@ static void charge(shuffle_writer *w, int64_t *field, int64_t delta)
 {
     *field += delta;
     if (delta > 0)
-        task_memory_acquire(w->mem, delta);
+        cs_task_memory_acquire(w->mem, delta);
     else if (delta < 0)
-        task_memory_release(w->mem, -delta);
+        cs_task_memory_release(w->mem, -delta);
 }
 
 /* The blocks arena uses chunks of several blocks, so blocks are encoded in place (seal_block)
@@ -143,7 +143,7 @@ static void blocks_arena_prime(shuffle_writer *w)
     a->next_size = a->max_size;
 }
 
-shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err)
+shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err)
 {
     if (!spec || !spec->partitioner || spec->partitioner->num_partitions <= 0 || !spec->dir) {
         cs_error_set(err, CS_EINVAL,
@@ -164,8 +164,8 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
             return NULL;
         }
         for (int i = 1; i < p->num_bounds; i++) {
-            if (ext_key_compare(p->bounds[i - 1].ptr, p->bounds[i - 1].len, p->bounds[i].ptr,
-                                p->bounds[i].len) > 0) {
+            if (cs_ext_key_compare(p->bounds[i - 1].ptr, p->bounds[i - 1].len, p->bounds[i].ptr,
+                                   p->bounds[i].len) > 0) {
                 cs_error_set(err, CS_EINVAL,
                              "shuffle writer: range bounds are not ascending "
                              "(bound %d > bound %d)",
@@ -183,10 +183,10 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
     w->spec = *spec;
     w->n = p->num_partitions;
     w->nmod = shuffle_divisor_make((uint64_t)w->n);
-    task_memory_init(&w->own_mem, 0);
+    cs_task_memory_init(&w->own_mem, 0);
     w->mem = spec->mem ? spec->mem : &w->own_mem;
     w->combine = spec->combiner != NULL;
-    w->rr = (uint64_t)shuffle_round_robin_start(spec->map_id, w->n);
+    w->rr = (uint64_t)cs_shuffle_round_robin_start(spec->map_id, w->n);
     if (p->kind == PART_RANGE && p->num_bounds > 0) {
         w->bound_prefix = malloc((size_t)p->num_bounds * sizeof *w->bound_prefix);
         if (!w->bound_prefix) abort();
@@ -194,14 +194,14 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
             w->bound_prefix[i] = key_prefix8(p->bounds[i].ptr, p->bounds[i].len);
     }
     if (w->combine) {
-        aggmap_init(&w->map, spec->combiner, w->mem);
+        cs_aggmap_init(&w->map, spec->combiner, w->mem);
         if (p->kind == PART_HASH) w->map.part_of_hash = &w->nmod;
     } else {
         w->parts = calloc((size_t)w->n, sizeof *w->parts);
         if (!w->parts) abort();
         for (int i = 0; i < w->n; i++)
             w->parts[i].head = w->parts[i].tail = -1;
-        arena_init(&w->blocks_arena, w->mem);
+        cs_arena_init(&w->blocks_arena, w->mem);
         blocks_arena_prime(w);
         int64_t t = RECIO_BLOCK_TARGET;
         if (w->mem->budget > 0) {
@@ -214,7 +214,7 @@ shuffle_writer *shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err
     return w;
 }
 
-int shuffle_writer_spills(const shuffle_writer *w)
+int cs_shuffle_writer_spills(const shuffle_writer *w)
 {
     return w->nspills;
 }
@@ -224,7 +224,7 @@ static void seal_block(shuffle_writer *w, int p)
 {
     part_stream *ps = &w->parts[p];
     if (!ps->raw_len) return;
-    size_t bound = recio_block_bound(ps->raw_len);
+    size_t bound = cs_recio_block_bound(ps->raw_len);
     cs_arena *a = &w->blocks_arena;
     uint8_t *dst;
     size_t len;
@@ -232,7 +232,7 @@ static void seal_block(shuffle_writer *w, int p)
         /* lands in the current chunk: encoded in place with room for the worst case, the
          * unused end given back (no copy through a temporary buffer) */
         dst = arena_alloc(a, bound);
-        len = recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, dst);
+        len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, dst);
         arena_shrink_last(a, dst, bound, len);
     } else {
         /* a block bigger than a quarter chunk gets a chunk of its own, sized to fit */
@@ -242,7 +242,7 @@ static void seal_block(shuffle_writer *w, int p)
             if (!w->enc_tmp) abort();
             w->enc_cap = bound;
         }
-        len = recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->enc_tmp);
+        len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->enc_tmp);
         dst = arena_alloc(a, len);
         memcpy(dst, w->enc_tmp, len);
     }
@@ -276,7 +276,7 @@ static int write_mem_part(shuffle_writer *w, recio_writer *rw, int p, cs_error *
 {
     seal_block(w, p);
     for (int32_t b = w->parts[p].head; b >= 0; b = w->blocks[b].next) {
-        int rc = recio_writer_add_raw(rw, w->blocks[b].ptr, w->blocks[b].len, err);
+        int rc = cs_recio_writer_add_raw(rw, w->blocks[b].ptr, w->blocks[b].len, err);
         if (rc < 0) return rc;
     }
     return 0;
@@ -296,7 +296,7 @@ static void reset_mem_parts(shuffle_writer *w)
     w->blocks = NULL;
     w->nblocks = w->bcap = 0;
     charge(w, &w->block_bytes, -w->block_bytes);
-    arena_reset(&w->blocks_arena);
+    cs_arena_reset(&w->blocks_arena);
     blocks_arena_prime(w);
     free(w->enc_tmp);
     w->enc_tmp = NULL;
@@ -305,38 +305,38 @@ static void reset_mem_parts(shuffle_writer *w)
 
 static int spill(shuffle_writer *w, cs_error *err)
 {
-    int fd = spill_file_open(w->spec.dir, err);
+    int fd = cs_spill_file_open(w->spec.dir, err);
     if (fd < 0) return fd;
     uint64_t *offs = malloc(((size_t)w->n + 1) * sizeof *offs);
     if (!offs) abort();
-    recio_writer *rw = recio_writer_new(fd, w->spec.compress, 0);
+    recio_writer *rw = cs_recio_writer_new(fd, w->spec.compress, 0);
     int rc = 0;
     if (w->combine) {
         /* each partition's segment sorted by (hash, key), so commit can merge spills */
         uint32_t *order;
         size_t *starts;
-        aggmap_sort_by_hash(&w->map);
-        aggmap_group_by_part(&w->map, w->n, &order, &starts);
+        cs_aggmap_sort_by_hash(&w->map);
+        cs_aggmap_group_by_part(&w->map, w->n, &order, &starts);
         for (int p = 0; p < w->n && rc == 0; p++) {
-            offs[p] = recio_writer_offset(rw);
+            offs[p] = cs_recio_writer_offset(rw);
             for (size_t i = starts[p]; i < starts[p + 1] && rc == 0; i++) {
                 if (i + 16 < starts[p + 1]) __builtin_prefetch(w->map.ents[order[i + 16]]);
                 const aggmap_entry *e = w->map.ents[order[i]];
-                rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
+                rc = cs_recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
             }
-            if (rc == 0) rc = recio_writer_end_block(rw, err);
+            if (rc == 0) rc = cs_recio_writer_end_block(rw, err);
         }
         free(order);
         free(starts);
     } else {
         for (int p = 0; p < w->n && rc == 0; p++) {
-            offs[p] = recio_writer_offset(rw);
+            offs[p] = cs_recio_writer_offset(rw);
             rc = write_mem_part(w, rw, p, err);
         }
     }
-    if (rc == 0) rc = recio_writer_flush(rw, err);
-    offs[w->n] = recio_writer_offset(rw);
-    recio_writer_free(rw);
+    if (rc == 0) rc = cs_recio_writer_flush(rw, err);
+    offs[w->n] = cs_recio_writer_offset(rw);
+    cs_recio_writer_free(rw);
     if (rc < 0) {
         close(fd);
         free(offs);
@@ -347,9 +347,9 @@ static int spill(shuffle_writer *w, cs_error *err)
     w->spills[w->nspills].fd = fd;
     w->spills[w->nspills].offs = offs;
     w->nspills++;
-    task_memory_note_spill(w->mem, (int64_t)offs[w->n]);
+    cs_task_memory_note_spill(w->mem, (int64_t)offs[w->n]);
     if (w->combine)
-        aggmap_clear(&w->map);
+        cs_aggmap_clear(&w->map);
     else
         reset_mem_parts(w);
     return 0;
@@ -357,7 +357,7 @@ static int spill(shuffle_writer *w, cs_error *err)
 
 static inline int should_spill(const shuffle_writer *w)
 {
-    return task_memory_over(w->mem) && writer_memory(w) >= task_memory_spill_floor(w->mem);
+    return cs_task_memory_over(w->mem) && writer_memory(w) >= cs_task_memory_spill_floor(w->mem);
 }
 
 /* Map-side combine: the hashes and partitions of the whole batch first, then prefetching batch
@@ -404,12 +404,12 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
             else if (w->bound_prefix)
                 parts[i] = (uint32_t)range_partition(w, key.ptr, key.len);
             else
-                parts[i] = (uint32_t)partitioner_get(pt, key, h);
+                parts[i] = (uint32_t)cs_partitioner_get(pt, key, h);
         }
     }
     for (size_t from = 0; from < b->n; from += COMBINE_CHUNK) {
         size_t to = from + COMBINE_CHUNK < b->n ? from + COMBINE_CHUNK : b->n;
-        aggmap_insert_batch(&w->map, b, from, to, b->n, hashes, parts, false);
+        cs_aggmap_insert_batch(&w->map, b, from, to, b->n, hashes, parts, false);
         if (should_spill(w)) {
             int rc = spill(w, err);
             if (rc < 0) return rc;
@@ -418,7 +418,7 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
     return 0;
 }
 
-int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
+int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
 {
     if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
     if (w->combine) return write_combine(w, b, err);
@@ -437,7 +437,7 @@ int shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
             p = range_partition(w, k, r->klen);
         } else {
             cspark_slice key = {k, r->klen};
-            p = partitioner_get(pt, key, 0);
+            p = cs_partitioner_get(pt, key, 0);
         }
         part_stream *ps = &w->parts[p];
         size_t rs = recio_record_size(r->klen, r->vlen);
@@ -474,9 +474,9 @@ static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, ui
 {
     while (len > 0) {
         size_t n = len < cap ? (size_t)len : cap;
-        int rc = spill_pread_full(from, buf, n, off, err);
+        int rc = cs_spill_pread_full(from, buf, n, off, err);
         if (rc < 0) return rc;
-        rc = recio_writer_add_raw(rw, buf, n, err);
+        rc = cs_recio_writer_add_raw(rw, buf, n, err);
         if (rc < 0) return rc;
         off += n;
         len -= n;
@@ -489,24 +489,24 @@ static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, ui
 static int merge_combined_part(shuffle_writer *w, recio_writer *rw, int p, const uint32_t *order,
                                const size_t *starts, cs_error *err)
 {
-    size_t bufsz = spill_merge_buffer(w->mem, w->nspills + 1);
-    agg_merger *m = agg_merger_new(w->spec.combiner);
+    size_t bufsz = cs_spill_merge_buffer(w->mem, w->nspills + 1);
+    agg_merger *m = cs_agg_merger_new(w->spec.combiner);
     for (int s = 0; s < w->nspills; s++) {
         const spill_run *sr = &w->spills[s];
         if (sr->offs[p + 1] > sr->offs[p])
-            agg_merger_add_run(
-                m, recio_reader_fd(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], bufsz));
+            cs_agg_merger_add_run(
+                m, cs_recio_reader_fd(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], bufsz));
     }
-    agg_merger_add_mem(m, w->map.ents, order + starts[p], starts[p + 1] - starts[p]);
+    cs_agg_merger_add_mem(m, w->map.ents, order + starts[p], starts[p + 1] - starts[p]);
     int rc;
     cspark_slice k, v;
-    while ((rc = agg_merger_next(m, &k, &v, err)) > 0) {
-        rc = recio_writer_add(rw, k.ptr, k.len, v.ptr, v.len, err);
+    while ((rc = cs_agg_merger_next(m, &k, &v, err)) > 0) {
+        rc = cs_recio_writer_add(rw, k.ptr, k.len, v.ptr, v.len, err);
         if (rc < 0) break;
     }
-    agg_merger_free(m);
+    cs_agg_merger_free(m);
     if (rc < 0) return rc;
-    return recio_writer_end_block(rw, err);
+    return cs_recio_writer_end_block(rw, err);
 }
 
 static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
@@ -523,11 +523,12 @@ static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
     return fd;
 }
 
-int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
+int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
 {
     if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
     char data[4096], index[4096];
-    shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index, sizeof data);
+    cs_shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index,
+                          sizeof data);
     uint64_t *sizes = calloc((size_t)w->n, sizeof *sizes);
     uint8_t *copybuf = NULL;
     uint32_t *order = NULL;
@@ -540,21 +541,21 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
         rc = fd;
         goto done;
     }
-    rw = recio_writer_new(fd, w->spec.compress, 0);
+    rw = cs_recio_writer_new(fd, w->spec.compress, 0);
     if (w->nspills) {
         copybuf = malloc(RECIO_WRITE_BUF);
         if (!copybuf) abort();
     }
     if (w->combine) {
-        if (w->nspills) aggmap_sort_by_hash(&w->map);
-        aggmap_group_by_part(&w->map, w->n, &order, &starts);
+        if (w->nspills) cs_aggmap_sort_by_hash(&w->map);
+        cs_aggmap_group_by_part(&w->map, w->n, &order, &starts);
     }
     for (int p = 0; p < w->n; p++) {
-        uint64_t start = recio_writer_offset(rw);
+        uint64_t start = cs_recio_writer_offset(rw);
         if (w->combine && w->nspills) {
             rc = merge_combined_part(w, rw, p, order, starts, err);
             if (rc < 0) goto done;
-            sizes[p] = recio_writer_offset(rw) - start;
+            sizes[p] = cs_recio_writer_offset(rw) - start;
             continue;
         }
         for (int s = 0; s < w->nspills; s++) {
@@ -568,20 +569,20 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
                 /* entries of one partition are scattered over the arena: prefetched ahead */
                 if (i + 16 < starts[p + 1]) __builtin_prefetch(w->map.ents[order[i + 16]]);
                 const aggmap_entry *e = w->map.ents[order[i]];
-                rc = recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
+                rc = cs_recio_writer_add(rw, aggmap_key(e), e->klen, e->vptr, e->vlen, err);
                 if (rc < 0) goto done;
             }
-            rc = recio_writer_end_block(rw, err);
+            rc = cs_recio_writer_end_block(rw, err);
         } else {
             rc = write_mem_part(w, rw, p, err);
         }
         if (rc < 0) goto done;
-        sizes[p] = recio_writer_offset(rw) - start;
+        sizes[p] = cs_recio_writer_offset(rw) - start;
     }
-    rc = recio_writer_flush(rw, err);
+    rc = cs_recio_writer_flush(rw, err);
     if (rc < 0) goto done;
-    if (w->combine) w->records = recio_writer_records(rw);
-    uint64_t total = recio_writer_offset(rw);
+    if (w->combine) w->records = cs_recio_writer_records(rw);
+    uint64_t total = cs_recio_writer_offset(rw);
     if (close(fd) < 0) {
         fd = -1;
         rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", w->tmp_data, strerror(errno));
@@ -642,7 +643,7 @@ int shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
 done:
     if (fd >= 0) close(fd);
     if (ifd >= 0) close(ifd);
-    recio_writer_free(rw);
+    cs_recio_writer_free(rw);
     free(copybuf);
     free(order);
     free(starts);
@@ -655,7 +656,7 @@ done:
     return rc;
 }
 
-void shuffle_writer_free(shuffle_writer *w)
+void cs_shuffle_writer_free(shuffle_writer *w)
 {
     if (!w) return;
     if (w->tmp_data[0]) unlink(w->tmp_data);
@@ -667,7 +668,7 @@ void shuffle_writer_free(shuffle_writer *w)
     free(w->spills);
     free(w->bound_prefix);
     if (w->combine) {
-        aggmap_free(&w->map);
+        cs_aggmap_free(&w->map);
         free(w->hashes);
         free(w->hparts);
     } else {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int spill_file_open(const char *dir, cs_error *err)
+int cs_spill_file_open(const char *dir, cs_error *err)
 {
     if (!dir || !*dir) dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
@@ -26,7 +26,7 @@ int spill_file_open(const char *dir, cs_error *err)
     return fd;
 }
 
-int spill_pread_full(int fd, uint8_t *buf, size_t n, uint64_t off, cs_error *err)
+int cs_spill_pread_full(int fd, uint8_t *buf, size_t n, uint64_t off, cs_error *err)
 {
     while (n > 0) {
         ssize_t k = pread(fd, buf, n, (off_t)off);
@@ -42,7 +42,7 @@ int spill_pread_full(int fd, uint8_t *buf, size_t n, uint64_t off, cs_error *err
     return 0;
 }
 
-size_t spill_merge_buffer(const cs_task_memory *mem, int runs)
+size_t cs_spill_merge_buffer(const cs_task_memory *mem, int runs)
 {
     size_t bufsz = RECIO_WRITE_BUF;
     if (mem->budget > 0) {

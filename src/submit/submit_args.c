@@ -140,7 +140,7 @@ static int set_opt(submit_args *a, enum opt_id id, const char *v)
     return CS_OK;
 }
 
-int submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err)
+int cs_submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
     int i = 1;
@@ -205,7 +205,7 @@ int submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err)
     return CS_OK;
 }
 
-void submit_args_free(submit_args *a)
+void cs_submit_args_free(submit_args *a)
 {
     if (!a) return;
     free(a->confs);
@@ -213,7 +213,7 @@ void submit_args_free(submit_args *a)
     a->nconfs = 0;
 }
 
-void submit_usage(FILE *f)
+void cs_submit_usage(FILE *f)
 {
     fputs("Usage: cspark-submit [options] <app.so> [app arguments]\n"
           "Usage: cspark-submit --kill [submission ID] --master [k8s://https://host:port]\n"

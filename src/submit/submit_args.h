@@ -1,15 +1,15 @@
 /* submit_args.h — cspark-submit's command line, its effective configuration and validation.
  *
- * submit_args_parse turns argv into a submit_args (spark-submit's options in both `--opt value`
+ * cs_submit_args_parse turns argv into a submit_args (spark-submit's options in both `--opt value`
  * and `--opt=value` forms, then the application file and its untouched arguments).
- * submit_build_conf applies Spark's precedence (explicit options > --conf > --properties-file,
+ * cs_submit_build_conf applies Spark's precedence (explicit options > --conf > --properties-file,
  * or $SPARK_CONF_DIR/spark-defaults.conf when no properties file is given) and defaults;
- * submit_validate checks the master URL, the deploy mode and every typed key cspark reads, so a
+ * cs_submit_validate checks the master URL, the deploy mode and every typed key cspark reads, so a
  * malformed value fails before anything starts. Called only by submit_main.c (and unit tests).
  *
  * Ownership: strings in submit_args are borrowed from argv (which outlives them); the `confs`
- * array is owned and released by submit_args_free. The cs_conf from submit_build_conf is owned
- * by the caller (conf_free).
+ * array is owned and released by cs_submit_args_free. The cs_conf from cs_submit_build_conf is
+ * owned by the caller (cs_conf_free).
  */
 #ifndef CSPARK_SUBMIT_ARGS_H
 #define CSPARK_SUBMIT_ARGS_H
@@ -36,28 +36,28 @@ typedef struct submit_args {
 
 /* Parses argv[1..argc). Usage errors return CS_EINVAL with a message (no "cspark-submit: "
  * prefix) such as "unknown option '--foo' (run cspark-submit --help for usage)". */
-int submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err);
-void submit_args_free(submit_args *a);
+int cs_submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err);
+void cs_submit_args_free(submit_args *a);
 
 /* Builds the effective conf. conf_dir is where spark-defaults.conf is looked for (NULL: from
  * $SPARK_CONF_DIR, else $SPARK_HOME/conf). *used_props receives the properties file actually
  * read (borrowed from `a` or static storage valid until the next call; NULL if none). On error *out
  * is NULL. */
-int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
-                      const char **used_props, cs_error *err);
+int cs_submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
+                         const char **used_props, cs_error *err);
 
 /* Validates the master (*master filled), deploy mode, cspark.log.level and typed keys.
  * Messages name the key and value. */
-int submit_validate(const cs_conf *conf, cs_master *master, cs_error *err);
+int cs_submit_validate(const cs_conf *conf, cs_master *master, cs_error *err);
 
 /* Writes the usage text. */
-void submit_usage(FILE *f);
+void cs_submit_usage(FILE *f);
 
 /* Writes --verbose output: parsed arguments, then the effective conf (redacted). */
-void submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
-                          const char *used_props);
+void cs_submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
+                             const char *used_props);
 
 /* The entry symbol: --class, else cspark.app.entry, else "cspark_main". */
-const char *submit_entry(const submit_args *a, const cs_conf *conf);
+const char *cs_submit_entry(const submit_args *a, const cs_conf *conf);
 
 #endif /* CSPARK_SUBMIT_ARGS_H */

@@ -25,7 +25,7 @@
 #include "common/strutil.h"
 
 /* Path of the spark-defaults.conf found last; *used_props may point here (until the next
- * submit_build_conf call). */
+ * cs_submit_build_conf call). */
 static char defaults_path[PATH_MAX];
 
 static bool is_file(const char *path)
@@ -74,21 +74,21 @@ static void collect_foreign(void *arg, const char *key, const char *value)
         d->keys[d->n++] = key;
 }
 
-int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
-                      const char **used_props, cs_error *err)
+int cs_submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
+                         const char **used_props, cs_error *err)
 {
     *out = NULL;
     if (used_props) *used_props = NULL;
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     int rc;
     if (a->properties_file) {
-        if ((rc = conf_load_properties(c, a->properties_file, true, err)) != CS_OK) goto fail;
+        if ((rc = cs_conf_load_properties(c, a->properties_file, true, err)) != CS_OK) goto fail;
         if (used_props) *used_props = a->properties_file;
     }
     if (!a->properties_file || a->load_spark_defaults) {
         const char *d = find_defaults(conf_dir);
         if (d) {
-            if ((rc = conf_load_properties(c, d, false, err)) != CS_OK) goto fail;
+            if ((rc = cs_conf_load_properties(c, d, false, err)) != CS_OK) goto fail;
             if (used_props && !*used_props) *used_props = d;
         }
     }
@@ -100,16 +100,16 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
             goto fail;
         }
         char *k = cs_xstrndup(kv, (size_t)(eq - kv));
-        conf_set(c, k, eq + 1);
+        cs_conf_set(c, k, eq + 1);
         free(k);
     }
     /* Spark ignores (with a warning) properties that are not Spark's. */
-    struct drop_ctx d = {cs_xcalloc(conf_size(c) + 1, sizeof(char *)), 0};
-    conf_foreach(c, collect_foreign, &d);
+    struct drop_ctx d = {cs_xcalloc(cs_conf_size(c) + 1, sizeof(char *)), 0};
+    cs_conf_foreach(c, collect_foreign, &d);
     for (size_t i = 0; i < d.n; i++) {
         char *k = cs_xstrdup(d.keys[i]);
         CS_WARN("submit", "ignoring non-Spark config property: %s", k);
-        conf_unset(c, k);
+        cs_conf_unset(c, k);
         free(k);
     }
     free(d.keys);
@@ -131,7 +131,7 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
     };
     for (size_t i = 0; i < sizeof explicit_opts / sizeof explicit_opts[0]; i++) {
         const char *v = *(const char *const *)((const char *)a + explicit_opts[i].off);
-        if (v) conf_set(c, explicit_opts[i].key, v);
+        if (v) cs_conf_set(c, explicit_opts[i].key, v);
     }
     /* As SparkSubmitArguments.loadEnvironmentArguments: environment variables fill what neither
      * options nor properties set. */
@@ -146,24 +146,24 @@ int submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **out,
     };
     for (size_t i = 0; i < sizeof env_fallbacks / sizeof env_fallbacks[0]; i++) {
         const char *v = getenv(env_fallbacks[i].env);
-        if (v && *v) conf_set_if_missing(c, env_fallbacks[i].key, v);
+        if (v && *v) cs_conf_set_if_missing(c, env_fallbacks[i].key, v);
     }
-    conf_set_if_missing(c, "spark.master", "local[*]");
-    conf_set_if_missing(c, "spark.submit.deployMode", "client");
-    if (a->app && !conf_contains(c, "spark.app.name")) {
+    cs_conf_set_if_missing(c, "spark.master", "local[*]");
+    cs_conf_set_if_missing(c, "spark.submit.deployMode", "client");
+    if (a->app && !cs_conf_contains(c, "spark.app.name")) {
         char *n = default_app_name(a->app);
-        conf_set(c, "spark.app.name", n);
+        cs_conf_set(c, "spark.app.name", n);
         free(n);
     }
-    if (!conf_contains(c, "spark.app.submitTime")) {
+    if (!cs_conf_contains(c, "spark.app.submitTime")) {
         char t[32];
         snprintf(t, sizeof t, "%" PRId64, cs_now_ms());
-        conf_set(c, "spark.app.submitTime", t);
+        cs_conf_set(c, "spark.app.submitTime", t);
     }
     *out = c;
     return CS_OK;
 fail:
-    conf_free(c);
+    cs_conf_free(c);
     return rc;
 }
 
@@ -212,7 +212,7 @@ static const struct {
 
 static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_error *err)
 {
-    const char *v = conf_get(c, key);
+    const char *v = cs_conf_get(c, key);
     if (!v) return CS_OK;
     int64_t i64;
     double d;
@@ -220,24 +220,24 @@ static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_er
     int rc;
     switch (t) {
     case T_SIZE_KIB:
-        return conf_get_size(c, key, NULL, CS_KiB, &i64, err);
+        return cs_conf_get_size(c, key, NULL, CS_KiB, &i64, err);
     case T_SIZE_MIB:
-        return conf_get_size(c, key, NULL, CS_MiB, &i64, err);
+        return cs_conf_get_size(c, key, NULL, CS_MiB, &i64, err);
     case T_DUR_S:
-        return conf_get_duration_ms(c, key, NULL, CS_SEC, &i64, err);
+        return cs_conf_get_duration_ms(c, key, NULL, CS_SEC, &i64, err);
     case T_DUR_MS:
-        return conf_get_duration_ms(c, key, NULL, CS_MS, &i64, err);
+        return cs_conf_get_duration_ms(c, key, NULL, CS_MS, &i64, err);
     case T_BOOL:
-        return conf_get_bool(c, key, NULL, &b, err);
+        return cs_conf_get_bool(c, key, NULL, &b, err);
     case T_INT_POS:
     case T_INT_NONNEG:
-        if ((rc = conf_get_int(c, key, NULL, &i64, err)) != CS_OK) return rc;
+        if ((rc = cs_conf_get_int(c, key, NULL, &i64, err)) != CS_OK) return rc;
         if (i64 > INT_MAX || i64 < (t == T_INT_POS ? 1 : 0))
             return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", key, v,
                                 t == T_INT_POS ? "a positive integer" : "a non-negative integer");
         return CS_OK;
     case T_FRACTION:
-        if ((rc = conf_get_double(c, key, NULL, &d, err)) != CS_OK) return rc;
+        if ((rc = cs_conf_get_double(c, key, NULL, &d, err)) != CS_OK) return rc;
         if (!(d > 0.0 && d <= 1.0))
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for %s: '%s' (expected a number in (0, 1])", key, v);
@@ -246,19 +246,19 @@ static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_er
     return CS_OK;
 }
 
-int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
+int cs_submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
 {
     int rc;
-    const char *lvl = conf_get(c, "cspark.log.level");
+    const char *lvl = cs_conf_get(c, "cspark.log.level");
     cs_log_level l;
     if (lvl && cs_log_parse_level(lvl, &l) != CS_OK)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for cspark.log.level: '%s' (expected DEBUG, INFO, WARN "
                             "or ERROR)",
                             lvl);
-    const char *m = conf_get(c, "spark.master");
-    if ((rc = master_parse(m ? m : "local[*]", master, err)) != CS_OK) return rc;
-    const char *mode = conf_get(c, "spark.submit.deployMode");
+    const char *m = cs_conf_get(c, "spark.master");
+    if ((rc = cs_master_parse(m ? m : "local[*]", master, err)) != CS_OK) return rc;
+    const char *mode = cs_conf_get(c, "spark.submit.deployMode");
     if (mode && strcmp(mode, "client") != 0 && strcmp(mode, "cluster") != 0)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.submit.deployMode: '%s' (expected client or "
@@ -272,11 +272,11 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
     for (size_t i = 0; i < sizeof checked_keys / sizeof checked_keys[0]; i++) {
         if ((rc = check_key(c, checked_keys[i].key, checked_keys[i].type, err)) != CS_OK) return rc;
     }
-    if ((rc = conf_check_redaction_regex(c, err)) != CS_OK) return rc;
+    if ((rc = cs_conf_check_redaction_regex(c, err)) != CS_OK) return rc;
     /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
     int64_t hb = 0, to = 0;
-    conf_get_duration_ms(c, "spark.executor.heartbeatInterval", "10s", CS_MS, &hb, NULL);
-    conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &to, NULL);
+    cs_conf_get_duration_ms(c, "spark.executor.heartbeatInterval", "10s", CS_MS, &hb, NULL);
+    cs_conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &to, NULL);
     if (to <= hb)
         return cs_error_set(err, CS_EINVAL,
                             "the value of spark.network.timeout=%" PRId64
@@ -286,10 +286,10 @@ int submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
     return CS_OK;
 }
 
-const char *submit_entry(const submit_args *a, const cs_conf *conf)
+const char *cs_submit_entry(const submit_args *a, const cs_conf *conf)
 {
     if (a->entry) return a->entry;
-    const char *e = conf_get(conf, "cspark.app.entry");
+    const char *e = cs_conf_get(conf, "cspark.app.entry");
     return e && *e ? e : "cspark_main";
 }
 
@@ -301,30 +301,32 @@ struct verbose_ctx {
 static void print_kv(void *arg, const char *key, const char *value)
 {
     const struct verbose_ctx *v = arg;
-    fprintf(v->f, "  (%s,%s)\n", key, conf_redact_with(v->conf, key, value));
+    fprintf(v->f, "  (%s,%s)\n", key, cs_conf_redact_with(v->conf, key, value));
 }
 
 #define OR_NULL(s) ((s) ? (s) : "null")
 
-void submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
-                          const char *used_props)
+void cs_submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
+                             const char *used_props)
 {
     if (used_props) fprintf(f, "Using properties file: %s\n", used_props);
     fprintf(f, "Parsed arguments:\n");
-    fprintf(f, "  master                  %s\n", OR_NULL(conf_get(conf, "spark.master")));
+    fprintf(f, "  master                  %s\n", OR_NULL(cs_conf_get(conf, "spark.master")));
     fprintf(f, "  deployMode              %s\n",
-            OR_NULL(conf_get(conf, "spark.submit.deployMode")));
-    fprintf(f, "  executorMemory          %s\n", OR_NULL(conf_get(conf, "spark.executor.memory")));
-    fprintf(f, "  executorCores           %s\n", OR_NULL(conf_get(conf, "spark.executor.cores")));
-    fprintf(f, "  totalExecutorCores      %s\n", OR_NULL(conf_get(conf, "spark.cores.max")));
+            OR_NULL(cs_conf_get(conf, "spark.submit.deployMode")));
+    fprintf(f, "  executorMemory          %s\n",
+            OR_NULL(cs_conf_get(conf, "spark.executor.memory")));
+    fprintf(f, "  executorCores           %s\n",
+            OR_NULL(cs_conf_get(conf, "spark.executor.cores")));
+    fprintf(f, "  totalExecutorCores      %s\n", OR_NULL(cs_conf_get(conf, "spark.cores.max")));
     fprintf(f, "  propertiesFile          %s\n", OR_NULL(used_props));
-    fprintf(f, "  driverMemory            %s\n", OR_NULL(conf_get(conf, "spark.driver.memory")));
-    fprintf(f, "  driverCores             %s\n", OR_NULL(conf_get(conf, "spark.driver.cores")));
+    fprintf(f, "  driverMemory            %s\n", OR_NULL(cs_conf_get(conf, "spark.driver.memory")));
+    fprintf(f, "  driverCores             %s\n", OR_NULL(cs_conf_get(conf, "spark.driver.cores")));
     fprintf(f, "  numExecutors            %s\n",
-            OR_NULL(conf_get(conf, "spark.executor.instances")));
-    fprintf(f, "  entry                   %s\n", submit_entry(a, conf));
+            OR_NULL(cs_conf_get(conf, "spark.executor.instances")));
+    fprintf(f, "  entry                   %s\n", cs_submit_entry(a, conf));
     fprintf(f, "  primaryResource         %s\n", OR_NULL(a->app));
-    fprintf(f, "  name                    %s\n", OR_NULL(conf_get(conf, "spark.app.name")));
+    fprintf(f, "  name                    %s\n", OR_NULL(cs_conf_get(conf, "spark.app.name")));
     fprintf(f, "  childArgs               [");
     for (int i = 0; i < a->app_argc; i++)
         fprintf(f, "%s%s", i ? " " : "", a->app_argv[i]);
@@ -335,6 +337,6 @@ void submit_print_verbose(FILE *f, const submit_args *a, const cs_conf *conf,
             "from the properties file %s:\n",
             OR_NULL(used_props));
     struct verbose_ctx v = {f, conf};
-    conf_foreach(conf, print_kv, &v);
+    cs_conf_foreach(conf, print_kv, &v);
     fprintf(f, "\n");
 }

@@ -89,8 +89,8 @@ static void on_driver_event(void *arg, const char *type, const json_t *obj)
 static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *conf, cs_error *err)
 {
     int64_t interval = 1000;
-    if (conf_get_duration_ms(conf, "spark.kubernetes.report.interval", "1s", CS_MS, &interval,
-                             err) < 0)
+    if (cs_conf_get_duration_ms(conf, "spark.kubernetes.report.interval", "1s", CS_MS, &interval,
+                                err) < 0)
         return err->code;
     if (interval < 10) interval = 10;
     follow f = {.exit_code = -1, .pod_name = app->driver_pod_name};
@@ -99,7 +99,7 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     char field[512];
     snprintf(field, sizeof field, "metadata.name=%s", app->driver_pod_name);
     kube_watch *w =
-        kube_watch_start_sel(kc, "pods", app->namespace_, NULL, field, on_driver_event, &f, err);
+        cs_kube_watch_start_sel(kc, "pods", app->namespace_, NULL, field, on_driver_event, &f, err);
     if (!w) {
         pthread_mutex_destroy(&f.lock);
         pthread_cond_destroy(&f.cond);
@@ -121,7 +121,7 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     char phase[32];
     snprintf(phase, sizeof phase, "%s", f.phase);
     pthread_mutex_unlock(&f.lock);
-    kube_watch_stop(w);
+    cs_kube_watch_stop(w);
     pthread_mutex_destroy(&f.lock);
     pthread_cond_destroy(&f.cond);
     if (deleted)
@@ -137,9 +137,9 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
 static void delete_created(kube_client *kc, const k8s_app *app, bool secret, bool cm, bool pod)
 {
     cs_error err;
-    if (pod) kube_delete(kc, "pods", app->namespace_, app->driver_pod_name, 0, &err);
-    if (cm) kube_delete(kc, "configmaps", app->namespace_, app->conf_map_name, 0, &err);
-    if (secret) kube_delete(kc, "secrets", app->namespace_, app->auth_secret_name, 0, &err);
+    if (pod) cs_kube_delete(kc, "pods", app->namespace_, app->driver_pod_name, 0, &err);
+    if (cm) cs_kube_delete(kc, "configmaps", app->namespace_, app->conf_map_name, 0, &err);
+    if (secret) cs_kube_delete(kc, "secrets", app->namespace_, app->auth_secret_name, 0, &err);
 }
 
 static int own(kube_client *kc, const k8s_app *app, const char *resource, const char *name,
@@ -148,11 +148,11 @@ static int own(kube_client *kc, const k8s_app *app, const char *resource, const 
     json_t *patch = json_pack("{s:{}}", "metadata");
     json_t *meta = json_object_get(patch, "metadata");
     json_t *tmp = json_object();
-    int rc = k8s_set_owner(tmp, driver_pod, err);
+    int rc = cs_k8s_set_owner(tmp, driver_pod, err);
     if (rc == 0) {
         json_object_set(meta, "ownerReferences",
                         json_object_get(json_object_get(tmp, "metadata"), "ownerReferences"));
-        rc = kube_patch_merge(kc, resource, app->namespace_, name, patch, NULL, err);
+        rc = cs_kube_patch_merge(kc, resource, app->namespace_, name, patch, NULL, err);
     }
     json_decref(tmp);
     json_decref(patch);
@@ -160,15 +160,15 @@ static int own(kube_client *kc, const k8s_app *app, const char *resource, const 
 }
 
 /* POST pods?dryRun=All: authorized, validated and admitted as the real create, persisted never.
- * The client names raw requests by their path; the message is rewritten to read as kube_create's
+ * The client names raw requests by their path; the message is rewritten to read as cs_kube_create's
  * (`cannot create pods in namespace "ns": ...`). */
 static int dry_run_pod(kube_client *kc, const k8s_app *app, const json_t *pod, cs_error *err)
 {
     char path[2048];
-    int rc = kube_resource_path(kc, "pods", app->namespace_, NULL, path, sizeof path - 16, err);
+    int rc = cs_kube_resource_path(kc, "pods", app->namespace_, NULL, path, sizeof path - 16, err);
     if (rc < 0) return rc;
     strcat(path, "?dryRun=All");
-    if ((rc = kube_request(kc, "create", "POST", path, pod, NULL, NULL, err)) >= 0) return rc;
+    if ((rc = cs_kube_request(kc, "create", "POST", path, pod, NULL, NULL, err)) >= 0) return rc;
     char *at = strstr(err->msg, path);
     if (at) {
         char what[512], msg[sizeof err->msg];
@@ -180,7 +180,7 @@ static int dry_run_pod(kube_client *kc, const k8s_app *app, const json_t *pod, c
     return rc;
 }
 
-int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
+int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
 {
     k8s_app app;
     bool app_ready = false, dry_run = false, wait = true, auth = true;
@@ -190,28 +190,28 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
     kube_client *kc = NULL;
     int rc = CS_EINVAL;
 
-    if (conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
-        conf_get_bool(conf, "spark.kubernetes.submission.waitAppCompletion", "true", &wait, err) <
-            0)
+    if (cs_conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
+        cs_conf_get_bool(conf, "spark.kubernetes.submission.waitAppCompletion", "true", &wait,
+                         err) < 0)
         goto out;
-    conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
-    if (conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) goto out;
-    if (conf_get(conf, "spark.driver.host") || conf_get(conf, "spark.driver.bindAddress")) {
+    cs_conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
+    if (cs_conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) goto out;
+    if (cs_conf_get(conf, "spark.driver.host") || cs_conf_get(conf, "spark.driver.bindAddress")) {
         rc = cs_error_set(err, CS_EINVAL,
                           "spark.driver.host and spark.driver.bindAddress cannot be set in "
                           "cluster mode: the driver pod's address is used");
         goto out;
     }
-    if (k8s_app_init(&app, conf, entry, a->app, a->app_argc, a->app_argv, err) < 0) goto out;
+    if (cs_k8s_app_init(&app, conf, entry, a->app, a->app_argc, a->app_argv, err) < 0) goto out;
     app_ready = true;
     if (strncmp(a->app, "local://", 8) != 0 && read_app(a->app, &bytes, &len, err) < 0) goto out;
-    k8s_add_driver_system_properties(conf, &app);
+    cs_k8s_add_driver_system_properties(conf, &app);
 
     /* every object is built (and validated) before anything is created */
-    if (auth && !(secret = k8s_auth_secret(conf, &app, err))) goto out;
-    if (!(cm = k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
-    if (!(pod = k8s_driver_pod(conf, &app, err))) goto out;
-    if (!(svc = k8s_driver_service(conf, &app, err))) goto out;
+    if (auth && !(secret = cs_k8s_auth_secret(conf, &app, err))) goto out;
+    if (!(cm = cs_k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
+    if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;
+    if (!(svc = cs_k8s_driver_service(conf, &app, err))) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
         json_t *objs[4];
@@ -220,17 +220,17 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
         objs[n++] = cm;
         objs[n++] = pod;
         objs[n++] = svc;
-        rc = k8s_write_yaml(stdout, objs, n, err) < 0 ? err->code : 0;
+        rc = cs_k8s_write_yaml(stdout, objs, n, err) < 0 ? err->code : 0;
         goto out;
     }
 
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
-    if (kube_config_load(conf, conf_get(conf, "spark.master"),
-                         "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
+    if (cs_kube_config_load(conf, cs_conf_get(conf, "spark.master"),
+                            "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
         goto out;
-    kc = kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
-    kube_config_free(&kcfg);
+    kc = cs_kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
+    cs_kube_config_free(&kcfg);
     if (!kc) goto out;
 
     bool made_secret = false, made_cm = false, made_pod = false;
@@ -238,17 +238,17 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
      * refusals come before anything exists */
     if (dry_run_pod(kc, &app, pod, err) < 0) goto fail;
     if (secret) {
-        if (kube_create(kc, "secrets", app.namespace_, secret, NULL, err) < 0) goto fail;
+        if (cs_kube_create(kc, "secrets", app.namespace_, secret, NULL, err) < 0) goto fail;
         made_secret = true;
     }
-    if (kube_create(kc, "configmaps", app.namespace_, cm, NULL, err) < 0) goto fail;
+    if (cs_kube_create(kc, "configmaps", app.namespace_, cm, NULL, err) < 0) goto fail;
     made_cm = true;
-    if (kube_create(kc, "pods", app.namespace_, pod, &created_pod, err) < 0) goto fail;
+    if (cs_kube_create(kc, "pods", app.namespace_, pod, &created_pod, err) < 0) goto fail;
     made_pod = true;
     if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
-        k8s_set_owner(svc, created_pod, err) < 0 ||
-        kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
+        cs_k8s_set_owner(svc, created_pod, err) < 0 ||
+        cs_kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
         goto fail;
     CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", app.app_id,
             app.driver_pod_name, app.namespace_);
@@ -265,8 +265,8 @@ out:
     json_decref(pod);
     json_decref(svc);
     json_decref(created_pod);
-    kube_client_free(kc);
-    if (app_ready) k8s_app_free(&app);
+    cs_kube_client_free(kc);
+    if (app_ready) cs_k8s_app_free(&app);
     free(bytes);
     return rc;
 }

@@ -17,7 +17,7 @@
 
 /* Returns the process exit status (the driver's, when waiting), or a negative code with err set
  * (nothing left behind). conf is updated with the driver's system properties. */
-int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err);
+int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err);
 
 /* --kill (kill=true) or --status of the driver pods matching id = `[namespace:]name`, name a glob
  * (fnmatch) over pods labelled spark-role=driver; no namespace = the kubeconfig context's. --kill
@@ -26,7 +26,7 @@ int submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, c
  * writes Spark's "Application status (driver):" block per pod (name, namespace, labels, uid,
  * creation and start time, phase, container states). Returns 0, or a negative code with err set:
  * CS_ENOTFOUND when nothing matches, CS_EINVAL for a malformed id, the kube client's errors. */
-int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE *out,
-                           cs_error *err);
+int cs_submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE *out,
+                              cs_error *err);
 
 #endif

@@ -114,7 +114,8 @@ static int parse_id(const char *id, char **ns, char **pattern, cs_error *err)
     return 0;
 }
 
-int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE *out, cs_error *err)
+int cs_submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE *out,
+                              cs_error *err)
 {
     char *ns = NULL, *pattern = NULL;
     cs_conf *c = NULL;
@@ -124,27 +125,28 @@ int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE 
     int64_t grace_ms = -1;
 
     if ((rc = parse_id(id, &ns, &pattern, err)) < 0) return rc;
-    if (kill && conf_get(conf, "spark.kubernetes.appKillPodDeletionGracePeriod")) {
-        if ((rc = conf_get_duration_ms(conf, "spark.kubernetes.appKillPodDeletionGracePeriod", NULL,
-                                       CS_SEC, &grace_ms, err)) < 0)
+    if (kill && cs_conf_get(conf, "spark.kubernetes.appKillPodDeletionGracePeriod")) {
+        if ((rc = cs_conf_get_duration_ms(conf, "spark.kubernetes.appKillPodDeletionGracePeriod",
+                                          NULL, CS_SEC, &grace_ms, err)) < 0)
             goto out;
     }
     /* Spark's submit operations create their client without a namespace: the context's is used */
-    c = conf_clone(conf);
-    conf_unset(c, "spark.kubernetes.namespace");
+    c = cs_conf_clone(conf);
+    cs_conf_unset(c, "spark.kubernetes.namespace");
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
-    if ((rc = kube_config_load(c, conf_get(c, "spark.master"),
-                               "spark.kubernetes.authenticate.submission", &kcfg, err)) < 0)
+    if ((rc = cs_kube_config_load(c, cs_conf_get(c, "spark.master"),
+                                  "spark.kubernetes.authenticate.submission", &kcfg, err)) < 0)
         goto out;
-    kc = kube_client_new(&kcfg, c, "spark.kubernetes.submission", err);
-    kube_config_free(&kcfg);
+    kc = cs_kube_client_new(&kcfg, c, "spark.kubernetes.submission", err);
+    cs_kube_config_free(&kcfg);
     if (!kc) {
         rc = err->code ? err->code : CS_EIO;
         goto out;
     }
-    const char *namespace_ = ns ? ns : kube_client_namespace(kc);
-    if ((rc = kube_list(kc, "pods", namespace_, DRIVER_SELECTOR, NULL, &list, err)) < 0) goto out;
+    const char *namespace_ = ns ? ns : cs_kube_client_namespace(kc);
+    if ((rc = cs_kube_list(kc, "pods", namespace_, DRIVER_SELECTOR, NULL, &list, err)) < 0)
+        goto out;
 
     const json_t *items = json_object_get(list, "items");
     int matched = 0;
@@ -161,7 +163,7 @@ int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE 
         const char *app =
             json_string_value(json_object_get(json_object_get(md, "labels"), "spark-app-selector"));
         int grace = grace_ms < 0 ? -1 : (int)(grace_ms / 1000);
-        if ((rc = kube_delete(kc, "pods", namespace_, name, grace, err)) < 0) goto out;
+        if ((rc = cs_kube_delete(kc, "pods", namespace_, name, grace, err)) < 0) goto out;
         fprintf(out, "Deleting driver pod %s:%s%s%s%s\n", namespace_, name,
                 app ? " (application " : "", app ? app : "", app ? ")" : "");
         CS_INFO("submit", "driver=%s namespace=%s app=%s grace=%d event=killed", name, namespace_,
@@ -177,8 +179,8 @@ int submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FILE 
     rc = 0;
 out:
     json_decref(list);
-    kube_client_free(kc);
-    conf_free(c);
+    cs_kube_client_free(kc);
+    cs_conf_free(c);
     free(ns);
     free(pattern);
     return rc;

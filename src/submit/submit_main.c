@@ -1,8 +1,9 @@
-/* submit_main.c — main() of cspark-submit.
+/* submit_main.c — cspark_submit_main, the `cspark-submit` program (its main() is in
+ * src/programs/cspark_submit.c).
  *
  * Parses the command line (submit_args.c), builds and validates the effective configuration
  * (submit_conf.c), hands --kill/--status to submit_k8s_kill.c (k8s:// masters only),
- * applies cspark.log.level, and hands the application to app_run() from src/api, which loads
+ * applies cspark.log.level, and hands the application to cs_app_run() from src/api, which loads
  * the .so, creates the context, calls the entry and stops the context.
  * Every user error is one line on stderr starting with "cspark-submit: " and exit status 1;
  * --help and --version exit 0.
@@ -40,12 +41,12 @@ static int run(int argc, char **argv)
     int status = 1;
     char **app_argv = NULL;
 
-    if (submit_args_parse(argc, argv, &a, &err) != CS_OK) {
+    if (cs_submit_args_parse(argc, argv, &a, &err) != CS_OK) {
         status = fail(&err);
         goto out;
     }
     if (a.help) {
-        submit_usage(stdout);
+        cs_submit_usage(stdout);
         status = 0;
         goto out;
     }
@@ -63,8 +64,8 @@ static int run(int argc, char **argv)
             fprintf(stderr, "cspark-submit: --kill and --status cannot be used together\n");
             goto out;
         }
-        if (submit_build_conf(&a, NULL, &conf, NULL, &err) != CS_OK ||
-            master_parse(conf_get(conf, "spark.master"), &master, &err) != CS_OK) {
+        if (cs_submit_build_conf(&a, NULL, &conf, NULL, &err) != CS_OK ||
+            cs_master_parse(cs_conf_get(conf, "spark.master"), &master, &err) != CS_OK) {
             status = fail(&err);
             goto out;
         }
@@ -73,14 +74,14 @@ static int run(int argc, char **argv)
                 stderr,
                 "cspark-submit: %s needs a Kubernetes master (--master k8s://https://host:port), "
                 "got '%s'\n",
-                opt, conf_get(conf, "spark.master"));
+                opt, cs_conf_get(conf, "spark.master"));
             goto out;
         }
-        const char *lv = conf_get(conf, "cspark.log.level");
+        const char *lv = cs_conf_get(conf, "cspark.log.level");
         cs_log_level ll;
         if (lv && cs_log_parse_level(lv, &ll) == CS_OK) cs_log_set_level(ll);
-        status =
-            submit_k8s_kill_status(conf, a.kill ? a.kill : a.status, a.kill != NULL, stdout, &err);
+        status = cs_submit_k8s_kill_status(conf, a.kill ? a.kill : a.status, a.kill != NULL, stdout,
+                                           &err);
         if (status < 0) status = fail(&err);
         goto out;
     }
@@ -90,25 +91,25 @@ static int run(int argc, char **argv)
         goto out;
     }
     const char *used_props = NULL;
-    if (submit_build_conf(&a, NULL, &conf, &used_props, &err) != CS_OK) {
+    if (cs_submit_build_conf(&a, NULL, &conf, &used_props, &err) != CS_OK) {
         status = fail(&err);
         goto out;
     }
-    int vrc = submit_validate(conf, &master, &err);
-    if (a.verbose) submit_print_verbose(stderr, &a, conf, used_props);
+    int vrc = cs_submit_validate(conf, &master, &err);
+    if (a.verbose) cs_submit_print_verbose(stderr, &a, conf, used_props);
     if (vrc != CS_OK) {
         status = fail(&err);
         goto out;
     }
-    const char *lvl = conf_get(conf, "cspark.log.level");
+    const char *lvl = cs_conf_get(conf, "cspark.log.level");
     cs_log_level l;
     if (lvl && cs_log_parse_level(lvl, &l) == CS_OK) cs_log_set_level(l);
 
     /* the resource as given (local:// = a path inside the image) travels to Kubernetes pods */
-    conf_set(conf, "cspark.app.resource", a.app);
-    const char *deploy = conf_get(conf, "spark.submit.deployMode");
+    cs_conf_set(conf, "cspark.app.resource", a.app);
+    const char *deploy = cs_conf_get(conf, "spark.submit.deployMode");
     if (master.kind == MASTER_K8S && deploy && strcmp(deploy, "cluster") == 0) {
-        status = submit_k8s_cluster(conf, &a, submit_entry(&a, conf), &err);
+        status = cs_submit_k8s_cluster(conf, &a, cs_submit_entry(&a, conf), &err);
         if (status < 0) status = fail(&err);
         goto out;
     }
@@ -123,18 +124,18 @@ static int run(int argc, char **argv)
     app_argv[0] = (char *)app_path;
     for (int i = 0; i < a.app_argc; i++)
         app_argv[i + 1] = a.app_argv[i];
-    CS_DEBUG("submit", "app=%s entry=%s master=%s", a.app, submit_entry(&a, conf),
-             conf_get(conf, "spark.master"));
+    CS_DEBUG("submit", "app=%s entry=%s master=%s", a.app, cs_submit_entry(&a, conf),
+             cs_conf_get(conf, "spark.master"));
     fflush(stdout);
-    status = app_run(conf, app_path, submit_entry(&a, conf), a.app_argc + 1, app_argv);
+    status = cs_app_run(conf, app_path, cs_submit_entry(&a, conf), a.app_argc + 1, app_argv);
 out:
     free(app_argv);
-    conf_free(conf);
-    submit_args_free(&a);
+    cs_conf_free(conf);
+    cs_submit_args_free(&a);
     return status;
 }
 
-int main(int argc, char **argv)
+int cspark_submit_main(int argc, char **argv)
 {
     return run(argc, argv);
 }

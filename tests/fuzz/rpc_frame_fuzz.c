@@ -1,6 +1,6 @@
 /* libFuzzer target for the rpc frame decoder (src/rpc/frame.c): the input bytes are fed to one
  * decoder in pieces whose sizes come from the first byte (so headers and bodies split at every
- * position), every envelope that comes out is re-encoded with frame_encode and decoded again
+ * position), every envelope that comes out is re-encoded with cs_frame_encode and decoded again
  * (it must round-trip or be refused gracefully), and the decoder must either produce envelopes or
  * fail with a reason — never crash, leak or allocate more than its max_frame (64 KiB here). Built
  * and run by rpc_frame.sh. */
@@ -14,22 +14,22 @@
 
 static void roundtrip(const Cspark__Envelope *e)
 {
-    size_t n = frame_size(e);
+    size_t n = cs_frame_size(e);
     if (n - FRAME_HEADER > MAX_FRAME) return;
     uint8_t *buf = malloc(n);
-    if (frame_encode(e, buf) != n) abort();
+    if (cs_frame_encode(e, buf) != n) abort();
     frame_decoder d;
-    frame_decoder_init(&d, MAX_FRAME);
+    cs_frame_decoder_init(&d, MAX_FRAME);
     size_t used = 0;
     Cspark__Envelope *again = NULL;
     const char *why = NULL;
-    int rc = frame_decoder_feed(&d, buf, n, &used, &again, &why);
+    int rc = cs_frame_decoder_feed(&d, buf, n, &used, &again, &why);
     if (rc < 0) {
         /* protobuf-c keeps unknown fields it accepted in odd encodings (say, an overlong tag of
          * field 0) and re-packs them canonically, which it then refuses: a graceful refusal is
          * fine, anything else is not */
         if (!why || again) abort();
-        frame_decoder_free(&d);
+        cs_frame_decoder_free(&d);
         free(buf);
         return;
     }
@@ -37,7 +37,7 @@ static void roundtrip(const Cspark__Envelope *e)
         again->request_id != e->request_id)
         abort();
     cspark__envelope__free_unpacked(again, NULL);
-    frame_decoder_free(&d);
+    cs_frame_decoder_free(&d);
     free(buf);
 }
 
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     frame_decoder d;
-    frame_decoder_init(&d, MAX_FRAME);
+    cs_frame_decoder_init(&d, MAX_FRAME);
     size_t pos = 0;
     while (pos < size) {
         size_t n = size - pos < piece ? size - pos : piece;
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t used = 0;
             Cspark__Envelope *e = NULL;
             const char *why = NULL;
-            rc = frame_decoder_feed(&d, data + pos + off, n - off, &used, &e, &why);
+            rc = cs_frame_decoder_feed(&d, data + pos + off, n - off, &used, &e, &why);
             if (used > n - off) abort();
             off += used;
             if (rc < 0) {
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             if (rc == 1) {
                 if (!e || e->body_case == CSPARK__ENVELOPE__BODY__NOT_SET) abort();
-                (void)frame_body_name(e);
+                (void)cs_frame_body_name(e);
                 roundtrip(e);
                 cspark__envelope__free_unpacked(e, NULL);
             } else if (off != n) {
@@ -77,6 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc < 0) break;
         pos += n;
     }
-    frame_decoder_free(&d);
+    cs_frame_decoder_free(&d);
     return 0;
 }

@@ -211,7 +211,7 @@ static bool pod_failure(k8s_backend *b, int id, const json_t *pod, char *why, si
     *failed = !(phase && strcmp(phase, "Succeeded") == 0) || code != 0;
     char explained[256];
     if (code >= 0)
-        describe_exit_code(code, explained, sizeof explained);
+        cs_describe_exit_code(code, explained, sizeof explained);
     else
         snprintf(explained, sizeof explained, "exit code -1 (unknown: no terminated container)");
     snprintf(
@@ -273,7 +273,7 @@ static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool fai
                 id, name, failed ? "true" : "false", failures, max, why);
         char sid[32];
         snprintf(sid, sizeof sid, "%d", id);
-        coarse_backend_executor_exited(b->coarse, sid, why);
+        cs_coarse_backend_executor_exited(b->coarse, sid, why);
         if (abort_now) {
             char msg[2048];
             snprintf(
@@ -283,17 +283,17 @@ static void executor_gone(k8s_backend *b, exec_pod *p, const char *why, bool fai
                 max, why);
             CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"",
                      failures, msg);
-            scheduler_abort(b->base.sched, msg);
+            cs_scheduler_abort(b->base.sched, msg);
         }
         if (finished_pod) {
             cs_error err;
             cs_error_clear(&err);
             if (b->delete_on_termination) {
-                kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err);
+                cs_kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err);
             } else {
                 json_t *patch =
                     json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
-                if (kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) <
+                if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) <
                         0 &&
                     err.code != CS_ENOTFOUND)
                     CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name,
@@ -442,7 +442,7 @@ static void *poller_main(void *arg)
         cs_error err;
         cs_error_clear(&err);
         int64_t at = mono_ms();
-        int rc = kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err);
+        int rc = cs_kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err);
         pthread_mutex_lock(&b->lock);
         if (rc < 0) {
             if (!b->stopping) CS_WARN("k8s", "event=executor_poll_failed error=\"%s\"", err.msg);
@@ -498,7 +498,7 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
     int id = b->next_id++;
     pthread_mutex_unlock(&b->lock);
     json_t *pod =
-        k8s_executor_pod(b->sc->conf, &b->app, id, b->cores, b->driver_pod, b->driver_url, err);
+        cs_k8s_executor_pod(b->sc->conf, &b->app, id, b->cores, b->driver_pod, b->driver_url, err);
     if (!pod) return err->code ? err->code : CS_EINVAL;
     const char *name = json_string_value(json_object_get(json_object_get(pod, "metadata"), "name"));
     exec_pod p = {.id = id, .created_ms = mono_ms()};
@@ -513,7 +513,7 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
     b->pods[b->npods++] = p;
     pthread_mutex_unlock(&b->lock);
     json_t *created = NULL;
-    int rc = kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
+    int rc = cs_kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
     json_decref(pod);
     json_decref(created);
     if (rc < 0 && err->code == CS_EEXIST) {
@@ -529,7 +529,7 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
         pthread_mutex_unlock(&b->lock);
         /* as Spark: whatever may have been created for this request goes */
         cs_error e2;
-        kube_delete(b->kc, "pods", b->app.namespace_, p.name, 0, &e2);
+        cs_kube_delete(b->kc, "pods", b->app.namespace_, p.name, 0, &e2);
         return rc;
     }
     CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, p.name);
@@ -547,7 +547,7 @@ static void give_up(k8s_backend *b, exec_pod *p, const char *what, int64_t now)
     pthread_mutex_unlock(&b->lock);
     cs_error err;
     cs_error_clear(&err);
-    if (kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &err) < 0)
+    if (cs_kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &err) < 0)
         CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
     pthread_mutex_lock(&b->lock);
 }
@@ -570,7 +570,7 @@ static bool delete_removed(k8s_backend *b, int64_t now)
                 id, name, (long long)b->delete_grace_ms);
         cs_error err;
         cs_error_clear(&err);
-        if (kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err) < 0 &&
+        if (cs_kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err) < 0 &&
             err.code != CS_ENOTFOUND)
             CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
         pthread_mutex_lock(&b->lock);
@@ -618,7 +618,7 @@ static bool delete_excess(k8s_backend *b, int64_t now)
                 victims[i], names[i]);
         cs_error err;
         cs_error_clear(&err);
-        if (kube_delete(b->kc, "pods", b->app.namespace_, names[i], 0, &err) < 0 &&
+        if (cs_kube_delete(b->kc, "pods", b->app.namespace_, names[i], 0, &err) < 0 &&
             err.code != CS_ENOTFOUND)
             CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", names[i],
                     err.msg);
@@ -693,7 +693,7 @@ static void *allocator_main(void *arg)
                     if (fatal && !b->exit_code) {
                         b->exit_code = 1;
                         pthread_mutex_unlock(&b->lock);
-                        scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
+                        cs_scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
                         pthread_mutex_lock(&b->lock);
                     }
                     failed_create = true;
@@ -716,13 +716,13 @@ static void *allocator_main(void *arg)
 static void k8s_launch(sched_backend *base, const task_desc *t)
 {
     k8s_backend *b = (k8s_backend *)base;
-    coarse_backend_base(b->coarse)->launch(coarse_backend_base(b->coarse), t);
+    cs_coarse_backend_base(b->coarse)->launch(cs_coarse_backend_base(b->coarse), t);
 }
 
 static int k8s_total_cores(sched_backend *base)
 {
     k8s_backend *b = (k8s_backend *)base;
-    return coarse_backend_base(b->coarse)->total_cores(coarse_backend_base(b->coarse));
+    return cs_coarse_backend_base(b->coarse)->total_cores(cs_coarse_backend_base(b->coarse));
 }
 
 /* Dynamic allocation's target: the allocator creates or deletes pending pods to follow it. */
@@ -759,18 +759,18 @@ static void k8s_remove_executors(sched_backend *base, const char *const *ids, in
                                   b->decom_label_value ? b->decom_label_value : "");
         cs_error err;
         cs_error_clear(&err);
-        if (kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+        if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
             err.code != CS_ENOTFOUND)
             CS_WARN("k8s", "event=decommission_label_failed pod=%s error=\"%s\"", name, err.msg);
         json_decref(patch);
     }
-    coarse_backend_remove_executors(b->coarse, ids, n, decommission, reason);
+    cs_coarse_backend_remove_executors(b->coarse, ids, n, decommission, reason);
 }
 
 static void k8s_cancel_all(sched_backend *base)
 {
     k8s_backend *b = (k8s_backend *)base;
-    coarse_backend_base(b->coarse)->cancel_all(coarse_backend_base(b->coarse));
+    cs_coarse_backend_base(b->coarse)->cancel_all(cs_coarse_backend_base(b->coarse));
 }
 
 /* deleteOnTermination=false: every executor pod still without the label gets
@@ -781,7 +781,7 @@ static void label_kept_pods(k8s_backend *b)
     cs_error_clear(&err);
     char *sel = selector(b, true);
     json_t *list = NULL;
-    if (kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err) < 0) {
+    if (cs_kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err) < 0) {
         CS_WARN("k8s", "event=cleanup_failed what=label_inactive error=\"%s\"", err.msg);
         free(sel);
         return;
@@ -793,7 +793,7 @@ static void label_kept_pods(k8s_backend *b)
         const char *name = json_string_value(
             json_object_get(json_object_get(json_array_get(items, i), "metadata"), "name"));
         if (name &&
-            kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+            cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
             err.code != CS_ENOTFOUND)
             CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
     }
@@ -812,44 +812,45 @@ static void k8s_stop(sched_backend *base)
     if (b->poller_started) pthread_join(b->poller, NULL);
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
-        coarse_backend_stop_executors(b->coarse);
-        coarse_backend_wait_disconnected(b->coarse, 3000);
+        cs_coarse_backend_stop_executors(b->coarse);
+        cs_coarse_backend_wait_disconnected(b->coarse, 3000);
     }
-    if (b->watch) kube_watch_stop(b->watch);
+    if (b->watch) cs_kube_watch_stop(b->watch);
     if (b->kc && b->app_ready) {
         cs_error err;
         /* with deleteOnTermination=false the finished executor pods stay (for their logs), as
          * Spark's stop(); they are owned by the driver pod when there is one */
         if (b->delete_on_termination) {
             char *sel = selector(b, false);
-            if (kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
+            if (cs_kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
                 CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=\"%s\"", err.msg);
             free(sel);
         } else {
             label_kept_pods(b); /* including those that ended while stopping */
         }
         if (b->created_exec_cm)
-            kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1,
-                        &err);
+            cs_kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1,
+                           &err);
         if (b->created_secret)
-            kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
+            cs_kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
         if (b->in_driver_pod) {
             /* cluster mode: what the submit client made for this driver goes with it, so only
              * the completed driver pod (and its log) remains */
             if (b->delete_service)
-                kube_delete(b->kc, "services", b->app.namespace_, b->app.driver_svc_name, -1, &err);
-            kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.conf_map_name, -1, &err);
-            kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
+                cs_kube_delete(b->kc, "services", b->app.namespace_, b->app.driver_svc_name, -1,
+                               &err);
+            cs_kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.conf_map_name, -1, &err);
+            cs_kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
         }
     }
     if (b->coarse) {
-        sched_backend *cb = coarse_backend_base(b->coarse);
+        sched_backend *cb = cs_coarse_backend_base(b->coarse);
         cb->sched = b->base.sched;
         cb->stop(cb);
     }
-    if (b->app_ready) k8s_app_free(&b->app);
+    if (b->app_ready) cs_k8s_app_free(&b->app);
     json_decref(b->driver_pod);
-    kube_client_free(b->kc);
+    cs_kube_client_free(b->kc);
     free(b->pods);
     free(b->pos_of);
     free(b->secret);
@@ -883,8 +884,8 @@ static bool admit_executor(void *arg, const char *executor_id)
  * for local:// paths outside the conf directory. *bytes is malloc'd when it must be shipped. */
 static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_error *err)
 {
-    const char *resource = conf_get(b->sc->conf, "cspark.app.resource");
-    const char *file = conf_get(b->sc->conf, "cspark.app.file");
+    const char *resource = cs_conf_get(b->sc->conf, "cspark.app.resource");
+    const char *file = cs_conf_get(b->sc->conf, "cspark.app.file");
     if (resource && strncmp(resource, "local://", 8) == 0 &&
         strncmp(resource + 8, "/opt/spark/conf/", 16) != 0) {
         snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource + 8);
@@ -902,11 +903,11 @@ static int read_settings(k8s_backend *b, cs_error *err)
 {
     const cs_conf *c = b->sc->conf;
     int64_t v;
-    if (conf_get_int(c, "spark.executor.instances", "2", &v, err) < 0) return err->code;
+    if (cs_conf_get_int(c, "spark.executor.instances", "2", &v, err) < 0) return err->code;
     b->target = (int)(v < 0 ? 0 : v);
-    if (conf_get_int(c, "spark.executor.cores", "1", &v, err) < 0) return err->code;
+    if (cs_conf_get_int(c, "spark.executor.cores", "1", &v, err) < 0) return err->code;
     b->cores = (int)(v < 1 ? 1 : v);
-    if (conf_get_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0)
+    if (cs_conf_get_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0)
         return err->code;
     if (v < 1)
         return cs_error_set(err, CS_EINVAL,
@@ -914,86 +915,86 @@ static int read_settings(k8s_backend *b, cs_error *err)
                             "(expected a positive integer)",
                             (long long)v);
     b->batch_size = (int)v;
-    if (conf_get_duration_ms(c, "spark.kubernetes.allocation.batch.delay", "1s", CS_MS,
-                             &b->batch_delay_ms, err) < 0)
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.allocation.batch.delay", "1s", CS_MS,
+                                &b->batch_delay_ms, err) < 0)
         return err->code;
     if (b->batch_delay_ms <= 100)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.allocation.batch.delay: '%s' (must "
                             "be greater than 100ms)",
-                            conf_get(c, "spark.kubernetes.allocation.batch.delay"));
-    if (conf_get_duration_ms(c, "spark.kubernetes.allocation.executor.timeout", "600s", CS_MS,
-                             &b->executor_timeout_ms, err) < 0)
+                            cs_conf_get(c, "spark.kubernetes.allocation.batch.delay"));
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.allocation.executor.timeout", "600s", CS_MS,
+                                &b->executor_timeout_ms, err) < 0)
         return err->code;
     if (b->executor_timeout_ms < 5 * b->batch_delay_ms)
         b->executor_timeout_ms = 5 * b->batch_delay_ms;
     /* Spark: max(3, 2 × the executors wanted), with dynamic allocation 2 × maxExecutors */
     bool dynamic = false;
     int64_t wanted = b->target;
-    if (conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0 ||
-        (dynamic &&
-         conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "1073741823", &wanted, err) < 0))
+    if (cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0 ||
+        (dynamic && cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "1073741823",
+                                    &wanted, err) < 0))
         return err->code;
     char dflt[24];
     long long failures = 2 * wanted > 3 ? (2 * wanted < INT32_MAX ? 2 * wanted : INT32_MAX) : 3;
     snprintf(dflt, sizeof dflt, "%lld", failures);
-    if (conf_get_int(c, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
+    if (cs_conf_get_int(c, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
     b->max_failures = (int)(v < 1 ? 1 : v > INT32_MAX ? INT32_MAX : v);
-    if (conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
-                      &b->delete_on_termination, err) < 0)
+    if (cs_conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
+                         &b->delete_on_termination, err) < 0)
         return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true",
-                      &b->check_all_containers, err) < 0)
+    if (cs_conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true",
+                         &b->check_all_containers, err) < 0)
         return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true",
-                      &b->delete_service, err) < 0)
+    if (cs_conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true",
+                         &b->delete_service, err) < 0)
         return err->code;
-    if (conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS,
-                             &b->poll_interval_ms, err) < 0)
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS,
+                                &b->poll_interval_ms, err) < 0)
         return err->code;
     if (b->poll_interval_ms < 1)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.executor.apiPollingInterval: '%s' "
                             "(must be positive)",
-                            conf_get(c, "spark.kubernetes.executor.apiPollingInterval"));
-    if (conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS,
-                             &b->missing_delta_ms, err) < 0)
+                            cs_conf_get(c, "spark.kubernetes.executor.apiPollingInterval"));
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS,
+                                &b->missing_delta_ms, err) < 0)
         return err->code;
-    if (conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180",
-                             CS_SEC, &b->deleted_cache_ms, err) < 0)
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180",
+                                CS_SEC, &b->deleted_cache_ms, err) < 0)
         return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true", &b->enable_polling,
-                      err) < 0)
+    if (cs_conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true",
+                         &b->enable_polling, err) < 0)
         return err->code;
-    if (conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true", &b->enable_watcher,
-                      err) < 0)
+    if (cs_conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true",
+                         &b->enable_watcher, err) < 0)
         return err->code;
-    if (conf_get_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647", &b->max_pending,
-                     err) < 0)
+    if (cs_conf_get_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647",
+                        &b->max_pending, err) < 0)
         return err->code;
     if (b->max_pending < 1)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.allocation.maxPendingPods: '%lld' "
                             "(expected a positive integer)",
                             (long long)b->max_pending);
-    if (conf_get_int(c, "spark.kubernetes.allocation.maximum", "2147483647", &b->allocation_maximum,
-                     err) < 0)
+    if (cs_conf_get_int(c, "spark.kubernetes.allocation.maximum", "2147483647",
+                        &b->allocation_maximum, err) < 0)
         return err->code;
     if (b->allocation_maximum < 1)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.allocation.maximum: '%lld' "
                             "(expected a positive integer)",
                             (long long)b->allocation_maximum);
-    if (conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50", &b->max_create_rate,
-                        err) < 0)
+    if (cs_conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50",
+                           &b->max_create_rate, err) < 0)
         return err->code;
-    if (conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
-                             &b->idle_timeout_ms, err) < 0 ||
-        conf_get_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod", "5s", CS_MS,
-                             &b->delete_grace_ms, err) < 0)
+    if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
+                                &b->idle_timeout_ms, err) < 0 ||
+        cs_conf_get_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod", "5s",
+                                CS_MS, &b->delete_grace_ms, err) < 0)
         return err->code;
-    const char *label = conf_get(c, "spark.kubernetes.executor.decommissionLabel");
-    const char *value = conf_get(c, "spark.kubernetes.executor.decommissionLabelValue");
+    const char *label = cs_conf_get(c, "spark.kubernetes.executor.decommissionLabel");
+    const char *value = cs_conf_get(c, "spark.kubernetes.executor.decommissionLabelValue");
     b->decom_label = label && *label ? cs_xstrdup(label) : NULL;
     b->decom_label_value = value ? cs_xstrdup(value) : NULL;
     b->tokens = b->max_create_rate < 1 ? 1 : b->max_create_rate;
@@ -1001,7 +1002,7 @@ static int read_settings(k8s_backend *b, cs_error *err)
     return 0;
 }
 
-sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error *err)
+sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_error *err)
 {
     k8s_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = k8s_launch;
@@ -1020,7 +1021,7 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
     json_t *obj = NULL;
 
     if (read_settings(b, err) < 0) goto fail;
-    bool in_driver_pod = conf_get(sc->conf, "spark.kubernetes.submitInDriver") != NULL;
+    bool in_driver_pod = cs_conf_get(sc->conf, "spark.kubernetes.submitInDriver") != NULL;
     b->in_driver_pod = in_driver_pod;
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
@@ -1028,24 +1029,24 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
      * (KUBERNETES_SERVICE_HOST/PORT and the service account), which is what Spark's default
      * https://kubernetes.default.svc names */
     const char *master =
-        conf_get(sc->conf, in_driver_pod ? "spark.kubernetes.driver.master" : "spark.master");
-    if (kube_config_load(sc->conf, master,
-                         in_driver_pod ? "spark.kubernetes.authenticate.driver.mounted"
-                                       : "spark.kubernetes.authenticate",
-                         &kcfg, err) < 0)
+        cs_conf_get(sc->conf, in_driver_pod ? "spark.kubernetes.driver.master" : "spark.master");
+    if (cs_kube_config_load(sc->conf, master,
+                            in_driver_pod ? "spark.kubernetes.authenticate.driver.mounted"
+                                          : "spark.kubernetes.authenticate",
+                            &kcfg, err) < 0)
         goto fail;
-    b->kc = kube_client_new(&kcfg, sc->conf, "spark.kubernetes.driver", err);
-    kube_config_free(&kcfg);
+    b->kc = cs_kube_client_new(&kcfg, sc->conf, "spark.kubernetes.driver", err);
+    cs_kube_config_free(&kcfg);
     if (!b->kc) goto fail;
-    const char *resource = conf_get(sc->conf, "cspark.app.resource");
-    if (k8s_app_init(&b->app, sc->conf, conf_get(sc->conf, "cspark.app.entry"),
-                     resource ? resource : "", 0, NULL, err) < 0)
+    const char *resource = cs_conf_get(sc->conf, "cspark.app.resource");
+    if (cs_k8s_app_init(&b->app, sc->conf, cs_conf_get(sc->conf, "cspark.app.entry"),
+                        resource ? resource : "", 0, NULL, err) < 0)
         goto fail;
     b->app_ready = true;
 
-    const char *driver_pod_name = conf_get(sc->conf, "spark.kubernetes.driver.pod.name");
+    const char *driver_pod_name = cs_conf_get(sc->conf, "spark.kubernetes.driver.pod.name");
     if (driver_pod_name &&
-        kube_get(b->kc, "pods", b->app.namespace_, driver_pod_name, &b->driver_pod, err) < 0) {
+        cs_kube_get(b->kc, "pods", b->app.namespace_, driver_pod_name, &b->driver_pod, err) < 0) {
         cs_error_prefix(err, "cannot find the driver pod %s (spark.kubernetes.driver.pod.name)",
                         driver_pod_name);
         goto fail;
@@ -1053,12 +1054,13 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
 
     /* executors reach the driver here; they load the job from their ConfigMap or the image */
     if (app_for_executors(b, &app_bytes, &app_len, err) < 0) goto fail;
-    const char *host = conf_get(sc->conf, "spark.driver.host");
-    const char *bind = conf_get(sc->conf, "spark.driver.bindAddress");
+    const char *host = cs_conf_get(sc->conf, "spark.driver.host");
+    const char *bind = cs_conf_get(sc->conf, "spark.driver.bindAddress");
     if (!host) host = "127.0.0.1";
     if (!bind) bind = in_driver_pod ? "0.0.0.0" : host;
     int64_t port = 0;
-    if (conf_get_int(sc->conf, "spark.driver.port", in_driver_pod ? "7078" : "0", &port, err) < 0)
+    if (cs_conf_get_int(sc->conf, "spark.driver.port", in_driver_pod ? "7078" : "0", &port, err) <
+        0)
         goto fail;
     coarse_options o = {.bind_host = bind,
                         .port = (int)port,
@@ -1066,28 +1068,28 @@ sched_backend *k8s_backend_new(cspark_context *sc, const char *secret, cs_error 
                         .app_file = b->exec_app_file,
                         .admit = admit_executor,
                         .hooks_arg = b};
-    b->coarse = coarse_backend_new(sc, &o, err);
+    b->coarse = cs_coarse_backend_new(sc, &o, err);
     if (!b->coarse) goto fail;
     snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d", host,
-             coarse_backend_port(b->coarse));
+             cs_coarse_backend_port(b->coarse));
 
     /* the Secret executors read the authentication secret from (the submit client made it in
      * cluster mode), and the executor ConfigMap */
     if (secret && !in_driver_pod) {
-        cs_conf *c2 = conf_clone(sc->conf);
-        conf_set(c2, "spark.authenticate.secret", secret);
-        obj = k8s_auth_secret(c2, &b->app, err);
-        conf_free(c2);
-        if (!obj || (b->driver_pod && k8s_set_owner(obj, b->driver_pod, err) < 0) ||
-            kube_create(b->kc, "secrets", b->app.namespace_, obj, NULL, err) < 0)
+        cs_conf *c2 = cs_conf_clone(sc->conf);
+        cs_conf_set(c2, "spark.authenticate.secret", secret);
+        obj = cs_k8s_auth_secret(c2, &b->app, err);
+        cs_conf_free(c2);
+        if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
+            cs_kube_create(b->kc, "secrets", b->app.namespace_, obj, NULL, err) < 0)
             goto fail;
         json_decref(obj);
         obj = NULL;
         b->created_secret = true;
     }
-    obj = k8s_executor_configmap(sc->conf, &b->app, app_bytes, app_len, err);
-    if (!obj || (b->driver_pod && k8s_set_owner(obj, b->driver_pod, err) < 0) ||
-        kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
+    obj = cs_k8s_executor_configmap(sc->conf, &b->app, app_bytes, app_len, err);
+    if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
+        cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
         goto fail;
     json_decref(obj);
     obj = NULL;
@@ -1101,13 +1103,13 @@ fail:
     return NULL;
 }
 
-int k8s_backend_start(sched_backend *base, cs_error *err)
+int cs_k8s_backend_start(sched_backend *base, cs_error *err)
 {
     k8s_backend *b = (k8s_backend *)base;
-    coarse_backend_base(b->coarse)->sched = b->base.sched;
+    cs_coarse_backend_base(b->coarse)->sched = b->base.sched;
     if (b->enable_watcher) {
         char *sel = selector(b, false);
-        b->watch = kube_watch_start(b->kc, "pods", b->app.namespace_, sel, on_watch, b, err);
+        b->watch = cs_kube_watch_start(b->kc, "pods", b->app.namespace_, sel, on_watch, b, err);
         free(sel);
         if (!b->watch) return err->code ? err->code : CS_EIO;
     }
@@ -1124,9 +1126,9 @@ int k8s_backend_start(sched_backend *base, cs_error *err)
     return 0;
 }
 
-int k8s_backend_exit_code(sched_backend *base);
+int cs_k8s_backend_exit_code(sched_backend *base);
 
-int k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t timeout_ms)
+int cs_k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t timeout_ms)
 {
     k8s_backend *b = (k8s_backend *)base;
     int want = (int)(ratio * b->target + 0.999999);
@@ -1135,13 +1137,13 @@ int k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t timeo
     int64_t deadline = mono_ms() + timeout_ms;
     for (;;) {
         int64_t left = deadline - mono_ms();
-        int n = coarse_backend_wait_registered(b->coarse, want,
-                                               left < 200 ? (left > 0 ? left : 0) : 200);
-        if (n >= want || left <= 200 || k8s_backend_exit_code(base)) return n;
+        int n = cs_coarse_backend_wait_registered(b->coarse, want,
+                                                  left < 200 ? (left > 0 ? left : 0) : 200);
+        if (n >= want || left <= 200 || cs_k8s_backend_exit_code(base)) return n;
     }
 }
 
-int k8s_backend_exit_code(sched_backend *base)
+int cs_k8s_backend_exit_code(sched_backend *base)
 {
     k8s_backend *b = (k8s_backend *)base;
     pthread_mutex_lock(&b->lock);

@@ -27,13 +27,13 @@ static int random_hex(char *out, size_t nbytes, cs_error *err)
     return CS_OK;
 }
 
-int k8s_new_app_id(char out[K8S_APP_ID_SIZE], cs_error *err)
+int cs_k8s_new_app_id(char out[K8S_APP_ID_SIZE], cs_error *err)
 {
     memcpy(out, "spark-", 6);
     return random_hex(out + 6, 16, err);
 }
 
-int k8s_new_unique_id(char out[K8S_UNIQUE_ID_SIZE], cs_error *err)
+int cs_k8s_new_unique_id(char out[K8S_UNIQUE_ID_SIZE], cs_error *err)
 {
     int rc = random_hex(out, 3, err);
     if (rc != CS_OK) return rc;
@@ -45,7 +45,7 @@ int k8s_new_unique_id(char out[K8S_UNIQUE_ID_SIZE], cs_error *err)
     return CS_OK;
 }
 
-char *k8s_sanitize_name(const char *s, size_t max)
+char *cs_k8s_sanitize_name(const char *s, size_t max)
 {
     size_t n = s ? strlen(s) : 0;
     char *out = cs_xmalloc(n + 1);
@@ -74,41 +74,41 @@ static char *concat3(const char *a, const char *b, const char *c)
     return out;
 }
 
-char *k8s_resource_prefix(const char *app_name, const char *unique_id)
+char *cs_k8s_resource_prefix(const char *app_name, const char *unique_id)
 {
     size_t ul = strlen(unique_id);
     size_t room = ul + 1 < K8S_POD_PREFIX_MAX ? K8S_POD_PREFIX_MAX - ul - 1 : 1;
-    char *name = k8s_sanitize_name(app_name, room);
+    char *name = cs_k8s_sanitize_name(app_name, room);
     if (!name[0]) {
         free(name);
         name = cs_xstrdup("spark");
     }
     if (name[0] >= '0' && name[0] <= '9') name[0] = 'x'; /* Spark: names start with a letter */
-    char *uid = k8s_sanitize_name(unique_id, K8S_POD_PREFIX_MAX);
+    char *uid = cs_k8s_sanitize_name(unique_id, K8S_POD_PREFIX_MAX);
     char *out = concat3(name, "-", uid);
     free(name);
     free(uid);
     return out;
 }
 
-char *k8s_app_name_label(const char *app_name)
+char *cs_k8s_app_name_label(const char *app_name)
 {
-    return k8s_sanitize_name(app_name, K8S_DNS_LABEL_MAX);
+    return cs_k8s_sanitize_name(app_name, K8S_DNS_LABEL_MAX);
 }
 
-char *k8s_driver_pod_name(const char *prefix)
+char *cs_k8s_driver_pod_name(const char *prefix)
 {
     return concat3(prefix, "-driver", "");
 }
 
-char *k8s_executor_pod_name(const char *prefix, long exec_id)
+char *cs_k8s_executor_pod_name(const char *prefix, long exec_id)
 {
     char num[32];
     snprintf(num, sizeof num, "%ld", exec_id);
     return concat3(prefix, "-exec-", num);
 }
 
-char *k8s_driver_service_name(const char *prefix, const char *unique_id)
+char *cs_k8s_driver_service_name(const char *prefix, const char *unique_id)
 {
     char *name = concat3(prefix, "-driver-svc", "");
     /* Service names are DNS-1035 labels: <= 63 and starting with a letter */
@@ -117,17 +117,17 @@ char *k8s_driver_service_name(const char *prefix, const char *unique_id)
     return concat3("spark-", unique_id, "-driver-svc");
 }
 
-char *k8s_driver_configmap_name(const char *unique_id)
+char *cs_k8s_driver_configmap_name(const char *unique_id)
 {
     return concat3("spark-drv-", unique_id, "-conf-map");
 }
 
-char *k8s_executor_configmap_name(const char *unique_id)
+char *cs_k8s_executor_configmap_name(const char *unique_id)
 {
     return concat3("spark-exec-", unique_id, "-conf-map");
 }
 
-char *k8s_auth_secret_name(const char *unique_id)
+char *cs_k8s_auth_secret_name(const char *unique_id)
 {
     return concat3("spark-", unique_id, "-auth-secret");
 }
@@ -141,7 +141,7 @@ static bool is_alnum(char c)
     return is_alnum_lower(c) || (c >= 'A' && c <= 'Z');
 }
 
-char *k8s_executor_hostname(const char *pod_name)
+char *cs_k8s_executor_hostname(const char *pod_name)
 {
     size_t n = strlen(pod_name);
     const char *p = pod_name + (n > K8S_DNS_LABEL_MAX ? n - K8S_DNS_LABEL_MAX : 0);
@@ -162,12 +162,12 @@ static bool label_ok(const char *s, size_t n)
     return true;
 }
 
-bool k8s_is_dns1123_label(const char *s)
+bool cs_k8s_is_dns1123_label(const char *s)
 {
     return s && label_ok(s, strlen(s));
 }
 
-bool k8s_is_dns1123_subdomain(const char *s)
+bool cs_k8s_is_dns1123_subdomain(const char *s)
 {
     if (!s) return false;
     size_t n = strlen(s);
@@ -194,14 +194,14 @@ static bool name_part_ok(const char *s, size_t n)
     return true;
 }
 
-bool k8s_is_label_value(const char *s)
+bool cs_k8s_is_label_value(const char *s)
 {
     if (!s) return false;
     size_t n = strlen(s);
     return n == 0 || name_part_ok(s, n);
 }
 
-bool k8s_is_qualified_name(const char *s)
+bool cs_k8s_is_qualified_name(const char *s)
 {
     if (!s) return false;
     const char *slash = strchr(s, '/');
@@ -212,5 +212,5 @@ bool k8s_is_qualified_name(const char *s)
     if (pl == 0 || pl > K8S_DNS_SUBDOMAIN_MAX) return false;
     memcpy(prefix, s, pl);
     prefix[pl] = '\0';
-    return k8s_is_dns1123_subdomain(prefix) && name_part_ok(slash + 1, strlen(slash + 1));
+    return cs_k8s_is_dns1123_subdomain(prefix) && name_part_ok(slash + 1, strlen(slash + 1));
 }

@@ -30,38 +30,39 @@
 #define K8S_UNIQUE_ID_SIZE 17     /* 16 hex + NUL */
 
 /* "spark-<32 lowercase hex>" from 16 random bytes. CS_EIO if no randomness is available. */
-int k8s_new_app_id(char out[K8S_APP_ID_SIZE], cs_error *err);
+int cs_k8s_new_app_id(char out[K8S_APP_ID_SIZE], cs_error *err);
 /* Spark's uniqueID: 3 random bytes as hex followed by (now_ms & 0xFFFFFFFFFF) as 10 hex digits. */
-int k8s_new_unique_id(char out[K8S_UNIQUE_ID_SIZE], cs_error *err);
+int cs_k8s_new_unique_id(char out[K8S_UNIQUE_ID_SIZE], cs_error *err);
 
 /* Lowercases, maps every byte outside [a-z0-9-] to '-', collapses dash runs, trims leading and
  * trailing dashes, then cuts to at most `max` characters (and trims a dash left at the cut).
  * May return "" (never NULL). */
-char *k8s_sanitize_name(const char *s, size_t max);
+char *cs_k8s_sanitize_name(const char *s, size_t max);
 
 /* `<sanitized app name>-<unique_id>`, <= K8S_POD_PREFIX_MAX; an app name that sanitizes to ""
  * becomes "spark". */
-char *k8s_resource_prefix(const char *app_name, const char *unique_id);
+char *cs_k8s_resource_prefix(const char *app_name, const char *unique_id);
 /* Value of the spark-app-name label: sanitized app name, <= 63, may be "". */
-char *k8s_app_name_label(const char *app_name);
+char *cs_k8s_app_name_label(const char *app_name);
 
-char *k8s_driver_pod_name(const char *prefix);                 /* <prefix>-driver */
-char *k8s_executor_pod_name(const char *prefix, long exec_id); /* <prefix>-exec-<id> */
+char *cs_k8s_driver_pod_name(const char *prefix);                 /* <prefix>-driver */
+char *cs_k8s_executor_pod_name(const char *prefix, long exec_id); /* <prefix>-exec-<id> */
 /* `<prefix>-driver-svc` when that is a DNS-1035 label (<= 63 characters, starts with a letter),
  * else `spark-<unique_id>-driver-svc`. */
-char *k8s_driver_service_name(const char *prefix, const char *unique_id);
-char *k8s_driver_configmap_name(const char *unique_id);   /* spark-drv-<uid>-conf-map */
-char *k8s_executor_configmap_name(const char *unique_id); /* spark-exec-<uid>-conf-map */
-char *k8s_auth_secret_name(const char *unique_id);        /* spark-<uid>-auth-secret */
+char *cs_k8s_driver_service_name(const char *prefix, const char *unique_id);
+char *cs_k8s_driver_configmap_name(const char *unique_id);   /* spark-drv-<uid>-conf-map */
+char *cs_k8s_executor_configmap_name(const char *unique_id); /* spark-exec-<uid>-conf-map */
+char *cs_k8s_auth_secret_name(const char *unique_id);        /* spark-<uid>-auth-secret */
 /* Last 63 characters of the pod name with leading non-alphanumerics removed (Spark's rule). */
-char *k8s_executor_hostname(const char *pod_name);
+char *cs_k8s_executor_hostname(const char *pod_name);
 
 /* Validators (Kubernetes' own rules). */
-bool k8s_is_dns1123_label(const char *s);     /* [a-z0-9]([-a-z0-9]*[a-z0-9])?, <= 63 */
-bool k8s_is_dns1123_subdomain(const char *s); /* labels joined by '.', <= 253 */
-bool k8s_is_label_value(const char *s); /* "" or ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], <=63 */
+bool cs_k8s_is_dns1123_label(const char *s);     /* [a-z0-9]([-a-z0-9]*[a-z0-9])?, <= 63 */
+bool cs_k8s_is_dns1123_subdomain(const char *s); /* labels joined by '.', <= 253 */
+bool cs_k8s_is_label_value(
+    const char *s); /* "" or ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], <=63 */
 /* A label/annotation key: optional DNS subdomain prefix and '/', name part <= 63 of
  * [A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]. */
-bool k8s_is_qualified_name(const char *s);
+bool cs_k8s_is_qualified_name(const char *s);
 
 #endif /* CSPARK_CLUSTER_K8S_NAMING_H */

@@ -19,7 +19,7 @@
 
 /* ---- shared helpers ----------------------------------------------------------------------- */
 
-json_t *k8s_child_obj(json_t *parent, const char *key)
+json_t *cs_k8s_child_obj(json_t *parent, const char *key)
 {
     json_t *v = json_object_get(parent, key);
     if (!json_is_object(v)) {
@@ -29,7 +29,7 @@ json_t *k8s_child_obj(json_t *parent, const char *key)
     return v;
 }
 
-json_t *k8s_child_arr(json_t *parent, const char *key)
+json_t *cs_k8s_child_arr(json_t *parent, const char *key)
 {
     json_t *v = json_object_get(parent, key);
     if (!json_is_array(v)) {
@@ -39,7 +39,7 @@ json_t *k8s_child_arr(json_t *parent, const char *key)
     return v;
 }
 
-void k8s_upsert_by(json_t *arr, const char *field, json_t *item)
+void cs_k8s_upsert_by(json_t *arr, const char *field, json_t *item)
 {
     const char *want = json_string_value(json_object_get(item, field));
     size_t i;
@@ -57,26 +57,27 @@ void k8s_upsert_by(json_t *arr, const char *field, json_t *item)
     json_array_append_new(arr, item);
 }
 
-void k8s_env_set_new(json_t *container, json_t *env_entry)
+void cs_k8s_env_set_new(json_t *container, json_t *env_entry)
 {
-    k8s_upsert_by(k8s_child_arr(container, "env"), "name", env_entry);
+    cs_k8s_upsert_by(cs_k8s_child_arr(container, "env"), "name", env_entry);
 }
 
-void k8s_env_value(json_t *container, const char *name, const char *value)
+void cs_k8s_env_value(json_t *container, const char *name, const char *value)
 {
-    k8s_env_set_new(container, json_pack("{s:s, s:s}", "name", name, "value", value));
+    cs_k8s_env_set_new(container, json_pack("{s:s, s:s}", "name", name, "value", value));
 }
 
-void k8s_env_field_ref(json_t *container, const char *name, const char *field_path)
+void cs_k8s_env_field_ref(json_t *container, const char *name, const char *field_path)
 {
-    k8s_env_set_new(container, json_pack("{s:s, s:{s:{s:s, s:s}}}", "name", name, "valueFrom",
-                                         "fieldRef", "apiVersion", "v1", "fieldPath", field_path));
+    cs_k8s_env_set_new(container,
+                       json_pack("{s:s, s:{s:{s:s, s:s}}}", "name", name, "valueFrom", "fieldRef",
+                                 "apiVersion", "v1", "fieldPath", field_path));
 }
 
-void k8s_env_secret_ref(json_t *container, const char *name, const char *secret, const char *key)
+void cs_k8s_env_secret_ref(json_t *container, const char *name, const char *secret, const char *key)
 {
-    k8s_env_set_new(container, json_pack("{s:s, s:{s:{s:s, s:s}}}", "name", name, "valueFrom",
-                                         "secretKeyRef", "name", secret, "key", key));
+    cs_k8s_env_set_new(container, json_pack("{s:s, s:{s:{s:s, s:s}}}", "name", name, "valueFrom",
+                                            "secretKeyRef", "name", secret, "key", key));
 }
 
 static void replace_all(cs_sbuf *b, const char *s, const char *pat, const char *rep)
@@ -91,7 +92,7 @@ static void replace_all(cs_sbuf *b, const char *s, const char *pat, const char *
     cs_sbuf_puts(b, s);
 }
 
-char *k8s_subst(const char *s, const k8s_app *app, int exec_id)
+char *cs_k8s_subst(const char *s, const k8s_app *app, int exec_id)
 {
     char num[32];
     cs_sbuf a = CS_SBUF_INIT, b = CS_SBUF_INIT, c = CS_SBUF_INIT;
@@ -122,18 +123,18 @@ static void collect_prefixed(void *arg, const char *key, const char *value)
         json_object_set_new(a->out, key + a->len, json_string(value));
 }
 
-json_t *k8s_conf_prefixed(const cs_conf *conf, const char *prefix)
+json_t *cs_k8s_conf_prefixed(const cs_conf *conf, const char *prefix)
 {
     prefixed_arg a = {prefix, strlen(prefix), json_object()};
-    conf_foreach(conf, collect_prefixed, &a);
+    cs_conf_foreach(conf, collect_prefixed, &a);
     return a.out;
 }
 
-const char *k8s_role_conf(const cs_conf *conf, const char *role, const char *rest)
+const char *cs_k8s_role_conf(const cs_conf *conf, const char *role, const char *rest)
 {
     char key[256];
     snprintf(key, sizeof key, "spark.kubernetes.%s.%s", role, rest);
-    return conf_get(conf, key);
+    return cs_conf_get(conf, key);
 }
 
 /* ---- application identity ----------------------------------------------------------------- */
@@ -143,7 +144,7 @@ static char *dup_or(const char *s, const char *dflt)
     return cs_xstrdup(s && *s ? s : dflt);
 }
 
-void k8s_app_free(k8s_app *app)
+void cs_k8s_app_free(k8s_app *app)
 {
     if (!app) return;
     free(app->app_name);
@@ -196,39 +197,39 @@ static char *upload_key(const char *resource)
     return k;
 }
 
-int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, const char *resource,
-                 int argc, char *const *argv, cs_error *err)
+int cs_k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, const char *resource,
+                    int argc, char *const *argv, cs_error *err)
 {
     int rc = CS_OK;
     memset(app, 0, sizeof *app);
-    const char *id = conf_get(conf, "spark.app.id");
+    const char *id = cs_conf_get(conf, "spark.app.id");
     if (id && cs_str_starts_with(id, "spark-") && is_hex_id(id + 6, 32)) {
         memcpy(app->app_id, id, K8S_APP_ID_SIZE);
-    } else if ((rc = k8s_new_app_id(app->app_id, err)) != CS_OK) {
+    } else if ((rc = cs_k8s_new_app_id(app->app_id, err)) != CS_OK) {
         return rc;
     }
-    const char *uid = conf_get(conf, "cspark.kubernetes.uniqueId");
+    const char *uid = cs_conf_get(conf, "cspark.kubernetes.uniqueId");
     if (uid && is_hex_id(uid, K8S_UNIQUE_ID_SIZE - 1)) {
         memcpy(app->unique_id, uid, K8S_UNIQUE_ID_SIZE);
-    } else if ((rc = k8s_new_unique_id(app->unique_id, err)) != CS_OK) {
+    } else if ((rc = cs_k8s_new_unique_id(app->unique_id, err)) != CS_OK) {
         return rc;
     }
-    app->app_name = dup_or(conf_get(conf, "spark.app.name"), "spark");
-    app->namespace_ = dup_or(conf_get(conf, "spark.kubernetes.namespace"), "default");
-    if (!k8s_is_dns1123_label(app->namespace_)) {
+    app->app_name = dup_or(cs_conf_get(conf, "spark.app.name"), "spark");
+    app->namespace_ = dup_or(cs_conf_get(conf, "spark.kubernetes.namespace"), "default");
+    if (!cs_k8s_is_dns1123_label(app->namespace_)) {
         rc = cs_error_set(err, CS_EINVAL,
                           "invalid value for spark.kubernetes.namespace: '%s' (expected a DNS-1123 "
                           "label: at most 63 lowercase letters, digits and '-')",
                           app->namespace_);
         goto fail;
     }
-    const char *rp = conf_get(conf, "cspark.kubernetes.resourceNamePrefix");
-    if (rp && k8s_is_dns1123_subdomain(rp) && strlen(rp) <= K8S_POD_PREFIX_MAX)
+    const char *rp = cs_conf_get(conf, "cspark.kubernetes.resourceNamePrefix");
+    if (rp && cs_k8s_is_dns1123_subdomain(rp) && strlen(rp) <= K8S_POD_PREFIX_MAX)
         app->prefix = cs_xstrdup(rp);
     else
-        app->prefix = k8s_resource_prefix(app->app_name, app->unique_id);
-    const char *epp = conf_get(conf, "spark.kubernetes.executor.podNamePrefix");
-    if (epp && !(k8s_is_dns1123_subdomain(epp) && strlen(epp) <= K8S_POD_PREFIX_MAX)) {
+        app->prefix = cs_k8s_resource_prefix(app->app_name, app->unique_id);
+    const char *epp = cs_conf_get(conf, "spark.kubernetes.executor.podNamePrefix");
+    if (epp && !(cs_k8s_is_dns1123_subdomain(epp) && strlen(epp) <= K8S_POD_PREFIX_MAX)) {
         rc = cs_error_set(err, CS_EINVAL,
                           "invalid value for spark.kubernetes.executor.podNamePrefix: '%s' "
                           "(expected a DNS-1123 subdomain of at most %d characters: lowercase "
@@ -236,9 +237,9 @@ int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, cons
                           epp, K8S_POD_PREFIX_MAX);
         goto fail;
     }
-    app->name_label = k8s_app_name_label(app->app_name);
-    const char *dpn = conf_get(conf, "spark.kubernetes.driver.pod.name");
-    if (dpn && !k8s_is_dns1123_subdomain(dpn)) {
+    app->name_label = cs_k8s_app_name_label(app->app_name);
+    const char *dpn = cs_conf_get(conf, "spark.kubernetes.driver.pod.name");
+    if (dpn && !cs_k8s_is_dns1123_subdomain(dpn)) {
         rc =
             cs_error_set(err, CS_EINVAL,
                          "invalid value for spark.kubernetes.driver.pod.name: '%s' (expected a "
@@ -246,11 +247,11 @@ int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, cons
                          dpn);
         goto fail;
     }
-    app->driver_pod_name = dpn ? cs_xstrdup(dpn) : k8s_driver_pod_name(app->prefix);
-    app->driver_svc_name = k8s_driver_service_name(app->prefix, app->unique_id);
-    app->conf_map_name = k8s_driver_configmap_name(app->unique_id);
-    app->exec_conf_map_name = k8s_executor_configmap_name(app->unique_id);
-    app->auth_secret_name = k8s_auth_secret_name(app->unique_id);
+    app->driver_pod_name = dpn ? cs_xstrdup(dpn) : cs_k8s_driver_pod_name(app->prefix);
+    app->driver_svc_name = cs_k8s_driver_service_name(app->prefix, app->unique_id);
+    app->conf_map_name = cs_k8s_driver_configmap_name(app->unique_id);
+    app->exec_conf_map_name = cs_k8s_executor_configmap_name(app->unique_id);
+    app->auth_secret_name = cs_k8s_auth_secret_name(app->unique_id);
     app->main_class = main_class ? cs_xstrdup(main_class) : NULL;
     app->resource = resource ? cs_xstrdup(resource) : NULL;
     if (resource && !is_local_uri(resource)) app->upload_name = upload_key(resource);
@@ -260,49 +261,50 @@ int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, cons
         app->argv[i] = cs_xstrdup(argv[i]);
     return CS_OK;
 fail:
-    k8s_app_free(app);
+    cs_k8s_app_free(app);
     return rc;
 }
 
-void k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app)
+void cs_k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app)
 {
     char buf[512], num[16];
-    conf_set(c, "spark.app.id", app->app_id);
-    conf_set(c, "cspark.kubernetes.uniqueId", app->unique_id);
-    conf_set(c, "cspark.kubernetes.resourceNamePrefix", app->prefix);
-    conf_set(c, "spark.kubernetes.driver.pod.name", app->driver_pod_name);
-    conf_set_if_missing(c, "spark.kubernetes.executor.podNamePrefix", app->prefix);
+    cs_conf_set(c, "spark.app.id", app->app_id);
+    cs_conf_set(c, "cspark.kubernetes.uniqueId", app->unique_id);
+    cs_conf_set(c, "cspark.kubernetes.resourceNamePrefix", app->prefix);
+    cs_conf_set(c, "spark.kubernetes.driver.pod.name", app->driver_pod_name);
+    cs_conf_set_if_missing(c, "spark.kubernetes.executor.podNamePrefix", app->prefix);
     snprintf(buf, sizeof buf, "%s.%s.svc", app->driver_svc_name, app->namespace_);
-    conf_set(c, "spark.driver.host", buf);
+    cs_conf_set(c, "spark.driver.host", buf);
     snprintf(num, sizeof num, "%d", K8S_DRIVER_PORT);
-    conf_set_if_missing(c, "spark.driver.port", num);
+    cs_conf_set_if_missing(c, "spark.driver.port", num);
     snprintf(num, sizeof num, "%d", K8S_BLOCK_MANAGER_PORT);
-    conf_set_if_missing(c, "spark.driver.blockManager.port", num);
-    conf_set(c, "spark.kubernetes.submitInDriver", "true");
+    cs_conf_set_if_missing(c, "spark.driver.blockManager.port", num);
+    cs_conf_set(c, "spark.kubernetes.submitInDriver", "true");
 }
 
-int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib, int64_t *total_mib,
-                       cs_error *err)
+int cs_k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
+                          int64_t *total_mib, cs_error *err)
 {
     char key[128];
     int64_t mem, over, min_over;
     double factor;
     int rc;
     snprintf(key, sizeof key, "spark.%s.memory", role);
-    if ((rc = conf_get_size(conf, key, "1g", CS_MiB, &mem, err)) != CS_OK) return rc;
+    if ((rc = cs_conf_get_size(conf, key, "1g", CS_MiB, &mem, err)) != CS_OK) return rc;
     mem /= CS_MiB;
     snprintf(key, sizeof key, "spark.%s.memoryOverhead", role);
-    rc = conf_get_size(conf, key, NULL, CS_MiB, &over, err);
+    rc = cs_conf_get_size(conf, key, NULL, CS_MiB, &over, err);
     if (rc == CS_ENOTFOUND) {
         snprintf(key, sizeof key, "spark.%s.memoryOverheadFactor", role);
-        const char *fkey = conf_contains(conf, key) ? key : "spark.kubernetes.memoryOverheadFactor";
-        if ((rc = conf_get_double(conf, fkey, "0.1", &factor, err)) != CS_OK) return rc;
+        const char *fkey =
+            cs_conf_contains(conf, key) ? key : "spark.kubernetes.memoryOverheadFactor";
+        if ((rc = cs_conf_get_double(conf, fkey, "0.1", &factor, err)) != CS_OK) return rc;
         if (!(factor > 0 && factor <= 1000))
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for %s: '%s' (expected a factor greater than 0)",
-                                fkey, conf_get(conf, fkey));
+                                fkey, cs_conf_get(conf, fkey));
         snprintf(key, sizeof key, "spark.%s.minMemoryOverhead", role);
-        if ((rc = conf_get_size(conf, key, "384m", CS_MiB, &min_over, err)) != CS_OK) return rc;
+        if ((rc = cs_conf_get_size(conf, key, "384m", CS_MiB, &min_over, err)) != CS_OK) return rc;
         over = (int64_t)(factor * (double)mem);
         min_over /= CS_MiB;
         if (over < min_over) over = min_over;
@@ -314,11 +316,11 @@ int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
     if (!strcmp(role, "executor")) { /* off-heap memory lives in the container too */
         bool off = false;
         int64_t off_size = 0;
-        if ((rc = conf_get_bool(conf, "spark.memory.offHeap.enabled", "false", &off, err)))
+        if ((rc = cs_conf_get_bool(conf, "spark.memory.offHeap.enabled", "false", &off, err)))
             return rc;
         if (off) {
-            if ((rc = conf_get_size(conf, "spark.memory.offHeap.size", "0", CS_BYTE, &off_size,
-                                    err)))
+            if ((rc = cs_conf_get_size(conf, "spark.memory.offHeap.size", "0", CS_BYTE, &off_size,
+                                       err)))
                 return rc;
             over += (off_size + CS_MiB - 1) / CS_MiB;
         }
@@ -331,12 +333,14 @@ int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
 /* ---- pod builders ------------------------------------------------------------------------- */
 
 static const k8s_step_fn DRIVER_STEPS[] = {
-    k8s_step_template, k8s_step_basic,      k8s_step_mount_secrets, k8s_step_env_secrets,
-    k8s_step_volumes,  k8s_step_local_dirs, k8s_step_conf_map,
+    cs_k8s_step_template,    cs_k8s_step_basic,   cs_k8s_step_mount_secrets,
+    cs_k8s_step_env_secrets, cs_k8s_step_volumes, cs_k8s_step_local_dirs,
+    cs_k8s_step_conf_map,
 };
 static const k8s_step_fn EXECUTOR_STEPS[] = {
-    k8s_step_template, k8s_step_basic,      k8s_step_mount_secrets, k8s_step_env_secrets,
-    k8s_step_volumes,  k8s_step_local_dirs, k8s_step_conf_map,
+    cs_k8s_step_template,    cs_k8s_step_basic,   cs_k8s_step_mount_secrets,
+    cs_k8s_step_env_secrets, cs_k8s_step_volumes, cs_k8s_step_local_dirs,
+    cs_k8s_step_conf_map,
 };
 
 /* New object with the keys of `order` first (when present), then the rest in their order. */
@@ -371,15 +375,15 @@ static json_t *run_steps(k8s_pod_ctx *ctx, const k8s_step_fn *steps, size_t n, c
     return pod;
 }
 
-json_t *k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err)
+json_t *cs_k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err)
 {
     k8s_pod_ctx ctx = {.conf = conf, .app = app, .driver = true, .role = "driver", .exec_id = -1};
     ctx.pod_name = cs_xstrdup(app->driver_pod_name);
     return run_steps(&ctx, DRIVER_STEPS, sizeof DRIVER_STEPS / sizeof DRIVER_STEPS[0], err);
 }
 
-json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, int cores,
-                         const json_t *driver_pod, const char *driver_url, cs_error *err)
+json_t *cs_k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, int cores,
+                            const json_t *driver_pod, const char *driver_url, cs_error *err)
 {
     if (exec_id < 0) {
         cs_error_set(err, CS_EINVAL, "invalid executor id %d", exec_id);
@@ -392,13 +396,13 @@ json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, i
                        .exec_id = exec_id,
                        .cores = cores,
                        .driver_url = driver_url};
-    const char *epp = conf_get(conf, "spark.kubernetes.executor.podNamePrefix");
-    ctx.pod_name = k8s_executor_pod_name(epp ? epp : app->prefix, exec_id);
+    const char *epp = cs_conf_get(conf, "spark.kubernetes.executor.podNamePrefix");
+    ctx.pod_name = cs_k8s_executor_pod_name(epp ? epp : app->prefix, exec_id);
     json_t *pod =
         run_steps(&ctx, EXECUTOR_STEPS, sizeof EXECUTOR_STEPS / sizeof EXECUTOR_STEPS[0], err);
     if (pod && driver_pod &&
         json_string_value(json_object_get(json_object_get(driver_pod, "metadata"), "uid"))) {
-        if (k8s_set_owner(pod, driver_pod, err) != CS_OK) {
+        if (cs_k8s_set_owner(pod, driver_pod, err) != CS_OK) {
             json_decref(pod);
             return NULL;
         }
@@ -406,7 +410,7 @@ json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, i
     return pod;
 }
 
-int k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err)
+int cs_k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err)
 {
     json_t *md = json_object_get(driver_pod, "metadata");
     const char *name = json_string_value(json_object_get(md, "name"));
@@ -418,7 +422,8 @@ int k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err)
             "(use the pod returned by the API server)");
     json_t *ref = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "v1", "kind", "Pod",
                             "name", name, "uid", uid, "controller", 1, "blockOwnerDeletion", 1);
-    k8s_upsert_by(k8s_child_arr(k8s_child_obj(obj, "metadata"), "ownerReferences"), "uid", ref);
+    cs_k8s_upsert_by(cs_k8s_child_arr(cs_k8s_child_obj(obj, "metadata"), "ownerReferences"), "uid",
+                     ref);
     return CS_OK;
 }
 
@@ -434,14 +439,14 @@ static int conf_port(const cs_conf *conf, const char *key, int dflt, int64_t *ou
 {
     char d[16];
     snprintf(d, sizeof d, "%d", dflt);
-    int rc = conf_get_int(conf, key, d, out, err);
+    int rc = cs_conf_get_int(conf, key, d, out, err);
     if (rc == CS_OK && (*out < 1 || *out > 65535))
         rc = cs_error_set(err, CS_EINVAL, "invalid value for %s: %lld (expected a port 1-65535)",
                           key, (long long)*out);
     return rc;
 }
 
-int k8s_driver_ports(const cs_conf *conf, int64_t ports[3], cs_error *err)
+int cs_k8s_driver_ports(const cs_conf *conf, int64_t ports[3], cs_error *err)
 {
     int rc;
     if ((rc = conf_port(conf, "spark.driver.port", K8S_DRIVER_PORT, &ports[0], err))) return rc;
@@ -451,26 +456,26 @@ int k8s_driver_ports(const cs_conf *conf, int64_t ports[3], cs_error *err)
     return conf_port(conf, "spark.ui.port", K8S_UI_PORT, &ports[2], err);
 }
 
-json_t *k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *err)
+json_t *cs_k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *err)
 {
     int64_t ports[3];
-    if (k8s_driver_ports(conf, ports, err) != CS_OK) return NULL;
-    json_t *selector = k8s_role_labels_new(conf, app, true, -1, err);
+    if (cs_k8s_driver_ports(conf, ports, err) != CS_OK) return NULL;
+    json_t *selector = cs_k8s_role_labels_new(conf, app, true, -1, err);
     if (!selector) return NULL;
     json_t *labels = json_pack("{s:s}", "spark-app-selector", app->app_id);
     json_t *annotations = json_object();
     json_t *svc = NULL;
-    if (k8s_merge_user_map(labels, conf, "spark.kubernetes.driver.service.label.", app, -1, true,
-                           err) != CS_OK ||
-        k8s_merge_user_map(annotations, conf, "spark.kubernetes.driver.service.annotation.", app,
-                           -1, false, err) != CS_OK) {
+    if (cs_k8s_merge_user_map(labels, conf, "spark.kubernetes.driver.service.label.", app, -1, true,
+                              err) != CS_OK ||
+        cs_k8s_merge_user_map(annotations, conf, "spark.kubernetes.driver.service.annotation.", app,
+                              -1, false, err) != CS_OK) {
         json_decref(labels);
         json_decref(annotations);
         json_decref(selector);
         return NULL;
     }
-    const char *policy = conf_get(conf, "spark.kubernetes.driver.service.ipFamilyPolicy");
-    const char *fams = conf_get(conf, "spark.kubernetes.driver.service.ipFamilies");
+    const char *policy = cs_conf_get(conf, "spark.kubernetes.driver.service.ipFamilyPolicy");
+    const char *fams = cs_conf_get(conf, "spark.kubernetes.driver.service.ipFamilies");
     json_t *families = json_array();
     char *copy = cs_xstrdup(fams ? fams : "IPv4"), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
@@ -500,7 +505,7 @@ static bool excluded_key(const char *k)
 
 static void copy_allowed(void *arg, const char *key, const char *value)
 {
-    if (!excluded_key(key)) conf_set((cs_conf *)arg, key, value);
+    if (!excluded_key(key)) cs_conf_set((cs_conf *)arg, key, value);
 }
 
 static int read_small_file(const char *path, char **out, size_t *len, cs_error *err)
@@ -545,25 +550,25 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
                              const uint8_t *so, size_t len, cs_error *err)
 {
     int64_t max;
-    if (conf_get_size(conf, "spark.kubernetes.configMap.maxSize", "1048576", CS_BYTE, &max, err))
+    if (cs_conf_get_size(conf, "spark.kubernetes.configMap.maxSize", "1048576", CS_BYTE, &max, err))
         return NULL;
-    cs_conf *c = conf_new();
-    conf_foreach(conf, copy_allowed, c);
+    cs_conf *c = cs_conf_new();
+    cs_conf_foreach(conf, copy_allowed, c);
     char *tpl = NULL;
     size_t tlen = 0;
-    const char *tpath = conf_get(conf, "spark.kubernetes.executor.podTemplateFile");
+    const char *tpath = cs_conf_get(conf, "spark.kubernetes.executor.podTemplateFile");
     if (driver && tpath && strcmp(tpath, K8S_EXEC_TEMPLATE_PATH) != 0) {
         if (read_small_file(tpath, &tpl, &tlen, err) != CS_OK) {
             cs_error_prefix(err, "spark.kubernetes.executor.podTemplateFile");
-            conf_free(c);
+            cs_conf_free(c);
             return NULL;
         }
-        conf_set(c, "spark.kubernetes.executor.podTemplateFile", K8S_EXEC_TEMPLATE_PATH);
+        cs_conf_set(c, "spark.kubernetes.executor.podTemplateFile", K8S_EXEC_TEMPLATE_PATH);
     }
-    if (driver) k8s_add_driver_system_properties(c, app);
+    if (driver) cs_k8s_add_driver_system_properties(c, app);
     size_t plen = 0;
-    char *props = conf_to_properties(c, &plen);
-    conf_free(c);
+    char *props = cs_conf_to_properties(c, &plen);
+    cs_conf_free(c);
     plen += tlen; /* the template travels in the same map */
     size_t total = plen + (so ? len : 0);
     if ((int64_t)total > max) {
@@ -605,21 +610,21 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
     return cm;
 }
 
-json_t *k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
-                             size_t len, cs_error *err)
+json_t *cs_k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
+                                size_t len, cs_error *err)
 {
     return configmap_new(conf, app, app->conf_map_name, true, app_so, len, err);
 }
 
-json_t *k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
-                               size_t len, cs_error *err)
+json_t *cs_k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
+                                  size_t len, cs_error *err)
 {
     return configmap_new(conf, app, app->exec_conf_map_name, false, app_so, len, err);
 }
 
-json_t *k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err)
+json_t *cs_k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err)
 {
-    const char *secret = conf_get(conf, "spark.authenticate.secret");
+    const char *secret = cs_conf_get(conf, "spark.authenticate.secret");
     char gen[65];
     if (!secret || !*secret) {
         unsigned char raw[32];

@@ -13,7 +13,7 @@
  *
  * Ownership: every `json_t *` returned is a new reference owned by the caller (json_decref).
  * conf, app and driver_pod arguments are borrowed for the call only. A k8s_app is a caller-owned
- * value whose strings are owned by it and released by k8s_app_free. All builders return NULL
+ * value whose strings are owned by it and released by cs_k8s_app_free. All builders return NULL
  * (or a negative CS_E* code) with err filled on a user-causable error, naming the conf key.
  */
 #ifndef CSPARK_CLUSTER_K8S_POD_SPEC_H
@@ -66,31 +66,31 @@ typedef struct k8s_app {
  * spark.properties this module wrote), otherwise generates new ids. main_class, resource and
  * argv are copied (all may be NULL/0). CS_EINVAL naming the key for an invalid user-set
  * spark.kubernetes.executor.podNamePrefix or driver pod name. On error *app needs no freeing. */
-int k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, const char *resource,
-                 int argc, char *const *argv, cs_error *err);
-void k8s_app_free(k8s_app *app);
+int cs_k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, const char *resource,
+                    int argc, char *const *argv, cs_error *err);
+void cs_k8s_app_free(k8s_app *app);
 
 /* Spark's driver "system properties" that go into the driver's spark.properties: spark.app.id,
  * spark.kubernetes.driver.pod.name, spark.kubernetes.executor.podNamePrefix,
  * cspark.kubernetes.uniqueId, spark.driver.host=<svc>.<ns>.svc, spark.driver.port=7078,
  * spark.driver.blockManager.port=7079, spark.kubernetes.submitInDriver=true. Sets them in c. */
-void k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app);
+void cs_k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app);
 
 /* Pod memory request = limit in MiB: <role>.memory (default 1g) + <role>.memoryOverhead if set,
  * else max(<role>.memoryOverheadFactor (default spark.kubernetes.memoryOverheadFactor, 0.10) x
  * memory, <role>.minMemoryOverhead (384m)), + spark.memory.offHeap.size for executors when
  * spark.memory.offHeap.enabled. role is "driver" or "executor". */
-int k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib, int64_t *total_mib,
-                       cs_error *err);
+int cs_k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
+                          int64_t *total_mib, cs_error *err);
 
 /* The driver Pod. Missing image is CS_EINVAL naming spark.kubernetes.container.image. */
-json_t *k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err);
+json_t *cs_k8s_driver_pod(const cs_conf *conf, const k8s_app *app, cs_error *err);
 
 /* Executor Pod `<prefix>-exec-<exec_id>` with `cores` cores. driver_pod (may be NULL) becomes
  * the controller ownerReference when it has metadata.uid. driver_url NULL means
  * spark://CoarseGrainedScheduler@<svc>.<ns>.svc:7078. */
-json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, int cores,
-                         const json_t *driver_pod, const char *driver_url, cs_error *err);
+json_t *cs_k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, int cores,
+                            const json_t *driver_pod, const char *driver_url, cs_error *err);
 
 /* The PersistentVolumeClaims an executor pod needs for its
  * spark.kubernetes.executor.volumes.persistentVolumeClaim.<name>.options.claimName=OnDemand
@@ -98,14 +98,14 @@ json_t *k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id, i
  * (`<pod name>-pvc-<index of the volume>`, as Spark), labelled with the app and executor id, access
  * mode ReadWriteOncePod (ReadWriteOnce with spark.kubernetes.legacy.useReadWriteOnceAccessMode),
  * storage = .options.sizeLimit, storageClassName = .options.storageClass. exec_pod is the pod
- * k8s_executor_pod returned. The caller creates them (owner: driver pod) after the pod. */
-json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
-                          cs_error *err);
+ * cs_k8s_executor_pod returned. The caller creates them (owner: driver pod) after the pod. */
+json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
+                             cs_error *err);
 
 /* Headless Service <driver_svc_name>: clusterIP None, selector = driver labels, ports
  * driver-rpc-port 7078, blockmanager 7079, spark-ui 4040; spark.kubernetes.driver.service.
  * {label,annotation}.*, ipFamilyPolicy / ipFamilies. */
-json_t *k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *err);
+json_t *cs_k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *err);
 
 /* ConfigMap <conf_map_name>: data."spark.properties" = conf + driver system properties,
  * properties-escaped, without spark.authenticate.secret*; binaryData.<upload_name> = base64 of
@@ -114,21 +114,21 @@ json_t *k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *er
  * the key rewritten to /opt/spark/conf/pod-spec-template.yml, as Spark does. Refuses (CS_EINVAL)
  * when the total exceeds spark.kubernetes.configMap.maxSize (1048576), naming the key and both
  * sizes. */
-json_t *k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
-                             size_t len, cs_error *err);
+json_t *cs_k8s_driver_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
+                                size_t len, cs_error *err);
 /* Same content under exec_conf_map_name (mounted by executor pods), without the driver-only
  * system properties. */
-json_t *k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
-                               size_t len, cs_error *err);
+json_t *cs_k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const uint8_t *app_so,
+                                  size_t len, cs_error *err);
 
 /* Secret <auth_secret_name> (type Opaque) holding spark.authenticate.secret (or 32 random bytes
  * as hex when unset) under key "auth-secret"; driver and executors read it through secretKeyRef
  * into _SPARK_AUTH_SECRET when spark.authenticate=true. */
-json_t *k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err);
+json_t *cs_k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err);
 
 /* Adds (replacing an existing one with the same uid) a controller ownerReference
  * {apiVersion v1, kind Pod, name, uid, controller true, blockOwnerDeletion true} pointing at
  * driver_pod (which must carry metadata.name and metadata.uid, i.e. be the created pod). */
-int k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err);
+int cs_k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err);
 
 #endif /* CSPARK_CLUSTER_K8S_POD_SPEC_H */

@@ -1,4 +1,4 @@
-/* k8s_step_basic.c — the pod-template step and the basic driver/executor feature steps
+/* cs_k8s_step_basic.c — the pod-template step and the basic driver/executor feature steps
  * (Spark's PodTemplate loading, BasicDriverFeatureStep, BasicExecutorFeatureStep,
  * DriverCommandFeatureStep): names, labels, annotations, image, ports, resources, env, args,
  * node selector, scheduler name, service account, restart policy, hostname.
@@ -14,13 +14,13 @@
 
 /* ---- template ----------------------------------------------------------------------------- */
 
-int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
 {
-    const char *path = k8s_role_conf(ctx->conf, ctx->role, "podTemplateFile");
-    const char *cname = k8s_role_conf(ctx->conf, ctx->role, "podTemplateContainerName");
+    const char *path = cs_k8s_role_conf(ctx->conf, ctx->role, "podTemplateFile");
+    const char *cname = cs_k8s_role_conf(ctx->conf, ctx->role, "podTemplateContainerName");
     json_t *pod = NULL;
     if (path) {
-        pod = k8s_yaml_load_file(path, err);
+        pod = cs_k8s_yaml_load_file(path, err);
         if (!pod) return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
         if (!json_is_object(pod)) {
             json_decref(pod);
@@ -41,15 +41,15 @@ int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
     }
     json_object_set_new(pod, "apiVersion", json_string("v1"));
     json_object_set_new(pod, "kind", json_string("Pod"));
-    json_t *md = k8s_child_obj(pod, "metadata");
+    json_t *md = cs_k8s_child_obj(pod, "metadata");
     /* fields the API server owns never come from a template */
     static const char *const server_owned[] = {
         "uid",           "resourceVersion",   "creationTimestamp", "generation", "selfLink",
         "managedFields", "deletionTimestamp", "generateName",      NULL};
     for (int i = 0; server_owned[i]; i++)
         json_object_del(md, server_owned[i]);
-    json_t *spec = k8s_child_obj(pod, "spec");
-    json_t *containers = k8s_child_arr(spec, "containers");
+    json_t *spec = cs_k8s_child_obj(pod, "spec");
+    json_t *containers = cs_k8s_child_arr(spec, "containers");
     json_t *chosen = NULL;
     size_t i;
     json_t *c;
@@ -94,16 +94,16 @@ static bool is_reserved(const char *k)
     return false;
 }
 
-int k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, const k8s_app *app,
-                       int exec_id, bool labels, cs_error *err)
+int cs_k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, const k8s_app *app,
+                          int exec_id, bool labels, cs_error *err)
 {
-    json_t *user = k8s_conf_prefixed(conf, prefix);
+    json_t *user = cs_k8s_conf_prefixed(conf, prefix);
     const char *k;
     json_t *v;
     int rc = CS_OK;
     json_object_foreach(user, k, v)
     {
-        if (!k8s_is_qualified_name(k)) {
+        if (!cs_k8s_is_qualified_name(k)) {
             rc = cs_error_set(err, CS_EINVAL,
                               "invalid key %s%s: '%s' is not a valid Kubernetes %s key (name of "
                               "at most 63 letters, digits, '-', '_', '.' with an optional DNS "
@@ -117,8 +117,8 @@ int k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, con
                               prefix, k, k);
             break;
         }
-        char *val = k8s_subst(json_string_value(v), app, exec_id);
-        if (labels && !k8s_is_label_value(val)) {
+        char *val = cs_k8s_subst(json_string_value(v), app, exec_id);
+        if (labels && !cs_k8s_is_label_value(val)) {
             rc = cs_error_set(err, CS_EINVAL,
                               "invalid value for %s%s: '%s' (expected a label value: at most 63 "
                               "letters, digits, '-', '_', '.', starting and ending alphanumeric)",
@@ -133,13 +133,13 @@ int k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, con
     return rc;
 }
 
-json_t *k8s_role_labels_new(const cs_conf *conf, const k8s_app *app, bool driver, int exec_id,
-                            cs_error *err)
+json_t *cs_k8s_role_labels_new(const cs_conf *conf, const k8s_app *app, bool driver, int exec_id,
+                               cs_error *err)
 {
     json_t *l = json_object();
     const char *prefix =
         driver ? "spark.kubernetes.driver.label." : "spark.kubernetes.executor.label.";
-    if (k8s_merge_user_map(l, conf, prefix, app, driver ? -1 : exec_id, true, err) != CS_OK) {
+    if (cs_k8s_merge_user_map(l, conf, prefix, app, driver ? -1 : exec_id, true, err) != CS_OK) {
         json_decref(l);
         return NULL;
     }
@@ -158,18 +158,18 @@ json_t *k8s_role_labels_new(const cs_conf *conf, const k8s_app *app, bool driver
 
 static void add_port(json_t *container, const char *name, int64_t port)
 {
-    k8s_upsert_by(k8s_child_arr(container, "ports"), "name",
-                  json_pack("{s:s, s:I, s:s}", "name", name, "containerPort", (json_int_t)port,
-                            "protocol", "TCP"));
+    cs_k8s_upsert_by(cs_k8s_child_arr(container, "ports"), "name",
+                     json_pack("{s:s, s:I, s:s}", "name", name, "containerPort", (json_int_t)port,
+                               "protocol", "TCP"));
 }
 
 static int merge_node_selector(k8s_pod_ctx *ctx, json_t *spec)
 {
-    json_t *ns = k8s_child_obj(spec, "nodeSelector");
-    json_t *g = k8s_conf_prefixed(ctx->conf, "spark.kubernetes.node.selector.");
+    json_t *ns = cs_k8s_child_obj(spec, "nodeSelector");
+    json_t *g = cs_k8s_conf_prefixed(ctx->conf, "spark.kubernetes.node.selector.");
     char prefix[96];
     snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.node.selector.", ctx->role);
-    json_t *r = k8s_conf_prefixed(ctx->conf, prefix);
+    json_t *r = cs_k8s_conf_prefixed(ctx->conf, prefix);
     json_object_update(ns, g);
     json_object_update(ns, r);
     json_decref(g);
@@ -180,12 +180,12 @@ static int merge_node_selector(k8s_pod_ctx *ctx, json_t *spec)
 
 static void add_pull_secrets(k8s_pod_ctx *ctx, json_t *spec)
 {
-    const char *list = conf_get(ctx->conf, "spark.kubernetes.container.image.pullSecrets");
+    const char *list = cs_conf_get(ctx->conf, "spark.kubernetes.container.image.pullSecrets");
     if (!list) return;
     char *copy = cs_xstrdup(list), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-        k8s_upsert_by(k8s_child_arr(spec, "imagePullSecrets"), "name",
-                      json_pack("{s:s}", "name", t));
+        cs_k8s_upsert_by(cs_k8s_child_arr(spec, "imagePullSecrets"), "name",
+                         json_pack("{s:s}", "name", t));
     free(copy);
 }
 
@@ -194,18 +194,18 @@ static int set_resources(k8s_pod_ctx *ctx, int64_t total_mib, const char *cpu, c
 {
     char mem[32];
     snprintf(mem, sizeof mem, "%lldMi", (long long)total_mib);
-    json_t *res = k8s_child_obj(ctx->container, "resources");
-    json_t *req = k8s_child_obj(res, "requests");
-    json_t *lim = k8s_child_obj(res, "limits");
+    json_t *res = cs_k8s_child_obj(ctx->container, "resources");
+    json_t *req = cs_k8s_child_obj(res, "requests");
+    json_t *lim = cs_k8s_child_obj(res, "limits");
     json_object_set_new(req, "memory", json_string(mem));
     json_object_set_new(lim, "memory", json_string(mem));
     json_object_set_new(req, "cpu", json_string(cpu));
-    const char *limit = k8s_role_conf(ctx->conf, ctx->role, "limit.cores");
+    const char *limit = cs_k8s_role_conf(ctx->conf, ctx->role, "limit.cores");
     if (limit) json_object_set_new(lim, "cpu", json_string(limit));
     /* custom resources: spark.<role>.resource.<name>.{amount,vendor} -> limits "<vendor>/<name>" */
     char prefix[64];
     snprintf(prefix, sizeof prefix, "spark.%s.resource.", ctx->role);
-    json_t *rs = k8s_conf_prefixed(ctx->conf, prefix);
+    json_t *rs = cs_k8s_conf_prefixed(ctx->conf, prefix);
     const char *k;
     json_t *v;
     int rc = CS_OK;
@@ -227,7 +227,7 @@ static int set_resources(k8s_pod_ctx *ctx, int64_t total_mib, const char *cpu, c
         }
         char res_name[300];
         snprintf(res_name, sizeof res_name, "%s/%s", vendor, name);
-        if (!k8s_is_qualified_name(res_name)) {
+        if (!cs_k8s_is_qualified_name(res_name)) {
             rc = cs_error_set(err, CS_EINVAL,
                               "invalid resource name '%s' from %s%s.vendor and its name", res_name,
                               prefix, name);
@@ -248,28 +248,28 @@ static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     json_t *c = ctx->container;
     int64_t ports[3], heap, total, cores;
     int rc;
-    if ((rc = k8s_driver_ports(conf, ports, err))) return rc;
+    if ((rc = cs_k8s_driver_ports(conf, ports, err))) return rc;
     add_port(c, "driver-rpc-port", ports[0]);
     add_port(c, "blockmanager", ports[1]);
     add_port(c, "spark-ui", ports[2]);
-    if ((rc = k8s_pod_memory_mib(conf, "driver", &heap, &total, err))) return rc;
-    const char *req = k8s_role_conf(conf, "driver", "request.cores");
+    if ((rc = cs_k8s_pod_memory_mib(conf, "driver", &heap, &total, err))) return rc;
+    const char *req = cs_k8s_role_conf(conf, "driver", "request.cores");
     char cpu[32];
     if (!req) {
-        if ((rc = conf_get_int(conf, "spark.driver.cores", "1", &cores, err))) return rc;
+        if ((rc = cs_conf_get_int(conf, "spark.driver.cores", "1", &cores, err))) return rc;
         snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
         req = cpu;
     }
     if ((rc = set_resources(ctx, total, req, err))) return rc;
 
-    json_t *drv_env = k8s_conf_prefixed(conf, "spark.kubernetes.driverEnv.");
+    json_t *drv_env = cs_k8s_conf_prefixed(conf, "spark.kubernetes.driverEnv.");
     const char *k;
     json_t *v;
-    json_object_foreach(drv_env, k, v) k8s_env_value(c, k, json_string_value(v));
+    json_object_foreach(drv_env, k, v) cs_k8s_env_value(c, k, json_string_value(v));
     json_decref(drv_env);
-    k8s_env_value(c, "SPARK_APPLICATION_ID", app->app_id);
-    k8s_env_field_ref(c, "SPARK_DRIVER_BIND_ADDRESS", "status.podIP");
-    k8s_env_value(c, "SPARK_CONF_DIR", K8S_CONF_DIR);
+    cs_k8s_env_value(c, "SPARK_APPLICATION_ID", app->app_id);
+    cs_k8s_env_field_ref(c, "SPARK_DRIVER_BIND_ADDRESS", "status.podIP");
+    cs_k8s_env_value(c, "SPARK_CONF_DIR", K8S_CONF_DIR);
 
     json_t *args = json_pack("[s,s,s]", "driver", "--properties-file", K8S_PROPERTIES_FILE);
     if (app->main_class) {
@@ -285,7 +285,7 @@ static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
         json_array_append_new(args, json_string(app->argv[i]));
     json_object_set_new(c, "args", args);
 
-    const char *sa = conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
+    const char *sa = cs_conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
     if (sa) json_object_set_new(spec, "serviceAccountName", json_string(sa));
     return CS_OK;
 }
@@ -297,54 +297,54 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     json_t *c = ctx->container;
     int64_t heap, total, bm_port, cores = ctx->cores;
     int rc;
-    if ((rc = conf_get_int(conf, "spark.blockManager.port", "7079", &bm_port, err))) return rc;
+    if ((rc = cs_conf_get_int(conf, "spark.blockManager.port", "7079", &bm_port, err))) return rc;
     add_port(c, "blockmanager", bm_port);
-    if ((rc = k8s_pod_memory_mib(conf, "executor", &heap, &total, err))) return rc;
-    if (cores <= 0 && (rc = conf_get_int(conf, "spark.executor.cores", "1", &cores, err)))
+    if ((rc = cs_k8s_pod_memory_mib(conf, "executor", &heap, &total, err))) return rc;
+    if (cores <= 0 && (rc = cs_conf_get_int(conf, "spark.executor.cores", "1", &cores, err)))
         return rc;
     char cpu[32], buf[512];
     snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
-    const char *req = k8s_role_conf(conf, "executor", "request.cores");
+    const char *req = cs_k8s_role_conf(conf, "executor", "request.cores");
     if ((rc = set_resources(ctx, total, req ? req : cpu, err))) return rc;
 
-    json_t *user_env = k8s_conf_prefixed(conf, "spark.executorEnv.");
+    json_t *user_env = cs_k8s_conf_prefixed(conf, "spark.executorEnv.");
     const char *k;
     json_t *v;
-    json_object_foreach(user_env, k, v) k8s_env_value(c, k, json_string_value(v));
+    json_object_foreach(user_env, k, v) cs_k8s_env_value(c, k, json_string_value(v));
     json_decref(user_env);
     if (ctx->driver_url) {
-        k8s_env_value(c, "SPARK_DRIVER_URL", ctx->driver_url);
+        cs_k8s_env_value(c, "SPARK_DRIVER_URL", ctx->driver_url);
     } else {
         int64_t dport;
-        if ((rc = conf_get_int(conf, "spark.driver.port", "7078", &dport, err))) return rc;
+        if ((rc = cs_conf_get_int(conf, "spark.driver.port", "7078", &dport, err))) return rc;
         snprintf(buf, sizeof buf, "spark://CoarseGrainedScheduler@%s.%s.svc:%lld",
                  app->driver_svc_name, app->namespace_, (long long)dport);
-        k8s_env_value(c, "SPARK_DRIVER_URL", buf);
+        cs_k8s_env_value(c, "SPARK_DRIVER_URL", buf);
     }
     snprintf(buf, sizeof buf, "%d", ctx->exec_id);
-    k8s_env_value(c, "SPARK_EXECUTOR_ID", buf);
-    k8s_env_value(c, "SPARK_EXECUTOR_CORES", cpu);
+    cs_k8s_env_value(c, "SPARK_EXECUTOR_ID", buf);
+    cs_k8s_env_value(c, "SPARK_EXECUTOR_CORES", cpu);
     snprintf(buf, sizeof buf, "%lldm", (long long)heap);
-    k8s_env_value(c, "SPARK_EXECUTOR_MEMORY", buf);
-    k8s_env_value(c, "SPARK_APPLICATION_ID", app->app_id);
-    k8s_env_value(c, "SPARK_RESOURCE_PROFILE_ID", "0");
-    k8s_env_field_ref(c, "SPARK_EXECUTOR_POD_IP", "status.podIP");
-    k8s_env_field_ref(c, "SPARK_EXECUTOR_POD_NAME", "metadata.name");
-    k8s_env_value(c, "SPARK_CONF_DIR", K8S_CONF_DIR);
-    k8s_env_value(c, "SPARK_EXECUTOR_ATTRIBUTE_APP_ID", app->app_id);
+    cs_k8s_env_value(c, "SPARK_EXECUTOR_MEMORY", buf);
+    cs_k8s_env_value(c, "SPARK_APPLICATION_ID", app->app_id);
+    cs_k8s_env_value(c, "SPARK_RESOURCE_PROFILE_ID", "0");
+    cs_k8s_env_field_ref(c, "SPARK_EXECUTOR_POD_IP", "status.podIP");
+    cs_k8s_env_field_ref(c, "SPARK_EXECUTOR_POD_NAME", "metadata.name");
+    cs_k8s_env_value(c, "SPARK_CONF_DIR", K8S_CONF_DIR);
+    cs_k8s_env_value(c, "SPARK_EXECUTOR_ATTRIBUTE_APP_ID", app->app_id);
     snprintf(buf, sizeof buf, "%d", ctx->exec_id);
-    k8s_env_value(c, "SPARK_EXECUTOR_ATTRIBUTE_EXECUTOR_ID", buf);
+    cs_k8s_env_value(c, "SPARK_EXECUTOR_ATTRIBUTE_EXECUTOR_ID", buf);
     json_object_set_new(c, "args", json_pack("[s]", "executor"));
 
-    char *host = k8s_executor_hostname(ctx->pod_name);
+    char *host = cs_k8s_executor_hostname(ctx->pod_name);
     json_object_set_new(spec, "hostname", json_string(host));
     free(host);
-    const char *sa = conf_get(conf, "spark.kubernetes.authenticate.executor.serviceAccountName");
-    if (!sa) sa = conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
+    const char *sa = cs_conf_get(conf, "spark.kubernetes.authenticate.executor.serviceAccountName");
+    if (!sa) sa = cs_conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
     if (sa) json_object_set_new(spec, "serviceAccountName", json_string(sa));
     int64_t grace;
-    rc = conf_get_duration_ms(conf, "spark.kubernetes.executor.terminationGracePeriodSeconds", NULL,
-                              CS_SEC, &grace, err);
+    rc = cs_conf_get_duration_ms(conf, "spark.kubernetes.executor.terminationGracePeriodSeconds",
+                                 NULL, CS_SEC, &grace, err);
     if (rc == CS_OK)
         json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(grace / 1000));
     else if (rc != CS_ENOTFOUND)
@@ -352,24 +352,24 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     return CS_OK;
 }
 
-int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
 {
     const cs_conf *conf = ctx->conf;
     const k8s_app *app = ctx->app;
     json_t *c = ctx->container;
     int rc;
     /* metadata */
-    json_t *md = k8s_child_obj(ctx->pod, "metadata");
+    json_t *md = cs_k8s_child_obj(ctx->pod, "metadata");
     json_object_set_new(md, "name", json_string(ctx->pod_name));
     json_object_set_new(md, "namespace", json_string(app->namespace_));
-    json_t *labels = k8s_role_labels_new(conf, app, ctx->driver, ctx->exec_id, err);
+    json_t *labels = cs_k8s_role_labels_new(conf, app, ctx->driver, ctx->exec_id, err);
     if (!labels) return err ? err->code : CS_EINVAL;
-    json_object_update(k8s_child_obj(md, "labels"), labels);
+    json_object_update(cs_k8s_child_obj(md, "labels"), labels);
     json_decref(labels);
     char prefix[96];
     snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.annotation.", ctx->role);
-    if ((rc = k8s_merge_user_map(k8s_child_obj(md, "annotations"), conf, prefix, app,
-                                 ctx->driver ? -1 : ctx->exec_id, false, err)))
+    if ((rc = cs_k8s_merge_user_map(cs_k8s_child_obj(md, "annotations"), conf, prefix, app,
+                                    ctx->driver ? -1 : ctx->exec_id, false, err)))
         return rc;
     if (json_object_size(json_object_get(md, "annotations")) == 0)
         json_object_del(md, "annotations");
@@ -378,17 +378,17 @@ int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
     if (!json_is_string(json_object_get(c, "name")))
         json_object_set_new(
             c, "name", json_string(ctx->driver ? K8S_DRIVER_CONTAINER : K8S_EXECUTOR_CONTAINER));
-    const char *image = k8s_role_conf(conf, ctx->role, "container.image");
-    if (!image) image = conf_get(conf, "spark.kubernetes.container.image");
+    const char *image = cs_k8s_role_conf(conf, ctx->role, "container.image");
+    if (!image) image = cs_conf_get(conf, "spark.kubernetes.container.image");
     if (!image || !*image)
         return cs_error_set(err, CS_EINVAL,
                             "no container image: set spark.kubernetes.container.image (or "
                             "spark.kubernetes.%s.container.image)",
                             ctx->role);
-    char *img = k8s_subst(image, app, -1);
+    char *img = cs_k8s_subst(image, app, -1);
     json_object_set_new(c, "image", json_string(img));
     free(img);
-    const char *pp = conf_get(conf, "spark.kubernetes.container.image.pullPolicy");
+    const char *pp = cs_conf_get(conf, "spark.kubernetes.container.image.pullPolicy");
     if (!pp) pp = "IfNotPresent";
     if (strcmp(pp, "Always") && strcmp(pp, "IfNotPresent") && strcmp(pp, "Never"))
         return cs_error_set(err, CS_EINVAL,
@@ -398,20 +398,20 @@ int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
     json_object_set_new(c, "imagePullPolicy", json_string(pp));
 
     /* pod spec */
-    json_t *spec = k8s_child_obj(ctx->pod, "spec");
+    json_t *spec = cs_k8s_child_obj(ctx->pod, "spec");
     json_object_set_new(spec, "restartPolicy", json_string("Never"));
     add_pull_secrets(ctx, spec);
     merge_node_selector(ctx, spec);
-    const char *sched = k8s_role_conf(conf, ctx->role, "scheduler.name");
-    if (!sched) sched = conf_get(conf, "spark.kubernetes.scheduler.name");
+    const char *sched = cs_k8s_role_conf(conf, ctx->role, "scheduler.name");
+    if (!sched) sched = cs_conf_get(conf, "spark.kubernetes.scheduler.name");
     if (sched) json_object_set_new(spec, "schedulerName", json_string(sched));
 
     rc = ctx->driver ? basic_driver(ctx, spec, err) : basic_executor(ctx, spec, err);
     if (rc) return rc;
 
     bool auth = false;
-    if ((rc = conf_get_bool(conf, "spark.authenticate", "false", &auth, err))) return rc;
+    if ((rc = cs_conf_get_bool(conf, "spark.authenticate", "false", &auth, err))) return rc;
     if (auth)
-        k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
+        cs_k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
     return CS_OK;
 }

@@ -12,12 +12,12 @@
 
 static void add_volume(k8s_pod_ctx *ctx, json_t *vol)
 {
-    k8s_upsert_by(k8s_child_arr(k8s_child_obj(ctx->pod, "spec"), "volumes"), "name", vol);
+    cs_k8s_upsert_by(cs_k8s_child_arr(cs_k8s_child_obj(ctx->pod, "spec"), "volumes"), "name", vol);
 }
 
 static void add_mount(k8s_pod_ctx *ctx, json_t *mount)
 {
-    k8s_upsert_by(k8s_child_arr(ctx->container, "volumeMounts"), "mountPath", mount);
+    cs_k8s_upsert_by(cs_k8s_child_arr(ctx->container, "volumeMounts"), "mountPath", mount);
 }
 
 static bool abs_path_ok(const char *p)
@@ -27,18 +27,18 @@ static bool abs_path_ok(const char *p)
 
 /* ---- secrets ------------------------------------------------------------------------------ */
 
-int k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err)
 {
     char prefix[96];
     snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.secrets.", ctx->role);
-    json_t *m = k8s_conf_prefixed(ctx->conf, prefix);
+    json_t *m = cs_k8s_conf_prefixed(ctx->conf, prefix);
     const char *name;
     json_t *v;
     int rc = CS_OK;
     json_object_foreach(m, name, v)
     {
         const char *path = json_string_value(v);
-        if (!k8s_is_dns1123_subdomain(name)) {
+        if (!cs_k8s_is_dns1123_subdomain(name)) {
             rc = cs_error_set(err, CS_EINVAL, "invalid key %s%s: '%s' is not a valid Secret name",
                               prefix, name, name);
             break;
@@ -58,11 +58,11 @@ int k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err)
     return rc;
 }
 
-int k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err)
 {
     char prefix[96];
     snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.secretKeyRef.", ctx->role);
-    json_t *m = k8s_conf_prefixed(ctx->conf, prefix);
+    json_t *m = cs_k8s_conf_prefixed(ctx->conf, prefix);
     const char *env;
     json_t *v;
     int rc = CS_OK;
@@ -77,7 +77,7 @@ int k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err)
             break;
         }
         char *secret = cs_xstrndup(ref, (size_t)(colon - ref));
-        k8s_env_secret_ref(ctx->container, env, secret, colon + 1);
+        cs_k8s_env_secret_ref(ctx->container, env, secret, colon + 1);
         free(secret);
     }
     json_decref(m);
@@ -93,7 +93,7 @@ static const char *const VOLUME_TYPES[] = {"hostPath", "emptyDir", "persistentVo
  * {"<type>.<name>": {rest: value}} preserving key order. */
 static int collect_volumes(k8s_pod_ctx *ctx, const char *prefix, json_t *out, cs_error *err)
 {
-    json_t *m = k8s_conf_prefixed(ctx->conf, prefix);
+    json_t *m = cs_k8s_conf_prefixed(ctx->conf, prefix);
     const char *k;
     json_t *v;
     int rc = CS_OK;
@@ -143,7 +143,7 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const c
                           type, prefix, id);
         goto done;
     }
-    if (!k8s_is_dns1123_label(name)) {
+    if (!cs_k8s_is_dns1123_label(name)) {
         rc = cs_error_set(err, CS_EINVAL,
                           "invalid volume name '%s' in %s%s.* (expected a DNS-1123 label)", name,
                           prefix, id);
@@ -165,7 +165,7 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const c
         char what[400];
         bool b;
         snprintf(what, sizeof what, "%s%s.mount.readOnly", prefix, id);
-        if ((rc = conf_parse_bool(what, ro, &b, err))) goto done;
+        if ((rc = cs_conf_parse_bool(what, ro, &b, err))) goto done;
         json_object_set_new(mount, "readOnly", json_boolean(b));
     }
     vol = json_pack("{s:s}", "name", name);
@@ -204,7 +204,7 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const c
                 json_decref(src);
                 goto done;
             }
-            /* one claim per pod, built by k8s_executor_pvcs and created by the backend */
+            /* one claim per pod, built by cs_k8s_executor_pvcs and created by the backend */
             cs_sbuf_printf(&b, "%s-pvc-%d", ctx->pod_name, index);
         } else {
             char num[16];
@@ -246,7 +246,7 @@ done:
     return rc;
 }
 
-int k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err)
 {
     char prefix[96];
     snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.volumes.", ctx->role);
@@ -267,7 +267,7 @@ int k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err)
 
 /* ---- local dirs --------------------------------------------------------------------------- */
 
-int k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
 {
     cs_sbuf dirs = CS_SBUF_INIT;
     json_t *vols = json_object_get(json_object_get(ctx->pod, "spec"), "volumes");
@@ -291,9 +291,9 @@ int k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
     if (!dirs.len) {
         bool tmpfs = false;
         int rc =
-            conf_get_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", "false", &tmpfs, err);
+            cs_conf_get_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", "false", &tmpfs, err);
         if (rc) return rc;
-        const char *list = conf_get(ctx->conf, "spark.local.dir");
+        const char *list = cs_conf_get(ctx->conf, "spark.local.dir");
         char dflt[96];
         snprintf(dflt, sizeof dflt, "/var/data/spark-%s", ctx->app->unique_id);
         char *copy = cs_xstrdup(list && *list ? list : dflt), *save = NULL;
@@ -324,20 +324,20 @@ int k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
         }
         free(copy);
     }
-    if (dirs.len) k8s_env_value(ctx->container, "SPARK_LOCAL_DIRS", cs_sbuf_str(&dirs));
+    if (dirs.len) cs_k8s_env_value(ctx->container, "SPARK_LOCAL_DIRS", cs_sbuf_str(&dirs));
     cs_sbuf_free(&dirs);
     return CS_OK;
 }
 
 /* ---- conf map ----------------------------------------------------------------------------- */
 
-int k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
+int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
 {
     const char *cm = ctx->app->conf_map_name, *vol = "spark-conf-volume-driver";
     if (!ctx->driver) {
         bool disabled = false;
-        int rc = conf_get_bool(ctx->conf, "spark.kubernetes.executor.disableConfigMap", "false",
-                               &disabled, err);
+        int rc = cs_conf_get_bool(ctx->conf, "spark.kubernetes.executor.disableConfigMap", "false",
+                                  &disabled, err);
         if (rc) return rc;
         if (disabled) return CS_OK;
         cm = ctx->app->exec_conf_map_name;
@@ -350,8 +350,8 @@ int k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
 
 /* ---- on-demand claims --------------------------------------------------------------------- */
 
-json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
-                          cs_error *err)
+json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
+                             cs_error *err)
 {
     const char *prefix = "spark.kubernetes.executor.volumes.";
     json_t *md = json_object_get(exec_pod, "metadata");
@@ -359,12 +359,12 @@ json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t 
     const char *exec_id =
         json_string_value(json_object_get(json_object_get(md, "labels"), "spark-exec-id"));
     if (!pod || !exec_id) {
-        cs_error_set(err, CS_EINVAL, "k8s_executor_pvcs: not an executor pod built by cspark");
+        cs_error_set(err, CS_EINVAL, "cs_k8s_executor_pvcs: not an executor pod built by cspark");
         return NULL;
     }
     bool rwo = false;
-    if (conf_get_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false", &rwo,
-                      err))
+    if (cs_conf_get_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false", &rwo,
+                         err))
         return NULL;
     k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = "executor"};
     json_t *vols = json_object(), *out = json_array();
@@ -406,10 +406,10 @@ json_t *k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t 
         json_t *extra_labels = json_object();
         char lp[400];
         snprintf(lp, sizeof lp, "%s%s.label.", prefix, id);
-        int rc = k8s_merge_user_map(extra_labels, conf, lp, app, atoi(exec_id), true, err);
+        int rc = cs_k8s_merge_user_map(extra_labels, conf, lp, app, atoi(exec_id), true, err);
         snprintf(lp, sizeof lp, "%s%s.annotation.", prefix, id);
         json_t *ann = json_object();
-        if (rc == CS_OK) rc = k8s_merge_user_map(ann, conf, lp, app, atoi(exec_id), false, err);
+        if (rc == CS_OK) rc = cs_k8s_merge_user_map(ann, conf, lp, app, atoi(exec_id), false, err);
         json_t *pmd = json_object_get(pvc, "metadata");
         json_object_update(json_object_get(pmd, "labels"), extra_labels);
         if (json_object_size(ann)) json_object_set(pmd, "annotations", ann);

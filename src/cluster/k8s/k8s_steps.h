@@ -9,7 +9,7 @@
  * Ownership: ctx->pod is owned by the builder that created the context; ctx->container is a
  * borrowed pointer into ctx->pod (spec.containers[i]); conf and app are borrowed. Helpers that
  * return json_t * return borrowed references into their parent unless named *_new; strings
- * returned by k8s_subst and k8s_conf_* are malloc'd and owned by the caller.
+ * returned by cs_k8s_subst and k8s_conf_* are malloc'd and owned by the caller.
  */
 #ifndef CSPARK_CLUSTER_K8S_STEPS_H
 #define CSPARK_CLUSTER_K8S_STEPS_H
@@ -35,41 +35,42 @@ typedef struct k8s_pod_ctx {
 
 typedef int (*k8s_step_fn)(k8s_pod_ctx *ctx, cs_error *err);
 
-int k8s_step_template(k8s_pod_ctx *ctx, cs_error *err); /* the starting pod */
-int k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err);
-int k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err);
-int k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err);
-int k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err);
-int k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err);
-int k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err); /* the starting pod */
+int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err);
 
 /* The labels every pod of this role carries (reserved + user labels with {{APP_ID}} /
  * {{EXECUTOR_ID}} substituted); new reference. exec_id < 0 for the driver. */
-json_t *k8s_role_labels_new(const cs_conf *conf, const k8s_app *app, bool driver, int exec_id,
-                            cs_error *err);
+json_t *cs_k8s_role_labels_new(const cs_conf *conf, const k8s_app *app, bool driver, int exec_id,
+                               cs_error *err);
 /* User annotations/labels under `prefix` (e.g. "spark.kubernetes.driver.annotation.") merged
  * into obj with substitution; validates keys (and values when labels). */
-int k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, const k8s_app *app,
-                       int exec_id, bool labels, cs_error *err);
+int cs_k8s_merge_user_map(json_t *obj, const cs_conf *conf, const char *prefix, const k8s_app *app,
+                          int exec_id, bool labels, cs_error *err);
 
 /* spark.driver.port, spark.driver.blockManager.port, spark.ui.port (defaults 7078/7079/4040). */
-int k8s_driver_ports(const cs_conf *conf, int64_t ports[3], cs_error *err);
+int cs_k8s_driver_ports(const cs_conf *conf, int64_t ports[3], cs_error *err);
 
 /* jansson helpers */
-json_t *k8s_child_obj(json_t *parent, const char *key); /* get or create an object member */
-json_t *k8s_child_arr(json_t *parent, const char *key); /* get or create an array member */
+json_t *cs_k8s_child_obj(json_t *parent, const char *key); /* get or create an object member */
+json_t *cs_k8s_child_arr(json_t *parent, const char *key); /* get or create an array member */
 /* Replaces the array element whose `field` equals value of item's `field`, or appends; steals. */
-void k8s_upsert_by(json_t *arr, const char *field, json_t *item);
-void k8s_env_set_new(json_t *container, json_t *env_entry); /* upsert by name; steals */
-void k8s_env_value(json_t *container, const char *name, const char *value);
-void k8s_env_field_ref(json_t *container, const char *name, const char *field_path);
-void k8s_env_secret_ref(json_t *container, const char *name, const char *secret, const char *key);
+void cs_k8s_upsert_by(json_t *arr, const char *field, json_t *item);
+void cs_k8s_env_set_new(json_t *container, json_t *env_entry); /* upsert by name; steals */
+void cs_k8s_env_value(json_t *container, const char *name, const char *value);
+void cs_k8s_env_field_ref(json_t *container, const char *name, const char *field_path);
+void cs_k8s_env_secret_ref(json_t *container, const char *name, const char *secret,
+                           const char *key);
 
 /* {{APP_ID}} -> app id, {{EXECUTOR_ID}} -> exec_id (when >= 0), {{SPARK_VERSION}}. */
-char *k8s_subst(const char *s, const k8s_app *app, int exec_id);
+char *cs_k8s_subst(const char *s, const k8s_app *app, int exec_id);
 /* All conf entries whose key starts with prefix, as {suffix: value} in key order; new ref. */
-json_t *k8s_conf_prefixed(const cs_conf *conf, const char *prefix);
+json_t *cs_k8s_conf_prefixed(const cs_conf *conf, const char *prefix);
 /* conf value of "spark.kubernetes.<role>.<rest>" (borrowed, may be NULL). */
-const char *k8s_role_conf(const cs_conf *conf, const char *role, const char *rest);
+const char *cs_k8s_role_conf(const cs_conf *conf, const char *role, const char *rest);
 
 #endif /* CSPARK_CLUSTER_K8S_STEPS_H */

@@ -160,7 +160,7 @@ static void setup(emit_ctx *x, cs_error *err)
     yaml_emitter_set_indent(&x->em, 2);
 }
 
-int k8s_write_yaml(FILE *out, json_t *const *objs, int n, cs_error *err)
+int cs_k8s_write_yaml(FILE *out, json_t *const *objs, int n, cs_error *err)
 {
     emit_ctx x;
     setup(&x, err);
@@ -177,7 +177,7 @@ static int sbuf_writer(void *data, unsigned char *buffer, size_t size)
     return 1;
 }
 
-char *k8s_yaml_dump(json_t *const *objs, int n, cs_error *err)
+char *cs_k8s_yaml_dump(json_t *const *objs, int n, cs_error *err)
 {
     emit_ctx x;
     cs_sbuf b = CS_SBUF_INIT;
@@ -331,7 +331,7 @@ static int parse_node(parse_ctx *x, yaml_event_t *ev, json_t **out)
     }
 }
 
-json_t *k8s_yaml_load(const char *what, const char *text, size_t len, cs_error *err)
+json_t *cs_k8s_yaml_load(const char *what, const char *text, size_t len, cs_error *err)
 {
     parse_ctx x = {.what = what, .err = err};
     json_t *root = NULL;
@@ -366,7 +366,7 @@ json_t *k8s_yaml_load(const char *what, const char *text, size_t len, cs_error *
     return root;
 }
 
-json_t *k8s_yaml_load_file(const char *path, cs_error *err)
+json_t *cs_k8s_yaml_load_file(const char *path, cs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -389,7 +389,7 @@ json_t *k8s_yaml_load_file(const char *path, cs_error *err)
         cs_error_set(err, CS_EIO, "cannot read %s", path);
         return NULL;
     }
-    json_t *v = k8s_yaml_load(path, b.data ? b.data : "", b.len, err);
+    json_t *v = cs_k8s_yaml_load(path, b.data ? b.data : "", b.len, err);
     cs_sbuf_free(&b);
     return v;
 }

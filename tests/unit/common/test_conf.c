@@ -14,39 +14,39 @@
 
 static void test_map_basics(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     assert_non_null(c);
-    assert_null(conf_get(c, "a"));
-    assert_false(conf_contains(c, "a"));
-    conf_set(c, "b", "2");
-    conf_set(c, "a", "1");
-    conf_set(c, "c", "3");
-    assert_int_equal(conf_size(c), 3);
-    assert_string_equal(conf_get(c, "a"), "1");
-    conf_set(c, "a", "one");
-    assert_string_equal(conf_get(c, "a"), "one");
-    conf_set_if_missing(c, "a", "uno");
-    conf_set_if_missing(c, "d", "4");
-    assert_string_equal(conf_get(c, "a"), "one");
-    assert_string_equal(conf_get(c, "d"), "4");
-    conf_unset(c, "b");
-    conf_unset(c, "zzz");
-    assert_false(conf_contains(c, "b"));
-    assert_int_equal(conf_size(c), 3);
+    assert_null(cs_conf_get(c, "a"));
+    assert_false(cs_conf_contains(c, "a"));
+    cs_conf_set(c, "b", "2");
+    cs_conf_set(c, "a", "1");
+    cs_conf_set(c, "c", "3");
+    assert_int_equal(cs_conf_size(c), 3);
+    assert_string_equal(cs_conf_get(c, "a"), "1");
+    cs_conf_set(c, "a", "one");
+    assert_string_equal(cs_conf_get(c, "a"), "one");
+    cs_conf_set_if_missing(c, "a", "uno");
+    cs_conf_set_if_missing(c, "d", "4");
+    assert_string_equal(cs_conf_get(c, "a"), "one");
+    assert_string_equal(cs_conf_get(c, "d"), "4");
+    cs_conf_unset(c, "b");
+    cs_conf_unset(c, "zzz");
+    assert_false(cs_conf_contains(c, "b"));
+    assert_int_equal(cs_conf_size(c), 3);
 
-    cs_conf *d = conf_clone(c);
-    conf_set(c, "a", "changed");
-    assert_string_equal(conf_get(d, "a"), "one");
-    conf_free(d);
+    cs_conf *d = cs_conf_clone(c);
+    cs_conf_set(c, "a", "changed");
+    assert_string_equal(cs_conf_get(d, "a"), "one");
+    cs_conf_free(d);
 
     /* value copied, not borrowed */
     char buf[8];
     strcpy(buf, "x");
-    conf_set(c, "k", buf);
+    cs_conf_set(c, "k", buf);
     strcpy(buf, "y");
-    assert_string_equal(conf_get(c, "k"), "x");
-    conf_free(c);
-    conf_free(NULL);
+    assert_string_equal(cs_conf_get(c, "k"), "x");
+    cs_conf_free(c);
+    cs_conf_free(NULL);
 }
 
 static void collect(void *arg, const char *key, const char *value)
@@ -60,36 +60,36 @@ static void collect(void *arg, const char *key, const char *value)
 
 static void test_foreach_sorted(void **state)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.z", "1");
-    conf_set(c, "spark.a", "2");
-    conf_set(c, "cspark.m", "3");
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.z", "1");
+    cs_conf_set(c, "spark.a", "2");
+    cs_conf_set(c, "cspark.m", "3");
     char out[256] = "";
-    conf_foreach(c, collect, out);
+    cs_conf_foreach(c, collect, out);
     assert_string_equal(out, "cspark.m=3;spark.a=2;spark.z=1;");
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_merge(void **state)
 {
-    cs_conf *a = conf_new(), *b = conf_new();
-    conf_set(a, "k", "a");
-    conf_set(b, "k", "b");
-    conf_set(b, "j", "b");
-    conf_merge(a, b, false);
-    assert_string_equal(conf_get(a, "k"), "a");
-    assert_string_equal(conf_get(a, "j"), "b");
-    conf_merge(a, b, true);
-    assert_string_equal(conf_get(a, "k"), "b");
-    conf_free(a);
-    conf_free(b);
+    cs_conf *a = cs_conf_new(), *b = cs_conf_new();
+    cs_conf_set(a, "k", "a");
+    cs_conf_set(b, "k", "b");
+    cs_conf_set(b, "j", "b");
+    cs_conf_merge(a, b, false);
+    assert_string_equal(cs_conf_get(a, "k"), "a");
+    assert_string_equal(cs_conf_get(a, "j"), "b");
+    cs_conf_merge(a, b, true);
+    assert_string_equal(cs_conf_get(a, "k"), "b");
+    cs_conf_free(a);
+    cs_conf_free(b);
 }
 
 static int64_t size_of(const char *s, int64_t unit)
 {
     int64_t v = -12345;
     cs_error err = {0};
-    int rc = conf_parse_size("k", s, unit, &v, &err);
+    int rc = cs_conf_parse_size("k", s, unit, &v, &err);
     if (rc != CS_OK) fail_msg("'%s' rejected: %s", s, err.msg);
     return v;
 }
@@ -116,15 +116,16 @@ static void test_sizes(void **state)
 
 static void expect_size_error(const char *s, const char *msg)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.executor.memory", s);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.executor.memory", s);
     int64_t v = 77;
     cs_error err = {0};
-    assert_int_equal(conf_get_size(c, "spark.executor.memory", "1g", CS_MiB, &v, &err), CS_EINVAL);
+    assert_int_equal(cs_conf_get_size(c, "spark.executor.memory", "1g", CS_MiB, &v, &err),
+                     CS_EINVAL);
     assert_int_equal(err.code, CS_EINVAL);
     assert_string_equal(err.msg, msg);
     assert_int_equal(v, 77);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_size_errors(void **state)
@@ -152,32 +153,32 @@ static void test_size_errors(void **state)
 
 static void test_size_defaults(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     int64_t v = 5;
     cs_error err = {0};
-    assert_int_equal(conf_get_size(c, "spark.executor.memory", "1g", CS_MiB, &v, &err), CS_OK);
+    assert_int_equal(cs_conf_get_size(c, "spark.executor.memory", "1g", CS_MiB, &v, &err), CS_OK);
     assert_int_equal(v, CS_GiB);
-    assert_int_equal(conf_get_size(c, "spark.executor.memory", "1024", CS_MiB, &v, &err), CS_OK);
+    assert_int_equal(cs_conf_get_size(c, "spark.executor.memory", "1024", CS_MiB, &v, &err), CS_OK);
     assert_int_equal(v, CS_GiB);
     v = 5;
-    assert_int_equal(conf_get_size(c, "spark.executor.memory", NULL, CS_MiB, &v, &err),
+    assert_int_equal(cs_conf_get_size(c, "spark.executor.memory", NULL, CS_MiB, &v, &err),
                      CS_ENOTFOUND);
     assert_int_equal(v, 5);
-    conf_set(c, "spark.kubernetes.configMap.maxSize", "1048576");
+    cs_conf_set(c, "spark.kubernetes.configMap.maxSize", "1048576");
     assert_int_equal(
-        conf_get_size(c, "spark.kubernetes.configMap.maxSize", NULL, CS_BYTE, &v, NULL), CS_OK);
+        cs_conf_get_size(c, "spark.kubernetes.configMap.maxSize", NULL, CS_BYTE, &v, NULL), CS_OK);
     assert_int_equal(v, 1048576);
     /* NULL err is allowed on failure too */
-    conf_set(c, "x", "bad");
-    assert_int_equal(conf_get_size(c, "x", NULL, CS_BYTE, &v, NULL), CS_EINVAL);
-    conf_free(c);
+    cs_conf_set(c, "x", "bad");
+    assert_int_equal(cs_conf_get_size(c, "x", NULL, CS_BYTE, &v, NULL), CS_EINVAL);
+    cs_conf_free(c);
 }
 
 static int64_t dur_of(const char *s, int64_t unit)
 {
     int64_t v = -12345;
     cs_error err = {0};
-    if (conf_parse_duration_ms("k", s, unit, &v, &err) != CS_OK)
+    if (cs_conf_parse_duration_ms("k", s, unit, &v, &err) != CS_OK)
         fail_msg("'%s' rejected: %s", s, err.msg);
     return v;
 }
@@ -201,14 +202,15 @@ static void test_durations(void **state)
 
 static void test_duration_errors(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     int64_t v = 9;
     cs_error err = {0};
     const char *bad[] = {"10x", "1.5s", "s", "", "10 s", "10sec", "abc"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        conf_set(c, "spark.network.timeout", bad[i]);
-        assert_int_equal(conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &v, &err),
-                         CS_EINVAL);
+        cs_conf_set(c, "spark.network.timeout", bad[i]);
+        assert_int_equal(
+            cs_conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &v, &err),
+            CS_EINVAL);
         char want[256];
         snprintf(want, sizeof want,
                  "invalid value for spark.network.timeout: '%s' (expected a duration such as "
@@ -217,145 +219,148 @@ static void test_duration_errors(void **state)
         assert_string_equal(err.msg, want);
     }
     assert_int_equal(v, 9);
-    conf_unset(c, "spark.network.timeout");
-    assert_int_equal(conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &v, &err),
+    cs_conf_unset(c, "spark.network.timeout");
+    assert_int_equal(cs_conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &v, &err),
                      CS_OK);
     assert_int_equal(v, 120000);
-    assert_int_equal(conf_get_duration_ms(c, "spark.network.timeout", NULL, CS_SEC, &v, &err),
+    assert_int_equal(cs_conf_get_duration_ms(c, "spark.network.timeout", NULL, CS_SEC, &v, &err),
                      CS_ENOTFOUND);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_ints(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     int64_t v = 0;
     cs_error err = {0};
-    conf_set(c, "spark.executor.cores", " 4 ");
-    assert_int_equal(conf_get_int(c, "spark.executor.cores", "1", &v, &err), CS_OK);
+    cs_conf_set(c, "spark.executor.cores", " 4 ");
+    assert_int_equal(cs_conf_get_int(c, "spark.executor.cores", "1", &v, &err), CS_OK);
     assert_int_equal(v, 4);
-    conf_set(c, "n", "-17");
-    assert_int_equal(conf_get_int(c, "n", NULL, &v, &err), CS_OK);
+    cs_conf_set(c, "n", "-17");
+    assert_int_equal(cs_conf_get_int(c, "n", NULL, &v, &err), CS_OK);
     assert_int_equal(v, -17);
-    conf_set(c, "n", "+3");
-    assert_int_equal(conf_get_int(c, "n", NULL, &v, &err), CS_OK);
+    cs_conf_set(c, "n", "+3");
+    assert_int_equal(cs_conf_get_int(c, "n", NULL, &v, &err), CS_OK);
     assert_int_equal(v, 3);
-    conf_set(c, "n", "9223372036854775807");
-    assert_int_equal(conf_get_int(c, "n", NULL, &v, &err), CS_OK);
+    cs_conf_set(c, "n", "9223372036854775807");
+    assert_int_equal(cs_conf_get_int(c, "n", NULL, &v, &err), CS_OK);
     assert_true(v == INT64_MAX);
-    conf_set(c, "n", "-9223372036854775808");
-    assert_int_equal(conf_get_int(c, "n", NULL, &v, &err), CS_OK);
+    cs_conf_set(c, "n", "-9223372036854775808");
+    assert_int_equal(cs_conf_get_int(c, "n", NULL, &v, &err), CS_OK);
     assert_true(v == INT64_MIN);
-    assert_int_equal(conf_get_int(c, "missing", "7", &v, &err), CS_OK);
+    assert_int_equal(cs_conf_get_int(c, "missing", "7", &v, &err), CS_OK);
     assert_int_equal(v, 7);
     v = 1;
-    assert_int_equal(conf_get_int(c, "missing", NULL, &v, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_conf_get_int(c, "missing", NULL, &v, &err), CS_ENOTFOUND);
     assert_int_equal(v, 1);
 
     const char *bad[] = {"four", "4.0", "", "4k", "9223372036854775808", "- 1", "0x10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        conf_set(c, "spark.executor.cores", bad[i]);
-        assert_int_equal(conf_get_int(c, "spark.executor.cores", "1", &v, &err), CS_EINVAL);
+        cs_conf_set(c, "spark.executor.cores", bad[i]);
+        assert_int_equal(cs_conf_get_int(c, "spark.executor.cores", "1", &v, &err), CS_EINVAL);
         char want[256];
         snprintf(want, sizeof want,
                  "invalid value for spark.executor.cores: '%s' (expected an integer)", bad[i]);
         assert_string_equal(err.msg, want);
     }
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_bools(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     bool b = false;
     cs_error err = {0};
     const char *t[] = {"true", "TRUE", "True", " true "};
     for (size_t i = 0; i < 4; i++) {
-        conf_set(c, "spark.shuffle.compress", t[i]);
+        cs_conf_set(c, "spark.shuffle.compress", t[i]);
         b = false;
-        assert_int_equal(conf_get_bool(c, "spark.shuffle.compress", "false", &b, &err), CS_OK);
+        assert_int_equal(cs_conf_get_bool(c, "spark.shuffle.compress", "false", &b, &err), CS_OK);
         assert_true(b);
     }
-    conf_set(c, "spark.shuffle.compress", "False");
-    assert_int_equal(conf_get_bool(c, "spark.shuffle.compress", "true", &b, &err), CS_OK);
+    cs_conf_set(c, "spark.shuffle.compress", "False");
+    assert_int_equal(cs_conf_get_bool(c, "spark.shuffle.compress", "true", &b, &err), CS_OK);
     assert_false(b);
     const char *bad[] = {"yes", "1", "0", "on", "", "t"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        conf_set(c, "spark.eventLog.enabled", bad[i]);
-        assert_int_equal(conf_get_bool(c, "spark.eventLog.enabled", "false", &b, &err), CS_EINVAL);
+        cs_conf_set(c, "spark.eventLog.enabled", bad[i]);
+        assert_int_equal(cs_conf_get_bool(c, "spark.eventLog.enabled", "false", &b, &err),
+                         CS_EINVAL);
         char want[256];
         snprintf(want, sizeof want,
                  "invalid value for spark.eventLog.enabled: '%s' (expected true or false)", bad[i]);
         assert_string_equal(err.msg, want);
     }
-    assert_int_equal(conf_get_bool(c, "nope", "TRUE", &b, &err), CS_OK);
+    assert_int_equal(cs_conf_get_bool(c, "nope", "TRUE", &b, &err), CS_OK);
     assert_true(b);
-    assert_int_equal(conf_get_bool(c, "nope", NULL, &b, &err), CS_ENOTFOUND);
-    conf_free(c);
+    assert_int_equal(cs_conf_get_bool(c, "nope", NULL, &b, &err), CS_ENOTFOUND);
+    cs_conf_free(c);
 }
 
 static void test_doubles(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     double d = 0;
     cs_error err = {0};
-    assert_int_equal(conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_OK);
+    assert_int_equal(cs_conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_OK);
     assert_true(d == 0.6);
-    conf_set(c, "spark.memory.fraction", "1e-1");
-    assert_int_equal(conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_OK);
+    cs_conf_set(c, "spark.memory.fraction", "1e-1");
+    assert_int_equal(cs_conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_OK);
     assert_true(d == 0.1);
-    conf_set(c, "spark.memory.fraction", "1");
-    assert_int_equal(conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_OK);
+    cs_conf_set(c, "spark.memory.fraction", "1");
+    assert_int_equal(cs_conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_OK);
     assert_true(d == 1.0);
     const char *bad[] = {"abc", "", "0.5x", "nan", "inf", "0x1p3", "1e999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        conf_set(c, "spark.memory.fraction", bad[i]);
-        assert_int_equal(conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err), CS_EINVAL);
+        cs_conf_set(c, "spark.memory.fraction", bad[i]);
+        assert_int_equal(cs_conf_get_double(c, "spark.memory.fraction", "0.6", &d, &err),
+                         CS_EINVAL);
         char want[256];
         snprintf(want, sizeof want,
                  "invalid value for spark.memory.fraction: '%s' (expected a number)", bad[i]);
         assert_string_equal(err.msg, want);
     }
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_redaction(void **state)
 {
-    assert_string_equal(conf_redact("spark.executor.memory", "4g"), "4g");
-    assert_string_equal(conf_redact("spark.authenticate.secret", "s3"), "*********(redacted)");
-    assert_string_equal(conf_redact("spark.ssl.keyPassword", "p"), CS_REDACTED);
-    assert_string_equal(conf_redact("spark.kubernetes.authenticate.submission.oauthToken", "t"),
+    assert_string_equal(cs_conf_redact("spark.executor.memory", "4g"), "4g");
+    assert_string_equal(cs_conf_redact("spark.authenticate.secret", "s3"), "*********(redacted)");
+    assert_string_equal(cs_conf_redact("spark.ssl.keyPassword", "p"), CS_REDACTED);
+    assert_string_equal(cs_conf_redact("spark.kubernetes.authenticate.submission.oauthToken", "t"),
                         CS_REDACTED);
-    assert_string_equal(conf_redact("spark.hadoop.fs.s3a.access.key", "AK"), CS_REDACTED);
-    assert_string_equal(conf_redact("spark.hadoop.fs.s3a.ACCESS.KEY", "AK"), CS_REDACTED);
-    assert_string_equal(conf_redact("SECRET_THING", "v"), CS_REDACTED);
+    assert_string_equal(cs_conf_redact("spark.hadoop.fs.s3a.access.key", "AK"), CS_REDACTED);
+    assert_string_equal(cs_conf_redact("spark.hadoop.fs.s3a.ACCESS.KEY", "AK"), CS_REDACTED);
+    assert_string_equal(cs_conf_redact("SECRET_THING", "v"), CS_REDACTED);
     /* access[.]key needs a literal dot */
-    assert_string_equal(conf_redact("spark.accessXkey", "v"), "v");
+    assert_string_equal(cs_conf_redact("spark.accessXkey", "v"), "v");
     /* as Spark: a sensitive-looking value is redacted too */
-    assert_string_equal(conf_redact("spark.driver.extraJavaOptions", "-Dpassword=x"), CS_REDACTED);
-    assert_true(conf_is_sensitive("my.Token"));
-    assert_false(conf_is_sensitive("spark.master"));
+    assert_string_equal(cs_conf_redact("spark.driver.extraJavaOptions", "-Dpassword=x"),
+                        CS_REDACTED);
+    assert_true(cs_conf_is_sensitive("my.Token"));
+    assert_false(cs_conf_is_sensitive("spark.master"));
 }
 
 static void test_redaction_regex(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     /* no custom regex: the default applies */
-    assert_string_equal(conf_redact_with(c, "spark.my.password", "x"), CS_REDACTED);
-    assert_int_equal(conf_check_redaction_regex(c, NULL), CS_OK);
-    conf_set(c, "spark.redaction.regex", "(?i)apikey|credential");
-    assert_string_equal(conf_redact_with(c, "spark.service.APIKEY", "x"), CS_REDACTED);
-    assert_string_equal(conf_redact_with(c, "spark.x", "my-credential"), CS_REDACTED);
-    assert_string_equal(conf_redact_with(c, "spark.my.password", "x"), "x");
-    conf_set(c, "spark.redaction.regex", "apikey");
-    assert_string_equal(conf_redact_with(c, "spark.APIKEY", "x"), "x");
-    conf_set(c, "spark.redaction.regex", "(unclosed");
+    assert_string_equal(cs_conf_redact_with(c, "spark.my.password", "x"), CS_REDACTED);
+    assert_int_equal(cs_conf_check_redaction_regex(c, NULL), CS_OK);
+    cs_conf_set(c, "spark.redaction.regex", "(?i)apikey|credential");
+    assert_string_equal(cs_conf_redact_with(c, "spark.service.APIKEY", "x"), CS_REDACTED);
+    assert_string_equal(cs_conf_redact_with(c, "spark.x", "my-credential"), CS_REDACTED);
+    assert_string_equal(cs_conf_redact_with(c, "spark.my.password", "x"), "x");
+    cs_conf_set(c, "spark.redaction.regex", "apikey");
+    assert_string_equal(cs_conf_redact_with(c, "spark.APIKEY", "x"), "x");
+    cs_conf_set(c, "spark.redaction.regex", "(unclosed");
     cs_error err = {0};
-    assert_int_equal(conf_check_redaction_regex(c, &err), CS_EINVAL);
+    assert_int_equal(cs_conf_check_redaction_regex(c, &err), CS_EINVAL);
     assert_string_equal(err.msg, "invalid value for spark.redaction.regex: '(unclosed' (expected "
                                  "a regular expression)");
-    assert_string_equal(conf_redact_with(c, "spark.my.password", "x"), CS_REDACTED);
-    conf_free(c);
+    assert_string_equal(cs_conf_redact_with(c, "spark.my.password", "x"), CS_REDACTED);
+    cs_conf_free(c);
 }
 
 int main(void)

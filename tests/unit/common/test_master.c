@@ -16,7 +16,7 @@ static cs_master ok(const char *url)
 {
     cs_master m;
     cs_error err = {0};
-    if (master_parse(url, &m, &err) != CS_OK) fail_msg("'%s' rejected: %s", url, err.msg);
+    if (cs_master_parse(url, &m, &err) != CS_OK) fail_msg("'%s' rejected: %s", url, err.msg);
     return m;
 }
 
@@ -38,7 +38,7 @@ static void test_local(void **state)
     m = ok("local[*, 5]");
     assert_int_equal(m.threads, (int)sysconf(_SC_NPROCESSORS_ONLN));
     assert_int_equal(m.max_failures, 5);
-    assert_string_equal(master_kind_name(m.kind), "local");
+    assert_string_equal(cs_master_kind_name(m.kind), "local");
 }
 
 static void test_local_cluster(void **state)
@@ -52,7 +52,7 @@ static void test_local_cluster(void **state)
     assert_int_equal(m.executors, 3);
     assert_int_equal(m.cores_per_executor, 2);
     assert_int_equal(m.memory_mb, 512);
-    assert_string_equal(master_kind_name(m.kind), "local-cluster");
+    assert_string_equal(cs_master_kind_name(m.kind), "local-cluster");
 }
 
 static void test_k8s(void **state)
@@ -68,14 +68,14 @@ static void test_k8s(void **state)
     assert_string_equal(m.api_url, "http://127.0.0.1:8080");
     m = ok("k8s://https://[::1]:6443");
     assert_string_equal(m.api_url, "https://[::1]:6443");
-    assert_string_equal(master_kind_name(m.kind), "k8s");
+    assert_string_equal(cs_master_kind_name(m.kind), "k8s");
 }
 
 static void expect_error(const char *url, const char *msg)
 {
     cs_master m;
     cs_error err = {0};
-    assert_int_equal(master_parse(url, &m, &err), CS_EINVAL);
+    assert_int_equal(cs_master_parse(url, &m, &err), CS_EINVAL);
     assert_int_equal(err.code, CS_EINVAL);
     if (strcmp(err.msg, msg) != 0) fail_msg("for '%s' got \"%s\", want \"%s\"", url, err.msg, msg);
 }
@@ -132,8 +132,8 @@ static void test_invalid(void **state)
                                              "expected k8s://https://host:port (no user, path "
                                              "or query)");
     cs_master m;
-    assert_int_equal(master_parse(NULL, &m, NULL), CS_EINVAL);
-    assert_int_equal(master_parse("bad", &m, NULL), CS_EINVAL);
+    assert_int_equal(cs_master_parse(NULL, &m, NULL), CS_EINVAL);
+    assert_int_equal(cs_master_parse("bad", &m, NULL), CS_EINVAL);
 }
 
 int main(void)

@@ -40,7 +40,7 @@ static void write_outputs(const char *dir, int nrec, int vlen)
     cs_error err = {0};
     for (int m = 0; m < NMAPS; m++) {
         cs_task_memory mem;
-        task_memory_init(&mem, 256 * CS_MiB);
+        cs_task_memory_init(&mem, 256 * CS_MiB);
         shuffle_write_spec spec = {.shuffle_id = 7,
                                    .map_id = m,
                                    .attempt_id = m,
@@ -48,27 +48,27 @@ static void write_outputs(const char *dir, int nrec, int vlen)
                                    .compress = m % 2 == 0,
                                    .dir = dir,
                                    .mem = &mem};
-        shuffle_writer *w = shuffle_writer_new(&spec, &err);
+        shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
         assert_non_null(w);
         cs_batch b;
-        batch_init(&b);
+        cs_batch_init(&b);
         char *val = malloc((size_t)vlen);
         for (int i = 0; i < nrec; i++) {
             char key[32];
             int kl = snprintf(key, sizeof key, "k%d-%d", m, i);
             for (int j = 0; j < vlen; j++)
                 val[j] = (char)('a' + (i + j) % 26);
-            batch_append_record(&b, key, (uint32_t)kl, val, (uint32_t)vlen);
+            cs_batch_append_record(&b, key, (uint32_t)kl, val, (uint32_t)vlen);
             if (batch_full(&b)) {
-                assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
-                batch_reset(&b);
+                assert_int_equal(cs_shuffle_writer_write(w, &b, &err), 0);
+                cs_batch_reset(&b);
             }
         }
-        assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
-        batch_free(&b);
+        assert_int_equal(cs_shuffle_writer_write(w, &b, &err), 0);
+        cs_batch_free(&b);
         free(val);
-        assert_int_equal(shuffle_writer_commit(w, &g_st[m], &err), 0);
-        shuffle_writer_free(w);
+        assert_int_equal(cs_shuffle_writer_commit(w, &g_st[m], &err), 0);
+        cs_shuffle_writer_free(w);
         snprintf(g_st[m].executor_id, sizeof g_st[m].executor_id, "exec-1");
         snprintf(g_st[m].host, sizeof g_st[m].host, "127.0.0.1");
     }
@@ -95,16 +95,16 @@ static int teardown(void **state)
     if (d) closedir(d);
     rmdir(g_dir);
     for (int m = 0; m < NMAPS; m++)
-        map_status_free(&g_st[m]);
+        cs_map_status_free(&g_st[m]);
     return 0;
 }
 
 static cs_conf *fast_conf(void)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.shuffle.io.maxRetries", "2");
-    conf_set(c, "spark.shuffle.io.retryWait", "10ms");
-    conf_set(c, "spark.network.timeout", "10s");
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.shuffle.io.maxRetries", "2");
+    cs_conf_set(c, "spark.shuffle.io.retryWait", "10ms");
+    cs_conf_set(c, "spark.network.timeout", "10s");
     return c;
 }
 
@@ -114,17 +114,17 @@ static void fetch_all_compare(const char *secret, size_t max_frame)
         .name = "block-server", .app_id = "app-b", .secret = secret, .max_frame = max_frame};
     cs_error err = {0};
     int port = 0;
-    block_server *bs = block_server_start("127.0.0.1", g_dir, &so, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, &so, &port, &err);
     assert_non_null(bs);
     for (int m = 0; m < NMAPS; m++)
         g_st[m].port = port;
     rpc_options co = {
         .name = "fetcher", .app_id = "app-b", .secret = secret, .max_frame = max_frame};
     cs_conf *conf = fast_conf();
-    block_fetcher *f = block_fetcher_new("exec-2", "/nonexistent", &co, conf, &err);
+    block_fetcher *f = cs_block_fetcher_new("exec-2", "/nonexistent", &co, conf, &err);
     assert_non_null(f);
-    shuffle_block_source net = block_fetcher_source(f);
-    shuffle_block_source local = shuffle_local_source(g_dir);
+    shuffle_block_source net = cs_block_fetcher_source(f);
+    shuffle_block_source local = cs_shuffle_local_source(g_dir);
     uint64_t total = 0;
     for (int m = 0; m < NMAPS; m++) {
         for (int r = 0; r < NRED; r++) {
@@ -148,25 +148,25 @@ static void fetch_all_compare(const char *secret, size_t max_frame)
     size_t nrec_net = 0, nrec_local = 0;
     for (int r = 0; r < NRED; r++) {
         for (int pass = 0; pass < 2; pass++) {
-            shuffle_reader *rd = shuffle_reader_new(maps, NMAPS, r, pass ? &local : &net, &err);
+            shuffle_reader *rd = cs_shuffle_reader_new(maps, NMAPS, r, pass ? &local : &net, &err);
             assert_non_null(rd);
             cs_batch out;
-            batch_init(&out);
+            cs_batch_init(&out);
             int rc, failed = -1;
-            while ((rc = shuffle_reader_next(rd, &out, &failed, &err)) > 0) {
+            while ((rc = cs_shuffle_reader_next(rd, &out, &failed, &err)) > 0) {
                 *(pass ? &nrec_local : &nrec_net) += out.n;
-                batch_reset(&out);
+                cs_batch_reset(&out);
             }
             assert_int_equal(rc, 0);
-            batch_free(&out);
-            shuffle_reader_free(rd);
+            cs_batch_free(&out);
+            cs_shuffle_reader_free(rd);
         }
     }
     assert_int_equal(nrec_net, nrec_local);
     assert_int_equal(nrec_net, NMAPS * 20000);
-    block_fetcher_free(f);
-    conf_free(conf);
-    block_server_stop(bs);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
+    cs_block_server_stop(bs);
 }
 
 static void test_fetch_all_plain(void **state)
@@ -188,9 +188,9 @@ static void test_local_blocks_read_from_disk(void **state)
 {
     cs_error err = {0};
     cs_conf *conf = fast_conf();
-    block_fetcher *f = block_fetcher_new("exec-1", g_dir, NULL, conf, &err);
+    block_fetcher *f = cs_block_fetcher_new("exec-1", g_dir, NULL, conf, &err);
     assert_non_null(f);
-    shuffle_block_source src = block_fetcher_source(f);
+    shuffle_block_source src = cs_block_fetcher_source(f);
     int saved = g_st[0].port;
     g_st[0].port = 1; /* nothing listens there: must not be used */
     uint8_t *a = NULL;
@@ -199,19 +199,19 @@ static void test_local_blocks_read_from_disk(void **state)
     assert_int_equal(al, g_st[0].sizes[1]);
     free(a);
     g_st[0].port = saved;
-    block_fetcher_free(f);
-    conf_free(conf);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
 }
 
 static void test_missing_block_named(void **state)
 {
     cs_error err = {0};
     int port = 0;
-    block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
     assert_non_null(bs);
     cs_conf *conf = fast_conf();
-    block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
-    shuffle_block_source src = block_fetcher_source(f);
+    block_fetcher *f = cs_block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    shuffle_block_source src = cs_block_fetcher_source(f);
     cs_map_status st = g_st[0];
     st.map_id = 42; /* no such output */
     st.sizes = NULL;
@@ -223,9 +223,9 @@ static void test_missing_block_named(void **state)
     assert_non_null(strstr(err.msg, "shuffle 7 map 42 reduce 0"));
     assert_non_null(strstr(err.msg, "exec-1"));
     assert_null(strstr(err.msg, "retries")); /* not a connection error: no retry */
-    block_fetcher_free(f);
-    conf_free(conf);
-    block_server_stop(bs);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
+    cs_block_server_stop(bs);
 }
 
 static void test_indirect_result(void **state)
@@ -233,17 +233,17 @@ static void test_indirect_result(void **state)
     cs_error err = {0};
     int port = 0;
     rpc_options o = {.name = "bs", .app_id = "a", .secret = SECRET};
-    block_server *bs = block_server_start("127.0.0.1", g_dir, &o, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, &o, &port, &err);
     assert_non_null(bs);
     size_t n = 3 * 1024 * 1024;
     uint8_t *data = malloc(n);
     for (size_t i = 0; i < n; i++)
         data[i] = (uint8_t)(i * 7);
-    block_server_put_result(bs, 99, data, n);
-    assert_int_equal(block_server_pending_results(bs), 1);
+    cs_block_server_put_result(bs, 99, data, n);
+    assert_int_equal(cs_block_server_pending_results(bs), 1);
     rpc_options co = {.name = "driver", .app_id = "a", .secret = SECRET};
-    rpc_endpoint *e = rpc_endpoint_new(&co, NULL, &err);
-    rpc_conn *c = rpc_connect(e, "127.0.0.1", port, 5000, &err);
+    rpc_endpoint *e = cs_rpc_endpoint_new(&co, NULL, &err);
+    rpc_conn *c = cs_rpc_connect(e, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     for (int k = 0; k < 2; k++) {
         Cspark__FetchResult fr = CSPARK__FETCH_RESULT__INIT;
@@ -252,7 +252,7 @@ static void test_indirect_result(void **state)
         req.body_case = CSPARK__ENVELOPE__BODY_FETCH_RESULT;
         req.fetch_result = &fr;
         Cspark__Envelope *rep = NULL;
-        assert_int_equal(rpc_call(c, &req, &rep, 5000, &err), 0);
+        assert_int_equal(cs_rpc_call(c, &req, &rep, 5000, &err), 0);
         assert_int_equal(rep->body_case, CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA);
         if (k == 0) {
             assert_int_equal(rep->fetch_result_data->data.len, n);
@@ -263,22 +263,22 @@ static void test_indirect_result(void **state)
         }
         cspark__envelope__free_unpacked(rep, NULL);
     }
-    assert_int_equal(block_server_pending_results(bs), 0);
-    block_server_put_result(bs, 100, malloc(10), 10); /* freed by stop */
-    rpc_conn_unref(c);
-    rpc_endpoint_free(e);
-    block_server_stop(bs);
+    assert_int_equal(cs_block_server_pending_results(bs), 0);
+    cs_block_server_put_result(bs, 100, malloc(10), 10); /* freed by stop */
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(e);
+    cs_block_server_stop(bs);
 }
 
 static void test_stopped_server_fails_after_retries(void **state)
 {
     cs_error err = {0};
     int port = 0;
-    block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
     assert_non_null(bs);
     cs_conf *conf = fast_conf();
-    block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
-    shuffle_block_source src = block_fetcher_source(f);
+    block_fetcher *f = cs_block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    shuffle_block_source src = cs_block_fetcher_source(f);
     cs_map_status st = g_st[1];
     st.port = port;
     uint8_t *a = NULL;
@@ -286,7 +286,7 @@ static void test_stopped_server_fails_after_retries(void **state)
     assert_int_equal(src.fetch(src.arg, &st, 2, &a, &al, &err), 0); /* connection now cached */
     free(a);
     a = NULL;
-    block_server_stop(bs);
+    cs_block_server_stop(bs);
     assert_int_equal(src.fetch(src.arg, &st, 2, &a, &al, &err), CS_EIO);
     assert_null(a);
     char hp[64];
@@ -296,16 +296,16 @@ static void test_stopped_server_fails_after_retries(void **state)
     assert_non_null(strstr(err.msg, "after 2 retries"));
     /* a reader reports the failed map */
     const cs_map_status *maps[1] = {&st};
-    shuffle_reader *rd = shuffle_reader_new(maps, 1, 2, &src, &err);
+    shuffle_reader *rd = cs_shuffle_reader_new(maps, 1, 2, &src, &err);
     cs_batch out;
-    batch_init(&out);
+    cs_batch_init(&out);
     int failed = -1;
-    assert_true(shuffle_reader_next(rd, &out, &failed, &err) < 0);
+    assert_true(cs_shuffle_reader_next(rd, &out, &failed, &err) < 0);
     assert_int_equal(failed, 1);
-    batch_free(&out);
-    shuffle_reader_free(rd);
-    block_fetcher_free(f);
-    conf_free(conf);
+    cs_batch_free(&out);
+    cs_shuffle_reader_free(rd);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
 }
 
 /* All records of reduce partition r read through src (appended to out). */
@@ -313,13 +313,13 @@ static void read_partition(const cs_map_status *const *maps, int n, int r,
                            const shuffle_block_source *src, cs_batch *out)
 {
     cs_error err = {0};
-    shuffle_reader *rd = shuffle_reader_new(maps, n, r, src, &err);
+    shuffle_reader *rd = cs_shuffle_reader_new(maps, n, r, src, &err);
     assert_non_null(rd);
     int rc, failed = -1;
-    while ((rc = shuffle_reader_next(rd, out, &failed, &err)) > 0) {
+    while ((rc = cs_shuffle_reader_next(rd, out, &failed, &err)) > 0) {
     }
     assert_int_equal(rc, 0);
-    shuffle_reader_free(rd);
+    cs_shuffle_reader_free(rd);
 }
 
 /* Two block servers on the same files: map 1 is "on" the second one. Every reduce partition is
@@ -334,25 +334,25 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
     int port[2] = {0, 0};
     block_server *bs[2];
     for (int k = 0; k < 2; k++) {
-        bs[k] = block_server_start("127.0.0.1", g_dir, &so, &port[k], &err);
+        bs[k] = cs_block_server_start("127.0.0.1", g_dir, &so, &port[k], &err);
         assert_non_null(bs[k]);
     }
     for (int m = 0; m < NMAPS; m++)
         g_st[m].port = port[m == 1];
     cs_conf *conf = fast_conf();
-    conf_set(conf, "spark.reducer.maxSizeInFlight", in_flight);
+    cs_conf_set(conf, "spark.reducer.maxSizeInFlight", in_flight);
     if (with_local) snprintf(g_st[1].executor_id, sizeof g_st[1].executor_id, "exec-3");
-    block_fetcher *f = block_fetcher_new(with_local ? "exec-1" : "exec-2",
-                                         with_local ? g_dir : NULL, &so, conf, &err);
+    block_fetcher *f = cs_block_fetcher_new(with_local ? "exec-1" : "exec-2",
+                                            with_local ? g_dir : NULL, &so, conf, &err);
     assert_non_null(f);
     const cs_map_status *maps[NMAPS + 1];
     for (int m = 0; m < NMAPS; m++)
         maps[m] = &g_st[m];
     maps[NMAPS] = &g_st[0]; /* the same output twice: fine */
-    shuffle_block_source local = shuffle_local_source(g_dir);
+    shuffle_block_source local = cs_shuffle_local_source(g_dir);
     for (int r = 0; r < NRED; r++) {
-        block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS + 1, r);
-        shuffle_block_source src = block_prefetch_source(p);
+        block_prefetch *p = cs_block_fetcher_prefetch(f, maps, NMAPS + 1, r);
+        shuffle_block_source src = cs_block_prefetch_source(p);
         int upto = consume_all ? NMAPS + 1 : 1;
         for (int m = 0; m < upto; m++) {
             uint8_t *a = NULL, *b = NULL;
@@ -364,16 +364,16 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
             free(a);
             free(b);
         }
-        block_prefetch_free(p); /* unconsumed blocks dropped, in flight or not */
+        cs_block_prefetch_free(p); /* unconsumed blocks dropped, in flight or not */
     }
     /* and through readers: the same records in the same order as from the local files */
     size_t nrec = 0;
     for (int r = 0; r < NRED; r++) {
-        block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS, r);
-        shuffle_block_source src = block_prefetch_source(p);
+        block_prefetch *p = cs_block_fetcher_prefetch(f, maps, NMAPS, r);
+        shuffle_block_source src = cs_block_prefetch_source(p);
         cs_batch got, want;
-        batch_init(&got);
-        batch_init(&want);
+        cs_batch_init(&got);
+        cs_batch_init(&want);
         read_partition(maps, NMAPS, r, &src, &got);
         read_partition(maps, NMAPS, r, &local, &want);
         assert_int_equal(got.n, want.n);
@@ -384,16 +384,16 @@ static void prefetch_compare(const char *in_flight, size_t max_frame, int consum
             assert_int_equal(got.recs[i].vlen, want.recs[i].vlen);
         }
         nrec += got.n;
-        batch_free(&got);
-        batch_free(&want);
-        block_prefetch_free(p);
+        cs_batch_free(&got);
+        cs_batch_free(&want);
+        cs_block_prefetch_free(p);
     }
     assert_int_equal(nrec, NMAPS * 20000);
     if (with_local) snprintf(g_st[1].executor_id, sizeof g_st[1].executor_id, "exec-1");
-    block_fetcher_free(f);
-    conf_free(conf);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
     for (int k = 0; k < 2; k++)
-        block_server_stop(bs[k]);
+        cs_block_server_stop(bs[k]);
 }
 
 static void test_prefetch_two_peers(void **state)
@@ -421,21 +421,21 @@ static void test_prefetch_server_gone(void **state)
 {
     cs_error err = {0};
     int port = 0;
-    block_server *bs = block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
     assert_non_null(bs);
     for (int m = 0; m < NMAPS; m++)
         g_st[m].port = port;
     cs_conf *conf = fast_conf();
-    block_fetcher *f = block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    block_fetcher *f = cs_block_fetcher_new("exec-2", NULL, NULL, conf, &err);
     const cs_map_status *maps[NMAPS];
     for (int m = 0; m < NMAPS; m++)
         maps[m] = &g_st[m];
-    block_prefetch *p = block_fetcher_prefetch(f, maps, NMAPS, 3);
-    shuffle_block_source src = block_prefetch_source(p);
+    block_prefetch *p = cs_block_fetcher_prefetch(f, maps, NMAPS, 3);
+    shuffle_block_source src = cs_block_prefetch_source(p);
     uint8_t *a = NULL;
     size_t al = 0;
     /* the first fetch connects; then the server goes away */
-    block_server_stop(bs);
+    cs_block_server_stop(bs);
     int rc = src.fetch(src.arg, maps[0], 3, &a, &al, &err);
     free(a);
     a = NULL;
@@ -445,19 +445,19 @@ static void test_prefetch_server_gone(void **state)
     snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
     assert_non_null(strstr(err.msg, hp));
     assert_non_null(strstr(err.msg, "after 2 retries"));
-    block_prefetch_free(p);
-    block_fetcher_free(f);
-    conf_free(conf);
+    cs_block_prefetch_free(p);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
 }
 
 static void test_bad_conf_named(void **state)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.shuffle.io.retryWait", "soon");
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.shuffle.io.retryWait", "soon");
     cs_error err = {0};
-    assert_null(block_fetcher_new("e", NULL, NULL, c, &err));
+    assert_null(cs_block_fetcher_new("e", NULL, NULL, c, &err));
     assert_non_null(strstr(err.msg, "spark.shuffle.io.retryWait"));
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 int main(void)

@@ -26,21 +26,21 @@ static void test_parse_names(void **state)
     (void)state;
     cs_error err = {0};
     int sig = 0;
-    assert_int_equal(decom_signals_parse("PWR", &sig, &err), 0);
+    assert_int_equal(cs_decom_signals_parse("PWR", &sig, &err), 0);
     assert_int_equal(sig, SIGPWR);
-    assert_int_equal(decom_signals_parse("sigterm", &sig, &err), 0);
+    assert_int_equal(cs_decom_signals_parse("sigterm", &sig, &err), 0);
     assert_int_equal(sig, SIGTERM);
-    assert_int_equal(decom_signals_parse("SIGUSR1", &sig, &err), 0);
+    assert_int_equal(cs_decom_signals_parse("SIGUSR1", &sig, &err), 0);
     assert_int_equal(sig, SIGUSR1);
-    assert_int_equal(decom_signals_parse("usr2", &sig, &err), 0);
+    assert_int_equal(cs_decom_signals_parse("usr2", &sig, &err), 0);
     assert_int_equal(sig, SIGUSR2);
-    assert_int_equal(decom_signals_parse("INT", &sig, &err), 0);
+    assert_int_equal(cs_decom_signals_parse("INT", &sig, &err), 0);
     assert_int_equal(sig, SIGINT);
-    assert_int_equal(decom_signals_parse("HUP", &sig, &err), CS_EINVAL);
+    assert_int_equal(cs_decom_signals_parse("HUP", &sig, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.executor.decommission.signal: 'HUP'"));
-    assert_int_equal(decom_signals_parse("", &sig, &err), CS_EINVAL);
-    assert_string_equal(decom_signals_name(SIGPWR), "PWR");
-    assert_string_equal(decom_signals_name(SIGHUP), "?");
+    assert_int_equal(cs_decom_signals_parse("", &sig, &err), CS_EINVAL);
+    assert_string_equal(cs_decom_signals_name(SIGPWR), "PWR");
+    assert_string_equal(cs_decom_signals_name(SIGHUP), "?");
 }
 
 /* ---- in a child ---- */
@@ -93,7 +93,7 @@ static int in_child(void (*fn)(void))
 
 static void child_unarmed_term(void)
 {
-    decom_signals *s = decom_signals_start(on_trigger, NULL);
+    decom_signals *s = cs_decom_signals_start(on_trigger, NULL);
     if (!s) _exit(3);
     kill(getpid(), SIGTERM);
     for (;;)
@@ -110,14 +110,14 @@ static void test_unarmed_sigterm_ends_the_process(void **state)
 
 static void child_armed(void)
 {
-    decom_signals *s = decom_signals_start(on_trigger, NULL);
+    decom_signals *s = cs_decom_signals_start(on_trigger, NULL);
     if (!s) _exit(3);
-    decom_signals_arm(s, SIGUSR1);
+    cs_decom_signals_arm(s, SIGUSR1);
     kill(getpid(), SIGTERM);
     if (wait_trigger() != SIGTERM) _exit(4);
     kill(getpid(), SIGUSR1);
     if (wait_trigger() != SIGUSR1) _exit(5);
-    decom_signals_stop(s);
+    cs_decom_signals_stop(s);
     sigset_t now;
     pthread_sigmask(SIG_SETMASK, NULL, &now);
     if (sigismember(&now, SIGTERM)) _exit(6); /* the mask from before start */
@@ -137,15 +137,15 @@ static void child_blocked_before(void)
     sigemptyset(&b);
     sigaddset(&b, SIGINT);
     pthread_sigmask(SIG_BLOCK, &b, NULL);
-    decom_signals *s = decom_signals_start(on_trigger, NULL);
+    decom_signals *s = cs_decom_signals_start(on_trigger, NULL);
     if (!s) _exit(3);
-    decom_signals_arm(s, SIGPWR);
+    cs_decom_signals_arm(s, SIGPWR);
     /* SIGINT (2) is taken before SIGPWR (30) when both are pending, and otherwise it was sent
      * first: by the time SIGPWR triggers, SIGINT has been taken without effect */
     kill(getpid(), SIGINT);
     kill(getpid(), SIGPWR);
     if (wait_trigger() != SIGPWR) _exit(4);
-    decom_signals_stop(s);
+    cs_decom_signals_stop(s);
 }
 
 static void test_signal_blocked_before_stays_inert(void **state)

@@ -1,11 +1,11 @@
 /*
  * test_executor_decommission.c — the executor side of decommissioning against a scripted driver
- * (an rpc endpoint in this test): a real executor_run registers, the driver's
+ * (an rpc endpoint in this test): a real cs_executor_run registers, the driver's
  * DecommissionExecutor is answered with ExecutorDrained (no task: at once), a MigrateShuffle of
  * outputs held by a "leaving" executor (a block server over a directory written with
  * shuffle_writer) is answered with ShuffleMigrated naming the copied outputs with their source
  * and the one that could not be copied, the copies are byte-identical in the executor's local
- * dir, and StopExecutor ends executor_run with 0.
+ * dir, and StopExecutor ends cs_executor_run with 0.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,7 +61,7 @@ static void reply_config(fake_driver *d, rpc_conn *c, uint64_t id)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_APP_CONFIG;
     env.app_config = &ac;
-    rpc_reply(c, id, &env);
+    cs_rpc_reply(c, id, &env);
 }
 
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
@@ -76,11 +76,11 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
         env.body_case = CSPARK__ENVELOPE__BODY_REGISTERED_EXECUTOR;
         env.registered_executor = &re;
-        rpc_conn_ref(c);
+        cs_rpc_conn_ref(c);
         pthread_mutex_lock(&d->lock);
         d->exec = c;
         pthread_mutex_unlock(&d->lock);
-        rpc_reply(c, msg->request_id, &env);
+        cs_rpc_reply(c, msg->request_id, &env);
         break;
     }
     case CSPARK__ENVELOPE__BODY_EXECUTOR_DRAINED:
@@ -110,7 +110,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
 
 static void send_to(rpc_conn *c, Cspark__Envelope *env)
 {
-    assert_int_equal(rpc_send(c, env), 0);
+    assert_int_equal(cs_rpc_send(c, env), 0);
 }
 
 typedef struct run_arg {
@@ -121,7 +121,7 @@ typedef struct run_arg {
 static void *run_executor(void *arg)
 {
     run_arg *r = arg;
-    r->rc = executor_run(&r->opt);
+    r->rc = cs_executor_run(&r->opt);
     return NULL;
 }
 
@@ -130,22 +130,22 @@ static void write_output(const char *dir, int m, cs_map_status *st)
     cs_partitioner p = {.kind = PART_HASH, .num_partitions = NRED};
     cs_error err = {0};
     cs_task_memory mem;
-    task_memory_init(&mem, 64 * CS_MiB);
+    cs_task_memory_init(&mem, 64 * CS_MiB);
     shuffle_write_spec spec = {
         .shuffle_id = 5, .map_id = m, .partitioner = &p, .compress = true, .dir = dir, .mem = &mem};
-    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
     assert_non_null(w);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     for (int i = 0; i < 3000; i++) {
         char key[32];
         int kl = snprintf(key, sizeof key, "key-%d-%d", m, i);
-        batch_append_record(&b, key, (uint32_t)kl, "value", 5);
+        cs_batch_append_record(&b, key, (uint32_t)kl, "value", 5);
     }
-    assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
-    batch_free(&b);
-    assert_int_equal(shuffle_writer_commit(w, st, &err), 0);
-    shuffle_writer_free(w);
+    assert_int_equal(cs_shuffle_writer_write(w, &b, &err), 0);
+    cs_batch_free(&b);
+    assert_int_equal(cs_shuffle_writer_commit(w, st, &err), 0);
+    cs_shuffle_writer_free(w);
 }
 
 /* The executor's local dir: the one entry under d->local_dir. */
@@ -183,10 +183,10 @@ static void test_decommission_drain_migrate_stop(void **state)
     cs_error err = {0};
     rpc_options ro = {.name = "driver", .app_id = "app-decom"};
     rpc_handlers h = {.on_message = on_message, .arg = &d};
-    rpc_endpoint *ep = rpc_endpoint_new(&ro, &h, &err);
+    rpc_endpoint *ep = cs_rpc_endpoint_new(&ro, &h, &err);
     assert_non_null(ep);
     int port = 0;
-    assert_int_equal(rpc_listen(ep, "127.0.0.1", 0, &port, &err), 0);
+    assert_int_equal(cs_rpc_listen(ep, "127.0.0.1", 0, &port, &err), 0);
 
     /* the leaving executor's outputs and block server */
     cs_map_status st[2];
@@ -194,7 +194,7 @@ static void test_decommission_drain_migrate_stop(void **state)
         write_output(leaving, m, &st[m]);
     rpc_options bo = {.name = "block-server", .app_id = "app-decom"};
     int bport = 0;
-    block_server *bs = block_server_start("127.0.0.1", leaving, &bo, &bport, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", leaving, &bo, &bport, &err);
     assert_non_null(bs);
 
     char url[128];
@@ -257,7 +257,7 @@ static void test_decommission_drain_migrate_stop(void **state)
     /* the copies are in the executor's local dir, identical */
     char xdir[512];
     executor_dir(&d, xdir, sizeof xdir);
-    shuffle_block_source a = shuffle_local_source(leaving), b = shuffle_local_source(xdir);
+    shuffle_block_source a = cs_shuffle_local_source(leaving), b = cs_shuffle_local_source(xdir);
     for (int m = 0; m < 2; m++)
         for (int r = 0; r < NRED; r++) {
             uint8_t *x = NULL, *y = NULL;
@@ -278,11 +278,11 @@ static void test_decommission_drain_migrate_stop(void **state)
     assert_int_equal(ra.rc, 0);
     assert_int_equal(d.drained, 1);
 
-    rpc_conn_unref(d.exec);
-    rpc_endpoint_free(ep);
-    block_server_stop(bs);
+    cs_rpc_conn_unref(d.exec);
+    cs_rpc_endpoint_free(ep);
+    cs_block_server_stop(bs);
     for (int m = 0; m < 2; m++)
-        map_status_free(&st[m]);
+        cs_map_status_free(&st[m]);
     cs_remove_tree(leaving);
     cs_remove_tree(d.local_dir);
 }

@@ -40,7 +40,7 @@ static void write_output(int m, int nkeys, int nrec)
     cs_partitioner p = {.kind = PART_HASH, .num_partitions = NRED};
     cs_error err = {0};
     cs_task_memory mem;
-    task_memory_init(&mem, 256 * CS_MiB);
+    cs_task_memory_init(&mem, 256 * CS_MiB);
     shuffle_write_spec spec = {.shuffle_id = 3,
                                .map_id = m,
                                .attempt_id = m,
@@ -48,24 +48,24 @@ static void write_output(int m, int nkeys, int nrec)
                                .compress = m == 0,
                                .dir = g_src,
                                .mem = &mem};
-    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
     assert_non_null(w);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     for (int i = 0; i < nrec; i++) {
         char key[32], val[64];
         int kl = snprintf(key, sizeof key, "key-%d", i % nkeys);
         int vl = snprintf(val, sizeof val, "value-%d-%d-abcdefghijklmnopqrstuvwxyz", m, i);
-        batch_append_record(&b, key, (uint32_t)kl, val, (uint32_t)vl);
+        cs_batch_append_record(&b, key, (uint32_t)kl, val, (uint32_t)vl);
         if (batch_full(&b)) {
-            assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
-            batch_reset(&b);
+            assert_int_equal(cs_shuffle_writer_write(w, &b, &err), 0);
+            cs_batch_reset(&b);
         }
     }
-    assert_int_equal(shuffle_writer_write(w, &b, &err), 0);
-    batch_free(&b);
-    assert_int_equal(shuffle_writer_commit(w, &g_st[m], &err), 0);
-    shuffle_writer_free(w);
+    assert_int_equal(cs_shuffle_writer_write(w, &b, &err), 0);
+    cs_batch_free(&b);
+    assert_int_equal(cs_shuffle_writer_commit(w, &g_st[m], &err), 0);
+    cs_shuffle_writer_free(w);
     snprintf(g_st[m].executor_id, sizeof g_st[m].executor_id, "leaving-1");
     snprintf(g_st[m].host, sizeof g_st[m].host, "127.0.0.1");
 }
@@ -113,7 +113,7 @@ static int teardown(void **state)
     rmdir(g_src);
     rmdir(g_dst);
     for (int m = 0; m < NMAPS; m++)
-        map_status_free(&g_st[m]);
+        cs_map_status_free(&g_st[m]);
     return 0;
 }
 
@@ -154,11 +154,11 @@ static shuffle_block_source wrap_source(wrap *w)
 static void assert_same_output(int m)
 {
     cs_error err = {0};
-    shuffle_block_source a = shuffle_local_source(g_src), b = shuffle_local_source(g_dst);
+    shuffle_block_source a = cs_shuffle_local_source(g_src), b = cs_shuffle_local_source(g_dst);
     for (int r = 0; r < NRED; r++) {
         uint64_t ao, al, bo, bl;
-        assert_int_equal(shuffle_index_read(g_src, 3, m, r, &ao, &al, &err), 0);
-        assert_int_equal(shuffle_index_read(g_dst, 3, m, r, &bo, &bl, &err), 0);
+        assert_int_equal(cs_shuffle_index_read(g_src, 3, m, r, &ao, &al, &err), 0);
+        assert_int_equal(cs_shuffle_index_read(g_dst, 3, m, r, &bo, &bl, &err), 0);
         assert_int_equal(ao, bo);
         assert_int_equal(al, bl);
         uint8_t *x = NULL, *y = NULL;
@@ -172,7 +172,7 @@ static void assert_same_output(int m)
     }
     /* and nothing past the last partition */
     uint64_t o, l;
-    assert_int_not_equal(shuffle_index_read(g_dst, 3, m, NRED, &o, &l, &err), 0);
+    assert_int_not_equal(cs_shuffle_index_read(g_dst, 3, m, NRED, &o, &l, &err), 0);
 }
 
 static int nonempty_blocks(int m)
@@ -189,9 +189,9 @@ static void test_migrated_output_equals_source(void **state)
     cs_error err = {0};
     assert_true(nonempty_blocks(1) < NRED); /* the test covers empty blocks */
     for (int m = 0; m < NMAPS; m++) {
-        wrap w = {.inner = shuffle_local_source(g_src), .fail_at = -1};
+        wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1};
         shuffle_block_source src = wrap_source(&w);
-        assert_int_equal(shuffle_migrate_output(&src, &g_st[m], g_dst, NULL, &err), 0);
+        assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[m], g_dst, NULL, &err), 0);
         assert_int_equal(w.fetches, nonempty_blocks(m)); /* empty blocks are not fetched */
         assert_same_output(m);
     }
@@ -202,9 +202,9 @@ static void test_migration_replaces_existing_output(void **state)
 {
     (void)state;
     cs_error err = {0};
-    shuffle_block_source src = shuffle_local_source(g_src);
-    assert_int_equal(shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), 0);
-    assert_int_equal(shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), 0);
+    shuffle_block_source src = cs_shuffle_local_source(g_src);
+    assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), 0);
+    assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), 0);
     assert_same_output(0);
     assert_int_equal(count_files(g_dst), 2);
 }
@@ -213,9 +213,9 @@ static void test_wrong_size_block_fails_leaving_no_files(void **state)
 {
     (void)state;
     cs_error err = {0};
-    wrap w = {.inner = shuffle_local_source(g_src), .short_by = 1, .fail_at = -1};
+    wrap w = {.inner = cs_shuffle_local_source(g_src), .short_by = 1, .fail_at = -1};
     shuffle_block_source src = wrap_source(&w);
-    assert_int_equal(shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EPROTO);
+    assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EPROTO);
     assert_non_null(strstr(err.msg, "shuffle 3 map 0 reduce 0 from executor leaving-1"));
     assert_non_null(strstr(err.msg, "the map status says"));
     assert_int_equal(w.fetches, 1); /* stops at the first bad block */
@@ -234,8 +234,8 @@ static void test_status_disagreeing_with_index_fails(void **state)
         last--;
     sizes[last] += 10; /* the source refuses a status that does not match its index */
     st.sizes = sizes;
-    shuffle_block_source src = shuffle_local_source(g_src);
-    assert_true(shuffle_migrate_output(&src, &st, g_dst, NULL, &err) < 0);
+    shuffle_block_source src = cs_shuffle_local_source(g_src);
+    assert_true(cs_shuffle_migrate_output(&src, &st, g_dst, NULL, &err) < 0);
     assert_int_equal(count_files(g_dst), 0);
 }
 
@@ -246,9 +246,9 @@ static void test_failing_source_leaves_no_files(void **state)
     int r = NRED - 1;
     while (r > 0 && g_st[0].sizes[r] == 0)
         r--;
-    wrap w = {.inner = shuffle_local_source(g_src), .fail_at = r};
+    wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = r};
     shuffle_block_source src = wrap_source(&w);
-    assert_int_equal(shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EIO);
+    assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EIO);
     assert_non_null(strstr(err.msg, "peer went away"));
     assert_int_equal(count_files(g_dst), 0);
 }
@@ -258,9 +258,10 @@ static void test_cancelled_copy_leaves_no_files(void **state)
     (void)state;
     cs_error err = {0};
     volatile int cancel = 1;
-    wrap w = {.inner = shuffle_local_source(g_src), .fail_at = -1};
+    wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1};
     shuffle_block_source src = wrap_source(&w);
-    assert_int_equal(shuffle_migrate_output(&src, &g_st[0], g_dst, &cancel, &err), CS_ECANCELLED);
+    assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, &cancel, &err),
+                     CS_ECANCELLED);
     assert_int_equal(w.fetches, 0);
     assert_int_equal(count_files(g_dst), 0);
 }
@@ -273,23 +274,23 @@ static void test_migration_over_the_network(void **state)
     cs_error err = {0};
     rpc_options so = {.name = "block-server", .app_id = "app-m", .secret = "migr-secret"};
     int port = 0;
-    block_server *bs = block_server_start("127.0.0.1", g_src, &so, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", g_src, &so, &port, &err);
     assert_non_null(bs);
     rpc_options co = {.name = "peer", .app_id = "app-m", .secret = "migr-secret"};
-    cs_conf *conf = conf_new();
-    conf_set(conf, "spark.shuffle.io.maxRetries", "1");
-    conf_set(conf, "spark.shuffle.io.retryWait", "10ms");
-    block_fetcher *f = block_fetcher_new("peer-2", g_dst, &co, conf, &err);
+    cs_conf *conf = cs_conf_new();
+    cs_conf_set(conf, "spark.shuffle.io.maxRetries", "1");
+    cs_conf_set(conf, "spark.shuffle.io.retryWait", "10ms");
+    block_fetcher *f = cs_block_fetcher_new("peer-2", g_dst, &co, conf, &err);
     assert_non_null(f);
-    shuffle_block_source src = block_fetcher_source(f);
+    shuffle_block_source src = cs_block_fetcher_source(f);
     for (int m = 0; m < NMAPS; m++) {
         g_st[m].port = port;
-        assert_int_equal(shuffle_migrate_output(&src, &g_st[m], g_dst, NULL, &err), 0);
+        assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[m], g_dst, NULL, &err), 0);
         assert_same_output(m);
     }
-    block_fetcher_free(f);
-    block_server_stop(bs);
-    conf_free(conf);
+    cs_block_fetcher_free(f);
+    cs_block_server_stop(bs);
+    cs_conf_free(conf);
 }
 
 /* ---- the migrator thread ---- */
@@ -334,28 +335,28 @@ static void test_migrator_reports_each_request(void **state)
     done_log d = {.calls = 0};
     pthread_mutex_init(&d.lock, NULL);
     pthread_cond_init(&d.cond, NULL);
-    shuffle_block_source local = shuffle_local_source(g_src);
-    shuffle_migrator *mg = shuffle_migrator_new(&local, g_dst, "peer-2", on_done, &d, &err);
+    shuffle_block_source local = cs_shuffle_local_source(g_src);
+    shuffle_migrator *mg = cs_shuffle_migrator_new(&local, g_dst, "peer-2", on_done, &d, &err);
     assert_non_null(mg);
 
     /* request 1: map 0 copies; a map the source does not have fails; one arrives failed */
-    shuffle_migration *m1 = shuffle_migration_new(3);
+    shuffle_migration *m1 = cs_shuffle_migration_new(3);
     copy_status(&m1->items[0].st, &g_st[0]);
     copy_status(&m1->items[1].st, &g_st[1]);
     m1->items[1].st.map_id = 9;
     copy_status(&m1->items[2].st, &g_st[1]);
     m1->items[2].rc = CS_EPROTO;
     /* request 2: map 1 */
-    shuffle_migration *m2 = shuffle_migration_new(1);
+    shuffle_migration *m2 = cs_shuffle_migration_new(1);
     copy_status(&m2->items[0].st, &g_st[1]);
-    shuffle_migrator_submit(mg, m1);
-    shuffle_migrator_submit(mg, m2);
+    cs_shuffle_migrator_submit(mg, m1);
+    cs_shuffle_migrator_submit(mg, m2);
 
     pthread_mutex_lock(&d.lock);
     while (d.calls < 2)
         pthread_cond_wait(&d.cond, &d.lock);
     pthread_mutex_unlock(&d.lock);
-    shuffle_migrator_free(mg);
+    cs_shuffle_migrator_free(mg);
 
     assert_int_equal(d.num[0], 3);
     assert_int_equal(d.rc[0][0], 0);
@@ -378,13 +379,13 @@ static void test_migrator_free_drops_pending_requests(void **state)
     (void)state;
     cs_error err = {0};
     done_log d = {.calls = 0};
-    shuffle_block_source local = shuffle_local_source(g_src);
-    shuffle_migrator *mg = shuffle_migrator_new(&local, g_dst, "peer-2", on_done, &d, &err);
+    shuffle_block_source local = cs_shuffle_local_source(g_src);
+    shuffle_migrator *mg = cs_shuffle_migrator_new(&local, g_dst, "peer-2", on_done, &d, &err);
     assert_non_null(mg);
-    shuffle_migrator_free(mg); /* nothing queued: stops at once */
+    cs_shuffle_migrator_free(mg); /* nothing queued: stops at once */
     assert_int_equal(d.calls, 0);
-    shuffle_migrator_free(NULL);
-    shuffle_migration_free(NULL);
+    cs_shuffle_migrator_free(NULL);
+    cs_shuffle_migration_free(NULL);
 }
 
 int main(void)

@@ -1,12 +1,12 @@
 /*
  * test_task_codec.c — stage plans, task results and map statuses through the wire codec.
  *
- * Lineages are built here without a context (nodes allocated directly, released with rdd_free /
- * shuffle_dep_free). User functions (filter, flat_map with a closure, map_partitions, foreach)
+ * Lineages are built here without a context (nodes allocated directly, released with cs_rdd_free /
+ * cs_shuffle_dep_free). User functions (filter, flat_map with a closure, map_partitions, foreach)
  * live in a small application .so compiled at setup from the source below and linked against
  * libcspark.so — the test executable does not export its symbols, and an executor resolves
  * functions in the application's .so anyway. Every plan goes encode -> pack -> unpack -> decode,
- * is compared field by field with the original nodes, and is then run with task_run next to the
+ * is compared field by field with the original nodes, and is then run with cs_task_run next to the
  * original nodes: map stages write real shuffle files (original and decoded into separate local
  * dirs), reduce stages decoded from their plans read them.
  */
@@ -104,12 +104,12 @@ static int setup(void **state)
                          .host = "host-a",
                          .local_dir = g_dir_a,
                          .task_memory_budget = 64 << 20,
-                         .blocks = shuffle_local_source(g_dir_a)};
+                         .blocks = cs_shuffle_local_source(g_dir_a)};
     g_env_b = (exec_env){.executor_id = "exec-a",
                          .host = "host-a",
                          .local_dir = g_dir_b,
                          .task_memory_budget = 64 << 20,
-                         .blocks = shuffle_local_source(g_dir_b)};
+                         .blocks = cs_shuffle_local_source(g_dir_b)};
     return 0;
 }
 
@@ -117,11 +117,11 @@ static int teardown(void **state)
 {
     (void)state;
     for (int i = 0; i < g_nrdds; i++)
-        rdd_free(g_rdds[i]);
+        cs_rdd_free(g_rdds[i]);
     for (int i = 0; i < g_ndeps; i++)
-        shuffle_dep_free(g_deps[i]);
+        cs_shuffle_dep_free(g_deps[i]);
     for (int i = 0; i < g_nstatuses; i++)
-        map_status_free(&g_statuses[i]);
+        cs_map_status_free(&g_statuses[i]);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) return -1;
@@ -134,7 +134,7 @@ static int teardown(void **state)
 static cspark_rdd *mk(rdd_kind kind, int np, const char *name)
 {
     cspark_rdd *r = cs_xcalloc(1, sizeof *r);
-    batch_init(&r->par_data);
+    cs_batch_init(&r->par_data);
     r->kind = kind;
     r->num_partitions = np;
     r->id = g_next_id++;
@@ -148,8 +148,8 @@ static void user_fn(fn_ref *f, const char *name, const void *closure, size_t len
 {
     void *p = dlsym(g_app, name);
     assert_non_null(p);
-    fn_ref_builtin(f, name, p);
-    fn_ref_copy_closure(f, closure, len);
+    cs_fn_ref_builtin(f, name, p);
+    cs_fn_ref_copy_closure(f, closure, len);
 }
 
 static void put_kv(cs_batch *b, int64_t k, int64_t v)
@@ -212,8 +212,8 @@ static cspark_rdd *mk_narrow(rdd_kind kind, cspark_rdd *parent, const char *fn, 
     r->parents[0] = parent;
     r->num_parents = 1;
     if (builtin) {
-        fn_ref_builtin(&r->fn, fn, ptr);
-        fn_ref_copy_closure(&r->fn, closure, len);
+        cs_fn_ref_builtin(&r->fn, fn, ptr);
+        cs_fn_ref_copy_closure(&r->fn, closure, len);
     } else {
         user_fn(&r->fn, fn, closure, len);
     }
@@ -262,8 +262,8 @@ static shuffle_dep *mk_dep(cspark_rdd *parent, int shuffle_id, cs_partitioner_ki
 
 static void set_sum(fn_ref *mv, fn_ref *mc)
 {
-    fn_ref_builtin(mv, "cspark_sum_i64", (void *)cspark_sum_i64);
-    fn_ref_builtin(mc, "cspark_sum_i64", (void *)cspark_sum_i64);
+    cs_fn_ref_builtin(mv, "cspark_sum_i64", (void *)cspark_sum_i64);
+    cs_fn_ref_builtin(mc, "cspark_sum_i64", (void *)cspark_sum_i64);
 }
 
 static void dep_range_bounds(shuffle_dep *d, const int64_t *keys, int nb)
@@ -298,17 +298,17 @@ static stage_plan *roundtrip(cspark_rdd *root, const task_sink *sink, const shuf
 {
     cs_error err;
     cs_error_clear(&err);
-    Cspark__StagePlan *pb = stage_plan_encode(root, sink, in, nin, &err);
+    Cspark__StagePlan *pb = cs_stage_plan_encode(root, sink, in, nin, &err);
     if (!pb) fail_msg("encode: %s", err.msg);
     size_t len = cspark__stage_plan__get_packed_size(pb);
     uint8_t *buf = cs_xmalloc(len);
     assert_int_equal(cspark__stage_plan__pack(pb, buf), len);
-    stage_plan_pb_free(pb);
+    cs_stage_plan_pb_free(pb);
     Cspark__StagePlan *u = cspark__stage_plan__unpack(NULL, len, buf);
     free(buf);
     assert_non_null(u);
     stage_plan *p = NULL;
-    int rc = stage_plan_decode(u, g_app, &p, &err);
+    int rc = cs_stage_plan_decode(u, g_app, &p, &err);
     if (rc != 0) fail_msg("decode: %s", err.msg);
     cspark__stage_plan__free_unpacked(u, NULL);
     assert_non_null(p);
@@ -470,8 +470,8 @@ static void run1(const exec_env *env, cspark_rdd *root, const task_sink *sink,
                    .sink = sink,
                    .inputs = in,
                    .num_inputs = nin};
-    task_result_init(res);
-    task_run(env, &t, res);
+    cs_task_result_init(res);
+    cs_task_run(env, &t, res);
 }
 
 static bool g_allow_failure; /* the missing-map test expects fetch failures */
@@ -492,8 +492,8 @@ static void run_compare(cspark_rdd *root, const task_sink *sink, const shuffle_i
         cmp_batch(&a.data, &b.data);
         assert_int_equal(a.count, b.count);
         assert_int_equal(a.has_map_status, b.has_map_status);
-        task_result_free(&a);
-        task_result_free(&b);
+        cs_task_result_free(&a);
+        cs_task_result_free(&b);
     }
 }
 
@@ -507,7 +507,7 @@ static void test_narrow_lineage(void **state)
     cspark_rdd *par = mk_par(50, 3, 1000);
     cspark_rdd *filt = mk_narrow(RDD_FILTER, par, "tc_keep_even", false, NULL, NULL, 0);
     cspark_rdd *tagged =
-        mk_narrow(RDD_MAP, filt, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+        mk_narrow(RDD_MAP, filt, "cs_builtin_tag_left", true, (void *)cs_builtin_tag_left, NULL, 0);
     cspark_rdd *range = mk_range(-7, 100, 3, 4);
     cspark_rdd *rep =
         mk_narrow(RDD_FLAT_MAP, range, "tc_repeat", false, NULL, &three, sizeof three);
@@ -536,14 +536,14 @@ static void test_narrow_lineage(void **state)
 
     /* the same decoded through RTLD_DEFAULT only (app .so is loaded RTLD_GLOBAL) */
     cs_error err;
-    Cspark__StagePlan *pb = stage_plan_encode(root, &sink, NULL, 0, &err);
+    Cspark__StagePlan *pb = cs_stage_plan_encode(root, &sink, NULL, 0, &err);
     assert_non_null(pb);
     stage_plan *q = NULL;
-    assert_int_equal(stage_plan_decode(pb, NULL, &q, &err), 0);
+    assert_int_equal(cs_stage_plan_decode(pb, NULL, &q, &err), 0);
     cmp_rdd(root, q->root);
-    stage_plan_free(q);
-    stage_plan_pb_free(pb);
-    stage_plan_free(p);
+    cs_stage_plan_free(q);
+    cs_stage_plan_pb_free(pb);
+    cs_stage_plan_free(p);
 }
 
 /* ---- every sink kind ------------------------------------------------------------------------- */
@@ -588,8 +588,8 @@ static void test_sinks(void **state)
             sink.take_n = 3;
             break;
         case SINK_FOLD:
-            fn_ref_builtin(&sink.fn, "cspark_sum_i64", (void *)cspark_sum_i64);
-            fn_ref_copy_closure(&sink.fn, &closure, sizeof closure);
+            cs_fn_ref_builtin(&sink.fn, "cspark_sum_i64", (void *)cspark_sum_i64);
+            cs_fn_ref_copy_closure(&sink.fn, &closure, sizeof closure);
             sink.zero = zero;
             sink.zero_len = 8;
             sink.has_zero = true;
@@ -630,8 +630,8 @@ static void test_sinks(void **state)
                 assert_memory_equal(ba, bb, la);
             }
         }
-        fn_ref_free(&sink.fn);
-        stage_plan_free(p);
+        cs_fn_ref_free(&sink.fn);
+        cs_stage_plan_free(p);
     }
 }
 
@@ -666,13 +666,13 @@ static void map_stage(shuffle_dep *d, shuffle_input *in, const cs_map_status **m
         g_statuses[g_nstatuses] = a.map_status;
         a.has_map_status = false; /* moved */
         maps[m] = &g_statuses[g_nstatuses++];
-        task_result_free(&a);
-        task_result_free(&b);
+        cs_task_result_free(&a);
+        cs_task_result_free(&b);
     }
     in->shuffle_id = d->shuffle_id;
     in->maps = maps;
     in->num_maps = n;
-    stage_plan_free(p);
+    cs_stage_plan_free(p);
 }
 
 static void reduce_stage(cspark_rdd *root, const shuffle_input *in, int nin)
@@ -703,8 +703,8 @@ static void reduce_stage(cspark_rdd *root, const shuffle_input *in, int nin)
     run1(&g_env_b, p->root, &p->sink, p->inputs, p->num_inputs, 0, &r);
     assert_int_equal(r.status, TASK_OK);
     assert_true(r.metrics.shuffle_records_read > 0);
-    task_result_free(&r);
-    stage_plan_free(p);
+    cs_task_result_free(&r);
+    cs_stage_plan_free(p);
 }
 
 static void test_shuffle_aggregate(void **state)
@@ -715,7 +715,7 @@ static void test_shuffle_aggregate(void **state)
     d->map_side_combine = true;
     set_sum(&d->agg_merge_value, &d->agg_merge_combiners);
     int64_t c = 9;
-    fn_ref_copy_closure(&d->agg_merge_value, &c, sizeof c);
+    cs_fn_ref_copy_closure(&d->agg_merge_value, &c, sizeof c);
     const cs_map_status *maps[3];
     shuffle_input in;
     map_stage(d, &in, maps);
@@ -723,7 +723,7 @@ static void test_shuffle_aggregate(void **state)
     set_sum(&s->agg_merge_value, &s->agg_merge_combiners);
     s->values_are_combiners = true;
     cspark_rdd *root =
-        mk_narrow(RDD_MAP, s, "cspark__tag_right", true, (void *)cspark__tag_right, NULL, 0);
+        mk_narrow(RDD_MAP, s, "cs_builtin_tag_right", true, (void *)cs_builtin_tag_right, NULL, 0);
     reduce_stage(root, &in, 1);
 }
 
@@ -772,8 +772,8 @@ static void test_shuffle_plain_round_robin(void **state)
 {
     (void)state;
     cspark_rdd *range = mk_range(0, 500, 1, 2);
-    cspark_rdd *kv =
-        mk_narrow(RDD_MAP, range, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+    cspark_rdd *kv = mk_narrow(RDD_MAP, range, "cs_builtin_tag_left", true,
+                               (void *)cs_builtin_tag_left, NULL, 0);
     shuffle_dep *d = mk_dep(kv, 14, PART_ROUND_ROBIN, 4);
     const cs_map_status *maps[2];
     shuffle_input in;
@@ -784,9 +784,9 @@ static void test_shuffle_plain_round_robin(void **state)
 
 static void list_agg(cspark_rdd *r)
 {
-    fn_ref_builtin(&r->agg_create, "cspark_list_wrap", (void *)cspark_list_wrap);
-    fn_ref_builtin(&r->agg_merge_value, "cspark_list_append", (void *)cspark_list_append);
-    fn_ref_builtin(&r->agg_merge_combiners, "cspark_list_concat", (void *)cspark_list_concat);
+    cs_fn_ref_builtin(&r->agg_create, "cs_list_wrap", (void *)cs_list_wrap);
+    cs_fn_ref_builtin(&r->agg_merge_value, "cs_list_append", (void *)cs_list_append);
+    cs_fn_ref_builtin(&r->agg_merge_combiners, "cs_list_concat", (void *)cs_list_concat);
 }
 
 static void test_shuffle_cogroup_join(void **state)
@@ -794,9 +794,9 @@ static void test_shuffle_cogroup_join(void **state)
     (void)state;
     cspark_rdd *left = mk_par(60, 2, 10), *right = mk_par(40, 3, 8);
     cspark_rdd *tl =
-        mk_narrow(RDD_MAP, left, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
-    cspark_rdd *tr =
-        mk_narrow(RDD_MAP, right, "cspark__tag_right", true, (void *)cspark__tag_right, NULL, 0);
+        mk_narrow(RDD_MAP, left, "cs_builtin_tag_left", true, (void *)cs_builtin_tag_left, NULL, 0);
+    cspark_rdd *tr = mk_narrow(RDD_MAP, right, "cs_builtin_tag_right", true,
+                               (void *)cs_builtin_tag_right, NULL, 0);
     shuffle_dep *dl = mk_dep(tl, 15, PART_HASH, 3), *dr = mk_dep(tr, 16, PART_HASH, 3);
     const cs_map_status *ml[2], *mr[3];
     shuffle_input in[2];
@@ -804,8 +804,8 @@ static void test_shuffle_cogroup_join(void **state)
     map_stage(dr, &in[1], mr);
     cspark_rdd *cg = mk_shuffled(dl, dr, SHUFFLE_READ_COGROUP, 3);
     list_agg(cg);
-    cspark_rdd *join = mk_narrow(RDD_FLAT_MAP, cg, "cspark__join_flatten", true,
-                                 (void *)cspark__join_flatten, NULL, 0);
+    cspark_rdd *join = mk_narrow(RDD_FLAT_MAP, cg, "cs_builtin_join_flatten", true,
+                                 (void *)cs_builtin_join_flatten, NULL, 0);
     reduce_stage(join, in, 2);
     /* group_by_key shape: aggregate with create */
     shuffle_dep *dg = mk_dep(left, 17, PART_HASH, 2);
@@ -845,8 +845,8 @@ static void test_missing_map_output(void **state)
     assert_int_equal(r.status, TASK_FETCH_FAILED);
     assert_int_equal(r.fetch_shuffle_id, 18);
     assert_int_equal(r.fetch_map_id, 1);
-    task_result_free(&r);
-    stage_plan_free(p);
+    cs_task_result_free(&r);
+    cs_stage_plan_free(p);
 }
 
 /* ---- malformed plans ---------------------------------------------------------------------------
@@ -864,7 +864,7 @@ static void build_bad_lineage(void)
     cspark_rdd *par = mk_par(10, 2, 100);
     cspark_rdd *f = mk_narrow(RDD_FILTER, par, "tc_keep_even", false, NULL, NULL, 0);
     cspark_rdd *m =
-        mk_narrow(RDD_MAP, f, "cspark__tag_left", true, (void *)cspark__tag_left, NULL, 0);
+        mk_narrow(RDD_MAP, f, "cs_builtin_tag_left", true, (void *)cs_builtin_tag_left, NULL, 0);
     cspark_rdd *t = mk_text(2);
     cspark_rdd *c = mk_coalesce(mk_union(m, t), 2);
     shuffle_dep *d = mk_dep(par, 20, PART_RANGE, 3);
@@ -994,24 +994,24 @@ static void test_malformed(void **state)
     cs_error err;
     /* the unmodified plan is fine */
     {
-        Cspark__StagePlan *pb = stage_plan_encode(g_bad_root, &g_bad_sink, &g_bad_in, 1, &err);
+        Cspark__StagePlan *pb = cs_stage_plan_encode(g_bad_root, &g_bad_sink, &g_bad_in, 1, &err);
         assert_non_null(pb);
         stage_plan *p = NULL;
-        if (stage_plan_decode(pb, g_app, &p, &err) != 0) fail_msg("%s", err.msg);
+        if (cs_stage_plan_decode(pb, g_app, &p, &err) != 0) fail_msg("%s", err.msg);
         assert_int_equal(p->num_deps, 2);
         assert_ptr_equal(p->sink.dep->parent, p->root);
         cmp_rdd(g_bad_root, p->root);
-        stage_plan_free(p);
-        stage_plan_pb_free(pb);
+        cs_stage_plan_free(p);
+        cs_stage_plan_pb_free(pb);
     }
     for (int k = 0; k < BAD_COUNT; k++) {
-        Cspark__StagePlan *pb = stage_plan_encode(g_bad_root, &g_bad_sink, &g_bad_in, 1, &err);
+        Cspark__StagePlan *pb = cs_stage_plan_encode(g_bad_root, &g_bad_sink, &g_bad_in, 1, &err);
         assert_non_null(pb);
         size_t saved = 0;
         int want = mutate(pb, k, &saved);
         stage_plan *p = (stage_plan *)1;
         cs_error_clear(&err);
-        int rc = stage_plan_decode(pb, g_app, &p, &err);
+        int rc = cs_stage_plan_decode(pb, g_app, &p, &err);
         if (rc != want) fail_msg("mutation %d: got %d (%s), want %d", k, rc, err.msg, want);
         assert_int_equal(err.code, want);
         assert_null(p);
@@ -1020,7 +1020,7 @@ static void test_malformed(void **state)
                 err.msg,
                 "function 'no_such_function_xyz' not found in the application or libcspark");
         if (k == 21) pb->n_rdds = saved;
-        stage_plan_pb_free(pb);
+        cs_stage_plan_pb_free(pb);
     }
     /* garbage bytes do not unpack into something that crashes decode */
     uint8_t junk[64];
@@ -1029,10 +1029,10 @@ static void test_malformed(void **state)
     Cspark__StagePlan *u = cspark__stage_plan__unpack(NULL, sizeof junk, junk);
     if (u) {
         stage_plan *p = NULL;
-        assert_true(stage_plan_decode(u, g_app, &p, &err) < 0);
+        assert_true(cs_stage_plan_decode(u, g_app, &p, &err) < 0);
         cspark__stage_plan__free_unpacked(u, NULL);
     }
-    assert_int_equal(stage_plan_decode(NULL, g_app, &(stage_plan *){NULL}, &err), CS_EPROTO);
+    assert_int_equal(cs_stage_plan_decode(NULL, g_app, &(stage_plan *){NULL}, &err), CS_EPROTO);
 }
 
 /* ---- task results, map statuses, metrics ----------------------------------------------------- */
@@ -1071,16 +1071,16 @@ static void result_roundtrip(const task_result *r, task_result *out)
     cs_error err;
     Cspark__TaskResult pb;
     memset(&pb, 0, sizeof pb);
-    assert_int_equal(task_result_encode(r, &pb, &err), 0);
+    assert_int_equal(cs_task_result_encode(r, &pb, &err), 0);
     size_t len = cspark__task_result__get_packed_size(&pb);
     uint8_t *buf = cs_xmalloc(len);
     assert_int_equal(cspark__task_result__pack(&pb, buf), len);
-    task_result_pb_clear(&pb);
+    cs_task_result_pb_clear(&pb);
     Cspark__TaskResult *u = cspark__task_result__unpack(NULL, len, buf);
     free(buf);
     assert_non_null(u);
-    task_result_init(out);
-    if (task_result_decode(u, out, &err) != 0) fail_msg("%s", err.msg);
+    cs_task_result_init(out);
+    if (cs_task_result_decode(u, out, &err) != 0) fail_msg("%s", err.msg);
     cspark__task_result__free_unpacked(u, NULL);
 }
 
@@ -1088,7 +1088,7 @@ static void test_task_result(void **state)
 {
     (void)state;
     task_result r;
-    task_result_init(&r);
+    cs_task_result_init(&r);
     r.status = TASK_FETCH_FAILED;
     r.error = cs_xstrdup("fetch of shuffle 7 map 3 failed");
     r.fetch_shuffle_id = 7;
@@ -1100,13 +1100,13 @@ static void test_task_result(void **state)
                          "xxxxxxxxxxxxxxxxxx");
         uint8_t k[8];
         cspark_i64_encode(i, k);
-        batch_append_record(&r.data, k, 8, v, (uint32_t)n);
+        cs_batch_append_record(&r.data, k, 8, v, (uint32_t)n);
     }
     uint8_t *big = cs_xcalloc(200000, 1);
     for (int i = 0; i < 200000; i++)
         big[i] = (uint8_t)i;
-    batch_append_record(&r.data, "", 0, big, 200000); /* a block of its own */
-    batch_append_record(&r.data, "k", 1, "", 0);
+    cs_batch_append_record(&r.data, "", 0, big, 200000); /* a block of its own */
+    cs_batch_append_record(&r.data, "k", 1, "", 0);
     free(big);
     r.count = 20002;
     fill_status(&r.map_status, 5);
@@ -1126,34 +1126,34 @@ static void test_task_result(void **state)
     assert_true(o.has_map_status);
     cmp_status(&r.map_status, &o.map_status);
     assert_memory_equal(&o.metrics, &r.metrics, sizeof r.metrics);
-    task_result_free(&o);
+    cs_task_result_free(&o);
 
     /* the encoded data is plain recio: a recio reader decodes it as well */
     Cspark__TaskResult pb;
     memset(&pb, 0, sizeof pb);
     cs_error err;
-    assert_int_equal(task_result_encode(&r, &pb, &err), 0);
+    assert_int_equal(cs_task_result_encode(&r, &pb, &err), 0);
     cs_batch b;
-    batch_init(&b);
-    assert_int_equal(recio_decode_all(pb.data.data, pb.data.len, &b, &err), 0);
+    cs_batch_init(&b);
+    assert_int_equal(cs_recio_decode_all(pb.data.data, pb.data.len, &b, &err), 0);
     cmp_batch(&r.data, &b);
-    batch_free(&b);
+    cs_batch_free(&b);
     /* corrupt data and a bad status are refused */
     pb.data.data[8] = 9;
-    task_result_init(&o);
-    assert_int_equal(task_result_decode(&pb, &o, &err), CS_EPROTO);
+    cs_task_result_init(&o);
+    assert_int_equal(cs_task_result_decode(&pb, &o, &err), CS_EPROTO);
     assert_int_equal(o.data.n, 0);
-    task_result_free(&o);
+    cs_task_result_free(&o);
     pb.data.data[8] = RECIO_CODEC_NONE;
     pb.status = 17;
-    task_result_init(&o);
-    assert_int_equal(task_result_decode(&pb, &o, &err), CS_EPROTO);
-    task_result_free(&o);
-    task_result_pb_clear(&pb);
-    task_result_free(&r);
+    cs_task_result_init(&o);
+    assert_int_equal(cs_task_result_decode(&pb, &o, &err), CS_EPROTO);
+    cs_task_result_free(&o);
+    cs_task_result_pb_clear(&pb);
+    cs_task_result_free(&r);
 
     /* an empty OK result */
-    task_result_init(&r);
+    cs_task_result_init(&r);
     r.count = 5;
     result_roundtrip(&r, &o);
     assert_int_equal(o.status, TASK_OK);
@@ -1162,8 +1162,8 @@ static void test_task_result(void **state)
     assert_false(o.has_map_status);
     assert_int_equal(o.count, 5);
     assert_int_equal(o.fetch_map_id, -1);
-    task_result_free(&o);
-    task_result_free(&r);
+    cs_task_result_free(&o);
+    cs_task_result_free(&r);
 }
 
 static void test_map_status(void **state)
@@ -1173,15 +1173,15 @@ static void test_map_status(void **state)
     cs_map_status st, back;
     fill_status(&st, 300);
     Cspark__MapStatus pb;
-    assert_int_equal(map_status_encode(&st, &pb, &err), 0);
+    assert_int_equal(cs_map_status_encode(&st, &pb, &err), 0);
     size_t len = cspark__map_status__get_packed_size(&pb);
     uint8_t *buf = cs_xmalloc(len);
     cspark__map_status__pack(&pb, buf);
     Cspark__MapStatus *u = cspark__map_status__unpack(NULL, len, buf);
     assert_non_null(u);
-    assert_int_equal(map_status_decode(u, &back, &err), 0);
+    assert_int_equal(cs_map_status_decode(u, &back, &err), 0);
     cmp_status(&st, &back);
-    map_status_free(&back);
+    cs_map_status_free(&back);
     cspark__map_status__free_unpacked(u, NULL);
     free(buf);
     /* a host longer than cs_map_status holds is refused */
@@ -1190,11 +1190,11 @@ static void test_map_status(void **state)
     memset(longhost, 'h', sizeof longhost - 1);
     longhost[sizeof longhost - 1] = 0;
     pb.host = longhost;
-    assert_int_equal(map_status_decode(&pb, &back, &err), CS_EPROTO);
+    assert_int_equal(cs_map_status_decode(&pb, &back, &err), CS_EPROTO);
     assert_null(back.sizes);
     pb.host = host;
-    map_status_pb_clear(&pb);
-    map_status_free(&st);
+    cs_map_status_pb_clear(&pb);
+    cs_map_status_free(&st);
 
     /* metrics alone */
     cs_task_metrics mt, mb;
@@ -1202,8 +1202,8 @@ static void test_map_status(void **state)
     for (size_t i = 0; i < sizeof mt / sizeof *m; i++)
         m[i] = -(int64_t)i * 77;
     Cspark__TaskMetrics tm;
-    task_metrics_to_pb(&mt, &tm);
-    task_metrics_from_pb(&tm, &mb);
+    cs_task_metrics_to_pb(&mt, &tm);
+    cs_task_metrics_from_pb(&tm, &mb);
     assert_memory_equal(&mt, &mb, sizeof mt);
 }
 
@@ -1213,10 +1213,10 @@ static void test_result_throughput(void **state)
 {
     (void)state;
     task_result map_r, col_r;
-    task_result_init(&map_r);
+    cs_task_result_init(&map_r);
     fill_status(&map_r.map_status, 200);
     map_r.has_map_status = true;
-    task_result_init(&col_r);
+    cs_task_result_init(&col_r);
     for (int i = 0; i < 16; i++)
         put_kv(&col_r.data, i, i * 3);
     col_r.count = 16;
@@ -1229,18 +1229,18 @@ static void test_result_throughput(void **state)
         const task_result *r = (i & 1) ? &col_r : &map_r;
         Cspark__TaskResult pb;
         memset(&pb, 0, sizeof pb);
-        assert_int_equal(task_result_encode(r, &pb, &err), 0);
+        assert_int_equal(cs_task_result_encode(r, &pb, &err), 0);
         size_t len = cspark__task_result__get_packed_size(&pb);
         assert_true(len <= sizeof buf);
         cspark__task_result__pack(&pb, buf);
-        task_result_pb_clear(&pb);
+        cs_task_result_pb_clear(&pb);
         Cspark__TaskResult *u = cspark__task_result__unpack(NULL, len, buf);
         task_result o;
-        task_result_init(&o);
-        assert_int_equal(task_result_decode(u, &o, &err), 0);
+        cs_task_result_init(&o);
+        assert_int_equal(cs_task_result_decode(u, &o, &err), 0);
         assert_int_equal(o.data.n, r->data.n);
         cspark__task_result__free_unpacked(u, NULL);
-        task_result_free(&o);
+        cs_task_result_free(&o);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -1248,8 +1248,8 @@ static void test_result_throughput(void **state)
 #ifndef __SANITIZE_ADDRESS__
     assert_true(n / secs > 10000);
 #endif
-    task_result_free(&map_r);
-    task_result_free(&col_r);
+    cs_task_result_free(&map_r);
+    cs_task_result_free(&col_r);
 }
 
 int main(void)

@@ -4,7 +4,7 @@
  * dropped, a last line without terminator kept, lines longer than the 1 MiB read chunk, batches
  * of many tiny lines. The reader's batches are views into its read buffer, so each batch is
  * checked as soon as it is returned (valid until the next call), copied with
- * batch_append_batch as a collecting sink does, and the copies compared at the end.
+ * cs_batch_append_batch as a collecting sink does, and the copies compared at the end.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -95,18 +95,18 @@ static void read_with_splits(const char *path, size_t size, uint64_t split_size,
     size_t next = 0; /* index of the next expected line */
     int64_t records = 0, bytes = 0;
     cs_batch copy;
-    batch_init(&copy);
+    cs_batch_init(&copy);
     for (uint64_t start = 0; start < size; start += split_size) {
         uint64_t len = size - start < split_size ? size - start : split_size;
         text_split split = {path, start, len, size};
         task_result res;
-        task_result_init(&res);
+        cs_task_result_init(&res);
         cspark_task_context tc;
         memset(&tc, 0, sizeof tc);
         tc.result = &res;
         cs_error err;
         cs_error_clear(&err);
-        part_iter *it = text_iter_open(&tc, &split, &err);
+        part_iter *it = cs_text_iter_open(&tc, &split, &err);
         assert_non_null(it);
         const cs_batch *b;
         int rc;
@@ -121,13 +121,13 @@ static void read_with_splits(const char *path, size_t size, uint64_t split_size,
                 assert_memory_equal(r.key.ptr, expected->ptr[next], r.key.len);
                 next++;
             }
-            batch_append_batch(&copy, b);
+            cs_batch_append_batch(&copy, b);
         }
         assert_int_equal(rc, 0);
         records += res.metrics.records_read;
         it->free(it);
         bytes += res.metrics.bytes_read;
-        task_result_free(&res);
+        cs_task_result_free(&res);
     }
     assert_int_equal(next, expected->n);
     assert_int_equal(records, (int64_t)expected->n);
@@ -138,7 +138,7 @@ static void read_with_splits(const char *path, size_t size, uint64_t split_size,
         assert_int_equal(r.key.len, expected->len[i]);
         assert_memory_equal(r.key.ptr, expected->ptr[i], r.key.len);
     }
-    batch_free(&copy);
+    cs_batch_free(&copy);
 }
 
 static void check_file(const char *tail)
@@ -190,20 +190,20 @@ static void test_empty_file(void **state)
     assert_int_equal(fclose(f), 0);
     text_split split = {path, 0, 0, 0};
     task_result res;
-    task_result_init(&res);
+    cs_task_result_init(&res);
     cspark_task_context tc;
     memset(&tc, 0, sizeof tc);
     tc.result = &res;
     cs_error err;
     cs_error_clear(&err);
-    part_iter *it = text_iter_open(&tc, &split, &err);
+    part_iter *it = cs_text_iter_open(&tc, &split, &err);
     assert_non_null(it);
     const cs_batch *b;
     assert_int_equal(it->next(it, &b, &err), 0);
     assert_int_equal(it->next(it, &b, &err), 0);
     it->free(it);
     assert_int_equal(res.metrics.records_read, 0);
-    task_result_free(&res);
+    cs_task_result_free(&res);
     unlink(path);
 }
 

@@ -86,13 +86,13 @@ static char *write_tmp(const char *text)
 static void set_all(cs_conf *c, const char *const *kv)
 {
     for (; kv[0]; kv += 2)
-        conf_set(c, kv[0], kv[1]);
+        cs_conf_set(c, kv[0], kv[1]);
 }
 
 static void test_rich_manifests(void **state)
 {
     char *dtpl = write_tmp(DRIVER_TEMPLATE), *etpl = write_tmp(EXECUTOR_TEMPLATE);
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     /* clang-format off */
     const char *const kv[] = {
         "spark.app.name", "Rich_Manifest Test",
@@ -156,32 +156,32 @@ static void test_rich_manifests(void **state)
     k8s_app app;
     cs_error err = {0};
     char *argv[] = {"--input", "/data/in", "100"};
-    if (k8s_app_init(&app, c, "cspark_main", "/home/me/jobs/rich.so", 3, argv, &err))
+    if (cs_k8s_app_init(&app, c, "cspark_main", "/home/me/jobs/rich.so", 3, argv, &err))
         fail_msg("%s", err.msg);
     json_t *objs[10];
     int n = 0;
-    json_t *driver = k8s_driver_pod(c, &app, &err);
+    json_t *driver = cs_k8s_driver_pod(c, &app, &err);
     if (!driver) fail_msg("driver: %s", err.msg);
     /* what the API server returns from the create call */
     json_t *created = json_deep_copy(driver);
     json_object_set_new(json_object_get(created, "metadata"), "uid",
                         json_string("6f2c1a8e-0d7b-4c55-9f0e-3a1b2c3d4e5f"));
-    json_t *svc = k8s_driver_service(c, &app, &err);
+    json_t *svc = cs_k8s_driver_service(c, &app, &err);
     if (!svc) fail_msg("service: %s", err.msg);
     static const uint8_t so[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    json_t *cm = k8s_driver_configmap(c, &app, so, sizeof so, &err);
+    json_t *cm = cs_k8s_driver_configmap(c, &app, so, sizeof so, &err);
     if (!cm) fail_msg("configmap: %s", err.msg);
-    json_t *ecm = k8s_executor_configmap(c, &app, so, sizeof so, &err);
+    json_t *ecm = cs_k8s_executor_configmap(c, &app, so, sizeof so, &err);
     if (!ecm) fail_msg("exec configmap: %s", err.msg);
-    json_t *sec = k8s_auth_secret(c, &app, &err);
+    json_t *sec = cs_k8s_auth_secret(c, &app, &err);
     if (!sec) fail_msg("secret: %s", err.msg);
-    assert_int_equal(k8s_set_owner(svc, created, &err), CS_OK);
-    assert_int_equal(k8s_set_owner(cm, created, &err), CS_OK);
-    assert_int_equal(k8s_set_owner(ecm, created, &err), CS_OK);
-    assert_int_equal(k8s_set_owner(sec, created, &err), CS_OK);
-    json_t *exec = k8s_executor_pod(c, &app, 1, 4, created, NULL, &err);
+    assert_int_equal(cs_k8s_set_owner(svc, created, &err), CS_OK);
+    assert_int_equal(cs_k8s_set_owner(cm, created, &err), CS_OK);
+    assert_int_equal(cs_k8s_set_owner(ecm, created, &err), CS_OK);
+    assert_int_equal(cs_k8s_set_owner(sec, created, &err), CS_OK);
+    json_t *exec = cs_k8s_executor_pod(c, &app, 1, 4, created, NULL, &err);
     if (!exec) fail_msg("executor: %s", err.msg);
-    json_t *exec2 = k8s_executor_pod(c, &app, 12, 4, created, NULL, &err);
+    json_t *exec2 = cs_k8s_executor_pod(c, &app, 12, 4, created, NULL, &err);
     if (!exec2) fail_msg("executor: %s", err.msg);
     objs[n++] = driver;
     objs[n++] = svc;
@@ -190,12 +190,12 @@ static void test_rich_manifests(void **state)
     objs[n++] = sec;
     objs[n++] = exec;
     objs[n++] = exec2;
-    json_t *pvcs = k8s_executor_pvcs(c, &app, exec, &err);
+    json_t *pvcs = cs_k8s_executor_pvcs(c, &app, exec, &err);
     if (!pvcs) fail_msg("pvcs: %s", err.msg);
     assert_int_equal(json_array_size(pvcs), 1);
     json_t *pvc = json_incref(json_array_get(pvcs, 0));
     json_decref(pvcs);
-    assert_int_equal(k8s_set_owner(pvc, created, &err), CS_OK);
+    assert_int_equal(cs_k8s_set_owner(pvc, created, &err), CS_OK);
     objs[n++] = pvc;
     /* the executor template travels inside the driver's conf map */
     json_t *data = json_object_get(cm, "data");
@@ -211,7 +211,7 @@ static void test_rich_manifests(void **state)
         free(s);
     }
     /* YAML dry run reads back as the same objects */
-    char *yaml = k8s_yaml_dump(objs, n, &err);
+    char *yaml = cs_k8s_yaml_dump(objs, n, &err);
     assert_non_null(yaml);
     const char *doc = yaml;
     for (int i = 0; i < n; i++) {
@@ -220,7 +220,7 @@ static void test_rich_manifests(void **state)
         doc += 4;
         const char *next = strstr(doc, "\n---\n");
         size_t len = next ? (size_t)(next - doc) + 1 : strlen(doc);
-        json_t *back = k8s_yaml_load("dry-run", doc, len, &err);
+        json_t *back = cs_k8s_yaml_load("dry-run", doc, len, &err);
         if (!back) fail_msg("reload: %s", err.msg);
         if (!json_equal(back, objs[i]))
             fail_msg("document %d differs after the YAML round trip", i);
@@ -241,15 +241,15 @@ static void test_rich_manifests(void **state)
         snprintf(path, sizeof path, "%s/manifests.yaml", dir);
         FILE *f = fopen(path, "w");
         assert_non_null(f);
-        assert_int_equal(k8s_write_yaml(f, objs, n, &err), CS_OK);
+        assert_int_equal(cs_k8s_write_yaml(f, objs, n, &err), CS_OK);
         fclose(f);
     }
     free(yaml);
     for (int i = 0; i < n; i++)
         json_decref(objs[i]);
     json_decref(created);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
     unlink(dtpl);
     unlink(etpl);
     free(dtpl);

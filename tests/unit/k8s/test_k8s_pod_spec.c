@@ -1,5 +1,5 @@
 /* test_k8s_pod_spec.c — unit tests for the driver/executor pod builders and their feature steps
- * (k8s_pod_spec.c, k8s_step_basic.c, k8s_step_storage.c): names, labels, image, ports, memory
+ * (k8s_pod_spec.c, cs_k8s_step_basic.c, k8s_step_storage.c): names, labels, image, ports, memory
  * formula, cpu, env, args, node selectors, volumes of every type, secrets, local dirs, conf map,
  * pod templates, the driver Service, ConfigMaps (size limit, secret exclusion), the auth Secret,
  * owner references and the app identity round trip through spark.properties. */
@@ -63,10 +63,10 @@ static const char *env_val(json_t *pod, const char *name)
 
 static cs_conf *base_conf(void)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.app.name", "Spark Pi");
-    conf_set(c, "spark.kubernetes.container.image", "cspark:latest");
-    conf_set(c, "spark.kubernetes.namespace", "jobs");
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.app.name", "Spark Pi");
+    cs_conf_set(c, "spark.kubernetes.container.image", "cspark:latest");
+    cs_conf_set(c, "spark.kubernetes.namespace", "jobs");
     return c;
 }
 
@@ -74,23 +74,23 @@ static void app_init_ok(k8s_app *app, const cs_conf *c)
 {
     cs_error err = {0};
     char *argv[] = {"1000", "x y"};
-    if (k8s_app_init(app, c, "cspark_main", "local:///opt/jobs/pi.so", 2, argv, &err) != CS_OK)
-        fail_msg("k8s_app_init: %s", err.msg);
+    if (cs_k8s_app_init(app, c, "cspark_main", "local:///opt/jobs/pi.so", 2, argv, &err) != CS_OK)
+        fail_msg("cs_k8s_app_init: %s", err.msg);
 }
 
 static json_t *driver_ok(const cs_conf *c, k8s_app *app)
 {
     cs_error err = {0};
-    json_t *pod = k8s_driver_pod(c, app, &err);
-    if (!pod) fail_msg("k8s_driver_pod: %s", err.msg);
+    json_t *pod = cs_k8s_driver_pod(c, app, &err);
+    if (!pod) fail_msg("cs_k8s_driver_pod: %s", err.msg);
     return pod;
 }
 
 static json_t *executor_ok(const cs_conf *c, k8s_app *app, int id, const json_t *owner)
 {
     cs_error err = {0};
-    json_t *pod = k8s_executor_pod(c, app, id, 2, owner, NULL, &err);
-    if (!pod) fail_msg("k8s_executor_pod: %s", err.msg);
+    json_t *pod = cs_k8s_executor_pod(c, app, id, 2, owner, NULL, &err);
+    if (!pod) fail_msg("cs_k8s_executor_pod: %s", err.msg);
     return pod;
 }
 
@@ -99,11 +99,11 @@ static void expect_driver_error(cs_conf *c, const char *needle)
     k8s_app app;
     app_init_ok(&app, c);
     cs_error err = {0};
-    json_t *pod = k8s_driver_pod(c, &app, &err);
+    json_t *pod = cs_k8s_driver_pod(c, &app, &err);
     assert_null(pod);
     assert_int_equal(err.code, CS_EINVAL);
     if (!strstr(err.msg, needle)) fail_msg("error '%s' does not mention '%s'", err.msg, needle);
-    k8s_app_free(&app);
+    cs_k8s_app_free(&app);
 }
 
 /* ---- driver ------------------------------------------------------------------------------- */
@@ -169,29 +169,29 @@ static void test_driver_basic(void **state)
         find_by(jget(pod, "spec.containers.0.volumeMounts"), "mountPath", "/opt/spark/conf");
     assert_string_equal(jstr(m, "name"), "spark-conf-volume-driver");
     json_decref(pod);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_driver_options(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.container.image", "drv:{{SPARK_VERSION}}");
-    conf_set(c, "spark.kubernetes.container.image.pullPolicy", "Always");
-    conf_set(c, "spark.kubernetes.container.image.pullSecrets", "regcred, other");
-    conf_set(c, "spark.kubernetes.authenticate.driver.serviceAccountName", "spark");
-    conf_set(c, "spark.kubernetes.node.selector.disk", "ssd");
-    conf_set(c, "spark.kubernetes.node.selector.zone", "a");
-    conf_set(c, "spark.kubernetes.driver.node.selector.zone", "b");
-    conf_set(c, "spark.kubernetes.scheduler.name", "volcano");
-    conf_set(c, "spark.kubernetes.driver.request.cores", "0.5");
-    conf_set(c, "spark.kubernetes.driver.limit.cores", "2");
-    conf_set(c, "spark.driver.memory", "4g");
-    conf_set(c, "spark.kubernetes.driverEnv.FOO", "bar");
-    conf_set(c, "spark.kubernetes.driver.label.team", "data-{{APP_ID}}");
-    conf_set(c, "spark.kubernetes.driver.annotation.yunikorn.apache.org/app-id", "{{APP_ID}}");
-    conf_set(c, "spark.authenticate", "true");
-    conf_set(c, "spark.authenticate.secret", "s3cr3t");
+    cs_conf_set(c, "spark.kubernetes.driver.container.image", "drv:{{SPARK_VERSION}}");
+    cs_conf_set(c, "spark.kubernetes.container.image.pullPolicy", "Always");
+    cs_conf_set(c, "spark.kubernetes.container.image.pullSecrets", "regcred, other");
+    cs_conf_set(c, "spark.kubernetes.authenticate.driver.serviceAccountName", "spark");
+    cs_conf_set(c, "spark.kubernetes.node.selector.disk", "ssd");
+    cs_conf_set(c, "spark.kubernetes.node.selector.zone", "a");
+    cs_conf_set(c, "spark.kubernetes.driver.node.selector.zone", "b");
+    cs_conf_set(c, "spark.kubernetes.scheduler.name", "volcano");
+    cs_conf_set(c, "spark.kubernetes.driver.request.cores", "0.5");
+    cs_conf_set(c, "spark.kubernetes.driver.limit.cores", "2");
+    cs_conf_set(c, "spark.driver.memory", "4g");
+    cs_conf_set(c, "spark.kubernetes.driverEnv.FOO", "bar");
+    cs_conf_set(c, "spark.kubernetes.driver.label.team", "data-{{APP_ID}}");
+    cs_conf_set(c, "spark.kubernetes.driver.annotation.yunikorn.apache.org/app-id", "{{APP_ID}}");
+    cs_conf_set(c, "spark.authenticate", "true");
+    cs_conf_set(c, "spark.authenticate.secret", "s3cr3t");
     k8s_app app;
     app_init_ok(&app, c);
     json_t *pod = driver_ok(c, &app);
@@ -224,54 +224,54 @@ static void test_driver_options(void **state)
     assert_null(strstr(dump, "s3cr3t"));
     free(dump);
     json_decref(pod);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_memory_formula(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     int64_t heap, total;
-    assert_int_equal(k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
     assert_int_equal(heap, 1024);
     assert_int_equal(total, 1408);
-    conf_set(c, "spark.executor.memory", "10g");
-    assert_int_equal(k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
+    cs_conf_set(c, "spark.executor.memory", "10g");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 10240 + 1024);
-    conf_set(c, "spark.executor.memoryOverheadFactor", "0.2");
-    assert_int_equal(k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
+    cs_conf_set(c, "spark.executor.memoryOverheadFactor", "0.2");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 10240 + 2048);
-    conf_set(c, "spark.executor.memoryOverhead", "500");
-    assert_int_equal(k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
+    cs_conf_set(c, "spark.executor.memoryOverhead", "500");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 10740);
-    conf_set(c, "spark.driver.memory", "512m");
-    conf_set(c, "spark.driver.minMemoryOverhead", "1g");
-    assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
+    cs_conf_set(c, "spark.driver.memory", "512m");
+    cs_conf_set(c, "spark.driver.minMemoryOverhead", "1g");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 512 + 1024);
-    conf_set(c, "spark.kubernetes.memoryOverheadFactor", "0.5");
-    conf_unset(c, "spark.driver.minMemoryOverhead");
-    conf_set(c, "spark.driver.memory", "2g");
-    assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
+    cs_conf_set(c, "spark.kubernetes.memoryOverheadFactor", "0.5");
+    cs_conf_unset(c, "spark.driver.minMemoryOverhead");
+    cs_conf_set(c, "spark.driver.memory", "2g");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 3072);
-    conf_set(c, "spark.memory.offHeap.enabled", "true");
-    conf_set(c, "spark.memory.offHeap.size", "1g");
-    assert_int_equal(k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
+    cs_conf_set(c, "spark.memory.offHeap.enabled", "true");
+    cs_conf_set(c, "spark.memory.offHeap.size", "1g");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "executor", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 10740 + 1024);
-    assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "driver", &heap, &total, NULL), CS_OK);
     assert_int_equal(total, 3072);
     cs_error err = {0};
-    conf_set(c, "spark.driver.memory", "12q");
-    assert_int_equal(k8s_pod_memory_mib(c, "driver", &heap, &total, &err), CS_EINVAL);
+    cs_conf_set(c, "spark.driver.memory", "12q");
+    assert_int_equal(cs_k8s_pod_memory_mib(c, "driver", &heap, &total, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.driver.memory"));
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_custom_resources(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.executor.resource.gpu.amount", "2");
-    conf_set(c, "spark.executor.resource.gpu.vendor", "nvidia.com");
-    conf_set(c, "spark.executor.resource.gpu.discoveryScript", "/opt/gpu.sh");
+    cs_conf_set(c, "spark.executor.resource.gpu.amount", "2");
+    cs_conf_set(c, "spark.executor.resource.gpu.vendor", "nvidia.com");
+    cs_conf_set(c, "spark.executor.resource.gpu.discoveryScript", "/opt/gpu.sh");
     k8s_app app;
     app_init_ok(&app, c);
     json_t *pod = executor_ok(c, &app, 1, NULL);
@@ -279,40 +279,40 @@ static void test_custom_resources(void **state)
                             jget(pod, "spec.containers.0.resources.limits"), "nvidia.com/gpu")),
                         "2");
     json_decref(pod);
-    conf_unset(c, "spark.executor.resource.gpu.vendor");
+    cs_conf_unset(c, "spark.executor.resource.gpu.vendor");
     cs_error err = {0};
-    assert_null(k8s_executor_pod(c, &app, 1, 1, NULL, NULL, &err));
+    assert_null(cs_k8s_executor_pod(c, &app, 1, 1, NULL, NULL, &err));
     assert_non_null(strstr(err.msg, "spark.executor.resource.gpu.vendor"));
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_missing_image_names_key(void **state)
 {
     cs_conf *c = base_conf();
-    conf_unset(c, "spark.kubernetes.container.image");
+    cs_conf_unset(c, "spark.kubernetes.container.image");
     expect_driver_error(c, "spark.kubernetes.container.image");
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_reserved_and_invalid_labels(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.label.spark-app-selector", "mine");
+    cs_conf_set(c, "spark.kubernetes.driver.label.spark-app-selector", "mine");
     expect_driver_error(c, "spark.kubernetes.driver.label.spark-app-selector");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.label.spark-role", "x");
+    cs_conf_set(c, "spark.kubernetes.driver.label.spark-role", "x");
     expect_driver_error(c, "reserved");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.label.team", "has space");
+    cs_conf_set(c, "spark.kubernetes.driver.label.team", "has space");
     expect_driver_error(c, "spark.kubernetes.driver.label.team");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.container.image.pullPolicy", "Sometimes");
+    cs_conf_set(c, "spark.kubernetes.container.image.pullPolicy", "Sometimes");
     expect_driver_error(c, "spark.kubernetes.container.image.pullPolicy");
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_volumes_every_type(void **state)
@@ -323,7 +323,7 @@ static void test_volumes_every_type(void **state)
 #define SETV(rest, v)                                                                              \
     do {                                                                                           \
         snprintf(k, sizeof k, "%s%s", p, rest);                                                    \
-        conf_set(c, k, v);                                                                         \
+        cs_conf_set(c, k, v);                                                                      \
     } while (0)
     SETV("hostPath.logs.mount.path", "/logs");
     SETV("hostPath.logs.mount.readOnly", "true");
@@ -362,40 +362,40 @@ static void test_volumes_every_type(void **state)
     m = find_by(mounts, "name", "share");
     assert_true(json_is_false(json_object_get(m, "readOnly")));
     json_decref(pod);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_volume_errors(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.volumes.hostPath.x.options.path", "/x");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.hostPath.x.options.path", "/x");
     expect_driver_error(c, "spark.kubernetes.driver.volumes.hostPath.x.mount.path");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.volumes.cephfs.x.mount.path", "/x");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.cephfs.x.mount.path", "/x");
     expect_driver_error(c, "cephfs");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.x.mount.path", "/x");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.x.mount.path", "/x");
     expect_driver_error(c, "options.claimName");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.volumes.emptyDir.x.mount.path", "/x");
-    conf_set(c, "spark.kubernetes.driver.volumes.emptyDir.x.mount.readOnly", "maybe");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.emptyDir.x.mount.path", "/x");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.emptyDir.x.mount.readOnly", "maybe");
     expect_driver_error(c, "mount.readOnly");
-    conf_free(c);
+    cs_conf_free(c);
     c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.volumes.emptyDir.Bad_Name.mount.path", "/x");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.emptyDir.Bad_Name.mount.path", "/x");
     expect_driver_error(c, "Bad_Name");
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_secrets(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.secrets.db-creds", "/etc/db");
-    conf_set(c, "spark.kubernetes.driver.secretKeyRef.DB_PASSWORD", "db-creds:password");
+    cs_conf_set(c, "spark.kubernetes.driver.secrets.db-creds", "/etc/db");
+    cs_conf_set(c, "spark.kubernetes.driver.secretKeyRef.DB_PASSWORD", "db-creds:password");
     k8s_app app;
     app_init_ok(&app, c);
     json_t *pod = driver_ok(c, &app);
@@ -407,10 +407,10 @@ static void test_secrets(void **state)
     assert_string_equal(jstr(e, "valueFrom.secretKeyRef.name"), "db-creds");
     assert_string_equal(jstr(e, "valueFrom.secretKeyRef.key"), "password");
     json_decref(pod);
-    k8s_app_free(&app);
-    conf_set(c, "spark.kubernetes.driver.secretKeyRef.BAD", "nocolon");
+    cs_k8s_app_free(&app);
+    cs_conf_set(c, "spark.kubernetes.driver.secretKeyRef.BAD", "nocolon");
     expect_driver_error(c, "spark.kubernetes.driver.secretKeyRef.BAD");
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_local_dirs(void **state)
@@ -427,8 +427,8 @@ static void test_local_dirs(void **state)
     assert_null(jget(v, "emptyDir.medium"));
     json_decref(pod);
 
-    conf_set(c, "spark.local.dir", "/tmp/a, /tmp/b");
-    conf_set(c, "spark.kubernetes.local.dirs.tmpfs", "true");
+    cs_conf_set(c, "spark.local.dir", "/tmp/a, /tmp/b");
+    cs_conf_set(c, "spark.kubernetes.local.dirs.tmpfs", "true");
     pod = driver_ok(c, &app);
     assert_string_equal(env_val(pod, "SPARK_LOCAL_DIRS"), "/tmp/a,/tmp/b");
     v = find_by(jget(pod, "spec.volumes"), "name", "spark-local-dir-2");
@@ -438,10 +438,10 @@ static void test_local_dirs(void **state)
     json_decref(pod);
 
     /* a user volume named spark-local-dir-* replaces the emptyDirs */
-    conf_set(c,
-             "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.mount.path",
-             "/fast");
-    conf_set(
+    cs_conf_set(
+        c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.mount.path",
+        "/fast");
+    cs_conf_set(
         c,
         "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-x.options.claimName",
         "fast");
@@ -449,8 +449,8 @@ static void test_local_dirs(void **state)
     assert_string_equal(env_val(pod, "SPARK_LOCAL_DIRS"), "/fast");
     assert_null(find_by(jget(pod, "spec.volumes"), "name", "spark-local-dir-1"));
     json_decref(pod);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static char *write_tmp(const char *text)
@@ -498,8 +498,8 @@ static void test_pod_template(void **state)
 {
     char *path = write_tmp(TEMPLATE);
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.podTemplateFile", path);
-    conf_set(c, "spark.kubernetes.driver.podTemplateContainerName", "main");
+    cs_conf_set(c, "spark.kubernetes.driver.podTemplateFile", path);
+    cs_conf_set(c, "spark.kubernetes.driver.podTemplateContainerName", "main");
     k8s_app app;
     app_init_ok(&app, c);
     json_t *pod = driver_ok(c, &app);
@@ -525,25 +525,25 @@ static void test_pod_template(void **state)
     json_decref(pod);
 
     /* without a container name the first container is Spark's */
-    conf_unset(c, "spark.kubernetes.driver.podTemplateContainerName");
+    cs_conf_unset(c, "spark.kubernetes.driver.podTemplateContainerName");
     pod = driver_ok(c, &app);
     assert_string_equal(jstr(pod, "spec.containers.0.name"), "sidecar");
     assert_string_equal(jstr(pod, "spec.containers.0.image"), "cspark:latest");
     json_decref(pod);
 
-    conf_set(c, "spark.kubernetes.driver.podTemplateContainerName", "nope");
+    cs_conf_set(c, "spark.kubernetes.driver.podTemplateContainerName", "nope");
     expect_driver_error(c, "podTemplateContainerName");
-    conf_unset(c, "spark.kubernetes.driver.podTemplateContainerName");
-    conf_set(c, "spark.kubernetes.driver.podTemplateFile", "/nonexistent/t.yaml");
+    cs_conf_unset(c, "spark.kubernetes.driver.podTemplateContainerName");
+    cs_conf_set(c, "spark.kubernetes.driver.podTemplateFile", "/nonexistent/t.yaml");
     cs_error err = {0};
-    assert_null(k8s_driver_pod(c, &app, &err));
+    assert_null(cs_k8s_driver_pod(c, &app, &err));
     assert_int_equal(err.code, CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "spark.kubernetes.driver.podTemplateFile"));
     assert_non_null(strstr(err.msg, "/nonexistent/t.yaml"));
     unlink(path);
     free(path);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 /* ---- executor ----------------------------------------------------------------------------- */
@@ -551,16 +551,16 @@ static void test_pod_template(void **state)
 static void test_executor_pod(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.executor.memory", "2g");
-    conf_set(c, "spark.executorEnv.EXTRA", "1");
-    conf_set(c, "spark.kubernetes.executor.label.exec", "e-{{EXECUTOR_ID}}");
-    conf_set(c, "spark.kubernetes.executor.annotation.note", "{{APP_ID}}/{{EXECUTOR_ID}}");
-    conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.mount.path", "/d");
-    conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.options.claimName",
-             "claim-SPARK_EXECUTOR_ID");
-    conf_set(c, "spark.kubernetes.executor.node.selector.pool", "exec");
-    conf_set(c, "spark.authenticate", "true");
-    conf_set(c, "spark.authenticate.secret", "s3cr3t");
+    cs_conf_set(c, "spark.executor.memory", "2g");
+    cs_conf_set(c, "spark.executorEnv.EXTRA", "1");
+    cs_conf_set(c, "spark.kubernetes.executor.label.exec", "e-{{EXECUTOR_ID}}");
+    cs_conf_set(c, "spark.kubernetes.executor.annotation.note", "{{APP_ID}}/{{EXECUTOR_ID}}");
+    cs_conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.mount.path", "/d");
+    cs_conf_set(c, "spark.kubernetes.executor.volumes.persistentVolumeClaim.d.options.claimName",
+                "claim-SPARK_EXECUTOR_ID");
+    cs_conf_set(c, "spark.kubernetes.executor.node.selector.pool", "exec");
+    cs_conf_set(c, "spark.authenticate", "true");
+    cs_conf_set(c, "spark.authenticate.secret", "s3cr3t");
     k8s_app app;
     app_init_ok(&app, c);
     json_t *owner =
@@ -619,11 +619,11 @@ static void test_executor_pod(void **state)
     json_decref(pod);
 
     /* no owner, explicit url, podNamePrefix, disabled conf map */
-    conf_set(c, "spark.kubernetes.executor.podNamePrefix", "custom");
-    conf_set(c, "spark.kubernetes.executor.disableConfigMap", "true");
+    cs_conf_set(c, "spark.kubernetes.executor.podNamePrefix", "custom");
+    cs_conf_set(c, "spark.kubernetes.executor.disableConfigMap", "true");
     cs_error err = {0};
-    pod =
-        k8s_executor_pod(c, &app, 1, 0, NULL, "spark://CoarseGrainedScheduler@10.0.0.1:7078", &err);
+    pod = cs_k8s_executor_pod(c, &app, 1, 0, NULL, "spark://CoarseGrainedScheduler@10.0.0.1:7078",
+                              &err);
     assert_non_null(pod);
     assert_string_equal(jstr(pod, "metadata.name"), "custom-exec-1");
     assert_null(jget(pod, "metadata.ownerReferences"));
@@ -633,12 +633,12 @@ static void test_executor_pod(void **state)
     assert_null(find_by(jget(pod, "spec.volumes"), "name", "spark-conf-volume-exec"));
     json_decref(pod);
     json_decref(owner);
-    k8s_app_free(&app);
+    cs_k8s_app_free(&app);
 
-    conf_set(c, "spark.kubernetes.executor.podNamePrefix", "Bad_Prefix");
-    assert_int_equal(k8s_app_init(&app, c, NULL, NULL, 0, NULL, &err), CS_EINVAL);
+    cs_conf_set(c, "spark.kubernetes.executor.podNamePrefix", "Bad_Prefix");
+    assert_int_equal(cs_k8s_app_init(&app, c, NULL, NULL, 0, NULL, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.kubernetes.executor.podNamePrefix"));
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 /* ---- service, config map, secret, owner --------------------------------------------------- */
@@ -646,12 +646,12 @@ static void test_executor_pod(void **state)
 static void test_driver_service(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.driver.label.team", "t");
-    conf_set(c, "spark.kubernetes.driver.service.annotation.a", "b");
+    cs_conf_set(c, "spark.kubernetes.driver.label.team", "t");
+    cs_conf_set(c, "spark.kubernetes.driver.service.annotation.a", "b");
     k8s_app app;
     app_init_ok(&app, c);
     cs_error err = {0};
-    json_t *svc = k8s_driver_service(c, &app, &err);
+    json_t *svc = cs_k8s_driver_service(c, &app, &err);
     assert_non_null(svc);
     assert_string_equal(jstr(svc, "kind"), "Service");
     assert_string_equal(jstr(svc, "metadata.name"), app.driver_svc_name);
@@ -665,30 +665,30 @@ static void test_driver_service(void **state)
     assert_string_equal(jstr(svc, "spec.ports.1.name"), "blockmanager");
     assert_int_equal(json_integer_value(jget(svc, "spec.ports.2.port")), 4040);
     json_decref(svc);
-    k8s_app_free(&app);
+    cs_k8s_app_free(&app);
     /* a long app name switches to spark-<uid>-driver-svc */
-    conf_set(c, "spark.app.name", "a-very-long-application-name-that-goes-on-and-on-and-on");
+    cs_conf_set(c, "spark.app.name", "a-very-long-application-name-that-goes-on-and-on-and-on");
     app_init_ok(&app, c);
     char want[64];
     snprintf(want, sizeof want, "spark-%s-driver-svc", app.unique_id);
     assert_string_equal(app.driver_svc_name, want);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_configmap(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.authenticate", "true");
-    conf_set(c, "spark.authenticate.secret", "s3cr3t");
-    conf_set(c, "spark.weird", "a=b:c\nd");
+    cs_conf_set(c, "spark.authenticate", "true");
+    cs_conf_set(c, "spark.authenticate.secret", "s3cr3t");
+    cs_conf_set(c, "spark.weird", "a=b:c\nd");
     k8s_app app;
     cs_error err = {0};
     assert_int_equal(
-        k8s_app_init(&app, c, "cspark_main", "/home/me/build/my job.so", 0, NULL, &err), CS_OK);
+        cs_k8s_app_init(&app, c, "cspark_main", "/home/me/build/my job.so", 0, NULL, &err), CS_OK);
     assert_string_equal(app.upload_name, "my_job.so");
     const uint8_t so[] = {0x7f, 'E', 'L', 'F', 0, 1, 2};
-    json_t *cm = k8s_driver_configmap(c, &app, so, sizeof so, &err);
+    json_t *cm = cs_k8s_driver_configmap(c, &app, so, sizeof so, &err);
     assert_non_null(cm);
     assert_string_equal(jstr(cm, "metadata.name"), app.conf_map_name);
     const char *props =
@@ -707,63 +707,64 @@ static void test_configmap(void **state)
     json_decref(pod);
 
     /* identity round trip through spark.properties (what the driver pod reads) */
-    cs_conf *back = conf_new();
+    cs_conf *back = cs_conf_new();
     assert_int_equal(
-        conf_parse_properties(back, "spark.properties", props, strlen(props), true, &err), CS_OK);
-    assert_string_equal(conf_get(back, "spark.weird"), "a=b:c\nd");
+        cs_conf_parse_properties(back, "spark.properties", props, strlen(props), true, &err),
+        CS_OK);
+    assert_string_equal(cs_conf_get(back, "spark.weird"), "a=b:c\nd");
     k8s_app app2;
-    assert_int_equal(k8s_app_init(&app2, back, NULL, NULL, 0, NULL, &err), CS_OK);
+    assert_int_equal(cs_k8s_app_init(&app2, back, NULL, NULL, 0, NULL, &err), CS_OK);
     assert_string_equal(app2.app_id, app.app_id);
     assert_string_equal(app2.unique_id, app.unique_id);
     assert_string_equal(app2.prefix, app.prefix);
     assert_string_equal(app2.driver_pod_name, app.driver_pod_name);
     assert_string_equal(app2.driver_svc_name, app.driver_svc_name);
     assert_string_equal(app2.exec_conf_map_name, app.exec_conf_map_name);
-    k8s_app_free(&app2);
-    conf_free(back);
+    cs_k8s_app_free(&app2);
+    cs_conf_free(back);
     json_decref(cm);
 
-    cm = k8s_executor_configmap(c, &app, NULL, 0, &err);
+    cm = cs_k8s_executor_configmap(c, &app, NULL, 0, &err);
     assert_non_null(cm);
     assert_string_equal(jstr(cm, "metadata.name"), app.exec_conf_map_name);
     assert_null(json_object_get(cm, "binaryData"));
     json_decref(cm);
 
     /* too large: names the key and the sizes */
-    conf_set(c, "spark.kubernetes.configMap.maxSize", "2k");
+    cs_conf_set(c, "spark.kubernetes.configMap.maxSize", "2k");
     uint8_t *big = calloc(1, 4096);
-    assert_null(k8s_driver_configmap(c, &app, big, 4096, &err));
+    assert_null(cs_k8s_driver_configmap(c, &app, big, 4096, &err));
     assert_int_equal(err.code, CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.kubernetes.configMap.maxSize"));
     assert_non_null(strstr(err.msg, "2048"));
     assert_non_null(strstr(err.msg, "4096"));
     free(big);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_auth_secret(void **state)
 {
     cs_conf *c = base_conf();
-    conf_set(c, "spark.authenticate.secret", "s3cr3t");
+    cs_conf_set(c, "spark.authenticate.secret", "s3cr3t");
     k8s_app app;
     app_init_ok(&app, c);
     cs_error err = {0};
-    json_t *s = k8s_auth_secret(c, &app, &err);
+    json_t *s = cs_k8s_auth_secret(c, &app, &err);
     assert_string_equal(jstr(s, "kind"), "Secret");
     assert_string_equal(jstr(s, "metadata.name"), app.auth_secret_name);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(s, "data"), K8S_AUTH_SECRET_KEY)),
         "czNjcjN0");
     json_decref(s);
-    conf_unset(c, "spark.authenticate.secret");
-    s = k8s_auth_secret(c, &app, &err);
+    cs_conf_unset(c, "spark.authenticate.secret");
+    s = cs_k8s_auth_secret(c, &app, &err);
     assert_int_equal(
         strlen(json_string_value(json_object_get(json_object_get(s, "data"), K8S_AUTH_SECRET_KEY))),
         88);
     json_decref(s);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_set_owner(void **state)
@@ -771,11 +772,11 @@ static void test_set_owner(void **state)
     json_t *obj = json_pack("{s:{s:s}}", "metadata", "name", "x");
     json_t *drv = json_pack("{s:{s:s}}", "metadata", "name", "d");
     cs_error err = {0};
-    assert_int_equal(k8s_set_owner(obj, drv, &err), CS_EINVAL);
+    assert_int_equal(cs_k8s_set_owner(obj, drv, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "uid"));
     json_object_set_new(json_object_get(drv, "metadata"), "uid", json_string("u1"));
-    assert_int_equal(k8s_set_owner(obj, drv, &err), CS_OK);
-    assert_int_equal(k8s_set_owner(obj, drv, &err), CS_OK); /* idempotent */
+    assert_int_equal(cs_k8s_set_owner(obj, drv, &err), CS_OK);
+    assert_int_equal(cs_k8s_set_owner(obj, drv, &err), CS_OK); /* idempotent */
     assert_int_equal(json_array_size(jget(obj, "metadata.ownerReferences")), 1);
     assert_string_equal(jstr(obj, "metadata.ownerReferences.0.apiVersion"), "v1");
     assert_string_equal(jstr(obj, "metadata.ownerReferences.0.name"), "d");
@@ -790,25 +791,25 @@ static void test_on_demand_claims(void **state)
     const char *p = "spark.kubernetes.executor.volumes.persistentVolumeClaim.work.";
     char k[200];
     snprintf(k, sizeof k, "%smount.path", p);
-    conf_set(c, k, "/work");
+    cs_conf_set(c, k, "/work");
     snprintf(k, sizeof k, "%soptions.claimName", p);
-    conf_set(c, k, "OnDemand");
+    cs_conf_set(c, k, "OnDemand");
     k8s_app app;
     app_init_ok(&app, c);
     cs_error err = {0};
-    assert_null(k8s_executor_pod(c, &app, 3, 1, NULL, NULL, &err));
+    assert_null(cs_k8s_executor_pod(c, &app, 3, 1, NULL, NULL, &err));
     assert_non_null(strstr(err.msg, "persistentVolumeClaim.work.options.sizeLimit"));
     snprintf(k, sizeof k, "%soptions.sizeLimit", p);
-    conf_set(c, k, "10Gi");
+    cs_conf_set(c, k, "10Gi");
     snprintf(k, sizeof k, "%soptions.storageClass", p);
-    conf_set(c, k, "standard");
+    cs_conf_set(c, k, "standard");
     json_t *pod = executor_ok(c, &app, 3, NULL);
     char want[256];
     snprintf(want, sizeof want, "%s-exec-3-pvc-0", app.prefix);
     assert_string_equal(
         jstr(find_by(jget(pod, "spec.volumes"), "name", "work"), "persistentVolumeClaim.claimName"),
         want);
-    json_t *pvcs = k8s_executor_pvcs(c, &app, pod, &err);
+    json_t *pvcs = cs_k8s_executor_pvcs(c, &app, pod, &err);
     assert_int_equal(json_array_size(pvcs), 1);
     json_t *pvc = json_array_get(pvcs, 0);
     assert_string_equal(jstr(pvc, "kind"), "PersistentVolumeClaim");
@@ -818,42 +819,42 @@ static void test_on_demand_claims(void **state)
     assert_string_equal(jstr(pvc, "spec.resources.requests.storage"), "10Gi");
     assert_string_equal(jstr(pvc, "spec.storageClassName"), "standard");
     json_decref(pvcs);
-    conf_set(c, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "true");
-    pvcs = k8s_executor_pvcs(c, &app, pod, &err);
+    cs_conf_set(c, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "true");
+    pvcs = cs_k8s_executor_pvcs(c, &app, pod, &err);
     assert_string_equal(jstr(json_array_get(pvcs, 0), "spec.accessModes.0"), "ReadWriteOnce");
     json_decref(pvcs);
     json_decref(pod);
     /* the driver cannot use OnDemand */
-    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.mount.path", "/w");
-    conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName",
-             "OnDemand");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.mount.path", "/w");
+    cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName",
+                "OnDemand");
     expect_driver_error(c, "only supported for executors");
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_executor_template_shipped(void **state)
 {
     char *path = write_tmp("spec:\n  containers:\n  - name: x\n");
     cs_conf *c = base_conf();
-    conf_set(c, "spark.kubernetes.executor.podTemplateFile", path);
+    cs_conf_set(c, "spark.kubernetes.executor.podTemplateFile", path);
     k8s_app app;
     app_init_ok(&app, c);
     cs_error err = {0};
-    json_t *cm = k8s_driver_configmap(c, &app, NULL, 0, &err);
+    json_t *cm = cs_k8s_driver_configmap(c, &app, NULL, 0, &err);
     assert_non_null(cm);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(cm, "data"), "pod-spec-template.yml")),
         "spec:\n  containers:\n  - name: x\n");
     json_decref(cm);
     unlink(path);
-    assert_null(k8s_driver_configmap(c, &app, NULL, 0, &err));
+    assert_null(cs_k8s_driver_configmap(c, &app, NULL, 0, &err));
     assert_int_equal(err.code, CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "spark.kubernetes.executor.podTemplateFile"));
     assert_non_null(strstr(err.msg, path));
     free(path);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 static void test_app_init_errors(void **state)
@@ -861,21 +862,21 @@ static void test_app_init_errors(void **state)
     cs_conf *c = base_conf();
     k8s_app app;
     cs_error err = {0};
-    conf_set(c, "spark.kubernetes.namespace", "Bad_NS");
-    assert_int_equal(k8s_app_init(&app, c, NULL, NULL, 0, NULL, &err), CS_EINVAL);
+    cs_conf_set(c, "spark.kubernetes.namespace", "Bad_NS");
+    assert_int_equal(cs_k8s_app_init(&app, c, NULL, NULL, 0, NULL, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.kubernetes.namespace"));
-    conf_set(c, "spark.kubernetes.namespace", "ok");
-    conf_set(c, "spark.kubernetes.driver.pod.name", "Nope!");
-    assert_int_equal(k8s_app_init(&app, c, NULL, NULL, 0, NULL, &err), CS_EINVAL);
+    cs_conf_set(c, "spark.kubernetes.namespace", "ok");
+    cs_conf_set(c, "spark.kubernetes.driver.pod.name", "Nope!");
+    assert_int_equal(cs_k8s_app_init(&app, c, NULL, NULL, 0, NULL, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.kubernetes.driver.pod.name"));
-    conf_set(c, "spark.kubernetes.driver.pod.name", "my-driver");
-    conf_set(c, "spark.app.name", "CAPS_and_underscores__");
-    assert_int_equal(k8s_app_init(&app, c, NULL, "local:///x.so", 0, NULL, &err), CS_OK);
+    cs_conf_set(c, "spark.kubernetes.driver.pod.name", "my-driver");
+    cs_conf_set(c, "spark.app.name", "CAPS_and_underscores__");
+    assert_int_equal(cs_k8s_app_init(&app, c, NULL, "local:///x.so", 0, NULL, &err), CS_OK);
     assert_string_equal(app.driver_pod_name, "my-driver");
     assert_string_equal(app.name_label, "caps-and-underscores");
     assert_null(app.upload_name);
-    k8s_app_free(&app);
-    conf_free(c);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
 }
 
 int main(void)

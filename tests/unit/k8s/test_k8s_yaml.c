@@ -16,7 +16,7 @@
 static char *dump1(json_t *v)
 {
     cs_error err = {0};
-    char *s = k8s_yaml_dump(&v, 1, &err);
+    char *s = cs_k8s_yaml_dump(&v, 1, &err);
     if (!s) fail_msg("dump: %s", err.msg);
     return s;
 }
@@ -44,7 +44,7 @@ static void test_scalars_and_quoting(void **state)
     assert_true(strstr(s, "num:") < strstr(s, "ver:"));
     /* and it reads back identically */
     cs_error err = {0};
-    json_t *back = k8s_yaml_load("dump", s, strlen(s), &err);
+    json_t *back = cs_k8s_yaml_load("dump", s, strlen(s), &err);
     assert_non_null(back);
     assert_true(json_equal(v, back));
     json_decref(back);
@@ -57,7 +57,7 @@ static void test_multi_document_stream(void **state)
     json_t *docs[3] = {json_pack("{s:s}", "kind", "Pod"), json_pack("{s:s}", "kind", "Service"),
                        json_pack("{s:[i,s,{}], s:{}}", "list", 1, "two", "empty")};
     cs_error err = {0};
-    char *s = k8s_yaml_dump(docs, 3, &err);
+    char *s = cs_k8s_yaml_dump(docs, 3, &err);
     assert_non_null(s);
     int n = 0;
     for (const char *p = s; (p = strstr(p, "---")); p += 3)
@@ -68,7 +68,7 @@ static void test_multi_document_stream(void **state)
     assert_non_null(strstr(s, "list:\n- 1\n- two\n- {}\n"));
     free(s);
     FILE *f = tmpfile();
-    assert_int_equal(k8s_write_yaml(f, docs, 3, &err), CS_OK);
+    assert_int_equal(cs_k8s_write_yaml(f, docs, 3, &err), CS_OK);
     assert_true(ftell(f) > 0);
     fclose(f);
     for (int i = 0; i < 3; i++)
@@ -82,7 +82,7 @@ static void test_multiline_and_specials(void **state)
     char *s = dump1(v);
     assert_non_null(strstr(s, "props: |\n  a=1\n  b=2\n"));
     cs_error err = {0};
-    json_t *back = k8s_yaml_load("dump", s, strlen(s), &err);
+    json_t *back = cs_k8s_yaml_load("dump", s, strlen(s), &err);
     assert_true(json_equal(v, back));
     json_decref(back);
     json_decref(v);
@@ -157,7 +157,7 @@ static void test_tricky_strings_round_trip(void **state)
     json_object_set_new(obj, "list", arr);
     char *s = dump1(obj);
     cs_error err = {0};
-    json_t *back = k8s_yaml_load("dump", s, strlen(s), &err);
+    json_t *back = cs_k8s_yaml_load("dump", s, strlen(s), &err);
     if (!back) fail_msg("reload: %s\n%s", err.msg, s);
     if (!json_equal(obj, back)) fail_msg("round trip changed the value:\n%s", s);
     json_decref(back);
@@ -170,7 +170,7 @@ static void test_load_typing(void **state)
     const char *y = "a: 1\nb: -2\nc: 1.5e3\nd: true\ne: ~\nf: \"1\"\ng: '08'\nh: 0x1F\n"
                     "i: plain text\nj: !!str 12\nk: [1, x]\nl: {m: n}\nemptyv:\n";
     cs_error err = {0};
-    json_t *v = k8s_yaml_load("t", y, strlen(y), &err);
+    json_t *v = cs_k8s_yaml_load("t", y, strlen(y), &err);
     assert_non_null(v);
     assert_int_equal(json_integer_value(json_object_get(v, "a")), 1);
     assert_int_equal(json_integer_value(json_object_get(v, "b")), -2);
@@ -192,18 +192,18 @@ static void test_load_errors(void **state)
 {
     cs_error err = {0};
     const char *bad = "a: [1, 2\n";
-    assert_null(k8s_yaml_load("tpl.yaml", bad, strlen(bad), &err));
+    assert_null(cs_k8s_yaml_load("tpl.yaml", bad, strlen(bad), &err));
     assert_int_equal(err.code, CS_EINVAL);
     assert_non_null(strstr(err.msg, "tpl.yaml"));
     assert_non_null(strstr(err.msg, "line"));
     const char *alias = "a: &x 1\nb: *x\n";
-    assert_null(k8s_yaml_load("tpl.yaml", alias, strlen(alias), &err));
+    assert_null(cs_k8s_yaml_load("tpl.yaml", alias, strlen(alias), &err));
     assert_non_null(strstr(err.msg, "alias"));
-    json_t *v = k8s_yaml_load("empty", "", 0, &err);
+    json_t *v = cs_k8s_yaml_load("empty", "", 0, &err);
     assert_true(json_is_object(v));
     assert_int_equal(json_object_size(v), 0);
     json_decref(v);
-    assert_null(k8s_yaml_load_file("/nonexistent/x.yaml", &err));
+    assert_null(cs_k8s_yaml_load_file("/nonexistent/x.yaml", &err));
     assert_int_equal(err.code, CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "/nonexistent/x.yaml"));
 }

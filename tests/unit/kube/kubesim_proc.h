@@ -3,7 +3,7 @@
  * The binary is $CSPARK_BUILD_DIR/bin/kubesim or else ../bin/kubesim relative to the test
  * executable (build/tests/). The child gets PR_SET_PDEATHSIG so that it dies with a crashed test;
  * kubesim_stop sends SIGTERM, waits up to 10 s, then SIGKILLs. The kubeconfig kubesim writes is
- * loaded with kube_config_load_env, so tests go through the product's configuration code.
+ * loaded with cs_kube_config_load_env, so tests go through the product's configuration code.
  * Header-only (static functions) because each test file is its own executable.
  */
 #ifndef TEST_KUBESIM_PROC_H
@@ -141,12 +141,12 @@ static kube_client *kubesim_client(const kubesim_proc *k, const cs_conf *conf, c
 {
     kube_config_env env = {.kubeconfig = k->kubeconfig, .sa_dir = "/nonexistent-sa"};
     kube_config kc;
-    if (kube_config_load_env(conf, master, "spark.kubernetes.authenticate.submission", &env, &kc,
-                             err)) {
+    if (cs_kube_config_load_env(conf, master, "spark.kubernetes.authenticate.submission", &env, &kc,
+                                err)) {
         return NULL;
     }
-    kube_client *c = kube_client_new(&kc, conf, "spark.kubernetes.submission", err);
-    kube_config_free(&kc);
+    kube_client *c = cs_kube_client_new(&kc, conf, "spark.kubernetes.submission", err);
+    cs_kube_config_free(&kc);
     return c;
 }
 

@@ -22,7 +22,7 @@ static cs_conf *conf;
 static int group_setup(void **state)
 {
     if (kubesim_start(&ks, "--no-kubelet", (const char *)NULL)) return -1;
-    conf = conf_new();
+    conf = cs_conf_new();
     cs_error err = {0};
     kc = kubesim_client(&ks, conf, NULL, &err);
     if (!kc) fprintf(stderr, "client: %s\n", err.msg);
@@ -31,8 +31,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-    kube_client_free(kc);
-    conf_free(conf);
+    cs_kube_client_free(kc);
+    cs_conf_free(conf);
     kubesim_stop(&ks);
     return 0;
 }
@@ -42,8 +42,8 @@ static void set_faults(const char *json)
     cs_error err = {0};
     json_t *body = json_loads(json, 0, NULL);
     assert_non_null(body);
-    int rc = kube_request(kc, "other", body ? "POST" : "DELETE", "/kubesim/faults", body, NULL,
-                          NULL, &err);
+    int rc = cs_kube_request(kc, "other", body ? "POST" : "DELETE", "/kubesim/faults", body, NULL,
+                             NULL, &err);
     json_decref(body);
     assert_int_equal(rc, 0);
 }
@@ -51,8 +51,8 @@ static void set_faults(const char *json)
 static void clear_faults(void)
 {
     cs_error err = {0};
-    assert_int_equal(kube_request(kc, "other", "DELETE", "/kubesim/faults", NULL, NULL, NULL, &err),
-                     0);
+    assert_int_equal(
+        cs_kube_request(kc, "other", "DELETE", "/kubesim/faults", NULL, NULL, NULL, &err), 0);
 }
 
 static size_t list_len(json_t *list)
@@ -63,11 +63,11 @@ static size_t list_len(json_t *list)
 static void test_crud_round_trip(void **state)
 {
     cs_error err = {0};
-    assert_string_equal(kube_client_namespace(kc), "default");
-    int64_t creates0 = kube_client_requests(kc, "create");
+    assert_string_equal(cs_kube_client_namespace(kc), "default");
+    int64_t creates0 = cs_kube_client_requests(kc, "create");
     json_t *created = NULL;
     json_t *p = ks_pod("crud-a1", "a");
-    assert_int_equal(kube_create(kc, "pods", NULL, p, &created, &err), 0);
+    assert_int_equal(cs_kube_create(kc, "pods", NULL, p, &created, &err), 0);
     json_decref(p);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(created, "metadata"), "name")),
@@ -75,37 +75,37 @@ static void test_crud_round_trip(void **state)
     assert_non_null(json_object_get(json_object_get(created, "metadata"), "uid"));
     json_decref(created);
     p = ks_pod("crud-a2", "a");
-    assert_int_equal(kube_create(kc, "pods", "default", p, NULL, &err), 0);
+    assert_int_equal(cs_kube_create(kc, "pods", "default", p, NULL, &err), 0);
     json_decref(p);
     p = ks_pod("crud-b1", "b");
-    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), 0);
+    assert_int_equal(cs_kube_create(kc, "pods", NULL, p, NULL, &err), 0);
     json_decref(p);
-    assert_int_equal(kube_client_requests(kc, "create") - creates0, 3);
+    assert_int_equal(cs_kube_client_requests(kc, "create") - creates0, 3);
 
     json_t *obj = NULL;
-    assert_int_equal(kube_get(kc, "pods", NULL, "crud-a1", &obj, &err), 0);
+    assert_int_equal(cs_kube_get(kc, "pods", NULL, "crud-a1", &obj, &err), 0);
     assert_string_equal(json_string_value(json_object_get(obj, "kind")), "Pod");
     json_decref(obj);
 
     json_t *list = NULL;
-    assert_int_equal(kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
+    assert_int_equal(cs_kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
     assert_int_equal(list_len(list), 2);
     assert_non_null(
         json_string_value(json_object_get(json_object_get(list, "metadata"), "resourceVersion")));
     json_decref(list);
-    assert_int_equal(kube_list(kc, "pods", NULL, "app in (a,b),app!=a", NULL, &list, &err), 0);
+    assert_int_equal(cs_kube_list(kc, "pods", NULL, "app in (a,b),app!=a", NULL, &list, &err), 0);
     assert_int_equal(list_len(list), 1);
     json_decref(list);
-    assert_int_equal(kube_list(kc, "pods", NULL, NULL, "metadata.name=crud-a2", &list, &err), 0);
+    assert_int_equal(cs_kube_list(kc, "pods", NULL, NULL, "metadata.name=crud-a2", &list, &err), 0);
     assert_int_equal(list_len(list), 1);
     json_decref(list);
-    assert_int_equal(kube_list(kc, "pods", "", "app=a", NULL, &list, &err), 0); /* all ns */
+    assert_int_equal(cs_kube_list(kc, "pods", "", "app=a", NULL, &list, &err), 0); /* all ns */
     assert_int_equal(list_len(list), 2);
     json_decref(list);
 
     json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "phase", "patched");
     json_t *out = NULL;
-    assert_int_equal(kube_patch_merge(kc, "pods", NULL, "crud-a1", patch, &out, &err), 0);
+    assert_int_equal(cs_kube_patch_merge(kc, "pods", NULL, "crud-a1", patch, &out, &err), 0);
     json_decref(patch);
     json_t *labels = json_object_get(json_object_get(out, "metadata"), "labels");
     assert_string_equal(json_string_value(json_object_get(labels, "phase")), "patched");
@@ -115,41 +115,41 @@ static void test_crud_round_trip(void **state)
     /* configmaps and a cluster-scoped resource */
     json_t *cm = json_pack("{s:s, s:s, s:{s:s}, s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
                            "metadata", "name", "crud-cm", "data", "spark.properties", "a=b\n");
-    assert_int_equal(kube_create(kc, "configmaps", NULL, cm, NULL, &err), 0);
+    assert_int_equal(cs_kube_create(kc, "configmaps", NULL, cm, NULL, &err), 0);
     json_decref(cm);
-    assert_int_equal(kube_get(kc, "configmaps", NULL, "crud-cm", &obj, &err), 0);
+    assert_int_equal(cs_kube_get(kc, "configmaps", NULL, "crud-cm", &obj, &err), 0);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(obj, "data"), "spark.properties")),
         "a=b\n");
     json_decref(obj);
-    assert_int_equal(kube_get(kc, "namespaces", NULL, "default", &obj, &err), 0);
+    assert_int_equal(cs_kube_get(kc, "namespaces", NULL, "default", &obj, &err), 0);
     json_decref(obj);
 
     /* delete: the second delete of the same name is not an error */
-    assert_int_equal(kube_delete(kc, "pods", NULL, "crud-b1", 0, &err), 0);
-    assert_int_equal(kube_delete(kc, "pods", NULL, "crud-b1", 0, &err), 0);
-    assert_int_equal(kube_delete(kc, "configmaps", NULL, "crud-cm", -1, &err), 0);
-    assert_int_equal(kube_get(kc, "pods", NULL, "crud-b1", &obj, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "crud-b1", 0, &err), 0);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "crud-b1", 0, &err), 0);
+    assert_int_equal(cs_kube_delete(kc, "configmaps", NULL, "crud-cm", -1, &err), 0);
+    assert_int_equal(cs_kube_get(kc, "pods", NULL, "crud-b1", &obj, &err), CS_ENOTFOUND);
     assert_null(obj);
     assert_non_null(strstr(err.msg, "pods \"crud-b1\" not found"));
     assert_non_null(strstr(err.msg, "get pods \"crud-b1\" in namespace \"default\""));
 
-    assert_int_equal(kube_delete_collection(kc, "pods", NULL, "app=a", 0, &err), 0);
-    assert_int_equal(kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
+    assert_int_equal(cs_kube_delete_collection(kc, "pods", NULL, "app=a", 0, &err), 0);
+    assert_int_equal(cs_kube_list(kc, "pods", NULL, "app=a", NULL, &list, &err), 0);
     assert_int_equal(list_len(list), 0);
     json_decref(list);
-    assert_true(kube_client_requests(kc, "deletecollection") >= 1);
-    assert_true(kube_client_requests(kc, NULL) >=
-                kube_client_requests(kc, "get") + kube_client_requests(kc, "list"));
+    assert_true(cs_kube_client_requests(kc, "deletecollection") >= 1);
+    assert_true(cs_kube_client_requests(kc, NULL) >=
+                cs_kube_client_requests(kc, "get") + cs_kube_client_requests(kc, "list"));
 
     /* a subresource through the same path rules */
     p = ks_pod("crud-sub", "s");
-    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), 0);
+    assert_int_equal(cs_kube_create(kc, "pods", NULL, p, NULL, &err), 0);
     json_decref(p);
-    assert_int_equal(kube_get(kc, "pods/status", NULL, "crud-sub", &obj, &err), 0);
+    assert_int_equal(cs_kube_get(kc, "pods/status", NULL, "crud-sub", &obj, &err), 0);
     json_decref(obj);
-    assert_int_equal(kube_delete(kc, "pods", NULL, "crud-sub", 0, &err), 0);
-    assert_int_equal(kube_get(kc, "widgets", NULL, "x", &obj, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "crud-sub", 0, &err), 0);
+    assert_int_equal(cs_kube_get(kc, "widgets", NULL, "x", &obj, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "unsupported Kubernetes resource 'widgets'"));
 }
 
@@ -157,28 +157,28 @@ static void test_error_messages(void **state)
 {
     cs_error err = {0};
     json_t *p = ks_pod("dup", "d");
-    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), 0);
-    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), CS_EEXIST);
+    assert_int_equal(cs_kube_create(kc, "pods", NULL, p, NULL, &err), 0);
+    assert_int_equal(cs_kube_create(kc, "pods", NULL, p, NULL, &err), CS_EEXIST);
     assert_non_null(strstr(err.msg, "create pods \"dup\" in namespace \"default\": "));
     assert_non_null(strstr(err.msg, "already exists"));
     json_decref(p);
-    assert_int_equal(kube_delete(kc, "pods", NULL, "dup", 0, &err), 0);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "dup", 0, &err), 0);
 
     p = ks_pod("Bad_Name", "d");
-    assert_int_equal(kube_create(kc, "pods", NULL, p, NULL, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_create(kc, "pods", NULL, p, NULL, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "create pods \"Bad_Name\""));
     assert_non_null(strstr(err.msg, "Invalid"));
     assert_null(strchr(err.msg, '\n'));
     json_decref(p);
 
     json_t *obj = NULL;
-    assert_int_equal(kube_get(kc, "pods", "nosuchns", "x", &obj, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_kube_get(kc, "pods", "nosuchns", "x", &obj, &err), CS_ENOTFOUND);
     /* a pod get in a missing namespace may name either; a create must name the namespace */
     p = ks_pod("x", "d");
-    assert_int_equal(kube_create(kc, "pods", "nosuchns", p, NULL, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_kube_create(kc, "pods", "nosuchns", p, NULL, &err), CS_ENOTFOUND);
     assert_string_equal(err.msg, "namespace \"nosuchns\" does not exist");
     json_decref(p);
-    assert_int_equal(kube_get(kc, "namespaces", NULL, "nosuchns", &obj, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_kube_get(kc, "namespaces", NULL, "nosuchns", &obj, &err), CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "namespaces \"nosuchns\" not found"));
 }
 
@@ -196,20 +196,20 @@ static void test_unreachable_server(void **state)
     kube_client *c = kubesim_client(&ks, conf, master, &err);
     assert_non_null(c);
     json_t *obj = NULL;
-    assert_int_equal(kube_get(c, "pods", NULL, "x", &obj, &err), CS_EIO);
+    assert_int_equal(cs_kube_get(c, "pods", NULL, "x", &obj, &err), CS_EIO);
     char want[128];
     snprintf(want, sizeof want,
              "cannot reach the Kubernetes API server at https://127.0.0.1:%d: ", ntohs(a.sin_port));
     assert_non_null(strstr(err.msg, want));
-    assert_int_equal(kube_client_requests(c, "get"), 5); /* connection errors are retried */
-    kube_client_free(c);
+    assert_int_equal(cs_kube_client_requests(c, "get"), 5); /* connection errors are retried */
+    cs_kube_client_free(c);
 }
 
 static void test_retries_under_faults(void **state)
 {
     cs_error err = {0};
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "cspark.kubernetes.client.maxAttempts", "14");
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "cspark.kubernetes.client.maxAttempts", "14");
     kube_client *c = kubesim_client(&ks, c2, NULL, &err);
     assert_non_null(c);
     set_faults("{\"errorRate\":0.3}");
@@ -218,65 +218,65 @@ static void test_retries_under_faults(void **state)
     for (int i = 0; i < 6; i++) {
         snprintf(name, sizeof name, "retry-%d", i);
         json_t *p = ks_pod(name, "retry");
-        int rc = kube_create(c, "pods", NULL, p, NULL, &err);
+        int rc = cs_kube_create(c, "pods", NULL, p, NULL, &err);
         json_decref(p);
         if (rc) fprintf(stderr, "create: %s\n", err.msg);
         assert_int_equal(rc, 0);
         json_t *obj = NULL;
-        assert_int_equal(kube_get(c, "pods", NULL, name, &obj, &err), 0);
+        assert_int_equal(cs_kube_get(c, "pods", NULL, name, &obj, &err), 0);
         json_decref(obj);
         ops += 2;
     }
     for (int i = 0; i < 20; i++) {
         json_t *list = NULL;
-        assert_int_equal(kube_list(c, "pods", NULL, "app=retry", NULL, &list, &err), 0);
+        assert_int_equal(cs_kube_list(c, "pods", NULL, "app=retry", NULL, &list, &err), 0);
         assert_int_equal(list_len(list), 6);
         json_decref(list);
         ops++;
     }
     /* with 30% of all requests failing, 32 operations needed more attempts (p = 1 - 0.7^32) */
-    assert_true(kube_client_requests(c, NULL) > ops);
+    assert_true(cs_kube_client_requests(c, NULL) > ops);
 
     set_faults("{\"errorRate\":0,\"throttleRate\":0.3,\"retryAfterSeconds\":1}");
-    int64_t before = kube_client_requests(c, NULL);
+    int64_t before = cs_kube_client_requests(c, NULL);
     json_t *o429 = NULL;
-    assert_int_equal(kube_get(c, "pods", NULL, "retry-0", &o429, &err), 0);
+    assert_int_equal(cs_kube_get(c, "pods", NULL, "retry-0", &o429, &err), 0);
     json_decref(o429);
-    assert_true(kube_client_requests(c, NULL) - before >= 1);
+    assert_true(cs_kube_client_requests(c, NULL) - before >= 1);
     clear_faults();
-    assert_int_equal(kube_delete_collection(c, "pods", NULL, "app=retry", 0, &err), 0);
-    kube_client_free(c);
+    assert_int_equal(cs_kube_delete_collection(c, "pods", NULL, "app=retry", 0, &err), 0);
+    cs_kube_client_free(c);
 
     /* a permanent 500 ends after maxAttempts with the server's message */
-    cs_conf *c3 = conf_new();
-    conf_set(c3, "cspark.kubernetes.client.maxAttempts", "3");
+    cs_conf *c3 = cs_conf_new();
+    cs_conf_set(c3, "cspark.kubernetes.client.maxAttempts", "3");
     c = kubesim_client(&ks, c3, NULL, &err);
     set_faults("{\"errorRate\":1}");
     json_t *obj = NULL;
-    int rc = kube_get(c, "pods", NULL, "x", &obj, &err);
+    int rc = cs_kube_get(c, "pods", NULL, "x", &obj, &err);
     clear_faults();
     assert_int_equal(rc, CS_EIO);
     assert_non_null(strstr(err.msg, "HTTP 500"));
-    assert_int_equal(kube_client_requests(c, "get"), 3);
-    kube_client_free(c);
+    assert_int_equal(cs_kube_client_requests(c, "get"), 3);
+    cs_kube_client_free(c);
 
     /* 429 with Retry-After: 1 s: the retry waits (at least) that long */
-    conf_set(c3, "cspark.kubernetes.client.maxAttempts", "2");
+    cs_conf_set(c3, "cspark.kubernetes.client.maxAttempts", "2");
     c = kubesim_client(&ks, c3, NULL, &err);
     set_faults("{\"errorRate\":0,\"throttleRate\":1,\"retryAfterSeconds\":1}");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = kube_get(c, "pods", NULL, "x", &obj, &err);
+    rc = cs_kube_get(c, "pods", NULL, "x", &obj, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     clear_faults();
     assert_int_equal(rc, CS_EIO);
     assert_non_null(strstr(err.msg, "HTTP 429"));
-    assert_int_equal(kube_client_requests(c, "get"), 2);
+    assert_int_equal(cs_kube_client_requests(c, "get"), 2);
     long waited_ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
     assert_true(waited_ms >= 950);
-    kube_client_free(c);
-    conf_free(c3);
-    conf_free(c2);
+    cs_kube_client_free(c);
+    cs_conf_free(c3);
+    cs_conf_free(c2);
 }
 
 static void test_tls_wrong_ca(void **state)
@@ -284,24 +284,24 @@ static void test_tls_wrong_ca(void **state)
     const char *bundle = "/etc/ssl/certs/ca-certificates.crt";
     if (access(bundle, R_OK) != 0) skip();
     cs_error err = {0};
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "spark.kubernetes.authenticate.submission.caCertFile", bundle);
-    conf_set(c2, "cspark.kubernetes.client.maxAttempts", "1");
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "spark.kubernetes.authenticate.submission.caCertFile", bundle);
+    cs_conf_set(c2, "cspark.kubernetes.client.maxAttempts", "1");
     kube_client *c = kubesim_client(&ks, c2, NULL, &err);
     assert_non_null(c);
     json_t *obj = NULL;
-    assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), CS_EIO);
+    assert_int_equal(cs_kube_get(c, "namespaces", NULL, "default", &obj, &err), CS_EIO);
     assert_non_null(
         strstr(err.msg, "cannot reach the Kubernetes API server at https://127.0.0.1:"));
     assert_non_null(strstr(err.msg, "spark.kubernetes.trust.certificates"));
-    kube_client_free(c);
+    cs_kube_client_free(c);
 
-    conf_set(c2, "spark.kubernetes.trust.certificates", "true");
+    cs_conf_set(c2, "spark.kubernetes.trust.certificates", "true");
     c = kubesim_client(&ks, c2, NULL, &err);
-    assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
+    assert_int_equal(cs_kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
     json_decref(obj);
-    kube_client_free(c);
-    conf_free(c2);
+    cs_kube_client_free(c);
+    cs_conf_free(c2);
 }
 
 /* ---------------------------------------------------------------- RBAC (own kubesim) */
@@ -321,28 +321,28 @@ static void test_rbac_forbidden_and_unauthorized(void **state)
     unlink(rules);
     assert_int_equal(rc, 0);
     cs_error err = {0};
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "spark.kubernetes.authenticate.submission.oauthToken", "s3cr3t");
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "spark.kubernetes.authenticate.submission.oauthToken", "s3cr3t");
     kube_client *c = kubesim_client(&rk, c2, NULL, &err);
     if (!c) kubesim_stop(&rk);
     assert_non_null(c);
     json_t *list = NULL;
-    rc = kube_list(c, "pods", NULL, NULL, NULL, &list, &err);
+    rc = cs_kube_list(c, "pods", NULL, NULL, NULL, &list, &err);
     json_decref(list);
     json_t *p = ks_pod("denied", "x");
-    int rc2 = kube_create(c, "pods", NULL, p, NULL, &err);
+    int rc2 = cs_kube_create(c, "pods", NULL, p, NULL, &err);
     json_decref(p);
     cs_error err2 = {0};
-    int rc3 = kube_delete_collection(c, "configmaps", "spark", "a=b", -1, &err2);
-    kube_client_free(c);
+    int rc3 = cs_kube_delete_collection(c, "configmaps", "spark", "a=b", -1, &err2);
+    cs_kube_client_free(c);
 
-    conf_set(c2, "spark.kubernetes.authenticate.submission.oauthToken", "wrong-token");
+    cs_conf_set(c2, "spark.kubernetes.authenticate.submission.oauthToken", "wrong-token");
     c = kubesim_client(&rk, c2, NULL, &err);
     cs_error err3 = {0};
     json_t *obj = NULL;
-    int rc4 = kube_get(c, "pods", NULL, "x", &obj, &err3);
-    kube_client_free(c);
-    conf_free(c2);
+    int rc4 = cs_kube_get(c, "pods", NULL, "x", &obj, &err3);
+    cs_kube_client_free(c);
+    cs_conf_free(c2);
     kubesim_stop(&rk);
 
     assert_int_equal(rc, 0);
@@ -371,35 +371,35 @@ static int64_t now_ms(void)
 static void test_rate_limit_and_latency(void **state)
 {
     cs_error err = {0};
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "cspark.kubernetes.client.qps", "20");
-    conf_set(c2, "cspark.kubernetes.client.burst", "1");
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "cspark.kubernetes.client.qps", "20");
+    cs_conf_set(c2, "cspark.kubernetes.client.burst", "1");
     kube_client *c = kubesim_client(&ks, c2, NULL, &err);
     assert_non_null(c);
     int64_t t0 = now_ms();
     for (int i = 0; i < 11; i++) {
         json_t *obj = NULL;
-        assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
+        assert_int_equal(cs_kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
         json_decref(obj);
     }
     assert_true(now_ms() - t0 >= 490);
-    kube_client_free(c);
+    cs_kube_client_free(c);
 
-    conf_set(c2, "cspark.kubernetes.client.qps", "0"); /* no limit */
+    cs_conf_set(c2, "cspark.kubernetes.client.qps", "0"); /* no limit */
     c = kubesim_client(&ks, c2, NULL, &err);
     t0 = now_ms();
     int n = 300;
     for (int i = 0; i < n; i++) {
         json_t *obj = NULL;
-        assert_int_equal(kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
+        assert_int_equal(cs_kube_get(c, "namespaces", NULL, "default", &obj, &err), 0);
         json_decref(obj);
     }
     int64_t dt = now_ms() - t0;
     fprintf(stderr, "kube_client: %d sequential GETs over HTTPS in %lld ms (%.3f ms each)\n", n,
             (long long)dt, (double)dt / n);
-    assert_int_equal(kube_client_requests(c, "get"), n);
-    kube_client_free(c);
-    conf_free(c2);
+    assert_int_equal(cs_kube_client_requests(c, "get"), n);
+    cs_kube_client_free(c);
+    cs_conf_free(c2);
 }
 
 /* kubectl-proxy style plain HTTP master, k8s://http://127.0.0.1:PORT */
@@ -410,28 +410,28 @@ static void test_plain_http_master(void **state)
     kube_config_env env = {.kubeconfig = hk.kubeconfig, .sa_dir = "/nonexistent-sa"};
     kube_config cfg;
     cs_error err = {0};
-    int rc = kube_config_load_env(conf, NULL, NULL, &env, &cfg, &err);
+    int rc = cs_kube_config_load_env(conf, NULL, NULL, &env, &cfg, &err);
     char master[300] = "";
     if (rc == 0) snprintf(master, sizeof master, "k8s://%s", cfg.server);
-    kube_config_free(&cfg);
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "spark.kubernetes.namespace", "kube-system");
+    cs_kube_config_free(&cfg);
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "spark.kubernetes.namespace", "kube-system");
     kube_client *c = NULL;
     json_t *list = NULL;
     int rc2 = -1;
     if (rc == 0 && !strncmp(master, "k8s://http://", 13)) {
         kube_config_env none = {.home = "/nonexistent-home", .sa_dir = "/nonexistent-sa"};
-        if (kube_config_load_env(c2, master, NULL, &none, &cfg, &err) == 0) {
-            c = kube_client_new(&cfg, c2, NULL, &err);
-            kube_config_free(&cfg);
+        if (cs_kube_config_load_env(c2, master, NULL, &none, &cfg, &err) == 0) {
+            c = cs_kube_client_new(&cfg, c2, NULL, &err);
+            cs_kube_config_free(&cfg);
         }
-        if (c) rc2 = kube_list(c, "pods", NULL, NULL, NULL, &list, &err);
+        if (c) rc2 = cs_kube_list(c, "pods", NULL, NULL, NULL, &list, &err);
     }
-    const char *ns = c ? kube_client_namespace(c) : "";
+    const char *ns = c ? cs_kube_client_namespace(c) : "";
     bool ns_ok = !strcmp(ns, "kube-system");
     json_decref(list);
-    kube_client_free(c);
-    conf_free(c2);
+    cs_kube_client_free(c);
+    cs_conf_free(c2);
     kubesim_stop(&hk);
     assert_int_equal(rc, 0);
     assert_int_equal(rc2, 0);
@@ -452,8 +452,8 @@ static void *conc_main(void *p)
         snprintf(name, sizeof name, "conc-%d-%d", a->id, i);
         json_t *pod = ks_pod(name, "conc");
         json_t *obj = NULL;
-        if (kube_create(a->c, "pods", NULL, pod, NULL, &err) ||
-            kube_get(a->c, "pods", NULL, name, &obj, &err)) {
+        if (cs_kube_create(a->c, "pods", NULL, pod, NULL, &err) ||
+            cs_kube_get(a->c, "pods", NULL, name, &obj, &err)) {
             a->failures++;
         }
         json_decref(obj);
@@ -466,10 +466,10 @@ static void *conc_main(void *p)
 static void test_concurrent_use(void **state)
 {
     cs_error err = {0};
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "cspark.kubernetes.client.qps", "0"); /* 400 requests: not the limiter's test */
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "cspark.kubernetes.client.qps", "0"); /* 400 requests: not the limiter's test */
     kube_client *c = kubesim_client(&ks, c2, NULL, &err);
-    conf_free(c2);
+    cs_conf_free(c2);
     assert_non_null(c);
     pthread_t th[8];
     conc_arg args[8];
@@ -481,14 +481,14 @@ static void test_concurrent_use(void **state)
         pthread_join(th[i], NULL);
         assert_int_equal(args[i].failures, 0);
     }
-    assert_int_equal(kube_client_requests(c, "create"), 200);
-    assert_int_equal(kube_client_requests(c, "get"), 200);
+    assert_int_equal(cs_kube_client_requests(c, "create"), 200);
+    assert_int_equal(cs_kube_client_requests(c, "get"), 200);
     json_t *list = NULL;
-    assert_int_equal(kube_list(c, "pods", NULL, "app=conc", NULL, &list, &err), 0);
+    assert_int_equal(cs_kube_list(c, "pods", NULL, "app=conc", NULL, &list, &err), 0);
     assert_int_equal(list_len(list), 200);
     json_decref(list);
-    assert_int_equal(kube_delete_collection(c, "pods", NULL, "app=conc", 0, &err), 0);
-    kube_client_free(c);
+    assert_int_equal(cs_kube_delete_collection(c, "pods", NULL, "app=conc", 0, &err), 0);
+    cs_kube_client_free(c);
 }
 
 /* Sum of apiserver_request_total{verb="<verb>",...} in kubesim's /metrics text. */
@@ -496,7 +496,7 @@ static long server_count(kube_client *c, const char *verb)
 {
     json_t *text = NULL;
     cs_error err = {0};
-    if (kube_request(c, "other", "GET", "/metrics", NULL, NULL, &text, &err)) return -1;
+    if (cs_kube_request(c, "other", "GET", "/metrics", NULL, NULL, &text, &err)) return -1;
     const char *t = json_string_value(text);
     char pat[64];
     snprintf(pat, sizeof pat, "apiserver_request_total{verb=\"%s\",", verb);
@@ -516,39 +516,40 @@ static void test_counts_match_server(void **state)
     kubesim_proc mk;
     assert_int_equal(kubesim_start(&mk, "--no-kubelet", (const char *)NULL), 0);
     cs_error err = {0};
-    cs_conf *c2 = conf_new();
-    conf_set(c2, "cspark.kubernetes.client.maxAttempts", "20");
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "cspark.kubernetes.client.maxAttempts", "20");
     kube_client *c = kubesim_client(&mk, c2, NULL, &err);
     bool ok = c != NULL;
     char name[32];
     if (ok) {
         json_t *body = json_pack("{s:f}", "errorRate", 0.2);
-        ok = kube_request(c, "other", "POST", "/kubesim/faults", body, NULL, NULL, &err) == 0;
+        ok = cs_kube_request(c, "other", "POST", "/kubesim/faults", body, NULL, NULL, &err) == 0;
         json_decref(body);
     }
     for (int i = 0; ok && i < 10; i++) {
         snprintf(name, sizeof name, "m-%d", i);
         json_t *pod = ks_pod(name, "m"), *obj = NULL, *list = NULL;
         json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "x", "y");
-        ok = kube_create(c, "pods", NULL, pod, NULL, &err) == 0 &&
-             kube_get(c, "pods", NULL, name, &obj, &err) == 0 &&
-             kube_list(c, "pods", NULL, "app=m", NULL, &list, &err) == 0 &&
-             kube_patch_merge(c, "pods", NULL, name, patch, NULL, &err) == 0 &&
-             kube_delete(c, "pods", NULL, name, 0, &err) == 0;
+        ok = cs_kube_create(c, "pods", NULL, pod, NULL, &err) == 0 &&
+             cs_kube_get(c, "pods", NULL, name, &obj, &err) == 0 &&
+             cs_kube_list(c, "pods", NULL, "app=m", NULL, &list, &err) == 0 &&
+             cs_kube_patch_merge(c, "pods", NULL, name, patch, NULL, &err) == 0 &&
+             cs_kube_delete(c, "pods", NULL, name, 0, &err) == 0;
         json_decref(pod);
         json_decref(obj);
         json_decref(list);
         json_decref(patch);
     }
-    if (ok) ok = kube_request(c, "other", "DELETE", "/kubesim/faults", NULL, NULL, NULL, &err) == 0;
+    if (ok)
+        ok = cs_kube_request(c, "other", "DELETE", "/kubesim/faults", NULL, NULL, NULL, &err) == 0;
     static const char *const verbs[] = {"create", "get", "list", "patch", "delete"};
     long client_n[5] = {0}, server_n[5] = {0};
     for (int v = 0; ok && v < 5; v++) {
-        client_n[v] = (long)kube_client_requests(c, verbs[v]);
+        client_n[v] = (long)cs_kube_client_requests(c, verbs[v]);
         server_n[v] = server_count(c, verbs[v]);
     }
-    kube_client_free(c);
-    conf_free(c2);
+    cs_kube_client_free(c);
+    cs_conf_free(c2);
     kubesim_stop(&mk);
     if (!ok) fprintf(stderr, "%s\n", err.msg);
     assert_true(ok);

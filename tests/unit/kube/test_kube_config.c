@@ -1,4 +1,4 @@
-/* test_kube_config.c — kube_config_load_env without a server: kubeconfig merging, context
+/* test_kube_config.c — cs_kube_config_load_env without a server: kubeconfig merging, context
  * selection, token files, *-data fields, in-cluster service account, Spark key overrides,
  * namespace precedence, master URL forms and the error messages. */
 #include <setjmp.h>
@@ -101,11 +101,11 @@ static void test_merge_first_wins(void **state)
     snprintf(list, sizeof list, "%s:%s:%s", tpath("missing.yaml"), tpath("a.yaml"),
              tpath("b.yaml"));
     kube_config_env env = {.kubeconfig = list, .sa_dir = tpath("nosa")};
-    cs_conf *conf = conf_new();
+    cs_conf *conf = cs_conf_new();
     kube_config kc;
     cs_error err = {0};
-    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
-                                          &env, &kc, &err),
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                             &env, &kc, &err),
                      0);
     assert_string_equal(kc.server, "https://10.1.1.1:6443"); /* cluster 'ca' from a.yaml */
     assert_string_equal(kc.context, "a");                    /* current-context of a.yaml */
@@ -123,10 +123,10 @@ static void test_merge_first_wins(void **state)
     assert_int_equal(stat(kc.ca_file, &st), 0);
     assert_int_equal(st.st_mode & 077, 0); /* private */
     char *ca = strdup(kc.ca_file);
-    kube_config_free(&kc);
+    cs_kube_config_free(&kc);
     assert_int_not_equal(access(ca, F_OK), 0); /* removed on free */
     free(ca);
-    conf_free(conf);
+    cs_conf_free(conf);
 }
 
 static void test_context_selection_and_token_file(void **state)
@@ -138,12 +138,12 @@ static void test_context_selection_and_token_file(void **state)
     char list[1100];
     snprintf(list, sizeof list, "%s:%s", tpath("a.yaml"), tpath("b.yaml"));
     kube_config_env env = {.kubeconfig = list, .sa_dir = tpath("nosa")};
-    cs_conf *conf = conf_new();
-    conf_set(conf, "spark.kubernetes.context", "b");
+    cs_conf *conf = cs_conf_new();
+    cs_conf_set(conf, "spark.kubernetes.context", "b");
     kube_config kc;
     cs_error err = {0};
-    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
-                                          &env, &kc, &err),
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                             &env, &kc, &err),
                      0);
     assert_string_equal(kc.server, "https://10.2.2.2:443");
     assert_string_equal(kc.namespace_, "default");
@@ -152,20 +152,20 @@ static void test_context_selection_and_token_file(void **state)
     assert_string_equal(kc.ca_file, tpath("certs/ca.pem"));
     assert_true(kc.insecure);
     assert_non_null(strstr(kc.auth_source, "tok/b.token"));
-    kube_config_free(&kc);
+    cs_kube_config_free(&kc);
 
     /* unknown context */
-    conf_set(conf, "spark.kubernetes.context", "prod");
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    cs_conf_set(conf, "spark.kubernetes.context", "prod");
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "context 'prod' not found"));
     assert_non_null(strstr(err.msg, "a.yaml"));
     assert_null(kc.server);
 
     /* context naming a missing cluster */
-    conf_set(conf, "spark.kubernetes.context", "broken");
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    cs_conf_set(conf, "spark.kubernetes.context", "broken");
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "cluster 'nowhere'"));
-    conf_free(conf);
+    cs_conf_free(conf);
 }
 
 static void test_master_overrides_and_keys(void **state)
@@ -174,47 +174,50 @@ static void test_master_overrides_and_keys(void **state)
     write_file("ca.pem", "x");
     write_file("sub.token", "sub-token\n");
     kube_config_env env = {.kubeconfig = tpath("a.yaml"), .sa_dir = tpath("nosa")};
-    cs_conf *conf = conf_new();
-    conf_set(conf, "spark.kubernetes.namespace", "spark");
-    conf_set(conf, "spark.kubernetes.authenticate.submission.oauthTokenFile", tpath("sub.token"));
-    conf_set(conf, "spark.kubernetes.authenticate.submission.caCertFile", tpath("ca.pem"));
-    conf_set(conf, "spark.kubernetes.authenticate.driver.oauthToken", "not-mine");
-    conf_set(conf, "spark.kubernetes.trust.certificates", "true");
+    cs_conf *conf = cs_conf_new();
+    cs_conf_set(conf, "spark.kubernetes.namespace", "spark");
+    cs_conf_set(conf, "spark.kubernetes.authenticate.submission.oauthTokenFile",
+                tpath("sub.token"));
+    cs_conf_set(conf, "spark.kubernetes.authenticate.submission.caCertFile", tpath("ca.pem"));
+    cs_conf_set(conf, "spark.kubernetes.authenticate.driver.oauthToken", "not-mine");
+    cs_conf_set(conf, "spark.kubernetes.trust.certificates", "true");
     kube_config kc;
     cs_error err = {0};
-    assert_int_equal(kube_config_load_env(conf, "k8s://api.example:6443",
-                                          "spark.kubernetes.authenticate.submission", &env, &kc,
-                                          &err),
+    assert_int_equal(cs_kube_config_load_env(conf, "k8s://api.example:6443",
+                                             "spark.kubernetes.authenticate.submission", &env, &kc,
+                                             &err),
                      0);
     assert_string_equal(kc.server, "https://api.example:6443");
     assert_string_equal(kc.namespace_, "spark");
     assert_string_equal(kc.token, "sub-token");
     assert_string_equal(kc.ca_file, tpath("ca.pem"));
     assert_true(kc.insecure);
-    kube_config_free(&kc);
+    cs_kube_config_free(&kc);
 
-    assert_int_equal(kube_config_load_env(conf, "k8s://http://127.0.0.1:8001",
-                                          "spark.kubernetes.authenticate.driver", &env, &kc, &err),
+    assert_int_equal(cs_kube_config_load_env(conf, "k8s://http://127.0.0.1:8001",
+                                             "spark.kubernetes.authenticate.driver", &env, &kc,
+                                             &err),
                      0);
     assert_string_equal(kc.server, "http://127.0.0.1:8001");
     assert_string_equal(kc.token, "not-mine");
     assert_string_equal(kc.auth_source, "spark.kubernetes.authenticate.driver.oauthToken");
-    kube_config_free(&kc);
+    cs_kube_config_free(&kc);
 
-    conf_set(conf, "spark.kubernetes.authenticate.submission.oauthToken", "t");
-    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
-                                          &env, &kc, &err),
+    cs_conf_set(conf, "spark.kubernetes.authenticate.submission.oauthToken", "t");
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                             &env, &kc, &err),
                      CS_EINVAL);
     assert_non_null(strstr(err.msg, "cannot both be set"));
-    conf_unset(conf, "spark.kubernetes.authenticate.submission.oauthToken");
+    cs_conf_unset(conf, "spark.kubernetes.authenticate.submission.oauthToken");
 
-    conf_set(conf, "spark.kubernetes.authenticate.submission.clientCertFile", "/nonexistent/c.pem");
-    assert_int_equal(kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
-                                          &env, &kc, &err),
+    cs_conf_set(conf, "spark.kubernetes.authenticate.submission.clientCertFile",
+                "/nonexistent/c.pem");
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.submission",
+                                             &env, &kc, &err),
                      CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.kubernetes.authenticate.submission.clientCertFile"));
     assert_non_null(strstr(err.msg, "/nonexistent/c.pem"));
-    conf_free(conf);
+    cs_conf_free(conf);
 }
 
 static void test_in_cluster(void **state)
@@ -227,51 +230,54 @@ static void test_in_cluster(void **state)
                            .service_host = "10.96.0.1",
                            .service_port = "443",
                            .sa_dir = tpath("sa")};
-    cs_conf *conf = conf_new();
+    cs_conf *conf = cs_conf_new();
     kube_config kc;
     cs_error err = {0};
-    assert_int_equal(
-        kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.driver", &env, &kc, &err),
-        0);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, "spark.kubernetes.authenticate.driver",
+                                             &env, &kc, &err),
+                     0);
     assert_string_equal(kc.server, "https://10.96.0.1:443");
     assert_string_equal(kc.token, "sa-token");
     assert_string_equal(kc.ca_file, tpath("sa/ca.crt"));
     assert_string_equal(kc.namespace_, "spark-jobs");
     assert_non_null(strstr(kc.auth_source, "service account token"));
-    kube_config_free(&kc);
+    cs_kube_config_free(&kc);
 
     /* the driver's master URL form (no k8s:// prefix) */
-    assert_int_equal(kube_config_load_env(conf, "https://kubernetes.default.svc",
-                                          "spark.kubernetes.authenticate.driver", &env, &kc, &err),
+    assert_int_equal(cs_kube_config_load_env(conf, "https://kubernetes.default.svc",
+                                             "spark.kubernetes.authenticate.driver", &env, &kc,
+                                             &err),
                      0);
     assert_string_equal(kc.server, "https://kubernetes.default.svc");
-    kube_config_free(&kc);
+    cs_kube_config_free(&kc);
 
     /* IPv6 service host */
     env.service_host = "fd00::1";
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), 0);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), 0);
     assert_string_equal(kc.server, "https://[fd00::1]:443");
-    kube_config_free(&kc);
-    conf_free(conf);
+    cs_kube_config_free(&kc);
+    cs_conf_free(conf);
 }
 
 static void test_no_server_and_bad_yaml(void **state)
 {
     kube_config_env env = {.home = tpath("nohome"), .sa_dir = tpath("nosa")};
-    cs_conf *conf = conf_new();
+    cs_conf *conf = cs_conf_new();
     kube_config kc;
     cs_error err = {0};
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
     assert_string_equal(err.msg, "no Kubernetes API server: give --master k8s://https://host:port "
                                  "or set KUBECONFIG");
 
-    assert_int_equal(kube_config_load_env(conf, "k8s://nohost", NULL, &env, &kc, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_config_load_env(conf, "k8s://nohost", NULL, &env, &kc, &err),
+                     CS_EINVAL);
     assert_non_null(strstr(err.msg, "k8s://nohost"));
-    assert_int_equal(kube_config_load_env(conf, "spark://x:1", NULL, &env, &kc, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_config_load_env(conf, "spark://x:1", NULL, &env, &kc, &err),
+                     CS_EINVAL);
 
     write_file("bad.yaml", "clusters:\n  - name: x\n   bad: [\n");
     env.kubeconfig = tpath("bad.yaml");
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "bad.yaml"));
     assert_non_null(strstr(err.msg, "line"));
 
@@ -280,7 +286,7 @@ static void test_no_server_and_bad_yaml(void **state)
                             "certificate-authority-data: '!!!notbase64'}}]\n"
                             "contexts: [{name: c, context: {cluster: k}}]\n");
     env.kubeconfig = tpath("data.yaml");
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "certificate-authority-data is not valid base64"));
 
     /* home kubeconfig */
@@ -288,11 +294,11 @@ static void test_no_server_and_bad_yaml(void **state)
     mkdir(tpath("home/.kube"), 0700);
     write_file("home/.kube/config", KC_A);
     kube_config_env env2 = {.home = tpath("home"), .sa_dir = tpath("nosa")};
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env2, &kc, &err), 0);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env2, &kc, &err), 0);
     assert_string_equal(kc.server, "https://10.1.1.1:6443");
-    kube_config_free(&kc);
-    kube_config_free(&kc); /* idempotent */
-    conf_free(conf);
+    cs_kube_config_free(&kc);
+    cs_kube_config_free(&kc); /* idempotent */
+    cs_conf_free(conf);
 }
 
 static void test_client_cert_data(void **state)
@@ -305,10 +311,10 @@ static void test_client_cert_data(void **state)
                             "    client-certificate-data: Q0VSVAo=\n"
                             "    client-key-data: |\n      S0VZ\n      Cg==\n");
     kube_config_env env = {.kubeconfig = tpath("cert.yaml"), .sa_dir = tpath("nosa")};
-    cs_conf *conf = conf_new();
+    cs_conf *conf = cs_conf_new();
     kube_config kc;
     cs_error err = {0};
-    assert_int_equal(kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), 0);
+    assert_int_equal(cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err), 0);
     assert_string_equal(kc.namespace_, "n1");
     assert_null(kc.token);
     char buf[32] = {0};
@@ -323,8 +329,8 @@ static void test_client_cert_data(void **state)
     fclose(f);
     assert_string_equal(buf, "KEY\n");
     assert_non_null(strstr(kc.auth_source, "client certificate"));
-    kube_config_free(&kc);
-    conf_free(conf);
+    cs_kube_config_free(&kc);
+    cs_conf_free(conf);
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* test_kube_watch.c — kube_watch against a real kubesim: ADDED/MODIFIED/DELETED for pods created
  * after start; with every watch dropped after 200 ms and a forced expiry of all resource versions,
  * every created pod is still seen, RELIST is delivered after the expiry, and the watcher's view
- * ends equal to the server's list; kube_watch_stop returns promptly. Bounded waits only. */
+ * ends equal to the server's list; cs_kube_watch_stop returns promptly. Bounded waits only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,7 +98,7 @@ static bool wait_until(recorder *r, cond_fn cond, void *arg)
 static int group_setup(void **state)
 {
     if (kubesim_start(&ks, "--no-kubelet", "--bookmark-ms", "200", (const char *)NULL)) return -1;
-    conf = conf_new();
+    conf = cs_conf_new();
     cs_error err = {0};
     kc = kubesim_client(&ks, conf, NULL, &err);
     return kc ? 0 : -1;
@@ -106,8 +106,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-    kube_client_free(kc);
-    conf_free(conf);
+    cs_kube_client_free(kc);
+    cs_conf_free(conf);
     kubesim_stop(&ks);
     return 0;
 }
@@ -117,8 +117,8 @@ static void faults(const char *json)
     cs_error err = {0};
     json_t *body = json_loads(json, 0, NULL);
     assert_non_null(body);
-    assert_int_equal(kube_request(kc, "other", "POST", "/kubesim/faults", body, NULL, NULL, &err),
-                     0);
+    assert_int_equal(
+        cs_kube_request(kc, "other", "POST", "/kubesim/faults", body, NULL, NULL, &err), 0);
     json_decref(body);
 }
 
@@ -126,7 +126,7 @@ static void create_pod(const char *name, const char *app)
 {
     cs_error err = {0};
     json_t *p = ks_pod(name, app);
-    int rc = kube_create(kc, "pods", NULL, p, NULL, &err);
+    int rc = cs_kube_create(kc, "pods", NULL, p, NULL, &err);
     json_decref(p);
     if (rc) fprintf(stderr, "create %s: %s\n", name, err.msg);
     assert_int_equal(rc, 0);
@@ -151,7 +151,7 @@ static void test_watch_events(void **state)
     recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
     cs_error err = {0};
     create_pod("w1-old", "w1");
-    kube_watch *w = kube_watch_start(kc, "pods", NULL, "app=w1", on_event, &r, &err);
+    kube_watch *w = cs_kube_watch_start(kc, "pods", NULL, "app=w1", on_event, &r, &err);
     assert_non_null(w);
     pthread_mutex_lock(&r.mu);
     assert_int_equal(r.relists, 1); /* delivered before start returned */
@@ -162,13 +162,13 @@ static void test_watch_events(void **state)
     create_pod("w1-b", "w1");
     create_pod("other-x", "other"); /* not selected */
     json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "step", "two");
-    assert_int_equal(kube_patch_merge(kc, "pods", NULL, "w1-a", patch, NULL, &err), 0);
+    assert_int_equal(cs_kube_patch_merge(kc, "pods", NULL, "w1-a", patch, NULL, &err), 0);
     json_decref(patch);
-    assert_int_equal(kube_delete(kc, "pods", NULL, "w1-b", 0, &err), 0);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "w1-b", 0, &err), 0);
     assert_true(wait_until(&r, basic_done, NULL));
 
     int64_t t0 = mono_ms();
-    kube_watch_stop(w);
+    cs_kube_watch_stop(w);
     int64_t stop_ms = mono_ms() - t0;
     assert_true(stop_ms < 5000); /* a hang detector, not a latency figure */
     pthread_mutex_lock(&r.mu);
@@ -177,8 +177,8 @@ static void test_watch_events(void **state)
         if (!strcmp(r.names[i], "other-x")) saw_other = true;
     pthread_mutex_unlock(&r.mu);
     assert_false(saw_other);
-    assert_true(kube_client_requests(kc, "watch") >= 1);
-    assert_int_equal(kube_delete_collection(kc, "pods", NULL, NULL, 0, &err), 0);
+    assert_true(cs_kube_client_requests(kc, "watch") >= 1);
+    assert_int_equal(cs_kube_delete_collection(kc, "pods", NULL, NULL, 0, &err), 0);
 }
 
 typedef struct expect {
@@ -224,7 +224,7 @@ static void test_watch_survives_drops_and_expiry(void **state)
 {
     recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
     cs_error err = {0};
-    kube_watch *w = kube_watch_start(kc, "pods", NULL, "app=w2", on_event, &r, &err);
+    kube_watch *w = cs_kube_watch_start(kc, "pods", NULL, "app=w2", on_event, &r, &err);
     assert_non_null(w);
     faults("{\"dropWatchAfterMs\":200}");
     char name[32];
@@ -234,7 +234,7 @@ static void test_watch_survives_drops_and_expiry(void **state)
         if (i % 4 == 3) ks_sleep_ms(30);
         if (i % 10 == 9) { /* deletions while connections drop */
             snprintf(name, sizeof name, "w2-%d", i - 5);
-            assert_int_equal(kube_delete(kc, "pods", NULL, name, 0, &err), 0);
+            assert_int_equal(cs_kube_delete(kc, "pods", NULL, name, 0, &err), 0);
         }
     }
     expect e1 = {0, 40};
@@ -249,7 +249,7 @@ static void test_watch_survives_drops_and_expiry(void **state)
         snprintf(name, sizeof name, "w2-cm-%d", k);
         json_t *cm = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
                                "metadata", "name", name);
-        assert_int_equal(kube_create(kc, "configmaps", NULL, cm, NULL, &err), 0);
+        assert_int_equal(cs_kube_create(kc, "configmaps", NULL, cm, NULL, &err), 0);
         json_decref(cm);
         faults("{\"expireVersions\":true}");
         for (int i = 0; i < 100 && !relisted; i++) { /* 2 s */
@@ -270,24 +270,24 @@ static void test_watch_survives_drops_and_expiry(void **state)
 
     faults("{\"dropWatchAfterMs\":0}");
     json_t *list = NULL;
-    assert_int_equal(kube_list(kc, "pods", NULL, "app=w2", NULL, &list, &err), 0);
+    assert_int_equal(cs_kube_list(kc, "pods", NULL, "app=w2", NULL, &list, &err), 0);
     assert_int_equal(json_array_size(json_object_get(list, "items")), 56);
     bool match = wait_until(&r, view_matches, list);
     json_decref(list);
     assert_true(match);
-    assert_true(kube_watch_connects(w) >= 3);
-    assert_true(kube_watch_relists(w) >= 2);
-    kube_watch_stop(w);
-    assert_int_equal(kube_delete_collection(kc, "pods", NULL, "app=w2", 0, &err), 0);
+    assert_true(cs_kube_watch_connects(w) >= 3);
+    assert_true(cs_kube_watch_relists(w) >= 2);
+    cs_kube_watch_stop(w);
+    assert_int_equal(cs_kube_delete_collection(kc, "pods", NULL, "app=w2", 0, &err), 0);
 }
 
 static void test_watch_start_errors(void **state)
 {
     recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
     cs_error err = {0};
-    assert_null(kube_watch_start(kc, "widgets", NULL, NULL, on_event, &r, &err));
+    assert_null(cs_kube_watch_start(kc, "widgets", NULL, NULL, on_event, &r, &err));
     assert_non_null(strstr(err.msg, "unsupported Kubernetes resource 'widgets'"));
-    assert_null(kube_watch_start(kc, "pods", NULL, "a in (", on_event, &r, &err));
+    assert_null(cs_kube_watch_start(kc, "pods", NULL, "a in (", on_event, &r, &err));
     assert_int_equal(err.code, CS_EINVAL); /* 400 from the server: bad selector */
 }
 
@@ -303,14 +303,14 @@ static void test_watch_field_selector(void **state)
     recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
     cs_error err = {0};
     kube_watch *w =
-        kube_watch_start_sel(kc, "pods", NULL, NULL, "metadata.name=w3-b", on_event, &r, &err);
+        cs_kube_watch_start_sel(kc, "pods", NULL, NULL, "metadata.name=w3-b", on_event, &r, &err);
     assert_non_null(w);
     create_pod("w3-a", "w3");
     create_pod("w3-b", "w3");
-    assert_int_equal(kube_delete(kc, "pods", NULL, "w3-a", 0, &err), 0);
-    assert_int_equal(kube_delete(kc, "pods", NULL, "w3-b", 0, &err), 0);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "w3-a", 0, &err), 0);
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "w3-b", 0, &err), 0);
     assert_true(wait_until(&r, one_pod_done, NULL));
-    kube_watch_stop(w);
+    cs_kube_watch_stop(w);
     assert_int_equal(r.n, 1); /* w3-a never appeared */
     assert_int_equal(r.added, 1);
 }

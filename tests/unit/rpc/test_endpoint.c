@@ -2,7 +2,7 @@
  * test_endpoint.c — rpc endpoints over loopback: request/reply with and without authentication,
  * per-connection ordering of thousands of messages sent from two threads, refusal (and logging)
  * of a wrong or missing secret without the secret ever reaching the log, malformed frames that
- * close only their own connection, rpc_call timeouts and peer-closed errors, refused connects.
+ * close only their own connection, cs_rpc_call timeouts and peer-closed errors, refused connects.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,7 +47,7 @@ static void srv_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         Cspark__Envelope r = CSPARK__ENVELOPE__INIT;
         r.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
         r.heartbeat = &hb;
-        assert_int_equal(rpc_reply(c, m->request_id, &r), 0);
+        assert_int_equal(cs_rpc_reply(c, m->request_id, &r), 0);
         break;
     }
     case CSPARK__ENVELOPE__BODY_STATUS_UPDATE: { /* ordered stream: executor_id "0"/"1" */
@@ -59,7 +59,7 @@ static void srv_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         break;
     }
     case CSPARK__ENVELOPE__BODY_STOP_EXECUTOR:
-        rpc_conn_close(c);
+        cs_rpc_conn_close(c);
         break;
     default: /* KillTask etc.: no reply */
         break;
@@ -84,9 +84,9 @@ static rpc_endpoint *start_server(const char *secret, int *port)
     rpc_options o = {.name = "test-server", .app_id = "app-1", .secret = secret};
     rpc_handlers h = {srv_message, srv_close, srv_accept, &g_srv};
     cs_error err = {0};
-    rpc_endpoint *e = rpc_endpoint_new(&o, &h, &err);
+    rpc_endpoint *e = cs_rpc_endpoint_new(&o, &h, &err);
     assert_non_null(e);
-    assert_int_equal(rpc_listen(e, "127.0.0.1", 0, port, &err), 0);
+    assert_int_equal(cs_rpc_listen(e, "127.0.0.1", 0, port, &err), 0);
     assert_true(*port > 0);
     return e;
 }
@@ -95,7 +95,7 @@ static rpc_endpoint *client(const char *secret)
 {
     rpc_options o = {.name = "test-client", .app_id = "app-1", .secret = secret};
     cs_error err = {0};
-    rpc_endpoint *e = rpc_endpoint_new(&o, NULL, &err);
+    rpc_endpoint *e = cs_rpc_endpoint_new(&o, NULL, &err);
     assert_non_null(e);
     return e;
 }
@@ -108,7 +108,7 @@ static int echo(rpc_conn *c, const char *text, cs_error *err)
     req.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
     req.heartbeat = &hb;
     Cspark__Envelope *rep = NULL;
-    int rc = rpc_call(c, &req, &rep, 5000, err);
+    int rc = cs_rpc_call(c, &req, &rep, 5000, err);
     if (rc < 0) return rc;
     assert_int_equal(rep->body_case, CSPARK__ENVELOPE__BODY_HEARTBEAT);
     assert_string_equal(rep->heartbeat->executor_id, text);
@@ -123,11 +123,11 @@ static void echo_roundtrip(const char *secret)
     rpc_endpoint *s = start_server(secret, &port);
     rpc_endpoint *ce = client(secret);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     char peer[64];
     snprintf(peer, sizeof peer, "127.0.0.1:%d", port);
-    assert_string_equal(rpc_conn_peer(c), peer);
+    assert_string_equal(cs_rpc_conn_peer(c), peer);
     for (int i = 0; i < 100; i++) {
         char t[32];
         snprintf(t, sizeof t, "hello-%d", i);
@@ -139,9 +139,9 @@ static void echo_roundtrip(const char *secret)
     big[299999] = 0;
     assert_int_equal(echo(c, big, &err), 0);
     free(big);
-    rpc_conn_unref(c);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
     assert_int_equal(atomic_load(&g_srv.accepted), 1);
     assert_int_equal(atomic_load(&g_srv.closed), 1);
 }
@@ -173,7 +173,7 @@ static void *send_thread(void *arg)
         Cspark__Envelope m = CSPARK__ENVELOPE__INIT;
         m.body_case = CSPARK__ENVELOPE__BODY_STATUS_UPDATE;
         m.status_update = &su;
-        if (rpc_send(sd->c, &m) < 0) abort();
+        if (cs_rpc_send(sd->c, &m) < 0) abort();
     }
     return NULL;
 }
@@ -184,7 +184,7 @@ static void test_two_threads_in_order(void **state)
     rpc_endpoint *s = start_server(SECRET, &port);
     rpc_endpoint *ce = client(SECRET);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     pthread_t th[2];
     sender sd[2] = {{c, 0}, {c, 1}};
@@ -196,9 +196,9 @@ static void test_two_threads_in_order(void **state)
     assert_int_equal(atomic_load(&g_srv.order_errors), 0);
     assert_int_equal(g_srv.next_seq[0], NMSG);
     assert_int_equal(g_srv.next_seq[1], NMSG);
-    rpc_conn_unref(c);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
 }
 
 /* Runs fn with stderr redirected to a file; returns what was written (malloc'd). */
@@ -228,7 +228,7 @@ static void wrong_secret_run(void *arg)
     rpc_endpoint *s = start_server(SECRET, &port);
     rpc_endpoint *ce = client((const char *)arg);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     if (arg) {
         /* wrong secret: the handshake fails at connect */
         assert_null(c);
@@ -243,17 +243,17 @@ static void wrong_secret_run(void *arg)
         int rc = echo(c, "sneaky", &err);
         assert_int_equal(rc, CS_EIO);
         assert_non_null(strstr(err.msg, "authentication failed"));
-        rpc_conn_unref(c);
+        cs_rpc_conn_unref(c);
     }
     /* the server still serves authenticated peers */
     rpc_endpoint *good = client(SECRET);
-    c = rpc_connect(good, "127.0.0.1", port, 5000, &err);
+    c = cs_rpc_connect(good, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     assert_int_equal(echo(c, "fine", &err), 0);
-    rpc_conn_unref(c);
-    rpc_endpoint_free(good);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(good);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
     assert_int_equal(atomic_load(&g_srv.accepted), 1); /* only the good peer */
 }
 
@@ -280,12 +280,12 @@ static void test_auth_client_vs_plain_server(void **state)
     rpc_endpoint *s = start_server(NULL, &port);
     rpc_endpoint *ce = client(SECRET);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_null(c);
     assert_int_equal(err.code, CS_EAUTH);
     assert_non_null(strstr(err.msg, "not enabled"));
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
 }
 
 static int raw_connect(int port)
@@ -316,7 +316,7 @@ static void test_bad_frames_close_only_that_connection(void **state)
     rpc_endpoint *s = start_server(NULL, &port);
     rpc_endpoint *ce = client(NULL);
     cs_error err = {0};
-    rpc_conn *good = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *good = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(good);
     assert_int_equal(echo(good, "before", &err), 0);
     uint8_t oversize[8] = {0x7f, 0xff, 0xff, 0xff, 1, 2, 3, 4};
@@ -329,9 +329,9 @@ static void test_bad_frames_close_only_that_connection(void **state)
     uint8_t unknown[6] = {0, 0, 0, 2, (15 << 3) | 0, 1}; /* field 15 = 1 */
     expect_dropped(port, unknown, sizeof unknown);
     assert_int_equal(echo(good, "after", &err), 0);
-    rpc_conn_unref(good);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_conn_unref(good);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
 }
 
 static void test_oversized_send_refused(void **state)
@@ -340,17 +340,17 @@ static void test_oversized_send_refused(void **state)
     rpc_endpoint *s = start_server(NULL, &port);
     rpc_options o = {.name = "small", .max_frame = 1024};
     cs_error err = {0};
-    rpc_endpoint *ce = rpc_endpoint_new(&o, NULL, &err);
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_endpoint *ce = cs_rpc_endpoint_new(&o, NULL, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     char big[2048];
     memset(big, 'y', sizeof big - 1);
     big[sizeof big - 1] = 0;
     assert_int_equal(echo(c, big, &err), CS_EINVAL);
     assert_int_equal(echo(c, "small", &err), 0);
-    rpc_conn_unref(c);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
 }
 
 static void test_call_timeout_and_peer_closed(void **state)
@@ -359,52 +359,52 @@ static void test_call_timeout_and_peer_closed(void **state)
     rpc_endpoint *s = start_server(SECRET, &port);
     rpc_endpoint *ce = client(SECRET);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     Cspark__KillTask kt = CSPARK__KILL_TASK__INIT;
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT;
     req.body_case = CSPARK__ENVELOPE__BODY_KILL_TASK;
     req.kill_task = &kt;
     Cspark__Envelope *rep = NULL;
-    assert_int_equal(rpc_call(c, &req, &rep, 100, &err), CS_ETIMEOUT);
+    assert_int_equal(cs_rpc_call(c, &req, &rep, 100, &err), CS_ETIMEOUT);
     assert_null(rep);
     assert_non_null(strstr(err.msg, "timed out"));
-    assert_non_null(strstr(err.msg, rpc_conn_peer(c)));
+    assert_non_null(strstr(err.msg, cs_rpc_conn_peer(c)));
     assert_int_equal(echo(c, "still-alive", &err), 0);
     Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
     Cspark__Envelope stop = CSPARK__ENVELOPE__INIT;
     stop.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
     stop.stop_executor = &se;
-    assert_int_equal(rpc_call(c, &stop, &rep, 5000, &err), CS_EIO);
-    assert_non_null(strstr(err.msg, rpc_conn_peer(c)));
-    assert_true(rpc_send(c, &req) < 0);
-    assert_true(rpc_conn_is_closed(c));
-    rpc_conn_unref(c);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    assert_int_equal(cs_rpc_call(c, &stop, &rep, 5000, &err), CS_EIO);
+    assert_non_null(strstr(err.msg, cs_rpc_conn_peer(c)));
+    assert_true(cs_rpc_send(c, &req) < 0);
+    assert_true(cs_rpc_conn_is_closed(c));
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
 }
 
 static void test_connect_refused(void **state)
 {
     int port;
     rpc_endpoint *s = start_server(NULL, &port);
-    rpc_endpoint_free(s); /* the port is now closed */
+    cs_rpc_endpoint_free(s); /* the port is now closed */
     rpc_endpoint *ce = client(NULL);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_null(c);
     char hp[64];
     snprintf(hp, sizeof hp, "127.0.0.1:%d", port);
     assert_non_null(strstr(err.msg, hp));
     assert_non_null(strstr(err.msg, "connection refused"));
-    rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(ce);
 }
 
 static int g_posted;
 static void post_fn(void *arg)
 {
     rpc_endpoint *e = arg;
-    g_posted = rpc_endpoint_in_loop(e) ? 1 : -1;
+    g_posted = cs_rpc_endpoint_in_loop(e) ? 1 : -1;
 }
 
 static void test_post_and_close_from_other_thread(void **state)
@@ -413,24 +413,24 @@ static void test_post_and_close_from_other_thread(void **state)
     rpc_endpoint *s = start_server(NULL, &port);
     rpc_endpoint *ce = client(NULL);
     cs_error err = {0};
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     g_posted = 0;
-    rpc_endpoint_post(ce, post_fn, ce);
+    cs_rpc_endpoint_post(ce, post_fn, ce);
     assert_int_equal(echo(c, "x", &err), 0);
-    rpc_conn_close(c);
-    rpc_conn_close(c);
+    cs_rpc_conn_close(c);
+    cs_rpc_conn_close(c);
     Cspark__Envelope *rep = NULL;
     Cspark__KillTask kt = CSPARK__KILL_TASK__INIT;
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT;
     req.body_case = CSPARK__ENVELOPE__BODY_KILL_TASK;
     req.kill_task = &kt;
-    int rc = rpc_call(c, &req, &rep, 5000, &err);
+    int rc = cs_rpc_call(c, &req, &rep, 5000, &err);
     assert_int_equal(rc, CS_EIO);
-    rpc_conn_unref(c);
-    rpc_endpoint_free(ce);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
     assert_int_equal(g_posted, 1);
-    rpc_endpoint_free(s);
+    cs_rpc_endpoint_free(s);
 }
 
 int main(void)

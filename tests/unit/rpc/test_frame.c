@@ -44,12 +44,12 @@ static size_t encode_many(uint8_t **out)
             env[i].body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
             env[i].heartbeat = &hb[i];
         }
-        cap += frame_size(&env[i]);
+        cap += cs_frame_size(&env[i]);
     }
     uint8_t *buf = malloc(cap);
     size_t off = 0;
     for (int i = 0; i < N; i++)
-        off += frame_encode(&env[i], buf + off);
+        off += cs_frame_encode(&env[i], buf + off);
     assert_int_equal(off, cap);
     *out = buf;
     return cap;
@@ -74,7 +74,7 @@ static void check_env(const Cspark__Envelope *e, int i)
 static void feed_in_pieces(const uint8_t *buf, size_t len, unsigned seed, size_t maxpiece)
 {
     frame_decoder d;
-    frame_decoder_init(&d, 0);
+    cs_frame_decoder_init(&d, 0);
     int got = 0;
     size_t pos = 0;
     srand(seed);
@@ -86,7 +86,7 @@ static void feed_in_pieces(const uint8_t *buf, size_t len, unsigned seed, size_t
             size_t used = 0;
             Cspark__Envelope *e = NULL;
             const char *why = NULL;
-            int rc = frame_decoder_feed(&d, buf + pos + off, piece - off, &used, &e, &why);
+            int rc = cs_frame_decoder_feed(&d, buf + pos + off, piece - off, &used, &e, &why);
             assert_true(rc >= 0);
             off += used;
             if (rc == 1) {
@@ -100,7 +100,7 @@ static void feed_in_pieces(const uint8_t *buf, size_t len, unsigned seed, size_t
     }
     assert_int_equal(got, N);
     assert_int_equal(d.hdr_have, 0);
-    frame_decoder_free(&d);
+    cs_frame_decoder_free(&d);
 }
 
 static void test_split_and_coalesced(void **state)
@@ -128,30 +128,30 @@ static void test_direct_body(void **state)
     env.request_id = 5;
     env.body_case = CSPARK__ENVELOPE__BODY_BLOCK_DATA;
     env.block_data = &bd;
-    size_t fl = frame_size(&env);
+    size_t fl = cs_frame_size(&env);
     uint8_t *frame = malloc(fl);
-    assert_int_equal(frame_encode(&env, frame), fl);
+    assert_int_equal(cs_frame_encode(&env, frame), fl);
     frame_decoder d;
-    frame_decoder_init(&d, 0);
+    cs_frame_decoder_init(&d, 0);
     size_t used;
     Cspark__Envelope *out = NULL;
     const char *why;
     size_t room = 0;
-    assert_null(frame_decoder_direct(&d, &room));
-    assert_int_equal(frame_decoder_feed(&d, frame, 10, &used, &out, &why), 0);
-    uint8_t *at = frame_decoder_direct(&d, &room);
+    assert_null(cs_frame_decoder_direct(&d, &room));
+    assert_int_equal(cs_frame_decoder_feed(&d, frame, 10, &used, &out, &why), 0);
+    uint8_t *at = cs_frame_decoder_direct(&d, &room);
     assert_non_null(at);
     assert_int_equal(room, fl - 10);
     memcpy(at, frame + 10, 1000); /* as a socket read would */
-    assert_int_equal(frame_decoder_feed(&d, at, 1000, &used, &out, &why), 0);
-    at = frame_decoder_direct(&d, &room);
+    assert_int_equal(cs_frame_decoder_feed(&d, at, 1000, &used, &out, &why), 0);
+    at = cs_frame_decoder_direct(&d, &room);
     assert_int_equal(room, fl - 1010);
     memcpy(at, frame + 1010, room);
-    assert_int_equal(frame_decoder_feed(&d, at, room, &used, &out, &why), 1);
+    assert_int_equal(cs_frame_decoder_feed(&d, at, room, &used, &out, &why), 1);
     assert_int_equal(out->block_data->data.len, n);
     assert_memory_equal(out->block_data->data.data, data, n);
     cspark__envelope__free_unpacked(out, NULL);
-    frame_decoder_free(&d);
+    cs_frame_decoder_free(&d);
     free(frame);
     free(data);
 }
@@ -159,14 +159,14 @@ static void test_direct_body(void **state)
 static void expect_error(const uint8_t *bytes, size_t n, size_t max, const char *reason)
 {
     frame_decoder d;
-    frame_decoder_init(&d, max);
+    cs_frame_decoder_init(&d, max);
     size_t used;
     Cspark__Envelope *out = NULL;
     const char *why = NULL;
     int rc;
     size_t off = 0;
     do {
-        rc = frame_decoder_feed(&d, bytes + off, n - off, &used, &out, &why);
+        rc = cs_frame_decoder_feed(&d, bytes + off, n - off, &used, &out, &why);
         off += used;
         if (rc == 1) cspark__envelope__free_unpacked(out, NULL);
     } while (rc == 1 && off < n);
@@ -175,8 +175,8 @@ static void expect_error(const uint8_t *bytes, size_t n, size_t max, const char 
     assert_non_null(strstr(why, reason));
     assert_null(d.body);
     /* sticky */
-    assert_int_equal(frame_decoder_feed(&d, bytes, n, &used, &out, &why), -1);
-    frame_decoder_free(&d);
+    assert_int_equal(cs_frame_decoder_feed(&d, bytes, n, &used, &out, &why), -1);
+    cs_frame_decoder_free(&d);
 }
 
 static void test_malformed(void **state)
@@ -199,7 +199,7 @@ static void test_malformed(void **state)
     env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
     env.stop_executor = &se;
     uint8_t buf[64];
-    size_t n = frame_encode(&env, buf);
+    size_t n = cs_frame_encode(&env, buf);
     memcpy(buf + n, huge, 4);
     expect_error(buf, n + 4, 0, "maxSize");
 }
@@ -208,69 +208,69 @@ static void test_body_name(void **state)
 {
     Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
-    assert_string_equal(frame_body_name(&env), "unset");
+    assert_string_equal(cs_frame_body_name(&env), "unset");
     env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
     env.stop_executor = &se;
-    assert_string_equal(frame_body_name(&env), "stop_executor");
+    assert_string_equal(cs_frame_body_name(&env), "stop_executor");
 }
 
 static void test_secret_sources(void **state)
 {
-    cs_conf *c = conf_new();
+    cs_conf *c = cs_conf_new();
     cs_error err = {0};
     char *s = (char *)1;
     unsetenv(AUTH_SECRET_ENV);
-    assert_int_equal(auth_secret_load(c, &s, &err), 0); /* off by default */
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), 0); /* off by default */
     assert_null(s);
-    conf_set(c, "spark.authenticate", "true");
-    assert_int_equal(auth_secret_load(c, &s, &err), CS_ENOTFOUND);
+    cs_conf_set(c, "spark.authenticate", "true");
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "spark.authenticate.secret"));
-    conf_set(c, "spark.authenticate.secret", "from-conf");
-    assert_int_equal(auth_secret_load(c, &s, &err), 0);
+    cs_conf_set(c, "spark.authenticate.secret", "from-conf");
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), 0);
     assert_string_equal(s, "from-conf");
-    auth_secret_free(s);
+    cs_auth_secret_free(s);
     char path[] = "/tmp/cspark-secret-XXXXXX";
     int fd = mkstemp(path);
     assert_int_equal(write(fd, "from-file\n", 10), 10);
     close(fd);
-    conf_set(c, "spark.authenticate.secret.file", path);
-    assert_int_equal(auth_secret_load(c, &s, &err), 0);
+    cs_conf_set(c, "spark.authenticate.secret.file", path);
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), 0);
     assert_string_equal(s, "from-file");
-    auth_secret_free(s);
+    cs_auth_secret_free(s);
     setenv(AUTH_SECRET_ENV, "from-env", 1);
-    assert_int_equal(auth_secret_load(c, &s, &err), 0);
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), 0);
     assert_string_equal(s, "from-env");
-    auth_secret_free(s);
+    cs_auth_secret_free(s);
     unsetenv(AUTH_SECRET_ENV);
     unlink(path);
-    assert_int_equal(auth_secret_load(c, &s, &err), CS_EINVAL);
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "spark.authenticate.secret.file"));
-    conf_set(c, "spark.authenticate", "maybe");
-    assert_int_equal(auth_secret_load(c, &s, &err), CS_EINVAL);
-    conf_free(c);
+    cs_conf_set(c, "spark.authenticate", "maybe");
+    assert_int_equal(cs_auth_secret_load(c, &s, &err), CS_EINVAL);
+    cs_conf_free(c);
 }
 
 static void test_proofs(void **state)
 {
-    char *a = auth_secret_generate(), *b = auth_secret_generate();
+    char *a = cs_auth_secret_generate(), *b = cs_auth_secret_generate();
     assert_int_equal(strlen(a), 64);
     assert_string_not_equal(a, b);
     uint8_t sn[AUTH_NONCE_LEN], cn[AUTH_NONCE_LEN], m1[AUTH_MAC_LEN], m2[AUTH_MAC_LEN],
         m3[AUTH_MAC_LEN];
-    assert_int_equal(auth_nonce(sn), 0);
-    assert_int_equal(auth_nonce(cn), 0);
-    assert_int_equal(auth_client_mac(a, sn, cn, "app", m1), 0);
-    assert_int_equal(auth_server_mac(a, sn, cn, "app", m2), 0);
-    assert_false(auth_mac_equal(m1, m2, AUTH_MAC_LEN)); /* directions differ */
-    assert_int_equal(auth_client_mac(b, sn, cn, "app", m3), 0);
-    assert_false(auth_mac_equal(m1, m3, AUTH_MAC_LEN));
-    assert_int_equal(auth_client_mac(a, sn, cn, "app2", m3), 0);
-    assert_false(auth_mac_equal(m1, m3, AUTH_MAC_LEN));
-    assert_int_equal(auth_client_mac(a, sn, cn, "app", m3), 0);
-    assert_true(auth_mac_equal(m1, m3, AUTH_MAC_LEN));
-    assert_false(auth_mac_equal(m1, m3, AUTH_MAC_LEN - 1));
-    auth_secret_free(a);
-    auth_secret_free(b);
+    assert_int_equal(cs_auth_nonce(sn), 0);
+    assert_int_equal(cs_auth_nonce(cn), 0);
+    assert_int_equal(cs_auth_client_mac(a, sn, cn, "app", m1), 0);
+    assert_int_equal(cs_auth_server_mac(a, sn, cn, "app", m2), 0);
+    assert_false(cs_auth_mac_equal(m1, m2, AUTH_MAC_LEN)); /* directions differ */
+    assert_int_equal(cs_auth_client_mac(b, sn, cn, "app", m3), 0);
+    assert_false(cs_auth_mac_equal(m1, m3, AUTH_MAC_LEN));
+    assert_int_equal(cs_auth_client_mac(a, sn, cn, "app2", m3), 0);
+    assert_false(cs_auth_mac_equal(m1, m3, AUTH_MAC_LEN));
+    assert_int_equal(cs_auth_client_mac(a, sn, cn, "app", m3), 0);
+    assert_true(cs_auth_mac_equal(m1, m3, AUTH_MAC_LEN));
+    assert_false(cs_auth_mac_equal(m1, m3, AUTH_MAC_LEN - 1));
+    cs_auth_secret_free(a);
+    cs_auth_secret_free(b);
 }
 
 int main(void)

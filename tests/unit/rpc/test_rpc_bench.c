@@ -43,7 +43,7 @@ static void on_msg(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         Cspark__Envelope r = CSPARK__ENVELOPE__INIT;
         r.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE;
         r.heartbeat_response = &hr;
-        rpc_reply(c, m->request_id, &r);
+        cs_rpc_reply(c, m->request_id, &r);
         return;
     }
     atomic_fetch_add(&g_count, 1);
@@ -66,7 +66,7 @@ static void *sender(void *arg)
         Cspark__Envelope m = CSPARK__ENVELOPE__INIT;
         m.body_case = CSPARK__ENVELOPE__BODY_LAUNCH_TASK;
         m.launch_task = &lt;
-        if (rpc_send(s->c, &m) < 0) abort();
+        if (cs_rpc_send(s->c, &m) < 0) abort();
     }
     return NULL;
 }
@@ -80,7 +80,7 @@ static void barrier(rpc_conn *c)
     req.heartbeat = &hb;
     Cspark__Envelope *rep = NULL;
     cs_error err = {0};
-    assert_int_equal(rpc_call(c, &req, &rep, 60000, &err), 0);
+    assert_int_equal(cs_rpc_call(c, &req, &rep, 60000, &err), 0);
     cspark__envelope__free_unpacked(rep, NULL);
 }
 
@@ -90,12 +90,12 @@ static void bench_messages(int threads)
     rpc_options so = {.name = "bench-server", .app_id = "b", .secret = "k"};
     rpc_handlers h = {.on_message = on_msg};
     cs_error err = {0};
-    rpc_endpoint *s = rpc_endpoint_new(&so, &h, &err);
+    rpc_endpoint *s = cs_rpc_endpoint_new(&so, &h, &err);
     int port;
-    assert_int_equal(rpc_listen(s, "127.0.0.1", 0, &port, &err), 0);
+    assert_int_equal(cs_rpc_listen(s, "127.0.0.1", 0, &port, &err), 0);
     rpc_options co = {.name = "bench-client", .app_id = "b", .secret = "k"};
-    rpc_endpoint *ce = rpc_endpoint_new(&co, NULL, &err);
-    rpc_conn *c = rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    rpc_endpoint *ce = cs_rpc_endpoint_new(&co, NULL, &err);
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
     atomic_store(&g_count, 0);
     double t0 = now_s();
@@ -111,9 +111,9 @@ static void bench_messages(int threads)
     if (g_full)
         printf("messages: %d sender thread(s), %ld LaunchTask envelopes in %.3f s = %.0f msgs/s\n",
                threads, per * threads, dt, (double)(per * threads) / dt);
-    rpc_conn_unref(c);
-    rpc_endpoint_free(ce);
-    rpc_endpoint_free(s);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
 }
 
 static void test_messages(void **state)
@@ -149,7 +149,7 @@ static void test_blocks(void **state)
     char dir[] = "/tmp/cspark-rpc-bench-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char data[512], index[512];
-    shuffle_file_paths(dir, 1, 0, data, index, sizeof data);
+    cs_shuffle_file_paths(dir, 1, 0, data, index, sizeof data);
     int fd = open(data, O_CREAT | O_WRONLY | O_TRUNC, 0644);
     uint8_t *buf = malloc(BLK);
     memset(buf, 0x5a, BLK);
@@ -169,7 +169,7 @@ static void test_blocks(void **state)
     cs_error err = {0};
     int port = 0;
     rpc_options o = {.name = "bench-bs", .app_id = "b", .secret = "k"};
-    block_server *bs = block_server_start("127.0.0.1", dir, &o, &port, &err);
+    block_server *bs = cs_block_server_start("127.0.0.1", dir, &o, &port, &err);
     assert_non_null(bs);
     uint64_t sizes[NPART];
     for (int i = 0; i < NPART; i++)
@@ -179,10 +179,10 @@ static void test_blocks(void **state)
     snprintf(st.executor_id, sizeof st.executor_id, "remote");
     snprintf(st.host, sizeof st.host, "127.0.0.1");
     for (int threads = 1; threads <= 4; threads *= 4) {
-        block_fetcher *f = block_fetcher_new("local", dir, &o, NULL, &err);
+        block_fetcher *f = cs_block_fetcher_new("local", dir, &o, NULL, &err);
         assert_non_null(f);
         int per = g_full ? 256 / threads : 2;
-        fetch_arg a = {block_fetcher_source(f), &st, per};
+        fetch_arg a = {cs_block_fetcher_source(f), &st, per};
         pthread_t th[4];
         double t0 = now_s();
         for (int i = 0; i < threads; i++)
@@ -193,12 +193,12 @@ static void test_blocks(void **state)
         if (g_full)
             printf("blocks: %d fetching thread(s), %d x 4 MiB in %.3f s = %.0f MB/s\n", threads,
                    per * threads, dt, (double)per * threads * BLK / 1e6 / dt);
-        block_fetcher_free(f);
+        cs_block_fetcher_free(f);
     }
     /* a reduce-side reader's pattern: the same partition of 16 map outputs (links to one file
      * pair), through the prefetching source, from two block servers */
     int port2 = 0;
-    block_server *bs2 = block_server_start("127.0.0.1", dir, &o, &port2, &err);
+    block_server *bs2 = cs_block_server_start("127.0.0.1", dir, &o, &port2, &err);
     assert_non_null(bs2);
     cs_map_status ms[NPART];
     const cs_map_status *maps[NPART];
@@ -209,21 +209,21 @@ static void test_blocks(void **state)
         ms[m].port = m % 2 ? port2 : port;
         maps[m] = &ms[m];
         if (m == 0) continue;
-        shuffle_file_paths(dir, 1, m, d2, i2, sizeof d2);
+        cs_shuffle_file_paths(dir, 1, m, d2, i2, sizeof d2);
         assert_int_equal(link(data, d2), 0);
         assert_int_equal(link(index, i2), 0);
     }
     {
-        cs_conf *conf = conf_new();
+        cs_conf *conf = cs_conf_new();
         const char *inflight = getenv("CSPARK_RPC_BENCH_INFLIGHT");
-        conf_set(conf, "spark.reducer.maxSizeInFlight", inflight ? inflight : "48m");
-        block_fetcher *f = block_fetcher_new("local", dir, &o, conf, &err);
-        conf_free(conf);
+        cs_conf_set(conf, "spark.reducer.maxSizeInFlight", inflight ? inflight : "48m");
+        block_fetcher *f = cs_block_fetcher_new("local", dir, &o, conf, &err);
+        cs_conf_free(conf);
         int reduces = g_full ? 8 : 1;
         double t0 = now_s();
         for (int r = 0; r < reduces; r++) {
-            block_prefetch *p = block_fetcher_prefetch(f, maps, NPART, r);
-            shuffle_block_source src = block_prefetch_source(p);
+            block_prefetch *p = cs_block_fetcher_prefetch(f, maps, NPART, r);
+            shuffle_block_source src = cs_block_prefetch_source(p);
             for (int m = 0; m < NPART; m++) {
                 uint8_t *b = NULL;
                 size_t len = 0;
@@ -231,7 +231,7 @@ static void test_blocks(void **state)
                 assert_int_equal(len, BLK);
                 free(b);
             }
-            block_prefetch_free(p);
+            cs_block_prefetch_free(p);
         }
         double dt = now_s() - t0;
         if (g_full)
@@ -239,15 +239,15 @@ static void test_blocks(void **state)
                    "%.0f MB/s\n",
                    inflight ? inflight : "48m", reduces * NPART, dt,
                    (double)reduces * NPART * BLK / 1e6 / dt);
-        block_fetcher_free(f);
+        cs_block_fetcher_free(f);
     }
     for (int m = 1; m < NPART; m++) {
-        shuffle_file_paths(dir, 1, m, d2, i2, sizeof d2);
+        cs_shuffle_file_paths(dir, 1, m, d2, i2, sizeof d2);
         unlink(d2);
         unlink(i2);
     }
-    block_server_stop(bs2);
-    block_server_stop(bs);
+    cs_block_server_stop(bs2);
+    cs_block_server_stop(bs);
     unlink(data);
     unlink(index);
     rmdir(dir);

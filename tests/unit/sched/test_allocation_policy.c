@@ -38,27 +38,27 @@ static void test_ramp_1_2_4_8(void **state)
     (void)state;
     alloc_settings st = settings(0, 8, 0);
     alloc_policy p;
-    alloc_policy_init(&p, &st);
+    cs_alloc_policy_init(&p, &st);
     assert_int_equal(p.target, 0);
-    assert_int_equal(alloc_policy_update(&p, 0, 1, 0, 0), 0); /* initializing: kept */
-    alloc_policy_stage_submitted(&p);
-    alloc_policy_backlog(&p, true, 0);
-    assert_int_equal(alloc_policy_update(&p, 999, 1, 0, 0), 0); /* backlog not 1 s old yet */
-    assert_int_equal(alloc_policy_update(&p, 1000, 1, 0, 0), 1);
-    alloc_policy_backlog(&p, false, 1500); /* the task started: queue empty */
-    assert_int_equal(alloc_policy_update(&p, 1600, 0, 1, 1), 1);
+    assert_int_equal(cs_alloc_policy_update(&p, 0, 1, 0, 0), 0); /* initializing: kept */
+    cs_alloc_policy_stage_submitted(&p);
+    cs_alloc_policy_backlog(&p, true, 0);
+    assert_int_equal(cs_alloc_policy_update(&p, 999, 1, 0, 0), 0); /* backlog not 1 s old yet */
+    assert_int_equal(cs_alloc_policy_update(&p, 1000, 1, 0, 0), 1);
+    cs_alloc_policy_backlog(&p, false, 1500); /* the task started: queue empty */
+    assert_int_equal(cs_alloc_policy_update(&p, 1600, 0, 1, 1), 1);
     /* stage 2: 64 tasks wait */
-    alloc_policy_backlog(&p, true, 2000);
-    assert_int_equal(alloc_policy_update(&p, 2500, 64, 0, 1), 1);
-    assert_int_equal(alloc_policy_update(&p, 3000, 64, 0, 1), 2);
-    assert_int_equal(alloc_policy_update(&p, 3500, 63, 1, 2), 2);
-    assert_int_equal(alloc_policy_update(&p, 4000, 62, 2, 2), 4);
-    assert_int_equal(alloc_policy_update(&p, 5000, 60, 4, 4), 8);
-    assert_int_equal(alloc_policy_update(&p, 6000, 50, 8, 8), 8); /* capped at max */
+    cs_alloc_policy_backlog(&p, true, 2000);
+    assert_int_equal(cs_alloc_policy_update(&p, 2500, 64, 0, 1), 1);
+    assert_int_equal(cs_alloc_policy_update(&p, 3000, 64, 0, 1), 2);
+    assert_int_equal(cs_alloc_policy_update(&p, 3500, 63, 1, 2), 2);
+    assert_int_equal(cs_alloc_policy_update(&p, 4000, 62, 2, 2), 4);
+    assert_int_equal(cs_alloc_policy_update(&p, 5000, 60, 4, 4), 8);
+    assert_int_equal(cs_alloc_policy_update(&p, 6000, 50, 8, 8), 8); /* capped at max */
     /* the backlog clears and the need falls: the target follows at once */
-    alloc_policy_backlog(&p, false, 6500);
-    assert_int_equal(alloc_policy_update(&p, 6600, 0, 5, 8), 5);
-    assert_int_equal(alloc_policy_update(&p, 6700, 0, 0, 8), 0);
+    cs_alloc_policy_backlog(&p, false, 6500);
+    assert_int_equal(cs_alloc_policy_update(&p, 6600, 0, 5, 8), 5);
+    assert_int_equal(cs_alloc_policy_update(&p, 6700, 0, 0, 8), 0);
 }
 
 static void test_growth_capped_by_need_and_min(void **state)
@@ -66,17 +66,17 @@ static void test_growth_capped_by_need_and_min(void **state)
     (void)state;
     alloc_settings st = settings(2, 100, 2);
     alloc_policy p;
-    alloc_policy_init(&p, &st);
+    cs_alloc_policy_init(&p, &st);
     assert_int_equal(p.target, 2);
-    alloc_policy_stage_submitted(&p);
-    alloc_policy_backlog(&p, true, 0);
+    cs_alloc_policy_stage_submitted(&p);
+    cs_alloc_policy_backlog(&p, true, 0);
     /* 3 tasks need 3 executors: 2 + 1 = 3, then no further growth */
-    assert_int_equal(alloc_policy_update(&p, 1000, 3, 0, 2), 3);
-    assert_int_equal(alloc_policy_update(&p, 2000, 3, 0, 3), 3);
+    assert_int_equal(cs_alloc_policy_update(&p, 1000, 3, 0, 2), 3);
+    assert_int_equal(cs_alloc_policy_update(&p, 2000, 3, 0, 3), 3);
     assert_int_equal(p.to_add, 1); /* a round that added nothing restarts at 1 */
     /* no work: down to minExecutors, not below */
-    alloc_policy_backlog(&p, false, 2500);
-    assert_int_equal(alloc_policy_update(&p, 2600, 0, 0, 3), 2);
+    cs_alloc_policy_backlog(&p, false, 2500);
+    assert_int_equal(cs_alloc_policy_update(&p, 2600, 0, 0, 3), 2);
 }
 
 static void test_ratio_and_cores(void **state)
@@ -86,20 +86,20 @@ static void test_ratio_and_cores(void **state)
     st.tasks_per_executor = 4;
     st.allocation_ratio = 0.5;
     alloc_policy p;
-    alloc_policy_init(&p, &st);
-    assert_int_equal(alloc_policy_max_needed(&p, 64), 8); /* 64 * 0.5 / 4 */
-    assert_int_equal(alloc_policy_max_needed(&p, 1), 1);  /* rounded up */
-    assert_int_equal(alloc_policy_max_needed(&p, 0), 0);
+    cs_alloc_policy_init(&p, &st);
+    assert_int_equal(cs_alloc_policy_max_needed(&p, 64), 8); /* 64 * 0.5 / 4 */
+    assert_int_equal(cs_alloc_policy_max_needed(&p, 1), 1);  /* rounded up */
+    assert_int_equal(cs_alloc_policy_max_needed(&p, 0), 0);
 }
 
 static int read_with(const char *const *kv, alloc_settings *st, cs_error *err)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.dynamicAllocation.enabled", "true");
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.dynamicAllocation.enabled", "true");
     for (int i = 0; kv[i]; i += 2)
-        conf_set(c, kv[i], kv[i + 1]);
-    int rc = alloc_settings_read(c, false, 1, st, err);
-    conf_free(c);
+        cs_conf_set(c, kv[i], kv[i + 1]);
+    int rc = cs_alloc_settings_read(c, false, 1, st, err);
+    cs_conf_free(c);
     return rc;
 }
 
@@ -117,7 +117,7 @@ static void test_settings(void **state)
                         NULL};
     assert_int_equal(read_with(ok, &st, &err), 0);
     assert_true(st.enabled);
-    assert_int_equal(alloc_initial_target(&st), 3); /* max(initial, min, instances) */
+    assert_int_equal(cs_alloc_initial_target(&st), 3); /* max(initial, min, instances) */
     assert_int_equal(st.idle_timeout_ms, 60000);
     assert_int_equal(st.backlog_timeout_ms, 1000);
     assert_int_equal(st.sustained_backlog_timeout_ms, 1000);
@@ -138,7 +138,7 @@ static void test_settings(void **state)
     const char *initial_lt_min[] = {"spark.dynamicAllocation.initialExecutors", "1",
                                     "spark.dynamicAllocation.minExecutors", "3", NULL};
     assert_int_equal(read_with(initial_lt_min, &st, &err), 0);
-    assert_int_equal(alloc_initial_target(&st), 3);
+    assert_int_equal(cs_alloc_initial_target(&st), 3);
 
     const char *no_tracking[] = {"spark.dynamicAllocation.shuffleTracking.enabled", "false", NULL};
     assert_true(read_with(no_tracking, &st, &err) < 0);
@@ -167,13 +167,13 @@ static void test_settings(void **state)
     assert_non_null(strstr(err.msg, "schedulerBacklogTimeout must be > 0"));
 
     /* local mode: off, with Spark's warning, whatever else is set */
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.dynamicAllocation.enabled", "true");
-    conf_set(c, "spark.dynamicAllocation.minExecutors", "5");
-    conf_set(c, "spark.dynamicAllocation.maxExecutors", "2");
-    assert_int_equal(alloc_settings_read(c, true, 1, &st, &err), 0);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.dynamicAllocation.enabled", "true");
+    cs_conf_set(c, "spark.dynamicAllocation.minExecutors", "5");
+    cs_conf_set(c, "spark.dynamicAllocation.maxExecutors", "2");
+    assert_int_equal(cs_alloc_settings_read(c, true, 1, &st, &err), 0);
     assert_false(st.enabled);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* test_event_log.c — unit tests for the event log (event_log.c) through the listener bus: the
- * file is <dir>/<app>.inprogress while running and <dir>/<app> after listener_bus_free, each line
- * is a JSON object with Spark's event name and the fields the history server reads, Spark
+ * file is <dir>/<app>.inprogress while running and <dir>/<app> after cs_listener_bus_free, each
+ * line is a JSON object with Spark's event name and the fields the history server reads, Spark
  * Properties are redacted, directory forms (file:/, file:///, plain) are accepted, and a bad
  * directory or an existing log fails with a message naming spark.eventLog.dir. */
 #include <jansson.h>
@@ -44,10 +44,10 @@ static bool exists(const char *dir, const char *name)
 
 static cs_conf *log_conf(const char *dir_value)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.ui.showConsoleProgress", "false");
-    conf_set(c, "spark.eventLog.enabled", "true");
-    if (dir_value) conf_set(c, "spark.eventLog.dir", dir_value);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.ui.showConsoleProgress", "false");
+    cs_conf_set(c, "spark.eventLog.enabled", "true");
+    if (dir_value) cs_conf_set(c, "spark.eventLog.dir", dir_value);
     return c;
 }
 
@@ -110,11 +110,11 @@ static json_t *jget(json_t *o, const char *path)
 
 static void post_application(listener_bus *bus)
 {
-    cs_conf *env = conf_new();
-    conf_set(env, "spark.app.name", "wordcount");
-    conf_set(env, "spark.kubernetes.authenticate.oauthToken", "abc123");
-    conf_set(env, "spark.ssl.keyPassword", "hunter2");
-    conf_set(env, "spark.executor.instances", "2");
+    cs_conf *env = cs_conf_new();
+    cs_conf_set(env, "spark.app.name", "wordcount");
+    cs_conf_set(env, "spark.kubernetes.authenticate.oauthToken", "abc123");
+    cs_conf_set(env, "spark.ssl.keyPassword", "hunter2");
+    cs_conf_set(env, "spark.executor.instances", "2");
 
     cs_event ev;
     ev = (cs_event){.kind = CS_EV_APPLICATION_START,
@@ -122,16 +122,16 @@ static void post_application(listener_bus *bus)
                     .app_id = "spark-abc",
                     .app_name = "wordcount",
                     .user = "alice"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_ENVIRONMENT_UPDATE, .time_ms = 1001, .conf = env};
-    listener_bus_post(bus, &ev);
-    conf_free(env);
+    cs_listener_bus_post(bus, &ev);
+    cs_conf_free(env);
     ev = (cs_event){.kind = CS_EV_EXECUTOR_ADDED,
                     .time_ms = 1002,
                     .executor_id = "1",
                     .host = "10.0.0.7",
                     .executor_cores = 4};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     int ids[2] = {0, 1}, tasks[2] = {2, 1};
     ev = (cs_event){.kind = CS_EV_JOB_START,
                     .time_ms = 1010,
@@ -140,13 +140,13 @@ static void post_application(listener_bus *bus)
                     .num_stage_ids = 2,
                     .stage_num_tasks = tasks,
                     .stage_name = "save_as_text_file at wordcount.so:cspark_main"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_STAGE_SUBMITTED,
                     .time_ms = 1020,
                     .stage_id = 0,
                     .num_tasks = 2,
                     .stage_name = "reduce_by_key at wordcount.so:cspark_main"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_TASK_START,
                     .time_ms = 1030,
                     .stage_id = 0,
@@ -154,7 +154,7 @@ static void post_application(listener_bus *bus)
                     .partition = 0,
                     .executor_id = "1",
                     .host = "10.0.0.7"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_TASK_START,
                     .time_ms = 1031,
                     .stage_id = 0,
@@ -162,7 +162,7 @@ static void post_application(listener_bus *bus)
                     .partition = 1,
                     .executor_id = "1",
                     .host = "10.0.0.7"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_TASK_END,
                     .time_ms = 1100,
                     .stage_id = 0,
@@ -179,7 +179,7 @@ static void post_application(listener_bus *bus)
                                 .shuffle_bytes_written = 777,
                                 .shuffle_records_written = 33,
                                 .peak_execution_memory = 1 << 20}};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_TASK_END,
                     .time_ms = 1101,
                     .stage_id = 0,
@@ -190,28 +190,28 @@ static void post_application(listener_bus *bus)
                     .task_type = "ShuffleMapTask",
                     .succeeded = false,
                     .reason = "cspark_task_fail: bad record at line 7"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_STAGE_COMPLETED,
                     .time_ms = 1200,
                     .stage_id = 0,
                     .succeeded = false,
                     .reason = "Task 1 in stage 0 failed 4 times"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_JOB_END,
                     .time_ms = 1201,
                     .job_id = 0,
                     .succeeded = false,
                     .reason = "Job aborted due to stage failure"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_JOB_END, .time_ms = 1300, .job_id = 1, .succeeded = true};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_EXECUTOR_REMOVED,
                     .time_ms = 1400,
                     .executor_id = "1",
                     .reason = "pod deleted"};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_APPLICATION_END, .time_ms = 1500};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
 }
 
 static void test_full_application_log(void **state)
@@ -221,22 +221,22 @@ static void test_full_application_log(void **state)
     snprintf(uri, sizeof uri, "file:%s", dir);
     cs_conf *c = log_conf(uri);
     cs_error err = {0};
-    listener_bus *bus = listener_bus_new(c, "spark-abc", "wordcount", &err);
+    listener_bus *bus = cs_listener_bus_new(c, "spark-abc", "wordcount", &err);
     if (!bus) fail_msg("%s", err.msg);
-    const char *path = listener_bus_event_log_path(bus);
+    const char *path = cs_listener_bus_event_log_path(bus);
     assert_non_null(path);
     assert_non_null(strstr(path, "/spark-abc.inprogress"));
     assert_true(exists(dir, "spark-abc.inprogress"));
     assert_false(exists(dir, "spark-abc"));
 
     post_application(bus);
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     /* flushed at job end: complete lines are already on disk while running */
     json_t *mid = read_lines(dir, "spark-abc.inprogress");
     assert_true(json_array_size(mid) >= 13);
     json_decref(mid);
 
-    listener_bus_free(bus);
+    cs_listener_bus_free(bus);
     assert_false(exists(dir, "spark-abc.inprogress"));
     assert_true(exists(dir, "spark-abc"));
 
@@ -376,7 +376,7 @@ static void test_full_application_log(void **state)
     assert_int_equal(iget(e, "Timestamp"), 1500);
 
     json_decref(l);
-    conf_free(c);
+    cs_conf_free(c);
     remove_dir(dir);
     free(dir);
 }
@@ -385,17 +385,17 @@ static void one_app(const char *dir_value, const char *dir, const char *app_id, 
 {
     cs_conf *c = log_conf(dir_value);
     cs_error err = {0};
-    listener_bus *bus = listener_bus_new(c, app_id, "x", &err);
+    listener_bus *bus = cs_listener_bus_new(c, app_id, "x", &err);
     if (!bus) fail_msg("%s: %s", dir_value, err.msg);
     char inprog[256];
     snprintf(inprog, sizeof inprog, "%s.inprogress", file);
     assert_true(exists(dir, inprog));
     cs_event ev = {.kind = CS_EV_APPLICATION_END};
-    listener_bus_post(bus, &ev);
-    listener_bus_free(bus);
+    cs_listener_bus_post(bus, &ev);
+    cs_listener_bus_free(bus);
     assert_true(exists(dir, file));
     assert_false(exists(dir, inprog));
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_dir_forms(void **state)
@@ -417,10 +417,10 @@ static void test_bad_dirs_name_the_key(void **state)
 {
     cs_error err = {0};
     cs_conf *c = log_conf("hdfs://namenode:8020/spark-logs");
-    assert_null(listener_bus_new(c, "app-1", "x", &err));
+    assert_null(cs_listener_bus_new(c, "app-1", "x", &err));
     assert_int_equal(err.code, CS_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "spark.eventLog.dir"));
-    conf_free(c);
+    cs_conf_free(c);
 
     char *dir = make_dir();
     char file[600];
@@ -429,10 +429,10 @@ static void test_bad_dirs_name_the_key(void **state)
     fclose(f);
     c = log_conf(file);
     memset(&err, 0, sizeof err);
-    assert_null(listener_bus_new(c, "app-1", "x", &err));
+    assert_null(cs_listener_bus_new(c, "app-1", "x", &err));
     assert_non_null(strstr(err.msg, "spark.eventLog.dir"));
     assert_non_null(strstr(err.msg, "not a directory"));
-    conf_free(c);
+    cs_conf_free(c);
 
     if (geteuid() != 0) {
         char ro[600];
@@ -440,10 +440,10 @@ static void test_bad_dirs_name_the_key(void **state)
         mkdir(ro, 0500);
         c = log_conf(ro);
         memset(&err, 0, sizeof err);
-        assert_null(listener_bus_new(c, "app-1", "x", &err));
+        assert_null(cs_listener_bus_new(c, "app-1", "x", &err));
         assert_non_null(strstr(err.msg, "spark.eventLog.dir"));
         assert_non_null(strstr(err.msg, "not writable"));
-        conf_free(c);
+        cs_conf_free(c);
     }
     remove_dir(dir);
     free(dir);
@@ -455,20 +455,20 @@ static void test_existing_log_refused_unless_overwrite(void **state)
     one_app(dir, dir, "app-9", "app-9");
     cs_conf *c = log_conf(dir);
     cs_error err = {0};
-    assert_null(listener_bus_new(c, "app-9", "x", &err));
+    assert_null(cs_listener_bus_new(c, "app-9", "x", &err));
     assert_int_equal(err.code, CS_EEXIST);
     assert_non_null(strstr(err.msg, "spark.eventLog.overwrite"));
     assert_false(exists(dir, "app-9.inprogress")); /* nothing half-created */
     assert_true(exists(dir, "app-9"));
-    conf_set(c, "spark.eventLog.overwrite", "true");
-    listener_bus *bus = listener_bus_new(c, "app-9", "x", &err);
+    cs_conf_set(c, "spark.eventLog.overwrite", "true");
+    listener_bus *bus = cs_listener_bus_new(c, "app-9", "x", &err);
     assert_non_null(bus);
-    listener_bus_free(bus);
+    cs_listener_bus_free(bus);
     assert_true(exists(dir, "app-9"));
     json_t *l = read_lines(dir, "app-9");
     assert_int_equal(json_array_size(l), 1); /* the new log: LogStart only */
     json_decref(l);
-    conf_free(c);
+    cs_conf_free(c);
     remove_dir(dir);
     free(dir);
 }
@@ -477,23 +477,23 @@ static void test_custom_redaction_regex(void **state)
 {
     char *dir = make_dir();
     cs_conf *c = log_conf(dir);
-    conf_set(c, "spark.redaction.regex", "(?i)internal");
+    cs_conf_set(c, "spark.redaction.regex", "(?i)internal");
     cs_error err = {0};
-    listener_bus *bus = listener_bus_new(c, "app-r", "x", &err);
+    listener_bus *bus = cs_listener_bus_new(c, "app-r", "x", &err);
     assert_non_null(bus);
-    cs_conf *env = conf_new();
-    conf_set(env, "spark.INTERNAL.thing", "v1");
-    conf_set(env, "spark.my.password", "v2"); /* not matched by the custom regex */
+    cs_conf *env = cs_conf_new();
+    cs_conf_set(env, "spark.INTERNAL.thing", "v1");
+    cs_conf_set(env, "spark.my.password", "v2"); /* not matched by the custom regex */
     cs_event ev = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
-    listener_bus_post(bus, &ev);
-    conf_free(env);
-    listener_bus_free(bus);
+    cs_listener_bus_post(bus, &ev);
+    cs_conf_free(env);
+    cs_listener_bus_free(bus);
     json_t *l = read_lines(dir, "app-r");
     json_t *e = json_array_get(l, 1);
     assert_string_equal(sget(e, "Spark Properties/spark.INTERNAL.thing"), "*********(redacted)");
     assert_string_equal(sget(e, "Spark Properties/spark.my.password"), "v2");
     json_decref(l);
-    conf_free(c);
+    cs_conf_free(c);
     remove_dir(dir);
     free(dir);
 }
@@ -503,27 +503,27 @@ static void test_many_tasks_launch_times(void **state)
     /* the launch-time table grows, shrinks and wraps: every TaskEnd finds its TaskStart */
     char *dir = make_dir();
     cs_error err = {0};
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.eventLog.dir", dir);
-    event_log *el = event_log_open(c, "app-t", &err);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.eventLog.dir", dir);
+    event_log *el = cs_event_log_open(c, "app-t", &err);
     assert_non_null(el);
     const int N = 5000;
     for (int i = 0; i < N; i++) {
         cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 100000 + i, .task_id = i * 7};
-        event_log_listener(el, &s);
+        cs_event_log_listener(el, &s);
         if (i >= 100) { /* keep ~100 running */
             int j = i - 100;
             cs_event e = {
                 .kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = j * 7, .succeeded = true};
-            event_log_listener(el, &e);
+            cs_event_log_listener(el, &e);
         }
     }
     for (int j = N - 100; j < N; j++) {
         cs_event e = {
             .kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = j * 7, .succeeded = true};
-        event_log_listener(el, &e);
+        cs_event_log_listener(el, &e);
     }
-    assert_int_equal(event_log_close(el, &err), 0);
+    assert_int_equal(cs_event_log_close(el, &err), 0);
     json_t *l = read_lines(dir, "app-t");
     assert_int_equal(json_array_size(l), 1 + 2 * N);
     size_t i;
@@ -536,7 +536,7 @@ static void test_many_tasks_launch_times(void **state)
         }
     }
     json_decref(l);
-    conf_free(c);
+    cs_conf_free(c);
     remove_dir(dir);
     free(dir);
 }
@@ -560,7 +560,7 @@ static void write_task_events(event_log *el)
                       .executor_id = odd[i],
                       .host = odd[5 - i],
                       .speculative = i == 2};
-        event_log_listener(el, &s);
+        cs_event_log_listener(el, &s);
         cs_event e = s;
         e.kind = CS_EV_TASK_END;
         e.time_ms = 9000 + i;
@@ -568,14 +568,14 @@ static void write_task_events(event_log *el)
         e.reason = i % 2 ? odd[i] : NULL;
         e.task_type = i == 4 ? NULL : "ShuffleMapTask";
         e.metrics = (cs_task_metrics){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, -14};
-        event_log_listener(el, &e);
+        cs_event_log_listener(el, &e);
     }
     cs_event orphan = {.kind = CS_EV_TASK_END,
                        .time_ms = 7000,
                        .task_id = 999,
                        .succeeded = true,
                        .metrics = {.run_time_ms = 250}};
-    event_log_listener(el, &orphan); /* no TaskStart: launch = finish - run time */
+    cs_event_log_listener(el, &orphan); /* no TaskStart: launch = finish - run time */
 }
 
 /* Control characters, quotes and invalid UTF-8 in task fields still give one valid JSON object
@@ -584,12 +584,12 @@ static void test_task_events_with_odd_strings(void **state)
 {
     char *dir = make_dir();
     cs_error err = {0};
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.eventLog.dir", dir);
-    event_log *el = event_log_open(c, "app-odd", &err);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.eventLog.dir", dir);
+    event_log *el = cs_event_log_open(c, "app-odd", &err);
     assert_non_null(el);
     write_task_events(el);
-    assert_int_equal(event_log_close(el, &err), 0);
+    assert_int_equal(cs_event_log_close(el, &err), 0);
     json_t *l = read_lines(dir, "app-odd");
     assert_non_null(l);
     size_t lines = json_array_size(l);
@@ -612,7 +612,7 @@ static void test_task_events_with_odd_strings(void **state)
     assert_true(saw_bad);
     assert_true(saw_orphan);
     json_decref(l);
-    conf_free(c);
+    cs_conf_free(c);
     remove_dir(dir);
     free(dir);
 }

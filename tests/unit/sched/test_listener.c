@@ -21,9 +21,9 @@
 /* A bus with no built-in listener output worth checking: progress off (stage logger only). */
 static cs_conf *quiet_conf(const char *capacity)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.ui.showConsoleProgress", "false");
-    if (capacity) conf_set(c, "spark.scheduler.listenerbus.eventqueue.capacity", capacity);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.ui.showConsoleProgress", "false");
+    if (capacity) cs_conf_set(c, "spark.scheduler.listenerbus.eventqueue.capacity", capacity);
     return c;
 }
 
@@ -48,47 +48,47 @@ static void test_delivers_in_order_to_all_listeners(void **state)
 {
     cs_conf *c = quiet_conf("1000000");
     cs_error err = {0};
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", &err);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", &err);
     assert_non_null(bus);
     recorder a = {0}, b = {0};
-    listener_bus_add(bus, record, &a);
-    listener_bus_add(bus, record, &b);
+    cs_listener_bus_add(bus, record, &a);
+    cs_listener_bus_add(bus, record, &b);
     const int N = 20000;
     for (int i = 0; i < N; i++) {
         cs_event ev = {.kind = i % 2 ? CS_EV_TASK_END : CS_EV_TASK_START, .task_id = i};
-        listener_bus_post(bus, &ev);
+        cs_listener_bus_post(bus, &ev);
     }
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     assert_int_equal(a.n, N);
     assert_int_equal(b.n, N);
     for (int i = 0; i < N; i++) {
         assert_int_equal(a.ids[i], i);
         assert_int_equal(b.ids[i], i);
     }
-    assert_int_equal(listener_bus_dropped(bus), 0);
-    listener_bus_free(bus);
+    assert_int_equal(cs_listener_bus_dropped(bus), 0);
+    cs_listener_bus_free(bus);
     free(a.ids);
     free(b.ids);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_flush_waits_for_slow_listener(void **state)
 {
     cs_conf *c = quiet_conf(NULL);
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
     recorder r = {.sleep_us = 2000};
-    listener_bus_add(bus, record, &r);
+    cs_listener_bus_add(bus, record, &r);
     for (int i = 0; i < 50; i++) {
         cs_event ev = {.kind = CS_EV_TASK_START, .task_id = i};
-        listener_bus_post(bus, &ev);
+        cs_listener_bus_post(bus, &ev);
     }
     assert_true(__atomic_load_n(&r.n, __ATOMIC_SEQ_CST) < 50); /* still delivering */
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     assert_int_equal(r.n, 50);
-    listener_bus_flush(bus); /* nothing pending: returns at once */
-    listener_bus_free(bus);
+    cs_listener_bus_flush(bus); /* nothing pending: returns at once */
+    cs_listener_bus_free(bus);
     free(r.ids);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 typedef struct copy_check {
@@ -114,7 +114,7 @@ static void check_copy(void *arg, const cs_event *ev)
         snprintf(cc->executor, sizeof cc->executor, "%s", ev->executor_id);
         snprintf(cc->reason, sizeof cc->reason, "%s", ev->reason);
     } else if (ev->kind == CS_EV_ENVIRONMENT_UPDATE) {
-        const char *v = conf_get(ev->conf, "spark.app.name");
+        const char *v = cs_conf_get(ev->conf, "spark.app.name");
         snprintf(cc->conf_value, sizeof cc->conf_value, "%s", v ? v : "(null)");
     } else if (ev->kind == CS_EV_APPLICATION_START) {
         snprintf(cc->app_name, sizeof cc->app_name, "%s", ev->app_name);
@@ -124,9 +124,9 @@ static void check_copy(void *arg, const cs_event *ev)
 static void test_post_deep_copies(void **state)
 {
     cs_conf *c = quiet_conf(NULL);
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
     copy_check cc = {0};
-    listener_bus_add(bus, check_copy, &cc);
+    cs_listener_bus_add(bus, check_copy, &cc);
 
     /* Block delivery while we scribble over the caller's memory. */
     char name[32], exec[8], reason[16], app[16];
@@ -135,8 +135,8 @@ static void test_post_deep_copies(void **state)
     strcpy(exec, "7");
     strcpy(reason, "disk full");
     strcpy(app, "pi");
-    cs_conf *env = conf_new();
-    conf_set(env, "spark.app.name", "pi");
+    cs_conf *env = cs_conf_new();
+    cs_conf_set(env, "spark.app.name", "pi");
 
     cs_event js = {.kind = CS_EV_JOB_START,
                    .job_id = 1,
@@ -147,18 +147,18 @@ static void test_post_deep_copies(void **state)
     cs_event eu = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
     cs_event as = {.kind = CS_EV_APPLICATION_START, .app_name = app};
     int64_t before = cs_now_ms();
-    listener_bus_post(bus, &js);
-    listener_bus_post(bus, &te);
-    listener_bus_post(bus, &eu);
-    listener_bus_post(bus, &as);
+    cs_listener_bus_post(bus, &js);
+    cs_listener_bus_post(bus, &te);
+    cs_listener_bus_post(bus, &eu);
+    cs_listener_bus_post(bus, &as);
     memset(name, 'X', sizeof name - 1);
     memset(exec, 'X', sizeof exec - 1);
     memset(reason, 'X', sizeof reason - 1);
     memset(app, 'X', sizeof app - 1);
     ids[0] = ids[1] = ids[2] = -1;
-    conf_free(env); /* borrowed only during post */
+    cs_conf_free(env); /* borrowed only during post */
 
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     assert_int_equal(cc.seen, 4);
     assert_string_equal(cc.stage_name, "count at pi.so:main");
     assert_int_equal(cc.nstage, 3);
@@ -169,8 +169,8 @@ static void test_post_deep_copies(void **state)
     assert_string_equal(cc.conf_value, "pi");
     assert_string_equal(cc.app_name, "pi");
     assert_true(cc.time_ms >= before); /* time 0 is stamped at post */
-    listener_bus_free(bus);
-    conf_free(c);
+    cs_listener_bus_free(bus);
+    cs_conf_free(c);
 }
 
 typedef struct gate {
@@ -196,13 +196,13 @@ static void gated(void *arg, const cs_event *ev)
 static void test_overflow_drops_and_counts_without_blocking(void **state)
 {
     cs_conf *c = quiet_conf("10");
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
     assert_non_null(bus);
     gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0};
-    listener_bus_add(bus, gated, &g);
+    cs_listener_bus_add(bus, gated, &g);
 
     cs_event ev = {.kind = CS_EV_TASK_START};
-    listener_bus_post(bus, &ev);
+    cs_listener_bus_post(bus, &ev);
     pthread_mutex_lock(&g.mu);
     while (!g.entered)
         pthread_cond_wait(&g.cv, &g.mu);
@@ -211,66 +211,66 @@ static void test_overflow_drops_and_counts_without_blocking(void **state)
     /* The listener is stuck on event 1; posting must not block. */
     int64_t t0 = cs_mono_ms();
     for (int i = 0; i < 100; i++)
-        listener_bus_post(bus, &ev);
+        cs_listener_bus_post(bus, &ev);
     assert_true(cs_mono_ms() - t0 < 1000);
     /* 10 fit (the one being delivered counts), 91 dropped */
-    assert_int_equal(listener_bus_dropped(bus), 91);
+    assert_int_equal(cs_listener_bus_dropped(bus), 91);
 
     pthread_mutex_lock(&g.mu);
     g.open = true;
     pthread_cond_broadcast(&g.cv);
     pthread_mutex_unlock(&g.mu);
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     assert_int_equal(g.delivered, 10);
 
     /* room again after delivery */
-    listener_bus_post(bus, &ev);
-    listener_bus_flush(bus);
+    cs_listener_bus_post(bus, &ev);
+    cs_listener_bus_flush(bus);
     assert_int_equal(g.delivered, 11);
-    assert_int_equal(listener_bus_dropped(bus), 91);
-    listener_bus_free(bus);
-    conf_free(c);
+    assert_int_equal(cs_listener_bus_dropped(bus), 91);
+    cs_listener_bus_free(bus);
+    cs_conf_free(c);
 }
 
 static void test_bad_conf_values_name_the_key(void **state)
 {
     cs_error err = {0};
     cs_conf *c = quiet_conf("0");
-    assert_null(listener_bus_new(c, "app-1", "t", &err));
+    assert_null(cs_listener_bus_new(c, "app-1", "t", &err));
     assert_non_null(strstr(err.msg, "spark.scheduler.listenerbus.eventqueue.capacity"));
-    conf_free(c);
+    cs_conf_free(c);
 
     c = quiet_conf(NULL);
-    conf_set(c, "spark.eventLog.enabled", "yes please");
+    cs_conf_set(c, "spark.eventLog.enabled", "yes please");
     memset(&err, 0, sizeof err);
-    assert_null(listener_bus_new(c, "app-1", "t", &err));
+    assert_null(cs_listener_bus_new(c, "app-1", "t", &err));
     assert_non_null(strstr(err.msg, "spark.eventLog.enabled"));
-    conf_free(c);
+    cs_conf_free(c);
 
     c = quiet_conf(NULL);
-    conf_set(c, "spark.eventLog.enabled", "true");
-    conf_set(c, "spark.eventLog.dir", "file:/nonexistent/cspark-test-events");
+    cs_conf_set(c, "spark.eventLog.enabled", "true");
+    cs_conf_set(c, "spark.eventLog.dir", "file:/nonexistent/cspark-test-events");
     memset(&err, 0, sizeof err);
-    assert_null(listener_bus_new(c, "app-1", "t", &err));
+    assert_null(cs_listener_bus_new(c, "app-1", "t", &err));
     assert_int_equal(err.code, CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "spark.eventLog.dir"));
     assert_non_null(strstr(err.msg, "/nonexistent/cspark-test-events"));
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_no_event_log_by_default(void **state)
 {
     cs_conf *c = quiet_conf(NULL);
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
     assert_non_null(bus);
-    assert_null(listener_bus_event_log_path(bus));
-    listener_bus_free(bus);
-    listener_bus_free(NULL);
-    conf_free(c);
+    assert_null(cs_listener_bus_event_log_path(bus));
+    cs_listener_bus_free(bus);
+    cs_listener_bus_free(NULL);
+    cs_conf_free(c);
     /* a NULL conf means all defaults */
-    bus = listener_bus_new(NULL, "app-1", "t", NULL);
+    bus = cs_listener_bus_new(NULL, "app-1", "t", NULL);
     assert_non_null(bus);
-    listener_bus_free(bus);
+    cs_listener_bus_free(bus);
 }
 
 static void count_only(void *arg, const cs_event *ev)
@@ -281,9 +281,9 @@ static void count_only(void *arg, const cs_event *ev)
 static void test_post_throughput(void **state)
 {
     cs_conf *c = quiet_conf("1000000");
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
     int64_t n = 0;
-    listener_bus_add(bus, count_only, &n);
+    cs_listener_bus_add(bus, count_only, &n);
     const int N = 200000;
     int64_t t0 = cs_now_ns();
     for (int i = 0; i < N; i++) {
@@ -295,16 +295,16 @@ static void test_post_throughput(void **state)
                        .task_type = "ShuffleMapTask",
                        .succeeded = true,
                        .time_ms = 1};
-        listener_bus_post(bus, &ev);
+        cs_listener_bus_post(bus, &ev);
     }
     int64_t post_ns = cs_now_ns() - t0;
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     assert_int_equal(n, N);
     /* 200,000 posts must take well under a second even under sanitizers */
     print_message("posted %d events in %.1f ms\n", N, post_ns / 1e6);
     assert_true(post_ns < 2000LL * 1000 * 1000);
-    listener_bus_free(bus);
-    conf_free(c);
+    cs_listener_bus_free(bus);
+    cs_conf_free(c);
 }
 
 static void *poster(void *arg)
@@ -312,7 +312,7 @@ static void *poster(void *arg)
     listener_bus *bus = arg;
     for (int i = 0; i < 5000; i++) {
         cs_event ev = {.kind = CS_EV_TASK_START, .task_id = i};
-        listener_bus_post(bus, &ev);
+        cs_listener_bus_post(bus, &ev);
     }
     return NULL;
 }
@@ -320,18 +320,18 @@ static void *poster(void *arg)
 static void test_concurrent_posters(void **state)
 {
     cs_conf *c = quiet_conf("1000000");
-    listener_bus *bus = listener_bus_new(c, "app-1", "t", NULL);
+    listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
     int64_t n = 0;
-    listener_bus_add(bus, count_only, &n);
+    cs_listener_bus_add(bus, count_only, &n);
     pthread_t t[4];
     for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, poster, bus);
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
-    listener_bus_flush(bus);
+    cs_listener_bus_flush(bus);
     assert_int_equal(n, 20000);
-    listener_bus_free(bus);
-    conf_free(c);
+    cs_listener_bus_free(bus);
+    cs_conf_free(c);
 }
 
 static void test_kind_names(void **state)

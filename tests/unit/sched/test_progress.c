@@ -1,5 +1,5 @@
 /* test_progress.c — unit tests for the console progress bar (progress.c): the exact line
- * rendered by progress_render for given counts and widths, the redraw thread writing "\r<bar>\r"
+ * rendered by cs_progress_render for given counts and widths, the redraw thread writing "\r<bar>\r"
  * and erasing it when stages finish, the first-delay rule, terminal width, and the stage logger. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -28,7 +28,7 @@ static void test_render_spark_example(void **state)
      * 57 * 12 / 40 = 17 '=' then '>' then 39 spaces. */
     progress_stage s = {.stage_id = 1, .num_tasks = 40, .completed = 12, .active = 2};
     char buf[256], eq[64], sp[64], want[256];
-    size_t n = progress_render(&s, 1, 80, buf, sizeof buf);
+    size_t n = cs_progress_render(&s, 1, 80, buf, sizeof buf);
     snprintf(want, sizeof want, "[Stage 1:%s>%s(12 + 2) / 40]", repeat('=', 17, eq),
              repeat(' ', 39, sp));
     assert_string_equal(buf, want);
@@ -44,7 +44,7 @@ static void test_render_three_stages_share_width(void **state)
         {.stage_id = 12, .num_tasks = 200, .completed = 100, .active = 8},
     };
     char buf[1024], a[64], b[64], want[1024];
-    size_t n = progress_render(s, 3, 120, buf, sizeof buf);
+    size_t n = cs_progress_render(s, 3, 120, buf, sizeof buf);
     /* 40 columns each. Stage 0: header 9, tail "(10 + 0) / 10]" 14 -> w 17, all '='. */
     /* Stage 1: tail "(0 + 4) / 4]" 12 -> w 19: '>' then 18 spaces. */
     /* Stage 12: header 10, tail "(100 + 8) / 200]" 16 -> w 14, 7 '=', '>', 6 spaces. */
@@ -62,7 +62,7 @@ static void test_render_narrow_has_no_bar(void **state)
 {
     progress_stage s = {.stage_id = 7, .num_tasks = 40, .completed = 12, .active = 2};
     char buf[64];
-    progress_render(&s, 1, 20, buf, sizeof buf);
+    cs_progress_render(&s, 1, 20, buf, sizeof buf);
     assert_string_equal(buf, "[Stage 7:(12 + 2) / 40]");
 }
 
@@ -71,12 +71,12 @@ static void test_render_edge_counts(void **state)
     char buf[128];
     /* more completions than tasks (speculation) clamp the bar; zero tasks do not divide by 0 */
     progress_stage s = {.stage_id = 1, .num_tasks = 2, .completed = 5, .active = 0};
-    progress_render(&s, 1, 30, buf, sizeof buf);
+    cs_progress_render(&s, 1, 30, buf, sizeof buf);
     assert_string_equal(buf, "[Stage 1:=========(5 + 0) / 2]");
     progress_stage z = {.stage_id = 1, .num_tasks = 0, .completed = 0, .active = 0};
-    progress_render(&z, 1, 30, buf, sizeof buf);
+    cs_progress_render(&z, 1, 30, buf, sizeof buf);
     assert_string_equal(buf, "[Stage 1:>        (0 + 0) / 0]");
-    assert_int_equal(progress_render(NULL, 0, 80, buf, sizeof buf), 0);
+    assert_int_equal(cs_progress_render(NULL, 0, 80, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
 }
 
@@ -84,7 +84,7 @@ static void test_render_truncates_like_snprintf(void **state)
 {
     progress_stage s = {.stage_id = 1, .num_tasks = 40, .completed = 12, .active = 2};
     char buf[10];
-    size_t n = progress_render(&s, 1, 80, buf, sizeof buf);
+    size_t n = cs_progress_render(&s, 1, 80, buf, sizeof buf);
     assert_int_equal(n, 80);
     assert_string_equal(buf, "[Stage 1:");
 }
@@ -94,11 +94,11 @@ static void test_terminal_width(void **state)
     int p[2];
     assert_int_equal(pipe(p), 0);
     setenv("COLUMNS", "132", 1);
-    assert_int_equal(progress_terminal_width(p[1]), 132);
+    assert_int_equal(cs_progress_terminal_width(p[1]), 132);
     setenv("COLUMNS", "abc", 1);
-    assert_int_equal(progress_terminal_width(p[1]), 80);
+    assert_int_equal(cs_progress_terminal_width(p[1]), 80);
     unsetenv("COLUMNS");
-    assert_int_equal(progress_terminal_width(p[1]), 80);
+    assert_int_equal(cs_progress_terminal_width(p[1]), 80);
     close(p[0]);
     close(p[1]);
 }
@@ -117,7 +117,7 @@ static size_t drain(int fd, char *buf, size_t cap, size_t have)
 static void post(progress_bar *pb, cs_event_kind kind, int stage, int tasks, bool ok)
 {
     cs_event ev = {.kind = kind, .stage_id = stage, .num_tasks = tasks, .succeeded = ok};
-    progress_listener(pb, &ev);
+    cs_progress_listener(pb, &ev);
 }
 
 static void test_bar_draws_and_erases(void **state)
@@ -125,7 +125,7 @@ static void test_bar_draws_and_erases(void **state)
     int p[2];
     assert_int_equal(pipe(p), 0);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    progress_bar *pb = progress_new(p[1], 20, 0, 40);
+    progress_bar *pb = cs_progress_new(p[1], 20, 0, 40);
     assert_non_null(pb);
     post(pb, CS_EV_STAGE_SUBMITTED, 3, 4, false);
     for (int i = 0; i < 3; i++)
@@ -150,7 +150,7 @@ static void test_bar_draws_and_erases(void **state)
     erase[42] = '\0';
     assert_int_equal(n, 42);
     assert_string_equal(out, erase);
-    progress_free(pb);
+    cs_progress_free(pb);
     n = drain(p[0], out, sizeof out, 0);
     assert_int_equal(n, 0); /* nothing shown any more: free writes nothing */
     close(p[0]);
@@ -162,13 +162,13 @@ static void test_bar_waits_first_delay(void **state)
     int p[2];
     assert_int_equal(pipe(p), 0);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    progress_bar *pb = progress_new(p[1], 10, 10 * 1000, 40);
+    progress_bar *pb = cs_progress_new(p[1], 10, 10 * 1000, 40);
     post(pb, CS_EV_STAGE_SUBMITTED, 1, 4, false);
     post(pb, CS_EV_TASK_START, 1, 0, false);
     usleep(100 * 1000);
     char out[1024];
     assert_int_equal(drain(p[0], out, sizeof out, 0), 0);
-    progress_free(pb);
+    cs_progress_free(pb);
     close(p[0]);
     close(p[1]);
 }
@@ -178,13 +178,13 @@ static void test_bar_erased_on_free(void **state)
     int p[2];
     assert_int_equal(pipe(p), 0);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    progress_bar *pb = progress_new(p[1], 10, 0, 30);
+    progress_bar *pb = cs_progress_new(p[1], 10, 0, 30);
     post(pb, CS_EV_STAGE_SUBMITTED, 1, 4, false);
     usleep(100 * 1000);
     char out[4096];
     size_t n = drain(p[0], out, sizeof out, 0);
     assert_true(n > 0);
-    progress_free(pb);
+    cs_progress_free(pb);
     n = drain(p[0], out, sizeof out, 0);
     assert_int_equal(n, 32);
     assert_int_equal(out[0], '\r');
@@ -214,35 +214,35 @@ static char *capture_stderr(void (*fn)(void))
 
 static void run_stage_logger(void)
 {
-    stage_logger *sl = stage_logger_new();
+    stage_logger *sl = cs_stage_logger_new();
     cs_event sub = {.kind = CS_EV_STAGE_SUBMITTED,
                     .time_ms = 1000,
                     .stage_id = 1,
                     .num_tasks = 40,
                     .stage_name = "reduce_by_key at wordcount.so:cspark_main"};
-    stage_logger_listener(sl, &sub);
+    cs_stage_logger_listener(sl, &sub);
     cs_event task = {.kind = CS_EV_TASK_END, .stage_id = 1};
-    stage_logger_listener(sl, &task);
+    cs_stage_logger_listener(sl, &task);
     cs_event done = {.kind = CS_EV_STAGE_COMPLETED,
                      .time_ms = 1123,
                      .stage_id = 1,
                      .succeeded = true}; /* name and tasks remembered from submission */
-    stage_logger_listener(sl, &done);
+    cs_stage_logger_listener(sl, &done);
     cs_event sub2 = {.kind = CS_EV_STAGE_SUBMITTED,
                      .time_ms = 2000,
                      .stage_id = 2,
                      .stage_attempt = 1,
                      .num_tasks = 3,
                      .stage_name = "count at x"};
-    stage_logger_listener(sl, &sub2);
+    cs_stage_logger_listener(sl, &sub2);
     cs_event fail = {.kind = CS_EV_STAGE_COMPLETED,
                      .time_ms = 2500,
                      .stage_id = 2,
                      .stage_attempt = 1,
                      .stage_name = "count at x",
                      .reason = "boom \"x\""};
-    stage_logger_listener(sl, &fail);
-    stage_logger_free(sl);
+    cs_stage_logger_listener(sl, &fail);
+    cs_stage_logger_free(sl);
 }
 
 static void test_stage_logger_lines(void **state)

@@ -86,15 +86,15 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
                    int64_t value_factor)
 {
     cs_task_memory mem;
-    task_memory_init(&mem, budget);
+    cs_task_memory_init(&mem, budget);
     cs_error err = {0};
-    ext_agg *a = ext_agg_new(agg, &mem, g_dir, &err);
+    ext_agg *a = cs_ext_agg_new(agg, &mem, g_dir, &err);
     assert_non_null(a);
-    if (g_ways) ext_agg_set_merge_ways(a, g_ways);
+    if (g_ways) cs_ext_agg_set_merge_ways(a, g_ways);
     int64_t *ref = calloc((size_t)nkeys, sizeof *ref);
     char *seen = calloc((size_t)nkeys, 1);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     for (int i = 0; i < n; i++) {
         int k = (int)(rnd() % (uint64_t)nkeys);
         int64_t v = (int64_t)(rnd() % 1000) - 300;
@@ -102,23 +102,23 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
         int kl = snprintf(kb, sizeof kb, "key%d", k);
         uint8_t vb[8];
         cspark_i64_encode(v, vb);
-        batch_append_record(&b, kb, (uint32_t)kl, vb, 8);
+        cs_batch_append_record(&b, kb, (uint32_t)kl, vb, 8);
         if (!seen[k]) ref[k] = per_key_init;
         seen[k] = 1;
         ref[k] += v * value_factor;
         if (batch_full(&b)) {
-            assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-            batch_reset(&b);
+            assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+            cs_batch_reset(&b);
         }
     }
-    assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-    int spills = ext_agg_spills(a);
+    assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+    int spills = cs_ext_agg_spills(a);
     if (getenv("SHUFFLE_TEST_VERBOSE")) fprintf(stderr, "agg spills %d\n", spills);
     assert_int_equal(dir_entries(), 0); /* spill files are never visible */
     memset(seen, 0, (size_t)nkeys);
     int rc;
-    batch_reset(&b);
-    while ((rc = ext_agg_next(a, &b, &err)) == 1) {
+    cs_batch_reset(&b);
+    while ((rc = cs_ext_agg_next(a, &b, &err)) == 1) {
         for (size_t i = 0; i < b.n; i++) {
             cspark_record r = batch_get(&b, i);
             int k = key_id(r.key);
@@ -128,20 +128,20 @@ static int run_sum(const cs_aggregator *agg, int n, int nkeys, int64_t budget, i
             assert_int_equal(r.value.len, 8);
             assert_int_equal(cspark_slice_i64(r.value), ref[k]);
         }
-        batch_reset(&b);
+        cs_batch_reset(&b);
     }
     assert_int_equal(rc, 0);
-    assert_int_equal(ext_agg_next(a, &b, &err), 0);
+    assert_int_equal(cs_ext_agg_next(a, &b, &err), 0);
     for (int k = 0; k < nkeys; k++)
         assert_true(seen[k] == 2 || ref[k] == 0 || 1);
     size_t distinct = 0;
     for (int k = 0; k < nkeys; k++)
         distinct += seen[k] == 2;
-    ext_agg_free(a);
+    cs_ext_agg_free(a);
     assert_int_equal(mem.used, 0);
     if (budget > 0) assert_true(mem.peak < 2 * budget); /* spills keep memory near the budget */
     assert_int_equal(dir_entries(), 0);
-    batch_free(&b);
+    cs_batch_free(&b);
     free(ref);
     free(seen);
     assert_true(distinct > 0);
@@ -179,24 +179,24 @@ static void test_zero_and_create(void **state)
     /* create(v) = 2v, then merge_value adds v: use a create that doubles and factor check */
     cs_aggregator c = {agg_test_create_double, agg_test_sum, agg_test_sum, NULL, 0, false, NULL};
     cs_task_memory mem;
-    task_memory_init(&mem, 0);
+    cs_task_memory_init(&mem, 0);
     cs_error err = {0};
-    ext_agg *a = ext_agg_new(&c, &mem, g_dir, &err);
+    ext_agg *a = cs_ext_agg_new(&c, &mem, g_dir, &err);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     uint8_t v[8];
     cspark_i64_encode(5, v);
-    batch_append_record(&b, "x", 1, v, 8);
-    batch_append_record(&b, "x", 1, v, 8);
-    assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-    batch_reset(&b);
+    cs_batch_append_record(&b, "x", 1, v, 8);
+    cs_batch_append_record(&b, "x", 1, v, 8);
+    assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+    cs_batch_reset(&b);
     /* combiners merge with merge_combiners, never create */
     cspark_i64_encode(100, v);
-    batch_append_record(&b, "y", 1, v, 8);
-    batch_append_record(&b, "x", 1, v, 8);
-    assert_int_equal(ext_agg_insert(a, &b, true, &err), 0);
-    batch_reset(&b);
-    assert_int_equal(ext_agg_next(a, &b, &err), 1);
+    cs_batch_append_record(&b, "y", 1, v, 8);
+    cs_batch_append_record(&b, "x", 1, v, 8);
+    assert_int_equal(cs_ext_agg_insert(a, &b, true, &err), 0);
+    cs_batch_reset(&b);
+    assert_int_equal(cs_ext_agg_next(a, &b, &err), 1);
     assert_int_equal(b.n, 2);
     for (size_t i = 0; i < b.n; i++) {
         cspark_record r = batch_get(&b, i);
@@ -205,42 +205,41 @@ static void test_zero_and_create(void **state)
         else
             assert_int_equal(cspark_slice_i64(r.value), 100);
     }
-    ext_agg_free(a);
-    batch_free(&b);
+    cs_ext_agg_free(a);
+    cs_batch_free(&b);
 }
 
 /* group_by_key through the list builtins, with spills: each key's list holds its values. */
 static void test_group_lists_with_spills(void **state)
 {
     (void)state;
-    cs_aggregator agg = {
-        cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false, NULL};
+    cs_aggregator agg = {cs_list_wrap, cs_list_append, cs_list_concat, NULL, 0, false, NULL};
     cs_task_memory mem;
-    task_memory_init(&mem, 256 * 1024);
+    cs_task_memory_init(&mem, 256 * 1024);
     cs_error err = {0};
-    ext_agg *a = ext_agg_new(&agg, &mem, g_dir, &err);
+    ext_agg *a = cs_ext_agg_new(&agg, &mem, g_dir, &err);
     const int nkeys = 2000, n = 60000;
     int64_t *sum = calloc(nkeys, sizeof *sum), *cnt = calloc(nkeys, sizeof *cnt);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     for (int i = 0; i < n; i++) {
         int k = (int)(rnd() % nkeys);
         char kb[32], vb[32];
         int kl = snprintf(kb, sizeof kb, "key%d", k);
         int vl = snprintf(vb, sizeof vb, "%d", i);
-        batch_append_record(&b, kb, (uint32_t)kl, vb, (uint32_t)vl);
+        cs_batch_append_record(&b, kb, (uint32_t)kl, vb, (uint32_t)vl);
         sum[k] += i;
         cnt[k]++;
         if (batch_full(&b)) {
-            assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-            batch_reset(&b);
+            assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+            cs_batch_reset(&b);
         }
     }
-    assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-    assert_true(ext_agg_spills(a) > 0);
-    batch_reset(&b);
+    assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+    assert_true(cs_ext_agg_spills(a) > 0);
+    cs_batch_reset(&b);
     int rc, keys = 0;
-    while ((rc = ext_agg_next(a, &b, &err)) == 1) {
+    while ((rc = cs_ext_agg_next(a, &b, &err)) == 1) {
         for (size_t i = 0; i < b.n; i++) {
             cspark_record r = batch_get(&b, i);
             int k = key_id(r.key);
@@ -259,13 +258,13 @@ static void test_group_lists_with_spills(void **state)
             cnt[k] = -1;
             keys++;
         }
-        batch_reset(&b);
+        cs_batch_reset(&b);
     }
     assert_int_equal(rc, 0);
     for (int k = 0; k < nkeys; k++)
         assert_true(cnt[k] == -1 || cnt[k] == 0);
-    ext_agg_free(a);
-    batch_free(&b);
+    cs_ext_agg_free(a);
+    cs_batch_free(&b);
     free(sum);
     free(cnt);
     assert_true(keys > 0);
@@ -275,29 +274,28 @@ static void test_group_lists_with_spills(void **state)
 static void test_one_huge_group(void **state)
 {
     (void)state;
-    cs_aggregator agg = {
-        cspark_list_wrap, cspark_list_append, cspark_list_concat, NULL, 0, false, NULL};
+    cs_aggregator agg = {cs_list_wrap, cs_list_append, cs_list_concat, NULL, 0, false, NULL};
     cs_task_memory mem;
-    task_memory_init(&mem, 0);
+    cs_task_memory_init(&mem, 0);
     cs_error err = {0};
-    ext_agg *a = ext_agg_new(&agg, &mem, g_dir, &err);
+    ext_agg *a = cs_ext_agg_new(&agg, &mem, g_dir, &err);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     uint8_t v[100];
     memset(v, 7, sizeof v);
     const int n = 100000;
     for (int i = 0; i < n; i++) {
-        batch_append_record(&b, "hot", 3, v, sizeof v);
-        if (i % 1000 == 0) batch_append_record(&b, &i, sizeof i, v, 1);
+        cs_batch_append_record(&b, "hot", 3, v, sizeof v);
+        if (i % 1000 == 0) cs_batch_append_record(&b, &i, sizeof i, v, 1);
         if (batch_full(&b)) {
-            assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-            batch_reset(&b);
+            assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+            cs_batch_reset(&b);
         }
     }
-    assert_int_equal(ext_agg_insert(a, &b, false, &err), 0);
-    batch_reset(&b);
+    assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+    cs_batch_reset(&b);
     int rc, keys = 0, hot_items = 0;
-    while ((rc = ext_agg_next(a, &b, &err)) == 1) {
+    while ((rc = cs_ext_agg_next(a, &b, &err)) == 1) {
         for (size_t i = 0; i < b.n; i++) {
             cspark_record r = batch_get(&b, i);
             keys++;
@@ -310,15 +308,15 @@ static void test_one_huge_group(void **state)
                 }
             }
         }
-        batch_reset(&b);
+        cs_batch_reset(&b);
     }
     assert_int_equal(rc, 0);
     assert_int_equal(hot_items, n);
     assert_int_equal(keys, 1 + n / 1000);
     /* doubling growth: the arena holds at most a few times the final list */
     assert_true(mem.peak < 8 * (int64_t)n * 104);
-    ext_agg_free(a);
-    batch_free(&b);
+    cs_ext_agg_free(a);
+    cs_batch_free(&b);
 }
 
 static void test_value_helpers(void **state)
@@ -329,7 +327,7 @@ static void test_value_helpers(void **state)
     cspark_value_set(&v, "abc", 3);
     assert_memory_equal(v.ptr, "abc", 3);
     for (int i = 0; i < 1000; i++)
-        cspark_list_append(&v, (cspark_slice){(const uint8_t *)"xy", 2}, NULL);
+        cs_list_append(&v, (cspark_slice){(const uint8_t *)"xy", 2}, NULL);
     assert_int_equal(v.len, 3 + 1000 * 6);
     assert_memory_equal(v.ptr, "abc", 3);
     uint8_t *p = cspark_value_resize(&v, 2);
@@ -339,10 +337,10 @@ static void test_value_helpers(void **state)
     assert_int_equal(v.ptr[0], 'b');
     free(v.ptr);
     cspark_value w = {NULL, 0, 0, NULL};
-    cspark_list_wrap(&w, (cspark_slice){(const uint8_t *)"hello", 5}, NULL);
+    cs_list_wrap(&w, (cspark_slice){(const uint8_t *)"hello", 5}, NULL);
     uint8_t copy[9];
     memcpy(copy, w.ptr, 9);
-    cspark_list_concat(&w, (cspark_slice){copy, 9}, NULL);
+    cs_list_concat(&w, (cspark_slice){copy, 9}, NULL);
     cspark_slice l = {w.ptr, w.len}, it;
     int items = 0;
     while (cspark_list_next(&l, &it)) {

@@ -59,39 +59,40 @@ static void make_input(cs_batch *b, int n)
                 k[j] = (uint8_t)rnd();
         }
         uint32_t v = (uint32_t)i;
-        batch_append_record(b, k, kl, &v, 4);
+        cs_batch_append_record(b, k, kl, &v, 4);
     }
 }
 
 static void run_sort(int n, int64_t budget, bool ascending, int min_spills, int ways)
 {
     cs_task_memory mem;
-    task_memory_init(&mem, budget);
+    cs_task_memory_init(&mem, budget);
     cs_error err = {0};
-    ext_sorter *s = ext_sorter_new(ascending, &mem, g_dir, &err);
+    ext_sorter *s = cs_ext_sorter_new(ascending, &mem, g_dir, &err);
     assert_non_null(s);
-    if (ways) ext_sorter_set_merge_ways(s, ways);
+    if (ways) cs_ext_sorter_set_merge_ways(s, ways);
     cs_batch in, chunk, out;
-    batch_init(&in);
-    batch_init(&chunk);
-    batch_init(&out);
+    cs_batch_init(&in);
+    cs_batch_init(&chunk);
+    cs_batch_init(&out);
     make_input(&in, n);
     for (size_t i = 0; i < in.n; i++) {
         cspark_record r = batch_get(&in, i);
-        batch_append_record(&chunk, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+        cs_batch_append_record(&chunk, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
         if (batch_full(&chunk) || i + 1 == in.n) {
-            assert_int_equal(ext_sorter_insert(s, &chunk, &err), 0);
-            batch_reset(&chunk);
+            assert_int_equal(cs_ext_sorter_insert(s, &chunk, &err), 0);
+            cs_batch_reset(&chunk);
         }
     }
-    assert_true(ext_sorter_spills(s) >= min_spills);
-    if (getenv("SHUFFLE_TEST_VERBOSE")) fprintf(stderr, "sort spills %d\n", ext_sorter_spills(s));
+    assert_true(cs_ext_sorter_spills(s) >= min_spills);
+    if (getenv("SHUFFLE_TEST_VERBOSE"))
+        fprintf(stderr, "sort spills %d\n", cs_ext_sorter_spills(s));
     char *seen = calloc((size_t)n, 1);
     uint8_t prev[20];
     uint32_t prevlen = 0;
     size_t total = 0;
     int rc;
-    while ((rc = ext_sorter_next(s, &out, &err)) == 1) {
+    while ((rc = cs_ext_sorter_next(s, &out, &err)) == 1) {
         for (size_t i = 0; i < out.n; i++) {
             cspark_record r = batch_get(&out, i);
             uint32_t v;
@@ -104,24 +105,24 @@ static void run_sort(int n, int64_t budget, bool ascending, int min_spills, int 
             assert_int_equal(orig.key.len, r.key.len);
             assert_memory_equal(orig.key.ptr, r.key.ptr, r.key.len);
             if (total > 0) {
-                int c = ext_key_compare(prev, prevlen, r.key.ptr, r.key.len);
+                int c = cs_ext_key_compare(prev, prevlen, r.key.ptr, r.key.len);
                 assert_true(ascending ? c <= 0 : c >= 0);
             }
             memcpy(prev, r.key.ptr, r.key.len);
             prevlen = r.key.len;
             total++;
         }
-        batch_reset(&out);
+        cs_batch_reset(&out);
     }
     assert_int_equal(rc, 0);
     assert_int_equal(total, (size_t)n);
-    ext_sorter_free(s);
+    cs_ext_sorter_free(s);
     assert_int_equal(mem.used, 0);
     if (budget > 0) assert_true(mem.peak < 2 * budget); /* spills keep memory near the budget */
     free(seen);
-    batch_free(&in);
-    batch_free(&chunk);
-    batch_free(&out);
+    cs_batch_free(&in);
+    cs_batch_free(&chunk);
+    cs_batch_free(&out);
 }
 
 static void test_sort_500k_spills_ascending(void **state)
@@ -156,23 +157,23 @@ static void test_key_order(void **state)
     const int order[] = {1, 3, 2, 9, 7, 4, 5, 6, 0, 8}; /* indices in ascending order */
     for (int asc = 0; asc < 2; asc++) {
         cs_error err = {0};
-        ext_sorter *s = ext_sorter_new(asc, NULL, g_dir, &err);
+        ext_sorter *s = cs_ext_sorter_new(asc, NULL, g_dir, &err);
         cs_batch b;
-        batch_init(&b);
+        cs_batch_init(&b);
         for (int i = 0; i < 10; i++)
-            batch_append_record(&b, keys[i], lens[i], &i, sizeof i);
-        assert_int_equal(ext_sorter_insert(s, &b, &err), 0);
-        batch_reset(&b);
-        assert_int_equal(ext_sorter_next(s, &b, &err), 1);
+            cs_batch_append_record(&b, keys[i], lens[i], &i, sizeof i);
+        assert_int_equal(cs_ext_sorter_insert(s, &b, &err), 0);
+        cs_batch_reset(&b);
+        assert_int_equal(cs_ext_sorter_next(s, &b, &err), 1);
         assert_int_equal(b.n, 10);
         for (int i = 0; i < 10; i++) {
             int v;
             memcpy(&v, batch_get(&b, (size_t)i).value.ptr, sizeof v);
             assert_int_equal(v, order[asc ? i : 9 - i]);
         }
-        assert_int_equal(ext_sorter_next(s, &b, &err), 0);
-        ext_sorter_free(s);
-        batch_free(&b);
+        assert_int_equal(cs_ext_sorter_next(s, &b, &err), 0);
+        cs_ext_sorter_free(s);
+        cs_batch_free(&b);
     }
 }
 
@@ -181,24 +182,24 @@ static void test_large_records(void **state)
 {
     (void)state;
     cs_task_memory mem;
-    task_memory_init(&mem, 1 << 20);
+    cs_task_memory_init(&mem, 1 << 20);
     cs_error err = {0};
-    ext_sorter *s = ext_sorter_new(true, &mem, g_dir, &err);
+    ext_sorter *s = cs_ext_sorter_new(true, &mem, g_dir, &err);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     size_t big = 3u << 20;
     uint8_t *v = malloc(big);
     for (int i = 0; i < 40; i++) {
         uint8_t k[4] = {(uint8_t)(39 - i), 0, 0, 0};
         memset(v, i, big);
-        batch_reset(&b);
-        batch_append_record(&b, k, 4, v, i % 3 == 0 ? (uint32_t)big : 10);
-        assert_int_equal(ext_sorter_insert(s, &b, &err), 0);
+        cs_batch_reset(&b);
+        cs_batch_append_record(&b, k, 4, v, i % 3 == 0 ? (uint32_t)big : 10);
+        assert_int_equal(cs_ext_sorter_insert(s, &b, &err), 0);
     }
-    assert_true(ext_sorter_spills(s) > 0);
+    assert_true(cs_ext_sorter_spills(s) > 0);
     int seen = 0, rc;
-    batch_reset(&b);
-    while ((rc = ext_sorter_next(s, &b, &err)) == 1) {
+    cs_batch_reset(&b);
+    while ((rc = cs_ext_sorter_next(s, &b, &err)) == 1) {
         for (size_t j = 0; j < b.n; j++) {
             cspark_record r = batch_get(&b, j);
             int i = 39 - r.key.ptr[0];
@@ -207,14 +208,14 @@ static void test_large_records(void **state)
             assert_int_equal(r.value.ptr[r.value.len - 1], i);
             seen++;
         }
-        batch_reset(&b);
+        cs_batch_reset(&b);
     }
     assert_int_equal(rc, 0);
     assert_int_equal(seen, 40);
-    ext_sorter_free(s);
+    cs_ext_sorter_free(s);
     assert_int_equal(mem.used, 0);
     free(v);
-    batch_free(&b);
+    cs_batch_free(&b);
 }
 
 int main(void)

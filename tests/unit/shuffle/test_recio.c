@@ -36,7 +36,7 @@ static void make_records(cs_batch *b, size_t n, uint32_t maxk, uint32_t maxv)
             kbuf[j] = (uint8_t)(i % 3 ? 'a' + j % 7 : rnd());
         for (uint32_t j = 0; j < vl; j++)
             vbuf[j] = (uint8_t)(i % 2 ? rnd() : j);
-        batch_append_record(b, kbuf, kl, vbuf, vl);
+        cs_batch_append_record(b, kbuf, kl, vbuf, vl);
     }
 }
 
@@ -55,45 +55,45 @@ static void assert_batches_equal(const cs_batch *a, const cs_batch *b)
 static void roundtrip_mem(bool compress)
 {
     cs_batch in, out;
-    batch_init(&in);
-    batch_init(&out);
+    cs_batch_init(&in);
+    cs_batch_init(&out);
     make_records(&in, 5000, 40, 300);
-    batch_append_record(&in, "", 0, "", 0);
+    cs_batch_append_record(&in, "", 0, "", 0);
     /* a record larger than a block */
     uint8_t *big = malloc(200000);
     for (int i = 0; i < 200000; i++)
         big[i] = (uint8_t)(i * 7);
-    batch_append_record(&in, "big", 3, big, 200000);
+    cs_batch_append_record(&in, "big", 3, big, 200000);
     make_records(&in, 100, 10, 10);
-    recio_writer *w = recio_writer_new(-1, compress, 0);
+    recio_writer *w = cs_recio_writer_new(-1, compress, 0);
     cs_error err = {0};
-    assert_int_equal(recio_writer_add_batch(w, &in, &err), 0);
-    assert_int_equal(recio_writer_records(w), in.n);
+    assert_int_equal(cs_recio_writer_add_batch(w, &in, &err), 0);
+    assert_int_equal(cs_recio_writer_records(w), in.n);
     size_t len;
-    uint8_t *enc = recio_writer_take(w, &len, &err);
+    uint8_t *enc = cs_recio_writer_take(w, &len, &err);
     assert_non_null(enc);
-    assert_int_equal(recio_writer_offset(w), len);
+    assert_int_equal(cs_recio_writer_offset(w), len);
     assert_true(len > 0);
     /* blocks are bounded: several blocks were made */
-    assert_int_equal(recio_decode_all(enc, len, &out, &err), 0);
+    assert_int_equal(cs_recio_decode_all(enc, len, &out, &err), 0);
     assert_batches_equal(&in, &out);
     /* record-at-a-time reader agrees */
-    recio_reader *r = recio_reader_mem(enc, len);
+    recio_reader *r = cs_recio_reader_mem(enc, len);
     cspark_record rec;
     size_t i = 0;
-    while (recio_reader_next(r, &rec, &err) == 1) {
+    while (cs_recio_reader_next(r, &rec, &err) == 1) {
         cspark_record ref = batch_get(&in, i++);
         assert_int_equal(rec.key.len, ref.key.len);
         assert_int_equal(rec.value.len, ref.value.len);
         assert_memory_equal(rec.value.ptr, ref.value.ptr, ref.value.len);
     }
     assert_int_equal(i, in.n);
-    recio_reader_free(r);
-    recio_writer_free(w);
+    cs_recio_reader_free(r);
+    cs_recio_writer_free(w);
     free(enc);
     free(big);
-    batch_free(&in);
-    batch_free(&out);
+    cs_batch_free(&in);
+    cs_batch_free(&out);
 }
 
 static void test_roundtrip_mem_lz4(void **state)
@@ -111,24 +111,24 @@ static void test_roundtrip_mem_plain(void **state)
 static void test_lz4_compresses(void **state)
 {
     (void)state;
-    recio_writer *wl = recio_writer_new(-1, true, 0), *wp = recio_writer_new(-1, false, 0);
+    recio_writer *wl = cs_recio_writer_new(-1, true, 0), *wp = cs_recio_writer_new(-1, false, 0);
     cs_error err = {0};
     for (int i = 0; i < 20000; i++) {
         char k[32];
         int kl = snprintf(k, sizeof k, "word%d", i % 100);
-        assert_int_equal(recio_writer_add(wl, k, (uint32_t)kl, "\0\0\0\0\0\0\0\1", 8, &err), 0);
-        assert_int_equal(recio_writer_add(wp, k, (uint32_t)kl, "\0\0\0\0\0\0\0\1", 8, &err), 0);
+        assert_int_equal(cs_recio_writer_add(wl, k, (uint32_t)kl, "\0\0\0\0\0\0\0\1", 8, &err), 0);
+        assert_int_equal(cs_recio_writer_add(wp, k, (uint32_t)kl, "\0\0\0\0\0\0\0\1", 8, &err), 0);
     }
     size_t ll, pl;
-    uint8_t *a = recio_writer_take(wl, &ll, &err), *b = recio_writer_take(wp, &pl, &err);
+    uint8_t *a = cs_recio_writer_take(wl, &ll, &err), *b = cs_recio_writer_take(wp, &pl, &err);
     assert_true(ll * 3 < pl);
     /* each block header says lz4 */
     assert_int_equal(a[8], RECIO_CODEC_LZ4);
     assert_int_equal(b[8], RECIO_CODEC_NONE);
     free(a);
     free(b);
-    recio_writer_free(wl);
-    recio_writer_free(wp);
+    cs_recio_writer_free(wl);
+    cs_recio_writer_free(wp);
 }
 
 static void test_roundtrip_fd_range(void **state)
@@ -140,57 +140,57 @@ static void test_roundtrip_fd_range(void **state)
     unlink(path);
     assert_int_equal(write(fd, "PREFIX", 6), 6);
     cs_batch in, in2, out;
-    batch_init(&in);
-    batch_init(&in2);
-    batch_init(&out);
+    cs_batch_init(&in);
+    cs_batch_init(&in2);
+    cs_batch_init(&out);
     make_records(&in, 20000, 30, 100);
     make_records(&in2, 300, 5, 5);
     cs_error err = {0};
     /* small write buffer so writes happen mid-stream */
-    recio_writer *w = recio_writer_new(fd, true, 8192);
-    assert_int_equal(recio_writer_add_batch(w, &in, &err), 0);
-    assert_int_equal(recio_writer_end_block(w, &err), 0);
-    uint64_t mid = recio_writer_offset(w);
-    assert_int_equal(recio_writer_add_batch(w, &in2, &err), 0);
-    assert_int_equal(recio_writer_flush(w, &err), 0);
-    uint64_t end = recio_writer_offset(w);
-    recio_writer_free(w);
+    recio_writer *w = cs_recio_writer_new(fd, true, 8192);
+    assert_int_equal(cs_recio_writer_add_batch(w, &in, &err), 0);
+    assert_int_equal(cs_recio_writer_end_block(w, &err), 0);
+    uint64_t mid = cs_recio_writer_offset(w);
+    assert_int_equal(cs_recio_writer_add_batch(w, &in2, &err), 0);
+    assert_int_equal(cs_recio_writer_flush(w, &err), 0);
+    uint64_t end = cs_recio_writer_offset(w);
+    cs_recio_writer_free(w);
     assert_int_equal(lseek(fd, 0, SEEK_END), (off_t)(6 + end));
     /* first segment, through a tiny read buffer (grown for big blocks) */
-    recio_reader *r = recio_reader_fd(fd, 6, mid, 4096);
+    recio_reader *r = cs_recio_reader_fd(fd, 6, mid, 4096);
     int rc;
-    while ((rc = recio_reader_next_block(r, &out, &err)) == 1) {
+    while ((rc = cs_recio_reader_next_block(r, &out, &err)) == 1) {
     }
     if (rc) fprintf(stderr, "err: %s\n", err.msg);
     assert_int_equal(rc, 0);
     assert_batches_equal(&in, &out);
-    recio_reader_free(r);
-    batch_reset(&out);
-    r = recio_reader_fd(fd, 6 + mid, end - mid, 0);
-    while ((rc = recio_reader_next_block(r, &out, &err)) == 1) {
+    cs_recio_reader_free(r);
+    cs_batch_reset(&out);
+    r = cs_recio_reader_fd(fd, 6 + mid, end - mid, 0);
+    while ((rc = cs_recio_reader_next_block(r, &out, &err)) == 1) {
     }
     assert_int_equal(rc, 0);
     assert_batches_equal(&in2, &out);
-    recio_reader_free(r);
+    cs_recio_reader_free(r);
     /* a range past the end of the file is truncated input */
-    batch_reset(&out);
-    r = recio_reader_fd(fd, 6 + mid, end - mid + 100, 0);
-    while ((rc = recio_reader_next_block(r, &out, &err)) == 1) {
+    cs_batch_reset(&out);
+    r = cs_recio_reader_fd(fd, 6 + mid, end - mid + 100, 0);
+    while ((rc = cs_recio_reader_next_block(r, &out, &err)) == 1) {
     }
     assert_int_equal(rc, CS_EPROTO);
-    recio_reader_free(r);
+    cs_recio_reader_free(r);
     close(fd);
-    batch_free(&in);
-    batch_free(&in2);
-    batch_free(&out);
+    cs_batch_free(&in);
+    cs_batch_free(&in2);
+    cs_batch_free(&out);
 }
 
 static int decode(const uint8_t *p, size_t n, cs_error *err)
 {
     cs_batch out;
-    batch_init(&out);
-    int rc = recio_decode_all(p, n, &out, err);
-    batch_free(&out);
+    cs_batch_init(&out);
+    int rc = cs_recio_decode_all(p, n, &out, err);
+    cs_batch_free(&out);
     return rc;
 }
 
@@ -198,16 +198,16 @@ static void test_corrupt_rejected(void **state)
 {
     (void)state;
     cs_batch in;
-    batch_init(&in);
+    cs_batch_init(&in);
     make_records(&in, 3000, 20, 50);
     cs_error err = {0};
     for (int compress = 0; compress < 2; compress++) {
-        recio_writer *w = recio_writer_new(-1, compress, 0);
-        recio_writer_set_block_target(w, 4096);
-        assert_int_equal(recio_writer_add_batch(w, &in, &err), 0);
+        recio_writer *w = cs_recio_writer_new(-1, compress, 0);
+        cs_recio_writer_set_block_target(w, 4096);
+        assert_int_equal(cs_recio_writer_add_batch(w, &in, &err), 0);
         size_t len;
-        uint8_t *enc = recio_writer_take(w, &len, &err);
-        recio_writer_free(w);
+        uint8_t *enc = cs_recio_writer_take(w, &len, &err);
+        cs_recio_writer_free(w);
         /* every truncation that does not end on a block boundary is an error */
         int errors = 0;
         for (size_t cut = 1; cut < len; cut += 1 + len / 500) {
@@ -254,19 +254,19 @@ static void test_corrupt_rejected(void **state)
     /* a highly compressible block (zeros) still decodes */
     {
         uint8_t *zeros = calloc(1, 60000);
-        recio_writer *w = recio_writer_new(-1, true, 0);
-        assert_int_equal(recio_writer_add(w, "z", 1, zeros, 60000, &err), 0);
+        recio_writer *w = cs_recio_writer_new(-1, true, 0);
+        assert_int_equal(cs_recio_writer_add(w, "z", 1, zeros, 60000, &err), 0);
         size_t zl;
-        uint8_t *enc = recio_writer_take(w, &zl, &err);
+        uint8_t *enc = cs_recio_writer_take(w, &zl, &err);
         assert_true(zl < 1000);
         assert_int_equal(decode(enc, zl, &err), 0);
         free(enc);
         free(zeros);
-        recio_writer_free(w);
+        cs_recio_writer_free(w);
     }
     /* empty input is an empty stream */
     assert_int_equal(decode(NULL, 0, &err), 0);
-    batch_free(&in);
+    cs_batch_free(&in);
 }
 
 /* Pull source over a memory buffer cut into parts: sizes cycle through `cuts` (0 = an empty
@@ -305,17 +305,17 @@ static void test_roundtrip_pulled_parts(void **state)
 {
     (void)state;
     cs_batch in;
-    batch_init(&in);
+    cs_batch_init(&in);
     make_records(&in, 3000, 30, 200);
     uint8_t *big = calloc(1, 150000);
-    batch_append_record(&in, "big", 3, big, 150000);
+    cs_batch_append_record(&in, "big", 3, big, 150000);
     make_records(&in, 50, 10, 10);
     for (int compress = 0; compress < 2; compress++) {
-        recio_writer *w = recio_writer_new(-1, compress, 0);
+        recio_writer *w = cs_recio_writer_new(-1, compress, 0);
         cs_error err = {0};
-        assert_int_equal(recio_writer_add_batch(w, &in, &err), 0);
+        assert_int_equal(cs_recio_writer_add_batch(w, &in, &err), 0);
         size_t len;
-        uint8_t *enc = recio_writer_take(w, &len, &err);
+        uint8_t *enc = cs_recio_writer_take(w, &len, &err);
         /* parts cutting headers, payloads and varints anywhere; one part; empty parts */
         static const size_t cuts_a[] = {1, 3, 0, 7, 9, 4096, 5, 65536, 2};
         static const size_t cuts_b[] = {1u << 20};
@@ -324,61 +324,61 @@ static void test_roundtrip_pulled_parts(void **state)
         int ncuts[] = {9, 1, 3};
         for (int c = 0; c < 3; c++) {
             parts_src src = {enc, len, 0, cuts[c], ncuts[c], 0, NULL, -1, 0};
-            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            recio_reader *r = cs_recio_reader_pull(pull_parts, &src);
             cs_batch out;
-            batch_init(&out);
+            cs_batch_init(&out);
             int rc;
-            while ((rc = recio_reader_next_block(r, &out, &err)) > 0) {
+            while ((rc = cs_recio_reader_next_block(r, &out, &err)) > 0) {
             }
             assert_int_equal(rc, 0);
             assert_batches_equal(&in, &out);
-            recio_reader_free(r);
+            cs_recio_reader_free(r);
             free(src.cur);
-            batch_free(&out);
+            cs_batch_free(&out);
         }
         /* a stream cut short is corrupt; a failing pull is its error */
         {
             parts_src src = {enc, len - 5, 0, cuts_a, 9, 0, NULL, -1, 0};
-            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            recio_reader *r = cs_recio_reader_pull(pull_parts, &src);
             cs_batch out;
-            batch_init(&out);
+            cs_batch_init(&out);
             int rc;
-            while ((rc = recio_reader_next_block(r, &out, &err)) > 0) {
+            while ((rc = cs_recio_reader_next_block(r, &out, &err)) > 0) {
             }
             assert_int_equal(rc, CS_EPROTO);
-            recio_reader_free(r);
+            cs_recio_reader_free(r);
             free(src.cur);
-            batch_free(&out);
+            cs_batch_free(&out);
         }
         {
             parts_src src = {enc, len, 0, cuts_a, 9, 0, NULL, (long)len / 2, 0};
-            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            recio_reader *r = cs_recio_reader_pull(pull_parts, &src);
             cs_batch out;
-            batch_init(&out);
+            cs_batch_init(&out);
             int rc;
-            while ((rc = recio_reader_next_block(r, &out, &err)) > 0) {
+            while ((rc = cs_recio_reader_next_block(r, &out, &err)) > 0) {
             }
             assert_int_equal(rc, CS_EIO);
             assert_non_null(strstr(err.msg, "peer went away"));
-            recio_reader_free(r);
+            cs_recio_reader_free(r);
             free(src.cur);
-            batch_free(&out);
+            cs_batch_free(&out);
         }
         {
             parts_src src = {enc, 0, 0, cuts_a, 9, 0, NULL, -1, 0};
-            recio_reader *r = recio_reader_pull(pull_parts, &src);
+            recio_reader *r = cs_recio_reader_pull(pull_parts, &src);
             cs_batch out;
-            batch_init(&out);
-            assert_int_equal(recio_reader_next_block(r, &out, &err), 0);
+            cs_batch_init(&out);
+            assert_int_equal(cs_recio_reader_next_block(r, &out, &err), 0);
             assert_int_equal(out.n, 0);
-            recio_reader_free(r);
-            batch_free(&out);
+            cs_recio_reader_free(r);
+            cs_batch_free(&out);
         }
-        recio_writer_free(w);
+        cs_recio_writer_free(w);
         free(enc);
     }
     free(big);
-    batch_free(&in);
+    cs_batch_free(&in);
 }
 
 int main(void)

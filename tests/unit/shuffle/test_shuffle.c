@@ -91,7 +91,7 @@ static void make_input(cs_batch *b, int m, int n, int nkeys)
         int kl = snprintf(k, sizeof k, "%sk%d", g_key_prefix, j);
         uint8_t v[8];
         cspark_i64_encode(i + m * 1000000, v);
-        batch_append_record(b, k, (uint32_t)kl, v, 8);
+        cs_batch_append_record(b, k, (uint32_t)kl, v, 8);
     }
 }
 
@@ -139,7 +139,7 @@ static void fold_by_key(const cs_batch *in, cs_batch *out)
             s += cspark_slice_i64(r[j++].value);
         uint8_t v[8];
         cspark_i64_encode(s, v);
-        batch_append_record(out, r[i].key.ptr, r[i].key.len, v, 8);
+        cs_batch_append_record(out, r[i].key.ptr, r[i].key.len, v, 8);
         i = j;
     }
     free(r);
@@ -149,7 +149,8 @@ static int ref_partition(const cs_partitioner *p, cspark_record r, int idx_in_ma
 {
     int n = p->num_partitions;
     if (p->kind == PART_HASH) return (int)(XXH3_64bits(r.key.ptr, r.key.len) % (uint64_t)n);
-    if (p->kind == PART_ROUND_ROBIN) return (shuffle_round_robin_start(map_id, n) + idx_in_map) % n;
+    if (p->kind == PART_ROUND_ROBIN)
+        return (cs_shuffle_round_robin_start(map_id, n) + idx_in_map) % n;
     int part = 0; /* linear scan: first bound >= key */
     while (part < p->num_bounds) {
         cspark_slice b = p->bounds[part];
@@ -166,7 +167,7 @@ static int counting_fetch(void *arg, const cs_map_status *st, int reduce_id, uin
                           size_t *len, cs_error *err)
 {
     fetch_count++;
-    shuffle_block_source s = shuffle_local_source(arg);
+    shuffle_block_source s = cs_shuffle_local_source(arg);
     return s.fetch(s.arg, st, reduce_id, out, len, err);
 }
 
@@ -174,7 +175,7 @@ static int counting_open(void *arg, const cs_map_status *st, int reduce_id, int 
                          uint64_t *len, cs_error *err)
 {
     fetch_count++;
-    shuffle_block_source s = shuffle_local_source(arg);
+    shuffle_block_source s = cs_shuffle_local_source(arg);
     return s.open_range(s.arg, st, reduce_id, fd, off, len, err);
 }
 
@@ -189,12 +190,12 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
     const cs_map_status *stp[NMAPS];
     cs_batch expect[16];
     for (int r = 0; r < n; r++)
-        batch_init(&expect[r]);
+        cs_batch_init(&expect[r]);
     int spills = 0;
     cs_error err = {0};
     for (int m = 0; m < NMAPS; m++) {
         cs_task_memory mem;
-        task_memory_init(&mem, budget);
+        cs_task_memory_init(&mem, budget);
         shuffle_write_spec spec = {.shuffle_id = 4,
                                    .map_id = m,
                                    .attempt_id = m,
@@ -203,10 +204,10 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
                                    .compress = compress,
                                    .dir = g_dir,
                                    .mem = &mem};
-        shuffle_writer *w = shuffle_writer_new(&spec, &err);
+        shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
         assert_non_null(w);
         cs_batch in;
-        batch_init(&in);
+        cs_batch_init(&in);
         make_input(&in, m, nrec, nkeys);
         for (size_t i = 0; i < in.n; i++) {
             cspark_record r = batch_get(&in, i);
@@ -214,78 +215,78 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
             assert_int_equal(part,
                              p->kind == PART_ROUND_ROBIN
                                  ? part
-                                 : partitioner_get(p, r.key, XXH3_64bits(r.key.ptr, r.key.len)));
-            batch_append_record(&expect[part], r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+                                 : cs_partitioner_get(p, r.key, XXH3_64bits(r.key.ptr, r.key.len)));
+            cs_batch_append_record(&expect[part], r.key.ptr, r.key.len, r.value.ptr, r.value.len);
         }
         /* feed in slices of 1000 records */
         for (size_t i = 0; i < in.n; i += 1000) {
             cs_batch part;
-            batch_init(&part);
+            cs_batch_init(&part);
             for (size_t j = i; j < in.n && j < i + 1000; j++) {
                 cspark_record r = batch_get(&in, j);
-                batch_append_record(&part, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+                cs_batch_append_record(&part, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
             }
-            assert_int_equal(shuffle_writer_write(w, &part, &err), 0);
-            batch_free(&part);
+            assert_int_equal(cs_shuffle_writer_write(w, &part, &err), 0);
+            cs_batch_free(&part);
         }
-        spills += shuffle_writer_spills(w);
+        spills += cs_shuffle_writer_spills(w);
         if (getenv("SHUFFLE_TEST_VERBOSE"))
-            fprintf(stderr, "map %d spills %d peak %lld\n", m, shuffle_writer_spills(w),
+            fprintf(stderr, "map %d spills %d peak %lld\n", m, cs_shuffle_writer_spills(w),
                     (long long)mem.peak);
-        assert_int_equal(mem.spill_count, shuffle_writer_spills(w));
-        assert_int_equal(shuffle_writer_commit(w, &st[m], &err), 0);
+        assert_int_equal(mem.spill_count, cs_shuffle_writer_spills(w));
+        assert_int_equal(cs_shuffle_writer_commit(w, &st[m], &err), 0);
         assert_int_equal(st[m].num_reduces, n);
         assert_int_equal(st[m].map_id, m);
         if (!comb) assert_int_equal(st[m].records_written, (uint64_t)nrec);
-        shuffle_writer_free(w);
+        cs_shuffle_writer_free(w);
         assert_true(mem.used == 0);
         if (budget > 0) assert_true(mem.peak < 2 * budget);
         /* index agrees with the status */
         uint64_t total = 0;
         for (int r = 0; r < n; r++) {
             uint64_t off, len;
-            assert_int_equal(shuffle_index_read(g_dir, 4, m, r, &off, &len, &err), 0);
+            assert_int_equal(cs_shuffle_index_read(g_dir, 4, m, r, &off, &len, &err), 0);
             assert_int_equal(off, total);
             assert_int_equal(len, st[m].sizes[r]);
             total += len;
         }
         assert_int_equal(total, st[m].bytes_written);
         stp[m] = &st[m];
-        batch_free(&in);
+        cs_batch_free(&in);
     }
     assert_int_equal(stray_files(), 0);
     for (int r = 0; r < n; r++) {
         /* even partitions: whole-segment fetch; odd: streamed file ranges */
         shuffle_block_source src = {counting_fetch, g_dir, r % 2 ? counting_open : NULL};
         fetch_count = 0;
-        shuffle_reader *rd = shuffle_reader_new(stp, NMAPS, r, &src, &err);
+        shuffle_reader *rd = cs_shuffle_reader_new(stp, NMAPS, r, &src, &err);
         assert_non_null(rd);
         cs_batch got, all;
-        batch_init(&got);
-        batch_init(&all);
+        cs_batch_init(&got);
+        cs_batch_init(&all);
         int rc, failed = -1;
-        while ((rc = shuffle_reader_next(rd, &got, &failed, &err)) == 1) {
-            batch_append_batch(&all, &got);
-            batch_reset(&got);
+        while ((rc = cs_shuffle_reader_next(rd, &got, &failed, &err)) == 1) {
+            cs_batch_append_batch(&all, &got);
+            cs_batch_reset(&got);
         }
         assert_int_equal(rc, 0);
-        shuffle_reader_free(rd);
+        cs_shuffle_reader_free(rd);
         int nonempty = 0;
         for (int m = 0; m < NMAPS; m++)
             nonempty += st[m].sizes[r] > 0;
         assert_int_equal(fetch_count, nonempty);
         /* views of the blocks (no copy) hold the same records in the same order */
         {
-            shuffle_reader *rv = shuffle_reader_new(stp, NMAPS, r, &src, &err);
+            shuffle_reader *rv = cs_shuffle_reader_new(stp, NMAPS, r, &src, &err);
             cs_batch seen;
-            batch_init(&seen);
+            cs_batch_init(&seen);
             const cs_batch *v;
-            while ((rc = shuffle_reader_next_view(rv, &v, &failed, &err)) == 1) {
+            while ((rc = cs_shuffle_reader_next_view(rv, &v, &failed, &err)) == 1) {
                 assert_true(v->n > 0);
-                batch_append_batch(&seen, v);
+                cs_batch_append_batch(&seen, v);
             }
             assert_int_equal(rc, 0);
-            shuffle_reader_free(rv);
+            cs_shuffle_reader_free(rv);
             assert_int_equal(seen.n, all.n);
             for (size_t i = 0; i < seen.n; i++) {
                 cspark_record x = batch_get(&seen, i), y = batch_get(&all, i);
@@ -294,28 +295,28 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
                 assert_memory_equal(x.key.ptr, y.key.ptr, x.key.len);
                 assert_memory_equal(x.value.ptr, y.value.ptr, x.value.len);
             }
-            batch_free(&seen);
+            cs_batch_free(&seen);
         }
         if (comb) {
             cs_batch a, b;
-            batch_init(&a);
-            batch_init(&b);
+            cs_batch_init(&a);
+            cs_batch_init(&b);
             fold_by_key(&all, &a);
             fold_by_key(&expect[r], &b);
             assert_same_multiset(&a, &b);
             /* spills of a combining writer are merged: a key at most once per map output */
             assert_true(all.n <= (size_t)NMAPS * b.n);
-            batch_free(&a);
-            batch_free(&b);
+            cs_batch_free(&a);
+            cs_batch_free(&b);
         } else {
             assert_same_multiset(&all, &expect[r]);
         }
-        batch_free(&got);
-        batch_free(&all);
-        batch_free(&expect[r]);
+        cs_batch_free(&got);
+        cs_batch_free(&all);
+        cs_batch_free(&expect[r]);
     }
     for (int m = 0; m < NMAPS; m++)
-        map_status_free(&st[m]);
+        cs_map_status_free(&st[m]);
     rm_dir_files();
     return spills;
 }
@@ -330,7 +331,7 @@ static void test_partitioners(void **state)
         uint64_t x = XXH3_64bits(k, (size_t)kl);
         cspark_slice s = {(const uint8_t *)k, (uint32_t)kl};
         assert_int_equal(shuffle_key_hash(s), x);
-        assert_int_equal(partitioner_get(&h, s, x), (int)(x % 7));
+        assert_int_equal(cs_partitioner_get(&h, s, x), (int)(x % 7));
     }
     cspark_slice bounds[3] = {
         {(const uint8_t *)"b", 1}, {(const uint8_t *)"d", 1}, {(const uint8_t *)"dd", 2}};
@@ -340,15 +341,15 @@ static void test_partitioners(void **state)
     int want[] = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3};
     for (int i = 0; i < 10; i++) {
         cspark_slice s = {(const uint8_t *)keys[i], lens[i]};
-        assert_int_equal(partitioner_get(&r, s, 0), want[i]);
+        assert_int_equal(cs_partitioner_get(&r, s, 0), want[i]);
         r.ascending = false;
-        assert_int_equal(partitioner_get(&r, s, 0), 3 - want[i]);
+        assert_int_equal(cs_partitioner_get(&r, s, 0), 3 - want[i]);
         r.ascending = true;
     }
     /* round-robin start depends on the map id and is in range */
     int distinct = 0, seen[16] = {0};
     for (int m = 0; m < 64; m++) {
-        int s = shuffle_round_robin_start(m, 16);
+        int s = cs_shuffle_round_robin_start(m, 16);
         assert_true(s >= 0 && s < 16);
         if (!seen[s]++) distinct++;
     }
@@ -357,22 +358,22 @@ static void test_partitioners(void **state)
     cs_error err = {0};
     cs_partitioner bad = {PART_RANGE, 3, bounds, 3, true}; /* too many bounds */
     shuffle_write_spec spec = {.partitioner = &bad, .dir = g_dir};
-    assert_null(shuffle_writer_new(&spec, &err));
+    assert_null(cs_shuffle_writer_new(&spec, &err));
     assert_int_equal(err.code, CS_EINVAL);
     cspark_slice desc[2] = {{(const uint8_t *)"d", 1}, {(const uint8_t *)"b", 1}};
     cs_partitioner bad2 = {PART_RANGE, 3, desc, 2, true}; /* not ascending */
     spec.partitioner = &bad2;
     err.code = 0;
-    assert_null(shuffle_writer_new(&spec, &err));
+    assert_null(cs_shuffle_writer_new(&spec, &err));
     assert_int_equal(err.code, CS_EINVAL);
     /* fewer bounds than partitions - 1: accepted, upper partitions empty */
     cs_partitioner few = {PART_RANGE, 5, bounds, 2, true};
     spec.partitioner = &few;
-    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
     assert_non_null(w);
-    shuffle_writer_free(w);
+    cs_shuffle_writer_free(w);
     cspark_slice zk = {(const uint8_t *)"zzz", 3};
-    assert_int_equal(partitioner_get(&few, zk, 0), 2);
+    assert_int_equal(cs_partitioner_get(&few, zk, 0), 2);
 }
 
 static void test_hash_no_combine(void **state)
@@ -437,7 +438,7 @@ static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool co
 {
     cs_partitioner p = {PART_HASH, 3, NULL, 0, true};
     cs_task_memory mem;
-    task_memory_init(&mem, 0);
+    cs_task_memory_init(&mem, 0);
     cs_error err = {0};
     shuffle_write_spec spec = {.shuffle_id = 9,
                                .map_id = map_id,
@@ -446,31 +447,31 @@ static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool co
                                .compress = true,
                                .dir = g_dir,
                                .mem = &mem};
-    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
     cs_batch in;
-    batch_init(&in);
+    cs_batch_init(&in);
     make_input(&in, salt, nrec, 100);
-    assert_int_equal(shuffle_writer_write(w, &in, &err), 0);
-    if (commit) assert_int_equal(shuffle_writer_commit(w, st, &err), 0);
-    shuffle_writer_free(w);
-    batch_free(&in);
+    assert_int_equal(cs_shuffle_writer_write(w, &in, &err), 0);
+    if (commit) assert_int_equal(cs_shuffle_writer_commit(w, st, &err), 0);
+    cs_shuffle_writer_free(w);
+    cs_batch_free(&in);
 }
 
 static size_t read_all(const cs_map_status *st, int reduce, int *failed, int *rc_out)
 {
     const cs_map_status *stp[1] = {st};
-    shuffle_block_source src = shuffle_local_source(g_dir);
+    shuffle_block_source src = cs_shuffle_local_source(g_dir);
     cs_error err = {0};
-    shuffle_reader *rd = shuffle_reader_new(stp, 1, reduce, &src, &err);
+    shuffle_reader *rd = cs_shuffle_reader_new(stp, 1, reduce, &src, &err);
     cs_batch b;
-    batch_init(&b);
+    cs_batch_init(&b);
     int rc;
-    while ((rc = shuffle_reader_next(rd, &b, failed, &err)) == 1) {
+    while ((rc = cs_shuffle_reader_next(rd, &b, failed, &err)) == 1) {
     }
     *rc_out = rc;
     size_t n = b.n;
-    batch_free(&b);
-    shuffle_reader_free(rd);
+    cs_batch_free(&b);
+    cs_shuffle_reader_free(rd);
     return n;
 }
 
@@ -485,7 +486,7 @@ static void test_retry_replaces_attempt(void **state)
     for (int r = 0; r < 3; r++) {
         uint64_t off, len;
         cs_error err = {0};
-        assert_int_equal(shuffle_index_read(g_dir, 9, 0, r, &off, &len, &err), 0);
+        assert_int_equal(cs_shuffle_index_read(g_dir, 9, 0, r, &off, &len, &err), 0);
         assert_int_equal(len, b.sizes[r]);
         total += read_all(&b, r, &failed, &rc);
         assert_int_equal(rc, 0);
@@ -498,8 +499,8 @@ static void test_retry_replaces_attempt(void **state)
     for (int r = 0; r < 3; r++)
         total += read_all(&b, r, &failed, &rc);
     assert_int_equal(total, 3000);
-    map_status_free(&a);
-    map_status_free(&b);
+    cs_map_status_free(&a);
+    cs_map_status_free(&b);
     rm_dir_files();
 }
 
@@ -508,7 +509,7 @@ static void test_spill_files_removed(void **state)
     (void)state;
     cs_partitioner p = {PART_HASH, 3, NULL, 0, true};
     cs_task_memory mem;
-    task_memory_init(&mem, 128 * 1024);
+    cs_task_memory_init(&mem, 128 * 1024);
     cs_error err = {0};
     shuffle_write_spec spec = {.shuffle_id = 1,
                                .map_id = 1,
@@ -516,20 +517,20 @@ static void test_spill_files_removed(void **state)
                                .compress = true,
                                .dir = g_dir,
                                .mem = &mem};
-    shuffle_writer *w = shuffle_writer_new(&spec, &err);
+    shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
     cs_batch in;
-    batch_init(&in);
+    cs_batch_init(&in);
     make_input(&in, 0, 50000, 50000);
-    assert_int_equal(shuffle_writer_write(w, &in, &err), 0);
-    assert_true(shuffle_writer_spills(w) > 0);
+    assert_int_equal(cs_shuffle_writer_write(w, &in, &err), 0);
+    assert_true(cs_shuffle_writer_spills(w) > 0);
     assert_true(mem.spilled_bytes > 0);
-    shuffle_writer_free(w); /* abort */
+    cs_shuffle_writer_free(w); /* abort */
     assert_int_equal(stray_files(), 0);
     char data[512], index[512];
-    shuffle_file_paths(g_dir, 1, 1, data, index, sizeof data);
+    cs_shuffle_file_paths(g_dir, 1, 1, data, index, sizeof data);
     assert_int_not_equal(access(data, F_OK), 0);
     assert_int_equal(mem.used, 0);
-    batch_free(&in);
+    cs_batch_free(&in);
 }
 
 static void test_corrupt_and_missing_report_map(void **state)
@@ -538,7 +539,7 @@ static void test_corrupt_and_missing_report_map(void **state)
     cs_map_status st;
     write_map(5, 2000, 1, &st, true);
     char data[512], index[512];
-    shuffle_file_paths(g_dir, 9, 5, data, index, sizeof data);
+    cs_shuffle_file_paths(g_dir, 9, 5, data, index, sizeof data);
     /* corrupt the middle of the data file */
     FILE *f = fopen(data, "r+");
     fseek(f, (long)(st.sizes[0] + 20), SEEK_SET);
@@ -555,7 +556,7 @@ static void test_corrupt_and_missing_report_map(void **state)
     read_all(&st, 0, &failed, &rc);
     assert_int_equal(rc, CS_EIO);
     assert_int_equal(failed, 5);
-    map_status_free(&st);
+    cs_map_status_free(&st);
     rm_dir_files();
 }
 
@@ -565,26 +566,26 @@ static void test_corrupt_index(void **state)
     cs_map_status st;
     write_map(7, 500, 1, &st, true);
     char data[512], index[512];
-    shuffle_file_paths(g_dir, 9, 7, data, index, sizeof data);
+    cs_shuffle_file_paths(g_dir, 9, 7, data, index, sizeof data);
     cs_error err = {0};
     uint64_t off, len;
-    assert_int_equal(shuffle_index_read(g_dir, 9, 7, 3, &off, &len, &err),
+    assert_int_equal(cs_shuffle_index_read(g_dir, 9, 7, 3, &off, &len, &err),
                      CS_EPROTO); /* past end */
     /* decreasing offsets */
     FILE *f = fopen(index, "r+");
     fseek(f, 8, SEEK_SET);
     fwrite("\xff\xff\xff\xff\xff\xff\xff\xff", 1, 8, f);
     fclose(f);
-    assert_int_equal(shuffle_index_read(g_dir, 9, 7, 1, &off, &len, &err), CS_EPROTO);
+    assert_int_equal(cs_shuffle_index_read(g_dir, 9, 7, 1, &off, &len, &err), CS_EPROTO);
     int failed = -1, rc;
     read_all(&st, 1, &failed, &rc);
     assert_int_equal(rc, CS_EIO);
     assert_int_equal(failed, 7);
     /* truncated index */
     assert_int_equal(truncate(index, 12), 0);
-    assert_true(shuffle_index_read(g_dir, 9, 7, 1, &off, &len, &err) < 0);
-    assert_int_equal(shuffle_index_read(g_dir, 9, 8, 0, &off, &len, &err), CS_ENOTFOUND);
-    map_status_free(&st);
+    assert_true(cs_shuffle_index_read(g_dir, 9, 7, 1, &off, &len, &err) < 0);
+    assert_int_equal(cs_shuffle_index_read(g_dir, 9, 8, 0, &off, &len, &err), CS_ENOTFOUND);
+    cs_map_status_free(&st);
     rm_dir_files();
 }
 

@@ -18,7 +18,7 @@
 
 #define ARGV(...) ((char *[]){"cspark-submit", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof((char *[]){"cspark-submit", __VA_ARGS__}) / sizeof(char *)))
-#define PARSE(a, err, ...) submit_args_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (a), (err))
+#define PARSE(a, err, ...) cs_submit_args_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (a), (err))
 
 static void test_both_forms(void **state)
 {
@@ -52,7 +52,7 @@ static void test_both_forms(void **state)
     assert_string_equal(a.app_argv[0], "--master");
     assert_string_equal(a.app_argv[2], "-v");
     assert_string_equal(a.app_argv[3], "--");
-    submit_args_free(&a);
+    cs_submit_args_free(&a);
 }
 
 static void test_flags(void **state)
@@ -61,7 +61,7 @@ static void test_flags(void **state)
     assert_int_equal(PARSE(&a, NULL, "--help"), CS_OK);
     assert_true(a.help);
     assert_null(a.app);
-    submit_args_free(&a);
+    cs_submit_args_free(&a);
     assert_int_equal(PARSE(&a, NULL, "-h"), CS_OK);
     assert_true(a.help);
     assert_int_equal(PARSE(&a, NULL, "--version"), CS_OK);
@@ -80,9 +80,9 @@ static void expect_usage_error(int argc, char **argv, const char *msg)
 {
     submit_args a;
     cs_error err = {0};
-    assert_int_equal(submit_args_parse(argc, argv, &a, &err), CS_EINVAL);
+    assert_int_equal(cs_submit_args_parse(argc, argv, &a, &err), CS_EINVAL);
     assert_string_equal(err.msg, msg);
-    submit_args_free(&a);
+    cs_submit_args_free(&a);
 }
 
 static void test_usage_errors(void **state)
@@ -134,10 +134,11 @@ static cs_conf *build(int argc, char **argv, const char **used)
 {
     submit_args a;
     cs_error err = {0};
-    assert_int_equal(submit_args_parse(argc, argv, &a, &err), CS_OK);
+    assert_int_equal(cs_submit_args_parse(argc, argv, &a, &err), CS_OK);
     cs_conf *c = NULL;
-    if (submit_build_conf(&a, tmpdir, &c, used, &err) != CS_OK) fail_msg("build conf: %s", err.msg);
-    submit_args_free(&a);
+    if (cs_submit_build_conf(&a, tmpdir, &c, used, &err) != CS_OK)
+        fail_msg("build conf: %s", err.msg);
+    cs_submit_args_free(&a);
     return c;
 }
 
@@ -158,35 +159,35 @@ static void test_precedence(void **state)
 
     /* defaults only */
     cs_conf *c = build(ARGC("/x/pi.so"), ARGV("/x/pi.so"), &used);
-    assert_string_equal(conf_get(c, "spark.master"), "local[3]");
-    assert_string_equal(conf_get(c, "spark.executor.memory"), "1g");
-    assert_string_equal(conf_get(c, "spark.app.name"), "fromdefaults");
-    assert_string_equal(conf_get(c, "spark.submit.deployMode"), "client");
-    assert_non_null(conf_get(c, "spark.app.submitTime"));
+    assert_string_equal(cs_conf_get(c, "spark.master"), "local[3]");
+    assert_string_equal(cs_conf_get(c, "spark.executor.memory"), "1g");
+    assert_string_equal(cs_conf_get(c, "spark.app.name"), "fromdefaults");
+    assert_string_equal(cs_conf_get(c, "spark.submit.deployMode"), "client");
+    assert_non_null(cs_conf_get(c, "spark.app.submitTime"));
     assert_non_null(used);
     assert_true(cs_str_ends_with(used, "/spark-defaults.conf"));
-    conf_free(c);
+    cs_conf_free(c);
 
     /* properties file replaces defaults (Spark 4 behaviour) */
     c = build(ARGC("--properties-file", props, "/x/pi.so"),
               ARGV("--properties-file", props, "/x/pi.so"), &used);
     assert_string_equal(used, props);
-    assert_string_equal(conf_get(c, "spark.executor.memory"), "2g");
-    assert_string_equal(conf_get(c, "spark.from.props"), "p");
-    assert_null(conf_get(c, "spark.from.defaults"));
-    assert_null(conf_get(c, "not.spark.key"));
-    assert_string_equal(conf_get(c, "cspark.log.level"), "WARN");
-    assert_string_equal(conf_get(c, "spark.master"), "local[*]");
-    assert_string_equal(conf_get(c, "spark.app.name"), "pi");
-    conf_free(c);
+    assert_string_equal(cs_conf_get(c, "spark.executor.memory"), "2g");
+    assert_string_equal(cs_conf_get(c, "spark.from.props"), "p");
+    assert_null(cs_conf_get(c, "spark.from.defaults"));
+    assert_null(cs_conf_get(c, "not.spark.key"));
+    assert_string_equal(cs_conf_get(c, "cspark.log.level"), "WARN");
+    assert_string_equal(cs_conf_get(c, "spark.master"), "local[*]");
+    assert_string_equal(cs_conf_get(c, "spark.app.name"), "pi");
+    cs_conf_free(c);
 
     /* --load-spark-defaults: both, properties file winning */
     c = build(ARGC("--properties-file", props, "--load-spark-defaults", "/x/pi.so"),
               ARGV("--properties-file", props, "--load-spark-defaults", "/x/pi.so"), &used);
-    assert_string_equal(conf_get(c, "spark.executor.memory"), "2g");
-    assert_string_equal(conf_get(c, "spark.from.defaults"), "d");
-    assert_string_equal(conf_get(c, "spark.master"), "local[3]");
-    conf_free(c);
+    assert_string_equal(cs_conf_get(c, "spark.executor.memory"), "2g");
+    assert_string_equal(cs_conf_get(c, "spark.from.defaults"), "d");
+    assert_string_equal(cs_conf_get(c, "spark.master"), "local[3]");
+    cs_conf_free(c);
 
     /* --conf beats the properties file; explicit options beat --conf */
     c = build(ARGC("--properties-file", props, "--conf", "spark.executor.memory=3g", "--conf",
@@ -198,13 +199,13 @@ static void test_precedence(void **state)
                    "spark.master=local[1]", "--master", "local[2]", "--conf", "spark.app.name=c",
                    "--conf", "other=1", "--class", "entry_fn", "app.so"),
               &used);
-    assert_string_equal(conf_get(c, "spark.executor.memory"), "3g");
-    assert_string_equal(conf_get(c, "spark.executor.cores"), "6");
-    assert_string_equal(conf_get(c, "spark.master"), "local[2]");
-    assert_string_equal(conf_get(c, "spark.app.name"), "c");
-    assert_string_equal(conf_get(c, "cspark.app.entry"), "entry_fn");
-    assert_null(conf_get(c, "other"));
-    conf_free(c);
+    assert_string_equal(cs_conf_get(c, "spark.executor.memory"), "3g");
+    assert_string_equal(cs_conf_get(c, "spark.executor.cores"), "6");
+    assert_string_equal(cs_conf_get(c, "spark.master"), "local[2]");
+    assert_string_equal(cs_conf_get(c, "spark.app.name"), "c");
+    assert_string_equal(cs_conf_get(c, "cspark.app.entry"), "entry_fn");
+    assert_null(cs_conf_get(c, "other"));
+    cs_conf_free(c);
 
     /* every explicit option maps to Spark's key */
     c = build(ARGC("--deploy-mode", "cluster", "--name", "n", "--driver-memory", "1g",
@@ -214,14 +215,14 @@ static void test_precedence(void **state)
                    "--driver-cores", "2", "--executor-memory", "4g", "--num-executors", "7",
                    "--total-executor-cores", "9", "a/b/lib.so.1"),
               &used);
-    assert_string_equal(conf_get(c, "spark.submit.deployMode"), "cluster");
-    assert_string_equal(conf_get(c, "spark.app.name"), "n");
-    assert_string_equal(conf_get(c, "spark.driver.memory"), "1g");
-    assert_string_equal(conf_get(c, "spark.driver.cores"), "2");
-    assert_string_equal(conf_get(c, "spark.executor.memory"), "4g");
-    assert_string_equal(conf_get(c, "spark.executor.instances"), "7");
-    assert_string_equal(conf_get(c, "spark.cores.max"), "9");
-    conf_free(c);
+    assert_string_equal(cs_conf_get(c, "spark.submit.deployMode"), "cluster");
+    assert_string_equal(cs_conf_get(c, "spark.app.name"), "n");
+    assert_string_equal(cs_conf_get(c, "spark.driver.memory"), "1g");
+    assert_string_equal(cs_conf_get(c, "spark.driver.cores"), "2");
+    assert_string_equal(cs_conf_get(c, "spark.executor.memory"), "4g");
+    assert_string_equal(cs_conf_get(c, "spark.executor.instances"), "7");
+    assert_string_equal(cs_conf_get(c, "spark.cores.max"), "9");
+    cs_conf_free(c);
 }
 
 static void test_missing_properties_file(void **state)
@@ -230,10 +231,10 @@ static void test_missing_properties_file(void **state)
     cs_error err = {0};
     assert_int_equal(PARSE(&a, &err, "--properties-file", "/nonexistent/x.conf", "a.so"), CS_OK);
     cs_conf *c = (cs_conf *)1;
-    assert_int_equal(submit_build_conf(&a, tmpdir, &c, NULL, &err), CS_ENOTFOUND);
+    assert_int_equal(cs_submit_build_conf(&a, tmpdir, &c, NULL, &err), CS_ENOTFOUND);
     assert_null(c);
     assert_string_equal(err.msg, "properties file /nonexistent/x.conf not found");
-    submit_args_free(&a);
+    cs_submit_args_free(&a);
 }
 
 static void test_default_name_and_entry(void **state)
@@ -241,12 +242,12 @@ static void test_default_name_and_entry(void **state)
     submit_args a;
     assert_int_equal(PARSE(&a, NULL, "/opt/apps/wordcount.so", "in", "out"), CS_OK);
     cs_conf *c = NULL;
-    assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
-    assert_string_equal(conf_get(c, "spark.app.name"), "wordcount");
-    assert_string_equal(submit_entry(&a, c), "cspark_main");
-    conf_set(c, "cspark.app.entry", "other_main");
-    assert_string_equal(submit_entry(&a, c), "other_main");
-    conf_free(c);
+    assert_int_equal(cs_submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(cs_conf_get(c, "spark.app.name"), "wordcount");
+    assert_string_equal(cs_submit_entry(&a, c), "cspark_main");
+    cs_conf_set(c, "cspark.app.entry", "other_main");
+    assert_string_equal(cs_submit_entry(&a, c), "other_main");
+    cs_conf_free(c);
 }
 
 static void test_environment_fallbacks(void **state)
@@ -259,19 +260,19 @@ static void test_environment_fallbacks(void **state)
     submit_args a;
     assert_int_equal(PARSE(&a, NULL, "--conf", "spark.executor.memory=5g", "a.so"), CS_OK);
     cs_conf *c = NULL;
-    assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
-    assert_string_equal(conf_get(c, "spark.master"), "local[5]");
-    assert_string_equal(conf_get(c, "spark.executor.memory"), "5g"); /* --conf beats the env */
-    assert_string_equal(conf_get(c, "spark.driver.memory"), "2g");
-    assert_string_equal(conf_get(c, "spark.executor.cores"), "3");
-    assert_string_equal(conf_get(c, "spark.submit.deployMode"), "client");
-    conf_free(c);
-    submit_args_free(&a);
+    assert_int_equal(cs_submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(cs_conf_get(c, "spark.master"), "local[5]");
+    assert_string_equal(cs_conf_get(c, "spark.executor.memory"), "5g"); /* --conf beats the env */
+    assert_string_equal(cs_conf_get(c, "spark.driver.memory"), "2g");
+    assert_string_equal(cs_conf_get(c, "spark.executor.cores"), "3");
+    assert_string_equal(cs_conf_get(c, "spark.submit.deployMode"), "client");
+    cs_conf_free(c);
+    cs_submit_args_free(&a);
     assert_int_equal(PARSE(&a, NULL, "--master", "local", "a.so"), CS_OK);
-    assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
-    assert_string_equal(conf_get(c, "spark.master"), "local");
-    conf_free(c);
-    submit_args_free(&a);
+    assert_int_equal(cs_submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(cs_conf_get(c, "spark.master"), "local");
+    cs_conf_free(c);
+    cs_submit_args_free(&a);
     unsetenv("MASTER");
     unsetenv("SPARK_EXECUTOR_MEMORY");
     unsetenv("SPARK_DRIVER_MEMORY");
@@ -281,15 +282,15 @@ static void test_environment_fallbacks(void **state)
 
 static void expect_invalid(const char *key, const char *value, const char *msg)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.master", "local[2]");
-    conf_set(c, key, value);
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.master", "local[2]");
+    cs_conf_set(c, key, value);
     cs_master m;
     cs_error err = {0};
-    assert_int_not_equal(submit_validate(c, &m, &err), CS_OK);
+    assert_int_not_equal(cs_submit_validate(c, &m, &err), CS_OK);
     if (strcmp(err.msg, msg) != 0)
         fail_msg("for %s=%s got \"%s\", want \"%s\"", key, value, err.msg, msg);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_validation(void **state)
@@ -356,28 +357,28 @@ static void test_validation(void **state)
 
 static void test_valid_and_supported(void **state)
 {
-    cs_conf *c = conf_new();
-    conf_set(c, "spark.master", "local[2]");
-    conf_set(c, "spark.executor.memory", "4g");
-    conf_set(c, "spark.network.timeout", "300");
-    conf_set(c, "spark.executor.heartbeatInterval", "10000");
-    conf_set(c, "spark.memory.fraction", "0.75");
-    conf_set(c, "spark.shuffle.compress", "FALSE");
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.master", "local[2]");
+    cs_conf_set(c, "spark.executor.memory", "4g");
+    cs_conf_set(c, "spark.network.timeout", "300");
+    cs_conf_set(c, "spark.executor.heartbeatInterval", "10000");
+    cs_conf_set(c, "spark.memory.fraction", "0.75");
+    cs_conf_set(c, "spark.shuffle.compress", "FALSE");
     cs_master m;
     cs_error err = {0};
-    assert_int_equal(submit_validate(c, &m, &err), CS_OK);
+    assert_int_equal(cs_submit_validate(c, &m, &err), CS_OK);
     assert_int_equal(m.kind, MASTER_LOCAL);
     assert_int_equal(m.threads, 2);
 
-    conf_set(c, "spark.master", "k8s://https://h:6443");
-    conf_set(c, "spark.submit.deployMode", "cluster");
-    assert_int_equal(submit_validate(c, &m, &err), CS_OK);
+    cs_conf_set(c, "spark.master", "k8s://https://h:6443");
+    cs_conf_set(c, "spark.submit.deployMode", "cluster");
+    assert_int_equal(cs_submit_validate(c, &m, &err), CS_OK);
     assert_int_equal(m.kind, MASTER_K8S);
-    conf_set(c, "spark.submit.deployMode", "client");
-    conf_set(c, "spark.master", "local-cluster[2,1,1024]");
-    assert_int_equal(submit_validate(c, &m, &err), CS_OK);
+    cs_conf_set(c, "spark.submit.deployMode", "client");
+    cs_conf_set(c, "spark.master", "local-cluster[2,1,1024]");
+    assert_int_equal(cs_submit_validate(c, &m, &err), CS_OK);
     assert_int_equal(m.kind, MASTER_LOCAL_CLUSTER);
-    conf_free(c);
+    cs_conf_free(c);
 }
 
 static void test_verbose_redacts(void **state)
@@ -387,11 +388,11 @@ static void test_verbose_redacts(void **state)
         PARSE(&a, NULL, "-v", "--conf", "spark.authenticate.secret=hunter2", "a.so", "x", "y"),
         CS_OK);
     cs_conf *c = NULL;
-    assert_int_equal(submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_int_equal(cs_submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    submit_print_verbose(f, &a, c, NULL);
+    cs_submit_print_verbose(f, &a, c, NULL);
     fclose(f);
     assert_non_null(strstr(buf, "Parsed arguments:"));
     assert_non_null(strstr(buf, "  master                  local[*]\n"));
@@ -399,8 +400,8 @@ static void test_verbose_redacts(void **state)
     assert_non_null(strstr(buf, "(spark.authenticate.secret,*********(redacted))"));
     assert_null(strstr(buf, "hunter2"));
     free(buf);
-    conf_free(c);
-    submit_args_free(&a);
+    cs_conf_free(c);
+    cs_submit_args_free(&a);
 }
 
 static void test_usage_lists_options(void **state)
@@ -408,7 +409,7 @@ static void test_usage_lists_options(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    submit_usage(f);
+    cs_submit_usage(f);
     fclose(f);
     const char *opts_[] = {"--master",         "--deploy-mode",   "--class",
                            "--name",           "--conf",          "--properties-file",

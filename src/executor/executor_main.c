@@ -1,10 +1,11 @@
 /*
- * main.c — `cspark-executor`, the executor process (Spark's CoarseGrainedExecutorBackend
- * command line): options --driver-url --executor-id --cores --app-id --hostname, each falling
- * back to the environment Spark's Kubernetes and standalone launchers set (SPARK_DRIVER_URL,
- * SPARK_EXECUTOR_ID, SPARK_EXECUTOR_CORES, SPARK_APPLICATION_ID, SPARK_EXECUTOR_POD_IP,
- * SPARK_EXECUTOR_MEMORY). The authentication secret comes only from the environment
- * (_SPARK_AUTH_SECRET), never from the command line. Runs executor_run (src/exec/executor.c),
+ * executor_main.c — cspark_executor_main, the `cspark-executor` program (Spark's
+ * CoarseGrainedExecutorBackend command line; its main() is in src/programs/cspark_executor.c):
+ * options --driver-url --executor-id --cores --app-id --hostname, each falling back to the
+ * environment Spark's Kubernetes and standalone launchers set (SPARK_DRIVER_URL, SPARK_EXECUTOR_ID,
+ * SPARK_EXECUTOR_CORES, SPARK_APPLICATION_ID, SPARK_EXECUTOR_POD_IP, SPARK_EXECUTOR_MEMORY). The
+ * authentication secret comes only from the environment
+ * (_SPARK_AUTH_SECRET), never from the command line. Runs cs_executor_run (src/exec/executor.c),
  * which takes SIGTERM/SIGPWR itself (graceful decommissioning when spark.decommission.enabled),
  * so nothing here may start a thread or change signal dispositions before it.
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cspark.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -35,7 +37,7 @@ static const char *env_or(const char *v, const char *name)
     return e && *e ? e : NULL;
 }
 
-int main(int argc, char **argv)
+int cspark_executor_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"driver-url", required_argument, 0, 'd'},
                                          {"executor-id", required_argument, 0, 'e'},
@@ -95,14 +97,15 @@ int main(int argc, char **argv)
     }
     cs_error err;
     int64_t cores = 1, memory = 0;
-    if (cores_s && (conf_parse_int("--cores", cores_s, &cores, &err) < 0 || cores < 1)) {
+    if (cores_s && (cs_conf_parse_int("--cores", cores_s, &cores, &err) < 0 || cores < 1)) {
         fprintf(stderr,
                 "cspark-executor: invalid value for --cores: '%s' (expected a positive integer)\n",
                 cores_s);
         return 1;
     }
     const char *mem = getenv("SPARK_EXECUTOR_MEMORY");
-    if (mem && *mem && conf_parse_size("SPARK_EXECUTOR_MEMORY", mem, CS_MiB, &memory, &err) < 0) {
+    if (mem && *mem &&
+        cs_conf_parse_size("SPARK_EXECUTOR_MEMORY", mem, CS_MiB, &memory, &err) < 0) {
         fprintf(stderr, "cspark-executor: %s\n", err.msg);
         return 1;
     }
@@ -120,7 +123,7 @@ int main(int argc, char **argv)
                           .cores = (int)cores,
                           .memory_bytes = memory,
                           .secret = secret};
-    int rc = executor_run(&o);
+    int rc = cs_executor_run(&o);
     free(secret);
     return rc;
 }

@@ -1,0 +1,11 @@
+/*
+ * cspark_executor.c — the `cspark-executor` executable: a thin shell over libcspark's
+ * cspark_executor_main (src/executor/executor_main.c), so that the engine and the job's .so,
+ * which links libcspark, share one copy of the engine in the executor process.
+ */
+#include "cspark.h"
+
+int main(int argc, char **argv)
+{
+    return cspark_executor_main(argc, argv);
+}
