@@ -3,8 +3,10 @@
  * Every component logs through cs_log/CS_INFO etc. A line is formatted into a stack buffer and
  * emitted with one write(2) so concurrent writers never interleave (POSIX guarantees atomicity
  * for pipes up to PIPE_BUF; for files opened O_APPEND and terminals a single write is not split
- * in practice). The level threshold is a process-wide atomic, initialised lazily from
- * CSPARK_LOG_LEVEL; no locks are taken.
+ * in practice). The formatted text is escaped on its way into the line (escape_text): a value
+ * can never start a new line, move the terminal's cursor (ESC) or put invalid UTF-8 into a log
+ * collector; values that may hold spaces or quotes go through cs_log_quote. The level threshold is
+ * a process-wide atomic, initialised lazily from CSPARK_LOG_LEVEL; no locks are taken.
  */
 #include "common/log.h"
 
@@ -20,6 +22,8 @@
 #include "common/err.h"
 
 #define LOG_LINE_MAX 8192
+#define LOG_QUOTE_SLOTS 8
+#define LOG_QUOTE_MAX 1024
 
 /* -1: not yet initialised from the environment. */
 static atomic_int log_level = -1;
@@ -105,6 +109,106 @@ static const char *level_name(cs_log_level lvl)
     return "INFO";
 }
 
+/* Length of the valid UTF-8 sequence (2-4 bytes) at p, or 0 (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF). */
+static size_t utf8_seq_len(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (avail < len || p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+    return len;
+}
+
+/* Copies text into out (at most cap bytes), keeping the line one line of printable text:
+ * newlines, carriage returns and tabs become spaces, other control bytes and bytes that are not
+ * valid UTF-8 become \xHH. Returns the bytes written; a sequence that does not fit is dropped. */
+static int escape_text(char *out, int cap, const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    int n = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = p[i];
+        if (c >= 0x20 && c < 0x7F) {
+            if (n + 1 > cap) break;
+            out[n++] = (char)c;
+            i++;
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            if (n + 1 > cap) break;
+            out[n++] = ' ';
+            i++;
+        } else if (c >= 0x80 && utf8_seq_len(p + i, len - i)) {
+            size_t k = utf8_seq_len(p + i, len - i);
+            if (n + (int)k > cap) break;
+            memcpy(out + n, p + i, k);
+            n += (int)k;
+            i += k;
+        } else {
+            if (n + 4 > cap) break;
+            static const char hex[] = "0123456789abcdef";
+            out[n++] = '\\';
+            out[n++] = 'x';
+            out[n++] = hex[c >> 4];
+            out[n++] = hex[c & 15];
+            i++;
+        }
+    }
+    return n;
+}
+
+const char *cs_log_quote(const char *s)
+{
+    /* A few slots per thread, so one log call may quote several values. */
+    static _Thread_local char ring[LOG_QUOTE_SLOTS][LOG_QUOTE_MAX];
+    static _Thread_local unsigned next;
+    char *out = ring[next++ % LOG_QUOTE_SLOTS];
+    if (!s) {
+        strcpy(out, "(null)");
+        return out;
+    }
+    size_t n = 0, cap = LOG_QUOTE_MAX - 5; /* room for '"', "...", '"' and NUL */
+    out[n++] = '"';
+    bool cut = false;
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            if (n + 2 > cap) {
+                cut = true;
+                break;
+            }
+            out[n++] = '\\';
+            out[n++] = *p;
+        } else {
+            if (n + 1 > cap) {
+                cut = true;
+                break;
+            }
+            out[n++] = *p; /* control and non-UTF-8 bytes are escaped by the line formatter */
+        }
+    }
+    if (cut) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+    return out;
+}
+
 int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const char *component,
                   const char *fmt, va_list ap)
 {
@@ -123,13 +227,11 @@ int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const c
     if (n < 0) n = 0;
     if (n > cap - 2) n = cap - 2;
     int start = n;
-    int m = vsnprintf(buf + n, (size_t)(cap - n), fmt, ap);
+    char text[LOG_LINE_MAX];
+    int m = vsnprintf(text, sizeof text, fmt, ap);
     if (m < 0) m = 0;
-    n += m;
-    if (n > cap - 2) n = cap - 2; /* truncated: keep room for '\n' */
-    for (int i = start; i < n; i++) {
-        if (buf[i] == '\n' || buf[i] == '\r') buf[i] = ' ';
-    }
+    if (m > (int)sizeof text - 1) m = (int)sizeof text - 1;
+    n += escape_text(buf + n, cap - 2 - n, text, (size_t)m);
     /* A message with no text leaves a trailing space after the component: drop it. */
     if (n > 0 && buf[n - 1] == ' ' && n == start) n--;
     buf[n++] = '\n';

@@ -4,7 +4,11 @@
  * (level name, ISO-8601 UTC time with milliseconds, the component name, then the caller's
  * formatted `key=value ...` text, single spaces between fields). Each line is emitted with a
  * single write(2) on fd 2, so lines from concurrent threads and processes never interleave.
- * Newlines inside the caller's text are replaced by spaces: one call is always one line.
+ * Newlines and tabs inside the caller's text become spaces, so one call is always one line;
+ * other control bytes (ESC, ...) and bytes that are not valid UTF-8 are written as \xHH.
+ * A value that may contain spaces, quotes or anything a user chose (an application name, a path,
+ * an error message) is logged with cs_log_quote: `CS_INFO("context", "name=%s", cs_log_quote(n))`
+ * gives `name="my \"app\""`, so every line stays parseable as key=value fields.
  *
  * The threshold comes from the environment variable CSPARK_LOG_LEVEL (DEBUG, INFO, WARN, ERROR;
  * case-insensitive; default INFO), read on first use, and may be changed at any time with
@@ -25,6 +29,11 @@ typedef enum { CS_LOG_DEBUG, CS_LOG_INFO, CS_LOG_WARN, CS_LOG_ERROR } cs_log_lev
 void cs_log(cs_log_level lvl, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cs_logv(cs_log_level lvl, const char *component, const char *fmt, va_list ap);
+
+/* `s` as a double-quoted log value: '"' and '\\' escaped with a backslash, at most ~1 KiB
+ * (longer values end in "..."), "(null)" for NULL. The result lives in a small per-thread ring:
+ * valid for the next 7 calls on this thread, so use it directly in a log call's arguments. */
+const char *cs_log_quote(const char *s);
 
 void cs_log_set_level(cs_log_level lvl);
 cs_log_level cs_log_get_level(void);

@@ -108,6 +108,40 @@ static void log_some(void)
     CS_DEBUG("t", "debug now %d", 9);
 }
 
+/* Regression: an application name with '"', ESC or invalid UTF-8 was written raw into key=value
+ * lines (log injection): control bytes and invalid UTF-8 are escaped in every line, and quoted
+ * values escape their quotes. */
+static void test_values_are_escaped(void **state)
+{
+    char line[512];
+    fmt_line(line, sizeof line, CS_LOG_INFO, 0, "context", "name=%s",
+             "evil\x1b[2J\xff\xc3(ok\tend");
+    assert_string_equal(line, "INFO 1970-01-01T00:00:00.000Z context "
+                              "name=evil\\x1b[2J\\xff\\xc3(ok end\n");
+    /* valid multi-byte UTF-8 passes through; overlong and surrogate encodings do not */
+    fmt_line(line, sizeof line, CS_LOG_INFO, 0, "c", "w=%s",
+             "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80 \xc0\xaf \xed\xa0\x80");
+    assert_string_equal(line, "INFO 1970-01-01T00:00:00.000Z c w=h\xc3\xa9llo \xe2\x82\xac "
+                              "\xf0\x9f\x98\x80 \\xc0\\xaf \\xed\\xa0\\x80\n");
+    fmt_line(line, sizeof line, CS_LOG_INFO, 0, "context", "name=%s next=1",
+             cs_log_quote("a \"quoted\" \\ name\nforged=1"));
+    assert_string_equal(line, "INFO 1970-01-01T00:00:00.000Z context "
+                              "name=\"a \\\"quoted\\\" \\\\ name forged=1\" next=1\n");
+    assert_string_equal(cs_log_quote(NULL), "(null)");
+    /* several quoted values in one call stay distinct */
+    fmt_line(line, sizeof line, CS_LOG_INFO, 0, "c", "a=%s b=%s", cs_log_quote("x"),
+             cs_log_quote("y y"));
+    assert_string_equal(line, "INFO 1970-01-01T00:00:00.000Z c a=\"x\" b=\"y y\"\n");
+    /* long values are cut, still quoted */
+    char big[4000];
+    memset(big, 'v', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    const char *q = cs_log_quote(big);
+    size_t n = strlen(q);
+    assert_true(n < 1100);
+    assert_memory_equal(q + n - 4, "...\"", 4);
+}
+
 static void test_levels_and_macros(void **state)
 {
     evaluated = 0;
@@ -275,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_env_level),
         cmocka_unit_test(test_format_exact),
         cmocka_unit_test(test_format_truncates_to_one_line),
+        cmocka_unit_test(test_values_are_escaped),
         cmocka_unit_test(test_levels_and_macros),
         cmocka_unit_test(test_concurrent_lines_do_not_interleave),
         cmocka_unit_test(test_parse_level),
