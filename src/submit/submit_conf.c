@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "common/strutil.h"
 
@@ -167,85 +168,8 @@ fail:
     return rc;
 }
 
-/* Keys validated early, with their types (Spark 4.1 defaults are in docs/configuration.md). */
-enum check_type {
-    T_SIZE_KIB,
-    T_SIZE_MIB,
-    T_INT_POS,
-    T_INT_NONNEG,
-    T_DUR_S,
-    T_DUR_MS,
-    T_BOOL,
-    T_FRACTION
-};
-
-static const struct {
-    const char *key;
-    enum check_type type;
-} checked_keys[] = {
-    {"spark.driver.memory", T_SIZE_MIB},
-    {"spark.executor.memory", T_SIZE_MIB},
-    {"spark.driver.memoryOverhead", T_SIZE_MIB},
-    {"spark.executor.memoryOverhead", T_SIZE_MIB},
-    {"spark.driver.cores", T_INT_POS},
-    {"spark.executor.cores", T_INT_POS},
-    {"spark.cores.max", T_INT_POS},
-    {"spark.task.cpus", T_INT_POS},
-    {"spark.executor.instances", T_INT_NONNEG},
-    {"spark.task.maxFailures", T_INT_POS},
-    {"spark.default.parallelism", T_INT_POS},
-    {"spark.network.timeout", T_DUR_S},
-    {"spark.executor.heartbeatInterval", T_DUR_MS},
-    {"spark.memory.fraction", T_FRACTION},
-    {"spark.memory.storageFraction", T_FRACTION},
-    {"spark.shuffle.compress", T_BOOL},
-    {"spark.shuffle.spill.compress", T_BOOL},
-    {"spark.eventLog.enabled", T_BOOL},
-    {"spark.ui.enabled", T_BOOL},
-    {"spark.ui.showConsoleProgress", T_BOOL},
-    {"spark.dynamicAllocation.enabled", T_BOOL},
-    {"spark.eventLog.overwrite", T_BOOL},
-    {"spark.eventLog.buffer.kb", T_SIZE_KIB},
-    {"spark.scheduler.listenerbus.eventqueue.capacity", T_INT_POS},
-    {"spark.ui.consoleProgress.update.interval", T_DUR_MS},
-};
-
-static int check_key(const cs_conf *c, const char *key, enum check_type t, cs_error *err)
-{
-    const char *v = cs_conf_get(c, key);
-    if (!v) return CS_OK;
-    int64_t i64;
-    double d;
-    bool b;
-    int rc;
-    switch (t) {
-    case T_SIZE_KIB:
-        return cs_conf_get_size(c, key, NULL, CS_KiB, &i64, err);
-    case T_SIZE_MIB:
-        return cs_conf_get_size(c, key, NULL, CS_MiB, &i64, err);
-    case T_DUR_S:
-        return cs_conf_get_duration_ms(c, key, NULL, CS_SEC, &i64, err);
-    case T_DUR_MS:
-        return cs_conf_get_duration_ms(c, key, NULL, CS_MS, &i64, err);
-    case T_BOOL:
-        return cs_conf_get_bool(c, key, NULL, &b, err);
-    case T_INT_POS:
-    case T_INT_NONNEG:
-        if ((rc = cs_conf_get_int(c, key, NULL, &i64, err)) != CS_OK) return rc;
-        if (i64 > INT_MAX || i64 < (t == T_INT_POS ? 1 : 0))
-            return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", key, v,
-                                t == T_INT_POS ? "a positive integer" : "a non-negative integer");
-        return CS_OK;
-    case T_FRACTION:
-        if ((rc = cs_conf_get_double(c, key, NULL, &d, err)) != CS_OK) return rc;
-        if (!(d > 0.0 && d <= 1.0))
-            return cs_error_set(err, CS_EINVAL,
-                                "invalid value for %s: '%s' (expected a number in (0, 1])", key, v);
-        return CS_OK;
-    }
-    return CS_OK;
-}
-
+/* Every typed key is checked against its declaration (common/conf_entries.c) before anything
+ * is created; the master and deploy mode first, so their errors come first. */
 int cs_submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
 {
     int rc;
@@ -256,34 +180,24 @@ int cs_submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
                             "invalid value for cspark.log.level: '%s' (expected DEBUG, INFO, WARN "
                             "or ERROR)",
                             lvl);
+    const char *env_lvl = getenv("CSPARK_LOG_LEVEL");
+    if (env_lvl && *env_lvl && cs_log_parse_level(env_lvl, &l) != CS_OK)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for CSPARK_LOG_LEVEL: '%s' (expected DEBUG, INFO, WARN "
+                            "or ERROR)",
+                            env_lvl);
     const char *m = cs_conf_get(c, "spark.master");
     if ((rc = cs_master_parse(m ? m : "local[*]", master, err)) != CS_OK) return rc;
     const char *mode = cs_conf_get(c, "spark.submit.deployMode");
-    if (mode && strcmp(mode, "client") != 0 && strcmp(mode, "cluster") != 0)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for spark.submit.deployMode: '%s' (expected client or "
-                            "cluster)",
-                            mode);
+    const cs_conf_entry *mode_entry = cs_conf_entry_find("spark.submit.deployMode");
+    if (mode && (rc = cs_conf_entry_check(mode_entry, mode, err)) != CS_OK) return rc;
     if (mode && strcmp(mode, "cluster") == 0 && master->kind != MASTER_K8S)
         return cs_error_set(err, CS_EINVAL,
                             "cluster deploy mode is not compatible with master '%s' (use "
                             "--deploy-mode client, or a k8s:// master)",
                             m);
-    for (size_t i = 0; i < sizeof checked_keys / sizeof checked_keys[0]; i++) {
-        if ((rc = check_key(c, checked_keys[i].key, checked_keys[i].type, err)) != CS_OK) return rc;
-    }
-    if ((rc = cs_conf_check_redaction_regex(c, err)) != CS_OK) return rc;
-    /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
-    int64_t hb = 0, to = 0;
-    cs_conf_get_duration_ms(c, "spark.executor.heartbeatInterval", "10s", CS_MS, &hb, NULL);
-    cs_conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &to, NULL);
-    if (to <= hb)
-        return cs_error_set(err, CS_EINVAL,
-                            "the value of spark.network.timeout=%" PRId64
-                            "ms must be greater than the value of "
-                            "spark.executor.heartbeatInterval=%" PRId64 "ms",
-                            to, hb);
-    return CS_OK;
+    if ((rc = cs_conf_validate(c, err)) != CS_OK) return rc;
+    return cs_conf_check_redaction_regex(c, err);
 }
 
 const char *cs_submit_entry(const submit_args *a, const cs_conf *conf)

@@ -25,6 +25,15 @@ expect_error "cspark-submit: invalid value for spark.submit.deployMode: 'both' (
     --deploy-mode both "$T/app.so"
 expect_error "cspark-submit: invalid value for cspark.log.level: 'LOUD' (expected DEBUG, INFO, WARN or ERROR)" \
     --conf cspark.log.level=LOUD "$T/app.so"
+CSPARK_LOG_LEVEL=LOUD expect_error "cspark-submit: invalid value for CSPARK_LOG_LEVEL: 'LOUD' (expected DEBUG, INFO, WARN or ERROR)" \
+    "$T/app.so"
+# ranges (issue 10 item 22): accepted or misreported before
+expect_error "cspark-submit: invalid value for spark.driver.port: '70000' (expected a port number between 0 and 65535)" \
+    --conf spark.driver.port=70000 "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.network.timeout: '-5s' (expected a positive duration such as 10s or 500ms)" \
+    --conf spark.network.timeout=-5s "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.executor.memory: '0' (expected a size of at least 32m)" \
+    --executor-memory 0 "$T/app.so"
 
 # from a properties file, and an explicit option overriding it fixes the problem
 printf 'spark.executor.memory = 4x\n' >"$T/bad.properties"

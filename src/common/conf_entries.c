@@ -1,0 +1,341 @@
+/* conf_entries.c — the table of typed configuration keys and their checks (see conf_entries.h).
+ *
+ * Bounds follow Spark's checkValue where Spark has one (positive batch size and delays, memory
+ * fractions, spark.rpc.message.maxSize up to 2047 MiB, overhead factors above 0) and otherwise
+ * the values that make sense for cspark: a count of executors or cores is an int, a port fits in
+ * 16 bits, a timeout that drives a timer is positive, executor memory is at least 32 MiB, and
+ * spark.default.parallelism is capped at 1,000,000 partitions (a plan far beyond that exhausts
+ * the driver's memory before a task runs). Called by cspark-submit (src/submit/submit_conf.c).
+ */
+#include "common/conf_entries.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define IMAX ((double)INT_MAX)
+#define NOMAX 9.0e18 /* no upper bound (beyond any int64 a getter returns) */
+
+#define BOOL(k)                                                                                    \
+    {                                                                                              \
+        k, CS_CONF_BOOL, 0, 0, 0, false, false, NULL, false                                        \
+    }
+#define INT(k, lo, hi)                                                                             \
+    {                                                                                              \
+        k, CS_CONF_INT, 0, lo, hi, false, false, NULL, false                                       \
+    }
+#define PORT(k)                                                                                    \
+    {                                                                                              \
+        k, CS_CONF_PORT, 0, 0, 65535, false, false, NULL, false                                    \
+    }
+#define SIZE(k, unit, lo, hi)                                                                      \
+    {                                                                                              \
+        k, CS_CONF_SIZE, unit, lo, hi, false, false, NULL, false                                   \
+    }
+#define SIZE_POS(k, unit)                                                                          \
+    {                                                                                              \
+        k, CS_CONF_SIZE, unit, 0, NOMAX, true, false, NULL, false                                  \
+    }
+#define DUR_POS(k, unit)                                                                           \
+    {                                                                                              \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, true, false, NULL, false                              \
+    }
+#define DUR_NONNEG(k, unit)                                                                        \
+    {                                                                                              \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false                             \
+    }
+#define DOUBLE(k, lo, hi, lo_open, hi_open)                                                        \
+    {                                                                                              \
+        k, CS_CONF_DOUBLE, 0, lo, hi, lo_open, hi_open, NULL, false                                \
+    }
+#define CHOICE(k, list, nocase)                                                                    \
+    {                                                                                              \
+        k, CS_CONF_CHOICE, 0, 0, 0, false, false, list, nocase                                     \
+    }
+
+static const cs_conf_entry entries[] = {
+    /* application */
+    CHOICE("spark.submit.deployMode", "client|cluster", false),
+    INT("spark.default.parallelism", 1, 1000000),
+    /* resources */
+    SIZE("spark.driver.memory", CS_MiB, 32 * CS_MiB, NOMAX),
+    SIZE("spark.executor.memory", CS_MiB, 32 * CS_MiB, NOMAX),
+    SIZE("spark.driver.memoryOverhead", CS_MiB, 0, NOMAX),
+    SIZE("spark.executor.memoryOverhead", CS_MiB, 0, NOMAX),
+    DOUBLE("spark.driver.memoryOverheadFactor", 0, NOMAX, true, false),
+    DOUBLE("spark.executor.memoryOverheadFactor", 0, NOMAX, true, false),
+    DOUBLE("spark.kubernetes.memoryOverheadFactor", 0, NOMAX, true, false),
+    INT("spark.driver.cores", 1, IMAX),
+    INT("spark.executor.cores", 1, IMAX),
+    INT("spark.cores.max", 1, IMAX),
+    INT("spark.task.cpus", 1, IMAX),
+    INT("spark.executor.instances", 0, IMAX),
+    BOOL("spark.memory.offHeap.enabled"),
+    SIZE("spark.memory.offHeap.size", CS_BYTE, 0, NOMAX),
+    DOUBLE("spark.memory.fraction", 0, 1, true, false),
+    DOUBLE("spark.memory.storageFraction", 0, 1, false, true),
+    /* scheduling */
+    INT("spark.task.maxFailures", 1, IMAX),
+    INT("spark.stage.maxConsecutiveAttempts", 1, IMAX),
+    INT("spark.executor.maxNumFailures", 1, IMAX),
+    SIZE("spark.driver.maxResultSize", CS_BYTE, 0, NOMAX),
+    SIZE_POS("spark.task.maxDirectResultSize", CS_BYTE),
+    DUR_NONNEG("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS),
+    DOUBLE("spark.scheduler.minRegisteredResourcesRatio", 0, 1, false, false),
+    INT("spark.scheduler.listenerbus.eventqueue.capacity", 1, IMAX),
+    /* network */
+    DUR_POS("spark.network.timeout", CS_SEC),
+    DUR_POS("spark.executor.heartbeatInterval", CS_MS),
+    PORT("spark.driver.port"),
+    PORT("spark.blockManager.port"),
+    PORT("spark.driver.blockManager.port"),
+    PORT("spark.ui.port"),
+    SIZE("spark.rpc.message.maxSize", CS_MiB, 1 * CS_MiB, 2047 * CS_MiB),
+    BOOL("spark.authenticate"),
+    /* shuffle */
+    BOOL("spark.shuffle.compress"),
+    BOOL("spark.shuffle.spill.compress"),
+    SIZE_POS("spark.reducer.maxSizeInFlight", CS_MiB),
+    INT("spark.shuffle.io.maxRetries", 0, IMAX),
+    DUR_NONNEG("spark.shuffle.io.retryWait", CS_SEC),
+    DUR_POS("spark.shuffle.io.connectionTimeout", CS_SEC),
+    /* event log and console */
+    BOOL("spark.eventLog.enabled"),
+    BOOL("spark.eventLog.overwrite"),
+    SIZE("spark.eventLog.buffer.kb", CS_KiB, CS_KiB, NOMAX),
+    BOOL("spark.ui.enabled"),
+    BOOL("spark.ui.showConsoleProgress"),
+    DUR_POS("spark.ui.consoleProgress.update.interval", CS_MS),
+    /* dynamic allocation and decommissioning */
+    BOOL("spark.dynamicAllocation.enabled"),
+    INT("spark.dynamicAllocation.minExecutors", 0, IMAX),
+    INT("spark.dynamicAllocation.maxExecutors", 0, IMAX),
+    INT("spark.dynamicAllocation.initialExecutors", 0, IMAX),
+    DOUBLE("spark.dynamicAllocation.executorAllocationRatio", 0, 1, true, false),
+    DUR_POS("spark.dynamicAllocation.schedulerBacklogTimeout", CS_SEC),
+    DUR_POS("spark.dynamicAllocation.sustainedSchedulerBacklogTimeout", CS_SEC),
+    DUR_NONNEG("spark.dynamicAllocation.executorIdleTimeout", CS_SEC),
+    DUR_NONNEG("spark.dynamicAllocation.cachedExecutorIdleTimeout", CS_SEC),
+    BOOL("spark.dynamicAllocation.shuffleTracking.enabled"),
+    DUR_NONNEG("spark.dynamicAllocation.shuffleTracking.timeout", CS_MS),
+    BOOL("spark.decommission.enabled"),
+    BOOL("spark.storage.decommission.enabled"),
+    BOOL("spark.storage.decommission.shuffleBlocks.enabled"),
+    /* Kubernetes */
+    CHOICE("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false),
+    CHOICE("spark.kubernetes.driver.service.ipFamilyPolicy",
+           "SingleStack|PreferDualStack|RequireDualStack", false),
+    INT("spark.kubernetes.allocation.batch.size", 1, IMAX),
+    DUR_POS("spark.kubernetes.allocation.batch.delay", CS_MS),
+    DUR_POS("spark.kubernetes.allocation.executor.timeout", CS_MS),
+    INT("spark.kubernetes.allocation.maxPendingPods", 1, IMAX),
+    INT("spark.kubernetes.allocation.maximum", 1, IMAX),
+    DUR_NONNEG("spark.kubernetes.appKillPodDeletionGracePeriod", CS_SEC),
+    SIZE_POS("spark.kubernetes.configMap.maxSize", CS_BYTE),
+    BOOL("spark.kubernetes.driver.service.deleteOnTermination"),
+    DUR_NONNEG("spark.kubernetes.dynamicAllocation.deleteGracePeriod", CS_MS),
+    DUR_POS("spark.kubernetes.executor.apiPollingInterval", CS_MS),
+    BOOL("spark.kubernetes.executor.checkAllContainers"),
+    BOOL("spark.kubernetes.executor.deleteOnTermination"),
+    DUR_NONNEG("spark.kubernetes.executor.deletedExecutorsCacheTimeout", CS_SEC),
+    BOOL("spark.kubernetes.executor.disableConfigMap"),
+    BOOL("spark.kubernetes.executor.enableApiPolling"),
+    BOOL("spark.kubernetes.executor.enableApiWatcher"),
+    DUR_POS("spark.kubernetes.executor.missingPodDetectDelta", CS_MS),
+    DUR_NONNEG("spark.kubernetes.executor.terminationGracePeriodSeconds", CS_SEC),
+    BOOL("spark.kubernetes.legacy.useReadWriteOnceAccessMode"),
+    BOOL("spark.kubernetes.local.dirs.tmpfs"),
+    DUR_POS("spark.kubernetes.report.interval", CS_MS),
+    BOOL("spark.kubernetes.submission.waitAppCompletion"),
+    BOOL("spark.kubernetes.trust.certificates"),
+    DOUBLE("cspark.kubernetes.allocation.maxCreateRate", 0, NOMAX, true, false),
+    DOUBLE("cspark.kubernetes.client.qps", 0, NOMAX, true, false),
+    INT("cspark.kubernetes.client.burst", 1, IMAX),
+    INT("cspark.kubernetes.client.maxAttempts", 1, IMAX),
+    BOOL("cspark.kubernetes.dryRun"),
+};
+
+const cs_conf_entry *cs_conf_entries(int *n)
+{
+    *n = (int)(sizeof entries / sizeof entries[0]);
+    return entries;
+}
+
+const cs_conf_entry *cs_conf_entry_find(const char *key)
+{
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (strcmp(entries[i].key, key) == 0) return &entries[i];
+    return NULL;
+}
+
+/* "512m", "2g", "1536k", "100b": the largest binary unit that divides the byte count. */
+static void format_size(char *buf, size_t cap, double bytes)
+{
+    static const struct {
+        const char *suffix;
+        int64_t mult;
+    } units[] = {{"t", CS_TiB}, {"g", CS_GiB}, {"m", CS_MiB}, {"k", CS_KiB}};
+    int64_t b = (int64_t)bytes;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (b >= units[i].mult && b % units[i].mult == 0) {
+            snprintf(buf, cap, "%" PRId64 "%s", b / units[i].mult, units[i].suffix);
+            return;
+        }
+    }
+    snprintf(buf, cap, "%" PRId64 "b", b);
+}
+
+static void format_duration(char *buf, size_t cap, double ms)
+{
+    int64_t v = (int64_t)ms;
+    if (v % 1000 == 0)
+        snprintf(buf, cap, "%" PRId64 "s", v / 1000);
+    else
+        snprintf(buf, cap, "%" PRId64 "ms", v);
+}
+
+/* "(expected ...)" for a value out of the entry's range. */
+static void describe_range(const cs_conf_entry *e, char *buf, size_t cap)
+{
+    char lo[32], hi[32];
+    bool bounded = e->max < NOMAX && !(e->type == CS_CONF_INT && e->max >= IMAX);
+    switch (e->type) {
+    case CS_CONF_INT:
+        if (!bounded && e->min == 1)
+            snprintf(buf, cap, "a positive integer");
+        else if (!bounded && e->min == 0)
+            snprintf(buf, cap, "a non-negative integer");
+        else if (!bounded)
+            snprintf(buf, cap, "an integer of at least %.0f", e->min);
+        else
+            snprintf(buf, cap, "an integer between %.0f and %.0f", e->min, e->max);
+        return;
+    case CS_CONF_PORT:
+        snprintf(buf, cap, "a port number between 0 and 65535");
+        return;
+    case CS_CONF_SIZE:
+        format_size(lo, sizeof lo, e->min);
+        format_size(hi, sizeof hi, e->max);
+        if (e->min == 0 && e->min_open && !bounded)
+            snprintf(buf, cap, "a positive size such as 512m or 2g");
+        else if (!bounded)
+            snprintf(buf, cap, "a size of at least %s", lo);
+        else
+            snprintf(buf, cap, "a size between %s and %s", lo, hi);
+        return;
+    case CS_CONF_DURATION:
+        format_duration(lo, sizeof lo, e->min);
+        if (e->min == 0 && e->min_open)
+            snprintf(buf, cap, "a positive duration such as 10s or 500ms");
+        else if (e->min == 0)
+            snprintf(buf, cap, "a duration of 0 or more such as 0s, 10s or 500ms");
+        else
+            snprintf(buf, cap, "a duration of at least %s", lo);
+        return;
+    case CS_CONF_DOUBLE:
+        if (!bounded)
+            snprintf(buf, cap, "a number %s %g", e->min_open ? "greater than" : "of at least",
+                     e->min);
+        else
+            snprintf(buf, cap, "a number in %c%g, %g%c", e->min_open ? '(' : '[', e->min, e->max,
+                     e->max_open ? ')' : ']');
+        return;
+    case CS_CONF_BOOL:
+    case CS_CONF_CHOICE:
+        break;
+    }
+    buf[0] = '\0';
+}
+
+static bool in_range(const cs_conf_entry *e, double v)
+{
+    if (e->min_open ? v <= e->min : v < e->min) return false;
+    if (e->max_open ? v >= e->max : v > e->max) return false;
+    return true;
+}
+
+/* "client or cluster", "Always, Never or IfNotPresent" from "a|b|c". */
+static int check_choice(const cs_conf_entry *e, const char *value, cs_error *err)
+{
+    char list[256];
+    snprintf(list, sizeof list, "%s", e->choices);
+    const char *names[16];
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(list, "|", &save); tok && n < 16;
+         tok = strtok_r(NULL, "|", &save))
+        names[n++] = tok;
+    for (int i = 0; i < n; i++) {
+        if (e->nocase ? strcasecmp(value, names[i]) == 0 : strcmp(value, names[i]) == 0)
+            return CS_OK;
+    }
+    int shown = n;
+    char expected[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < shown; i++) {
+        const char *sep = i == 0 ? "" : (i == shown - 1 ? " or " : ", ");
+        len += (size_t)snprintf(expected + len, sizeof expected - len, "%s%s", sep, names[i]);
+        if (len >= sizeof expected) break;
+    }
+    return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", e->key, value,
+                        expected);
+}
+
+int cs_conf_entry_check(const cs_conf_entry *e, const char *value, cs_error *err)
+{
+    int64_t i64;
+    double d;
+    bool b;
+    int rc;
+    switch (e->type) {
+    case CS_CONF_BOOL:
+        return cs_conf_parse_bool(e->key, value, &b, err);
+    case CS_CONF_CHOICE:
+        return check_choice(e, value, err);
+    case CS_CONF_INT:
+    case CS_CONF_PORT:
+        if ((rc = cs_conf_parse_int(e->key, value, &i64, err)) != CS_OK) return rc;
+        d = (double)i64;
+        break;
+    case CS_CONF_SIZE:
+        if ((rc = cs_conf_parse_size(e->key, value, e->unit, &i64, err)) != CS_OK) return rc;
+        d = (double)i64;
+        break;
+    case CS_CONF_DURATION:
+        if ((rc = cs_conf_parse_duration_ms(e->key, value, e->unit, &i64, err)) != CS_OK) return rc;
+        d = (double)i64;
+        break;
+    case CS_CONF_DOUBLE:
+        if ((rc = cs_conf_parse_double(e->key, value, &d, err)) != CS_OK) return rc;
+        break;
+    default:
+        return CS_OK;
+    }
+    if (in_range(e, d)) return CS_OK;
+    char expected[128];
+    describe_range(e, expected, sizeof expected);
+    return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", e->key, value,
+                        expected);
+}
+
+int cs_conf_validate(const cs_conf *c, cs_error *err)
+{
+    int rc;
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        const char *v = cs_conf_get(c, entries[i].key);
+        if (v && (rc = cs_conf_entry_check(&entries[i], v, err)) != CS_OK) return rc;
+    }
+    /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
+    int64_t hb = 0, to = 0;
+    cs_conf_get_duration_ms(c, "spark.executor.heartbeatInterval", "10s", CS_MS, &hb, NULL);
+    cs_conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &to, NULL);
+    if (to <= hb)
+        return cs_error_set(err, CS_EINVAL,
+                            "the value of spark.network.timeout=%" PRId64
+                            "ms must be greater than the value of "
+                            "spark.executor.heartbeatInterval=%" PRId64 "ms",
+                            to, hb);
+    return CS_OK;
+}

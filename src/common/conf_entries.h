@@ -1,0 +1,58 @@
+/* conf_entries.h — every typed configuration key cspark reads, declared once with its type and
+ * the values it accepts (Spark's ConfigEntry with checkValue).
+ *
+ * cspark-submit calls cs_conf_validate on the effective configuration before anything is
+ * created: a value of the wrong syntax or out of range (a port of 70000, a zero heartbeat
+ * interval, a negative timeout, zero executor memory) is refused with one line naming the key,
+ * the value and what is expected, and the application never starts. The components then read
+ * their keys with the typed getters of conf.h, at their call sites, with their defaults.
+ * tests/integration/conf_entries.sh checks that every key read with a typed getter under src/
+ * is declared here with the same type, so a new key cannot skip validation.
+ *
+ * The table is static and read-only; nothing to free. Thread-safe.
+ */
+#ifndef CSPARK_COMMON_CONF_ENTRIES_H
+#define CSPARK_COMMON_CONF_ENTRIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+
+typedef enum {
+    CS_CONF_BOOL,
+    CS_CONF_INT,      /* bounds: min/max */
+    CS_CONF_PORT,     /* an int in [0, 65535]; 0 picks a free port, as Spark */
+    CS_CONF_SIZE,     /* bytes; a bare number is in `unit` bytes; bounds in bytes */
+    CS_CONF_DURATION, /* ms; a bare number is in `unit` ms; bounds in ms */
+    CS_CONF_DOUBLE,   /* bounds: min/max, exclusive where min_open/max_open */
+    CS_CONF_CHOICE,   /* one of `choices` ("a|b|c"), matched case-insensitively when `nocase` */
+} cs_conf_type;
+
+typedef struct cs_conf_entry {
+    const char *key;
+    cs_conf_type type;
+    int64_t unit; /* CS_CONF_SIZE: CS_BYTE, CS_KiB, CS_MiB; CS_CONF_DURATION: CS_MS, CS_SEC */
+    double min;   /* inclusive unless min_open */
+    double max;   /* inclusive unless max_open */
+    bool min_open;
+    bool max_open;
+    const char *choices; /* CS_CONF_CHOICE */
+    bool nocase;         /* CS_CONF_CHOICE */
+} cs_conf_entry;
+
+/* The entry of `key`, or NULL when cspark declares no type for it. Borrowed (static). */
+const cs_conf_entry *cs_conf_entry_find(const char *key);
+
+/* Checks one value against its entry; CS_EINVAL with "invalid value for KEY: 'VALUE' (expected
+ * ...)" when it does not parse or is out of range. */
+int cs_conf_entry_check(const cs_conf_entry *e, const char *value, cs_error *err);
+
+/* Checks every key of `c` that has an entry, in the table's order, then the rules that relate
+ * keys (spark.network.timeout above spark.executor.heartbeatInterval, as SparkConf does). */
+int cs_conf_validate(const cs_conf *c, cs_error *err);
+
+/* The whole table, for documentation and tests: *n receives its length. */
+const cs_conf_entry *cs_conf_entries(int *n);
+
+#endif /* CSPARK_COMMON_CONF_ENTRIES_H */
