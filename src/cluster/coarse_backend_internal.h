@@ -1,0 +1,136 @@
+/*
+ * coarse_backend_internal.h — private to src/cluster/coarse_*.c: the state of the driver's coarse
+ * backend that its parts share. coarse_backend.c launches tasks and dispatches messages;
+ * coarse_registry.c registers executors and receives their heartbeats (Spark's
+ * executorDataMap and HeartbeatReceiver); coarse_decommission.c removes and decommissions
+ * executors and moves their shuffle outputs; coarse_result_fetcher.c fetches large results
+ * (Spark's TaskResultGetter).
+ *
+ * Lock: one mutex guards everything below; messages are handled on the RPC loop thread,
+ * completions are handed to the scheduler outside the lock. A task is in exactly one place: the
+ * pending FIFO, the running table (by task id, with the executor it runs on), or reported — so a
+ * late StatusUpdate from an executor that was already declared lost is ignored, and nothing is
+ * reported twice. Functions below say whether they take the lock or expect it held.
+ */
+#ifndef CSPARK_CLUSTER_COARSE_BACKEND_INTERNAL_H
+#define CSPARK_CLUSTER_COARSE_BACKEND_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cluster/coarse_backend.h"
+#include "common/idmap.h"
+#include "cspark.pb-c.h"
+#include "rpc/endpoint.h"
+
+typedef struct exec_info {
+    char id[64];
+    char host[256];
+    int block_port;
+    int cores, free;
+    bool alive;
+    rpc_conn *conn;
+    int64_t last_seen_ms;
+    int *sent_attempt; /* per stage id: attempt + 1 of the plan last sent, 0 = none */
+    int cap_sent;
+    char lost_reason[512];
+    /* removal (dynamic allocation) and decommissioning: no new tasks once either is set */
+    bool removing;         /* told to exit (StopExecutor) */
+    bool decommissioning;  /* finishing its tasks, then its shuffle files move to peers */
+    int migrations;        /* MigrateShuffle batches not answered yet */
+    bool stop_when_unread; /* migrated: StopExecutor once no running stage reads from it */
+} exec_info;
+
+typedef struct pending {
+    struct pending *next;
+    const task_desc *t;
+} pending;
+
+typedef struct running {
+    struct running *next; /* bucket chain */
+    const task_desc *t;
+    int exec;
+} running;
+
+typedef struct plan_frame {
+    struct plan_frame *next;
+    int stage_id, attempt;
+    uint8_t *frame;
+    size_t len;
+} plan_frame;
+
+typedef struct fetch_job {
+    struct fetch_job *next;
+    const task_desc *t;
+    task_result r;
+    char host[256];
+    int port;
+    char exec_id[64];
+} fetch_job;
+
+#define RUNNING_BUCKETS 4096
+/* encoded stage plans kept for executors that have not received them yet; an evicted one is
+ * encoded again when needed */
+#define MAX_PLAN_FRAMES 32
+
+struct coarse_backend {
+    sched_backend base;
+    cspark_context *sc;
+    coarse_options opt;
+    char *secret, *app_file;
+    rpc_endpoint *ep;
+    int port;
+    int64_t network_timeout_ms;
+    bool migrate_shuffles; /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
+    exec_info *execs;
+    int num_execs, cap_execs, rr;
+    cs_idmap exec_index; /* executor id -> index in execs (entries are never removed) */
+    pending *pend_head, *pend_tail;
+    running *run[RUNNING_BUCKETS];
+    plan_frame *plans; /* newest first, at most MAX_PLAN_FRAMES */
+    int num_plans;
+    fetch_job *fetch_head, *fetch_tail;
+    bool stopping;
+    pthread_t housekeeper, fetcher;
+};
+
+/* ---- coarse_backend.c ---- */
+/* Offers pending tasks to free cores and reports the ones whose plan could not be sent. Takes
+ * the lock. */
+void cs_coarse_offer_and_report(coarse_backend *b);
+
+/* ---- coarse_registry.c (lock held unless said) ---- */
+int cs_coarse_find_exec(coarse_backend *b, const char *id);
+exec_info *cs_coarse_exec_of_conn(coarse_backend *b, rpc_conn *c);
+/* RegisterExecutor (RPC thread; takes the lock). */
+void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                           const Cspark__RegisterExecutor *re);
+/* Heartbeat (RPC thread; takes the lock). */
+void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                            const Cspark__Heartbeat *hb);
+/* Closes the connections of executors silent for longer than spark.network.timeout
+ * (housekeeper thread, lock held). */
+void cs_coarse_expire_silent(coarse_backend *b);
+
+/* ---- coarse_decommission.c ---- */
+void cs_coarse_send_stop(rpc_conn *c);
+/* DecommissionExecutor / ExecutorDrained / ShuffleMigrated (RPC thread; take the lock). */
+void cs_coarse_on_decommission(coarse_backend *b, rpc_conn *c,
+                               const Cspark__DecommissionExecutor *d);
+void cs_coarse_on_drained(coarse_backend *b, rpc_conn *c);
+void cs_coarse_on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__ShuffleMigrated *sm);
+/* StopExecutor to migrated executors no running stage reads from (housekeeper, lock held). */
+void cs_coarse_stop_unread(coarse_backend *b);
+
+/* ---- coarse_result_fetcher.c ---- */
+/* Queues the fetch of task t's result (r's contents are taken) from the executor's block server
+ * at host:port. Takes the lock. */
+void cs_coarse_fetch_later(coarse_backend *b, const task_desc *t, task_result *r, const char *host,
+                           int port, const char *exec_id);
+void *cs_coarse_fetcher_main(void *arg);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * coarse_decommission.c — executors leaving on purpose (see coarse_backend.h): removal by
+ * dynamic allocation (StopExecutor at once), decommissioning asked by the driver or by the
+ * executor itself (no new tasks; DecommissionExecutor), and once a decommissioning executor is
+ * drained, its map outputs moved to live executors (MigrateShuffle, one batch per peer, as
+ * Spark's BlockManagerDecommissioner) and StopExecutor sent once no running stage reads from it.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/coarse_backend_internal.h"
+#include "common/log.h"
+#include "exec/task_codec.h"
+
+static void send_decommission(rpc_conn *c, const char *id, const char *reason)
+{
+    Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
+    de.executor_id = (char *)id;
+    de.reason = (char *)reason;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR;
+    env.decommission_executor = &de;
+    cs_rpc_send(c, &env);
+}
+
+void cs_coarse_send_stop(rpc_conn *c)
+{
+    Cspark__StopExecutor se = CSPARK__STOP_EXECUTOR__INIT;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
+    env.stop_executor = &se;
+    cs_rpc_send(c, &env);
+}
+
+/* Marks e decommissioning (lock held): no task is offered to it from now on, and the message
+ * that tells it so goes after every LaunchTask already sent. */
+static void start_decommission(exec_info *e, const char *reason)
+{
+    if (!e->decommissioning)
+        CS_INFO("driver", "event=executor_decommissioning executor=%s reason=\"%s\"", e->id,
+                reason);
+    e->decommissioning = true;
+    snprintf(e->lost_reason, sizeof e->lost_reason, "Executor decommission: %s", reason);
+    if (e->conn) send_decommission(e->conn, e->id, reason);
+}
+
+void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
+                                        bool decommission, const char *reason)
+{
+    pthread_mutex_lock(&b->lock);
+    for (int k = 0; k < n; k++) {
+        int i = cs_coarse_find_exec(b, ids[k]);
+        if (i < 0) continue;
+        exec_info *e = &b->execs[i];
+        if (!e->alive || !e->conn || e->removing || e->decommissioning) continue;
+        if (decommission) {
+            start_decommission(e, reason);
+        } else {
+            e->removing = true;
+            snprintf(e->lost_reason, sizeof e->lost_reason, "Executor killed by driver: %s",
+                     reason);
+            CS_INFO("driver", "event=executor_kill executor=%s reason=\"%s\"", e->id, reason);
+            cs_coarse_send_stop(e->conn);
+        }
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+bool cs_coarse_backend_exit_expected(coarse_backend *b, const char *executor_id)
+{
+    pthread_mutex_lock(&b->lock);
+    int i = cs_coarse_find_exec(b, executor_id);
+    bool expected = i >= 0 && (b->execs[i].removing || b->execs[i].decommissioning);
+    pthread_mutex_unlock(&b->lock);
+    return expected;
+}
+
+/* The executor asked to decommission itself (its pod is being deleted): echo, so that it knows
+ * no more tasks will come. */
+void cs_coarse_on_decommission(coarse_backend *b, rpc_conn *c,
+                               const Cspark__DecommissionExecutor *d)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *e = cs_coarse_exec_of_conn(b, c);
+    if (e && e->alive)
+        start_decommission(e, d->reason && *d->reason ? d->reason : "requested by the executor");
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* Migration done (or impossible): StopExecutor as soon as no running stage reads from it (the
+ * housekeeper checks). Lock held. */
+static void finish_decommission(coarse_backend *b, exec_info *e)
+{
+    e->stop_when_unread = true;
+    pthread_cond_broadcast(&b->cond);
+}
+
+typedef struct drained {
+    coarse_backend *b;
+    char id[64];
+} drained;
+
+static void migrate_outputs(void *arg);
+
+/* Every task of a decommissioning executor is done. Its map outputs move once the scheduler has
+ * registered the last ones (their StatusUpdates came just before). */
+void cs_coarse_on_drained(coarse_backend *b, rpc_conn *c)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *e = cs_coarse_exec_of_conn(b, c);
+    if (!e || !e->alive || !e->decommissioning || e->migrations || e->stop_when_unread) {
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
+    drained *d = cs_xcalloc(1, sizeof *d);
+    d->b = b;
+    snprintf(d->id, sizeof d->id, "%s", e->id);
+    pthread_mutex_unlock(&b->lock);
+    if (b->base.sched)
+        cs_scheduler_after_completions(b->base.sched, migrate_outputs, d);
+    else
+        migrate_outputs(d);
+}
+
+/* The drained executor's map outputs go to live executors, round-robin, one MigrateShuffle per
+ * peer. */
+static void migrate_outputs(void *arg)
+{
+    drained *d = arg;
+    coarse_backend *b = d->b;
+    char id[64];
+    snprintf(id, sizeof id, "%s", d->id);
+    free(d);
+    cs_map_status *outs = NULL;
+    int nouts = b->migrate_shuffles && b->base.sched
+                    ? cs_scheduler_outputs_on(b->base.sched, id, &outs)
+                    : 0;
+    pthread_mutex_lock(&b->lock);
+    int at = cs_coarse_find_exec(b, id);
+    exec_info *e = at >= 0 ? &b->execs[at] : NULL;
+    int *peers = cs_xcalloc((size_t)b->num_execs + 1, sizeof *peers);
+    int npeers = 0;
+    for (int i = 0; i < b->num_execs; i++) {
+        const exec_info *p = &b->execs[i];
+        if (p != e && p->alive && p->conn && !p->removing && !p->decommissioning)
+            peers[npeers++] = i;
+    }
+    CS_INFO("driver", "event=executor_drained executor=%s map_outputs=%d peers=%d", id, nouts,
+            npeers);
+    if (e && e->alive && nouts > 0 && npeers > 0) {
+        int batches = npeers < nouts ? npeers : nouts;
+        for (int k = 0; k < batches; k++) {
+            Cspark__MigrateShuffle ms = CSPARK__MIGRATE_SHUFFLE__INIT;
+            Cspark__MapStatus *pbs = cs_xcalloc((size_t)nouts, sizeof *pbs);
+            Cspark__MapStatus **ptrs = cs_xcalloc((size_t)nouts, sizeof *ptrs);
+            for (int m = k; m < nouts; m += batches) {
+                cspark__map_status__init(&pbs[ms.n_outputs]);
+                cs_map_status_encode(&outs[m], &pbs[ms.n_outputs], NULL);
+                ptrs[ms.n_outputs] = &pbs[ms.n_outputs];
+                ms.n_outputs++;
+            }
+            ms.outputs = ptrs;
+            Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+            env.body_case = CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE;
+            env.migrate_shuffle = &ms;
+            exec_info *p = &b->execs[peers[k]];
+            CS_INFO("driver", "event=shuffle_migration from=%s to=%s map_outputs=%zu", id, p->id,
+                    ms.n_outputs);
+            cs_rpc_send(p->conn, &env);
+            e->migrations++;
+            for (size_t m = 0; m < ms.n_outputs; m++)
+                cs_map_status_pb_clear(&pbs[m]);
+            free(pbs);
+            free(ptrs);
+        }
+    } else if (e && e->alive) {
+        if (nouts > 0)
+            CS_WARN("driver",
+                    "event=shuffle_migration_skipped executor=%s map_outputs=%d reason=\"%s\"", id,
+                    nouts,
+                    b->migrate_shuffles ? "no live executor to take them"
+                                        : "spark.storage.decommission.enabled is off");
+        finish_decommission(b, e);
+    }
+    pthread_mutex_unlock(&b->lock);
+    for (int m = 0; m < nouts; m++)
+        cs_map_status_free(&outs[m]);
+    free(outs);
+    free(peers);
+}
+
+/* A peer copied map outputs of a decommissioning executor: later stages read them there. */
+void cs_coarse_on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__ShuffleMigrated *sm)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *peer = cs_coarse_exec_of_conn(b, c);
+    if (!peer) {
+        pthread_mutex_unlock(&b->lock);
+        return;
+    }
+    char to[64], host[256];
+    snprintf(to, sizeof to, "%s", peer->id);
+    snprintf(host, sizeof host, "%s", peer->host);
+    int port = peer->block_port;
+    pthread_mutex_unlock(&b->lock);
+    const char *source = sm->n_migrated ? sm->migrated[0]->executor_id
+                         : sm->n_failed ? sm->failed[0]->executor_id
+                                        : NULL;
+    for (size_t i = 0; i < sm->n_migrated && b->base.sched; i++) {
+        const Cspark__MapStatus *m = sm->migrated[i];
+        cs_scheduler_output_moved(b->base.sched, m->shuffle_id, m->map_id, m->executor_id, to, host,
+                                  port);
+    }
+    if (sm->n_failed)
+        CS_WARN("driver",
+                "event=shuffle_migration_failed from=%s to=%s map_outputs=%zu error=\"%s\"",
+                source ? source : "?", to, sm->n_failed, sm->error ? sm->error : "");
+    if (!source) return;
+    pthread_mutex_lock(&b->lock);
+    int i = cs_coarse_find_exec(b, source);
+    if (i >= 0 && b->execs[i].migrations > 0 && --b->execs[i].migrations == 0) {
+        CS_INFO("driver", "event=shuffle_migration_done executor=%s", source);
+        finish_decommission(b, &b->execs[i]);
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+/* Decommissioned executors whose shuffle files have moved exit once no running stage attempt
+ * was given their location (its tasks may still fetch from them). Lock held; released around
+ * the scheduler queries. */
+void cs_coarse_stop_unread(coarse_backend *b)
+{
+    for (int i = 0; i < b->num_execs && !b->stopping; i++) {
+        exec_info *e = &b->execs[i];
+        if (!e->stop_when_unread || !e->alive || !e->conn) continue;
+        char id[64];
+        snprintf(id, sizeof id, "%s", e->id);
+        pthread_mutex_unlock(&b->lock);
+        bool read = b->base.sched && cs_scheduler_reads_from(b->base.sched, id);
+        pthread_mutex_lock(&b->lock);
+        e = &b->execs[i];
+        if (read || !e->stop_when_unread || !e->alive || !e->conn) continue;
+        e->stop_when_unread = false;
+        CS_INFO("driver", "event=executor_decommissioned executor=%s action=stop", e->id);
+        cs_coarse_send_stop(e->conn);
+    }
+}

@@ -1,0 +1,188 @@
+/*
+ * coarse_registry.c — the coarse backend's executors (Spark's CoarseGrainedSchedulerBackend
+ * executorDataMap and HeartbeatReceiver, see coarse_backend_internal.h): RegisterExecutor
+ * admitted or refused, lookups by id and by connection, heartbeats, expiry of executors silent for
+ * longer than spark.network.timeout, and the waits for registrations and disconnections.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/context.h"
+#include "cluster/coarse_backend_internal.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/sync.h"
+#include "sched/listener.h"
+
+int cs_coarse_find_exec(coarse_backend *b, const char *id)
+{
+    return cs_idmap_get(&b->exec_index, id);
+}
+
+exec_info *cs_coarse_exec_of_conn(coarse_backend *b, rpc_conn *c)
+{
+    intptr_t i = (intptr_t)cs_rpc_conn_data(c);
+    return i > 0 && i <= b->num_execs ? &b->execs[i - 1] : NULL;
+}
+
+static void reply_register(rpc_conn *c, uint64_t request_id, const char *refusal)
+{
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    Cspark__RegisteredExecutor ok = CSPARK__REGISTERED_EXECUTOR__INIT;
+    Cspark__RegisterExecutorFailed bad = CSPARK__REGISTER_EXECUTOR_FAILED__INIT;
+    if (refusal) {
+        bad.message = (char *)refusal;
+        env.body_case = CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR_FAILED;
+        env.register_executor_failed = &bad;
+    } else {
+        env.body_case = CSPARK__ENVELOPE__BODY_REGISTERED_EXECUTOR;
+        env.registered_executor = &ok;
+    }
+    cs_rpc_reply(c, request_id, &env);
+}
+
+void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                           const Cspark__RegisterExecutor *re)
+{
+    char refusal[160] = "";
+    bool admitted = !b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id);
+    pthread_mutex_lock(&b->lock);
+    if (!admitted) {
+        snprintf(refusal, sizeof refusal, "Executor %s was removed by the driver", re->executor_id);
+    } else if (b->stopping) {
+        snprintf(refusal, sizeof refusal, "the application is stopping");
+    } else if (cs_coarse_find_exec(b, re->executor_id) >= 0) {
+        snprintf(refusal, sizeof refusal, "Duplicate executor ID: %s", re->executor_id);
+    } else if (re->cores < 1 || strlen(re->executor_id) >= sizeof b->execs[0].id ||
+               strlen(re->host) >= sizeof b->execs[0].host) {
+        snprintf(refusal, sizeof refusal, "invalid registration of executor %s", re->executor_id);
+    } else {
+        if (b->num_execs == b->cap_execs) {
+            b->cap_execs = b->cap_execs ? b->cap_execs * 2 : 8;
+            b->execs = cs_xrealloc(b->execs, (size_t)b->cap_execs * sizeof *b->execs);
+        }
+        exec_info *e = &b->execs[b->num_execs];
+        memset(e, 0, sizeof *e);
+        snprintf(e->id, sizeof e->id, "%s", re->executor_id);
+        snprintf(e->host, sizeof e->host, "%s", re->host);
+        e->block_port = re->block_port;
+        e->cores = e->free = re->cores;
+        e->alive = true;
+        e->conn = c;
+        cs_rpc_conn_ref(c);
+        e->last_seen_ms = cs_mono_ms();
+        cs_rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
+        cs_idmap_put(&b->exec_index, e->id, b->num_execs);
+        b->num_execs++;
+        pthread_cond_broadcast(&b->cond);
+    }
+    pthread_mutex_unlock(&b->lock);
+    reply_register(c, request_id, refusal[0] ? refusal : NULL);
+    if (refusal[0]) {
+        CS_WARN("driver", "event=executor_refused executor=%s reason=\"%s\"", re->executor_id,
+                refusal);
+        return;
+    }
+    if (b->base.sched) cs_scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
+    CS_INFO("driver",
+            "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
+            re->executor_id, re->host, re->cores, re->block_port, (long long)re->pid);
+    if (b->sc->bus) {
+        cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED,
+                       .executor_id = re->executor_id,
+                       .host = re->host,
+                       .executor_cores = re->cores,
+                       .time_ms = cs_now_ms()};
+        cs_listener_bus_post(b->sc->bus, &ev);
+    }
+    cs_coarse_offer_and_report(b);
+}
+
+void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                            const Cspark__Heartbeat *hb)
+{
+    pthread_mutex_lock(&b->lock);
+    exec_info *e = cs_coarse_exec_of_conn(b, c);
+    if (e) e->last_seen_ms = cs_mono_ms();
+    bool known = e && e->alive;
+    pthread_mutex_unlock(&b->lock);
+    for (size_t i = 0; i < hb->n_updates; i++) {
+        const Cspark__TaskMetricsUpdate *u = hb->updates[i];
+        if (u->metrics)
+            CS_DEBUG("driver",
+                     "event=task_metrics executor=%s task=%lld run_time_ms=%lld records_read=%lld "
+                     "shuffle_bytes_read=%lld spilled=%lld",
+                     hb->executor_id, (long long)u->task_id, (long long)u->metrics->run_time_ms,
+                     (long long)u->metrics->records_read, (long long)u->metrics->shuffle_bytes_read,
+                     (long long)u->metrics->disk_bytes_spilled);
+    }
+    Cspark__HeartbeatResponse hr = CSPARK__HEARTBEAT_RESPONSE__INIT;
+    hr.reregister = !known;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE;
+    env.heartbeat_response = &hr;
+    if (request_id)
+        cs_rpc_reply(c, request_id, &env);
+    else
+        cs_rpc_send(c, &env);
+}
+
+void cs_coarse_expire_silent(coarse_backend *b)
+{
+    int64_t now = cs_mono_ms();
+    for (int i = 0; i < b->num_execs && !b->stopping; i++) {
+        exec_info *e = &b->execs[i];
+        if (!e->alive || !e->conn || now - e->last_seen_ms <= b->network_timeout_ms) continue;
+        snprintf(e->lost_reason, sizeof e->lost_reason,
+                 "Executor heartbeat timed out after %lld ms", (long long)(now - e->last_seen_ms));
+        cs_rpc_conn_close(e->conn); /* on_close does the rest */
+    }
+}
+
+int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)
+{
+    int64_t deadline = cs_mono_ms() + timeout_ms;
+    pthread_mutex_lock(&b->lock);
+    int alive = 0;
+    for (;;) {
+        alive = 0;
+        for (int i = 0; i < b->num_execs; i++)
+            alive += b->execs[i].alive;
+        int64_t left = deadline - cs_mono_ms();
+        if (alive >= n || left <= 0 || b->stopping) break;
+        cs_cond_wait_ms(&b->cond, &b->lock, left < 200 ? left : 200);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return alive;
+}
+
+int cs_coarse_backend_wait_disconnected(coarse_backend *b, int64_t timeout_ms)
+{
+    int64_t deadline = cs_mono_ms() + timeout_ms;
+    pthread_mutex_lock(&b->lock);
+    int alive;
+    for (;;) {
+        alive = 0;
+        for (int i = 0; i < b->num_execs; i++)
+            alive += b->execs[i].alive && b->execs[i].conn;
+        int64_t left = deadline - cs_mono_ms();
+        if (!alive || left <= 0) break;
+        cs_cond_wait_ms(&b->cond, &b->lock, left < 50 ? left : 50);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return alive;
+}
+
+void cs_coarse_backend_executor_exited(coarse_backend *b, const char *executor_id,
+                                       const char *reason)
+{
+    pthread_mutex_lock(&b->lock);
+    int i = cs_coarse_find_exec(b, executor_id);
+    if (i >= 0 && b->execs[i].alive && b->execs[i].conn) {
+        snprintf(b->execs[i].lost_reason, sizeof b->execs[i].lost_reason, "%s", reason);
+        cs_rpc_conn_close(b->execs[i].conn);
+    }
+    pthread_mutex_unlock(&b->lock);
+}

@@ -1,0 +1,306 @@
+/*
+ * k8s_allocator.c — Spark's ExecutorPodsAllocator (see k8s_allocator.h): the pure round, the
+ * creation token bucket, and the allocator thread that carries rounds out against the API
+ * server.
+ */
+#include "cluster/k8s/k8s_allocator.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/k8s/k8s_backend_internal.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/sync.h"
+
+/* ---- the round (pure) ----------------------------------------------------------------------- */
+
+static void add_id(k8s_alloc_round *r, int id, bool unschedulable, int cap)
+{
+    if (!r->ids) {
+        r->ids = cs_xcalloc((size_t)cap + 1, sizeof *r->ids);
+        r->unschedulable = cs_xcalloc((size_t)cap + 1, sizeof *r->unschedulable);
+    }
+    r->unschedulable[r->n] = unschedulable;
+    r->ids[r->n++] = id;
+}
+
+/* Requests unseen after executor.timeout, and pods unschedulable that long. */
+static bool give_ups(const k8s_settings *s, const k8s_pod_table *t, int64_t now,
+                     k8s_alloc_round *out)
+{
+    for (int i = 0; i < t->npods; i++) {
+        const k8s_exec_pod *p = &t->pods[i];
+        if (p->done || now - p->created_ms <= s->executor_timeout_ms) continue;
+        if (!p->seen)
+            add_id(out, p->id, false, t->npods);
+        else if (p->pending && p->unschedulable)
+            add_id(out, p->id, true, t->npods);
+    }
+    out->kind = K8S_ALLOC_GIVE_UP;
+    return out->n > 0;
+}
+
+/* Pods of executors removed by dynamic allocation, deleteGracePeriod after their removal. */
+static bool removed_due(const k8s_pod_table *t, int64_t now, k8s_alloc_round *out)
+{
+    for (int i = 0; i < t->npods; i++) {
+        const k8s_exec_pod *p = &t->pods[i];
+        if (!p->done && p->delete_at_ms && now >= p->delete_at_ms)
+            add_id(out, p->id, false, t->npods);
+    }
+    out->kind = K8S_ALLOC_DELETE_REMOVED;
+    return out->n > 0;
+}
+
+/* Downscale: when the pods outnumber the target, excess requests not seen yet, then Pending
+ * pods, both only when older than executorIdleTimeout (so that a fluctuating target does not
+ * churn pods); Running pods are left to dynamic allocation. */
+static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, int64_t now,
+                   k8s_alloc_round *out)
+{
+    int alive = 0;
+    for (int i = 0; i < t->npods; i++)
+        alive += !t->pods[i].done && !t->pods[i].delete_at_ms;
+    int want = alive - target;
+    for (int pass = 0; pass < 2 && out->n < want; pass++)
+        for (int i = 0; i < t->npods && out->n < want; i++) {
+            const k8s_exec_pod *p = &t->pods[i];
+            bool candidate = pass == 0 ? !p->seen : p->seen && p->pending;
+            if (p->done || p->delete_at_ms || !candidate ||
+                now - p->created_ms <= s->idle_timeout_ms)
+                continue;
+            add_id(out, p->id, false, t->npods);
+        }
+    out->kind = K8S_ALLOC_DELETE_EXCESS;
+    return out->n > 0;
+}
+
+void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, const k8s_pod_table *t,
+                            int64_t now_ms, k8s_alloc_round *out)
+{
+    memset(out, 0, sizeof *out);
+    if (give_ups(s, t, now_ms, out) || removed_due(t, now_ms, out) ||
+        excess(s, target, t, now_ms, out))
+        return;
+    int alive = 0, unseen = 0, pending = 0;
+    for (int i = 0; i < t->npods; i++) {
+        const k8s_exec_pod *p = &t->pods[i];
+        if (p->done) continue;
+        alive++;
+        unseen += !p->seen;
+        pending += p->seen && p->pending;
+    }
+    int64_t n = 0;
+    if (!unseen && alive < target && !failed) {
+        n = target - alive < s->batch_size ? target - alive : s->batch_size;
+        int64_t slots = s->max_pending - (pending + unseen);
+        if (n > slots) n = slots;
+    }
+    out->kind = n > 0 ? K8S_ALLOC_CREATE : K8S_ALLOC_WAIT;
+    out->create = n > 0 ? (int)n : 0;
+}
+
+void cs_k8s_alloc_round_free(k8s_alloc_round *r)
+{
+    free(r->ids);
+    free(r->unschedulable);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- the creation token bucket (pure) ------------------------------------------------------- */
+
+void cs_k8s_create_bucket_init(k8s_create_bucket *kb, double rate, int64_t now_ms)
+{
+    kb->rate = rate;
+    kb->tokens = rate < 1 ? 1 : rate;
+    kb->at_ms = now_ms;
+}
+
+int64_t cs_k8s_create_bucket_take(k8s_create_bucket *kb, int64_t now_ms)
+{
+    if (kb->rate <= 0) return 0;
+    double burst = kb->rate < 1 ? 1 : kb->rate;
+    kb->tokens += (double)(now_ms - kb->at_ms) * kb->rate / 1000.0;
+    if (kb->tokens > burst) kb->tokens = burst;
+    kb->at_ms = now_ms;
+    if (kb->tokens >= 1) {
+        kb->tokens -= 1;
+        return 0;
+    }
+    int64_t wait = (int64_t)ceil((1 - kb->tokens) * 1000.0 / kb->rate);
+    return wait < 1 ? 1 : wait;
+}
+
+/* ---- carrying rounds out -------------------------------------------------------------------- */
+
+/* Waits for a creation token; lock held. False when stopping. */
+static bool take_create_token(k8s_backend *b)
+{
+    while (!b->stopping) {
+        int64_t wait = cs_k8s_create_bucket_take(&b->tokens, cs_mono_ms());
+        if (wait == 0) return true;
+        cs_cond_wait_ms(&b->cond, &b->lock, wait);
+    }
+    return false;
+}
+
+static void delete_pod(k8s_backend *b, const char *name, int grace)
+{
+    cs_error err;
+    cs_error_clear(&err);
+    if (cs_kube_delete(b->kc, "pods", b->app.namespace_, name, grace, &err) < 0 &&
+        err.code != CS_ENOTFOUND)
+        CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
+}
+
+static int create_executor_pod(k8s_backend *b, cs_error *err)
+{
+    pthread_mutex_lock(&b->lock);
+    if ((int64_t)b->next_id > b->set.allocation_maximum) {
+        int64_t max = b->set.allocation_maximum;
+        pthread_mutex_unlock(&b->lock);
+        return cs_error_set(
+            err, CS_EINVAL,
+            "Exceed the pod creation limit: %lld (spark.kubernetes.allocation.maximum); "
+            "no more executor pods may be created for this application",
+            (long long)max);
+    }
+    int id = b->next_id++;
+    pthread_mutex_unlock(&b->lock);
+    json_t *pod =
+        cs_k8s_executor_pod(b->conf, &b->app, id, b->set.cores, b->driver_pod, b->driver_url, err);
+    if (!pod) return err->code ? err->code : CS_EINVAL;
+    const char *pod_name =
+        json_string_value(json_object_get(json_object_get(pod, "metadata"), "name"));
+    char name[256];
+    snprintf(name, sizeof name, "%s", pod_name ? pod_name : "");
+    /* registered before the create call: the watch may report the pod before it returns */
+    pthread_mutex_lock(&b->lock);
+    cs_k8s_pods_add(&b->pods, id, name, cs_mono_ms());
+    pthread_mutex_unlock(&b->lock);
+    json_t *created = NULL;
+    int rc = cs_kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
+    json_decref(pod);
+    json_decref(created);
+    if (rc < 0 && err->code == CS_EEXIST) {
+        /* a retried create whose first attempt went through: the pod is ours */
+        CS_INFO("k8s", "event=executor_pod_exists executor=%d pod=%s", id, name);
+        cs_error_clear(err);
+        rc = 0;
+    }
+    if (rc < 0) {
+        pthread_mutex_lock(&b->lock);
+        k8s_exec_pod *q = cs_k8s_pods_find(&b->pods, id);
+        if (q) cs_k8s_pod_mark_done(q, cs_mono_ms());
+        pthread_mutex_unlock(&b->lock);
+        /* as Spark: whatever may have been created for this request goes */
+        cs_error e2;
+        cs_kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &e2);
+        return rc;
+    }
+    CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, name);
+    return 0;
+}
+
+/* Creates up to n pods; lock held (released around each creation). */
+static void create_pods(k8s_backend *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!take_create_token(b) || b->exit_code) return;
+        pthread_mutex_unlock(&b->lock);
+        cs_error err;
+        cs_error_clear(&err);
+        int rc = create_executor_pod(b, &err);
+        pthread_mutex_lock(&b->lock);
+        if (rc == 0) continue;
+        CS_ERROR("k8s", "event=executor_pod_create_failed error=\"%s\"", err.msg);
+        bool fatal = err.code == CS_EAUTH || strstr(err.msg, "forbidden") ||
+                     strstr(err.msg, "does not exist") || strstr(err.msg, "pod creation limit");
+        if (fatal && !b->exit_code) {
+            b->exit_code = 1;
+            pthread_mutex_unlock(&b->lock);
+            cs_scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
+            pthread_mutex_lock(&b->lock);
+        }
+        cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms); /* no hot loop on errors */
+        return;
+    }
+}
+
+/* Deletes the pods a round gave up on or found in excess, and those of removed executors whose
+ * grace period is over. Lock held (released around the API calls). */
+static void delete_pods(k8s_backend *b, const k8s_alloc_round *r, int64_t now)
+{
+    int n = 0;
+    char(*names)[256] = cs_xcalloc((size_t)r->n, sizeof *names);
+    int *ids = cs_xcalloc((size_t)r->n, sizeof *ids);
+    for (int i = 0; i < r->n; i++) {
+        k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, r->ids[i]);
+        if (!p || p->done) continue;
+        if (r->kind == K8S_ALLOC_DELETE_REMOVED) {
+            p->delete_at_ms = 0; /* its deletion event removes the executor */
+        } else {
+            cs_k8s_pod_mark_done(p, now); /* forgotten: its deletion event changes nothing */
+        }
+        if (r->kind == K8S_ALLOC_GIVE_UP)
+            CS_WARN(
+                "k8s", "event=%s executor=%d pod=%s waited_ms=%lld action=delete_and_request_again",
+                r->unschedulable[i] ? "executor_pod_unschedulable_timeout" : "executor_pod_timeout",
+                p->id, p->name, (long long)(now - p->created_ms));
+        ids[n] = p->id;
+        snprintf(names[n++], sizeof names[0], "%s", p->name);
+    }
+    pthread_mutex_unlock(&b->lock);
+    for (int i = 0; i < n; i++) {
+        if (r->kind == K8S_ALLOC_DELETE_REMOVED)
+            CS_INFO("k8s",
+                    "event=executor_pod_delete executor=%d pod=%s reason=\"still there %lld ms "
+                    "after its removal (spark.kubernetes.dynamicAllocation.deleteGracePeriod)\"",
+                    ids[i], names[i], (long long)b->set.delete_grace_ms);
+        else if (r->kind == K8S_ALLOC_DELETE_EXCESS)
+            CS_INFO("k8s",
+                    "event=executor_pod_excess executor=%d pod=%s action=delete reason=\"the "
+                    "target fell below the pods requested\"",
+                    ids[i], names[i]);
+        delete_pod(b, names[i], r->kind == K8S_ALLOC_DELETE_REMOVED ? -1 : 0);
+    }
+    free(names);
+    free(ids);
+    pthread_mutex_lock(&b->lock);
+}
+
+static void *allocator_main(void *arg)
+{
+    k8s_backend *b = arg;
+    pthread_mutex_lock(&b->lock);
+    while (!b->stopping) {
+        int64_t now = cs_mono_ms();
+        cs_k8s_pods_expire(&b->pods, now, b->set.deleted_cache_ms);
+        k8s_alloc_round r;
+        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0, &b->pods, now, &r);
+        if (r.kind == K8S_ALLOC_WAIT)
+            cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms);
+        else if (r.kind == K8S_ALLOC_CREATE)
+            create_pods(b, r.create); /* then at once: the batch is now unseen */
+        else
+            delete_pods(b, &r, now); /* then at once: the table changed */
+        cs_k8s_alloc_round_free(&r);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
+}
+
+int cs_k8s_allocator_start(k8s_backend *b)
+{
+    b->allocator_started = pthread_create(&b->allocator, NULL, allocator_main, b) == 0;
+    return b->allocator_started ? 0 : CS_EIO;
+}
+
+void cs_k8s_allocator_join(k8s_backend *b)
+{
+    if (b->allocator_started) pthread_join(b->allocator, NULL);
+    b->allocator_started = false;
+}

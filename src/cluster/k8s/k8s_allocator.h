@@ -1,0 +1,72 @@
+/*
+ * k8s_allocator.h — executor pod allocation (Spark's ExecutorPodsAllocator).
+ *
+ * The decision is a pure function: cs_k8s_allocator_round reads the settings, the target, the
+ * executor pod table and the time it is given, and says what to do — in this order of priority,
+ * one kind per round:
+ *  1. give up on requests not seen in any snapshot after
+ * spark.kubernetes.allocation.executor.timeout (and, a cspark addition, on pods Pending and
+ * unschedulable that long): delete, ask again;
+ *  2. delete the pods of executors dynamic allocation removed, deleteGracePeriod after removal;
+ *  3. when the pods outnumber the target, delete excess requests not seen yet, then Pending pods,
+ *     both only when older than spark.dynamicAllocation.executorIdleTimeout (Running pods never);
+ *  4. when no request is unseen and fewer than the target are alive, create
+ *     min(target - alive, batch.size, maxPendingPods - (pending + unseen)) pods.
+ * After a round of kind 1-3 the allocator runs the next round at once; after 4 it runs again at
+ * once too (the new batch is now unseen, so that round waits for a snapshot).
+ * Pod creation is paced by a token bucket (cspark.kubernetes.allocation.maxCreateRate), itself a
+ * pure function of the time it is given.
+ *
+ * The allocator thread (cs_k8s_allocator_start) runs a round every batch.delay and whenever a
+ * snapshot arrives (the backend's condition variable), and carries the round out with the lock
+ * released around API calls. Unit tests: tests/unit/k8s/test_k8s_allocator.c.
+ *
+ * Ownership: a k8s_alloc_round's id arrays are owned by it (cs_k8s_alloc_round_free).
+ */
+#ifndef CSPARK_CLUSTER_K8S_ALLOCATOR_H
+#define CSPARK_CLUSTER_K8S_ALLOCATOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cluster/k8s/k8s_settings.h"
+#include "cluster/k8s/k8s_snapshots_store.h"
+#include "common/err.h"
+
+typedef enum {
+    K8S_ALLOC_WAIT,           /* nothing to do until the next snapshot or batch.delay */
+    K8S_ALLOC_GIVE_UP,        /* ids: unseen (or unschedulable) too long: delete, ask again */
+    K8S_ALLOC_DELETE_REMOVED, /* ids: removed by dynamic allocation, grace period over */
+    K8S_ALLOC_DELETE_EXCESS,  /* ids: more pods than the target */
+    K8S_ALLOC_CREATE          /* create: that many new pods */
+} k8s_alloc_kind;
+
+typedef struct k8s_alloc_round {
+    k8s_alloc_kind kind;
+    int *ids;            /* executor ids, n of them */
+    bool *unschedulable; /* K8S_ALLOC_GIVE_UP: per id, seen but unschedulable (else unseen) */
+    int n;
+    int create;
+} k8s_alloc_round;
+
+/* One round at now_ms over the table. failed: the application failed (no more creations). */
+void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed,
+                            const k8s_pod_table *pods, int64_t now_ms, k8s_alloc_round *out);
+void cs_k8s_alloc_round_free(k8s_alloc_round *r);
+
+/* cspark.kubernetes.allocation.maxCreateRate: a token bucket, burst one second's worth. */
+typedef struct k8s_create_bucket {
+    double rate, tokens;
+    int64_t at_ms;
+} k8s_create_bucket;
+
+void cs_k8s_create_bucket_init(k8s_create_bucket *kb, double rate, int64_t now_ms);
+/* Takes a token at now_ms: 0 when taken, else how many ms to wait before asking again. */
+int64_t cs_k8s_create_bucket_take(k8s_create_bucket *kb, int64_t now_ms);
+
+struct k8s_backend;
+/* Starts / joins the allocator thread (call stop after setting the backend's stopping flag). */
+int cs_k8s_allocator_start(struct k8s_backend *b);
+void cs_k8s_allocator_join(struct k8s_backend *b);
+
+#endif

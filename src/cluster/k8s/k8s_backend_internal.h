@@ -1,0 +1,58 @@
+/*
+ * k8s_backend_internal.h — private to src/cluster/k8s/: the state the Kubernetes backend's parts
+ * share (the backend glue k8s_backend.c, the allocator, the snapshots store and its sources, the
+ * lifecycle manager). Nothing outside this folder includes it.
+ *
+ * Lock: one mutex (lock) guards the pod table, target, failures, exit_code and stopping; cond is
+ * broadcast on every snapshot, target change and stop. API calls and scheduler notifications are
+ * made with the lock released.
+ *
+ * Ownership: the backend owns everything here; settings strings, the kube client, the coarse
+ * backend, the app identity and the driver pod are released by the glue's stop.
+ */
+#ifndef CSPARK_CLUSTER_K8S_BACKEND_INTERNAL_H
+#define CSPARK_CLUSTER_K8S_BACKEND_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "cluster/coarse_backend.h"
+#include "cluster/k8s/k8s_allocator.h"
+#include "cluster/k8s/k8s_pod_spec.h"
+#include "cluster/k8s/k8s_settings.h"
+#include "cluster/k8s/k8s_snapshots_store.h"
+#include "kube/kube_client.h"
+#include "kube/kube_watch.h"
+#include "sched/scheduler.h"
+
+typedef struct k8s_backend {
+    sched_backend base;
+    coarse_backend *coarse;
+    const cs_conf *conf; /* the application's, borrowed */
+    k8s_settings set;
+    kube_client *kc;
+    k8s_app app;
+    bool app_ready;
+    json_t *driver_pod; /* owner of everything we create; NULL in client mode without one */
+    char driver_url[600];
+    char exec_app_file[512];
+    bool created_secret, created_exec_cm;
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    k8s_pod_table pods;
+    int target;    /* executors wanted: spark.executor.instances or dynamic allocation's */
+    int next_id;   /* the next executor id to request */
+    int failures;  /* executor failures so far */
+    int exit_code; /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
+    k8s_create_bucket tokens;
+    bool stopping;
+
+    kube_watch *watch;
+    pthread_t allocator, poller;
+    bool allocator_started, poller_started;
+} k8s_backend;
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * k8s_lifecycle_manager.c — executors whose pods ended, were deleted or went missing (see
+ * k8s_lifecycle_manager.h): the explained exit, the failure count against
+ * spark.executor.maxNumFailures, and the ended pod deleted or labelled inactive.
+ */
+#include "cluster/k8s/k8s_lifecycle_manager.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/exit_codes.h"
+#include "cluster/k8s/k8s_backend_internal.h"
+#include "common/clock.h"
+#include "common/log.h"
+
+static const char *str_or(const json_t *v, const char *dflt)
+{
+    const char *s = json_string_value(v);
+    return s && *s ? s : dflt;
+}
+
+/* "name: terminated, exitCode N, reason R; name: waiting, reason R; ..." into states. */
+static size_t describe_containers(const json_t *cs, char *states, size_t cap)
+{
+    size_t sl = 0;
+    for (size_t i = 0; i < json_array_size(cs) && sl < cap - 1; i++) {
+        const json_t *c = json_array_get(cs, i);
+        const json_t *state = json_object_get(c, "state");
+        const json_t *t = json_object_get(state, "terminated");
+        const json_t *w = json_object_get(state, "waiting");
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (t)
+            sl += (size_t)snprintf(
+                states + sl, cap - sl, "%s%s: terminated, exitCode %lld, reason %s", sl ? "; " : "",
+                name ? name : "?", (long long)json_integer_value(json_object_get(t, "exitCode")),
+                str_or(json_object_get(t, "reason"), "-"));
+        else if (w)
+            sl +=
+                (size_t)snprintf(states + sl, cap - sl, "%s%s: waiting, reason %s", sl ? "; " : "",
+                                 name ? name : "?", str_or(json_object_get(w, "reason"), "-"));
+        else
+            sl += (size_t)snprintf(states + sl, cap - sl, "%s%s: %s", sl ? "; " : "",
+                                   name ? name : "?",
+                                   json_object_get(state, "running") ? "running" : "unknown");
+        if (sl >= cap) sl = cap - 1;
+    }
+    return sl;
+}
+
+bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char *why, size_t cap,
+                      bool *failed)
+{
+    const json_t *st = json_object_get(pod, "status");
+    const char *phase = json_string_value(json_object_get(st, "phase"));
+    int code = -1;
+    bool terminated = false;
+    const json_t *cs = json_object_get(st, "containerStatuses");
+    for (size_t i = 0; i < json_array_size(cs); i++) {
+        const json_t *c = json_array_get(cs, i);
+        const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
+        if (!t) continue;
+        const char *name = json_string_value(json_object_get(c, "name"));
+        int ec = (int)json_integer_value(json_object_get(t, "exitCode"));
+        bool mine = name && strcmp(name, K8S_EXECUTOR_CONTAINER) == 0;
+        if (mine || (check_all_containers && ec != 0)) {
+            terminated = true;
+            if (mine || code <= 0) code = ec;
+        }
+    }
+    bool finished = (phase && (strcmp(phase, "Failed") == 0 || strcmp(phase, "Succeeded") == 0)) ||
+                    (terminated && phase && strcmp(phase, "Running") == 0 &&
+                     (code != 0 || check_all_containers));
+    if (!finished) return false;
+    *failed = !(phase && strcmp(phase, "Succeeded") == 0) || code != 0;
+    char states[600] = "";
+    size_t sl = describe_containers(cs, states, sizeof states);
+    char explained[256];
+    if (code >= 0)
+        cs_describe_exit_code(code, explained, sizeof explained);
+    else
+        snprintf(explained, sizeof explained, "exit code -1 (unknown: no terminated container)");
+    snprintf(
+        why, cap,
+        "The executor with id %d (pod %s, phase %s) exited with %s. The API gave the following "
+        "brief "
+        "reason: %s. The API gave the following message: %s. The API gave the following container "
+        "statuses: %s",
+        id, str_or(json_object_get(json_object_get(pod, "metadata"), "name"), "?"),
+        phase ? phase : "?", explained, str_or(json_object_get(st, "reason"), "N/A"),
+        str_or(json_object_get(st, "message"), "N/A"), sl ? states : "none");
+    return true;
+}
+
+/* The ended pod goes: deleted, or labelled spark-exec-inactive=true and kept for its logs. */
+static void release_pod(k8s_backend *b, const char *name)
+{
+    cs_error err;
+    cs_error_clear(&err);
+    if (b->set.delete_on_termination) {
+        cs_kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err);
+        return;
+    }
+    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
+    if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+        err.code != CS_ENOTFOUND)
+        CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
+    json_decref(patch);
+}
+
+void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool failed,
+                                    bool finished_pod)
+{
+    if (p->done) return;
+    cs_k8s_pod_mark_done(p, cs_mono_ms());
+    int id = p->id;
+    char name[256];
+    snprintf(name, sizeof name, "%s", p->name);
+    bool abort_now = false;
+    if (failed && !b->stopping) {
+        b->failures++;
+        if (b->failures >= b->set.max_failures && !b->exit_code) {
+            b->exit_code = 11;
+            abort_now = true;
+        }
+    }
+    bool stopping = b->stopping;
+    int failures = b->failures, max = b->set.max_failures;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+    if (!stopping) {
+        CS_WARN("k8s",
+                "event=executor_pod_ended executor=%d pod=%s failed=%s failures=%d max=%d "
+                "reason=\"%s\"",
+                id, name, failed ? "true" : "false", failures, max, why);
+        char sid[32];
+        snprintf(sid, sizeof sid, "%d", id);
+        cs_coarse_backend_executor_exited(b->coarse, sid, why);
+        if (abort_now) {
+            char msg[2048];
+            snprintf(
+                msg, sizeof msg,
+                "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
+                "the last: %s",
+                max, why);
+            CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"",
+                     failures, msg);
+            cs_scheduler_abort(b->base.sched, msg);
+        }
+        if (finished_pod) release_pod(b, name);
+    }
+    pthread_mutex_lock(&b->lock);
+}
+
+void cs_k8s_lifecycle_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms,
+                              const char *source)
+{
+    int *missing = cs_xcalloc((size_t)b->pods.npods + 1, sizeof *missing);
+    int nmissing = 0;
+    for (int k = 0; k < b->pods.npods; k++) {
+        const k8s_exec_pod *p = &b->pods.pods[k];
+        if (p->done || !p->seen || snapshot_ms - p->seen_ms <= b->set.missing_delta_ms) continue;
+        if (p->snapshot != snap) missing[nmissing++] = p->id;
+    }
+    for (int i = 0; i < nmissing; i++) {
+        k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, missing[i]);
+        if (!p || p->done) continue;
+        char why[600];
+        snprintf(why, sizeof why,
+                 "The executor with id %d (pod %s) was not found in the cluster at the polling "
+                 "time (%s), "
+                 "more than %lld ms (spark.kubernetes.executor.missingPodDetectDelta) after it was "
+                 "first seen; "
+                 "it may have been deleted but the driver missed the deletion event; exit code -1",
+                 p->id, p->name, source, (long long)b->set.missing_delta_ms);
+        cs_k8s_lifecycle_executor_gone(b, p, why, false, false);
+    }
+    free(missing);
+}

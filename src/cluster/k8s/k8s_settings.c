@@ -1,0 +1,148 @@
+/*
+ * k8s_settings.c — reads the Kubernetes backend's settings (see k8s_settings.h for every key and
+ * its rule). Called once by cs_k8s_backend_new.
+ */
+#include "cluster/k8s/k8s_settings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int positive_int(const cs_conf *c, const char *key, const char *dflt, int64_t *v,
+                        cs_error *err)
+{
+    if (cs_conf_get_int(c, key, dflt, v, err) < 0) return err->code;
+    if (*v < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for %s: '%lld' (expected a positive integer)", key,
+                            (long long)*v);
+    return 0;
+}
+
+static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
+{
+    int64_t v;
+    if (cs_conf_get_int(c, "spark.executor.instances", "2", &v, err) < 0) return err->code;
+    s->executor_instances = (int)(v < 0 ? 0 : v);
+    if (cs_conf_get_int(c, "spark.executor.cores", "1", &v, err) < 0) return err->code;
+    s->cores = (int)(v < 1 ? 1 : v);
+    if (positive_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0)
+        return err->code;
+    s->batch_size = (int)v;
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.allocation.batch.delay", "1s", CS_MS,
+                                &s->batch_delay_ms, err) < 0)
+        return err->code;
+    if (s->batch_delay_ms <= 100)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.allocation.batch.delay: '%s' (must "
+                            "be greater than 100ms)",
+                            cs_conf_get(c, "spark.kubernetes.allocation.batch.delay"));
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.allocation.executor.timeout", "600s", CS_MS,
+                                &s->executor_timeout_ms, err) < 0)
+        return err->code;
+    if (s->executor_timeout_ms < 5 * s->batch_delay_ms)
+        s->executor_timeout_ms = 5 * s->batch_delay_ms;
+    if (positive_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647", &s->max_pending,
+                     err) < 0 ||
+        positive_int(c, "spark.kubernetes.allocation.maximum", "2147483647", &s->allocation_maximum,
+                     err) < 0)
+        return err->code;
+    if (cs_conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50",
+                           &s->max_create_rate, err) < 0)
+        return err->code;
+    if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
+                                &s->idle_timeout_ms, err) < 0 ||
+        cs_conf_get_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod", "5s",
+                                CS_MS, &s->delete_grace_ms, err) < 0)
+        return err->code;
+    const char *label = cs_conf_get(c, "spark.kubernetes.executor.decommissionLabel");
+    const char *value = cs_conf_get(c, "spark.kubernetes.executor.decommissionLabelValue");
+    s->decom_label = label && *label ? cs_xstrdup(label) : NULL;
+    s->decom_label_value = value ? cs_xstrdup(value) : NULL;
+    return 0;
+}
+
+static int read_sources(const cs_conf *c, k8s_settings *s, cs_error *err)
+{
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS,
+                                &s->poll_interval_ms, err) < 0)
+        return err->code;
+    if (s->poll_interval_ms < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.executor.apiPollingInterval: '%s' "
+                            "(must be positive)",
+                            cs_conf_get(c, "spark.kubernetes.executor.apiPollingInterval"));
+    if (cs_conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true",
+                         &s->enable_polling, err) < 0 ||
+        cs_conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true",
+                         &s->enable_watcher, err) < 0)
+        return err->code;
+    return 0;
+}
+
+static int read_lifecycle(const cs_conf *c, k8s_settings *s, cs_error *err)
+{
+    /* Spark: max(3, 2 × the executors wanted), with dynamic allocation 2 × maxExecutors */
+    bool dynamic = false;
+    int64_t wanted = s->executor_instances, v;
+    if (cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0 ||
+        (dynamic && cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "1073741823",
+                                    &wanted, err) < 0))
+        return err->code;
+    char dflt[24];
+    long long failures = 2 * wanted > 3 ? (2 * wanted < INT32_MAX ? 2 * wanted : INT32_MAX) : 3;
+    snprintf(dflt, sizeof dflt, "%lld", failures);
+    if (cs_conf_get_int(c, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
+    s->max_failures = (int)(v < 1 ? 1 : v > INT32_MAX ? INT32_MAX : v);
+    if (cs_conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
+                         &s->delete_on_termination, err) < 0 ||
+        cs_conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true",
+                         &s->check_all_containers, err) < 0)
+        return err->code;
+    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS,
+                                &s->missing_delta_ms, err) < 0 ||
+        cs_conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180",
+                                CS_SEC, &s->deleted_cache_ms, err) < 0)
+        return err->code;
+    return 0;
+}
+
+static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
+{
+    if (cs_conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true",
+                         &s->delete_service, err) < 0)
+        return err->code;
+    s->in_driver_pod = cs_conf_get(c, "spark.kubernetes.submitInDriver") != NULL;
+    /* in the driver pod: spark.kubernetes.driver.master, else the pod's in-cluster configuration
+     * (KUBERNETES_SERVICE_HOST/PORT and the service account), which is what Spark's default
+     * https://kubernetes.default.svc names */
+    s->api_master =
+        cs_conf_get(c, s->in_driver_pod ? "spark.kubernetes.driver.master" : "spark.master");
+    s->driver_pod_name = cs_conf_get(c, "spark.kubernetes.driver.pod.name");
+    s->driver_host = cs_conf_get(c, "spark.driver.host");
+    s->bind_host = cs_conf_get(c, "spark.driver.bindAddress");
+    if (!s->driver_host) s->driver_host = "127.0.0.1";
+    if (!s->bind_host) s->bind_host = s->in_driver_pod ? "0.0.0.0" : s->driver_host;
+    if (cs_conf_get_int(c, "spark.driver.port", s->in_driver_pod ? "7078" : "0", &s->driver_port,
+                        err) < 0)
+        return err->code;
+    return 0;
+}
+
+int cs_k8s_settings_read(const cs_conf *conf, k8s_settings *s, cs_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (read_allocator(conf, s, err) < 0 || read_lifecycle(conf, s, err) < 0 ||
+        read_sources(conf, s, err) < 0 || read_driver(conf, s, err) < 0) {
+        cs_k8s_settings_free(s);
+        return err->code;
+    }
+    return 0;
+}
+
+void cs_k8s_settings_free(k8s_settings *s)
+{
+    free(s->decom_label);
+    free(s->decom_label_value);
+    s->decom_label = s->decom_label_value = NULL;
+}

@@ -1,0 +1,93 @@
+/*
+ * k8s_settings.h — every configuration key the driver's Kubernetes backend honours, read once
+ * and checked when the backend is created (Spark 4.1's names and defaults; docs/kubernetes-
+ * backend.md describes the rules in prose). The allocator, the snapshots store and its sources,
+ * the lifecycle manager and the backend glue read these values, never the conf itself.
+ *
+ * Allocator (k8s_allocator.c, Spark's ExecutorPodsAllocator):
+ *  - spark.executor.instances (2): executors wanted; dynamic allocation replaces it as the target.
+ *  - spark.executor.cores (1): cores of each executor pod.
+ *  - spark.kubernetes.allocation.batch.size (10): pods created per round, at least 1.
+ *  - spark.kubernetes.allocation.batch.delay (1s, must be > 100ms): time between rounds; a round
+ *    also runs at once when a snapshot shows the previous batch.
+ *  - spark.kubernetes.allocation.executor.timeout (600s, at least 5 × batch.delay): a request not
+ *    seen in any snapshot for that long is deleted and made again, and so is (a cspark addition)
+ *    a pod that stays Pending and unschedulable that long.
+ *  - spark.kubernetes.allocation.maxPendingPods (Int.Max, positive): pending + unseen pods cap.
+ *  - spark.kubernetes.allocation.maximum (Int.Max, positive): creating more pods than this in the
+ *    application's life fails it.
+ *  - cspark.kubernetes.allocation.maxCreateRate (50 pods/s, burst one second's worth; <= 0 off).
+ *  - spark.dynamicAllocation.executorIdleTimeout (60s): requests not seen yet and Pending pods
+ *    older than this are deleted when the pods outnumber the target.
+ *  - spark.kubernetes.dynamicAllocation.deleteGracePeriod (5s): pods of executors removed by
+ *    dynamic allocation still there after this are deleted.
+ *  - spark.kubernetes.executor.decommissionLabel / decommissionLabelValue: put on the pods of
+ *    executors being removed, before they are told to go.
+ *
+ * Snapshot sources (k8s_watch_source.c, k8s_polling_source.c):
+ *  - spark.kubernetes.executor.enableApiWatcher (true): one label-selected watch.
+ *  - spark.kubernetes.executor.enableApiPolling (true), apiPollingInterval (30s, positive): a
+ *    full LIST without spark-exec-inactive pods every interval.
+ *
+ * Lifecycle manager (k8s_lifecycle_manager.c, Spark's ExecutorPodsLifecycleManager):
+ *  - spark.kubernetes.executor.checkAllContainers (true): any container terminated non-zero ends
+ *    the executor.
+ *  - spark.kubernetes.executor.deleteOnTermination (true): ended pods are deleted, else labelled
+ *    spark-exec-inactive=true and kept (also at stop).
+ *  - spark.kubernetes.executor.missingPodDetectDelta (30s): an executor absent from a full
+ *    snapshot this long after it was first seen is removed (exit -1).
+ *  - spark.kubernetes.executor.deletedExecutorsCacheTimeout (180, bare number = seconds): removed
+ *    executors are remembered this long.
+ *  - spark.executor.maxNumFailures (max(3, 2 × executor.instances), with dynamic allocation
+ *    2 × dynamicAllocation.maxExecutors): failures reaching it fail every job; the driver exits 11.
+ *
+ * Backend glue (k8s_backend.c):
+ *  - spark.kubernetes.submitInDriver: set by a cluster-mode submit, the driver runs in its pod.
+ *  - spark.kubernetes.driver.master (in the driver pod) or spark.master: the API server.
+ *  - spark.kubernetes.driver.pod.name: owner of everything the driver creates.
+ *  - spark.driver.host (127.0.0.1), spark.driver.bindAddress (0.0.0.0 in the driver pod, else the
+ *    host), spark.driver.port (7078 in the driver pod, else any free port).
+ *  - spark.kubernetes.driver.service.deleteOnTermination (true): cluster mode deletes the driver
+ *    Service, ConfigMap and Secret the submit client made when the driver stops.
+ *
+ * Ownership: a k8s_settings is a caller-owned value; its strings are owned by it and released
+ * with cs_k8s_settings_free. Called on the context's thread when the backend is created.
+ */
+#ifndef CSPARK_CLUSTER_K8S_SETTINGS_H
+#define CSPARK_CLUSTER_K8S_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/err.h"
+
+typedef struct k8s_settings {
+    /* allocator */
+    int executor_instances, cores, batch_size;
+    int64_t batch_delay_ms, executor_timeout_ms;
+    int64_t max_pending, allocation_maximum;
+    double max_create_rate;
+    int64_t idle_timeout_ms, delete_grace_ms;
+    char *decom_label, *decom_label_value; /* NULL: no label */
+    /* snapshot sources */
+    bool enable_watcher, enable_polling;
+    int64_t poll_interval_ms;
+    /* lifecycle manager */
+    bool check_all_containers, delete_on_termination;
+    int64_t missing_delta_ms, deleted_cache_ms;
+    int max_failures;
+    /* backend glue */
+    bool in_driver_pod, delete_service;
+    const char *api_master;      /* borrowed from the conf */
+    const char *driver_pod_name; /* borrowed from the conf, NULL: none */
+    const char *driver_host, *bind_host;
+    int64_t driver_port;
+} k8s_settings;
+
+/* Reads and checks every key above from conf (borrowed strings stay valid while conf lives).
+ * CS_EINVAL with a message naming the key on a bad value. */
+int cs_k8s_settings_read(const cs_conf *conf, k8s_settings *s, cs_error *err);
+void cs_k8s_settings_free(k8s_settings *s);
+
+#endif
