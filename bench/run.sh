@@ -12,6 +12,9 @@
 #   1,000 tiny jobs       cspark local[2]   vs Dask bag count (median latency)
 #   sort 1 GB, 256m       cspark local[2] --conf spark.executor.memory=256m, peak RSS
 #                                           vs LC_ALL=C sort -S 256M --parallel=2
+#   Apache Spark          every workload above plus pagerank and the all-to-all shuffle against
+#                         Spark 4 itself, whole-process and job-only: bench/spark_vs_cspark.sh,
+#                         run last and appended to the table (BENCH_SKIP_SPARK=1 skips it)
 # Times: cspark and the C/coreutils peers are wall clock of the whole process (start-up
 # included); Dask times exclude its cluster start-up (which favours Dask). Peak RSS comes from
 # bench/peak_rss (getrusage of children). Sizes can be shrunk for a smoke run with BENCH_WC_BYTES,
@@ -291,3 +294,16 @@ row "executor resident memory, $LC" "${idle_rss:-—} kB" "while registered and 
 } >"$OUTMD.tmp"
 mv "$OUTMD.tmp" "$OUTMD"
 cat "$OUTMD"
+
+# ---- Apache Spark, side by side -----------------------------------------------------------------
+if [ "${BENCH_SKIP_SPARK:-0}" != 1 ]; then
+    log "Apache Spark side by side (bench/spark_vs_cspark.sh)"
+    spark_md=$RESULTS/spark.md
+    [ "$OUTMD" != "$RESULTS/latest.md" ] && spark_md=$RESULTS/tmp/spark-smoke.md
+    rm -f "$spark_md"
+    BENCH_SPARK_OUT=$spark_md "$SRC/bench/spark_vs_cspark.sh" "$BUILD" >/dev/null || log "bench/spark_vs_cspark.sh failed or a check failed"
+    if [ -f "$spark_md" ]; then
+        { echo; sed 's/^# /## /' "$spark_md"; } >>"$OUTMD"
+        { echo; sed 's/^# /## /' "$spark_md"; }
+    fi
+fi
