@@ -438,6 +438,27 @@ static const shuffle_input *find_input(const task_desc *t, int shuffle_id)
     return NULL;
 }
 
+/* Spark's shuffle read metrics for the blocks this reader will read: their bytes as stored (the
+ * sizes the map tasks wrote, so a stage reads what its parents' Shuffle Bytes Written add up to)
+ * and counts, split by where they come from: this executor's own outputs are local, the others'
+ * remote (every block is local where no fetcher is set: local mode). Empty blocks are not read. */
+static void count_shuffle_blocks(cspark_task_context *tc, const shuffle_input *in, int reduce_id)
+{
+    cs_task_metrics *m = &tc->result->metrics;
+    for (int i = 0; i < in->num_maps; i++) {
+        const cs_map_status *st = in->maps[i];
+        uint64_t size = reduce_id < st->num_reduces ? st->sizes[reduce_id] : 0;
+        if (size == 0) continue;
+        m->shuffle_bytes_read += (int64_t)size;
+        if (tc->env->fetcher && strcmp(st->executor_id, tc->env->executor_id) != 0) {
+            m->shuffle_remote_bytes_read += (int64_t)size;
+            m->shuffle_remote_blocks_fetched++;
+        } else {
+            m->shuffle_local_blocks_fetched++;
+        }
+    }
+}
+
 static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, block_prefetch **pf,
                                    cs_error *err)
 {
@@ -456,6 +477,7 @@ static shuffle_reader *open_reader(shuffled_iter *s, const shuffle_dep *dep, blo
         cs_error_set(err, CS_EIO, "map output %d of shuffle %d is lost", m, dep->shuffle_id);
         return NULL;
     }
+    count_shuffle_blocks(s->tc, in, s->partition);
     *pf = NULL;
     if (s->tc->env->fetcher) { /* remote blocks requested ahead, up to maxSizeInFlight */
         *pf = cs_block_fetcher_prefetch(s->tc->env->fetcher, in->maps, in->num_maps, s->partition);
@@ -491,7 +513,6 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
         }
         if (rc == 0) break;
         s->tc->result->metrics.shuffle_records_read += (int64_t)b->n;
-        s->tc->result->metrics.shuffle_bytes_read += (int64_t)b->len;
         cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
         rc = sort ? cs_ext_sorter_insert(s->sorter, b, err)
                   : cs_ext_agg_insert(s->aggr, b, s->rdd->values_are_combiners, err);
@@ -587,7 +608,6 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
         }
         if (rc > 0) {
             s->tc->result->metrics.shuffle_records_read += (int64_t)b->n;
-            s->tc->result->metrics.shuffle_bytes_read += (int64_t)b->len;
             *out = b;
         }
         return rc;

@@ -173,6 +173,9 @@ void cs_task_metrics_to_pb(const cs_task_metrics *m, Cspark__TaskMetrics *pb)
     pb->memory_bytes_spilled = m->memory_bytes_spilled;
     pb->disk_bytes_spilled = m->disk_bytes_spilled;
     pb->peak_execution_memory = m->peak_execution_memory;
+    pb->shuffle_remote_bytes_read = m->shuffle_remote_bytes_read;
+    pb->shuffle_local_blocks_fetched = m->shuffle_local_blocks_fetched;
+    pb->shuffle_remote_blocks_fetched = m->shuffle_remote_blocks_fetched;
 }
 
 void cs_task_metrics_from_pb(const Cspark__TaskMetrics *pb, cs_task_metrics *m)
@@ -193,6 +196,9 @@ void cs_task_metrics_from_pb(const Cspark__TaskMetrics *pb, cs_task_metrics *m)
     m->memory_bytes_spilled = pb->memory_bytes_spilled;
     m->disk_bytes_spilled = pb->disk_bytes_spilled;
     m->peak_execution_memory = pb->peak_execution_memory;
+    m->shuffle_remote_bytes_read = pb->shuffle_remote_bytes_read;
+    m->shuffle_local_blocks_fetched = pb->shuffle_local_blocks_fetched;
+    m->shuffle_remote_blocks_fetched = pb->shuffle_remote_blocks_fetched;
 }
 
 int cs_map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_error *err)

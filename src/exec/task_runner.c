@@ -166,6 +166,7 @@ typedef struct save_state {
     int fd;
     uint8_t *buf;
     size_t len, cap;
+    int64_t written; /* bytes written to the part file (Spark's output bytesWritten) */
 } save_state;
 
 static int save_flush(save_state *s, cs_error *err)
@@ -178,6 +179,7 @@ static int save_flush(save_state *s, cs_error *err)
             return cs_error_set(err, CS_EIO, "cannot write %s: %s", s->tmp_path, strerror(errno));
         off += (size_t)n;
     }
+    s->written += (int64_t)s->len;
     s->len = 0;
     return 0;
 }
@@ -430,6 +432,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         break;
     case SINK_SAVE:
         if ((rc = save_commit(&st->save, err)) < 0) return rc;
+        res->metrics.bytes_written = st->save.written;
         break;
     case SINK_SAMPLE:
         res->count = sample.seen;
@@ -483,7 +486,8 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     out->metrics.cpu_time_ns =
         (cpu1.tv_sec - cpu0.tv_sec) * 1000000000LL + (cpu1.tv_nsec - cpu0.tv_nsec);
     out->metrics.peak_execution_memory = tc->mem.peak;
-    out->metrics.memory_bytes_spilled = tc->mem.spilled_bytes;
+    out->metrics.memory_bytes_spilled = tc->mem.memory_spilled_bytes;
+    out->metrics.disk_bytes_spilled = tc->mem.spilled_bytes;
     out->metrics.result_size = (int64_t)out->data.len;
     free(tc->fail_msg);
     crash_where[0] = 0;

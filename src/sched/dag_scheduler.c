@@ -16,6 +16,7 @@
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
+#include "sched/stage_rdds.h"
 
 typedef struct map_outputs {
     int num_maps;
@@ -25,7 +26,8 @@ typedef struct map_outputs {
 
 typedef struct stage {
     int id;
-    int attempt; /* latest attempt number */
+    int attempt;       /* latest attempt number */
+    int attempt_tasks; /* tasks of the latest attempt (the partitions missing when submitted) */
     cspark_rdd *rdd;
     shuffle_dep *dep;      /* map stages: the shuffle they produce; NULL for result stages */
     int num_tasks;         /* result stage: the job's partitions; map stage: rdd partitions */
@@ -314,6 +316,22 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
 
 static void submit_waiting(scheduler *s, job *j);
 
+/* Posts a stage event with the stage's RDDs and parent stages (Spark's StageInfo). */
+static void post_stage_event(scheduler *s, const stage *st, cs_event *ev)
+{
+    cs_rdd_info *infos = NULL;
+    int *parents = cs_xcalloc((size_t)st->num_parents + 1, sizeof *parents);
+    for (int p = 0; p < st->num_parents; p++)
+        parents[p] = st->parents[p]->id;
+    ev->num_rdd_infos = cs_stage_rdd_infos(st->rdd, &infos);
+    ev->rdd_infos = infos;
+    ev->parent_stage_ids = parents;
+    ev->num_parent_stage_ids = st->num_parents;
+    post(s, ev);
+    free(infos);
+    free(parents);
+}
+
 static void submit_missing_tasks(scheduler *s, job *j, stage *st)
 {
     int missing = 0;
@@ -325,6 +343,7 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
         return;
     }
     st->attempt++;
+    st->attempt_tasks = missing;
     st->running = true;
     st->submit_ms = cs_now_ms();
     /* each attempt reads an immutable copy: a fetch failure may unregister outputs while
@@ -348,7 +367,7 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
                    .num_tasks = missing,
                    .stage_name = st->rdd->name,
                    .job_id = j->id};
-    post(s, &ev);
+    post_stage_event(s, st, &ev);
     for (int i = 0; i < st->num_tasks; i++)
         if (task_needed(s, j, st, i)) launch_task(s, j, st, i);
 }
@@ -380,12 +399,12 @@ static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char 
     cs_event ev = {.kind = CS_EV_STAGE_COMPLETED,
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
-                   .num_tasks = st->num_tasks,
+                   .num_tasks = st->attempt_tasks,
                    .stage_name = st->rdd->name,
                    .succeeded = ok,
                    .reason = reason,
                    .job_id = j->id};
-    post(s, &ev);
+    post_stage_event(s, st, &ev);
 }
 
 /* After a map stage completes: start every waiting stage whose parents are all available. */
@@ -535,11 +554,13 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             r->error ? r->error : "");
     if (failures >= s->sc->max_task_failures) {
         stage_finished(s, j, st, false, r->error);
+        /* where the last attempt ran, as Spark's "(host executor id)" */
         abort_job(s, j,
                   "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
-                  "in stage %d.%d (TID %lld) (localhost executor driver): %s",
+                  "in stage %d.%d (TID %lld) (%s executor %s): %s",
                   t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
-                  st->id, t->stage_attempt, (long long)t->task_id, r->error ? r->error : "");
+                  st->id, t->stage_attempt, (long long)t->task_id, ev.host, ev.executor_id,
+                  r->error ? r->error : "");
         return;
     }
     if (st->running) launch_task(s, j, st, index);

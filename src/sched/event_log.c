@@ -3,7 +3,7 @@
  * Mirrors Spark's EventLoggingListener + JsonProtocol: the file `<dir>/<app>.inprogress` starts
  * with SparkListenerLogStart, then one line per event with Spark's event and field names, and is
  * renamed to `<dir>/<app>` when the application ends (cs_event_log_close). Our events carry less
- * than Spark's (no RDD infos, no accumulables, no locality), so fields the history server
+ * than Spark's (no accumulables, no locality, no JVM figures), so fields the history server
  * requires are written with neutral values (empty arrays/objects, 0, "PROCESS_LOCAL"). The log
  * remembers what later events need but do not carry: each running stage's submission time, name
  * and task count (for StageCompleted) and each running task's launch time (for TaskEnd's Task
@@ -243,16 +243,50 @@ static int64_t task_take(event_log *el, int64_t id)
 
 /* ---- JSON building blocks ------------------------------------------------------------------- */
 
+/* Spark's RDDInfo: nothing is cached yet (storage level NONE, no cached partitions). */
+static json_t *rdd_info(const cs_rdd_info *r)
+{
+    json_t *o = json_object();
+    set_int(o, "RDD ID", r->id);
+    set_str(o, "Name", r->name);
+    set_str(o, "Callsite", r->callsite);
+    json_t *parents = json_array();
+    for (int i = 0; i < r->num_parents && i < 2; i++)
+        json_array_append_new(parents, json_integer(r->parent_ids[i]));
+    json_object_set_new(o, "Parent IDs", parents);
+    json_t *level = json_object();
+    set_bool(level, "Use Disk", false);
+    set_bool(level, "Use Memory", false);
+    set_bool(level, "Use Off Heap", false);
+    set_bool(level, "Deserialized", false);
+    set_int(level, "Replication", 1);
+    json_object_set_new(o, "Storage Level", level);
+    set_bool(o, "Barrier", false);
+    set_str(o, "DeterministicLevel", "DETERMINATE");
+    set_int(o, "Number of Partitions", r->num_partitions);
+    set_int(o, "Number of Cached Partitions", 0);
+    set_int(o, "Memory Size", 0);
+    set_int(o, "Disk Size", 0);
+    return o;
+}
+
+/* rdds/parents: the stage's RDDs and parent stages (NULL/0 when the event has none). */
 static json_t *stage_info(int stage_id, int attempt, const char *name, int num_tasks,
-                          int64_t submitted, int64_t completed, const char *failure)
+                          const cs_event *rdds, int64_t submitted, int64_t completed,
+                          const char *failure)
 {
     json_t *o = json_object();
     set_int(o, "Stage ID", stage_id);
     set_int(o, "Stage Attempt ID", attempt);
     set_str(o, "Stage Name", name);
     set_int(o, "Number of Tasks", num_tasks);
-    json_object_set_new(o, "RDD Info", json_array());
-    json_object_set_new(o, "Parent IDs", json_array());
+    json_t *infos = json_array(), *parents = json_array();
+    for (int i = 0; rdds && i < rdds->num_rdd_infos; i++)
+        json_array_append_new(infos, rdd_info(&rdds->rdd_infos[i]));
+    for (int i = 0; rdds && i < rdds->num_parent_stage_ids; i++)
+        json_array_append_new(parents, json_integer(rdds->parent_stage_ids[i]));
+    json_object_set_new(o, "RDD Info", infos);
+    json_object_set_new(o, "Parent IDs", parents);
     set_str(o, "Details", "");
     if (submitted > 0) set_int(o, "Submission Time", submitted);
     if (completed > 0) set_int(o, "Completion Time", completed);
@@ -300,12 +334,12 @@ static json_t *task_metrics(const cs_task_metrics *m)
     set_int(o, "Memory Bytes Spilled", m->memory_bytes_spilled);
     set_int(o, "Disk Bytes Spilled", m->disk_bytes_spilled);
     json_t *sr = json_object();
-    set_int(sr, "Remote Blocks Fetched", 0);
-    set_int(sr, "Local Blocks Fetched", 0);
+    set_int(sr, "Remote Blocks Fetched", m->shuffle_remote_blocks_fetched);
+    set_int(sr, "Local Blocks Fetched", m->shuffle_local_blocks_fetched);
     set_int(sr, "Fetch Wait Time", 0);
-    set_int(sr, "Remote Bytes Read", 0);
+    set_int(sr, "Remote Bytes Read", m->shuffle_remote_bytes_read);
     set_int(sr, "Remote Bytes Read To Disk", 0);
-    set_int(sr, "Local Bytes Read", m->shuffle_bytes_read);
+    set_int(sr, "Local Bytes Read", m->shuffle_bytes_read - m->shuffle_remote_bytes_read);
     set_int(sr, "Total Records Read", m->shuffle_records_read);
     set_int(sr, "Remote Requests Duration", 0);
     json_t *push = json_object();
@@ -398,7 +432,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
             int tasks = ev->stage_num_tasks ? ev->stage_num_tasks[i] : 0;
             json_array_append_new(infos,
                                   stage_info(ev->stage_ids[i], 0, i == last ? ev->stage_name : "",
-                                             tasks, 0, 0, NULL));
+                                             tasks, NULL, 0, 0, NULL));
             json_array_append_new(ids, json_integer(ev->stage_ids[i]));
         }
         json_object_set_new(o, "Stage Infos", infos);
@@ -437,7 +471,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
                         cs_xstrdup(ev->stage_name ? ev->stage_name : "")};
         json_object_set_new(o, "Stage Info",
                             stage_info(ev->stage_id, ev->stage_attempt, ev->stage_name,
-                                       ev->num_tasks, ev->time_ms, 0, NULL));
+                                       ev->num_tasks, ev, ev->time_ms, 0, NULL));
         json_object_set_new(o, "Properties", json_object());
         break;
     }
@@ -448,8 +482,8 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         int64_t submitted = s ? s->submitted_ms : 0;
         const char *failure = ev->succeeded ? NULL : (ev->reason ? ev->reason : "stage failed");
         json_object_set_new(o, "Stage Info",
-                            stage_info(ev->stage_id, ev->stage_attempt, name, tasks, submitted,
-                                       ev->time_ms, failure));
+                            stage_info(ev->stage_id, ev->stage_attempt, name, tasks, ev,
+                                       submitted, ev->time_ms, failure));
         if (s) stage_remove(el, s);
         break;
     }

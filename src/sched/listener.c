@@ -35,7 +35,7 @@ typedef struct qnode {
     uint64_t seq;
     cs_conf *conf; /* owned clone (environment update) */
     cs_event ev;
-    char data[]; /* stage ids, per-stage task counts, then strings */
+    char data[]; /* rdd infos, parent stage ids, stage ids, per-stage task counts, strings */
 } qnode;
 
 typedef struct listener_entry {
@@ -97,14 +97,35 @@ static qnode *copy_event(const cs_event *ev)
 {
     size_t ids = ev->stage_ids && ev->num_stage_ids > 0 ? (size_t)ev->num_stage_ids : 0;
     size_t tasks = ids && ev->stage_num_tasks ? ids : 0;
-    size_t n = (ids + tasks) * sizeof(int) + slen(ev->stage_name) + slen(ev->executor_id) +
-               slen(ev->host) + slen(ev->reason) + slen(ev->task_type) + slen(ev->app_id) +
-               slen(ev->app_name) + slen(ev->user);
+    size_t rdds = ev->rdd_infos && ev->num_rdd_infos > 0 ? (size_t)ev->num_rdd_infos : 0;
+    size_t parents =
+        ev->parent_stage_ids && ev->num_parent_stage_ids > 0 ? (size_t)ev->num_parent_stage_ids : 0;
+    size_t n = rdds * sizeof(cs_rdd_info) + (ids + tasks + parents) * sizeof(int) +
+               slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
+               slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
+    for (size_t i = 0; i < rdds; i++)
+        n += slen(ev->rdd_infos[i].name) + slen(ev->rdd_infos[i].callsite);
     qnode *q = cs_xmalloc(sizeof *q + n);
     q->next = NULL;
     q->conf = NULL;
     q->ev = *ev;
     char *cur = q->data;
+    cs_rdd_info *infos = NULL;
+    if (rdds) { /* first: q->data is aligned for the struct, and its size keeps ints aligned */
+        infos = (cs_rdd_info *)(void *)cur;
+        memcpy(infos, ev->rdd_infos, rdds * sizeof *infos);
+        cur += rdds * sizeof *infos;
+    }
+    q->ev.rdd_infos = infos;
+    q->ev.num_rdd_infos = (int)rdds;
+    if (parents) {
+        memcpy(cur, ev->parent_stage_ids, parents * sizeof(int));
+        q->ev.parent_stage_ids = (const int *)(void *)cur;
+        cur += parents * sizeof(int);
+    } else {
+        q->ev.parent_stage_ids = NULL;
+        q->ev.num_parent_stage_ids = 0;
+    }
     if (ids) {
         memcpy(cur, ev->stage_ids, ids * sizeof(int));
         q->ev.stage_ids = (const int *)(void *)cur;
@@ -128,6 +149,10 @@ static qnode *copy_event(const cs_event *ev)
     q->ev.app_id = scopy(&cur, ev->app_id);
     q->ev.app_name = scopy(&cur, ev->app_name);
     q->ev.user = scopy(&cur, ev->user);
+    for (size_t i = 0; i < rdds; i++) {
+        infos[i].name = scopy(&cur, ev->rdd_infos[i].name);
+        infos[i].callsite = scopy(&cur, ev->rdd_infos[i].callsite);
+    }
     if (ev->conf) {
         q->conf = cs_conf_clone(ev->conf);
         q->ev.conf = q->conf;

@@ -34,7 +34,11 @@ typedef enum {
     CS_EV_ALLOCATION_TARGET /* cspark: dynamic allocation changed its executor target */
 } cs_event_kind;
 typedef struct cs_task_metrics { int64_t run_time_ms, cpu_time_ns, result_size, records_read, bytes_read, records_written, bytes_written,
-    shuffle_bytes_written, shuffle_records_written, shuffle_bytes_read, shuffle_records_read, memory_bytes_spilled, disk_bytes_spilled, peak_execution_memory; } cs_task_metrics;
+    shuffle_bytes_written, shuffle_records_written, shuffle_bytes_read, shuffle_records_read, memory_bytes_spilled, disk_bytes_spilled, peak_execution_memory,
+    shuffle_remote_bytes_read, shuffle_local_blocks_fetched, shuffle_remote_blocks_fetched; /* added: shuffle_bytes_read is local + remote (block bytes as stored) */ } cs_task_metrics;
+typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spark's RDDInfo */
+    int id; const char *name; const char *callsite; int num_partitions; int parent_ids[2]; int num_parents;
+} cs_rdd_info;
 typedef struct cs_event {
     cs_event_kind kind; int64_t time_ms;          /* wall clock ms */
     int job_id; int stage_id; int stage_attempt; int num_tasks;  /* stage: tasks in this attempt */
@@ -51,6 +55,9 @@ typedef struct cs_event {
                                                      job's stage_name names its final stage (Spark's job name) */
     int target_executors, previous_target;        /* allocation target: new and old target; reason says why */
     int pending_tasks, running_tasks;             /* allocation target: the backlog it was computed from */
+    const cs_rdd_info *rdd_infos; int num_rdd_infos;           /* stage submitted/completed: the RDDs the stage
+                                                                  computes, its own RDD first; copied with their strings */
+    const int *parent_stage_ids; int num_parent_stage_ids;     /* stage submitted/completed: copied */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

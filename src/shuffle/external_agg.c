@@ -97,7 +97,7 @@ static int agg_spill(ext_agg *a, cs_error *err)
     a->runs[a->nruns].fd = fd;
     a->runs[a->nruns].len = len;
     a->nruns++;
-    cs_task_memory_note_spill(a->mem, (int64_t)len);
+    cs_task_memory_note_spill(a->mem, aggmap_memory(&a->map), (int64_t)len);
     cs_aggmap_clear(&a->map);
     return 0;
 }

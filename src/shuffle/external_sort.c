@@ -232,7 +232,7 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
     s->runs[s->nruns].fd = fd;
     s->runs[s->nruns].len = len;
     s->nruns++;
-    cs_task_memory_note_spill(s->mem, (int64_t)len);
+    cs_task_memory_note_spill(s->mem, s->arena.bytes + s->index_bytes, (int64_t)len);
     cs_arena_reset(&s->arena);
     cs_shuffle_big_free(s->ents, s->cap * sizeof *s->ents);
     s->ents = NULL;

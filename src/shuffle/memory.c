@@ -36,8 +36,9 @@ int64_t cs_task_memory_spill_floor(const cs_task_memory *m)
     return f < 65536 ? 65536 : f;
 }
 
-void cs_task_memory_note_spill(cs_task_memory *m, int64_t bytes)
+void cs_task_memory_note_spill(cs_task_memory *m, int64_t memory_bytes, int64_t disk_bytes)
 {
     m->spill_count++;
-    m->spilled_bytes += bytes;
+    m->memory_spilled_bytes += memory_bytes;
+    m->spilled_bytes += disk_bytes;
 }

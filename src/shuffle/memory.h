@@ -20,7 +20,8 @@ typedef struct cs_task_memory {
     int64_t budget;
     int64_t used;
     int64_t peak;
-    int64_t spilled_bytes; /* bytes written to spill files (Spark's diskBytesSpilled) */
+    int64_t spilled_bytes;        /* bytes written to spill files (Spark's diskBytesSpilled) */
+    int64_t memory_spilled_bytes; /* in-memory size of what was spilled (memoryBytesSpilled) */
     int spill_count;
 } cs_task_memory;
 
@@ -31,7 +32,9 @@ void cs_task_memory_release(cs_task_memory *m, int64_t n);
 bool cs_task_memory_over(const cs_task_memory *m);
 /* Minimum usage of one consumer before it spills: budget / 8 (at least 64 KB). */
 int64_t cs_task_memory_spill_floor(const cs_task_memory *m);
-/* Records a spill of `bytes` bytes (spill_count++, spilled_bytes += bytes). */
-void cs_task_memory_note_spill(cs_task_memory *m, int64_t bytes);
+/* Records a spill: the consumer held memory_bytes when it spilled and wrote disk_bytes to its
+ * spill file (spill_count++, memory_spilled_bytes += memory_bytes, spilled_bytes += disk_bytes),
+ * as Spark's memoryBytesSpilled and diskBytesSpilled. */
+void cs_task_memory_note_spill(cs_task_memory *m, int64_t memory_bytes, int64_t disk_bytes);
 
 #endif /* CSPARK_SHUFFLE_MEMORY_H */

@@ -347,7 +347,7 @@ static int spill(shuffle_writer *w, cs_error *err)
     w->spills[w->nspills].fd = fd;
     w->spills[w->nspills].offs = offs;
     w->nspills++;
-    cs_task_memory_note_spill(w->mem, (int64_t)offs[w->n]);
+    cs_task_memory_note_spill(w->mem, writer_memory(w), (int64_t)offs[w->n]);
     if (w->combine)
         cs_aggmap_clear(&w->map);
     else
