@@ -26,4 +26,19 @@ case "$last" in
 *"Max number of executor failures (3) reached"*) ;;
 *) fail "crash_always: expected the executor-failure limit as the reason, got: $last" ;;
 esac
+# Regression (issue 10 item 4): the abort message said "(localhost executor driver)" whichever
+# executor the task ran on; as Spark, it names the host and executor of the last attempt, the one
+# ExecutorLostFailure names.
+rc=0
+timeout 120 "$SUBMIT" --master 'local-cluster[2,1,1024]' --conf spark.task.maxFailures=2 \
+    --conf spark.executor.maxNumFailures=10 --class crash_always "$JOBS" >/dev/null 2>"$T/err3" || rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "crash_always with maxFailures=2 exited $rc"
+last=$(tail -1 "$T/err3")
+lost=$(echo "$last" | sed -nE 's/.*: ExecutorLostFailure \(executor ([0-9]+) .*/\1/p')
+[ -n "$lost" ] || fail "abort message without ExecutorLostFailure: $last"
+case "$last" in
+*"failed 2 times, most recent failure: Lost task 1.1 in stage 0.0 (TID "*") (127.0.0.1 executor $lost): ExecutorLostFailure"*) ;;
+*) fail "abort message does not name the task's host and executor ($lost): $last" ;;
+esac
+
 echo "PASS: $TEST_NAME"

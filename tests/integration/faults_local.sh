@@ -60,6 +60,10 @@ assert_eq "keys=10,10 sums=4999950000,4999950000" "$out" "lost_map_output result
 grep -q 'event=resubmit reason="FetchFailed(shuffle 0, map 0)' "$T/err8" || fail "no fetch-failure resubmission logged"
 grep -q 'stage=0 attempt=1 tasks=1 name="map at testjobs.so:lost_map_output" event=submitted' "$T/err8" ||
     fail "the map stage was not resubmitted for exactly its one lost output"
+# Regression (issue 10 item 5): the resubmitted attempt logged tasks=1 when submitted and tasks=4
+# (all the stage's partitions) when completed; both lines give the attempt's own task count.
+grep -q 'stage=0 attempt=1 tasks=1 name="map at testjobs.so:lost_map_output" event=completed' "$T/err8" ||
+    fail "the resubmitted attempt's completed line does not say tasks=1: $(grep 'stage=0 attempt=1' "$T/err8" | tail -1)"
 # SIGTERM during a job: the job is aborted, the context stops cleanly (local files removed),
 # exit status 128 + 15, and the last line says why
 mkdir "$T/local2"

@@ -617,6 +617,112 @@ static void test_task_events_with_odd_strings(void **state)
     free(dir);
 }
 
+/* Regression (issue 10 item 5, 14 item 6): Disk Bytes Spilled was always 0 while Memory Bytes
+ * Spilled held the spill file bytes, and every shuffle read was logged as local. Each metric now
+ * reaches its own field: spills in memory and on disk, shuffle reads split into local and remote
+ * bytes and blocks (Local Bytes Read = total - remote), output bytes. Posted through the bus, so the
+ * queue's copy of the metrics is covered too. */
+static void test_spill_and_shuffle_read_fields(void **state)
+{
+    char *dir = make_dir();
+    cs_conf *c = log_conf(dir);
+    cs_error err = {0};
+    listener_bus *bus = cs_listener_bus_new(c, "app-m", "m", &err);
+    assert_non_null(bus);
+    cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 1000, .task_id = 7, .executor_id = "2",
+                  .host = "h2"};
+    cs_listener_bus_post(bus, &s);
+    cs_event e = s;
+    e.kind = CS_EV_TASK_END;
+    e.time_ms = 2000;
+    e.succeeded = true;
+    e.metrics = (cs_task_metrics){.memory_bytes_spilled = 4000000,
+                                  .disk_bytes_spilled = 1500000,
+                                  .shuffle_bytes_read = 9000,
+                                  .shuffle_remote_bytes_read = 6000,
+                                  .shuffle_local_blocks_fetched = 1,
+                                  .shuffle_remote_blocks_fetched = 2,
+                                  .shuffle_records_read = 300,
+                                  .bytes_written = 4321,
+                                  .records_written = 12};
+    cs_listener_bus_post(bus, &e);
+    cs_listener_bus_free(bus);
+    json_t *l = read_lines(dir, "app-m");
+    json_t *end = json_array_get(l, json_array_size(l) - 1);
+    assert_string_equal(sget(end, "Event"), "SparkListenerTaskEnd");
+    assert_int_equal(iget(end, "Task Metrics/Memory Bytes Spilled"), 4000000);
+    assert_int_equal(iget(end, "Task Metrics/Disk Bytes Spilled"), 1500000);
+    assert_int_equal(iget(end, "Task Metrics/Shuffle Read Metrics/Remote Bytes Read"), 6000);
+    assert_int_equal(iget(end, "Task Metrics/Shuffle Read Metrics/Local Bytes Read"), 3000);
+    assert_int_equal(iget(end, "Task Metrics/Shuffle Read Metrics/Remote Blocks Fetched"), 2);
+    assert_int_equal(iget(end, "Task Metrics/Shuffle Read Metrics/Local Blocks Fetched"), 1);
+    assert_int_equal(iget(end, "Task Metrics/Shuffle Read Metrics/Total Records Read"), 300);
+    assert_int_equal(iget(end, "Task Metrics/Output Metrics/Bytes Written"), 4321);
+    assert_int_equal(iget(end, "Task Metrics/Output Metrics/Records Written"), 12);
+    json_decref(l);
+    cs_conf_free(c);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Regression (issue 14 item 6): "RDD Info" and "Parent IDs" of every stage were empty arrays.
+ * The stage's RDDs (with Spark's RDDInfo fields: storage level, partitions, parents, callsite) and
+ * its parent stages are written in StageSubmitted and StageCompleted, copied by the bus. */
+static void test_stage_rdd_info_and_parents(void **state)
+{
+    char *dir = make_dir();
+    cs_conf *c = log_conf(dir);
+    cs_error err = {0};
+    listener_bus *bus = cs_listener_bus_new(c, "app-r", "r", &err);
+    assert_non_null(bus);
+    char name[32], callsite[64];
+    snprintf(name, sizeof name, "ShuffledRDD");
+    snprintf(callsite, sizeof callsite, "reduce_by_key at wc.so:cspark_main");
+    cs_rdd_info rdds[2] = {{.id = 5, .name = "MapPartitionsRDD", .callsite = "map at wc.so:main",
+                            .num_partitions = 3, .parent_ids = {4}, .num_parents = 1},
+                           {.id = 4, .name = name, .callsite = callsite, .num_partitions = 3,
+                            .parent_ids = {2}, .num_parents = 1}};
+    int parents[] = {0, 1};
+    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED, .time_ms = 10, .stage_id = 2, .num_tasks = 3,
+                   .stage_name = "map at wc.so:main", .rdd_infos = rdds, .num_rdd_infos = 2,
+                   .parent_stage_ids = parents, .num_parent_stage_ids = 2};
+    cs_listener_bus_post(bus, &ev);
+    memset(name, 'x', sizeof name - 1); /* the bus copied the strings */
+    memset(callsite, 'y', sizeof callsite - 1);
+    ev.kind = CS_EV_STAGE_COMPLETED;
+    ev.time_ms = 20;
+    ev.succeeded = true;
+    ev.num_rdd_infos = 1;
+    ev.num_parent_stage_ids = 0;
+    cs_listener_bus_post(bus, &ev);
+    cs_listener_bus_free(bus);
+    json_t *l = read_lines(dir, "app-r");
+    json_t *sub = json_array_get(l, json_array_size(l) - 2);
+    assert_string_equal(sget(sub, "Event"), "SparkListenerStageSubmitted");
+    json_t *infos = jget(sub, "Stage Info/RDD Info");
+    assert_int_equal(json_array_size(infos), 2);
+    json_t *r = json_array_get(infos, 1);
+    assert_int_equal(iget(r, "RDD ID"), 4);
+    assert_string_equal(sget(r, "Name"), "ShuffledRDD");
+    assert_string_equal(sget(r, "Callsite"), "reduce_by_key at wc.so:cspark_main");
+    assert_int_equal(iget(r, "Number of Partitions"), 3);
+    assert_int_equal(iget(r, "Number of Cached Partitions"), 0);
+    assert_int_equal(json_integer_value(json_array_get(jget(r, "Parent IDs"), 0)), 2);
+    assert_true(json_is_false(jget(r, "Storage Level/Use Memory")));
+    assert_int_equal(iget(r, "Storage Level/Replication"), 1);
+    json_t *pids = jget(sub, "Stage Info/Parent IDs");
+    assert_int_equal(json_array_size(pids), 2);
+    assert_int_equal(json_integer_value(json_array_get(pids, 1)), 1);
+    json_t *done = json_array_get(l, json_array_size(l) - 1);
+    assert_string_equal(sget(done, "Event"), "SparkListenerStageCompleted");
+    assert_int_equal(json_array_size(jget(done, "Stage Info/RDD Info")), 1);
+    assert_int_equal(json_array_size(jget(done, "Stage Info/Parent IDs")), 0);
+    json_decref(l);
+    cs_conf_free(c);
+    remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +733,8 @@ int main(void)
         cmocka_unit_test(test_custom_redaction_regex),
         cmocka_unit_test(test_many_tasks_launch_times),
         cmocka_unit_test(test_task_events_with_odd_strings),
+        cmocka_unit_test(test_spill_and_shuffle_read_fields),
+        cmocka_unit_test(test_stage_rdd_info_and_parents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
