@@ -482,8 +482,8 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         int64_t submitted = s ? s->submitted_ms : 0;
         const char *failure = ev->succeeded ? NULL : (ev->reason ? ev->reason : "stage failed");
         json_object_set_new(o, "Stage Info",
-                            stage_info(ev->stage_id, ev->stage_attempt, name, tasks, ev,
-                                       submitted, ev->time_ms, failure));
+                            stage_info(ev->stage_id, ev->stage_attempt, name, tasks, ev, submitted,
+                                       ev->time_ms, failure));
         if (s) stage_remove(el, s);
         break;
     }

@@ -620,8 +620,8 @@ static void test_task_events_with_odd_strings(void **state)
 /* Regression (issue 10 item 5, 14 item 6): Disk Bytes Spilled was always 0 while Memory Bytes
  * Spilled held the spill file bytes, and every shuffle read was logged as local. Each metric now
  * reaches its own field: spills in memory and on disk, shuffle reads split into local and remote
- * bytes and blocks (Local Bytes Read = total - remote), output bytes. Posted through the bus, so the
- * queue's copy of the metrics is covered too. */
+ * bytes and blocks (Local Bytes Read = total - remote), output bytes. Posted through the bus, so
+ * the queue's copy of the metrics is covered too. */
 static void test_spill_and_shuffle_read_fields(void **state)
 {
     char *dir = make_dir();
@@ -629,8 +629,8 @@ static void test_spill_and_shuffle_read_fields(void **state)
     cs_error err = {0};
     listener_bus *bus = cs_listener_bus_new(c, "app-m", "m", &err);
     assert_non_null(bus);
-    cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 1000, .task_id = 7, .executor_id = "2",
-                  .host = "h2"};
+    cs_event s = {
+        .kind = CS_EV_TASK_START, .time_ms = 1000, .task_id = 7, .executor_id = "2", .host = "h2"};
     cs_listener_bus_post(bus, &s);
     cs_event e = s;
     e.kind = CS_EV_TASK_END;
@@ -678,14 +678,28 @@ static void test_stage_rdd_info_and_parents(void **state)
     char name[32], callsite[64];
     snprintf(name, sizeof name, "ShuffledRDD");
     snprintf(callsite, sizeof callsite, "reduce_by_key at wc.so:cspark_main");
-    cs_rdd_info rdds[2] = {{.id = 5, .name = "MapPartitionsRDD", .callsite = "map at wc.so:main",
-                            .num_partitions = 3, .parent_ids = {4}, .num_parents = 1},
-                           {.id = 4, .name = name, .callsite = callsite, .num_partitions = 3,
-                            .parent_ids = {2}, .num_parents = 1}};
+    cs_rdd_info rdds[2] = {{.id = 5,
+                            .name = "MapPartitionsRDD",
+                            .callsite = "map at wc.so:main",
+                            .num_partitions = 3,
+                            .parent_ids = {4},
+                            .num_parents = 1},
+                           {.id = 4,
+                            .name = name,
+                            .callsite = callsite,
+                            .num_partitions = 3,
+                            .parent_ids = {2},
+                            .num_parents = 1}};
     int parents[] = {0, 1};
-    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED, .time_ms = 10, .stage_id = 2, .num_tasks = 3,
-                   .stage_name = "map at wc.so:main", .rdd_infos = rdds, .num_rdd_infos = 2,
-                   .parent_stage_ids = parents, .num_parent_stage_ids = 2};
+    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED,
+                   .time_ms = 10,
+                   .stage_id = 2,
+                   .num_tasks = 3,
+                   .stage_name = "map at wc.so:main",
+                   .rdd_infos = rdds,
+                   .num_rdd_infos = 2,
+                   .parent_stage_ids = parents,
+                   .num_parent_stage_ids = 2};
     cs_listener_bus_post(bus, &ev);
     memset(name, 'x', sizeof name - 1); /* the bus copied the strings */
     memset(callsite, 'y', sizeof callsite - 1);
