@@ -1,0 +1,102 @@
+/* kubesim defaulting: the fields the API server fills when an object is stored (pod restart and DNS
+ * policy, grace period, service account, container pull policy and termination message, status
+ * Pending and QoS class; service type, cluster IP, port protocol and target port; namespace label,
+ * finalizer and phase; PVC phase; secret type). Called under the store lock by store.c at create
+ * and update (update keeps what the client omits, as the API server's defaulting does). */
+#include "store_int.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void ks_apply_defaults(ks_store *s, int res, json_t *obj)
+{
+    const char *r = KS_RESOURCES[res].resource;
+    json_t *meta = json_object_get(obj, "metadata");
+    if (!strcmp(r, "namespaces")) {
+        json_t *labels = json_object_get(meta, "labels");
+        if (!json_is_object(labels)) {
+            labels = json_object();
+            json_object_set_new(meta, "labels", labels);
+        }
+        json_object_set_new(labels, "kubernetes.io/metadata.name",
+                            json_string(ks_meta_str(obj, "name")));
+        json_object_set_new(obj, "spec", json_pack("{s:[s]}", "finalizers", "kubernetes"));
+        json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Active"));
+    } else if (!strcmp(r, "pods")) {
+        json_t *spec = json_object_get(obj, "spec");
+        if (!json_is_object(spec)) return;
+        if (!json_object_get(spec, "restartPolicy"))
+            json_object_set_new(spec, "restartPolicy", json_string("Always"));
+        if (!json_object_get(spec, "terminationGracePeriodSeconds"))
+            json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(30));
+        if (!json_object_get(spec, "dnsPolicy"))
+            json_object_set_new(spec, "dnsPolicy", json_string("ClusterFirst"));
+        if (!json_object_get(spec, "schedulerName"))
+            json_object_set_new(spec, "schedulerName", json_string("default-scheduler"));
+        if (!json_object_get(spec, "serviceAccountName"))
+            json_object_set_new(spec, "serviceAccountName", json_string("default"));
+        if (!json_object_get(spec, "securityContext"))
+            json_object_set_new(spec, "securityContext", json_object());
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(spec, "containers"), i, c)
+        {
+            if (!json_is_object(c)) continue;
+            if (!json_object_get(c, "terminationMessagePath"))
+                json_object_set_new(c, "terminationMessagePath",
+                                    json_string("/dev/termination-log"));
+            if (!json_object_get(c, "terminationMessagePolicy"))
+                json_object_set_new(c, "terminationMessagePolicy", json_string("File"));
+            if (!json_object_get(c, "imagePullPolicy"))
+                json_object_set_new(c, "imagePullPolicy", json_string("IfNotPresent"));
+            if (!json_object_get(c, "resources"))
+                json_object_set_new(c, "resources", json_object());
+        }
+        json_t *st = json_object_get(obj, "status");
+        if (!json_is_object(st)) {
+            st = json_object();
+            json_object_set_new(obj, "status", st);
+        }
+        if (!json_object_get(st, "phase")) json_object_set_new(st, "phase", json_string("Pending"));
+        if (!json_object_get(st, "qosClass"))
+            json_object_set_new(st, "qosClass", json_string("BestEffort"));
+    } else if (!strcmp(r, "services")) {
+        json_t *spec = json_object_get(obj, "spec");
+        if (!json_is_object(spec)) {
+            spec = json_object();
+            json_object_set_new(obj, "spec", spec);
+        }
+        if (!json_object_get(spec, "type"))
+            json_object_set_new(spec, "type", json_string("ClusterIP"));
+        if (!json_object_get(spec, "sessionAffinity"))
+            json_object_set_new(spec, "sessionAffinity", json_string("None"));
+        if (!json_string_value(json_object_get(spec, "clusterIP")) ||
+            !*json_string_value(json_object_get(spec, "clusterIP"))) {
+            unsigned n = s->cluster_ip_next++;
+            char ip[32];
+            snprintf(ip, sizeof ip, "10.96.%u.%u", (n / 250) % 250, n % 250 + 1);
+            json_object_set_new(spec, "clusterIP", json_string(ip));
+        }
+        if (!json_object_get(spec, "clusterIPs"))
+            json_object_set_new(spec, "clusterIPs",
+                                json_pack("[O]", json_object_get(spec, "clusterIP")));
+        size_t i;
+        json_t *p;
+        json_array_foreach(json_object_get(spec, "ports"), i, p)
+        {
+            if (!json_is_object(p)) continue;
+            if (!json_object_get(p, "protocol"))
+                json_object_set_new(p, "protocol", json_string("TCP"));
+            if (!json_object_get(p, "targetPort") && json_object_get(p, "port"))
+                json_object_set(p, "targetPort", json_object_get(p, "port"));
+        }
+        if (!json_object_get(obj, "status"))
+            json_object_set_new(obj, "status", json_pack("{s:{}}", "loadBalancer"));
+    } else if (!strcmp(r, "persistentvolumeclaims")) {
+        if (!json_object_get(obj, "status"))
+            json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Pending"));
+    } else if (!strcmp(r, "secrets")) {
+        if (!json_object_get(obj, "type")) json_object_set_new(obj, "type", json_string("Opaque"));
+    }
+}
