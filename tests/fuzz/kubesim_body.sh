@@ -12,7 +12,7 @@ KS="$SRC/tools/kubesim"
 protoc-c --c_out="$OUT" -I"$KS" "$KS/kubesim_pb.proto"
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$KS" -I"$OUT" $(pkg-config --cflags jansson libprotobuf-c openssl) \
-  "$SRC/tests/fuzz/kubesim_body_fuzz.c" "$KS/store.c" "$KS/store_defaults.c" "$KS/store_delete.c" "$KS/store_kubelet.c" "$KS/pod_history.c" "$KS/status.c" "$KS/validate.c" "$KS/patch.c" \
+  "$SRC/tests/fuzz/kubesim_body_fuzz.c" "$KS/store.c" "$KS/store_defaults.c" "$KS/store_delete.c" "$KS/store_kubelet.c" "$KS/pod_history.c" "$KS/quantity.c" "$KS/decode.c" "$KS/schema.c" "$KS/schema_types.c" "$KS/status.c" "$KS/validate.c" "$KS/patch.c" \
   "$KS/selector.c" "$KS/pb.c" "$OUT/kubesim_pb.pb-c.c" \
   $(pkg-config --libs jansson libprotobuf-c openssl) -lpthread -o "$OUT/kubesim_body_fuzz"
 # seeds: one per mode (first byte selects the path)

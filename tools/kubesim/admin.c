@@ -24,6 +24,19 @@ enum MHD_Result ks_admin_handle(ks_server *s, struct MHD_Connection *c, const ch
     if (!strcmp(url, "/kubesim/pod-history"))
         return ks_send_json(c, 200, ks_store_pod_history(s->o.store));
     if (!strcmp(url, "/kubesim/faults")) {
+        /* fault injection takes the cluster down: the admin's token only */
+        const char *user = ks_rbac_authenticate(s->o.rbac, ks_header(c, "Authorization"));
+        if (!user) {
+            *code = 401;
+            return ks_send_status(c, 401, "Unauthorized", "Unauthorized", NULL);
+        }
+        if (strcmp(user, KS_RBAC_ADMIN_USER)) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "forbidden: User \"%s\" cannot %s path \"/kubesim/faults\"",
+                     user, !strcmp(method, "GET") ? "get" : "update");
+            *code = 403;
+            return ks_send_status(c, 403, "Forbidden", msg, NULL);
+        }
         if (!strcmp(method, "GET")) return ks_send_json(c, 200, ks_faults_json(s->o.faults));
         if (!strcmp(method, "DELETE")) {
             ks_faults_cfg z = {.retry_after_s = 1};

@@ -3,58 +3,87 @@
  * connection's thread. */
 #define _GNU_SOURCE
 #include "server_int.h"
+#include "decode.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define INVALID_DELETE_OPTIONS "DeleteOptions.meta.k8s.io \"\" is invalid: "
+
+/* DeleteOptions as kube-apiserver reads them: from the body when there is one (typed: a field of
+ * the wrong type is a 400 with the decoder's message), else from the query (strconv messages).
+ * Returns 0, -1 (400, message in err) or -2 (422 Invalid, message in err). *body keeps the parsed
+ * body alive while o's strings point into it. */
 static int delete_opts(struct MHD_Connection *c, const ks_req_ctx *rc, ks_delete_opts *o,
                        json_t **body, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     o->grace_seconds = -1;
     *body = NULL;
-    const char *g = ks_qarg(c, "gracePeriodSeconds");
-    if (g) o->grace_seconds = strtoll(g, NULL, 10);
-    o->propagation = ks_qarg(c, "propagationPolicy");
-    if (ks_qarg(c, "orphanDependents") && ks_qbool(c, "orphanDependents"))
-        o->propagation = "Orphan";
+    long long grace = 0;
+    int has_grace = 0, has_orphan = 0, orphan = 0;
     if (rc->body && rc->len) {
         json_error_t je;
         json_t *j = json_loadb(rc->body, rc->len, 0, &je);
         if (!j || !json_is_object(j)) {
-            snprintf(err, errlen, "json parse error in DeleteOptions: %s",
-                     j ? "expected an object" : je.text);
+            snprintf(err, errlen, "couldn't get version/kind; json parse error: %s",
+                     j ? "json: cannot unmarshal array into Go value of type struct" : je.text);
             json_decref(j);
             return -1;
         }
         *body = j;
+        if (ks_decode_check("v1.DeleteOptions", j, err, errlen, NULL) < 0) return -1;
         json_t *gv = json_object_get(j, "gracePeriodSeconds");
-        if (json_is_integer(gv)) o->grace_seconds = json_integer_value(gv);
-        const char *pp = json_string_value(json_object_get(j, "propagationPolicy"));
-        if (pp) o->propagation = pp;
-        if (json_is_true(json_object_get(j, "orphanDependents"))) o->propagation = "Orphan";
+        if ((has_grace = json_is_integer(gv))) grace = json_integer_value(gv);
+        o->propagation = json_string_value(json_object_get(j, "propagationPolicy"));
+        json_t *ov = json_object_get(j, "orphanDependents");
+        if ((has_orphan = json_is_boolean(ov))) orphan = json_is_true(ov);
         json_t *pre = json_object_get(j, "preconditions");
         o->precondition_uid = json_string_value(json_object_get(pre, "uid"));
         o->precondition_rv = json_string_value(json_object_get(pre, "resourceVersion"));
+        size_t i;
+        json_t *d;
+        json_array_foreach(json_object_get(j, "dryRun"), i, d)
+        {
+            if (json_is_string(d) && !strcmp(json_string_value(d), "All")) {
+                o->dry_run = 1;
+                continue;
+            }
+            snprintf(err, errlen,
+                     INVALID_DELETE_OPTIONS "dryRun: Unsupported value: []string{\"%s\"}: "
+                                            "supported values: \"All\"",
+                     json_is_string(d) ? json_string_value(d) : "");
+            return -2;
+        }
+    } else {
+        if (ks_query_int64(c, "gracePeriodSeconds", &grace, &has_grace, err, errlen) < 0) return -1;
+        o->propagation = ks_qarg(c, "propagationPolicy");
+        if ((has_orphan = ks_qarg(c, "orphanDependents") != NULL))
+            orphan = ks_qbool(c, "orphanDependents");
+        if (ks_query_dry_run(c, "DeleteOptions", &o->dry_run, err, errlen) < 0) return -2;
     }
-    if (o->propagation && strcmp(o->propagation, "Background") &&
-        strcmp(o->propagation, "Foreground") && strcmp(o->propagation, "Orphan")) {
+    if (has_orphan && o->propagation) {
         snprintf(err, errlen,
-                 "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: "
-                 "\"%s\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                 INVALID_DELETE_OPTIONS
+                 "propagationPolicy: Invalid value: \"%s\": orphanDependents "
+                 "and deletionPropagation cannot be both set",
                  o->propagation);
         return -2;
     }
-    if (o->grace_seconds < -1) {
-        snprintf(
-            err, errlen,
-            "DeleteOptions.meta.k8s.io \"\" is invalid: gracePeriodSeconds: Invalid value: %lld: "
-            "must be greater than or equal to 0",
-            o->grace_seconds);
+    if (has_orphan) o->propagation = orphan ? "Orphan" : "Background";
+    if (o->propagation && strcmp(o->propagation, "Background") &&
+        strcmp(o->propagation, "Foreground") && strcmp(o->propagation, "Orphan")) {
+        snprintf(err, errlen,
+                 INVALID_DELETE_OPTIONS
+                 "propagationPolicy: Unsupported value: \"%s\": supported "
+                 "values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                 o->propagation);
         return -2;
     }
+    /* as the API server's delete path: a negative grace period counts as one second */
+    if (has_grace) o->grace_seconds = grace < 0 ? 1 : grace;
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * (validate.c) before the store commits them. Called by server.c on the connection's thread. */
 #define _GNU_SOURCE
 #include "server_int.h"
+#include "decode.h"
 #include "patch.h"
 #include "util.h"
 #include "validate.h"
@@ -12,37 +13,99 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---------- decoding ---------- */
+
+/* A decode failure as the API server reports it: "<Kind> in version "v1" cannot be handled as a
+ * <Kind>: <decoder message>". */
+static void cannot_handle(const char *kind, const char *what, char *msg, size_t len)
+{
+    snprintf(msg, len, "%s in version \"v1\" cannot be handled as a %s: %s", kind, kind, what);
+}
+
+/* Applies fieldValidation to the unknown (and duplicate) fields found while decoding: Strict
+ * refuses them with one "strict decoding error", Warn turns each into a Warning header, Ignore
+ * drops them. Returns -1 (message in msg, without the kind prefix) when refused. */
+static int unknown_fields(json_t *unknown, int mode, char *msg, size_t len)
+{
+    size_t n = json_array_size(unknown), off, i;
+    if (!n || mode == KS_FIELD_IGNORE) return 0;
+    json_t *u;
+    if (mode == KS_FIELD_WARN) {
+        json_array_foreach(unknown, i, u) ks_warn(json_string_value(u));
+        return 0;
+    }
+    off = (size_t)snprintf(msg, len, "strict decoding error: ");
+    json_array_foreach(unknown, i, u)
+    {
+        if (off >= len) break;
+        off += (size_t)snprintf(msg + off, len - off, "%s%s", i ? ", " : "", json_string_value(u));
+    }
+    return -1;
+}
+
+/* The body of a create or update decoded as kube-apiserver decodes it into rt->kind: JSON (or
+ * protobuf), the kind it names, field types (decode.c), unknown and duplicate fields per mode.
+ * NULL with the 400 message in msg when it does not decode. */
+static json_t *decode_object(const ks_route *rt, const ks_req_ctx *rc, int mode, char *msg,
+                             size_t len)
+{
+    char dup[128];
+    json_t *obj = ks_parse_body_dup(rc, rt, dup, sizeof dup, msg, len);
+    if (!obj) return NULL;
+    if (!json_is_object(obj)) {
+        snprintf(msg, len,
+                 "the object provided is unrecognized (must be of type %s): couldn't get "
+                 "version/kind; json parse error: json: cannot unmarshal %s into Go value of type "
+                 "struct",
+                 rt->kind, json_is_array(obj) ? "array" : "value");
+        json_decref(obj);
+        return NULL;
+    }
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    if (kind && strcmp(kind, rt->kind)) {
+        snprintf(msg, len,
+                 "%s in version \"v1\" cannot be handled as a %s: no kind \"%s\" is registered for "
+                 "version \"v1\"",
+                 kind, rt->kind, kind);
+        json_decref(obj);
+        return NULL;
+    }
+    char gotype[80], derr[768];
+    snprintf(gotype, sizeof gotype, "v1.%s", rt->kind);
+    json_t *unknown = json_array();
+    if (*dup) json_array_append_new(unknown, json_sprintf("duplicate field \"%s\"", dup));
+    if (ks_decode_check(gotype, obj, derr, sizeof derr, unknown) < 0 ||
+        unknown_fields(unknown, mode, derr, sizeof derr) < 0) {
+        cannot_handle(rt->kind, derr, msg, len);
+        json_decref(unknown);
+        json_decref(obj);
+        return NULL;
+    }
+    json_decref(unknown);
+    return obj;
+}
+
+/* fieldValidation and dryRun of a write (opts_kind: CreateOptions, UpdateOptions, PatchOptions);
+ * -1 with the 422 message in msg. */
+static int write_options(struct MHD_Connection *c, const char *opts_kind, int *mode, int *dry_run,
+                         char *msg, size_t len)
+{
+    if ((*mode = ks_query_field_validation(c, opts_kind, msg, len)) < 0) return -1;
+    return ks_query_dry_run(c, opts_kind, dry_run, msg, len);
+}
+
 /* ---------- writes ---------- */
 
 enum MHD_Result ks_api_create(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
                               const ks_req_ctx *rc)
 {
     char msg[1024];
-    json_t *obj = ks_parse_body(rc, rt, msg, sizeof msg);
+    int mode, dry_run;
+    if (write_options(c, "CreateOptions", &mode, &dry_run, msg, sizeof msg) < 0)
+        return ks_send_status(c, 422, "Invalid", msg, NULL);
+    json_t *obj = decode_object(rt, rc, mode, msg, sizeof msg);
     if (!obj) return ks_send_status(c, 400, "BadRequest", msg, NULL);
-    if (!json_is_object(obj)) {
-        snprintf(msg, sizeof msg,
-                 "the object provided is unrecognized (must be of type %s): couldn't get "
-                 "version/kind; json parse error: json: cannot unmarshal %s into Go value of type "
-                 "struct",
-                 rt->kind, json_is_array(obj) ? "array" : "value");
-        json_decref(obj);
-        return ks_send_status(c, 400, "BadRequest", msg, NULL);
-    }
-    const char *kind = json_string_value(json_object_get(obj, "kind"));
-    if (kind && strcmp(kind, rt->kind)) {
-        snprintf(msg, sizeof msg,
-                 "%s in version \"v1\" cannot be handled as a %s: no kind \"%s\" is registered for "
-                 "version \"v1\"",
-                 kind, rt->kind, kind);
-        json_decref(obj);
-        return ks_send_status(c, 400, "BadRequest", msg, NULL);
-    }
     json_t *meta = json_object_get(obj, "metadata");
-    if (meta && !json_is_object(meta)) {
-        json_decref(obj);
-        return ks_send_status(c, 400, "BadRequest", "metadata must be an object", NULL);
-    }
     ks_err e = {0};
     ks_route named = *rt; /* error details name the object being created */
     const char *nm = json_string_value(json_object_get(meta, "name"));
@@ -55,41 +118,41 @@ enum MHD_Result ks_api_create(ks_server *s, struct MHD_Connection *c, const ks_r
         json_decref(obj);
         return ks_send_err(c, &named, &e);
     }
-    if (ks_qarg(c, "dryRun")) return ks_send_json(c, 201, obj);
     json_t *out = NULL;
-    if (ks_store_create(s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, obj, &out, &e) < 0)
+    if (ks_store_create_opts(s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, obj,
+                             dry_run ? KS_WRITE_DRY_RUN : 0, &out, &e) < 0)
         return ks_send_err(c, &named, &e);
     return ks_send_json(c, 201, out);
-}
-
-static int name_of_body_matches(json_t *obj, const ks_route *rt)
-{
-    const char *n = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
-    return !n || !strcmp(n, rt->name);
 }
 
 enum MHD_Result ks_api_update(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
                               const ks_req_ctx *rc, int status_only)
 {
     char msg[1024];
-    json_t *obj = ks_parse_body(rc, rt, msg, sizeof msg);
+    int mode, dry_run;
+    if (write_options(c, "UpdateOptions", &mode, &dry_run, msg, sizeof msg) < 0)
+        return ks_send_status(c, 422, "Invalid", msg, NULL);
+    json_t *obj = decode_object(rt, rc, mode, msg, sizeof msg);
     if (!obj) return ks_send_status(c, 400, "BadRequest", msg, NULL);
-    if (!json_is_object(obj) ||
-        (json_object_get(obj, "metadata") && !json_is_object(json_object_get(obj, "metadata")))) {
-        json_decref(obj);
-        return ks_send_status(c, 400, "BadRequest",
-                              "the object provided is unrecognized: expected a JSON object", NULL);
-    }
-    if (!name_of_body_matches(obj, rt)) {
-        snprintf(
-            msg, sizeof msg, "the name of the object (%s) does not match the name on the URL (%s)",
-            json_string_value(json_object_get(json_object_get(obj, "metadata"), "name")), rt->name);
+    json_t *meta = json_object_get(obj, "metadata");
+    const char *bname = json_string_value(json_object_get(meta, "name"));
+    const char *bns = json_string_value(json_object_get(meta, "namespace"));
+    if (bname && strcmp(bname, rt->name)) {
+        snprintf(msg, sizeof msg,
+                 "the name of the object (%s) does not match the name on the URL (%s)", bname,
+                 rt->name);
         json_decref(obj);
         return ks_send_status(c, 400, "BadRequest", msg, NULL);
     }
+    if (rt->has_ns && bns && *bns && strcmp(bns, rt->ns)) {
+        json_decref(obj);
+        return ks_send_status(c, 400, "BadRequest",
+                              "the namespace of the provided object does not match the namespace "
+                              "sent on the request",
+                              NULL);
+    }
     ks_err e = {0};
     if (!status_only) {
-        json_t *meta = json_object_get(obj, "metadata");
         if (!meta) {
             meta = json_object();
             json_object_set_new(obj, "metadata", meta);
@@ -102,8 +165,9 @@ enum MHD_Result ks_api_update(ks_server *s, struct MHD_Connection *c, const ks_r
         }
     }
     json_t *out = NULL;
-    if (ks_store_update(s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, rt->name, obj,
-                        status_only, &out, &e) < 0)
+    unsigned flags = (status_only ? KS_WRITE_STATUS_ONLY : 0) | (dry_run ? KS_WRITE_DRY_RUN : 0);
+    if (ks_store_update(s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, rt->name, obj, flags,
+                        &out, &e) < 0)
         return ks_send_err(c, rt, &e);
     return ks_send_json(c, 200, out);
 }
@@ -111,9 +175,37 @@ enum MHD_Result ks_api_update(ks_server *s, struct MHD_Connection *c, const ks_r
 typedef struct patch_arg {
     const json_t *patch;
     int type; /* 0 merge, 1 strategic, 2 json */
-    const char *resource;
-    int status_only;
+    const char *resource, *kind;
+    int status_only, mode;
 } patch_arg;
+
+/* The patched object decoded as the API server decodes it: a type error is a 422 on "patch" with
+ * the patched object as its value; unknown fields follow fieldValidation (Strict: 400). */
+static int patched_object_decodes(const patch_arg *pa, const json_t *obj, ks_err *err)
+{
+    char gotype[80], derr[768];
+    snprintf(gotype, sizeof gotype, "v1.%s", pa->kind);
+    json_t *unknown = json_array();
+    int rc = ks_decode_check(gotype, obj, derr, sizeof derr, unknown);
+    if (rc < 0) {
+        char *js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+        char cause[1024];
+        snprintf(cause, sizeof cause, "Invalid value: \"%.400s\": %s", js ? js : "", derr);
+        free(js);
+        err->code = 422;
+        snprintf(err->reason, sizeof err->reason, "Invalid");
+        snprintf(err->message, sizeof err->message, " \"\" is invalid: patch: %.990s", cause);
+        err->causes = json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueInvalid", "message", cause,
+                                "field", "patch");
+    } else if (unknown_fields(unknown, pa->mode, derr, sizeof derr) < 0) {
+        err->code = 400;
+        snprintf(err->reason, sizeof err->reason, "BadRequest");
+        snprintf(err->message, sizeof err->message, "%s", derr);
+        rc = -1;
+    }
+    json_decref(unknown);
+    return rc < 0 ? -EINVAL : 0;
+}
 
 static int patch_fn(json_t *obj, void *arg, ks_err *err)
 {
@@ -143,6 +235,7 @@ static int patch_fn(json_t *obj, void *arg, ks_err *err)
     if (json_object_get(before_meta, "namespace"))
         json_object_set(meta, "namespace", json_object_get(before_meta, "namespace"));
     json_decref(before_meta);
+    if (patched_object_decodes(pa, obj, err) < 0) return -EINVAL;
     if (!pa->status_only && ks_validate(pa->resource, obj, 0, err) < 0) return -EINVAL;
     return 0;
 }
@@ -169,6 +262,9 @@ enum MHD_Result ks_api_patch(ks_server *s, struct MHD_Connection *c, const ks_ro
         return ks_send_status(c, 415, "UnsupportedMediaType", msg, NULL);
     }
     char msg[1024];
+    int mode, dry_run;
+    if (write_options(c, "PatchOptions", &mode, &dry_run, msg, sizeof msg) < 0)
+        return ks_send_status(c, 422, "Invalid", msg, NULL);
     json_t *p = ks_parse_body(rc, rt, msg, sizeof msg);
     if (!p) return ks_send_status(c, 400, "BadRequest", msg, NULL);
     if ((type == 2 && !json_is_array(p)) || (type != 2 && !json_is_object(p))) {
@@ -180,11 +276,12 @@ enum MHD_Result ks_api_patch(ks_server *s, struct MHD_Connection *c, const ks_ro
                 : "json: cannot unmarshal array into Go value of type map[string]interface {}",
             NULL);
     }
-    patch_arg pa = {p, type, rt->resource, status_only};
+    patch_arg pa = {p, type, rt->resource, rt->kind, status_only, mode};
     ks_err e = {0};
     json_t *out = NULL;
-    int r = ks_store_mutate(s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, rt->name,
-                            patch_fn, &pa, status_only, &out, &e);
+    int r = ks_store_mutate(
+        s->o.store, rt->resource, rt->has_ns ? rt->ns : NULL, rt->name, patch_fn, &pa,
+        (status_only ? KS_WRITE_STATUS_ONLY : 0) | (dry_run ? KS_WRITE_DRY_RUN : 0), &out, &e);
     json_decref(p);
     if (r < 0) return ks_send_err(c, rt, &e);
     return ks_send_json(c, 200, out);
@@ -193,9 +290,14 @@ enum MHD_Result ks_api_patch(ks_server *s, struct MHD_Connection *c, const ks_ro
 enum MHD_Result ks_api_binding(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
                                const ks_req_ctx *rc)
 {
-    char msg[1024];
+    char msg[1024], derr[768];
     json_t *b = ks_parse_body(rc, rt, msg, sizeof msg);
     if (!b) return ks_send_status(c, 400, "BadRequest", msg, NULL);
+    if (ks_decode_check("v1.Binding", b, derr, sizeof derr, NULL) < 0) {
+        json_decref(b);
+        cannot_handle("Binding", derr, msg, sizeof msg);
+        return ks_send_status(c, 400, "BadRequest", msg, NULL);
+    }
     const char *node = json_string_value(json_object_get(json_object_get(b, "target"), "name"));
     if (!node) {
         json_decref(b);

@@ -14,6 +14,34 @@
 
 /* HTTP code of the last response queued by this thread (for metrics and logs). */
 _Thread_local int ks_tl_code;
+/* Warnings for this thread's response (Warning headers), at most a few per request. */
+#define MAX_WARNINGS 16
+static _Thread_local char *tl_warnings[MAX_WARNINGS];
+static _Thread_local int tl_nwarnings;
+
+void ks_warn_reset(void)
+{
+    for (int i = 0; i < tl_nwarnings; i++)
+        free(tl_warnings[i]);
+    tl_nwarnings = 0;
+}
+
+void ks_warn(const char *text)
+{
+    if (tl_nwarnings >= MAX_WARNINGS) return;
+    /* RFC 7234 warn-text: a quoted string, '"' and '\\' escaped */
+    size_t n = strlen(text);
+    char *h = malloc(2 * n + 16);
+    if (!h) return;
+    size_t o = (size_t)sprintf(h, "299 - \"");
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '"' || text[i] == '\\') h[o++] = '\\';
+        h[o++] = text[i];
+    }
+    h[o++] = '"';
+    h[o] = 0;
+    tl_warnings[tl_nwarnings++] = h;
+}
 
 enum MHD_Result ks_send_text(struct MHD_Connection *c, int code, const char *ctype, char *body,
                              size_t len, const char *retry_after)
@@ -27,6 +55,9 @@ enum MHD_Result ks_send_text(struct MHD_Connection *c, int code, const char *cty
     MHD_add_response_header(r, "Content-Type", ctype);
     MHD_add_response_header(r, "Cache-Control", "no-cache, private");
     if (retry_after) MHD_add_response_header(r, "Retry-After", retry_after);
+    for (int i = 0; i < tl_nwarnings; i++)
+        MHD_add_response_header(r, "Warning", tl_warnings[i]);
+    ks_warn_reset();
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)code, r);
     MHD_destroy_response(r);
     return ret;
@@ -81,18 +112,17 @@ const char *ks_header(struct MHD_Connection *c, const char *k)
     return MHD_lookup_connection_value(c, MHD_HEADER_KIND, k);
 }
 
-int ks_qbool(struct MHD_Connection *c, const char *k)
-{
-    /* Go's strconv.ParseBool, as the API server */
-    const char *v = ks_qarg(c, k);
-    return v && (!strcmp(v, "1") || !strcmp(v, "t") || !strcmp(v, "T") || !strcmp(v, "true") ||
-                 !strcmp(v, "TRUE") || !strcmp(v, "True"));
-}
-
 /* Parses /api/v1/... into rt; returns 0, or an HTTP code (404) when the path is unknown. */
 json_t *ks_parse_body(const ks_req_ctx *rc, const ks_route *rt, char *err, size_t errlen)
 {
+    return ks_parse_body_dup(rc, rt, NULL, 0, err, errlen);
+}
+
+json_t *ks_parse_body_dup(const ks_req_ctx *rc, const ks_route *rt, char *dup, size_t duplen,
+                          char *err, size_t errlen)
+{
     json_error_t je;
+    if (dup && duplen) *dup = 0;
     if (ks_pb_is_protobuf(rc->body, rc->len)) return ks_pb_decode(rc->body, rc->len, err, errlen);
     if (!rc->body || rc->len == 0) {
         snprintf(err, errlen,
@@ -101,6 +131,13 @@ json_t *ks_parse_body(const ks_req_ctx *rc, const ks_route *rt, char *err, size_
         return NULL;
     }
     json_t *j = json_loadb(rc->body, rc->len, JSON_REJECT_DUPLICATES, &je);
+    if (!j && dup && json_error_code(&je) == json_error_duplicate_key) {
+        /* as Go's decoder: the last value wins; the caller reports the duplicate */
+        const char *q = strchr(je.text, '"');
+        const char *e = q ? strchr(q + 1, '"') : NULL;
+        snprintf(dup, duplen, "%.*s", q && e ? (int)(e - q - 1) : 0, q ? q + 1 : "");
+        j = json_loadb(rc->body, rc->len, 0, &je);
+    }
     if (!j) {
         snprintf(
             err, errlen,

@@ -45,6 +45,31 @@ static enum MHD_Result forbidden(struct MHD_Connection *c, const ks_route *rt, c
     return ks_send_status(c, 403, "Forbidden", msg, details);
 }
 
+/* The ListOptions of a list or watch as the API server decodes and uses them: integers through
+ * strconv (400), a resourceVersion the storage cannot parse (500 without a reason: what
+ * kube-apiserver answers, kubernetes/kubernetes#139485). Returns 0 or the HTTP code, with the
+ * message in err. */
+static int list_options_check(struct MHD_Connection *c, long long *timeout_s, char *err,
+                              size_t errlen)
+{
+    long long limit;
+    if (ks_query_int64(c, "timeoutSeconds", timeout_s, NULL, err, errlen) < 0 ||
+        ks_query_int64(c, "limit", &limit, NULL, err, errlen) < 0)
+        return 400;
+    const char *rv = ks_qarg(c, "resourceVersion");
+    if (!rv || !*rv) return 0;
+    int digits = 1;
+    for (const char *p = rv; *p; p++)
+        digits = digits && *p >= '0' && *p <= '9';
+    errno = 0;
+    if (digits) strtoull(rv, NULL, 10);
+    if (digits && errno != ERANGE) return 0;
+    snprintf(err, errlen,
+             "resourceVersion: Invalid value: \"%s\": strconv.ParseUint: parsing \"%s\": %s", rv,
+             rv, digits ? "value out of range" : "invalid syntax");
+    return 500;
+}
+
 static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const char *url,
                                   const char *method, const ks_req_ctx *rc, ks_route *rt, int *code)
 {
@@ -128,6 +153,16 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
         return ks_api_binding(s, c, rt, rc);
     }
     int status_only = !strcmp(rt->sub, "status");
+    long long timeout_s = 0;
+    if (!strcmp(v, "watch") || !strcmp(v, "list")) {
+        char qerr[512];
+        int qcode = list_options_check(c, &timeout_s, qerr, sizeof qerr);
+        if (qcode) {
+            ks_selector_free(sel);
+            *code = qcode;
+            return ks_send_status(c, qcode, qcode == 400 ? "BadRequest" : "", qerr, NULL);
+        }
+    }
     if (!strcmp(v, "watch")) {
         if (rt->has_name) {
             /* watch of one object: fieldSelector metadata.name */
@@ -144,7 +179,9 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
             .ns = rt->has_ns ? rt->ns : NULL,
             .sel = sel,
             .rv = ks_qarg(c, "resourceVersion"),
-            .timeout_s = ks_qarg(c, "timeoutSeconds") ? atoi(ks_qarg(c, "timeoutSeconds")) : 0,
+            .timeout_s = timeout_s < 0             ? -1
+                         : timeout_s > 86400 * 365 ? 86400 * 365
+                                                   : (int)timeout_s,
             .bookmarks = ks_qbool(c, "allowWatchBookmarks"),
             .send_initial = ks_qbool(c, "sendInitialEvents"),
             .table = ks_wants_table(ks_header(c, "Accept")),
@@ -225,6 +262,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char
     int code = 200;
     enum MHD_Result ret;
     ks_tl_code = 0;
+    ks_warn_reset();
     ks_route rt;
     memset(&rt, 0, sizeof rt);
     const char *mverb = NULL, *mres = NULL;

@@ -57,10 +57,34 @@ enum MHD_Result ks_send_status(struct MHD_Connection *c, int code, const char *r
 enum MHD_Result ks_send_err(struct MHD_Connection *c, const ks_route *rt, ks_err *e);
 const char *ks_qarg(struct MHD_Connection *c, const char *k);
 const char *ks_header(struct MHD_Connection *c, const char *k);
-/* A query flag as Go's strconv.ParseBool reads it (1, t, true, ...); 0 when absent. */
-int ks_qbool(struct MHD_Connection *c, const char *k);
 /* The request body as JSON (or decoded protobuf); NULL with a message in err. */
 json_t *ks_parse_body(const ks_req_ctx *rc, const ks_route *rt, char *err, size_t errlen);
+/* The same, but a duplicate object key is accepted (the last value wins, as Go decodes) and its
+ * name is written into dup ("" when there is none). */
+json_t *ks_parse_body_dup(const ks_req_ctx *rc, const ks_route *rt, char *dup, size_t duplen,
+                          char *err, size_t errlen);
+
+/* Adds a warning (Warning: 299 - "text" response header) to this thread's response. */
+void ks_warn(const char *text);
+/* Drops this thread's warnings (at the start of a request). */
+void ks_warn_reset(void);
+
+/* ---- query.c ---- */
+
+/* A flag as the API server's parameter codec reads one: true when present and not "0" or "false"
+ * (any case). */
+int ks_qbool(struct MHD_Connection *c, const char *k);
+/* An integer parameter (strconv.ParseInt); 0, or -1 with the strconv message in err. */
+int ks_query_int64(struct MHD_Connection *c, const char *key, long long *out, int *present,
+                   char *err, size_t errlen);
+/* fieldValidation of CreateOptions/UpdateOptions/PatchOptions (opts_kind): a KS_FIELD_* value, or
+ * -1 with the 422 message in err. */
+enum { KS_FIELD_IGNORE, KS_FIELD_WARN, KS_FIELD_STRICT };
+int ks_query_field_validation(struct MHD_Connection *c, const char *opts_kind, char *err,
+                              size_t errlen);
+/* dryRun: *dry_run = 1 for "All"; -1 with the 422 message in err for another value. */
+int ks_query_dry_run(struct MHD_Connection *c, const char *opts_kind, int *dry_run, char *err,
+                     size_t errlen);
 
 /* ---- route.c ---- */
 

@@ -6,6 +6,7 @@
  * api_*.c, watch.c) and the kubelet half. */
 #include "store_int.h"
 #include "util.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -453,6 +454,12 @@ static int namespace_check(ks_store *s, int res, const char *ns, ks_err *err)
 int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *obj, json_t **out,
                     ks_err *err)
 {
+    return ks_store_create_opts(s, resource, ns, obj, 0, out, err);
+}
+
+int ks_store_create_opts(ks_store *s, const char *resource, const char *ns, json_t *obj,
+                         unsigned flags, json_t **out, ks_err *err)
+{
     int res = ks_res_index(resource);
     int rc = 0;
     if (out) *out = NULL;
@@ -528,9 +535,20 @@ int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *o
     json_object_del(meta, "deletionTimestamp");
     json_object_del(meta, "deletionGracePeriodSeconds");
     json_object_del(meta, "managedFields");
+    json_object_del(meta, "resourceVersion");
     json_object_set_new(obj, "kind", json_string(KS_RESOURCES[res].kind));
     json_object_set_new(obj, "apiVersion", json_string(KS_RESOURCES[res].api_version));
+    /* the status a client sends at create is the server's to fill */
+    if (res == KS_RES_PODS || res == KS_RES_SERVICES || res == KS_RES_PVCS)
+        json_object_del(obj, "status");
+    if (res == KS_RES_PODS) json_object_set_new(meta, "generation", json_integer(1));
     ks_apply_defaults(s, res, obj);
+    if (flags & KS_WRITE_DRY_RUN) {
+        /* everything but the write: the answer has no resourceVersion */
+        if (out) *out = obj;
+        obj = NULL;
+        goto out;
+    }
     json_t *stored = ks_commit_put(s, res, key, obj, "ADDED");
     obj = NULL;
     if (res == KS_RES_PODS) {
@@ -586,8 +604,9 @@ static int pod_spec_changed(const json_t *old, const json_t *upd)
 
 /* Locked: replaces current object at key with upd (stolen) after copying server-owned fields. */
 static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t *upd,
-                     int status_only, json_t **out, ks_err *err)
+                     unsigned flags, json_t **out, ks_err *err)
 {
+    int status_only = (flags & KS_WRITE_STATUS_ONLY) != 0;
     json_t *meta = json_object_get(upd, "metadata");
     json_t *cmeta = json_object_get(cur, "metadata");
     const char *name = ks_meta_str(cur, "name");
@@ -613,6 +632,10 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
         json_decref(upd); /* uname pointed into upd */
         return rc;
     }
+    if (!status_only && ks_validate_update(KS_RESOURCES[res].resource, cur, upd, err) < 0) {
+        json_decref(upd);
+        return -EINVAL;
+    }
     json_t *nobj;
     if (status_only) {
         nobj = json_deep_copy(cur);
@@ -626,6 +649,7 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
                                      "creationTimestamp",
                                      "deletionTimestamp",
                                      "deletionGracePeriodSeconds",
+                                     "generation",
                                      "namespace",
                                      "name",
                                      "generateName"};
@@ -633,12 +657,13 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
             json_t *v = json_object_get(cmeta, keep[i]);
             if (v)
                 json_object_set(meta, keep[i], v);
-            else if (i < 4)
+            else if (i < 5)
                 json_object_del(meta, keep[i]);
         }
         json_object_set_new(nobj, "kind", json_string(KS_RESOURCES[res].kind));
         json_object_set_new(nobj, "apiVersion", json_string(KS_RESOURCES[res].api_version));
-        if (res == KS_RES_PODS || res == KS_RES_NAMESPACES || res == KS_RES_SERVICES) {
+        if (res == KS_RES_PODS || res == KS_RES_NAMESPACES || res == KS_RES_SERVICES ||
+            res == KS_RES_PVCS || res == KS_RES_NODES) {
             json_t *st = json_object_get(cur, "status");
             if (st)
                 json_object_set_new(nobj, "status",
@@ -669,6 +694,11 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
             return ks_set_err(err, 422, "Invalid", -EINVAL,
                               "Pod \"%s\" is invalid: spec: Forbidden: %s", name, POD_UPDATE_MSG);
         }
+        /* a pod's generation counts its spec changes */
+        json_t *gen = json_object_get(cmeta, "generation");
+        if (res == KS_RES_PODS && json_is_integer(gen) &&
+            !json_equal(cspec, json_object_get(nobj, "spec")))
+            json_object_set_new(meta, "generation", json_integer(json_integer_value(gen) + 1));
     }
     /* no-op updates do not bump the resourceVersion (as the real API server) */
     json_object_set(json_object_get(nobj, "metadata"), "resourceVersion",
@@ -676,6 +706,13 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     if (json_equal(nobj, cur)) {
         json_decref(nobj);
         if (out) *out = json_incref(cur);
+        return 0;
+    }
+    if (flags & KS_WRITE_DRY_RUN) {
+        if (out)
+            *out = nobj;
+        else
+            json_decref(nobj);
         return 0;
     }
     const char *oldph = res == KS_RES_PODS ? ks_pod_phase(cur) : NULL;
@@ -698,7 +735,7 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
 }
 
 int ks_store_update(ks_store *s, const char *resource, const char *ns, const char *name,
-                    json_t *obj, int status_only, json_t **out, ks_err *err)
+                    json_t *obj, unsigned flags, json_t **out, ks_err *err)
 {
     int res = ks_res_index(resource);
     if (out) *out = NULL;
@@ -717,7 +754,7 @@ int ks_store_update(ks_store *s, const char *resource, const char *ns, const cha
         json_decref(obj);
     } else {
         json_incref(cur);
-        rc = do_update(s, res, key, cur, obj, status_only, out, err);
+        rc = do_update(s, res, key, cur, obj, flags, out, err);
         json_decref(cur);
     }
     pthread_mutex_unlock(&s->mu);
@@ -726,7 +763,7 @@ int ks_store_update(ks_store *s, const char *resource, const char *ns, const cha
 }
 
 int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const char *name,
-                    ks_mutate_fn fn, void *arg, int status_only, json_t **out, ks_err *err)
+                    ks_mutate_fn fn, void *arg, unsigned flags, json_t **out, ks_err *err)
 {
     int res = ks_res_index(resource);
     if (out) *out = NULL;
@@ -754,7 +791,7 @@ int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const cha
                 json_decref(copy);
                 rc = ks_set_err(err, 422, "Invalid", -EINVAL, "metadata must be an object");
             } else {
-                rc = do_update(s, res, key, cur, copy, status_only, out, err);
+                rc = do_update(s, res, key, cur, copy, flags, out, err);
             }
         } else {
             json_decref(copy);

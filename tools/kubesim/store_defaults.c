@@ -4,10 +4,38 @@
  * finalizer and phase; PVC phase; secret type). Called under the store lock by store.c at create
  * and update (update keeps what the client omits, as the API server's defaulting does). */
 #include "store_int.h"
+#include "quantity.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* The pod's QoS class as the API server computes it: Guaranteed when every container limits cpu
+ * and memory with requests equal to limits, BestEffort when none requests or limits anything,
+ * else Burstable. */
+static const char *qos_class(const json_t *spec)
+{
+    static const char *lists[] = {"initContainers", "containers"};
+    static const char *names[] = {"cpu", "memory"};
+    int any = 0, guaranteed = 1;
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(spec, lists[l]), i, c)
+        {
+            json_t *res = json_object_get(c, "resources");
+            json_t *req = json_object_get(res, "requests"), *lim = json_object_get(res, "limits");
+            any |= json_object_size(req) > 0 || json_object_size(lim) > 0;
+            for (int n = 0; n < 2; n++) {
+                const char *q = json_string_value(json_object_get(lim, names[n]));
+                const char *r = json_string_value(json_object_get(req, names[n]));
+                long long lv = q ? ks_quantity_scaled(q, 1000) : -1;
+                if (lv <= 0 || (r && ks_quantity_scaled(r, 1000) != lv)) guaranteed = 0;
+            }
+        }
+    }
+    return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
+}
 
 void ks_apply_defaults(ks_store *s, int res, json_t *obj)
 {
@@ -28,8 +56,11 @@ void ks_apply_defaults(ks_store *s, int res, json_t *obj)
         if (!json_is_object(spec)) return;
         if (!json_object_get(spec, "restartPolicy"))
             json_object_set_new(spec, "restartPolicy", json_string("Always"));
-        if (!json_object_get(spec, "terminationGracePeriodSeconds"))
+        json_t *tg = json_object_get(spec, "terminationGracePeriodSeconds");
+        if (!tg)
             json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(30));
+        else if (json_integer_value(tg) < 0) /* as the API server since 1.27: negative means 1 */
+            json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(1));
         if (!json_object_get(spec, "dnsPolicy"))
             json_object_set_new(spec, "dnsPolicy", json_string("ClusterFirst"));
         if (!json_object_get(spec, "schedulerName"))
@@ -60,7 +91,7 @@ void ks_apply_defaults(ks_store *s, int res, json_t *obj)
         }
         if (!json_object_get(st, "phase")) json_object_set_new(st, "phase", json_string("Pending"));
         if (!json_object_get(st, "qosClass"))
-            json_object_set_new(st, "qosClass", json_string("BestEffort"));
+            json_object_set_new(st, "qosClass", json_string(qos_class(spec)));
     } else if (!strcmp(r, "services")) {
         json_t *spec = json_object_get(obj, "spec");
         if (!json_is_object(spec)) {

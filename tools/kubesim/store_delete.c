@@ -11,7 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------- delete ---------- */
+/* A dry-run delete's answer: n (stolen) as the object would be, nothing committed. */
+static int dry_result(json_t *n, json_t **out, int *gone)
+{
+    if (out)
+        *out = n;
+    else
+        json_decref(n);
+    if (gone) *gone = 0;
+    return 0;
+}
 
 /* Locked. Deletes the object at key; see ks_store_delete. */
 int ks_delete_locked(ks_store *s, int res, const char *key, const ks_delete_opts *opt, json_t **out,
@@ -21,6 +30,7 @@ int ks_delete_locked(ks_store *s, int res, const char *key, const ks_delete_opts
     if (!cur) return -ENOENT;
     const char *prop = opt ? opt->propagation : NULL;
     long long grace = opt ? opt->grace_seconds : -1;
+    int dry = opt && opt->dry_run;
     if (opt && opt->precondition_uid && strcmp(opt->precondition_uid, ks_meta_str(cur, "uid")))
         return ks_set_err(err, 409, "Conflict", -EAGAIN,
                           "Precondition failed: UID in precondition: %s, UID in object meta: %s",
@@ -51,6 +61,7 @@ int ks_delete_locked(ks_store *s, int res, const char *key, const ks_delete_opts
             ks_rfc3339(ks_now_ms() / 1000 + grace, ts, sizeof ts);
             json_object_set_new(m, "deletionTimestamp", json_string(ts));
             json_object_set_new(m, "deletionGracePeriodSeconds", json_integer(grace));
+            if (dry) return dry_result(n, out, gone);
             json_t *stored = ks_commit_put(s, res, key, n, "MODIFIED");
             ks_pod_history_note(s, stored, "deleting");
             if (out) *out = json_incref(stored);
@@ -63,7 +74,7 @@ int ks_delete_locked(ks_store *s, int res, const char *key, const ks_delete_opts
             if (gone) *gone = 0;
             return 0;
         }
-        ks_pod_history_note(s, cur, "deleting");
+        if (!dry) ks_pod_history_note(s, cur, "deleting");
     }
     if (res == KS_RES_NAMESPACES) {
         const char *nsname = ks_meta_str(cur, "name");
@@ -78,6 +89,7 @@ int ks_delete_locked(ks_store *s, int res, const char *key, const ks_delete_opts
             json_object_set_new(json_object_get(n, "metadata"), "deletionGracePeriodSeconds",
                                 json_integer(0));
             json_object_set_new(n, "status", json_pack("{s:s}", "phase", "Terminating"));
+            if (dry) return dry_result(n, out, gone);
             json_t *stored = ks_commit_put(s, res, key, n, "MODIFIED");
             if (out) *out = json_incref(stored);
             /* delete every namespaced object in it */
@@ -114,10 +126,15 @@ int ks_delete_locked(ks_store *s, int res, const char *key, const ks_delete_opts
         json_object_set_new(json_object_get(n, "metadata"), "deletionTimestamp", json_string(ts));
         json_object_set_new(json_object_get(n, "metadata"), "deletionGracePeriodSeconds",
                             json_integer(0));
+        if (dry) return dry_result(n, out, gone);
         json_t *stored = ks_commit_put(s, res, key, n, "MODIFIED");
         if (out) *out = json_incref(stored);
         if (gone) *gone = 0;
         return 0;
+    }
+    if (dry) {
+        if (gone) *gone = 1;
+        return dry_result(json_deep_copy(cur), out, NULL);
     }
     if (out) {
         json_t *copy = json_deep_copy(cur);
