@@ -94,17 +94,30 @@ static int write_options(struct MHD_Connection *c, const char *opts_kind, int *m
     return ks_query_dry_run(c, opts_kind, dry_run, msg, len);
 }
 
+/* The options and the decoded body of a create or update; NULL after queueing the error (*sent). */
+static json_t *write_body(struct MHD_Connection *c, const ks_route *rt, const ks_req_ctx *rc,
+                          const char *opts_kind, int *dry_run, enum MHD_Result *sent)
+{
+    char msg[1024];
+    int mode;
+    if (write_options(c, opts_kind, &mode, dry_run, msg, sizeof msg) < 0) {
+        *sent = ks_send_status(c, 422, "Invalid", msg, NULL);
+        return NULL;
+    }
+    json_t *obj = decode_object(rt, rc, mode, msg, sizeof msg);
+    if (!obj) *sent = ks_send_status(c, 400, "BadRequest", msg, NULL);
+    return obj;
+}
+
 /* ---------- writes ---------- */
 
 enum MHD_Result ks_api_create(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
                               const ks_req_ctx *rc)
 {
-    char msg[1024];
-    int mode, dry_run;
-    if (write_options(c, "CreateOptions", &mode, &dry_run, msg, sizeof msg) < 0)
-        return ks_send_status(c, 422, "Invalid", msg, NULL);
-    json_t *obj = decode_object(rt, rc, mode, msg, sizeof msg);
-    if (!obj) return ks_send_status(c, 400, "BadRequest", msg, NULL);
+    int dry_run;
+    enum MHD_Result sent;
+    json_t *obj = write_body(c, rt, rc, "CreateOptions", &dry_run, &sent);
+    if (!obj) return sent;
     json_t *meta = json_object_get(obj, "metadata");
     ks_err e = {0};
     ks_route named = *rt; /* error details name the object being created */
@@ -129,11 +142,10 @@ enum MHD_Result ks_api_update(ks_server *s, struct MHD_Connection *c, const ks_r
                               const ks_req_ctx *rc, int status_only)
 {
     char msg[1024];
-    int mode, dry_run;
-    if (write_options(c, "UpdateOptions", &mode, &dry_run, msg, sizeof msg) < 0)
-        return ks_send_status(c, 422, "Invalid", msg, NULL);
-    json_t *obj = decode_object(rt, rc, mode, msg, sizeof msg);
-    if (!obj) return ks_send_status(c, 400, "BadRequest", msg, NULL);
+    int dry_run;
+    enum MHD_Result sent;
+    json_t *obj = write_body(c, rt, rc, "UpdateOptions", &dry_run, &sent);
+    if (!obj) return sent;
     json_t *meta = json_object_get(obj, "metadata");
     const char *bname = json_string_value(json_object_get(meta, "name"));
     const char *bns = json_string_value(json_object_get(meta, "namespace"));

@@ -90,10 +90,14 @@ const char *ks_pod_phase(const json_t *pod)
 
 /* ---------- indexes (locked) ---------- */
 
-static void index_add(ks_store *s, int res, const char *key, const json_t *obj)
+/* Adds (add = 1) or removes obj's entries in the uid index and the owner -> dependents index. */
+static void index_update(ks_store *s, int res, const char *key, const json_t *obj, int add)
 {
     const char *uid = ks_meta_str(obj, "uid");
-    if (uid) json_object_set_new(s->by_uid, uid, json_pack("[i,s]", res, key));
+    if (uid && add)
+        json_object_set_new(s->by_uid, uid, json_pack("[i,s]", res, key));
+    else if (uid)
+        json_object_del(s->by_uid, uid);
     json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
     size_t i;
     json_t *r;
@@ -104,28 +108,13 @@ static void index_add(ks_store *s, int res, const char *key, const json_t *obj)
         const char *ouid = json_string_value(json_object_get(r, "uid"));
         if (!ouid) continue;
         json_t *set = json_object_get(s->owners, ouid);
-        if (!set) {
+        if (add && !set) {
             set = json_object();
             json_object_set_new(s->owners, ouid, set);
         }
-        json_object_set_new(set, dep, json_true());
-    }
-}
-
-static void index_del(ks_store *s, int res, const char *key, const json_t *obj)
-{
-    const char *uid = ks_meta_str(obj, "uid");
-    if (uid) json_object_del(s->by_uid, uid);
-    json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
-    size_t i;
-    json_t *r;
-    char dep[600];
-    snprintf(dep, sizeof dep, "%d|%s", res, key);
-    json_array_foreach(refs, i, r)
-    {
-        const char *ouid = json_string_value(json_object_get(r, "uid"));
-        json_t *set = ouid ? json_object_get(s->owners, ouid) : NULL;
-        if (set) {
+        if (add) {
+            json_object_set_new(set, dep, json_true());
+        } else if (set) {
             json_object_del(set, dep);
             if (json_object_size(set) == 0) json_object_del(s->owners, ouid);
         }
@@ -217,12 +206,12 @@ json_t *ks_commit_put(ks_store *s, int res, const char *key, json_t *obj, const 
     json_t *old = json_object_get(s->objs[res], key);
     if (old) {
         json_incref(old);
-        index_del(s, res, key, old);
+        index_update(s, res, key, old, 0);
     }
     s->rv++;
     ks_set_rv(obj, s->rv);
     json_object_set_new(s->objs[res], key, obj);
-    index_add(s, res, key, obj);
+    index_update(s, res, key, obj, 1);
     json_t *ser = serialize(obj);
     if (ser)
         json_object_set(s->ser[res], key, ser);
@@ -239,7 +228,7 @@ void ks_commit_remove(ks_store *s, int res, const char *key, const char *propaga
 {
     json_t *old = json_object_get(s->objs[res], key);
     json_t *obj = json_deep_copy(old);
-    index_del(s, res, key, old);
+    index_update(s, res, key, old, 0);
     json_object_del(s->objs[res], key);
     json_object_del(s->ser[res], key);
     s->rv++;
@@ -734,29 +723,35 @@ static int do_update(ks_store *s, int res, const char *key, json_t *cur, json_t 
     return 0;
 }
 
+int ks_store_lock_object(ks_store *s, const char *resource, const char *ns, const char *name,
+                         ks_locked *l, json_t **out, ks_err *err)
+{
+    if (out) *out = NULL;
+    l->res = ks_res_index(resource);
+    if (l->res < 0)
+        return ks_set_err(err, 404, "NotFound", -ENOENT,
+                          "the server could not find the requested resource");
+    ks_store_key(l->key, sizeof l->key, l->res, ns, name);
+    pthread_mutex_lock(&s->mu);
+    /* as the API server: only create checks that the namespace exists */
+    l->cur = json_object_get(s->objs[l->res], l->key);
+    if (l->cur) return 0;
+    pthread_mutex_unlock(&s->mu);
+    return ks_set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found", resource, name);
+}
+
 int ks_store_update(ks_store *s, const char *resource, const char *ns, const char *name,
                     json_t *obj, unsigned flags, json_t **out, ks_err *err)
 {
-    int res = ks_res_index(resource);
-    if (out) *out = NULL;
-    if (res < 0 || !json_is_object(obj)) {
+    ks_locked l;
+    int rc = ks_store_lock_object(s, resource, ns, name, &l, out, err);
+    if (rc < 0) {
         json_decref(obj);
-        return ks_set_err(err, 400, "BadRequest", -EINVAL, "invalid object");
+        return rc;
     }
-    char key[600];
-    ks_store_key(key, sizeof key, res, ns, name);
-    pthread_mutex_lock(&s->mu);
-    int rc = 0; /* as the API server: only create checks that the namespace exists */
-    json_t *cur = rc ? NULL : json_object_get(s->objs[res], key);
-    if (!rc && !cur)
-        rc = ks_set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found", resource, name);
-    if (rc) {
-        json_decref(obj);
-    } else {
-        json_incref(cur);
-        rc = do_update(s, res, key, cur, obj, flags, out, err);
-        json_decref(cur);
-    }
+    json_incref(l.cur);
+    rc = do_update(s, l.res, l.key, l.cur, obj, flags, out, err);
+    json_decref(l.cur);
     pthread_mutex_unlock(&s->mu);
     ks_drain_observers(s);
     return rc;
@@ -765,39 +760,28 @@ int ks_store_update(ks_store *s, const char *resource, const char *ns, const cha
 int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const char *name,
                     ks_mutate_fn fn, void *arg, unsigned flags, json_t **out, ks_err *err)
 {
-    int res = ks_res_index(resource);
-    if (out) *out = NULL;
-    if (res < 0)
-        return ks_set_err(err, 404, "NotFound", -ENOENT,
-                          "the server could not find the requested resource");
-    char key[600];
-    ks_store_key(key, sizeof key, res, ns, name);
-    pthread_mutex_lock(&s->mu);
-    int rc = 0; /* as the API server: only create checks that the namespace exists */
-    json_t *cur = rc ? NULL : json_object_get(s->objs[res], key);
-    if (!rc && !cur)
-        rc = ks_set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found", resource, name);
-    if (!rc) {
-        json_incref(cur);
-        json_t *copy = json_deep_copy(cur);
-        rc = fn(copy, arg, err);
-        if (rc == 0) {
-            /* a patch that does not name a resourceVersion is unconditional */
-            json_t *m = json_object_get(copy, "metadata");
-            const char *prv = json_string_value(json_object_get(m, "resourceVersion"));
-            if (!prv || !strcmp(prv, ks_meta_str(cur, "resourceVersion")))
-                json_object_del(m, "resourceVersion");
-            if (!json_is_object(m)) {
-                json_decref(copy);
-                rc = ks_set_err(err, 422, "Invalid", -EINVAL, "metadata must be an object");
-            } else {
-                rc = do_update(s, res, key, cur, copy, flags, out, err);
-            }
-        } else {
+    ks_locked l;
+    int rc = ks_store_lock_object(s, resource, ns, name, &l, out, err);
+    if (rc < 0) return rc;
+    json_t *cur = json_incref(l.cur);
+    json_t *copy = json_deep_copy(cur);
+    rc = fn(copy, arg, err);
+    if (rc == 0) {
+        /* a patch that does not name a resourceVersion is unconditional */
+        json_t *m = json_object_get(copy, "metadata");
+        const char *prv = json_string_value(json_object_get(m, "resourceVersion"));
+        if (!prv || !strcmp(prv, ks_meta_str(cur, "resourceVersion")))
+            json_object_del(m, "resourceVersion");
+        if (!json_is_object(m)) {
             json_decref(copy);
+            rc = ks_set_err(err, 422, "Invalid", -EINVAL, "metadata must be an object");
+        } else {
+            rc = do_update(s, l.res, l.key, cur, copy, flags, out, err);
         }
-        json_decref(cur);
+    } else {
+        json_decref(copy);
     }
+    json_decref(cur);
     pthread_mutex_unlock(&s->mu);
     ks_drain_observers(s);
     return rc;

@@ -10,6 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Sets o.key to v (stolen) unless o has key. */
+static void set_default(json_t *o, const char *key, json_t *v)
+{
+    if (json_object_get(o, key))
+        json_decref(v);
+    else
+        json_object_set_new(o, key, v);
+}
+
 /* The pod's QoS class as the API server computes it: Guaranteed when every container limits cpu
  * and memory with requests equal to limits, BestEffort when none requests or limits anything,
  * else Burstable. */
@@ -54,35 +63,25 @@ void ks_apply_defaults(ks_store *s, int res, json_t *obj)
     } else if (!strcmp(r, "pods")) {
         json_t *spec = json_object_get(obj, "spec");
         if (!json_is_object(spec)) return;
-        if (!json_object_get(spec, "restartPolicy"))
-            json_object_set_new(spec, "restartPolicy", json_string("Always"));
+        set_default(spec, "restartPolicy", json_string("Always"));
         json_t *tg = json_object_get(spec, "terminationGracePeriodSeconds");
         if (!tg)
             json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(30));
         else if (json_integer_value(tg) < 0) /* as the API server since 1.27: negative means 1 */
             json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(1));
-        if (!json_object_get(spec, "dnsPolicy"))
-            json_object_set_new(spec, "dnsPolicy", json_string("ClusterFirst"));
-        if (!json_object_get(spec, "schedulerName"))
-            json_object_set_new(spec, "schedulerName", json_string("default-scheduler"));
-        if (!json_object_get(spec, "serviceAccountName"))
-            json_object_set_new(spec, "serviceAccountName", json_string("default"));
-        if (!json_object_get(spec, "securityContext"))
-            json_object_set_new(spec, "securityContext", json_object());
+        set_default(spec, "dnsPolicy", json_string("ClusterFirst"));
+        set_default(spec, "schedulerName", json_string("default-scheduler"));
+        set_default(spec, "serviceAccountName", json_string("default"));
+        set_default(spec, "securityContext", json_object());
         size_t i;
         json_t *c;
         json_array_foreach(json_object_get(spec, "containers"), i, c)
         {
             if (!json_is_object(c)) continue;
-            if (!json_object_get(c, "terminationMessagePath"))
-                json_object_set_new(c, "terminationMessagePath",
-                                    json_string("/dev/termination-log"));
-            if (!json_object_get(c, "terminationMessagePolicy"))
-                json_object_set_new(c, "terminationMessagePolicy", json_string("File"));
-            if (!json_object_get(c, "imagePullPolicy"))
-                json_object_set_new(c, "imagePullPolicy", json_string("IfNotPresent"));
-            if (!json_object_get(c, "resources"))
-                json_object_set_new(c, "resources", json_object());
+            set_default(c, "terminationMessagePath", json_string("/dev/termination-log"));
+            set_default(c, "terminationMessagePolicy", json_string("File"));
+            set_default(c, "imagePullPolicy", json_string("IfNotPresent"));
+            set_default(c, "resources", json_object());
         }
         json_t *st = json_object_get(obj, "status");
         if (!json_is_object(st)) {
@@ -90,18 +89,15 @@ void ks_apply_defaults(ks_store *s, int res, json_t *obj)
             json_object_set_new(obj, "status", st);
         }
         if (!json_object_get(st, "phase")) json_object_set_new(st, "phase", json_string("Pending"));
-        if (!json_object_get(st, "qosClass"))
-            json_object_set_new(st, "qosClass", json_string(qos_class(spec)));
+        set_default(st, "qosClass", json_string(qos_class(spec)));
     } else if (!strcmp(r, "services")) {
         json_t *spec = json_object_get(obj, "spec");
         if (!json_is_object(spec)) {
             spec = json_object();
             json_object_set_new(obj, "spec", spec);
         }
-        if (!json_object_get(spec, "type"))
-            json_object_set_new(spec, "type", json_string("ClusterIP"));
-        if (!json_object_get(spec, "sessionAffinity"))
-            json_object_set_new(spec, "sessionAffinity", json_string("None"));
+        set_default(spec, "type", json_string("ClusterIP"));
+        set_default(spec, "sessionAffinity", json_string("None"));
         if (!json_string_value(json_object_get(spec, "clusterIP")) ||
             !*json_string_value(json_object_get(spec, "clusterIP"))) {
             unsigned n = s->cluster_ip_next++;
@@ -109,24 +105,19 @@ void ks_apply_defaults(ks_store *s, int res, json_t *obj)
             snprintf(ip, sizeof ip, "10.96.%u.%u", (n / 250) % 250, n % 250 + 1);
             json_object_set_new(spec, "clusterIP", json_string(ip));
         }
-        if (!json_object_get(spec, "clusterIPs"))
-            json_object_set_new(spec, "clusterIPs",
-                                json_pack("[O]", json_object_get(spec, "clusterIP")));
+        set_default(spec, "clusterIPs", json_pack("[O]", json_object_get(spec, "clusterIP")));
         size_t i;
         json_t *p;
         json_array_foreach(json_object_get(spec, "ports"), i, p)
         {
             if (!json_is_object(p)) continue;
-            if (!json_object_get(p, "protocol"))
-                json_object_set_new(p, "protocol", json_string("TCP"));
+            set_default(p, "protocol", json_string("TCP"));
             if (!json_object_get(p, "targetPort") && json_object_get(p, "port"))
                 json_object_set(p, "targetPort", json_object_get(p, "port"));
         }
-        if (!json_object_get(obj, "status"))
-            json_object_set_new(obj, "status", json_pack("{s:{}}", "loadBalancer"));
+        set_default(obj, "status", json_pack("{s:{}}", "loadBalancer"));
     } else if (!strcmp(r, "persistentvolumeclaims")) {
-        if (!json_object_get(obj, "status"))
-            json_object_set_new(obj, "status", json_pack("{s:s}", "phase", "Pending"));
+        set_default(obj, "status", json_pack("{s:s}", "phase", "Pending"));
     } else if (!strcmp(r, "secrets")) {
         if (!json_object_get(obj, "type")) json_object_set_new(obj, "type", json_string("Opaque"));
     }

@@ -215,18 +215,10 @@ void ks_gc_dependents(ks_store *s, const char *uid, const char *propagation)
 int ks_store_delete(ks_store *s, const char *resource, const char *ns, const char *name,
                     const ks_delete_opts *opt, json_t **out, int *gone, ks_err *err)
 {
-    int res = ks_res_index(resource);
-    if (out) *out = NULL;
-    if (res < 0)
-        return ks_set_err(err, 404, "NotFound", -ENOENT,
-                          "the server could not find the requested resource");
-    char key[600];
-    ks_store_key(key, sizeof key, res, ns, name);
-    pthread_mutex_lock(&s->mu);
-    int rc = 0; /* as the API server: only create checks that the namespace exists */
-    if (!rc && !json_object_get(s->objs[res], key))
-        rc = ks_set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found", resource, name);
-    if (!rc) rc = ks_delete_locked(s, res, key, opt, out, gone, err);
+    ks_locked l;
+    int rc = ks_store_lock_object(s, resource, ns, name, &l, out, err);
+    if (rc < 0) return rc;
+    rc = ks_delete_locked(s, l.res, l.key, opt, out, gone, err);
     pthread_mutex_unlock(&s->mu);
     ks_drain_observers(s);
     return rc;

@@ -81,6 +81,17 @@ struct ks_store {
     unsigned cluster_ip_next;
 };
 
+/* An existing object found for a write, with the store lock held. */
+typedef struct ks_locked {
+    int res;
+    char key[600];
+    json_t *cur; /* borrowed */
+} ks_locked;
+/* Takes the store lock for a write of an existing object: returns 0 with the lock held and l
+ * filled; or a negative code with a 404 in err and the lock not held. *out (optional) is set to
+ * NULL either way. */
+int ks_store_lock_object(ks_store *s, const char *resource, const char *ns, const char *name,
+                         ks_locked *l, json_t **out, ks_err *err);
 /* Fills e (may be NULL) and returns rc. */
 int ks_set_err(ks_err *e, int code, const char *reason, int rc, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
