@@ -14,7 +14,7 @@ int ks_store_set_pod_status(ks_store *s, const char *ns, const char *name, json_
 {
     json_t *upd = json_pack("{s:{},s:o}", "metadata", "status", status);
     ks_err e = {0};
-    int rc = ks_store_update(s, "pods", ns, name, upd, 1, NULL, &e);
+    int rc = ks_store_update(s, "pods", ns, name, upd, KS_WRITE_STATUS_ONLY, NULL, &e);
     ks_err_clear(&e);
     return rc;
 }
@@ -122,7 +122,15 @@ int ks_store_put_node(ks_store *s, json_t *node)
     } else {
         json_object_del(json_object_get(node, "metadata"), "resourceVersion");
         json_decref(cur);
+        /* as a kubelet: the object, then its status subresource (an update keeps the status) */
+        json_t *st = json_object_get(node, "status");
+        json_t *status = st ? json_pack("{s:{},s:O}", "metadata", "status", st) : NULL;
         rc = ks_store_update(s, "nodes", NULL, nm, node, 0, NULL, &e);
+        ks_err_clear(&e);
+        if (rc == 0 && status)
+            rc = ks_store_update(s, "nodes", NULL, nm, status, KS_WRITE_STATUS_ONLY, NULL, &e);
+        else
+            json_decref(status);
     }
     ks_err_clear(&e);
     return rc;
