@@ -201,7 +201,7 @@ static int patched_object_decodes(const patch_arg *pa, const json_t *obj, ks_err
     int rc = ks_decode_check(gotype, obj, derr, sizeof derr, unknown);
     if (rc < 0) {
         char *js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
-        char cause[1024];
+        char cause[1300];
         snprintf(cause, sizeof cause, "Invalid value: \"%.400s\": %s", js ? js : "", derr);
         free(js);
         err->code = 422;
