@@ -11,9 +11,10 @@ k8s_test_init "$@"
 cat "$T"/ref/part-* | sort >"$T/ref.txt"
 
 cat >"$T/inner.sh" <<INNER
-faults() { curl -sk -X POST "\$SERVER/kubesim/faults" -d "\$1" >/dev/null; }
+TOKEN=\$(kubectl config view --raw -o jsonpath='{.users[0].user.token}')
+faults() { curl -sk -H "Authorization: Bearer \$TOKEN" -X POST "\$SERVER/kubesim/faults" -d "\$1" >/dev/null; }
 faults '{"errorRate":0.1,"throttleRate":0.1,"retryAfterSeconds":1,"dropWatchAfterMs":2000}' || fail "cannot set faults"
-curl -sk "\$SERVER/kubesim/faults" | grep -q '"errorRate": *0.1' || fail "faults not in effect: \$(curl -sk "\$SERVER/kubesim/faults")"
+curl -sk -H "Authorization: Bearer \$TOKEN" "\$SERVER/kubesim/faults" | grep -q '"errorRate": *0.1' || fail "faults not in effect"
 ( while :; do sleep 1.5; faults '{"expireVersions":true}' || true; done ) &
 EXPIRER=\$!
 rc=0
@@ -26,9 +27,8 @@ timeout 80 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode cl
 kill \$EXPIRER 2>/dev/null; wait \$EXPIRER 2>/dev/null
 # the job above makes only ~25 API requests, so it may by chance meet no 500 or no 429: probe the
 # same faults with 300 more requests (a miss is then ~1e-13 likely) before checking /metrics
-TOKEN=\$(kubectl config view --raw -o jsonpath='{.users[0].user.token}')
 curl -sk -o /dev/null -H "Authorization: Bearer \$TOKEN" \$(for i in \$(seq 300); do printf '%s ' "\$SERVER/api/v1/namespaces/default/configmaps?probe=\$i"; done) || true
-curl -sk -X DELETE "\$SERVER/kubesim/faults" >/dev/null
+curl -sk -H "Authorization: Bearer \$TOKEN" -X DELETE "\$SERVER/kubesim/faults" >/dev/null
 [ \$rc -eq 0 ] || { tail -20 "$T/submit.err" >&2; fail "cspark-submit exited \$rc"; }
 cat "$T"/out/part-* | sort | cmp -s - "$T/ref.txt" || fail "output differs from local[2]"
 drv=\$(kubectl get pods -l spark-role=driver -o name)

@@ -7,31 +7,31 @@ NS = "/api/v1/namespaces/default"
 
 
 def test_error_and_throttle_faults(kubesim):
-    st, f = kubesim.admin("POST", "/kubesim/faults", {"errorRate": 1.0})
+    st, f = kubesim.call("POST", "/kubesim/faults", {"errorRate": 1.0})
     assert st == 200 and f["errorRate"] == 1.0
     st, s = kubesim.call("GET", NS + "/pods")
     assert st == 500 and s["reason"] == "InternalError" and s["kind"] == "Status"
     # admin endpoints are never faulted
-    assert kubesim.admin("GET", "/kubesim/faults")[0] == 200
-    assert kubesim.admin("POST", "/kubesim/faults", {"errorRate": 0, "throttleRate": 1.0,
+    assert kubesim.call("GET", "/kubesim/faults")[0] == 200
+    assert kubesim.call("POST", "/kubesim/faults", {"errorRate": 0, "throttleRate": 1.0,
                                                      "retryAfterSeconds": 3})[0] == 200
     st, hdrs, body = kubesim.request("GET", NS + "/pods")
     import json
     s = json.loads(body)
     assert st == 429 and hdrs["retry-after"] == "3" and s["reason"] == "TooManyRequests"
     assert s["details"]["retryAfterSeconds"] == 3
-    assert kubesim.admin("DELETE", "/kubesim/faults")[0] == 200
+    assert kubesim.call("DELETE", "/kubesim/faults")[0] == 200
     assert kubesim.call("GET", NS + "/pods")[0] == 200
-    st, s = kubesim.admin("POST", "/kubesim/faults", {"errorRate": 7})
+    st, s = kubesim.call("POST", "/kubesim/faults", {"errorRate": 7})
     assert st == 400 and "errorRate" in s["message"]
 
 
 def test_latency_fault(kubesim):
-    kubesim.admin("POST", "/kubesim/faults", {"latencyMs": 300})
+    kubesim.call("POST", "/kubesim/faults", {"latencyMs": 300})
     t0 = time.time()
     kubesim.call("GET", NS + "/pods")
     assert time.time() - t0 >= 0.3
-    kubesim.admin("POST", "/kubesim/faults", {"latencyMs": 0})
+    kubesim.call("POST", "/kubesim/faults", {"latencyMs": 0})
 
 
 def test_dropped_watch_and_forced_expiry(kubesim):
@@ -42,15 +42,15 @@ def test_dropped_watch_and_forced_expiry(kubesim):
     try:
         with kubesim.watch(NS + "/pods?watch=1&resourceVersion=%s&timeoutSeconds=60" % rv) as next_event:
             # set while the watch is open: it is cut too
-            kubesim.admin("POST", "/kubesim/faults", {"dropWatchAfterMs": 300})
+            kubesim.call("POST", "/kubesim/faults", {"dropWatchAfterMs": 300})
             while next_event() is not None:
                 pass
     except (http.client.IncompleteRead, ConnectionError, http.client.HTTPException):
         pass
     assert time.time() - t0 < 30, "the watch was not dropped"
-    kubesim.admin("POST", "/kubesim/faults", {"dropWatchAfterMs": 0})
+    kubesim.call("POST", "/kubesim/faults", {"dropWatchAfterMs": 0})
     kubesim.call("POST", NS + "/pods", pod("after"))
-    st, _ = kubesim.admin("POST", "/kubesim/faults", {"expireVersions": True})
+    st, _ = kubesim.call("POST", "/kubesim/faults", {"expireVersions": True})
     assert st == 200
     with kubesim.watch(NS + "/pods?watch=1&resourceVersion=%s" % rv) as next_event:
         ev = next_event()
@@ -60,7 +60,7 @@ def test_dropped_watch_and_forced_expiry(kubesim):
 def test_fault_flags():
     with start_kubesim("--no-kubelet", "--fault-error-rate", "1") as k:
         assert k.call("GET", NS + "/pods")[0] == 500
-        st, f = k.admin("GET", "/kubesim/faults")
+        st, f = k.call("GET", "/kubesim/faults")
         assert f["errorRate"] == 1.0
 
 

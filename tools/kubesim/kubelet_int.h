@@ -17,6 +17,7 @@
 
 #include "container.h"
 #include "kubelet.h"
+#include "quantity.h"
 
 typedef struct kpod kpod;
 
@@ -153,9 +154,6 @@ struct ks_kubelet {
 
 /* ---- kubelet_pod.c ---- */
 
-/* Kubernetes resource quantity ("500m", "1.5", "512Mi", "1G", "1e3") in base units times scale
- * (scale 1000 for millicores). Returns -1 on a syntax error. */
-long long kl_quantity(const char *q, int scale);
 /* Sum of container requests (requests default to limits) with init containers' max, per real
  * scheduler. */
 void kl_pod_requests(const json_t *spec, long long *cpu_millis, long long *mem_bytes);

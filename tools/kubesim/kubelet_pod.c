@@ -137,46 +137,6 @@ static char *read_small_file(const char *path)
     return buf;
 }
 
-/* ---------------- quantities ---------------- */
-
-long long kl_quantity(const char *q, int scale)
-{
-    if (!q || !*q) return -1;
-    char *end;
-    double v = strtod(q, &end);
-    if (end == q) return -1;
-    double mult = 1;
-    static const struct {
-        const char *s;
-        double m;
-    } sfx[] = {{"Ki", 1024.0},
-               {"Mi", 1048576.0},
-               {"Gi", 1073741824.0},
-               {"Ti", 1099511627776.0},
-               {"Pi", 1125899906842624.0},
-               {"Ei", 1152921504606846976.0},
-               {"n", 1e-9},
-               {"u", 1e-6},
-               {"m", 1e-3},
-               {"k", 1e3},
-               {"M", 1e6},
-               {"G", 1e9},
-               {"T", 1e12},
-               {"P", 1e15},
-               {"E", 1e18},
-               {"", 1}};
-    size_t i;
-    for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
-        if (!strcmp(end, sfx[i].s)) break;
-    if (i == sizeof sfx / sizeof sfx[0]) return -1;
-    mult = sfx[i].m;
-    double x = v * mult * scale;
-    long long r = (long long)x;
-    if (x - (double)r > 1e-6)
-        r++; /* round up, as Kubernetes does for fractional millicores/bytes */
-    return r;
-}
-
 static const char *res_str(const json_t *resources, const char *kind, const char *name)
 {
     return json_string_value(json_object_get(json_object_get(resources, kind), name));
@@ -187,7 +147,7 @@ static long long container_req(const json_t *c, const char *name, int scale)
     const json_t *r = json_object_get(c, "resources");
     const char *q = res_str(r, "requests", name);
     if (!q) q = res_str(r, "limits", name);
-    long long v = q ? kl_quantity(q, scale) : 0;
+    long long v = q ? ks_quantity_scaled(q, scale) : 0;
     return v > 0 ? v : 0;
 }
 
@@ -226,7 +186,7 @@ const char *kl_qos_class(const json_t *spec)
                 const char *req = res_str(r, "requests", names[n]),
                            *lim = res_str(r, "limits", names[n]);
                 if (req || lim) any = 1;
-                if (!lim || (req && kl_quantity(req, 1000) != kl_quantity(lim, 1000)))
+                if (!lim || (req && ks_quantity_scaled(req, 1000) != ks_quantity_scaled(lim, 1000)))
                     guaranteed = 0;
             }
         }
@@ -919,12 +879,12 @@ static char *resource_field(kcont *c, const json_t *ref)
         q = res_str(json_object_get(ct, "resources"), "limits", cpu ? "cpu" : "memory");
     long long v;
     if (q)
-        v = kl_quantity(q, cpu ? 1000 : 1);
+        v = ks_quantity_scaled(q, cpu ? 1000 : 1);
     else if (!strcmp(kind, "limits"))
         v = cpu ? (p->node ? p->node->cpu_alloc : 1000) : (p->node ? p->node->mem_alloc : 0);
     else
         v = 0;
-    long long d = div ? kl_quantity(div, cpu ? 1000 : 1) : (cpu ? 1000 : 1);
+    long long d = div ? ks_quantity_scaled(div, cpu ? 1000 : 1) : (cpu ? 1000 : 1);
     if (d <= 0) d = 1;
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (v + d - 1) / d);
@@ -1337,10 +1297,10 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     }
     const json_t *res = json_object_get(ct, "resources");
     const char *lim = res_str(res, "limits", "memory");
-    s->memory_limit = lim ? kl_quantity(lim, 1) : 0;
+    s->memory_limit = lim ? ks_quantity_scaled(lim, 1) : 0;
     const char *cl = res_str(res, "limits", "cpu"), *cr = res_str(res, "requests", "cpu");
-    s->cpu_limit = cl ? kl_quantity(cl, 1000) : 0;
-    s->cpu_request = cr ? kl_quantity(cr, 1000) : s->cpu_limit;
+    s->cpu_limit = cl ? ks_quantity_scaled(cl, 1000) : 0;
+    s->cpu_request = cr ? ks_quantity_scaled(cr, 1000) : s->cpu_limit;
     /* securityContext: the container's fields override the pod's */
     const json_t *psc = json_object_get(p->spec, "securityContext"),
                  *csc = json_object_get(ct, "securityContext");

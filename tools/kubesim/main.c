@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "faults.h"
 #include "metrics.h"
+#include "quantity.h"
 #include "rbac.h"
 #include "server.h"
 #include "store.h"
@@ -64,27 +65,6 @@ static void usage(FILE *f)
             "--fault-retry-after S\n"
             "  --fault-drop-watch-ms N   fault injection (also at runtime: POST /kubesim/faults)\n"
             "  --verbose                 log every request on stderr\n");
-}
-
-static long long parse_quantity(const char *s, int millis)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s) return -1;
-    static const struct {
-        const char *suf;
-        double mul;
-    } sfx[] = {{"Ki", 1024.0},       {"Mi", 1048576.0},
-               {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-               {"k", 1e3},           {"M", 1e6},
-               {"G", 1e9},           {"T", 1e12},
-               {"m", 1e-3},          {"", 1}};
-    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
-        if (!strcmp(end, sfx[i].suf)) {
-            double r = v * sfx[i].mul * (millis ? 1000.0 : 1.0);
-            return (long long)(r + 0.5);
-        }
-    return -1;
 }
 
 static int write_kubeconfig(const char *path, const char *scheme, int port, const char *ca_pem,
@@ -223,10 +203,10 @@ int main(int argc, char **argv)
             nodes = atoi(optarg);
             break;
         case O_CPU:
-            node_cpu = parse_quantity(optarg, 1);
+            node_cpu = ks_quantity_scaled(optarg, 1000);
             break;
         case O_MEM:
-            node_mem = parse_quantity(optarg, 0);
+            node_mem = ks_quantity_scaled(optarg, 1);
             break;
         case O_FAKE:
             fake = 1;

@@ -105,10 +105,10 @@ const char *ks_rbac_authenticate(const ks_rbac *r, const char *authorization)
             t++;
     }
     if (!t || !*t) {
-        if (r->anonymous == 2) return "kubesim-admin";
+        if (r->anonymous == 2) return KS_RBAC_ADMIN_USER;
         return r->anonymous || !r->admin_token ? "system:anonymous" : NULL;
     }
-    if (r->admin_token && !strcmp(t, r->admin_token)) return "kubesim-admin";
+    if (r->admin_token && !strcmp(t, r->admin_token)) return KS_RBAC_ADMIN_USER;
     for (int i = 0; i < r->ntokens; i++)
         if (!strcmp(r->tokens[i].token, t)) return r->tokens[i].user;
     return NULL;
@@ -131,7 +131,7 @@ static int list_has(const char *list, const char *item)
 int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource,
                     const char *ns)
 {
-    if (!strcmp(user, "kubesim-admin") || !r->have_rules) return 1;
+    if (!strcmp(user, KS_RBAC_ADMIN_USER) || !r->have_rules) return 1;
     for (int i = 0; i < r->nrules; i++) {
         const rule *ru = &r->rules[i];
         if (strcmp(ru->user, user) && strcmp(ru->user, "*")) continue;

@@ -18,6 +18,9 @@
 
 typedef struct ks_rbac ks_rbac;
 
+/* The user name of the admin token (and of token-less requests with --http). */
+#define KS_RBAC_ADMIN_USER "kubesim-admin"
+
 /* admin_token may be NULL (then no admin token). path may be NULL (no rules: allow all). Returns
  * NULL and writes a message into err on a parse error. Owned by caller (ks_rbac_free). */
 ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, char *err,

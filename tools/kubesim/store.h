@@ -78,26 +78,36 @@ typedef struct ks_err {
 } ks_err;
 void ks_err_clear(ks_err *e);
 
+/* Write flags: KS_WRITE_STATUS_ONLY takes only .status from the object (the status subresource);
+ * KS_WRITE_DRY_RUN does everything but the write (dryRun=All): *out gets the object as it would be
+ * stored. */
+#define KS_WRITE_STATUS_ONLY 1u
+#define KS_WRITE_DRY_RUN 2u
+
 /* Create: obj stolen. Fills metadata; on success *out (optional) gets a new reference to the stored
  * object. */
 int ks_store_create(ks_store *s, const char *resource, const char *ns, json_t *obj, json_t **out,
                     ks_err *err);
+/* Create with KS_WRITE_* flags (KS_WRITE_DRY_RUN). */
+int ks_store_create_opts(ks_store *s, const char *resource, const char *ns, json_t *obj,
+                         unsigned flags, json_t **out, ks_err *err);
 /* Update (PUT): obj stolen; if obj carries metadata.resourceVersion it must match (else 409
- * Conflict). status_only: only .status is taken from obj (the status subresource); otherwise
- * .status is kept for pods. */
+ * Conflict). flags: KS_WRITE_*; without KS_WRITE_STATUS_ONLY the current .status is kept for the
+ * kinds that have a status subresource. */
 int ks_store_update(ks_store *s, const char *resource, const char *ns, const char *name,
-                    json_t *obj, int status_only, json_t **out, ks_err *err);
+                    json_t *obj, unsigned flags, json_t **out, ks_err *err);
 /* Patch: apply fn(current deep copy, arg) under the lock and commit the result as an update. fn
  * returns 0 or fills err and returns <0. */
 typedef int (*ks_mutate_fn)(json_t *obj, void *arg, ks_err *err);
 int ks_store_mutate(ks_store *s, const char *resource, const char *ns, const char *name,
-                    ks_mutate_fn fn, void *arg, int status_only, json_t **out, ks_err *err);
+                    ks_mutate_fn fn, void *arg, unsigned flags, json_t **out, ks_err *err);
 
 typedef struct ks_delete_opts {
     long long grace_seconds;      /* -1 = default */
     const char *propagation;      /* "Background" (default), "Foreground", "Orphan" or NULL */
     const char *precondition_uid; /* optional */
     const char *precondition_rv;  /* optional */
+    int dry_run;                  /* dryRun=All: *out gets the result, nothing changes */
 } ks_delete_opts;
 /* Delete: *out gets the object as returned to the client (the object with deletionTimestamp if
  * graceful, or the final state). *gone is set to 1 when the object was removed at once. */

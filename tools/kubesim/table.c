@@ -160,76 +160,104 @@ static json_t *event_cells(const json_t *ev)
                      msg ? msg : "");
 }
 
+/* Columns per resource, as kube-apiserver's table convertors print them; kind selects the cells. */
+typedef struct col_def {
+    const char *name, *type, *format;
+    int priority;
+    const char *desc;
+} col_def;
+typedef struct table_def {
+    const char *resource;
+    int kind; /* 0 generic, 1 pods, 2 services, 3 configmaps, 4 namespaces, 5 nodes, 6 events,
+                 7 secrets */
+    col_def cols[10];
+} table_def;
+
+static const table_def TABLES[] = {
+    {"pods",
+     1,
+     {
+         {"Name", "string", "name", 0, "Name must be unique within a namespace."},
+         {"Ready", "string", "", 0, "The aggregate readiness state of this pod."},
+         {"Status", "string", "", 0, "The aggregate status of the containers."},
+         {"Restarts", "string", "", 0,
+          "The number of times the containers have "
+          "been restarted."},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+         {"IP", "string", "", 1, "IP address allocated to the pod."},
+         {"Node", "string", "", 1, "Name of the node the pod is assigned to."},
+         {"Nominated Node", "string", "", 1, "Nominated node."},
+         {"Readiness Gates", "string", "", 1, "Readiness gates."},
+     }},
+    {"services",
+     2,
+     {
+         {"Name", "string", "name", 0, "Name"},
+         {"Type", "string", "", 0, "The type of service."},
+         {"Cluster-IP", "string", "", 0, "The cluster IP."},
+         {"External-IP", "string", "", 0, "External IPs."},
+         {"Port(s)", "string", "", 0, "The ports exposed."},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+         {"Selector", "string", "", 1, "The selector."},
+     }},
+    {"nodes",
+     5,
+     {
+         {"Name", "string", "name", 0, "Name"},
+         {"Status", "string", "", 0, "The status of the node"},
+         {"Roles", "string", "", 0, "The roles of the node"},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+         {"Version", "string", "", 0, "Kubelet Version reported by the node."},
+     }},
+    {"events",
+     6,
+     {
+         {"Last Seen", "string", "", 0, "Time of the last occurrence"},
+         {"Type", "string", "", 0, "Type of this event"},
+         {"Reason", "string", "", 0, "Reason for the transition"},
+         {"Object", "string", "", 0, "The object this event is about"},
+         {"Message", "string", "", 0, "A human-readable description"},
+     }},
+    {"secrets",
+     7,
+     {
+         {"Name", "string", "name", 0, "Name"},
+         {"Type", "string", "", 0, "The type of the secret"},
+         {"Data", "integer", "", 0, "Number of entries."},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+     }},
+    {"configmaps",
+     3,
+     {
+         {"Name", "string", "name", 0, "Name"},
+         {"Data", "integer", "", 0, "Number of entries."},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+     }},
+    {"namespaces",
+     4,
+     {
+         {"Name", "string", "name", 0, "Name"},
+         {"Status", "string", "", 0, "The status of the namespace"},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+     }},
+    {NULL,
+     0,
+     {
+         {"Name", "string", "name", 0, "Name"},
+         {"Age", "string", "", 0, "CreationTimestamp"},
+     }},
+};
+
 json_t *ks_table(const char *resource, const json_t *items, const char *rv, const char *cont,
                  const char *include, int with_columns)
 {
+    const table_def *def = &TABLES[sizeof TABLES / sizeof TABLES[0] - 1];
+    for (size_t d = 0; d + 1 < sizeof TABLES / sizeof TABLES[0]; d++)
+        if (!strcmp(resource, TABLES[d].resource)) def = &TABLES[d];
+    int kind = def->kind;
     json_t *cols = json_array();
-    int kind = 0; /* 0 generic, 1 pods, 2 services, 3 configmaps data, 4 namespaces, 5 nodes, 6
-                     events, 7 secrets */
-    if (!strcmp(resource, "pods")) {
-        kind = 1;
-        json_array_append_new(
-            cols, col("Name", "string", "name", 0, "Name must be unique within a namespace."));
-        json_array_append_new(
-            cols, col("Ready", "string", "", 0, "The aggregate readiness state of this pod."));
-        json_array_append_new(
-            cols, col("Status", "string", "", 0, "The aggregate status of the containers."));
-        json_array_append_new(cols, col("Restarts", "string", "", 0,
-                                        "The number of times the containers have "
-                                        "been restarted."));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-        json_array_append_new(cols, col("IP", "string", "", 1, "IP address allocated to the pod."));
-        json_array_append_new(
-            cols, col("Node", "string", "", 1, "Name of the node the pod is assigned to."));
-        json_array_append_new(cols, col("Nominated Node", "string", "", 1, "Nominated node."));
-        json_array_append_new(cols, col("Readiness Gates", "string", "", 1, "Readiness gates."));
-    } else if (!strcmp(resource, "services")) {
-        kind = 2;
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
-        json_array_append_new(cols, col("Type", "string", "", 0, "The type of service."));
-        json_array_append_new(cols, col("Cluster-IP", "string", "", 0, "The cluster IP."));
-        json_array_append_new(cols, col("External-IP", "string", "", 0, "External IPs."));
-        json_array_append_new(cols, col("Port(s)", "string", "", 0, "The ports exposed."));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-        json_array_append_new(cols, col("Selector", "string", "", 1, "The selector."));
-    } else if (!strcmp(resource, "nodes")) {
-        kind = 5;
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
-        json_array_append_new(cols, col("Status", "string", "", 0, "The status of the node"));
-        json_array_append_new(cols, col("Roles", "string", "", 0, "The roles of the node"));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-        json_array_append_new(
-            cols, col("Version", "string", "", 0, "Kubelet Version reported by the node."));
-    } else if (!strcmp(resource, "events")) {
-        kind = 6;
-        json_array_append_new(cols,
-                              col("Last Seen", "string", "", 0, "Time of the last occurrence"));
-        json_array_append_new(cols, col("Type", "string", "", 0, "Type of this event"));
-        json_array_append_new(cols, col("Reason", "string", "", 0, "Reason for the transition"));
-        json_array_append_new(cols,
-                              col("Object", "string", "", 0, "The object this event is about"));
-        json_array_append_new(cols,
-                              col("Message", "string", "", 0, "A human-readable description"));
-    } else if (!strcmp(resource, "secrets")) {
-        kind = 7;
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
-        json_array_append_new(cols, col("Type", "string", "", 0, "The type of the secret"));
-        json_array_append_new(cols, col("Data", "integer", "", 0, "Number of entries."));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-    } else if (!strcmp(resource, "configmaps")) {
-        kind = 3;
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
-        json_array_append_new(cols, col("Data", "integer", "", 0, "Number of entries."));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-    } else if (!strcmp(resource, "namespaces")) {
-        kind = 4;
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
-        json_array_append_new(cols, col("Status", "string", "", 0, "The status of the namespace"));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-    } else {
-        json_array_append_new(cols, col("Name", "string", "name", 0, "Name"));
-        json_array_append_new(cols, col("Age", "string", "", 0, "CreationTimestamp"));
-    }
+    for (const col_def *c = def->cols; c->name; c++)
+        json_array_append_new(cols, col(c->name, c->type, c->format, c->priority, c->desc));
     json_t *rows = json_array();
     size_t i;
     json_t *o;

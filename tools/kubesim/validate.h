@@ -10,5 +10,9 @@
 /* Returns 0 if obj is valid for resource, else -EINVAL with err filled. For create, a name may be
  * absent when generateName is present. */
 int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err);
+/* The checks of an update against the stored object old (both borrowed): immutable uid, no new
+ * finalizers while deleting, a Secret's type, the data of an immutable ConfigMap or Secret.
+ * Called by the store under its lock. 0, or -EINVAL with err filled as above. */
+int ks_validate_update(const char *resource, const json_t *old, const json_t *upd, ks_err *err);
 
 #endif

@@ -257,7 +257,9 @@ struct MHD_Response *ks_watch_response(const ks_watch_params *p)
     w->started = now;
     w->faults = p->faults;
     const char *rv = p->rv;
-    if (!rv || !*rv || !strcmp(rv, "0") || p->send_initial) {
+    if (p->timeout_s < 0) {
+        w->done = 1; /* as the API server: a negative timeout ends the watch at once */
+    } else if (!rv || !*rv || !strcmp(rv, "0") || p->send_initial) {
         uint64_t lrv = 0;
         w->initial = ks_store_list_refs(p->store, p->resource, p->ns, initial_filter, w->sel, NULL,
                                         0, &lrv, NULL);

@@ -22,7 +22,7 @@ typedef struct ks_watch_params {
     const char *ns;       /* NULL = all namespaces */
     ks_selector *sel;     /* stolen (freed with the stream); may be NULL */
     const char *rv;       /* resourceVersion parameter or NULL */
-    int timeout_s;        /* 0 = default (30 min) */
+    int timeout_s;        /* 0 = default (30 min), negative = end at once */
     int bookmarks;        /* allowWatchBookmarks */
     int send_initial;     /* sendInitialEvents=true */
     int table;            /* Table output */
