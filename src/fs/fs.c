@@ -39,6 +39,27 @@ cs_conf *cs_fs_conf_snapshot(void)
     return c;
 }
 
+#define OUTPUT_COMPRESS "spark.hadoop.mapreduce.output.fileoutputformat.compress"
+
+int cs_fs_output_codec(const cs_codec **codec, cs_error *err)
+{
+    *codec = NULL;
+    cs_conf *c = cs_fs_conf_snapshot();
+    if (!c) return 0;
+    bool on = false;
+    int rc = cs_conf_get_bool(c, "spark.hadoop.mapreduce.output.fileoutputformat.compress", "false",
+                              &on, err);
+    if (rc == 0 && on) {
+        const char *name = cs_conf_get(c, OUTPUT_COMPRESS ".codec");
+        if (!name || !*name) name = "org.apache.hadoop.io.compress.DefaultCodec";
+        if (!(*codec = cs_codec_for_name(name)))
+            rc = cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)",
+                              OUTPUT_COMPRESS ".codec", name, cs_codec_names());
+    }
+    cs_conf_free(c);
+    return rc;
+}
+
 unsigned cs_fs_conf_generation(void)
 {
     return atomic_load(&conf_gen);

@@ -49,6 +49,12 @@ bool cs_fs_is_local(const char *uri);
 /* The local path of a local uri ("file:///x" -> "/x"), borrowed from uri; NULL otherwise. */
 const char *cs_fs_local_path(const char *uri);
 
+/* The codec output files are written with, from the configuration given to cs_fs_configure:
+ * spark.hadoop.mapreduce.output.fileoutputformat.compress (default false) and .compress.codec
+ * (a short name or Hadoop class; default DefaultCodec, i.e. deflate, as Hadoop). *codec is NULL
+ * for uncompressed output; an unknown codec is CS_EINVAL naming the key. */
+int cs_fs_output_codec(const struct cs_codec **codec, cs_error *err);
+
 /* ---- listing --------------------------------------------------------------------------------- */
 
 typedef struct cs_fs_file {

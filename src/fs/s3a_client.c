@@ -312,8 +312,11 @@ int cs_s3a_fail(s3a_fs *fs, const s3a_call *c, int curl_code, const char *curl_m
     char detail[512];
     snprintf(detail, sizeof detail, "%s%s%s", cd, code && msg ? ": " : "", msg ? msg : "");
     int rc;
+    /* the credentials were refused (some servers answer an unknown key with 404 and a code of
+     * their own, e.g. versitygw's XAdminUserNotFound) */
     if (c->status == 403 || c->status == 401 || strcmp(cd, "InvalidAccessKeyId") == 0 ||
-        strcmp(cd, "SignatureDoesNotMatch") == 0 || strcmp(cd, "ExpiredToken") == 0)
+        strcmp(cd, "SignatureDoesNotMatch") == 0 || strcmp(cd, "ExpiredToken") == 0 ||
+        strcmp(cd, "InvalidToken") == 0 || strstr(cd, "UserNotFound"))
         rc = cs_error_set(err, CS_EAUTH, "%s: access denied (HTTP %ld %s); check %s", uri,
                           c->status, detail,
                           c->unsigned_req    ? "AWS_ROLE_ARN and the token"

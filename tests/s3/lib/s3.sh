@@ -85,3 +85,13 @@ s3_uploads() {
     s3_curl GET "$1?prefix=$(s3_urlencode "${2:-}")&uploads=" | grep -o '<Key>[^<]*</Key>' |
         sed 's/<Key>\(.*\)<\/Key>/\1/' | sort
 }
+
+# s3_cat_parts BUCKET PREFIX: the part files of a saved RDD, in name order; fails (returns 1) when
+# _SUCCESS or the parts are missing.
+s3_cat_parts() {
+    local keys k
+    keys=$(s3_keys "$1" "$2/")
+    echo "$keys" | grep -qx "$2/_SUCCESS" || { echo "s3_cat_parts: no $2/_SUCCESS" >&2; return 1; }
+    echo "$keys" | grep -q "^$2/part-" || { echo "s3_cat_parts: no parts under $2" >&2; return 1; }
+    for k in $(echo "$keys" | grep "^$2/part-"); do s3_get "$1/$k" || return 1; done
+}
