@@ -135,6 +135,7 @@ static const cs_conf_entry entries[] = {
     DUR_NONNEG("spark.hadoop.fs.s3a.retry.interval", CS_MS),
     DUR_NONNEG("spark.hadoop.fs.s3a.connection.establish.timeout", CS_MS),
     DUR_NONNEG("spark.hadoop.fs.s3a.connection.timeout", CS_MS),
+    DUR_NONNEG("spark.hadoop.fs.s3a.connection.request.timeout", CS_MS),
     SIZE("spark.hadoop.fs.s3a.multipart.size", CS_BYTE, 5 * CS_MiB, NOMAX),
     SIZE("spark.hadoop.fs.s3a.prefetch.block.size", CS_BYTE, 64 * CS_KiB, NOMAX),
     INT("spark.hadoop.fs.s3a.prefetch.block.count", 1, IMAX),

@@ -45,7 +45,8 @@ typedef struct s3a_fs {
     int retry_limit;
     int64_t retry_interval_ms;
     int64_t connect_timeout_ms;
-    int64_t request_timeout_ms;
+    int64_t idle_timeout_ms;    /* no byte for this long: the connection is dead */
+    int64_t request_timeout_ms; /* a whole request (0: none) */
     int64_t multipart_size;     /* bytes per uploaded part */
     int64_t block_size;         /* bytes per ranged GET of a split */
     int block_count;            /* ranged GETs in flight per reader */

@@ -173,11 +173,13 @@ int cs_s3a_prepare(s3a_fs *fs, CURL *h, s3a_call *c, const s3a_creds *creds,
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)fs->connect_timeout_ms);
-    if (fs->request_timeout_ms > 0) { /* no byte for that long: the connection is dead */
+    if (fs->idle_timeout_ms > 0) { /* no byte for that long: the connection is dead */
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        long secs = (long)((fs->request_timeout_ms + 999) / 1000);
+        long secs = (long)((fs->idle_timeout_ms + 999) / 1000);
         curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, secs);
     }
+    if (fs->request_timeout_ms > 0)
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)fs->request_timeout_ms);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "cspark-s3a");
 
     const char *m = c->method;

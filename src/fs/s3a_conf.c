@@ -18,7 +18,8 @@
  *   aws.credentials.provider  containing "Anonymous": unsigned requests (public buckets)
  *   connection.maximum   96: pooled connections, and the ceiling of a reader's parallel GETs
  *   retry.limit, retry.interval   7, 500ms: retries of throttled/failed requests, doubling
- *   connection.establish.timeout, connection.timeout   30s, 200s (no bytes for that long)
+ *   connection.establish.timeout, connection.timeout, connection.request.timeout   30s, 200s (no
+ *                        byte for that long), 60s (a whole request; a stalled one is retried)
  *   multipart.size       64M: bytes per uploaded part (at least 5M, S3's minimum)
  *   prefetch.block.size, prefetch.block.count   8M, 8: a split's ranged GETs and how many run
  *                        at once
@@ -200,7 +201,8 @@ static int read_settings(s3a_fs *fs, const cs_conf *c, cs_error *err)
     if (opt_duration(c, b, "retry.interval", "500ms", &fs->retry_interval_ms, err) < 0 ||
         opt_duration(c, b, "connection.establish.timeout", "30s", &fs->connect_timeout_ms, err) <
             0 ||
-        opt_duration(c, b, "connection.timeout", "200s", &fs->request_timeout_ms, err) < 0)
+        opt_duration(c, b, "connection.timeout", "200s", &fs->idle_timeout_ms, err) < 0 ||
+        opt_duration(c, b, "connection.request.timeout", "60s", &fs->request_timeout_ms, err) < 0)
         return CS_EINVAL;
     if (opt_size(c, b, "multipart.size", "64M", 5 * CS_MiB, &fs->multipart_size, err) < 0 ||
         opt_size(c, b, "prefetch.block.size", "8M", 64 * CS_KiB, &fs->block_size, err) < 0)

@@ -8,7 +8,7 @@
 #   - through a fault proxy answering 503 SlowDown and resetting connections, word count from
 #     s3a:// to s3a:// gives the local output (the client retried);
 #   - the server stopped (SIGSTOP) for a few seconds while a job writes: stalled requests time
-#     out (fs.s3a.connection.timeout) and are retried, the output is whole.
+#     out (fs.s3a.connection.request.timeout) and are retried, the output is whole.
 . "$(dirname "$0")/../integration/lib.sh"
 lib_init "$@"
 . "$SRC/tests/s3/lib/s3.sh"
@@ -68,7 +68,7 @@ grep -q 'fault=reset' "$T/proxy.log" || fail "the proxy reset no connection"
 [ -z "$(s3_uploads data)" ] || fail "uploads left after the proxied jobs: $(s3_uploads data)"
 
 # the server stops answering for 3 s while the job writes
-SUBMIT_OPTS=(--conf spark.hadoop.fs.s3a.connection.timeout=1s --conf spark.hadoop.fs.s3a.retry.interval=200ms)
+SUBMIT_OPTS=(--conf spark.hadoop.fs.s3a.connection.request.timeout=1s --conf spark.hadoop.fs.s3a.retry.interval=200ms)
 timeout 120 "$SUBMIT" --master "local[2]" "${SUBMIT_OPTS[@]}" --class save_slow "$JOBS" "s3a://data/paused" \
     >"$T/stdout" 2>"$T/stderr" &
 job=$!
