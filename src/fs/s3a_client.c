@@ -369,7 +369,6 @@ int cs_s3a_call(s3a_fs *fs, s3a_call *c, const char *uri, cs_error *err)
         curl_slist_free_all(hdrs);
         curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
         if (cc != CURLE_OK) {
-            cs_s3a_handle_put(fs, NULL);
             curl_easy_cleanup(h); /* a broken connection is not pooled */
         } else {
             cs_s3a_handle_put(fs, h);

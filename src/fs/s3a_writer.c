@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "fs/fs_s3a.h"
 
 typedef struct s3a_writer {
@@ -81,8 +82,9 @@ static void s3a_abort(cs_fs_writer *base)
 {
     s3a_writer *w = (s3a_writer *)base;
     cs_error e;
-    if (cs_s3a_pending_abort(w->pending, &e) < 0)
-        cs_error_set(&e, e.code, "%s", e.msg); /* best effort: the job's sweep retries it */
+    if (cs_s3a_pending_abort(w->pending, &e) < 0) /* the driver's sweep aborts it later */
+        CS_WARN("s3a", "uri=%s event=abort-failed error=%s", cs_log_quote(w->uri),
+                cs_log_quote(e.msg));
     writer_free(w);
 }
 
