@@ -2,7 +2,8 @@
  * s3_read.c — reads an object through src/fs as text_file's tasks do (cs_fs_open over a split,
  * 1 MiB reads), with T threads each reading one of T equal splits, and prints the bytes/s. Run
  * by bench/s3_bench.sh against the tests' S3 server beside `curl` downloading the same object.
- * usage: s3_read URI SIZE_BYTES THREADS [KEY=VALUE...]   (configuration, e.g. spark.hadoop.fs.s3a.*)
+ * usage: s3_read URI SIZE_BYTES THREADS [KEY=VALUE...]   (configuration, e.g.
+ * spark.hadoop.fs.s3a.*)
  */
 #include <string.h>
 #include <pthread.h>
