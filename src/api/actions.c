@@ -1,9 +1,13 @@
 /*
  * actions.c — the actions of cspark.h: each runs a job through the scheduler with the matching
- * sink and assembles the per-partition results on the driver. save_as_text_file does Hadoop's
- * output commit: tasks write under <path>/_temporary and rename their part file into place, the
- * job commit removes _temporary and writes _SUCCESS, and a failed job removes the directory it
- * created. take scans partitions incrementally (1, then up to 4x more each round) as Spark does.
+ * sink and assembles the per-partition results on the driver. save_as_text_file commits output
+ * as Hadoop's committers do, through src/fs: on a local path tasks write under
+ * <path>/_temporary and rename their part file into place, the job commit removes _temporary and
+ * writes _SUCCESS, and a failed job removes the directory it created; on an object store (no
+ * rename) each attempt's part is a multipart upload that only the driver completes, at job
+ * commit, for the attempt it accepted — as S3A's magic committer — then _SUCCESS; other
+ * attempts' uploads are aborted, and a failed job leaves nothing visible. take scans partitions
+ * incrementally (1, then up to 4x more each round) as Spark does.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +20,9 @@
 
 #include "api/rdd_internal.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "exec/part_iter.h"
+#include "fs/fs.h"
 #include "sched/scheduler.h"
 
 struct cspark_records {
@@ -272,40 +278,111 @@ int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, s
     return rc;
 }
 
+/* The pending commits of an object-store output, one per partition (the attempt the scheduler
+ * accepted), kept by the driver until the job ends. */
+typedef struct save_commits {
+    part_results pr;
+    cs_fs_pending **pending;
+    int n;
+} save_commits;
+
+static void on_save_result(void *arg, int partition, task_result *r)
+{
+    save_commits *sc = arg;
+    for (size_t i = 0; i < r->data.n; i++) {
+        cspark_record rec = batch_get(&r->data, i);
+        if (rec.key.len != strlen(CS_SAVE_PENDING_KEY) ||
+            memcmp(rec.key.ptr, CS_SAVE_PENDING_KEY, rec.key.len) != 0)
+            continue;
+        cs_error e;
+        cs_fs_pending *p = cs_fs_pending_decode(rec.value.ptr, rec.value.len, &e);
+        if (p && partition >= 0 && partition < sc->n && !sc->pending[partition])
+            sc->pending[partition] = p;
+        else
+            cs_fs_pending_free(p);
+    }
+    on_result(&sc->pr, partition, r);
+}
+
+/* Job commit on an object store: every accepted part appears (CompleteMultipartUpload), uploads
+ * of attempts the driver never accepted are aborted, and _SUCCESS is written last. On failure,
+ * nothing of the job stays visible or stored. */
+static int commit_object_store_output(cspark_context *sc, const char *path, save_commits *c, int rc)
+{
+    cs_error err;
+    cs_error_clear(&err);
+    int i = 0;
+    for (; rc == 0 && i < c->n; i++)
+        if (c->pending[i] && cs_fs_pending_commit(c->pending[i], &err) < 0)
+            rc = cs_context_fail(sc, &err);
+    cs_error sweep_err;
+    if (cs_fs_abort_uploads_under(path, (const cs_fs_pending *const *)c->pending,
+                                  rc == 0 ? (size_t)c->n : 0, &sweep_err) < 0)
+        CS_WARN("output", "path=%s event=abort-stray-uploads-failed error=%s", cs_log_quote(path),
+                cs_log_quote(sweep_err.msg));
+    if (rc == 0) {
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s/_SUCCESS", path);
+        if (cs_fs_put(tmp, "", 0, &err) < 0) rc = cs_context_fail(sc, &err);
+    }
+    if (rc < 0) { /* parts completed before the failure are removed again */
+        for (int k = 0; k < c->n; k++)
+            if (c->pending[k] && k >= i) cs_fs_pending_abort(c->pending[k], &sweep_err);
+        cs_fs_delete(path, true, &sweep_err);
+    }
+    return rc;
+}
+
 int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
 {
     if (!rdd) return CS_EINVAL;
     cspark_context *sc = rdd->sc;
     if (!path || !*path)
         return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
-    if (strncmp(path, "file://", 7) == 0)
-        path += 7;
-    else if (strncmp(path, "file:", 5) == 0)
-        path += 5;
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        return refuse(sc, CS_EEXIST, "Output directory file:%s already exists", path);
+    cs_error err;
+    const struct cs_codec *codec;
+    if (cs_fs_check_uri(path, &err) < 0 || cs_fs_output_codec(&codec, &err) < 0)
+        return cs_context_fail(sc, &err);
+    bool local = cs_fs_is_local(path);
+    if (local) path = cs_fs_local_path(path);
+    cs_fs_status st;
+    if (cs_fs_stat(path, &st, &err) < 0) return cs_context_fail(sc, &err);
+    if (st.exists)
+        return refuse(sc, CS_EEXIST, "Output directory %s%s already exists", local ? "file:" : "",
+                      path);
     char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s/_temporary/0/_temporary", path);
-    if (cs_make_dirs(tmp) < 0) {
-        int e = errno;
-        cs_remove_tree(path);
-        return refuse(sc, CS_EIO, "cannot create output directory %s: %s", path, strerror(e));
+    if (local) {
+        snprintf(tmp, sizeof tmp, "%s/_temporary/0/_temporary", path);
+        if (cs_make_dirs(tmp) < 0) {
+            int e = errno;
+            cs_remove_tree(path);
+            return refuse(sc, CS_EIO, "cannot create output directory %s: %s", path, strerror(e));
+        }
     }
     task_sink sink = {.kind = SINK_SAVE, .save_path = path};
-    part_results pr;
-    results_init(&pr, rdd->num_partitions);
-    int rc = run(rdd, NULL, 0, &sink, &pr);
-    results_free(&pr);
-    if (rc < 0) {
+    save_commits c = {.n = rdd->num_partitions};
+    results_init(&c.pr, rdd->num_partitions);
+    c.pending = cs_xcalloc((size_t)c.n + 1, sizeof *c.pending);
+    int rc = 0;
+    if (rdd->sc->failed)
+        rc = CS_ECANCELLED;
+    else if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_save_result, &c, &err) < 0)
+        rc = cs_context_fail(sc, &err);
+    results_free(&c.pr);
+    if (!local) {
+        rc = commit_object_store_output(sc, path, &c, rc);
+    } else if (rc < 0) {
         cs_remove_tree(path); /* nothing half-written stays behind */
-        return rc;
+    } else {
+        snprintf(tmp, sizeof tmp, "%s/_temporary", path);
+        cs_remove_tree(tmp);
+        snprintf(tmp, sizeof tmp, "%s/_SUCCESS", path);
+        FILE *f = fopen(tmp, "w");
+        if (!f || fclose(f) != 0)
+            rc = refuse(sc, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));
     }
-    snprintf(tmp, sizeof tmp, "%s/_temporary", path);
-    cs_remove_tree(tmp);
-    snprintf(tmp, sizeof tmp, "%s/_SUCCESS", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f || fclose(f) != 0)
-        return refuse(sc, CS_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    return 0;
+    for (int i = 0; i < c.n; i++)
+        cs_fs_pending_free(c.pending[i]);
+    free(c.pending);
+    return rc;
 }

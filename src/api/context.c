@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "api/context.h"
+#include "fs/fs.h"
 #include "api/rdd_internal.h"
 #include "cluster/local_backend.h"
 #include "cluster/local_cluster.h"
@@ -219,6 +220,7 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
 {
     cspark_context *sc = cs_xcalloc(1, sizeof *sc);
     sc->conf = cs_conf_clone(conf);
+    cs_fs_configure(sc->conf); /* file systems read spark.hadoop.* from the application's conf */
     pthread_mutex_init(&sc->lock, NULL);
     const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
     const char *m = cs_conf_get(sc->conf, "spark.master");

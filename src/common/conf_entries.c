@@ -124,6 +124,23 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.decommission.enabled"),
     BOOL("spark.storage.decommission.enabled"),
     BOOL("spark.storage.decommission.shuffleBlocks.enabled"),
+    /* storage (src/fs): Hadoop's keys through spark.hadoop.*, as Spark passes them; the s3a
+     * options may also be set per bucket (spark.hadoop.fs.s3a.bucket.NAME.*), checked when the
+     * bucket is first used */
+    BOOL("spark.hadoop.mapreduce.output.fileoutputformat.compress"),
+    INT("spark.hadoop.fs.s3a.connection.maximum", 1, IMAX),
+    BOOL("spark.hadoop.fs.s3a.connection.ssl.enabled"),
+    BOOL("spark.hadoop.fs.s3a.path.style.access"),
+    INT("spark.hadoop.fs.s3a.retry.limit", 0, IMAX),
+    DUR_NONNEG("spark.hadoop.fs.s3a.retry.interval", CS_MS),
+    DUR_NONNEG("spark.hadoop.fs.s3a.connection.establish.timeout", CS_MS),
+    DUR_NONNEG("spark.hadoop.fs.s3a.connection.timeout", CS_MS),
+    DUR_NONNEG("spark.hadoop.fs.s3a.connection.request.timeout", CS_MS),
+    SIZE("spark.hadoop.fs.s3a.multipart.size", CS_BYTE, 5 * CS_MiB, NOMAX),
+    SIZE("spark.hadoop.fs.s3a.prefetch.block.size", CS_BYTE, 64 * CS_KiB, NOMAX),
+    INT("spark.hadoop.fs.s3a.prefetch.block.count", 1, IMAX),
+    BOOL("spark.eventLog.compress"),
+    CHOICE("spark.eventLog.compression.codec", "zstd|lz4", true),
     /* Kubernetes */
     CHOICE("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false),
     CHOICE("spark.kubernetes.driver.service.ipFamilyPolicy",

@@ -24,6 +24,7 @@
 
 #include "common/clock.h"
 #include "common/conf.h"
+#include "fs/fs.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -599,6 +600,7 @@ static int executor_start(executor *x, cs_error *err)
     }
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
+    cs_fs_configure(x->conf); /* tasks read and write s3a:// with the application's settings */
     const char *level = cs_conf_get(x->conf, "cspark.log.level");
     cs_log_level lvl;
     if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0)

@@ -33,6 +33,10 @@ typedef enum {
     SINK_SAMPLE   /* reservoir sample of keys + the record count (range partitioner bounds) */
 } sink_kind;
 
+/* SINK_SAVE on an object store: the task result's record with this key holds the attempt's
+ * pending commit (src/fs/fs.h cs_fs_pending_encode), completed by the driver at job commit. */
+#define CS_SAVE_PENDING_KEY "cspark.pending-commit"
+
 typedef struct task_sink {
     sink_kind kind;
     shuffle_dep *dep; /* SINK_SHUFFLE */

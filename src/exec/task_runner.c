@@ -22,6 +22,8 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "exec/part_iter.h"
+#include "fs/codec.h"
+#include "fs/fs.h"
 #include "shuffle/shuffle.h"
 
 /* ---- task context (cspark.h) ------------------------------------------------------------- */
@@ -160,42 +162,47 @@ void cs_task_result_free(task_result *r)
 
 /* ---- sinks ------------------------------------------------------------------------------- */
 
+/* The save sink: one part file per task attempt through src/fs. On the local file system the
+ * attempt writes under <path>/_temporary/0/_temporary/attempt_<tid>/ and the finished file is
+ * renamed to <path>/part-NNNNN at task commit (Hadoop's FileOutputCommitter); on an object store
+ * the part is a multipart upload that stays invisible, and the task's result carries its pending
+ * commit (one record, key CS_SAVE_PENDING_KEY) for the driver to complete or abort. Output is
+ * compressed with the codec of mapreduce.output.fileoutputformat.compress(.codec), the part name
+ * taking the codec's extension, as Hadoop's TextOutputFormat. */
 typedef struct save_state {
-    char tmp_path[4200];
-    char final_path[4200];
-    int fd;
+    cs_fs_writer *w;
+    char uri[4200];
     uint8_t *buf;
     size_t len, cap;
-    int64_t written; /* bytes written to the part file (Spark's output bytesWritten) */
+    int64_t written; /* Spark's output bytesWritten: the text written (before a codec) */
 } save_state;
 
 static int save_flush(save_state *s, cs_error *err)
 {
-    size_t off = 0;
-    while (off < s->len) {
-        ssize_t n = write(s->fd, s->buf + off, s->len - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0)
-            return cs_error_set(err, CS_EIO, "cannot write %s: %s", s->tmp_path, strerror(errno));
-        off += (size_t)n;
-    }
-    s->written += (int64_t)s->len;
+    int rc = s->len ? cs_fs_write(s->w, s->buf, s->len, err) : 0;
+    if (rc == 0) s->written += (int64_t)s->len;
     s->len = 0;
-    return 0;
+    return rc;
 }
 
 static int save_open(save_state *s, const task_desc *t, cs_error *err)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/_temporary/0/_temporary/attempt_%lld", t->sink->save_path,
-             (long long)t->task_id);
-    if (cs_make_dirs(dir) < 0) /* an executor may be the first to write under the path */
-        return cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
-    snprintf(s->tmp_path, sizeof s->tmp_path, "%s/part-%05d", dir, t->partition);
-    snprintf(s->final_path, sizeof s->final_path, "%s/part-%05d", t->sink->save_path, t->partition);
-    s->fd = open(s->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (s->fd < 0)
-        return cs_error_set(err, CS_EIO, "cannot create %s: %s", s->tmp_path, strerror(errno));
+    const cs_codec *codec = NULL;
+    if (cs_fs_output_codec(&codec, err) < 0) return err->code;
+    const char *ext = codec ? codec->extension : "";
+    const char *base = t->sink->save_path;
+    snprintf(s->uri, sizeof s->uri, "%s/part-%05d%s", base, t->partition, ext);
+    char staging[4200] = "";
+    if (cs_fs_is_local(base)) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/_temporary/0/_temporary/attempt_%lld", cs_fs_local_path(base),
+                 (long long)t->task_id);
+        if (cs_make_dirs(dir) < 0) /* an executor may be the first to write under the path */
+            return cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
+        snprintf(staging, sizeof staging, "%s/part-%05d%s", dir, t->partition, ext);
+    }
+    s->w = cs_fs_create(s->uri, staging[0] ? staging : NULL, codec, err);
+    if (!s->w) return err->code ? err->code : CS_EIO;
     s->cap = 1 << 20;
     s->buf = cs_xmalloc(s->cap);
     return 0;
@@ -227,25 +234,29 @@ static int save_batch(save_state *s, const cs_batch *b, cs_error *err)
     return 0;
 }
 
-/* Task commit: the attempt's file replaces part-NNNNN atomically. */
-static int save_commit(save_state *s, cs_error *err)
+/* Task commit: the local part is renamed into place; an object store's part waits for the
+ * driver, which gets its pending commit in the result. */
+static int save_commit(save_state *s, task_result *res, cs_error *err)
 {
     if (save_flush(s, err) < 0) return err->code;
-    if (close(s->fd) < 0) {
-        s->fd = -1;
-        return cs_error_set(err, CS_EIO, "cannot write %s: %s", s->tmp_path, strerror(errno));
+    cs_fs_pending *pending = NULL;
+    cs_fs_writer *w = s->w;
+    s->w = NULL;
+    if (cs_fs_writer_finish(w, &pending, err) < 0) return err->code ? err->code : CS_EIO;
+    if (pending) {
+        size_t len;
+        char *enc = cs_fs_pending_encode(pending, &len);
+        cs_batch_append_record(&res->data, CS_SAVE_PENDING_KEY,
+                               (uint32_t)strlen(CS_SAVE_PENDING_KEY), enc, (uint32_t)len);
+        free(enc);
+        cs_fs_pending_free(pending);
     }
-    s->fd = -1;
-    if (rename(s->tmp_path, s->final_path) < 0)
-        return cs_error_set(err, CS_EIO, "cannot commit %s: %s", s->final_path, strerror(errno));
-    s->tmp_path[0] = 0;
     return 0;
 }
 
 static void save_cleanup(save_state *s)
 {
-    if (s->fd >= 0) close(s->fd);
-    if (s->tmp_path[0]) unlink(s->tmp_path);
+    cs_fs_writer_abort(s->w); /* a failed attempt leaves nothing behind */
     free(s->buf);
 }
 
@@ -343,7 +354,6 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         st->writer = cs_shuffle_writer_new(&spec, err);
         if (!st->writer) return err->code ? err->code : CS_EINVAL;
     } else if (sink->kind == SINK_SAVE) {
-        st->save.fd = -1;
         st->save_open = true;
         if ((rc = save_open(&st->save, t, err)) < 0) return rc;
     } else if (sink->kind == SINK_FOLD && sink->has_zero) {
@@ -431,7 +441,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         if (st->has_acc) cs_batch_append_record(&res->data, NULL, 0, st->acc.ptr, st->acc.len);
         break;
     case SINK_SAVE:
-        if ((rc = save_commit(&st->save, err)) < 0) return rc;
+        if ((rc = save_commit(&st->save, res, err)) < 0) return rc;
         res->metrics.bytes_written = st->save.written;
         break;
     case SINK_SAMPLE:

@@ -4,20 +4,19 @@
  * start at offset 0 skips everything up to and including the first '\n' at or after its start,
  * and a split keeps reading lines while the line's first byte is at or before its end. Lines end
  * at '\n'; a '\r' before it is dropped; the last line may lack a terminator. Files are read
- * sequentially in 1 MiB pieces. Lines are not copied: the output batch is a view whose data
+ * through src/fs (any scheme; a compressed file whole and decompressed, its split covering all of
+ * it) sequentially in 1 MiB pieces. Lines are not copied: the output batch is a view whose data
  * pointer is the read buffer and whose records (key = line, no value) are offsets into it, so it
  * is valid until the next call, as part_iter.h promises; the buffer is only refilled (moved or
  * grown) before a batch is started, never while records point into it.
  * Called by part_iter.c for RDD_TEXT_FILE partitions.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/err.h"
 #include "exec/part_iter.h"
+#include "fs/fs.h"
 
 #define TEXT_READ_CHUNK (1u << 20)
 
@@ -25,13 +24,13 @@ typedef struct text_iter {
     part_iter base;
     cspark_task_context *tc;
     const text_split *split;
-    int fd;
+    cs_fs_reader *in;
     uint8_t *buf;
     size_t buf_cap;
-    size_t lo, hi;     /* unconsumed bytes buf[lo, hi) */
-    uint64_t buf_pos;  /* file offset of buf[lo] */
-    uint64_t file_end; /* bytes of the file */
-    uint64_t read_pos; /* next file offset to read */
+    size_t lo, hi;      /* unconsumed bytes buf[lo, hi) */
+    uint64_t buf_pos;   /* offset of buf[lo] in the (decompressed) file */
+    uint64_t split_end; /* lines starting after it belong to the next split */
+    bool eof;           /* the reader has returned everything */
     bool started, done;
     cs_batch out; /* view: data borrows buf, recs owned (freed in text_free) */
 } text_iter;
@@ -40,7 +39,7 @@ typedef struct text_iter {
  * Returns bytes read, 0 at end of file, <0 on error. */
 static ssize_t text_fill(text_iter *t, cs_error *err)
 {
-    if (t->read_pos >= t->file_end) return 0;
+    if (t->eof) return 0;
     if (t->lo > 0) {
         memmove(t->buf, t->buf + t->lo, t->hi - t->lo);
         t->hi -= t->lo;
@@ -51,21 +50,13 @@ static ssize_t text_fill(text_iter *t, cs_error *err)
         t->buf = cs_xrealloc(t->buf, t->buf_cap);
     }
     size_t want = t->buf_cap - t->hi;
-    if (want > t->file_end - t->read_pos) want = (size_t)(t->file_end - t->read_pos);
-    ssize_t n;
-    do
-        n = pread(t->fd, t->buf + t->hi, want, (off_t)t->read_pos);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        cs_error_set(err, CS_EIO, "cannot read %s: %s", t->split->path, strerror(errno));
-        return -1;
-    }
-    if (n == 0) { /* file shrank under us */
-        t->file_end = t->read_pos;
+    ssize_t n = cs_fs_read(t->in, t->buf + t->hi, want, err);
+    if (n < 0) return -1;
+    if (n == 0) {
+        t->eof = true;
         return 0;
     }
     t->hi += (size_t)n;
-    t->read_pos += (uint64_t)n;
     return n;
 }
 
@@ -92,7 +83,7 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
 {
     text_iter *t = (text_iter *)it;
     if (t->done) return 0;
-    uint64_t split_end = t->split->start + t->split->length;
+    uint64_t split_end = t->split_end;
     if (!t->started) {
         t->started = true;
         if (text_fill(t, err) < 0) return err->code;
@@ -115,15 +106,15 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
         if (nl) {
             consumed = (size_t)(nl - start) + 1;
             len = consumed - 1;
-        } else if (t->read_pos < t->file_end) {
+        } else if (!t->eof) {
             if (n) break; /* records point into buf: refill on the next call */
             t->lo = lo;
             if (text_fill(t, err) < 0) return err->code;
             buf = t->buf;
             lo = base = t->lo;
             hi = t->hi;
-            continue;
-        } else { /* end of file; the last line may lack a terminator */
+            continue; /* at the end of the file, the next round takes the last line */
+        } else {      /* end of file; the last line may lack a terminator */
             t->done = true;
             if (lo == hi) break;
             consumed = len = hi - lo;
@@ -148,8 +139,13 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void text_free(part_iter *it)
 {
     text_iter *t = (text_iter *)it;
-    if (t->fd >= 0) close(t->fd);
-    t->tc->result->metrics.bytes_read += (int64_t)(t->buf_pos - t->split->start);
+    /* Input bytes of this split: the bytes its lines took in the file (so a file's splits add up
+     * to its size, whatever the read-ahead past a split's end), or for a compressed file, read
+     * whole by one task, the compressed bytes fetched. */
+    uint64_t bytes = t->split_end == UINT64_MAX ? cs_fs_reader_bytes(t->in)
+                                                : t->buf_pos - t->split->start;
+    t->tc->result->metrics.bytes_read += (int64_t)bytes;
+    cs_fs_reader_close(t->in);
     free(t->buf);
     free(t->out.recs);
     free(t);
@@ -157,21 +153,18 @@ static void text_free(part_iter *it)
 
 part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err)
 {
-    int fd = open(split->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cs_error_set(err, CS_EIO, "cannot open input file %s: %s", split->path, strerror(errno));
-        return NULL;
-    }
-    posix_fadvise(fd, (off_t)split->start, (off_t)split->length, POSIX_FADV_SEQUENTIAL);
+    const struct cs_codec *codec = NULL;
+    cs_fs_reader *in =
+        cs_fs_open_input(split->path, split->start, split->length, split->file_size, &codec, err);
+    if (!in) return NULL;
     text_iter *t = cs_xcalloc(1, sizeof *t);
     t->base.next = text_next;
     t->base.free = text_free;
     t->tc = tc;
     t->split = split;
-    t->fd = fd;
-    t->buf_pos = split->start;
-    t->read_pos = split->start;
-    t->file_end = split->file_size;
+    t->in = in;
+    t->buf_pos = codec ? 0 : split->start;
+    t->split_end = codec ? UINT64_MAX : split->start + split->length;
     t->out.rcap = CS_BATCH_TARGET_RECORDS;
     t->out.recs = cs_xmalloc(t->out.rcap * sizeof *t->out.recs);
     return &t->base;

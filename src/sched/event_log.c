@@ -9,6 +9,13 @@
  * and task count (for StageCompleted) and each running task's launch time (for TaskEnd's Task
  * Info). Spark Properties are redacted with spark.redaction.regex. Called from the bus's
  * dispatch thread only (listener.c).
+ *
+ * Where it goes (src/fs): a local directory, written through stdio and renamed at the end as
+ * above; or an object store (spark.eventLog.dir=s3a://bucket/prefix), written as a multipart
+ * upload in parts of fs.s3a.multipart.size and visible, under its final name, when the
+ * application ends. With spark.eventLog.compress=true the log is compressed with
+ * spark.eventLog.compression.codec (zstd by default, as Spark; or lz4) and named, as Spark does,
+ * `<app>.<codec>` (`.inprogress` appended while it is written locally).
  */
 #include "sched/event_log.h"
 
@@ -19,12 +26,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cspark.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "fs/codec.h"
+#include "fs/fs.h"
 
 #define DEFAULT_DIR "file:/tmp/spark-events"
 #define KEY_DIR "spark.eventLog.dir"
@@ -44,7 +54,9 @@ typedef struct tslot {
 
 struct event_log {
     FILE *fp;
-    char *buf; /* stdio buffer */
+    char *buf;         /* stdio buffer */
+    cs_fs_writer *w;   /* instead of fp: an object store or a compressed log */
+    size_t wlen, wcap; /* bytes of buf waiting for w */
     char *path_inprogress;
     char *path_final;
     bool overwrite;
@@ -558,6 +570,31 @@ static void write_json(event_log *el, json_t *o)
     }
     if (n == 0) return; /* cannot happen for objects we build */
     el->line[n++] = '\n';
+    if (el->w) {
+        cs_error e;
+        if (el->wlen + n > el->wcap) {
+            if (el->wlen && cs_fs_write(el->w, el->buf, el->wlen, &e) < 0) {
+                el->failed = true;
+                el->saved_errno = EIO;
+                CS_WARN("eventlog",
+                        "path=%s error=%s event log write failed; no further events "
+                        "will be logged",
+                        el->path_inprogress, cs_log_quote(e.msg));
+                return;
+            }
+            el->wlen = 0;
+        }
+        if (n > el->wcap) {
+            if (cs_fs_write(el->w, el->line, n, &e) < 0) {
+                el->failed = true;
+                el->saved_errno = EIO;
+            }
+            return;
+        }
+        memcpy(el->buf + el->wlen, el->line, n);
+        el->wlen += n;
+        return;
+    }
     if (fwrite(el->line, 1, n, el->fp) != n) {
         el->failed = true;
         el->saved_errno = errno;
@@ -570,6 +607,15 @@ static void write_json(event_log *el, json_t *o)
 
 static void flush_log(event_log *el)
 {
+    if (el->w) {
+        cs_error e;
+        if (!el->failed && el->wlen && cs_fs_write(el->w, el->buf, el->wlen, &e) < 0) {
+            el->failed = true;
+            el->saved_errno = EIO;
+        }
+        el->wlen = 0;
+        return;
+    }
     if (!el->failed && fflush(el->fp) != 0) {
         el->failed = true;
         el->saved_errno = errno;
@@ -624,12 +670,19 @@ static char *resolve_dir(const char *uri, cs_error *err)
         }
         return cs_xstrdup(p);
     }
+    if (strncasecmp(uri, "s3a://", 6) == 0) { /* an object store: checked by src/fs */
+        if (cs_fs_check_uri(uri, err) < 0) {
+            cs_error_prefix(err, "invalid value for " KEY_DIR);
+            return NULL;
+        }
+        return cs_xstrdup(uri);
+    }
     const char *colon = strchr(uri, ':');
     const char *slash = strchr(uri, '/');
     if (colon && (!slash || colon < slash)) {
         cs_error_set(err, CS_EUNSUPPORTED,
-                     "unsupported value for " KEY_DIR ": '%s' (only local directories are "
-                     "supported: file:/path, file:///path or /path)",
+                     "unsupported value for " KEY_DIR ": '%s' (expected a local directory "
+                     "(file:/path, file:///path or /path) or s3a://bucket/prefix)",
                      uri);
         return NULL;
     }
@@ -638,6 +691,50 @@ static char *resolve_dir(const char *uri, cs_error *err)
         return NULL;
     }
     return cs_xstrdup(uri);
+}
+
+static char *sanitize_name(const char *id);
+static char *join_path(const char *dir, const char *name, const char *suffix);
+
+/* The log through src/fs: `<dir>/<app>[.<codec>]`, staged as `.inprogress` on a local disk and
+ * as an invisible multipart upload on an object store. */
+static int open_writer(event_log *el, const char *dir, const char *uri, const char *app_id,
+                       const cs_codec *codec, size_t buf_bytes, cs_error *err)
+{
+    char suffix[16] = "";
+    if (codec) snprintf(suffix, sizeof suffix, ".%s", strcmp(codec->name, "zstd") ? "lz4" : "zstd");
+    char *name = sanitize_name(app_id);
+    char *base = join_path(dir, name, suffix);
+    free(name);
+    bool local = cs_fs_is_local(dir);
+    el->path_final = cs_xstrdup(local ? cs_fs_local_path(base) : base);
+    size_t n = strlen(el->path_final) + 16;
+    el->path_inprogress = cs_xmalloc(n);
+    snprintf(el->path_inprogress, n, "%s%s", el->path_final, local ? ".inprogress" : "");
+    free(base);
+    cs_fs_status st;
+    if (cs_fs_stat(el->path_final, &st, err) < 0) {
+        cs_error_prefix(err, "event log (" KEY_DIR "=%s)", uri);
+        return err->code;
+    }
+    if (st.exists && !el->overwrite)
+        return cs_error_set(err, CS_EEXIST,
+                            "event log %s already exists (" KEY_DIR "=%s); remove it or set "
+                            "spark.eventLog.overwrite=true",
+                            el->path_final, uri);
+    el->w = cs_fs_create(el->path_final, local ? el->path_inprogress : NULL, codec, err);
+    if (!el->w) {
+        cs_error_prefix(err, "cannot create event log (" KEY_DIR "=%s)", uri);
+        return err->code;
+    }
+    el->wcap = buf_bytes;
+    el->buf = cs_xmalloc(buf_bytes);
+    cs_event ls = {.kind = CS_EV_LOG_START, .time_ms = cs_now_ms()};
+    json_t *o = to_json(el, &ls, 0);
+    write_json(el, o);
+    json_decref(o);
+    CS_INFO("eventlog", "path=%s event=started", el->path_inprogress);
+    return 0;
 }
 
 /* As Spark's Utils.sanitizeDirName. */
@@ -673,6 +770,7 @@ static void free_log(event_log *el)
     free(el->stages);
     free(el->tasks);
     if (el->have_regex) regfree(&el->regex);
+    cs_fs_writer_abort(el->w);
     free(el->path_inprogress);
     free(el->path_final);
     free(el->buf);
@@ -715,6 +813,28 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
         goto fail;
     }
     if (!(dir = resolve_dir(uri, err))) goto fail;
+    bool compress = false;
+    const cs_codec *codec = NULL;
+    const char *codec_name = "zstd";
+    if (conf && cs_conf_get_bool(conf, "spark.eventLog.compress", "false", &compress, err) < 0)
+        goto fail;
+    if (compress) {
+        const char *v = cs_conf_get(conf, "spark.eventLog.compression.codec");
+        if (v && *v) codec_name = v;
+        if (strcasecmp(codec_name, "zstd") && strcasecmp(codec_name, "lz4")) {
+            cs_error_set(err, CS_EINVAL,
+                         "invalid value for spark.eventLog.compression.codec: "
+                         "'%s' (expected zstd or lz4)",
+                         codec_name);
+            goto fail;
+        }
+        codec = cs_codec_for_name(codec_name);
+    }
+    if (!cs_fs_is_local(dir) || codec) {
+        if (open_writer(el, dir, uri, app_id, codec, (size_t)buf_bytes, err) < 0) goto fail;
+        free(dir);
+        return el;
+    }
     struct stat st;
     if (stat(dir, &st) != 0) {
         cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO,
@@ -781,6 +901,20 @@ int cs_event_log_close(event_log *el, cs_error *err)
     if (!el) return CS_OK;
     int rc = CS_OK;
     flush_log(el);
+    if (el->w) { /* finishing makes it visible under its final name */
+        cs_fs_writer *w = el->w;
+        el->w = NULL;
+        if (el->failed) {
+            cs_fs_writer_abort(w);
+            rc = cs_error_set(err, CS_EIO, "event log %s: write failed", el->path_final);
+        } else if (cs_fs_writer_finish(w, NULL, err) < 0) {
+            rc = err ? err->code : CS_EIO;
+        } else {
+            CS_INFO("eventlog", "path=%s event=finished", el->path_final);
+        }
+        free_log(el);
+        return rc;
+    }
     if (fclose(el->fp) != 0 && !el->failed) {
         el->failed = true;
         el->saved_errno = errno;

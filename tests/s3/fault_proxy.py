@@ -1,0 +1,79 @@
+"""fault_proxy.py — an HTTP proxy in front of the tests' S3 server that injects the faults S3
+clients must survive: every Nth request is answered 503 SlowDown (S3's throttling answer), every
+Mth has its connection reset before any answer, and the rest are forwarded unchanged (the Host
+header too, so SigV4 signatures made for the proxy's address still verify).
+
+    fault_proxy.py PORT_FILE UPSTREAM_PORT SLOWDOWN_EVERY RESET_EVERY
+
+Writes its port to PORT_FILE once listening; counts of what it did go to stdout, one line per
+fault. Runs until killed. Used by tests/s3/s3a_commit.sh.
+"""
+import http.client
+import os
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+port_file, upstream, slow_every, reset_every = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+lock = threading.Lock()
+count = 0
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _any(self):
+        global count
+        with lock:
+            count += 1
+            n = count
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        if slow_every and n % slow_every == 0:
+            print(f"fault=slowdown request={n} {self.command} {self.path}", flush=True)
+            msg = b"<?xml version='1.0'?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+            self.send_response(503)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(msg)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(msg)
+            return
+        if reset_every and n % reset_every == 0:
+            print(f"fault=reset request={n} {self.command} {self.path}", flush=True)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.connection.close()
+            self.close_connection = True
+            return
+        conn = http.client.HTTPConnection("127.0.0.1", upstream, timeout=60)
+        headers = {k: v for k, v in self.headers.items()}
+        conn.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+        for k, v in headers.items():
+            conn.putheader(k, v)
+        conn.endheaders(body if body else None)
+        resp = conn.getresponse()
+        data = resp.read()
+        self.send_response_only(resp.status, resp.reason)
+        for k, v in resp.getheaders():
+            if k.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(k, v)
+        # a HEAD answer keeps the object's length
+        length = resp.getheader("Content-Length") if self.command == "HEAD" else str(len(data))
+        self.send_header("Content-Length", length or "0")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        conn.close()
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(port_file + ".tmp", port_file)
+server.serve_forever()
