@@ -6,6 +6,8 @@
  * Frames are a 4-byte big-endian length + one Cspark__Envelope (frame.h). Sends from any thread
  * are packed into a per-connection queue and written by the loop thread in batches.
  * Used by the driver (cluster backend), the executor, the block server and the block fetcher.
+ * Implemented by endpoint.c, connection.c, output.c, call.c, listen_connect.c and handshake.c
+ * (rpc_internal.h says which does what, and holds the lock order and reference rules).
  *
  * Threading: handlers run on the loop thread. cs_rpc_send/cs_rpc_reply/cs_rpc_conn_close/ref/unref/
  * cs_rpc_endpoint_post are thread-safe. cs_rpc_connect and cs_rpc_call block and must not be called

@@ -1,6 +1,6 @@
 /* frame.c — length-prefixed Envelope framing: the incremental decoder every rpc connection runs
  * its received bytes through, and the encoder that packs into caller buffers. See frame.h.
- * Called by endpoint.c, block_server.c and the frame fuzz target; no I/O, no globals.
+ * Called by connection.c, block_server.c and the frame fuzz target; no I/O, no globals.
  */
 #include "rpc/frame.h"
 

@@ -6,7 +6,7 @@
  * (spark.rpc.message.maxSize, default 128 MiB) before allocating anything, frames that do not
  * unpack, and envelopes whose body is not a known oneof member; it allocates at most one frame
  * body (<= max_frame) at a time. The encoder packs straight into a caller buffer.
- * Used by endpoint.c (one decoder per connection), the block server (hand-built BlockData
+ * Used by connection.c (one decoder per connection), the block server (hand-built BlockData
  * frames) and tests/fuzz/rpc_frame_fuzz.c.
  *
  * Ownership: a frame_decoder is a caller-owned value; cs_frame_decoder_free releases its body
