@@ -504,8 +504,10 @@ static void coarse_stop(sched_backend *base)
 coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *o, cs_error *err)
 {
     int64_t timeout = 120000;
+    rpc_options ro = {.name = "driver", .app_id = sc->app_id};
     if (cs_conf_get_duration_ms(sc->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
-        0)
+            0 ||
+        cs_rpc_options_from_conf(sc->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = coarse_launch;
@@ -531,7 +533,7 @@ coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
 
-    rpc_options ro = {.name = "driver", .app_id = sc->app_id, .secret = b->secret};
+    ro.secret = b->secret;
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = b};
     b->ep = cs_rpc_endpoint_new(&ro, &h, err);
     if (!b->ep || cs_rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port,

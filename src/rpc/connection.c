@@ -28,7 +28,11 @@ rpc_conn *cs_rpc_conn_new(rpc_endpoint *e, int client)
     c->state = C_NEW;
     pthread_mutex_init(&c->mu, NULL);
     cs_cond_init_monotonic(&c->cv);
-    cs_frame_decoder_init(&c->dec, e->max_frame);
+    cs_frame_decoder_init(&c->dec, cs_rpc_endpoint_max_frame(e));
+    /* until the peer proves the secret, only handshake-sized frames (handshake.c lifts this) */
+    if (e->secret)
+        cs_frame_decoder_set_limit(&c->dec, RPC_HANDSHAKE_MAX_FRAME, 0,
+                                   "frame larger than 4096 bytes before authentication");
     return c;
 }
 
@@ -41,7 +45,6 @@ void cs_rpc_conn_destroy(rpc_conn *c)
         free(c->fl[i].base);
     free(c->fl);
     free(c->bufs);
-    free(c->rbuf);
     free(c->auth_app);
     cs_frame_decoder_free(&c->dec);
     pending_call *p = c->calls;
@@ -161,6 +164,7 @@ void cs_rpc_conn_close_now(rpc_conn *c, const char *reason)
     }
     CS_DEBUG(COMP, "endpoint=%s peer=%s event=closed reason=\"%s\"", c->e->name, c->peer, reason);
     unlink_open(c);
+    cs_rpc_handshake_forget(c);
     if (c->timer_on) {
         c->timer_on = 0;
         uv_close((uv_handle_t *)&c->timer, on_timer_closed);
@@ -249,6 +253,9 @@ static void dispatch(rpc_conn *c, Cspark__Envelope *m)
     }
 }
 
+/* libuv asks for a buffer right before each read and hands it back to on_read right after, which
+ * consumes it whole (the decoder copies what it keeps): so one buffer per endpoint serves every
+ * connection, and an idle or hostile connection holds no read buffer. */
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
@@ -259,8 +266,8 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
         *buf = uv_buf_init((char *)direct, room > (1u << 30) ? (1u << 30) : (unsigned)room);
         return;
     }
-    if (!c->rbuf) c->rbuf = cs_xmalloc(RPC_READ_BUF);
-    *buf = uv_buf_init((char *)c->rbuf, RPC_READ_BUF);
+    if (!c->e->rbuf) c->e->rbuf = cs_xmalloc(RPC_READ_BUF);
+    *buf = uv_buf_init((char *)c->e->rbuf, RPC_READ_BUF);
 }
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
@@ -281,8 +288,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         int rc = cs_frame_decoder_feed(&c->dec, p + off, n - off, &used, &m, &why);
         off += used;
         if (rc < 0) {
-            CS_WARN(COMP, "peer=%s event=bad_frame reason=\"%s\" endpoint=%s", c->peer, why,
-                    c->e->name);
+            if (c->waiting_auth)
+                cs_rpc_log_refusal(c, why);
+            else
+                CS_WARN(COMP, "peer=%s event=bad_frame reason=\"%s\" endpoint=%s", c->peer, why,
+                        c->e->name);
             char r[300];
             snprintf(r, sizeof r, "malformed frame: %s", why);
             cs_rpc_conn_close_now(c, r);

@@ -123,6 +123,60 @@ void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
     }
 }
 
+/* ---- settings ---------------------------------------------------------------------------- */
+
+int cs_rpc_options_from_conf(const cs_conf *conf, rpc_options *o, cs_error *err)
+{
+    int64_t max = 0, timeout = 0, pending = 0;
+    const char *auth_key = cs_conf_contains(conf, "spark.network.auth.rpcTimeout")
+                               ? "spark.network.auth.rpcTimeout"
+                               : "spark.shuffle.sasl.timeout";
+    if (cs_conf_get_size(conf, "spark.rpc.message.maxSize", "128", CS_MiB, &max, err) < 0 ||
+        cs_conf_get_duration_ms(conf, auth_key, "30s", CS_SEC, &timeout, err) < 0 ||
+        cs_conf_get_int(conf, "cspark.rpc.maxUnauthenticatedConnections", "256", &pending, err) < 0)
+        return err ? err->code : CS_EINVAL;
+    if (max < CS_MiB || (size_t)max > RPC_MAX_FRAME_LIMIT)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.rpc.message.maxSize: '%s' (expected a size "
+                            "in MiB from 1 to 2047)",
+                            cs_conf_get(conf, "spark.rpc.message.maxSize"));
+    if (timeout <= 0)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for %s: '%s' (expected a positive duration such as 30s)",
+                            auth_key, cs_conf_get(conf, auth_key));
+    if (pending < 1 || pending > 65536)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for cspark.rpc.maxUnauthenticatedConnections: '%s' "
+                            "(expected a number of connections from 1 to 65536)",
+                            cs_conf_get(conf, "cspark.rpc.maxUnauthenticatedConnections"));
+    o->max_frame = (size_t)max;
+    o->auth_timeout_ms = timeout;
+    o->max_unauthenticated = (int)pending;
+    return 0;
+}
+
+size_t cs_rpc_endpoint_max_frame(const rpc_endpoint *e)
+{
+    return atomic_load(&((rpc_endpoint *)e)->max_frame);
+}
+
+/* Loop thread: open connections take the new limit from their next frame on. */
+static void apply_max_frame(void *arg)
+{
+    rpc_endpoint *e = arg;
+    for (rpc_conn *c = e->conns; c; c = c->next_open)
+        if (c->state == C_OPEN)
+            cs_frame_decoder_set_limit(&c->dec, cs_rpc_endpoint_max_frame(e), c->dec.trusted, NULL);
+}
+
+void cs_rpc_endpoint_set_max_frame(rpc_endpoint *e, size_t max_frame)
+{
+    if (!max_frame) max_frame = RPC_DEFAULT_MAX_FRAME;
+    if (max_frame > 0x7fffffffu) max_frame = 0x7fffffffu; /* what a 4-byte length can carry */
+    size_t old = atomic_exchange(&e->max_frame, max_frame);
+    if (old && old != max_frame) cs_rpc_endpoint_post(e, apply_max_frame, e);
+}
+
 /* ---- creation and shutdown --------------------------------------------------------------- */
 
 rpc_endpoint *cs_rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h, cs_error *err)
@@ -131,8 +185,12 @@ rpc_endpoint *cs_rpc_endpoint_new(const rpc_options *opt, const rpc_handlers *h,
     e->name = cs_xstrdup(opt && opt->name ? opt->name : "rpc");
     e->app_id = cs_xstrdup(opt && opt->app_id ? opt->app_id : "");
     e->secret = opt && opt->secret && *opt->secret ? cs_xstrdup(opt->secret) : NULL;
-    e->max_frame = opt && opt->max_frame ? opt->max_frame : RPC_DEFAULT_MAX_FRAME;
-    if (e->max_frame > 0x7fffffffu) e->max_frame = 0x7fffffffu;
+    atomic_init(&e->max_frame, 0);
+    cs_rpc_endpoint_set_max_frame(e, opt ? opt->max_frame : 0);
+    e->auth_timeout_ms = opt && opt->auth_timeout_ms > 0 ? (uint64_t)opt->auth_timeout_ms
+                                                         : RPC_DEFAULT_AUTH_TIMEOUT_MS;
+    e->max_unauthenticated = opt && opt->max_unauthenticated > 0 ? opt->max_unauthenticated
+                                                                 : RPC_DEFAULT_MAX_UNAUTHENTICATED;
     if (h) e->h = *h;
     atomic_init(&e->next_id, 0);
     pthread_mutex_init(&e->mu, NULL);
@@ -200,6 +258,7 @@ void cs_rpc_endpoint_free(rpc_endpoint *e)
     uv_sem_destroy(&e->started);
     pthread_mutex_destroy(&e->mu);
     free(e->listeners);
+    free(e->rbuf);
     free(e->name);
     free(e->app_id);
     cs_auth_secret_free(e->secret);

@@ -13,6 +13,12 @@
  * cs_rpc_endpoint_post are thread-safe. cs_rpc_connect and cs_rpc_call block and must not be called
  * from the loop thread (they fail with CS_EINVAL if they are).
  *
+ * Before authentication (endpoints with a secret, server side): a peer may send only frames of
+ * up to RPC_HANDSHAKE_MAX_FRAME bytes, must finish the handshake within auth_timeout_ms, and at
+ * most max_unauthenticated such peers are held at once — a new one drops the oldest. Memory for
+ * a frame grows with the bytes that arrived; only an authenticated peer's frame is reserved
+ * whole at its header (frame.h), and never beyond max_frame.
+ *
  * Ownership: cs_rpc_endpoint_new copies the option strings. A rpc_conn is refcounted: the endpoint
  * holds one reference while the connection is open; handlers may cs_rpc_conn_ref a connection to
  * keep it beyond the callback, and must cs_rpc_conn_unref it later. After close every send fails
@@ -25,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/conf.h"
 #include "common/err.h"
 #include "cspark.pb-c.h"
 
@@ -48,9 +55,25 @@ typedef struct rpc_options {
     const char *app_id; /* sent in AuthHello, checked by the server */
     const char *secret; /* NULL or "" = no authentication */
     size_t max_frame;   /* 0 = 128 MiB (spark.rpc.message.maxSize) */
+    /* With a secret, what an unauthenticated peer may cost (see "Before authentication"): */
+    int64_t auth_timeout_ms; /* 0 = 30 s (spark.network.auth.rpcTimeout) */
+    int max_unauthenticated; /* 0 = 256 (cspark.rpc.maxUnauthenticatedConnections) */
 } rpc_options;
 
 #define RPC_DEFAULT_MAX_FRAME ((size_t)128 * 1024 * 1024)
+#define RPC_MAX_FRAME_LIMIT ((size_t)2047 * 1024 * 1024) /* Spark's bound on the key: 2047 MiB */
+#define RPC_DEFAULT_AUTH_TIMEOUT_MS 30000
+#define RPC_DEFAULT_MAX_UNAUTHENTICATED 256
+/* The largest frame accepted from a peer that has not authenticated (the handshake's messages
+ * are a few dozen bytes plus the application id). */
+#define RPC_HANDSHAKE_MAX_FRAME ((size_t)4096)
+
+/* Fills max_frame, auth_timeout_ms and max_unauthenticated of *o from the configuration:
+ * spark.rpc.message.maxSize (MiB, as Spark; 1..2047, default 128), spark.network.auth.rpcTimeout
+ * (falling back to spark.shuffle.sasl.timeout, as Spark; > 0, default 30s) and
+ * cspark.rpc.maxUnauthenticatedConnections (1..65536, default 256). Other fields are left as
+ * they are. CS_EINVAL naming the key and what is expected on a bad value. */
+int cs_rpc_options_from_conf(const cs_conf *conf, rpc_options *o, cs_error *err);
 
 /* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure.
  */
@@ -109,5 +132,12 @@ size_t cs_rpc_conn_queued(rpc_conn *c);
 int cs_rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms);
 /* Added: true once the connection is closed or closing (sends fail). */
 int cs_rpc_conn_is_closed(rpc_conn *c);
+/* The largest envelope e sends or accepts from an authenticated peer (spark.rpc.message.maxSize).
+ * Thread-safe. */
+size_t cs_rpc_endpoint_max_frame(const rpc_endpoint *e);
+/* Changes that limit (0 = 128 MiB), for frames not yet started on every connection — an executor
+ * learns the application's spark.rpc.message.maxSize only from the driver, over a connection
+ * opened with the default. Thread-safe. */
+void cs_rpc_endpoint_set_max_frame(rpc_endpoint *e, size_t max_frame);
 
 #endif /* CSPARK_RPC_ENDPOINT_H */

@@ -1,8 +1,18 @@
 /* handshake.c — spark.authenticate on every connection of an endpoint with a secret: the state
  * machine of the challenge-response (auth.h draws the messages and holds the cryptography) on
- * both sides, the refusal of a peer that fails it or says nothing for RPC_AUTH_TIMEOUT_MS, and
- * the step that opens a connection once it is authenticated (or at once without a secret):
- * on_accept on the server side, waking cs_rpc_connect's caller on the client side.
+ * both sides, the refusal of a peer that fails it or says nothing for the endpoint's
+ * auth_timeout_ms, and the step that opens a connection once it is authenticated (or at once
+ * without a secret): on_accept on the server side, waking cs_rpc_connect's caller on the client
+ * side. The same step lifts the decoder's handshake limit (RPC_HANDSHAKE_MAX_FRAME) to
+ * spark.rpc.message.maxSize, trusting an authenticated peer's frame lengths.
+ *
+ * What an unauthenticated peer can cost is bounded: frames of RPC_HANDSHAKE_MAX_FRAME bytes, no
+ * read buffer of its own, auth_timeout_ms of waiting, and at most max_unauthenticated such peers
+ * per endpoint — the accepted peers still authenticating wait in e->unauth, oldest first, and a
+ * new one beyond the bound drops the oldest (an honest peer finishes the handshake within a few
+ * round trips, so it is the hostile ones that age; a dropped honest client sees a closed
+ * connection, not an authentication failure, and may retry). Refusals of such peers are logged
+ * at a bounded rate (cs_rpc_log_refusal).
  *
  *   server: C_AUTH/A_SRV_HELLO -AuthHello-> A_SRV_RESPONSE -AuthResponse(good MAC)-> C_OPEN
  *   client: C_AUTH/A_CLI_CHALLENGE -AuthChallenge-> A_CLI_RESULT -AuthResult(ok, proof)-> C_OPEN
@@ -21,10 +31,90 @@
 
 #define COMP cs_rpc_log_component
 
+/* ---- peers still authenticating ---------------------------------------------------------- */
+
+void cs_rpc_log_refusal(rpc_conn *c, const char *reason)
+{
+    rpc_endpoint *e = c->e;
+    uint64_t now = uv_now(&e->loop);
+    if (now - e->refusal_window >= RPC_REFUSAL_LOG_WINDOW_MS) {
+        if (e->refusals_dropped)
+            CS_WARN(COMP,
+                    "event=auth_failed_unlogged endpoint=%s count=%lld window_ms=%d "
+                    "reason=\"more refused peers than are logged\"",
+                    e->name, e->refusals_dropped, RPC_REFUSAL_LOG_WINDOW_MS);
+        e->refusal_window = now;
+        e->refusals_logged = 0;
+        e->refusals_dropped = 0;
+    }
+    if (e->refusals_logged >= RPC_REFUSAL_LOG_BURST) {
+        e->refusals_dropped++;
+        return;
+    }
+    e->refusals_logged++;
+    CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer, reason, e->name);
+}
+
+void cs_rpc_handshake_forget(rpc_conn *c)
+{
+    if (!c->waiting_auth) return;
+    rpc_endpoint *e = c->e;
+    if (c->prev_unauth)
+        c->prev_unauth->next_unauth = c->next_unauth;
+    else
+        e->unauth_head = c->next_unauth;
+    if (c->next_unauth)
+        c->next_unauth->prev_unauth = c->prev_unauth;
+    else
+        e->unauth_tail = c->prev_unauth;
+    c->next_unauth = c->prev_unauth = NULL;
+    c->waiting_auth = 0;
+    e->num_unauth--;
+}
+
+/* A newly accepted peer joins the unauthenticated ones, dropping the oldest beyond the bound. */
+static void hold_unauthenticated(rpc_conn *c)
+{
+    rpc_endpoint *e = c->e;
+    while (e->num_unauth >= e->max_unauthenticated && e->unauth_head) {
+        rpc_conn *old = e->unauth_head;
+        char why[200];
+        snprintf(why, sizeof why,
+                 "more than %d connections waiting for authentication "
+                 "(cspark.rpc.maxUnauthenticatedConnections): the oldest is dropped",
+                 e->max_unauthenticated);
+        cs_rpc_log_refusal(old, why);
+        cs_rpc_conn_close_now(old, "dropped while authenticating: too many unauthenticated peers");
+    }
+    c->waiting_auth = 1;
+    c->next_unauth = NULL;
+    c->prev_unauth = e->unauth_tail;
+    if (e->unauth_tail)
+        e->unauth_tail->next_unauth = c;
+    else
+        e->unauth_head = c;
+    e->unauth_tail = c;
+    e->num_unauth++;
+}
+
+/* The connection is open: frames up to spark.rpc.message.maxSize, reserved whole at their header
+ * only when the peer proved the secret. */
+static void lift_limits(rpc_conn *c)
+{
+    cs_frame_decoder_set_limit(&c->dec, cs_rpc_endpoint_max_frame(c->e), c->e->secret != NULL,
+                               "frame larger than spark.rpc.message.maxSize");
+}
+
+/* ---- refusing and opening ---------------------------------------------------------------- */
+
 void cs_rpc_handshake_refuse(rpc_conn *c, const char *reason)
 {
-    CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer, reason,
-            c->e->name);
+    if (c->waiting_auth)
+        cs_rpc_log_refusal(c, reason);
+    else
+        CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer, reason,
+                c->e->name);
+    cs_rpc_handshake_forget(c);
     Cspark__AuthResult res = CSPARK__AUTH_RESULT__INIT;
     res.ok = 0;
     res.reason = (char *)reason;
@@ -64,6 +154,7 @@ static void on_auth_timeout(uv_timer_t *t)
 static void client_open(rpc_conn *c)
 {
     c->state = C_OPEN;
+    lift_limits(c);
     pthread_mutex_lock(&c->mu);
     if (!c->connect_done) {
         c->connect_done = 1;
@@ -78,6 +169,8 @@ static void client_open(rpc_conn *c)
 static void server_open(rpc_conn *c)
 {
     c->state = C_OPEN;
+    lift_limits(c);
+    cs_rpc_handshake_forget(c);
     if (c->timer_on) uv_timer_stop(&c->timer);
     if (c->e->h.on_accept) c->e->h.on_accept(c->e->h.arg, c);
 }
@@ -88,11 +181,12 @@ void cs_rpc_handshake_accepted(rpc_conn *c)
     if (e->secret) {
         c->state = C_AUTH;
         c->step = A_SRV_HELLO;
+        hold_unauthenticated(c);
         uv_timer_init(&e->loop, &c->timer);
         c->timer.data = c;
         cs_rpc_conn_ref(c); /* the timer's reference */
         c->timer_on = 1;
-        uv_timer_start(&c->timer, on_auth_timeout, RPC_AUTH_TIMEOUT_MS, 0);
+        uv_timer_start(&c->timer, on_auth_timeout, e->auth_timeout_ms, 0);
     }
     cs_rpc_conn_start_reading(c);
     if (c->state == C_OPEN) server_open(c);

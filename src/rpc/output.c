@@ -71,7 +71,7 @@ static void do_kick(rpc_conn *c, post_item *it)
 int cs_rpc_enqueue(rpc_conn *c, const Cspark__Envelope *msg, pending_call *call)
 {
     size_t body = cspark__envelope__get_packed_size(msg);
-    if (body > c->e->max_frame || body == 0) return CS_EINVAL;
+    if (body > cs_rpc_endpoint_max_frame(c->e) || body == 0) return CS_EINVAL;
     size_t n = FRAME_HEADER + body;
     uint8_t *big = NULL;
     if (n > RPC_COALESCE_MAX) { /* pack outside the lock */

@@ -42,7 +42,6 @@
 #define RPC_READ_BUF (64 * 1024)
 #define RPC_COALESCE_MAX (8 * 1024) /* frames up to this size are packed into shared chunks */
 #define RPC_CHUNK_CAP (64 * 1024)
-#define RPC_AUTH_TIMEOUT_MS 30000
 
 extern const char *const cs_rpc_log_component; /* "rpc" */
 
@@ -91,7 +90,6 @@ struct rpc_conn {
     char close_reason[256];
     char drain_reason[256];
     frame_decoder dec;
-    uint8_t *rbuf;
     chunk *fl; /* chunks being written */
     int fln, flcap;
     uv_buf_t *bufs;
@@ -101,6 +99,8 @@ struct rpc_conn {
     char *auth_app;
     struct sockaddr_storage addr;
     rpc_conn *next_open, *prev_open; /* e->conns */
+    int waiting_auth;                /* on e->unauth: an accepted peer not yet authenticated */
+    rpc_conn *next_unauth, *prev_unauth;
 
     /* under mu */
     pthread_mutex_t mu;
@@ -135,7 +135,9 @@ struct rpc_endpoint {
     uv_sem_t started;
     pthread_t loop_tid;
     char *name, *app_id, *secret;
-    size_t max_frame;
+    atomic_size_t max_frame; /* spark.rpc.message.maxSize: read by senders on any thread */
+    uint64_t auth_timeout_ms;
+    int max_unauthenticated;
     rpc_handlers h;
     atomic_uint_fast64_t next_id;
 
@@ -148,6 +150,12 @@ struct rpc_endpoint {
     rpc_conn *conns;
     uv_tcp_t **listeners;
     int nlisteners;
+    uint8_t *rbuf; /* the read buffer of every connection: each read is consumed at once */
+    rpc_conn *unauth_head, *unauth_tail; /* accepted peers not yet authenticated, oldest first */
+    int num_unauth;
+    uint64_t refusal_window;    /* start (uv_now) of the current refusal-logging window */
+    int refusals_logged;        /* refusals logged in it */
+    long long refusals_dropped; /* refusals not logged in it */
 };
 
 /* ---- endpoint.c --------------------------------------------------------------------------- */
@@ -201,5 +209,13 @@ void cs_rpc_handshake_message(rpc_conn *c, Cspark__Envelope *m);
 /* Loop thread: refuses an unauthenticated peer: AuthResult(ok=false, reason), logged, then the
  * connection closes once that is written. */
 void cs_rpc_handshake_refuse(rpc_conn *c, const char *reason);
+/* Loop thread: c is closing: it no longer holds a place among the unauthenticated peers. */
+void cs_rpc_handshake_forget(rpc_conn *c);
+/* Loop thread: logs `event=auth_failed` for a peer refused before it authenticated — at most
+ * RPC_REFUSAL_LOG_BURST lines per RPC_REFUSAL_LOG_WINDOW_MS per endpoint, then one line counting
+ * those left out, so a flood of hostile connections cannot flood the log. */
+void cs_rpc_log_refusal(rpc_conn *c, const char *reason);
+#define RPC_REFUSAL_LOG_BURST 20
+#define RPC_REFUSAL_LOG_WINDOW_MS 10000
 
 #endif /* CSPARK_RPC_INTERNAL_H */

@@ -2,7 +2,10 @@
  * test_endpoint.c — rpc endpoints over loopback: request/reply with and without authentication,
  * per-connection ordering of thousands of messages sent from two threads, refusal (and logging)
  * of a wrong or missing secret without the secret ever reaching the log, malformed frames that
- * close only their own connection, cs_rpc_call timeouts and peer-closed errors, refused connects.
+ * close only their own connection, cs_rpc_call timeouts and peer-closed errors, refused connects;
+ * what a peer that has not authenticated can cost: handshake-sized frames only (a 128 MiB length
+ * prefix is refused at the header and reserves nothing), a handshake deadline, a bound on
+ * such peers that drops the oldest while honest clients still get in, and a bounded log.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +14,10 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -78,10 +83,12 @@ static void srv_accept(void *arg, rpc_conn *c)
     atomic_fetch_add(&s->accepted, 1);
 }
 
-static rpc_endpoint *start_server(const char *secret, int *port)
+static rpc_endpoint *start_server_with(const rpc_options *opt, int *port)
 {
     memset(&g_srv, 0, sizeof g_srv);
-    rpc_options o = {.name = "test-server", .app_id = "app-1", .secret = secret};
+    rpc_options o = *opt;
+    o.name = "test-server";
+    o.app_id = "app-1";
     rpc_handlers h = {srv_message, srv_close, srv_accept, &g_srv};
     cs_error err = {0};
     rpc_endpoint *e = cs_rpc_endpoint_new(&o, &h, &err);
@@ -89,6 +96,12 @@ static rpc_endpoint *start_server(const char *secret, int *port)
     assert_int_equal(cs_rpc_listen(e, "127.0.0.1", 0, port, &err), 0);
     assert_true(*port > 0);
     return e;
+}
+
+static rpc_endpoint *start_server(const char *secret, int *port)
+{
+    rpc_options o = {.secret = secret};
+    return start_server_with(&o, port);
 }
 
 static rpc_endpoint *client(const char *secret)
@@ -334,6 +347,165 @@ static void test_bad_frames_close_only_that_connection(void **state)
     cs_rpc_endpoint_free(s);
 }
 
+/* Waits (bounded, generously) until the server closes fd; true if it did. Data it sent first is
+ * appended to got (when not NULL). */
+static int wait_closed(int fd, uint8_t *got, size_t cap, size_t *got_len)
+{
+    for (int i = 0; i < 200; i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        uint8_t buf[4096];
+        ssize_t k = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return 1;
+        if (k > 0 && got && *got_len + (size_t)k <= cap) {
+            memcpy(got + *got_len, buf, (size_t)k);
+            *got_len += (size_t)k;
+        }
+    }
+    return 0;
+}
+
+static int still_open(int fd)
+{
+    uint8_t b;
+    ssize_t k = recv(fd, &b, 1, MSG_DONTWAIT);
+    return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+    if (f) fclose(f);
+    return kib;
+}
+
+/* Regression (issue 10 item 16): a 4-byte length prefix made the server reserve the whole frame
+ * before the peer authenticated — 8 connections took a driver from 12 MB to 1 GB. Now a frame
+ * larger than a handshake message is refused at its header: 200 peers announcing 128 MiB and
+ * sending 256 KiB each cost the server nothing, and an honest client is still served. */
+static void test_unauthenticated_length_prefix_reserves_nothing(void **state)
+{
+    int port;
+    rpc_endpoint *s = start_server(SECRET, &port);
+    enum { PEERS = 200 };
+    static uint8_t junk[256 * 1024];
+    memset(junk, 0x5a, sizeof junk);
+    cs_frame_put_header(junk, 128u * 1024 * 1024);
+    long before = rss_kib();
+    int fds[PEERS];
+    for (int i = 0; i < PEERS; i++) {
+        fds[i] = raw_connect(port);
+        size_t off = 0; /* the server may close the connection before taking it all */
+        while (off < sizeof junk) {
+            ssize_t k = send(fds[i], junk + off, sizeof junk - off, MSG_NOSIGNAL);
+            if (k <= 0) break;
+            off += (size_t)k;
+        }
+    }
+    for (int i = 0; i < PEERS; i++)
+        assert_true(wait_closed(fds[i], NULL, 0, NULL));
+    long grown = rss_kib() - before;
+    rpc_endpoint *ce = client(SECRET);
+    cs_error err = {0};
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    assert_non_null(c);
+    assert_int_equal(echo(c, "served beside them", &err), 0);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
+    for (int i = 0; i < PEERS; i++)
+        close(fds[i]);
+    /* 200 x 256 KiB = 50 MiB would have been held; allow allocator noise */
+    assert_true(grown < 16 * 1024);
+}
+
+/* Silent unauthenticated peers beyond cspark.rpc.maxUnauthenticatedConnections: the oldest are
+ * dropped (without an authentication failure), the newest wait, an honest client authenticates. */
+static void test_unauthenticated_bound_drops_oldest(void **state)
+{
+    int port;
+    rpc_options o = {.secret = SECRET, .max_unauthenticated = 4};
+    rpc_endpoint *s = start_server_with(&o, &port);
+    int fds[6];
+    for (int i = 0; i < 6; i++)
+        fds[i] = raw_connect(port);
+    rpc_endpoint *ce = client(SECRET);
+    cs_error err = {0};
+    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
+    assert_non_null(c);
+    assert_int_equal(echo(c, "honest", &err), 0);
+    /* accepted in order: the 5th and 6th peers and the client each dropped the oldest */
+    for (int i = 0; i < 3; i++)
+        assert_true(wait_closed(fds[i], NULL, 0, NULL));
+    for (int i = 3; i < 6; i++)
+        assert_true(still_open(fds[i]));
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
+    for (int i = 0; i < 6; i++)
+        close(fds[i]);
+    assert_int_equal(atomic_load(&g_srv.accepted), 1);
+}
+
+/* A peer that never completes the handshake is refused once spark.network.auth.rpcTimeout
+ * passes: it gets AuthResult(ok=false, "authentication timed out"), then the connection closes. */
+static void test_handshake_deadline(void **state)
+{
+    int port;
+    rpc_options o = {.secret = SECRET, .auth_timeout_ms = 200};
+    rpc_endpoint *s = start_server_with(&o, &port);
+    int fd = raw_connect(port);
+    uint8_t got[512];
+    size_t n = 0;
+    assert_true(wait_closed(fd, got, sizeof got, &n));
+    close(fd);
+    frame_decoder d;
+    cs_frame_decoder_init(&d, 0);
+    size_t used;
+    Cspark__Envelope *m = NULL;
+    const char *why;
+    assert_int_equal(cs_frame_decoder_feed(&d, got, n, &used, &m, &why), 1);
+    assert_int_equal(m->body_case, CSPARK__ENVELOPE__BODY_AUTH_RESULT);
+    assert_false(m->auth_result->ok);
+    assert_string_equal(m->auth_result->reason, "authentication timed out");
+    cspark__envelope__free_unpacked(m, NULL);
+    cs_frame_decoder_free(&d);
+    cs_rpc_endpoint_free(s);
+    assert_int_equal(atomic_load(&g_srv.accepted), 0);
+}
+
+static void refusal_flood_run(void *arg)
+{
+    (void)arg;
+    int port;
+    rpc_endpoint *s = start_server(SECRET, &port);
+    uint8_t big[4];
+    cs_frame_put_header(big, 1u << 20);
+    for (int i = 0; i < 100; i++) {
+        int fd = raw_connect(port);
+        assert_int_equal(write(fd, big, sizeof big), 4);
+        assert_true(wait_closed(fd, NULL, 0, NULL));
+        close(fd);
+    }
+    cs_rpc_endpoint_free(s);
+}
+
+/* 100 refused peers in a moment write RPC_REFUSAL_LOG_BURST lines, not 100. */
+static void test_refusals_logged_at_a_bounded_rate(void **state)
+{
+    char *log = capture_stderr(refusal_flood_run, NULL);
+    int lines = 0;
+    for (const char *p = log; (p = strstr(p, "event=auth_failed ")); p++)
+        lines++;
+    assert_int_equal(lines, 20);
+    assert_non_null(strstr(log, "reason=\"frame larger than 4096 bytes before authentication\""));
+    free(log);
+}
+
 static void test_oversized_send_refused(void **state)
 {
     int port;
@@ -447,6 +619,10 @@ int main(void)
         cmocka_unit_test(test_call_timeout_and_peer_closed),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_post_and_close_from_other_thread),
+        cmocka_unit_test(test_unauthenticated_length_prefix_reserves_nothing),
+        cmocka_unit_test(test_unauthenticated_bound_drops_oldest),
+        cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_refusals_logged_at_a_bounded_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
