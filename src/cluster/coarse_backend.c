@@ -430,7 +430,10 @@ static void *housekeeper_main(void *arg)
     while (!b->stopping) {
         cs_cond_wait_ms(&b->cond, &b->lock, period < 200 ? period : 200);
         cs_coarse_stop_unread(b);
-        cs_coarse_expire_silent(b);
+        if (!b->expiry_due && !b->stopping && cs_coarse_any_silent(b)) {
+            b->expiry_due = true; /* decided after the input already received is read */
+            cs_rpc_endpoint_post_after_input(b->ep, cs_coarse_expire_silent, b);
+        }
     }
     pthread_mutex_unlock(&b->lock);
     return NULL;

@@ -9,9 +9,12 @@
  * Threads: cs_rpc_conn_ref/unref, the accessors and cs_rpc_conn_close are thread-safe; the
  * rest runs on the loop thread.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "common/log.h"
 #include "common/sync.h"
@@ -270,16 +273,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init((char *)c->e->rbuf, RPC_READ_BUF);
 }
 
-static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+/* Bytes that arrived on c: cut into envelopes and dispatched, until c closes. */
+static void consume(rpc_conn *c, const uint8_t *p, size_t n)
 {
-    rpc_conn *c = s->data;
-    if (nread < 0) {
-        cs_rpc_conn_close_now(c, nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
-        return;
-    }
-    if (c->state == C_DRAIN || c->state == C_CLOSING) return;
-    const uint8_t *p = (const uint8_t *)buf->base;
-    size_t off = 0, n = (size_t)nread;
+    size_t off = 0;
     cs_rpc_conn_ref(c); /* handlers may close c */
     while (off < n && (c->state == C_OPEN || c->state == C_AUTH)) {
         size_t used = 0;
@@ -302,6 +299,39 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         dispatch(c, m);
     }
     cs_rpc_conn_unref(c);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    rpc_conn *c = s->data;
+    if (nread < 0) {
+        cs_rpc_conn_close_now(c, nread == UV_EOF ? "peer closed" : uv_strerror((int)nread));
+        return;
+    }
+    if (c->state == C_DRAIN || c->state == C_CLOSING) return;
+    consume(c, (const uint8_t *)buf->base, (size_t)nread);
+}
+
+void cs_rpc_conn_drain_input(rpc_conn *c)
+{
+    uv_os_fd_t fd;
+    int avail = 0;
+    if ((c->state != C_OPEN && c->state != C_AUTH) || uv_fileno((uv_handle_t *)&c->tcp, &fd) < 0 ||
+        ioctl(fd, FIONREAD, &avail) < 0)
+        return;
+    if (!c->e->rbuf) c->e->rbuf = cs_xmalloc(RPC_READ_BUF);
+    /* only what is there now: a peer that keeps sending cannot hold the caller here */
+    while (avail > 0 && (c->state == C_OPEN || c->state == C_AUTH)) {
+        ssize_t k =
+            recv(fd, c->e->rbuf, avail < RPC_READ_BUF ? (size_t)avail : RPC_READ_BUF, MSG_DONTWAIT);
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+        if (k <= 0) {
+            cs_rpc_conn_close_now(c, k == 0 ? "peer closed" : strerror(errno));
+            return;
+        }
+        avail -= (int)k;
+        consume(c, c->e->rbuf, (size_t)k);
+    }
 }
 
 void cs_rpc_conn_start_reading(rpc_conn *c)

@@ -5,6 +5,9 @@
  * files of the endpoint keep.
  * Used by the driver's cluster backend, the executor, the block server and the block fetcher.
  *
+ * A function posted with cs_rpc_endpoint_post_after_input runs after drain_all_input: every
+ * connection first reads and dispatches what its socket holds at that moment.
+ *
  * Threads: cs_rpc_endpoint_new/free and cs_rpc_endpoint_post run on any thread but the loop's
  * (post also on it); on_async, shutdown_all and loop_main are the loop thread.
  */
@@ -57,6 +60,48 @@ int cs_rpc_endpoint_in_loop(const rpc_endpoint *e)
 
 /* ---- the loop ---------------------------------------------------------------------------- */
 
+/* Loop thread: reads what every connection has waiting (cs_rpc_endpoint_post_after_input). The
+ * connections are held first: a handler may close (and unlink) any of them meanwhile. */
+static void drain_all_input(rpc_endpoint *e)
+{
+    int n = 0;
+    for (rpc_conn *c = e->conns; c; c = c->next_open)
+        n++;
+    rpc_conn **held = cs_xcalloc((size_t)n + 1, sizeof *held);
+    n = 0;
+    for (rpc_conn *c = e->conns; c; c = c->next_open) {
+        cs_rpc_conn_ref(c);
+        held[n++] = c;
+    }
+    for (int i = 0; i < n; i++) {
+        cs_rpc_conn_drain_input(held[i]);
+        cs_rpc_conn_unref(held[i]);
+    }
+    free(held);
+}
+
+static void post(rpc_endpoint *e, void (*fn)(void *arg), void *arg, int after_input)
+{
+    post_item *it = cs_xcalloc(1, sizeof *it);
+    it->fn = fn;
+    it->arg = arg;
+    it->after_input = after_input;
+    if (!cs_rpc_kick(e, &e->posts, it)) {
+        free(it);
+        CS_WARN(cs_rpc_log_component, "endpoint=%s event=post_after_stop", e->name);
+    }
+}
+
+void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
+{
+    post(e, fn, arg, 0);
+}
+
+void cs_rpc_endpoint_post_after_input(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
+{
+    post(e, fn, arg, 1);
+}
+
 static void shutdown_all(rpc_endpoint *e)
 {
     while (e->conns)
@@ -79,6 +124,7 @@ static void on_async(uv_async_t *a)
     pthread_mutex_unlock(&e->mu);
     while (posts) {
         post_item *n = posts->next;
+        if (posts->after_input) drain_all_input(e);
         posts->fn(posts->arg);
         free(posts);
         posts = n;
@@ -110,17 +156,6 @@ static void loop_main(void *arg)
     e->loop_tid = pthread_self();
     uv_sem_post(&e->started);
     uv_run(&e->loop, UV_RUN_DEFAULT);
-}
-
-void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg)
-{
-    post_item *it = cs_xcalloc(1, sizeof *it);
-    it->fn = fn;
-    it->arg = arg;
-    if (!cs_rpc_kick(e, &e->posts, it)) {
-        free(it);
-        CS_WARN(cs_rpc_log_component, "endpoint=%s event=post_after_stop", e->name);
-    }
 }
 
 /* ---- settings ---------------------------------------------------------------------------- */

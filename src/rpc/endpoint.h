@@ -106,6 +106,12 @@ void *cs_rpc_conn_data(const rpc_conn *c);
 /* Runs fn(arg) on the loop thread soon (thread-safe) — for timers and work that must touch loop
  * state. Functions posted before cs_rpc_endpoint_free are run before the loop exits. */
 void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
+/* As cs_rpc_endpoint_post, but fn runs only after every byte that had arrived on the endpoint's
+ * connections by then has been read and its complete messages handled (on_message ran for
+ * them) — so a decision taken in fn ("this peer has been silent too long") never ignores a
+ * message that was already waiting in a socket, e.g. after the process was paused or its loop
+ * was busy. Input still arriving while fn is due is not waited for. */
+void cs_rpc_endpoint_post_after_input(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
 /* Closes every connection (on_close called), joins the loop thread, frees. NULL is fine. */
 void cs_rpc_endpoint_free(rpc_endpoint *e);
 

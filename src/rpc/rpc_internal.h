@@ -120,7 +120,8 @@ struct rpc_conn {
 typedef struct post_item {
     void (*fn)(void *);
     void *arg;
-    rpc_conn *conn; /* dirty/close lists */
+    rpc_conn *conn;  /* dirty/close lists */
+    int after_input; /* posts: drain every connection's waiting input before fn */
     struct post_item *next;
 } post_item;
 
@@ -179,6 +180,9 @@ void cs_rpc_conn_link(rpc_conn *c);
 void cs_rpc_conn_close_now(rpc_conn *c, const char *reason);
 /* Loop thread: TCP_NODELAY and uv_read_start (closes c on failure). */
 void cs_rpc_conn_start_reading(rpc_conn *c);
+/* Loop thread: reads and dispatches every byte that has arrived on c's socket so far (not what
+ * arrives meanwhile), as libuv's read callback would have. */
+void cs_rpc_conn_drain_input(rpc_conn *c);
 
 /* ---- output.c ----------------------------------------------------------------------------- */
 
