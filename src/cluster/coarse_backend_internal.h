@@ -56,7 +56,7 @@ typedef struct running {
 typedef struct plan_frame {
     struct plan_frame *next;
     int stage_id, attempt;
-    uint8_t *frame;
+    uint8_t *frame; /* NULL: the plan is over spark.rpc.message.maxSize (len says by how much) */
     size_t len;
 } plan_frame;
 

@@ -627,7 +627,10 @@ static int executor_start(executor *x, cs_error *err)
         return err->code;
     if (cs_conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
         return err->code;
-    x->max_direct_result = v;
+    /* as Spark, a result travels inline only if its message fits spark.rpc.message.maxSize (the
+     * rest of a StatusUpdate, metrics included, fits in the 64 KiB kept aside) */
+    int64_t fits = (int64_t)net.max_frame - 64 * 1024;
+    x->max_direct_result = v < fits ? v : fits;
     bool decom = false;
     if (cs_conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
         return err->code;

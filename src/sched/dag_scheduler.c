@@ -544,6 +544,11 @@ static void handle_completion(scheduler *s, job *j, completion *c)
         return;
     }
 
+    if (r->status == TASK_UNLAUNCHABLE) { /* Spark's TaskSetManager.abort: no retry can help */
+        stage_finished(s, j, st, false, r->error);
+        abort_job(s, j, "%s", r->error ? r->error : "the task cannot be launched");
+        return;
+    }
     /* an ordinary task failure: retry up to the limit */
     if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
         return;
