@@ -12,8 +12,10 @@
  * (post also on it); on_async, shutdown_all and loop_main are the loop thread.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "rpc/rpc_internal.h"
 
@@ -160,30 +162,32 @@ static void loop_main(void *arg)
 
 /* ---- settings ---------------------------------------------------------------------------- */
 
+/* A value that is set is checked against its declaration (common/conf_entries.c), so these keys
+ * are refused with the same words here as by cspark-submit. */
+static int check_key(const cs_conf *conf, const char *key, cs_error *err)
+{
+    const char *v = cs_conf_get(conf, key);
+    const cs_conf_entry *e = cs_conf_entry_find(key);
+    return v && e ? cs_conf_entry_check(e, v, err) : 0;
+}
+
 int cs_rpc_options_from_conf(const cs_conf *conf, rpc_options *o, cs_error *err)
 {
-    int64_t max = 0, timeout = 0, pending = 0;
-    const char *auth_key = cs_conf_contains(conf, "spark.network.auth.rpcTimeout")
-                               ? "spark.network.auth.rpcTimeout"
-                               : "spark.shuffle.sasl.timeout";
+    static const char *const keys[] = {"spark.rpc.message.maxSize", "spark.shuffle.sasl.timeout",
+                                       "spark.network.auth.rpcTimeout",
+                                       "cspark.rpc.maxUnauthenticatedConnections"};
+    int64_t max = 0, sasl = 0, timeout = 0, pending = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (check_key(conf, keys[i], err) < 0) return CS_EINVAL;
     if (cs_conf_get_size(conf, "spark.rpc.message.maxSize", "128", CS_MiB, &max, err) < 0 ||
-        cs_conf_get_duration_ms(conf, auth_key, "30s", CS_SEC, &timeout, err) < 0 ||
+        cs_conf_get_duration_ms(conf, "spark.shuffle.sasl.timeout", "30s", CS_SEC, &sasl, err) < 0)
+        return CS_EINVAL;
+    char dflt[32]; /* Spark: spark.network.auth.rpcTimeout falls back to the SASL timeout */
+    snprintf(dflt, sizeof dflt, "%lldms", (long long)sasl);
+    if (cs_conf_get_duration_ms(conf, "spark.network.auth.rpcTimeout", dflt, CS_SEC, &timeout,
+                                err) < 0 ||
         cs_conf_get_int(conf, "cspark.rpc.maxUnauthenticatedConnections", "256", &pending, err) < 0)
-        return err ? err->code : CS_EINVAL;
-    if (max < CS_MiB || (size_t)max > RPC_MAX_FRAME_LIMIT)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for spark.rpc.message.maxSize: '%s' (expected a size "
-                            "in MiB from 1 to 2047)",
-                            cs_conf_get(conf, "spark.rpc.message.maxSize"));
-    if (timeout <= 0)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for %s: '%s' (expected a positive duration such as 30s)",
-                            auth_key, cs_conf_get(conf, auth_key));
-    if (pending < 1 || pending > 65536)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for cspark.rpc.maxUnauthenticatedConnections: '%s' "
-                            "(expected a number of connections from 1 to 65536)",
-                            cs_conf_get(conf, "cspark.rpc.maxUnauthenticatedConnections"));
+        return CS_EINVAL;
     o->max_frame = (size_t)max;
     o->auth_timeout_ms = timeout;
     o->max_unauthenticated = (int)pending;

@@ -72,7 +72,8 @@ typedef struct rpc_options {
  * spark.rpc.message.maxSize (MiB, as Spark; 1..2047, default 128), spark.network.auth.rpcTimeout
  * (falling back to spark.shuffle.sasl.timeout, as Spark; > 0, default 30s) and
  * cspark.rpc.maxUnauthenticatedConnections (1..65536, default 256). Other fields are left as
- * they are. CS_EINVAL naming the key and what is expected on a bad value. */
+ * they are. CS_EINVAL naming the key and what is expected on a bad value (the words of
+ * common/conf_entries.c, which declares these keys). */
 int cs_rpc_options_from_conf(const cs_conf *conf, rpc_options *o, cs_error *err);
 
 /* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure.

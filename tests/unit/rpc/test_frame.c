@@ -358,14 +358,15 @@ static void test_options_from_conf(void **state)
     assert_int_equal(o.auth_timeout_ms, 2000);
     assert_int_equal(o.max_frame, 2047u * 1024 * 1024);
     cs_conf_free(c);
-    expect_conf_error("spark.rpc.message.maxSize", "0", "from 1 to 2047");
-    expect_conf_error("spark.rpc.message.maxSize", "2048", "from 1 to 2047");
+    expect_conf_error("spark.rpc.message.maxSize", "0", "between 1m and 2047m");
+    expect_conf_error("spark.rpc.message.maxSize", "2048", "between 1m and 2047m");
     expect_conf_error("spark.rpc.message.maxSize", "-5", "size");
     expect_conf_error("spark.rpc.message.maxSize", "lots", "size");
     expect_conf_error("spark.network.auth.rpcTimeout", "0s", "positive duration");
     expect_conf_error("spark.network.auth.rpcTimeout", "soon", "duration");
-    expect_conf_error("cspark.rpc.maxUnauthenticatedConnections", "0", "from 1 to 65536");
-    expect_conf_error("cspark.rpc.maxUnauthenticatedConnections", "1000000", "from 1 to 65536");
+    expect_conf_error("spark.shuffle.sasl.timeout", "-1s", "duration");
+    expect_conf_error("cspark.rpc.maxUnauthenticatedConnections", "0", "between 1 and 65536");
+    expect_conf_error("cspark.rpc.maxUnauthenticatedConnections", "1000000", "between 1 and 65536");
 }
 
 static void test_body_name(void **state)
