@@ -24,7 +24,7 @@ expect_guard() {
     "cspark-submit: Job aborted due to stage failure: Serialized task "*" was "*" bytes, which exceeds max allowed: spark.rpc.message.maxSize ($max bytes). Consider increasing spark.rpc.message.maxSize or using broadcast variables for large values.") ;;
     *) fail "$label: expected Spark's task size message as the reason, got: $last" ;;
     esac
-    grep -q "event=task_failed" "$T/err" && fail "$label: the task was retried: $(grep -m1 event=task_failed "$T/err")"
+    grep -q "event=task_failed .* attempt=[1-9]" "$T/err" && fail "$label: the task was retried: $(grep -m1 'attempt=[1-9]' "$T/err")"
     grep -Eq "event=executor_(exited|lost)" "$T/err" && fail "$label: an executor died: $(grep -Em1 'event=executor_(exited|lost)' "$T/err")"
     grep -q "frame larger than" "$T/err" && fail "$label: an oversized frame reached a peer"
     [ "$(grep -c 'event=executor_started' "$T/err")" -eq 2 ] || fail "$label: executors were replaced"
