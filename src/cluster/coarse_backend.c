@@ -50,8 +50,10 @@ static plan_frame *plan_for(coarse_backend *b, const task_desc *t, cs_error *err
     p->stage_id = t->stage_id;
     p->attempt = t->stage_attempt;
     p->len = cs_frame_size(&env);
-    p->frame = cs_xmalloc(p->len);
-    cs_frame_encode(&env, p->frame);
+    if (p->len - FRAME_HEADER < cs_rpc_endpoint_max_frame(b->ep)) { /* else never sent */
+        p->frame = cs_xmalloc(p->len);
+        cs_frame_encode(&env, p->frame);
+    }
     cs_stage_plan_pb_free(pb);
     p->next = b->plans;
     b->plans = p;
@@ -67,7 +69,10 @@ static plan_frame *plan_for(coarse_backend *b, const task_desc *t, cs_error *err
     return p;
 }
 
-static bool send_plan(coarse_backend *b, exec_info *e, const task_desc *t, cs_error *err)
+/* Sends t's stage plan to e unless e has it. False with err set when it cannot be sent;
+ * *status is then TASK_UNLAUNCHABLE if no executor could ever take it. */
+static bool send_plan(coarse_backend *b, exec_info *e, const task_desc *t, task_status *status,
+                      cs_error *err)
 {
     if (t->stage_id >= e->cap_sent) {
         int cap = e->cap_sent ? e->cap_sent : 16;
@@ -81,6 +86,16 @@ static bool send_plan(coarse_backend *b, exec_info *e, const task_desc *t, cs_er
     if (e->sent_attempt[t->stage_id] == t->stage_attempt + 1) return true;
     plan_frame *p = plan_for(b, t, err);
     if (!p) return false;
+    if (!p->frame) { /* Spark's task size guard: the stage fails at once, no executor is hurt */
+        cs_error_set(err, CS_EINVAL,
+                     "Serialized task %lld:%d was %zu bytes, which exceeds max allowed: "
+                     "spark.rpc.message.maxSize (%zu bytes). Consider increasing "
+                     "spark.rpc.message.maxSize or using broadcast variables for large values.",
+                     (long long)t->task_id, t->partition, p->len - FRAME_HEADER,
+                     cs_rpc_endpoint_max_frame(b->ep));
+        *status = TASK_UNLAUNCHABLE;
+        return false;
+    }
     uint8_t *copy = cs_xmalloc(p->len);
     memcpy(copy, p->frame, p->len);
     if (cs_rpc_send_raw(e->conn, copy, p->len) < 0) return false;
@@ -90,6 +105,7 @@ static bool send_plan(coarse_backend *b, exec_info *e, const task_desc *t, cs_er
 
 typedef struct failed_launch {
     const task_desc *t;
+    task_status status;
     char *why;
 } failed_launch;
 
@@ -118,10 +134,11 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
 
         cs_error err;
         cs_error_clear(&err);
-        if (!send_plan(b, e, t, &err)) {
+        task_status status = TASK_FAILED;
+        if (!send_plan(b, e, t, &status, &err)) {
             *failed = cs_xrealloc(*failed, (size_t)(*nfailed + 1) * sizeof **failed);
-            (*failed)[(*nfailed)++] =
-                (failed_launch){t, cs_xstrdup(err.msg[0] ? err.msg : "cannot send the stage plan")};
+            (*failed)[(*nfailed)++] = (failed_launch){
+                t, status, cs_xstrdup(err.msg[0] ? err.msg : "cannot send the stage plan")};
             continue;
         }
         Cspark__LaunchTask lt = CSPARK__LAUNCH_TASK__INIT;
@@ -151,7 +168,7 @@ static void report_failed(coarse_backend *b, failed_launch *failed, int n)
     for (int i = 0; i < n; i++) {
         task_result r;
         cs_task_result_init(&r);
-        r.status = TASK_FAILED;
+        r.status = failed[i].status;
         r.error = failed[i].why;
         cs_scheduler_task_done(b->base.sched, failed[i].t, &r);
     }
@@ -430,7 +447,10 @@ static void *housekeeper_main(void *arg)
     while (!b->stopping) {
         cs_cond_wait_ms(&b->cond, &b->lock, period < 200 ? period : 200);
         cs_coarse_stop_unread(b);
-        cs_coarse_expire_silent(b);
+        if (!b->expiry_due && !b->stopping && cs_coarse_any_silent(b)) {
+            b->expiry_due = true; /* decided after the input already received is read */
+            cs_rpc_endpoint_post_after_input(b->ep, cs_coarse_expire_silent, b);
+        }
     }
     pthread_mutex_unlock(&b->lock);
     return NULL;
@@ -504,8 +524,10 @@ static void coarse_stop(sched_backend *base)
 coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *o, cs_error *err)
 {
     int64_t timeout = 120000;
+    rpc_options ro = {.name = "driver", .app_id = sc->app_id};
     if (cs_conf_get_duration_ms(sc->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
-        0)
+            0 ||
+        cs_rpc_options_from_conf(sc->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = coarse_launch;
@@ -531,7 +553,7 @@ coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
 
-    rpc_options ro = {.name = "driver", .app_id = sc->app_id, .secret = b->secret};
+    ro.secret = b->secret;
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = b};
     b->ep = cs_rpc_endpoint_new(&ro, &h, err);
     if (!b->ep || cs_rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port,

@@ -56,7 +56,7 @@ typedef struct running {
 typedef struct plan_frame {
     struct plan_frame *next;
     int stage_id, attempt;
-    uint8_t *frame;
+    uint8_t *frame; /* NULL: the plan is over spark.rpc.message.maxSize (len says by how much) */
     size_t len;
 } plan_frame;
 
@@ -95,6 +95,7 @@ struct coarse_backend {
     int num_plans;
     fetch_job *fetch_head, *fetch_tail;
     bool stopping;
+    bool expiry_due; /* cs_coarse_expire_silent is posted to the RPC loop and has not run yet */
     pthread_t housekeeper, fetcher;
 };
 
@@ -112,9 +113,12 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
 /* Heartbeat (RPC thread; takes the lock). */
 void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                             const Cspark__Heartbeat *hb);
-/* Closes the connections of executors silent for longer than spark.network.timeout
- * (housekeeper thread, lock held). */
-void cs_coarse_expire_silent(coarse_backend *b);
+/* True when an executor has been silent for longer than spark.network.timeout by the clock
+ * (housekeeper thread, lock held): cs_coarse_expire_silent is then due. */
+bool cs_coarse_any_silent(coarse_backend *b);
+/* Closes the connections of executors silent for longer than spark.network.timeout. Runs on the
+ * RPC loop thread, posted with cs_rpc_endpoint_post_after_input (takes the lock). */
+void cs_coarse_expire_silent(void *backend);
 
 /* ---- coarse_decommission.c ---- */
 void cs_coarse_send_stop(rpc_conn *c);

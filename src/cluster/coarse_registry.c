@@ -129,16 +129,45 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         cs_rpc_send(c, &env);
 }
 
-void cs_coarse_expire_silent(coarse_backend *b)
+static bool heartbeat_expired(const coarse_backend *b, const exec_info *e, int64_t now)
 {
+    return e->alive && e->conn && now - e->last_seen_ms > b->network_timeout_ms;
+}
+
+bool cs_coarse_any_silent(coarse_backend *b)
+{
+    int64_t now = cs_mono_ms();
+    for (int i = 0; i < b->num_execs; i++)
+        if (heartbeat_expired(b, &b->execs[i], now)) return true;
+    return false;
+}
+
+/* The clock only nominates (cs_coarse_any_silent): the expiry is decided here, on the RPC loop
+ * once every message that had reached the driver's sockets was handled, so a heartbeat waiting
+ * unread — the driver was paused (SIGSTOP, a stall) or its loop busy — counts, and a healthy
+ * executor is never expired for the driver's own pause (issue 10 item 25). */
+void cs_coarse_expire_silent(void *backend)
+{
+    coarse_backend *b = backend;
+    int n = 0;
+    pthread_mutex_lock(&b->lock);
+    b->expiry_due = false;
+    rpc_conn **gone = cs_xcalloc((size_t)b->num_execs + 1, sizeof *gone);
     int64_t now = cs_mono_ms();
     for (int i = 0; i < b->num_execs && !b->stopping; i++) {
         exec_info *e = &b->execs[i];
-        if (!e->alive || !e->conn || now - e->last_seen_ms <= b->network_timeout_ms) continue;
+        if (!heartbeat_expired(b, e, now)) continue;
         snprintf(e->lost_reason, sizeof e->lost_reason,
                  "Executor heartbeat timed out after %lld ms", (long long)(now - e->last_seen_ms));
-        cs_rpc_conn_close(e->conn); /* on_close does the rest */
+        cs_rpc_conn_ref(e->conn);
+        gone[n++] = e->conn;
     }
+    pthread_mutex_unlock(&b->lock);
+    for (int i = 0; i < n; i++) { /* on_close does the rest */
+        cs_rpc_conn_close(gone[i]);
+        cs_rpc_conn_unref(gone[i]);
+    }
+    free(gone);
 }
 
 int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms)

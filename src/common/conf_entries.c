@@ -95,6 +95,9 @@ static const cs_conf_entry entries[] = {
     PORT("spark.ui.port"),
     SIZE("spark.rpc.message.maxSize", CS_MiB, 1 * CS_MiB, 2047 * CS_MiB),
     BOOL("spark.authenticate"),
+    DUR_POS("spark.network.auth.rpcTimeout", CS_SEC),
+    DUR_POS("spark.shuffle.sasl.timeout", CS_SEC),
+    INT("cspark.rpc.maxUnauthenticatedConnections", 1, 65536),
     /* shuffle */
     BOOL("spark.shuffle.compress"),
     BOOL("spark.shuffle.spill.compress"),

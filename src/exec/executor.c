@@ -601,6 +601,11 @@ static int executor_start(executor *x, cs_error *err)
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
     cs_fs_configure(x->conf); /* tasks read and write s3a:// with the application's settings */
+    /* the application's spark.rpc.message.maxSize (and the limits on unauthenticated peers of
+     * the block server) are known only now: the driver connection was opened with defaults */
+    rpc_options net = {.app_id = x->opt->app_id, .secret = x->opt->secret};
+    if (cs_rpc_options_from_conf(x->conf, &net, err) < 0) return err->code;
+    cs_rpc_endpoint_set_max_frame(x->ep, net.max_frame);
     const char *level = cs_conf_get(x->conf, "cspark.log.level");
     cs_log_level lvl;
     if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0)
@@ -624,7 +629,10 @@ static int executor_start(executor *x, cs_error *err)
         return err->code;
     if (cs_conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
         return err->code;
-    x->max_direct_result = v;
+    /* as Spark, a result travels inline only if its message fits spark.rpc.message.maxSize (the
+     * rest of a StatusUpdate, metrics included, fits in the 64 KiB kept aside) */
+    int64_t fits = (int64_t)net.max_frame - 64 * 1024;
+    x->max_direct_result = v < fits ? v : fits;
     bool decom = false;
     if (cs_conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
         return err->code;
@@ -632,10 +640,12 @@ static int executor_start(executor *x, cs_error *err)
     if (decom && cs_decom_signals_parse(decom_sig ? decom_sig : "PWR", &x->decom_signal, err) < 0)
         return err->code;
 
-    rpc_options bo = {.name = "block-server", .app_id = x->opt->app_id, .secret = x->opt->secret};
+    rpc_options bo = net;
+    bo.name = "block-server";
     x->blocks = cs_block_server_start(x->opt->hostname, x->local_dir, &bo, &x->block_port, err);
     if (!x->blocks) return err->code ? err->code : CS_EIO;
-    rpc_options fo = {.name = name, .app_id = x->opt->app_id, .secret = x->opt->secret};
+    rpc_options fo = net;
+    fo.name = name;
     x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
     if (!x->fetcher) return err->code ? err->code : CS_EIO;
 

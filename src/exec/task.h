@@ -83,7 +83,15 @@ typedef struct exec_env {
         *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
 } exec_env;
 
-typedef enum { TASK_OK = 0, TASK_FAILED = 1, TASK_FETCH_FAILED = 2 } task_status;
+/* TASK_UNLAUNCHABLE is set by a backend only, never sent by an executor: the task cannot be
+ * launched anywhere (its serialized stage plan exceeds spark.rpc.message.maxSize), so its stage is
+ * aborted at once with the error, as Spark's TaskSetManager.abort — retrying cannot help. */
+typedef enum {
+    TASK_OK = 0,
+    TASK_FAILED = 1,
+    TASK_FETCH_FAILED = 2,
+    TASK_UNLAUNCHABLE = 3
+} task_status;
 
 typedef struct task_result {
     task_status status;

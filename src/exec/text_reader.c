@@ -142,8 +142,8 @@ static void text_free(part_iter *it)
     /* Input bytes of this split: the bytes its lines took in the file (so a file's splits add up
      * to its size, whatever the read-ahead past a split's end), or for a compressed file, read
      * whole by one task, the compressed bytes fetched. */
-    uint64_t bytes = t->split_end == UINT64_MAX ? cs_fs_reader_bytes(t->in)
-                                                : t->buf_pos - t->split->start;
+    uint64_t bytes =
+        t->split_end == UINT64_MAX ? cs_fs_reader_bytes(t->in) : t->buf_pos - t->split->start;
     t->tc->result->metrics.bytes_read += (int64_t)bytes;
     cs_fs_reader_close(t->in);
     free(t->buf);

@@ -1,4 +1,4 @@
-/* auth.c — secrets and HMAC-SHA256 proofs for the rpc handshake (auth.h). Called by endpoint.c
+/* auth.c — secrets and HMAC-SHA256 proofs for the rpc handshake (auth.h). Called by handshake.c
  * and by the processes that load or generate the application secret. OpenSSL libcrypto.
  */
 #include "rpc/auth.h"

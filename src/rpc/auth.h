@@ -1,7 +1,7 @@
 /* auth.h — spark.authenticate: the per-application shared secret and the challenge-response
  * proofs of the rpc handshake.
  *
- * Handshake (run by endpoint.c on every connection when a secret is set; proto/cspark.proto):
+ * Handshake (run by handshake.c on every connection when a secret is set; proto/cspark.proto):
  *   client -> AuthHello(app_id)
  *   server -> AuthChallenge(server nonce, 32 random bytes)
  *   client -> AuthResponse(client nonce, HMAC-SHA256(secret, "cspark-auth-v1" || server nonce ||
@@ -13,7 +13,7 @@
  *
  * Secret sources (as Spark): env _SPARK_AUTH_SECRET, then conf spark.authenticate.secret.file
  * (the file's content, trailing newline stripped), then conf spark.authenticate.secret.
- * Called by endpoint.c (proofs), the driver (cs_auth_secret_generate) and executors/driver
+ * Called by handshake.c (proofs), the driver (cs_auth_secret_generate) and executors/driver
  * (cs_auth_secret_load).
  *
  * Ownership: returned secrets are malloc'd, owned by the caller; release with cs_auth_secret_free

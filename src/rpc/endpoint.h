@@ -6,10 +6,18 @@
  * Frames are a 4-byte big-endian length + one Cspark__Envelope (frame.h). Sends from any thread
  * are packed into a per-connection queue and written by the loop thread in batches.
  * Used by the driver (cluster backend), the executor, the block server and the block fetcher.
+ * Implemented by endpoint.c, connection.c, output.c, call.c, listen_connect.c and handshake.c
+ * (rpc_internal.h says which does what, and holds the lock order and reference rules).
  *
  * Threading: handlers run on the loop thread. cs_rpc_send/cs_rpc_reply/cs_rpc_conn_close/ref/unref/
  * cs_rpc_endpoint_post are thread-safe. cs_rpc_connect and cs_rpc_call block and must not be called
  * from the loop thread (they fail with CS_EINVAL if they are).
+ *
+ * Before authentication (endpoints with a secret, server side): a peer may send only frames of
+ * up to RPC_HANDSHAKE_MAX_FRAME bytes, must finish the handshake within auth_timeout_ms, and at
+ * most max_unauthenticated such peers are held at once — a new one drops the oldest. Memory for
+ * a frame grows with the bytes that arrived; only an authenticated peer's frame is reserved
+ * whole at its header (frame.h), and never beyond max_frame.
  *
  * Ownership: cs_rpc_endpoint_new copies the option strings. A rpc_conn is refcounted: the endpoint
  * holds one reference while the connection is open; handlers may cs_rpc_conn_ref a connection to
@@ -23,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/conf.h"
 #include "common/err.h"
 #include "cspark.pb-c.h"
 
@@ -46,9 +55,26 @@ typedef struct rpc_options {
     const char *app_id; /* sent in AuthHello, checked by the server */
     const char *secret; /* NULL or "" = no authentication */
     size_t max_frame;   /* 0 = 128 MiB (spark.rpc.message.maxSize) */
+    /* With a secret, what an unauthenticated peer may cost (see "Before authentication"): */
+    int64_t auth_timeout_ms; /* 0 = 30 s (spark.network.auth.rpcTimeout) */
+    int max_unauthenticated; /* 0 = 256 (cspark.rpc.maxUnauthenticatedConnections) */
 } rpc_options;
 
 #define RPC_DEFAULT_MAX_FRAME ((size_t)128 * 1024 * 1024)
+#define RPC_MAX_FRAME_LIMIT ((size_t)2047 * 1024 * 1024) /* Spark's bound on the key: 2047 MiB */
+#define RPC_DEFAULT_AUTH_TIMEOUT_MS 30000
+#define RPC_DEFAULT_MAX_UNAUTHENTICATED 256
+/* The largest frame accepted from a peer that has not authenticated (the handshake's messages
+ * are a few dozen bytes plus the application id). */
+#define RPC_HANDSHAKE_MAX_FRAME ((size_t)4096)
+
+/* Fills max_frame, auth_timeout_ms and max_unauthenticated of *o from the configuration:
+ * spark.rpc.message.maxSize (MiB, as Spark; 1..2047, default 128), spark.network.auth.rpcTimeout
+ * (falling back to spark.shuffle.sasl.timeout, as Spark; > 0, default 30s) and
+ * cspark.rpc.maxUnauthenticatedConnections (1..65536, default 256). Other fields are left as
+ * they are. CS_EINVAL naming the key and what is expected on a bad value (the words of
+ * common/conf_entries.c, which declares these keys). */
+int cs_rpc_options_from_conf(const cs_conf *conf, rpc_options *o, cs_error *err);
 
 /* Copies opt strings; starts the loop thread. h may be NULL (no handlers). NULL + err on failure.
  */
@@ -81,6 +107,12 @@ void *cs_rpc_conn_data(const rpc_conn *c);
 /* Runs fn(arg) on the loop thread soon (thread-safe) — for timers and work that must touch loop
  * state. Functions posted before cs_rpc_endpoint_free are run before the loop exits. */
 void cs_rpc_endpoint_post(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
+/* As cs_rpc_endpoint_post, but fn runs only after every byte that had arrived on the endpoint's
+ * connections by then has been read and its complete messages handled (on_message ran for
+ * them) — so a decision taken in fn ("this peer has been silent too long") never ignores a
+ * message that was already waiting in a socket, e.g. after the process was paused or its loop
+ * was busy. Input still arriving while fn is due is not waited for. */
+void cs_rpc_endpoint_post_after_input(rpc_endpoint *e, void (*fn)(void *arg), void *arg);
 /* Closes every connection (on_close called), joins the loop thread, frees. NULL is fine. */
 void cs_rpc_endpoint_free(rpc_endpoint *e);
 
@@ -107,5 +139,12 @@ size_t cs_rpc_conn_queued(rpc_conn *c);
 int cs_rpc_conn_wait_writable(rpc_conn *c, size_t below, int timeout_ms);
 /* Added: true once the connection is closed or closing (sends fail). */
 int cs_rpc_conn_is_closed(rpc_conn *c);
+/* The largest envelope e sends or accepts from an authenticated peer (spark.rpc.message.maxSize).
+ * Thread-safe. */
+size_t cs_rpc_endpoint_max_frame(const rpc_endpoint *e);
+/* Changes that limit (0 = 128 MiB), for frames not yet started on every connection — an executor
+ * learns the application's spark.rpc.message.maxSize only from the driver, over a connection
+ * opened with the default. Thread-safe. */
+void cs_rpc_endpoint_set_max_frame(rpc_endpoint *e, size_t max_frame);
 
 #endif /* CSPARK_RPC_ENDPOINT_H */

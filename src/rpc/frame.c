@@ -1,6 +1,6 @@
 /* frame.c — length-prefixed Envelope framing: the incremental decoder every rpc connection runs
  * its received bytes through, and the encoder that packs into caller buffers. See frame.h.
- * Called by endpoint.c, block_server.c and the frame fuzz target; no I/O, no globals.
+ * Called by connection.c, block_server.c and the frame fuzz target; no I/O, no globals.
  */
 #include "rpc/frame.h"
 
@@ -13,19 +13,44 @@ void cs_frame_decoder_init(frame_decoder *d, size_t max_frame)
 {
     memset(d, 0, sizeof *d);
     d->max_frame = max_frame ? max_frame : (size_t)128 * 1024 * 1024;
+    d->too_large = "frame larger than spark.rpc.message.maxSize";
+}
+
+void cs_frame_decoder_set_limit(frame_decoder *d, size_t max_frame, int trusted,
+                                const char *too_large)
+{
+    d->max_frame = max_frame ? max_frame : (size_t)128 * 1024 * 1024;
+    d->trusted = trusted;
+    if (too_large) d->too_large = too_large;
 }
 
 void cs_frame_decoder_free(frame_decoder *d)
 {
     free(d->body);
     d->body = NULL;
-    d->body_len = d->body_have = d->hdr_have = 0;
+    d->body_len = d->body_cap = d->body_have = d->hdr_have = 0;
+}
+
+/* Room for at least `need` body bytes: doubles the buffer (never past the frame's length), so
+ * what is allocated stays within twice what arrived plus the initial reservation. */
+static int grow_body(frame_decoder *d, size_t need)
+{
+    if (d->body_cap >= need) return 0;
+    size_t cap = d->body_cap * 2;
+    if (cap < need) cap = need;
+    if (cap > d->body_len) cap = d->body_len;
+    uint8_t *b = realloc(d->body, cap);
+    if (!b) return -1;
+    d->body = b;
+    d->body_cap = cap;
+    return 0;
 }
 
 uint8_t *cs_frame_decoder_direct(frame_decoder *d, size_t *room)
 {
     if (d->failed || !d->body || d->body_have >= d->body_len) return NULL;
-    *room = d->body_len - d->body_have;
+    if (d->body_have == d->body_cap && grow_body(d, d->body_have + 1) < 0) return NULL;
+    *room = d->body_cap - d->body_have;
     return d->body + d->body_have;
 }
 
@@ -44,7 +69,7 @@ static int finish(frame_decoder *d, Cspark__Envelope **out, const char **reason)
     Cspark__Envelope *env = cspark__envelope__unpack(NULL, d->body_len, d->body);
     free(d->body);
     d->body = NULL;
-    d->body_len = d->body_have = d->hdr_have = 0;
+    d->body_len = d->body_cap = d->body_have = d->hdr_have = 0;
     if (!env) return fail(d, reason, "envelope does not unpack");
     if (env->body_case == CSPARK__ENVELOPE__BODY__NOT_SET) {
         cspark__envelope__free_unpacked(env, NULL);
@@ -80,21 +105,30 @@ int cs_frame_decoder_feed(frame_decoder *d, const uint8_t *data, size_t len, siz
             }
             if ((size_t)n > d->max_frame) {
                 *consumed = used;
-                return fail(d, reason, "frame larger than spark.rpc.message.maxSize");
+                return fail(d, reason, d->too_large);
             }
-            d->body = malloc(n);
+            size_t reserve = n;
+            if (!d->trusted && reserve > FRAME_INITIAL_RESERVE) reserve = FRAME_INITIAL_RESERVE;
+            d->body = malloc(reserve);
             if (!d->body) {
                 *consumed = used;
                 return fail(d, reason, "out of memory for frame");
             }
             d->body_len = n;
+            d->body_cap = reserve;
             d->body_have = 0;
             continue;
         }
         size_t k = d->body_len - d->body_have;
         if (k > len - used) k = len - used;
         /* bytes read straight into the body (cs_frame_decoder_direct) are already in place */
-        if (data + used != d->body + d->body_have) memcpy(d->body + d->body_have, data + used, k);
+        if (data + used != d->body + d->body_have) {
+            if (grow_body(d, d->body_have + k) < 0) {
+                *consumed = used;
+                return fail(d, reason, "out of memory for frame");
+            }
+            memcpy(d->body + d->body_have, data + used, k);
+        }
         d->body_have += k;
         used += k;
         if (d->body_have == d->body_len) {

@@ -544,16 +544,19 @@ static void handle_completion(scheduler *s, job *j, completion *c)
         return;
     }
 
-    /* an ordinary task failure: retry up to the limit */
+    /* an ordinary task failure: retry up to the limit; an unlaunchable task has no retry */
     if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
         return;
     int failures = ++st->failures[index];
+    if (r->status == TASK_UNLAUNCHABLE) failures = s->sc->max_task_failures;
     CS_WARN("scheduler",
             "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=\"%s\"",
             (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
             r->error ? r->error : "");
     if (failures >= s->sc->max_task_failures) {
         stage_finished(s, j, st, false, r->error);
+        if (r->status == TASK_UNLAUNCHABLE)
+            abort_job(s, j, "%s", r->error); /* TaskSetManager.abort */
         /* where the last attempt ran, as Spark's "(host executor id)" */
         abort_job(s, j,
                   "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "

@@ -2,7 +2,10 @@
  * test_endpoint.c — rpc endpoints over loopback: request/reply with and without authentication,
  * per-connection ordering of thousands of messages sent from two threads, refusal (and logging)
  * of a wrong or missing secret without the secret ever reaching the log, malformed frames that
- * close only their own connection, cs_rpc_call timeouts and peer-closed errors, refused connects.
+ * close only their own connection, cs_rpc_call timeouts and peer-closed errors, refused connects;
+ * what a peer that has not authenticated can cost: handshake-sized frames only (a 128 MiB length
+ * prefix is refused at the header and reserves nothing), a handshake deadline, a bound on
+ * such peers that drops the oldest while honest clients still get in, and a bounded log.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +14,10 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,14 +26,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/ioctl.h>
+
 #include "rpc/endpoint.h"
 #include "rpc/frame.h"
+#include "rpc/rpc_internal.h"
 
 #define SECRET "s3cr3t-value-that-must-not-leak"
 #define NMSG 5000
 
 typedef struct server_state {
     atomic_int accepted, closed, msgs;
+    rpc_conn *last; /* the last accepted connection (borrowed: valid while it is open) */
     atomic_int order_errors;
     long long next_seq[2];
     pthread_mutex_t mu;
@@ -75,13 +84,16 @@ static void srv_close(void *arg, rpc_conn *c, const char *reason)
 static void srv_accept(void *arg, rpc_conn *c)
 {
     server_state *s = arg;
+    s->last = c;
     atomic_fetch_add(&s->accepted, 1);
 }
 
-static rpc_endpoint *start_server(const char *secret, int *port)
+static rpc_endpoint *start_server_with(const rpc_options *opt, int *port)
 {
     memset(&g_srv, 0, sizeof g_srv);
-    rpc_options o = {.name = "test-server", .app_id = "app-1", .secret = secret};
+    rpc_options o = *opt;
+    o.name = "test-server";
+    o.app_id = "app-1";
     rpc_handlers h = {srv_message, srv_close, srv_accept, &g_srv};
     cs_error err = {0};
     rpc_endpoint *e = cs_rpc_endpoint_new(&o, &h, &err);
@@ -89,6 +101,12 @@ static rpc_endpoint *start_server(const char *secret, int *port)
     assert_int_equal(cs_rpc_listen(e, "127.0.0.1", 0, port, &err), 0);
     assert_true(*port > 0);
     return e;
+}
+
+static rpc_endpoint *start_server(const char *secret, int *port)
+{
+    rpc_options o = {.secret = secret};
+    return start_server_with(&o, port);
 }
 
 static rpc_endpoint *client(const char *secret)
@@ -117,14 +135,44 @@ static int echo(rpc_conn *c, const char *text, cs_error *err)
     return 0;
 }
 
+/* A client endpoint (*ce) connected to 127.0.0.1:port. */
+static rpc_conn *connect_to(int port, const char *secret, rpc_endpoint **ce)
+{
+    *ce = client(secret);
+    cs_error err = {0};
+    rpc_conn *c = cs_rpc_connect(*ce, "127.0.0.1", port, 5000, &err);
+    assert_non_null(c);
+    return c;
+}
+
+/* A server, a client endpoint and one connection between them. */
+typedef struct pair {
+    rpc_endpoint *s, *ce;
+    rpc_conn *c;
+    int port;
+} pair;
+
+static pair pair_open(const char *secret)
+{
+    pair p;
+    p.s = start_server(secret, &p.port);
+    p.c = connect_to(p.port, secret, &p.ce);
+    return p;
+}
+
+static void pair_close(pair *p)
+{
+    cs_rpc_conn_unref(p->c);
+    cs_rpc_endpoint_free(p->ce);
+    cs_rpc_endpoint_free(p->s);
+}
+
 static void echo_roundtrip(const char *secret)
 {
-    int port;
-    rpc_endpoint *s = start_server(secret, &port);
-    rpc_endpoint *ce = client(secret);
+    pair p = pair_open(secret);
+    rpc_conn *c = p.c;
+    int port = p.port;
     cs_error err = {0};
-    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
-    assert_non_null(c);
     char peer[64];
     snprintf(peer, sizeof peer, "127.0.0.1:%d", port);
     assert_string_equal(cs_rpc_conn_peer(c), peer);
@@ -139,9 +187,7 @@ static void echo_roundtrip(const char *secret)
     big[299999] = 0;
     assert_int_equal(echo(c, big, &err), 0);
     free(big);
-    cs_rpc_conn_unref(c);
-    cs_rpc_endpoint_free(ce);
-    cs_rpc_endpoint_free(s);
+    pair_close(&p);
     assert_int_equal(atomic_load(&g_srv.accepted), 1);
     assert_int_equal(atomic_load(&g_srv.closed), 1);
 }
@@ -180,12 +226,9 @@ static void *send_thread(void *arg)
 
 static void test_two_threads_in_order(void **state)
 {
-    int port;
-    rpc_endpoint *s = start_server(SECRET, &port);
-    rpc_endpoint *ce = client(SECRET);
+    pair p = pair_open(SECRET);
+    rpc_conn *c = p.c;
     cs_error err = {0};
-    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
-    assert_non_null(c);
     pthread_t th[2];
     sender sd[2] = {{c, 0}, {c, 1}};
     for (int i = 0; i < 2; i++)
@@ -196,9 +239,7 @@ static void test_two_threads_in_order(void **state)
     assert_int_equal(atomic_load(&g_srv.order_errors), 0);
     assert_int_equal(g_srv.next_seq[0], NMSG);
     assert_int_equal(g_srv.next_seq[1], NMSG);
-    cs_rpc_conn_unref(c);
-    cs_rpc_endpoint_free(ce);
-    cs_rpc_endpoint_free(s);
+    pair_close(&p);
 }
 
 /* Runs fn with stderr redirected to a file; returns what was written (malloc'd). */
@@ -334,6 +375,237 @@ static void test_bad_frames_close_only_that_connection(void **state)
     cs_rpc_endpoint_free(s);
 }
 
+/* Waits (bounded, generously) until the server closes fd; true if it did. Data it sent first is
+ * appended to got (when not NULL). */
+static int wait_closed(int fd, uint8_t *got, size_t cap, size_t *got_len)
+{
+    for (int i = 0; i < 200; i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        uint8_t buf[4096];
+        ssize_t k = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return 1;
+        if (k > 0 && got && *got_len + (size_t)k <= cap) {
+            memcpy(got + *got_len, buf, (size_t)k);
+            *got_len += (size_t)k;
+        }
+    }
+    return 0;
+}
+
+static int still_open(int fd)
+{
+    uint8_t b;
+    ssize_t k = recv(fd, &b, 1, MSG_DONTWAIT);
+    return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+    if (f) fclose(f);
+    return kib;
+}
+
+/* Regression (issue 10 item 16): a 4-byte length prefix made the server reserve the whole frame
+ * before the peer authenticated — 8 connections took a driver from 12 MB to 1 GB. Now a frame
+ * larger than a handshake message is refused at its header: 200 peers announcing 128 MiB and
+ * sending 256 KiB each cost the server nothing, and an honest client is still served. */
+static void test_unauthenticated_length_prefix_reserves_nothing(void **state)
+{
+    int port;
+    rpc_endpoint *s = start_server(SECRET, &port);
+    enum { PEERS = 200 };
+    static uint8_t junk[256 * 1024];
+    memset(junk, 0x5a, sizeof junk);
+    cs_frame_put_header(junk, 128u * 1024 * 1024);
+    long before = rss_kib();
+    int fds[PEERS];
+    for (int i = 0; i < PEERS; i++) {
+        fds[i] = raw_connect(port);
+        size_t off = 0; /* the server may close the connection before taking it all */
+        while (off < sizeof junk) {
+            ssize_t k = send(fds[i], junk + off, sizeof junk - off, MSG_NOSIGNAL);
+            if (k <= 0) break;
+            off += (size_t)k;
+        }
+    }
+    for (int i = 0; i < PEERS; i++)
+        assert_true(wait_closed(fds[i], NULL, 0, NULL));
+    long grown = rss_kib() - before;
+    rpc_endpoint *ce;
+    rpc_conn *c = connect_to(port, SECRET, &ce);
+    cs_error err = {0};
+    assert_int_equal(echo(c, "served beside them", &err), 0);
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
+    for (int i = 0; i < PEERS; i++)
+        close(fds[i]);
+    /* 200 x 256 KiB = 50 MiB would have been held; allow allocator noise */
+    assert_true(grown < 16 * 1024);
+}
+
+/* Silent unauthenticated peers beyond cspark.rpc.maxUnauthenticatedConnections: the oldest are
+ * dropped (without an authentication failure), the newest wait, an honest client authenticates. */
+static void test_unauthenticated_bound_drops_oldest(void **state)
+{
+    int port;
+    rpc_options o = {.secret = SECRET, .max_unauthenticated = 4};
+    rpc_endpoint *s = start_server_with(&o, &port);
+    int fds[6];
+    for (int i = 0; i < 6; i++)
+        fds[i] = raw_connect(port);
+    rpc_endpoint *ce;
+    rpc_conn *c = connect_to(port, SECRET, &ce);
+    cs_error err = {0};
+    assert_int_equal(echo(c, "honest", &err), 0);
+    /* accepted in order: the 5th and 6th peers and the client each dropped the oldest */
+    for (int i = 0; i < 3; i++)
+        assert_true(wait_closed(fds[i], NULL, 0, NULL));
+    for (int i = 3; i < 6; i++)
+        assert_true(still_open(fds[i]));
+    cs_rpc_conn_unref(c);
+    cs_rpc_endpoint_free(ce);
+    cs_rpc_endpoint_free(s);
+    for (int i = 0; i < 6; i++)
+        close(fds[i]);
+    assert_int_equal(atomic_load(&g_srv.accepted), 1);
+}
+
+/* A peer that never completes the handshake is refused once spark.network.auth.rpcTimeout
+ * passes: it gets AuthResult(ok=false, "authentication timed out"), then the connection closes. */
+static void test_handshake_deadline(void **state)
+{
+    int port;
+    rpc_options o = {.secret = SECRET, .auth_timeout_ms = 200};
+    rpc_endpoint *s = start_server_with(&o, &port);
+    int fd = raw_connect(port);
+    uint8_t got[512];
+    size_t n = 0;
+    assert_true(wait_closed(fd, got, sizeof got, &n));
+    close(fd);
+    frame_decoder d;
+    cs_frame_decoder_init(&d, 0);
+    size_t used;
+    Cspark__Envelope *m = NULL;
+    const char *why;
+    assert_int_equal(cs_frame_decoder_feed(&d, got, n, &used, &m, &why), 1);
+    assert_int_equal(m->body_case, CSPARK__ENVELOPE__BODY_AUTH_RESULT);
+    assert_false(m->auth_result->ok);
+    assert_string_equal(m->auth_result->reason, "authentication timed out");
+    cspark__envelope__free_unpacked(m, NULL);
+    cs_frame_decoder_free(&d);
+    cs_rpc_endpoint_free(s);
+    assert_int_equal(atomic_load(&g_srv.accepted), 0);
+}
+
+static void refusal_flood_run(void *arg)
+{
+    (void)arg;
+    int port;
+    rpc_endpoint *s = start_server(SECRET, &port);
+    uint8_t big[4];
+    cs_frame_put_header(big, 1u << 20);
+    for (int i = 0; i < 100; i++) {
+        int fd = raw_connect(port);
+        assert_int_equal(write(fd, big, sizeof big), 4);
+        assert_true(wait_closed(fd, NULL, 0, NULL));
+        close(fd);
+    }
+    cs_rpc_endpoint_free(s);
+}
+
+/* 100 refused peers in a moment write RPC_REFUSAL_LOG_BURST lines, not 100. */
+static void test_refusals_logged_at_a_bounded_rate(void **state)
+{
+    char *log = capture_stderr(refusal_flood_run, NULL);
+    int lines = 0;
+    for (const char *p = log; (p = strstr(p, "event=auth_failed ")); p++)
+        lines++;
+    assert_int_equal(lines, 20);
+    assert_non_null(strstr(log, "reason=\"frame larger than 4096 bytes before authentication\""));
+    free(log);
+}
+
+/* Holds the server's loop thread (a posted function) until released, then until `want` bytes
+ * wait unread in the accepted connection's socket — as a paused or busy process would find its
+ * sockets when it runs again. */
+typedef struct gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int held, released;
+    size_t want;
+    atomic_int judged; /* messages seen by the function posted after input, +1 */
+} gate;
+
+static void gate_fn(void *arg)
+{
+    gate *g = arg;
+    pthread_mutex_lock(&g->mu);
+    g->held = 1;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->released)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    uv_os_fd_t fd;
+    assert_int_equal(uv_fileno((uv_handle_t *)&g_srv.last->tcp, &fd), 0);
+    int avail = 0;
+    for (int i = 0; i < 1000 && avail < (int)g->want; i++) { /* bounded; loopback is immediate */
+        assert_int_equal(ioctl(fd, FIONREAD, &avail), 0);
+        if (avail < (int)g->want) usleep(10000);
+    }
+    assert_true(avail >= (int)g->want);
+}
+
+static void judge_fn(void *arg)
+{
+    gate *g = arg;
+    atomic_store(&g->judged, atomic_load(&g_srv.msgs) + 1);
+}
+
+/* Issue 10 item 25: a function posted with cs_rpc_endpoint_post_after_input — the driver's
+ * executor-expiry sweep — runs only after the messages already waiting in the sockets have been
+ * handled. Here it is due before libuv would read them (its wake-up was signalled before they
+ * arrived), so only the drain makes it see them. */
+static void test_post_after_input_sees_waiting_messages(void **state)
+{
+    pair p = pair_open(NULL);
+    rpc_conn *c = p.c;
+    cs_error err = {0};
+    assert_int_equal(echo(c, "idle now", &err), 0);
+    int before = atomic_load(&g_srv.msgs);
+    gate g = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    cs_rpc_endpoint_post(p.s, gate_fn, &g);
+    pthread_mutex_lock(&g.mu);
+    while (!g.held)
+        pthread_cond_wait(&g.cv, &g.mu);
+    pthread_mutex_unlock(&g.mu);
+    cs_rpc_endpoint_post_after_input(p.s, judge_fn, &g);
+    enum { MSGS = 500 };
+    Cspark__KillTask kt = CSPARK__KILL_TASK__INIT;
+    kt.task_id = 7;
+    Cspark__Envelope m = CSPARK__ENVELOPE__INIT;
+    m.body_case = CSPARK__ENVELOPE__BODY_KILL_TASK;
+    m.kill_task = &kt;
+    for (int i = 0; i < MSGS; i++)
+        assert_int_equal(cs_rpc_send(c, &m), 0);
+    assert_int_equal(cs_rpc_conn_wait_writable(c, 1, 10000), 0);
+    pthread_mutex_lock(&g.mu);
+    g.want = MSGS * cs_frame_size(&m);
+    g.released = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    for (int i = 0; i < 1000 && !atomic_load(&g.judged); i++)
+        usleep(10000);
+    assert_int_equal(atomic_load(&g.judged) - 1, before + MSGS);
+    pair_close(&p);
+}
+
 static void test_oversized_send_refused(void **state)
 {
     int port;
@@ -355,12 +627,9 @@ static void test_oversized_send_refused(void **state)
 
 static void test_call_timeout_and_peer_closed(void **state)
 {
-    int port;
-    rpc_endpoint *s = start_server(SECRET, &port);
-    rpc_endpoint *ce = client(SECRET);
+    pair p = pair_open(SECRET);
+    rpc_conn *c = p.c;
     cs_error err = {0};
-    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
-    assert_non_null(c);
     Cspark__KillTask kt = CSPARK__KILL_TASK__INIT;
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT;
     req.body_case = CSPARK__ENVELOPE__BODY_KILL_TASK;
@@ -379,9 +648,7 @@ static void test_call_timeout_and_peer_closed(void **state)
     assert_non_null(strstr(err.msg, cs_rpc_conn_peer(c)));
     assert_true(cs_rpc_send(c, &req) < 0);
     assert_true(cs_rpc_conn_is_closed(c));
-    cs_rpc_conn_unref(c);
-    cs_rpc_endpoint_free(ce);
-    cs_rpc_endpoint_free(s);
+    pair_close(&p);
 }
 
 static void test_connect_refused(void **state)
@@ -409,14 +676,11 @@ static void post_fn(void *arg)
 
 static void test_post_and_close_from_other_thread(void **state)
 {
-    int port;
-    rpc_endpoint *s = start_server(NULL, &port);
-    rpc_endpoint *ce = client(NULL);
+    pair p = pair_open(NULL);
+    rpc_conn *c = p.c;
     cs_error err = {0};
-    rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
-    assert_non_null(c);
     g_posted = 0;
-    cs_rpc_endpoint_post(ce, post_fn, ce);
+    cs_rpc_endpoint_post(p.ce, post_fn, p.ce);
     assert_int_equal(echo(c, "x", &err), 0);
     cs_rpc_conn_close(c);
     cs_rpc_conn_close(c);
@@ -427,10 +691,8 @@ static void test_post_and_close_from_other_thread(void **state)
     req.kill_task = &kt;
     int rc = cs_rpc_call(c, &req, &rep, 5000, &err);
     assert_int_equal(rc, CS_EIO);
-    cs_rpc_conn_unref(c);
-    cs_rpc_endpoint_free(ce);
+    pair_close(&p);
     assert_int_equal(g_posted, 1);
-    cs_rpc_endpoint_free(s);
 }
 
 int main(void)
@@ -447,6 +709,11 @@ int main(void)
         cmocka_unit_test(test_call_timeout_and_peer_closed),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_post_and_close_from_other_thread),
+        cmocka_unit_test(test_unauthenticated_length_prefix_reserves_nothing),
+        cmocka_unit_test(test_unauthenticated_bound_drops_oldest),
+        cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_refusals_logged_at_a_bounded_rate),
+        cmocka_unit_test(test_post_after_input_sees_waiting_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,10 @@
 /*
  * test_frame.c — the frame codec: encode/decode round trips fed byte by byte, in random splits
- * and coalesced in one buffer; direct reads into the body; refusal of oversized lengths (before
- * any allocation), empty frames, garbage bodies and envelopes without a known body; auth
- * secret loading and proofs.
+ * and coalesced in one buffer; direct reads into the body (a trusted decoder reserves the whole
+ * body, an untrusted one grows with the bytes); refusal of oversized lengths (before any
+ * allocation), empty frames, garbage bodies and envelopes without a known body; a length prefix
+ * from an untrusted peer reserving no more than what arrived; the handshake limit; auth secret
+ * loading and proofs; rpc settings read from the configuration.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 
 #include "common/conf.h"
 #include "rpc/auth.h"
+#include "rpc/endpoint.h"
 #include "rpc/frame.h"
 
 #define N 200
@@ -114,25 +117,45 @@ static void test_split_and_coalesced(void **state)
     free(buf);
 }
 
-static void test_direct_body(void **state)
+/* A BlockData frame carrying n patterned bytes (*data, malloc'd); *fl gets its length. */
+static uint8_t *block_frame(size_t n, uint8_t **data, size_t *fl)
 {
     Cspark__BlockData bd = CSPARK__BLOCK_DATA__INIT;
-    size_t n = 200000;
-    uint8_t *data = malloc(n);
+    *data = malloc(n);
     for (size_t i = 0; i < n; i++)
-        data[i] = (uint8_t)(i % 251);
-    bd.data.data = data;
+        (*data)[i] = (uint8_t)(i * 7 % 253);
+    bd.data.data = *data;
     bd.data.len = n;
     bd.last = 1;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.request_id = 5;
     env.body_case = CSPARK__ENVELOPE__BODY_BLOCK_DATA;
     env.block_data = &bd;
-    size_t fl = cs_frame_size(&env);
-    uint8_t *frame = malloc(fl);
-    assert_int_equal(cs_frame_encode(&env, frame), fl);
+    *fl = cs_frame_size(&env);
+    uint8_t *frame = malloc(*fl);
+    assert_int_equal(cs_frame_encode(&env, frame), *fl);
+    return frame;
+}
+
+/* out is that frame decoded: checks it and frees everything. */
+static void expect_block(Cspark__Envelope *out, frame_decoder *d, uint8_t *frame, uint8_t *data,
+                         size_t n)
+{
+    assert_int_equal(out->block_data->data.len, n);
+    assert_memory_equal(out->block_data->data.data, data, n);
+    cspark__envelope__free_unpacked(out, NULL);
+    cs_frame_decoder_free(d);
+    free(frame);
+    free(data);
+}
+
+static void test_direct_body(void **state)
+{
+    size_t n = 200000, fl;
+    uint8_t *data, *frame = block_frame(n, &data, &fl);
     frame_decoder d;
     cs_frame_decoder_init(&d, 0);
+    cs_frame_decoder_set_limit(&d, 0, 1, NULL); /* an authenticated peer: reserve it all */
     size_t used;
     Cspark__Envelope *out = NULL;
     const char *why;
@@ -148,12 +171,7 @@ static void test_direct_body(void **state)
     assert_int_equal(room, fl - 1010);
     memcpy(at, frame + 1010, room);
     assert_int_equal(cs_frame_decoder_feed(&d, at, room, &used, &out, &why), 1);
-    assert_int_equal(out->block_data->data.len, n);
-    assert_memory_equal(out->block_data->data.data, data, n);
-    cspark__envelope__free_unpacked(out, NULL);
-    cs_frame_decoder_free(&d);
-    free(frame);
-    free(data);
+    expect_block(out, &d, frame, data, n);
 }
 
 static void expect_error(const uint8_t *bytes, size_t n, size_t max, const char *reason)
@@ -202,6 +220,153 @@ static void test_malformed(void **state)
     size_t n = cs_frame_encode(&env, buf);
     memcpy(buf + n, huge, 4);
     expect_error(buf, n + 4, 0, "maxSize");
+}
+
+/* Regression (issue 10 item 16): a 4-byte length prefix reserved the whole announced frame, so
+ * a peer that had not authenticated could make a process allocate 128 MiB per connection with
+ * four bytes. An untrusted decoder holds at most twice the bytes that arrived plus 64 KiB. */
+static void test_untrusted_length_reserves_only_what_arrived(void **state)
+{
+    frame_decoder d;
+    cs_frame_decoder_init(&d, 0);
+    uint8_t hdr[4];
+    cs_frame_put_header(hdr, 128u * 1024 * 1024); /* exactly spark.rpc.message.maxSize */
+    size_t used;
+    Cspark__Envelope *out = NULL;
+    const char *why = NULL;
+    assert_int_equal(cs_frame_decoder_feed(&d, hdr, 4, &used, &out, &why), 0);
+    assert_true(d.body_cap <= FRAME_INITIAL_RESERVE);
+    uint8_t junk[1000];
+    memset(junk, 0xee, sizeof junk);
+    size_t sent = 0;
+    for (int i = 0; i < 3000; i++) { /* 3 MB copied in */
+        assert_int_equal(cs_frame_decoder_feed(&d, junk, sizeof junk, &used, &out, &why), 0);
+        sent += sizeof junk;
+        assert_true(d.body_cap <= 2 * sent + FRAME_INITIAL_RESERVE);
+    }
+    size_t room = 0;
+    for (int i = 0; i < 50; i++) { /* and read straight into the body */
+        uint8_t *at = cs_frame_decoder_direct(&d, &room);
+        assert_non_null(at);
+        assert_true(room > 0);
+        size_t n = room < 20000 ? room : 20000;
+        memset(at, 0xee, n);
+        assert_int_equal(cs_frame_decoder_feed(&d, at, n, &used, &out, &why), 0);
+        sent += n;
+        assert_true(d.body_cap <= 2 * sent + FRAME_INITIAL_RESERVE);
+    }
+    assert_int_equal(d.body_have, sent);
+    cs_frame_decoder_free(&d);
+}
+
+/* A frame larger than the initial reservation, fed through both paths of an untrusted decoder,
+ * comes out intact (the buffer moved as it grew). */
+static void test_untrusted_growth_keeps_the_bytes(void **state)
+{
+    size_t n = 700000, fl;
+    uint8_t *data, *frame = block_frame(n, &data, &fl);
+    frame_decoder d;
+    cs_frame_decoder_init(&d, 0);
+    size_t pos = 0, used;
+    Cspark__Envelope *out = NULL;
+    const char *why;
+    int rc = 0, turn = 0;
+    while (rc == 0) {
+        size_t room = 0;
+        uint8_t *at = turn++ % 2 ? cs_frame_decoder_direct(&d, &room) : NULL;
+        if (at) {
+            size_t k = room < 30000 ? room : 30000;
+            memcpy(at, frame + pos, k);
+            rc = cs_frame_decoder_feed(&d, at, k, &used, &out, &why);
+        } else {
+            size_t k = fl - pos < 12345 ? fl - pos : 12345;
+            rc = cs_frame_decoder_feed(&d, frame + pos, k, &used, &out, &why);
+        }
+        pos += used;
+    }
+    assert_int_equal(rc, 1);
+    assert_int_equal(pos, fl);
+    expect_block(out, &d, frame, data, n);
+}
+
+/* Before authentication only handshake-sized frames pass; the limit is lifted between frames. */
+static void test_handshake_limit(void **state)
+{
+    frame_decoder d;
+    cs_frame_decoder_init(&d, 0);
+    cs_frame_decoder_set_limit(&d, 4096, 0, "frame larger than 4096 bytes before authentication");
+    Cspark__Heartbeat hb = CSPARK__HEARTBEAT__INIT;
+    char id[6000];
+    memset(id, 'e', sizeof id - 1);
+    id[sizeof id - 1] = 0;
+    hb.executor_id = "small";
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
+    env.heartbeat = &hb;
+    uint8_t buf[8192];
+    size_t n = cs_frame_encode(&env, buf), used;
+    Cspark__Envelope *out = NULL;
+    const char *why = NULL;
+    assert_int_equal(cs_frame_decoder_feed(&d, buf, n, &used, &out, &why), 1);
+    cspark__envelope__free_unpacked(out, NULL);
+    cs_frame_decoder_set_limit(&d, 0, 1, "frame larger than spark.rpc.message.maxSize");
+    hb.executor_id = id;
+    n = cs_frame_encode(&env, buf);
+    assert_int_equal(cs_frame_decoder_feed(&d, buf, n, &used, &out, &why), 1);
+    assert_string_equal(out->heartbeat->executor_id, id);
+    cspark__envelope__free_unpacked(out, NULL);
+    cs_frame_decoder_set_limit(&d, 4096, 0, "frame larger than 4096 bytes before authentication");
+    assert_int_equal(cs_frame_decoder_feed(&d, buf, n, &used, &out, &why), -1);
+    assert_string_equal(why, "frame larger than 4096 bytes before authentication");
+    assert_int_equal(used, 4); /* refused at the header */
+    assert_null(d.body);
+    cs_frame_decoder_free(&d);
+}
+
+static void expect_conf_error(const char *key, const char *value, const char *needle)
+{
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, key, value);
+    rpc_options o = {0};
+    cs_error err = {0};
+    assert_int_equal(cs_rpc_options_from_conf(c, &o, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, key));
+    assert_non_null(strstr(err.msg, needle));
+    cs_conf_free(c);
+}
+
+static void test_options_from_conf(void **state)
+{
+    cs_conf *c = cs_conf_new();
+    rpc_options o = {.name = "x"};
+    cs_error err = {0};
+    assert_int_equal(cs_rpc_options_from_conf(c, &o, &err), 0);
+    assert_int_equal(o.max_frame, 128u * 1024 * 1024);
+    assert_int_equal(o.auth_timeout_ms, 30000);
+    assert_int_equal(o.max_unauthenticated, 256);
+    assert_string_equal(o.name, "x");
+    cs_conf_set(c, "spark.rpc.message.maxSize", "256");  /* MiB, as Spark */
+    cs_conf_set(c, "spark.shuffle.sasl.timeout", "45s"); /* Spark's fallback */
+    cs_conf_set(c, "cspark.rpc.maxUnauthenticatedConnections", "8");
+    assert_int_equal(cs_rpc_options_from_conf(c, &o, &err), 0);
+    assert_int_equal(o.max_frame, 256u * 1024 * 1024);
+    assert_int_equal(o.auth_timeout_ms, 45000);
+    assert_int_equal(o.max_unauthenticated, 8);
+    cs_conf_set(c, "spark.network.auth.rpcTimeout", "2s");
+    cs_conf_set(c, "spark.rpc.message.maxSize", "2047");
+    assert_int_equal(cs_rpc_options_from_conf(c, &o, &err), 0);
+    assert_int_equal(o.auth_timeout_ms, 2000);
+    assert_int_equal(o.max_frame, 2047u * 1024 * 1024);
+    cs_conf_free(c);
+    expect_conf_error("spark.rpc.message.maxSize", "0", "between 1m and 2047m");
+    expect_conf_error("spark.rpc.message.maxSize", "2048", "between 1m and 2047m");
+    expect_conf_error("spark.rpc.message.maxSize", "-5", "size");
+    expect_conf_error("spark.rpc.message.maxSize", "lots", "size");
+    expect_conf_error("spark.network.auth.rpcTimeout", "0s", "positive duration");
+    expect_conf_error("spark.network.auth.rpcTimeout", "soon", "duration");
+    expect_conf_error("spark.shuffle.sasl.timeout", "-1s", "duration");
+    expect_conf_error("cspark.rpc.maxUnauthenticatedConnections", "0", "between 1 and 65536");
+    expect_conf_error("cspark.rpc.maxUnauthenticatedConnections", "1000000", "between 1 and 65536");
 }
 
 static void test_body_name(void **state)
@@ -276,9 +441,16 @@ static void test_proofs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_and_coalesced), cmocka_unit_test(test_direct_body),
-        cmocka_unit_test(test_malformed),           cmocka_unit_test(test_body_name),
-        cmocka_unit_test(test_secret_sources),      cmocka_unit_test(test_proofs),
+        cmocka_unit_test(test_split_and_coalesced),
+        cmocka_unit_test(test_direct_body),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_body_name),
+        cmocka_unit_test(test_secret_sources),
+        cmocka_unit_test(test_proofs),
+        cmocka_unit_test(test_untrusted_length_reserves_only_what_arrived),
+        cmocka_unit_test(test_untrusted_growth_keeps_the_bytes),
+        cmocka_unit_test(test_handshake_limit),
+        cmocka_unit_test(test_options_from_conf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
