@@ -302,6 +302,7 @@ static void mappart_on_full(cspark_emitter *e)
                              strerror(errno));
         }
         m->spill = cs_recio_writer_new(m->spill_fd, m->tc->env->shuffle_compress, 1 << 20);
+        cs_recio_writer_set_checksum(m->spill, m->tc->env->shuffle_checksum);
     }
     if (cs_recio_writer_add_batch(m->spill, &m->cur, &m->spill_err) < 0)
         cspark_task_fail(m->tc, "map_partitions spill failed: %s", m->spill_err.msg);
@@ -536,6 +537,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         s->sorter = cs_ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
         if (!s->sorter) return err->code ? err->code : CS_EINVAL;
         cs_ext_sorter_set_spill_compress(s->sorter, s->tc->env->shuffle_compress);
+        cs_ext_sorter_set_spill_checksum(s->sorter, s->tc->env->shuffle_checksum);
         return drain_shuffle(s, rdd->deps[0], true, err);
     case SHUFFLE_READ_AGGREGATE:
     case SHUFFLE_READ_COGROUP:
@@ -548,6 +550,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         s->agg.tc = s->tc;
         s->aggr = cs_ext_agg_new(&s->agg, &s->tc->mem, dir, err);
         if (!s->aggr) return err->code ? err->code : CS_EINVAL;
+        cs_ext_agg_set_spill_checksum(s->aggr, s->tc->env->shuffle_checksum);
         for (int d = 0; d < rdd->num_deps; d++) {
             int rc = drain_shuffle(s, rdd->deps[d], false, err);
             if (rc < 0) return rc;

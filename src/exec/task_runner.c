@@ -338,6 +338,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             spec.combiner = &st->combiner;
         }
         spec.compress = tc->env->shuffle_compress;
+        spec.checksum = tc->env->shuffle_checksum;
         spec.dir = tc->env->local_dir;
         spec.mem = &tc->mem;
         st->writer = cs_shuffle_writer_new(&spec, err);
