@@ -115,6 +115,10 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
 /* Closes the connections of executors silent for longer than spark.network.timeout
  * (housekeeper thread, lock held). */
 void cs_coarse_expire_silent(coarse_backend *b);
+/* Tells the executor at c that executor `id` is lost (RemoveExecutor): its block fetcher stops
+ * fetching from it at once instead of retrying a peer that will not come back. Sent to every
+ * live executor when one is lost, and to each that registers later about those lost before. */
+void cs_coarse_send_executor_lost(rpc_conn *c, const char *id, const char *reason);
 
 /* ---- coarse_decommission.c ---- */
 void cs_coarse_send_stop(rpc_conn *c);

@@ -406,6 +406,10 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE:
         on_migrate_shuffle(x, msg->migrate_shuffle);
         break;
+    case CSPARK__ENVELOPE__BODY_REMOVE_EXECUTOR: /* a peer is lost: stop fetching from it */
+        cs_block_fetcher_executor_lost(x->fetcher, msg->remove_executor->executor_id,
+                                       msg->remove_executor->reason);
+        break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
         if (msg->heartbeat_response->reregister)
             CS_WARN("executor", "executor=%s event=unknown_to_driver", x->opt->executor_id);
