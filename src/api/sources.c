@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/rdd_internal.h"
+#include "common/recio.h"
 
 #define TEXT_BLOCK_SIZE (32LL * 1024 * 1024) /* Hadoop's local file system block size */
 #define SPLIT_SLOP 1.1
@@ -29,6 +30,11 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
         cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be positive, got %d",
                      num_slices);
         return cs_rdd_refuse(sc, &e);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cs_error e;
+        if (cs_recio_check_record(records[i].key.len, records[i].value.len, "parallelize", &e) < 0)
+            return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
     cspark_rdd *r = cs_rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());

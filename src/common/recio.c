@@ -85,6 +85,15 @@ size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_
     return finish_block(block, raw_len, raw_len, RECIO_CODEC_NONE, algo);
 }
 
+int cs_recio_check_record(size_t klen, size_t vlen, const char *what, cs_error *err)
+{
+    if (klen <= CSPARK_MAX_RECORD_BYTES && vlen <= CSPARK_MAX_RECORD_BYTES - klen) return 0;
+    return cs_error_set(err, CS_EINVAL,
+                        "%s: a record of %zu key + %zu value bytes is over the record limit of "
+                        "%zu bytes (CSPARK_MAX_RECORD_BYTES, 256 MiB)",
+                        what, klen, vlen, CSPARK_MAX_RECORD_BYTES);
+}
+
 /* ---- writer ------------------------------------------------------------------------------- */
 
 struct recio_writer {

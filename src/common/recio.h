@@ -52,8 +52,10 @@
 
 #define RECIO_BLOCK_TARGET (64 * 1024) /* raw bytes per block */
 #define RECIO_HEADER_LEN 13            /* u32 raw_len, u32 stored_len, u8 kind, u32 checksum */
-#define RECIO_MAX_BLOCK (256u << 20)   /* larger raw_len is corrupt input */
-#define RECIO_WRITE_BUF (1u << 20)     /* default write/read buffer */
+/* Larger raw_len is corrupt input. A block holds at least one record of CSPARK_MAX_RECORD_BYTES
+ * key + value bytes and its varint header. */
+#define RECIO_MAX_BLOCK ((uint32_t)CSPARK_MAX_RECORD_BYTES + 64u)
+#define RECIO_WRITE_BUF (1u << 20) /* default write/read buffer */
 enum { RECIO_CODEC_NONE = 0, RECIO_CODEC_LZ4 = 1 };
 
 /* ---- writer ------------------------------------------------------------------------------- */
@@ -102,6 +104,12 @@ size_t cs_recio_block_bound(uint32_t raw_len);
  * block + RECIO_HEADER_LEN: fills in the header and the checksum (algo). Returns the encoded
  * length. For encoders that serialize records in place (task results). */
 size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_algo algo);
+/* 0 when a record of klen key and vlen value bytes is within CSPARK_MAX_RECORD_BYTES; else
+ * CS_EINVAL with "<what>: a record of K key + V value bytes is over the record limit of N bytes
+ * (CSPARK_MAX_RECORD_BYTES, 256 MiB)". Every public entry point that takes a key, value or
+ * accumulator length as size_t checks it so before narrowing it to the uint32_t of a slice. */
+int cs_recio_check_record(size_t klen, size_t vlen, const char *what, cs_error *err);
+
 /* Serializes a record header (varints) into out (>= 10 bytes); returns its length. */
 static inline size_t recio_put_header(uint8_t *out, uint32_t klen, uint32_t vlen)
 {

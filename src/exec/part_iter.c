@@ -26,11 +26,22 @@ struct cspark_emitter {
     cs_batch *out;
     void (*on_full)(cspark_emitter *e);
     void *arg;
+    cspark_task_context *tc; /* failed when a record is over the record limit */
 };
+
+/* Lengths are size_t in the API and uint32_t in a batch: a record over CSPARK_MAX_RECORD_BYTES
+ * fails the task here, before anything is narrowed or copied. */
+static void emit_check(cspark_emitter *e, size_t key_len, size_t value_len, const char *what)
+{
+    cs_error err;
+    if (cs_recio_check_record(key_len, value_len, what, &err) < 0)
+        cspark_task_fail(e->tc, "%s", err.msg);
+}
 
 void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void *value,
                  size_t value_len)
 {
+    emit_check(e, key_len, value_len, "cspark_emit");
     cs_batch_append_record(e->out, key, (uint32_t)key_len, value, (uint32_t)value_len);
     if (e->on_full && batch_full(e->out)) e->on_full(e);
 }
@@ -38,6 +49,7 @@ void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void 
 static __attribute__((noinline)) uint8_t *emit_reserve_slow(cspark_emitter *e, size_t key_len,
                                                             size_t value_len, uint8_t **value_out)
 {
+    emit_check(e, key_len, value_len, "cspark_emit_reserve");
     /* A full batch is handed on before reserving, so the returned space stays valid. */
     if (e->on_full && batch_full(e->out)) e->on_full(e);
     uint8_t *p = batch_append(e->out, (uint32_t)key_len, (uint32_t)value_len);
@@ -49,11 +61,14 @@ uint8_t *cspark_emit_reserve(cspark_emitter *e, size_t key_len, size_t value_len
                              uint8_t **value_out)
 {
     /* Runs once per emitted record (a flat_map's words): the common case (room in the batch,
-     * which is not full or has no hand-on) has no call and saves no registers. */
+     * which is not full or has no hand-on) has no call and saves no registers. Lengths under
+     * 2^27 each cannot overflow the sum nor pass the record limit; others take the slow path,
+     * which checks them. */
     cs_batch *b = e->out;
     size_t need = b->len + key_len + value_len;
-    if (__builtin_expect(
-            b->data && need <= b->cap && b->n < b->rcap && (!e->on_full || !batch_full(b)), 1)) {
+    if (__builtin_expect(((key_len | value_len) >> 27) == 0 && b->data && need <= b->cap &&
+                             b->n < b->rcap && (!e->on_full || !batch_full(b)),
+                         1)) {
         cs_rec *r = &b->recs[b->n++];
         r->off = b->len;
         r->klen = (uint32_t)key_len;
@@ -163,7 +178,7 @@ typedef struct narrow_iter {
 static void narrow_apply(narrow_iter *m)
 {
     const cs_batch *in = m->in;
-    cspark_emitter em = {&m->out, NULL, NULL};
+    cspark_emitter em = {&m->out, NULL, NULL, m->tc};
     size_t i = m->in_pos;
     cs_task_context_enter(m->tc, &m->rdd->fn);
     switch (m->rdd->kind) {
@@ -312,7 +327,7 @@ static void mappart_on_full(cspark_emitter *e)
 static int mappart_run(mappart_iter *m, cs_error *err)
 {
     cspark_iterator in = {m->parent, NULL, 0, 1, {0}};
-    cspark_emitter em = {&m->cur, mappart_on_full, m};
+    cspark_emitter em = {&m->cur, mappart_on_full, m, m->tc};
     cs_task_context_enter(m->tc, &m->rdd->fn);
     ((cspark_partition_fn)m->rdd->fn.ptr)(&in, &em, m->tc);
     cs_task_context_enter(m->tc, NULL);

@@ -207,6 +207,37 @@ static void test_empty_file(void **state)
     unlink(path);
 }
 
+/* A line longer than CSPARK_MAX_RECORD_BYTES (a sparse file of zeros without a newline) fails
+ * naming the file, the offset and the limit, instead of being cut to a 32-bit length. */
+static void test_line_over_record_limit(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/long.txt", g_dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    uint64_t size = CSPARK_MAX_RECORD_BYTES + (2u << 20);
+    assert_int_equal(ftruncate(fileno(f), (off_t)size), 0);
+    assert_int_equal(fclose(f), 0);
+    text_split split = {path, 0, size, size};
+    task_result res;
+    cs_task_result_init(&res);
+    cspark_task_context tc;
+    memset(&tc, 0, sizeof tc);
+    tc.result = &res;
+    cs_error err;
+    cs_error_clear(&err);
+    part_iter *it = cs_text_iter_open(&tc, &split, &err);
+    assert_non_null(it);
+    const cs_batch *b;
+    assert_int_equal(it->next(it, &b, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "the line at byte 0 is longer than the record limit"));
+    it->free(it);
+    cs_task_result_free(&res);
+    unlink(path);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -227,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_last_line_without_newline),
         cmocka_unit_test(test_last_line_is_carriage_return),
         cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_line_over_record_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -609,6 +609,24 @@ static void test_raw_blocks_and_mixed_streams(void **state)
     cs_batch_free(&out);
 }
 
+/* The record limit: key + value up to CSPARK_MAX_RECORD_BYTES, sums that would wrap refused, and
+ * a record at the limit fits a block (header included). */
+static void test_record_limit(void **state)
+{
+    (void)state;
+    cs_error err = {0};
+    const size_t max = CSPARK_MAX_RECORD_BYTES;
+    assert_int_equal(cs_recio_check_record(max, 0, "x", &err), 0);
+    assert_int_equal(cs_recio_check_record(max - 5, 5, "x", &err), 0);
+    assert_int_equal(cs_recio_check_record(max, 1, "emit", &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "emit: a record of 268435456 key + 1 value bytes"));
+    assert_non_null(strstr(err.msg, "CSPARK_MAX_RECORD_BYTES"));
+    assert_int_equal(cs_recio_check_record(SIZE_MAX, 2, "x", &err), CS_EINVAL);
+    assert_int_equal(cs_recio_check_record(2, SIZE_MAX - 1, "x", &err), CS_EINVAL);
+    assert_int_equal(cs_recio_check_record((size_t)1 << 32, 0, "x", &err), CS_EINVAL);
+    assert_true(recio_record_size((uint32_t)max / 2, (uint32_t)max / 2) <= RECIO_MAX_BLOCK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_every_bit_flip_detected),
         cmocka_unit_test(test_checksum_algorithms),
         cmocka_unit_test(test_raw_blocks_and_mixed_streams),
+        cmocka_unit_test(test_record_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
