@@ -55,8 +55,8 @@ int cs_checksum_parse(const char *name, cs_checksum_algo *out, cs_error *err)
             return 0;
         }
     return cs_error_set(err, CS_EINVAL,
-                        "invalid value for spark.shuffle.checksum.algorithm: '%s' (expected one "
-                        "of ADLER32, CRC32, CRC32C, XXH3)",
+                        "invalid value for spark.shuffle.checksum.algorithm: '%s' (expected "
+                        "ADLER32, CRC32, CRC32C or XXH3)",
                         name ? name : "");
 }
 
