@@ -10,7 +10,6 @@
  */
 #include "exec/block_fetcher.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,7 +17,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/sync.h"
 
 typedef struct peer {
     char *host;
@@ -212,21 +213,14 @@ static void drop_conn(block_fetcher *f, rpc_conn *c)
  * less when the driver declares that executor lost meanwhile. */
 static void retry_wait(block_fetcher *f, const char *executor_id)
 {
-    if (f->retry_wait_ms <= 0) return;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += f->retry_wait_ms / 1000;
-    ts.tv_nsec += (long)(f->retry_wait_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    int64_t deadline = cs_mono_ms() + f->retry_wait_ms, left;
     pthread_mutex_lock(&f->mu);
-    for (;;) {
+    while ((left = deadline - cs_mono_ms()) > 0) {
         int lost = 0;
         for (lost_exec *l = f->lost; l && !lost; l = l->next)
             lost = strcmp(l->id, executor_id) == 0;
-        if (lost || pthread_cond_timedwait(&f->lost_cv, &f->mu, &ts) == ETIMEDOUT) break;
+        if (lost) break;
+        cs_cond_wait_ms(&f->lost_cv, &f->mu, left);
     }
     pthread_mutex_unlock(&f->mu);
 }
@@ -447,11 +441,7 @@ block_fetcher *cs_block_fetcher_new(const char *local_executor_id, const char *l
     f->timeout_ms = tmo > 0 ? tmo : 120000;
     f->max_in_flight = inflight;
     pthread_mutex_init(&f->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&f->lost_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cs_cond_init_monotonic(&f->lost_cv);
     rpc_options o = {.name = "block-fetcher"};
     if (opt) o = *opt;
     if (!o.name) o.name = "block-fetcher";
