@@ -61,12 +61,13 @@ uint8_t *cspark_emit_reserve(cspark_emitter *e, size_t key_len, size_t value_len
                              uint8_t **value_out)
 {
     /* Runs once per emitted record (a flat_map's words): the common case (room in the batch,
-     * which is not full or has no hand-on) has no call and saves no registers. Lengths under
-     * 2^27 each cannot overflow the sum nor pass the record limit; others take the slow path,
-     * which checks them. */
+     * which is not full or has no hand-on) has no call and saves no registers. A sum of lengths
+     * that wraps around or passes the record limit takes the slow path, which fails the task. */
     cs_batch *b = e->out;
-    size_t need = b->len + key_len + value_len;
-    if (__builtin_expect(((key_len | value_len) >> 27) == 0 && b->data && need <= b->cap &&
+    size_t kv;
+    bool wraps = __builtin_add_overflow(key_len, value_len, &kv);
+    size_t need = b->len + kv;
+    if (__builtin_expect(!wraps && kv <= CSPARK_MAX_RECORD_BYTES && b->data && need <= b->cap &&
                              b->n < b->rcap && (!e->on_full || !batch_full(b)),
                          1)) {
         cs_rec *r = &b->recs[b->n++];

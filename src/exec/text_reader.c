@@ -141,11 +141,20 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
             consumed = len = hi - lo;
         }
         if (len && start[len - 1] == '\r') len--;
-        if (len > CSPARK_MAX_RECORD_BYTES) return line_too_long(t, pos, len, err);
-        recs[n++] = (cs_rec){lo - base, (uint32_t)len, 0};
+        recs[n++] = (cs_rec){lo - base, (uint32_t)len, 0}; /* checked below when too long */
         lo += consumed;
         pos += consumed;
         if (t->done) break;
+    }
+    if (n && lo - base > CSPARK_MAX_RECORD_BYTES) {
+        /* only the batch's last line can be that long (the others add up to less than
+         * CS_BATCH_TARGET_BYTES), so lines are not checked one by one */
+        size_t off = (size_t)recs[n - 1].off, len = lo - base - off;
+        const uint8_t *line = buf + base + off;
+        uint64_t at = pos - len;
+        if (len && line[len - 1] == '\n') len--;
+        if (len && line[len - 1] == '\r') len--;
+        if (len > CSPARK_MAX_RECORD_BYTES) return line_too_long(t, at, len, err);
     }
     t->lo = lo;
     t->buf_pos = pos;

@@ -241,6 +241,24 @@ static void test_line_over_record_limit(void **state)
     assert_non_null(strstr(err.msg, path));
     assert_non_null(strstr(err.msg, "the line at byte 0 is longer than the record limit"));
     split_close(&sr);
+    /* a line just over the limit whose newline arrives in the same read that passes the limit,
+     * after a short line: "ab\n", then limit + 100 zeros, then "\nnext\n" */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite("ab\n", 1, 3, f), 3);
+    assert_int_equal(fseek(f, (long)(3 + CSPARK_MAX_RECORD_BYTES + 100), SEEK_SET), 0);
+    assert_int_equal(fwrite("\nnext\n", 1, 6, f), 6);
+    size = (uint64_t)ftell(f);
+    assert_int_equal(fclose(f), 0);
+    split_open(&sr, path, 0, size, size);
+    int rc, lines = 0;
+    while ((rc = sr.it->next(sr.it, &b, &err)) == 1)
+        lines += (int)b->n;
+    assert_int_equal(rc, CS_EINVAL);
+    assert_int_equal(lines, 1); /* "ab" */
+    assert_non_null(strstr(err.msg, "the line at byte 3 is longer than the record limit"));
+    assert_non_null(strstr(err.msg, "it has 268435556 bytes"));
+    split_close(&sr);
     unlink(path);
 }
 
