@@ -45,6 +45,13 @@ extern "C" {
 
 #define CSPARK_VERSION "0.1.0"
 
+/* The most bytes one record may hold, key and value together (256 MiB): a record travels in one
+ * block of the shuffle and spill format. A longer record — cspark_emit or cspark_emit_reserve
+ * with key_len + value_len above it, an accumulator grown past it with cspark_value_set or
+ * cspark_value_resize — fails its task with a message naming this limit; parallelize and the
+ * zero value of aggregate_by_key and fold refuse such records up front. */
+#define CSPARK_MAX_RECORD_BYTES ((size_t)256 << 20)
+
 /* Marks the functions libcspark exports. The library is built with hidden visibility, so these
  * declarations are its whole dynamic interface: nothing internal can bind to (or be bound by) a
  * job's own symbols, whatever the job names its functions. */
@@ -191,7 +198,8 @@ CSPARK_EXTERN void cspark_records_free(cspark_records *r);
 
 /* ---- inside user functions --------------------------------------------------------------- */
 
-/* Appends a record (key and value are copied into the task's output batch). */
+/* Appends a record (key and value are copied into the task's output batch). key_len +
+ * value_len above CSPARK_MAX_RECORD_BYTES fails the task. */
 CSPARK_EXTERN void cspark_emit(cspark_emitter *out, const void *key, size_t key_len,
                                const void *value, size_t value_len);
 static inline void cspark_emit_record(cspark_emitter *out, const cspark_record *r)
@@ -217,10 +225,10 @@ CSPARK_EXTERN int cspark_attempt_number(const cspark_task_context *tc);
 CSPARK_EXTERN void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
-/* Accumulator helpers for reduce functions. */
-CSPARK_EXTERN void cspark_value_set(cspark_value *v, const void *data, uint32_t len);
+/* Accumulator helpers for reduce functions. A len above CSPARK_MAX_RECORD_BYTES fails the task. */
+CSPARK_EXTERN void cspark_value_set(cspark_value *v, const void *data, size_t len);
 /* Grows or shrinks to len bytes (contents up to min(old,len) kept); returns v->ptr. */
-CSPARK_EXTERN uint8_t *cspark_value_resize(cspark_value *v, uint32_t len);
+CSPARK_EXTERN uint8_t *cspark_value_resize(cspark_value *v, size_t len);
 
 /* ---- built-in functions (exported by libcspark, usable anywhere a function is expected) --- */
 

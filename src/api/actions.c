@@ -21,6 +21,7 @@
 #include "api/rdd_internal.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/recio.h"
 #include "exec/part_iter.h"
 #include "fs/fs.h"
 #include "sched/scheduler.h"
@@ -197,6 +198,7 @@ static int fold_results(cspark_rdd *rdd, const fn_ref *fn, part_results *pr, csp
     tc->task = &desc;
     tc->fn = fn;
     int rc = 0;
+    cs_task_set_current(tc); /* cspark_value_* fail the merge through it */
     if (sigsetjmp(tc->fail_jmp, 0) == 0) {
         for (int i = 0; i < pr->n; i++) {
             if (!pr->parts[i].n) continue;
@@ -212,6 +214,7 @@ static int fold_results(cspark_rdd *rdd, const fn_ref *fn, part_results *pr, csp
         rc = refuse(rdd->sc, CS_ETASK, "%s failed on the driver: %s", fn->name,
                     tc->fail_msg ? tc->fail_msg : "failed");
     }
+    cs_task_set_current(NULL);
     free(tc->fail_msg);
     free(tc);
     return rc;
@@ -225,6 +228,8 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     *out = NULL;
     if (out_len) *out_len = 0;
     cs_error err;
+    if (cs_recio_check_record(0, zero_len, "fold zero value", &err) < 0)
+        return cs_context_fail(rdd->sc, &err);
     task_sink sink = {
         .kind = SINK_FOLD, .zero = zero, .zero_len = (uint32_t)zero_len, .has_zero = has_zero};
     if (cs_fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, op, &err) < 0)
@@ -235,7 +240,7 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     cspark_value acc = {0};
     bool has = false;
     if (rc == 0 && has_zero) {
-        cspark_value_set(&acc, zero, (uint32_t)zero_len);
+        cspark_value_set(&acc, zero, zero_len);
         has = true;
     }
     if (rc == 0) rc = fold_results(rdd, &sink.fn, &pr, &acc, &has);

@@ -100,7 +100,7 @@ static int read_settings(cspark_context *sc, cs_error *err)
     if (cs_conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) <
         0)
         return err->code;
-    return 0;
+    return cs_shuffle_checksum_conf(sc->conf, &sc->shuffle_checksum, err);
 }
 
 /* The spark.authenticate secret of a multi-process application (*secret NULL when off): given
@@ -204,6 +204,7 @@ static int start_backend(cspark_context *sc, cs_error *err)
                      .local_dir = sc->local_dir,
                      .task_memory_budget = sc->task_memory_budget,
                      .shuffle_compress = sc->shuffle_compress,
+                     .shuffle_checksum = sc->shuffle_checksum,
                      .blocks = cs_shuffle_local_source(sc->local_dir)};
     alloc_settings dyn; /* only for Spark's warning: local mode has a fixed set of threads */
     if (cs_alloc_settings_read(sc->conf, true, 1, &dyn, err) < 0) return err->code;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/master.h"
@@ -34,7 +35,8 @@ struct cspark_context {
     /* execution settings read once */
     int64_t task_memory_budget;
     bool shuffle_compress;
-    char *local_dir; /* <spark.local.dir>/cspark-<app_id>, removed at stop */
+    cs_checksum_algo shuffle_checksum; /* spark.shuffle.checksum.enabled / .algorithm */
+    char *local_dir;                   /* <spark.local.dir>/cspark-<app_id>, removed at stop */
 
     pthread_mutex_t lock; /* guards the id counters and the node list */
     struct cspark_rdd **rdds;

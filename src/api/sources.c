@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/rdd_internal.h"
+#include "common/recio.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
 
@@ -28,6 +29,11 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
         cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be positive, got %d",
                      num_slices);
         return cs_rdd_refuse(sc, &e);
+    }
+    for (size_t i = 0; i < n; i++) {
+        cs_error e;
+        if (cs_recio_check_record(records[i].key.len, records[i].value.len, "parallelize", &e) < 0)
+            return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
     cspark_rdd *r = cs_rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());

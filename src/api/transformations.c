@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/rdd_internal.h"
+#include "common/recio.h"
 #include "common/log.h"
 #include "sched/scheduler.h"
 
@@ -182,7 +183,7 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
     fn_ref seq_ref, comb_ref;
     int n =
         shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
-    if (n < 0 ||
+    if (n < 0 || cs_recio_check_record(0, zero_len, "aggregate_by_key zero value", &err) < 0 ||
         cs_fn_ref_init(sc, &seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
         return cs_rdd_refuse(sc, &err);
     if (cs_fn_ref_init(sc, &comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {

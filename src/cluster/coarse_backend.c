@@ -393,6 +393,9 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     char id[64], why[512];
     snprintf(id, sizeof id, "%s", e->id);
     snprintf(why, sizeof why, "%s", e->lost_reason);
+    for (int i = 0; i < b->num_execs && !stopping; i++) /* live peers stop fetching from it */
+        if (b->execs[i].alive && b->execs[i].conn)
+            cs_coarse_send_executor_lost(b->execs[i].conn, id, why);
     rpc_conn *conn = e->conn;
     e->conn = NULL;
     pthread_mutex_unlock(&b->lock);

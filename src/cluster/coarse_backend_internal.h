@@ -119,6 +119,10 @@ bool cs_coarse_any_silent(coarse_backend *b);
 /* Closes the connections of executors silent for longer than spark.network.timeout. Runs on the
  * RPC loop thread, posted with cs_rpc_endpoint_post_after_input (takes the lock). */
 void cs_coarse_expire_silent(void *backend);
+/* Tells the executor at c that executor `id` is lost (RemoveExecutor): its block fetcher stops
+ * fetching from it at once instead of retrying a peer that will not come back. Sent to every
+ * live executor when one is lost, and to each that registers later about those lost before. */
+void cs_coarse_send_executor_lost(rpc_conn *c, const char *id, const char *reason);
 
 /* ---- coarse_decommission.c ---- */
 void cs_coarse_send_stop(rpc_conn *c);

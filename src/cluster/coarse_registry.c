@@ -2,7 +2,8 @@
  * coarse_registry.c — the coarse backend's executors (Spark's CoarseGrainedSchedulerBackend
  * executorDataMap and HeartbeatReceiver, see coarse_backend_internal.h): RegisterExecutor
  * admitted or refused, lookups by id and by connection, heartbeats, expiry of executors silent for
- * longer than spark.network.timeout, and the waits for registrations and disconnections.
+ * longer than spark.network.timeout, telling executors which peers are lost (RemoveExecutor), and
+ * the waits for registrations and disconnections.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -25,6 +26,17 @@ exec_info *cs_coarse_exec_of_conn(coarse_backend *b, rpc_conn *c)
 {
     intptr_t i = (intptr_t)cs_rpc_conn_data(c);
     return i > 0 && i <= b->num_execs ? &b->execs[i - 1] : NULL;
+}
+
+void cs_coarse_send_executor_lost(rpc_conn *c, const char *id, const char *reason)
+{
+    Cspark__RemoveExecutor rm = CSPARK__REMOVE_EXECUTOR__INIT;
+    rm.executor_id = (char *)id;
+    rm.reason = (char *)reason;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_REMOVE_EXECUTOR;
+    env.remove_executor = &rm;
+    cs_rpc_send(c, &env);
 }
 
 static void reply_register(rpc_conn *c, uint64_t request_id, const char *refusal)
@@ -85,6 +97,11 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                 refusal);
         return;
     }
+    pthread_mutex_lock(&b->lock); /* it may still be given tasks reading from lost executors */
+    for (int i = 0; i < b->num_execs; i++)
+        if (!b->execs[i].alive)
+            cs_coarse_send_executor_lost(c, b->execs[i].id, b->execs[i].lost_reason);
+    pthread_mutex_unlock(&b->lock);
     if (b->base.sched) cs_scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
     CS_INFO("driver",
             "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",

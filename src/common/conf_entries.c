@@ -101,6 +101,8 @@ static const cs_conf_entry entries[] = {
     /* shuffle */
     BOOL("spark.shuffle.compress"),
     BOOL("spark.shuffle.spill.compress"),
+    BOOL("spark.shuffle.checksum.enabled"),
+    CHOICE("spark.shuffle.checksum.algorithm", "ADLER32|CRC32|CRC32C|XXH3", true),
     SIZE_POS("spark.reducer.maxSizeInFlight", CS_MiB),
     INT("spark.shuffle.io.maxRetries", 0, IMAX),
     DUR_NONNEG("spark.shuffle.io.retryWait", CS_SEC),

@@ -42,7 +42,29 @@ size_t cs_recio_block_bound(uint32_t raw_len)
     return RECIO_HEADER_LEN + b;
 }
 
-size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out)
+/* The checksum of an encoded block: its header's first 9 bytes, then its payload. */
+static uint32_t block_checksum(cs_checksum_algo algo, const uint8_t *h, const uint8_t *payload,
+                               size_t stored)
+{
+    uint32_t c = cs_checksum_update(algo, cs_checksum_init(algo), h, 9);
+    return cs_checksum_update(algo, c, payload, stored);
+}
+
+/* Writes the header of a block whose payload is already at out + RECIO_HEADER_LEN. */
+static size_t finish_block(uint8_t *out, uint32_t raw_len, uint32_t stored, uint8_t codec,
+                           cs_checksum_algo algo)
+{
+    put_u32le(out, raw_len);
+    put_u32le(out + 4, stored);
+    out[8] = (uint8_t)(codec | (unsigned)algo << 4);
+    uint32_t sum = 0;
+    if (algo != CS_CHECKSUM_NONE) sum = block_checksum(algo, out, out + RECIO_HEADER_LEN, stored);
+    put_u32le(out + 9, sum);
+    return RECIO_HEADER_LEN + (size_t)stored;
+}
+
+size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress,
+                             cs_checksum_algo algo, uint8_t *out)
 {
     int stored = 0;
     uint8_t codec = RECIO_CODEC_NONE;
@@ -55,10 +77,21 @@ size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress
         stored = (int)raw_len;
         if (raw_len) memcpy(out + RECIO_HEADER_LEN, raw, raw_len);
     }
-    put_u32le(out, raw_len);
-    put_u32le(out + 4, (uint32_t)stored);
-    out[8] = codec;
-    return RECIO_HEADER_LEN + (size_t)stored;
+    return finish_block(out, raw_len, (uint32_t)stored, codec, algo);
+}
+
+size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_algo algo)
+{
+    return finish_block(block, raw_len, raw_len, RECIO_CODEC_NONE, algo);
+}
+
+int cs_recio_check_record(size_t klen, size_t vlen, const char *what, cs_error *err)
+{
+    if (klen <= CSPARK_MAX_RECORD_BYTES && vlen <= CSPARK_MAX_RECORD_BYTES - klen) return 0;
+    return cs_error_set(err, CS_EINVAL,
+                        "%s: a record of %zu key + %zu value bytes is over the record limit of "
+                        "%zu bytes (CSPARK_MAX_RECORD_BYTES, 256 MiB)",
+                        what, klen, vlen, CSPARK_MAX_RECORD_BYTES);
 }
 
 /* ---- writer ------------------------------------------------------------------------------- */
@@ -66,6 +99,7 @@ size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress
 struct recio_writer {
     int fd;
     bool compress;
+    cs_checksum_algo checksum;
     size_t block_target;
     uint8_t *raw;
     size_t raw_len, raw_cap;
@@ -81,9 +115,15 @@ recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size)
     if (!w) abort();
     w->fd = fd;
     w->compress = compress;
+    w->checksum = CS_CHECKSUM_DEFAULT;
     w->block_target = RECIO_BLOCK_TARGET;
     w->out_min_cap = buf_size ? buf_size : RECIO_WRITE_BUF;
     return w;
+}
+
+void cs_recio_writer_set_checksum(recio_writer *w, cs_checksum_algo algo)
+{
+    w->checksum = algo;
 }
 
 void cs_recio_writer_set_block_target(recio_writer *w, size_t bytes)
@@ -140,8 +180,8 @@ int cs_recio_writer_end_block(recio_writer *w, cs_error *err)
     size_t bound = cs_recio_block_bound((uint32_t)w->raw_len);
     int rc = out_reserve(w, bound, err);
     if (rc < 0) return rc;
-    w->out_len +=
-        cs_recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->out + w->out_len);
+    w->out_len += cs_recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->checksum,
+                                        w->out + w->out_len);
     w->raw_len = 0;
     return 0;
 }
@@ -267,7 +307,8 @@ struct recio_reader {
     size_t blk_len, blk_pos;
     uint8_t *dec;
     size_t dec_cap;
-    int failed; /* sticky error code */
+    uint64_t pos; /* stream offset of the next block */
+    int failed;   /* sticky error code */
 };
 
 recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len)
@@ -307,6 +348,11 @@ size_t cs_recio_reader_memory(const recio_reader *r)
     return r->buf_cap * (r->buf != NULL) + r->dec_cap + sizeof *r;
 }
 
+uint64_t cs_recio_reader_offset(const recio_reader *r)
+{
+    return r->pos;
+}
+
 void cs_recio_reader_free(recio_reader *r)
 {
     if (!r) return;
@@ -321,6 +367,10 @@ static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
 {
     size_t have = r->buf_len - r->buf_pos;
     if (have >= n) return 1;
+    if ((uint64_t)(n - have) > r->fend - r->foff) { /* the range ends first: no need to read */
+        *avail = have + (size_t)(r->fend - r->foff);
+        return 0;
+    }
     if (!r->buf || n > r->buf_cap || r->buf_pos + n > r->buf_cap) {
         if (r->buf_pos > 0 && have) memmove(r->buf, r->buf + r->buf_pos, have);
         r->buf_len = have;
@@ -371,15 +421,19 @@ static int pull_part(recio_reader *r, cs_error *err)
     return rc;
 }
 
-/* pull mode: buf holds at least n bytes (its old contents are dropped). */
-static void pull_buf_reserve(recio_reader *r, size_t n)
+/* pull mode: buf holds at least n bytes, keeping its first `keep` bytes. */
+static void pull_buf_reserve(recio_reader *r, size_t n, size_t keep)
 {
     if (n <= r->buf_cap) return;
     size_t c = r->buf_cap ? r->buf_cap : 4096;
     while (c < n)
         c *= 2;
-    free(r->buf);
-    r->buf = rx_realloc(NULL, c);
+    if (keep) {
+        r->buf = rx_realloc(r->buf, c);
+    } else {
+        free(r->buf);
+        r->buf = rx_realloc(NULL, c);
+    }
     r->buf_cap = c;
 }
 
@@ -395,7 +449,7 @@ static int pull_take(recio_reader *r, size_t n, const uint8_t **out, size_t *got
         r->mem_pos += n;
         return 1;
     }
-    pull_buf_reserve(r, n);
+    pull_buf_reserve(r, n, 0);
     size_t len = 0;
     for (;;) {
         if (have) memcpy(r->buf + len, r->mem + r->mem_pos, have);
@@ -415,7 +469,8 @@ static int pull_take(recio_reader *r, size_t n, const uint8_t **out, size_t *got
 }
 
 /* pull mode: the next whole block's header and payload at *h (borrowed from the current part,
- * or assembled in buf). 1, 0 = clean end, <0 error. */
+ * or assembled in buf, which grows with the bytes that arrive, not with what a header claims).
+ * 1, 0 = clean end, <0 error. */
 static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_error *err)
 {
     const uint8_t *p;
@@ -443,14 +498,14 @@ static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_erro
         return 1;
     }
     /* straddles parts: header + payload assembled in buf */
-    pull_buf_reserve(r, RECIO_HEADER_LEN + stored);
-    uint8_t *dst = r->buf;
-    memcpy(dst, hdr, RECIO_HEADER_LEN);
+    pull_buf_reserve(r, RECIO_HEADER_LEN, 0);
+    memcpy(r->buf, hdr, RECIO_HEADER_LEN);
     size_t len = RECIO_HEADER_LEN;
     while (len < RECIO_HEADER_LEN + stored) {
         size_t have = r->mem_len - r->mem_pos, need = RECIO_HEADER_LEN + stored - len;
         size_t k = have < need ? have : need;
-        if (k) memcpy(dst + len, r->mem + r->mem_pos, k);
+        pull_buf_reserve(r, len + k, len);
+        if (k) memcpy(r->buf + len, r->mem + r->mem_pos, k);
         len += k;
         r->mem_pos += k;
         if (len == RECIO_HEADER_LEN + stored) break;
@@ -458,85 +513,133 @@ static int pull_block(recio_reader *r, const uint8_t **h, size_t *total, cs_erro
         rc = pull_part(r, err);
         if (rc < 0) return rc;
     }
-    *h = dst;
+    *h = r->buf;
     *total = len;
     return 1;
 }
 
-/* Loads the next block into blk. 1 loaded, 0 end of input, <0 error. */
+/* Checks a block header's lengths, codec and checksum algorithm; *stored gets the payload
+ * length. 0 or CS_EPROTO. */
+static int check_header(const recio_reader *r, const uint8_t *h, uint32_t *stored, cs_error *err)
+{
+    uint32_t raw_len = get_u32le(h), st = get_u32le(h + 4);
+    unsigned codec = h[8] & 0x0f, algo = h[8] >> 4;
+    const char *why = NULL;
+    if (raw_len > RECIO_MAX_BLOCK)
+        return cs_error_set(err, CS_EPROTO, "block too large (%u bytes) at byte %llu", raw_len,
+                            (unsigned long long)r->pos);
+    if (raw_len == 0)
+        why = "empty block";
+    else if (algo != CS_CHECKSUM_NONE && !cs_checksum_known(algo))
+        why = "unknown block checksum algorithm";
+    else if (codec == RECIO_CODEC_NONE && st != raw_len)
+        why = "stored block length mismatch";
+    /* LZ4 expands at most ~255x: larger claims are corrupt (and would make a tiny input
+     * allocate a large buffer) */
+    else if (codec == RECIO_CODEC_LZ4 &&
+             (st == 0 || st > (uint32_t)LZ4_compressBound((int)raw_len) ||
+              (uint64_t)raw_len > (uint64_t)st * 255 + 64))
+        why = "bad lz4 block lengths";
+    else if (codec != RECIO_CODEC_NONE && codec != RECIO_CODEC_LZ4)
+        why = "unknown block codec";
+    if (why)
+        return cs_error_set(err, CS_EPROTO, "%s (header byte %u) at byte %llu", why, h[8],
+                            (unsigned long long)r->pos);
+    *stored = st;
+    return 0;
+}
+
+/* The next encoded block, whole and contiguous at *blk (total bytes, borrowed as the source's
+ * bytes are), its header and checksum verified. 1, 0 end of input, <0 error. */
+static int next_encoded(recio_reader *r, const uint8_t **blk, size_t *total_out, cs_error *err)
+{
+    const uint8_t *h = NULL;
+    size_t avail = 0;
+    int rc;
+    if (r->pull) {
+        rc = pull_block(r, &h, &avail, err);
+        if (rc <= 0) return rc;
+    } else if (r->fd < 0) {
+        avail = r->mem_len - r->mem_pos;
+        if (avail == 0) return 0;
+        if (avail < RECIO_HEADER_LEN) return cs_error_set(err, CS_EPROTO, "truncated block header");
+        h = r->mem + r->mem_pos;
+    } else {
+        rc = fd_fill(r, RECIO_HEADER_LEN, &avail, err);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            if (avail == 0) return 0;
+            return cs_error_set(err, CS_EPROTO, "truncated block header");
+        }
+        h = r->buf + r->buf_pos;
+    }
+    uint32_t stored = 0;
+    rc = check_header(r, h, &stored, err);
+    if (rc < 0) return rc;
+    size_t total = RECIO_HEADER_LEN + (size_t)stored;
+    if (r->pull) {
+        if (avail != total) return cs_error_set(err, CS_EPROTO, "truncated block");
+    } else if (r->fd < 0) {
+        if (avail < total) return cs_error_set(err, CS_EPROTO, "truncated block");
+        r->mem_pos += total;
+    } else {
+        rc = fd_fill(r, total, &avail, err);
+        if (rc < 0) return rc;
+        if (rc == 0) return cs_error_set(err, CS_EPROTO, "truncated block");
+        h = r->buf + r->buf_pos; /* the buffer may have moved */
+        r->buf_pos += total;
+    }
+    cs_checksum_algo algo = (cs_checksum_algo)(h[8] >> 4);
+    if (algo != CS_CHECKSUM_NONE) {
+        uint32_t want = get_u32le(h + 9),
+                 got = block_checksum(algo, h, h + RECIO_HEADER_LEN, stored);
+        if (got != want)
+            return cs_error_set(err, CS_EPROTO,
+                                "checksum mismatch in the block at byte %llu (%s: stored %08x, "
+                                "computed %08x)",
+                                (unsigned long long)r->pos, cs_checksum_name(algo), want, got);
+    }
+    r->pos += total;
+    *blk = h;
+    *total_out = total;
+    return 1;
+}
+
+/* Loads the next block into blk (decoded). 1 loaded, 0 end of input, <0 error. */
 static int load_block(recio_reader *r, cs_error *err)
 {
-    for (;;) {
-        const uint8_t *h = NULL;
-        size_t avail = 0;
-        if (r->pull) {
-            int rc = pull_block(r, &h, &avail, err);
-            if (rc <= 0) return rc;
-        } else if (r->fd < 0) {
-            avail = r->mem_len - r->mem_pos;
-            if (avail == 0) return 0;
-            if (avail < RECIO_HEADER_LEN)
-                return cs_error_set(err, CS_EPROTO, "truncated block header");
-            h = r->mem + r->mem_pos;
-        } else {
-            int rc = fd_fill(r, RECIO_HEADER_LEN, &avail, err);
-            if (rc < 0) return rc;
-            if (rc == 0) {
-                if (avail == 0) return 0;
-                return cs_error_set(err, CS_EPROTO, "truncated block header");
-            }
-            h = r->buf + r->buf_pos;
+    const uint8_t *h;
+    size_t total;
+    int rc = next_encoded(r, &h, &total, err);
+    if (rc <= 0) return rc;
+    uint32_t raw_len = get_u32le(h), stored = (uint32_t)(total - RECIO_HEADER_LEN);
+    const uint8_t *payload = h + RECIO_HEADER_LEN;
+    if ((h[8] & 0x0f) == RECIO_CODEC_NONE) {
+        r->blk = payload;
+    } else {
+        if (r->dec_cap < raw_len) {
+            free(r->dec);
+            r->dec = rx_realloc(NULL, raw_len);
+            r->dec_cap = raw_len;
         }
-        uint32_t raw_len = get_u32le(h), stored = get_u32le(h + 4);
-        uint8_t codec = h[8];
-        if (raw_len > RECIO_MAX_BLOCK)
-            return cs_error_set(err, CS_EPROTO, "block too large (%u bytes)", raw_len);
-        if (codec == RECIO_CODEC_NONE) {
-            if (stored != raw_len)
-                return cs_error_set(err, CS_EPROTO, "stored block length mismatch");
-        } else if (codec == RECIO_CODEC_LZ4) {
-            /* LZ4 expands at most ~255x: larger claims are corrupt (and would make a tiny
-             * input allocate a large buffer) */
-            if (stored == 0 || raw_len == 0 || stored > (uint32_t)LZ4_compressBound((int)raw_len) ||
-                (uint64_t)raw_len > (uint64_t)stored * 255 + 64)
-                return cs_error_set(err, CS_EPROTO, "bad lz4 block lengths");
-        } else {
-            return cs_error_set(err, CS_EPROTO, "unknown block codec %u", codec);
-        }
-        size_t total = RECIO_HEADER_LEN + (size_t)stored;
-        const uint8_t *payload;
-        if (r->pull) {
-            if (avail != total) return cs_error_set(err, CS_EPROTO, "truncated block");
-            payload = h + RECIO_HEADER_LEN;
-        } else if (r->fd < 0) {
-            if (avail < total) return cs_error_set(err, CS_EPROTO, "truncated block");
-            payload = r->mem + r->mem_pos + RECIO_HEADER_LEN;
-            r->mem_pos += total;
-        } else {
-            int rc = fd_fill(r, total, &avail, err);
-            if (rc < 0) return rc;
-            if (rc == 0) return cs_error_set(err, CS_EPROTO, "truncated block");
-            payload = r->buf + r->buf_pos + RECIO_HEADER_LEN;
-            r->buf_pos += total;
-        }
-        if (raw_len == 0) continue;
-        if (codec == RECIO_CODEC_NONE) {
-            r->blk = payload;
-        } else {
-            if (r->dec_cap < raw_len) {
-                free(r->dec);
-                r->dec = rx_realloc(NULL, raw_len);
-                r->dec_cap = raw_len;
-            }
-            int k = LZ4_decompress_safe((const char *)payload, (char *)r->dec, (int)stored,
-                                        (int)raw_len);
-            if (k != (int)raw_len) return cs_error_set(err, CS_EPROTO, "corrupt lz4 block");
-            r->blk = r->dec;
-        }
-        r->blk_len = raw_len;
-        r->blk_pos = 0;
-        return 1;
+        int k =
+            LZ4_decompress_safe((const char *)payload, (char *)r->dec, (int)stored, (int)raw_len);
+        if (k != (int)raw_len) return cs_error_set(err, CS_EPROTO, "corrupt lz4 block");
+        r->blk = r->dec;
     }
+    r->blk_len = raw_len;
+    r->blk_pos = 0;
+    return 1;
+}
+
+int cs_recio_reader_next_raw(recio_reader *r, const uint8_t **block, size_t *len, cs_error *err)
+{
+    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
+    if (r->blk_pos < r->blk_len)
+        return cs_error_set(err, CS_EINVAL, "next_raw inside a block (records not read)");
+    int rc = next_encoded(r, block, len, err);
+    if (rc < 0) r->failed = rc;
+    return rc;
 }
 
 static inline int get_varint(const uint8_t *p, size_t avail, uint32_t *out)
@@ -650,6 +753,18 @@ int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
     view->len = r->blk_len - start;
     view->cap = 0;
     return 1;
+}
+
+int cs_recio_verify(const uint8_t *data, size_t len, cs_error *err)
+{
+    recio_reader *r = cs_recio_reader_mem(data, len);
+    const uint8_t *b;
+    size_t n;
+    int rc;
+    while ((rc = cs_recio_reader_next_raw(r, &b, &n, err)) > 0) {
+    }
+    cs_recio_reader_free(r);
+    return rc;
 }
 
 int cs_recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err)

@@ -5,12 +5,18 @@
  * Records are grouped into blocks of at most ~RECIO_BLOCK_TARGET raw bytes (a single larger
  * record makes a block of its own):
  *
- *     [u32 raw_len LE][u32 stored_len LE][u8 codec: 0 = none, 1 = lz4][stored_len payload bytes]
+ *     [u32 raw_len LE][u32 stored_len LE][u8 kind][u32 checksum LE][stored_len payload bytes]
  *
- * With lz4 the payload is one LZ4 block (LZ4_compress_default, no frame); when compression does
- * not shrink a block it is stored with codec 0. Blocks are self-contained, so a stream may be cut
- * and concatenated at block boundaries without decoding (the shuffle writer concatenates
- * per-partition segments of spill files this way).
+ * kind: low 4 bits the codec (0 = none, 1 = lz4), high 4 bits the checksum algorithm
+ * (common/checksum.h; 0 = none). With lz4 the payload is one LZ4 block (LZ4_compress_default,
+ * no frame); when compression does not shrink a block it is stored with codec 0. The checksum
+ * covers the header's first 9 bytes and the stored payload, so every bit of a block is
+ * protected, and it is checked before anything is decoded: a block whose bytes changed on disk
+ * or on the wire is CS_EPROTO ("checksum mismatch"), never records. A block is never empty
+ * (raw_len 0 is corrupt: a zeroed region is not a run of empty blocks). Blocks are
+ * self-contained, so a stream may be cut and concatenated at block boundaries without decoding
+ * (the shuffle writer concatenates per-partition segments of spill files this way), and a
+ * block keeps its checksum wherever it is copied.
  *
  * The writer appends records into a raw block buffer, encodes full blocks into its own large
  * write buffer (>= 1 MB by default) and writes that buffer to the fd with few large write(2)s;
@@ -21,8 +27,10 @@
  * The readers decode blocks from a memory range (borrowed), from an fd range (offset, length;
  * pread, so the fd offset is not used and several readers may share one fd), or from a stream
  * pulled part by part (network fetches). Any malformed
- * input (bad lengths, unknown codec, short data, failed decompression, varints running past the
- * block) is rejected with CS_EPROTO and never read out of bounds.
+ * input (bad lengths, unknown codec or checksum algorithm, a checksum mismatch, short data,
+ * failed decompression, varints running past the block) is rejected with CS_EPROTO and never
+ * read out of bounds. cs_recio_reader_next_raw hands out whole encoded blocks, verified, for
+ * copying without decoding; cs_recio_verify checks a whole range that way.
  *
  * Called by src/shuffle (writer, reader, external sort/aggregation) and later by the block server.
  * Ownership: writers and readers are malloc'd by *_new and freed by *_free; the fd is borrowed
@@ -39,12 +47,15 @@
 
 #include "cspark.h"
 #include "common/batch.h"
+#include "common/checksum.h"
 #include "common/err.h"
 
 #define RECIO_BLOCK_TARGET (64 * 1024) /* raw bytes per block */
-#define RECIO_HEADER_LEN 9             /* u32 raw_len, u32 stored_len, u8 codec */
-#define RECIO_MAX_BLOCK (256u << 20)   /* larger raw_len is corrupt input */
-#define RECIO_WRITE_BUF (1u << 20)     /* default write/read buffer */
+#define RECIO_HEADER_LEN 13            /* u32 raw_len, u32 stored_len, u8 kind, u32 checksum */
+/* Larger raw_len is corrupt input. A block holds at least one record of CSPARK_MAX_RECORD_BYTES
+ * key + value bytes and its varint header. */
+#define RECIO_MAX_BLOCK ((uint32_t)CSPARK_MAX_RECORD_BYTES + 64u)
+#define RECIO_WRITE_BUF (1u << 20) /* default write/read buffer */
 enum { RECIO_CODEC_NONE = 0, RECIO_CODEC_LZ4 = 1 };
 
 /* ---- writer ------------------------------------------------------------------------------- */
@@ -52,8 +63,11 @@ enum { RECIO_CODEC_NONE = 0, RECIO_CODEC_LZ4 = 1 };
 typedef struct recio_writer recio_writer;
 
 /* fd: where blocks are written (borrowed; writes go at the fd's current offset), or -1 to keep
- * the encoded bytes in memory. buf_size: write buffer (0 = RECIO_WRITE_BUF). Never NULL. */
+ * the encoded bytes in memory. buf_size: write buffer (0 = RECIO_WRITE_BUF). Blocks carry
+ * CS_CHECKSUM_DEFAULT until cs_recio_writer_set_checksum says otherwise. Never NULL. */
 recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size);
+/* The checksum of the blocks encoded from now on (CS_CHECKSUM_NONE: none). */
+void cs_recio_writer_set_checksum(recio_writer *w, cs_checksum_algo algo);
 /* Raw bytes per block (default RECIO_BLOCK_TARGET; clamped to [1 KB, 1 MB]). */
 void cs_recio_writer_set_block_target(recio_writer *w, size_t bytes);
 /* Appends one record; encodes a block when the raw block is full (and writes when the write
@@ -80,10 +94,22 @@ size_t cs_recio_writer_memory(const recio_writer *w);
 uint8_t *cs_recio_writer_take(recio_writer *w, size_t *len, cs_error *err);
 void cs_recio_writer_free(recio_writer *w);
 
-/* Encodes one block from raw record bytes into out (which must have room for
- * cs_recio_block_bound(raw_len)); returns the encoded length (header included). */
-size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress, uint8_t *out);
+/* Encodes one block (raw_len > 0) from raw record bytes into out (which must have room for
+ * cs_recio_block_bound(raw_len)), with checksum algo; returns the encoded length (header
+ * included). */
+size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress,
+                             cs_checksum_algo algo, uint8_t *out);
 size_t cs_recio_block_bound(uint32_t raw_len);
+/* Completes an uncompressed block whose raw_len payload bytes the caller has already written at
+ * block + RECIO_HEADER_LEN: fills in the header and the checksum (algo). Returns the encoded
+ * length. For encoders that serialize records in place (task results). */
+size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_algo algo);
+/* 0 when a record of klen key and vlen value bytes is within CSPARK_MAX_RECORD_BYTES; else
+ * CS_EINVAL with "<what>: a record of K key + V value bytes is over the record limit of N bytes
+ * (CSPARK_MAX_RECORD_BYTES, 256 MiB)". Every public entry point that takes a key, value or
+ * accumulator length as size_t checks it so before narrowing it to the uint32_t of a slice. */
+int cs_recio_check_record(size_t klen, size_t vlen, const char *what, cs_error *err);
+
 /* Serializes a record header (varints) into out (>= 10 bytes); returns its length. */
 static inline size_t recio_put_header(uint8_t *out, uint32_t klen, uint32_t vlen)
 {
@@ -159,11 +185,21 @@ int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err);
  * clearing view->data); view->cap is 0, so nothing may be appended to a view. 1 = records in
  * the view, 0 = end, <0 error. */
 int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err);
+/* The next whole encoded block (header and payload, *len bytes at *block, borrowed until the next
+ * call on r or its free), its lengths and checksum verified but not decoded: for copying blocks
+ * from one stream to another. Only at a block boundary (before any record of the block was
+ * read). 1 = a block, 0 = end, <0 error. */
+int cs_recio_reader_next_raw(recio_reader *r, const uint8_t **block, size_t *len, cs_error *err);
+/* Bytes of the stream consumed so far (the end of the block last loaded). */
+uint64_t cs_recio_reader_offset(const recio_reader *r);
 /* Bytes of memory held (buffers). */
 size_t cs_recio_reader_memory(const recio_reader *r);
 void cs_recio_reader_free(recio_reader *r);
 
 /* Decodes a whole memory range into out (appends). 0 or <0 (CS_EPROTO). */
 int cs_recio_decode_all(const uint8_t *data, size_t len, cs_batch *out, cs_error *err);
+/* Checks that data[0, len) is a sequence of whole blocks with valid lengths and matching
+ * checksums, without decompressing. 0 or CS_EPROTO (err says which block and why). */
+int cs_recio_verify(const uint8_t *data, size_t len, cs_error *err);
 
 #endif /* CSPARK_COMMON_RECIO_H */

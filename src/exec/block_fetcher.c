@@ -1,9 +1,11 @@
 /* block_fetcher.c — the executor's network shuffle_block_source (block_fetcher.h): local blocks
  * from disk, remote ones from the owning executor's block server over one cached rpc connection
  * per peer, with Spark's retry policy (spark.shuffle.io.maxRetries / retryWait) on connection
- * errors and timeouts. For cs_block_fetcher_source, a reply stream of BlockData parts is
- * assembled on the endpoint's loop thread (a single-part block's buffer is handed over without a
- * copy); a block_prefetch queues the parts and lets its reader decode them as they come.
+ * errors and timeouts — except for executors the driver has declared lost, whose blocks fail
+ * at once (their connections are closed, and a retry wait in progress ends early). For
+ * cs_block_fetcher_source, a reply stream of BlockData parts is assembled on the endpoint's
+ * loop thread (a single-part block's buffer is handed over without a copy); a block_prefetch
+ * queues the parts and lets its reader decode them as they come.
  * Used by the executor's task runner (one fetcher per executor, shared by its task threads).
  */
 #include "exec/block_fetcher.h"
@@ -15,21 +17,32 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/sync.h"
 
 typedef struct peer {
     char *host;
     int port;
-    rpc_conn *c; /* referenced */
+    char *exec_id; /* the executor serving host:port (from the map status that connected) */
+    rpc_conn *c;   /* referenced */
     struct peer *next;
 } peer;
+
+/* An executor the driver declared lost (RemoveExecutor). */
+typedef struct lost_exec {
+    char *id, *reason;
+    struct lost_exec *next;
+} lost_exec;
 
 struct block_fetcher {
     char *local_id, *local_dir;
     rpc_endpoint *ep;
     int64_t max_retries, retry_wait_ms, timeout_ms, max_in_flight;
     pthread_mutex_t mu;
+    pthread_cond_t lost_cv; /* signalled when an executor is declared lost */
     peer *peers;
+    lost_exec *lost;
 };
 
 static const char *COMP = "block-fetcher";
@@ -113,7 +126,30 @@ static int on_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
 /* ---- connections ------------------------------------------------------------------------------
  */
 
-static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, cs_error *err)
+static void peer_free(peer *p)
+{
+    cs_rpc_conn_unref(p->c);
+    free(p->host);
+    free(p->exec_id);
+    free(p);
+}
+
+/* 1 and the reason in why when the driver declared executor_id lost. */
+static int lost_reason(block_fetcher *f, const char *executor_id, char *why, size_t cap)
+{
+    int lost = 0;
+    pthread_mutex_lock(&f->mu);
+    for (lost_exec *l = f->lost; l && !lost; l = l->next)
+        if (strcmp(l->id, executor_id) == 0) {
+            lost = 1;
+            snprintf(why, cap, "%s", l->reason);
+        }
+    pthread_mutex_unlock(&f->mu);
+    return lost;
+}
+
+static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, const char *exec_id,
+                          cs_error *err)
 {
     pthread_mutex_lock(&f->mu);
     for (peer **pp = &f->peers; *pp; pp = &(*pp)->next) {
@@ -126,9 +162,7 @@ static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, cs_error
                 return c;
             }
             *pp = p->next;
-            cs_rpc_conn_unref(p->c);
-            free(p->host);
-            free(p);
+            peer_free(p);
             break;
         }
     }
@@ -151,6 +185,7 @@ static rpc_conn *get_conn(block_fetcher *f, const char *host, int port, cs_error
     peer *p = cs_xcalloc(1, sizeof *p);
     p->host = cs_xstrdup(host);
     p->port = port;
+    p->exec_id = cs_xstrdup(exec_id);
     p->c = c;
     cs_rpc_conn_ref(c);
     p->next = f->peers;
@@ -166,9 +201,7 @@ static void drop_conn(block_fetcher *f, rpc_conn *c)
         if ((*pp)->c == c) {
             peer *p = *pp;
             *pp = p->next;
-            cs_rpc_conn_unref(p->c);
-            free(p->host);
-            free(p);
+            peer_free(p);
             break;
         }
     }
@@ -176,11 +209,57 @@ static void drop_conn(block_fetcher *f, rpc_conn *c)
     cs_rpc_conn_close(c);
 }
 
-static void sleep_ms(int64_t ms)
+/* Waits spark.shuffle.io.retryWait before another attempt at executor_id's block server, or
+ * less when the driver declares that executor lost meanwhile. */
+static void retry_wait(block_fetcher *f, const char *executor_id)
 {
-    if (ms <= 0) return;
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
+    int64_t deadline = cs_mono_ms() + f->retry_wait_ms, left;
+    pthread_mutex_lock(&f->mu);
+    while ((left = deadline - cs_mono_ms()) > 0) {
+        int lost = 0;
+        for (lost_exec *l = f->lost; l && !lost; l = l->next)
+            lost = strcmp(l->id, executor_id) == 0;
+        if (lost) break;
+        cs_cond_wait_ms(&f->lost_cv, &f->mu, left);
+    }
+    pthread_mutex_unlock(&f->mu);
+}
+
+void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, const char *reason)
+{
+    if (!f || !executor_id) return;
+    pthread_mutex_lock(&f->mu);
+    for (lost_exec *l = f->lost; l; l = l->next)
+        if (strcmp(l->id, executor_id) == 0) {
+            pthread_mutex_unlock(&f->mu);
+            return;
+        }
+    lost_exec *l = cs_xcalloc(1, sizeof *l);
+    l->id = cs_xstrdup(executor_id);
+    l->reason = cs_xstrdup(reason && *reason ? reason : "lost");
+    l->next = f->lost;
+    f->lost = l;
+    /* its connections go: requests waiting on them fail now rather than at the fetch timeout
+     * (a hung executor's socket stays open) */
+    peer *gone = NULL;
+    for (peer **pp = &f->peers; *pp;) {
+        peer *p = *pp;
+        if (p->exec_id && strcmp(p->exec_id, executor_id) == 0) {
+            *pp = p->next;
+            p->next = gone;
+            gone = p;
+        } else {
+            pp = &p->next;
+        }
+    }
+    pthread_cond_broadcast(&f->lost_cv);
+    pthread_mutex_unlock(&f->mu);
+    CS_INFO(COMP, "event=peer_lost executor=%s reason=\"%s\"", executor_id, l->reason);
+    while (gone) {
+        peer *n = gone->next;
+        cs_rpc_conn_close(gone->c);
+        peer_free(gone);
+        gone = n;
     }
 }
 
@@ -272,9 +351,15 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
     char why[1024] = "";
     int attempts = 0;
     for (;;) {
+        if (lost_reason(f, st->executor_id, why, sizeof why))
+            return cs_error_set(err, CS_EIO,
+                                "shuffle %d map %d reduce %d not fetched from %s:%d: executor %s "
+                                "is lost (%s)",
+                                st->shuffle_id, st->map_id, reduce_id, st->host, st->port,
+                                st->executor_id, why);
         cs_error cerr = {0};
         int retryable = 1;
-        rpc_conn *c = get_conn(f, st->host, st->port, &cerr);
+        rpc_conn *c = get_conn(f, st->host, st->port, st->executor_id, &cerr);
         if (!c) {
             snprintf(why, sizeof why, "%s", cerr.msg);
         } else {
@@ -311,7 +396,7 @@ static int fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint
                 "wait_ms=%lld reason=\"%s\"",
                 st->host, st->port, st->shuffle_id, st->map_id, reduce_id, attempts,
                 (long long)f->max_retries, (long long)f->retry_wait_ms, why);
-        sleep_ms(f->retry_wait_ms);
+        retry_wait(f, st->executor_id);
     }
     return cs_error_set(err, CS_EIO,
                         "failed to fetch shuffle %d map %d reduce %d from %s:%d (executor %s) "
@@ -356,6 +441,7 @@ block_fetcher *cs_block_fetcher_new(const char *local_executor_id, const char *l
     f->timeout_ms = tmo > 0 ? tmo : 120000;
     f->max_in_flight = inflight;
     pthread_mutex_init(&f->mu, NULL);
+    cs_cond_init_monotonic(&f->lost_cv);
     rpc_options o = {.name = "block-fetcher"};
     if (opt) o = *opt;
     if (!o.name) o.name = "block-fetcher";
@@ -383,13 +469,19 @@ void cs_block_fetcher_free(block_fetcher *f)
     peer *p = f->peers;
     while (p) {
         peer *n = p->next;
-        cs_rpc_conn_unref(p->c);
-        free(p->host);
-        free(p);
+        peer_free(p);
         p = n;
+    }
+    while (f->lost) {
+        lost_exec *l = f->lost;
+        f->lost = l->next;
+        free(l->id);
+        free(l->reason);
+        free(l);
     }
     cs_rpc_endpoint_free(f->ep);
     pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->lost_cv);
     free(f->local_id);
     free(f->local_dir);
     free(f);
@@ -595,7 +687,12 @@ static void pf_issue(block_prefetch *p)
         pthread_mutex_unlock(&p->mu);
 
         cs_error err = {0};
-        rpc_conn *c = get_conn(f, lead->host, lead->port, &err);
+        char why[512];
+        rpc_conn *c = NULL;
+        if (lost_reason(f, lead->executor_id, why, sizeof why))
+            cs_error_set(&err, CS_EIO, "executor %s is lost (%s)", lead->executor_id, why);
+        else
+            c = get_conn(f, lead->host, lead->port, lead->executor_id, &err);
         int rc = CS_EIO;
         if (c) {
             Cspark__BlockId *ids = cs_xcalloc((size_t)k, sizeof *ids);

@@ -29,6 +29,13 @@ typedef struct block_fetcher block_fetcher;
 block_fetcher *cs_block_fetcher_new(const char *local_executor_id, const char *local_dir,
                                     const rpc_options *opt, const cs_conf *conf, cs_error *err);
 shuffle_block_source cs_block_fetcher_source(block_fetcher *f);
+/* The driver declared executor_id lost (RemoveExecutor; any thread): from now on its blocks are
+ * not fetched — a fetch fails at once with CS_EIO naming the executor and reason, without
+ * Spark's retries (which only wait for a peer that may come back) — its cached connections are
+ * closed, failing the requests in flight on them, and fetches waiting to retry it stop
+ * waiting. The reader turns that into a fetch failure, so the stage is resubmitted after about
+ * one round trip instead of maxRetries x retryWait. Repeats are ignored. */
+void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, const char *reason);
 void cs_block_fetcher_free(block_fetcher *f);
 
 /* Added: prefetching for one shuffle_reader. maps/num_maps/reduce_id are those the reader is

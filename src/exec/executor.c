@@ -407,6 +407,10 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE:
         on_migrate_shuffle(x, msg->migrate_shuffle);
         break;
+    case CSPARK__ENVELOPE__BODY_REMOVE_EXECUTOR: /* a peer is lost: stop fetching from it */
+        cs_block_fetcher_executor_lost(x->fetcher, msg->remove_executor->executor_id,
+                                       msg->remove_executor->reason);
+        break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
         if (msg->heartbeat_response->reregister)
             CS_WARN("executor", "executor=%s event=unknown_to_driver", x->opt->executor_id);
@@ -627,6 +631,7 @@ static int executor_start(executor *x, cs_error *err)
         return err->code;
     if (cs_conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0)
         return err->code;
+    if (cs_shuffle_checksum_conf(x->conf, &x->env.shuffle_checksum, err) < 0) return err->code;
     if (cs_conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
         return err->code;
     /* as Spark, a result travels inline only if its message fits spark.rpc.message.maxSize (the

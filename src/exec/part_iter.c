@@ -26,11 +26,22 @@ struct cspark_emitter {
     cs_batch *out;
     void (*on_full)(cspark_emitter *e);
     void *arg;
+    cspark_task_context *tc; /* failed when a record is over the record limit */
 };
+
+/* Lengths are size_t in the API and uint32_t in a batch: a record over CSPARK_MAX_RECORD_BYTES
+ * fails the task here, before anything is narrowed or copied. */
+static void emit_check(cspark_emitter *e, size_t key_len, size_t value_len, const char *what)
+{
+    cs_error err;
+    if (cs_recio_check_record(key_len, value_len, what, &err) < 0)
+        cspark_task_fail(e->tc, "%s", err.msg);
+}
 
 void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void *value,
                  size_t value_len)
 {
+    emit_check(e, key_len, value_len, "cspark_emit");
     cs_batch_append_record(e->out, key, (uint32_t)key_len, value, (uint32_t)value_len);
     if (e->on_full && batch_full(e->out)) e->on_full(e);
 }
@@ -38,6 +49,7 @@ void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void 
 static __attribute__((noinline)) uint8_t *emit_reserve_slow(cspark_emitter *e, size_t key_len,
                                                             size_t value_len, uint8_t **value_out)
 {
+    emit_check(e, key_len, value_len, "cspark_emit_reserve");
     /* A full batch is handed on before reserving, so the returned space stays valid. */
     if (e->on_full && batch_full(e->out)) e->on_full(e);
     uint8_t *p = batch_append(e->out, (uint32_t)key_len, (uint32_t)value_len);
@@ -49,11 +61,15 @@ uint8_t *cspark_emit_reserve(cspark_emitter *e, size_t key_len, size_t value_len
                              uint8_t **value_out)
 {
     /* Runs once per emitted record (a flat_map's words): the common case (room in the batch,
-     * which is not full or has no hand-on) has no call and saves no registers. */
+     * which is not full or has no hand-on) has no call and saves no registers. A sum of lengths
+     * that wraps around or passes the record limit takes the slow path, which fails the task. */
     cs_batch *b = e->out;
-    size_t need = b->len + key_len + value_len;
-    if (__builtin_expect(
-            b->data && need <= b->cap && b->n < b->rcap && (!e->on_full || !batch_full(b)), 1)) {
+    size_t kv;
+    bool wraps = __builtin_add_overflow(key_len, value_len, &kv);
+    size_t need = b->len + kv;
+    if (__builtin_expect(!wraps && kv <= CSPARK_MAX_RECORD_BYTES && b->data && need <= b->cap &&
+                             b->n < b->rcap && (!e->on_full || !batch_full(b)),
+                         1)) {
         cs_rec *r = &b->recs[b->n++];
         r->off = b->len;
         r->klen = (uint32_t)key_len;
@@ -163,7 +179,7 @@ typedef struct narrow_iter {
 static void narrow_apply(narrow_iter *m)
 {
     const cs_batch *in = m->in;
-    cspark_emitter em = {&m->out, NULL, NULL};
+    cspark_emitter em = {&m->out, NULL, NULL, m->tc};
     size_t i = m->in_pos;
     cs_task_context_enter(m->tc, &m->rdd->fn);
     switch (m->rdd->kind) {
@@ -302,6 +318,7 @@ static void mappart_on_full(cspark_emitter *e)
                              strerror(errno));
         }
         m->spill = cs_recio_writer_new(m->spill_fd, m->tc->env->shuffle_compress, 1 << 20);
+        cs_recio_writer_set_checksum(m->spill, m->tc->env->shuffle_checksum);
     }
     if (cs_recio_writer_add_batch(m->spill, &m->cur, &m->spill_err) < 0)
         cspark_task_fail(m->tc, "map_partitions spill failed: %s", m->spill_err.msg);
@@ -311,7 +328,7 @@ static void mappart_on_full(cspark_emitter *e)
 static int mappart_run(mappart_iter *m, cs_error *err)
 {
     cspark_iterator in = {m->parent, NULL, 0, 1, {0}};
-    cspark_emitter em = {&m->cur, mappart_on_full, m};
+    cspark_emitter em = {&m->cur, mappart_on_full, m, m->tc};
     cs_task_context_enter(m->tc, &m->rdd->fn);
     ((cspark_partition_fn)m->rdd->fn.ptr)(&in, &em, m->tc);
     cs_task_context_enter(m->tc, NULL);
@@ -536,6 +553,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         s->sorter = cs_ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
         if (!s->sorter) return err->code ? err->code : CS_EINVAL;
         cs_ext_sorter_set_spill_compress(s->sorter, s->tc->env->shuffle_compress);
+        cs_ext_sorter_set_spill_checksum(s->sorter, s->tc->env->shuffle_checksum);
         return drain_shuffle(s, rdd->deps[0], true, err);
     case SHUFFLE_READ_AGGREGATE:
     case SHUFFLE_READ_COGROUP:
@@ -548,6 +566,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         s->agg.tc = s->tc;
         s->aggr = cs_ext_agg_new(&s->agg, &s->tc->mem, dir, err);
         if (!s->aggr) return err->code ? err->code : CS_EINVAL;
+        cs_ext_agg_set_spill_checksum(s->aggr, s->tc->env->shuffle_checksum);
         for (int d = 0; d < rdd->num_deps; d++) {
             int rc = drain_shuffle(s, rdd->deps[d], false, err);
             if (rc < 0) return rc;

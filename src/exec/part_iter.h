@@ -44,5 +44,10 @@ part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, c
 
 /* The current function of a task thread, for crash reports (set around user calls). */
 void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn);
+/* The task context running on this thread (NULL outside tasks); the driver's final merge of
+ * fold/reduce results sets its own around the user function. Helpers without a context
+ * (cspark_value_set/resize) fail the current task through it. */
+cspark_task_context *cs_task_current(void);
+void cs_task_set_current(cspark_task_context *tc);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * shuffle_migration.c — copies map outputs of a decommissioning executor into this executor's
  * local directory, block by block, and runs MigrateShuffle requests on a thread of their own
- * (see shuffle_migration.h). The files it writes have exactly the layout shuffle_writer.c
+ * (see shuffle_migration.h). Every block's checksum is verified before it is written. The files
+ * it writes have exactly the layout shuffle_writer.c
  * commits (data file of concatenated reduce segments, index of prefix sums), so nothing
  * downstream can tell a migrated output from one computed here. Owned by the executor's
  * decommissioning code (src/exec/executor.c calls it).
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/recio.h"
 
 /* ---- one map output -------------------------------------------------------------------------- */
 
@@ -73,6 +75,11 @@ static int copy_blocks(const shuffle_block_source *src, const cs_map_status *st,
                               "the map status says %llu",
                               st->shuffle_id, st->map_id, r, st->executor_id, len,
                               (unsigned long long)st->sizes[r]);
+        /* every block's checksum, before the copy is trusted: a block damaged on the leaving
+         * executor's disk or on the wire is not made into a healthy-looking output here */
+        if (rc == 0 && cs_recio_verify(block, len, err) < 0)
+            rc = cs_error_prefix(err, "shuffle %d map %d reduce %d from executor %s",
+                                 st->shuffle_id, st->map_id, r, st->executor_id);
         if (rc == 0 && write_full(fd, block, len) < 0)
             rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", path, strerror(errno));
         free(block);

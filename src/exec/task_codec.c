@@ -51,14 +51,6 @@ static const char *pb_str(const char *s)
     return s ? s : "";
 }
 
-static void put_u32le(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 /* Uncompressed recio blocks of b's records, cut as the recio writer cuts them. out == NULL
  * measures. Returns the encoded length. */
 static size_t records_emit(const cs_batch *b, uint8_t *out)
@@ -74,9 +66,6 @@ static size_t records_emit(const cs_batch *b, uint8_t *out)
         }
         if (out) {
             uint8_t *h = out + total;
-            put_u32le(h, (uint32_t)raw);
-            put_u32le(h + 4, (uint32_t)raw);
-            h[8] = RECIO_CODEC_NONE;
             uint8_t *p = h + RECIO_HEADER_LEN;
             for (size_t k = i; k < j; k++) {
                 const cs_rec *r = &b->recs[k];
@@ -84,6 +73,7 @@ static size_t records_emit(const cs_batch *b, uint8_t *out)
                 memcpy(p, b->data + r->off, (size_t)r->klen + r->vlen);
                 p += (size_t)r->klen + r->vlen;
             }
+            cs_recio_seal_stored_block(h, (uint32_t)raw, CS_CHECKSUM_DEFAULT);
         }
         total += RECIO_HEADER_LEN + raw;
         i = j;

@@ -68,6 +68,16 @@ void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
 static __thread char crash_where[512];
 static __thread cspark_task_context *current_tc;
 
+cspark_task_context *cs_task_current(void)
+{
+    return current_tc;
+}
+
+void cs_task_set_current(cspark_task_context *tc)
+{
+    current_tc = tc;
+}
+
 void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn)
 {
     tc->fn = fn;
@@ -349,6 +359,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             spec.combiner = &st->combiner;
         }
         spec.compress = tc->env->shuffle_compress;
+        spec.checksum = tc->env->shuffle_checksum;
         spec.dir = tc->env->local_dir;
         spec.mem = &tc->mem;
         st->writer = cs_shuffle_writer_new(&spec, err);

@@ -8,7 +8,9 @@
  * it) sequentially in 1 MiB pieces. Lines are not copied: the output batch is a view whose data
  * pointer is the read buffer and whose records (key = line, no value) are offsets into it, so it
  * is valid until the next call, as part_iter.h promises; the buffer is only refilled (moved or
- * grown) before a batch is started, never while records point into it.
+ * grown) before a batch is started, never while records point into it. A line longer than
+ * CSPARK_MAX_RECORD_BYTES fails the task naming the file and offset (the buffer stops growing
+ * there; the line could not travel as a record anyway).
  * Called by part_iter.c for RDD_TEXT_FILE partitions.
  */
 #include <stdlib.h>
@@ -60,6 +62,15 @@ static ssize_t text_fill(text_iter *t, cs_error *err)
     return n;
 }
 
+/* A line of at least len bytes starting at file offset pos is over the record limit. */
+static int line_too_long(const text_iter *t, uint64_t pos, size_t len, cs_error *err)
+{
+    return cs_error_set(err, CS_EINVAL,
+                        "input file %s: the line at byte %llu is longer than the record limit of "
+                        "%zu bytes (CSPARK_MAX_RECORD_BYTES, 256 MiB; it has %zu bytes or more)",
+                        t->split->path, (unsigned long long)pos, CSPARK_MAX_RECORD_BYTES, len);
+}
+
 /* Skips up to and including the first '\n' at or after the split start. */
 static int text_skip_first(text_iter *t, cs_error *err)
 {
@@ -108,6 +119,7 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
             len = consumed - 1;
         } else if (!t->eof) {
             if (n) break; /* records point into buf: refill on the next call */
+            if (hi - lo > CSPARK_MAX_RECORD_BYTES) return line_too_long(t, pos, hi - lo, err);
             t->lo = lo;
             if (text_fill(t, err) < 0) return err->code;
             buf = t->buf;
@@ -120,10 +132,20 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
             consumed = len = hi - lo;
         }
         if (len && start[len - 1] == '\r') len--;
-        recs[n++] = (cs_rec){lo - base, (uint32_t)len, 0};
+        recs[n++] = (cs_rec){lo - base, (uint32_t)len, 0}; /* checked below when too long */
         lo += consumed;
         pos += consumed;
         if (t->done) break;
+    }
+    if (n && lo - base > CSPARK_MAX_RECORD_BYTES) {
+        /* only the batch's last line can be that long (the others add up to less than
+         * CS_BATCH_TARGET_BYTES), so lines are not checked one by one */
+        size_t off = (size_t)recs[n - 1].off, len = lo - base - off;
+        const uint8_t *line = buf + base + off;
+        uint64_t at = pos - len;
+        if (len && line[len - 1] == '\n') len--;
+        if (len && line[len - 1] == '\r') len--;
+        if (len > CSPARK_MAX_RECORD_BYTES) return line_too_long(t, at, len, err);
     }
     t->lo = lo;
     t->buf_pos = pos;

@@ -442,6 +442,31 @@ static void abort_job(scheduler *s, job *j, const char *fmt, ...)
 
 /* ---- completions ------------------------------------------------------------------------- */
 
+static bool stage_reads_from(const stage *st, const char *executor_id);
+
+/* The running attempt of st cannot finish (a fetch failed, or an executor holding map outputs
+ * it reads is lost): it ends as failed, counted against spark.stage.maxConsecutiveAttempts.
+ * 0, or -1 when that aborted the job. */
+static int attempt_failed(scheduler *s, job *j, stage *st, const char *reason)
+{
+    stage_finished(s, j, st, false, reason);
+    if (++st->fetch_failures < s->max_stage_attempts) return 0;
+    abort_job(s, j,
+              "Stage %d has failed the maximum allowable number of times: %d. "
+              "Most recent failure reason: %s",
+              st->id, s->max_stage_attempts, reason);
+    return -1;
+}
+
+/* Submits st again after attempt_failed: the missing map outputs of its parents are computed
+ * first, then a new attempt runs its missing partitions. */
+static void resubmit_stage(scheduler *s, job *j, stage *st, int failed_attempt, const char *reason)
+{
+    CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id, failed_attempt,
+            reason);
+    submit_stage(s, j, st);
+}
+
 static void handle_completion(scheduler *s, job *j, completion *c)
 {
     task_desc *t = c->task;
@@ -510,14 +535,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
         char reason[1200];
         snprintf(reason, sizeof reason, "FetchFailed(shuffle %d, map %d): %s", r->fetch_shuffle_id,
                  r->fetch_map_id, r->error ? r->error : "");
-        stage_finished(s, j, st, false, reason);
-        if (++st->fetch_failures >= s->max_stage_attempts) {
-            abort_job(s, j,
-                      "Stage %d has failed the maximum allowable number of times: %d. "
-                      "Most recent failure reason: %s",
-                      st->id, s->max_stage_attempts, reason);
-            return;
-        }
+        if (attempt_failed(s, j, st, reason) < 0) return;
         if (r->fetch_shuffle_id >= 0 && r->fetch_shuffle_id < s->cap_shuffles) {
             map_outputs *o = &s->outputs[r->fetch_shuffle_id];
             pthread_mutex_lock(&s->outputs_lock);
@@ -538,9 +556,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             }
             pthread_mutex_unlock(&s->outputs_lock);
         }
-        CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id,
-                t->stage_attempt, reason);
-        submit_stage(s, j, st);
+        resubmit_stage(s, j, st, t->stage_attempt, reason);
         return;
     }
 
@@ -566,7 +582,9 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                   r->error ? r->error : "");
         return;
     }
-    if (st->running) launch_task(s, j, st, index);
+    /* a superseded attempt (Spark's zombie task set) launches nothing more: its stage's next
+     * attempt runs every partition still missing */
+    if (st->running && t->stage_attempt == st->attempt) launch_task(s, j, st, index);
 }
 
 static completion *pop_completion(scheduler *s)
@@ -698,11 +716,32 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
     pthread_mutex_unlock(&s->outputs_lock);
     CS_WARN("scheduler", "event=executor_lost executor=%s map_outputs_lost=%d reason=\"%s\"",
             exec_id, removed, reason);
+    /* running attempts that were given outputs of the lost executor cannot finish: every fetch
+     * from it now fails at once (the backend tells the executors), so each such attempt is
+     * superseded here, as its first fetch failure would: it launches nothing more, and its
+     * stage runs again once the lost outputs are recomputed */
+    stage **superseded = NULL;
+    int nsup = 0;
+    for (int sid = -1; resubmit && removed && sid < s->cap_shuffles; sid++) {
+        stage *st = sid < 0 ? j->final : s->shuffle_stages[sid];
+        if (!st || !st->running || !stage_reads_from(st, exec_id)) continue;
+        superseded = cs_xrealloc(superseded, (size_t)(nsup + 1) * sizeof *superseded);
+        superseded[nsup++] = st;
+    }
+    char why[700];
+    snprintf(why, sizeof why, "ExecutorLost(executor %s, which holds map outputs it reads): %s",
+             exec_id, reason);
+    for (int i = 0; i < nsup && !j->failed; i++)
+        if (attempt_failed(s, j, superseded[i], why) == 0)
+            resubmit_stage(s, j, superseded[i], superseded[i]->attempt, why);
     /* a running map stage would never complete without the outputs it lost: run them again
      * (Spark's "Resubmitted"; not counted as task failures) */
-    for (int sid = 0; resubmit && removed && sid < s->cap_shuffles; sid++) {
+    for (int sid = 0; resubmit && removed && !j->failed && sid < s->cap_shuffles; sid++) {
         stage *st = s->shuffle_stages[sid];
-        if (!st || !st->running) continue;
+        bool resubmitted = false;
+        for (int i = 0; i < nsup; i++)
+            resubmitted |= superseded[i] == st;
+        if (!st || !st->running || resubmitted) continue;
         map_outputs *o = &s->outputs[sid];
         for (int m = 0; m < o->num_maps; m++)
             if (!o->maps[m] && st->done_once[m]) {
@@ -710,6 +749,7 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
                 launch_task(s, j, st, m);
             }
     }
+    free(superseded);
 }
 
 /* ---- jobs -------------------------------------------------------------------------------- */

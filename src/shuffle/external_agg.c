@@ -37,7 +37,8 @@ struct ext_agg {
     size_t iter;
     agg_merger *merger;
     int merge_ways;
-    uint64_t *hashes; /* of the batch being inserted (grown to the largest batch) */
+    cs_checksum_algo checksum; /* of spill runs */
+    uint64_t *hashes;          /* of the batch being inserted (grown to the largest batch) */
     size_t hcap;
 };
 
@@ -56,12 +57,18 @@ ext_agg *cs_ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const cha
     a->dir = spill_dir ? strdup(spill_dir) : NULL;
     cs_aggmap_init(&a->map, agg, a->mem);
     a->merge_ways = EXT_MERGE_WAYS;
+    a->checksum = CS_CHECKSUM_DEFAULT;
     return a;
 }
 
 size_t cs_ext_agg_size(const ext_agg *a)
 {
     return a->map.n;
+}
+
+void cs_ext_agg_set_spill_checksum(ext_agg *a, cs_checksum_algo algo)
+{
+    a->checksum = algo;
 }
 
 void cs_ext_agg_set_merge_ways(ext_agg *a, int ways)
@@ -80,6 +87,7 @@ static int agg_spill(ext_agg *a, cs_error *err)
     if (fd < 0) return fd;
     cs_aggmap_sort_by_hash(&a->map);
     recio_writer *rw = cs_recio_writer_new(fd, true, 0);
+    cs_recio_writer_set_checksum(rw, a->checksum);
     int rc = 0;
     for (size_t i = 0; i < a->map.n && rc == 0; i++) {
         const aggmap_entry *e = a->map.ents[i];
@@ -141,6 +149,7 @@ static int merge_oldest_runs(ext_agg *a, int k, cs_error *err)
     for (int i = 0; i < k; i++)
         cs_agg_merger_add_run(m, cs_recio_reader_fd(a->runs[i].fd, 0, a->runs[i].len, bufsz));
     recio_writer *rw = cs_recio_writer_new(fd, true, 0);
+    cs_recio_writer_set_checksum(rw, a->checksum);
     cspark_slice key, val;
     int rc;
     while ((rc = cs_agg_merger_next(m, &key, &val, err)) > 0) {

@@ -40,6 +40,9 @@ int cs_ext_agg_spills(const ext_agg *a);
 /* Sources merged at once (default EXT_MERGE_WAYS, 64); with more spilled runs, the oldest are
  * first merged into new runs, so merge buffers stay bounded. For tests and tuning. */
 void cs_ext_agg_set_merge_ways(ext_agg *a, int ways);
+/* spark.shuffle.checksum.* (default CS_CHECKSUM_DEFAULT): the checksum of spill blocks, verified
+ * when the runs are read back. Call before inserting. */
+void cs_ext_agg_set_spill_checksum(ext_agg *a, cs_checksum_algo algo);
 void cs_ext_agg_free(ext_agg *a);
 
 #endif /* CSPARK_SHUFFLE_EXTERNAL_AGG_H */

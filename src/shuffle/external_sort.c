@@ -37,6 +37,7 @@ typedef struct sort_cursor {
 
 struct ext_sorter {
     bool ascending, compress;
+    cs_checksum_algo checksum; /* of spill runs */
     cs_task_memory *mem;
     cs_task_memory own_mem;
     char *dir;
@@ -94,6 +95,7 @@ ext_sorter *cs_ext_sorter_new(bool ascending, cs_task_memory *mem, const char *s
     if (!s) abort();
     s->ascending = ascending;
     s->compress = true;
+    s->checksum = CS_CHECKSUM_DEFAULT;
     s->merge_ways = EXT_MERGE_WAYS;
     cs_task_memory_init(&s->own_mem, 0);
     s->mem = mem ? mem : &s->own_mem;
@@ -105,6 +107,11 @@ ext_sorter *cs_ext_sorter_new(bool ascending, cs_task_memory *mem, const char *s
 void cs_ext_sorter_set_spill_compress(ext_sorter *s, bool compress)
 {
     s->compress = compress;
+}
+
+void cs_ext_sorter_set_spill_checksum(ext_sorter *s, cs_checksum_algo algo)
+{
+    s->checksum = algo;
 }
 
 void cs_ext_sorter_set_merge_ways(ext_sorter *s, int ways)
@@ -209,6 +216,7 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
     if (fd < 0) return fd;
     sort_run_mem(s);
     recio_writer *rw = cs_recio_writer_new(fd, s->compress, 0);
+    cs_recio_writer_set_checksum(rw, s->checksum);
     int rc = 0;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         cspark_slice k, v;
@@ -335,6 +343,7 @@ static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
     for (int i = s->nheap / 2 - 1; i >= 0; i--)
         ssift_down(s, i);
     recio_writer *rw = cs_recio_writer_new(fd, s->compress, 0);
+    cs_recio_writer_set_checksum(rw, s->checksum);
     while (rc >= 0 && s->nheap > 0) {
         sort_cursor *top = &s->cur[s->heap[0]];
         rc = cs_recio_writer_add(rw, top->key.ptr, top->key.len, top->val.ptr, top->val.len, err);

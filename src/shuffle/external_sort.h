@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "common/batch.h"
+#include "common/checksum.h"
 #include "common/err.h"
 #include "shuffle/memory.h"
 
@@ -28,6 +29,9 @@ ext_sorter *cs_ext_sorter_new(bool ascending, cs_task_memory *mem, const char *s
                               cs_error *err);
 /* spark.shuffle.spill.compress (default true): lz4 for spill runs. Call before inserting. */
 void cs_ext_sorter_set_spill_compress(ext_sorter *s, bool compress);
+/* spark.shuffle.checksum.* (default CS_CHECKSUM_DEFAULT): the checksum of spill blocks, verified
+ * when the runs are read back. Call before inserting. */
+void cs_ext_sorter_set_spill_checksum(ext_sorter *s, cs_checksum_algo algo);
 /* May spill a sorted run. Not allowed after cs_ext_sorter_next. */
 int cs_ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err);
 /* Appends records in key order (memcmp, shorter prefix first; reversed when !ascending) until

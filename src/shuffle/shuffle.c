@@ -59,6 +59,21 @@ void cs_map_status_free(cs_map_status *st)
     st->sizes = NULL;
 }
 
+int cs_shuffle_checksum_conf(const cs_conf *conf, cs_checksum_algo *out, cs_error *err)
+{
+    bool enabled = true;
+    int rc = cs_conf_get_bool(conf, "spark.shuffle.checksum.enabled", "true", &enabled, err);
+    if (rc < 0) return rc;
+    const char *name = cs_conf_get(conf, "spark.shuffle.checksum.algorithm");
+    cs_checksum_algo algo = CS_CHECKSUM_DEFAULT;
+    if (name) {
+        rc = cs_checksum_parse(name, &algo, err);
+        if (rc < 0) return rc;
+    }
+    *out = enabled ? algo : CS_CHECKSUM_NONE;
+    return 0;
+}
+
 void cs_shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
                            size_t cap)
 {

@@ -29,6 +29,8 @@
 
 #include "cspark.h"
 #include "common/batch.h"
+#include "common/checksum.h"
+#include "common/conf.h"
 #include "common/err.h"
 #include "common/recio.h"
 #include "shuffle/memory.h"
@@ -123,6 +125,7 @@ typedef struct shuffle_write_spec {
     const cs_partitioner *partitioner;
     const cs_aggregator *combiner; /* non-NULL: map-side combine (output values are combiners) */
     bool compress;                 /* spark.shuffle.compress (lz4); also used for spills */
+    cs_checksum_algo checksum;     /* spark.shuffle.checksum.*: every block, spills too */
     const char *dir;               /* existing directory for data, index and spill files */
     cs_task_memory *mem;
 } shuffle_write_spec;
@@ -138,6 +141,10 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
 /* After commit, or to abort: removes temp and spill files, releases memory. NULL is fine. */
 void cs_shuffle_writer_free(shuffle_writer *w);
 int cs_shuffle_writer_spills(const shuffle_writer *w);
+/* The checksum of shuffle and spill blocks from spark.shuffle.checksum.enabled (default true;
+ * false = CS_CHECKSUM_NONE) and spark.shuffle.checksum.algorithm (ADLER32, CRC32, CRC32C or
+ * XXH3, any case; default CS_CHECKSUM_DEFAULT_NAME). CS_EINVAL naming the key for a bad value. */
+int cs_shuffle_checksum_conf(const cs_conf *conf, cs_checksum_algo *out, cs_error *err);
 /* Files of one map output: <dir>/shuffle_<shuffle>_<map>_0.data and .index (cap bytes each). */
 void cs_shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
                            size_t cap);

@@ -232,7 +232,7 @@ static void seal_block(shuffle_writer *w, int p)
         /* lands in the current chunk: encoded in place with room for the worst case, the
          * unused end given back (no copy through a temporary buffer) */
         dst = arena_alloc(a, bound);
-        len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, dst);
+        len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->spec.checksum, dst);
         arena_shrink_last(a, dst, bound, len);
     } else {
         /* a block bigger than a quarter chunk gets a chunk of its own, sized to fit */
@@ -242,7 +242,8 @@ static void seal_block(shuffle_writer *w, int p)
             if (!w->enc_tmp) abort();
             w->enc_cap = bound;
         }
-        len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->enc_tmp);
+        len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->spec.checksum,
+                                    w->enc_tmp);
         dst = arena_alloc(a, len);
         memcpy(dst, w->enc_tmp, len);
     }
@@ -310,6 +311,7 @@ static int spill(shuffle_writer *w, cs_error *err)
     uint64_t *offs = malloc(((size_t)w->n + 1) * sizeof *offs);
     if (!offs) abort();
     recio_writer *rw = cs_recio_writer_new(fd, w->spec.compress, 0);
+    cs_recio_writer_set_checksum(rw, w->spec.checksum);
     int rc = 0;
     if (w->combine) {
         /* each partition's segment sorted by (hash, key), so commit can merge spills */
@@ -469,19 +471,23 @@ int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
     return 0;
 }
 
-static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, uint8_t *buf,
-                      size_t cap, cs_error *err)
+/* Copies the blocks of a spill file's range to rw without decoding them, each one's checksum
+ * verified on the way (a spill damaged on disk fails the task instead of reaching the map
+ * output). */
+static int copy_range(int from, uint64_t off, uint64_t len, recio_writer *rw, cs_error *err)
 {
-    while (len > 0) {
-        size_t n = len < cap ? (size_t)len : cap;
-        int rc = cs_spill_pread_full(from, buf, n, off, err);
-        if (rc < 0) return rc;
-        rc = cs_recio_writer_add_raw(rw, buf, n, err);
-        if (rc < 0) return rc;
-        off += n;
-        len -= n;
+    if (len == 0) return 0;
+    recio_reader *rd = cs_recio_reader_fd(from, off, len, RECIO_WRITE_BUF);
+    const uint8_t *blk;
+    size_t n;
+    int rc;
+    while ((rc = cs_recio_reader_next_raw(rd, &blk, &n, err)) > 0) {
+        rc = cs_recio_writer_add_raw(rw, blk, n, err);
+        if (rc < 0) break;
     }
-    return 0;
+    cs_recio_reader_free(rd);
+    if (rc < 0) cs_error_prefix(err, "spill file");
+    return rc;
 }
 
 /* Combine with spills: partition p's segments of every spill and its in-memory entries, all
@@ -530,7 +536,6 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     cs_shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index,
                           sizeof data);
     uint64_t *sizes = calloc((size_t)w->n, sizeof *sizes);
-    uint8_t *copybuf = NULL;
     uint32_t *order = NULL;
     size_t *starts = NULL;
     recio_writer *rw = NULL;
@@ -542,10 +547,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         goto done;
     }
     rw = cs_recio_writer_new(fd, w->spec.compress, 0);
-    if (w->nspills) {
-        copybuf = malloc(RECIO_WRITE_BUF);
-        if (!copybuf) abort();
-    }
+    cs_recio_writer_set_checksum(rw, w->spec.checksum);
     if (w->combine) {
         if (w->nspills) cs_aggmap_sort_by_hash(&w->map);
         cs_aggmap_group_by_part(&w->map, w->n, &order, &starts);
@@ -560,8 +562,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         }
         for (int s = 0; s < w->nspills; s++) {
             const spill_run *sr = &w->spills[s];
-            rc = copy_range(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], rw, copybuf,
-                            RECIO_WRITE_BUF, err);
+            rc = copy_range(sr->fd, sr->offs[p], sr->offs[p + 1] - sr->offs[p], rw, err);
             if (rc < 0) goto done;
         }
         if (w->combine) {
@@ -644,7 +645,6 @@ done:
     if (fd >= 0) close(fd);
     if (ifd >= 0) close(ifd);
     cs_recio_writer_free(rw);
-    free(copybuf);
     free(order);
     free(starts);
     free(sizes);

@@ -7,12 +7,29 @@
  * the old space is reclaimed when the arena is reset. A value with owner == NULL is malloc-owned
  * (ptr NULL or from malloc), and is grown with malloc + copy + free, so callers outside an arena
  * (e.g. the executor's reduce/fold actions) can use the same functions and free(v->ptr) at the end.
+ * A length above CSPARK_MAX_RECORD_BYTES (the value could never travel as a record) fails the task
+ * running on this thread, before anything is narrowed to the value's uint32_t fields.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
+#include "common/recio.h"
 #include "cspark.h"
+#include "exec/part_iter.h"
 #include "shuffle/arena.h"
+
+static void value_check(size_t len, const char *what)
+{
+    cs_error err;
+    if (cs_recio_check_record(0, len, what, &err) == 0) return;
+    cspark_task_context *tc = cs_task_current();
+    if (tc) cspark_task_fail(tc, "%s", err.msg);
+    /* no task to fail on this thread, and no way to return an error: stop here rather than
+     * hand back a value shorter than asked for */
+    CS_ERROR("value", "event=record_limit error=%s", cs_log_quote(err.msg));
+    abort();
+}
 
 /* New space of at least `need` bytes (capacity doubles), from the value's arena or malloc.
  * The old buffer is left alone: the caller copies what it needs, then calls value_adopt. */
@@ -40,8 +57,10 @@ static void value_adopt(cspark_value *v, uint8_t *p, uint32_t cap)
     v->cap = cap;
 }
 
-uint8_t *cspark_value_resize(cspark_value *v, uint32_t len)
+uint8_t *cspark_value_resize(cspark_value *v, size_t len_in)
 {
+    value_check(len_in, "cspark_value_resize");
+    uint32_t len = (uint32_t)len_in;
     if (len > v->cap || !v->ptr) {
         uint32_t cap;
         uint8_t *p = value_alloc(v, len, &cap);
@@ -53,8 +72,10 @@ uint8_t *cspark_value_resize(cspark_value *v, uint32_t len)
     return v->ptr;
 }
 
-void cspark_value_set(cspark_value *v, const void *data, uint32_t len)
+void cspark_value_set(cspark_value *v, const void *data, size_t len_in)
 {
+    value_check(len_in, "cspark_value_set");
+    uint32_t len = (uint32_t)len_in;
     if (len > v->cap || !v->ptr) {
         uint32_t cap;
         uint8_t *p =

@@ -19,6 +19,8 @@ expect_error "cspark-submit: invalid value for spark.network.timeout: '2 min' (e
     --conf "spark.network.timeout=2 min" "$T/app.so"
 expect_error "cspark-submit: invalid value for spark.shuffle.compress: 'yes' (expected true or false)" \
     --conf spark.shuffle.compress=yes "$T/app.so"
+expect_error "cspark-submit: invalid value for spark.shuffle.checksum.algorithm: 'MD5' (expected ADLER32, CRC32, CRC32C or XXH3)" \
+    --conf spark.shuffle.checksum.algorithm=MD5 "$T/app.so"
 expect_error "cspark-submit: invalid value for spark.memory.fraction: '1.2' (expected a number in (0, 1])" \
     --conf spark.memory.fraction=1.2 "$T/app.so"
 expect_error "cspark-submit: invalid value for spark.submit.deployMode: 'both' (expected client or cluster)" \

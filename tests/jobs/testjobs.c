@@ -3,11 +3,14 @@
  * build/tests/jobs/testjobs.so and selected with --class. Used by tests/integration/faults_*.sh
  * and bad_input_*.sh; each entry prints one line the test checks.
  */
+#define _GNU_SOURCE /* nftw */
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cspark.h"
@@ -281,6 +284,161 @@ int slow_shuffle(cspark_context *sc, int argc, char **argv)
     for (size_t i = 0; i < cspark_records_count(r); i++)
         total += cspark_slice_i64(cspark_records_get(r, i).value);
     printf("keys=%zu sum=%" PRId64 "\n", cspark_records_count(r), total);
+    cspark_records_free(r);
+    return 0;
+}
+
+/* ---- record lengths over 32 bits (issue 10 item 20) --------------------------------------- *
+ * record_limit CASE: each public entry point given a length above CSPARK_MAX_RECORD_BYTES —
+ * lengths that once were cut to 32 bits (a 2^40-byte key became empty and the job succeeded;
+ * emit_reserve(4 GiB + 8) returned an 8-byte slot and the caller overflowed the heap). The data
+ * pointers are small: nothing may be read or written before the length is refused. CASE ok
+ * emits a 1 MiB record, which must work. Prints rc=N (and len=N for ok). */
+static uint8_t limit_small[16];
+
+void limit_emit(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const char *c = cspark_closure(tc, NULL);
+    if (strcmp(c, "emit") == 0) {
+        cspark_emit(out, limit_small, (size_t)1 << 40, limit_small, 0);
+    } else if (strcmp(c, "emit_value") == 0) {
+        cspark_emit(out, limit_small, 8, limit_small, ((size_t)4 << 30) + 8);
+    } else if (strcmp(c, "reserve") == 0) {
+        uint8_t *v;
+        uint8_t *k = cspark_emit_reserve(out, ((size_t)4 << 30) + 8, 0, &v);
+        memset(k, 'x', ((size_t)4 << 30) + 8); /* what a job does with its slot */
+    } else if (strcmp(c, "reserve_sum") == 0) {
+        uint8_t *v; /* lengths whose sum wraps around 2^64 */
+        cspark_emit_reserve(out, SIZE_MAX - 3, 8, &v);
+    } else {
+        static uint8_t mib[1 << 20];
+        cspark_emit(out, "k", 1, mib, sizeof mib);
+    }
+}
+
+void limit_grow(cspark_value *acc, cspark_slice v, cspark_task_context *tc)
+{
+    uint8_t *p = cspark_value_resize(acc, ((size_t)5 << 30) + 1);
+    p[0] = 1;
+}
+
+int record_limit(cspark_context *sc, int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "ok";
+    int rc = 0;
+    if (strcmp(c, "parallelize") == 0) {
+        cspark_record r = {{limit_small, 300u << 20}, {limit_small, 0}};
+        rc = cspark_parallelize(sc, &r, 1, 1) ? 0 : -1;
+    } else if (strcmp(c, "aggregate_zero") == 0) {
+        rc = cspark_aggregate_by_key(cspark_range(sc, 0, 10, 1, 1), limit_small, (size_t)1 << 33,
+                                     cspark_sum_i64, cspark_sum_i64, NULL, 0, 1)
+                 ? 0
+                 : -1;
+    } else if (strcmp(c, "fold_zero") == 0) {
+        void *out = NULL;
+        size_t n = 0;
+        rc = cspark_fold(cspark_range(sc, 0, 10, 1, 1), limit_small, (size_t)1 << 33,
+                         cspark_sum_i64, NULL, 0, &out, &n);
+        free(out);
+    } else if (strcmp(c, "value") == 0) {
+        int64_t n = 0;
+        uint8_t one[8];
+        cspark_i64_encode(1, one);
+        cspark_record r[2] = {{{one, 8}, {one, 8}}, {{one, 8}, {one, 8}}};
+        rc = cspark_count(
+            cspark_reduce_by_key(cspark_parallelize(sc, r, 2, 1), limit_grow, NULL, 0, 1), &n);
+    } else {
+        cspark_records *out = NULL;
+        rc = cspark_collect(
+            cspark_flat_map(cspark_range(sc, 0, 1, 1, 1), limit_emit, c, strlen(c) + 1), &out);
+        if (rc == 0 && cspark_records_count(out) == 1)
+            printf("len=%u\n", cspark_records_get(out, 0).value.len);
+        cspark_records_free(out);
+    }
+    printf("rc=%d\n", rc);
+    return rc < 0 ? 1 : 0;
+}
+
+/* ---- a damaged shuffle file between two jobs (issue 10 item 15) ---------------------------- *
+ * bitflip_between_jobs INPUT ROOT [last|middle]: a word count whose map outputs the second job
+ * reuses (a shuffle's map outputs are kept across jobs): job 1 counts the distinct words, then
+ * one bit of the largest shuffle_*.data file under ROOT is flipped — the top bit of its last
+ * byte (with spark.shuffle.compress=false, the high byte of a count), or a bit in its middle —
+ * and job 2 collects the counts. Prints keys=N total=T. The red-team run printed keys=173613
+ * total=-9223372036852007078 instead of keys=173609 total=2768730, exit 0: the damaged block
+ * was read as records. */
+static char flip_path[4096];
+static off_t flip_size = -1;
+
+static int flip_visit(const char *path, const struct stat *sb, int type, struct FTW *f)
+{
+    const char *base = path + f->base;
+    size_t n = strlen(base);
+    if (type == FTW_F && strncmp(base, "shuffle_", 8) == 0 && n > 5 &&
+        strcmp(base + n - 5, ".data") == 0 &&
+        (sb->st_size > flip_size || (sb->st_size == flip_size && strcmp(path, flip_path) < 0))) {
+        flip_size = sb->st_size;
+        snprintf(flip_path, sizeof flip_path, "%s", path);
+    }
+    return 0;
+}
+
+static int flip_one_bit(const char *root, bool middle)
+{
+    flip_size = -1;
+    if (nftw(root, flip_visit, 16, FTW_PHYS) != 0 || flip_size <= 0) {
+        fprintf(stderr, "bitflip_between_jobs: no shuffle data file under %s\n", root);
+        return -1;
+    }
+    FILE *f = fopen(flip_path, "r+");
+    if (!f) return -1;
+    long at = middle ? (long)(flip_size / 2) : (long)(flip_size - 1);
+    uint8_t mask = middle ? 0x10 : 0x80;
+    fseek(f, at, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, at, SEEK_SET);
+    fputc(c ^ mask, f);
+    fclose(f);
+    fprintf(stderr, "bitflip_between_jobs: flipped bit 0x%02x of byte %ld of %s\n", mask, at,
+            flip_path);
+    return 0;
+}
+
+void words_one(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint8_t one[8];
+    cspark_i64_encode(1, one);
+    const uint8_t *p = in->key.ptr, *end = p + in->key.len;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+            p++;
+        const uint8_t *w = p;
+        while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+            p++;
+        if (p > w) cspark_emit(out, w, (size_t)(p - w), one, 8);
+    }
+}
+
+int bitflip_between_jobs(cspark_context *sc, int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: bitflip_between_jobs INPUT ROOT [last|middle]\n");
+        return 2;
+    }
+    bool middle = argc > 3 && strcmp(argv[3], "middle") == 0;
+    cspark_rdd *counts =
+        cspark_reduce_by_key(cspark_flat_map(cspark_text_file(sc, argv[1], 0), words_one, NULL, 0),
+                             cspark_sum_i64, NULL, 0, 0);
+    int64_t keys1 = 0;
+    if (cspark_count(counts, &keys1) < 0 || flip_one_bit(argv[2], middle) < 0) return 1;
+    cspark_records *r = NULL;
+    if (cspark_collect(counts, &r) < 0) return 1;
+    int64_t total = 0;
+    for (size_t i = 0; i < cspark_records_count(r); i++)
+        total += cspark_slice_i64(cspark_records_get(r, i).value);
+    printf("keys=%zu total=%" PRId64 "\n", cspark_records_count(r), total);
+    if ((int64_t)cspark_records_count(r) != keys1)
+        fprintf(stderr, "bitflip_between_jobs: job 1 counted %" PRId64 " keys\n", keys1);
     cspark_records_free(r);
     return 0;
 }

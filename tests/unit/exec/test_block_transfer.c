@@ -6,7 +6,9 @@
  * as over local files, also when the reader streams remote blocks part by part and local ones
  * from disk; a missing block fails at once naming it; indirect task results are
  * fetched once; a stopped server makes the fetch fail after the configured retries, naming the
- * peer and the block.
+ * peer and the block. A bit flipped on the wire (a proxy between fetcher and server) is a fetch
+ * failure with a checksum mismatch. An executor the driver declared lost is not fetched from
+ * nor retried: its fetches fail at once, and one already waiting to retry stops waiting.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,10 +16,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/batch.h"
@@ -46,6 +53,7 @@ static void write_outputs(const char *dir, int nrec, int vlen)
                                    .attempt_id = m,
                                    .partitioner = &p,
                                    .compress = m % 2 == 0,
+                                   .checksum = CS_CHECKSUM_DEFAULT,
                                    .dir = dir,
                                    .mem = &mem};
         shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
@@ -450,6 +458,217 @@ static void test_prefetch_server_gone(void **state)
     cs_conf_free(conf);
 }
 
+/* ---- damage on the wire ------------------------------------------------------------------ */
+
+/* A TCP proxy to 127.0.0.1:to_port that flips one bit of the server-to-client stream at byte
+ * flip_at of the first connection (later connections pass through untouched). */
+typedef struct flip_proxy {
+    int listen_fd, port, to_port;
+    uint64_t flip_at;
+    int flipped, conns;
+    pthread_t thread;
+    volatile int stop;
+} flip_proxy;
+
+static void proxy_pump(flip_proxy *p, int client, int server, int damage)
+{
+    uint8_t buf[65536];
+    uint64_t down = 0; /* server -> client bytes so far */
+    struct pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
+    while (!p->stop) {
+        if (poll(fds, 2, 100) <= 0) continue;
+        for (int k = 0; k < 2; k++) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(fds[k].fd, buf, sizeof buf);
+            if (n <= 0) return;
+            if (k == 1 && damage && !p->flipped && down + (uint64_t)n > p->flip_at) {
+                buf[p->flip_at - down] ^= 0x08;
+                p->flipped = 1;
+            }
+            if (k == 1) down += (uint64_t)n;
+            for (ssize_t off = 0; off < n;) {
+                ssize_t w = write(fds[1 - k].fd, buf + off, (size_t)(n - off));
+                if (w <= 0) return;
+                off += w;
+            }
+        }
+    }
+}
+
+static void *proxy_main(void *arg)
+{
+    flip_proxy *p = arg;
+    while (!p->stop) {
+        struct pollfd pf = {p->listen_fd, POLLIN, 0};
+        if (poll(&pf, 1, 100) <= 0) continue;
+        int client = accept(p->listen_fd, NULL, NULL);
+        if (client < 0) continue;
+        int server = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p->to_port)};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (connect(server, (struct sockaddr *)&a, sizeof a) == 0)
+            proxy_pump(p, client, server, p->conns++ == 0);
+        close(server);
+        close(client);
+    }
+    return NULL;
+}
+
+static void proxy_start(flip_proxy *p, int to_port, uint64_t flip_at)
+{
+    memset(p, 0, sizeof *p);
+    p->to_port = to_port;
+    p->flip_at = flip_at;
+    p->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(p->listen_fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(p->listen_fd, 8), 0);
+    socklen_t len = sizeof a;
+    getsockname(p->listen_fd, (struct sockaddr *)&a, &len);
+    p->port = ntohs(a.sin_port);
+    pthread_create(&p->thread, NULL, proxy_main, p);
+}
+
+static void proxy_stop(flip_proxy *p)
+{
+    p->stop = 1;
+    pthread_join(p->thread, NULL);
+    close(p->listen_fd);
+}
+
+/* A bit flipped between the block server and the fetcher is caught by the block checksum: the
+ * reader fails with a fetch failure naming the map (the scheduler recomputes it), never
+ * returning the damaged records. */
+static void test_bit_flipped_on_the_wire_is_fetch_failure(void **state)
+{
+    rpc_options so = {.name = "bs", .app_id = "app-w", .secret = SECRET};
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, &so, &port, &err);
+    assert_non_null(bs);
+    flip_proxy px;
+    proxy_start(&px, port, 300000); /* well inside the blocks, past the handshake */
+    for (int m = 0; m < NMAPS; m++)
+        g_st[m].port = px.port;
+    cs_conf *conf = fast_conf();
+    block_fetcher *f = cs_block_fetcher_new("exec-2", NULL, &so, conf, &err);
+    const cs_map_status *maps[NMAPS];
+    for (int m = 0; m < NMAPS; m++)
+        maps[m] = &g_st[m];
+    block_prefetch *p = cs_block_fetcher_prefetch(f, maps, NMAPS, 0);
+    shuffle_block_source src = cs_block_prefetch_source(p);
+    shuffle_reader *rd = cs_shuffle_reader_new(maps, NMAPS, 0, &src, &err);
+    cs_batch out;
+    cs_batch_init(&out);
+    int rc, failed = -1;
+    while ((rc = cs_shuffle_reader_next(rd, &out, &failed, &err)) > 0)
+        cs_batch_reset(&out);
+    assert_true(px.flipped);
+    assert_int_equal(rc, CS_EIO);
+    assert_true(failed >= 0 && failed < NMAPS);
+    assert_non_null(strstr(err.msg, "checksum mismatch"));
+    cs_batch_free(&out);
+    cs_shuffle_reader_free(rd);
+    cs_block_prefetch_free(p);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
+    proxy_stop(&px);
+    cs_block_server_stop(bs);
+}
+
+/* ---- executors declared lost ------------------------------------------------------------- */
+
+/* A conf whose retries would outlast the test's timeout: a fetch that retried would fail it. */
+static cs_conf *patient_conf(void)
+{
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.shuffle.io.maxRetries", "3");
+    cs_conf_set(c, "spark.shuffle.io.retryWait", "1h");
+    return c;
+}
+
+/* The driver said exec-1 is lost: its blocks fail at once, through the direct source and
+ * through a prefetching reader (which reports the map), without a retry. */
+static void test_lost_executor_fails_at_once(void **state)
+{
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    cs_block_server_stop(bs); /* nothing listens on port any more */
+    for (int m = 0; m < NMAPS; m++)
+        g_st[m].port = port;
+    cs_conf *conf = patient_conf();
+    block_fetcher *f = cs_block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    cs_block_fetcher_executor_lost(f, "exec-1", "Command exited with code 137");
+    cs_block_fetcher_executor_lost(f, "exec-1", "again"); /* a repeat changes nothing */
+    shuffle_block_source src = cs_block_fetcher_source(f);
+    uint8_t *a = NULL;
+    size_t al = 0;
+    assert_int_equal(src.fetch(src.arg, &g_st[1], 2, &a, &al, &err), CS_EIO);
+    assert_null(a);
+    assert_non_null(strstr(err.msg, "shuffle 7 map 1 reduce 2"));
+    assert_non_null(strstr(err.msg, "executor exec-1 is lost (Command exited with code 137)"));
+    const cs_map_status *maps[NMAPS];
+    for (int m = 0; m < NMAPS; m++)
+        maps[m] = &g_st[m];
+    block_prefetch *p = cs_block_fetcher_prefetch(f, maps, NMAPS, 3);
+    shuffle_block_source psrc = cs_block_prefetch_source(p);
+    shuffle_reader *rd = cs_shuffle_reader_new(maps, NMAPS, 3, &psrc, &err);
+    cs_batch out;
+    cs_batch_init(&out);
+    int failed = -1;
+    assert_int_equal(cs_shuffle_reader_next(rd, &out, &failed, &err), CS_EIO);
+    assert_int_equal(failed, 0);
+    assert_non_null(strstr(err.msg, "is lost"));
+    cs_batch_free(&out);
+    cs_shuffle_reader_free(rd);
+    cs_block_prefetch_free(p);
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
+}
+
+typedef struct fetch_thread {
+    shuffle_block_source src;
+    const cs_map_status *st;
+    int rc;
+    cs_error err;
+} fetch_thread;
+
+static void *fetch_main(void *arg)
+{
+    fetch_thread *t = arg;
+    uint8_t *a = NULL;
+    size_t al = 0;
+    t->rc = t->src.fetch(t->src.arg, t->st, 1, &a, &al, &t->err);
+    free(a);
+    return NULL;
+}
+
+/* A fetch waiting out spark.shuffle.io.retryWait (an hour here) before retrying a dead peer
+ * returns as soon as the driver declares that peer lost. */
+static void test_lost_executor_ends_retry_wait(void **state)
+{
+    cs_error err = {0};
+    int port = 0;
+    block_server *bs = cs_block_server_start("127.0.0.1", g_dir, NULL, &port, &err);
+    cs_block_server_stop(bs);
+    cs_conf *conf = patient_conf();
+    block_fetcher *f = cs_block_fetcher_new("exec-2", NULL, NULL, conf, &err);
+    cs_map_status st = g_st[0];
+    st.port = port;
+    fetch_thread t = {.src = cs_block_fetcher_source(f), .st = &st};
+    pthread_t th;
+    pthread_create(&th, NULL, fetch_main, &t);
+    usleep(200 * 1000); /* lets the first attempt fail and the wait begin (not required) */
+    cs_block_fetcher_executor_lost(f, "exec-1", "heartbeat timed out");
+    pthread_join(th, NULL);
+    assert_int_equal(t.rc, CS_EIO);
+    assert_non_null(strstr(t.err.msg, "executor exec-1 is lost (heartbeat timed out)"));
+    cs_block_fetcher_free(f);
+    cs_conf_free(conf);
+}
+
 static void test_bad_conf_named(void **state)
 {
     cs_conf *c = cs_conf_new();
@@ -476,6 +695,9 @@ int main(void)
         cmocka_unit_test(test_prefetch_local_and_remote_streamed),
         cmocka_unit_test(test_prefetch_server_gone),
         cmocka_unit_test(test_bad_conf_named),
+        cmocka_unit_test(test_bit_flipped_on_the_wire_is_fetch_failure),
+        cmocka_unit_test(test_lost_executor_fails_at_once),
+        cmocka_unit_test(test_lost_executor_ends_retry_wait),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,9 +4,9 @@
  * directory are migrated into a target directory, through the local source and through a real
  * block server + block fetcher over loopback; every reduce segment read back from the target
  * (index and bytes) equals the source's, and empty blocks are not fetched. A block of the wrong
- * size, a status that disagrees with the index, a failing source and a cancelled copy each fail
- * cleanly, leaving no file in the target. The migrator thread reports copied and failed outputs
- * of one request together, in submit order.
+ * size, a block damaged on the wire (checksum), a status that disagrees with the index, a
+ * failing source and a cancelled copy each fail cleanly, leaving no file in the target. The
+ * migrator thread reports copied and failed outputs of one request together, in submit order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,6 +46,7 @@ static void write_output(int m, int nkeys, int nrec)
                                .attempt_id = m,
                                .partitioner = &p,
                                .compress = m == 0,
+                               .checksum = m == 0 ? CS_CHECKSUM_XXH3 : CS_CHECKSUM_CRC32,
                                .dir = g_src,
                                .mem = &mem};
     shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
@@ -125,12 +126,15 @@ static int per_test_clean(void **state)
 }
 
 /* A source that forwards to another and counts fetches; with `short_by`, it returns every
- * block that many bytes short; with `fail_at` >= 0 the fetch of that reduce id fails. */
+ * block that many bytes short; with `fail_at` >= 0 the fetch of that reduce id fails; with
+ * `flip_at` >= 0 that reduce id's block arrives with one bit flipped in its middle (damaged on
+ * the wire). */
 typedef struct wrap {
     shuffle_block_source inner;
     int fetches;
     size_t short_by;
     int fail_at;
+    int flip_at;
 } wrap;
 
 static int wrap_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out, size_t *len,
@@ -141,6 +145,7 @@ static int wrap_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t
     if (reduce_id == w->fail_at) return cs_error_set(err, CS_EIO, "peer went away");
     int rc = w->inner.fetch(w->inner.arg, st, reduce_id, out, len, err);
     if (rc == 0 && *len >= w->short_by) *len -= w->short_by;
+    if (rc == 0 && reduce_id == w->flip_at && *len > 0) (*out)[*len / 2] ^= 0x10;
     return rc;
 }
 
@@ -189,7 +194,7 @@ static void test_migrated_output_equals_source(void **state)
     cs_error err = {0};
     assert_true(nonempty_blocks(1) < NRED); /* the test covers empty blocks */
     for (int m = 0; m < NMAPS; m++) {
-        wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1};
+        wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1, .flip_at = -1};
         shuffle_block_source src = wrap_source(&w);
         assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[m], g_dst, NULL, &err), 0);
         assert_int_equal(w.fetches, nonempty_blocks(m)); /* empty blocks are not fetched */
@@ -213,13 +218,34 @@ static void test_wrong_size_block_fails_leaving_no_files(void **state)
 {
     (void)state;
     cs_error err = {0};
-    wrap w = {.inner = cs_shuffle_local_source(g_src), .short_by = 1, .fail_at = -1};
+    wrap w = {.inner = cs_shuffle_local_source(g_src), .short_by = 1, .fail_at = -1, .flip_at = -1};
     shuffle_block_source src = wrap_source(&w);
     assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EPROTO);
     assert_non_null(strstr(err.msg, "shuffle 3 map 0 reduce 0 from executor leaving-1"));
     assert_non_null(strstr(err.msg, "the map status says"));
     assert_int_equal(w.fetches, 1); /* stops at the first bad block */
     assert_int_equal(count_files(g_dst), 0);
+}
+
+/* A block damaged on its way (one bit) is refused by its checksum before anything is written:
+ * the copy fails naming the block, no file is left, and the output stays where it was. */
+static void test_damaged_block_fails_leaving_no_files(void **state)
+{
+    (void)state;
+    for (int m = 0; m < NMAPS; m++) {
+        cs_error err = {0};
+        int r = NRED - 1;
+        while (r > 0 && g_st[m].sizes[r] == 0)
+            r--;
+        wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1, .flip_at = r};
+        shuffle_block_source src = wrap_source(&w);
+        assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[m], g_dst, NULL, &err), CS_EPROTO);
+        char where[128];
+        snprintf(where, sizeof where, "shuffle 3 map %d reduce %d from executor leaving-1", m, r);
+        assert_non_null(strstr(err.msg, where));
+        assert_non_null(strstr(err.msg, "checksum mismatch"));
+        assert_int_equal(count_files(g_dst), 0);
+    }
 }
 
 static void test_status_disagreeing_with_index_fails(void **state)
@@ -246,7 +272,7 @@ static void test_failing_source_leaves_no_files(void **state)
     int r = NRED - 1;
     while (r > 0 && g_st[0].sizes[r] == 0)
         r--;
-    wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = r};
+    wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = r, .flip_at = -1};
     shuffle_block_source src = wrap_source(&w);
     assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EIO);
     assert_non_null(strstr(err.msg, "peer went away"));
@@ -258,7 +284,7 @@ static void test_cancelled_copy_leaves_no_files(void **state)
     (void)state;
     cs_error err = {0};
     volatile int cancel = 1;
-    wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1};
+    wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1, .flip_at = -1};
     shuffle_block_source src = wrap_source(&w);
     assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, &cancel, &err),
                      CS_ECANCELLED);
@@ -394,6 +420,7 @@ int main(void)
         cmocka_unit_test_setup(test_migrated_output_equals_source, per_test_clean),
         cmocka_unit_test_setup(test_migration_replaces_existing_output, per_test_clean),
         cmocka_unit_test_setup(test_wrong_size_block_fails_leaving_no_files, per_test_clean),
+        cmocka_unit_test_setup(test_damaged_block_fails_leaving_no_files, per_test_clean),
         cmocka_unit_test_setup(test_status_disagreeing_with_index_fails, per_test_clean),
         cmocka_unit_test_setup(test_failing_source_leaves_no_files, per_test_clean),
         cmocka_unit_test_setup(test_cancelled_copy_leaves_no_files, per_test_clean),

@@ -89,6 +89,34 @@ static uint8_t *make_content(size_t *size, const char *tail)
 }
 
 /* Reads the file through splits of split_size bytes and checks the lines against expected. */
+/* A text iterator over one split, with the task context and result it reports to (s must not
+ * move while open). */
+typedef struct split_reader {
+    text_split split;
+    task_result res;
+    cspark_task_context tc;
+    part_iter *it;
+} split_reader;
+
+static void split_open(split_reader *s, const char *path, uint64_t start, uint64_t len,
+                       uint64_t size)
+{
+    s->split = (text_split){path, start, len, size};
+    cs_task_result_init(&s->res);
+    memset(&s->tc, 0, sizeof s->tc);
+    s->tc.result = &s->res;
+    cs_error err;
+    cs_error_clear(&err);
+    s->it = cs_text_iter_open(&s->tc, &s->split, &err);
+    assert_non_null(s->it);
+}
+
+static void split_close(split_reader *s)
+{
+    s->it->free(s->it);
+    cs_task_result_free(&s->res);
+}
+
 static void read_with_splits(const char *path, size_t size, uint64_t split_size,
                              const line_list *expected)
 {
@@ -98,16 +126,10 @@ static void read_with_splits(const char *path, size_t size, uint64_t split_size,
     cs_batch_init(&copy);
     for (uint64_t start = 0; start < size; start += split_size) {
         uint64_t len = size - start < split_size ? size - start : split_size;
-        text_split split = {path, start, len, size};
-        task_result res;
-        cs_task_result_init(&res);
-        cspark_task_context tc;
-        memset(&tc, 0, sizeof tc);
-        tc.result = &res;
+        split_reader sr;
+        split_open(&sr, path, start, len, size);
+        part_iter *it = sr.it;
         cs_error err;
-        cs_error_clear(&err);
-        part_iter *it = cs_text_iter_open(&tc, &split, &err);
-        assert_non_null(it);
         const cs_batch *b;
         int rc;
         while ((rc = it->next(it, &b, &err)) == 1) {
@@ -124,10 +146,10 @@ static void read_with_splits(const char *path, size_t size, uint64_t split_size,
             cs_batch_append_batch(&copy, b);
         }
         assert_int_equal(rc, 0);
-        records += res.metrics.records_read;
-        it->free(it);
-        bytes += res.metrics.bytes_read;
-        cs_task_result_free(&res);
+        records += sr.res.metrics.records_read;
+        it->free(it); /* counts the bytes read */
+        bytes += sr.res.metrics.bytes_read;
+        cs_task_result_free(&sr.res);
     }
     assert_int_equal(next, expected->n);
     assert_int_equal(records, (int64_t)expected->n);
@@ -188,22 +210,55 @@ static void test_empty_file(void **state)
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     assert_int_equal(fclose(f), 0);
-    text_split split = {path, 0, 0, 0};
-    task_result res;
-    cs_task_result_init(&res);
-    cspark_task_context tc;
-    memset(&tc, 0, sizeof tc);
-    tc.result = &res;
+    split_reader sr;
+    split_open(&sr, path, 0, 0, 0);
     cs_error err;
-    cs_error_clear(&err);
-    part_iter *it = cs_text_iter_open(&tc, &split, &err);
-    assert_non_null(it);
     const cs_batch *b;
-    assert_int_equal(it->next(it, &b, &err), 0);
-    assert_int_equal(it->next(it, &b, &err), 0);
-    it->free(it);
-    assert_int_equal(res.metrics.records_read, 0);
-    cs_task_result_free(&res);
+    assert_int_equal(sr.it->next(sr.it, &b, &err), 0);
+    assert_int_equal(sr.it->next(sr.it, &b, &err), 0);
+    assert_int_equal(sr.res.metrics.records_read, 0);
+    split_close(&sr);
+    unlink(path);
+}
+
+/* A line longer than CSPARK_MAX_RECORD_BYTES (a sparse file of zeros without a newline) fails
+ * naming the file, the offset and the limit, instead of being cut to a 32-bit length. */
+static void test_line_over_record_limit(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/long.txt", g_dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    uint64_t size = CSPARK_MAX_RECORD_BYTES + (2u << 20);
+    assert_int_equal(ftruncate(fileno(f), (off_t)size), 0);
+    assert_int_equal(fclose(f), 0);
+    split_reader sr;
+    split_open(&sr, path, 0, size, size);
+    cs_error err;
+    const cs_batch *b;
+    assert_int_equal(sr.it->next(sr.it, &b, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "the line at byte 0 is longer than the record limit"));
+    split_close(&sr);
+    /* a line just over the limit whose newline arrives in the same read that passes the limit,
+     * after a short line: "ab\n", then limit + 100 zeros, then "\nnext\n" */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite("ab\n", 1, 3, f), 3);
+    assert_int_equal(fseek(f, (long)(3 + CSPARK_MAX_RECORD_BYTES + 100), SEEK_SET), 0);
+    assert_int_equal(fwrite("\nnext\n", 1, 6, f), 6);
+    size = (uint64_t)ftell(f);
+    assert_int_equal(fclose(f), 0);
+    split_open(&sr, path, 0, size, size);
+    int rc, lines = 0;
+    while ((rc = sr.it->next(sr.it, &b, &err)) == 1)
+        lines += (int)b->n;
+    assert_int_equal(rc, CS_EINVAL);
+    assert_int_equal(lines, 1); /* "ab" */
+    assert_non_null(strstr(err.msg, "the line at byte 3 is longer than the record limit"));
+    assert_non_null(strstr(err.msg, "it has 268435556 bytes"));
+    split_close(&sr);
     unlink(path);
 }
 
@@ -227,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_last_line_without_newline),
         cmocka_unit_test(test_last_line_is_carriage_return),
         cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_line_over_record_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -18,6 +18,7 @@
 #include "common/batch.h"
 #include "shuffle/builtin_aggs.h"
 #include "shuffle/external_agg.h"
+#include "spill_damage.h"
 
 static char g_dir[256];
 
@@ -352,6 +353,43 @@ static void test_value_helpers(void **state)
     free(w.ptr);
 }
 
+/* A spill run damaged on disk fails the merge with a checksum mismatch: aggregates never come
+ * from corrupted bytes. */
+static void test_damaged_spill_fails(void **state)
+{
+    (void)state;
+    cs_aggregator agg = {NULL, agg_test_sum, agg_test_sum, NULL, 0, false, NULL};
+    cs_task_memory mem;
+    cs_task_memory_init(&mem, 1 << 20);
+    cs_error err = {0};
+    ext_agg *a = cs_ext_agg_new(&agg, &mem, g_dir, &err);
+    cs_ext_agg_set_spill_checksum(a, CS_CHECKSUM_CRC32);
+    cs_batch b;
+    cs_batch_init(&b);
+    for (int i = 0; i < 200000; i++) {
+        char kb[32];
+        int kl = snprintf(kb, sizeof kb, "key%d", i);
+        uint8_t vb[8];
+        cspark_i64_encode(i, vb);
+        cs_batch_append_record(&b, kb, (uint32_t)kl, vb, 8);
+        if (batch_full(&b)) {
+            assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+            cs_batch_reset(&b);
+        }
+    }
+    assert_int_equal(cs_ext_agg_insert(a, &b, false, &err), 0);
+    assert_true(cs_ext_agg_spills(a) > 0);
+    assert_int_equal(spill_damage(g_dir, 5000), 0);
+    int rc;
+    cs_batch_reset(&b);
+    while ((rc = cs_ext_agg_next(a, &b, &err)) == 1)
+        cs_batch_reset(&b);
+    assert_int_equal(rc, CS_EPROTO);
+    assert_non_null(strstr(err.msg, "checksum mismatch"));
+    cs_ext_agg_free(a);
+    cs_batch_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_group_lists_with_spills),
         cmocka_unit_test(test_one_huge_group),
         cmocka_unit_test(test_value_helpers),
+        cmocka_unit_test(test_damaged_spill_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,8 @@
  * partitioning, with and without map-side combine, with budgets tiny enough to force several
  * spills; results are checked against in-memory references computed here. Also: a retried map
  * replaces the previous attempt, aborted writers leave no files, zero-size segments are not
- * fetched, and corrupt or missing outputs report the failed map.
+ * fetched, corrupt or missing outputs report the failed map, a flipped bit anywhere in a data
+ * file is a fetch failure (block checksums), and a damaged spill file fails the commit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "common/batch.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"
+#include "spill_damage.h"
 
 static char g_dir[256];
 
@@ -202,6 +204,7 @@ static int run_shuffle(const cs_partitioner *p, const cs_aggregator *comb, bool 
                                    .partitioner = p,
                                    .combiner = comb,
                                    .compress = compress,
+                                   .checksum = m % 2 ? CS_CHECKSUM_XXH3 : CS_CHECKSUM_CRC32C,
                                    .dir = g_dir,
                                    .mem = &mem};
         shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
@@ -434,7 +437,8 @@ static void test_zero_size_segments_skipped(void **state)
     run_shuffle(&p, NULL, true, 0, 3, 3);
 }
 
-static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool commit)
+static void write_map_with(int map_id, int nrec, int salt, cs_map_status *st, bool commit,
+                           bool compress)
 {
     cs_partitioner p = {PART_HASH, 3, NULL, 0, true};
     cs_task_memory mem;
@@ -444,7 +448,8 @@ static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool co
                                .map_id = map_id,
                                .attempt_id = salt,
                                .partitioner = &p,
-                               .compress = true,
+                               .compress = compress,
+                               .checksum = CS_CHECKSUM_DEFAULT,
                                .dir = g_dir,
                                .mem = &mem};
     shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
@@ -456,6 +461,13 @@ static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool co
     cs_shuffle_writer_free(w);
     cs_batch_free(&in);
 }
+
+static void write_map(int map_id, int nrec, int salt, cs_map_status *st, bool commit)
+{
+    write_map_with(map_id, nrec, salt, st, commit, true);
+}
+
+static char g_read_error[1024];
 
 static size_t read_all(const cs_map_status *st, int reduce, int *failed, int *rc_out)
 {
@@ -469,6 +481,7 @@ static size_t read_all(const cs_map_status *st, int reduce, int *failed, int *rc
     while ((rc = cs_shuffle_reader_next(rd, &b, failed, &err)) == 1) {
     }
     *rc_out = rc;
+    snprintf(g_read_error, sizeof g_read_error, "%s", rc < 0 ? err.msg : "");
     size_t n = b.n;
     cs_batch_free(&b);
     cs_shuffle_reader_free(rd);
@@ -547,7 +560,7 @@ static void test_corrupt_and_missing_report_map(void **state)
     fclose(f);
     int failed = -1, rc;
     read_all(&st, 1, &failed, &rc);
-    assert_true(rc < 0);
+    assert_int_equal(rc, CS_EIO);
     assert_int_equal(failed, 5);
     /* missing output */
     unlink(data);
@@ -558,6 +571,83 @@ static void test_corrupt_and_missing_report_map(void **state)
     assert_int_equal(failed, 5);
     cs_map_status_free(&st);
     rm_dir_files();
+}
+
+/* The red-team finding (issue 10 item 15): one flipped bit in a shuffle_*.data file was read as
+ * records — a value's top bit turned a word count's total into -9223372036852007078. Every bit
+ * of a segment, stored or lz4, is now a fetch failure naming the map and a checksum mismatch. */
+static void test_flipped_bit_in_data_file_is_fetch_failure(void **state)
+{
+    (void)state;
+    for (int compress = 0; compress < 2; compress++) {
+        cs_map_status st;
+        write_map_with(6, 3000, 4, &st, true, compress);
+        char data[512], index[512];
+        cs_shuffle_file_paths(g_dir, 9, 6, data, index, sizeof data);
+        uint64_t seg_start = st.sizes[0], seg_len = st.sizes[1];
+        assert_true(seg_len > 1000);
+        /* the last byte of the segment (a value byte when stored), its middle, its first */
+        uint64_t offs[] = {seg_start + seg_len - 1, seg_start + seg_len / 2, seg_start};
+        for (size_t k = 0; k < 3; k++) {
+            FILE *f = fopen(data, "r+");
+            fseek(f, (long)offs[k], SEEK_SET);
+            int c = fgetc(f);
+            fseek(f, (long)offs[k], SEEK_SET);
+            fputc(c ^ 0x80, f);
+            fclose(f);
+            int failed = -1, rc;
+            read_all(&st, 1, &failed, &rc);
+            assert_int_equal(rc, CS_EIO);
+            assert_int_equal(failed, 6);
+            assert_non_null(strstr(g_read_error, "map 6 reduce 1 corrupt"));
+            if (k < 2) assert_non_null(strstr(g_read_error, "checksum mismatch"));
+            f = fopen(data, "r+"); /* restored: the segment reads again */
+            fseek(f, (long)offs[k], SEEK_SET);
+            fputc(c, f);
+            fclose(f);
+            size_t n = read_all(&st, 1, &failed, &rc);
+            assert_int_equal(rc, 0);
+            assert_true(n > 0);
+        }
+        cs_map_status_free(&st);
+        rm_dir_files();
+    }
+}
+
+/* A spill file damaged between the spill and the commit fails the commit (its blocks are copied
+ * into the map output verified), instead of reaching the data file. */
+static void test_damaged_spill_fails_commit(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_HASH, 3, NULL, 0, true};
+    cs_task_memory mem;
+    cs_task_memory_init(&mem, 128 * 1024);
+    cs_error err = {0};
+    shuffle_write_spec spec = {.shuffle_id = 2,
+                               .map_id = 0,
+                               .partitioner = &p,
+                               .compress = false,
+                               .checksum = CS_CHECKSUM_ADLER32,
+                               .dir = g_dir,
+                               .mem = &mem};
+    shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
+    cs_batch in;
+    cs_batch_init(&in);
+    make_input(&in, 0, 20000, 20000);
+    assert_int_equal(cs_shuffle_writer_write(w, &in, &err), 0);
+    assert_true(cs_shuffle_writer_spills(w) > 0);
+    assert_int_equal(spill_damage(g_dir, 1000), 0); /* one of them: every spill is copied */
+    cs_map_status st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(cs_shuffle_writer_commit(w, &st, &err), CS_EPROTO);
+    assert_non_null(strstr(err.msg, "spill file"));
+    assert_non_null(strstr(err.msg, "checksum mismatch"));
+    cs_shuffle_writer_free(w);
+    assert_int_equal(stray_files(), 0);
+    char data[512];
+    cs_shuffle_file_paths(g_dir, 2, 0, data, NULL, sizeof data);
+    assert_int_not_equal(access(data, F_OK), 0);
+    cs_batch_free(&in);
 }
 
 static void test_corrupt_index(void **state)
@@ -667,6 +757,8 @@ int main(void)
         cmocka_unit_test(test_spill_files_removed),
         cmocka_unit_test(test_corrupt_and_missing_report_map),
         cmocka_unit_test(test_corrupt_index),
+        cmocka_unit_test(test_flipped_bit_in_data_file_is_fetch_failure),
+        cmocka_unit_test(test_damaged_spill_fails_commit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
