@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # dynamic_allocation.sh — dynamic allocation with local-cluster executors:
-#  - sleep.so 64 200 with maxExecutors=4: the target rises 1 -> 2 -> 4 while tasks wait, falls to
-#    minExecutors (0) when they are done, and the idle executors are removed (exit 0, not counted
-#    as failures) while the application lingers; the output is right.
+#  - sleep.so 64 200 with maxExecutors=4: the target rises above 1 (never above 4) while tasks
+#    wait, falls to minExecutors (0) when they are done, and the idle executors are removed (exit
+#    0, not counted as failures) while the application lingers; the output is right. (The ramp's
+#    shape depends on timing; tests/unit/sched/test_allocation_policy.c checks it over explicit
+#    times.)
 #  - shuffle tracking: in a join whose second map stage runs long, the executors holding the
 #    first stage's map outputs sit idle longer than the idle timeout but stay until the job ends
 #    (no stage runs twice), then go once their outputs are no longer needed.
@@ -20,7 +22,7 @@ out=$(timeout 120 "$SUBMIT" --master 'local-cluster[4,1,256]' "${DA[@]}" \
     --conf spark.dynamicAllocation.maxExecutors=4 --conf spark.eventLog.dir="$T/ev1" \
     "$EX/sleep.so" 64 200 6000 2>"$T/err1") || fail "sleep.so failed: $(tail -3 "$T/err1")"
 assert_eq "tasks run: 64" "$out" "sleep.so output"
-$CHECK ramp "$(ls "$T"/ev1/*)" 0 4 >"$T/ramp" || fail "$(cat "$T/ramp")"
+$CHECK scaled "$(ls "$T"/ev1/*)" 0 4 >"$T/ramp" || fail "$(cat "$T/ramp")"
 grep -q "event=executor_exited executor=.* expected=true" "$T/err1" || fail "no executor left as asked"
 grep -q "failures=" "$T/err1" && fail "removed executors were counted as failures: $(grep failures= "$T/err1" | head -1)"
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # k8s_dynamic_allocation.sh — dynamic allocation on kubesim (client mode, process kubelet):
 # sleep.so 64 200 (a 1-task stage, then 64 tasks of 200 ms) with maxExecutors=8, minExecutors=1,
-# one core per executor. The event log shows the target rising 1 -> 2 -> 4 -> 8 in rounds at
-# least the backlog timeout apart, then falling to 1 when the work is done; 7 executors are
-# removed as idle while the application still runs (it lingers), and their pods are deleted
-# before it ends (kubesim's pod history), labelled spark.kubernetes.executor.decommissionLabel
-# first. The output is right, and nothing is left afterwards.
+# one core per executor. The event log shows the target rising above 1 (never above 8), then
+# falling to 1 when the work is done; every executor beyond the one kept is removed as idle while
+# the application still runs (it lingers), and its pod is deleted before it ends (kubesim's pod
+# history), labelled spark.kubernetes.executor.decommissionLabel first. The output is right, and
+# nothing is left afterwards. Outcomes only: the ramp's shape (1, 2, 4, ... per backlog round)
+# depends on timing and is checked on the pure policy (tests/unit/sched/test_allocation_policy.c).
 # Without an allocation manager the target never changes and the test fails.
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -25,13 +26,14 @@ timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode c
     { tail -20 "$T/err" >&2; fail "the application failed"; }
 grep -q "^tasks run: 64\$" "$T/out" || fail "wrong output: \$(cat "$T/out")"
 log=\$(ls "$T"/ev/*)
-/usr/bin/python3 "$SRC/tests/kubesim/lib/eventlog_check.py" ramp "\$log" 1 8 >"$T/ramp" ||
+/usr/bin/python3 "$SRC/tests/kubesim/lib/eventlog_check.py" scaled "\$log" 1 8 >"$T/ramp" ||
     { cat "$T/ramp" >&2; fail "allocation targets"; }
 cat "$T/ramp"
-grep -q "event=executor_pod_created executor=8 " "$T/err" || fail "the eighth executor pod was never created"
-# the removed executors' pods were labelled (decommissionLabel): 7 pod patches, none failed
+removed=\$(sed -n 's/.*removed=\([0-9]*\).*/\1/p' "$T/ramp")
+pods=\$(grep -c "event=executor_pod_created" "$T/err")
+# the removed executors' pods were labelled (decommissionLabel): one pod patch each, none failed
 patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="patch"/ && /resource="pods"/ && /code="200"/ { n += \$NF } END { print n + 0 }')
-[ "\$patches" -eq 7 ] || fail "expected 7 pod label patches for the removed executors, the API server saw \$patches"
+[ "\$patches" -eq "\$removed" ] || fail "expected \$removed pod label patches for the removed executors, the API server saw \$patches"
 grep -q "decommission_label_failed" "$T/err" && fail "a decommission label could not be set"
 # the idle executors' pods went before the application ended
 end_ms=\$(/usr/bin/python3 -c 'import json,sys
@@ -43,7 +45,7 @@ early=\$(kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import js
 end = int(sys.argv[1])
 pods = [p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]
 print(sum(1 for p in pods if p.get("deletedMs") and p["deletedMs"] < end), len(pods))' "\$end_ms")
-[ "\$early" = "7 8" ] || fail "expected 7 of 8 executor pods deleted before the application ended, got (deleted, pods) = \$early"
+[ "\$early" = "\$((pods - 1)) \$pods" ] || fail "expected all but the kept executor's pod deleted before the application ended, got (deleted, pods) = \$early"
 expect_nothing_left
 echo "inner ok"
 INNER

@@ -1,9 +1,13 @@
 """eventlog_check.py — checks on a cspark event log (Spark's JSON lines) for the dynamic allocation
 and decommissioning tests. Prints one line of findings; exits 1 with the reason on failure.
 
-  eventlog_check.py ramp LOG MIN MAX      targets rise MIN..MAX doubling (e.g. 1 2 4 8), each rise
-                                          at least 0.9 s after the previous one, then fall to MIN;
-                                          MAX - MIN executors removed as idle before the end
+  eventlog_check.py scaled LOG MIN MAX    dynamic allocation's outcome: the target rose above
+                                          max(MIN, 1) and never above MAX, then fell to MIN; every
+                                          executor beyond MIN was removed as idle before the
+                                          application ended. Prints "removed=N". (The ramp's shape
+                                          — 1, 2, 4, ... per backlog round — depends on timing and
+                                          is checked on the pure policy: tests/unit/sched/
+                                          test_allocation_policy.c.)
   eventlog_check.py attempts LOG          every stage ran exactly one attempt
   eventlog_check.py reran LOG             some map task ran again (a stage attempt > 0, or more
                                           successful ShuffleMapTask ends than map partitions)
@@ -26,38 +30,37 @@ def fail(msg):
     sys.exit(1)
 
 
-def ramp(evs, lo, hi):
-    targets = [(e["Timestamp"], e["Target Executors"]) for e in evs if e["Event"] == TARGET]
-    if not targets:
+def scaled(evs, lo, hi):
+    seq = [e["Target Executors"] for e in evs if e["Event"] == TARGET]
+    if not seq:
         fail("no allocation target updates in the event log")
-    seq = [t for _, t in targets]
-    peak = seq.index(max(seq))
-    rises = targets[: peak + 1]
-    want, t = [], max(lo, 1)
-    while t < hi:
-        want.append(t)
-        t = max(1, t * 2)
-    want.append(hi)
-    got = [t for _, t in rises if t > 0]
-    if got != want:
-        fail("targets rose %s, expected %s (all updates: %s)" % (got, want, seq))
-    stamps = [ts for ts, t in rises if t > 0]
-    for a, b in zip(stamps, stamps[1:]):
-        if b - a < 900:
-            fail("two rises %d ms apart (rounds are at least the 1 s backlog timeout apart)" % (b - a))
+    if max(seq) <= max(lo, 1):
+        fail("the target never rose above %d (updates: %s)" % (max(lo, 1), seq))
+    if max(seq) > hi:
+        fail("the target rose above maxExecutors %d (updates: %s)" % (hi, seq))
     if seq[-1] != lo:
         fail("the target ended at %d, not minExecutors %d (updates: %s)" % (seq[-1], lo, seq))
+    # the driver is listed as an executor too, as Spark does
+    added = [e["Executor ID"] for e in evs if e["Event"] == "SparkListenerExecutorAdded"
+             and e["Executor ID"] != "driver"]
     removed = [e for e in evs if e["Event"] == "SparkListenerExecutorRemoved"
                and "idle" in e.get("Removed Reason", "")]
     end = [e["Timestamp"] for e in evs if e["Event"] == "SparkListenerApplicationEnd"]
-    if len(removed) != hi - lo:
-        fail("%d executors removed as idle, expected %d" % (len(removed), hi - lo))
+    live, peak = 0, 0
+    for e in evs:
+        if e["Event"] == "SparkListenerExecutorAdded" and e["Executor ID"] != "driver":
+            live += 1
+            peak = max(peak, live)
+        elif e["Event"] == "SparkListenerExecutorRemoved":
+            live -= 1
+    if peak > hi:
+        fail("%d executors were registered at once, more than maxExecutors %d" % (peak, hi))
+    if len(removed) != len(added) - lo:
+        fail("%d executors removed as idle, expected %d of the %d added"
+             % (len(removed), len(added) - lo, len(added)))
     if end and any(e["Timestamp"] > end[0] for e in removed):
         fail("executors were removed after the application ended")
-    gaps = ["%d" % (b - a) for a, b in zip(stamps, stamps[1:])]
-    print("ramp ok: targets %s, rises %s ms apart, %d removed as idle, removals at %s"
-          % (seq, ",".join(gaps), len(removed), ",".join(str(e["Timestamp"]) for e in removed)))
-    return [e["Executor ID"] for e in removed], end[0] if end else None
+    print("scaled ok: targets %s, %d executors added, removed=%d as idle" % (seq, len(added), len(removed)))
 
 
 def attempts(evs):
@@ -118,8 +121,8 @@ def kept(evs):
 def main():
     cmd, path = sys.argv[1], sys.argv[2]
     evs = events(path)
-    if cmd == "ramp":
-        ramp(evs, int(sys.argv[3]), int(sys.argv[4]))
+    if cmd == "scaled":
+        scaled(evs, int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "attempts":
         attempts(evs)
     elif cmd == "reran":

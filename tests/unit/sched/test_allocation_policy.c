@@ -61,6 +61,28 @@ static void test_ramp_1_2_4_8(void **state)
     assert_int_equal(cs_alloc_policy_update(&p, 6700, 0, 0, 8), 0);
 }
 
+/* Regression (issue 10 item 12): with a backlog that never empties, Spark adds 1, 2, 4, 8
+ * executors per sustained round (numExecutorsToAdd doubles when the whole step was taken), so
+ * the target goes 1, 3, 7, 15 from zero; the end-to-end test had assumed 1, 2, 4, 8. */
+static void test_ramp_from_zero_without_a_pause_1_3_7_15(void **state)
+{
+    (void)state;
+    alloc_settings st = settings(0, 100, 0);
+    alloc_policy p;
+    cs_alloc_policy_init(&p, &st);
+    cs_alloc_policy_stage_submitted(&p);
+    cs_alloc_policy_backlog(&p, true, 0);
+    assert_int_equal(cs_alloc_policy_update(&p, 1000, 64, 0, 0), 1);
+    assert_int_equal(cs_alloc_policy_update(&p, 1999, 64, 0, 1), 1); /* sustained: 1 s apart */
+    assert_int_equal(cs_alloc_policy_update(&p, 2000, 63, 1, 1), 3);
+    assert_int_equal(cs_alloc_policy_update(&p, 3000, 61, 3, 3), 7);
+    assert_int_equal(cs_alloc_policy_update(&p, 4000, 57, 7, 7), 15);
+    assert_int_equal(p.to_add, 16);
+    /* a step the need cuts short restarts the doubling at 1 */
+    assert_int_equal(cs_alloc_policy_update(&p, 5000, 5, 15, 15), 20);
+    assert_int_equal(p.to_add, 1);
+}
+
 static void test_growth_capped_by_need_and_min(void **state)
 {
     (void)state;
@@ -180,6 +202,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ramp_1_2_4_8),
+        cmocka_unit_test(test_ramp_from_zero_without_a_pause_1_3_7_15),
         cmocka_unit_test(test_growth_capped_by_need_and_min),
         cmocka_unit_test(test_ratio_and_cores),
         cmocka_unit_test(test_settings),
