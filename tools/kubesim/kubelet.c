@@ -31,13 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---------------- observer registry (outlives any kubelet: the store cannot unregister)
- * ---------------- */
-
-#define MAX_KUBELETS 16
-static pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static ks_kubelet *g_reg[MAX_KUBELETS];
-static int g_reg_used[MAX_KUBELETS];
+/* ---------------- event queue (API changes, from any thread) ---------------- */
 
 typedef struct kevent {
     struct kevent *next;
@@ -46,37 +40,22 @@ typedef struct kevent {
     json_t *obj;
 } kevent;
 
-static void observe_cb(void *arg, const char *type, const json_t *obj, int services)
+void kl_enqueue(ks_kubelet *k, const char *type, const json_t *obj, int services)
 {
-    int slot = (int)(intptr_t)arg;
-    pthread_mutex_lock(&g_reg_mu);
-    ks_kubelet *k = g_reg[slot];
-    if (k && !k->stopping) {
-        kevent *e = calloc(1, sizeof *e);
-        if (e) {
-            e->services = services;
-            snprintf(e->type, sizeof e->type, "%s", type);
-            e->obj = json_incref((json_t *)obj); /* committed objects are immutable */
-            pthread_mutex_lock(&k->qmu);
-            if (k->qtail)
-                k->qtail->next = e;
-            else
-                k->qhead = e;
-            k->qtail = e;
-            pthread_mutex_unlock(&k->qmu);
-            uv_async_send(&k->async);
-        }
-    }
-    pthread_mutex_unlock(&g_reg_mu);
-}
-
-static void observe_pods(void *arg, const char *type, const json_t *obj)
-{
-    observe_cb(arg, type, obj, 0);
-}
-static void observe_services(void *arg, const char *type, const json_t *obj)
-{
-    observe_cb(arg, type, obj, 1);
+    if (k->stopping) return;
+    kevent *e = calloc(1, sizeof *e);
+    if (!e) return;
+    e->services = services;
+    snprintf(e->type, sizeof e->type, "%s", type);
+    e->obj = json_incref((json_t *)obj); /* committed objects are immutable */
+    pthread_mutex_lock(&k->qmu);
+    if (k->qtail)
+        k->qtail->next = e;
+    else
+        k->qhead = e;
+    k->qtail = e;
+    pthread_mutex_unlock(&k->qmu);
+    uv_async_send(&k->async);
 }
 
 /* ---------------- small helpers ---------------- */
@@ -136,27 +115,15 @@ static void event(ks_kubelet *k, kpod *p, const char *type, const char *reason, 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ks_store_record_event(k->store, p->ns, p->obj, type, reason, msg);
+    k->api->record_event(k->api_ctx, p->ns, p->obj, type, reason, msg, "kubelet");
 }
 
-/* An Event reported by the scheduler (source default-scheduler), built like
- * ks_store_record_event's. */
+/* An Event reported by the scheduler (source default-scheduler). */
 static void sched_event(ks_kubelet *k, kpod *p, const char *type, const char *reason,
                         const char *msg)
 {
     if (k->opt.fake) return;
-    char ts[32], gen[300];
-    now_rfc3339(ts, sizeof ts);
-    snprintf(gen, sizeof gen, "%s.", p->name);
-    json_t *ev =
-        json_pack("{s:{s:s},s:{s:s,s:s,s:s,s:s,s:s,s:s?},s:s,s:s,s:s,s:{s:s},s:s,s:s,s:i,s:s,s:s}",
-                  "metadata", "generateName", gen, "involvedObject", "kind", "Pod", "apiVersion",
-                  "v1", "namespace", p->ns, "name", p->name, "uid", p->uid, "resourceVersion",
-                  meta(p->obj, "resourceVersion"), "type", type, "reason", reason, "message", msg,
-                  "source", "component", "default-scheduler", "firstTimestamp", ts, "lastTimestamp",
-                  ts, "count", 1, "reportingComponent", "default-scheduler", "action",
-                  !strcmp(reason, "Scheduled") ? "Binding" : "Scheduling");
-    if (ev) ks_store_create(k->store, "events", p->ns, ev, NULL, NULL);
+    k->api->record_event(k->api_ctx, p->ns, p->obj, type, reason, msg, "default-scheduler");
 }
 
 /* ---------------- pod table ---------------- */
@@ -276,7 +243,10 @@ static void register_nodes(ks_kubelet *k)
             snprintf(cpu, sizeof cpu, "%lldm", n->cpu_alloc);
         snprintf(mem, sizeof mem, "%lldKi", n->mem_alloc / 1024);
         snprintf(pods, sizeof pods, "%d", n->pods_alloc);
-        snprintf(cidr, sizeof cidr, "127.%d.0.0/16", n->octet);
+        if (n->pod_cidr[0])
+            snprintf(cidr, sizeof cidr, "%s", n->pod_cidr);
+        else
+            snprintf(cidr, sizeof cidr, "127.%d.0.0/16", n->octet);
         struct utsname un;
         char kernel[128] = "", boot[64];
         if (uname(&un) == 0) snprintf(kernel, sizeof kernel, "%s", un.release);
@@ -310,8 +280,8 @@ static void register_nodes(ks_kubelet *k)
             n->name, "systemUUID", n->name, "bootID", boot, "daemonEndpoints", "kubeletEndpoint",
             "Port", 10250);
         json_decref(cap);
-        if (!node || ks_store_put_node(k->store, node) != 0)
-            kl_log("WARN", "node=%s msg=\"registering the Node object failed\"", n->name);
+        if (node) k->api->put_node(k->api_ctx, node);
+        json_decref(node);
     }
 }
 
@@ -323,6 +293,10 @@ static void alloc_ip(kpod *p)
                  n->host_ip); /* the node's address, as with hostNetwork */
         return;
     }
+    if (n->pod_cidr[0]) {
+        if (kl_net_alloc_ip(n, p->ip, sizeof p->ip) == 0) p->own_ip = 1;
+        return;
+    }
     unsigned v;
     do {
         v = n->next_ip++;
@@ -332,6 +306,10 @@ static void alloc_ip(kpod *p)
 
 static void pod_release(kpod *p)
 {
+    if (p->own_ip) {
+        kl_net_free_ip(p->node, p->ip);
+        p->own_ip = 0;
+    }
     if (p->node && p->state != POD_DONE) {
         p->node->cpu_used -= p->cpu_req;
         p->node->mem_used -= p->mem_req;
@@ -526,7 +504,7 @@ static void publish(kpod *p)
         json_array_append_new(a, container_status(p, &p->cs[i]));
     json_object_set_new(st, "containerStatuses", a);
     json_object_set_new(st, "qosClass", json_string(kl_qos_class(p->spec)));
-    ks_store_set_pod_status(k->store, p->ns, p->name, st);
+    k->api->set_pod_status(k->api_ctx, p->ns, p->name, p->uid, st);
 }
 
 static void publish_unschedulable(kpod *p, const char *msg)
@@ -540,7 +518,7 @@ static void publish_unschedulable(kpod *p, const char *msg)
         json_pack("{s:s,s:[{s:s,s:s,s:n,s:s,s:s,s:s}],s:s}", "phase", "Pending", "conditions",
                   "type", "PodScheduled", "status", "False", "lastProbeTime", "lastTransitionTime",
                   ts, "reason", "Unschedulable", "message", msg, "qosClass", kl_qos_class(p->spec));
-    ks_store_set_pod_status(p->k->store, p->ns, p->name, st);
+    p->k->api->set_pod_status(p->k->api_ctx, p->ns, p->name, p->uid, st);
     sched_event(p->k, p, "Warning", "FailedScheduling", msg);
 }
 
@@ -591,6 +569,7 @@ static void pod_drop(kpod *p)
     pod_release(p);
     if (p->ip[0] && !k->opt.fake) k->hosts_dirty = 1;
     pod_unlink(k, p);
+    if (p->netns) kl_net_pod_down(p);
     if (p->dir) kl_remove_tree(p->dir);
     p->closing = 1;
     if (p->timer_init) {
@@ -603,11 +582,12 @@ static void pod_drop(kpod *p)
 static void pod_finalize(kpod *p)
 {
     ks_kubelet *k = p->k;
-    char ns[256], name[256];
+    char ns[256], name[256], uid[128];
     snprintf(ns, sizeof ns, "%s", p->ns);
     snprintf(name, sizeof name, "%s", p->name);
+    snprintf(uid, sizeof uid, "%s", p->uid);
     pod_drop(p);
-    ks_store_finalize_pod(k->store, ns, name);
+    k->api->finalize_pod(k->api_ctx, ns, name, uid);
     schedule_pending(k);
 }
 
@@ -756,11 +736,14 @@ static void start_container(kcont *c)
         c->next_start_ms = mono_ms() + 2000;
         return;
     }
-    char id[200], log_path[4200], prev[4300], scratch[4200];
+    char id[200], log_path[4200], prev[4300], scratch[4200], netns[4200];
     snprintf(scratch, sizeof scratch, "%s/.root-%s", p->dir, c->name);
+    snprintf(netns, sizeof netns, "%s/netns", p->dir);
     snprintf(id, sizeof id, "%s-%s-%d", p->uid, c->name,
              c->restart_count + (c->ever_started ? 1 : 0));
     snprintf(log_path, sizeof log_path, "%s/%s.log", p->dir, c->name);
+    snprintf(prev, sizeof prev, "%s/%s.exited", p->dir, c->name);
+    unlink(prev);
     if (c->ever_started || c->term.set) {
         snprintf(prev, sizeof prev, "%s.previous", log_path);
         rename(log_path, prev);
@@ -786,7 +769,8 @@ static void start_container(kcont *c)
                             .run_as_group = spec.run_as_group,
                             .supplemental_groups = spec.groups,
                             .n_supplemental_groups = spec.n_groups,
-                            .scratch_dir = scratch};
+                            .scratch_dir = scratch,
+                            .netns_path = p->netns ? netns : NULL};
     char err[1024];
     if (!c->ever_started && !c->term.set)
         event(k, p, "Normal", "Pulled", "Container image \"%s\" already present on machine",
@@ -935,6 +919,9 @@ static void on_container_exit(kcont *c)
     c->state = CS_TERMINATED;
     kl_log("INFO", "pod=%s/%s container=%s exitCode=%d reason=%s event=terminated", p->ns, p->name,
            c->name, code, reason);
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/%s.exited", p->dir, c->name);
+    kl_write_file(marker, "", 0, 0644); /* ends `kubectl logs -f` (node_agent.c) */
     if (!c->init) p->k->hosts_dirty = 1;
     if (p->deleting) {
         pod_maybe_finish_delete(p);
@@ -951,6 +938,25 @@ static void pod_sync(kpod *p)
     ks_kubelet *k = p->k;
     if (p->deleting || p->state == POD_DONE || p->closing) return;
     int64_t now = mono_ms();
+    if (!p->netns && p->node->pod_cidr[0] &&
+        !json_is_true(json_object_get(p->spec, "hostNetwork"))) {
+        /* the pod sandbox: its network namespace on the node's bridge */
+        char err[512];
+        if (!p->ip[0]) alloc_ip(p);
+        if (!p->ip[0] || kl_net_pod_up(p, err, sizeof err) != 0) {
+            if (!p->ip[0]) snprintf(err, sizeof err, "no free address in %s", p->node->pod_cidr);
+            if (strcmp(p->unsched_msg, err)) {
+                snprintf(p->unsched_msg, sizeof p->unsched_msg, "%s", err);
+                event(k, p, "Warning", "FailedCreatePodSandBox",
+                      "Failed to create pod sandbox: plugin type=\"bridge\" failed (add): %s", err);
+                kl_log("WARN", "pod=%s/%s event=sandbox-failed msg=\"%s\"", p->ns, p->name, err);
+            }
+            arm(p, 2000);
+            return;
+        }
+        p->netns = 1;
+        p->unsched_msg[0] = 0;
+    }
     if (!p->volumes_ready) {
         char err[1024];
         if (kl_prepare_volumes(p, err, sizeof err) != 0) {
@@ -1085,7 +1091,7 @@ static void pod_timer_cb(uv_timer_t *t)
 
 static void rewrite_one_hosts(ks_kubelet *k, kpod *p)
 {
-    json_t *svcs = ks_store_list(k->store, "services", NULL);
+    json_t *svcs = k->api->list(k->api_ctx, "services", NULL);
     kl_write_hosts(k, p, svcs);
     json_decref(svcs);
 }
@@ -1112,7 +1118,8 @@ static void pod_start(kpod *p)
     kl_remove_tree(p->dir);
     kl_mkdirs(p->dir, 0755);
     kl_write_resolv(p);
-    kl_prepare_service_account(p);
+    if (!k->api->sa_token) /* kubesim; a real API server's admission mounts a projected token */
+        kl_prepare_service_account(p);
     rewrite_one_hosts(k, p);
     kl_log("INFO", "pod=%s/%s node=%s ip=%s event=starting", p->ns, p->name, p->node->name, p->ip);
     publish(p);
@@ -1208,7 +1215,7 @@ static void try_schedule(kpod *p)
         publish_unschedulable(p, msg);
         return;
     }
-    if (ks_store_bind_pod(k->store, p->ns, p->name, best->name) != 0) return;
+    if (!k->api->bind_pod || k->api->bind_pod(k->api_ctx, p->ns, p->name, best->name) != 0) return;
     bind_to(p, best);
     char smsg[600];
     snprintf(smsg, sizeof smsg, "Successfully assigned %s/%s to %s", p->ns, p->name, best->name);
@@ -1342,12 +1349,12 @@ static void handle_pod(ks_kubelet *k, const char *type, json_t *obj)
 static void rewrite_all_hosts(ks_kubelet *k)
 {
     k->hosts_dirty = 0;
-    if (k->opt.fake) return;
+    if (k->opt.fake || k->opt.cluster_dns) return;
     json_t *svcs = NULL;
     for (size_t b = 0; b < k->hcap; b++)
         for (kpod *q = k->htab[b]; q; q = q->hnext) {
             if (!q->dir || q->closing || q->state == POD_DONE) continue;
-            if (!svcs) svcs = ks_store_list(k->store, "services", NULL);
+            if (!svcs) svcs = k->api->list(k->api_ctx, "services", NULL);
             kl_write_hosts(k, q, svcs);
         }
     json_decref(svcs);
@@ -1433,11 +1440,13 @@ static void *worker(void *arg)
     return NULL;
 }
 
-ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
+ks_kubelet *kl_start(const kl_api_ops *api, void *api_ctx, const ks_kubelet_options *opt)
 {
     ks_kubelet *k = calloc(1, sizeof *k);
     if (!k) return NULL;
-    k->store = s;
+    k->api = api;
+    k->api_ctx = api_ctx;
+    k->slot = -1;
     k->opt = *opt;
     if (k->opt.nodes <= 0) k->opt.nodes = 1;
     if (k->opt.node_cpu_millis <= 0) k->opt.node_cpu_millis = 4000;
@@ -1464,20 +1473,38 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
     pthread_mutex_init(&k->api_mu, NULL);
     k->hcap = 1024;
     k->htab = calloc(k->hcap, sizeof(kpod *));
+    if (k->opt.node_name) k->opt.nodes = 1;
+    if (k->opt.pod_cidr) k->opt.pod_network = 1;
     k->n_nodes = k->opt.nodes;
     k->nodes = calloc((size_t)k->n_nodes, sizeof(knode));
     for (int i = 0; i < k->n_nodes; i++) {
         knode *n = &k->nodes[i];
         n->index = i;
-        snprintf(n->name, sizeof n->name, "kubesim-node-%d", i + 1);
+        snprintf(n->name, sizeof n->name, "%s", k->opt.node_name ? k->opt.node_name : "");
+        if (!k->opt.node_name) snprintf(n->name, sizeof n->name, "kubesim-node-%d", i + 1);
         /* concurrent kubesims (parallel tests) start at different ranges so pod addresses rarely
          * meet */
         n->octet = 1 + (int)(((unsigned)getpid() % 200 + (unsigned)i) % 254);
-        snprintf(n->host_ip, sizeof n->host_ip, "127.%d.0.1", n->octet);
+        if (k->opt.node_ip)
+            snprintf(n->host_ip, sizeof n->host_ip, "%s", k->opt.node_ip);
+        else
+            snprintf(n->host_ip, sizeof n->host_ip, "127.%d.0.1", n->octet);
+        if (k->opt.pod_cidr)
+            snprintf(n->pod_cidr, sizeof n->pod_cidr, "%s", k->opt.pod_cidr);
+        else if (k->opt.pod_network)
+            snprintf(n->pod_cidr, sizeof n->pod_cidr, "10.244.%d.0/24", i + 1);
         n->cpu_alloc = k->opt.node_cpu_millis;
         n->mem_alloc = k->opt.node_memory_bytes;
-        n->pods_alloc = k->opt.fake ? 1000000 : 110;
+        n->pods_alloc = k->opt.max_pods > 0 ? k->opt.max_pods : k->opt.fake ? 1000000 : 110;
         n->next_ip = 2;
+        char err[256];
+        if (n->pod_cidr[0] && kl_net_node_up(n, err, sizeof err) != 0) {
+            kl_log("ERROR", "node=%s msg=\"pod network: %s\"", n->name, err);
+            free(k->nodes);
+            free(k->htab);
+            free(k);
+            return NULL;
+        }
     }
     if (!k->opt.fake) {
         const ks_container_caps *caps = ks_container_probe();
@@ -1512,34 +1539,11 @@ ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt)
     k->mem_timer.data = k;
     if (!k->opt.fake) uv_timer_start(&k->mem_timer, mem_timer_cb, 50, 50);
 
-    pthread_mutex_lock(&g_reg_mu);
-    k->slot = -1;
-    for (int i = 0; i < MAX_KUBELETS; i++)
-        if (!g_reg_used[i]) {
-            g_reg_used[i] = 1;
-            g_reg[i] = k;
-            k->slot = i;
-            break;
-        }
-    pthread_mutex_unlock(&g_reg_mu);
-    if (k->slot < 0) {
-        kl_log("ERROR", "msg=\"too many kubelets in one process\"");
-        ks_kubelet_stop(k);
-        return NULL;
-    }
     if (pthread_create(&k->thread, NULL, worker, k) != 0) {
         ks_kubelet_stop(k);
         return NULL;
     }
     k->thread_started = 1;
-    /* existing pods first, then live changes */
-    ks_store_observe(s, "pods", observe_pods, (void *)(intptr_t)k->slot);
-    ks_store_observe(s, "services", observe_services, (void *)(intptr_t)k->slot);
-    json_t *pods = ks_store_list(s, "pods", NULL);
-    size_t i;
-    json_t *pod;
-    json_array_foreach(pods, i, pod) observe_pods((void *)(intptr_t)k->slot, "ADDED", pod);
-    json_decref(pods);
     return k;
 }
 
@@ -1562,11 +1566,8 @@ void ks_kubelet_set_apiserver(ks_kubelet *k, const ks_kubelet_apiserver *api)
 void ks_kubelet_stop(ks_kubelet *k)
 {
     if (!k) return;
-    pthread_mutex_lock(&g_reg_mu);
-    if (k->slot >= 0)
-        g_reg[k->slot] = NULL; /* the slot stays used: the store may still hold its observer */
+    if (k->slot >= 0) kl_store_detach(k); /* no more store callbacks */
     k->stopping = 1;
-    pthread_mutex_unlock(&g_reg_mu);
     if (k->thread_started) {
         uv_async_send(&k->async);
         pthread_join(k->thread, NULL);
@@ -1598,6 +1599,7 @@ void ks_kubelet_stop(ks_kubelet *k)
     free(k->api_host);
     free(k->api_ca_pem);
     free(k->api_token);
+    if (k->api_free) k->api_free(k->api_ctx);
     pthread_mutex_destroy(&k->qmu);
     pthread_mutex_destroy(&k->api_mu);
     free(k);
@@ -1609,7 +1611,7 @@ char *ks_kubelet_pod_log(ks_kubelet *k, const char *ns, const char *name, const 
     if (len) *len = 0;
     if (!k || !name) return NULL;
     if (!ns) ns = "default";
-    json_t *pod = ks_store_get(k->store, "pods", ns, name);
+    json_t *pod = k->api->get(k->api_ctx, "pods", ns, name);
     if (!pod) return NULL;
     const json_t *cts[2] = {json_object_get(json_object_get(pod, "spec"), "containers"),
                             json_object_get(json_object_get(pod, "spec"), "initContainers")};

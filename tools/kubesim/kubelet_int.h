@@ -21,15 +21,46 @@
 
 typedef struct kpod kpod;
 
+/* The API server as the kubelet sees it. Two implementations: kubelet_store.c (kubesim's own store,
+ * in process) and kubelet_http.c (any API server over HTTPS, as a node agent). Every function is
+ * called on the kubelet's worker thread only. */
+typedef struct kl_api_ops {
+    /* New reference to one object ("configmaps", "secrets", "services", "pods"), NULL if absent. */
+    json_t *(*get)(void *ctx, const char *resource, const char *ns, const char *name);
+    /* New JSON array (never NULL); ns NULL = all namespaces. */
+    json_t *(*list)(void *ctx, const char *resource, const char *ns);
+    /* Registers (or refreshes) a Node object (borrowed). */
+    void (*put_node)(void *ctx, const json_t *node);
+    /* Reports a pod's status (stolen) through the status subresource. */
+    void (*set_pod_status)(void *ctx, const char *ns, const char *name, const char *uid,
+                           json_t *status);
+    /* Graceful deletion done (or a pod that never ran): the object goes. */
+    void (*finalize_pod)(void *ctx, const char *ns, const char *name, const char *uid);
+    /* An Event about a pod (involved object borrowed), source component `component`. */
+    void (*record_event)(void *ctx, const char *ns, const json_t *pod, const char *type,
+                         const char *reason, const char *message, const char *component);
+    /* Sets spec.nodeName (kubesim's own scheduler); NULL when the cluster's scheduler binds. */
+    int (*bind_pod)(void *ctx, const char *ns, const char *name, const char *node);
+    /* A service-account token for a pod (TokenRequest), malloc'd, or NULL. audience NULL = the
+     * API server's; expiration 0 = default. */
+    char *(*sa_token)(void *ctx, const char *ns, const char *service_account, const char *pod,
+                      const char *pod_uid, const char *audience, long long expiration_s);
+} kl_api_ops;
+
 typedef struct knode {
     char name[64];
     char host_ip[32];
+    char pod_cidr[32]; /* e.g. "10.244.1.0/24" (bridge pod network), "" = loopback addresses */
     int index;
     int octet;                      /* second octet of its 127.<octet>.0.0/16 pod range */
     long long cpu_alloc, mem_alloc; /* millicores, bytes */
     long long cpu_used, mem_used;
     int pods_alloc, pods_used;
-    unsigned next_ip; /* next pod address within 127.<index+1>.0.0/16 */
+    unsigned next_ip; /* next pod address (offset) to try */
+    /* bridge pod network (kubelet_net.c), when pod_cidr is set */
+    uint32_t net_base, net_size; /* pod CIDR, host byte order */
+    char bridge[16], gateway[32];
+    uint8_t ip_used[32]; /* addresses in use, by offset in the CIDR (a /24 at most) */
 } knode;
 
 /* Container runtime state, as reported in containerStatuses. */
@@ -99,6 +130,8 @@ struct kpod {
     int killed_hard;
     knode *node;
     char ip[32];
+    int own_ip; /* ip taken from the node's pod CIDR (freed at release) */
+    int netns;  /* p->dir/netns is the pod's network namespace */
     char start_time[32];
     long long cpu_req, mem_req;
     char *dir; /* <state>/kubelet/pods/<ns>_<name> */
@@ -120,13 +153,16 @@ struct kpod {
 };
 
 struct ks_kubelet {
-    ks_store *store;
+    const kl_api_ops *api;
+    void *api_ctx;
+    int scheduler; /* kubesim's own scheduler binds pods (api->bind_pod set) */
     ks_kubelet_options opt;
     char **image_names, **image_dirs;
     char *state_dir;
     int own_state_dir; /* defaulted: removed at stop */
     char *pods_dir;
-    int slot; /* in the observer registry */
+    int slot; /* in the store observer registry (kubelet_store.c), -1 = none */
+    void (*api_free)(void *api_ctx); /* called at stop, after the worker thread ended */
     knode *nodes;
     int n_nodes;
     pthread_t thread;
@@ -152,6 +188,16 @@ struct ks_kubelet {
     void *token_arg;
 };
 
+/* ---- kubelet.c ---- */
+/* Starts a kubelet over an API (the ops and ctx must outlive it): the nodes' bridges when the pod
+ * network is on, Node objects, the worker thread. NULL (one log line) on failure. */
+ks_kubelet *kl_start(const kl_api_ops *api, void *api_ctx, const ks_kubelet_options *opt);
+/* A pod ("ADDED", "MODIFIED", "DELETED") or, services=1, a Service changed; any thread. */
+void kl_enqueue(ks_kubelet *k, const char *type, const json_t *obj, int services);
+
+/* ---- kubelet_store.c ---- */
+void kl_store_detach(ks_kubelet *k); /* no more store callbacks reach k */
+
 /* ---- kubelet_pod.c ---- */
 
 /* Sum of container requests (requests default to limits) with init containers' max, per real
@@ -174,6 +220,9 @@ char *kl_volume_host_path(kpod *p, const json_t *vol);
 /* Materialises the pod's volumes under p->dir/volumes. Returns 0, or -1 with a FailedMount message.
  */
 int kl_prepare_volumes(kpod *p, char *err, size_t errlen);
+/* A service-account token for a pod: the API's TokenRequest, or kubesim's token function. */
+char *kl_sa_token(struct ks_kubelet *k, const char *ns, const char *sa, const char *pod,
+                  const char *uid, const char *audience, long long expiration_s);
 /* Writes token, ca.crt, namespace into p->dir/serviceaccount. */
 void kl_prepare_service_account(kpod *p);
 /* (Re)writes p->dir/hosts (in place, so bind mounts see it), resolv.conf and hostname. */
@@ -199,6 +248,13 @@ typedef struct kl_spec {
 } kl_spec;
 int kl_build_spec(kcont *c, kl_spec *out, char *reason, size_t rlen, char *msg, size_t mlen);
 void kl_spec_free(kl_spec *s);
+
+/* ---- kubelet_net.c (pod network namespaces on a bridge per node) ---- */
+int kl_net_node_up(knode *n, char *err, size_t errlen); /* the bridge for n->pod_cidr */
+int kl_net_alloc_ip(knode *n, char *out, size_t len);
+void kl_net_free_ip(knode *n, const char *ip);
+int kl_net_pod_up(kpod *p, char *err, size_t errlen); /* p->dir/netns with p->ip on eth0 */
+void kl_net_pod_down(kpod *p);
 
 /* ---- kubelet_probe.c ---- */
 void kl_probes_init(kcont *c); /* container started */

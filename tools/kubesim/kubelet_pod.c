@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #endif
 #include "kubelet_int.h"
-#include "store.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -438,7 +437,7 @@ static int volume_source(kpod *p, const char *dir, const char *type, const json_
         name = json_string_value(json_object_get(src, "name")); /* projected secret source */
     int optional = json_is_true(json_object_get(src, "optional"));
     json_t *obj =
-        name ? ks_store_get(k->store, secret ? "secrets" : "configmaps", p->ns, name) : NULL;
+        name ? k->api->get(k->api_ctx, secret ? "secrets" : "configmaps", p->ns, name) : NULL;
     if (!obj) {
         if (optional) return 0;
         snprintf(err, errlen, "%s \"%s\" not found", secret ? "secret" : "configmap",
@@ -523,10 +522,15 @@ int kl_prepare_volumes(kpod *p, char *err, size_t errlen)
                         rc = write_downward(p, dir, json_object_get(x, "items"), mode, e2,
                                             sizeof e2);
                     else if ((x = json_object_get(s, "serviceAccountToken"))) {
+                        /* a TokenRequest bound to this pod, as the kubelet's token manager */
                         const char *rel = json_string_value(json_object_get(x, "path"));
+                        const char *sa =
+                            json_string_value(json_object_get(p->spec, "serviceAccountName"));
                         char path[4096];
-                        snprintf(path, sizeof path, "%s/%s/token", p->dir, "serviceaccount");
-                        char *tok = read_small_file(path);
+                        char *tok = kl_sa_token(
+                            p->k, p->ns, sa && *sa ? sa : "default", p->name, p->uid,
+                            json_string_value(json_object_get(x, "audience")),
+                            json_integer_value(json_object_get(x, "expirationSeconds")));
                         snprintf(path, sizeof path, "%s/%s", dir, rel ? rel : "token");
                         kl_write_file(path, tok ? tok : "", tok ? strlen(tok) : 0, (mode_t)mode);
                         free(tok);
@@ -545,6 +549,22 @@ int kl_prepare_volumes(kpod *p, char *err, size_t errlen)
     return 0;
 }
 
+char *kl_sa_token(ks_kubelet *k, const char *ns, const char *sa, const char *pod, const char *uid,
+                  const char *audience, long long expiration_s)
+{
+    if (k->api->sa_token)
+        return k->api->sa_token(k->api_ctx, ns, sa, pod, uid, audience, expiration_s);
+    /* kubesim signs no tokens: main gave a token function or one token for every pod */
+    char *tok = NULL;
+    pthread_mutex_lock(&k->api_mu);
+    if (k->token_fn)
+        tok = k->token_fn(k->token_arg, ns, sa);
+    else if (k->api_token)
+        tok = strdup(k->api_token);
+    pthread_mutex_unlock(&k->api_mu);
+    return tok;
+}
+
 void kl_prepare_service_account(kpod *p)
 {
     ks_kubelet *k = p->k;
@@ -553,12 +573,8 @@ void kl_prepare_service_account(kpod *p)
     kl_mkdirs(dir, 0755);
     const char *sa = json_string_value(json_object_get(p->spec, "serviceAccountName"));
     if (!sa || !*sa) sa = "default";
-    char *tok = NULL, *ca = NULL;
+    char *tok = kl_sa_token(k, p->ns, sa, p->name, p->uid, NULL, 0), *ca = NULL;
     pthread_mutex_lock(&k->api_mu);
-    if (k->token_fn)
-        tok = k->token_fn(k->token_arg, p->ns, sa);
-    else if (k->api_token)
-        tok = strdup(k->api_token);
     if (k->api_ca_pem) ca = strdup(k->api_ca_pem);
     pthread_mutex_unlock(&k->api_mu);
     snprintf(path, sizeof path, "%s/token", dir);
@@ -633,6 +649,7 @@ void kl_write_hosts(struct ks_kubelet *k, kpod *p, const json_t *services)
         }
         fprintf(f, "\n");
     }
+    if (k->opt.cluster_dns) goto done; /* names come from the cluster's DNS server */
     fprintf(f, "\n# Entries added by kubesim for cluster DNS names of Services.\n");
     pthread_mutex_lock(&k->api_mu);
     if (k->api_host) /* the API server, as the `kubernetes` Service of a cluster */
@@ -673,6 +690,7 @@ void kl_write_hosts(struct ks_kubelet *k, kpod *p, const json_t *services)
                             sns);
             }
     }
+done:
     fclose(f);
     char path[4096];
     snprintf(path, sizeof path, "%s/hosts", p->dir);
@@ -697,8 +715,11 @@ void kl_write_resolv(kpod *p)
         return;
     }
     fprintf(f, "search %s.svc.cluster.local svc.cluster.local cluster.local\n", p->ns);
-    for (char *line = host ? strtok(host, "\n") : NULL; line; line = strtok(NULL, "\n"))
-        if (!strncmp(line, "nameserver", 10)) fprintf(f, "%s\n", line);
+    if (p->k->opt.cluster_dns) /* as the kubelet's --cluster-dns */
+        fprintf(f, "nameserver %s\noptions ndots:5\n", p->k->opt.cluster_dns);
+    else
+        for (char *line = host ? strtok(host, "\n") : NULL; line; line = strtok(NULL, "\n"))
+            if (!strncmp(line, "nameserver", 10)) fprintf(f, "%s\n", line);
     fclose(f);
     char path[4096];
     snprintf(path, sizeof path, "%s/resolv.conf", p->dir);
@@ -825,7 +846,7 @@ static int env_from_ref(kpod *p, const json_t *ref, int secret, char *reason, si
     int optional = json_is_true(json_object_get(ref, "optional"));
     *out = NULL;
     json_t *obj =
-        name ? ks_store_get(p->k->store, secret ? "secrets" : "configmaps", p->ns, name) : NULL;
+        name ? p->k->api->get(p->k->api_ctx, secret ? "secrets" : "configmaps", p->ns, name) : NULL;
     if (!obj) {
         if (optional) return 0;
         snprintf(reason, rlen, "CreateContainerConfigError");
@@ -968,7 +989,7 @@ static void free_lines(char **l, int n)
 
 static void add_service_links(ks_kubelet *k, kpod *p, envmap *env)
 {
-    json_t *svcs = ks_store_list(k->store, "services", p->ns);
+    json_t *svcs = k->api->list(k->api_ctx, "services", p->ns);
     size_t i;
     json_t *svc;
     json_array_foreach(svcs, i, svc)
@@ -1112,7 +1133,7 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
         }
         const char *name = json_string_value(json_object_get(ref, "name"));
         json_t *obj =
-            name ? ks_store_get(k->store, secret ? "secrets" : "configmaps", p->ns, name) : NULL;
+            name ? k->api->get(k->api_ctx, secret ? "secrets" : "configmaps", p->ns, name) : NULL;
         if (!obj) {
             if (json_is_true(json_object_get(ref, "optional"))) continue;
             snprintf(reason, rlen, "CreateContainerConfigError");
