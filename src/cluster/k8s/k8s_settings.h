@@ -82,6 +82,7 @@ typedef struct k8s_settings {
     const char *api_master;      /* borrowed from the conf */
     const char *driver_pod_name; /* borrowed from the conf, NULL: none */
     const char *driver_host, *bind_host;
+    char local_host[64]; /* this host's address: driver_host when spark.driver.host is unset */
     int64_t driver_port;
 } k8s_settings;
 
