@@ -29,8 +29,9 @@ log=\$(ls "$T"/ev/*)
     { cat "$T/ramp" >&2; fail "allocation targets"; }
 cat "$T/ramp"
 grep -q "event=executor_pod_created executor=8 " "$T/err" || fail "the eighth executor pod was never created"
-# the removed executors' pods were labelled (decommissionLabel): 7 pod patches, none failed
-patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="patch"/ && /resource="pods"/ && /code="200"/ { n += \$NF } END { print n + 0 }')
+# the removed executors' pods were labelled (decommissionLabel): 7 pod patches, none failed (kubesim
+# counts verb="patch", the real API server verb="PATCH" and the kubelets' status patches apart)
+patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="(patch|PATCH)"/ && /resource="pods"/ && !/subresource="[a-z]/ && /code="200"/ { n += \$NF } END { print n + 0 }')
 [ "\$patches" -eq 7 ] || fail "expected 7 pod label patches for the removed executors, the API server saw \$patches"
 grep -q "decommission_label_failed" "$T/err" && fail "a decommission label could not be set"
 # the idle executors' pods went before the application ended
@@ -39,7 +40,7 @@ for l in open(sys.argv[1]):
     e = json.loads(l)
     if e["Event"] == "SparkListenerApplicationEnd": print(e["Timestamp"])' "\$log")
 [ -n "\$end_ms" ] || fail "no application end in the event log"
-early=\$(kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import json,sys
+early=\$(pod_history | /usr/bin/python3 -c 'import json,sys
 end = int(sys.argv[1])
 pods = [p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]
 print(sum(1 for p in pods if p.get("deletedMs") and p["deletedMs"] < end), len(pods))' "\$end_ms")

@@ -57,7 +57,7 @@ rc=0; "\$SUBMIT" --master 'local[2]' --kill 'spark:x' >/dev/null 2>"$T/loc.err" 
 gone() { [ "\$(kubectl get pods -n spark -o name | sort | tr '\n' ' ')" = "pod/other-driver pod/spark-pi-3-exec-1 " ]; }
 wait_for 10 gone || fail "after --kill expected other-driver and the executor only: \$(kubectl get pods -n spark -o name)"
 # grace 0 really was used (the pods ignore SIGTERM: with the default 30 s they would still be there)
-kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c '
+pod_history | /usr/bin/python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["pods"]:
     if p["name"] in ("spark-pi-1-driver", "spark-pi-2-driver"):
@@ -79,8 +79,8 @@ grep -q "pod name: \$DRIVER" "$T/st2.out" && grep -q 'namespace: default' "$T/st
     fail "--status of the running driver: \$(cat "$T/st2.out")"
 "\$SUBMIT" "\${M[@]}" --kill 'kill-me-*' >"$T/k2.out" 2>"$T/k2.err" || fail "--kill kill-me-*: \$(cat "$T/k2.err")"
 grep -q "^Deleting driver pod default:\$DRIVER (application spark-" "$T/k2.out" || fail "--kill output: \$(cat "$T/k2.out")"
-empty() { [ -z "\$(kubectl get pods,services,configmaps,secrets -o name 2>/dev/null)" ]; }
-wait_for 45 empty || fail "after killing the driver, left behind: \$(kubectl get pods,services,configmaps,secrets -o name)"
+empty() { [ -z "\$(objects 2>/dev/null)" ]; }
+wait_for 45 empty || fail "after killing the driver, left behind: \$(objects)"
 echo "inner ok"
 INNER
 k8s_run_inner 85

@@ -8,7 +8,8 @@
 #   k8s_run_inner SECONDS [KUBESIM_FLAGS...]                runs inner.sh; exits 1 on failure
 #       (on the real cluster --nodes N and --node-memory Q are given to the node agents; inner.sh
 #       sees K8S_CLUSTER)
-# inner.sh runs after a prelude (set -u) that gives it SERVER (the API server's URL),
+# inner.sh runs after a prelude (set -u) that gives it SERVER (the API server's URL), pod_history
+# (kubesim's /kubesim/pod-history, or the same JSON from a pod watch on the real cluster), objects,
 # fail MESSAGE (prints "FAIL: <test>: MESSAGE", exits 1) and expect_nothing_left [CONTEXT] (waits
 # up to 20 s for the namespace to hold no pod, ConfigMap or Secret — deleted pods may still be
 # terminating — then fails naming what is left).
@@ -70,6 +71,12 @@ PRELUDE
             echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >"$T/conf/spark-defaults.conf"
             echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
             echo "export SPARK_CONF_DIR='$T/conf'"
+            # the pod history kubesim keeps, recorded from a watch
+            echo "/usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
+            echo "trap 'kill \$PH_PID 2>/dev/null' EXIT"
+            echo "pod_history() { sleep 1; /usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' render '$T/pods.jsonl'; }"
+        else
+            echo "pod_history() { kubectl get --raw /kubesim/pod-history; }"
         fi
         cat "$T/inner.sh"
     } >"$T/run-inner.sh"
