@@ -1,8 +1,11 @@
 /*
- * kubelet_int.h — internals shared by the kubesim kubelet files: kubelet.c (worker thread,
- * scheduling, pod state machine, status reporting), kubelet_pod.c (resource quantities, env
- * resolution, volumes, per-pod hosts/resolv.conf, image lookup) and kubelet_probe.c (probes). Not
- * for other kubesim files: they use kubelet.h.
+ * kubelet_int.h — internals shared by the kubesim kubelet files: kubelet.c (queue, pod table,
+ * worker thread, start/stop), kubelet_run.c (pod life cycle), kubelet_status.c (Node and pod
+ * status), kubelet_sched.c (kubesim's scheduler), kubelet_pod.c (quantities, images, fieldRefs,
+ * file helpers), kubelet_env.c (a container's argv, env and mounts), kubelet_volumes.c (volumes,
+ * hosts, resolv.conf), kubelet_probe.c (probes), kubelet_net.c (pod network namespaces), and the
+ * two APIs: kubelet_store.c (kubesim's store) and kubelet_http.c (any API server). Not for other
+ * kubesim files: they use kubelet.h (node_agent.c also kubelet_http.h).
  *
  * Every structure here is owned by the kubelet and touched by its worker thread only, except where
  * noted.
@@ -195,6 +198,51 @@ ks_kubelet *kl_start(const kl_api_ops *api, void *api_ctx, const ks_kubelet_opti
 /* A pod ("ADDED", "MODIFIED", "DELETED") or, services=1, a Service changed; any thread. */
 void kl_enqueue(ks_kubelet *k, const char *type, const json_t *obj, int services);
 
+/* ---- shared by kubelet.c, kubelet_run.c, kubelet_status.c, kubelet_sched.c ---- */
+int64_t kl_mono_ms(void);
+void kl_now_rfc3339(char *buf, size_t len);
+const char *kl_meta(const json_t *o, const char *k);
+void kl_random_hex(char *out, int n);
+unsigned long long kl_fnv(const char *s);
+void kl_event(struct ks_kubelet *k, kpod *p, const char *type, const char *reason, const char *fmt,
+              ...) __attribute__((format(printf, 5, 6)));
+void kl_sched_event(struct ks_kubelet *k, kpod *p, const char *type, const char *reason,
+                    const char *msg);
+kpod *kl_pod_find(struct ks_kubelet *k, const char *key);
+void kl_pod_insert(struct ks_kubelet *k, kpod *p);
+void kl_pod_unlink(struct ks_kubelet *k, kpod *p);
+void kl_pod_rebind(kpod *p);
+void kl_pod_unref(kpod *p);
+void kl_cont_stop_poll(kcont *c);
+void kl_pod_handle_closed(uv_handle_t *h);
+void kl_poll_closed(uv_handle_t *h);
+void kl_register_nodes(struct ks_kubelet *k);
+void kl_set_cond(kpod *p, int idx, int status);
+const char *kl_restart_policy(const kpod *p);
+const char *kl_compute_phase(kpod *p, int *terminal);
+void kl_publish(kpod *p);
+void kl_publish_unschedulable(kpod *p, const char *msg);
+void kl_arm(kpod *p, int64_t delay_ms);
+void kl_pod_drop(kpod *p);
+void kl_pod_finalize(kpod *p);
+int kl_running_containers(kpod *p);
+void kl_pod_begin_delete(kpod *p);
+void kl_send_term(kcont *c);
+void kl_run_pre_stop(kcont *c);
+void kl_pod_maybe_finish_delete(kpod *p);
+void kl_start_container(kcont *c);
+void kl_after_termination(kcont *c);
+void kl_on_container_exit(kcont *c);
+void kl_pod_sync(kpod *p);
+void kl_fake_running(kpod *p);
+void kl_pod_start(kpod *p);
+void kl_rewrite_one_hosts(struct ks_kubelet *k, kpod *p);
+void kl_pod_timer_cb(uv_timer_t *t);
+void kl_alloc_ip(kpod *p);
+void kl_pod_release(kpod *p);
+void kl_try_schedule(kpod *p);
+void kl_schedule_pending(struct ks_kubelet *k);
+
 /* ---- kubelet_store.c ---- */
 void kl_store_detach(ks_kubelet *k); /* no more store callbacks reach k */
 
@@ -248,6 +296,14 @@ typedef struct kl_spec {
 } kl_spec;
 int kl_build_spec(kcont *c, kl_spec *out, char *reason, size_t rlen, char *msg, size_t mlen);
 void kl_spec_free(kl_spec *s);
+
+/* ---- kubelet_pod.c helpers shared with kubelet_volumes.c and kubelet_env.c ---- */
+char *kl_read_small_file(const char *path);
+const char *kl_meta_s(const json_t *obj, const char *k);
+unsigned char *kl_object_key(const json_t *obj, int secret, const char *key, size_t *len);
+const char *kl_res_str(const json_t *resources, const char *kind, const char *name);
+const char *kl_pod_hostname(const kpod *p);
+int kl_json_mode(const json_t *v, int dflt);
 
 /* ---- kubelet_net.c (pod network namespaces on a bridge per node) ---- */
 int kl_net_node_up(knode *n, char *err, size_t errlen); /* the bridge for n->pod_cidr */

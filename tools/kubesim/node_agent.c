@@ -282,10 +282,10 @@ int ks_node_agent_main(int argc, char **argv)
             serving_key = optarg;
             break;
         case O_CPU:
-            cpu = kl_quantity(optarg, 1000);
+            cpu = ks_quantity_scaled(optarg, 1000);
             break;
         case O_MEM:
-            mem = kl_quantity(optarg, 1);
+            mem = ks_quantity_scaled(optarg, 1);
             break;
         case O_PODS:
             max_pods = atoi(optarg);
