@@ -548,6 +548,10 @@ void kl_pod_timer_cb(uv_timer_t *t)
     kpod *p = t->data;
     ks_kubelet *k = p->k;
     if (p->closing) return;
+    if (p->state == POD_UNSCHEDULABLE && !p->deleting) { /* waiting for a claim */
+        kl_try_schedule(p);
+        return;
+    }
     if (p->deleting) {
         int64_t now = kl_mono_ms();
         for (int i = 0; i < p->n_init + p->n_cont; i++) {

@@ -83,6 +83,24 @@ static void bind_to(kpod *p, knode *n)
     n->pods_used++;
 }
 
+/* The first persistentVolumeClaim the pod mounts that does not exist (borrowed from the spec), or
+ * NULL: such a pod stays Pending, as the real scheduler keeps it. */
+static const char *missing_claim(kpod *p)
+{
+    size_t i;
+    json_t *vol;
+    json_array_foreach(json_object_get(p->spec, "volumes"), i, vol)
+    {
+        const char *claim = json_string_value(
+            json_object_get(json_object_get(vol, "persistentVolumeClaim"), "claimName"));
+        if (!claim) continue;
+        json_t *pvc = p->k->api->get(p->k->api_ctx, "persistentvolumeclaims", p->ns, claim);
+        json_decref(pvc);
+        if (!pvc) return claim;
+    }
+    return NULL;
+}
+
 void kl_try_schedule(kpod *p)
 {
     ks_kubelet *k = p->k;
@@ -98,6 +116,19 @@ void kl_try_schedule(kpod *p)
     }
     const char *sched = json_string_value(json_object_get(p->spec, "schedulerName"));
     if (sched && *sched && strcmp(sched, "default-scheduler")) return; /* another scheduler's pod */
+    const char *claim = missing_claim(p);
+    if (claim) { /* the VolumeBinding plugin's verdict; tried again every second */
+        char msg[700];
+        snprintf(msg, sizeof msg,
+                 "0/%d nodes are available: persistentvolumeclaim \"%s\" not found. preemption: "
+                 "0/%d nodes are available: %d Preemption is not helpful for scheduling.",
+                 k->n_nodes, claim, k->n_nodes, k->n_nodes);
+        if (p->state != POD_UNSCHEDULABLE)
+            kl_log("INFO", "pod=%s/%s event=unschedulable msg=\"%s\"", p->ns, p->name, msg);
+        kl_publish_unschedulable(p, msg);
+        kl_arm(p, 1000);
+        return;
+    }
     int n_sel = 0, n_cpu = 0, n_mem = 0, n_pods = 0;
     knode *best = NULL;
     for (int i = 0; i < k->n_nodes; i++) {
