@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/clock.h"
@@ -235,6 +236,25 @@ bool cs_kube_retryable(const kube_resp *r)
     }
 }
 
+/* The server's Warning headers (RFC 7234 style: `299 - "unknown field \"spec.x\""`), e.g. fields
+ * it dropped under fieldValidation=Warn, are logged at WARN with the request they answer. */
+static size_t header_cb(char *data, size_t size, size_t n, void *arg)
+{
+    const kube_req *q = arg;
+    size_t len = size * n;
+    if (len > 8 && !strncasecmp(data, "Warning:", 8)) {
+        const char *v = data + 8;
+        size_t vl = len - 8;
+        while (vl && (*v == ' ' || *v == '\t'))
+            v++, vl--;
+        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
+            vl--;
+        CS_WARN("kube", "event=server_warning verb=%s resource=%s name=%s warning=\"%.*s\"",
+                q->verb, q->resource ? q->resource : "-", q->name ? q->name : "-", (int)vl, v);
+    }
+    return len;
+}
+
 static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
 {
     cs_kube_resp_free(r);
@@ -245,6 +265,8 @@ static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
     cs_kube_http_setup(c, h, q, c->timeout_ms, &hdrs, r->curl_msg);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, (void *)q);
     cs_kube_rate_acquire(c, q->verb);
     r->curl_rc = curl_easy_perform(h);
     if (r->curl_rc == CURLE_OK) {
@@ -258,6 +280,8 @@ static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
     }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, NULL);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, NULL);
     curl_slist_free_all(hdrs);
     if (r->curl_rc != CURLE_OK) {
         curl_easy_cleanup(h); /* a broken connection is not worth keeping */

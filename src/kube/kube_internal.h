@@ -47,6 +47,7 @@ struct kube_client {
     pthread_mutex_t token_mu;
     kube_blob ca, cert, key;
     bool insecure;
+    char field_validation[8]; /* cspark.kubernetes.fieldValidation: Strict, Warn or Ignore */
     long timeout_ms, connect_timeout_ms;
     int max_tries;
     int64_t backoff_ms, backoff_max_ms;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_rbac.sh — RBAC as the real API server enforces it (Node,RBAC authorization): the driver works
+# k8s_rbac.sh — what the real API server enforces. RBAC (Node,RBAC authorization): the driver works
 # with exactly deploy/rbac.yaml's service account (k8s_submit_real runs every job that way), and
 # without those grants the user gets one clear 403 line naming the verb, the resource, the user and
 # deploy/rbac.yaml, with nothing created:
@@ -7,6 +7,9 @@
 #     non-zero at the first request;
 #  2. a driver running as the namespace's `default` service account (no role): the driver pod
 #     cannot create its executors; it fails with the 403 in its log and cspark-submit reports it.
+# Strict field validation (cspark.kubernetes.fieldValidation=Strict, set by the test frame): a pod
+# template with a field Kubernetes does not know is refused in one line naming the field, nothing
+# created.
 # k8s-clusters: real (kubesim's RBAC is its own --rbac file, checked by k8s_submit_badinput)
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -51,6 +54,24 @@ grep -q 'forbidden.*system:serviceaccount:default:default.*deploy/rbac.yaml' "$T
 [ -z "\$(kubectl get pods -l spark-role=executor -o name)" ] || fail "executor pods exist"
 kubectl delete "\$drv" >/dev/null
 expect_nothing_left "after deleting the driver"
+
+# 3. an unknown field in a pod template fails loudly under fieldValidation=Strict
+cat >"$T/bad-template.yaml" <<YAML
+apiVersion: v1
+kind: Pod
+spec:
+  containers:
+    - name: spark-kubernetes-driver
+      bogusField: 1
+YAML
+rc=0
+timeout 60 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster \
+    --conf spark.kubernetes.driver.podTemplateFile="$T/bad-template.yaml" \
+    "$BUILD/examples/wordcount.so" in out >/dev/null 2>"$T/strict.err" || rc=\$?
+[ \$rc -ne 0 ] && [ \$rc -ne 124 ] || fail "unknown field: exit \$rc"
+grep -q 'unknown field "spec.containers\[0\].bogusField"' "$T/strict.err" ||
+    fail "unknown field not named: \$(cat "$T/strict.err")"
+[ -z "\$(objects | grep -v '^secret/nobody')" ] || fail "the refused submission left: \$(objects)"
 echo "inner ok"
 INNER
 k8s_run_inner 150

@@ -65,12 +65,14 @@ expect_nothing_left() {
     fail "\${1:+\$1: }left behind: \$(objects | grep -v ^service/)"
 }
 PRELUDE
+        # every object is created with fieldValidation=Strict: a field the server does not know fails
+        mkdir -p "$T/conf"
+        echo "cspark.kubernetes.fieldValidation Strict" >"$T/conf/spark-defaults.conf"
+        echo "export SPARK_CONF_DIR='$T/conf'"
         if [ "$K8S_CLUSTER" = real ]; then
             # the driver's service account as deploy/rbac.yaml grants it, and nothing more
-            mkdir -p "$T/conf"
-            echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >"$T/conf/spark-defaults.conf"
+            echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >>"$T/conf/spark-defaults.conf"
             echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
-            echo "export SPARK_CONF_DIR='$T/conf'"
             # the pod history kubesim keeps, recorded from a watch
             echo "/usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
             echo "trap 'kill \$PH_PID 2>/dev/null' EXIT"
