@@ -84,6 +84,9 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     c->auth_source = cs_xstrdup(cfg->auth_source ? cfg->auth_source : "no credentials");
     c->token = cs_xstrdup(cfg->token);
     c->token_file = cs_xstrdup(cfg->token_file);
+    c->exec_json = cs_xstrdup(cfg->exec_json);
+    c->exec_dir = cs_xstrdup(cfg->exec_dir);
+    c->exec_expires_ms = cfg->exec_expires_ms;
     c->token_read_ms = cs_mono_ms();
     c->insecure = cfg->insecure;
     c->max_tries = 5;
@@ -161,6 +164,8 @@ void cs_kube_client_free(kube_client *c)
     if (c->token) memset(c->token, 0, strlen(c->token));
     free(c->token);
     free(c->token_file);
+    free(c->exec_json);
+    free(c->exec_dir);
     free(c->server);
     free(c->ns);
     free(c->auth_source);

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "kube/kube_exec.h"
 #include "kube/kube_internal.h"
 
 static const char *const verb_names[KV_COUNT] = {
@@ -97,9 +98,36 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* Runs the exec credential plugin again when its token expires within a minute (EKS tokens last
+ * 15 minutes); on failure the old token is kept and the server's 401 will say why. */
+static void refresh_exec(kube_client *c)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (!c->exec_expires_ms || now + 60000 < c->exec_expires_ms) return;
+    json_t *exec = json_loads(c->exec_json, 0, NULL);
+    kube_exec_cred cred;
+    cs_error err = {0};
+    if (exec && cs_kube_exec_run(exec, c->exec_dir, &cred, &err) == CS_OK) {
+        if (cred.token) {
+            if (c->token) memset(c->token, 0, strlen(c->token));
+            free(c->token);
+            c->token = cs_xstrdup(cred.token);
+        }
+        c->exec_expires_ms = cred.expires_ms;
+        cs_kube_exec_cred_free(&cred);
+    } else {
+        CS_WARN("kube", "event=exec_credential_refresh_failed msg=\"%s\"", err.msg);
+        c->exec_expires_ms = now + 30000; /* not in a loop */
+    }
+    json_decref(exec);
+}
+
 /* Re-reads a token file (projected service-account tokens rotate) at most once a minute. */
 static void refresh_token(kube_client *c)
 {
+    if (c->exec_json) refresh_exec(c);
     if (!c->token_file) return;
     int64_t now = cs_mono_ms();
     if (now - c->token_read_ms < 60000) return;

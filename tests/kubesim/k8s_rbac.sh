@@ -7,6 +7,9 @@
 #     non-zero at the first request;
 #  2. a driver running as the namespace's `default` service account (no role): the driver pod
 #     cannot create its executors; it fails with the 403 in its log and cspark-submit reports it.
+# Auth as users have it: a kubeconfig whose user is an exec credential plugin (ExecCredential
+# client.authentication.k8s.io/v1, as EKS, GKE and AKS kubeconfigs) giving the token of the `spark`
+# service account: a cluster-mode job submitted with it completes.
 # Strict field validation (cspark.kubernetes.fieldValidation=Strict, set by the test frame): a pod
 # template with a field Kubernetes does not know is refused in one line naming the field, nothing
 # created.
@@ -55,7 +58,26 @@ grep -q 'forbidden.*system:serviceaccount:default:default.*deploy/rbac.yaml' "$T
 kubectl delete "\$drv" >/dev/null
 expect_nothing_left "after deleting the driver"
 
-# 3. an unknown field in a pod template fails loudly under fieldValidation=Strict
+# 3. an exec credential plugin's token, verified by the API server
+sptok=\$(kubectl create token spark) || fail "no token for spark"
+cat >"$T/plugin.sh" <<PLUGIN
+#!/bin/sh
+[ "\\\$KUBERNETES_EXEC_INFO" ] || exit 9
+echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"\$sptok"}}'
+PLUGIN
+chmod 755 "$T/plugin.sh"
+sed -e 's|^users: .*|users: [{name: viaexec, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ./plugin.sh, interactiveMode: Never}}}]|' \
+    -e 's|user: nobody|user: viaexec|' "$T/nobody.kubeconfig" >"$T/exec.kubeconfig"
+grep -q 'exec:' "$T/exec.kubeconfig" || fail "the exec kubeconfig was not written"
+echo "one two two" >"$T/words.txt"
+rc=0
+KUBECONFIG="$T/exec.kubeconfig" timeout 120 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --name viaexec \
+    "$BUILD/examples/wordcount.so" "$T/words.txt" "$T/exec-out" >/dev/null 2>"$T/exec.err" || rc=\$?
+[ \$rc -eq 0 ] || { tail -5 "$T/exec.err" >&2; fail "submission through the exec plugin failed: \$rc"; }
+grep -q '^two' "$T"/exec-out/part-* || fail "no output through the exec plugin"
+kubectl delete pods -l spark-role=driver >/dev/null
+
+# 4. an unknown field in a pod template fails loudly under fieldValidation=Strict
 cat >"$T/bad-template.yaml" <<YAML
 apiVersion: v1
 kind: Pod
