@@ -248,8 +248,8 @@ static json_t *ht_list(void *ctx, const char *resource, const char *ns)
     else
         snprintf(path, sizeof path, "/api/v1/%s", resource);
     free(s);
-    json_t *list = sync_request(h, "GET", path, NULL, NULL, &body) == 200 ? parse(body) : NULL;
-    if (!list) free(body);
+    long code = sync_request(h, "GET", path, NULL, NULL, &body);
+    json_t *list = code == 200 ? parse(body) : (free(body), NULL); /* parse frees body */
     json_t *items = json_incref(json_object_get(list, "items"));
     json_decref(list);
     return json_is_array(items) ? items : (json_decref(items), json_array());
