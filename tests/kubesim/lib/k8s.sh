@@ -85,6 +85,7 @@ PRELUDE
     CSPARK_BUILD_DIR="$BUILD" timeout "$secs" "$SRC/scripts/$runner" ${flags[@]+"${flags[@]}"} bash "$T/run-inner.sh" \
         >"$T/run.log" 2>&1 || {
         tail -30 "$T/run.log" >&2
+        grep -h "^FAIL: " "$T/run.log" >&2 # the check that failed, above the cluster's own logs
         echo "FAIL: $K8S_TEST" >&2
         exit 1
     }
