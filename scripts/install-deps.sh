@@ -10,9 +10,11 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler liblz4-dev libzstd-dev libxxhash-dev libcmocka-dev
   zlib1g-dev libbz2-dev libxml2-dev
   python3 python3-kubernetes python3-distributed python3-pytest kubernetes-client
-  gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4
+  gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4 curl
 )
 
+# The real control plane of the *_real tests (scripts/k8s-up) is built from Go modules with the Go
+# toolchain (1.24 or newer, not Debian 12's), which the development and CI machines carry.
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

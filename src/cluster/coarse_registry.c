@@ -227,8 +227,12 @@ void cs_coarse_backend_executor_exited(coarse_backend *b, const char *executor_i
     pthread_mutex_lock(&b->lock);
     int i = cs_coarse_find_exec(b, executor_id);
     if (i >= 0 && b->execs[i].alive && b->execs[i].conn) {
-        snprintf(b->execs[i].lost_reason, sizeof b->execs[i].lost_reason, "%s", reason);
-        cs_rpc_conn_close(b->execs[i].conn);
+        exec_info *e = &b->execs[i];
+        /* an executor the driver is removing (idle, decommissioned) keeps the driver's reason,
+         * whichever arrives first: its pod's end or its connection's */
+        if (!e->removing && !e->decommissioning)
+            snprintf(e->lost_reason, sizeof e->lost_reason, "%s", reason);
+        cs_rpc_conn_close(e->conn);
     }
     pthread_mutex_unlock(&b->lock);
 }

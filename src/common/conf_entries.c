@@ -178,6 +178,7 @@ static const cs_conf_entry entries[] = {
     INT("cspark.kubernetes.client.burst", 1, IMAX),
     INT("cspark.kubernetes.client.maxAttempts", 1, IMAX),
     BOOL("cspark.kubernetes.dryRun"),
+    CHOICE("cspark.kubernetes.fieldValidation", "Strict|Warn|Ignore", false),
 };
 
 const cs_conf_entry *cs_conf_entries(int *n)

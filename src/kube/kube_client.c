@@ -84,6 +84,9 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     c->auth_source = cs_xstrdup(cfg->auth_source ? cfg->auth_source : "no credentials");
     c->token = cs_xstrdup(cfg->token);
     c->token_file = cs_xstrdup(cfg->token_file);
+    c->exec_json = cs_xstrdup(cfg->exec_json);
+    c->exec_dir = cs_xstrdup(cfg->exec_dir);
+    c->exec_expires_ms = cfg->exec_expires_ms;
     c->token_read_ms = cs_mono_ms();
     c->insecure = cfg->insecure;
     c->max_tries = 5;
@@ -125,6 +128,16 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
         goto fail;
     }
     c->max_tries = (int)v;
+    const char *fv = cs_conf_get(conf, "cspark.kubernetes.fieldValidation");
+    if (!fv) fv = "Warn";
+    if (strcmp(fv, "Strict") && strcmp(fv, "Warn") && strcmp(fv, "Ignore")) {
+        cs_error_set(err, CS_EINVAL,
+                     "invalid value for cspark.kubernetes.fieldValidation: '%s' (expected Strict, "
+                     "Warn or Ignore)",
+                     fv);
+        goto fail;
+    }
+    snprintf(c->field_validation, sizeof c->field_validation, "%s", fv);
     c->tokens = c->burst;
     c->rl_last_ns = cs_now_ns();
 
@@ -151,6 +164,8 @@ void cs_kube_client_free(kube_client *c)
     if (c->token) memset(c->token, 0, strlen(c->token));
     free(c->token);
     free(c->token_file);
+    free(c->exec_json);
+    free(c->exec_dir);
     free(c->server);
     free(c->ns);
     free(c->auth_source);
@@ -158,6 +173,11 @@ void cs_kube_client_free(kube_client *c)
     pthread_mutex_destroy(&c->pool_mu);
     pthread_mutex_destroy(&c->rl_mu);
     free(c);
+}
+
+const char *cs_kube_client_field_validation(const kube_client *c)
+{
+    return c->field_validation;
 }
 
 const char *cs_kube_client_namespace(const kube_client *c)
@@ -270,6 +290,16 @@ static int run(kube_client *c, kube_req *q, const json_t *body, json_t **out, cs
 int cs_kube_request(kube_client *c, const char *verb, const char *method, const char *path,
                     const json_t *body, const char *content_type, json_t **out, cs_error *err)
 {
+    char full[4096];
+    if (body && strcmp(method, "GET") && strcmp(method, "DELETE") &&
+        !strstr(path, "fieldValidation=")) {
+        /* writes carry the field validation of creates and patches */
+        if (snprintf(full, sizeof full, "%s", path) >= (int)sizeof full)
+            return cs_error_set(err, CS_EINVAL, "request path too long");
+        int rc = add_query(full, sizeof full, "fieldValidation", c->field_validation, err);
+        if (rc) return rc;
+        path = full;
+    }
     kube_req q = {
         .verb = verb ? verb : "get", .method = method, .path = path, .content_type = content_type};
     return run(c, &q, body, out, err);
@@ -281,7 +311,8 @@ int cs_kube_create(kube_client *c, const char *resource, const char *ns, const j
     char path[2048];
     if (created) *created = NULL;
     int rc = cs_kube_resource_path(c, resource, ns, NULL, path, sizeof path, err);
-    if (rc) return rc;
+    if (rc || (rc = add_query(path, sizeof path, "fieldValidation", c->field_validation, err)))
+        return rc;
     json_t *md = json_object_get(obj, "metadata");
     const char *name = json_string_value(json_object_get(md, "name"));
     if (!name) name = json_string_value(json_object_get(md, "generateName"));
@@ -334,7 +365,8 @@ int cs_kube_patch_merge(kube_client *c, const char *resource, const char *ns, co
     char path[2048];
     if (out) *out = NULL;
     int rc = cs_kube_resource_path(c, resource, ns, name, path, sizeof path, err);
-    if (rc) return rc;
+    if (rc || (rc = add_query(path, sizeof path, "fieldValidation", c->field_validation, err)))
+        return rc;
     if (!patch) return cs_error_set(err, CS_EINVAL, "patch of %s \"%s\": no patch", resource, name);
     kube_req q = {.verb = "patch",
                   .method = "PATCH",

@@ -11,6 +11,10 @@
  * 10000 ms). Every HTTP attempt is counted by verb (get, list, watch, create, patch, delete,
  * deletecollection) for cs_kube_client_requests.
  *
+ * Creates and patches carry fieldValidation=<cspark.kubernetes.fieldValidation> (Strict: a field
+ * the server does not know fails the request with 400; Warn, the default: the server drops it and
+ * answers with a Warning header; Ignore); every Warning header is logged at WARN.
+ *
  * Errors: every non-2xx answer becomes one line from the Status body plus context, and a code:
  * 404 CS_ENOTFOUND (a missing namespace reads `namespace "x" does not exist`), 409 CS_EEXIST,
  * 400/422 CS_EINVAL, 401/403 CS_EAUTH (403 names verb, resource, namespace and user and points at
@@ -49,6 +53,8 @@ void cs_kube_client_free(kube_client *c);
 /* Borrowed, valid until cs_kube_client_free. */
 const char *cs_kube_client_namespace(const kube_client *c);
 const char *cs_kube_client_server(const kube_client *c);
+/* "Strict", "Warn" or "Ignore" (cspark.kubernetes.fieldValidation); borrowed. */
+const char *cs_kube_client_field_validation(const kube_client *c);
 
 int cs_kube_create(kube_client *c, const char *resource, const char *ns, const json_t *obj,
                    json_t **created, cs_error *err);

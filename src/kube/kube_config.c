@@ -24,6 +24,7 @@
 
 #include "common/log.h"
 #include "common/master.h"
+#include "kube/kube_exec.h"
 
 static char *kfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *kfmt(const char *fmt, ...)
@@ -271,6 +272,38 @@ static int read_small_file(const char *path, char **out, cs_error *err)
 }
 
 /* Decodes base64 `b64` (newlines allowed) into a new 0600 temp file; *path gets its name. */
+/* Writes n bytes to a new private (0600) temp file; *path is malloc'd. */
+static int bytes_to_temp_file(const unsigned char *bin, size_t n, const char *what, char **path,
+                              cs_error *err)
+{
+    *path = NULL;
+    const char *tmpdir = getenv("TMPDIR");
+    char *tmpl = kfmt("%s/cspark-kube-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    int fd = mkstemp(tmpl); /* mode 0600 */
+    if (fd < 0) {
+        int rc = cs_error_set(err, CS_EIO, "cannot create a temp file for %s: %s", what,
+                              strerror(errno));
+        free(tmpl);
+        return rc;
+    }
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, bin + off, n - off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", tmpl, strerror(errno));
+            close(fd);
+            unlink(tmpl);
+            free(tmpl);
+            return rc;
+        }
+        off += (size_t)w;
+    }
+    close(fd);
+    *path = tmpl;
+    return CS_OK;
+}
+
 static int data_to_temp_file(const char *b64, const char *what, char **path, cs_error *err)
 {
     *path = NULL;
@@ -291,35 +324,10 @@ static int data_to_temp_file(const char *b64, const char *what, char **path, cs_
         return cs_error_set(err, CS_EINVAL, "%s is not valid base64", what);
     }
     size_t n = (size_t)out1 + (size_t)out2;
-    const char *tmpdir = getenv("TMPDIR");
-    char *tmpl = kfmt("%s/cspark-kube-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    int fd = mkstemp(tmpl); /* mode 0600 */
-    if (fd < 0) {
-        int rc = cs_error_set(err, CS_EIO, "cannot create a temp file for %s: %s", what,
-                              strerror(errno));
-        free(tmpl);
-        free(bin);
-        return rc;
-    }
-    size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, bin + off, n - off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", tmpl, strerror(errno));
-            close(fd);
-            unlink(tmpl);
-            free(tmpl);
-            free(bin);
-            return rc;
-        }
-        off += (size_t)w;
-    }
-    close(fd);
+    int rc = bytes_to_temp_file(bin, n, what, path, err);
     OPENSSL_cleanse(bin, n);
     free(bin);
-    *path = tmpl;
-    return CS_OK;
+    return rc;
 }
 
 static void add_tmp(kube_config *c, char *path)
@@ -338,6 +346,48 @@ static void set_str(char **dst, const char *v)
 {
     free(*dst);
     *dst = v ? cs_xstrdup(v) : NULL;
+}
+
+/* A user's exec credential plugin, run once now (a failure stops the load with the plugin's
+ * message); the kube_client runs it again before the credential expires. */
+static int run_exec_plugin(kube_config *out, const json_t *exec, const char *u_file,
+                           const char *user_name, cs_error *err)
+{
+    char *fcopy = cs_xstrdup(u_file ? u_file : ".");
+    char *dir = cs_xstrdup(dirname(fcopy));
+    free(fcopy);
+    kube_exec_cred cred;
+    int rc = cs_kube_exec_run(exec, dir, &cred, err);
+    if (rc) {
+        free(dir);
+        return cs_error_prefix(err, "kubeconfig %s: user '%s'", u_file, user_name);
+    }
+    const char *pems[2] = {cred.cert_pem, cred.key_pem};
+    char **dst[2] = {&out->client_cert_file, &out->client_key_file};
+    for (int i = 0; i < 2 && rc == CS_OK; i++) {
+        char *p = NULL;
+        if (!pems[i]) continue;
+        rc = bytes_to_temp_file((const unsigned char *)pems[i], strlen(pems[i]),
+                                "an exec plugin's credential", &p, err);
+        if (rc == CS_OK) {
+            add_tmp(out, p);
+            set_str(dst[i], p);
+        }
+    }
+    if (rc == CS_OK) {
+        set_str(&out->token, cred.token);
+        out->exec_json = json_dumps(exec, JSON_COMPACT);
+        out->exec_dir = dir;
+        dir = NULL;
+        out->exec_expires_ms = cred.expires_ms;
+        free(out->auth_source);
+        out->auth_source =
+            kfmt("the exec plugin %s of user '%s' in kubeconfig %s",
+                 json_string_value(json_object_get(exec, "command")), user_name, u_file);
+    }
+    free(dir);
+    cs_kube_exec_cred_free(&cred);
+    return rc;
 }
 
 static bool str_true(const char *s)
@@ -499,12 +549,15 @@ static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
             out->auth_source =
                 kfmt("the client certificate of user '%s' in kubeconfig %s", user_name, u_file);
         }
-        if (!out->token && !out->client_cert_file &&
-            (json_object_get(u, "exec") || json_object_get(u, "auth-provider"))) {
+        const json_t *exec = json_object_get(u, "exec");
+        if (!out->token && !out->client_cert_file && exec) {
+            int rc = run_exec_plugin(out, exec, u_file, user_name, err);
+            if (rc) return rc;
+        } else if (!out->token && !out->client_cert_file && json_object_get(u, "auth-provider")) {
             CS_WARN("kube",
-                    "kubeconfig=%s user=%s uses an exec/auth-provider credential plugin, "
-                    "which cspark does not run; set spark.kubernetes.authenticate.*.oauthToken "
-                    "or use a token or client certificate",
+                    "kubeconfig=%s user=%s uses an auth-provider plugin (removed from kubectl in "
+                    "1.26), which cspark does not run; use its exec plugin, a token or a client "
+                    "certificate",
                     u_file, user_name);
         }
     }
@@ -675,6 +728,8 @@ void cs_kube_config_free(kube_config *cfg)
     free(cfg->namespace_);
     free(cfg->context);
     free(cfg->token);
+    free(cfg->exec_json);
+    free(cfg->exec_dir);
     free(cfg->token_file);
     free(cfg->ca_file);
     free(cfg->client_cert_file);

@@ -5,7 +5,8 @@
  * else from the kubeconfig; the kubeconfig from KUBECONFIG (several files separated by ':',
  * merged as kubectl does: the first file that names a cluster/context/user or sets
  * current-context wins) or ~/.kube/config; the context `spark.kubernetes.context` or else the
- * current-context; without any kubeconfig file, in-cluster service-account credentials
+ * current-context (a user's `exec` credential plugin is run, see kube_exec.h); without any
+ * kubeconfig file, in-cluster service-account credentials
  * (/var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}, server from
  * KUBERNETES_SERVICE_HOST/_PORT). The `<prefix>.{caCertFile,clientKeyFile,clientCertFile,
  * oauthToken,oauthTokenFile}` keys override what those sources give;
@@ -30,17 +31,20 @@
 #define KUBE_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 typedef struct kube_config {
-    char *server;           /* "https://host:port" or "http://host:port", no trailing '/' */
-    char *namespace_;       /* never NULL after a successful load */
-    char *context;          /* kubeconfig context used, NULL when none */
-    char *token;            /* bearer token, NULL when none */
-    char *token_file;       /* file the token came from (re-read when it changes), or NULL */
-    char *ca_file;          /* PEM bundle to verify the server with, NULL = system store */
-    char *client_cert_file; /* PEM client certificate, or NULL */
-    char *client_key_file;  /* PEM client key, or NULL */
-    bool insecure;          /* skip TLS verification */
-    char *auth_source;      /* human description of the credential source, for 401 messages */
-    char *tmp_files[4];     /* temp files written from *-data fields; removed on free */
+    char *server;              /* "https://host:port" or "http://host:port", no trailing '/' */
+    char *namespace_;          /* never NULL after a successful load */
+    char *context;             /* kubeconfig context used, NULL when none */
+    char *token;               /* bearer token, NULL when none */
+    char *token_file;          /* file the token came from (re-read when it changes), or NULL */
+    char *ca_file;             /* PEM bundle to verify the server with, NULL = system store */
+    char *client_cert_file;    /* PEM client certificate, or NULL */
+    char *client_key_file;     /* PEM client key, or NULL */
+    bool insecure;             /* skip TLS verification */
+    char *auth_source;         /* human description of the credential source, for 401 messages */
+    char *exec_json;           /* the user's exec credential plugin (JSON), run again near expiry */
+    char *exec_dir;            /* the kubeconfig's directory (relative plugin commands) */
+    long long exec_expires_ms; /* epoch ms the plugin's credential expires, 0 = never */
+    char *tmp_files[4];        /* temp files written from *-data fields; removed on free */
 } kube_config;
 
 int cs_kube_config_load(const cs_conf *conf, const char *master, const char *key_prefix,

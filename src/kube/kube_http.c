@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "kube/kube_exec.h"
 #include "kube/kube_internal.h"
 
 static const char *const verb_names[KV_COUNT] = {
@@ -96,9 +98,36 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* Runs the exec credential plugin again when its token expires within a minute (EKS tokens last
+ * 15 minutes); on failure the old token is kept and the server's 401 will say why. */
+static void refresh_exec(kube_client *c)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (!c->exec_expires_ms || now + 60000 < c->exec_expires_ms) return;
+    json_t *exec = json_loads(c->exec_json, 0, NULL);
+    kube_exec_cred cred;
+    cs_error err = {0};
+    if (exec && cs_kube_exec_run(exec, c->exec_dir, &cred, &err) == CS_OK) {
+        if (cred.token) {
+            if (c->token) memset(c->token, 0, strlen(c->token));
+            free(c->token);
+            c->token = cs_xstrdup(cred.token);
+        }
+        c->exec_expires_ms = cred.expires_ms;
+        cs_kube_exec_cred_free(&cred);
+    } else {
+        CS_WARN("kube", "event=exec_credential_refresh_failed msg=\"%s\"", err.msg);
+        c->exec_expires_ms = now + 30000; /* not in a loop */
+    }
+    json_decref(exec);
+}
+
 /* Re-reads a token file (projected service-account tokens rotate) at most once a minute. */
 static void refresh_token(kube_client *c)
 {
+    if (c->exec_json) refresh_exec(c);
     if (!c->token_file) return;
     int64_t now = cs_mono_ms();
     if (now - c->token_read_ms < 60000) return;
@@ -235,6 +264,25 @@ bool cs_kube_retryable(const kube_resp *r)
     }
 }
 
+/* The server's Warning headers (RFC 7234 style: `299 - "unknown field \"spec.x\""`), e.g. fields
+ * it dropped under fieldValidation=Warn, are logged at WARN with the request they answer. */
+static size_t header_cb(char *data, size_t size, size_t n, void *arg)
+{
+    const kube_req *q = arg;
+    size_t len = size * n;
+    if (len > 8 && !strncasecmp(data, "Warning:", 8)) {
+        const char *v = data + 8;
+        size_t vl = len - 8;
+        while (vl && (*v == ' ' || *v == '\t'))
+            v++, vl--;
+        while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
+            vl--;
+        CS_WARN("kube", "event=server_warning verb=%s resource=%s name=%s warning=\"%.*s\"",
+                q->verb, q->resource ? q->resource : "-", q->name ? q->name : "-", (int)vl, v);
+    }
+    return len;
+}
+
 static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
 {
     cs_kube_resp_free(r);
@@ -245,6 +293,8 @@ static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
     cs_kube_http_setup(c, h, q, c->timeout_ms, &hdrs, r->curl_msg);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, (void *)q);
     cs_kube_rate_acquire(c, q->verb);
     r->curl_rc = curl_easy_perform(h);
     if (r->curl_rc == CURLE_OK) {
@@ -258,6 +308,8 @@ static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
     }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, NULL);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, NULL);
     curl_slist_free_all(hdrs);
     if (r->curl_rc != CURLE_OK) {
         curl_easy_cleanup(h); /* a broken connection is not worth keeping */

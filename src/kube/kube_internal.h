@@ -44,9 +44,12 @@ struct kube_client {
     char *server, *ns, *auth_source;
     char *token, *token_file;
     int64_t token_read_ms;
+    char *exec_json, *exec_dir; /* exec credential plugin, run again before exec_expires_ms */
+    int64_t exec_expires_ms;
     pthread_mutex_t token_mu;
     kube_blob ca, cert, key;
     bool insecure;
+    char field_validation[8]; /* cspark.kubernetes.fieldValidation: Strict, Warn or Ignore */
     long timeout_ms, connect_timeout_ms;
     int max_tries;
     int64_t backoff_ms, backoff_max_ms;

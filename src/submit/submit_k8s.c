@@ -165,9 +165,11 @@ static int own(kube_client *kc, const k8s_app *app, const char *resource, const 
 static int dry_run_pod(kube_client *kc, const k8s_app *app, const json_t *pod, cs_error *err)
 {
     char path[2048];
-    int rc = cs_kube_resource_path(kc, "pods", app->namespace_, NULL, path, sizeof path - 16, err);
+    int rc = cs_kube_resource_path(kc, "pods", app->namespace_, NULL, path, sizeof path - 64, err);
     if (rc < 0) return rc;
-    strcat(path, "?dryRun=All");
+    size_t n = strlen(path);
+    snprintf(path + n, sizeof path - n, "?dryRun=All&fieldValidation=%s",
+             cs_kube_client_field_validation(kc));
     if ((rc = cs_kube_request(kc, "create", "POST", path, pod, NULL, NULL, err)) >= 0) return rc;
     char *at = strstr(err->msg, path);
     if (at) {

@@ -38,7 +38,7 @@ run() {
     wait \$sub || rc=\$?
     [ \$rc -eq 0 ] || { tail -20 "$T/\$name.err" >&2; fail "\$name: the job failed (exit \$rc)"; }
     grep -q "^keys=8 sum=28\$" "$T/\$name.out" || fail "\$name: wrong answer: \$(cat "$T/\$name.out")"
-    code=\$(kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import json,sys
+    code=\$(pod_history | /usr/bin/python3 -c 'import json,sys
 for p in json.load(sys.stdin)["pods"]:
     if p["name"].startswith("decom-" + sys.argv[1]) and p["name"].endswith("-exec-1"):
         print(p.get("exitCodes", {}).get("spark-kubernetes-executor", "none"))' "\$name")

@@ -32,7 +32,9 @@ cat "$T/ramp"
 removed=\$(sed -n 's/.*removed=\([0-9]*\).*/\1/p' "$T/ramp")
 pods=\$(grep -c "event=executor_pod_created" "$T/err")
 # the removed executors' pods were labelled (decommissionLabel): one pod patch each, none failed
-patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="patch"/ && /resource="pods"/ && /code="200"/ { n += \$NF } END { print n + 0 }')
+# (kubesim counts verb="patch", the real API server verb="PATCH" and the kubelets' status patches
+# apart)
+patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="(patch|PATCH)"/ && /resource="pods"/ && !/subresource="[a-z]/ && /code="200"/ { n += \$NF } END { print n + 0 }')
 [ "\$patches" -eq "\$removed" ] || fail "expected \$removed pod label patches for the removed executors, the API server saw \$patches"
 grep -q "decommission_label_failed" "$T/err" && fail "a decommission label could not be set"
 # the idle executors' pods went before the application ended
@@ -41,7 +43,7 @@ for l in open(sys.argv[1]):
     e = json.loads(l)
     if e["Event"] == "SparkListenerApplicationEnd": print(e["Timestamp"])' "\$log")
 [ -n "\$end_ms" ] || fail "no application end in the event log"
-early=\$(kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import json,sys
+early=\$(pod_history | /usr/bin/python3 -c 'import json,sys
 end = int(sys.argv[1])
 pods = [p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]
 print(sum(1 for p in pods if p.get("deletedMs") and p["deletedMs"] < end), len(pods))' "\$end_ms")

@@ -29,7 +29,7 @@ end_ms=\$(/usr/bin/python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     e = json.loads(l)
     if e["Event"] == "SparkListenerApplicationEnd": print(e["Timestamp"])' "\$(ls "$T"/ev/*)")
-kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import json,sys
+pod_history | /usr/bin/python3 -c 'import json,sys
 end = int(sys.argv[1])
 pods = {p["name"].rsplit("-", 1)[1]: p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]}
 for i in ("3", "4"):

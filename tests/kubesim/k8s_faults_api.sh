@@ -4,6 +4,7 @@
 # and every resourceVersion is expired again and again while the job runs (watches resume, then
 # re-list after 410), with the periodic full LIST every 2 s. The output equals local mode's; only
 # the driver pod remains; no executor id was ever used by two pods.
+# k8s-clusters: kubesim (fault injection through /kubesim/faults: the real API server has none)
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 "$BUILD/bin/gen_text" -s 7 300000 >"$T/text.txt"
@@ -36,7 +37,7 @@ kubectl logs "\${drv#pod/}" >"$T/driver.log" 2>&1
 grep -q "event=executor_registered executor=3" "$T/driver.log" || fail "driver log lacks 3 executors"
 for _ in \$(seq 100); do [ "\$(kubectl get pods -o name)" = "\$drv" ] && break; sleep 0.2; done
 [ "\$(kubectl get pods -o name)" = "\$drv" ] || fail "expected only the driver pod, got: \$(kubectl get pods -o name)"
-left=\$(kubectl get services,configmaps,secrets -o name)
+left=\$(objects | grep -v "^pod/")
 [ -z "\$left" ] || fail "left behind: \$left"
 kubectl get --raw /kubesim/pod-history >"$T/hist.json"
 /usr/bin/python3 - "$T/hist.json" <<'PY' || fail "duplicate executor pods in the pod history"

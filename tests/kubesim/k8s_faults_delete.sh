@@ -29,7 +29,7 @@ wait \$SUB || rc=\$?
 grep -q "^count=16\$" "$T/out" || fail "wrong answer: \$(cat "$T/out")"
 grep -q "event=executor_pod_ended executor=1 .*deleted" "$T/err" || fail "the deletion was not reported"
 grep -q "event=executor_pod_created executor=3 " "$T/err" || fail "no replacement pod was requested"
-hist=\$(kubectl get --raw /kubesim/pod-history)
+hist=\$(pod_history)
 echo "\$hist" | grep -q -- '-exec-3"' || fail "the pod history shows no replacement pod: \$hist"
 expect_nothing_left
 echo "inner ok"

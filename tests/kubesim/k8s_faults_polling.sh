@@ -76,7 +76,7 @@ timeout 80 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --name pending --conf spar
     --conf spark.kubernetes.allocation.maxPendingPods=1 \
     --class slow "$BUILD/tests/jobs/testjobs.so" 10 >"$T/out4" 2>"$T/err4" || { tail -10 "$T/err4" >&2; fail "maxPendingPods run failed"; }
 grep -q "^count=16\$" "$T/out4" || fail "wrong answer with maxPendingPods"
-kubectl get --raw /kubesim/pod-history >"$T/hist.json"
+pod_history >"$T/hist.json"
 /usr/bin/python3 - "$T/hist.json" <<'PY' || fail "maxPendingPods=1 was not respected"
 import json, sys
 pods = {p["name"].rsplit("-exec-", 1)[1]: p for p in json.load(open(sys.argv[1]))["pods"]

@@ -36,7 +36,7 @@ n=\$(grep -c "event=executor_pod_ended .*failed=true" "$T/driver.log")
 grep -q "phase=Failed exit_code=11" "$T/err" || { tail -5 "$T/err" >&2; fail "cspark-submit did not report the driver's exit code 11"; }
 for _ in \$(seq 100); do [ "\$(kubectl get pods -o name)" = "\$drv" ] && break; sleep 0.2; done
 [ "\$(kubectl get pods -o name)" = "\$drv" ] || fail "expected only the driver pod, got: \$(kubectl get pods -o name)"
-left=\$(kubectl get services,configmaps,secrets -o name)
+left=\$(objects | grep -v "^pod/")
 [ -z "\$left" ] || fail "left behind: \$left"
 echo "inner ok"
 INNER

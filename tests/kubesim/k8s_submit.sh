@@ -25,7 +25,7 @@ COMMON=(--master "k8s://\$SERVER" --conf spark.kubernetes.container.image=cspark
         --conf spark.executor.instances=3 --conf spark.kubernetes.allocation.batch.delay=200ms
         --conf spark.kubernetes.report.interval=200ms)
 nothing_left() { # what the application left in the namespace, besides completed driver pods
-    kubectl get pods,services,configmaps,secrets -o name 2>/dev/null | grep -v -- '-driver\$' | grep -v '^pod/.*-driver\$' || true
+    objects 2>/dev/null | grep -v '^pod/.*-driver\$' || true
 }
 
 # cluster mode
@@ -78,7 +78,7 @@ expect_nothing_left "after SIGTERM" # executor pods may still be terminating (gr
 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --conf cspark.kubernetes.dryRun=true \
     "$BUILD/examples/wordcount.so" in out >"$T/dry.yaml" 2>"$T/dry.err" || fail "dry run failed: \$(cat "$T/dry.err")"
 for kind in Secret ConfigMap Pod Service; do grep -q "^kind: \$kind\$" "$T/dry.yaml" || fail "dry run lacks a \$kind"; done
-[ -z "\$(kubectl get pods,services,configmaps,secrets -o name)" ] || fail "the dry run created objects"
+[ -z "\$(objects)" ] || fail "the dry run created objects"
 
 # bad input: one clear line, nothing created
 rc=0
@@ -88,7 +88,7 @@ rc=0
 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode cluster --conf spark.kubernetes.namespace=nope \
     "$BUILD/examples/wordcount.so" a b >/dev/null 2>"$T/nons.err" || rc=\$?
 [ \$rc -ne 0 ] && grep -q 'namespace "nope" does not exist' "$T/nons.err" || fail "missing namespace not refused clearly: \$(cat "$T/nons.err")"
-[ -z "\$(kubectl get pods,services,configmaps,secrets -A -o name | grep -v kube-system)" ] || fail "bad input left objects behind"
+[ -z "\$(objects)" ] || fail "bad input left objects behind"
 echo "inner ok"
 INNER
 k8s_run_inner 500

@@ -7,6 +7,7 @@
 # spark.kubernetes.configMap.maxSize. App names with capitals, underscores or 300 characters are
 # sanitized, not rejected: those jobs complete and every pod name in the history is a DNS-1123
 # subdomain. Bounded waits only.
+# k8s-clusters: kubesim (its --rbac token file and /metrics counts; the real cluster's RBAC 403 is k8s_rbac_real)
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 # the submitter may manage secrets, config maps and services (and delete what it made) but not create pods

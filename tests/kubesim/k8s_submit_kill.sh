@@ -2,7 +2,9 @@
 # k8s_submit_kill.sh — cspark-submit --status / --kill on kubesim (process kubelet, image cspark:dev):
 # `namespace:name` and globs, no namespace = the kubeconfig context's, only spark-role=driver pods match,
 # no match = one clear line and exit 1, spark.kubernetes.appKillPodDeletionGracePeriod, and killing a
-# real cluster-mode application (driver + executor pod) leaves nothing of it behind (ownerReferences).
+# real cluster-mode application (driver + executor pod) leaves nothing of it behind (ownerReferences);
+# deleting a driver pod with grace 0 (its process SIGKILLed, no cleanup) leaves nothing either: the
+# garbage collector removes what the driver owns.
 # Fails when --kill/--status are missing. Bounded waits only.
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -57,7 +59,7 @@ rc=0; "\$SUBMIT" --master 'local[2]' --kill 'spark:x' >/dev/null 2>"$T/loc.err" 
 gone() { [ "\$(kubectl get pods -n spark -o name | sort | tr '\n' ' ')" = "pod/other-driver pod/spark-pi-3-exec-1 " ]; }
 wait_for 10 gone || fail "after --kill expected other-driver and the executor only: \$(kubectl get pods -n spark -o name)"
 # grace 0 really was used (the pods ignore SIGTERM: with the default 30 s they would still be there)
-kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c '
+pod_history | /usr/bin/python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["pods"]:
     if p["name"] in ("spark-pi-1-driver", "spark-pi-2-driver"):
@@ -79,8 +81,27 @@ grep -q "pod name: \$DRIVER" "$T/st2.out" && grep -q 'namespace: default' "$T/st
     fail "--status of the running driver: \$(cat "$T/st2.out")"
 "\$SUBMIT" "\${M[@]}" --kill 'kill-me-*' >"$T/k2.out" 2>"$T/k2.err" || fail "--kill kill-me-*: \$(cat "$T/k2.err")"
 grep -q "^Deleting driver pod default:\$DRIVER (application spark-" "$T/k2.out" || fail "--kill output: \$(cat "$T/k2.out")"
-empty() { [ -z "\$(kubectl get pods,services,configmaps,secrets -o name 2>/dev/null)" ]; }
-wait_for 45 empty || fail "after killing the driver, left behind: \$(kubectl get pods,services,configmaps,secrets -o name)"
+empty() { [ -z "\$(objects 2>/dev/null)" ]; }
+wait_for 45 empty || fail "after killing the driver, left behind: \$(objects)"
+
+# the garbage collector, not cspark, removes an application whose driver cannot clean up: every
+# object it made is owned by the driver pod, which is removed at once (grace 0: SIGKILL)
+"\$SUBMIT" "\${M[@]}" --deploy-mode cluster --name gc-me --class slow \
+    --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.instances=2 \
+    --conf spark.kubernetes.submission.waitAppCompletion=false --conf spark.kubernetes.allocation.batch.delay=200ms \
+    "$BUILD/tests/jobs/testjobs.so" 60000 >"$T/gc.out" 2>"$T/gc.err" || fail "submission failed: \$(cat "$T/gc.err")"
+DRIVER=\$(kubectl get pods -l spark-role=driver -o jsonpath='{.items[0].metadata.name}')
+two_exec() { [ "\$(kubectl get pods -l spark-role=executor --field-selector=status.phase=Running -o name | grep -c .)" -eq 2 ]; }
+wait_for 40 two_exec || fail "the executors did not start: \$(kubectl get pods)"
+uid=\$(kubectl get pod "\$DRIVER" -o jsonpath='{.metadata.uid}')
+owned=\$(objects | grep -v "^pod/\$DRIVER\$")
+[ "\$(echo "\$owned" | grep -c '^pod/')" -eq 2 ] && echo "\$owned" | grep -q '^configmap/' && echo "\$owned" | grep -q '^secret/' &&
+    echo "\$owned" | grep -q '^service/' || fail "expected executor pods, a ConfigMap, a Secret and a Service: \$owned"
+for o in \$owned; do
+    [ "\$(kubectl get "\$o" -o jsonpath='{.metadata.ownerReferences[0].uid}')" = "\$uid" ] || fail "\$o is not owned by the driver pod"
+done
+kubectl delete pod "\$DRIVER" --grace-period=0 --force >/dev/null 2>&1
+wait_for 45 empty || fail "after deleting the driver pod (grace 0), the garbage collector left: \$(objects)"
 echo "inner ok"
 INNER
 k8s_run_inner 85

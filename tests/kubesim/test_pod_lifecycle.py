@@ -308,6 +308,32 @@ def test_unschedulable_then_scheduled_when_capacity_frees(cluster):
     wait_for(lambda: gone(v1, waiter) and gone(v1, huge), what="cleanup")
 
 
+def test_pod_with_missing_claim_stays_pending(cluster):
+    # as the real scheduler: a pod mounting a claim that does not exist is not bound (issue #10 item 9)
+    v1 = cluster.v1
+    name, claim = uniq("claimer"), uniq("data")
+    body = make_pod(name, ["sleep", "1000"],
+                    volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": claim}}])
+    body["spec"]["containers"][0]["volumeMounts"] = [{"name": "d", "mountPath": "/data"}]
+    v1.create_namespaced_pod(NS, body)
+
+    def unschedulable():
+        p = v1.read_namespaced_pod(name, NS)
+        c = [c for c in (p.status.conditions or []) if c.type == "PodScheduled"]
+        return p if c and c[0].status == "False" and c[0].reason == "Unschedulable" else None
+    p = wait_for(unschedulable, what="pod with a missing claim Unschedulable")
+    assert p.status.phase == "Pending" and not p.spec.node_name
+    msg = [c for c in p.status.conditions if c.type == "PodScheduled"][0].message
+    assert msg.startswith('0/1 nodes are available: persistentvolumeclaim "%s" not found.' % claim), msg
+    v1.create_namespaced_persistent_volume_claim(NS, {
+        "metadata": {"name": claim},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
+    wait_for(lambda: phase_of(v1, name) == "Running", what="pod Running once its claim exists")
+    v1.delete_namespaced_pod(name, NS, grace_period_seconds=0)
+    v1.delete_namespaced_persistent_volume_claim(claim, NS)
+    wait_for(lambda: gone(v1, name), what="cleanup")
+
+
 def test_owner_deletion_garbage_collects_dependents(cluster):
     v1 = cluster.v1
     owner, dep = uniq("owner"), uniq("dep")

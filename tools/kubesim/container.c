@@ -322,6 +322,7 @@ typedef struct child_args {
     char *workdir_copy; /* writable copy for make_mount_point */
     int *src_is_file;
     int err_fd, sync_fd, log_fd, null_fd;
+    int netns_fd; /* the pod's network namespace, -1 = none */
     pid_t parent;
     int use_ns;
     int use_pidns;
@@ -408,6 +409,8 @@ static void child_main(const child_args *a)
     char go;
     if (read(a->sync_fd, &go, 1) != 1) child_fail(a->err_fd, STEP_SYNC, 0);
 
+    if (a->netns_fd >= 0 && setns(a->netns_fd, CLONE_NEWNET) != 0)
+        child_fail(a->err_fd, STEP_UNSHARE, 0);
     if (a->use_ns) {
         if (unshare(CLONE_NEWNS) != 0) child_fail(a->err_fd, STEP_UNSHARE, 0);
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -505,7 +508,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
 {
     const ks_container_caps *caps = ks_container_probe();
     int rc = 0;
-    int errp[2] = {-1, -1}, syncp[2] = {-1, -1}, log_fd = -1, null_fd = -1;
+    int errp[2] = {-1, -1}, syncp[2] = {-1, -1}, log_fd = -1, null_fd = -1, netns_fd = -1;
     char *workdir_copy = NULL;
     char **dst_copies = calloc((size_t)s->n_mounts + 1, sizeof(char *));
     int *src_is_file = calloc((size_t)s->n_mounts + 1, sizeof(int));
@@ -537,6 +540,11 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     }
     if (pipe2(errp, O_CLOEXEC) != 0 || pipe2(syncp, O_CLOEXEC) != 0) {
         rc = -errno;
+        goto fail;
+    }
+    if (s->netns_path && (netns_fd = open(s->netns_path, O_RDONLY | O_CLOEXEC)) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "open network namespace %s: %s", s->netns_path, strerror(errno));
         goto fail;
     }
     if (caps->cgroup) { /* always: the cgroup also finds processes that left the process group */
@@ -592,6 +600,7 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
                     .sync_fd = syncp[0],
                     .log_fd = log_fd,
                     .null_fd = null_fd,
+                    .netns_fd = netns_fd,
                     .parent = getpid(),
                     .use_ns = caps->mount_ns,
                     .use_pidns = caps->pid_ns};
@@ -663,6 +672,7 @@ fail:
     if (syncp[1] >= 0) close(syncp[1]);
     if (log_fd >= 0) close(log_fd);
     if (null_fd >= 0) close(null_fd);
+    if (netns_fd >= 0) close(netns_fd);
     if (c) {
         c->exited = 1;
         ks_container_free(c);
@@ -679,9 +689,9 @@ int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, con
         return -ESRCH;
     }
     char path[64], procs[2][PATH_MAX * 2 + 32], self[32];
-    int fds[3] = {-1, -1, -1}, errp[2] = {-1, -1}, rc = 0;
-    const char *ns[3] = {"mnt", "uts", "pid_for_children"};
-    for (int i = 0; i < 3; i++) {
+    int fds[4] = {-1, -1, -1, -1}, errp[2] = {-1, -1}, rc = 0;
+    const char *ns[4] = {"mnt", "uts", "pid_for_children", "net"};
+    for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "/proc/%d/ns/%s", (int)c->pid, ns[i]);
         fds[i] = open(path, O_RDONLY | O_CLOEXEC);
         if (fds[i] < 0) {
@@ -710,7 +720,7 @@ int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, con
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(126);
         setpgid(0, 0);
         if (setns(fds[0], CLONE_NEWNS) != 0 || setns(fds[1], CLONE_NEWUTS) != 0 ||
-            setns(fds[2], CLONE_NEWPID) != 0)
+            setns(fds[2], CLONE_NEWPID) != 0 || setns(fds[3], CLONE_NEWNET) != 0)
             child_fail(errp[1], STEP_UNSHARE, 0);
         snprintf(self, sizeof self, "%d", (int)getpid());
         if (c->cgroup_dir) write_file(procs[0], self);
@@ -768,7 +778,7 @@ int ks_container_exec(ks_container *c, char *const *argv, char *const *envp, con
     hk->pidfd = -1;
     *out = hk;
 out:
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (fds[i] >= 0) close(fds[i]);
     if (errp[0] >= 0) close(errp[0]);
     if (errp[1] >= 0) close(errp[1]);

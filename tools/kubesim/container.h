@@ -5,10 +5,11 @@
  * and unshare(CLONE_NEWNS)) enters a private mount, UTS and PID namespace (a tini-like init of ours
  * is PID 1, the command PID 2: when kubesim dies, PDEATHSIG ends the init and the kernel every
  * process in the namespace), bind-mounts the pod's volumes, image tree, service-account dir,
- * /etc/hosts and /etc/resolv.conf at their real paths, sets the pod's hostname, joins its own
- * process group and a memory cgroup holding the container's limit, sets PR_SET_PDEATHSIG, sends
- * stdout and stderr to the container's log file and execs the command found on the env's PATH. The
- * kubelet (kubelet.c) calls these functions from its single worker thread only.
+ * /etc/hosts and /etc/resolv.conf at their real paths, joins the pod's network namespace, sets the
+ * pod's hostname, joins its own process group and a memory cgroup holding the container's limit,
+ * sets PR_SET_PDEATHSIG, sends stdout and stderr to the container's log file and execs the command
+ * found on the env's PATH. The kubelet (kubelet.c) calls these functions from its single worker
+ * thread only.
  *
  * Ownership: the spec and everything it points to is borrowed during ks_container_start() only; the
  * returned ks_container is owned by the caller and freed with ks_container_free() once reaped.
@@ -45,6 +46,8 @@ typedef struct ks_container_spec {
     const char *scratch_dir; /* host dir owned by the pod: mount points missing on the host are
                               * created in shadow copies of their parent under it, never on the
                               * host; NULL -> created on the host (mkdir -p) */
+    const char *netns_path;  /* the pod's network namespace (a bind-mounted nsfs file, shared by
+                              * its containers), or NULL to stay in kubesim's own */
 } ks_container_spec;
 
 typedef struct ks_container ks_container;

@@ -31,6 +31,16 @@ typedef struct ks_kubelet_options {
     const char *const *image_dirs; /* host directory for each image (see docs/kubesim-kubelet.md) */
     int n_images;
     const char *state_dir; /* per-pod volumes, logs, hosts files live under <state_dir>/kubelet */
+    /* Pod network: 0 = a distinct loopback address per pod (127.b.x.y, no namespace); 1 = a
+     * network namespace per pod on a bridge per node (kubelet_net.c; needs root in a network
+     * namespace of kubesim's own), node i's pod CIDR being 10.244.i.0/24 unless pod_cidr is set. */
+    int pod_network;
+    const char *node_name;   /* node agent: the one node's name (NULL: kubesim-node-1..N) */
+    const char *node_ip;     /* node agent: its InternalIP */
+    const char *pod_cidr;    /* node agent: its spec.podCIDR (implies pod_network) */
+    const char *cluster_dns; /* nameserver of the pods' resolv.conf (cluster DNS such as CoreDNS);
+                                NULL: kubesim writes Service names into each pod's /etc/hosts */
+    int max_pods;            /* pods capacity per node (0: 110, fake: 1,000,000) */
 } ks_kubelet_options;
 
 /* Registers the nodes and starts the worker thread. Returns NULL (with one log line) on failure. */

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #endif
 #include "kubelet_int.h"
-#include "store.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -292,7 +291,8 @@ int kl_probes_tick(kcont *c)
             pr->successes = 0;
             char text[1200];
             snprintf(text, sizeof text, "%s probe failed: %s", probe_names[i], msg);
-            ks_store_record_event(p->k->store, p->ns, p->obj, "Warning", "Unhealthy", text);
+            p->k->api->record_event(p->k->api_ctx, p->ns, p->obj, "Warning", "Unhealthy", text,
+                                    "kubelet");
             if (++pr->failures >= pr->failure_threshold) pr->ok = 0;
         }
         if (i == KL_PROBE_STARTUP && pr->ok && !c->startup_done) {
@@ -305,7 +305,8 @@ int kl_probes_tick(kcont *c)
             char text[300];
             snprintf(text, sizeof text, "Container %s failed %s probe, will be restarted", c->name,
                      i == KL_PROBE_STARTUP ? "startup" : "liveness");
-            ks_store_record_event(p->k->store, p->ns, p->obj, "Normal", "Killing", text);
+            p->k->api->record_event(p->k->api_ctx, p->ns, p->obj, "Normal", "Killing", text,
+                                    "kubelet");
             kl_log("INFO", "pod=%s/%s container=%s event=probe-kill probe=%s", p->ns, p->name,
                    c->name, probe_names[i]);
             ks_container_signal(c->proc, SIGTERM);

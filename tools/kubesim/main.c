@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #if defined(__has_include)
+#include "node_agent.h"
 #if __has_include("kubelet.h")
 #include "kubelet.h"
 #define KS_HAVE_KUBELET_H 1
@@ -104,6 +105,7 @@ static int write_kubeconfig(const char *path, const char *scheme, int port, cons
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--node-agent")) return ks_node_agent_main(argc - 1, argv + 1);
     const char *kubeconfig = NULL, *ca_out = NULL, *token = NULL, *rbac_file = NULL,
                *state_dir = NULL;
     int port = 0, https = 1, anonymous = 0, verbose = 0, no_kubelet = 0, fake = 0, fake_delay = 0,

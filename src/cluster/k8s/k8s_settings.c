@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/localaddr.h"
+
 static int positive_int(const cs_conf *c, const char *key, const char *dflt, int64_t *v,
                         cs_error *err)
 {
@@ -121,7 +123,10 @@ static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
     s->driver_pod_name = cs_conf_get(c, "spark.kubernetes.driver.pod.name");
     s->driver_host = cs_conf_get(c, "spark.driver.host");
     s->bind_host = cs_conf_get(c, "spark.driver.bindAddress");
-    if (!s->driver_host) s->driver_host = "127.0.0.1";
+    if (!s->driver_host) { /* as Spark: this host's address, reachable from executors elsewhere */
+        cs_local_address(s->local_host, sizeof s->local_host);
+        s->driver_host = s->local_host;
+    }
     if (!s->bind_host) s->bind_host = s->in_driver_pod ? "0.0.0.0" : s->driver_host;
     if (cs_conf_get_int(c, "spark.driver.port", s->in_driver_pod ? "7078" : "0", &s->driver_port,
                         err) < 0)

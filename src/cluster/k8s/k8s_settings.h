@@ -45,8 +45,9 @@
  *  - spark.kubernetes.submitInDriver: set by a cluster-mode submit, the driver runs in its pod.
  *  - spark.kubernetes.driver.master (in the driver pod) or spark.master: the API server.
  *  - spark.kubernetes.driver.pod.name: owner of everything the driver creates.
- *  - spark.driver.host (127.0.0.1), spark.driver.bindAddress (0.0.0.0 in the driver pod, else the
- *    host), spark.driver.port (7078 in the driver pod, else any free port).
+ *  - spark.driver.host (this host's reachable address, common/localaddr.h, as Spark's
+ *    Utils.localHostName), spark.driver.bindAddress (0.0.0.0 in the driver pod, else the host),
+ * spark.driver.port (7078 in the driver pod, else any free port).
  *  - spark.kubernetes.driver.service.deleteOnTermination (true): cluster mode deletes the driver
  *    Service, ConfigMap and Secret the submit client made when the driver stops.
  *
@@ -82,6 +83,7 @@ typedef struct k8s_settings {
     const char *api_master;      /* borrowed from the conf */
     const char *driver_pod_name; /* borrowed from the conf, NULL: none */
     const char *driver_host, *bind_host;
+    char local_host[64]; /* this host's address: driver_host when spark.driver.host is unset */
     int64_t driver_port;
 } k8s_settings;
 

@@ -182,6 +182,33 @@ static void test_error_messages(void **state)
     assert_non_null(strstr(err.msg, "namespaces \"nosuchns\" not found"));
 }
 
+/* cspark.kubernetes.fieldValidation: Strict, Warn (default) or Ignore; anything else is refused
+ * naming the key. (The server side — a 400 naming an unknown field — is k8s_rbac_real's.) */
+static void test_field_validation_values(void **state)
+{
+    (void)state;
+    cs_error err = {0};
+    assert_string_equal(cs_kube_client_field_validation(kc), "Warn");
+    cs_conf *c2 = cs_conf_new();
+    cs_conf_set(c2, "cspark.kubernetes.fieldValidation", "Strict");
+    kube_client *c = kubesim_client(&ks, c2, NULL, &err);
+    assert_non_null(c);
+    assert_string_equal(cs_kube_client_field_validation(c), "Strict");
+    json_t *created = NULL;
+    json_t *cm = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap", "metadata",
+                           "name", "strict-cm");
+    assert_int_equal(cs_kube_create(c, "configmaps", NULL, cm, &created, &err), CS_OK);
+    json_decref(created);
+    json_decref(cm);
+    assert_int_equal(cs_kube_delete(c, "configmaps", NULL, "strict-cm", 0, &err), CS_OK);
+    cs_kube_client_free(c);
+    cs_conf_set(c2, "cspark.kubernetes.fieldValidation", "strict");
+    assert_null(kubesim_client(&ks, c2, NULL, &err));
+    assert_non_null(strstr(err.msg, "cspark.kubernetes.fieldValidation: 'strict' (expected Strict, "
+                                    "Warn or Ignore)"));
+    cs_conf_free(c2);
+}
+
 static void test_unreachable_server(void **state)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);
@@ -575,6 +602,7 @@ int main(void)
         cmocka_unit_test(test_plain_http_master),
         cmocka_unit_test(test_concurrent_use),
         cmocka_unit_test(test_counts_match_server),
+        cmocka_unit_test(test_field_validation_values),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -333,6 +333,70 @@ static void test_client_cert_data(void **state)
     cs_conf_free(conf);
 }
 
+/* users[].user.exec: the plugin (relative to the kubeconfig's directory) gets its args, its env
+ * and KUBERNETES_EXEC_INFO; its ExecCredential's token is used; a failing plugin, a wrong kind or
+ * apiVersion are refused naming the plugin (the plugin was once only warned about, never run). */
+static void test_exec_credential_plugin(void **state)
+{
+    write_file("plugin.sh",
+               "#!/bin/sh\n"
+               "echo \"$1 $GREETING $KUBERNETES_EXEC_INFO\" > \"$(dirname \"$0\")/seen\"\n"
+               "case \"$MODE\" in\n"
+               "fail) echo 'first line' >&2; echo 'token expired: run aws sso login' >&2; "
+               "exit 3 ;;\n"
+               "wrongkind) echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+               "\"kind\":\"Nope\"}' ;;\n"
+               "*) echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+               "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"tok-from-plugin\","
+               "\"expirationTimestamp\":\"2030-01-02T03:04:05Z\"}}' ;;\n"
+               "esac\n");
+    assert_int_equal(chmod(tpath("plugin.sh"), 0755), 0);
+    const char *kc_fmt = "current-context: c\n"
+                         "clusters: [{name: k, cluster: {server: 'https://h:1'}}]\n"
+                         "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+                         "users:\n- name: u\n  user:\n    exec:\n"
+                         "      apiVersion: client.authentication.k8s.io/v1\n"
+                         "      command: ./plugin.sh\n      args: [eks-token]\n"
+                         "      env: [{name: GREETING, value: hi}, {name: MODE, value: %s}]\n"
+                         "      interactiveMode: Never\n";
+    char text[1024];
+    const char *modes[] = {"ok", "fail", "wrongkind"};
+    for (int m = 0; m < 3; m++) {
+        snprintf(text, sizeof text, kc_fmt, modes[m]);
+        write_file("exec.yaml", text);
+        kube_config_env env = {.kubeconfig = tpath("exec.yaml"), .sa_dir = tpath("nosa")};
+        cs_conf *conf = cs_conf_new();
+        kube_config kc;
+        cs_error err = {0};
+        int rc = cs_kube_config_load_env(conf, NULL, NULL, &env, &kc, &err);
+        if (m == 0) {
+            assert_int_equal(rc, 0);
+            assert_string_equal(kc.token, "tok-from-plugin");
+            assert_non_null(strstr(kc.auth_source, "exec plugin ./plugin.sh"));
+            assert_true(kc.exec_expires_ms == 1893553445000LL);
+            char seen[512] = {0};
+            FILE *f = fopen(tpath("seen"), "r");
+            assert_non_null(f);
+            assert_non_null(fgets(seen, sizeof seen, f));
+            fclose(f);
+            assert_non_null(strstr(seen,
+                                   "eks-token hi {\"apiVersion\":\"client.authentication.k8s.io/"
+                                   "v1\",\"kind\":\"ExecCredential\""));
+            cs_kube_config_free(&kc);
+        } else if (m == 1) {
+            assert_int_equal(rc, CS_EAUTH);
+            assert_non_null(strstr(err.msg, "user 'u'"));
+            assert_non_null(strstr(err.msg, "exec plugin ./plugin.sh exited with status 3: token "
+                                            "expired: run aws sso login"));
+        } else {
+            assert_int_equal(rc, CS_EAUTH);
+            assert_non_null(strstr(err.msg, "exec plugin ./plugin.sh did not print an "
+                                            "ExecCredential"));
+        }
+        cs_conf_free(conf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +406,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_in_cluster, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_server_and_bad_yaml, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_cert_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_credential_plugin, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

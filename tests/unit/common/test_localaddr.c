@@ -1,0 +1,62 @@
+/* test_localaddr.c — cs_local_address: SPARK_LOCAL_IP wins; otherwise the address is never a
+ * loopback one when this machine has an interface with another IPv4 address (client mode once
+ * defaulted spark.driver.host to 127.0.0.1, which executors on other nodes cannot reach). */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/localaddr.h"
+
+static void spark_local_ip_wins(void **state)
+{
+    (void)state;
+    char out[64];
+    setenv("SPARK_LOCAL_IP", "192.0.2.7", 1);
+    cs_local_address(out, sizeof out);
+    unsetenv("SPARK_LOCAL_IP");
+    assert_string_equal(out, "192.0.2.7");
+}
+
+static int machine_has_non_loopback_ipv4(void)
+{
+    struct ifaddrs *ifs = NULL;
+    int found = 0;
+    if (getifaddrs(&ifs) != 0) return 0;
+    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP)) continue;
+        uint32_t a = ntohl(((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr);
+        if ((a >> 24) != 127 && (a >> 16) != 0xA9FE) found = 1;
+    }
+    freeifaddrs(ifs);
+    return found;
+}
+
+static void client_mode_driver_host_is_not_loopback(void **state)
+{
+    (void)state;
+    char out[64];
+    unsetenv("SPARK_LOCAL_IP");
+    cs_local_address(out, sizeof out);
+    struct in_addr a;
+    assert_int_equal(inet_pton(AF_INET, out, &a), 1);
+    if (machine_has_non_loopback_ipv4())
+        assert_int_not_equal(ntohl(a.s_addr) >> 24, 127);
+    else
+        assert_string_equal(out, "127.0.0.1");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spark_local_ip_wins),
+        cmocka_unit_test(client_mode_driver_host_is_not_loopback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
