@@ -112,6 +112,12 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.eventLog.overwrite"),
     SIZE("spark.eventLog.buffer.kb", CS_KiB, CS_KiB, NOMAX),
     BOOL("spark.ui.enabled"),
+    BOOL("spark.ui.killEnabled"),
+    INT("spark.port.maxRetries", 0, 65535),
+    INT("spark.ui.retainedJobs", 1, 100000000),
+    INT("spark.ui.retainedStages", 1, 100000000),
+    INT("spark.ui.retainedTasks", 1, 100000000),
+    INT("spark.ui.retainedDeadExecutors", 1, 100000000),
     BOOL("spark.ui.showConsoleProgress"),
     DUR_POS("spark.ui.consoleProgress.update.interval", CS_MS),
     /* dynamic allocation and decommissioning */
