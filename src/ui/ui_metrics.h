@@ -35,8 +35,4 @@ void cs_ui_metrics_executors(const ui_store *st, cs_sbuf *out);
  * "num_events_posted"; any character outside [A-Za-z0-9] becomes '_'. Appends to out. */
 void cs_ui_metrics_snake(cs_sbuf *out, const char *name);
 
-/* The calling process's resident set size (bytes) and CPU time (user + system, ns), from
- * /proc/self; 0 when unreadable. Used for the driver here and by executors for their heartbeat. */
-void cs_ui_process_usage(int64_t *rss_bytes, int64_t *vmem_bytes, int64_t *cpu_time_ns);
-
 #endif /* CSPARK_UI_METRICS_H */
