@@ -255,9 +255,13 @@ static void *monitor_main(void *arg)
             char why[256], reason[320];
             cs_describe_wait_status(status, why, sizeof why);
             if (stopping) { /* after StopExecutor: only a crash is worth a line */
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                    CS_WARN("local-cluster", "event=executor_exited executor=%s %s during shutdown",
-                            c->id, why);
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                    char tail[STDERR_TAIL_BYTES];
+                    stderr_tail(lc, c->id, tail, sizeof tail);
+                    CS_WARN("local-cluster",
+                            "event=executor_exited executor=%s %s during shutdown stderr_tail=%s",
+                            c->id, why, cs_log_quote(tail));
+                }
                 continue;
             }
             snprintf(reason, sizeof reason, "Command exited with %s", why);
