@@ -715,11 +715,11 @@ static void on_task_end(ui_store *st, const cs_event *ev)
         }
     }
     ui_executor *e = find_exec(st, t->executor_id);
-    if (e) {
+    if (e) { /* as Spark's LiveExecutor: a killed task is neither completed nor failed */
         if (e->active_tasks > 0) e->active_tasks--;
         if (status == UI_TASK_SUCCESS)
             e->completed_tasks++;
-        else
+        else if (status == UI_TASK_FAILED)
             e->failed_tasks++;
         e->total_duration_ms += duration;
         e->total_input_bytes += ev->metrics.bytes_read;

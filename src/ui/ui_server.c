@@ -713,13 +713,13 @@ ui_server *cs_ui_server_start(const ui_server_options *o, const ui_provider *p, 
     for (int i = 0; i < tries && s->fd < 0; i++) {
         int port = o->port == 0 ? 0 : ((o->port + i - 1024) % (65536 - 1024)) + 1024;
         s->fd = listen_on(s->bind_host, port, &err_no);
-        if (s->fd < 0 && err_no == EADDRINUSE)
+        if (s->fd >= 0 || err_no != EADDRINUSE) break;
+        if (i + 1 < tries)
             CS_WARN("ui",
-                    "port=%d event=port_in_use Service 'SparkUI' could not bind on port "
-                    "%d. Attempting port %d.",
-                    port, port, port + 1);
-        else if (s->fd < 0)
-            break;
+                    "port=%d event=port_in_use Service '%s' could not bind on port %d. "
+                    "Attempting port %d.",
+                    port, o->history ? "HistoryServerUI" : "SparkUI", port,
+                    ((o->port + i + 1 - 1024) % (65536 - 1024)) + 1024);
     }
     if (s->fd < 0) {
         cs_error_set(
