@@ -483,13 +483,13 @@ static void resubmit_stage(scheduler *s, job *j, stage *st, int failed_attempt, 
     submit_stage(s, j, st);
 }
 
-static void handle_completion(scheduler *s, job *j, completion *c)
+/* The listeners' TASK_END of a completion (also of a task that ends after its job did, so that
+ * every started task is seen ending). */
+static void post_task_end(scheduler *s, const completion *c)
 {
-    task_desc *t = c->task;
-    task_result *r = &c->result;
-    sched_task *stk = (sched_task *)t;
-    stage *st = stk->st;
-    int index = stk->index;
+    const task_desc *t = c->task;
+    const task_result *r = &c->result;
+    const sched_task *stk = (const sched_task *)t;
     cs_event ev = {.kind = CS_EV_TASK_END,
                    .stage_id = t->stage_id,
                    .stage_attempt = t->stage_attempt,
@@ -500,10 +500,20 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                    .host = stk->started && stk->host[0] ? stk->host : "localhost",
                    .succeeded = r->status == TASK_OK,
                    .reason = r->error,
-                   .task_type = st->dep ? "ShuffleMapTask" : "ResultTask",
+                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
                    .metrics = r->metrics,
                    .job_id = t->job_id};
     post(s, &ev);
+}
+
+static void handle_completion(scheduler *s, job *j, completion *c)
+{
+    task_desc *t = c->task;
+    task_result *r = &c->result;
+    sched_task *stk = (sched_task *)t;
+    stage *st = stk->st;
+    int index = stk->index;
+    post_task_end(s, c);
     if (j->failed || (!st->dep && st != j->final)) return;
 
     if (r->status == TASK_OK) {
@@ -594,7 +604,9 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                   "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
                   "in stage %d.%d (TID %lld) (%s executor %s): %s",
                   t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
-                  st->id, t->stage_attempt, (long long)t->task_id, ev.host, ev.executor_id,
+                  st->id, t->stage_attempt, (long long)t->task_id,
+                  stk->started && stk->host[0] ? stk->host : "localhost",
+                  stk->started && stk->executor[0] ? stk->executor : "driver",
                   r->error ? r->error : "");
         return;
     }
@@ -825,8 +837,10 @@ static void drain_between_jobs(scheduler *s, job *j)
             c->fn(c->fn_arg);
         else if (c->kind == EV_ABORT && !s->aborted)
             s->aborted = cs_xstrdup(c->reason);
-        else if (c->kind == EV_TASK_DONE)
-            s->in_flight--; /* a late completion of a cancelled task */
+        else if (c->kind == EV_TASK_DONE) { /* a late completion of a cancelled task */
+            s->in_flight--;
+            if (((sched_task *)c->task)->started) post_task_end(s, c);
+        }
         completion_free(c);
     }
 }
@@ -1017,9 +1031,10 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     if (s->in_flight > 0) s->backend->cancel_all(s->backend);
     while (s->in_flight > 0) {
         completion *c = pop_completion(s);
-        if (c->kind == EV_TASK_DONE)
+        if (c->kind == EV_TASK_DONE) { /* one that ran ends for the listeners too */
             s->in_flight--;
-        else if (c->kind == EV_EXECUTOR_LOST)
+            if (((sched_task *)c->task)->started) post_task_end(s, c);
+        } else if (c->kind == EV_EXECUTOR_LOST)
             handle_executor_lost(s, &j, c->executor_id, c->reason, false);
         else if (c->kind == EV_CALLBACK)
             c->fn(c->fn_arg);
