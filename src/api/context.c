@@ -260,7 +260,7 @@ static int start_ui(cspark_context *sc, cs_error *err)
                   .kill_stage = ui_kill_stage,
                   .read_log = sc->master.kind == MASTER_LOCAL_CLUSTER ? ui_read_log : NULL,
                   .dropped_events = ui_dropped_events};
-    return cs_ui_live_start(sc->conf, sc->bus, sc->app_id, &h, &sc->ui, err);
+    return cs_ui_live_start(sc->conf, sc->app_id, &h, &sc->ui, err);
 }
 
 cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_error *err)
@@ -297,8 +297,11 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
 
     if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0) goto fail;
 
+    /* the UI first: a port it cannot bind leaves no event log behind */
+    if (start_ui(sc, err) < 0) goto fail;
     sc->bus = cs_listener_bus_new(sc->conf, sc->app_id, sc->app_name, err);
-    if (!sc->bus || start_ui(sc, err) < 0) goto fail; /* the UI listens before the first event */
+    if (!sc->bus) goto fail;
+    cs_ui_live_attach(sc->ui, sc->bus); /* before the first event */
     const char *user = getenv("USER");
     if (!user) {
         struct passwd *pw = getpwuid(getuid());

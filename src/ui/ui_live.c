@@ -58,8 +58,8 @@ static void live_release(void *arg, ui_store *st)
     (void)arg, (void)st;
 }
 
-int cs_ui_live_start(const cs_conf *conf, listener_bus *bus, const char *app_id,
-                     const ui_hooks *hooks, ui_live **out, cs_error *err)
+int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *hooks, ui_live **out,
+                     cs_error *err)
 {
     *out = NULL;
     bool enabled, kill;
@@ -101,7 +101,6 @@ int cs_ui_live_start(const cs_conf *conf, listener_bus *bus, const char *app_id,
         free(ui);
         return err->code ? err->code : CS_EIO;
     }
-    cs_listener_bus_add(bus, cs_ui_store_listener, ui->store);
     const char *host = cs_conf_get(conf, "spark.driver.host");
     char hostname[256];
     if (!host) {
@@ -115,6 +114,11 @@ int cs_ui_live_start(const cs_conf *conf, listener_bus *bus, const char *app_id,
             cs_ui_server_port(ui->server), ui->url, bind ? bind : "0.0.0.0", ui->url);
     *out = ui;
     return 0;
+}
+
+void cs_ui_live_attach(ui_live *ui, listener_bus *bus)
+{
+    if (ui) cs_listener_bus_add(bus, cs_ui_store_listener, ui->store);
 }
 
 int cs_ui_live_port(const ui_live *ui)

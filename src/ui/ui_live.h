@@ -3,9 +3,10 @@
  *
  * cs_ui_live_start reads the UI's settings (spark.ui.enabled default true, spark.ui.port 4040,
  * spark.port.maxRetries 16, spark.driver.bindAddress, spark.ui.killEnabled true,
- * spark.metrics.namespace, spark.ui.retained*), adds the store to the bus as a listener (so it
- * must run before the first event is posted) and starts the server, logging where it listens as
- * Spark does. The context calls it right after creating the bus; at the end it calls
+ * spark.metrics.namespace, spark.ui.retained*) and starts the server, logging where it listens
+ * as Spark does; cs_ui_live_attach then adds the store to the listener bus. The context starts
+ * the UI before the bus (so a port that cannot be bound leaves no event log behind) and attaches
+ * it before the first event is posted; at the end it calls
  * cs_ui_live_stop before the scheduler goes (so no kill request can reach a freed scheduler) and
  * cs_ui_live_free once the bus has stopped delivering (cs_listener_bus_free).
  *
@@ -23,9 +24,12 @@
 typedef struct ui_live ui_live;
 
 /* *out NULL (and 0 returned) when spark.ui.enabled=false. A bad setting or a port that cannot be
- * bound: a negative code with err naming the key. */
-int cs_ui_live_start(const cs_conf *conf, listener_bus *bus, const char *app_id,
-                     const ui_hooks *hooks, ui_live **out, cs_error *err);
+ * bound: a negative code with err naming the key. Binds before anything else of the application
+ * exists, so a refusal leaves nothing behind; pages show an empty application until attached. */
+int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *hooks, ui_live **out,
+                     cs_error *err);
+/* Adds the UI's store to the bus as a listener: before the bus's first post. NULL ui: no-op. */
+void cs_ui_live_attach(ui_live *ui, listener_bus *bus);
 /* The port the UI listens on. */
 int cs_ui_live_port(const ui_live *ui);
 /* "http://<spark.driver.host or this host's name>:<port>". Borrowed. */
