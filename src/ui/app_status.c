@@ -68,9 +68,20 @@ struct ui_store {
     char **strings; /* interned */
     size_t nstrings, capstrings;
     cs_idmap string_index;
+    const char *last_exec_id, *last_host; /* intern's caches for task events */
+    const char *last_found_id;            /* find_exec's cache: this id is last_found */
+    ui_executor *last_found;
 
     run_slot *running;
     size_t nrunning, caprunning; /* power of two */
+
+    /* task events come in runs for one stage attempt: its record and its jobs' records are kept
+     * here; cleared whenever a job or stage record goes or a stage gains a job */
+    struct {
+        ui_stage *stage;
+        job_rec *jobs[4];
+        int njobs; /* -1: more than fit, look them up */
+    } cache;
 
     ui_store_counters counters;
 };
@@ -129,9 +140,19 @@ int cs_ui_store_limits_read(const cs_conf *conf, ui_store_limits *out, cs_error 
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static const char *intern(ui_store *st, const char *s)
+static const char *intern_slow(ui_store *st, const char *s);
+
+/* Interned copy of s; *last caches the previous answer of this call site (task events name the
+ * same executor and host over and over), so a repeat costs one string comparison. */
+static const char *intern(ui_store *st, const char *s, const char **last)
 {
     if (!s) s = "";
+    if (*last && (*last)[0] == s[0] && strcmp(*last, s) == 0) return *last;
+    return *last = intern_slow(st, s);
+}
+
+static const char *intern_slow(ui_store *st, const char *s)
+{
     int i = cs_idmap_get(&st->string_index, s);
     if (i >= 0) return st->strings[i];
     if (st->nstrings == st->capstrings) {
@@ -154,12 +175,22 @@ static void set_str(char **dst, const char *s)
     *dst = dup_or_null(s);
 }
 
-static void metrics_add(cs_task_metrics *sum, const cs_task_metrics *m)
+static void metrics_add(cs_task_metrics *restrict sum, const cs_task_metrics *restrict m)
 {
-    int64_t *a = (int64_t *)(void *)sum;
-    const int64_t *b = (const int64_t *)(const void *)m;
-    for (size_t i = 0; i < sizeof *m / sizeof(int64_t); i++)
-        a[i] += b[i];
+    sum->run_time_ms += m->run_time_ms;
+    sum->cpu_time_ns += m->cpu_time_ns;
+    sum->result_size += m->result_size;
+    sum->records_read += m->records_read;
+    sum->bytes_read += m->bytes_read;
+    sum->records_written += m->records_written;
+    sum->bytes_written += m->bytes_written;
+    sum->shuffle_bytes_written += m->shuffle_bytes_written;
+    sum->shuffle_records_written += m->shuffle_records_written;
+    sum->shuffle_bytes_read += m->shuffle_bytes_read;
+    sum->shuffle_records_read += m->shuffle_records_read;
+    sum->memory_bytes_spilled += m->memory_bytes_spilled;
+    sum->disk_bytes_spilled += m->disk_bytes_spilled;
+    sum->peak_execution_memory += m->peak_execution_memory;
 }
 
 static bool add_int(int **arr, int *n, int v)
@@ -315,6 +346,22 @@ static ui_executor *find_exec(const ui_store *st, const char *id)
     return i >= 0 ? st->execs[i] : NULL;
 }
 
+/* find_exec for an interned id (a task's), through a one-entry cache cleared whenever an
+ * executor record is added or freed. */
+static ui_executor *task_exec(ui_store *st, const char *interned_id)
+{
+    if (st->last_found_id != interned_id) {
+        st->last_found = find_exec(st, interned_id);
+        st->last_found_id = interned_id;
+    }
+    return st->last_found;
+}
+
+static void cache_clear(ui_store *st)
+{
+    st->cache.stage = NULL;
+}
+
 /* ---- retention ---------------------------------------------------------------------------- */
 
 static void stage_free(ui_stage *s)
@@ -335,9 +382,7 @@ static void job_free(job_rec *j)
 {
     free(j->pub.name);
     free(j->pub.error);
-    free(j->pub.stage_ids);
-    free(j->x.stage_tasks);
-    free(j->x.submitted);
+    free(j->pub.stage_ids); /* the block holding stage_tasks and submitted too */
     free(j);
 }
 
@@ -351,6 +396,7 @@ static bool stage_finished(const ui_stage *s)
 static void trim_stages(ui_store *st)
 {
     if (st->nstages <= (size_t)st->lim.retained_stages) return;
+    cache_clear(st);
     size_t target = st->nstages - (size_t)st->lim.retained_stages;
     target += (size_t)st->lim.retained_stages / 10;
     size_t w = 0, dropped = 0;
@@ -369,6 +415,7 @@ static void trim_stages(ui_store *st)
 static void trim_jobs(ui_store *st)
 {
     if (st->njobs <= (size_t)st->lim.retained_jobs) return;
+    cache_clear(st);
     size_t target = st->njobs - (size_t)st->lim.retained_jobs;
     target += (size_t)st->lim.retained_jobs / 10;
     size_t w = 0, dropped = 0;
@@ -411,6 +458,7 @@ static void trim_dead_executors(ui_store *st)
     for (size_t i = 0; i < st->nexecs; i++)
         dead += !st->execs[i]->active;
     if (dead <= (size_t)st->lim.retained_dead_executors) return;
+    st->last_found_id = NULL;
     size_t drop = dead - (size_t)st->lim.retained_dead_executors, w = 0;
     for (size_t r = 0; r < st->nexecs; r++) {
         ui_executor *e = st->execs[r];
@@ -435,6 +483,7 @@ static void on_job_start(ui_store *st, const cs_event *ev)
     bool found;
     size_t pos = job_pos(st, ev->job_id, &found);
     if (found) return; /* a duplicate start: keep the first */
+    cache_clear(st);   /* its stages gain a job */
     job_rec *j = cs_xcalloc(1, sizeof *j);
     j->pub.job_id = ev->job_id;
     j->pub.name = cs_xstrdup(ev->stage_name ? ev->stage_name : "");
@@ -442,9 +491,11 @@ static void on_job_start(ui_store *st, const cs_event *ev)
     j->pub.status = UI_JOB_RUNNING;
     int n = ev->num_stage_ids > 0 && ev->stage_ids ? ev->num_stage_ids : 0;
     j->pub.num_stages = n;
-    j->pub.stage_ids = cs_xcalloc((size_t)n + 1, sizeof *j->pub.stage_ids);
-    j->x.stage_tasks = cs_xcalloc((size_t)n + 1, sizeof *j->x.stage_tasks);
-    j->x.submitted = cs_xcalloc((size_t)n + 1, sizeof *j->x.submitted);
+    /* one block: stage ids, their task counts, then the submitted flags */
+    int *block = cs_xcalloc(2 * ((size_t)n + 1) * sizeof(int) + (size_t)n + 1, 1);
+    j->pub.stage_ids = block;
+    j->x.stage_tasks = block + n + 1;
+    j->x.submitted = (bool *)(void *)(block + 2 * (n + 1));
     int last = -1;
     for (int i = 0; i < n; i++)
         if (last < 0 || ev->stage_ids[i] > ev->stage_ids[last]) last = i;
@@ -512,20 +563,49 @@ static void on_job_end(ui_store *st, const cs_event *ev)
         st->counters.jobs_failed++;
 }
 
-/* Calls fn for every job the stage belongs to. */
-#define FOR_STAGE_JOBS(st, s, j)                                                                   \
-    for (int jx_ = 0; jx_ < (s)->num_jobs; jx_++)                                                  \
-        for (job_rec *j = find_job((st), (s)->job_ids[jx_]); j; j = NULL)
+/* The stage attempt (id, attempt), through the cache. */
+static ui_stage *lookup_stage(ui_store *st, int id, int attempt)
+{
+    ui_stage *s = st->cache.stage;
+    if (s && s->stage_id == id && s->attempt == attempt) return s;
+    return find_stage(st, id, attempt);
+}
+
+/* The job records the stage belongs to: *out points at up to n of them. */
+static int stage_jobs(ui_store *st, ui_stage *s, job_rec ***out, job_rec **buf, int cap)
+{
+    if (st->cache.stage != s) {
+        st->cache.stage = s;
+        st->cache.njobs = s->num_jobs <= 4 ? 0 : -1;
+        for (int i = 0; st->cache.njobs >= 0 && i < s->num_jobs; i++) {
+            job_rec *j = find_job(st, s->job_ids[i]);
+            if (j) st->cache.jobs[st->cache.njobs++] = j;
+        }
+    }
+    if (st->cache.njobs >= 0) {
+        *out = st->cache.jobs;
+        return st->cache.njobs;
+    }
+    int n = 0;
+    for (int i = 0; i < s->num_jobs && n < cap; i++) {
+        job_rec *j = find_job(st, s->job_ids[i]);
+        if (j) buf[n++] = j;
+    }
+    *out = buf;
+    return n;
+}
 
 static void on_stage_submitted(ui_store *st, const cs_event *ev)
 {
     ui_stage *s = new_stage(st, ev->stage_id, ev->stage_attempt);
     if (s->status == UI_STAGE_ACTIVE) return;
+    cache_clear(st); /* it may gain jobs */
     if (s->status == UI_STAGE_PENDING) st->counters.pending_stages--;
     s->status = UI_STAGE_ACTIVE;
     s->num_tasks = ev->num_tasks;
     s->submission_ms = ev->time_ms;
-    if (ev->stage_name) set_str(&s->name, ev->stage_name);
+    if (ev->stage_name && (!s->name || strcmp(s->name, ev->stage_name) != 0))
+        set_str(&s->name, ev->stage_name);
     /* a new attempt inherits what earlier attempts learnt from the job start */
     ui_stage *first = find_stage(st, ev->stage_id, 0);
     if (first && first != s) {
@@ -542,8 +622,10 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
         if (j && j->pub.status == UI_JOB_RUNNING) s->submitted_job = j->pub.job_id;
     }
     st->counters.active_stages++;
-    FOR_STAGE_JOBS(st, s, j)
-    {
+    job_rec *jbuf[64], **jobs;
+    int nj = stage_jobs(st, s, &jobs, jbuf, 64);
+    for (int k = 0; k < nj; k++) {
+        job_rec *j = jobs[k];
         int k = job_stage_index(j, s->stage_id);
         if (k >= 0) j->x.submitted[k] = true;
         j->pub.active_stages++;
@@ -565,8 +647,10 @@ static void on_stage_completed(ui_store *st, const cs_event *ev)
         st->counters.stages_completed++;
     else
         st->counters.stages_failed++;
-    FOR_STAGE_JOBS(st, s, j)
-    {
+    job_rec *jbuf[64], **jobs;
+    int nj = stage_jobs(st, s, &jobs, jbuf, 64);
+    for (int k = 0; k < nj; k++) {
+        job_rec *j = jobs[k];
         if (was_active && j->pub.active_stages > 0) j->pub.active_stages--;
         if (ev->succeeded)
             j->pub.completed_stages++;
@@ -591,7 +675,7 @@ static ui_exec_stage *exec_stage(ui_stage *s, const char *exec_id)
 
 static void on_task_start(ui_store *st, const cs_event *ev)
 {
-    ui_stage *s = find_stage(st, ev->stage_id, ev->stage_attempt);
+    ui_stage *s = lookup_stage(st, ev->stage_id, ev->stage_attempt);
     if (!s) { /* a task of a stage we never saw submitted (a dropped event): make its record */
         s = new_stage(st, ev->stage_id, ev->stage_attempt);
         st->counters.pending_stages--;
@@ -613,15 +697,18 @@ static void on_task_start(ui_store *st, const cs_event *ev)
     t->speculative = ev->speculative;
     t->launch_ms = ev->time_ms;
     t->status = UI_TASK_RUNNING;
-    t->executor_id = intern(st, ev->executor_id);
-    t->host = intern(st, ev->host);
+    t->executor_id = intern(st, ev->executor_id, &st->last_exec_id);
+    t->host = intern(st, ev->host, &st->last_host);
     running_put(st, t->task_id, s, s->num_tasks_kept);
     s->num_tasks_kept++;
     if (s->first_launch_ms == 0) s->first_launch_ms = ev->time_ms;
     s->active++;
     st->counters.active_tasks++;
-    FOR_STAGE_JOBS(st, s, j) j->pub.active_tasks++;
-    ui_executor *e = find_exec(st, ev->executor_id);
+    job_rec *jbuf[64], **jobs;
+    int nj = stage_jobs(st, s, &jobs, jbuf, 64);
+    for (int k = 0; k < nj; k++)
+        jobs[k]->pub.active_tasks++;
+    ui_executor *e = task_exec(st, t->executor_id);
     if (e) e->active_tasks++;
     trim_tasks(st, s);
 }
@@ -702,8 +789,10 @@ static void on_task_end(ui_store *st, const cs_event *ev)
     es->failed += status == UI_TASK_FAILED;
     es->killed += status == UI_TASK_KILLED;
     metrics_add(&es->m, &ev->metrics);
-    FOR_STAGE_JOBS(st, s, j)
-    {
+    job_rec *jbuf[64], **jobs;
+    int nj = stage_jobs(st, s, &jobs, jbuf, 64);
+    for (int k = 0; k < nj; k++) {
+        job_rec *j = jobs[k];
         if (j->pub.active_tasks > 0) j->pub.active_tasks--;
         if (status == UI_TASK_SUCCESS) {
             j->pub.completed_tasks++;
@@ -714,7 +803,7 @@ static void on_task_end(ui_store *st, const cs_event *ev)
             j->pub.failed_tasks++;
         }
     }
-    ui_executor *e = find_exec(st, t->executor_id);
+    ui_executor *e = task_exec(st, t->executor_id);
     if (e) { /* as Spark's LiveExecutor: a killed task is neither completed nor failed */
         if (e->active_tasks > 0) e->active_tasks--;
         if (status == UI_TASK_SUCCESS)
@@ -730,6 +819,7 @@ static void on_task_end(ui_store *st, const cs_event *ev)
 
 static void on_executor_added(ui_store *st, const cs_event *ev)
 {
+    st->last_found_id = NULL;
     ui_executor *e = find_exec(st, ev->executor_id);
     if (!e) {
         if (st->nexecs == st->capexecs) {
@@ -737,13 +827,15 @@ static void on_executor_added(ui_store *st, const cs_event *ev)
             st->execs = cs_xrealloc(st->execs, st->capexecs * sizeof *st->execs);
         }
         e = cs_xcalloc(1, sizeof *e);
-        e->id = intern(st, ev->executor_id);
+        const char *none = NULL;
+        e->id = intern(st, ev->executor_id, &none);
         cs_idmap_put(&st->exec_index, e->id, (int)st->nexecs);
         st->execs[st->nexecs++] = e;
     } else if (e->active) {
         return;
     }
-    e->host = intern(st, ev->host);
+    const char *none = NULL;
+    e->host = intern(st, ev->host, &none);
     e->cores = ev->executor_cores;
     e->active = true;
     e->add_ms = ev->time_ms;
