@@ -63,7 +63,10 @@ static void read_metrics(const json_t *m, cs_task_metrics *out)
     out->bytes_written = geti(o, "Bytes Written");
     out->records_written = geti(o, "Records Written");
     const json_t *sr = json_object_get(m, "Shuffle Read Metrics");
-    out->shuffle_bytes_read = geti(sr, "Remote Bytes Read") + geti(sr, "Local Bytes Read");
+    out->shuffle_remote_bytes_read = geti(sr, "Remote Bytes Read");
+    out->shuffle_bytes_read = out->shuffle_remote_bytes_read + geti(sr, "Local Bytes Read");
+    out->shuffle_remote_blocks_fetched = geti(sr, "Remote Blocks Fetched");
+    out->shuffle_local_blocks_fetched = geti(sr, "Local Blocks Fetched");
     out->shuffle_records_read = geti(sr, "Total Records Read");
     const json_t *sw = json_object_get(m, "Shuffle Write Metrics");
     out->shuffle_bytes_written = geti(sw, "Shuffle Bytes Written");
@@ -172,6 +175,25 @@ static void replay_stage(const json_t *o, bool completed, listener_fn fn, void *
 {
     const json_t *si = json_object_get(o, "Stage Info");
     const char *failure = gets(si, "Failure Reason");
+    const json_t *rinfo = json_object_get(si, "RDD Info"),
+                 *pids = json_object_get(si, "Parent IDs");
+    size_t nr = json_array_size(rinfo), np = json_array_size(pids);
+    cs_rdd_info *rdds = calloc(nr + 1, sizeof *rdds);
+    int *parents = calloc(np + 1, sizeof *parents);
+    if (!rdds || !parents) nr = np = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const json_t *r = json_array_get(rinfo, i);
+        const json_t *rp = json_object_get(r, "Parent IDs");
+        rdds[i].id = (int)geti(r, "RDD ID");
+        rdds[i].name = gets(r, "Name");
+        rdds[i].callsite = gets(r, "Callsite");
+        rdds[i].num_partitions = (int)geti(r, "Number of Partitions");
+        for (size_t k = 0; k < json_array_size(rp) && k < 2; k++)
+            rdds[i].parent_ids[rdds[i].num_parents++] =
+                (int)json_integer_value(json_array_get(rp, k));
+    }
+    for (size_t i = 0; i < np; i++)
+        parents[i] = (int)json_integer_value(json_array_get(pids, i));
     cs_event ev = {.kind = completed ? CS_EV_STAGE_COMPLETED : CS_EV_STAGE_SUBMITTED,
                    .stage_id = (int)geti(si, "Stage ID"),
                    .stage_attempt = (int)geti(si, "Stage Attempt ID"),
@@ -180,8 +202,14 @@ static void replay_stage(const json_t *o, bool completed, listener_fn fn, void *
                    .time_ms = geti(si, completed ? "Completion Time" : "Submission Time"),
                    .succeeded = !failure,
                    .reason = failure,
-                   .job_id = -1};
+                   .job_id = -1,
+                   .rdd_infos = rdds,
+                   .num_rdd_infos = (int)nr,
+                   .parent_stage_ids = parents,
+                   .num_parent_stage_ids = (int)np};
     fn(arg, &ev);
+    free(rdds);
+    free(parents);
 }
 
 static void replay_environment(const json_t *o, listener_fn fn, void *arg)

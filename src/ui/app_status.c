@@ -191,6 +191,9 @@ static void metrics_add(cs_task_metrics *restrict sum, const cs_task_metrics *re
     sum->memory_bytes_spilled += m->memory_bytes_spilled;
     sum->disk_bytes_spilled += m->disk_bytes_spilled;
     sum->peak_execution_memory += m->peak_execution_memory;
+    sum->shuffle_remote_bytes_read += m->shuffle_remote_bytes_read;
+    sum->shuffle_local_blocks_fetched += m->shuffle_local_blocks_fetched;
+    sum->shuffle_remote_blocks_fetched += m->shuffle_remote_blocks_fetched;
 }
 
 static bool add_int(int **arr, int *n, int v)
@@ -364,8 +367,20 @@ static void cache_clear(ui_store *st)
 
 /* ---- retention ---------------------------------------------------------------------------- */
 
+static void free_rdds(ui_stage *s)
+{
+    for (int i = 0; i < s->num_rdds; i++) {
+        free(s->rdds[i].name);
+        free(s->rdds[i].callsite);
+    }
+    free(s->rdds);
+    s->rdds = NULL;
+    s->num_rdds = 0;
+}
+
 static void stage_free(ui_stage *s)
 {
+    free_rdds(s);
     for (size_t i = 0; i < s->num_tasks_kept; i++)
         free(s->tasks[i].error);
     free(s->tasks);
@@ -613,6 +628,22 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
             add_int(&s->job_ids, &s->num_jobs, first->job_ids[i]);
         for (int i = 0; i < first->num_parents; i++)
             add_int(&s->parent_ids, &s->num_parents, first->parent_ids[i]);
+    }
+    for (int i = 0; ev->parent_stage_ids && i < ev->num_parent_stage_ids; i++)
+        add_int(&s->parent_ids, &s->num_parents, ev->parent_stage_ids[i]);
+    if (ev->num_rdd_infos > 0 && ev->rdd_infos) {
+        free_rdds(s);
+        s->rdds = cs_xcalloc((size_t)ev->num_rdd_infos, sizeof *s->rdds);
+        for (int i = 0; i < ev->num_rdd_infos; i++) {
+            const cs_rdd_info *r = &ev->rdd_infos[i];
+            ui_rdd_node *d = &s->rdds[s->num_rdds++];
+            d->id = r->id;
+            d->name = cs_xstrdup(r->name ? r->name : "RDD");
+            d->callsite = cs_xstrdup(r->callsite ? r->callsite : "");
+            d->num_partitions = r->num_partitions;
+            d->num_parents = r->num_parents < 0 ? 0 : r->num_parents > 2 ? 2 : r->num_parents;
+            memcpy(d->parent_ids, r->parent_ids, sizeof d->parent_ids);
+        }
     }
     if (ev->job_id >= 0 && find_job(st, ev->job_id)) add_int(&s->job_ids, &s->num_jobs, ev->job_id);
     /* the submitting job: the event's, else (a replayed log) the newest running job of the stage */

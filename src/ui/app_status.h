@@ -66,6 +66,16 @@ typedef struct ui_exec_stage {
     cs_task_metrics m; /* sums */
 } ui_exec_stage;
 
+/* One RDD a stage computes (from the stage's RDD Info), for the stage's operation graph. */
+typedef struct ui_rdd_node {
+    int id;
+    char *name;     /* Spark's class name, e.g. "MapPartitionsRDD" */
+    char *callsite; /* e.g. "map at wordcount.so:cspark_main" */
+    int num_partitions;
+    int parent_ids[2];
+    int num_parents;
+} ui_rdd_node;
+
 typedef struct ui_stage {
     int stage_id, attempt;
     ui_stage_status status;
@@ -87,6 +97,8 @@ typedef struct ui_stage {
     int num_execs, cap_execs;
     uint8_t *done_bits; /* partitions finished once (for completed_indices) */
     size_t done_cap;
+    ui_rdd_node *rdds; /* the RDDs it computes, its own first (empty when the events had none) */
+    int num_rdds;
 } ui_stage;
 
 typedef struct ui_job {

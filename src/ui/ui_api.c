@@ -1,8 +1,9 @@
 /* ui_api.c — /api/v1 of one application from its store (see ui_api.h).
  *
  * Objects are built with jansson in the field order of Spark's api.v1 classes. Metrics cspark does
- * not have (JVM deserialisation and GC times, push-based shuffle, remote versus local shuffle
- * blocks until the events carry them) are 0, as a Spark application that never used them reports.
+ * not have (JVM deserialisation and GC times, push-based shuffle, fetch wait time) are 0, as a
+ * Spark application that never used them reports. Shuffle reads are split local/remote as the
+ * task end events give them.
  * Executor metrics follow ExecutorMetricType's names: the process's resident and virtual memory
  * are ProcessTreeJVMRSSMemory / ProcessTreeJVMVMemory (the executor process; there is no JVM), the
  * task memory in use is OnHeapExecutionMemory.
@@ -246,12 +247,12 @@ static json_t *task_metrics_json(const cs_task_metrics *m)
     seti(outm, "recordsWritten", m->records_written);
     json_object_set_new(o, "outputMetrics", outm);
     json_t *sr = json_object();
-    seti(sr, "remoteBlocksFetched", 0);
-    seti(sr, "localBlocksFetched", 0);
+    seti(sr, "remoteBlocksFetched", m->shuffle_remote_blocks_fetched);
+    seti(sr, "localBlocksFetched", m->shuffle_local_blocks_fetched);
     seti(sr, "fetchWaitTime", 0);
-    seti(sr, "remoteBytesRead", 0);
+    seti(sr, "remoteBytesRead", m->shuffle_remote_bytes_read);
     seti(sr, "remoteBytesReadToDisk", 0);
-    seti(sr, "localBytesRead", m->shuffle_bytes_read);
+    seti(sr, "localBytesRead", m->shuffle_bytes_read - m->shuffle_remote_bytes_read);
     seti(sr, "recordsRead", m->shuffle_records_read);
     seti(sr, "remoteReqsDuration", 0);
     json_object_set_new(sr, "shufflePushReadMetrics", shuffle_push_read());
@@ -347,12 +348,12 @@ static json_t *stage_json(const ui_api_req *r, const ui_stage *s, bool details)
     seti(o, "inputRecords", m->records_read);
     seti(o, "outputBytes", m->bytes_written);
     seti(o, "outputRecords", m->records_written);
-    seti(o, "shuffleRemoteBlocksFetched", 0);
-    seti(o, "shuffleLocalBlocksFetched", 0);
+    seti(o, "shuffleRemoteBlocksFetched", m->shuffle_remote_blocks_fetched);
+    seti(o, "shuffleLocalBlocksFetched", m->shuffle_local_blocks_fetched);
     seti(o, "shuffleFetchWaitTime", 0);
-    seti(o, "shuffleRemoteBytesRead", 0);
+    seti(o, "shuffleRemoteBytesRead", m->shuffle_remote_bytes_read);
     seti(o, "shuffleRemoteBytesReadToDisk", 0);
-    seti(o, "shuffleLocalBytesRead", m->shuffle_bytes_read);
+    seti(o, "shuffleLocalBytesRead", m->shuffle_bytes_read - m->shuffle_remote_bytes_read);
     seti(o, "shuffleReadBytes", m->shuffle_bytes_read);
     seti(o, "shuffleReadRecords", m->shuffle_records_read);
     static const char *const push[] = {

@@ -123,15 +123,25 @@ void cs_ui_dag_svg(cs_sbuf *b, const ui_dag_node *nodes, int n)
             cs_html_escape(b, nodes[i].href);
             cs_sbuf_puts(b, "\">");
         }
+        const char *kind = nodes[i].title ? "rdd" : "stage";
         cs_sbuf_printf(b,
-                       "<g class=\"stage%s\" id=\"dag-stage-%d\"><rect x=\"%d\" y=\"%d\" "
+                       "<g class=\"stage%s\" id=\"dag-%s-%d\"><rect x=\"%d\" y=\"%d\" "
                        "width=\"%d\" height=\"%d\" rx=\"4\"/><text x=\"%d\" y=\"%d\" "
-                       "font-weight=\"bold\">Stage %d</text><text x=\"%d\" y=\"%d\">",
-                       style_class[nodes[i].style & 3], nodes[i].id, x, y, BOX_W, BOX_H, x + 8,
-                       y + 18, nodes[i].id, x + 8, y + 36);
+                       "font-weight=\"bold\">",
+                       style_class[nodes[i].style & 3], kind, nodes[i].id, x, y, BOX_W, BOX_H,
+                       x + 8, y + 18);
+        if (nodes[i].title)
+            label(b, nodes[i].title);
+        else
+            cs_sbuf_printf(b, "Stage %d", nodes[i].id);
+        cs_sbuf_printf(b, "</text><text x=\"%d\" y=\"%d\">", x + 8, y + 36);
         label(b, nodes[i].label);
-        cs_sbuf_puts(b, "</text><title>Stage ");
-        cs_sbuf_printf(b, "%d: ", nodes[i].id);
+        cs_sbuf_puts(b, "</text><title>");
+        if (nodes[i].title)
+            cs_html_escape(b, nodes[i].title);
+        else
+            cs_sbuf_printf(b, "Stage %d", nodes[i].id);
+        cs_sbuf_puts(b, ": ");
         cs_html_escape(b, nodes[i].label);
         cs_sbuf_puts(b, "</title></g>");
         if (nodes[i].href) cs_sbuf_puts(b, "</a>");

@@ -72,8 +72,8 @@ void cs_ui_job_dag(const ui_page_ctx *c, cs_sbuf *out, const int *stage_ids, int
                                  ? UI_DAG_SKIPPED
                              : s->status == UI_STAGE_FAILED ? UI_DAG_FAILED
                                                             : UI_DAG_NORMAL;
-        nodes[k] = (ui_dag_node){s->stage_id, s->name ? s->name : "", hrefs[k],
-                                 style,       s->parent_ids,          s->num_parents};
+        nodes[k] = (ui_dag_node){NULL,  s->stage_id,   s->name ? s->name : "", hrefs[k],
+                                 style, s->parent_ids, s->num_parents};
         k++;
     }
     cs_sbuf_puts(out, "<h4>DAG Visualization</h4>");

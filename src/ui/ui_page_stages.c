@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/ui_dag.h"
 #include "ui/ui_html.h"
 #include "ui/ui_pages.h"
 
@@ -303,6 +304,28 @@ static void task_table(const ui_page_ctx *c, cs_sbuf *out, const ui_stage *s, in
     cs_sbuf_puts(out, "</tbody></table>\n");
 }
 
+/* The RDDs the stage computes, as Spark's stage page draws its operations. */
+static void rdd_graph(cs_sbuf *out, const ui_stage *s)
+{
+    if (s->num_rdds <= 0) return;
+    ui_dag_node *nodes = cs_xcalloc((size_t)s->num_rdds, sizeof *nodes);
+    char **titles = cs_xcalloc((size_t)s->num_rdds, sizeof *titles);
+    for (int i = 0; i < s->num_rdds; i++) {
+        const ui_rdd_node *r = &s->rdds[i];
+        cs_sbuf t = CS_SBUF_INIT;
+        cs_sbuf_printf(&t, "%s [%d]", r->name, r->id);
+        titles[i] = cs_sbuf_detach(&t, NULL);
+        nodes[i] = (ui_dag_node){titles[i],     r->id,         r->callsite,   NULL,
+                                 UI_DAG_NORMAL, r->parent_ids, r->num_parents};
+    }
+    cs_sbuf_puts(out, "<h4>RDDs of this stage</h4>");
+    cs_ui_dag_svg(out, nodes, s->num_rdds);
+    for (int i = 0; i < s->num_rdds; i++)
+        free(titles[i]);
+    free(titles);
+    free(nodes);
+}
+
 int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, int page_size,
                      cs_sbuf *out)
 {
@@ -373,6 +396,7 @@ int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, 
     for (int i = s->num_jobs; i-- > 0 && !job;)
         job = cs_ui_store_job(c->st, s->job_ids[i]);
     if (job) cs_ui_job_dag(c, out, job->stage_ids, job->num_stages, s->stage_id);
+    rdd_graph(out, s);
     summary_metrics(out, s);
     executor_table(c, out, s);
     task_table(c, out, s, page, page_size);
