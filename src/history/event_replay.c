@@ -141,22 +141,29 @@ done:
     free(parents);
 }
 
+/* The task start a TaskStart or TaskEnd line tells (its Task Info). */
+static cs_event task_start_of(const json_t *o)
+{
+    const json_t *ti = json_object_get(o, "Task Info");
+    return (cs_event){.kind = CS_EV_TASK_START,
+                      .stage_id = (int)geti(o, "Stage ID"),
+                      .stage_attempt = (int)geti(o, "Stage Attempt ID"),
+                      .task_id = geti(ti, "Task ID"),
+                      .partition = (int)geti(ti, "Index"),
+                      .attempt = (int)geti(ti, "Attempt"),
+                      .executor_id = gets(ti, "Executor ID"),
+                      .host = gets(ti, "Host"),
+                      .speculative = getb(ti, "Speculative"),
+                      .task_type = gets(o, "Task Type"),
+                      .time_ms = geti(ti, "Launch Time"),
+                      .job_id = -1};
+}
+
 static void replay_task_end(const json_t *o, listener_fn fn, void *arg)
 {
     const json_t *ti = json_object_get(o, "Task Info");
     const json_t *r = json_object_get(o, "Task End Reason");
-    cs_event ev = {.kind = CS_EV_TASK_START,
-                   .stage_id = (int)geti(o, "Stage ID"),
-                   .stage_attempt = (int)geti(o, "Stage Attempt ID"),
-                   .task_id = geti(ti, "Task ID"),
-                   .partition = (int)geti(ti, "Index"),
-                   .attempt = (int)geti(ti, "Attempt"),
-                   .executor_id = gets(ti, "Executor ID"),
-                   .host = gets(ti, "Host"),
-                   .speculative = getb(ti, "Speculative"),
-                   .task_type = gets(o, "Task Type"),
-                   .time_ms = geti(ti, "Launch Time"),
-                   .job_id = -1};
+    cs_event ev = task_start_of(o);
     fn(arg, &ev);
     char reason[2048] = "";
     const char *kind = gets(r, "Reason");
@@ -266,18 +273,7 @@ static void replay_object(const json_t *o, listener_fn fn, void *arg, char **ver
     } else if (strcmp(name, "SparkListenerStageCompleted") == 0) {
         replay_stage(o, true, fn, arg);
     } else if (strcmp(name, "SparkListenerTaskStart") == 0) {
-        const json_t *ti = json_object_get(o, "Task Info");
-        cs_event ev = {.kind = CS_EV_TASK_START,
-                       .stage_id = (int)geti(o, "Stage ID"),
-                       .stage_attempt = (int)geti(o, "Stage Attempt ID"),
-                       .task_id = geti(ti, "Task ID"),
-                       .partition = (int)geti(ti, "Index"),
-                       .attempt = (int)geti(ti, "Attempt"),
-                       .executor_id = gets(ti, "Executor ID"),
-                       .host = gets(ti, "Host"),
-                       .speculative = getb(ti, "Speculative"),
-                       .time_ms = geti(ti, "Launch Time"),
-                       .job_id = -1};
+        cs_event ev = task_start_of(o);
         fn(arg, &ev);
     } else if (strcmp(name, "SparkListenerTaskEnd") == 0) {
         replay_task_end(o, fn, arg);

@@ -42,6 +42,17 @@ void cs_ui_kill_form(const ui_page_ctx *c, cs_sbuf *out, const char *what, int i
                    id);
 }
 
+void cs_ui_details_begin(const ui_page_ctx *c, cs_sbuf *out, const char *title, int tab,
+                         const char *status_id, const char *status, bool running, const char *what,
+                         int id)
+{
+    cs_ui_page_begin(c, out, title, tab);
+    cs_sbuf_printf(out,
+                   "<ul class=\"summary\"><li><strong>Status:</strong> <span id=\"%s\">%s</span> ",
+                   status_id, status);
+    if (running) cs_ui_kill_form(c, out, what, id);
+}
+
 void cs_ui_log_links(const ui_page_ctx *c, cs_sbuf *out, const char *executor_id)
 {
     if (!c->executor_logs || !executor_id || strcmp(executor_id, "driver") == 0) return;
@@ -190,12 +201,8 @@ int cs_ui_page_job(const ui_page_ctx *c, int job_id, cs_sbuf *out)
     }
     char title[64];
     snprintf(title, sizeof title, "Details for Job %d", job_id);
-    cs_ui_page_begin(c, out, title, UI_TAB_JOBS);
-    cs_sbuf_printf(out,
-                   "<ul class=\"summary\"><li><strong>Status:</strong> <span "
-                   "id=\"job-status\">%s</span> ",
-                   cs_ui_job_status_name(j->status));
-    if (j->status == UI_JOB_RUNNING) cs_ui_kill_form(c, out, "job", j->job_id);
+    cs_ui_details_begin(c, out, title, UI_TAB_JOBS, "job-status", cs_ui_job_status_name(j->status),
+                        j->status == UI_JOB_RUNNING, "job", j->job_id);
     cs_sbuf_puts(out, "</li><li><strong>Submitted:</strong> ");
     cs_html_date(out, j->submission_ms);
     cs_sbuf_puts(out, "</li><li><strong>Duration:</strong> ");

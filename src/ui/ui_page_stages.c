@@ -341,12 +341,9 @@ int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, 
     if (page_size < 1 || page_size > 10000) page_size = 100;
     char title[96];
     snprintf(title, sizeof title, "Details for Stage %d (Attempt %d)", s->stage_id, s->attempt);
-    cs_ui_page_begin(c, out, title, UI_TAB_STAGES);
-    cs_sbuf_printf(out,
-                   "<ul class=\"summary\"><li><strong>Status:</strong> <span "
-                   "id=\"stage-status\">%s</span> ",
-                   cs_ui_stage_status_name(s->status));
-    if (s->status == UI_STAGE_ACTIVE) cs_ui_kill_form(c, out, "stage", s->stage_id);
+    cs_ui_details_begin(c, out, title, UI_TAB_STAGES, "stage-status",
+                        cs_ui_stage_status_name(s->status), s->status == UI_STAGE_ACTIVE, "stage",
+                        s->stage_id);
     cs_sbuf_puts(out, "</li><li><strong>Name:</strong> ");
     cs_html_escape(out, s->name);
     cs_sbuf_printf(out,

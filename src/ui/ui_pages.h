@@ -55,6 +55,11 @@ int cs_ui_stage_table(const ui_page_ctx *c, cs_sbuf *out, ui_stage_status status
 void cs_ui_job_dag(const ui_page_ctx *c, cs_sbuf *out, const int *stage_ids, int n, int current);
 /* A kill form (POST) for a job or a stage, when killing is enabled and the page is live. */
 void cs_ui_kill_form(const ui_page_ctx *c, cs_sbuf *out, const char *what, int id);
+/* The page's title and the first line of its summary: "Status: <status>" (in a span with id
+ * status_id) and, when running, the kill form of `what` (job/stage) id. Opens the summary <ul>. */
+void cs_ui_details_begin(const ui_page_ctx *c, cs_sbuf *out, const char *title, int tab,
+                         const char *status_id, const char *status, bool running, const char *what,
+                         int id);
 /* Executors' log links ("stdout stderr") for executor id, or nothing. */
 void cs_ui_log_links(const ui_page_ctx *c, cs_sbuf *out, const char *executor_id);
 
