@@ -85,7 +85,12 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
     ui_live *ui = cs_xcalloc(1, sizeof *ui);
     ui->store = cs_ui_store_new(&lim);
     cs_ui_store_set_spark_version(ui->store, CSPARK_VERSION);
+    /* spark.driver.bindAddress; in a driver pod (where it is the pod's IP, from
+     * SPARK_DRIVER_BIND_ADDRESS) every address instead, so that kubectl port-forward, which
+     * connects to localhost inside the pod, reaches the UI as well as the driver Service does */
     const char *bind = cs_conf_get(conf, "spark.driver.bindAddress");
+    const char *pod_ip = getenv("SPARK_DRIVER_BIND_ADDRESS");
+    if (bind && pod_ip && strcmp(bind, pod_ip) == 0) bind = NULL;
     ui_server_options o = {.bind_host = bind,
                            .port = (int)port,
                            .max_retries = (int)retries,

@@ -2,7 +2,8 @@
  * server on spark.ui.port.
  *
  * cs_ui_live_start reads the UI's settings (spark.ui.enabled default true, spark.ui.port 4040,
- * spark.port.maxRetries 16, spark.driver.bindAddress, spark.ui.killEnabled true,
+ * spark.port.maxRetries 16, spark.driver.bindAddress (but every address in a driver pod, for
+ * kubectl port-forward), spark.ui.killEnabled true,
  * spark.metrics.namespace, spark.ui.retained*) and starts the server, logging where it listens
  * as Spark does; cs_ui_live_attach then adds the store to the listener bus. The context starts
  * the UI before the bus (so a port that cannot be bound leaves no event log behind) and attaches
