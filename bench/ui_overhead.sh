@@ -8,8 +8,10 @@
 # Workloads (bench/run.sh's): word count 200 MB local[2] (whole-process wall clock), 100,000
 # empty tasks local[2] (tasks/s of the job), 1,000 tiny jobs local[2] (median latency), 20,000
 # empty tasks over RPC on local-cluster[2,1,1024] (tasks/s). BENCH_REPS (default 7) runs of each
-# side; sizes shrink with BENCH_WC_BYTES, BENCH_TASKS, BENCH_JOBS. Prints a Markdown table with
-# off/on ratios and saves it to bench/results/ui.md (smoke runs: bench/results/tmp/ui-smoke.md).
+# side; sizes shrink with BENCH_WC_BYTES, BENCH_TASKS, BENCH_JOBS. Besides each workload's own
+# figure it reports the driver process's CPU time (user + system, from peak_rss), which a shared
+# machine's load disturbs far less than wall-clock figures. Prints a Markdown table with on/off
+# changes and saves it to bench/results/ui.md (smoke runs: bench/results/tmp/ui-smoke.md).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd) || { echo "ui_overhead: no build dir ${1:-build}" >&2; exit 2; }
@@ -63,6 +65,8 @@ for rep in $(seq "$REPS"); do
 done
 
 m() { median <"$TMP/ui-$1-$2.vals"; }
+# cpu NAME SIDE: median CPU seconds of the runs (local-cluster: the driver only)
+cpu() { grep -o 'cpu_s=[0-9.]*' "$TMP/ui-$1-$2.stats" | cut -d= -f2 | median; }
 # ratio ON OFF: on / off for times (above 1: the UI costs that much)
 pct() { awk -v on="$1" -v off="$2" 'BEGIN{ if (on == "" || off == "" || off == 0) print "—"; else printf "%+.1f%%", (on / off - 1) * 100 }'; }
 wc_off=$(m wc off) wc_on=$(m wc on)
@@ -76,15 +80,22 @@ MB=$(awk -v b="$WC_BYTES" 'BEGIN{printf "%.0f", b / 1e6}')
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs, median of $REPS alternating runs per side."
     echo "Change = UI on / UI off - 1 (positive: slower with the UI; for rates, the time per task)."
     echo
-    echo "| workload | UI off | UI on | change |"
-    echo "|---|---|---|---|"
-    awk -v a="$wc_off" -v b="$wc_on" -v p="$(pct "$wc_on" "$wc_off")" -v mb="$MB" \
-        'BEGIN{printf "| word count %s MB, local[2] | %.3f s | %.3f s | %s |\n", mb, a, b, p}'
-    awk -v a="$et_off" -v b="$et_on" -v n="$TASKS" -v p="$(pct "$et_on" "$et_off")" \
-        'BEGIN{printf "| %d empty tasks, local[2] | %.0f tasks/s | %.0f tasks/s | %s |\n", n, n / a, n / b, p}'
-    awk -v a="$tj_off" -v b="$tj_on" -v n="$JOBS" -v p="$(pct "$tj_on" "$tj_off")" \
-        'BEGIN{printf "| %d tiny jobs, median latency, local[2] | %.3f ms | %.3f ms | %s |\n", n, a / 1000, b / 1000, p}'
-    awk -v a="$rpc_off" -v b="$rpc_on" -v n="$RPC_TASKS" -v p="$(pct "$rpc_on" "$rpc_off")" \
-        'BEGIN{printf "| %d empty tasks over RPC, local-cluster[2,1,1024] | %.0f tasks/s | %.0f tasks/s | %s |\n", n, n / a, n / b, p}'
+    echo "| workload | UI off | UI on | change | CPU off | CPU on | CPU change |"
+    echo "|---|---|---|---|---|---|---|"
+    c() { echo "$(cpu "$1" off) $(cpu "$1" on) $(pct "$(cpu "$1" on)" "$(cpu "$1" off)")"; }
+    read -r c1 c2 c3 <<<"$(c wc)"
+    awk -v a="$wc_off" -v b="$wc_on" -v p="$(pct "$wc_on" "$wc_off")" -v mb="$MB" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
+        'BEGIN{printf "| word count %s MB, local[2] | %.3f s | %.3f s | %s | %.3f s | %.3f s | %s |\n", mb, a, b, p, c1, c2, c3}'
+    read -r c1 c2 c3 <<<"$(c et)"
+    awk -v a="$et_off" -v b="$et_on" -v n="$TASKS" -v p="$(pct "$et_on" "$et_off")" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
+        'BEGIN{printf "| %d empty tasks, local[2] | %.0f tasks/s | %.0f tasks/s | %s | %.3f s | %.3f s | %s |\n", n, n / a, n / b, p, c1, c2, c3}'
+    read -r c1 c2 c3 <<<"$(c tj)"
+    awk -v a="$tj_off" -v b="$tj_on" -v n="$JOBS" -v p="$(pct "$tj_on" "$tj_off")" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
+        'BEGIN{printf "| %d tiny jobs, median latency, local[2] | %.3f ms | %.3f ms | %s | %.3f s | %.3f s | %s |\n", n, a / 1000, b / 1000, p, c1, c2, c3}'
+    read -r c1 c2 c3 <<<"$(c rpc)"
+    awk -v a="$rpc_off" -v b="$rpc_on" -v n="$RPC_TASKS" -v p="$(pct "$rpc_on" "$rpc_off")" -v c1="$c1" -v c2="$c2" -v c3="$c3" \
+        'BEGIN{printf "| %d empty tasks over RPC, local-cluster[2,1,1024] | %.0f tasks/s | %.0f tasks/s | %s | %.3f s | %.3f s | %s |\n", n, n / a, n / b, p, c1, c2, c3}'
+    echo
+    echo "Load average while it ran: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: wall-clock changes are noisy; CPU time is the cost)."
 } >"$OUT"
 cat "$OUT"
