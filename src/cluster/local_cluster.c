@@ -6,9 +6,11 @@
  * spark.executor.maxNumFailures (default max(2N, 3)) is reached; then every job fails with that
  * reason. Executors get the authentication secret through their environment only and die with
  * the driver (PR_SET_PDEATHSIG). Each executor's stdout and stderr go to its own files,
- * <local dir>/executor-logs/<id>/{stdout,stderr} (the web UI serves them), never to the
- * driver's; when one exits unexpectedly the driver logs the end of its stderr. Called by
- * context.c for local-cluster masters.
+ * <local dir>/executor-logs/<id>/{stdout,stderr} (the web UI serves them): its stdout (a task's
+ * printf) never reaches the driver's; its stderr (cspark's log lines) is also copied, whole lines
+ * at a time, to the driver's stderr by a thread per executor, so one console still shows every
+ * process's log. When an executor exits unexpectedly the driver logs the end of its stderr.
+ * Called by context.c for local-cluster masters.
  *
  * With dynamic allocation the allocation manager sets the number of executors wanted
  * (request_total; at most N, the cluster's workers) and removes idle ones (remove_executors);
@@ -47,7 +49,9 @@ typedef struct child {
     char id[32];
     pid_t pid;
     bool running;
-    bool leaving; /* removed or decommissioned: its exit is expected */
+    bool leaving;  /* removed or decommissioned: its exit is expected */
+    pthread_t tee; /* copies its stderr to its log file and to ours; ends when it exits */
+    bool tee_started;
 } child;
 
 typedef struct local_cluster {
@@ -117,12 +121,64 @@ static void stderr_tail(local_cluster *lc, const char *id, char *buf, size_t cap
     close(fd);
 }
 
+#define TEE_CHUNK 65536
+
+typedef struct tee_arg {
+    int in;   /* read end of the executor's stderr pipe */
+    int file; /* its stderr log file */
+} tee_arg;
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Copies an executor's stderr to its log file as it comes, and to the driver's stderr a whole
+ * line at a time (lines of different processes never mix); ends at end of file. */
+static void *tee_main(void *arg)
+{
+    tee_arg *t = arg;
+    char *buf = cs_xmalloc(2 * TEE_CHUNK);
+    size_t carry = 0;
+    for (;;) {
+        ssize_t n = read(t->in, buf + carry, TEE_CHUNK);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        write_all(t->file, buf + carry, (size_t)n);
+        carry += (size_t)n;
+        size_t whole = carry;
+        while (whole > 0 && buf[whole - 1] != '\n')
+            whole--;
+        if (whole == 0 && carry >= TEE_CHUNK) whole = carry; /* a very long line */
+        write_all(STDERR_FILENO, buf, whole);
+        memmove(buf, buf + whole, carry - whole);
+        carry -= whole;
+    }
+    if (carry > 0) {
+        buf[carry++] = '\n';
+        write_all(STDERR_FILENO, buf, carry);
+    }
+    free(buf);
+    close(t->in);
+    close(t->file);
+    free(t);
+    return NULL;
+}
+
 static int spawn(local_cluster *lc, cs_error *err)
 {
     char id[32], url[128], cores[16], mem[32];
     snprintf(id, sizeof id, "%d", lc->next_id++);
-    int logs[2];
-    if (open_logs(lc, id, logs, err) < 0) {
+    int logs[2], pipefd[2] = {-1, -1};
+    if (open_logs(lc, id, logs, err) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+        if (!err->code)
+            cs_error_set(err, CS_EIO, "cannot create a pipe for an executor: %s", strerror(errno));
         for (int i = 0; i < 2; i++)
             if (logs[i] >= 0) close(logs[i]);
         return err->code;
@@ -163,12 +219,21 @@ static int spawn(local_cluster *lc, cs_error *err)
         sigprocmask(SIG_SETMASK, &none, NULL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
-        if (dup2(logs[0], STDOUT_FILENO) < 0 || dup2(logs[1], STDERR_FILENO) < 0) _exit(125);
+        if (dup2(logs[0], STDOUT_FILENO) < 0 || dup2(pipefd[1], STDERR_FILENO) < 0) _exit(125);
         execve(lc->exe, argv, envp);
         _exit(126);
     }
     close(logs[0]);
-    close(logs[1]);
+    close(pipefd[1]);
+    tee_arg *ta = cs_xmalloc(sizeof *ta);
+    *ta = (tee_arg){pipefd[0], logs[1]};
+    pthread_t tee;
+    bool tee_started = pid > 0 && pthread_create(&tee, NULL, tee_main, ta) == 0;
+    if (!tee_started) {
+        close(pipefd[0]);
+        close(logs[1]);
+        free(ta);
+    }
     free(envp);
     free(secret_env);
     free(dirs_env);
@@ -184,6 +249,8 @@ static int spawn(local_cluster *lc, cs_error *err)
     c->pid = pid;
     c->running = true;
     c->leaving = false;
+    c->tee = tee;
+    c->tee_started = tee_started;
     pthread_mutex_unlock(&lc->lock);
     CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d", id,
             (int)pid, lc->cores, lc->memory_mb);
@@ -366,6 +433,8 @@ static void lc_stop(sched_backend *base)
         if (lc->children[i].running) kill(lc->children[i].pid, SIGKILL);
     pthread_mutex_unlock(&lc->lock);
     if (lc->monitor_started) pthread_join(lc->monitor, NULL);
+    for (int i = 0; i < lc->num_children; i++) /* every executor is gone: their pipes ended */
+        if (lc->children[i].tee_started) pthread_join(lc->children[i].tee, NULL);
     sched_backend *cb = cs_coarse_backend_base(lc->coarse);
     cb->sched = lc->base.sched;
     cb->stop(cb);
