@@ -69,7 +69,8 @@ struct ui_store {
     size_t nstrings, capstrings;
     cs_idmap string_index;
     const char *last_exec_id, *last_host; /* intern's caches for task events */
-    const char *last_found_id;            /* find_exec's cache: this id is last_found */
+    const char *last_rdd_name, *last_callsite;
+    const char *last_found_id; /* find_exec's cache: this id is last_found */
     ui_executor *last_found;
 
     run_slot *running;
@@ -369,11 +370,7 @@ static void cache_clear(ui_store *st)
 
 static void free_rdds(ui_stage *s)
 {
-    for (int i = 0; i < s->num_rdds; i++) {
-        free(s->rdds[i].name);
-        free(s->rdds[i].callsite);
-    }
-    free(s->rdds);
+    free(s->rdds); /* names and callsites are interned */
     s->rdds = NULL;
     s->num_rdds = 0;
 }
@@ -638,8 +635,9 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
             const cs_rdd_info *r = &ev->rdd_infos[i];
             ui_rdd_node *d = &s->rdds[s->num_rdds++];
             d->id = r->id;
-            d->name = cs_xstrdup(r->name ? r->name : "RDD");
-            d->callsite = cs_xstrdup(r->callsite ? r->callsite : "");
+            /* class names and call sites repeat in every job: interned, not copied */
+            d->name = intern(st, r->name ? r->name : "RDD", &st->last_rdd_name);
+            d->callsite = intern(st, r->callsite, &st->last_callsite);
             d->num_partitions = r->num_partitions;
             d->num_parents = r->num_parents < 0 ? 0 : r->num_parents > 2 ? 2 : r->num_parents;
             memcpy(d->parent_ids, r->parent_ids, sizeof d->parent_ids);

@@ -69,8 +69,8 @@ typedef struct ui_exec_stage {
 /* One RDD a stage computes (from the stage's RDD Info), for the stage's operation graph. */
 typedef struct ui_rdd_node {
     int id;
-    char *name;     /* Spark's class name, e.g. "MapPartitionsRDD" */
-    char *callsite; /* e.g. "map at wordcount.so:cspark_main" */
+    const char *name; /* Spark's class name, e.g. "MapPartitionsRDD"; valid as long as the store */
+    const char *callsite; /* e.g. "map at wordcount.so:cspark_main"; the same */
     int num_partitions;
     int parent_ids[2];
     int num_parents;
