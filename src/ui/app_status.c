@@ -12,9 +12,10 @@
  * not seen before; a stage submission makes the attempt ACTIVE; task ends count into the stage,
  * its jobs and the executor (successful, failed, killed; completed indices once per partition);
  * when a job ends, its stages that were not submitted during it are skipped (their tasks counted
- * as skipped) and PENDING ones become SKIPPED.
+ * as skipped) and PENDING ones become SKIPPED. What readers call (accessors, lookups, quantiles)
+ * is in app_status_query.c; the struct both files share is in app_status_internal.h.
  */
-#include "ui/app_status.h"
+#include "ui/app_status_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -29,81 +30,6 @@
 #define DEFAULT_RETAINED_STAGES 1000
 #define DEFAULT_RETAINED_TASKS 100000
 #define DEFAULT_RETAINED_DEAD_EXECUTORS 100
-
-/* Per job: what its start said about each stage, and whether it ran during the job. */
-typedef struct job_extra {
-    int *stage_tasks;
-    bool *submitted;
-} job_extra;
-
-typedef struct job_rec {
-    ui_job pub;
-    job_extra x;
-} job_rec;
-
-typedef struct run_slot {
-    int64_t task_id;
-    ui_stage *stage;
-    size_t index;
-    bool used;
-} run_slot;
-
-struct ui_store {
-    pthread_mutex_t lock;
-    ui_store_limits lim;
-    ui_app app;
-
-    job_rec **jobs;
-    size_t njobs, capjobs;
-    ui_stage **stages;
-    size_t nstages, capstages;
-    ui_executor **execs;
-    size_t nexecs, capexecs;
-    cs_idmap exec_index;
-    ui_prop *props;
-    size_t nprops;
-    ui_rdd *rdds;
-    size_t nrdds;
-
-    char **strings; /* interned */
-    size_t nstrings, capstrings;
-    cs_idmap string_index;
-    const char *last_exec_id, *last_host; /* intern's caches for task events */
-    const char *last_rdd_name, *last_callsite;
-    const char *last_found_id; /* find_exec's cache: this id is last_found */
-    ui_executor *last_found;
-
-    run_slot *running;
-    size_t nrunning, caprunning; /* power of two */
-
-    /* task events come in runs for one stage attempt: its record and its jobs' records are kept
-     * here; cleared whenever a job or stage record goes or a stage gains a job */
-    struct {
-        ui_stage *stage;
-        job_rec *jobs[4];
-        int njobs; /* -1: more than fit, look them up */
-    } cache;
-
-    ui_store_counters counters;
-};
-
-const char *cs_ui_job_status_name(ui_job_status s)
-{
-    static const char *const names[] = {"RUNNING", "SUCCEEDED", "FAILED", "UNKNOWN"};
-    return (unsigned)s < 4 ? names[s] : "UNKNOWN";
-}
-
-const char *cs_ui_stage_status_name(ui_stage_status s)
-{
-    static const char *const names[] = {"ACTIVE", "COMPLETE", "FAILED", "PENDING", "SKIPPED"};
-    return (unsigned)s < 5 ? names[s] : "PENDING";
-}
-
-const char *cs_ui_task_status_name(ui_task_status s)
-{
-    static const char *const names[] = {"RUNNING", "SUCCESS", "FAILED", "KILLED"};
-    return (unsigned)s < 4 ? names[s] : "UNKNOWN";
-}
 
 /* ---- limits ------------------------------------------------------------------------------- */
 
@@ -265,68 +191,12 @@ static void running_del(ui_store *st, run_slot *slot)
     }
 }
 
-/* ---- lookups ------------------------------------------------------------------------------ */
-
-static size_t job_pos(const ui_store *st, int id, bool *found)
-{
-    size_t lo = 0, hi = st->njobs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (st->jobs[mid]->pub.job_id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = lo < st->njobs && st->jobs[lo]->pub.job_id == id;
-    return lo;
-}
-
-static job_rec *find_job(const ui_store *st, int id)
-{
-    bool found;
-    size_t i = job_pos(st, id, &found);
-    return found ? st->jobs[i] : NULL;
-}
-
-static int stage_cmp(const ui_stage *s, int id, int attempt)
-{
-    if (s->stage_id != id) return s->stage_id < id ? -1 : 1;
-    if (s->attempt != attempt) return s->attempt < attempt ? -1 : 1;
-    return 0;
-}
-
-static size_t stage_pos(const ui_store *st, int id, int attempt, bool *found)
-{
-    size_t lo = 0, hi = st->nstages;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (stage_cmp(st->stages[mid], id, attempt) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = lo < st->nstages && stage_cmp(st->stages[lo], id, attempt) == 0;
-    return lo;
-}
-
-static ui_stage *find_stage(const ui_store *st, int id, int attempt)
-{
-    bool found;
-    size_t i = stage_pos(st, id, attempt, &found);
-    return found ? st->stages[i] : NULL;
-}
-
-static ui_stage *latest_stage(const ui_store *st, int id)
-{
-    bool found;
-    size_t i = stage_pos(st, id + 1, 0, &found); /* first position past every attempt of id */
-    return i > 0 && st->stages[i - 1]->stage_id == id ? st->stages[i - 1] : NULL;
-}
+/* ---- records ------------------------------------------------------------------------------ */
 
 static ui_stage *new_stage(ui_store *st, int id, int attempt)
 {
     bool found;
-    size_t i = stage_pos(st, id, attempt, &found);
+    size_t i = cs_ui_stage_pos(st, id, attempt, &found);
     if (found) return st->stages[i];
     if (st->nstages == st->capstages) {
         st->capstages = st->capstages ? 2 * st->capstages : 32;
@@ -344,18 +214,12 @@ static ui_stage *new_stage(ui_store *st, int id, int attempt)
     return s;
 }
 
-static ui_executor *find_exec(const ui_store *st, const char *id)
-{
-    int i = id ? cs_idmap_get(&st->exec_index, id) : -1;
-    return i >= 0 ? st->execs[i] : NULL;
-}
-
 /* find_exec for an interned id (a task's), through a one-entry cache cleared whenever an
  * executor record is added or freed. */
 static ui_executor *task_exec(ui_store *st, const char *interned_id)
 {
     if (st->last_found_id != interned_id) {
-        st->last_found = find_exec(st, interned_id);
+        st->last_found = cs_ui_find_exec(st, interned_id);
         st->last_found_id = interned_id;
     }
     return st->last_found;
@@ -493,7 +357,7 @@ static void trim_dead_executors(ui_store *st)
 static void on_job_start(ui_store *st, const cs_event *ev)
 {
     bool found;
-    size_t pos = job_pos(st, ev->job_id, &found);
+    size_t pos = cs_ui_job_pos(st, ev->job_id, &found);
     if (found) return; /* a duplicate start: keep the first */
     cache_clear(st);   /* its stages gain a job */
     job_rec *j = cs_xcalloc(1, sizeof *j);
@@ -518,7 +382,7 @@ static void on_job_start(ui_store *st, const cs_event *ev)
         j->pub.stage_ids[i] = sid;
         j->x.stage_tasks[i] = tasks;
         j->pub.num_tasks += tasks;
-        ui_stage *s = latest_stage(st, sid);
+        ui_stage *s = cs_ui_latest_stage(st, sid);
         if (!s) {
             s = new_stage(st, sid, 0);
             s->num_tasks = tasks;
@@ -551,7 +415,7 @@ static int job_stage_index(const job_rec *j, int stage_id)
 
 static void on_job_end(ui_store *st, const cs_event *ev)
 {
-    job_rec *j = find_job(st, ev->job_id);
+    job_rec *j = cs_ui_find_job(st, ev->job_id);
     if (!j || j->pub.status != UI_JOB_RUNNING) return;
     j->pub.status = ev->succeeded ? UI_JOB_SUCCEEDED : UI_JOB_FAILED;
     j->pub.completion_ms = ev->time_ms;
@@ -562,7 +426,7 @@ static void on_job_end(ui_store *st, const cs_event *ev)
         j->pub.skipped_tasks += j->x.stage_tasks[i];
         st->counters.stages_skipped++;
         st->counters.tasks_skipped += j->x.stage_tasks[i];
-        ui_stage *s = latest_stage(st, j->pub.stage_ids[i]);
+        ui_stage *s = cs_ui_latest_stage(st, j->pub.stage_ids[i]);
         if (s && s->status == UI_STAGE_PENDING) {
             s->status = UI_STAGE_SKIPPED;
             st->counters.pending_stages--;
@@ -580,7 +444,7 @@ static ui_stage *lookup_stage(ui_store *st, int id, int attempt)
 {
     ui_stage *s = st->cache.stage;
     if (s && s->stage_id == id && s->attempt == attempt) return s;
-    return find_stage(st, id, attempt);
+    return cs_ui_find_stage(st, id, attempt);
 }
 
 /* The job records the stage belongs to: *out points at up to n of them. */
@@ -590,7 +454,7 @@ static int stage_jobs(ui_store *st, ui_stage *s, job_rec ***out, job_rec **buf, 
         st->cache.stage = s;
         st->cache.njobs = s->num_jobs <= 4 ? 0 : -1;
         for (int i = 0; st->cache.njobs >= 0 && i < s->num_jobs; i++) {
-            job_rec *j = find_job(st, s->job_ids[i]);
+            job_rec *j = cs_ui_find_job(st, s->job_ids[i]);
             if (j) st->cache.jobs[st->cache.njobs++] = j;
         }
     }
@@ -600,7 +464,7 @@ static int stage_jobs(ui_store *st, ui_stage *s, job_rec ***out, job_rec **buf, 
     }
     int n = 0;
     for (int i = 0; i < s->num_jobs && n < cap; i++) {
-        job_rec *j = find_job(st, s->job_ids[i]);
+        job_rec *j = cs_ui_find_job(st, s->job_ids[i]);
         if (j) buf[n++] = j;
     }
     *out = buf;
@@ -619,7 +483,7 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
     if (ev->stage_name && (!s->name || strcmp(s->name, ev->stage_name) != 0))
         set_str(&s->name, ev->stage_name);
     /* a new attempt inherits what earlier attempts learnt from the job start */
-    ui_stage *first = find_stage(st, ev->stage_id, 0);
+    ui_stage *first = cs_ui_find_stage(st, ev->stage_id, 0);
     if (first && first != s) {
         for (int i = 0; i < first->num_jobs; i++)
             add_int(&s->job_ids, &s->num_jobs, first->job_ids[i]);
@@ -643,11 +507,12 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
             memcpy(d->parent_ids, r->parent_ids, sizeof d->parent_ids);
         }
     }
-    if (ev->job_id >= 0 && find_job(st, ev->job_id)) add_int(&s->job_ids, &s->num_jobs, ev->job_id);
+    if (ev->job_id >= 0 && cs_ui_find_job(st, ev->job_id))
+        add_int(&s->job_ids, &s->num_jobs, ev->job_id);
     /* the submitting job: the event's, else (a replayed log) the newest running job of the stage */
     s->submitted_job = ev->job_id >= 0 ? ev->job_id : -1;
     for (int i = 0; s->submitted_job < 0 && i < s->num_jobs; i++) {
-        job_rec *j = find_job(st, s->job_ids[s->num_jobs - 1 - i]);
+        job_rec *j = cs_ui_find_job(st, s->job_ids[s->num_jobs - 1 - i]);
         if (j && j->pub.status == UI_JOB_RUNNING) s->submitted_job = j->pub.job_id;
     }
     st->counters.active_stages++;
@@ -664,7 +529,7 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
 
 static void on_stage_completed(ui_store *st, const cs_event *ev)
 {
-    ui_stage *s = find_stage(st, ev->stage_id, ev->stage_attempt);
+    ui_stage *s = cs_ui_find_stage(st, ev->stage_id, ev->stage_attempt);
     if (!s || stage_finished(s)) return;
     bool was_active = s->status == UI_STAGE_ACTIVE;
     if (s->status == UI_STAGE_PENDING) st->counters.pending_stages--;
@@ -849,7 +714,7 @@ static void on_task_end(ui_store *st, const cs_event *ev)
 static void on_executor_added(ui_store *st, const cs_event *ev)
 {
     st->last_found_id = NULL;
-    ui_executor *e = find_exec(st, ev->executor_id);
+    ui_executor *e = cs_ui_find_exec(st, ev->executor_id);
     if (!e) {
         if (st->nexecs == st->capexecs) {
             st->capexecs = st->capexecs ? 2 * st->capexecs : 16;
@@ -875,7 +740,7 @@ static void on_executor_added(ui_store *st, const cs_event *ev)
 
 static void on_executor_removed(ui_store *st, const cs_event *ev)
 {
-    ui_executor *e = find_exec(st, ev->executor_id);
+    ui_executor *e = cs_ui_find_exec(st, ev->executor_id);
     if (!e || !e->active) return;
     e->active = false;
     e->remove_ms = ev->time_ms;
@@ -886,7 +751,7 @@ static void on_executor_removed(ui_store *st, const cs_event *ev)
 
 static void on_executor_metrics(ui_store *st, const cs_event *ev)
 {
-    ui_executor *e = find_exec(st, ev->executor_id);
+    ui_executor *e = cs_ui_find_exec(st, ev->executor_id);
     if (!e || !ev->exec_metrics) return;
     e->metrics = *ev->exec_metrics;
     int64_t *peak = (int64_t *)(void *)&e->peak;
@@ -1058,166 +923,4 @@ void cs_ui_store_lock(ui_store *st)
 void cs_ui_store_unlock(ui_store *st)
 {
     pthread_mutex_unlock(&st->lock);
-}
-
-/* ---- reading ------------------------------------------------------------------------------ */
-
-const ui_app *cs_ui_store_app(const ui_store *st)
-{
-    return &st->app;
-}
-
-size_t cs_ui_store_num_jobs(const ui_store *st)
-{
-    return st->njobs;
-}
-
-const ui_job *cs_ui_store_job_at(const ui_store *st, size_t i)
-{
-    return i < st->njobs ? &st->jobs[i]->pub : NULL;
-}
-
-const ui_job *cs_ui_store_job(const ui_store *st, int job_id)
-{
-    job_rec *j = find_job(st, job_id);
-    return j ? &j->pub : NULL;
-}
-
-size_t cs_ui_store_num_stages(const ui_store *st)
-{
-    return st->nstages;
-}
-
-const ui_stage *cs_ui_store_stage_at(const ui_store *st, size_t i)
-{
-    return i < st->nstages ? st->stages[i] : NULL;
-}
-
-const ui_stage *cs_ui_store_stage(const ui_store *st, int stage_id, int attempt)
-{
-    return attempt < 0 ? latest_stage(st, stage_id) : find_stage(st, stage_id, attempt);
-}
-
-size_t cs_ui_store_num_executors(const ui_store *st)
-{
-    return st->nexecs;
-}
-
-const ui_executor *cs_ui_store_executor_at(const ui_store *st, size_t i)
-{
-    return i < st->nexecs ? st->execs[i] : NULL;
-}
-
-const ui_executor *cs_ui_store_executor(const ui_store *st, const char *id)
-{
-    return find_exec(st, id);
-}
-
-size_t cs_ui_store_num_props(const ui_store *st)
-{
-    return st->nprops;
-}
-
-const ui_prop *cs_ui_store_prop_at(const ui_store *st, size_t i)
-{
-    return i < st->nprops ? &st->props[i] : NULL;
-}
-
-size_t cs_ui_store_num_rdds(const ui_store *st)
-{
-    return st->nrdds;
-}
-
-const ui_rdd *cs_ui_store_rdd_at(const ui_store *st, size_t i)
-{
-    return i < st->nrdds ? &st->rdds[i] : NULL;
-}
-
-void cs_ui_store_counters(const ui_store *st, ui_store_counters *out)
-{
-    *out = st->counters;
-}
-
-int64_t cs_ui_task_duration_ms(const ui_task *t, int64_t now_ms)
-{
-    int64_t end = t->finish_ms ? t->finish_ms : now_ms;
-    return end > t->launch_ms ? end - t->launch_ms : 0;
-}
-
-/* ---- quantiles ---------------------------------------------------------------------------- */
-
-static int64_t metric_of(const ui_task *t, ui_quantile_metric m)
-{
-    switch (m) {
-    case UI_QM_DURATION:
-        return cs_ui_task_duration_ms(t, t->finish_ms);
-    case UI_QM_RUN_TIME:
-        return t->m.run_time_ms;
-    case UI_QM_CPU_TIME:
-        return t->m.cpu_time_ns;
-    case UI_QM_RESULT_SIZE:
-        return t->m.result_size;
-    case UI_QM_SCHEDULER_DELAY: {
-        int64_t d = cs_ui_task_duration_ms(t, t->finish_ms) - t->m.run_time_ms;
-        return d > 0 ? d : 0;
-    }
-    case UI_QM_PEAK_MEMORY:
-        return t->m.peak_execution_memory;
-    case UI_QM_MEMORY_SPILLED:
-        return t->m.memory_bytes_spilled;
-    case UI_QM_DISK_SPILLED:
-        return t->m.disk_bytes_spilled;
-    case UI_QM_INPUT_BYTES:
-        return t->m.bytes_read;
-    case UI_QM_INPUT_RECORDS:
-        return t->m.records_read;
-    case UI_QM_OUTPUT_BYTES:
-        return t->m.bytes_written;
-    case UI_QM_OUTPUT_RECORDS:
-        return t->m.records_written;
-    case UI_QM_SHUFFLE_READ_BYTES:
-        return t->m.shuffle_bytes_read;
-    case UI_QM_SHUFFLE_READ_RECORDS:
-        return t->m.shuffle_records_read;
-    case UI_QM_SHUFFLE_WRITE_BYTES:
-        return t->m.shuffle_bytes_written;
-    case UI_QM_SHUFFLE_WRITE_RECORDS:
-        return t->m.shuffle_records_written;
-    case UI_QM_COUNT:
-        break;
-    }
-    return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-size_t cs_ui_stage_quantiles(const ui_stage *s, const double *quantiles, int nq,
-                             double out[UI_QM_COUNT][UI_MAX_QUANTILES])
-{
-    memset(out, 0, sizeof(double) * UI_QM_COUNT * UI_MAX_QUANTILES);
-    if (nq > UI_MAX_QUANTILES) nq = UI_MAX_QUANTILES;
-    size_t n = 0;
-    for (size_t i = 0; i < s->num_tasks_kept; i++)
-        n += s->tasks[i].status == UI_TASK_SUCCESS;
-    if (n == 0) return 0;
-    int64_t *vals = cs_xmalloc(n * sizeof *vals);
-    for (int m = 0; m < UI_QM_COUNT; m++) {
-        size_t k = 0;
-        for (size_t i = 0; i < s->num_tasks_kept; i++)
-            if (s->tasks[i].status == UI_TASK_SUCCESS)
-                vals[k++] = metric_of(&s->tasks[i], (ui_quantile_metric)m);
-        qsort(vals, n, sizeof *vals, cmp_i64);
-        for (int q = 0; q < nq; q++) {
-            double pos = quantiles[q] * (double)n;
-            size_t idx = pos < 0 ? 0 : (size_t)pos;
-            if (idx > n - 1) idx = n - 1;
-            out[m][q] = (double)vals[idx];
-        }
-    }
-    free(vals);
-    return n;
 }
