@@ -57,7 +57,9 @@ int main(int argc, char **argv)
         perror(outpath);
         return 1;
     }
-    fprintf(f, "elapsed_s=%.3f maxrss_kb=%ld status=%d\n", dt, ru.ru_maxrss, code);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    fprintf(f, "elapsed_s=%.3f maxrss_kb=%ld status=%d cpu_s=%.3f\n", dt, ru.ru_maxrss, code, cpu);
     if (outpath) fclose(f);
     return code;
 }

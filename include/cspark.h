@@ -349,11 +349,12 @@ CSPARK_EXTERN const char *cspark_last_error(cspark_context *sc);
 
 /* ---- programs ---------------------------------------------------------------------------- */
 
-/* The main functions of cspark's own programs, `cspark-submit` and `cspark-executor`, which are
- * thin executables over libcspark (so the engine and a job's .so share one copy of the
- * library). A job never calls these. */
+/* The main functions of cspark's own programs, `cspark-submit`, `cspark-executor` and
+ * `cspark-history` (the history server), which are thin executables over libcspark (so the
+ * engine and a job's .so share one copy of the library). A job never calls these. */
 CSPARK_EXTERN int cspark_submit_main(int argc, char **argv);
 CSPARK_EXTERN int cspark_executor_main(int argc, char **argv);
+CSPARK_EXTERN int cspark_history_main(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # install-deps.sh — installs, with apt-get, the Debian packages cspark needs to build, test and
-# benchmark. Idempotent: packages already present are skipped, so a second run changes nothing.
-# Called by `make run`, `make test` and `.ci/run`; safe to run by hand (needs root or sudo).
+# benchmark, and with npm the pinned test tools of tests/browser (playwright-core, which drives
+# Debian's chromium). Idempotent: what is already present is skipped, so a second run changes
+# nothing. Called by `make run`, `make test` and `.ci/run`; safe to run by hand (needs root or
+# sudo for apt-get).
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   zlib1g-dev libbz2-dev libxml2-dev
   python3 python3-kubernetes python3-distributed python3-pytest kubernetes-client
   gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4 curl
+  chromium prometheus nodejs
 )
 
 # The real control plane of the *_real tests (scripts/k8s-up) is built from Go modules with the Go
@@ -21,16 +24,34 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-# kubectl may come from elsewhere on the machine; only ask Debian for it when absent.
+# kubectl and node may come from elsewhere on the machine; only ask Debian for them when absent.
 if command -v kubectl >/dev/null 2>&1; then
   missing=("${missing[@]/kubernetes-client/}")
 fi
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  missing=("${missing[@]/nodejs/}")
+elif ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
-[ ${#missing[@]} -eq 0 ] && exit 0
 
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-echo "install-deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# tests/browser: playwright-core at the version its package-lock.json pins (no browser download:
+# the tests drive Debian's /usr/bin/chromium)
+browser_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/browser"
+want=$(sed -n 's/.*"playwright-core": "\(.*\)".*/\1/p' "$browser_dir/package.json")
+have=$(sed -n 's/.*"version": "\(.*\)".*/\1/p' \
+  "$browser_dir/node_modules/playwright-core/package.json" 2>/dev/null | head -1 || true)
+if [ "$have" != "$want" ]; then
+  echo "install-deps: npm ci in tests/browser (playwright-core $want)" >&2
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$browser_dir" --no-audit --no-fund \
+    --loglevel=error >/dev/null
+fi

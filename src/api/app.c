@@ -22,6 +22,24 @@
 
 typedef int (*entry_fn)(cspark_context *, int, char **);
 
+#define TERMINATION_LOG "/dev/termination-log"
+#define TERMINATION_MESSAGE_MAX 4000 /* Kubernetes keeps 4096 bytes of a container's message */
+
+/* A cluster-mode driver's failure, where Kubernetes makes it the pod's termination message
+ * (the kubelet creates the file; nothing is written where it does not exist). */
+static void write_termination_message(const cs_conf *conf, const char *msg)
+{
+    const char *mode = cs_conf_get(conf, "spark.submit.deployMode");
+    const char *master = cs_conf_get(conf, "spark.master");
+    if (!msg || !mode || strcmp(mode, "cluster") != 0 || !master || strncmp(master, "k8s://", 6))
+        return;
+    FILE *f = fopen(TERMINATION_LOG, "r+e"); /* only an existing file: never create one */
+    if (!f) return;
+    size_t n = strlen(msg);
+    fwrite(msg, 1, n > TERMINATION_MESSAGE_MAX ? TERMINATION_MESSAGE_MAX : n, f);
+    fclose(f);
+}
+
 /* SIGINT/SIGTERM while the application runs: the first aborts the running job (and every later
  * one) so the entry returns and the context stops cleanly — executor pods and local files are
  * removed; a second one ends the process at once. Signals are taken by this thread only. */
@@ -76,6 +94,7 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
     cs_error_clear(&err);
     cspark_context *sc = cs_context_new(conf, app_path, &err);
     if (!sc) {
+        write_termination_message(conf, err.msg);
         fprintf(stderr, "cspark-submit: %s\n", err.msg);
         dlclose(handle);
         return 1;
@@ -97,6 +116,10 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
         pthread_cancel(iw.thread); /* sigwait is a cancellation point */
         pthread_join(iw.thread, NULL);
     }
+    if (rc != 0)
+        write_termination_message(conf, error ? error
+                                              : "the application's entry function "
+                                                "returned a non-zero status");
     if (error) fprintf(stderr, "cspark-submit: %s\n", error);
     free(error);
     /* the job's .so stays loaded: its destructors may still run at exit */

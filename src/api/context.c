@@ -29,6 +29,7 @@
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
+#include "ui/ui_live.h"
 
 static int make_local_dir(cspark_context *sc, cs_error *err)
 {
@@ -217,6 +218,51 @@ static int start_backend(cspark_context *sc, cs_error *err)
     return 0;
 }
 
+/* ---- the web UI's hooks (called on the UI server's threads) ------------------------------- */
+
+static void ui_kill(cspark_context *sc, int job_id, int stage_id)
+{
+    scheduler *s = __atomic_load_n(&sc->sched, __ATOMIC_ACQUIRE);
+    if (s) cs_scheduler_cancel(s, job_id, stage_id, "killed via the Web UI");
+}
+
+static void ui_kill_job(void *arg, int job_id)
+{
+    ui_kill(arg, job_id, -1);
+}
+
+static void ui_kill_stage(void *arg, int stage_id)
+{
+    ui_kill(arg, -1, stage_id);
+}
+
+static int64_t ui_dropped_events(void *arg)
+{
+    cspark_context *sc = arg;
+    return cs_listener_bus_dropped(sc->bus);
+}
+
+/* local-cluster executors write stdout/stderr into files of the application's local dir */
+static int64_t ui_read_log(void *arg, const char *executor_id, const char *type, int64_t offset,
+                           size_t len, cs_sbuf *out, int64_t *start)
+{
+    cspark_context *sc = arg;
+    char path[PATH_MAX];
+    if (cs_local_cluster_log_path(sc->local_dir, executor_id, type, path, sizeof path) < 0)
+        return -1;
+    return cs_ui_read_log_file(path, offset, len, out, start);
+}
+
+static int start_ui(cspark_context *sc, cs_error *err)
+{
+    ui_hooks h = {.arg = sc,
+                  .kill_job = ui_kill_job,
+                  .kill_stage = ui_kill_stage,
+                  .read_log = sc->master.kind == MASTER_LOCAL_CLUSTER ? ui_read_log : NULL,
+                  .dropped_events = ui_dropped_events};
+    return cs_ui_live_start(sc->conf, sc->app_id, &h, &sc->ui, err);
+}
+
 cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_error *err)
 {
     cspark_context *sc = cs_xcalloc(1, sizeof *sc);
@@ -251,8 +297,11 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
 
     if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0) goto fail;
 
+    /* the UI first: a port it cannot bind leaves no event log behind */
+    if (start_ui(sc, err) < 0) goto fail;
     sc->bus = cs_listener_bus_new(sc->conf, sc->app_id, sc->app_name, err);
     if (!sc->bus) goto fail;
+    cs_ui_live_attach(sc->ui, sc->bus); /* before the first event */
     const char *user = getenv("USER");
     if (!user) {
         struct passwd *pw = getpwuid(getuid());
@@ -295,8 +344,10 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
             .kind = CS_EV_APPLICATION_END, .time_ms = cs_now_ms(), .succeeded = succeeded};
         cs_listener_bus_post(sc->bus, &ev);
     }
+    cs_ui_live_stop(sc->ui); /* no kill request reaches the scheduler from now on */
     cs_scheduler_free(sc->sched);
     if (sc->bus) cs_listener_bus_free(sc->bus);
+    cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) cs_remove_tree(sc->local_dir);
     for (int i = 0; i < sc->num_rdds; i++)
         cs_rdd_free(sc->rdds[i]);

@@ -22,6 +22,7 @@
 
 struct scheduler;
 struct listener_bus;
+struct ui_live;
 
 struct cspark_context {
     cs_conf *conf;
@@ -47,6 +48,7 @@ struct cspark_context {
 
     struct scheduler *sched;
     struct listener_bus *bus;
+    struct ui_live *ui; /* the web UI, NULL when spark.ui.enabled=false */
 
     char *error; /* first error, for cspark_last_error */
     bool failed;

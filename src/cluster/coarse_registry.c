@@ -135,6 +135,23 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                      (long long)u->metrics->records_read, (long long)u->metrics->shuffle_bytes_read,
                      (long long)u->metrics->disk_bytes_spilled);
     }
+    if (known && hb->metrics && b->sc->bus) { /* Spark's ExecutorMetricsUpdate, for the UI */
+        const Cspark__ExecutorMetrics *pm = hb->metrics;
+        cs_executor_metrics xm = {pm->rss_bytes,
+                                  pm->vmem_bytes,
+                                  pm->cpu_time_ns,
+                                  pm->tasks_active,
+                                  pm->tasks_completed,
+                                  pm->tasks_failed,
+                                  pm->shuffle_bytes_read,
+                                  pm->shuffle_bytes_written,
+                                  pm->memory_bytes_spilled,
+                                  pm->disk_bytes_spilled,
+                                  pm->task_memory_used};
+        cs_event ev = {
+            .kind = CS_EV_EXECUTOR_METRICS, .executor_id = hb->executor_id, .exec_metrics = &xm};
+        cs_listener_bus_post(b->sc->bus, &ev);
+    }
     Cspark__HeartbeatResponse hr = CSPARK__HEARTBEAT_RESPONSE__INIT;
     hr.reregister = !known;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;

@@ -5,7 +5,12 @@
  * exit status explained) and replaced, as Spark's standalone workers relaunch executors, until
  * spark.executor.maxNumFailures (default max(2N, 3)) is reached; then every job fails with that
  * reason. Executors get the authentication secret through their environment only and die with
- * the driver (PR_SET_PDEATHSIG). Called by context.c for local-cluster masters.
+ * the driver (PR_SET_PDEATHSIG). Each executor's stdout and stderr go to its own files,
+ * <local dir>/executor-logs/<id>/{stdout,stderr} (the web UI serves them): its stdout (a task's
+ * printf) never reaches the driver's; its stderr (cspark's log lines) is also copied, whole lines
+ * at a time, to the driver's stderr by a thread per executor, so one console still shows every
+ * process's log. When an executor exits unexpectedly the driver logs the end of its stderr.
+ * Called by context.c for local-cluster masters.
  *
  * With dynamic allocation the allocation manager sets the number of executors wanted
  * (request_total; at most N, the cluster's workers) and removes idle ones (remove_executors);
@@ -22,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,7 +38,10 @@
 #include "cluster/coarse_backend.h"
 #include "cluster/exit_codes.h"
 #include "common/clock.h"
+#include "common/fsutil.h"
 #include "common/log.h"
+
+#define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
 
 extern char **environ;
 
@@ -39,7 +49,9 @@ typedef struct child {
     char id[32];
     pid_t pid;
     bool running;
-    bool leaving; /* removed or decommissioned: its exit is expected */
+    bool leaving;  /* removed or decommissioned: its exit is expected */
+    pthread_t tee; /* copies its stderr to its log file and to ours; ends when it exits */
+    bool tee_started;
 } child;
 
 typedef struct local_cluster {
@@ -57,10 +69,120 @@ typedef struct local_cluster {
     pthread_t monitor;
 } local_cluster;
 
+int cs_local_cluster_log_path(const char *local_dir, const char *exec_id, const char *type,
+                              char *buf, size_t cap)
+{
+    if (!local_dir || !exec_id || !*exec_id || strchr(exec_id, '/') || strstr(exec_id, "..") ||
+        !type || (strcmp(type, "stdout") != 0 && strcmp(type, "stderr") != 0))
+        return CS_EINVAL;
+    int n = snprintf(buf, cap, "%s/executor-logs/%s/%s", local_dir, exec_id, type);
+    return n > 0 && (size_t)n < cap ? 0 : CS_EINVAL;
+}
+
+/* Opens executor id's stdout and stderr files (created with their directory); 0 or an error. */
+static int open_logs(local_cluster *lc, const char *id, int fds[2], cs_error *err)
+{
+    static const char *const types[] = {"stdout", "stderr"};
+    char path[PATH_MAX];
+    fds[0] = fds[1] = -1;
+    for (int i = 0; i < 2; i++) {
+        if (cs_local_cluster_log_path(lc->sc->local_dir, id, types[i], path, sizeof path) < 0)
+            return cs_error_set(err, CS_EINVAL, "executor log path too long");
+        char *slash = strrchr(path, '/');
+        *slash = '\0';
+        if (cs_make_dirs(path) < 0)
+            return cs_error_set(err, CS_EIO, "cannot create the executor log directory %s: %s",
+                                path, strerror(errno));
+        *slash = '/';
+        fds[i] = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (fds[i] < 0)
+            return cs_error_set(err, CS_EIO, "cannot create the executor log %s: %s", path,
+                                strerror(errno));
+    }
+    return 0;
+}
+
+/* The last bytes of executor id's stderr, on one line, into buf ("" when unreadable). */
+static void stderr_tail(local_cluster *lc, const char *id, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    char path[PATH_MAX];
+    if (cs_local_cluster_log_path(lc->sc->local_dir, id, "stderr", path, sizeof path) < 0) return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        off_t from = st.st_size > (off_t)(cap - 1) ? st.st_size - (off_t)(cap - 1) : 0;
+        ssize_t n = pread(fd, buf, cap - 1, from);
+        buf[n > 0 ? n : 0] = '\0';
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+            buf[--n] = '\0';
+    }
+    close(fd);
+}
+
+#define TEE_CHUNK 65536
+
+typedef struct tee_arg {
+    int in;   /* read end of the executor's stderr pipe */
+    int file; /* its stderr log file */
+} tee_arg;
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Copies an executor's stderr to its log file as it comes, and to the driver's stderr a whole
+ * line at a time (lines of different processes never mix); ends at end of file. */
+static void *tee_main(void *arg)
+{
+    tee_arg *t = arg;
+    char *buf = cs_xmalloc(2 * TEE_CHUNK);
+    size_t carry = 0;
+    for (;;) {
+        ssize_t n = read(t->in, buf + carry, TEE_CHUNK);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        write_all(t->file, buf + carry, (size_t)n);
+        carry += (size_t)n;
+        size_t whole = carry;
+        while (whole > 0 && buf[whole - 1] != '\n')
+            whole--;
+        if (whole == 0 && carry >= TEE_CHUNK) whole = carry; /* a very long line */
+        write_all(STDERR_FILENO, buf, whole);
+        memmove(buf, buf + whole, carry - whole);
+        carry -= whole;
+    }
+    if (carry > 0) {
+        buf[carry++] = '\n';
+        write_all(STDERR_FILENO, buf, carry);
+    }
+    free(buf);
+    close(t->in);
+    close(t->file);
+    free(t);
+    return NULL;
+}
+
 static int spawn(local_cluster *lc, cs_error *err)
 {
     char id[32], url[128], cores[16], mem[32];
     snprintf(id, sizeof id, "%d", lc->next_id++);
+    int logs[2], pipefd[2] = {-1, -1};
+    if (open_logs(lc, id, logs, err) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+        if (!err->code)
+            cs_error_set(err, CS_EIO, "cannot create a pipe for an executor: %s", strerror(errno));
+        for (int i = 0; i < 2; i++)
+            if (logs[i] >= 0) close(logs[i]);
+        return err->code;
+    }
     snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d",
              cs_coarse_backend_port(lc->coarse));
     snprintf(cores, sizeof cores, "%d", lc->cores);
@@ -97,8 +219,20 @@ static int spawn(local_cluster *lc, cs_error *err)
         sigprocmask(SIG_SETMASK, &none, NULL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
+        if (dup2(logs[0], STDOUT_FILENO) < 0 || dup2(pipefd[1], STDERR_FILENO) < 0) _exit(125);
         execve(lc->exe, argv, envp);
         _exit(126);
+    }
+    close(logs[0]);
+    close(pipefd[1]);
+    tee_arg *ta = cs_xmalloc(sizeof *ta);
+    *ta = (tee_arg){pipefd[0], logs[1]};
+    pthread_t tee;
+    bool tee_started = pid > 0 && pthread_create(&tee, NULL, tee_main, ta) == 0;
+    if (!tee_started) {
+        close(pipefd[0]);
+        close(logs[1]);
+        free(ta);
     }
     free(envp);
     free(secret_env);
@@ -115,6 +249,8 @@ static int spawn(local_cluster *lc, cs_error *err)
     c->pid = pid;
     c->running = true;
     c->leaving = false;
+    c->tee = tee;
+    c->tee_started = tee_started;
     pthread_mutex_unlock(&lc->lock);
     CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d", id,
             (int)pid, lc->cores, lc->memory_mb);
@@ -186,9 +322,13 @@ static void *monitor_main(void *arg)
             char why[256], reason[320];
             cs_describe_wait_status(status, why, sizeof why);
             if (stopping) { /* after StopExecutor: only a crash is worth a line */
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                    CS_WARN("local-cluster", "event=executor_exited executor=%s %s during shutdown",
-                            c->id, why);
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                    char tail[STDERR_TAIL_BYTES];
+                    stderr_tail(lc, c->id, tail, sizeof tail);
+                    CS_WARN("local-cluster",
+                            "event=executor_exited executor=%s %s during shutdown stderr_tail=%s",
+                            c->id, why, cs_log_quote(tail));
+                }
                 continue;
             }
             snprintf(reason, sizeof reason, "Command exited with %s", why);
@@ -211,8 +351,11 @@ static void *monitor_main(void *arg)
             lc->failures++;
             int failures = lc->failures, max = lc->max_failures;
             pthread_mutex_unlock(&lc->lock);
-            CS_WARN("local-cluster", "event=executor_exited executor=%s %s failures=%d max=%d", id,
-                    why, failures, max);
+            char tail[STDERR_TAIL_BYTES];
+            stderr_tail(lc, id, tail, sizeof tail);
+            CS_WARN("local-cluster",
+                    "event=executor_exited executor=%s %s failures=%d max=%d stderr_tail=%s", id,
+                    why, failures, max, cs_log_quote(tail));
             cs_coarse_backend_executor_exited(lc->coarse, id, reason);
             if (failures >= max) {
                 char msg[600];
@@ -290,6 +433,8 @@ static void lc_stop(sched_backend *base)
         if (lc->children[i].running) kill(lc->children[i].pid, SIGKILL);
     pthread_mutex_unlock(&lc->lock);
     if (lc->monitor_started) pthread_join(lc->monitor, NULL);
+    for (int i = 0; i < lc->num_children; i++) /* every executor is gone: their pipes ended */
+        if (lc->children[i].tee_started) pthread_join(lc->children[i].tee, NULL);
     sched_backend *cb = cs_coarse_backend_base(lc->coarse);
     cb->sched = lc->base.sched;
     cb->stop(cb);

@@ -23,5 +23,10 @@ void cs_local_cluster_attach(sched_backend *b);
 /* Waits until the executors wanted (N, or dynamic allocation's target) registered or timeout;
  * returns how many did. */
 int cs_local_cluster_wait_registered(sched_backend *b, int64_t timeout_ms);
+/* Where executor exec_id writes its stdout or stderr ("stdout"/"stderr"):
+ * <local_dir>/executor-logs/<id>/<type>, kept until the application stops (also after the
+ * executor crashed). 0, or CS_EINVAL for an id or type that cannot name one. */
+int cs_local_cluster_log_path(const char *local_dir, const char *exec_id, const char *type,
+                              char *buf, size_t cap);
 
 #endif

@@ -28,6 +28,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/procstat.h"
 #include "common/sync.h"
 #include "common/memtune.h"
 #include "exec/block_fetcher.h"
@@ -91,7 +92,9 @@ typedef struct executor {
     bool decom_requested; /* we sent DecommissionExecutor (a signal) */
     bool decommissioning; /* the driver sent DecommissionExecutor: no more LaunchTask */
     bool drained_sent;
-    int active;                 /* tasks queued, running, or being reported */
+    int active; /* tasks queued, running, or being reported */
+    /* totals of the tasks finished so far, for the heartbeat's executor metrics (under lock) */
+    int64_t tasks_completed, tasks_failed, shuffle_read, shuffle_written, mem_spilled, disk_spilled;
     shuffle_migrator *migrator; /* started on the first MigrateShuffle */
 } executor;
 
@@ -503,6 +506,14 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&x->lock);
         x->running[w->slot] = NULL;
         t->live = NULL;
+        if (r.status == TASK_OK)
+            x->tasks_completed++;
+        else
+            x->tasks_failed++;
+        x->shuffle_read += r.metrics.shuffle_bytes_read;
+        x->shuffle_written += r.metrics.shuffle_bytes_written;
+        x->mem_spilled += r.metrics.memory_bytes_spilled;
+        x->disk_spilled += r.metrics.disk_bytes_spilled;
         t->plan->users--; /* report() only needs the task id */
         pthread_mutex_unlock(&x->lock);
         report(x, t, &r);
@@ -688,10 +699,20 @@ static void heartbeat(executor *x)
     Cspark__TaskMetrics *metrics = cs_xcalloc((size_t)x->nworkers + 1, sizeof *metrics);
     size_t n = 0;
     int64_t now = cs_now_ms();
+    Cspark__ExecutorMetrics xm = CSPARK__EXECUTOR_METRICS__INIT;
+    cs_process_usage(&xm.rss_bytes, &xm.vmem_bytes, &xm.cpu_time_ns);
     pthread_mutex_lock(&x->lock);
+    xm.tasks_completed = x->tasks_completed;
+    xm.tasks_failed = x->tasks_failed;
+    xm.shuffle_bytes_read = x->shuffle_read;
+    xm.shuffle_bytes_written = x->shuffle_written;
+    xm.memory_bytes_spilled = x->mem_spilled;
+    xm.disk_bytes_spilled = x->disk_spilled;
     for (int i = 0; i < x->nworkers; i++) {
         exec_task *t = x->running[i];
         if (!t || !t->live) continue;
+        xm.tasks_active++;
+        xm.task_memory_used += t->live->metrics.peak_execution_memory;
         cs_task_metrics m = t->live->metrics;
         m.run_time_ms = now - t->start_ms;
         cspark__task_metrics__init(&metrics[n]);
@@ -707,6 +728,7 @@ static void heartbeat(executor *x)
     hb.executor_id = (char *)x->opt->executor_id;
     hb.n_updates = n;
     hb.updates = uptrs;
+    hb.metrics = &xm;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_HEARTBEAT;
     env.heartbeat = &hb;

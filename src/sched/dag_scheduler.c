@@ -58,7 +58,7 @@ typedef struct sched_task {
     char host[64];
 } sched_task;
 
-typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK } completion_kind;
+typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK, EV_CANCEL } completion_kind;
 
 /* What backends report to the job thread, in order. */
 typedef struct completion {
@@ -70,6 +70,7 @@ typedef struct completion {
     char *reason;       /* EV_EXECUTOR_LOST, EV_ABORT */
     void (*fn)(void *); /* EV_CALLBACK */
     void *fn_arg;
+    int cancel_job, cancel_stage; /* EV_CANCEL: the job or the stage (the other is -1) */
 } completion;
 
 typedef struct job {
@@ -264,19 +265,34 @@ static void remove_waiting(scheduler *s, stage *st)
     st->waiting = false;
 }
 
-static void all_stages(stage *st, int **ids, int **ntasks, int *n, int *cap)
+/* The stages of a job, as its start event lists them: ids, task counts and parents. */
+typedef struct job_stages {
+    int *ids, *ntasks, *nparents, *parents;
+    int n, cap, np, capp;
+} job_stages;
+
+static void all_stages(stage *st, job_stages *js)
 {
-    for (int i = 0; i < *n; i++)
-        if ((*ids)[i] == st->id) return;
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 8;
-        *ids = cs_xrealloc(*ids, (size_t)*cap * sizeof **ids);
-        *ntasks = cs_xrealloc(*ntasks, (size_t)*cap * sizeof **ntasks);
+    for (int i = 0; i < js->n; i++)
+        if (js->ids[i] == st->id) return;
+    if (js->n == js->cap) {
+        js->cap = js->cap ? js->cap * 2 : 8;
+        js->ids = cs_xrealloc(js->ids, (size_t)js->cap * sizeof *js->ids);
+        js->ntasks = cs_xrealloc(js->ntasks, (size_t)js->cap * sizeof *js->ntasks);
+        js->nparents = cs_xrealloc(js->nparents, (size_t)js->cap * sizeof *js->nparents);
     }
-    (*ids)[*n] = st->id;
-    (*ntasks)[(*n)++] = st->num_tasks;
+    js->ids[js->n] = st->id;
+    js->ntasks[js->n] = st->num_tasks;
+    js->nparents[js->n++] = st->num_parents;
+    for (int p = 0; p < st->num_parents; p++) {
+        if (js->np == js->capp) {
+            js->capp = js->capp ? js->capp * 2 : 8;
+            js->parents = cs_xrealloc(js->parents, (size_t)js->capp * sizeof *js->parents);
+        }
+        js->parents[js->np++] = st->parents[p]->id;
+    }
     for (int p = 0; p < st->num_parents; p++)
-        all_stages(st->parents[p], ids, ntasks, n, cap);
+        all_stages(st->parents[p], js);
 }
 
 /* ---- submitting ---------------------------------------------------------------------------- */
@@ -467,13 +483,13 @@ static void resubmit_stage(scheduler *s, job *j, stage *st, int failed_attempt, 
     submit_stage(s, j, st);
 }
 
-static void handle_completion(scheduler *s, job *j, completion *c)
+/* The listeners' TASK_END of a completion (also of a task that ends after its job did, so that
+ * every started task is seen ending). */
+static void post_task_end(scheduler *s, const completion *c)
 {
-    task_desc *t = c->task;
-    task_result *r = &c->result;
-    sched_task *stk = (sched_task *)t;
-    stage *st = stk->st;
-    int index = stk->index;
+    const task_desc *t = c->task;
+    const task_result *r = &c->result;
+    const sched_task *stk = (const sched_task *)t;
     cs_event ev = {.kind = CS_EV_TASK_END,
                    .stage_id = t->stage_id,
                    .stage_attempt = t->stage_attempt,
@@ -484,10 +500,20 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                    .host = stk->started && stk->host[0] ? stk->host : "localhost",
                    .succeeded = r->status == TASK_OK,
                    .reason = r->error,
-                   .task_type = st->dep ? "ShuffleMapTask" : "ResultTask",
+                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
                    .metrics = r->metrics,
                    .job_id = t->job_id};
     post(s, &ev);
+}
+
+static void handle_completion(scheduler *s, job *j, completion *c)
+{
+    task_desc *t = c->task;
+    task_result *r = &c->result;
+    sched_task *stk = (sched_task *)t;
+    stage *st = stk->st;
+    int index = stk->index;
+    post_task_end(s, c);
     if (j->failed || (!st->dep && st != j->final)) return;
 
     if (r->status == TASK_OK) {
@@ -578,7 +604,9 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                   "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
                   "in stage %d.%d (TID %lld) (%s executor %s): %s",
                   t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
-                  st->id, t->stage_attempt, (long long)t->task_id, ev.host, ev.executor_id,
+                  st->id, t->stage_attempt, (long long)t->task_id,
+                  stk->started && stk->host[0] ? stk->host : "localhost",
+                  stk->started && stk->executor[0] ? stk->executor : "driver",
                   r->error ? r->error : "");
         return;
     }
@@ -685,6 +713,43 @@ void cs_scheduler_abort(scheduler *s, const char *reason)
     push_completion(s, c);
 }
 
+void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *reason)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_CANCEL;
+    c->cancel_job = job_id;
+    c->cancel_stage = stage_id;
+    c->reason = cs_xstrdup(reason ? reason : "");
+    push_completion(s, c);
+}
+
+static bool stage_in_job(const stage *st, int stage_id)
+{
+    if (st->id == stage_id) return st->running || st->waiting;
+    for (int p = 0; p < st->num_parents; p++)
+        if (stage_in_job(st->parents[p], stage_id)) return true;
+    return false;
+}
+
+/* A kill request (the web UI's): the job fails as Spark's cancelJob / cancelStage. */
+static void handle_cancel(scheduler *s, job *j, const completion *c)
+{
+    if (j->failed) return;
+    const char *why = c->reason && *c->reason ? c->reason : NULL;
+    if (c->cancel_job == j->id) {
+        cs_error_set(&j->err, CS_ECANCELLED, "Job %d cancelled%s%s", j->id, why ? " " : "",
+                     why ? why : "");
+    } else if (c->cancel_stage >= 0 && stage_in_job(j->final, c->cancel_stage)) {
+        cs_error_set(&j->err, CS_ECANCELLED, "Job %d cancelled because Stage %d was cancelled%s%s",
+                     j->id, c->cancel_stage, why ? ": " : "", why ? why : "");
+    } else {
+        return; /* not running (any more): nothing to do, as Spark */
+    }
+    j->failed = true;
+    s->cancelled = 1;
+    CS_WARN("scheduler", "job=%d event=cancelled reason=%s", j->id, cs_log_quote(j->err.msg));
+}
+
 static void completion_free(completion *c)
 {
     if (c->kind == EV_TASK_DONE) {
@@ -772,8 +837,10 @@ static void drain_between_jobs(scheduler *s, job *j)
             c->fn(c->fn_arg);
         else if (c->kind == EV_ABORT && !s->aborted)
             s->aborted = cs_xstrdup(c->reason);
-        else if (c->kind == EV_TASK_DONE)
-            s->in_flight--; /* a late completion of a cancelled task */
+        else if (c->kind == EV_TASK_DONE) { /* a late completion of a cancelled task */
+            s->in_flight--;
+            if (((sched_task *)c->task)->started) post_task_end(s, c);
+        }
         completion_free(c);
     }
 }
@@ -919,17 +986,24 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     mark_active_shuffles(s, fin, true);
     pthread_mutex_unlock(&s->outputs_lock);
 
-    int *ids = NULL, *ntasks = NULL, n = 0, cap = 0;
-    all_stages(fin, &ids, &ntasks, &n, &cap);
+    job_stages js = {0};
+    all_stages(fin, &js);
     cs_event ev = {.kind = CS_EV_JOB_START,
                    .job_id = j.id,
-                   .stage_ids = ids,
-                   .num_stage_ids = n,
-                   .stage_num_tasks = ntasks,
+                   .stage_ids = js.ids,
+                   .num_stage_ids = js.n,
+                   .stage_num_tasks = js.ntasks,
+                   .stage_num_parents = js.nparents,
+                   .stage_parents = js.parents,
                    .stage_name = rdd->name};
     post(s, &ev);
-    free(ids);
-    free(ntasks);
+    int64_t job_start_ms = cs_now_ms();
+    CS_INFO("scheduler", "job=%d event=started stages=%d tasks=%d name=%s", j.id, js.n,
+            fin->num_tasks, cs_log_quote(rdd->name));
+    free(js.ids);
+    free(js.ntasks);
+    free(js.nparents);
+    free(js.parents);
 
     if (s->aborted)
         abort_job(s, &j, "%s", s->aborted);
@@ -944,6 +1018,8 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
             handle_executor_lost(s, &j, c->executor_id, c->reason, !j.failed);
         } else if (c->kind == EV_CALLBACK) {
             c->fn(c->fn_arg);
+        } else if (c->kind == EV_CANCEL) {
+            handle_cancel(s, &j, c);
         } else {
             if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
             abort_job(s, &j, "%s", c->reason);
@@ -955,13 +1031,14 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     if (s->in_flight > 0) s->backend->cancel_all(s->backend);
     while (s->in_flight > 0) {
         completion *c = pop_completion(s);
-        if (c->kind == EV_TASK_DONE)
+        if (c->kind == EV_TASK_DONE) { /* one that ran ends for the listeners too */
             s->in_flight--;
-        else if (c->kind == EV_EXECUTOR_LOST)
+            if (((sched_task *)c->task)->started) post_task_end(s, c);
+        } else if (c->kind == EV_EXECUTOR_LOST)
             handle_executor_lost(s, &j, c->executor_id, c->reason, false);
         else if (c->kind == EV_CALLBACK)
             c->fn(c->fn_arg);
-        else if (!s->aborted)
+        else if (c->kind == EV_ABORT && !s->aborted)
             s->aborted = cs_xstrdup(c->reason);
         completion_free(c);
     }
@@ -972,6 +1049,13 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     for (int i = 0; i < s->num_waiting; i++)
         s->waiting[i]->waiting = false;
     s->num_waiting = 0;
+    if (j.failed) { /* stages still running end with the job, as Spark's failJobAndIndependentStages
+                     */
+        for (int i = 0; i < s->cap_shuffles; i++)
+            if (s->shuffle_stages[i] && s->shuffle_stages[i]->running)
+                stage_finished(s, &j, s->shuffle_stages[i], false, j.err.msg);
+        if (fin->running) stage_finished(s, &j, fin, false, j.err.msg);
+    }
     pthread_mutex_lock(&s->outputs_lock);
     for (int i = 0; i < s->cap_shuffles; i++)
         if (s->shuffle_stages[i]) s->shuffle_stages[i]->running = false;
@@ -985,6 +1069,12 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
                     .succeeded = !j.failed,
                     .reason = j.failed ? j.err.msg : NULL};
     post(s, &end);
+    if (j.failed)
+        CS_WARN("scheduler", "job=%d event=finished result=failed duration_ms=%lld reason=%s", j.id,
+                (long long)(cs_now_ms() - job_start_ms), cs_log_quote(j.err.msg));
+    else
+        CS_INFO("scheduler", "job=%d event=finished result=succeeded duration_ms=%lld", j.id,
+                (long long)(cs_now_ms() - job_start_ms));
     free(j.finished);
     /* every task of this job has completed (drained above): its result stage can go */
     stage_free(fin);

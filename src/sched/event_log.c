@@ -173,6 +173,8 @@ const char *cs_event_log_event_name(cs_event_kind kind)
     case CS_EV_ALLOCATION_TARGET:
         /* not a Spark event: a fully qualified name, which Spark's history server skips */
         return "org.cspark.scheduler.ExecutorAllocationTargetUpdate";
+    case CS_EV_EXECUTOR_METRICS:
+        return "SparkListenerExecutorMetricsUpdate";
     }
     return "SparkListenerUnknown";
 }
@@ -440,11 +442,17 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         int last = -1;
         for (int i = 0; i < ev->num_stage_ids; i++)
             if (last < 0 || ev->stage_ids[i] > ev->stage_ids[last]) last = i;
+        const int *parents = ev->stage_parents;
         for (int i = 0; i < ev->num_stage_ids; i++) {
             int tasks = ev->stage_num_tasks ? ev->stage_num_tasks[i] : 0;
+            /* the job's stages with their parents (a skipped stage is never submitted: this is
+             * where its place in the DAG is told) */
+            int np = ev->stage_num_parents && parents ? ev->stage_num_parents[i] : 0;
+            cs_event dag = {.parent_stage_ids = parents, .num_parent_stage_ids = np};
             json_array_append_new(infos,
                                   stage_info(ev->stage_ids[i], 0, i == last ? ev->stage_name : "",
-                                             tasks, NULL, 0, 0, NULL));
+                                             tasks, np > 0 ? &dag : NULL, 0, 0, NULL));
+            if (np > 0) parents += np;
             json_array_append_new(ids, json_integer(ev->stage_ids[i]));
         }
         json_object_set_new(o, "Stage Infos", infos);
@@ -553,6 +561,8 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         set_int(o, "Running Tasks", ev->running_tasks);
         set_str(o, "Reason", ev->reason);
         break;
+    case CS_EV_EXECUTOR_METRICS: /* not logged, as Spark's EventLoggingListener */
+        break;
     }
     return o;
 }
@@ -629,7 +639,8 @@ static void flush_log(event_log *el)
 void cs_event_log_listener(void *arg, const cs_event *ev)
 {
     event_log *el = arg;
-    if (ev->kind == CS_EV_LOG_START) return; /* written once, at open */
+    if (ev->kind == CS_EV_LOG_START || ev->kind == CS_EV_EXECUTOR_METRICS)
+        return; /* written once, at open / not logged, as Spark */
     int64_t launch = 0;
     if (ev->kind == CS_EV_TASK_START) {
         launch = ev->time_ms;

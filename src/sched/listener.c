@@ -35,7 +35,8 @@ typedef struct qnode {
     uint64_t seq;
     cs_conf *conf; /* owned clone (environment update) */
     cs_event ev;
-    char data[]; /* rdd infos, parent stage ids, stage ids, per-stage task counts, strings */
+    _Alignas(8) char data[]; /* executor metrics, rdd infos, parent stage ids, stage ids, per-stage
+                                task and parent counts, job-start parents, strings */
 } qnode;
 
 typedef struct listener_entry {
@@ -100,7 +101,13 @@ static qnode *copy_event(const cs_event *ev)
     size_t rdds = ev->rdd_infos && ev->num_rdd_infos > 0 ? (size_t)ev->num_rdd_infos : 0;
     size_t parents =
         ev->parent_stage_ids && ev->num_parent_stage_ids > 0 ? (size_t)ev->num_parent_stage_ids : 0;
-    size_t n = rdds * sizeof(cs_rdd_info) + (ids + tasks + parents) * sizeof(int) +
+    size_t nparents = ids && ev->stage_num_parents ? ids : 0, job_parents = 0;
+    for (size_t i = 0; i < nparents; i++)
+        job_parents += ev->stage_num_parents[i] > 0 ? (size_t)ev->stage_num_parents[i] : 0;
+    if (!ev->stage_parents) job_parents = nparents = 0;
+    size_t metrics = ev->exec_metrics ? sizeof(cs_executor_metrics) : 0;
+    size_t n = metrics + rdds * sizeof(cs_rdd_info) +
+               (ids + tasks + parents + nparents + job_parents) * sizeof(int) +
                slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
     for (size_t i = 0; i < rdds; i++)
@@ -109,9 +116,14 @@ static qnode *copy_event(const cs_event *ev)
     q->next = NULL;
     q->conf = NULL;
     q->ev = *ev;
-    char *cur = q->data;
+    char *cur = q->data; /* 8-byte aligned things first: data[] is aligned for them */
+    if (metrics) {
+        memcpy(cur, ev->exec_metrics, metrics);
+        q->ev.exec_metrics = (const cs_executor_metrics *)(void *)cur;
+        cur += metrics;
+    }
     cs_rdd_info *infos = NULL;
-    if (rdds) { /* first: q->data is aligned for the struct, and its size keeps ints aligned */
+    if (rdds) { /* its size keeps ints aligned */
         infos = (cs_rdd_info *)(void *)cur;
         memcpy(infos, ev->rdd_infos, rdds * sizeof *infos);
         cur += rdds * sizeof *infos;
@@ -140,6 +152,16 @@ static qnode *copy_event(const cs_event *ev)
         cur += tasks * sizeof(int);
     } else {
         q->ev.stage_num_tasks = NULL;
+    }
+    if (nparents) {
+        memcpy(cur, ev->stage_num_parents, nparents * sizeof(int));
+        q->ev.stage_num_parents = (const int *)(void *)cur;
+        cur += nparents * sizeof(int);
+        memcpy(cur, ev->stage_parents, job_parents * sizeof(int));
+        q->ev.stage_parents = (const int *)(void *)cur;
+        cur += job_parents * sizeof(int);
+    } else {
+        q->ev.stage_num_parents = q->ev.stage_parents = NULL;
     }
     q->ev.stage_name = scopy(&cur, ev->stage_name);
     q->ev.executor_id = scopy(&cur, ev->executor_id);

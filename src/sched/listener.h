@@ -31,7 +31,8 @@ typedef enum {
     CS_EV_APPLICATION_START, CS_EV_APPLICATION_END, CS_EV_JOB_START, CS_EV_JOB_END,
     CS_EV_STAGE_SUBMITTED, CS_EV_STAGE_COMPLETED, CS_EV_TASK_START, CS_EV_TASK_END,
     CS_EV_EXECUTOR_ADDED, CS_EV_EXECUTOR_REMOVED, CS_EV_ENVIRONMENT_UPDATE, CS_EV_LOG_START,
-    CS_EV_ALLOCATION_TARGET /* cspark: dynamic allocation changed its executor target */
+    CS_EV_ALLOCATION_TARGET, /* cspark: dynamic allocation changed its executor target */
+    CS_EV_EXECUTOR_METRICS   /* an executor's heartbeat: its process metrics (Spark's ExecutorMetricsUpdate) */
 } cs_event_kind;
 typedef struct cs_task_metrics { int64_t run_time_ms, cpu_time_ns, result_size, records_read, bytes_read, records_written, bytes_written,
     shuffle_bytes_written, shuffle_records_written, shuffle_bytes_read, shuffle_records_read, memory_bytes_spilled, disk_bytes_spilled, peak_execution_memory,
@@ -39,6 +40,10 @@ typedef struct cs_task_metrics { int64_t run_time_ms, cpu_time_ns, result_size, 
 typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spark's RDDInfo */
     int id; const char *name; const char *callsite; int num_partitions; int parent_ids[2]; int num_parents;
 } cs_rdd_info;
+/* An executor's process as its heartbeat reports it (executor metrics event; Spark's ExecutorMetrics
+ * without the JVM: ProcessTree*RSSMemory / *VMemory, plus the executor's own task counters). */
+typedef struct cs_executor_metrics { int64_t rss_bytes, vmem_bytes, cpu_time_ns, tasks_active, tasks_completed, tasks_failed,
+    shuffle_bytes_read, shuffle_bytes_written, memory_bytes_spilled, disk_bytes_spilled, task_memory_used; } cs_executor_metrics;
 typedef struct cs_event {
     cs_event_kind kind; int64_t time_ms;          /* wall clock ms */
     int job_id; int stage_id; int stage_attempt; int num_tasks;  /* stage: tasks in this attempt */
@@ -58,6 +63,9 @@ typedef struct cs_event {
     const cs_rdd_info *rdd_infos; int num_rdd_infos;           /* stage submitted/completed: the RDDs the stage
                                                                   computes, its own RDD first; copied with their strings */
     const int *parent_stage_ids; int num_parent_stage_ids;     /* stage submitted/completed: copied */
+    const int *stage_num_parents;                 /* job start: parent count of each stage, parallel to stage_ids, copied */
+    const int *stage_parents;                     /* job start: the parents' stage ids, concatenated in stage_ids order, copied */
+    const cs_executor_metrics *exec_metrics;      /* executor metrics: the heartbeat's figures, copied */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -99,4 +99,10 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_sett
  * every later one fail with this reason. */
 void cs_scheduler_abort(scheduler *s, const char *reason);
 
+/* Kills the running job (job_id >= 0) or the running job that runs or waits for stage_id
+ * (job_id < 0), as Spark's cancelJob / cancelStage (the web UI's kill links): the job fails with
+ * "Job N cancelled <reason>" or "Job N cancelled because Stage M was cancelled: <reason>".
+ * Any thread; ignored when no running job matches. */
+void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *reason);
+
 #endif

@@ -50,6 +50,8 @@ typedef struct follow {
     int exit_code;
     bool done, deleted;
     const char *pod_name;
+    char reason[64];    /* the driver container's terminated.reason */
+    char message[4096]; /* its terminated.message: the driver's abort reason */
 } follow;
 
 static void on_driver_event(void *arg, const char *type, const json_t *obj)
@@ -74,8 +76,13 @@ static void on_driver_event(void *arg, const char *type, const json_t *obj)
             const json_t *c = json_array_get(cs, i);
             const char *name = json_string_value(json_object_get(c, "name"));
             const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
-            if (t && name && strcmp(name, "spark-kubernetes-driver") == 0)
+            if (t && name && strcmp(name, "spark-kubernetes-driver") == 0) {
                 f->exit_code = (int)json_integer_value(json_object_get(t, "exitCode"));
+                const char *msg = json_string_value(json_object_get(t, "message"));
+                const char *why = json_string_value(json_object_get(t, "reason"));
+                snprintf(f->message, sizeof f->message, "%s", msg ? msg : "");
+                snprintf(f->reason, sizeof f->reason, "%s", why ? why : "");
+            }
         }
         if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
             f->done = true;
@@ -118,8 +125,10 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     }
     int code = f.exit_code;
     bool deleted = f.deleted;
-    char phase[32];
+    char phase[32], reason[64];
     snprintf(phase, sizeof phase, "%s", f.phase);
+    snprintf(reason, sizeof reason, "%s", f.reason);
+    char *message = cs_xstrdup(f.message);
     pthread_mutex_unlock(&f.lock);
     cs_kube_watch_stop(w);
     pthread_mutex_destroy(&f.lock);
@@ -129,6 +138,24 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     else
         CS_INFO("submit", "app=%s driver=%s phase=%s exit_code=%d event=finished", app->app_id,
                 app->driver_pod_name, phase, code);
+    if (code != 0 && !deleted) {
+        /* the driver's abort reason, from its termination message: the last lines printed */
+        size_t n = strlen(message);
+        while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == ' '))
+            message[--n] = '\0';
+        fflush(stdout);
+        if (n > 0)
+            fprintf(stderr,
+                    "cspark-submit: driver pod %s failed with exit code %d%s%s%s; its termination "
+                    "message:\n%s\n",
+                    app->driver_pod_name, code, reason[0] ? " (" : "", reason, reason[0] ? ")" : "",
+                    message);
+        else
+            fprintf(stderr, "cspark-submit: driver pod %s failed with exit code %d%s%s%s\n",
+                    app->driver_pod_name, code, reason[0] ? " (" : "", reason,
+                    reason[0] ? ")" : "");
+    }
+    free(message);
     return code;
 }
 

@@ -284,6 +284,9 @@ static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     for (int i = 0; i < app->argc; i++)
         json_array_append_new(args, json_string(app->argv[i]));
     json_object_set_new(c, "args", args);
+    /* the driver writes why it failed to /dev/termination-log; without it the end of its log
+     * becomes the message: cspark-submit prints it */
+    json_object_set_new(c, "terminationMessagePolicy", json_string("FallbackToLogsOnError"));
 
     const char *sa = cs_conf_get(conf, "spark.kubernetes.authenticate.driver.serviceAccountName");
     if (sa) json_object_set_new(spec, "serviceAccountName", json_string(sa));

@@ -1,0 +1,415 @@
+/* event_replay.c — Spark's JSON event log, line by line, back into cs_events (see
+ * event_replay.h).
+ *
+ * Field names are JsonProtocol's. A task's end reason becomes the event's reason the way the live
+ * scheduler words it: ExceptionFailure its description, TaskKilled "TaskKilled (<kill reason>)"
+ * (which the store counts as killed), FetchFailed and ExecutorLostFailure their message. A task
+ * end is preceded by a task start built from its Task Info (the store ignores it when the real
+ * start was replayed already), so a log whose start lines were dropped still shows the task.
+ */
+#define _GNU_SOURCE
+#include "history/event_replay.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+
+#define MAX_LINE (64 * 1024 * 1024) /* a longer line is not an event cspark or Spark writes */
+
+void cs_replay_summary_free(replay_summary *s)
+{
+    if (!s) return;
+    free(s->app_id);
+    free(s->app_name);
+    free(s->user);
+    free(s->spark_version);
+    memset(s, 0, sizeof *s);
+}
+
+static int64_t geti(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+}
+
+static const char *gets(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static bool getb(const json_t *o, const char *k)
+{
+    return json_is_true(json_object_get(o, k));
+}
+
+static void read_metrics(const json_t *m, cs_task_metrics *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(m)) return;
+    out->run_time_ms = geti(m, "Executor Run Time");
+    out->cpu_time_ns = geti(m, "Executor CPU Time");
+    out->result_size = geti(m, "Result Size");
+    out->peak_execution_memory = geti(m, "Peak Execution Memory");
+    out->memory_bytes_spilled = geti(m, "Memory Bytes Spilled");
+    out->disk_bytes_spilled = geti(m, "Disk Bytes Spilled");
+    const json_t *in = json_object_get(m, "Input Metrics");
+    out->bytes_read = geti(in, "Bytes Read");
+    out->records_read = geti(in, "Records Read");
+    const json_t *o = json_object_get(m, "Output Metrics");
+    out->bytes_written = geti(o, "Bytes Written");
+    out->records_written = geti(o, "Records Written");
+    const json_t *sr = json_object_get(m, "Shuffle Read Metrics");
+    out->shuffle_remote_bytes_read = geti(sr, "Remote Bytes Read");
+    out->shuffle_bytes_read = out->shuffle_remote_bytes_read + geti(sr, "Local Bytes Read");
+    out->shuffle_remote_blocks_fetched = geti(sr, "Remote Blocks Fetched");
+    out->shuffle_local_blocks_fetched = geti(sr, "Local Blocks Fetched");
+    out->shuffle_records_read = geti(sr, "Total Records Read");
+    const json_t *sw = json_object_get(m, "Shuffle Write Metrics");
+    out->shuffle_bytes_written = geti(sw, "Shuffle Bytes Written");
+    out->shuffle_records_written = geti(sw, "Shuffle Records Written");
+}
+
+/* The reason text of a failed task end, into buf. */
+static void end_reason(const json_t *r, char *buf, size_t cap)
+{
+    const char *kind = gets(r, "Reason");
+    const char *desc = gets(r, "Description");
+    if (!kind) kind = "UnknownReason";
+    if (strcmp(kind, "ExceptionFailure") == 0) {
+        snprintf(buf, cap, "%s", desc ? desc : gets(r, "Class Name") ? gets(r, "Class Name") : "");
+    } else if (strcmp(kind, "TaskKilled") == 0) {
+        const char *why = gets(r, "Kill Reason");
+        snprintf(buf, cap, "TaskKilled (%s)", why ? why : "killed");
+    } else if (strcmp(kind, "FetchFailed") == 0) {
+        const char *msg = gets(r, "Message");
+        snprintf(buf, cap, "FetchFailed(shuffle %lld, map %lld): %s",
+                 (long long)geti(r, "Shuffle ID"), (long long)geti(r, "Map ID"), msg ? msg : "");
+    } else if (strcmp(kind, "ExecutorLostFailure") == 0) {
+        const char *why = gets(r, "Loss Reason");
+        snprintf(buf, cap, "ExecutorLostFailure (executor %s exited%s%s)",
+                 gets(r, "Executor ID") ? gets(r, "Executor ID") : "?", why ? ": " : "",
+                 why ? why : "");
+    } else {
+        snprintf(buf, cap, "%s", kind);
+    }
+}
+
+static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
+{
+    const json_t *infos = json_object_get(o, "Stage Infos");
+    size_t n = json_array_size(infos);
+    int *ids = calloc(n + 1, sizeof *ids), *tasks = calloc(n + 1, sizeof *tasks);
+    int *nparents = calloc(n + 1, sizeof *nparents);
+    size_t total_parents = 0;
+    for (size_t i = 0; i < n; i++)
+        total_parents += json_array_size(json_object_get(json_array_get(infos, i), "Parent IDs"));
+    int *parents = calloc(total_parents + 1, sizeof *parents);
+    if (!ids || !tasks || !nparents || !parents) goto done;
+    const char *name = "";
+    int last = -1, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *si = json_array_get(infos, i);
+        ids[i] = (int)geti(si, "Stage ID");
+        tasks[i] = (int)geti(si, "Number of Tasks");
+        const json_t *pids = json_object_get(si, "Parent IDs");
+        nparents[i] = (int)json_array_size(pids);
+        for (size_t p = 0; p < json_array_size(pids); p++)
+            parents[k++] = (int)json_integer_value(json_array_get(pids, p));
+        if (last < 0 || ids[i] > last) {
+            last = ids[i];
+            name = gets(si, "Stage Name") ? gets(si, "Stage Name") : "";
+        }
+    }
+    cs_event ev = {.kind = CS_EV_JOB_START,
+                   .job_id = (int)geti(o, "Job ID"),
+                   .time_ms = geti(o, "Submission Time"),
+                   .stage_ids = ids,
+                   .num_stage_ids = (int)n,
+                   .stage_num_tasks = tasks,
+                   .stage_num_parents = nparents,
+                   .stage_parents = parents,
+                   .stage_name = name};
+    fn(arg, &ev);
+done:
+    free(ids);
+    free(tasks);
+    free(nparents);
+    free(parents);
+}
+
+/* The task start a TaskStart or TaskEnd line tells (its Task Info). */
+static cs_event task_start_of(const json_t *o)
+{
+    const json_t *ti = json_object_get(o, "Task Info");
+    return (cs_event){.kind = CS_EV_TASK_START,
+                      .stage_id = (int)geti(o, "Stage ID"),
+                      .stage_attempt = (int)geti(o, "Stage Attempt ID"),
+                      .task_id = geti(ti, "Task ID"),
+                      .partition = (int)geti(ti, "Index"),
+                      .attempt = (int)geti(ti, "Attempt"),
+                      .executor_id = gets(ti, "Executor ID"),
+                      .host = gets(ti, "Host"),
+                      .speculative = getb(ti, "Speculative"),
+                      .task_type = gets(o, "Task Type"),
+                      .time_ms = geti(ti, "Launch Time"),
+                      .job_id = -1};
+}
+
+static void replay_task_end(const json_t *o, listener_fn fn, void *arg)
+{
+    const json_t *ti = json_object_get(o, "Task Info");
+    const json_t *r = json_object_get(o, "Task End Reason");
+    cs_event ev = task_start_of(o);
+    fn(arg, &ev);
+    char reason[2048] = "";
+    const char *kind = gets(r, "Reason");
+    ev.kind = CS_EV_TASK_END;
+    ev.succeeded = kind && strcmp(kind, "Success") == 0;
+    if (!ev.succeeded) {
+        end_reason(r, reason, sizeof reason);
+        ev.reason = reason;
+    }
+    ev.time_ms = geti(ti, "Finish Time");
+    read_metrics(json_object_get(o, "Task Metrics"), &ev.metrics);
+    fn(arg, &ev);
+}
+
+static void replay_stage(const json_t *o, bool completed, listener_fn fn, void *arg)
+{
+    const json_t *si = json_object_get(o, "Stage Info");
+    const char *failure = gets(si, "Failure Reason");
+    const json_t *rinfo = json_object_get(si, "RDD Info"),
+                 *pids = json_object_get(si, "Parent IDs");
+    size_t nr = json_array_size(rinfo), np = json_array_size(pids);
+    cs_rdd_info *rdds = calloc(nr + 1, sizeof *rdds);
+    int *parents = calloc(np + 1, sizeof *parents);
+    if (!rdds || !parents) nr = np = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const json_t *r = json_array_get(rinfo, i);
+        const json_t *rp = json_object_get(r, "Parent IDs");
+        rdds[i].id = (int)geti(r, "RDD ID");
+        rdds[i].name = gets(r, "Name");
+        rdds[i].callsite = gets(r, "Callsite");
+        rdds[i].num_partitions = (int)geti(r, "Number of Partitions");
+        for (size_t k = 0; k < json_array_size(rp) && k < 2; k++)
+            rdds[i].parent_ids[rdds[i].num_parents++] =
+                (int)json_integer_value(json_array_get(rp, k));
+    }
+    for (size_t i = 0; i < np; i++)
+        parents[i] = (int)json_integer_value(json_array_get(pids, i));
+    cs_event ev = {.kind = completed ? CS_EV_STAGE_COMPLETED : CS_EV_STAGE_SUBMITTED,
+                   .stage_id = (int)geti(si, "Stage ID"),
+                   .stage_attempt = (int)geti(si, "Stage Attempt ID"),
+                   .stage_name = gets(si, "Stage Name"),
+                   .num_tasks = (int)geti(si, "Number of Tasks"),
+                   .time_ms = geti(si, completed ? "Completion Time" : "Submission Time"),
+                   .succeeded = !failure,
+                   .reason = failure,
+                   .job_id = -1,
+                   .rdd_infos = rdds,
+                   .num_rdd_infos = (int)nr,
+                   .parent_stage_ids = parents,
+                   .num_parent_stage_ids = (int)np};
+    fn(arg, &ev);
+    free(rdds);
+    free(parents);
+}
+
+static void replay_environment(const json_t *o, listener_fn fn, void *arg)
+{
+    const json_t *props = json_object_get(o, "Spark Properties");
+    cs_conf *conf = cs_conf_new();
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)props, k, v)
+    {
+        if (json_is_string(v)) cs_conf_set(conf, k, json_string_value(v));
+    }
+    cs_event ev = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = conf};
+    fn(arg, &ev);
+    cs_conf_free(conf);
+}
+
+static void replay_object(const json_t *o, listener_fn fn, void *arg, char **version)
+{
+    const char *name = gets(o, "Event");
+    if (!name) return;
+    if (strcmp(name, "SparkListenerLogStart") == 0) {
+        const char *v = gets(o, "Spark Version");
+        if (v && version) {
+            free(*version);
+            *version = strdup(v);
+        }
+    } else if (strcmp(name, "SparkListenerApplicationStart") == 0) {
+        cs_event ev = {.kind = CS_EV_APPLICATION_START,
+                       .app_name = gets(o, "App Name"),
+                       .app_id = gets(o, "App ID"),
+                       .user = gets(o, "User"),
+                       .time_ms = geti(o, "Timestamp")};
+        fn(arg, &ev);
+    } else if (strcmp(name, "SparkListenerApplicationEnd") == 0) {
+        cs_event ev = {.kind = CS_EV_APPLICATION_END, .time_ms = geti(o, "Timestamp")};
+        fn(arg, &ev);
+    } else if (strcmp(name, "SparkListenerEnvironmentUpdate") == 0) {
+        replay_environment(o, fn, arg);
+    } else if (strcmp(name, "SparkListenerJobStart") == 0) {
+        replay_job_start(o, fn, arg);
+    } else if (strcmp(name, "SparkListenerJobEnd") == 0) {
+        const json_t *r = json_object_get(o, "Job Result");
+        const char *res = gets(r, "Result");
+        const char *msg = gets(json_object_get(r, "Exception"), "Message");
+        cs_event ev = {.kind = CS_EV_JOB_END,
+                       .job_id = (int)geti(o, "Job ID"),
+                       .time_ms = geti(o, "Completion Time"),
+                       .succeeded = res && strcmp(res, "JobSucceeded") == 0,
+                       .reason = msg};
+        fn(arg, &ev);
+    } else if (strcmp(name, "SparkListenerStageSubmitted") == 0) {
+        replay_stage(o, false, fn, arg);
+    } else if (strcmp(name, "SparkListenerStageCompleted") == 0) {
+        replay_stage(o, true, fn, arg);
+    } else if (strcmp(name, "SparkListenerTaskStart") == 0) {
+        cs_event ev = task_start_of(o);
+        fn(arg, &ev);
+    } else if (strcmp(name, "SparkListenerTaskEnd") == 0) {
+        replay_task_end(o, fn, arg);
+    } else if (strcmp(name, "SparkListenerExecutorAdded") == 0) {
+        const json_t *info = json_object_get(o, "Executor Info");
+        cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED,
+                       .executor_id = gets(o, "Executor ID"),
+                       .host = gets(info, "Host"),
+                       .executor_cores = (int)geti(info, "Total Cores"),
+                       .time_ms = geti(o, "Timestamp")};
+        fn(arg, &ev);
+    } else if (strcmp(name, "SparkListenerExecutorRemoved") == 0) {
+        cs_event ev = {.kind = CS_EV_EXECUTOR_REMOVED,
+                       .executor_id = gets(o, "Executor ID"),
+                       .reason = gets(o, "Removed Reason"),
+                       .time_ms = geti(o, "Timestamp")};
+        fn(arg, &ev);
+    } else if (strcmp(name, "org.cspark.scheduler.ExecutorAllocationTargetUpdate") == 0) {
+        cs_event ev = {.kind = CS_EV_ALLOCATION_TARGET,
+                       .target_executors = (int)geti(o, "Target Executors"),
+                       .previous_target = (int)geti(o, "Previous Target"),
+                       .pending_tasks = (int)geti(o, "Pending Tasks"),
+                       .running_tasks = (int)geti(o, "Running Tasks"),
+                       .reason = gets(o, "Reason"),
+                       .time_ms = geti(o, "Timestamp")};
+        fn(arg, &ev);
+    }
+}
+
+bool cs_replay_line(const char *line, size_t len, listener_fn fn, void *arg, char **version)
+{
+    json_error_t jerr;
+    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return false;
+    }
+    replay_object(o, fn, arg, version);
+    json_decref(o);
+    return true;
+}
+
+/* Refuses what cspark never writes but a Spark log directory may hold. */
+static int check_plain(const char *path, FILE *f, cs_error *err)
+{
+    unsigned char head[4] = {0};
+    size_t n = fread(head, 1, sizeof head, f);
+    rewind(f);
+    bool compressed = (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) || /* gzip */
+                      (n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f &&
+                       head[3] == 0xfd) || /* zstd */
+                      (n >= 4 && head[0] == 0x04 && head[1] == 0x22 && head[2] == 0x4d) || /* lz4 */
+                      (n >= 3 && head[0] == 'L' && head[1] == 'Z' && head[2] == '4');
+    if (compressed)
+        return cs_error_set(err, CS_EUNSUPPORTED,
+                            "event log %s is compressed; cspark writes and reads uncompressed "
+                            "logs only (spark.eventLog.compress=false)",
+                            path);
+    return 0;
+}
+
+typedef int (*line_fn)(void *ctx, const char *line, size_t len);
+
+static int each_line(const char *path, line_fn fn, void *ctx, cs_error *err)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) return cs_error_set(err, CS_EIO, "cannot open event log %s: %s", path, strerror(errno));
+    int rc = check_plain(path, f, err);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
+        size_t len = (size_t)n;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            len--;
+        if (len == 0 || len > MAX_LINE) continue;
+        rc = fn(ctx, line, len);
+    }
+    if (rc == 0 && ferror(f))
+        rc = cs_error_set(err, CS_EIO, "cannot read event log %s: %s", path, strerror(errno));
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+typedef struct replay_ctx {
+    listener_fn fn;
+    void *arg;
+    char **version;
+} replay_ctx;
+
+static int replay_cb(void *ctx, const char *line, size_t len)
+{
+    replay_ctx *r = ctx;
+    cs_replay_line(line, len, r->fn, r->arg, r->version);
+    return 0;
+}
+
+int cs_replay_file(const char *path, listener_fn fn, void *arg, char **version, cs_error *err)
+{
+    replay_ctx r = {fn, arg, version};
+    return each_line(path, replay_cb, &r, err);
+}
+
+static void summary_listener(void *arg, const cs_event *ev)
+{
+    replay_summary *s = arg;
+    if (ev->kind == CS_EV_APPLICATION_START) {
+        free(s->app_id);
+        free(s->app_name);
+        free(s->user);
+        s->app_id = ev->app_id ? strdup(ev->app_id) : NULL;
+        s->app_name = ev->app_name ? strdup(ev->app_name) : NULL;
+        s->user = ev->user ? strdup(ev->user) : NULL;
+        s->start_ms = ev->time_ms;
+    } else if (ev->kind == CS_EV_APPLICATION_END) {
+        s->end_ms = ev->time_ms;
+        s->ended = true;
+    }
+}
+
+static int summary_cb(void *ctx, const char *line, size_t len)
+{
+    replay_summary *s = ctx;
+    /* only three kinds of line matter; the rest is skipped without parsing */
+    if (!memmem(line, len, "SparkListenerApplication", 24) &&
+        !memmem(line, len, "SparkListenerLogStart", 21))
+        return 0;
+    cs_replay_line(line, len, summary_listener, s, &s->spark_version);
+    return 0;
+}
+
+int cs_replay_summary_read(const char *path, replay_summary *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = each_line(path, summary_cb, out, err);
+    if (rc < 0) cs_replay_summary_free(out);
+    return rc;
+}

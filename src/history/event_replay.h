@@ -1,0 +1,46 @@
+/* event_replay.h — reads Spark's JSON event log back into listener events (Spark's
+ * ReplayListenerBus): the history server replays an application's log into a UI store, the same
+ * store the live driver builds from the same events.
+ *
+ * Each line is one JSON object with Spark's JsonProtocol names (as event_log.c writes them and as
+ * Spark writes them); it becomes one cs_event handed to a listener_fn. Unknown events (and
+ * cspark's own, which Spark's history server skips too) are ignored; a line that is not JSON —
+ * the half-written last line of an .inprogress log — is skipped. Only uncompressed single-file
+ * logs exist (cspark writes no other kind); a compressed or rolling log is refused with a clear
+ * error.
+ *
+ * Thread-safe (no shared state). The events handed to fn, and what they point to, are borrowed for
+ * the duration of the call.
+ */
+#ifndef CSPARK_HISTORY_EVENT_REPLAY_H
+#define CSPARK_HISTORY_EVENT_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/err.h"
+#include "sched/listener.h"
+
+/* What a log says about its application without a full replay (for listings). */
+typedef struct replay_summary {
+    char *app_id, *app_name, *user, *spark_version; /* malloc'd, NULL when absent */
+    int64_t start_ms, end_ms;
+    bool ended; /* SparkListenerApplicationEnd seen */
+} replay_summary;
+
+void cs_replay_summary_free(replay_summary *s);
+
+/* Replays one line (without its newline). *version receives the log's Spark version when the
+ * line is SparkListenerLogStart (malloc'd; caller frees). Returns true when the line was an event
+ * (delivered or deliberately ignored), false when it was not JSON. */
+bool cs_replay_line(const char *line, size_t len, listener_fn fn, void *arg, char **version);
+
+/* Replays the whole file at path. 0, or CS_EIO / CS_EUNSUPPORTED with err. */
+int cs_replay_file(const char *path, listener_fn fn, void *arg, char **version, cs_error *err);
+
+/* Reads only the application's start and end (and the version) from path, quickly: lines are
+ * parsed only when they name one of those events. 0 or an error. */
+int cs_replay_summary_read(const char *path, replay_summary *out, cs_error *err);
+
+#endif /* CSPARK_HISTORY_EVENT_REPLAY_H */

@@ -1,0 +1,247 @@
+/* history_main.c — cspark_history_main, the `cspark-history` program: Spark's History Server
+ * over a directory of event logs (its main() is in src/programs/cspark_history.c).
+ *
+ *   cspark-history [--properties-file FILE] [--conf KEY=VALUE]... [LOG_DIR]
+ *
+ * Settings come, in increasing precedence, from SPARK_HISTORY_OPTS (-Dkey=value words, as Spark's
+ * start-history-server.sh), the properties file, --conf, and LOG_DIR (as the legacy argument of
+ * Spark's script): spark.history.fs.logDirectory (default file:/tmp/spark-events; file:/x,
+ * file:///x or a plain path), spark.history.ui.port (18080), spark.history.fs.update.interval
+ * (10s), spark.history.retainedApplications (50), spark.port.maxRetries (16); the server binds
+ * SPARK_LOCAL_IP, else every address, as Spark's. It lists the directory at start and every
+ * update interval, serves the application list at / and each application's UI and REST API, and
+ * runs until SIGINT or SIGTERM. A user error (missing directory, bad value, port taken) is one
+ * line on stderr naming the key and exit status 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "cspark.h"
+#include "history/history_provider.h"
+#include "ui/ui_server.h"
+
+#define KEY_DIR "spark.history.fs.logDirectory"
+
+static const char usage[] =
+    "Usage: cspark-history [--properties-file FILE] [--conf KEY=VALUE]... [LOG_DIR]\n"
+    "Serves the web UI and REST API of the applications whose event logs are in LOG_DIR\n"
+    "(spark.history.fs.logDirectory, default file:/tmp/spark-events) on port\n"
+    "spark.history.ui.port (18080).\n";
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cspark-history: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+/* SPARK_HISTORY_OPTS: words of the form -Dkey=value (others are JVM options: ignored). */
+static void env_options(cs_conf *conf)
+{
+    const char *opts = getenv("SPARK_HISTORY_OPTS");
+    if (!opts) return;
+    char *copy = cs_xstrdup(opts), *save = NULL;
+    for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        char *eq = strchr(w, '=');
+        if (strncmp(w, "-D", 2) == 0 && eq && eq > w + 2) {
+            *eq = '\0';
+            cs_conf_set(conf, w + 2, eq + 1);
+        }
+    }
+    free(copy);
+}
+
+/* file:/x, file:///x, file://localhost/x or a plain path -> the local directory (malloc'd). */
+static char *local_dir(const char *uri, cs_error *err)
+{
+    const char *p = uri;
+    if (strncmp(p, "file:", 5) == 0) {
+        p += 5;
+        if (strncmp(p, "//", 2) == 0) {
+            p += 2;
+            if (strncmp(p, "localhost/", 10) == 0) p += 9;
+            if (*p != '/') p = NULL;
+        }
+    } else if (strstr(p, "://")) {
+        p = NULL;
+    }
+    if (!p || !*p) {
+        cs_error_set(err, CS_EUNSUPPORTED,
+                     "unsupported value for " KEY_DIR ": '%s' (expected a local directory: "
+                     "file:/path, file:///path or /path)",
+                     uri);
+        return NULL;
+    }
+    return cs_xstrdup(p);
+}
+
+static int parse_args(int argc, char **argv, cs_conf *conf, bool *help, cs_error *err)
+{
+    const char *props = NULL, *dir = NULL;
+    cs_conf *cli = cs_conf_new();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = true;
+        } else if (strcmp(a, "--properties-file") == 0 || strcmp(a, "--conf") == 0) {
+            if (i + 1 >= argc) {
+                cs_conf_free(cli);
+                return cs_error_set(err, CS_EINVAL, "%s needs a value", a);
+            }
+            const char *v = argv[++i];
+            if (a[2] == 'p') {
+                props = v;
+                continue;
+            }
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v) {
+                cs_conf_free(cli);
+                return cs_error_set(err, CS_EINVAL, "--conf expects KEY=VALUE, got '%s'", v);
+            }
+            char *k = cs_xstrndup(v, (size_t)(eq - v));
+            cs_conf_set(cli, k, eq + 1);
+            free(k);
+        } else if (a[0] == '-' && a[1]) {
+            cs_conf_free(cli);
+            return cs_error_set(err, CS_EINVAL, "unknown option %s (see --help)", a);
+        } else if (!dir) {
+            dir = a;
+        } else {
+            cs_conf_free(cli);
+            return cs_error_set(err, CS_EINVAL, "one log directory only, got '%s' and '%s'", dir,
+                                a);
+        }
+    }
+    env_options(conf);
+    if (props && cs_conf_load_properties(conf, props, true, err) < 0) {
+        cs_conf_free(cli);
+        return err->code;
+    }
+    cs_conf_merge(conf, cli, true);
+    cs_conf_free(cli);
+    if (dir) cs_conf_set(conf, KEY_DIR, dir);
+    return 0;
+}
+
+static int run(int argc, char **argv)
+{
+    cs_conf *conf = cs_conf_new();
+    cs_error err = {0};
+    bool help = false;
+    int rc = 1;
+    char *dir = NULL;
+    history_provider *hp = NULL;
+    ui_server *srv = NULL;
+    if (parse_args(argc, argv, conf, &help, &err) < 0) {
+        rc = fail("%s", err.msg);
+        goto out;
+    }
+    if (help) {
+        fputs(usage, stdout);
+        rc = 0;
+        goto out;
+    }
+    int64_t port, interval_ms, retained, retries;
+    if (cs_conf_get_int(conf, "spark.history.ui.port", "18080", &port, &err) < 0 ||
+        cs_conf_get_duration_ms(conf, "spark.history.fs.update.interval", "10s", CS_SEC,
+                                &interval_ms, &err) < 0 ||
+        cs_conf_get_int(conf, "spark.history.retainedApplications", "50", &retained, &err) < 0 ||
+        cs_conf_get_int(conf, "spark.port.maxRetries", "16", &retries, &err) < 0) {
+        rc = fail("%s", err.msg);
+        goto out;
+    }
+    if (port != 0 && (port < 1024 || port > 65535)) {
+        rc = fail("invalid value for spark.history.ui.port: '%lld' (expected 0 or a port from "
+                  "1024 to 65535)",
+                  (long long)port);
+        goto out;
+    }
+    if (interval_ms <= 0 || retained < 1 || retries < 0) {
+        rc = fail("invalid value for %s (expected a positive %s)",
+                  interval_ms <= 0 ? "spark.history.fs.update.interval"
+                  : retained < 1   ? "spark.history.retainedApplications"
+                                   : "spark.port.maxRetries",
+                  interval_ms <= 0 ? "duration" : "integer");
+        goto out;
+    }
+    const char *uri = cs_conf_get(conf, KEY_DIR);
+    if (!uri) uri = "file:/tmp/spark-events";
+    if (!(dir = local_dir(uri, &err))) {
+        rc = fail("%s", err.msg);
+        goto out;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rc = fail("Log directory specified does not exist: %s (" KEY_DIR "=%s). Did you configure "
+                  "the correct one through " KEY_DIR "?",
+                  dir, uri);
+        goto out;
+    }
+    hp = cs_history_provider_new(dir, (int)retained);
+    if (cs_history_provider_scan(hp, &err) < 0) {
+        rc = fail("%s (" KEY_DIR "=%s)", err.msg, uri);
+        goto out;
+    }
+    /* SIGINT/SIGTERM are taken by sigtimedwait below, on this thread only */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    ui_provider p = cs_history_provider_ui(hp);
+    ui_server_options o = {.bind_host = getenv("SPARK_LOCAL_IP"),
+                           .port = (int)port,
+                           .max_retries = (int)retries,
+                           .port_key = "spark.history.ui.port",
+                           .history = true,
+                           .threads = 4,
+                           .history_dir = dir};
+    srv = cs_ui_server_start(&o, &p, NULL, &err);
+    if (!srv) {
+        rc = fail("%s", err.msg);
+        goto out;
+    }
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    CS_INFO("history",
+            "dir=%s port=%d update_interval_ms=%lld Bound HistoryServer to %s, and "
+            "started at http://%s:%d",
+            dir, cs_ui_server_port(srv), (long long)interval_ms,
+            o.bind_host ? o.bind_host : "0.0.0.0", host, cs_ui_server_port(srv));
+    for (;;) {
+        struct timespec ts = {(time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000L};
+        int sig = sigtimedwait(&stop, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            CS_INFO("history", "event=stopping signal=%s", strsignal(sig));
+            break;
+        }
+        if (cs_history_provider_scan(hp, &err) < 0)
+            CS_WARN("history", "event=scan_failed error=%s", cs_log_quote(err.msg));
+    }
+    rc = 0;
+out:
+    cs_ui_server_stop(srv);
+    cs_history_provider_free(hp);
+    free(dir);
+    cs_conf_free(conf);
+    return rc;
+}
+
+int cspark_history_main(int argc, char **argv)
+{
+    return run(argc, argv);
+}

@@ -1,0 +1,35 @@
+/* history_provider.h — the history server's view of an event log directory (Spark's
+ * FsHistoryProvider): which applications there are, and each one's UI store, replayed from its
+ * log on demand.
+ *
+ * A scan lists the directory (spark.history.fs.logDirectory): every regular file not starting
+ * with '.' is an application's log, `<id>.inprogress` one that is still running. A log's summary
+ * (id, name, user, start, end) is read once per size and modification time; a full store is
+ * built when a page or REST call asks for the application, kept for the next requests, rebuilt
+ * when the log has grown, and at most spark.history.retainedApplications (50) stores are kept
+ * (the least recently used goes). cs_history_provider_scan runs at start and every
+ * spark.history.fs.update.interval on the server's own thread (history_main.c).
+ *
+ * Threads: every function is thread-safe (one mutex; a store is built outside it). Ownership:
+ * the provider owns its stores; a store given by acquire stays valid until released, even if
+ * evicted or replaced meanwhile.
+ */
+#ifndef CSPARK_HISTORY_PROVIDER_H
+#define CSPARK_HISTORY_PROVIDER_H
+
+#include "common/err.h"
+#include "ui/ui_server.h"
+
+typedef struct history_provider history_provider;
+
+/* dir: a local directory (already resolved from file: URIs). */
+history_provider *cs_history_provider_new(const char *dir, int retained_apps);
+void cs_history_provider_free(history_provider *hp);
+
+/* Rescans the directory; 0, or CS_EIO when it cannot be listed (the previous listing stays). */
+int cs_history_provider_scan(history_provider *hp, cs_error *err);
+
+/* The ui_provider the server uses (arg is hp). */
+ui_provider cs_history_provider_ui(history_provider *hp);
+
+#endif /* CSPARK_HISTORY_PROVIDER_H */

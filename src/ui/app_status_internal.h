@@ -1,0 +1,79 @@
+/* app_status_internal.h — the status store's insides, shared by its two files: app_status.c
+ * (the listener that keeps the state) and app_status_query.c (lookups and what readers call).
+ * Private to src/ui/app_status*.c; the rules of app_status.h (one lock, borrowed pointers) hold.
+ */
+#ifndef CSPARK_UI_APP_STATUS_INTERNAL_H
+#define CSPARK_UI_APP_STATUS_INTERNAL_H
+
+#include <pthread.h>
+
+#include "common/idmap.h"
+#include "ui/app_status.h"
+
+/* Per job: what its start said about each stage, and whether it ran during the job. */
+typedef struct job_extra {
+    int *stage_tasks;
+    bool *submitted;
+} job_extra;
+
+typedef struct job_rec {
+    ui_job pub;
+    job_extra x;
+} job_rec;
+
+typedef struct run_slot {
+    int64_t task_id;
+    ui_stage *stage;
+    size_t index;
+    bool used;
+} run_slot;
+
+struct ui_store {
+    pthread_mutex_t lock;
+    ui_store_limits lim;
+    ui_app app;
+
+    job_rec **jobs;
+    size_t njobs, capjobs;
+    ui_stage **stages;
+    size_t nstages, capstages;
+    ui_executor **execs;
+    size_t nexecs, capexecs;
+    cs_idmap exec_index;
+    ui_prop *props;
+    size_t nprops;
+    ui_rdd *rdds;
+    size_t nrdds;
+
+    char **strings; /* interned */
+    size_t nstrings, capstrings;
+    cs_idmap string_index;
+    const char *last_exec_id, *last_host; /* intern's caches for task events */
+    const char *last_rdd_name, *last_callsite;
+    const char *last_found_id; /* find_exec's cache: this id is last_found */
+    ui_executor *last_found;
+
+    run_slot *running;
+    size_t nrunning, caprunning; /* power of two */
+
+    /* task events come in runs for one stage attempt: its record and its jobs' records are kept
+     * here; cleared whenever a job or stage record goes or a stage gains a job */
+    struct {
+        ui_stage *stage;
+        job_rec *jobs[4];
+        int njobs; /* -1: more than fit, look them up */
+    } cache;
+
+    ui_store_counters counters;
+};
+
+/* Binary searches (lock held): the position where the job / stage attempt is or would go. */
+size_t cs_ui_job_pos(const ui_store *st, int id, bool *found);
+size_t cs_ui_stage_pos(const ui_store *st, int id, int attempt, bool *found);
+/* The record, or NULL. */
+job_rec *cs_ui_find_job(const ui_store *st, int id);
+ui_stage *cs_ui_find_stage(const ui_store *st, int id, int attempt);
+ui_stage *cs_ui_latest_stage(const ui_store *st, int id); /* the stage's newest attempt */
+ui_executor *cs_ui_find_exec(const ui_store *st, const char *id);
+
+#endif /* CSPARK_UI_APP_STATUS_INTERNAL_H */

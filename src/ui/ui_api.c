@@ -1,0 +1,785 @@
+/* ui_api.c — /api/v1 of one application from its store (see ui_api.h).
+ *
+ * Objects are built with jansson in the field order of Spark's api.v1 classes. Metrics cspark does
+ * not have (JVM deserialisation and GC times, push-based shuffle, fetch wait time) are 0, as a
+ * Spark application that never used them reports. Shuffle reads are split local/remote as the
+ * task end events give them.
+ * Executor metrics follow ExecutorMetricType's names: the process's resident and virtual memory
+ * are ProcessTreeJVMRSSMemory / ProcessTreeJVMVMemory (the executor process; there is no JVM), the
+ * task memory in use is OnHeapExecutionMemory.
+ */
+#include "ui/ui_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cspark.h"
+
+/* ---- building blocks ---------------------------------------------------------------------- */
+
+static void seti(json_t *o, const char *k, int64_t v)
+{
+    json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+static void setb(json_t *o, const char *k, bool v)
+{
+    json_object_set_new(o, k, json_boolean(v));
+}
+
+static json_t *jstr(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j) return j;
+    /* not UTF-8: bytes outside ASCII become '?' */
+    char *copy = cs_xstrdup(s);
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80) *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j ? j : json_string("");
+}
+
+static void sets(json_t *o, const char *k, const char *v)
+{
+    json_object_set_new(o, k, jstr(v));
+}
+
+void cs_ui_api_date(int64_t ms, char *buf, size_t cap)
+{
+    time_t t = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+    int millis = (int)(ms - (int64_t)t * 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char base[24];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, cap, "%s.%03dGMT", base, millis);
+}
+
+static void setd(json_t *o, const char *k, int64_t ms)
+{
+    char buf[48];
+    cs_ui_api_date(ms, buf, sizeof buf);
+    sets(o, k, buf);
+}
+
+/* An optional date: left out when 0. */
+static void setd_opt(json_t *o, const char *k, int64_t ms)
+{
+    if (ms > 0) setd(o, k, ms);
+}
+
+void cs_ui_api_dump(json_t *j, cs_sbuf *out)
+{
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s) {
+        cs_sbuf_puts(out, s);
+        cs_sbuf_putc(out, '\n');
+        free(s);
+    }
+    json_decref(j);
+}
+
+static int not_found(cs_sbuf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int not_found(cs_sbuf *out, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cs_sbuf_puts(out, msg);
+    cs_sbuf_putc(out, '\n');
+    return 404;
+}
+
+static int bad_request(cs_sbuf *out, const char *msg)
+{
+    cs_sbuf_puts(out, msg);
+    cs_sbuf_putc(out, '\n');
+    return 400;
+}
+
+static json_t *int_array(const int *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+/* ---- application -------------------------------------------------------------------------- */
+
+json_t *cs_ui_api_application_info(const char *id, const char *name, const char *user,
+                                   const char *version, int64_t start_ms, int64_t end_ms,
+                                   int64_t last_updated_ms, bool completed)
+{
+    json_t *app = json_object();
+    sets(app, "id", id);
+    sets(app, "name", name);
+    json_t *a = json_object();
+    int64_t end = completed ? end_ms : -1;
+    setd(a, "startTime", start_ms);
+    setd(a, "endTime", end);
+    setd(a, "lastUpdated", last_updated_ms);
+    seti(a, "duration", completed && end_ms > start_ms ? end_ms - start_ms : (completed ? 0 : -1));
+    sets(a, "sparkUser", user);
+    setb(a, "completed", completed);
+    sets(a, "appSparkVersion", version ? version : CSPARK_VERSION);
+    seti(a, "startTimeEpoch", start_ms);
+    seti(a, "endTimeEpoch", end);
+    seti(a, "lastUpdatedEpoch", last_updated_ms);
+    json_t *attempts = json_array();
+    json_array_append_new(attempts, a);
+    json_object_set_new(app, "attempts", attempts);
+    return app;
+}
+
+static json_t *app_info(const ui_api_req *r)
+{
+    const ui_app *app = cs_ui_store_app(r->st);
+    int64_t updated = r->last_updated_ms;
+    if (updated <= 0) updated = app->completed ? app->end_ms : r->now_ms;
+    return cs_ui_api_application_info(app->id, app->name, app->user, app->spark_version,
+                                      app->start_ms, app->end_ms, updated, app->completed);
+}
+
+/* ---- jobs --------------------------------------------------------------------------------- */
+
+static json_t *job_json(const ui_job *j)
+{
+    json_t *o = json_object();
+    seti(o, "jobId", j->job_id);
+    sets(o, "name", j->name);
+    setd_opt(o, "submissionTime", j->submission_ms);
+    if (j->status != UI_JOB_RUNNING) setd_opt(o, "completionTime", j->completion_ms);
+    json_object_set_new(o, "stageIds", int_array(j->stage_ids, j->num_stages));
+    json_object_set_new(o, "jobTags", json_array());
+    sets(o, "status", cs_ui_job_status_name(j->status));
+    seti(o, "numTasks", j->num_tasks);
+    seti(o, "numActiveTasks", j->active_tasks);
+    seti(o, "numCompletedTasks", j->completed_tasks);
+    seti(o, "numSkippedTasks", j->skipped_tasks);
+    seti(o, "numFailedTasks", j->failed_tasks);
+    seti(o, "numKilledTasks", j->killed_tasks);
+    seti(o, "numCompletedIndices", j->completed_indices);
+    seti(o, "numActiveStages", j->active_stages);
+    seti(o, "numCompletedStages", j->completed_stages);
+    seti(o, "numSkippedStages", j->skipped_stages);
+    seti(o, "numFailedStages", j->failed_stages);
+    json_t *killed = json_object();
+    if (j->killed_tasks > 0) seti(killed, j->error ? j->error : "killed", j->killed_tasks);
+    json_object_set_new(o, "killedTasksSummary", killed);
+    return o;
+}
+
+/* True when the request names no status, or names this one (case-insensitive). */
+static bool status_wanted(const ui_api_req *r, const char *status)
+{
+    const char *first = r->arg(r->arg_ctx, "status", 0);
+    if (!first) return true;
+    for (int i = 0;; i++) {
+        const char *v = r->arg(r->arg_ctx, "status", i);
+        if (!v) return false;
+        if (cs_str_ieq(v, status)) return true;
+    }
+}
+
+static int jobs(const ui_api_req *r, const char *rest, cs_sbuf *out)
+{
+    if (*rest == '/') {
+        char *end;
+        long id = strtol(rest + 1, &end, 10);
+        if (end == rest + 1 || (*end && strcmp(end, "/") != 0))
+            return not_found(out, "unknown job path %s", rest);
+        const ui_job *j = cs_ui_store_job(r->st, (int)id);
+        if (!j) return not_found(out, "unknown job: %ld", id);
+        cs_ui_api_dump(job_json(j), out);
+        return 200;
+    }
+    json_t *a = json_array();
+    for (size_t i = cs_ui_store_num_jobs(r->st); i-- > 0;) {
+        const ui_job *j = cs_ui_store_job_at(r->st, i);
+        if (status_wanted(r, cs_ui_job_status_name(j->status)))
+            json_array_append_new(a, job_json(j));
+    }
+    cs_ui_api_dump(a, out);
+    return 200;
+}
+
+/* ---- tasks -------------------------------------------------------------------------------- */
+
+static json_t *shuffle_push_read(void)
+{
+    static const char *const names[] = {
+        "corruptMergedBlockChunks", "mergedFetchFallbackCount",  "remoteMergedBlocksFetched",
+        "localMergedBlocksFetched", "remoteMergedChunksFetched", "localMergedChunksFetched",
+        "remoteMergedBytesRead",    "localMergedBytesRead",      "remoteMergedReqsDuration"};
+    json_t *o = json_object();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        seti(o, names[i], 0);
+    return o;
+}
+
+static json_t *task_metrics_json(const cs_task_metrics *m)
+{
+    json_t *o = json_object();
+    seti(o, "executorDeserializeTime", 0);
+    seti(o, "executorDeserializeCpuTime", 0);
+    seti(o, "executorRunTime", m->run_time_ms);
+    seti(o, "executorCpuTime", m->cpu_time_ns);
+    seti(o, "resultSize", m->result_size);
+    seti(o, "jvmGcTime", 0);
+    seti(o, "resultSerializationTime", 0);
+    seti(o, "memoryBytesSpilled", m->memory_bytes_spilled);
+    seti(o, "diskBytesSpilled", m->disk_bytes_spilled);
+    seti(o, "peakExecutionMemory", m->peak_execution_memory);
+    seti(o, "peakOnHeapExecutionMemory", m->peak_execution_memory);
+    seti(o, "peakOffHeapExecutionMemory", 0);
+    json_t *in = json_object();
+    seti(in, "bytesRead", m->bytes_read);
+    seti(in, "recordsRead", m->records_read);
+    json_object_set_new(o, "inputMetrics", in);
+    json_t *outm = json_object();
+    seti(outm, "bytesWritten", m->bytes_written);
+    seti(outm, "recordsWritten", m->records_written);
+    json_object_set_new(o, "outputMetrics", outm);
+    json_t *sr = json_object();
+    seti(sr, "remoteBlocksFetched", m->shuffle_remote_blocks_fetched);
+    seti(sr, "localBlocksFetched", m->shuffle_local_blocks_fetched);
+    seti(sr, "fetchWaitTime", 0);
+    seti(sr, "remoteBytesRead", m->shuffle_remote_bytes_read);
+    seti(sr, "remoteBytesReadToDisk", 0);
+    seti(sr, "localBytesRead", m->shuffle_bytes_read - m->shuffle_remote_bytes_read);
+    seti(sr, "recordsRead", m->shuffle_records_read);
+    seti(sr, "remoteReqsDuration", 0);
+    json_object_set_new(sr, "shufflePushReadMetrics", shuffle_push_read());
+    json_object_set_new(o, "shuffleReadMetrics", sr);
+    json_t *sw = json_object();
+    seti(sw, "bytesWritten", m->shuffle_bytes_written);
+    seti(sw, "writeTime", 0);
+    seti(sw, "recordsWritten", m->shuffle_records_written);
+    json_object_set_new(o, "shuffleWriteMetrics", sw);
+    return o;
+}
+
+static json_t *task_json(const ui_api_req *r, const ui_task *t)
+{
+    json_t *o = json_object();
+    seti(o, "taskId", t->task_id);
+    seti(o, "index", t->index);
+    seti(o, "attempt", t->attempt);
+    seti(o, "partitionId", t->partition);
+    setd(o, "launchTime", t->launch_ms);
+    int64_t duration = cs_ui_task_duration_ms(t, r->now_ms);
+    seti(o, "duration", duration);
+    sets(o, "executorId", t->executor_id);
+    sets(o, "host", t->host);
+    sets(o, "status", cs_ui_task_status_name(t->status));
+    sets(o, "taskLocality", "PROCESS_LOCAL");
+    setb(o, "speculative", t->speculative);
+    json_object_set_new(o, "accumulatorUpdates", json_array());
+    if (t->error) sets(o, "errorMessage", t->error);
+    if (t->status != UI_TASK_RUNNING)
+        json_object_set_new(o, "taskMetrics", task_metrics_json(&t->m));
+    json_object_set_new(o, "executorLogs", json_object());
+    int64_t delay = t->status != UI_TASK_RUNNING ? duration - t->m.run_time_ms : 0;
+    seti(o, "schedulerDelay", delay > 0 ? delay : 0);
+    seti(o, "gettingResultTime", 0);
+    return o;
+}
+
+/* ---- stages ------------------------------------------------------------------------------- */
+
+static json_t *exec_stage_json(const ui_exec_stage *e)
+{
+    json_t *o = json_object();
+    seti(o, "taskTime", e->task_time_ms);
+    seti(o, "failedTasks", e->failed);
+    seti(o, "succeededTasks", e->succeeded);
+    seti(o, "killedTasks", e->killed);
+    seti(o, "inputBytes", e->m.bytes_read);
+    seti(o, "inputRecords", e->m.records_read);
+    seti(o, "outputBytes", e->m.bytes_written);
+    seti(o, "outputRecords", e->m.records_written);
+    seti(o, "shuffleRead", e->m.shuffle_bytes_read);
+    seti(o, "shuffleReadRecords", e->m.shuffle_records_read);
+    seti(o, "shuffleWrite", e->m.shuffle_bytes_written);
+    seti(o, "shuffleWriteRecords", e->m.shuffle_records_written);
+    seti(o, "memoryBytesSpilled", e->m.memory_bytes_spilled);
+    seti(o, "diskBytesSpilled", e->m.disk_bytes_spilled);
+    setb(o, "isBlacklistedForStage", false);
+    setb(o, "isExcludedForStage", false);
+    return o;
+}
+
+static json_t *stage_json(const ui_api_req *r, const ui_stage *s, bool details)
+{
+    const cs_task_metrics *m = &s->m;
+    json_t *o = json_object();
+    sets(o, "status", cs_ui_stage_status_name(s->status));
+    seti(o, "stageId", s->stage_id);
+    seti(o, "attemptId", s->attempt);
+    seti(o, "numTasks", s->num_tasks);
+    seti(o, "numActiveTasks", s->active);
+    seti(o, "numCompleteTasks", s->complete);
+    seti(o, "numFailedTasks", s->failed);
+    seti(o, "numKilledTasks", s->killed);
+    seti(o, "numCompletedIndices", s->completed_indices);
+    setd_opt(o, "submissionTime", s->submission_ms);
+    setd_opt(o, "firstTaskLaunchedTime", s->first_launch_ms);
+    setd_opt(o, "completionTime", s->completion_ms);
+    if (s->failure_reason) sets(o, "failureReason", s->failure_reason);
+    seti(o, "executorDeserializeTime", 0);
+    seti(o, "executorDeserializeCpuTime", 0);
+    seti(o, "executorRunTime", m->run_time_ms);
+    seti(o, "executorCpuTime", m->cpu_time_ns);
+    seti(o, "resultSize", m->result_size);
+    seti(o, "jvmGcTime", 0);
+    seti(o, "resultSerializationTime", 0);
+    seti(o, "memoryBytesSpilled", m->memory_bytes_spilled);
+    seti(o, "diskBytesSpilled", m->disk_bytes_spilled);
+    seti(o, "peakExecutionMemory", m->peak_execution_memory);
+    seti(o, "peakOnHeapExecutionMemory", m->peak_execution_memory);
+    seti(o, "peakOffHeapExecutionMemory", 0);
+    seti(o, "inputBytes", m->bytes_read);
+    seti(o, "inputRecords", m->records_read);
+    seti(o, "outputBytes", m->bytes_written);
+    seti(o, "outputRecords", m->records_written);
+    seti(o, "shuffleRemoteBlocksFetched", m->shuffle_remote_blocks_fetched);
+    seti(o, "shuffleLocalBlocksFetched", m->shuffle_local_blocks_fetched);
+    seti(o, "shuffleFetchWaitTime", 0);
+    seti(o, "shuffleRemoteBytesRead", m->shuffle_remote_bytes_read);
+    seti(o, "shuffleRemoteBytesReadToDisk", 0);
+    seti(o, "shuffleLocalBytesRead", m->shuffle_bytes_read - m->shuffle_remote_bytes_read);
+    seti(o, "shuffleReadBytes", m->shuffle_bytes_read);
+    seti(o, "shuffleReadRecords", m->shuffle_records_read);
+    static const char *const push[] = {
+        "shuffleCorruptMergedBlockChunks",  "shuffleMergedFetchFallbackCount",
+        "shuffleMergedRemoteBlocksFetched", "shuffleMergedLocalBlocksFetched",
+        "shuffleMergedRemoteChunksFetched", "shuffleMergedLocalChunksFetched",
+        "shuffleMergedRemoteBytesRead",     "shuffleMergedLocalBytesRead",
+        "shuffleRemoteReqsDuration",        "shuffleMergedRemoteReqsDuration"};
+    for (size_t i = 0; i < sizeof push / sizeof push[0]; i++)
+        seti(o, push[i], 0);
+    seti(o, "shuffleWriteBytes", m->shuffle_bytes_written);
+    seti(o, "shuffleWriteTime", 0);
+    seti(o, "shuffleWriteRecords", m->shuffle_records_written);
+    sets(o, "name", s->name ? s->name : "");
+    sets(o, "details", "");
+    sets(o, "schedulingPool", "default");
+    json_object_set_new(o, "rddIds", json_array());
+    json_object_set_new(o, "accumulatorUpdates", json_array());
+    if (details) {
+        json_t *tasks = json_object();
+        for (size_t i = 0; i < s->num_tasks_kept; i++) {
+            char key[24];
+            snprintf(key, sizeof key, "%lld", (long long)s->tasks[i].task_id);
+            json_object_set_new(tasks, key, task_json(r, &s->tasks[i]));
+        }
+        json_object_set_new(o, "tasks", tasks);
+        json_t *execs = json_object();
+        for (int i = 0; i < s->num_execs; i++)
+            json_object_set_new(execs, s->execs[i].executor_id, exec_stage_json(&s->execs[i]));
+        json_object_set_new(o, "executorSummary", execs);
+    }
+    json_t *killed = json_object();
+    for (size_t i = 0; i < s->num_tasks_kept; i++) {
+        const ui_task *t = &s->tasks[i];
+        if (t->status != UI_TASK_KILLED) continue;
+        const char *why = t->error ? t->error : "killed";
+        json_t *c = json_object_get(killed, why);
+        seti(killed, why, (c ? json_integer_value(c) : 0) + 1);
+    }
+    json_object_set_new(o, "killedTasksSummary", killed);
+    seti(o, "resourceProfileId", 0);
+    setb(o, "isShufflePushEnabled", false);
+    seti(o, "shuffleMergersCount", 0);
+    return o;
+}
+
+/* Parses "0.05,0.25,0.5" into q[]; returns the count or -1. */
+static int parse_quantiles(const char *s, double *q, int cap)
+{
+    int n = 0;
+    while (s && *s) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || v < 0 || v > 1 || n == cap) return -1;
+        q[n++] = v;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return -1;
+    }
+    return n;
+}
+
+static json_t *dist(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+static int task_summary(const ui_api_req *r, const ui_stage *s, cs_sbuf *out)
+{
+    double q[UI_MAX_QUANTILES];
+    const char *arg = r->arg(r->arg_ctx, "quantiles", 0);
+    int nq = parse_quantiles(arg ? arg : "0.05,0.25,0.5,0.75,0.95", q, UI_MAX_QUANTILES);
+    if (nq <= 0)
+        return bad_request(out, "quantiles must be a comma-separated list of numbers in [0, 1]");
+    double v[UI_QM_COUNT][UI_MAX_QUANTILES];
+    if (cs_ui_stage_quantiles(s, q, nq, v) == 0)
+        return not_found(out, "No tasks reported metrics for %d / %d yet.", s->stage_id,
+                         s->attempt);
+    double zero[UI_MAX_QUANTILES] = {0};
+    json_t *o = json_object();
+    json_object_set_new(o, "quantiles", dist(q, nq));
+    json_object_set_new(o, "duration", dist(v[UI_QM_DURATION], nq));
+    json_object_set_new(o, "executorDeserializeTime", dist(zero, nq));
+    json_object_set_new(o, "executorDeserializeCpuTime", dist(zero, nq));
+    json_object_set_new(o, "executorRunTime", dist(v[UI_QM_RUN_TIME], nq));
+    json_object_set_new(o, "executorCpuTime", dist(v[UI_QM_CPU_TIME], nq));
+    json_object_set_new(o, "resultSize", dist(v[UI_QM_RESULT_SIZE], nq));
+    json_object_set_new(o, "jvmGcTime", dist(zero, nq));
+    json_object_set_new(o, "resultSerializationTime", dist(zero, nq));
+    json_object_set_new(o, "gettingResultTime", dist(zero, nq));
+    json_object_set_new(o, "schedulerDelay", dist(v[UI_QM_SCHEDULER_DELAY], nq));
+    json_object_set_new(o, "peakExecutionMemory", dist(v[UI_QM_PEAK_MEMORY], nq));
+    json_object_set_new(o, "peakOnHeapExecutionMemory", dist(v[UI_QM_PEAK_MEMORY], nq));
+    json_object_set_new(o, "peakOffHeapExecutionMemory", dist(zero, nq));
+    json_object_set_new(o, "memoryBytesSpilled", dist(v[UI_QM_MEMORY_SPILLED], nq));
+    json_object_set_new(o, "diskBytesSpilled", dist(v[UI_QM_DISK_SPILLED], nq));
+    json_t *in = json_object();
+    json_object_set_new(in, "bytesRead", dist(v[UI_QM_INPUT_BYTES], nq));
+    json_object_set_new(in, "recordsRead", dist(v[UI_QM_INPUT_RECORDS], nq));
+    json_object_set_new(o, "inputMetrics", in);
+    json_t *om = json_object();
+    json_object_set_new(om, "bytesWritten", dist(v[UI_QM_OUTPUT_BYTES], nq));
+    json_object_set_new(om, "recordsWritten", dist(v[UI_QM_OUTPUT_RECORDS], nq));
+    json_object_set_new(o, "outputMetrics", om);
+    json_t *sr = json_object();
+    json_object_set_new(sr, "readBytes", dist(v[UI_QM_SHUFFLE_READ_BYTES], nq));
+    json_object_set_new(sr, "readRecords", dist(v[UI_QM_SHUFFLE_READ_RECORDS], nq));
+    static const char *const sr_zero[] = {
+        "remoteBlocksFetched",   "localBlocksFetched", "fetchWaitTime",     "remoteBytesRead",
+        "remoteBytesReadToDisk", "totalBlocksFetched", "remoteReqsDuration"};
+    for (size_t i = 0; i < sizeof sr_zero / sizeof sr_zero[0]; i++)
+        json_object_set_new(sr, sr_zero[i], dist(zero, nq));
+    json_t *push = json_object();
+    static const char *const push_names[] = {
+        "corruptMergedBlockChunks", "mergedFetchFallbackCount",  "remoteMergedBlocksFetched",
+        "localMergedBlocksFetched", "remoteMergedChunksFetched", "localMergedChunksFetched",
+        "remoteMergedBytesRead",    "localMergedBytesRead",      "remoteMergedReqsDuration"};
+    for (size_t i = 0; i < sizeof push_names / sizeof push_names[0]; i++)
+        json_object_set_new(push, push_names[i], dist(zero, nq));
+    json_object_set_new(sr, "shufflePushReadMetricsDist", push);
+    json_object_set_new(o, "shuffleReadMetrics", sr);
+    json_t *sw = json_object();
+    json_object_set_new(sw, "writeBytes", dist(v[UI_QM_SHUFFLE_WRITE_BYTES], nq));
+    json_object_set_new(sw, "writeRecords", dist(v[UI_QM_SHUFFLE_WRITE_RECORDS], nq));
+    json_object_set_new(sw, "writeTime", dist(zero, nq));
+    json_object_set_new(o, "shuffleWriteMetrics", sw);
+    cs_ui_api_dump(o, out);
+    return 200;
+}
+
+typedef struct task_order {
+    const ui_task *t;
+    int64_t key;
+} task_order;
+
+static int order_cmp(const void *a, const void *b)
+{
+    const task_order *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->t->task_id < y->t->task_id ? -1 : x->t->task_id > y->t->task_id;
+}
+
+static int task_list(const ui_api_req *r, const ui_stage *s, cs_sbuf *out)
+{
+    const char *a_off = r->arg(r->arg_ctx, "offset", 0), *a_len = r->arg(r->arg_ctx, "length", 0);
+    const char *sort = r->arg(r->arg_ctx, "sortBy", 0);
+    long offset = a_off ? strtol(a_off, NULL, 10) : 0,
+         length = a_len ? strtol(a_len, NULL, 10) : 20;
+    if (offset < 0 || length < 0) return bad_request(out, "offset and length must be >= 0");
+    int dir = 0; /* 0 by id, 1 increasing runtime, -1 decreasing */
+    if (sort) {
+        if (strcmp(sort, "runtime") == 0 || strcmp(sort, "increasingRuntime") == 0 ||
+            strcmp(sort, "INCREASING_RUNTIME") == 0)
+            dir = 1;
+        else if (strcmp(sort, "-runtime") == 0 || strcmp(sort, "decreasingRuntime") == 0 ||
+                 strcmp(sort, "DECREASING_RUNTIME") == 0)
+            dir = -1;
+        else if (!cs_str_ieq(sort, "ID"))
+            return bad_request(out, "sortBy must be ID, runtime or -runtime");
+    }
+    size_t n = s->num_tasks_kept, k = 0;
+    task_order *order = cs_xmalloc((n + 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        const ui_task *t = &s->tasks[i];
+        if (!status_wanted(r, cs_ui_task_status_name(t->status))) continue;
+        int64_t run = t->status == UI_TASK_RUNNING ? -1 : t->m.run_time_ms;
+        order[k++] = (task_order){t, dir == 0 ? t->task_id : dir * run};
+    }
+    qsort(order, k, sizeof *order, order_cmp);
+    json_t *arr = json_array();
+    for (size_t i = (size_t)offset; i < k && (long)(i - (size_t)offset) < length; i++)
+        json_array_append_new(arr, task_json(r, order[i].t));
+    free(order);
+    cs_ui_api_dump(arr, out);
+    return 200;
+}
+
+static bool details_arg(const ui_api_req *r, bool dflt)
+{
+    const char *d = r->arg(r->arg_ctx, "details", 0);
+    return d ? cs_str_ieq(d, "true") : dflt;
+}
+
+static int stages(const ui_api_req *r, const char *rest, cs_sbuf *out)
+{
+    size_t n = cs_ui_store_num_stages(r->st);
+    if (*rest == '\0' || strcmp(rest, "/") == 0) {
+        bool details = details_arg(r, false);
+        json_t *a = json_array();
+        for (size_t i = n; i-- > 0;) {
+            const ui_stage *s = cs_ui_store_stage_at(r->st, i);
+            if (status_wanted(r, cs_ui_stage_status_name(s->status)))
+                json_array_append_new(a, stage_json(r, s, details));
+        }
+        cs_ui_api_dump(a, out);
+        return 200;
+    }
+    char *end;
+    long sid = strtol(rest + 1, &end, 10);
+    if (end == rest + 1) return not_found(out, "unknown stage path %s", rest);
+    if (*end == '\0' || strcmp(end, "/") == 0) { /* every attempt */
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++) {
+            const ui_stage *s = cs_ui_store_stage_at(r->st, i);
+            if (s->stage_id == sid)
+                json_array_append_new(a, stage_json(r, s, details_arg(r, true)));
+        }
+        if (json_array_size(a) == 0) {
+            json_decref(a);
+            return not_found(out, "unknown stage: %ld", sid);
+        }
+        cs_ui_api_dump(a, out);
+        return 200;
+    }
+    const char *p = end + 1;
+    long attempt = strtol(p, &end, 10);
+    if (end == p) return not_found(out, "unknown stage path %s", rest);
+    const ui_stage *s = cs_ui_store_stage(r->st, (int)sid, (int)attempt);
+    if (!s) return not_found(out, "unknown attempt for stage %ld.  Found attempts: []", sid);
+    if (*end == '\0' || strcmp(end, "/") == 0) {
+        cs_ui_api_dump(stage_json(r, s, details_arg(r, true)), out);
+        return 200;
+    }
+    if (strcmp(end, "/taskSummary") == 0) return task_summary(r, s, out);
+    if (strcmp(end, "/taskList") == 0) return task_list(r, s, out);
+    return not_found(out, "unknown stage path %s", rest);
+}
+
+/* ---- executors ---------------------------------------------------------------------------- */
+
+/* ExecutorMetricType's names, in Spark's order; values from cspark's executor metrics. */
+static json_t *peak_metrics(const cs_executor_metrics *m)
+{
+    static const char *const names[] = {"JVMHeapMemory",
+                                        "JVMOffHeapMemory",
+                                        "OnHeapExecutionMemory",
+                                        "OffHeapExecutionMemory",
+                                        "OnHeapStorageMemory",
+                                        "OffHeapStorageMemory",
+                                        "OnHeapUnifiedMemory",
+                                        "OffHeapUnifiedMemory",
+                                        "DirectPoolMemory",
+                                        "MappedPoolMemory",
+                                        "ProcessTreeJVMVMemory",
+                                        "ProcessTreeJVMRSSMemory",
+                                        "ProcessTreePythonVMemory",
+                                        "ProcessTreePythonRSSMemory",
+                                        "ProcessTreeOtherVMemory",
+                                        "ProcessTreeOtherRSSMemory",
+                                        "MinorGCCount",
+                                        "MinorGCTime",
+                                        "MajorGCCount",
+                                        "MajorGCTime",
+                                        "TotalGCTime",
+                                        "ConcurrentGCCount",
+                                        "ConcurrentGCTime"};
+    json_t *o = json_object();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int64_t v = 0;
+        if (strcmp(names[i], "ProcessTreeJVMRSSMemory") == 0) v = m->rss_bytes;
+        if (strcmp(names[i], "ProcessTreeJVMVMemory") == 0) v = m->vmem_bytes;
+        if (strcmp(names[i], "OnHeapExecutionMemory") == 0 ||
+            strcmp(names[i], "OnHeapUnifiedMemory") == 0)
+            v = m->task_memory_used;
+        seti(o, names[i], v);
+    }
+    return o;
+}
+
+static json_t *executor_json(const ui_executor *e, const char *log_base)
+{
+    json_t *o = json_object();
+    sets(o, "id", e->id);
+    sets(o, "hostPort", e->host);
+    setb(o, "isActive", e->active);
+    seti(o, "rddBlocks", 0);
+    seti(o, "memoryUsed", 0);
+    seti(o, "diskUsed", 0);
+    seti(o, "totalCores", e->cores);
+    seti(o, "maxTasks", e->cores);
+    seti(o, "activeTasks", e->active_tasks);
+    seti(o, "failedTasks", e->failed_tasks);
+    seti(o, "completedTasks", e->completed_tasks);
+    seti(o, "totalTasks", e->active_tasks + e->failed_tasks + e->completed_tasks);
+    seti(o, "totalDuration", e->total_duration_ms);
+    seti(o, "totalGCTime", 0);
+    seti(o, "totalInputBytes", e->total_input_bytes);
+    seti(o, "totalShuffleRead", e->total_shuffle_read);
+    seti(o, "totalShuffleWrite", e->total_shuffle_write);
+    setb(o, "isBlacklisted", false);
+    seti(o, "maxMemory", 0);
+    setd(o, "addTime", e->add_ms);
+    if (!e->active) {
+        setd(o, "removeTime", e->remove_ms);
+        sets(o, "removeReason", e->remove_reason);
+    }
+    json_t *logs = json_object();
+    if (log_base && strcmp(e->id, "driver") != 0) {
+        static const char *const types[] = {"stdout", "stderr"};
+        for (int i = 0; i < 2; i++) {
+            cs_sbuf u = CS_SBUF_INIT;
+            cs_sbuf_printf(&u, "%s/logPage/?executorId=%s&logType=%s", log_base, e->id, types[i]);
+            sets(logs, types[i], cs_sbuf_str(&u));
+            cs_sbuf_free(&u);
+        }
+    }
+    json_object_set_new(o, "executorLogs", logs);
+    json_object_set_new(o, "blacklistedInStages", json_array());
+    if (e->have_metrics) json_object_set_new(o, "peakMemoryMetrics", peak_metrics(&e->peak));
+    json_object_set_new(o, "attributes", json_object());
+    json_object_set_new(o, "resources", json_object());
+    seti(o, "resourceProfileId", 0);
+    setb(o, "isExcluded", false);
+    json_object_set_new(o, "excludedInStages", json_array());
+    return o;
+}
+
+static int executors(const ui_api_req *r, bool all, cs_sbuf *out)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < cs_ui_store_num_executors(r->st); i++) {
+        const ui_executor *e = cs_ui_store_executor_at(r->st, i);
+        if (all || e->active) json_array_append_new(a, executor_json(e, r->log_base));
+    }
+    cs_ui_api_dump(a, out);
+    return 200;
+}
+
+/* ---- environment and storage -------------------------------------------------------------- */
+
+static int environment(const ui_api_req *r, cs_sbuf *out)
+{
+    json_t *o = json_object();
+    json_t *rt = json_object();
+    sets(rt, "javaVersion", "");
+    sets(rt, "javaHome", "");
+    sets(rt, "scalaVersion", "");
+    json_object_set_new(o, "runtime", rt);
+    json_t *props = json_array();
+    for (size_t i = 0; i < cs_ui_store_num_props(r->st); i++) {
+        const ui_prop *p = cs_ui_store_prop_at(r->st, i);
+        json_t *pair = json_array();
+        json_array_append_new(pair, jstr(p->key));
+        json_array_append_new(pair, jstr(p->value));
+        json_array_append_new(props, pair);
+    }
+    json_object_set_new(o, "sparkProperties", props);
+    json_object_set_new(o, "hadoopProperties", json_array());
+    json_object_set_new(o, "systemProperties", json_array());
+    json_object_set_new(o, "metricsProperties", json_array());
+    json_object_set_new(o, "classpathEntries", json_array());
+    json_object_set_new(o, "resourceProfiles", json_array());
+    cs_ui_api_dump(o, out);
+    return 200;
+}
+
+static json_t *rdd_json(const ui_rdd *d)
+{
+    json_t *o = json_object();
+    seti(o, "id", d->id);
+    sets(o, "name", d->name);
+    seti(o, "numPartitions", d->num_partitions);
+    seti(o, "numCachedPartitions", d->num_cached_partitions);
+    sets(o, "storageLevel", d->storage_level);
+    seti(o, "memoryUsed", d->memory_used);
+    seti(o, "diskUsed", d->disk_used);
+    return o;
+}
+
+static int storage(const ui_api_req *r, const char *rest, cs_sbuf *out)
+{
+    size_t n = cs_ui_store_num_rdds(r->st);
+    if (*rest == '\0' || strcmp(rest, "/") == 0) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(a, rdd_json(cs_ui_store_rdd_at(r->st, i)));
+        cs_ui_api_dump(a, out);
+        return 200;
+    }
+    char *end;
+    long id = strtol(rest + 1, &end, 10);
+    if (end == rest + 1 || (*end && strcmp(end, "/") != 0))
+        return not_found(out, "unknown storage path %s", rest);
+    for (size_t i = 0; i < n; i++)
+        if (cs_ui_store_rdd_at(r->st, i)->id == id) {
+            cs_ui_api_dump(rdd_json(cs_ui_store_rdd_at(r->st, i)), out);
+            return 200;
+        }
+    return not_found(out, "no rdd found w/ id %ld", id);
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+static bool take(const char **p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*p, word, n) != 0 || ((*p)[n] != '\0' && (*p)[n] != '/')) return false;
+    *p += n;
+    return true;
+}
+
+/* p is word, or word and one trailing '/' */
+static bool is_word(const char *p, const char *word)
+{
+    size_t n = strlen(word);
+    return strncmp(p, word, n) == 0 && (p[n] == '\0' || strcmp(p + n, "/") == 0);
+}
+
+int cs_ui_api_app(const ui_api_req *r, cs_sbuf *out)
+{
+    const char *p = r->subpath;
+    if (*p == '\0' || strcmp(p, "/") == 0) {
+        cs_ui_api_dump(app_info(r), out);
+        return 200;
+    }
+    p++; /* the '/' */
+    if (take(&p, "jobs")) return jobs(r, p, out);
+    if (take(&p, "stages")) return stages(r, p, out);
+    if (is_word(p, "executors")) return executors(r, false, out);
+    if (is_word(p, "allexecutors")) return executors(r, true, out);
+    if (is_word(p, "environment")) return environment(r, out);
+    if (take(&p, "storage") && take(&p, "/rdd")) return storage(r, p, out);
+    return not_found(out, "unknown path %s", r->subpath);
+}

@@ -1,0 +1,190 @@
+/* ui_page_app.c — the application-wide tabs: Storage (cached RDDs), Environment (runtime and
+ * the redacted Spark properties), Executors (live and dead, with task counts, I/O, the process
+ * metrics of their heartbeats and log links) and an executor's log page. See ui_pages.h.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cspark.h"
+#include "ui/ui_html.h"
+#include "ui/ui_pages.h"
+
+int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out)
+{
+    cs_ui_page_begin(c, out, "Storage", UI_TAB_STORAGE);
+    size_t n = cs_ui_store_num_rdds(c->st);
+    cs_sbuf_printf(out, "<h4>RDDs (<span id=\"rdd-count\">%zu</span>)</h4>", n);
+    if (n == 0) {
+        cs_sbuf_puts(out, "<p>No RDDs are cached.</p>");
+    } else {
+        cs_sbuf_puts(out, "<table id=\"storage-table\"><thead><tr><th>ID</th><th>RDD Name</th>"
+                          "<th>Storage Level</th><th>Cached Partitions</th>"
+                          "<th>Fraction Cached</th><th>Size in Memory</th><th>Size on Disk</th>"
+                          "</tr></thead><tbody>\n");
+        for (size_t i = 0; i < n; i++) {
+            const ui_rdd *r = cs_ui_store_rdd_at(c->st, i);
+            cs_sbuf_printf(out, "<tr><td>%d</td><td>", r->id);
+            cs_html_escape(out, r->name);
+            cs_sbuf_puts(out, "</td><td>");
+            cs_html_escape(out, r->storage_level);
+            cs_sbuf_printf(out,
+                           "</td><td class=\"num\">%d</td><td class=\"num\">%.0f%%</td>"
+                           "<td class=\"num\">",
+                           r->num_cached_partitions,
+                           r->num_partitions ? 100.0 * r->num_cached_partitions / r->num_partitions
+                                             : 0.0);
+            cs_html_bytes(out, r->memory_used);
+            cs_sbuf_puts(out, "</td><td class=\"num\">");
+            cs_html_bytes(out, r->disk_used);
+            cs_sbuf_puts(out, "</td></tr>\n");
+        }
+        cs_sbuf_puts(out, "</tbody></table>\n");
+    }
+    cs_html_page_end(out);
+    return 200;
+}
+
+int cs_ui_page_environment(const ui_page_ctx *c, cs_sbuf *out)
+{
+    cs_ui_page_begin(c, out, "Environment", UI_TAB_ENVIRONMENT);
+    const ui_app *app = cs_ui_store_app(c->st);
+    cs_sbuf_puts(out, "<h4>Runtime Information</h4><table id=\"runtime\"><thead><tr><th>Name"
+                      "</th><th>Value</th></tr></thead><tbody><tr><td>cspark Version</td><td>");
+    cs_html_escape(out, app->spark_version ? app->spark_version : CSPARK_VERSION);
+    cs_sbuf_puts(out, "</td></tr>");
+    if (c->live) {
+        struct utsname u;
+        if (uname(&u) == 0) {
+            cs_sbuf_puts(out, "<tr><td>Operating System</td><td>");
+            cs_html_printf_escaped(out, "%s %s %s", u.sysname, u.release, u.machine);
+            cs_sbuf_puts(out, "</td></tr>");
+        }
+    }
+    size_t n = cs_ui_store_num_props(c->st);
+    cs_sbuf_printf(out,
+                   "</tbody></table><h4>Spark Properties (<span id=\"property-count\">%zu</span>)"
+                   "</h4><table id=\"spark-properties\"><thead><tr><th>Name</th><th>Value</th>"
+                   "</tr></thead><tbody>\n",
+                   n);
+    for (size_t i = 0; i < n; i++) {
+        const ui_prop *p = cs_ui_store_prop_at(c->st, i);
+        cs_sbuf_puts(out, "<tr><td>");
+        cs_html_escape(out, p->key);
+        cs_sbuf_puts(out, "</td><td>");
+        cs_html_escape(out, p->value);
+        cs_sbuf_puts(out, "</td></tr>\n");
+    }
+    cs_sbuf_puts(out, "</tbody></table>\n");
+    cs_html_page_end(out);
+    return 200;
+}
+
+static void executor_row(const ui_page_ctx *c, cs_sbuf *out, const ui_executor *e)
+{
+    cs_sbuf_puts(out, "<tr class=\"executor\" id=\"executor-");
+    cs_html_escape(out, e->id);
+    cs_sbuf_puts(out, "\"><td>");
+    cs_html_escape(out, e->id);
+    cs_sbuf_puts(out, "</td><td>");
+    cs_html_escape(out, e->host);
+    cs_sbuf_printf(out,
+                   "</td><td class=\"status\">%s</td><td class=\"num\">%d</td>"
+                   "<td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%d"
+                   "</td><td class=\"num\">%d</td><td>",
+                   e->active ? "Active" : "Dead", e->cores, e->active_tasks, e->failed_tasks,
+                   e->completed_tasks, e->active_tasks + e->failed_tasks + e->completed_tasks);
+    cs_html_duration(out, e->total_duration_ms);
+    cs_sbuf_puts(out, "</td><td class=\"num\">");
+    cs_html_bytes(out, e->total_input_bytes);
+    cs_sbuf_puts(out, "</td><td class=\"num\">");
+    cs_html_bytes(out, e->total_shuffle_read);
+    cs_sbuf_puts(out, "</td><td class=\"num\">");
+    cs_html_bytes(out, e->total_shuffle_write);
+    cs_sbuf_puts(out, "</td><td class=\"num\">");
+    if (e->have_metrics) {
+        cs_html_bytes(out, e->metrics.rss_bytes);
+        cs_sbuf_puts(out, " (peak ");
+        cs_html_bytes(out, e->peak.rss_bytes);
+        cs_sbuf_puts(out, ")</td><td class=\"num\">");
+        cs_html_duration(out, e->metrics.cpu_time_ns / 1000000);
+    } else {
+        cs_sbuf_puts(out, "-</td><td class=\"num\">-");
+    }
+    cs_sbuf_puts(out, "</td><td>");
+    cs_html_date(out, e->add_ms);
+    cs_sbuf_puts(out, "</td><td>");
+    if (!e->active) {
+        cs_html_date(out, e->remove_ms);
+        cs_sbuf_puts(out, "<br><span class=\"error\">");
+        cs_html_escape(out, e->remove_reason);
+        cs_sbuf_puts(out, "</span>");
+    }
+    cs_sbuf_puts(out, "</td><td>");
+    cs_ui_log_links(c, out, e->id);
+    cs_sbuf_puts(out, "</td></tr>\n");
+}
+
+int cs_ui_page_executors(const ui_page_ctx *c, cs_sbuf *out)
+{
+    cs_ui_page_begin(c, out, "Executors", UI_TAB_EXECUTORS);
+    size_t n = cs_ui_store_num_executors(c->st);
+    int active = 0, dead = 0, cores = 0, tasks = 0, failed = 0, done = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ui_executor *e = cs_ui_store_executor_at(c->st, i);
+        if (e->active) {
+            active++;
+            cores += e->cores;
+        } else {
+            dead++;
+        }
+        tasks += e->active_tasks;
+        failed += e->failed_tasks;
+        done += e->completed_tasks;
+    }
+    cs_sbuf_printf(out,
+                   "<h4>Summary</h4><table id=\"executor-totals\"><thead><tr><th></th>"
+                   "<th>Executors</th><th>Cores</th><th>Active Tasks</th><th>Failed Tasks</th>"
+                   "<th>Complete Tasks</th></tr></thead><tbody>"
+                   "<tr><td>Active(<span id=\"active-executors\">%d</span>)</td><td>%d</td>"
+                   "<td>%d</td><td>%d</td><td>%d</td><td>%d</td></tr>"
+                   "<tr><td>Dead(<span id=\"dead-executors\">%d</span>)</td><td>%d</td><td></td>"
+                   "<td></td><td></td><td></td></tr></tbody></table>\n",
+                   active, active, cores, tasks, failed, done, dead, dead);
+    cs_sbuf_puts(out, "<h4>Executors</h4><table id=\"executors-table\"><thead><tr>"
+                      "<th>Executor ID</th><th>Address</th><th>Status</th><th>Cores</th>"
+                      "<th>Active Tasks</th><th>Failed Tasks</th><th>Complete Tasks</th>"
+                      "<th>Total Tasks</th><th>Task Time</th><th>Input</th><th>Shuffle Read</th>"
+                      "<th>Shuffle Write</th><th>Resident Memory</th><th>CPU Time</th>"
+                      "<th>Added</th><th>Removed</th><th>Logs</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < n; i++)
+        executor_row(c, out, cs_ui_store_executor_at(c->st, i));
+    cs_sbuf_puts(out, "</tbody></table>\n");
+    cs_html_page_end(out);
+    return 200;
+}
+
+int cs_ui_page_log(const ui_page_ctx *c, const char *executor_id, const char *log_type,
+                   const char *text, size_t len, int64_t offset, int64_t total, cs_sbuf *out)
+{
+    cs_sbuf title = CS_SBUF_INIT;
+    cs_sbuf_printf(&title, "Log of executor %s: %s", executor_id, log_type);
+    cs_ui_page_begin(c, out, cs_sbuf_str(&title), UI_TAB_EXECUTORS);
+    cs_sbuf_free(&title);
+    cs_sbuf_printf(out, "<p>Bytes %lld-%lld of %lld. ", (long long)offset,
+                   (long long)(offset + (int64_t)len), (long long)total);
+    cs_sbuf_puts(out, "<a href=\"");
+    cs_html_escape(out, c->base);
+    cs_sbuf_puts(out, "/logPage/?executorId=");
+    cs_html_url_escape(out, executor_id);
+    cs_sbuf_printf(out, "&amp;logType=%s&amp;offset=0&amp;byteLength=%lld\">whole log</a></p>",
+                   strcmp(log_type, "stderr") == 0 ? "stderr" : "stdout", (long long)total);
+    cs_sbuf_puts(out, "<pre class=\"log\" id=\"log-text\">");
+    cs_sbuf buf = CS_SBUF_INIT;
+    cs_sbuf_append(&buf, text, len);
+    cs_html_escape(out, cs_sbuf_str(&buf));
+    cs_sbuf_free(&buf);
+    cs_sbuf_puts(out, "</pre>");
+    cs_html_page_end(out);
+    return 200;
+}

@@ -1,0 +1,66 @@
+/* ui_pages.h — the HTML pages of one application's UI, rendered on the server from its store:
+ * Jobs, a job, Stages, a stage attempt (tasks, summary quantiles, per-executor table, DAG), a task,
+ * Storage, Environment, Executors, and an executor's log.
+ *
+ * Each function renders a whole page into `out` and returns the HTTP status (200, or 404 with a
+ * short page when the job/stage/task is unknown). The caller (ui_server.c) holds the store's
+ * lock for the duration of the call. Links are absolute paths under ctx->base, so the same pages
+ * serve the live driver ("") and the history server ("/history/<app id>").
+ */
+#ifndef CSPARK_UI_PAGES_H
+#define CSPARK_UI_PAGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/strutil.h"
+#include "ui/app_status.h"
+
+typedef struct ui_page_ctx {
+    const ui_store *st; /* locked by the caller */
+    const char *base;   /* "" or "/history/<app id>" */
+    bool live;          /* the driver's own UI (the application may still run) */
+    bool kill_enabled;  /* spark.ui.killEnabled, live only */
+    const char *csrf;   /* the token kill forms carry */
+    bool executor_logs; /* the server serves executors' logs at <base>/logPage/ */
+    int64_t now_ms;
+} ui_page_ctx;
+
+int cs_ui_page_jobs(const ui_page_ctx *c, cs_sbuf *out);
+int cs_ui_page_job(const ui_page_ctx *c, int job_id, cs_sbuf *out);
+int cs_ui_page_stages(const ui_page_ctx *c, cs_sbuf *out);
+/* attempt < 0: the latest. page is 1-based; page_size in 1..10000. */
+int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, int page_size,
+                     cs_sbuf *out);
+int cs_ui_page_task(const ui_page_ctx *c, int stage_id, int attempt, int64_t task_id, cs_sbuf *out);
+int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out);
+int cs_ui_page_environment(const ui_page_ctx *c, cs_sbuf *out);
+int cs_ui_page_executors(const ui_page_ctx *c, cs_sbuf *out);
+/* The log page frame around text (already read by the caller; escaped here). */
+int cs_ui_page_log(const ui_page_ctx *c, const char *executor_id, const char *log_type,
+                   const char *text, size_t len, int64_t offset, int64_t total, cs_sbuf *out);
+/* A short page with a message (404s, refusals). */
+void cs_ui_page_message(const ui_page_ctx *c, const char *title, const char *message, cs_sbuf *out);
+
+/* ---- shared by the page modules (ui_page_*.c) ---------------------------------------------- */
+
+/* The frame of an application page. */
+void cs_ui_page_begin(const ui_page_ctx *c, cs_sbuf *out, const char *title, int tab);
+/* A stage table ("Active Stages (2)" heading and rows) of the stage attempts with this status:
+ * every attempt of the store when job is NULL, else the job's stages as that job saw them (a
+ * stage it did not run is skipped for it). Returns the row count. */
+int cs_ui_stage_table(const ui_page_ctx *c, cs_sbuf *out, ui_stage_status status, const char *id,
+                      const char *heading, const ui_job *job);
+/* The stage DAG of a job's stages (current: the stage to highlight, -1 none). */
+void cs_ui_job_dag(const ui_page_ctx *c, cs_sbuf *out, const int *stage_ids, int n, int current);
+/* A kill form (POST) for a job or a stage, when killing is enabled and the page is live. */
+void cs_ui_kill_form(const ui_page_ctx *c, cs_sbuf *out, const char *what, int id);
+/* The page's title and the first line of its summary: "Status: <status>" (in a span with id
+ * status_id) and, when running, the kill form of `what` (job/stage) id. Opens the summary <ul>. */
+void cs_ui_details_begin(const ui_page_ctx *c, cs_sbuf *out, const char *title, int tab,
+                         const char *status_id, const char *status, bool running, const char *what,
+                         int id);
+/* Executors' log links ("stdout stderr") for executor id, or nothing. */
+void cs_ui_log_links(const ui_page_ctx *c, cs_sbuf *out, const char *executor_id);
+
+#endif /* CSPARK_UI_PAGES_H */

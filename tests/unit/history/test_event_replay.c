@@ -1,0 +1,213 @@
+/* test_event_replay.c — the history server's side (history/event_replay.c,
+ * history/history_provider.c): the synthetic application of tests/unit/ui/scenario.h written by
+ * the real event log, replayed into a store, shows what the live store shows; summaries and
+ * listings of a directory with a finished and an in-progress log; a half-written last line is
+ * skipped; a compressed log is refused with a clear error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/fsutil.h"
+#include "history/event_replay.h"
+#include "history/history_provider.h"
+#include "sched/event_log.h"
+#include "ui/app_status.h"
+
+#include "../ui/scenario.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/cspark-replay-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cs_remove_tree(dir);
+    return 0;
+}
+
+static void post_log(void *arg, const cs_event *ev)
+{
+    cs_event_log_listener(arg, ev);
+}
+
+static void post_store(void *arg, const cs_event *ev)
+{
+    cs_ui_store_listener(arg, ev);
+}
+
+/* Writes the scenario's event log into dir (closed: renamed to its final name). */
+static void write_log(const char *app_id)
+{
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.eventLog.dir", dir);
+    cs_error err = {0};
+    event_log *el = cs_event_log_open(c, app_id, &err);
+    assert_non_null(el);
+    sc_run(post_log, el);
+    assert_int_equal(cs_event_log_close(el, &err), 0);
+    cs_conf_free(c);
+}
+
+static void test_replay_matches_live(void **state)
+{
+    (void)state;
+    write_log(SC_APP_ID);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, SC_APP_ID);
+    ui_store *live = cs_ui_store_new(NULL), *replayed = cs_ui_store_new(NULL);
+    sc_run(post_store, live);
+    char *version = NULL;
+    cs_error err = {0};
+    assert_int_equal(cs_replay_file(path, cs_ui_store_listener, replayed, &version, &err), 0);
+    assert_non_null(version);
+    free(version);
+    const ui_store *s[2] = {live, replayed};
+    for (int k = 0; k < 2; k++) {
+        const ui_app *a = cs_ui_store_app(s[k]);
+        assert_string_equal(a->id, SC_APP_ID);
+        assert_true(a->completed);
+        assert_int_equal(cs_ui_store_num_jobs(s[k]), 2);
+        assert_int_equal(cs_ui_store_num_stages(s[k]), 3);
+        assert_int_equal(cs_ui_store_num_executors(s[k]), 3);
+    }
+    for (int j = 0; j < 2; j++) {
+        const ui_job *a = cs_ui_store_job(live, j), *b = cs_ui_store_job(replayed, j);
+        assert_int_equal(a->status, b->status);
+        assert_string_equal(a->name, b->name);
+        assert_int_equal(a->num_tasks, b->num_tasks);
+        assert_int_equal(a->completed_tasks, b->completed_tasks);
+        assert_int_equal(a->failed_tasks, b->failed_tasks);
+        assert_int_equal(a->killed_tasks, b->killed_tasks);
+        assert_int_equal(a->skipped_stages, b->skipped_stages);
+        assert_int_equal(a->submission_ms, b->submission_ms);
+        assert_int_equal(a->completion_ms, b->completion_ms);
+    }
+    for (size_t i = 0; i < 3; i++) {
+        const ui_stage *a = cs_ui_store_stage_at(live, i), *b = cs_ui_store_stage_at(replayed, i);
+        assert_int_equal(a->stage_id, b->stage_id);
+        assert_int_equal(a->status, b->status);
+        assert_int_equal(a->num_tasks_kept, b->num_tasks_kept);
+        assert_int_equal(a->complete, b->complete);
+        assert_int_equal(a->failed, b->failed);
+        assert_int_equal(a->killed, b->killed);
+        assert_int_equal(a->num_parents, b->num_parents);
+        assert_memory_equal(&a->m, &b->m, sizeof a->m);
+        for (size_t t = 0; t < a->num_tasks_kept; t++) {
+            assert_int_equal(a->tasks[t].task_id, b->tasks[t].task_id);
+            assert_int_equal(a->tasks[t].launch_ms, b->tasks[t].launch_ms);
+            assert_int_equal(a->tasks[t].finish_ms, b->tasks[t].finish_ms);
+            assert_int_equal(a->tasks[t].status, b->tasks[t].status);
+        }
+    }
+    const ui_executor *e = cs_ui_store_executor(replayed, "2");
+    assert_false(e->active);
+    assert_int_equal(cs_ui_store_num_props(replayed), 4);
+    cs_ui_store_free(live);
+    cs_ui_store_free(replayed);
+}
+
+static void write_file(const char *name, const char *text, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(text, 1, len, f);
+    fclose(f);
+}
+
+static void test_listing_and_inprogress(void **state)
+{
+    (void)state;
+    write_log(SC_APP_ID);
+    /* a running application: start, a job start, and a half-written line */
+    const char running[] =
+        "{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"0.1.0\"}\n"
+        "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"live one\",\"App ID\":"
+        "\"local-2\",\"Timestamp\":1790000005000,\"User\":\"bob\"}\n"
+        "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Submission Time\":1790000005100,"
+        "\"Stage Infos\":[{\"Stage ID\":0,\"Number of Tasks\":3,\"Stage Name\":\"count\","
+        "\"Parent IDs\":[]}],\"Stage IDs\":[0]}\n"
+        "{\"Event\":\"SparkListenerStageSubmitted\",\"Stage Info\":{\"Stage ID\":0,\"Stage A";
+    write_file("local-2.inprogress", running, sizeof running - 1);
+    write_file(".hidden", "x", 1);
+    history_provider *hp = cs_history_provider_new(dir, 1);
+    cs_error err = {0};
+    assert_int_equal(cs_history_provider_scan(hp, &err), 0);
+    ui_provider p = cs_history_provider_ui(hp);
+    ui_app_entry *apps = NULL;
+    size_t n = p.list(p.arg, &apps);
+    assert_int_equal(n, 2);
+    assert_string_equal(apps[0].id, "local-2"); /* newest first */
+    assert_false(apps[0].completed);
+    assert_string_equal(apps[0].user, "bob");
+    assert_string_equal(apps[1].id, SC_APP_ID);
+    assert_true(apps[1].completed);
+    assert_int_equal(apps[1].end_ms, SC_T0 + 900);
+    cs_ui_app_entries_free(apps, n);
+
+    int64_t updated;
+    ui_store *st = p.acquire(p.arg, "local-2", &updated);
+    assert_non_null(st);
+    cs_ui_store_lock(st);
+    assert_int_equal(cs_ui_store_num_jobs(st), 1);
+    assert_int_equal(cs_ui_store_job(st, 0)->status, UI_JOB_RUNNING);
+    assert_false(cs_ui_store_app(st)->completed);
+    cs_ui_store_unlock(st);
+    /* retainedApplications=1: loading the other evicts this one, still held: stays valid */
+    ui_store *st2 = p.acquire(p.arg, SC_APP_ID, &updated);
+    assert_non_null(st2);
+    cs_ui_store_lock(st);
+    assert_int_equal(cs_ui_store_num_jobs(st), 1);
+    cs_ui_store_unlock(st);
+    p.release(p.arg, st);
+    p.release(p.arg, st2);
+    assert_null(p.acquire(p.arg, "nope", &updated));
+    cs_history_provider_free(hp);
+}
+
+static void test_compressed_log_refused(void **state)
+{
+    (void)state;
+    const unsigned char gz[] = {0x1f, 0x8b, 0x08, 0x00, 0x00};
+    write_file("app-gz", (const char *)gz, sizeof gz);
+    char path[512];
+    snprintf(path, sizeof path, "%s/app-gz", dir);
+    replay_summary sum;
+    cs_error err = {0};
+    assert_int_not_equal(cs_replay_summary_read(path, &sum, &err), 0);
+    assert_non_null(strstr(err.msg, "compressed"));
+    assert_non_null(strstr(err.msg, "spark.eventLog.compress"));
+    /* the directory scan skips it with a warning */
+    history_provider *hp = cs_history_provider_new(dir, 50);
+    assert_int_equal(cs_history_provider_scan(hp, &err), 0);
+    ui_provider p = cs_history_provider_ui(hp);
+    ui_app_entry *apps = NULL;
+    assert_int_equal(p.list(p.arg, &apps), 0);
+    cs_ui_app_entries_free(apps, 0);
+    cs_history_provider_free(hp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_replay_matches_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_listing_and_inprogress, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compressed_log_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
