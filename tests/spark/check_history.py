@@ -98,12 +98,13 @@ class Log:
         self.stages = {}  # (id, attempt) -> {info, status, tasks: [TaskEnd]}
         self.executors = {}  # id -> {cores, removed}
         running = set()
+        active = {}  # stage attempt -> tasks started and not ended
         live = set()  # stage attempts Spark keeps live: pending (listed by a job) or active
         for e in self.events:
             kind = e["Event"]
             if kind == "SparkListenerJobStart":
                 self.jobs[e["Job ID"]] = {"stages": set(e["Stage IDs"]), "status": "RUNNING",
-                                          "completed": 0, "failed": 0}
+                                          "completed": 0, "failed": 0, "killed": 0}
                 running.add(e["Job ID"])
                 # every stage the job lists becomes a pending stage attempt unless already live
                 # (a stage an earlier job completed is listed again: Spark starts it afresh and
@@ -129,18 +130,41 @@ class Log:
                     self.stages[key] = {"tasks": []}
                     live.add(key)
                 self.stages[key].update(info=i, status="ACTIVE")
+                # as Spark's AppStatusListener: the jobs a stage attempt counts its tasks for are
+                # the running jobs that list it when it is submitted
+                self.stages[key]["jobs"] = [j for j in running if i["Stage ID"] in self.jobs[j]["stages"]]
             elif kind == "SparkListenerStageCompleted":
                 i = e["Stage Info"]
                 key = (i["Stage ID"], i["Stage Attempt ID"])
                 s = self.stages[key]
                 s["status"] = "FAILED" if "Failure Reason" in i else "COMPLETE"
-                live.discard(key)
+                # Spark keeps a completed attempt live until its running tasks have ended
+                if active.get(key, 0) == 0:
+                    live.discard(key)
+            elif kind == "SparkListenerTaskStart":
+                key = (e["Stage ID"], e["Stage Attempt ID"])
+                if key in live:
+                    active[key] = active.get(key, 0) + 1
             elif kind == "SparkListenerTaskEnd":
-                self.stages[(e["Stage ID"], e["Stage Attempt ID"])]["tasks"].append(e)
-                ok = e["Task End Reason"]["Reason"] == "Success"
-                for j in running:  # Spark counts a task for every running job with its stage
-                    if e["Stage ID"] in self.jobs[j]["stages"]:
-                        self.jobs[j]["completed" if ok else "failed"] += 1
+                key = (e["Stage ID"], e["Stage Attempt ID"])
+                self.stages[key]["tasks"].append(e)
+                # as Spark's AppStatusListener: a task counts for its stage attempt and that
+                # attempt's jobs while the attempt is live — until it completed and no task of it
+                # runs; a task of an attempt no longer live (none here, as every task end follows
+                # its start) counts for neither
+                if key not in live:
+                    self.stages[key].setdefault("late", []).append(e)
+                    continue
+                active[key] = active.get(key, 0) - 1
+                if active[key] == 0 and self.stages[key]["status"] in ("COMPLETE", "FAILED"):
+                    live.discard(key)
+                # as Spark's AppStatusListener: a killed task (or a denied commit) is killed, not
+                # failed — which of the two an abandoned attempt's task becomes depends on timing
+                reason = e["Task End Reason"]["Reason"]
+                outcome = ("completed" if reason == "Success" else
+                           "killed" if reason in ("TaskKilled", "TaskCommitDenied") else "failed")
+                for j in self.stages[key].get("jobs", []):
+                    self.jobs[j][outcome] += 1
             elif kind == "SparkListenerExecutorAdded":
                 self.executors[e["Executor ID"]] = {
                     "cores": e["Executor Info"]["Total Cores"], "removed": None}
@@ -172,6 +196,8 @@ def check_app(base, log, facts):
                f"job {jid} numCompletedTasks {j['numCompletedTasks']}, log has {want['completed']}")
         expect(j["numFailedTasks"] == want["failed"],
                f"job {jid} numFailedTasks {j['numFailedTasks']}, log has {want['failed']}")
+        expect(j["numKilledTasks"] == want["killed"],
+               f"job {jid} numKilledTasks {j['numKilledTasks']}, log has {want['killed']}")
 
     stages = {(s["stageId"], s["attemptId"]): s for s in get(base, app + "/stages")}
     expect(set(stages) == set(log.stages),
@@ -182,16 +208,21 @@ def check_app(base, log, facts):
         expect(s["status"] == want["status"], f"{where} status {s['status']}, expected {want['status']}")
         expect(s["numTasks"] == info["Number of Tasks"],
                f"{where} numTasks {s['numTasks']}, log says {info['Number of Tasks']}")
-        done = [t for t in want["tasks"] if t["Task End Reason"]["Reason"] == "Success"]
-        failed = [t for t in want["tasks"] if t["Task End Reason"]["Reason"] != "Success"]
+        counted = [t for t in want["tasks"] if t not in want.get("late", [])]
+        done = [t for t in counted if t["Task End Reason"]["Reason"] == "Success"]
+        killed = [t for t in counted
+                  if t["Task End Reason"]["Reason"] in ("TaskKilled", "TaskCommitDenied")]
+        failed = [t for t in counted
+                  if t["Task End Reason"]["Reason"] != "Success" and t not in killed]
         expect(s["numCompleteTasks"] == len(done), f"{where} numCompleteTasks {s['numCompleteTasks']}, log has {len(done)}")
         expect(s["numFailedTasks"] == len(failed), f"{where} numFailedTasks {s['numFailedTasks']}, log has {len(failed)}")
+        expect(s["numKilledTasks"] == len(killed), f"{where} numKilledTasks {s['numKilledTasks']}, log has {len(killed)}")
         rdds = [r["RDD ID"] for r in info["RDD Info"]]
         expect(rdds or want["status"] == "SKIPPED", f"{where}: no RDD Info in the log")
         expect(sorted(s["rddIds"]) == sorted(rdds), f"{where} rddIds {s['rddIds']}, log has {rdds}")
-        if not failed:  # Spark keeps failed tasks' metrics apart from the stage's sums
+        if not failed and not killed:  # Spark keeps failed tasks' metrics apart from the stage's sums
             for field, path in STAGE_METRICS.items():
-                total = sum(dig(t["Task Metrics"], path) for t in want["tasks"])
+                total = sum(dig(t["Task Metrics"], path) for t in counted)
                 expect(s[field] == total, f"{where} {field} {s[field]}, tasks in the log sum to {total}")
         tasks = {t["taskId"]: t for t in get(base, f"{app}/stages/{key[0]}/{key[1]}/taskList?length=100000")}
         for t in want["tasks"]:
