@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cspark.h"
 
@@ -441,4 +442,52 @@ int bitflip_between_jobs(cspark_context *sc, int argc, char **argv)
         fprintf(stderr, "bitflip_between_jobs: job 1 counted %" PRId64 " keys\n", keys1);
     cspark_records_free(r);
     return 0;
+}
+
+/* ---- an executor lost while the reduce stage runs (issue 10 item 17) ---------------------- *
+ * gated_sort INPUT OUTDIR GATE: sort.so's job, whose reduce tasks (the sort's output, by then
+ * fetched) wait for the file GATE before their first record; each waiting task first creates
+ * GATE.waiting.<pid> so that a test knows which executors hold a running reduce task. Once GATE
+ * exists every task passes (it is never removed). The wait is bounded (300 s), then the task
+ * fails. */
+static volatile int gate_open;
+
+void gate_join(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    if (!gate_open) {
+        const char *gate = cspark_closure(tc, NULL);
+        char waiting[4096];
+        snprintf(waiting, sizeof waiting, "%s.waiting.%d", gate, (int)getpid());
+        FILE *f = fopen(waiting, "w");
+        if (f) fclose(f);
+        struct stat st;
+        for (int i = 0; stat(gate, &st) != 0; i++) {
+            if (i == 30000) cspark_task_fail(tc, "gated_sort: no gate file %s after 300 s", gate);
+            struct timespec ts = {0, 10 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        gate_open = 1;
+    }
+    uint8_t *v;
+    uint8_t *line = cspark_emit_reserve(out, (size_t)in->key.len + in->value.len, 0, &v);
+    if (in->key.len) memcpy(line, in->key.ptr, in->key.len);
+    if (in->value.len) memcpy(line + in->key.len, in->value.ptr, in->value.len);
+}
+
+void gate_split(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint32_t k = in->key.len < 10 ? in->key.len : 10;
+    cspark_emit(out, in->key.ptr, k, in->key.ptr + k, in->key.len - k);
+}
+
+int gated_sort(cspark_context *sc, int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: gated_sort INPUT OUTDIR GATE\n");
+        return 2;
+    }
+    cspark_rdd *keyed = cspark_map(cspark_text_file(sc, argv[1], 0), gate_split, NULL, 0);
+    cspark_rdd *sorted = cspark_sort_by_key(keyed, true, 0);
+    cspark_rdd *lines = cspark_map(sorted, gate_join, argv[3], strlen(argv[3]) + 1);
+    return cspark_save_as_text_file(lines, argv[2]) < 0 ? 1 : 0;
 }
