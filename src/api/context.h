@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cluster/cluster_manager.h"
 #include "common/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
@@ -52,8 +53,10 @@ struct cspark_context {
 
     char *error; /* first error, for cspark_last_error */
     bool failed;
-    struct sched_backend *backend; /* borrowed: the scheduler owns it */
-    volatile int interrupted;      /* the signal that interrupted the application, or 0 */
+    const cluster_manager *manager; /* the one serving spark.master */
+    cluster_env env;                /* what the backend borrows from the context */
+    struct sched_backend *backend;  /* borrowed: the scheduler owns it */
+    volatile int interrupted;       /* the signal that interrupted the application, or 0 */
 };
 
 /* Creates a context from conf (copied). NULL with err on bad configuration. */

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -265,14 +264,14 @@ static void collect_conf(void *arg, const char *key, const char *value)
 
 static void reply_app_config(coarse_backend *b, rpc_conn *c, uint64_t request_id)
 {
-    size_t n = cs_conf_size(b->sc->conf);
+    size_t n = cs_conf_size(b->env.conf);
     conf_collect col = {cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry)),
                         cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry *)), 0};
-    cs_conf_foreach(b->sc->conf, collect_conf, &col);
+    cs_conf_foreach(b->env.conf, collect_conf, &col);
     Cspark__SparkAppConfig ac = CSPARK__SPARK_APP_CONFIG__INIT;
     ac.n_conf = col.n;
     ac.conf = col.ptrs;
-    ac.app_id = b->sc->app_id;
+    ac.app_id = (char *)b->env.app_id;
     ac.app_file = b->app_file;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_APP_CONFIG;
@@ -425,12 +424,12 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     }
     free(lost);
     cs_scheduler_executor_lost(b->base.sched, id, why);
-    if (b->sc->bus) {
+    if (b->env.bus) {
         cs_event ev = {.kind = CS_EV_EXECUTOR_REMOVED,
                        .executor_id = id,
                        .reason = why,
                        .time_ms = cs_now_ms()};
-        cs_listener_bus_post(b->sc->bus, &ev);
+        cs_listener_bus_post(b->env.bus, &ev);
     }
     if (b->opt.executor_removed) b->opt.executor_removed(b->opt.hooks_arg, id, why);
     cs_coarse_offer_and_report(b);
@@ -524,20 +523,21 @@ static void coarse_stop(sched_backend *base)
     free(b);
 }
 
-coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *o, cs_error *err)
+coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
+                                      cs_error *err)
 {
     int64_t timeout = 120000;
-    rpc_options ro = {.name = "driver", .app_id = sc->app_id};
-    if (cs_conf_get_duration_ms(sc->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
+    rpc_options ro = {.name = "driver", .app_id = env->app_id};
+    if (cs_conf_get_duration_ms(env->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
             0 ||
-        cs_rpc_options_from_conf(sc->conf, &ro, err) < 0)
+        cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = coarse_launch;
     b->base.total_cores = coarse_total_cores;
     b->base.cancel_all = coarse_cancel_all;
     b->base.stop = coarse_stop;
-    b->sc = sc;
+    b->env = *env;
     b->opt = *o;
     b->secret = o->secret ? cs_xstrdup(o->secret) : NULL;
     b->app_file = cs_xstrdup(o->app_file ? o->app_file : "");
@@ -545,9 +545,9 @@ coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
     bool storage = false, blocks = true;
-    if (cs_conf_get_bool(sc->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
+    if (cs_conf_get_bool(env->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
             0 ||
-        cs_conf_get_bool(sc->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true",
+        cs_conf_get_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true",
                          &blocks, err) < 0) {
         free(b);
         return NULL;

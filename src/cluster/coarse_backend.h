@@ -16,10 +16,10 @@
 
 #include <stdint.h>
 
+#include "cluster/cluster_manager.h"
 #include "common/err.h"
 #include "sched/scheduler.h"
 
-struct cspark_context;
 typedef struct coarse_backend coarse_backend;
 
 typedef struct coarse_options {
@@ -36,7 +36,7 @@ typedef struct coarse_options {
     void *hooks_arg;
 } coarse_options;
 
-coarse_backend *cs_coarse_backend_new(struct cspark_context *sc, const coarse_options *o,
+coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
                                       cs_error *err);
 sched_backend *cs_coarse_backend_base(coarse_backend *b);
 int cs_coarse_backend_port(const coarse_backend *b);

@@ -76,7 +76,7 @@ typedef struct fetch_job {
 
 struct coarse_backend {
     sched_backend base;
-    cspark_context *sc;
+    cluster_env env; /* borrowed pointers: the context outlives the backend */
     coarse_options opt;
     char *secret, *app_file;
     rpc_endpoint *ep;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "sched/allocation_manager.h"
@@ -87,7 +86,7 @@ typedef struct job {
 } job;
 
 struct scheduler {
-    cspark_context *sc;
+    scheduler_options opt;
     sched_backend *backend;
 
     pthread_mutex_t lock; /* guards the completion queue */
@@ -113,18 +112,16 @@ struct scheduler {
     int in_flight;
     bool in_job;            /* under lock: a job's thread is taking completions */
     volatile int cancelled; /* the current job has ended: running tasks stop */
-    int max_stage_attempts;
-    int64_t max_result_size; /* spark.driver.maxResultSize, 0 = unlimited */
-    char *aborted;           /* set by the backend: every job fails with this reason */
+    char *aborted;          /* set by the backend: every job fails with this reason */
 };
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
 static void post(scheduler *s, cs_event *ev)
 {
-    if (!s->sc->bus) return;
+    if (!s->opt.bus) return;
     ev->time_ms = cs_now_ms();
-    cs_listener_bus_post(s->sc->bus, ev);
+    cs_listener_bus_post(s->opt.bus, ev);
 }
 
 static void ensure_shuffle_slot(scheduler *s, int sid)
@@ -466,11 +463,11 @@ static bool stage_reads_from(const stage *st, const char *executor_id);
 static int attempt_failed(scheduler *s, job *j, stage *st, const char *reason)
 {
     stage_finished(s, j, st, false, reason);
-    if (++st->fetch_failures < s->max_stage_attempts) return 0;
+    if (++st->fetch_failures < s->opt.max_stage_attempts) return 0;
     abort_job(s, j,
               "Stage %d has failed the maximum allowable number of times: %d. "
               "Most recent failure reason: %s",
-              st->id, s->max_stage_attempts, reason);
+              st->id, s->opt.max_stage_attempts, reason);
     return -1;
 }
 
@@ -540,12 +537,12 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             }
         } else if (!j->finished[index]) {
             j->result_bytes += r->metrics.result_size;
-            if (s->max_result_size > 0 && j->result_bytes > s->max_result_size) {
+            if (s->opt.max_result_size > 0 && j->result_bytes > s->opt.max_result_size) {
                 abort_job(s, j,
                           "Total size of serialized results of %d tasks (%.1f MiB) is bigger "
                           "than spark.driver.maxResultSize (%.1f MiB)",
                           j->num_finished + 1, (double)j->result_bytes / 1048576.0,
-                          (double)s->max_result_size / 1048576.0);
+                          (double)s->opt.max_result_size / 1048576.0);
                 return;
             }
             j->finished[index] = true;
@@ -590,12 +587,12 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
         return;
     int failures = ++st->failures[index];
-    if (r->status == TASK_UNLAUNCHABLE) failures = s->sc->max_task_failures;
+    if (r->status == TASK_UNLAUNCHABLE) failures = s->opt.max_task_failures;
     CS_WARN("scheduler",
             "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=\"%s\"",
             (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
             r->error ? r->error : "");
-    if (failures >= s->sc->max_task_failures) {
+    if (failures >= s->opt.max_task_failures) {
         stage_finished(s, j, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)
             abort_job(s, j, "%s", r->error); /* TaskSetManager.abort */
@@ -950,7 +947,7 @@ void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int core
 void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *st)
 {
     if (!st->enabled || !s->backend->request_total || s->alloc) return;
-    s->alloc = cs_allocation_manager_new(st, s, s->backend, s->sc->bus);
+    s->alloc = cs_allocation_manager_new(st, s, s->backend, s->opt.bus);
 }
 
 int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
@@ -1085,28 +1082,29 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     return 0;
 }
 
-scheduler *cs_scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *err)
+int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
 {
-    int64_t attempts = 4;
-    if (cs_conf_get_int(sc->conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
-        return NULL;
-    if (attempts < 1) {
-        cs_error_set(err, CS_EINVAL,
-                     "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' (expected an "
-                     "integer >= 1)",
-                     (long long)attempts);
-        return NULL;
-    }
-    int64_t max_result = 0;
-    if (cs_conf_get_size(sc->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) <
-        0)
-        return NULL;
+    int64_t attempts = 4, max_result = 0;
+    if (cs_conf_get_int(conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
+        return err->code;
+    if (attempts < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
+                            "(expected an integer >= 1)",
+                            (long long)attempts);
+    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
+        return err->code;
+    o->max_stage_attempts = (int)attempts;
+    o->max_result_size = max_result;
+    return 0;
+}
+
+scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
+{
     scheduler *s = cs_xcalloc(1, sizeof *s);
-    s->max_result_size = max_result;
-    s->sc = sc;
+    s->opt = *o;
     s->backend = backend;
     backend->sched = s;
-    s->max_stage_attempts = (int)attempts;
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
     pthread_cond_init(&s->cond, NULL);

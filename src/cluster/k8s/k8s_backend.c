@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "cluster/k8s/k8s_backend_internal.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
 #include "common/clock.h"
@@ -221,7 +220,7 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
     return 0;
 }
 
-sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_error *err)
+sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs_error *err)
 {
     k8s_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = k8s_launch;
@@ -230,7 +229,7 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     b->base.stop = k8s_stop;
     b->base.request_total = k8s_request_total;
     b->base.remove_executors = k8s_remove_executors;
-    b->conf = sc->conf;
+    b->conf = env->conf;
     b->next_id = 1;
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
@@ -238,22 +237,23 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     size_t app_len = 0;
     json_t *obj = NULL;
 
-    if (cs_k8s_settings_read(sc->conf, &b->set, err) < 0) goto fail;
+    if (cs_k8s_settings_read(b->conf, &b->set, err) < 0) goto fail;
     const k8s_settings *s = &b->set;
-    b->target = s->executor_instances;
+    /* with dynamic allocation the allocation manager sets the first target */
+    b->target = env->dynamic_allocation ? 0 : s->executor_instances;
     cs_k8s_create_bucket_init(&b->tokens, s->max_create_rate, cs_mono_ms());
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
-    if (cs_kube_config_load(sc->conf, s->api_master,
+    if (cs_kube_config_load(b->conf, s->api_master,
                             s->in_driver_pod ? "spark.kubernetes.authenticate.driver.mounted"
                                              : "spark.kubernetes.authenticate",
                             &kcfg, err) < 0)
         goto fail;
-    b->kc = cs_kube_client_new(&kcfg, sc->conf, "spark.kubernetes.driver", err);
+    b->kc = cs_kube_client_new(&kcfg, b->conf, "spark.kubernetes.driver", err);
     cs_kube_config_free(&kcfg);
     if (!b->kc) goto fail;
-    const char *resource = cs_conf_get(sc->conf, "cspark.app.resource");
-    if (cs_k8s_app_init(&b->app, sc->conf, cs_conf_get(sc->conf, "cspark.app.entry"),
+    const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
+    if (cs_k8s_app_init(&b->app, b->conf, cs_conf_get(b->conf, "cspark.app.entry"),
                         resource ? resource : "", 0, NULL, err) < 0)
         goto fail;
     b->app_ready = true;
@@ -273,7 +273,7 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
                         .app_file = b->exec_app_file,
                         .admit = admit_executor,
                         .hooks_arg = b};
-    b->coarse = cs_coarse_backend_new(sc, &o, err);
+    b->coarse = cs_coarse_backend_new(env, &o, err);
     if (!b->coarse) goto fail;
     snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d",
              s->driver_host, cs_coarse_backend_port(b->coarse));
@@ -281,7 +281,7 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     /* the Secret executors read the authentication secret from (the submit client made it in
      * cluster mode), and the executor ConfigMap */
     if (secret && !s->in_driver_pod) {
-        cs_conf *c2 = cs_conf_clone(sc->conf);
+        cs_conf *c2 = cs_conf_clone(b->conf);
         cs_conf_set(c2, "spark.authenticate.secret", secret);
         obj = cs_k8s_auth_secret(c2, &b->app, err);
         cs_conf_free(c2);
@@ -292,7 +292,7 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
         obj = NULL;
         b->created_secret = true;
     }
-    obj = cs_k8s_executor_configmap(sc->conf, &b->app, app_bytes, app_len, err);
+    obj = cs_k8s_executor_configmap(b->conf, &b->app, app_bytes, app_len, err);
     if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
         cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
         goto fail;
@@ -348,4 +348,9 @@ int cs_k8s_backend_exit_code(sched_backend *base)
     int rc = b->exit_code;
     pthread_mutex_unlock(&b->lock);
     return rc;
+}
+
+const cs_conf *cs_k8s_backend_conf(sched_backend *base)
+{
+    return ((k8s_backend *)base)->conf;
 }
