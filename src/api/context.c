@@ -184,6 +184,7 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     sc->conf = cs_conf_clone(conf);
     cs_fs_configure(sc->conf); /* file systems read spark.hadoop.* from the application's conf */
     pthread_mutex_init(&sc->lock, NULL);
+    cs_lineage_init(&sc->graph);
     const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
     const char *m = cs_conf_get(sc->conf, "spark.master");
     const cluster_manager *manager = cs_cluster_manager_for(m ? m : "local[*]");
@@ -264,12 +265,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     if (sc->bus) cs_listener_bus_free(sc->bus);
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) cs_remove_tree(sc->local_dir);
-    for (int i = 0; i < sc->num_rdds; i++)
-        cs_rdd_free(sc->rdds[i]);
-    for (int i = 0; i < sc->num_deps; i++)
-        cs_shuffle_dep_free(sc->deps[i]);
-    free(sc->rdds);
-    free(sc->deps);
+    cs_lineage_free(&sc->graph);
     free(sc->local_dir);
     free(sc->app_name);
     free(sc->app_file_name);
@@ -308,30 +304,6 @@ cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err)
 {
     cs_context_fail(sc, err);
     return NULL;
-}
-
-void cs_context_add_rdd(cspark_context *sc, cspark_rdd *rdd)
-{
-    pthread_mutex_lock(&sc->lock);
-    if (sc->num_rdds == sc->cap_rdds) {
-        sc->cap_rdds = sc->cap_rdds ? sc->cap_rdds * 2 : 64;
-        sc->rdds = cs_xrealloc(sc->rdds, (size_t)sc->cap_rdds * sizeof *sc->rdds);
-    }
-    rdd->id = sc->next_rdd_id++;
-    sc->rdds[sc->num_rdds++] = rdd;
-    pthread_mutex_unlock(&sc->lock);
-}
-
-void cs_context_add_dep(cspark_context *sc, shuffle_dep *dep)
-{
-    pthread_mutex_lock(&sc->lock);
-    if (sc->num_deps == sc->cap_deps) {
-        sc->cap_deps = sc->cap_deps ? sc->cap_deps * 2 : 16;
-        sc->deps = cs_xrealloc(sc->deps, (size_t)sc->cap_deps * sizeof *sc->deps);
-    }
-    dep->shuffle_id = sc->next_shuffle_id++;
-    sc->deps[sc->num_deps++] = dep;
-    pthread_mutex_unlock(&sc->lock);
 }
 
 /* ---- public accessors ---------------------------------------------------------------------- */

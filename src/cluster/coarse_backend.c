@@ -18,7 +18,8 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/sync.h"
-#include "exec/task_codec.h"
+#include "plan/stage_plan.h"
+#include "plan/task_codec.h"
 #include "rpc/frame.h"
 #include "sched/listener.h"
 

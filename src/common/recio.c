@@ -15,12 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void *rx_realloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) abort();
-    return q;
-}
 
 static inline void put_u32le(uint8_t *p, uint32_t v)
 {
@@ -83,6 +77,33 @@ size_t cs_recio_encode_block(const uint8_t *raw, uint32_t raw_len, bool compress
 size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_algo algo)
 {
     return finish_block(block, raw_len, raw_len, RECIO_CODEC_NONE, algo);
+}
+
+size_t cs_recio_encode_batch(const cs_batch *b, cs_checksum_algo algo, uint8_t *out)
+{
+    size_t total = 0, i = 0;
+    while (i < b->n) {
+        size_t raw = 0, j = i;
+        while (j < b->n) { /* records for one block, cut where the writer cuts */
+            size_t rs = recio_record_size(b->recs[j].klen, b->recs[j].vlen);
+            if (raw > 0 && raw + rs > RECIO_BLOCK_TARGET) break;
+            raw += rs;
+            j++;
+        }
+        if (out) {
+            uint8_t *p = out + total + RECIO_HEADER_LEN;
+            for (size_t k = i; k < j; k++) {
+                const cs_rec *r = &b->recs[k];
+                p += recio_put_header(p, r->klen, r->vlen);
+                memcpy(p, b->data + r->off, (size_t)r->klen + r->vlen);
+                p += (size_t)r->klen + r->vlen;
+            }
+            cs_recio_seal_stored_block(out + total, (uint32_t)raw, algo);
+        }
+        total += RECIO_HEADER_LEN + raw;
+        i = j;
+    }
+    return total;
 }
 
 int cs_recio_check_record(size_t klen, size_t vlen, const char *what, cs_error *err)
@@ -169,7 +190,7 @@ static int out_reserve(recio_writer *w, size_t n, cs_error *err)
     size_t c = w->out_cap ? w->out_cap : w->out_min_cap;
     while (c < w->out_len + n)
         c *= 2;
-    w->out = rx_realloc(w->out, c);
+    w->out = cs_xrealloc(w->out, c);
     w->out_cap = c;
     return 0;
 }
@@ -201,7 +222,7 @@ int cs_recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const v
         size_t c = w->raw_cap ? w->raw_cap : 4096;
         while (c < w->raw_len + rs)
             c *= 2;
-        w->raw = rx_realloc(w->raw, c);
+        w->raw = cs_xrealloc(w->raw, c);
         w->raw_cap = c;
     }
     uint8_t *p = w->raw + w->raw_len;
@@ -275,7 +296,7 @@ uint8_t *cs_recio_writer_take(recio_writer *w, size_t *len, cs_error *err)
     w->flushed += w->out_len;
     w->out = NULL;
     w->out_len = w->out_cap = 0;
-    if (!p) p = rx_realloc(NULL, 1);
+    if (!p) p = cs_xrealloc(NULL, 1);
     return p;
 }
 
@@ -379,7 +400,7 @@ static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
         while (c < n)
             c *= 2;
         if (!r->buf || c != r->buf_cap) {
-            r->buf = rx_realloc(r->buf, c);
+            r->buf = cs_xrealloc(r->buf, c);
             r->buf_cap = c;
         }
     }
@@ -429,10 +450,10 @@ static void pull_buf_reserve(recio_reader *r, size_t n, size_t keep)
     while (c < n)
         c *= 2;
     if (keep) {
-        r->buf = rx_realloc(r->buf, c);
+        r->buf = cs_xrealloc(r->buf, c);
     } else {
         free(r->buf);
-        r->buf = rx_realloc(NULL, c);
+        r->buf = cs_xrealloc(NULL, c);
     }
     r->buf_cap = c;
 }
@@ -619,7 +640,7 @@ static int load_block(recio_reader *r, cs_error *err)
     } else {
         if (r->dec_cap < raw_len) {
             free(r->dec);
-            r->dec = rx_realloc(NULL, raw_len);
+            r->dec = cs_xrealloc(NULL, raw_len);
             r->dec_cap = raw_len;
         }
         int k =
@@ -741,7 +762,7 @@ int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
         }
         if (view->n == view->rcap) {
             size_t c = view->rcap ? view->rcap * 2 : 1024;
-            view->recs = rx_realloc(view->recs, c * sizeof *view->recs);
+            view->recs = cs_xrealloc(view->recs, c * sizeof *view->recs);
             view->rcap = c;
         }
         cs_rec *o = &view->recs[view->n++];

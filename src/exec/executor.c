@@ -35,8 +35,9 @@
 #include "exec/block_server.h"
 #include "exec/decom_signals.h"
 #include "exec/shuffle_migration.h"
-#include "exec/task.h"
-#include "exec/task_codec.h"
+#include "exec/task_context.h"
+#include "plan/stage_plan.h"
+#include "plan/task_codec.h"
 #include "rpc/endpoint.h"
 
 /* How long an executor keeps trying to reach its driver at start-up. */

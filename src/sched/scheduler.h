@@ -20,7 +20,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
-#include "exec/task.h"
+#include "plan/task.h"
 
 struct listener_bus;
 typedef struct scheduler scheduler;

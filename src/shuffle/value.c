@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "common/recio.h"
 #include "cspark.h"
-#include "exec/part_iter.h"
+#include "common/current_task.h"
 #include "shuffle/arena.h"
 
 static void value_check(size_t len, const char *what)

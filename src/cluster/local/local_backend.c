@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster/local/local_backend.h"
+#include "exec/task_context.h"
 #include "common/err.h"
 
 typedef struct queued {

@@ -1,8 +1,9 @@
 /*
- * test_task_codec.c — stage plans, task results and map statuses through the wire codec.
+ * test_stage_plan_codec.c — stage plans, task results and map statuses through the wire codec
+ * (src/plan/stage_plan_*.c, task_codec.c).
  *
- * Lineages are built here without a context (nodes allocated directly, released with cs_rdd_free /
- * cs_shuffle_dep_free). User functions (filter, flat_map with a closure, map_partitions, foreach)
+ * Lineages are built here in a lineage graph of the test's own (no context), as the API builds
+ * them in the context's. User functions (filter, flat_map with a closure, map_partitions, foreach)
  * live in a small application .so compiled at setup from the source below and linked against
  * libcspark.so — the test executable does not export its symbols, and an executor resolves
  * functions in the application's .so anyway. Every plan goes encode -> pack -> unpack -> decode,
@@ -26,10 +27,12 @@
 
 #include <cmocka.h>
 
-#include "api/rdd_internal.h"
 #include "common/recio.h"
-#include "exec/task.h"
-#include "exec/task_codec.h"
+#include "exec/task_context.h"
+#include "plan/builtins.h"
+#include "plan/stage_plan.h"
+#include "plan/task_codec.h"
+#include "shuffle/builtin_aggs.h"
 
 /* ---- the application .so ------------------------------------------------------------------ */
 
@@ -55,10 +58,7 @@ static char g_tmp[256];
 static exec_env g_env_a, g_env_b; /* original nodes run in a, decoded plans in b */
 static char g_dir_a[300], g_dir_b[300];
 
-static cspark_rdd *g_rdds[256];
-static int g_nrdds;
-static shuffle_dep *g_deps[64];
-static int g_ndeps;
+static lineage_graph g_graph; /* the original nodes */
 static cs_map_status g_statuses[64];
 static int g_nstatuses;
 static int g_next_id = 1;
@@ -66,6 +66,7 @@ static int g_next_id = 1;
 static int setup(void **state)
 {
     (void)state;
+    cs_lineage_init(&g_graph);
     snprintf(g_tmp, sizeof g_tmp, "/tmp/cspark_task_codec_XXXXXX");
     if (!mkdtemp(g_tmp)) return -1;
     char exe[4096];
@@ -116,10 +117,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < g_nrdds; i++)
-        cs_rdd_free(g_rdds[i]);
-    for (int i = 0; i < g_ndeps; i++)
-        cs_shuffle_dep_free(g_deps[i]);
+    cs_lineage_free(&g_graph);
     for (int i = 0; i < g_nstatuses; i++)
         cs_map_status_free(&g_statuses[i]);
     char cmd[512];
@@ -133,14 +131,8 @@ static int teardown(void **state)
 
 static cspark_rdd *mk(rdd_kind kind, int np, const char *name)
 {
-    cspark_rdd *r = cs_xcalloc(1, sizeof *r);
-    cs_batch_init(&r->par_data);
-    r->kind = kind;
-    r->num_partitions = np;
+    cspark_rdd *r = cs_rdd_new(&g_graph, kind, np, name);
     r->id = g_next_id++;
-    r->name = cs_xstrdup(name);
-    assert_true(g_nrdds < 256);
-    g_rdds[g_nrdds++] = r;
     return r;
 }
 
@@ -249,14 +241,11 @@ static cspark_rdd *mk_coalesce(cspark_rdd *p, int n)
 
 static shuffle_dep *mk_dep(cspark_rdd *parent, int shuffle_id, cs_partitioner_kind kind, int n)
 {
-    shuffle_dep *d = cs_xcalloc(1, sizeof *d);
+    shuffle_dep *d = cs_shuffle_dep_new(&g_graph, parent);
     d->shuffle_id = shuffle_id;
-    d->parent = parent;
     d->partitioner.kind = kind;
     d->partitioner.num_partitions = n;
     d->partitioner.ascending = true;
-    assert_true(g_ndeps < 64);
-    g_deps[g_ndeps++] = d;
     return d;
 }
 
@@ -312,7 +301,7 @@ static stage_plan *roundtrip(cspark_rdd *root, const task_sink *sink, const shuf
     if (rc != 0) fail_msg("decode: %s", err.msg);
     cspark__stage_plan__free_unpacked(u, NULL);
     assert_non_null(p);
-    assert_ptr_equal(p->rdds[0], p->root); /* root is numbered first */
+    assert_ptr_equal(p->graph.rdds[0], p->root); /* root is numbered first */
     return p;
 }
 
@@ -368,7 +357,8 @@ static void cmp_batch(const cs_batch *a, const cs_batch *b)
  * the plan unless written by the sink). */
 static void cmp_rdd(const cspark_rdd *a, const cspark_rdd *b)
 {
-    assert_null(b->sc);
+    assert_ptr_equal(a->graph, &g_graph);
+    assert_ptr_not_equal(b->graph, &g_graph); /* decoded into the plan's own graph */
     assert_int_equal(a->id, b->id);
     assert_int_equal(a->kind, b->kind);
     assert_int_equal(a->num_partitions, b->num_partitions);
@@ -522,9 +512,10 @@ static void test_narrow_lineage(void **state)
     task_sink sink = {.kind = SINK_COLLECT};
     stage_plan *p = roundtrip(root, &sink, NULL, 0);
     const cspark_rdd *seen[64];
-    assert_int_equal(p->num_rdds, count_distinct(root, seen, 0)); /* shared parent encoded once */
-    assert_int_equal(p->num_rdds, 11);
-    assert_int_equal(p->num_deps, 0);
+    assert_int_equal(p->graph.num_rdds,
+                     count_distinct(root, seen, 0)); /* shared parent encoded once */
+    assert_int_equal(p->graph.num_rdds, 11);
+    assert_int_equal(p->graph.num_deps, 0);
     assert_int_equal(p->num_inputs, 0);
     cmp_rdd(root, p->root);
     cmp_sink(&sink, &p->sink);
@@ -647,8 +638,8 @@ static void map_stage(shuffle_dep *d, shuffle_input *in, const cs_map_status **m
     cmp_sink(&sink, &p->sink);
     assert_ptr_equal(p->sink.dep->parent, p->root); /* the written dep's parent is the root */
     bool in_deps = false;
-    for (int i = 0; i < p->num_deps; i++)
-        in_deps |= p->deps[i] == p->sink.dep;
+    for (int i = 0; i < p->graph.num_deps; i++)
+        in_deps |= p->graph.deps[i] == p->sink.dep;
     assert_true(in_deps);
     int n = d->parent->num_partitions;
     for (int m = 0; m < n; m++) {
@@ -695,8 +686,8 @@ static void reduce_stage(cspark_rdd *root, const shuffle_input *in, int nin)
             assert_memory_equal(x->sizes, y->sizes, (size_t)x->num_reduces * sizeof(uint64_t));
         }
     }
-    for (int i = 0; i < p->num_deps; i++)
-        assert_null(p->deps[i]->parent); /* read only */
+    for (int i = 0; i < p->graph.num_deps; i++)
+        assert_null(p->graph.deps[i]->parent); /* read only */
     run_compare(root, &sink, in, nin, p);
     /* something was read */
     task_result r;
@@ -998,7 +989,7 @@ static void test_malformed(void **state)
         assert_non_null(pb);
         stage_plan *p = NULL;
         if (cs_stage_plan_decode(pb, g_app, &p, &err) != 0) fail_msg("%s", err.msg);
-        assert_int_equal(p->num_deps, 2);
+        assert_int_equal(p->graph.num_deps, 2);
         assert_ptr_equal(p->sink.dep->parent, p->root);
         cmp_rdd(g_bad_root, p->root);
         cs_stage_plan_free(p);

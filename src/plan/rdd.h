@@ -1,22 +1,28 @@
 /*
- * rdd.h — the lineage graph built on the driver: RDD nodes, function references and shuffle
- * dependencies. The public functions of cspark.h (transformations.c, sources.c) create nodes;
- * the DAG scheduler cuts the graph into stages at shuffle dependencies; the task runner
- * (exec/task_runner.c) computes one partition of a node by pulling batches through its parents.
+ * rdd.h — the lineage graph: RDD nodes and shuffle dependencies. On the driver the public
+ * functions of cspark.h (src/api) add nodes to the context's graph and the DAG scheduler cuts it
+ * into stages at shuffle dependencies; on an executor the stage plan decoder rebuilds the narrow
+ * lineage of one stage into a graph of its own; in both, the task runner (src/exec) computes one
+ * partition of a node by pulling batches through its parents. A node is the same thing in every
+ * process: it belongs to exactly one lineage_graph, which frees it.
  *
- * Ownership: every node, its closure copies, source data and shuffle dependencies belong to the
- * context (context.c keeps a list) and are freed when the context stops. Nodes are immutable
- * once created, so tasks on any thread may read them without locks.
+ * Ownership: a lineage_graph owns every node and dependency added to it, with their closure
+ * copies, source data and tables (cs_lineage_free). Nodes are immutable once built, so tasks on
+ * any thread may read them without locks; adding to a graph is thread-safe (the graph's lock).
  */
-#ifndef CSPARK_API_RDD_H
-#define CSPARK_API_RDD_H
+#ifndef CSPARK_PLAN_RDD_H
+#define CSPARK_PLAN_RDD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/batch.h"
 #include "cspark.h"
+#include "plan/fn_ref.h"
 #include "shuffle/shuffle.h"
+
+struct lineage_graph;
 
 typedef enum {
     RDD_PARALLELIZE,    /* records held on the driver, sliced */
@@ -38,15 +44,6 @@ typedef enum {
     SHUFFLE_READ_SORT,      /* sorted by key (sort_by_key) */
     SHUFFLE_READ_COGROUP    /* two tagged shuffles aggregated into pair(list, list) */
 } shuffle_read_mode;
-
-/* A user (or built-in) function: its symbol name, its address on this process, and the closure
- * bytes copied at creation. */
-typedef struct fn_ref {
-    char *name;       /* exported symbol name; owned by the fn_ref */
-    void *ptr;        /* resolved address (dladdr on the driver, dlsym elsewhere) */
-    uint8_t *closure; /* owned copy, may be NULL */
-    size_t closure_len;
-} fn_ref;
 
 /* One input split of a text file. */
 typedef struct text_split {
@@ -71,7 +68,7 @@ typedef struct shuffle_dep {
 } shuffle_dep;
 
 struct cspark_rdd {
-    cspark_context *sc;
+    struct lineage_graph *graph; /* the graph that owns it */
     int id;
     rdd_kind kind;
     int num_partitions;
@@ -108,9 +105,22 @@ struct cspark_rdd {
     bool ascending;            /* SHUFFLE_READ_SORT */
 };
 
-/* Resolves `fn` to its exported symbol name (dladdr); refuses static functions and addresses
- * that are not the start of a symbol. Copies the closure. CS_EINVAL with a clear message. */
-int cs_fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, size_t len,
-                   const char *what, cs_error *err);
+/* The nodes and dependencies of one application (driver) or one stage plan (executor). */
+typedef struct lineage_graph {
+    pthread_mutex_t lock; /* guards the arrays and counters */
+    struct cspark_rdd **rdds;
+    int num_rdds, cap_rdds;
+    shuffle_dep **deps;
+    int num_deps, cap_deps;
+    int next_rdd_id, next_shuffle_id;
+} lineage_graph;
+
+void cs_lineage_init(lineage_graph *g);
+/* Frees every node and dependency of the graph (not the graph struct itself). */
+void cs_lineage_free(lineage_graph *g);
+/* A new node of g with the next id, named `name` (copied). */
+cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name);
+/* A new shuffle dependency of g with the next shuffle id, whose map side is parent. */
+shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent);
 
 #endif
