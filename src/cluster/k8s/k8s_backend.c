@@ -241,7 +241,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
     const k8s_settings *s = &b->set;
     /* with dynamic allocation the allocation manager sets the first target */
     b->target = env->dynamic_allocation ? 0 : s->executor_instances;
-    cs_k8s_create_bucket_init(&b->tokens, s->max_create_rate, cs_mono_ms());
+    cs_token_bucket_init(&b->tokens, s->max_create_rate, s->max_create_rate, cs_mono_ms());
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
     if (cs_kube_config_load(b->conf, s->api_master,

@@ -1212,8 +1212,6 @@ static void test_result_throughput(void **state)
         put_kv(&col_r.data, i, i * 3);
     col_r.count = 16;
     const int n = 20000;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     uint8_t buf[8192];
     cs_error err;
     for (int i = 0; i < n; i++) {
@@ -1233,12 +1231,6 @@ static void test_result_throughput(void **state)
         cspark__task_result__free_unpacked(u, NULL);
         cs_task_result_free(&o);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    print_message("task results: %.0f round trips/s\n", n / secs);
-#ifndef __SANITIZE_ADDRESS__
-    assert_true(n / secs > 10000);
-#endif
     cs_task_result_free(&map_r);
     cs_task_result_free(&col_r);
 }
