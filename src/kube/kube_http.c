@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "kube/kube_exec.h"
+#include "common/sync.h"
 #include "kube/kube_internal.h"
 
 static const char *const verb_names[KV_COUNT] = {
@@ -41,9 +42,7 @@ void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop)
         if (stop && atomic_load(stop)) return;
         int64_t left = end - cs_mono_ms();
         if (left <= 0) return;
-        if (left > 20) left = 20;
-        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)left * 1000000L};
-        nanosleep(&ts, NULL);
+        cs_sleep_ms(left > 20 ? 20 : left);
     }
 }
 
@@ -216,9 +215,7 @@ void cs_kube_rate_acquire(kube_client *c, const char *verb)
         int64_t wait_ms = cs_token_bucket_take(&c->rl, cs_mono_ms());
         pthread_mutex_unlock(&c->rl_mu);
         if (!wait_ms) return;
-        struct timespec ts = {.tv_sec = wait_ms / 1000,
-                              .tv_nsec = (long)(wait_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        cs_sleep_ms(wait_ms);
     }
 }
 

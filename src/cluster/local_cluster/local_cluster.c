@@ -39,6 +39,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "rpc/auth.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
@@ -375,8 +376,7 @@ static void *monitor_main(void *arg)
         }
         pthread_mutex_unlock(&lc->lock);
         if (stopping && running == 0) return NULL;
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        cs_sleep_ms(20);
     }
 }
 
@@ -419,16 +419,15 @@ static void lc_stop(sched_backend *base)
     lc->stopping = true;
     pthread_mutex_unlock(&lc->lock);
     /* give executors up to 10 s to exit after StopExecutor, then kill them */
-    int64_t deadline = cs_now_ns() / 1000000 + 10000;
+    int64_t deadline = cs_mono_ms() + 10000;
     for (;;) {
         pthread_mutex_lock(&lc->lock);
         int running = 0;
         for (int i = 0; i < lc->num_children; i++)
             running += lc->children[i].running;
         pthread_mutex_unlock(&lc->lock);
-        if (!running || cs_now_ns() / 1000000 > deadline) break;
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        if (!running || cs_mono_ms() > deadline) break;
+        cs_sleep_ms(10);
     }
     pthread_mutex_lock(&lc->lock);
     for (int i = 0; i < lc->num_children; i++)
