@@ -23,12 +23,11 @@
 #include "rpc/frame.h"
 #include "sched/listener.h"
 
-static running **run_slot(coarse_backend *b, int64_t task_id)
+/* The running task task_id, or NULL. Lock held. */
+static running *find_running(coarse_backend *b, int64_t task_id)
 {
-    running **p = &b->run[(uint64_t)task_id % RUNNING_BUCKETS];
-    while (*p && (*p)->t->task_id != task_id)
-        p = &(*p)->next;
-    return p;
+    uint64_t v;
+    return cs_hmap_get(&b->running, (uint64_t)task_id, &v) ? (running *)(uintptr_t)v : NULL;
 }
 
 /* ---- launching ----------------------------------------------------------------------------- */
@@ -154,9 +153,7 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         running *r = cs_xmalloc(sizeof *r);
         r->t = t;
         r->exec = chosen;
-        running **slot = run_slot(b, t->task_id);
-        r->next = *slot;
-        *slot = r;
+        cs_hmap_put(&b->running, (uint64_t)t->task_id, (uint64_t)(uintptr_t)r);
         e->free--;
         cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
         cs_scheduler_task_started(b->base.sched, t, e->id, e->host);
@@ -212,14 +209,16 @@ static void coarse_cancel_all(sched_backend *base)
     pthread_mutex_lock(&b->lock);
     pending *p = b->pend_head;
     b->pend_head = b->pend_tail = NULL;
-    for (int k = 0; k < RUNNING_BUCKETS; k++)
-        for (running *r = b->run[k]; r; r = r->next) {
-            exec_info *e = &b->execs[r->exec];
-            if (!e->alive || !e->conn) continue;
-            kt.task_id = r->t->task_id;
-            kt.executor_id = e->id;
-            cs_rpc_send(e->conn, &env);
-        }
+    size_t pos = 0;
+    uint64_t v;
+    while (cs_hmap_next(&b->running, &pos, NULL, &v)) {
+        const running *r = (const running *)(uintptr_t)v;
+        exec_info *e = &b->execs[r->exec];
+        if (!e->alive || !e->conn) continue;
+        kt.task_id = r->t->task_id;
+        kt.executor_id = e->id;
+        cs_rpc_send(e->conn, &env);
+    }
     pthread_mutex_unlock(&b->lock);
     while (p) {
         pending *next = p->next;
@@ -289,13 +288,12 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         return;
     pthread_mutex_lock(&b->lock);
     exec_info *e = cs_coarse_exec_of_conn(b, c);
-    running **slot = run_slot(b, su->task_id);
-    running *r = *slot;
+    running *r = find_running(b, su->task_id);
     if (!e || !r || &b->execs[r->exec] != e) { /* unknown, or already reported lost */
         pthread_mutex_unlock(&b->lock);
         return;
     }
-    *slot = r->next;
+    cs_hmap_del(&b->running, (uint64_t)su->task_id);
     e->free++;
     e->last_seen_ms = cs_mono_ms();
     const task_desc *t = r->t;
@@ -376,18 +374,15 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     int idx = (int)(e - b->execs);
     const task_desc **lost = NULL;
     int nlost = 0;
-    for (int k = 0; k < RUNNING_BUCKETS; k++) {
-        for (running **p = &b->run[k]; *p;) {
-            running *r = *p;
-            if (r->exec != idx) {
-                p = &r->next;
-                continue;
-            }
-            *p = r->next;
-            lost = cs_xrealloc(lost, (size_t)(nlost + 1) * sizeof *lost);
-            lost[nlost++] = r->t;
-            free(r);
-        }
+    size_t pos = 0;
+    uint64_t task_id, v;
+    while (cs_hmap_next(&b->running, &pos, &task_id, &v)) {
+        running *r = (running *)(uintptr_t)v;
+        if (r->exec != idx) continue;
+        cs_hmap_del(&b->running, task_id);
+        lost = cs_xrealloc(lost, (size_t)(nlost + 1) * sizeof *lost);
+        lost[nlost++] = r->t;
+        free(r);
     }
     bool stopping = b->stopping || !b->base.sched;
     char id[64], why[512];
@@ -493,18 +488,17 @@ static void coarse_stop(sched_backend *base)
         free(b->execs[i].sent_attempt);
     }
     free(b->execs);
-    cs_idmap_free(&b->exec_index);
+    cs_hmap_free(&b->exec_index);
     while (b->pend_head) {
         pending *p = b->pend_head;
         b->pend_head = p->next;
         free(p);
     }
-    for (int k = 0; k < RUNNING_BUCKETS; k++)
-        while (b->run[k]) {
-            running *r = b->run[k];
-            b->run[k] = r->next;
-            free(r);
-        }
+    size_t pos = 0;
+    uint64_t v;
+    while (cs_hmap_next(&b->running, &pos, NULL, &v))
+        free((running *)(uintptr_t)v);
+    cs_hmap_free(&b->running);
     while (b->plans) {
         plan_frame *p = b->plans;
         b->plans = p->next;
@@ -554,6 +548,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
         return NULL;
     }
     b->migrate_shuffles = storage && blocks;
+    cs_hmap_init_strings(&b->exec_index);
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
 

@@ -18,7 +18,8 @@
 
 int cs_coarse_find_exec(coarse_backend *b, const char *id)
 {
-    return cs_idmap_get(&b->exec_index, id);
+    uint64_t i;
+    return cs_hmap_sget(&b->exec_index, id, &i) ? (int)i : -1;
 }
 
 exec_info *cs_coarse_exec_of_conn(coarse_backend *b, rpc_conn *c)
@@ -85,7 +86,7 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         cs_rpc_conn_ref(c);
         e->last_seen_ms = cs_mono_ms();
         cs_rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
-        cs_idmap_put(&b->exec_index, e->id, b->num_execs);
+        cs_hmap_sput(&b->exec_index, e->id, (uint64_t)b->num_execs);
         b->num_execs++;
         pthread_cond_broadcast(&b->cond);
     }

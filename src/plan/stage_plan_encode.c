@@ -3,9 +3,9 @@
  *
  * Encoding walks the stage's narrow lineage iteratively (deep lineages do not recurse) and
  * numbers nodes in discovery order (root = 0); shared nodes and deps are numbered once through a
- * pointer hash. Every protobuf-c structure built here is malloc'd and unshared, so a whole
- * StagePlan is released with protobuf_c_message_free_unpacked. Parallelize data is written as
- * uncompressed recio blocks directly into one exact-size buffer.
+ * map from address to number (common/hmap.h). Every protobuf-c structure built here is malloc'd and
+ * unshared, so a whole StagePlan is released with protobuf_c_message_free_unpacked. Parallelize
+ * data is written as uncompressed recio blocks directly into one exact-size buffer.
  */
 #include "plan/stage_plan.h"
 
@@ -13,61 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hmap.h"
 #include "common/recio.h"
 #include "plan/pb_helpers.h"
 #include "plan/task_codec.h"
 
-/* ---- pointer → index map (open addressing) ------------------------------------------------ */
-
-typedef struct ptr_index {
-    const void **keys;
-    int *vals;
-    size_t cap, n;
-} ptr_index;
-
-static size_t ptr_hash(const void *p, size_t cap)
+/* Node and dependency numbers by address (cs_hmap: pointer -> index). */
+static int index_of(const cs_hmap *m, const void *p)
 {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (size_t)x & (cap - 1);
+    uint64_t v;
+    return cs_hmap_get(m, (uint64_t)(uintptr_t)p, &v) ? (int)v : -1;
 }
 
-static int ptr_index_get(const ptr_index *m, const void *p)
+static void index_put(cs_hmap *m, const void *p, int v)
 {
-    if (!m->cap) return -1;
-    for (size_t i = ptr_hash(p, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->keys[i]) return -1;
-        if (m->keys[i] == p) return m->vals[i];
-    }
-}
-
-static void ptr_index_put(ptr_index *m, const void *p, int v)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        ptr_index old = *m;
-        m->cap = old.cap ? old.cap * 2 : 16;
-        m->keys = cs_xcalloc(m->cap, sizeof *m->keys);
-        m->vals = cs_xcalloc(m->cap, sizeof *m->vals);
-        m->n = 0;
-        for (size_t i = 0; i < old.cap; i++)
-            if (old.keys[i]) ptr_index_put(m, old.keys[i], old.vals[i]);
-        free(old.keys);
-        free(old.vals);
-    }
-    size_t i = ptr_hash(p, m->cap);
-    while (m->keys[i])
-        i = (i + 1) & (m->cap - 1);
-    m->keys[i] = p;
-    m->vals[i] = v;
-    m->n++;
-}
-
-static void ptr_index_free(ptr_index *m)
-{
-    free(m->keys);
-    free(m->vals);
+    cs_hmap_put(m, (uint64_t)(uintptr_t)p, (uint64_t)v);
 }
 
 static int fn_to_pb(const fn_ref *f, Cspark__FnRef **out, const char *what, cs_error *err)
@@ -94,7 +54,7 @@ static int32_t *ints_dup(const int *v, size_t n)
     return o;
 }
 
-static int node_to_pb(const cspark_rdd *r, const ptr_index *nodes, const ptr_index *deps,
+static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *deps,
                       Cspark__RddNode *p, cs_error *err)
 {
     int np = r->num_partitions;
@@ -105,7 +65,7 @@ static int node_to_pb(const cspark_rdd *r, const ptr_index *nodes, const ptr_ind
     if (r->num_parents > 0) {
         p->parents = cs_xmalloc((size_t)r->num_parents * sizeof *p->parents);
         for (int i = 0; i < r->num_parents; i++)
-            p->parents[i] = ptr_index_get(nodes, r->parents[i]);
+            p->parents[i] = index_of(nodes, r->parents[i]);
         p->n_parents = (size_t)r->num_parents;
     }
     int rc = fn_to_pb(&r->fn, &p->fn, "rdd", err);
@@ -158,7 +118,7 @@ static int node_to_pb(const cspark_rdd *r, const ptr_index *nodes, const ptr_ind
         if (r->num_deps > 0) {
             p->deps = cs_xmalloc((size_t)r->num_deps * sizeof *p->deps);
             for (int i = 0; i < r->num_deps; i++)
-                p->deps[i] = ptr_index_get(deps, r->deps[i]);
+                p->deps[i] = index_of(deps, r->deps[i]);
             p->n_deps = (size_t)r->num_deps;
         }
         break;
@@ -223,14 +183,14 @@ static void ptr_vec_push(ptr_vec *s, void *p)
 }
 
 /* Adds r and its narrow ancestors (not beyond shuffled nodes) to nodes/order. */
-static int collect_nodes(cspark_rdd *start, ptr_index *nodes, ptr_vec *order, ptr_vec *stack,
+static int collect_nodes(cspark_rdd *start, cs_hmap *nodes, ptr_vec *order, ptr_vec *stack,
                          cs_error *err)
 {
     stack->n = 0;
     ptr_vec_push(stack, start);
     while (stack->n) {
         cspark_rdd *r = stack->v[--stack->n];
-        if (ptr_index_get(nodes, r) >= 0) continue;
+        if (index_of(nodes, r) >= 0) continue;
         if (order->n >= (size_t)INT_MAX)
             return cs_error_set(err, CS_EINVAL, "stage plan: too many nodes");
         if ((unsigned)r->kind > RDD_SHUFFLED)
@@ -239,7 +199,7 @@ static int collect_nodes(cspark_rdd *start, ptr_index *nodes, ptr_vec *order, pt
             r->num_partitions < 0)
             return cs_error_set(err, CS_EINVAL, "rdd %d: bad parent, dep or partition count",
                                 r->id);
-        ptr_index_put(nodes, r, (int)order->n);
+        index_put(nodes, r, (int)order->n);
         ptr_vec_push(order, r);
         if (r->kind == RDD_SHUFFLED) continue;
         for (int i = r->num_parents - 1; i >= 0; i--) {
@@ -261,7 +221,7 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
         cs_error_set(err, CS_EINVAL, "stage plan: shuffle sink without a dependency");
         return NULL;
     }
-    ptr_index nodes = {0}, deps = {0};
+    cs_hmap nodes = {0}, deps = {0};
     ptr_vec order = {0}, dep_order = {0}, stack = {0};
     Cspark__StagePlan *pb = cs_xmalloc(sizeof *pb);
     cspark__stage_plan__init(pb);
@@ -279,14 +239,14 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
                 rc = cs_error_set(err, CS_EINVAL, "rdd %d: NULL shuffle dependency", r->id);
                 goto fail;
             }
-            if (ptr_index_get(&deps, r->deps[d]) < 0) {
-                ptr_index_put(&deps, r->deps[d], (int)dep_order.n);
+            if (index_of(&deps, r->deps[d]) < 0) {
+                index_put(&deps, r->deps[d], (int)dep_order.n);
                 ptr_vec_push(&dep_order, r->deps[d]);
             }
         }
     }
-    if (sink->kind == SINK_SHUFFLE && ptr_index_get(&deps, sink->dep) < 0) {
-        ptr_index_put(&deps, sink->dep, (int)dep_order.n);
+    if (sink->kind == SINK_SHUFFLE && index_of(&deps, sink->dep) < 0) {
+        index_put(&deps, sink->dep, (int)dep_order.n);
         ptr_vec_push(&dep_order, sink->dep);
     }
 
@@ -298,7 +258,7 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
         pb->n_rdds = i + 1;
         if ((rc = node_to_pb(order.v[i], &nodes, &deps, n, err)) < 0) goto fail;
     }
-    pb->root = ptr_index_get(&nodes, root);
+    pb->root = index_of(&nodes, root);
     if (dep_order.n) pb->deps = cs_xcalloc(dep_order.n, sizeof *pb->deps);
     for (size_t i = 0; i < dep_order.n; i++) {
         const shuffle_dep *d = dep_order.v[i];
@@ -307,7 +267,7 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
         pb->deps[i] = p;
         pb->n_deps = i + 1;
         int parent =
-            d == sink->dep && sink->kind == SINK_SHUFFLE ? ptr_index_get(&nodes, d->parent) : -1;
+            d == sink->dep && sink->kind == SINK_SHUFFLE ? index_of(&nodes, d->parent) : -1;
         if ((rc = dep_to_pb(d, parent, p, err)) < 0) goto fail;
     }
 
@@ -315,7 +275,7 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
     cspark__task_sink__init(s);
     pb->sink = s;
     s->kind = (int32_t)sink->kind;
-    s->dep = sink->kind == SINK_SHUFFLE ? ptr_index_get(&deps, sink->dep) : -1;
+    s->dep = sink->kind == SINK_SHUFFLE ? index_of(&deps, sink->dep) : -1;
     s->take_n = sink->take_n;
     if ((rc = fn_to_pb(&sink->fn, &s->fn, "sink", err)) < 0) goto fail;
     if (sink->has_zero) s->zero = cs_pb_bin_dup(sink->zero, sink->zero_len);
@@ -349,15 +309,15 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
             }
         }
     }
-    ptr_index_free(&nodes);
-    ptr_index_free(&deps);
+    cs_hmap_free(&nodes);
+    cs_hmap_free(&deps);
     free(order.v);
     free(dep_order.v);
     free(stack.v);
     return pb;
 fail:
-    ptr_index_free(&nodes);
-    ptr_index_free(&deps);
+    cs_hmap_free(&nodes);
+    cs_hmap_free(&deps);
     free(order.v);
     free(dep_order.v);
     free(stack.v);
