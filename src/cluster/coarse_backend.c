@@ -461,6 +461,11 @@ sched_backend *cs_coarse_backend_base(coarse_backend *b)
     return &b->base;
 }
 
+void *cs_coarse_backend_launcher(const sched_backend *base)
+{
+    return ((const coarse_backend *)base)->opt.hooks_arg;
+}
+
 int cs_coarse_backend_port(const coarse_backend *b)
 {
     return b->port;
@@ -476,9 +481,24 @@ void cs_coarse_backend_stop_executors(coarse_backend *b)
     pthread_mutex_unlock(&b->lock);
 }
 
+static void coarse_request_total(sched_backend *base, int total)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    b->opt.request_total(b->opt.hooks_arg, total);
+}
+
+static void coarse_remove_executors(sched_backend *base, const char *const *ids, int n,
+                                    bool decommission, const char *reason)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    if (b->opt.removing) b->opt.removing(b->opt.hooks_arg, ids, n);
+    cs_coarse_backend_remove_executors(b, ids, n, decommission, reason);
+}
+
 static void coarse_stop(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
+    if (b->opt.stopping) b->opt.stopping(b->opt.hooks_arg);
     cs_coarse_backend_stop_executors(b);
     pthread_join(b->housekeeper, NULL);
     pthread_join(b->fetcher, NULL);
@@ -515,7 +535,10 @@ static void coarse_stop(sched_backend *base)
     pthread_cond_destroy(&b->cond);
     free(b->secret);
     free(b->app_file);
+    void (*stopped)(void *) = b->opt.stopped;
+    void *arg = b->opt.hooks_arg;
     free(b);
+    if (stopped) stopped(arg);
 }
 
 coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
@@ -532,6 +555,8 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->base.total_cores = coarse_total_cores;
     b->base.cancel_all = coarse_cancel_all;
     b->base.stop = coarse_stop;
+    b->base.request_total = o->request_total ? coarse_request_total : NULL;
+    b->base.remove_executors = coarse_remove_executors;
     b->env = *env;
     b->opt = *o;
     b->secret = o->secret ? cs_xstrdup(o->secret) : NULL;

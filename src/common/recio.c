@@ -703,16 +703,21 @@ static inline int parse_record(recio_reader *r, cspark_record *rec, cs_error *er
     return 1;
 }
 
-int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
+/* 1 when the current block has records left (loading the next one if needed), 0 at the end of
+ * the stream, <0 on an error (the reader stays failed). */
+static inline int have_block(recio_reader *r, cs_error *err)
 {
     if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
-    if (r->blk_pos >= r->blk_len) {
-        int rc = load_block(r, err);
-        if (rc <= 0) {
-            if (rc < 0) r->failed = rc;
-            return rc;
-        }
-    }
+    if (r->blk_pos < r->blk_len) return 1;
+    int rc = load_block(r, err);
+    if (rc < 0) r->failed = rc;
+    return rc;
+}
+
+int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
+{
+    int ready = have_block(r, err);
+    if (ready <= 0) return ready;
     int rc = parse_record(r, rec, err);
     if (rc < 0) r->failed = rc;
     return rc;
@@ -720,14 +725,8 @@ int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
 
 int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
 {
-    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
-    if (r->blk_pos >= r->blk_len) {
-        int rc = load_block(r, err);
-        if (rc <= 0) {
-            if (rc < 0) r->failed = rc;
-            return rc;
-        }
-    }
+    int ready = have_block(r, err);
+    if (ready <= 0) return ready;
     while (r->blk_pos < r->blk_len) {
         cspark_record rec;
         int rc = parse_record(r, &rec, err);
@@ -742,14 +741,8 @@ int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
 
 int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
 {
-    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
-    if (r->blk_pos >= r->blk_len) {
-        int rc = load_block(r, err);
-        if (rc <= 0) {
-            if (rc < 0) r->failed = rc;
-            return rc;
-        }
-    }
+    int ready = have_block(r, err);
+    if (ready <= 0) return ready;
     const uint8_t *base = r->blk + r->blk_pos;
     size_t start = r->blk_pos;
     view->n = 0;

@@ -645,16 +645,22 @@ void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *exe
     post(s, &ev);
 }
 
-static void push_completion(scheduler *s, completion *c)
+/* Appends c to the job thread's queue and wakes it; lock held. */
+static void enqueue_locked(scheduler *s, completion *c)
 {
     c->next = NULL;
-    pthread_mutex_lock(&s->lock);
     if (s->tail)
         s->tail->next = c;
     else
         s->head = c;
     s->tail = c;
     pthread_cond_signal(&s->cond);
+}
+
+static void push_completion(scheduler *s, completion *c)
+{
+    pthread_mutex_lock(&s->lock);
+    enqueue_locked(s, c);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -692,13 +698,7 @@ void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *a
     c->kind = EV_CALLBACK;
     c->fn = fn;
     c->fn_arg = arg;
-    c->next = NULL;
-    if (s->tail)
-        s->tail->next = c;
-    else
-        s->head = c;
-    s->tail = c;
-    pthread_cond_signal(&s->cond);
+    enqueue_locked(s, c);
     pthread_mutex_unlock(&s->lock);
 }
 

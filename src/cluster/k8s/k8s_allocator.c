@@ -197,7 +197,7 @@ static void create_pods(k8s_backend *b, int n)
         if (fatal && !b->exit_code) {
             b->exit_code = 1;
             pthread_mutex_unlock(&b->lock);
-            cs_scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
+            cs_scheduler_abort(b->backend->sched, err.msg); /* retrying cannot help */
             pthread_mutex_lock(&b->lock);
         }
         cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms); /* no hot loop on errors */

@@ -29,9 +29,9 @@
 #include "sched/scheduler.h"
 
 typedef struct k8s_backend {
-    sched_backend base;
-    coarse_backend *coarse;
-    const cs_conf *conf; /* the application's, borrowed */
+    coarse_backend *coarse; /* the driver endpoint, driven by the scheduler (we are its hooks) */
+    sched_backend *backend; /* coarse's sched_backend: ->sched is the scheduler */
+    const cs_conf *conf;    /* the application's, borrowed */
     k8s_settings set;
     kube_client *kc;
     k8s_app app;

@@ -55,8 +55,8 @@ typedef struct child {
     bool tee_started;
 } child;
 
+/* The launcher behind the coarse backend (its hooks_arg). */
 typedef struct local_cluster {
-    sched_backend base; /* delegates to the coarse backend */
     coarse_backend *coarse;
     cluster_env env;
     int cores, memory_mb, max_failures, failures, next_id;
@@ -260,6 +260,11 @@ static int spawn(local_cluster *lc, cs_error *err)
     return 0;
 }
 
+static scheduler *sched_of(local_cluster *lc)
+{
+    return cs_coarse_backend_base(lc->coarse)->sched;
+}
+
 /* Starts executors until target are running (not counting leaving ones). */
 static void top_up(local_cluster *lc)
 {
@@ -273,15 +278,15 @@ static void top_up(local_cluster *lc)
         if (!more) return;
         cs_error err;
         if (spawn(lc, &err) < 0) {
-            cs_scheduler_abort(lc->base.sched, err.msg);
+            cs_scheduler_abort(sched_of(lc), err.msg);
             return;
         }
     }
 }
 
-static void lc_request_total(sched_backend *base, int total)
+static void lc_request_total(void *arg, int total)
 {
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = arg;
     pthread_mutex_lock(&lc->lock);
     int n = total < lc->env.master->executors ? total : lc->env.master->executors;
     if (total > n)
@@ -291,17 +296,16 @@ static void lc_request_total(sched_backend *base, int total)
     top_up(lc); /* fewer: the allocation manager removes idle executors itself */
 }
 
-static void lc_remove_executors(sched_backend *base, const char *const *ids, int n,
-                                bool decommission, const char *reason)
+/* Removed or decommissioned executors are leaving: their exits are expected. */
+static void lc_removing(void *arg, const char *const *ids, int n)
 {
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = arg;
     pthread_mutex_lock(&lc->lock);
     for (int k = 0; k < n; k++)
         for (int i = 0; i < lc->num_children; i++)
             if (lc->children[i].running && strcmp(lc->children[i].id, ids[k]) == 0)
                 lc->children[i].leaving = true;
     pthread_mutex_unlock(&lc->lock);
-    cs_coarse_backend_remove_executors(lc->coarse, ids, n, decommission, reason);
 }
 
 /* Polls the children (waitpid per pid: never reaps processes the job itself started). */
@@ -367,7 +371,7 @@ static void *monitor_main(void *arg)
                     "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
                     "the last: executor %s, %s",
                     max, id, reason);
-                cs_scheduler_abort(lc->base.sched, msg);
+                cs_scheduler_abort(sched_of(lc), msg);
             } else {
                 top_up(lc);
             }
@@ -393,27 +397,10 @@ static void on_executor_removed(void *arg, const char *executor_id, const char *
     pthread_mutex_unlock(&lc->lock);
 }
 
-static void lc_launch(sched_backend *base, const task_desc *t)
+/* The backend stops: StopExecutor, then up to 10 s for the processes to exit, then SIGKILL. */
+static void lc_stopping(void *arg)
 {
-    local_cluster *lc = (local_cluster *)base;
-    cs_coarse_backend_base(lc->coarse)->launch(cs_coarse_backend_base(lc->coarse), t);
-}
-
-static void lc_cancel_all(sched_backend *base)
-{
-    local_cluster *lc = (local_cluster *)base;
-    cs_coarse_backend_base(lc->coarse)->cancel_all(cs_coarse_backend_base(lc->coarse));
-}
-
-static int lc_total_cores(sched_backend *base)
-{
-    local_cluster *lc = (local_cluster *)base;
-    return cs_coarse_backend_base(lc->coarse)->total_cores(cs_coarse_backend_base(lc->coarse));
-}
-
-static void lc_stop(sched_backend *base)
-{
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = arg;
     cs_coarse_backend_stop_executors(lc->coarse);
     pthread_mutex_lock(&lc->lock);
     lc->stopping = true;
@@ -436,9 +423,11 @@ static void lc_stop(sched_backend *base)
     if (lc->monitor_started) pthread_join(lc->monitor, NULL);
     for (int i = 0; i < lc->num_children; i++) /* every executor is gone: their pipes ended */
         if (lc->children[i].tee_started) pthread_join(lc->children[i].tee, NULL);
-    sched_backend *cb = cs_coarse_backend_base(lc->coarse);
-    cb->sched = lc->base.sched;
-    cb->stop(cb);
+}
+
+static void lc_stopped(void *arg)
+{
+    local_cluster *lc = arg;
     free(lc->children);
     free(lc->secret);
     pthread_mutex_destroy(&lc->lock);
@@ -483,28 +472,27 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
                         .secret = secret,
                         .app_file = cs_conf_get(env->conf, "cspark.app.file"),
                         .executor_removed = on_executor_removed,
+                        .request_total = lc_request_total,
+                        .removing = lc_removing,
+                        .stopping = lc_stopping,
+                        .stopped = lc_stopped,
                         .hooks_arg = lc};
     int64_t port = 0;
     if (cs_conf_get_int(env->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
     o.port = (int)port;
     lc->coarse = cs_coarse_backend_new(env, &o, err);
     if (!lc->coarse) goto fail;
-    lc->base.launch = lc_launch;
-    lc->base.total_cores = lc_total_cores;
-    lc->base.cancel_all = lc_cancel_all;
-    lc->base.stop = lc_stop;
-    lc->base.request_total = lc_request_total;
-    lc->base.remove_executors = lc_remove_executors;
 
     /* with dynamic allocation the allocation manager asks for its initial target instead */
     lc->target = env->dynamic_allocation ? 0 : m->executors;
     for (int i = 0; i < lc->target; i++)
         if (spawn(lc, err) < 0) {
-            lc_stop(&lc->base);
+            sched_backend *b = cs_coarse_backend_base(lc->coarse);
+            b->stop(b); /* stops what started, then frees lc */
             return NULL;
         }
     lc->monitor_started = pthread_create(&lc->monitor, NULL, monitor_main, lc) == 0;
-    return &lc->base;
+    return cs_coarse_backend_base(lc->coarse);
 fail:
     pthread_mutex_destroy(&lc->lock);
     free(lc->secret);
@@ -539,19 +527,11 @@ static sched_backend *lc_create(const cluster_env *env, cs_error *err)
     return b;
 }
 
-/* The driver endpoint reports to the scheduler from now on. */
-static int lc_start(sched_backend *base, cs_error *err)
-{
-    local_cluster *lc = (local_cluster *)base;
-    cs_coarse_backend_base(lc->coarse)->sched = lc->base.sched;
-    return 0;
-}
-
 /* Waits until the executors wanted (N, or dynamic allocation's target) registered, or
  * spark.scheduler.maxRegisteredResourcesWaitingTime. */
 static int lc_wait_registered(sched_backend *base, cs_error *err)
 {
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = cs_coarse_backend_launcher(base);
     int64_t wait_ms;
     if (cs_conf_get_duration_ms(lc->env.conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
                                 "30s", CS_MS, &wait_ms, err) < 0)
@@ -571,7 +551,6 @@ const cluster_manager cs_local_cluster_manager = {
     .can_create = lc_can_create,
     .default_parallelism = lc_parallelism,
     .create = lc_create,
-    .start = lc_start,
     .wait_registered = lc_wait_registered,
     .executor_log_path = log_path,
 };
