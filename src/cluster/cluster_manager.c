@@ -27,7 +27,7 @@ const cluster_manager *cs_cluster_manager_for(const char *master_url)
     return NULL;
 }
 
-int cs_cluster_app_secret(cs_conf *conf, char **secret, cs_error *err)
+static int app_secret(cs_conf *conf, char **secret, cs_error *err)
 {
     bool auth;
     *secret = NULL;
@@ -44,9 +44,21 @@ int cs_cluster_app_secret(cs_conf *conf, char **secret, cs_error *err)
     return 0;
 }
 
-int cs_cluster_check_decommission(const cs_conf *conf, cs_error *err)
+static int check_decommission(const cs_conf *conf, cs_error *err)
 {
     const char *name = cs_conf_get(conf, "spark.executor.decommission.signal");
     int sig;
     return name && cs_decom_signals_parse(name, &sig, err) < 0 ? err->code : 0;
+}
+
+sched_backend *cs_cluster_create_with_secret(const cluster_env *env,
+                                             cluster_backend_new_fn new_backend, cs_error *err)
+{
+    char *secret;
+    if (check_decommission(env->conf, err) < 0 || app_secret(env->conf, &secret, err) < 0)
+        return NULL;
+    sched_backend *b = new_backend(env, secret, err);
+    cs_auth_secret_free(secret);
+    if (!b && !err->code) err->code = CS_EIO;
+    return b;
 }

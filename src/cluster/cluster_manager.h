@@ -75,11 +75,14 @@ const cluster_manager *cs_cluster_manager_for(const char *master_url);
 
 /* ---- helpers for managers that start executor processes ------------------------------------ */
 
-/* The spark.authenticate secret of a multi-process application (*secret NULL when off): given
- * (env, file or conf) or generated per application. Sets spark.authenticate=true when unset:
- * stricter than Spark, whose default is false. Free with cs_auth_secret_free. */
-int cs_cluster_app_secret(cs_conf *conf, char **secret, cs_error *err);
-/* Checks the decommissioning settings executors read, before any executor starts. */
-int cs_cluster_check_decommission(const cs_conf *conf, cs_error *err);
+typedef sched_backend *(*cluster_backend_new_fn)(const cluster_env *env, const char *secret,
+                                                 cs_error *err);
+/* create() of a manager whose executors are processes or pods: checks the decommissioning
+ * settings executors will read, then calls new_backend with the application's spark.authenticate
+ * secret (NULL when off): given (env, file or conf) or generated per application, and on by
+ * default — stricter than Spark, whose spark.authenticate defaults to false. The secret is wiped
+ * after the call. */
+sched_backend *cs_cluster_create_with_secret(const cluster_env *env,
+                                             cluster_backend_new_fn new_backend, cs_error *err);
 
 #endif

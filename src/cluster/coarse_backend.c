@@ -222,11 +222,7 @@ static void coarse_cancel_all(sched_backend *base)
     pthread_mutex_unlock(&b->lock);
     while (p) {
         pending *next = p->next;
-        task_result r;
-        cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        r.error = cs_xstrdup("task cancelled: its job has ended");
-        cs_scheduler_task_done(b->base.sched, p->t, &r);
+        cs_scheduler_task_failed(b->base.sched, p->t, "%s", CS_TASK_CANCELLED);
         free(p);
         p = next;
     }
@@ -407,16 +403,10 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id,
                 nlost, why);
     for (int i = 0; i < nlost; i++) {
-        task_result r;
-        cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        char msg[700];
-        snprintf(msg, sizeof msg,
-                 "ExecutorLostFailure (executor %s exited caused by one of the running tasks) "
-                 "Reason: %s",
-                 id, why);
-        r.error = cs_xstrdup(msg);
-        cs_scheduler_task_done(b->base.sched, lost[i], &r);
+        cs_scheduler_task_failed(b->base.sched, lost[i],
+                                 "ExecutorLostFailure (executor %s exited caused by one of the "
+                                 "running tasks) Reason: %s",
+                                 id, why);
     }
     free(lost);
     cs_scheduler_executor_lost(b->base.sched, id, why);

@@ -231,7 +231,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     const cs_batch *b;
     while ((rc = st->root->next(st->root, &b, err)) > 0) {
         if (t->cancelled && *t->cancelled)
-            return cs_error_set(err, CS_ECANCELLED, "task cancelled: its job has ended");
+            return cs_error_set(err, CS_ECANCELLED, "%s", CS_TASK_CANCELLED);
         switch (sink->kind) {
         case SINK_SHUFFLE:
             if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);

@@ -86,6 +86,9 @@ typedef enum {
     TASK_UNLAUNCHABLE = 3
 } task_status;
 
+/* The error of a task stopped because its job ended (not counted as a failure). */
+#define CS_TASK_CANCELLED "task cancelled: its job has ended"
+
 typedef struct task_result {
     task_status status;
     char *error; /* failure description (malloc'd) */

@@ -5,7 +5,9 @@
  * per application and their map outputs kept (the map-output tracker), so later jobs skip stages
  * whose outputs are all available.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -674,6 +676,18 @@ void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
     c->result = *r;
     memset(r, 0, sizeof *r);
     push_completion(s, c);
+}
+
+void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+{
+    task_result r;
+    cs_task_result_init(&r);
+    r.status = TASK_FAILED;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
+    va_end(ap);
+    cs_scheduler_task_done(s, t, &r);
 }
 
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)

@@ -77,6 +77,10 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
                                const char *host);
 void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
+/* The same for a task that failed without a result of its own (not launched, cancelled, its
+ * executor lost): the reason is formatted as printf does. */
+void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
  * failed by the backend through cs_scheduler_task_done). */
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);

@@ -10,7 +10,6 @@
 #include "cluster/k8s/k8s_backend.h"
 #include "cluster/k8s/k8s_naming.h"
 #include "common/log.h"
-#include "rpc/auth.h"
 
 static bool k8s_can_create(const char *url)
 {
@@ -36,14 +35,7 @@ static int k8s_parallelism(const cs_conf *conf, const cs_master *m, int *out, cs
 /* Executor pods, authenticated by default as local-cluster. */
 static sched_backend *k8s_create(const cluster_env *env, cs_error *err)
 {
-    char *secret;
-    if (cs_cluster_check_decommission(env->conf, err) < 0 ||
-        cs_cluster_app_secret(env->conf, &secret, err) < 0)
-        return NULL;
-    sched_backend *b = cs_k8s_backend_new(env, secret, err);
-    cs_auth_secret_free(secret);
-    if (!b && !err->code) err->code = CS_EIO;
-    return b;
+    return cs_cluster_create_with_secret(env, cs_k8s_backend_new, err);
 }
 
 static int k8s_wait_registered(sched_backend *b, cs_error *err)

@@ -92,11 +92,7 @@ static void local_cancel_all(sched_backend *base)
     pthread_mutex_unlock(&b->lock);
     while (q) {
         queued *next = q->next;
-        task_result r;
-        cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        r.error = cs_xstrdup("task cancelled: its job has ended");
-        cs_scheduler_task_done(b->base.sched, q->task, &r);
+        cs_scheduler_task_failed(b->base.sched, q->task, "%s", CS_TASK_CANCELLED);
         pthread_mutex_lock(&b->lock);
         q->next = b->free_nodes;
         b->free_nodes = q;

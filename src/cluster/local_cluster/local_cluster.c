@@ -40,7 +40,6 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/sync.h"
-#include "rpc/auth.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
 
@@ -517,14 +516,7 @@ static int lc_parallelism(const cs_conf *conf, const cs_master *m, int *out, cs_
  * defaults to false). */
 static sched_backend *lc_create(const cluster_env *env, cs_error *err)
 {
-    char *secret;
-    if (cs_cluster_check_decommission(env->conf, err) < 0 ||
-        cs_cluster_app_secret(env->conf, &secret, err) < 0)
-        return NULL;
-    sched_backend *b = local_cluster_new(env, secret, err);
-    cs_auth_secret_free(secret);
-    if (!b && !err->code) err->code = CS_EIO;
-    return b;
+    return cs_cluster_create_with_secret(env, local_cluster_new, err);
 }
 
 /* Waits until the executors wanted (N, or dynamic allocation's target) registered, or
