@@ -90,15 +90,17 @@ cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
     return r;
 }
 
+static cspark_rdd *refuse_partitions(cspark_rdd *rdd, const char *op, int n)
+{
+    cs_error e;
+    cs_error_set(&e, CS_EINVAL, "%s: number of partitions must be positive, got %d", op, n);
+    return cs_rdd_refuse(cs_rdd_context(rdd), &e);
+}
+
 cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return NULL;
-    if (num_partitions < 1) {
-        cs_error e;
-        cs_error_set(&e, CS_EINVAL, "coalesce: number of partitions must be positive, got %d",
-                     num_partitions);
-        return cs_rdd_refuse(cs_rdd_context(rdd), &e);
-    }
+    if (num_partitions < 1) return refuse_partitions(rdd, "coalesce", num_partitions);
     int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
     if (n < 1) n = 1;
     cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(rdd), RDD_COALESCE, n, "coalesce", CALLER());
@@ -295,12 +297,7 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
 cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return NULL;
-    if (num_partitions < 1) {
-        cs_error e;
-        cs_error_set(&e, CS_EINVAL, "repartition: number of partitions must be positive, got %d",
-                     num_partitions);
-        return cs_rdd_refuse(cs_rdd_context(rdd), &e);
-    }
+    if (num_partitions < 1) return refuse_partitions(rdd, "repartition", num_partitions);
     shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
 }

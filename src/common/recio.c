@@ -714,29 +714,32 @@ static inline int have_block(recio_reader *r, cs_error *err)
     return rc;
 }
 
+/* The next record of the current block: 1, 0 at its end, <0 on corrupt input (the reader stays
+ * failed). */
+static inline int next_in_block(recio_reader *r, cspark_record *rec, cs_error *err)
+{
+    if (r->blk_pos >= r->blk_len) return 0;
+    int rc = parse_record(r, rec, err);
+    if (rc < 0) r->failed = rc;
+    return rc;
+}
+
 int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
 {
     int ready = have_block(r, err);
     if (ready <= 0) return ready;
-    int rc = parse_record(r, rec, err);
-    if (rc < 0) r->failed = rc;
-    return rc;
+    return next_in_block(r, rec, err);
 }
 
 int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
 {
     int ready = have_block(r, err);
     if (ready <= 0) return ready;
-    while (r->blk_pos < r->blk_len) {
-        cspark_record rec;
-        int rc = parse_record(r, &rec, err);
-        if (rc < 0) {
-            r->failed = rc;
-            return rc;
-        }
+    cspark_record rec = {{0}};
+    int rc;
+    while ((rc = next_in_block(r, &rec, err)) > 0)
         recio_batch_put(out, rec.key.ptr, rec.key.len, rec.value.ptr, rec.value.len);
-    }
-    return 1;
+    return rc < 0 ? rc : 1;
 }
 
 int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
@@ -746,13 +749,9 @@ int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
     const uint8_t *base = r->blk + r->blk_pos;
     size_t start = r->blk_pos;
     view->n = 0;
-    while (r->blk_pos < r->blk_len) {
-        cspark_record rec;
-        int rc = parse_record(r, &rec, err);
-        if (rc < 0) {
-            r->failed = rc;
-            return rc;
-        }
+    cspark_record rec = {{0}};
+    int rc;
+    while ((rc = next_in_block(r, &rec, err)) > 0) {
         if (view->n == view->rcap) {
             size_t c = view->rcap ? view->rcap * 2 : 1024;
             view->recs = cs_xrealloc(view->recs, c * sizeof *view->recs);
@@ -763,6 +762,7 @@ int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
         o->klen = rec.key.len;
         o->vlen = rec.value.len;
     }
+    if (rc < 0) return rc;
     view->data = (uint8_t *)base;
     view->len = r->blk_len - start;
     view->cap = 0;
