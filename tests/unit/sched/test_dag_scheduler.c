@@ -369,7 +369,9 @@ static void test_abort_cancels_running_tasks(void **state)
 
 /* Executor "1" is lost when the first result task launches: its map outputs (partitions 0 and
  * 2) are unregistered; the result tasks that read them fail to fetch; the map stage computes
- * the two outputs again on executor "2"; the job succeeds. */
+ * the two outputs again on executor "2", once each (regression: the superseded result stage's
+ * resubmission started the map stage, and the "Resubmitted" pass launched its maps a second
+ * time); the job succeeds. */
 static bool lose_exec1_at_first_result(fake *f, const task_desc *t, task_result *r)
 {
     if (!is_map(t) && !f->lost[1]) {
