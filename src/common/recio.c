@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 static inline void put_u32le(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
