@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
+
 static inline void put_u32le(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
@@ -131,8 +133,7 @@ struct recio_writer {
 
 recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size)
 {
-    recio_writer *w = calloc(1, sizeof *w);
-    if (!w) abort();
+    recio_writer *w = cs_xcalloc(1, sizeof *w);
     w->fd = fd;
     w->compress = compress;
     w->checksum = CS_CHECKSUM_DEFAULT;
@@ -333,8 +334,7 @@ struct recio_reader {
 
 recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len)
 {
-    recio_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    recio_reader *r = cs_xcalloc(1, sizeof *r);
     r->fd = -1;
     r->mem = data;
     r->mem_len = data ? len : 0;
@@ -343,8 +343,7 @@ recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len)
 
 recio_reader *cs_recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size)
 {
-    recio_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    recio_reader *r = cs_xcalloc(1, sizeof *r);
     r->fd = fd;
     r->foff = off;
     r->fend = off + len;
@@ -355,8 +354,7 @@ recio_reader *cs_recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_
 
 recio_reader *cs_recio_reader_pull(recio_pull_fn pull, void *arg)
 {
-    recio_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    recio_reader *r = cs_xcalloc(1, sizeof *r);
     r->fd = -1;
     r->pull = pull;
     r->pull_arg = arg;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "common/err.h"
 #include "common/recio.h"
 #include "shuffle/external_sort.h"
 #include "shuffle/spill.h"
@@ -170,8 +171,7 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
     cs_shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
-    uint8_t *buf = malloc((size_t)n);
-    if (!buf) abort();
+    uint8_t *buf = cs_xmalloc((size_t)n);
     rc = cs_spill_pread_full(fd, buf, (size_t)n, off, err);
     close(fd);
     if (rc < 0) {
@@ -217,8 +217,7 @@ shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_
         cs_error_set(err, CS_EINVAL, "shuffle reader: bad arguments");
         return NULL;
     }
-    shuffle_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    shuffle_reader *r = cs_xcalloc(1, sizeof *r);
     r->maps = maps;
     r->num_maps = num_maps;
     r->reduce_id = reduce_id;
