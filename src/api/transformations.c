@@ -145,12 +145,12 @@ static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle
     return r;
 }
 
-static void copy_zero(uint8_t **dst, uint32_t *dst_len, bool *has, const void *zero, size_t len)
+static void copy_zero(plan_aggregator *a, const void *zero, size_t len)
 {
-    *has = true;
-    *dst_len = (uint32_t)len;
-    *dst = cs_xmalloc(len ? len : 1);
-    if (len) memcpy(*dst, zero, len);
+    a->has_zero = true;
+    a->zero_len = (uint32_t)len;
+    a->zero = cs_xmalloc(len ? len : 1);
+    if (len) memcpy(a->zero, zero, len);
 }
 
 cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
@@ -165,12 +165,12 @@ cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const voi
         return cs_rdd_refuse(sc, &err);
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg_merge_value, ref.name, ref.ptr);
-    cs_fn_ref_copy_closure(&d->agg_merge_value, closure, len);
-    cs_fn_ref_builtin(&d->agg_merge_combiners, ref.name, ref.ptr);
+    cs_fn_ref_builtin(&d->agg.merge_value, ref.name, ref.ptr);
+    cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
+    cs_fn_ref_builtin(&d->agg.merge_combiners, ref.name, ref.ptr);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "reduce_by_key", CALLER());
-    r->agg_merge_value = ref;
-    cs_fn_ref_builtin(&r->agg_merge_combiners, ref.name, ref.ptr);
+    r->agg.merge_value = ref;
+    cs_fn_ref_builtin(&r->agg.merge_combiners, ref.name, ref.ptr);
     r->values_are_combiners = true;
     return r;
 }
@@ -194,14 +194,14 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
     }
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg_merge_value, seq_ref.name, seq_ref.ptr);
-    cs_fn_ref_copy_closure(&d->agg_merge_value, closure, len);
-    cs_fn_ref_builtin(&d->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
-    copy_zero(&d->agg_zero, &d->agg_zero_len, &d->agg_has_zero, zero, zero_len);
+    cs_fn_ref_builtin(&d->agg.merge_value, seq_ref.name, seq_ref.ptr);
+    cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
+    cs_fn_ref_builtin(&d->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
+    copy_zero(&d->agg, zero, zero_len);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "aggregate_by_key", CALLER());
     /* the reduce side only merges combiners; the closure travels with merge_value */
-    r->agg_merge_value = comb_ref;
-    cs_fn_ref_builtin(&r->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
+    r->agg.merge_value = comb_ref;
+    cs_fn_ref_builtin(&r->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
     r->values_are_combiners = true;
     cs_fn_ref_free(&seq_ref);
     return r;
@@ -209,9 +209,9 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
 
 static void list_aggregator(cspark_rdd *r)
 {
-    cs_fn_ref_builtin(&r->agg_create, "cs_list_wrap", (void *)cs_list_wrap);
-    cs_fn_ref_builtin(&r->agg_merge_value, "cs_list_append", (void *)cs_list_append);
-    cs_fn_ref_builtin(&r->agg_merge_combiners, "cs_list_concat", (void *)cs_list_concat);
+    cs_fn_ref_builtin(&r->agg.create, "cs_list_wrap", (void *)cs_list_wrap);
+    cs_fn_ref_builtin(&r->agg.merge_value, "cs_list_append", (void *)cs_list_append);
+    cs_fn_ref_builtin(&r->agg.merge_combiners, "cs_list_concat", (void *)cs_list_concat);
     r->values_are_combiners = false;
 }
 
@@ -281,13 +281,13 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
                                         (void *)cs_builtin_distinct_pack, caller);
     shuffle_dep *d = dep_new(packed, PART_HASH, n);
     d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg_merge_value, "cs_builtin_keep_first", (void *)cs_builtin_keep_first);
-    cs_fn_ref_builtin(&d->agg_merge_combiners, "cs_builtin_keep_first",
+    cs_fn_ref_builtin(&d->agg.merge_value, "cs_builtin_keep_first", (void *)cs_builtin_keep_first);
+    cs_fn_ref_builtin(&d->agg.merge_combiners, "cs_builtin_keep_first",
                       (void *)cs_builtin_keep_first);
     cspark_rdd *reduced = shuffled(packed, d, n, SHUFFLE_READ_AGGREGATE, "distinct", caller);
-    cs_fn_ref_builtin(&reduced->agg_merge_value, "cs_builtin_keep_first",
+    cs_fn_ref_builtin(&reduced->agg.merge_value, "cs_builtin_keep_first",
                       (void *)cs_builtin_keep_first);
-    cs_fn_ref_builtin(&reduced->agg_merge_combiners, "cs_builtin_keep_first",
+    cs_fn_ref_builtin(&reduced->agg.merge_combiners, "cs_builtin_keep_first",
                       (void *)cs_builtin_keep_first);
     reduced->values_are_combiners = true;
     return narrow_builtin(reduced, RDD_MAP, "distinct", "cs_builtin_distinct_unpack",

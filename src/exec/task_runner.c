@@ -204,13 +204,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         spec.attempt_id = t->task_id;
         spec.partitioner = &dep->partitioner;
         if (dep->map_side_combine) {
-            st->combiner.create = (cspark_reduce_fn)dep->agg_create.ptr;
-            st->combiner.merge_value = (cspark_reduce_fn)dep->agg_merge_value.ptr;
-            st->combiner.merge_combiners = (cspark_reduce_fn)dep->agg_merge_combiners.ptr;
-            st->combiner.zero = dep->agg_zero;
-            st->combiner.zero_len = dep->agg_zero_len;
-            st->combiner.has_zero = dep->agg_has_zero;
-            st->combiner.tc = tc;
+            cs_plan_aggregator_bind(&dep->agg, tc, &st->combiner);
             spec.combiner = &st->combiner;
         }
         spec.compress = tc->env->shuffle_compress;
@@ -234,7 +228,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             return cs_error_set(err, CS_ECANCELLED, "%s", CS_TASK_CANCELLED);
         switch (sink->kind) {
         case SINK_SHUFFLE:
-            if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);
+            if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg.merge_value);
             rc = cs_shuffle_writer_write(st->writer, b, err);
             cs_task_context_enter(tc, NULL);
             if (rc < 0) return rc;
@@ -291,7 +285,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     switch (sink->kind) {
     case SINK_SHUFFLE:
         /* merging spilled combiners at commit calls the combine function */
-        if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);
+        if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg.merge_value);
         rc = cs_shuffle_writer_commit(st->writer, &res->map_status, err);
         cs_task_context_enter(tc, NULL);
         if (rc < 0) return rc;

@@ -13,6 +13,14 @@ void cs_lineage_init(lineage_graph *g)
     pthread_mutex_init(&g->lock, NULL);
 }
 
+static void aggregator_free(plan_aggregator *a)
+{
+    cs_fn_ref_free(&a->create);
+    cs_fn_ref_free(&a->merge_value);
+    cs_fn_ref_free(&a->merge_combiners);
+    free(a->zero);
+}
+
 static void rdd_free(cspark_rdd *r)
 {
     free(r->name);
@@ -26,19 +34,13 @@ static void rdd_free(cspark_rdd *r)
     free(r->union_parent);
     free(r->union_index);
     free(r->group_start);
-    cs_fn_ref_free(&r->agg_create);
-    cs_fn_ref_free(&r->agg_merge_value);
-    cs_fn_ref_free(&r->agg_merge_combiners);
-    free(r->agg_zero);
+    aggregator_free(&r->agg);
     free(r);
 }
 
 static void dep_free(shuffle_dep *d)
 {
-    cs_fn_ref_free(&d->agg_create);
-    cs_fn_ref_free(&d->agg_merge_value);
-    cs_fn_ref_free(&d->agg_merge_combiners);
-    free(d->agg_zero);
+    aggregator_free(&d->agg);
     free(d->range_bounds);
     free(d->range_bound_data);
     free(d);
@@ -88,4 +90,15 @@ shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent)
     g->deps[g->num_deps++] = d;
     pthread_mutex_unlock(&g->lock);
     return d;
+}
+
+void cs_plan_aggregator_bind(const plan_aggregator *a, cspark_task_context *tc, cs_aggregator *out)
+{
+    out->create = (cspark_reduce_fn)a->create.ptr;
+    out->merge_value = (cspark_reduce_fn)a->merge_value.ptr;
+    out->merge_combiners = (cspark_reduce_fn)a->merge_combiners.ptr;
+    out->zero = a->zero;
+    out->zero_len = a->zero_len;
+    out->has_zero = a->has_zero;
+    out->tc = tc;
 }

@@ -51,6 +51,15 @@ typedef struct text_split {
     uint64_t start, length, file_size;
 } text_split;
 
+/* Spark's Aggregator as the plan carries it: function references (with the closure on
+ * merge_value) and an optional zero value; cs_plan_aggregator_bind gives the shuffle's view. */
+typedef struct plan_aggregator {
+    fn_ref create, merge_value, merge_combiners;
+    uint8_t *zero;
+    uint32_t zero_len;
+    bool has_zero;
+} plan_aggregator;
+
 /* A shuffle dependency: the map side (parent RDD partitioned by `partitioner`, optionally
  * combined) of a shuffled RDD. Shared by every job that reads it, which is how a shuffle
  * computed by an earlier job is reused. */
@@ -61,10 +70,7 @@ typedef struct shuffle_dep {
     cspark_slice *range_bounds; /* owned backing for partitioner.bounds */
     uint8_t *range_bound_data;
     bool map_side_combine;
-    fn_ref agg_create, agg_merge_value, agg_merge_combiners; /* for map-side combine */
-    uint8_t *agg_zero;
-    uint32_t agg_zero_len;
-    bool agg_has_zero;
+    plan_aggregator agg; /* for map-side combine */
 } shuffle_dep;
 
 struct cspark_rdd {
@@ -97,10 +103,7 @@ struct cspark_rdd {
     shuffle_dep *deps[2];
     int num_deps;
     shuffle_read_mode read_mode;
-    fn_ref agg_create, agg_merge_value, agg_merge_combiners;
-    uint8_t *agg_zero;
-    uint32_t agg_zero_len;
-    bool agg_has_zero;
+    plan_aggregator agg;       /* SHUFFLE_READ_AGGREGATE / COGROUP */
     bool values_are_combiners; /* the map side already combined */
     bool ascending;            /* SHUFFLE_READ_SORT */
 };
@@ -122,5 +125,7 @@ void cs_lineage_free(lineage_graph *g);
 cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name);
 /* A new shuffle dependency of g with the next shuffle id, whose map side is parent. */
 shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent);
+/* The shuffle's aggregator over a's functions and zero (borrowed), calling them with tc. */
+void cs_plan_aggregator_bind(const plan_aggregator *a, cspark_task_context *tc, cs_aggregator *out);
 
 #endif

@@ -39,6 +39,20 @@ static int zero_from_pb(ProtobufCBinaryData z, bool has, uint8_t **dst, uint32_t
     return 0;
 }
 
+/* The aggregator's fields of an RddNode or a ShuffleDep message. */
+static int agg_from_pb(const Cspark__FnRef *create, const Cspark__FnRef *merge_value,
+                       const Cspark__FnRef *merge_combiners, ProtobufCBinaryData zero,
+                       bool has_zero, void *app, plan_aggregator *a, cs_error *err)
+{
+    int rc;
+    if ((rc = fn_from_pb(create, app, &a->create, err)) < 0 ||
+        (rc = fn_from_pb(merge_value, app, &a->merge_value, err)) < 0 ||
+        (rc = fn_from_pb(merge_combiners, app, &a->merge_combiners, err)) < 0)
+        return rc;
+    a->has_zero = has_zero;
+    return zero_from_pb(zero, has_zero, &a->zero, &a->zero_len, err);
+}
+
 static int dep_from_pb(const Cspark__ShuffleDep *pb, int num_rdds, void *app, shuffle_dep *d,
                        cs_error *err)
 {
@@ -77,15 +91,12 @@ static int dep_from_pb(const Cspark__ShuffleDep *pb, int num_rdds, void *app, sh
         d->partitioner.num_bounds = (int)pt->n_bounds;
     }
     d->map_side_combine = pb->map_side_combine;
-    int rc;
-    if ((rc = fn_from_pb(pb->agg_create, app, &d->agg_create, err)) < 0 ||
-        (rc = fn_from_pb(pb->agg_merge_value, app, &d->agg_merge_value, err)) < 0 ||
-        (rc = fn_from_pb(pb->agg_merge_combiners, app, &d->agg_merge_combiners, err)) < 0)
-        return rc;
-    if (d->map_side_combine && (!d->agg_merge_value.ptr || !d->agg_merge_combiners.ptr))
+    int rc = agg_from_pb(pb->agg_create, pb->agg_merge_value, pb->agg_merge_combiners, pb->agg_zero,
+                         pb->agg_has_zero, app, &d->agg, err);
+    if (rc < 0) return rc;
+    if (d->map_side_combine && (!d->agg.merge_value.ptr || !d->agg.merge_combiners.ptr))
         return PROTO_ERR("shuffle %d: map-side combine without merge functions", pb->shuffle_id);
-    d->agg_has_zero = pb->agg_has_zero;
-    return zero_from_pb(pb->agg_zero, pb->agg_has_zero, &d->agg_zero, &d->agg_zero_len, err);
+    return 0;
 }
 
 static int parents_expected(rdd_kind k)
@@ -200,14 +211,9 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
     if (pb->n_deps && r->kind != RDD_SHUFFLED)
         return PROTO_ERR("node %d: shuffle dependencies on a narrow node", idx);
     r->read_mode = (shuffle_read_mode)pb->read_mode;
-    if ((rc = fn_from_pb(pb->agg_create, app, &r->agg_create, err)) < 0 ||
-        (rc = fn_from_pb(pb->agg_merge_value, app, &r->agg_merge_value, err)) < 0 ||
-        (rc = fn_from_pb(pb->agg_merge_combiners, app, &r->agg_merge_combiners, err)) < 0)
+    if ((rc = agg_from_pb(pb->agg_create, pb->agg_merge_value, pb->agg_merge_combiners,
+                          pb->agg_zero, pb->agg_has_zero, app, &r->agg, err)) < 0)
         return rc;
-    if ((rc = zero_from_pb(pb->agg_zero, pb->agg_has_zero, &r->agg_zero, &r->agg_zero_len, err)) <
-        0)
-        return rc;
-    r->agg_has_zero = pb->agg_has_zero;
     r->values_are_combiners = pb->values_are_combiners;
     r->ascending = pb->ascending;
     switch (r->kind) {
@@ -219,7 +225,7 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         break;
     case RDD_SHUFFLED:
         if ((r->read_mode == SHUFFLE_READ_AGGREGATE || r->read_mode == SHUFFLE_READ_COGROUP) &&
-            (!r->agg_merge_value.ptr || !r->agg_merge_combiners.ptr))
+            (!r->agg.merge_value.ptr || !r->agg.merge_combiners.ptr))
             return PROTO_ERR("node %d: aggregation without merge functions", idx);
         break;
     default:

@@ -46,6 +46,21 @@ static int fn_to_pb(const fn_ref *f, Cspark__FnRef **out, const char *what, cs_e
     return 0;
 }
 
+/* The aggregator's fields of an RddNode or a ShuffleDep message. */
+static int agg_to_pb(const plan_aggregator *a, Cspark__FnRef **create, Cspark__FnRef **merge_value,
+                     Cspark__FnRef **merge_combiners, ProtobufCBinaryData *zero,
+                     protobuf_c_boolean *has_zero, const char *what, cs_error *err)
+{
+    int rc;
+    if ((rc = fn_to_pb(&a->create, create, what, err)) < 0 ||
+        (rc = fn_to_pb(&a->merge_value, merge_value, what, err)) < 0 ||
+        (rc = fn_to_pb(&a->merge_combiners, merge_combiners, what, err)) < 0)
+        return rc;
+    if (a->has_zero) *zero = cs_pb_bin_dup(a->zero, a->zero_len);
+    *has_zero = a->has_zero;
+    return 0;
+}
+
 static int32_t *ints_dup(const int *v, size_t n)
 {
     int32_t *o = cs_xmalloc(n * sizeof *o);
@@ -126,12 +141,9 @@ static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *
         break;
     }
     p->read_mode = (int32_t)r->read_mode;
-    if ((rc = fn_to_pb(&r->agg_create, &p->agg_create, "rdd", err)) < 0 ||
-        (rc = fn_to_pb(&r->agg_merge_value, &p->agg_merge_value, "rdd", err)) < 0 ||
-        (rc = fn_to_pb(&r->agg_merge_combiners, &p->agg_merge_combiners, "rdd", err)) < 0)
+    if ((rc = agg_to_pb(&r->agg, &p->agg_create, &p->agg_merge_value, &p->agg_merge_combiners,
+                        &p->agg_zero, &p->agg_has_zero, "rdd", err)) < 0)
         return rc;
-    if (r->agg_has_zero) p->agg_zero = cs_pb_bin_dup(r->agg_zero, r->agg_zero_len);
-    p->agg_has_zero = r->agg_has_zero;
     p->values_are_combiners = r->values_are_combiners;
     p->ascending = r->ascending;
     return 0;
@@ -158,14 +170,8 @@ static int dep_to_pb(const shuffle_dep *d, int parent, Cspark__ShuffleDep *p, cs
         pt->n_bounds = nb;
     }
     p->map_side_combine = d->map_side_combine;
-    int rc;
-    if ((rc = fn_to_pb(&d->agg_create, &p->agg_create, "shuffle dep", err)) < 0 ||
-        (rc = fn_to_pb(&d->agg_merge_value, &p->agg_merge_value, "shuffle dep", err)) < 0 ||
-        (rc = fn_to_pb(&d->agg_merge_combiners, &p->agg_merge_combiners, "shuffle dep", err)) < 0)
-        return rc;
-    if (d->agg_has_zero) p->agg_zero = cs_pb_bin_dup(d->agg_zero, d->agg_zero_len);
-    p->agg_has_zero = d->agg_has_zero;
-    return 0;
+    return agg_to_pb(&d->agg, &p->agg_create, &p->agg_merge_value, &p->agg_merge_combiners,
+                     &p->agg_zero, &p->agg_has_zero, "shuffle dep", err);
 }
 
 typedef struct ptr_vec {

@@ -333,12 +333,12 @@ static void cmp_dep(const shuffle_dep *a, const shuffle_dep *b)
     }
     if (a->partitioner.num_bounds) assert_ptr_equal(b->partitioner.bounds, b->range_bounds);
     assert_int_equal(a->map_side_combine, b->map_side_combine);
-    cmp_fn(&a->agg_create, &b->agg_create);
-    cmp_fn(&a->agg_merge_value, &b->agg_merge_value);
-    cmp_fn(&a->agg_merge_combiners, &b->agg_merge_combiners);
-    assert_int_equal(a->agg_has_zero, b->agg_has_zero);
-    assert_int_equal(a->agg_zero_len, b->agg_zero_len);
-    if (a->agg_zero_len) assert_memory_equal(a->agg_zero, b->agg_zero, a->agg_zero_len);
+    cmp_fn(&a->agg.create, &b->agg.create);
+    cmp_fn(&a->agg.merge_value, &b->agg.merge_value);
+    cmp_fn(&a->agg.merge_combiners, &b->agg.merge_combiners);
+    assert_int_equal(a->agg.has_zero, b->agg.has_zero);
+    assert_int_equal(a->agg.zero_len, b->agg.zero_len);
+    if (a->agg.zero_len) assert_memory_equal(a->agg.zero, b->agg.zero, a->agg.zero_len);
 }
 
 static void cmp_batch(const cs_batch *a, const cs_batch *b)
@@ -409,12 +409,12 @@ static void cmp_rdd(const cspark_rdd *a, const cspark_rdd *b)
     default:
         break;
     }
-    cmp_fn(&a->agg_create, &b->agg_create);
-    cmp_fn(&a->agg_merge_value, &b->agg_merge_value);
-    cmp_fn(&a->agg_merge_combiners, &b->agg_merge_combiners);
-    assert_int_equal(a->agg_has_zero, b->agg_has_zero);
-    assert_int_equal(a->agg_zero_len, b->agg_zero_len);
-    if (a->agg_zero_len) assert_memory_equal(a->agg_zero, b->agg_zero, a->agg_zero_len);
+    cmp_fn(&a->agg.create, &b->agg.create);
+    cmp_fn(&a->agg.merge_value, &b->agg.merge_value);
+    cmp_fn(&a->agg.merge_combiners, &b->agg.merge_combiners);
+    assert_int_equal(a->agg.has_zero, b->agg.has_zero);
+    assert_int_equal(a->agg.zero_len, b->agg.zero_len);
+    if (a->agg.zero_len) assert_memory_equal(a->agg.zero, b->agg.zero, a->agg.zero_len);
     assert_int_equal(a->values_are_combiners, b->values_are_combiners);
     assert_int_equal(a->ascending, b->ascending);
     for (int i = 0; i < a->num_parents; i++)
@@ -704,14 +704,14 @@ static void test_shuffle_aggregate(void **state)
     cspark_rdd *par = mk_par(300, 3, 7);
     shuffle_dep *d = mk_dep(par, 11, PART_HASH, 3);
     d->map_side_combine = true;
-    set_sum(&d->agg_merge_value, &d->agg_merge_combiners);
+    set_sum(&d->agg.merge_value, &d->agg.merge_combiners);
     int64_t c = 9;
-    cs_fn_ref_copy_closure(&d->agg_merge_value, &c, sizeof c);
+    cs_fn_ref_copy_closure(&d->agg.merge_value, &c, sizeof c);
     const cs_map_status *maps[3];
     shuffle_input in;
     map_stage(d, &in, maps);
     cspark_rdd *s = mk_shuffled(d, NULL, SHUFFLE_READ_AGGREGATE, 3);
-    set_sum(&s->agg_merge_value, &s->agg_merge_combiners);
+    set_sum(&s->agg.merge_value, &s->agg.merge_combiners);
     s->values_are_combiners = true;
     cspark_rdd *root =
         mk_narrow(RDD_MAP, s, "cs_builtin_tag_right", true, (void *)cs_builtin_tag_right, NULL, 0);
@@ -725,21 +725,21 @@ static void test_shuffle_fold_by_key_zero(void **state)
     cspark_rdd *par = mk_par(120, 2, 5);
     shuffle_dep *d = mk_dep(par, 12, PART_HASH, 2);
     d->map_side_combine = true;
-    set_sum(&d->agg_merge_value, &d->agg_merge_combiners);
-    d->agg_zero = cs_xmalloc(8);
-    cspark_i64_encode(1000, d->agg_zero);
-    d->agg_zero_len = 8;
-    d->agg_has_zero = true;
+    set_sum(&d->agg.merge_value, &d->agg.merge_combiners);
+    d->agg.zero = cs_xmalloc(8);
+    cspark_i64_encode(1000, d->agg.zero);
+    d->agg.zero_len = 8;
+    d->agg.has_zero = true;
     const cs_map_status *maps[2];
     shuffle_input in;
     map_stage(d, &in, maps);
     cspark_rdd *s = mk_shuffled(d, NULL, SHUFFLE_READ_AGGREGATE, 2);
-    set_sum(&s->agg_merge_value, &s->agg_merge_combiners);
+    set_sum(&s->agg.merge_value, &s->agg.merge_combiners);
     s->values_are_combiners = true;
-    s->agg_zero = cs_xmalloc(8);
-    cspark_i64_encode(0, s->agg_zero);
-    s->agg_zero_len = 8;
-    s->agg_has_zero = true;
+    s->agg.zero = cs_xmalloc(8);
+    cspark_i64_encode(0, s->agg.zero);
+    s->agg.zero_len = 8;
+    s->agg.has_zero = true;
     reduce_stage(s, &in, 1);
 }
 
@@ -775,9 +775,9 @@ static void test_shuffle_plain_round_robin(void **state)
 
 static void list_agg(cspark_rdd *r)
 {
-    cs_fn_ref_builtin(&r->agg_create, "cs_list_wrap", (void *)cs_list_wrap);
-    cs_fn_ref_builtin(&r->agg_merge_value, "cs_list_append", (void *)cs_list_append);
-    cs_fn_ref_builtin(&r->agg_merge_combiners, "cs_list_concat", (void *)cs_list_concat);
+    cs_fn_ref_builtin(&r->agg.create, "cs_list_wrap", (void *)cs_list_wrap);
+    cs_fn_ref_builtin(&r->agg.merge_value, "cs_list_append", (void *)cs_list_append);
+    cs_fn_ref_builtin(&r->agg.merge_combiners, "cs_list_concat", (void *)cs_list_concat);
 }
 
 static void test_shuffle_cogroup_join(void **state)
@@ -862,7 +862,7 @@ static void build_bad_lineage(void)
     int64_t b[2] = {3, 6};
     dep_range_bounds(d, b, 2);
     cspark_rdd *s = mk_shuffled(d, NULL, SHUFFLE_READ_AGGREGATE, 3);
-    set_sum(&s->agg_merge_value, &s->agg_merge_combiners);
+    set_sum(&s->agg.merge_value, &s->agg.merge_combiners);
     g_bad_root = mk_union(c, s);
     shuffle_dep *w = mk_dep(g_bad_root, 21, PART_HASH, 2);
     g_bad_sink = (task_sink){.kind = SINK_SHUFFLE, .dep = w};
