@@ -33,7 +33,7 @@ typedef struct sort_run {
 typedef struct sort_cursor {
     recio_reader *rd; /* NULL: the in-memory run */
     cspark_slice key, val;
-    uint64_t pfx; /* key_prefix(key): most comparisons end here */
+    uint64_t pfx; /* cs_ext_key_prefix(key): most comparisons end here */
 } sort_cursor;
 
 struct ext_sorter {
@@ -55,19 +55,6 @@ struct ext_sorter {
     int nheap;
     int merge_ways; /* runs merged at once; more runs are first merged into fewer */
 };
-
-static inline uint64_t key_prefix(const uint8_t *k, uint32_t len)
-{
-    uint64_t p;
-    if (len >= 8) {
-        memcpy(&p, k, 8);
-        return __builtin_bswap64(p);
-    }
-    p = 0;
-    for (uint32_t i = 0; i < 8; i++)
-        p = (p << 8) | (i < len ? k[i] : 0);
-    return p;
-}
 
 static inline void rec_kv(const uint8_t *rec, cspark_slice *k, cspark_slice *v)
 {
@@ -268,7 +255,7 @@ int cs_ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
             charge(s, (int64_t)((nc - s->cap) * sizeof *s->ents));
             s->cap = nc;
         }
-        s->ents[s->n].prefix = key_prefix(k, r->klen);
+        s->ents[s->n].prefix = cs_ext_key_prefix(k, r->klen);
         s->ents[s->n].rec = p;
         s->n++;
         if (cs_task_memory_over(s->mem) && s->arena.bytes + s->index_bytes >= floor) {
@@ -293,7 +280,7 @@ static int scur_advance(ext_sorter *s, sort_cursor *c, cs_error *err)
     if (rc <= 0) return rc;
     c->key = rec.key;
     c->val = rec.value;
-    c->pfx = key_prefix(rec.key.ptr, rec.key.len);
+    c->pfx = cs_ext_key_prefix(rec.key.ptr, rec.key.len);
     return 1;
 }
 

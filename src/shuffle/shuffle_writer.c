@@ -87,26 +87,11 @@ struct shuffle_writer {
     bool committed;
 };
 
-/* First 8 key bytes as a big-endian number, zero-padded: prefixes compare like the keys
- * whenever they differ. */
-static inline uint64_t key_prefix8(const uint8_t *k, uint32_t len)
-{
-    uint64_t p;
-    if (len >= 8) {
-        memcpy(&p, k, 8);
-        return __builtin_bswap64(p);
-    }
-    p = 0;
-    for (uint32_t i = 0; i < 8; i++)
-        p = (p << 8) | (i < len ? k[i] : 0);
-    return p;
-}
-
 /* cs_partitioner_get for RANGE, comparing cached bound prefixes first. */
 static inline int range_partition(const shuffle_writer *w, const uint8_t *k, uint32_t klen)
 {
     const cs_partitioner *p = w->spec.partitioner;
-    uint64_t kp = key_prefix8(k, klen);
+    uint64_t kp = cs_ext_key_prefix(k, klen);
     int lo = 0, hi = p->num_bounds;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
@@ -190,7 +175,7 @@ shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *
     if (p->kind == PART_RANGE && p->num_bounds > 0) {
         w->bound_prefix = cs_xmalloc((size_t)p->num_bounds * sizeof *w->bound_prefix);
         for (int i = 0; i < p->num_bounds; i++)
-            w->bound_prefix[i] = key_prefix8(p->bounds[i].ptr, p->bounds[i].len);
+            w->bound_prefix[i] = cs_ext_key_prefix(p->bounds[i].ptr, p->bounds[i].len);
     }
     if (w->combine) {
         cs_aggmap_init(&w->map, spec->combiner, w->mem);
