@@ -77,7 +77,7 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     }
     kube_client *c = cs_xcalloc(1, sizeof *c);
     pthread_mutex_init(&c->token_mu, NULL);
-    pthread_mutex_init(&c->pool_mu, NULL);
+    cs_curl_pool_init(&c->pool, KUBE_POOL_MAX);
     pthread_mutex_init(&c->rl_mu, NULL);
     c->server = cs_xstrdup(cfg->server);
     c->ns = cs_xstrdup(cfg->namespace_ ? cfg->namespace_ : "default");
@@ -152,8 +152,7 @@ fail:
 void cs_kube_client_free(kube_client *c)
 {
     if (!c) return;
-    for (int i = 0; i < c->npool; i++)
-        curl_easy_cleanup(c->pool[i]);
+    cs_curl_pool_destroy(&c->pool);
     free_blob(&c->ca);
     free_blob(&c->cert);
     free_blob(&c->key);
@@ -166,7 +165,6 @@ void cs_kube_client_free(kube_client *c)
     free(c->ns);
     free(c->auth_source);
     pthread_mutex_destroy(&c->token_mu);
-    pthread_mutex_destroy(&c->pool_mu);
     pthread_mutex_destroy(&c->rl_mu);
     free(c);
 }

@@ -50,30 +50,17 @@ void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop)
 
 CURL *cs_kube_handle_get(kube_client *c)
 {
-    CURL *h = NULL;
-    pthread_mutex_lock(&c->pool_mu);
-    if (c->npool > 0) h = c->pool[--c->npool];
-    pthread_mutex_unlock(&c->pool_mu);
+    CURL *h = cs_curl_pool_get(&c->pool);
     if (!h) {
-        h = curl_easy_init();
-        if (!h) {
-            CS_ERROR("kube", "curl_easy_init failed");
-            abort();
-        }
+        CS_ERROR("kube", "curl_easy_init failed");
+        abort();
     }
     return h;
 }
 
 void cs_kube_handle_put(kube_client *c, CURL *h)
 {
-    if (!h) return;
-    pthread_mutex_lock(&c->pool_mu);
-    if (c->npool < KUBE_POOL_MAX) {
-        c->pool[c->npool++] = h;
-        h = NULL;
-    }
-    pthread_mutex_unlock(&c->pool_mu);
-    if (h) curl_easy_cleanup(h);
+    cs_curl_pool_put(&c->pool, h);
 }
 
 /* ---------------------------------------------------------------- setup */

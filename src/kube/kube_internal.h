@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/curl_pool.h"
 #include "common/strutil.h"
 #include "common/token_bucket.h"
 #include "kube/kube_client.h"
@@ -56,9 +57,7 @@ struct kube_client {
     int max_tries;
     int64_t backoff_ms, backoff_max_ms;
 
-    pthread_mutex_t pool_mu;
-    CURL *pool[KUBE_POOL_MAX];
-    int npool;
+    cs_curl_pool pool; /* KUBE_POOL_MAX idle handles */
 
     pthread_mutex_t rl_mu;
     cs_token_bucket rl; /* cspark.kubernetes.client.qps / burst */
