@@ -15,6 +15,7 @@ void cs_curl_pool_init(cs_curl_pool *p, int cap)
 
 void cs_curl_pool_destroy(cs_curl_pool *p)
 {
+    if (!p->idle) return; /* never initialised (zeroed), or destroyed */
     for (int i = 0; i < p->n; i++)
         curl_easy_cleanup(p->idle[i]);
     free(p->idle);

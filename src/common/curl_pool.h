@@ -19,6 +19,7 @@ typedef struct cs_curl_pool {
 } cs_curl_pool;
 
 void cs_curl_pool_init(cs_curl_pool *p, int cap);
+/* Cleans up the idle handles; a zeroed (never initialised) pool is left alone. */
 void cs_curl_pool_destroy(cs_curl_pool *p);
 /* An idle handle (its connection may still be open), else a new one; NULL only when
  * curl_easy_init fails. */

@@ -306,6 +306,7 @@ void cs_s3a_creds_clear(s3a_creds *c)
 void cs_s3a_fs_free(s3a_fs *fs)
 {
     if (!fs) return;
+    cs_curl_pool_destroy(&fs->pool);
     cs_s3a_creds_clear(&fs->creds);
     free(fs->bucket);
     free(fs->endpoint);
