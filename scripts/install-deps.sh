@@ -12,7 +12,7 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler liblz4-dev libzstd-dev libxxhash-dev libcmocka-dev
   zlib1g-dev libbz2-dev libxml2-dev
   python3 python3-kubernetes python3-distributed python3-pytest kubernetes-client
-  gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4 curl
+  gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4 curl ca-certificates
   chromium prometheus nodejs
 )
 

@@ -22,7 +22,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/recio.h"
-#include "exec/part_iter.h"
+#include "exec/task_context.h"
 #include "fs/fs.h"
 #include "sched/scheduler.h"
 
@@ -86,9 +86,10 @@ static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *s
 {
     cs_error err;
     cs_error_clear(&err);
-    if (rdd->sc->failed) return CS_ECANCELLED;
-    if (cs_scheduler_run_job(rdd->sc->sched, rdd, parts, nparts, sink, on_result, pr, &err) < 0)
-        return cs_context_fail(rdd->sc, &err);
+    if (cs_rdd_context(rdd)->failed) return CS_ECANCELLED;
+    if (cs_scheduler_run_job(cs_rdd_context(rdd)->sched, rdd, parts, nparts, sink, on_result, pr,
+                             &err) < 0)
+        return cs_context_fail(cs_rdd_context(rdd), &err);
     return 0;
 }
 
@@ -188,35 +189,15 @@ int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
     return 0;
 }
 
-/* Merges partition results on the driver with fn, through a task context that only carries
- * the function's closure. */
+/* Merges partition results on the driver with fn (exec/task_context.h). */
 static int fold_results(cspark_rdd *rdd, const fn_ref *fn, part_results *pr, cspark_value *acc,
                         bool *has)
 {
-    task_desc desc = {.partition = -1, .stage_id = -1};
-    cspark_task_context *tc = cs_xcalloc(1, sizeof *tc);
-    tc->task = &desc;
-    tc->fn = fn;
-    int rc = 0;
-    cs_task_set_current(tc); /* cspark_value_* fail the merge through it */
-    if (sigsetjmp(tc->fail_jmp, 0) == 0) {
-        for (int i = 0; i < pr->n; i++) {
-            if (!pr->parts[i].n) continue;
-            cspark_record r = batch_get(&pr->parts[i], 0);
-            if (!*has) {
-                cspark_value_set(acc, r.value.ptr, r.value.len);
-                *has = true;
-            } else {
-                ((cspark_reduce_fn)fn->ptr)(acc, r.value, tc);
-            }
-        }
-    } else {
-        rc = refuse(rdd->sc, CS_ETASK, "%s failed on the driver: %s", fn->name,
-                    tc->fail_msg ? tc->fail_msg : "failed");
-    }
-    cs_task_set_current(NULL);
-    free(tc->fail_msg);
-    free(tc);
+    char *why = NULL;
+    int rc = cs_task_context_fold(fn, pr->parts, pr->n, acc, has, &why);
+    if (rc < 0)
+        rc = refuse(cs_rdd_context(rdd), CS_ETASK, "%s failed on the driver: %s", fn->name, why);
+    free(why);
     return rc;
 }
 
@@ -229,11 +210,11 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
     if (out_len) *out_len = 0;
     cs_error err;
     if (cs_recio_check_record(0, zero_len, "fold zero value", &err) < 0)
-        return cs_context_fail(rdd->sc, &err);
+        return cs_context_fail(cs_rdd_context(rdd), &err);
     task_sink sink = {
         .kind = SINK_FOLD, .zero = zero, .zero_len = (uint32_t)zero_len, .has_zero = has_zero};
-    if (cs_fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, op, &err) < 0)
-        return cs_context_fail(rdd->sc, &err);
+    if (cs_fn_ref_init(&sink.fn, (void *)fn, closure, len, op, &err) < 0)
+        return cs_context_fail(cs_rdd_context(rdd), &err);
     part_results pr;
     results_init(&pr, rdd->num_partitions);
     int rc = run(rdd, NULL, 0, &sink, &pr);
@@ -244,7 +225,8 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
         has = true;
     }
     if (rc == 0) rc = fold_results(rdd, &sink.fn, &pr, &acc, &has);
-    if (rc == 0 && !has) rc = refuse(rdd->sc, CS_EINVAL, "%s of an empty collection", op);
+    if (rc == 0 && !has)
+        rc = refuse(cs_rdd_context(rdd), CS_EINVAL, "%s of an empty collection", op);
     if (rc == 0) {
         *out = acc.ptr ? acc.ptr : cs_xmalloc(1);
         if (out_len) *out_len = acc.len;
@@ -273,8 +255,8 @@ int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, s
     if (!rdd) return CS_EINVAL;
     cs_error err;
     task_sink sink = {.kind = SINK_FOREACH};
-    if (cs_fn_ref_init(rdd->sc, &sink.fn, (void *)fn, closure, len, "foreach", &err) < 0)
-        return cs_context_fail(rdd->sc, &err);
+    if (cs_fn_ref_init(&sink.fn, (void *)fn, closure, len, "foreach", &err) < 0)
+        return cs_context_fail(cs_rdd_context(rdd), &err);
     part_results pr;
     results_init(&pr, rdd->num_partitions);
     int rc = run(rdd, NULL, 0, &sink, &pr);
@@ -341,7 +323,7 @@ static int commit_object_store_output(cspark_context *sc, const char *path, save
 int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
 {
     if (!rdd) return CS_EINVAL;
-    cspark_context *sc = rdd->sc;
+    cspark_context *sc = cs_rdd_context(rdd);
     if (!path || !*path)
         return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
     cs_error err;
@@ -369,7 +351,7 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
     results_init(&c.pr, rdd->num_partitions);
     c.pending = cs_xcalloc((size_t)c.n + 1, sizeof *c.pending);
     int rc = 0;
-    if (rdd->sc->failed)
+    if (cs_rdd_context(rdd)->failed)
         rc = CS_ECANCELLED;
     else if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_save_result, &c, &err) < 0)
         rc = cs_context_fail(sc, &err);

@@ -18,7 +18,7 @@
 #include "api/context.h"
 #include "common/log.h"
 #include "common/memtune.h"
-#include "exec/task.h"
+#include "exec/task_context.h"
 
 typedef int (*entry_fn)(cspark_context *, int, char **);
 

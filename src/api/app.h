@@ -2,6 +2,10 @@
  * app.h — runs an application: loads the job's shared object, resolves its entry function,
  * creates the context, calls the entry and stops the context. Called by cspark-submit (and, in
  * cluster modes, by the driver process).
+ *
+ * Threads: cs_app_run runs the job's entry on the calling thread (the job thread: every action
+ * blocks it until its job ends) and starts one more, the interrupt watcher, which alone takes
+ * SIGINT/SIGTERM (every other thread has them blocked) and interrupts the context.
  */
 #ifndef CSPARK_API_APP_H
 #define CSPARK_API_APP_H

@@ -1,7 +1,8 @@
 /*
  * context.c — creation and shutdown of the application context (see context.h): reads and
  * validates the execution settings from the configuration, prepares the local directory,
- * starts the listener bus and the scheduler with the backend the master asks for, and on stop
+ * starts the listener bus and the scheduler over the backend of the cluster manager that serves
+ * the master URL (src/cluster/cluster_manager.h), and on stop
  * tears all of it down and removes the application's local files.
  */
 #define _GNU_SOURCE
@@ -17,15 +18,10 @@
 #include "api/context.h"
 #include "fs/fs.h"
 #include "api/rdd_internal.h"
-#include "cluster/local_backend.h"
-#include "cluster/local_cluster.h"
-#include "cluster/k8s/k8s_backend.h"
-#include "cluster/k8s/k8s_naming.h"
-#include "rpc/auth.h"
+#include "cluster/cluster_manager.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
-#include "exec/decom_signals.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
@@ -43,19 +39,14 @@ static int read_settings(cspark_context *sc, cs_error *err)
     const char *master = cs_conf_get(sc->conf, "spark.master");
     if (!master) master = "local[*]";
     if (cs_master_parse(master, &sc->master, err) < 0) return err->code;
+    sc->manager = cs_cluster_manager_for(master);
+    if (!sc->manager)
+        return cs_error_set(err, CS_EINVAL, "no cluster manager can serve the master URL '%s'",
+                            master);
     int64_t v;
     int threads;
-    if (sc->master.kind == MASTER_LOCAL_CLUSTER) {
-        threads = sc->master.executors * sc->master.cores_per_executor;
-    } else if (sc->master.kind == MASTER_K8S) {
-        int64_t n, c;
-        if (cs_conf_get_int(sc->conf, "spark.executor.instances", "2", &n, err) < 0 ||
-            cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0)
-            return err->code;
-        threads = (int)(n * c > 2 ? n * c : 2); /* Spark: max(total executor cores, 2) */
-    } else {
-        threads = sc->master.threads > 0 ? sc->master.threads : 1;
-    }
+    if (sc->manager->default_parallelism(sc->conf, &sc->master, &threads, err) < 0)
+        return err->code;
     if (cs_conf_contains(sc->conf, "spark.default.parallelism")) {
         if (cs_conf_get_int(sc->conf, "spark.default.parallelism", NULL, &v, err) < 0)
             return err->code;
@@ -104,117 +95,40 @@ static int read_settings(cspark_context *sc, cs_error *err)
     return cs_shuffle_checksum_conf(sc->conf, &sc->shuffle_checksum, err);
 }
 
-/* The spark.authenticate secret of a multi-process application (*secret NULL when off): given
- * (env, file or conf) or generated per application. Authentication is on by default for
- * local-cluster and k8s — stricter than Spark, whose spark.authenticate defaults to false. */
-static int app_secret(cspark_context *sc, char **secret, cs_error *err)
-{
-    bool auth;
-    *secret = NULL;
-    cs_conf_set_if_missing(sc->conf, "spark.authenticate", "true");
-    if (cs_conf_get_bool(sc->conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
-    if (!auth) return 0;
-    cs_error e2;
-    cs_error_clear(&e2);
-    if (cs_auth_secret_load(sc->conf, secret, &e2) < 0 && e2.code != CS_ENOTFOUND) {
-        *err = e2;
-        return err->code;
-    }
-    if (!*secret) *secret = cs_auth_secret_generate();
-    return 0;
-}
-
-/* local-cluster: executor processes, authenticated by default (stricter than Spark, whose
- * spark.authenticate defaults to false). */
-/* Decommissioning settings executors read, checked before any executor starts. */
-static int check_decommission(const cs_conf *conf, cs_error *err)
-{
-    const char *name = cs_conf_get(conf, "spark.executor.decommission.signal");
-    int sig;
-    return name && cs_decom_signals_parse(name, &sig, err) < 0 ? err->code : 0;
-}
-
-static int start_local_cluster(cspark_context *sc, cs_error *err)
-{
-    alloc_settings dyn;
-    if (cs_alloc_settings_read(sc->conf, false, sc->master.cores_per_executor, &dyn, err) < 0 ||
-        check_decommission(sc->conf, err) < 0)
-        return err->code;
-    char *secret;
-    if (app_secret(sc, &secret, err) < 0) return err->code;
-    sched_backend *backend = cs_local_cluster_backend_new(sc, secret, dyn.enabled, err);
-    cs_auth_secret_free(secret);
-    if (!backend) return err->code ? err->code : CS_EIO;
-    sc->sched = cs_scheduler_new(sc, backend, err);
-    if (!sc->sched) {
-        backend->stop(backend);
-        return err->code;
-    }
-    cs_local_cluster_attach(backend);
-    cs_scheduler_start_dynamic_allocation(sc->sched, &dyn);
-    int64_t wait_ms;
-    if (cs_conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
-                                "30s", CS_MS, &wait_ms, err) < 0)
-        return err->code;
-    int n = cs_local_cluster_wait_registered(backend, wait_ms);
-    CS_INFO("context", "app=%s event=executors_registered registered=%d expected=%d", sc->app_id, n,
-            sc->master.executors);
-    return 0;
-}
-
-/* k8s:// — executor pods through the API server; authenticated by default, as local-cluster. */
-static int start_k8s(cspark_context *sc, cs_error *err)
-{
-    int64_t cores;
-    if (cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &cores, err) < 0) return err->code;
-    alloc_settings dyn;
-    if (cs_alloc_settings_read(sc->conf, false, (int)(cores < 1 ? 1 : cores), &dyn, err) < 0 ||
-        check_decommission(sc->conf, err) < 0)
-        return err->code;
-    char *secret;
-    if (app_secret(sc, &secret, err) < 0) return err->code;
-    sched_backend *backend = cs_k8s_backend_new(sc, secret, err);
-    cs_auth_secret_free(secret);
-    if (!backend) return err->code ? err->code : CS_EIO;
-    sc->sched = cs_scheduler_new(sc, backend, err);
-    if (!sc->sched) {
-        backend->stop(backend);
-        return err->code;
-    }
-    sc->backend = backend;
-    cs_scheduler_start_dynamic_allocation(sc->sched, &dyn); /* sets the allocator's first target */
-    if (cs_k8s_backend_start(backend, err) < 0) return err->code;
-    double ratio;
-    int64_t wait_ms;
-    if (cs_conf_get_double(sc->conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio,
-                           err) < 0 ||
-        cs_conf_get_duration_ms(sc->conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
-                                "30s", CS_MS, &wait_ms, err) < 0)
-        return err->code;
-    int n = cs_k8s_backend_wait_registered(backend, ratio, wait_ms);
-    CS_INFO("context", "app=%s event=executors_registered registered=%d", sc->app_id, n);
-    return 0;
-}
-
+/* Executors come from the cluster manager the master URL names (cluster_manager.h): its backend
+ * is created, the scheduler runs over it, dynamic allocation asks for the first executors, and
+ * the driver waits for them to register. */
 static int start_backend(cspark_context *sc, cs_error *err)
 {
-    if (sc->master.kind == MASTER_LOCAL_CLUSTER) return start_local_cluster(sc, err);
-    if (sc->master.kind == MASTER_K8S) return start_k8s(sc, err);
-    exec_env xenv = {.executor_id = "driver",
-                     .host = "localhost",
-                     .local_dir = sc->local_dir,
-                     .task_memory_budget = sc->task_memory_budget,
-                     .shuffle_compress = sc->shuffle_compress,
-                     .shuffle_checksum = sc->shuffle_checksum,
-                     .blocks = cs_shuffle_local_source(sc->local_dir)};
-    alloc_settings dyn; /* only for Spark's warning: local mode has a fixed set of threads */
-    if (cs_alloc_settings_read(sc->conf, true, 1, &dyn, err) < 0) return err->code;
-    sched_backend *backend = cs_local_backend_new(sc->master.threads, &xenv);
-    sc->sched = cs_scheduler_new(sc, backend, err);
-    if (!sc->sched) {
-        backend->stop(backend);
-        return err->code;
+    const cluster_manager *m = sc->manager;
+    alloc_settings dyn; /* local mode: only for Spark's warning, its set of threads is fixed */
+    int cores = sc->master.cores_per_executor;
+    if (m->dynamic_allocation && cores <= 0) {
+        int64_t c;
+        if (cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0) return err->code;
+        cores = (int)(c < 1 ? 1 : c);
     }
+    scheduler_options opt = {.bus = sc->bus, .max_task_failures = sc->max_task_failures};
+    if (cs_alloc_settings_read(sc->conf, !m->dynamic_allocation, cores, &dyn, err) < 0 ||
+        cs_scheduler_options_read(sc->conf, &opt, err) < 0)
+        return err->code;
+    sc->env = (cluster_env){.conf = sc->conf,
+                            .app_id = sc->app_id,
+                            .app_name = sc->app_name,
+                            .local_dir = sc->local_dir,
+                            .master = &sc->master,
+                            .bus = sc->bus,
+                            .task_memory_budget = sc->task_memory_budget,
+                            .shuffle_compress = sc->shuffle_compress,
+                            .shuffle_checksum = sc->shuffle_checksum,
+                            .dynamic_allocation = dyn.enabled};
+    sched_backend *backend = m->create(&sc->env, err);
+    if (!backend) return err->code ? err->code : CS_EIO;
+    sc->sched = cs_scheduler_new(&opt, backend);
+    sc->backend = backend;
+    if (m->start && m->start(backend, err) < 0) return err->code;
+    cs_scheduler_start_dynamic_allocation(sc->sched, &dyn);
+    if (m->wait_registered && m->wait_registered(backend, err) < 0) return err->code;
     return 0;
 }
 
@@ -242,13 +156,14 @@ static int64_t ui_dropped_events(void *arg)
     return cs_listener_bus_dropped(sc->bus);
 }
 
-/* local-cluster executors write stdout/stderr into files of the application's local dir */
+/* executors whose manager keeps their stdout/stderr in files of the application's local dir
+ * (local-cluster) */
 static int64_t ui_read_log(void *arg, const char *executor_id, const char *type, int64_t offset,
                            size_t len, cs_sbuf *out, int64_t *start)
 {
     cspark_context *sc = arg;
     char path[PATH_MAX];
-    if (cs_local_cluster_log_path(sc->local_dir, executor_id, type, path, sizeof path) < 0)
+    if (sc->manager->executor_log_path(sc->local_dir, executor_id, type, path, sizeof path) < 0)
         return -1;
     return cs_ui_read_log_file(path, offset, len, out, start);
 }
@@ -258,7 +173,7 @@ static int start_ui(cspark_context *sc, cs_error *err)
     ui_hooks h = {.arg = sc,
                   .kill_job = ui_kill_job,
                   .kill_stage = ui_kill_stage,
-                  .read_log = sc->master.kind == MASTER_LOCAL_CLUSTER ? ui_read_log : NULL,
+                  .read_log = sc->manager->executor_log_path ? ui_read_log : NULL,
                   .dropped_events = ui_dropped_events};
     return cs_ui_live_start(sc->conf, sc->app_id, &h, &sc->ui, err);
 }
@@ -269,13 +184,14 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     sc->conf = cs_conf_clone(conf);
     cs_fs_configure(sc->conf); /* file systems read spark.hadoop.* from the application's conf */
     pthread_mutex_init(&sc->lock, NULL);
+    cs_lineage_init(&sc->graph);
     const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
     const char *m = cs_conf_get(sc->conf, "spark.master");
+    const cluster_manager *manager = cs_cluster_manager_for(m ? m : "local[*]");
     if (given_id && *given_id) {
         snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);
-    } else if (m && strncmp(m, "k8s://", 6) == 0) {
-        if (cs_k8s_new_app_id(sc->app_id, err) < 0)
-            goto fail; /* spark-<32 hex>, as Spark on Kubernetes */
+    } else if (manager && manager->new_app_id) {
+        if (manager->new_app_id(sc->app_id, err) < 0) goto fail;
     } else {
         snprintf(sc->app_id, sizeof sc->app_id, "local-%lld", (long long)cs_now_ms());
     }
@@ -349,12 +265,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     if (sc->bus) cs_listener_bus_free(sc->bus);
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) cs_remove_tree(sc->local_dir);
-    for (int i = 0; i < sc->num_rdds; i++)
-        cs_rdd_free(sc->rdds[i]);
-    for (int i = 0; i < sc->num_deps; i++)
-        cs_shuffle_dep_free(sc->deps[i]);
-    free(sc->rdds);
-    free(sc->deps);
+    cs_lineage_free(&sc->graph);
     free(sc->local_dir);
     free(sc->app_name);
     free(sc->app_file_name);
@@ -377,9 +288,7 @@ void cs_context_interrupt(cspark_context *sc, int sig)
 
 int cs_context_exit_code(cspark_context *sc)
 {
-    return sc && sc->backend && sc->master.kind == MASTER_K8S
-               ? cs_k8s_backend_exit_code(sc->backend)
-               : 0;
+    return sc && sc->backend && sc->manager->exit_code ? sc->manager->exit_code(sc->backend) : 0;
 }
 
 int cs_context_fail(cspark_context *sc, const cs_error *err)
@@ -395,30 +304,6 @@ cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err)
 {
     cs_context_fail(sc, err);
     return NULL;
-}
-
-void cs_context_add_rdd(cspark_context *sc, cspark_rdd *rdd)
-{
-    pthread_mutex_lock(&sc->lock);
-    if (sc->num_rdds == sc->cap_rdds) {
-        sc->cap_rdds = sc->cap_rdds ? sc->cap_rdds * 2 : 64;
-        sc->rdds = cs_xrealloc(sc->rdds, (size_t)sc->cap_rdds * sizeof *sc->rdds);
-    }
-    rdd->id = sc->next_rdd_id++;
-    sc->rdds[sc->num_rdds++] = rdd;
-    pthread_mutex_unlock(&sc->lock);
-}
-
-void cs_context_add_dep(cspark_context *sc, shuffle_dep *dep)
-{
-    pthread_mutex_lock(&sc->lock);
-    if (sc->num_deps == sc->cap_deps) {
-        sc->cap_deps = sc->cap_deps ? sc->cap_deps * 2 : 16;
-        sc->deps = cs_xrealloc(sc->deps, (size_t)sc->cap_deps * sizeof *sc->deps);
-    }
-    dep->shuffle_id = sc->next_shuffle_id++;
-    sc->deps[sc->num_deps++] = dep;
-    pthread_mutex_unlock(&sc->lock);
 }
 
 /* ---- public accessors ---------------------------------------------------------------------- */

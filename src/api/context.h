@@ -1,11 +1,11 @@
 /*
  * context.h — the application context (cspark_context): configuration, identifiers, the lineage
- * graph's storage, the scheduler and the listener bus. Created by cs_app_run (app.c) before the
+ * graph, the scheduler and the listener bus. Created by cs_app_run (app.c) before the
  * job's entry function is called and stopped after it returns.
  *
- * Ownership: the context owns its conf copy, every RDD node (released at cs_context_stop), the
- * scheduler and the listener bus. Threads: the job calls the public API from one thread at a
- * time; tasks run on scheduler worker threads and only read immutable RDD nodes.
+ * Ownership: the context owns its conf copy, the lineage graph (every RDD node, released at
+ * cs_context_stop), the scheduler and the listener bus. Threads: the job calls the public API from
+ * one thread at a time; tasks run on scheduler worker threads and only read immutable RDD nodes.
  */
 #ifndef CSPARK_API_CONTEXT_H
 #define CSPARK_API_CONTEXT_H
@@ -14,11 +14,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cluster/cluster_manager.h"
 #include "common/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/master.h"
 #include "cspark.h"
+#include "plan/rdd.h"
 
 struct scheduler;
 struct listener_bus;
@@ -39,12 +41,8 @@ struct cspark_context {
     cs_checksum_algo shuffle_checksum; /* spark.shuffle.checksum.enabled / .algorithm */
     char *local_dir;                   /* <spark.local.dir>/cspark-<app_id>, removed at stop */
 
-    pthread_mutex_t lock; /* guards the id counters and the node list */
-    struct cspark_rdd **rdds;
-    int num_rdds, cap_rdds;
-    struct shuffle_dep **deps;
-    int num_deps, cap_deps;
-    int next_rdd_id, next_shuffle_id;
+    lineage_graph graph;  /* every RDD and shuffle dependency of the application */
+    pthread_mutex_t lock; /* guards error and failed */
 
     struct scheduler *sched;
     struct listener_bus *bus;
@@ -52,8 +50,10 @@ struct cspark_context {
 
     char *error; /* first error, for cspark_last_error */
     bool failed;
-    struct sched_backend *backend; /* borrowed: the scheduler owns it */
-    volatile int interrupted;      /* the signal that interrupted the application, or 0 */
+    const cluster_manager *manager; /* the one serving spark.master */
+    cluster_env env;                /* what the backend borrows from the context */
+    struct sched_backend *backend;  /* borrowed: the scheduler owns it */
+    volatile int interrupted;       /* the signal that interrupted the application, or 0 */
 };
 
 /* Creates a context from conf (copied). NULL with err on bad configuration. */
@@ -67,8 +67,4 @@ int cs_context_exit_code(cspark_context *sc);
 
 /* Records err as the context's error (the first one wins) and logs it. Returns err->code. */
 int cs_context_fail(cspark_context *sc, const cs_error *err);
-/* Registers a node / dependency so it is freed at stop; assigns ids. */
-void cs_context_add_rdd(cspark_context *sc, struct cspark_rdd *rdd);
-void cs_context_add_dep(cspark_context *sc, struct shuffle_dep *dep);
-
 #endif

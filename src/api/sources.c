@@ -36,7 +36,7 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
             return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = cs_rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());
+    cspark_rdd *r = cs_api_rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());
     for (size_t i = 0; i < n; i++)
         cs_batch_append_record(&r->par_data, records[i].key.ptr, records[i].key.len,
                                records[i].value.ptr, records[i].value.len);
@@ -60,7 +60,7 @@ cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t
         return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = cs_rdd_new(sc, RDD_RANGE, slices, "range", CALLER());
+    cspark_rdd *r = cs_api_rdd_new(sc, RDD_RANGE, slices, "range", CALLER());
     r->range_start = start;
     r->range_end = end;
     r->range_step = step;
@@ -97,7 +97,7 @@ cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_parti
     uint64_t split_size = goal < (uint64_t)TEXT_BLOCK_SIZE ? goal : (uint64_t)TEXT_BLOCK_SIZE;
     if (split_size < 1) split_size = 1;
 
-    cspark_rdd *r = cs_rdd_new(sc, RDD_TEXT_FILE, 0, "text_file", CALLER());
+    cspark_rdd *r = cs_api_rdd_new(sc, RDD_TEXT_FILE, 0, "text_file", CALLER());
     r->num_paths = (int)files.n;
     r->paths = cs_xcalloc(files.n + 1, sizeof *r->paths);
     for (size_t i = 0; i < files.n; i++) {

@@ -14,16 +14,17 @@
 #include "common/recio.h"
 #include "common/log.h"
 #include "sched/scheduler.h"
+#include "shuffle/external_sort.h"
 
 static cspark_rdd *narrow(cspark_rdd *parent, rdd_kind kind, const char *op, void *fn,
                           const void *closure, size_t len, const void *caller)
 {
     if (!parent) return NULL;
-    cspark_context *sc = parent->sc;
+    cspark_context *sc = cs_rdd_context(parent);
     cs_error err;
     fn_ref ref;
-    if (cs_fn_ref_init(sc, &ref, fn, closure, len, op, &err) < 0) return cs_rdd_refuse(sc, &err);
-    cspark_rdd *r = cs_rdd_new(sc, kind, parent->num_partitions, op, caller);
+    if (cs_fn_ref_init(&ref, fn, closure, len, op, &err) < 0) return cs_rdd_refuse(sc, &err);
+    cspark_rdd *r = cs_api_rdd_new(sc, kind, parent->num_partitions, op, caller);
     r->parents[0] = parent;
     r->num_parents = 1;
     r->fn = ref;
@@ -34,7 +35,8 @@ static cspark_rdd *narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char 
                                   const char *name, void *fn, const void *caller)
 {
     if (!parent) return NULL;
-    cspark_rdd *r = cs_rdd_new(parent->sc, kind, parent->num_partitions, op, caller);
+    cspark_rdd *r =
+        cs_api_rdd_new(cs_rdd_context(parent), kind, parent->num_partitions, op, caller);
     r->parents[0] = parent;
     r->num_parents = 1;
     cs_fn_ref_builtin(&r->fn, name, fn);
@@ -64,10 +66,10 @@ cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn, const
 
 static bool same_context(cspark_rdd *a, cspark_rdd *b, const char *op)
 {
-    if (a->sc == b->sc) return true;
+    if (cs_rdd_context(a) == cs_rdd_context(b)) return true;
     cs_error e;
     cs_error_set(&e, CS_EINVAL, "%s: the two RDDs belong to different contexts", op);
-    cs_context_fail(a->sc, &e);
+    cs_context_fail(cs_rdd_context(a), &e);
     return false;
 }
 
@@ -75,7 +77,7 @@ cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
 {
     if (!a || !b || !same_context(a, b, "union")) return NULL;
     int n = a->num_partitions + b->num_partitions;
-    cspark_rdd *r = cs_rdd_new(a->sc, RDD_UNION, n, "union", CALLER());
+    cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(a), RDD_UNION, n, "union", CALLER());
     r->parents[0] = a;
     r->parents[1] = b;
     r->num_parents = 2;
@@ -88,18 +90,20 @@ cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
     return r;
 }
 
+static cspark_rdd *refuse_partitions(cspark_rdd *rdd, const char *op, int n)
+{
+    cs_error e;
+    cs_error_set(&e, CS_EINVAL, "%s: number of partitions must be positive, got %d", op, n);
+    return cs_rdd_refuse(cs_rdd_context(rdd), &e);
+}
+
 cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return NULL;
-    if (num_partitions < 1) {
-        cs_error e;
-        cs_error_set(&e, CS_EINVAL, "coalesce: number of partitions must be positive, got %d",
-                     num_partitions);
-        return cs_rdd_refuse(rdd->sc, &e);
-    }
+    if (num_partitions < 1) return refuse_partitions(rdd, "coalesce", num_partitions);
     int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
     if (n < 1) n = 1;
-    cspark_rdd *r = cs_rdd_new(rdd->sc, RDD_COALESCE, n, "coalesce", CALLER());
+    cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(rdd), RDD_COALESCE, n, "coalesce", CALLER());
     r->parents[0] = rdd;
     r->num_parents = 1;
     r->group_start = cs_xcalloc((size_t)n + 1, sizeof(int));
@@ -124,51 +128,49 @@ static int shuffle_partitions(cspark_context *sc, int requested, int parent_a, i
 
 static shuffle_dep *dep_new(cspark_rdd *parent, cs_partitioner_kind kind, int n)
 {
-    shuffle_dep *d = cs_xcalloc(1, sizeof *d);
-    d->parent = parent;
+    shuffle_dep *d = cs_shuffle_dep_new(parent->graph, parent);
     d->partitioner.kind = kind;
     d->partitioner.num_partitions = n;
     d->partitioner.ascending = true;
-    cs_context_add_dep(parent->sc, d);
     return d;
 }
 
 static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle_read_mode mode,
                             const char *op, const void *caller)
 {
-    cspark_rdd *r = cs_rdd_new(parent->sc, RDD_SHUFFLED, n, op, caller);
+    cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(parent), RDD_SHUFFLED, n, op, caller);
     r->deps[0] = dep;
     r->num_deps = 1;
     r->read_mode = mode;
     return r;
 }
 
-static void copy_zero(uint8_t **dst, uint32_t *dst_len, bool *has, const void *zero, size_t len)
+static void copy_zero(plan_aggregator *a, const void *zero, size_t len)
 {
-    *has = true;
-    *dst_len = (uint32_t)len;
-    *dst = cs_xmalloc(len ? len : 1);
-    if (len) memcpy(*dst, zero, len);
+    a->has_zero = true;
+    a->zero_len = (uint32_t)len;
+    a->zero = cs_xmalloc(len ? len : 1);
+    if (len) memcpy(a->zero, zero, len);
 }
 
 cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
                                  size_t len, int num_partitions)
 {
     if (!rdd) return NULL;
-    cspark_context *sc = rdd->sc;
+    cspark_context *sc = cs_rdd_context(rdd);
     cs_error err;
     fn_ref ref;
     int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "reduce_by_key", &err);
-    if (n < 0 || cs_fn_ref_init(sc, &ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
+    if (n < 0 || cs_fn_ref_init(&ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
         return cs_rdd_refuse(sc, &err);
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg_merge_value, ref.name, ref.ptr);
-    cs_fn_ref_copy_closure(&d->agg_merge_value, closure, len);
-    cs_fn_ref_builtin(&d->agg_merge_combiners, ref.name, ref.ptr);
+    cs_fn_ref_builtin(&d->agg.merge_value, ref.name, ref.ptr);
+    cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
+    cs_fn_ref_builtin(&d->agg.merge_combiners, ref.name, ref.ptr);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "reduce_by_key", CALLER());
-    r->agg_merge_value = ref;
-    cs_fn_ref_builtin(&r->agg_merge_combiners, ref.name, ref.ptr);
+    r->agg.merge_value = ref;
+    cs_fn_ref_builtin(&r->agg.merge_combiners, ref.name, ref.ptr);
     r->values_are_combiners = true;
     return r;
 }
@@ -178,28 +180,28 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
                                     const void *closure, size_t len, int num_partitions)
 {
     if (!rdd) return NULL;
-    cspark_context *sc = rdd->sc;
+    cspark_context *sc = cs_rdd_context(rdd);
     cs_error err;
     fn_ref seq_ref, comb_ref;
     int n =
         shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
     if (n < 0 || cs_recio_check_record(0, zero_len, "aggregate_by_key zero value", &err) < 0 ||
-        cs_fn_ref_init(sc, &seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
+        cs_fn_ref_init(&seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
         return cs_rdd_refuse(sc, &err);
-    if (cs_fn_ref_init(sc, &comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
+    if (cs_fn_ref_init(&comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
         cs_fn_ref_free(&seq_ref);
         return cs_rdd_refuse(sc, &err);
     }
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg_merge_value, seq_ref.name, seq_ref.ptr);
-    cs_fn_ref_copy_closure(&d->agg_merge_value, closure, len);
-    cs_fn_ref_builtin(&d->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
-    copy_zero(&d->agg_zero, &d->agg_zero_len, &d->agg_has_zero, zero, zero_len);
+    cs_fn_ref_builtin(&d->agg.merge_value, seq_ref.name, seq_ref.ptr);
+    cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
+    cs_fn_ref_builtin(&d->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
+    copy_zero(&d->agg, zero, zero_len);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "aggregate_by_key", CALLER());
     /* the reduce side only merges combiners; the closure travels with merge_value */
-    r->agg_merge_value = comb_ref;
-    cs_fn_ref_builtin(&r->agg_merge_combiners, comb_ref.name, comb_ref.ptr);
+    r->agg.merge_value = comb_ref;
+    cs_fn_ref_builtin(&r->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
     r->values_are_combiners = true;
     cs_fn_ref_free(&seq_ref);
     return r;
@@ -207,9 +209,9 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
 
 static void list_aggregator(cspark_rdd *r)
 {
-    cs_fn_ref_builtin(&r->agg_create, "cs_list_wrap", (void *)cs_list_wrap);
-    cs_fn_ref_builtin(&r->agg_merge_value, "cs_list_append", (void *)cs_list_append);
-    cs_fn_ref_builtin(&r->agg_merge_combiners, "cs_list_concat", (void *)cs_list_concat);
+    cs_fn_ref_builtin(&r->agg.create, "cs_list_wrap", (void *)cs_list_wrap);
+    cs_fn_ref_builtin(&r->agg.merge_value, "cs_list_append", (void *)cs_list_append);
+    cs_fn_ref_builtin(&r->agg.merge_combiners, "cs_list_concat", (void *)cs_list_concat);
     r->values_are_combiners = false;
 }
 
@@ -217,9 +219,9 @@ cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return NULL;
     cs_error err;
-    int n =
-        shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "group_by_key", &err);
-    if (n < 0) return cs_rdd_refuse(rdd->sc, &err);
+    int n = shuffle_partitions(cs_rdd_context(rdd), num_partitions, rdd->num_partitions, 0,
+                               "group_by_key", &err);
+    if (n < 0) return cs_rdd_refuse(cs_rdd_context(rdd), &err);
     /* as Spark: no map-side combine for groupByKey (it would not shrink the data) */
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
     cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "group_by_key", CALLER());
@@ -232,9 +234,9 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
 {
     if (!left || !right || !same_context(left, right, op)) return NULL;
     cs_error err;
-    int n = shuffle_partitions(left->sc, num_partitions, left->num_partitions,
+    int n = shuffle_partitions(cs_rdd_context(left), num_partitions, left->num_partitions,
                                right->num_partitions, op, &err);
-    if (n < 0) return cs_rdd_refuse(left->sc, &err);
+    if (n < 0) return cs_rdd_refuse(cs_rdd_context(left), &err);
     cspark_rdd *tl = narrow_builtin(left, RDD_MAP, "tag", "cs_builtin_tag_left",
                                     (void *)cs_builtin_tag_left, caller);
     cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cs_builtin_tag_right",
@@ -272,19 +274,20 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
     if (!rdd) return NULL;
     const void *caller = CALLER();
     cs_error err;
-    int n = shuffle_partitions(rdd->sc, num_partitions, rdd->num_partitions, 0, "distinct", &err);
-    if (n < 0) return cs_rdd_refuse(rdd->sc, &err);
+    int n = shuffle_partitions(cs_rdd_context(rdd), num_partitions, rdd->num_partitions, 0,
+                               "distinct", &err);
+    if (n < 0) return cs_rdd_refuse(cs_rdd_context(rdd), &err);
     cspark_rdd *packed = narrow_builtin(rdd, RDD_MAP, "distinct", "cs_builtin_distinct_pack",
                                         (void *)cs_builtin_distinct_pack, caller);
     shuffle_dep *d = dep_new(packed, PART_HASH, n);
     d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg_merge_value, "cs_builtin_keep_first", (void *)cs_builtin_keep_first);
-    cs_fn_ref_builtin(&d->agg_merge_combiners, "cs_builtin_keep_first",
+    cs_fn_ref_builtin(&d->agg.merge_value, "cs_builtin_keep_first", (void *)cs_builtin_keep_first);
+    cs_fn_ref_builtin(&d->agg.merge_combiners, "cs_builtin_keep_first",
                       (void *)cs_builtin_keep_first);
     cspark_rdd *reduced = shuffled(packed, d, n, SHUFFLE_READ_AGGREGATE, "distinct", caller);
-    cs_fn_ref_builtin(&reduced->agg_merge_value, "cs_builtin_keep_first",
+    cs_fn_ref_builtin(&reduced->agg.merge_value, "cs_builtin_keep_first",
                       (void *)cs_builtin_keep_first);
-    cs_fn_ref_builtin(&reduced->agg_merge_combiners, "cs_builtin_keep_first",
+    cs_fn_ref_builtin(&reduced->agg.merge_combiners, "cs_builtin_keep_first",
                       (void *)cs_builtin_keep_first);
     reduced->values_are_combiners = true;
     return narrow_builtin(reduced, RDD_MAP, "distinct", "cs_builtin_distinct_unpack",
@@ -294,12 +297,7 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
 cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return NULL;
-    if (num_partitions < 1) {
-        cs_error e;
-        cs_error_set(&e, CS_EINVAL, "repartition: number of partitions must be positive, got %d",
-                     num_partitions);
-        return cs_rdd_refuse(rdd->sc, &e);
-    }
+    if (num_partitions < 1) return refuse_partitions(rdd, "repartition", num_partitions);
     shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
 }
@@ -330,10 +328,7 @@ static int cmp_sample(const void *x, const void *y, void *keys)
 {
     size_t i = *(const size_t *)x, j = *(const size_t *)y;
     cspark_record a = batch_get(keys, i), b = batch_get(keys, j);
-    uint32_t n = a.key.len < b.key.len ? a.key.len : b.key.len;
-    int c = memcmp(a.key.ptr, b.key.ptr, n);
-    if (c) return c;
-    return (a.key.len > b.key.len) - (a.key.len < b.key.len);
+    return cs_ext_key_compare(a.key.ptr, a.key.len, b.key.ptr, b.key.len);
 }
 
 /* Spark's RangePartitioner.determineBounds: weighted quantiles of the sorted sample, skipping
@@ -383,7 +378,7 @@ static int choose_bounds(shuffle_dep *d, sample_acc *a, int n)
 cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions)
 {
     if (!rdd) return NULL;
-    cspark_context *sc = rdd->sc;
+    cspark_context *sc = cs_rdd_context(rdd);
     const void *caller = CALLER();
     cs_error err;
     cs_error_clear(&err);

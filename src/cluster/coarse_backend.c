@@ -14,21 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/sync.h"
-#include "exec/task_codec.h"
+#include "plan/stage_plan.h"
+#include "plan/task_codec.h"
 #include "rpc/frame.h"
 #include "sched/listener.h"
 
-static running **run_slot(coarse_backend *b, int64_t task_id)
+/* The running task task_id, or NULL. Lock held. */
+static running *find_running(coarse_backend *b, int64_t task_id)
 {
-    running **p = &b->run[(uint64_t)task_id % RUNNING_BUCKETS];
-    while (*p && (*p)->t->task_id != task_id)
-        p = &(*p)->next;
-    return p;
+    uint64_t v;
+    return cs_hmap_get(&b->running, (uint64_t)task_id, &v) ? (running *)(uintptr_t)v : NULL;
 }
 
 /* ---- launching ----------------------------------------------------------------------------- */
@@ -154,9 +153,7 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         running *r = cs_xmalloc(sizeof *r);
         r->t = t;
         r->exec = chosen;
-        running **slot = run_slot(b, t->task_id);
-        r->next = *slot;
-        *slot = r;
+        cs_hmap_put(&b->running, (uint64_t)t->task_id, (uint64_t)(uintptr_t)r);
         e->free--;
         cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
         cs_scheduler_task_started(b->base.sched, t, e->id, e->host);
@@ -212,22 +209,20 @@ static void coarse_cancel_all(sched_backend *base)
     pthread_mutex_lock(&b->lock);
     pending *p = b->pend_head;
     b->pend_head = b->pend_tail = NULL;
-    for (int k = 0; k < RUNNING_BUCKETS; k++)
-        for (running *r = b->run[k]; r; r = r->next) {
-            exec_info *e = &b->execs[r->exec];
-            if (!e->alive || !e->conn) continue;
-            kt.task_id = r->t->task_id;
-            kt.executor_id = e->id;
-            cs_rpc_send(e->conn, &env);
-        }
+    size_t pos = 0;
+    uint64_t v;
+    while (cs_hmap_next(&b->running, &pos, NULL, &v)) {
+        const running *r = (const running *)(uintptr_t)v;
+        exec_info *e = &b->execs[r->exec];
+        if (!e->alive || !e->conn) continue;
+        kt.task_id = r->t->task_id;
+        kt.executor_id = e->id;
+        cs_rpc_send(e->conn, &env);
+    }
     pthread_mutex_unlock(&b->lock);
     while (p) {
         pending *next = p->next;
-        task_result r;
-        cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        r.error = cs_xstrdup("task cancelled: its job has ended");
-        cs_scheduler_task_done(b->base.sched, p->t, &r);
+        cs_scheduler_task_failed(b->base.sched, p->t, "%s", CS_TASK_CANCELLED);
         free(p);
         p = next;
     }
@@ -265,14 +260,14 @@ static void collect_conf(void *arg, const char *key, const char *value)
 
 static void reply_app_config(coarse_backend *b, rpc_conn *c, uint64_t request_id)
 {
-    size_t n = cs_conf_size(b->sc->conf);
+    size_t n = cs_conf_size(b->env.conf);
     conf_collect col = {cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry)),
                         cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry *)), 0};
-    cs_conf_foreach(b->sc->conf, collect_conf, &col);
+    cs_conf_foreach(b->env.conf, collect_conf, &col);
     Cspark__SparkAppConfig ac = CSPARK__SPARK_APP_CONFIG__INIT;
     ac.n_conf = col.n;
     ac.conf = col.ptrs;
-    ac.app_id = b->sc->app_id;
+    ac.app_id = (char *)b->env.app_id;
     ac.app_file = b->app_file;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_APP_CONFIG;
@@ -289,13 +284,12 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         return;
     pthread_mutex_lock(&b->lock);
     exec_info *e = cs_coarse_exec_of_conn(b, c);
-    running **slot = run_slot(b, su->task_id);
-    running *r = *slot;
+    running *r = find_running(b, su->task_id);
     if (!e || !r || &b->execs[r->exec] != e) { /* unknown, or already reported lost */
         pthread_mutex_unlock(&b->lock);
         return;
     }
-    *slot = r->next;
+    cs_hmap_del(&b->running, (uint64_t)su->task_id);
     e->free++;
     e->last_seen_ms = cs_mono_ms();
     const task_desc *t = r->t;
@@ -376,18 +370,15 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     int idx = (int)(e - b->execs);
     const task_desc **lost = NULL;
     int nlost = 0;
-    for (int k = 0; k < RUNNING_BUCKETS; k++) {
-        for (running **p = &b->run[k]; *p;) {
-            running *r = *p;
-            if (r->exec != idx) {
-                p = &r->next;
-                continue;
-            }
-            *p = r->next;
-            lost = cs_xrealloc(lost, (size_t)(nlost + 1) * sizeof *lost);
-            lost[nlost++] = r->t;
-            free(r);
-        }
+    size_t pos = 0;
+    uint64_t task_id, v;
+    while (cs_hmap_next(&b->running, &pos, &task_id, &v)) {
+        running *r = (running *)(uintptr_t)v;
+        if (r->exec != idx) continue;
+        cs_hmap_del(&b->running, task_id);
+        lost = cs_xrealloc(lost, (size_t)(nlost + 1) * sizeof *lost);
+        lost[nlost++] = r->t;
+        free(r);
     }
     bool stopping = b->stopping || !b->base.sched;
     char id[64], why[512];
@@ -412,25 +403,19 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id,
                 nlost, why);
     for (int i = 0; i < nlost; i++) {
-        task_result r;
-        cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        char msg[700];
-        snprintf(msg, sizeof msg,
-                 "ExecutorLostFailure (executor %s exited caused by one of the running tasks) "
-                 "Reason: %s",
-                 id, why);
-        r.error = cs_xstrdup(msg);
-        cs_scheduler_task_done(b->base.sched, lost[i], &r);
+        cs_scheduler_task_failed(b->base.sched, lost[i],
+                                 "ExecutorLostFailure (executor %s exited caused by one of the "
+                                 "running tasks) Reason: %s",
+                                 id, why);
     }
     free(lost);
     cs_scheduler_executor_lost(b->base.sched, id, why);
-    if (b->sc->bus) {
+    if (b->env.bus) {
         cs_event ev = {.kind = CS_EV_EXECUTOR_REMOVED,
                        .executor_id = id,
                        .reason = why,
                        .time_ms = cs_now_ms()};
-        cs_listener_bus_post(b->sc->bus, &ev);
+        cs_listener_bus_post(b->env.bus, &ev);
     }
     if (b->opt.executor_removed) b->opt.executor_removed(b->opt.hooks_arg, id, why);
     cs_coarse_offer_and_report(b);
@@ -466,6 +451,11 @@ sched_backend *cs_coarse_backend_base(coarse_backend *b)
     return &b->base;
 }
 
+void *cs_coarse_backend_launcher(const sched_backend *base)
+{
+    return ((const coarse_backend *)base)->opt.hooks_arg;
+}
+
 int cs_coarse_backend_port(const coarse_backend *b)
 {
     return b->port;
@@ -481,9 +471,24 @@ void cs_coarse_backend_stop_executors(coarse_backend *b)
     pthread_mutex_unlock(&b->lock);
 }
 
+static void coarse_request_total(sched_backend *base, int total)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    b->opt.request_total(b->opt.hooks_arg, total);
+}
+
+static void coarse_remove_executors(sched_backend *base, const char *const *ids, int n,
+                                    bool decommission, const char *reason)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    if (b->opt.removing) b->opt.removing(b->opt.hooks_arg, ids, n);
+    cs_coarse_backend_remove_executors(b, ids, n, decommission, reason);
+}
+
 static void coarse_stop(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
+    if (b->opt.stopping) b->opt.stopping(b->opt.hooks_arg);
     cs_coarse_backend_stop_executors(b);
     pthread_join(b->housekeeper, NULL);
     pthread_join(b->fetcher, NULL);
@@ -493,18 +498,17 @@ static void coarse_stop(sched_backend *base)
         free(b->execs[i].sent_attempt);
     }
     free(b->execs);
-    cs_idmap_free(&b->exec_index);
+    cs_hmap_free(&b->exec_index);
     while (b->pend_head) {
         pending *p = b->pend_head;
         b->pend_head = p->next;
         free(p);
     }
-    for (int k = 0; k < RUNNING_BUCKETS; k++)
-        while (b->run[k]) {
-            running *r = b->run[k];
-            b->run[k] = r->next;
-            free(r);
-        }
+    size_t pos = 0;
+    uint64_t v;
+    while (cs_hmap_next(&b->running, &pos, NULL, &v))
+        free((running *)(uintptr_t)v);
+    cs_hmap_free(&b->running);
     while (b->plans) {
         plan_frame *p = b->plans;
         b->plans = p->next;
@@ -521,23 +525,29 @@ static void coarse_stop(sched_backend *base)
     pthread_cond_destroy(&b->cond);
     free(b->secret);
     free(b->app_file);
+    void (*stopped)(void *) = b->opt.stopped;
+    void *arg = b->opt.hooks_arg;
     free(b);
+    if (stopped) stopped(arg);
 }
 
-coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *o, cs_error *err)
+coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
+                                      cs_error *err)
 {
     int64_t timeout = 120000;
-    rpc_options ro = {.name = "driver", .app_id = sc->app_id};
-    if (cs_conf_get_duration_ms(sc->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
+    rpc_options ro = {.name = "driver", .app_id = env->app_id};
+    if (cs_conf_get_duration_ms(env->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
             0 ||
-        cs_rpc_options_from_conf(sc->conf, &ro, err) < 0)
+        cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
     b->base.launch = coarse_launch;
     b->base.total_cores = coarse_total_cores;
     b->base.cancel_all = coarse_cancel_all;
     b->base.stop = coarse_stop;
-    b->sc = sc;
+    b->base.request_total = o->request_total ? coarse_request_total : NULL;
+    b->base.remove_executors = coarse_remove_executors;
+    b->env = *env;
     b->opt = *o;
     b->secret = o->secret ? cs_xstrdup(o->secret) : NULL;
     b->app_file = cs_xstrdup(o->app_file ? o->app_file : "");
@@ -545,14 +555,15 @@ coarse_backend *cs_coarse_backend_new(cspark_context *sc, const coarse_options *
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
     bool storage = false, blocks = true;
-    if (cs_conf_get_bool(sc->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
+    if (cs_conf_get_bool(env->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
             0 ||
-        cs_conf_get_bool(sc->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true",
+        cs_conf_get_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true",
                          &blocks, err) < 0) {
         free(b);
         return NULL;
     }
     b->migrate_shuffles = storage && blocks;
+    cs_hmap_init_strings(&b->exec_index);
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
 

@@ -7,6 +7,10 @@
  * lost executors to the scheduler. Launchers (local-cluster, Kubernetes) start the processes
  * and tell it when one exits.
  *
+ * Launchers (local-cluster, Kubernetes) plug in through the hooks of coarse_options, so the
+ * scheduler drives the coarse backend itself (Spark: KubernetesClusterSchedulerBackend extends
+ * CoarseGrainedSchedulerBackend).
+ *
  * Ownership: the backend is a sched_backend owned by the scheduler (stopped through ops.stop);
  * strings in coarse_options are copied. Threads: the RPC loop thread, a housekeeping thread
  * (heartbeat expiry) and a result-fetching thread; every public function is thread-safe.
@@ -16,10 +20,10 @@
 
 #include <stdint.h>
 
+#include "cluster/cluster_manager.h"
 #include "common/err.h"
 #include "sched/scheduler.h"
 
-struct cspark_context;
 typedef struct coarse_backend coarse_backend;
 
 typedef struct coarse_options {
@@ -33,12 +37,27 @@ typedef struct coarse_options {
     /* Optional: may this executor register? false refuses it (Spark's isExecutorExcluded: e.g. a
      * pod the launcher already deleted). Called without the backend's lock. */
     bool (*admit)(void *arg, const char *executor_id);
+    /* The launcher's part of the backend (Spark's subclasses of CoarseGrainedSchedulerBackend),
+     * all optional, called on the caller's thread without the backend's lock:
+     * request_total — dynamic allocation's target (Spark's doRequestTotalExecutors; without it the
+     *   backend has no request_total and dynamic allocation stays off);
+     * removing — executors about to be removed or decommissioned, before they are told (Spark's
+     *   doKillExecutors: e.g. label their pods);
+     * stopping — the backend stops: end the executors (cs_coarse_backend_stop_executors, processes,
+     *   pods) while the endpoint still runs; stopped — after it closed: free the launcher. */
+    void (*request_total)(void *arg, int total);
+    void (*removing)(void *arg, const char *const *ids, int n);
+    void (*stopping)(void *arg);
+    void (*stopped)(void *arg);
     void *hooks_arg;
 } coarse_options;
 
-coarse_backend *cs_coarse_backend_new(struct cspark_context *sc, const coarse_options *o,
+coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
                                       cs_error *err);
+/* The sched_backend the scheduler drives (stop frees the coarse backend, after the hooks). */
 sched_backend *cs_coarse_backend_base(coarse_backend *b);
+/* The launcher behind a coarse backend's sched_backend (coarse_options.hooks_arg). */
+void *cs_coarse_backend_launcher(const sched_backend *base);
 int cs_coarse_backend_port(const coarse_backend *b);
 /* Waits until n executors are registered or timeout_ms passes; returns the number registered. */
 int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms);

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "cluster/coarse_backend.h"
-#include "common/idmap.h"
+#include "common/hmap.h"
 #include "cspark.pb-c.h"
 #include "rpc/endpoint.h"
 
@@ -48,9 +48,8 @@ typedef struct pending {
 } pending;
 
 typedef struct running {
-    struct running *next; /* bucket chain */
     const task_desc *t;
-    int exec;
+    int exec; /* index in execs */
 } running;
 
 typedef struct plan_frame {
@@ -69,14 +68,13 @@ typedef struct fetch_job {
     char exec_id[64];
 } fetch_job;
 
-#define RUNNING_BUCKETS 4096
 /* encoded stage plans kept for executors that have not received them yet; an evicted one is
  * encoded again when needed */
 #define MAX_PLAN_FRAMES 32
 
 struct coarse_backend {
     sched_backend base;
-    cspark_context *sc;
+    cluster_env env; /* borrowed pointers: the context outlives the backend */
     coarse_options opt;
     char *secret, *app_file;
     rpc_endpoint *ep;
@@ -88,9 +86,9 @@ struct coarse_backend {
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
     exec_info *execs;
     int num_execs, cap_execs, rr;
-    cs_idmap exec_index; /* executor id -> index in execs (entries are never removed) */
+    cs_hmap exec_index; /* executor id -> index in execs (entries are never removed) */
     pending *pend_head, *pend_tail;
-    running *run[RUNNING_BUCKETS];
+    cs_hmap running;   /* task id -> running * (malloc'd) */
     plan_frame *plans; /* newest first, at most MAX_PLAN_FRAMES */
     int num_plans;
     fetch_job *fetch_head, *fetch_tail;

@@ -12,7 +12,7 @@
 
 #include "cluster/coarse_backend_internal.h"
 #include "common/log.h"
-#include "exec/task_codec.h"
+#include "plan/task_codec.h"
 
 static void send_decommission(rpc_conn *c, const char *id, const char *reason)
 {

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -19,7 +18,8 @@
 
 int cs_coarse_find_exec(coarse_backend *b, const char *id)
 {
-    return cs_idmap_get(&b->exec_index, id);
+    uint64_t i;
+    return cs_hmap_sget(&b->exec_index, id, &i) ? (int)i : -1;
 }
 
 exec_info *cs_coarse_exec_of_conn(coarse_backend *b, rpc_conn *c)
@@ -86,7 +86,7 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         cs_rpc_conn_ref(c);
         e->last_seen_ms = cs_mono_ms();
         cs_rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
-        cs_idmap_put(&b->exec_index, e->id, b->num_execs);
+        cs_hmap_sput(&b->exec_index, e->id, (uint64_t)b->num_execs);
         b->num_execs++;
         pthread_cond_broadcast(&b->cond);
     }
@@ -106,13 +106,13 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     CS_INFO("driver",
             "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
             re->executor_id, re->host, re->cores, re->block_port, (long long)re->pid);
-    if (b->sc->bus) {
+    if (b->env.bus) {
         cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED,
                        .executor_id = re->executor_id,
                        .host = re->host,
                        .executor_cores = re->cores,
                        .time_ms = cs_now_ms()};
-        cs_listener_bus_post(b->sc->bus, &ev);
+        cs_listener_bus_post(b->env.bus, &ev);
     }
     cs_coarse_offer_and_report(b);
 }
@@ -135,7 +135,7 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                      (long long)u->metrics->records_read, (long long)u->metrics->shuffle_bytes_read,
                      (long long)u->metrics->disk_bytes_spilled);
     }
-    if (known && hb->metrics && b->sc->bus) { /* Spark's ExecutorMetricsUpdate, for the UI */
+    if (known && hb->metrics && b->env.bus) { /* Spark's ExecutorMetricsUpdate, for the UI */
         const Cspark__ExecutorMetrics *pm = hb->metrics;
         cs_executor_metrics xm = {pm->rss_bytes,
                                   pm->vmem_bytes,
@@ -150,7 +150,7 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                                   pm->task_memory_used};
         cs_event ev = {
             .kind = CS_EV_EXECUTOR_METRICS, .executor_id = hb->executor_id, .exec_metrics = &xm};
-        cs_listener_bus_post(b->sc->bus, &ev);
+        cs_listener_bus_post(b->env.bus, &ev);
     }
     Cspark__HeartbeatResponse hr = CSPARK__HEARTBEAT_RESPONSE__INIT;
     hr.reregister = !known;

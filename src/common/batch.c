@@ -4,20 +4,17 @@
  */
 #include "common/batch.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/err.h"
 
 static void *batch_grow(void *p, size_t need, size_t *cap, size_t elem)
 {
     size_t c = *cap ? *cap : 64;
     while (c < need)
         c *= 2;
-    void *q = realloc(p, c * elem);
-    if (!q) {
-        fprintf(stderr, "ERROR cspark batch out of memory (%zu bytes)\n", c * elem);
-        abort();
-    }
+    void *q = cs_xrealloc(p, c * elem);
     *cap = c;
     return q;
 }

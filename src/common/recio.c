@@ -15,12 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void *rx_realloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) abort();
-    return q;
-}
+#include "common/err.h"
 
 static inline void put_u32le(uint8_t *p, uint32_t v)
 {
@@ -85,6 +80,33 @@ size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_
     return finish_block(block, raw_len, raw_len, RECIO_CODEC_NONE, algo);
 }
 
+size_t cs_recio_encode_batch(const cs_batch *b, cs_checksum_algo algo, uint8_t *out)
+{
+    size_t total = 0, i = 0;
+    while (i < b->n) {
+        size_t raw = 0, j = i;
+        while (j < b->n) { /* records for one block, cut where the writer cuts */
+            size_t rs = recio_record_size(b->recs[j].klen, b->recs[j].vlen);
+            if (raw > 0 && raw + rs > RECIO_BLOCK_TARGET) break;
+            raw += rs;
+            j++;
+        }
+        if (out) {
+            uint8_t *p = out + total + RECIO_HEADER_LEN;
+            for (size_t k = i; k < j; k++) {
+                const cs_rec *r = &b->recs[k];
+                p += recio_put_header(p, r->klen, r->vlen);
+                memcpy(p, b->data + r->off, (size_t)r->klen + r->vlen);
+                p += (size_t)r->klen + r->vlen;
+            }
+            cs_recio_seal_stored_block(out + total, (uint32_t)raw, algo);
+        }
+        total += RECIO_HEADER_LEN + raw;
+        i = j;
+    }
+    return total;
+}
+
 int cs_recio_check_record(size_t klen, size_t vlen, const char *what, cs_error *err)
 {
     if (klen <= CSPARK_MAX_RECORD_BYTES && vlen <= CSPARK_MAX_RECORD_BYTES - klen) return 0;
@@ -111,8 +133,7 @@ struct recio_writer {
 
 recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size)
 {
-    recio_writer *w = calloc(1, sizeof *w);
-    if (!w) abort();
+    recio_writer *w = cs_xcalloc(1, sizeof *w);
     w->fd = fd;
     w->compress = compress;
     w->checksum = CS_CHECKSUM_DEFAULT;
@@ -169,7 +190,7 @@ static int out_reserve(recio_writer *w, size_t n, cs_error *err)
     size_t c = w->out_cap ? w->out_cap : w->out_min_cap;
     while (c < w->out_len + n)
         c *= 2;
-    w->out = rx_realloc(w->out, c);
+    w->out = cs_xrealloc(w->out, c);
     w->out_cap = c;
     return 0;
 }
@@ -201,7 +222,7 @@ int cs_recio_writer_add(recio_writer *w, const void *key, uint32_t klen, const v
         size_t c = w->raw_cap ? w->raw_cap : 4096;
         while (c < w->raw_len + rs)
             c *= 2;
-        w->raw = rx_realloc(w->raw, c);
+        w->raw = cs_xrealloc(w->raw, c);
         w->raw_cap = c;
     }
     uint8_t *p = w->raw + w->raw_len;
@@ -275,7 +296,7 @@ uint8_t *cs_recio_writer_take(recio_writer *w, size_t *len, cs_error *err)
     w->flushed += w->out_len;
     w->out = NULL;
     w->out_len = w->out_cap = 0;
-    if (!p) p = rx_realloc(NULL, 1);
+    if (!p) p = cs_xrealloc(NULL, 1);
     return p;
 }
 
@@ -313,8 +334,7 @@ struct recio_reader {
 
 recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len)
 {
-    recio_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    recio_reader *r = cs_xcalloc(1, sizeof *r);
     r->fd = -1;
     r->mem = data;
     r->mem_len = data ? len : 0;
@@ -323,8 +343,7 @@ recio_reader *cs_recio_reader_mem(const uint8_t *data, size_t len)
 
 recio_reader *cs_recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_size)
 {
-    recio_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    recio_reader *r = cs_xcalloc(1, sizeof *r);
     r->fd = fd;
     r->foff = off;
     r->fend = off + len;
@@ -335,8 +354,7 @@ recio_reader *cs_recio_reader_fd(int fd, uint64_t off, uint64_t len, size_t buf_
 
 recio_reader *cs_recio_reader_pull(recio_pull_fn pull, void *arg)
 {
-    recio_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    recio_reader *r = cs_xcalloc(1, sizeof *r);
     r->fd = -1;
     r->pull = pull;
     r->pull_arg = arg;
@@ -379,7 +397,7 @@ static int fd_fill(recio_reader *r, size_t n, size_t *avail, cs_error *err)
         while (c < n)
             c *= 2;
         if (!r->buf || c != r->buf_cap) {
-            r->buf = rx_realloc(r->buf, c);
+            r->buf = cs_xrealloc(r->buf, c);
             r->buf_cap = c;
         }
     }
@@ -429,10 +447,10 @@ static void pull_buf_reserve(recio_reader *r, size_t n, size_t keep)
     while (c < n)
         c *= 2;
     if (keep) {
-        r->buf = rx_realloc(r->buf, c);
+        r->buf = cs_xrealloc(r->buf, c);
     } else {
         free(r->buf);
-        r->buf = rx_realloc(NULL, c);
+        r->buf = cs_xrealloc(NULL, c);
     }
     r->buf_cap = c;
 }
@@ -619,7 +637,7 @@ static int load_block(recio_reader *r, cs_error *err)
     } else {
         if (r->dec_cap < raw_len) {
             free(r->dec);
-            r->dec = rx_realloc(NULL, raw_len);
+            r->dec = cs_xrealloc(NULL, raw_len);
             r->dec_cap = raw_len;
         }
         int k =
@@ -682,66 +700,58 @@ static inline int parse_record(recio_reader *r, cspark_record *rec, cs_error *er
     return 1;
 }
 
-int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
+/* 1 when the current block has records left (loading the next one if needed), 0 at the end of
+ * the stream, <0 on an error (the reader stays failed). */
+static inline int have_block(recio_reader *r, cs_error *err)
 {
     if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
-    if (r->blk_pos >= r->blk_len) {
-        int rc = load_block(r, err);
-        if (rc <= 0) {
-            if (rc < 0) r->failed = rc;
-            return rc;
-        }
-    }
+    if (r->blk_pos < r->blk_len) return 1;
+    int rc = load_block(r, err);
+    if (rc < 0) r->failed = rc;
+    return rc;
+}
+
+/* The next record of the current block: 1, 0 at its end, <0 on corrupt input (the reader stays
+ * failed). */
+static inline int next_in_block(recio_reader *r, cspark_record *rec, cs_error *err)
+{
+    if (r->blk_pos >= r->blk_len) return 0;
     int rc = parse_record(r, rec, err);
     if (rc < 0) r->failed = rc;
     return rc;
 }
 
+int cs_recio_reader_next(recio_reader *r, cspark_record *rec, cs_error *err)
+{
+    int ready = have_block(r, err);
+    if (ready <= 0) return ready;
+    return next_in_block(r, rec, err);
+}
+
 int cs_recio_reader_next_block(recio_reader *r, cs_batch *out, cs_error *err)
 {
-    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
-    if (r->blk_pos >= r->blk_len) {
-        int rc = load_block(r, err);
-        if (rc <= 0) {
-            if (rc < 0) r->failed = rc;
-            return rc;
-        }
-    }
-    while (r->blk_pos < r->blk_len) {
-        cspark_record rec;
-        int rc = parse_record(r, &rec, err);
-        if (rc < 0) {
-            r->failed = rc;
-            return rc;
-        }
+    int ready = have_block(r, err);
+    if (ready <= 0) return ready;
+    cspark_record rec = {{0}};
+    int rc;
+    while ((rc = next_in_block(r, &rec, err)) > 0)
         recio_batch_put(out, rec.key.ptr, rec.key.len, rec.value.ptr, rec.value.len);
-    }
-    return 1;
+    return rc < 0 ? rc : 1;
 }
 
 int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
 {
-    if (r->failed) return cs_error_set(err, r->failed, "record stream already failed");
-    if (r->blk_pos >= r->blk_len) {
-        int rc = load_block(r, err);
-        if (rc <= 0) {
-            if (rc < 0) r->failed = rc;
-            return rc;
-        }
-    }
+    int ready = have_block(r, err);
+    if (ready <= 0) return ready;
     const uint8_t *base = r->blk + r->blk_pos;
     size_t start = r->blk_pos;
     view->n = 0;
-    while (r->blk_pos < r->blk_len) {
-        cspark_record rec;
-        int rc = parse_record(r, &rec, err);
-        if (rc < 0) {
-            r->failed = rc;
-            return rc;
-        }
+    cspark_record rec = {{0}};
+    int rc;
+    while ((rc = next_in_block(r, &rec, err)) > 0) {
         if (view->n == view->rcap) {
             size_t c = view->rcap ? view->rcap * 2 : 1024;
-            view->recs = rx_realloc(view->recs, c * sizeof *view->recs);
+            view->recs = cs_xrealloc(view->recs, c * sizeof *view->recs);
             view->rcap = c;
         }
         cs_rec *o = &view->recs[view->n++];
@@ -749,6 +759,7 @@ int cs_recio_reader_view_block(recio_reader *r, cs_batch *view, cs_error *err)
         o->klen = rec.key.len;
         o->vlen = rec.value.len;
     }
+    if (rc < 0) return rc;
     view->data = (uint8_t *)base;
     view->len = r->blk_len - start;
     view->cap = 0;

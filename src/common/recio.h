@@ -104,6 +104,10 @@ size_t cs_recio_block_bound(uint32_t raw_len);
  * block + RECIO_HEADER_LEN: fills in the header and the checksum (algo). Returns the encoded
  * length. For encoders that serialize records in place (task results). */
 size_t cs_recio_seal_stored_block(uint8_t *block, uint32_t raw_len, cs_checksum_algo algo);
+/* Encodes b's records as uncompressed blocks (checksum algo) cut as the writer cuts them,
+ * straight into out (an exact-size buffer: no intermediate copy); out == NULL only measures.
+ * Returns the length. For record payloads in messages (parallelize data, task results). */
+size_t cs_recio_encode_batch(const cs_batch *b, cs_checksum_algo algo, uint8_t *out);
 /* 0 when a record of klen key and vlen value bytes is within CSPARK_MAX_RECORD_BYTES; else
  * CS_EINVAL with "<what>: a record of K key + V value bytes is over the record limit of N bytes
  * (CSPARK_MAX_RECORD_BYTES, 256 MiB)". Every public entry point that takes a key, value or

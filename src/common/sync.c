@@ -3,6 +3,7 @@
  */
 #include "common/sync.h"
 
+#include <errno.h>
 #include <time.h>
 
 void cs_cond_init_monotonic(pthread_cond_t *c)
@@ -12,6 +13,14 @@ void cs_cond_init_monotonic(pthread_cond_t *c)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(c, &ca);
     pthread_condattr_destroy(&ca);
+}
+
+void cs_sleep_ms(int64_t ms)
+{
+    if (ms <= 0) return;
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }
 
 int cs_cond_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms)

@@ -13,5 +13,7 @@
 void cs_cond_init_monotonic(pthread_cond_t *c);
 /* Waits on c (m held) for at most ms; returns 0 when signalled, ETIMEDOUT otherwise. */
 int cs_cond_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms);
+/* Sleeps ms milliseconds (the rest of it after a signal interrupts the sleep). */
+void cs_sleep_ms(int64_t ms);
 
 #endif

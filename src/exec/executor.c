@@ -35,8 +35,9 @@
 #include "exec/block_server.h"
 #include "exec/decom_signals.h"
 #include "exec/shuffle_migration.h"
-#include "exec/task.h"
-#include "exec/task_codec.h"
+#include "exec/task_context.h"
+#include "plan/stage_plan.h"
+#include "plan/task_codec.h"
 #include "rpc/endpoint.h"
 
 /* How long an executor keeps trying to reach its driver at start-up. */
@@ -602,15 +603,14 @@ static int executor_start(executor *x, cs_error *err)
      * moment after the executor pod starts — so keep trying, with backoff, for a minute (Spark's
      * executor likewise retries fetching the driver's configuration). Authentication failures
      * are final. */
-    int64_t deadline = cs_now_ms() + EXECUTOR_CONNECT_WINDOW_MS, backoff = 100;
+    int64_t deadline = cs_mono_ms() + EXECUTOR_CONNECT_WINDOW_MS, backoff = 100;
     for (;;) {
         x->driver = cs_rpc_connect(x->ep, host, port, 30000, err);
-        if (x->driver || err->code == CS_EAUTH || cs_now_ms() + backoff > deadline) break;
+        if (x->driver || err->code == CS_EAUTH || cs_mono_ms() + backoff > deadline) break;
         CS_WARN("executor",
                 "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=\"%s\"",
                 x->opt->executor_id, host, port, (long long)backoff, err->msg);
-        struct timespec ts = {backoff / 1000, (backoff % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        cs_sleep_ms(backoff);
         if (backoff < 2000) backoff *= 2;
     }
     if (!x->driver) return err->code ? err->code : CS_EIO;

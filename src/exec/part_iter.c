@@ -530,7 +530,7 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
         }
         if (rc == 0) break;
         s->tc->result->metrics.shuffle_records_read += (int64_t)b->n;
-        cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        cs_task_context_enter(s->tc, &s->rdd->agg.merge_value);
         rc = sort ? cs_ext_sorter_insert(s->sorter, b, err)
                   : cs_ext_agg_insert(s->aggr, b, s->rdd->values_are_combiners, err);
         cs_task_context_enter(s->tc, NULL);
@@ -557,13 +557,7 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         return drain_shuffle(s, rdd->deps[0], true, err);
     case SHUFFLE_READ_AGGREGATE:
     case SHUFFLE_READ_COGROUP:
-        s->agg.create = (cspark_reduce_fn)rdd->agg_create.ptr;
-        s->agg.merge_value = (cspark_reduce_fn)rdd->agg_merge_value.ptr;
-        s->agg.merge_combiners = (cspark_reduce_fn)rdd->agg_merge_combiners.ptr;
-        s->agg.zero = rdd->agg_zero;
-        s->agg.zero_len = rdd->agg_zero_len;
-        s->agg.has_zero = rdd->agg_has_zero;
-        s->agg.tc = s->tc;
+        cs_plan_aggregator_bind(&rdd->agg, s->tc, &s->agg);
         s->aggr = cs_ext_agg_new(&s->agg, &s->tc->mem, dir, err);
         if (!s->aggr) return err->code ? err->code : CS_EINVAL;
         cs_ext_agg_set_spill_checksum(s->aggr, s->tc->env->shuffle_checksum);
@@ -635,13 +629,13 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
         rc = cs_ext_sorter_next(s->sorter, &s->out, err);
         break;
     case SHUFFLE_READ_AGGREGATE:
-        cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        cs_task_context_enter(s->tc, &s->rdd->agg.merge_value);
         rc = cs_ext_agg_next(s->aggr, &s->out, err);
         cs_task_context_enter(s->tc, NULL);
         break;
     default:
         cs_batch_reset(&s->tmp);
-        cs_task_context_enter(s->tc, &s->rdd->agg_merge_value);
+        cs_task_context_enter(s->tc, &s->rdd->agg.merge_value);
         rc = cs_ext_agg_next(s->aggr, &s->tmp, err);
         cs_task_context_enter(s->tc, NULL);
         if (rc > 0) cogroup_to_pair(&s->out, &s->tmp);

@@ -1,8 +1,8 @@
 /*
- * part_iter.h — pull iterators over the batches of one RDD partition, and the task context that
- * user functions see. part_iter.c builds one iterator per node of a stage's narrow lineage
- * (sources, map/flat_map/filter, map_partitions, union, coalesce, shuffled reads); the task
- * runner pulls batches from the top one and feeds its sink.
+ * part_iter.h — pull iterators over the batches of one RDD partition. part_iter.c builds one
+ * iterator per node of a stage's narrow lineage (sources, map/flat_map/filter, map_partitions,
+ * union, coalesce, shuffled reads); the task runner pulls batches from the top one and feeds its
+ * sink.
  *
  * Ownership: an iterator owns its output batch and its parents' iterators; cs_part_iter_free frees
  * the whole chain. A batch returned by next is valid until the following call on the same
@@ -11,20 +11,7 @@
 #ifndef CSPARK_EXEC_PART_ITER_H
 #define CSPARK_EXEC_PART_ITER_H
 
-#include <setjmp.h>
-
-#include "exec/task.h"
-#include "shuffle/memory.h"
-
-struct cspark_task_context {
-    const task_desc *task;
-    const exec_env *env;
-    const fn_ref *fn;    /* the function being called (closure, name for crash reports) */
-    cs_task_memory mem;  /* this task's execution memory */
-    sigjmp_buf fail_jmp; /* cspark_task_fail jumps here */
-    char *fail_msg;      /* set by cspark_task_fail (malloc'd) */
-    task_result *result;
-};
+#include "exec/task_context.h"
 
 typedef struct part_iter part_iter;
 struct part_iter {
@@ -41,13 +28,5 @@ void cs_part_iter_free(part_iter *it);
 
 /* Text splits: reads the lines of one split into batches (text_reader.c). */
 part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err);
-
-/* The current function of a task thread, for crash reports (set around user calls). */
-void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn);
-/* The task context running on this thread (NULL outside tasks); the driver's final merge of
- * fold/reduce results sets its own around the user function. Helpers without a context
- * (cspark_value_set/resize) fail the current task through it. */
-cspark_task_context *cs_task_current(void);
-void cs_task_set_current(cspark_task_context *tc);
 
 #endif

@@ -1,9 +1,8 @@
 /*
  * task_runner.c — runs one task: opens the iterator chain of the stage's final RDD for the
  * task's partition and drives it into the task's sink (shuffle writer or action sink), filling
- * a task_result. Also implements the task-context functions of cspark.h (closure, ids,
- * cspark_task_fail) and the crash handler that names the task and function that crashed.
- * Called by backends on their worker threads (cluster/local_backend.c).
+ * a task_result (see exec/task.h; the task context user functions see is task_context.c).
+ * Called by backends on their worker threads (cluster/local, the executor's core slots).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,150 +24,6 @@
 #include "fs/codec.h"
 #include "fs/fs.h"
 #include "shuffle/shuffle.h"
-
-/* ---- task context (cspark.h) ------------------------------------------------------------- */
-
-const void *cspark_closure(cspark_task_context *tc, size_t *len)
-{
-    const fn_ref *fn = tc ? tc->fn : NULL;
-    if (len) *len = fn ? fn->closure_len : 0;
-    return fn ? fn->closure : NULL;
-}
-
-int cspark_partition_id(const cspark_task_context *tc)
-{
-    return tc->task->partition;
-}
-
-int cspark_stage_id(const cspark_task_context *tc)
-{
-    return tc->task->stage_id;
-}
-
-int cspark_attempt_number(const cspark_task_context *tc)
-{
-    return tc->task->attempt;
-}
-
-void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
-    va_end(ap);
-    free(tc->fail_msg);
-    tc->fail_msg = msg;
-    siglongjmp(tc->fail_jmp, 1);
-}
-
-/* ---- crash reporting --------------------------------------------------------------------- */
-
-/* What the current thread is running, preformatted so the signal handler only calls write(). */
-static __thread char crash_where[512];
-static __thread cspark_task_context *current_tc;
-
-cspark_task_context *cs_task_current(void)
-{
-    return current_tc;
-}
-
-void cs_task_set_current(cspark_task_context *tc)
-{
-    current_tc = tc;
-}
-
-void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn)
-{
-    tc->fn = fn;
-    if (!fn) return;
-    const task_desc *t = tc->task;
-    snprintf(crash_where, sizeof crash_where,
-             "task %lld (stage %d.%d, partition %d, attempt %d) in function '%s'",
-             (long long)t->task_id, t->stage_id, t->stage_attempt, t->partition, t->attempt,
-             fn->name ? fn->name : "?");
-}
-
-static void crash_handler(int sig, siginfo_t *si, void *uc)
-{
-    char line[768];
-    const char *name = sig == SIGSEGV  ? "SIGSEGV"
-                       : sig == SIGBUS ? "SIGBUS"
-                       : sig == SIGFPE ? "SIGFPE"
-                       : sig == SIGILL ? "SIGILL"
-                                       : "signal";
-    size_t n = 0;
-    const char *parts[] = {"ERROR cspark executor crashed with ", name, " in ",
-                           crash_where[0] ? crash_where : "cspark itself (no task running)", "\n"};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        size_t l = strlen(parts[i]);
-        if (n + l >= sizeof line) l = sizeof line - 1 - n;
-        memcpy(line + n, parts[i], l);
-        n += l;
-    }
-    ssize_t w = write(STDERR_FILENO, line, n);
-    (void)w;
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-void cs_task_install_crash_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = crash_handler;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
-    sigaction(SIGILL, &sa, NULL);
-}
-
-static __thread void *own_altstack;
-#define ALTSTACK_SIZE (64 * 1024)
-
-void cs_task_thread_init(void)
-{
-    stack_t cur;
-    if (own_altstack || (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)))
-        return; /* this thread already has one (ours, or a sanitizer's) */
-    void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-    stack_t ss = {.ss_sp = p, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
-    if (sigaltstack(&ss, NULL) < 0) {
-        munmap(p, ALTSTACK_SIZE);
-        return;
-    }
-    own_altstack = p;
-}
-
-void cs_task_thread_fini(void)
-{
-    if (!own_altstack) return;
-    stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
-    sigaltstack(&ss, NULL);
-    munmap(own_altstack, ALTSTACK_SIZE);
-    own_altstack = NULL;
-}
-
-/* ---- results ----------------------------------------------------------------------------- */
-
-void cs_task_result_init(task_result *r)
-{
-    memset(r, 0, sizeof *r);
-    cs_batch_init(&r->data);
-    r->fetch_shuffle_id = -1;
-    r->fetch_map_id = -1;
-}
-
-void cs_task_result_free(task_result *r)
-{
-    free(r->error);
-    cs_batch_free(&r->data);
-    if (r->has_map_status) cs_map_status_free(&r->map_status);
-    memset(r, 0, sizeof *r);
-}
 
 /* ---- sinks ------------------------------------------------------------------------------- */
 
@@ -349,13 +204,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         spec.attempt_id = t->task_id;
         spec.partitioner = &dep->partitioner;
         if (dep->map_side_combine) {
-            st->combiner.create = (cspark_reduce_fn)dep->agg_create.ptr;
-            st->combiner.merge_value = (cspark_reduce_fn)dep->agg_merge_value.ptr;
-            st->combiner.merge_combiners = (cspark_reduce_fn)dep->agg_merge_combiners.ptr;
-            st->combiner.zero = dep->agg_zero;
-            st->combiner.zero_len = dep->agg_zero_len;
-            st->combiner.has_zero = dep->agg_has_zero;
-            st->combiner.tc = tc;
+            cs_plan_aggregator_bind(&dep->agg, tc, &st->combiner);
             spec.combiner = &st->combiner;
         }
         spec.compress = tc->env->shuffle_compress;
@@ -376,10 +225,10 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     const cs_batch *b;
     while ((rc = st->root->next(st->root, &b, err)) > 0) {
         if (t->cancelled && *t->cancelled)
-            return cs_error_set(err, CS_ECANCELLED, "task cancelled: its job has ended");
+            return cs_error_set(err, CS_ECANCELLED, "%s", CS_TASK_CANCELLED);
         switch (sink->kind) {
         case SINK_SHUFFLE:
-            if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);
+            if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg.merge_value);
             rc = cs_shuffle_writer_write(st->writer, b, err);
             cs_task_context_enter(tc, NULL);
             if (rc < 0) return rc;
@@ -436,7 +285,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     switch (sink->kind) {
     case SINK_SHUFFLE:
         /* merging spilled combiners at commit calls the combine function */
-        if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg_merge_value);
+        if (sink->dep->map_side_combine) cs_task_context_enter(tc, &sink->dep->agg.merge_value);
         rc = cs_shuffle_writer_commit(st->writer, &res->map_status, err);
         cs_task_context_enter(tc, NULL);
         if (rc < 0) return rc;
@@ -475,7 +324,7 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     tc->env = env;
     tc->result = out;
     cs_task_memory_init(&tc->mem, env->task_memory_budget);
-    current_tc = tc;
+    cs_task_set_current(tc);
 
     run_state *volatile st = cs_xcalloc(1, sizeof *st);
     cs_error err;
@@ -511,7 +360,7 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     out->metrics.disk_bytes_spilled = tc->mem.spilled_bytes;
     out->metrics.result_size = (int64_t)out->data.len;
     free(tc->fail_msg);
-    crash_where[0] = 0;
-    current_tc = NULL;
+    cs_task_context_leave(tc);
+    cs_task_set_current(NULL);
     free(tc);
 }

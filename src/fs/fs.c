@@ -328,6 +328,14 @@ bool cs_fs_hidden_name(const char *name)
     return name[0] == '_' || name[0] == '.';
 }
 
+int cs_fs_path_components(const char *s)
+{
+    int n = 1;
+    for (; *s; s++)
+        if (*s == '/') n++;
+    return n;
+}
+
 bool cs_fs_has_glob(const char *s)
 {
     return strpbrk(s, "*?[{") != NULL;
@@ -370,14 +378,6 @@ static int brace_expand(const char *pattern, int (*fn)(const char *p, void *arg)
     return 0;
 }
 
-static int count_components(const char *s)
-{
-    int n = 1;
-    for (; *s; s++)
-        if (*s == '/') n++;
-    return n;
-}
-
 typedef struct glob_try {
     const char *name;
     int covered;
@@ -386,7 +386,7 @@ typedef struct glob_try {
 static int try_pattern(const char *p, void *arg)
 {
     glob_try *t = arg;
-    int k = count_components(p);
+    int k = cs_fs_path_components(p);
     /* the first k components of name */
     const char *end = t->name;
     for (int i = 0; i < k; i++) {

@@ -53,6 +53,8 @@ void cs_fs_listing_sort(cs_fs_listing *l, size_t from);
 
 /* Hadoop's hidden-file rule for inputs: a name starting with '_' or '.'. */
 bool cs_fs_hidden_name(const char *name);
+/* How many '/'-separated names s has ("a/b" has 2; "" has 1). */
+int cs_fs_path_components(const char *s);
 
 /* Glob patterns over '/'-separated names, as Hadoop's GlobPattern: * ? [abc] [!a-z] {a,b} per
  * component ('*' never crosses '/'). cs_fs_has_glob tells whether a string has any of them. */

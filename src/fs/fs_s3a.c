@@ -213,14 +213,6 @@ static int on_dir_entry(void *arg, const char *key, uint64_t size, bool is_prefi
     return 0;
 }
 
-static int count_components(const char *s)
-{
-    int n = 1;
-    for (; *s; s++)
-        if (*s == '/') n++;
-    return n;
-}
-
 static int on_glob_entry(void *arg, const char *key, uint64_t size, bool is_prefix)
 {
     dir_list *d = arg;
@@ -229,7 +221,7 @@ static int on_glob_entry(void *arg, const char *key, uint64_t size, bool is_pref
     if (n && key[n - 1] == '/') return 0;
     int covered = cs_fs_glob_match(d->pattern, key);
     if (!covered) return 0;
-    int comps = count_components(key);
+    int comps = cs_fs_path_components(key);
     bool direct = comps == covered, in_dir = comps == covered + 1;
     if (!direct && !in_dir) return 0;
     if (in_dir && cs_fs_hidden_name(last_component(key))) return 0;

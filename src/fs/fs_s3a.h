@@ -14,8 +14,8 @@
  *
  * An s3a_fs is created on first use of a bucket, cached (fs_s3a.c) and never freed before the
  * process ends or cs_fs_configure replaces the configuration (then it is freed when its last
- * user releases it). Its handle pool and credentials are guarded by its mutex; everything else in
- * it is read-only after creation.
+ * user releases it). Its handle pool (common/curl_pool) and its credentials (creds_lock) are safe
+ * from any thread; everything else in it is read-only after creation.
  */
 #ifndef CSPARK_FS_FS_S3A_H
 #define CSPARK_FS_FS_S3A_H
@@ -24,6 +24,7 @@
 #include <libxml/tree.h>
 #include <pthread.h>
 
+#include "common/curl_pool.h"
 #include "fs/fs_internal.h"
 
 /* ---- a bucket's file system (s3a_conf.c) --------------------------------------------------- */
@@ -54,12 +55,10 @@ typedef struct s3a_fs {
     char *web_role_arn;         /* AWS_ROLE_ARN */
     char *web_session_name;     /* AWS_ROLE_SESSION_NAME */
     char *sts_endpoint;         /* where AssumeRoleWithWebIdentity goes */
-    pthread_mutex_t lock;       /* the handle pool */
     pthread_mutex_t creds_lock; /* creds, and one STS exchange at a time */
     s3a_creds creds;            /* guarded by creds_lock */
-    CURL **pool;                /* idle handles, guarded by lock */
-    int pool_n;
-    int refs; /* guarded by the cache's lock (fs_s3a.c) */
+    cs_curl_pool pool;          /* max_connections idle handles */
+    int refs;                   /* guarded by the cache's lock (fs_s3a.c) */
     unsigned generation;
 } s3a_fs;
 

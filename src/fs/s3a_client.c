@@ -82,23 +82,12 @@ void cs_s3a_query_add(s3a_buf *q, const char *name, const char *value)
 CURL *cs_s3a_handle_get(s3a_fs *fs)
 {
     pthread_once(&init_once, global_init);
-    CURL *h = NULL;
-    pthread_mutex_lock(&fs->lock);
-    if (fs->pool_n > 0) h = fs->pool[--fs->pool_n];
-    pthread_mutex_unlock(&fs->lock);
-    return h ? h : curl_easy_init();
+    return cs_curl_pool_get(&fs->pool);
 }
 
 void cs_s3a_handle_put(s3a_fs *fs, CURL *h)
 {
-    if (!h) return;
-    pthread_mutex_lock(&fs->lock);
-    if (fs->pool_n < fs->max_connections) {
-        fs->pool[fs->pool_n++] = h;
-        h = NULL;
-    }
-    pthread_mutex_unlock(&fs->lock);
-    if (h) curl_easy_cleanup(h);
+    cs_curl_pool_put(&fs->pool, h);
 }
 
 /* ---- one request -------------------------------------------------------------------------- */

@@ -286,13 +286,12 @@ s3a_fs *cs_s3a_fs_new(const cs_conf *conf, const char *bucket, cs_error *err)
 {
     s3a_fs *fs = cs_xcalloc(1, sizeof *fs);
     fs->bucket = cs_xstrdup(bucket);
-    pthread_mutex_init(&fs->lock, NULL);
     pthread_mutex_init(&fs->creds_lock, NULL);
     if (read_settings(fs, conf, err) < 0 || read_credentials(fs, conf, err) < 0) {
         cs_s3a_fs_free(fs);
         return NULL;
     }
-    fs->pool = cs_xcalloc((size_t)fs->max_connections, sizeof *fs->pool);
+    cs_curl_pool_init(&fs->pool, fs->max_connections);
     return fs;
 }
 
@@ -307,9 +306,7 @@ void cs_s3a_creds_clear(s3a_creds *c)
 void cs_s3a_fs_free(s3a_fs *fs)
 {
     if (!fs) return;
-    for (int i = 0; i < fs->pool_n; i++)
-        curl_easy_cleanup(fs->pool[i]);
-    free(fs->pool);
+    cs_curl_pool_destroy(&fs->pool);
     cs_s3a_creds_clear(&fs->creds);
     free(fs->bucket);
     free(fs->endpoint);
@@ -319,7 +316,6 @@ void cs_s3a_fs_free(s3a_fs *fs)
     free(fs->web_role_arn);
     free(fs->web_session_name);
     free(fs->sts_endpoint);
-    pthread_mutex_destroy(&fs->lock);
     pthread_mutex_destroy(&fs->creds_lock);
     free(fs);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/err.h"
 
 #define MAX_LINE (64 * 1024 * 1024) /* a longer line is not an event cspark or Spark writes */
 
@@ -102,13 +103,12 @@ static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
 {
     const json_t *infos = json_object_get(o, "Stage Infos");
     size_t n = json_array_size(infos);
-    int *ids = calloc(n + 1, sizeof *ids), *tasks = calloc(n + 1, sizeof *tasks);
-    int *nparents = calloc(n + 1, sizeof *nparents);
+    int *ids = cs_xcalloc(n + 1, sizeof *ids), *tasks = cs_xcalloc(n + 1, sizeof *tasks);
+    int *nparents = cs_xcalloc(n + 1, sizeof *nparents);
     size_t total_parents = 0;
     for (size_t i = 0; i < n; i++)
         total_parents += json_array_size(json_object_get(json_array_get(infos, i), "Parent IDs"));
-    int *parents = calloc(total_parents + 1, sizeof *parents);
-    if (!ids || !tasks || !nparents || !parents) goto done;
+    int *parents = cs_xcalloc(total_parents + 1, sizeof *parents);
     const char *name = "";
     int last = -1, k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -134,7 +134,6 @@ static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
                    .stage_parents = parents,
                    .stage_name = name};
     fn(arg, &ev);
-done:
     free(ids);
     free(tasks);
     free(nparents);
@@ -185,9 +184,8 @@ static void replay_stage(const json_t *o, bool completed, listener_fn fn, void *
     const json_t *rinfo = json_object_get(si, "RDD Info"),
                  *pids = json_object_get(si, "Parent IDs");
     size_t nr = json_array_size(rinfo), np = json_array_size(pids);
-    cs_rdd_info *rdds = calloc(nr + 1, sizeof *rdds);
-    int *parents = calloc(np + 1, sizeof *parents);
-    if (!rdds || !parents) nr = np = 0;
+    cs_rdd_info *rdds = cs_xcalloc(nr + 1, sizeof *rdds);
+    int *parents = cs_xcalloc(np + 1, sizeof *parents);
     for (size_t i = 0; i < nr; i++) {
         const json_t *r = json_array_get(rinfo, i);
         const json_t *rp = json_object_get(r, "Parent IDs");

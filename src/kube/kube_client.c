@@ -77,7 +77,7 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     }
     kube_client *c = cs_xcalloc(1, sizeof *c);
     pthread_mutex_init(&c->token_mu, NULL);
-    pthread_mutex_init(&c->pool_mu, NULL);
+    cs_curl_pool_init(&c->pool, KUBE_POOL_MAX);
     pthread_mutex_init(&c->rl_mu, NULL);
     c->server = cs_xstrdup(cfg->server);
     c->ns = cs_xstrdup(cfg->namespace_ ? cfg->namespace_ : "default");
@@ -115,10 +115,8 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     }
     c->connect_timeout_ms = (long)v;
     if (cs_conf_get_double(conf, "cspark.kubernetes.client.qps", "50", &d, err)) goto fail;
-    c->qps = d;
     if (cs_conf_get_int(conf, "cspark.kubernetes.client.burst", "100", &v, err)) goto fail;
-    if (v < 1) v = 1;
-    c->burst = (double)v;
+    cs_token_bucket_init(&c->rl, d, (double)(v < 1 ? 1 : v), cs_mono_ms());
     if (cs_conf_get_int(conf, "cspark.kubernetes.client.maxAttempts", "5", &v, err)) goto fail;
     if (v < 1 || v > 100) {
         cs_error_set(err, CS_EINVAL,
@@ -138,8 +136,6 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
         goto fail;
     }
     snprintf(c->field_validation, sizeof c->field_validation, "%s", fv);
-    c->tokens = c->burst;
-    c->rl_last_ns = cs_now_ns();
 
     if (load_blob(cfg->ca_file, &c->ca, err) || load_blob(cfg->client_cert_file, &c->cert, err) ||
         load_blob(cfg->client_key_file, &c->key, err)) {
@@ -156,8 +152,7 @@ fail:
 void cs_kube_client_free(kube_client *c)
 {
     if (!c) return;
-    for (int i = 0; i < c->npool; i++)
-        curl_easy_cleanup(c->pool[i]);
+    cs_curl_pool_destroy(&c->pool);
     free_blob(&c->ca);
     free_blob(&c->cert);
     free_blob(&c->key);
@@ -170,7 +165,6 @@ void cs_kube_client_free(kube_client *c)
     free(c->ns);
     free(c->auth_source);
     pthread_mutex_destroy(&c->token_mu);
-    pthread_mutex_destroy(&c->pool_mu);
     pthread_mutex_destroy(&c->rl_mu);
     free(c);
 }
@@ -260,12 +254,12 @@ static int parse_body(const kube_resp *r, json_t **out)
 {
     if (!out) return CS_OK;
     *out = NULL;
-    if (!r->body || r->len == 0) {
+    if (r->body.len == 0) {
         *out = json_object();
         return CS_OK;
     }
-    json_t *j = json_loadb(r->body, r->len, 0, NULL);
-    *out = j ? j : json_stringn(r->body, r->len);
+    json_t *j = json_loadb(r->body.data, r->body.len, 0, NULL);
+    *out = j ? j : json_stringn(r->body.data, r->body.len);
     return CS_OK;
 }
 

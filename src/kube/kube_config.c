@@ -20,11 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "common/log.h"
 #include "common/master.h"
 #include "kube/kube_exec.h"
+#include "kube/kube_yaml.h"
 
 static char *kfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *kfmt(const char *fmt, ...)
@@ -41,92 +41,21 @@ static char *kfmt(const char *fmt, ...)
     return s;
 }
 
-/* ---------------------------------------------------------------- YAML -> JSON */
-
-static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *node, int depth)
-{
-    if (!node || depth > 64) return NULL;
-    switch (node->type) {
-    case YAML_SCALAR_NODE:
-        return json_stringn((const char *)node->data.scalar.value, node->data.scalar.length);
-    case YAML_SEQUENCE_NODE: {
-        json_t *a = json_array();
-        for (yaml_node_item_t *it = node->data.sequence.items.start;
-             it < node->data.sequence.items.top; it++) {
-            json_t *v = yaml_node_json(doc, yaml_document_get_node(doc, *it), depth + 1);
-            if (!v) {
-                json_decref(a);
-                return NULL;
-            }
-            json_array_append_new(a, v);
-        }
-        return a;
-    }
-    case YAML_MAPPING_NODE: {
-        json_t *o = json_object();
-        for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
-             p++) {
-            yaml_node_t *k = yaml_document_get_node(doc, p->key);
-            if (!k || k->type != YAML_SCALAR_NODE) {
-                json_decref(o);
-                return NULL;
-            }
-            json_t *v = yaml_node_json(doc, yaml_document_get_node(doc, p->value), depth + 1);
-            if (!v) {
-                json_decref(o);
-                return NULL;
-            }
-            char *key = cs_xstrndup((const char *)k->data.scalar.value, k->data.scalar.length);
-            json_object_set_new(o, key, v);
-            free(key);
-        }
-        return o;
-    }
-    default:
-        return NULL;
-    }
-}
-
-/* Parses one YAML file into a JSON object (an empty file gives an empty object). */
+/* One kubeconfig file as a JSON object (every scalar a string; an empty file gives an empty
+ * object). */
 static int yaml_file_load(const char *path, json_t **out, cs_error *err)
 {
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO,
-                            "kubeconfig %s: cannot open: %s", path, strerror(errno));
+    *out = cs_kube_yaml_load_file(path, KUBE_YAML_STRINGS, err);
+    if (!*out) return cs_error_prefix(err, "kubeconfig");
+    if (!json_is_object(*out)) {
+        json_decref(*out);
+        *out = NULL;
+        return cs_error_set(err, CS_EINVAL,
+                            "kubeconfig %s: not a kubeconfig (expected a mapping with clusters, "
+                            "contexts and users)",
+                            path);
     }
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    int rc = CS_OK;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-        rc = cs_error_set(err, CS_EINVAL, "kubeconfig %s: line %zu: %s", path,
-                          parser.problem_mark.line + 1,
-                          parser.problem ? parser.problem : "invalid YAML");
-        goto out;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (!root) {
-        *out = json_object();
-    } else {
-        json_t *j = yaml_node_json(&doc, root, 0);
-        if (!j || !json_is_object(j)) {
-            json_decref(j);
-            rc = cs_error_set(err, CS_EINVAL,
-                              "kubeconfig %s: not a kubeconfig (expected a mapping with clusters, "
-                              "contexts and users)",
-                              path);
-        } else {
-            *out = j;
-        }
-    }
-    yaml_document_delete(&doc);
-out:
-    yaml_parser_delete(&parser);
-    fclose(f);
-    return rc;
+    return CS_OK;
 }
 
 /* ---------------------------------------------------------------- merged kubeconfig */

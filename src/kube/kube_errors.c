@@ -79,15 +79,15 @@ int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp 
                                 : "");
     }
 
-    json_t *st = r->body ? json_loadb(r->body, r->len, 0, NULL) : NULL;
+    json_t *st = r->body.len ? json_loadb(r->body.data, r->body.len, 0, NULL) : NULL;
     const char *msg = json_string_value(json_object_get(st, "message"));
     const char *reason = json_string_value(json_object_get(st, "reason"));
     json_t *details = json_object_get(st, "details");
     char text[700];
     if (msg && *msg) {
         snprintf(text, sizeof text, "%s", msg);
-    } else if (r->len > 0 && !st) {
-        snprintf(text, sizeof text, "%.200s", r->body);
+    } else if (r->body.len > 0 && !st) {
+        snprintf(text, sizeof text, "%.200s", r->body.data);
         for (char *p = text; *p; p++)
             if (*p == '\n' || *p == '\r') *p = ' ';
     } else {

@@ -74,11 +74,11 @@ static int run_plugin(char **argv, char **envp, char **out, char **errout, int *
     close(po[1]);
     close(pe[1]);
     size_t cap[2] = {4096, 4096}, len[2] = {0, 0};
-    char *buf[2] = {malloc(cap[0]), malloc(cap[1])};
+    char *buf[2] = {cs_xmalloc(cap[0]), cs_xmalloc(cap[1])};
     struct pollfd fds[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
     int open_fds = 2, rc = 0;
     int64_t deadline = cs_mono_ms() + EXEC_TIMEOUT_MS;
-    while (open_fds > 0 && buf[0] && buf[1]) {
+    while (open_fds > 0) {
         int64_t left = deadline - cs_mono_ms();
         if (left <= 0) {
             rc = cs_error_set(err, CS_ETIMEOUT, "no answer within %d s", EXEC_TIMEOUT_MS / 1000);
@@ -88,11 +88,8 @@ static int run_plugin(char **argv, char **envp, char **out, char **errout, int *
         if (poll(fds, 2, (int)left) < 0 && errno != EINTR) break;
         for (int i = 0; i < 2; i++) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            if (len[i] + 4096 > cap[i] && len[i] < EXEC_OUTPUT_MAX) {
-                char *nb = realloc(buf[i], cap[i] *= 2);
-                if (!nb) break;
-                buf[i] = nb;
-            }
+            if (len[i] + 4096 > cap[i] && len[i] < EXEC_OUTPUT_MAX)
+                buf[i] = cs_xrealloc(buf[i], cap[i] *= 2);
             ssize_t n = len[i] + 4096 <= cap[i] ? read(fds[i].fd, buf[i] + len[i], 4096) : 0;
             if (n <= 0) {
                 close(fds[i].fd);
@@ -109,11 +106,6 @@ static int run_plugin(char **argv, char **envp, char **out, char **errout, int *
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    if (!buf[0] || !buf[1]) {
-        free(buf[0]);
-        free(buf[1]);
-        return rc ? rc : cs_error_set(err, CS_ENOMEM, "out of memory");
-    }
     buf[0][len[0]] = 0;
     buf[1][len[1]] = 0;
     *out = buf[0];
@@ -138,27 +130,21 @@ int cs_kube_exec_run(const json_t *exec, const char *dir, kube_exec_cred *out, c
         path = NULL;
     const json_t *args = json_object_get(exec, "args"), *env = json_object_get(exec, "env");
     size_t nargs = json_array_size(args), nenv = json_array_size(env);
-    char **argv = calloc(nargs + 2, sizeof *argv);
+    char **argv = cs_xcalloc(nargs + 2, sizeof *argv);
     extern char **environ;
     size_t nown = 0;
     while (environ[nown])
         nown++;
-    char **envp = calloc(nown + nenv + 2, sizeof *envp);
+    char **envp = cs_xcalloc(nown + nenv + 2, sizeof *envp);
     char *info = NULL;
-    if (!argv || !envp) {
-        free(argv);
-        free(envp);
-        free(path);
-        return cs_error_set(err, CS_ENOMEM, "out of memory");
-    }
     argv[0] = path ? path : (char *)cmd;
     for (size_t i = 0; i < nargs; i++)
         argv[i + 1] = (char *)(json_string_value(json_array_get(args, i)) ?: "");
     size_t ne = 0;
     for (size_t i = 0; i < nown; i++)
         if (strncmp(environ[i], "KUBERNETES_EXEC_INFO=", 21)) envp[ne++] = environ[i];
-    char **added = calloc(nenv + 1, sizeof *added);
-    for (size_t i = 0; added && i < nenv; i++) {
+    char **added = cs_xcalloc(nenv + 1, sizeof *added);
+    for (size_t i = 0; i < nenv; i++) {
         const json_t *e = json_array_get(env, i);
         const char *k = json_string_value(json_object_get(e, "name"));
         const char *v = json_string_value(json_object_get(e, "value"));
@@ -172,7 +158,7 @@ int cs_kube_exec_run(const json_t *exec, const char *dir, kube_exec_cred *out, c
     char *stdout_text = NULL, *stderr_text = NULL;
     int status = 0;
     int rc = run_plugin(argv, envp, &stdout_text, &stderr_text, &status, err);
-    for (size_t i = 0; added && i < nenv; i++)
+    for (size_t i = 0; i < nenv; i++)
         free(added[i]);
     free(added);
     free(info);

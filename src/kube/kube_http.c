@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "kube/kube_exec.h"
+#include "common/sync.h"
 #include "kube/kube_internal.h"
 
 static const char *const verb_names[KV_COUNT] = {
@@ -31,9 +32,7 @@ int cs_kube_verb_index(const char *verb)
 
 void cs_kube_resp_free(kube_resp *r)
 {
-    free(r->body);
-    r->body = NULL;
-    r->len = r->cap = 0;
+    cs_sbuf_free(&r->body);
 }
 
 void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop)
@@ -43,9 +42,7 @@ void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop)
         if (stop && atomic_load(stop)) return;
         int64_t left = end - cs_mono_ms();
         if (left <= 0) return;
-        if (left > 20) left = 20;
-        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)left * 1000000L};
-        nanosleep(&ts, NULL);
+        cs_sleep_ms(left > 20 ? 20 : left);
     }
 }
 
@@ -53,30 +50,17 @@ void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop)
 
 CURL *cs_kube_handle_get(kube_client *c)
 {
-    CURL *h = NULL;
-    pthread_mutex_lock(&c->pool_mu);
-    if (c->npool > 0) h = c->pool[--c->npool];
-    pthread_mutex_unlock(&c->pool_mu);
+    CURL *h = cs_curl_pool_get(&c->pool);
     if (!h) {
-        h = curl_easy_init();
-        if (!h) {
-            CS_ERROR("kube", "curl_easy_init failed");
-            abort();
-        }
+        CS_ERROR("kube", "curl_easy_init failed");
+        abort();
     }
     return h;
 }
 
 void cs_kube_handle_put(kube_client *c, CURL *h)
 {
-    if (!h) return;
-    pthread_mutex_lock(&c->pool_mu);
-    if (c->npool < KUBE_POOL_MAX) {
-        c->pool[c->npool++] = h;
-        h = NULL;
-    }
-    pthread_mutex_unlock(&c->pool_mu);
-    if (h) curl_easy_cleanup(h);
+    cs_curl_pool_put(&c->pool, h);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -85,16 +69,7 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
     kube_resp *r = ud;
     size_t n = size * nmemb;
-    if (r->len + n + 1 > r->cap) {
-        size_t cap = r->cap ? r->cap : 4096;
-        while (cap < r->len + n + 1)
-            cap *= 2;
-        r->body = cs_xrealloc(r->body, cap);
-        r->cap = cap;
-    }
-    memcpy(r->body + r->len, ptr, n);
-    r->len += n;
-    r->body[r->len] = 0;
+    cs_sbuf_append(&r->body, ptr, n);
     return n;
 }
 
@@ -222,24 +197,12 @@ void cs_kube_http_setup(kube_client *c, CURL *h, const kube_req *q, long timeout
 void cs_kube_rate_acquire(kube_client *c, const char *verb)
 {
     atomic_fetch_add(&c->counts[cs_kube_verb_index(verb)], 1);
-    if (c->qps <= 0) return;
     for (;;) {
-        int64_t wait_ns = 0;
         pthread_mutex_lock(&c->rl_mu);
-        int64_t now = cs_now_ns();
-        c->tokens += (double)(now - c->rl_last_ns) / 1e9 * c->qps;
-        if (c->tokens > c->burst) c->tokens = c->burst;
-        c->rl_last_ns = now;
-        if (c->tokens >= 1.0) {
-            c->tokens -= 1.0;
-        } else {
-            wait_ns = (int64_t)((1.0 - c->tokens) / c->qps * 1e9) + 1;
-        }
+        int64_t wait_ms = cs_token_bucket_take(&c->rl, cs_mono_ms());
         pthread_mutex_unlock(&c->rl_mu);
-        if (!wait_ns) return;
-        struct timespec ts = {.tv_sec = wait_ns / 1000000000LL,
-                              .tv_nsec = (long)(wait_ns % 1000000000LL)};
-        nanosleep(&ts, NULL);
+        if (!wait_ms) return;
+        cs_sleep_ms(wait_ms);
     }
 }
 
@@ -281,6 +244,14 @@ static size_t header_cb(char *data, size_t size, size_t n, void *arg)
                 q->verb, q->resource ? q->resource : "-", q->name ? q->name : "-", (int)vl, v);
     }
     return len;
+}
+
+int64_t cs_kube_retry_delay_ms(int64_t backoff_ms, long retry_after_s, int64_t max_ms)
+{
+    int64_t delay = backoff_ms;
+    if (retry_after_s > 0 && (int64_t)retry_after_s * 1000 > delay)
+        delay = (int64_t)retry_after_s * 1000;
+    return delay > max_ms ? max_ms : delay;
 }
 
 static void perform_once(kube_client *c, const kube_req *q, kube_resp *r)
@@ -326,11 +297,7 @@ int cs_kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *e
         perform_once(c, q, r);
         if (r->curl_rc == CURLE_OK && r->status >= 200 && r->status < 300) return CS_OK;
         if (attempt >= c->max_tries || !cs_kube_retryable(r)) break;
-        int64_t delay = backoff;
-        if (r->retry_after_s > 0 && r->retry_after_s * 1000 > delay) {
-            delay = r->retry_after_s * 1000;
-        }
-        if (delay > c->backoff_max_ms) delay = c->backoff_max_ms;
+        int64_t delay = cs_kube_retry_delay_ms(backoff, r->retry_after_s, c->backoff_max_ms);
         CS_DEBUG("kube", "verb=%s path=%s attempt=%d status=%ld curl=\"%s\" retry_in_ms=%lld",
                  q->verb, q->path, attempt, r->status, r->status ? "" : r->curl_msg,
                  (long long)delay);

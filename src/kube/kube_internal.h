@@ -18,6 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/curl_pool.h"
+#include "common/strutil.h"
+#include "common/token_bucket.h"
 #include "kube/kube_client.h"
 
 enum {
@@ -54,13 +57,10 @@ struct kube_client {
     int max_tries;
     int64_t backoff_ms, backoff_max_ms;
 
-    pthread_mutex_t pool_mu;
-    CURL *pool[KUBE_POOL_MAX];
-    int npool;
+    cs_curl_pool pool; /* KUBE_POOL_MAX idle handles */
 
     pthread_mutex_t rl_mu;
-    double qps, burst, tokens;
-    int64_t rl_last_ns;
+    cs_token_bucket rl; /* cspark.kubernetes.client.qps / burst */
 
     _Atomic int64_t counts[KV_COUNT];
 };
@@ -81,8 +81,7 @@ typedef struct kube_resp {
     CURLcode curl_rc; /* CURLE_OK when an answer came */
     char curl_msg[CURL_ERROR_SIZE];
     long retry_after_s; /* from Retry-After, -1 if absent */
-    char *body;
-    size_t len, cap;
+    cs_sbuf body;       /* the answer's body */
 } kube_resp;
 
 void cs_kube_resp_free(kube_resp *r);
@@ -103,6 +102,9 @@ int cs_kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *e
 
 /* True for statuses and curl codes worth retrying. */
 bool cs_kube_retryable(const kube_resp *r);
+/* The wait before the next attempt: the backoff, or the server's Retry-After (seconds, -1 when
+ * absent) when longer, at most max_ms. Pure. */
+int64_t cs_kube_retry_delay_ms(int64_t backoff_ms, long retry_after_s, int64_t max_ms);
 /* Fills err from a failed exchange; returns the CS_E* code. */
 int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r, cs_error *err);
 

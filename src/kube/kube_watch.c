@@ -34,8 +34,7 @@ struct kube_watch {
     char rv[128];
     _Atomic int64_t connects, relists;
     /* per-connection stream state */
-    char *buf;
-    size_t len, cap;
+    cs_sbuf buf; /* bytes of the stream not yet split into lines */
     bool relist_needed, stream_error;
     int events;
     unsigned seed;
@@ -108,32 +107,24 @@ static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 {
     kube_watch *w = ud;
     size_t n = size * nmemb;
-    if (w->len + n + 1 > w->cap) {
-        size_t cap = w->cap ? w->cap : 65536;
-        while (cap < w->len + n + 1)
-            cap *= 2;
-        w->buf = cs_xrealloc(w->buf, cap);
-        w->cap = cap;
-    }
-    memcpy(w->buf + w->len, ptr, n);
-    w->len += n;
+    cs_sbuf_append(&w->buf, ptr, n);
     long status = 0;
     curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
     if (status != 200) return n; /* an error body: kept whole for the message */
     size_t start = 0;
     for (;;) {
-        char *nl = memchr(w->buf + start, '\n', w->len - start);
+        char *nl = memchr(w->buf.data + start, '\n', w->buf.len - start);
         if (!nl) break;
-        size_t ll = (size_t)(nl - (w->buf + start));
-        bool go_on = handle_line(w, w->buf + start, ll);
+        size_t ll = (size_t)(nl - (w->buf.data + start));
+        bool go_on = handle_line(w, w->buf.data + start, ll);
         start += ll + 1;
         if (!go_on || atomic_load(&w->stop)) {
-            w->len = 0;
+            w->buf.len = 0;
             return 0; /* abort the transfer */
         }
     }
-    memmove(w->buf, w->buf + start, w->len - start);
-    w->len -= start;
+    memmove(w->buf.data, w->buf.data + start, w->buf.len - start);
+    w->buf.len -= start;
     return n;
 }
 
@@ -182,7 +173,7 @@ static long watch_once(kube_watch *w, CURL *h)
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_cb);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, w);
     w->h = h;
-    w->len = 0;
+    w->buf.len = 0;
     w->relist_needed = w->stream_error = false;
     w->events = 0;
 
@@ -214,9 +205,9 @@ static long watch_once(kube_watch *w, CURL *h)
     if (atomic_load(&w->stop)) return r.status;
 
     if (r.status == 200) {
-        if (w->len > 0 && !w->relist_needed && !w->stream_error) {
-            handle_line(w, w->buf, w->len); /* a last line without '\n' */
-            w->len = 0;
+        if (w->buf.len > 0 && !w->relist_needed && !w->stream_error) {
+            handle_line(w, w->buf.data, w->buf.len); /* a last line without '\n' */
+            w->buf.len = 0;
         }
         if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
             CS_DEBUG("kube", "watch=%s ns=%s stream ended: %s", w->resource, w->ns,
@@ -230,15 +221,12 @@ static long watch_once(kube_watch *w, CURL *h)
         if (!r.status && !r.curl_msg[0]) {
             snprintf(r.curl_msg, sizeof r.curl_msg, "%s", curl_easy_strerror(rc));
         }
-        if (r.status && w->len > 0) {
-            r.body = cs_xstrndup(w->buf, w->len);
-            r.len = strlen(r.body);
-        }
+        if (r.status && w->buf.len > 0) cs_sbuf_append(&r.body, w->buf.data, w->buf.len);
         cs_kube_error_from(w->c, &q, &r, &err);
         CS_WARN("kube", "watch=%s ns=%s failed, will retry: %s", w->resource, w->ns, err.msg);
         w->stream_error = true;
         cs_kube_resp_free(&r);
-        w->len = 0;
+        w->buf.len = 0;
     }
     return r.status;
 }
@@ -341,7 +329,7 @@ void cs_kube_watch_stop(kube_watch *w)
     curl_multi_wakeup(w->multi);
     pthread_join(w->th, NULL);
     curl_multi_cleanup(w->multi);
-    free(w->buf);
+    cs_sbuf_free(&w->buf);
     free(w->resource);
     free(w->ns);
     free(w->selector);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/idmap.h"
+#include "common/hmap.h"
 #include "common/log.h"
 #include "common/sync.h"
 #include "sched/listener.h"
@@ -269,15 +269,15 @@ struct allocation_manager {
     int pending, running;
     am_exec *execs;
     int nexecs, cap;
-    cs_idmap index; /* executor id -> index in execs */
+    cs_hmap index; /* executor id -> index in execs */
     bool stopping;
     pthread_t thread;
 };
 
 static am_exec *exec_find(allocation_manager *am, const char *id)
 {
-    int i = cs_idmap_get(&am->index, id);
-    return i >= 0 ? &am->execs[i] : NULL;
+    uint64_t i;
+    return cs_hmap_sget(&am->index, id, &i) ? &am->execs[i] : NULL;
 }
 
 static void post_target(allocation_manager *am, int target, int previous, int pending, int running,
@@ -409,6 +409,7 @@ allocation_manager *cs_allocation_manager_new(const alloc_settings *st, schedule
     am->sched = sched;
     am->backend = backend;
     am->bus = bus;
+    cs_hmap_init_strings(&am->index);
     pthread_mutex_init(&am->lock, NULL);
     cs_cond_init_monotonic(&am->cond);
     post_target(am, am->policy.target, 0, 0, 0, "initial executors");
@@ -426,7 +427,7 @@ void cs_allocation_manager_free(allocation_manager *am)
     pthread_mutex_unlock(&am->lock);
     pthread_join(am->thread, NULL);
     free(am->execs);
-    cs_idmap_free(&am->index);
+    cs_hmap_free(&am->index);
     pthread_mutex_destroy(&am->lock);
     pthread_cond_destroy(&am->cond);
     free(am);
@@ -480,7 +481,7 @@ void cs_am_executor_added(allocation_manager *am, const char *executor_id)
         am_exec *e = &am->execs[am->nexecs];
         memset(e, 0, sizeof *e);
         snprintf(e->id, sizeof e->id, "%s", executor_id);
-        cs_idmap_put(&am->index, e->id, am->nexecs++);
+        cs_hmap_sput(&am->index, e->id, (uint64_t)am->nexecs++);
         e->idle_since_ms = cs_mono_ms();
     }
     pthread_mutex_unlock(&am->lock);
@@ -493,9 +494,9 @@ void cs_am_executor_removed(allocation_manager *am, const char *executor_id)
     if (e) {
         am->running -= e->running;
         if (am->running < 0) am->running = 0;
-        cs_idmap_del(&am->index, e->id);
+        cs_hmap_sdel(&am->index, e->id);
         *e = am->execs[--am->nexecs];
-        if (e != &am->execs[am->nexecs]) cs_idmap_put(&am->index, e->id, (int)(e - am->execs));
+        if (e != &am->execs[am->nexecs]) cs_hmap_sput(&am->index, e->id, (uint64_t)(e - am->execs));
     }
     pthread_mutex_unlock(&am->lock);
 }

@@ -2,129 +2,32 @@
  * dag_scheduler.c — Spark's DAGScheduler and TaskSetManager for one application (see
  * scheduler.h). The job thread runs an event loop over task completions; backends push
  * completions from their threads onto a queue. Stages for shuffle dependencies are created once
- * per application and their map outputs kept (the map-output tracker), so later jobs skip stages
- * whose outputs are all available.
+ * per application and their map outputs kept (the map-output tracker, whose queries from other
+ * threads are map_output_tracker.c), so later jobs skip stages whose outputs are all available.
+ * The types and the lock rules are in dag_scheduler_internal.h.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "sched/allocation_manager.h"
+#include "sched/dag_scheduler_internal.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 #include "sched/stage_rdds.h"
-
-typedef struct map_outputs {
-    int num_maps;
-    cs_map_status **maps; /* NULL = missing */
-    int available;
-} map_outputs;
-
-typedef struct stage {
-    int id;
-    int attempt;       /* latest attempt number */
-    int attempt_tasks; /* tasks of the latest attempt (the partitions missing when submitted) */
-    cspark_rdd *rdd;
-    shuffle_dep *dep;      /* map stages: the shuffle they produce; NULL for result stages */
-    int num_tasks;         /* result stage: the job's partitions; map stage: rdd partitions */
-    const int *partitions; /* result stage: task index -> rdd partition */
-    struct stage **parents;
-    int num_parents;
-    shuffle_dep **reads; /* shuffles read by this stage's tasks */
-    int num_reads;
-    bool running, waiting;
-    int *failures;      /* per task index */
-    int fetch_failures; /* consecutive failed attempts */
-    int64_t submit_ms;
-    shuffle_input *inputs;
-    int first_job;
-    task_sink shuffle_sink; /* map stages: where their tasks write */
-    bool *done_once; /* map stages: partitions whose output was registered (may be lost later) */
-    void **attempt_allocs; /* inputs given to attempts, freed at stop (tasks may outlive one) */
-    int num_allocs, cap_allocs;
-} stage;
-
-/* A launched task with what the scheduler needs back when it completes. */
-typedef struct sched_task {
-    task_desc t; /* first member: backends see &sched_task.t */
-    stage *st;
-    int index;         /* task index within the stage */
-    bool started;      /* set by cs_scheduler_task_started (backend thread, before done) */
-    char executor[64]; /* where it started */
-    char host[64];
-} sched_task;
-
-typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK, EV_CANCEL } completion_kind;
-
-/* What backends report to the job thread, in order. */
-typedef struct completion {
-    struct completion *next;
-    completion_kind kind;
-    task_desc *task;    /* EV_TASK_DONE */
-    task_result result; /* EV_TASK_DONE */
-    char *executor_id;  /* EV_EXECUTOR_LOST */
-    char *reason;       /* EV_EXECUTOR_LOST, EV_ABORT */
-    void (*fn)(void *); /* EV_CALLBACK */
-    void *fn_arg;
-    int cancel_job, cancel_stage; /* EV_CANCEL: the job or the stage (the other is -1) */
-} completion;
-
-typedef struct job {
-    int64_t result_bytes; /* serialized result bytes so far (spark.driver.maxResultSize) */
-    int id;
-    stage *final;
-    const task_sink *sink;
-    bool *finished; /* per task index of the final stage */
-    int num_finished;
-    bool failed;
-    cs_error err;
-    job_result_fn on_result;
-    void *arg;
-} job;
-
-struct scheduler {
-    cspark_context *sc;
-    sched_backend *backend;
-
-    pthread_mutex_t lock; /* guards the completion queue */
-    pthread_cond_t cond;
-    completion *head, *tail;
-
-    /* The map-output tracker. The job thread changes it with outputs_lock held; other threads
-     * (decommissioning, dynamic allocation) read it, and move outputs, under the lock. */
-    pthread_mutex_t outputs_lock;
-    stage **shuffle_stages; /* indexed by shuffle id */
-    map_outputs *outputs;
-    bool *active_shuffle; /* read by the running job (shuffle tracking) */
-    int cap_shuffles;
-    stage *running_final;      /* the running job's result stage, NULL between jobs */
-    cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
-    int num_graveyard, cap_graveyard;
-    allocation_manager *alloc; /* dynamic allocation, NULL when off */
-    stage **waiting;
-    int num_waiting, cap_waiting;
-
-    int next_stage_id, next_job_id;
-    int64_t next_task_id;
-    int in_flight;
-    bool in_job;            /* under lock: a job's thread is taking completions */
-    volatile int cancelled; /* the current job has ended: running tasks stop */
-    int max_stage_attempts;
-    int64_t max_result_size; /* spark.driver.maxResultSize, 0 = unlimited */
-    char *aborted;           /* set by the backend: every job fails with this reason */
-};
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
 static void post(scheduler *s, cs_event *ev)
 {
-    if (!s->sc->bus) return;
+    if (!s->opt.bus) return;
     ev->time_ms = cs_now_ms();
-    cs_listener_bus_post(s->sc->bus, ev);
+    cs_listener_bus_post(s->opt.bus, ev);
 }
 
 static void ensure_shuffle_slot(scheduler *s, int sid)
@@ -242,17 +145,6 @@ static void stage_free(stage *st)
         free(st->attempt_allocs[i]);
     free(st->attempt_allocs);
     free(st);
-}
-
-/* Keeps an unregistered status alive until the application stops. outputs_lock held. */
-static void bury(scheduler *s, cs_map_status *ms)
-{
-    if (!ms) return;
-    if (s->num_graveyard == s->cap_graveyard) {
-        s->cap_graveyard = s->cap_graveyard ? s->cap_graveyard * 2 : 16;
-        s->graveyard = cs_xrealloc(s->graveyard, (size_t)s->cap_graveyard * sizeof *s->graveyard);
-    }
-    s->graveyard[s->num_graveyard++] = ms;
 }
 
 static void remove_waiting(scheduler *s, stage *st)
@@ -458,19 +350,17 @@ static void abort_job(scheduler *s, job *j, const char *fmt, ...)
 
 /* ---- completions ------------------------------------------------------------------------- */
 
-static bool stage_reads_from(const stage *st, const char *executor_id);
-
 /* The running attempt of st cannot finish (a fetch failed, or an executor holding map outputs
  * it reads is lost): it ends as failed, counted against spark.stage.maxConsecutiveAttempts.
  * 0, or -1 when that aborted the job. */
 static int attempt_failed(scheduler *s, job *j, stage *st, const char *reason)
 {
     stage_finished(s, j, st, false, reason);
-    if (++st->fetch_failures < s->max_stage_attempts) return 0;
+    if (++st->fetch_failures < s->opt.max_stage_attempts) return 0;
     abort_job(s, j,
               "Stage %d has failed the maximum allowable number of times: %d. "
               "Most recent failure reason: %s",
-              st->id, s->max_stage_attempts, reason);
+              st->id, s->opt.max_stage_attempts, reason);
     return -1;
 }
 
@@ -524,7 +414,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             r->has_map_status = false;
             pthread_mutex_lock(&s->outputs_lock);
             if (o->maps[index])
-                bury(s, o->maps[index]);
+                cs_dag_bury(s, o->maps[index]);
             else
                 o->available++;
             o->maps[index] = ms;
@@ -540,12 +430,12 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             }
         } else if (!j->finished[index]) {
             j->result_bytes += r->metrics.result_size;
-            if (s->max_result_size > 0 && j->result_bytes > s->max_result_size) {
+            if (s->opt.max_result_size > 0 && j->result_bytes > s->opt.max_result_size) {
                 abort_job(s, j,
                           "Total size of serialized results of %d tasks (%.1f MiB) is bigger "
                           "than spark.driver.maxResultSize (%.1f MiB)",
                           j->num_finished + 1, (double)j->result_bytes / 1048576.0,
-                          (double)s->max_result_size / 1048576.0);
+                          (double)s->opt.max_result_size / 1048576.0);
                 return;
             }
             j->finished[index] = true;
@@ -576,7 +466,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             if (o->maps && r->fetch_map_id >= 0 && r->fetch_map_id < o->num_maps &&
                 o->maps[r->fetch_map_id] &&
                 (!seen || strcmp(seen->executor_id, o->maps[r->fetch_map_id]->executor_id) == 0)) {
-                bury(s, o->maps[r->fetch_map_id]);
+                cs_dag_bury(s, o->maps[r->fetch_map_id]);
                 o->maps[r->fetch_map_id] = NULL;
                 o->available--;
             }
@@ -590,12 +480,12 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
         return;
     int failures = ++st->failures[index];
-    if (r->status == TASK_UNLAUNCHABLE) failures = s->sc->max_task_failures;
+    if (r->status == TASK_UNLAUNCHABLE) failures = s->opt.max_task_failures;
     CS_WARN("scheduler",
             "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=\"%s\"",
             (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
             r->error ? r->error : "");
-    if (failures >= s->sc->max_task_failures) {
+    if (failures >= s->opt.max_task_failures) {
         stage_finished(s, j, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)
             abort_job(s, j, "%s", r->error); /* TaskSetManager.abort */
@@ -648,16 +538,22 @@ void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *exe
     post(s, &ev);
 }
 
-static void push_completion(scheduler *s, completion *c)
+/* Appends c to the job thread's queue and wakes it; lock held. */
+static void enqueue_locked(scheduler *s, completion *c)
 {
     c->next = NULL;
-    pthread_mutex_lock(&s->lock);
     if (s->tail)
         s->tail->next = c;
     else
         s->head = c;
     s->tail = c;
     pthread_cond_signal(&s->cond);
+}
+
+static void push_completion(scheduler *s, completion *c)
+{
+    pthread_mutex_lock(&s->lock);
+    enqueue_locked(s, c);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -671,6 +567,18 @@ void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
     c->result = *r;
     memset(r, 0, sizeof *r);
     push_completion(s, c);
+}
+
+void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+{
+    task_result r;
+    cs_task_result_init(&r);
+    r.status = TASK_FAILED;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
+    va_end(ap);
+    cs_scheduler_task_done(s, t, &r);
 }
 
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
@@ -695,13 +603,7 @@ void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *a
     c->kind = EV_CALLBACK;
     c->fn = fn;
     c->fn_arg = arg;
-    c->next = NULL;
-    if (s->tail)
-        s->tail->next = c;
-    else
-        s->head = c;
-    s->tail = c;
-    pthread_cond_signal(&s->cond);
+    enqueue_locked(s, c);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -771,7 +673,7 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
         map_outputs *o = &s->outputs[sid];
         for (int m = 0; o->maps && m < o->num_maps; m++) {
             if (o->maps[m] && strcmp(o->maps[m]->executor_id, exec_id) == 0) {
-                bury(s, o->maps[m]);
+                cs_dag_bury(s, o->maps[m]);
                 o->maps[m] = NULL;
                 o->available--;
                 removed++;
@@ -789,9 +691,18 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
     int nsup = 0;
     for (int sid = -1; resubmit && removed && sid < s->cap_shuffles; sid++) {
         stage *st = sid < 0 ? j->final : s->shuffle_stages[sid];
-        if (!st || !st->running || !stage_reads_from(st, exec_id)) continue;
+        if (!st || !st->running || !cs_dag_stage_reads_from(st, exec_id)) continue;
         superseded = cs_xrealloc(superseded, (size_t)(nsup + 1) * sizeof *superseded);
         superseded[nsup++] = st;
+    }
+    /* the map stages running now, before the superseded attempts are resubmitted: a stage
+     * that resubmission starts launches its missing maps itself */
+    bool *rerun = cs_xcalloc((size_t)s->cap_shuffles + 1, sizeof *rerun);
+    for (int sid = 0; resubmit && removed && sid < s->cap_shuffles; sid++) {
+        stage *st = s->shuffle_stages[sid];
+        rerun[sid] = st && st->running;
+        for (int i = 0; i < nsup; i++)
+            rerun[sid] &= superseded[i] != st;
     }
     char why[700];
     snprintf(why, sizeof why, "ExecutorLost(executor %s, which holds map outputs it reads): %s",
@@ -801,12 +712,9 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
             resubmit_stage(s, j, superseded[i], superseded[i]->attempt, why);
     /* a running map stage would never complete without the outputs it lost: run them again
      * (Spark's "Resubmitted"; not counted as task failures) */
-    for (int sid = 0; resubmit && removed && !j->failed && sid < s->cap_shuffles; sid++) {
+    for (int sid = 0; !j->failed && sid < s->cap_shuffles; sid++) {
         stage *st = s->shuffle_stages[sid];
-        bool resubmitted = false;
-        for (int i = 0; i < nsup; i++)
-            resubmitted |= superseded[i] == st;
-        if (!st || !st->running || resubmitted) continue;
+        if (!rerun[sid] || !st->running) continue;
         map_outputs *o = &s->outputs[sid];
         for (int m = 0; m < o->num_maps; m++)
             if (!o->maps[m] && st->done_once[m]) {
@@ -814,6 +722,7 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
                 launch_task(s, j, st, m);
             }
     }
+    free(rerun);
     free(superseded);
 }
 
@@ -859,88 +768,6 @@ static void mark_active_shuffles(scheduler *s, stage *st, bool active)
     }
 }
 
-/* ---- the map-output tracker for other threads --------------------------------------------- */
-
-int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out)
-{
-    int n = 0, cap = 0;
-    *out = NULL;
-    pthread_mutex_lock(&s->outputs_lock);
-    for (int sid = 0; sid < s->cap_shuffles; sid++) {
-        map_outputs *o = &s->outputs[sid];
-        for (int m = 0; o->maps && m < o->num_maps; m++) {
-            const cs_map_status *ms = o->maps[m];
-            if (!ms || strcmp(ms->executor_id, executor_id) != 0) continue;
-            if (n == cap) {
-                cap = cap ? cap * 2 : 16;
-                *out = cs_xrealloc(*out, (size_t)cap * sizeof **out);
-            }
-            cs_map_status *c = &(*out)[n++];
-            *c = *ms;
-            c->sizes = cs_xmalloc(((size_t)ms->num_reduces + 1) * sizeof *c->sizes);
-            memcpy(c->sizes, ms->sizes, (size_t)ms->num_reduces * sizeof *c->sizes);
-        }
-    }
-    pthread_mutex_unlock(&s->outputs_lock);
-    return n;
-}
-
-void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
-                               const char *to, const char *host, int port)
-{
-    pthread_mutex_lock(&s->outputs_lock);
-    map_outputs *o =
-        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
-    cs_map_status *old =
-        o && o->maps && map_id >= 0 && map_id < o->num_maps ? o->maps[map_id] : NULL;
-    if (old && strcmp(old->executor_id, from) == 0) {
-        cs_map_status *ms = cs_xmalloc(sizeof *ms);
-        *ms = *old;
-        ms->sizes = cs_xmalloc(((size_t)old->num_reduces + 1) * sizeof *ms->sizes);
-        memcpy(ms->sizes, old->sizes, (size_t)old->num_reduces * sizeof *ms->sizes);
-        snprintf(ms->executor_id, sizeof ms->executor_id, "%s", to);
-        snprintf(ms->host, sizeof ms->host, "%s", host);
-        ms->port = port;
-        bury(s, old); /* attempts that started before still read the old one */
-        o->maps[map_id] = ms;
-        CS_INFO("scheduler", "event=map_output_moved shuffle=%d map=%d from=%s to=%s", shuffle_id,
-                map_id, from, to);
-    }
-    pthread_mutex_unlock(&s->outputs_lock);
-}
-
-static bool stage_reads_from(const stage *st, const char *executor_id)
-{
-    if (!st || !st->running || !st->inputs) return false;
-    for (int i = 0; i < st->num_reads; i++)
-        for (int m = 0; m < st->inputs[i].num_maps; m++) {
-            const cs_map_status *ms = st->inputs[i].maps[m];
-            if (ms && strcmp(ms->executor_id, executor_id) == 0) return true;
-        }
-    return false;
-}
-
-bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
-{
-    pthread_mutex_lock(&s->outputs_lock);
-    bool used = stage_reads_from(s->running_final, executor_id);
-    for (int sid = 0; !used && sid < s->cap_shuffles; sid++)
-        used = stage_reads_from(s->shuffle_stages[sid], executor_id);
-    pthread_mutex_unlock(&s->outputs_lock);
-    return used;
-}
-
-void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
-{
-    pthread_mutex_lock(&s->outputs_lock);
-    for (int sid = 0; sid < s->cap_shuffles; sid++) {
-        map_outputs *o = &s->outputs[sid];
-        for (int m = 0; o->maps && m < o->num_maps; m++)
-            if (o->maps[m]) fn(arg, o->maps[m]->executor_id, s->active_shuffle[sid]);
-    }
-    pthread_mutex_unlock(&s->outputs_lock);
-}
-
 void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores)
 {
     (void)cores;
@@ -950,7 +777,7 @@ void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int core
 void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *st)
 {
     if (!st->enabled || !s->backend->request_total || s->alloc) return;
-    s->alloc = cs_allocation_manager_new(st, s, s->backend, s->sc->bus);
+    s->alloc = cs_allocation_manager_new(st, s, s->backend, s->opt.bus);
 }
 
 int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
@@ -1085,28 +912,29 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     return 0;
 }
 
-scheduler *cs_scheduler_new(cspark_context *sc, sched_backend *backend, cs_error *err)
+int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
 {
-    int64_t attempts = 4;
-    if (cs_conf_get_int(sc->conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
-        return NULL;
-    if (attempts < 1) {
-        cs_error_set(err, CS_EINVAL,
-                     "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' (expected an "
-                     "integer >= 1)",
-                     (long long)attempts);
-        return NULL;
-    }
-    int64_t max_result = 0;
-    if (cs_conf_get_size(sc->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) <
-        0)
-        return NULL;
+    int64_t attempts = 4, max_result = 0;
+    if (cs_conf_get_int(conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
+        return err->code;
+    if (attempts < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
+                            "(expected an integer >= 1)",
+                            (long long)attempts);
+    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
+        return err->code;
+    o->max_stage_attempts = (int)attempts;
+    o->max_result_size = max_result;
+    return 0;
+}
+
+scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
+{
     scheduler *s = cs_xcalloc(1, sizeof *s);
-    s->max_result_size = max_result;
-    s->sc = sc;
+    s->opt = *o;
     s->backend = backend;
     backend->sched = s;
-    s->max_stage_attempts = (int)attempts;
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
     pthread_cond_init(&s->cond, NULL);

@@ -32,6 +32,7 @@
 
 #include "cspark.h"
 #include "common/clock.h"
+#include "common/hmap.h"
 #include "common/log.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
@@ -44,13 +45,6 @@ typedef struct el_stage {
     int64_t submitted_ms;
     char *name;
 } el_stage;
-
-/* task id -> launch time, open addressing with linear probing and backward-shift deletion. */
-typedef struct tslot {
-    int64_t task_id;
-    int64_t launch_ms;
-    bool used;
-} tslot;
 
 struct event_log {
     FILE *fp;
@@ -72,8 +66,7 @@ struct event_log {
     el_stage *stages;
     size_t nstages, capstages;
 
-    tslot *tasks;
-    size_t ntasks, captasks; /* captasks is a power of two */
+    cs_hmap tasks; /* running task id -> launch time */
 };
 
 /* ---- small helpers -------------------------------------------------------------------------- */
@@ -195,64 +188,18 @@ static void stage_remove(event_log *el, el_stage *s)
     *s = el->stages[--el->nstages];
 }
 
-static size_t task_hash(int64_t id, size_t mask)
-{
-    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ULL;
-    return (size_t)(x >> 17) & mask;
-}
-
-static void task_put(event_log *el, int64_t id, int64_t launch);
-
-static void task_grow(event_log *el)
-{
-    tslot *old = el->tasks;
-    size_t oldcap = el->captasks;
-    el->captasks = oldcap ? 2 * oldcap : 1024;
-    el->tasks = cs_xcalloc(el->captasks, sizeof *el->tasks);
-    el->ntasks = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].used) task_put(el, old[i].task_id, old[i].launch_ms);
-    free(old);
-}
-
 static void task_put(event_log *el, int64_t id, int64_t launch)
 {
-    if ((el->ntasks + 1) * 2 > el->captasks) task_grow(el);
-    size_t mask = el->captasks - 1;
-    size_t i = task_hash(id, mask);
-    while (el->tasks[i].used && el->tasks[i].task_id != id)
-        i = (i + 1) & mask;
-    if (!el->tasks[i].used) el->ntasks++;
-    el->tasks[i] = (tslot){id, launch, true};
+    cs_hmap_put(&el->tasks, (uint64_t)id, (uint64_t)launch);
 }
 
 /* Removes id; returns its launch time or -1. */
 static int64_t task_take(event_log *el, int64_t id)
 {
-    if (el->captasks == 0) return -1;
-    size_t mask = el->captasks - 1;
-    size_t i = task_hash(id, mask);
-    while (el->tasks[i].used && el->tasks[i].task_id != id)
-        i = (i + 1) & mask;
-    if (!el->tasks[i].used) return -1;
-    int64_t launch = el->tasks[i].launch_ms;
-    el->tasks[i].used = false;
-    el->ntasks--;
-    /* backward-shift the following cluster */
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!el->tasks[j].used) break;
-        size_t home = task_hash(el->tasks[j].task_id, mask);
-        /* move j to i if home is not cyclically in (i, j] */
-        bool in_range = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
-        if (!in_range) {
-            el->tasks[i] = el->tasks[j];
-            el->tasks[j].used = false;
-            i = j;
-        }
-    }
-    return launch;
+    uint64_t launch;
+    if (!cs_hmap_get(&el->tasks, (uint64_t)id, &launch)) return -1;
+    cs_hmap_del(&el->tasks, (uint64_t)id);
+    return (int64_t)launch;
 }
 
 /* ---- JSON building blocks ------------------------------------------------------------------- */
@@ -779,7 +726,7 @@ static void free_log(event_log *el)
     for (size_t i = 0; i < el->nstages; i++)
         free(el->stages[i].name);
     free(el->stages);
-    free(el->tasks);
+    cs_hmap_free(&el->tasks);
     if (el->have_regex) regfree(&el->regex);
     cs_fs_writer_abort(el->w);
     free(el->path_inprogress);

@@ -24,6 +24,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "plan/task.h" /* cs_task_metrics */
 
 /* The interface below is kept exactly as agreed with the scheduler. */
 /* clang-format off */
@@ -34,9 +35,6 @@ typedef enum {
     CS_EV_ALLOCATION_TARGET, /* cspark: dynamic allocation changed its executor target */
     CS_EV_EXECUTOR_METRICS   /* an executor's heartbeat: its process metrics (Spark's ExecutorMetricsUpdate) */
 } cs_event_kind;
-typedef struct cs_task_metrics { int64_t run_time_ms, cpu_time_ns, result_size, records_read, bytes_read, records_written, bytes_written,
-    shuffle_bytes_written, shuffle_records_written, shuffle_bytes_read, shuffle_records_read, memory_bytes_spilled, disk_bytes_spilled, peak_execution_memory,
-    shuffle_remote_bytes_read, shuffle_local_blocks_fetched, shuffle_remote_blocks_fetched; /* added: shuffle_bytes_read is local + remote (block bytes as stored) */ } cs_task_metrics;
 typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spark's RDDInfo */
     int id; const char *name; const char *callsite; int num_partitions; int parent_ids[2]; int num_parents;
 } cs_rdd_info;
@@ -52,7 +50,7 @@ typedef struct cs_event {
     int64_t task_id; int partition; int attempt; const char *executor_id; const char *host; bool speculative;
     bool succeeded; const char *reason;           /* job end / stage completed / task end failure reason, copied */
     const char *task_type;                        /* "ShuffleMapTask" / "ResultTask" */
-    cs_task_metrics metrics;                      /* task end */
+    cs_task_metrics metrics;                      /* task end (plan/task.h) */
     int executor_cores; const char *app_id; const char *app_name; const char *user; /* executor added, app start */
     const cs_conf *conf;                          /* environment update: properties (redacted when written), borrowed during post */
     /* additions (optional; zero means absent): */

@@ -1,14 +1,15 @@
 /* progress.c — Spark's ConsoleProgressBar and the per-stage logging listener.
  *
- * The progress bar keeps a small table of running stage attempts updated by the listener bus's
- * dispatch thread (cs_progress_listener) and a redraw thread that wakes every update interval,
- * renders the stages running longer than the first delay with cs_progress_render() and writes
- * "\r<line>\r" to the terminal when the line changed (or a minute passed, so idle ssh sessions
- * stay alive, as Spark). When the last stage completes (or a job ends) the line is erased with
- * "\r<width spaces>\r". All terminal writes happen under the table's mutex, so redraw and erase
- * never interleave. The stage logger is the non-terminal alternative: one CS_INFO line when a
- * stage attempt is submitted and one when it completes, with its duration. Both are created by
- * cs_listener_bus_new (listener.c).
+ * What the bar shows is a pure state machine over explicit times (progress_view): events update
+ * a small table of running stage attempts, and a redraw at time t renders the stages running
+ * longer than the first delay with cs_progress_render() into "\r<line>\r" when the line changed
+ * (or a minute passed, so idle ssh sessions stay alive, as Spark); when the last stage completes
+ * (or a job ends) the line is erased with "\r<width spaces>\r". The progress bar wraps the view
+ * with the terminal, the listener bus's dispatch thread (cs_progress_listener) and a redraw thread
+ * that wakes every update interval. All terminal writes happen under the bar's mutex, so redraw
+ * and erase never interleave. The stage logger is the non-terminal alternative: one CS_INFO line
+ * when a stage attempt is submitted and one when it completes, with its duration. Both are created
+ * by cs_listener_bus_new (listener.c).
  */
 #include "sched/progress.h"
 
@@ -25,6 +26,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/sync.h"
 
 /* ---- rendering ------------------------------------------------------------------------------ */
 
@@ -87,30 +89,140 @@ int cs_progress_terminal_width(int fd)
     return PROGRESS_DEFAULT_WIDTH;
 }
 
-/* ---- the progress bar ----------------------------------------------------------------------- */
+/* ---- the view: what the bar shows, over explicit times -------------------------------------- */
 
-typedef struct pstage {
-    progress_stage c;
-    int64_t submitted_mono_ms;
-} pstage;
+static void put_erase(progress_view *v, cs_sbuf *out)
+{
+    if (!v->last || v->last[0] == '\0') return;
+    cs_sbuf_putc(out, '\r');
+    for (int i = 0; i < v->width; i++)
+        cs_sbuf_putc(out, ' ');
+    cs_sbuf_putc(out, '\r');
+    v->last[0] = '\0';
+}
+
+static int cmp_stage(const void *a, const void *b)
+{
+    const progress_stage *x = a, *y = b;
+    if (x->stage_id != y->stage_id) return x->stage_id < y->stage_id ? -1 : 1;
+    return (x->stage_attempt > y->stage_attempt) - (x->stage_attempt < y->stage_attempt);
+}
+
+void cs_progress_view_init(progress_view *v, int width, int64_t first_delay_ms)
+{
+    memset(v, 0, sizeof *v);
+    v->width = width > 0 ? width : PROGRESS_DEFAULT_WIDTH;
+    v->first_delay_ms = first_delay_ms >= 0 ? first_delay_ms : PROGRESS_FIRST_DELAY_MS;
+    v->last_cap = 128;
+    v->last = cs_xcalloc(1, v->last_cap);
+}
+
+void cs_progress_view_free(progress_view *v)
+{
+    free(v->stages);
+    free(v->last);
+    memset(v, 0, sizeof *v);
+}
+
+void cs_progress_view_redraw(progress_view *v, int64_t now_ms, cs_sbuf *out)
+{
+    if (v->nstages == 0) {
+        put_erase(v, out);
+        return;
+    }
+    progress_stage show[64];
+    int n = 0;
+    for (size_t i = 0; i < v->nstages && n < 64; i++)
+        if (now_ms - v->stages[i].submitted_ms > v->first_delay_ms) show[n++] = v->stages[i].c;
+    if (n == 0) return;
+    qsort(show, (size_t)n, sizeof show[0], cmp_stage);
+    if (n > PROGRESS_MAX_STAGES) n = PROGRESS_MAX_STAGES;
+    size_t need = cs_progress_render(show, n, v->width, NULL, 0) + 1;
+    char *line = cs_xmalloc(need);
+    cs_progress_render(show, n, v->width, line, need);
+    /* unchanged lines are redrawn once a minute, so idle ssh sessions stay alive (as Spark) */
+    if (strcmp(line, v->last) != 0 || now_ms - v->last_draw_ms > 60 * 1000) {
+        cs_sbuf_putc(out, '\r');
+        cs_sbuf_append(out, line, need - 1);
+        cs_sbuf_putc(out, '\r');
+        v->last_draw_ms = now_ms;
+        if (need > v->last_cap) {
+            v->last = cs_xrealloc(v->last, need);
+            v->last_cap = need;
+        }
+        memcpy(v->last, line, need);
+    }
+    free(line);
+}
+
+static progress_view_stage *find_stage(progress_view *v, int stage_id, int attempt)
+{
+    for (size_t i = 0; i < v->nstages; i++)
+        if (v->stages[i].c.stage_id == stage_id && v->stages[i].c.stage_attempt == attempt)
+            return &v->stages[i];
+    return NULL;
+}
+
+void cs_progress_view_event(progress_view *v, const cs_event *ev, int64_t now_ms, cs_sbuf *out)
+{
+    switch (ev->kind) {
+    case CS_EV_STAGE_SUBMITTED: {
+        progress_view_stage *s = find_stage(v, ev->stage_id, ev->stage_attempt);
+        if (!s) {
+            if (v->nstages == v->capstages) {
+                v->capstages = v->capstages ? 2 * v->capstages : 8;
+                v->stages = cs_xrealloc(v->stages, v->capstages * sizeof *v->stages);
+            }
+            s = &v->stages[v->nstages++];
+            memset(s, 0, sizeof *s);
+            s->c.stage_id = ev->stage_id;
+            s->c.stage_attempt = ev->stage_attempt;
+        }
+        s->c.num_tasks = ev->num_tasks;
+        s->submitted_ms = now_ms;
+        break;
+    }
+    case CS_EV_TASK_START: {
+        progress_view_stage *s = find_stage(v, ev->stage_id, ev->stage_attempt);
+        if (s) s->c.active++;
+        break;
+    }
+    case CS_EV_TASK_END: {
+        progress_view_stage *s = find_stage(v, ev->stage_id, ev->stage_attempt);
+        if (s) {
+            if (s->c.active > 0) s->c.active--;
+            if (ev->succeeded) s->c.completed++;
+        }
+        break;
+    }
+    case CS_EV_STAGE_COMPLETED: {
+        progress_view_stage *s = find_stage(v, ev->stage_id, ev->stage_attempt);
+        if (s) {
+            *s = v->stages[--v->nstages];
+            if (v->nstages == 0) put_erase(v, out);
+        }
+        break;
+    }
+    case CS_EV_JOB_END:
+    case CS_EV_APPLICATION_END:
+        /* As Spark's finishAll(): the bar of a finished job never lingers. */
+        put_erase(v, out);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- the progress bar: the view, a terminal and a redraw thread ------------------------------ */
 
 struct progress_bar {
     int fd;
-    int width;
     int64_t interval_ms;
-    int64_t first_delay_ms;
-
-    pthread_mutex_t mu;
+    pthread_mutex_t mu; /* guards view; every terminal write happens under it */
     pthread_cond_t cv;
     bool stop;
     pthread_t thread;
-
-    pstage *stages; /* running stage attempts, unordered */
-    size_t nstages, capstages;
-
-    char *last; /* last line drawn ("" when none is shown) */
-    size_t last_cap;
-    int64_t last_draw_ms;
+    progress_view view;
 };
 
 static void write_all(int fd, const char *p, size_t n)
@@ -126,81 +238,28 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
-/* Erases the shown line; mu held. */
-static void erase_locked(progress_bar *pb)
+/* Writes and empties out; mu held. */
+static void flush_locked(progress_bar *pb, cs_sbuf *out)
 {
-    if (pb->last[0] == '\0') return;
-    size_t n = (size_t)pb->width + 2;
-    char *line = cs_xmalloc(n);
-    line[0] = '\r';
-    memset(line + 1, ' ', (size_t)pb->width);
-    line[n - 1] = '\r';
-    write_all(pb->fd, line, n);
-    free(line);
-    pb->last[0] = '\0';
-}
-
-static int cmp_stage(const void *a, const void *b)
-{
-    const progress_stage *x = a, *y = b;
-    if (x->stage_id != y->stage_id) return x->stage_id < y->stage_id ? -1 : 1;
-    return (x->stage_attempt > y->stage_attempt) - (x->stage_attempt < y->stage_attempt);
-}
-
-/* One redraw; mu held. */
-static void redraw_locked(progress_bar *pb)
-{
-    int64_t now = cs_mono_ms();
-    if (pb->nstages == 0) {
-        erase_locked(pb);
-        return;
-    }
-    progress_stage show[64];
-    int n = 0;
-    for (size_t i = 0; i < pb->nstages && n < 64; i++)
-        if (now - pb->stages[i].submitted_mono_ms > pb->first_delay_ms) show[n++] = pb->stages[i].c;
-    if (n == 0) return;
-    qsort(show, (size_t)n, sizeof show[0], cmp_stage);
-    if (n > PROGRESS_MAX_STAGES) n = PROGRESS_MAX_STAGES;
-    size_t need = cs_progress_render(show, n, pb->width, NULL, 0) + 1;
-    char *line = cs_xmalloc(need + 2);
-    line[0] = '\r';
-    cs_progress_render(show, n, pb->width, line + 1, need);
-    if (strcmp(line + 1, pb->last) != 0 || now - pb->last_draw_ms > 60 * 1000) {
-        line[need] = '\r';
-        write_all(pb->fd, line, need + 1);
-        pb->last_draw_ms = now;
-        if (need > pb->last_cap) {
-            pb->last = cs_xrealloc(pb->last, need);
-            pb->last_cap = need;
-        }
-        memcpy(pb->last, line + 1, need - 1);
-        pb->last[need - 1] = '\0';
-    }
-    free(line);
+    if (out->len) write_all(pb->fd, out->data, out->len);
+    out->len = 0;
 }
 
 static void *progress_main(void *arg)
 {
     progress_bar *pb = arg;
+    cs_sbuf out = CS_SBUF_INIT;
     pthread_mutex_lock(&pb->mu);
     while (!pb->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += pb->interval_ms / 1000;
-        ts.tv_nsec += (pb->interval_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        while (!pb->stop) {
-            int rc = pthread_cond_timedwait(&pb->cv, &pb->mu, &ts);
-            if (rc == ETIMEDOUT) break;
-        }
+        int64_t wake = cs_mono_ms() + pb->interval_ms;
+        while (!pb->stop && cs_mono_ms() < wake)
+            cs_cond_wait_ms(&pb->cv, &pb->mu, wake - cs_mono_ms());
         if (pb->stop) break;
-        redraw_locked(pb);
+        cs_progress_view_redraw(&pb->view, cs_mono_ms(), &out);
+        flush_locked(pb, &out);
     }
     pthread_mutex_unlock(&pb->mu);
+    cs_sbuf_free(&out);
     return NULL;
 }
 
@@ -209,85 +268,29 @@ progress_bar *cs_progress_new(int fd, int64_t update_interval_ms, int64_t first_
     progress_bar *pb = cs_xcalloc(1, sizeof *pb);
     pb->fd = fd;
     pb->interval_ms = update_interval_ms > 0 ? update_interval_ms : 200;
-    pb->first_delay_ms = first_delay_ms >= 0 ? first_delay_ms : PROGRESS_FIRST_DELAY_MS;
-    pb->width = width > 0 ? width : cs_progress_terminal_width(fd);
-    pb->last_cap = 128;
-    pb->last = cs_xcalloc(1, pb->last_cap);
+    cs_progress_view_init(&pb->view, width > 0 ? width : cs_progress_terminal_width(fd),
+                          first_delay_ms);
     pthread_mutex_init(&pb->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&pb->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cs_cond_init_monotonic(&pb->cv);
     if (pthread_create(&pb->thread, NULL, progress_main, pb) != 0) {
         pthread_cond_destroy(&pb->cv);
         pthread_mutex_destroy(&pb->mu);
-        free(pb->last);
+        cs_progress_view_free(&pb->view);
         free(pb);
         return NULL;
     }
     return pb;
 }
 
-static pstage *find_stage(progress_bar *pb, int stage_id, int attempt)
-{
-    for (size_t i = 0; i < pb->nstages; i++)
-        if (pb->stages[i].c.stage_id == stage_id && pb->stages[i].c.stage_attempt == attempt)
-            return &pb->stages[i];
-    return NULL;
-}
-
 void cs_progress_listener(void *arg, const cs_event *ev)
 {
     progress_bar *pb = arg;
+    cs_sbuf out = CS_SBUF_INIT;
     pthread_mutex_lock(&pb->mu);
-    switch (ev->kind) {
-    case CS_EV_STAGE_SUBMITTED: {
-        pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
-        if (!s) {
-            if (pb->nstages == pb->capstages) {
-                pb->capstages = pb->capstages ? 2 * pb->capstages : 8;
-                pb->stages = cs_xrealloc(pb->stages, pb->capstages * sizeof *pb->stages);
-            }
-            s = &pb->stages[pb->nstages++];
-            memset(s, 0, sizeof *s);
-            s->c.stage_id = ev->stage_id;
-            s->c.stage_attempt = ev->stage_attempt;
-        }
-        s->c.num_tasks = ev->num_tasks;
-        s->submitted_mono_ms = cs_mono_ms();
-        break;
-    }
-    case CS_EV_TASK_START: {
-        pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
-        if (s) s->c.active++;
-        break;
-    }
-    case CS_EV_TASK_END: {
-        pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
-        if (s) {
-            if (s->c.active > 0) s->c.active--;
-            if (ev->succeeded) s->c.completed++;
-        }
-        break;
-    }
-    case CS_EV_STAGE_COMPLETED: {
-        pstage *s = find_stage(pb, ev->stage_id, ev->stage_attempt);
-        if (s) {
-            *s = pb->stages[--pb->nstages];
-            if (pb->nstages == 0) erase_locked(pb);
-        }
-        break;
-    }
-    case CS_EV_JOB_END:
-    case CS_EV_APPLICATION_END:
-        /* As Spark's finishAll(): the bar of a finished job never lingers. */
-        erase_locked(pb);
-        break;
-    default:
-        break;
-    }
+    cs_progress_view_event(&pb->view, ev, cs_mono_ms(), &out);
+    flush_locked(pb, &out);
     pthread_mutex_unlock(&pb->mu);
+    cs_sbuf_free(&out);
 }
 
 void cs_progress_free(progress_bar *pb)
@@ -298,11 +301,13 @@ void cs_progress_free(progress_bar *pb)
     pthread_cond_signal(&pb->cv);
     pthread_mutex_unlock(&pb->mu);
     pthread_join(pb->thread, NULL);
-    erase_locked(pb);
+    cs_sbuf out = CS_SBUF_INIT;
+    put_erase(&pb->view, &out);
+    flush_locked(pb, &out);
+    cs_sbuf_free(&out);
     pthread_cond_destroy(&pb->cv);
     pthread_mutex_destroy(&pb->mu);
-    free(pb->stages);
-    free(pb->last);
+    cs_progress_view_free(&pb->view);
     free(pb);
 }
 

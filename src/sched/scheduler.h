@@ -4,8 +4,8 @@
  *
  * A job (one action) is cut into stages at shuffle dependencies; stages whose parents' map
  * outputs are missing wait while the parents run; each stage attempt launches one task per
- * missing partition through the backend, retries failed tasks up to the context's task failure
- * limit, and resubmits lost map outputs after fetch failures (up to
+ * missing partition through the backend, retries failed tasks up to the task failure
+ * limit (scheduler_options), and resubmits lost map outputs after fetch failures (up to
  * spark.stage.maxConsecutiveAttempts). Map outputs are kept per shuffle for the whole
  * application, so a shuffle computed by an earlier job is reused.
  *
@@ -18,10 +18,11 @@
 #ifndef CSPARK_SCHED_SCHEDULER_H
 #define CSPARK_SCHED_SCHEDULER_H
 
+#include "common/conf.h"
 #include "common/err.h"
-#include "exec/task.h"
+#include "plan/task.h"
 
-struct cspark_context;
+struct listener_bus;
 typedef struct scheduler scheduler;
 typedef struct sched_backend sched_backend;
 
@@ -46,7 +47,20 @@ struct sched_backend {
     scheduler *sched; /* set by cs_scheduler_new */
 };
 
-scheduler *cs_scheduler_new(struct cspark_context *sc, sched_backend *backend, cs_error *err);
+/* What the scheduler needs from the application, read once. */
+typedef struct scheduler_options {
+    struct listener_bus *bus; /* where job, stage and task events go (borrowed); NULL: nowhere */
+    int max_task_failures;    /* spark.task.maxFailures (local[N,F]: F) */
+    int max_stage_attempts;   /* spark.stage.maxConsecutiveAttempts (4) */
+    int64_t max_result_size;  /* spark.driver.maxResultSize (1g), 0 = unlimited */
+} scheduler_options;
+
+/* Reads max_stage_attempts and max_result_size from conf (the caller sets bus and
+ * max_task_failures). CS_EINVAL naming the key on a bad value. */
+int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err);
+/* The scheduler of one application over backend (owned from now on: stopped by
+ * cs_scheduler_free). o is copied. */
+scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend);
 /* Stops the backend and frees every stage and map status. */
 void cs_scheduler_free(scheduler *s);
 
@@ -63,6 +77,10 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
                                const char *host);
 void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
+/* The same for a task that failed without a result of its own (not launched, cancelled, its
+ * executor lost): the reason is formatted as printf does. */
+void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
  * failed by the backend through cs_scheduler_task_done). */
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);

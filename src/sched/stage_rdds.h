@@ -6,12 +6,12 @@
  * carries Spark's "RDD Info" and the history server draws each stage's operations.
  *
  * Ownership: the array is malloc'd for the caller (free it); the names and callsites point into
- * the RDD nodes, which live as long as their context (borrowed).
+ * the RDD nodes, which live as long as their lineage graph (borrowed).
  */
 #ifndef CSPARK_SCHED_STAGE_RDDS_H
 #define CSPARK_SCHED_STAGE_RDDS_H
 
-#include "api/rdd.h"
+#include "plan/rdd.h"
 #include "sched/listener.h"
 
 /* Fills *out with rdd first, then its narrow ancestors (each once, in depth-first order); returns

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 #define AGGMAP_MIN_SLOTS 1024
 #define PTR_MASK 0x0000ffffffffffffULL
 
@@ -122,8 +124,7 @@ static void new_entry(aggmap *m, size_t s, const uint8_t *key, uint32_t klen, ui
     if (ilen) memcpy(e->vptr, init, ilen);
     if (m->n == m->ecap) {
         size_t nc = m->ecap ? m->ecap * 2 : 1024;
-        m->ents = realloc(m->ents, nc * sizeof *m->ents);
-        if (!m->ents) abort();
+        m->ents = cs_xrealloc(m->ents, nc * sizeof *m->ents);
         charge(m, (int64_t)((nc - m->ecap) * sizeof *m->ents));
         m->ecap = nc;
     }
@@ -287,8 +288,7 @@ static int cmp_hsort(const void *a, const void *b)
 void cs_aggmap_sort_by_hash(aggmap *m)
 {
     if (m->n < 2) return;
-    hsort *t = malloc(m->n * sizeof *t);
-    if (!t) abort();
+    hsort *t = cs_xmalloc(m->n * sizeof *t);
     for (size_t i = 0; i < m->n; i++) {
         t[i].hash = m->ents[i]->hash;
         t[i].e = m->ents[i];
@@ -301,10 +301,9 @@ void cs_aggmap_sort_by_hash(aggmap *m)
 
 void cs_aggmap_group_by_part(const aggmap *m, int nparts, uint32_t **order, size_t **starts)
 {
-    size_t *st = calloc((size_t)nparts + 1, sizeof *st);
-    uint32_t *ord = malloc((m->n ? m->n : 1) * sizeof *ord);
-    size_t *pos = malloc(((size_t)nparts + 1) * sizeof *pos);
-    if (!st || !ord || !pos) abort();
+    size_t *st = cs_xcalloc((size_t)nparts + 1, sizeof *st);
+    uint32_t *ord = cs_xmalloc((m->n ? m->n : 1) * sizeof *ord);
+    size_t *pos = cs_xmalloc(((size_t)nparts + 1) * sizeof *pos);
     for (size_t i = 0; i < m->n; i++)
         st[m->ents[i]->part + 1]++;
     for (int p = 0; p < nparts; p++)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
+
 typedef struct agg_cursor {
     recio_reader *rd; /* NULL: in-memory entries */
     aggmap_entry *const *ents;
@@ -30,8 +32,7 @@ struct agg_merger {
 
 agg_merger *cs_agg_merger_new(const cs_aggregator *agg)
 {
-    agg_merger *m = calloc(1, sizeof *m);
-    if (!m) abort();
+    agg_merger *m = cs_xcalloc(1, sizeof *m);
     m->agg = agg;
     return m;
 }
@@ -40,8 +41,7 @@ static agg_cursor *add_cursor(agg_merger *m)
 {
     if (m->ncur == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 8;
-        m->cur = realloc(m->cur, (size_t)m->cap * sizeof *m->cur);
-        if (!m->cur) abort();
+        m->cur = cs_xrealloc(m->cur, (size_t)m->cap * sizeof *m->cur);
     }
     agg_cursor *c = &m->cur[m->ncur++];
     memset(c, 0, sizeof *c);
@@ -117,8 +117,7 @@ int cs_agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs
 {
     if (!m->started) {
         m->started = true;
-        m->heap = malloc(((size_t)m->ncur + 1) * sizeof *m->heap);
-        if (!m->heap) abort();
+        m->heap = cs_xmalloc(((size_t)m->ncur + 1) * sizeof *m->heap);
         for (int i = 0; i < m->ncur; i++) {
             int rc = advance(&m->cur[i], err);
             if (rc < 0) return rc;
@@ -134,8 +133,7 @@ int cs_agg_merger_next(agg_merger *m, cspark_slice *key, cspark_slice *value, cs
     if (kl > m->keycap) {
         free(m->keybuf);
         m->keycap = (size_t)kl * 2;
-        m->keybuf = malloc(m->keycap);
-        if (!m->keybuf) abort();
+        m->keybuf = cs_xmalloc(m->keycap);
     }
     if (kl) memcpy(m->keybuf, top->key.ptr, kl);
     m->acc.owner = NULL;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/err.h"
+
 #define HUGE_ALIGN (2u << 20)
 
 void *cs_shuffle_big_alloc(size_t n, bool zero)
@@ -28,8 +30,7 @@ void *cs_shuffle_big_alloc(size_t n, bool zero)
         (void)zero; /* fresh anonymous memory is zeroed */
         return (void *)a;
     }
-    void *p = zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
-    if (!p) abort();
+    void *p = zero ? cs_xcalloc(1, n ? n : 1) : cs_xmalloc(n ? n : 1);
     return p;
 }
 

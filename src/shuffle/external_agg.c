@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/recio.h"
 #include "shuffle/aggmap.h"
 #include "shuffle/aggmerge.h"
@@ -49,8 +50,7 @@ ext_agg *cs_ext_agg_new(const cs_aggregator *agg, cs_task_memory *mem, const cha
         cs_error_set(err, CS_EINVAL, "ext_agg: aggregator needs merge_value and merge_combiners");
         return NULL;
     }
-    ext_agg *a = calloc(1, sizeof *a);
-    if (!a) abort();
+    ext_agg *a = cs_xcalloc(1, sizeof *a);
     a->agg = agg;
     cs_task_memory_init(&a->own_mem, 0);
     a->mem = mem ? mem : &a->own_mem;
@@ -100,8 +100,7 @@ static int agg_spill(ext_agg *a, cs_error *err)
         close(fd);
         return rc;
     }
-    a->runs = realloc(a->runs, ((size_t)a->nruns + 1) * sizeof *a->runs);
-    if (!a->runs) abort();
+    a->runs = cs_xrealloc(a->runs, ((size_t)a->nruns + 1) * sizeof *a->runs);
     a->runs[a->nruns].fd = fd;
     a->runs[a->nruns].len = len;
     a->nruns++;
@@ -118,8 +117,7 @@ int cs_ext_agg_insert(ext_agg *a, const cs_batch *b, bool values_are_combiners, 
     if (b->n > a->hcap) {
         free(a->hashes);
         a->hcap = b->n;
-        a->hashes = malloc(a->hcap * sizeof *a->hashes);
-        if (!a->hashes) abort();
+        a->hashes = cs_xmalloc(a->hcap * sizeof *a->hashes);
     }
     /* all hashes first, so the inserts prefetch across chunk boundaries; the spill check runs
      * every 256 records */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/recio.h"
 #include "shuffle/arena.h"
 #include "shuffle/spill.h"
@@ -32,7 +33,7 @@ typedef struct sort_run {
 typedef struct sort_cursor {
     recio_reader *rd; /* NULL: the in-memory run */
     cspark_slice key, val;
-    uint64_t pfx; /* key_prefix(key): most comparisons end here */
+    uint64_t pfx; /* cs_ext_key_prefix(key): most comparisons end here */
 } sort_cursor;
 
 struct ext_sorter {
@@ -54,19 +55,6 @@ struct ext_sorter {
     int nheap;
     int merge_ways; /* runs merged at once; more runs are first merged into fewer */
 };
-
-static inline uint64_t key_prefix(const uint8_t *k, uint32_t len)
-{
-    uint64_t p;
-    if (len >= 8) {
-        memcpy(&p, k, 8);
-        return __builtin_bswap64(p);
-    }
-    p = 0;
-    for (uint32_t i = 0; i < 8; i++)
-        p = (p << 8) | (i < len ? k[i] : 0);
-    return p;
-}
 
 static inline void rec_kv(const uint8_t *rec, cspark_slice *k, cspark_slice *v)
 {
@@ -91,8 +79,7 @@ static void charge(ext_sorter *s, int64_t delta)
 ext_sorter *cs_ext_sorter_new(bool ascending, cs_task_memory *mem, const char *spill_dir,
                               cs_error *err)
 {
-    ext_sorter *s = calloc(1, sizeof *s);
-    if (!s) abort();
+    ext_sorter *s = cs_xcalloc(1, sizeof *s);
     s->ascending = ascending;
     s->compress = true;
     s->checksum = CS_CHECKSUM_DEFAULT;
@@ -163,8 +150,7 @@ static void sort_run_mem(ext_sorter *s)
     sort_ent *tmp = cs_shuffle_big_alloc(n * sizeof *tmp, false);
     int64_t scratch = (int64_t)(n * sizeof *tmp);
     cs_task_memory_acquire(s->mem, scratch);
-    size_t(*hist)[256] = calloc(8, sizeof *hist);
-    if (!hist) abort();
+    size_t(*hist)[256] = cs_xcalloc(8, sizeof *hist);
     sort_ent *src = s->ents, *dst = tmp;
     for (size_t i = 0; i < n; i++) {
         uint64_t p = src[i].prefix;
@@ -235,8 +221,7 @@ static int sorter_spill(ext_sorter *s, cs_error *err)
         close(fd);
         return rc;
     }
-    s->runs = realloc(s->runs, ((size_t)s->nruns + 1) * sizeof *s->runs);
-    if (!s->runs) abort();
+    s->runs = cs_xrealloc(s->runs, ((size_t)s->nruns + 1) * sizeof *s->runs);
     s->runs[s->nruns].fd = fd;
     s->runs[s->nruns].len = len;
     s->nruns++;
@@ -270,7 +255,7 @@ int cs_ext_sorter_insert(ext_sorter *s, const cs_batch *b, cs_error *err)
             charge(s, (int64_t)((nc - s->cap) * sizeof *s->ents));
             s->cap = nc;
         }
-        s->ents[s->n].prefix = key_prefix(k, r->klen);
+        s->ents[s->n].prefix = cs_ext_key_prefix(k, r->klen);
         s->ents[s->n].rec = p;
         s->n++;
         if (cs_task_memory_over(s->mem) && s->arena.bytes + s->index_bytes >= floor) {
@@ -295,7 +280,7 @@ static int scur_advance(ext_sorter *s, sort_cursor *c, cs_error *err)
     if (rc <= 0) return rc;
     c->key = rec.key;
     c->val = rec.value;
-    c->pfx = key_prefix(rec.key.ptr, rec.key.len);
+    c->pfx = cs_ext_key_prefix(rec.key.ptr, rec.key.len);
     return 1;
 }
 
@@ -330,9 +315,8 @@ static int merge_oldest_runs(ext_sorter *s, int k, cs_error *err)
     int fd = cs_spill_file_open(s->dir, err);
     if (fd < 0) return fd;
     size_t bufsz = cs_spill_merge_buffer(s->mem, k);
-    s->cur = calloc((size_t)k, sizeof *s->cur);
-    s->heap = malloc((size_t)k * sizeof *s->heap);
-    if (!s->cur || !s->heap) abort();
+    s->cur = cs_xcalloc((size_t)k, sizeof *s->cur);
+    s->heap = cs_xmalloc((size_t)k * sizeof *s->heap);
     int rc = 0;
     s->nheap = 0;
     for (int i = 0; i < k && rc >= 0; i++) {
@@ -388,9 +372,8 @@ static int start_merge(ext_sorter *s, cs_error *err)
     }
     sort_run_mem(s);
     int n = s->nruns + 1;
-    s->cur = calloc((size_t)n, sizeof *s->cur);
-    s->heap = malloc((size_t)n * sizeof *s->heap);
-    if (!s->cur || !s->heap) abort();
+    s->cur = cs_xcalloc((size_t)n, sizeof *s->cur);
+    s->heap = cs_xmalloc((size_t)n * sizeof *s->heap);
     size_t bufsz = cs_spill_merge_buffer(s->mem, n);
     for (int i = 0; i < s->nruns; i++)
         s->cur[i].rd = cs_recio_reader_fd(s->runs[i].fd, 0, s->runs[i].len, bufsz);

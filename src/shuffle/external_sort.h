@@ -17,6 +17,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "common/batch.h"
 #include "common/checksum.h"
@@ -46,5 +48,21 @@ void cs_ext_sorter_free(ext_sorter *s);
 
 /* Compares keys in memcmp order, a shorter key first when it is a prefix of the other. */
 int cs_ext_key_compare(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen);
+
+/* The key order's first step: the first 8 key bytes as a big-endian number, zero-padded.
+ * Prefixes compare like the keys (cs_ext_key_compare) whenever they differ; equal prefixes
+ * need the full comparison. The sorter's runs and the range partitioner's bounds use it. */
+static inline uint64_t cs_ext_key_prefix(const uint8_t *k, uint32_t len)
+{
+    uint64_t p;
+    if (len >= 8) {
+        memcpy(&p, k, 8);
+        return __builtin_bswap64(p);
+    }
+    p = 0;
+    for (uint32_t i = 0; i < 8; i++)
+        p = (p << 8) | (i < len ? k[i] : 0);
+    return p;
+}
 
 #endif /* CSPARK_SHUFFLE_EXTERNAL_SORT_H */

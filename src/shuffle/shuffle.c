@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "common/err.h"
 #include "common/recio.h"
 #include "shuffle/external_sort.h"
 #include "shuffle/spill.h"
@@ -120,12 +121,12 @@ int cs_shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduc
 
 /* ---- local block source ------------------------------------------------------------------ */
 
-static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fdp, uint64_t *offp,
-                      uint64_t *lenp, cs_error *err)
+/* Where reduce_id's block of st's map output lies in its data file, by the index file, checked
+ * against the size the map status reported. */
+static int local_locate(const char *dir, const cs_map_status *st, int reduce_id, uint64_t *offp,
+                        uint64_t *np, cs_error *err)
 {
-    const char *dir = arg;
     uint64_t off, n;
-    *fdp = -1;
     int rc = cs_shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
     if (rc < 0) {
         cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
@@ -137,6 +138,19 @@ static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fd
                             "shuffle %d map %d reduce %d: index says %llu bytes, map status %llu",
                             st->shuffle_id, st->map_id, reduce_id, (unsigned long long)n,
                             (unsigned long long)st->sizes[reduce_id]);
+    *offp = off;
+    *np = n;
+    return 0;
+}
+
+static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fdp, uint64_t *offp,
+                      uint64_t *lenp, cs_error *err)
+{
+    const char *dir = arg;
+    uint64_t off, n;
+    *fdp = -1;
+    int rc = local_locate(dir, st, reduce_id, &off, &n, err);
+    if (rc < 0) return rc;
     char path[4096];
     cs_shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -154,24 +168,14 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
     uint64_t off, n;
     *out = NULL;
     *len = 0;
-    int rc = cs_shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
-    if (rc < 0) {
-        cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
-        if (err) err->code = CS_EIO;
-        return CS_EIO;
-    }
-    if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != n)
-        return cs_error_set(err, CS_EIO,
-                            "shuffle %d map %d reduce %d: index says %llu bytes, map status %llu",
-                            st->shuffle_id, st->map_id, reduce_id, (unsigned long long)n,
-                            (unsigned long long)st->sizes[reduce_id]);
+    int rc = local_locate(dir, st, reduce_id, &off, &n, err);
+    if (rc < 0) return rc;
     if (n == 0) return 0;
     char path[4096];
     cs_shuffle_file_paths(dir, st->shuffle_id, st->map_id, path, NULL, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cs_error_set(err, CS_EIO, "cannot open %s: %s", path, strerror(errno));
-    uint8_t *buf = malloc((size_t)n);
-    if (!buf) abort();
+    uint8_t *buf = cs_xmalloc((size_t)n);
     rc = cs_spill_pread_full(fd, buf, (size_t)n, off, err);
     close(fd);
     if (rc < 0) {
@@ -217,8 +221,7 @@ shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_
         cs_error_set(err, CS_EINVAL, "shuffle reader: bad arguments");
         return NULL;
     }
-    shuffle_reader *r = calloc(1, sizeof *r);
-    if (!r) abort();
+    shuffle_reader *r = cs_xcalloc(1, sizeof *r);
     r->maps = maps;
     r->num_maps = num_maps;
     r->reduce_id = reduce_id;

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/recio.h"
 #include "shuffle/aggmap.h"
 #include "shuffle/aggmerge.h"
@@ -86,26 +87,11 @@ struct shuffle_writer {
     bool committed;
 };
 
-/* First 8 key bytes as a big-endian number, zero-padded: prefixes compare like the keys
- * whenever they differ. */
-static inline uint64_t key_prefix8(const uint8_t *k, uint32_t len)
-{
-    uint64_t p;
-    if (len >= 8) {
-        memcpy(&p, k, 8);
-        return __builtin_bswap64(p);
-    }
-    p = 0;
-    for (uint32_t i = 0; i < 8; i++)
-        p = (p << 8) | (i < len ? k[i] : 0);
-    return p;
-}
-
 /* cs_partitioner_get for RANGE, comparing cached bound prefixes first. */
 static inline int range_partition(const shuffle_writer *w, const uint8_t *k, uint32_t klen)
 {
     const cs_partitioner *p = w->spec.partitioner;
-    uint64_t kp = key_prefix8(k, klen);
+    uint64_t kp = cs_ext_key_prefix(k, klen);
     int lo = 0, hi = p->num_bounds;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
@@ -178,8 +164,7 @@ shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *
         cs_error_set(err, CS_EINVAL, "shuffle writer: combiner without merge functions");
         return NULL;
     }
-    shuffle_writer *w = calloc(1, sizeof *w);
-    if (!w) abort();
+    shuffle_writer *w = cs_xcalloc(1, sizeof *w);
     w->spec = *spec;
     w->n = p->num_partitions;
     w->nmod = shuffle_divisor_make((uint64_t)w->n);
@@ -188,17 +173,15 @@ shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *
     w->combine = spec->combiner != NULL;
     w->rr = (uint64_t)cs_shuffle_round_robin_start(spec->map_id, w->n);
     if (p->kind == PART_RANGE && p->num_bounds > 0) {
-        w->bound_prefix = malloc((size_t)p->num_bounds * sizeof *w->bound_prefix);
-        if (!w->bound_prefix) abort();
+        w->bound_prefix = cs_xmalloc((size_t)p->num_bounds * sizeof *w->bound_prefix);
         for (int i = 0; i < p->num_bounds; i++)
-            w->bound_prefix[i] = key_prefix8(p->bounds[i].ptr, p->bounds[i].len);
+            w->bound_prefix[i] = cs_ext_key_prefix(p->bounds[i].ptr, p->bounds[i].len);
     }
     if (w->combine) {
         cs_aggmap_init(&w->map, spec->combiner, w->mem);
         if (p->kind == PART_HASH) w->map.part_of_hash = &w->nmod;
     } else {
-        w->parts = calloc((size_t)w->n, sizeof *w->parts);
-        if (!w->parts) abort();
+        w->parts = cs_xcalloc((size_t)w->n, sizeof *w->parts);
         for (int i = 0; i < w->n; i++)
             w->parts[i].head = w->parts[i].tail = -1;
         cs_arena_init(&w->blocks_arena, w->mem);
@@ -238,8 +221,7 @@ static void seal_block(shuffle_writer *w, int p)
         /* a block bigger than a quarter chunk gets a chunk of its own, sized to fit */
         if (bound > w->enc_cap) {
             free(w->enc_tmp);
-            w->enc_tmp = malloc(bound);
-            if (!w->enc_tmp) abort();
+            w->enc_tmp = cs_xmalloc(bound);
             w->enc_cap = bound;
         }
         len = cs_recio_encode_block(ps->raw, ps->raw_len, w->spec.compress, w->spec.checksum,
@@ -249,8 +231,7 @@ static void seal_block(shuffle_writer *w, int p)
     }
     if (w->nblocks == w->bcap) {
         size_t nc = w->bcap ? w->bcap * 2 : 256;
-        w->blocks = realloc(w->blocks, nc * sizeof *w->blocks);
-        if (!w->blocks) abort();
+        w->blocks = cs_xrealloc(w->blocks, nc * sizeof *w->blocks);
         charge(w, &w->block_bytes, (int64_t)((nc - w->bcap) * sizeof *w->blocks));
         w->bcap = nc;
     }
@@ -308,8 +289,7 @@ static int spill(shuffle_writer *w, cs_error *err)
 {
     int fd = cs_spill_file_open(w->spec.dir, err);
     if (fd < 0) return fd;
-    uint64_t *offs = malloc(((size_t)w->n + 1) * sizeof *offs);
-    if (!offs) abort();
+    uint64_t *offs = cs_xmalloc(((size_t)w->n + 1) * sizeof *offs);
     recio_writer *rw = cs_recio_writer_new(fd, w->spec.compress, 0);
     cs_recio_writer_set_checksum(rw, w->spec.checksum);
     int rc = 0;
@@ -344,8 +324,7 @@ static int spill(shuffle_writer *w, cs_error *err)
         free(offs);
         return rc;
     }
-    w->spills = realloc(w->spills, ((size_t)w->nspills + 1) * sizeof *w->spills);
-    if (!w->spills) abort();
+    w->spills = cs_xrealloc(w->spills, ((size_t)w->nspills + 1) * sizeof *w->spills);
     w->spills[w->nspills].fd = fd;
     w->spills[w->nspills].offs = offs;
     w->nspills++;
@@ -385,9 +364,8 @@ static int write_combine(shuffle_writer *w, const cs_batch *b, cs_error *err)
         free(w->hashes);
         free(w->hparts);
         w->hcap = b->n;
-        w->hashes = malloc(w->hcap * sizeof *w->hashes);
-        w->hparts = malloc(w->hcap * sizeof *w->hparts);
-        if (!w->hashes || !w->hparts) abort();
+        w->hashes = cs_xmalloc(w->hcap * sizeof *w->hashes);
+        w->hparts = cs_xmalloc(w->hcap * sizeof *w->hparts);
     }
     uint64_t *hashes = w->hashes;
     uint32_t *parts = w->hparts;
@@ -453,8 +431,7 @@ int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
             size_t c = ps->raw_cap ? ps->raw_cap : 1024;
             while (c < ps->raw_len + rs)
                 c *= 2;
-            ps->raw = realloc(ps->raw, c);
-            if (!ps->raw) abort();
+            ps->raw = cs_xrealloc(ps->raw, c);
             charge(w, &w->raw_bytes, (int64_t)(c - ps->raw_cap));
             ps->raw_cap = (uint32_t)c;
         }
@@ -535,12 +512,11 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     char data[4096], index[4096];
     cs_shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index,
                           sizeof data);
-    uint64_t *sizes = calloc((size_t)w->n, sizeof *sizes);
+    uint64_t *sizes = cs_xcalloc((size_t)w->n, sizeof *sizes);
     uint32_t *order = NULL;
     size_t *starts = NULL;
     recio_writer *rw = NULL;
     int ifd = -1, rc = 0;
-    if (!sizes) abort();
     int fd = make_temp(w->tmp_data, sizeof w->tmp_data, data, err);
     if (fd < 0) {
         rc = fd;
@@ -598,8 +574,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         goto done;
     }
     size_t ilen = ((size_t)w->n + 1) * 8;
-    uint8_t *ib = malloc(ilen);
-    if (!ib) abort();
+    uint8_t *ib = cs_xmalloc(ilen);
     uint64_t off = 0;
     for (int p = 0; p <= w->n; p++) {
         for (int j = 0; j < 8; j++)

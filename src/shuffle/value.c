@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/err.h"
 #include "common/recio.h"
 #include "cspark.h"
-#include "exec/part_iter.h"
+#include "common/current_task.h"
 #include "shuffle/arena.h"
 
 static void value_check(size_t len, const char *what)
@@ -42,8 +43,7 @@ static uint8_t *value_alloc(const cspark_value *v, uint32_t need, uint32_t *cap)
     if (v->owner) {
         p = arena_alloc8((cs_arena *)v->owner, (size_t)c);
     } else {
-        p = malloc((size_t)c);
-        if (!p) abort();
+        p = cs_xmalloc((size_t)c);
     }
     *cap = (uint32_t)c;
     return p;

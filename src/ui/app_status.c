@@ -3,10 +3,10 @@
  * Layout: jobs and stage attempts are arrays of pointers kept sorted (jobs by id, stages by
  * (id, attempt)), found by binary search; executors are an array in arrival order with an id ->
  * index map; executor ids and host names are interned once so that every task points at them
- * instead of copying them. Running tasks are found by task id through an open-addressing table
- * (task id -> stage and slot) that holds running tasks only: an entry is added at task start,
- * taken at task end, and rewritten when a stage's task array is compacted. Per event the
- * listener does O(1) work plus a binary search, under the store's mutex.
+ * instead of copying them. Running tasks are found by task id through a map (common/hmap: task id
+ * -> a slot naming the stage and the task's index) that holds running tasks only: an entry is added
+ * at task start, taken at task end, and rewritten when a stage's task array is compacted. Per event
+ * the listener does O(1) work plus a binary search, under the store's mutex.
  *
  * Counting follows Spark's AppStatusListener: a job start creates PENDING records for its stages
  * not seen before; a stage submission makes the attempt ACTIVE; task ends count into the stage,
@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/idmap.h"
 #include "common/log.h"
 
 #define DEFAULT_RETAINED_JOBS 1000
@@ -80,14 +79,14 @@ static const char *intern(ui_store *st, const char *s, const char **last)
 
 static const char *intern_slow(ui_store *st, const char *s)
 {
-    int i = cs_idmap_get(&st->string_index, s);
+    int i = cs_ui_index_get(&st->string_index, s);
     if (i >= 0) return st->strings[i];
     if (st->nstrings == st->capstrings) {
         st->capstrings = st->capstrings ? 2 * st->capstrings : 16;
         st->strings = cs_xrealloc(st->strings, st->capstrings * sizeof *st->strings);
     }
     st->strings[st->nstrings] = cs_xstrdup(s);
-    cs_idmap_put(&st->string_index, s, (int)st->nstrings);
+    cs_hmap_sput(&st->string_index, s, (uint64_t)st->nstrings);
     return st->strings[st->nstrings++];
 }
 
@@ -134,61 +133,39 @@ static bool add_int(int **arr, int *n, int v)
 
 /* ---- running-task table ------------------------------------------------------------------- */
 
-static size_t task_hash(int64_t id, size_t mask)
-{
-    return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 17) & mask;
-}
-
-static void running_put(ui_store *st, int64_t id, ui_stage *s, size_t index);
-
-static void running_grow(ui_store *st)
-{
-    run_slot *old = st->running;
-    size_t oldcap = st->caprunning;
-    st->caprunning = oldcap ? 2 * oldcap : 256;
-    st->running = cs_xcalloc(st->caprunning, sizeof *st->running);
-    st->nrunning = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].used) running_put(st, old[i].task_id, old[i].stage, old[i].index);
-    free(old);
-}
-
 static run_slot *running_find(ui_store *st, int64_t id)
 {
-    if (st->caprunning == 0) return NULL;
-    size_t mask = st->caprunning - 1;
-    for (size_t i = task_hash(id, mask);; i = (i + 1) & mask) {
-        if (!st->running[i].used) return NULL;
-        if (st->running[i].task_id == id) return &st->running[i];
-    }
+    uint64_t k;
+    return cs_hmap_get(&st->running, (uint64_t)id, &k) ? &st->run_slots[k] : NULL;
 }
 
 static void running_put(ui_store *st, int64_t id, ui_stage *s, size_t index)
 {
-    if ((st->nrunning + 1) * 2 > st->caprunning) running_grow(st);
-    size_t mask = st->caprunning - 1;
-    size_t i = task_hash(id, mask);
-    while (st->running[i].used && st->running[i].task_id != id)
-        i = (i + 1) & mask;
-    if (!st->running[i].used) st->nrunning++;
-    st->running[i] = (run_slot){id, s, index, true};
+    run_slot *slot = running_find(st, id);
+    if (!slot) {
+        size_t k;
+        if (st->free_run_slot) {
+            k = st->free_run_slot - 1;
+            st->free_run_slot = st->run_slots[k].next_free;
+        } else {
+            if (st->nrun_slots == st->caprun_slots) {
+                st->caprun_slots = st->caprun_slots ? 2 * st->caprun_slots : 256;
+                st->run_slots =
+                    cs_xrealloc(st->run_slots, st->caprun_slots * sizeof *st->run_slots);
+            }
+            k = st->nrun_slots++;
+        }
+        cs_hmap_put(&st->running, (uint64_t)id, k);
+        slot = &st->run_slots[k];
+    }
+    *slot = (run_slot){id, s, index, 0};
 }
 
 static void running_del(ui_store *st, run_slot *slot)
 {
-    size_t mask = st->caprunning - 1;
-    size_t i = (size_t)(slot - st->running);
-    st->running[i].used = false;
-    st->nrunning--;
-    for (size_t j = (i + 1) & mask; st->running[j].used; j = (j + 1) & mask) {
-        size_t home = task_hash(st->running[j].task_id, mask);
-        bool in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!in_range) {
-            st->running[i] = st->running[j];
-            st->running[j].used = false;
-            i = j;
-        }
-    }
+    cs_hmap_del(&st->running, (uint64_t)slot->task_id);
+    slot->next_free = st->free_run_slot;
+    st->free_run_slot = (size_t)(slot - st->run_slots) + 1;
 }
 
 /* ---- records ------------------------------------------------------------------------------ */
@@ -339,14 +316,14 @@ static void trim_dead_executors(ui_store *st)
     for (size_t r = 0; r < st->nexecs; r++) {
         ui_executor *e = st->execs[r];
         if (drop > 0 && !e->active) {
-            cs_idmap_del(&st->exec_index, e->id);
+            cs_hmap_sdel(&st->exec_index, e->id);
             free(e->remove_reason);
             free(e);
             drop--;
             continue;
         }
         st->execs[w] = e;
-        cs_idmap_put(&st->exec_index, e->id, (int)w);
+        cs_hmap_sput(&st->exec_index, e->id, (uint64_t)w);
         w++;
     }
     st->nexecs = w;
@@ -723,7 +700,7 @@ static void on_executor_added(ui_store *st, const cs_event *ev)
         e = cs_xcalloc(1, sizeof *e);
         const char *none = NULL;
         e->id = intern(st, ev->executor_id, &none);
-        cs_idmap_put(&st->exec_index, e->id, (int)st->nexecs);
+        cs_hmap_sput(&st->exec_index, e->id, (uint64_t)st->nexecs);
         st->execs[st->nexecs++] = e;
     } else if (e->active) {
         return;
@@ -864,6 +841,8 @@ ui_store *cs_ui_store_new(const ui_store_limits *lim)
 {
     ui_store *st = cs_xcalloc(1, sizeof *st);
     pthread_mutex_init(&st->lock, NULL);
+    cs_hmap_init_strings(&st->exec_index);
+    cs_hmap_init_strings(&st->string_index);
     if (lim) {
         st->lim = *lim;
     } else {
@@ -888,7 +867,7 @@ void cs_ui_store_free(ui_store *st)
         free(st->execs[i]);
     }
     free(st->execs);
-    cs_idmap_free(&st->exec_index);
+    cs_hmap_free(&st->exec_index);
     free_props(st);
     for (size_t i = 0; i < st->nrdds; i++) {
         free(st->rdds[i].name);
@@ -898,8 +877,9 @@ void cs_ui_store_free(ui_store *st)
     for (size_t i = 0; i < st->nstrings; i++)
         free(st->strings[i]);
     free(st->strings);
-    cs_idmap_free(&st->string_index);
-    free(st->running);
+    cs_hmap_free(&st->string_index);
+    cs_hmap_free(&st->running);
+    free(st->run_slots);
     free(st->app.id);
     free(st->app.name);
     free(st->app.user);

@@ -7,7 +7,7 @@
 
 #include <pthread.h>
 
-#include "common/idmap.h"
+#include "common/hmap.h"
 #include "ui/app_status.h"
 
 /* Per job: what its start said about each stage, and whether it ran during the job. */
@@ -21,11 +21,12 @@ typedef struct job_rec {
     job_extra x;
 } job_rec;
 
+/* A running task: its stage and its index in the stage's task array. */
 typedef struct run_slot {
     int64_t task_id;
     ui_stage *stage;
     size_t index;
-    bool used;
+    size_t next_free; /* 1 + the next free slot when this one is free, 0 at the chain's end */
 } run_slot;
 
 struct ui_store {
@@ -39,7 +40,7 @@ struct ui_store {
     size_t nstages, capstages;
     ui_executor **execs;
     size_t nexecs, capexecs;
-    cs_idmap exec_index;
+    cs_hmap exec_index; /* executor id -> index in execs */
     ui_prop *props;
     size_t nprops;
     ui_rdd *rdds;
@@ -47,14 +48,16 @@ struct ui_store {
 
     char **strings; /* interned */
     size_t nstrings, capstrings;
-    cs_idmap string_index;
+    cs_hmap string_index;                 /* interned string -> index in strings */
     const char *last_exec_id, *last_host; /* intern's caches for task events */
     const char *last_rdd_name, *last_callsite;
     const char *last_found_id; /* find_exec's cache: this id is last_found */
     ui_executor *last_found;
 
-    run_slot *running;
-    size_t nrunning, caprunning; /* power of two */
+    cs_hmap running;     /* running task id -> its slot in run_slots */
+    run_slot *run_slots; /* reused through the free chain */
+    size_t nrun_slots, caprun_slots;
+    size_t free_run_slot; /* 1 + the first free slot, 0 when none */
 
     /* task events come in runs for one stage attempt: its record and its jobs' records are kept
      * here; cleared whenever a job or stage record goes or a stage gains a job */
@@ -75,5 +78,12 @@ job_rec *cs_ui_find_job(const ui_store *st, int id);
 ui_stage *cs_ui_find_stage(const ui_store *st, int id, int attempt);
 ui_stage *cs_ui_latest_stage(const ui_store *st, int id); /* the stage's newest attempt */
 ui_executor *cs_ui_find_exec(const ui_store *st, const char *id);
+
+/* index's value in a string map of indexes, -1 when absent */
+static inline int cs_ui_index_get(const cs_hmap *index, const char *key)
+{
+    uint64_t v;
+    return cs_hmap_sget(index, key, &v) ? (int)v : -1;
+}
 
 #endif /* CSPARK_UI_APP_STATUS_INTERNAL_H */

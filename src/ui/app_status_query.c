@@ -86,7 +86,7 @@ ui_stage *cs_ui_latest_stage(const ui_store *st, int id)
 
 ui_executor *cs_ui_find_exec(const ui_store *st, const char *id)
 {
-    int i = id ? cs_idmap_get(&st->exec_index, id) : -1;
+    int i = id ? cs_ui_index_get(&st->exec_index, id) : -1;
     return i >= 0 ? st->execs[i] : NULL;
 }
 

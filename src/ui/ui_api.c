@@ -223,9 +223,9 @@ static json_t *shuffle_push_read(void)
     return o;
 }
 
-static json_t *task_metrics_json(const cs_task_metrics *m)
+/* The fields a task's metrics and a stage's totals share (Spark's TaskMetrics / StageData). */
+static void put_run_metrics(json_t *o, const cs_task_metrics *m)
 {
-    json_t *o = json_object();
     seti(o, "executorDeserializeTime", 0);
     seti(o, "executorDeserializeCpuTime", 0);
     seti(o, "executorRunTime", m->run_time_ms);
@@ -238,6 +238,12 @@ static json_t *task_metrics_json(const cs_task_metrics *m)
     seti(o, "peakExecutionMemory", m->peak_execution_memory);
     seti(o, "peakOnHeapExecutionMemory", m->peak_execution_memory);
     seti(o, "peakOffHeapExecutionMemory", 0);
+}
+
+static json_t *task_metrics_json(const cs_task_metrics *m)
+{
+    json_t *o = json_object();
+    put_run_metrics(o, m);
     json_t *in = json_object();
     seti(in, "bytesRead", m->bytes_read);
     seti(in, "recordsRead", m->records_read);
@@ -332,18 +338,7 @@ static json_t *stage_json(const ui_api_req *r, const ui_stage *s, bool details)
     setd_opt(o, "firstTaskLaunchedTime", s->first_launch_ms);
     setd_opt(o, "completionTime", s->completion_ms);
     if (s->failure_reason) sets(o, "failureReason", s->failure_reason);
-    seti(o, "executorDeserializeTime", 0);
-    seti(o, "executorDeserializeCpuTime", 0);
-    seti(o, "executorRunTime", m->run_time_ms);
-    seti(o, "executorCpuTime", m->cpu_time_ns);
-    seti(o, "resultSize", m->result_size);
-    seti(o, "jvmGcTime", 0);
-    seti(o, "resultSerializationTime", 0);
-    seti(o, "memoryBytesSpilled", m->memory_bytes_spilled);
-    seti(o, "diskBytesSpilled", m->disk_bytes_spilled);
-    seti(o, "peakExecutionMemory", m->peak_execution_memory);
-    seti(o, "peakOnHeapExecutionMemory", m->peak_execution_memory);
-    seti(o, "peakOffHeapExecutionMemory", 0);
+    put_run_metrics(o, m);
     seti(o, "inputBytes", m->bytes_read);
     seti(o, "inputRecords", m->records_read);
     seti(o, "outputBytes", m->bytes_written);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "ui/ui_html.h"
 
 #define BOX_W 180
@@ -49,12 +50,7 @@ static void label(cs_sbuf *b, const char *s)
 void cs_ui_dag_svg(cs_sbuf *b, const ui_dag_node *nodes, int n)
 {
     if (n <= 0) return;
-    int *col = calloc((size_t)n, sizeof *col), *row = calloc((size_t)n, sizeof *row);
-    if (!col || !row) {
-        free(col);
-        free(row);
-        return;
-    }
+    int *col = cs_xcalloc((size_t)n, sizeof *col), *row = cs_xcalloc((size_t)n, sizeof *row);
     for (int round = 0; round < n; round++) {
         bool changed = false;
         for (int i = 0; i < n; i++)
@@ -70,12 +66,7 @@ void cs_ui_dag_svg(cs_sbuf *b, const ui_dag_node *nodes, int n)
     int cols = 0, rows = 0;
     for (int i = 0; i < n; i++)
         if (col[i] + 1 > cols) cols = col[i] + 1;
-    int *count = calloc((size_t)cols, sizeof *count);
-    if (!count) {
-        free(col);
-        free(row);
-        return;
-    }
+    int *count = cs_xcalloc((size_t)cols, sizeof *count);
     /* rows: within a column, stages in id order (selection by the next larger id) */
     int prev_id = -2147483647 - 1;
     for (int placed = 0; placed < n; placed++) {

@@ -14,7 +14,7 @@ VALIDATE="$SRC/tests/k8s/validate_manifests.py"
 BIN="$BUILD/tests/k8s_test_k8s_manifests"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$PY" -c 'import kubernetes, yaml' 2>/dev/null || { echo "SKIP: python3-kubernetes/python3-yaml missing"; exit 0; }
+"$PY" -c 'import kubernetes, yaml' 2>/dev/null || { echo "SKIP: k8s_manifests_schema: python3-kubernetes/python3-yaml missing (scripts/install-deps.sh)"; exit 77; }
 [ -x "$BIN" ] || fail "$BIN not built"
 TMP=$(mktemp -d)
 KS_PID=

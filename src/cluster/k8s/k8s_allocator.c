@@ -5,7 +5,6 @@
  */
 #include "cluster/k8s/k8s_allocator.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,37 +109,13 @@ void cs_k8s_alloc_round_free(k8s_alloc_round *r)
     memset(r, 0, sizeof *r);
 }
 
-/* ---- the creation token bucket (pure) ------------------------------------------------------- */
-
-void cs_k8s_create_bucket_init(k8s_create_bucket *kb, double rate, int64_t now_ms)
-{
-    kb->rate = rate;
-    kb->tokens = rate < 1 ? 1 : rate;
-    kb->at_ms = now_ms;
-}
-
-int64_t cs_k8s_create_bucket_take(k8s_create_bucket *kb, int64_t now_ms)
-{
-    if (kb->rate <= 0) return 0;
-    double burst = kb->rate < 1 ? 1 : kb->rate;
-    kb->tokens += (double)(now_ms - kb->at_ms) * kb->rate / 1000.0;
-    if (kb->tokens > burst) kb->tokens = burst;
-    kb->at_ms = now_ms;
-    if (kb->tokens >= 1) {
-        kb->tokens -= 1;
-        return 0;
-    }
-    int64_t wait = (int64_t)ceil((1 - kb->tokens) * 1000.0 / kb->rate);
-    return wait < 1 ? 1 : wait;
-}
-
 /* ---- carrying rounds out -------------------------------------------------------------------- */
 
 /* Waits for a creation token; lock held. False when stopping. */
 static bool take_create_token(k8s_backend *b)
 {
     while (!b->stopping) {
-        int64_t wait = cs_k8s_create_bucket_take(&b->tokens, cs_mono_ms());
+        int64_t wait = cs_token_bucket_take(&b->tokens, cs_mono_ms());
         if (wait == 0) return true;
         cs_cond_wait_ms(&b->cond, &b->lock, wait);
     }
@@ -222,7 +197,7 @@ static void create_pods(k8s_backend *b, int n)
         if (fatal && !b->exit_code) {
             b->exit_code = 1;
             pthread_mutex_unlock(&b->lock);
-            cs_scheduler_abort(b->base.sched, err.msg); /* retrying cannot help */
+            cs_scheduler_abort(b->backend->sched, err.msg); /* retrying cannot help */
             pthread_mutex_lock(&b->lock);
         }
         cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms); /* no hot loop on errors */

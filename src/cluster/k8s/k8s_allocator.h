@@ -14,8 +14,8 @@
  *     min(target - alive, batch.size, maxPendingPods - (pending + unseen)) pods.
  * After a round of kind 1-3 the allocator runs the next round at once; after 4 it runs again at
  * once too (the new batch is now unseen, so that round waits for a snapshot).
- * Pod creation is paced by a token bucket (cspark.kubernetes.allocation.maxCreateRate), itself a
- * pure function of the time it is given.
+ * Pod creation is paced by a token bucket (cspark.kubernetes.allocation.maxCreateRate, burst one
+ * second's worth; common/token_bucket.h), itself a pure function of the time it is given.
  *
  * The allocator thread (cs_k8s_allocator_start) runs a round every batch.delay and whenever a
  * snapshot arrives (the backend's condition variable), and carries the round out with the lock
@@ -53,16 +53,6 @@ typedef struct k8s_alloc_round {
 void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed,
                             const k8s_pod_table *pods, int64_t now_ms, k8s_alloc_round *out);
 void cs_k8s_alloc_round_free(k8s_alloc_round *r);
-
-/* cspark.kubernetes.allocation.maxCreateRate: a token bucket, burst one second's worth. */
-typedef struct k8s_create_bucket {
-    double rate, tokens;
-    int64_t at_ms;
-} k8s_create_bucket;
-
-void cs_k8s_create_bucket_init(k8s_create_bucket *kb, double rate, int64_t now_ms);
-/* Takes a token at now_ms: 0 when taken, else how many ms to wait before asking again. */
-int64_t cs_k8s_create_bucket_take(k8s_create_bucket *kb, int64_t now_ms);
 
 struct k8s_backend;
 /* Starts / joins the allocator thread (call stop after setting the backend's stopping flag). */

@@ -2,8 +2,10 @@
  * k8s_backend.c — the glue of the Kubernetes scheduler backend (Spark's
  * KubernetesClusterSchedulerBackend, see k8s_backend.h): creates the driver endpoint (the coarse
  * backend), the executor ConfigMap and (client mode) the authentication Secret, starts the
- * snapshot sources and the allocator, forwards the scheduler's calls, refuses executors whose pods
- * were given up, and on stop tells executors to exit and deletes what the application created.
+ * snapshot sources and the allocator, and plugs into the coarse backend as its hooks
+ * (request_total, removing, stopping, stopped: the scheduler drives the coarse backend itself);
+ * refuses executors whose pods were given up; on stop tells executors to exit and deletes what
+ * the application created.
  * The concepts live one per file beside it (docs/kubernetes-backend.md):
  *   k8s_settings.c          every key honoured, read once
  *   k8s_allocator.c         ExecutorPodsAllocator: the pure round and the allocator thread
@@ -26,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "cluster/k8s/k8s_backend_internal.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
 #include "common/clock.h"
@@ -37,34 +38,22 @@
 
 /* ---- sched_backend ----------------------------------------------------------------------- */
 
-static void k8s_launch(sched_backend *base, const task_desc *t)
-{
-    k8s_backend *b = (k8s_backend *)base;
-    cs_coarse_backend_base(b->coarse)->launch(cs_coarse_backend_base(b->coarse), t);
-}
-
-static int k8s_total_cores(sched_backend *base)
-{
-    k8s_backend *b = (k8s_backend *)base;
-    return cs_coarse_backend_base(b->coarse)->total_cores(cs_coarse_backend_base(b->coarse));
-}
-
 /* Dynamic allocation's target: the allocator creates or deletes pending pods to follow it. */
-static void k8s_request_total(sched_backend *base, int total)
+static void k8s_request_total(void *arg, int total)
 {
-    k8s_backend *b = (k8s_backend *)base;
+    k8s_backend *b = arg;
     pthread_mutex_lock(&b->lock);
     b->target = total < 0 ? 0 : total;
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
 }
 
-/* Spark's doKillExecutors / decommissionExecutors: the pods are labelled (decommissionLabel),
- * the executors told over RPC, and the pods deleted after deleteGracePeriod if still there. */
-static void k8s_remove_executors(sched_backend *base, const char *const *ids, int n,
-                                 bool decommission, const char *reason)
+/* Spark's doKillExecutors / decommissionExecutors: the pods are labelled (decommissionLabel)
+ * before the coarse backend tells the executors over RPC, and deleted after deleteGracePeriod if
+ * still there (the allocator's round). */
+static void k8s_removing(void *arg, const char *const *ids, int n)
 {
-    k8s_backend *b = (k8s_backend *)base;
+    k8s_backend *b = arg;
     /* labelled first, so that the label is there before the executor can end its pod */
     for (int k = 0; k < n; k++) {
         char *end;
@@ -89,13 +78,6 @@ static void k8s_remove_executors(sched_backend *base, const char *const *ids, in
             CS_WARN("k8s", "event=decommission_label_failed pod=%s error=\"%s\"", name, err.msg);
         json_decref(patch);
     }
-    cs_coarse_backend_remove_executors(b->coarse, ids, n, decommission, reason);
-}
-
-static void k8s_cancel_all(sched_backend *base)
-{
-    k8s_backend *b = (k8s_backend *)base;
-    cs_coarse_backend_base(b->coarse)->cancel_all(cs_coarse_backend_base(b->coarse));
 }
 
 /* deleteOnTermination=false: every executor pod still without the label gets
@@ -126,9 +108,11 @@ static void label_kept_pods(k8s_backend *b)
     json_decref(list);
 }
 
-static void k8s_stop(sched_backend *base)
+/* The backend stops (the coarse backend's stopping hook, or a failed creation): the allocator and
+ * the sources end, executors are told to stop, then what the application created goes. */
+static void k8s_stopping(void *arg)
 {
-    k8s_backend *b = (k8s_backend *)base;
+    k8s_backend *b = arg;
     pthread_mutex_lock(&b->lock);
     b->stopping = true;
     pthread_cond_broadcast(&b->cond);
@@ -168,11 +152,12 @@ static void k8s_stop(sched_backend *base)
             cs_kube_delete(b->kc, "secrets", b->app.namespace_, b->app.auth_secret_name, -1, &err);
         }
     }
-    if (b->coarse) {
-        sched_backend *cb = cs_coarse_backend_base(b->coarse);
-        cb->sched = b->base.sched;
-        cb->stop(cb);
-    }
+}
+
+/* After the driver endpoint closed: nothing calls into b any more. */
+static void k8s_stopped(void *arg)
+{
+    k8s_backend *b = arg;
     if (b->app_ready) cs_k8s_app_free(&b->app);
     json_decref(b->driver_pod);
     cs_kube_client_free(b->kc);
@@ -221,16 +206,10 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
     return 0;
 }
 
-sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_error *err)
+sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs_error *err)
 {
     k8s_backend *b = cs_xcalloc(1, sizeof *b);
-    b->base.launch = k8s_launch;
-    b->base.total_cores = k8s_total_cores;
-    b->base.cancel_all = k8s_cancel_all;
-    b->base.stop = k8s_stop;
-    b->base.request_total = k8s_request_total;
-    b->base.remove_executors = k8s_remove_executors;
-    b->conf = sc->conf;
+    b->conf = env->conf;
     b->next_id = 1;
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
@@ -238,22 +217,23 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     size_t app_len = 0;
     json_t *obj = NULL;
 
-    if (cs_k8s_settings_read(sc->conf, &b->set, err) < 0) goto fail;
+    if (cs_k8s_settings_read(b->conf, &b->set, err) < 0) goto fail;
     const k8s_settings *s = &b->set;
-    b->target = s->executor_instances;
-    cs_k8s_create_bucket_init(&b->tokens, s->max_create_rate, cs_mono_ms());
+    /* with dynamic allocation the allocation manager sets the first target */
+    b->target = env->dynamic_allocation ? 0 : s->executor_instances;
+    cs_token_bucket_init(&b->tokens, s->max_create_rate, s->max_create_rate, cs_mono_ms());
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
-    if (cs_kube_config_load(sc->conf, s->api_master,
+    if (cs_kube_config_load(b->conf, s->api_master,
                             s->in_driver_pod ? "spark.kubernetes.authenticate.driver.mounted"
                                              : "spark.kubernetes.authenticate",
                             &kcfg, err) < 0)
         goto fail;
-    b->kc = cs_kube_client_new(&kcfg, sc->conf, "spark.kubernetes.driver", err);
+    b->kc = cs_kube_client_new(&kcfg, b->conf, "spark.kubernetes.driver", err);
     cs_kube_config_free(&kcfg);
     if (!b->kc) goto fail;
-    const char *resource = cs_conf_get(sc->conf, "cspark.app.resource");
-    if (cs_k8s_app_init(&b->app, sc->conf, cs_conf_get(sc->conf, "cspark.app.entry"),
+    const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
+    if (cs_k8s_app_init(&b->app, b->conf, cs_conf_get(b->conf, "cspark.app.entry"),
                         resource ? resource : "", 0, NULL, err) < 0)
         goto fail;
     b->app_ready = true;
@@ -272,16 +252,21 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
                         .secret = secret,
                         .app_file = b->exec_app_file,
                         .admit = admit_executor,
+                        .request_total = k8s_request_total,
+                        .removing = k8s_removing,
+                        .stopping = k8s_stopping,
+                        .stopped = k8s_stopped,
                         .hooks_arg = b};
-    b->coarse = cs_coarse_backend_new(sc, &o, err);
+    b->coarse = cs_coarse_backend_new(env, &o, err);
     if (!b->coarse) goto fail;
+    b->backend = cs_coarse_backend_base(b->coarse);
     snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d",
              s->driver_host, cs_coarse_backend_port(b->coarse));
 
     /* the Secret executors read the authentication secret from (the submit client made it in
      * cluster mode), and the executor ConfigMap */
     if (secret && !s->in_driver_pod) {
-        cs_conf *c2 = cs_conf_clone(sc->conf);
+        cs_conf *c2 = cs_conf_clone(b->conf);
         cs_conf_set(c2, "spark.authenticate.secret", secret);
         obj = cs_k8s_auth_secret(c2, &b->app, err);
         cs_conf_free(c2);
@@ -292,7 +277,7 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
         obj = NULL;
         b->created_secret = true;
     }
-    obj = cs_k8s_executor_configmap(sc->conf, &b->app, app_bytes, app_len, err);
+    obj = cs_k8s_executor_configmap(b->conf, &b->app, app_bytes, app_len, err);
     if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
         cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
         goto fail;
@@ -300,19 +285,23 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     obj = NULL;
     b->created_exec_cm = true;
     free(app_bytes);
-    return &b->base;
+    return b->backend;
 fail:
     json_decref(obj);
     free(app_bytes);
-    k8s_stop(&b->base);
+    if (b->backend) {
+        b->backend->stop(b->backend); /* the hooks stop and free b */
+    } else {
+        k8s_stopping(b);
+        k8s_stopped(b);
+    }
     return NULL;
 }
 
 int cs_k8s_backend_start(sched_backend *base, cs_error *err)
 {
-    k8s_backend *b = (k8s_backend *)base;
+    k8s_backend *b = cs_coarse_backend_launcher(base);
     const k8s_settings *s = &b->set;
-    cs_coarse_backend_base(b->coarse)->sched = b->base.sched;
     if (s->enable_watcher && cs_k8s_watch_source_start(b, err) < 0) return err->code;
     if (s->enable_polling) cs_k8s_polling_source_start(b);
     cs_k8s_allocator_start(b);
@@ -328,7 +317,7 @@ int cs_k8s_backend_start(sched_backend *base, cs_error *err)
 
 int cs_k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t timeout_ms)
 {
-    k8s_backend *b = (k8s_backend *)base;
+    k8s_backend *b = cs_coarse_backend_launcher(base);
     int want = (int)(ratio * b->target + 0.999999);
     /* in slices, so that an application failed meanwhile (maxNumFailures, allocation limit)
      * stops waiting at once */
@@ -343,9 +332,14 @@ int cs_k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t ti
 
 int cs_k8s_backend_exit_code(sched_backend *base)
 {
-    k8s_backend *b = (k8s_backend *)base;
+    k8s_backend *b = cs_coarse_backend_launcher(base);
     pthread_mutex_lock(&b->lock);
     int rc = b->exit_code;
     pthread_mutex_unlock(&b->lock);
     return rc;
+}
+
+const cs_conf *cs_k8s_backend_conf(sched_backend *base)
+{
+    return ((k8s_backend *)cs_coarse_backend_launcher(base))->conf;
 }

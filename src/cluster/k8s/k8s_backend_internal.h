@@ -23,14 +23,15 @@
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
+#include "common/token_bucket.h"
 #include "kube/kube_client.h"
 #include "kube/kube_watch.h"
 #include "sched/scheduler.h"
 
 typedef struct k8s_backend {
-    sched_backend base;
-    coarse_backend *coarse;
-    const cs_conf *conf; /* the application's, borrowed */
+    coarse_backend *coarse; /* the driver endpoint, driven by the scheduler (we are its hooks) */
+    sched_backend *backend; /* coarse's sched_backend: ->sched is the scheduler */
+    const cs_conf *conf;    /* the application's, borrowed */
     k8s_settings set;
     kube_client *kc;
     k8s_app app;
@@ -43,11 +44,11 @@ typedef struct k8s_backend {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     k8s_pod_table pods;
-    int target;    /* executors wanted: spark.executor.instances or dynamic allocation's */
-    int next_id;   /* the next executor id to request */
-    int failures;  /* executor failures so far */
-    int exit_code; /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
-    k8s_create_bucket tokens;
+    int target;             /* executors wanted: spark.executor.instances or dynamic allocation's */
+    int next_id;            /* the next executor id to request */
+    int failures;           /* executor failures so far */
+    int exit_code;          /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
+    cs_token_bucket tokens; /* cspark.kubernetes.allocation.maxCreateRate */
     bool stopping;
 
     kube_watch *watch;

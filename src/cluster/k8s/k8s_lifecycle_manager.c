@@ -145,7 +145,7 @@ void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char 
                 max, why);
             CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"",
                      failures, msg);
-            cs_scheduler_abort(b->base.sched, msg);
+            cs_scheduler_abort(b->backend->sched, msg);
         }
         if (finished_pod) release_pod(b, name);
     }

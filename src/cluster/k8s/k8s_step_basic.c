@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_steps.h"
-#include "cluster/k8s/k8s_yaml.h"
+#include "kube/kube_yaml.h"
 #include "common/strutil.h"
 
 /* ---- template ----------------------------------------------------------------------------- */
@@ -20,7 +20,7 @@ int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
     const char *cname = cs_k8s_role_conf(ctx->conf, ctx->role, "podTemplateContainerName");
     json_t *pod = NULL;
     if (path) {
-        pod = cs_k8s_yaml_load_file(path, err);
+        pod = cs_kube_yaml_load_file(path, KUBE_YAML_TYPED, err);
         if (!pod) return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
         if (!json_is_object(pod)) {
             json_decref(pod);

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "api/rdd.h"
+#include "plan/rdd.h"
 #include "exec/part_iter.h"
 
 static char g_dir[64];

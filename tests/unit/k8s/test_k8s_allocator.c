@@ -4,8 +4,8 @@
  * only once the previous one was seen, the maxPendingPods cap, requests given up after
  * executor.timeout (and unschedulable pods, a cspark addition), pods of removed executors deleted
  * after the grace period, excess requests and Pending pods deleted only after the idle timeout,
- * Running pods never, no creation after a failure; the removed-executors cache; the creation
- * token bucket. Every time is explicit: nothing here reads a clock. */
+ * Running pods never, no creation after a failure; the removed-executors cache. Every time is
+ * explicit: nothing here reads a clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -223,25 +223,6 @@ static void test_removed_executors_cache(void **state)
     cs_k8s_pods_free(&t);
 }
 
-static void test_create_bucket(void **state)
-{
-    (void)state;
-    k8s_create_bucket kb;
-    cs_k8s_create_bucket_init(&kb, 2, 0); /* 2 pods/s, burst 2 */
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 0), 0);
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 0), 0);
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 0), 500); /* one token per 500 ms */
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 250), 250);
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 500), 0);
-    /* idle for long: never more than the burst */
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 100000), 0);
-    assert_int_equal(cs_k8s_create_bucket_take(&kb, 100000), 0);
-    assert_true(cs_k8s_create_bucket_take(&kb, 100000) > 0);
-    cs_k8s_create_bucket_init(&kb, 0, 0); /* off */
-    for (int i = 0; i < 1000; i++)
-        assert_int_equal(cs_k8s_create_bucket_take(&kb, 0), 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,7 +234,6 @@ int main(void)
         cmocka_unit_test(test_excess_unseen_then_pending_after_idle_timeout),
         cmocka_unit_test(test_no_creation_after_failure),
         cmocka_unit_test(test_removed_executors_cache),
-        cmocka_unit_test(test_create_bucket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

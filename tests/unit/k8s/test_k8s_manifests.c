@@ -17,6 +17,7 @@
 
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_yaml.h"
+#include "kube/kube_yaml.h"
 
 static const char *DRIVER_TEMPLATE = "apiVersion: v1\n"
                                      "kind: Pod\n"
@@ -220,7 +221,7 @@ static void test_rich_manifests(void **state)
         doc += 4;
         const char *next = strstr(doc, "\n---\n");
         size_t len = next ? (size_t)(next - doc) + 1 : strlen(doc);
-        json_t *back = cs_k8s_yaml_load("dry-run", doc, len, &err);
+        json_t *back = cs_kube_yaml_load("dry-run", doc, len, KUBE_YAML_TYPED, &err);
         if (!back) fail_msg("reload: %s", err.msg);
         if (!json_equal(back, objs[i]))
             fail_msg("document %d differs after the YAML round trip", i);

@@ -1,6 +1,6 @@
 /* test_k8s_yaml.c — unit tests for k8s_yaml.c: multi-document emission through libyaml,
  * quoting of strings that would read back as other types, key order, numbers/bools/null,
- * multi-line strings, and the YAML -> json loader (typing, errors, aliases, round trip). */
+ * multi-line strings, each read back through src/kube/kube_yaml.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cluster/k8s/k8s_yaml.h"
+#include "kube/kube_yaml.h"
 
 static char *dump1(json_t *v)
 {
@@ -44,7 +45,7 @@ static void test_scalars_and_quoting(void **state)
     assert_true(strstr(s, "num:") < strstr(s, "ver:"));
     /* and it reads back identically */
     cs_error err = {0};
-    json_t *back = cs_k8s_yaml_load("dump", s, strlen(s), &err);
+    json_t *back = cs_kube_yaml_load("dump", s, strlen(s), KUBE_YAML_TYPED, &err);
     assert_non_null(back);
     assert_true(json_equal(v, back));
     json_decref(back);
@@ -82,7 +83,7 @@ static void test_multiline_and_specials(void **state)
     char *s = dump1(v);
     assert_non_null(strstr(s, "props: |\n  a=1\n  b=2\n"));
     cs_error err = {0};
-    json_t *back = cs_k8s_yaml_load("dump", s, strlen(s), &err);
+    json_t *back = cs_kube_yaml_load("dump", s, strlen(s), KUBE_YAML_TYPED, &err);
     assert_true(json_equal(v, back));
     json_decref(back);
     json_decref(v);
@@ -157,55 +158,12 @@ static void test_tricky_strings_round_trip(void **state)
     json_object_set_new(obj, "list", arr);
     char *s = dump1(obj);
     cs_error err = {0};
-    json_t *back = cs_k8s_yaml_load("dump", s, strlen(s), &err);
+    json_t *back = cs_kube_yaml_load("dump", s, strlen(s), KUBE_YAML_TYPED, &err);
     if (!back) fail_msg("reload: %s\n%s", err.msg, s);
     if (!json_equal(obj, back)) fail_msg("round trip changed the value:\n%s", s);
     json_decref(back);
     json_decref(obj);
     free(s);
-}
-
-static void test_load_typing(void **state)
-{
-    const char *y = "a: 1\nb: -2\nc: 1.5e3\nd: true\ne: ~\nf: \"1\"\ng: '08'\nh: 0x1F\n"
-                    "i: plain text\nj: !!str 12\nk: [1, x]\nl: {m: n}\nemptyv:\n";
-    cs_error err = {0};
-    json_t *v = cs_k8s_yaml_load("t", y, strlen(y), &err);
-    assert_non_null(v);
-    assert_int_equal(json_integer_value(json_object_get(v, "a")), 1);
-    assert_int_equal(json_integer_value(json_object_get(v, "b")), -2);
-    assert_true(json_is_real(json_object_get(v, "c")));
-    assert_true(json_is_true(json_object_get(v, "d")));
-    assert_true(json_is_null(json_object_get(v, "e")));
-    assert_string_equal(json_string_value(json_object_get(v, "f")), "1");
-    assert_string_equal(json_string_value(json_object_get(v, "g")), "08");
-    assert_int_equal(json_integer_value(json_object_get(v, "h")), 31);
-    assert_string_equal(json_string_value(json_object_get(v, "i")), "plain text");
-    assert_string_equal(json_string_value(json_object_get(v, "j")), "12");
-    assert_int_equal(json_array_size(json_object_get(v, "k")), 2);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(v, "l"), "m")), "n");
-    assert_true(json_is_null(json_object_get(v, "emptyv")));
-    json_decref(v);
-}
-
-static void test_load_errors(void **state)
-{
-    cs_error err = {0};
-    const char *bad = "a: [1, 2\n";
-    assert_null(cs_k8s_yaml_load("tpl.yaml", bad, strlen(bad), &err));
-    assert_int_equal(err.code, CS_EINVAL);
-    assert_non_null(strstr(err.msg, "tpl.yaml"));
-    assert_non_null(strstr(err.msg, "line"));
-    const char *alias = "a: &x 1\nb: *x\n";
-    assert_null(cs_k8s_yaml_load("tpl.yaml", alias, strlen(alias), &err));
-    assert_non_null(strstr(err.msg, "alias"));
-    json_t *v = cs_k8s_yaml_load("empty", "", 0, &err);
-    assert_true(json_is_object(v));
-    assert_int_equal(json_object_size(v), 0);
-    json_decref(v);
-    assert_null(cs_k8s_yaml_load_file("/nonexistent/x.yaml", &err));
-    assert_int_equal(err.code, CS_ENOTFOUND);
-    assert_non_null(strstr(err.msg, "/nonexistent/x.yaml"));
 }
 
 int main(void)
@@ -215,8 +173,6 @@ int main(void)
         cmocka_unit_test(test_multi_document_stream),
         cmocka_unit_test(test_multiline_and_specials),
         cmocka_unit_test(test_tricky_strings_round_trip),
-        cmocka_unit_test(test_load_typing),
-        cmocka_unit_test(test_load_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,13 +139,6 @@ static bool basic_done(recorder *r, void *arg)
            !r->present[b] && !strcmp(r->last_label, "two");
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static void test_watch_events(void **state)
 {
     recorder r = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -167,10 +160,7 @@ static void test_watch_events(void **state)
     assert_int_equal(cs_kube_delete(kc, "pods", NULL, "w1-b", 0, &err), 0);
     assert_true(wait_until(&r, basic_done, NULL));
 
-    int64_t t0 = mono_ms();
-    cs_kube_watch_stop(w);
-    int64_t stop_ms = mono_ms() - t0;
-    assert_true(stop_ms < 5000); /* a hang detector, not a latency figure */
+    cs_kube_watch_stop(w); /* a hang would end the test at its CTest timeout */
     pthread_mutex_lock(&r.mu);
     bool saw_other = false;
     for (int i = 0; i < r.n; i++)

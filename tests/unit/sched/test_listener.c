@@ -14,7 +14,6 @@
 
 #include <cmocka.h>
 
-#include "common/clock.h"
 #include "common/conf.h"
 #include "sched/listener.h"
 
@@ -72,22 +71,46 @@ static void test_delivers_in_order_to_all_listeners(void **state)
     cs_conf_free(c);
 }
 
+/* flush returns only once a slow listener has had every event: the listener is held at the
+ * first event (nothing delivered yet, whatever the timing), then released to go on slowly. */
+typedef struct slow {
+    recorder r;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool open;
+} slow;
+
+static void slow_record(void *arg, const cs_event *ev)
+{
+    slow *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->open)
+        pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    usleep(2000);
+    record(&s->r, ev);
+}
+
 static void test_flush_waits_for_slow_listener(void **state)
 {
     cs_conf *c = quiet_conf(NULL);
     listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
-    recorder r = {.sleep_us = 2000};
-    cs_listener_bus_add(bus, record, &r);
+    slow s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    cs_listener_bus_add(bus, slow_record, &s);
     for (int i = 0; i < 50; i++) {
         cs_event ev = {.kind = CS_EV_TASK_START, .task_id = i};
         cs_listener_bus_post(bus, &ev);
     }
-    assert_true(__atomic_load_n(&r.n, __ATOMIC_SEQ_CST) < 50); /* still delivering */
+    assert_int_equal(__atomic_load_n(&s.r.n, __ATOMIC_SEQ_CST), 0); /* held at the first */
+    pthread_mutex_lock(&s.mu);
+    s.open = true;
+    pthread_cond_broadcast(&s.cv);
+    pthread_mutex_unlock(&s.mu);
     cs_listener_bus_flush(bus);
-    assert_int_equal(r.n, 50);
+    assert_int_equal(s.r.n, 50);
     cs_listener_bus_flush(bus); /* nothing pending: returns at once */
     cs_listener_bus_free(bus);
-    free(r.ids);
+    free(s.r.ids);
     cs_conf_free(c);
 }
 
@@ -146,7 +169,6 @@ static void test_post_deep_copies(void **state)
     cs_event te = {.kind = CS_EV_TASK_END, .executor_id = exec, .reason = reason, .time_ms = 5};
     cs_event eu = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
     cs_event as = {.kind = CS_EV_APPLICATION_START, .app_name = app};
-    int64_t before = cs_now_ms();
     cs_listener_bus_post(bus, &js);
     cs_listener_bus_post(bus, &te);
     cs_listener_bus_post(bus, &eu);
@@ -168,7 +190,7 @@ static void test_post_deep_copies(void **state)
     assert_string_equal(cc.reason, "disk full");
     assert_string_equal(cc.conf_value, "pi");
     assert_string_equal(cc.app_name, "pi");
-    assert_true(cc.time_ms >= before); /* time 0 is stamped at post */
+    assert_true(cc.time_ms != 0); /* time 0 is stamped at post */
     cs_listener_bus_free(bus);
     cs_conf_free(c);
 }
@@ -208,11 +230,10 @@ static void test_overflow_drops_and_counts_without_blocking(void **state)
         pthread_cond_wait(&g.cv, &g.mu);
     pthread_mutex_unlock(&g.mu);
 
-    /* The listener is stuck on event 1; posting must not block. */
-    int64_t t0 = cs_mono_ms();
+    /* The listener is stuck on event 1; posting must not block (if it did, this thread would
+     * wait for a listener that waits for it: the test would end at its CTest timeout). */
     for (int i = 0; i < 100; i++)
         cs_listener_bus_post(bus, &ev);
-    assert_true(cs_mono_ms() - t0 < 1000);
     /* 10 fit (the one being delivered counts), 91 dropped */
     assert_int_equal(cs_listener_bus_dropped(bus), 91);
 
@@ -278,14 +299,15 @@ static void count_only(void *arg, const cs_event *ev)
     (*(int64_t *)arg)++;
 }
 
-static void test_post_throughput(void **state)
+/* 200,000 events (a large job's task starts and ends) are all delivered, in order, none
+ * dropped. How fast: bench/internal/listener_bench.c. */
+static void test_many_events_delivered(void **state)
 {
     cs_conf *c = quiet_conf("1000000");
     listener_bus *bus = cs_listener_bus_new(c, "app-1", "t", NULL);
-    int64_t n = 0;
-    cs_listener_bus_add(bus, count_only, &n);
+    recorder r = {0};
+    cs_listener_bus_add(bus, record, &r);
     const int N = 200000;
-    int64_t t0 = cs_now_ns();
     for (int i = 0; i < N; i++) {
         cs_event ev = {.kind = CS_EV_TASK_END,
                        .task_id = i,
@@ -297,13 +319,13 @@ static void test_post_throughput(void **state)
                        .time_ms = 1};
         cs_listener_bus_post(bus, &ev);
     }
-    int64_t post_ns = cs_now_ns() - t0;
     cs_listener_bus_flush(bus);
-    assert_int_equal(n, N);
-    /* 200,000 posts must take well under a second even under sanitizers */
-    print_message("posted %d events in %.1f ms\n", N, post_ns / 1e6);
-    assert_true(post_ns < 2000LL * 1000 * 1000);
+    assert_int_equal(r.n, N);
+    for (int i = 0; i < N; i++)
+        if (r.ids[i] != i) fail_msg("event %d delivered as %lld", i, (long long)r.ids[i]);
+    assert_int_equal(cs_listener_bus_dropped(bus), 0);
     cs_listener_bus_free(bus);
+    free(r.ids);
     cs_conf_free(c);
 }
 
@@ -349,7 +371,7 @@ int main(void)
         cmocka_unit_test(test_overflow_drops_and_counts_without_blocking),
         cmocka_unit_test(test_bad_conf_values_name_the_key),
         cmocka_unit_test(test_no_event_log_by_default),
-        cmocka_unit_test(test_post_throughput),
+        cmocka_unit_test(test_many_events_delivered),
         cmocka_unit_test(test_concurrent_posters),
         cmocka_unit_test(test_kind_names),
     };

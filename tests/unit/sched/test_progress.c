@@ -1,6 +1,8 @@
 /* test_progress.c — unit tests for the console progress bar (progress.c): the exact line
- * rendered by cs_progress_render for given counts and widths, the redraw thread writing "\r<bar>\r"
- * and erasing it when stages finish, the first-delay rule, terminal width, and the stage logger. */
+ * rendered by cs_progress_render for given counts and widths; the view (explicit times, no
+ * thread) drawing "\r<bar>\r", not redrawing an unchanged line, erasing it when stages finish or a
+ * job ends, and the first-delay rule; the bar on a pipe (outcomes, bounded wait); terminal width;
+ * the stage logger. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,92 +105,116 @@ static void test_terminal_width(void **state)
     close(p[1]);
 }
 
-static size_t drain(int fd, char *buf, size_t cap, size_t have)
-{
-    for (;;) {
-        ssize_t r = read(fd, buf + have, cap - 1 - have);
-        if (r <= 0) break;
-        have += (size_t)r;
-    }
-    buf[have] = '\0';
-    return have;
-}
-
-static void post(progress_bar *pb, cs_event_kind kind, int stage, int tasks, bool ok)
+static void event(progress_view *v, cs_event_kind kind, int stage, int tasks, bool ok, int64_t now,
+                  cs_sbuf *out)
 {
     cs_event ev = {.kind = kind, .stage_id = stage, .num_tasks = tasks, .succeeded = ok};
-    cs_progress_listener(pb, &ev);
+    cs_progress_view_event(v, &ev, now, out);
 }
 
-static void test_bar_draws_and_erases(void **state)
+static const char *erase_40(char *buf)
 {
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fcntl(p[0], F_SETFL, O_NONBLOCK);
-    progress_bar *pb = cs_progress_new(p[1], 20, 0, 40);
-    assert_non_null(pb);
-    post(pb, CS_EV_STAGE_SUBMITTED, 3, 4, false);
+    buf[0] = '\r';
+    memset(buf + 1, ' ', 40);
+    buf[41] = '\r';
+    buf[42] = '\0';
+    return buf;
+}
+
+/* The view draws "\r<bar>\r", does not redraw an unchanged line, and erases it when the stage
+ * completes; all at explicit times. */
+static void test_view_draws_and_erases(void **state)
+{
+    progress_view v;
+    cs_progress_view_init(&v, 40, 0);
+    cs_sbuf out = CS_SBUF_INIT;
+    event(&v, CS_EV_STAGE_SUBMITTED, 3, 4, false, 1000, &out);
     for (int i = 0; i < 3; i++)
-        post(pb, CS_EV_TASK_START, 3, 0, false);
-    post(pb, CS_EV_TASK_END, 3, 0, true);
-    post(pb, CS_EV_TASK_END, 3, 0, false); /* a failed attempt is not completed */
-    usleep(150 * 1000);
-    char out[8192];
-    size_t n = drain(p[0], out, sizeof out, 0);
+        event(&v, CS_EV_TASK_START, 3, 0, false, 1000, &out);
+    event(&v, CS_EV_TASK_END, 3, 0, true, 1000, &out);
+    event(&v, CS_EV_TASK_END, 3, 0, false, 1000, &out); /* a failed attempt is not completed */
+    assert_int_equal(out.len, 0);
+    cs_progress_view_redraw(&v, 1001, &out);
     /* 40 cols: header 9, "(1 + 1) / 4]" 12 -> w 19, 19*1/4 = 4 '=' */
-    const char *want = "\r[Stage 3:====>              (1 + 1) / 4]\r";
-    assert_non_null(strstr(out, want));
-    /* unchanged line is not redrawn every tick */
-    assert_null(strstr(strstr(out, want) + strlen(want), "[Stage"));
-
-    post(pb, CS_EV_STAGE_COMPLETED, 3, 4, true);
-    n = drain(p[0], out, sizeof out, 0);
+    assert_string_equal(cs_sbuf_str(&out), "\r[Stage 3:====>              (1 + 1) / 4]\r");
+    out.len = 0;
+    cs_progress_view_redraw(&v, 1200, &out); /* unchanged: not redrawn every tick */
+    assert_int_equal(out.len, 0);
+    cs_progress_view_redraw(&v, 1001 + 60 * 1000 + 1, &out); /* but once a minute */
+    assert_true(out.len > 0);
+    out.len = 0;
+    event(&v, CS_EV_STAGE_COMPLETED, 3, 4, true, 62000, &out);
     char erase[64];
-    erase[0] = '\r';
-    memset(erase + 1, ' ', 40);
-    erase[41] = '\r';
-    erase[42] = '\0';
-    assert_int_equal(n, 42);
-    assert_string_equal(out, erase);
-    cs_progress_free(pb);
-    n = drain(p[0], out, sizeof out, 0);
-    assert_int_equal(n, 0); /* nothing shown any more: free writes nothing */
-    close(p[0]);
-    close(p[1]);
+    assert_string_equal(cs_sbuf_str(&out), erase_40(erase));
+    out.len = 0;
+    cs_progress_view_redraw(&v, 62100, &out); /* nothing shown any more */
+    assert_int_equal(out.len, 0);
+    cs_sbuf_free(&out);
+    cs_progress_view_free(&v);
 }
 
-static void test_bar_waits_first_delay(void **state)
+/* A stage is shown once it has run longer than the first delay. */
+static void test_view_waits_first_delay(void **state)
 {
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fcntl(p[0], F_SETFL, O_NONBLOCK);
-    progress_bar *pb = cs_progress_new(p[1], 10, 10 * 1000, 40);
-    post(pb, CS_EV_STAGE_SUBMITTED, 1, 4, false);
-    post(pb, CS_EV_TASK_START, 1, 0, false);
-    usleep(100 * 1000);
-    char out[1024];
-    assert_int_equal(drain(p[0], out, sizeof out, 0), 0);
-    cs_progress_free(pb);
-    close(p[0]);
-    close(p[1]);
+    progress_view v;
+    cs_progress_view_init(&v, 40, 500);
+    cs_sbuf out = CS_SBUF_INIT;
+    event(&v, CS_EV_STAGE_SUBMITTED, 1, 4, false, 10000, &out);
+    event(&v, CS_EV_TASK_START, 1, 0, false, 10000, &out);
+    cs_progress_view_redraw(&v, 10500, &out);
+    assert_int_equal(out.len, 0);
+    cs_progress_view_redraw(&v, 10501, &out);
+    assert_non_null(strstr(cs_sbuf_str(&out), "[Stage 1:"));
+    cs_sbuf_free(&out);
+    cs_progress_view_free(&v);
 }
 
-static void test_bar_erased_on_free(void **state)
+/* A job's end erases the bar even when its stages did not complete (aborted job). */
+static void test_view_erased_at_job_end(void **state)
+{
+    progress_view v;
+    cs_progress_view_init(&v, 40, 0);
+    cs_sbuf out = CS_SBUF_INIT;
+    event(&v, CS_EV_STAGE_SUBMITTED, 1, 4, false, 0, &out);
+    cs_progress_view_redraw(&v, 1, &out);
+    assert_true(out.len > 0);
+    out.len = 0;
+    event(&v, CS_EV_JOB_END, 0, 0, false, 2, &out);
+    char erase[64];
+    assert_string_equal(cs_sbuf_str(&out), erase_40(erase));
+    out.len = 0;
+    event(&v, CS_EV_APPLICATION_END, 0, 0, true, 3, &out); /* nothing shown: nothing to erase */
+    assert_int_equal(out.len, 0);
+    cs_sbuf_free(&out);
+    cs_progress_view_free(&v);
+}
+
+/* End to end, outcomes only: the redraw thread draws the bar on the terminal (bounded wait), and
+ * freeing the bar erases it. */
+static void test_bar_on_a_pipe(void **state)
 {
     int p[2];
     assert_int_equal(pipe(p), 0);
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     progress_bar *pb = cs_progress_new(p[1], 10, 0, 30);
-    post(pb, CS_EV_STAGE_SUBMITTED, 1, 4, false);
-    usleep(100 * 1000);
-    char out[4096];
-    size_t n = drain(p[0], out, sizeof out, 0);
-    assert_true(n > 0);
+    assert_non_null(pb);
+    cs_event ev = {.kind = CS_EV_STAGE_SUBMITTED, .stage_id = 1, .num_tasks = 4};
+    cs_progress_listener(pb, &ev);
+    char out[8192] = "";
+    size_t n = 0;
+    for (int i = 0; i < 1000 && !strstr(out, "[Stage 1:"); i++) { /* up to 10 s */
+        ssize_t r = read(p[0], out + n, sizeof out - 1 - n);
+        if (r > 0) n += (size_t)r;
+        out[n] = '\0';
+        if (!strstr(out, "[Stage 1:")) usleep(10 * 1000);
+    }
+    assert_non_null(strstr(out, "\r[Stage 1:"));
     cs_progress_free(pb);
-    n = drain(p[0], out, sizeof out, 0);
-    assert_int_equal(n, 32);
-    assert_int_equal(out[0], '\r');
-    assert_int_equal(out[31], '\r');
+    ssize_t r = read(p[0], out, sizeof out - 1);
+    assert_true(r >= 32);
+    out[r] = '\0';
+    assert_int_equal(out[r - 32], '\r'); /* the last write is the erase: \r + 30 spaces + \r */
+    assert_int_equal(out[r - 1], '\r');
     close(p[0]);
     close(p[1]);
 }
@@ -275,9 +301,10 @@ int main(void)
         cmocka_unit_test(test_render_edge_counts),
         cmocka_unit_test(test_render_truncates_like_snprintf),
         cmocka_unit_test(test_terminal_width),
-        cmocka_unit_test(test_bar_draws_and_erases),
-        cmocka_unit_test(test_bar_waits_first_delay),
-        cmocka_unit_test(test_bar_erased_on_free),
+        cmocka_unit_test(test_view_draws_and_erases),
+        cmocka_unit_test(test_view_waits_first_delay),
+        cmocka_unit_test(test_view_erased_at_job_end),
+        cmocka_unit_test(test_bar_on_a_pipe),
         cmocka_unit_test(test_stage_logger_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,7 @@
  * printf) never reaches the driver's; its stderr (cspark's log lines) is also copied, whole lines
  * at a time, to the driver's stderr by a thread per executor, so one console still shows every
  * process's log. When an executor exits unexpectedly the driver logs the end of its stderr.
- * Called by context.c for local-cluster masters.
+ * The `local-cluster` row of the cluster manager registry is at the end.
  *
  * With dynamic allocation the allocation manager sets the number of executors wanted
  * (request_total; at most N, the cluster's workers) and removes idle ones (remove_executors);
@@ -18,7 +18,7 @@
  * only when fewer than the target remain.
  */
 #define _GNU_SOURCE
-#include "cluster/local_cluster.h"
+#include "cluster/local_cluster/local_cluster.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,12 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/context.h"
 #include "cluster/coarse_backend.h"
 #include "cluster/exit_codes.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/sync.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
 
@@ -54,10 +54,10 @@ typedef struct child {
     bool tee_started;
 } child;
 
+/* The launcher behind the coarse backend (its hooks_arg). */
 typedef struct local_cluster {
-    sched_backend base; /* delegates to the coarse backend */
     coarse_backend *coarse;
-    cspark_context *sc;
+    cluster_env env;
     int cores, memory_mb, max_failures, failures, next_id;
     int target; /* executors wanted: N, or dynamic allocation's target (at most N) */
     char exe[PATH_MAX + 32];
@@ -69,8 +69,10 @@ typedef struct local_cluster {
     pthread_t monitor;
 } local_cluster;
 
-int cs_local_cluster_log_path(const char *local_dir, const char *exec_id, const char *type,
-                              char *buf, size_t cap)
+/* <local_dir>/executor-logs/<id>/<type>, kept until the application stops (also after the
+ * executor crashed). */
+static int log_path(const char *local_dir, const char *exec_id, const char *type, char *buf,
+                    size_t cap)
 {
     if (!local_dir || !exec_id || !*exec_id || strchr(exec_id, '/') || strstr(exec_id, "..") ||
         !type || (strcmp(type, "stdout") != 0 && strcmp(type, "stderr") != 0))
@@ -86,7 +88,7 @@ static int open_logs(local_cluster *lc, const char *id, int fds[2], cs_error *er
     char path[PATH_MAX];
     fds[0] = fds[1] = -1;
     for (int i = 0; i < 2; i++) {
-        if (cs_local_cluster_log_path(lc->sc->local_dir, id, types[i], path, sizeof path) < 0)
+        if (log_path(lc->env.local_dir, id, types[i], path, sizeof path) < 0)
             return cs_error_set(err, CS_EINVAL, "executor log path too long");
         char *slash = strrchr(path, '/');
         *slash = '\0';
@@ -107,7 +109,7 @@ static void stderr_tail(local_cluster *lc, const char *id, char *buf, size_t cap
 {
     buf[0] = '\0';
     char path[PATH_MAX];
-    if (cs_local_cluster_log_path(lc->sc->local_dir, id, "stderr", path, sizeof path) < 0) return;
+    if (log_path(lc->env.local_dir, id, "stderr", path, sizeof path) < 0) return;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st;
@@ -188,8 +190,8 @@ static int spawn(local_cluster *lc, cs_error *err)
     snprintf(cores, sizeof cores, "%d", lc->cores);
     snprintf(mem, sizeof mem, "SPARK_EXECUTOR_MEMORY=%dm", lc->memory_mb);
     char *argv[] = {
-        lc->exe,    "--driver-url", url,          "--executor-id", id,  "--cores", cores,
-        "--app-id", lc->sc->app_id, "--hostname", "127.0.0.1",     NULL};
+        lc->exe,    "--driver-url",         url,          "--executor-id", id,  "--cores", cores,
+        "--app-id", (char *)lc->env.app_id, "--hostname", "127.0.0.1",     NULL};
 
     /* environment: ours, plus the secret, memory and local dirs (built before fork) */
     size_t n = 0;
@@ -205,7 +207,7 @@ static int spawn(local_cluster *lc, cs_error *err)
     char *secret_env = NULL, *dirs_env = NULL;
     if (lc->secret && asprintf(&secret_env, "_SPARK_AUTH_SECRET=%s", lc->secret) > 0)
         envp[k++] = secret_env;
-    if (asprintf(&dirs_env, "SPARK_LOCAL_DIRS=%s", lc->sc->local_dir) > 0) envp[k++] = dirs_env;
+    if (asprintf(&dirs_env, "SPARK_LOCAL_DIRS=%s", lc->env.local_dir) > 0) envp[k++] = dirs_env;
     envp[k++] = mem;
     envp[k] = NULL;
 
@@ -257,6 +259,11 @@ static int spawn(local_cluster *lc, cs_error *err)
     return 0;
 }
 
+static scheduler *sched_of(local_cluster *lc)
+{
+    return cs_coarse_backend_base(lc->coarse)->sched;
+}
+
 /* Starts executors until target are running (not counting leaving ones). */
 static void top_up(local_cluster *lc)
 {
@@ -270,17 +277,17 @@ static void top_up(local_cluster *lc)
         if (!more) return;
         cs_error err;
         if (spawn(lc, &err) < 0) {
-            cs_scheduler_abort(lc->base.sched, err.msg);
+            cs_scheduler_abort(sched_of(lc), err.msg);
             return;
         }
     }
 }
 
-static void lc_request_total(sched_backend *base, int total)
+static void lc_request_total(void *arg, int total)
 {
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = arg;
     pthread_mutex_lock(&lc->lock);
-    int n = total < lc->sc->master.executors ? total : lc->sc->master.executors;
+    int n = total < lc->env.master->executors ? total : lc->env.master->executors;
     if (total > n)
         CS_INFO("local-cluster", "event=target_capped requested=%d workers=%d", total, n);
     lc->target = n;
@@ -288,17 +295,16 @@ static void lc_request_total(sched_backend *base, int total)
     top_up(lc); /* fewer: the allocation manager removes idle executors itself */
 }
 
-static void lc_remove_executors(sched_backend *base, const char *const *ids, int n,
-                                bool decommission, const char *reason)
+/* Removed or decommissioned executors are leaving: their exits are expected. */
+static void lc_removing(void *arg, const char *const *ids, int n)
 {
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = arg;
     pthread_mutex_lock(&lc->lock);
     for (int k = 0; k < n; k++)
         for (int i = 0; i < lc->num_children; i++)
             if (lc->children[i].running && strcmp(lc->children[i].id, ids[k]) == 0)
                 lc->children[i].leaving = true;
     pthread_mutex_unlock(&lc->lock);
-    cs_coarse_backend_remove_executors(lc->coarse, ids, n, decommission, reason);
 }
 
 /* Polls the children (waitpid per pid: never reaps processes the job itself started). */
@@ -364,7 +370,7 @@ static void *monitor_main(void *arg)
                     "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
                     "the last: executor %s, %s",
                     max, id, reason);
-                cs_scheduler_abort(lc->base.sched, msg);
+                cs_scheduler_abort(sched_of(lc), msg);
             } else {
                 top_up(lc);
             }
@@ -373,8 +379,7 @@ static void *monitor_main(void *arg)
         }
         pthread_mutex_unlock(&lc->lock);
         if (stopping && running == 0) return NULL;
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        cs_sleep_ms(20);
     }
 }
 
@@ -391,42 +396,24 @@ static void on_executor_removed(void *arg, const char *executor_id, const char *
     pthread_mutex_unlock(&lc->lock);
 }
 
-static void lc_launch(sched_backend *base, const task_desc *t)
+/* The backend stops: StopExecutor, then up to 10 s for the processes to exit, then SIGKILL. */
+static void lc_stopping(void *arg)
 {
-    local_cluster *lc = (local_cluster *)base;
-    cs_coarse_backend_base(lc->coarse)->launch(cs_coarse_backend_base(lc->coarse), t);
-}
-
-static void lc_cancel_all(sched_backend *base)
-{
-    local_cluster *lc = (local_cluster *)base;
-    cs_coarse_backend_base(lc->coarse)->cancel_all(cs_coarse_backend_base(lc->coarse));
-}
-
-static int lc_total_cores(sched_backend *base)
-{
-    local_cluster *lc = (local_cluster *)base;
-    return cs_coarse_backend_base(lc->coarse)->total_cores(cs_coarse_backend_base(lc->coarse));
-}
-
-static void lc_stop(sched_backend *base)
-{
-    local_cluster *lc = (local_cluster *)base;
+    local_cluster *lc = arg;
     cs_coarse_backend_stop_executors(lc->coarse);
     pthread_mutex_lock(&lc->lock);
     lc->stopping = true;
     pthread_mutex_unlock(&lc->lock);
     /* give executors up to 10 s to exit after StopExecutor, then kill them */
-    int64_t deadline = cs_now_ns() / 1000000 + 10000;
+    int64_t deadline = cs_mono_ms() + 10000;
     for (;;) {
         pthread_mutex_lock(&lc->lock);
         int running = 0;
         for (int i = 0; i < lc->num_children; i++)
             running += lc->children[i].running;
         pthread_mutex_unlock(&lc->lock);
-        if (!running || cs_now_ns() / 1000000 > deadline) break;
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        if (!running || cs_mono_ms() > deadline) break;
+        cs_sleep_ms(10);
     }
     pthread_mutex_lock(&lc->lock);
     for (int i = 0; i < lc->num_children; i++)
@@ -435,21 +422,22 @@ static void lc_stop(sched_backend *base)
     if (lc->monitor_started) pthread_join(lc->monitor, NULL);
     for (int i = 0; i < lc->num_children; i++) /* every executor is gone: their pipes ended */
         if (lc->children[i].tee_started) pthread_join(lc->children[i].tee, NULL);
-    sched_backend *cb = cs_coarse_backend_base(lc->coarse);
-    cb->sched = lc->base.sched;
-    cb->stop(cb);
+}
+
+static void lc_stopped(void *arg)
+{
+    local_cluster *lc = arg;
     free(lc->children);
     free(lc->secret);
     pthread_mutex_destroy(&lc->lock);
     free(lc);
 }
 
-sched_backend *cs_local_cluster_backend_new(cspark_context *sc, const char *secret, bool dynamic,
-                                            cs_error *err)
+static sched_backend *local_cluster_new(const cluster_env *env, const char *secret, cs_error *err)
 {
-    const cs_master *m = &sc->master;
+    const cs_master *m = env->master;
     local_cluster *lc = cs_xcalloc(1, sizeof *lc);
-    lc->sc = sc;
+    lc->env = *env;
     lc->cores = m->cores_per_executor;
     lc->memory_mb = m->memory_mb;
     lc->secret = secret ? cs_xstrdup(secret) : NULL;
@@ -458,7 +446,7 @@ sched_backend *cs_local_cluster_backend_new(cspark_context *sc, const char *secr
     int64_t v;
     char dflt[16];
     snprintf(dflt, sizeof dflt, "%d", 2 * m->executors > 3 ? 2 * m->executors : 3);
-    if (cs_conf_get_int(sc->conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) goto fail;
+    if (cs_conf_get_int(env->conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) goto fail;
     lc->max_failures = (int)(v < 1 ? 1 : v);
 
     char self[PATH_MAX];
@@ -481,30 +469,29 @@ sched_backend *cs_local_cluster_backend_new(cspark_context *sc, const char *secr
     coarse_options o = {.bind_host = "127.0.0.1",
                         .port = 0,
                         .secret = secret,
-                        .app_file = cs_conf_get(sc->conf, "cspark.app.file"),
+                        .app_file = cs_conf_get(env->conf, "cspark.app.file"),
                         .executor_removed = on_executor_removed,
+                        .request_total = lc_request_total,
+                        .removing = lc_removing,
+                        .stopping = lc_stopping,
+                        .stopped = lc_stopped,
                         .hooks_arg = lc};
     int64_t port = 0;
-    if (cs_conf_get_int(sc->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
+    if (cs_conf_get_int(env->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
     o.port = (int)port;
-    lc->coarse = cs_coarse_backend_new(sc, &o, err);
+    lc->coarse = cs_coarse_backend_new(env, &o, err);
     if (!lc->coarse) goto fail;
-    lc->base.launch = lc_launch;
-    lc->base.total_cores = lc_total_cores;
-    lc->base.cancel_all = lc_cancel_all;
-    lc->base.stop = lc_stop;
-    lc->base.request_total = lc_request_total;
-    lc->base.remove_executors = lc_remove_executors;
 
     /* with dynamic allocation the allocation manager asks for its initial target instead */
-    lc->target = dynamic ? 0 : m->executors;
+    lc->target = env->dynamic_allocation ? 0 : m->executors;
     for (int i = 0; i < lc->target; i++)
         if (spawn(lc, err) < 0) {
-            lc_stop(&lc->base);
+            sched_backend *b = cs_coarse_backend_base(lc->coarse);
+            b->stop(b); /* stops what started, then frees lc */
             return NULL;
         }
     lc->monitor_started = pthread_create(&lc->monitor, NULL, monitor_main, lc) == 0;
-    return &lc->base;
+    return cs_coarse_backend_base(lc->coarse);
 fail:
     pthread_mutex_destroy(&lc->lock);
     free(lc->secret);
@@ -512,17 +499,50 @@ fail:
     return NULL;
 }
 
-void cs_local_cluster_attach(sched_backend *base)
+/* ---- the cluster manager ------------------------------------------------------------------- */
+
+static bool lc_can_create(const char *url)
 {
-    local_cluster *lc = (local_cluster *)base;
-    cs_coarse_backend_base(lc->coarse)->sched = lc->base.sched;
+    return strncmp(url, "local-cluster[", 14) == 0;
 }
 
-int cs_local_cluster_wait_registered(sched_backend *base, int64_t timeout_ms)
+static int lc_parallelism(const cs_conf *conf, const cs_master *m, int *out, cs_error *err)
 {
-    local_cluster *lc = (local_cluster *)base;
+    *out = m->executors * m->cores_per_executor;
+    return 0;
+}
+
+/* Executor processes, authenticated by default (stricter than Spark, whose spark.authenticate
+ * defaults to false). */
+static sched_backend *lc_create(const cluster_env *env, cs_error *err)
+{
+    return cs_cluster_create_with_secret(env, local_cluster_new, err);
+}
+
+/* Waits until the executors wanted (N, or dynamic allocation's target) registered, or
+ * spark.scheduler.maxRegisteredResourcesWaitingTime. */
+static int lc_wait_registered(sched_backend *base, cs_error *err)
+{
+    local_cluster *lc = cs_coarse_backend_launcher(base);
+    int64_t wait_ms;
+    if (cs_conf_get_duration_ms(lc->env.conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
+                                "30s", CS_MS, &wait_ms, err) < 0)
+        return err->code;
     pthread_mutex_lock(&lc->lock);
     int want = lc->target;
     pthread_mutex_unlock(&lc->lock);
-    return cs_coarse_backend_wait_registered(lc->coarse, want, timeout_ms);
+    int n = cs_coarse_backend_wait_registered(lc->coarse, want, wait_ms);
+    CS_INFO("context", "app=%s event=executors_registered registered=%d expected=%d",
+            lc->env.app_id, n, lc->env.master->executors);
+    return 0;
 }
+
+const cluster_manager cs_local_cluster_manager = {
+    .name = "local-cluster",
+    .dynamic_allocation = true,
+    .can_create = lc_can_create,
+    .default_parallelism = lc_parallelism,
+    .create = lc_create,
+    .wait_registered = lc_wait_registered,
+    .executor_log_path = log_path,
+};

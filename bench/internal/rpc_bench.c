@@ -1,15 +1,15 @@
 /*
- * test_rpc_bench.c — loopback micro-benchmark of the transport, run by hand:
- *   CSPARK_RPC_BENCH=1 build/tests/rpc_test_rpc_bench
+ * rpc_bench.c — loopback micro-benchmark of the transport (moved here from the unit tests: a
+ * benchmark is no test), run by hand:
+ *   build/bin/rpc_bench [--quick]
  * prints small-envelope messages/s (LaunchTask-sized, one sender thread and two) and MB/s for
  * 4 MiB shuffle blocks fetched through block_fetcher from a block_server (1 and 4 fetching
- * threads). Without the variable it runs a tiny smoke version as a unit test (no timing checks).
+ * threads, and a prefetching reader over two servers; CSPARK_RPC_BENCH_INFLIGHT sets
+ * spark.reducer.maxSizeInFlight). --quick runs a tiny version. Exits 1 naming the check that
+ * failed when a transfer goes wrong.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,6 +25,16 @@
 #include "exec/block_fetcher.h"
 #include "exec/block_server.h"
 #include "rpc/endpoint.h"
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "rpc_bench: check failed at line %d: %s\n", __LINE__, #cond);          \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CHECK_EQ(a, b) CHECK((a) == (b))
+#define CHECK_NOT_NULL(p) CHECK((p) != NULL)
 
 static int g_full;
 static atomic_long g_count;
@@ -80,7 +90,7 @@ static void barrier(rpc_conn *c)
     req.heartbeat = &hb;
     Cspark__Envelope *rep = NULL;
     cs_error err = {0};
-    assert_int_equal(cs_rpc_call(c, &req, &rep, 60000, &err), 0);
+    CHECK_EQ(cs_rpc_call(c, &req, &rep, 60000, &err), 0);
     cspark__envelope__free_unpacked(rep, NULL);
 }
 
@@ -92,11 +102,11 @@ static void bench_messages(int threads)
     cs_error err = {0};
     rpc_endpoint *s = cs_rpc_endpoint_new(&so, &h, &err);
     int port;
-    assert_int_equal(cs_rpc_listen(s, "127.0.0.1", 0, &port, &err), 0);
+    CHECK_EQ(cs_rpc_listen(s, "127.0.0.1", 0, &port, &err), 0);
     rpc_options co = {.name = "bench-client", .app_id = "b", .secret = "k"};
     rpc_endpoint *ce = cs_rpc_endpoint_new(&co, NULL, &err);
     rpc_conn *c = cs_rpc_connect(ce, "127.0.0.1", port, 5000, &err);
-    assert_non_null(c);
+    CHECK_NOT_NULL(c);
     atomic_store(&g_count, 0);
     double t0 = now_s();
     pthread_t th[4];
@@ -107,7 +117,7 @@ static void bench_messages(int threads)
         pthread_join(th[i], NULL);
     barrier(c);
     double dt = now_s() - t0;
-    assert_int_equal(atomic_load(&g_count), per * threads);
+    CHECK_EQ(atomic_load(&g_count), per * threads);
     if (g_full)
         printf("messages: %d sender thread(s), %ld LaunchTask envelopes in %.3f s = %.0f msgs/s\n",
                threads, per * threads, dt, (double)(per * threads) / dt);
@@ -116,7 +126,7 @@ static void bench_messages(int threads)
     cs_rpc_endpoint_free(s);
 }
 
-static void test_messages(void **state)
+static void bench_all_messages(void)
 {
     bench_messages(1);
     bench_messages(2);
@@ -144,17 +154,17 @@ static void *fetcher_thread(void *arg)
     return NULL;
 }
 
-static void test_blocks(void **state)
+static void bench_blocks(void)
 {
     char dir[] = "/tmp/cspark-rpc-bench-XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    CHECK_NOT_NULL(mkdtemp(dir));
     char data[512], index[512];
     cs_shuffle_file_paths(dir, 1, 0, data, index, sizeof data);
     int fd = open(data, O_CREAT | O_WRONLY | O_TRUNC, 0644);
     uint8_t *buf = malloc(BLK);
     memset(buf, 0x5a, BLK);
     for (int i = 0; i < NPART; i++)
-        assert_int_equal(write(fd, buf, BLK), BLK);
+        CHECK_EQ(write(fd, buf, BLK), BLK);
     close(fd);
     free(buf);
     fd = open(index, O_CREAT | O_WRONLY | O_TRUNC, 0644);
@@ -163,14 +173,14 @@ static void test_blocks(void **state)
         uint8_t be[8];
         for (int k = 0; k < 8; k++)
             be[k] = (uint8_t)(off >> (56 - 8 * k));
-        assert_int_equal(write(fd, be, 8), 8);
+        CHECK_EQ(write(fd, be, 8), 8);
     }
     close(fd);
     cs_error err = {0};
     int port = 0;
     rpc_options o = {.name = "bench-bs", .app_id = "b", .secret = "k"};
     block_server *bs = cs_block_server_start("127.0.0.1", dir, &o, &port, &err);
-    assert_non_null(bs);
+    CHECK_NOT_NULL(bs);
     uint64_t sizes[NPART];
     for (int i = 0; i < NPART; i++)
         sizes[i] = BLK;
@@ -180,7 +190,7 @@ static void test_blocks(void **state)
     snprintf(st.host, sizeof st.host, "127.0.0.1");
     for (int threads = 1; threads <= 4; threads *= 4) {
         block_fetcher *f = cs_block_fetcher_new("local", dir, &o, NULL, &err);
-        assert_non_null(f);
+        CHECK_NOT_NULL(f);
         int per = g_full ? 256 / threads : 2;
         fetch_arg a = {cs_block_fetcher_source(f), &st, per};
         pthread_t th[4];
@@ -199,7 +209,7 @@ static void test_blocks(void **state)
      * pair), through the prefetching source, from two block servers */
     int port2 = 0;
     block_server *bs2 = cs_block_server_start("127.0.0.1", dir, &o, &port2, &err);
-    assert_non_null(bs2);
+    CHECK_NOT_NULL(bs2);
     cs_map_status ms[NPART];
     const cs_map_status *maps[NPART];
     char d2[512], i2[512];
@@ -210,8 +220,8 @@ static void test_blocks(void **state)
         maps[m] = &ms[m];
         if (m == 0) continue;
         cs_shuffle_file_paths(dir, 1, m, d2, i2, sizeof d2);
-        assert_int_equal(link(data, d2), 0);
-        assert_int_equal(link(index, i2), 0);
+        CHECK_EQ(link(data, d2), 0);
+        CHECK_EQ(link(index, i2), 0);
     }
     {
         cs_conf *conf = cs_conf_new();
@@ -227,8 +237,8 @@ static void test_blocks(void **state)
             for (int m = 0; m < NPART; m++) {
                 uint8_t *b = NULL;
                 size_t len = 0;
-                assert_int_equal(src.fetch(src.arg, maps[m], r, &b, &len, &err), 0);
-                assert_int_equal(len, BLK);
+                CHECK_EQ(src.fetch(src.arg, maps[m], r, &b, &len, &err), 0);
+                CHECK_EQ(len, BLK);
                 free(b);
             }
             cs_block_prefetch_free(p);
@@ -253,13 +263,11 @@ static void test_blocks(void **state)
     rmdir(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    g_full = getenv("CSPARK_RPC_BENCH") != NULL;
-    if (g_full) cs_log_set_level(CS_LOG_WARN);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_messages),
-        cmocka_unit_test(test_blocks),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    g_full = !(argc > 1 && strcmp(argv[1], "--quick") == 0);
+    cs_log_set_level(CS_LOG_WARN);
+    bench_all_messages();
+    bench_blocks();
+    return 0;
 }

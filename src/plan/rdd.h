@@ -1,22 +1,28 @@
 /*
- * rdd.h — the lineage graph built on the driver: RDD nodes, function references and shuffle
- * dependencies. The public functions of cspark.h (transformations.c, sources.c) create nodes;
- * the DAG scheduler cuts the graph into stages at shuffle dependencies; the task runner
- * (exec/task_runner.c) computes one partition of a node by pulling batches through its parents.
+ * rdd.h — the lineage graph: RDD nodes and shuffle dependencies. On the driver the public
+ * functions of cspark.h (src/api) add nodes to the context's graph and the DAG scheduler cuts it
+ * into stages at shuffle dependencies; on an executor the stage plan decoder rebuilds the narrow
+ * lineage of one stage into a graph of its own; in both, the task runner (src/exec) computes one
+ * partition of a node by pulling batches through its parents. A node is the same thing in every
+ * process: it belongs to exactly one lineage_graph, which frees it.
  *
- * Ownership: every node, its closure copies, source data and shuffle dependencies belong to the
- * context (context.c keeps a list) and are freed when the context stops. Nodes are immutable
- * once created, so tasks on any thread may read them without locks.
+ * Ownership: a lineage_graph owns every node and dependency added to it, with their closure
+ * copies, source data and tables (cs_lineage_free). Nodes are immutable once built, so tasks on
+ * any thread may read them without locks; adding to a graph is thread-safe (the graph's lock).
  */
-#ifndef CSPARK_API_RDD_H
-#define CSPARK_API_RDD_H
+#ifndef CSPARK_PLAN_RDD_H
+#define CSPARK_PLAN_RDD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/batch.h"
 #include "cspark.h"
+#include "plan/fn_ref.h"
 #include "shuffle/shuffle.h"
+
+struct lineage_graph;
 
 typedef enum {
     RDD_PARALLELIZE,    /* records held on the driver, sliced */
@@ -39,20 +45,20 @@ typedef enum {
     SHUFFLE_READ_COGROUP    /* two tagged shuffles aggregated into pair(list, list) */
 } shuffle_read_mode;
 
-/* A user (or built-in) function: its symbol name, its address on this process, and the closure
- * bytes copied at creation. */
-typedef struct fn_ref {
-    char *name;       /* exported symbol name; owned by the fn_ref */
-    void *ptr;        /* resolved address (dladdr on the driver, dlsym elsewhere) */
-    uint8_t *closure; /* owned copy, may be NULL */
-    size_t closure_len;
-} fn_ref;
-
 /* One input split of a text file. */
 typedef struct text_split {
     const char *path; /* owned by the RDD's path table */
     uint64_t start, length, file_size;
 } text_split;
+
+/* Spark's Aggregator as the plan carries it: function references (with the closure on
+ * merge_value) and an optional zero value; cs_plan_aggregator_bind gives the shuffle's view. */
+typedef struct plan_aggregator {
+    fn_ref create, merge_value, merge_combiners;
+    uint8_t *zero;
+    uint32_t zero_len;
+    bool has_zero;
+} plan_aggregator;
 
 /* A shuffle dependency: the map side (parent RDD partitioned by `partitioner`, optionally
  * combined) of a shuffled RDD. Shared by every job that reads it, which is how a shuffle
@@ -64,14 +70,11 @@ typedef struct shuffle_dep {
     cspark_slice *range_bounds; /* owned backing for partitioner.bounds */
     uint8_t *range_bound_data;
     bool map_side_combine;
-    fn_ref agg_create, agg_merge_value, agg_merge_combiners; /* for map-side combine */
-    uint8_t *agg_zero;
-    uint32_t agg_zero_len;
-    bool agg_has_zero;
+    plan_aggregator agg; /* for map-side combine */
 } shuffle_dep;
 
 struct cspark_rdd {
-    cspark_context *sc;
+    struct lineage_graph *graph; /* the graph that owns it */
     int id;
     rdd_kind kind;
     int num_partitions;
@@ -100,17 +103,29 @@ struct cspark_rdd {
     shuffle_dep *deps[2];
     int num_deps;
     shuffle_read_mode read_mode;
-    fn_ref agg_create, agg_merge_value, agg_merge_combiners;
-    uint8_t *agg_zero;
-    uint32_t agg_zero_len;
-    bool agg_has_zero;
+    plan_aggregator agg;       /* SHUFFLE_READ_AGGREGATE / COGROUP */
     bool values_are_combiners; /* the map side already combined */
     bool ascending;            /* SHUFFLE_READ_SORT */
 };
 
-/* Resolves `fn` to its exported symbol name (dladdr); refuses static functions and addresses
- * that are not the start of a symbol. Copies the closure. CS_EINVAL with a clear message. */
-int cs_fn_ref_init(cspark_context *sc, fn_ref *ref, void *fn, const void *closure, size_t len,
-                   const char *what, cs_error *err);
+/* The nodes and dependencies of one application (driver) or one stage plan (executor). */
+typedef struct lineage_graph {
+    pthread_mutex_t lock; /* guards the arrays and counters */
+    struct cspark_rdd **rdds;
+    int num_rdds, cap_rdds;
+    shuffle_dep **deps;
+    int num_deps, cap_deps;
+    int next_rdd_id, next_shuffle_id;
+} lineage_graph;
+
+void cs_lineage_init(lineage_graph *g);
+/* Frees every node and dependency of the graph (not the graph struct itself). */
+void cs_lineage_free(lineage_graph *g);
+/* A new node of g with the next id, named `name` (copied). */
+cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name);
+/* A new shuffle dependency of g with the next shuffle id, whose map side is parent. */
+shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent);
+/* The shuffle's aggregator over a's functions and zero (borrowed), calling them with tc. */
+void cs_plan_aggregator_bind(const plan_aggregator *a, cspark_task_context *tc, cs_aggregator *out);
 
 #endif

@@ -2,13 +2,14 @@
  * local_backend.c — worker-thread pool for local mode (see local_backend.h). Tasks wait in a
  * FIFO queue; each of the N workers pops one, runs it on its own thread and hands the result to
  * the scheduler. Workers are started lazily on the first launch, so a context that runs no job
- * costs no threads.
+ * costs no threads. The `local` row of the cluster manager registry is at the end.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/local_backend.h"
+#include "cluster/local/local_backend.h"
+#include "exec/task_context.h"
 #include "common/err.h"
 
 typedef struct queued {
@@ -91,11 +92,7 @@ static void local_cancel_all(sched_backend *base)
     pthread_mutex_unlock(&b->lock);
     while (q) {
         queued *next = q->next;
-        task_result r;
-        cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        r.error = cs_xstrdup("task cancelled: its job has ended");
-        cs_scheduler_task_done(b->base.sched, q->task, &r);
+        cs_scheduler_task_failed(b->base.sched, q->task, "%s", CS_TASK_CANCELLED);
         pthread_mutex_lock(&b->lock);
         q->next = b->free_nodes;
         b->free_nodes = q;
@@ -150,3 +147,37 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     pthread_cond_init(&b->cond, NULL);
     return &b->base;
 }
+
+/* ---- the cluster manager ------------------------------------------------------------------- */
+
+static bool local_can_create(const char *url)
+{
+    return strcmp(url, "local") == 0 || strncmp(url, "local[", 6) == 0;
+}
+
+static int local_parallelism(const cs_conf *conf, const cs_master *m, int *out, cs_error *err)
+{
+    *out = m->threads > 0 ? m->threads : 1;
+    return 0;
+}
+
+/* The executor is the driver: tasks read shuffle blocks from its own local directory. */
+static sched_backend *local_create(const cluster_env *env, cs_error *err)
+{
+    exec_env xenv = {.executor_id = "driver",
+                     .host = "localhost",
+                     .local_dir = env->local_dir,
+                     .task_memory_budget = env->task_memory_budget,
+                     .shuffle_compress = env->shuffle_compress,
+                     .shuffle_checksum = env->shuffle_checksum,
+                     .blocks = cs_shuffle_local_source(env->local_dir)};
+    return cs_local_backend_new(env->master->threads, &xenv);
+}
+
+const cluster_manager cs_local_manager = {
+    .name = "local",
+    .dynamic_allocation = false,
+    .can_create = local_can_create,
+    .default_parallelism = local_parallelism,
+    .create = local_create,
+};

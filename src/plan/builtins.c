@@ -1,11 +1,12 @@
 /*
- * builtins.c — functions of libcspark used inside lineage graphs: the numeric reducers of
- * cspark.h (cspark_sum_i64, ...) and the internal helpers of cogroup/join and distinct. They are
- * exported like user functions so that any process can resolve them by name.
+ * builtins.c — functions of libcspark used inside lineage graphs (see builtins.h): the numeric
+ * reducers of cspark.h (cspark_sum_i64, ...) and the internal helpers of cogroup/join and
+ * distinct, with the table every process resolves their names through.
  */
+#include "plan/builtins.h"
+
 #include <string.h>
 
-#include "api/rdd_internal.h"
 #include "shuffle/builtin_aggs.h"
 
 void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc)

@@ -1,0 +1,88 @@
+/*
+ * cluster_manager.h — the cluster managers behind one registry, as Spark's ExternalClusterManager:
+ * the context asks each registered manager whether it can serve the master URL (can_create) and
+ * drives the one that can through this table; it never names a backend. Registered, in order:
+ * local[N] (src/cluster/local/), local-cluster[N,C,M] (src/cluster/local_cluster/) and k8s://
+ * (src/cluster/k8s/). A new cluster manager is one folder and one row in cluster_manager.c.
+ *
+ * Order of calls (the context's thread): default_parallelism and new_app_id while the context
+ * reads its settings; create; cs_scheduler_new over the backend; start (the backend may now
+ * report to the scheduler); dynamic allocation's first request; wait_registered; at the end
+ * exit_code, then the scheduler stops the backend (sched_backend.stop).
+ *
+ * Backends receive a cluster_env, never the context. Ownership: the env and everything it points
+ * to belong to the context and outlive the backend (the context frees them after the scheduler
+ * has stopped the backend); backends copy the struct and borrow its pointers.
+ */
+#ifndef CSPARK_CLUSTER_CLUSTER_MANAGER_H
+#define CSPARK_CLUSTER_CLUSTER_MANAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/checksum.h"
+#include "common/conf.h"
+#include "common/err.h"
+#include "common/master.h"
+#include "sched/scheduler.h"
+
+/* What a backend needs from the application. */
+typedef struct cluster_env {
+    cs_conf *conf;         /* the application's configuration: backends may add defaults */
+    const char *app_id;    /* spark.app.id */
+    const char *app_name;  /* spark.app.name */
+    const char *local_dir; /* the driver's <spark.local.dir>/cspark-<app id> */
+    const cs_master *master;
+    struct listener_bus *bus;          /* executor added / removed events */
+    int64_t task_memory_budget;        /* local mode: each task's execution memory */
+    bool shuffle_compress;             /* local mode: spark.shuffle.compress */
+    cs_checksum_algo shuffle_checksum; /* local mode: spark.shuffle.checksum.* */
+    bool dynamic_allocation;           /* spark.dynamicAllocation.enabled (and not local mode) */
+} cluster_env;
+
+typedef struct cluster_manager {
+    const char *name; /* "local", "local-cluster", "k8s" */
+    /* Executors come and go on request: dynamic allocation may run (Spark: not in local mode). */
+    bool dynamic_allocation;
+    /* Spark's canCreate(masterURL): this manager serves the URL. */
+    bool (*can_create)(const char *master_url);
+    /* Spark's SchedulerBackend.applicationId: a new application id (64 bytes with the NUL);
+     * NULL: "local-<epoch ms>". */
+    int (*new_app_id)(char *out, cs_error *err);
+    /* Tasks that can run at once before any executor registers (default parallelism and the
+     * share of memory of each task in local mode). */
+    int (*default_parallelism)(const cs_conf *conf, const cs_master *m, int *out, cs_error *err);
+    /* Creates the backend (executors may start; no task yet). NULL + err (nothing left behind). */
+    sched_backend *(*create)(const cluster_env *env, cs_error *err);
+    /* After cs_scheduler_new: the backend may report to its scheduler; starts allocating.
+     * NULL: nothing to do. */
+    int (*start)(sched_backend *b, cs_error *err);
+    /* Waits for executors as the manager's keys say (spark.scheduler.maxRegisteredResources-
+     * WaitingTime, ...) and logs how many registered. NULL: nothing to wait for. */
+    int (*wait_registered)(sched_backend *b, cs_error *err);
+    /* The exit status the driver should end with (Kubernetes: 11 after
+     * spark.executor.maxNumFailures), 0 for none. NULL: always 0. */
+    int (*exit_code)(sched_backend *b);
+    /* Where executor exec_id's "stdout" or "stderr" is kept under the application's local dir,
+     * for the web UI's log pages; CS_EINVAL for an id or type that names none. NULL: the
+     * driver cannot read its executors' logs. */
+    int (*executor_log_path)(const char *local_dir, const char *exec_id, const char *type,
+                             char *buf, size_t cap);
+} cluster_manager;
+
+/* The first registered manager that can serve master_url, NULL when none can. */
+const cluster_manager *cs_cluster_manager_for(const char *master_url);
+
+/* ---- helpers for managers that start executor processes ------------------------------------ */
+
+typedef sched_backend *(*cluster_backend_new_fn)(const cluster_env *env, const char *secret,
+                                                 cs_error *err);
+/* create() of a manager whose executors are processes or pods: checks the decommissioning
+ * settings executors will read, then calls new_backend with the application's spark.authenticate
+ * secret (NULL when off): given (env, file or conf) or generated per application, and on by
+ * default — stricter than Spark, whose spark.authenticate defaults to false. The secret is wiped
+ * after the call. */
+sched_backend *cs_cluster_create_with_secret(const cluster_env *env,
+                                             cluster_backend_new_fn new_backend, cs_error *err);
+
+#endif

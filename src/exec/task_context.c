@@ -1,0 +1,170 @@
+/*
+ * task_context.c — the task context of cspark.h (see task_context.h): the closure and ids a
+ * user function reads, cspark_task_fail, the crash handler and its per-thread alternate stacks,
+ * and reduce functions called on the driver (reduce and fold merge the partitions' results).
+ */
+#define _GNU_SOURCE
+#include "exec/task_context.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ---- task context (cspark.h) ------------------------------------------------------------- */
+
+const void *cspark_closure(cspark_task_context *tc, size_t *len)
+{
+    const fn_ref *fn = tc ? tc->fn : NULL;
+    if (len) *len = fn ? fn->closure_len : 0;
+    return fn ? fn->closure : NULL;
+}
+
+int cspark_partition_id(const cspark_task_context *tc)
+{
+    return tc->task->partition;
+}
+
+int cspark_stage_id(const cspark_task_context *tc)
+{
+    return tc->task->stage_id;
+}
+
+int cspark_attempt_number(const cspark_task_context *tc)
+{
+    return tc->task->attempt;
+}
+
+void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
+    va_end(ap);
+    free(tc->fail_msg);
+    tc->fail_msg = msg;
+    siglongjmp(tc->fail_jmp, 1);
+}
+
+/* ---- crash reporting --------------------------------------------------------------------- */
+
+/* What the current thread is running, preformatted so the signal handler only calls write(). */
+static __thread char crash_where[512];
+
+void cs_task_context_leave(cspark_task_context *tc)
+{
+    (void)tc;
+    crash_where[0] = 0;
+}
+
+void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn)
+{
+    tc->fn = fn;
+    if (!fn) return;
+    const task_desc *t = tc->task;
+    snprintf(crash_where, sizeof crash_where,
+             "task %lld (stage %d.%d, partition %d, attempt %d) in function '%s'",
+             (long long)t->task_id, t->stage_id, t->stage_attempt, t->partition, t->attempt,
+             fn->name ? fn->name : "?");
+}
+
+static void crash_handler(int sig, siginfo_t *si, void *uc)
+{
+    char line[768];
+    const char *name = sig == SIGSEGV  ? "SIGSEGV"
+                       : sig == SIGBUS ? "SIGBUS"
+                       : sig == SIGFPE ? "SIGFPE"
+                       : sig == SIGILL ? "SIGILL"
+                                       : "signal";
+    size_t n = 0;
+    const char *parts[] = {"ERROR cspark executor crashed with ", name, " in ",
+                           crash_where[0] ? crash_where : "cspark itself (no task running)", "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t l = strlen(parts[i]);
+        if (n + l >= sizeof line) l = sizeof line - 1 - n;
+        memcpy(line + n, parts[i], l);
+        n += l;
+    }
+    ssize_t w = write(STDERR_FILENO, line, n);
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cs_task_install_crash_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sigaction(SIGILL, &sa, NULL);
+}
+
+static __thread void *own_altstack;
+#define ALTSTACK_SIZE (64 * 1024)
+
+void cs_task_thread_init(void)
+{
+    stack_t cur;
+    if (own_altstack || (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)))
+        return; /* this thread already has one (ours, or a sanitizer's) */
+    void *p = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    stack_t ss = {.ss_sp = p, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) < 0) {
+        munmap(p, ALTSTACK_SIZE);
+        return;
+    }
+    own_altstack = p;
+}
+
+void cs_task_thread_fini(void)
+{
+    if (!own_altstack) return;
+    stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+    sigaltstack(&ss, NULL);
+    munmap(own_altstack, ALTSTACK_SIZE);
+    own_altstack = NULL;
+}
+
+/* ---- reduce functions on the driver ------------------------------------------------------ */
+
+int cs_task_context_fold(const fn_ref *fn, const cs_batch *parts, int n, cspark_value *acc,
+                         bool *has, char **fail_msg)
+{
+    task_desc desc = {.partition = -1, .stage_id = -1};
+    cspark_task_context *tc = cs_xcalloc(1, sizeof *tc);
+    tc->task = &desc;
+    tc->fn = fn;
+    int rc = 0;
+    *fail_msg = NULL;
+    cs_task_set_current(tc); /* cspark_value_* fail the merge through it */
+    if (sigsetjmp(tc->fail_jmp, 0) == 0) {
+        for (int i = 0; i < n; i++) {
+            if (!parts[i].n) continue;
+            cspark_record r = batch_get(&parts[i], 0);
+            if (!*has) {
+                cspark_value_set(acc, r.value.ptr, r.value.len);
+                *has = true;
+            } else {
+                ((cspark_reduce_fn)fn->ptr)(acc, r.value, tc);
+            }
+        }
+    } else {
+        rc = CS_ETASK;
+        *fail_msg = tc->fail_msg ? tc->fail_msg : cs_xstrdup("failed");
+        tc->fail_msg = NULL;
+    }
+    cs_task_set_current(NULL);
+    free(tc->fail_msg);
+    free(tc);
+    return rc;
+}

@@ -1,0 +1,104 @@
+/*
+ * rdd.c — the lineage graph's storage (see rdd.h): nodes and shuffle dependencies added with ids,
+ * and freed with everything they own when the graph goes.
+ */
+#include "plan/rdd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cs_lineage_init(lineage_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    pthread_mutex_init(&g->lock, NULL);
+}
+
+static void aggregator_free(plan_aggregator *a)
+{
+    cs_fn_ref_free(&a->create);
+    cs_fn_ref_free(&a->merge_value);
+    cs_fn_ref_free(&a->merge_combiners);
+    free(a->zero);
+}
+
+static void rdd_free(cspark_rdd *r)
+{
+    free(r->name);
+    cs_fn_ref_free(&r->fn);
+    cs_batch_free(&r->par_data);
+    free(r->par_offsets);
+    free(r->splits);
+    for (int i = 0; i < r->num_paths; i++)
+        free(r->paths[i]);
+    free(r->paths);
+    free(r->union_parent);
+    free(r->union_index);
+    free(r->group_start);
+    aggregator_free(&r->agg);
+    free(r);
+}
+
+static void dep_free(shuffle_dep *d)
+{
+    aggregator_free(&d->agg);
+    free(d->range_bounds);
+    free(d->range_bound_data);
+    free(d);
+}
+
+void cs_lineage_free(lineage_graph *g)
+{
+    for (int i = 0; i < g->num_rdds; i++)
+        rdd_free(g->rdds[i]);
+    for (int i = 0; i < g->num_deps; i++)
+        dep_free(g->deps[i]);
+    free(g->rdds);
+    free(g->deps);
+    pthread_mutex_destroy(&g->lock);
+    memset(g, 0, sizeof *g);
+}
+
+cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name)
+{
+    cspark_rdd *r = cs_xcalloc(1, sizeof *r);
+    r->graph = g;
+    r->kind = kind;
+    r->num_partitions = num_partitions;
+    r->name = cs_xstrdup(name ? name : "");
+    cs_batch_init(&r->par_data);
+    pthread_mutex_lock(&g->lock);
+    if (g->num_rdds == g->cap_rdds) {
+        g->cap_rdds = g->cap_rdds ? g->cap_rdds * 2 : 64;
+        g->rdds = cs_xrealloc(g->rdds, (size_t)g->cap_rdds * sizeof *g->rdds);
+    }
+    r->id = g->next_rdd_id++;
+    g->rdds[g->num_rdds++] = r;
+    pthread_mutex_unlock(&g->lock);
+    return r;
+}
+
+shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent)
+{
+    shuffle_dep *d = cs_xcalloc(1, sizeof *d);
+    d->parent = parent;
+    pthread_mutex_lock(&g->lock);
+    if (g->num_deps == g->cap_deps) {
+        g->cap_deps = g->cap_deps ? g->cap_deps * 2 : 16;
+        g->deps = cs_xrealloc(g->deps, (size_t)g->cap_deps * sizeof *g->deps);
+    }
+    d->shuffle_id = g->next_shuffle_id++;
+    g->deps[g->num_deps++] = d;
+    pthread_mutex_unlock(&g->lock);
+    return d;
+}
+
+void cs_plan_aggregator_bind(const plan_aggregator *a, cspark_task_context *tc, cs_aggregator *out)
+{
+    out->create = (cspark_reduce_fn)a->create.ptr;
+    out->merge_value = (cspark_reduce_fn)a->merge_value.ptr;
+    out->merge_combiners = (cspark_reduce_fn)a->merge_combiners.ptr;
+    out->zero = a->zero;
+    out->zero_len = a->zero_len;
+    out->has_zero = a->has_zero;
+    out->tc = tc;
+}

@@ -1,0 +1,23 @@
+/*
+ * task.c — task results (see task.h): an empty result, and its release.
+ */
+#include "plan/task.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cs_task_result_init(task_result *r)
+{
+    memset(r, 0, sizeof *r);
+    cs_batch_init(&r->data);
+    r->fetch_shuffle_id = -1;
+    r->fetch_map_id = -1;
+}
+
+void cs_task_result_free(task_result *r)
+{
+    free(r->error);
+    cs_batch_free(&r->data);
+    if (r->has_map_status) cs_map_status_free(&r->map_status);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,106 @@
+/*
+ * task.h — what a task is, as the scheduler hands it out and an executor runs it: a partition of a
+ * stage's final RDD plus where its output goes (task_sink), the map outputs it reads
+ * (shuffle_input), and what it reports back (task_result with its task_metrics). The DAG scheduler
+ * builds task_desc values; a backend runs them in-process (exec/task.h: cs_task_run) or sends
+ * them to executors (stage_plan.h, task_codec.h).
+ *
+ * Ownership: a task_desc and everything it points to (sink, shuffle inputs, RDD nodes) are
+ * borrowed by whoever runs it until it reports the result. A task_result owns its error string,
+ * data batch and map status (cs_task_result_free).
+ */
+#ifndef CSPARK_PLAN_TASK_H
+#define CSPARK_PLAN_TASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/batch.h"
+#include "plan/rdd.h"
+#include "shuffle/shuffle.h"
+
+typedef enum {
+    SINK_SHUFFLE, /* map stage: partition, combine, write data + index files */
+    SINK_COUNT,   /* number of records */
+    SINK_COLLECT, /* all records */
+    SINK_TAKE,    /* the first take_n records */
+    SINK_FOLD,    /* values folded with fold_fn (from zero when has_zero) */
+    SINK_SAVE,    /* text lines into part-NNNNN under save_path */
+    SINK_FOREACH, /* foreach_fn on every record */
+    SINK_SAMPLE   /* reservoir sample of keys + the record count (range partitioner bounds) */
+} sink_kind;
+
+/* SINK_SAVE on an object store: the task result's record with this key holds the attempt's
+ * pending commit (src/fs/fs.h cs_fs_pending_encode), completed by the driver at job commit. */
+#define CS_SAVE_PENDING_KEY "cspark.pending-commit"
+
+typedef struct task_sink {
+    sink_kind kind;
+    shuffle_dep *dep; /* SINK_SHUFFLE */
+    size_t take_n;    /* SINK_TAKE */
+    fn_ref fn;        /* SINK_FOLD, SINK_FOREACH */
+    const uint8_t *zero;
+    uint32_t zero_len;
+    bool has_zero;
+    const char *save_path; /* SINK_SAVE: the output directory (exists) */
+    int sample_size;       /* SINK_SAMPLE: keys to keep per partition */
+} task_sink;
+
+/* The map outputs a task reads for one shuffle (snapshot made when the task is launched). */
+typedef struct shuffle_input {
+    int shuffle_id;
+    const cs_map_status *const *maps; /* num_maps entries, borrowed */
+    int num_maps;
+} shuffle_input;
+
+typedef struct task_desc {
+    int64_t task_id;
+    int job_id;
+    int stage_id;
+    int stage_attempt;
+    int partition;
+    int attempt; /* 0 for the first attempt of this partition in this stage attempt */
+    cspark_rdd *rdd;
+    const task_sink *sink;
+    const shuffle_input *inputs;
+    int num_inputs;
+    const volatile int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
+} task_desc;
+
+/* Spark's TaskMetrics: what one task did, reported with its result (and in heartbeats).
+ * shuffle_bytes_read is local + remote (block bytes as stored). */
+typedef struct cs_task_metrics {
+    int64_t run_time_ms, cpu_time_ns, result_size, records_read, bytes_read, records_written,
+        bytes_written, shuffle_bytes_written, shuffle_records_written, shuffle_bytes_read,
+        shuffle_records_read, memory_bytes_spilled, disk_bytes_spilled, peak_execution_memory,
+        shuffle_remote_bytes_read, shuffle_local_blocks_fetched, shuffle_remote_blocks_fetched;
+} cs_task_metrics;
+
+/* TASK_UNLAUNCHABLE is set by a backend only, never sent by an executor: the task cannot be
+ * launched anywhere (its serialized stage plan exceeds spark.rpc.message.maxSize), so its stage is
+ * aborted at once with the error, as Spark's TaskSetManager.abort — retrying cannot help. */
+typedef enum {
+    TASK_OK = 0,
+    TASK_FAILED = 1,
+    TASK_FETCH_FAILED = 2,
+    TASK_UNLAUNCHABLE = 3
+} task_status;
+
+/* The error of a task stopped because its job ended (not counted as a failure). */
+#define CS_TASK_CANCELLED "task cancelled: its job has ended"
+
+typedef struct task_result {
+    task_status status;
+    char *error; /* failure description (malloc'd) */
+    int fetch_shuffle_id, fetch_map_id;
+    cs_batch data;            /* COLLECT/TAKE/SAMPLE records; FOLD: zero or one record */
+    int64_t count;            /* COUNT, SAMPLE: records seen */
+    cs_map_status map_status; /* SHUFFLE */
+    bool has_map_status;
+    cs_task_metrics metrics;
+} task_result;
+
+void cs_task_result_init(task_result *r);
+void cs_task_result_free(task_result *r);
+
+#endif

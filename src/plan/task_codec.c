@@ -1,0 +1,182 @@
+/*
+ * task_codec.c — TaskResult / MapStatus / TaskMetrics codecs (see task_codec.h). Record payloads
+ * are written as uncompressed recio blocks directly into one exact-size buffer.
+ */
+#include "plan/task_codec.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/recio.h"
+#include "plan/pb_helpers.h"
+
+void cs_task_metrics_to_pb(const cs_task_metrics *m, Cspark__TaskMetrics *pb)
+{
+    cspark__task_metrics__init(pb);
+    pb->run_time_ms = m->run_time_ms;
+    pb->cpu_time_ns = m->cpu_time_ns;
+    pb->result_size = m->result_size;
+    pb->records_read = m->records_read;
+    pb->bytes_read = m->bytes_read;
+    pb->records_written = m->records_written;
+    pb->bytes_written = m->bytes_written;
+    pb->shuffle_bytes_written = m->shuffle_bytes_written;
+    pb->shuffle_records_written = m->shuffle_records_written;
+    pb->shuffle_bytes_read = m->shuffle_bytes_read;
+    pb->shuffle_records_read = m->shuffle_records_read;
+    pb->memory_bytes_spilled = m->memory_bytes_spilled;
+    pb->disk_bytes_spilled = m->disk_bytes_spilled;
+    pb->peak_execution_memory = m->peak_execution_memory;
+    pb->shuffle_remote_bytes_read = m->shuffle_remote_bytes_read;
+    pb->shuffle_local_blocks_fetched = m->shuffle_local_blocks_fetched;
+    pb->shuffle_remote_blocks_fetched = m->shuffle_remote_blocks_fetched;
+}
+
+void cs_task_metrics_from_pb(const Cspark__TaskMetrics *pb, cs_task_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!pb) return;
+    m->run_time_ms = pb->run_time_ms;
+    m->cpu_time_ns = pb->cpu_time_ns;
+    m->result_size = pb->result_size;
+    m->records_read = pb->records_read;
+    m->bytes_read = pb->bytes_read;
+    m->records_written = pb->records_written;
+    m->bytes_written = pb->bytes_written;
+    m->shuffle_bytes_written = pb->shuffle_bytes_written;
+    m->shuffle_records_written = pb->shuffle_records_written;
+    m->shuffle_bytes_read = pb->shuffle_bytes_read;
+    m->shuffle_records_read = pb->shuffle_records_read;
+    m->memory_bytes_spilled = pb->memory_bytes_spilled;
+    m->disk_bytes_spilled = pb->disk_bytes_spilled;
+    m->peak_execution_memory = pb->peak_execution_memory;
+    m->shuffle_remote_bytes_read = pb->shuffle_remote_bytes_read;
+    m->shuffle_local_blocks_fetched = pb->shuffle_local_blocks_fetched;
+    m->shuffle_remote_blocks_fetched = pb->shuffle_remote_blocks_fetched;
+}
+
+int cs_map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_error *err)
+{
+    cspark__map_status__init(out);
+    if (!st) return cs_error_set(err, CS_EINVAL, "map status: NULL");
+    if (st->num_reduces < 0 || (st->num_reduces > 0 && !st->sizes))
+        return cs_error_set(err, CS_EINVAL, "map status of shuffle %d map %d: no sizes",
+                            st->shuffle_id, st->map_id);
+    out->shuffle_id = st->shuffle_id;
+    out->map_id = st->map_id;
+    if (st->num_reduces > 0) {
+        out->sizes = cs_pb_memdup(st->sizes, (size_t)st->num_reduces * sizeof *st->sizes);
+        out->n_sizes = (size_t)st->num_reduces;
+    }
+    out->executor_id = cs_xstrndup(st->executor_id, sizeof st->executor_id - 1);
+    out->host = cs_xstrndup(st->host, sizeof st->host - 1);
+    out->port = st->port;
+    out->records_written = st->records_written;
+    out->bytes_written = st->bytes_written;
+    return 0;
+}
+
+void cs_map_status_pb_clear(Cspark__MapStatus *pb)
+{
+    if (!pb) return;
+    free(pb->sizes);
+    if (pb->executor_id && pb->executor_id != protobuf_c_empty_string) free(pb->executor_id);
+    if (pb->host && pb->host != protobuf_c_empty_string) free(pb->host);
+    cspark__map_status__init(pb);
+}
+
+int cs_map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!pb) return cs_error_set(err, CS_EPROTO, "map status missing");
+    const char *eid = cs_pb_str(pb->executor_id), *host = cs_pb_str(pb->host);
+    if (pb->n_sizes > (size_t)INT_MAX || strlen(eid) >= sizeof out->executor_id ||
+        strlen(host) >= sizeof out->host)
+        return cs_error_set(err, CS_EPROTO, "map status of shuffle %d map %d: field too long",
+                            pb->shuffle_id, pb->map_id);
+    out->shuffle_id = pb->shuffle_id;
+    out->map_id = pb->map_id;
+    out->num_reduces = (int)pb->n_sizes;
+    if (pb->n_sizes) out->sizes = cs_pb_memdup(pb->sizes, pb->n_sizes * sizeof *out->sizes);
+    strcpy(out->executor_id, eid);
+    strcpy(out->host, host);
+    out->port = pb->port;
+    out->records_written = pb->records_written;
+    out->bytes_written = pb->bytes_written;
+    return 0;
+}
+
+/* ---- task results ---------------------------------------------------------------------------- */
+
+int cs_task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_error *err)
+{
+    cspark__task_result__init(out);
+    if (!r) return cs_error_set(err, CS_EINVAL, "task result: NULL");
+    out->status = (int32_t)r->status;
+    if (r->error) out->error = cs_xstrdup(r->error);
+    out->fetch_shuffle_id = r->fetch_shuffle_id;
+    out->fetch_map_id = r->fetch_map_id;
+    out->data = cs_pb_records(&r->data);
+    out->count = r->count;
+    if (r->has_map_status) {
+        out->map_status = cs_xmalloc(sizeof *out->map_status);
+        int rc = cs_map_status_encode(&r->map_status, out->map_status, err);
+        if (rc < 0) {
+            cs_task_result_pb_clear(out);
+            return rc;
+        }
+        out->has_map_status = 1;
+    }
+    out->metrics = cs_xmalloc(sizeof *out->metrics);
+    cs_task_metrics_to_pb(&r->metrics, out->metrics);
+    return 0;
+}
+
+void cs_task_result_pb_clear(Cspark__TaskResult *pb)
+{
+    if (!pb) return;
+    if (pb->error && pb->error != protobuf_c_empty_string) free(pb->error);
+    free(pb->data.data);
+    if (pb->map_status) {
+        cs_map_status_pb_clear(pb->map_status);
+        free(pb->map_status);
+    }
+    free(pb->metrics);
+    cspark__task_result__init(pb);
+}
+
+int cs_task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_error *err)
+{
+    if (!pb) return cs_error_set(err, CS_EPROTO, "task result missing");
+    if (pb->status < TASK_OK || pb->status > TASK_FETCH_FAILED)
+        return cs_error_set(err, CS_EPROTO, "task result: unknown status %d", pb->status);
+    if (pb->has_map_status && !pb->map_status)
+        return cs_error_set(err, CS_EPROTO, "task result: has_map_status without a map status");
+    if (pb->data.len) {
+        if (!pb->data.data) return cs_error_set(err, CS_EPROTO, "task result: no data");
+        int rc = cs_recio_decode_all(pb->data.data, pb->data.len, &out->data, err);
+        if (rc < 0) {
+            cs_batch_reset(&out->data);
+            cs_error_prefix(err, "task result data");
+            if (err) err->code = CS_EPROTO;
+            return CS_EPROTO;
+        }
+    }
+    if (pb->has_map_status) {
+        int rc = cs_map_status_decode(pb->map_status, &out->map_status, err);
+        if (rc < 0) {
+            cs_batch_reset(&out->data);
+            return rc;
+        }
+        out->has_map_status = true;
+    }
+    out->status = (task_status)pb->status;
+    const char *e = cs_pb_str(pb->error);
+    if (*e) out->error = cs_xstrdup(e);
+    out->fetch_shuffle_id = pb->fetch_shuffle_id;
+    out->fetch_map_id = pb->fetch_map_id;
+    out->count = pb->count;
+    cs_task_metrics_from_pb(pb->metrics, &out->metrics);
+    return 0;
+}

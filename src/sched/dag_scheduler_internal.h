@@ -1,0 +1,123 @@
+/*
+ * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c and map_output_tracker.c: the
+ * scheduler's state. The job thread owns stages, jobs and the completion queue's consumer side;
+ * lock (with cond) guards the completion queue; outputs_lock guards the map-output tracker
+ * (shuffle_stages, outputs, active_shuffle, running_final, graveyard), which the job thread
+ * changes and other threads (decommissioning, dynamic allocation) read or move outputs in.
+ */
+#ifndef CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
+#define CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "sched/allocation_manager.h"
+#include "sched/scheduler.h"
+
+typedef struct map_outputs {
+    int num_maps;
+    cs_map_status **maps; /* NULL = missing */
+    int available;
+} map_outputs;
+
+typedef struct stage {
+    int id;
+    int attempt;       /* latest attempt number */
+    int attempt_tasks; /* tasks of the latest attempt (the partitions missing when submitted) */
+    cspark_rdd *rdd;
+    shuffle_dep *dep;      /* map stages: the shuffle they produce; NULL for result stages */
+    int num_tasks;         /* result stage: the job's partitions; map stage: rdd partitions */
+    const int *partitions; /* result stage: task index -> rdd partition */
+    struct stage **parents;
+    int num_parents;
+    shuffle_dep **reads; /* shuffles read by this stage's tasks */
+    int num_reads;
+    bool running, waiting;
+    int *failures;      /* per task index */
+    int fetch_failures; /* consecutive failed attempts */
+    int64_t submit_ms;
+    shuffle_input *inputs;
+    int first_job;
+    task_sink shuffle_sink; /* map stages: where their tasks write */
+    bool *done_once; /* map stages: partitions whose output was registered (may be lost later) */
+    void **attempt_allocs; /* inputs given to attempts, freed at stop (tasks may outlive one) */
+    int num_allocs, cap_allocs;
+} stage;
+
+/* A launched task with what the scheduler needs back when it completes. */
+typedef struct sched_task {
+    task_desc t; /* first member: backends see &sched_task.t */
+    stage *st;
+    int index;         /* task index within the stage */
+    bool started;      /* set by cs_scheduler_task_started (backend thread, before done) */
+    char executor[64]; /* where it started */
+    char host[64];
+} sched_task;
+
+typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK, EV_CANCEL } completion_kind;
+
+/* What backends report to the job thread, in order. */
+typedef struct completion {
+    struct completion *next;
+    completion_kind kind;
+    task_desc *task;    /* EV_TASK_DONE */
+    task_result result; /* EV_TASK_DONE */
+    char *executor_id;  /* EV_EXECUTOR_LOST */
+    char *reason;       /* EV_EXECUTOR_LOST, EV_ABORT */
+    void (*fn)(void *); /* EV_CALLBACK */
+    void *fn_arg;
+    int cancel_job, cancel_stage; /* EV_CANCEL: the job or the stage (the other is -1) */
+} completion;
+
+typedef struct job {
+    int64_t result_bytes; /* serialized result bytes so far (spark.driver.maxResultSize) */
+    int id;
+    stage *final;
+    const task_sink *sink;
+    bool *finished; /* per task index of the final stage */
+    int num_finished;
+    bool failed;
+    cs_error err;
+    job_result_fn on_result;
+    void *arg;
+} job;
+
+struct scheduler {
+    scheduler_options opt;
+    sched_backend *backend;
+
+    pthread_mutex_t lock; /* guards the completion queue */
+    pthread_cond_t cond;
+    completion *head, *tail;
+
+    /* The map-output tracker. The job thread changes it with outputs_lock held; other threads
+     * (decommissioning, dynamic allocation) read it, and move outputs, under the lock. */
+    pthread_mutex_t outputs_lock;
+    stage **shuffle_stages; /* indexed by shuffle id */
+    map_outputs *outputs;
+    bool *active_shuffle; /* read by the running job (shuffle tracking) */
+    int cap_shuffles;
+    stage *running_final;      /* the running job's result stage, NULL between jobs */
+    cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
+    int num_graveyard, cap_graveyard;
+    allocation_manager *alloc; /* dynamic allocation, NULL when off */
+    stage **waiting;
+    int num_waiting, cap_waiting;
+
+    int next_stage_id, next_job_id;
+    int64_t next_task_id;
+    int in_flight;
+    bool in_job;            /* under lock: a job's thread is taking completions */
+    volatile int cancelled; /* the current job has ended: running tasks stop */
+    char *aborted;          /* set by the backend: every job fails with this reason */
+};
+
+/* Keeps an unregistered status alive until the application stops (tasks may still read it).
+ * outputs_lock held. */
+void cs_dag_bury(scheduler *s, cs_map_status *ms);
+/* True while stage st runs an attempt whose inputs name executor_id. outputs_lock held. */
+bool cs_dag_stage_reads_from(const stage *st, const char *executor_id);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * map_output_tracker.c — Spark's MapOutputTrackerMaster as other threads see it (see
+ * scheduler.h): the map outputs registered at an executor (decommissioning copies them), an
+ * output moved to another executor, whether a running stage reads from an executor, and every
+ * output with its shuffle's activity (shuffle tracking). The job thread registers and
+ * unregisters outputs in dag_scheduler.c; everything here holds outputs_lock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "sched/dag_scheduler_internal.h"
+
+void cs_dag_bury(scheduler *s, cs_map_status *ms)
+{
+    if (!ms) return;
+    if (s->num_graveyard == s->cap_graveyard) {
+        s->cap_graveyard = s->cap_graveyard ? s->cap_graveyard * 2 : 16;
+        s->graveyard = cs_xrealloc(s->graveyard, (size_t)s->cap_graveyard * sizeof *s->graveyard);
+    }
+    s->graveyard[s->num_graveyard++] = ms;
+}
+
+int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out)
+{
+    int n = 0, cap = 0;
+    *out = NULL;
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int sid = 0; sid < s->cap_shuffles; sid++) {
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; o->maps && m < o->num_maps; m++) {
+            const cs_map_status *ms = o->maps[m];
+            if (!ms || strcmp(ms->executor_id, executor_id) != 0) continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 16;
+                *out = cs_xrealloc(*out, (size_t)cap * sizeof **out);
+            }
+            cs_map_status *c = &(*out)[n++];
+            *c = *ms;
+            c->sizes = cs_xmalloc(((size_t)ms->num_reduces + 1) * sizeof *c->sizes);
+            memcpy(c->sizes, ms->sizes, (size_t)ms->num_reduces * sizeof *c->sizes);
+        }
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+    return n;
+}
+
+void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
+                               const char *to, const char *host, int port)
+{
+    pthread_mutex_lock(&s->outputs_lock);
+    map_outputs *o =
+        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
+    cs_map_status *old =
+        o && o->maps && map_id >= 0 && map_id < o->num_maps ? o->maps[map_id] : NULL;
+    if (old && strcmp(old->executor_id, from) == 0) {
+        cs_map_status *ms = cs_xmalloc(sizeof *ms);
+        *ms = *old;
+        ms->sizes = cs_xmalloc(((size_t)old->num_reduces + 1) * sizeof *ms->sizes);
+        memcpy(ms->sizes, old->sizes, (size_t)old->num_reduces * sizeof *ms->sizes);
+        snprintf(ms->executor_id, sizeof ms->executor_id, "%s", to);
+        snprintf(ms->host, sizeof ms->host, "%s", host);
+        ms->port = port;
+        cs_dag_bury(s, old); /* attempts that started before still read the old one */
+        o->maps[map_id] = ms;
+        CS_INFO("scheduler", "event=map_output_moved shuffle=%d map=%d from=%s to=%s", shuffle_id,
+                map_id, from, to);
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+}
+
+bool cs_dag_stage_reads_from(const stage *st, const char *executor_id)
+{
+    if (!st || !st->running || !st->inputs) return false;
+    for (int i = 0; i < st->num_reads; i++)
+        for (int m = 0; m < st->inputs[i].num_maps; m++) {
+            const cs_map_status *ms = st->inputs[i].maps[m];
+            if (ms && strcmp(ms->executor_id, executor_id) == 0) return true;
+        }
+    return false;
+}
+
+bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
+{
+    pthread_mutex_lock(&s->outputs_lock);
+    bool used = cs_dag_stage_reads_from(s->running_final, executor_id);
+    for (int sid = 0; !used && sid < s->cap_shuffles; sid++)
+        used = cs_dag_stage_reads_from(s->shuffle_stages[sid], executor_id);
+    pthread_mutex_unlock(&s->outputs_lock);
+    return used;
+}
+
+void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
+{
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int sid = 0; sid < s->cap_shuffles; sid++) {
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; o->maps && m < o->num_maps; m++)
+            if (o->maps[m]) fn(arg, o->maps[m]->executor_id, s->active_shuffle[sid]);
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+}

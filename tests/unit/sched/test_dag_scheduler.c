@@ -1,0 +1,443 @@
+/* test_dag_scheduler.c — unit tests for the DAG scheduler (src/sched/dag_scheduler.c) against a
+ * fake backend: a two-stage job (map stage, then result stage), task retry up to
+ * spark.task.maxFailures and the abort after it, FetchFailed resubmitting only the lost map output,
+ * a shuffle computed by one job reused by the next, cancellation of running tasks when the
+ * backend aborts (and every later job failing), and executor loss (outputs it held recomputed,
+ * during a running map stage and after).
+ *
+ * The fake backend is a small model of a cluster: executors "1" and "2" (alive or lost), map tasks
+ * that write their output on the executor they run on, result tasks that fail with FetchFailed when
+ * a map output they read sits on a lost executor. Tasks complete synchronously inside launch (the
+ * scheduler takes completions from any thread, its own included) unless a test holds them. No
+ * thread, no clock, no process: every outcome follows from the events the test scripts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan/rdd.h"
+#include "sched/scheduler.h"
+
+#define MAX_LAUNCHES 256
+
+typedef struct launch_rec {
+    int stage_id, stage_attempt, partition, attempt;
+    bool map; /* a ShuffleMapTask */
+    char executor[8];
+} launch_rec;
+
+typedef struct fake fake;
+/* The outcome of one launched task: fills r; returns false to hold the task (not completed). */
+typedef bool (*script_fn)(fake *f, const task_desc *t, task_result *r);
+
+struct fake {
+    sched_backend base;
+    bool lost[3]; /* executors "1" and "2" */
+    launch_rec log[MAX_LAUNCHES];
+    int nlog;
+    const task_desc *held[MAX_LAUNCHES];
+    int nheld;
+    int cancel_calls;
+    script_fn script;
+    int counter; /* for scripts */
+};
+
+static const char *place(fake *f, const task_desc *t)
+{
+    const char *e = t->partition % 2 ? "2" : "1";
+    if (f->lost[atoi(e)]) e = f->lost[1] ? "2" : "1";
+    return e;
+}
+
+static bool is_map(const task_desc *t)
+{
+    return t->sink->kind == SINK_SHUFFLE;
+}
+
+/* What a healthy cluster answers: a map output on the task's executor, or one record. */
+static void succeed(fake *f, const task_desc *t, task_result *r)
+{
+    r->status = TASK_OK;
+    if (is_map(t)) {
+        const shuffle_dep *d = t->sink->dep;
+        cs_map_status *ms = &r->map_status;
+        ms->shuffle_id = d->shuffle_id;
+        ms->map_id = t->partition;
+        ms->num_reduces = d->partitioner.num_partitions;
+        ms->sizes = cs_xcalloc((size_t)ms->num_reduces, sizeof *ms->sizes);
+        snprintf(ms->executor_id, sizeof ms->executor_id, "%s", place(f, t));
+        snprintf(ms->host, sizeof ms->host, "host-%s", place(f, t));
+        r->has_map_status = true;
+        return;
+    }
+    /* a result task reading an output of a lost executor cannot fetch it */
+    for (int i = 0; i < t->num_inputs; i++)
+        for (int m = 0; m < t->inputs[i].num_maps; m++) {
+            const cs_map_status *ms = t->inputs[i].maps[m];
+            if (!ms || !f->lost[atoi(ms->executor_id)]) continue;
+            r->status = TASK_FETCH_FAILED;
+            r->fetch_shuffle_id = t->inputs[i].shuffle_id;
+            r->fetch_map_id = m;
+            r->error = cs_xstrdup("connection refused");
+            return;
+        }
+    r->count = 1;
+}
+
+static bool all_succeed(fake *f, const task_desc *t, task_result *r)
+{
+    succeed(f, t, r);
+    return true;
+}
+
+static void fake_launch(sched_backend *b, const task_desc *t)
+{
+    fake *f = (fake *)b;
+    assert_true(f->nlog < MAX_LAUNCHES);
+    launch_rec *l = &f->log[f->nlog++];
+    *l = (launch_rec){t->stage_id, t->stage_attempt, t->partition, t->attempt, is_map(t), ""};
+    snprintf(l->executor, sizeof l->executor, "%s", place(f, t));
+    cs_scheduler_task_started(b->sched, t, l->executor, "host");
+    task_result r;
+    cs_task_result_init(&r);
+    if (f->script(f, t, &r))
+        cs_scheduler_task_done(b->sched, t, &r);
+    else
+        f->held[f->nheld++] = t;
+    cs_task_result_free(&r);
+}
+
+static int fake_total_cores(sched_backend *b)
+{
+    return 4;
+}
+
+static void fake_cancel_all(sched_backend *b)
+{
+    fake *f = (fake *)b;
+    f->cancel_calls++;
+    for (int i = 0; i < f->nheld; i++) {
+        task_result r;
+        cs_task_result_init(&r);
+        r.status = TASK_FAILED;
+        r.error = cs_xstrdup("task cancelled: its job has ended");
+        cs_scheduler_task_done(b->sched, f->held[i], &r);
+    }
+    f->nheld = 0;
+}
+
+static void fake_stop(sched_backend *b) {}
+
+/* ---- the application: range(3 partitions) -> shuffle (2 partitions) -> result ---------------- */
+
+typedef struct app {
+    lineage_graph g;
+    cspark_rdd *src, *reduced;
+    shuffle_dep *dep;
+    fake f;
+    scheduler *s;
+    int results[8];
+} app;
+
+static void app_init(app *a, script_fn script, int max_failures)
+{
+    memset(a, 0, sizeof *a);
+    cs_lineage_init(&a->g);
+    a->src = cs_rdd_new(&a->g, RDD_RANGE, 3, "range at test");
+    a->src->range_end = 30;
+    a->src->range_step = 1;
+    a->dep = cs_shuffle_dep_new(&a->g, a->src);
+    a->dep->partitioner.kind = PART_HASH;
+    a->dep->partitioner.num_partitions = 2;
+    a->reduced = cs_rdd_new(&a->g, RDD_SHUFFLED, 2, "reduce_by_key at test");
+    a->reduced->deps[0] = a->dep;
+    a->reduced->num_deps = 1;
+    a->reduced->read_mode = SHUFFLE_READ_PLAIN;
+    a->f.base = (sched_backend){.launch = fake_launch,
+                                .total_cores = fake_total_cores,
+                                .cancel_all = fake_cancel_all,
+                                .stop = fake_stop};
+    a->f.script = script;
+    scheduler_options o = {
+        .max_task_failures = max_failures, .max_stage_attempts = 4, .max_result_size = 0};
+    a->s = cs_scheduler_new(&o, &a->f.base);
+}
+
+static void app_free(app *a)
+{
+    cs_scheduler_free(a->s);
+    cs_lineage_free(&a->g);
+}
+
+static void on_result(void *arg, int partition, task_result *r)
+{
+    app *a = arg;
+    a->results[partition] += (int)r->count;
+}
+
+static int run(app *a, cspark_rdd *rdd, cs_error *err)
+{
+    task_sink sink = {.kind = SINK_COUNT};
+    memset(a->results, 0, sizeof a->results);
+    cs_error_clear(err);
+    return cs_scheduler_run_job(a->s, rdd, NULL, 0, &sink, on_result, a, err);
+}
+
+/* Launches of (map or result) partition p, in order. */
+static int launches(const fake *f, bool map, int partition)
+{
+    int n = 0;
+    for (int i = 0; i < f->nlog; i++)
+        n += f->log[i].map == map && f->log[i].partition == partition;
+    return n;
+}
+
+static int count_map_launches(const fake *f)
+{
+    int n = 0;
+    for (int i = 0; i < f->nlog; i++)
+        n += f->log[i].map;
+    return n;
+}
+
+/* ---- tests ------------------------------------------------------------------------------------
+ */
+
+static void test_two_stages(void **state)
+{
+    app a;
+    app_init(&a, all_succeed, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(a.f.nlog, 5);
+    for (int i = 0; i < 3; i++) { /* the map stage first: parents get the lower stage ids */
+        assert_true(a.f.log[i].map);
+        assert_int_equal(a.f.log[i].stage_id, 0);
+        assert_int_equal(a.f.log[i].partition, i);
+    }
+    for (int i = 3; i < 5; i++) {
+        assert_false(a.f.log[i].map);
+        assert_int_equal(a.f.log[i].stage_id, 1);
+    }
+    assert_int_equal(a.results[0], 1);
+    assert_int_equal(a.results[1], 1);
+    app_free(&a);
+}
+
+/* Result partition 1 fails twice, then succeeds on its third attempt. */
+static bool fail_twice(fake *f, const task_desc *t, task_result *r)
+{
+    if (!is_map(t) && t->partition == 1 && t->attempt < 2) {
+        r->status = TASK_FAILED;
+        r->error = cs_xstrdup("java.lang.RuntimeException: boom");
+        return true;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_task_retry(void **state)
+{
+    app a;
+    app_init(&a, fail_twice, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(launches(&a.f, false, 1), 3);
+    int attempt = 0;
+    for (int i = 0; i < a.f.nlog; i++)
+        if (!a.f.log[i].map && a.f.log[i].partition == 1)
+            assert_int_equal(a.f.log[i].attempt, attempt++);
+    assert_int_equal(launches(&a.f, false, 0), 1);
+    assert_int_equal(a.results[1], 1);
+    app_free(&a);
+}
+
+static bool always_fail_p0(fake *f, const task_desc *t, task_result *r)
+{
+    if (!is_map(t) && t->partition == 0) {
+        r->status = TASK_FAILED;
+        r->error = cs_xstrdup("boom");
+        return true;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_task_fails_max_times(void **state)
+{
+    app a;
+    app_init(&a, always_fail_p0, 3);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), CS_ETASK);
+    assert_non_null(strstr(err.msg, "Job aborted due to stage failure: Task 0 in stage 1.0 failed "
+                                    "3 times, most recent failure: Lost task 0.2 in stage 1.0"));
+    assert_non_null(strstr(err.msg, "boom"));
+    assert_int_equal(launches(&a.f, false, 0), 3);
+    app_free(&a);
+}
+
+/* The first attempt of result partition 0 cannot fetch map output 1. */
+static bool fetch_fail_once(fake *f, const task_desc *t, task_result *r)
+{
+    if (!is_map(t) && t->partition == 0 && t->stage_attempt == 0) {
+        r->status = TASK_FETCH_FAILED;
+        r->fetch_shuffle_id = t->inputs[0].shuffle_id;
+        r->fetch_map_id = 1;
+        r->error = cs_xstrdup("connection reset by peer");
+        return true;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_fetch_failed_resubmits_map_output(void **state)
+{
+    app a;
+    app_init(&a, fetch_fail_once, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    /* only map output 1 is computed again, in attempt 1 of the map stage */
+    assert_int_equal(launches(&a.f, true, 0), 1);
+    assert_int_equal(launches(&a.f, true, 1), 2);
+    assert_int_equal(launches(&a.f, true, 2), 1);
+    bool resubmitted = false;
+    for (int i = 0; i < a.f.nlog; i++)
+        if (a.f.log[i].map && a.f.log[i].partition == 1 && a.f.log[i].stage_attempt == 1)
+            resubmitted = true;
+    assert_true(resubmitted);
+    /* the result stage's attempt 1 runs partition 0 again (1 had finished) */
+    assert_int_equal(launches(&a.f, false, 0), 2);
+    assert_int_equal(launches(&a.f, false, 1), 1);
+    assert_int_equal(a.results[0], 1);
+    assert_int_equal(a.results[1], 1);
+    app_free(&a);
+}
+
+/* A second job over the same shuffle (the same RDD, and a narrow child of it) runs no map task:
+ * the map outputs of the first are kept for the application. */
+static void test_shuffle_reused_across_jobs(void **state)
+{
+    app a;
+    app_init(&a, all_succeed, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    cspark_rdd *child = cs_rdd_new(&a.g, RDD_MAP, 2, "map at test");
+    child->parents[0] = a.reduced;
+    child->num_parents = 1;
+    assert_int_equal(run(&a, child, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    assert_int_equal(a.f.nlog, 3 + 2 + 2 + 2);
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    app_free(&a);
+}
+
+/* Result tasks hang; the backend gives up (as after spark.executor.maxNumFailures). */
+static bool hang_results_then_abort(fake *f, const task_desc *t, task_result *r)
+{
+    if (is_map(t)) {
+        succeed(f, t, r);
+        return true;
+    }
+    if (++f->counter == 2) cs_scheduler_abort(f->base.sched, "Max number of executor failures");
+    return false;
+}
+
+static void test_abort_cancels_running_tasks(void **state)
+{
+    app a;
+    app_init(&a, hang_results_then_abort, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), CS_ETASK);
+    assert_non_null(strstr(err.msg, "Max number of executor failures"));
+    assert_int_equal(a.f.cancel_calls, 1); /* the held tasks were cancelled, and reported */
+    assert_int_equal(a.f.nheld, 0);
+    /* every later job fails at once with the same reason, launching nothing */
+    int before = a.f.nlog;
+    assert_int_equal(run(&a, a.reduced, &err), CS_ETASK);
+    assert_non_null(strstr(err.msg, "Max number of executor failures"));
+    assert_int_equal(a.f.nlog, before);
+    app_free(&a);
+}
+
+/* Executor "1" is lost when the first result task launches: its map outputs (partitions 0 and
+ * 2) are unregistered; the result tasks that read them fail to fetch; the map stage computes
+ * the two outputs again on executor "2", once each (regression: the superseded result stage's
+ * resubmission started the map stage, and the "Resubmitted" pass launched its maps a second
+ * time); the job succeeds. */
+static bool lose_exec1_at_first_result(fake *f, const task_desc *t, task_result *r)
+{
+    if (!is_map(t) && !f->lost[1]) {
+        f->lost[1] = true;
+        cs_scheduler_executor_lost(f->base.sched, "1", "Executor heartbeat timed out");
+        r->status = TASK_FAILED;
+        r->error = cs_xstrdup("ExecutorLostFailure (executor 1 exited)");
+        return true;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_executor_lost_after_map_stage(void **state)
+{
+    app a;
+    app_init(&a, lose_exec1_at_first_result, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(launches(&a.f, true, 0), 2);
+    assert_int_equal(launches(&a.f, true, 1), 1); /* it was on executor "2" */
+    assert_int_equal(launches(&a.f, true, 2), 2);
+    for (int i = 0; i < a.f.nlog; i++) /* nothing ran on the lost executor after its loss */
+        if (a.f.log[i].map && a.f.log[i].stage_attempt > 0)
+            assert_string_equal(a.f.log[i].executor, "2");
+    assert_int_equal(a.results[0], 1);
+    assert_int_equal(a.results[1], 1);
+    app_free(&a);
+}
+
+/* Executor "1" is lost while the map stage runs, after map 0 finished there: the running stage
+ * runs map 0 again (Spark's "Resubmitted"), not counted as a task failure. */
+static bool lose_exec1_during_map_stage(fake *f, const task_desc *t, task_result *r)
+{
+    if (is_map(t) && t->partition == 2 && !f->lost[1]) {
+        f->lost[1] = true;
+        cs_scheduler_executor_lost(f->base.sched, "1", "Executor heartbeat timed out");
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_executor_lost_during_map_stage(void **state)
+{
+    app a;
+    app_init(&a, lose_exec1_during_map_stage, 1); /* one failure would abort: none counted */
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(launches(&a.f, true, 0), 2);
+    assert_int_equal(launches(&a.f, true, 1), 1);
+    assert_int_equal(launches(&a.f, true, 2), 1); /* its output went to executor "2" */
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    app_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_two_stages),
+        cmocka_unit_test(test_task_retry),
+        cmocka_unit_test(test_task_fails_max_times),
+        cmocka_unit_test(test_fetch_failed_resubmits_map_output),
+        cmocka_unit_test(test_shuffle_reused_across_jobs),
+        cmocka_unit_test(test_abort_cancels_running_tasks),
+        cmocka_unit_test(test_executor_lost_after_map_stage),
+        cmocka_unit_test(test_executor_lost_during_map_stage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
