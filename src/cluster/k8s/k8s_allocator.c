@@ -17,27 +17,26 @@
 
 /* ---- the round (pure) ----------------------------------------------------------------------- */
 
-static void add_id(k8s_alloc_round *r, int id, bool unschedulable, int cap)
+static void add_id(k8s_alloc_round *r, int id, int cap)
 {
-    if (!r->ids) {
-        r->ids = cs_xcalloc((size_t)cap + 1, sizeof *r->ids);
-        r->unschedulable = cs_xcalloc((size_t)cap + 1, sizeof *r->unschedulable);
-    }
-    r->unschedulable[r->n] = unschedulable;
+    if (!r->ids) r->ids = cs_xcalloc((size_t)cap + 1, sizeof *r->ids);
     r->ids[r->n++] = id;
 }
 
-/* Requests unseen after executor.timeout, and pods unschedulable that long. */
+/* A request Spark still counts as newly created: neither seen in a snapshot nor registered. */
+static bool newly_created(const k8s_exec_pod *p)
+{
+    return !p->seen && !p->registered;
+}
+
+/* Requests still newly created after executor.timeout. */
 static bool give_ups(const k8s_settings *s, const k8s_pod_table *t, int64_t now,
                      k8s_alloc_round *out)
 {
     for (int i = 0; i < t->npods; i++) {
         const k8s_exec_pod *p = &t->pods[i];
-        if (p->done || now - p->created_ms <= s->executor_timeout_ms) continue;
-        if (!p->seen)
-            add_id(out, p->id, false, t->npods);
-        else if (p->pending && p->unschedulable)
-            add_id(out, p->id, true, t->npods);
+        if (!p->done && newly_created(p) && now - p->created_ms > s->executor_timeout_ms)
+            add_id(out, p->id, t->npods);
     }
     out->kind = K8S_ALLOC_GIVE_UP;
     return out->n > 0;
@@ -48,8 +47,7 @@ static bool removed_due(const k8s_pod_table *t, int64_t now, k8s_alloc_round *ou
 {
     for (int i = 0; i < t->npods; i++) {
         const k8s_exec_pod *p = &t->pods[i];
-        if (!p->done && p->delete_at_ms && now >= p->delete_at_ms)
-            add_id(out, p->id, false, t->npods);
+        if (!p->done && p->delete_at_ms && now >= p->delete_at_ms) add_id(out, p->id, t->npods);
     }
     out->kind = K8S_ALLOC_DELETE_REMOVED;
     return out->n > 0;
@@ -57,7 +55,8 @@ static bool removed_due(const k8s_pod_table *t, int64_t now, k8s_alloc_round *ou
 
 /* Downscale: when the pods outnumber the target, excess requests not seen yet, then Pending
  * pods, both only when older than executorIdleTimeout (so that a fluctuating target does not
- * churn pods); Running pods are left to dynamic allocation. */
+ * churn pods) and only when their executors did not register; Running pods are left to dynamic
+ * allocation. */
 static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, int64_t now,
                    k8s_alloc_round *out)
 {
@@ -68,11 +67,11 @@ static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, in
     for (int pass = 0; pass < 2 && out->n < want; pass++)
         for (int i = 0; i < t->npods && out->n < want; i++) {
             const k8s_exec_pod *p = &t->pods[i];
-            bool candidate = pass == 0 ? !p->seen : p->seen && p->pending;
-            if (p->done || p->delete_at_ms || !candidate ||
+            bool candidate = pass == 0 ? newly_created(p) : p->seen && p->pending;
+            if (p->done || p->delete_at_ms || !candidate || p->registered ||
                 now - p->created_ms <= s->idle_timeout_ms)
                 continue;
-            add_id(out, p->id, false, t->npods);
+            add_id(out, p->id, t->npods);
         }
     out->kind = K8S_ALLOC_DELETE_EXCESS;
     return out->n > 0;
@@ -85,16 +84,17 @@ void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, cons
     if (give_ups(s, t, now_ms, out) || removed_due(t, now_ms, out) ||
         excess(s, target, t, now_ms, out))
         return;
-    int alive = 0, unseen = 0, pending = 0;
+    int alive = 0, unseen = 0, pending = 0, newly = 0;
     for (int i = 0; i < t->npods; i++) {
         const k8s_exec_pod *p = &t->pods[i];
         if (p->done) continue;
         alive++;
-        unseen += !p->seen;
+        unseen += !p->seen; /* not running: counted against maxPendingPods */
+        newly += newly_created(p);
         pending += p->seen && p->pending;
     }
     int64_t n = 0;
-    if (!unseen && alive < target && !failed) {
+    if (!newly && alive < target && !failed) {
         n = target - alive < s->batch_size ? target - alive : s->batch_size;
         int64_t slots = s->max_pending - (pending + unseen);
         if (n > slots) n = slots;
@@ -106,7 +106,6 @@ void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, cons
 void cs_k8s_alloc_round_free(k8s_alloc_round *r)
 {
     free(r->ids);
-    free(r->unschedulable);
     memset(r, 0, sizeof *r);
 }
 
@@ -245,11 +244,16 @@ static void delete_pods(k8s_backend *b, const k8s_alloc_round *r, int64_t now)
         } else {
             cs_k8s_pod_mark_done(p, now); /* forgotten: its deletion event changes nothing */
         }
-        if (r->kind == K8S_ALLOC_GIVE_UP)
-            CS_WARN(
-                "k8s", "event=%s executor=%d pod=%s waited_ms=%lld action=delete_and_request_again",
-                r->unschedulable[i] ? "executor_pod_unschedulable_timeout" : "executor_pod_timeout",
-                p->id, p->name, (long long)(now - p->created_ms));
+        if (r->kind == K8S_ALLOC_GIVE_UP) {
+            CS_WARN("k8s",
+                    "event=executor_pod_timeout executor=%d pod=%s waited_ms=%lld "
+                    "action=request_again reason=\"not detected in the Kubernetes cluster after "
+                    "%lld ms (spark.kubernetes.allocation.executor.timeout) although it was "
+                    "requested; it may have been deleted without the driver seeing the event\"",
+                    p->id, p->name, (long long)(now - p->created_ms),
+                    (long long)b->set.executor_timeout_ms);
+            if (!b->set.delete_on_termination) continue; /* as Spark: kept, only forgotten */
+        }
         ids[n] = p->id;
         snprintf(names[n++], sizeof names[0], "%s", p->name);
     }

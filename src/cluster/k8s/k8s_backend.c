@@ -193,8 +193,9 @@ static bool admit_executor(void *arg, const char *executor_id)
     long id = strtol(executor_id, &end, 10);
     if (*end || id < 0 || id > INT32_MAX) return false;
     pthread_mutex_lock(&b->lock);
-    const k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, (int)id);
+    k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, (int)id);
     bool ok = p && !p->done;
+    if (ok) p->registered = true; /* Spark's scheduler-known executors: never timed out */
     pthread_mutex_unlock(&b->lock);
     if (!ok)
         CS_WARN("k8s", "event=executor_refused executor=%s reason=\"its pod was %s\"", executor_id,

@@ -11,8 +11,8 @@
  *  - spark.kubernetes.allocation.batch.delay (1s, must be > 100ms): time between rounds; a round
  *    also runs at once when a snapshot shows the previous batch.
  *  - spark.kubernetes.allocation.executor.timeout (600s, at least 5 × batch.delay): a request not
- *    seen in any snapshot for that long is deleted and made again, and so is (a cspark addition)
- *    a pod that stays Pending and unschedulable that long.
+ *    seen in any snapshot (nor registered) for that long is deleted and made again; a pod once
+ *    seen is never timed out, however long it stays Pending (Spark's newlyCreatedExecutors).
  *  - spark.kubernetes.allocation.maxPendingPods (Int.Max, positive): pending + unseen pods cap.
  *  - spark.kubernetes.allocation.maximum (Int.Max, positive): creating more pods than this in the
  *    application's life fails it.

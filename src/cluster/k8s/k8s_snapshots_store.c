@@ -102,8 +102,9 @@ bool cs_k8s_pod_inactive(const json_t *pod)
 
 /* ---- merging snapshots ---------------------------------------------------------------------- */
 
-/* Pending with PodScheduled=False: the scheduler's message, once at WARN. */
-static void note_pending(k8s_backend *b, k8s_exec_pod *p, const json_t *pod)
+/* Pending with PodScheduled=False: the scheduler's message, once at WARN. As Spark, the pod is
+ * left to wait (for a node, or for its claim): it is never timed out once seen. */
+static void note_pending(k8s_exec_pod *p, const json_t *pod)
 {
     p->pending = true;
     const json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions");
@@ -124,9 +125,8 @@ static void note_pending(k8s_backend *b, k8s_exec_pod *p, const json_t *pod)
         p->unsched_reported = true;
         CS_WARN("k8s",
                 "event=executor_pod_unschedulable executor=%d pod=%s reason=%s message=\"%s\" "
-                "retry_after_ms=%lld (spark.kubernetes.allocation.executor.timeout)",
-                p->id, p->name, reason ? reason : "Unschedulable", msg ? msg : "",
-                (long long)b->set.executor_timeout_ms);
+                "action=wait",
+                p->id, p->name, reason ? reason : "Unschedulable", msg ? msg : "");
     }
 }
 
@@ -161,7 +161,7 @@ void cs_k8s_store_update_pod(k8s_backend *b, const char *type, const json_t *pod
         return;
     }
     if (phase && strcmp(phase, "Pending") == 0) {
-        note_pending(b, p, pod);
+        note_pending(p, pod);
     } else {
         p->pending = false;
         p->unschedulable = false;

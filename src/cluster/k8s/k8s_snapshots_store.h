@@ -28,6 +28,7 @@ typedef struct k8s_exec_pod {
     int64_t seen_ms;    /* first seen in a snapshot */
     int64_t done_ms;    /* removed (start of its time in the removed-executors cache) */
     bool seen;          /* appeared in a snapshot */
+    bool registered;    /* its executor registered with the driver (Spark: scheduler-known) */
     bool done;          /* removed: failed, succeeded, deleted, missing or timed out */
     bool pending;       /* last seen in phase Pending */
     bool unschedulable; /* Pending with PodScheduled=False */
