@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_backend_internal.h"
+#include "cluster/k8s/k8s_claims.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/sync.h"
@@ -77,8 +78,8 @@ static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, in
     return out->n > 0;
 }
 
-void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, const k8s_pod_table *t,
-                            int64_t now_ms, k8s_alloc_round *out)
+void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool claims_wait,
+                            const k8s_pod_table *t, int64_t now_ms, k8s_alloc_round *out)
 {
     memset(out, 0, sizeof *out);
     if (give_ups(s, t, now_ms, out) || removed_due(t, now_ms, out) ||
@@ -94,7 +95,7 @@ void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, cons
         pending += p->seen && p->pending;
     }
     int64_t n = 0;
-    if (!newly && alive < target && !failed) {
+    if (!newly && alive < target && !failed && !claims_wait) {
         n = target - alive < s->batch_size ? target - alive : s->batch_size;
         int64_t slots = s->max_pending - (pending + unseen);
         if (n > slots) n = slots;
@@ -155,7 +156,26 @@ static void delete_pod(k8s_backend *b, const char *name, int grace)
         CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
 }
 
-static int create_executor_pod(k8s_backend *b, cs_error *err)
+/* The claims the pod mounts, "a,b", into buf (for the log). */
+static const char *claim_list(const json_t *pod, char *buf, size_t cap)
+{
+    size_t len = 0, i;
+    const json_t *v;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "volumes"), i, v)
+    {
+        const char *c = json_string_value(
+            json_object_get(json_object_get(v, "persistentVolumeClaim"), "claimName"));
+        if (c && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? "," : "", c);
+    }
+    return buf;
+}
+
+/* Spark's requestNewExecutors for one pod: the pod with its claims (reusable ones taken from
+ * reusable, the others created after the pod); on any failure after the pod exists, the pod is
+ * deleted again. */
+static int create_executor_pod(k8s_backend *b, json_t *reusable, cs_error *err)
 {
     pthread_mutex_lock(&b->lock);
     if ((int64_t)b->next_id > b->set.allocation_maximum) {
@@ -171,48 +191,89 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
     pthread_mutex_unlock(&b->lock);
     json_t *pod =
         cs_k8s_executor_pod(b->conf, &b->app, id, b->set.cores, b->driver_pod, b->driver_url, err);
-    if (!pod) return err->code ? err->code : CS_EINVAL;
+    json_t *claims = NULL;
+    if (pod)
+        claims =
+            b->on_demand_claims ? cs_k8s_executor_pvcs(b->conf, &b->app, pod, err) : json_array();
+    if (!claims) {
+        json_decref(pod);
+        return err->code ? err->code : CS_EINVAL;
+    }
+    int reused = cs_k8s_claims_reuse(pod, claims, reusable);
     const char *pod_name =
         json_string_value(json_object_get(json_object_get(pod, "metadata"), "name"));
-    char name[256];
+    char name[256], mounted[1024];
     snprintf(name, sizeof name, "%s", pod_name ? pod_name : "");
     /* registered before the create call: the watch may report the pod before it returns */
     pthread_mutex_lock(&b->lock);
-    cs_k8s_pods_add(&b->pods, id, name, cs_mono_ms());
+    cs_k8s_pod_set_claims(cs_k8s_pods_add(&b->pods, id, name, cs_mono_ms()), pod);
     pthread_mutex_unlock(&b->lock);
     json_t *created = NULL;
     int rc = cs_kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
-    json_decref(pod);
-    json_decref(created);
     if (rc < 0 && err->code == CS_EEXIST) {
         /* a retried create whose first attempt went through: the pod is ours */
         CS_INFO("k8s", "event=executor_pod_exists executor=%d pod=%s", id, name);
         cs_error_clear(err);
-        rc = 0;
+        rc = cs_kube_get(b->kc, "pods", b->app.namespace_, name, &created, err);
     }
+    if (rc == 0 && json_array_size(claims)) rc = cs_k8s_claims_create(b, created, claims, err);
     if (rc < 0) {
         pthread_mutex_lock(&b->lock);
         k8s_exec_pod *q = cs_k8s_pods_find(&b->pods, id);
-        if (q) cs_k8s_pod_mark_done(q, cs_mono_ms());
+        if (q) {
+            cs_k8s_pod_mark_done(q, cs_mono_ms());
+            q->released = true;
+        }
         pthread_mutex_unlock(&b->lock);
         /* as Spark: whatever may have been created for this request goes */
         cs_error e2;
         cs_kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &e2);
-        return rc;
+    } else if (reused || json_array_size(claims)) {
+        CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s claims=%s reused=%d", id,
+                name, claim_list(pod, mounted, sizeof mounted), reused);
+    } else {
+        CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, name);
     }
-    CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, name);
-    return 0;
+    json_decref(created);
+    json_decref(claims);
+    json_decref(pod);
+    return rc;
+}
+
+/* The claims new executors may take instead of new ones (k8s_claims.h); lock held, released
+ * around the list call. An empty array when claims are not reused. */
+static json_t *reusable_claims(k8s_backend *b)
+{
+    if (!b->on_demand_claims || !cs_k8s_claims_reusing(&b->set, b->driver_pod != NULL))
+        return json_array();
+    pthread_mutex_unlock(&b->lock);
+    json_t *items = cs_k8s_claims_list_new(b);
+    pthread_mutex_lock(&b->lock);
+    json_t *reusable = cs_k8s_claims_reusable_new(items, &b->pods);
+    json_decref(items);
+    return reusable;
 }
 
 /* Creates up to n pods; lock held (released around each creation). */
 static void create_pods(k8s_backend *b, int n)
 {
+    json_t *reusable = reusable_claims(b);
     for (int i = 0; i < n; i++) {
-        if (!take_create_token(b) || b->exit_code) return;
+        if (b->on_demand_claims &&
+            cs_k8s_claims_must_wait(&b->set, b->driver_pod != NULL, json_array_size(reusable),
+                                    b->pvcs_created)) {
+            CS_INFO(
+                "k8s",
+                "event=executor_waits_for_claim claims=%lld reason=\"wait to reuse one of "
+                "the existing claims (spark.kubernetes.driver.waitToReusePersistentVolumeClaim)\"",
+                (long long)b->pvcs_created);
+            break;
+        }
+        if (!take_create_token(b) || b->exit_code) break;
         pthread_mutex_unlock(&b->lock);
         cs_error err;
         cs_error_clear(&err);
-        int rc = create_executor_pod(b, &err);
+        int rc = create_executor_pod(b, reusable, &err);
         pthread_mutex_lock(&b->lock);
         if (rc == 0) continue;
         CS_ERROR("k8s", "event=executor_pod_create_failed error=\"%s\"", err.msg);
@@ -225,8 +286,9 @@ static void create_pods(k8s_backend *b, int n)
             pthread_mutex_lock(&b->lock);
         }
         cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms); /* no hot loop on errors */
-        return;
+        break;
     }
+    json_decref(reusable);
 }
 
 /* Deletes the pods a round gave up on or found in excess, and those of removed executors whose
@@ -283,8 +345,15 @@ static void *allocator_main(void *arg)
     while (!b->stopping) {
         int64_t now = cs_mono_ms();
         cs_k8s_pods_expire(&b->pods, now, b->set.deleted_cache_ms);
+        /* Spark requests no executor while it waits to reuse a claim until a snapshot came */
+        bool news = b->pods.updates != b->round_updates;
+        b->round_updates = b->pods.updates;
+        bool claims_wait =
+            !news && b->on_demand_claims &&
+            cs_k8s_claims_must_wait(&b->set, b->driver_pod != NULL, 0, b->pvcs_created);
         k8s_alloc_round r;
-        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0, &b->pods, now, &r);
+        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0, claims_wait, &b->pods, now,
+                               &r);
         if (r.kind == K8S_ALLOC_WAIT)
             cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms);
         else if (r.kind == K8S_ALLOC_CREATE)

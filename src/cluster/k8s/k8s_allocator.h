@@ -13,7 +13,8 @@
  *     whose executors did not register, both only when older than
  *     spark.dynamicAllocation.executorIdleTimeout (Running pods never);
  *  4. when no request is unseen (and unregistered) and fewer than the target are alive, create
- *     min(target - alive, batch.size, maxPendingPods - (pending + unseen)) pods.
+ *     min(target - alive, batch.size, maxPendingPods - (pending + unseen)) pods — unless the
+ *     caller says new claims must wait for a snapshot (k8s_claims.h's wait-to-reuse rule).
  * After a round of kind 1-3 the allocator runs the next round at once; after 4 it runs again at
  * once too (the new batch is now unseen, so that round waits for a snapshot).
  * Pod creation is paced by a token bucket (cspark.kubernetes.allocation.maxCreateRate), itself a
@@ -50,8 +51,10 @@ typedef struct k8s_alloc_round {
     int create;
 } k8s_alloc_round;
 
-/* One round at now_ms over the table. failed: the application failed (no more creations). */
-void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed,
+/* One round at now_ms over the table. failed: the application failed (no more creations).
+ * claims_wait: no snapshot came since the last round and no new claim may be created yet
+ * (Spark's waitToReusePersistentVolumeClaim): no creation either. */
+void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool claims_wait,
                             const k8s_pod_table *pods, int64_t now_ms, k8s_alloc_round *out);
 void cs_k8s_alloc_round_free(k8s_alloc_round *r);
 

@@ -11,12 +11,14 @@
  *   k8s_watch_source.c      ExecutorPodsWatchSnapshotSource
  *   k8s_polling_source.c    ExecutorPodsPollingSnapshotSource
  *   k8s_lifecycle_manager.c ExecutorPodsLifecycleManager
+ *   k8s_claims.c            on-demand PersistentVolumeClaims: reuse, creation, deletion
  * Dynamic allocation: the allocation manager sets the target (request_total); executors it
  * removes (remove_executors) are told over RPC to exit or decommission, their pods get
  * spark.kubernetes.executor.decommissionLabel when set, and the allocator deletes pods still there
  * after spark.kubernetes.dynamicAllocation.deleteGracePeriod.
  * Stop: StopExecutor to every executor, then delete the executor pods (unless
- * deleteOnTermination=false), the executor ConfigMap and (client mode) the authentication Secret.
+ * deleteOnTermination=false), the on-demand claims (ownPersistentVolumeClaim), the executor
+ * ConfigMap and (client mode) the authentication Secret.
  */
 #define _GNU_SOURCE
 #include "cluster/k8s/k8s_backend.h"
@@ -28,6 +30,7 @@
 
 #include "api/context.h"
 #include "cluster/k8s/k8s_backend_internal.h"
+#include "cluster/k8s/k8s_claims.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
@@ -153,6 +156,7 @@ static void k8s_stop(sched_backend *base)
         } else {
             label_kept_pods(b); /* including those that ended while stopping */
         }
+        cs_k8s_claims_delete_all(b);
         if (b->created_exec_cm)
             cs_kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1,
                            &err);
@@ -258,6 +262,8 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
                         resource ? resource : "", 0, NULL, err) < 0)
         goto fail;
     b->app_ready = true;
+    /* every executor key is checked before anything is created */
+    if (cs_k8s_executor_check(sc->conf, &b->app, &b->on_demand_claims, err) < 0) goto fail;
 
     if (s->driver_pod_name && cs_kube_get(b->kc, "pods", b->app.namespace_, s->driver_pod_name,
                                           &b->driver_pod, err) < 0) {

@@ -49,6 +49,9 @@ typedef struct k8s_backend {
     int exit_code; /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
     k8s_create_bucket tokens;
     bool stopping;
+    int on_demand_claims;   /* OnDemand claims per executor pod */
+    int64_t pvcs_created;   /* claims created so far (Spark's PVC_COUNTER) */
+    unsigned round_updates; /* the table's updates at the allocator's last round */
 
     kube_watch *watch;
     pthread_t allocator, poller;

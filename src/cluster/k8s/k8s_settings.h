@@ -24,6 +24,16 @@
  *  - spark.kubernetes.executor.decommissionLabel / decommissionLabelValue: put on the pods of
  *    executors being removed, before they are told to go.
  *
+ * On-demand claims (k8s_claims.c, the PVC part of Spark's ExecutorPodsAllocator):
+ *  - spark.kubernetes.driver.ownPersistentVolumeClaim (true): the claims are owned by the driver
+ *    pod when there is one (else by their executor pod), and deleted when the driver stops.
+ *  - spark.kubernetes.driver.reusePersistentVolumeClaim (true, with ownPersistentVolumeClaim and
+ *    a driver pod): a new executor takes a claim of the same storage class and size that no pod
+ *    holds any more, instead of a new one.
+ *  - spark.kubernetes.driver.waitToReusePersistentVolumeClaim (false, with both above): once as
+ *    many claims were created as executors may exist (spark.executor.instances, or
+ *    spark.dynamicAllocation.maxExecutors), new executors wait for a claim to be free.
+ *
  * Snapshot sources (k8s_watch_source.c, k8s_polling_source.c):
  *  - spark.kubernetes.executor.enableApiWatcher (true): one label-selected watch.
  *  - spark.kubernetes.executor.enableApiPolling (true), apiPollingInterval (30s, positive): a
@@ -71,6 +81,9 @@ typedef struct k8s_settings {
     double max_create_rate;
     int64_t idle_timeout_ms, delete_grace_ms;
     char *decom_label, *decom_label_value; /* NULL: no label */
+    /* on-demand claims */
+    bool own_pvc, reuse_pvc, wait_to_reuse_pvc;
+    int64_t max_pvcs; /* claims that may exist: executor.instances or maxExecutors */
     /* snapshot sources */
     bool enable_watcher, enable_polling;
     int64_t poll_interval_ms;

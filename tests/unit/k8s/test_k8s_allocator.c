@@ -5,7 +5,7 @@
  * executor.timeout only while neither seen nor registered (Spark's newlyCreatedExecutors: a pod
  * Pending for a node or a claim is never recreated), pods of removed executors deleted after the
  * grace period, excess requests and Pending pods deleted only after the idle timeout, Running
- * pods and registered executors never, no creation after a failure;
+ * pods and registered executors never, no creation after a failure or while claims must wait;
  * the removed-executors cache; the creation token bucket. Every time is explicit: nothing here
  * reads a clock. */
 #include <setjmp.h>
@@ -57,7 +57,7 @@ static k8s_alloc_round round_at(const k8s_settings *s, int target, const k8s_pod
                                 int64_t now)
 {
     k8s_alloc_round r;
-    cs_k8s_allocator_round(s, target, false, t, now, &r);
+    cs_k8s_allocator_round(s, target, false, false, t, now, &r);
     return r;
 }
 
@@ -239,8 +239,23 @@ static void test_no_creation_after_failure(void **state)
     k8s_settings s = settings();
     k8s_pod_table t = {0};
     k8s_alloc_round r;
-    cs_k8s_allocator_round(&s, 4, true, &t, 0, &r);
+    cs_k8s_allocator_round(&s, 4, true, false, &t, 0, &r);
     assert_int_equal(r.kind, K8S_ALLOC_WAIT);
+    cs_k8s_pods_free(&t);
+}
+
+/* waitToReusePersistentVolumeClaim: no creation until a snapshot says a claim may be free */
+static void test_no_creation_while_claims_wait(void **state)
+{
+    (void)state;
+    k8s_settings s = settings();
+    k8s_pod_table t = {0};
+    k8s_alloc_round r;
+    cs_k8s_allocator_round(&s, 4, false, true, &t, 0, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_WAIT);
+    cs_k8s_allocator_round(&s, 4, false, false, &t, 0, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_CREATE);
+    assert_int_equal(r.create, 4);
     cs_k8s_pods_free(&t);
 }
 
@@ -290,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_removed_pod_deleted_after_grace),
         cmocka_unit_test(test_excess_unseen_then_pending_after_idle_timeout),
         cmocka_unit_test(test_no_creation_after_failure),
+        cmocka_unit_test(test_no_creation_while_claims_wait),
         cmocka_unit_test(test_removed_executors_cache),
         cmocka_unit_test(test_create_bucket),
     };
