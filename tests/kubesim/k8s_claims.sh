@@ -9,7 +9,7 @@
 #     claim instead of a new one (spark.kubernetes.driver.reusePersistentVolumeClaim), so only two
 #     claims ever exist; the shuffle job's answer is right; the driver's stop deletes the claims.
 #  2. client mode (no driver pod): the claims are owned by their executor pods; the answer is
-#     right; nothing is left (claims included).
+#     right; nothing is left (claims included), also after SIGTERM to cspark-submit mid-job.
 #  3. a bad storage class or size: one line naming the key, a non-zero exit, nothing created, in
 #     cluster and client mode.
 # On the real control plane the claims bind to hostPath PersistentVolumes of a no-provisioner
@@ -129,6 +129,19 @@ grep -q "^keys=8 sum=28\$" "$T/l.out" || fail "client mode: wrong answer: \$(cat
 for _ in \$(seq 100); do [ "\$(pvcs)" -eq 0 ] && break; sleep 0.2; done
 [ "\$(pvcs)" -eq 0 ] || fail "client mode: claims left: \$(kubectl get pvc -o name)"
 expect_nothing_left "after client mode"
+# interrupted: SIGTERM to the client-mode driver removes its claims too
+"\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --name claims-term \
+    --class slow_shuffle "$BUILD/tests/jobs/testjobs.so" 4000 >/dev/null 2>"$T/t.err" &
+SUB=\$!
+for _ in \$(seq 300); do grep -q "event=claim_created" "$T/t.err" && break; sleep 0.1; done
+[ "\$(pvcs)" -gt 0 ] || fail "client mode: no claim before SIGTERM"
+kill -TERM \$SUB
+rc=0
+wait \$SUB || rc=\$?
+[ \$rc -eq 143 ] || fail "client mode after SIGTERM: exit \$rc, want 143"
+for _ in \$(seq 100); do [ "\$(pvcs)" -eq 0 ] && break; sleep 0.2; done
+[ "\$(pvcs)" -eq 0 ] || fail "client mode: claims left after SIGTERM: \$(kubectl get pvc -o name)"
+expect_nothing_left "after SIGTERM"
 
 # ---- 3. bad values: refused before anything exists
 refused() { # MODE VALUE-KEY VALUE PATTERN
