@@ -90,7 +90,7 @@ for _ in \$(seq 300); do
     sleep 0.2
 done
 grep -q "event=executor_registered executor=2" "$T/driver.log" 2>/dev/null ||
-    { tail -20 "$T/c.err" "$T/driver.log" >&2; fail "cluster mode: the executors never registered"; }
+    { tail -n 20 "$T/c.err" "$T/driver.log" >&2; fail "cluster mode: the executors never registered"; }
 check_claims driver >"$T/claims1" || fail "cluster mode: claims while the job runs"
 cat "$T/claims1"
 [ "\$(pvcs)" -eq 2 ] || fail "cluster mode: \$(pvcs) claims, want 2: \$(kubectl get pvc -o name)"
@@ -100,7 +100,7 @@ kubectl delete pod -l spark-role=executor,spark-exec-id=1 --wait=false >/dev/nul
 rc=0
 wait \$SUB || rc=\$?
 kubectl logs "\$drv" >"$T/driver.log" 2>&1 || true
-[ \$rc -eq 0 ] || { tail -20 "$T/c.err" "$T/driver.log" >&2; fail "cluster mode: the job failed (exit \$rc)"; }
+[ \$rc -eq 0 ] || { tail -n 20 "$T/c.err" "$T/driver.log" >&2; fail "cluster mode: the job failed (exit \$rc)"; }
 grep -q "keys=8 sum=28" "$T/driver.log" || fail "cluster mode: wrong answer: \$(grep keys= "$T/driver.log")"
 grep -q "event=executor_pod_created executor=3 .*claims=\$claim1 reused=1" "$T/driver.log" ||
     { grep -E "executor_pod_created|claim" "$T/driver.log" >&2; fail "executor 3 did not take executor 1's claim"; }
