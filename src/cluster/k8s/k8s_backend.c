@@ -243,7 +243,15 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     size_t app_len = 0;
     json_t *obj = NULL;
 
-    if (cs_k8s_settings_read(sc->conf, &b->set, err) < 0) goto fail;
+    /* every executor key is checked first, before anything is created or looked up */
+    const char *resource = cs_conf_get(sc->conf, "cspark.app.resource");
+    if (cs_k8s_app_init(&b->app, sc->conf, cs_conf_get(sc->conf, "cspark.app.entry"),
+                        resource ? resource : "", 0, NULL, err) < 0)
+        goto fail;
+    b->app_ready = true;
+    if (cs_k8s_executor_check(sc->conf, &b->app, &b->on_demand_claims, err) < 0 ||
+        cs_k8s_settings_read(sc->conf, &b->set, err) < 0)
+        goto fail;
     const k8s_settings *s = &b->set;
     b->target = s->executor_instances;
     cs_k8s_create_bucket_init(&b->tokens, s->max_create_rate, cs_mono_ms());
@@ -257,13 +265,6 @@ sched_backend *cs_k8s_backend_new(cspark_context *sc, const char *secret, cs_err
     b->kc = cs_kube_client_new(&kcfg, sc->conf, "spark.kubernetes.driver", err);
     cs_kube_config_free(&kcfg);
     if (!b->kc) goto fail;
-    const char *resource = cs_conf_get(sc->conf, "cspark.app.resource");
-    if (cs_k8s_app_init(&b->app, sc->conf, cs_conf_get(sc->conf, "cspark.app.entry"),
-                        resource ? resource : "", 0, NULL, err) < 0)
-        goto fail;
-    b->app_ready = true;
-    /* every executor key is checked before anything is created */
-    if (cs_k8s_executor_check(sc->conf, &b->app, &b->on_demand_claims, err) < 0) goto fail;
 
     if (s->driver_pod_name && cs_kube_get(b->kc, "pods", b->app.namespace_, s->driver_pod_name,
                                           &b->driver_pod, err) < 0) {
