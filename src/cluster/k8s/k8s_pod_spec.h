@@ -108,6 +108,9 @@ json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json
  * so that a bad executor key (a volume, a storage class, a size) is refused before anything is
  * created; *on_demand (optional) gets how many OnDemand claims each executor has. */
 int cs_k8s_executor_check(const cs_conf *conf, const k8s_app *app, int *on_demand, cs_error *err);
+/* The same from the conf alone (an application identity made for the check only): cspark-submit
+ * calls it in client mode before the driver starts. */
+int cs_k8s_executor_check_conf(const cs_conf *conf, cs_error *err);
 
 /* Headless Service <driver_svc_name>: clusterIP None, selector = driver labels, ports
  * driver-rpc-port 7078, blockmanager 7079, spark-ui 4040; spark.kubernetes.driver.service.
