@@ -241,6 +241,8 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (!(cm = cs_k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
     if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;
     if (!(svc = cs_k8s_driver_service(conf, &app, err))) goto out;
+    /* and the driver's executor pods (volumes, claims), so that a bad key fails here */
+    if (cs_k8s_executor_check(conf, &app, NULL, err) < 0) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
         json_t *objs[4];

@@ -20,6 +20,7 @@
 #include "submit/submit_args.h"
 
 #include "api/app.h"
+#include "cluster/k8s/k8s_pod_spec.h"
 #include "submit/submit_k8s.h"
 
 #ifndef CSPARK_VERSION
@@ -117,6 +118,11 @@ static int run(int argc, char **argv)
     struct stat st;
     if (stat(app_path, &st) != 0 || !S_ISREG(st.st_mode)) {
         fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
+        goto out;
+    }
+    /* client mode on Kubernetes: the executors' settings are refused before the driver starts */
+    if (master.kind == MASTER_K8S && cs_k8s_executor_check_conf(conf, &err) != CS_OK) {
+        status = fail(&err);
         goto out;
     }
     /* The application's argv: argv[0] is the application path, then its arguments. */

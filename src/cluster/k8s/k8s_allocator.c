@@ -10,33 +10,33 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_backend_internal.h"
+#include "cluster/k8s/k8s_claims.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/sync.h"
 
 /* ---- the round (pure) ----------------------------------------------------------------------- */
 
-static void add_id(k8s_alloc_round *r, int id, bool unschedulable, int cap)
+static void add_id(k8s_alloc_round *r, int id, int cap)
 {
-    if (!r->ids) {
-        r->ids = cs_xcalloc((size_t)cap + 1, sizeof *r->ids);
-        r->unschedulable = cs_xcalloc((size_t)cap + 1, sizeof *r->unschedulable);
-    }
-    r->unschedulable[r->n] = unschedulable;
+    if (!r->ids) r->ids = cs_xcalloc((size_t)cap + 1, sizeof *r->ids);
     r->ids[r->n++] = id;
 }
 
-/* Requests unseen after executor.timeout, and pods unschedulable that long. */
+/* A request Spark still counts as newly created: neither seen in a snapshot nor registered. */
+static bool newly_created(const k8s_exec_pod *p)
+{
+    return !p->seen && !p->registered;
+}
+
+/* Requests still newly created after executor.timeout. */
 static bool give_ups(const k8s_settings *s, const k8s_pod_table *t, int64_t now,
                      k8s_alloc_round *out)
 {
     for (int i = 0; i < t->npods; i++) {
         const k8s_exec_pod *p = &t->pods[i];
-        if (p->done || now - p->created_ms <= s->executor_timeout_ms) continue;
-        if (!p->seen)
-            add_id(out, p->id, false, t->npods);
-        else if (p->pending && p->unschedulable)
-            add_id(out, p->id, true, t->npods);
+        if (!p->done && newly_created(p) && now - p->created_ms > s->executor_timeout_ms)
+            add_id(out, p->id, t->npods);
     }
     out->kind = K8S_ALLOC_GIVE_UP;
     return out->n > 0;
@@ -47,8 +47,7 @@ static bool removed_due(const k8s_pod_table *t, int64_t now, k8s_alloc_round *ou
 {
     for (int i = 0; i < t->npods; i++) {
         const k8s_exec_pod *p = &t->pods[i];
-        if (!p->done && p->delete_at_ms && now >= p->delete_at_ms)
-            add_id(out, p->id, false, t->npods);
+        if (!p->done && p->delete_at_ms && now >= p->delete_at_ms) add_id(out, p->id, t->npods);
     }
     out->kind = K8S_ALLOC_DELETE_REMOVED;
     return out->n > 0;
@@ -56,7 +55,8 @@ static bool removed_due(const k8s_pod_table *t, int64_t now, k8s_alloc_round *ou
 
 /* Downscale: when the pods outnumber the target, excess requests not seen yet, then Pending
  * pods, both only when older than executorIdleTimeout (so that a fluctuating target does not
- * churn pods); Running pods are left to dynamic allocation. */
+ * churn pods) and only when their executors did not register; Running pods are left to dynamic
+ * allocation. */
 static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, int64_t now,
                    k8s_alloc_round *out)
 {
@@ -67,33 +67,34 @@ static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, in
     for (int pass = 0; pass < 2 && out->n < want; pass++)
         for (int i = 0; i < t->npods && out->n < want; i++) {
             const k8s_exec_pod *p = &t->pods[i];
-            bool candidate = pass == 0 ? !p->seen : p->seen && p->pending;
-            if (p->done || p->delete_at_ms || !candidate ||
+            bool candidate = pass == 0 ? newly_created(p) : p->seen && p->pending;
+            if (p->done || p->delete_at_ms || !candidate || p->registered ||
                 now - p->created_ms <= s->idle_timeout_ms)
                 continue;
-            add_id(out, p->id, false, t->npods);
+            add_id(out, p->id, t->npods);
         }
     out->kind = K8S_ALLOC_DELETE_EXCESS;
     return out->n > 0;
 }
 
-void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, const k8s_pod_table *t,
-                            int64_t now_ms, k8s_alloc_round *out)
+void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool claims_wait,
+                            const k8s_pod_table *t, int64_t now_ms, k8s_alloc_round *out)
 {
     memset(out, 0, sizeof *out);
     if (give_ups(s, t, now_ms, out) || removed_due(t, now_ms, out) ||
         excess(s, target, t, now_ms, out))
         return;
-    int alive = 0, unseen = 0, pending = 0;
+    int alive = 0, unseen = 0, pending = 0, newly = 0;
     for (int i = 0; i < t->npods; i++) {
         const k8s_exec_pod *p = &t->pods[i];
         if (p->done) continue;
         alive++;
-        unseen += !p->seen;
+        unseen += !p->seen; /* not running: counted against maxPendingPods */
+        newly += newly_created(p);
         pending += p->seen && p->pending;
     }
     int64_t n = 0;
-    if (!unseen && alive < target && !failed) {
+    if (!newly && alive < target && !failed && !claims_wait) {
         n = target - alive < s->batch_size ? target - alive : s->batch_size;
         int64_t slots = s->max_pending - (pending + unseen);
         if (n > slots) n = slots;
@@ -105,7 +106,6 @@ void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, cons
 void cs_k8s_alloc_round_free(k8s_alloc_round *r)
 {
     free(r->ids);
-    free(r->unschedulable);
     memset(r, 0, sizeof *r);
 }
 
@@ -131,7 +131,26 @@ static void delete_pod(k8s_backend *b, const char *name, int grace)
         CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
 }
 
-static int create_executor_pod(k8s_backend *b, cs_error *err)
+/* The claims the pod mounts, "a,b", into buf (for the log). */
+static const char *claim_list(const json_t *pod, char *buf, size_t cap)
+{
+    size_t len = 0, i;
+    const json_t *v;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(json_object_get(pod, "spec"), "volumes"), i, v)
+    {
+        const char *c = json_string_value(
+            json_object_get(json_object_get(v, "persistentVolumeClaim"), "claimName"));
+        if (c && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? "," : "", c);
+    }
+    return buf;
+}
+
+/* Spark's requestNewExecutors for one pod: the pod with its claims (reusable ones taken from
+ * reusable, the others created after the pod); on any failure after the pod exists, the pod is
+ * deleted again. */
+static int create_executor_pod(k8s_backend *b, json_t *reusable, cs_error *err)
 {
     pthread_mutex_lock(&b->lock);
     if ((int64_t)b->next_id > b->set.allocation_maximum) {
@@ -147,48 +166,89 @@ static int create_executor_pod(k8s_backend *b, cs_error *err)
     pthread_mutex_unlock(&b->lock);
     json_t *pod =
         cs_k8s_executor_pod(b->conf, &b->app, id, b->set.cores, b->driver_pod, b->driver_url, err);
-    if (!pod) return err->code ? err->code : CS_EINVAL;
+    json_t *claims = NULL;
+    if (pod)
+        claims =
+            b->on_demand_claims ? cs_k8s_executor_pvcs(b->conf, &b->app, pod, err) : json_array();
+    if (!claims) {
+        json_decref(pod);
+        return err->code ? err->code : CS_EINVAL;
+    }
+    int reused = cs_k8s_claims_reuse(pod, claims, reusable);
     const char *pod_name =
         json_string_value(json_object_get(json_object_get(pod, "metadata"), "name"));
-    char name[256];
+    char name[256], mounted[1024];
     snprintf(name, sizeof name, "%s", pod_name ? pod_name : "");
     /* registered before the create call: the watch may report the pod before it returns */
     pthread_mutex_lock(&b->lock);
-    cs_k8s_pods_add(&b->pods, id, name, cs_mono_ms());
+    cs_k8s_pod_set_claims(cs_k8s_pods_add(&b->pods, id, name, cs_mono_ms()), pod);
     pthread_mutex_unlock(&b->lock);
     json_t *created = NULL;
     int rc = cs_kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
-    json_decref(pod);
-    json_decref(created);
     if (rc < 0 && err->code == CS_EEXIST) {
         /* a retried create whose first attempt went through: the pod is ours */
         CS_INFO("k8s", "event=executor_pod_exists executor=%d pod=%s", id, name);
         cs_error_clear(err);
-        rc = 0;
+        rc = cs_kube_get(b->kc, "pods", b->app.namespace_, name, &created, err);
     }
+    if (rc == 0 && json_array_size(claims)) rc = cs_k8s_claims_create(b, created, claims, err);
     if (rc < 0) {
         pthread_mutex_lock(&b->lock);
         k8s_exec_pod *q = cs_k8s_pods_find(&b->pods, id);
-        if (q) cs_k8s_pod_mark_done(q, cs_mono_ms());
+        if (q) {
+            cs_k8s_pod_mark_done(q, cs_mono_ms());
+            q->released = true;
+        }
         pthread_mutex_unlock(&b->lock);
         /* as Spark: whatever may have been created for this request goes */
         cs_error e2;
         cs_kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &e2);
-        return rc;
+    } else if (reused || json_array_size(claims)) {
+        CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s claims=%s reused=%d", id,
+                name, claim_list(pod, mounted, sizeof mounted), reused);
+    } else {
+        CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, name);
     }
-    CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, name);
-    return 0;
+    json_decref(created);
+    json_decref(claims);
+    json_decref(pod);
+    return rc;
+}
+
+/* The claims new executors may take instead of new ones (k8s_claims.h); lock held, released
+ * around the list call. An empty array when claims are not reused. */
+static json_t *reusable_claims(k8s_backend *b)
+{
+    if (!b->on_demand_claims || !cs_k8s_claims_reusing(&b->set, b->driver_pod != NULL))
+        return json_array();
+    pthread_mutex_unlock(&b->lock);
+    json_t *items = cs_k8s_claims_list_new(b);
+    pthread_mutex_lock(&b->lock);
+    json_t *reusable = cs_k8s_claims_reusable_new(items, &b->pods);
+    json_decref(items);
+    return reusable;
 }
 
 /* Creates up to n pods; lock held (released around each creation). */
 static void create_pods(k8s_backend *b, int n)
 {
+    json_t *reusable = reusable_claims(b);
     for (int i = 0; i < n; i++) {
-        if (!take_create_token(b) || b->exit_code) return;
+        if (b->on_demand_claims &&
+            cs_k8s_claims_must_wait(&b->set, b->driver_pod != NULL, json_array_size(reusable),
+                                    b->pvcs_created)) {
+            CS_INFO(
+                "k8s",
+                "event=executor_waits_for_claim claims=%lld reason=\"wait to reuse one of "
+                "the existing claims (spark.kubernetes.driver.waitToReusePersistentVolumeClaim)\"",
+                (long long)b->pvcs_created);
+            break;
+        }
+        if (!take_create_token(b) || b->exit_code) break;
         pthread_mutex_unlock(&b->lock);
         cs_error err;
         cs_error_clear(&err);
-        int rc = create_executor_pod(b, &err);
+        int rc = create_executor_pod(b, reusable, &err);
         pthread_mutex_lock(&b->lock);
         if (rc == 0) continue;
         CS_ERROR("k8s", "event=executor_pod_create_failed error=\"%s\"", err.msg);
@@ -201,8 +261,9 @@ static void create_pods(k8s_backend *b, int n)
             pthread_mutex_lock(&b->lock);
         }
         cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms); /* no hot loop on errors */
-        return;
+        break;
     }
+    json_decref(reusable);
 }
 
 /* Deletes the pods a round gave up on or found in excess, and those of removed executors whose
@@ -220,11 +281,16 @@ static void delete_pods(k8s_backend *b, const k8s_alloc_round *r, int64_t now)
         } else {
             cs_k8s_pod_mark_done(p, now); /* forgotten: its deletion event changes nothing */
         }
-        if (r->kind == K8S_ALLOC_GIVE_UP)
-            CS_WARN(
-                "k8s", "event=%s executor=%d pod=%s waited_ms=%lld action=delete_and_request_again",
-                r->unschedulable[i] ? "executor_pod_unschedulable_timeout" : "executor_pod_timeout",
-                p->id, p->name, (long long)(now - p->created_ms));
+        if (r->kind == K8S_ALLOC_GIVE_UP) {
+            CS_WARN("k8s",
+                    "event=executor_pod_timeout executor=%d pod=%s waited_ms=%lld "
+                    "action=request_again reason=\"not detected in the Kubernetes cluster after "
+                    "%lld ms (spark.kubernetes.allocation.executor.timeout) although it was "
+                    "requested; it may have been deleted without the driver seeing the event\"",
+                    p->id, p->name, (long long)(now - p->created_ms),
+                    (long long)b->set.executor_timeout_ms);
+            if (!b->set.delete_on_termination) continue; /* as Spark: kept, only forgotten */
+        }
         ids[n] = p->id;
         snprintf(names[n++], sizeof names[0], "%s", p->name);
     }
@@ -254,8 +320,15 @@ static void *allocator_main(void *arg)
     while (!b->stopping) {
         int64_t now = cs_mono_ms();
         cs_k8s_pods_expire(&b->pods, now, b->set.deleted_cache_ms);
+        /* Spark requests no executor while it waits to reuse a claim until a snapshot came */
+        bool news = b->pods.updates != b->round_updates;
+        b->round_updates = b->pods.updates;
+        bool claims_wait =
+            !news && b->on_demand_claims &&
+            cs_k8s_claims_must_wait(&b->set, b->driver_pod != NULL, 0, b->pvcs_created);
         k8s_alloc_round r;
-        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0, &b->pods, now, &r);
+        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0, claims_wait, &b->pods, now,
+                               &r);
         if (r.kind == K8S_ALLOC_WAIT)
             cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms);
         else if (r.kind == K8S_ALLOC_CREATE)

@@ -13,12 +13,14 @@
  *   k8s_watch_source.c      ExecutorPodsWatchSnapshotSource
  *   k8s_polling_source.c    ExecutorPodsPollingSnapshotSource
  *   k8s_lifecycle_manager.c ExecutorPodsLifecycleManager
+ *   k8s_claims.c            on-demand PersistentVolumeClaims: reuse, creation, deletion
  * Dynamic allocation: the allocation manager sets the target (request_total); executors it
  * removes (remove_executors) are told over RPC to exit or decommission, their pods get
  * spark.kubernetes.executor.decommissionLabel when set, and the allocator deletes pods still there
  * after spark.kubernetes.dynamicAllocation.deleteGracePeriod.
  * Stop: StopExecutor to every executor, then delete the executor pods (unless
- * deleteOnTermination=false), the executor ConfigMap and (client mode) the authentication Secret.
+ * deleteOnTermination=false), the on-demand claims (ownPersistentVolumeClaim), the executor
+ * ConfigMap and (client mode) the authentication Secret.
  */
 #define _GNU_SOURCE
 #include "cluster/k8s/k8s_backend.h"
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_backend_internal.h"
+#include "cluster/k8s/k8s_claims.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
@@ -137,6 +140,7 @@ static void k8s_stopping(void *arg)
         } else {
             label_kept_pods(b); /* including those that ended while stopping */
         }
+        cs_k8s_claims_delete_all(b);
         if (b->created_exec_cm)
             cs_kube_delete(b->kc, "configmaps", b->app.namespace_, b->app.exec_conf_map_name, -1,
                            &err);
@@ -178,8 +182,9 @@ static bool admit_executor(void *arg, const char *executor_id)
     long id = strtol(executor_id, &end, 10);
     if (*end || id < 0 || id > INT32_MAX) return false;
     pthread_mutex_lock(&b->lock);
-    const k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, (int)id);
+    k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, (int)id);
     bool ok = p && !p->done;
+    if (ok) p->registered = true; /* Spark's scheduler-known executors: never timed out */
     pthread_mutex_unlock(&b->lock);
     if (!ok)
         CS_WARN("k8s", "event=executor_refused executor=%s reason=\"its pod was %s\"", executor_id,
@@ -217,7 +222,15 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
     size_t app_len = 0;
     json_t *obj = NULL;
 
-    if (cs_k8s_settings_read(b->conf, &b->set, err) < 0) goto fail;
+    /* every executor key is checked first, before anything is created or looked up */
+    const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
+    if (cs_k8s_app_init(&b->app, b->conf, cs_conf_get(b->conf, "cspark.app.entry"),
+                        resource ? resource : "", 0, NULL, err) < 0)
+        goto fail;
+    b->app_ready = true;
+    if (cs_k8s_executor_check(b->conf, &b->app, &b->on_demand_claims, err) < 0 ||
+        cs_k8s_settings_read(b->conf, &b->set, err) < 0)
+        goto fail;
     const k8s_settings *s = &b->set;
     /* with dynamic allocation the allocation manager sets the first target */
     b->target = env->dynamic_allocation ? 0 : s->executor_instances;
@@ -232,11 +245,6 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
     b->kc = cs_kube_client_new(&kcfg, b->conf, "spark.kubernetes.driver", err);
     cs_kube_config_free(&kcfg);
     if (!b->kc) goto fail;
-    const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
-    if (cs_k8s_app_init(&b->app, b->conf, cs_conf_get(b->conf, "cspark.app.entry"),
-                        resource ? resource : "", 0, NULL, err) < 0)
-        goto fail;
-    b->app_ready = true;
 
     if (s->driver_pod_name && cs_kube_get(b->kc, "pods", b->app.namespace_, s->driver_pod_name,
                                           &b->driver_pod, err) < 0) {

@@ -1,11 +1,11 @@
 /*
  * k8s_backend_internal.h — private to src/cluster/k8s/: the state the Kubernetes backend's parts
  * share (the backend glue k8s_backend.c, the allocator, the snapshots store and its sources, the
- * lifecycle manager). Nothing outside this folder includes it.
+ * lifecycle manager, the on-demand claims). Nothing outside this folder includes it.
  *
- * Lock: one mutex (lock) guards the pod table, target, failures, exit_code and stopping; cond is
- * broadcast on every snapshot, target change and stop. API calls and scheduler notifications are
- * made with the lock released.
+ * Lock: one mutex (lock) guards the pod table, target, failures, exit_code, stopping and the
+ * claim count (pvcs_created); cond is broadcast on every snapshot, target change and stop. API
+ * calls and scheduler notifications are made with the lock released.
  *
  * Ownership: the backend owns everything here; settings strings, the kube client, the coarse
  * backend, the app identity and the driver pod are released by the glue's stop.
@@ -50,6 +50,9 @@ typedef struct k8s_backend {
     int exit_code;          /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
     cs_token_bucket tokens; /* cspark.kubernetes.allocation.maxCreateRate */
     bool stopping;
+    int on_demand_claims;   /* OnDemand claims per executor pod */
+    int64_t pvcs_created;   /* claims created so far (Spark's PVC_COUNTER) */
+    unsigned round_updates; /* the table's updates at the allocator's last round */
 
     kube_watch *watch;
     pthread_t allocator, poller;

@@ -5,6 +5,7 @@
  */
 #include "cluster/k8s/k8s_naming.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +214,41 @@ bool cs_k8s_is_qualified_name(const char *s)
     memcpy(prefix, s, pl);
     prefix[pl] = '\0';
     return cs_k8s_is_dns1123_subdomain(prefix) && name_part_ok(slash + 1, strlen(slash + 1));
+}
+
+/* The multiplier of a quantity's suffix (Kubernetes' binarySI and decimalSI), 0 when unknown. */
+static long double quantity_suffix(const char *sfx)
+{
+    static const char *const binary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    static const char decimal[] = "num kMGTPE"; /* 10^-9 .. 10^18 by steps of 10^3 */
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(sfx, binary[i])) return powl(2, 10 * (i + 1));
+    if (!*sfx) return 1;
+    const char *at = sfx[1] ? NULL : strchr(decimal, sfx[0]);
+    if (at && *at != ' ') return powl(10, 3 * (int)(at - decimal) - 9);
+    if (sfx[0] != 'e' && sfx[0] != 'E') return 0;
+    const char *p = sfx + 1 + (sfx[1] == '+' || sfx[1] == '-');
+    if (!*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 3) return 0;
+    return powl(10, sfx[1] == '-' ? -atoi(p) : atoi(p));
+}
+
+bool cs_k8s_parse_quantity(const char *s, long double *value)
+{
+    if (!s) return false;
+    const char *p = s + (*s == '+' || *s == '-');
+    size_t whole = strspn(p, "0123456789"), frac = 0;
+    long double v = 0;
+    for (size_t i = 0; i < whole; i++)
+        v = v * 10 + (p[i] - '0');
+    p += whole;
+    if (*p == '.') {
+        frac = strspn(++p, "0123456789");
+        for (size_t i = 0; i < frac; i++)
+            v += (p[i] - '0') * powl(10, -(int)(i + 1));
+        p += frac;
+    }
+    long double mult = whole + frac ? quantity_suffix(p) : 0;
+    if (mult == 0) return false;
+    if (value) *value = (*s == '-' ? -v : v) * mult;
+    return true;
 }

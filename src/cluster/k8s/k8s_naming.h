@@ -9,7 +9,8 @@
  * `spark-app-name` label value (same sanitizing, <= 63, no leading/trailing dash); the driver pod,
  * executor pod, driver service and conf map names; the executor hostname. App names with
  * capitals, underscores, any bytes or 300 characters are sanitized, never rejected. Also the
- * DNS-1123 / label-value validators used by the builders and tests.
+ * DNS-1123 / label-value validators and the resource-quantity parser used by the builders and
+ * tests.
  * Pure functions, no network. Called by k8s_pod_spec.c, the submit client and the k8s backend.
  *
  * Ownership: every `char *` returned is malloc'd and owned by the caller (free()). Fixed-size
@@ -64,5 +65,10 @@ bool cs_k8s_is_label_value(
 /* A label/annotation key: optional DNS subdomain prefix and '/', name part <= 63 of
  * [A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]. */
 bool cs_k8s_is_qualified_name(const char *s);
+/* A resource quantity as the API server parses it ("10Gi", "500M", "1.5e9", "100"): a signed
+ * decimal, then a binary suffix (Ki Mi Gi Ti Pi Ei), a decimal one (n u m k M G T P E, or none)
+ * or an exponent (e/E and a signed integer). True and *value (in base units, optional) when s
+ * is one. */
+bool cs_k8s_parse_quantity(const char *s, long double *value);
 
 #endif /* CSPARK_CLUSTER_K8S_NAMING_H */

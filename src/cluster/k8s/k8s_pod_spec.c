@@ -410,6 +410,26 @@ json_t *cs_k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id
     return pod;
 }
 
+int cs_k8s_executor_check(const cs_conf *conf, const k8s_app *app, int *on_demand, cs_error *err)
+{
+    json_t *pod = cs_k8s_executor_pod(conf, app, 1, 1, NULL, NULL, err);
+    json_t *claims = pod ? cs_k8s_executor_pvcs(conf, app, pod, err) : NULL;
+    json_decref(pod);
+    if (!claims) return err->code ? err->code : CS_EINVAL;
+    if (on_demand) *on_demand = (int)json_array_size(claims);
+    json_decref(claims);
+    return CS_OK;
+}
+
+int cs_k8s_executor_check_conf(const cs_conf *conf, cs_error *err)
+{
+    k8s_app app;
+    if (cs_k8s_app_init(&app, conf, NULL, NULL, 0, NULL, err) < 0) return err->code;
+    int rc = cs_k8s_executor_check(conf, &app, NULL, err);
+    cs_k8s_app_free(&app);
+    return rc;
+}
+
 int cs_k8s_set_owner(json_t *obj, const json_t *driver_pod, cs_error *err)
 {
     json_t *md = json_object_get(driver_pod, "metadata");

@@ -95,12 +95,22 @@ json_t *cs_k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id
 /* The PersistentVolumeClaims an executor pod needs for its
  * spark.kubernetes.executor.volumes.persistentVolumeClaim.<name>.options.claimName=OnDemand
  * volumes: a JSON array (possibly empty) of PVCs named as the pod's claims
- * (`<pod name>-pvc-<index of the volume>`, as Spark), labelled with the app and executor id, access
- * mode ReadWriteOncePod (ReadWriteOnce with spark.kubernetes.legacy.useReadWriteOnceAccessMode),
- * storage = .options.sizeLimit, storageClassName = .options.storageClass. exec_pod is the pod
- * cs_k8s_executor_pod returned. The caller creates them (owner: driver pod) after the pod. */
+ * (`<pod name>-pvc-<index of the volume>`, as Spark), labelled spark-app-selector=<app id> plus
+ * .label.* (annotations .annotation.*), access mode ReadWriteOncePod (ReadWriteOnce with
+ * spark.kubernetes.legacy.useReadWriteOnceAccessMode), storage = .options.sizeLimit (required, a
+ * positive quantity), storageClassName = .options.storageClass (a DNS-1123 subdomain; absent: the
+ * cluster's default class). exec_pod is the pod cs_k8s_executor_pod returned. The backend
+ * creates them (k8s_claims.c) after the pod, or reuses free ones. */
 json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
                              cs_error *err);
+
+/* Checks every executor setting by building executor 1's pod and its claims (nothing is kept),
+ * so that a bad executor key (a volume, a storage class, a size) is refused before anything is
+ * created; *on_demand (optional) gets how many OnDemand claims each executor has. */
+int cs_k8s_executor_check(const cs_conf *conf, const k8s_app *app, int *on_demand, cs_error *err);
+/* The same from the conf alone (an application identity made for the check only): cspark-submit
+ * calls it in client mode before the driver starts. */
+int cs_k8s_executor_check_conf(const cs_conf *conf, cs_error *err);
 
 /* Headless Service <driver_svc_name>: clusterIP None, selector = driver labels, ports
  * driver-rpc-port 7078, blockmanager 7079, spark-ui 4040; spark.kubernetes.driver.service.

@@ -64,6 +64,25 @@ static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
     return 0;
 }
 
+/* Spark reuses claims only when the driver owns them (ExecutorPodsAllocator.getReusablePVCs). */
+static int read_claims(const cs_conf *c, k8s_settings *s, cs_error *err)
+{
+    bool dynamic = false;
+    if (cs_conf_get_bool(c, "spark.kubernetes.driver.ownPersistentVolumeClaim", "true", &s->own_pvc,
+                         err) < 0 ||
+        cs_conf_get_bool(c, "spark.kubernetes.driver.reusePersistentVolumeClaim", "true",
+                         &s->reuse_pvc, err) < 0 ||
+        cs_conf_get_bool(c, "spark.kubernetes.driver.waitToReusePersistentVolumeClaim", "false",
+                         &s->wait_to_reuse_pvc, err) < 0 ||
+        cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0)
+        return err->code;
+    s->max_pvcs = s->executor_instances;
+    if (dynamic && cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "2147483647",
+                                   &s->max_pvcs, err) < 0)
+        return err->code;
+    return 0;
+}
+
 static int read_sources(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
     if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS,
@@ -137,8 +156,9 @@ static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
 int cs_k8s_settings_read(const cs_conf *conf, k8s_settings *s, cs_error *err)
 {
     memset(s, 0, sizeof *s);
-    if (read_allocator(conf, s, err) < 0 || read_lifecycle(conf, s, err) < 0 ||
-        read_sources(conf, s, err) < 0 || read_driver(conf, s, err) < 0) {
+    if (read_allocator(conf, s, err) < 0 || read_claims(conf, s, err) < 0 ||
+        read_lifecycle(conf, s, err) < 0 || read_sources(conf, s, err) < 0 ||
+        read_driver(conf, s, err) < 0) {
         cs_k8s_settings_free(s);
         return err->code;
     }

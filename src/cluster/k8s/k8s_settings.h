@@ -11,8 +11,8 @@
  *  - spark.kubernetes.allocation.batch.delay (1s, must be > 100ms): time between rounds; a round
  *    also runs at once when a snapshot shows the previous batch.
  *  - spark.kubernetes.allocation.executor.timeout (600s, at least 5 × batch.delay): a request not
- *    seen in any snapshot for that long is deleted and made again, and so is (a cspark addition)
- *    a pod that stays Pending and unschedulable that long.
+ *    seen in any snapshot (nor registered) for that long is deleted and made again; a pod once
+ *    seen is never timed out, however long it stays Pending (Spark's newlyCreatedExecutors).
  *  - spark.kubernetes.allocation.maxPendingPods (Int.Max, positive): pending + unseen pods cap.
  *  - spark.kubernetes.allocation.maximum (Int.Max, positive): creating more pods than this in the
  *    application's life fails it.
@@ -23,6 +23,16 @@
  *    dynamic allocation still there after this are deleted.
  *  - spark.kubernetes.executor.decommissionLabel / decommissionLabelValue: put on the pods of
  *    executors being removed, before they are told to go.
+ *
+ * On-demand claims (k8s_claims.c, the PVC part of Spark's ExecutorPodsAllocator):
+ *  - spark.kubernetes.driver.ownPersistentVolumeClaim (true): the claims are owned by the driver
+ *    pod when there is one (else by their executor pod), and deleted when the driver stops.
+ *  - spark.kubernetes.driver.reusePersistentVolumeClaim (true, with ownPersistentVolumeClaim and
+ *    a driver pod): a new executor takes a claim of the same storage class and size that no pod
+ *    holds any more, instead of a new one.
+ *  - spark.kubernetes.driver.waitToReusePersistentVolumeClaim (false, with both above): once as
+ *    many claims were created as executors may exist (spark.executor.instances, or
+ *    spark.dynamicAllocation.maxExecutors), new executors wait for a claim to be free.
  *
  * Snapshot sources (k8s_watch_source.c, k8s_polling_source.c):
  *  - spark.kubernetes.executor.enableApiWatcher (true): one label-selected watch.
@@ -71,6 +81,9 @@ typedef struct k8s_settings {
     double max_create_rate;
     int64_t idle_timeout_ms, delete_grace_ms;
     char *decom_label, *decom_label_value; /* NULL: no label */
+    /* on-demand claims */
+    bool own_pvc, reuse_pvc, wait_to_reuse_pvc;
+    int64_t max_pvcs; /* claims that may exist: executor.instances or maxExecutors */
     /* snapshot sources */
     bool enable_watcher, enable_polling;
     int64_t poll_interval_ms;

@@ -2,7 +2,8 @@
  * k8s_snapshots_store.c — the executor pod table and the merging of snapshots into it (see
  * k8s_snapshots_store.h). In Spark's order, a pod being deleted is Deleted (not a failure of the
  * application) unless it still runs, a finished pod is handed to the lifecycle manager, and a
- * Pending one is recorded for the allocator (unschedulable ones reported once at WARN).
+ * Pending one is recorded for the allocator (unschedulable ones reported once at WARN). Each pod
+ * also says whether it still holds its PersistentVolumeClaims (for their reuse, k8s_claims.c).
  */
 #include "cluster/k8s/k8s_snapshots_store.h"
 
@@ -52,6 +53,30 @@ k8s_exec_pod *cs_k8s_pods_add(k8s_pod_table *t, int id, const char *name, int64_
     return p;
 }
 
+static void free_claims(k8s_exec_pod *p)
+{
+    for (int i = 0; i < p->nclaims; i++)
+        free(p->claims[i]);
+    free(p->claims);
+    p->claims = NULL;
+    p->nclaims = 0;
+}
+
+void cs_k8s_pod_set_claims(k8s_exec_pod *p, const json_t *pod)
+{
+    free_claims(p);
+    const json_t *vols = json_object_get(json_object_get(pod, "spec"), "volumes");
+    p->claims = cs_xcalloc(json_array_size(vols) + 1, sizeof *p->claims);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(vols, i, v)
+    {
+        const char *claim = json_string_value(
+            json_object_get(json_object_get(v, "persistentVolumeClaim"), "claimName"));
+        if (claim) p->claims[p->nclaims++] = cs_xstrdup(claim);
+    }
+}
+
 void cs_k8s_pods_expire(k8s_pod_table *t, int64_t now_ms, int64_t cache_ms)
 {
     int w = 0;
@@ -59,6 +84,7 @@ void cs_k8s_pods_expire(k8s_pod_table *t, int64_t now_ms, int64_t cache_ms)
         k8s_exec_pod *p = &t->pods[i];
         if (p->done && now_ms - p->done_ms > cache_ms) {
             index_pod(t, p->id, -1);
+            free_claims(p);
             continue;
         }
         index_pod(t, p->id, w);
@@ -75,6 +101,8 @@ void cs_k8s_pod_mark_done(k8s_exec_pod *p, int64_t now_ms)
 
 void cs_k8s_pods_free(k8s_pod_table *t)
 {
+    for (int i = 0; i < t->npods; i++)
+        free_claims(&t->pods[i]);
     free(t->pods);
     free(t->pos_of);
     memset(t, 0, sizeof *t);
@@ -102,8 +130,9 @@ bool cs_k8s_pod_inactive(const json_t *pod)
 
 /* ---- merging snapshots ---------------------------------------------------------------------- */
 
-/* Pending with PodScheduled=False: the scheduler's message, once at WARN. */
-static void note_pending(k8s_backend *b, k8s_exec_pod *p, const json_t *pod)
+/* Pending with PodScheduled=False: the scheduler's message, once at WARN. As Spark, the pod is
+ * left to wait (for a node, or for its claim): it is never timed out once seen. */
+static void note_pending(k8s_exec_pod *p, const json_t *pod)
 {
     p->pending = true;
     const json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions");
@@ -124,9 +153,8 @@ static void note_pending(k8s_backend *b, k8s_exec_pod *p, const json_t *pod)
         p->unsched_reported = true;
         CS_WARN("k8s",
                 "event=executor_pod_unschedulable executor=%d pod=%s reason=%s message=\"%s\" "
-                "retry_after_ms=%lld (spark.kubernetes.allocation.executor.timeout)",
-                p->id, p->name, reason ? reason : "Unschedulable", msg ? msg : "",
-                (long long)b->set.executor_timeout_ms);
+                "action=wait",
+                p->id, p->name, reason ? reason : "Unschedulable", msg ? msg : "");
     }
 }
 
@@ -135,13 +163,20 @@ void cs_k8s_store_update_pod(k8s_backend *b, const char *type, const json_t *pod
     int id = cs_k8s_pod_exec_id(pod);
     if (id < 0 || cs_k8s_pod_inactive(pod)) return;
     k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, id);
-    if (!p || p->done) return;
+    if (!p) return;
+    b->pods.updates++;
+    const json_t *md = json_object_get(pod, "metadata");
+    const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
+    /* gone, or its containers have all ended: another pod may take its claims (also once the
+     * executor was removed, as its pod may outlive it) */
+    if (strcmp(type, "DELETED") == 0 ||
+        (phase && (strcmp(phase, "Failed") == 0 || strcmp(phase, "Succeeded") == 0)))
+        p->released = true;
+    if (p->done) return;
     if (!p->seen) {
         p->seen = true;
         p->seen_ms = cs_mono_ms();
     }
-    const json_t *md = json_object_get(pod, "metadata");
-    const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
     static const char deleted[] = "The executor pod was deleted (by a user or the framework)";
     if (strcmp(type, "DELETED") == 0) {
         cs_k8s_lifecycle_executor_gone(b, p, deleted, false, false);
@@ -161,7 +196,7 @@ void cs_k8s_store_update_pod(k8s_backend *b, const char *type, const json_t *pod
         return;
     }
     if (phase && strcmp(phase, "Pending") == 0) {
-        note_pending(b, p, pod);
+        note_pending(p, pod);
     } else {
         p->pending = false;
         p->unschedulable = false;
@@ -179,6 +214,12 @@ void cs_k8s_store_replace_snapshot(k8s_backend *b, const json_t *items, int64_t 
             cs_k8s_pod_inactive(pod) ? NULL : cs_k8s_pods_find(&b->pods, cs_k8s_pod_exec_id(pod));
         if (listed) listed->snapshot = snap;
         cs_k8s_store_update_pod(b, "MODIFIED", pod);
+    }
+    b->pods.updates++;
+    /* a pod that existed before the list was taken and is not in it is gone */
+    for (int k = 0; k < b->pods.npods; k++) {
+        k8s_exec_pod *p = &b->pods.pods[k];
+        if (p->seen && p->seen_ms < snapshot_ms && p->snapshot != snap) p->released = true;
     }
     cs_k8s_lifecycle_missing(b, snap, snapshot_ms, source);
 }

@@ -125,6 +125,35 @@ static const char *opt(json_t *e, const char *name)
     return json_string_value(json_object_get(e, name));
 }
 
+/* A size as the API server accepts it: a quantity above zero. */
+static int check_size(const char *prefix, const char *id, const char *size, cs_error *err)
+{
+    long double v;
+    if (cs_k8s_parse_quantity(size, &v) && v > 0) return CS_OK;
+    return cs_error_set(err, CS_EINVAL,
+                        "invalid value for %s%s.options.sizeLimit: '%s' (expected a positive "
+                        "quantity such as 10Gi or 500M)",
+                        prefix, id, size);
+}
+
+/* An OnDemand claim's options: sizeLimit required, storageClass a StorageClass name ("" = no
+ * class, as Kubernetes; absent = the cluster's default class). */
+static int check_on_demand(const char *prefix, const char *id, json_t *e, cs_error *err)
+{
+    const char *size = opt(e, "options.sizeLimit"), *sc = opt(e, "options.storageClass");
+    if (!size)
+        return cs_error_set(err, CS_EINVAL,
+                            "%s%s.options.sizeLimit is required with claimName=OnDemand", prefix,
+                            id);
+    if (sc && *sc && !cs_k8s_is_dns1123_subdomain(sc))
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for %s%s.options.storageClass: '%s' (expected a "
+                            "StorageClass name: lowercase letters, digits, '-' and '.', at most "
+                            "253 characters)",
+                            prefix, id, sc);
+    return check_size(prefix, id, size, err);
+}
+
 static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const char *id, json_t *e,
                         cs_error *err)
 {
@@ -183,8 +212,13 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const c
     } else if (!strcmp(type, "emptyDir")) {
         if (opt(e, "options.medium"))
             json_object_set_new(src, "medium", json_string(opt(e, "options.medium")));
-        if (opt(e, "options.sizeLimit"))
+        if (opt(e, "options.sizeLimit")) {
+            if ((rc = check_size(prefix, id, opt(e, "options.sizeLimit"), err))) {
+                json_decref(src);
+                goto done;
+            }
             json_object_set_new(src, "sizeLimit", json_string(opt(e, "options.sizeLimit")));
+        }
     } else if (!strcmp(type, "persistentVolumeClaim")) {
         const char *claim = opt(e, "options.claimName");
         if (!claim || !*claim) {
@@ -194,13 +228,13 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const c
         }
         cs_sbuf b = CS_SBUF_INIT;
         if (!strcmp(claim, "OnDemand")) {
-            if (ctx->driver || !opt(e, "options.sizeLimit")) {
+            if (ctx->driver)
                 rc = cs_error_set(err, CS_EINVAL,
-                                  ctx->driver ? "%s%s.options.claimName=OnDemand is only supported "
-                                                "for executors"
-                                              : "%s%s.options.sizeLimit is required with "
-                                                "claimName=OnDemand",
+                                  "%s%s.options.claimName=OnDemand is only supported for executors",
                                   prefix, id);
+            else
+                rc = check_on_demand(prefix, id, e, err);
+            if (rc) {
                 json_decref(src);
                 goto done;
             }
@@ -350,6 +384,39 @@ int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
 
 /* ---- on-demand claims --------------------------------------------------------------------- */
 
+/* One claim, as Spark's MountVolumesFeatureStep makes it: the user's labels (and annotations)
+ * with the spark-app-selector label, which no user label overrides; NULL with err on a bad
+ * label or annotation. */
+static json_t *claim_new(const cs_conf *conf, const k8s_app *app, const char *prefix,
+                         const char *id, json_t *e, const char *name, int exec_id, bool rwo,
+                         cs_error *err)
+{
+    json_t *labels = json_object(), *ann = json_object();
+    char lp[400];
+    snprintf(lp, sizeof lp, "%s%s.label.", prefix, id);
+    int rc = cs_k8s_merge_user_map(labels, conf, lp, app, exec_id, true, err);
+    snprintf(lp, sizeof lp, "%s%s.annotation.", prefix, id);
+    if (rc == CS_OK) rc = cs_k8s_merge_user_map(ann, conf, lp, app, exec_id, false, err);
+    if (rc != CS_OK) {
+        json_decref(labels);
+        json_decref(ann);
+        return NULL;
+    }
+    json_object_set_new(labels, "spark-app-selector", json_string(app->app_id));
+    json_t *pvc = json_pack("{s:s, s:s, s:{s:s, s:s, s:o}, s:{s:[s], s:{s:{s:s}}}}", "apiVersion",
+                            "v1", "kind", "PersistentVolumeClaim", "metadata", "name", name,
+                            "namespace", app->namespace_, "labels", labels, "spec", "accessModes",
+                            rwo ? "ReadWriteOnce" : "ReadWriteOncePod", "resources", "requests",
+                            "storage", opt(e, "options.sizeLimit"));
+    if (json_object_size(ann))
+        json_object_set(json_object_get(pvc, "metadata"), "annotations", ann);
+    json_decref(ann);
+    if (opt(e, "options.storageClass"))
+        json_object_set_new(json_object_get(pvc, "spec"), "storageClassName",
+                            json_string(opt(e, "options.storageClass")));
+    return pvc;
+}
+
 json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
                              cs_error *err)
 {
@@ -368,62 +435,31 @@ json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json
         return NULL;
     k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = "executor"};
     json_t *vols = json_object(), *out = json_array();
-    if (collect_volumes(&ctx, prefix, vols, err) != CS_OK) {
-        json_decref(vols);
-        json_decref(out);
-        return NULL;
-    }
+    int rc = collect_volumes(&ctx, prefix, vols, err);
     const char *id;
     json_t *e;
     int index = -1; /* position among all the executor's volumes, as in the pod */
     json_object_foreach(vols, id, e)
     {
         index++;
-        if (!cs_str_starts_with(id, "persistentVolumeClaim.")) continue;
         const char *claim = opt(e, "options.claimName");
-        if (!claim || strcmp(claim, "OnDemand")) continue;
-        const char *size = opt(e, "options.sizeLimit");
-        if (!size) {
-            cs_error_set(err, CS_EINVAL,
-                         "%s%s.options.sizeLimit is required with claimName=OnDemand", prefix, id);
-            json_decref(vols);
-            json_decref(out);
-            return NULL;
-        }
-        char *pvc_name = NULL;
-        cs_sbuf b = CS_SBUF_INIT;
-        cs_sbuf_printf(&b, "%s-pvc-%d", pod, index);
-        pvc_name = cs_sbuf_detach(&b, NULL);
-        json_t *pvc = json_pack(
-            "{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s, s:s}}, s:{s:[s], s:{s:{s:s}}}}", "apiVersion",
-            "v1", "kind", "PersistentVolumeClaim", "metadata", "name", pvc_name, "namespace",
-            app->namespace_, "labels", "spark-app-selector", app->app_id, "spark-exec-id", exec_id,
-            "spark-role", "executor", "spec", "accessModes",
-            rwo ? "ReadWriteOnce" : "ReadWriteOncePod", "resources", "requests", "storage", size);
-        if (opt(e, "options.storageClass"))
-            json_object_set_new(json_object_get(pvc, "spec"), "storageClassName",
-                                json_string(opt(e, "options.storageClass")));
-        json_t *extra_labels = json_object();
-        char lp[400];
-        snprintf(lp, sizeof lp, "%s%s.label.", prefix, id);
-        int rc = cs_k8s_merge_user_map(extra_labels, conf, lp, app, atoi(exec_id), true, err);
-        snprintf(lp, sizeof lp, "%s%s.annotation.", prefix, id);
-        json_t *ann = json_object();
-        if (rc == CS_OK) rc = cs_k8s_merge_user_map(ann, conf, lp, app, atoi(exec_id), false, err);
-        json_t *pmd = json_object_get(pvc, "metadata");
-        json_object_update(json_object_get(pmd, "labels"), extra_labels);
-        if (json_object_size(ann)) json_object_set(pmd, "annotations", ann);
-        json_decref(extra_labels);
-        json_decref(ann);
-        free(pvc_name);
-        if (rc != CS_OK) {
-            json_decref(pvc);
-            json_decref(vols);
-            json_decref(out);
-            return NULL;
+        if (rc != CS_OK || !cs_str_starts_with(id, "persistentVolumeClaim.") || !claim ||
+            strcmp(claim, "OnDemand"))
+            continue;
+        if ((rc = check_on_demand(prefix, id, e, err)) != CS_OK) break;
+        char name[512];
+        snprintf(name, sizeof name, "%s-pvc-%d", pod, index);
+        json_t *pvc = claim_new(conf, app, prefix, id, e, name, atoi(exec_id), rwo, err);
+        if (!pvc) {
+            rc = err->code ? err->code : CS_EINVAL;
+            break;
         }
         json_array_append_new(out, pvc);
     }
     json_decref(vols);
+    if (rc != CS_OK) {
+        json_decref(out);
+        return NULL;
+    }
     return out;
 }

@@ -2,10 +2,11 @@
  * (src/cluster/k8s/k8s_allocator.c), a pure function of the settings, the target, the executor
  * pod table and the time given: batches of batch.size until the target is alive, the next batch
  * only once the previous one was seen, the maxPendingPods cap, requests given up after
- * executor.timeout (and unschedulable pods, a cspark addition), pods of removed executors deleted
- * after the grace period, excess requests and Pending pods deleted only after the idle timeout,
- * Running pods never, no creation after a failure; the removed-executors cache. Every time is
- * explicit: nothing here reads a clock. */
+ * executor.timeout only while neither seen nor registered (Spark's newlyCreatedExecutors: a pod
+ * Pending for a node or a claim is never recreated), pods of removed executors deleted after the
+ * grace period, excess requests and Pending pods deleted only after the idle timeout, Running
+ * pods and registered executors never, no creation after a failure or while claims must wait;
+ * the removed-executors cache. Every time is explicit: nothing here reads a clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,7 +56,7 @@ static k8s_alloc_round round_at(const k8s_settings *s, int target, const k8s_pod
                                 int64_t now)
 {
     k8s_alloc_round r;
-    cs_k8s_allocator_round(s, target, false, t, now, &r);
+    cs_k8s_allocator_round(s, target, false, false, t, now, &r);
     return r;
 }
 
@@ -121,7 +122,6 @@ static void test_unseen_request_given_up_after_timeout(void **state)
     assert_int_equal(r.kind, K8S_ALLOC_GIVE_UP);
     assert_int_equal(r.n, 1);
     assert_int_equal(r.ids[0], 1);
-    assert_false(r.unschedulable[0]);
     cs_k8s_alloc_round_free(&r);
     /* once given up (done), the next round asks for a replacement */
     cs_k8s_pod_mark_done(cs_k8s_pods_find(&t, 1), 601001);
@@ -131,22 +131,50 @@ static void test_unseen_request_given_up_after_timeout(void **state)
     cs_k8s_pods_free(&t);
 }
 
-static void test_unschedulable_pod_given_up_running_kept(void **state)
+/* issue #10 item 11: a pod seen Pending and unschedulable (no node fits it, or its claim is
+ * missing) was deleted and recreated after executor.timeout, forever; Spark keeps every pod it
+ * has seen and times out only requests never seen. */
+static void test_unschedulable_pending_pod_never_recreated(void **state)
 {
     (void)state;
     k8s_settings s = settings();
+    s.executor_timeout_ms = 3000;
     k8s_pod_table t = {0};
-    request(&t, 1, 3, 0);
-    seen(&t, 1, 10, true);
-    cs_k8s_pods_find(&t, 1)->unschedulable = true;
-    seen(&t, 2, 10, true); /* Pending, scheduled: waits for its image, no give-up */
-    seen(&t, 3, 10, false);
-    k8s_alloc_round r = round_at(&s, 3, &t, 700000);
+    request(&t, 1, 2, 0);
+    seen(&t, 1, 10, false);                        /* Running */
+    seen(&t, 2, 10, true);                         /* Pending ... */
+    cs_k8s_pods_find(&t, 2)->unschedulable = true; /* ... because no node fits it */
+    for (int64_t now = 3001; now < 24LL * 3600 * 1000; now *= 7) {
+        k8s_alloc_round r = round_at(&s, 2, &t, now);
+        assert_int_equal(r.kind, K8S_ALLOC_WAIT); /* no give-up, no second pod for it */
+        assert_int_equal(r.n, 0);
+    }
+    /* a request never seen still times out after the same time */
+    request(&t, 3, 1, 100000);
+    k8s_alloc_round r = round_at(&s, 3, &t, 103001);
     assert_int_equal(r.kind, K8S_ALLOC_GIVE_UP);
     assert_int_equal(r.n, 1);
-    assert_int_equal(r.ids[0], 1);
-    assert_true(r.unschedulable[0]);
+    assert_int_equal(r.ids[0], 3);
     cs_k8s_alloc_round_free(&r);
+    cs_k8s_pods_free(&t);
+}
+
+/* Spark's schedulerKnownNewlyCreatedExecs: an executor that registered before its pod was seen
+ * neither times out nor holds back the next batch. */
+static void test_registered_request_neither_times_out_nor_blocks(void **state)
+{
+    (void)state;
+    k8s_settings s = settings();
+    s.batch_size = 2;
+    k8s_pod_table t = {0};
+    request(&t, 1, 2, 0);
+    seen(&t, 1, 10, false);
+    k8s_alloc_round r = round_at(&s, 4, &t, 20);
+    assert_int_equal(r.kind, K8S_ALLOC_WAIT); /* 2 is unseen: the next batch waits */
+    cs_k8s_pods_find(&t, 2)->registered = true;
+    r = round_at(&s, 4, &t, 700000);
+    assert_int_equal(r.kind, K8S_ALLOC_CREATE);
+    assert_int_equal(r.create, 2);
     cs_k8s_pods_free(&t);
 }
 
@@ -187,6 +215,14 @@ static void test_excess_unseen_then_pending_after_idle_timeout(void **state)
     assert_int_equal(r.ids[1], 4);
     assert_int_equal(r.ids[2], 2); /* then Pending pods; never the Running one */
     cs_k8s_alloc_round_free(&r);
+    /* a Pending pod whose executor registered is not excess (the snapshot lags) */
+    cs_k8s_pods_find(&t, 2)->registered = true;
+    r = round_at(&s, 1, &t, 60001);
+    assert_int_equal(r.kind, K8S_ALLOC_DELETE_EXCESS);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(r.ids[0], 3);
+    assert_int_equal(r.ids[1], 4);
+    cs_k8s_alloc_round_free(&r);
     /* only as many as the excess */
     r = round_at(&s, 3, &t, 60001);
     assert_int_equal(r.kind, K8S_ALLOC_DELETE_EXCESS);
@@ -202,8 +238,23 @@ static void test_no_creation_after_failure(void **state)
     k8s_settings s = settings();
     k8s_pod_table t = {0};
     k8s_alloc_round r;
-    cs_k8s_allocator_round(&s, 4, true, &t, 0, &r);
+    cs_k8s_allocator_round(&s, 4, true, false, &t, 0, &r);
     assert_int_equal(r.kind, K8S_ALLOC_WAIT);
+    cs_k8s_pods_free(&t);
+}
+
+/* waitToReusePersistentVolumeClaim: no creation until a snapshot says a claim may be free */
+static void test_no_creation_while_claims_wait(void **state)
+{
+    (void)state;
+    k8s_settings s = settings();
+    k8s_pod_table t = {0};
+    k8s_alloc_round r;
+    cs_k8s_allocator_round(&s, 4, false, true, &t, 0, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_WAIT);
+    cs_k8s_allocator_round(&s, 4, false, false, &t, 0, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_CREATE);
+    assert_int_equal(r.create, 4);
     cs_k8s_pods_free(&t);
 }
 
@@ -229,10 +280,12 @@ int main(void)
         cmocka_unit_test(test_batches_until_target),
         cmocka_unit_test(test_max_pending_caps_a_batch),
         cmocka_unit_test(test_unseen_request_given_up_after_timeout),
-        cmocka_unit_test(test_unschedulable_pod_given_up_running_kept),
+        cmocka_unit_test(test_unschedulable_pending_pod_never_recreated),
+        cmocka_unit_test(test_registered_request_neither_times_out_nor_blocks),
         cmocka_unit_test(test_removed_pod_deleted_after_grace),
         cmocka_unit_test(test_excess_unseen_then_pending_after_idle_timeout),
         cmocka_unit_test(test_no_creation_after_failure),
+        cmocka_unit_test(test_no_creation_while_claims_wait),
         cmocka_unit_test(test_removed_executors_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,11 +1,12 @@
 /* test_k8s_naming.c — unit tests for k8s_naming.c: application and unique ids, resource prefix
  * sanitizing (capitals, underscores, symbols, 300 characters), label values, pod and service
- * name lengths, hostnames and the DNS-1123 / label validators. */
+ * name lengths, hostnames, the DNS-1123 / label validators and resource quantities. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -213,6 +214,41 @@ static void test_validators(void **state)
     assert_false(cs_k8s_is_dns1123_label(big));
 }
 
+/* Kubernetes' quantity grammar: what the API server accepts, in base units. */
+static void test_quantities(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *q;
+        long double v;
+    } good[] = {{"10Gi", 10737418240.0L},
+                {"1024Mi", 1073741824.0L},
+                {"500M", 5e8L},
+                {"1.5Gi", 1610612736.0L},
+                {"100", 100},
+                {"1e3", 1000},
+                {"2E2", 200},
+                {"250m", 0.25L},
+                {".5", 0.5L},
+                {"5.", 5},
+                {"+1k", 1000},
+                {"-1", -1},
+                {"1E", 1e18L},
+                {"3Ki", 3072},
+                {"0", 0}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        long double v = -42;
+        if (!cs_k8s_parse_quantity(good[i].q, &v)) fail_msg("'%s' refused", good[i].q);
+        if (fabsl(v - good[i].v) > 1e-12L * fabsl(good[i].v))
+            fail_msg("'%s' read as %Lg, want %Lg", good[i].q, v, good[i].v);
+    }
+    static const char *const bad[] = {"",    "Gi",   "10GB", "10 Gi", "ten", "1.2.3", "1e",
+                                      "1e+", "0x10", "1Gi ", "--1",   ".",   "+",     "1ki"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cs_k8s_parse_quantity(bad[i], NULL)) fail_msg("'%s' accepted", bad[i]);
+    assert_false(cs_k8s_parse_quantity(NULL, NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_other_names),
         cmocka_unit_test(test_hostname_last_63),
         cmocka_unit_test(test_validators),
+        cmocka_unit_test(test_quantities),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

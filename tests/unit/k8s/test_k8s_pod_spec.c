@@ -809,12 +809,23 @@ static void test_on_demand_claims(void **state)
     assert_string_equal(
         jstr(find_by(jget(pod, "spec.volumes"), "name", "work"), "persistentVolumeClaim.claimName"),
         want);
+    snprintf(k, sizeof k, "%slabel.tier", p);
+    cs_conf_set(c, k, "scratch-{{EXECUTOR_ID}}");
+    snprintf(k, sizeof k, "%sannotation.team", p);
+    cs_conf_set(c, k, "data");
     json_t *pvcs = cs_k8s_executor_pvcs(c, &app, pod, &err);
     assert_int_equal(json_array_size(pvcs), 1);
     json_t *pvc = json_array_get(pvcs, 0);
     assert_string_equal(jstr(pvc, "kind"), "PersistentVolumeClaim");
     assert_string_equal(jstr(pvc, "metadata.name"), want);
-    assert_string_equal(jstr(pvc, "metadata.labels.spark-exec-id"), "3");
+    assert_string_equal(jstr(pvc, "metadata.namespace"), "jobs");
+    /* Spark's labels: the application and the user's; a reused claim moves between executors,
+     * so it names none */
+    assert_int_equal(json_object_size(jget(pvc, "metadata.labels")), 2);
+    assert_string_equal(jstr(pvc, "metadata.labels.spark-app-selector"), app.app_id);
+    assert_string_equal(jstr(pvc, "metadata.labels.tier"), "scratch-3");
+    assert_string_equal(jstr(pvc, "metadata.annotations.team"), "data");
+    assert_null(jget(pvc, "metadata.ownerReferences")); /* set by the backend when it creates it */
     assert_string_equal(jstr(pvc, "spec.accessModes.0"), "ReadWriteOncePod");
     assert_string_equal(jstr(pvc, "spec.resources.requests.storage"), "10Gi");
     assert_string_equal(jstr(pvc, "spec.storageClassName"), "standard");
@@ -824,6 +835,43 @@ static void test_on_demand_claims(void **state)
     assert_string_equal(jstr(json_array_get(pvcs, 0), "spec.accessModes.0"), "ReadWriteOnce");
     json_decref(pvcs);
     json_decref(pod);
+    int on_demand = 0;
+    assert_int_equal(cs_k8s_executor_check(c, &app, &on_demand, &err), CS_OK);
+    assert_int_equal(on_demand, 1);
+    /* no storage class: the cluster's default class (Kubernetes' rule) */
+    snprintf(k, sizeof k, "%soptions.storageClass", p);
+    cs_conf_unset(c, k);
+    pod = executor_ok(c, &app, 3, NULL);
+    pvcs = cs_k8s_executor_pvcs(c, &app, pod, &err);
+    assert_null(jget(json_array_get(pvcs, 0), "spec.storageClassName"));
+    json_decref(pvcs);
+    json_decref(pod);
+    /* bad values: one line naming the key, from the pod, the claims and the check alike */
+    static const struct {
+        const char *opt, *value, *needle;
+    } bad[] = {
+        {"options.storageClass", "Fast_SSD",
+         "options.storageClass: 'Fast_SSD' (expected a StorageClass name"},
+        {"options.storageClass", "-ssd", "options.storageClass: '-ssd'"},
+        {"options.sizeLimit", "ten", "options.sizeLimit: 'ten' (expected a positive quantity"},
+        {"options.sizeLimit", "0", "options.sizeLimit: '0'"},
+        {"options.sizeLimit", "-5Gi", "options.sizeLimit: '-5Gi'"},
+        {"options.sizeLimit", "10GB", "options.sizeLimit: '10GB'"},
+        {"options.sizeLimit", "", "options.sizeLimit: ''"},
+        {"label.tier", "bad value!", "label.tier: 'bad value!'"},
+        {"label.spark-app-selector", "x", "label spark-app-selector is reserved"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cs_conf *b = cs_conf_clone(c);
+        snprintf(k, sizeof k, "%s%s", p, bad[i].opt);
+        cs_conf_set(b, k, bad[i].value);
+        cs_error_clear(&err);
+        assert_int_equal(cs_k8s_executor_check(b, &app, NULL, &err), CS_EINVAL);
+        if (!strstr(err.msg, bad[i].needle) || !strstr(err.msg, "persistentVolumeClaim.work."))
+            fail_msg("%s=%s: error '%s' lacks '%s'", k, bad[i].value, err.msg, bad[i].needle);
+        if (strchr(err.msg, '\n')) fail_msg("not one line: %s", err.msg);
+        cs_conf_free(b);
+    }
     /* the driver cannot use OnDemand */
     cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.mount.path", "/w");
     cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName",
