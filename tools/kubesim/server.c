@@ -330,7 +330,7 @@ ks_server *ks_server_start(const ks_server_opts *o, char *err, size_t errlen)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)o->port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_addr.s_addr = htonl(o->all_addresses ? INADDR_ANY : INADDR_LOOPBACK);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     socklen_t sl = sizeof sa;

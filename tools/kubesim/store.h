@@ -58,6 +58,9 @@ int ks_store_put_node(ks_store *s, json_t *node);
 /* ---- used by the API server half ---- */
 
 #define KS_HISTORY_DEFAULT 10000
+/* clusterIP of the `kubernetes` Service in default (the API server as pods reach it, with
+ * --pod-network) */
+#define KS_SERVICE_IP "10.96.0.1"
 
 ks_store *ks_store_new(size_t history_len);
 void ks_store_free(ks_store *s);
