@@ -289,6 +289,8 @@ static void add_service_links(ks_kubelet *k, kpod *p, envmap *env)
     {
         const char *name = kl_meta_s(svc, "name");
         const json_t *spec = json_object_get(svc, "spec");
+        /* the master Service's variables come from where the kubelet reaches the API server */
+        if (name && !strcmp(name, "kubernetes") && !strcmp(p->ns, "default")) continue;
         const char *ip = json_string_value(json_object_get(spec, "clusterIP"));
         const json_t *ports = json_object_get(spec, "ports");
         if (!name || !ip || !*ip || !strcmp(ip, "None") || json_array_size(ports) == 0) continue;

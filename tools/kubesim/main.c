@@ -2,6 +2,7 @@
  * (when linked in and not --no-kubelet), the HTTP server, writes the kubeconfig once the server
  * listens, and shuts everything down on SIGINT/SIGTERM. Run `kubesim --help` for the flags. */
 #define _GNU_SOURCE
+#include "controllers.h"
 #include "faults.h"
 #include "metrics.h"
 #include "quantity.h"
@@ -42,6 +43,16 @@ static char *pod_log_thunk(void *arg, const char *ns, const char *name, const ch
     return ks_kubelet_pod_log((ks_kubelet *)arg, ns, name, container, len);
 }
 #endif
+
+/* A pod's service-account token (the kubelet asks at each pod start): one issued for
+ * system:serviceaccount:NS:SA, valid for an hour as a TokenRequest's default. */
+static char *pod_token(void *arg, const char *ns, const char *service_account)
+{
+    char user[600];
+    snprintf(user, sizeof user, "system:serviceaccount:%s:%s", ns,
+             service_account && *service_account ? service_account : "default");
+    return ks_rbac_issue_token(arg, user, 3600);
+}
 
 /* 1 when this process's network namespace is not the machine's: not PID 1's when that can be read,
  * and in any case without a default route (a fresh namespace from unshare --net has none) */
@@ -381,6 +392,15 @@ int main(int argc, char **argv)
         return 1;
     }
     int p = ks_server_port(srv);
+    /* what every namespace of a real cluster holds, and the kubernetes Service */
+    ks_controllers_opts co = {.store = store,
+                              .ca_pem = https ? tls.ca_pem : NULL,
+                              .address = pod_network ? KS_SERVICE_IP : "127.0.0.1",
+                              .port = p};
+    if (ks_controllers_start(&co) != 0) {
+        fprintf(stderr, "kubesim: cannot start the controllers\n");
+        return 1;
+    }
 #ifdef KS_HAVE_KUBELET_H
     if (kubelet && ks_kubelet_set_apiserver) {
         /* pods reach the API server in-cluster: KUBERNETES_SERVICE_HOST/PORT, the service
@@ -388,7 +408,9 @@ int main(int argc, char **argv)
         ks_kubelet_apiserver api = {.host = pod_network ? KS_SERVICE_IP : "127.0.0.1",
                                     .port = p,
                                     .ca_pem = https ? tls.ca_pem : NULL,
-                                    .token = token};
+                                    .token = NULL,
+                                    .token_fn = pod_token,
+                                    .token_arg = rbac};
         ks_kubelet_set_apiserver(kubelet, &api);
     }
 #endif

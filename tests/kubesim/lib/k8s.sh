@@ -89,10 +89,11 @@ PRELUDE
             done
         done >>"$T/conf/spark-defaults.conf"
         echo "export SPARK_CONF_DIR='$T/conf'"
+        # the driver's service account as deploy/rbac.yaml grants it, and nothing more (kubesim
+        # authorizes service accounts by the stored Roles and bindings, as the real server)
+        echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >>"$T/conf/spark-defaults.conf"
+        echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
         if [ "$K8S_CLUSTER" = real ]; then
-            # the driver's service account as deploy/rbac.yaml grants it, and nothing more
-            echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >>"$T/conf/spark-defaults.conf"
-            echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
             # the pod history kubesim keeps, recorded from a watch
             echo "/usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
             echo "trap 'kill \$PH_PID 2>/dev/null' EXIT"
