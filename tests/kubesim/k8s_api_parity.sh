@@ -49,9 +49,12 @@ out=\$(\$REQ POST "\$P?fieldValidation=Strict" "\$pod")
 [ "\$out" = "400 Pod in version \"v1\" cannot be handled as a Pod: \$want" ] || fail "strict create: \$out"
 ok=\$(\$REQ POST "\$P" "\${pod/,\"foo\":1/}")
 [ "\$ok" = "201 Pod" ] || fail "plain create: \$ok"
-# a patch is refused with the patched object as the invalid value (serialized as each server does)
-for p in 'application/merge-patch+json {"spec":{"foo":1}}' 'application/strategic-merge-patch+json {"spec":{"foo":1}}' \
-    'application/json-patch+json [{"op":"add","path":"/spec/foo","value":1}]'; do
+# a patch is refused on "patch": a strategic merge patch shows the patch as Go prints it, the other
+# types the patched object (which each server serializes its own way)
+out=\$(\$REQ PATCH "\$P/strict?fieldValidation=Strict" '{"spec":{"foo":1}}' application/strategic-merge-patch+json)
+[ "\$out" = "422  \"\" is invalid: patch: Invalid value: \"map[spec:map[foo:1]]\": \$want" ] ||
+    fail "strict strategic merge patch: \$out"
+for p in 'application/merge-patch+json {"spec":{"foo":1}}' 'application/json-patch+json [{"op":"add","path":"/spec/foo","value":1}]'; do
     out=\$(\$REQ PATCH "\$P/strict?fieldValidation=Strict" "\${p#* }" "\${p%% *}")
     case "\$out" in
     '422  "" is invalid: patch: Invalid value: "{'*"\": \$want") ;;
@@ -78,12 +81,23 @@ out=\$(kubectl create token spark --duration 1m 2>&1) && fail "a 1-minute token 
 out=\$(kubectl create token nosuch 2>&1) && fail "a token for a missing service account"
 [ "\$out" = 'error: failed to create token: serviceaccounts "nosuch" not found' ] || fail "missing account: \$out"
 
-# 4. RBAC: the token may do what deploy/rbac.yaml's Role grants, and nothing more
-kubectl --token="\$tok" get pods >/dev/null || fail "spark's token may not list pods"
-out=\$(kubectl --token="\$tok" get nodes 2>&1) && fail "spark's token may list nodes"
+# 4. RBAC: the token may do what deploy/rbac.yaml's Role grants, and nothing more (a kubeconfig of
+# its own: kubectl --token would not replace the admin's client certificate)
+ca=\$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+cat >"$T/spark.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "\$SERVER", certificate-authority-data: "\$ca"}}]
+users: [{name: spark, user: {token: "\$tok"}}]
+contexts: [{name: c, context: {cluster: c, user: spark, namespace: default}}]
+current-context: c
+KC
+sk() { KUBECONFIG="$T/spark.kubeconfig" kubectl "\$@"; }
+sk get pods >/dev/null || fail "spark's token may not list pods"
+out=\$(sk get nodes 2>&1) && fail "spark's token may list nodes"
 [ "\$out" = 'Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:default:spark" cannot list resource "nodes" in API group "" at the cluster scope' ] ||
     fail "nodes: \$out"
-out=\$(kubectl --token="\$tok" get leases 2>&1) && fail "spark's token may list leases"
+out=\$(sk get leases 2>&1) && fail "spark's token may list leases"
 [ "\$out" = 'Error from server (Forbidden): leases.coordination.k8s.io is forbidden: User "system:serviceaccount:default:spark" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "default"' ] ||
     fail "leases: \$out"
 

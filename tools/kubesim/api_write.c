@@ -196,6 +196,54 @@ typedef struct patch_arg {
  * fieldValidation=Strict an unknown field, is a 422 on "patch" with the patched object as its
  * value (kube-apiserver: ` "" is invalid: patch: Invalid value: "{...}": strict decoding error:
  * unknown field "spec.foo"`); with Warn or Ignore unknown fields are warnings or dropped. */
+/* v as Go's fmt %v prints the interface{} encoding/json decoded it into: map[k:v ...] with sorted
+ * keys, [a b], numbers as float64 (1, 1.5), <nil> */
+static void go_value(FILE *f, const json_t *v)
+{
+    if (json_is_object(v)) {
+        const char **keys = calloc(json_object_size(v) + 1, sizeof *keys);
+        size_t n = 0;
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)v, k, x) keys[n++] = k;
+        for (size_t i = 1; i < n; i++) /* insertion sort: patches are small */
+            for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+                const char *t = keys[j];
+                keys[j] = keys[j - 1];
+                keys[j - 1] = t;
+            }
+        fputs("map[", f);
+        for (size_t i = 0; i < n; i++) {
+            fprintf(f, "%s%s:", i ? " " : "", keys[i]);
+            go_value(f, json_object_get(v, keys[i]));
+        }
+        fputc(']', f);
+        free(keys);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        fputc('[', f);
+        json_array_foreach(v, i, x)
+        {
+            if (i) fputc(' ', f);
+            go_value(f, x);
+        }
+        fputc(']', f);
+    } else if (json_is_string(v)) {
+        fputs(json_string_value(v), f);
+    } else if (json_is_number(v)) {
+        double d = json_number_value(v);
+        if (d == (double)(long long)d && d > -1e21 && d < 1e21)
+            fprintf(f, "%lld", (long long)d);
+        else
+            fprintf(f, "%g", d);
+    } else if (json_is_boolean(v)) {
+        fputs(json_is_true(v) ? "true" : "false", f);
+    } else {
+        fputs("<nil>", f);
+    }
+}
+
 static int patched_object_decodes(const patch_arg *pa, const json_t *obj, ks_err *err)
 {
     char gotype[80], derr[768];
@@ -204,7 +252,19 @@ static int patched_object_decodes(const patch_arg *pa, const json_t *obj, ks_err
     int rc = ks_decode_check(gotype, obj, derr, sizeof derr, unknown);
     if (rc == 0 && unknown_fields(unknown, pa->mode, derr, sizeof derr) < 0) rc = -1;
     if (rc < 0) {
-        char *js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+        /* a strategic merge patch is checked against the kind before it applies: the value shown
+         * is the patch, as Go prints a map; merge and JSON patches show the patched object */
+        char *js = NULL;
+        size_t jl = 0;
+        if (pa->type == 1) {
+            FILE *f = open_memstream(&js, &jl);
+            if (f) {
+                go_value(f, pa->patch);
+                fclose(f);
+            }
+        } else {
+            js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+        }
         char cause[1300];
         snprintf(cause, sizeof cause, "Invalid value: \"%.400s\": %s", js ? js : "", derr);
         free(js);
