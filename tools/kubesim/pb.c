@@ -144,6 +144,22 @@ static json_t *decode_kind(const char *kind, const uint8_t *raw, size_t len, cha
             o = json_pack("{s:o,s:o}", "metadata", meta_json(m->metadata), "spec", spec);
             kubesim_pb__service__free_unpacked(m, NULL);
         }
+    } else if (!strcmp(kind, "ServiceAccount")) {
+        KubesimPb__ServiceAccount *m = kubesim_pb__service_account__unpack(NULL, len, raw);
+        if (m) {
+            o = json_pack("{s:o}", "metadata", meta_json(m->metadata));
+            if (m->n_imagepullsecrets) {
+                json_t *ips = json_array();
+                for (size_t i = 0; i < m->n_imagepullsecrets; i++)
+                    json_array_append_new(
+                        ips, json_pack("{s:s?}", "name", m->imagepullsecrets[i]->name));
+                json_object_set_new(o, "imagePullSecrets", ips);
+            }
+            if (m->has_automountserviceaccounttoken)
+                json_object_set_new(o, "automountServiceAccountToken",
+                                    json_boolean(m->automountserviceaccounttoken));
+            kubesim_pb__service_account__free_unpacked(m, NULL);
+        }
     } else if (!strcmp(kind, "TokenRequest")) {
         KubesimPb__TokenRequest *m = kubesim_pb__token_request__unpack(NULL, len, raw);
         if (m) {
@@ -168,8 +184,8 @@ static json_t *decode_kind(const char *kind, const uint8_t *raw, size_t len, cha
         }
     } else {
         snprintf(err, errlen,
-                 "kubesim accepts protobuf bodies for ConfigMap, Secret, Namespace, Service and "
-                 "TokenRequest only (got %s); send application/json",
+                 "kubesim accepts protobuf bodies for ConfigMap, Secret, Namespace, Service, "
+                 "ServiceAccount and TokenRequest only (got %s); send application/json",
                  kind);
         return NULL;
     }
