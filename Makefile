@@ -7,7 +7,7 @@ ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan run test test-normal test-asan bench bench-k8s install clean format demo-k8s
+.PHONY: all deps build build-asan image run test test-normal test-asan bench bench-k8s install clean format demo-k8s
 
 all: build
 
@@ -20,11 +20,18 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The sanitizer build shares the normal build's cache of the image's Debian layer (built once).
 $(ASAN)/CMakeCache.txt:
-	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DCSPARK_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DCSPARK_SANITIZE=ON \
+		-DCSPARK_IMAGE_CACHE=$(abspath $(BUILD))/image-cache >/dev/null
 
 build-asan: deps $(ASAN)/CMakeCache.txt
 	@cmake --build $(ASAN) -j $(JOBS)
+
+# The image deploy/Dockerfile describes, without a container engine: $(BUILD)/image/cspark-dev.oci.tar
+# (`skopeo copy oci-archive:...`, `podman load -i ...`) and, unpacked, what the test clusters run.
+image: build
+	@cmake --build $(BUILD) --target image
 
 # Runs the word count example in local mode on a generated corpus and prints the top words.
 run: build

@@ -81,13 +81,16 @@ t, n = sys.argv[1], int(sys.argv[2])
 def metrics(path):
     m = collections.Counter()
     for line in open(path):
-        g = re.match(r'apiserver_request_total\{verb="([^"]*)",resource="([^"]*)",code="([^"]*)"\} (\d+)', line)
-        if g: m[(g[1], g[2])] += int(g[4])
+        if not line.startswith("apiserver_request_total{"):
+            continue
+        lab = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+        res = lab.get("resource", "") + ("/" + lab["subresource"] if lab.get("subresource") else "")
+        m[(lab.get("verb"), res)] += int(float(line.split()[-1]))
     return m
 d = metrics(t + "/a.m1"); d.subtract(metrics(t + "/a.m0"))
 d = {k: v for k, v in d.items() if v > 0}
-lists = sum(v for (verb, _), v in d.items() if verb == "list")
-other = sum(v for (verb, _), v in d.items() if verb != "list")
+lists = sum(v for (verb, _), v in d.items() if verb == "LIST")
+other = sum(v for (verb, _), v in d.items() if verb != "LIST")
 pods = [p for p in json.load(open(t + "/a.hist"))["pods"] if "-exec-" in p["name"]]
 names = [p["name"] for p in pods]
 dups = len(names) - len(set(names))

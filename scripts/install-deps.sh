@@ -14,7 +14,10 @@ packages=(
   python3 python3-kubernetes python3-distributed python3-pytest kubernetes-client
   gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4 curl ca-certificates
   chromium prometheus nodejs
+  mmdebstrap skopeo
 )
+# mmdebstrap builds the image's Debian root filesystem (scripts/image, `make image`); skopeo checks the
+# OCI archive it writes (tests/kubesim/image_oci.sh).
 
 # The real control plane of the *_real tests (scripts/k8s-up) is built from Go modules with the Go
 # toolchain (1.24 or newer, not Debian 12's), which the development and CI machines carry.

@@ -1,8 +1,10 @@
-# dev-image.sh — sourced by scripts/kubesim-run and scripts/k8s-run: prepares the image directory of
-# `cspark:dev` from a build (layout: docs/kubesim-kubelet.md, "Image directories"), for the node
-# agents to run cspark's pods from.
-#   prepare_dev_image ROOT BUILD    -> prints the image directory (<build>/images/cspark-dev)
-#   entrypoint                 deploy/entrypoint.sh when it exists, else a pass-through (exec "$@")
+# dev-image.sh — sourced by scripts/kubesim-run and scripts/k8s-run when the build has no image
+# (`make image`, scripts/image): prepares a stand-in for `cspark:dev` in the host-overlay form
+# (docs/kubesim-kubelet.md, "Image directories") that maps /opt/spark to the build over the
+# machine's root, for the node agents to run cspark's pods from. Writes only into DIR (the run's own
+# work directory: the build may be read-only, and parallel runs must not share files).
+#   prepare_dev_image ROOT BUILD DIR    -> prints DIR
+#   entrypoint                 deploy/entrypoint.sh
 #   env                        SPARK_HOME=/opt/spark, PATH with /opt/spark/bin, LD_LIBRARY_PATH=/opt/spark/lib
 #   workdir                    /opt/spark/work-dir
 #   rootfs/opt/spark/bin       -> <build>/bin      (cspark-submit, cspark-driver, cspark-executor, ...)
@@ -10,14 +12,9 @@
 #   rootfs/opt/spark/examples  -> <build>/examples (example jobs, when built)
 #   rootfs/opt/spark/work-dir/ an empty directory
 prepare_dev_image() {
-    local root=$1 build=$2 img="$2/images/cspark-dev" d
+    local root=$1 build=$2 img=$3 d
     mkdir -p "$img/rootfs/opt/spark/work-dir" || return 1
-    if [ -f "$root/deploy/entrypoint.sh" ]; then
-        cp "$root/deploy/entrypoint.sh" "$img/entrypoint.tmp"
-    else
-        printf '#!/bin/sh\n# pass-through entrypoint (no deploy/entrypoint.sh in this tree)\nexec "$@"\n' >"$img/entrypoint.tmp"
-    fi
-    chmod 755 "$img/entrypoint.tmp" && mv -f "$img/entrypoint.tmp" "$img/entrypoint"
+    cp "$root/deploy/entrypoint.sh" "$img/entrypoint" && chmod 755 "$img/entrypoint" || return 1
     for d in bin lib examples; do
         if [ -d "$build/$d" ]; then ln -sfn "$build/$d" "$img/rootfs/opt/spark/$d"; fi
     done

@@ -41,10 +41,10 @@ int cs_make_dirs(const char *path)
     for (char *p = tmp + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST) return -1;
+        if (mkdir(tmp, 0777) < 0 && errno != EEXIST) return -1;
         *p = '/';
     }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(tmp, 0777) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 int cs_local_dir_create(const cs_conf *conf, const char *name, char **path, cs_error *err)

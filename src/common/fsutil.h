@@ -10,7 +10,7 @@
 
 /* Removes path and everything under it (best effort, does not follow symlinks). */
 int cs_remove_tree(const char *path);
-/* mkdir -p path (mode 0755); 0 or -1 with errno. */
+/* mkdir -p path (mode 0777 less the umask, as mkdir -p); 0 or -1 with errno. */
 int cs_make_dirs(const char *path);
 
 struct cs_conf;

@@ -90,7 +90,7 @@ EOF
 mkdir -p "$TMP/vol" && echo volume-file >"$TMP/vol/f"
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers $SAN \
-    -I"$ROOT/tools/kubesim" "$TMP/harness.c" "$ROOT/tools/kubesim/container.c" -o "$TMP/harness"
+    -I"$ROOT/tools/kubesim" "$TMP/harness.c" "$ROOT/tools/kubesim/container.c" "$ROOT/tools/kubesim/container_rootfs.c" -o "$TMP/harness"
 "$TMP/harness" "$TMP" >"$TMP/out" 2>&1 || { cat "$TMP/out" >&2; echo "FAIL: harness crashed" >&2; exit 1; }
 cat "$TMP/out"
 fail() { echo "FAIL: $*" >&2; echo "--- container log:" >&2; cat "$TMP/c.log" >&2 || true; exit 1; }

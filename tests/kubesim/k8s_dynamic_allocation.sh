@@ -32,9 +32,8 @@ cat "$T/ramp"
 removed=\$(sed -n 's/.*removed=\([0-9]*\).*/\1/p' "$T/ramp")
 pods=\$(grep -c "event=executor_pod_created" "$T/err")
 # the removed executors' pods were labelled (decommissionLabel): one pod patch each, none failed
-# (kubesim counts verb="patch", the real API server verb="PATCH" and the kubelets' status patches
-# apart)
-patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="(patch|PATCH)"/ && /resource="pods"/ && !/subresource="[a-z]/ && /code="200"/ { n += \$NF } END { print n + 0 }')
+# (the kubelets' status patches are counted apart, under subresource="status")
+patches=\$(kubectl get --raw /metrics | awk '/^apiserver_request_total/ && /verb="PATCH"/ && /resource="pods"/ && /subresource=""/ && /code="200"/ { n += \$NF } END { print n + 0 }')
 [ "\$patches" -eq "\$removed" ] || fail "expected \$removed pod label patches for the removed executors, the API server saw \$patches"
 grep -q "decommission_label_failed" "$T/err" && fail "a decommission label could not be set"
 # the idle executors' pods went before the application ended

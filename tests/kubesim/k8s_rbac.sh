@@ -13,7 +13,8 @@
 # Strict field validation (cspark.kubernetes.fieldValidation=Strict, set by the test frame): a pod
 # template with a field Kubernetes does not know is refused in one line naming the field, nothing
 # created.
-# k8s-clusters: real (kubesim's RBAC is its own --rbac file, checked by k8s_submit_badinput)
+# Runs on both clusters: kubesim serves rbac.authorization.k8s.io and TokenRequest and authorizes
+# service accounts by the stored bindings, as the real server.
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 

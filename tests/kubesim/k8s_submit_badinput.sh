@@ -22,13 +22,13 @@ CLOSED=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0
 cat >"$T/inner.sh" <<INNER
 SUBMIT="$BUILD/bin/cspark-submit"
 IMG=(--conf spark.kubernetes.container.image=cspark:dev --conf spark.kubernetes.report.interval=200ms)
-# created: successful creates of secrets, config maps and services so far (kubesim /metrics; pods are
-# checked in the pod history, as a server-side dry run of a pod is counted as a create too)
+# created: successful creates of secrets, config maps and services so far (/metrics; server-side dry
+# runs are counted apart, dry_run="All")
 created() { curl -sk "\$SERVER/metrics" | /usr/bin/python3 -c '
 import re, sys
-print(sum(int(m[2]) for m in re.finditer(r"apiserver_request_total\{verb=\"create\",resource=\"(secrets|configmaps|services)\",code=\"201\"\} (\d+)", sys.stdin.read())))'; }
+print(sum(int(m[2]) for m in re.finditer(r"apiserver_request_total\{code=\"201\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"(secrets|configmaps|services)\",.*verb=\"POST\".*\} (\d+)", sys.stdin.read())))'; }
 nothing() { # no object of any application and no pod ever
-    local objs; objs=\$(kubectl get pods,services,configmaps,secrets -A -o name | grep -v kube-root-ca || true)
+    local objs; objs=\$(kubectl get pods,services,configmaps,secrets -A -o name | grep -v -e kube-root-ca -e '^service/kubernetes\$' || true)
     [ -z "\$objs" ] || fail "\$1 left objects behind: \$objs"
     local n; n=\$(kubectl get --raw /kubesim/pod-history | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["pods"]))')
     [ "\$n" -eq 0 ] || fail "\$1 created a pod"

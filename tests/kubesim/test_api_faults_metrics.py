@@ -71,11 +71,37 @@ def test_metrics(kubesim):
     st, _, body = kubesim.request("GET", "/metrics", token=None)
     text = body.decode()
     assert st == 200
-    assert 'apiserver_request_total{verb="create",resource="pods",code="201"} 1' in text
-    assert 'apiserver_request_total{verb="create",resource="pods",code="409"} 1' in text
-    assert 'apiserver_request_total{verb="list",resource="pods",code="200"} 1' in text
-    assert 'apiserver_request_duration_seconds_bucket{verb="create",resource="pods",le="+Inf"} 2' in text
+    # kube-apiserver's labels (alphabetical), its verbs (POST, LIST, ...), subresources apart
+    # (a create's scope is "resource": it names its object, in the body)
+    lab = ('component="apiserver",dry_run="",group="",resource="pods",scope="%s",'
+           'subresource="",verb="%s",version="v1"')
+    assert 'apiserver_request_total{code="201",%s} 1' % (lab % ("resource", "POST")) in text, text
+    assert 'apiserver_request_total{code="409",%s} 1' % (lab % ("resource", "POST")) in text
+    assert 'apiserver_request_total{code="200",%s} 1' % (lab % ("namespace", "LIST")) in text
+    assert 'apiserver_request_duration_seconds_bucket{%s,le="+Inf"} 2' % (lab % ("resource", "POST")) in text
     assert "# TYPE apiserver_request_duration_seconds histogram" in text
+
+
+def test_metrics_labels_as_kube_apiserver(kubesim):
+    # regression: kubesim counted verb="create"/"patch" and resource="pods/status", where
+    # kube-apiserver counts verb="POST"/"PATCH" with the subresource in a label of its own, so
+    # tests had to match both spellings
+    kubesim.call("POST", NS + "/pods", pod("m2"))
+    kubesim.call("PATCH", NS + "/pods/m2/status", {"status": {"phase": "Running"}},
+                 content_type="application/merge-patch+json")
+    kubesim.call("GET", NS + "/pods/m2")
+    kubesim.call("POST", NS + "/pods?dryRun=All", pod("m3"))
+    kubesim.call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases")
+    text = kubesim.request("GET", "/metrics", token=None)[2].decode()
+    lines = [l for l in text.splitlines() if l.startswith("apiserver_request_total{")]
+    assert lines and not any('verb="create"' in l or 'resource="pods/status"' in l for l in lines)
+    assert ('apiserver_request_total{code="200",component="apiserver",dry_run="",group="",'
+            'resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 1') in lines
+    assert ('apiserver_request_total{code="200",component="apiserver",dry_run="",group="",'
+            'resource="pods",scope="resource",subresource="",verb="GET",version="v1"} 1') in lines
+    assert any('dry_run="All"' in l and 'verb="POST"' in l for l in lines)
+    assert any('group="coordination.k8s.io",resource="leases",scope="namespace"' in l and 'verb="LIST"' in l
+               for l in lines)
 
 
 def test_pod_history(kubesim):

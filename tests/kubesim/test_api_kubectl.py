@@ -51,7 +51,8 @@ def test_create_get_table_and_selectors(kubesim):
     kubesim.kubectl("create", "-f", "-", input=SVC)
     out = kubesim.kubectl("get", "svc").stdout.splitlines()
     assert out[0].split()[:5] == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)"]
-    assert out[1].split()[1] == "ClusterIP" and out[1].split()[4] == "80/TCP"
+    row = [l.split() for l in out[1:] if l.split()[0] == "web-svc"][0]  # beside the kubernetes Service
+    assert row[1] == "ClusterIP" and row[4] == "80/TCP"
     assert "default" in kubesim.kubectl("get", "ns").stdout
 
 

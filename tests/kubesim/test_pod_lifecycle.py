@@ -294,8 +294,16 @@ def test_unschedulable_then_scheduled_when_capacity_frees(cluster):
     p = wait_for(lambda: unschedulable(waiter), what="waiter Unschedulable")
     assert p.status.phase == "Pending" and not p.spec.node_name
     msg = [c for c in p.status.conditions if c.type == "PodScheduled"][0].message
-    assert msg == "0/1 nodes are available: 1 Insufficient memory.", msg
+    # kube-scheduler's wording (v1.34), preemption's verdict included: the node could hold the pod
+    # once others leave, but none has a lower priority (regression: kubesim stopped after the
+    # filter's reasons)
+    assert msg == ("0/1 nodes are available: 1 Insufficient memory. no new claims to deallocate, "
+                   "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."), msg
     p = wait_for(lambda: unschedulable(huge), what="huge Unschedulable")
+    msg = [c for c in p.status.conditions if c.type == "PodScheduled"][0].message
+    # more than the node's allocatable: preemption cannot help
+    assert msg == ("0/1 nodes are available: 1 Insufficient memory. no new claims to deallocate, "
+                   "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."), msg
     ev = [e for e in v1.list_namespaced_event(NS).items if e.involved_object.name == waiter]
     assert any(e.reason == "FailedScheduling" and e.type == "Warning" and
                e.source.component == "default-scheduler" for e in ev), ev
@@ -324,7 +332,7 @@ def test_pod_with_missing_claim_stays_pending(cluster):
     p = wait_for(unschedulable, what="pod with a missing claim Unschedulable")
     assert p.status.phase == "Pending" and not p.spec.node_name
     msg = [c for c in p.status.conditions if c.type == "PodScheduled"][0].message
-    assert msg.startswith('0/1 nodes are available: persistentvolumeclaim "%s" not found.' % claim), msg
+    assert msg == '0/1 nodes are available: persistentvolumeclaim "%s" not found. not found' % claim, msg
     v1.create_namespaced_persistent_volume_claim(NS, {
         "metadata": {"name": claim},
         "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})

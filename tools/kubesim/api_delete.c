@@ -144,6 +144,7 @@ enum MHD_Result ks_api_delete_collection(ks_server *s, struct MHD_Connection *c,
     snprintf(kind, sizeof kind, "%sList", rt->kind);
     snprintf(rvs, sizeof rvs, "%llu", (unsigned long long)ks_store_rv(s->o.store));
     return ks_send_json(c, 200,
-                        json_pack("{s:s,s:s,s:{s:s},s:o}", "kind", kind, "apiVersion", "v1",
-                                  "metadata", "resourceVersion", rvs, "items", deleted));
+                        json_pack("{s:s,s:s,s:{s:s},s:o}", "kind", kind, "apiVersion",
+                                  rt->api_version, "metadata", "resourceVersion", rvs, "items",
+                                  deleted));
 }

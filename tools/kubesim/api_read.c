@@ -115,8 +115,8 @@ enum MHD_Result ks_api_list(ks_server *s, struct MHD_Connection *c, const ks_rou
         snprintf(kind, sizeof kind, "%sList", rt->kind);
         json_t *meta = json_pack("{s:s}", "resourceVersion", rvs);
         if (ctok) json_object_set_new(meta, "continue", json_string(ctok));
-        json_t *env =
-            json_pack("{s:s,s:s,s:o}", "kind", kind, "apiVersion", "v1", "metadata", meta);
+        json_t *env = json_pack("{s:s,s:s,s:o}", "kind", kind, "apiVersion", rt->api_version,
+                                "metadata", meta);
         char *head = json_dumps(env, JSON_COMPACT);
         json_decref(env);
         free(ctok);
@@ -155,7 +155,9 @@ enum MHD_Result ks_api_get(ks_server *s, struct MHD_Connection *c, const ks_rout
     if (!obj) {
         ks_err e = {.code = 404};
         snprintf(e.reason, sizeof e.reason, "NotFound");
-        snprintf(e.message, sizeof e.message, "%s \"%s\" not found", rt->resource, rt->name);
+        char q[128];
+        snprintf(e.message, sizeof e.message, "%s \"%s\" not found",
+                 ks_qualified(rt->resource, rt->resource, q, sizeof q), rt->name);
         return ks_send_err(c, rt, &e);
     }
     if (ks_wants_table(ks_header(c, "Accept"))) {

@@ -5,6 +5,7 @@
 #include "server_int.h"
 #include "decode.h"
 #include "patch.h"
+#include "rbac.h"
 #include "util.h"
 #include "validate.h"
 
@@ -191,16 +192,79 @@ typedef struct patch_arg {
     int status_only, mode;
 } patch_arg;
 
-/* The patched object decoded as the API server decodes it: a type error is a 422 on "patch" with
- * the patched object as its value; unknown fields follow fieldValidation (Strict: 400). */
+/* The patched object decoded as the API server decodes it: a type error, or with
+ * fieldValidation=Strict an unknown field, is a 422 on "patch" with the patched object as its
+ * value (kube-apiserver: ` "" is invalid: patch: Invalid value: "{...}": strict decoding error:
+ * unknown field "spec.foo"`); with Warn or Ignore unknown fields are warnings or dropped. */
+/* v as Go's fmt %v prints the interface{} encoding/json decoded it into: map[k:v ...] with sorted
+ * keys, [a b], numbers as float64 (1, 1.5), <nil> */
+static void go_value(FILE *f, const json_t *v)
+{
+    if (json_is_object(v)) {
+        const char **keys = calloc(json_object_size(v) + 1, sizeof *keys);
+        size_t n = 0;
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)v, k, x) keys[n++] = k;
+        for (size_t i = 1; i < n; i++) /* insertion sort: patches are small */
+            for (size_t j = i; j > 0 && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+                const char *t = keys[j];
+                keys[j] = keys[j - 1];
+                keys[j - 1] = t;
+            }
+        fputs("map[", f);
+        for (size_t i = 0; i < n; i++) {
+            fprintf(f, "%s%s:", i ? " " : "", keys[i]);
+            go_value(f, json_object_get(v, keys[i]));
+        }
+        fputc(']', f);
+        free(keys);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        fputc('[', f);
+        json_array_foreach(v, i, x)
+        {
+            if (i) fputc(' ', f);
+            go_value(f, x);
+        }
+        fputc(']', f);
+    } else if (json_is_string(v)) {
+        fputs(json_string_value(v), f);
+    } else if (json_is_number(v)) {
+        double d = json_number_value(v);
+        if (d == (double)(long long)d && d > -1e21 && d < 1e21)
+            fprintf(f, "%lld", (long long)d);
+        else
+            fprintf(f, "%g", d);
+    } else if (json_is_boolean(v)) {
+        fputs(json_is_true(v) ? "true" : "false", f);
+    } else {
+        fputs("<nil>", f);
+    }
+}
+
 static int patched_object_decodes(const patch_arg *pa, const json_t *obj, ks_err *err)
 {
     char gotype[80], derr[768];
     snprintf(gotype, sizeof gotype, "v1.%s", pa->kind);
     json_t *unknown = json_array();
     int rc = ks_decode_check(gotype, obj, derr, sizeof derr, unknown);
+    if (rc == 0 && unknown_fields(unknown, pa->mode, derr, sizeof derr) < 0) rc = -1;
     if (rc < 0) {
-        char *js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+        /* a strategic merge patch is checked against the kind before it applies: the value shown
+         * is the patch, as Go prints a map; merge and JSON patches show the patched object */
+        char *js = NULL;
+        size_t jl = 0;
+        if (pa->type == 1) {
+            FILE *f = open_memstream(&js, &jl);
+            if (f) {
+                go_value(f, pa->patch);
+                fclose(f);
+            }
+        } else {
+            js = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS);
+        }
         char cause[1300];
         snprintf(cause, sizeof cause, "Invalid value: \"%.400s\": %s", js ? js : "", derr);
         free(js);
@@ -209,11 +273,6 @@ static int patched_object_decodes(const patch_arg *pa, const json_t *obj, ks_err
         snprintf(err->message, sizeof err->message, " \"\" is invalid: patch: %.990s", cause);
         err->causes = json_pack("[{s:s,s:s,s:s}]", "reason", "FieldValueInvalid", "message", cause,
                                 "field", "patch");
-    } else if (unknown_fields(unknown, pa->mode, derr, sizeof derr) < 0) {
-        err->code = 400;
-        snprintf(err->reason, sizeof err->reason, "BadRequest");
-        snprintf(err->message, sizeof err->message, "%s", derr);
-        rc = -1;
     }
     json_decref(unknown);
     return rc < 0 ? -EINVAL : 0;
@@ -330,4 +389,84 @@ enum MHD_Result ks_api_binding(ks_server *s, struct MHD_Connection *c, const ks_
         return ks_send_status(c, 409, "Conflict", msg, NULL);
     }
     return ks_send_json(c, 201, ks_status_success());
+}
+
+/* POST serviceaccounts/NAME/token: a TokenRequest (the body decoded as one) for an existing service
+ * account answers with a token authenticating as system:serviceaccount:NS:NAME for
+ * spec.expirationSeconds (default 3600, at least 600 as kube-apiserver demands), bound to a pod
+ * that must exist when boundObjectRef names one. */
+enum MHD_Result ks_api_token_request(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
+                                     const ks_req_ctx *rc)
+{
+    ks_route tr = *rt;
+    tr.kind = "TokenRequest";
+    int dry_run;
+    enum MHD_Result sent;
+    json_t *req = write_body(c, &tr, rc, "CreateOptions", &dry_run, &sent);
+    if (!req) return sent;
+    json_t *sa = ks_store_get(s->o.store, "serviceaccounts", rt->ns, rt->name);
+    char msg[512];
+    if (!sa) {
+        json_decref(req);
+        snprintf(msg, sizeof msg, "serviceaccounts \"%s\" not found", rt->name);
+        return ks_send_status(c, 404, "NotFound", msg,
+                              json_pack("{s:s,s:s}", "name", rt->name, "kind", "serviceaccounts"));
+    }
+    json_decref(sa);
+    json_t *spec = json_object_get(req, "spec");
+    json_t *exp = json_object_get(spec, "expirationSeconds");
+    long long secs = json_is_integer(exp) ? json_integer_value(exp) : 3600;
+    if (secs < 600) {
+        snprintf(msg, sizeof msg,
+                 "TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: "
+                 "Invalid value: %lld: may not specify a duration less than 10 minutes",
+                 secs);
+        json_decref(req);
+        return ks_send_status(
+            c, 422, "Invalid", msg,
+            json_pack("{s:s,s:s,s:s,s:[{s:s,s:s,s:s}]}", "name", "", "group",
+                      "authentication.k8s.io", "kind", "TokenRequest", "causes", "reason",
+                      "FieldValueInvalid", "message",
+                      "Invalid value: may not specify a duration less than 10 minutes", "field",
+                      "spec.expirationSeconds"));
+    }
+    const json_t *bound = json_object_get(spec, "boundObjectRef");
+    const char *bkind = json_string_value(json_object_get(bound, "kind"));
+    const char *bname = json_string_value(json_object_get(bound, "name"));
+    if (bkind && !strcmp(bkind, "Pod") && bname) {
+        json_t *pod = ks_store_get(s->o.store, "pods", rt->ns, bname);
+        const char *buid = json_string_value(json_object_get(bound, "uid"));
+        const char *puid =
+            json_string_value(json_object_get(json_object_get(pod, "metadata"), "uid"));
+        int ok = pod && (!buid || !*buid || (puid && !strcmp(buid, puid)));
+        json_decref(pod);
+        if (!ok) {
+            json_decref(req);
+            snprintf(msg, sizeof msg, "pods \"%s\" not found", bname);
+            return ks_send_status(c, 404, "NotFound", msg,
+                                  json_pack("{s:s,s:s}", "name", bname, "kind", "pods"));
+        }
+    }
+    char user[600], now[40], expires[40];
+    snprintf(user, sizeof user, "system:serviceaccount:%s:%s", rt->ns, rt->name);
+    char *token = dry_run ? strdup("") : ks_rbac_issue_token(s->o.rbac, user, secs);
+    if (!token) {
+        json_decref(req);
+        return ks_send_status(c, 500, "InternalError", "cannot issue a token", NULL);
+    }
+    int64_t t = ks_now_ms() / 1000;
+    ks_rfc3339(t, now, sizeof now);
+    ks_rfc3339(t + secs, expires, sizeof expires);
+    json_t *out = json_pack(
+        "{s:s,s:s,s:{s:s,s:s,s:s},s:{s:o,s:I,s:O},s:{s:s,s:s}}", "kind", "TokenRequest",
+        "apiVersion", "authentication.k8s.io/v1", "metadata", "name", rt->name, "namespace", rt->ns,
+        "creationTimestamp", now, "spec", "audiences",
+        json_array_size(json_object_get(spec, "audiences"))
+            ? json_deep_copy(json_object_get(spec, "audiences"))
+            : json_pack("[s]", "https://kubernetes.default.svc.cluster.local"),
+        "expirationSeconds", (json_int_t)secs, "boundObjectRef", bound ? bound : json_null(),
+        "status", "token", token, "expirationTimestamp", expires);
+    free(token);
+    json_decref(req);
+    return ks_send_json(c, 201, out);
 }

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #endif
 #include "container.h"
+#include "container_rootfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -161,7 +162,16 @@ const ks_container_caps *ks_container_probe(void)
 
 /* ---- child side: system calls only ---- */
 
-enum { STEP_UNSHARE = 1, STEP_MOUNT, STEP_MKDIR, STEP_CHDIR, STEP_EXEC, STEP_SYNC, STEP_USER };
+enum {
+    STEP_UNSHARE = 1,
+    STEP_MOUNT,
+    STEP_MKDIR,
+    STEP_CHDIR,
+    STEP_EXEC,
+    STEP_SYNC,
+    STEP_USER,
+    STEP_ROOTFS
+};
 
 static void child_fail(int fd, int step, int idx)
 {
@@ -323,6 +333,11 @@ typedef struct child_args {
     int *src_is_file;
     int err_fd, sync_fd, log_fd, null_fd;
     int netns_fd; /* the pod's network namespace, -1 = none */
+    /* an image's root filesystem (spec->n_layers > 0) */
+    char *root;      /* <scratch>/root, where it is mounted */
+    char *lowerdirs; /* overlayfs lowerdir=, top layer first */
+    char *
+        *src_in_root; /* each mount's source as seen from the new root (KS_ROOTFS_OLD + realpath) */
     pid_t parent;
     int use_ns;
     int use_pidns;
@@ -421,17 +436,22 @@ static void child_main(const child_args *a)
             }
         }
         sh = NULL;
-        if (s->scratch_dir && s->scratch_dir[0]) {
+        if (a->root) { /* mount points are made in the container's own writable root */
+            if (ks_rootfs_mount(s->scratch_dir, a->root, a->lowerdirs) != 0 ||
+                ks_rootfs_pivot(a->root) != 0)
+                child_fail(a->err_fd, STEP_ROOTFS, -1);
+        } else if (s->scratch_dir && s->scratch_dir[0]) {
             sh = calloc(1, sizeof *sh); /* glibc's fork leaves malloc usable in the child */
             if (!sh) child_fail(a->err_fd, STEP_MKDIR, -1);
             sh->base = s->scratch_dir;
         }
         for (int i = 0; i < s->n_mounts; i++) {
+            const char *src = a->root ? a->src_in_root[i] : s->mounts[i].src;
             if (sh && make_mount_point(sh, a->dst_copies[i], a->src_is_file[i]) != 0)
                 child_fail(a->err_fd, STEP_MKDIR, i);
             if (!sh && mkdir_p(a->dst_copies[i], a->src_is_file[i]) != 0)
                 child_fail(a->err_fd, STEP_MKDIR, i);
-            if (mount(s->mounts[i].src, s->mounts[i].dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+            if (mount(src, s->mounts[i].dst, NULL, MS_BIND | MS_REC, NULL) != 0)
                 child_fail(a->err_fd, STEP_MOUNT, i);
             if (sh) forget(sh, s->mounts[i].dst);
             if (s->mounts[i].read_only &&
@@ -439,6 +459,12 @@ static void child_main(const child_args *a)
                       NULL) != 0)
                 child_fail(a->err_fd, STEP_MOUNT, i);
         }
+    }
+    if (a->root) {
+        if (ks_rootfs_finish() != 0) child_fail(a->err_fd, STEP_ROOTFS, -1);
+        if (!a->use_pidns) mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        /* like runc: a missing working directory is created (in the container's root) */
+        if (a->workdir_copy && chdir(a->workdir_copy) != 0) mkdir_p(a->workdir_copy, 0);
     }
     if (a->use_pidns) enter_pid_ns(a);
     if (dup2(a->null_fd, 0) < 0 || dup2(a->log_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
@@ -491,6 +517,10 @@ static void format_error(const ks_container_spec *s, int step, int e, int idx, c
         snprintf(err, n, "chdir to cwd (\"%s\") set in config.json failed: %s", s->workdir,
                  strerror(e));
         break;
+    case STEP_ROOTFS:
+        snprintf(err, n, "error preparing rootfs from image layers %s: %s",
+                 s->n_layers > 0 ? s->layers[0] : "", strerror(e));
+        break;
     case STEP_MKDIR:
     case STEP_MOUNT:
         if (idx >= 0 && idx < s->n_mounts)
@@ -504,21 +534,73 @@ static void format_error(const ks_container_spec *s, int step, int e, int idx, c
     }
 }
 
+/* The strings the child needs to enter an image's root: <scratch>/root, the overlayfs lowerdir
+ * list (top layer first, symlinks resolved) and each mount's source as the new root sees the
+ * host's (KS_ROOTFS_OLD + its real path, so that no symlink of the host resolves in the image). */
+static int rootfs_strings(const ks_container_spec *s, const ks_container_caps *caps, char **root,
+                          char **lowerdirs, char **src_in_root, char *err, size_t errlen)
+{
+    if (!caps->mount_ns || !s->scratch_dir || !s->scratch_dir[0]) {
+        snprintf(err, errlen, "running an image's root filesystem needs mount namespaces (root)");
+        return -EPERM;
+    }
+    size_t len = 1;
+    char **real = calloc((size_t)s->n_layers, sizeof(char *));
+    int rc = real ? 0 : -ENOMEM;
+    for (int i = 0; rc == 0 && i < s->n_layers; i++) {
+        real[i] = realpath(s->layers[i], NULL);
+        if (!real[i]) {
+            rc = -errno;
+            snprintf(err, errlen, "image layer %s: %s", s->layers[i], strerror(errno));
+        } else if (strpbrk(real[i], ":,")) {
+            rc = -EINVAL;
+            snprintf(err, errlen, "image layer %s: a ':' or ',' in its path", real[i]);
+        } else {
+            len += strlen(real[i]) + 1;
+        }
+    }
+    if (rc == 0 && !(*lowerdirs = calloc(1, len))) rc = -ENOMEM;
+    for (int i = s->n_layers - 1; rc == 0 && i >= 0; i--) {
+        strcat(*lowerdirs, real[i]);
+        if (i > 0) strcat(*lowerdirs, ":");
+    }
+    for (int i = 0; real && i < s->n_layers; i++)
+        free(real[i]);
+    free(real);
+    if (rc == 0 && asprintf(root, "%s/root", s->scratch_dir) < 0) {
+        *root = NULL;
+        rc = -ENOMEM;
+    }
+    for (int i = 0; rc == 0 && i < s->n_mounts; i++) {
+        char *r = realpath(s->mounts[i].src, NULL);
+        if (asprintf(&src_in_root[i], "%s%s", KS_ROOTFS_OLD, r ? r : s->mounts[i].src) < 0) {
+            src_in_root[i] = NULL;
+            rc = -ENOMEM;
+        }
+        free(r);
+    }
+    return rc;
+}
+
 int ks_container_start(const ks_container_spec *s, ks_container **out, char *err, size_t errlen)
 {
     const ks_container_caps *caps = ks_container_probe();
     int rc = 0;
     int errp[2] = {-1, -1}, syncp[2] = {-1, -1}, log_fd = -1, null_fd = -1, netns_fd = -1;
-    char *workdir_copy = NULL;
+    char *workdir_copy = NULL, *root = NULL, *lowerdirs = NULL;
     char **dst_copies = calloc((size_t)s->n_mounts + 1, sizeof(char *));
+    char **src_in_root = calloc((size_t)s->n_mounts + 1, sizeof(char *));
     int *src_is_file = calloc((size_t)s->n_mounts + 1, sizeof(int));
     ks_container *c = calloc(1, sizeof(*c));
     *out = NULL;
     if (err && errlen) err[0] = 0;
-    if (!dst_copies || !src_is_file || !c) {
+    if (!dst_copies || !src_in_root || !src_is_file || !c) {
         rc = -ENOMEM;
         goto fail;
     }
+    if (s->n_layers > 0 &&
+        (rc = rootfs_strings(s, caps, &root, &lowerdirs, src_in_root, err, errlen)) != 0)
+        goto fail;
     c->pidfd = -1;
     c->memory_limit = s->memory_limit;
     c->waiters = caps->pid_ns;
@@ -601,6 +683,9 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
                     .log_fd = log_fd,
                     .null_fd = null_fd,
                     .netns_fd = netns_fd,
+                    .root = root,
+                    .lowerdirs = lowerdirs,
+                    .src_in_root = src_in_root,
                     .parent = getpid(),
                     .use_ns = caps->mount_ns,
                     .use_pidns = caps->pid_ns};
@@ -662,9 +747,14 @@ int ks_container_start(const ks_container_spec *s, ks_container **out, char *err
     c = NULL;
 fail:
     free(workdir_copy);
+    free(root);
+    free(lowerdirs);
     for (int i = 0; dst_copies && i < s->n_mounts; i++)
         free(dst_copies[i]);
     free(dst_copies);
+    for (int i = 0; src_in_root && i < s->n_mounts; i++)
+        free(src_in_root[i]);
+    free(src_in_root);
     free(src_is_file);
     if (errp[0] >= 0) close(errp[0]);
     if (errp[1] >= 0) close(errp[1]);

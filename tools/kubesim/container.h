@@ -4,7 +4,8 @@
  * ks_container_start() forks the container's init process, which (when the sandbox permits: root
  * and unshare(CLONE_NEWNS)) enters a private mount, UTS and PID namespace (a tini-like init of ours
  * is PID 1, the command PID 2: when kubesim dies, PDEATHSIG ends the init and the kernel every
- * process in the namespace), bind-mounts the pod's volumes, image tree, service-account dir,
+ * process in the namespace), enters the image's root filesystem when it has one
+ * (container_rootfs.c), bind-mounts the pod's volumes, image tree, service-account dir,
  * /etc/hosts and /etc/resolv.conf at their real paths, joins the pod's network namespace, sets the
  * pod's hostname, joins its own process group and a memory cgroup holding the container's limit,
  * sets PR_SET_PDEATHSIG, sends stdout and stderr to the container's log file and execs the command
@@ -43,11 +44,17 @@ typedef struct ks_container_spec {
     long long run_as_group; /* securityContext.runAsGroup, -1 = the user's primary group 0 */
     const long long *supplemental_groups; /* securityContext.supplementalGroups (+ fsGroup) */
     int n_supplemental_groups;
-    const char *scratch_dir; /* host dir owned by the pod: mount points missing on the host are
-                              * created in shadow copies of their parent under it, never on the
-                              * host; NULL -> created on the host (mkdir -p) */
-    const char *netns_path;  /* the pod's network namespace (a bind-mounted nsfs file, shared by
-                              * its containers), or NULL to stay in kubesim's own */
+    const char *scratch_dir;   /* host dir owned by the pod: mount points missing on the host are
+                                * created in shadow copies of their parent under it, never on the
+                                * host; NULL -> created on the host (mkdir -p) */
+    const char *netns_path;    /* the pod's network namespace (a bind-mounted nsfs file, shared by
+                                * its containers), or NULL to stay in kubesim's own */
+    const char *const *layers; /* an image's layer directories, lowest first: the container's root
+                                * is them stacked under a writable layer of its own, entered with
+                                * pivot_root (container_rootfs.h), and mounts[].dst are paths in
+                                * it; needs scratch_dir and mount namespaces. NULL = the host's
+                                * root, the image (if any) bound over it */
+    int n_layers;
 } ks_container_spec;
 
 typedef struct ks_container ks_container;

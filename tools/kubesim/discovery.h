@@ -1,5 +1,6 @@
-/* kubesim discovery documents: /version, /api, /api/v1 (APIResourceList), /apis (empty
- * APIGroupList), and a minimal /openapi/v3 so kubectl can check server-side field validation.
+/* kubesim discovery documents: /version, /api, /api/v1 and /apis/GROUP/v1 (APIResourceLists), /apis
+ * and /apis/GROUP (the coordination.k8s.io and rbac.authorization.k8s.io groups), and per group a
+ * minimal /openapi/v3 document so kubectl can check server-side field validation.
  * Called by server.c; every function returns a new JSON reference (NULL = not found). */
 #ifndef KUBESIM_DISCOVERY_H
 #define KUBESIM_DISCOVERY_H

@@ -477,6 +477,8 @@ ks_kubelet *kl_start(const kl_api_ops *api, void *api_ctx, const ks_kubelet_opti
             free(k);
             return NULL;
         }
+        if (n->pod_cidr[0] && !k->opt.node_ip) /* the node's address is its bridge's */
+            snprintf(n->host_ip, sizeof n->host_ip, "%s", n->gateway);
     }
     if (!k->opt.fake) {
         const ks_container_caps *caps = ks_container_probe();
@@ -533,6 +535,12 @@ void ks_kubelet_set_apiserver(ks_kubelet *k, const ks_kubelet_apiserver *api)
     k->token_fn = api->token_fn;
     k->token_arg = api->token_arg;
     pthread_mutex_unlock(&k->api_mu);
+    /* pods on the pod network reach the API server at the kubernetes Service's address: make it
+     * an address of this (kubesim's own) network namespace */
+    char err[256];
+    if (k->opt.pod_network && api->host && strncmp(api->host, "127.", 4) &&
+        kl_net_add_local_address(api->host, err, sizeof err) != 0)
+        kl_log("ERROR", "msg=\"pod network: %s\"", err);
 }
 
 void ks_kubelet_stop(ks_kubelet *k)

@@ -51,6 +51,7 @@ void kl_spec_free(kl_spec *s)
     free(s->argv);
     free(s->envp);
     free(s->mounts);
+    free(s->layers);
     memset(s, 0, sizeof *s);
 }
 
@@ -288,6 +289,8 @@ static void add_service_links(ks_kubelet *k, kpod *p, envmap *env)
     {
         const char *name = kl_meta_s(svc, "name");
         const json_t *spec = json_object_get(svc, "spec");
+        /* the master Service's variables come from where the kubelet reaches the API server */
+        if (name && !strcmp(name, "kubernetes") && !strcmp(p->ns, "default")) continue;
         const char *ip = json_string_value(json_object_get(spec, "clusterIP"));
         const json_t *ports = json_object_get(spec, "ports");
         if (!name || !ip || !*ip || !strcmp(ip, "None") || json_array_size(ports) == 0) continue;
@@ -348,6 +351,42 @@ static void add_service_links(ks_kubelet *k, kpod *p, envmap *env)
     json_decref(svcs);
 }
 
+/* securityContext: the container's runAsUser, runAsGroup over the pod's; the pod's
+ * supplementalGroups and fsGroup */
+static void security_user(kpod *p, const json_t *ct, kl_spec *s)
+{
+    const json_t *psc = json_object_get(p->spec, "securityContext"),
+                 *csc = json_object_get(ct, "securityContext");
+    const json_t *v;
+    size_t i;
+    s->run_as_user = s->run_as_group = -1;
+    if (json_is_integer(v = json_object_get(csc, "runAsUser")) ||
+        json_is_integer(v = json_object_get(psc, "runAsUser")))
+        s->run_as_user = json_integer_value(v);
+    if (json_is_integer(v = json_object_get(csc, "runAsGroup")) ||
+        json_is_integer(v = json_object_get(psc, "runAsGroup")))
+        s->run_as_group = json_integer_value(v);
+    json_array_foreach(json_object_get(psc, "supplementalGroups"), i, v)
+    {
+        if (json_is_integer(v) && s->n_groups < 63)
+            s->groups[s->n_groups++] = json_integer_value(v);
+    }
+    if (json_is_integer(v = json_object_get(psc, "fsGroup")) && s->n_groups < 63)
+        s->groups[s->n_groups++] = json_integer_value(v);
+}
+
+/* A JSON array of strings as a malloc'd NULL-terminated list (free_lines). */
+static char **json_lines(const json_t *arr, int *n)
+{
+    char **out = calloc(json_array_size(arr) + 1, sizeof(char *));
+    size_t i;
+    const json_t *a;
+    *n = 0;
+    json_array_foreach(arr, i, a) if (out && json_is_string(a)) out[(*n)++] =
+        strdup(json_string_value(a));
+    return out;
+}
+
 int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, size_t mlen)
 {
     kpod *p = c->pod;
@@ -361,6 +400,12 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     char path[4096];
     memset(s, 0, sizeof *s);
 
+    kl_image img;
+    int oci = imgdir ? kl_image_open(imgdir, &img, msg, mlen) : 0;
+    if (oci < 0) {
+        snprintf(reason, rlen, "CreateContainerError");
+        goto out;
+    }
     if (!imgdir && json_array_size(command) == 0) {
         snprintf(reason, rlen, "ErrImagePull");
         snprintf(msg, mlen,
@@ -371,7 +416,18 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
         goto out;
     }
     /* 1. image ENV, defaults */
-    if (imgdir) {
+    if (oci) {
+        size_t ei;
+        json_t *e;
+        json_array_foreach(json_object_get(img.config, "Env"), ei, e)
+        {
+            const char *kv = json_string_value(e), *eq = kv ? strchr(kv, '=') : NULL;
+            if (!eq) continue;
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - kv), kv);
+            env_set(&env, name, eq + 1);
+        }
+    } else if (imgdir) {
         int n;
         snprintf(path, sizeof path, "%s/env", imgdir);
         char **lines = read_lines(path, &n);
@@ -386,6 +442,20 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     if (!env_get(&env, "PATH", 4))
         env_set(&env, "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
     env_set(&env, "HOSTNAME", kl_pod_hostname(p));
+    /* the user: securityContext over the image's USER (resolved in its /etc/passwd) */
+    security_user(p, ct, s);
+    if (oci) {
+        kl_image_user_out u;
+        if (kl_image_user(&img, s->run_as_user, s->run_as_group, &u, msg, mlen) != 0) {
+            snprintf(reason, rlen, "CreateContainerError");
+            goto out;
+        }
+        s->run_as_user = u.uid;
+        s->run_as_group = u.gid;
+        for (int g = 0; g < u.n_groups && s->n_groups < 63; g++)
+            s->groups[s->n_groups++] = u.groups[g];
+        if (!env_get(&env, "HOME", 4)) env_set(&env, "HOME", u.home);
+    }
     if (!env_get(&env, "HOME", 4)) env_set(&env, "HOME", "/root");
     /* 2. service environment */
     pthread_mutex_lock(&k->api_mu);
@@ -490,24 +560,32 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     }
 
     /* argv: Docker ENTRYPOINT/CMD rules */
-    char **img_cmd = NULL;
-    int n_img_cmd = 0;
-    char *entry = NULL;
-    if (imgdir) {
+    char **img_cmd = NULL, **img_entry = NULL;
+    int n_img_cmd = 0, n_img_entry = 0;
+    if (oci) {
+        img_entry = json_lines(json_object_get(img.config, "Entrypoint"), &n_img_entry);
+        img_cmd = json_lines(json_object_get(img.config, "Cmd"), &n_img_cmd);
+    } else if (imgdir) {
         snprintf(path, sizeof path, "%s/entrypoint", imgdir);
-        if (access(path, F_OK) == 0) entry = strdup(path);
+        if (access(path, F_OK) == 0) {
+            json_t *one = json_pack("[s]", path);
+            img_entry = json_lines(one, &n_img_entry);
+            json_decref(one);
+        }
         snprintf(path, sizeof path, "%s/cmd", imgdir);
         img_cmd = read_lines(path, &n_img_cmd);
     }
     int argc = 0;
-    s->argv = calloc(json_array_size(command) + json_array_size(args) + (size_t)n_img_cmd + 2,
+    s->argv = calloc(json_array_size(command) + json_array_size(args) + (size_t)n_img_cmd +
+                         (size_t)n_img_entry + 1,
                      sizeof(char *));
     if (json_array_size(command) > 0) {
         json_t *a;
         json_array_foreach(command, i, a) s->argv[argc++] =
             sp_add(s, expand(json_string_value(a) ? json_string_value(a) : "", &env));
-    } else if (entry) {
-        s->argv[argc++] = sp_add(s, strdup(entry));
+    } else {
+        for (int j = 0; j < n_img_entry; j++)
+            s->argv[argc++] = sp_add(s, strdup(img_entry[j]));
     }
     if (json_array_size(args) > 0) {
         json_t *a;
@@ -517,7 +595,7 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
         for (int j = 0; j < n_img_cmd; j++)
             s->argv[argc++] = sp_add(s, strdup(img_cmd[j]));
     }
-    free(entry);
+    free_lines(img_entry, n_img_entry);
     free_lines(img_cmd, n_img_cmd);
     if (argc == 0) {
         snprintf(reason, rlen, "CreateContainerError");
@@ -526,7 +604,11 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     }
 
     /* mounts: image tree, volumes, service account, hosts, resolv.conf, hostname */
-    if (imgdir) {
+    if (oci) { /* the container's root is the image's layers */
+        s->layers = calloc((size_t)img.n_layers + 1, sizeof(char *));
+        for (int j = 0; s->layers && j < img.n_layers; j++)
+            s->layers[s->n_layers++] = sp_add(s, strdup(img.layers[j]));
+    } else if (imgdir) {
         snprintf(path, sizeof path, "%s/rootfs", imgdir);
         struct stat st;
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) add_rootfs(s, path, "", 0);
@@ -569,9 +651,12 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
 
     /* workdir */
     const char *wd = json_string_value(json_object_get(ct, "workingDir"));
+    const char *iwd = oci ? json_string_value(json_object_get(img.config, "WorkingDir")) : NULL;
     if (wd && *wd)
         s->workdir = sp_add(s, strdup(wd));
-    else if (imgdir) {
+    else if (iwd && *iwd)
+        s->workdir = sp_add(s, strdup(iwd));
+    else if (imgdir && !oci) {
         int n;
         snprintf(path, sizeof path, "%s/workdir", imgdir);
         char **lines = read_lines(path, &n);
@@ -580,7 +665,7 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     }
 
     /* without a mount namespace: rewrite paths under mount points to their host directories */
-    if (!ks_container_probe()->mount_ns) {
+    if (!ks_container_probe()->mount_ns && !oci) {
         for (int m = 0; m < s->n_mounts; m++) {
             const char *dst = s->mounts[m].dst;
             size_t dl = strlen(dst);
@@ -614,28 +699,30 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     const char *cl = kl_res_str(res, "limits", "cpu"), *cr = kl_res_str(res, "requests", "cpu");
     s->cpu_limit = cl ? ks_quantity_scaled(cl, 1000) : 0;
     s->cpu_request = cr ? ks_quantity_scaled(cr, 1000) : s->cpu_limit;
-    /* securityContext: the container's fields override the pod's */
     const json_t *psc = json_object_get(p->spec, "securityContext"),
                  *csc = json_object_get(ct, "securityContext");
-    const json_t *v;
-    s->run_as_user = s->run_as_group = -1;
-    if (json_is_integer(v = json_object_get(csc, "runAsUser")) ||
-        json_is_integer(v = json_object_get(psc, "runAsUser")))
-        s->run_as_user = json_integer_value(v);
-    if (json_is_integer(v = json_object_get(csc, "runAsGroup")) ||
-        json_is_integer(v = json_object_get(psc, "runAsGroup")))
-        s->run_as_group = json_integer_value(v);
-    json_array_foreach(json_object_get(psc, "supplementalGroups"), i,
-                       v) if (json_is_integer(v) && s->n_groups < 63) s->groups[s->n_groups++] =
-        json_integer_value(v);
-    if (json_is_integer(v = json_object_get(psc, "fsGroup")))
-        s->groups[s->n_groups++] = json_integer_value(v);
+    const char *iuser = oci ? json_string_value(json_object_get(img.config, "User")) : NULL;
+    char iname[256] = "";
+    snprintf(iname, sizeof iname, "%s", iuser ? iuser : "");
+    iname[strcspn(iname, ":")] = 0;
+    int explicit_uid = json_is_integer(json_object_get(csc, "runAsUser")) ||
+                       json_is_integer(json_object_get(psc, "runAsUser"));
+    if ((json_is_true(json_object_get(csc, "runAsNonRoot")) ||
+         json_is_true(json_object_get(psc, "runAsNonRoot"))) &&
+        oci && !explicit_uid && iname[0] && !isdigit((unsigned char)iname[0])) {
+        snprintf(reason, rlen, "CreateContainerConfigError");
+        snprintf(msg, mlen,
+                 "container has runAsNonRoot and image has non-numeric user (%s), cannot verify "
+                 "user is non-root (pod: \"%s_%s(%s)\", container: %s)",
+                 iname, p->name, p->ns, p->uid, c->name);
+        goto out;
+    }
     if ((json_is_true(json_object_get(csc, "runAsNonRoot")) ||
          json_is_true(json_object_get(psc, "runAsNonRoot"))) &&
         s->run_as_user <= 0) {
         snprintf(reason, rlen, "CreateContainerConfigError");
         snprintf(msg, mlen,
-                 s->run_as_user == 0
+                 s->run_as_user == 0 && explicit_uid
                      ? "container's runAsUser breaks non-root policy (pod: \"%s_%s(%s)\", "
                        "container: %s)"
                      : "container has runAsNonRoot and image will run as root (pod: "
@@ -646,6 +733,7 @@ int kl_build_spec(kcont *c, kl_spec *s, char *reason, size_t rlen, char *msg, si
     rc = 0;
 out:
     env_free(&env);
+    if (oci > 0) kl_image_close(&img);
     if (rc) kl_spec_free(s);
     return rc;
 }

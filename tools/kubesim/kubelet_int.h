@@ -257,6 +257,28 @@ const char *kl_qos_class(const json_t *spec);
 /* Image directory for an image reference, or NULL when not mapped. */
 const char *kl_image_dir(struct ks_kubelet *k, const char *image);
 
+/* ---- kubelet_image.c (images in OCI form: config.json + layers/N) ---- */
+typedef struct kl_image {
+    json_t *root;   /* the image config */
+    json_t *config; /* its "config" (Entrypoint, Cmd, Env, WorkingDir, User), borrowed */
+    char **layers;  /* <dir>/layers/<i>, lowest first */
+    int n_layers;
+} kl_image;
+/* 1 and img filled for an OCI image directory, 0 for the host-overlay form, -1 with a message. */
+int kl_image_open(const char *imgdir, kl_image *img, char *msg, size_t mlen);
+void kl_image_close(kl_image *img);
+typedef struct kl_image_user_out {
+    long long uid, gid;
+    long long groups[32]; /* supplementary, from the image's /etc/group */
+    int n_groups;
+    char name[256], home[256];
+} kl_image_user_out;
+/* The container's user: the image's User (name or number, optional :group) unless overridden by
+ * securityContext (uid/gid_override >= 0), resolved against the image's /etc/passwd and /etc/group.
+ * 0, or -1 with the runtime's message. */
+int kl_image_user(const kl_image *img, long long uid_override, long long gid_override,
+                  kl_image_user_out *out, char *msg, size_t mlen);
+
 /* Value of a fieldRef path for the pod ("metadata.name", "metadata.labels['x']",
  * "status.podIP"...). Returns a malloc'd string, or NULL with a message in err for an unsupported
  * path. */
@@ -286,6 +308,8 @@ typedef struct kl_spec {
     ks_mount *mounts;
     int n_mounts;
     char *workdir;
+    char **layers; /* an OCI image's layer directories (the container's root), or NULL */
+    int n_layers;
     long long memory_limit;
     long long cpu_request, cpu_limit;    /* millicores */
     long long run_as_user, run_as_group; /* -1 = unset */
@@ -311,6 +335,7 @@ int kl_net_alloc_ip(knode *n, char *out, size_t len);
 void kl_net_free_ip(knode *n, const char *ip);
 int kl_net_pod_up(kpod *p, char *err, size_t errlen); /* p->dir/netns with p->ip on eth0 */
 void kl_net_pod_down(kpod *p);
+int kl_net_add_local_address(const char *ip, char *err, size_t errlen); /* ip/32 on lo */
 
 /* ---- kubelet_probe.c ---- */
 void kl_probes_init(kcont *c); /* container started */

@@ -222,3 +222,10 @@ void kl_net_pod_down(kpod *p)
             MNT_DETACH); /* the namespace, and its end of the veth pair, go with the last user */
     unlink(path);
 }
+
+int kl_net_add_local_address(const char *ip, char *err, size_t errlen)
+{
+    char cmds[128];
+    snprintf(cmds, sizeof cmds, "link set lo up\naddr replace %s/32 dev lo\n", ip);
+    return ip_batch(cmds, -1, err, errlen);
+}

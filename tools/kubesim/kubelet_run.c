@@ -261,7 +261,9 @@ void kl_start_container(kcont *c)
                             .supplemental_groups = spec.groups,
                             .n_supplemental_groups = spec.n_groups,
                             .scratch_dir = scratch,
-                            .netns_path = p->netns ? netns : NULL};
+                            .netns_path = p->netns ? netns : NULL,
+                            .layers = (const char *const *)spec.layers,
+                            .n_layers = spec.n_layers};
     char err[1024];
     if (!c->ever_started && !c->term.set)
         kl_event(k, p, "Normal", "Pulled", "Container image \"%s\" already present on machine",

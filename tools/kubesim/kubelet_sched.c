@@ -101,6 +101,12 @@ static const char *missing_claim(kpod *p)
     return NULL;
 }
 
+/* byte order, as Go's sort.Strings */
+static int cmp_reason(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
 void kl_try_schedule(kpod *p)
 {
     ks_kubelet *k = p->k;
@@ -120,56 +126,79 @@ void kl_try_schedule(kpod *p)
     if (claim) { /* the VolumeBinding plugin's verdict; tried again every second */
         char msg[700];
         snprintf(msg, sizeof msg,
-                 "0/%d nodes are available: persistentvolumeclaim \"%s\" not found. preemption: "
-                 "0/%d nodes are available: %d Preemption is not helpful for scheduling.",
-                 k->n_nodes, claim, k->n_nodes, k->n_nodes);
+                 "0/%d nodes are available: persistentvolumeclaim \"%s\" not found. not found",
+                 k->n_nodes, claim);
         if (p->state != POD_UNSCHEDULABLE)
             kl_log("INFO", "pod=%s/%s event=unschedulable msg=\"%s\"", p->ns, p->name, msg);
         kl_publish_unschedulable(p, msg);
         kl_arm(p, 1000);
         return;
     }
-    int n_sel = 0, n_cpu = 0, n_mem = 0, n_pods = 0;
+    /* the Filter plugins' reasons per node, and whether preemption could help there
+     * (NodeResourcesFit: a request beyond the node's allocatable is unresolvable) */
+    int n_sel = 0, n_cpu = 0, n_mem = 0, n_pods = 0, n_unresolvable = 0, n_no_victims = 0;
     knode *best = NULL;
     for (int i = 0; i < k->n_nodes; i++) {
         knode *n = &k->nodes[i];
         if (!node_selector_ok(p, n)) {
             n_sel++;
+            n_unresolvable++;
             continue;
         }
-        int fits = 1;
+        int fits = 1, unresolvable = 0;
         if (n->pods_used + 1 > n->pods_alloc) {
             n_pods++;
             fits = 0;
         }
-        if (n->cpu_used + p->cpu_req > n->cpu_alloc) {
+        if (p->cpu_req > 0 && n->cpu_used + p->cpu_req > n->cpu_alloc) {
             n_cpu++;
             fits = 0;
+            unresolvable |= p->cpu_req > n->cpu_alloc;
         }
-        if (n->mem_used + p->mem_req > n->mem_alloc) {
+        if (p->mem_req > 0 && n->mem_used + p->mem_req > n->mem_alloc) {
             n_mem++;
             fits = 0;
+            unresolvable |= p->mem_req > n->mem_alloc;
+        }
+        if (!fits) {
+            if (unresolvable)
+                n_unresolvable++;
+            else
+                n_no_victims++; /* every pod has priority 0: none may be preempted */
         }
         if (fits && (!best || n->mem_alloc - n->mem_used > best->mem_alloc - best->mem_used))
             best = n;
     }
     if (!best) {
-        char msg[256], parts[200] = "";
-        size_t l = 0;
-        if (n_cpu)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Insufficient cpu",
-                                  l ? ", " : "", n_cpu);
-        if (n_mem)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Insufficient memory",
-                                  l ? ", " : "", n_mem);
+        /* kube-scheduler's FitError: "N reason" strings sorted, then the PostFilter plugins'
+         * verdicts (DynamicResources, DefaultPreemption) */
+        char reasons[4][96], pre[2][96], msg[768];
+        int nr = 0, np = 0;
+        if (n_cpu) snprintf(reasons[nr++], sizeof reasons[0], "%d Insufficient cpu", n_cpu);
+        if (n_mem) snprintf(reasons[nr++], sizeof reasons[0], "%d Insufficient memory", n_mem);
         if (n_sel)
-            l += (size_t)snprintf(parts + l, sizeof parts - l,
-                                  "%s%d node(s) didn't match Pod's node affinity/selector",
-                                  l ? ", " : "", n_sel);
-        if (n_pods)
-            l += (size_t)snprintf(parts + l, sizeof parts - l, "%s%d Too many pods", l ? ", " : "",
-                                  n_pods);
-        snprintf(msg, sizeof msg, "0/%d nodes are available: %s.", k->n_nodes, parts);
+            snprintf(reasons[nr++], sizeof reasons[0],
+                     "%d node(s) didn't match Pod's node affinity/selector", n_sel);
+        if (n_pods) snprintf(reasons[nr++], sizeof reasons[0], "%d Too many pods", n_pods);
+        if (n_no_victims)
+            snprintf(pre[np++], sizeof pre[0], "%d No preemption victims found for incoming pod",
+                     n_no_victims);
+        if (n_unresolvable)
+            snprintf(pre[np++], sizeof pre[0], "%d Preemption is not helpful for scheduling",
+                     n_unresolvable);
+        qsort(reasons, (size_t)nr, sizeof reasons[0], cmp_reason);
+        qsort(pre, (size_t)np, sizeof pre[0], cmp_reason);
+        size_t l = (size_t)snprintf(msg, sizeof msg, "0/%d nodes are available:", k->n_nodes);
+        for (int i = 0; i < nr && l < sizeof msg; i++)
+            l += (size_t)snprintf(msg + l, sizeof msg - l, "%s %s", i ? "," : "", reasons[i]);
+        if (l < sizeof msg)
+            l += (size_t)snprintf(msg + l, sizeof msg - l,
+                                  ". no new claims to deallocate, preemption: 0/%d nodes are "
+                                  "available:",
+                                  k->n_nodes);
+        for (int i = 0; i < np && l < sizeof msg; i++)
+            l += (size_t)snprintf(msg + l, sizeof msg - l, "%s %s", i ? "," : "", pre[i]);
+        if (l < sizeof msg) snprintf(msg + l, sizeof msg - l, ".");
         if (p->state != POD_UNSCHEDULABLE)
             kl_log("INFO", "pod=%s/%s event=unschedulable msg=\"%s\"", p->ns, p->name, msg);
         kl_publish_unschedulable(p, msg);

@@ -2,6 +2,7 @@
  * (when linked in and not --no-kubelet), the HTTP server, writes the kubeconfig once the server
  * listens, and shuts everything down on SIGINT/SIGTERM. Run `kubesim --help` for the flags. */
 #define _GNU_SOURCE
+#include "controllers.h"
 #include "faults.h"
 #include "metrics.h"
 #include "quantity.h"
@@ -15,6 +16,7 @@
 #include <getopt.h>
 #include <openssl/evp.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,30 +44,63 @@ static char *pod_log_thunk(void *arg, const char *ns, const char *name, const ch
 }
 #endif
 
+/* A pod's service-account token (the kubelet asks at each pod start): one issued for
+ * system:serviceaccount:NS:SA, valid for an hour as a TokenRequest's default. */
+static char *pod_token(void *arg, const char *ns, const char *service_account)
+{
+    char user[600];
+    snprintf(user, sizeof user, "system:serviceaccount:%s:%s", ns,
+             service_account && *service_account ? service_account : "default");
+    return ks_rbac_issue_token(arg, user, 3600);
+}
+
+/* 1 when this process's network namespace is not the machine's: not PID 1's when that can be read,
+ * and in any case without a default route (a fresh namespace from unshare --net has none) */
+static int private_netns(void)
+{
+    struct stat self, init;
+    if (stat("/proc/self/ns/net", &self) == 0 && stat("/proc/1/ns/net", &init) == 0 &&
+        self.st_ino == init.st_ino && self.st_dev == init.st_dev)
+        return 0;
+    FILE *f = fopen("/proc/net/route", "re");
+    char line[256], ifname[64];
+    unsigned dest;
+    int default_route = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "%63s %x", ifname, &dest) == 2 && dest == 0) default_route = 1;
+    if (f) fclose(f);
+    return !default_route;
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kubesim [options]\n"
-            "  --kubeconfig-out PATH     write a kubeconfig for this server once it listens\n"
-            "  --port N                  listen port on 127.0.0.1 (default: a free port)\n"
-            "  --https | --http          serve TLS with a generated CA (default) or plain HTTP (no "
-            "token needed)\n"
-            "  --ca-out PATH             also write the CA certificate (PEM)\n"
-            "  --token TOKEN             admin bearer token (default: random)\n"
-            "  --rbac FILE               token and allow rules (see docs/kubesim.md)\n"
-            "  --anonymous               accept requests without a token as system:anonymous\n"
-            "  --history N               watch event history length (default 10000)\n"
-            "  --bookmark-ms N           watch bookmark period in ms (default 1000)\n"
-            "  --nodes N --node-cpu CPU --node-memory BYTES   kubelet nodes (default 1, 8, 16Gi)\n"
-            "  --fake-kubelet [--fake-delay-ms N]             mark pods Running without processes\n"
-            "  --image NAME=DIR          map an image name to a local directory (repeatable)\n"
-            "  --state-dir DIR           kubelet working directory\n"
-            "  --no-kubelet              API server only: pods stay Pending unless a client binds "
-            "them\n"
-            "  --fault-error-rate R --fault-latency-ms N --fault-throttle-rate R "
-            "--fault-retry-after S\n"
-            "  --fault-drop-watch-ms N   fault injection (also at runtime: POST /kubesim/faults)\n"
-            "  --verbose                 log every request on stderr\n");
+    fprintf(
+        f, "usage: kubesim [options]\n"
+           "  --kubeconfig-out PATH     write a kubeconfig for this server once it listens\n"
+           "  --port N                  listen port on 127.0.0.1 (default: a free port)\n"
+           "  --https | --http          serve TLS with a generated CA (default) or plain HTTP (no "
+           "token needed)\n"
+           "  --ca-out PATH             also write the CA certificate (PEM)\n"
+           "  --token TOKEN             admin bearer token (default: random)\n"
+           "  --rbac FILE               token and allow rules (see docs/kubesim.md)\n"
+           "  --anonymous               accept requests without a token as system:anonymous\n"
+           "  --history N               watch event history length (default 10000)\n"
+           "  --bookmark-ms N           watch bookmark period in ms (default 1000)\n"
+           "  --nodes N --node-cpu CPU --node-memory BYTES   kubelet nodes (default 1, 8, 16Gi)\n"
+           "  --fake-kubelet [--fake-delay-ms N]             mark pods Running without processes\n"
+           "  --image NAME=DIR          map an image name to a local directory (repeatable)\n"
+           "  --state-dir DIR           kubelet working directory\n"
+           "  --pod-network             a network namespace per pod on a bridge per node (pod CIDR "
+           "10.244.N.0/24),\n"
+           "                            the API server also at the kubernetes Service's "
+           "10.96.0.1; only inside a\n"
+           "                            network namespace of kubesim's own (unshare --net; root)\n"
+           "  --no-kubelet              API server only: pods stay Pending unless a client binds "
+           "them\n"
+           "  --fault-error-rate R --fault-latency-ms N --fault-throttle-rate R "
+           "--fault-retry-after S\n"
+           "  --fault-drop-watch-ms N   fault injection (also at runtime: POST /kubesim/faults)\n"
+           "  --verbose                 log every request on stderr\n");
 }
 
 static int write_kubeconfig(const char *path, const char *scheme, int port, const char *ca_pem,
@@ -110,7 +145,7 @@ int main(int argc, char **argv)
                *state_dir = NULL;
     int port = 0, https = 1, anonymous = 0, verbose = 0, no_kubelet = 0, fake = 0, fake_delay = 0,
         nodes = 1;
-    int bookmark_ms = 1000;
+    int bookmark_ms = 1000, pod_network = 0;
     long long history = KS_HISTORY_DEFAULT, node_cpu = 8000, node_mem = 16LL << 30;
     const char *img_names[64], *img_dirs[64];
     int n_images = 0;
@@ -140,6 +175,7 @@ int main(int argc, char **argv)
         O_FRA,
         O_FDW,
         O_VERB,
+        O_PODNET,
         O_HELP
     };
     static const struct option opts[] = {{"kubeconfig-out", 1, 0, O_KC},
@@ -166,6 +202,7 @@ int main(int argc, char **argv)
                                          {"fault-retry-after", 1, 0, O_FRA},
                                          {"fault-drop-watch-ms", 1, 0, O_FDW},
                                          {"verbose", 0, 0, O_VERB},
+                                         {"pod-network", 0, 0, O_PODNET},
                                          {"help", 0, 0, O_HELP},
                                          {0, 0, 0, 0}};
     int c;
@@ -251,6 +288,9 @@ int main(int argc, char **argv)
         case O_VERB:
             verbose = 1;
             break;
+        case O_PODNET:
+            pod_network = 1;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -264,6 +304,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "kubesim: invalid flag value (port 0..65535, history >= 16, rates 0..1, "
                         "quantities like "
                         "8, 500m, 16Gi)\n");
+        return 2;
+    }
+    if (pod_network && !private_netns()) {
+        fprintf(stderr, "kubesim: --pod-network adds bridges and addresses to this network "
+                        "namespace, which is the machine's: run kubesim in one of its own "
+                        "(unshare --net, as scripts/kubesim-run does)\n");
         return 2;
     }
     char tokbuf[40];
@@ -304,6 +350,7 @@ int main(int argc, char **argv)
                          .tls_cert_pem = tls.cert_pem,
                          .tls_key_pem = tls.key_pem,
                          .port = port,
+                         .all_addresses = pod_network,
                          .bookmark_ms = bookmark_ms,
                          .verbose = verbose};
     void *kubelet = NULL; /* ks_kubelet * when the kubelet half is linked in */
@@ -320,6 +367,7 @@ int main(int argc, char **argv)
         ko.image_dirs = img_dirs;
         ko.n_images = n_images;
         ko.state_dir = state_dir;
+        ko.pod_network = pod_network;
         kubelet = ks_kubelet_start(store, &ko);
         if (!kubelet) {
             fprintf(stderr, "kubesim: cannot start the kubelet\n");
@@ -344,12 +392,25 @@ int main(int argc, char **argv)
         return 1;
     }
     int p = ks_server_port(srv);
+    /* what every namespace of a real cluster holds, and the kubernetes Service */
+    ks_controllers_opts co = {.store = store,
+                              .ca_pem = https ? tls.ca_pem : NULL,
+                              .address = pod_network ? KS_SERVICE_IP : "127.0.0.1",
+                              .port = p};
+    if (ks_controllers_start(&co) != 0) {
+        fprintf(stderr, "kubesim: cannot start the controllers\n");
+        return 1;
+    }
 #ifdef KS_HAVE_KUBELET_H
     if (kubelet && ks_kubelet_set_apiserver) {
         /* pods reach the API server in-cluster: KUBERNETES_SERVICE_HOST/PORT, the service
          * account's token and CA, kubernetes.default.svc */
-        ks_kubelet_apiserver api = {
-            .host = "127.0.0.1", .port = p, .ca_pem = https ? tls.ca_pem : NULL, .token = token};
+        ks_kubelet_apiserver api = {.host = pod_network ? KS_SERVICE_IP : "127.0.0.1",
+                                    .port = p,
+                                    .ca_pem = https ? tls.ca_pem : NULL,
+                                    .token = NULL,
+                                    .token_fn = pod_token,
+                                    .token_arg = rbac};
         ks_kubelet_set_apiserver(kubelet, &api);
     }
 #endif

@@ -1,4 +1,5 @@
-/* kubesim metrics (see metrics.h): a small array of series under one mutex. */
+/* kubesim metrics (see metrics.h): arrays of series under one mutex, each keyed by its rendered
+ * label set. */
 #include "metrics.h"
 
 #include <pthread.h>
@@ -6,29 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double BUCKETS[] = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                 0.5,   1,     2.5,  5,     10,   60};
+/* kube-apiserver's buckets for apiserver_request_duration_seconds */
+static const double BUCKETS[] = {0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2,
+                                 3,     4,     5,    6,   8,   10,  15,  20,  30,  45,   60};
 #define NB ((int)(sizeof BUCKETS / sizeof BUCKETS[0]))
 
-typedef struct counter {
-    char verb[16], resource[48];
+typedef struct series {
+    char labels[320]; /* rendered, without code (counters add it) */
     int code;
-    unsigned long long n;
-} counter;
-
-typedef struct hist {
-    char verb[16], resource[48];
-    unsigned long long buckets[NB], count;
+    unsigned long long n; /* counter, or gauge value */
+    unsigned long long buckets[NB];
     double sum;
-} hist;
+} series;
+
+typedef struct series_set {
+    series *v;
+    int n, cap;
+} series_set;
 
 struct ks_metrics {
     pthread_mutex_t mu;
-    counter *c;
-    int nc, capc;
-    hist *h;
-    int nh, caph;
-    long watches;
+    series_set total, duration, watches;
 };
 
 ks_metrics *ks_metrics_new(void)
@@ -41,70 +40,69 @@ ks_metrics *ks_metrics_new(void)
 void ks_metrics_free(ks_metrics *m)
 {
     if (!m) return;
-    free(m->c);
-    free(m->h);
+    free(m->total.v);
+    free(m->duration.v);
+    free(m->watches.v);
     pthread_mutex_destroy(&m->mu);
     free(m);
 }
 
-void ks_metrics_watch_delta(ks_metrics *m, int delta)
+/* The labels in kube-apiserver's (alphabetical) order, code apart. */
+static void render_labels(const ks_metric_labels *l, char *out, size_t len)
 {
+    snprintf(out, len,
+             "component=\"apiserver\",dry_run=\"%s\",group=\"%s\",resource=\"%s\",scope=\"%s\","
+             "subresource=\"%s\",verb=\"%s\",version=\"%s\"",
+             l->dry_run ? "All" : "", l->group ? l->group : "", l->resource ? l->resource : "",
+             l->scope ? l->scope : "", l->subresource ? l->subresource : "", l->verb ? l->verb : "",
+             l->version ? l->version : "v1");
+}
+
+static series *find(series_set *s, const char *labels, int code)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i].code == code && !strcmp(s->v[i].labels, labels)) return &s->v[i];
+    if (s->n == s->cap) {
+        int nc = s->cap ? s->cap * 2 : 32;
+        series *n = realloc(s->v, (size_t)nc * sizeof *n);
+        if (!n) return NULL;
+        s->v = n;
+        s->cap = nc;
+    }
+    series *x = &s->v[s->n++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->labels, sizeof x->labels, "%s", labels);
+    x->code = code;
+    return x;
+}
+
+void ks_metrics_observe(ks_metrics *m, const ks_metric_labels *l, int code, double seconds)
+{
+    char labels[320];
+    render_labels(l, labels, sizeof labels);
     pthread_mutex_lock(&m->mu);
-    m->watches += delta;
+    series *c = find(&m->total, labels, code);
+    if (c) c->n++;
+    series *h = find(&m->duration, labels, 0);
+    if (h) {
+        for (int b = 0; b < NB; b++)
+            if (seconds <= BUCKETS[b]) h->buckets[b]++;
+        h->n++;
+        h->sum += seconds;
+    }
     pthread_mutex_unlock(&m->mu);
 }
 
-void ks_metrics_observe(ks_metrics *m, const char *verb, const char *resource, int code,
-                        double seconds)
+void ks_metrics_watch_delta(ks_metrics *m, const ks_metric_labels *l, int delta)
 {
+    ks_metric_labels w = *l;
+    w.verb = "WATCH";
+    w.dry_run = 0;
+    char labels[320];
+    render_labels(&w, labels, sizeof labels);
     pthread_mutex_lock(&m->mu);
-    counter *c = NULL;
-    for (int i = 0; i < m->nc; i++)
-        if (m->c[i].code == code && !strcmp(m->c[i].verb, verb) &&
-            !strcmp(m->c[i].resource, resource)) {
-            c = &m->c[i];
-            break;
-        }
-    if (!c) {
-        if (m->nc == m->capc) {
-            int nc = m->capc ? m->capc * 2 : 32;
-            counter *n = realloc(m->c, (size_t)nc * sizeof *n);
-            if (!n) goto hist;
-            m->c = n;
-            m->capc = nc;
-        }
-        c = &m->c[m->nc++];
-        memset(c, 0, sizeof *c);
-        snprintf(c->verb, sizeof c->verb, "%s", verb);
-        snprintf(c->resource, sizeof c->resource, "%s", resource);
-        c->code = code;
-    }
-    c->n++;
-hist:;
-    hist *h = NULL;
-    for (int i = 0; i < m->nh; i++)
-        if (!strcmp(m->h[i].verb, verb) && !strcmp(m->h[i].resource, resource)) {
-            h = &m->h[i];
-            break;
-        }
-    if (!h) {
-        if (m->nh == m->caph) {
-            int nc = m->caph ? m->caph * 2 : 32;
-            hist *n = realloc(m->h, (size_t)nc * sizeof *n);
-            if (!n) goto out;
-            m->h = n;
-            m->caph = nc;
-        }
-        h = &m->h[m->nh++];
-        memset(h, 0, sizeof *h);
-        snprintf(h->verb, sizeof h->verb, "%s", verb);
-        snprintf(h->resource, sizeof h->resource, "%s", resource);
-    }
-    for (int b = 0; b < NB; b++)
-        if (seconds <= BUCKETS[b]) h->buckets[b]++;
-    h->count++;
-    h->sum += seconds;
-out:
+    series *g = find(&m->watches, labels, 0);
+    if (g) g->n += (unsigned long long)(long long)delta;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -115,37 +113,33 @@ char *ks_metrics_render(ks_metrics *m)
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     pthread_mutex_lock(&m->mu);
-    fprintf(
-        f, "# HELP apiserver_request_total Counter of apiserver requests broken out for each verb, "
-           "resource and HTTP response code.\n# TYPE apiserver_request_total counter\n");
-    for (int i = 0; i < m->nc; i++)
-        fprintf(f, "apiserver_request_total{verb=\"%s\",resource=\"%s\",code=\"%d\"} %llu\n",
-                m->c[i].verb, m->c[i].resource, m->c[i].code, m->c[i].n);
-    fprintf(f, "# HELP apiserver_request_duration_seconds Response latency distribution in seconds "
-               "for each "
-               "verb and resource.\n# TYPE apiserver_request_duration_seconds histogram\n");
-    for (int i = 0; i < m->nh; i++) {
-        hist *h = &m->h[i];
-        for (int b = 0; b < NB; b++)
-            fprintf(f,
-                    "apiserver_request_duration_seconds_bucket{verb=\"%s\",resource=\"%s\",le=\"%"
-                    "g\"} %llu\n",
-                    h->verb, h->resource, BUCKETS[b], h->buckets[b]);
-        fprintf(f,
-                "apiserver_request_duration_seconds_bucket{verb=\"%s\",resource=\"%s\",le=\"+Inf\"}"
-                " %llu\n",
-                h->verb, h->resource, h->count);
-        fprintf(f, "apiserver_request_duration_seconds_sum{verb=\"%s\",resource=\"%s\"} %.6f\n",
-                h->verb, h->resource, h->sum);
-        fprintf(f, "apiserver_request_duration_seconds_count{verb=\"%s\",resource=\"%s\"} %llu\n",
-                h->verb, h->resource, h->count);
+    fprintf(f, "# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out "
+               "for each verb, dry run value, group, version, resource, scope, component, and "
+               "HTTP response code.\n# TYPE apiserver_request_total counter\n");
+    for (int i = 0; i < m->total.n; i++) {
+        series *c = &m->total.v[i];
+        fprintf(f, "apiserver_request_total{code=\"%d\",%s} %llu\n", c->code, c->labels, c->n);
     }
-    fprintf(f,
-            "# HELP apiserver_longrunning_requests Gauge of all active long-running apiserver "
-            "requests.\n"
-            "# TYPE apiserver_longrunning_requests "
-            "gauge\napiserver_longrunning_requests{verb=\"WATCH\"} %ld\n",
-            m->watches);
+    fprintf(f, "# HELP apiserver_request_duration_seconds [STABLE] Response latency distribution "
+               "in seconds for each verb, dry run value, group, version, resource, subresource, "
+               "scope and component.\n# TYPE apiserver_request_duration_seconds histogram\n");
+    for (int i = 0; i < m->duration.n; i++) {
+        series *h = &m->duration.v[i];
+        for (int b = 0; b < NB; b++)
+            fprintf(f, "apiserver_request_duration_seconds_bucket{%s,le=\"%g\"} %llu\n", h->labels,
+                    BUCKETS[b], h->buckets[b]);
+        fprintf(f, "apiserver_request_duration_seconds_bucket{%s,le=\"+Inf\"} %llu\n", h->labels,
+                h->n);
+        fprintf(f, "apiserver_request_duration_seconds_sum{%s} %.6f\n", h->labels, h->sum);
+        fprintf(f, "apiserver_request_duration_seconds_count{%s} %llu\n", h->labels, h->n);
+    }
+    fprintf(f, "# HELP apiserver_longrunning_requests [STABLE] Gauge of all active long-running "
+               "apiserver requests broken out by verb, group, version, resource, scope and "
+               "component. Not all requests are tracked this way.\n"
+               "# TYPE apiserver_longrunning_requests gauge\n");
+    for (int i = 0; i < m->watches.n; i++)
+        fprintf(f, "apiserver_longrunning_requests{%s} %lld\n", m->watches.v[i].labels,
+                (long long)m->watches.v[i].n);
     pthread_mutex_unlock(&m->mu);
     fclose(f);
     return buf;

@@ -144,19 +144,58 @@ static json_t *decode_kind(const char *kind, const uint8_t *raw, size_t len, cha
             o = json_pack("{s:o,s:o}", "metadata", meta_json(m->metadata), "spec", spec);
             kubesim_pb__service__free_unpacked(m, NULL);
         }
+    } else if (!strcmp(kind, "ServiceAccount")) {
+        KubesimPb__ServiceAccount *m = kubesim_pb__service_account__unpack(NULL, len, raw);
+        if (m) {
+            o = json_pack("{s:o}", "metadata", meta_json(m->metadata));
+            if (m->n_imagepullsecrets) {
+                json_t *ips = json_array();
+                for (size_t i = 0; i < m->n_imagepullsecrets; i++)
+                    json_array_append_new(
+                        ips, json_pack("{s:s?}", "name", m->imagepullsecrets[i]->name));
+                json_object_set_new(o, "imagePullSecrets", ips);
+            }
+            if (m->has_automountserviceaccounttoken)
+                json_object_set_new(o, "automountServiceAccountToken",
+                                    json_boolean(m->automountserviceaccounttoken));
+            kubesim_pb__service_account__free_unpacked(m, NULL);
+        }
+    } else if (!strcmp(kind, "TokenRequest")) {
+        KubesimPb__TokenRequest *m = kubesim_pb__token_request__unpack(NULL, len, raw);
+        if (m) {
+            json_t *spec = json_object();
+            KubesimPb__TokenRequestSpec *sp = m->spec;
+            if (sp && sp->n_audiences) {
+                json_t *aud = json_array();
+                for (size_t i = 0; i < sp->n_audiences; i++)
+                    json_array_append_new(aud, json_string(sp->audiences[i]));
+                json_object_set_new(spec, "audiences", aud);
+            }
+            if (sp && sp->has_expirationseconds)
+                json_object_set_new(spec, "expirationSeconds", json_integer(sp->expirationseconds));
+            if (sp && sp->boundobjectref)
+                json_object_set_new(
+                    spec, "boundObjectRef",
+                    json_pack("{s:s?,s:s?,s:s?,s:s?}", "kind", sp->boundobjectref->kind,
+                              "apiVersion", sp->boundobjectref->apiversion, "name",
+                              sp->boundobjectref->name, "uid", sp->boundobjectref->uid));
+            o = json_pack("{s:o,s:o}", "metadata", meta_json(m->metadata), "spec", spec);
+            kubesim_pb__token_request__free_unpacked(m, NULL);
+        }
     } else {
-        snprintf(
-            err, errlen,
-            "kubesim accepts protobuf bodies for ConfigMap, Secret, Namespace and Service only "
-            "(got %s); send application/json",
-            kind);
+        snprintf(err, errlen,
+                 "kubesim accepts protobuf bodies for ConfigMap, Secret, Namespace, Service, "
+                 "ServiceAccount and TokenRequest only (got %s); send application/json",
+                 kind);
         return NULL;
     }
     if (!o)
         snprintf(err, errlen, "unable to decode protobuf %s", kind);
     else {
         json_object_set_new(o, "kind", json_string(kind));
-        json_object_set_new(o, "apiVersion", json_string("v1"));
+        json_object_set_new(
+            o, "apiVersion",
+            json_string(strcmp(kind, "TokenRequest") ? "v1" : "authentication.k8s.io/v1"));
     }
     return o;
 }

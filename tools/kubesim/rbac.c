@@ -1,9 +1,20 @@
-/* kubesim bearer-token authentication and RBAC rules (see rbac.h for the file format). */
+/* kubesim bearer-token authentication and RBAC rules (see rbac.h for the file format), and the
+ * service-account tokens kubesim issues (TokenRequest, the kubelet's pods): kept in a list that
+ * only grows, so the user names authentication returns stay valid. */
 #include "rbac.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+typedef struct issued {
+    char token[80];
+    char *user;
+    time_t expires; /* 0 = never */
+    struct issued *next;
+} issued;
 
 typedef struct rule {
     char *user, *verbs, *resources, *namespaces;
@@ -20,6 +31,8 @@ struct ks_rbac {
     int nrules;
     tok *tokens;
     int ntokens;
+    pthread_mutex_t mu; /* issued */
+    issued *issued;
 };
 
 void ks_rbac_free(ks_rbac *r)
@@ -38,6 +51,12 @@ void ks_rbac_free(ks_rbac *r)
     }
     free(r->rules);
     free(r->tokens);
+    for (issued *i = r->issued, *n; i; i = n) {
+        n = i->next;
+        free(i->user);
+        free(i);
+    }
+    pthread_mutex_destroy(&r->mu);
     free(r);
 }
 
@@ -46,6 +65,7 @@ ks_rbac *ks_rbac_new(const char *admin_token, const char *path, int anonymous, c
 {
     ks_rbac *r = calloc(1, sizeof *r);
     if (!r) return NULL;
+    pthread_mutex_init(&r->mu, NULL);
     r->anonymous = anonymous;
     if (admin_token) r->admin_token = strdup(admin_token);
     if (!path) return r;
@@ -111,7 +131,40 @@ const char *ks_rbac_authenticate(const ks_rbac *r, const char *authorization)
     if (r->admin_token && !strcmp(t, r->admin_token)) return KS_RBAC_ADMIN_USER;
     for (int i = 0; i < r->ntokens; i++)
         if (!strcmp(r->tokens[i].token, t)) return r->tokens[i].user;
-    return NULL;
+    const char *user = NULL;
+    time_t now = time(NULL);
+    pthread_mutex_lock((pthread_mutex_t *)&r->mu);
+    for (issued *i = r->issued; i && !user; i = i->next)
+        if (!strcmp(i->token, t) && (!i->expires || now < i->expires)) user = i->user;
+    pthread_mutex_unlock((pthread_mutex_t *)&r->mu);
+    return user;
+}
+
+char *ks_rbac_issue_token(ks_rbac *r, const char *user, long long expiration_s)
+{
+    issued *i = calloc(1, sizeof *i);
+    unsigned char raw[24];
+    FILE *f = fopen("/dev/urandom", "re");
+    int ok = f && fread(raw, 1, sizeof raw, f) == sizeof raw;
+    if (f) fclose(f);
+    if (!i || !ok || !(i->user = strdup(user))) {
+        free(i);
+        return NULL;
+    }
+    int n = snprintf(i->token, sizeof i->token, "kubesim-sa.");
+    for (size_t b = 0; b < sizeof raw; b++)
+        n += snprintf(i->token + n, sizeof i->token - (size_t)n, "%02x", raw[b]);
+    i->expires = expiration_s > 0 ? time(NULL) + (time_t)expiration_s : 0;
+    pthread_mutex_lock(&r->mu);
+    i->next = r->issued;
+    r->issued = i;
+    pthread_mutex_unlock(&r->mu);
+    return strdup(i->token);
+}
+
+int ks_rbac_is_service_account(const char *user)
+{
+    return !strncmp(user, "system:serviceaccount:", 22);
 }
 
 static int list_has(const char *list, const char *item)
@@ -131,7 +184,8 @@ static int list_has(const char *list, const char *item)
 int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource,
                     const char *ns)
 {
-    if (!strcmp(user, KS_RBAC_ADMIN_USER) || !r->have_rules) return 1;
+    if (!strcmp(user, KS_RBAC_ADMIN_USER)) return 1;
+    if (!r->have_rules) return !ks_rbac_is_service_account(user);
     for (int i = 0; i < r->nrules; i++) {
         const rule *ru = &r->rules[i];
         if (strcmp(ru->user, user) && strcmp(ru->user, "*")) continue;

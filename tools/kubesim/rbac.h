@@ -7,7 +7,9 @@
  * where verbs, resources and namespaces are comma-separated lists or '*'. Resources may name
  * subresources ("pods/log"); namespace '*' also covers cluster-scoped requests, and "-" names the
  * cluster scope alone. The admin token (--token) is always allowed everything, like system:masters.
- * Without a rules file every authenticated user is allowed everything.
+ * Without a rules file every authenticated user is allowed everything, except service accounts:
+ * those the Role and ClusterRole bindings stored in the API allow (authz.c), as on a real cluster
+ * (server.c asks both). Service-account tokens are also issued here (TokenRequest, pods).
  * anonymous: 0 = a token is required, 1 = requests without a token are "system:anonymous",
  * 2 = requests without a token are the admin (the old insecure port; kubesim --http, since kubectl
  * sends no token over plain HTTP). */
@@ -30,7 +32,13 @@ void ks_rbac_free(ks_rbac *r);
 /* Authenticates an Authorization header value (may be NULL). Returns the user name (borrowed, valid
  * for the life of r) or NULL when unauthenticated (401). */
 const char *ks_rbac_authenticate(const ks_rbac *r, const char *authorization);
-/* 1 if user may do verb on resource (with "/sub" if any) in ns (NULL = cluster scope). */
+/* A new bearer token (malloc'd) authenticating as user, valid for expiration_s seconds (0 = no
+ * limit). Thread-safe. */
+char *ks_rbac_issue_token(ks_rbac *r, const char *user, long long expiration_s);
+/* 1 for "system:serviceaccount:NS:NAME" */
+int ks_rbac_is_service_account(const char *user);
+/* 1 if the rules file (or its absence) lets user do verb on resource (with "/sub" if any) in ns
+ * (NULL = cluster scope). */
 int ks_rbac_allowed(const ks_rbac *r, const char *user, const char *verb, const char *resource,
                     const char *ns);
 

@@ -5,6 +5,7 @@
  * server's reasons and messages. Called by main.c. */
 #define _GNU_SOURCE
 #include "server_int.h"
+#include "authz.h"
 #include "discovery.h"
 #include "selector.h"
 #include "table.h"
@@ -25,21 +26,22 @@ static enum MHD_Result forbidden(struct MHD_Connection *c, const ks_route *rt, c
                                  const char *rbac_res)
 {
     char msg[1024];
-    char what[320];
+    char what[420], q[128];
+    ks_qualified(rt->resource, rt->resource, q, sizeof q);
     if (rt->has_name)
-        snprintf(what, sizeof what, "%s \"%s\"", rt->resource, rt->name);
+        snprintf(what, sizeof what, "%s \"%s\"", q, rt->name);
     else
-        snprintf(what, sizeof what, "%s", rt->resource);
+        snprintf(what, sizeof what, "%s", q);
     if (rt->has_ns)
         snprintf(msg, sizeof msg,
-                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"\" in the "
-                 "namespace \"%s\"",
-                 what, user, rt->verb, rbac_res, rt->ns);
+                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" in "
+                 "the namespace \"%s\"",
+                 what, user, rt->verb, rbac_res, rt->group, rt->ns);
     else
         snprintf(msg, sizeof msg,
-                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"\" at the "
-                 "cluster scope",
-                 what, user, rt->verb, rbac_res);
+                 "%s is forbidden: User \"%s\" cannot %s resource \"%s\" in API group \"%s\" at "
+                 "the cluster scope",
+                 what, user, rt->verb, rbac_res, rt->group);
     json_t *details = json_pack("{s:s}", "kind", rt->resource);
     if (rt->has_name) json_object_set_new(details, "name", json_string(rt->name));
     return ks_send_status(c, 403, "Forbidden", msg, details);
@@ -94,7 +96,15 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
     }
     char rbac_res[96];
     snprintf(rbac_res, sizeof rbac_res, "%s%s%s", rt->resource, *rt->sub ? "/" : "", rt->sub);
-    if (!ks_rbac_allowed(s->o.rbac, user, rt->verb, rbac_res, rt->has_ns ? rt->ns : NULL)) {
+    ks_authz_request az = {.user = user,
+                           .verb = rt->verb,
+                           .group = rt->group,
+                           .resource = rt->resource,
+                           .sub = rt->sub,
+                           .name = rt->has_name ? rt->name : "",
+                           .namespace = rt->has_ns ? rt->ns : ""};
+    if (!ks_rbac_allowed(s->o.rbac, user, rt->verb, rbac_res, rt->has_ns ? rt->ns : NULL) &&
+        !ks_authz_allowed(s->o.store, &az)) {
         *code = 403;
         return forbidden(c, rt, user, rbac_res);
     }
@@ -130,7 +140,7 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
     }
     const char *v = rt->verb;
     if (*rt->sub && strcmp(rt->sub, "status") && strcmp(rt->sub, "log") &&
-        strcmp(rt->sub, "binding")) {
+        strcmp(rt->sub, "binding") && strcmp(rt->sub, "token")) {
         ks_selector_free(sel);
         *code = 404;
         return ks_send_status(c, 404, "NotFound",
@@ -143,6 +153,14 @@ static enum MHD_Result handle_api(ks_server *s, struct MHD_Connection *c, const 
             return ks_send_status(c, 405, "MethodNotAllowed", "log supports GET only", NULL);
         }
         return ks_api_log(s, c, rt);
+    }
+    if (!strcmp(rt->sub, "token")) {
+        ks_selector_free(sel);
+        if (strcmp(method, "POST") || strcmp(rt->resource, "serviceaccounts") || !rt->has_ns) {
+            *code = 405;
+            return ks_send_status(c, 405, "MethodNotAllowed", "token supports POST only", NULL);
+        }
+        return ks_api_token_request(s, c, rt, rc);
     }
     if (!strcmp(rt->sub, "binding")) {
         ks_selector_free(sel);
@@ -265,7 +283,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char
     ks_warn_reset();
     ks_route rt;
     memset(&rt, 0, sizeof rt);
-    const char *mverb = NULL, *mres = NULL;
+    const char *mverb = NULL;
     if (rc->too_big) {
         code = 413;
         ret = ks_send_status(c, 413, "RequestEntityTooLarge",
@@ -273,11 +291,11 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char
     } else if (!strcmp(url, "/metrics") || !strncmp(url, "/kubesim/", 9) ||
                !strcmp(url, "/healthz") || !strcmp(url, "/livez") || !strcmp(url, "/readyz")) {
         ret = ks_admin_handle(s, c, url, method, rc, &code);
-    } else if (!strncmp(url, "/api/v1/", 8)) {
+    } else if (ks_is_resource_path(url)) {
         ret = handle_api(s, c, url, method, rc, &rt, &code);
-        mverb = rt.verb && *rt.verb ? rt.verb : "unknown";
-        mres = rt.resource ? rt.resource : "unknown";
         code = ks_tl_code ? ks_tl_code : 200;
+        if (rt.resource) /* as kube-apiserver, requests for unknown resources are not counted */
+            mverb = ks_metric_verb(method, &rt, ks_qbool(c, "watch"));
     } else {
         json_t *doc = ks_discovery(url, s->host_port);
         if (doc && strcmp(url, "/version") &&
@@ -292,15 +310,18 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char
             ret = ks_send_status(c, 404, "NotFound",
                                  "the server could not find the requested resource", NULL);
         }
-        mverb = "get";
-        mres = "discovery";
     }
     (void)version;
     if (mverb && s->o.metrics) {
-        char full[80];
-        snprintf(full, sizeof full, "%s%s%s", mres, *rt.sub ? "/" : "", rt.sub);
-        ks_metrics_observe(s->o.metrics, mverb, full, code,
-                           (double)(ks_mono_ms() - rc->t0) / 1000.0);
+        const char *dry = ks_qarg(c, "dryRun");
+        ks_metric_labels l = {.verb = mverb,
+                              .group = rt.group,
+                              .version = rt.version,
+                              .resource = rt.resource,
+                              .subresource = rt.sub,
+                              .scope = ks_metric_scope(&rt, method),
+                              .dry_run = dry && !strcmp(dry, "All")};
+        ks_metrics_observe(s->o.metrics, &l, code, (double)(ks_mono_ms() - rc->t0) / 1000.0);
     }
     if (s->o.verbose)
         fprintf(stderr, "info %lld kubesim method=%s path=%s code=%d ms=%lld\n",
@@ -330,7 +351,7 @@ ks_server *ks_server_start(const ks_server_opts *o, char *err, size_t errlen)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)o->port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_addr.s_addr = htonl(o->all_addresses ? INADDR_ANY : INADDR_LOOPBACK);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     socklen_t sl = sizeof sa;

@@ -24,15 +24,17 @@ typedef struct ks_server_opts {
     ks_metrics *metrics;
     const char *tls_cert_pem, *tls_key_pem; /* both NULL = plain HTTP */
     int port;                               /* 0 = any free port */
-    int bookmark_ms;                        /* watch bookmark period */
-    int verbose;                            /* one log line per request on stderr */
-    ks_pod_log_fn log_fn;                   /* may be NULL (no kubelet) */
+    int all_addresses;    /* listen on every address (pod network: pods reach it), not 127.0.0.1 */
+    int bookmark_ms;      /* watch bookmark period */
+    int verbose;          /* one log line per request on stderr */
+    ks_pod_log_fn log_fn; /* may be NULL (no kubelet) */
     void *log_arg;
 } ks_server_opts;
 
 typedef struct ks_server ks_server;
 
-/* Starts listening on 127.0.0.1. Returns NULL and writes a message into err on failure. */
+/* Starts listening on 127.0.0.1 (or every address). Returns NULL and writes a message into err on
+ * failure. */
 ks_server *ks_server_start(const ks_server_opts *o, char *err, size_t errlen);
 int ks_server_port(const ks_server *s);
 void ks_server_stop(ks_server *s);

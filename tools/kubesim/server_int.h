@@ -33,6 +33,9 @@ typedef struct ks_req_ctx {
 typedef struct ks_route {
     const char *resource; /* static, from the resource table */
     const char *kind;
+    const char *api_version; /* "v1", "coordination.k8s.io/v1", ... (static) */
+    const char *group;       /* "" for core, else the API group (static) */
+    const char *version;     /* "v1" (static) */
     int namespaced;
     char ns[256];
     int has_ns;
@@ -88,10 +91,20 @@ int ks_query_dry_run(struct MHD_Connection *c, const char *opts_kind, int *dry_r
 
 /* ---- route.c ---- */
 
-/* Parses /api/v1/... into rt; returns 0, or 404 when the path is unknown. */
+/* 1 for a path naming resources (/api/v1/..., /apis/GROUP/VERSION/RESOURCE...), 0 for discovery
+ * and anything else. */
+int ks_is_resource_path(const char *url);
+/* Parses /api/v1/... or /apis/GROUP/VERSION/... into rt; returns 0, or 404 when the path is
+ * unknown (also a resource asked for in another group than its own). */
 int ks_parse_path(const char *url, ks_route *rt);
 /* The RBAC verb of a request ("" for an unsupported method). */
 const char *ks_verb_for(const char *method, const ks_route *rt, int watch);
+/* The verb kube-apiserver's metrics give a request: GET, LIST, WATCH, POST, PUT, PATCH, DELETE,
+ * DELETECOLLECTION. */
+const char *ks_metric_verb(const char *method, const ks_route *rt, int watch);
+/* The metrics' scope of a request: resource (a named object, or a create), namespace or
+ * cluster. */
+const char *ks_metric_scope(const ks_route *rt, const char *method);
 
 /* ---- handlers (api_read.c, api_write.c, api_delete.c, admin.c) ---- */
 
@@ -107,6 +120,9 @@ enum MHD_Result ks_api_update(ks_server *s, struct MHD_Connection *c, const ks_r
                               const ks_req_ctx *rc, int status_only);
 enum MHD_Result ks_api_patch(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
                              const ks_req_ctx *rc, int status_only);
+/* POST serviceaccounts/NAME/token (TokenRequest) */
+enum MHD_Result ks_api_token_request(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
+                                     const ks_req_ctx *rc);
 enum MHD_Result ks_api_binding(ks_server *s, struct MHD_Connection *c, const ks_route *rt,
                                const ks_req_ctx *rc);
 enum MHD_Result ks_api_delete(ks_server *s, struct MHD_Connection *c, const ks_route *rt,

@@ -29,7 +29,48 @@ const ks_res_def KS_RESOURCES[KS_NRES] = {
     [KS_RES_SERVICEACCOUNTS] = {"serviceaccounts", "ServiceAccount", "v1", 1},
     [KS_RES_ENDPOINTS] = {"endpoints", "Endpoints", "v1", 1},
     [KS_RES_LEASES] = {"leases", "Lease", "coordination.k8s.io/v1", 1},
+    [KS_RES_ROLES] = {"roles", "Role", "rbac.authorization.k8s.io/v1", 1},
+    [KS_RES_ROLEBINDINGS] = {"rolebindings", "RoleBinding", "rbac.authorization.k8s.io/v1", 1},
+    [KS_RES_CLUSTERROLES] = {"clusterroles", "ClusterRole", "rbac.authorization.k8s.io/v1", 0},
+    [KS_RES_CLUSTERROLEBINDINGS] = {"clusterrolebindings", "ClusterRoleBinding",
+                                    "rbac.authorization.k8s.io/v1", 0},
 };
+
+const char *ks_resource_name(const char *name, const char *api_version,
+                             const char **api_version_out)
+{
+    for (int i = 0; i < KS_NRES; i++)
+        if (!strcmp(KS_RESOURCES[i].resource, name) &&
+            !strcmp(KS_RESOURCES[i].api_version, api_version)) {
+            if (api_version_out) *api_version_out = KS_RESOURCES[i].api_version;
+            return KS_RESOURCES[i].resource;
+        }
+    return NULL;
+}
+
+const char *ks_qualified(const char *name, const char *resource, char *buf, size_t len)
+{
+    const char *g = ks_resource_group(ks_resource_api_version(resource));
+    snprintf(buf, len, "%s%s%s", name, *g ? "." : "", g);
+    return buf;
+}
+
+const char *ks_resource_api_version(const char *resource)
+{
+    int i = ks_res_index(resource);
+    return i >= 0 ? KS_RESOURCES[i].api_version : "v1";
+}
+
+const char *ks_resource_group(const char *api_version)
+{
+    static const char *const groups[] = {"coordination.k8s.io", "rbac.authorization.k8s.io",
+                                         "authentication.k8s.io"};
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        size_t n = strlen(groups[i]);
+        if (!strncmp(api_version, groups[i], n) && api_version[n] == '/') return groups[i];
+    }
+    return "";
+}
 
 int ks_resource_info(const char *resource, const char **kind, int *namespaced)
 {
@@ -503,17 +544,19 @@ int ks_store_create_opts(ks_store *s, const char *resource, const char *ns, json
         name = ks_meta_str(obj, "name");
     }
     if (!name || !*name) {
+        char q[128];
         rc = ks_set_err(err, 422, "Invalid", -EINVAL,
                         "%s \"\" is invalid: metadata.name: Required value: name or "
                         "generateName is required",
-                        KS_RESOURCES[res].kind);
+                        ks_qualified(KS_RESOURCES[res].kind, resource, q, sizeof q));
         goto out;
     }
     char key[600];
     ks_store_key(key, sizeof key, res, ns, name);
     if (json_object_get(s->objs[res], key)) {
-        rc = ks_set_err(err, 409, "AlreadyExists", -EEXIST, "%s \"%s\" already exists", resource,
-                        name);
+        char q[128];
+        rc = ks_set_err(err, 409, "AlreadyExists", -EEXIST, "%s \"%s\" already exists",
+                        ks_qualified(resource, resource, q, sizeof q), name);
         goto out;
     }
     char uid[40], ts[40];
@@ -737,7 +780,9 @@ int ks_store_lock_object(ks_store *s, const char *resource, const char *ns, cons
     l->cur = json_object_get(s->objs[l->res], l->key);
     if (l->cur) return 0;
     pthread_mutex_unlock(&s->mu);
-    return ks_set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found", resource, name);
+    char q[128];
+    return ks_set_err(err, 404, "NotFound", -ENOENT, "%s \"%s\" not found",
+                      ks_qualified(resource, resource, q, sizeof q), name);
 }
 
 int ks_store_update(ks_store *s, const char *resource, const char *ns, const char *name,

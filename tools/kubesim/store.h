@@ -58,6 +58,9 @@ int ks_store_put_node(ks_store *s, json_t *node);
 /* ---- used by the API server half ---- */
 
 #define KS_HISTORY_DEFAULT 10000
+/* clusterIP of the `kubernetes` Service in default (the API server as pods reach it, with
+ * --pod-network) */
+#define KS_SERVICE_IP "10.96.0.1"
 
 ks_store *ks_store_new(size_t history_len);
 void ks_store_free(ks_store *s);
@@ -65,6 +68,19 @@ void ks_store_free(ks_store *s);
 /* Resource table: returns 1 if resource (plural, e.g. "pods") is known, and fills kind /
  * namespaced. */
 int ks_resource_info(const char *resource, const char **kind, int *namespaced);
+
+/* The resource (static name) called name in apiVersion api_version ("v1",
+ * "rbac.authorization.k8s.io/v1"), its static apiVersion in *api_version_out; NULL if none. */
+const char *ks_resource_name(const char *name, const char *api_version,
+                             const char **api_version_out);
+/* name qualified by resource's group, as kube-apiserver's messages name it: "leases" ->
+ * "leases.coordination.k8s.io", "Role" -> "Role.rbac.authorization.k8s.io"; core names as they
+ * are. Returns buf. */
+const char *ks_qualified(const char *name, const char *resource, char *buf, size_t len);
+/* The static apiVersion of a resource ("v1" when unknown). */
+const char *ks_resource_api_version(const char *resource);
+/* The static group of an apiVersion ("" for core "v1"). */
+const char *ks_resource_group(const char *api_version);
 
 /* Current global resourceVersion (the last committed one). */
 uint64_t ks_store_rv(ks_store *s);

@@ -2,6 +2,7 @@
  * basicConstraints, keyUsage and subjectAltName (DNS:localhost, IP:127.0.0.1), valid for one year.
  */
 #include "tls.h"
+#include "store.h"
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>
@@ -53,7 +54,8 @@ static X509 *new_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *iss
         rc |= add_ext(c, iss, NID_ext_key_usage, "serverAuth");
         rc |= add_ext(c, iss, NID_subject_alt_name,
                       "DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,"
-                      "DNS:kubernetes.default.svc,IP:127.0.0.1");
+                      "DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,"
+                      "IP:127.0.0.1,IP:" KS_SERVICE_IP);
     }
     if (rc || !X509_sign(c, issuer_key ? issuer_key : key, EVP_sha256())) {
         X509_free(c);

@@ -228,6 +228,14 @@ static void check_name(vctx *v, const char *resource, const char *name)
     } else if (!strcmp(resource, "events")) {
         if (!*name)
             add_cause(v, "FieldValueRequired", "metadata.name", "Required value", NULL, NULL);
+    } else if (!strncmp(ks_resource_api_version(resource), "rbac.authorization.k8s.io/", 26)) {
+        /* RBAC names are path segments (system:controller:..., as the bootstrap roles) */
+        if (!strcmp(name, ".") || !strcmp(name, ".."))
+            add_cause(v, "FieldValueInvalid", "metadata.name", "Invalid value: \"%s\": %s", quoted,
+                      !strcmp(name, ".") ? "may not be '.'" : "may not be '..'");
+        else if (strpbrk(name, "/%"))
+            add_cause(v, "FieldValueInvalid", "metadata.name", "Invalid value: \"%s\": %s", quoted,
+                      strchr(name, '/') ? "may not contain '/'" : "may not contain '%'");
     } else if (!dns1123_subdomain(name)) {
         add_cause(v, "FieldValueInvalid", "metadata.name", "Invalid value: \"%s\": %s", quoted,
                   DNS1123_SUBDOMAIN_MSG);
@@ -377,6 +385,8 @@ int ks_validate(const char *resource, const json_t *obj, int create, ks_err *err
     vctx v = {json_array()};
     const char *kind = "Object";
     ks_resource_info(resource, &kind, NULL);
+    char qkind[128]; /* as the API server names it: Role.rbac.authorization.k8s.io */
+    kind = ks_qualified(kind, resource, qkind, sizeof qkind);
     json_t *meta = json_object_get(obj, "metadata");
     const char *name = json_string_value(json_object_get(meta, "name"));
     const char *gen = json_string_value(json_object_get(meta, "generateName"));
@@ -433,6 +443,8 @@ int ks_validate_update(const char *resource, const json_t *old, const json_t *up
     vctx v = {json_array()};
     const char *kind = "Object";
     ks_resource_info(resource, &kind, NULL);
+    char qkind[128]; /* as the API server names it: Role.rbac.authorization.k8s.io */
+    kind = ks_qualified(kind, resource, qkind, sizeof qkind);
     const json_t *om = json_object_get(old, "metadata"), *nm = json_object_get(upd, "metadata");
     const char *name = json_string_value(json_object_get(om, "name"));
     const char *ouid = json_string_value(json_object_get(om, "uid"));

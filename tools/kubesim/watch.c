@@ -19,6 +19,7 @@
 typedef struct watch {
     ks_store *store;
     ks_metrics *metrics;
+    ks_metric_labels labels; /* strings static */
     char resource[48];
     char *ns;
     ks_selector *sel;
@@ -95,8 +96,8 @@ static void emit_bookmark(watch *w, int initial_end)
 {
     char rv[32];
     snprintf(rv, sizeof rv, "%llu", (unsigned long long)w->since);
-    json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", w->kind, "apiVersion", "v1", "metadata",
-                          "resourceVersion", rv);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s}}", "kind", w->kind, "apiVersion",
+                          ks_resource_api_version(w->resource), "metadata", "resourceVersion", rv);
     if (initial_end)
         json_object_set_new(json_object_get(o, "metadata"), "annotations",
                             json_pack("{s:s}", "k8s.io/initial-events-end", "true"));
@@ -217,7 +218,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 static void watch_free(void *cls)
 {
     watch *w = cls;
-    if (w->metrics) ks_metrics_watch_delta(w->metrics, -1);
+    if (w->metrics) ks_metrics_watch_delta(w->metrics, &w->labels, -1);
     ks_selector_free(w->sel);
     json_decref(w->initial);
     free(w->ns);
@@ -239,6 +240,11 @@ struct MHD_Response *ks_watch_response(const ks_watch_params *p)
     }
     w->store = p->store;
     w->metrics = p->metrics;
+    w->labels = (ks_metric_labels){.group = ks_resource_group(ks_resource_api_version(p->resource)),
+                                   .version = "v1",
+                                   .resource = p->resource,
+                                   .subresource = "",
+                                   .scope = p->ns ? "namespace" : "cluster"};
     snprintf(w->resource, sizeof w->resource, "%s", p->resource);
     w->ns = p->ns ? strdup(p->ns) : NULL;
     w->sel = p->sel;
@@ -272,7 +278,7 @@ struct MHD_Response *ks_watch_response(const ks_watch_params *p)
     } else {
         w->since = strtoull(rv, NULL, 10);
     }
-    if (w->metrics) ks_metrics_watch_delta(w->metrics, 1);
+    if (w->metrics) ks_metrics_watch_delta(w->metrics, &w->labels, 1);
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, reader, w, watch_free);
     if (!r) {

@@ -4,6 +4,10 @@
 # image cspark:dev mapped to the build, and prints "inner ok" when every check passed. CTest registers
 # each script twice (<name> and <name>_real), except the scripts marked `# k8s-clusters: kubesim`
 # (they need kubesim's fault injection, pod history or --rbac file, which the real server lacks).
+# Pods run the image `make image` built (<build>/image/cspark-dev; without it a test says SKIP and
+# exits 77) from its own root filesystem, as user 185; the build and the test's directory T are
+# mounted into the driver and executor pods at the same paths (hostPath volumes in
+# $T/conf/spark-defaults.conf), so tests pass files by their paths as before.
 #   . "$(dirname "$0")/lib/k8s.sh"; k8s_test_init "$@"     sets BUILD, SRC, T (removed on exit)
 #   k8s_run_inner SECONDS [KUBESIM_FLAGS...]                runs inner.sh; exits 1 on failure
 #       (on the real cluster --nodes N and --node-memory Q are given to the node agents; inner.sh
@@ -25,9 +29,13 @@ esac
 k8s_test_init() {
     BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
     SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+    if [ ! -f "$BUILD/image/cspark-dev/config.json" ]; then
+        echo "SKIP: $K8S_TEST: no image cspark:dev in $BUILD/image (make image; scripts/image says why)" >&2
+        exit 77
+    fi
     T=$(mktemp -d)
     trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT # KEEP_T=1 keeps it for a look
-    chmod 755 "$T" # pods run the test's files
+    chmod 1777 "$T" # pods run as the image's user (185) and write their outputs here
 }
 
 k8s_run_inner() {
@@ -51,6 +59,7 @@ k8s_run_inner() {
     {
         cat <<PRELUDE
 set -u
+umask 0000 # what this shell makes in T (a client-mode driver's output directories) the pods' user writes to
 K8S_CLUSTER=$K8S_CLUSTER
 fail() { echo "FAIL: $K8S_TEST: \$*" >&2; exit 1; }
 SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
@@ -68,11 +77,23 @@ PRELUDE
         # every object is created with fieldValidation=Strict: a field the server does not know fails
         mkdir -p "$T/conf"
         echo "cspark.kubernetes.fieldValidation Strict" >"$T/conf/spark-defaults.conf"
+        # pods run from the image's own root filesystem: the build (the jobs' .so files) and the
+        # test's directory (inputs, outputs) are hostPath volumes at the same paths, as a user
+        # shares files with the driver and executors on one node
+        local role vol dir ro
+        for role in driver executor; do
+            printf '%s %s %s\n' cspark-build "$BUILD" true test-files "$T" false | while read -r vol dir ro; do
+                echo "spark.kubernetes.$role.volumes.hostPath.$vol.mount.path $dir"
+                echo "spark.kubernetes.$role.volumes.hostPath.$vol.options.path $dir"
+                echo "spark.kubernetes.$role.volumes.hostPath.$vol.mount.readOnly $ro"
+            done
+        done >>"$T/conf/spark-defaults.conf"
         echo "export SPARK_CONF_DIR='$T/conf'"
+        # the driver's service account as deploy/rbac.yaml grants it, and nothing more (kubesim
+        # authorizes service accounts by the stored Roles and bindings, as the real server)
+        echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >>"$T/conf/spark-defaults.conf"
+        echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
         if [ "$K8S_CLUSTER" = real ]; then
-            # the driver's service account as deploy/rbac.yaml grants it, and nothing more
-            echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >>"$T/conf/spark-defaults.conf"
-            echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
             # the pod history kubesim keeps, recorded from a watch
             echo "/usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
             echo "trap 'kill \$PH_PID 2>/dev/null' EXIT"

@@ -525,19 +525,30 @@ static void test_concurrent_use(void **state)
     cs_kube_client_free(c);
 }
 
-/* Sum of apiserver_request_total{verb="<verb>",...} in kubesim's /metrics text. */
+/* Sum of the apiserver_request_total series of an RBAC verb in kubesim's /metrics text, which
+ * labels requests as kube-apiserver does (verb="POST" for a create, "LIST" for a list, ...). */
 static long server_count(kube_client *c, const char *verb)
 {
+    static const char *const map[][2] = {{"create", "POST"},
+                                         {"get", "GET"},
+                                         {"list", "LIST"},
+                                         {"patch", "PATCH"},
+                                         {"delete", "DELETE"}};
+    const char *mverb = verb;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(map[i][0], verb)) mverb = map[i][1];
     json_t *text = NULL;
     cs_error err = {0};
     if (cs_kube_request(c, "other", "GET", "/metrics", NULL, NULL, &text, &err)) return -1;
     const char *t = json_string_value(text);
     char pat[64];
-    snprintf(pat, sizeof pat, "apiserver_request_total{verb=\"%s\",", verb);
+    snprintf(pat, sizeof pat, "verb=\"%s\",", mverb);
     long sum = 0;
-    for (const char *p = t ? strstr(t, pat) : NULL; p; p = strstr(p + 1, pat)) {
-        const char *sp = strchr(p, '}');
-        if (sp) sum += strtol(sp + 1, NULL, 10);
+    for (const char *p = t ? strstr(t, "\napiserver_request_total{") : NULL; p;
+         p = strstr(p + 1, "\napiserver_request_total{")) {
+        const char *end = strchr(p, '}');
+        const char *v = strstr(p, pat);
+        if (end && v && v < end) sum += strtol(end + 1, NULL, 10);
     }
     json_decref(text);
     return sum;

@@ -1,5 +1,6 @@
 // Command schemagen writes kubesim's schema_types.c: every Go struct reachable from the core/v1
-// kinds kubesim serves (and coordination/v1 Lease, meta/v1 DeleteOptions), with each field's JSON
+// kinds kubesim serves (and coordination/v1 Lease, rbac/v1 Role, RoleBinding, ClusterRole,
+// ClusterRoleBinding, authentication/v1 TokenRequest, meta/v1 DeleteOptions), with each field's JSON
 // name, its kind letters and its Go type as encoding/json names it in decode errors. kubesim's
 // typed decoder (decode.c) checks request bodies against it as kube-apiserver's decoder does:
 // field types, unknown fields. Run by gen.sh with the k8s.io/api version pinned in go.mod.
@@ -16,8 +17,10 @@ import (
 	"sort"
 	"strings"
 
+	authnv1 "k8s.io/api/authentication/v1"
 	coordv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -120,7 +123,8 @@ func main() {
 	roots := []interface{}{corev1.Pod{}, corev1.Service{}, corev1.ConfigMap{}, corev1.Secret{},
 		corev1.PersistentVolumeClaim{}, corev1.Node{}, corev1.Namespace{}, corev1.Event{},
 		corev1.ServiceAccount{}, corev1.Endpoints{}, corev1.Binding{}, coordv1.Lease{},
-		metav1.DeleteOptions{}}
+		rbacv1.Role{}, rbacv1.RoleBinding{}, rbacv1.ClusterRole{}, rbacv1.ClusterRoleBinding{},
+		authnv1.TokenRequest{}, metav1.DeleteOptions{}}
 	for _, r := range roots {
 		visit(reflect.TypeOf(r))
 	}
