@@ -3,7 +3,7 @@
 # dirs on spark.kubernetes.executor.volumes.persistentVolumeClaim.spark-local-dir-1 with
 # claimName=OnDemand, storage class cspark-test, sizeLimit 1Gi, a user label.
 #  1. cluster mode (a driver pod: the claims are the driver's): while the job runs, each executor
-#     pod mounts `<pod>-pvc-0`, which exists with spark-app-selector and the user label,
+#     pod mounts `<pod>-pvc-<index>`, which exists with spark-app-selector and the user label,
 #     ReadWriteOncePod, the storage class and size, one controller owner reference to the driver
 #     pod; executor 1's pod is deleted mid-job and its replacement (executor 3) takes executor 1's
 #     claim instead of a new one (spark.kubernetes.driver.reusePersistentVolumeClaim), so only two
@@ -95,7 +95,9 @@ check_claims driver >"$T/claims1" || fail "cluster mode: claims while the job ru
 cat "$T/claims1"
 [ "\$(pvcs)" -eq 2 ] || fail "cluster mode: \$(pvcs) claims, want 2: \$(kubectl get pvc -o name)"
 claim1=\$(awk '/-exec-1 / { print \$2 }' "$T/claims1")
-case "\$claim1" in *-exec-1-pvc-0) ;; *) fail "executor 1's claim is '\$claim1', want <pod>-pvc-0" ;; esac
+# Spark's name: <pod>-pvc-<the volume's index among the executor's volumes> (the test frame's
+# hostPath volumes come first)
+case "\$claim1" in *-exec-1-pvc-[0-9]*) ;; *) fail "executor 1's claim is '\$claim1', want <pod>-pvc-<index>" ;; esac
 kubectl delete pod -l spark-role=executor,spark-exec-id=1 --wait=false >/dev/null || fail "kubectl delete failed"
 rc=0
 wait \$SUB || rc=\$?
