@@ -46,7 +46,7 @@ early=\$(pod_history | /usr/bin/python3 -c 'import json,sys
 end = int(sys.argv[1])
 pods = [p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]
 print(sum(1 for p in pods if p.get("deletedMs") and p["deletedMs"] < end), len(pods))' "\$end_ms")
-[ "\$early" = "\$((pods - 1)) \$pods" ] || fail "expected all but the kept executor's pod deleted before the application ended, got (deleted, pods) = \$early"
+[ "\$early" = "\$((pods - 1)) \$pods" ] || { grep -E "allocation|executor_(registered|refused|pod|lost|removed)" "$T/err" | tail -60 >&2; fail "expected all but the kept executor's pod deleted before the application ended, got (deleted, pods) = \$early"; }
 expect_nothing_left
 echo "inner ok"
 INNER
