@@ -90,6 +90,17 @@ static bool del(cs_hmap *m, uint64_t key, uint64_t h)
     if (m->strings) free((void *)(uintptr_t)s->key);
     s->state = TOMBSTONE;
     m->live--;
+    /* a tombstone that ends its probe run (the next slot is empty) ends no probe: it and the
+     * tombstones just before it become empty again, so that a map whose keys come and go (the
+     * running tasks) is not rehashed every few insertions */
+    size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
+    if (m->slots[(i + 1) & mask].state == EMPTY) {
+        while (m->slots[i].state == TOMBSTONE) {
+            m->slots[i].state = EMPTY;
+            m->used--;
+            i = (i - 1) & mask;
+        }
+    }
     return true;
 }
 

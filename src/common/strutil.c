@@ -102,6 +102,14 @@ char *cs_str_trim_dup(const char *s, size_t n)
     return cs_xstrndup(t, n);
 }
 
+char *cs_str_copy(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strnlen(src, size - 1) : 0;
+    if (n) memcpy(dst, src, n);
+    dst[n] = '\0';
+    return dst;
+}
+
 bool cs_str_starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;

@@ -39,6 +39,10 @@ const char *cs_sbuf_str(const cs_sbuf *b);
 char *cs_str_trim_dup(const char *s, size_t n);
 /* Pointer to the first non-whitespace char; writes the trimmed length into *n. */
 const char *cs_str_trim(const char *s, size_t *n);
+/* Copies src (NULL: empty) into dst of size bytes, cut to fit and always terminated (size > 0);
+ * returns dst. What snprintf(dst, size, "%s", src) does, without the format machinery (hot
+ * paths copy executor ids and hosts per task). */
+char *cs_str_copy(char *dst, size_t size, const char *src);
 bool cs_str_starts_with(const char *s, const char *prefix);
 bool cs_str_ends_with(const char *s, const char *suffix);
 bool cs_str_ieq(const char *a, const char *b); /* ASCII case-insensitive equality */

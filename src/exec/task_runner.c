@@ -36,7 +36,6 @@
  * taking the codec's extension, as Hadoop's TextOutputFormat. */
 typedef struct save_state {
     cs_fs_writer *w;
-    char uri[4200];
     uint8_t *buf;
     size_t len, cap;
     int64_t written; /* Spark's output bytesWritten: the text written (before a codec) */
@@ -56,7 +55,8 @@ static int save_open(save_state *s, const task_desc *t, cs_error *err)
     if (cs_fs_output_codec(&codec, err) < 0) return err->code;
     const char *ext = codec ? codec->extension : "";
     const char *base = t->sink->save_path;
-    snprintf(s->uri, sizeof s->uri, "%s/part-%05d%s", base, t->partition, ext);
+    char uri[4200];
+    snprintf(uri, sizeof uri, "%s/part-%05d%s", base, t->partition, ext);
     char staging[4200] = "";
     if (cs_fs_is_local(base)) {
         char dir[4096];
@@ -66,7 +66,7 @@ static int save_open(save_state *s, const task_desc *t, cs_error *err)
             return cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
         snprintf(staging, sizeof staging, "%s/part-%05d%s", dir, t->partition, ext);
     }
-    s->w = cs_fs_create(s->uri, staging[0] ? staging : NULL, codec, err);
+    s->w = cs_fs_create(uri, staging[0] ? staging : NULL, codec, err);
     if (!s->w) return err->code ? err->code : CS_EIO;
     s->cap = 1 << 20;
     s->buf = cs_xmalloc(s->cap);

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "sched/allocation_manager.h"
 #include "sched/dag_scheduler_internal.h"
 #include "sched/listener.h"
@@ -522,8 +523,8 @@ void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *exe
 {
     sched_task *stk = (sched_task *)t;
     stk->started = true;
-    snprintf(stk->executor, sizeof stk->executor, "%s", executor_id ? executor_id : "");
-    snprintf(stk->host, sizeof stk->host, "%s", host ? host : "");
+    cs_str_copy(stk->executor, sizeof stk->executor, executor_id);
+    cs_str_copy(stk->host, sizeof stk->host, host);
     if (s->alloc) cs_am_task_started(s->alloc, executor_id);
     cs_event ev = {.kind = CS_EV_TASK_START,
                    .stage_id = t->stage_id,
