@@ -157,15 +157,31 @@ static int64_t ui_dropped_events(void *arg)
 }
 
 /* executors whose manager keeps their stdout/stderr in files of the application's local dir
- * (local-cluster) */
+ * (local-cluster), or fetches their logs from where the cluster keeps them (Kubernetes: one
+ * container log holds both streams) */
 static int64_t ui_read_log(void *arg, const char *executor_id, const char *type, int64_t offset,
                            size_t len, cs_sbuf *out, int64_t *start)
 {
     cspark_context *sc = arg;
-    char path[PATH_MAX];
-    if (sc->manager->executor_log_path(sc->local_dir, executor_id, type, path, sizeof path) < 0)
-        return -1;
-    return cs_ui_read_log_file(path, offset, len, out, start);
+    if (sc->manager->executor_log_path) {
+        char path[PATH_MAX];
+        if (sc->manager->executor_log_path(sc->local_dir, executor_id, type, path, sizeof path) < 0)
+            return -1;
+        return cs_ui_read_log_file(path, offset, len, out, start);
+    }
+    if (!sc->backend) return -1;
+    cs_sbuf text = CS_SBUF_INIT;
+    cs_error err;
+    cs_error_clear(&err);
+    int64_t total = -1;
+    if (sc->manager->fetch_executor_log(sc->backend, executor_id, UI_FETCHED_LOG_MAX, &text,
+                                        &err) == 0)
+        total = cs_ui_slice_log(cs_sbuf_str(&text), text.len, offset, len, out, start);
+    else if (err.code != CS_ENOTFOUND)
+        CS_WARN("ui", "event=executor_log_failed executor=%s error=%s", executor_id,
+                cs_log_quote(err.msg));
+    cs_sbuf_free(&text);
+    return total;
 }
 
 static int start_ui(cspark_context *sc, cs_error *err)
@@ -173,7 +189,9 @@ static int start_ui(cspark_context *sc, cs_error *err)
     ui_hooks h = {.arg = sc,
                   .kill_job = ui_kill_job,
                   .kill_stage = ui_kill_stage,
-                  .read_log = sc->manager->executor_log_path ? ui_read_log : NULL,
+                  .read_log = sc->manager->executor_log_path || sc->manager->fetch_executor_log
+                                  ? ui_read_log
+                                  : NULL,
                   .dropped_events = ui_dropped_events};
     return cs_ui_live_start(sc->conf, sc->app_id, &h, &sc->ui, err);
 }

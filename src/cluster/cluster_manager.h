@@ -24,6 +24,7 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/master.h"
+#include "common/strutil.h"
 #include "sched/scheduler.h"
 
 /* What a backend needs from the application. */
@@ -68,6 +69,13 @@ typedef struct cluster_manager {
      * driver cannot read its executors' logs. */
     int (*executor_log_path)(const char *local_dir, const char *exec_id, const char *type,
                              char *buf, size_t cap);
+    /* For managers whose executors' logs live elsewhere (Kubernetes: the container log, read
+     * through the API server, or the copy the driver kept of a failed pod before deleting it):
+     * appends the end of executor exec_id's log, at most max bytes, to out. 0, or CS_ENOTFOUND
+     * for an executor this application never had. Called from the web UI's threads while the
+     * backend runs. NULL: none. */
+    int (*fetch_executor_log)(sched_backend *b, const char *exec_id, size_t max, cs_sbuf *out,
+                              cs_error *err);
 } cluster_manager;
 
 /* The first registered manager that can serve master_url, NULL when none can. */

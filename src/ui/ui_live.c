@@ -156,6 +156,25 @@ void cs_ui_live_free(ui_live *ui)
     free(ui);
 }
 
+/* offset (negative: from the end) within [0, size], len cut to what is left after it. */
+static int64_t clamp_range(int64_t size, int64_t offset, size_t *len)
+{
+    if (offset < 0) offset = size + offset;
+    if (offset < 0) offset = 0;
+    if (offset > size) offset = size;
+    if ((int64_t)*len > size - offset) *len = (size_t)(size - offset);
+    return offset;
+}
+
+int64_t cs_ui_slice_log(const char *text, size_t size, int64_t offset, size_t len, cs_sbuf *out,
+                        int64_t *start)
+{
+    offset = clamp_range((int64_t)size, offset, &len);
+    *start = offset;
+    cs_sbuf_append(out, text + offset, len);
+    return (int64_t)size;
+}
+
 int64_t cs_ui_read_log_file(const char *path, int64_t offset, size_t len, cs_sbuf *out,
                             int64_t *start)
 {
@@ -167,10 +186,7 @@ int64_t cs_ui_read_log_file(const char *path, int64_t offset, size_t len, cs_sbu
         return -1;
     }
     int64_t size = st.st_size;
-    if (offset < 0) offset = size + offset;
-    if (offset < 0) offset = 0;
-    if (offset > size) offset = size;
-    if ((int64_t)len > size - offset) len = (size_t)(size - offset);
+    offset = clamp_range(size, offset, &len);
     *start = offset;
     char buf[65536];
     while (len > 0) {

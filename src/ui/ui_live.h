@@ -48,5 +48,10 @@ void cs_ui_live_free(ui_live *ui);
  * file cannot be read. */
 int64_t cs_ui_read_log_file(const char *path, int64_t offset, size_t len, cs_sbuf *out,
                             int64_t *start);
+/* The same over a log fetched whole (size bytes of text): returns size. */
+int64_t cs_ui_slice_log(const char *text, size_t size, int64_t offset, size_t len, cs_sbuf *out,
+                        int64_t *start);
+/* How much of the end of a fetched log (a Kubernetes executor's container log) the UI asks for. */
+#define UI_FETCHED_LOG_MAX ((size_t)4 << 20)
 
 #endif /* CSPARK_UI_LIVE_H */

@@ -167,6 +167,7 @@ static void k8s_stopped(void *arg)
     cs_kube_client_free(b->kc);
     cs_k8s_pods_free(&b->pods);
     cs_k8s_settings_free(&b->set);
+    free(b->local_dir);
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
     free(b);
@@ -215,6 +216,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
 {
     k8s_backend *b = cs_xcalloc(1, sizeof *b);
     b->conf = env->conf;
+    b->local_dir = env->local_dir ? cs_xstrdup(env->local_dir) : NULL;
     b->next_id = 1;
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);

@@ -32,6 +32,7 @@ typedef struct k8s_backend {
     coarse_backend *coarse; /* the driver endpoint, driven by the scheduler (we are its hooks) */
     sched_backend *backend; /* coarse's sched_backend: ->sched is the scheduler */
     const cs_conf *conf;    /* the application's, borrowed */
+    char *local_dir;        /* the driver's local dir (owned copy): kept executor logs */
     k8s_settings set;
     kube_client *kc;
     k8s_app app;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_backend.h"
+#include "cluster/k8s/k8s_executor_logs.h"
 #include "cluster/k8s/k8s_naming.h"
 #include "common/log.h"
 
@@ -64,4 +65,5 @@ const cluster_manager cs_k8s_manager = {
     .start = cs_k8s_backend_start,
     .wait_registered = k8s_wait_registered,
     .exit_code = cs_k8s_backend_exit_code,
+    .fetch_executor_log = cs_k8s_fetch_executor_log,
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster/exit_codes.h"
+#include "cluster/k8s/k8s_executor_logs.h"
 #include "cluster/k8s/k8s_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -147,6 +148,9 @@ void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char 
                      failures, msg);
             cs_scheduler_abort(b->backend->sched, msg);
         }
+        /* its log goes with the pod: the end of it stays readable from the UI */
+        if (finished_pod && failed && b->set.delete_on_termination)
+            cs_k8s_keep_executor_log(b, id, name);
         if (finished_pod) release_pod(b, name);
     }
     pthread_mutex_lock(&b->lock);
