@@ -30,7 +30,7 @@
 # summary and top 10; sorts have byte-identical outputs; PageRank has the same pages and ranks
 # (bench/spark/same_ranks.py); shuffle and task counts agree.
 #
-# Spark runs with its defaults except: spark.ui.enabled=false (cspark has no UI to start), log
+# Both sides run with their web UI on (the default of each). Spark runs with its defaults except: log
 # level WARN (bench/spark/log4j2.properties), --driver-memory 4g in local mode (Spark's 1g would
 # spill early; cspark's local[2] is not memory-limited either), and its event log on, single-file
 # and uncompressed (needed for the job-only time). Sizes: BENCH_WC_BYTES, BENCH_SORT_RECORDS,
@@ -127,7 +127,7 @@ spark() {
     run "$name" "$SPARK_HOME/bin/spark-submit" --master "$master" "${mem[@]}" \
         --driver-java-options "-Dlog4j.configurationFile=file:$SRC/bench/spark/log4j2.properties" \
         --conf "spark.executor.extraJavaOptions=-Dlog4j.configurationFile=file:$SRC/bench/spark/log4j2.properties" \
-        --conf spark.ui.enabled=false --conf spark.eventLog.enabled=true \
+        --conf spark.eventLog.enabled=true \
         --conf "spark.eventLog.dir=file:$ev" --conf spark.eventLog.rolling.enabled=false \
         --conf spark.eventLog.compress=false \
         --class "org.cspark.bench.$class" "$JAR" "$@" || return 1
@@ -268,7 +268,7 @@ fi
     echo "Ratios = Spark time / cspark time (above 1: cspark faster). Whole process: wall clock of cspark-submit / spark-submit, start-up included."
     echo "Spark job only: sum of its jobs' JobEnd - JobStart from its event log; its ratio divides by cspark's whole-process time (cspark's start-up included)."
     echo "Empty tasks and tiny jobs: both sides' times measured inside the application around the action(s)."
-    echo "Spark: defaults, plus spark.ui.enabled=false, log level WARN, --driver-memory 4g in local mode, event log on (single file, uncompressed). Output checks: $CHECKS."
+    echo "Spark: defaults (web UI on, as cspark's), plus log level WARN, --driver-memory 4g in local mode, event log on (single file, uncompressed). Output checks: $CHECKS."
     echo
     echo "| workload — Spark side | cspark | Spark whole process | Spark job only | ratio whole process | ratio job only | outputs equal |"
     echo "|---|---|---|---|---|---|---|"
