@@ -85,8 +85,7 @@ void cs_k8s_keep_executor_log(k8s_backend *b, int id, const char *pod)
     cs_error_clear(&err);
     char path[4096];
     kept_path(b, id, path, sizeof path);
-    if (get_pod_log(b, pod, KEPT_LOG_BYTES, &text, &err) < 0 ||
-        write_kept(path, &text, &err) < 0)
+    if (get_pod_log(b, pod, KEPT_LOG_BYTES, &text, &err) < 0 || write_kept(path, &text, &err) < 0)
         CS_WARN("k8s", "event=executor_log_not_kept executor=%d pod=%s error=%s", id, pod,
                 cs_log_quote(err.msg));
     else
