@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cspark.h"
@@ -233,4 +234,109 @@ int acc_wrong_kind(cspark_context *sc, int argc, char **argv)
     (void)argv;
     acc_closure c = {.records = cspark_long_accumulator(sc, "records")};
     return cspark_foreach(cspark_range(sc, 0, 10, 1, 1), add_double_to_long, &c, sizeof c) < 0;
+}
+
+/* ---- resident memory per executor (bench/broadcast.sh) ------------------------------------- */
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1) break;
+    if (f) fclose(f);
+    return kb;
+}
+
+/* One record per task: key = pid, value = the process's VmRSS (kB) after the task read the
+ * broadcast (when the closure names one) and hashed every byte of it. */
+void rss_probe(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    size_t clen = 0;
+    const bc_closure *c = cspark_closure(tc, &clen);
+    cspark_record r;
+    while (cspark_iterator_next(in, &r)) {
+    }
+    if (c && c->b.id >= 0) {
+        size_t len;
+        const uint8_t *v = cspark_broadcast_value(tc, c->b, &len);
+        if (fnv(v, len) == 42) cspark_task_fail(tc, "unlikely hash");
+    }
+    char key[32], val[32];
+    int kl = snprintf(key, sizeof key, "%d", (int)getpid());
+    int vl = snprintf(val, sizeof val, "%ld", rss_kb());
+    cspark_emit(out, key, (size_t)kl, val, (size_t)vl);
+}
+
+/* pid -> largest RSS seen, over a collected result */
+static int rss_by_pid(cspark_records *res, long pids[64], long rss[64])
+{
+    int n = 0;
+    for (size_t i = 0; i < cspark_records_count(res); i++) {
+        cspark_record r = cspark_records_get(res, i);
+        char kbuf[32], vbuf[32];
+        snprintf(kbuf, sizeof kbuf, "%.*s", (int)r.key.len, (const char *)r.key.ptr);
+        snprintf(vbuf, sizeof vbuf, "%.*s", (int)r.value.len, (const char *)r.value.ptr);
+        long pid = strtol(kbuf, NULL, 10), kb = strtol(vbuf, NULL, 10);
+        int k = 0;
+        while (k < n && pids[k] != pid)
+            k++;
+        if (k == n && n < 64) {
+            pids[n] = pid;
+            rss[n++] = kb;
+        } else if (k < n && kb > rss[k]) {
+            rss[k] = kb;
+        }
+    }
+    return n;
+}
+
+/* bcast_rss MB PARTITIONS ROUNDS: each executor's RSS before the broadcast, then after ROUNDS jobs
+ * whose every task reads it; prints one line per executor and a summary. */
+int bcast_rss(cspark_context *sc, int argc, char **argv)
+{
+    size_t mb = argc > 1 ? (size_t)atoi(argv[1]) : 100;
+    int parts = argc > 2 ? atoi(argv[2]) : 8;
+    int rounds = argc > 3 ? atoi(argv[3]) : 2;
+    cspark_rdd *src = cspark_range(sc, 0, parts, 1, parts);
+    bc_closure none = {{-1}, {-1, 0, 0, 0}};
+    cspark_records *res = NULL;
+    long pids0[64], rss0[64], pids1[64], rss1[64];
+    if (cspark_collect(cspark_map_partitions(src, rss_probe, &none, sizeof none), &res) < 0)
+        return 1;
+    int n0 = rss_by_pid(res, pids0, rss0);
+    cspark_records_free(res);
+    size_t n = mb << 20;
+    uint8_t *data = malloc(n);
+    fill(data, n, 7);
+    bc_closure c = {cspark_broadcast(sc, data, n), {-1, 0, 0, 0}};
+    free(data);
+    int n1 = 0;
+    double first_s = 0;
+    for (int round = 0; round < rounds; round++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (cspark_collect(cspark_map_partitions(src, rss_probe, &c, sizeof c), &res) < 0) return 1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (round == 0) first_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        n1 = rss_by_pid(res, pids1, rss1);
+        cspark_records_free(res);
+    }
+    double lo = 1e18, hi = 0;
+    for (int i = 0; i < n1; i++) {
+        long before = 0;
+        for (int k = 0; k < n0; k++)
+            if (pids0[k] == pids1[i]) before = rss0[k];
+        double delta = (double)(rss1[i] - before) / 1024.0;
+        printf("executor_pid=%ld rss_before_mb=%.1f rss_after_mb=%.1f delta_mb=%.1f\n", pids1[i],
+               before / 1024.0, rss1[i] / 1024.0, delta);
+        if (delta < lo) lo = delta;
+        if (delta > hi) hi = delta;
+    }
+    printf("executors=%d value_mb=%zu rounds=%d min_delta_mb=%.1f max_delta_mb=%.1f "
+           "first_round_s=%.3f\n",
+           n1, mb, rounds, lo, hi, first_s);
+    cspark_broadcast_destroy(sc, c.b);
+    return 0;
 }
