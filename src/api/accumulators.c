@@ -113,22 +113,32 @@ static uint8_t *value_of(cspark_context *sc, cspark_accumulator acc, int kind, s
     return v;
 }
 
-int64_t cspark_long_accumulator_value(cspark_context *sc, cspark_accumulator acc)
+/* A long or double accumulator's 8 encoded bytes (the zero encoding when acc is not one). */
+static void value8(cspark_context *sc, cspark_accumulator acc, int kind, uint8_t out[8])
 {
     size_t len;
-    uint8_t *v = value_of(sc, acc, CS_TASK_ACC_LONG, &len);
-    int64_t out = v && len == 8 ? cspark_i64_decode(v) : 0;
+    uint8_t *v = value_of(sc, acc, kind, &len);
+    if (v && len == 8)
+        memcpy(out, v, 8);
+    else if (kind == CS_TASK_ACC_LONG)
+        cspark_i64_encode(0, out);
+    else
+        cspark_f64_encode(0.0, out);
     free(v);
-    return out;
+}
+
+int64_t cspark_long_accumulator_value(cspark_context *sc, cspark_accumulator acc)
+{
+    uint8_t v[8];
+    value8(sc, acc, CS_TASK_ACC_LONG, v);
+    return cspark_i64_decode(v);
 }
 
 double cspark_double_accumulator_value(cspark_context *sc, cspark_accumulator acc)
 {
-    size_t len;
-    uint8_t *v = value_of(sc, acc, CS_TASK_ACC_DOUBLE, &len);
-    double out = v && len == 8 ? cspark_f64_decode(v) : 0.0;
-    free(v);
-    return out;
+    uint8_t v[8];
+    value8(sc, acc, CS_TASK_ACC_DOUBLE, v);
+    return cspark_f64_decode(v);
 }
 
 int cspark_accumulator_value(cspark_context *sc, cspark_accumulator acc, void **out, size_t *len)
