@@ -22,13 +22,15 @@ int cs_context_shared_vars_init(cspark_context *sc, cs_error *err)
     if (cs_conf_get_size(sc->conf, "spark.broadcast.blockSize", "4m", CS_KiB, &piece, err) < 0 ||
         cs_conf_get_size(sc->conf, "spark.rpc.message.maxSize", "128", CS_MiB, &max_frame, err) < 0)
         return err->code;
-    /* a piece travels in one message, with room for the rest of the reply */
-    if (piece <= 0 || piece > max_frame / 2)
+    /* a piece travels in one message, with room for the rest of the reply: a size set above
+     * that is refused; the default follows a smaller spark.rpc.message.maxSize */
+    const char *set = cs_conf_get(sc->conf, "spark.broadcast.blockSize");
+    if (set && piece > max_frame / 2)
         return cs_error_set(err, CS_EINVAL,
-                            "spark.broadcast.blockSize=%s: expected a size above 0 and at most "
-                            "half of spark.rpc.message.maxSize (%lld MiB)",
-                            cs_conf_get(sc->conf, "spark.broadcast.blockSize"),
-                            (long long)(max_frame / CS_MiB));
+                            "spark.broadcast.blockSize=%s: expected at most half of "
+                            "spark.rpc.message.maxSize (%lld MiB)",
+                            set, (long long)(max_frame / CS_MiB));
+    if (piece > max_frame / 2) piece = max_frame / 2;
     sc->broadcast_piece_size = piece;
     sc->broadcasts = cs_broadcast_store_new();
     sc->bc_tracker = cs_broadcast_tracker_new(CS_BROADCAST_BUSY_TIMEOUT_MS);

@@ -10,7 +10,8 @@
 #    a lost executor (updates in an action count once; failed attempts' never);
 #  - named accumulators are in the event log's TaskEnd and StageCompleted Accumulables as Spark's
 #    JsonProtocol writes them, and their task updates add up to the value;
-#  - bad input: a bad spark.broadcast.blockSize, a value added with the wrong kind.
+#  - bad input: a bad spark.broadcast.blockSize, a value added with the wrong kind; a small
+#    spark.rpc.message.maxSize makes the default pieces smaller instead of failing.
 . "$(dirname "$0")/lib.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/sharedvars.so
@@ -108,8 +109,13 @@ grep -q "spark.broadcast.blockSize" "$T/bad.err" || fail "bad blockSize: $(tail 
 if run bad2 'local[1]' --conf spark.broadcast.blockSize=100m --class bcast_read "$JOBS" 1 1; then
     fail "a blockSize above half of spark.rpc.message.maxSize was accepted"
 fi
-grep -q "spark.broadcast.blockSize=100m: expected a size above 0 and at most half of spark.rpc.message.maxSize" \
+grep -q "spark.broadcast.blockSize=100m: expected at most half of spark.rpc.message.maxSize (128 MiB)" \
     "$T/bad2.err" || fail "large blockSize: $(tail -1 "$T/bad2.err")"
+run small 'local-cluster[2,1,1024]' --conf spark.rpc.message.maxSize=2 --class bcast_read "$JOBS" 3 2 ||
+    fail "spark.rpc.message.maxSize=2: $(tail -1 "$T/small.err")"
+assert_contains "$T/small.err" "pieces=3 piece_size=1048576"
+assert_eq "tasks=2 processes=2 same=yes decodes_per_process=1 reads=2 destroy=0 again=refused" \
+    "$(cat "$T/small.out")" "broadcast in 1 MiB pieces"
 if run wk 'local[1]' --conf spark.task.maxFailures=1 --class acc_wrong_kind "$JOBS"; then
     fail "a double added to a long accumulator was accepted"
 fi
