@@ -336,6 +336,79 @@ static inline bool cspark_pair_split(cspark_slice v, cspark_slice *first, cspark
     return true;
 }
 
+/* ---- broadcast variables and accumulators ---------------------------------------------------
+ * Functions run in other processes (executors), so data set up by cspark_main does not reach them
+ * through globals or pointers: small values travel in closures; large read-only values are
+ * broadcast; counters and sums come back through accumulators. See docs/shared-variables.md.
+ *
+ * Broadcast (Spark's TorrentBroadcast): cspark_broadcast copies the value once into the driver and
+ * returns a small handle to copy into closures. The first task on an executor that reads it
+ * fetches it, in spark.broadcast.blockSize pieces (4m) checked by checksum, from the driver or from
+ * executors that already have pieces; the executor keeps one copy for all its tasks. In local mode
+ * tasks read the driver's copy in place. */
+typedef struct cspark_broadcast_var {
+    int64_t id; /* < 0: not created (cspark_last_error tells why) */
+} cspark_broadcast_var;
+
+/* Broadcasts a copy of data[0..len). On error the handle's id is negative. */
+CSPARK_EXTERN cspark_broadcast_var cspark_broadcast(cspark_context *sc, const void *data,
+                                                    size_t len);
+/* Inside a task: the value (and its length in *len), borrowed until the task ends. A destroyed or
+ * unreachable broadcast fails the task with the reason (does not return). */
+CSPARK_EXTERN const void *cspark_broadcast_value(cspark_task_context *tc, cspark_broadcast_var b,
+                                                 size_t *len);
+/* A per-process decoded form of a broadcast: decode(value, len, &error) runs once per executor
+ * (once in local mode) on the first call and builds, e.g., a hash table; every task of that process
+ * then gets the same pointer, to read only. free_fn (may be NULL) releases it when the broadcast is
+ * destroyed or the executor ends. Use one decode function per broadcast. A decode that returns
+ * NULL (setting *error to a malloc'd message, or leaving it NULL) fails the task. */
+typedef void *(*cspark_broadcast_decode_fn)(const void *data, size_t len, char **error);
+typedef void (*cspark_broadcast_free_fn)(void *decoded);
+CSPARK_EXTERN const void *cspark_broadcast_decoded(cspark_task_context *tc, cspark_broadcast_var b,
+                                                   cspark_broadcast_decode_fn decode,
+                                                   cspark_broadcast_free_fn free_fn);
+/* Frees the value on the driver and on every executor (once their running tasks are done with
+ * it); a task reading it afterwards fails. 0, or a negative value for a handle that names no
+ * live broadcast (destroyed already, or never created). */
+CSPARK_EXTERN int cspark_broadcast_destroy(cspark_context *sc, cspark_broadcast_var b);
+
+/* Accumulators (Spark's LongAccumulator, DoubleAccumulator, AccumulatorV2): tasks add, the driver
+ * reads the sum. Only successful task attempts count. Updates made in an action (foreach, and
+ * functions of the job's final stage) count once per partition even when a task or stage is
+ * retried; updates made in transformations before a shuffle count again when a lost map output
+ * is recomputed, as in Spark. Named accumulators appear in the event log (Accumulables). The
+ * handle is a small value to copy into closures; its fields are internal. */
+typedef struct cspark_accumulator {
+    int64_t id;   /* < 0: not created */
+    int32_t kind; /* internal */
+    int32_t reserved;
+    int64_t def; /* internal: a custom accumulator's definition */
+} cspark_accumulator;
+
+/* name may be NULL (unnamed: not in the event log). */
+CSPARK_EXTERN cspark_accumulator cspark_long_accumulator(cspark_context *sc, const char *name);
+CSPARK_EXTERN cspark_accumulator cspark_double_accumulator(cspark_context *sc, const char *name);
+/* A user accumulator over bytes: each task starts from zero and folds every added value into its
+ * own with merge (an exported function, as reduce functions are: acc = merge(acc, value)); the
+ * driver folds the tasks' values into its value (from zero) with merge too. merge must be
+ * associative and commutative, and zero neutral; it gets no closure. */
+CSPARK_EXTERN cspark_accumulator cspark_custom_accumulator(cspark_context *sc, const char *name,
+                                                           cspark_reduce_fn merge, const void *zero,
+                                                           size_t zero_len);
+/* Inside a task. Adding to an accumulator of another kind fails the task. */
+CSPARK_EXTERN void cspark_long_accumulator_add(cspark_task_context *tc, cspark_accumulator acc,
+                                               int64_t v);
+CSPARK_EXTERN void cspark_double_accumulator_add(cspark_task_context *tc, cspark_accumulator acc,
+                                                 double v);
+CSPARK_EXTERN void cspark_accumulator_add(cspark_task_context *tc, cspark_accumulator acc,
+                                          const void *value, size_t len);
+/* On the driver: the merged value of the successful tasks so far (0 for an unknown handle). */
+CSPARK_EXTERN int64_t cspark_long_accumulator_value(cspark_context *sc, cspark_accumulator acc);
+CSPARK_EXTERN double cspark_double_accumulator_value(cspark_context *sc, cspark_accumulator acc);
+/* A custom accumulator's value: *out malloc'd (free()). 0, or a negative code when unknown. */
+CSPARK_EXTERN int cspark_accumulator_value(cspark_context *sc, cspark_accumulator acc, void **out,
+                                           size_t *len);
+
 /* ---- context ----------------------------------------------------------------------------- */
 
 /* The configuration value of key (borrowed), or NULL. */

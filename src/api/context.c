@@ -108,7 +108,8 @@ static int start_backend(cspark_context *sc, cs_error *err)
         if (cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0) return err->code;
         cores = (int)(c < 1 ? 1 : c);
     }
-    scheduler_options opt = {.bus = sc->bus, .max_task_failures = sc->max_task_failures};
+    scheduler_options opt = {
+        .bus = sc->bus, .max_task_failures = sc->max_task_failures, .accums = sc->accums};
     if (cs_alloc_settings_read(sc->conf, !m->dynamic_allocation, cores, &dyn, err) < 0 ||
         cs_scheduler_options_read(sc->conf, &opt, err) < 0)
         return err->code;
@@ -121,7 +122,9 @@ static int start_backend(cspark_context *sc, cs_error *err)
                             .task_memory_budget = sc->task_memory_budget,
                             .shuffle_compress = sc->shuffle_compress,
                             .shuffle_checksum = sc->shuffle_checksum,
-                            .dynamic_allocation = dyn.enabled};
+                            .dynamic_allocation = dyn.enabled,
+                            .broadcasts = sc->broadcasts,
+                            .broadcast_tracker = sc->bc_tracker};
     sched_backend *backend = m->create(&sc->env, err);
     if (!backend) return err->code ? err->code : CS_EIO;
     sc->sched = cs_scheduler_new(&opt, backend);
@@ -229,7 +232,9 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
         cs_conf_set(sc->conf, "cspark.app.file", abs_path);
     cs_conf_set_if_missing(sc->conf, "spark.app.name", sc->app_name);
 
-    if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0) goto fail;
+    if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0 ||
+        cs_context_shared_vars_init(sc, err) < 0)
+        goto fail;
 
     /* the UI first: a port it cannot bind leaves no event log behind */
     if (start_ui(sc, err) < 0) goto fail;
@@ -280,6 +285,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     }
     cs_ui_live_stop(sc->ui); /* no kill request reaches the scheduler from now on */
     cs_scheduler_free(sc->sched);
+    cs_context_shared_vars_free(sc); /* no backend serves or reads them any more */
     if (sc->bus) cs_listener_bus_free(sc->bus);
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) cs_remove_tree(sc->local_dir);

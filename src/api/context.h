@@ -54,7 +54,22 @@ struct cspark_context {
     cluster_env env;                /* what the backend borrows from the context */
     struct sched_backend *backend;  /* borrowed: the scheduler owns it */
     volatile int interrupted;       /* the signal that interrupted the application, or 0 */
+
+    /* shared variables (broadcast.c, accumulators.c) */
+    struct broadcast_store *broadcasts;   /* values created by cspark_broadcast */
+    struct broadcast_tracker *bc_tracker; /* where executors hold their pieces */
+    int64_t next_broadcast_id;
+    int64_t broadcast_piece_size; /* spark.broadcast.blockSize */
+    struct acc_registry *accums;
+    struct custom_merge *custom_merges; /* custom accumulators' merge functions (accumulators.c) */
 };
+
+/* Shared variables' part of the context's life: before the backend starts (0, or <0 with err on a
+ * bad spark.broadcast.blockSize) and after the scheduler stopped (broadcast.c). */
+int cs_context_shared_vars_init(cspark_context *sc, cs_error *err);
+void cs_context_shared_vars_free(cspark_context *sc);
+/* accumulators.c: frees the custom accumulators' merge references. */
+void cs_context_custom_merges_free(cspark_context *sc);
 
 /* Creates a context from conf (copied). NULL with err on bad configuration. */
 cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_error *err);

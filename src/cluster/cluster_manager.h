@@ -39,6 +39,10 @@ typedef struct cluster_env {
     bool shuffle_compress;             /* local mode: spark.shuffle.compress */
     cs_checksum_algo shuffle_checksum; /* local mode: spark.shuffle.checksum.* */
     bool dynamic_allocation;           /* spark.dynamicAllocation.enabled (and not local mode) */
+    /* broadcast variables: the driver's values (tasks of local mode read them in place; the
+     * coarse backend serves them to executors) and where executors hold their pieces */
+    struct broadcast_store *broadcasts;
+    struct broadcast_tracker *broadcast_tracker;
 } cluster_env;
 
 typedef struct cluster_manager {

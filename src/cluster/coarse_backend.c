@@ -348,6 +348,12 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED:
         cs_coarse_on_migrated(b, c, msg->shuffle_migrated);
         break;
+    case CSPARK__ENVELOPE__BODY_BROADCAST_FETCH:
+        cs_coarse_on_broadcast_fetch(b, c, msg->request_id, msg->broadcast_fetch);
+        break;
+    case CSPARK__ENVELOPE__BODY_BROADCAST_STORED:
+        cs_coarse_on_broadcast_stored(b, msg->broadcast_stored);
+        break;
     default:
         CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", cs_rpc_conn_peer(c),
                 cs_frame_body_name(msg));
@@ -391,6 +397,7 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     e->conn = NULL;
     pthread_mutex_unlock(&b->lock);
     cs_rpc_conn_unref(conn);
+    cs_coarse_broadcast_executor_lost(b, id); /* its pieces are gone with it */
     bool expected = e->removing || e->decommissioning;
     if (stopping) {
         free(lost);
@@ -488,6 +495,7 @@ static void coarse_remove_executors(sched_backend *base, const char *const *ids,
 static void coarse_stop(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
+    cs_coarse_broadcast_attach(b, false);
     if (b->opt.stopping) b->opt.stopping(b->opt.hooks_arg);
     cs_coarse_backend_stop_executors(b);
     pthread_join(b->housekeeper, NULL);
@@ -582,6 +590,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     }
     pthread_create(&b->housekeeper, NULL, housekeeper_main, b);
     pthread_create(&b->fetcher, NULL, cs_coarse_fetcher_main, b);
+    cs_coarse_broadcast_attach(b, true);
     CS_INFO("driver", "event=listening host=%s port=%d auth=%s",
             o->bind_host ? o->bind_host : "127.0.0.1", b->port, b->secret ? "on" : "off");
     return b;

@@ -132,6 +132,15 @@ void cs_coarse_on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__Shuffle
 /* StopExecutor to migrated executors no running stage reads from (housekeeper, lock held). */
 void cs_coarse_stop_unread(coarse_backend *b);
 
+/* ---- coarse_broadcast.c (RPC thread; take the lock where they need it) ---- */
+void cs_coarse_on_broadcast_fetch(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                                  const Cspark__BroadcastFetch *bf);
+void cs_coarse_on_broadcast_stored(coarse_backend *b, const Cspark__BroadcastStored *bs);
+/* on: destroyed broadcasts are sent to the executors (BroadcastRemoved); off before stopping. */
+void cs_coarse_broadcast_attach(coarse_backend *b, bool on);
+/* The executor's pieces are gone with it (lock not held). */
+void cs_coarse_broadcast_executor_lost(coarse_backend *b, const char *executor_id);
+
 /* ---- coarse_result_fetcher.c ---- */
 /* Queues the fetch of task t's result (r's contents are taken) from the executor's block server
  * at host:port. Takes the lock. */

@@ -104,6 +104,7 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.shuffle.checksum.enabled"),
     CHOICE("spark.shuffle.checksum.algorithm", "ADLER32|CRC32|CRC32C|XXH3", true),
     SIZE_POS("spark.reducer.maxSizeInFlight", CS_MiB),
+    SIZE_POS("spark.broadcast.blockSize", CS_KiB),
     INT("spark.shuffle.io.maxRetries", 0, IMAX),
     DUR_NONNEG("spark.shuffle.io.retryWait", CS_SEC),
     DUR_POS("spark.shuffle.io.connectionTimeout", CS_SEC),

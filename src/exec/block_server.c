@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "exec/broadcast_store.h"
 #include "rpc/frame.h"
 #include "shuffle/shuffle.h"
 
@@ -31,6 +32,7 @@ typedef struct bs_job {
     uint64_t rid;
     int is_result;
     int64_t task_id;
+    int is_broadcast; /* BroadcastFetch: task_id = broadcast id, n = piece */
     int n;
     blk *blocks;
     struct bs_job *next;
@@ -53,7 +55,8 @@ struct block_server {
     pthread_cond_t cv;
     bs_job *head, *tail;
     int stopping;
-    bs_result *results; /* under mu */
+    bs_result *results;          /* under mu */
+    broadcast_store *broadcasts; /* pieces served to peers (cs_block_server_set_broadcasts) */
 };
 
 static const char *COMP = "block-server";
@@ -229,6 +232,34 @@ static void serve_result(block_server *bs, rpc_conn *c, uint64_t rid, int64_t ta
     }
 }
 
+/* A broadcast piece this executor holds, for a peer fetching the value (broadcast_fetch.c). */
+static void serve_broadcast(block_server *bs, rpc_conn *c, uint64_t rid, int64_t id, int piece)
+{
+    Cspark__BroadcastReply br = CSPARK__BROADCAST_REPLY__INIT;
+    br.broadcast_id = id;
+    br.piece = piece;
+    cs_error err;
+    cs_error_clear(&err);
+    broadcast_entry *e = NULL;
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&bs->mu);
+    broadcast_store *store = bs->broadcasts;
+    pthread_mutex_unlock(&bs->mu);
+    if (!store)
+        cs_error_set(&err, CS_ENOTFOUND, "this executor holds no broadcast");
+    else if (cs_broadcast_store_piece(store, id, piece, &e, &data, &len, &err) == 0) {
+        br.data.data = (uint8_t *)data;
+        br.data.len = len;
+    }
+    if (!e) br.error = err.msg;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_BROADCAST_REPLY;
+    env.broadcast_reply = &br;
+    if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) == 0) send_env(c, rid, &env);
+    if (e) cs_broadcast_store_release(store, e);
+}
+
 static void *worker_main(void *arg)
 {
     block_server *bs = arg;
@@ -244,7 +275,9 @@ static void *worker_main(void *arg)
         bs->head = j->next;
         if (!bs->head) bs->tail = NULL;
         pthread_mutex_unlock(&bs->mu);
-        if (j->is_result) {
+        if (j->is_broadcast) {
+            serve_broadcast(bs, j->c, j->rid, j->task_id, j->n);
+        } else if (j->is_result) {
             serve_result(bs, j->c, j->rid, j->task_id);
         } else {
             for (int i = 0; i < j->n; i++)
@@ -288,6 +321,11 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         j = cs_xcalloc(1, sizeof *j);
         j->is_result = 1;
         j->task_id = m->fetch_result->task_id;
+    } else if (m->body_case == CSPARK__ENVELOPE__BODY_BROADCAST_FETCH) {
+        j = cs_xcalloc(1, sizeof *j);
+        j->is_broadcast = 1;
+        j->task_id = m->broadcast_fetch->broadcast_id;
+        j->n = m->broadcast_fetch->piece;
     } else {
         CS_WARN(COMP, "peer=%s event=unexpected_message body=%s", cs_rpc_conn_peer(c),
                 cs_frame_body_name(m));
@@ -403,6 +441,13 @@ void cs_block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data
         pp = &bs->results;
     }
     *pp = r;
+    pthread_mutex_unlock(&bs->mu);
+}
+
+void cs_block_server_set_broadcasts(block_server *bs, broadcast_store *store)
+{
+    pthread_mutex_lock(&bs->mu);
+    bs->broadcasts = store;
     pthread_mutex_unlock(&bs->mu);
 }
 

@@ -10,7 +10,9 @@
  * (and no data). Blocks are read from <local_dir>/shuffle_<s>_<m>_0.{data,index} through
  * cs_shuffle_index_read, with pread straight into the reply frame. FetchResult(task_id) ->
  * FetchResultData(data) from the registry filled by cs_block_server_put_result; a fetched result is
- * removed; an unknown id gets FetchResultData.error. Disk reads run on two worker threads, not on
+ * removed; an unknown id gets FetchResultData.error. BroadcastFetch(id, piece) -> BroadcastReply
+ * with the piece from the executor's broadcast store (cs_block_server_set_broadcasts), or its
+ * error when the piece is not held. Disk reads run on two worker threads, not on
  * the endpoint's loop thread. Started by the executor; the driver and block_fetcher.c are its
  * clients.
  *
@@ -37,6 +39,10 @@ void cs_block_server_stop(block_server *bs);
 /* Registers a task result for FetchResult; ownership of data moves to the server (a previous
  * result of the same task is replaced). Thread-safe. */
 void cs_block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, size_t len);
+/* The broadcast pieces this server gives peers (borrowed; it outlives the server's use of it:
+ * set before registering, cleared with NULL before the store is freed). */
+struct broadcast_store;
+void cs_block_server_set_broadcasts(block_server *bs, struct broadcast_store *store);
 /* Added: number of results registered and not yet fetched (for tests and metrics). */
 size_t cs_block_server_pending_results(block_server *bs);
 

@@ -33,6 +33,7 @@
 #include "common/memtune.h"
 #include "exec/block_fetcher.h"
 #include "exec/block_server.h"
+#include "exec/broadcast_fetch.h"
 #include "exec/decom_signals.h"
 #include "exec/shuffle_migration.h"
 #include "exec/task_context.h"
@@ -74,6 +75,8 @@ typedef struct executor {
     block_server *blocks;
     int block_port;
     block_fetcher *fetcher;
+    broadcast_store *broadcasts; /* values fetched for this executor's tasks */
+    broadcast_fetcher *bfetch;
     exec_env env;
     int64_t max_direct_result;
 
@@ -415,6 +418,11 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         cs_block_fetcher_executor_lost(x->fetcher, msg->remove_executor->executor_id,
                                        msg->remove_executor->reason);
         break;
+    case CSPARK__ENVELOPE__BODY_BROADCAST_REMOVED: /* cspark_broadcast_destroy on the driver */
+        if (cs_broadcast_store_remove(x->broadcasts, msg->broadcast_removed->broadcast_id))
+            CS_INFO("executor", "executor=%s event=broadcast_removed broadcast=%lld",
+                    x->opt->executor_id, (long long)msg->broadcast_removed->broadcast_id);
+        break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
         if (msg->heartbeat_response->reregister)
             CS_WARN("executor", "executor=%s event=unknown_to_driver", x->opt->executor_id);
@@ -664,6 +672,14 @@ static int executor_start(executor *x, cs_error *err)
     fo.name = name;
     x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
     if (!x->fetcher) return err->code ? err->code : CS_EIO;
+    int64_t net_timeout = 120000;
+    if (cs_conf_get_duration_ms(x->conf, "spark.network.timeout", "120s", CS_SEC, &net_timeout,
+                                err) < 0)
+        return err->code;
+    x->bfetch = cs_broadcast_fetcher_new(x->ep, x->driver, x->opt->executor_id, net_timeout);
+    cs_broadcast_fetcher_attach(x->bfetch, x->broadcasts);
+    cs_block_server_set_broadcasts(x->blocks, x->broadcasts);
+    x->env.broadcasts = x->broadcasts;
 
     x->env.executor_id = x->opt->executor_id;
     x->env.host = x->opt->hostname;
@@ -748,6 +764,7 @@ int cs_executor_run(const executor_options *opt)
                                        */
     cs_memtune_init();
     x->opt = opt;
+    x->broadcasts = cs_broadcast_store_new();
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->work_cond, NULL);
     cs_cond_init_monotonic(&x->main_cond);
@@ -793,12 +810,14 @@ int cs_executor_run(const executor_options *opt)
         x->queue_head = t->next;
         free(t);
     }
+    cs_broadcast_fetcher_free(x->bfetch); /* no task fetches any more */
     if (x->driver) {
         cs_rpc_conn_close(x->driver);
         cs_rpc_conn_unref(x->driver);
     }
     cs_rpc_endpoint_free(x->ep);
     cs_block_server_stop(x->blocks);
+    cs_broadcast_store_free(x->broadcasts); /* after the block server that serves its pieces */
     cs_block_fetcher_free(x->fetcher);
     while (x->plans) {
         cached_plan *c = x->plans;

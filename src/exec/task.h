@@ -31,6 +31,7 @@ typedef struct exec_env {
     shuffle_block_source blocks;       /* where reduce-side segments come from */
     struct block_fetcher
         *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
+    struct broadcast_store *broadcasts; /* broadcast values (exec/broadcast_store.h) */
 } exec_env;
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "exec/task_context.h"
 
+#include "exec/task_vars.h"
+
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -164,6 +166,7 @@ int cs_task_context_fold(const fn_ref *fn, const cs_batch *parts, int n, cspark_
         tc->fail_msg = NULL;
     }
     cs_task_set_current(NULL);
+    cs_task_vars_finish(tc, NULL, false); /* the driver's merge adds to no accumulator */
     free(tc->fail_msg);
     free(tc);
     return rc;

@@ -28,6 +28,7 @@ struct cspark_task_context {
     sigjmp_buf fail_jmp; /* cspark_task_fail jumps here */
     char *fail_msg;      /* set by cspark_task_fail (malloc'd) */
     task_result *result;
+    struct task_vars *vars; /* broadcasts read, accumulators added to (task_vars.h); NULL: none */
 };
 
 /* The current function of a task thread, for the closure and crash reports (set around user

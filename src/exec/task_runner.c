@@ -21,6 +21,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "exec/part_iter.h"
+#include "exec/task_vars.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
 #include "shuffle/shuffle.h"
@@ -359,6 +360,7 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     out->metrics.memory_bytes_spilled = tc->mem.memory_spilled_bytes;
     out->metrics.disk_bytes_spilled = tc->mem.spilled_bytes;
     out->metrics.result_size = (int64_t)out->data.len;
+    cs_task_vars_finish(tc, out, rc == 0); /* accumulator updates of a successful attempt only */
     free(tc->fail_msg);
     cs_task_context_leave(tc);
     cs_task_set_current(NULL);

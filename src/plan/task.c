@@ -10,6 +10,7 @@ void cs_task_result_init(task_result *r)
 {
     memset(r, 0, sizeof *r);
     cs_batch_init(&r->data);
+    cs_batch_init(&r->accum_updates);
     r->fetch_shuffle_id = -1;
     r->fetch_map_id = -1;
 }
@@ -18,6 +19,7 @@ void cs_task_result_free(task_result *r)
 {
     free(r->error);
     cs_batch_free(&r->data);
+    cs_batch_free(&r->accum_updates);
     if (r->has_map_status) cs_map_status_free(&r->map_status);
     memset(r, 0, sizeof *r);
 }

@@ -98,6 +98,8 @@ typedef struct task_result {
     cs_map_status map_status; /* SHUFFLE */
     bool has_map_status;
     cs_task_metrics metrics;
+    cs_batch accum_updates; /* successful attempts: key = accumulator id (cspark_i64_encode),
+                               value = the task's value of it (sched/accumulators.h) */
 } task_result;
 
 void cs_task_result_init(task_result *r);

@@ -118,6 +118,7 @@ int cs_task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_erro
     out->fetch_shuffle_id = r->fetch_shuffle_id;
     out->fetch_map_id = r->fetch_map_id;
     out->data = cs_pb_records(&r->data);
+    if (r->accum_updates.n) out->accum_updates = cs_pb_records(&r->accum_updates);
     out->count = r->count;
     if (r->has_map_status) {
         out->map_status = cs_xmalloc(sizeof *out->map_status);
@@ -138,6 +139,7 @@ void cs_task_result_pb_clear(Cspark__TaskResult *pb)
     if (!pb) return;
     if (pb->error && pb->error != protobuf_c_empty_string) free(pb->error);
     free(pb->data.data);
+    free(pb->accum_updates.data);
     if (pb->map_status) {
         cs_map_status_pb_clear(pb->map_status);
         free(pb->map_status);
@@ -163,10 +165,19 @@ int cs_task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_err
             return CS_EPROTO;
         }
     }
+    if (pb->accum_updates.len && cs_recio_decode_all(pb->accum_updates.data, pb->accum_updates.len,
+                                                     &out->accum_updates, err) < 0) {
+        cs_batch_reset(&out->data);
+        cs_batch_reset(&out->accum_updates);
+        cs_error_prefix(err, "task result accumulator updates");
+        if (err) err->code = CS_EPROTO;
+        return CS_EPROTO;
+    }
     if (pb->has_map_status) {
         int rc = cs_map_status_decode(pb->map_status, &out->map_status, err);
         if (rc < 0) {
             cs_batch_reset(&out->data);
+            cs_batch_reset(&out->accum_updates);
             return rc;
         }
         out->has_map_status = true;

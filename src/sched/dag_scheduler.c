@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/strutil.h"
+#include "sched/accumulators.h"
 #include "sched/allocation_manager.h"
 #include "sched/dag_scheduler_internal.h"
 #include "sched/listener.h"
@@ -313,7 +314,13 @@ static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char 
                    .succeeded = ok,
                    .reason = reason,
                    .job_id = j->id};
+    cs_accumulable *accs = NULL;
+    int naccs = 0;
+    cs_acc_stage_done(s->opt.accums, st->id, st->attempt, &accs, &naccs);
+    ev.accumulables = accs;
+    ev.num_accumulables = naccs;
     post_stage_event(s, st, &ev);
+    cs_accumulables_free(accs, naccs);
 }
 
 /* After a map stage completes: start every waiting stage whose parents are all available. */
@@ -376,7 +383,7 @@ static void resubmit_stage(scheduler *s, job *j, stage *st, int failed_attempt, 
 
 /* The listeners' TASK_END of a completion (also of a task that ends after its job did, so that
  * every started task is seen ending). */
-static void post_task_end(scheduler *s, const completion *c)
+static void post_task_end(scheduler *s, const completion *c, const cs_accumulable *accs, int naccs)
 {
     const task_desc *t = c->task;
     const task_result *r = &c->result;
@@ -393,7 +400,9 @@ static void post_task_end(scheduler *s, const completion *c)
                    .reason = r->error,
                    .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
                    .metrics = r->metrics,
-                   .job_id = t->job_id};
+                   .job_id = t->job_id,
+                   .accumulables = accs,
+                   .num_accumulables = naccs};
     post(s, &ev);
 }
 
@@ -404,7 +413,16 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     sched_task *stk = (sched_task *)t;
     stage *st = stk->st;
     int index = stk->index;
-    post_task_end(s, c);
+    /* accumulator updates, as Spark's DAGScheduler.updateAccumulators: a successful shuffle-map
+     * task's every time, a result task's only the first time its partition finishes */
+    cs_accumulable *accs = NULL;
+    int naccs = 0;
+    if (r->status == TASK_OK && r->accum_updates.n > 0 &&
+        (st->dep || (st == j->final && !j->failed && !j->finished[index])))
+        cs_acc_merge_updates(s->opt.accums, &r->accum_updates, st->id, t->stage_attempt, &accs,
+                             &naccs);
+    post_task_end(s, c, accs, naccs);
+    cs_accumulables_free(accs, naccs);
     if (j->failed || (!st->dep && st != j->final)) return;
 
     if (r->status == TASK_OK) {
@@ -749,7 +767,7 @@ static void drain_between_jobs(scheduler *s, job *j)
             s->aborted = cs_xstrdup(c->reason);
         else if (c->kind == EV_TASK_DONE) { /* a late completion of a cancelled task */
             s->in_flight--;
-            if (((sched_task *)c->task)->started) post_task_end(s, c);
+            if (((sched_task *)c->task)->started) post_task_end(s, c, NULL, 0);
         }
         completion_free(c);
     }
@@ -861,7 +879,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         completion *c = pop_completion(s);
         if (c->kind == EV_TASK_DONE) { /* one that ran ends for the listeners too */
             s->in_flight--;
-            if (((sched_task *)c->task)->started) post_task_end(s, c);
+            if (((sched_task *)c->task)->started) post_task_end(s, c, NULL, 0);
         } else if (c->kind == EV_EXECUTOR_LOST)
             handle_executor_lost(s, &j, c->executor_id, c->reason, false);
         else if (c->kind == EV_CALLBACK)

@@ -231,6 +231,25 @@ static json_t *rdd_info(const cs_rdd_info *r)
     return o;
 }
 
+/* Spark's AccumulableInfo as JsonProtocol writes an external accumulator's: ID, Name, Update (a
+ * task's), Value, Internal, Count Failed Values. */
+static json_t *accumulables(const cs_event *ev)
+{
+    json_t *a = json_array();
+    for (int i = 0; ev && i < ev->num_accumulables; i++) {
+        const cs_accumulable *x = &ev->accumulables[i];
+        json_t *o = json_object();
+        set_int(o, "ID", x->id);
+        if (x->name) set_str(o, "Name", x->name);
+        if (x->update) set_str(o, "Update", x->update);
+        if (x->value) set_str(o, "Value", x->value);
+        set_bool(o, "Internal", false);
+        set_bool(o, "Count Failed Values", false);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* rdds/parents: the stage's RDDs and parent stages (NULL/0 when the event has none). */
 static json_t *stage_info(int stage_id, int attempt, const char *name, int num_tasks,
                           const cs_event *rdds, int64_t submitted, int64_t completed,
@@ -252,7 +271,7 @@ static json_t *stage_info(int stage_id, int attempt, const char *name, int num_t
     if (submitted > 0) set_int(o, "Submission Time", submitted);
     if (completed > 0) set_int(o, "Completion Time", completed);
     if (failure) set_str(o, "Failure Reason", failure);
-    json_object_set_new(o, "Accumulables", json_array());
+    json_object_set_new(o, "Accumulables", accumulables(rdds));
     set_int(o, "Resource Profile Id", 0);
     set_bool(o, "Shuffle Push Enabled", false);
     set_int(o, "Shuffle Push Mergers Count", 0);
@@ -275,7 +294,7 @@ static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, boo
     set_int(o, "Finish Time", finish);
     set_bool(o, "Failed", failed);
     set_bool(o, "Killed", false);
-    json_object_set_new(o, "Accumulables", json_array());
+    json_object_set_new(o, "Accumulables", accumulables(ev));
     return o;
 }
 

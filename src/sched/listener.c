@@ -112,6 +112,11 @@ static qnode *copy_event(const cs_event *ev)
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
     for (size_t i = 0; i < rdds; i++)
         n += slen(ev->rdd_infos[i].name) + slen(ev->rdd_infos[i].callsite);
+    size_t accs = ev->accumulables && ev->num_accumulables > 0 ? (size_t)ev->num_accumulables : 0;
+    n += accs * sizeof(cs_accumulable);
+    for (size_t i = 0; i < accs; i++)
+        n += slen(ev->accumulables[i].name) + slen(ev->accumulables[i].update) +
+             slen(ev->accumulables[i].value);
     qnode *q = cs_xmalloc(sizeof *q + n);
     q->next = NULL;
     q->conf = NULL;
@@ -122,6 +127,14 @@ static qnode *copy_event(const cs_event *ev)
         q->ev.exec_metrics = (const cs_executor_metrics *)(void *)cur;
         cur += metrics;
     }
+    cs_accumulable *acc_copy = NULL;
+    if (accs) {
+        acc_copy = (cs_accumulable *)(void *)cur;
+        memcpy(acc_copy, ev->accumulables, accs * sizeof *acc_copy);
+        cur += accs * sizeof *acc_copy;
+    }
+    q->ev.accumulables = acc_copy;
+    q->ev.num_accumulables = (int)accs;
     cs_rdd_info *infos = NULL;
     if (rdds) { /* its size keeps ints aligned */
         infos = (cs_rdd_info *)(void *)cur;
@@ -174,6 +187,11 @@ static qnode *copy_event(const cs_event *ev)
     for (size_t i = 0; i < rdds; i++) {
         infos[i].name = scopy(&cur, ev->rdd_infos[i].name);
         infos[i].callsite = scopy(&cur, ev->rdd_infos[i].callsite);
+    }
+    for (size_t i = 0; i < accs; i++) {
+        acc_copy[i].name = scopy(&cur, ev->accumulables[i].name);
+        acc_copy[i].update = scopy(&cur, ev->accumulables[i].update);
+        acc_copy[i].value = scopy(&cur, ev->accumulables[i].value);
     }
     if (ev->conf) {
         q->conf = cs_conf_clone(ev->conf);

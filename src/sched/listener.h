@@ -42,6 +42,9 @@ typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spar
  * without the JVM: ProcessTree*RSSMemory / *VMemory, plus the executor's own task counters). */
 typedef struct cs_executor_metrics { int64_t rss_bytes, vmem_bytes, cpu_time_ns, tasks_active, tasks_completed, tasks_failed,
     shuffle_bytes_read, shuffle_bytes_written, memory_bytes_spilled, disk_bytes_spilled, task_memory_used; } cs_executor_metrics;
+/* A named accumulator in a task's or stage's Accumulables (Spark's AccumulableInfo): values already
+ * rendered as Spark writes an external accumulator's (strings); update NULL for a stage. */
+typedef struct cs_accumulable { int64_t id; const char *name; const char *update; const char *value; } cs_accumulable;
 typedef struct cs_event {
     cs_event_kind kind; int64_t time_ms;          /* wall clock ms */
     int job_id; int stage_id; int stage_attempt; int num_tasks;  /* stage: tasks in this attempt */
@@ -64,6 +67,7 @@ typedef struct cs_event {
     const int *stage_num_parents;                 /* job start: parent count of each stage, parallel to stage_ids, copied */
     const int *stage_parents;                     /* job start: the parents' stage ids, concatenated in stage_ids order, copied */
     const cs_executor_metrics *exec_metrics;      /* executor metrics: the heartbeat's figures, copied */
+    const cs_accumulable *accumulables; int num_accumulables;  /* task end, stage completed: copied */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -53,6 +53,9 @@ typedef struct scheduler_options {
     int max_task_failures;    /* spark.task.maxFailures (local[N,F]: F) */
     int max_stage_attempts;   /* spark.stage.maxConsecutiveAttempts (4) */
     int64_t max_result_size;  /* spark.driver.maxResultSize (1g), 0 = unlimited */
+    /* where task results' accumulator updates merge (borrowed; sched/accumulators.h); NULL:
+     * nowhere */
+    struct acc_registry *accums;
 } scheduler_options;
 
 /* Reads max_stage_attempts and max_result_size from conf (the caller sets bus and

@@ -254,6 +254,27 @@ def check_app(base, log, facts):
         expect(e.get("removeReason") == want["removed"],
                f"executor {eid} removeReason {e.get('removeReason')!r}, log says {want['removed']!r}")
     check_facts(log, facts, stages, jobs, execs)
+    if "accumulators" in facts:
+        check_accumulators(base, app, facts["accumulators"], stages)
+
+
+def check_accumulators(base, app, want, stages):
+    """Named accumulators as Spark shows them: the final stage's values, and its successful tasks'
+    updates adding up to the count (failed attempts add nothing)."""
+    final = max(stages)
+    s = get(base, f"{app}/stages/{final[0]}/{final[1]}")
+    s = s[0] if isinstance(s, list) else s
+    got = {a["name"]: a["value"] for a in s.get("accumulatorUpdates", [])}
+    expect(got == want, f"stage {final} accumulators {got}, expected {want}")
+    tasks = get(base, f"{app}/stages/{final[0]}/{final[1]}/taskList?length=100000")
+    total = 0
+    for t in tasks:
+        ups = {a["name"]: a for a in t.get("accumulatorUpdates", [])}
+        if t["status"] != "SUCCESS":
+            expect(not ups, f"failed task {t['taskId']} shows accumulator updates {ups}")
+            continue
+        total += int(ups["records"]["update"])
+    expect(str(total) == want["records"], f"task updates of 'records' add up to {total}")
 
 
 def check_facts(log, f, stages, jobs, execs):

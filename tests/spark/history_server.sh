@@ -9,6 +9,7 @@
 #   hs-lost-executor        local-cluster: a task kills its executor; retried elsewhere, replaced
 #   hs-resubmitted-stage    a lost map output: fetch failure, the map stage resubmitted for 1 task
 #   hs-dynamic-allocation   local-cluster with dynamic allocation: executors added and removed
+#   hs-accumulators         named long, double and custom accumulators, with failed attempts
 #   (cache/persist: not in cspark yet — add_cache_app below is the hook to fill when it lands)
 # then starts org.apache.spark.deploy.history.HistoryServer on that directory (loopback, a free
 # port) and checks through its REST API (tests/spark/check_history.py) that every application,
@@ -17,7 +18,8 @@
 . "$(dirname "$0")/../integration/lib.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
-need "$BIN/cspark-executor" "$JOBS" "$EX/wordcount.so" "$EX/sort.so" "$EX/sleep.so" "$BIN/gen_text" "$BIN/gen_records"
+SHARED=$BUILD/tests/jobs/sharedvars.so
+need "$BIN/cspark-executor" "$JOBS" "$SHARED" "$EX/wordcount.so" "$EX/sort.so" "$EX/sleep.so" "$BIN/gen_text" "$BIN/gen_records"
 
 SPARK_HOME=$("$SRC/scripts/install-spark.sh" 2>"$T/install.err") || {
     echo "SKIP: $TEST_NAME: Apache Spark cannot be installed here: $(tail -1 "$T/install.err")" >&2
@@ -61,6 +63,9 @@ app hs-dynamic-allocation 0 'local-cluster[3,1,256]' --conf spark.dynamicAllocat
     --conf spark.dynamicAllocation.maxExecutors=3 --conf spark.dynamicAllocation.executorIdleTimeout=1s \
     --conf spark.dynamicAllocation.shuffleTracking.timeout=1s "$EX/sleep.so" 24 150 3000
 fact hs-dynamic-allocation '"dynamic": true'
+
+app hs-accumulators 0 'local-cluster[2,1,1024]' --class acc_counts "$SHARED" flaky
+fact hs-accumulators '"accumulators": {"records": "10000", "half": "2.49975E7", "max": "0x800000000000270f"}'
 
 # Hook: when cspark gets cache()/persist() (RDD blocks, the Storage tab), run an application that
 # caches an RDD here and add its facts (cached partitions and sizes in the stages' RDD Info, the

@@ -170,7 +170,8 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                      .task_memory_budget = env->task_memory_budget,
                      .shuffle_compress = env->shuffle_compress,
                      .shuffle_checksum = env->shuffle_checksum,
-                     .blocks = cs_shuffle_local_source(env->local_dir)};
+                     .blocks = cs_shuffle_local_source(env->local_dir),
+                     .broadcasts = env->broadcasts}; /* tasks read the driver's copies */
     return cs_local_backend_new(env->master->threads, &xenv);
 }
 
