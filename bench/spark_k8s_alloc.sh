@@ -54,6 +54,10 @@ log() { echo "spark_k8s_alloc: $*" >&2; }
 for f in "$BUILD/bin/kubesim" "$BUILD/bin/cspark-submit" "$BUILD/tests/jobs/testjobs.so"; do
     [ -e "$f" ] || { log "missing $f (build first)"; exit 2; }
 done
+case "$NEXEC$FAKE_NODES$TIMEOUT" in
+'' | *[!0-9]*) log "K8S_BENCH_EXECUTORS, K8S_BENCH_FAKE_NODES and SPARK_K8S_ALLOC_TIMEOUT take whole numbers (e.g. 1000, 4, 400)"; exit 2 ;;
+esac
+[ "$NEXEC" -ge 1 ] && [ "$FAKE_NODES" -ge 1 ] || { log "K8S_BENCH_EXECUTORS and K8S_BENCH_FAKE_NODES must be at least 1"; exit 2; }
 for r in $RUNS; do
     case $r in cspark | spark | spark-tuned) ;; *) log "SPARK_K8S_ALLOC_RUNS: unknown run '$r' (cspark, spark, spark-tuned)"; exit 2 ;; esac
 done
@@ -62,7 +66,7 @@ SPARK_HOME=$("$SRC/scripts/install-spark.sh") || { log "cannot install Spark (sc
 SPARK_VERSION=$(basename "$(dirname "$SPARK_HOME")" | sed 's/^spark-//')
 JAR=$("$SRC/bench/spark/build_jar.sh" "$SPARK_HOME" "$BUILD") || { log "cannot build the Spark side (bench/spark/build_jar.sh)"; exit 1; }
 T=$(mktemp -d /tmp/spark-k8s-alloc-XXXXXX)
-trap '[ -n "${SPARK_K8S_ALLOC_KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'if [ -n "${SPARK_K8S_ALLOC_KEEP:-}" ]; then log "kept $T"; else rm -rf "$T"; fi' EXIT
 chmod 755 "$T"
 
 # ---- the runs, inside the cluster's network namespace -------------------------------------------
