@@ -25,6 +25,9 @@
 #       ConfigMaps, Secrets and Services without a subresource (the scheduler's bindings and the
 #       nodes' status patches are subresources; LISTs reported apart) — and kube-apiserver's CPU
 #       seconds over the run (/proc/<pid>/stat). K8S_BENCH_REAL=0 skips it.
+# Then, unless BENCH_SKIP_SPARK=1 (or K8S_BENCH_REAL=0): Spark's own Kubernetes allocator against cspark's
+# on the real control plane, 1,000 executors each (bench/spark_k8s_alloc.sh; its own table, appended to
+# bench/results/spark-k8s-alloc.md).
 # Targets (issue 5): (a) <= 25 s, <= 1.2 requests/executor, no duplicates; (b) <= 100 ms; (c) <= 2 s;
 # (issue 12): (d) <= 30 s, <= 1.2 requests/executor, no duplicates.
 set -uo pipefail
@@ -277,3 +280,9 @@ echo "$TABLE"
     echo "$TABLE"
 } >>"$OUTMD"
 log "appended to $OUTMD"
+
+# ---- Spark's allocator against cspark's, real control plane ------------------------------------
+if [ "${BENCH_SKIP_SPARK:-0}" != 1 ] && [ "${K8S_BENCH_REAL:-1}" = 1 ]; then
+    log "Spark's Kubernetes allocator against cspark's (bench/spark_k8s_alloc.sh; BENCH_SKIP_SPARK=1 skips it)"
+    "$SRC/bench/spark_k8s_alloc.sh" "$BUILD" || log "bench/spark_k8s_alloc.sh failed"
+fi

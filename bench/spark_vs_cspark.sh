@@ -77,18 +77,7 @@ mkdir -p "$DATA" "$TMP"
 SPARK_HOME=$("$SRC/scripts/install-spark.sh") || { log "cannot install Spark (scripts/install-spark.sh)"; exit 1; }
 export SPARK_HOME
 SPARK_VERSION=$(basename "$(dirname "$SPARK_HOME")")
-JAR_DIR=$BUILD/bench-spark
-JAR=$JAR_DIR/cspark-bench.jar
-JAVA_SRC=("$SRC"/bench/spark/src/org/cspark/bench/*.java)
-stale=0
-[ -f "$JAR" ] || stale=1
-for s in "${JAVA_SRC[@]}"; do [ "$s" -nt "$JAR" ] && stale=1; done
-if [ $stale = 1 ]; then
-    log "compiling the Spark workloads against $SPARK_VERSION"
-    rm -rf "$JAR_DIR/classes" && mkdir -p "$JAR_DIR/classes" || exit 1
-    javac -nowarn -d "$JAR_DIR/classes" -cp "$SPARK_HOME/jars/*" "${JAVA_SRC[@]}" || { log "javac failed"; exit 1; }
-    jar cf "$JAR.tmp" -C "$JAR_DIR/classes" org && mv "$JAR.tmp" "$JAR" || exit 1
-fi
+JAR=$("$SRC/bench/spark/build_jar.sh" "$SPARK_HOME" "$BUILD") || { log "cannot build the Spark workloads"; exit 1; }
 
 gen() {
     local file=$1
