@@ -193,8 +193,10 @@ static bool admit_executor(void *arg, const char *executor_id)
     return ok;
 }
 
-/* The job's .so as executors load it: from their ConfigMap (shipped by us), or from the image
- * for local:// paths outside the conf directory. *bytes is malloc'd when it must be shipped. */
+/* The job's .so as executors load it: from their ConfigMap (shipped by us), from the image
+ * for local:// paths outside the conf directory, or fetched by each executor from where the
+ * submit client uploaded it (an s3a:// or shared file: URI). *bytes is malloc'd when it must be
+ * shipped. */
 static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_error *err)
 {
     const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
@@ -202,6 +204,11 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
     if (resource && strncmp(resource, "local://", 8) == 0 &&
         strncmp(resource + 8, "/opt/spark/conf/", 16) != 0) {
         snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource + 8);
+        return 0;
+    }
+    if (resource && (strncmp(resource, "s3a://", 6) == 0 || strncmp(resource, "file:", 5) == 0)) {
+        /* uploaded through spark.kubernetes.file.upload.path: executors fetch it from there */
+        snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource);
         return 0;
     }
     if (!file)

@@ -597,8 +597,9 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
                          "config map %s too large: spark.properties and templates (%zu bytes) + "
                          "%s (%zu bytes) "
                          "= %zu bytes exceeds spark.kubernetes.configMap.maxSize (%lld bytes); "
-                         "put the job in the image and submit it as local:///path or raise the "
-                         "limit",
+                         "set spark.kubernetes.file.upload.path (an s3a:// or shared path) to "
+                         "ship it there, or put the job in the image and submit it as "
+                         "local:///path",
                          name, plen, app->upload_name ? app->upload_name : "app.so", len, total,
                          (long long)max);
         else
