@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "common/sync.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
@@ -57,6 +58,61 @@ static int has_local_entry(const char *entry, void *arg)
     return local ? -1 : 0;
 }
 
+/* Without an upload path, the local entries of spark.files / spark.archives travel in the
+ * ConfigMaps (the driver's, and from there the executors'), where pods read them at
+ * local:///opt/spark/conf/<name>; the size limit is the ConfigMap's. */
+typedef struct cm_ship {
+    k8s_app *app;
+    const char *key;
+    cs_sbuf out;
+    cs_error *err;
+} cm_ship;
+
+static int ship_entry(const char *entry, void *arg)
+{
+    cm_ship *c = arg;
+    if (c->out.len) cs_sbuf_putc(&c->out, ',');
+    const char *hash = strrchr(entry, '#');
+    char *uri = hash ? cs_xstrndup(entry, (size_t)(hash - entry)) : cs_xstrdup(entry);
+    const char *path = cs_fs_local_path(uri);
+    int rc = 0;
+    if (path) {
+        char nbuf[1024];
+        const char *key = cs_files_entry_name(uri, nbuf, sizeof nbuf);
+        uint8_t *data = NULL;
+        size_t len = 0;
+        if ((rc = cs_read_file(path, &data, &len, c->err)) == 0)
+            rc = cs_k8s_app_add_shipped(c->app, key, data, len, c->err);
+        if (rc < 0) {
+            cs_error_prefix(c->err, "%s", c->key);
+        } else {
+            cs_sbuf_printf(&c->out, "local://%s/%s%s", K8S_CONF_DIR, key, hash ? hash : "");
+        }
+    } else {
+        cs_sbuf_puts(&c->out, entry);
+    }
+    free(uri);
+    return rc;
+}
+
+static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    for (int i = 0; i < 2; i++) {
+        const char *list = cs_conf_get(conf, keys[i]);
+        if (!list || !*list) continue;
+        cm_ship c = {app, keys[i], CS_SBUF_INIT, err};
+        if (cs_files_each_entry(list, ship_entry, &c) < 0) {
+            cs_sbuf_free(&c.out);
+            return err->code;
+        }
+        char *out = cs_sbuf_detach(&c.out, NULL);
+        cs_conf_set(conf, keys[i], out);
+        free(out);
+    }
+    return 0;
+}
+
 static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_upload *u,
                               char **app_uri, cs_error *err)
 {
@@ -66,7 +122,8 @@ static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_uplo
     for (int i = 0; i < 2; i++)
         if (cs_files_each_entry(cs_conf_get(conf, keys[i]), has_local_entry, NULL) < 0) any = true;
     bool app_local = strncmp(app_path, "local://", 8) != 0 && cs_fs_local_path(app_path);
-    if (!any && !(base && *base && app_local)) return 0;
+    if (!base || !*base) return 0; /* small files travel in the ConfigMap (ship_in_configmap) */
+    if (!any && !app_local) return 0;
     cs_fs_configure(conf); /* spark.hadoop.fs.s3a.* of the application */
     if (cs_files_upload_begin(u, base, err) < 0) return err->code;
     for (int i = 0; i < 2; i++) {
@@ -292,6 +349,8 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     } else if (strncmp(a->app, "local://", 8) != 0 && read_app(a->app, &bytes, &len, err) < 0) {
         goto out;
     }
+    const char *upload_path = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
+    if ((!upload_path || !*upload_path) && ship_in_configmap(conf, &app, err) < 0) goto out;
     cs_k8s_add_driver_system_properties(conf, &app);
 
     /* every object is built (and validated) before anything is created */

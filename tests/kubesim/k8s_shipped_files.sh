@@ -2,12 +2,12 @@
 # k8s_shipped_files.sh — files shipped with a cluster-mode application (driver pod + 2 executor
 # pods): --files lookup.csv and --archives data.tgz with a 20 MiB application .so (far beyond a
 # ConfigMap's 1 MiB) travel through spark.kubernetes.file.upload.path on the tests' S3 server
-# (s3a://, on loopback, credentials enforced) and through a shared file: directory (the test's
-# directory, mounted in every pod); every task reads them with cspark_files_get and the driver
+# (s3a://, credentials enforced) and through a shared file: directory (the test's directory,
+# mounted in every pod), and small files without an upload path in the ConfigMaps; every task reads them with cspark_files_get and the driver
 # with cspark_files_get_driver, and the output equals local mode's. When the application ends, its
 # spark-upload-<uuid> directory is gone. Bad input is one line on stderr, a non-zero exit and
-# nothing left behind (no pod, ConfigMap or Secret, no uploaded object): local --files without an
-# upload path, a 20 MiB .so without one, a missing --files path, an unreachable upload endpoint,
+# nothing left behind (no pod, ConfigMap or Secret, no uploaded object): 2 MiB of --files without
+# an upload path, a 20 MiB .so without one, a missing --files path, an unreachable upload endpoint,
 # an upload path that is not a directory, a .zip archive, and an API server refusing the
 # application after the files were uploaded (they are removed again).
 . "$(dirname "$0")/lib/k8s.sh"
@@ -23,6 +23,8 @@ BIG="$BUILD/tests/jobs/filesjob_big.so"
 # the expected output: local mode, same files
 "$BUILD/bin/cspark-submit" --master "local[2]" --files "$T/in/lookup.csv" --archives "$T/in/data.tgz" \
     "$BIG" data.tgz 2>/dev/null | grep -E '^(task|driver|pad)' >"$T/want"
+grep -v '^pad=' "$T/want" >"$T/want-small"
+head -c 2097152 /dev/zero >"$T/in/big.bin"
 [ "$(grep -c 'sum=42 archive=hello from the archive' "$T/want")" -eq 4 ] ||
     { echo "FAIL: $K8S_TEST: local mode gave $(cat "$T/want")" >&2; exit 1; }
 CLOSED=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
@@ -45,22 +47,25 @@ RUN=(--master "k8s://\$SERVER" --deploy-mode cluster --conf spark.kubernetes.con
 FILES=(--files "$T/in/lookup.csv" --archives "$T/in/data.tgz")
 uploaded() { s3_keys uploads; ls -A "$T/shared"; }
 
-# ok CASE ARGS...: the job's output in the driver pod's log equals local mode's
+# ok CASE WANT ARGS...: the job's output in the driver pod's log equals local mode's (file WANT)
 ok() {
-    local case=\$1; shift
+    local case=\$1 want=\$2; shift 2
     timeout 240 "$BUILD/bin/cspark-submit" "\${RUN[@]}" "\$@" >"$T/cluster.out" 2>"$T/cluster.err" ||
         { tail -5 "$T/cluster.err" >&2; fail "\$case: cluster mode failed"; }
     local pod; pod=\$(kubectl get pods -o name | grep -- '-driver\$')
     kubectl logs "\${pod#pod/}" | grep -E '^(task|driver|pad)' >"$T/got"
-    cmp -s "$T/got" "$T/want" || fail "\$case: output \$(tr '\n' ' ' <"$T/got"), want \$(tr '\n' ' ' <"$T/want")"
-    grep -q 'event=uploaded' "$T/cluster.err" || fail "\$case: nothing was uploaded"
+    cmp -s "$T/got" "\$want" || fail "\$case: output \$(tr '\n' ' ' <"$T/got"), want \$(tr '\n' ' ' <"\$want")"
     [ -z "\$(uploaded)" ] || fail "\$case: uploaded files left after the application ended: \$(uploaded)"
     kubectl delete pods --all >/dev/null
     expect_nothing_left "\$case"
     echo "ok \$case"
 }
-ok "s3a upload path, 20 MiB .so" "\${S3[@]}" --conf spark.kubernetes.file.upload.path=s3a://uploads/base "\${FILES[@]}" "$BIG" data.tgz
-ok "shared file: upload path" --conf spark.kubernetes.file.upload.path=file://$T/shared "\${FILES[@]}" "$BIG" data.tgz
+ok "s3a upload path, 20 MiB .so" "$T/want" "\${S3[@]}" --conf spark.kubernetes.file.upload.path=s3a://uploads/base "\${FILES[@]}" "$BIG" data.tgz
+grep -q 'event=uploaded' "$T/cluster.err" || fail "s3a upload path: nothing was uploaded"
+ok "shared file: upload path" "$T/want" --conf spark.kubernetes.file.upload.path=file://$T/shared "\${FILES[@]}" "$BIG" data.tgz
+grep -q 'event=uploaded' "$T/cluster.err" || fail "file: upload path: nothing was uploaded"
+# no upload path: small files travel in the driver's ConfigMap, and from there the executors'
+ok "ConfigMap, no upload path" "$T/want-small" "\${FILES[@]}" "$BUILD/tests/jobs/filesjob.so" data.tgz
 
 # refused CASE PATTERN ARGS...: one line matching PATTERN, non-zero exit, nothing created or uploaded
 refused() {
@@ -73,8 +78,8 @@ refused() {
     [ -z "\$(uploaded)" ] || fail "\$case: left uploaded files: \$(uploaded)"
     echo "ok \$case: \$(grep -Ev '^(INFO|WARN) ' "$T/err")"
 }
-refused "local --files, no upload path" '^cspark-submit: local files must be shipped but spark.kubernetes.file.upload.path is not set' \
-    "\${FILES[@]}" "$BUILD/tests/jobs/filesjob.so"
+refused "2 MiB --files, no upload path" '^cspark-submit: config map .* \+ --files/--archives \(2097152 bytes\).* exceeds spark.kubernetes.configMap.maxSize .*set spark.kubernetes.file.upload.path' \
+    --files "$T/in/big.bin" "$BUILD/tests/jobs/filesjob.so"
 refused "20 MiB .so, no upload path" '^cspark-submit: config map .* exceeds spark.kubernetes.configMap.maxSize .*set spark.kubernetes.file.upload.path' \
     "$BIG"
 refused "missing --files path" "^cspark-submit: spark.files: $T/in/nope.csv: No such file or directory" \

@@ -36,6 +36,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "common/sync.h"
 #include "kube/kube_config.h"
 
@@ -219,6 +220,40 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
     return 0;
 }
 
+/* Files the submit client shipped in the driver's ConfigMap (spark.files / spark.archives entries
+ * local:///opt/spark/conf/<key>) go on in the executors' ConfigMap, mounted at the same path. */
+static int reship_entry(k8s_backend *b, const char *entry, cs_error *err)
+{
+    const char *prefix = "local://" K8S_CONF_DIR "/";
+    if (strncmp(entry, prefix, strlen(prefix)) != 0) return 0;
+    const char *hash = strrchr(entry, '#');
+    char *path = hash ? cs_xstrndup(entry + 8, (size_t)(hash - entry - 8)) : cs_xstrdup(entry + 8);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = cs_read_file(path, &data, &len, err);
+    if (rc == 0)
+        rc = cs_k8s_app_add_shipped(&b->app, path + strlen(K8S_CONF_DIR) + 1, data, len, err);
+    free(path);
+    return rc;
+}
+
+static int reship_files(k8s_backend *b, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    for (int i = 0; i < 2; i++) {
+        for (const char *p = cs_conf_get(b->conf, keys[i]); p && *p;) {
+            const char *comma = strchr(p, ',');
+            size_t n = comma ? (size_t)(comma - p) : strlen(p);
+            char *e = cs_str_trim_dup(p, n);
+            int rc = *e ? reship_entry(b, e, err) : 0;
+            free(e);
+            if (rc < 0) return rc;
+            p = comma ? comma + 1 : NULL;
+        }
+    }
+    return 0;
+}
+
 sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs_error *err)
 {
     k8s_backend *b = cs_xcalloc(1, sizeof *b);
@@ -294,6 +329,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         obj = NULL;
         b->created_secret = true;
     }
+    if (reship_files(b, err) < 0) goto fail;
     obj = cs_k8s_executor_configmap(b->conf, &b->app, app_bytes, app_len, err);
     if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
         cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
