@@ -337,3 +337,66 @@ int cs_files_each_entry(const char *list, int (*fn)(const char *entry, void *arg
 {
     return each_entry(list, fn, arg);
 }
+
+/* ---- rewriting the local entries of a list ------------------------------------------------- */
+
+typedef struct rewrite_ctx {
+    const char *key;
+    cs_files_rewrite_fn fn;
+    void *arg;
+    cs_sbuf out;
+    cs_error *err;
+} rewrite_ctx;
+
+static int rewrite_cb(const char *entry, void *arg)
+{
+    rewrite_ctx *c = arg;
+    if (c->out.len) cs_sbuf_putc(&c->out, ',');
+    const char *hash = strrchr(entry, '#');
+    char *uri = entry_uri(entry);
+    const char *path = cs_fs_local_path(uri);
+    int rc = 0;
+    if (path) {
+        char nbuf[1024], *to = NULL;
+        rc = c->fn(path, cs_files_entry_name(uri, nbuf, sizeof nbuf), &to, c->arg, c->err);
+        if (rc < 0) {
+            cs_error_prefix(c->err, "%s", c->key);
+        } else {
+            cs_sbuf_puts(&c->out, to);
+            if (hash) cs_sbuf_puts(&c->out, hash);
+        }
+        free(to);
+    } else { /* local:// and s3a:// entries stay as they are */
+        cs_sbuf_puts(&c->out, entry);
+    }
+    free(uri);
+    return rc;
+}
+
+int cs_files_rewrite_local(const char *key, const char *list, cs_files_rewrite_fn fn, void *arg,
+                           char **out, cs_error *err)
+{
+    rewrite_ctx c = {key, fn, arg, CS_SBUF_INIT, err};
+    if (each_entry(list, rewrite_cb, &c) < 0) {
+        cs_sbuf_free(&c.out);
+        *out = NULL;
+        return err->code ? err->code : CS_EIO;
+    }
+    *out = cs_sbuf_detach(&c.out, NULL);
+    return 0;
+}
+
+bool cs_files_has_local(const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char *e = cs_str_trim_dup(p, n), *uri = entry_uri(e);
+        bool local = *uri && cs_fs_local_path(uri) != NULL;
+        free(uri);
+        free(e);
+        if (local) return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}

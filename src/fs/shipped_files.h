@@ -86,6 +86,17 @@ const char *cs_files_entry_name(const char *entry, char *buf, size_t cap);
  * negative result. */
 int cs_files_each_entry(const char *list, int (*fn)(const char *entry, void *arg), void *arg);
 
+/* Rewrites the local entries (bare paths, file:) of the comma list `list` given as `key`: fn gets
+ * each one's path and local name and returns (*to, malloc'd) the URI to put instead; #fragments
+ * and other entries are kept. *out (malloc'd) is the new list. fn's error is prefixed with key. */
+typedef int (*cs_files_rewrite_fn)(const char *path, const char *name, char **to, void *arg,
+                                   cs_error *err);
+int cs_files_rewrite_local(const char *key, const char *list, cs_files_rewrite_fn fn, void *arg,
+                           char **out, cs_error *err);
+
+/* True when the comma list has a local entry (a bare path or file:). */
+bool cs_files_has_local(const char *list);
+
 /* Unpacks the tar archive at local path `archive` (plain or compressed by extension) into dir. */
 int cs_files_untar(const char *archive, const char *dir, cs_error *err);
 

@@ -108,52 +108,15 @@ int cs_files_upload_file(cs_files_upload *u, const char *path, const char *name,
     return 0;
 }
 
-typedef struct upload_ctx {
-    cs_files_upload *u;
-    const char *key;
-    cs_sbuf out;
-    cs_error *err;
-} upload_ctx;
-
-static int upload_cb(const char *entry, void *arg)
+static int upload_one(const char *path, const char *name, char **to, void *arg, cs_error *err)
 {
-    upload_ctx *c = arg;
-    if (c->out.len) cs_sbuf_putc(&c->out, ',');
-    const char *hash = strrchr(entry, '#');
-    char *uri = hash ? cs_xstrndup(entry, (size_t)(hash - entry)) : cs_xstrdup(entry);
-    const char *path = cs_fs_local_path(uri);
-    if (!path) { /* local:// and s3a:// travel as they are */
-        cs_sbuf_puts(&c->out, entry);
-        free(uri);
-        return 0;
-    }
-    char nbuf[1024];
-    const char *name = cs_files_entry_name(uri, nbuf, sizeof nbuf);
-    char *up = NULL;
-    int rc = cs_files_upload_file(c->u, path, name, &up, c->err);
-    if (rc == 0) {
-        cs_sbuf_puts(&c->out, up);
-        if (hash) cs_sbuf_puts(&c->out, hash);
-    } else {
-        cs_error_prefix(c->err, "%s", c->key);
-    }
-    free(up);
-    free(uri);
-    return rc;
+    return cs_files_upload_file(arg, path, name, to, err);
 }
 
 int cs_files_upload_list(cs_files_upload *u, const char *key, const char *list, char **out,
                          cs_error *err)
 {
-    upload_ctx c = {u, key, CS_SBUF_INIT, err};
-    int rc = cs_files_each_entry(list, upload_cb, &c);
-    if (rc < 0) {
-        cs_sbuf_free(&c.out);
-        *out = NULL;
-        return rc;
-    }
-    *out = cs_sbuf_detach(&c.out, NULL);
-    return 0;
+    return cs_files_rewrite_local(key, list, upload_one, u, out, err);
 }
 
 void cs_files_upload_abort(cs_files_upload *u)

@@ -44,55 +44,20 @@ static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
     return rc;
 }
 
-/* Local entries of spark.files / spark.archives, and then the application, are uploaded to
- * spark.kubernetes.file.upload.path (Spark's uploadAndTransformFileUris) and the lists rewritten
- * to the uploaded URIs; *app_uri is the uploaded .so (NULL when it stays in the ConfigMap).
- * Without local files nothing is uploaded unless the upload path is set and the .so is local. */
-static int has_local_entry(const char *entry, void *arg)
-{
-    (void)arg;
-    const char *hash = strrchr(entry, '#');
-    char *uri = hash ? cs_xstrndup(entry, (size_t)(hash - entry)) : cs_xstrdup(entry);
-    bool local = cs_fs_local_path(uri) != NULL;
-    free(uri);
-    return local ? -1 : 0;
-}
-
 /* Without an upload path, the local entries of spark.files / spark.archives travel in the
  * ConfigMaps (the driver's, and from there the executors'), where pods read them at
  * local:///opt/spark/conf/<name>; the size limit is the ConfigMap's. */
-typedef struct cm_ship {
-    k8s_app *app;
-    const char *key;
-    cs_sbuf out;
-    cs_error *err;
-} cm_ship;
-
-static int ship_entry(const char *entry, void *arg)
+static int ship_one(const char *path, const char *name, char **to, void *arg, cs_error *err)
 {
-    cm_ship *c = arg;
-    if (c->out.len) cs_sbuf_putc(&c->out, ',');
-    const char *hash = strrchr(entry, '#');
-    char *uri = hash ? cs_xstrndup(entry, (size_t)(hash - entry)) : cs_xstrdup(entry);
-    const char *path = cs_fs_local_path(uri);
-    int rc = 0;
-    if (path) {
-        char nbuf[1024];
-        const char *key = cs_files_entry_name(uri, nbuf, sizeof nbuf);
-        uint8_t *data = NULL;
-        size_t len = 0;
-        if ((rc = cs_read_file(path, &data, &len, c->err)) == 0)
-            rc = cs_k8s_app_add_shipped(c->app, key, data, len, c->err);
-        if (rc < 0) {
-            cs_error_prefix(c->err, "%s", c->key);
-        } else {
-            cs_sbuf_printf(&c->out, "local://%s/%s%s", K8S_CONF_DIR, key, hash ? hash : "");
-        }
-    } else {
-        cs_sbuf_puts(&c->out, entry);
-    }
-    free(uri);
-    return rc;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (cs_read_file(path, &data, &len, err) < 0 ||
+        cs_k8s_app_add_shipped(arg, name, data, len, err) < 0)
+        return err->code;
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_sbuf_printf(&b, "local://%s/%s", K8S_CONF_DIR, name);
+    *to = cs_sbuf_detach(&b, NULL);
+    return 0;
 }
 
 static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
@@ -100,19 +65,19 @@ static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
     static const char *const keys[] = {"spark.files", "spark.archives"};
     for (int i = 0; i < 2; i++) {
         const char *list = cs_conf_get(conf, keys[i]);
+        char *out = NULL;
         if (!list || !*list) continue;
-        cm_ship c = {app, keys[i], CS_SBUF_INIT, err};
-        if (cs_files_each_entry(list, ship_entry, &c) < 0) {
-            cs_sbuf_free(&c.out);
-            return err->code;
-        }
-        char *out = cs_sbuf_detach(&c.out, NULL);
+        if (cs_files_rewrite_local(keys[i], list, ship_one, app, &out, err) < 0) return err->code;
         cs_conf_set(conf, keys[i], out);
         free(out);
     }
     return 0;
 }
 
+/* Local entries of spark.files / spark.archives, and then the application, are uploaded to
+ * spark.kubernetes.file.upload.path (Spark's uploadAndTransformFileUris) and the lists rewritten
+ * to the uploaded URIs; *app_uri is the uploaded .so (NULL when it stays in the ConfigMap).
+ * Nothing is uploaded without an upload path. */
 static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_upload *u,
                               char **app_uri, cs_error *err)
 {
@@ -120,7 +85,7 @@ static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_uplo
     const char *base = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
     bool any = false;
     for (int i = 0; i < 2; i++)
-        if (cs_files_each_entry(cs_conf_get(conf, keys[i]), has_local_entry, NULL) < 0) any = true;
+        any = any || cs_files_has_local(cs_conf_get(conf, keys[i]));
     bool app_local = strncmp(app_path, "local://", 8) != 0 && cs_fs_local_path(app_path);
     if (!base || !*base) return 0; /* small files travel in the ConfigMap (ship_in_configmap) */
     if (!any && !app_local) return 0;
