@@ -220,6 +220,11 @@ CSPARK_EXTERN int cspark_partition_id(const cspark_task_context *tc);
 CSPARK_EXTERN int cspark_stage_id(const cspark_task_context *tc);
 /* 0 for the first attempt of a task, 1 for its first retry, ... */
 CSPARK_EXTERN int cspark_attempt_number(const cspark_task_context *tc);
+/* The local path of a file shipped with the application by its name (--files, spark.files; an
+ * entry's #name if it has one), or the directory an archive of --archives / spark.archives was
+ * unpacked into: Spark's SparkFiles.get. Borrowed, valid while the application runs; NULL when
+ * nothing was shipped under that name. */
+CSPARK_EXTERN const char *cspark_files_get(cspark_task_context *tc, const char *name);
 /* Fails the current task attempt with a message; the scheduler retries it up to
  * spark.task.maxFailures attempts. Does not return. */
 CSPARK_EXTERN void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
@@ -414,6 +419,8 @@ CSPARK_EXTERN int cspark_accumulator_value(cspark_context *sc, cspark_accumulato
 /* The configuration value of key (borrowed), or NULL. */
 CSPARK_EXTERN const char *cspark_conf_get(cspark_context *sc, const char *key);
 CSPARK_EXTERN const char *cspark_app_id(cspark_context *sc);
+/* cspark_files_get for the driver's own use (the driver fetches the shipped files too). */
+CSPARK_EXTERN const char *cspark_files_get_driver(cspark_context *sc, const char *name);
 CSPARK_EXTERN int cspark_default_parallelism(cspark_context *sc);
 CSPARK_EXTERN int cspark_num_partitions(const cspark_rdd *rdd);
 /* The first error recorded by this context (a transformation refused, an action failed), or

@@ -21,6 +21,7 @@
 #include "cluster/cluster_manager.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
+#include "fs/shipped_files.h"
 #include "common/log.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
@@ -31,7 +32,11 @@ static int make_local_dir(cspark_context *sc, cs_error *err)
 {
     char name[96];
     snprintf(name, sizeof name, "cspark-%s", sc->app_id);
-    return cs_local_dir_create(sc->conf, name, &sc->local_dir, err);
+    if (cs_local_dir_create(sc->conf, name, &sc->local_dir, err) < 0) return err->code;
+    /* spark.files and spark.archives, fetched once (Spark's SparkContext.addFile at start) */
+    char files[4096];
+    snprintf(files, sizeof files, "%s/userFiles", sc->local_dir);
+    return cs_files_fetch_all(sc->conf, files, err);
 }
 
 static int read_settings(cspark_context *sc, cs_error *err)
@@ -288,7 +293,10 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     cs_context_shared_vars_free(sc); /* no backend serves or reads them any more */
     if (sc->bus) cs_listener_bus_free(sc->bus);
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
-    if (sc->local_dir) cs_remove_tree(sc->local_dir);
+    if (sc->local_dir) {
+        cs_files_clear();
+        cs_remove_tree(sc->local_dir);
+    }
     cs_lineage_free(&sc->graph);
     free(sc->local_dir);
     free(sc->app_name);
@@ -331,6 +339,12 @@ cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err)
 }
 
 /* ---- public accessors ---------------------------------------------------------------------- */
+
+const char *cspark_files_get_driver(cspark_context *sc, const char *name)
+{
+    (void)sc; /* one application per process: the registry is the process's */
+    return cs_files_lookup(name);
+}
 
 const char *cspark_conf_get(cspark_context *sc, const char *key)
 {

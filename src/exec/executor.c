@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "common/conf.h"
 #include "fs/fs.h"
+#include "fs/shipped_files.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -592,6 +593,29 @@ static int make_local_dir(executor *x, cs_error *err)
     return cs_local_dir_create(x->conf, name, &x->local_dir, err);
 }
 
+/* spark.files and spark.archives into <local dir>/files, and the job's .so when the driver names
+ * it by an object-store URI (uploaded through spark.kubernetes.file.upload.path): each once. */
+static int fetch_shipped(executor *x, cs_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/files", x->local_dir);
+    if (cs_files_fetch_all(x->conf, dir, err) < 0) return err->code;
+    const char *local = cs_fs_local_path(x->app_file);
+    if (local && local != x->app_file) { /* file:/shared/app.so */
+        char *p = cs_xstrdup(local);
+        free(x->app_file);
+        x->app_file = p;
+    } else if (cs_files_is_remote(x->app_file)) {
+        const char *base = strrchr(x->app_file, '/');
+        snprintf(dir, sizeof dir, "%s/%s", x->local_dir, base ? base + 1 : "app.so");
+        if (cs_files_fetch_one(x->app_file, dir, err) < 0)
+            return cs_error_prefix(err, "cannot fetch the application %s", x->app_file);
+        free(x->app_file);
+        x->app_file = cs_xstrdup(dir);
+    }
+    return 0;
+}
+
 static int executor_start(executor *x, cs_error *err)
 {
     char host[256];
@@ -634,11 +658,11 @@ static int executor_start(executor *x, cs_error *err)
     if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0)
         cs_log_set_level(lvl);
 
+    if (make_local_dir(x, err) < 0 || fetch_shipped(x, err) < 0) return err->code;
     x->app = dlopen(x->app_file, RTLD_NOW | RTLD_GLOBAL);
     if (!x->app)
         return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file,
                             dlerror());
-    if (make_local_dir(x, err) < 0) return err->code;
 
     int64_t memory = x->opt->memory_bytes, v;
     double fraction;

@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fs/shipped_files.h"
+
 /* ---- task context (cspark.h) ------------------------------------------------------------- */
 
 const void *cspark_closure(cspark_task_context *tc, size_t *len)
@@ -38,6 +40,12 @@ int cspark_stage_id(const cspark_task_context *tc)
 int cspark_attempt_number(const cspark_task_context *tc)
 {
     return tc->task->attempt;
+}
+
+const char *cspark_files_get(cspark_task_context *tc, const char *name)
+{
+    (void)tc; /* files are fetched once per process (executor, or the driver in local mode) */
+    return cs_files_lookup(name);
 }
 
 void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)

@@ -24,6 +24,8 @@ enum opt_id {
     OPT_EXECUTOR_CORES,
     OPT_NUM_EXECUTORS,
     OPT_TOTAL_EXECUTOR_CORES,
+    OPT_FILES,
+    OPT_ARCHIVES,
     OPT_KILL,
     OPT_STATUS,
     OPT_VERBOSE,
@@ -49,6 +51,8 @@ static const struct opt_def {
     {"--executor-cores", NULL, true, OPT_EXECUTOR_CORES},
     {"--num-executors", NULL, true, OPT_NUM_EXECUTORS},
     {"--total-executor-cores", NULL, true, OPT_TOTAL_EXECUTOR_CORES},
+    {"--files", NULL, true, OPT_FILES},
+    {"--archives", NULL, true, OPT_ARCHIVES},
     {"--kill", NULL, true, OPT_KILL},
     {"--status", NULL, true, OPT_STATUS},
     {"--verbose", "-v", false, OPT_VERBOSE},
@@ -64,8 +68,6 @@ static const char *const unsupported_opts[] = {
     "--exclude-packages",
     "--repositories",
     "--py-files",
-    "--files",
-    "--archives",
     "--driver-java-options",
     "--driver-library-path",
     "--driver-class-path",
@@ -117,6 +119,12 @@ static int set_opt(submit_args *a, enum opt_id id, const char *v)
         break;
     case OPT_TOTAL_EXECUTOR_CORES:
         a->total_executor_cores = v;
+        break;
+    case OPT_FILES:
+        a->files = v;
+        break;
+    case OPT_ARCHIVES:
+        a->archives = v;
         break;
     case OPT_KILL:
         a->kill = v;
@@ -236,6 +244,10 @@ void cs_submit_usage(FILE *f)
           "  --executor-cores NUM        cores per executor (default: 1)\n"
           "  --num-executors NUM         number of executors to launch (default: 2)\n"
           "  --total-executor-cores NUM  total cores for all executors (spark.cores.max)\n"
+          "  --files FILES               comma-separated files fetched into every executor's\n"
+          "                              and the driver's directory (cspark_files_get)\n"
+          "  --archives ARCHIVES         comma-separated .tar, .tar.gz, .tgz archives,\n"
+          "                              unpacked there\n"
           "  --kill SUBMISSION_ID        kill the driver of a cluster-mode submission\n"
           "  --status SUBMISSION_ID      print the status of a cluster-mode submission\n"
           "  --verbose, -v               print the parsed arguments and effective configuration\n"

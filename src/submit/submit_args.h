@@ -25,8 +25,9 @@ typedef struct submit_args {
     const char *master, *deploy_mode, *name, *entry, *properties_file;
     const char *driver_memory, *driver_cores, *executor_memory, *executor_cores;
     const char *num_executors, *total_executor_cores;
-    const char *kill, *status; /* submission ids */
-    const char **confs;        /* "key=value" strings of --conf, in order */
+    const char *files, *archives; /* --files, --archives: comma-separated URIs */
+    const char *kill, *status;    /* submission ids */
+    const char **confs;           /* "key=value" strings of --conf, in order */
     int nconfs;
     bool verbose, help, version, load_spark_defaults;
     const char *app; /* application file (.so); NULL if none given */

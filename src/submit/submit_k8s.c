@@ -28,7 +28,10 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "common/sync.h"
+#include "fs/fs.h"
+#include "fs/shipped_files.h"
 #include "kube/kube_client.h"
 #include "kube/kube_config.h"
 #include "kube/kube_watch.h"
@@ -39,6 +42,67 @@ static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
     int rc = cs_read_file(path, out, len, err);
     if (rc == CS_ENOTFOUND) cs_error_set(err, rc, "application file %s not found", path);
     return rc;
+}
+
+/* Without an upload path, the local entries of spark.files / spark.archives travel in the
+ * ConfigMaps (the driver's, and from there the executors'), where pods read them at
+ * local:///opt/spark/conf/<name>; the size limit is the ConfigMap's. */
+static int ship_one(const char *path, const char *name, char **to, void *arg, cs_error *err)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (cs_read_file(path, &data, &len, err) < 0 ||
+        cs_k8s_app_add_shipped(arg, name, data, len, err) < 0)
+        return err->code;
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_sbuf_printf(&b, "local://%s/%s", K8S_CONF_DIR, name);
+    *to = cs_sbuf_detach(&b, NULL);
+    return 0;
+}
+
+static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    for (int i = 0; i < 2; i++) {
+        const char *list = cs_conf_get(conf, keys[i]);
+        char *out = NULL;
+        if (!list || !*list) continue;
+        if (cs_files_rewrite_local(keys[i], list, ship_one, app, &out, err) < 0) return err->code;
+        cs_conf_set(conf, keys[i], out);
+        free(out);
+    }
+    return 0;
+}
+
+/* Local entries of spark.files / spark.archives, and then the application, are uploaded to
+ * spark.kubernetes.file.upload.path (Spark's uploadAndTransformFileUris) and the lists rewritten
+ * to the uploaded URIs; *app_uri is the uploaded .so (NULL when it stays in the ConfigMap).
+ * Nothing is uploaded without an upload path. */
+static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_upload *u,
+                              char **app_uri, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    const char *base = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
+    bool any = false;
+    for (int i = 0; i < 2; i++)
+        any = any || cs_files_has_local(cs_conf_get(conf, keys[i]));
+    bool app_local = strncmp(app_path, "local://", 8) != 0 && cs_fs_local_path(app_path);
+    if (!base || !*base) return 0; /* small files travel in the ConfigMap (ship_in_configmap) */
+    if (!any && !app_local) return 0;
+    cs_fs_configure(conf); /* spark.hadoop.fs.s3a.* of the application */
+    if (cs_files_upload_begin(u, base, err) < 0) return err->code;
+    for (int i = 0; i < 2; i++) {
+        const char *list = cs_conf_get(conf, keys[i]);
+        char *out = NULL;
+        if (!list || !*list) continue;
+        if (cs_files_upload_list(u, keys[i], list, &out, err) < 0) return err->code;
+        cs_conf_set(conf, keys[i], out);
+        free(out);
+    }
+    if (!app_local) return 0;
+    const char *name = strrchr(app_path, '/');
+    return cs_files_upload_file(u, cs_fs_local_path(app_path), name ? name + 1 : app_path, app_uri,
+                                err);
 }
 
 /* ---- following the driver pod ------------------------------------------------------------ */
@@ -217,6 +281,8 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     size_t len = 0;
     json_t *secret = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
     kube_client *kc = NULL;
+    cs_files_upload upload = {0};
+    bool submitted = false;
     int rc = CS_EINVAL;
 
     if (cs_conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
@@ -231,9 +297,25 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
                           "cluster mode: the driver pod's address is used");
         goto out;
     }
-    if (cs_k8s_app_init(&app, conf, entry, a->app, a->app_argc, a->app_argv, err) < 0) goto out;
+    /* local --files/--archives (and then the .so) go through spark.kubernetes.file.upload.path */
+    char *app_uri = NULL;
+    if (!dry_run && upload_local_files(conf, a->app, &upload, &app_uri, err) < 0) goto out;
+    if (cs_k8s_app_init(&app, conf, entry, app_uri ? app_uri : a->app, a->app_argc, a->app_argv,
+                        err) < 0) {
+        free(app_uri);
+        goto out;
+    }
     app_ready = true;
-    if (strncmp(a->app, "local://", 8) != 0 && read_app(a->app, &bytes, &len, err) < 0) goto out;
+    if (app_uri) { /* the driver pod fetches the uploaded .so; nothing in the ConfigMap */
+        free(app.upload_name);
+        app.upload_name = NULL;
+        cs_conf_set(conf, "cspark.app.resource", app_uri);
+        free(app_uri);
+    } else if (strncmp(a->app, "local://", 8) != 0 && read_app(a->app, &bytes, &len, err) < 0) {
+        goto out;
+    }
+    const char *upload_path = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
+    if ((!upload_path || !*upload_path) && ship_in_configmap(conf, &app, err) < 0) goto out;
     cs_k8s_add_driver_system_properties(conf, &app);
 
     /* every object is built (and validated) before anything is created */
@@ -285,12 +367,17 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
             app.driver_pod_name, app.namespace_);
     fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
             app.namespace_, app.driver_pod_name);
+    submitted = true;
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;
 fail:
     delete_created(kc, &app, made_secret, made_cm, made_pod); /* nothing half-created stays */
     rc = err->code ? err->code : CS_EIO;
 out:
+    /* a failed submission leaves no uploaded file; a finished application neither (the upload
+     * directory is its own); without waitAppCompletion the driver still needs them */
+    if (!submitted || wait) cs_files_upload_abort(&upload);
+    cs_files_upload_free(&upload);
     json_decref(secret);
     json_decref(cm);
     json_decref(pod);

@@ -16,7 +16,10 @@
 
 #include "cspark.h"
 #include "common/conf.h"
+#include "common/fsutil.h"
 #include "common/log.h"
+#include "fs/fs.h"
+#include "fs/shipped_files.h"
 #include "submit/submit_args.h"
 
 #include "api/app.h"
@@ -33,6 +36,20 @@ static int fail(const cs_error *err)
     return 1;
 }
 
+/* The .so at an object-store URI, fetched into a local directory of this process. */
+static int fetch_app(const cs_conf *conf, const char *uri, char **dir, char **path, cs_error *err)
+{
+    cs_fs_configure(conf);
+    if (cs_local_dir_create(conf, "cspark-app", dir, err) < 0) return err->code;
+    const char *base = strrchr(uri, '/');
+    size_t n = strlen(*dir) + strlen(base ? base : "/app.so") + 1;
+    *path = cs_xmalloc(n);
+    snprintf(*path, n, "%s%s", *dir, base ? base : "/app.so");
+    if (cs_files_fetch_one(uri, *path, err) < 0)
+        return cs_error_prefix(err, "cannot fetch the application %s", uri);
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
     submit_args a;
@@ -41,6 +58,7 @@ static int run(int argc, char **argv)
     cs_master master;
     int status = 1;
     char **app_argv = NULL;
+    char *fetched_dir = NULL, *fetched = NULL;
 
     if (cs_submit_args_parse(argc, argv, &a, &err) != CS_OK) {
         status = fail(&err);
@@ -102,6 +120,12 @@ static int run(int argc, char **argv)
         status = fail(&err);
         goto out;
     }
+    if (cs_files_check_list("spark.files", cs_conf_get(conf, "spark.files"), false, &err) < 0 ||
+        cs_files_check_list("spark.archives", cs_conf_get(conf, "spark.archives"), true, &err) <
+            0) {
+        status = fail(&err);
+        goto out;
+    }
     const char *lvl = cs_conf_get(conf, "cspark.log.level");
     cs_log_level l;
     if (lvl && cs_log_parse_level(lvl, &l) == CS_OK) cs_log_set_level(l);
@@ -115,6 +139,15 @@ static int run(int argc, char **argv)
         goto out;
     }
     const char *app_path = strncmp(a.app, "local://", 8) == 0 ? a.app + 8 : a.app;
+    /* a driver pod given the .so uploaded through spark.kubernetes.file.upload.path */
+    if (cs_fs_local_path(app_path)) app_path = cs_fs_local_path(app_path);
+    if (cs_files_is_remote(app_path)) {
+        if (fetch_app(conf, app_path, &fetched_dir, &fetched, &err) < 0) {
+            status = fail(&err);
+            goto out;
+        }
+        app_path = fetched;
+    }
     struct stat st;
     if (stat(app_path, &st) != 0 || !S_ISREG(st.st_mode)) {
         fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
@@ -135,6 +168,9 @@ static int run(int argc, char **argv)
     fflush(stdout);
     status = cs_app_run(conf, app_path, cs_submit_entry(&a, conf), a.app_argc + 1, app_argv);
 out:
+    if (fetched_dir) cs_remove_tree(fetched_dir);
+    free(fetched_dir);
+    free(fetched);
     free(app_argv);
     cs_conf_free(conf);
     cs_submit_args_free(&a);

@@ -36,6 +36,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "common/sync.h"
 #include "kube/kube_config.h"
 
@@ -193,8 +194,10 @@ static bool admit_executor(void *arg, const char *executor_id)
     return ok;
 }
 
-/* The job's .so as executors load it: from their ConfigMap (shipped by us), or from the image
- * for local:// paths outside the conf directory. *bytes is malloc'd when it must be shipped. */
+/* The job's .so as executors load it: from their ConfigMap (shipped by us), from the image
+ * for local:// paths outside the conf directory, or fetched by each executor from where the
+ * submit client uploaded it (an s3a:// or shared file: URI). *bytes is malloc'd when it must be
+ * shipped. */
 static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_error *err)
 {
     const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
@@ -204,11 +207,50 @@ static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_er
         snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource + 8);
         return 0;
     }
+    if (resource && (strncmp(resource, "s3a://", 6) == 0 || strncmp(resource, "file:", 5) == 0)) {
+        /* uploaded through spark.kubernetes.file.upload.path: executors fetch it from there */
+        snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource);
+        return 0;
+    }
     if (!file)
         return cs_error_set(err, CS_EINVAL, "the application file is unknown (cspark.app.file)");
     if (cs_read_file(file, bytes, len, err) < 0) return err->code;
     snprintf(b->exec_app_file, sizeof b->exec_app_file, "/opt/spark/conf/%s",
              b->app.upload_name ? b->app.upload_name : "app.so");
+    return 0;
+}
+
+/* Files the submit client shipped in the driver's ConfigMap (spark.files / spark.archives entries
+ * local:///opt/spark/conf/<key>) go on in the executors' ConfigMap, mounted at the same path. */
+static int reship_entry(k8s_backend *b, const char *entry, cs_error *err)
+{
+    const char *prefix = "local://" K8S_CONF_DIR "/";
+    if (strncmp(entry, prefix, strlen(prefix)) != 0) return 0;
+    const char *hash = strrchr(entry, '#');
+    char *path = hash ? cs_xstrndup(entry + 8, (size_t)(hash - entry - 8)) : cs_xstrdup(entry + 8);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = cs_read_file(path, &data, &len, err);
+    if (rc == 0)
+        rc = cs_k8s_app_add_shipped(&b->app, path + strlen(K8S_CONF_DIR) + 1, data, len, err);
+    free(path);
+    return rc;
+}
+
+static int reship_files(k8s_backend *b, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    for (int i = 0; i < 2; i++) {
+        for (const char *p = cs_conf_get(b->conf, keys[i]); p && *p;) {
+            const char *comma = strchr(p, ',');
+            size_t n = comma ? (size_t)(comma - p) : strlen(p);
+            char *e = cs_str_trim_dup(p, n);
+            int rc = *e ? reship_entry(b, e, err) : 0;
+            free(e);
+            if (rc < 0) return rc;
+            p = comma ? comma + 1 : NULL;
+        }
+    }
     return 0;
 }
 
@@ -287,6 +329,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         obj = NULL;
         b->created_secret = true;
     }
+    if (reship_files(b, err) < 0) goto fail;
     obj = cs_k8s_executor_configmap(b->conf, &b->app, app_bytes, app_len, err);
     if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
         cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)

@@ -162,7 +162,34 @@ void cs_k8s_app_free(k8s_app *app)
     for (int i = 0; i < app->argc; i++)
         free(app->argv[i]);
     free(app->argv);
+    for (int i = 0; i < app->n_shipped; i++) {
+        free(app->shipped[i].key);
+        free(app->shipped[i].data);
+    }
+    free(app->shipped);
     memset(app, 0, sizeof *app);
+}
+
+int cs_k8s_app_add_shipped(k8s_app *app, const char *key, uint8_t *data, size_t len, cs_error *err)
+{
+    bool valid = *key && strcmp(key, ".") != 0 && strcmp(key, "..") != 0;
+    for (const char *p = key; *p && valid; p++)
+        valid = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                *p == '-' || *p == '_' || *p == '.';
+    bool taken = !strcmp(key, "spark.properties") || !strcmp(key, "pod-spec-template.yml") ||
+                 (app->upload_name && !strcmp(key, app->upload_name));
+    for (int i = 0; i < app->n_shipped && !taken; i++)
+        taken = !strcmp(key, app->shipped[i].key);
+    if (!valid || taken) {
+        free(data);
+        return cs_error_set(err, CS_EINVAL,
+                            "cannot ship '%s' in the ConfigMap (%s); set "
+                            "spark.kubernetes.file.upload.path to ship it there",
+                            key, valid ? "the name is taken" : "not a valid ConfigMap key");
+    }
+    app->shipped = cs_xrealloc(app->shipped, (size_t)(app->n_shipped + 1) * sizeof *app->shipped);
+    app->shipped[app->n_shipped++] = (struct k8s_shipped_file){cs_xstrdup(key), data, len};
+    return 0;
 }
 
 static bool is_hex_id(const char *s, size_t n)
@@ -590,15 +617,32 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
     char *props = cs_conf_to_properties(c, &plen);
     cs_conf_free(c);
     plen += tlen; /* the template travels in the same map */
-    size_t total = plen + (so ? len : 0);
+    size_t total = plen + (so ? len : 0), files = 0;
+    for (int i = 0; i < app->n_shipped; i++)
+        files += app->shipped[i].len;
+    total += files;
+    if ((int64_t)total > max && files > 0) {
+        cs_error_set(err, CS_EINVAL,
+                     "config map %s too large: spark.properties and templates (%zu bytes) + %s "
+                     "(%zu bytes) + --files/--archives (%zu bytes) = %zu bytes exceeds "
+                     "spark.kubernetes.configMap.maxSize (%lld bytes); set "
+                     "spark.kubernetes.file.upload.path (an s3a:// or shared path) to ship them "
+                     "there",
+                     name, plen, app->upload_name ? app->upload_name : "the application",
+                     so ? len : 0, files, total, (long long)max);
+        free(props);
+        free(tpl);
+        return NULL;
+    }
     if ((int64_t)total > max) {
         if (so)
             cs_error_set(err, CS_EINVAL,
                          "config map %s too large: spark.properties and templates (%zu bytes) + "
                          "%s (%zu bytes) "
                          "= %zu bytes exceeds spark.kubernetes.configMap.maxSize (%lld bytes); "
-                         "put the job in the image and submit it as local:///path or raise the "
-                         "limit",
+                         "set spark.kubernetes.file.upload.path (an s3a:// or shared path) to "
+                         "ship it there, or put the job in the image and submit it as "
+                         "local:///path",
                          name, plen, app->upload_name ? app->upload_name : "app.so", len, total,
                          (long long)max);
         else
@@ -620,12 +664,20 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
         json_object_set_new(json_object_get(cm, "data"), "pod-spec-template.yml", json_string(tpl));
         free(tpl);
     }
-    if (so) {
-        char *b64 = base64_new(so, len);
-        json_object_set_new(
-            cm, "binaryData",
-            json_pack("{s:s}", app->upload_name ? app->upload_name : "app.so", b64));
-        free(b64);
+    if (so || app->n_shipped) {
+        json_t *bin = json_object();
+        if (so) {
+            char *b64 = base64_new(so, len);
+            json_object_set_new(bin, app->upload_name ? app->upload_name : "app.so",
+                                json_string(b64));
+            free(b64);
+        }
+        for (int i = 0; i < app->n_shipped; i++) {
+            char *b64 = base64_new(app->shipped[i].data, app->shipped[i].len);
+            json_object_set_new(bin, app->shipped[i].key, json_string(b64));
+            free(b64);
+        }
+        json_object_set_new(cm, "binaryData", bin);
     }
     return cm;
 }

@@ -59,7 +59,18 @@ typedef struct k8s_app {
                           conf map (not local://), else NULL */
     int argc;
     char **argv; /* application arguments */
+    struct k8s_shipped_file {
+        char *key; /* its name under /opt/spark/conf */
+        uint8_t *data;
+        size_t len;
+    } * shipped; /* --files/--archives the ConfigMaps carry (no upload path); owned */
+    int n_shipped;
 } k8s_app;
+
+/* Adds a file the driver and executor ConfigMaps carry as binaryData under key (pods read it at
+ * K8S_CONF_DIR/key); takes data (malloc'd). CS_EINVAL when key is not a valid ConfigMap key or
+ * is taken (spark.properties, the template, the .so, another file). */
+int cs_k8s_app_add_shipped(k8s_app *app, const char *key, uint8_t *data, size_t len, cs_error *err);
 
 /* Fills *app from conf: reuses spark.app.id, cspark.kubernetes.uniqueId and
  * spark.kubernetes.executor.podNamePrefix when set (inside the driver pod, from the

@@ -4,7 +4,9 @@
 # to make buckets and look at what a job left behind.
 #
 #   s3_server_start BUILD_DIR   starts a fresh server; exports AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
-#                               AWS_SECRET_ACCESS_KEY, AWS_REGION; sets S3_PID, S3_PORT, S3_ROOT
+#                               AWS_SECRET_ACCESS_KEY, AWS_REGION; sets S3_PID, S3_PORT, S3_ROOT.
+#                               S3_BIND=ADDR listens there instead of 127.0.0.1 (0.0.0.0: also
+#                               on the addresses pods in their own network namespaces reach)
 #   s3_server_stop              stops it and removes its directory (safe to call twice)
 #   s3_server_pause / s3_server_resume   SIGSTOP/SIGCONT it (a server that stops answering)
 #   s3_mb BUCKET                creates a bucket
@@ -29,7 +31,7 @@ s3_server_start() {
     export AWS_SECRET_ACCESS_KEY="$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')"
     export AWS_REGION=us-east-1
     export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
-    "$bin" --port "127.0.0.1:$port" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" \
+    "$bin" --port "${S3_BIND:-127.0.0.1}:$port" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" \
         --region us-east-1 --quiet posix --sidecar "$S3_ROOT/meta" "$S3_ROOT/data" >"$S3_ROOT/server.log" 2>&1 &
     S3_PID=$!
     for i in $(seq 1 200); do

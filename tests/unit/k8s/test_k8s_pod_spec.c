@@ -743,6 +743,48 @@ static void test_configmap(void **state)
     cs_conf_free(c);
 }
 
+/* --files without an upload path: both ConfigMaps carry them beside the .so; a name that is not
+ * a ConfigMap key or is taken is refused naming spark.kubernetes.file.upload.path, and the size
+ * limit counts them. */
+static void test_configmap_shipped_files(void **state)
+{
+    (void)state;
+    cs_conf *c = base_conf();
+    k8s_app app;
+    cs_error err = {0};
+    assert_int_equal(cs_k8s_app_init(&app, c, NULL, "/b/job.so", 0, NULL, &err), CS_OK);
+    assert_int_equal(
+        cs_k8s_app_add_shipped(&app, "lookup.csv", (uint8_t *)strdup("a,1\n"), 4, &err), CS_OK);
+    assert_int_equal(cs_k8s_app_add_shipped(&app, "job.so", (uint8_t *)strdup("x"), 1, &err),
+                     CS_EINVAL);
+    assert_non_null(strstr(err.msg, "taken"));
+    assert_non_null(strstr(err.msg, "spark.kubernetes.file.upload.path"));
+    assert_int_equal(cs_k8s_app_add_shipped(&app, "a b.txt", (uint8_t *)strdup("x"), 1, &err),
+                     CS_EINVAL);
+    assert_non_null(strstr(err.msg, "not a valid ConfigMap key"));
+    assert_int_equal(cs_k8s_app_add_shipped(&app, "lookup.csv", (uint8_t *)strdup("x"), 1, &err),
+                     CS_EINVAL);
+    const uint8_t so[] = {1, 2, 3};
+    json_t *cm = cs_k8s_driver_configmap(c, &app, so, sizeof so, &err);
+    assert_non_null(cm);
+    json_t *bin = json_object_get(cm, "binaryData");
+    assert_string_equal(json_string_value(json_object_get(bin, "lookup.csv")), "YSwxCg==");
+    assert_string_equal(json_string_value(json_object_get(bin, "job.so")), "AQID");
+    json_decref(cm);
+    cm = cs_k8s_executor_configmap(c, &app, NULL, 0, &err);
+    assert_non_null(cm);
+    bin = json_object_get(cm, "binaryData");
+    assert_string_equal(json_string_value(json_object_get(bin, "lookup.csv")), "YSwxCg==");
+    assert_null(json_object_get(bin, "job.so"));
+    json_decref(cm);
+    cs_conf_set(c, "spark.kubernetes.configMap.maxSize", "100");
+    assert_null(cs_k8s_driver_configmap(c, &app, so, sizeof so, &err));
+    assert_non_null(strstr(err.msg, "--files/--archives (4 bytes)"));
+    assert_non_null(strstr(err.msg, "set spark.kubernetes.file.upload.path"));
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
+}
+
 static void test_auth_secret(void **state)
 {
     cs_conf *c = base_conf();
@@ -944,6 +986,7 @@ int main(void)
         cmocka_unit_test(test_executor_pod),
         cmocka_unit_test(test_driver_service),
         cmocka_unit_test(test_configmap),
+        cmocka_unit_test(test_configmap_shipped_files),
         cmocka_unit_test(test_auth_secret),
         cmocka_unit_test(test_set_owner),
         cmocka_unit_test(test_on_demand_claims),
