@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "api/app.h"
 #include "api/context.h"
+#include "common/app_file.h"
 #include "common/log.h"
 #include "common/memtune.h"
 #include "exec/task_context.h"
@@ -47,24 +49,26 @@ typedef struct interrupt_watch {
     pthread_t thread;
     cspark_context *sc;
     sigset_t set;
+    atomic_bool done; /* the application ended: the next signal only wakes the watcher */
 } interrupt_watch;
 
 static void *interrupt_main(void *arg)
 {
     interrupt_watch *w = arg;
     int sig = 0;
-    if (sigwait(&w->set, &sig) != 0) return NULL;
+    if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) return NULL;
     CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", w->sc->app_id, strsignal(sig));
     cs_context_interrupt(w->sc, sig);
-    if (sigwait(&w->set, &sig) != 0) return NULL;
+    if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) return NULL;
     _exit(128 + sig);
 }
 
 int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv)
 {
     if (!entry || !*entry) entry = "cspark_main";
-    if (access(app_path, F_OK) < 0) {
-        fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
+    cs_error check;
+    if (cs_app_file_check(app_path, &check) < 0) { /* a truncated .so would die of SIGBUS */
+        fprintf(stderr, "cspark-submit: %s\n", check.msg);
         return 1;
     }
     void *handle = dlopen(app_path, RTLD_NOW | RTLD_GLOBAL);
@@ -113,7 +117,10 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
     fflush(stdout);
     cs_context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */
     if (watching) {
-        pthread_cancel(iw.thread); /* sigwait is a cancellation point */
+        /* woken, not cancelled: pthread_cancel loads libgcc_s to unwind, which aborts the
+         * process when a task has left it without file descriptors */
+        atomic_store(&iw.done, true);
+        pthread_kill(iw.thread, SIGTERM);
         pthread_join(iw.thread, NULL);
     }
     if (rc != 0)

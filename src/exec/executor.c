@@ -20,9 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/app_file.h"
 #include "common/clock.h"
+#include "common/exit_cleanup.h"
 #include "common/conf.h"
 #include "fs/fs.h"
 #include "common/err.h"
@@ -577,11 +580,32 @@ static int register_with_driver(executor *x, cs_error *err)
     return rc;
 }
 
+/* Under a data limit (local-cluster sets one from its M, as a pod's memory limit), an allocation
+ * that fails names it. */
+static void note_memory_limit(executor *x)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_DATA, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY) return;
+    const char *master = cs_conf_get(x->conf, "spark.master");
+    char note[256];
+    snprintf(note, sizeof note,
+             "executor %s is limited to %llu MiB of memory: spark.executor.memory %lld MiB%s%s%s "
+             "plus overhead",
+             x->opt->executor_id, (unsigned long long)(rl.rlim_cur >> 20),
+             (long long)(x->opt->memory_bytes >> 20), master ? " from the master URL '" : "",
+             master ? master : "", master ? "'" : "");
+    cs_memory_limit_note_set(note);
+    CS_INFO("executor", "executor=%s event=memory_limit data_limit_mb=%llu", x->opt->executor_id,
+            (unsigned long long)(rl.rlim_cur >> 20));
+}
+
 static int make_local_dir(executor *x, cs_error *err)
 {
     char name[96];
     snprintf(name, sizeof name, "cspark-executor-%s", x->opt->executor_id);
-    return cs_local_dir_create(x->conf, name, &x->local_dir, err);
+    if (cs_local_dir_create(x->conf, name, &x->local_dir, err) < 0) return err->code;
+    cs_exit_cleanup_add(x->local_dir); /* removed even if a task crashes or calls exit() */
+    return 0;
 }
 
 static int executor_start(executor *x, cs_error *err)
@@ -615,6 +639,7 @@ static int executor_start(executor *x, cs_error *err)
     }
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
+    note_memory_limit(x);
     cs_fs_configure(x->conf); /* tasks read and write s3a:// with the application's settings */
     /* the application's spark.rpc.message.maxSize (and the limits on unauthenticated peers of
      * the block server) are known only now: the driver connection was opened with defaults */
@@ -626,6 +651,7 @@ static int executor_start(executor *x, cs_error *err)
     if (level && !getenv("CSPARK_LOG_LEVEL") && cs_log_parse_level(level, &lvl) == 0)
         cs_log_set_level(lvl);
 
+    if (cs_app_file_check(x->app_file, err) < 0) return err->code;
     x->app = dlopen(x->app_file, RTLD_NOW | RTLD_GLOBAL);
     if (!x->app)
         return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file,
@@ -806,7 +832,10 @@ int cs_executor_run(const executor_options *opt)
         cs_stage_plan_free(c->plan);
         free(c);
     }
-    if (x->local_dir) cs_remove_tree(x->local_dir);
+    if (x->local_dir) {
+        cs_remove_tree(x->local_dir);
+        cs_exit_cleanup_remove(x->local_dir);
+    }
     free(x->local_dir);
     free(x->app_file);
     free(x->running);

@@ -25,6 +25,7 @@
 
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_yaml.h"
+#include "common/app_file.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -36,9 +37,8 @@
 /* The job's .so, to ship in the driver's ConfigMap. */
 static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
 {
-    int rc = cs_read_file(path, out, len, err);
-    if (rc == CS_ENOTFOUND) cs_error_set(err, rc, "application file %s not found", path);
-    return rc;
+    if (cs_app_file_check(path, err) < 0) return err->code; /* as a client-mode submit */
+    return cs_read_file(path, out, len, err);
 }
 
 /* ---- following the driver pod ------------------------------------------------------------ */

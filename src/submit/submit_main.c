@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cspark.h"
+#include "common/app_file.h"
 #include "common/conf.h"
 #include "common/log.h"
 #include "submit/submit_args.h"
@@ -115,9 +115,8 @@ static int run(int argc, char **argv)
         goto out;
     }
     const char *app_path = strncmp(a.app, "local://", 8) == 0 ? a.app + 8 : a.app;
-    struct stat st;
-    if (stat(app_path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
+    if (cs_app_file_check(app_path, &err) != CS_OK) { /* before anything maps it */
+        status = fail(&err);
         goto out;
     }
     /* client mode on Kubernetes: the executors' settings are refused before the driver starts */
