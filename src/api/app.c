@@ -57,7 +57,8 @@ static void *interrupt_main(void *arg)
     interrupt_watch *w = arg;
     int sig = 0;
     if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) return NULL;
-    CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", w->sc->app_id, strsignal(sig));
+    CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", cs_log_value(w->sc->app_id),
+            strsignal(sig));
     cs_context_interrupt(w->sc, sig);
     if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) return NULL;
     _exit(128 + sig);

@@ -265,11 +265,12 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     cs_listener_bus_post(sc->bus, &exec);
 
     if (start_backend(sc, err) < 0) goto fail;
-    CS_INFO("context", "app=%s name=\"%s\" master=%s parallelism=%d task_memory=%lld local_dir=%s",
-            sc->app_id, sc->app_name,
-            cs_conf_get(sc->conf, "spark.master") ? cs_conf_get(sc->conf, "spark.master")
-                                                  : "local[*]",
-            sc->default_parallelism, (long long)sc->task_memory_budget, sc->local_dir);
+    CS_INFO(
+        "context", "app=%s name=%s master=%s parallelism=%d task_memory=%lld local_dir=%s",
+        cs_log_value(sc->app_id), cs_log_quote(sc->app_name),
+        cs_log_value(cs_conf_get(sc->conf, "spark.master") ? cs_conf_get(sc->conf, "spark.master")
+                                                           : "local[*]"),
+        sc->default_parallelism, (long long)sc->task_memory_budget, cs_log_value(sc->local_dir));
     running_context = sc;
     return sc;
 fail:

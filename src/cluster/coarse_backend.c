@@ -349,8 +349,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         cs_coarse_on_migrated(b, c, msg->shuffle_migrated);
         break;
     default:
-        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", cs_rpc_conn_peer(c),
-                cs_frame_body_name(msg));
+        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s",
+                cs_log_value(cs_rpc_conn_peer(c)), cs_frame_body_name(msg));
         break;
     }
 }
@@ -397,11 +397,11 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         return;
     }
     if (expected)
-        CS_INFO("driver", "event=executor_removed executor=%s running_tasks=%d reason=\"%s\"", id,
-                nlost, why);
+        CS_INFO("driver", "event=executor_removed executor=%s running_tasks=%d reason=%s",
+                cs_log_value(id), nlost, cs_log_quote(why));
     else
-        CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id,
-                nlost, why);
+        CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=%s",
+                cs_log_value(id), nlost, cs_log_quote(why));
     for (int i = 0; i < nlost; i++) {
         cs_scheduler_task_failed(b->base.sched, lost[i],
                                  "ExecutorLostFailure (executor %s exited caused by one of the "
@@ -583,6 +583,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     pthread_create(&b->housekeeper, NULL, housekeeper_main, b);
     pthread_create(&b->fetcher, NULL, cs_coarse_fetcher_main, b);
     CS_INFO("driver", "event=listening host=%s port=%d auth=%s",
-            o->bind_host ? o->bind_host : "127.0.0.1", b->port, b->secret ? "on" : "off");
+            cs_log_value(o->bind_host ? o->bind_host : "127.0.0.1"), b->port,
+            b->secret ? "on" : "off");
     return b;
 }

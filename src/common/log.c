@@ -171,6 +171,14 @@ static int escape_text(char *out, int cap, const char *text, size_t len)
     return n;
 }
 
+const char *cs_log_value(const char *s)
+{
+    if (!s || !*s) return cs_log_quote(s);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\\' || *p == '=') return cs_log_quote(s);
+    return s;
+}
+
 const char *cs_log_quote(const char *s)
 {
     /* A few slots per thread, so one log call may quote several values. */

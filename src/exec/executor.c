@@ -177,8 +177,9 @@ static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
     cs_error err;
     cs_error_clear(&err);
     if (!ls->plan || cs_stage_plan_decode(ls->plan, x->app, &plan, &err) < 0) {
-        CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=\"%s\"",
-                 x->opt->executor_id, ls->stage_id, ls->stage_attempt, err.msg);
+        CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=%s",
+                 cs_log_value(x->opt->executor_id), ls->stage_id, ls->stage_attempt,
+                 cs_log_quote(err.msg));
         return; /* its tasks will fail with "no plan" */
     }
     cached_plan *c = cs_xcalloc(1, sizeof *c);
@@ -264,7 +265,7 @@ static void check_drained(executor *x)
     if (send) x->drained_sent = true;
     pthread_mutex_unlock(&x->lock);
     if (!send) return;
-    CS_INFO("executor", "executor=%s event=drained", x->opt->executor_id);
+    CS_INFO("executor", "executor=%s event=drained", cs_log_value(x->opt->executor_id));
     Cspark__ExecutorDrained d = CSPARK__EXECUTOR_DRAINED__INIT;
     d.executor_id = (char *)x->opt->executor_id;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
@@ -282,14 +283,15 @@ static void on_decom_signal(void *arg, int sig)
     x->decom_requested = true;
     pthread_mutex_unlock(&x->lock);
     if (!first) {
-        CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=\"%s\"",
-                x->opt->executor_id, cs_decom_signals_name(sig), "already decommissioning");
+        CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=%s",
+                cs_log_value(x->opt->executor_id), cs_decom_signals_name(sig),
+                cs_log_quote("already decommissioning"));
         return;
     }
     char reason[64];
     snprintf(reason, sizeof reason, "received SIG%s", cs_decom_signals_name(sig));
-    CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\"", x->opt->executor_id,
-            reason);
+    CS_INFO("executor", "executor=%s event=decommissioning reason=%s",
+            cs_log_value(x->opt->executor_id), cs_log_quote(reason));
     Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
     de.executor_id = (char *)x->opt->executor_id;
     de.reason = reason;
@@ -307,8 +309,8 @@ static void on_decommission(executor *x, const Cspark__DecommissionExecutor *de)
     x->decommissioning = true;
     pthread_mutex_unlock(&x->lock);
     if (first && !ours)
-        CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\" by=driver",
-                x->opt->executor_id, de->reason ? de->reason : "");
+        CS_INFO("executor", "executor=%s event=decommissioning reason=%s by=driver",
+                cs_log_value(x->opt->executor_id), cs_log_quote(de->reason ? de->reason : ""));
     check_drained(x);
 }
 
@@ -360,11 +362,12 @@ static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
                  pb && pb->executor_id ? pb->executor_id : "");
         if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
         CS_WARN("executor",
-                "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s error=\"%s\"",
-                x->opt->executor_id, it->st.shuffle_id, it->st.map_id, it->st.executor_id, err.msg);
+                "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s error=%s",
+                cs_log_value(x->opt->executor_id), it->st.shuffle_id, it->st.map_id,
+                cs_log_value(it->st.executor_id), cs_log_quote(err.msg));
     }
     CS_INFO("executor", "executor=%s event=shuffle_migration_requested outputs=%d",
-            x->opt->executor_id, m->num_items);
+            cs_log_value(x->opt->executor_id), m->num_items);
     cs_error err;
     cs_error_clear(&err);
     pthread_mutex_lock(&x->lock);
@@ -385,8 +388,8 @@ static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
     for (int i = 0; i < m->num_items; i++)
         if (m->items[i].rc == 0) m->items[i].rc = err.code ? err.code : CS_EIO;
     if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
-    CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=\"%s\"",
-            x->opt->executor_id, m->num_items, m->error);
+    CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=%s",
+            cs_log_value(x->opt->executor_id), m->num_items, cs_log_quote(m->error));
     on_migration_done(x, m);
     cs_shuffle_migration_free(m);
 }
@@ -405,7 +408,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         on_kill_task(x, msg->kill_task->task_id);
         break;
     case CSPARK__ENVELOPE__BODY_STOP_EXECUTOR:
-        CS_INFO("executor", "executor=%s event=stop_requested", x->opt->executor_id);
+        CS_INFO("executor", "executor=%s event=stop_requested", cs_log_value(x->opt->executor_id));
         stop(x, false);
         break;
     case CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR:
@@ -420,11 +423,12 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
         if (msg->heartbeat_response->reregister)
-            CS_WARN("executor", "executor=%s event=unknown_to_driver", x->opt->executor_id);
+            CS_WARN("executor", "executor=%s event=unknown_to_driver",
+                    cs_log_value(x->opt->executor_id));
         break;
     default:
-        CS_WARN("executor", "executor=%s event=unexpected_message case=%d", x->opt->executor_id,
-                (int)msg->body_case);
+        CS_WARN("executor", "executor=%s event=unexpected_message case=%d",
+                cs_log_value(x->opt->executor_id), (int)msg->body_case);
         break;
     }
 }
@@ -437,8 +441,8 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     bool expected = x->stopping;
     pthread_mutex_unlock(&x->lock);
     if (!expected)
-        CS_ERROR("executor", "executor=%s event=driver_disconnected reason=\"%s\"",
-                 x->opt->executor_id, reason);
+        CS_ERROR("executor", "executor=%s event=driver_disconnected reason=%s",
+                 cs_log_value(x->opt->executor_id), cs_log_quote(reason));
     stop(x, !expected);
 }
 
@@ -595,8 +599,8 @@ static void note_memory_limit(executor *x)
              (long long)(x->opt->memory_bytes >> 20), master ? " from the master URL '" : "",
              master ? master : "", master ? "'" : "");
     cs_memory_limit_note_set(note);
-    CS_INFO("executor", "executor=%s event=memory_limit data_limit_mb=%llu", x->opt->executor_id,
-            (unsigned long long)(rl.rlim_cur >> 20));
+    CS_INFO("executor", "executor=%s event=memory_limit data_limit_mb=%llu",
+            cs_log_value(x->opt->executor_id), (unsigned long long)(rl.rlim_cur >> 20));
 }
 
 static int make_local_dir(executor *x, cs_error *err)
@@ -632,8 +636,9 @@ static int executor_start(executor *x, cs_error *err)
         x->driver = cs_rpc_connect(x->ep, host, port, 30000, err);
         if (x->driver || err->code == CS_EAUTH || cs_mono_ms() + backoff > deadline) break;
         CS_WARN("executor",
-                "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=\"%s\"",
-                x->opt->executor_id, host, port, (long long)backoff, err->msg);
+                "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=%s",
+                cs_log_value(x->opt->executor_id), cs_log_value(host), port, (long long)backoff,
+                cs_log_quote(err->msg));
         cs_sleep_ms(backoff);
         if (backoff < 2000) backoff *= 2;
     }
@@ -786,7 +791,8 @@ int cs_executor_run(const executor_options *opt)
         stop(x, false);
     } else {
         CS_INFO("executor", "executor=%s event=registered host=%s cores=%d block_port=%d pid=%d",
-                opt->executor_id, opt->hostname, opt->cores, x->block_port, (int)getpid());
+                cs_log_value(opt->executor_id), cs_log_value(opt->hostname), opt->cores,
+                x->block_port, (int)getpid());
         int64_t interval_ms = 10000;
         cs_conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS,
                                 &interval_ms, NULL);
@@ -813,7 +819,8 @@ int cs_executor_run(const executor_options *opt)
     bool decommissioned = (x->decommissioning || x->decom_requested) && rc == 0;
     pthread_mutex_unlock(&x->lock);
     cs_shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
-    if (decommissioned) CS_INFO("executor", "executor=%s event=decommissioned", opt->executor_id);
+    if (decommissioned)
+        CS_INFO("executor", "executor=%s event=decommissioned", cs_log_value(opt->executor_id));
     while (x->queue_head) {
         exec_task *t = x->queue_head;
         x->queue_head = t->next;

@@ -536,7 +536,7 @@ static void write_json(event_log *el, json_t *o)
                 CS_WARN("eventlog",
                         "path=%s error=%s event log write failed; no further events "
                         "will be logged",
-                        el->path_inprogress, cs_log_quote(e.msg));
+                        cs_log_value(el->path_inprogress), cs_log_quote(e.msg));
                 return;
             }
             el->wlen = 0;
@@ -556,9 +556,9 @@ static void write_json(event_log *el, json_t *o)
         el->failed = true;
         el->saved_errno = errno;
         CS_WARN("eventlog",
-                "path=%s error=\"%s\" event log write failed; no further events "
+                "path=%s error=%s event log write failed; no further events "
                 "will be logged",
-                el->path_inprogress, strerror(errno));
+                cs_log_value(el->path_inprogress), cs_log_quote(strerror(errno)));
     }
 }
 
@@ -577,9 +577,9 @@ static void flush_log(event_log *el)
         el->failed = true;
         el->saved_errno = errno;
         CS_WARN("eventlog",
-                "path=%s error=\"%s\" event log flush failed; no further events "
+                "path=%s error=%s event log flush failed; no further events "
                 "will be logged",
-                el->path_inprogress, strerror(errno));
+                cs_log_value(el->path_inprogress), cs_log_quote(strerror(errno)));
     }
 }
 
@@ -691,7 +691,7 @@ static int open_writer(event_log *el, const char *dir, const char *uri, const ch
     json_t *o = to_json(el, &ls, 0);
     write_json(el, o);
     json_decref(o);
-    CS_INFO("eventlog", "path=%s event=started", el->path_inprogress);
+    CS_INFO("eventlog", "path=%s event=started", cs_log_value(el->path_inprogress));
     return 0;
 }
 
@@ -840,7 +840,7 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
     json_decref(o);
     free(dir);
     free(name);
-    CS_INFO("eventlog", "path=%s event=started", el->path_inprogress);
+    CS_INFO("eventlog", "path=%s event=started", cs_log_value(el->path_inprogress));
     return el;
 fail:
     free(dir);
@@ -868,7 +868,7 @@ int cs_event_log_close(event_log *el, cs_error *err)
         } else if (cs_fs_writer_finish(w, NULL, err) < 0) {
             rc = err ? err->code : CS_EIO;
         } else {
-            CS_INFO("eventlog", "path=%s event=finished", el->path_final);
+            CS_INFO("eventlog", "path=%s event=finished", cs_log_value(el->path_final));
         }
         free_log(el);
         return rc;
@@ -893,7 +893,7 @@ int cs_event_log_close(event_log *el, cs_error *err)
             rc = cs_error_set(err, CS_EIO, "cannot rename event log %s to %s: %s",
                               el->path_inprogress, el->path_final, strerror(errno));
     } else {
-        CS_INFO("eventlog", "path=%s event=finished", el->path_final);
+        CS_INFO("eventlog", "path=%s event=finished", cs_log_value(el->path_final));
     }
     free_log(el);
     return rc;

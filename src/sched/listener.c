@@ -393,7 +393,7 @@ drop_locked : {
         CS_WARN("listenerbus",
                 "queue=" QUEUE_NAME " dropped=%lld total_dropped=%lld Dropped %lld "
                 "events from " QUEUE_NAME " since %s.",
-                (long long)increased, (long long)total, (long long)increased, since);
+                (long long)increased, (long long)total, (long long)increased, cs_log_value(since));
     }
 }
 }
@@ -438,7 +438,8 @@ void cs_listener_bus_free(listener_bus *bus)
     /* events posted concurrently with free (none should be) were drained by the thread */
     if (bus->elog) {
         cs_error e = {0};
-        if (cs_event_log_close(bus->elog, &e) < 0) CS_WARN("eventlog", "error=\"%s\"", e.msg);
+        if (cs_event_log_close(bus->elog, &e) < 0)
+            CS_WARN("eventlog", "error=%s", cs_log_quote(e.msg));
     }
     cs_progress_free(bus->progress);
     cs_stage_logger_free(bus->slogger);

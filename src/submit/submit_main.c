@@ -129,8 +129,9 @@ static int run(int argc, char **argv)
     app_argv[0] = (char *)app_path;
     for (int i = 0; i < a.app_argc; i++)
         app_argv[i + 1] = a.app_argv[i];
-    CS_DEBUG("submit", "app=%s entry=%s master=%s", a.app, cs_submit_entry(&a, conf),
-             cs_conf_get(conf, "spark.master"));
+    CS_DEBUG("submit", "app=%s entry=%s master=%s", cs_log_value(a.app),
+             cs_log_value(cs_submit_entry(&a, conf)),
+             cs_log_value(cs_conf_get(conf, "spark.master")));
     fflush(stdout);
     status = cs_app_run(conf, app_path, cs_submit_entry(&a, conf), a.app_argc + 1, app_argv);
 out:

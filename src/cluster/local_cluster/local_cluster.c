@@ -43,7 +43,7 @@
 #include "common/sync.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
-#define LC_SLOTS_PER_CPU 16     /* task slots (executors x cores) per online CPU, at most */
+#define LC_SLOTS_PER_CPU 16    /* task slots (executors x cores) per online CPU, at most */
 
 /* AddressSanitizer reserves terabytes of shadow memory, which a data limit refuses: the executor
  * memory limit is not enforced in sanitizer builds. */
@@ -286,8 +286,8 @@ static int spawn(local_cluster *lc, cs_error *err)
     c->tee = tee;
     c->tee_started = tee_started;
     pthread_mutex_unlock(&lc->lock);
-    CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d", id,
-            (int)pid, lc->cores, lc->memory_mb);
+    CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d",
+            cs_log_value(id), (int)pid, lc->cores, lc->memory_mb);
     return 0;
 }
 
@@ -365,7 +365,7 @@ static void *monitor_main(void *arg)
                     stderr_tail(lc, c->id, tail, sizeof tail);
                     CS_WARN("local-cluster",
                             "event=executor_exited executor=%s %s during shutdown stderr_tail=%s",
-                            c->id, why, cs_log_quote(tail));
+                            cs_log_value(c->id), cs_log_value(why), cs_log_quote(tail));
                 }
                 continue;
             }
@@ -377,8 +377,8 @@ static void *monitor_main(void *arg)
             leaving |= cs_coarse_backend_exit_expected(lc->coarse, id);
             pthread_mutex_lock(&lc->lock);
             if (leaving) { /* removed or decommissioned, as asked */
-                CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true", id,
-                        why);
+                CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true",
+                        cs_log_value(id), cs_log_value(why));
                 pthread_mutex_unlock(&lc->lock);
                 cs_coarse_backend_executor_exited(lc->coarse, id, reason);
                 top_up(lc);
@@ -392,8 +392,8 @@ static void *monitor_main(void *arg)
             char tail[STDERR_TAIL_BYTES];
             stderr_tail(lc, id, tail, sizeof tail);
             CS_WARN("local-cluster",
-                    "event=executor_exited executor=%s %s failures=%d max=%d stderr_tail=%s", id,
-                    why, failures, max, cs_log_quote(tail));
+                    "event=executor_exited executor=%s %s failures=%d max=%d stderr_tail=%s",
+                    cs_log_value(id), cs_log_value(why), failures, max, cs_log_quote(tail));
             cs_coarse_backend_executor_exited(lc->coarse, id, reason);
             if (failures >= max) {
                 char msg[600];
@@ -553,8 +553,8 @@ static int lc_check(const cs_conf *conf, const cs_master *m, cs_error *err)
                             "executors x %d cores) is more than this host can run (at most %lld: "
                             "%d per CPU, %ld CPUs)",
                             m->executors, m->cores_per_executor, m->memory_mb, (long long)slots,
-                            m->executors, m->cores_per_executor,
-                            LC_SLOTS_PER_CPU * (long long)cpus, LC_SLOTS_PER_CPU, cpus);
+                            m->executors, m->cores_per_executor, LC_SLOTS_PER_CPU * (long long)cpus,
+                            LC_SLOTS_PER_CPU, cpus);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     int64_t host_mb = pages > 0 && page > 0 ? (int64_t)pages / (1048576 / page) : 0;
     int64_t want_mb = (int64_t)m->executors * m->memory_mb;
@@ -594,7 +594,7 @@ static int lc_wait_registered(sched_backend *base, cs_error *err)
     pthread_mutex_unlock(&lc->lock);
     int n = cs_coarse_backend_wait_registered(lc->coarse, want, wait_ms);
     CS_INFO("context", "app=%s event=executors_registered registered=%d expected=%d",
-            lc->env.app_id, n, lc->env.master->executors);
+            cs_log_value(lc->env.app_id), n, lc->env.master->executors);
     return 0;
 }
 
