@@ -403,10 +403,7 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=%s",
                 cs_log_value(id), nlost, cs_log_quote(why));
     for (int i = 0; i < nlost; i++) {
-        cs_scheduler_task_failed(b->base.sched, lost[i],
-                                 "ExecutorLostFailure (executor %s exited caused by one of the "
-                                 "running tasks) Reason: %s",
-                                 id, why);
+        cs_scheduler_task_lost(b->base.sched, lost[i], id, why, !expected);
     }
     free(lost);
     cs_scheduler_executor_lost(b->base.sched, id, why);

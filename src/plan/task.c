@@ -17,6 +17,8 @@ void cs_task_result_init(task_result *r)
 void cs_task_result_free(task_result *r)
 {
     free(r->error);
+    free(r->lost_executor);
+    free(r->loss_reason);
     cs_batch_free(&r->data);
     if (r->has_map_status) cs_map_status_free(&r->map_status);
     memset(r, 0, sizeof *r);

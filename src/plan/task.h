@@ -98,6 +98,11 @@ typedef struct task_result {
     cs_map_status map_status; /* SHUFFLE */
     bool has_map_status;
     cs_task_metrics metrics;
+    /* driver side: the task was running on an executor that was lost (Spark's
+     * ExecutorLostFailure); both malloc'd, NULL otherwise */
+    char *lost_executor;
+    char *loss_reason;
+    bool exit_caused_by_app; /* the executor exited on its own, not removed by the driver */
 } task_result;
 
 void cs_task_result_init(task_result *r);

@@ -129,6 +129,49 @@ static void set_bool(json_t *o, const char *k, bool v)
     json_object_set_new(o, k, json_boolean(v));
 }
 
+/* Spark's JsonProtocol.taskEndReasonToJson: the reason's class name and its fields. */
+static void task_end_reason(json_t *r, const cs_event *ev)
+{
+    const char *why = ev->reason ? ev->reason : "task failed";
+    const cs_task_end_reason *e = ev->end_reason;
+    switch (e ? e->kind : CS_END_EXCEPTION) {
+    case CS_END_FETCH_FAILED:
+        set_str(r, "Reason", "FetchFailed");
+        if (e->bm_executor_id[0] && e->bm_port > 0) { /* Spark's BlockManagerId needs a port */
+            json_t *bm = json_object();
+            set_str(bm, "Executor ID", e->bm_executor_id);
+            set_str(bm, "Host", e->bm_host);
+            set_int(bm, "Port", e->bm_port);
+            json_object_set_new(r, "Block Manager Address", bm);
+        }
+        set_int(r, "Shuffle ID", e->shuffle_id);
+        set_int(r, "Map ID", e->map_id);
+        set_int(r, "Map Index", e->map_id);
+        set_int(r, "Reduce ID", e->reduce_id);
+        set_str(r, "Message", why);
+        break;
+    case CS_END_EXECUTOR_LOST:
+        set_str(r, "Reason", "ExecutorLostFailure");
+        set_str(r, "Executor ID", e->lost_executor_id);
+        json_object_set_new(r, "Exit Caused By App", json_boolean(e->exit_caused_by_app));
+        set_str(r, "Loss Reason", e->loss_reason);
+        break;
+    case CS_END_TASK_KILLED:
+        set_str(r, "Reason", "TaskKilled");
+        set_str(r, "Kill Reason", why);
+        json_object_set_new(r, "Accumulator Updates", json_array());
+        break;
+    case CS_END_EXCEPTION:
+        set_str(r, "Reason", "ExceptionFailure");
+        set_str(r, "Class Name", "cspark.TaskFailure");
+        set_str(r, "Description", why);
+        json_object_set_new(r, "Stack Trace", json_array());
+        set_str(r, "Full Stack Trace", why);
+        json_object_set_new(r, "Accumulator Updates", json_array());
+        break;
+    }
+}
+
 static json_t *event_obj(cs_event_kind kind)
 {
     json_t *o = json_object();
@@ -467,13 +510,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         if (ev->succeeded) {
             set_str(r, "Reason", "Success");
         } else {
-            const char *why = ev->reason ? ev->reason : "task failed";
-            set_str(r, "Reason", "ExceptionFailure");
-            set_str(r, "Class Name", "cspark.TaskFailure");
-            set_str(r, "Description", why);
-            json_object_set_new(r, "Stack Trace", json_array());
-            set_str(r, "Full Stack Trace", why);
-            json_object_set_new(r, "Accumulator Updates", json_array());
+            task_end_reason(r, ev);
         }
         json_object_set_new(o, "Task End Reason", r);
         json_object_set_new(o, "Task Info", task_info(ev, launch, ev->time_ms, !ev->succeeded));

@@ -106,7 +106,8 @@ static qnode *copy_event(const cs_event *ev)
         job_parents += ev->stage_num_parents[i] > 0 ? (size_t)ev->stage_num_parents[i] : 0;
     if (!ev->stage_parents) job_parents = nparents = 0;
     size_t metrics = ev->exec_metrics ? sizeof(cs_executor_metrics) : 0;
-    size_t n = metrics + rdds * sizeof(cs_rdd_info) +
+    size_t reason = ev->end_reason ? (sizeof(cs_task_end_reason) + 7) & ~(size_t)7 : 0;
+    size_t n = metrics + reason + rdds * sizeof(cs_rdd_info) +
                (ids + tasks + parents + nparents + job_parents) * sizeof(int) +
                slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
@@ -121,6 +122,11 @@ static qnode *copy_event(const cs_event *ev)
         memcpy(cur, ev->exec_metrics, metrics);
         q->ev.exec_metrics = (const cs_executor_metrics *)(void *)cur;
         cur += metrics;
+    }
+    if (reason) { /* rounded up to 8 bytes: what follows stays aligned */
+        memcpy(cur, ev->end_reason, sizeof(cs_task_end_reason));
+        q->ev.end_reason = (const cs_task_end_reason *)(void *)cur;
+        cur += reason;
     }
     cs_rdd_info *infos = NULL;
     if (rdds) { /* its size keeps ints aligned */

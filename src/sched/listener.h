@@ -42,6 +42,14 @@ typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spar
  * without the JVM: ProcessTree*RSSMemory / *VMemory, plus the executor's own task counters). */
 typedef struct cs_executor_metrics { int64_t rss_bytes, vmem_bytes, cpu_time_ns, tasks_active, tasks_completed, tasks_failed,
     shuffle_bytes_read, shuffle_bytes_written, memory_bytes_spilled, disk_bytes_spilled, task_memory_used; } cs_executor_metrics;
+/* Why a task failed, as Spark's TaskEndReason subclasses (the event log writes their fields). */
+typedef enum { CS_END_EXCEPTION, CS_END_FETCH_FAILED, CS_END_EXECUTOR_LOST, CS_END_TASK_KILLED } cs_task_end_kind;
+typedef struct cs_task_end_reason {
+    cs_task_end_kind kind;
+    int shuffle_id, map_id, reduce_id;            /* FetchFailed */
+    char bm_executor_id[64]; char bm_host[256]; int bm_port; /* FetchFailed: the map output's block manager ("" unknown) */
+    char lost_executor_id[64]; bool exit_caused_by_app; char loss_reason[512]; /* ExecutorLostFailure */
+} cs_task_end_reason;
 typedef struct cs_event {
     cs_event_kind kind; int64_t time_ms;          /* wall clock ms */
     int job_id; int stage_id; int stage_attempt; int num_tasks;  /* stage: tasks in this attempt */
@@ -64,6 +72,7 @@ typedef struct cs_event {
     const int *stage_num_parents;                 /* job start: parent count of each stage, parallel to stage_ids, copied */
     const int *stage_parents;                     /* job start: the parents' stage ids, concatenated in stage_ids order, copied */
     const cs_executor_metrics *exec_metrics;      /* executor metrics: the heartbeat's figures, copied */
+    const struct cs_task_end_reason *end_reason;  /* failed task end: Spark's TaskEndReason, copied; NULL: ExceptionFailure */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

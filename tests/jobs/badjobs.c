@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cspark.h"
@@ -110,6 +111,24 @@ int over_allocate(cspark_context *sc, int argc, char **argv)
 int save_default_parallelism(cspark_context *sc, int argc, char **argv)
 {
     int rc = cspark_save_as_text_file(cspark_range(sc, 0, 10, 1, 0), argc > 1 ? argv[1] : "out");
+    printf("rc=%d\n", rc);
+    return rc < 0 ? 1 : 0;
+}
+
+/* Partition 0 fails at once, partition 1 takes a second per record: when the job is aborted
+ * after partition 0's last attempt, partition 1 is still running and is killed. */
+void fail_or_linger(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    if (cspark_partition_id(tc) == 0) cspark_task_fail(tc, "fail_or_linger: planned failure");
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, NULL);
+    cspark_emit_record(out, in);
+}
+
+int kill_sibling(cspark_context *sc, int argc, char **argv)
+{
+    int64_t n = 0;
+    int rc = cspark_count(cspark_map(cspark_range(sc, 0, 6, 1, 2), fail_or_linger, NULL, 0), &n);
     printf("rc=%d\n", rc);
     return rc < 0 ? 1 : 0;
 }
