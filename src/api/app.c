@@ -69,20 +69,20 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
     if (!entry || !*entry) entry = "cspark_main";
     cs_error check;
     if (cs_app_file_check(app_path, &check) < 0) { /* a truncated .so would die of SIGBUS */
-        fprintf(stderr, "cspark-submit: %s\n", check.msg);
+        cs_log_user_error("cspark-submit", "%s", check.msg);
         return 1;
     }
     void *handle = dlopen(app_path, RTLD_NOW | RTLD_GLOBAL);
     if (!handle) {
-        fprintf(stderr, "cspark-submit: cannot load application %s: %s\n", app_path, dlerror());
+        cs_log_user_error("cspark-submit", "cannot load application %s: %s", app_path, dlerror());
         return 1;
     }
     entry_fn fn = (entry_fn)dlsym(handle, entry);
     if (!fn) {
-        fprintf(stderr,
-                "cspark-submit: entry function '%s' not found in %s (define a non-static "
-                "int %s(cspark_context *sc, int argc, char **argv), or name it with --class)\n",
-                entry, app_path, entry);
+        cs_log_user_error("cspark-submit",
+                          "entry function '%s' not found in %s (define a non-static int "
+                          "%s(cspark_context *sc, int argc, char **argv), or name it with --class)",
+                          entry, app_path, entry);
         dlclose(handle);
         return 1;
     }
@@ -100,7 +100,7 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
     cspark_context *sc = cs_context_new(conf, app_path, &err);
     if (!sc) {
         write_termination_message(conf, err.msg);
-        fprintf(stderr, "cspark-submit: %s\n", err.msg);
+        cs_log_user_error("cspark-submit", "%s", err.msg);
         dlclose(handle);
         return 1;
     }
@@ -128,7 +128,7 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
         write_termination_message(conf, error ? error
                                               : "the application's entry function "
                                                 "returned a non-zero status");
-    if (error) fprintf(stderr, "cspark-submit: %s\n", error);
+    if (error) cs_log_user_error("cspark-submit", "%s", error);
     free(error);
     /* the job's .so stays loaded: its destructors may still run at exit */
     return rc;

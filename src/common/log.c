@@ -271,3 +271,20 @@ void cs_log(cs_log_level lvl, const char *component, const char *fmt, ...)
     cs_logv(lvl, component, fmt, ap);
     va_end(ap);
 }
+
+void cs_log_user_error(const char *program, const char *fmt, ...)
+{
+    char msg[LOG_LINE_MAX], line[LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (m < 0) return;
+    size_t mlen = (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1;
+    int n = snprintf(line, sizeof line, "%s: ", program);
+    if (n < 0 || n >= (int)sizeof line - 1) n = 0;
+    n += escape_text(line + n, (int)sizeof line - 1 - n, msg, mlen);
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    (void)w;
+}

@@ -40,6 +40,12 @@ const char *cs_log_quote(const char *s);
  * usually plain (`app=local-1 path=/tmp/x`) but come from the user. Same ring as cs_log_quote. */
 const char *cs_log_value(const char *s);
 
+/* Writes "PROGRAM: message\n" to stderr with one write(2), escaped as log lines are (newlines
+ * and tabs become spaces, other control bytes and invalid UTF-8 \xHH): a user's error line
+ * stays one line of printable text whatever bytes the value it names holds. */
+void cs_log_user_error(const char *program, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 void cs_log_set_level(cs_log_level lvl);
 cs_log_level cs_log_get_level(void);
 /* True if a message at `lvl` would be printed. */

@@ -29,7 +29,7 @@
 
 static int fail(const cs_error *err)
 {
-    fprintf(stderr, "cspark-submit: %s\n", err->msg);
+    cs_log_user_error("cspark-submit", "%s", err->msg);
     return 1;
 }
 

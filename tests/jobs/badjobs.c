@@ -4,7 +4,8 @@
  * action, a task that exhausts file descriptors, a task that allocates far beyond its
  * executor's memory, a save over a huge default parallelism. Used by
  * tests/integration/user_exit_in_task.sh, null_rdd_error.sh, fd_exhaustion_shutdown.sh,
- * local_cluster_limits.sh and bad_input_table.sh.
+ * local_cluster_limits.sh and bad_input_table.sh. copy_text copies a text input for the
+ * input and output cases of bad_input_table.sh.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -131,4 +132,12 @@ int kill_sibling(cspark_context *sc, int argc, char **argv)
     int rc = cspark_count(cspark_map(cspark_range(sc, 0, 6, 1, 2), fail_or_linger, NULL, 0), &n);
     printf("rc=%d\n", rc);
     return rc < 0 ? 1 : 0;
+}
+
+/* copy_text IN OUT: IN's lines saved into OUT; prints nothing, so that an input or output
+ * error reaches the console as cspark-submit's one line only. */
+int copy_text(cspark_context *sc, int argc, char **argv)
+{
+    if (argc < 3) return 2;
+    return cspark_save_as_text_file(cspark_text_file(sc, argv[1], 0), argv[2]) < 0 ? 1 : 0;
 }
