@@ -33,7 +33,8 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
     if (!sc) return null_context("parallelize");
     if (num_slices < 0 || num_slices > CS_MAX_PARTITIONS) {
         cs_error e;
-        cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be between 1 and %d, got %d",
+        cs_error_set(&e, CS_EINVAL,
+                     "parallelize: number of slices must be between 1 and %d, got %d",
                      CS_MAX_PARTITIONS, num_slices);
         return cs_rdd_refuse(sc, &e);
     }

@@ -121,8 +121,7 @@ static int check_headers(int fd, const char *path, uint64_t size, cs_error *err)
 int cs_app_file_check(const char *path, cs_error *err)
 {
     struct stat st;
-    if (!path || !*path)
-        return cs_error_set(err, CS_EINVAL, "the application file name is empty");
+    if (!path || !*path) return cs_error_set(err, CS_EINVAL, "the application file name is empty");
     if (stat(path, &st) < 0)
         return errno == ENOENT || errno == ENOTDIR
                    ? cs_error_set(err, CS_ENOTFOUND, "application file %s not found", path)

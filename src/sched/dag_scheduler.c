@@ -381,31 +381,8 @@ static void post_task_end(scheduler *s, const completion *c)
     const task_desc *t = c->task;
     const task_result *r = &c->result;
     const sched_task *stk = (const sched_task *)t;
-    cs_task_end_reason why = {.kind = CS_END_EXCEPTION};
-    if (r->status == TASK_FETCH_FAILED) {
-        why.kind = CS_END_FETCH_FAILED;
-        why.shuffle_id = r->fetch_shuffle_id;
-        why.map_id = r->fetch_map_id;
-        why.reduce_id = t->partition;
-        for (int i = 0; i < t->num_inputs; i++) { /* where this attempt looked for the block */
-            const shuffle_input *in = &t->inputs[i];
-            if (in->shuffle_id != r->fetch_shuffle_id || r->fetch_map_id < 0 ||
-                r->fetch_map_id >= in->num_maps || !in->maps[r->fetch_map_id])
-                continue;
-            const cs_map_status *m = in->maps[r->fetch_map_id];
-            snprintf(why.bm_executor_id, sizeof why.bm_executor_id, "%s", m->executor_id);
-            snprintf(why.bm_host, sizeof why.bm_host, "%s", m->host);
-            why.bm_port = m->port;
-        }
-    } else if (r->lost_executor) {
-        why.kind = CS_END_EXECUTOR_LOST;
-        snprintf(why.lost_executor_id, sizeof why.lost_executor_id, "%s", r->lost_executor);
-        snprintf(why.loss_reason, sizeof why.loss_reason, "%s",
-                 r->loss_reason ? r->loss_reason : "");
-        why.exit_caused_by_app = r->exit_caused_by_app;
-    } else if (r->error && strcmp(r->error, CS_TASK_CANCELLED) == 0) {
-        why.kind = CS_END_TASK_KILLED;
-    }
+    cs_task_end_reason why;
+    cs_dag_task_end_reason(t, r, &why);
     cs_event ev = {.kind = CS_EV_TASK_END,
                    .stage_id = t->stage_id,
                    .stage_attempt = t->stage_attempt,
@@ -605,23 +582,6 @@ void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt,
     va_start(ap, fmt);
     if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
     va_end(ap);
-    cs_scheduler_task_done(s, t, &r);
-}
-
-void cs_scheduler_task_lost(scheduler *s, const task_desc *t, const char *executor_id,
-                            const char *why, bool caused_by_app)
-{
-    task_result r;
-    cs_task_result_init(&r);
-    r.status = TASK_FAILED;
-    if (asprintf(&r.error, "ExecutorLostFailure (executor %s exited %s) Reason: %s", executor_id,
-                 caused_by_app ? "caused by one of the running tasks"
-                               : "unrelated to the running tasks",
-                 why) < 0)
-        r.error = NULL;
-    r.lost_executor = cs_xstrdup(executor_id);
-    r.loss_reason = cs_xstrdup(why);
-    r.exit_caused_by_app = caused_by_app;
     cs_scheduler_task_done(s, t, &r);
 }
 

@@ -145,7 +145,7 @@ int copy_text(cspark_context *sc, int argc, char **argv)
 /* huge_slices OUT: a range asked for 100,000,000 slices, saved into OUT. */
 int huge_slices(cspark_context *sc, int argc, char **argv)
 {
-    int rc = cspark_save_as_text_file(cspark_range(sc, 0, 10, 1, 100000000),
-                                      argc > 1 ? argv[1] : "out");
+    int rc =
+        cspark_save_as_text_file(cspark_range(sc, 0, 10, 1, 100000000), argc > 1 ? argv[1] : "out");
     return rc < 0 ? 1 : 0;
 }
