@@ -61,7 +61,7 @@ void cs_local_address(char *out, size_t len)
                     "msg=\"Your hostname, %s, resolves to a loopback address: %s; using "
                     "%s instead (on interface %s). Set SPARK_LOCAL_IP if you need to "
                     "bind to another address\"",
-                    cs_log_value(host), shown, out, cs_log_value(i->ifa_name));
+                    host, shown, out, i->ifa_name);
             freeifaddrs(ifs);
             return;
         }

@@ -365,7 +365,7 @@ static void *monitor_main(void *arg)
                     stderr_tail(lc, c->id, tail, sizeof tail);
                     CS_WARN("local-cluster",
                             "event=executor_exited executor=%s %s during shutdown stderr_tail=%s",
-                            cs_log_value(c->id), cs_log_value(why), cs_log_quote(tail));
+                            cs_log_value(c->id), why, cs_log_quote(tail));
                 }
                 continue;
             }
@@ -378,7 +378,7 @@ static void *monitor_main(void *arg)
             pthread_mutex_lock(&lc->lock);
             if (leaving) { /* removed or decommissioned, as asked */
                 CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true",
-                        cs_log_value(id), cs_log_value(why));
+                        cs_log_value(id), why);
                 pthread_mutex_unlock(&lc->lock);
                 cs_coarse_backend_executor_exited(lc->coarse, id, reason);
                 top_up(lc);
@@ -393,7 +393,7 @@ static void *monitor_main(void *arg)
             stderr_tail(lc, id, tail, sizeof tail);
             CS_WARN("local-cluster",
                     "event=executor_exited executor=%s %s failures=%d max=%d stderr_tail=%s",
-                    cs_log_value(id), cs_log_value(why), failures, max, cs_log_quote(tail));
+                    cs_log_value(id), why, failures, max, cs_log_quote(tail));
             cs_coarse_backend_executor_exited(lc->coarse, id, reason);
             if (failures >= max) {
                 char msg[600];
