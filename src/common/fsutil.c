@@ -42,17 +42,22 @@ static void reserve_take(void)
     pthread_mutex_unlock(&reserve_lock);
 }
 
+void cs_fd_reserve_release(void)
+{
+    pthread_mutex_lock(&reserve_lock);
+    for (int i = 0; i < FD_RESERVE; i++) {
+        if (reserve[i] >= 0) close(reserve[i]);
+        reserve[i] = -1;
+    }
+    pthread_mutex_unlock(&reserve_lock);
+}
+
 int cs_remove_tree(const char *path)
 {
     int rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (rc < 0 && (errno == EMFILE || errno == ENFILE)) {
-        pthread_mutex_lock(&reserve_lock);
-        for (int i = 0; i < FD_RESERVE; i++) {
-            if (reserve[i] >= 0) close(reserve[i]);
-            reserve[i] = -1;
-        }
+        cs_fd_reserve_release();
         rc = nftw(path, remove_entry, FD_RESERVE, FTW_DEPTH | FTW_PHYS);
-        pthread_mutex_unlock(&reserve_lock);
         reserve_take();
     }
     return rc;

@@ -288,3 +288,8 @@ void cs_log_user_error(const char *program, const char *fmt, ...)
     ssize_t w = write(STDERR_FILENO, line, (size_t)n);
     (void)w;
 }
+
+void cs_log_stop(void)
+{
+    atomic_store(&log_level, CS_LOG_ERROR + 1);
+}

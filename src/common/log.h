@@ -46,6 +46,10 @@ const char *cs_log_value(const char *s);
 void cs_log_user_error(const char *program, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The process is ending after a fatal report whose line must stay the last: every later log line
+ * is dropped. Async-signal-safe (an atomic store). */
+void cs_log_stop(void);
+
 void cs_log_set_level(cs_log_level lvl);
 cs_log_level cs_log_get_level(void);
 /* True if a message at `lvl` would be printed. */

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "common/exit_cleanup.h"
+#include "common/fsutil.h"
+#include "common/log.h"
 
 /* ---- task context (cspark.h) ------------------------------------------------------------- */
 
@@ -101,6 +103,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
         memcpy(line + n, parts[i], l);
         n += l;
     }
+    cs_log_stop(); /* the report stays the last line */
     ssize_t w = write(STDERR_FILENO, line, n);
     (void)w;
     cs_exit_cleanup_run(); /* the local directory and a half-written local output */
@@ -116,6 +119,7 @@ static void exit_hook(int status, void *arg)
 {
     (void)arg;
     if (crash_where[0]) {
+        cs_log_stop(); /* the report stays the last line */
         fflush(NULL);
         char line[768];
         int n = snprintf(line, sizeof line,
@@ -128,6 +132,7 @@ static void exit_hook(int status, void *arg)
         _exit(status != 0 ? status : 1);
     }
     cs_exit_cleanup_run();
+    cs_fd_reserve_release(); /* for what runs after (a leak checker needs a descriptor) */
 }
 
 static void install_handlers(void)
