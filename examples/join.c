@@ -51,8 +51,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     cspark_rdd *right = cspark_flat_map(cspark_text_file(sc, argv[2], 0), join_parse, NULL, 0);
     cspark_rdd *joined = cspark_join(left, right, 0);
     if (cspark_save_as_text_file(cspark_map(joined, join_format, NULL, 0), argv[3]) < 0) {
-        const char *e = cspark_last_error(sc);
-        fprintf(stderr, "join: job failed: %s\n", e ? e : "unknown error");
+        /* cspark-submit prints the reason (cspark_last_error) as its last line */
         return 1;
     }
     return 0;

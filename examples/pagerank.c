@@ -131,8 +131,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
                            NULL, 0);
     }
     if (cspark_save_as_text_file(cspark_map(ranks, pr_format, NULL, 0), argv[3]) < 0) {
-        const char *e = cspark_last_error(sc);
-        fprintf(stderr, "pagerank: job failed: %s\n", e ? e : "unknown error");
+        /* cspark-submit prints the reason (cspark_last_error) as its last line */
         return 1;
     }
     return 0;

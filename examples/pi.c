@@ -71,8 +71,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     size_t sum_len = 0;
     int rc = cspark_reduce(hits, cspark_sum_i64, NULL, 0, &sum, &sum_len);
     if (rc < 0) {
-        const char *e = cspark_last_error(sc);
-        fprintf(stderr, "pi: job failed: %s\n", e ? e : "unknown error");
+        /* cspark-submit prints the reason (cspark_last_error) as its last line */
         return 1;
     }
     int64_t count = sum_len == 8 ? cspark_i64_decode(sum) : 0;

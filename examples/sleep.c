@@ -67,8 +67,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
                               sleep_task, &ms, sizeof ms);
     int64_t n = 0;
     if (cspark_count(slept, &n) < 0) {
-        const char *e = cspark_last_error(sc);
-        fprintf(stderr, "sleep: job failed: %s\n", e ? e : "unknown error");
+        /* cspark-submit prints the reason (cspark_last_error) as its last line */
         return 1;
     }
     printf("tasks run: %lld\n", (long long)n);

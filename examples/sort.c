@@ -44,8 +44,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     cspark_rdd *keyed = cspark_map(cspark_text_file(sc, argv[1], 0), sort_split, NULL, 0);
     cspark_rdd *sorted = cspark_sort_by_key(keyed, true, 0);
     if (cspark_save_as_text_file(cspark_map(sorted, sort_join, NULL, 0), argv[2]) < 0) {
-        const char *e = cspark_last_error(sc);
-        fprintf(stderr, "sort: job failed: %s\n", e ? e : "unknown error");
+        /* cspark-submit prints the reason (cspark_last_error) as its last line */
         return 1;
     }
     return 0;

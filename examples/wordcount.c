@@ -197,13 +197,6 @@ static int wc_cmp_key(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static int wc_fail(cspark_context *sc, const char *what)
-{
-    const char *e = cspark_last_error(sc);
-    fprintf(stderr, "wordcount: %s failed: %s\n", what, e ? e : "unknown error");
-    return 1;
-}
-
 int cspark_main(cspark_context *sc, int argc, char **argv)
 {
     if (argc != 3) {
@@ -216,7 +209,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     cspark_rdd *words = cspark_flat_map(cspark_text_file(sc, input, 0), wc_split, NULL, 0);
     cspark_rdd *counts = cspark_reduce_by_key(words, cspark_sum_i64, NULL, 0, 0);
     if (cspark_save_as_text_file(cspark_map(counts, wc_format, NULL, 0), outdir) < 0)
-        return wc_fail(sc, "saving the counts");
+        return 1; /* cspark-submit prints the reason as its last line */
 
     /* Job 2: summary and top 10 from the saved counts. */
     size_t plen = strlen(outdir) + sizeof "/part-*";
@@ -227,7 +220,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     int rc =
         cspark_collect(cspark_map_partitions(cspark_text_file(sc, parts, 0), wc_top, NULL, 0), &rs);
     free(parts);
-    if (rc < 0) return wc_fail(sc, "reading back the counts");
+    if (rc < 0) return 1;
 
     size_t n = cspark_records_count(rs), ntop = 0;
     int64_t distinct = 0, total = 0;

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/recio.h"
 #include "exec/task_context.h"
+#include "common/exit_cleanup.h"
 #include "fs/fs.h"
 #include "sched/scheduler.h"
 
@@ -108,7 +109,7 @@ static int refuse(cspark_context *sc, int code, const char *fmt, ...)
 
 int cspark_count(cspark_rdd *rdd, int64_t *count)
 {
-    if (!rdd) return CS_EINVAL;
+    if (!rdd) return cs_context_null_argument("count", "RDD");
     task_sink sink = {.kind = SINK_COUNT};
     part_results pr;
     results_init(&pr, rdd->num_partitions);
@@ -124,7 +125,7 @@ int cspark_count(cspark_rdd *rdd, int64_t *count)
 
 int cspark_collect(cspark_rdd *rdd, cspark_records **out)
 {
-    if (!rdd || !out) return CS_EINVAL;
+    if (!rdd || !out) return cs_context_null_argument("collect", rdd ? "output pointer" : "RDD");
     *out = NULL;
     task_sink sink = {.kind = SINK_COLLECT};
     part_results pr;
@@ -143,7 +144,7 @@ int cspark_collect(cspark_rdd *rdd, cspark_records **out)
 
 int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
 {
-    if (!rdd || !out) return CS_EINVAL;
+    if (!rdd || !out) return cs_context_null_argument("take", rdd ? "output pointer" : "RDD");
     *out = NULL;
     cspark_records *res = cs_xcalloc(1, sizeof *res);
     cs_batch_init(&res->b);
@@ -205,7 +206,7 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
                        cspark_reduce_fn fn, const void *closure, size_t len, void **out,
                        size_t *out_len, const char *op)
 {
-    if (!rdd || !out) return CS_EINVAL;
+    if (!rdd || !out) return cs_context_null_argument(op, rdd ? "output pointer" : "RDD");
     *out = NULL;
     if (out_len) *out_len = 0;
     cs_error err;
@@ -252,7 +253,7 @@ int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduc
 
 int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, size_t len)
 {
-    if (!rdd) return CS_EINVAL;
+    if (!rdd) return cs_context_null_argument("foreach", "RDD");
     cs_error err;
     task_sink sink = {.kind = SINK_FOREACH};
     if (cs_fn_ref_init(&sink.fn, (void *)fn, closure, len, "foreach", &err) < 0)
@@ -322,7 +323,7 @@ static int commit_object_store_output(cspark_context *sc, const char *path, save
 
 int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
 {
-    if (!rdd) return CS_EINVAL;
+    if (!rdd) return cs_context_null_argument("save_as_text_file", "RDD");
     cspark_context *sc = cs_rdd_context(rdd);
     if (!path || !*path)
         return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
@@ -345,6 +346,7 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
             cs_remove_tree(path);
             return refuse(sc, CS_EIO, "cannot create output directory %s: %s", path, strerror(e));
         }
+        cs_exit_cleanup_add(path); /* a crash or exit() in a task leaves no half-written output */
     }
     task_sink sink = {.kind = SINK_SAVE, .save_path = path};
     save_commits c = {.n = rdd->num_partitions};
@@ -356,6 +358,7 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
     else if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_save_result, &c, &err) < 0)
         rc = cs_context_fail(sc, &err);
     results_free(&c.pr);
+    if (local) cs_exit_cleanup_remove(path);
     if (!local) {
         rc = commit_object_store_output(sc, path, &c, rc);
     } else if (rc < 0) {

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "api/app.h"
 #include "api/context.h"
+#include "common/app_file.h"
 #include "common/log.h"
 #include "common/memtune.h"
 #include "exec/task_context.h"
@@ -47,37 +49,40 @@ typedef struct interrupt_watch {
     pthread_t thread;
     cspark_context *sc;
     sigset_t set;
+    atomic_bool done; /* the application ended: the next signal only wakes the watcher */
 } interrupt_watch;
 
 static void *interrupt_main(void *arg)
 {
     interrupt_watch *w = arg;
     int sig = 0;
-    if (sigwait(&w->set, &sig) != 0) return NULL;
-    CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", w->sc->app_id, strsignal(sig));
+    if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) return NULL;
+    CS_WARN("app", "app=%s event=interrupted signal=%s: stopping", cs_log_value(w->sc->app_id),
+            strsignal(sig));
     cs_context_interrupt(w->sc, sig);
-    if (sigwait(&w->set, &sig) != 0) return NULL;
+    if (sigwait(&w->set, &sig) != 0 || atomic_load(&w->done)) return NULL;
     _exit(128 + sig);
 }
 
 int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int argc, char **argv)
 {
     if (!entry || !*entry) entry = "cspark_main";
-    if (access(app_path, F_OK) < 0) {
-        fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
+    cs_error check;
+    if (cs_app_file_check(app_path, &check) < 0) { /* a truncated .so would die of SIGBUS */
+        cs_log_user_error("cspark-submit", "%s", check.msg);
         return 1;
     }
     void *handle = dlopen(app_path, RTLD_NOW | RTLD_GLOBAL);
     if (!handle) {
-        fprintf(stderr, "cspark-submit: cannot load application %s: %s\n", app_path, dlerror());
+        cs_log_user_error("cspark-submit", "cannot load application %s: %s", app_path, dlerror());
         return 1;
     }
     entry_fn fn = (entry_fn)dlsym(handle, entry);
     if (!fn) {
-        fprintf(stderr,
-                "cspark-submit: entry function '%s' not found in %s (define a non-static "
-                "int %s(cspark_context *sc, int argc, char **argv), or name it with --class)\n",
-                entry, app_path, entry);
+        cs_log_user_error("cspark-submit",
+                          "entry function '%s' not found in %s (define a non-static int "
+                          "%s(cspark_context *sc, int argc, char **argv), or name it with --class)",
+                          entry, app_path, entry);
         dlclose(handle);
         return 1;
     }
@@ -95,7 +100,7 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
     cspark_context *sc = cs_context_new(conf, app_path, &err);
     if (!sc) {
         write_termination_message(conf, err.msg);
-        fprintf(stderr, "cspark-submit: %s\n", err.msg);
+        cs_log_user_error("cspark-submit", "%s", err.msg);
         dlclose(handle);
         return 1;
     }
@@ -113,14 +118,17 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
     fflush(stdout);
     cs_context_stop(sc, rc == 0); /* flushes the listener bus: the error stays the last line */
     if (watching) {
-        pthread_cancel(iw.thread); /* sigwait is a cancellation point */
+        /* woken, not cancelled: pthread_cancel loads libgcc_s to unwind, which aborts the
+         * process when a task has left it without file descriptors */
+        atomic_store(&iw.done, true);
+        pthread_kill(iw.thread, SIGTERM);
         pthread_join(iw.thread, NULL);
     }
     if (rc != 0)
         write_termination_message(conf, error ? error
                                               : "the application's entry function "
                                                 "returned a non-zero status");
-    if (error) fprintf(stderr, "cspark-submit: %s\n", error);
+    if (error) cs_log_user_error("cspark-submit", "%s", error);
     free(error);
     /* the job's .so stays loaded: its destructors may still run at exit */
     return rc;

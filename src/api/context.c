@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,10 @@
 #include "api/rdd_internal.h"
 #include "cluster/cluster_manager.h"
 #include "common/clock.h"
+#include "common/exit_cleanup.h"
 #include "common/fsutil.h"
-#include "fs/shipped_files.h"
 #include "common/log.h"
+#include "fs/shipped_files.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
@@ -33,6 +35,7 @@ static int make_local_dir(cspark_context *sc, cs_error *err)
     char name[96];
     snprintf(name, sizeof name, "cspark-%s", sc->app_id);
     if (cs_local_dir_create(sc->conf, name, &sc->local_dir, err) < 0) return err->code;
+    cs_exit_cleanup_add(sc->local_dir); /* removed even if a task crashes or calls exit() */
     /* spark.files and spark.archives, fetched once (Spark's SparkContext.addFile at start) */
     char files[4096];
     snprintf(files, sizeof files, "%s/userFiles", sc->local_dir);
@@ -50,6 +53,7 @@ static int read_settings(cspark_context *sc, cs_error *err)
                             master);
     int64_t v;
     int threads;
+    if (sc->manager->check && sc->manager->check(sc->conf, &sc->master, err) < 0) return err->code;
     if (sc->manager->default_parallelism(sc->conf, &sc->master, &threads, err) < 0)
         return err->code;
     if (cs_conf_contains(sc->conf, "spark.default.parallelism")) {
@@ -204,6 +208,9 @@ static int start_ui(cspark_context *sc, cs_error *err)
     return cs_ui_live_start(sc->conf, sc->app_id, &h, &sc->ui, err);
 }
 
+/* The context between cs_context_new and cs_context_stop, for errors on a NULL argument. */
+static _Atomic(cspark_context *) running_context;
+
 cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_error *err)
 {
     cspark_context *sc = cs_xcalloc(1, sizeof *sc);
@@ -267,11 +274,13 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     cs_listener_bus_post(sc->bus, &exec);
 
     if (start_backend(sc, err) < 0) goto fail;
-    CS_INFO("context", "app=%s name=\"%s\" master=%s parallelism=%d task_memory=%lld local_dir=%s",
-            sc->app_id, sc->app_name,
-            cs_conf_get(sc->conf, "spark.master") ? cs_conf_get(sc->conf, "spark.master")
-                                                  : "local[*]",
-            sc->default_parallelism, (long long)sc->task_memory_budget, sc->local_dir);
+    CS_INFO(
+        "context", "app=%s name=%s master=%s parallelism=%d task_memory=%lld local_dir=%s",
+        cs_log_value(sc->app_id), cs_log_quote(sc->app_name),
+        cs_log_value(cs_conf_get(sc->conf, "spark.master") ? cs_conf_get(sc->conf, "spark.master")
+                                                           : "local[*]"),
+        sc->default_parallelism, (long long)sc->task_memory_budget, cs_log_value(sc->local_dir));
+    running_context = sc;
     return sc;
 fail:
     cs_context_stop(sc, false);
@@ -281,6 +290,8 @@ fail:
 void cs_context_stop(cspark_context *sc, bool succeeded)
 {
     if (!sc) return;
+    cspark_context *expected = sc;
+    atomic_compare_exchange_strong(&running_context, &expected, NULL);
     /* as Spark's SparkContext.stop: the application's end is posted first, then the scheduler
      * and the executors stop */
     if (sc->bus) {
@@ -296,6 +307,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     if (sc->local_dir) {
         cs_files_clear();
         cs_remove_tree(sc->local_dir);
+        cs_exit_cleanup_remove(sc->local_dir);
     }
     cs_lineage_free(&sc->graph);
     free(sc->local_dir);
@@ -330,6 +342,18 @@ int cs_context_fail(cspark_context *sc, const cs_error *err)
     sc->failed = true;
     pthread_mutex_unlock(&sc->lock);
     return err->code ? err->code : CS_EINVAL;
+}
+
+int cs_context_null_argument(const char *op, const char *what)
+{
+    cspark_context *sc = running_context;
+    cs_error e;
+    cs_error_set(&e, CS_EINVAL,
+                 "%s: the %s is NULL (the call that should have created it failed, or it was "
+                 "never set)",
+                 op, what);
+    if (sc) cs_context_fail(sc, &e);
+    return CS_EINVAL;
 }
 
 cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err)

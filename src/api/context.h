@@ -82,4 +82,8 @@ int cs_context_exit_code(cspark_context *sc);
 
 /* Records err as the context's error (the first one wins) and logs it. Returns err->code. */
 int cs_context_fail(cspark_context *sc, const cs_error *err);
+/* A public function `op` was given a NULL RDD (or context): records "OP: the RDD is NULL ..."
+ * on the process's running context (a process runs one at a time; the first error still wins,
+ * so a refused transformation earlier in the chain stays the reason) and returns CS_EINVAL. */
+int cs_context_null_argument(const char *op, const char *what);
 #endif

@@ -29,6 +29,11 @@ cspark_rdd *cs_api_rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions
 /* Records a refused operation on the context and returns NULL (for transformations). */
 cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err);
 
+/* The most partitions an RDD may have: the bound of spark.default.parallelism (conf_entries.c).
+ * Each partition is a task with its own descriptor, result slot and output file; far more
+ * exhausts the driver's memory before the first task runs. */
+#define CS_MAX_PARTITIONS 1000000
+
 #define CALLER() __builtin_extract_return_addr(__builtin_return_address(0))
 
 #endif

@@ -20,14 +20,22 @@
 #define TEXT_BLOCK_SIZE (32LL * 1024 * 1024) /* Hadoop's local file system block size */
 #define SPLIT_SLOP 1.1
 
+/* A NULL context given to `op` (see cs_context_null_argument). */
+static cspark_rdd *null_context(const char *op)
+{
+    cs_context_null_argument(op, "context");
+    return NULL;
+}
+
 cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records, size_t n,
                                int num_slices)
 {
-    if (!sc) return NULL;
-    if (num_slices < 0) {
+    if (!sc) return null_context("parallelize");
+    if (num_slices < 0 || num_slices > CS_MAX_PARTITIONS) {
         cs_error e;
-        cs_error_set(&e, CS_EINVAL, "parallelize: number of slices must be positive, got %d",
-                     num_slices);
+        cs_error_set(&e, CS_EINVAL,
+                     "parallelize: number of slices must be between 1 and %d, got %d",
+                     CS_MAX_PARTITIONS, num_slices);
         return cs_rdd_refuse(sc, &e);
     }
     for (size_t i = 0; i < n; i++) {
@@ -49,14 +57,15 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
 cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t step,
                          int num_slices)
 {
-    if (!sc) return NULL;
+    if (!sc) return null_context("range");
     cs_error e;
     if (step == 0) {
         cs_error_set(&e, CS_EINVAL, "range: step must not be 0");
         return cs_rdd_refuse(sc, &e);
     }
-    if (num_slices < 0) {
-        cs_error_set(&e, CS_EINVAL, "range: number of slices must be positive, got %d", num_slices);
+    if (num_slices < 0 || num_slices > CS_MAX_PARTITIONS) {
+        cs_error_set(&e, CS_EINVAL, "range: number of slices must be between 1 and %d, got %d",
+                     CS_MAX_PARTITIONS, num_slices);
         return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
@@ -71,7 +80,7 @@ cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t
 
 cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_partitions)
 {
-    if (!sc) return NULL;
+    if (!sc) return null_context("text_file");
     cs_error err;
     cs_error_clear(&err);
     cs_fs_listing files = {0};
@@ -93,6 +102,7 @@ cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_parti
         total += files.v[i].size;
     int minp = min_partitions > 0 ? min_partitions
                                   : (sc->default_parallelism < 2 ? sc->default_parallelism : 2);
+    if (minp > CS_MAX_PARTITIONS) minp = CS_MAX_PARTITIONS; /* a hint, as Hadoop's minSplits */
     uint64_t goal = total / (uint64_t)(minp > 0 ? minp : 1);
     uint64_t split_size = goal < (uint64_t)TEXT_BLOCK_SIZE ? goal : (uint64_t)TEXT_BLOCK_SIZE;
     if (split_size < 1) split_size = 1;

@@ -16,10 +16,17 @@
 #include "sched/scheduler.h"
 #include "shuffle/external_sort.h"
 
+/* A NULL RDD given to `op`: recorded as the context's error (see cs_context_null_argument). */
+static cspark_rdd *null_rdd(const char *op)
+{
+    cs_context_null_argument(op, "RDD");
+    return NULL;
+}
+
 static cspark_rdd *narrow(cspark_rdd *parent, rdd_kind kind, const char *op, void *fn,
                           const void *closure, size_t len, const void *caller)
 {
-    if (!parent) return NULL;
+    if (!parent) return null_rdd(op);
     cspark_context *sc = cs_rdd_context(parent);
     cs_error err;
     fn_ref ref;
@@ -34,7 +41,7 @@ static cspark_rdd *narrow(cspark_rdd *parent, rdd_kind kind, const char *op, voi
 static cspark_rdd *narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char *op,
                                   const char *name, void *fn, const void *caller)
 {
-    if (!parent) return NULL;
+    if (!parent) return null_rdd(op);
     cspark_rdd *r =
         cs_api_rdd_new(cs_rdd_context(parent), kind, parent->num_partitions, op, caller);
     r->parents[0] = parent;
@@ -75,7 +82,8 @@ static bool same_context(cspark_rdd *a, cspark_rdd *b, const char *op)
 
 cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
 {
-    if (!a || !b || !same_context(a, b, "union")) return NULL;
+    if (!a || !b) return null_rdd("union");
+    if (!same_context(a, b, "union")) return NULL;
     int n = a->num_partitions + b->num_partitions;
     cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(a), RDD_UNION, n, "union", CALLER());
     r->parents[0] = a;
@@ -93,13 +101,14 @@ cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
 static cspark_rdd *refuse_partitions(cspark_rdd *rdd, const char *op, int n)
 {
     cs_error e;
-    cs_error_set(&e, CS_EINVAL, "%s: number of partitions must be positive, got %d", op, n);
+    cs_error_set(&e, CS_EINVAL, "%s: number of partitions must be between 1 and %d, got %d", op,
+                 CS_MAX_PARTITIONS, n);
     return cs_rdd_refuse(cs_rdd_context(rdd), &e);
 }
 
 cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
 {
-    if (!rdd) return NULL;
+    if (!rdd) return null_rdd("coalesce");
     if (num_partitions < 1) return refuse_partitions(rdd, "coalesce", num_partitions);
     int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
     if (n < 1) n = 1;
@@ -117,9 +126,10 @@ cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
 static int shuffle_partitions(cspark_context *sc, int requested, int parent_a, int parent_b,
                               const char *op, cs_error *err)
 {
-    if (requested < 0)
-        return cs_error_set(err, CS_EINVAL, "%s: number of partitions must be positive, got %d", op,
-                            requested);
+    if (requested < 0 || requested > CS_MAX_PARTITIONS)
+        return cs_error_set(err, CS_EINVAL,
+                            "%s: number of partitions must be between 1 and %d, got %d", op,
+                            CS_MAX_PARTITIONS, requested);
     if (requested > 0) return requested;
     if (cs_conf_contains(sc->conf, "spark.default.parallelism")) return sc->default_parallelism;
     int n = parent_a > parent_b ? parent_a : parent_b;
@@ -156,7 +166,7 @@ static void copy_zero(plan_aggregator *a, const void *zero, size_t len)
 cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure,
                                  size_t len, int num_partitions)
 {
-    if (!rdd) return NULL;
+    if (!rdd) return null_rdd("reduce_by_key");
     cspark_context *sc = cs_rdd_context(rdd);
     cs_error err;
     fn_ref ref;
@@ -179,7 +189,7 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
                                     cspark_reduce_fn seq, cspark_reduce_fn comb,
                                     const void *closure, size_t len, int num_partitions)
 {
-    if (!rdd) return NULL;
+    if (!rdd) return null_rdd("aggregate_by_key");
     cspark_context *sc = cs_rdd_context(rdd);
     cs_error err;
     fn_ref seq_ref, comb_ref;
@@ -217,7 +227,7 @@ static void list_aggregator(cspark_rdd *r)
 
 cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
 {
-    if (!rdd) return NULL;
+    if (!rdd) return null_rdd("group_by_key");
     cs_error err;
     int n = shuffle_partitions(cs_rdd_context(rdd), num_partitions, rdd->num_partitions, 0,
                                "group_by_key", &err);
@@ -232,7 +242,8 @@ cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
 static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_partitions,
                                 const char *op, const void *caller)
 {
-    if (!left || !right || !same_context(left, right, op)) return NULL;
+    if (!left || !right) return null_rdd(op);
+    if (!same_context(left, right, op)) return NULL;
     cs_error err;
     int n = shuffle_partitions(cs_rdd_context(left), num_partitions, left->num_partitions,
                                right->num_partitions, op, &err);
@@ -271,7 +282,7 @@ cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right, int num_
 
 cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
 {
-    if (!rdd) return NULL;
+    if (!rdd) return null_rdd("distinct");
     const void *caller = CALLER();
     cs_error err;
     int n = shuffle_partitions(cs_rdd_context(rdd), num_partitions, rdd->num_partitions, 0,
@@ -296,8 +307,9 @@ cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
 
 cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
 {
-    if (!rdd) return NULL;
-    if (num_partitions < 1) return refuse_partitions(rdd, "repartition", num_partitions);
+    if (!rdd) return null_rdd("repartition");
+    if (num_partitions < 1 || num_partitions > CS_MAX_PARTITIONS)
+        return refuse_partitions(rdd, "repartition", num_partitions);
     shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
 }
@@ -377,7 +389,7 @@ static int choose_bounds(shuffle_dep *d, sample_acc *a, int n)
 
 cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions)
 {
-    if (!rdd) return NULL;
+    if (!rdd) return null_rdd("sort_by_key");
     cspark_context *sc = cs_rdd_context(rdd);
     const void *caller = CALLER();
     cs_error err;

@@ -57,6 +57,9 @@ typedef struct cluster_manager {
     /* Tasks that can run at once before any executor registers (default parallelism and the
      * share of memory of each task in local mode). */
     int (*default_parallelism)(const cs_conf *conf, const cs_master *m, int *out, cs_error *err);
+    /* Checks the master URL and settings against what this host can run, before anything is
+     * created (local-cluster: executors, cores and memory). NULL: nothing to check. */
+    int (*check)(const cs_conf *conf, const cs_master *m, cs_error *err);
     /* Creates the backend (executors may start; no task yet). NULL + err (nothing left behind). */
     sched_backend *(*create)(const cluster_env *env, cs_error *err);
     /* After cs_scheduler_new: the backend may report to its scheduler; starts allocating.

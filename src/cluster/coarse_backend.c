@@ -355,8 +355,8 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         cs_coarse_on_broadcast_stored(b, msg->broadcast_stored);
         break;
     default:
-        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s", cs_rpc_conn_peer(c),
-                cs_frame_body_name(msg));
+        CS_WARN("driver", "event=unexpected_message peer=%s kind=%s",
+                cs_log_value(cs_rpc_conn_peer(c)), cs_frame_body_name(msg));
         break;
     }
 }
@@ -404,16 +404,13 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         return;
     }
     if (expected)
-        CS_INFO("driver", "event=executor_removed executor=%s running_tasks=%d reason=\"%s\"", id,
-                nlost, why);
+        CS_INFO("driver", "event=executor_removed executor=%s running_tasks=%d reason=%s",
+                cs_log_value(id), nlost, cs_log_quote(why));
     else
-        CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=\"%s\"", id,
-                nlost, why);
+        CS_WARN("driver", "event=executor_lost executor=%s running_tasks=%d reason=%s",
+                cs_log_value(id), nlost, cs_log_quote(why));
     for (int i = 0; i < nlost; i++) {
-        cs_scheduler_task_failed(b->base.sched, lost[i],
-                                 "ExecutorLostFailure (executor %s exited caused by one of the "
-                                 "running tasks) Reason: %s",
-                                 id, why);
+        cs_scheduler_task_lost(b->base.sched, lost[i], id, why, !expected);
     }
     free(lost);
     cs_scheduler_executor_lost(b->base.sched, id, why);
@@ -592,6 +589,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     pthread_create(&b->fetcher, NULL, cs_coarse_fetcher_main, b);
     cs_coarse_broadcast_attach(b, true);
     CS_INFO("driver", "event=listening host=%s port=%d auth=%s",
-            o->bind_host ? o->bind_host : "127.0.0.1", b->port, b->secret ? "on" : "off");
+            cs_log_value(o->bind_host ? o->bind_host : "127.0.0.1"), b->port,
+            b->secret ? "on" : "off");
     return b;
 }

@@ -39,8 +39,8 @@ void cs_coarse_send_stop(rpc_conn *c)
 static void start_decommission(exec_info *e, const char *reason)
 {
     if (!e->decommissioning)
-        CS_INFO("driver", "event=executor_decommissioning executor=%s reason=\"%s\"", e->id,
-                reason);
+        CS_INFO("driver", "event=executor_decommissioning executor=%s reason=%s",
+                cs_log_value(e->id), cs_log_quote(reason));
     e->decommissioning = true;
     snprintf(e->lost_reason, sizeof e->lost_reason, "Executor decommission: %s", reason);
     if (e->conn) send_decommission(e->conn, e->id, reason);
@@ -61,7 +61,8 @@ void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *id
             e->removing = true;
             snprintf(e->lost_reason, sizeof e->lost_reason, "Executor killed by driver: %s",
                      reason);
-            CS_INFO("driver", "event=executor_kill executor=%s reason=\"%s\"", e->id, reason);
+            CS_INFO("driver", "event=executor_kill executor=%s reason=%s", cs_log_value(e->id),
+                    cs_log_quote(reason));
             cs_coarse_send_stop(e->conn);
         }
     }
@@ -147,8 +148,8 @@ static void migrate_outputs(void *arg)
         if (p != e && p->alive && p->conn && !p->removing && !p->decommissioning)
             peers[npeers++] = i;
     }
-    CS_INFO("driver", "event=executor_drained executor=%s map_outputs=%d peers=%d", id, nouts,
-            npeers);
+    CS_INFO("driver", "event=executor_drained executor=%s map_outputs=%d peers=%d",
+            cs_log_value(id), nouts, npeers);
     if (e && e->alive && nouts > 0 && npeers > 0) {
         int batches = npeers < nouts ? npeers : nouts;
         for (int k = 0; k < batches; k++) {
@@ -166,8 +167,8 @@ static void migrate_outputs(void *arg)
             env.body_case = CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE;
             env.migrate_shuffle = &ms;
             exec_info *p = &b->execs[peers[k]];
-            CS_INFO("driver", "event=shuffle_migration from=%s to=%s map_outputs=%zu", id, p->id,
-                    ms.n_outputs);
+            CS_INFO("driver", "event=shuffle_migration from=%s to=%s map_outputs=%zu",
+                    cs_log_value(id), cs_log_value(p->id), ms.n_outputs);
             cs_rpc_send(p->conn, &env);
             e->migrations++;
             for (size_t m = 0; m < ms.n_outputs; m++)
@@ -177,11 +178,11 @@ static void migrate_outputs(void *arg)
         }
     } else if (e && e->alive) {
         if (nouts > 0)
-            CS_WARN("driver",
-                    "event=shuffle_migration_skipped executor=%s map_outputs=%d reason=\"%s\"", id,
-                    nouts,
-                    b->migrate_shuffles ? "no live executor to take them"
-                                        : "spark.storage.decommission.enabled is off");
+            CS_WARN(
+                "driver", "event=shuffle_migration_skipped executor=%s map_outputs=%d reason=%s",
+                cs_log_value(id), nouts,
+                cs_log_quote(b->migrate_shuffles ? "no live executor to take them"
+                                                 : "spark.storage.decommission.enabled is off"));
         finish_decommission(b, e);
     }
     pthread_mutex_unlock(&b->lock);
@@ -214,14 +215,14 @@ void cs_coarse_on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__Shuffle
                                   port);
     }
     if (sm->n_failed)
-        CS_WARN("driver",
-                "event=shuffle_migration_failed from=%s to=%s map_outputs=%zu error=\"%s\"",
-                source ? source : "?", to, sm->n_failed, sm->error ? sm->error : "");
+        CS_WARN("driver", "event=shuffle_migration_failed from=%s to=%s map_outputs=%zu error=%s",
+                cs_log_value(source ? source : "?"), cs_log_value(to), sm->n_failed,
+                cs_log_quote(sm->error ? sm->error : ""));
     if (!source) return;
     pthread_mutex_lock(&b->lock);
     int i = cs_coarse_find_exec(b, source);
     if (i >= 0 && b->execs[i].migrations > 0 && --b->execs[i].migrations == 0) {
-        CS_INFO("driver", "event=shuffle_migration_done executor=%s", source);
+        CS_INFO("driver", "event=shuffle_migration_done executor=%s", cs_log_value(source));
         finish_decommission(b, &b->execs[i]);
     }
     pthread_mutex_unlock(&b->lock);
@@ -243,7 +244,8 @@ void cs_coarse_stop_unread(coarse_backend *b)
         e = &b->execs[i];
         if (read || !e->stop_when_unread || !e->alive || !e->conn) continue;
         e->stop_when_unread = false;
-        CS_INFO("driver", "event=executor_decommissioned executor=%s action=stop", e->id);
+        CS_INFO("driver", "event=executor_decommissioned executor=%s action=stop",
+                cs_log_value(e->id));
         cs_coarse_send_stop(e->conn);
     }
 }

@@ -93,8 +93,8 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     pthread_mutex_unlock(&b->lock);
     reply_register(c, request_id, refusal[0] ? refusal : NULL);
     if (refusal[0]) {
-        CS_WARN("driver", "event=executor_refused executor=%s reason=\"%s\"", re->executor_id,
-                refusal);
+        CS_WARN("driver", "event=executor_refused executor=%s reason=%s",
+                cs_log_value(re->executor_id), cs_log_quote(refusal));
         return;
     }
     pthread_mutex_lock(&b->lock); /* it may still be given tasks reading from lost executors */
@@ -105,7 +105,8 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     if (b->base.sched) cs_scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
     CS_INFO("driver",
             "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
-            re->executor_id, re->host, re->cores, re->block_port, (long long)re->pid);
+            cs_log_value(re->executor_id), cs_log_value(re->host), re->cores, re->block_port,
+            (long long)re->pid);
     if (b->env.bus) {
         cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED,
                        .executor_id = re->executor_id,
@@ -131,8 +132,9 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
             CS_DEBUG("driver",
                      "event=task_metrics executor=%s task=%lld run_time_ms=%lld records_read=%lld "
                      "shuffle_bytes_read=%lld spilled=%lld",
-                     hb->executor_id, (long long)u->task_id, (long long)u->metrics->run_time_ms,
-                     (long long)u->metrics->records_read, (long long)u->metrics->shuffle_bytes_read,
+                     cs_log_value(hb->executor_id), (long long)u->task_id,
+                     (long long)u->metrics->run_time_ms, (long long)u->metrics->records_read,
+                     (long long)u->metrics->shuffle_bytes_read,
                      (long long)u->metrics->disk_bytes_spilled);
     }
     if (known && hb->metrics && b->env.bus) { /* Spark's ExecutorMetricsUpdate, for the UI */

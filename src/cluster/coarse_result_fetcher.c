@@ -63,7 +63,8 @@ void *cs_coarse_fetcher_main(void *arg)
             !(reply->fetch_result_data->error && reply->fetch_result_data->error[0])) {
             cs_batch_reset(&f->r.data);
             CS_INFO("driver", "event=indirect_result task=%lld executor=%s bytes=%zu",
-                    (long long)f->t->task_id, f->exec_id, reply->fetch_result_data->data.len);
+                    (long long)f->t->task_id, cs_log_value(f->exec_id),
+                    reply->fetch_result_data->data.len);
             if (cs_recio_decode_all(reply->fetch_result_data->data.data,
                                     reply->fetch_result_data->data.len, &f->r.data, &err) < 0) {
                 f->r.status = TASK_FAILED;

@@ -86,9 +86,25 @@ const char *cs_strerror(int code)
     }
 }
 
+static char memory_note[256];
+
+void cs_memory_limit_note_set(const char *note)
+{
+    snprintf(memory_note, sizeof memory_note, "%s", note ? note : "");
+}
+
+const char *cs_memory_limit_note(void)
+{
+    return memory_note;
+}
+
 static void oom(size_t n)
 {
-    cs_log(CS_LOG_ERROR, "alloc", "out of memory bytes=%zu", n);
+    if (memory_note[0])
+        cs_log(CS_LOG_ERROR, "alloc", "out of memory bytes=%zu limit=%s", n,
+               cs_log_quote(memory_note));
+    else
+        cs_log(CS_LOG_ERROR, "alloc", "out of memory bytes=%zu", n);
     abort();
 }
 

@@ -59,4 +59,10 @@ char *cs_xstrdup(const char *s);
 /* Copies at most n bytes of s and NUL-terminates. */
 char *cs_xstrndup(const char *s, size_t n);
 
+/* Why this process may run out of memory before the host does (an executor of local-cluster
+ * under its data limit): set once at start, appended to the out-of-memory line and to a task
+ * failure reported while errno is ENOMEM. NULL or "" until set; the text is copied. */
+void cs_memory_limit_note_set(const char *note);
+const char *cs_memory_limit_note(void);
+
 #endif /* CSPARK_COMMON_ERR_H */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,40 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
     return 0;
 }
 
+/* Descriptors kept aside so that a process whose user code leaked every descriptor can still
+ * remove its local directory (nftw opens one per level): taken with the first local directory,
+ * given back for a removal that failed for want of descriptors, then taken again. */
+#define FD_RESERVE 4
+static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
+static int reserve[FD_RESERVE] = {-1, -1, -1, -1};
+
+static void reserve_take(void)
+{
+    pthread_mutex_lock(&reserve_lock);
+    for (int i = 0; i < FD_RESERVE; i++)
+        if (reserve[i] < 0) reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pthread_mutex_unlock(&reserve_lock);
+}
+
+void cs_fd_reserve_release(void)
+{
+    pthread_mutex_lock(&reserve_lock);
+    for (int i = 0; i < FD_RESERVE; i++) {
+        if (reserve[i] >= 0) close(reserve[i]);
+        reserve[i] = -1;
+    }
+    pthread_mutex_unlock(&reserve_lock);
+}
+
 int cs_remove_tree(const char *path)
 {
-    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    int rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc < 0 && (errno == EMFILE || errno == ENFILE)) {
+        cs_fd_reserve_release();
+        rc = nftw(path, remove_entry, FD_RESERVE, FTW_DEPTH | FTW_PHYS);
+        reserve_take();
+    }
+    return rc;
 }
 
 int cs_make_dirs(const char *path)
@@ -73,6 +105,7 @@ int cs_local_dir_create(const cs_conf *conf, const char *name, char **path, cs_e
         return cs_error_set(err, CS_EIO, "cannot create a local directory under %s (%s): %s", base,
                             key, strerror(errno));
     *path = cs_xstrdup(tmpl);
+    reserve_take(); /* so that the directory can be removed even if user code leaks descriptors */
     return 0;
 }
 

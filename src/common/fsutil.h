@@ -10,6 +10,9 @@
 
 /* Removes path and everything under it (best effort, does not follow symlinks). */
 int cs_remove_tree(const char *path);
+/* Gives back the descriptors cs_remove_tree keeps aside (taken with the first local directory),
+ * for what runs at process exit when user code leaked every other one. */
+void cs_fd_reserve_release(void);
 /* mkdir -p path (mode 0777 less the umask, as mkdir -p); 0 or -1 with errno. */
 int cs_make_dirs(const char *path);
 

@@ -171,6 +171,14 @@ static int escape_text(char *out, int cap, const char *text, size_t len)
     return n;
 }
 
+const char *cs_log_value(const char *s)
+{
+    if (!s || !*s) return cs_log_quote(s);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\\' || *p == '=') return cs_log_quote(s);
+    return s;
+}
+
 const char *cs_log_quote(const char *s)
 {
     /* A few slots per thread, so one log call may quote several values. */
@@ -262,4 +270,26 @@ void cs_log(cs_log_level lvl, const char *component, const char *fmt, ...)
     va_start(ap, fmt);
     cs_logv(lvl, component, fmt, ap);
     va_end(ap);
+}
+
+void cs_log_user_error(const char *program, const char *fmt, ...)
+{
+    char msg[LOG_LINE_MAX], line[LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (m < 0) return;
+    size_t mlen = (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1;
+    int n = snprintf(line, sizeof line, "%s: ", program);
+    if (n < 0 || n >= (int)sizeof line - 1) n = 0;
+    n += escape_text(line + n, (int)sizeof line - 1 - n, msg, mlen);
+    line[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n);
+    (void)w;
+}
+
+void cs_log_stop(void)
+{
+    atomic_store(&log_level, CS_LOG_ERROR + 1);
 }

@@ -8,7 +8,8 @@
  * other control bytes (ESC, ...) and bytes that are not valid UTF-8 are written as \xHH.
  * A value that may contain spaces, quotes or anything a user chose (an application name, a path,
  * an error message) is logged with cs_log_quote: `CS_INFO("context", "name=%s", cs_log_quote(n))`
- * gives `name="my \"app\""`, so every line stays parseable as key=value fields.
+ * gives `name="my \"app\""`, so every line stays parseable as key=value fields; cs_log_value
+ * quotes only when the value is not a plain token (ids, paths).
  *
  * The threshold comes from the environment variable CSPARK_LOG_LEVEL (DEBUG, INFO, WARN, ERROR;
  * case-insensitive; default INFO), read on first use, and may be changed at any time with
@@ -34,6 +35,20 @@ void cs_logv(cs_log_level lvl, const char *component, const char *fmt, va_list a
  * (longer values end in "..."), "(null)" for NULL. The result lives in a small per-thread ring:
  * valid for the next 7 calls on this thread, so use it directly in a log call's arguments. */
 const char *cs_log_quote(const char *s);
+/* `s` as a log value: as it is when it is a plain token (printable ASCII other than space, '"',
+ * '\\' and '='; not empty), else as cs_log_quote gives it. For ids, names and paths that are
+ * usually plain (`app=local-1 path=/tmp/x`) but come from the user. Same ring as cs_log_quote. */
+const char *cs_log_value(const char *s);
+
+/* Writes "PROGRAM: message\n" to stderr with one write(2), escaped as log lines are (newlines
+ * and tabs become spaces, other control bytes and invalid UTF-8 \xHH): a user's error line
+ * stays one line of printable text whatever bytes the value it names holds. */
+void cs_log_user_error(const char *program, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The process is ending after a fatal report whose line must stay the last: every later log line
+ * is dropped. Async-signal-safe (an atomic store). */
+void cs_log_stop(void);
 
 void cs_log_set_level(cs_log_level lvl);
 cs_log_level cs_log_get_level(void);

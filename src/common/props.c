@@ -13,9 +13,12 @@
 #include "common/conf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/strutil.h"
 
@@ -259,10 +262,25 @@ int cs_conf_load_properties(cs_conf *c, const char *path, bool overwrite, cs_err
 {
     int rc = CS_OK;
     cs_sbuf text = CS_SBUF_INIT;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             return cs_error_set(err, CS_ENOTFOUND, "properties file %s not found", path);
+        return cs_error_set(err, CS_EIO, "properties file %s cannot be read: %s", path,
+                            strerror(errno));
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return cs_error_set(err, CS_EINVAL, "properties file %s is %s", path,
+                            S_ISDIR(st.st_mode) ? "a directory (expected a file of key=value lines)"
+                                                : "not a regular file (expected a file of "
+                                                  "key=value lines)");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return cs_error_set(err, CS_EIO, "properties file %s cannot be read: %s", path,
                             strerror(errno));
     }

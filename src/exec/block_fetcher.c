@@ -231,7 +231,8 @@ void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, c
     }
     pthread_cond_broadcast(&f->lost_cv);
     pthread_mutex_unlock(&f->mu);
-    CS_INFO(COMP, "event=peer_lost executor=%s reason=\"%s\"", executor_id, l->reason);
+    CS_INFO(COMP, "event=peer_lost executor=%s reason=%s", cs_log_value(executor_id),
+            cs_log_quote(l->reason));
     while (gone) {
         peer *n = gone->next;
         cs_rpc_conn_close(gone->c);
@@ -370,9 +371,9 @@ int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, ui
         attempts++;
         CS_WARN(COMP,
                 "peer=%s:%d event=fetch_retry shuffle=%d map=%d reduce=%d attempt=%d/%lld "
-                "wait_ms=%lld reason=\"%s\"",
-                st->host, st->port, st->shuffle_id, st->map_id, reduce_id, attempts,
-                (long long)f->max_retries, (long long)f->retry_wait_ms, why);
+                "wait_ms=%lld reason=%s",
+                cs_log_value(st->host), st->port, st->shuffle_id, st->map_id, reduce_id, attempts,
+                (long long)f->max_retries, (long long)f->retry_wait_ms, cs_log_quote(why));
         retry_wait(f, st->executor_id);
     }
     return cs_error_set(err, CS_EIO,

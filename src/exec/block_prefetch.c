@@ -336,8 +336,9 @@ static int pf_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t *
     } else {
         CS_DEBUG(COMP,
                  "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d "
-                 "reason=\"%s\"",
-                 st->host, st->port, st->shuffle_id, st->map_id, reduce_id, b->error);
+                 "reason=%s",
+                 cs_log_value(st->host), st->port, st->shuffle_id, st->map_id, reduce_id,
+                 cs_log_quote(b->error));
     }
     free_parts(b);
     pf_release(p, b);
@@ -439,8 +440,9 @@ static int pf_stream_next(void *arg, const uint8_t **data, size_t *len, cs_error
     const cs_map_status *st = b->st;
     CS_DEBUG(COMP,
              "peer=%s:%d event=prefetch_failed shuffle=%d map=%d reduce=%d delivered=%zu "
-             "reason=\"%s\"",
-             st->host, st->port, st->shuffle_id, st->map_id, p->reduce, s->delivered, why);
+             "reason=%s",
+             cs_log_value(st->host), st->port, st->shuffle_id, st->map_id, p->reduce, s->delivered,
+             cs_log_quote(why));
     uint8_t *buf = NULL;
     size_t n = 0;
     int rc = cs_block_fetcher_fetch(p->f, st, p->reduce, &buf, &n, err);

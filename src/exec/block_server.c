@@ -147,8 +147,9 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
     if (rc < 0) {
         snprintf(msg, sizeof msg, "shuffle %d map %d reduce %d: %s", b->shuffle_id, b->map_id,
                  b->reduce_id, err.msg);
-        CS_WARN(COMP, "peer=%s event=block_missing shuffle=%d map=%d reduce=%d reason=\"%s\"",
-                cs_rpc_conn_peer(c), b->shuffle_id, b->map_id, b->reduce_id, err.msg);
+        CS_WARN(COMP, "peer=%s event=block_missing shuffle=%d map=%d reduce=%d reason=%s",
+                cs_log_value(cs_rpc_conn_peer(c)), b->shuffle_id, b->map_id, b->reduce_id,
+                cs_log_quote(err.msg));
         send_block_error(c, rid, b, last, msg);
         return 0;
     }
@@ -327,7 +328,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
         j->task_id = m->broadcast_fetch->broadcast_id;
         j->n = m->broadcast_fetch->piece;
     } else {
-        CS_WARN(COMP, "peer=%s event=unexpected_message body=%s", cs_rpc_conn_peer(c),
+        CS_WARN(COMP, "peer=%s event=unexpected_message body=%s", cs_log_value(cs_rpc_conn_peer(c)),
                 cs_frame_body_name(m));
         if (m->request_id) {
             Cspark__ErrorReply er = CSPARK__ERROR_REPLY__INIT;
@@ -389,7 +390,8 @@ block_server *cs_block_server_start(const char *host, const char *local_dir, con
         goto fail;
     }
     *port = bound;
-    CS_INFO(COMP, "event=started address=%s:%d dir=%s", host ? host : "0.0.0.0", bound, bs->dir);
+    CS_INFO(COMP, "event=started address=%s:%d dir=%s", cs_log_value(host ? host : "0.0.0.0"),
+            bound, cs_log_value(bs->dir));
     return bs;
 fail:
     cs_block_server_stop(bs);

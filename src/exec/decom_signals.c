@@ -55,6 +55,8 @@ struct decom_signals {
                              thread that blocks it: local-cluster's driver blocks SIGINT/SIGTERM) */
     pthread_mutex_t lock;
     int armed_sig; /* 0 until armed */
+    bool stopping; /* the next signal the watcher takes only wakes it to return */
+    int wake_sig;  /* a watched signal, sent to the watcher to wake it */
 };
 
 static int index_of(int sig)
@@ -82,17 +84,18 @@ static void *watcher_main(void *arg)
     decom_signals *s = arg;
     for (;;) {
         int sig = 0;
-        if (sigwait(&s->watched, &sig) != 0) continue; /* sigwait is a cancellation point */
-        int old;
-        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        if (sigwait(&s->watched, &sig) != 0) continue;
         pthread_mutex_lock(&s->lock);
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->lock);
+            return NULL;
+        }
         bool trigger = s->armed_sig != 0 && (sig == SIGTERM || sig == s->armed_sig);
         pthread_mutex_unlock(&s->lock);
         if (trigger)
             s->on_trigger(s->arg, sig);
         else
             default_effect(s, sig);
-        pthread_setcancelstate(old, NULL);
     }
     return NULL;
 }
@@ -112,6 +115,12 @@ decom_signals *cs_decom_signals_start(decom_signal_fn on_trigger, void *arg)
             continue; /* the process handles it itself: leave it alone */
         s->inert[i] = sa.sa_handler == SIG_IGN || sigismember(&s->saved_mask, SIGNALS[i].sig);
         sigaddset(&s->watched, SIGNALS[i].sig);
+        if (!s->wake_sig) s->wake_sig = SIGNALS[i].sig;
+    }
+    if (!s->wake_sig) { /* the process handles every one itself: nothing to watch */
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return NULL;
     }
     pthread_sigmask(SIG_BLOCK, &s->watched, NULL);
     if (pthread_create(&s->thread, NULL, watcher_main, s) != 0) {
@@ -135,7 +144,12 @@ void cs_decom_signals_arm(decom_signals *s, int sig)
 void cs_decom_signals_stop(decom_signals *s)
 {
     if (!s) return;
-    pthread_cancel(s->thread);
+    /* woken by a signal, not cancelled: pthread_cancel loads libgcc_s to unwind, which aborts
+     * the process when it has no file descriptor left */
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    pthread_mutex_unlock(&s->lock);
+    pthread_kill(s->thread, s->wake_sig);
     pthread_join(s->thread, NULL);
     pthread_sigmask(SIG_SETMASK, &s->saved_mask, NULL);
     pthread_mutex_destroy(&s->lock);

@@ -28,7 +28,8 @@ typedef struct decom_signals decom_signals;
 
 /* Blocks the watched signals in the calling thread (threads it creates later inherit that), and
  * starts the watcher thread. Call before the process creates any other thread. NULL if the
- * thread cannot be started (the signals are then left as they were). */
+ * thread cannot be started or the process handles every one of the signals itself (the signals
+ * are then left as they were). */
 decom_signals *cs_decom_signals_start(decom_signal_fn on_trigger, void *arg);
 /* From now on SIGTERM and `sig` (one of the parsed ones) call on_trigger instead of ending the
  * process. NULL is fine (no-op). */

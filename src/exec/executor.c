@@ -20,9 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/app_file.h"
 #include "common/clock.h"
+#include "common/exit_cleanup.h"
 #include "common/conf.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
@@ -178,8 +181,9 @@ static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
     cs_error err;
     cs_error_clear(&err);
     if (!ls->plan || cs_stage_plan_decode(ls->plan, x->app, &plan, &err) < 0) {
-        CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=\"%s\"",
-                 x->opt->executor_id, ls->stage_id, ls->stage_attempt, err.msg);
+        CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=%s",
+                 cs_log_value(x->opt->executor_id), ls->stage_id, ls->stage_attempt,
+                 cs_log_quote(err.msg));
         return; /* its tasks will fail with "no plan" */
     }
     cached_plan *c = cs_xcalloc(1, sizeof *c);
@@ -265,7 +269,7 @@ static void check_drained(executor *x)
     if (send) x->drained_sent = true;
     pthread_mutex_unlock(&x->lock);
     if (!send) return;
-    CS_INFO("executor", "executor=%s event=drained", x->opt->executor_id);
+    CS_INFO("executor", "executor=%s event=drained", cs_log_value(x->opt->executor_id));
     Cspark__ExecutorDrained d = CSPARK__EXECUTOR_DRAINED__INIT;
     d.executor_id = (char *)x->opt->executor_id;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
@@ -283,14 +287,15 @@ static void on_decom_signal(void *arg, int sig)
     x->decom_requested = true;
     pthread_mutex_unlock(&x->lock);
     if (!first) {
-        CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=\"%s\"",
-                x->opt->executor_id, cs_decom_signals_name(sig), "already decommissioning");
+        CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=%s",
+                cs_log_value(x->opt->executor_id), cs_decom_signals_name(sig),
+                cs_log_quote("already decommissioning"));
         return;
     }
     char reason[64];
     snprintf(reason, sizeof reason, "received SIG%s", cs_decom_signals_name(sig));
-    CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\"", x->opt->executor_id,
-            reason);
+    CS_INFO("executor", "executor=%s event=decommissioning reason=%s",
+            cs_log_value(x->opt->executor_id), cs_log_quote(reason));
     Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
     de.executor_id = (char *)x->opt->executor_id;
     de.reason = reason;
@@ -308,8 +313,8 @@ static void on_decommission(executor *x, const Cspark__DecommissionExecutor *de)
     x->decommissioning = true;
     pthread_mutex_unlock(&x->lock);
     if (first && !ours)
-        CS_INFO("executor", "executor=%s event=decommissioning reason=\"%s\" by=driver",
-                x->opt->executor_id, de->reason ? de->reason : "");
+        CS_INFO("executor", "executor=%s event=decommissioning reason=%s by=driver",
+                cs_log_value(x->opt->executor_id), cs_log_quote(de->reason ? de->reason : ""));
     check_drained(x);
 }
 
@@ -361,11 +366,12 @@ static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
                  pb && pb->executor_id ? pb->executor_id : "");
         if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
         CS_WARN("executor",
-                "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s error=\"%s\"",
-                x->opt->executor_id, it->st.shuffle_id, it->st.map_id, it->st.executor_id, err.msg);
+                "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s error=%s",
+                cs_log_value(x->opt->executor_id), it->st.shuffle_id, it->st.map_id,
+                cs_log_value(it->st.executor_id), cs_log_quote(err.msg));
     }
     CS_INFO("executor", "executor=%s event=shuffle_migration_requested outputs=%d",
-            x->opt->executor_id, m->num_items);
+            cs_log_value(x->opt->executor_id), m->num_items);
     cs_error err;
     cs_error_clear(&err);
     pthread_mutex_lock(&x->lock);
@@ -386,8 +392,8 @@ static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
     for (int i = 0; i < m->num_items; i++)
         if (m->items[i].rc == 0) m->items[i].rc = err.code ? err.code : CS_EIO;
     if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
-    CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=\"%s\"",
-            x->opt->executor_id, m->num_items, m->error);
+    CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=%s",
+            cs_log_value(x->opt->executor_id), m->num_items, cs_log_quote(m->error));
     on_migration_done(x, m);
     cs_shuffle_migration_free(m);
 }
@@ -406,7 +412,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         on_kill_task(x, msg->kill_task->task_id);
         break;
     case CSPARK__ENVELOPE__BODY_STOP_EXECUTOR:
-        CS_INFO("executor", "executor=%s event=stop_requested", x->opt->executor_id);
+        CS_INFO("executor", "executor=%s event=stop_requested", cs_log_value(x->opt->executor_id));
         stop(x, false);
         break;
     case CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR:
@@ -426,11 +432,12 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         break;
     case CSPARK__ENVELOPE__BODY_HEARTBEAT_RESPONSE:
         if (msg->heartbeat_response->reregister)
-            CS_WARN("executor", "executor=%s event=unknown_to_driver", x->opt->executor_id);
+            CS_WARN("executor", "executor=%s event=unknown_to_driver",
+                    cs_log_value(x->opt->executor_id));
         break;
     default:
-        CS_WARN("executor", "executor=%s event=unexpected_message case=%d", x->opt->executor_id,
-                (int)msg->body_case);
+        CS_WARN("executor", "executor=%s event=unexpected_message case=%d",
+                cs_log_value(x->opt->executor_id), (int)msg->body_case);
         break;
     }
 }
@@ -443,8 +450,8 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
     bool expected = x->stopping;
     pthread_mutex_unlock(&x->lock);
     if (!expected)
-        CS_ERROR("executor", "executor=%s event=driver_disconnected reason=\"%s\"",
-                 x->opt->executor_id, reason);
+        CS_ERROR("executor", "executor=%s event=driver_disconnected reason=%s",
+                 cs_log_value(x->opt->executor_id), cs_log_quote(reason));
     stop(x, !expected);
 }
 
@@ -586,11 +593,32 @@ static int register_with_driver(executor *x, cs_error *err)
     return rc;
 }
 
+/* Under a data limit (local-cluster sets one from its M, as a pod's memory limit), an allocation
+ * that fails names it. */
+static void note_memory_limit(executor *x)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_DATA, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY) return;
+    const char *master = cs_conf_get(x->conf, "spark.master");
+    char note[256];
+    snprintf(note, sizeof note,
+             "executor %s is limited to %llu MiB of memory: spark.executor.memory %lld MiB%s%s%s "
+             "plus overhead",
+             x->opt->executor_id, (unsigned long long)(rl.rlim_cur >> 20),
+             (long long)(x->opt->memory_bytes >> 20), master ? " from the master URL '" : "",
+             master ? master : "", master ? "'" : "");
+    cs_memory_limit_note_set(note);
+    CS_INFO("executor", "executor=%s event=memory_limit data_limit_mb=%llu",
+            cs_log_value(x->opt->executor_id), (unsigned long long)(rl.rlim_cur >> 20));
+}
+
 static int make_local_dir(executor *x, cs_error *err)
 {
     char name[96];
     snprintf(name, sizeof name, "cspark-executor-%s", x->opt->executor_id);
-    return cs_local_dir_create(x->conf, name, &x->local_dir, err);
+    if (cs_local_dir_create(x->conf, name, &x->local_dir, err) < 0) return err->code;
+    cs_exit_cleanup_add(x->local_dir); /* removed even if a task crashes or calls exit() */
+    return 0;
 }
 
 /* spark.files and spark.archives into <local dir>/files, and the job's .so when the driver names
@@ -640,13 +668,15 @@ static int executor_start(executor *x, cs_error *err)
         x->driver = cs_rpc_connect(x->ep, host, port, 30000, err);
         if (x->driver || err->code == CS_EAUTH || cs_mono_ms() + backoff > deadline) break;
         CS_WARN("executor",
-                "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=\"%s\"",
-                x->opt->executor_id, host, port, (long long)backoff, err->msg);
+                "executor=%s event=driver_unreachable driver=%s:%d retry_in_ms=%lld error=%s",
+                cs_log_value(x->opt->executor_id), cs_log_value(host), port, (long long)backoff,
+                cs_log_quote(err->msg));
         cs_sleep_ms(backoff);
         if (backoff < 2000) backoff *= 2;
     }
     if (!x->driver) return err->code ? err->code : CS_EIO;
     if (fetch_app_config(x, err) < 0) return err->code;
+    note_memory_limit(x);
     cs_fs_configure(x->conf); /* tasks read and write s3a:// with the application's settings */
     /* the application's spark.rpc.message.maxSize (and the limits on unauthenticated peers of
      * the block server) are known only now: the driver connection was opened with defaults */
@@ -659,6 +689,7 @@ static int executor_start(executor *x, cs_error *err)
         cs_log_set_level(lvl);
 
     if (make_local_dir(x, err) < 0 || fetch_shipped(x, err) < 0) return err->code;
+    if (cs_app_file_check(x->app_file, err) < 0) return err->code;
     x->app = dlopen(x->app_file, RTLD_NOW | RTLD_GLOBAL);
     if (!x->app)
         return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file,
@@ -801,7 +832,8 @@ int cs_executor_run(const executor_options *opt)
         stop(x, false);
     } else {
         CS_INFO("executor", "executor=%s event=registered host=%s cores=%d block_port=%d pid=%d",
-                opt->executor_id, opt->hostname, opt->cores, x->block_port, (int)getpid());
+                cs_log_value(opt->executor_id), cs_log_value(opt->hostname), opt->cores,
+                x->block_port, (int)getpid());
         int64_t interval_ms = 10000;
         cs_conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS,
                                 &interval_ms, NULL);
@@ -828,7 +860,8 @@ int cs_executor_run(const executor_options *opt)
     bool decommissioned = (x->decommissioning || x->decom_requested) && rc == 0;
     pthread_mutex_unlock(&x->lock);
     cs_shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
-    if (decommissioned) CS_INFO("executor", "executor=%s event=decommissioned", opt->executor_id);
+    if (decommissioned)
+        CS_INFO("executor", "executor=%s event=decommissioned", cs_log_value(opt->executor_id));
     while (x->queue_head) {
         exec_task *t = x->queue_head;
         x->queue_head = t->next;
@@ -849,7 +882,10 @@ int cs_executor_run(const executor_options *opt)
         cs_stage_plan_free(c->plan);
         free(c);
     }
-    if (x->local_dir) cs_remove_tree(x->local_dir);
+    if (x->local_dir) {
+        cs_remove_tree(x->local_dir);
+        cs_exit_cleanup_remove(x->local_dir);
+    }
     free(x->local_dir);
     free(x->app_file);
     free(x->running);

@@ -222,8 +222,9 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
             if (it->rc < 0) {
                 CS_WARN("executor",
                         "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s "
-                        "error=\"%s\"",
-                        mg->log_id, st->shuffle_id, st->map_id, st->executor_id, err.msg);
+                        "error=%s",
+                        mg->log_id, st->shuffle_id, st->map_id, cs_log_value(st->executor_id),
+                        cs_log_quote(err.msg));
                 continue;
             }
             uint64_t bytes = 0;
@@ -231,7 +232,7 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
                 bytes += st->sizes[r];
             CS_INFO("executor",
                     "executor=%s event=shuffle_migrated shuffle=%d map=%d from=%s bytes=%llu",
-                    mg->log_id, st->shuffle_id, st->map_id, st->executor_id,
+                    mg->log_id, st->shuffle_id, st->map_id, cs_log_value(st->executor_id),
                     (unsigned long long)bytes);
         }
     }

@@ -6,8 +6,8 @@
 #define _GNU_SOURCE
 #include "exec/task_context.h"
 
-#include "exec/task_vars.h"
-
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +16,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/exit_cleanup.h"
+#include "common/fsutil.h"
+#include "common/log.h"
+#include "exec/task_vars.h"
 #include "fs/shipped_files.h"
 
 /* ---- task context (cspark.h) ------------------------------------------------------------- */
@@ -50,11 +54,18 @@ const char *cspark_files_get(cspark_task_context *tc, const char *name)
 
 void cspark_task_fail(cspark_task_context *tc, const char *fmt, ...)
 {
+    bool out_of_memory = errno == ENOMEM; /* e.g. malloc failed under the executor's limit */
     va_list ap;
     va_start(ap, fmt);
     char *msg = NULL;
     if (vasprintf(&msg, fmt, ap) < 0) msg = NULL;
     va_end(ap);
+    const char *note = cs_memory_limit_note();
+    char *with_note = NULL;
+    if (msg && out_of_memory && note[0] && asprintf(&with_note, "%s (%s)", msg, note) > 0) {
+        free(msg);
+        msg = with_note;
+    }
     free(tc->fail_msg);
     tc->fail_msg = msg;
     siglongjmp(tc->fail_jmp, 1);
@@ -85,11 +96,12 @@ void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn)
 static void crash_handler(int sig, siginfo_t *si, void *uc)
 {
     char line[768];
-    const char *name = sig == SIGSEGV  ? "SIGSEGV"
-                       : sig == SIGBUS ? "SIGBUS"
-                       : sig == SIGFPE ? "SIGFPE"
-                       : sig == SIGILL ? "SIGILL"
-                                       : "signal";
+    const char *name = sig == SIGSEGV   ? "SIGSEGV"
+                       : sig == SIGBUS  ? "SIGBUS"
+                       : sig == SIGFPE  ? "SIGFPE"
+                       : sig == SIGILL  ? "SIGILL"
+                       : sig == SIGABRT ? "SIGABRT"
+                                        : "signal";
     size_t n = 0;
     const char *parts[] = {"ERROR cspark executor crashed with ", name, " in ",
                            crash_where[0] ? crash_where : "cspark itself (no task running)", "\n"};
@@ -99,13 +111,39 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
         memcpy(line + n, parts[i], l);
         n += l;
     }
+    cs_log_stop(); /* the report stays the last line */
     ssize_t w = write(STDERR_FILENO, line, n);
     (void)w;
+    cs_exit_cleanup_run(); /* the local directory and a half-written local output */
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-void cs_task_install_crash_handlers(void)
+/* exit() called while this thread runs a user function: in local mode that ends the driver, in
+ * an executor the executor, so the call is named and the process ends with a non-zero status
+ * (exit(0) included: the application did not finish) after removing what it wrote. exit() from
+ * elsewhere (the job's entry function, cspark itself) only triggers the removal. */
+static void exit_hook(int status, void *arg)
+{
+    (void)arg;
+    if (crash_where[0]) {
+        cs_log_stop(); /* the report stays the last line */
+        fflush(NULL);
+        char line[768];
+        int n = snprintf(line, sizeof line,
+                         "ERROR cspark %s ended the process with exit(%d): a user function must "
+                         "return, or fail its task with cspark_task_fail\n",
+                         crash_where, status);
+        ssize_t w = write(STDERR_FILENO, line, n > 0 && n < (int)sizeof line ? (size_t)n : 0);
+        (void)w;
+        cs_exit_cleanup_run();
+        _exit(status != 0 ? status : 1);
+    }
+    cs_exit_cleanup_run();
+    cs_fd_reserve_release(); /* for what runs after (a leak checker needs a descriptor) */
+}
+
+static void install_handlers(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -116,6 +154,14 @@ void cs_task_install_crash_handlers(void)
     sigaction(SIGBUS, &sa, NULL);
     sigaction(SIGFPE, &sa, NULL);
     sigaction(SIGILL, &sa, NULL);
+    sigaction(SIGABRT, &sa, NULL);
+    on_exit(exit_hook, NULL);
+}
+
+void cs_task_install_crash_handlers(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install_handlers);
 }
 
 static __thread void *own_altstack;

@@ -2,8 +2,8 @@
  * task_context.h — the task context user functions see (cspark_task_context of cspark.h): the
  * running task, the function being called with its closure, the task's execution memory, and
  * the way out of a task (cspark_task_fail jumps back to the runner). Also the crash handler that
- * names the task and function a SIGSEGV/SIGBUS/SIGFPE/SIGILL hit, and the per-thread alternate
- * signal stacks it runs on.
+ * names the task and function a SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT hit or that called exit(),
+ * and the per-thread alternate signal stacks it runs on.
  *
  * Threads: a context lives on one task thread; cs_task_context_enter records, per thread, what
  * the crash handler prints. cs_task_install_crash_handlers is process-wide (idempotent); every
@@ -44,8 +44,10 @@ void cs_task_context_leave(cspark_task_context *tc);
 int cs_task_context_fold(const fn_ref *fn, const cs_batch *parts, int n, cspark_value *acc,
                          bool *has, char **fail_msg);
 
-/* Crash reporting: installs SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers that print which task and
- * function crashed before the process dies. Idempotent. */
+/* Crash reporting: installs SIGSEGV/SIGBUS/SIGFPE/SIGILL/SIGABRT handlers that print which task
+ * and function crashed before the process dies, and an exit hook that names a task whose user
+ * function called exit() and makes that end non-zero; both remove the trees registered with
+ * cs_exit_cleanup_add (common/exit_cleanup.h). Idempotent. */
 void cs_task_install_crash_handlers(void);
 void cs_task_thread_init(void);
 void cs_task_thread_fini(void); /* before a thread that called cs_task_thread_init exits */

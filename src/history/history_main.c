@@ -220,8 +220,9 @@ static int run(int argc, char **argv)
     CS_INFO("history",
             "dir=%s port=%d update_interval_ms=%lld Bound HistoryServer to %s, and "
             "started at http://%s:%d",
-            dir, cs_ui_server_port(srv), (long long)interval_ms,
-            o.bind_host ? o.bind_host : "0.0.0.0", host, cs_ui_server_port(srv));
+            cs_log_value(dir), cs_ui_server_port(srv), (long long)interval_ms,
+            cs_log_value(o.bind_host ? o.bind_host : "0.0.0.0"), cs_log_value(host),
+            cs_ui_server_port(srv));
     for (;;) {
         struct timespec ts = {(time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000L};
         int sig = sigtimedwait(&stop, NULL, &ts);

@@ -126,7 +126,8 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
         replay_summary sum;
         cs_error e2 = {0};
         if (cs_replay_summary_read(path, &sum, &e2) < 0) {
-            CS_WARN("history", "path=%s event=unreadable error=%s", path, cs_log_quote(e2.msg));
+            CS_WARN("history", "path=%s event=unreadable error=%s", cs_log_value(path),
+                    cs_log_quote(e2.msg));
             continue;
         }
         if (!sum.app_id) { /* not (yet) an application's log */
@@ -268,7 +269,8 @@ static ui_store *hp_acquire(void *arg, const char *app_id, int64_t *last_updated
     char *version = NULL;
     cs_error err = {0};
     if (cs_replay_file(path, cs_ui_store_listener, st, &version, &err) < 0) {
-        CS_WARN("history", "path=%s event=replay_failed error=%s", path, cs_log_quote(err.msg));
+        CS_WARN("history", "path=%s event=replay_failed error=%s", cs_log_value(path),
+                cs_log_quote(err.msg));
         cs_ui_store_free(st);
         free(version);
         free(path);
@@ -298,7 +300,7 @@ static ui_store *hp_acquire(void *arg, const char *app_id, int64_t *last_updated
     hp->cache[hp->ncache++] = c;
     evict_locked(hp);
     pthread_mutex_unlock(&hp->lock);
-    CS_INFO("history", "app=%s path=%s event=loaded", app_id, c->path);
+    CS_INFO("history", "app=%s path=%s event=loaded", cs_log_value(app_id), cs_log_value(c->path));
     return st;
 }
 

@@ -487,7 +487,7 @@ static int apply_kubeconfig(const cs_conf *conf, kc_merged *m, kube_config *out,
                     "kubeconfig=%s user=%s uses an auth-provider plugin (removed from kubectl in "
                     "1.26), which cspark does not run; use its exec plugin, a token or a client "
                     "certificate",
-                    u_file, user_name);
+                    cs_log_value(u_file), cs_log_value(user_name));
         }
     }
     return CS_OK;

@@ -93,7 +93,7 @@ static void refresh_exec(kube_client *c)
         c->exec_expires_ms = cred.expires_ms;
         cs_kube_exec_cred_free(&cred);
     } else {
-        CS_WARN("kube", "event=exec_credential_refresh_failed msg=\"%s\"", err.msg);
+        CS_WARN("kube", "event=exec_credential_refresh_failed msg=%s", cs_log_quote(err.msg));
         c->exec_expires_ms = now + 30000; /* not in a loop */
     }
     json_decref(exec);
@@ -240,8 +240,11 @@ static size_t header_cb(char *data, size_t size, size_t n, void *arg)
             v++, vl--;
         while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
             vl--;
-        CS_WARN("kube", "event=server_warning verb=%s resource=%s name=%s warning=\"%.*s\"",
-                q->verb, q->resource ? q->resource : "-", q->name ? q->name : "-", (int)vl, v);
+        char *warning = cs_xstrndup(v, vl);
+        CS_WARN("kube", "event=server_warning verb=%s resource=%s name=%s warning=%s", q->verb,
+                cs_log_value(q->resource ? q->resource : "-"),
+                cs_log_value(q->name ? q->name : "-"), cs_log_quote(warning));
+        free(warning);
     }
     return len;
 }
@@ -298,9 +301,9 @@ int cs_kube_http_do(kube_client *c, const kube_req *q, kube_resp *r, cs_error *e
         if (r->curl_rc == CURLE_OK && r->status >= 200 && r->status < 300) return CS_OK;
         if (attempt >= c->max_tries || !cs_kube_retryable(r)) break;
         int64_t delay = cs_kube_retry_delay_ms(backoff, r->retry_after_s, c->backoff_max_ms);
-        CS_DEBUG("kube", "verb=%s path=%s attempt=%d status=%ld curl=\"%s\" retry_in_ms=%lld",
-                 q->verb, q->path, attempt, r->status, r->status ? "" : r->curl_msg,
-                 (long long)delay);
+        CS_DEBUG("kube", "verb=%s path=%s attempt=%d status=%ld curl=%s retry_in_ms=%lld", q->verb,
+                 cs_log_value(q->path), attempt, r->status,
+                 cs_log_quote(r->status ? "" : r->curl_msg), (long long)delay);
         cs_kube_sleep_ms(delay, NULL);
         backoff *= 2;
     }

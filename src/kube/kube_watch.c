@@ -69,7 +69,8 @@ static bool handle_line(kube_watch *w, const char *line, size_t n)
     json_error_t jerr;
     json_t *ev = json_loadb(line, n, 0, &jerr);
     if (!ev) {
-        CS_WARN("kube", "watch=%s ns=%s malformed event line: %s", w->resource, w->ns, jerr.text);
+        CS_WARN("kube", "watch=%s ns=%s malformed event line: %s", cs_log_value(w->resource),
+                cs_log_value(w->ns), cs_log_value(jerr.text));
         w->stream_error = true;
         return false;
     }
@@ -90,11 +91,12 @@ static bool handle_line(kube_watch *w, const char *line, size_t n)
         const char *msg = json_string_value(json_object_get(obj, "message"));
         if (code == 410) {
             CS_INFO("kube", "watch=%s ns=%s resourceVersion=%s expired (%s); re-listing",
-                    w->resource, w->ns, w->rv, msg ? msg : "410 Gone");
+                    cs_log_value(w->resource), cs_log_value(w->ns), cs_log_value(w->rv),
+                    cs_log_value(msg ? msg : "410 Gone"));
             w->relist_needed = true;
         } else {
-            CS_WARN("kube", "watch=%s ns=%s error event code=%lld: %s", w->resource, w->ns,
-                    (long long)code, msg ? msg : "");
+            CS_WARN("kube", "watch=%s ns=%s error event code=%lld: %s", cs_log_value(w->resource),
+                    cs_log_value(w->ns), (long long)code, cs_log_value(msg ? msg : ""));
             w->stream_error = true;
         }
         go_on = false;
@@ -179,7 +181,8 @@ static long watch_once(kube_watch *w, CURL *h)
 
     cs_kube_rate_acquire(w->c, "watch");
     atomic_fetch_add(&w->connects, 1);
-    CS_DEBUG("kube", "watch=%s ns=%s resourceVersion=%s connecting", w->resource, w->ns, w->rv);
+    CS_DEBUG("kube", "watch=%s ns=%s resourceVersion=%s connecting", cs_log_value(w->resource),
+             cs_log_value(w->ns), cs_log_value(w->rv));
     curl_multi_add_handle(w->multi, h);
     int running = 1;
     CURLcode rc = CURLE_OK;
@@ -210,8 +213,9 @@ static long watch_once(kube_watch *w, CURL *h)
             w->buf.len = 0;
         }
         if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-            CS_DEBUG("kube", "watch=%s ns=%s stream ended: %s", w->resource, w->ns,
-                     r.curl_msg[0] ? r.curl_msg : curl_easy_strerror(rc));
+            CS_DEBUG("kube", "watch=%s ns=%s stream ended: %s", cs_log_value(w->resource),
+                     cs_log_value(w->ns),
+                     cs_log_quote(r.curl_msg[0] ? r.curl_msg : curl_easy_strerror(rc)));
         }
     } else if (r.status == 410) {
         w->relist_needed = true;
@@ -223,7 +227,8 @@ static long watch_once(kube_watch *w, CURL *h)
         }
         if (r.status && w->buf.len > 0) cs_sbuf_append(&r.body, w->buf.data, w->buf.len);
         cs_kube_error_from(w->c, &q, &r, &err);
-        CS_WARN("kube", "watch=%s ns=%s failed, will retry: %s", w->resource, w->ns, err.msg);
+        CS_WARN("kube", "watch=%s ns=%s failed, will retry: %s", cs_log_value(w->resource),
+                cs_log_value(w->ns), cs_log_value(err.msg));
         w->stream_error = true;
         cs_kube_resp_free(&r);
         w->buf.len = 0;
@@ -236,7 +241,7 @@ static void *watch_main(void *arg)
     kube_watch *w = arg;
     CURL *h = curl_easy_init();
     if (!h) {
-        CS_ERROR("kube", "watch=%s curl_easy_init failed", w->resource);
+        CS_ERROR("kube", "watch=%s curl_easy_init failed", cs_log_value(w->resource));
         return NULL;
     }
     int64_t backoff = WATCH_BACKOFF_MIN_MS;
@@ -247,8 +252,8 @@ static void *watch_main(void *arg)
             if (do_list(w, &err) == CS_OK) {
                 w->relist_needed = false;
             } else {
-                CS_WARN("kube", "watch=%s ns=%s re-list failed, will retry: %s", w->resource, w->ns,
-                        err.msg);
+                CS_WARN("kube", "watch=%s ns=%s re-list failed, will retry: %s",
+                        cs_log_value(w->resource), cs_log_value(w->ns), cs_log_value(err.msg));
                 failed = true;
             }
         } else {

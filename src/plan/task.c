@@ -18,6 +18,8 @@ void cs_task_result_init(task_result *r)
 void cs_task_result_free(task_result *r)
 {
     free(r->error);
+    free(r->lost_executor);
+    free(r->loss_reason);
     cs_batch_free(&r->data);
     cs_batch_free(&r->accum_updates);
     if (r->has_map_status) cs_map_status_free(&r->map_status);

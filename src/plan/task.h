@@ -100,6 +100,11 @@ typedef struct task_result {
     cs_task_metrics metrics;
     cs_batch accum_updates; /* successful attempts: key = accumulator id (cspark_i64_encode),
                                value = the task's value of it (sched/accumulators.h) */
+    /* driver side: the task was running on an executor that was lost (Spark's
+     * ExecutorLostFailure); both malloc'd, NULL otherwise */
+    char *lost_executor;
+    char *loss_reason;
+    bool exit_caused_by_app; /* the executor exited on its own, not removed by the driver */
 } task_result;
 
 void cs_task_result_init(task_result *r);

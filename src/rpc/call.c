@@ -45,7 +45,8 @@ void cs_rpc_route_reply(rpc_conn *c, Cspark__Envelope *m)
     pthread_mutex_unlock(&c->mu);
     if (!p) {
         CS_DEBUG(cs_rpc_log_component, "endpoint=%s peer=%s event=late_reply request=%llu",
-                 c->e->name, c->peer, (unsigned long long)m->request_id);
+                 cs_log_value(c->e->name), cs_log_value(c->peer),
+                 (unsigned long long)m->request_id);
         cspark__envelope__free_unpacked(m, NULL);
         return;
     }

@@ -165,7 +165,8 @@ void cs_rpc_conn_close_now(rpc_conn *c, const char *reason)
         free(calls);
         calls = n;
     }
-    CS_DEBUG(COMP, "endpoint=%s peer=%s event=closed reason=\"%s\"", c->e->name, c->peer, reason);
+    CS_DEBUG(COMP, "endpoint=%s peer=%s event=closed reason=%s", cs_log_value(c->e->name),
+             cs_log_value(c->peer), cs_log_quote(reason));
     unlink_open(c);
     cs_rpc_handshake_forget(c);
     if (c->timer_on) {
@@ -222,8 +223,9 @@ static void dispatch_open(rpc_conn *c, Cspark__Envelope *m)
         snprintf(why, sizeof why, "authentication failed: %s",
                  m->auth_result->reason && *m->auth_result->reason ? m->auth_result->reason
                                                                    : "refused by peer");
-        CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer,
-                m->auth_result->reason ? m->auth_result->reason : "", e->name);
+        CS_WARN(COMP, "peer=%s event=auth_failed reason=%s endpoint=%s", cs_log_value(c->peer),
+                cs_log_quote(m->auth_result->reason ? m->auth_result->reason : ""),
+                cs_log_value(e->name));
         cspark__envelope__free_unpacked(m, NULL);
         cs_rpc_conn_close_now(c, why);
         return;
@@ -288,8 +290,8 @@ static void consume(rpc_conn *c, const uint8_t *p, size_t n)
             if (c->waiting_auth)
                 cs_rpc_log_refusal(c, why);
             else
-                CS_WARN(COMP, "peer=%s event=bad_frame reason=\"%s\" endpoint=%s", c->peer, why,
-                        c->e->name);
+                CS_WARN(COMP, "peer=%s event=bad_frame reason=%s endpoint=%s",
+                        cs_log_value(c->peer), cs_log_quote(why), cs_log_value(c->e->name));
             char r[300];
             snprintf(r, sizeof r, "malformed frame: %s", why);
             cs_rpc_conn_close_now(c, r);

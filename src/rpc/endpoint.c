@@ -90,7 +90,7 @@ static void post(rpc_endpoint *e, void (*fn)(void *arg), void *arg, int after_in
     it->after_input = after_input;
     if (!cs_rpc_kick(e, &e->posts, it)) {
         free(it);
-        CS_WARN(cs_rpc_log_component, "endpoint=%s event=post_after_stop", e->name);
+        CS_WARN(cs_rpc_log_component, "endpoint=%s event=post_after_stop", cs_log_value(e->name));
     }
 }
 

@@ -42,7 +42,7 @@ void cs_rpc_log_refusal(rpc_conn *c, const char *reason)
             CS_WARN(COMP,
                     "event=auth_failed_unlogged endpoint=%s count=%lld window_ms=%d "
                     "reason=\"more refused peers than are logged\"",
-                    e->name, e->refusals_dropped, RPC_REFUSAL_LOG_WINDOW_MS);
+                    cs_log_value(e->name), e->refusals_dropped, RPC_REFUSAL_LOG_WINDOW_MS);
         e->refusal_window = now;
         e->refusals_logged = 0;
         e->refusals_dropped = 0;
@@ -52,7 +52,8 @@ void cs_rpc_log_refusal(rpc_conn *c, const char *reason)
         return;
     }
     e->refusals_logged++;
-    CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer, reason, e->name);
+    CS_WARN(COMP, "peer=%s event=auth_failed reason=%s endpoint=%s", cs_log_value(c->peer),
+            cs_log_quote(reason), cs_log_value(e->name));
 }
 
 void cs_rpc_handshake_forget(rpc_conn *c)
@@ -112,8 +113,8 @@ void cs_rpc_handshake_refuse(rpc_conn *c, const char *reason)
     if (c->waiting_auth)
         cs_rpc_log_refusal(c, reason);
     else
-        CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer, reason,
-                c->e->name);
+        CS_WARN(COMP, "peer=%s event=auth_failed reason=%s endpoint=%s", cs_log_value(c->peer),
+                cs_log_quote(reason), cs_log_value(c->e->name));
     cs_rpc_handshake_forget(c);
     Cspark__AuthResult res = CSPARK__AUTH_RESULT__INIT;
     res.ok = 0;
@@ -131,8 +132,8 @@ void cs_rpc_handshake_refuse(rpc_conn *c, const char *reason)
 /* Client side: the handshake failed; the connecting caller gets CS_EAUTH. */
 static void client_fail(rpc_conn *c, const char *reason)
 {
-    CS_WARN(COMP, "peer=%s event=auth_failed reason=\"%s\" endpoint=%s", c->peer, reason,
-            c->e->name);
+    CS_WARN(COMP, "peer=%s event=auth_failed reason=%s endpoint=%s", cs_log_value(c->peer),
+            cs_log_quote(reason), cs_log_value(c->e->name));
     char msg[300];
     snprintf(msg, sizeof msg, "authentication failed: %s", reason);
     pthread_mutex_lock(&c->mu);

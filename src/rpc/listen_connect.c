@@ -60,8 +60,8 @@ static void on_connection(uv_stream_t *server, int status)
 {
     rpc_endpoint *e = server->data;
     if (status < 0) {
-        CS_WARN(COMP, "endpoint=%s event=accept_failed reason=\"%s\"", e->name,
-                uv_strerror(status));
+        CS_WARN(COMP, "endpoint=%s event=accept_failed reason=%s", cs_log_value(e->name),
+                cs_log_quote(uv_strerror(status)));
         return;
     }
     rpc_conn *c = cs_rpc_conn_new(e, 0);
@@ -158,8 +158,8 @@ int cs_rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, 
     if (rc < 0)
         return cs_error_set(err, rc, "cannot listen on %s:%d: %s", host ? host : "", port, j.msg);
     if (bound_port) *bound_port = j.port;
-    CS_INFO(COMP, "endpoint=%s event=listening address=%s:%d auth=%s", e->name,
-            host ? host : "0.0.0.0", j.port, e->secret ? "on" : "off");
+    CS_INFO(COMP, "endpoint=%s event=listening address=%s:%d auth=%s", cs_log_value(e->name),
+            cs_log_value(host ? host : "0.0.0.0"), j.port, e->secret ? "on" : "off");
     return 0;
 }
 

@@ -285,8 +285,8 @@ static void post_target(allocation_manager *am, int target, int previous, int pe
 {
     CS_INFO("allocation",
             "event=target_changed target=%d previous=%d pending_tasks=%d running_tasks=%d "
-            "reason=\"%s\"",
-            target, previous, pending, running, reason);
+            "reason=%s",
+            target, previous, pending, running, cs_log_quote(reason));
     if (!am->bus) return;
     cs_event ev = {.kind = CS_EV_ALLOCATION_TARGET,
                    .target_executors = target,
@@ -340,14 +340,14 @@ static char **idle_to_remove(allocation_manager *am, int64_t now, int *n_out)
             CS_DEBUG("allocation",
                      "event=keep_idle executor=%s reason=\"only %d executor(s) left (minimum "
                      "number of executor limit %d)\"",
-                     e->id, left, am->st.min_executors);
+                     cs_log_value(e->id), left, am->st.min_executors);
             continue;
         }
         if (left - 1 < am->policy.target) {
             CS_DEBUG("allocation",
                      "event=keep_idle executor=%s reason=\"only %d executor(s) left (number of "
                      "executor target %d)\"",
-                     e->id, left, am->policy.target);
+                     cs_log_value(e->id), left, am->policy.target);
             continue;
         }
         e->removing = true;
@@ -386,8 +386,8 @@ static void *am_main(void *arg)
         }
         if (nremove) {
             for (int i = 0; i < nremove; i++)
-                CS_INFO("allocation", "event=remove_idle executor=%s mode=%s", remove[i],
-                        am->st.decommission ? "decommission" : "kill");
+                CS_INFO("allocation", "event=remove_idle executor=%s mode=%s",
+                        cs_log_value(remove[i]), am->st.decommission ? "decommission" : "kill");
             am->backend->remove_executors(am->backend, (const char *const *)remove, nremove,
                                           am->st.decommission, "idle (dynamic allocation)");
             for (int i = 0; i < nremove; i++)

@@ -23,8 +23,6 @@
 #include "sched/scheduler.h"
 #include "sched/stage_rdds.h"
 
-/* ---- helpers ----------------------------------------------------------------------------- */
-
 static void post(scheduler *s, cs_event *ev)
 {
     if (!s->opt.bus) return;
@@ -376,8 +374,8 @@ static int attempt_failed(scheduler *s, job *j, stage *st, const char *reason)
  * first, then a new attempt runs its missing partitions. */
 static void resubmit_stage(scheduler *s, job *j, stage *st, int failed_attempt, const char *reason)
 {
-    CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=\"%s\"", st->id, failed_attempt,
-            reason);
+    CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=%s", st->id, failed_attempt,
+            cs_log_quote(reason));
     submit_stage(s, j, st);
 }
 
@@ -388,6 +386,8 @@ static void post_task_end(scheduler *s, const completion *c, const cs_accumulabl
     const task_desc *t = c->task;
     const task_result *r = &c->result;
     const sched_task *stk = (const sched_task *)t;
+    cs_task_end_reason why;
+    cs_dag_task_end_reason(t, r, &why);
     cs_event ev = {.kind = CS_EV_TASK_END,
                    .stage_id = t->stage_id,
                    .stage_attempt = t->stage_attempt,
@@ -402,7 +402,9 @@ static void post_task_end(scheduler *s, const completion *c, const cs_accumulabl
                    .metrics = r->metrics,
                    .job_id = t->job_id,
                    .accumulables = accs,
-                   .num_accumulables = naccs};
+                   .num_accumulables = naccs,
+                   .end_reason =
+                       r->status != TASK_OK && why.kind != CS_END_EXCEPTION ? &why : NULL};
     post(s, &ev);
 }
 
@@ -500,10 +502,9 @@ static void handle_completion(scheduler *s, job *j, completion *c)
         return;
     int failures = ++st->failures[index];
     if (r->status == TASK_UNLAUNCHABLE) failures = s->opt.max_task_failures;
-    CS_WARN("scheduler",
-            "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=\"%s\"",
+    CS_WARN("scheduler", "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=%s",
             (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
-            r->error ? r->error : "");
+            cs_log_quote(r->error ? r->error : ""));
     if (failures >= s->opt.max_task_failures) {
         stage_finished(s, j, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)
@@ -700,8 +701,8 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
         }
     }
     pthread_mutex_unlock(&s->outputs_lock);
-    CS_WARN("scheduler", "event=executor_lost executor=%s map_outputs_lost=%d reason=\"%s\"",
-            exec_id, removed, reason);
+    CS_WARN("scheduler", "event=executor_lost executor=%s map_outputs_lost=%d reason=%s",
+            cs_log_value(exec_id), removed, cs_log_quote(reason));
     /* running attempts that were given outputs of the lost executor cannot finish: every fetch
      * from it now fails at once (the backend tells the executors), so each such attempt is
      * superseded here, as its first fetch failure would: it launches nothing more, and its

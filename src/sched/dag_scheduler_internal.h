@@ -1,5 +1,6 @@
 /*
- * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c and map_output_tracker.c: the
+ * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, map_output_tracker.c and
+ * task_end_reason.c: the
  * scheduler's state. The job thread owns stages, jobs and the completion queue's consumer side;
  * lock (with cond) guards the completion queue; outputs_lock guards the map-output tracker
  * (shuffle_stages, outputs, active_shuffle, running_final, graveyard), which the job thread
@@ -14,6 +15,7 @@
 
 #include "common/err.h"
 #include "sched/allocation_manager.h"
+#include "sched/listener.h"
 #include "sched/scheduler.h"
 
 typedef struct map_outputs {
@@ -119,5 +121,8 @@ struct scheduler {
 void cs_dag_bury(scheduler *s, cs_map_status *ms);
 /* True while stage st runs an attempt whose inputs name executor_id. outputs_lock held. */
 bool cs_dag_stage_reads_from(const stage *st, const char *executor_id);
+
+/* Spark's TaskEndReason of the finished task t with result r (task_end_reason.c). */
+void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why);
 
 #endif

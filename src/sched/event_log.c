@@ -129,6 +129,49 @@ static void set_bool(json_t *o, const char *k, bool v)
     json_object_set_new(o, k, json_boolean(v));
 }
 
+/* Spark's JsonProtocol.taskEndReasonToJson: the reason's class name and its fields. */
+static void task_end_reason(json_t *r, const cs_event *ev)
+{
+    const char *why = ev->reason ? ev->reason : "task failed";
+    const cs_task_end_reason *e = ev->end_reason;
+    switch (e ? e->kind : CS_END_EXCEPTION) {
+    case CS_END_FETCH_FAILED:
+        set_str(r, "Reason", "FetchFailed");
+        if (e->bm_executor_id[0] && e->bm_port > 0) { /* Spark's BlockManagerId needs a port */
+            json_t *bm = json_object();
+            set_str(bm, "Executor ID", e->bm_executor_id);
+            set_str(bm, "Host", e->bm_host);
+            set_int(bm, "Port", e->bm_port);
+            json_object_set_new(r, "Block Manager Address", bm);
+        }
+        set_int(r, "Shuffle ID", e->shuffle_id);
+        set_int(r, "Map ID", e->map_id);
+        set_int(r, "Map Index", e->map_id);
+        set_int(r, "Reduce ID", e->reduce_id);
+        set_str(r, "Message", why);
+        break;
+    case CS_END_EXECUTOR_LOST:
+        set_str(r, "Reason", "ExecutorLostFailure");
+        set_str(r, "Executor ID", e->lost_executor_id);
+        json_object_set_new(r, "Exit Caused By App", json_boolean(e->exit_caused_by_app));
+        set_str(r, "Loss Reason", e->loss_reason);
+        break;
+    case CS_END_TASK_KILLED:
+        set_str(r, "Reason", "TaskKilled");
+        set_str(r, "Kill Reason", why);
+        json_object_set_new(r, "Accumulator Updates", json_array());
+        break;
+    case CS_END_EXCEPTION:
+        set_str(r, "Reason", "ExceptionFailure");
+        set_str(r, "Class Name", "cspark.TaskFailure");
+        set_str(r, "Description", why);
+        json_object_set_new(r, "Stack Trace", json_array());
+        set_str(r, "Full Stack Trace", why);
+        json_object_set_new(r, "Accumulator Updates", json_array());
+        break;
+    }
+}
+
 static json_t *event_obj(cs_event_kind kind)
 {
     json_t *o = json_object();
@@ -486,13 +529,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         if (ev->succeeded) {
             set_str(r, "Reason", "Success");
         } else {
-            const char *why = ev->reason ? ev->reason : "task failed";
-            set_str(r, "Reason", "ExceptionFailure");
-            set_str(r, "Class Name", "cspark.TaskFailure");
-            set_str(r, "Description", why);
-            json_object_set_new(r, "Stack Trace", json_array());
-            set_str(r, "Full Stack Trace", why);
-            json_object_set_new(r, "Accumulator Updates", json_array());
+            task_end_reason(r, ev);
         }
         json_object_set_new(o, "Task End Reason", r);
         json_object_set_new(o, "Task Info", task_info(ev, launch, ev->time_ms, !ev->succeeded));
@@ -555,7 +592,7 @@ static void write_json(event_log *el, json_t *o)
                 CS_WARN("eventlog",
                         "path=%s error=%s event log write failed; no further events "
                         "will be logged",
-                        el->path_inprogress, cs_log_quote(e.msg));
+                        cs_log_value(el->path_inprogress), cs_log_quote(e.msg));
                 return;
             }
             el->wlen = 0;
@@ -575,9 +612,9 @@ static void write_json(event_log *el, json_t *o)
         el->failed = true;
         el->saved_errno = errno;
         CS_WARN("eventlog",
-                "path=%s error=\"%s\" event log write failed; no further events "
+                "path=%s error=%s event log write failed; no further events "
                 "will be logged",
-                el->path_inprogress, strerror(errno));
+                cs_log_value(el->path_inprogress), cs_log_quote(strerror(errno)));
     }
 }
 
@@ -596,9 +633,9 @@ static void flush_log(event_log *el)
         el->failed = true;
         el->saved_errno = errno;
         CS_WARN("eventlog",
-                "path=%s error=\"%s\" event log flush failed; no further events "
+                "path=%s error=%s event log flush failed; no further events "
                 "will be logged",
-                el->path_inprogress, strerror(errno));
+                cs_log_value(el->path_inprogress), cs_log_quote(strerror(errno)));
     }
 }
 
@@ -710,7 +747,7 @@ static int open_writer(event_log *el, const char *dir, const char *uri, const ch
     json_t *o = to_json(el, &ls, 0);
     write_json(el, o);
     json_decref(o);
-    CS_INFO("eventlog", "path=%s event=started", el->path_inprogress);
+    CS_INFO("eventlog", "path=%s event=started", cs_log_value(el->path_inprogress));
     return 0;
 }
 
@@ -859,7 +896,7 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
     json_decref(o);
     free(dir);
     free(name);
-    CS_INFO("eventlog", "path=%s event=started", el->path_inprogress);
+    CS_INFO("eventlog", "path=%s event=started", cs_log_value(el->path_inprogress));
     return el;
 fail:
     free(dir);
@@ -887,7 +924,7 @@ int cs_event_log_close(event_log *el, cs_error *err)
         } else if (cs_fs_writer_finish(w, NULL, err) < 0) {
             rc = err ? err->code : CS_EIO;
         } else {
-            CS_INFO("eventlog", "path=%s event=finished", el->path_final);
+            CS_INFO("eventlog", "path=%s event=finished", cs_log_value(el->path_final));
         }
         free_log(el);
         return rc;
@@ -912,7 +949,7 @@ int cs_event_log_close(event_log *el, cs_error *err)
             rc = cs_error_set(err, CS_EIO, "cannot rename event log %s to %s: %s",
                               el->path_inprogress, el->path_final, strerror(errno));
     } else {
-        CS_INFO("eventlog", "path=%s event=finished", el->path_final);
+        CS_INFO("eventlog", "path=%s event=finished", cs_log_value(el->path_final));
     }
     free_log(el);
     return rc;

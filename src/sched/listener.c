@@ -106,7 +106,8 @@ static qnode *copy_event(const cs_event *ev)
         job_parents += ev->stage_num_parents[i] > 0 ? (size_t)ev->stage_num_parents[i] : 0;
     if (!ev->stage_parents) job_parents = nparents = 0;
     size_t metrics = ev->exec_metrics ? sizeof(cs_executor_metrics) : 0;
-    size_t n = metrics + rdds * sizeof(cs_rdd_info) +
+    size_t reason = ev->end_reason ? (sizeof(cs_task_end_reason) + 7) & ~(size_t)7 : 0;
+    size_t n = metrics + reason + rdds * sizeof(cs_rdd_info) +
                (ids + tasks + parents + nparents + job_parents) * sizeof(int) +
                slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
@@ -135,6 +136,11 @@ static qnode *copy_event(const cs_event *ev)
     }
     q->ev.accumulables = acc_copy;
     q->ev.num_accumulables = (int)accs;
+    if (reason) { /* rounded up to 8 bytes: what follows stays aligned */
+        memcpy(cur, ev->end_reason, sizeof(cs_task_end_reason));
+        q->ev.end_reason = (const cs_task_end_reason *)(void *)cur;
+        cur += reason;
+    }
     cs_rdd_info *infos = NULL;
     if (rdds) { /* its size keeps ints aligned */
         infos = (cs_rdd_info *)(void *)cur;
@@ -411,7 +417,7 @@ drop_locked : {
         CS_WARN("listenerbus",
                 "queue=" QUEUE_NAME " dropped=%lld total_dropped=%lld Dropped %lld "
                 "events from " QUEUE_NAME " since %s.",
-                (long long)increased, (long long)total, (long long)increased, since);
+                (long long)increased, (long long)total, (long long)increased, cs_log_value(since));
     }
 }
 }
@@ -456,7 +462,8 @@ void cs_listener_bus_free(listener_bus *bus)
     /* events posted concurrently with free (none should be) were drained by the thread */
     if (bus->elog) {
         cs_error e = {0};
-        if (cs_event_log_close(bus->elog, &e) < 0) CS_WARN("eventlog", "error=\"%s\"", e.msg);
+        if (cs_event_log_close(bus->elog, &e) < 0)
+            CS_WARN("eventlog", "error=%s", cs_log_quote(e.msg));
     }
     cs_progress_free(bus->progress);
     cs_stage_logger_free(bus->slogger);

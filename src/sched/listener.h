@@ -45,6 +45,14 @@ typedef struct cs_executor_metrics { int64_t rss_bytes, vmem_bytes, cpu_time_ns,
 /* A named accumulator in a task's or stage's Accumulables (Spark's AccumulableInfo): values already
  * rendered as Spark writes an external accumulator's (strings); update NULL for a stage. */
 typedef struct cs_accumulable { int64_t id; const char *name; const char *update; const char *value; } cs_accumulable;
+/* Why a task failed, as Spark's TaskEndReason subclasses (the event log writes their fields). */
+typedef enum { CS_END_EXCEPTION, CS_END_FETCH_FAILED, CS_END_EXECUTOR_LOST, CS_END_TASK_KILLED } cs_task_end_kind;
+typedef struct cs_task_end_reason {
+    cs_task_end_kind kind;
+    int shuffle_id, map_id, reduce_id;            /* FetchFailed */
+    char bm_executor_id[64]; char bm_host[256]; int bm_port; /* FetchFailed: the map output's block manager ("" unknown) */
+    char lost_executor_id[64]; bool exit_caused_by_app; char loss_reason[512]; /* ExecutorLostFailure */
+} cs_task_end_reason;
 typedef struct cs_event {
     cs_event_kind kind; int64_t time_ms;          /* wall clock ms */
     int job_id; int stage_id; int stage_attempt; int num_tasks;  /* stage: tasks in this attempt */
@@ -68,6 +76,7 @@ typedef struct cs_event {
     const int *stage_parents;                     /* job start: the parents' stage ids, concatenated in stage_ids order, copied */
     const cs_executor_metrics *exec_metrics;      /* executor metrics: the heartbeat's figures, copied */
     const cs_accumulable *accumulables; int num_accumulables;  /* task end, stage completed: copied */
+    const struct cs_task_end_reason *end_reason;  /* failed task end: Spark's TaskEndReason, copied; NULL: ExceptionFailure */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -65,7 +65,7 @@ void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const c
         cs_dag_bury(s, old); /* attempts that started before still read the old one */
         o->maps[map_id] = ms;
         CS_INFO("scheduler", "event=map_output_moved shuffle=%d map=%d from=%s to=%s", shuffle_id,
-                map_id, from, to);
+                map_id, cs_log_value(from), cs_log_value(to));
     }
     pthread_mutex_unlock(&s->outputs_lock);
 }

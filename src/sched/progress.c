@@ -338,21 +338,9 @@ void cs_stage_logger_free(stage_logger *sl)
     free(sl);
 }
 
-/* Copies s into buf with '"' and '\\' replaced by '\'' and '/', so the value stays one quoted
- * field of the log line. */
-static const char *quotable(const char *s, char *buf, size_t cap)
-{
-    size_t i = 0;
-    for (; s && s[i] && i + 1 < cap; i++)
-        buf[i] = s[i] == '"' ? '\'' : (s[i] == '\\' ? '/' : s[i]);
-    buf[i] = '\0';
-    return buf;
-}
-
 void cs_stage_logger_listener(void *arg, const cs_event *ev)
 {
     stage_logger *sl = arg;
-    char name[512];
     if (ev->kind == CS_EV_STAGE_SUBMITTED) {
         size_t i;
         for (i = 0; i < sl->n; i++)
@@ -367,9 +355,9 @@ void cs_stage_logger_listener(void *arg, const cs_event *ev)
         free(sl->v[i].name);
         sl->v[i] = (lstage){ev->stage_id, ev->stage_attempt, ev->num_tasks, ev->time_ms,
                             cs_xstrdup(ev->stage_name ? ev->stage_name : "")};
-        CS_INFO("scheduler", "stage=%d attempt=%d tasks=%d name=\"%s\" event=submitted",
-                ev->stage_id, ev->stage_attempt, ev->num_tasks,
-                quotable(ev->stage_name, name, sizeof name));
+        CS_INFO("scheduler", "stage=%d attempt=%d tasks=%d name=%s event=submitted", ev->stage_id,
+                ev->stage_attempt, ev->num_tasks,
+                cs_log_quote(ev->stage_name ? ev->stage_name : ""));
     } else if (ev->kind == CS_EV_STAGE_COMPLETED) {
         int64_t duration = -1;
         int tasks = ev->num_tasks;
@@ -387,16 +375,15 @@ void cs_stage_logger_listener(void *arg, const cs_event *ev)
         const char *sname = ev->stage_name ? ev->stage_name : (stored ? stored : "");
         if (ev->succeeded) {
             CS_INFO("scheduler",
-                    "stage=%d attempt=%d tasks=%d name=\"%s\" event=completed duration_ms=%lld",
-                    ev->stage_id, ev->stage_attempt, tasks, quotable(sname, name, sizeof name),
+                    "stage=%d attempt=%d tasks=%d name=%s event=completed duration_ms=%lld",
+                    ev->stage_id, ev->stage_attempt, tasks, cs_log_quote(sname),
                     (long long)duration);
         } else {
-            char reason[512];
             CS_INFO("scheduler",
-                    "stage=%d attempt=%d tasks=%d name=\"%s\" event=completed duration_ms=%lld "
-                    "failed=true reason=\"%s\"",
-                    ev->stage_id, ev->stage_attempt, tasks, quotable(sname, name, sizeof name),
-                    (long long)duration, quotable(ev->reason, reason, sizeof reason));
+                    "stage=%d attempt=%d tasks=%d name=%s event=completed duration_ms=%lld "
+                    "failed=true reason=%s",
+                    ev->stage_id, ev->stage_attempt, tasks, cs_log_quote(sname),
+                    (long long)duration, cs_log_quote(ev->reason ? ev->reason : ""));
         }
         free(stored);
     }

@@ -84,6 +84,10 @@ void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
  * executor lost): the reason is formatted as printf does. */
 void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A task whose executor was lost while it ran (Spark's ExecutorLostFailure): `why` is the
+ * executor's loss reason; caused_by_app when the executor exited on its own (not removed). */
+void cs_scheduler_task_lost(scheduler *s, const task_desc *t, const char *executor_id,
+                            const char *why, bool caused_by_app);
 /* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
  * failed by the backend through cs_scheduler_task_done). */
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);

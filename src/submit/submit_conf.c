@@ -109,7 +109,7 @@ int cs_submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **o
     cs_conf_foreach(c, collect_foreign, &d);
     for (size_t i = 0; i < d.n; i++) {
         char *k = cs_xstrdup(d.keys[i]);
-        CS_WARN("submit", "ignoring non-Spark config property: %s", k);
+        CS_WARN("submit", "ignoring non-Spark config property: %s", cs_log_value(k));
         cs_conf_unset(c, k);
         free(k);
     }

@@ -25,6 +25,7 @@
 
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_yaml.h"
+#include "common/app_file.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -39,9 +40,8 @@
 /* The job's .so, to ship in the driver's ConfigMap. */
 static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
 {
-    int rc = cs_read_file(path, out, len, err);
-    if (rc == CS_ENOTFOUND) cs_error_set(err, rc, "application file %s not found", path);
-    return rc;
+    if (cs_app_file_check(path, err) < 0) return err->code; /* as a client-mode submit */
+    return cs_read_file(path, out, len, err);
 }
 
 /* Without an upload path, the local entries of spark.files / spark.archives travel in the
@@ -181,8 +181,9 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     while (!f.done) {
         if (strcmp(last, f.phase) != 0 || f.phase[0]) {
             /* Spark's LoggingPodStatusWatcher: the phase every report interval */
-            CS_INFO("submit", "app=%s driver=%s namespace=%s phase=%s", app->app_id,
-                    app->driver_pod_name, app->namespace_, f.phase[0] ? f.phase : "Pending");
+            CS_INFO("submit", "app=%s driver=%s namespace=%s phase=%s", cs_log_value(app->app_id),
+                    cs_log_value(app->driver_pod_name), cs_log_value(app->namespace_),
+                    cs_log_value(f.phase[0] ? f.phase : "Pending"));
             snprintf(last, sizeof last, "%s", f.phase);
         }
         cs_cond_wait_ms(&f.cond, &f.lock, interval);
@@ -198,10 +199,12 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
     pthread_mutex_destroy(&f.lock);
     pthread_cond_destroy(&f.cond);
     if (deleted)
-        CS_WARN("submit", "app=%s driver=%s event=deleted", app->app_id, app->driver_pod_name);
+        CS_WARN("submit", "app=%s driver=%s event=deleted", cs_log_value(app->app_id),
+                cs_log_value(app->driver_pod_name));
     else
-        CS_INFO("submit", "app=%s driver=%s phase=%s exit_code=%d event=finished", app->app_id,
-                app->driver_pod_name, phase, code);
+        CS_INFO("submit", "app=%s driver=%s phase=%s exit_code=%d event=finished",
+                cs_log_value(app->app_id), cs_log_value(app->driver_pod_name), cs_log_value(phase),
+                code);
     if (code != 0 && !deleted) {
         /* the driver's abort reason, from its termination message: the last lines printed */
         size_t n = strlen(message);
@@ -363,8 +366,8 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
         cs_k8s_set_owner(svc, created_pod, err) < 0 ||
         cs_kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
         goto fail;
-    CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", app.app_id,
-            app.driver_pod_name, app.namespace_);
+    CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", cs_log_value(app.app_id),
+            cs_log_value(app.driver_pod_name), cs_log_value(app.namespace_));
     fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
             app.namespace_, app.driver_pod_name);
     submitted = true;

@@ -166,8 +166,8 @@ int cs_submit_k8s_kill_status(const cs_conf *conf, const char *id, bool kill, FI
         if ((rc = cs_kube_delete(kc, "pods", namespace_, name, grace, err)) < 0) goto out;
         fprintf(out, "Deleting driver pod %s:%s%s%s%s\n", namespace_, name,
                 app ? " (application " : "", app ? app : "", app ? ")" : "");
-        CS_INFO("submit", "driver=%s namespace=%s app=%s grace=%d event=killed", name, namespace_,
-                app ? app : "-", grace);
+        CS_INFO("submit", "driver=%s namespace=%s app=%s grace=%d event=killed", cs_log_value(name),
+                cs_log_value(namespace_), cs_log_value(app ? app : "-"), grace);
     }
     if (!matched) {
         rc =

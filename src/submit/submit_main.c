@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cspark.h"
+#include "common/app_file.h"
 #include "common/conf.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -32,7 +32,7 @@
 
 static int fail(const cs_error *err)
 {
-    fprintf(stderr, "cspark-submit: %s\n", err->msg);
+    cs_log_user_error("cspark-submit", "%s", err->msg);
     return 1;
 }
 
@@ -148,9 +148,8 @@ static int run(int argc, char **argv)
         }
         app_path = fetched;
     }
-    struct stat st;
-    if (stat(app_path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "cspark-submit: application file %s not found\n", app_path);
+    if (cs_app_file_check(app_path, &err) != CS_OK) { /* before anything maps it */
+        status = fail(&err);
         goto out;
     }
     /* client mode on Kubernetes: the executors' settings are refused before the driver starts */
@@ -163,8 +162,9 @@ static int run(int argc, char **argv)
     app_argv[0] = (char *)app_path;
     for (int i = 0; i < a.app_argc; i++)
         app_argv[i + 1] = a.app_argv[i];
-    CS_DEBUG("submit", "app=%s entry=%s master=%s", a.app, cs_submit_entry(&a, conf),
-             cs_conf_get(conf, "spark.master"));
+    CS_DEBUG("submit", "app=%s entry=%s master=%s", cs_log_value(a.app),
+             cs_log_value(cs_submit_entry(&a, conf)),
+             cs_log_value(cs_conf_get(conf, "spark.master")));
     fflush(stdout);
     status = cs_app_run(conf, app_path, cs_submit_entry(&a, conf), a.app_argc + 1, app_argv);
 out:

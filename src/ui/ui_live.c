@@ -115,8 +115,9 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
         host = hostname;
     }
     snprintf(ui->url, sizeof ui->url, "http://%s:%d", host, cs_ui_server_port(ui->server));
-    CS_INFO("ui", "app=%s port=%d url=%s Bound SparkUI to %s, and started at %s", app_id,
-            cs_ui_server_port(ui->server), ui->url, bind ? bind : "0.0.0.0", ui->url);
+    CS_INFO("ui", "app=%s port=%d url=%s Bound SparkUI to %s, and started at %s",
+            cs_log_value(app_id), cs_ui_server_port(ui->server), cs_log_value(ui->url),
+            cs_log_value(bind ? bind : "0.0.0.0"), cs_log_value(ui->url));
     *out = ui;
     return 0;
 }

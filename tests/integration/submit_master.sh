@@ -5,6 +5,7 @@
 # Usage: submit_master.sh BUILD_DIR
 . "$(dirname "$0")/lib/submit.sh" "$@"
 : >"$T/app.so"
+cp "$B/examples/pi.so" "$T/real.so" # a cluster submission checks the file it ships
 
 FORMS="expected local, local[N], local[*], local[N,F], local-cluster[N,C,M] or k8s://https://host:port"
 expect_error "cspark-submit: invalid master URL 'yarn': $FORMS" --master yarn "$T/app.so"
@@ -17,7 +18,7 @@ expect_error "cspark-submit: invalid master URL 'k8s://https://h': the Kubernete
 
 # k8s:// masters are accepted; a cluster submission without an image is refused naming the key
 expect_error "cspark-submit: no container image: set spark.kubernetes.container.image (or spark.kubernetes.driver.container.image)" \
-    --master k8s://https://h:6443 --deploy-mode cluster "$T/app.so"
+    --master k8s://https://h:6443 --deploy-mode cluster "$T/real.so"
 expect_error "cspark-submit: cluster deploy mode is not compatible with master 'local[2]' (use --deploy-mode client, or a k8s:// master)" \
     --master 'local[2]' --deploy-mode cluster "$T/app.so"
 # --kill/--status need a k8s:// master (they are tested against kubesim in tests/kubesim)

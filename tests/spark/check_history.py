@@ -68,6 +68,22 @@ class Mismatch(Exception):
     pass
 
 
+
+def error_message(reason):
+    """What Spark's TaskEndReason.toErrorString shows for a failed task (or a part of it)."""
+    kind = reason["Reason"]
+    if kind == "ExecutorLostFailure":
+        cause = ("caused by one of the running tasks" if reason.get("Exit Caused By App", True)
+                 else "unrelated to the running tasks")
+        loss = reason.get("Loss Reason")
+        return f"ExecutorLostFailure (executor {reason['Executor ID']} exited {cause})" + (
+            f" Reason: {loss}" if loss else "")
+    if kind == "TaskKilled":
+        return f"TaskKilled ({reason.get('Kill Reason', '')})"
+    if kind == "FetchFailed":
+        return f"shuffleId={reason['Shuffle ID']}"
+    return reason.get("Description", "")
+
 def expect(cond, what):
     if not cond:
         raise Mismatch(what)
@@ -234,10 +250,13 @@ def check_app(base, log, facts):
                    f"task {tid} index.attempt {r['index']}.{r['attempt']}, log {ti['Index']}.{ti['Attempt']}")
             expect(r["executorId"] == ti["Executor ID"] and r["host"] == ti["Host"],
                    f"task {tid} ran on {r['host']} executor {r['executorId']}, log says {ti['Host']} {ti['Executor ID']}")
-            expect(r["status"] == ("SUCCESS" if ok else "FAILED"), f"task {tid} status {r['status']}")
+            kind = t["Task End Reason"]["Reason"]
+            want_status = "SUCCESS" if ok else ("KILLED" if kind == "TaskKilled" else "FAILED")
+            expect(r["status"] == want_status, f"task {tid} status {r['status']}, want {want_status}")
             if not ok:
-                why = t["Task End Reason"].get("Description", "")
-                expect(why and why in r.get("errorMessage", ""), f"task {tid} errorMessage {r.get('errorMessage')!r}")
+                why = error_message(t["Task End Reason"])
+                expect(why and why in r.get("errorMessage", ""),
+                       f"task {tid} errorMessage {r.get('errorMessage')!r}, want {why!r} in it")
                 continue
             for rest, path in TASK_METRICS.items():
                 got, want_v = dig(r["taskMetrics"], rest), dig(t["Task Metrics"], path)

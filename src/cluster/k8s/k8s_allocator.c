@@ -128,7 +128,8 @@ static void delete_pod(k8s_backend *b, const char *name, int grace)
     cs_error_clear(&err);
     if (cs_kube_delete(b->kc, "pods", b->app.namespace_, name, grace, &err) < 0 &&
         err.code != CS_ENOTFOUND)
-        CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
+        CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=%s", cs_log_value(name),
+                cs_log_quote(err.msg));
 }
 
 /* The claims the pod mounts, "a,b", into buf (for the log). */
@@ -187,7 +188,7 @@ static int create_executor_pod(k8s_backend *b, json_t *reusable, cs_error *err)
     int rc = cs_kube_create(b->kc, "pods", b->app.namespace_, pod, &created, err);
     if (rc < 0 && err->code == CS_EEXIST) {
         /* a retried create whose first attempt went through: the pod is ours */
-        CS_INFO("k8s", "event=executor_pod_exists executor=%d pod=%s", id, name);
+        CS_INFO("k8s", "event=executor_pod_exists executor=%d pod=%s", id, cs_log_value(name));
         cs_error_clear(err);
         rc = cs_kube_get(b->kc, "pods", b->app.namespace_, name, &created, err);
     }
@@ -205,9 +206,9 @@ static int create_executor_pod(k8s_backend *b, json_t *reusable, cs_error *err)
         cs_kube_delete(b->kc, "pods", b->app.namespace_, name, 0, &e2);
     } else if (reused || json_array_size(claims)) {
         CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s claims=%s reused=%d", id,
-                name, claim_list(pod, mounted, sizeof mounted), reused);
+                cs_log_value(name), claim_list(pod, mounted, sizeof mounted), reused);
     } else {
-        CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, name);
+        CS_INFO("k8s", "event=executor_pod_created executor=%d pod=%s", id, cs_log_value(name));
     }
     json_decref(created);
     json_decref(claims);
@@ -251,7 +252,7 @@ static void create_pods(k8s_backend *b, int n)
         int rc = create_executor_pod(b, reusable, &err);
         pthread_mutex_lock(&b->lock);
         if (rc == 0) continue;
-        CS_ERROR("k8s", "event=executor_pod_create_failed error=\"%s\"", err.msg);
+        CS_ERROR("k8s", "event=executor_pod_create_failed error=%s", cs_log_quote(err.msg));
         bool fatal = err.code == CS_EAUTH || strstr(err.msg, "forbidden") ||
                      strstr(err.msg, "does not exist") || strstr(err.msg, "pod creation limit");
         if (fatal && !b->exit_code) {
@@ -287,7 +288,7 @@ static void delete_pods(k8s_backend *b, const k8s_alloc_round *r, int64_t now)
                     "action=request_again reason=\"not detected in the Kubernetes cluster after "
                     "%lld ms (spark.kubernetes.allocation.executor.timeout) although it was "
                     "requested; it may have been deleted without the driver seeing the event\"",
-                    p->id, p->name, (long long)(now - p->created_ms),
+                    p->id, cs_log_value(p->name), (long long)(now - p->created_ms),
                     (long long)b->set.executor_timeout_ms);
             if (!b->set.delete_on_termination) continue; /* as Spark: kept, only forgotten */
         }
@@ -300,12 +301,12 @@ static void delete_pods(k8s_backend *b, const k8s_alloc_round *r, int64_t now)
             CS_INFO("k8s",
                     "event=executor_pod_delete executor=%d pod=%s reason=\"still there %lld ms "
                     "after its removal (spark.kubernetes.dynamicAllocation.deleteGracePeriod)\"",
-                    ids[i], names[i], (long long)b->set.delete_grace_ms);
+                    ids[i], cs_log_value(names[i]), (long long)b->set.delete_grace_ms);
         else if (r->kind == K8S_ALLOC_DELETE_EXCESS)
             CS_INFO("k8s",
                     "event=executor_pod_excess executor=%d pod=%s action=delete reason=\"the "
                     "target fell below the pods requested\"",
-                    ids[i], names[i]);
+                    ids[i], cs_log_value(names[i]));
         delete_pod(b, names[i], r->kind == K8S_ALLOC_DELETE_REMOVED ? -1 : 0);
     }
     free(names);

@@ -79,7 +79,8 @@ static void k8s_removing(void *arg, const char *const *ids, int n)
         cs_error_clear(&err);
         if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
             err.code != CS_ENOTFOUND)
-            CS_WARN("k8s", "event=decommission_label_failed pod=%s error=\"%s\"", name, err.msg);
+            CS_WARN("k8s", "event=decommission_label_failed pod=%s error=%s", cs_log_value(name),
+                    cs_log_quote(err.msg));
         json_decref(patch);
     }
 }
@@ -93,7 +94,7 @@ static void label_kept_pods(k8s_backend *b)
     char *sel = cs_k8s_executor_selector(b, true);
     json_t *list = NULL;
     if (cs_kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err) < 0) {
-        CS_WARN("k8s", "event=cleanup_failed what=label_inactive error=\"%s\"", err.msg);
+        CS_WARN("k8s", "event=cleanup_failed what=label_inactive error=%s", cs_log_quote(err.msg));
         free(sel);
         return;
     }
@@ -106,7 +107,8 @@ static void label_kept_pods(k8s_backend *b)
         if (name &&
             cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
             err.code != CS_ENOTFOUND)
-            CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
+            CS_WARN("k8s", "event=label_inactive_failed pod=%s error=%s", cs_log_value(name),
+                    cs_log_quote(err.msg));
     }
     json_decref(patch);
     json_decref(list);
@@ -136,7 +138,8 @@ static void k8s_stopping(void *arg)
         if (b->set.delete_on_termination) {
             char *sel = cs_k8s_executor_selector(b, false);
             if (cs_kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
-                CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=\"%s\"", err.msg);
+                CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=%s",
+                        cs_log_quote(err.msg));
             free(sel);
         } else {
             label_kept_pods(b); /* including those that ended while stopping */
@@ -189,7 +192,8 @@ static bool admit_executor(void *arg, const char *executor_id)
     if (ok) p->registered = true; /* Spark's scheduler-known executors: never timed out */
     pthread_mutex_unlock(&b->lock);
     if (!ok)
-        CS_WARN("k8s", "event=executor_refused executor=%s reason=\"its pod was %s\"", executor_id,
+        CS_WARN("k8s", "event=executor_refused executor=%s reason=\"its pod was %s\"",
+                cs_log_value(executor_id),
                 p ? "given up (deleted or ended)" : "not requested by this driver");
     return ok;
 }
@@ -361,8 +365,8 @@ int cs_k8s_backend_start(sched_backend *base, cs_error *err)
     CS_INFO("k8s",
             "event=allocator_started app=%s namespace=%s target=%d batch=%d driver_url=%s watch=%s "
             "poll_interval_ms=%lld max_pending=%lld max_create_rate=%g",
-            b->app.app_id, b->app.namespace_, b->target, s->batch_size, b->driver_url,
-            s->enable_watcher ? "on" : "off",
+            cs_log_value(b->app.app_id), cs_log_value(b->app.namespace_), b->target, s->batch_size,
+            cs_log_value(b->driver_url), s->enable_watcher ? "on" : "off",
             s->enable_polling ? (long long)s->poll_interval_ms : -1LL, (long long)s->max_pending,
             s->max_create_rate);
     return 0;

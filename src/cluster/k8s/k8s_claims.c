@@ -133,7 +133,8 @@ json_t *cs_k8s_claims_list_new(k8s_backend *b)
         cs_kube_list(b->kc, "persistentvolumeclaims", b->app.namespace_, sel, NULL, &list, &err);
     free(sel);
     if (rc < 0) {
-        CS_INFO("k8s", "event=claims_list_failed action=create_new error=\"%s\"", err.msg);
+        CS_INFO("k8s", "event=claims_list_failed action=create_new error=%s",
+                cs_log_quote(err.msg));
         return json_array();
     }
     json_t *items = json_object_get(list, "items");
@@ -166,9 +167,10 @@ int cs_k8s_claims_create(k8s_backend *b, const json_t *exec_pod, const json_t *c
         const json_t *spec = json_object_get(c, "spec");
         const char *sc = json_string_value(json_object_get(spec, "storageClassName"));
         CS_INFO("k8s", "event=claim_created claim=%s owner=%s storage_class=%s size=%s",
-                claim_name(c), owner_name ? owner_name : "?", sc ? sc : "(default)",
-                json_string_value(json_object_get(
-                    json_object_get(json_object_get(spec, "resources"), "requests"), "storage")));
+                cs_log_value(claim_name(c)), cs_log_value(owner_name ? owner_name : "?"),
+                cs_log_value(sc ? sc : "(default)"),
+                cs_log_value(json_string_value(json_object_get(
+                    json_object_get(json_object_get(spec, "resources"), "requests"), "storage"))));
         pthread_mutex_lock(&b->lock);
         b->pvcs_created++;
         pthread_mutex_unlock(&b->lock);
@@ -184,6 +186,6 @@ void cs_k8s_claims_delete_all(k8s_backend *b)
     cs_error_clear(&err);
     if (cs_kube_delete_collection(b->kc, "persistentvolumeclaims", b->app.namespace_, sel, -1,
                                   &err) < 0)
-        CS_WARN("k8s", "event=cleanup_failed what=claims error=\"%s\"", err.msg);
+        CS_WARN("k8s", "event=cleanup_failed what=claims error=%s", cs_log_quote(err.msg));
     free(sel);
 }

@@ -51,7 +51,7 @@ static int k8s_wait_registered(sched_backend *b, cs_error *err)
         return err->code;
     int n = cs_k8s_backend_wait_registered(b, ratio, wait_ms);
     CS_INFO("context", "app=%s event=executors_registered registered=%d",
-            cs_conf_get(conf, "spark.app.id"), n);
+            cs_log_value(cs_conf_get(conf, "spark.app.id")), n);
     return 0;
 }
 

@@ -86,10 +86,11 @@ void cs_k8s_keep_executor_log(k8s_backend *b, int id, const char *pod)
     char path[4096];
     kept_path(b, id, path, sizeof path);
     if (get_pod_log(b, pod, KEPT_LOG_BYTES, &text, &err) < 0 || write_kept(path, &text, &err) < 0)
-        CS_WARN("k8s", "event=executor_log_not_kept executor=%d pod=%s error=%s", id, pod,
-                cs_log_quote(err.msg));
+        CS_WARN("k8s", "event=executor_log_not_kept executor=%d pod=%s error=%s", id,
+                cs_log_value(pod), cs_log_quote(err.msg));
     else
-        CS_INFO("k8s", "event=executor_log_kept executor=%d pod=%s bytes=%zu", id, pod, text.len);
+        CS_INFO("k8s", "event=executor_log_kept executor=%d pod=%s bytes=%zu", id,
+                cs_log_value(pod), text.len);
     cs_sbuf_free(&text);
 }
 

@@ -105,7 +105,8 @@ static void release_pod(k8s_backend *b, const char *name)
     json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", "spark-exec-inactive", "true");
     if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
         err.code != CS_ENOTFOUND)
-        CS_WARN("k8s", "event=label_inactive_failed pod=%s error=\"%s\"", name, err.msg);
+        CS_WARN("k8s", "event=label_inactive_failed pod=%s error=%s", cs_log_value(name),
+                cs_log_quote(err.msg));
     json_decref(patch);
 }
 
@@ -132,8 +133,9 @@ void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char 
     if (!stopping) {
         CS_WARN("k8s",
                 "event=executor_pod_ended executor=%d pod=%s failed=%s failures=%d max=%d "
-                "reason=\"%s\"",
-                id, name, failed ? "true" : "false", failures, max, why);
+                "reason=%s",
+                id, cs_log_value(name), failed ? "true" : "false", failures, max,
+                cs_log_quote(why));
         char sid[32];
         snprintf(sid, sizeof sid, "%d", id);
         cs_coarse_backend_executor_exited(b->coarse, sid, why);
@@ -144,8 +146,8 @@ void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char 
                 "Max number of executor failures (%d) reached (spark.executor.maxNumFailures); "
                 "the last: %s",
                 max, why);
-            CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=\"%s\"",
-                     failures, msg);
+            CS_ERROR("k8s", "event=max_executor_failures failures=%d exit_code=11 reason=%s",
+                     failures, cs_log_quote(msg));
             cs_scheduler_abort(b->backend->sched, msg);
         }
         /* its log goes with the pod: the end of it stays readable from the UI */

@@ -32,7 +32,8 @@ static void *poller_main(void *arg)
         int rc = cs_kube_list(b->kc, "pods", b->app.namespace_, sel, NULL, &list, &err);
         pthread_mutex_lock(&b->lock);
         if (rc < 0) {
-            if (!b->stopping) CS_WARN("k8s", "event=executor_poll_failed error=\"%s\"", err.msg);
+            if (!b->stopping)
+                CS_WARN("k8s", "event=executor_poll_failed error=%s", cs_log_quote(err.msg));
         } else if (!b->stopping) {
             CS_DEBUG("k8s", "event=executor_poll pods=%zu",
                      json_array_size(json_object_get(list, "items")));

@@ -152,9 +152,10 @@ static void note_pending(k8s_exec_pod *p, const json_t *pod)
     if (unsched && !p->unsched_reported) {
         p->unsched_reported = true;
         CS_WARN("k8s",
-                "event=executor_pod_unschedulable executor=%d pod=%s reason=%s message=\"%s\" "
+                "event=executor_pod_unschedulable executor=%d pod=%s reason=%s message=%s "
                 "action=wait",
-                p->id, p->name, reason ? reason : "Unschedulable", msg ? msg : "");
+                p->id, cs_log_value(p->name), cs_log_value(reason ? reason : "Unschedulable"),
+                cs_log_quote(msg ? msg : ""));
     }
 }
 

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,6 +43,32 @@
 #include "common/sync.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
+#define LC_SLOTS_PER_CPU 16    /* task slots (executors x cores) per online CPU, at most */
+
+/* AddressSanitizer reserves terabytes of shadow memory, which a data limit refuses: the executor
+ * memory limit is not enforced in sanitizer builds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LC_ENFORCE_MEMORY 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LC_ENFORCE_MEMORY 0
+#endif
+#endif
+#ifndef LC_ENFORCE_MEMORY
+#define LC_ENFORCE_MEMORY 1
+#endif
+
+/* The data limit (RLIMIT_DATA) of an executor of `memory_mb` MiB and `cores` task threads, in
+ * bytes: the memory a pod of that executor would get (spark.executor.memory plus Spark's
+ * overhead, max(384 MiB, 10%)), plus room for what a process reserves without using it (a thread
+ * stack and a malloc arena per thread, the libraries' data). A task that allocates beyond it
+ * gets NULL from malloc, as it would be OOM-killed in its pod. */
+static rlim_t executor_data_limit(int memory_mb, int cores)
+{
+    int64_t overhead = memory_mb / 10 > 384 ? memory_mb / 10 : 384;
+    int64_t mb = memory_mb + overhead + 256 + 16 * (int64_t)cores;
+    return (rlim_t)mb << 20;
+}
 
 extern char **environ;
 
@@ -211,6 +238,7 @@ static int spawn(local_cluster *lc, cs_error *err)
     envp[k++] = mem;
     envp[k] = NULL;
 
+    rlim_t data_limit = executor_data_limit(lc->memory_mb, lc->cores);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
@@ -222,6 +250,10 @@ static int spawn(local_cluster *lc, cs_error *err)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
         if (dup2(logs[0], STDOUT_FILENO) < 0 || dup2(pipefd[1], STDERR_FILENO) < 0) _exit(125);
+        if (LC_ENFORCE_MEMORY) {
+            struct rlimit rl = {data_limit, data_limit};
+            if (setrlimit(RLIMIT_DATA, &rl) < 0) _exit(125);
+        }
         execve(lc->exe, argv, envp);
         _exit(126);
     }
@@ -254,8 +286,8 @@ static int spawn(local_cluster *lc, cs_error *err)
     c->tee = tee;
     c->tee_started = tee_started;
     pthread_mutex_unlock(&lc->lock);
-    CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d", id,
-            (int)pid, lc->cores, lc->memory_mb);
+    CS_INFO("local-cluster", "event=executor_started executor=%s pid=%d cores=%d memory_mb=%d",
+            cs_log_value(id), (int)pid, lc->cores, lc->memory_mb);
     return 0;
 }
 
@@ -333,7 +365,7 @@ static void *monitor_main(void *arg)
                     stderr_tail(lc, c->id, tail, sizeof tail);
                     CS_WARN("local-cluster",
                             "event=executor_exited executor=%s %s during shutdown stderr_tail=%s",
-                            c->id, why, cs_log_quote(tail));
+                            cs_log_value(c->id), why, cs_log_quote(tail));
                 }
                 continue;
             }
@@ -345,8 +377,8 @@ static void *monitor_main(void *arg)
             leaving |= cs_coarse_backend_exit_expected(lc->coarse, id);
             pthread_mutex_lock(&lc->lock);
             if (leaving) { /* removed or decommissioned, as asked */
-                CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true", id,
-                        why);
+                CS_INFO("local-cluster", "event=executor_exited executor=%s %s expected=true",
+                        cs_log_value(id), why);
                 pthread_mutex_unlock(&lc->lock);
                 cs_coarse_backend_executor_exited(lc->coarse, id, reason);
                 top_up(lc);
@@ -360,8 +392,8 @@ static void *monitor_main(void *arg)
             char tail[STDERR_TAIL_BYTES];
             stderr_tail(lc, id, tail, sizeof tail);
             CS_WARN("local-cluster",
-                    "event=executor_exited executor=%s %s failures=%d max=%d stderr_tail=%s", id,
-                    why, failures, max, cs_log_quote(tail));
+                    "event=executor_exited executor=%s %s failures=%d max=%d stderr_tail=%s",
+                    cs_log_value(id), why, failures, max, cs_log_quote(tail));
             cs_coarse_backend_executor_exited(lc->coarse, id, reason);
             if (failures >= max) {
                 char msg[600];
@@ -506,6 +538,35 @@ static bool lc_can_create(const char *url)
     return strncmp(url, "local-cluster[", 14) == 0;
 }
 
+/* local-cluster[N,C,M] runs N processes of C task threads on this host: more task slots than
+ * LC_SLOTS_PER_CPU per online CPU cannot make progress (local-cluster[100000,1,512] forked
+ * executors until the host gave out), and N x M MiB beyond the host's memory cannot be honoured. */
+static int lc_check(const cs_conf *conf, const cs_master *m, cs_error *err)
+{
+    (void)conf;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1) cpus = 1;
+    int64_t slots = (int64_t)m->executors * m->cores_per_executor;
+    if (slots > LC_SLOTS_PER_CPU * (int64_t)cpus)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid master URL 'local-cluster[%d,%d,%d]': %lld task slots (%d "
+                            "executors x %d cores) is more than this host can run (at most %lld: "
+                            "%d per CPU, %ld CPUs)",
+                            m->executors, m->cores_per_executor, m->memory_mb, (long long)slots,
+                            m->executors, m->cores_per_executor, LC_SLOTS_PER_CPU * (long long)cpus,
+                            LC_SLOTS_PER_CPU, cpus);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int64_t host_mb = pages > 0 && page > 0 ? (int64_t)pages / (1048576 / page) : 0;
+    int64_t want_mb = (int64_t)m->executors * m->memory_mb;
+    if (host_mb > 0 && want_mb > host_mb)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid master URL 'local-cluster[%d,%d,%d]': %d executors of %d MiB "
+                            "need %lld MiB but this host has %lld MiB of memory",
+                            m->executors, m->cores_per_executor, m->memory_mb, m->executors,
+                            m->memory_mb, (long long)want_mb, (long long)host_mb);
+    return 0;
+}
+
 static int lc_parallelism(const cs_conf *conf, const cs_master *m, int *out, cs_error *err)
 {
     *out = m->executors * m->cores_per_executor;
@@ -533,7 +594,7 @@ static int lc_wait_registered(sched_backend *base, cs_error *err)
     pthread_mutex_unlock(&lc->lock);
     int n = cs_coarse_backend_wait_registered(lc->coarse, want, wait_ms);
     CS_INFO("context", "app=%s event=executors_registered registered=%d expected=%d",
-            lc->env.app_id, n, lc->env.master->executors);
+            cs_log_value(lc->env.app_id), n, lc->env.master->executors);
     return 0;
 }
 
@@ -542,6 +603,7 @@ const cluster_manager cs_local_cluster_manager = {
     .dynamic_allocation = true,
     .can_create = lc_can_create,
     .default_parallelism = lc_parallelism,
+    .check = lc_check,
     .create = lc_create,
     .wait_registered = lc_wait_registered,
     .executor_log_path = log_path,

@@ -281,9 +281,9 @@ static void test_stage_logger_lines(void **state)
     assert_non_null(strstr(out, " scheduler stage=1 attempt=0 tasks=40 "
                                 "name=\"reduce_by_key at wordcount.so:cspark_main\" "
                                 "event=completed duration_ms=123\n"));
-    assert_non_null(strstr(out,
-                           " scheduler stage=2 attempt=1 tasks=3 name=\"count at x\" "
-                           "event=completed duration_ms=500 failed=true reason=\"boom 'x'\"\n"));
+    assert_non_null(
+        strstr(out, " scheduler stage=2 attempt=1 tasks=3 name=\"count at x\" "
+                    "event=completed duration_ms=500 failed=true reason=\"boom \\\"x\\\"\"\n"));
     /* exactly four lines: task events are not logged */
     int lines = 0;
     for (char *p = out; *p; p++)
