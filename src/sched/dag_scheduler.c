@@ -15,7 +15,9 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "common/strutil.h"
+#include "common/sync.h"
 #include "sched/accumulators.h"
 #include "sched/allocation_manager.h"
 #include "sched/dag_scheduler_internal.h"
@@ -524,6 +526,25 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     if (st->running && t->stage_attempt == st->attempt) launch_task(s, j, st, index);
 }
 
+/* The next completion, or NULL once the clock passes deadline_ms (or a second stop request
+ * hurries the stop, see common/shutdown.h). */
+static completion *pop_completion_until(scheduler *s, int64_t deadline_ms)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->head) {
+        int64_t left = deadline_ms - cs_mono_ms();
+        if (left <= 0 || cs_shutdown_hurried()) break;
+        cs_cond_wait_ms(&s->cond, &s->lock, left < 100 ? left : 100);
+    }
+    completion *c = s->head;
+    if (c) {
+        s->head = c->next;
+        if (!s->head) s->tail = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
 static completion *pop_completion(scheduler *s)
 {
     pthread_mutex_lock(&s->lock);
@@ -875,8 +896,23 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     /* the job is over: stop and collect whatever is still running */
     s->cancelled = 1;
     if (s->in_flight > 0) s->backend->cancel_all(s->backend);
+    /* the task reaper: what has not stopped within spark.task.reaper.killTimeout is ended */
+    bool reap = s->backend->reap && s->opt.task_reaper;
+    int64_t reap_at = cs_mono_ms() + s->opt.task_kill_timeout_ms;
+    int left_running = 0;
     while (s->in_flight > 0) {
-        completion *c = pop_completion(s);
+        completion *c = reap ? pop_completion_until(s, reap_at) : pop_completion(s);
+        if (!c) {
+            char why[160];
+            snprintf(why, sizeof why,
+                     "not stopped %lld ms after it was killed (spark.task.reaper.killTimeout)",
+                     (long long)(cs_mono_ms() - reap_at + s->opt.task_kill_timeout_ms));
+            CS_WARN("scheduler", "job=%d event=task_reaper running_tasks=%d reason=\"%s\"", j.id,
+                    s->in_flight, why);
+            left_running += s->backend->reap(s->backend, why);
+            reap = false;
+            continue;
+        }
         if (c->kind == EV_TASK_DONE) { /* one that ran ends for the listeners too */
             s->in_flight--;
             if (((sched_task *)c->task)->started) post_task_end(s, c, NULL, 0);
@@ -922,8 +958,14 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         CS_INFO("scheduler", "job=%d event=finished result=succeeded duration_ms=%lld", j.id,
                 (long long)(cs_now_ms() - job_start_ms));
     free(j.finished);
-    /* every task of this job has completed (drained above): its result stage can go */
-    stage_free(fin);
+    /* every task of this job has completed (drained above): its result stage can go, unless the
+     * task reaper left some running in this process */
+    if (left_running > 0) {
+        s->retained = cs_xrealloc(s->retained, (size_t)(s->num_retained + 1) * sizeof *s->retained);
+        s->retained[s->num_retained++] = fin;
+    } else {
+        stage_free(fin);
+    }
     if (j.failed) {
         if (err) *err = j.err;
         return j.err.code;
@@ -943,6 +985,8 @@ int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_erro
                             (long long)attempts);
     if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
         return err->code;
+    if (cs_task_reaper_timeout(conf, &o->task_kill_timeout_ms, err) < 0) return err->code;
+    o->task_reaper = o->task_kill_timeout_ms >= 0;
     o->max_stage_attempts = (int)attempts;
     o->max_result_size = max_result;
     return 0;
@@ -956,7 +1000,7 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
     backend->sched = s;
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
-    pthread_cond_init(&s->cond, NULL);
+    cs_cond_init_monotonic(&s->cond);
     return s;
 }
 
@@ -966,6 +1010,12 @@ void cs_scheduler_free(scheduler *s)
     cs_allocation_manager_free(s->alloc); /* no more requests to the backend */
     s->alloc = NULL;
     if (s->backend) s->backend->stop(s->backend);
+    if (cs_shutdown_exit_pending())
+        return; /* tasks may still read stages: the process ends
+                    without freeing them */
+    for (int i = 0; i < s->num_retained; i++)
+        stage_free(s->retained[i]);
+    free(s->retained);
     for (int i = 0; i < s->cap_shuffles; i++) {
         if (s->shuffle_stages[i]) stage_free(s->shuffle_stages[i]);
         map_outputs *o = &s->outputs[i];

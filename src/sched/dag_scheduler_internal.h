@@ -112,6 +112,10 @@ struct scheduler {
     bool in_job;            /* under lock: a job's thread is taking completions */
     volatile int cancelled; /* the current job has ended: running tasks stop */
     char *aborted;          /* set by the backend: every job fails with this reason */
+    /* result stages of jobs whose tasks the task reaper left running in this process (local
+     * mode): kept until those tasks end or the process exits */
+    stage **retained;
+    int num_retained;
 };
 
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
