@@ -3,7 +3,6 @@
  */
 #include "common/shutdown.h"
 
-#include <string.h>
 
 static int requested_signal; /* atomics: written by the signal watcher, read by any thread */
 static int hurried;
@@ -71,17 +70,17 @@ int cs_task_reaper_timeout(const cs_conf *conf, int64_t *out_ms, cs_error *err)
     bool enabled = true;
     if (cs_conf_get_bool(conf, "spark.task.reaper.enabled", "true", &enabled, err) < 0)
         return err->code;
-    const char *v = cs_conf_get(conf, "spark.task.reaper.killTimeout");
-    if (!enabled || (v && strcmp(v, "-1") == 0)) return 0; /* -1: Spark's "never" */
+    if (!enabled) return 0;
     int64_t ms;
     if (cs_conf_get_duration_ms(conf, "spark.task.reaper.killTimeout",
                                 CS_TASK_REAPER_DEFAULT_TIMEOUT, CS_MS, &ms, err) < 0)
         return err->code;
+    if (ms == -1) return 0; /* Spark's "never" */
     if (ms < 0)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.task.reaper.killTimeout: '%s' (expected a "
                             "duration >= 0, or -1 for never)",
-                            v);
+                            cs_conf_get(conf, "spark.task.reaper.killTimeout"));
     *out_ms = ms;
     return 0;
 }
