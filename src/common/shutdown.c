@@ -3,7 +3,6 @@
  */
 #include "common/shutdown.h"
 
-
 static int requested_signal; /* atomics: written by the signal watcher, read by any thread */
 static int hurried;
 static int abandoned_tasks;
