@@ -7,7 +7,9 @@
  * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
  * MigrateShuffle, copies a leaving peer's map outputs. Stage plans arrive once per stage attempt
  * and stay cached for its tasks; task results above spark.task.maxDirectResultSize are kept in
- * the block server and fetched by the driver.
+ * the block server and fetched by the driver. Told to stop (StopExecutor, or the driver's
+ * connection closed), it waits at most spark.task.reaper.killTimeout for tasks that ignore the
+ * stop, then exits without them (common/shutdown.h, docs/stopping.md).
  */
 #define _GNU_SOURCE
 #include "exec/executor.h"
@@ -807,7 +809,7 @@ static void join_workers(executor *x, int rc)
     }
     int left = 0;
     for (int i = 0; i < x->nworkers; i++) {
-        if (x->reaper_ms < 0 || !x->conf) {
+        if (x->reaper_ms < 0) {
             pthread_join(x->workers[i], NULL);
         } else if (pthread_timedjoin_np(x->workers[i], NULL, &until) != 0) {
             left++;
@@ -834,6 +836,7 @@ int cs_executor_run(const executor_options *opt)
     cs_memtune_init();
     x->opt = opt;
     x->broadcasts = cs_broadcast_store_new();
+    x->reaper_ms = -1; /* until the application's conf says otherwise */
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->work_cond, NULL);
     cs_cond_init_monotonic(&x->main_cond);
