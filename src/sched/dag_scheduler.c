@@ -526,25 +526,6 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     if (st->running && t->stage_attempt == st->attempt) launch_task(s, j, st, index);
 }
 
-/* The next completion, or NULL once the clock passes deadline_ms (or a second stop request
- * hurries the stop, see common/shutdown.h). */
-static completion *pop_completion_until(scheduler *s, int64_t deadline_ms)
-{
-    pthread_mutex_lock(&s->lock);
-    while (!s->head) {
-        int64_t left = deadline_ms - cs_mono_ms();
-        if (left <= 0 || cs_shutdown_hurried()) break;
-        cs_cond_wait_ms(&s->cond, &s->lock, left < 100 ? left : 100);
-    }
-    completion *c = s->head;
-    if (c) {
-        s->head = c->next;
-        if (!s->head) s->tail = NULL;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return c;
-}
-
 static completion *pop_completion(scheduler *s)
 {
     pthread_mutex_lock(&s->lock);
@@ -901,15 +882,9 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     int64_t reap_at = cs_mono_ms() + s->opt.task_kill_timeout_ms;
     int left_running = 0;
     while (s->in_flight > 0) {
-        completion *c = reap ? pop_completion_until(s, reap_at) : pop_completion(s);
+        completion *c = reap ? cs_dag_pop_completion_until(s, reap_at) : pop_completion(s);
         if (!c) {
-            char why[160];
-            snprintf(why, sizeof why,
-                     "not stopped %lld ms after it was killed (spark.task.reaper.killTimeout)",
-                     (long long)(cs_mono_ms() - reap_at + s->opt.task_kill_timeout_ms));
-            CS_WARN("scheduler", "job=%d event=task_reaper running_tasks=%d reason=\"%s\"", j.id,
-                    s->in_flight, why);
-            left_running += s->backend->reap(s->backend, why);
+            left_running = cs_dag_reap(s, j.id, reap_at);
             reap = false;
             continue;
         }
@@ -960,12 +935,10 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     free(j.finished);
     /* every task of this job has completed (drained above): its result stage can go, unless the
      * task reaper left some running in this process */
-    if (left_running > 0) {
-        s->retained = cs_xrealloc(s->retained, (size_t)(s->num_retained + 1) * sizeof *s->retained);
-        s->retained[s->num_retained++] = fin;
-    } else {
+    if (left_running > 0)
+        cs_dag_retain(s, fin);
+    else
         stage_free(fin);
-    }
     if (j.failed) {
         if (err) *err = j.err;
         return j.err.code;
@@ -985,8 +958,7 @@ int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_erro
                             (long long)attempts);
     if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
         return err->code;
-    if (cs_task_reaper_timeout(conf, &o->task_kill_timeout_ms, err) < 0) return err->code;
-    o->task_reaper = o->task_kill_timeout_ms >= 0;
+    if (cs_dag_reaper_options_read(conf, o, err) < 0) return err->code;
     o->max_stage_attempts = (int)attempts;
     o->max_result_size = max_result;
     return 0;
@@ -1010,9 +982,7 @@ void cs_scheduler_free(scheduler *s)
     cs_allocation_manager_free(s->alloc); /* no more requests to the backend */
     s->alloc = NULL;
     if (s->backend) s->backend->stop(s->backend);
-    if (cs_shutdown_exit_pending())
-        return; /* tasks may still read stages: the process ends
-                    without freeing them */
+    if (cs_shutdown_exit_pending()) return; /* tasks may still read stages: none is freed */
     for (int i = 0; i < s->num_retained; i++)
         stage_free(s->retained[i]);
     free(s->retained);

@@ -118,6 +118,19 @@ struct scheduler {
     int num_retained;
 };
 
+/* ---- task_reaper.c (the job thread) ---- */
+/* The next completion, or NULL once the clock passes deadline_ms or a second stop request hurries
+ * the stop (common/shutdown.h). */
+completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms);
+/* The running tasks of job job_id were killed at reap_at - spark.task.reaper.killTimeout and
+ * have not stopped: logs it and asks the backend to end them (sched_backend.reap). Returns how
+ * many the backend left running in this process. */
+int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at);
+/* Keeps the result stage of a job whose tasks were left running until the scheduler is freed. */
+void cs_dag_retain(scheduler *s, stage *fin);
+/* task_reaper and task_kill_timeout_ms from spark.task.reaper.*; CS_EINVAL naming the key. */
+int cs_dag_reaper_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err);
+
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */
 void cs_dag_bury(scheduler *s, cs_map_status *ms);
