@@ -22,6 +22,7 @@
 #include "common/memtune.h"
 #include "common/shutdown.h"
 #include "exec/task_context.h"
+#include "sched/scheduler.h"
 
 typedef int (*entry_fn)(cspark_context *, int, char **);
 
@@ -50,8 +51,8 @@ static void write_termination_message(const cs_conf *conf, const char *msg)
  * and the entry function returns — the main thread then stops the context, which ends executors
  * and deletes what the application created. A second one hurries the stop: nothing is waited for
  * any more, but the cleanup still runs. If the entry function has not returned STOP_TAKEOVER_MS
- * after the task reaper's grace (or a second after a second signal), this thread stops the
- * context itself and ends the process; a third signal ends it at once. */
+ * after the task reaper's grace (or a second after a second signal) and no job is running, this
+ * thread stops the context itself and ends the process; a third signal ends it at once. */
 #define STOP_TAKEOVER_MS 2000
 
 typedef struct interrupt_watch {
@@ -138,6 +139,11 @@ static void *interrupt_main(void *arg)
         /* the deadline passed */
         if (!sc || main_stopping) {
             deadline = INT64_MAX; /* starting (its waits end by themselves) or already stopping */
+            continue;
+        }
+        scheduler *sched = __atomic_load_n(&sc->sched, __ATOMIC_ACQUIRE);
+        if (sched && cs_scheduler_in_job(sched)) { /* in the engine (a slow machine): it returns */
+            deadline = cs_mono_ms() + 1000;
             continue;
         }
         pthread_mutex_lock(&w->lock);

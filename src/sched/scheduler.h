@@ -128,6 +128,11 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_sett
  * every later one fail with this reason. */
 void cs_scheduler_abort(scheduler *s, const char *reason);
 
+/* True while a job runs or waits for its killed tasks (any thread): the job's thread is inside the
+ * engine, not in user code (the signal watcher, src/api/app.c, does not take over the stop then).
+ */
+bool cs_scheduler_in_job(scheduler *s);
+
 /* Kills the running job (job_id >= 0) or the running job that runs or waits for stage_id
  * (job_id < 0), as Spark's cancelJob / cancelStage (the web UI's kill links): the job fails with
  * "Job N cancelled <reason>" or "Job N cancelled because Stage M was cancelled: <reason>".

@@ -52,3 +52,11 @@ int cs_dag_reaper_options_read(const cs_conf *conf, scheduler_options *o, cs_err
     o->task_reaper = o->task_kill_timeout_ms >= 0;
     return 0;
 }
+
+bool cs_scheduler_in_job(scheduler *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool in = s->in_job;
+    pthread_mutex_unlock(&s->lock);
+    return in;
+}
