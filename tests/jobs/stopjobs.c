@@ -8,8 +8,8 @@
  *   stuck_save DIR OUT [SECONDS]   the same, saving to OUT (whose _temporary must not stay)
  *   spin DIR                       8 tasks in an endless loop
  *   fifo DIR FIFO OUT              8 tasks blocked opening FIFO for reading (no writer comes)
- *   abort_stuck DIR                partition 0 fails every attempt (the job aborts) while the
- *                                  other 7 sleep 600 s
+ *   abort_stuck DIR                partition 0 fails every attempt once partition 1 runs (the
+ *                                  job aborts) while the other 7 sleep 600 s
  *   main_sleeps DIR                no task: the entry function sleeps 600 s in driver code
  * Each prints "count=N" if its job ever finishes (it should not).
  */
@@ -50,6 +50,13 @@ void stop_stuck_map(const cspark_record *in, cspark_emitter *out, cspark_task_co
         return;
     }
     if (a->fail_one && cspark_partition_id(tc) == 0) {
+        /* once partition 1 runs (at most 60 s): the abort then finds a task stuck */
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/started-1", a->dir);
+        for (int i = 0; i < 600 && access(path, F_OK) != 0; i++) {
+            struct timespec ts = {0, 100000000L};
+            nanosleep(&ts, NULL);
+        }
         cspark_task_fail(tc, "stop_stuck_map: partition 0 always fails");
         return;
     }
