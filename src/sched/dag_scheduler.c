@@ -946,24 +946,6 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     return 0;
 }
 
-int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
-{
-    int64_t attempts = 4, max_result = 0;
-    if (cs_conf_get_int(conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
-        return err->code;
-    if (attempts < 1)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
-                            "(expected an integer >= 1)",
-                            (long long)attempts);
-    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
-        return err->code;
-    if (cs_dag_reaper_options_read(conf, o, err) < 0) return err->code;
-    o->max_stage_attempts = (int)attempts;
-    o->max_result_size = max_result;
-    return 0;
-}
-
 scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
 {
     scheduler *s = cs_xcalloc(1, sizeof *s);

@@ -128,8 +128,6 @@ completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms);
 int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at);
 /* Keeps the result stage of a job whose tasks were left running until the scheduler is freed. */
 void cs_dag_retain(scheduler *s, stage *fin);
-/* task_reaper and task_kill_timeout_ms from spark.task.reaper.*; CS_EINVAL naming the key. */
-int cs_dag_reaper_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err);
 
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */

@@ -62,7 +62,7 @@ typedef struct scheduler_options {
     /* where task results' accumulator updates merge (borrowed; sched/accumulators.h); NULL:
      * nowhere */
     struct acc_registry *accums;
-    bool task_reaper;         /* tasks that ignore a kill are ended by force (reap) ... */
+    bool task_reaper;             /* tasks that ignore a kill are ended by force (reap) ... */
     int64_t task_kill_timeout_ms; /* ... after spark.task.reaper.killTimeout */
 } scheduler_options;
 

@@ -46,13 +46,6 @@ void cs_dag_retain(scheduler *s, stage *fin)
     s->retained[s->num_retained++] = fin;
 }
 
-int cs_dag_reaper_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
-{
-    if (cs_task_reaper_timeout(conf, &o->task_kill_timeout_ms, err) < 0) return err->code;
-    o->task_reaper = o->task_kill_timeout_ms >= 0;
-    return 0;
-}
-
 bool cs_scheduler_in_job(scheduler *s)
 {
     pthread_mutex_lock(&s->lock);
