@@ -24,6 +24,7 @@
 #include "common/exit_cleanup.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "fs/shipped_files.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
@@ -104,6 +105,16 @@ static int read_settings(cspark_context *sc, cs_error *err)
     return cs_shuffle_checksum_conf(sc->conf, &sc->shuffle_checksum, err);
 }
 
+/* A stop request (SIGINT/SIGTERM, see common/shutdown.h) came while the context started: the
+ * waits gave up, and so does the start. 0 when none came. */
+static int interrupted_error(cs_error *err)
+{
+    int sig = cs_shutdown_signal();
+    if (!sig) return 0;
+    return cs_error_set(err, CS_ECANCELLED, "the application was interrupted by %s",
+                        strsignal(sig));
+}
+
 /* Executors come from the cluster manager the master URL names (cluster_manager.h): its backend
  * is created, the scheduler runs over it, dynamic allocation asks for the first executors, and
  * the driver waits for them to register. */
@@ -134,6 +145,7 @@ static int start_backend(cspark_context *sc, cs_error *err)
                             .dynamic_allocation = dyn.enabled,
                             .broadcasts = sc->broadcasts,
                             .broadcast_tracker = sc->bc_tracker};
+    if (interrupted_error(err) < 0) return err->code;
     sched_backend *backend = m->create(&sc->env, err);
     if (!backend) return err->code ? err->code : CS_EIO;
     sc->sched = cs_scheduler_new(&opt, backend);
@@ -141,7 +153,7 @@ static int start_backend(cspark_context *sc, cs_error *err)
     if (m->start && m->start(backend, err) < 0) return err->code;
     cs_scheduler_start_dynamic_allocation(sc->sched, &dyn);
     if (m->wait_registered && m->wait_registered(backend, err) < 0) return err->code;
-    return 0;
+    return interrupted_error(err);
 }
 
 /* ---- the web UI's hooks (called on the UI server's threads) ------------------------------- */
@@ -309,6 +321,9 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
         cs_remove_tree(sc->local_dir);
         cs_exit_cleanup_remove(sc->local_dir);
     }
+    /* tasks left running by the task reaper (local mode), or an entry function that did not
+     * return, may still read the lineage and the conf: the process ends without freeing them */
+    if (cs_shutdown_exit_pending()) return;
     cs_lineage_free(&sc->graph);
     free(sc->local_dir);
     free(sc->app_name);

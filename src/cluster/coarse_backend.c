@@ -228,6 +228,50 @@ static void coarse_cancel_all(sched_backend *base)
     }
 }
 
+/* The task reaper: executors still running tasks killed spark.task.reaper.killTimeout ago are
+ * removed (no failure of theirs: the tasks ignored the kill) and ended by the launcher; closing
+ * their connections fails those tasks at once (on_close). */
+static int coarse_reap(sched_backend *base, const char *reason)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    pthread_mutex_lock(&b->lock);
+    bool *hit = cs_xcalloc((size_t)b->num_execs + 1, sizeof *hit);
+    size_t pos = 0;
+    uint64_t v;
+    while (cs_hmap_next(&b->running, &pos, NULL, &v))
+        hit[((const running *)(uintptr_t)v)->exec] = true;
+    const char **ids = cs_xcalloc((size_t)b->num_execs + 1, sizeof *ids);
+    char(*names)[64] = cs_xcalloc((size_t)b->num_execs + 1, sizeof *names);
+    rpc_conn **conns = cs_xcalloc((size_t)b->num_execs + 1, sizeof *conns);
+    int n = 0;
+    for (int i = 0; i < b->num_execs; i++) {
+        exec_info *e = &b->execs[i];
+        if (!hit[i] || !e->alive || !e->conn) continue;
+        e->removing = true;
+        snprintf(e->lost_reason, sizeof e->lost_reason,
+                 "Executor killed by the task reaper: a task of its was %s", reason);
+        snprintf(names[n], sizeof names[n], "%s", e->id); /* execs may move once unlocked */
+        ids[n] = names[n];
+        conns[n] = e->conn;
+        cs_rpc_conn_ref(e->conn);
+        n++;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (n > 0 && b->opt.removing) b->opt.removing(b->opt.hooks_arg, ids, n);
+    for (int i = 0; i < n; i++) {
+        CS_WARN("driver", "event=executor_reaped executor=%s reason=\"a task of its was %s\"",
+                ids[i], reason);
+        if (b->opt.kill) b->opt.kill(b->opt.hooks_arg, ids[i]);
+        cs_rpc_conn_close(conns[i]); /* on_close fails its tasks */
+        cs_rpc_conn_unref(conns[i]);
+    }
+    free(hit);
+    free(ids);
+    free(names);
+    free(conns);
+    return 0;
+}
+
 static int coarse_total_cores(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
@@ -550,6 +594,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->base.total_cores = coarse_total_cores;
     b->base.cancel_all = coarse_cancel_all;
     b->base.stop = coarse_stop;
+    b->base.reap = coarse_reap;
     b->base.request_total = o->request_total ? coarse_request_total : NULL;
     b->base.remove_executors = coarse_remove_executors;
     b->env = *env;

@@ -44,11 +44,16 @@ typedef struct coarse_options {
      * removing — executors about to be removed or decommissioned, before they are told (Spark's
      *   doKillExecutors: e.g. label their pods);
      * stopping — the backend stops: end the executors (cs_coarse_backend_stop_executors, processes,
-     *   pods) while the endpoint still runs; stopped — after it closed: free the launcher. */
+     *   pods) while the endpoint still runs; stopped — after it closed: free the launcher.
+     * The task reaper (sched_backend.reap) closes the connections of executors whose tasks did
+     * not stop, marks them removed (removing is called) and calls kill. */
     void (*request_total)(void *arg, int total);
     void (*removing)(void *arg, const char *const *ids, int n);
     void (*stopping)(void *arg);
     void (*stopped)(void *arg);
+    /* Optional: the task reaper gave up on the tasks of this executor (already marked removed,
+     * its connection closing): end it now — kill its process, delete its pod. */
+    void (*kill)(void *arg, const char *executor_id);
     void *hooks_arg;
 } coarse_options;
 

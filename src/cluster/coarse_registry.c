@@ -13,6 +13,7 @@
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "common/sync.h"
 #include "sched/listener.h"
 
@@ -216,7 +217,7 @@ int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_
         for (int i = 0; i < b->num_execs; i++)
             alive += b->execs[i].alive;
         int64_t left = deadline - cs_mono_ms();
-        if (alive >= n || left <= 0 || b->stopping) break;
+        if (alive >= n || left <= 0 || b->stopping || cs_shutdown_requested()) break;
         cs_cond_wait_ms(&b->cond, &b->lock, left < 200 ? left : 200);
     }
     pthread_mutex_unlock(&b->lock);

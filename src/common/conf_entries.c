@@ -47,6 +47,11 @@
     {                                                                                              \
         k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false                             \
     }
+/* a duration >= 0, or -1 (Spark's "never") */
+#define DUR_OR_NEVER(k, unit)                                                                      \
+    {                                                                                              \
+        k, CS_CONF_DURATION, unit, -1, NOMAX, false, false, NULL, false                            \
+    }
 #define DOUBLE(k, lo, hi, lo_open, hi_open)                                                        \
     {                                                                                              \
         k, CS_CONF_DOUBLE, 0, lo, hi, lo_open, hi_open, NULL, false                                \
@@ -81,6 +86,8 @@ static const cs_conf_entry entries[] = {
     INT("spark.task.maxFailures", 1, IMAX),
     INT("spark.stage.maxConsecutiveAttempts", 1, IMAX),
     INT("spark.executor.maxNumFailures", 1, IMAX),
+    BOOL("spark.task.reaper.enabled"),
+    DUR_OR_NEVER("spark.task.reaper.killTimeout", CS_MS), /* cspark's default 2s: shutdown.h */
     SIZE("spark.driver.maxResultSize", CS_BYTE, 0, NOMAX),
     SIZE_POS("spark.task.maxDirectResultSize", CS_BYTE),
     DUR_NONNEG("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS),

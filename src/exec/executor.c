@@ -7,7 +7,9 @@
  * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
  * MigrateShuffle, copies a leaving peer's map outputs. Stage plans arrive once per stage attempt
  * and stay cached for its tasks; task results above spark.task.maxDirectResultSize are kept in
- * the block server and fetched by the driver.
+ * the block server and fetched by the driver. Told to stop (StopExecutor, or the driver's
+ * connection closed), it waits at most spark.task.reaper.killTimeout for tasks that ignore the
+ * stop, then exits without them (common/shutdown.h, docs/stopping.md).
  */
 #define _GNU_SOURCE
 #include "exec/executor.h"
@@ -33,6 +35,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/procstat.h"
+#include "common/shutdown.h"
 #include "common/sync.h"
 #include "common/memtune.h"
 #include "exec/block_fetcher.h"
@@ -91,6 +94,7 @@ typedef struct executor {
     exec_task *queue_head, *queue_tail;
     exec_task **running; /* one slot per worker */
     bool stopping, driver_gone;
+    int64_t reaper_ms; /* spark.task.reaper.killTimeout at stop, -1: wait for tasks */
     pthread_t *workers;
     int nworkers;
 
@@ -712,6 +716,16 @@ static int executor_start(executor *x, cs_error *err)
      * rest of a StatusUpdate, metrics included, fits in the 64 KiB kept aside) */
     int64_t fits = (int64_t)net.max_frame - 64 * 1024;
     x->max_direct_result = v < fits ? v : fits;
+    /* a driver whose host is gone without closing the connection (its node lost) is given up
+     * once heartbeats stay unacknowledged for spark.network.timeout: the connection closes and
+     * the executor stops (a paused driver's kernel still acknowledges them) */
+    int64_t network_timeout_ms;
+    if (cs_task_reaper_timeout(x->conf, &x->reaper_ms, err) < 0 ||
+        cs_conf_get_duration_ms(x->conf, "spark.network.timeout", "120s", CS_SEC,
+                                &network_timeout_ms, err) < 0)
+        return err->code;
+    if (cs_rpc_conn_set_unacked_timeout(x->driver, network_timeout_ms) < 0)
+        CS_WARN("executor", "executor=%s event=unacked_timeout_unavailable", x->opt->executor_id);
     bool decom = false;
     if (cs_conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
         return err->code;
@@ -809,6 +823,39 @@ static void heartbeat(executor *x)
     free(metrics);
 }
 
+/* The task reaper at stop (common/shutdown.h): workers whose tasks ignore the stop for longer
+ * than spark.task.reaper.killTimeout are not waited for — the process removes its local
+ * directory and exits with rc (their threads end with it). */
+static void join_workers(executor *x, int rc)
+{
+    if (!x->workers) return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    int64_t ms = x->reaper_ms > 0 ? x->reaper_ms : 0;
+    until.tv_sec += (time_t)(ms / 1000);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    int left = 0;
+    for (int i = 0; i < x->nworkers; i++) {
+        if (x->reaper_ms < 0) {
+            pthread_join(x->workers[i], NULL);
+        } else if (pthread_timedjoin_np(x->workers[i], NULL, &until) != 0) {
+            left++;
+        }
+    }
+    if (!left) return;
+    CS_WARN("executor",
+            "executor=%s event=task_reaper running_tasks=%d: not stopped %lld ms after the "
+            "executor was told to stop (spark.task.reaper.killTimeout); exiting without them",
+            x->opt->executor_id, left, (long long)x->reaper_ms);
+    if (x->local_dir) cs_remove_tree(x->local_dir);
+    fflush(NULL);
+    _exit(rc);
+}
+
 int cs_executor_run(const executor_options *opt)
 {
     executor *x = cs_xcalloc(1, sizeof *x);
@@ -820,6 +867,7 @@ int cs_executor_run(const executor_options *opt)
     cs_memtune_init();
     x->opt = opt;
     x->broadcasts = cs_broadcast_store_new();
+    x->reaper_ms = -1; /* until the application's conf says otherwise */
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->work_cond, NULL);
     cs_cond_init_monotonic(&x->main_cond);
@@ -852,8 +900,7 @@ int cs_executor_run(const executor_options *opt)
     }
     cs_decom_signals_stop(x->signals); /* before the driver connection goes: it may send on it */
 
-    for (int i = 0; x->workers && i < x->nworkers; i++)
-        pthread_join(x->workers[i], NULL);
+    join_workers(x, rc);
     pthread_mutex_lock(&x->lock);
     shuffle_migrator *mg = x->migrator; /* no new one once stopping */
     x->migrator = NULL;

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "common/log.h"
@@ -334,6 +336,16 @@ void cs_rpc_conn_drain_input(rpc_conn *c)
         avail -= (int)k;
         consume(c, c->e->rbuf, (size_t)k);
     }
+}
+
+int cs_rpc_conn_set_unacked_timeout(rpc_conn *c, int64_t ms)
+{
+    uv_os_fd_t fd;
+    unsigned int v = ms > 0 && ms < UINT32_MAX ? (unsigned int)ms : 0;
+    if (uv_fileno((uv_handle_t *)&c->tcp, &fd) < 0 ||
+        setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v) < 0)
+        return CS_EIO;
+    return 0;
 }
 
 void cs_rpc_conn_start_reading(rpc_conn *c)

@@ -98,6 +98,10 @@ int cs_rpc_call(rpc_conn *c, Cspark__Envelope *req, Cspark__Envelope **reply, in
 int cs_rpc_reply(rpc_conn *c, uint64_t request_id, Cspark__Envelope *reply);
 /* Closes the connection (asynchronously; on_close runs on the loop thread). Idempotent. */
 void cs_rpc_conn_close(rpc_conn *c);
+/* A peer whose host is gone (no FIN, no RST) closes the connection once data sent to it stays
+ * unacknowledged for ms (TCP_USER_TIMEOUT): a paused peer, whose kernel still acknowledges,
+ * does not. Any thread, on an open connection; CS_EIO when the socket refuses. */
+int cs_rpc_conn_set_unacked_timeout(rpc_conn *c, int64_t ms);
 void cs_rpc_conn_ref(rpc_conn *c);
 void cs_rpc_conn_unref(rpc_conn *c);
 /* "127.0.0.1:43210"; valid as long as the handle. */

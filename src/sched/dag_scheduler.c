@@ -1,10 +1,10 @@
 /*
  * dag_scheduler.c — Spark's DAGScheduler and TaskSetManager for one application (see
  * scheduler.h). The job thread runs an event loop over task completions; backends push
- * completions from their threads onto a queue. Stages for shuffle dependencies are created once
- * per application and their map outputs kept (the map-output tracker, whose queries from other
- * threads are map_output_tracker.c), so later jobs skip stages whose outputs are all available.
- * The types and the lock rules are in dag_scheduler_internal.h.
+ * completions from their threads onto a queue (completion_queue.c). Stages for shuffle
+ * dependencies are created once per application and their map outputs kept (the map-output
+ * tracker, whose queries from other threads are map_output_tracker.c), so later jobs skip stages
+ * whose outputs are all available. The types and the lock rules are in dag_scheduler_internal.h.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -15,7 +15,9 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "common/strutil.h"
+#include "common/sync.h"
 #include "sched/accumulators.h"
 #include "sched/allocation_manager.h"
 #include "sched/dag_scheduler_internal.h"
@@ -525,18 +527,6 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     if (st->running && t->stage_attempt == st->attempt) launch_task(s, j, st, index);
 }
 
-static completion *pop_completion(scheduler *s)
-{
-    pthread_mutex_lock(&s->lock);
-    while (!s->head)
-        pthread_cond_wait(&s->cond, &s->lock);
-    completion *c = s->head;
-    s->head = c->next;
-    if (!s->head) s->tail = NULL;
-    pthread_mutex_unlock(&s->lock);
-    return c;
-}
-
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
                                const char *host)
 {
@@ -556,93 +546,6 @@ void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *exe
                    .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
                    .job_id = t->job_id};
     post(s, &ev);
-}
-
-/* Appends c to the job thread's queue and wakes it; lock held. */
-static void enqueue_locked(scheduler *s, completion *c)
-{
-    c->next = NULL;
-    if (s->tail)
-        s->tail->next = c;
-    else
-        s->head = c;
-    s->tail = c;
-    pthread_cond_signal(&s->cond);
-}
-
-static void push_completion(scheduler *s, completion *c)
-{
-    pthread_mutex_lock(&s->lock);
-    enqueue_locked(s, c);
-    pthread_mutex_unlock(&s->lock);
-}
-
-void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
-{
-    const sched_task *stk = (const sched_task *)t;
-    if (s->alloc) cs_am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
-    completion *c = cs_xcalloc(1, sizeof *c);
-    c->kind = EV_TASK_DONE;
-    c->task = (task_desc *)t;
-    c->result = *r;
-    memset(r, 0, sizeof *r);
-    push_completion(s, c);
-}
-
-void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
-{
-    task_result r;
-    cs_task_result_init(&r);
-    r.status = TASK_FAILED;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
-    va_end(ap);
-    cs_scheduler_task_done(s, t, &r);
-}
-
-void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
-{
-    if (s->alloc) cs_am_executor_removed(s->alloc, executor_id);
-    completion *c = cs_xcalloc(1, sizeof *c);
-    c->kind = EV_EXECUTOR_LOST;
-    c->executor_id = cs_xstrdup(executor_id);
-    c->reason = cs_xstrdup(reason ? reason : "");
-    push_completion(s, c);
-}
-
-void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
-{
-    pthread_mutex_lock(&s->lock);
-    if (!s->in_job) {
-        pthread_mutex_unlock(&s->lock);
-        fn(arg);
-        return;
-    }
-    completion *c = cs_xcalloc(1, sizeof *c);
-    c->kind = EV_CALLBACK;
-    c->fn = fn;
-    c->fn_arg = arg;
-    enqueue_locked(s, c);
-    pthread_mutex_unlock(&s->lock);
-}
-
-void cs_scheduler_abort(scheduler *s, const char *reason)
-{
-    completion *c = cs_xcalloc(1, sizeof *c);
-    c->kind = EV_ABORT;
-    c->reason = cs_xstrdup(reason ? reason : "the cluster backend failed");
-    push_completion(s, c);
-}
-
-void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *reason)
-{
-    completion *c = cs_xcalloc(1, sizeof *c);
-    c->kind = EV_CANCEL;
-    c->cancel_job = job_id;
-    c->cancel_stage = stage_id;
-    c->reason = cs_xstrdup(reason ? reason : "");
-    push_completion(s, c);
 }
 
 static bool stage_in_job(const stage *st, int stage_id)
@@ -857,7 +760,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     else if (fin->num_tasks > 0)
         submit_stage(s, &j, fin);
     while (!j.failed && j.num_finished < fin->num_tasks) {
-        completion *c = pop_completion(s);
+        completion *c = cs_dag_pop_completion(s);
         if (c->kind == EV_TASK_DONE) {
             s->in_flight--;
             handle_completion(s, &j, c);
@@ -876,8 +779,17 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     /* the job is over: stop and collect whatever is still running */
     s->cancelled = 1;
     if (s->in_flight > 0) s->backend->cancel_all(s->backend);
+    /* the task reaper: what has not stopped within spark.task.reaper.killTimeout is ended */
+    bool reap = s->backend->reap && s->opt.task_reaper;
+    int64_t reap_at = cs_mono_ms() + s->opt.task_kill_timeout_ms;
+    int left_running = 0;
     while (s->in_flight > 0) {
-        completion *c = pop_completion(s);
+        completion *c = reap ? cs_dag_pop_completion_until(s, reap_at) : cs_dag_pop_completion(s);
+        if (!c) {
+            left_running = cs_dag_reap(s, j.id, reap_at);
+            reap = false;
+            continue;
+        }
         if (c->kind == EV_TASK_DONE) { /* one that ran ends for the listeners too */
             s->in_flight--;
             if (((sched_task *)c->task)->started) post_task_end(s, c, NULL, 0);
@@ -923,29 +835,16 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         CS_INFO("scheduler", "job=%d event=finished result=succeeded duration_ms=%lld", j.id,
                 (long long)(cs_now_ms() - job_start_ms));
     free(j.finished);
-    /* every task of this job has completed (drained above): its result stage can go */
-    stage_free(fin);
+    /* every task of this job has completed (drained above): its result stage can go, unless the
+     * task reaper left some running in this process */
+    if (left_running > 0)
+        cs_dag_retain(s, fin);
+    else
+        stage_free(fin);
     if (j.failed) {
         if (err) *err = j.err;
         return j.err.code;
     }
-    return 0;
-}
-
-int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
-{
-    int64_t attempts = 4, max_result = 0;
-    if (cs_conf_get_int(conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
-        return err->code;
-    if (attempts < 1)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
-                            "(expected an integer >= 1)",
-                            (long long)attempts);
-    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
-        return err->code;
-    o->max_stage_attempts = (int)attempts;
-    o->max_result_size = max_result;
     return 0;
 }
 
@@ -957,7 +856,7 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
     backend->sched = s;
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
-    pthread_cond_init(&s->cond, NULL);
+    cs_cond_init_monotonic(&s->cond);
     return s;
 }
 
@@ -967,6 +866,10 @@ void cs_scheduler_free(scheduler *s)
     cs_allocation_manager_free(s->alloc); /* no more requests to the backend */
     s->alloc = NULL;
     if (s->backend) s->backend->stop(s->backend);
+    if (cs_shutdown_exit_pending()) return; /* tasks may still read stages: none is freed */
+    for (int i = 0; i < s->num_retained; i++)
+        stage_free(s->retained[i]);
+    free(s->retained);
     for (int i = 0; i < s->cap_shuffles; i++) {
         if (s->shuffle_stages[i]) stage_free(s->shuffle_stages[i]);
         map_outputs *o = &s->outputs[i];

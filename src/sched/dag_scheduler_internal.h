@@ -114,7 +114,26 @@ struct scheduler {
     bool in_job;            /* under lock: a job's thread is taking completions */
     volatile int cancelled; /* the current job has ended: running tasks stop */
     char *aborted;          /* set by the backend: every job fails with this reason */
+    /* result stages of jobs whose tasks the task reaper left running in this process (local
+     * mode): kept until those tasks end or the process exits */
+    stage **retained;
+    int num_retained;
 };
+
+/* ---- completion_queue.c ---- */
+/* The next completion, waiting for one (the job thread). */
+completion *cs_dag_pop_completion(scheduler *s);
+
+/* ---- task_reaper.c (the job thread) ---- */
+/* The next completion, or NULL once the clock passes deadline_ms or a second stop request hurries
+ * the stop (common/shutdown.h). */
+completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms);
+/* The running tasks of job job_id were killed at reap_at - spark.task.reaper.killTimeout and
+ * have not stopped: logs it and asks the backend to end them (sched_backend.reap). Returns how
+ * many the backend left running in this process. */
+int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at);
+/* Keeps the result stage of a job whose tasks were left running until the scheduler is freed. */
+void cs_dag_retain(scheduler *s, stage *fin);
 
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */

@@ -36,6 +36,12 @@ struct sched_backend {
     void (*cancel_all)(sched_backend *b);
     /* Stops workers after running tasks finish; frees the backend. */
     void (*stop)(sched_backend *b);
+    /* The task reaper (common/shutdown.h): tasks cancel_all asked to stop are still running after
+     * spark.task.reaper.killTimeout. Ends them by force (their executors are killed); each then
+     * completes, failed. Tasks the backend cannot end (local mode: threads of this process) are
+     * reported failed at once and left running; returns how many — their descriptors must stay
+     * valid until the process exits. NULL: running tasks are waited for. */
+    int (*reap)(sched_backend *b, const char *reason);
     /* Dynamic allocation (NULL in backends with a fixed set of executors, e.g. local mode):
      * the total number of executors wanted from now on (Spark's requestTotalExecutors). */
     void (*request_total)(sched_backend *b, int total);
@@ -56,10 +62,12 @@ typedef struct scheduler_options {
     /* where task results' accumulator updates merge (borrowed; sched/accumulators.h); NULL:
      * nowhere */
     struct acc_registry *accums;
+    bool task_reaper;             /* tasks that ignore a kill are ended by force (reap) ... */
+    int64_t task_kill_timeout_ms; /* ... after spark.task.reaper.killTimeout */
 } scheduler_options;
 
-/* Reads max_stage_attempts and max_result_size from conf (the caller sets bus and
- * max_task_failures). CS_EINVAL naming the key on a bad value. */
+/* Reads max_stage_attempts, max_result_size and task_kill_timeout_ms from conf (the caller sets bus
+ * and max_task_failures). CS_EINVAL naming the key on a bad value. */
 int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err);
 /* The scheduler of one application over backend (owned from now on: stopped by
  * cs_scheduler_free). o is copied. */
@@ -123,6 +131,11 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_sett
 /* The backend cannot run tasks any more (e.g. too many executor failures): the running job and
  * every later one fail with this reason. */
 void cs_scheduler_abort(scheduler *s, const char *reason);
+
+/* True while a job runs or waits for its killed tasks (any thread): the job's thread is inside the
+ * engine, not in user code (the signal watcher, src/api/app.c, does not take over the stop then).
+ */
+bool cs_scheduler_in_job(scheduler *s);
 
 /* Kills the running job (job_id >= 0) or the running job that runs or waits for stage_id
  * (job_id < 0), as Spark's cancelJob / cancelStage (the web UI's kill links): the job fails with

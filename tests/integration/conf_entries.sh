@@ -13,10 +13,10 @@ import re, sys, pathlib
 src = pathlib.Path(sys.argv[1])
 table = (src / "common" / "conf_entries.c").read_text()
 declared = {}
-for m in re.finditer(r'\b(BOOL|INT|PORT|SIZE|SIZE_POS|DUR_POS|DUR_NONNEG|DOUBLE|CHOICE)\(\s*"([^"]+)"(?:\s*,\s*(CS_[A-Za-z]+))?', table):
+for m in re.finditer(r'\b(BOOL|INT|PORT|SIZE|SIZE_POS|DUR_POS|DUR_NONNEG|DUR_OR_NEVER|DOUBLE|CHOICE)\(\s*"([^"]+)"(?:\s*,\s*(CS_[A-Za-z]+))?', table):
     declared[m.group(2)] = (m.group(1), m.group(3))
 kinds = {"int": ("INT", "PORT"), "bool": ("BOOL",), "double": ("DOUBLE",),
-         "size": ("SIZE", "SIZE_POS"), "duration_ms": ("DUR_POS", "DUR_NONNEG")}
+         "size": ("SIZE", "SIZE_POS"), "duration_ms": ("DUR_POS", "DUR_NONNEG", "DUR_OR_NEVER")}
 call = re.compile(r'cs_conf_get_(int|bool|double|size|duration_ms)\(\s*[^,]+,\s*"([^"]+)"\s*,\s*[^,]+(?:,\s*(CS_[A-Za-z]+))?')
 problems = []
 for f in sorted(src.rglob("*.c")):

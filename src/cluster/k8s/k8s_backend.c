@@ -36,6 +36,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "common/strutil.h"
 #include "common/sync.h"
 #include "kube/kube_config.h"
@@ -114,6 +115,29 @@ static void label_kept_pods(k8s_backend *b)
     json_decref(list);
 }
 
+/* The task reaper gave up on this executor's tasks: its pod is deleted now (the executor, whose
+ * connection the driver closed, also exits by itself after the reaper's grace). */
+static void k8s_kill(void *arg, const char *executor_id)
+{
+    k8s_backend *b = arg;
+    char *end;
+    long id = strtol(executor_id, &end, 10);
+    if (*end || id < 0 || id > INT32_MAX) return;
+    char name[256] = "";
+    pthread_mutex_lock(&b->lock);
+    k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, (int)id);
+    if (p && !p->done) snprintf(name, sizeof name, "%s", p->name);
+    pthread_mutex_unlock(&b->lock);
+    if (!name[0]) return;
+    CS_WARN("k8s", "event=executor_pod_delete executor=%s pod=%s reason=task_reaper", executor_id,
+            name);
+    cs_error err;
+    cs_error_clear(&err);
+    if (cs_kube_delete(b->kc, "pods", b->app.namespace_, name, -1, &err) < 0 &&
+        err.code != CS_ENOTFOUND)
+        CS_WARN("k8s", "event=executor_pod_delete_failed pod=%s error=\"%s\"", name, err.msg);
+}
+
 /* The backend stops (the coarse backend's stopping hook, or a failed creation): the allocator and
  * the sources end, executors are told to stop, then what the application created goes. */
 static void k8s_stopping(void *arg)
@@ -128,7 +152,7 @@ static void k8s_stopping(void *arg)
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
         cs_coarse_backend_stop_executors(b->coarse);
-        cs_coarse_backend_wait_disconnected(b->coarse, 3000);
+        cs_coarse_backend_wait_disconnected(b->coarse, cs_shutdown_grace_ms(3000));
     }
     cs_k8s_watch_source_stop(b);
     if (b->kc && b->app_ready) {
@@ -312,6 +336,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
                         .removing = k8s_removing,
                         .stopping = k8s_stopping,
                         .stopped = k8s_stopped,
+                        .kill = k8s_kill,
                         .hooks_arg = b};
     b->coarse = cs_coarse_backend_new(env, &o, err);
     if (!b->coarse) goto fail;
@@ -383,7 +408,8 @@ int cs_k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t ti
         int64_t left = deadline - cs_mono_ms();
         int n = cs_coarse_backend_wait_registered(b->coarse, want,
                                                   left < 200 ? (left > 0 ? left : 0) : 200);
-        if (n >= want || left <= 200 || cs_k8s_backend_exit_code(base)) return n;
+        if (n >= want || left <= 200 || cs_k8s_backend_exit_code(base) || cs_shutdown_requested())
+            return n;
     }
 }
 

@@ -3,25 +3,44 @@
  * FIFO queue; each of the N workers pops one, runs it on its own thread and hands the result to
  * the scheduler. Workers are started lazily on the first launch, so a context that runs no job
  * costs no threads. The `local` row of the cluster manager registry is at the end.
+ *
+ * The task reaper (common/shutdown.h): a thread cannot be killed, so a task that ignores its
+ * kill past spark.task.reaper.killTimeout is reported failed and its worker is abandoned — it
+ * ends when the task returns, reporting nothing — and a new worker takes its place. At stop,
+ * workers still running an abandoned task are left to the process's exit: the backend is not
+ * freed (they use it) and the driver ends with _exit after its cleanup (src/api/app.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cluster/local/local_backend.h"
-#include "exec/task_context.h"
 #include "common/err.h"
+#include "common/log.h"
+#include "common/shutdown.h"
+#include "exec/task_context.h"
 
 typedef struct queued {
     struct queued *next;
     const task_desc *task;
 } queued;
 
+struct local_backend;
+
+typedef struct worker {
+    struct local_backend *b;
+    pthread_t thread;
+    const task_desc *task; /* the task it runs, NULL when idle (under the lock) */
+    bool abandoned;        /* the reaper gave up on its task: it ends when the task returns */
+    bool finished;         /* abandoned, and its task has returned: joinable */
+} worker;
+
 typedef struct local_backend {
     sched_backend base;
     exec_env env;
     int threads;
-    pthread_t *workers;
+    worker **workers; /* the N live ones, then the abandoned ones */
+    int num_workers;
     bool started, stopping;
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -31,7 +50,8 @@ typedef struct local_backend {
 
 static void *worker_main(void *arg)
 {
-    local_backend *b = arg;
+    worker *w = arg;
+    local_backend *b = w->b;
     cs_task_thread_init();
     for (;;) {
         pthread_mutex_lock(&b->lock);
@@ -39,8 +59,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&b->cond, &b->lock);
         if (!b->head) {
             pthread_mutex_unlock(&b->lock);
-            cs_task_thread_fini();
-            return NULL;
+            break;
         }
         queued *q = b->head;
         b->head = q->next;
@@ -48,13 +67,40 @@ static void *worker_main(void *arg)
         const task_desc *t = q->task;
         q->next = b->free_nodes;
         b->free_nodes = q;
+        w->task = t;
         pthread_mutex_unlock(&b->lock);
 
         task_result r;
         cs_task_result_init(&r);
         cs_scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host);
         cs_task_run(&b->env, t, &r);
+        pthread_mutex_lock(&b->lock);
+        w->task = NULL;
+        bool abandoned = w->abandoned;
+        w->finished = abandoned;
+        pthread_mutex_unlock(&b->lock);
+        if (abandoned) { /* already reported failed by the reaper */
+            cs_task_result_free(&r);
+            cs_shutdown_task_abandoned(-1);
+            break;
+        }
         cs_scheduler_task_done(b->base.sched, t, &r);
+    }
+    cs_task_thread_fini();
+    return NULL;
+}
+
+/* Starts one more worker (lock held). */
+static void add_worker(local_backend *b)
+{
+    worker *w = cs_xcalloc(1, sizeof *w);
+    w->b = b;
+    b->workers = cs_xrealloc(b->workers, (size_t)(b->num_workers + 1) * sizeof *b->workers);
+    b->workers[b->num_workers++] = w;
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        CS_WARN("local", "event=worker_start_failed");
+        b->num_workers--;
+        free(w);
     }
 }
 
@@ -65,7 +111,7 @@ static void local_launch(sched_backend *base, const task_desc *t)
     if (!b->started) {
         b->started = true;
         for (int i = 0; i < b->threads; i++)
-            pthread_create(&b->workers[i], NULL, worker_main, b);
+            add_worker(b);
     }
     queued *q = b->free_nodes;
     if (q)
@@ -101,6 +147,37 @@ static void local_cancel_all(sched_backend *base)
     }
 }
 
+/* The task reaper: running tasks are reported failed and their workers abandoned (a thread cannot
+ * be killed); new workers take their places. */
+static int local_reap(sched_backend *base, const char *reason)
+{
+    local_backend *b = (local_backend *)base;
+    pthread_mutex_lock(&b->lock);
+    int n = 0;
+    const task_desc **left = cs_xcalloc((size_t)b->num_workers + 1, sizeof *left);
+    for (int i = 0; i < b->num_workers; i++) {
+        worker *w = b->workers[i];
+        if (w->abandoned || !w->task) continue;
+        w->abandoned = true;
+        left[n++] = w->task;
+    }
+    for (int i = 0; i < n && !b->stopping; i++)
+        add_worker(b);
+    pthread_mutex_unlock(&b->lock);
+    for (int i = 0; i < n; i++) {
+        cs_shutdown_task_abandoned(1);
+        CS_WARN("local", "event=task_abandoned task=%lld stage=%d.%d partition=%d reason=\"%s\"",
+                (long long)left[i]->task_id, left[i]->stage_id, left[i]->stage_attempt,
+                left[i]->partition, reason);
+        cs_scheduler_task_failed(b->base.sched, left[i],
+                                 "Task killed: %s; its thread is left "
+                                 "running",
+                                 reason);
+    }
+    free(left);
+    return n;
+}
+
 static int local_total_cores(sched_backend *base)
 {
     return ((local_backend *)base)->threads;
@@ -112,11 +189,29 @@ static void local_stop(sched_backend *base)
     pthread_mutex_lock(&b->lock);
     b->stopping = true;
     pthread_cond_broadcast(&b->cond);
-    bool started = b->started;
     pthread_mutex_unlock(&b->lock);
-    if (started)
-        for (int i = 0; i < b->threads; i++)
-            pthread_join(b->workers[i], NULL);
+    int left = 0;
+    for (int i = 0; i < b->num_workers; i++) {
+        worker *w = b->workers[i];
+        pthread_mutex_lock(&b->lock);
+        bool running = w->abandoned ? !w->finished : w->task != NULL && cs_shutdown_exit_pending();
+        pthread_mutex_unlock(&b->lock);
+        if (running) {
+            left++; /* it still runs user code: the process ends without joining it */
+            pthread_detach(w->thread);
+        } else {
+            pthread_join(w->thread, NULL);
+        }
+    }
+    if (left > 0) {
+        CS_WARN("local",
+                "event=threads_left_running tasks=%d: the driver exits without joining "
+                "them",
+                left);
+        return; /* they use the backend: it stays until the process exits */
+    }
+    for (int i = 0; i < b->num_workers; i++)
+        free(b->workers[i]);
     while (b->free_nodes) {
         queued *q = b->free_nodes;
         b->free_nodes = q->next;
@@ -140,9 +235,9 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     b->base.total_cores = local_total_cores;
     b->base.cancel_all = local_cancel_all;
     b->base.stop = local_stop;
+    b->base.reap = local_reap;
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;
-    b->workers = cs_xcalloc((size_t)b->threads, sizeof *b->workers);
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->cond, NULL);
     return &b->base;

@@ -40,6 +40,7 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "common/sync.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
@@ -360,7 +361,7 @@ static void *monitor_main(void *arg)
             char why[256], reason[320];
             cs_describe_wait_status(status, why, sizeof why);
             if (stopping) { /* after StopExecutor: only a crash is worth a line */
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                if (!c->leaving && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
                     char tail[STDERR_TAIL_BYTES];
                     stderr_tail(lc, c->id, tail, sizeof tail);
                     CS_WARN("local-cluster",
@@ -428,7 +429,26 @@ static void on_executor_removed(void *arg, const char *executor_id, const char *
     pthread_mutex_unlock(&lc->lock);
 }
 
-/* The backend stops: StopExecutor, then up to 10 s for the processes to exit, then SIGKILL. */
+/* The task reaper gave up on this executor's tasks: its process goes at once (its exit is
+ * expected: the executor was marked removed, so it is replaced, not counted as a failure). */
+static void lc_kill(void *arg, const char *executor_id)
+{
+    local_cluster *lc = arg;
+    pthread_mutex_lock(&lc->lock);
+    for (int i = 0; i < lc->num_children; i++)
+        if (lc->children[i].running && strcmp(lc->children[i].id, executor_id) == 0) {
+            lc->children[i].leaving = true;
+            kill(lc->children[i].pid, SIGKILL);
+            CS_WARN("local-cluster", "event=executor_killed executor=%s pid=%d reason=task_reaper",
+                    executor_id, (int)lc->children[i].pid);
+        }
+    pthread_mutex_unlock(&lc->lock);
+}
+
+/* The backend stops: StopExecutor, then SIGKILL for the processes still there after the task
+ * reaper's grace (an executor told to stop exits by itself after spark.task.reaper.killTimeout
+ * at the latest: one second more is left to it), 10 s with the reaper off, none once a second
+ * stop request hurried the stop. */
 static void lc_stopping(void *arg)
 {
     local_cluster *lc = arg;
@@ -436,15 +456,17 @@ static void lc_stopping(void *arg)
     pthread_mutex_lock(&lc->lock);
     lc->stopping = true;
     pthread_mutex_unlock(&lc->lock);
-    /* give executors up to 10 s to exit after StopExecutor, then kill them */
-    int64_t deadline = cs_mono_ms() + 10000;
+    int64_t reaper_ms = -1;
+    cs_task_reaper_timeout(lc->env.conf, &reaper_ms, NULL);
+    int64_t deadline =
+        cs_mono_ms() + cs_shutdown_grace_ms(reaper_ms >= 0 ? reaper_ms + 1000 : 10000);
     for (;;) {
         pthread_mutex_lock(&lc->lock);
         int running = 0;
         for (int i = 0; i < lc->num_children; i++)
             running += lc->children[i].running;
         pthread_mutex_unlock(&lc->lock);
-        if (!running || cs_mono_ms() > deadline) break;
+        if (!running || cs_mono_ms() > deadline || cs_shutdown_hurried()) break;
         cs_sleep_ms(10);
     }
     pthread_mutex_lock(&lc->lock);
@@ -507,6 +529,7 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
                         .removing = lc_removing,
                         .stopping = lc_stopping,
                         .stopped = lc_stopped,
+                        .kill = lc_kill,
                         .hooks_arg = lc};
     int64_t port = 0;
     if (cs_conf_get_int(env->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;

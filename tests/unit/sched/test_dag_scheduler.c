@@ -2,7 +2,8 @@
  * fake backend: a two-stage job (map stage, then result stage), task retry up to
  * spark.task.maxFailures and the abort after it, FetchFailed resubmitting only the lost map output,
  * a shuffle computed by one job reused by the next, cancellation of running tasks when the
- * backend aborts (and every later job failing), and executor loss (outputs it held recomputed,
+ * backend aborts (and every later job failing), the task reaper ending tasks that ignore their
+ * kill, and executor loss (outputs it held recomputed,
  * during a running map stage and after).
  *
  * The fake backend is a small model of a cluster: executors "1" and "2" (alive or lost), map tasks
@@ -44,7 +45,8 @@ struct fake {
     int nheld;
     int cancel_calls;
     script_fn script;
-    int counter; /* for scripts */
+    int counter;       /* for scripts */
+    bool left_running; /* fake_reap reports the tasks as left running */
 };
 
 static const char *place(fake *f, const task_desc *t)
@@ -367,6 +369,60 @@ static void test_abort_cancels_running_tasks(void **state)
     app_free(&a);
 }
 
+/* ---- the task reaper (issue 10 item 6) --------------------------------------------------------
+ * Result tasks hang and ignore cancel_all; the backend gives up (abort). With the reaper on
+ * (timeout 0: no clock involved) the scheduler asks the backend to end them once, and the job
+ * returns instead of waiting for tasks that never stop (before: run_job never returned). */
+static void ignore_kill(sched_backend *b)
+{
+    ((fake *)b)->cancel_calls++;
+}
+
+/* The fake's reap: the held tasks fail (their executors were "killed"); left_running of them are
+ * instead reported as left running in the process (local mode's abandoned threads). */
+static int fake_reap(sched_backend *b, const char *reason)
+{
+    fake *f = (fake *)b;
+    f->counter += 100; /* reap calls, above the script's own counting */
+    for (int i = 0; i < f->nheld; i++)
+        cs_scheduler_task_failed(b->sched, f->held[i], "ExecutorLostFailure: %s", reason);
+    int n = f->nheld;
+    f->nheld = 0;
+    return f->left_running ? n : 0;
+}
+
+static void reaper_case(bool left_running)
+{
+    app a;
+    app_init(&a, hang_results_then_abort, 4);
+    a.f.base.cancel_all = ignore_kill;
+    a.f.base.reap = fake_reap;
+    a.f.left_running = left_running;
+    cs_scheduler_free(a.s);
+    scheduler_options o = {.max_task_failures = 4,
+                           .max_stage_attempts = 4,
+                           .task_reaper = true,
+                           .task_kill_timeout_ms = 0};
+    a.s = cs_scheduler_new(&o, &a.f.base);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), CS_ETASK);
+    assert_non_null(strstr(err.msg, "Max number of executor failures"));
+    assert_int_equal(a.f.cancel_calls, 1);
+    assert_int_equal(a.f.counter / 100, 1); /* reaped once */
+    assert_int_equal(a.f.nheld, 0);
+    app_free(&a); /* a result stage kept for tasks left running is freed with the scheduler */
+}
+
+static void test_reaper_ends_tasks_that_ignore_the_kill(void **state)
+{
+    reaper_case(false);
+}
+
+static void test_reaper_keeps_stages_of_tasks_left_running(void **state)
+{
+    reaper_case(true);
+}
+
 /* Executor "1" is lost when the first result task launches: its map outputs (partitions 0 and
  * 2) are unregistered; the result tasks that read them fail to fetch; the map stage computes
  * the two outputs again on executor "2", once each (regression: the superseded result stage's
@@ -436,6 +492,8 @@ int main(void)
         cmocka_unit_test(test_fetch_failed_resubmits_map_output),
         cmocka_unit_test(test_shuffle_reused_across_jobs),
         cmocka_unit_test(test_abort_cancels_running_tasks),
+        cmocka_unit_test(test_reaper_ends_tasks_that_ignore_the_kill),
+        cmocka_unit_test(test_reaper_keeps_stages_of_tasks_left_running),
         cmocka_unit_test(test_executor_lost_after_map_stage),
         cmocka_unit_test(test_executor_lost_during_map_stage),
     };

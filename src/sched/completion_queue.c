@@ -1,0 +1,116 @@
+/*
+ * completion_queue.c — the DAG scheduler's inbox (see scheduler.h): backends, the allocation
+ * manager, the web UI and the context report task ends, executor losses, cancellations, aborts
+ * and callbacks from their own threads; each becomes a completion queued under the scheduler's
+ * lock for the job thread (dag_scheduler.c), which pops them in order. Ownership: a queued
+ * completion (and the task result moved into it) belongs to the queue, then to the job thread.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "sched/allocation_manager.h"
+#include "sched/dag_scheduler_internal.h"
+
+completion *cs_dag_pop_completion(scheduler *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->head)
+        pthread_cond_wait(&s->cond, &s->lock);
+    completion *c = s->head;
+    s->head = c->next;
+    if (!s->head) s->tail = NULL;
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
+/* Appends c to the job thread's queue and wakes it; lock held. */
+static void enqueue_locked(scheduler *s, completion *c)
+{
+    c->next = NULL;
+    if (s->tail)
+        s->tail->next = c;
+    else
+        s->head = c;
+    s->tail = c;
+    pthread_cond_signal(&s->cond);
+}
+
+static void push_completion(scheduler *s, completion *c)
+{
+    pthread_mutex_lock(&s->lock);
+    enqueue_locked(s, c);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
+{
+    const sched_task *stk = (const sched_task *)t;
+    if (s->alloc) cs_am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_TASK_DONE;
+    c->task = (task_desc *)t;
+    c->result = *r;
+    memset(r, 0, sizeof *r);
+    push_completion(s, c);
+}
+
+void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+{
+    task_result r;
+    cs_task_result_init(&r);
+    r.status = TASK_FAILED;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
+    va_end(ap);
+    cs_scheduler_task_done(s, t, &r);
+}
+
+void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
+{
+    if (s->alloc) cs_am_executor_removed(s->alloc, executor_id);
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_EXECUTOR_LOST;
+    c->executor_id = cs_xstrdup(executor_id);
+    c->reason = cs_xstrdup(reason ? reason : "");
+    push_completion(s, c);
+}
+
+void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->in_job) {
+        pthread_mutex_unlock(&s->lock);
+        fn(arg);
+        return;
+    }
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_CALLBACK;
+    c->fn = fn;
+    c->fn_arg = arg;
+    enqueue_locked(s, c);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void cs_scheduler_abort(scheduler *s, const char *reason)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_ABORT;
+    c->reason = cs_xstrdup(reason ? reason : "the cluster backend failed");
+    push_completion(s, c);
+}
+
+void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *reason)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_CANCEL;
+    c->cancel_job = job_id;
+    c->cancel_stage = stage_id;
+    c->reason = cs_xstrdup(reason ? reason : "");
+    push_completion(s, c);
+}
