@@ -6,6 +6,7 @@
 #ifndef CSPARK_API_RDD_INTERNAL_H
 #define CSPARK_API_RDD_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "api/context.h"
@@ -13,6 +14,11 @@
 #include "plan/builtins.h"
 #include "plan/rdd.h"
 #include "shuffle/builtin_aggs.h"
+
+/* What actions return (cspark.h's cspark_records): one batch owned by the caller. */
+struct cspark_records {
+    cs_batch b;
+};
 
 /* The context whose graph holds r (every node the API sees was made on the driver). */
 static inline cspark_context *cs_rdd_context(const cspark_rdd *r)
@@ -28,6 +34,18 @@ cspark_rdd *cs_api_rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions
 
 /* Records a refused operation on the context and returns NULL (for transformations). */
 cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err);
+
+/* Builders of transformations.c the other files of src/api compose operations from (named "op",
+ * after the caller's address): a narrow node calling fn (user function, closure copied) or one of
+ * libcspark's built-ins; a cogroup of two RDDs; a sort_by_key (runs its sampling job). */
+cspark_rdd *cs_api_narrow(cspark_rdd *parent, rdd_kind kind, const char *op, void *fn,
+                          const void *closure, size_t len, const void *caller);
+cspark_rdd *cs_api_narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char *op,
+                                  const char *name, void *fn, const void *caller);
+cspark_rdd *cs_api_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions, const char *op,
+                           const void *caller);
+cspark_rdd *cs_api_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions, const char *op,
+                               const void *caller);
 
 #define CALLER() __builtin_extract_return_addr(__builtin_return_address(0))
 
