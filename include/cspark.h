@@ -25,6 +25,13 @@
  * function needs beyond its record is passed as an explicit closure buffer, copied when the
  * transformation is created, and handed back through cspark_closure().
  *
+ * What runs where. cspark_main runs on the driver; the functions run inside tasks, on executors
+ * (other processes, other machines) that load the job's .so afresh. So globals set in cspark_main
+ * and pointers inside closures do not travel: pass small values as closure bytes, large ones as
+ * broadcast data, and count with accumulators or in a job's result. In local[N] tasks run on the
+ * driver's threads, where a driver global happens to be visible; on a cluster it is not (see
+ * docs/job-api.md, "What runs where").
+ *
  * Ownership. RDDs belong to their context and live until the context stops; jobs never free
  * them. Results returned by actions (cspark_records, reduce buffers) belong to the caller and are
  * freed with cspark_records_free() / free(). Errors: transformations return NULL on error and
