@@ -109,6 +109,8 @@ typedef void (*cspark_partition_fn)(cspark_iterator *in, cspark_emitter *out,
                                     cspark_task_context *tc);
 /* reduce: fold `value` into `acc` (acc = f(acc, value)). Must be associative and commutative. */
 typedef void (*cspark_reduce_fn)(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+/* partition_by: the partition (0 .. num_partitions-1) of a record's key. */
+typedef int (*cspark_partitioner_fn)(cspark_slice key, int num_partitions, cspark_task_context *tc);
 /* foreach: side effects only. */
 typedef void (*cspark_foreach_fn)(const cspark_record *in, cspark_task_context *tc);
 /* map_partitions_with_index: as map_partitions, told the partition's index. */
@@ -182,6 +184,16 @@ CSPARK_EXTERN int cspark_random_split(cspark_rdd *rdd, const double *weights, in
  * (key, value) value (cspark_pair_split). As in Spark, a job counting the records of all
  * partitions but the last runs at once. */
 CSPARK_EXTERN cspark_rdd *cspark_zip_with_index(cspark_rdd *rdd);
+/* Every pair of a record of a and a record of b, as Spark's cartesian: key = the record of a as a
+ * pair (key, value), value = the record of b as a pair (cspark_pair_split both); a.partitions x
+ * b.partitions partitions, each holding b's partition in memory while it streams a's. */
+CSPARK_EXTERN cspark_rdd *cspark_cartesian(cspark_rdd *a, cspark_rdd *b);
+/* Spark's reliable checkpoint, eager (as Dataset.checkpoint()): runs a job writing every
+ * partition under spark.checkpoint.dir (a directory the driver and every executor reach: a shared
+ * volume on Kubernetes) and returns an RDD with the same records whose lineage starts at those
+ * files, so later jobs neither recompute nor re-shuffle its ancestors. NULL on error (unset
+ * directory, job failure). */
+CSPARK_EXTERN cspark_rdd *cspark_checkpoint(cspark_rdd *rdd);
 /* All partitions of a, then all of b. */
 CSPARK_EXTERN cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b);
 /* Merges partitions without a shuffle into at most num_partitions. */
@@ -219,6 +231,12 @@ CSPARK_EXTERN cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *r
 CSPARK_EXTERN cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions);
 /* Redistributes records round-robin into num_partitions through a shuffle. */
 CSPARK_EXTERN cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions);
+/* Spark's partitionBy with a custom Partitioner: each record goes to partition fn(key, n) of n
+ * num_partitions (fn must return 0 .. n-1; another value fails the task naming fn). Records of a
+ * partition keep no particular order. */
+CSPARK_EXTERN cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn,
+                                              const void *closure, size_t closure_len,
+                                              int num_partitions);
 /* Records ordered by the key fn emits for each record (cspark_emit_key, exactly once), as Spark's
  * sortBy: the records themselves are unchanged. */
 CSPARK_EXTERN cspark_rdd *cspark_sort_by(cspark_rdd *rdd, cspark_map_fn key_fn, const void *closure,
@@ -262,6 +280,13 @@ CSPARK_EXTERN int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void
 CSPARK_EXTERN int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len,
                               cspark_reduce_fn fn, const void *closure, size_t closure_len,
                               void **out, size_t *out_len);
+/* Spark's treeAggregate: values folded with seq from `zero` per partition, then merged with comb
+ * in a tree of depth levels (shuffles of partial results; depth 2 as Spark's default) instead of
+ * all on the driver. zero must be neutral for comb. *out is malloc'd (free()). */
+CSPARK_EXTERN int cspark_tree_aggregate(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                                        cspark_reduce_fn seq, cspark_reduce_fn comb,
+                                        const void *closure, size_t closure_len, int depth,
+                                        void **out, size_t *out_len);
 /* Writes part-NNNNN files (one per partition) and _SUCCESS under `path`; each record is one line:
  * the key, then a TAB and the value when the value is not empty. Refuses an existing path. */
 CSPARK_EXTERN int cspark_save_as_text_file(cspark_rdd *rdd, const char *path);

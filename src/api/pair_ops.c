@@ -4,7 +4,8 @@
  * record, exec/part_iter.c), keys and values (built-in maps), sort_by (key_by, sort_by_key, then
  * the records unpacked, as Spark's sortBy), the outer joins, subtract_by_key, subtract and
  * intersection (a cogroup followed by a built-in flattening, plan/builtins.c, as Spark's
- * CoGroupedRDD-based versions), and map_partitions_with_index. Called by jobs through cspark.h.
+ * CoGroupedRDD-based versions), map_partitions_with_index and cartesian (one node, computed by
+ * exec/cartesian_iter.c). Called by jobs through cspark.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,27 @@ cspark_rdd *cspark_intersection(cspark_rdd *a, cspark_rdd *b, int num_partitions
 {
     return on_packed(a, b, num_partitions, "intersection", "cs_builtin_intersect_flatten",
                      (void *)cs_builtin_intersect_flatten, CALLER());
+}
+
+cspark_rdd *cspark_cartesian(cspark_rdd *a, cspark_rdd *b)
+{
+    if (!a || !b) return NULL;
+    cspark_context *sc = cs_rdd_context(a);
+    cs_error e;
+    if (cs_rdd_context(b) != sc) {
+        cs_error_set(&e, CS_EINVAL, "cartesian: the two RDDs belong to different contexts");
+        return cs_rdd_refuse(sc, &e);
+    }
+    int64_t n = (int64_t)a->num_partitions * b->num_partitions;
+    if (n > 1000000) {
+        cs_error_set(&e, CS_EINVAL,
+                     "cartesian: %d x %d partitions is more than 1000000 tasks; coalesce first",
+                     a->num_partitions, b->num_partitions);
+        return cs_rdd_refuse(sc, &e);
+    }
+    cspark_rdd *r = cs_api_rdd_new(sc, RDD_CARTESIAN, (int)n, "cartesian", CALLER());
+    r->parents[0] = a;
+    r->parents[1] = b;
+    r->num_parents = 2;
+    return r;
 }

@@ -350,6 +350,39 @@ cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
 }
 
+/* partition_by: records keyed by [be32 partition][key] (RDD_PARTITION_TAG calls the user's
+ * function), range-partitioned at the bounds be32(1) .. be32(n-1) (a tagged key lies above the
+ * bound of its tag and below the next), then untagged after a plain read. */
+cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn, const void *closure,
+                                size_t len, int num_partitions)
+{
+    if (!rdd) return NULL;
+    const void *caller = CALLER();
+    if (num_partitions < 1) return refuse_partitions(rdd, "partition_by", num_partitions);
+    cspark_rdd *tagged =
+        narrow(rdd, RDD_PARTITION_TAG, "partition_by", (void *)fn, closure, len, caller);
+    if (!tagged) return NULL;
+    tagged->range_start = num_partitions;
+    int n = num_partitions;
+    shuffle_dep *d = dep_new(tagged, PART_RANGE, n);
+    d->range_bound_data = cs_xmalloc((size_t)4 * (n > 1 ? n - 1 : 1));
+    d->range_bounds = cs_xcalloc((size_t)(n > 1 ? n - 1 : 1), sizeof *d->range_bounds);
+    for (int i = 0; i < n - 1; i++) {
+        uint8_t *b = d->range_bound_data + 4 * i;
+        uint32_t tag = (uint32_t)i + 1;
+        b[0] = (uint8_t)(tag >> 24);
+        b[1] = (uint8_t)(tag >> 16);
+        b[2] = (uint8_t)(tag >> 8);
+        b[3] = (uint8_t)tag;
+        d->range_bounds[i] = (cspark_slice){b, 4};
+    }
+    d->partitioner.bounds = d->range_bounds;
+    d->partitioner.num_bounds = n - 1;
+    cspark_rdd *r = shuffled(tagged, d, n, SHUFFLE_READ_PLAIN, "partition_by", caller);
+    return narrow_builtin(r, RDD_MAP, "partition_by", "cs_builtin_untag", (void *)cs_builtin_untag,
+                          caller);
+}
+
 /* ---- sort_by_key: range bounds from a sample --------------------------------------------- */
 
 typedef struct sample_acc {

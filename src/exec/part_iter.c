@@ -312,6 +312,36 @@ static size_t zip_apply(narrow_iter *m, size_t i)
     return i;
 }
 
+/* partition_by: [be32 partition][key] with the partition the user's function gives. */
+static size_t tag_apply(narrow_iter *m, size_t i)
+{
+    const cs_batch *in = m->in;
+    cspark_partitioner_fn fn = (cspark_partitioner_fn)m->rdd->fn.ptr;
+    int n = (int)m->rdd->range_start;
+    cs_task_context_enter(m->tc, &m->rdd->fn);
+    for (; i < in->n && !batch_full(&m->out); i++) {
+        cspark_record r = batch_get(in, i);
+        int p = fn(r.key, n, m->tc);
+        if (p < 0 || p >= n)
+            cspark_task_fail(m->tc,
+                             "partition function %s returned %d for %d partitions "
+                             "(expected 0 to %d)",
+                             m->rdd->fn.name, p, n, n - 1);
+        if ((size_t)r.key.len + 4 + r.value.len > CSPARK_MAX_RECORD_BYTES)
+            cspark_task_fail(m->tc, "partition_by: a record of %zu bytes is over the limit",
+                             (size_t)r.key.len + r.value.len);
+        uint8_t *k = batch_append(&m->out, r.key.len + 4, r.value.len);
+        k[0] = (uint8_t)((uint32_t)p >> 24);
+        k[1] = (uint8_t)((uint32_t)p >> 16);
+        k[2] = (uint8_t)((uint32_t)p >> 8);
+        k[3] = (uint8_t)p;
+        memcpy(k + 4, r.key.ptr, r.key.len);
+        memcpy(k + 4 + r.key.len, r.value.ptr, r.value.len);
+    }
+    cs_task_context_enter(m->tc, NULL);
+    return i;
+}
+
 /* Runs the function over input records from in_pos until the input is used up or the output
  * batch is full, so a flat_map that multiplies its input still hands on bounded batches. */
 static void narrow_apply(narrow_iter *m)
@@ -322,6 +352,10 @@ static void narrow_apply(narrow_iter *m)
     rdd_kind kind = m->rdd->kind;
     if (kind == RDD_SAMPLE || kind == RDD_ZIP_WITH_INDEX) { /* no user function */
         m->in_pos = kind == RDD_SAMPLE ? sample_apply(m, i) : zip_apply(m, i);
+        return;
+    }
+    if (kind == RDD_PARTITION_TAG) {
+        m->in_pos = tag_apply(m, i);
         return;
     }
     if (kind == RDD_MAP_VALUES || kind == RDD_FLAT_MAP_VALUES) em.mode = EMIT_VALUES;
@@ -839,7 +873,8 @@ part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int parti
     case RDD_FLAT_MAP_VALUES:
     case RDD_KEY_BY:
     case RDD_SAMPLE:
-    case RDD_ZIP_WITH_INDEX: {
+    case RDD_ZIP_WITH_INDEX:
+    case RDD_PARTITION_TAG: {
         part_iter *parent = cs_part_iter_open(tc, rdd->parents[0], partition, err);
         if (!parent) return NULL;
         narrow_iter *m = cs_xcalloc(1, sizeof *m);
@@ -853,6 +888,12 @@ part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int parti
     }
     case RDD_WHOLE_TEXT_FILES:
         return cs_whole_files_iter_open(tc, rdd, partition, err);
+    case RDD_CARTESIAN:
+        return cs_cartesian_iter_open(tc, rdd, partition, err);
+    case RDD_FOLD_PARTITION:
+        return cs_fold_iter_open(tc, rdd, partition, err);
+    case RDD_CHECKPOINT:
+        return cs_checkpoint_iter_open(tc, &rdd->splits[partition], err);
     case RDD_MAP_PARTITIONS_WITH_INDEX:
     case RDD_MAP_PARTITIONS: {
         part_iter *parent = cs_part_iter_open(tc, rdd->parents[0], partition, err);

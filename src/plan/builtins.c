@@ -236,6 +236,25 @@ void cs_builtin_intersect_flatten(const cspark_record *in, cspark_emitter *out,
     if (lefts.len && rights.len) cspark_emit(out, in->key.ptr, in->key.len, NULL, 0);
 }
 
+/* partition_by: drops the 4-byte partition tag in front of the key. */
+void cs_builtin_untag(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    if (in->key.len < 4) cspark_task_fail(tc, "partition_by: malformed tagged record");
+    cspark_emit(out, in->key.ptr + 4, in->key.len - 4, in->value.ptr, in->value.len);
+}
+
+/* tree_aggregate: key (i64 k) -> (i64 k mod m), m from the closure. */
+void cs_builtin_rekey_mod(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    size_t len;
+    const uint8_t *m = cspark_closure(tc, &len);
+    if (len != 8 || in->key.len != 8) cspark_task_fail(tc, "tree_aggregate: malformed level");
+    int64_t mod = cspark_i64_decode(m);
+    uint8_t k[8];
+    cspark_i64_encode(cspark_i64_decode(in->key.ptr) % mod, k);
+    cspark_emit(out, k, 8, in->value.ptr, in->value.len);
+}
+
 /* Markers naming the parameters of RDD_SAMPLE / RDD_ZIP_WITH_INDEX nodes (never called: the
  * iterator does the work; the closure carries the parameters). */
 void cs_builtin_sample(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
@@ -295,6 +314,8 @@ static const struct {
     BUILTIN(cs_builtin_zip_with_index),
     BUILTIN(cspark_list_append),
     BUILTIN(cspark_list_concat),
+    BUILTIN(cs_builtin_untag),
+    BUILTIN(cs_builtin_rekey_mod),
 #undef BUILTIN
 };
 

@@ -39,6 +39,8 @@ void cs_builtin_subtract_flatten(const cspark_record *in, cspark_emitter *out,
                                  cspark_task_context *tc);
 void cs_builtin_intersect_flatten(const cspark_record *in, cspark_emitter *out,
                                   cspark_task_context *tc);
+void cs_builtin_untag(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_rekey_mod(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
 void cs_builtin_sample(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
 void cs_builtin_zip_with_index(const cspark_record *in, cspark_emitter *out,
                                cspark_task_context *tc);

@@ -42,9 +42,14 @@ typedef enum {
     RDD_SAMPLE,          /* a seeded random subset; fn = marker, closure = sample_params */
     RDD_ZIP_WITH_INDEX,  /* (i64 index, pair(record)); closure = int64 start per partition */
     RDD_MAP_PARTITIONS_WITH_INDEX, /* map_partitions told the partition index */
-    RDD_WHOLE_TEXT_FILES /* one record per file: splits (whole files) grouped by group_start */
+    RDD_WHOLE_TEXT_FILES, /* one record per file: splits (whole files) grouped by group_start */
+    RDD_PARTITION_TAG,    /* key prefixed with the 4-byte big-endian partition fn (a
+                             cspark_partitioner_fn) gives it of range_start partitions */
+    RDD_CARTESIAN,        /* partition i x parents[1]->num_partitions + j = pairs of a_i, b_j */
+    RDD_FOLD_PARTITION,   /* one record (i64 partition, values folded with fn from agg.zero) */
+    RDD_CHECKPOINT        /* a checkpointed RDD: splits[i] is partition i's file (whole) */
 } rdd_kind;
-#define RDD_KIND_LAST RDD_WHOLE_TEXT_FILES
+#define RDD_KIND_LAST RDD_CHECKPOINT
 
 /* RDD_SAMPLE's closure: keep a record when its draw u (uniform in [0,1)) is in [lo, hi), or,
  * with replacement, repeat it Poisson(fraction) times. Same process layout everywhere. */

@@ -113,8 +113,11 @@ static int parents_expected(rdd_kind k)
     case RDD_SAMPLE:
     case RDD_ZIP_WITH_INDEX:
     case RDD_MAP_PARTITIONS_WITH_INDEX:
+    case RDD_PARTITION_TAG:
+    case RDD_FOLD_PARTITION:
         return 1;
     case RDD_UNION:
+    case RDD_CARTESIAN:
         return 2;
     default:
         return 0;
@@ -166,9 +169,10 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         if (r->range_step == 0) return PROTO_ERR("node %d: range step 0", idx);
         break;
     case RDD_TEXT_FILE:
+    case RDD_CHECKPOINT:
     case RDD_WHOLE_TEXT_FILES: {
         /* whole files: any number of splits, grouped into partitions by group_start */
-        size_t ns = r->kind == RDD_TEXT_FILE ? unp : pb->n_splits;
+        size_t ns = r->kind == RDD_WHOLE_TEXT_FILES ? pb->n_splits : unp;
         if (pb->n_splits != ns)
             return PROTO_ERR("node %d: %zu splits for %d partitions", idx, pb->n_splits, np);
         if (r->kind == RDD_WHOLE_TEXT_FILES) {
@@ -248,6 +252,15 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
     case RDD_MAP_PARTITIONS_WITH_INDEX:
         if (!r->fn.ptr) return PROTO_ERR("node %d: no function", idx);
         break;
+    case RDD_FOLD_PARTITION:
+        if (!r->fn.ptr || !r->agg.has_zero)
+            return PROTO_ERR("node %d: fold without a function or zero", idx);
+        break;
+    case RDD_PARTITION_TAG:
+        if (!r->fn.ptr) return PROTO_ERR("node %d: no function", idx);
+        if (r->range_start < 1 || r->range_start > INT_MAX)
+            return PROTO_ERR("node %d: bad partition count %lld", idx, (long long)r->range_start);
+        break;
     case RDD_SAMPLE:
         if (r->fn.closure_len != sizeof(sample_params))
             return PROTO_ERR("node %d: bad sample parameters", idx);
@@ -292,6 +305,8 @@ static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error
     case RDD_SAMPLE:
     case RDD_ZIP_WITH_INDEX:
     case RDD_MAP_PARTITIONS_WITH_INDEX:
+    case RDD_PARTITION_TAG:
+    case RDD_FOLD_PARTITION:
         if (r->parents[0]->num_partitions != np)
             return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
                              r->parents[0]->num_partitions);
@@ -302,6 +317,11 @@ static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error
             if (up < 0 || up > 1 || ui < 0 || ui >= r->parents[up]->num_partitions)
                 return PROTO_ERR("node %d: union partition %d maps to (%d, %d)", idx, i, up, ui);
         }
+        break;
+    case RDD_CARTESIAN:
+        if ((int64_t)r->parents[0]->num_partitions * r->parents[1]->num_partitions != np)
+            return PROTO_ERR("node %d: %d partitions for a %d x %d cartesian product", idx, np,
+                             r->parents[0]->num_partitions, r->parents[1]->num_partitions);
         break;
     case RDD_COALESCE:
         for (int i = 0; i <= np; i++) {
@@ -379,7 +399,8 @@ static int sink_from_pb(const Cspark__TaskSink *pb, stage_plan *p, void *app, cs
     s->has_zero = pb->has_zero;
     const char *sp = cs_pb_str(pb->save_path);
     if (*sp) s->save_path = cs_xstrdup(sp);
-    if (s->kind == SINK_SAVE && !s->save_path) return PROTO_ERR("save sink without a path");
+    if ((s->kind == SINK_SAVE || s->kind == SINK_CHECKPOINT) && !s->save_path)
+        return PROTO_ERR("save sink without a path");
     if (pb->sample_size < 0) return PROTO_ERR("negative sample size");
     s->sample_size = pb->sample_size;
     return 0;

@@ -99,6 +99,7 @@ static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *
         p->n_par_offsets = (size_t)np + 1;
         break;
     case RDD_TEXT_FILE:
+    case RDD_CHECKPOINT:
     case RDD_WHOLE_TEXT_FILES: {
         int ns = np;
         if (r->kind == RDD_WHOLE_TEXT_FILES) { /* whole files grouped into partitions */

@@ -16,7 +16,10 @@ $PY "$SRC/tests/integration/pair_ops.py" gen "$T" || fail "cannot generate the i
 for master in 'local[2,4]' 'local-cluster[2,1,1024]'; do
     out="$T/out-${master%%[*}"
     mkdir "$out"
+    SUBMIT_OPTS=(--conf "spark.checkpoint.dir=$T/ckpt")
     submit_ok "$master" "$APP" "$T/a.tsv" "$T/b.tsv" "$T/docs" "$out"
+    ls "$T"/ckpt/*/rdd-*/part-00001 >/dev/null 2>&1 || fail "$master: no checkpoint files"
+    ls -a "$T"/ckpt/*/rdd-*/ | grep -q '^\.part' && fail "$master: attempt files left in the checkpoint"
     grep -q "planned failure of the first attempt of partition 1" "$T/stderr" ||
         fail "$master: no task was retried"
     $PY "$SRC/tests/integration/pair_ops.py" check "$T" "$out" >"$T/check" ||

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cspark.h"
 
@@ -129,6 +130,43 @@ void by_file(const cspark_record *in, cspark_emitter *out, cspark_task_context *
     const char *f = cspark_input_file_name(tc), *slash = strrchr(f, '/');
     if (slash) f = slash + 1;
     cspark_emit(out, f, strlen(f), NULL, 0);
+}
+
+/* partition_by: key "k<number>" -> number mod n */
+int key_number_mod(cspark_slice key, int n, cspark_task_context *tc)
+{
+    char digits[16] = "0";
+    size_t len = key.len > 1 && key.len - 1 < sizeof digits ? key.len - 1 : 0;
+    if (len) memcpy(digits, key.ptr + 1, len);
+    digits[len ? len : 1] = 0;
+    return (int)(strtol(digits, NULL, 10) % n);
+}
+
+/* (key, value) -> (partition index as text, key): where partition_by put each record */
+void tag_partition(int index, cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    cspark_record r;
+    char idx[16];
+    int n = snprintf(idx, sizeof idx, "%d", index);
+    while (cspark_iterator_next(in, &r))
+        cspark_emit(out, idx, (size_t)n, r.key.ptr, r.key.len);
+}
+
+/* (k, "") -> (k, k): range numbers as values for tree_aggregate */
+void key_as_value(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    flaky(tc);
+    cspark_emit_value(out, in->key.ptr, in->key.len);
+}
+
+/* fails once the closure's marker file exists: proves a checkpointed RDD is not recomputed */
+void fail_if_marker(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    size_t len;
+    const char *marker = cspark_closure(tc, &len);
+    if (access(marker, F_OK) == 0)
+        cspark_task_fail(tc, "pairops: the checkpointed lineage was computed again");
+    cspark_emit_record(out, in);
 }
 
 /* ---- the driver ---------------------------------------------------------------------------- */
@@ -369,6 +407,75 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     rc |= cspark_count_by_key(cspark_map(cspark_text_file(sc, argv[3], 3), by_file, NULL, 0), &r)
               ? 1
               : write_records("input_file_name", r, NUM);
+    /* partition_by with a user partitioner: where each record landed */
+    rc |= write_records(
+        "partition_by",
+        collect(cspark_map_partitions_with_index(cspark_partition_by(a, key_number_mod, NULL, 0, 3),
+                                                 tag_partition, NULL, 0)),
+        TEXT);
+    /* cartesian of two small parallelized RDDs */
+    cspark_record xs[5], ys[4];
+    const char *xk[] = {"x1", "x2", "x3", "x4", "x5"}, *yk[] = {"y1", "y2", "y3", ""};
+    for (int i = 0; i < 5; i++)
+        xs[i] = (cspark_record){{(const uint8_t *)xk[i], 2}, {(const uint8_t *)"v", 1}};
+    for (int i = 0; i < 4; i++)
+        ys[i] = (cspark_record){{(const uint8_t *)yk[i], (uint32_t)strlen(yk[i])}, {NULL, 0}};
+    cspark_rdd *cart =
+        cspark_cartesian(cspark_parallelize(sc, xs, 5, 2), cspark_parallelize(sc, ys, 4, 3));
+    r = collect(cart);
+    if (!r) return 1;
+    {
+        FILE *f = open_out("cartesian");
+        fprintf(f, "partitions %d\n", cspark_num_partitions(cart));
+        for (size_t i = 0; i < cspark_records_count(r); i++) {
+            cspark_record rec = cspark_records_get(r, i);
+            cspark_slice k1, v1, k2, v2;
+            if (!cspark_pair_split(rec.key, &k1, &v1) || !cspark_pair_split(rec.value, &k2, &v2))
+                return 1;
+            fprintf(f, "%.*s\t%.*s\t%.*s\t%.*s\n", (int)k1.len, (const char *)k1.ptr, (int)v1.len,
+                    (const char *)v1.ptr, (int)k2.len, (const char *)k2.ptr, (int)v2.len,
+                    (const char *)v2.ptr);
+        }
+        fclose(f);
+        cspark_records_free(r);
+    }
+    /* tree_aggregate: the sum of 0 .. 99999 over 64 partitions, depths 1, 2 and 3 */
+    {
+        cspark_rdd *vals =
+            cspark_map_values(cspark_range(sc, 0, 100000, 1, 64), key_as_value, NULL, 0);
+        FILE *f = open_out("tree_aggregate");
+        for (int depth = 1; depth <= 3; depth++) {
+            void *sum = NULL;
+            size_t len = 0;
+            if (cspark_tree_aggregate(vals, zero, 8, cspark_sum_i64, cspark_sum_i64, NULL, 0, depth,
+                                      &sum, &len) < 0)
+                return 1;
+            fprintf(f, "%d %" PRId64 "\n", depth, len == 8 ? cspark_i64_decode(sum) : -1);
+            free(sum);
+        }
+        fclose(f);
+    }
+    /* checkpoint: the sums by key, checkpointed; then the source may no longer be computed */
+    {
+        char marker[4200];
+        snprintf(marker, sizeof marker, "%s/recompute-marker", outdir);
+        cspark_rdd *sums = cspark_reduce_by_key(a, cspark_sum_i64, NULL, 0, 2);
+        /* after the shuffle, so that recomputing the lineage (not only the map stage, whose
+         * outputs are kept) would call it */
+        cspark_rdd *guarded = cspark_map(sums, fail_if_marker, marker, strlen(marker) + 1);
+        cspark_rdd *ck = cspark_checkpoint(guarded);
+        if (!ck) return 1;
+        FILE *m = fopen(marker, "w");
+        if (!m) return 1;
+        fclose(m);
+        rc |= write_records("checkpoint", collect(ck), NUM);
+        int64_t n = 0;
+        rc |= cspark_count(ck, &n) ? 1 : 0;
+        FILE *f = open_out("checkpoint_count");
+        fprintf(f, "%" PRId64 "\n", n);
+        fclose(f);
+    }
+
     if (rc) fprintf(stderr, "pairops: %s\n", cspark_last_error(sc) ? cspark_last_error(sc) : "?");
     return rc ? 1 : 0;
 }
