@@ -479,3 +479,79 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     if (rc) fprintf(stderr, "pairops: %s\n", cspark_last_error(sc) ? cspark_last_error(sc) : "?");
     return rc ? 1 : 0;
 }
+
+/* ---- refusals (entry functions for tests/integration/pair_ops_bad_input.sh, --class NAME) -- */
+
+static int report(cspark_context *sc)
+{
+    fprintf(stderr, "pairops: %s\n", cspark_last_error(sc) ? cspark_last_error(sc) : "no error");
+    return 1;
+}
+
+int bad_sample(cspark_context *sc, int argc, char **argv)
+{
+    return cspark_sample(cspark_range(sc, 0, 10, 1, 2), false, 1.5, 1) ? 0 : report(sc);
+}
+
+int bad_split(cspark_context *sc, int argc, char **argv)
+{
+    double w[2] = {1, -1};
+    cspark_rdd *out[2];
+    return cspark_random_split(cspark_range(sc, 0, 10, 1, 2), w, 2, 1, out) == 0 ? 0 : report(sc);
+}
+
+int bad_checkpoint(cspark_context *sc, int argc, char **argv)
+{
+    return cspark_checkpoint(cspark_range(sc, 0, 10, 1, 2)) ? 0 : report(sc);
+}
+
+int bad_depth(cspark_context *sc, int argc, char **argv)
+{
+    uint8_t zero[8] = {0};
+    void *out = NULL;
+    size_t len;
+    return cspark_tree_aggregate(cspark_range(sc, 0, 10, 1, 2), zero, 8, cspark_sum_i64,
+                                 cspark_sum_i64, NULL, 0, 0, &out, &len) == 0
+               ? 0
+               : report(sc);
+}
+
+int empty_first(cspark_context *sc, int argc, char **argv)
+{
+    cspark_records *r = NULL;
+    return cspark_first(cspark_range(sc, 0, 0, 1, 2), &r) == 0 ? 0 : report(sc);
+}
+
+int missing_files(cspark_context *sc, int argc, char **argv)
+{
+    return cspark_whole_text_files(sc, argc > 1 ? argv[1] : "/nonexistent", 0) ? 0 : report(sc);
+}
+
+int out_of_range(cspark_slice key, int n, cspark_task_context *tc)
+{
+    return n;
+}
+
+int bad_partitioner(cspark_context *sc, int argc, char **argv)
+{
+    int64_t n;
+    return cspark_count(
+               cspark_partition_by(cspark_range(sc, 0, 10, 1, 2), out_of_range, NULL, 0, 3), &n) ==
+                   0
+               ? 0
+               : report(sc);
+}
+
+void emits_record(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    cspark_emit_record(out, in);
+}
+
+int map_values_emit(cspark_context *sc, int argc, char **argv)
+{
+    int64_t n;
+    return cspark_count(cspark_map_values(cspark_range(sc, 0, 10, 1, 2), emits_record, NULL, 0),
+                        &n) == 0
+               ? 0
+               : report(sc);
+}
