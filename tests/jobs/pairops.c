@@ -9,6 +9,7 @@
  * give the same result), so the test also shows retries change nothing.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +25,24 @@ static void flaky(cspark_task_context *tc)
         cspark_task_fail(tc, "pairops: planned failure of the first attempt of partition 1");
 }
 
+/* The executor running the first task that finds OUTDIR/kill-executor (the closure of parse_num:
+ * a driver global such as outdir would not reach an executor) removes it and dies: an executor
+ * lost mid-job. Only a test on local-cluster creates the file. */
+static void maybe_kill_executor(cspark_task_context *tc)
+{
+    size_t len;
+    const char *dir = cspark_closure(tc, &len);
+    if (!dir || !len || cspark_partition_id(tc) != 2) return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/kill-executor", dir);
+    if (unlink(path) == 0) raise(SIGKILL);
+}
+
 /* "key\tnumber" -> (key, i64) */
 void parse_num(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     flaky(tc);
+    maybe_kill_executor(tc);
     const uint8_t *tab = memchr(in->key.ptr, '\t', in->key.len);
     size_t klen = tab ? (size_t)(tab - in->key.ptr) : in->key.len;
     char num[32] = "0";
@@ -282,7 +297,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     outdir = argv[4];
     cspark_rdd *a_lines = cspark_text_file(sc, argv[1], 3);
     cspark_rdd *b_lines = cspark_text_file(sc, argv[2], 2);
-    cspark_rdd *a = cspark_map(a_lines, parse_num, NULL, 0);
+    cspark_rdd *a = cspark_map(a_lines, parse_num, outdir, strlen(outdir) + 1);
     cspark_rdd *b = cspark_map(b_lines, parse_word, NULL, 0);
     int rc = 0;
     cspark_records *r;
