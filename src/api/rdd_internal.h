@@ -47,6 +47,13 @@ cspark_rdd *cs_api_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitio
 cspark_rdd *cs_api_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions, const char *op,
                                const void *caller);
 
+/* The files of a text_file / whole_text_files path (comma-separated files, directories, globs;
+ * sources.c), appended to *files, and the bytes per partition min_partitions asks for (0 = the
+ * default, as Hadoop's minPartitions). 0, or a negative code with err naming the path. */
+struct cs_fs_listing;
+int cs_api_list_inputs(cspark_context *sc, const char *path, int min_partitions,
+                       struct cs_fs_listing *files, uint64_t *goal, cs_error *err);
+
 #define CALLER() __builtin_extract_return_addr(__builtin_return_address(0))
 
 #endif

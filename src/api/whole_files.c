@@ -27,20 +27,11 @@ cspark_rdd *cspark_whole_text_files(cspark_context *sc, const char *path, int mi
                      min_partitions);
         return cs_rdd_refuse(sc, &err);
     }
-    char *specs = cs_xstrdup(path), *save = NULL;
-    for (char *tok = strtok_r(specs, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (cs_fs_expand(tok, &files, &err) < 0) break;
-    free(specs);
-    if (err.code) {
+    uint64_t goal;
+    if (cs_api_list_inputs(sc, path, min_partitions, &files, &goal, &err) < 0) {
         cs_fs_listing_free(&files);
         return cs_rdd_refuse(sc, &err);
     }
-    uint64_t total = 0;
-    for (size_t i = 0; i < files.n; i++)
-        total += files.v[i].size;
-    int minp = min_partitions > 0 ? min_partitions
-                                  : (sc->default_parallelism < 2 ? sc->default_parallelism : 2);
-    uint64_t goal = total / (uint64_t)(minp > 0 ? minp : 1);
     if (goal < 1) goal = 1;
 
     size_t nf = files.n;

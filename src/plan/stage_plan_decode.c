@@ -294,23 +294,12 @@ static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error
             r->deps[i] = p->graph.deps[pb->deps[i]];
     }
     int np = r->num_partitions;
+    /* a one-parent node has its parent's partitions, except a coalesce */
+    if (parents_expected(r->kind) == 1 && r->kind != RDD_COALESCE &&
+        r->parents[0]->num_partitions != np)
+        return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
+                         r->parents[0]->num_partitions);
     switch (r->kind) {
-    case RDD_MAP:
-    case RDD_FLAT_MAP:
-    case RDD_FILTER:
-    case RDD_MAP_PARTITIONS:
-    case RDD_MAP_VALUES:
-    case RDD_FLAT_MAP_VALUES:
-    case RDD_KEY_BY:
-    case RDD_SAMPLE:
-    case RDD_ZIP_WITH_INDEX:
-    case RDD_MAP_PARTITIONS_WITH_INDEX:
-    case RDD_PARTITION_TAG:
-    case RDD_FOLD_PARTITION:
-        if (r->parents[0]->num_partitions != np)
-            return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
-                             r->parents[0]->num_partitions);
-        break;
     case RDD_UNION:
         for (int i = 0; i < np; i++) {
             int up = r->union_parent[i], ui = r->union_index[i];
