@@ -297,7 +297,7 @@ CSPARK_EXTERN int cspark_first(cspark_rdd *rdd, cspark_records **out);
 /* The n largest (top) or smallest (take_ordered) records, in that order, comparing keys in
  * memcmp order (shorter prefix first), then values. Each task keeps a bounded heap of n records
  * (memory O(n), no sort of the data); the driver merges the tasks' heaps, as Spark's top and
- * takeOrdered. */
+ * takeOrdered. n is at most 2^28. */
 CSPARK_EXTERN int cspark_top(cspark_rdd *rdd, size_t n, cspark_records **out);
 CSPARK_EXTERN int cspark_take_ordered(cspark_rdd *rdd, size_t n, cspark_records **out);
 /* Spark's countByKey / countByValue: one record per distinct key (per distinct record) with its

@@ -15,6 +15,9 @@
 #include "sched/scheduler.h"
 #include "shuffle/external_sort.h"
 
+/* top / take_ordered keep n records per task and on the driver (heap indexes are 32-bit) */
+#define ORDERED_MAX (1 << 28)
+
 static void on_top_result(void *arg, int partition, task_result *r)
 {
     (void)partition;
@@ -27,6 +30,14 @@ static int ordered(cspark_rdd *rdd, size_t n, bool largest, cspark_records **out
     *out = NULL;
     cspark_context *sc = cs_rdd_context(rdd);
     if (sc->failed) return CS_ECANCELLED;
+    if (n > ORDERED_MAX) {
+        cs_error e;
+        cs_error_set(&e, CS_EINVAL,
+                     "%s: n must be at most %d (every task keeps n records in memory), got %zu; "
+                     "use sort_by_key and save_as_text_file for more",
+                     largest ? "top" : "take_ordered", ORDERED_MAX, n);
+        return cs_context_fail(sc, &e);
+    }
     cs_top_heap merged;
     cs_top_heap_init(&merged, n, largest);
     int rc = 0;

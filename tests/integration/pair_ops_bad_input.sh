@@ -30,6 +30,7 @@ refused bad_checkpoint "spark.checkpoint.dir must be a file system path shared b
     --conf spark.checkpoint.dir=s3a://bucket/ckpt
 refused bad_depth "tree_aggregate: depth must be at least 1, got 0"
 refused empty_first "first of an empty collection"
+refused huge_top "top: n must be at most 268435456 (every task keeps n records in memory), got 1099511627776"
 "$SUBMIT" --master 'local[2]' --class missing_files "$APP" "$T/none" >"$T/out" 2>"$T/err" &&
     fail "missing_files: exited 0"
 grep -q "Input path does not exist: file:$T/none" "$T/err" || fail "missing_files: $(tail -1 "$T/err")"

@@ -570,3 +570,9 @@ int map_values_emit(cspark_context *sc, int argc, char **argv)
                ? 0
                : report(sc);
 }
+
+int huge_top(cspark_context *sc, int argc, char **argv)
+{
+    cspark_records *r = NULL;
+    return cspark_top(cspark_range(sc, 0, 10, 1, 2), (size_t)1 << 40, &r) == 0 ? 0 : report(sc);
+}
