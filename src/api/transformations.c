@@ -7,6 +7,7 @@
  * at once to choose its range bounds, as Spark's sortByKey does.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,8 +187,10 @@ static cspark_rdd *combine(cspark_rdd *rdd, const void *zero, size_t zero_len, b
     cspark_context *sc = cs_rdd_context(rdd);
     cs_error err;
     fn_ref seq_ref, comb_ref, create_ref = {0};
+    char what[64];
+    snprintf(what, sizeof what, "%s zero value", op);
     int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, op, &err);
-    if (n < 0 || (has_zero && cs_recio_check_record(0, zero_len, "zero value", &err) < 0) ||
+    if (n < 0 || (has_zero && cs_recio_check_record(0, zero_len, what, &err) < 0) ||
         cs_fn_ref_init(&seq_ref, (void *)seq, closure, len, op, &err) < 0)
         return cs_rdd_refuse(sc, &err);
     if (cs_fn_ref_init(&comb_ref, (void *)comb, closure, len, op, &err) < 0 ||
