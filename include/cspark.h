@@ -25,6 +25,13 @@
  * function needs beyond its record is passed as an explicit closure buffer, copied when the
  * transformation is created, and handed back through cspark_closure().
  *
+ * What runs where. cspark_main runs on the driver; the functions run inside tasks, on executors
+ * (other processes, other machines) that load the job's .so afresh. So globals set in cspark_main
+ * and pointers inside closures do not travel: pass small values as closure bytes, large ones as
+ * broadcast data, and count with accumulators or in a job's result. In local[N] tasks run on the
+ * driver's threads, where a driver global happens to be visible; on a cluster it is not (see
+ * docs/job-api.md, "What runs where").
+ *
  * Ownership. RDDs belong to their context and live until the context stops; jobs never free
  * them. Results returned by actions (cspark_records, reduce buffers) belong to the caller and are
  * freed with cspark_records_free() / free(). Errors: transformations return NULL on error and
@@ -102,8 +109,13 @@ typedef void (*cspark_partition_fn)(cspark_iterator *in, cspark_emitter *out,
                                     cspark_task_context *tc);
 /* reduce: fold `value` into `acc` (acc = f(acc, value)). Must be associative and commutative. */
 typedef void (*cspark_reduce_fn)(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+/* partition_by: the partition (0 .. num_partitions-1) of a record's key. */
+typedef int (*cspark_partitioner_fn)(cspark_slice key, int num_partitions, cspark_task_context *tc);
 /* foreach: side effects only. */
 typedef void (*cspark_foreach_fn)(const cspark_record *in, cspark_task_context *tc);
+/* map_partitions_with_index: as map_partitions, told the partition's index. */
+typedef void (*cspark_partition_index_fn)(int index, cspark_iterator *in, cspark_emitter *out,
+                                          cspark_task_context *tc);
 
 /* ---- sources ----------------------------------------------------------------------------- */
 
@@ -120,6 +132,13 @@ CSPARK_EXTERN cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_
  * without its terminator ("\n" or "\r\n"); the value is empty. */
 CSPARK_EXTERN cspark_rdd *cspark_text_file(cspark_context *sc, const char *path,
                                            int min_partitions);
+/* Whole files, as Spark's wholeTextFiles: one record per file whose key is the file's path (as
+ * listed: a local path or s3a://bucket/key) and whose value is its whole content (decompressed
+ * when its name has a codec's extension). `path` takes what text_file takes. Files are grouped
+ * in listing order into about `min_partitions` partitions of similar size (0 = default). A file
+ * larger than CSPARK_MAX_RECORD_BYTES fails its task naming the file. */
+CSPARK_EXTERN cspark_rdd *cspark_whole_text_files(cspark_context *sc, const char *path,
+                                                  int min_partitions);
 
 /* ---- narrow transformations (pipelined into one task) ------------------------------------ */
 
@@ -131,6 +150,50 @@ CSPARK_EXTERN cspark_rdd *cspark_filter(cspark_rdd *rdd, cspark_filter_fn fn, co
                                         size_t closure_len);
 CSPARK_EXTERN cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn,
                                                 const void *closure, size_t closure_len);
+/* As map_partitions; fn also gets the partition's index (Spark's mapPartitionsWithIndex). */
+CSPARK_EXTERN cspark_rdd *cspark_map_partitions_with_index(cspark_rdd *rdd,
+                                                           cspark_partition_index_fn fn,
+                                                           const void *closure, size_t closure_len);
+/* Per-value functions that keep each record's key, as Spark's mapValues / flatMapValues: fn sees
+ * the whole record and emits values with cspark_emit_value (once for map_values, any number of
+ * times for flat_map_values); calling cspark_emit there fails the task. */
+CSPARK_EXTERN cspark_rdd *cspark_map_values(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
+                                            size_t closure_len);
+CSPARK_EXTERN cspark_rdd *cspark_flat_map_values(cspark_rdd *rdd, cspark_map_fn fn,
+                                                 const void *closure, size_t closure_len);
+/* Records (key, empty value) and (value, empty value): Spark's keys() and values(). */
+CSPARK_EXTERN cspark_rdd *cspark_keys(cspark_rdd *rdd);
+CSPARK_EXTERN cspark_rdd *cspark_values(cspark_rdd *rdd);
+/* Spark's keyBy: fn emits one key per record with cspark_emit_key; each output record is that
+ * key and, as value, the input record as a pair (key, value) read with cspark_pair_split. */
+CSPARK_EXTERN cspark_rdd *cspark_key_by(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
+                                        size_t closure_len);
+/* A random subset, as Spark's sample: without replacement each record is kept with probability
+ * `fraction` (0..1); with replacement it appears a Poisson(fraction) number of times. The draw
+ * depends only on seed, the partition's index and the record's position in its partition, so a
+ * retried task (and every run) keeps the same records. */
+CSPARK_EXTERN cspark_rdd *cspark_sample(cspark_rdd *rdd, bool with_replacement, double fraction,
+                                        uint64_t seed);
+/* Splits rdd into n disjoint random parts whose sizes follow `weights` (normalized), as Spark's
+ * randomSplit: out[i] receives the i-th part; every record lands in exactly one part. Returns 0,
+ * or a negative code (out[] then NULL) for bad weights. */
+CSPARK_EXTERN int cspark_random_split(cspark_rdd *rdd, const double *weights, int n, uint64_t seed,
+                                      cspark_rdd **out);
+/* Spark's zipWithIndex: each record's position in the RDD (partition order, then order within
+ * the partition) as key (cspark_i64 encoding, so it sorts numerically) and the record as a pair
+ * (key, value) value (cspark_pair_split). As in Spark, a job counting the records of all
+ * partitions but the last runs at once. */
+CSPARK_EXTERN cspark_rdd *cspark_zip_with_index(cspark_rdd *rdd);
+/* Every pair of a record of a and a record of b, as Spark's cartesian: key = the record of a as a
+ * pair (key, value), value = the record of b as a pair (cspark_pair_split both); a.partitions x
+ * b.partitions partitions, each holding b's partition in memory while it streams a's. */
+CSPARK_EXTERN cspark_rdd *cspark_cartesian(cspark_rdd *a, cspark_rdd *b);
+/* Spark's reliable checkpoint, eager (as Dataset.checkpoint()): runs a job writing every
+ * partition under spark.checkpoint.dir (a directory the driver and every executor reach: a shared
+ * volume on Kubernetes) and returns an RDD with the same records whose lineage starts at those
+ * files, so later jobs neither recompute nor re-shuffle its ancestors. NULL on error (unset
+ * directory, job failure). */
+CSPARK_EXTERN cspark_rdd *cspark_checkpoint(cspark_rdd *rdd);
 /* All partitions of a, then all of b. */
 CSPARK_EXTERN cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b);
 /* Merges partitions without a shuffle into at most num_partitions. */
@@ -168,6 +231,40 @@ CSPARK_EXTERN cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *r
 CSPARK_EXTERN cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions);
 /* Redistributes records round-robin into num_partitions through a shuffle. */
 CSPARK_EXTERN cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions);
+/* Spark's partitionBy with a custom Partitioner: each record goes to partition fn(key, n) of n
+ * num_partitions (fn must return 0 .. n-1; another value fails the task naming fn). Records of a
+ * partition keep no particular order. */
+CSPARK_EXTERN cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn,
+                                              const void *closure, size_t closure_len,
+                                              int num_partitions);
+/* Records ordered by the key fn emits for each record (cspark_emit_key, exactly once), as Spark's
+ * sortBy: the records themselves are unchanged. */
+CSPARK_EXTERN cspark_rdd *cspark_sort_by(cspark_rdd *rdd, cspark_map_fn key_fn, const void *closure,
+                                         size_t closure_len, bool ascending, int num_partitions);
+/* Spark's foldByKey: aggregate_by_key with fn as both the sequence and the combine function. */
+CSPARK_EXTERN cspark_rdd *cspark_fold_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                                             cspark_reduce_fn fn, const void *closure,
+                                             size_t closure_len, int num_partitions);
+/* Spark's combineByKey: per key, create(acc, v) builds a combiner from the first value (acc is
+ * empty when called), merge_value(acc, v) folds in further values, merge_combiners(acc, other)
+ * merges partial combiners; map-side combine. The closure is shared by the three. */
+CSPARK_EXTERN cspark_rdd *cspark_combine_by_key(cspark_rdd *rdd, cspark_reduce_fn create,
+                                                cspark_reduce_fn merge_value,
+                                                cspark_reduce_fn merge_combiners,
+                                                const void *closure, size_t closure_len,
+                                                int num_partitions);
+/* As join, plus right records without a match (left absent) / plus unmatched records of either
+ * side. Values are read with cspark_join_sides. */
+CSPARK_EXTERN cspark_rdd *cspark_right_outer_join(cspark_rdd *left, cspark_rdd *right,
+                                                  int num_partitions);
+CSPARK_EXTERN cspark_rdd *cspark_full_outer_join(cspark_rdd *left, cspark_rdd *right,
+                                                 int num_partitions);
+/* Records of a whose key does not occur in b (Spark's subtractByKey). */
+CSPARK_EXTERN cspark_rdd *cspark_subtract_by_key(cspark_rdd *a, cspark_rdd *b, int num_partitions);
+/* Records of a (key and value) that do not occur in b, duplicates of a kept (Spark's subtract). */
+CSPARK_EXTERN cspark_rdd *cspark_subtract(cspark_rdd *a, cspark_rdd *b, int num_partitions);
+/* Distinct records (key and value) present in both (Spark's intersection). */
+CSPARK_EXTERN cspark_rdd *cspark_intersection(cspark_rdd *a, cspark_rdd *b, int num_partitions);
 
 /* ---- actions ----------------------------------------------------------------------------- */
 
@@ -183,11 +280,35 @@ CSPARK_EXTERN int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void
 CSPARK_EXTERN int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len,
                               cspark_reduce_fn fn, const void *closure, size_t closure_len,
                               void **out, size_t *out_len);
+/* Spark's treeAggregate: values folded with seq from `zero` per partition, then merged with comb
+ * in a tree of depth levels (shuffles of partial results; depth 2 as Spark's default) instead of
+ * all on the driver. zero must be neutral for comb. *out is malloc'd (free()). */
+CSPARK_EXTERN int cspark_tree_aggregate(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                                        cspark_reduce_fn seq, cspark_reduce_fn comb,
+                                        const void *closure, size_t closure_len, int depth,
+                                        void **out, size_t *out_len);
 /* Writes part-NNNNN files (one per partition) and _SUCCESS under `path`; each record is one line:
  * the key, then a TAB and the value when the value is not empty. Refuses an existing path. */
 CSPARK_EXTERN int cspark_save_as_text_file(cspark_rdd *rdd, const char *path);
 CSPARK_EXTERN int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure,
                                  size_t closure_len);
+/* The first record (take(1)); fails on an empty RDD ("first of an empty collection"). */
+CSPARK_EXTERN int cspark_first(cspark_rdd *rdd, cspark_records **out);
+/* The n largest (top) or smallest (take_ordered) records, in that order, comparing keys in
+ * memcmp order (shorter prefix first), then values. Each task keeps a bounded heap of n records
+ * (memory O(n), no sort of the data); the driver merges the tasks' heaps, as Spark's top and
+ * takeOrdered. n is at most 2^28. */
+CSPARK_EXTERN int cspark_top(cspark_rdd *rdd, size_t n, cspark_records **out);
+CSPARK_EXTERN int cspark_take_ordered(cspark_rdd *rdd, size_t n, cspark_records **out);
+/* Spark's countByKey / countByValue: one record per distinct key (per distinct record) with its
+ * count as value (cspark_i64), sorted by key so cspark_records_find looks one up. countByValue's
+ * key is the record's key when its value is empty (lines, words), else the record as a pair
+ * (key, value) (cspark_pair_split). */
+CSPARK_EXTERN int cspark_count_by_key(cspark_rdd *rdd, cspark_records **out);
+CSPARK_EXTERN int cspark_count_by_value(cspark_rdd *rdd, cspark_records **out);
+/* Spark's collectAsMap: one record per distinct key, sorted by key (cspark_records_find); of
+ * several records with one key, the last in partition order wins. */
+CSPARK_EXTERN int cspark_collect_as_map(cspark_rdd *rdd, cspark_records **out);
 
 /* ---- results ----------------------------------------------------------------------------- */
 
@@ -195,6 +316,10 @@ CSPARK_EXTERN size_t cspark_records_count(const cspark_records *r);
 /* The i-th record; slices borrowed from r until cspark_records_free. */
 CSPARK_EXTERN cspark_record cspark_records_get(const cspark_records *r, size_t i);
 CSPARK_EXTERN void cspark_records_free(cspark_records *r);
+/* In records sorted by key (collect_as_map, count_by_key, count_by_value): the value of `key`,
+ * borrowed from r; false when absent. Binary search. */
+CSPARK_EXTERN bool cspark_records_find(const cspark_records *r, const void *key, size_t key_len,
+                                       cspark_slice *value);
 
 /* ---- inside user functions --------------------------------------------------------------- */
 
@@ -211,6 +336,12 @@ static inline void cspark_emit_record(cspark_emitter *out, const cspark_record *
 CSPARK_EXTERN uint8_t *cspark_emit_reserve(cspark_emitter *out, size_t key_len, size_t value_len,
                                            uint8_t **value_out);
 
+/* In a function called per record (map, flat_map, map_values, key_by, ...): emits the input
+ * record's key with a new value (cspark_emit_value), or a new key with the input record's value
+ * (cspark_emit_key; in key_by and sort_by, with the whole input record). */
+CSPARK_EXTERN void cspark_emit_value(cspark_emitter *out, const void *value, size_t value_len);
+CSPARK_EXTERN void cspark_emit_key(cspark_emitter *out, const void *key, size_t key_len);
+
 /* map_partitions input: the next record, or false at the end of the partition. */
 CSPARK_EXTERN bool cspark_iterator_next(cspark_iterator *it, cspark_record *out);
 
@@ -218,6 +349,9 @@ CSPARK_EXTERN bool cspark_iterator_next(cspark_iterator *it, cspark_record *out)
 CSPARK_EXTERN const void *cspark_closure(cspark_task_context *tc, size_t *len);
 CSPARK_EXTERN int cspark_partition_id(const cspark_task_context *tc);
 CSPARK_EXTERN int cspark_stage_id(const cspark_task_context *tc);
+/* The path of the file the current record was read from (text_file, whole_text_files), as
+ * Spark's input_file_name(); "" when the record comes from no file. Borrowed for the task. */
+CSPARK_EXTERN const char *cspark_input_file_name(const cspark_task_context *tc);
 /* 0 for the first attempt of a task, 1 for its first retry, ... */
 CSPARK_EXTERN int cspark_attempt_number(const cspark_task_context *tc);
 /* The local path of a file shipped with the application by its name (--files, spark.files; an
@@ -241,6 +375,13 @@ CSPARK_EXTERN void cspark_sum_i64(cspark_value *acc, cspark_slice value, cspark_
 CSPARK_EXTERN void cspark_sum_f64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
 CSPARK_EXTERN void cspark_min_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
 CSPARK_EXTERN void cspark_max_i64(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+/* Lists as aggregate results (Spark's collect_list): with aggregate_by_key(zero = empty,
+ * seq = cspark_list_append, comb = cspark_list_concat) each key's value is the list of its values.
+ * list_append adds `value` as one item; list_concat appends another list's items. */
+CSPARK_EXTERN void cspark_list_append(cspark_value *acc, cspark_slice value,
+                                      cspark_task_context *tc);
+CSPARK_EXTERN void cspark_list_concat(cspark_value *acc, cspark_slice value,
+                                      cspark_task_context *tc);
 
 /* ---- encodings --------------------------------------------------------------------------- */
 
@@ -413,6 +554,182 @@ CSPARK_EXTERN double cspark_double_accumulator_value(cspark_context *sc, cspark_
 /* A custom accumulator's value: *out malloc'd (free()). 0, or a negative code when unknown. */
 CSPARK_EXTERN int cspark_accumulator_value(cspark_context *sc, cspark_accumulator acc, void **out,
                                            size_t *len);
+/* Builds a list item in place: writes [len][bytes] at dst (which has room for 4 + len bytes) and
+ * returns the byte after it. A list is any concatenation of items. */
+static inline uint8_t *cspark_list_put(uint8_t *dst, const void *item, uint32_t len)
+{
+    memcpy(dst, &len, 4);
+    if (len) memcpy(dst + 4, item, len);
+    return dst + 4 + len;
+}
+/* The number of items of a list (stops at a malformed item). */
+static inline size_t cspark_list_count(cspark_slice list)
+{
+    size_t n = 0;
+    cspark_slice item;
+    while (cspark_list_next(&list, &item))
+        n++;
+    return n;
+}
+
+/* Values of outer joins (right_outer_join, full_outer_join; also join and left_outer_join): the
+ * sides present, CSPARK_LEFT | CSPARK_RIGHT, with *left / *right set to the present ones (an
+ * absent side is {NULL, 0}); 0 when malformed. An absent left is encoded as the length
+ * 0xFFFFFFFF. */
+#define CSPARK_LEFT 1
+#define CSPARK_RIGHT 2
+static inline int cspark_join_sides(cspark_slice v, cspark_slice *left, cspark_slice *right)
+{
+    uint32_t n;
+    int sides = 0;
+    left->ptr = right->ptr = NULL;
+    left->len = right->len = 0;
+    if (v.len < 5) return 0;
+    memcpy(&n, v.ptr, 4);
+    size_t off = 4;
+    if (n != 0xFFFFFFFFu) {
+        if (n > v.len - 5) return 0;
+        left->ptr = v.ptr + 4;
+        left->len = n;
+        off += n;
+        sides |= CSPARK_LEFT;
+    }
+    if (v.ptr[off] == 1) {
+        right->ptr = v.ptr + off + 1;
+        right->len = (uint32_t)(v.len - off - 1);
+        sides |= CSPARK_RIGHT;
+    } else if (off + 1 != v.len) {
+        return 0;
+    }
+    return sides;
+}
+
+/* Tuples: several fields in one key or value, without hand-packing, such that memcmp order of
+ * two tuples with the same field types is the order of their fields, first field first (so
+ * sort_by_key, top and take_ordered order tuples field by field, numbers numerically). Fields:
+ * i64 and f64 take 8 bytes (the encodings above); bytes are written with each 0x00 byte as
+ * 0x00 0xFF and end with 0x00 0x01, so a shorter string sorts first. A reader must read the
+ * fields with the types they were written with.
+ *
+ *     uint8_t buf[64];
+ *     cspark_tuple_writer w;
+ *     cspark_tuple_init(&w, buf, sizeof buf);
+ *     cspark_tuple_put_i64(&w, -count);          // most frequent first in ascending order
+ *     cspark_tuple_put_str(&w, url);
+ *     if (cspark_tuple_ok(&w)) cspark_emit_key(out, buf, w.len);
+ *
+ *     cspark_tuple_reader r = cspark_tuple_read(rec->key);
+ *     int64_t c; cspark_slice u;
+ *     if (cspark_tuple_get_i64(&r, &c) && cspark_tuple_get_bytes(&r, &u, NULL, 0)) ...
+ *
+ * The writer counts every byte a field needs even beyond cap (nothing is written past cap), so
+ * w.len after a failed attempt is the size to allocate. */
+typedef struct cspark_tuple_writer {
+    uint8_t *buf;
+    size_t cap;
+    size_t len; /* bytes the fields need so far (may exceed cap: not ok) */
+} cspark_tuple_writer;
+
+static inline void cspark_tuple_init(cspark_tuple_writer *w, void *buf, size_t cap)
+{
+    w->buf = (uint8_t *)buf;
+    w->cap = cap;
+    w->len = 0;
+}
+static inline bool cspark_tuple_ok(const cspark_tuple_writer *w)
+{
+    return w->len <= w->cap;
+}
+static inline void cspark_tuple_put_i64(cspark_tuple_writer *w, int64_t v)
+{
+    if (w->len + 8 <= w->cap) cspark_i64_encode(v, w->buf + w->len);
+    w->len += 8;
+}
+static inline void cspark_tuple_put_f64(cspark_tuple_writer *w, double v)
+{
+    if (w->len + 8 <= w->cap) cspark_f64_encode(v, w->buf + w->len);
+    w->len += 8;
+}
+static inline void cspark_tuple_put_bytes(cspark_tuple_writer *w, const void *data, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    for (size_t i = 0; i < len; i++) {
+        if (w->len < w->cap) w->buf[w->len] = p[i];
+        w->len++;
+        if (p[i] == 0) {
+            if (w->len < w->cap) w->buf[w->len] = 0xFF;
+            w->len++;
+        }
+    }
+    if (w->len + 2 <= w->cap) {
+        w->buf[w->len] = 0;
+        w->buf[w->len + 1] = 1;
+    }
+    w->len += 2;
+}
+static inline void cspark_tuple_put_str(cspark_tuple_writer *w, const char *s)
+{
+    cspark_tuple_put_bytes(w, s, strlen(s));
+}
+
+typedef struct cspark_tuple_reader {
+    cspark_slice rest; /* the fields not read yet */
+} cspark_tuple_reader;
+
+static inline cspark_tuple_reader cspark_tuple_read(cspark_slice tuple)
+{
+    cspark_tuple_reader r;
+    r.rest = tuple;
+    return r;
+}
+static inline bool cspark_tuple_get_i64(cspark_tuple_reader *r, int64_t *out)
+{
+    if (r->rest.len < 8) return false;
+    *out = cspark_i64_decode(r->rest.ptr);
+    r->rest.ptr += 8;
+    r->rest.len -= 8;
+    return true;
+}
+static inline bool cspark_tuple_get_f64(cspark_tuple_reader *r, double *out)
+{
+    if (r->rest.len < 8) return false;
+    *out = cspark_f64_decode(r->rest.ptr);
+    r->rest.ptr += 8;
+    r->rest.len -= 8;
+    return true;
+}
+/* The next bytes field. When it holds no 0x00 byte, *out borrows it from the tuple; otherwise it
+ * is decoded into scratch (scratch_cap bytes; false when too small). False when malformed. */
+static inline bool cspark_tuple_get_bytes(cspark_tuple_reader *r, cspark_slice *out,
+                                          uint8_t *scratch, size_t scratch_cap)
+{
+    const uint8_t *p = r->rest.ptr;
+    size_t n = r->rest.len, i = 0, zeros = 0;
+    for (;; i++) {
+        if (i + 1 >= n) return false;
+        if (p[i] != 0) continue;
+        if (p[i + 1] == 1) break;
+        if (p[i + 1] != 0xFF) return false;
+        zeros++;
+        i++;
+    }
+    if (zeros == 0) {
+        out->ptr = p;
+        out->len = (uint32_t)i;
+    } else {
+        size_t len = i - zeros, k = 0;
+        if (len > scratch_cap || !scratch) return false;
+        for (size_t j = 0; j < i; j++) {
+            scratch[k++] = p[j];
+            if (p[j] == 0) j++;
+        }
+        out->ptr = scratch;
+        out->len = (uint32_t)len;
+    }
+    r->rest.ptr += i + 2;
+    r->rest.len -= (uint32_t)(i + 2);
+    return true;
+}
 
 /* ---- context ----------------------------------------------------------------------------- */
 

@@ -27,10 +27,6 @@
 #include "fs/fs.h"
 #include "sched/scheduler.h"
 
-struct cspark_records {
-    cs_batch b;
-};
-
 size_t cspark_records_count(const cspark_records *r)
 {
     return r ? r->b.n : 0;

@@ -6,6 +6,7 @@
 #ifndef CSPARK_API_RDD_INTERNAL_H
 #define CSPARK_API_RDD_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "api/context.h"
@@ -13,6 +14,11 @@
 #include "plan/builtins.h"
 #include "plan/rdd.h"
 #include "shuffle/builtin_aggs.h"
+
+/* What actions return (cspark.h's cspark_records): one batch owned by the caller. */
+struct cspark_records {
+    cs_batch b;
+};
 
 /* The context whose graph holds r (every node the API sees was made on the driver). */
 static inline cspark_context *cs_rdd_context(const cspark_rdd *r)
@@ -33,6 +39,25 @@ cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err);
  * Each partition is a task with its own descriptor, result slot and output file; far more
  * exhausts the driver's memory before the first task runs. */
 #define CS_MAX_PARTITIONS 1000000
+
+/* Builders of transformations.c the other files of src/api compose operations from (named "op",
+ * after the caller's address): a narrow node calling fn (user function, closure copied) or one of
+ * libcspark's built-ins; a cogroup of two RDDs; a sort_by_key (runs its sampling job). */
+cspark_rdd *cs_api_narrow(cspark_rdd *parent, rdd_kind kind, const char *op, void *fn,
+                          const void *closure, size_t len, const void *caller);
+cspark_rdd *cs_api_narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char *op,
+                                  const char *name, void *fn, const void *caller);
+cspark_rdd *cs_api_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions, const char *op,
+                           const void *caller);
+cspark_rdd *cs_api_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions, const char *op,
+                               const void *caller);
+
+/* The files of a text_file / whole_text_files path (comma-separated files, directories, globs;
+ * sources.c), appended to *files, and the bytes per partition min_partitions asks for (0 = the
+ * default, as Hadoop's minPartitions). 0, or a negative code with err naming the path. */
+struct cs_fs_listing;
+int cs_api_list_inputs(cspark_context *sc, const char *path, int min_partitions,
+                       struct cs_fs_listing *files, uint64_t *goal, cs_error *err);
 
 #define CALLER() __builtin_extract_return_addr(__builtin_return_address(0))
 

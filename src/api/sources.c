@@ -78,6 +78,24 @@ cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t
 
 /* ---- text_file ----------------------------------------------------------------------------- */
 
+int cs_api_list_inputs(cspark_context *sc, const char *path, int min_partitions,
+                       cs_fs_listing *files, uint64_t *goal, cs_error *err)
+{
+    char *specs = cs_xstrdup(path), *save = NULL;
+    for (char *tok = strtok_r(specs, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (cs_fs_expand(tok, files, err) < 0) break;
+    free(specs);
+    if (err->code) return err->code;
+    uint64_t total = 0;
+    for (size_t i = 0; i < files->n; i++)
+        total += files->v[i].size;
+    int minp = min_partitions > 0 ? min_partitions
+                                  : (sc->default_parallelism < 2 ? sc->default_parallelism : 2);
+    if (minp > CS_MAX_PARTITIONS) minp = CS_MAX_PARTITIONS; /* a hint, as Hadoop's minSplits */
+    *goal = total / (uint64_t)(minp > 0 ? minp : 1);
+    return 0;
+}
+
 cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_partitions)
 {
     if (!sc) return null_context("text_file");
@@ -90,20 +108,8 @@ cspark_rdd *cspark_text_file(cspark_context *sc, const char *path, int min_parti
         cs_error_set(&err, CS_EINVAL, "text_file: the path is empty");
         goto fail;
     }
-    char *specs = cs_xstrdup(path), *save = NULL;
-    for (char *tok = strtok_r(specs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (cs_fs_expand(tok, &files, &err) < 0) break;
-    }
-    free(specs);
-    if (err.code) goto fail;
-
-    uint64_t total = 0;
-    for (size_t i = 0; i < files.n; i++)
-        total += files.v[i].size;
-    int minp = min_partitions > 0 ? min_partitions
-                                  : (sc->default_parallelism < 2 ? sc->default_parallelism : 2);
-    if (minp > CS_MAX_PARTITIONS) minp = CS_MAX_PARTITIONS; /* a hint, as Hadoop's minSplits */
-    uint64_t goal = total / (uint64_t)(minp > 0 ? minp : 1);
+    uint64_t goal;
+    if (cs_api_list_inputs(sc, path, min_partitions, &files, &goal, &err) < 0) goto fail;
     uint64_t split_size = goal < (uint64_t)TEXT_BLOCK_SIZE ? goal : (uint64_t)TEXT_BLOCK_SIZE;
     if (split_size < 1) split_size = 1;
 

@@ -7,6 +7,7 @@
  * at once to choose its range bounds, as Spark's sortByKey does.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,21 +186,27 @@ cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const voi
     return r;
 }
 
-cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
-                                    cspark_reduce_fn seq, cspark_reduce_fn comb,
-                                    const void *closure, size_t len, int num_partitions)
+/* Spark's combineByKeyWithClassTag: map-side combine with create (or the zero), merge_value and
+ * merge_combiners; the reduce side merges combiners. The closure travels with merge_value. */
+static cspark_rdd *combine(cspark_rdd *rdd, const void *zero, size_t zero_len, bool has_zero,
+                           cspark_reduce_fn create, cspark_reduce_fn seq, cspark_reduce_fn comb,
+                           const void *closure, size_t len, int num_partitions, const char *op,
+                           const void *caller)
 {
     if (!rdd) return null_rdd("aggregate_by_key");
     cspark_context *sc = cs_rdd_context(rdd);
     cs_error err;
-    fn_ref seq_ref, comb_ref;
-    int n =
-        shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "aggregate_by_key", &err);
-    if (n < 0 || cs_recio_check_record(0, zero_len, "aggregate_by_key zero value", &err) < 0 ||
-        cs_fn_ref_init(&seq_ref, (void *)seq, closure, len, "aggregate_by_key", &err) < 0)
+    fn_ref seq_ref, comb_ref, create_ref = {0};
+    char what[64];
+    snprintf(what, sizeof what, "%s zero value", op);
+    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, op, &err);
+    if (n < 0 || (has_zero && cs_recio_check_record(0, zero_len, what, &err) < 0) ||
+        cs_fn_ref_init(&seq_ref, (void *)seq, closure, len, op, &err) < 0)
         return cs_rdd_refuse(sc, &err);
-    if (cs_fn_ref_init(&comb_ref, (void *)comb, closure, len, "aggregate_by_key", &err) < 0) {
+    if (cs_fn_ref_init(&comb_ref, (void *)comb, closure, len, op, &err) < 0 ||
+        (create && cs_fn_ref_init(&create_ref, (void *)create, NULL, 0, op, &err) < 0)) {
         cs_fn_ref_free(&seq_ref);
+        cs_fn_ref_free(&comb_ref);
         return cs_rdd_refuse(sc, &err);
     }
     shuffle_dep *d = dep_new(rdd, PART_HASH, n);
@@ -207,14 +214,40 @@ cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t ze
     cs_fn_ref_builtin(&d->agg.merge_value, seq_ref.name, seq_ref.ptr);
     cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
     cs_fn_ref_builtin(&d->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
-    copy_zero(&d->agg, zero, zero_len);
-    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "aggregate_by_key", CALLER());
+    if (create) cs_fn_ref_builtin(&d->agg.create, create_ref.name, create_ref.ptr);
+    if (has_zero) copy_zero(&d->agg, zero, zero_len);
+    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, op, caller);
     /* the reduce side only merges combiners; the closure travels with merge_value */
     r->agg.merge_value = comb_ref;
     cs_fn_ref_builtin(&r->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
     r->values_are_combiners = true;
     cs_fn_ref_free(&seq_ref);
+    cs_fn_ref_free(&create_ref);
     return r;
+}
+
+cspark_rdd *cspark_aggregate_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                                    cspark_reduce_fn seq, cspark_reduce_fn comb,
+                                    const void *closure, size_t len, int num_partitions)
+{
+    return combine(rdd, zero, zero_len, true, NULL, seq, comb, closure, len, num_partitions,
+                   "aggregate_by_key", CALLER());
+}
+
+cspark_rdd *cspark_fold_by_key(cspark_rdd *rdd, const void *zero, size_t zero_len,
+                               cspark_reduce_fn fn, const void *closure, size_t len,
+                               int num_partitions)
+{
+    return combine(rdd, zero, zero_len, true, NULL, fn, fn, closure, len, num_partitions,
+                   "fold_by_key", CALLER());
+}
+
+cspark_rdd *cspark_combine_by_key(cspark_rdd *rdd, cspark_reduce_fn create,
+                                  cspark_reduce_fn merge_value, cspark_reduce_fn merge_combiners,
+                                  const void *closure, size_t len, int num_partitions)
+{
+    return combine(rdd, NULL, 0, false, create, merge_value, merge_combiners, closure, len,
+                   num_partitions, "combine_by_key", CALLER());
 }
 
 static void list_aggregator(cspark_rdd *r)
@@ -257,6 +290,24 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
     r->num_deps = 2;
     list_aggregator(r);
     return r;
+}
+
+cspark_rdd *cs_api_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions, const char *op,
+                           const void *caller)
+{
+    return cogroup_node(left, right, num_partitions, op, caller);
+}
+
+cspark_rdd *cs_api_narrow(cspark_rdd *parent, rdd_kind kind, const char *op, void *fn,
+                          const void *closure, size_t len, const void *caller)
+{
+    return narrow(parent, kind, op, fn, closure, len, caller);
+}
+
+cspark_rdd *cs_api_narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char *op,
+                                  const char *name, void *fn, const void *caller)
+{
+    return narrow_builtin(parent, kind, op, name, fn, caller);
 }
 
 cspark_rdd *cspark_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions)
@@ -312,6 +363,42 @@ cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
         return refuse_partitions(rdd, "repartition", num_partitions);
     shuffle_dep *d = dep_new(rdd, PART_ROUND_ROBIN, num_partitions);
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
+}
+
+/* partition_by: records keyed by [be32 partition][key] (RDD_PARTITION_TAG calls the user's
+ * function), range-partitioned at the bounds be32(1) .. be32(n-1) (a tagged key lies above the
+ * bound of its tag and below the next), then untagged after a plain read. */
+cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn, const void *closure,
+                                size_t len, int num_partitions)
+{
+    if (!rdd) {
+        cs_context_null_argument("partition_by", "RDD");
+        return NULL;
+    }
+    const void *caller = CALLER();
+    if (num_partitions < 1) return refuse_partitions(rdd, "partition_by", num_partitions);
+    cspark_rdd *tagged =
+        narrow(rdd, RDD_PARTITION_TAG, "partition_by", (void *)fn, closure, len, caller);
+    if (!tagged) return NULL;
+    tagged->range_start = num_partitions;
+    int n = num_partitions;
+    shuffle_dep *d = dep_new(tagged, PART_RANGE, n);
+    d->range_bound_data = cs_xmalloc((size_t)4 * (n > 1 ? n - 1 : 1));
+    d->range_bounds = cs_xcalloc((size_t)(n > 1 ? n - 1 : 1), sizeof *d->range_bounds);
+    for (int i = 0; i < n - 1; i++) {
+        uint8_t *b = d->range_bound_data + 4 * i;
+        uint32_t tag = (uint32_t)i + 1;
+        b[0] = (uint8_t)(tag >> 24);
+        b[1] = (uint8_t)(tag >> 16);
+        b[2] = (uint8_t)(tag >> 8);
+        b[3] = (uint8_t)tag;
+        d->range_bounds[i] = (cspark_slice){b, 4};
+    }
+    d->partitioner.bounds = d->range_bounds;
+    d->partitioner.num_bounds = n - 1;
+    cspark_rdd *r = shuffled(tagged, d, n, SHUFFLE_READ_PLAIN, "partition_by", caller);
+    return narrow_builtin(r, RDD_MAP, "partition_by", "cs_builtin_untag", (void *)cs_builtin_untag,
+                          caller);
 }
 
 /* ---- sort_by_key: range bounds from a sample --------------------------------------------- */
@@ -390,11 +477,17 @@ static int choose_bounds(shuffle_dep *d, sample_acc *a, int n)
 cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions)
 {
     if (!rdd) return null_rdd("sort_by_key");
+    return cs_api_sort_by_key(rdd, ascending, num_partitions, "sort_by_key", CALLER());
+}
+
+cspark_rdd *cs_api_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions, const char *op,
+                               const void *caller)
+{
+    if (!rdd) return NULL;
     cspark_context *sc = cs_rdd_context(rdd);
-    const void *caller = CALLER();
     cs_error err;
     cs_error_clear(&err);
-    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "sort_by_key", &err);
+    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, op, &err);
     if (n < 0) return cs_rdd_refuse(sc, &err);
     if (sc->failed) return NULL;
 
@@ -420,7 +513,7 @@ cspark_rdd *cspark_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitio
     free(acc.weights);
     d->partitioner.num_partitions = nb + 1;
     d->partitioner.ascending = ascending;
-    cspark_rdd *r = shuffled(rdd, d, nb + 1, SHUFFLE_READ_SORT, "sort_by_key", caller);
+    cspark_rdd *r = shuffled(rdd, d, nb + 1, SHUFFLE_READ_SORT, op, caller);
     r->ascending = ascending;
     return r;
 }

@@ -11,6 +11,7 @@
 #include "exec/part_iter.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +23,18 @@
 #include "shuffle/external_agg.h"
 #include "shuffle/external_sort.h"
 
+/* What a per-record function may emit: any record, only values (map_values: the key is the
+ * input's), or only keys (key_by: the value is the input record as a pair). */
+typedef enum { EMIT_ANY = 0, EMIT_VALUES, EMIT_KEYS } emit_mode;
+
 struct cspark_emitter {
     cs_batch *out;
     void (*on_full)(cspark_emitter *e);
     void *arg;
     cspark_task_context *tc; /* failed when a record is over the record limit */
+    const cspark_record *in; /* the input record of a per-record function, else NULL */
+    emit_mode mode;
+    const char *fn_name; /* for the refusals of a mode */
 };
 
 /* Lengths are size_t in the API and uint32_t in a batch: a record over CSPARK_MAX_RECORD_BYTES
@@ -38,17 +46,71 @@ static void emit_check(cspark_emitter *e, size_t key_len, size_t value_len, cons
         cspark_task_fail(e->tc, "%s", err.msg);
 }
 
+static void emit_refuse_mode(cspark_emitter *e, const char *call)
+{
+    cspark_task_fail(e->tc, "%s called %s: a %s function emits with %s", e->fn_name, call,
+                     e->mode == EMIT_VALUES ? "map_values" : "key_by/sort_by",
+                     e->mode == EMIT_VALUES ? "cspark_emit_value" : "cspark_emit_key");
+}
+
 void cspark_emit(cspark_emitter *e, const void *key, size_t key_len, const void *value,
                  size_t value_len)
 {
+    if (__builtin_expect(e->mode != EMIT_ANY, 0)) emit_refuse_mode(e, "cspark_emit");
     emit_check(e, key_len, value_len, "cspark_emit");
     cs_batch_append_record(e->out, key, (uint32_t)key_len, value, (uint32_t)value_len);
     if (e->on_full && batch_full(e->out)) e->on_full(e);
 }
 
+/* Room for one record (checked against the record limit, a full batch handed on first). */
+static uint8_t *emit_space(cspark_emitter *e, size_t key_len, size_t value_len, const char *what)
+{
+    emit_check(e, key_len, value_len, what);
+    if (e->on_full && batch_full(e->out)) e->on_full(e);
+    return batch_append(e->out, (uint32_t)key_len, (uint32_t)value_len);
+}
+
+void cspark_emit_value(cspark_emitter *e, const void *value, size_t value_len)
+{
+    if (!e->in || e->mode == EMIT_KEYS)
+        cspark_task_fail(e->tc,
+                         "%s called cspark_emit_value where no input record is at hand "
+                         "(it is for per-record functions such as map and map_values)",
+                         e->fn_name ? e->fn_name : "a function");
+    const cspark_slice k = e->in->key;
+    uint8_t *p = emit_space(e, k.len, value_len, "cspark_emit_value");
+    memcpy(p, k.ptr, k.len);
+    if (value_len) memcpy(p + k.len, value, value_len);
+}
+
+void cspark_emit_key(cspark_emitter *e, const void *key, size_t key_len)
+{
+    if (!e->in || e->mode == EMIT_VALUES)
+        cspark_task_fail(e->tc,
+                         "%s called cspark_emit_key where no input record is at hand "
+                         "(it is for per-record functions such as map and key_by)",
+                         e->fn_name ? e->fn_name : "a function");
+    const cspark_record *in = e->in;
+    if (e->mode == EMIT_KEYS) { /* value = pair(key, value) of the input */
+        size_t vlen = 4 + (size_t)in->key.len + 1 + in->value.len;
+        uint8_t *p = emit_space(e, key_len, vlen, "cspark_emit_key");
+        if (key_len) memcpy(p, key, key_len);
+        uint8_t *v = p + key_len;
+        memcpy(v, &in->key.len, 4);
+        memcpy(v + 4, in->key.ptr, in->key.len);
+        v[4 + in->key.len] = 1;
+        memcpy(v + 5 + in->key.len, in->value.ptr, in->value.len);
+        return;
+    }
+    uint8_t *p = emit_space(e, key_len, in->value.len, "cspark_emit_key");
+    if (key_len) memcpy(p, key, key_len);
+    memcpy(p + key_len, in->value.ptr, in->value.len);
+}
+
 static __attribute__((noinline)) uint8_t *emit_reserve_slow(cspark_emitter *e, size_t key_len,
                                                             size_t value_len, uint8_t **value_out)
 {
+    if (e->mode != EMIT_ANY) emit_refuse_mode(e, "cspark_emit_reserve");
     emit_check(e, key_len, value_len, "cspark_emit_reserve");
     /* A full batch is handed on before reserving, so the returned space stays valid. */
     if (e->on_full && batch_full(e->out)) e->on_full(e);
@@ -67,8 +129,9 @@ uint8_t *cspark_emit_reserve(cspark_emitter *e, size_t key_len, size_t value_len
     size_t kv;
     bool wraps = __builtin_add_overflow(key_len, value_len, &kv);
     size_t need = b->len + kv;
-    if (__builtin_expect(!wraps && kv <= CSPARK_MAX_RECORD_BYTES && b->data && need <= b->cap &&
-                             b->n < b->rcap && (!e->on_full || !batch_full(b)),
+    if (__builtin_expect(!wraps && kv <= CSPARK_MAX_RECORD_BYTES && e->mode == EMIT_ANY &&
+                             b->data && need <= b->cap && b->n < b->rcap &&
+                             (!e->on_full || !batch_full(b)),
                          1)) {
         cs_rec *r = &b->recs[b->n++];
         r->off = b->len;
@@ -171,18 +234,134 @@ typedef struct narrow_iter {
     const cs_batch *in; /* the parent's current batch (valid until we pull the next one) */
     size_t in_pos;      /* next input record to process */
     bool eof;           /* the parent has ended: never pull it again */
+    int partition;      /* of rdd (a coalesce above may number its task otherwise) */
+    uint64_t rng;       /* RDD_SAMPLE: the draws' generator state */
+    int64_t index;      /* RDD_ZIP_WITH_INDEX: the next record's index */
+    bool started;       /* rng / index set up */
     cs_batch out;
 } narrow_iter;
+
+/* RDD_SAMPLE's draws: splitmix64 started from the seed and the partition index, so a partition's
+ * draws are the same in every attempt; u is uniform in [0, 1) with 53 bits. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double next_draw(uint64_t *state)
+{
+    *state += 0x9E3779B97F4A7C15ULL;
+    return (double)(mix64(*state) >> 11) * 0x1.0p-53;
+}
+
+/* A Poisson(lambda) count (Knuth's method: lambda is a sampling fraction, small). */
+static int poisson_draw(uint64_t *state, double lambda)
+{
+    double limit = exp(-lambda), p = 1.0;
+    int k = -1;
+    do {
+        k++;
+        p *= next_draw(state);
+    } while (p > limit && k < 1000000);
+    return k;
+}
+
+static size_t sample_apply(narrow_iter *m, size_t i)
+{
+    sample_params sp;
+    memcpy(&sp, m->rdd->fn.closure, sizeof sp);
+    const cs_batch *in = m->in;
+    if (!m->started) { /* seeds the partition's generator */
+        m->rng = mix64(sp.seed) ^ mix64((uint64_t)m->partition + 0x632BE59BD9B4E019ULL);
+        m->started = true;
+    }
+    for (; i < in->n && !batch_full(&m->out); i++) {
+        int copies;
+        if (sp.with_replacement) {
+            copies = poisson_draw(&m->rng, sp.fraction);
+        } else {
+            double u = next_draw(&m->rng);
+            copies = u >= sp.lo && u < sp.hi;
+        }
+        cspark_record r = batch_get(in, i);
+        for (int c = 0; c < copies; c++)
+            cs_batch_append_record(&m->out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+    }
+    return i;
+}
+
+static size_t zip_apply(narrow_iter *m, size_t i)
+{
+    const cs_batch *in = m->in;
+    if (!m->started) {
+        memcpy(&m->index, m->rdd->fn.closure + (size_t)m->partition * 8, 8);
+        m->started = true;
+    }
+    for (; i < in->n && !batch_full(&m->out); i++) {
+        cspark_record r = batch_get(in, i);
+        uint8_t *k = batch_append(&m->out, 8, 4 + r.key.len + 1 + r.value.len);
+        cspark_i64_encode(m->index++, k);
+        uint8_t *v = k + 8;
+        memcpy(v, &r.key.len, 4);
+        memcpy(v + 4, r.key.ptr, r.key.len);
+        v[4 + r.key.len] = 1;
+        memcpy(v + 5 + r.key.len, r.value.ptr, r.value.len);
+    }
+    return i;
+}
+
+/* partition_by: [be32 partition][key] with the partition the user's function gives. */
+static size_t tag_apply(narrow_iter *m, size_t i)
+{
+    const cs_batch *in = m->in;
+    cspark_partitioner_fn fn = (cspark_partitioner_fn)m->rdd->fn.ptr;
+    int n = (int)m->rdd->range_start;
+    cs_task_context_enter(m->tc, &m->rdd->fn);
+    for (; i < in->n && !batch_full(&m->out); i++) {
+        cspark_record r = batch_get(in, i);
+        int p = fn(r.key, n, m->tc);
+        if (p < 0 || p >= n)
+            cspark_task_fail(m->tc,
+                             "partition function %s returned %d for %d partitions "
+                             "(expected 0 to %d)",
+                             m->rdd->fn.name, p, n, n - 1);
+        if ((size_t)r.key.len + 4 + r.value.len > CSPARK_MAX_RECORD_BYTES)
+            cspark_task_fail(m->tc, "partition_by: a record of %zu bytes is over the limit",
+                             (size_t)r.key.len + r.value.len);
+        uint8_t *k = batch_append(&m->out, r.key.len + 4, r.value.len);
+        k[0] = (uint8_t)((uint32_t)p >> 24);
+        k[1] = (uint8_t)((uint32_t)p >> 16);
+        k[2] = (uint8_t)((uint32_t)p >> 8);
+        k[3] = (uint8_t)p;
+        memcpy(k + 4, r.key.ptr, r.key.len);
+        memcpy(k + 4 + r.key.len, r.value.ptr, r.value.len);
+    }
+    cs_task_context_enter(m->tc, NULL);
+    return i;
+}
 
 /* Runs the function over input records from in_pos until the input is used up or the output
  * batch is full, so a flat_map that multiplies its input still hands on bounded batches. */
 static void narrow_apply(narrow_iter *m)
 {
     const cs_batch *in = m->in;
-    cspark_emitter em = {&m->out, NULL, NULL, m->tc};
+    cspark_emitter em = {&m->out, NULL, NULL, m->tc, NULL, EMIT_ANY, m->rdd->fn.name};
     size_t i = m->in_pos;
+    rdd_kind kind = m->rdd->kind;
+    if (kind == RDD_SAMPLE || kind == RDD_ZIP_WITH_INDEX) { /* no user function */
+        m->in_pos = kind == RDD_SAMPLE ? sample_apply(m, i) : zip_apply(m, i);
+        return;
+    }
+    if (kind == RDD_PARTITION_TAG) {
+        m->in_pos = tag_apply(m, i);
+        return;
+    }
+    if (kind == RDD_MAP_VALUES || kind == RDD_FLAT_MAP_VALUES) em.mode = EMIT_VALUES;
+    if (kind == RDD_KEY_BY) em.mode = EMIT_KEYS;
     cs_task_context_enter(m->tc, &m->rdd->fn);
-    switch (m->rdd->kind) {
+    switch (kind) {
     case RDD_FILTER: {
         cspark_filter_fn fn = (cspark_filter_fn)m->rdd->fn.ptr;
         for (; i < in->n && !batch_full(&m->out); i++) {
@@ -192,17 +371,24 @@ static void narrow_apply(narrow_iter *m)
         }
         break;
     }
-    case RDD_MAP: {
+    case RDD_MAP:
+    case RDD_MAP_VALUES:
+    case RDD_KEY_BY: {
         cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
         for (; i < in->n && !batch_full(&m->out); i++) {
             cspark_record r = batch_get(in, i);
             size_t before = m->out.n;
+            em.in = &r;
             fn(&r, &em, m->tc);
             if (m->out.n != before + 1)
                 cspark_task_fail(m->tc,
-                                 "map function %s emitted %zu records for one input "
-                                 "(a map emits exactly one; use flat_map)",
-                                 m->rdd->fn.name, m->out.n - before);
+                                 "%s function %s emitted %zu records for one input "
+                                 "(it emits exactly one; use %s)",
+                                 kind == RDD_MAP      ? "map"
+                                 : kind == RDD_KEY_BY ? "key"
+                                                      : "map_values",
+                                 m->rdd->fn.name, m->out.n - before,
+                                 kind == RDD_MAP_VALUES ? "flat_map_values" : "flat_map");
         }
         break;
     }
@@ -210,6 +396,7 @@ static void narrow_apply(narrow_iter *m)
         cspark_map_fn fn = (cspark_map_fn)m->rdd->fn.ptr;
         for (; i < in->n && !batch_full(&m->out); i++) {
             cspark_record r = batch_get(in, i);
+            em.in = &r;
             fn(&r, &em, m->tc);
         }
         break;
@@ -283,6 +470,7 @@ typedef struct mappart_iter {
     cspark_task_context *tc;
     cspark_rdd *rdd;
     part_iter *parent;
+    int partition; /* of rdd, for map_partitions_with_index */
     bool ran;
     cs_batch *kept; /* batches kept in memory, in emit order */
     size_t num_kept, cap_kept, next_kept, kept_bytes;
@@ -328,9 +516,12 @@ static void mappart_on_full(cspark_emitter *e)
 static int mappart_run(mappart_iter *m, cs_error *err)
 {
     cspark_iterator in = {m->parent, NULL, 0, 1, {0}};
-    cspark_emitter em = {&m->cur, mappart_on_full, m, m->tc};
+    cspark_emitter em = {&m->cur, mappart_on_full, m, m->tc, NULL, EMIT_ANY, m->rdd->fn.name};
     cs_task_context_enter(m->tc, &m->rdd->fn);
-    ((cspark_partition_fn)m->rdd->fn.ptr)(&in, &em, m->tc);
+    if (m->rdd->kind == RDD_MAP_PARTITIONS_WITH_INDEX)
+        ((cspark_partition_index_fn)m->rdd->fn.ptr)(m->partition, &in, &em, m->tc);
+    else
+        ((cspark_partition_fn)m->rdd->fn.ptr)(&in, &em, m->tc);
     cs_task_context_enter(m->tc, NULL);
     if (in.status < 0) {
         *err = in.err;
@@ -677,7 +868,13 @@ part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int parti
         return cs_text_iter_open(tc, &rdd->splits[partition], err);
     case RDD_MAP:
     case RDD_FLAT_MAP:
-    case RDD_FILTER: {
+    case RDD_FILTER:
+    case RDD_MAP_VALUES:
+    case RDD_FLAT_MAP_VALUES:
+    case RDD_KEY_BY:
+    case RDD_SAMPLE:
+    case RDD_ZIP_WITH_INDEX:
+    case RDD_PARTITION_TAG: {
         part_iter *parent = cs_part_iter_open(tc, rdd->parents[0], partition, err);
         if (!parent) return NULL;
         narrow_iter *m = cs_xcalloc(1, sizeof *m);
@@ -686,8 +883,18 @@ part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int parti
         m->tc = tc;
         m->rdd = rdd;
         m->parent = parent;
+        m->partition = partition;
         return &m->base;
     }
+    case RDD_WHOLE_TEXT_FILES:
+        return cs_whole_files_iter_open(tc, rdd, partition, err);
+    case RDD_CARTESIAN:
+        return cs_cartesian_iter_open(tc, rdd, partition, err);
+    case RDD_FOLD_PARTITION:
+        return cs_fold_iter_open(tc, rdd, partition, err);
+    case RDD_CHECKPOINT:
+        return cs_checkpoint_iter_open(tc, &rdd->splits[partition], err);
+    case RDD_MAP_PARTITIONS_WITH_INDEX:
     case RDD_MAP_PARTITIONS: {
         part_iter *parent = cs_part_iter_open(tc, rdd->parents[0], partition, err);
         if (!parent) return NULL;
@@ -697,6 +904,7 @@ part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int parti
         m->tc = tc;
         m->rdd = rdd;
         m->parent = parent;
+        m->partition = partition;
         m->spill_fd = -1;
         return &m->base;
     }

@@ -28,5 +28,16 @@ void cs_part_iter_free(part_iter *it);
 
 /* Text splits: reads the lines of one split into batches (text_reader.c). */
 part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err);
+/* A cartesian product's partition (cartesian_iter.c). */
+part_iter *cs_cartesian_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                  cs_error *err);
+/* A partition's values folded into one record (fold_iter.c, tree_aggregate's first level). */
+part_iter *cs_fold_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                             cs_error *err);
+/* A checkpointed partition's file (checkpoint_io.c). */
+part_iter *cs_checkpoint_iter_open(cspark_task_context *tc, const text_split *file, cs_error *err);
+/* Whole files: one record (path, content) per file of `partition` (whole_file_reader.c). */
+part_iter *cs_whole_files_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                    cs_error *err);
 
 #endif

@@ -41,6 +41,11 @@ int cspark_stage_id(const cspark_task_context *tc)
     return tc->task->stage_id;
 }
 
+const char *cspark_input_file_name(const cspark_task_context *tc)
+{
+    return tc && tc->input_file ? tc->input_file : "";
+}
+
 int cspark_attempt_number(const cspark_task_context *tc)
 {
     return tc->task->attempt;

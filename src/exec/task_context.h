@@ -29,6 +29,7 @@ struct cspark_task_context {
     char *fail_msg;      /* set by cspark_task_fail (malloc'd) */
     task_result *result;
     struct task_vars *vars; /* broadcasts read, accumulators added to (task_vars.h); NULL: none */
+    const char *input_file; /* the file the current records come from (borrowed), or NULL */
 };
 
 /* The current function of a task thread, for the closure and crash reports (set around user

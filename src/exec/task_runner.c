@@ -20,8 +20,11 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "common/recio.h"
+#include "exec/checkpoint_io.h"
 #include "exec/part_iter.h"
 #include "exec/task_vars.h"
+#include "exec/top_heap.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
 #include "shuffle/shuffle.h"
@@ -185,6 +188,9 @@ typedef struct run_state {
     bool save_open;
     cspark_value acc;
     bool has_acc;
+    cs_top_heap top;  /* SINK_TOP, SINK_TAKE_ORDERED */
+    ckpt_writer ckpt; /* SINK_CHECKPOINT */
+    bool ckpt_open;
 } run_state;
 
 static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
@@ -217,6 +223,11 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
     } else if (sink->kind == SINK_SAVE) {
         st->save_open = true;
         if ((rc = save_open(&st->save, t, err)) < 0) return rc;
+    } else if (sink->kind == SINK_CHECKPOINT) {
+        st->ckpt_open = true;
+        if ((rc = cs_checkpoint_writer_open(&st->ckpt, t, tc->env, err)) < 0) return rc;
+    } else if (sink->kind == SINK_TOP || sink->kind == SINK_TAKE_ORDERED) {
+        cs_top_heap_init(&st->top, sink->take_n, sink->kind == SINK_TOP);
     } else if (sink->kind == SINK_FOLD && sink->has_zero) {
         cspark_value_set(&st->acc, sink->zero, sink->zero_len);
         st->has_acc = true;
@@ -279,6 +290,14 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         case SINK_SAMPLE:
             sample_batch(&sample, res, sink->sample_size, b);
             break;
+        case SINK_TOP:
+        case SINK_TAKE_ORDERED:
+            cs_top_heap_add_batch(&st->top, b);
+            break;
+        case SINK_CHECKPOINT:
+            if ((rc = cs_checkpoint_writer_add(&st->ckpt, b, err)) < 0) return rc;
+            res->metrics.records_written += (int64_t)b->n;
+            break;
         }
     }
     if (rc < 0) return rc;
@@ -307,6 +326,14 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         break;
     case SINK_SAMPLE:
         res->count = sample.seen;
+        break;
+    case SINK_TOP:
+    case SINK_TAKE_ORDERED:
+        cs_top_heap_result(&st->top, &res->data);
+        break;
+    case SINK_CHECKPOINT:
+        res->metrics.bytes_written = (int64_t)cs_recio_writer_offset(st->ckpt.w);
+        if ((rc = cs_checkpoint_writer_commit(&st->ckpt, err)) < 0) return rc;
         break;
     default:
         break;
@@ -342,6 +369,8 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     cs_shuffle_writer_free(st->writer);
     if (st->save_open) save_cleanup(&st->save);
     free(st->acc.ptr);
+    cs_top_heap_free(&st->top);
+    if (st->ckpt_open) cs_checkpoint_writer_abort(&st->ckpt);
     free(st);
 
     if (rc < 0) {

@@ -94,6 +94,7 @@ static int text_next(part_iter *it, const cs_batch **out, cs_error *err)
 {
     text_iter *t = (text_iter *)it;
     if (t->done) return 0;
+    t->tc->input_file = t->split->path; /* the records of this batch come from it */
     uint64_t split_end = t->split_end;
     if (!t->started) {
         t->started = true;

@@ -25,5 +25,24 @@ void cs_builtin_distinct_pack(const cspark_record *in, cspark_emitter *out,
 void cs_builtin_distinct_unpack(const cspark_record *in, cspark_emitter *out,
                                 cspark_task_context *tc);
 void cs_builtin_keep_first(cspark_value *acc, cspark_slice value, cspark_task_context *tc);
+/* pair operations and ordered actions (api/pair_ops.c, api/ordered_actions.c, api/sampling.c) */
+void cs_builtin_keys(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_values(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_unpack_value(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_count_key(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_count_record(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_right_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
+                                         cspark_task_context *tc);
+void cs_builtin_full_outer_join_flatten(const cspark_record *in, cspark_emitter *out,
+                                        cspark_task_context *tc);
+void cs_builtin_subtract_flatten(const cspark_record *in, cspark_emitter *out,
+                                 cspark_task_context *tc);
+void cs_builtin_intersect_flatten(const cspark_record *in, cspark_emitter *out,
+                                  cspark_task_context *tc);
+void cs_builtin_untag(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_rekey_mod(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_sample(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc);
+void cs_builtin_zip_with_index(const cspark_record *in, cspark_emitter *out,
+                               cspark_task_context *tc);
 
 #endif

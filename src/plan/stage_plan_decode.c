@@ -107,8 +107,17 @@ static int parents_expected(rdd_kind k)
     case RDD_FILTER:
     case RDD_MAP_PARTITIONS:
     case RDD_COALESCE:
+    case RDD_MAP_VALUES:
+    case RDD_FLAT_MAP_VALUES:
+    case RDD_KEY_BY:
+    case RDD_SAMPLE:
+    case RDD_ZIP_WITH_INDEX:
+    case RDD_MAP_PARTITIONS_WITH_INDEX:
+    case RDD_PARTITION_TAG:
+    case RDD_FOLD_PARTITION:
         return 1;
     case RDD_UNION:
+    case RDD_CARTESIAN:
         return 2;
     default:
         return 0;
@@ -120,7 +129,7 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
                         cspark_rdd *r, cs_error *err)
 {
     r->id = pb->id;
-    if (pb->kind < RDD_PARALLELIZE || pb->kind > RDD_SHUFFLED)
+    if (pb->kind < RDD_PARALLELIZE || pb->kind > RDD_KIND_LAST)
         return PROTO_ERR("node %d: unknown kind %d", idx, pb->kind);
     r->kind = (rdd_kind)pb->kind;
     if (pb->num_partitions < 0 || pb->num_partitions == INT_MAX)
@@ -160,11 +169,26 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         if (r->range_step == 0) return PROTO_ERR("node %d: range step 0", idx);
         break;
     case RDD_TEXT_FILE:
-        if (pb->n_splits != unp)
+    case RDD_CHECKPOINT:
+    case RDD_WHOLE_TEXT_FILES: {
+        /* whole files: any number of splits, grouped into partitions by group_start */
+        size_t ns = r->kind == RDD_WHOLE_TEXT_FILES ? pb->n_splits : unp;
+        if (pb->n_splits != ns)
             return PROTO_ERR("node %d: %zu splits for %d partitions", idx, pb->n_splits, np);
-        r->splits = cs_xcalloc(unp ? unp : 1, sizeof *r->splits);
-        r->paths = cs_xcalloc(unp ? unp : 1, sizeof *r->paths);
-        for (size_t i = 0; i < unp; i++) {
+        if (r->kind == RDD_WHOLE_TEXT_FILES) {
+            if (pb->n_group_start != unp + 1 || pb->group_start[0] != 0 ||
+                (size_t)pb->group_start[np] != ns)
+                return PROTO_ERR("node %d: bad file groups", idx);
+            r->group_start = cs_xcalloc(unp + 1, sizeof(int));
+            for (size_t i = 0; i <= unp; i++) {
+                if (i && pb->group_start[i] < pb->group_start[i - 1])
+                    return PROTO_ERR("node %d: bad file groups", idx);
+                r->group_start[i] = pb->group_start[i];
+            }
+        }
+        r->splits = cs_xcalloc(ns ? ns : 1, sizeof *r->splits);
+        r->paths = cs_xcalloc(ns ? ns : 1, sizeof *r->paths);
+        for (size_t i = 0; i < ns; i++) {
             const Cspark__TextSplit *s = pb->splits[i];
             if (!s || !s->path || !*s->path) return PROTO_ERR("node %d: split without a path", idx);
             if (s->start > s->file_size || s->length > s->file_size - s->start)
@@ -175,6 +199,7 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
                 (text_split){r->paths[r->num_paths - 1], s->start, s->length, s->file_size};
         }
         break;
+    }
     case RDD_UNION:
         if (pb->n_union_parent != unp || pb->n_union_index != unp)
             return PROTO_ERR("node %d: union table size does not match %d partitions", idx, np);
@@ -221,7 +246,29 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
     case RDD_FLAT_MAP:
     case RDD_FILTER:
     case RDD_MAP_PARTITIONS:
+    case RDD_MAP_VALUES:
+    case RDD_FLAT_MAP_VALUES:
+    case RDD_KEY_BY:
+    case RDD_MAP_PARTITIONS_WITH_INDEX:
         if (!r->fn.ptr) return PROTO_ERR("node %d: no function", idx);
+        break;
+    case RDD_FOLD_PARTITION:
+        if (!r->fn.ptr || !r->agg.has_zero)
+            return PROTO_ERR("node %d: fold without a function or zero", idx);
+        break;
+    case RDD_PARTITION_TAG:
+        if (!r->fn.ptr) return PROTO_ERR("node %d: no function", idx);
+        if (r->range_start < 1 || r->range_start > INT_MAX)
+            return PROTO_ERR("node %d: bad partition count %lld", idx, (long long)r->range_start);
+        break;
+    case RDD_SAMPLE:
+        if (r->fn.closure_len != sizeof(sample_params))
+            return PROTO_ERR("node %d: bad sample parameters", idx);
+        break;
+    case RDD_ZIP_WITH_INDEX:
+        if (r->fn.closure_len != unp * sizeof(int64_t))
+            return PROTO_ERR("node %d: %zu bytes of start indexes for %d partitions", idx,
+                             r->fn.closure_len, np);
         break;
     case RDD_SHUFFLED:
         if ((r->read_mode == SHUFFLE_READ_AGGREGATE || r->read_mode == SHUFFLE_READ_COGROUP) &&
@@ -247,21 +294,23 @@ static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error
             r->deps[i] = p->graph.deps[pb->deps[i]];
     }
     int np = r->num_partitions;
+    /* a one-parent node has its parent's partitions, except a coalesce */
+    if (parents_expected(r->kind) == 1 && r->kind != RDD_COALESCE &&
+        r->parents[0]->num_partitions != np)
+        return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
+                         r->parents[0]->num_partitions);
     switch (r->kind) {
-    case RDD_MAP:
-    case RDD_FLAT_MAP:
-    case RDD_FILTER:
-    case RDD_MAP_PARTITIONS:
-        if (r->parents[0]->num_partitions != np)
-            return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
-                             r->parents[0]->num_partitions);
-        break;
     case RDD_UNION:
         for (int i = 0; i < np; i++) {
             int up = r->union_parent[i], ui = r->union_index[i];
             if (up < 0 || up > 1 || ui < 0 || ui >= r->parents[up]->num_partitions)
                 return PROTO_ERR("node %d: union partition %d maps to (%d, %d)", idx, i, up, ui);
         }
+        break;
+    case RDD_CARTESIAN:
+        if ((int64_t)r->parents[0]->num_partitions * r->parents[1]->num_partitions != np)
+            return PROTO_ERR("node %d: %d partitions for a %d x %d cartesian product", idx, np,
+                             r->parents[0]->num_partitions, r->parents[1]->num_partitions);
         break;
     case RDD_COALESCE:
         for (int i = 0; i <= np; i++) {
@@ -320,7 +369,7 @@ static int check_acyclic(const stage_plan *p, const Cspark__StagePlan *pb, cs_er
 static int sink_from_pb(const Cspark__TaskSink *pb, stage_plan *p, void *app, cs_error *err)
 {
     task_sink *s = &p->sink;
-    if (pb->kind < SINK_SHUFFLE || pb->kind > SINK_SAMPLE)
+    if (pb->kind < SINK_SHUFFLE || pb->kind > SINK_KIND_LAST)
         return PROTO_ERR("unknown sink kind %d", pb->kind);
     s->kind = (sink_kind)pb->kind;
     if (s->kind == SINK_SHUFFLE) {
@@ -339,7 +388,8 @@ static int sink_from_pb(const Cspark__TaskSink *pb, stage_plan *p, void *app, cs
     s->has_zero = pb->has_zero;
     const char *sp = cs_pb_str(pb->save_path);
     if (*sp) s->save_path = cs_xstrdup(sp);
-    if (s->kind == SINK_SAVE && !s->save_path) return PROTO_ERR("save sink without a path");
+    if ((s->kind == SINK_SAVE || s->kind == SINK_CHECKPOINT) && !s->save_path)
+        return PROTO_ERR("save sink without a path");
     if (pb->sample_size < 0) return PROTO_ERR("negative sample size");
     s->sample_size = pb->sample_size;
     return 0;

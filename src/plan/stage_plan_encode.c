@@ -99,10 +99,20 @@ static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *
         p->n_par_offsets = (size_t)np + 1;
         break;
     case RDD_TEXT_FILE:
-        if (np > 0 && !r->splits)
+    case RDD_CHECKPOINT:
+    case RDD_WHOLE_TEXT_FILES: {
+        int ns = np;
+        if (r->kind == RDD_WHOLE_TEXT_FILES) { /* whole files grouped into partitions */
+            if (!r->group_start)
+                return cs_error_set(err, CS_EINVAL, "files node %d: no groups", r->id);
+            ns = r->group_start[np];
+            p->group_start = ints_dup(r->group_start, (size_t)np + 1);
+            p->n_group_start = (size_t)np + 1;
+        }
+        if (ns > 0 && !r->splits)
             return cs_error_set(err, CS_EINVAL, "text node %d: no splits", r->id);
-        if (np > 0) p->splits = cs_xcalloc((size_t)np, sizeof *p->splits);
-        for (int i = 0; i < np; i++) {
+        if (ns > 0) p->splits = cs_xcalloc((size_t)ns, sizeof *p->splits);
+        for (int i = 0; i < ns; i++) {
             Cspark__TextSplit *s = cs_xmalloc(sizeof *s);
             cspark__text_split__init(s);
             s->path = cs_xstrdup(cs_pb_str(r->splits[i].path));
@@ -113,6 +123,7 @@ static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *
             p->n_splits = (size_t)i + 1;
         }
         break;
+    }
     case RDD_UNION:
         if (np > 0 && (!r->union_parent || !r->union_index))
             return cs_error_set(err, CS_EINVAL, "union node %d: no partition table", r->id);
@@ -199,7 +210,7 @@ static int collect_nodes(cspark_rdd *start, cs_hmap *nodes, ptr_vec *order, ptr_
         if (index_of(nodes, r) >= 0) continue;
         if (order->n >= (size_t)INT_MAX)
             return cs_error_set(err, CS_EINVAL, "stage plan: too many nodes");
-        if ((unsigned)r->kind > RDD_SHUFFLED)
+        if ((unsigned)r->kind > RDD_KIND_LAST)
             return cs_error_set(err, CS_EINVAL, "rdd %d: unknown kind %d", r->id, (int)r->kind);
         if (r->num_parents < 0 || r->num_parents > 2 || r->num_deps < 0 || r->num_deps > 2 ||
             r->num_partitions < 0)

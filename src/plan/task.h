@@ -20,15 +20,19 @@
 #include "shuffle/shuffle.h"
 
 typedef enum {
-    SINK_SHUFFLE, /* map stage: partition, combine, write data + index files */
-    SINK_COUNT,   /* number of records */
-    SINK_COLLECT, /* all records */
-    SINK_TAKE,    /* the first take_n records */
-    SINK_FOLD,    /* values folded with fold_fn (from zero when has_zero) */
-    SINK_SAVE,    /* text lines into part-NNNNN under save_path */
-    SINK_FOREACH, /* foreach_fn on every record */
-    SINK_SAMPLE   /* reservoir sample of keys + the record count (range partitioner bounds) */
+    SINK_SHUFFLE,      /* map stage: partition, combine, write data + index files */
+    SINK_COUNT,        /* number of records */
+    SINK_COLLECT,      /* all records */
+    SINK_TAKE,         /* the first take_n records */
+    SINK_FOLD,         /* values folded with fold_fn (from zero when has_zero) */
+    SINK_SAVE,         /* text lines into part-NNNNN under save_path */
+    SINK_FOREACH,      /* foreach_fn on every record */
+    SINK_SAMPLE,       /* reservoir sample of keys + the record count (range partitioner bounds) */
+    SINK_TOP,          /* the take_n largest records (bounded heap), largest first */
+    SINK_TAKE_ORDERED, /* the take_n smallest records (bounded heap), smallest first */
+    SINK_CHECKPOINT    /* records into save_path/part-NNNNN (recio blocks), renamed at commit */
 } sink_kind;
+#define SINK_KIND_LAST SINK_CHECKPOINT
 
 /* SINK_SAVE on an object store: the task result's record with this key holds the attempt's
  * pending commit (src/fs/fs.h cs_fs_pending_encode), completed by the driver at job commit. */
@@ -37,7 +41,7 @@ typedef enum {
 typedef struct task_sink {
     sink_kind kind;
     shuffle_dep *dep; /* SINK_SHUFFLE */
-    size_t take_n;    /* SINK_TAKE */
+    size_t take_n;    /* SINK_TAKE, SINK_TOP, SINK_TAKE_ORDERED */
     fn_ref fn;        /* SINK_FOLD, SINK_FOREACH */
     const uint8_t *zero;
     uint32_t zero_len;

@@ -21,7 +21,23 @@ static const char *spark_rdd_name(const cspark_rdd *rdd)
     case RDD_FLAT_MAP:
     case RDD_FILTER:
     case RDD_MAP_PARTITIONS:
+    case RDD_MAP_VALUES:
+    case RDD_FLAT_MAP_VALUES:
+    case RDD_KEY_BY:
+    case RDD_MAP_PARTITIONS_WITH_INDEX:
+    case RDD_PARTITION_TAG:
+    case RDD_FOLD_PARTITION:
         return "MapPartitionsRDD";
+    case RDD_CARTESIAN:
+        return "CartesianRDD";
+    case RDD_CHECKPOINT:
+        return "ReliableCheckpointRDD";
+    case RDD_SAMPLE:
+        return "PartitionwiseSampledRDD";
+    case RDD_ZIP_WITH_INDEX:
+        return "ZippedWithIndexRDD";
+    case RDD_WHOLE_TEXT_FILES:
+        return "WholeTextFileRDD";
     case RDD_UNION:
         return "UnionRDD";
     case RDD_COALESCE:
