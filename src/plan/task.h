@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/batch.h"
+#include "common/block_status.h"
 #include "plan/rdd.h"
 #include "shuffle/shuffle.h"
 
@@ -53,6 +54,15 @@ typedef struct shuffle_input {
     int num_maps;
 } shuffle_input;
 
+/* Where a cached partition the task may read is kept: the scheduler names the executor (from its
+ * block registry); the coarse backend fills in that executor's block server address. */
+typedef struct cs_block_location {
+    int rdd_id, partition;
+    char executor_id[64];
+    char host[256];
+    int port;
+} cs_block_location;
+
 typedef struct task_desc {
     int64_t task_id;
     int job_id;
@@ -65,6 +75,8 @@ typedef struct task_desc {
     const shuffle_input *inputs;
     int num_inputs;
     const volatile int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
+    const cs_block_location *block_locs; /* cached partitions of the lineage and their holders */
+    int num_block_locs;
 } task_desc;
 
 /* Spark's TaskMetrics: what one task did, reported with its result (and in heartbeats).
@@ -100,6 +112,9 @@ typedef struct task_result {
     cs_task_metrics metrics;
     cs_batch accum_updates; /* successful attempts: key = accumulator id (cspark_i64_encode),
                                value = the task's value of it (sched/accumulators.h) */
+    cs_block_status *updated_blocks; /* blocks stored or dropped by this executor (malloc'd) */
+    int num_updated_blocks;
+    int block_port; /* driver side: the block server of the executor that ran it (0: none) */
 } task_result;
 
 void cs_task_result_init(task_result *r);

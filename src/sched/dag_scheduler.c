@@ -18,6 +18,7 @@
 #include "common/strutil.h"
 #include "sched/accumulators.h"
 #include "sched/allocation_manager.h"
+#include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
@@ -204,7 +205,12 @@ static bool task_needed(scheduler *s, job *j, stage *st, int index)
 
 static void launch_task(scheduler *s, job *j, stage *st, int index)
 {
-    sched_task *stk = cs_xcalloc(1, sizeof *stk);
+    cs_block_location locs[CS_MAX_BLOCK_LOCS]; /* kept after the task, freed with it */
+    int nlocs = cs_block_registry_task_locations(s->blocks, st->rdd, task_partition(st, index),
+                                                 locs, CS_MAX_BLOCK_LOCS);
+    sched_task *stk = cs_xcalloc(1, sizeof *stk + (size_t)nlocs * sizeof *locs);
+    stk->t.block_locs = memcpy(stk + 1, locs, (size_t)nlocs * sizeof *locs);
+    stk->t.num_block_locs = nlocs;
     stk->st = st;
     stk->index = index;
     task_desc *t = &stk->t;
@@ -234,6 +240,7 @@ static void post_stage_event(scheduler *s, const stage *st, cs_event *ev)
     for (int p = 0; p < st->num_parents; p++)
         parents[p] = st->parents[p]->id;
     ev->num_rdd_infos = cs_stage_rdd_infos(st->rdd, &infos);
+    cs_block_registry_fill_rdd_infos(s->blocks, infos, ev->num_rdd_infos);
     ev->rdd_infos = infos;
     ev->parent_stage_ids = parents;
     ev->num_parent_stage_ids = st->num_parents;
@@ -402,7 +409,9 @@ static void post_task_end(scheduler *s, const completion *c, const cs_accumulabl
                    .metrics = r->metrics,
                    .job_id = t->job_id,
                    .accumulables = accs,
-                   .num_accumulables = naccs};
+                   .num_accumulables = naccs,
+                   .updated_blocks = r->updated_blocks,
+                   .num_updated_blocks = r->num_updated_blocks};
     post(s, &ev);
 }
 
@@ -579,6 +588,8 @@ static void push_completion(scheduler *s, completion *c)
 void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
 {
     const sched_task *stk = (const sched_task *)t;
+    cs_block_registry_task_done(s->blocks, s->opt.bus, stk->started ? stk->executor : "driver",
+                                stk->host, r);
     if (s->alloc) cs_am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_TASK_DONE;
@@ -603,6 +614,7 @@ void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt,
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
 {
     if (s->alloc) cs_am_executor_removed(s->alloc, executor_id);
+    cs_block_registry_executor_lost(s->blocks, executor_id); /* recomputed from lineage */
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_EXECUTOR_LOST;
     c->executor_id = cs_xstrdup(executor_id);
@@ -931,29 +943,13 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     return 0;
 }
 
-int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
-{
-    int64_t attempts = 4, max_result = 0;
-    if (cs_conf_get_int(conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
-        return err->code;
-    if (attempts < 1)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
-                            "(expected an integer >= 1)",
-                            (long long)attempts);
-    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
-        return err->code;
-    o->max_stage_attempts = (int)attempts;
-    o->max_result_size = max_result;
-    return 0;
-}
-
 scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
 {
     scheduler *s = cs_xcalloc(1, sizeof *s);
     s->opt = *o;
     s->backend = backend;
     backend->sched = s;
+    s->blocks = cs_block_registry_new();
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
     pthread_cond_init(&s->cond, NULL);
@@ -991,6 +987,7 @@ void cs_scheduler_free(scheduler *s)
         completion_free(c);
     }
     free(s->aborted);
+    cs_block_registry_free(s->blocks);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->outputs_lock);
     pthread_cond_destroy(&s->cond);

@@ -106,7 +106,9 @@ static qnode *copy_event(const cs_event *ev)
         job_parents += ev->stage_num_parents[i] > 0 ? (size_t)ev->stage_num_parents[i] : 0;
     if (!ev->stage_parents) job_parents = nparents = 0;
     size_t metrics = ev->exec_metrics ? sizeof(cs_executor_metrics) : 0;
-    size_t n = metrics + rdds * sizeof(cs_rdd_info) +
+    size_t blocks =
+        ev->updated_blocks && ev->num_updated_blocks > 0 ? (size_t)ev->num_updated_blocks : 0;
+    size_t n = metrics + blocks * sizeof(cs_block_status) + rdds * sizeof(cs_rdd_info) +
                (ids + tasks + parents + nparents + job_parents) * sizeof(int) +
                slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
@@ -135,6 +137,14 @@ static qnode *copy_event(const cs_event *ev)
     }
     q->ev.accumulables = acc_copy;
     q->ev.num_accumulables = (int)accs;
+    if (blocks) { /* int64 fields and a size that keeps what follows aligned */
+        memcpy(cur, ev->updated_blocks, blocks * sizeof(cs_block_status));
+        q->ev.updated_blocks = (const cs_block_status *)(void *)cur;
+        cur += blocks * sizeof(cs_block_status);
+    } else {
+        q->ev.updated_blocks = NULL;
+        q->ev.num_updated_blocks = 0;
+    }
     cs_rdd_info *infos = NULL;
     if (rdds) { /* its size keeps ints aligned */
         infos = (cs_rdd_info *)(void *)cur;

@@ -831,6 +831,8 @@ void cs_ui_store_listener(void *arg, const cs_event *ev)
     case CS_EV_ALLOCATION_TARGET:
         st->counters.allocation_target = ev->target_executors;
         break;
+    case CS_EV_BLOCK_UPDATED: /* no Storage page yet */
+        break;
     }
     pthread_mutex_unlock(&st->lock);
 }

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "cluster/local/local_backend.h"
-#include "exec/task_context.h"
 #include "common/err.h"
+#include "exec/task_context.h"
+#include "storage/block_manager.h"
 
 typedef struct queued {
     struct queued *next;
@@ -130,7 +131,14 @@ static void local_stop(sched_backend *base)
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
     free(b->workers);
+    cs_block_manager_free(b->env.block_manager);
     free(b);
+}
+
+static void local_remove_rdd(sched_backend *base, int rdd_id)
+{
+    local_backend *b = (local_backend *)base;
+    if (b->env.block_manager) cs_block_manager_remove_rdd(b->env.block_manager, rdd_id);
 }
 
 sched_backend *cs_local_backend_new(int threads, const exec_env *env)
@@ -140,6 +148,7 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     b->base.total_cores = local_total_cores;
     b->base.cancel_all = local_cancel_all;
     b->base.stop = local_stop;
+    b->base.remove_rdd = local_remove_rdd;
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;
     b->workers = cs_xcalloc((size_t)b->threads, sizeof *b->workers);
@@ -161,9 +170,15 @@ static int local_parallelism(const cs_conf *conf, const cs_master *m, int *out, 
     return 0;
 }
 
-/* The executor is the driver: tasks read shuffle blocks from its own local directory. */
+/* The executor is the driver: tasks read shuffle blocks from its own local directory and keep
+ * cached partitions in its block manager (owned by the backend from here). */
 static sched_backend *local_create(const cluster_env *env, cs_error *err)
 {
+    block_manager_options bo = {.local_dir = env->local_dir,
+                                .executor_memory = env->local_memory,
+                                .slots = env->master->threads > 0 ? env->master->threads : 1,
+                                .checksum = env->shuffle_checksum};
+    if (cs_block_manager_options_read(env->conf, &bo, err) < 0) return NULL;
     exec_env xenv = {.executor_id = "driver",
                      .host = "localhost",
                      .local_dir = env->local_dir,
@@ -171,7 +186,8 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                      .shuffle_compress = env->shuffle_compress,
                      .shuffle_checksum = env->shuffle_checksum,
                      .blocks = cs_shuffle_local_source(env->local_dir),
-                     .broadcasts = env->broadcasts}; /* tasks read the driver's copies */
+                     .broadcasts = env->broadcasts, /* tasks read the driver's copies */
+                     .block_manager = cs_block_manager_new(&bo)};
     return cs_local_backend_new(env->master->threads, &xenv);
 }
 
