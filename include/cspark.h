@@ -266,6 +266,32 @@ CSPARK_EXTERN cspark_rdd *cspark_subtract(cspark_rdd *a, cspark_rdd *b, int num_
 /* Distinct records (key and value) present in both (Spark's intersection). */
 CSPARK_EXTERN cspark_rdd *cspark_intersection(cspark_rdd *a, cspark_rdd *b, int num_partitions);
 
+/* ---- persistence (Spark's persist / cache / unpersist) -------------------------------------
+ * A persisted RDD's partitions are kept, as blocks, by the executor (or the local process) that
+ * computed them, the first time an action computes them; later jobs read the blocks instead of
+ * recomputing the lineage, on the executor holding them when it has a free core within
+ * spark.locality.wait, else fetched from it. Memory for blocks is shared with execution
+ * (spark.memory.fraction, spark.memory.storageFraction): blocks are evicted least recently used
+ * first, MEMORY_AND_DISK ones to disk, MEMORY_ONLY ones dropped (recomputed when needed). A lost
+ * executor's blocks are recomputed from the lineage. See docs/caching.md. */
+typedef enum cspark_storage_level {
+    CSPARK_STORAGE_NONE = 0,    /* not persisted */
+    CSPARK_MEMORY_ONLY = 1,     /* in memory; dropped under pressure, recomputed when needed */
+    CSPARK_MEMORY_AND_DISK = 2, /* in memory; written to disk when evicted or too large */
+    CSPARK_DISK_ONLY = 3        /* on the executor's local disk (checksummed blocks) */
+} cspark_storage_level;
+
+/* Marks rdd to be kept at `level` from its next computation on; returns rdd (NULL on error:
+ * changing the level of an RDD that already has one, as Spark refuses, or an unknown level). */
+CSPARK_EXTERN cspark_rdd *cspark_persist(cspark_rdd *rdd, cspark_storage_level level);
+/* cspark_persist(rdd, CSPARK_MEMORY_ONLY). */
+CSPARK_EXTERN cspark_rdd *cspark_cache(cspark_rdd *rdd);
+/* Forgets rdd's blocks everywhere (memory and disk freed) and its storage level; later jobs
+ * recompute it. 0, or a negative code when rdd is NULL. */
+CSPARK_EXTERN int cspark_unpersist(cspark_rdd *rdd);
+/* The storage level of rdd (CSPARK_STORAGE_NONE when not persisted). */
+CSPARK_EXTERN cspark_storage_level cspark_storage_level_of(const cspark_rdd *rdd);
+
 /* ---- actions ----------------------------------------------------------------------------- */
 
 CSPARK_EXTERN int cspark_count(cspark_rdd *rdd, int64_t *count);

@@ -99,6 +99,7 @@ static int read_settings(cspark_context *sc, cs_error *err)
                             cs_conf_get(sc->conf, "spark.memory.fraction"));
     sc->task_memory_budget = (int64_t)((double)memory * fraction / threads);
     if (sc->task_memory_budget < 4 * CS_MiB) sc->task_memory_budget = 4 * CS_MiB;
+    sc->local_memory = memory;
     if (cs_conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) <
         0)
         return err->code;
@@ -140,6 +141,7 @@ static int start_backend(cspark_context *sc, cs_error *err)
                             .master = &sc->master,
                             .bus = sc->bus,
                             .task_memory_budget = sc->task_memory_budget,
+                            .local_memory = sc->local_memory,
                             .shuffle_compress = sc->shuffle_compress,
                             .shuffle_checksum = sc->shuffle_checksum,
                             .dynamic_allocation = dyn.enabled,

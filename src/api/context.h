@@ -37,6 +37,7 @@ struct cspark_context {
 
     /* execution settings read once */
     int64_t task_memory_budget;
+    int64_t local_memory; /* local mode: the executor's memory (spark.executor/driver.memory) */
     bool shuffle_compress;
     cs_checksum_algo shuffle_checksum; /* spark.shuffle.checksum.enabled / .algorithm */
     char *local_dir;                   /* <spark.local.dir>/cspark-<app_id>, removed at stop */

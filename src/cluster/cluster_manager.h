@@ -36,6 +36,7 @@ typedef struct cluster_env {
     const cs_master *master;
     struct listener_bus *bus;          /* executor added / removed events */
     int64_t task_memory_budget;        /* local mode: each task's execution memory */
+    int64_t local_memory;              /* local mode: the process's memory (cached blocks) */
     bool shuffle_compress;             /* local mode: spark.shuffle.compress */
     cs_checksum_algo shuffle_checksum; /* local mode: spark.shuffle.checksum.* */
     bool dynamic_allocation;           /* spark.dynamicAllocation.enabled (and not local mode) */

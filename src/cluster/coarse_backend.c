@@ -22,6 +22,7 @@
 #include "plan/task_codec.h"
 #include "rpc/frame.h"
 #include "sched/listener.h"
+#include "sched/locality.h"
 
 /* The running task task_id, or NULL. Lock held. */
 static running *find_running(coarse_backend *b, int64_t task_id)
@@ -108,28 +109,106 @@ typedef struct failed_launch {
     char *why;
 } failed_launch;
 
-/* Offers pending tasks to executors with free cores, round-robin. Called with the lock held;
- * tasks whose plan cannot be encoded are returned in *failed for reporting outside the lock. */
+/* Could e take a task now? Lock held. */
+static bool exec_free(const exec_info *e)
+{
+    return e->alive && e->free > 0 && !e->removing && !e->decommissioning;
+}
+
+/* The locality state of t's task set (stage attempt), created on first use. Lock held. */
+static cs_locality_state *locality_of(coarse_backend *b, const task_desc *t, int64_t now)
+{
+    for (int i = 0; i < b->num_sets; i++)
+        if (b->sets[i].stage_id == t->stage_id && b->sets[i].attempt == t->stage_attempt)
+            return &b->sets[i].state;
+    if (b->num_sets == MAX_LOCALITY_SETS) { /* the oldest set is long done */
+        memmove(b->sets, b->sets + 1, (MAX_LOCALITY_SETS - 1) * sizeof *b->sets);
+        b->num_sets--;
+    }
+    locality_set *ls = &b->sets[b->num_sets++];
+    ls->stage_id = t->stage_id;
+    ls->attempt = t->stage_attempt;
+    cs_locality_init(&ls->state, now);
+    return &ls->state;
+}
+
+/* Where t may run now: an executor holding one of its cached partitions with a free core
+ * (PROCESS_LOCAL), else, when it prefers no live executor or its task set's locality wait has
+ * expired, any executor with a free core (round-robin). -1: not now. Lock held. */
+static int place_task(coarse_backend *b, const task_desc *t, int64_t now)
+{
+    bool prefers_live = false;
+    for (int i = 0; i < t->num_block_locs; i++) {
+        int x = cs_coarse_find_exec(b, t->block_locs[i].executor_id);
+        if (x < 0 || !b->execs[x].alive || b->execs[x].removing || b->execs[x].decommissioning)
+            continue;
+        prefers_live = true;
+        if (exec_free(&b->execs[x])) {
+            cs_locality_launched(locality_of(b, t, now), CS_LOCALITY_PROCESS_LOCAL, now);
+            return x;
+        }
+    }
+    if (prefers_live && cs_locality_allowed(locality_of(b, t, now), now, b->locality_wait_ms,
+                                            true) != CS_LOCALITY_ANY)
+        return -1;
+    for (int k = 0; k < b->num_execs; k++) {
+        int i = (b->rr + k) % b->num_execs;
+        if (exec_free(&b->execs[i])) {
+            b->rr = (i + 1) % b->num_execs;
+            if (prefers_live) cs_locality_launched(locality_of(b, t, now), CS_LOCALITY_ANY, now);
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The cached partitions t may read and the block servers of the live executors holding them. */
+static Cspark__CachedBlock **cached_blocks_pb(coarse_backend *b, const task_desc *t,
+                                              Cspark__CachedBlock *cb, size_t *n)
+{
+    Cspark__CachedBlock **ptrs = cs_xcalloc((size_t)t->num_block_locs + 1, sizeof *ptrs);
+    *n = 0;
+    for (int i = 0; i < t->num_block_locs; i++) {
+        const cs_block_location *l = &t->block_locs[i];
+        int x = cs_coarse_find_exec(b, l->executor_id);
+        if (x < 0 || !b->execs[x].alive || b->execs[x].block_port <= 0) continue;
+        cspark__cached_block__init(&cb[*n]);
+        cb[*n].rdd_id = l->rdd_id;
+        cb[*n].partition = l->partition;
+        cb[*n].executor_id = b->execs[x].id;
+        cb[*n].host = b->execs[x].host;
+        cb[*n].port = b->execs[x].block_port;
+        ptrs[*n] = &cb[*n];
+        (*n)++;
+    }
+    return ptrs;
+}
+
+/* Offers pending tasks to executors with free cores: a task that prefers an executor (it holds
+ * the task's cached partitions) waits for it up to spark.locality.wait, the others go
+ * round-robin. Called with the lock held; tasks whose plan cannot be encoded are returned in
+ * *failed for reporting outside the lock. */
 static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
 {
-    while (b->pend_head && !b->stopping) {
-        int chosen = -1;
-        for (int k = 0; k < b->num_execs; k++) {
-            int i = (b->rr + k) % b->num_execs;
-            const exec_info *e = &b->execs[i];
-            if (e->alive && e->free > 0 && !e->removing && !e->decommissioning) {
-                chosen = i;
-                break;
-            }
-        }
-        if (chosen < 0) return;
-        b->rr = (chosen + 1) % b->num_execs;
-        exec_info *e = &b->execs[chosen];
-        pending *p = b->pend_head;
-        b->pend_head = p->next;
-        if (!b->pend_head) b->pend_tail = NULL;
+    int64_t now = cs_mono_ms();
+    pending **link = &b->pend_head, *prev = NULL;
+    while (*link && !b->stopping) {
+        bool any_free = false;
+        for (int i = 0; i < b->num_execs && !any_free; i++)
+            any_free = exec_free(&b->execs[i]);
+        if (!any_free) return;
+        pending *p = *link;
         const task_desc *t = p->t;
+        int chosen = place_task(b, t, now);
+        if (chosen < 0) { /* waits for its executor: look at the next one */
+            prev = p;
+            link = &p->next;
+            continue;
+        }
+        *link = p->next;
+        if (b->pend_tail == p) b->pend_tail = prev;
         free(p);
+        exec_info *e = &b->execs[chosen];
 
         cs_error err;
         cs_error_clear(&err);
@@ -147,6 +226,8 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         lt.stage_attempt = t->stage_attempt;
         lt.partition = t->partition;
         lt.attempt = t->attempt;
+        Cspark__CachedBlock *cb = cs_xcalloc((size_t)t->num_block_locs + 1, sizeof *cb);
+        lt.cached_blocks = cached_blocks_pb(b, t, cb, &lt.n_cached_blocks);
         Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
         env.body_case = CSPARK__ENVELOPE__BODY_LAUNCH_TASK;
         env.launch_task = &lt;
@@ -156,6 +237,8 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         cs_hmap_put(&b->running, (uint64_t)t->task_id, (uint64_t)(uintptr_t)r);
         e->free--;
         cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
+        free(lt.cached_blocks);
+        free(cb);
         cs_scheduler_task_started(b->base.sched, t, e->id, e->host);
     }
 }
@@ -272,6 +355,21 @@ static int coarse_reap(sched_backend *base, const char *reason)
     return 0;
 }
 
+/* Unpersist: every live executor drops the RDD's blocks. */
+static void coarse_remove_rdd(sched_backend *base, int rdd_id)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    Cspark__RemoveRdd rr = CSPARK__REMOVE_RDD__INIT;
+    rr.rdd_id = rdd_id;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_REMOVE_RDD;
+    env.remove_rdd = &rr;
+    pthread_mutex_lock(&b->lock);
+    for (int i = 0; i < b->num_execs; i++)
+        if (b->execs[i].alive && b->execs[i].conn) cs_rpc_send(b->execs[i].conn, &env);
+    pthread_mutex_unlock(&b->lock);
+}
+
 static int coarse_total_cores(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
@@ -358,11 +456,13 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         res.status = TASK_FAILED;
         res.error = cs_xstrdup(err.msg);
     } else if (su->result->indirect && res.status == TASK_OK) {
+        res.block_port = port;
         cs_coarse_fetch_later(b, t, &res, host, port, exec_id);
         cs_coarse_offer_and_report(b);
         return;
     }
     if (su->state == CSPARK__TASK_STATE__KILLED && res.status == TASK_OK) res.status = TASK_FAILED;
+    res.block_port = port;
     cs_scheduler_task_done(b->base.sched, t, &res);
     cs_coarse_offer_and_report(b);
 }
@@ -483,6 +583,11 @@ static void *housekeeper_main(void *arg)
     while (!b->stopping) {
         cs_cond_wait_ms(&b->cond, &b->lock, period < 200 ? period : 200);
         cs_coarse_stop_unread(b);
+        if (b->pend_head && !b->stopping) { /* tasks waiting for their locality wait to expire */
+            pthread_mutex_unlock(&b->lock);
+            cs_coarse_offer_and_report(b);
+            pthread_mutex_lock(&b->lock);
+        }
         if (!b->expiry_due && !b->stopping && cs_coarse_any_silent(b)) {
             b->expiry_due = true; /* decided after the input already received is read */
             cs_rpc_endpoint_post_after_input(b->ep, cs_coarse_expire_silent, b);
@@ -597,6 +702,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->base.reap = coarse_reap;
     b->base.request_total = o->request_total ? coarse_request_total : NULL;
     b->base.remove_executors = coarse_remove_executors;
+    b->base.remove_rdd = coarse_remove_rdd;
     b->env = *env;
     b->opt = *o;
     b->secret = o->secret ? cs_xstrdup(o->secret) : NULL;
@@ -604,6 +710,18 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->opt.secret = b->secret;
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
+    if (cs_conf_get_duration_ms(env->conf, "spark.locality.wait", "3s", CS_MS, &b->locality_wait_ms,
+                                err) < 0 ||
+        b->locality_wait_ms < 0) {
+        if (b->locality_wait_ms < 0)
+            cs_error_set(err, CS_EINVAL,
+                         "invalid value for spark.locality.wait: '%s' (expected a duration >= 0)",
+                         cs_conf_get(env->conf, "spark.locality.wait"));
+        free(b->secret);
+        free(b->app_file);
+        free(b);
+        return NULL;
+    }
     bool storage = false, blocks = true;
     if (cs_conf_get_bool(env->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
             0 ||

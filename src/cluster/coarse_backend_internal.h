@@ -23,6 +23,7 @@
 #include "common/hmap.h"
 #include "cspark.pb-c.h"
 #include "rpc/endpoint.h"
+#include "sched/locality.h"
 
 typedef struct exec_info {
     char id[64];
@@ -68,6 +69,13 @@ typedef struct fetch_job {
     char exec_id[64];
 } fetch_job;
 
+/* Delay scheduling state of the recent task sets (stage attempts) whose tasks prefer executors. */
+#define MAX_LOCALITY_SETS 16
+typedef struct locality_set {
+    int stage_id, attempt;
+    cs_locality_state state;
+} locality_set;
+
 /* encoded stage plans kept for executors that have not received them yet; an evicted one is
  * encoded again when needed */
 #define MAX_PLAN_FRAMES 32
@@ -80,7 +88,8 @@ struct coarse_backend {
     rpc_endpoint *ep;
     int port;
     int64_t network_timeout_ms;
-    bool migrate_shuffles; /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    bool migrate_shuffles;    /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    int64_t locality_wait_ms; /* spark.locality.wait */
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
@@ -88,6 +97,8 @@ struct coarse_backend {
     int num_execs, cap_execs, rr;
     cs_hmap exec_index; /* executor id -> index in execs (entries are never removed) */
     pending *pend_head, *pend_tail;
+    locality_set sets[MAX_LOCALITY_SETS];
+    int num_sets;
     cs_hmap running;   /* task id -> running * (malloc'd) */
     plan_frame *plans; /* newest first, at most MAX_PLAN_FRAMES */
     int num_plans;

@@ -92,6 +92,7 @@ static const cs_conf_entry entries[] = {
     SIZE_POS("spark.task.maxDirectResultSize", CS_BYTE),
     DUR_NONNEG("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS),
     DOUBLE("spark.scheduler.minRegisteredResourcesRatio", 0, 1, false, false),
+    DUR_NONNEG("spark.locality.wait", CS_MS),
     INT("spark.scheduler.listenerbus.eventqueue.capacity", 1, IMAX),
     /* network */
     DUR_POS("spark.network.timeout", CS_SEC),
@@ -107,6 +108,7 @@ static const cs_conf_entry entries[] = {
     INT("cspark.rpc.maxUnauthenticatedConnections", 1, 65536),
     /* shuffle */
     BOOL("spark.shuffle.compress"),
+    BOOL("spark.rdd.compress"),
     BOOL("spark.shuffle.spill.compress"),
     BOOL("spark.shuffle.checksum.enabled"),
     CHOICE("spark.shuffle.checksum.algorithm", "ADLER32|CRC32|CRC32C|XXH3", true),
@@ -118,6 +120,7 @@ static const cs_conf_entry entries[] = {
     /* event log and console */
     BOOL("spark.eventLog.enabled"),
     BOOL("spark.eventLog.overwrite"),
+    BOOL("spark.eventLog.logBlockUpdates.enabled"),
     SIZE("spark.eventLog.buffer.kb", CS_KiB, CS_KiB, NOMAX),
     BOOL("spark.ui.enabled"),
     BOOL("spark.ui.killEnabled"),

@@ -242,8 +242,8 @@ void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, c
 }
 
 /* One attempt over c. 0 = block in *out; CS_EIO with *retryable set or not. */
-static int fetch_once(block_fetcher *f, rpc_conn *c, const cs_map_status *st, int reduce_id,
-                      uint8_t **out, size_t *len, int *retryable, char *why, size_t whycap)
+static int fetch_once(block_fetcher *f, rpc_conn *c, Cspark__BlockId *id, uint8_t **out,
+                      size_t *len, int *retryable, char *why, size_t whycap)
 {
     fetch_req *r = cs_xcalloc(1, sizeof *r);
     atomic_init(&r->refs, 2);
@@ -254,11 +254,7 @@ static int fetch_once(block_fetcher *f, rpc_conn *c, const cs_map_status *st, in
     pthread_cond_init(&r->cv, &ca);
     pthread_condattr_destroy(&ca);
 
-    Cspark__BlockId id = CSPARK__BLOCK_ID__INIT;
-    id.shuffle_id = st->shuffle_id;
-    id.map_id = st->map_id;
-    id.reduce_id = reduce_id;
-    Cspark__BlockId *ids[1] = {&id};
+    Cspark__BlockId *ids[1] = {id};
     Cspark__FetchBlocks fb = CSPARK__FETCH_BLOCKS__INIT;
     fb.n_blocks = 1;
     fb.blocks = ids;
@@ -341,7 +337,11 @@ int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, ui
         if (!c) {
             snprintf(why, sizeof why, "%s", cerr.msg);
         } else {
-            int rc = fetch_once(f, c, st, reduce_id, out, len, &retryable, why, sizeof why);
+            Cspark__BlockId id = CSPARK__BLOCK_ID__INIT;
+            id.shuffle_id = st->shuffle_id;
+            id.map_id = st->map_id;
+            id.reduce_id = reduce_id;
+            int rc = fetch_once(f, c, &id, out, len, &retryable, why, sizeof why);
             if (rc == 0) {
                 cs_rpc_conn_unref(c);
                 if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != *len) {
@@ -381,6 +381,35 @@ int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, ui
                         "after %lld retries: %s",
                         st->shuffle_id, st->map_id, reduce_id, st->host, st->port, st->executor_id,
                         (long long)f->max_retries, why);
+}
+
+int cs_block_fetcher_fetch_rdd_block(block_fetcher *f, const char *host, int port,
+                                     const char *executor_id, int rdd_id, int partition,
+                                     uint8_t **out, size_t *len, cs_error *err)
+{
+    char why[1024] = "";
+    *out = NULL;
+    *len = 0;
+    if (cs_block_fetcher_lost_reason(f, executor_id, why, sizeof why))
+        return cs_error_set(err, CS_EIO, "rdd_%d_%d not fetched: executor %s is lost (%s)", rdd_id,
+                            partition, executor_id, why);
+    cs_error cerr = {0};
+    rpc_conn *c = cs_block_fetcher_conn(f, host, port, executor_id, &cerr);
+    if (!c)
+        return cs_error_set(err, CS_EIO, "rdd_%d_%d not fetched from %s:%d: %s", rdd_id, partition,
+                            host, port, cerr.msg);
+    Cspark__BlockId id = CSPARK__BLOCK_ID__INIT;
+    id.is_rdd = 1;
+    id.rdd_id = rdd_id;
+    id.rdd_partition = partition;
+    int retryable = 0;
+    int rc = fetch_once(f, c, &id, out, len, &retryable, why, sizeof why);
+    if (rc < 0 && retryable) drop_conn(f, c);
+    cs_rpc_conn_unref(c);
+    if (rc < 0)
+        return cs_error_set(err, CS_EIO, "rdd_%d_%d not fetched from %s:%d (executor %s): %s",
+                            rdd_id, partition, host, port, executor_id, why);
+    return 0;
 }
 
 /* ---- lifecycle --------------------------------------------------------------------------------

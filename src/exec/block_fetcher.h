@@ -37,6 +37,12 @@ shuffle_block_source cs_block_fetcher_source(block_fetcher *f);
  * one round trip instead of maxRetries x retryWait. Repeats are ignored. */
 void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, const char *reason);
 void cs_block_fetcher_free(block_fetcher *f);
+/* A cached partition (rdd_<rdd_id>_<partition>) from the block server of the executor holding
+ * it, as a recio stream (malloc'd in *out). One attempt, no retries: a task that cannot fetch a
+ * block computes the partition from its lineage instead. CS_EIO naming the block and peer. */
+int cs_block_fetcher_fetch_rdd_block(block_fetcher *f, const char *host, int port,
+                                     const char *executor_id, int rdd_id, int partition,
+                                     uint8_t **out, size_t *len, cs_error *err);
 
 /* Added: prefetching for one shuffle_reader. maps/num_maps/reduce_id are those the reader is
  * created with (borrowed until cs_block_prefetch_free, like the reader's). The returned source

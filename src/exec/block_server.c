@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@
 
 typedef struct blk {
     int32_t shuffle_id, map_id, reduce_id;
+    bool is_rdd; /* a cached partition rdd_<rdd_id>_<rdd_partition> */
+    int32_t rdd_id, rdd_partition;
 } blk;
 
 typedef struct bs_job {
@@ -55,8 +58,10 @@ struct block_server {
     pthread_cond_t cv;
     bs_job *head, *tail;
     int stopping;
-    bs_result *results;          /* under mu */
-    broadcast_store *broadcasts; /* pieces served to peers (cs_block_server_set_broadcasts) */
+    bs_result *results;           /* under mu */
+    broadcast_store *broadcasts;  /* pieces served to peers (cs_block_server_set_broadcasts) */
+    cs_block_bytes_fn rdd_blocks; /* cached partitions (NULL: none served) */
+    void *rdd_blocks_arg;
 };
 
 static const char *COMP = "block-server";
@@ -68,12 +73,21 @@ static int send_env(rpc_conn *c, uint64_t rid, Cspark__Envelope *env)
     return cs_rpc_reply(c, rid, env);
 }
 
+static void block_id_of(const blk *b, Cspark__BlockId *id)
+{
+    cspark__block_id__init(id);
+    id->shuffle_id = b->shuffle_id;
+    id->map_id = b->map_id;
+    id->reduce_id = b->reduce_id;
+    id->is_rdd = b->is_rdd;
+    id->rdd_id = b->rdd_id;
+    id->rdd_partition = b->rdd_partition;
+}
+
 static void send_block_error(rpc_conn *c, uint64_t rid, const blk *b, int last, const char *msg)
 {
-    Cspark__BlockId id = CSPARK__BLOCK_ID__INIT;
-    id.shuffle_id = b->shuffle_id;
-    id.map_id = b->map_id;
-    id.reduce_id = b->reduce_id;
+    Cspark__BlockId id;
+    block_id_of(b, &id);
     Cspark__BlockData bd = CSPARK__BLOCK_DATA__INIT;
     bd.block = &id;
     bd.error = (char *)msg;
@@ -89,10 +103,8 @@ static void send_block_error(rpc_conn *c, uint64_t rid, const blk *b, int last, 
 static uint8_t *block_frame(uint64_t rid, const blk *b, size_t n, int last, size_t *frame_len,
                             uint8_t **data_at)
 {
-    Cspark__BlockId id = CSPARK__BLOCK_ID__INIT;
-    id.shuffle_id = b->shuffle_id;
-    id.map_id = b->map_id;
-    id.reduce_id = b->reduce_id;
+    Cspark__BlockId id;
+    block_id_of(b, &id);
     size_t id_len = cspark__block_id__get_packed_size(&id);
     size_t bd_len = 1 + cs_frame_varint_size(id_len) + id_len + 1 + cs_frame_varint_size(n) + n +
                     (last ? 2 : 0);
@@ -195,6 +207,46 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
     return 0;
 }
 
+/* Sends a cached partition's bytes in chunks, as serve_block does a shuffle block's. */
+static int serve_rdd_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b, int last)
+{
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    cs_error err;
+    cs_error_clear(&err);
+    pthread_mutex_lock(&bs->mu);
+    cs_block_bytes_fn fn = bs->rdd_blocks;
+    void *arg = bs->rdd_blocks_arg;
+    pthread_mutex_unlock(&bs->mu);
+    if (!fn) {
+        send_block_error(c, rid, b, last, "this executor serves no cached partitions");
+        return 0;
+    }
+    if (fn(arg, b->rdd_id, b->rdd_partition, &bytes, &len, &err) < 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "rdd_%d_%d: %s", b->rdd_id, b->rdd_partition, err.msg);
+        send_block_error(c, rid, b, last, msg);
+        return 0;
+    }
+    size_t done = 0;
+    int rc = 0;
+    do {
+        size_t n = len - done < bs->chunk ? len - done : bs->chunk;
+        size_t flen;
+        uint8_t *data;
+        uint8_t *frame = block_frame(rid, b, n, last && done + n == len, &flen, &data);
+        memcpy(data, bytes + done, n);
+        if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0 ||
+            cs_rpc_send_raw(c, frame, flen) < 0) {
+            if (rc == 0) rc = -1;
+            break;
+        }
+        done += n;
+    } while (done < len);
+    free(bytes);
+    return rc;
+}
+
 static void serve_result(block_server *bs, rpc_conn *c, uint64_t rid, int64_t task_id)
 {
     pthread_mutex_lock(&bs->mu);
@@ -281,8 +333,13 @@ static void *worker_main(void *arg)
         } else if (j->is_result) {
             serve_result(bs, j->c, j->rid, j->task_id);
         } else {
-            for (int i = 0; i < j->n; i++)
-                if (serve_block(bs, j->c, j->rid, &j->blocks[i], i == j->n - 1) < 0) break;
+            for (int i = 0; i < j->n; i++) {
+                const blk *b = &j->blocks[i];
+                int last = i == j->n - 1;
+                if ((b->is_rdd ? serve_rdd_block(bs, j->c, j->rid, b, last)
+                               : serve_block(bs, j->c, j->rid, b, last)) < 0)
+                    break;
+            }
         }
         cs_rpc_conn_unref(j->c);
         free(j->blocks);
@@ -306,6 +363,9 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
             j->blocks[i].shuffle_id = fb->blocks[i]->shuffle_id;
             j->blocks[i].map_id = fb->blocks[i]->map_id;
             j->blocks[i].reduce_id = fb->blocks[i]->reduce_id;
+            j->blocks[i].is_rdd = fb->blocks[i]->is_rdd;
+            j->blocks[i].rdd_id = fb->blocks[i]->rdd_id;
+            j->blocks[i].rdd_partition = fb->blocks[i]->rdd_partition;
         }
         if (j->n == 0) { /* nothing asked: an empty, final reply */
             free(j->blocks);
@@ -450,6 +510,14 @@ void cs_block_server_set_broadcasts(block_server *bs, broadcast_store *store)
 {
     pthread_mutex_lock(&bs->mu);
     bs->broadcasts = store;
+    pthread_mutex_unlock(&bs->mu);
+}
+
+void cs_block_server_serve_rdd_blocks(block_server *bs, cs_block_bytes_fn fn, void *arg)
+{
+    pthread_mutex_lock(&bs->mu);
+    bs->rdd_blocks = fn;
+    bs->rdd_blocks_arg = arg;
     pthread_mutex_unlock(&bs->mu);
 }
 

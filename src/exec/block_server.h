@@ -43,6 +43,13 @@ void cs_block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data
  * set before registering, cleared with NULL before the store is freed). */
 struct broadcast_store;
 void cs_block_server_set_broadcasts(block_server *bs, struct broadcast_store *store);
+/* Cached partitions: a FetchBlocks BlockId with is_rdd asks for rdd_<rdd_id>_<rdd_partition>,
+ * whose bytes (a recio stream, storage/memory_store.h) fn returns malloc'd (<0 + err when the
+ * block is not held: the reply's BlockData.error names it). Sent in chunks as shuffle blocks are.
+ * Set once, before peers can ask (the executor, at start-up). */
+typedef int (*cs_block_bytes_fn)(void *arg, int rdd_id, int partition, uint8_t **data, size_t *len,
+                                 cs_error *err);
+void cs_block_server_serve_rdd_blocks(block_server *bs, cs_block_bytes_fn fn, void *arg);
 /* Added: number of results registered and not yet fetched (for tests and metrics). */
 size_t cs_block_server_pending_results(block_server *bs);
 

@@ -45,8 +45,10 @@
 #include "exec/shuffle_migration.h"
 #include "exec/task_context.h"
 #include "plan/stage_plan.h"
+#include "plan/pb_helpers.h"
 #include "plan/task_codec.h"
 #include "rpc/endpoint.h"
+#include "storage/block_manager.h"
 
 /* How long an executor keeps trying to reach its driver at start-up. */
 #define EXECUTOR_CONNECT_WINDOW_MS 60000
@@ -69,6 +71,7 @@ typedef struct exec_task {
     volatile int cancelled;
     task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
     int64_t start_ms;
+    cs_block_location *block_locs; /* desc.block_locs (malloc'd) */
 } exec_task;
 
 typedef struct executor {
@@ -84,6 +87,7 @@ typedef struct executor {
     block_fetcher *fetcher;
     broadcast_store *broadcasts; /* values fetched for this executor's tasks */
     broadcast_fetcher *bfetch;
+    block_manager *bm; /* cached partitions */
     exec_env env;
     int64_t max_direct_result;
 
@@ -228,6 +232,19 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
     t->desc.inputs = plan->inputs;
     t->desc.num_inputs = plan->num_inputs;
     t->desc.cancelled = &t->cancelled;
+    if (lt->n_cached_blocks) {
+        t->block_locs = cs_xcalloc(lt->n_cached_blocks, sizeof *t->block_locs);
+        for (size_t i = 0; i < lt->n_cached_blocks; i++) {
+            const Cspark__CachedBlock *cb = lt->cached_blocks[i];
+            cs_block_location *l = &t->block_locs[t->desc.num_block_locs++];
+            l->rdd_id = cb->rdd_id;
+            l->partition = cb->partition;
+            snprintf(l->executor_id, sizeof l->executor_id, "%s", cs_pb_str(cb->executor_id));
+            snprintf(l->host, sizeof l->host, "%s", cs_pb_str(cb->host));
+            l->port = cb->port;
+        }
+        t->desc.block_locs = t->block_locs;
+    }
     if (x->queue_tail)
         x->queue_tail->next = t;
     else
@@ -425,6 +442,9 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE:
         on_migrate_shuffle(x, msg->migrate_shuffle);
         break;
+    case CSPARK__ENVELOPE__BODY_REMOVE_RDD: /* unpersist */
+        if (x->bm) cs_block_manager_remove_rdd(x->bm, msg->remove_rdd->rdd_id);
+        break;
     case CSPARK__ENVELOPE__BODY_REMOVE_EXECUTOR: /* a peer is lost: stop fetching from it */
         cs_block_fetcher_executor_lost(x->fetcher, msg->remove_executor->executor_id,
                                        msg->remove_executor->reason);
@@ -539,6 +559,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&x->lock);
         report(x, t, &r);
         cs_task_result_free(&r);
+        free(t->block_locs);
         free(t);
         pthread_mutex_lock(&x->lock);
         x->active--; /* after the report: ExecutorDrained follows the last StatusUpdate */
@@ -551,6 +572,13 @@ static void *worker_main(void *arg)
 }
 
 /* ---- start-up ---------------------------------------------------------------------------- */
+
+/* The block server's source of cached partitions: this executor's block manager. */
+static int serve_cached(void *arg, int rdd_id, int partition, uint8_t **data, size_t *len,
+                        cs_error *err)
+{
+    return cs_block_manager_get_bytes(arg, rdd_id, partition, data, len, err);
+}
 
 static int fetch_app_config(executor *x, cs_error *err)
 {
@@ -733,10 +761,17 @@ static int executor_start(executor *x, cs_error *err)
     if (decom && cs_decom_signals_parse(decom_sig ? decom_sig : "PWR", &x->decom_signal, err) < 0)
         return err->code;
 
+    block_manager_options bmo = {.local_dir = x->local_dir,
+                                 .executor_memory = memory,
+                                 .slots = x->opt->cores,
+                                 .checksum = x->env.shuffle_checksum};
+    if (cs_block_manager_options_read(x->conf, &bmo, err) < 0) return err->code;
+    x->bm = cs_block_manager_new(&bmo);
     rpc_options bo = net;
     bo.name = "block-server";
     x->blocks = cs_block_server_start(x->opt->hostname, x->local_dir, &bo, &x->block_port, err);
     if (!x->blocks) return err->code ? err->code : CS_EIO;
+    cs_block_server_serve_rdd_blocks(x->blocks, serve_cached, x->bm);
     rpc_options fo = net;
     fo.name = name;
     x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
@@ -759,6 +794,7 @@ static int executor_start(executor *x, cs_error *err)
     x->env.shuffle_compress = compress;
     x->env.blocks = cs_block_fetcher_source(x->fetcher);
     x->env.fetcher = x->fetcher;
+    x->env.block_manager = x->bm;
 
     x->nworkers = x->opt->cores;
     x->running = cs_xcalloc((size_t)x->nworkers, sizeof *x->running);
@@ -912,6 +948,7 @@ int cs_executor_run(const executor_options *opt)
     while (x->queue_head) {
         exec_task *t = x->queue_head;
         x->queue_head = t->next;
+        free(t->block_locs);
         free(t);
     }
     cs_broadcast_fetcher_free(x->bfetch); /* no task fetches any more */
@@ -923,6 +960,7 @@ int cs_executor_run(const executor_options *opt)
     cs_block_server_stop(x->blocks);
     cs_broadcast_store_free(x->broadcasts); /* after the block server that serves its pieces */
     cs_block_fetcher_free(x->fetcher);
+    cs_block_manager_free(x->bm); /* after the workers and the block server are gone */
     while (x->plans) {
         cached_plan *c = x->plans;
         x->plans = c->next;

@@ -852,6 +852,14 @@ static void shuffled_free(part_iter *it)
 
 part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition, cs_error *err)
 {
+    if (rdd->storage_level != CSPARK_STORAGE_NONE && tc->env->block_manager)
+        return cs_cache_iter_open(tc, rdd, partition, err);
+    return cs_part_iter_compute(tc, rdd, partition, err);
+}
+
+part_iter *cs_part_iter_compute(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                cs_error *err)
+{
     switch (rdd->kind) {
     case RDD_PARALLELIZE: {
         par_iter *p = cs_xcalloc(1, sizeof *p);

@@ -21,9 +21,18 @@ struct part_iter {
     void (*free)(part_iter *it);
 };
 
-/* Builds the iterator computing `partition` of rdd. NULL + err on failure. */
+/* Builds the iterator over `partition` of rdd: its cached block when rdd is persisted and the
+ * block is held here or on another executor, else computed (and stored when persisted). NULL +
+ * err on failure. */
 part_iter *cs_part_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
                              cs_error *err);
+/* The iterator computing `partition` of rdd from its parents, ignoring any cached block. */
+part_iter *cs_part_iter_compute(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                cs_error *err);
+/* Persisted RDDs (cache_iter.c): read the block (local, else fetched from its holder), else
+ * compute the partition and store it as it passes. */
+part_iter *cs_cache_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                              cs_error *err);
 void cs_part_iter_free(part_iter *it);
 
 /* Text splits: reads the lines of one split into batches (text_reader.c). */

@@ -31,7 +31,8 @@ typedef struct exec_env {
     shuffle_block_source blocks;       /* where reduce-side segments come from */
     struct block_fetcher
         *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
-    struct broadcast_store *broadcasts; /* broadcast values (exec/broadcast_store.h) */
+    struct broadcast_store *broadcasts;  /* broadcast values (exec/broadcast_store.h) */
+    struct block_manager *block_manager; /* cached partitions of this process (NULL: none) */
 } exec_env;
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are

@@ -28,6 +28,7 @@
 #include "fs/codec.h"
 #include "fs/fs.h"
 #include "shuffle/shuffle.h"
+#include "storage/block_manager.h"
 
 /* ---- sinks ------------------------------------------------------------------------------- */
 
@@ -352,6 +353,8 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     tc->env = env;
     tc->result = out;
     cs_task_memory_init(&tc->mem, env->task_memory_budget);
+    if (env->block_manager)
+        cs_task_memory_attach(&tc->mem, cs_block_manager_pool(env->block_manager));
     cs_task_set_current(tc);
 
     run_state *volatile st = cs_xcalloc(1, sizeof *st);
@@ -390,6 +393,10 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     out->metrics.disk_bytes_spilled = tc->mem.spilled_bytes;
     out->metrics.result_size = (int64_t)out->data.len;
     cs_task_vars_finish(tc, out, rc == 0); /* accumulator updates of a successful attempt only */
+    cs_task_memory_detach(&tc->mem);
+    if (env->block_manager) /* blocks stored or dropped meanwhile, for the driver's registry */
+        out->num_updated_blocks =
+            cs_block_manager_drain_updates(env->block_manager, &out->updated_blocks);
     free(tc->fail_msg);
     cs_task_context_leave(tc);
     cs_task_set_current(NULL);

@@ -7,8 +7,9 @@
  * process: it belongs to exactly one lineage_graph, which frees it.
  *
  * Ownership: a lineage_graph owns every node and dependency added to it, with their closure
- * copies, source data and tables (cs_lineage_free). Nodes are immutable once built, so tasks on
- * any thread may read them without locks; adding to a graph is thread-safe (the graph's lock).
+ * copies, source data and tables (cs_lineage_free). Nodes are immutable once built (but for the
+ * storage level, which the driver changes only between jobs), so tasks on any thread may read
+ * them without locks; adding to a graph is thread-safe (the graph's lock).
  */
 #ifndef CSPARK_PLAN_RDD_H
 #define CSPARK_PLAN_RDD_H
@@ -128,6 +129,10 @@ struct cspark_rdd {
     plan_aggregator agg;       /* SHUFFLE_READ_AGGREGATE / COGROUP */
     bool values_are_combiners; /* the map side already combined */
     bool ascending;            /* SHUFFLE_READ_SORT */
+
+    /* cspark_storage_level: partitions are kept as blocks where they are computed (set by
+     * cspark_persist on the driver between jobs, carried by the stage plan) */
+    int storage_level;
 };
 
 /* The nodes and dependencies of one application (driver) or one stage plan (executor). */

@@ -241,6 +241,9 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         return rc;
     r->values_are_combiners = pb->values_are_combiners;
     r->ascending = pb->ascending;
+    if (pb->storage_level < CSPARK_STORAGE_NONE || pb->storage_level > CSPARK_DISK_ONLY)
+        return PROTO_ERR("node %d: unknown storage level %d", idx, pb->storage_level);
+    r->storage_level = pb->storage_level;
     switch (r->kind) {
     case RDD_MAP:
     case RDD_FLAT_MAP:

@@ -157,6 +157,7 @@ static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *
         return rc;
     p->values_are_combiners = r->values_are_combiners;
     p->ascending = r->ascending;
+    p->storage_level = r->storage_level;
     return 0;
 }
 

@@ -23,5 +23,6 @@ void cs_task_result_free(task_result *r)
     cs_batch_free(&r->data);
     cs_batch_free(&r->accum_updates);
     if (r->has_map_status) cs_map_status_free(&r->map_status);
+    free(r->updated_blocks);
     memset(r, 0, sizeof *r);
 }

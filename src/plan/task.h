@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/batch.h"
+#include "common/block_status.h"
 #include "plan/rdd.h"
 #include "shuffle/shuffle.h"
 
@@ -57,6 +58,15 @@ typedef struct shuffle_input {
     int num_maps;
 } shuffle_input;
 
+/* Where a cached partition the task may read is kept: the scheduler names the executor (from its
+ * block registry); the coarse backend fills in that executor's block server address. */
+typedef struct cs_block_location {
+    int rdd_id, partition;
+    char executor_id[64];
+    char host[256];
+    int port;
+} cs_block_location;
+
 typedef struct task_desc {
     int64_t task_id;
     int job_id;
@@ -69,6 +79,8 @@ typedef struct task_desc {
     const shuffle_input *inputs;
     int num_inputs;
     const volatile int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
+    const cs_block_location *block_locs; /* cached partitions of the lineage and their holders */
+    int num_block_locs;
 } task_desc;
 
 /* Spark's TaskMetrics: what one task did, reported with its result (and in heartbeats).
@@ -92,6 +104,9 @@ typedef enum {
 
 /* The error of a task stopped because its job ended (not counted as a failure). */
 #define CS_TASK_CANCELLED "task cancelled: its job has ended"
+/* The error of a task the task reaper gave up on in this process (local mode): Spark's
+ * TaskKilled, its kill reason following the prefix. */
+#define CS_TASK_REAPED "Task killed: "
 
 typedef struct task_result {
     task_status status;
@@ -108,7 +123,10 @@ typedef struct task_result {
      * ExecutorLostFailure); both malloc'd, NULL otherwise */
     char *lost_executor;
     char *loss_reason;
-    bool exit_caused_by_app; /* the executor exited on its own, not removed by the driver */
+    bool exit_caused_by_app;         /* the executor exited on its own, not removed by the driver */
+    cs_block_status *updated_blocks; /* blocks stored or dropped by this executor (malloc'd) */
+    int num_updated_blocks;
+    int block_port; /* driver side: the block server of the executor that ran it (0: none) */
 } task_result;
 
 void cs_task_result_init(task_result *r);

@@ -131,6 +131,21 @@ int cs_task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_erro
     }
     out->metrics = cs_xmalloc(sizeof *out->metrics);
     cs_task_metrics_to_pb(&r->metrics, out->metrics);
+    if (r->num_updated_blocks > 0) {
+        size_t n = (size_t)r->num_updated_blocks;
+        Cspark__BlockStatus *bs = cs_xcalloc(n, sizeof *bs);
+        out->updated_blocks = cs_xcalloc(n, sizeof *out->updated_blocks);
+        for (size_t i = 0; i < n; i++) {
+            cspark__block_status__init(&bs[i]);
+            bs[i].rdd_id = r->updated_blocks[i].rdd_id;
+            bs[i].partition = r->updated_blocks[i].partition;
+            bs[i].storage_level = r->updated_blocks[i].level;
+            bs[i].memory_size = r->updated_blocks[i].memory_size;
+            bs[i].disk_size = r->updated_blocks[i].disk_size;
+            out->updated_blocks[i] = &bs[i];
+        }
+        out->n_updated_blocks = n;
+    }
     return 0;
 }
 
@@ -145,6 +160,8 @@ void cs_task_result_pb_clear(Cspark__TaskResult *pb)
         free(pb->map_status);
     }
     free(pb->metrics);
+    if (pb->n_updated_blocks) free(pb->updated_blocks[0]); /* one array of all of them */
+    free(pb->updated_blocks);
     cspark__task_result__init(pb);
 }
 
@@ -189,5 +206,16 @@ int cs_task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_err
     out->fetch_map_id = pb->fetch_map_id;
     out->count = pb->count;
     cs_task_metrics_from_pb(pb->metrics, &out->metrics);
+    if (pb->n_updated_blocks > 0) {
+        out->updated_blocks = cs_xcalloc(pb->n_updated_blocks, sizeof *out->updated_blocks);
+        for (size_t i = 0; i < pb->n_updated_blocks; i++) {
+            const Cspark__BlockStatus *b = pb->updated_blocks[i];
+            if (!b || b->storage_level < CSPARK_STORAGE_NONE ||
+                b->storage_level > CSPARK_DISK_ONLY || b->memory_size < 0 || b->disk_size < 0)
+                continue; /* a malformed status is ignored: the block is recomputed if needed */
+            out->updated_blocks[out->num_updated_blocks++] = (cs_block_status){
+                b->rdd_id, b->partition, b->storage_level, b->memory_size, b->disk_size};
+        }
+    }
     return 0;
 }

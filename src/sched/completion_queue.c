@@ -14,6 +14,7 @@
 
 #include "common/err.h"
 #include "sched/allocation_manager.h"
+#include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
 
 completion *cs_dag_pop_completion(scheduler *s)
@@ -50,6 +51,8 @@ static void push_completion(scheduler *s, completion *c)
 void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
 {
     const sched_task *stk = (const sched_task *)t;
+    cs_block_registry_task_done(s->blocks, s->opt.bus, stk->started ? stk->executor : "driver",
+                                stk->host, r);
     if (s->alloc) cs_am_task_ended(s->alloc, stk->started ? stk->executor : NULL);
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_TASK_DONE;
@@ -74,6 +77,7 @@ void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt,
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)
 {
     if (s->alloc) cs_am_executor_removed(s->alloc, executor_id);
+    cs_block_registry_executor_lost(s->blocks, executor_id); /* recomputed from lineage */
     completion *c = cs_xcalloc(1, sizeof *c);
     c->kind = EV_EXECUTOR_LOST;
     c->executor_id = cs_xstrdup(executor_id);

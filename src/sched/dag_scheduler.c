@@ -20,6 +20,7 @@
 #include "common/sync.h"
 #include "sched/accumulators.h"
 #include "sched/allocation_manager.h"
+#include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
@@ -204,7 +205,12 @@ static bool task_needed(scheduler *s, job *j, stage *st, int index)
 
 static void launch_task(scheduler *s, job *j, stage *st, int index)
 {
-    sched_task *stk = cs_xcalloc(1, sizeof *stk);
+    cs_block_location locs[CS_MAX_BLOCK_LOCS]; /* kept after the task, freed with it */
+    int nlocs = cs_block_registry_task_locations(s->blocks, st->rdd, task_partition(st, index),
+                                                 locs, CS_MAX_BLOCK_LOCS);
+    sched_task *stk = cs_xcalloc(1, sizeof *stk + (size_t)nlocs * sizeof *locs);
+    stk->t.block_locs = memcpy(stk + 1, locs, (size_t)nlocs * sizeof *locs);
+    stk->t.num_block_locs = nlocs;
     stk->st = st;
     stk->index = index;
     task_desc *t = &stk->t;
@@ -234,6 +240,7 @@ static void post_stage_event(scheduler *s, const stage *st, cs_event *ev)
     for (int p = 0; p < st->num_parents; p++)
         parents[p] = st->parents[p]->id;
     ev->num_rdd_infos = cs_stage_rdd_infos(st->rdd, &infos);
+    cs_block_registry_fill_rdd_infos(s->blocks, infos, ev->num_rdd_infos);
     ev->rdd_infos = infos;
     ev->parent_stage_ids = parents;
     ev->num_parent_stage_ids = st->num_parents;
@@ -405,8 +412,9 @@ static void post_task_end(scheduler *s, const completion *c, const cs_accumulabl
                    .job_id = t->job_id,
                    .accumulables = accs,
                    .num_accumulables = naccs,
-                   .end_reason =
-                       r->status != TASK_OK && why.kind != CS_END_EXCEPTION ? &why : NULL};
+                   .end_reason = r->status != TASK_OK && why.kind != CS_END_EXCEPTION ? &why : NULL,
+                   .updated_blocks = r->updated_blocks,
+                   .num_updated_blocks = r->num_updated_blocks};
     post(s, &ev);
 }
 
@@ -854,6 +862,7 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
     s->opt = *o;
     s->backend = backend;
     backend->sched = s;
+    s->blocks = cs_block_registry_new();
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
     cs_cond_init_monotonic(&s->cond);
@@ -895,6 +904,7 @@ void cs_scheduler_free(scheduler *s)
         completion_free(c);
     }
     free(s->aborted);
+    cs_block_registry_free(s->blocks);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->outputs_lock);
     pthread_cond_destroy(&s->cond);

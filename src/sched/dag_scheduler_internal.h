@@ -104,7 +104,8 @@ struct scheduler {
     stage *running_final;      /* the running job's result stage, NULL between jobs */
     cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
     int num_graveyard, cap_graveyard;
-    allocation_manager *alloc; /* dynamic allocation, NULL when off */
+    allocation_manager *alloc;     /* dynamic allocation, NULL when off */
+    struct block_registry *blocks; /* where cached partitions are (its own lock) */
     stage **waiting;
     int num_waiting, cap_waiting;
 

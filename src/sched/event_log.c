@@ -33,6 +33,7 @@
 #include "cspark.h"
 #include "common/clock.h"
 #include "common/hmap.h"
+#include "common/json_text.h"
 #include "common/log.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
@@ -66,57 +67,15 @@ struct event_log {
     el_stage *stages;
     size_t nstages, capstages;
 
-    cs_hmap tasks; /* running task id -> launch time */
+    cs_hmap tasks;          /* running task id -> launch time */
+    bool log_block_updates; /* spark.eventLog.logBlockUpdates.enabled */
 };
 
 /* ---- small helpers -------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if s does not start one. */
-static size_t utf8_seq(const unsigned char *s)
-{
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    size_t n;
-    uint32_t cp, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3, cp = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
-}
-
-static json_t *jstr(const char *s)
-{
-    if (!s) s = "";
-    json_t *j = json_string(s);
-    if (j) return j;
-    /* not UTF-8: every byte that does not start a valid sequence becomes '?' */
-    char *copy = cs_xstrdup(s);
-    for (unsigned char *p = (unsigned char *)copy; *p;) {
-        size_t n = utf8_seq(p);
-        if (n == 0)
-            *p++ = '?';
-        else
-            p += n;
-    }
-    j = json_string(copy);
-    free(copy);
-    return j ? j : json_string("");
-}
-
 static void set_str(json_t *o, const char *k, const char *v)
 {
-    json_object_set_new(o, k, jstr(v));
+    json_object_set_new(o, k, cs_json_text(v));
 }
 
 static void set_int(json_t *o, const char *k, int64_t v)
@@ -211,6 +170,8 @@ const char *cs_event_log_event_name(cs_event_kind kind)
         return "org.cspark.scheduler.ExecutorAllocationTargetUpdate";
     case CS_EV_EXECUTOR_METRICS:
         return "SparkListenerExecutorMetricsUpdate";
+    case CS_EV_BLOCK_UPDATED:
+        return "SparkListenerBlockUpdated";
     }
     return "SparkListenerUnknown";
 }
@@ -247,7 +208,19 @@ static int64_t task_take(event_log *el, int64_t id)
 
 /* ---- JSON building blocks ------------------------------------------------------------------- */
 
-/* Spark's RDDInfo: nothing is cached yet (storage level NONE, no cached partitions). */
+/* Spark's StorageLevel as JsonProtocol writes it (cspark keeps blocks serialized in batches). */
+static json_t *storage_level_json(int level)
+{
+    json_t *o = json_object();
+    set_bool(o, "Use Disk", level == CSPARK_MEMORY_AND_DISK || level == CSPARK_DISK_ONLY);
+    set_bool(o, "Use Memory", level == CSPARK_MEMORY_ONLY || level == CSPARK_MEMORY_AND_DISK);
+    set_bool(o, "Use Off Heap", false);
+    set_bool(o, "Deserialized", level == CSPARK_MEMORY_ONLY || level == CSPARK_MEMORY_AND_DISK);
+    set_int(o, "Replication", 1);
+    return o;
+}
+
+/* Spark's RDDInfo, with the storage level and the cached partitions the driver knows of. */
 static json_t *rdd_info(const cs_rdd_info *r)
 {
     json_t *o = json_object();
@@ -258,19 +231,13 @@ static json_t *rdd_info(const cs_rdd_info *r)
     for (int i = 0; i < r->num_parents && i < 2; i++)
         json_array_append_new(parents, json_integer(r->parent_ids[i]));
     json_object_set_new(o, "Parent IDs", parents);
-    json_t *level = json_object();
-    set_bool(level, "Use Disk", false);
-    set_bool(level, "Use Memory", false);
-    set_bool(level, "Use Off Heap", false);
-    set_bool(level, "Deserialized", false);
-    set_int(level, "Replication", 1);
-    json_object_set_new(o, "Storage Level", level);
+    json_object_set_new(o, "Storage Level", storage_level_json(r->storage_level));
     set_bool(o, "Barrier", false);
     set_str(o, "DeterministicLevel", "DETERMINATE");
     set_int(o, "Number of Partitions", r->num_partitions);
-    set_int(o, "Number of Cached Partitions", 0);
-    set_int(o, "Memory Size", 0);
-    set_int(o, "Disk Size", 0);
+    set_int(o, "Number of Cached Partitions", r->cached_partitions);
+    set_int(o, "Memory Size", r->memory_size);
+    set_int(o, "Disk Size", r->disk_size);
     return o;
 }
 
@@ -341,7 +308,27 @@ static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, boo
     return o;
 }
 
-static json_t *task_metrics(const cs_task_metrics *m)
+/* Spark's "Updated Blocks": each block's id and BlockStatus. */
+static json_t *updated_blocks(const cs_event *ev)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < ev->num_updated_blocks; i++) {
+        const cs_block_status *b = &ev->updated_blocks[i];
+        char id[64];
+        snprintf(id, sizeof id, "rdd_%d_%d", b->rdd_id, b->partition);
+        json_t *st = json_object();
+        json_object_set_new(st, "Storage Level", storage_level_json(b->level));
+        set_int(st, "Memory Size", b->memory_size);
+        set_int(st, "Disk Size", b->disk_size);
+        json_t *o = json_object();
+        set_str(o, "Block ID", id);
+        json_object_set_new(o, "Status", st);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *task_metrics(const cs_task_metrics *m, const cs_event *ev)
 {
     json_t *o = json_object();
     set_int(o, "Executor Deserialize Time", 0);
@@ -389,7 +376,7 @@ static json_t *task_metrics(const cs_task_metrics *m)
     set_int(out, "Bytes Written", m->bytes_written);
     set_int(out, "Records Written", m->records_written);
     json_object_set_new(o, "Output Metrics", out);
-    json_object_set_new(o, "Updated Blocks", json_array());
+    json_object_set_new(o, "Updated Blocks", updated_blocks(ev));
     return o;
 }
 
@@ -534,7 +521,7 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         json_object_set_new(o, "Task End Reason", r);
         json_object_set_new(o, "Task Info", task_info(ev, launch, ev->time_ms, !ev->succeeded));
         json_object_set_new(o, "Task Executor Metrics", json_object());
-        json_object_set_new(o, "Task Metrics", task_metrics(&ev->metrics));
+        json_object_set_new(o, "Task Metrics", task_metrics(&ev->metrics, ev));
         break;
     }
     case CS_EV_EXECUTOR_ADDED: {
@@ -565,8 +552,32 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         set_str(o, "Reason", ev->reason);
         break;
     case CS_EV_EXECUTOR_METRICS: /* not logged, as Spark's EventLoggingListener */
+    case CS_EV_BLOCK_UPDATED:    /* one line per block: block_updated_json */
         break;
     }
+    return o;
+}
+
+/* Spark's SparkListenerBlockUpdated for block i of ev (BlockUpdatedInfo: the block manager, the
+ * block and its status). The block manager is the executor's block server; local mode has none
+ * and names Spark's default port, 7079 (Spark refuses a port of 0). */
+static json_t *block_updated_json(const cs_event *ev, int i)
+{
+    const cs_block_status *b = &ev->updated_blocks[i];
+    json_t *o = json_object();
+    set_str(o, "Event", "SparkListenerBlockUpdated");
+    json_t *info = json_object(), *bm = json_object();
+    set_str(bm, "Executor ID", ev->executor_id);
+    set_str(bm, "Host", ev->host);
+    set_int(bm, "Port", ev->block_port > 0 ? ev->block_port : 7079);
+    json_object_set_new(info, "Block Manager ID", bm);
+    char id[64];
+    snprintf(id, sizeof id, "rdd_%d_%d", b->rdd_id, b->partition);
+    set_str(info, "Block ID", id);
+    json_object_set_new(info, "Storage Level", storage_level_json(b->level));
+    set_int(info, "Memory Size", b->memory_size);
+    set_int(info, "Disk Size", b->disk_size);
+    json_object_set_new(o, "Block Updated Info", info);
     return o;
 }
 
@@ -643,7 +654,15 @@ void cs_event_log_listener(void *arg, const cs_event *ev)
 {
     event_log *el = arg;
     if (ev->kind == CS_EV_LOG_START || ev->kind == CS_EV_EXECUTOR_METRICS)
-        return; /* written once, at open / not logged, as Spark */
+        return;                            /* written once, at open / not logged, as Spark */
+    if (ev->kind == CS_EV_BLOCK_UPDATED) { /* as Spark: only when asked for */
+        for (int i = 0; el->log_block_updates && i < ev->num_updated_blocks; i++) {
+            json_t *b = block_updated_json(ev, i);
+            write_json(el, b);
+            json_decref(b);
+        }
+        return;
+    }
     int64_t launch = 0;
     if (ev->kind == CS_EV_TASK_START) {
         launch = ev->time_ms;
@@ -800,7 +819,9 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
     if (!uri) uri = DEFAULT_DIR;
     int64_t buf_bytes = 100 * 1024;
     if (conf &&
-        cs_conf_get_bool(conf, "spark.eventLog.overwrite", "false", &el->overwrite, err) < 0)
+        (cs_conf_get_bool(conf, "spark.eventLog.overwrite", "false", &el->overwrite, err) < 0 ||
+         cs_conf_get_bool(conf, "spark.eventLog.logBlockUpdates.enabled", "false",
+                          &el->log_block_updates, err) < 0))
         goto fail;
     if (conf &&
         cs_conf_get_size(conf, "spark.eventLog.buffer.kb", "100k", CS_KiB, &buf_bytes, err) < 0)

@@ -107,7 +107,9 @@ static qnode *copy_event(const cs_event *ev)
     if (!ev->stage_parents) job_parents = nparents = 0;
     size_t metrics = ev->exec_metrics ? sizeof(cs_executor_metrics) : 0;
     size_t reason = ev->end_reason ? (sizeof(cs_task_end_reason) + 7) & ~(size_t)7 : 0;
-    size_t n = metrics + reason + rdds * sizeof(cs_rdd_info) +
+    size_t blocks =
+        ev->updated_blocks && ev->num_updated_blocks > 0 ? (size_t)ev->num_updated_blocks : 0;
+    size_t n = metrics + reason + blocks * sizeof(cs_block_status) + rdds * sizeof(cs_rdd_info) +
                (ids + tasks + parents + nparents + job_parents) * sizeof(int) +
                slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
@@ -140,6 +142,14 @@ static qnode *copy_event(const cs_event *ev)
         memcpy(cur, ev->end_reason, sizeof(cs_task_end_reason));
         q->ev.end_reason = (const cs_task_end_reason *)(void *)cur;
         cur += reason;
+    }
+    if (blocks) { /* int64 fields and a size that keeps what follows aligned */
+        memcpy(cur, ev->updated_blocks, blocks * sizeof(cs_block_status));
+        q->ev.updated_blocks = (const cs_block_status *)(void *)cur;
+        cur += blocks * sizeof(cs_block_status);
+    } else {
+        q->ev.updated_blocks = NULL;
+        q->ev.num_updated_blocks = 0;
     }
     cs_rdd_info *infos = NULL;
     if (rdds) { /* its size keeps ints aligned */

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/block_status.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "plan/task.h" /* cs_task_metrics */
@@ -33,10 +34,12 @@ typedef enum {
     CS_EV_STAGE_SUBMITTED, CS_EV_STAGE_COMPLETED, CS_EV_TASK_START, CS_EV_TASK_END,
     CS_EV_EXECUTOR_ADDED, CS_EV_EXECUTOR_REMOVED, CS_EV_ENVIRONMENT_UPDATE, CS_EV_LOG_START,
     CS_EV_ALLOCATION_TARGET, /* cspark: dynamic allocation changed its executor target */
-    CS_EV_EXECUTOR_METRICS   /* an executor's heartbeat: its process metrics (Spark's ExecutorMetricsUpdate) */
+    CS_EV_EXECUTOR_METRICS,  /* an executor's heartbeat: its process metrics (Spark's ExecutorMetricsUpdate) */
+    CS_EV_BLOCK_UPDATED      /* cached blocks an executor stored or dropped (Spark's BlockUpdated): updated_blocks */
 } cs_event_kind;
 typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spark's RDDInfo */
     int id; const char *name; const char *callsite; int num_partitions; int parent_ids[2]; int num_parents;
+    int storage_level; int cached_partitions; int64_t memory_size, disk_size; /* persisted RDDs: the block registry's totals */
 } cs_rdd_info;
 /* An executor's process as its heartbeat reports it (executor metrics event; Spark's ExecutorMetrics
  * without the JVM: ProcessTree*RSSMemory / *VMemory, plus the executor's own task counters). */
@@ -77,6 +80,8 @@ typedef struct cs_event {
     const cs_executor_metrics *exec_metrics;      /* executor metrics: the heartbeat's figures, copied */
     const cs_accumulable *accumulables; int num_accumulables;  /* task end, stage completed: copied */
     const struct cs_task_end_reason *end_reason;  /* failed task end: Spark's TaskEndReason, copied; NULL: ExceptionFailure */
+    const cs_block_status *updated_blocks; int num_updated_blocks; /* task end, block updated: blocks its executor stored or dropped, copied */
+    int block_port;                               /* block updated: the executor's block server (0: local mode, none) */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
 
 void cs_dag_bury(scheduler *s, cs_map_status *ms)
@@ -100,4 +101,12 @@ void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *
             if (o->maps[m]) fn(arg, o->maps[m]->executor_id, s->active_shuffle[sid]);
     }
     pthread_mutex_unlock(&s->outputs_lock);
+}
+
+/* The block registry is the map-output tracker's sibling for cached partitions (Spark's
+ * BlockManagerMaster): unpersisting forgets them there and has the backend drop them. */
+void cs_scheduler_unpersist(scheduler *s, int rdd_id)
+{
+    cs_block_registry_remove_rdd(s->blocks, rdd_id);
+    if (s->backend->remove_rdd) s->backend->remove_rdd(s->backend, rdd_id);
 }

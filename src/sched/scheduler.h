@@ -50,6 +50,8 @@ struct sched_backend {
      * executors before they exit, otherwise they are told to exit at once. */
     void (*remove_executors)(sched_backend *b, const char *const *ids, int n, bool decommission,
                              const char *reason);
+    /* Every process holding cached partitions drops those of rdd_id (unpersist); NULL: none. */
+    void (*remove_rdd)(sched_backend *b, int rdd_id);
     scheduler *sched; /* set by cs_scheduler_new */
 };
 
@@ -127,6 +129,10 @@ void cs_scheduler_shuffle_holdings(scheduler *s,
  * enabled and the backend supports request_total; call once the backend can take requests. */
 struct alloc_settings;
 void cs_scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_settings *st);
+
+/* Unpersist: the block registry forgets rdd_id's blocks and the backend has them dropped
+ * wherever they are held. Between jobs, on the application's thread. */
+void cs_scheduler_unpersist(scheduler *s, int rdd_id);
 
 /* The backend cannot run tasks any more (e.g. too many executor failures): the running job and
  * every later one fail with this reason. */

@@ -60,7 +60,8 @@ static void add(const cspark_rdd *rdd, cs_rdd_info **out, int *n, int *cap)
     *r = (cs_rdd_info){.id = rdd->id,
                        .name = spark_rdd_name(rdd),
                        .callsite = rdd->name ? rdd->name : "",
-                       .num_partitions = rdd->num_partitions};
+                       .num_partitions = rdd->num_partitions,
+                       .storage_level = rdd->storage_level};
     if (rdd->kind == RDD_SHUFFLED) {
         for (int d = 0; d < rdd->num_deps && d < 2; d++)
             r->parent_ids[r->num_parents++] = rdd->deps[d]->parent->id;

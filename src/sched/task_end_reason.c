@@ -37,7 +37,8 @@ void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_en
         snprintf(why->loss_reason, sizeof why->loss_reason, "%s",
                  r->loss_reason ? r->loss_reason : "");
         why->exit_caused_by_app = r->exit_caused_by_app;
-    } else if (r->error && strcmp(r->error, CS_TASK_CANCELLED) == 0) {
+    } else if (r->error && (strcmp(r->error, CS_TASK_CANCELLED) == 0 ||
+                            strncmp(r->error, CS_TASK_REAPED, strlen(CS_TASK_REAPED)) == 0)) {
         why->kind = CS_END_TASK_KILLED;
     }
 }

@@ -587,6 +587,7 @@ static void on_task_start(ui_store *st, const cs_event *ev)
 static ui_task_status end_status(const cs_event *ev)
 {
     if (ev->succeeded) return UI_TASK_SUCCESS;
+    if (ev->end_reason && ev->end_reason->kind == CS_END_TASK_KILLED) return UI_TASK_KILLED;
     if (ev->reason && (strncmp(ev->reason, "task cancelled", 14) == 0 ||
                        strncmp(ev->reason, "TaskKilled", 10) == 0))
         return UI_TASK_KILLED;
@@ -830,6 +831,8 @@ void cs_ui_store_listener(void *arg, const cs_event *ev)
         break;
     case CS_EV_ALLOCATION_TARGET:
         st->counters.allocation_target = ev->target_executors;
+        break;
+    case CS_EV_BLOCK_UPDATED: /* no Storage page yet */
         break;
     }
     pthread_mutex_unlock(&st->lock);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cspark.h"
+#include "common/json_text.h"
 
 /* ---- building blocks ---------------------------------------------------------------------- */
 
@@ -29,22 +30,9 @@ static void setb(json_t *o, const char *k, bool v)
     json_object_set_new(o, k, json_boolean(v));
 }
 
-static json_t *jstr(const char *s)
-{
-    json_t *j = json_string(s ? s : "");
-    if (j) return j;
-    /* not UTF-8: bytes outside ASCII become '?' */
-    char *copy = cs_xstrdup(s);
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80) *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j ? j : json_string("");
-}
-
 static void sets(json_t *o, const char *k, const char *v)
 {
-    json_object_set_new(o, k, jstr(v));
+    json_object_set_new(o, k, cs_json_text(v));
 }
 
 void cs_ui_api_date(int64_t ms, char *buf, size_t cap)
@@ -696,8 +684,8 @@ static int environment(const ui_api_req *r, cs_sbuf *out)
     for (size_t i = 0; i < cs_ui_store_num_props(r->st); i++) {
         const ui_prop *p = cs_ui_store_prop_at(r->st, i);
         json_t *pair = json_array();
-        json_array_append_new(pair, jstr(p->key));
-        json_array_append_new(pair, jstr(p->value));
+        json_array_append_new(pair, cs_json_text(p->key));
+        json_array_append_new(pair, cs_json_text(p->value));
         json_array_append_new(props, pair);
     }
     json_object_set_new(o, "sparkProperties", props);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # k8s_submit.sh — cspark-submit against kubesim (API server + process kubelet, image cspark:dev
 # mapped to this build): word count in cluster mode (driver pod + 3 executor pods) and in client
-# mode gives the same output as local[2]; afterwards only the completed driver pod remains; a
+# mode gives the same output as local[2] (sort, join, pagerank too; k-means with cached points in
+# client mode gives the reference centroids); afterwards only the completed driver pod remains; a
 # dry run prints the manifests and creates nothing; bad input is refused clearly with nothing
 # created.
 . "$(dirname "$0")/lib/k8s.sh"
@@ -18,6 +19,9 @@ L="$BUILD/bin/cspark-submit --master local[2]"
 $L "$BUILD/examples/sort.so" "$T/records.txt" "$T/sort-ref" >/dev/null 2>&1
 $L "$BUILD/examples/join.so" "$T/left.tsv" "$T/right.tsv" "$T/join-ref" >/dev/null 2>&1
 $L "$BUILD/examples/pagerank.so" "$T/graph.txt" 3 "$T/pr-ref" >/dev/null 2>&1
+# k-means with its points cached on the executor pods (blocks served by their block servers)
+/usr/bin/python3 "$SRC/bench/gen_points.py" 20000 4 3 9 >"$T/points.txt"
+/usr/bin/python3 "$SRC/bench/kmeans_ref.py" "$T/points.txt" 4 5 >"$T/kmeans-ref.txt"
 
 cat >"$T/inner.sh" <<INNER
 SUBMIT="$BUILD/bin/cspark-submit"
@@ -62,6 +66,13 @@ timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client "$BUILD/examples/wor
     "$T/text.txt" "$T/client" >"$T/client.out" 2>"$T/client.err" || { tail -5 "$T/client.err" >&2; fail "client mode failed"; }
 cat "$T"/client/part-* | sort | cmp -s - "$T/ref.txt" || fail "client-mode output differs from local[2]"
 expect_nothing_left "after client mode"
+
+# k-means in client mode with the parsed points cached on the executors: the reference centroids
+timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --conf spark.default.parallelism=6 \
+    "$BUILD/examples/kmeans.so" "$T/points.txt" 4 5 MEMORY_ONLY >"$T/kmeans.out" 2>"$T/kmeans.err" ||
+    { tail -5 "$T/kmeans.err" >&2; fail "kmeans in client mode failed"; }
+cmp -s "$T/kmeans.out" "$T/kmeans-ref.txt" || fail "client-mode kmeans centroids differ from the reference"
+expect_nothing_left "after kmeans"
 
 # client mode interrupted: SIGTERM to cspark-submit removes its executor pods before it exits
 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --class slow "$BUILD/tests/jobs/testjobs.so" 1000 \

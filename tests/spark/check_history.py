@@ -273,6 +273,16 @@ def check_app(base, log, facts):
         expect(e.get("removeReason") == want["removed"],
                f"executor {eid} removeReason {e.get('removeReason')!r}, log says {want['removed']!r}")
     check_facts(log, facts, stages, jobs, execs)
+    if "cached_rdds" in facts:  # the Storage tab
+        listed = {str(r["id"]): r for r in get(base, app + "/storage/rdd")}
+        for rid, level in facts["cached_rdds"].items():
+            expect(rid in listed, f"RDD {rid} is not in the Storage tab ({sorted(listed)})")
+            r = listed[rid]
+            expect(r["storageLevel"] == level,
+                   f"RDD {rid} storage level {r['storageLevel']!r}, expected {level!r}")
+            expect(r["numCachedPartitions"] == r["numPartitions"] and r["memoryUsed"] > 0,
+                   f"RDD {rid}: {r['numCachedPartitions']} of {r['numPartitions']} partitions "
+                   f"cached, {r['memoryUsed']} bytes in memory")
     if "accumulators" in facts:
         check_accumulators(base, app, facts["accumulators"], stages)
 
@@ -342,6 +352,11 @@ def check_facts(log, f, stages, jobs, execs):
         expect(again, "no stage was resubmitted")
         expect(any(s["status"] == "COMPLETE" and s["numTasks"] < stages[(s["stageId"], 0)]["numTasks"]
                    for s in again), "no resubmitted attempt ran only the missing tasks")
+    if "cached_rdds" in f:  # each cached RDD (2 partitions) reads the input once, then its blocks
+        reads = [t for k, s in log.stages.items() for t in s["tasks"]
+                 if t["Task Metrics"]["Input Metrics"]["Bytes Read"] > 0]
+        expect(len(reads) == 2 * len(f["cached_rdds"]),
+               f"{len(reads)} tasks read the input; each cached RDD's 2 partitions read it once")
     if f.get("dynamic"):
         expect(len(execs) >= 2, f"{len(execs)} executors added")
         expect(any(not e["isActive"] for e in execs.values()), "no executor removed")

@@ -10,7 +10,8 @@
 #   hs-resubmitted-stage    a lost map output: fetch failure, the map stage resubmitted for 1 task
 #   hs-dynamic-allocation   local-cluster with dynamic allocation: executors added and removed
 #   hs-accumulators         named long, double and custom accumulators, with failed attempts
-#   (cache/persist: not in cspark yet — add_cache_app below is the hook to fill when it lands)
+#   hs-cached               local-cluster: two RDDs cached (MEMORY_ONLY), read twice each: the
+#                           Storage tab lists both with their storage level
 # then starts org.apache.spark.deploy.history.HistoryServer on that directory (loopback, a free
 # port) and checks through its REST API (tests/spark/check_history.py) that every application,
 # job, stage attempt, task and executor is there with cspark's figures. The server is stopped on
@@ -67,11 +68,13 @@ fact hs-dynamic-allocation '"dynamic": true'
 app hs-accumulators 0 'local-cluster[2,1,1024]' --class acc_counts "$SHARED" flaky
 fact hs-accumulators '"accumulators": {"records": "10000", "half": "2.49975E7", "max": "0x800000000000270f"}'
 
-# Hook: when cspark gets cache()/persist() (RDD blocks, the Storage tab), run an application that
-# caches an RDD here and add its facts (cached partitions and sizes in the stages' RDD Info, the
-# executors' memoryUsed) to check_history.py.
-add_cache_app() { :; }
-add_cache_app
+# cache()/persist(): the stages' RDD Info carries the storage level and, with
+# spark.eventLog.logBlockUpdates.enabled (as in Spark, off by default), the block updates give
+# their cached partitions: Spark's History Server lists both RDDs in the Storage tab (/storage/rdd)
+need "$BUILD/tests/jobs/cachejobs.so"
+head -200000 "$T/text.txt" >"$T/cached.txt"
+app hs-cached 0 'local-cluster[2,1,1024]' --conf spark.eventLog.logBlockUpdates.enabled=true --class cache_twice "$BUILD/tests/jobs/cachejobs.so" "$T/cached.txt"
+fact hs-cached '"cached_rdds": {"1": "Memory Deserialized 1x Replicated", "3": "Memory Deserialized 1x Replicated"}'
 FACTS="$FACTS}"
 echo "$FACTS" >"$T/facts.json"
 for f in "$EV"/*; do

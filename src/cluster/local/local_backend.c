@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/shutdown.h"
 #include "exec/task_context.h"
+#include "storage/block_manager.h"
 
 typedef struct queued {
     struct queued *next;
@@ -170,9 +171,7 @@ static int local_reap(sched_backend *base, const char *reason)
                 (long long)left[i]->task_id, left[i]->stage_id, left[i]->stage_attempt,
                 left[i]->partition, reason);
         cs_scheduler_task_failed(b->base.sched, left[i],
-                                 "Task killed: %s; its thread is left "
-                                 "running",
-                                 reason);
+                                 CS_TASK_REAPED "%s; its thread is left running", reason);
     }
     free(left);
     return n;
@@ -225,7 +224,14 @@ static void local_stop(sched_backend *base)
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
     free(b->workers);
+    cs_block_manager_free(b->env.block_manager);
     free(b);
+}
+
+static void local_remove_rdd(sched_backend *base, int rdd_id)
+{
+    local_backend *b = (local_backend *)base;
+    if (b->env.block_manager) cs_block_manager_remove_rdd(b->env.block_manager, rdd_id);
 }
 
 sched_backend *cs_local_backend_new(int threads, const exec_env *env)
@@ -236,6 +242,7 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     b->base.cancel_all = local_cancel_all;
     b->base.stop = local_stop;
     b->base.reap = local_reap;
+    b->base.remove_rdd = local_remove_rdd;
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;
     pthread_mutex_init(&b->lock, NULL);
@@ -256,9 +263,15 @@ static int local_parallelism(const cs_conf *conf, const cs_master *m, int *out, 
     return 0;
 }
 
-/* The executor is the driver: tasks read shuffle blocks from its own local directory. */
+/* The executor is the driver: tasks read shuffle blocks from its own local directory and keep
+ * cached partitions in its block manager (owned by the backend from here). */
 static sched_backend *local_create(const cluster_env *env, cs_error *err)
 {
+    block_manager_options bo = {.local_dir = env->local_dir,
+                                .executor_memory = env->local_memory,
+                                .slots = env->master->threads > 0 ? env->master->threads : 1,
+                                .checksum = env->shuffle_checksum};
+    if (cs_block_manager_options_read(env->conf, &bo, err) < 0) return NULL;
     exec_env xenv = {.executor_id = "driver",
                      .host = "localhost",
                      .local_dir = env->local_dir,
@@ -266,7 +279,8 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                      .shuffle_compress = env->shuffle_compress,
                      .shuffle_checksum = env->shuffle_checksum,
                      .blocks = cs_shuffle_local_source(env->local_dir),
-                     .broadcasts = env->broadcasts}; /* tasks read the driver's copies */
+                     .broadcasts = env->broadcasts, /* tasks read the driver's copies */
+                     .block_manager = cs_block_manager_new(&bo)};
     return cs_local_backend_new(env->master->threads, &xenv);
 }
 

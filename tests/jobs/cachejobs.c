@@ -1,0 +1,116 @@
+/*
+ * cachejobs.c — jobs for tests/integration/cache_*.sh (persist, cache, unpersist), built as
+ * build/tests/jobs/cachejobs.so and selected with --class. Each prints one line per action on
+ * stdout, so the scripts compare results between storage levels and masters, and reads what the
+ * event log says about input bytes and cached partitions per job.
+ *
+ *   persist_text PATH LEVEL [MIN_PARTITIONS]
+ *                             lines -> (line, its length) -> persist(LEVEL); count, count,
+ *                             sum of lengths, unpersist, count
+ *   cache_twice PATH          two persisted RDDs over the same file; the first is read, then the
+ *                             second, then the first again (LRU eviction between them)
+ *   bad_level                 cspark_persist with an unknown level
+ *   level_change              persisting again at another level
+ */
+#include <cspark.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* (line, its length as i64) */
+void cj_tag(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint8_t v[8];
+    cspark_i64_encode((int64_t)in->key.len, v);
+    cspark_emit(out, in->key.ptr, in->key.len, v, 8);
+}
+
+static int level_of(const char *s, cspark_storage_level *out)
+{
+    if (strcmp(s, "MEMORY_ONLY") == 0)
+        *out = CSPARK_MEMORY_ONLY;
+    else if (strcmp(s, "MEMORY_AND_DISK") == 0)
+        *out = CSPARK_MEMORY_AND_DISK;
+    else if (strcmp(s, "DISK_ONLY") == 0)
+        *out = CSPARK_DISK_ONLY;
+    else if (strcmp(s, "NONE") == 0)
+        *out = CSPARK_STORAGE_NONE;
+    else
+        return -1;
+    return 0;
+}
+
+static int failed(cspark_context *sc, const char *what)
+{
+    const char *e = cspark_last_error(sc);
+    fprintf(stderr, "cachejobs: %s failed: %s\n", what, e ? e : "?");
+    return 1;
+}
+
+int persist_text(cspark_context *sc, int argc, char **argv)
+{
+    cspark_storage_level level;
+    if (argc < 3 || argc > 4 || level_of(argv[2], &level) < 0) {
+        fprintf(stderr, "usage: persist_text PATH MEMORY_ONLY|MEMORY_AND_DISK|DISK_ONLY|NONE "
+                        "[MIN_PARTITIONS]\n");
+        return 2;
+    }
+    int parts = argc == 4 ? atoi(argv[3]) : 0;
+    cspark_rdd *tagged = cspark_map(cspark_text_file(sc, argv[1], parts), cj_tag, NULL, 0);
+    if (level != CSPARK_STORAGE_NONE && !cspark_persist(tagged, level))
+        return failed(sc, "persist");
+    int64_t n1 = 0, n2 = 0, n3 = 0;
+    void *sum = NULL;
+    size_t sum_len = 0;
+    if (cspark_count(tagged, &n1) < 0) return failed(sc, "count 1");
+    if (cspark_count(tagged, &n2) < 0) return failed(sc, "count 2");
+    if (cspark_reduce(tagged, cspark_sum_i64, NULL, 0, &sum, &sum_len) < 0)
+        return failed(sc, "reduce");
+    printf("level=%d count=%lld count=%lld bytes=%lld\n", (int)cspark_storage_level_of(tagged),
+           (long long)n1, (long long)n2, (long long)cspark_i64_decode(sum));
+    free(sum);
+    if (cspark_unpersist(tagged) < 0) return failed(sc, "unpersist");
+    if (cspark_count(tagged, &n3) < 0) return failed(sc, "count 3");
+    printf("after unpersist: level=%d count=%lld\n", (int)cspark_storage_level_of(tagged),
+           (long long)n3);
+    return 0;
+}
+
+int cache_twice(cspark_context *sc, int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: cache_twice PATH\n");
+        return 2;
+    }
+    cspark_rdd *a = cspark_cache(cspark_map(cspark_text_file(sc, argv[1], 0), cj_tag, NULL, 0));
+    cspark_rdd *b = cspark_cache(cspark_map(cspark_text_file(sc, argv[1], 0), cj_tag, NULL, 0));
+    int64_t n[4];
+    cspark_rdd *order[4] = {a, b, a, b};
+    for (int i = 0; i < 4; i++)
+        if (cspark_count(order[i], &n[i]) < 0) return failed(sc, "count");
+    printf("counts %lld %lld %lld %lld\n", (long long)n[0], (long long)n[1], (long long)n[2],
+           (long long)n[3]);
+    return 0;
+}
+
+int bad_level(cspark_context *sc, int argc, char **argv)
+{
+    cspark_rdd *r = cspark_range(sc, 0, 10, 1, 2);
+    if (cspark_persist(r, (cspark_storage_level)7))
+        printf("level 7 accepted\n");
+    else
+        printf("refused: %s\n", cspark_last_error(sc));
+    return 1;
+}
+
+int level_change(cspark_context *sc, int argc, char **argv)
+{
+    cspark_rdd *q = cspark_persist(cspark_range(sc, 0, 10, 1, 2), CSPARK_DISK_ONLY);
+    if (!cspark_persist(q, CSPARK_DISK_ONLY)) printf("the same level refused\n");
+    if (cspark_persist(q, CSPARK_MEMORY_ONLY))
+        printf("level change accepted\n");
+    else
+        printf("refused: %s\n", cspark_last_error(sc));
+    return 1;
+}
