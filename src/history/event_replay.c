@@ -2,8 +2,9 @@
  * event_replay.h).
  *
  * Field names are JsonProtocol's. A task's end reason becomes the event's reason the way the live
- * scheduler words it: ExceptionFailure its description, TaskKilled "TaskKilled (<kill reason>)"
- * (which the store counts as killed), FetchFailed and ExecutorLostFailure their message. A task
+ * scheduler words it: ExceptionFailure its description, TaskKilled its kill reason (with the
+ * event's end_reason saying TaskKilled, which the store counts as killed, as the live scheduler's
+ * event does), FetchFailed and ExecutorLostFailure their message. A task
  * end is preceded by a task start built from its Task Info (the store ignores it when the real
  * start was replayed already), so a log whose start lines were dropped still shows the task.
  */
@@ -84,7 +85,7 @@ static void end_reason(const json_t *r, char *buf, size_t cap)
         snprintf(buf, cap, "%s", desc ? desc : gets(r, "Class Name") ? gets(r, "Class Name") : "");
     } else if (strcmp(kind, "TaskKilled") == 0) {
         const char *why = gets(r, "Kill Reason");
-        snprintf(buf, cap, "TaskKilled (%s)", why ? why : "killed");
+        snprintf(buf, cap, "%s", why ? why : "killed");
     } else if (strcmp(kind, "FetchFailed") == 0) {
         const char *msg = gets(r, "Message");
         snprintf(buf, cap, "FetchFailed(shuffle %lld, map %lld): %s",
@@ -168,9 +169,11 @@ static void replay_task_end(const json_t *o, listener_fn fn, void *arg)
     const char *kind = gets(r, "Reason");
     ev.kind = CS_EV_TASK_END;
     ev.succeeded = kind && strcmp(kind, "Success") == 0;
+    cs_task_end_reason killed = {.kind = CS_END_TASK_KILLED};
     if (!ev.succeeded) {
         end_reason(r, reason, sizeof reason);
         ev.reason = reason;
+        if (kind && strcmp(kind, "TaskKilled") == 0) ev.end_reason = &killed;
     }
     ev.time_ms = geti(ti, "Finish Time");
     read_metrics(json_object_get(o, "Task Metrics"), &ev.metrics);

@@ -70,7 +70,8 @@ class Mismatch(Exception):
 
 
 def error_message(reason):
-    """What Spark's TaskEndReason.toErrorString shows for a failed task (or a part of it)."""
+    """What Spark's AppStatusListener shows as a failed task's errorMessage (or a part of it):
+    TaskEndReason.toErrorString, but a TaskKilled's kill reason alone."""
     kind = reason["Reason"]
     if kind == "ExecutorLostFailure":
         cause = ("caused by one of the running tasks" if reason.get("Exit Caused By App", True)
@@ -79,7 +80,7 @@ def error_message(reason):
         return f"ExecutorLostFailure (executor {reason['Executor ID']} exited {cause})" + (
             f" Reason: {loss}" if loss else "")
     if kind == "TaskKilled":
-        return f"TaskKilled ({reason.get('Kill Reason', '')})"
+        return reason.get("Kill Reason", "")
     if kind == "FetchFailed":
         return f"shuffleId={reason['Shuffle ID']}"
     return reason.get("Description", "")
