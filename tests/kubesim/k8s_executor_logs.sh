@@ -23,6 +23,12 @@ for _ in \$(seq 600); do
     sleep 0.2
 done
 grep -q "^count=1000\$" "$T/out" || { tail -20 "$T/err" >&2; fail "the job did not finish after the crash"; }
+# the task is retried once the executor's connection closes; its pod's end (and the kept log)
+# may come later, when the node reports the pod Failed
+for _ in \$(seq 300); do
+    grep -q "event=executor_log_kept executor=" "$T/err" && break
+    sleep 0.2
+done
 dead=\$(grep -o "event=executor_log_kept executor=[0-9]*" "$T/err" | head -1 | grep -o '[0-9]*\$')
 [ -n "\$dead" ] || { grep -E "executor_pod_ended|executor_log" "$T/err" >&2; fail "no log was kept for the crashed executor"; }
 port=\$(grep -o "ui app=[^ ]* port=[0-9]*" "$T/err" | grep -o '[0-9]*\$')
