@@ -161,7 +161,17 @@ static void k8s_stopping(void *arg)
          * Spark's stop(); they are owned by the driver pod when there is one */
         if (b->set.delete_on_termination) {
             char *sel = cs_k8s_executor_selector(b, false);
-            if (cs_kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err) < 0)
+            /* a busy API server stops deleting when the request times out: each retry deletes
+             * what is left (three attempts; none more once a second signal hurries the stop) */
+            int rc = 0;
+            for (int attempt = 0; attempt < 3; attempt++) {
+                cs_error_clear(&err);
+                rc = cs_kube_delete_collection(b->kc, "pods", b->app.namespace_, sel, -1, &err);
+                if (rc == 0 || err.code != CS_ETIMEOUT || cs_shutdown_hurried()) break;
+                CS_WARN("k8s", "event=cleanup_retry what=executor_pods attempt=%d error=%s",
+                        attempt + 1, cs_log_quote(err.msg));
+            }
+            if (rc < 0)
                 CS_WARN("k8s", "event=cleanup_failed what=executor_pods error=%s",
                         cs_log_quote(err.msg));
             free(sel);
