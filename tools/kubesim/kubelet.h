@@ -43,6 +43,10 @@ typedef struct ks_kubelet_options {
     int max_pods;            /* pods capacity per node (0: 110, fake: 1,000,000) */
 } ks_kubelet_options;
 
+/* Adds a --image NAME=DIR argument (arg is split in place) to the first *n of names/dirs (cap
+ * entries each): 0, or -1 when it has no '=' or the arrays are full. */
+int ks_kubelet_image_arg(char *arg, const char **names, const char **dirs, int *n, int cap);
+
 /* Registers the nodes and starts the worker thread. Returns NULL (with one log line) on failure. */
 ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt);
 

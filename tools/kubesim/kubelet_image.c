@@ -22,6 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int ks_kubelet_image_arg(char *arg, const char **names, const char **dirs, int *n, int cap)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || *n >= cap) return -1;
+    *eq = 0;
+    names[*n] = arg;
+    dirs[(*n)++] = eq + 1;
+    return 0;
+}
+
 int kl_image_open(const char *imgdir, kl_image *img, char *msg, size_t mlen)
 {
     char path[4200];

@@ -253,17 +253,12 @@ int main(int argc, char **argv)
         case O_FAKED:
             fake_delay = atoi(optarg);
             break;
-        case O_IMAGE: {
-            char *eq = strchr(optarg, '=');
-            if (!eq || n_images == 64) {
+        case O_IMAGE:
+            if (ks_kubelet_image_arg(optarg, img_names, img_dirs, &n_images, 64) < 0) {
                 fprintf(stderr, "kubesim: --image %s: expected NAME=DIR\n", optarg);
                 return 2;
             }
-            *eq = 0;
-            img_names[n_images] = optarg;
-            img_dirs[n_images++] = eq + 1;
             break;
-        }
         case O_STATE:
             state_dir = optarg;
             break;
