@@ -119,8 +119,17 @@ int kl_net_node_up(knode *n, char *err, size_t errlen)
     n->net_size = 1u << (32 - bits);
     snprintf(n->bridge, sizeof n->bridge, "cbr%u", (base >> 8) & 0xFFFFu); /* one per pod CIDR */
     snprintf(n->gateway, sizeof n->gateway, "%s", gw);
-    snprintf(cmds, sizeof cmds, "link add %s type bridge\naddr add %s/%d dev %s\nlink set %s up\n",
-             n->bridge, gw, bits, n->bridge, n->bridge);
+    /* the bridge's own MAC address, fixed: a bridge left to choose takes the lowest MAC of its
+     * ports and changes it when that pod's veth goes, and the other pods keep sending to the
+     * gateway's old MAC until their ARP entry goes stale (tens of seconds without a packet
+     * reaching the node) — as the CNI bridge plugin and Docker, set one (locally administered,
+     * from the gateway's address) */
+    uint32_t g = base + 1;
+    snprintf(cmds, sizeof cmds,
+             "link add %s address 02:42:%02x:%02x:%02x:%02x type bridge\naddr add %s/%d dev "
+             "%s\nlink set %s up\n",
+             n->bridge, (g >> 24) & 0xFFu, (g >> 16) & 0xFFu, (g >> 8) & 0xFFu, g & 0xFFu, gw, bits,
+             n->bridge, n->bridge);
     int rc = ip_batch(cmds, -1, err, errlen);
     if (rc == 0) {
         int fd = open("/proc/sys/net/ipv4/ip_forward", O_WRONLY | O_CLOEXEC);
