@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config clang clang-format libclang-rt-14-dev
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libjansson-dev libyaml-dev libuv1-dev
   libprotobuf-c-dev protobuf-c-compiler liblz4-dev libzstd-dev libxxhash-dev libcmocka-dev
-  zlib1g-dev libbz2-dev libxml2-dev
+  zlib1g-dev libbz2-dev libxml2-dev libarchive-dev
   python3 python3-kubernetes python3-distributed python3-pytest kubernetes-client
   gawk coreutils procps iproute2 util-linux openssl gzip bzip2 zstd lz4 curl ca-certificates
   chromium prometheus nodejs

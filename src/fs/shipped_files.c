@@ -1,7 +1,7 @@
 /*
  * shipped_files.c — fetching spark.files / spark.archives into a process's files directory and
  * the name -> local path registry behind cspark_files_get (see shipped_files.h). The upload side
- * is shipped_upload.c, the tar reader tar_unpack.c.
+ * is shipped_upload.c, the unpacking of archives archive_unpack.c.
  *
  * A file is fetched to "<dir>/.<name>.part" and renamed to "<dir>/<name>" when complete, so a
  * path in the registry always names a whole file. local:// entries are registered in place.
@@ -106,15 +106,6 @@ static bool name_ok(const char *name)
     return *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && !strchr(name, '/');
 }
 
-static bool is_archive_name(const char *name)
-{
-    static const char *const exts[] = {".tar",     ".tgz",     ".tar.gz",
-                                       ".tar.bz2", ".tar.zst", ".tar.lz4"};
-    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++)
-        if (cs_str_ends_with(name, exts[i])) return true;
-    return false;
-}
-
 int cs_files_fetch_one(const char *uri, const char *dest, cs_error *err)
 {
     char tmp[4096];
@@ -190,11 +181,12 @@ static int fetch_entry(const char *key, const char *entry, bool archive, const c
                             key, entry);
     }
     if (archive) {
-        if (!is_archive_name(uri)) {
+        if (!cs_files_is_archive_name(uri)) {
             free(uri);
             return cs_error_set(err, CS_EINVAL,
-                                "%s: cannot unpack '%s': only .tar, .tar.gz and .tgz archives "
-                                "(or .tar with a .bz2, .zst or .lz4 codec) are supported",
+                                "%s: cannot unpack '%s': only .zip, .jar, .tar, .tar.gz and .tgz "
+                                "archives (or .tar with a .bz2, .zst or .lz4 codec) are "
+                                "supported",
                                 key, entry);
         }
         char fetched[4096], base[1024]; /* the URI's own name keeps the extension (#alias) */
@@ -206,7 +198,7 @@ static int fetch_entry(const char *key, const char *entry, bool archive, const c
             rc = cs_files_fetch_one(src, fetched, err);
             local = fetched;
         }
-        if (rc == 0) rc = cs_files_untar(local, path, err);
+        if (rc == 0) rc = cs_files_unpack(local, path, err);
         unlink(fetched);
     } else {
         snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -304,11 +296,12 @@ static int check_cb(const char *entry, void *arg)
         return cs_error_set(c->err, CS_EINVAL, "%s: entry '%s' has no file name", c->key, entry);
     char *uri = entry_uri(entry);
     int rc = 0;
-    if (c->archives && !is_archive_name(uri))
-        rc = cs_error_set(c->err, CS_EINVAL,
-                          "%s: cannot unpack '%s': only .tar, .tar.gz and .tgz archives (or "
-                          ".tar with a .bz2, .zst or .lz4 codec) are supported",
-                          c->key, entry);
+    if (c->archives && !cs_files_is_archive_name(uri))
+        rc =
+            cs_error_set(c->err, CS_EINVAL,
+                         "%s: cannot unpack '%s': only .zip, .jar, .tar, .tar.gz and .tgz archives "
+                         "(or .tar with a .bz2, .zst or .lz4 codec) are supported",
+                         c->key, entry);
     const char *path = rc == 0 ? cs_fs_local_path(uri) : NULL;
     struct stat st;
     if (path && (stat(path, &st) < 0 || access(path, R_OK) < 0))

@@ -97,7 +97,12 @@ int cs_files_rewrite_local(const char *key, const char *list, cs_files_rewrite_f
 /* True when the comma list has a local entry (a bare path or file:). */
 bool cs_files_has_local(const char *list);
 
-/* Unpacks the tar archive at local path `archive` (plain or compressed by extension) into dir. */
-int cs_files_untar(const char *archive, const char *dir, cs_error *err);
+/* True for the names --archives unpacks: .zip, .jar, .tar, .tgz, .tar.gz, .tar.bz2, .tar.zst,
+ * .tar.lz4 (any case). */
+bool cs_files_is_archive_name(const char *name);
+
+/* Unpacks the zip or tar archive (plain or compressed) at local path `archive` into dir
+ * (archive_unpack.c); on failure dir is removed. */
+int cs_files_unpack(const char *archive, const char *dir, cs_error *err);
 
 #endif

@@ -17,7 +17,7 @@ mkdir -p "$T/in/inner" "$T/shared"
 chmod 1777 "$T/shared"
 printf 'alpha,5\nbeta,7\ngamma,30\n' >"$T/in/lookup.csv"
 echo "hello from the archive" >"$T/in/inner/hello.txt"
-(cd "$T/in" && tar czf data.tgz inner && touch notes.zip)
+(cd "$T/in" && tar czf data.tgz inner && touch notes.7z)
 BIG="$BUILD/tests/jobs/filesjob_big.so"
 [ "$(stat -c %s "$BIG")" -gt $((20 * 1024 * 1024)) ] || { echo "FAIL: $K8S_TEST: $BIG is not 20 MiB" >&2; exit 1; }
 # the expected output: local mode, same files
@@ -89,8 +89,8 @@ refused "unreachable upload endpoint" "^cspark-submit: spark.kubernetes.file.upl
     --conf spark.kubernetes.file.upload.path=s3a://uploads/base "\${FILES[@]}" "$BIG"
 refused "upload path not a directory" "^cspark-submit: spark.kubernetes.file.upload.path: $T/in/lookup.csv is not a directory" \
     --conf spark.kubernetes.file.upload.path=$T/in/lookup.csv "\${FILES[@]}" "$BIG"
-refused "zip archive" "^cspark-submit: spark.archives: cannot unpack '$T/in/notes.zip': only .tar, .tar.gz and .tgz" \
-    "\${S3[@]}" --conf spark.kubernetes.file.upload.path=s3a://uploads/base --archives "$T/in/notes.zip" "$BIG"
+refused "7z archive" "^cspark-submit: spark.archives: cannot unpack '$T/in/notes.7z': only .zip, .jar, .tar, .tar.gz and .tgz" \
+    "\${S3[@]}" --conf spark.kubernetes.file.upload.path=s3a://uploads/base --archives "$T/in/notes.7z" "$BIG"
 # files already uploaded when the API server refuses the application: removed again
 refused "missing namespace after the upload" '^cspark-submit: .*namespace "nope" does not exist' \
     "\${S3[@]}" --conf spark.kubernetes.file.upload.path=s3a://uploads/base --conf spark.kubernetes.namespace=nope "\${FILES[@]}" "$BIG"
