@@ -189,9 +189,8 @@ typedef struct run_state {
     bool save_open;
     cspark_value acc;
     bool has_acc;
-    cs_top_heap top;  /* SINK_TOP, SINK_TAKE_ORDERED */
-    ckpt_writer ckpt; /* SINK_CHECKPOINT */
-    bool ckpt_open;
+    cs_top_heap top;   /* SINK_TOP, SINK_TAKE_ORDERED */
+    ckpt_writer *ckpt; /* SINK_CHECKPOINT (its paths are 8 KiB: not zeroed for every task) */
 } run_state;
 
 static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
@@ -225,8 +224,8 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         st->save_open = true;
         if ((rc = save_open(&st->save, t, err)) < 0) return rc;
     } else if (sink->kind == SINK_CHECKPOINT) {
-        st->ckpt_open = true;
-        if ((rc = cs_checkpoint_writer_open(&st->ckpt, t, tc->env, err)) < 0) return rc;
+        st->ckpt = cs_xcalloc(1, sizeof *st->ckpt);
+        if ((rc = cs_checkpoint_writer_open(st->ckpt, t, tc->env, err)) < 0) return rc;
     } else if (sink->kind == SINK_TOP || sink->kind == SINK_TAKE_ORDERED) {
         cs_top_heap_init(&st->top, sink->take_n, sink->kind == SINK_TOP);
     } else if (sink->kind == SINK_FOLD && sink->has_zero) {
@@ -296,7 +295,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             cs_top_heap_add_batch(&st->top, b);
             break;
         case SINK_CHECKPOINT:
-            if ((rc = cs_checkpoint_writer_add(&st->ckpt, b, err)) < 0) return rc;
+            if ((rc = cs_checkpoint_writer_add(st->ckpt, b, err)) < 0) return rc;
             res->metrics.records_written += (int64_t)b->n;
             break;
         }
@@ -333,8 +332,8 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         cs_top_heap_result(&st->top, &res->data);
         break;
     case SINK_CHECKPOINT:
-        res->metrics.bytes_written = (int64_t)cs_recio_writer_offset(st->ckpt.w);
-        if ((rc = cs_checkpoint_writer_commit(&st->ckpt, err)) < 0) return rc;
+        res->metrics.bytes_written = (int64_t)cs_recio_writer_offset(st->ckpt->w);
+        if ((rc = cs_checkpoint_writer_commit(st->ckpt, err)) < 0) return rc;
         break;
     default:
         break;
@@ -373,7 +372,8 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     if (st->save_open) save_cleanup(&st->save);
     free(st->acc.ptr);
     cs_top_heap_free(&st->top);
-    if (st->ckpt_open) cs_checkpoint_writer_abort(&st->ckpt);
+    if (st->ckpt) cs_checkpoint_writer_abort(st->ckpt);
+    free(st->ckpt);
     free(st);
 
     if (rc < 0) {
