@@ -402,10 +402,11 @@ static void collect_conf(void *arg, const char *key, const char *value)
 
 static void reply_app_config(coarse_backend *b, rpc_conn *c, uint64_t request_id)
 {
-    size_t n = cs_conf_size(b->env.conf);
+    const cs_conf *conf = b->opt.exec_conf ? b->opt.exec_conf : b->env.conf;
+    size_t n = cs_conf_size(conf);
     conf_collect col = {cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry)),
                         cs_xcalloc(n + 1, sizeof(Cspark__ConfEntry *)), 0};
-    cs_conf_foreach(b->env.conf, collect_conf, &col);
+    cs_conf_foreach(conf, collect_conf, &col);
     Cspark__SparkAppConfig ac = CSPARK__SPARK_APP_CONFIG__INIT;
     ac.n_conf = col.n;
     ac.conf = col.ptrs;

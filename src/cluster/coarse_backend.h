@@ -31,6 +31,10 @@ typedef struct coarse_options {
     int port;              /* spark.driver.port, 0 = any free port */
     const char *secret;    /* spark.authenticate secret, NULL = off */
     const char *app_file;  /* the job's .so as executors should load it */
+    /* The configuration executors are given (RetrieveSparkAppConfig), when it differs from the
+     * application's (e.g. shipped files at the URIs executors fetch them from); NULL: the
+     * application's. Borrowed: it outlives the backend. */
+    const cs_conf *exec_conf;
     /* Called (any thread) when the backend removes an executor it knew: heartbeat timeout or
      * disconnection. The launcher may kill the process. */
     void (*executor_removed)(void *arg, const char *executor_id, const char *reason);

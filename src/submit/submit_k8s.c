@@ -47,19 +47,6 @@ static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
 /* Without an upload path, the local entries of spark.files / spark.archives travel in the
  * ConfigMaps (the driver's, and from there the executors'), where pods read them at
  * local:///opt/spark/conf/<name>; the size limit is the ConfigMap's. */
-static int ship_one(const char *path, const char *name, char **to, void *arg, cs_error *err)
-{
-    uint8_t *data = NULL;
-    size_t len = 0;
-    if (cs_read_file(path, &data, &len, err) < 0 ||
-        cs_k8s_app_add_shipped(arg, name, data, len, err) < 0)
-        return err->code;
-    cs_sbuf b = CS_SBUF_INIT;
-    cs_sbuf_printf(&b, "local://%s/%s", K8S_CONF_DIR, name);
-    *to = cs_sbuf_detach(&b, NULL);
-    return 0;
-}
-
 static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
 {
     static const char *const keys[] = {"spark.files", "spark.archives"};
@@ -67,7 +54,8 @@ static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
         const char *list = cs_conf_get(conf, keys[i]);
         char *out = NULL;
         if (!list || !*list) continue;
-        if (cs_files_rewrite_local(keys[i], list, ship_one, app, &out, err) < 0) return err->code;
+        if (cs_files_rewrite_local(keys[i], list, cs_k8s_ship_in_configmap, app, &out, err) < 0)
+            return err->code;
         cs_conf_set(conf, keys[i], out);
         free(out);
     }

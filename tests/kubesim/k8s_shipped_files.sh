@@ -8,8 +8,10 @@
 # spark-upload-<uuid> directory is gone. Bad input is one line on stderr, a non-zero exit and
 # nothing left behind (no pod, ConfigMap or Secret, no uploaded object): 2 MiB of --files without
 # an upload path, a 20 MiB .so without one, a missing --files path, an unreachable upload endpoint,
-# an upload path that is not a directory, a .zip archive, and an API server refusing the
-# application after the files were uploaded (they are removed again).
+# an upload path that is not a directory, a .7z archive, and an API server refusing the
+# application after the files were uploaded (they are removed again). In client mode, files at
+# the driver's own paths, which no pod can read, reach the executors in their ConfigMap or through
+# the upload path (removed when the application ends), as Spark's driver file server serves them.
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 "$SRC/tools/s3/build.sh" "$BUILD" >/dev/null || { echo "FAIL: $K8S_TEST: cannot build the S3 server" >&2; exit 1; }
@@ -27,6 +29,10 @@ grep -v '^pad=' "$T/want" >"$T/want-small"
 head -c 2097152 /dev/zero >"$T/in/big.bin"
 [ "$(grep -c 'sum=42 archive=hello from the archive' "$T/want")" -eq 4 ] ||
     { echo "FAIL: $K8S_TEST: local mode gave $(cat "$T/want")" >&2; exit 1; }
+# client mode: the driver's own copies, in a directory no pod mounts
+PRIV=$(mktemp -d)
+trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T" "$PRIV"' EXIT
+cp "$T/in/lookup.csv" "$T/in/data.tgz" "$PRIV/"
 CLOSED=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 
 cat >"$T/inner.sh" <<INNER
@@ -66,6 +72,23 @@ ok "shared file: upload path" "$T/want" --conf spark.kubernetes.file.upload.path
 grep -q 'event=uploaded' "$T/cluster.err" || fail "file: upload path: nothing was uploaded"
 # no upload path: small files travel in the driver's ConfigMap, and from there the executors'
 ok "ConfigMap, no upload path" "$T/want-small" "\${FILES[@]}" "$BUILD/tests/jobs/filesjob.so" data.tgz
+
+# client_ok CASE ARGS...: a client-mode run with the files at the driver's own paths gives local
+# mode's output, and leaves nothing behind
+client_ok() {
+    local case=\$1; shift
+    timeout 240 "$BUILD/bin/cspark-submit" "\${RUN[@]}" --deploy-mode client \
+        --files "$PRIV/lookup.csv" --archives "$PRIV/data.tgz" "\$@" "$BUILD/tests/jobs/filesjob.so" data.tgz \
+        >"$T/client.out" 2>"$T/client.err" || { tail -5 "$T/client.err" >&2; fail "\$case: client mode failed"; }
+    grep -E '^(task|driver)' "$T/client.out" >"$T/got"
+    cmp -s "$T/got" "$T/want-small" || fail "\$case: output \$(tr '\n' ' ' <"$T/got"), want \$(tr '\n' ' ' <"$T/want-small")"
+    [ -z "\$(uploaded)" ] || fail "\$case: uploaded files left after the application ended: \$(uploaded)"
+    expect_nothing_left "\$case"
+    echo "ok \$case"
+}
+client_ok "client mode, ConfigMap"
+client_ok "client mode, s3a upload path" "\${S3[@]}" --conf spark.kubernetes.file.upload.path=s3a://uploads/base
+grep -q 'event=uploaded' "$T/client.err" || fail "client mode, s3a upload path: nothing was uploaded"
 
 # refused CASE PATTERN ARGS...: one line matching PATTERN, non-zero exit, nothing created or uploaded
 refused() {

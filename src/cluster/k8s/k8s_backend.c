@@ -201,6 +201,8 @@ static void k8s_stopped(void *arg)
 {
     k8s_backend *b = arg;
     if (b->app_ready) cs_k8s_app_free(&b->app);
+    if (b->uploaded) cs_files_upload_abort(&b->upload); /* the application is over */
+    cs_conf_free(b->exec_conf);
     json_decref(b->driver_pod);
     cs_kube_client_free(b->kc);
     cs_k8s_pods_free(&b->pods);
@@ -275,6 +277,39 @@ static int reship_entry(k8s_backend *b, const char *entry, cs_error *err)
     return rc;
 }
 
+/* Client mode: the local entries of spark.files / spark.archives are the driver's own paths,
+ * which executor pods cannot read (Spark serves them from the driver's file server). They go
+ * through spark.kubernetes.file.upload.path when it is set — removed again when the application
+ * ends — else in the executors' ConfigMap (local:///opt/spark/conf/<name>, within
+ * spark.kubernetes.configMap.maxSize). Executors are given the rewritten lists (b->exec_conf);
+ * the driver keeps its own copies, fetched at start. */
+static int ship_client_files(k8s_backend *b, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    bool any = false;
+    for (int i = 0; i < 2; i++)
+        any = any || cs_files_has_local(cs_conf_get(b->conf, keys[i]));
+    if (b->set.in_driver_pod || !any) return 0; /* cluster mode: the submit client shipped them */
+    const char *base = cs_conf_get(b->conf, "spark.kubernetes.file.upload.path");
+    if (base && *base) {
+        if (cs_files_upload_begin(&b->upload, base, err) < 0) return err->code;
+        b->uploaded = true;
+    }
+    b->exec_conf = cs_conf_clone(b->conf);
+    for (int i = 0; i < 2; i++) {
+        const char *list = cs_conf_get(b->conf, keys[i]);
+        char *out = NULL;
+        if (!list || !*list) continue;
+        int rc = b->uploaded ? cs_files_upload_list(&b->upload, keys[i], list, &out, err)
+                             : cs_files_rewrite_local(keys[i], list, cs_k8s_ship_in_configmap,
+                                                      &b->app, &out, err);
+        if (rc < 0) return err->code;
+        cs_conf_set(b->exec_conf, keys[i], out);
+        free(out);
+    }
+    return 0;
+}
+
 static int reship_files(k8s_backend *b, cs_error *err)
 {
     static const char *const keys[] = {"spark.files", "spark.archives"};
@@ -336,11 +371,13 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
     }
 
     /* executors reach the driver here; they load the job from their ConfigMap or the image */
-    if (app_for_executors(b, &app_bytes, &app_len, err) < 0) goto fail;
+    if (app_for_executors(b, &app_bytes, &app_len, err) < 0 || ship_client_files(b, err) < 0)
+        goto fail;
     coarse_options o = {.bind_host = s->bind_host,
                         .port = (int)s->driver_port,
                         .secret = secret,
                         .app_file = b->exec_app_file,
+                        .exec_conf = b->exec_conf,
                         .admit = admit_executor,
                         .request_total = k8s_request_total,
                         .removing = k8s_removing,

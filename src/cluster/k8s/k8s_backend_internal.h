@@ -24,6 +24,7 @@
 #include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
 #include "common/token_bucket.h"
+#include "fs/shipped_files.h"
 #include "kube/kube_client.h"
 #include "kube/kube_watch.h"
 #include "sched/scheduler.h"
@@ -41,6 +42,9 @@ typedef struct k8s_backend {
     char driver_url[600];
     char exec_app_file[512];
     bool created_secret, created_exec_cm;
+    cs_conf *exec_conf;     /* client mode with local spark.files: what executors are given */
+    cs_files_upload upload; /* ... shipped through spark.kubernetes.file.upload.path */
+    bool uploaded;
 
     pthread_mutex_t lock;
     pthread_cond_t cond;

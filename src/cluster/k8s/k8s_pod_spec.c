@@ -15,6 +15,7 @@
 #include <openssl/rand.h>
 
 #include "cluster/k8s/k8s_steps.h"
+#include "common/fsutil.h"
 #include "common/strutil.h"
 
 /* ---- shared helpers ----------------------------------------------------------------------- */
@@ -189,6 +190,20 @@ int cs_k8s_app_add_shipped(k8s_app *app, const char *key, uint8_t *data, size_t 
     }
     app->shipped = cs_xrealloc(app->shipped, (size_t)(app->n_shipped + 1) * sizeof *app->shipped);
     app->shipped[app->n_shipped++] = (struct k8s_shipped_file){cs_xstrdup(key), data, len};
+    return 0;
+}
+
+int cs_k8s_ship_in_configmap(const char *path, const char *name, char **to, void *arg,
+                             cs_error *err)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (cs_read_file(path, &data, &len, err) < 0 ||
+        cs_k8s_app_add_shipped(arg, name, data, len, err) < 0)
+        return err->code;
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_sbuf_printf(&b, "local://%s/%s", K8S_CONF_DIR, name);
+    *to = cs_sbuf_detach(&b, NULL);
     return 0;
 }
 

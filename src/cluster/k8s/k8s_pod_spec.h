@@ -72,6 +72,12 @@ typedef struct k8s_app {
  * is taken (spark.properties, the template, the .so, another file). */
 int cs_k8s_app_add_shipped(k8s_app *app, const char *key, uint8_t *data, size_t len, cs_error *err);
 
+/* A cs_files_rewrite_fn (fs/shipped_files.h) for spark.files / spark.archives without an upload
+ * path: reads the local file at path into app's ConfigMaps under name (arg is the k8s_app) and
+ * gives the URI pods read it at, local://K8S_CONF_DIR/name. */
+int cs_k8s_ship_in_configmap(const char *path, const char *name, char **to, void *arg,
+                             cs_error *err);
+
 /* Fills *app from conf: reuses spark.app.id, cspark.kubernetes.uniqueId and
  * spark.kubernetes.executor.podNamePrefix when set (inside the driver pod, from the
  * spark.properties this module wrote), otherwise generates new ids. main_class, resource and
