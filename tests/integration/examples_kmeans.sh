@@ -5,9 +5,10 @@
 # valid lines: the point count, the accumulator's count of malformed lines and the exact
 # centroids ("%.6f") for every storage level on local[2], with and without the cache on
 # local-cluster[2,1,1024] (where the event log must show the accumulator and every iteration's
-# broadcast is destroyed), and when an executor is killed mid-run (after iteration 2: its
-# cached partitions are lost and recomputed from the lineage); plus the usage message for bad
-# arguments.
+# broadcast is destroyed), when an executor is killed mid-run (after iteration 2: its cached
+# partitions are lost and recomputed from the lineage), and when the MEMORY_ONLY points do not fit
+# in storage memory (the partitions left out are parsed again by every iteration, no
+# out-of-memory failure); plus the usage message for bad arguments.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../fault/lib/fault.sh"
 lib_init "$@"
@@ -56,6 +57,33 @@ PYEOF
         "local-cluster $level: broadcasts destroyed"
 done
 log "local-cluster: the reference with and without the cache; the accumulator in the event log"
+
+# MEMORY_ONLY points larger than storage memory: 32m x 0.6 = 19 MiB for execution and storage
+# against ~22 MB of parsed points (16 dimensions): what does not fit is not stored and is parsed
+# again by each iteration (the input read again, in the event log); the same answer
+"$PY" "$SRC/bench/gen_points.py" 150000 2 16 8 10 >"$T/big.txt"
+"$PY" "$SRC/bench/kmeans_ref.py" "$T/big.txt" 2 3 >"$T/big-ref.txt"
+mkdir "$T/ev-big"
+SUBMIT_OPTS=(--conf spark.executor.memory=32m --conf spark.eventLog.enabled=true
+    --conf "spark.eventLog.dir=file:$T/ev-big")
+submit_ok 'local[2]' "$APP" "$T/big.txt" 2 3 MEMORY_ONLY
+assert_files_eq "$T/stdout" "$T/big-ref.txt" "MEMORY_ONLY larger than storage memory: the reference"
+assert_contains "$T/stderr" "event=block_not_stored" "MEMORY_ONLY larger than storage memory: left out"
+read3=$("$PY" - "$T/ev-big"/* <<'PYEOF'
+import json, sys
+stage_job, read = {}, 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["Event"] == "SparkListenerJobStart":
+        for s in e["Stage IDs"]:
+            stage_job[s] = e["Job ID"]
+    elif e["Event"] == "SparkListenerTaskEnd" and stage_job[e["Stage ID"]] == 3:
+        read += e["Task Metrics"]["Input Metrics"]["Bytes Read"]
+print(read)
+PYEOF
+)
+[ "$read3" -gt 0 ] || fail "MEMORY_ONLY larger than storage memory: iteration 3 read no input (nothing recomputed)"
+log "MEMORY_ONLY larger than storage memory: recomputed ($read3 bytes read again by iteration 3), same centroids"
 
 # an executor killed once iteration 2 is done: its blocks are gone (the registry forgets them
 # and later tasks recompute those partitions from the text file), the job ends with the same
