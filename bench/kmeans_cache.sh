@@ -9,7 +9,8 @@
 #   * iteration 1 (reads and parses the file, stores the blocks) against the median of
 #     iterations 2-10 (read the blocks), in wall time and in the tasks' CPU time (Executor CPU
 #     Time summed over the iteration's tasks: less sensitive to other load on the machine), and
-#     the ratio (target: >= 5x);
+#     the ratio (target: >= 5x), and against the slowest of iterations 2-10 (the target is for
+#     each of them);
 #   * input bytes read per iteration (Input Metrics): with the cache, iteration 1 reads the file
 #     once and the others read nothing (job 0, take(K) for the initial centroids, reads the head
 #     of one split);
@@ -92,6 +93,10 @@ for level in ("MEMORY_ONLY", "NONE"):
     print(f"  iterations 2-{iters} (median): {later_wall:.0f} ms wall, {later_cpu:.0f} ms task CPU; "
           f"input read {sum(read[i] for i in range(2, iters + 1))} bytes in all")
     print(f"  iteration 1 / later: {wall[1] / max(later_wall, 1):.1f}x wall, {cpu[1] / max(later_cpu, 0.001):.1f}x CPU (target >= 5x with the cache)")
+    worst_wall = max(wall[i] for i in range(2, iters + 1))
+    worst_cpu = max(cpu[i] for i in range(2, iters + 1))
+    print(f"  iteration 1 / slowest of 2-{iters}: {wall[1] / max(worst_wall, 1):.1f}x wall ({worst_wall} ms), "
+          f"{cpu[1] / max(worst_cpu, 0.001):.1f}x CPU ({worst_cpu:.0f} ms)")
     print(f"  input read by every job (take(K) included): {sum(read.values())} bytes = "
           f"{sum(read.values()) / size:.3f} x the file")
 c, n = rows["MEMORY_ONLY"], rows["NONE"]

@@ -1,63 +1,92 @@
 /*
  * kmeans.c — k-means clustering (Lloyd's algorithm) over points read from text files, with the
- * parsed points cached, as Spark's SparkKMeans example.
+ * parsed points cached, the centroids broadcast and malformed lines counted by an accumulator,
+ * as Spark's SparkKMeans example.
  *
  * Spark equivalent (examples/src/main/scala/org/apache/spark/examples/SparkKMeans.scala):
  *
- *     val data = lines.map(parseVector).cache()
- *     val kPoints = data.take(K)                      // here the first K points
+ *     val malformed = sc.longAccumulator("malformed lines")
+ *     val data = lines.flatMap(parseVector(_, malformed)).cache()
+ *     var kPoints = data.take(K)                      // here the first K points
  *     for (i <- 1 to iterations) {
- *       val closest = data.map(p => (closestPoint(p, kPoints), (p, 1)))
+ *       val centres = sc.broadcast(kPoints)
+ *       val closest = data.map(p => (closestPoint(p, centres.value), (p, 1)))
  *       val pointStats = closest.reduceByKey { case ((p1, c1), (p2, c2)) => (p1 + p2, c1 + c2) }
  *       kPoints = pointStats.map { case (i, (sum, n)) => (i, sum / n) }.collectAsMap()
+ *       centres.destroy()
  *     }
  *
  * Input: one point per line, D coordinates separated by spaces, tabs or commas, each a decimal
- * number with at most 6 digits after the point (blank lines and lines starting with '#' are
- * skipped). Coordinates are kept as exact integers of millionths, so the per-cluster sums are
- * exact whatever order partitions are merged in: the centroids do not depend on partitioning,
- * caching or retries, and an independent implementation gets the very same digits.
+ * number with at most 12 digits before the point and at most 6 after it (blank lines and lines
+ * starting with '#' are skipped). D is the dimension of the first point. A line that is not such
+ * a point, or has another number of coordinates, is malformed: it is skipped and counted by the
+ * "malformed lines" accumulator. Coordinates are kept as exact integers of millionths, so the
+ * per-cluster sums are exact whatever order partitions are merged in: the centroids do not depend
+ * on partitioning, caching or retries, and an independent implementation (bench/kmeans_ref.py)
+ * gets the very same digits.
  *
- * Each iteration ships the current centroids in the closure (K x D doubles), sums each
- * partition's points per nearest centroid in the task (one record per cluster, not per point),
- * and reduces by cluster. A centroid that loses all its points keeps its position. Ties go to
- * the lower centroid index.
+ * Each iteration broadcasts the current centroids (K x D doubles) and destroys the broadcast once
+ * the iteration's job is done. Each task sums its partition's points per nearest centroid (one
+ * record per cluster, not per point), and the sums are reduced by cluster. A centroid that loses
+ * all its points keeps its position. Ties go to the lower centroid index. The nearest centroids
+ * are found 256 points at a time, with vector arithmetic (AVX2 where the CPU has it): with the
+ * points cached, this search is what an iteration costs. The sums of squares are exact IEEE
+ * doubles in coordinate order (built with -ffp-contract=off: no fused multiply-add), so ties and
+ * near-ties resolve as in the reference.
  *
- * Usage: kmeans.so POINTS K ITERATIONS [LEVEL]; LEVEL is MEMORY_ONLY (default), MEMORY_AND_DISK,
- * DISK_ONLY or NONE (no cache). Prints "centroid <i>:" and the coordinates ("%.6f") for each
- * centroid on stdout, and "kmeans: iteration <n> took <ms> ms" on stderr after each iteration.
+ * The accumulator is read after iteration 1, the job that parses every line (take(K) parses the
+ * head of the file through a parse without the accumulator): in Spark's semantics an update made
+ * before a shuffle counts again when its partition is computed again (an evicted MEMORY_ONLY block,
+ * a lost executor), so later values may be larger.
+ *
+ * Usage: kmeans.so POINTS K ITERATIONS [LEVEL]; ITERATIONS >= 1; LEVEL is MEMORY_ONLY (default),
+ * MEMORY_AND_DISK, DISK_ONLY or NONE (no cache). Prints on stdout "points N" (the points of
+ * iteration 1), "malformed M" (the accumulator after iteration 1), then "centroid <i>:" and the
+ * coordinates ("%.6f") for each centroid; on stderr "kmeans: iteration <n> took <ms> ms" after each
+ * iteration.
  */
 #include <cspark.h>
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define KM_MAX_DIMS 64
+/* Points converted and assigned together (see KM_ASSIGN_CHUNK). */
+#define KM_CHUNK 256
 
 static inline int km_sep(uint8_t c)
 {
     return c == ' ' || c == '\t' || c == ',' || c == '\r';
 }
 
-/* lines.map(parseVector): the coordinates as int64 millionths in the key. */
-void km_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+/* The closure of the parse: the accumulator counting malformed lines and the dimension points
+ * must have; dims 0 (the initial take) counts nothing and accepts any dimension. */
+typedef struct km_parse_args {
+    cspark_accumulator malformed;
+    int32_t dims;
+} km_parse_args;
+
+/* One line's coordinates in millionths into coords; their number, 0 for a blank or comment line,
+ * -1 for a malformed one. */
+static int km_parse_line(cspark_slice line, int64_t coords[KM_MAX_DIMS])
 {
-    const uint8_t *p = in->key.ptr, *end = p + in->key.len;
+    const uint8_t *p = line.ptr, *end = p + line.len;
     while (p < end && km_sep(*p))
         p++;
-    if (p == end || *p == '#') return;
-    int64_t coords[KM_MAX_DIMS];
+    if (p == end || *p == '#') return 0;
     int d = 0;
     while (p < end) {
-        if (d == KM_MAX_DIMS) cspark_task_fail(tc, "kmeans: more than %d coordinates", d);
+        if (d == KM_MAX_DIMS) return -1;
         bool neg = false;
         if (*p == '-' || *p == '+') neg = *p++ == '-';
         int64_t whole = 0, frac = 0;
         int digits = 0, frac_digits = 0;
-        while (p < end && *p >= '0' && *p <= '9' && whole < 1000000000000LL) {
+        while (p < end && *p >= '0' && *p <= '9' && digits < 12) {
             whole = whole * 10 + (*p++ - '0');
             digits++;
         }
@@ -68,63 +97,139 @@ void km_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context 
                 frac_digits++;
             }
         }
-        if ((digits == 0 && frac_digits == 0) || (p < end && !km_sep(*p)))
-            cspark_task_fail(tc,
-                             "kmeans: bad coordinate in line '%.*s' (expected decimal numbers "
-                             "with at most 6 digits after the point)",
-                             (int)(in->key.len < 200 ? in->key.len : 200), in->key.ptr);
+        if ((digits == 0 && frac_digits == 0) || (p < end && !km_sep(*p))) return -1;
         for (int i = frac_digits; i < 6; i++)
             frac *= 10;
         coords[d++] = (neg ? -1 : 1) * (whole * 1000000 + frac);
         while (p < end && km_sep(*p))
             p++;
     }
-    cspark_emit(out, coords, (size_t)d * 8, NULL, 0);
+    return d;
 }
 
-/* The closure of an iteration: K, D, then K x D centroid coordinates (millionths). */
-typedef struct km_header {
+/* lines.flatMap(parseVector): the coordinates as int64 millionths in the key; a malformed line
+ * emits nothing and adds 1 to the accumulator. */
+void km_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const km_parse_args *a = cspark_closure(tc, NULL);
+    int64_t coords[KM_MAX_DIMS];
+    int d = km_parse_line(in->key, coords);
+    if (d == 0) return;
+    if (d > 0 && (a->dims == 0 || d == a->dims)) {
+        cspark_emit(out, coords, (size_t)d * 8, NULL, 0);
+        return;
+    }
+    if (a->dims) cspark_long_accumulator_add(tc, a->malformed, 1);
+}
+
+/* The closure of an iteration: the broadcast centroids (K x D doubles, millionths), K and D. */
+typedef struct km_iteration {
+    cspark_broadcast_var centroids;
     int32_t k, d;
-} km_header;
+} km_iteration;
+
+/* KM_ASSIGN_CHUNK(name, lanes, attributes) defines name(x, centroids, k, d, best): the closest
+ * centroid of each of a chunk's points (best[i]; ties to the lower index), on vectors of `lanes`
+ * doubles (GCC/clang vector extensions). x holds the coordinates coordinate by coordinate
+ * (x[j * KM_CHUNK + i]: coordinate j of point i), so neighbouring points load as one vector;
+ * each lane sums its point's squared distance in coordinate order, as the reference does, and
+ * the best distance and index stay in registers. A whole chunk is computed (a partial one holds
+ * stale but finite values past its end). Defined twice: 2 lanes for any CPU (SSE2, NEON, ...),
+ * 4 lanes with AVX2 where the CPU has it (x86-64; chosen at run time). */
+#define KM_ASSIGN_CHUNK(name, lanes, attributes)                                                   \
+    attributes static void name(const double *restrict x, const double *restrict centroids, int k, \
+                                int d, int64_t *restrict best)                                     \
+    {                                                                                              \
+        typedef double vec __attribute__((vector_size(lanes * sizeof(double))));                   \
+        typedef int64_t mask __attribute__((vector_size(lanes * sizeof(int64_t))));                \
+        for (int i = 0; i < KM_CHUNK; i += lanes) {                                                \
+            vec best_dist = (vec){0} + HUGE_VAL; /* distances are finite: centroid 0 wins */       \
+            mask best_c = {0};                                                                     \
+            for (int c = 0; c < k; c++) {                                                          \
+                const double *centre = centroids + (size_t)c * (size_t)d;                          \
+                vec dist = {0};                                                                    \
+                for (int j = 0; j < d; j++) {                                                      \
+                    vec xj;                                                                        \
+                    memcpy(&xj, x + (size_t)j * KM_CHUNK + (size_t)i, sizeof xj);                  \
+                    vec diff = xj - centre[j];                                                     \
+                    dist += diff * diff;                                                           \
+                }                                                                                  \
+                mask closer = dist < best_dist; /* all ones where true */                          \
+                best_dist = (vec)(((mask)dist & closer) | ((mask)best_dist & ~closer));            \
+                best_c = (best_c & ~closer) | ((int64_t)c & closer);                               \
+            }                                                                                      \
+            memcpy(best + i, &best_c, sizeof best_c);                                              \
+        }                                                                                          \
+    }
+
+typedef void (*km_assign_chunk_fn)(const double *restrict x, const double *restrict centroids,
+                                   int k, int d, int64_t *restrict best);
+KM_ASSIGN_CHUNK(km_assign_chunk_2, 2, )
+#if defined(__x86_64__) && defined(__GNUC__)
+KM_ASSIGN_CHUNK(km_assign_chunk_avx2, 4, __attribute__((target("avx2"))))
+#endif
+
+static km_assign_chunk_fn km_pick_assign_chunk(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return km_assign_chunk_avx2;
+#endif
+    return km_assign_chunk_2;
+}
 
 /* data.map(closestPoint) + the map side of reduceByKey, per partition: each cluster's sum of
- * coordinates and point count, as one record (key: cluster index, value: D sums + count). */
+ * coordinates and point count, as one record (key: cluster index, value: D sums + count). The
+ * points are taken KM_CHUNK at a time: converted to doubles once (not once per centroid), then
+ * assigned by a KM_ASSIGN_CHUNK kernel. */
 void km_assign(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
 {
+    const km_iteration *it = cspark_closure(tc, NULL);
+    int k = it->k, d = it->d;
     size_t len;
-    const uint8_t *closure = cspark_closure(tc, &len);
-    km_header h;
-    memcpy(&h, closure, sizeof h);
-    const double *centroids = (const double *)(const void *)(closure + sizeof h);
-    int k = h.k, d = h.d;
-    int64_t *sums = calloc((size_t)k * (size_t)(d + 1), sizeof *sums);
+    const double *centroids = cspark_broadcast_value(tc, it->centroids, &len);
+    if (len != (size_t)k * (size_t)d * sizeof(double))
+        cspark_task_fail(tc,
+                         "kmeans: the centroids broadcast has %zu bytes (expected %d x %d "
+                         "doubles)",
+                         len, k, d);
+    /* one allocation per task: the sums (K x (D + 1)), then the chunk's points as read (int64),
+     * as doubles coordinate by coordinate, and their closest centroids */
+    size_t nsums = (size_t)k * (size_t)(d + 1), nchunk = (size_t)KM_CHUNK * (size_t)d;
+    int64_t *sums = calloc(nsums + 2 * nchunk + KM_CHUNK, sizeof *sums);
     if (!sums) cspark_task_fail(tc, "kmeans: out of memory");
+    int64_t *points = sums + nsums;
+    double *x = (double *)(void *)(points + nchunk);
+    int64_t *best = (int64_t *)(void *)(x + nchunk);
+    km_assign_chunk_fn assign_chunk = km_pick_assign_chunk();
     cspark_record r;
-    while (cspark_iterator_next(in, &r)) {
-        if (r.key.len != (uint32_t)d * 8) {
-            free(sums);
-            cspark_task_fail(tc, "kmeans: a point with %u coordinates (expected %d)", r.key.len / 8,
-                             d);
-        }
-        int64_t p[KM_MAX_DIMS];
-        memcpy(p, r.key.ptr, (size_t)d * 8);
-        int best = 0;
-        double best_dist = 0;
-        for (int c = 0; c < k; c++) {
-            double dist = 0;
+    int n = 0;
+    bool more = true;
+    while (more) {
+        more = cspark_iterator_next(in, &r);
+        if (more) {
+            if (r.key.len != (uint32_t)d * 8) {
+                free(sums);
+                cspark_task_fail(tc, "kmeans: a point with %u coordinates (expected %d)",
+                                 r.key.len / 8, d);
+            }
+            int64_t *p = points + (size_t)n * (size_t)d;
             for (int j = 0; j < d; j++) {
-                double diff = (double)p[j] - centroids[c * d + j];
-                dist += diff * diff;
+                memcpy(&p[j], r.key.ptr + (size_t)j * 8, 8);
+                x[(size_t)j * KM_CHUNK + (size_t)n] = (double)p[j];
             }
-            if (c == 0 || dist < best_dist) {
-                best = c;
-                best_dist = dist;
-            }
+            if (++n < KM_CHUNK) continue;
         }
-        int64_t *s = sums + (size_t)best * (size_t)(d + 1);
-        for (int j = 0; j < d; j++)
-            s[j] += p[j];
-        s[d]++;
+        if (n == 0) break;
+        assign_chunk(x, centroids, k, d, best);
+        for (int i = 0; i < n; i++) {
+            int64_t *s = sums + (size_t)best[i] * (size_t)(d + 1);
+            const int64_t *p = points + (size_t)i * (size_t)d;
+            for (int j = 0; j < d; j++)
+                s[j] += p[j];
+            s[d]++;
+        }
+        n = 0;
     }
     for (int c = 0; c < k; c++) {
         int64_t *s = sums + (size_t)c * (size_t)(d + 1);
@@ -161,7 +266,7 @@ static int km_fail(cspark_context *sc, const char *what)
 {
     const char *e = cspark_last_error(sc);
     fprintf(stderr, "kmeans: %s failed: %s\n", what, e ? e : "unknown error");
-    return 1;
+    return -1;
 }
 
 static int parse_level(const char *s, cspark_storage_level *out)
@@ -181,6 +286,75 @@ static int parse_level(const char *s, cspark_storage_level *out)
     return -1;
 }
 
+/* The first k points of lines (parsed without counting malformed lines) as centroids, k x d
+ * doubles in millionths (malloc'd); their dimension in *d. NULL after printing why. */
+static double *initial_centroids(cspark_context *sc, cspark_rdd *lines, const char *path, long k,
+                                 int *d)
+{
+    km_parse_args any = {{-1, 0, 0, 0}, 0};
+    cspark_records *first = NULL;
+    if (cspark_take(cspark_flat_map(lines, km_parse, &any, sizeof any), (size_t)k, &first) < 0) {
+        km_fail(sc, "take");
+        return NULL;
+    }
+    size_t n = cspark_records_count(first);
+    if (n < (size_t)k) {
+        fprintf(stderr, "kmeans: %s has %zu points, fewer than K=%ld\n", path, n, k);
+        cspark_records_free(first);
+        return NULL;
+    }
+    *d = (int)(cspark_records_get(first, 0).key.len / 8);
+    double *centroids = malloc((size_t)k * (size_t)*d * sizeof *centroids);
+    for (long c = 0; c < k && centroids; c++) {
+        cspark_record r = cspark_records_get(first, (size_t)c);
+        if (r.key.len != (uint32_t)*d * 8) {
+            fprintf(stderr, "kmeans: the first %ld points of %s have different dimensions\n", k,
+                    path);
+            free(centroids);
+            centroids = NULL;
+            break;
+        }
+        for (int j = 0; j < *d; j++) {
+            int64_t v;
+            memcpy(&v, r.key.ptr + j * 8, 8);
+            centroids[c * *d + j] = (double)v;
+        }
+    }
+    cspark_records_free(first);
+    return centroids;
+}
+
+/* One iteration: the centroids broadcast, each cluster's sums reduced, the centroids moved to
+ * the means. *points: the points assigned. 0, or -1 after printing why. */
+static int iterate(cspark_context *sc, cspark_rdd *points, double *centroids, long k, int d,
+                   int64_t *assigned)
+{
+    km_iteration it = {cspark_broadcast(sc, centroids, (size_t)k * (size_t)d * sizeof *centroids),
+                       (int32_t)k, d};
+    if (it.centroids.id < 0) return km_fail(sc, "broadcast");
+    cspark_rdd *partial = cspark_map_partitions(points, km_assign, &it, sizeof it);
+    cspark_records *stats = NULL;
+    int rc = cspark_collect(cspark_reduce_by_key(partial, km_add, NULL, 0, 0), &stats);
+    cspark_broadcast_destroy(sc, it.centroids);
+    if (rc < 0) return km_fail(sc, "iteration");
+    *assigned = 0;
+    for (size_t r = 0; r < cspark_records_count(stats); r++) {
+        cspark_record rec = cspark_records_get(stats, r);
+        int64_t c = cspark_slice_i64(rec.key), count;
+        const uint8_t *v = rec.value.ptr;
+        if (c < 0 || c >= k || rec.value.len != (uint32_t)(d + 1) * 8) continue;
+        memcpy(&count, v + (size_t)d * 8, 8);
+        *assigned += count;
+        for (int j = 0; j < d && count > 0; j++) {
+            int64_t sum;
+            memcpy(&sum, v + j * 8, 8);
+            centroids[c * d + j] = (double)sum / (double)count;
+        }
+    }
+    cspark_records_free(stats);
+    return 0;
+}
+
 int cspark_main(cspark_context *sc, int argc, char **argv)
 {
     const char *usage = "usage: kmeans.so POINTS K ITERATIONS [MEMORY_ONLY|MEMORY_AND_DISK|"
@@ -195,72 +369,46 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     long iters = strtol(argv[3], &end2, 10);
     cspark_storage_level level = CSPARK_MEMORY_ONLY;
     if (errno || *end1 || end1 == argv[2] || *end2 || end2 == argv[3] || k < 1 || k > 10000 ||
-        iters < 0 || iters > 100000 || (argc == 5 && parse_level(argv[4], &level) < 0)) {
+        iters < 1 || iters > 100000 || (argc == 5 && parse_level(argv[4], &level) < 0)) {
         fputs(usage, stderr);
-        fputs("  K: 1 to 10000, ITERATIONS: 0 to 100000\n", stderr);
+        fputs("  K: 1 to 10000, ITERATIONS: 1 to 100000\n", stderr);
         return 2;
     }
 
+    cspark_rdd *lines = cspark_text_file(sc, argv[1], 0);
+    int d = 0;
+    double *centroids = initial_centroids(sc, lines, argv[1], k, &d);
+    if (!centroids) return 1;
     /* km_parse emits at most one record per line: a flat_map (blank lines emit none) */
-    cspark_rdd *points = cspark_flat_map(cspark_text_file(sc, argv[1], 0), km_parse, NULL, 0);
-    if (level != CSPARK_STORAGE_NONE) points = cspark_persist(points, level);
-    cspark_records *first = NULL;
-    if (cspark_take(points, (size_t)k, &first) < 0) return km_fail(sc, "take");
-    size_t n = cspark_records_count(first);
-    if (n < (size_t)k) {
-        fprintf(stderr, "kmeans: %s has %zu points, fewer than K=%ld\n", argv[1], n, k);
-        cspark_records_free(first);
+    km_parse_args parse = {cspark_long_accumulator(sc, "malformed lines"), d};
+    if (parse.malformed.id < 0) {
+        free(centroids);
+        km_fail(sc, "accumulator");
         return 1;
     }
-    int d = (int)(cspark_records_get(first, 0).key.len / 8);
-    size_t closure_len = sizeof(km_header) + (size_t)k * (size_t)d * sizeof(double);
-    uint8_t *closure = calloc(1, closure_len);
-    km_header h = {(int32_t)k, d};
-    memcpy(closure, &h, sizeof h);
-    double *centroids = (double *)(void *)(closure + sizeof h);
-    for (long c = 0; c < k; c++) {
-        cspark_record r = cspark_records_get(first, (size_t)c);
-        if (r.key.len != (uint32_t)d * 8) {
-            fprintf(stderr, "kmeans: points of different dimensions in %s\n", argv[1]);
+    cspark_rdd *points = cspark_flat_map(lines, km_parse, &parse, sizeof parse);
+    if (level != CSPARK_STORAGE_NONE) points = cspark_persist(points, level);
+
+    int64_t num_points = 0, malformed = 0;
+    for (long i = 1; i <= iters; i++) {
+        int64_t t0 = now_ms(), assigned;
+        if (iterate(sc, points, centroids, k, d, &assigned) < 0) {
+            free(centroids);
             return 1;
         }
-        for (int j = 0; j < d; j++) {
-            int64_t v;
-            memcpy(&v, r.key.ptr + j * 8, 8);
-            centroids[c * d + j] = (double)v;
+        if (i == 1) {
+            num_points = assigned;
+            malformed = cspark_long_accumulator_value(sc, parse.malformed);
         }
-    }
-    cspark_records_free(first);
-
-    for (long i = 1; i <= iters; i++) {
-        int64_t t0 = now_ms();
-        cspark_rdd *partial = cspark_map_partitions(points, km_assign, closure, closure_len);
-        cspark_records *stats = NULL;
-        if (cspark_collect(cspark_reduce_by_key(partial, km_add, NULL, 0, 0), &stats) < 0) {
-            free(closure);
-            return km_fail(sc, "iteration");
-        }
-        for (size_t r = 0; r < cspark_records_count(stats); r++) {
-            cspark_record rec = cspark_records_get(stats, r);
-            int64_t c = cspark_slice_i64(rec.key);
-            const uint8_t *v = rec.value.ptr;
-            int64_t count;
-            memcpy(&count, v + (size_t)d * 8, 8);
-            for (int j = 0; j < d && c >= 0 && c < k && count > 0; j++) {
-                int64_t sum;
-                memcpy(&sum, v + j * 8, 8);
-                centroids[c * d + j] = (double)sum / (double)count;
-            }
-        }
-        cspark_records_free(stats);
         fprintf(stderr, "kmeans: iteration %ld took %lld ms\n", i, (long long)(now_ms() - t0));
     }
+    printf("points %" PRId64 "\nmalformed %" PRId64 "\n", num_points, malformed);
     for (long c = 0; c < k; c++) {
         printf("centroid %ld:", c);
         for (int j = 0; j < d; j++)
             printf(" %.6f", centroids[c * d + j] / 1e6);
         printf("\n");
     }
-    free(closure);
+    free(centroids);
     return 0;
 }

@@ -4,21 +4,25 @@
  *
  * Spark equivalent:
  *
- *     val logs   = sc.textFile(input).map(parse)                    // None for a malformed line
- *     val status = logs.map(_.fold("malformed")(_.status)).countByValue()
- *     val ok     = logs.flatMap(identity)
- *     val pages  = ok.map(r => (r.path, 1L)).reduceByKey(_ + _).map(_.swap).top(10)
- *     val hosts  = ok.map(r => (r.host, r.bytes)).reduceByKey(_ + _).map(_.swap).top(5)
+ *     val malformed = sc.longAccumulator("malformed lines")
+ *     val logs   = sc.textFile(input).flatMap { l =>
+ *                    val r = parse(l); if (r.isEmpty) malformed.add(1); r }.cache()
+ *     val status = logs.map(_.status).countByValue()        // reads the file, fills the cache
+ *     val pages  = logs.map(r => (r.path, 1L)).reduceByKey(_ + _).map(_.swap).top(10)
+ *     val hosts  = logs.map(r => (r.host, r.bytes)).reduceByKey(_ + _).map(_.swap).top(5)
  *
  * Lines are in the Common (or Combined) Log Format:
  *     host ident user [day/Mon/year:hh:mm:ss zone] "METHOD path PROTOCOL" status bytes ...
  * where the request has exactly three fields, status is three digits and bytes may be "-" (0). A
- * line that does not parse is malformed: it is counted under the status "malformed" by the same
- * count_by_value job that counts the status codes, so malformed lines cost no extra pass (an
- * accumulator would do the same once cspark.h has them).
+ * line that does not parse is malformed: the parse skips it and adds 1 to the "malformed lines"
+ * accumulator, so counting them costs no extra pass. The parsed lines are cached (MEMORY_ONLY):
+ * the file is read once, by the status count; the page and host jobs read the cache. The
+ * accumulator is read after that first job, which parsed every line once (Spark's semantics: a
+ * partition parsed again — a cached block evicted or lost — counts its lines again).
  *
- * The page and host rankings use cspark.h's tuples: the key (i64 count, bytes path) sorts by
- * count, then path, so top(10) returns the 10 most requested pages, ties broken by the path
+ * A parsed line is one record: key = a cspark list of host, path and status; value = the bytes
+ * (i64). The page and host rankings use cspark.h's tuples: the key (i64 count, bytes name) sorts
+ * by count, then name, so top(10) returns the 10 most requested pages, ties broken by the path
  * (greater first), without sorting the data: each task keeps a heap of 10.
  *
  * Output (stdout):
@@ -93,34 +97,59 @@ static bool parse_line(cspark_slice line, log_line *out)
     return p == end || *p == ' ';
 }
 
-/* line -> (status or "malformed", empty): counted by count_by_value */
+/* line -> (list(host, path, status), i64 bytes); a malformed line adds 1 to the accumulator in
+ * the closure and emits nothing. */
+void weblog_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const cspark_accumulator *malformed = cspark_closure(tc, NULL);
+    log_line l;
+    if (!parse_line(in->key, &l)) {
+        cspark_long_accumulator_add(tc, *malformed, 1);
+        return;
+    }
+    uint8_t *value;
+    uint8_t *key =
+        cspark_emit_reserve(out, 12 + (size_t)l.host.len + l.path.len + l.status.len, 8, &value);
+    key = cspark_list_put(key, l.host.ptr, l.host.len);
+    key = cspark_list_put(key, l.path.ptr, l.path.len);
+    cspark_list_put(key, l.status.ptr, l.status.len);
+    cspark_i64_encode(l.bytes, value);
+}
+
+/* The host, path and status of a parsed line. */
+static void parsed_fields(const cspark_record *in, cspark_slice *host, cspark_slice *path,
+                          cspark_slice *status, cspark_task_context *tc)
+{
+    cspark_slice list = in->key;
+    if (!cspark_list_next(&list, host) || !cspark_list_next(&list, path) ||
+        !cspark_list_next(&list, status))
+        cspark_task_fail(tc, "weblog: a parsed line without host, path and status");
+}
+
+/* parsed line -> (status, empty): counted by count_by_value */
 void weblog_status(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    log_line l;
-    if (parse_line(in->key, &l))
-        cspark_emit(out, l.status.ptr, l.status.len, NULL, 0);
-    else
-        cspark_emit(out, "malformed", 9, NULL, 0);
+    cspark_slice host, path, status;
+    parsed_fields(in, &host, &path, &status, tc);
+    cspark_emit(out, status.ptr, status.len, NULL, 0);
 }
 
-/* line -> (path, 1) for well-formed lines */
+/* parsed line -> (path, 1) */
 void weblog_page(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    log_line l;
-    if (!parse_line(in->key, &l)) return;
+    cspark_slice host, path, status;
+    parsed_fields(in, &host, &path, &status, tc);
     uint8_t one[8];
     cspark_i64_encode(1, one);
-    cspark_emit(out, l.path.ptr, l.path.len, one, 8);
+    cspark_emit(out, path.ptr, path.len, one, 8);
 }
 
-/* line -> (host, bytes) for well-formed lines */
+/* parsed line -> (host, bytes) */
 void weblog_host(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    log_line l;
-    if (!parse_line(in->key, &l)) return;
-    uint8_t b[8];
-    cspark_i64_encode(l.bytes, b);
-    cspark_emit(out, l.host.ptr, l.host.len, b, 8);
+    cspark_slice host, path, status;
+    parsed_fields(in, &host, &path, &status, tc);
+    cspark_emit(out, host.ptr, host.len, in->value.ptr, in->value.len);
 }
 
 /* (name, i64 n) -> key tuple (n, name): top orders by n, then name */
@@ -162,29 +191,32 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
         fprintf(stderr, "usage: weblog.so INPUT\n");
         return 2;
     }
-    cspark_rdd *lines = cspark_text_file(sc, argv[1], 0);
+    cspark_accumulator malformed = cspark_long_accumulator(sc, "malformed lines");
+    if (malformed.id < 0) return 1;
+    cspark_rdd *logs = cspark_cache(cspark_flat_map(cspark_text_file(sc, argv[1], 0), weblog_parse,
+                                                    &malformed, sizeof malformed));
 
     cspark_records *status = NULL;
-    if (cspark_count_by_value(cspark_map(lines, weblog_status, NULL, 0), &status) < 0) return 1;
-    int64_t total = 0, malformed = 0;
+    if (cspark_count_by_value(cspark_map(logs, weblog_status, NULL, 0), &status) < 0) return 1;
+    int64_t bad = cspark_long_accumulator_value(sc, malformed), total = bad;
     for (size_t i = 0; i < cspark_records_count(status); i++)
         total += cspark_slice_i64(cspark_records_get(status, i).value);
-    cspark_slice v;
-    if (cspark_records_find(status, "malformed", 9, &v)) malformed = cspark_slice_i64(v);
-    printf("lines %" PRId64 "\nmalformed %" PRId64 "\n", total, malformed);
+    printf("lines %" PRId64 "\nmalformed %" PRId64 "\n", total, bad);
     for (size_t i = 0; i < cspark_records_count(status); i++) {
         cspark_record r = cspark_records_get(status, i);
-        if (r.key.len == 3)
-            printf("status %.3s %" PRId64 "\n", (const char *)r.key.ptr, cspark_slice_i64(r.value));
+        printf("status %.*s %" PRId64 "\n", (int)r.key.len, (const char *)r.key.ptr,
+               cspark_slice_i64(r.value));
     }
     cspark_records_free(status);
 
-    cspark_rdd *pages = cspark_reduce_by_key(cspark_flat_map(lines, weblog_page, NULL, 0),
-                                             cspark_sum_i64, NULL, 0, 0);
-    cspark_rdd *hosts = cspark_reduce_by_key(cspark_flat_map(lines, weblog_host, NULL, 0),
-                                             cspark_sum_i64, NULL, 0, 0);
-    if (print_ranking(pages, WEBLOG_TOP_PAGES, "page") < 0 ||
-        print_ranking(hosts, WEBLOG_TOP_HOSTS, "host") < 0)
-        return 1;
-    return 0;
+    cspark_rdd *pages =
+        cspark_reduce_by_key(cspark_map(logs, weblog_page, NULL, 0), cspark_sum_i64, NULL, 0, 0);
+    cspark_rdd *hosts =
+        cspark_reduce_by_key(cspark_map(logs, weblog_host, NULL, 0), cspark_sum_i64, NULL, 0, 0);
+    int rc = print_ranking(pages, WEBLOG_TOP_PAGES, "page") < 0 ||
+                     print_ranking(hosts, WEBLOG_TOP_HOSTS, "host") < 0
+                 ? 1
+                 : 0;
+    cspark_unpersist(logs);
+    return rc;
 }

@@ -17,10 +17,12 @@
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "common/sync.h"
 #include "plan/stage_plan.h"
 #include "plan/task_codec.h"
 #include "rpc/frame.h"
+#include "sched/block_registry.h"
 #include "sched/listener.h"
 #include "sched/locality.h"
 
@@ -162,6 +164,20 @@ static int place_task(coarse_backend *b, const task_desc *t, int64_t now)
     return -1;
 }
 
+/* The level t is launched at on executor x, for the event log and the UI: its preferred
+ * executors with the hosts this backend knows them at. Lock held. */
+static cs_locality_level launch_locality(coarse_backend *b, const task_desc *t, int x)
+{
+    cs_block_location prefs[CS_MAX_BLOCK_LOCS];
+    int n = t->num_block_locs < CS_MAX_BLOCK_LOCS ? t->num_block_locs : CS_MAX_BLOCK_LOCS;
+    for (int i = 0; i < n; i++) {
+        prefs[i] = t->block_locs[i];
+        int h = cs_coarse_find_exec(b, prefs[i].executor_id);
+        if (h >= 0) cs_str_copy(prefs[i].host, sizeof prefs[i].host, b->execs[h].host);
+    }
+    return cs_locality_of_launch(prefs, n, b->execs[x].id, b->execs[x].host);
+}
+
 /* The cached partitions t may read and the block servers of the live executors holding them. */
 static Cspark__CachedBlock **cached_blocks_pb(coarse_backend *b, const task_desc *t,
                                               Cspark__CachedBlock *cb, size_t *n)
@@ -239,7 +255,7 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
         free(lt.cached_blocks);
         free(cb);
-        cs_scheduler_task_started(b->base.sched, t, e->id, e->host);
+        cs_scheduler_task_started(b->base.sched, t, e->id, e->host, launch_locality(b, t, chosen));
     }
 }
 

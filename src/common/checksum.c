@@ -5,6 +5,13 @@
  * CRC-32C, which none of cspark's libraries provides: the SSE4.2 crc32 instruction eight bytes
  * at a time when the CPU has it (checked once), else a 256-entry table of the reflected
  * polynomial 0x82F63B78 built on first use. Called by common/recio.c.
+ *
+ * libxxhash's AVX2 and AVX-512 XXH3 return with the upper halves of the vector registers in use
+ * (no vzeroupper). Until something clears them, every legacy-SSE instruction the thread runs
+ * next — the floating-point code of user functions, built for the baseline ISA — pays a merge
+ * with the dirty upper state: a task's distance loop in examples/kmeans.c ran 4-5x slower after
+ * the first shuffle block's checksum. So the XXH3 call is followed by vzeroupper where the CPU
+ * has AVX.
  */
 #include "common/checksum.h"
 
@@ -16,10 +23,8 @@
 #if defined(__x86_64__)
 #define XXH_DISPATCH_DISABLE_REPLACE
 #include <xxh_x86dispatch.h>
-#define checksum_xxh3 XXH3_64bits_withSeed_dispatch
 #else
 #include <xxhash.h>
-#define checksum_xxh3 XXH3_64bits_withSeed
 #endif
 
 int cs_checksum_known(unsigned algo)
@@ -108,6 +113,36 @@ static uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n)
     for (; n > 0; p++, n--)
         c = crc32c_table[(c ^ *p) & 0xff] ^ (c >> 8);
     return ~c;
+}
+
+/* ---- XXH3 ---------------------------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+static pthread_once_t avx_once = PTHREAD_ONCE_INIT;
+static int cpu_has_avx;
+
+static void avx_setup(void)
+{
+    __builtin_cpu_init();
+    cpu_has_avx = __builtin_cpu_supports("avx");
+}
+
+__attribute__((target("avx"))) static void clear_upper_vector_state(void)
+{
+    __builtin_ia32_vzeroupper();
+}
+#endif
+
+static uint64_t checksum_xxh3(const void *data, size_t len, uint64_t seed)
+{
+#if defined(__x86_64__)
+    uint64_t h = XXH3_64bits_withSeed_dispatch(data, len, seed);
+    pthread_once(&avx_once, avx_setup);
+    if (cpu_has_avx) clear_upper_vector_state();
+    return h;
+#else
+    return XXH3_64bits_withSeed(data, len, seed);
+#endif
 }
 
 /* ---- dispatch ------------------------------------------------------------------------------ */

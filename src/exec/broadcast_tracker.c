@@ -116,7 +116,8 @@ bt_decision cs_broadcast_tracker_decide(broadcast_tracker *t, int64_t id, int pi
     bt_bcast *b = bcast_get(t, id, num_pieces);
     int me = exec_number(t, exec);
     bt_decision d = BT_SEND;
-    if (piece >= 0 && piece < b->num_pieces && !from_driver) {
+    if (piece >= 0 && piece < b->num_pieces && !from_driver &&
+        piece_bytes > CS_BROADCAST_SMALL_PIECE_BYTES) {
         bt_piece *p = &b->pieces[piece];
         /* live holders other than the asker, from a random starting point */
         int start = p->num_holders ? (int)(next_rand(t) % (uint64_t)p->num_holders) : 0;

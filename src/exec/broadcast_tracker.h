@@ -4,8 +4,12 @@
  * a piece is sent to peers that hold it; when none does, the driver sends it — unless another
  * executor is fetching that piece from the driver right now, in which case the asker is told to
  * come back (busy) and fetches other pieces meanwhile. So the driver sends each piece about once
- * and executors spread the rest between them. An executor fetching from the driver for longer
- * than the busy timeout, or lost, no longer blocks the piece. Counts the bytes each source served.
+ * and executors spread the rest between them. A small piece (CS_BROADCAST_SMALL_PIECE_BYTES or
+ * less: a small broadcast, e.g. the centroids of an iteration) is sent by the driver to whoever
+ * asks: a busy wait or a fetch from a peer costs more than its bytes (Spark's executors fetch a
+ * piece from any holder, the driver included, in one round trip). An executor fetching from the
+ * driver for longer than the busy timeout, or lost, no longer blocks the piece. Counts the bytes
+ * each source served.
  *
  * A pure state machine with explicit times (tests drive it directly); the coarse backend calls it
  * from its RPC thread. Thread-safe (one mutex). Ownership: strings are copied; the peers returned
@@ -22,6 +26,8 @@ typedef struct broadcast_tracker broadcast_tracker;
 /* How long a piece counts as being fetched from the driver by one executor (10 s). */
 #define CS_BROADCAST_BUSY_TIMEOUT_MS 10000
 #define CS_BROADCAST_MAX_PEERS 4
+/* A piece this small is always sent by the driver. */
+#define CS_BROADCAST_SMALL_PIECE_BYTES (64 * 1024)
 
 typedef enum {
     BT_SEND,  /* the driver sends the piece (now counted as in flight to the asker) */

@@ -18,6 +18,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "sched/locality.h"
 
 #define MAX_LINE (64 * 1024 * 1024) /* a longer line is not an event cspark or Spark writes */
 
@@ -154,6 +155,7 @@ static cs_event task_start_of(const json_t *o)
                       .executor_id = gets(ti, "Executor ID"),
                       .host = gets(ti, "Host"),
                       .speculative = getb(ti, "Speculative"),
+                      .locality = cs_locality_parse(gets(ti, "Locality")),
                       .task_type = gets(o, "Task Type"),
                       .time_ms = geti(ti, "Launch Time"),
                       .job_id = -1};

@@ -405,6 +405,7 @@ static void post_task_end(scheduler *s, const completion *c, const cs_accumulabl
                    .attempt = t->attempt,
                    .executor_id = stk->started && stk->executor[0] ? stk->executor : "driver",
                    .host = stk->started && stk->host[0] ? stk->host : "localhost",
+                   .locality = stk->started ? stk->locality : 0,
                    .succeeded = r->status == TASK_OK,
                    .reason = r->error,
                    .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
@@ -536,10 +537,11 @@ static void handle_completion(scheduler *s, job *j, completion *c)
 }
 
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
-                               const char *host)
+                               const char *host, int locality)
 {
     sched_task *stk = (sched_task *)t;
     stk->started = true;
+    stk->locality = locality;
     cs_str_copy(stk->executor, sizeof stk->executor, executor_id);
     cs_str_copy(stk->host, sizeof stk->host, host);
     if (s->alloc) cs_am_task_started(s->alloc, executor_id);
@@ -551,6 +553,7 @@ void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *exe
                    .attempt = t->attempt,
                    .executor_id = executor_id,
                    .host = host,
+                   .locality = locality,
                    .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
                    .job_id = t->job_id};
     post(s, &ev);

@@ -56,6 +56,7 @@ typedef struct sched_task {
     bool started;      /* set by cs_scheduler_task_started (backend thread, before done) */
     char executor[64]; /* where it started */
     char host[64];
+    int locality; /* the cs_locality_level it was launched at */
 } sched_task;
 
 typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK, EV_CANCEL } completion_kind;

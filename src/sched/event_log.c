@@ -3,8 +3,8 @@
  * Mirrors Spark's EventLoggingListener + JsonProtocol: the file `<dir>/<app>.inprogress` starts
  * with SparkListenerLogStart, then one line per event with Spark's event and field names, and is
  * renamed to `<dir>/<app>` when the application ends (cs_event_log_close). Our events carry less
- * than Spark's (no accumulables, no locality, no JVM figures), so fields the history server
- * requires are written with neutral values (empty arrays/objects, 0, "PROCESS_LOCAL"). The log
+ * than Spark's (no JVM figures, no internal accumulators), so fields the history server requires
+ * are written with neutral values (empty arrays/objects, 0). The log
  * remembers what later events need but do not carry: each running stage's submission time, name
  * and task count (for StageCompleted) and each running task's launch time (for TaskEnd's Task
  * Info). Spark Properties are redacted with spark.redaction.regex. Called from the bus's
@@ -37,6 +37,7 @@
 #include "common/log.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
+#include "sched/locality.h"
 
 #define DEFAULT_DIR "file:/tmp/spark-events"
 #define KEY_DIR "spark.eventLog.dir"
@@ -298,7 +299,7 @@ static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, boo
     set_int(o, "Launch Time", launch);
     set_str(o, "Executor ID", ev->executor_id);
     set_str(o, "Host", ev->host);
-    set_str(o, "Locality", "PROCESS_LOCAL");
+    set_str(o, "Locality", cs_locality_name((cs_locality_level)ev->locality));
     set_bool(o, "Speculative", ev->speculative);
     set_int(o, "Getting Result Time", 0);
     set_int(o, "Finish Time", finish);

@@ -82,6 +82,9 @@ typedef struct cs_event {
     const struct cs_task_end_reason *end_reason;  /* failed task end: Spark's TaskEndReason, copied; NULL: ExceptionFailure */
     const cs_block_status *updated_blocks; int num_updated_blocks; /* task end, block updated: blocks its executor stored or dropped, copied */
     int block_port;                               /* block updated: the executor's block server (0: local mode, none) */
+    int locality;                                 /* task start/end: the cs_locality_level (sched/locality.h) the task
+                                                     was launched at; 0 is PROCESS_LOCAL, also Spark's for a task
+                                                     without a preference */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -86,9 +86,10 @@ typedef void (*job_result_fn)(void *arg, int partition, task_result *r);
 int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
                          const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err);
 
-/* Backend callbacks, any thread: a task began running on a core slot / finished. */
+/* Backend callbacks, any thread: a task began running on a core slot (launched at locality, a
+ * cs_locality_level: sched/locality.h) / finished. */
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
-                               const char *host);
+                               const char *host, int locality);
 void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
 /* The same for a task that failed without a result of its own (not launched, cancelled, its
  * executor lost): the reason is formatted as printf does. */

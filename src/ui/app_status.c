@@ -566,6 +566,7 @@ static void on_task_start(ui_store *st, const cs_event *ev)
     t->partition = ev->partition;
     t->attempt = ev->attempt;
     t->speculative = ev->speculative;
+    t->locality = ev->locality;
     t->launch_ms = ev->time_ms;
     t->status = UI_TASK_RUNNING;
     t->executor_id = intern(st, ev->executor_id, &st->last_exec_id);

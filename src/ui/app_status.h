@@ -51,6 +51,7 @@ typedef struct ui_task {
     int index, attempt, partition;
     ui_task_status status;
     bool speculative;
+    int locality;                 /* cs_locality_level (sched/locality.h) it was launched at */
     int64_t launch_ms, finish_ms; /* finish_ms 0 while running */
     const char *executor_id;      /* interned: valid as long as the store */
     const char *host;             /* interned */

@@ -17,6 +17,7 @@
 
 #include "cspark.h"
 #include "common/json_text.h"
+#include "sched/locality.h"
 
 /* ---- building blocks ---------------------------------------------------------------------- */
 
@@ -272,7 +273,7 @@ static json_t *task_json(const ui_api_req *r, const ui_task *t)
     sets(o, "executorId", t->executor_id);
     sets(o, "host", t->host);
     sets(o, "status", cs_ui_task_status_name(t->status));
-    sets(o, "taskLocality", "PROCESS_LOCAL");
+    sets(o, "taskLocality", cs_locality_name((cs_locality_level)t->locality));
     setb(o, "speculative", t->speculative);
     json_object_set_new(o, "accumulatorUpdates", json_array());
     if (t->error) sets(o, "errorMessage", t->error);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/locality.h"
 #include "ui/ui_dag.h"
 #include "ui/ui_html.h"
 #include "ui/ui_pages.h"
@@ -274,8 +275,9 @@ static void task_table(const ui_page_ctx *c, cs_sbuf *out, const ui_stage *s, in
         task_link(c, out, s, t);
         cs_sbuf_printf(out,
                        "</td><td class=\"num\">%d</td><td class=\"status\">%s</td>"
-                       "<td>PROCESS_LOCAL</td><td>",
-                       t->attempt, cs_ui_task_status_name(t->status));
+                       "<td>%s</td><td>",
+                       t->attempt, cs_ui_task_status_name(t->status),
+                       cs_locality_name((cs_locality_level)t->locality));
         cs_html_escape(out, t->executor_id);
         cs_sbuf_puts(out, "</td><td>");
         cs_html_escape(out, t->host);

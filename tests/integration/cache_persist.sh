@@ -8,6 +8,10 @@
 #     and the first job's TaskEnd events list the blocks they stored ("Updated Blocks");
 #   * local-cluster with spark.locality.wait=0 and more partitions than cores: tasks that run
 #     away from their block fetch it from its executor (still no input read);
+#   * the locality each task ran at (the event log's Task Info "Locality", Spark's TaskLocality):
+#     PROCESS_LOCAL without a cached block to prefer and on the executor holding the task's
+#     block, NODE_LOCAL on the other executor of the same host, when the holder of partition 0 is
+#     kept busy (tests/jobs/cachejobs.c locality_away) and the other partitions it holds run away;
 #   * MEMORY_ONLY data larger than storage memory (spark.executor.memory=32m, local-cluster
 #     executors of 32 MiB) is recomputed — correct results, no out-of-memory failure;
 #     MEMORY_AND_DISK puts it on disk instead;
@@ -128,6 +132,47 @@ check_cached lc-disk 3 disk 2
 PARTS=8 run_level lc-remote "$LC" MEMORY_AND_DISK --conf spark.locality.wait=0
 check_cached lc-remote 2 mem 8
 log "local-cluster: cached on executors; $(awk '$1 == "remote" { print $2 }' "$T/lc-remote.sum") task(s) read a block held by the other executor"
+
+mkdir "$T/ev-away"
+SUBMIT_OPTS=(--conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file:$T/ev-away"
+    --conf spark.locality.wait=0)
+submit_ok "$LC" --class locality_away "$JOBS" "$T/lines.txt" 3
+assert_eq "$(cat "$T/stdout")" "counts $lines $lines" "locality_away: counts"
+# "wrong N": tasks whose Locality is not where they ran; "away N": NODE_LOCAL tasks of job 1;
+# "must_go_away yes": partition 0's executor holds another partition (which then runs away)
+"$PY" - "$T"/ev-away/* >"$T/away.txt" <<'PYEOF' || fail "locality_away: cannot read the event log"
+import json, sys
+stage_job, holder, job1, wrong = {}, {}, [], []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["Event"] == "SparkListenerJobStart":
+        for s in e["Stage IDs"]:
+            stage_job[s] = e["Job ID"]
+    elif e["Event"] == "SparkListenerTaskEnd" and e["Task End Reason"]["Reason"] == "Success":
+        ti = e["Task Info"]
+        part, ex, loc = ti["Partition ID"], ti["Executor ID"], ti["Locality"]
+        if stage_job[e["Stage ID"]] == 0:
+            holder[part] = ex
+            if loc != "PROCESS_LOCAL":
+                wrong.append("job 0 partition %d: %s" % (part, loc))
+        else:
+            job1.append((part, ex, loc))
+away = 0
+for part, ex, loc in job1:
+    want = "PROCESS_LOCAL" if ex == holder[part] else "NODE_LOCAL"
+    away += loc == "NODE_LOCAL"
+    if loc != want:
+        wrong.append("job 1 partition %d on %s (block on %s): %s" % (part, ex, holder[part], loc))
+print("wrong %d %s" % (len(wrong), "; ".join(wrong)))
+print("away %d" % away)
+print("must_go_away %s" % ("yes" if sum(h == holder[0] for h in holder.values()) > 1 else "no"))
+PYEOF
+assert_eq "$(head -1 "$T/away.txt")" "wrong 0 " "locality_away: the Locality of each task"
+if grep -q "must_go_away yes" "$T/away.txt"; then
+    grep -q "^away [1-9]" "$T/away.txt" || fail "locality_away: no task ran away from its block: $(cat "$T/away.txt")"
+fi
+log "locality: $(sed -n 2p "$T/away.txt") task(s) NODE_LOCAL, the others PROCESS_LOCAL where their block is"
+SUBMIT_OPTS=()
 
 # larger than storage memory: 32m x 0.6 = 19 MiB for execution and storage, ~50 MB of records
 big_lines=$(wc -l <"$T/big.txt")

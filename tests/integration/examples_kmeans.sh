@@ -1,40 +1,98 @@
 #!/usr/bin/env bash
-# examples_kmeans.sh — examples/kmeans.so (cached points, centroids in the closure) against an
-# independent Python implementation (bench/kmeans_ref.py): exact centroids ("%.6f") for every
-# storage level on local[2], with and without the cache on local-cluster[2,1,1024], and when an
-# executor is killed mid-run (after iteration 2: its cached partitions are lost and recomputed
-# from the lineage); plus the usage message for bad arguments.
+# examples_kmeans.sh — examples/kmeans.so (cached points, centroids broadcast and destroyed each
+# iteration, malformed lines counted by an accumulator) against an independent Python
+# implementation (bench/kmeans_ref.py) over points with malformed, blank, comment and odd but
+# valid lines: the point count, the accumulator's count of malformed lines and the exact
+# centroids ("%.6f") for every storage level on local[2], with and without the cache on
+# local-cluster[2,1,1024] (where the event log must show the accumulator and every iteration's
+# broadcast is destroyed), when an executor is killed mid-run (after iteration 2: its cached
+# partitions are lost and recomputed from the lineage), and when the MEMORY_ONLY points do not fit
+# in storage memory (the partitions left out are parsed again by every iteration, no
+# out-of-memory failure); plus the usage message for bad arguments.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../fault/lib/fault.sh"
 lib_init "$@"
 APP=$EX/kmeans.so
 need "$APP" "$BIN/cspark-executor" "$SRC/bench/gen_points.py" "$SRC/bench/kmeans_ref.py"
 
-"$PY" "$SRC/bench/gen_points.py" 60000 6 3 5 >"$T/points.txt" || fail "gen_points failed"
+"$PY" "$SRC/bench/gen_points.py" 60000 6 3 5 40 >"$T/points.txt" || fail "gen_points failed"
 "$PY" "$SRC/bench/kmeans_ref.py" "$T/points.txt" 6 8 >"$T/ref.txt" || fail "kmeans_ref failed"
-[ "$(wc -l <"$T/ref.txt")" -eq 6 ] || fail "reference: $(cat "$T/ref.txt")"
+[ "$(wc -l <"$T/ref.txt")" -eq 8 ] || fail "reference: $(cat "$T/ref.txt")"
+assert_eq "$(sed -n 2p "$T/ref.txt")" "malformed 40" "malformed lines in the generated points"
 
 for level in NONE MEMORY_ONLY MEMORY_AND_DISK DISK_ONLY; do
     submit_ok 'local[2]' "$APP" "$T/points.txt" 6 8 "$level"
-    assert_files_eq "$T/stdout" "$T/ref.txt" "local[2] $level centroids"
+    assert_files_eq "$T/stdout" "$T/ref.txt" "local[2] $level: points, malformed lines, centroids"
     [ "$(grep -c 'kmeans: iteration' "$T/stderr")" -eq 8 ] || fail "local[2] $level: 8 iterations"
 done
-log "local[2]: every level gives the reference centroids"
+log "local[2]: every level gives the reference's points, malformed count and centroids"
 
 LC='local-cluster[2,1,1024]'
-SUBMIT_OPTS=(--conf spark.default.parallelism=4)
 for level in NONE MEMORY_ONLY; do
+    mkdir "$T/ev-$level"
+    SUBMIT_OPTS=(--conf spark.default.parallelism=4 --conf spark.eventLog.enabled=true
+        --conf "spark.eventLog.dir=file:$T/ev-$level")
     submit_ok "$LC" "$APP" "$T/points.txt" 6 8 "$level"
-    assert_files_eq "$T/stdout" "$T/ref.txt" "local-cluster $level centroids"
+    assert_files_eq "$T/stdout" "$T/ref.txt" "local-cluster $level: points, malformed lines, centroids"
+    # the accumulator as Spark's event log shows it: the "malformed lines" value of job 1's stage
+    # (iteration 1, which parses every line) is the reference's count
+    malformed=$("$PY" - "$T/ev-$level"/* <<'PYEOF'
+import json, sys
+stage_job, value = {}, None
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["Event"] == "SparkListenerJobStart":
+        for s in e["Stage IDs"]:
+            stage_job[s] = e["Job ID"]
+    elif e["Event"] == "SparkListenerStageCompleted" and stage_job.get(e["Stage Info"]["Stage ID"]) == 1:
+        for a in e["Stage Info"]["Accumulables"]:
+            if a.get("Name") == "malformed lines" and value is None:
+                value = a["Value"]
+print(value)
+PYEOF
+    )
+    assert_eq "malformed $malformed" "malformed 40" "local-cluster $level: the accumulator in the event log"
+    # one broadcast per iteration, each destroyed once its job is done
+    assert_eq "$(grep -c 'broadcast=[0-9]* event=destroyed' "$T/stderr")" 8 \
+        "local-cluster $level: broadcasts destroyed"
 done
-log "local-cluster: the reference centroids with and without the cache"
+log "local-cluster: the reference with and without the cache; the accumulator in the event log"
+
+# MEMORY_ONLY points larger than storage memory: 32m x 0.6 = 19 MiB for execution and storage
+# against ~22 MB of parsed points (16 dimensions): what does not fit is not stored and is parsed
+# again by each iteration (the input read again, in the event log); the same answer
+"$PY" "$SRC/bench/gen_points.py" 150000 2 16 8 10 >"$T/big.txt"
+"$PY" "$SRC/bench/kmeans_ref.py" "$T/big.txt" 2 3 >"$T/big-ref.txt"
+mkdir "$T/ev-big"
+SUBMIT_OPTS=(--conf spark.executor.memory=32m --conf spark.eventLog.enabled=true
+    --conf "spark.eventLog.dir=file:$T/ev-big")
+submit_ok 'local[2]' "$APP" "$T/big.txt" 2 3 MEMORY_ONLY
+assert_files_eq "$T/stdout" "$T/big-ref.txt" "MEMORY_ONLY larger than storage memory: the reference"
+assert_contains "$T/stderr" "event=block_not_stored" "MEMORY_ONLY larger than storage memory: left out"
+read3=$("$PY" - "$T/ev-big"/* <<'PYEOF'
+import json, sys
+stage_job, read = {}, 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["Event"] == "SparkListenerJobStart":
+        for s in e["Stage IDs"]:
+            stage_job[s] = e["Job ID"]
+    elif e["Event"] == "SparkListenerTaskEnd" and stage_job[e["Stage ID"]] == 3:
+        read += e["Task Metrics"]["Input Metrics"]["Bytes Read"]
+print(read)
+PYEOF
+)
+[ "$read3" -gt 0 ] || fail "MEMORY_ONLY larger than storage memory: iteration 3 read no input (nothing recomputed)"
+log "MEMORY_ONLY larger than storage memory: recomputed ($read3 bytes read again by iteration 3), same centroids"
 
 # an executor killed once iteration 2 is done: its blocks are gone (the registry forgets them
 # and later tasks recompute those partitions from the text file), the job ends with the same
-# centroids. The driver is paused while the executor is killed, and 148 iterations (of at least
-# one job each) are left then, so the kill lands mid-run however loaded the machine is.
-"$PY" "$SRC/bench/gen_points.py" 3000 4 3 6 >"$T/kill-points.txt"
+# centroids and the same count of malformed lines (read after iteration 1). The driver is paused
+# while the executor is killed, and 148 iterations (of at least one job each) are left then, so
+# the kill lands mid-run however loaded the machine is.
+"$PY" "$SRC/bench/gen_points.py" 3000 4 3 6 7 >"$T/kill-points.txt"
 "$PY" "$SRC/bench/kmeans_ref.py" "$T/kill-points.txt" 4 150 >"$T/kill-ref.txt"
+SUBMIT_OPTS=(--conf spark.default.parallelism=4)
 "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" "$APP" "$T/kill-points.txt" 4 150 MEMORY_ONLY \
     >"$T/kill.out" 2>"$T/kill.err" &
 pid=$!
@@ -52,11 +110,14 @@ wait $pid || rc=$?
 assert_files_eq "$T/kill.out" "$T/kill-ref.txt" "centroids after an executor was killed"
 assert_contains "$T/kill.err" "event=executor_lost" "the kill was seen"
 assert_contains "$T/kill.err" "event=cached_blocks_lost" "the lost executor's blocks were forgotten"
-log "an executor killed after iteration 2: same centroids"
+log "an executor killed after iteration 2: same centroids and malformed count"
 
 SUBMIT_OPTS=()
-rc=0
-run_submit 'local[1]' "$APP" "$T/points.txt" 6 8 SOMETIMES || rc=$?
-[ $rc -ne 0 ] || fail "kmeans.so with level SOMETIMES exited 0"
-assert_contains "$T/stderr" "usage: kmeans.so" "usage message"
+for args in "6 8 SOMETIMES" "6 0" "0 8" "6 x"; do
+    rc=0
+    # shellcheck disable=SC2086 # the arguments are words
+    run_submit 'local[1]' "$APP" "$T/points.txt" $args || rc=$?
+    [ $rc -eq 2 ] || fail "kmeans.so POINTS $args exited $rc, want 2"
+    assert_contains "$T/stderr" "usage: kmeans.so" "usage message for $args"
+done
 echo "PASS: $TEST_NAME"

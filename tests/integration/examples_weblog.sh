@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # examples_weblog.sh — examples/weblog.so against an independent Python analysis of the same
-# access log: line and malformed counts, every status code's count, the top 10 pages and top 5
-# hosts (count / bytes descending, then name descending), in local[2] and local-cluster[2,1,1024].
+# access log: line and malformed counts (the latter from the "malformed lines" accumulator),
+# every status code's count, the top 10 pages and top 5 hosts (count / bytes descending, then
+# name descending), in local[2] and local-cluster[2,1,1024]. On local-cluster the event log shows
+# the parsed log cached (the input read by the first job only) and the accumulator's value.
 # The log (two files, one gzipped) has ties in the rankings, "-" byte counts, Combined Log Format
 # lines and malformed lines of several kinds. Also: a usage error exits 2 with "usage:".
 . "$(dirname "$0")/lib.sh"
@@ -59,10 +61,36 @@ for h, c in sorted(hostbytes.items(), key=key, reverse=True)[:5]:
 PY
 grep -q "^malformed [1-9]" "$T/ref.txt" || fail "the generated log has no malformed line"
 
-for master in 'local[2]' 'local-cluster[2,1,1024]'; do
-    submit_ok "$master" "$APP" "$T/in"
-    assert_files_eq "$T/stdout" "$T/ref.txt" "$master: weblog output differs from the reference"
-done
+submit_ok 'local[2]' "$APP" "$T/in"
+assert_files_eq "$T/stdout" "$T/ref.txt" "local[2]: weblog output differs from the reference"
+mkdir "$T/ev"
+SUBMIT_OPTS=(--conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file:$T/ev")
+submit_ok 'local-cluster[2,1,1024]' "$APP" "$T/in"
+assert_files_eq "$T/stdout" "$T/ref.txt" "local-cluster: weblog output differs from the reference"
+SUBMIT_OPTS=()
+# per job: input bytes read; the "malformed lines" value after job 0 (the status count)
+"$PY" - "$T"/ev/* >"$T/ev.txt" <<'PYEOF' || fail "cannot read the event log"
+import json, sys
+stage_job, read, acc = {}, {}, None
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["Event"] == "SparkListenerJobStart":
+        read[e["Job ID"]] = 0
+        for s in e["Stage IDs"]:
+            stage_job[s] = e["Job ID"]
+    elif e["Event"] == "SparkListenerTaskEnd":
+        read[stage_job[e["Stage ID"]]] += e["Task Metrics"]["Input Metrics"]["Bytes Read"]
+    elif e["Event"] == "SparkListenerStageCompleted" and stage_job[e["Stage Info"]["Stage ID"]] == 0:
+        for a in e["Stage Info"]["Accumulables"]:
+            if a.get("Name") == "malformed lines":
+                acc = a["Value"]
+print("malformed", acc)
+print("jobs", len(read), "first_reads", "yes" if read[0] > 0 else "no",
+      "later_reads", sum(v for j, v in read.items() if j > 0))
+PYEOF
+assert_eq "$(head -1 "$T/ev.txt")" "$(grep '^malformed' "$T/ref.txt")" "the accumulator in the event log"
+assert_eq "$(tail -1 "$T/ev.txt")" "jobs 3 first_reads yes later_reads 0" \
+    "the log read by the first job only (the parsed lines cached)"
 
 rc=0
 run_submit 'local[1]' "$APP" || rc=$?

@@ -9,6 +9,11 @@
  *                             sum of lengths, unpersist, count
  *   cache_twice PATH          two persisted RDDs over the same file; the first is read, then the
  *                             second, then the first again (LRU eviction between them)
+ *   locality_away PATH SECONDS
+ *                             8 cached partitions counted; then counted again while the task
+ *                             of partition 0 holds its executor for SECONDS (with
+ *                             spark.locality.wait=0 the other partitions that executor holds run
+ *                             on the other one, away from their blocks)
  *   bad_level                 cspark_persist with an unknown level
  *   level_change              persisting again at another level
  */
@@ -17,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* (line, its length as i64) */
 void cj_tag(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
@@ -91,6 +97,45 @@ int cache_twice(cspark_context *sc, int argc, char **argv)
         if (cspark_count(order[i], &n[i]) < 0) return failed(sc, "count");
     printf("counts %lld %lld %lld %lld\n", (long long)n[0], (long long)n[1], (long long)n[2],
            (long long)n[3]);
+    return 0;
+}
+
+/* Counts the partition's records; the task of partition 0 first sleeps the closure's seconds. */
+void cj_count_slow_first(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const int *seconds = cspark_closure(tc, NULL);
+    if (cspark_partition_id(tc) == 0) {
+        struct timespec ts = {*seconds, 0};
+        nanosleep(&ts, NULL);
+    }
+    int64_t n = 0;
+    cspark_record r;
+    while (cspark_iterator_next(in, &r))
+        n++;
+    uint8_t v[8];
+    cspark_i64_encode(n, v);
+    cspark_emit(out, "n", 1, v, 8);
+}
+
+int locality_away(cspark_context *sc, int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: locality_away PATH SECONDS\n");
+        return 2;
+    }
+    int seconds = atoi(argv[2]);
+    cspark_rdd *lines = cspark_cache(cspark_map(cspark_text_file(sc, argv[1], 8), cj_tag, NULL, 0));
+    int64_t n1 = 0;
+    if (cspark_count(lines, &n1) < 0) return failed(sc, "count");
+    cspark_records *counts = NULL;
+    if (cspark_collect(cspark_map_partitions(lines, cj_count_slow_first, &seconds, sizeof seconds),
+                       &counts) < 0)
+        return failed(sc, "collect");
+    int64_t n2 = 0;
+    for (size_t i = 0; i < cspark_records_count(counts); i++)
+        n2 += cspark_slice_i64(cspark_records_get(counts, i).value);
+    cspark_records_free(counts);
+    printf("counts %lld %lld\n", (long long)n1, (long long)n2);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # k8s_jobapi.sh — the job API of issue 13 on Kubernetes (kubesim, and the real control plane as
-# k8s_jobapi_real): examples/weblog.so (client mode: top, count_by_value) and examples/invindex.so
+# k8s_jobapi_real): examples/weblog.so (client mode: top, count_by_value, its "malformed lines"
+# accumulator equal to the count of malformed lines the generator wrote) and examples/invindex.so
 # (cluster mode: whole_text_files) give the same output as local[2], and tests/jobs/pairops.so
 # (client mode, 2 executor pods, spark.checkpoint.dir on the volume the pods share) agrees with
 # the Python reference of tests/integration/pair_ops.py; nothing is left behind.
@@ -20,6 +21,9 @@ L="$BUILD/bin/cspark-submit --master local[2]"
 $L "$BUILD/examples/weblog.so" "$T/log" >"$T/weblog-ref.txt" 2>/dev/null
 $L "$BUILD/examples/invindex.so" "$T/docs" "$T/inv-ref" >"$T/inv-ref.stdout" 2>/dev/null
 [ -s "$T/weblog-ref.txt" ] && [ -f "$T/inv-ref/_SUCCESS" ] || { echo "FAIL: $K8S_TEST: local references failed" >&2; exit 1; }
+# weblog on Kubernetes must equal this output, whose malformed count is the generator's
+grep -qx "malformed $(grep -c '^malformed line' "$T/log/access.log")" "$T/weblog-ref.txt" ||
+    { echo "FAIL: $K8S_TEST: weblog's malformed-lines accumulator: $(grep '^malformed' "$T/weblog-ref.txt")" >&2; exit 1; }
 
 cat >"$T/inner.sh" <<INNER
 SUBMIT="$BUILD/bin/cspark-submit"

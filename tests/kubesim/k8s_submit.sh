@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # k8s_submit.sh — cspark-submit against kubesim (API server + process kubelet, image cspark:dev
 # mapped to this build): word count in cluster mode (driver pod + 3 executor pods) and in client
-# mode gives the same output as local[2] (sort, join, pagerank too; k-means with cached points in
-# client mode gives the reference centroids); afterwards only the completed driver pod remains; a
+# mode gives the same output as local[2] (sort, join, pagerank too; k-means with cached points and
+# broadcast centroids in client mode gives the reference's centroids and its count of malformed
+# lines, from the accumulator); afterwards only the completed driver pod remains; a
 # dry run prints the manifests and creates nothing; bad input is refused clearly with nothing
 # created.
 . "$(dirname "$0")/lib/k8s.sh"
@@ -20,8 +21,9 @@ $L "$BUILD/examples/sort.so" "$T/records.txt" "$T/sort-ref" >/dev/null 2>&1
 $L "$BUILD/examples/join.so" "$T/left.tsv" "$T/right.tsv" "$T/join-ref" >/dev/null 2>&1
 $L "$BUILD/examples/pagerank.so" "$T/graph.txt" 3 "$T/pr-ref" >/dev/null 2>&1
 # k-means with its points cached on the executor pods (blocks served by their block servers)
-/usr/bin/python3 "$SRC/bench/gen_points.py" 20000 4 3 9 >"$T/points.txt"
+/usr/bin/python3 "$SRC/bench/gen_points.py" 20000 4 3 9 25 >"$T/points.txt"
 /usr/bin/python3 "$SRC/bench/kmeans_ref.py" "$T/points.txt" 4 5 >"$T/kmeans-ref.txt"
+grep -qx "malformed 25" "$T/kmeans-ref.txt" || { echo "FAIL: $K8S_TEST: kmeans reference: $(head -2 "$T/kmeans-ref.txt")" >&2; exit 1; }
 
 cat >"$T/inner.sh" <<INNER
 SUBMIT="$BUILD/bin/cspark-submit"
@@ -71,7 +73,8 @@ expect_nothing_left "after client mode"
 timeout 180 "\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --conf spark.default.parallelism=6 \
     "$BUILD/examples/kmeans.so" "$T/points.txt" 4 5 MEMORY_ONLY >"$T/kmeans.out" 2>"$T/kmeans.err" ||
     { tail -5 "$T/kmeans.err" >&2; fail "kmeans in client mode failed"; }
-cmp -s "$T/kmeans.out" "$T/kmeans-ref.txt" || fail "client-mode kmeans centroids differ from the reference"
+cmp -s "$T/kmeans.out" "$T/kmeans-ref.txt" ||
+    fail "client-mode kmeans differs from the reference (points, malformed-line accumulator, centroids): \$(diff "$T/kmeans.out" "$T/kmeans-ref.txt" | head -5)"
 expect_nothing_left "after kmeans"
 
 # client mode interrupted: SIGTERM to cspark-submit removes its executor pods before it exits

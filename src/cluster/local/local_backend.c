@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/shutdown.h"
 #include "exec/task_context.h"
+#include "sched/locality.h"
 #include "storage/block_manager.h"
 
 typedef struct queued {
@@ -73,7 +74,9 @@ static void *worker_main(void *arg)
 
         task_result r;
         cs_task_result_init(&r);
-        cs_scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host);
+        /* one process holds every block: PROCESS_LOCAL, as Spark's local mode */
+        cs_scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host,
+                                  CS_LOCALITY_PROCESS_LOCAL);
         cs_task_run(&b->env, t, &r);
         pthread_mutex_lock(&b->lock);
         w->task = NULL;

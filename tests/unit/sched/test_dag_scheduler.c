@@ -104,7 +104,7 @@ static void fake_launch(sched_backend *b, const task_desc *t)
     launch_rec *l = &f->log[f->nlog++];
     *l = (launch_rec){t->stage_id, t->stage_attempt, t->partition, t->attempt, is_map(t), ""};
     snprintf(l->executor, sizeof l->executor, "%s", place(f, t));
-    cs_scheduler_task_started(b->sched, t, l->executor, "host");
+    cs_scheduler_task_started(b->sched, t, l->executor, "host", 0);
     task_result r;
     cs_task_result_init(&r);
     if (f->script(f, t, &r))

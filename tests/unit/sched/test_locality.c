@@ -2,11 +2,14 @@
  * times: a task set waits spark.locality.wait after its last launch for an executor holding its
  * cached partitions, then allows ANY; a local launch brings it back and restarts the wait; with
  * no task preferring a live executor it allows ANY at once; the wait left is what a scheduler
- * re-offers after. */
+ * re-offers after. And the level a launch is reported at (Spark's TaskLocality): PROCESS_LOCAL on
+ * a holder of the task's cached partitions and without a preference, NODE_LOCAL on a holder's
+ * host, ANY elsewhere; Spark's names both ways. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -73,6 +76,45 @@ static void test_zero_wait(void **state)
     assert_string_equal(cs_locality_name(CS_LOCALITY_PROCESS_LOCAL), "PROCESS_LOCAL");
 }
 
+static cs_block_location pref(const char *executor, const char *host)
+{
+    cs_block_location l = {.rdd_id = 1, .partition = 0};
+    snprintf(l.executor_id, sizeof l.executor_id, "%s", executor);
+    snprintf(l.host, sizeof l.host, "%s", host);
+    return l;
+}
+
+static void test_launch_level(void **state)
+{
+    (void)state;
+    cs_block_location two[] = {pref("1", "10.0.0.1"), pref("2", "10.0.0.2")};
+    /* on a holder, whichever of the holders */
+    assert_int_equal(cs_locality_of_launch(two, 2, "1", "10.0.0.1"), CS_LOCALITY_PROCESS_LOCAL);
+    assert_int_equal(cs_locality_of_launch(two, 2, "2", "10.0.0.2"), CS_LOCALITY_PROCESS_LOCAL);
+    /* another executor of a holder's host */
+    assert_int_equal(cs_locality_of_launch(two, 2, "3", "10.0.0.2"), CS_LOCALITY_NODE_LOCAL);
+    /* elsewhere, or where the holders' hosts are unknown */
+    assert_int_equal(cs_locality_of_launch(two, 2, "3", "10.0.0.3"), CS_LOCALITY_ANY);
+    cs_block_location unknown[] = {pref("1", "")};
+    assert_int_equal(cs_locality_of_launch(unknown, 1, "3", ""), CS_LOCALITY_ANY);
+    /* no cached partition to prefer: PROCESS_LOCAL, as Spark reports a NO_PREF task */
+    assert_int_equal(cs_locality_of_launch(NULL, 0, "3", "10.0.0.3"), CS_LOCALITY_PROCESS_LOCAL);
+}
+
+static void test_level_names(void **state)
+{
+    (void)state;
+    const char *names[] = {"PROCESS_LOCAL", "NODE_LOCAL", "NO_PREF", "RACK_LOCAL", "ANY"};
+    for (int i = 0; i < 5; i++) {
+        assert_string_equal(cs_locality_name((cs_locality_level)i), names[i]);
+        assert_int_equal(cs_locality_parse(names[i]), i);
+    }
+    assert_int_equal(CS_LOCALITY_ANY, 4); /* Spark's order: nearest first */
+    assert_string_equal(cs_locality_name((cs_locality_level)9), "PROCESS_LOCAL");
+    assert_int_equal(cs_locality_parse("node_local"), CS_LOCALITY_PROCESS_LOCAL);
+    assert_int_equal(cs_locality_parse(NULL), CS_LOCALITY_PROCESS_LOCAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +123,8 @@ int main(void)
         cmocka_unit_test(test_expiry_advances_by_the_wait),
         cmocka_unit_test(test_nothing_local_pending_allows_any_at_once),
         cmocka_unit_test(test_zero_wait),
+        cmocka_unit_test(test_launch_level),
+        cmocka_unit_test(test_level_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
