@@ -240,10 +240,14 @@ static void test_clock(void **state)
     int64_t a = cs_now_ns(), b = cs_now_ns();
     assert_true(b >= a);
     assert_true(cs_mono_ms() >= 0);
-    int64_t before = (int64_t)time(NULL);
+    /* time(NULL) reads the coarse clock, which may lag CLOCK_REALTIME by a tick: compare with
+     * the clock cs_now_ms reads (it failed once under load when the second turned in between) */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_REALTIME, &t0);
     int64_t ms = cs_now_ms();
-    int64_t after = (int64_t)time(NULL);
-    assert_true(ms / 1000 >= before && ms / 1000 <= after);
+    clock_gettime(CLOCK_REALTIME, &t1);
+    assert_true(ms >= (int64_t)t0.tv_sec * 1000 + t0.tv_nsec / 1000000 &&
+                ms <= (int64_t)t1.tv_sec * 1000 + t1.tv_nsec / 1000000);
 }
 
 static void test_errors(void **state)
