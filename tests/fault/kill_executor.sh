@@ -23,9 +23,9 @@ cat_parts "$T/sort-ref" | md5sum >"$T/sort-ref.md5"
 # how long a fault-free local-cluster job runs once its executors are registered, in ms: the
 # kills are spread over that window
 measure() {
-    "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" "$EX/$1.so" "$2" "$T/measure-$1" >/dev/null 2>"$T/measure.err" &
+    "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" "$EX/$1.so" "$2" "$T/measure-$1" >/dev/null 2>"$T/measure-$1.err" &
     local pid=$! start end
-    wait_for_log "$T/measure.err" "event=executors_registered" 60
+    wait_for_log "$T/measure-$1.err" "event=executors_registered" 60
     start=$(date +%s%N)
     wait $pid || fail "fault-free $1 run failed"
     end=$(date +%s%N)

@@ -17,12 +17,14 @@ APP=$BUILD/tests/jobs/stopjobs.so
 need "$APP"
 
 for sig in TERM INT; do
+    # a log of its own per run: the shell truncates a reused one only once the child has started,
+    # so the wait below could read the last run's lines
     "$T/bin/cspark-submit" --master 'local-cluster[2,1,1024]' --conf spark.local.dir="$T/local" \
         --conf spark.scheduler.maxRegisteredResourcesWaitingTime=600s \
-        --class stuck "$APP" "$T" >"$T/out" 2>"$T/err" &
+        --class stuck "$APP" "$T" >"$T/out-$sig" 2>"$T/err-$sig" &
     pid=$!
     trap 'kill -9 $pid 2>/dev/null; _lib_cleanup' EXIT
-    wait_for_log "$T/err" "event=executor_started executor=2" 60
+    wait_for_log "$T/err-$sig" "event=executor_started executor=2" 60
     sleeping=$(pgrep -P $pid | tr '\n' ' ')
     [ -n "$sleeping" ] || fail "SIG$sig: no executor process started"
     kill -$sig $pid
@@ -30,8 +32,8 @@ for sig in TERM INT; do
     rc=0
     wait $pid || rc=$?
     want=$((128 + $(kill -l $sig)))
-    [ $rc -eq $want ] || { tail -5 "$T/err" >&2; fail "SIG$sig: exit status $rc, expected $want"; }
-    grep -q "cspark-submit: the application was interrupted by" "$T/err" || fail "SIG$sig: no line says the application was interrupted"
+    [ $rc -eq $want ] || { tail -5 "$T/err-$sig" >&2; fail "SIG$sig: exit status $rc, expected $want"; }
+    grep -q "cspark-submit: the application was interrupted by" "$T/err-$sig" || fail "SIG$sig: no line says the application was interrupted"
     for p in $sleeping; do
         kill -0 "$p" 2>/dev/null && { kill -9 "$p"; fail "SIG$sig: executor process $p left running"; }
     done
