@@ -133,8 +133,10 @@ static int unpack_entries(struct archive *a, const char *archive, const char *di
                             archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0, err);
         } else if (type == AE_IFDIR) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, p);
-            if (cs_make_dirs(path) < 0)
+            if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, p) >= sizeof path)
+                rc = cs_error_set(err, CS_EINVAL, "%s: entry '%s' has too long a path", archive,
+                                  rel);
+            else if (cs_make_dirs(path) < 0)
                 rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", path, strerror(errno));
         } else {
             CS_WARN("files",
