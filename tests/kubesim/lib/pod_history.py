@@ -9,13 +9,33 @@
 
 Used by the Kubernetes test frame (tests/kubesim/lib/k8s.sh) on the real control plane, where tests
 read the pod history as they do on kubesim. Run with /usr/bin/python3 (Debian's python3-kubernetes).
+The recorder ends with the shell that started it (the test's inner script), whatever that script's
+EXIT trap does: it asks the kernel for SIGTERM when its parent exits, and checks its parent when a
+watch ends (a test whose trap replaced the frame's left recorders running, retrying a cluster that
+was gone).
 """
+import ctypes
 import json
+import os
+import signal
 import sys
 import time
 
 
+def end_with_parent():
+    parent = os.getppid()
+    try:
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass  # the check below still ends it
+    if os.getppid() != parent:  # the parent went before prctl took effect
+        sys.exit(0)
+    return parent
+
+
 def record(path):
+    parent = end_with_parent()
     from kubernetes import client, config, watch
     config.load_kube_config()
     api = client.CoreV1Api()
@@ -34,6 +54,8 @@ def record(path):
             except Exception:  # 410 Gone or a dropped connection: watch again from the start
                 rv = None
                 time.sleep(0.5)
+            if os.getppid() != parent:
+                return
 
 
 def render(path):
