@@ -98,8 +98,9 @@ int cs_fs_get(const char *uri, uint8_t **out, size_t *len, cs_error *err);
 typedef struct cs_fs_reader cs_fs_reader;
 
 /* Opens uri for reading from `offset`. `length` is how far the caller expects to read (the
- * split): object stores fetch that range ahead in large parallel pieces and anything after it
- * in small pieces on demand. `file_size` is the size listed (UINT64_MAX: ask the store). */
+ * split): object stores fetch that range as the reader goes (one request, or parallel ranges for
+ * a store far away) and anything after it in small pieces on demand. `file_size` is the size listed
+ * (UINT64_MAX: ask the store). */
 cs_fs_reader *cs_fs_open(const char *uri, uint64_t offset, uint64_t length, uint64_t file_size,
                          cs_error *err);
 

@@ -9,7 +9,7 @@
  *                 naming the URL and the key to check; XML responses parsed with libxml2
  *   fs_s3a.c      the backend of fs.c's table: list (ListObjectsV2, paged; globs), stat,
  *                 delete, put, and pending multipart uploads (commit, abort, encode)
- *   s3a_reader.c  ranged GETs in large parallel pieces for a split
+ *   s3a_reader.c  a split in one GET, or in parallel ranged GETs when that reads faster
  *   s3a_writer.c  multipart upload of a file, completed only by its pending commit
  *
  * An s3a_fs is created on first use of a bucket, cached (fs_s3a.c) and never freed before the

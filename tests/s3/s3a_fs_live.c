@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -123,6 +124,24 @@ static uint8_t *pattern_bytes(size_t n)
     return b;
 }
 
+/* Opens uri (n bytes, src) at off for a split of len bytes, reads `step` bytes at a time to the
+ * end of the object (reads run on past the split) and checks every byte. buf holds n bytes. */
+static void read_check(const char *uri, const uint8_t *src, size_t n, uint64_t off, uint64_t len,
+                       size_t step, uint8_t *buf)
+{
+    cs_error err;
+    cs_fs_reader *r = cs_fs_open(uri, off, len, n, &err);
+    assert_non_null(r);
+    size_t got = 0;
+    ssize_t k;
+    while ((k = cs_fs_read(r, buf + got, step < n - got ? step : n - got + 1, &err)) > 0)
+        got += (size_t)k;
+    if (k < 0) fail_msg("%s at %llu: %s", uri, (unsigned long long)off, err.msg);
+    assert_int_equal(got, n - off);
+    assert_memory_equal(buf, src + off, got);
+    cs_fs_reader_close(r);
+}
+
 /* Ranged reads in parallel 64 KiB blocks: every offset and length, reads past the split. */
 static void test_ranged_reads(void **state)
 {
@@ -135,25 +154,141 @@ static void test_ranged_reads(void **state)
     assert_int_equal(cs_fs_put("s3a://live/r/blob", src, n, &err), 0);
     const uint64_t offs[] = {0, 1, 65535, 65536, 300001, n - 1};
     const uint64_t lens[] = {1, 65536, 200000, n};
-    uint8_t *buf = malloc(n);
-    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
-        for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
-            cs_fs_reader *r = cs_fs_open("s3a://live/r/blob", offs[i], lens[j], n, &err);
-            assert_non_null(r);
-            size_t got = 0;
-            ssize_t k;
-            while ((k = cs_fs_read(r, buf + got, 7777, &err)) > 0)
-                got += (size_t)k;
-            assert_int_equal(k, 0);
-            assert_int_equal(got, n - offs[i]); /* reads run on to the end of the object */
-            assert_memory_equal(buf, src + offs[i], got);
-            cs_fs_reader_close(r);
-        }
-    }
+    uint8_t *buf = malloc(n + 1);
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
+        for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++)
+            read_check("s3a://live/r/blob", src, n, offs[i], lens[j], 7777, buf);
     /* closing mid-way with blocks in flight */
     cs_fs_reader *r = cs_fs_open("s3a://live/r/blob", 0, n, UINT64_MAX, &err);
     assert_non_null(r);
     assert_int_equal(cs_fs_read(r, buf, 10, &err), 10);
+    cs_fs_reader_close(r);
+    free(buf);
+    free(src);
+}
+
+/* Blocks of 3 MiB are kept in 2 MiB chunks, and bytes the reader waits for go straight into its
+ * buffer: reads that start next to a chunk's end, and reads smaller and larger than a chunk. */
+static void test_ranged_reads_across_chunks(void **state)
+{
+    (void)state;
+    configure("spark.hadoop.fs.s3a.prefetch.block.size", "3m",
+              "spark.hadoop.fs.s3a.prefetch.block.count", "2", NULL, NULL);
+    size_t n = (10u << 20) + 7, mib = 1u << 20;
+    uint8_t *src = pattern_bytes(n);
+    cs_error err;
+    assert_int_equal(cs_fs_put("s3a://live/r/big", src, n, &err), 0);
+    const uint64_t offs[] = {0, 2 * mib - 1, 2 * mib, 3 * mib + 5, n - 1};
+    const uint64_t lens[] = {1, 3 * mib, n};
+    const size_t steps[] = {7777, 3 * mib + 1};
+    uint8_t *buf = malloc(n + 1);
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
+        for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++)
+            for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++)
+                read_check("s3a://live/r/big", src, n, offs[i], lens[j], steps[s], buf);
+    free(buf);
+    free(src);
+}
+
+/* Puts n pattern bytes at uri (*src receives them: free it) and returns the URL of the fault
+ * proxy fs_s3a.sh started and named in the environment variable env. */
+static const char *behind_proxy(const char *env, const char *uri, size_t n, uint8_t **src)
+{
+    const char *proxy = getenv(env);
+    if (!proxy) fail_msg("%s is unset: run me through tests/s3/fs_s3a.sh", env);
+    cs_fs_configure(NULL);
+    *src = pattern_bytes(n);
+    cs_error err;
+    assert_int_equal(cs_fs_put(uri, *src, n, &err), 0);
+    return proxy;
+}
+
+/* Through a proxy that cuts every third ranged GET's body half-way (S3A_CUT_PROXY_URL, started
+ * by fs_s3a.sh): each cut block is resumed from the byte it reached, also when the bytes before
+ * the cut went straight into the reader's buffer, and every byte comes back once, in order. */
+static void test_reads_resume_cut_bodies(void **state)
+{
+    (void)state;
+    size_t n = (10u << 20) + 7, mib = 1u << 20;
+    uint8_t *src;
+    const char *proxy = behind_proxy("S3A_CUT_PROXY_URL", "s3a://live/r/cut", n, &src);
+    configure("spark.hadoop.fs.s3a.endpoint", proxy, "spark.hadoop.fs.s3a.retry.interval", "10ms",
+              "spark.hadoop.fs.s3a.prefetch.block.size", "3m",
+              "spark.hadoop.fs.s3a.prefetch.block.count", "2", NULL, NULL);
+    uint8_t *buf = malloc(n + 1);
+    read_check("s3a://live/r/cut", src, n, 0, n, mib, buf);
+    read_check("s3a://live/r/cut", src, n, 3 * mib + 5, 3 * mib, 7777, buf);
+    free(buf);
+    free(src);
+}
+
+/* Through a proxy that never answers the first ranged GET and every second one after it
+ * (S3A_STALL_PROXY_URL): the reader gives up on each after connection.request.timeout and asks
+ * again. */
+static void test_reads_retry_unanswered_requests(void **state)
+{
+    (void)state;
+    size_t n = (3u << 20) + 7;
+    uint8_t *src;
+    const char *proxy = behind_proxy("S3A_STALL_PROXY_URL", "s3a://live/r/stall", n, &src);
+    configure("spark.hadoop.fs.s3a.endpoint", proxy, "spark.hadoop.fs.s3a.retry.interval", "10ms",
+              "spark.hadoop.fs.s3a.connection.request.timeout", "300ms",
+              "spark.hadoop.fs.s3a.prefetch.block.size", "1m", NULL, NULL);
+    uint8_t *buf = malloc(n + 1);
+    read_check("s3a://live/r/stall", src, n, 0, n, 1u << 20, buf);
+    free(buf);
+    free(src);
+}
+
+/* Through a proxy whose answers to ranged GETs say 200 (S3A_AS200_PROXY_URL), as a store that
+ * ignores ranges: a read from byte 0 uses the bytes; a read from elsewhere fails with one line
+ * naming the object and the range. */
+static void test_range_answered_200(void **state)
+{
+    (void)state;
+    size_t n = 100000;
+    uint8_t *src;
+    const char *proxy = behind_proxy("S3A_AS200_PROXY_URL", "s3a://live/r/as200", n, &src);
+    cs_error err;
+    configure("spark.hadoop.fs.s3a.endpoint", proxy, NULL, NULL);
+    uint8_t *buf = malloc(n + 1);
+    read_check("s3a://live/r/as200", src, n, 0, n, 7777, buf);
+    cs_fs_reader *r = cs_fs_open("s3a://live/r/as200", 5, n - 5, n, &err);
+    assert_non_null(r);
+    assert_int_equal(cs_fs_read(r, buf, n, &err), -1);
+    assert_non_null(strstr(err.msg, "s3a://live/r/as200: the S3 endpoint "));
+    assert_non_null(strstr(err.msg, "answered the ranged GET bytes=5-99999 with the whole object "
+                                    "(HTTP 200): it does not serve byte ranges"));
+    cs_fs_reader_close(r);
+    free(buf);
+    free(src);
+}
+
+/* connection.request.timeout bounds the wait for a GET's answer, not its body: a consumer slower
+ * than the timeout reads its whole split in one request without a retry (retry.limit 0), the
+ * request pausing while the consumer is behind. */
+static void test_slow_consumer_outlives_request_timeout(void **state)
+{
+    (void)state;
+    cs_fs_configure(NULL);
+    size_t n = (10u << 20) + 7, mib = 1u << 20;
+    uint8_t *src = pattern_bytes(n);
+    cs_error err;
+    assert_int_equal(cs_fs_put("s3a://live/r/slow", src, n, &err), 0);
+    configure("spark.hadoop.fs.s3a.connection.request.timeout", "200ms",
+              "spark.hadoop.fs.s3a.retry.limit", "0", NULL, NULL);
+    uint8_t *buf = malloc(n);
+    cs_fs_reader *r = cs_fs_open("s3a://live/r/slow", 0, n, n, &err);
+    assert_non_null(r);
+    size_t got = 0;
+    ssize_t k;
+    while ((k = cs_fs_read(r, buf + got, mib, &err)) > 0) {
+        got += (size_t)k;
+        usleep(40 * 1000); /* a consumer busy with each MiB: 10 MiB take longer than 200 ms */
+    }
+    if (k < 0) fail_msg("%s", err.msg);
+    assert_int_equal(got, n);
+    assert_memory_equal(buf, src, n);
     cs_fs_reader_close(r);
     free(buf);
     free(src);
@@ -325,6 +460,11 @@ int main(void)
         cmocka_unit_test(test_expand_dirs_and_globs),
         cmocka_unit_test(test_expand_pages),
         cmocka_unit_test(test_ranged_reads),
+        cmocka_unit_test(test_ranged_reads_across_chunks),
+        cmocka_unit_test(test_reads_resume_cut_bodies),
+        cmocka_unit_test(test_reads_retry_unanswered_requests),
+        cmocka_unit_test(test_range_answered_200),
+        cmocka_unit_test(test_slow_consumer_outlives_request_timeout),
         cmocka_unit_test(test_writer_invisible_until_commit),
         cmocka_unit_test(test_abort_leaves_nothing),
         cmocka_unit_test(test_compressed_from_store),
