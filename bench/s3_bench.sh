@@ -12,9 +12,16 @@
 # anything else running share the CPUs. Writes bench/results/s3.md. Not part of CI.
 # usage: bench/s3_bench.sh [BUILD_DIR]   (BENCH_S3_BYTES shrinks the object for a smoke run)
 #
-# Recorded (2 cores, shared; the figures move with the load, so compare rows of one run):
-#   before (2026-11-25, reader of a89152d, load ~1.5-2.5): curl 1.359 s, 1 split 0.60x, 2 splits 0.62x
-#   after: see bench/results/s3.md
+# Recorded (2 cores, shared; the figures move with the load, so compare rows of one run). Ratios
+# to the best curl, `bench/s3_bench.sh` with BENCH_REPS=9, 2026-11-25, runs alternating
+# before/after within minutes:
+#   before (reader of a89152d; its own run that day, old script: 0.60x and 0.62x of one GET):
+#     load 0.1-0.5: 1 split 0.57x, 2 splits 0.83x    load 1.0-2.4: 0.75x, 0.72x
+#     load 2.4-3.7: 0.83x, 0.92x                     load 4.2-4.7: 0.90x, 0.91x
+#   after (one GET per split while the store keeps ahead, pooled chunks, direct copy):
+#     load 0.6-1.0: 1 split 0.98x, 2 splits 0.99x    load 2.2-2.3: 0.84x, 0.84x
+#     load 1.3-1.4: 0.84x, 0.93x                     load 2.3: 0.96x, 1.01x
+#     load 3.6-4.4: 1.04x, 1.09x
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd) || { echo "s3_bench: no build dir" >&2; exit 2; }
