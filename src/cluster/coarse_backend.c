@@ -380,10 +380,7 @@ static void coarse_remove_rdd(sched_backend *base, int rdd_id)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_REMOVE_RDD;
     env.remove_rdd = &rr;
-    pthread_mutex_lock(&b->lock);
-    for (int i = 0; i < b->num_execs; i++)
-        if (b->execs[i].alive && b->execs[i].conn) cs_rpc_send(b->execs[i].conn, &env);
-    pthread_mutex_unlock(&b->lock);
+    cs_coarse_send_to_live(b, &env);
 }
 
 static int coarse_total_cores(sched_backend *base)

@@ -132,6 +132,8 @@ void cs_coarse_expire_silent(void *backend);
  * fetching from it at once instead of retrying a peer that will not come back. Sent to every
  * live executor when one is lost, and to each that registers later about those lost before. */
 void cs_coarse_send_executor_lost(rpc_conn *c, const char *id, const char *reason);
+/* Sends env to every live executor (takes the lock): unpersist, broadcast removal. */
+void cs_coarse_send_to_live(coarse_backend *b, const Cspark__Envelope *env);
 
 /* ---- coarse_decommission.c ---- */
 void cs_coarse_send_stop(rpc_conn *c);

@@ -121,10 +121,7 @@ static void on_removed(void *arg, int64_t id)
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_BROADCAST_REMOVED;
     env.broadcast_removed = &br;
-    pthread_mutex_lock(&b->lock);
-    for (int i = 0; i < b->num_execs; i++)
-        if (b->execs[i].alive && b->execs[i].conn) cs_rpc_send(b->execs[i].conn, &env);
-    pthread_mutex_unlock(&b->lock);
+    cs_coarse_send_to_live(b, &env);
 }
 
 void cs_coarse_broadcast_attach(coarse_backend *b, bool on)

@@ -40,6 +40,14 @@ void cs_coarse_send_executor_lost(rpc_conn *c, const char *id, const char *reaso
     cs_rpc_send(c, &env);
 }
 
+void cs_coarse_send_to_live(coarse_backend *b, const Cspark__Envelope *env)
+{
+    pthread_mutex_lock(&b->lock);
+    for (int i = 0; i < b->num_execs; i++)
+        if (b->execs[i].alive && b->execs[i].conn) cs_rpc_send(b->execs[i].conn, env);
+    pthread_mutex_unlock(&b->lock);
+}
+
 static void reply_register(rpc_conn *c, uint64_t request_id, const char *refusal)
 {
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
