@@ -106,6 +106,16 @@ static bool name_ok(const char *name)
     return *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && !strchr(name, '/');
 }
 
+/* An --archives entry must have a name it can be unpacked by. */
+static int check_archive_name(const char *key, const char *entry, const char *uri, cs_error *err)
+{
+    if (cs_files_is_archive_name(uri)) return 0;
+    return cs_error_set(err, CS_EINVAL,
+                        "%s: cannot unpack '%s': only .zip, .jar, .tar, .tar.gz and .tgz archives "
+                        "(or .tar with a .bz2, .zst or .lz4 codec) are supported",
+                        key, entry);
+}
+
 int cs_files_fetch_one(const char *uri, const char *dest, cs_error *err)
 {
     char tmp[4096];
@@ -181,13 +191,9 @@ static int fetch_entry(const char *key, const char *entry, bool archive, const c
                             key, entry);
     }
     if (archive) {
-        if (!cs_files_is_archive_name(uri)) {
+        if (check_archive_name(key, entry, uri, err) < 0) {
             free(uri);
-            return cs_error_set(err, CS_EINVAL,
-                                "%s: cannot unpack '%s': only .zip, .jar, .tar, .tar.gz and .tgz "
-                                "archives (or .tar with a .bz2, .zst or .lz4 codec) are "
-                                "supported",
-                                key, entry);
+            return err->code;
         }
         char fetched[4096], base[1024]; /* the URI's own name keeps the extension (#alias) */
         snprintf(fetched, sizeof fetched, "%s/.fetch-%s", dir,
@@ -296,12 +302,7 @@ static int check_cb(const char *entry, void *arg)
         return cs_error_set(c->err, CS_EINVAL, "%s: entry '%s' has no file name", c->key, entry);
     char *uri = entry_uri(entry);
     int rc = 0;
-    if (c->archives && !cs_files_is_archive_name(uri))
-        rc =
-            cs_error_set(c->err, CS_EINVAL,
-                         "%s: cannot unpack '%s': only .zip, .jar, .tar, .tar.gz and .tgz archives "
-                         "(or .tar with a .bz2, .zst or .lz4 codec) are supported",
-                         c->key, entry);
+    if (c->archives) rc = check_archive_name(c->key, entry, uri, c->err);
     const char *path = rc == 0 ? cs_fs_local_path(uri) : NULL;
     struct stat st;
     if (path && (stat(path, &st) < 0 || access(path, R_OK) < 0))

@@ -44,24 +44,6 @@ static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
     return cs_read_file(path, out, len, err);
 }
 
-/* Without an upload path, the local entries of spark.files / spark.archives travel in the
- * ConfigMaps (the driver's, and from there the executors'), where pods read them at
- * local:///opt/spark/conf/<name>; the size limit is the ConfigMap's. */
-static int ship_in_configmap(cs_conf *conf, k8s_app *app, cs_error *err)
-{
-    static const char *const keys[] = {"spark.files", "spark.archives"};
-    for (int i = 0; i < 2; i++) {
-        const char *list = cs_conf_get(conf, keys[i]);
-        char *out = NULL;
-        if (!list || !*list) continue;
-        if (cs_files_rewrite_local(keys[i], list, cs_k8s_ship_in_configmap, app, &out, err) < 0)
-            return err->code;
-        cs_conf_set(conf, keys[i], out);
-        free(out);
-    }
-    return 0;
-}
-
 /* Local entries of spark.files / spark.archives, and then the application, are uploaded to
  * spark.kubernetes.file.upload.path (Spark's uploadAndTransformFileUris) and the lists rewritten
  * to the uploaded URIs; *app_uri is the uploaded .so (NULL when it stays in the ConfigMap).
@@ -75,18 +57,12 @@ static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_uplo
     for (int i = 0; i < 2; i++)
         any = any || cs_files_has_local(cs_conf_get(conf, keys[i]));
     bool app_local = strncmp(app_path, "local://", 8) != 0 && cs_fs_local_path(app_path);
-    if (!base || !*base) return 0; /* small files travel in the ConfigMap (ship_in_configmap) */
+    if (!base || !*base) return 0; /* small files travel in the ConfigMap */
     if (!any && !app_local) return 0;
     cs_fs_configure(conf); /* spark.hadoop.fs.s3a.* of the application */
-    if (cs_files_upload_begin(u, base, err) < 0) return err->code;
-    for (int i = 0; i < 2; i++) {
-        const char *list = cs_conf_get(conf, keys[i]);
-        char *out = NULL;
-        if (!list || !*list) continue;
-        if (cs_files_upload_list(u, keys[i], list, &out, err) < 0) return err->code;
-        cs_conf_set(conf, keys[i], out);
-        free(out);
-    }
+    if (cs_files_upload_begin(u, base, err) < 0 ||
+        cs_k8s_ship_file_lists(conf, conf, u, NULL, err) < 0)
+        return err->code;
     if (!app_local) return 0;
     const char *name = strrchr(app_path, '/');
     return cs_files_upload_file(u, cs_fs_local_path(app_path), name ? name + 1 : app_path, app_uri,
@@ -306,7 +282,10 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
         goto out;
     }
     const char *upload_path = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
-    if ((!upload_path || !*upload_path) && ship_in_configmap(conf, &app, err) < 0) goto out;
+    /* without an upload path, the local entries travel in the ConfigMaps (the driver's, and from
+     * there the executors'), where pods read them at local:///opt/spark/conf/<name> */
+    if ((!upload_path || !*upload_path) && cs_k8s_ship_file_lists(conf, conf, NULL, &app, err) < 0)
+        goto out;
     cs_k8s_add_driver_system_properties(conf, &app);
 
     /* every object is built (and validated) before anything is created */

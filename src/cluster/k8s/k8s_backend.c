@@ -296,18 +296,8 @@ static int ship_client_files(k8s_backend *b, cs_error *err)
         b->uploaded = true;
     }
     b->exec_conf = cs_conf_clone(b->conf);
-    for (int i = 0; i < 2; i++) {
-        const char *list = cs_conf_get(b->conf, keys[i]);
-        char *out = NULL;
-        if (!list || !*list) continue;
-        int rc = b->uploaded ? cs_files_upload_list(&b->upload, keys[i], list, &out, err)
-                             : cs_files_rewrite_local(keys[i], list, cs_k8s_ship_in_configmap,
-                                                      &b->app, &out, err);
-        if (rc < 0) return err->code;
-        cs_conf_set(b->exec_conf, keys[i], out);
-        free(out);
-    }
-    return 0;
+    return cs_k8s_ship_file_lists(b->conf, b->exec_conf, b->uploaded ? &b->upload : NULL, &b->app,
+                                  err);
 }
 
 static int reship_files(k8s_backend *b, cs_error *err)

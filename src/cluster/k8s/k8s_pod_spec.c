@@ -17,6 +17,7 @@
 #include "cluster/k8s/k8s_steps.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
+#include "fs/shipped_files.h"
 
 /* ---- shared helpers ----------------------------------------------------------------------- */
 
@@ -204,6 +205,24 @@ int cs_k8s_ship_in_configmap(const char *path, const char *name, char **to, void
     cs_sbuf b = CS_SBUF_INIT;
     cs_sbuf_printf(&b, "local://%s/%s", K8S_CONF_DIR, name);
     *to = cs_sbuf_detach(&b, NULL);
+    return 0;
+}
+
+int cs_k8s_ship_file_lists(const cs_conf *from, cs_conf *to, struct cs_files_upload *u,
+                           k8s_app *app, cs_error *err)
+{
+    static const char *const keys[] = {"spark.files", "spark.archives"};
+    for (int i = 0; i < 2; i++) {
+        const char *list = cs_conf_get(from, keys[i]);
+        char *out = NULL;
+        if (!list || !*list) continue;
+        int rc =
+            u ? cs_files_upload_list(u, keys[i], list, &out, err)
+              : cs_files_rewrite_local(keys[i], list, cs_k8s_ship_in_configmap, app, &out, err);
+        if (rc < 0) return err->code;
+        cs_conf_set(to, keys[i], out);
+        free(out);
+    }
     return 0;
 }
 

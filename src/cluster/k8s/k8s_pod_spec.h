@@ -29,6 +29,8 @@
 #include "common/conf.h"
 #include "common/err.h"
 
+struct cs_files_upload; /* fs/shipped_files.h */
+
 #define K8S_DRIVER_CONTAINER "spark-kubernetes-driver"
 #define K8S_EXECUTOR_CONTAINER "spark-kubernetes-executor"
 #define K8S_DRIVER_PORT 7078
@@ -77,6 +79,12 @@ int cs_k8s_app_add_shipped(k8s_app *app, const char *key, uint8_t *data, size_t 
  * gives the URI pods read it at, local://K8S_CONF_DIR/name. */
 int cs_k8s_ship_in_configmap(const char *path, const char *name, char **to, void *arg,
                              cs_error *err);
+
+/* Ships the local entries of from's spark.files and spark.archives — uploaded with u when it is
+ * given (begun), else in app's ConfigMaps — and sets the rewritten lists in to (which may be
+ * from). Used by the cluster-mode submit client and by a client-mode driver. */
+int cs_k8s_ship_file_lists(const cs_conf *from, cs_conf *to, struct cs_files_upload *u,
+                           k8s_app *app, cs_error *err);
 
 /* Fills *app from conf: reuses spark.app.id, cspark.kubernetes.uniqueId and
  * spark.kubernetes.executor.podNamePrefix when set (inside the driver pod, from the
