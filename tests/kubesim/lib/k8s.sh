@@ -105,6 +105,9 @@ PRELUDE
     } >"$T/run-inner.sh"
     CSPARK_BUILD_DIR="$BUILD" timeout "$secs" "$SRC/scripts/$runner" ${flags[@]+"${flags[@]}"} bash "$T/run-inner.sh" \
         >"$T/run.log" 2>&1 || {
+        # the test's own last lines (a driver's log it printed), then the cluster runner's summary
+        sed '/^kubesim-run: pod history/,$d' "$T/run.log" | tail -25 >&2
+        echo "---- the cluster's summary:" >&2
         tail -30 "$T/run.log" >&2
         grep -h "^FAIL: " "$T/run.log" >&2 # the check that failed, above the cluster's own logs
         echo "FAIL: $K8S_TEST" >&2
