@@ -138,3 +138,20 @@ int cs_read_file(const char *path, uint8_t **out, size_t *len, cs_error *err)
     *len = n;
     return 0;
 }
+
+int cs_temp_file_beside(char *tmpl, size_t cap, const char *final, cs_error *err)
+{
+    int len = snprintf(tmpl, cap, "%s.XXXXXX", final);
+    if (len < 0 || (size_t)len >= cap) {
+        if (cap > 0) tmpl[0] = '\0';
+        return cs_error_set(err, CS_EIO, "cannot create a file beside %s: path too long", final);
+    }
+    int fd = mkostemp(tmpl, O_CLOEXEC);
+    if (fd < 0) {
+        int rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", tmpl, strerror(errno));
+        tmpl[0] = '\0';
+        return rc;
+    }
+    fchmod(fd, 0644);
+    return fd;
+}

@@ -1,6 +1,7 @@
 /*
  * fsutil.h — small file-system helpers shared by the driver and executors: removing a
- * directory tree (local directories, failed outputs) and creating a path with its parents.
+ * directory tree (local directories, failed outputs), creating a path with its parents, and
+ * the temporary file beside a final one that an atomic rename publishes.
  */
 #ifndef CSPARK_COMMON_FSUTIL_H
 #define CSPARK_COMMON_FSUTIL_H
@@ -26,5 +27,9 @@ int cs_read_file(const char *path, uint8_t **out, size_t *len, struct cs_error *
  * (conf may be NULL), else $TMPDIR, else /tmp. *path is malloc'd. The error names the setting. */
 int cs_local_dir_create(const struct cs_conf *conf, const char *name, char **path,
                         struct cs_error *err);
+/* Creates "<final>.XXXXXX" (mode 0644, close-on-exec), its name in tmpl (cap bytes), for the
+ * caller to fill and rename onto final; the descriptor, or a negative code whose message names
+ * the path (tmpl is then ""). */
+int cs_temp_file_beside(char *tmpl, size_t cap, const char *final, struct cs_error *err);
 
 #endif

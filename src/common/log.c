@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,10 +145,15 @@ static int escape_text(char *out, int cap, const char *text, size_t len)
     int n = 0;
     for (size_t i = 0; i < len;) {
         unsigned char c = p[i];
-        if (c >= 0x20 && c < 0x7F) {
-            if (n + 1 > cap) break;
-            out[n++] = (char)c;
-            i++;
+        if (c >= 0x20 && c < 0x7F) { /* a run of printable ASCII, the usual whole line */
+            size_t run = 1;
+            while (i + run < len && p[i + run] >= 0x20 && p[i + run] < 0x7F)
+                run++;
+            if (run > (size_t)(cap - n)) run = (size_t)(cap - n);
+            if (run == 0) break;
+            memcpy(out + n, p + i, run);
+            n += (int)run;
+            i += run;
         } else if (c == '\n' || c == '\r' || c == '\t') {
             if (n + 1 > cap) break;
             out[n++] = ' ';
@@ -217,21 +223,64 @@ const char *cs_log_quote(const char *s)
     return out;
 }
 
+/* "YYYY-MM-DDTHH:MM:SS" of a UTC second into out; returns its length. Each thread keeps the last
+ * second it formatted: lines come many to a second, and gmtime plus six %02d cost more than the
+ * rest of a line. */
+static size_t format_second(int64_t secs, char out[64])
+{
+    static _Thread_local int64_t cached_secs = INT64_MIN;
+    static _Thread_local char cached[64];
+    static _Thread_local size_t cached_len;
+    if (secs != cached_secs) {
+        time_t t = (time_t)secs;
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        int len = snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d",
+                           tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                           tm.tm_sec);
+        cached_len = len > 0 ? (size_t)len : 0;
+        cached_secs = secs;
+    }
+    memcpy(out, cached, cached_len + 1);
+    return cached_len;
+}
+
 int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const char *component,
                   const char *fmt, va_list ap)
 {
     if (cap < 2) return 0;
-    time_t secs = (time_t)(time_ms / 1000);
+    int64_t secs = time_ms / 1000;
     int ms = (int)(time_ms % 1000);
     if (ms < 0) {
         ms += 1000;
         secs -= 1;
     }
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    int n = snprintf(buf, (size_t)cap, "%s %04d-%02d-%02dT%02d:%02d:%02d.%03dZ %s ",
-                     level_name(lvl), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                     tm.tm_min, tm.tm_sec, ms, component && *component ? component : "-");
+    char second[64];
+    size_t second_len = format_second(secs, second);
+    const char *level = level_name(lvl), *comp = component && *component ? component : "-";
+    size_t level_len = strlen(level), comp_len = strlen(comp);
+    int n;
+    if (level_len + second_len + comp_len + 7 <= (size_t)cap - 2) { /* "LEVEL <second>.mmmZ comp " */
+        char *p = buf;
+        memcpy(p, level, level_len);
+        p += level_len;
+        *p++ = ' ';
+        memcpy(p, second, second_len);
+        p += second_len;
+        *p++ = '.';
+        *p++ = (char)('0' + ms / 100);
+        *p++ = (char)('0' + ms / 10 % 10);
+        *p++ = (char)('0' + ms % 10);
+        *p++ = 'Z';
+        *p++ = ' ';
+        memcpy(p, comp, comp_len);
+        p += comp_len;
+        *p++ = ' ';
+        *p = '\0';
+        n = (int)(p - buf);
+    } else {
+        n = snprintf(buf, (size_t)cap, "%s %s.%03dZ %s ", level, second, ms, comp);
+    }
     if (n < 0) n = 0;
     if (n > cap - 2) n = cap - 2;
     int start = n;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"
 #include "common/log.h"
 #include "common/recio.h"
 
@@ -36,20 +37,6 @@ static int write_full(int fd, const uint8_t *p, size_t n)
         n -= (size_t)k;
     }
     return 0;
-}
-
-/* A new file "<final>.XXXXXX" (its name in tmpl), mode 0644; the fd, or a negative code. */
-static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
-{
-    snprintf(tmpl, cap, "%s.XXXXXX", final);
-    int fd = mkostemp(tmpl, O_CLOEXEC);
-    if (fd < 0) {
-        int rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", tmpl, strerror(errno));
-        tmpl[0] = '\0';
-        return rc;
-    }
-    fchmod(fd, 0644);
-    return fd;
 }
 
 /* Appends every non-empty block of st to fd, in reduce order, one block in memory at a time. */
@@ -118,7 +105,7 @@ int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_stat
     int dfd = -1, ifd = -1, rc = 0;
     bool data_renamed = false;
 
-    dfd = make_temp(tmp_data, sizeof tmp_data, data, err);
+    dfd = cs_temp_file_beside(tmp_data, sizeof tmp_data, data, err);
     if (dfd < 0) {
         rc = dfd;
         goto done;
@@ -131,7 +118,7 @@ int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_stat
         rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", tmp_data, strerror(errno));
         goto done;
     }
-    ifd = make_temp(tmp_index, sizeof tmp_index, index, err);
+    ifd = cs_temp_file_beside(tmp_index, sizeof tmp_index, index, err);
     if (ifd < 0) {
         rc = ifd;
         goto done;

@@ -3,7 +3,11 @@
  * Spark's LiveListenerBus/AsyncEventQueue in one queue ("shared"). cs_listener_bus_post copies the
  * event and everything it points to into a single allocation, appends it to a linked list under
  * a mutex and wakes the dispatch thread only when it sleeps, so posting costs one malloc, a few
- * memcpy and an uncontended lock. When spark.scheduler.listenerbus.eventqueue.capacity events
+ * memcpy and an uncontended lock. After a delivery the dispatch thread lingers a few
+ * milliseconds for more events, and posters leave a lingering thread alone unless the backlog
+ * grows (or a flush waits): a steady stream — thousands of task events a second — is delivered
+ * in batches with no wake-up per event, while the first event after a quiet spell is delivered
+ * at once. When spark.scheduler.listenerbus.eventqueue.capacity events
  * are waiting (or being delivered), new events are dropped and counted; the first drop is logged
  * as an error and the count at most once a minute, with Spark's wording. The dispatch thread
  * takes the whole list at once and calls every listener for each event in posting order, then
@@ -27,6 +31,11 @@
 
 #define MAX_LISTENERS 32
 #define DELIVER_PUBLISH_EVERY 256
+/* After delivering, the dispatch thread lingers this long for more events before it sleeps until
+ * woken: while events keep coming, posters never pay for a wake-up. */
+#define DISPATCH_LINGER_MS 10
+/* ... unless this many are waiting (at most half the queue's capacity). */
+#define DISPATCH_WAKE_BACKLOG 512
 #define DROP_LOG_INTERVAL_MS (60 * 1000)
 #define QUEUE_NAME "shared"
 
@@ -51,8 +60,10 @@ struct listener_bus {
     pthread_t thread;
     bool thread_started;
     bool stopping;
-    bool dispatch_waiting;
+    bool dispatch_waiting;  /* in cv_work's wait: lingering or asleep */
+    bool dispatch_lingering; /* the wait is timed: it collects events, no need to wake it */
     int flush_waiters;
+    int64_t wake_backlog;   /* a poster wakes a lingering dispatch thread at this many pending */
 
     qnode *head, *tail;
     int64_t capacity;
@@ -234,16 +245,39 @@ static void publish(listener_bus *bus, int64_t n, uint64_t seq)
     pthread_mutex_unlock(&bus->mu);
 }
 
+/* Waits on cv_work until events or stop: a timed wait (linger) right after a delivery, so a
+ * steady stream is collected in batches without a wake-up per event; an untimed one once a linger
+ * found nothing. Called and returns with bus->mu held. */
+static void dispatch_wait(listener_bus *bus, bool delivered)
+{
+    bool linger = delivered;
+    while (!bus->head && !bus->stopping) {
+        bus->dispatch_waiting = true;
+        bus->dispatch_lingering = linger;
+        if (linger) {
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_nsec += DISPATCH_LINGER_MS * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&bus->cv_work, &bus->mu, &until);
+            linger = false; /* nothing came in the window: sleep until woken */
+        } else {
+            pthread_cond_wait(&bus->cv_work, &bus->mu);
+        }
+        bus->dispatch_waiting = bus->dispatch_lingering = false;
+    }
+}
+
 static void *dispatch_main(void *arg)
 {
     listener_bus *bus = arg;
+    bool delivered = false;
     for (;;) {
         pthread_mutex_lock(&bus->mu);
-        while (!bus->head && !bus->stopping) {
-            bus->dispatch_waiting = true;
-            pthread_cond_wait(&bus->cv_work, &bus->mu);
-            bus->dispatch_waiting = false;
-        }
+        dispatch_wait(bus, delivered);
         if (!bus->head) { /* stopping and drained */
             pthread_mutex_unlock(&bus->mu);
             break;
@@ -268,6 +302,7 @@ static void *dispatch_main(void *arg)
             }
         }
         if (n > 0) publish(bus, n, seq);
+        delivered = true;
     }
     return NULL;
 }
@@ -288,7 +323,11 @@ listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const
 {
     listener_bus *bus = cs_xcalloc(1, sizeof *bus);
     pthread_mutex_init(&bus->mu, NULL);
-    pthread_cond_init(&bus->cv_work, NULL);
+    pthread_condattr_t mono;
+    pthread_condattr_init(&mono);
+    pthread_condattr_setclock(&mono, CLOCK_MONOTONIC); /* the linger's deadline */
+    pthread_cond_init(&bus->cv_work, &mono);
+    pthread_condattr_destroy(&mono);
     pthread_cond_init(&bus->cv_done, NULL);
 
     bool log_enabled = false, show_progress = true;
@@ -313,6 +352,8 @@ listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const
                                     &interval_ms, err) < 0)
             goto fail;
     }
+    bus->wake_backlog = bus->capacity / 2 < DISPATCH_WAKE_BACKLOG ? bus->capacity / 2 : DISPATCH_WAKE_BACKLOG;
+    if (bus->wake_backlog < 1) bus->wake_backlog = 1;
     if (log_enabled) {
         bus->elog = cs_event_log_open(conf, app_id, err);
         if (!bus->elog) goto fail;
@@ -399,7 +440,11 @@ void cs_listener_bus_post(listener_bus *bus, const cs_event *ev)
     else
         bus->head = q;
     bus->tail = q;
-    if (bus->dispatch_waiting) pthread_cond_signal(&bus->cv_work);
+    if (bus->dispatch_waiting &&
+        (!bus->dispatch_lingering || bus->pending >= bus->wake_backlog)) {
+        bus->dispatch_waiting = false; /* one wake-up is enough */
+        pthread_cond_signal(&bus->cv_work);
+    }
     pthread_mutex_unlock(&bus->mu);
     return;
 
@@ -439,6 +484,10 @@ void cs_listener_bus_flush(listener_bus *bus)
         return; /* a listener flushing would wait for itself */
     pthread_mutex_lock(&bus->mu);
     uint64_t target = bus->posted_seq;
+    if (bus->head && bus->dispatch_waiting) { /* lingering over what we wait for */
+        bus->dispatch_waiting = false;
+        pthread_cond_signal(&bus->cv_work);
+    }
     bus->flush_waiters++;
     while (bus->delivered_seq < target)
         pthread_cond_wait(&bus->cv_done, &bus->mu);

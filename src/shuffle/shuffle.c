@@ -126,7 +126,7 @@ int cs_shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduc
 static int local_locate(const char *dir, const cs_map_status *st, int reduce_id, uint64_t *offp,
                         uint64_t *np, cs_error *err)
 {
-    uint64_t off, n;
+    uint64_t off = 0, n = 0;
     int rc = cs_shuffle_index_read(dir, st->shuffle_id, st->map_id, reduce_id, &off, &n, err);
     if (rc < 0) {
         cs_error_prefix(err, "shuffle %d map %d", st->shuffle_id, st->map_id);
@@ -147,7 +147,7 @@ static int local_open(void *arg, const cs_map_status *st, int reduce_id, int *fd
                       uint64_t *lenp, cs_error *err)
 {
     const char *dir = arg;
-    uint64_t off, n;
+    uint64_t off = 0, n = 0;
     *fdp = -1;
     int rc = local_locate(dir, st, reduce_id, &off, &n, err);
     if (rc < 0) return rc;
@@ -165,7 +165,7 @@ static int local_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_
                        size_t *len, cs_error *err)
 {
     const char *dir = arg;
-    uint64_t off, n;
+    uint64_t off = 0, n = 0;
     *out = NULL;
     *len = 0;
     int rc = local_locate(dir, st, reduce_id, &off, &n, err);

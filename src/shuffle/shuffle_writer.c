@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "common/recio.h"
 #include "shuffle/aggmap.h"
 #include "shuffle/aggmerge.h"
@@ -492,20 +493,6 @@ static int merge_combined_part(shuffle_writer *w, recio_writer *rw, int p, const
     return cs_recio_writer_end_block(rw, err);
 }
 
-static int make_temp(char *tmpl, size_t cap, const char *final, cs_error *err)
-{
-    snprintf(tmpl, cap, "%s.XXXXXX", final);
-    int fd = mkstemp(tmpl);
-    if (fd < 0) {
-        int rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", tmpl, strerror(errno));
-        tmpl[0] = '\0';
-        return rc;
-    }
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-    fchmod(fd, 0644);
-    return fd;
-}
-
 int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err)
 {
     if (w->committed) return cs_error_set(err, CS_EINVAL, "shuffle writer already committed");
@@ -517,7 +504,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     size_t *starts = NULL;
     recio_writer *rw = NULL;
     int ifd = -1, rc = 0;
-    int fd = make_temp(w->tmp_data, sizeof w->tmp_data, data, err);
+    int fd = cs_temp_file_beside(w->tmp_data, sizeof w->tmp_data, data, err);
     if (fd < 0) {
         rc = fd;
         goto done;
@@ -568,7 +555,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     fd = -1;
 
     /* index */
-    ifd = make_temp(w->tmp_index, sizeof w->tmp_index, index, err);
+    ifd = cs_temp_file_beside(w->tmp_index, sizeof w->tmp_index, index, err);
     if (ifd < 0) {
         rc = ifd;
         goto done;
