@@ -18,6 +18,7 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/sigpipe.h"
 #include "exec/executor.h"
 
 static void usage(FILE *f)
@@ -39,6 +40,7 @@ static const char *env_or(const char *v, const char *name)
 
 int cspark_executor_main(int argc, char **argv)
 {
+    cs_sigpipe_make_harmless();
     static const struct option opts[] = {{"driver-url", required_argument, 0, 'd'},
                                          {"executor-id", required_argument, 0, 'e'},
                                          {"cores", required_argument, 0, 'c'},

@@ -25,6 +25,7 @@
 
 #include "common/conf.h"
 #include "common/log.h"
+#include "common/sigpipe.h"
 #include "cspark.h"
 #include "history/history_provider.h"
 #include "ui/ui_server.h"
@@ -244,5 +245,6 @@ out:
 
 int cspark_history_main(int argc, char **argv)
 {
+    cs_sigpipe_make_harmless();
     return run(argc, argv);
 }

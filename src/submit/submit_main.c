@@ -18,6 +18,7 @@
 #include "common/conf.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/sigpipe.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
 #include "submit/submit_args.h"
@@ -179,5 +180,6 @@ out:
 
 int cspark_submit_main(int argc, char **argv)
 {
+    cs_sigpipe_make_harmless();
     return run(argc, argv);
 }

@@ -5,12 +5,14 @@
  * executor's memory, a save over a huge default parallelism. Used by
  * tests/integration/user_exit_in_task.sh, null_rdd_error.sh, fd_exhaustion_shutdown.sh,
  * local_cluster_limits.sh and bad_input_table.sh. copy_text copies a text input for the
- * input and output cases of bad_input_table.sh.
+ * input and output cases of bad_input_table.sh. broken_pipe writes to a closed pipe in the driver
+ * and in tasks (broken_pipe.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,4 +150,68 @@ int huge_slices(cspark_context *sc, int argc, char **argv)
     int rc =
         cspark_save_as_text_file(cspark_range(sc, 0, 10, 1, 100000000), argc > 1 ? argv[1] : "out");
     return rc < 0 ? 1 : 0;
+}
+
+/* One byte written to a pipe whose reading end is closed: "EPIPE" when the write failed as a
+ * write to a gone peer should, "wrote" otherwise (a process that SIGPIPE ends prints nothing). */
+static const char *write_to_closed_pipe(void)
+{
+    int p[2];
+    if (pipe(p) < 0) return "no-pipe";
+    close(p[0]);
+    ssize_t w = write(p[1], "x", 1);
+    int e = errno;
+    close(p[1]);
+    return w < 0 && e == EPIPE ? "EPIPE" : "wrote";
+}
+
+/* SIGPIPE's disposition in a program this process starts: "default" or "ignored" (from its
+ * SigIgn mask in /proc: an ignored disposition is inherited across exec, a handler is not). */
+static const char *child_sigpipe(void)
+{
+    FILE *f = popen("cat /proc/self/status", "r");
+    if (!f) return "no-child";
+    char line[256];
+    const char *r = "unknown";
+    unsigned long long mask;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "SigIgn: %llx", &mask) == 1) r = mask & (1ULL << (SIGPIPE - 1)) ? "ignored" : "default";
+    pclose(f);
+    return r;
+}
+
+void broken_pipe_in_task(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const char *r = write_to_closed_pipe(), *child = child_sigpipe();
+    cspark_emit(out, r, strlen(r), child, strlen(child));
+}
+
+/* A broken pipe in the driver's code and in each of two tasks (in the executors on a cluster):
+ * prints "driver=EPIPE tasks=EPIPE,EPIPE children=default,default" when every write failed with
+ * EPIPE, no process died of SIGPIPE, and a program a task starts has SIGPIPE's default action. */
+int broken_pipe(cspark_context *sc, int argc, char **argv)
+{
+    printf("driver=%s", write_to_closed_pipe());
+    fflush(stdout);
+    cspark_records *res = NULL;
+    int rc = cspark_collect(cspark_flat_map(cspark_range(sc, 0, 2, 1, 2), broken_pipe_in_task,
+                                            NULL, 0),
+                            &res);
+    if (rc < 0) {
+        printf(" error=%s\n", cspark_last_error(sc));
+        return 1;
+    }
+    printf(" tasks=");
+    for (size_t i = 0; i < cspark_records_count(res); i++) {
+        cspark_record r = cspark_records_get(res, i);
+        printf("%s%.*s", i ? "," : "", (int)r.key.len, (const char *)r.key.ptr);
+    }
+    printf(" children=");
+    for (size_t i = 0; i < cspark_records_count(res); i++) {
+        cspark_record r = cspark_records_get(res, i);
+        printf("%s%.*s", i ? "," : "", (int)r.value.len, (const char *)r.value.ptr);
+    }
+    printf("\n");
+    cspark_records_free(res);
+    return 0;
 }
