@@ -156,12 +156,16 @@ static void *interrupt_main(void *arg)
     }
 }
 
-/* The context has stopped (or never started): the watcher ends. */
+/* The context has stopped (or never started): the watcher ends. A SIGTERM sent to the watcher's
+ * thread alone wakes it from sigtimedwait at once (it sees done before acting on a signal, and a
+ * thread-directed signal still pending when it returns goes with it); without it the process's
+ * exit waited for the end of the watcher's 100 ms slice. */
 static void end_watch(interrupt_watch *w, bool watching)
 {
     pthread_mutex_lock(&w->lock);
     w->done = true;
     pthread_mutex_unlock(&w->lock);
+    if (watching) pthread_kill(w->thread, SIGTERM);
     if (watching) pthread_join(w->thread, NULL);
     pthread_mutex_destroy(&w->lock);
 }

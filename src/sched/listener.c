@@ -4,10 +4,11 @@
  * event and everything it points to into a single allocation, appends it to a linked list under
  * a mutex and wakes the dispatch thread only when it sleeps, so posting costs one malloc, a few
  * memcpy and an uncontended lock. After a delivery the dispatch thread lingers a few
- * milliseconds for more events, and posters leave a lingering thread alone unless the backlog
- * grows (or a flush waits): a steady stream — thousands of task events a second — is delivered
- * in batches with no wake-up per event, while the first event after a quiet spell is delivered
- * at once. When spark.scheduler.listenerbus.eventqueue.capacity events
+ * milliseconds for more events, and posters of task events (a task's start and end, metrics,
+ * block updates) leave a lingering thread alone unless the backlog grows (or a flush waits): the
+ * steady stream of a stage's tasks — thousands a second — is delivered in batches with no wake-up
+ * per event, while job, stage and executor events, and the first event after a quiet spell, are
+ * delivered at once. When spark.scheduler.listenerbus.eventqueue.capacity events
  * are waiting (or being delivered), new events are dropped and counted; the first drop is logged
  * as an error and the count at most once a minute, with Spark's wording. The dispatch thread
  * takes the whole list at once and calls every listener for each event in posting order, then
@@ -418,6 +419,16 @@ static void format_since(int64_t ms, char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The events that come by the thousand a second (a task's start and end, heartbeats' metrics,
+ * cached blocks): these may wait for a lingering dispatch thread. Job, stage, executor and
+ * application events are delivered at once, so the stage log lines and the UI follow the job as
+ * it runs. */
+static bool is_task_event(cs_event_kind kind)
+{
+    return kind == CS_EV_TASK_START || kind == CS_EV_TASK_END || kind == CS_EV_EXECUTOR_METRICS ||
+           kind == CS_EV_BLOCK_UPDATED;
+}
+
 void cs_listener_bus_post(listener_bus *bus, const cs_event *ev)
 {
     if (!bus || !ev) return;
@@ -440,8 +451,8 @@ void cs_listener_bus_post(listener_bus *bus, const cs_event *ev)
     else
         bus->head = q;
     bus->tail = q;
-    if (bus->dispatch_waiting &&
-        (!bus->dispatch_lingering || bus->pending >= bus->wake_backlog)) {
+    if (bus->dispatch_waiting && (!bus->dispatch_lingering || !is_task_event(ev->kind) ||
+                                  bus->pending >= bus->wake_backlog)) {
         bus->dispatch_waiting = false; /* one wake-up is enough */
         pthread_cond_signal(&bus->cv_work);
     }
