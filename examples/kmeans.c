@@ -6,7 +6,7 @@
  * Spark equivalent (examples/src/main/scala/org/apache/spark/examples/SparkKMeans.scala):
  *
  *     val malformed = sc.longAccumulator("malformed lines")
- *     val data = lines.flatMap(parseVector(_, malformed)).cache()
+ *     val data = lines.flatMap(parseVector(_, malformed)).cache()   // here: blocks of points
  *     var kPoints = data.take(K)                      // here the first K points
  *     for (i <- 1 to iterations) {
  *       val centres = sc.broadcast(kPoints)
@@ -25,11 +25,14 @@
  * on partitioning, caching or retries, and an independent implementation (bench/kmeans_ref.py)
  * gets the very same digits.
  *
- * Each iteration broadcasts the current centroids (K x D doubles) and destroys the broadcast once
- * the iteration's job is done. Each task sums its partition's points per nearest centroid (one
+ * The cached data holds the points 256 to a record, coordinate by coordinate (as Spark ML's
+ * k-means "block" solver stacks its points into matrices): an iteration reads a few thousand
+ * records, not one per point, and each block goes to the distance search as it is stored. Each
+ * iteration broadcasts the current centroids (K x D doubles) and destroys the broadcast once the
+ * iteration's job is done. Each task sums its partition's points per nearest centroid (one
  * record per cluster, not per point), and the sums are reduced by cluster. A centroid that loses
  * all its points keeps its position. Ties go to the lower centroid index. The nearest centroids
- * are found 256 points at a time, with vector arithmetic (AVX2 where the CPU has it): with the
+ * are found a block at a time, with vector arithmetic (AVX2 where the CPU has it): with the
  * points cached, this search is what an iteration costs. The sums of squares are exact IEEE
  * doubles in coordinate order (built with -ffp-contract=off: no fused multiply-add), so ties and
  * near-ties resolve as in the reference.
@@ -64,8 +67,8 @@ static inline int km_sep(uint8_t c)
     return c == ' ' || c == '\t' || c == ',' || c == '\r';
 }
 
-/* The closure of the parse: the accumulator counting malformed lines and the dimension points
- * must have; dims 0 (the initial take) counts nothing and accepts any dimension. */
+/* The closure of the blocks' parse: the accumulator counting malformed lines and the dimension
+ * points must have. */
 typedef struct km_parse_args {
     cspark_accumulator malformed;
     int32_t dims;
@@ -107,19 +110,55 @@ static int km_parse_line(cspark_slice line, int64_t coords[KM_MAX_DIMS])
     return d;
 }
 
-/* lines.flatMap(parseVector): the coordinates as int64 millionths in the key; a malformed line
- * emits nothing and adds 1 to the accumulator. */
+/* lines.flatMap(parseVector) for the initial centroids (data.take(K)): each point's coordinates
+ * as int64 millionths in the key, in file order; blank, comment and malformed lines emit nothing
+ * (and are not counted: that is the iterations' parse). */
 void km_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    const km_parse_args *a = cspark_closure(tc, NULL);
+    (void)tc;
     int64_t coords[KM_MAX_DIMS];
     int d = km_parse_line(in->key, coords);
-    if (d == 0) return;
-    if (d > 0 && (a->dims == 0 || d == a->dims)) {
-        cspark_emit(out, coords, (size_t)d * 8, NULL, 0);
-        return;
+    if (d > 0) cspark_emit(out, coords, (size_t)d * 8, NULL, 0);
+}
+
+/* lines.mapPartitions(parse into blocks), the data that is cached: KM_CHUNK points to a record,
+ * as Spark ML's k-means "block" solver stacks points into matrices. Key: the block's number of
+ * points (i64); value: KM_CHUNK x D doubles, coordinate by coordinate (x[j * KM_CHUNK + i]:
+ * coordinate j of point i, in millionths: integers, so exact in a double), the rest of a last,
+ * partial block zero. An iteration then reads a few thousand records, not one per point, and
+ * hands each block to the distance kernel as it is. A malformed line adds 1 to the accumulator. */
+void km_parse_blocks(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const km_parse_args *a = cspark_closure(tc, NULL);
+    int d = a->dims;
+    size_t block_bytes = (size_t)KM_CHUNK * (size_t)d * sizeof(double);
+    double *x = calloc(1, block_bytes);
+    if (!x) cspark_task_fail(tc, "kmeans: out of memory");
+    int64_t coords[KM_MAX_DIMS];
+    cspark_record line;
+    int n = 0;
+    bool more = true;
+    while (more) {
+        more = cspark_iterator_next(in, &line);
+        if (more) {
+            int got = km_parse_line(line.key, coords);
+            if (got == 0) continue;
+            if (got != d) {
+                cspark_long_accumulator_add(tc, a->malformed, 1);
+                continue;
+            }
+            for (int j = 0; j < d; j++)
+                x[(size_t)j * KM_CHUNK + (size_t)n] = (double)coords[j];
+            if (++n < KM_CHUNK) continue;
+        }
+        if (n == 0) break;
+        uint8_t key[8];
+        cspark_i64_encode(n, key);
+        cspark_emit(out, key, 8, x, block_bytes);
+        memset(x, 0, block_bytes);
+        n = 0;
     }
-    if (a->dims) cspark_long_accumulator_add(tc, a->malformed, 1);
+    free(x);
 }
 
 /* The closure of an iteration: the broadcast centroids (K x D doubles, millionths), K and D. */
@@ -179,9 +218,9 @@ static km_assign_chunk_fn km_pick_assign_chunk(void)
 }
 
 /* data.map(closestPoint) + the map side of reduceByKey, per partition: each cluster's sum of
- * coordinates and point count, as one record (key: cluster index, value: D sums + count). The
- * points are taken KM_CHUNK at a time: converted to doubles once (not once per centroid), then
- * assigned by a KM_ASSIGN_CHUNK kernel. */
+ * coordinates and point count, as one record (key: cluster index, value: D sums + count). Each
+ * cached block (km_parse_blocks) goes to a KM_ASSIGN_CHUNK kernel as it is stored (copied first
+ * only when the record's bytes are not aligned for doubles). */
 void km_assign(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
 {
     const km_iteration *it = cspark_closure(tc, NULL);
@@ -193,43 +232,34 @@ void km_assign(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc
                          "kmeans: the centroids broadcast has %zu bytes (expected %d x %d "
                          "doubles)",
                          len, k, d);
-    /* one allocation per task: the sums (K x (D + 1)), then the chunk's points as read (int64),
-     * as doubles coordinate by coordinate, and their closest centroids */
-    size_t nsums = (size_t)k * (size_t)(d + 1), nchunk = (size_t)KM_CHUNK * (size_t)d;
-    int64_t *sums = calloc(nsums + 2 * nchunk + KM_CHUNK, sizeof *sums);
+    /* one allocation per task: the sums (K x (D + 1)), an aligned copy of a block, and the
+     * block's closest centroids */
+    size_t nsums = (size_t)k * (size_t)(d + 1), block = (size_t)KM_CHUNK * (size_t)d;
+    int64_t *sums = calloc(nsums + block + KM_CHUNK, sizeof *sums);
     if (!sums) cspark_task_fail(tc, "kmeans: out of memory");
-    int64_t *points = sums + nsums;
-    double *x = (double *)(void *)(points + nchunk);
-    int64_t *best = (int64_t *)(void *)(x + nchunk);
+    double *aligned = (double *)(void *)(sums + nsums);
+    int64_t *best = (int64_t *)(void *)(aligned + block);
     km_assign_chunk_fn assign_chunk = km_pick_assign_chunk();
     cspark_record r;
-    int n = 0;
-    bool more = true;
-    while (more) {
-        more = cspark_iterator_next(in, &r);
-        if (more) {
-            if (r.key.len != (uint32_t)d * 8) {
-                free(sums);
-                cspark_task_fail(tc, "kmeans: a point with %u coordinates (expected %d)",
-                                 r.key.len / 8, d);
-            }
-            int64_t *p = points + (size_t)n * (size_t)d;
-            for (int j = 0; j < d; j++) {
-                memcpy(&p[j], r.key.ptr + (size_t)j * 8, 8);
-                x[(size_t)j * KM_CHUNK + (size_t)n] = (double)p[j];
-            }
-            if (++n < KM_CHUNK) continue;
+    while (cspark_iterator_next(in, &r)) {
+        int64_t n = r.key.len == 8 ? cspark_slice_i64(r.key) : -1;
+        if (n < 1 || n > KM_CHUNK || r.value.len != block * sizeof(double)) {
+            free(sums);
+            cspark_task_fail(tc, "kmeans: a block of %u bytes (expected %d x %d doubles)",
+                             r.value.len, KM_CHUNK, d);
         }
-        if (n == 0) break;
+        const double *x = aligned;
+        if ((uintptr_t)r.value.ptr % _Alignof(double) == 0)
+            x = (const double *)(const void *)r.value.ptr;
+        else
+            memcpy(aligned, r.value.ptr, r.value.len);
         assign_chunk(x, centroids, k, d, best);
-        for (int i = 0; i < n; i++) {
+        for (int64_t i = 0; i < n; i++) {
             int64_t *s = sums + (size_t)best[i] * (size_t)(d + 1);
-            const int64_t *p = points + (size_t)i * (size_t)d;
             for (int j = 0; j < d; j++)
-                s[j] += p[j];
+                s[j] += (int64_t)x[(size_t)j * KM_CHUNK + (size_t)i];
             s[d]++;
         }
-        n = 0;
     }
     for (int c = 0; c < k; c++) {
         int64_t *s = sums + (size_t)c * (size_t)(d + 1);
@@ -291,9 +321,8 @@ static int parse_level(const char *s, cspark_storage_level *out)
 static double *initial_centroids(cspark_context *sc, cspark_rdd *lines, const char *path, long k,
                                  int *d)
 {
-    km_parse_args any = {{-1, 0, 0, 0}, 0};
     cspark_records *first = NULL;
-    if (cspark_take(cspark_flat_map(lines, km_parse, &any, sizeof any), (size_t)k, &first) < 0) {
+    if (cspark_take(cspark_flat_map(lines, km_parse, NULL, 0), (size_t)k, &first) < 0) {
         km_fail(sc, "take");
         return NULL;
     }
@@ -379,14 +408,13 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     int d = 0;
     double *centroids = initial_centroids(sc, lines, argv[1], k, &d);
     if (!centroids) return 1;
-    /* km_parse emits at most one record per line: a flat_map (blank lines emit none) */
     km_parse_args parse = {cspark_long_accumulator(sc, "malformed lines"), d};
     if (parse.malformed.id < 0) {
         free(centroids);
         km_fail(sc, "accumulator");
         return 1;
     }
-    cspark_rdd *points = cspark_flat_map(lines, km_parse, &parse, sizeof parse);
+    cspark_rdd *points = cspark_map_partitions(lines, km_parse_blocks, &parse, sizeof parse);
     if (level != CSPARK_STORAGE_NONE) points = cspark_persist(points, level);
 
     int64_t num_points = 0, malformed = 0;

@@ -59,9 +59,10 @@ done
 log "local-cluster: the reference with and without the cache; the accumulator in the event log"
 
 # MEMORY_ONLY points larger than storage memory: 32m x 0.6 = 19 MiB for execution and storage
-# against ~22 MB of parsed points (16 dimensions): what does not fit is not stored and is parsed
-# again by each iteration (the input read again, in the event log); the same answer
-"$PY" "$SRC/bench/gen_points.py" 150000 2 16 8 10 >"$T/big.txt"
+# against ~26 MB of parsed points (200,000 x 16 doubles, in blocks of 256): what does not fit is
+# not stored and is parsed again by each iteration (the input read again, in the event log); the
+# same answer
+"$PY" "$SRC/bench/gen_points.py" 200000 2 16 8 10 >"$T/big.txt"
 "$PY" "$SRC/bench/kmeans_ref.py" "$T/big.txt" 2 3 >"$T/big-ref.txt"
 mkdir "$T/ev-big"
 SUBMIT_OPTS=(--conf spark.executor.memory=32m --conf spark.eventLog.enabled=true
