@@ -235,9 +235,9 @@ static size_t format_second(int64_t secs, char out[64])
         time_t t = (time_t)secs;
         struct tm tm;
         gmtime_r(&t, &tm);
-        int len = snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d",
-                           tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                           tm.tm_sec);
+        int len =
+            snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
         cached_len = len > 0 ? (size_t)len : 0;
         cached_secs = secs;
     }
@@ -260,7 +260,8 @@ int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const c
     const char *level = level_name(lvl), *comp = component && *component ? component : "-";
     size_t level_len = strlen(level), comp_len = strlen(comp);
     int n;
-    if (level_len + second_len + comp_len + 7 <= (size_t)cap - 2) { /* "LEVEL <second>.mmmZ comp " */
+    if (level_len + second_len + comp_len + 7 <=
+        (size_t)cap - 2) { /* "LEVEL <second>.mmmZ comp " */
         char *p = buf;
         memcpy(p, level, level_len);
         p += level_len;

@@ -61,10 +61,10 @@ struct listener_bus {
     pthread_t thread;
     bool thread_started;
     bool stopping;
-    bool dispatch_waiting;  /* in cv_work's wait: lingering or asleep */
+    bool dispatch_waiting;   /* in cv_work's wait: lingering or asleep */
     bool dispatch_lingering; /* the wait is timed: it collects events, no need to wake it */
     int flush_waiters;
-    int64_t wake_backlog;   /* a poster wakes a lingering dispatch thread at this many pending */
+    int64_t wake_backlog; /* a poster wakes a lingering dispatch thread at this many pending */
 
     qnode *head, *tail;
     int64_t capacity;
@@ -353,7 +353,8 @@ listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const
                                     &interval_ms, err) < 0)
             goto fail;
     }
-    bus->wake_backlog = bus->capacity / 2 < DISPATCH_WAKE_BACKLOG ? bus->capacity / 2 : DISPATCH_WAKE_BACKLOG;
+    bus->wake_backlog =
+        bus->capacity / 2 < DISPATCH_WAKE_BACKLOG ? bus->capacity / 2 : DISPATCH_WAKE_BACKLOG;
     if (bus->wake_backlog < 1) bus->wake_backlog = 1;
     if (log_enabled) {
         bus->elog = cs_event_log_open(conf, app_id, err);

@@ -175,7 +175,8 @@ static const char *child_sigpipe(void)
     const char *r = "unknown";
     unsigned long long mask;
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, "SigIgn: %llx", &mask) == 1) r = mask & (1ULL << (SIGPIPE - 1)) ? "ignored" : "default";
+        if (sscanf(line, "SigIgn: %llx", &mask) == 1)
+            r = mask & (1ULL << (SIGPIPE - 1)) ? "ignored" : "default";
     pclose(f);
     return r;
 }
@@ -194,9 +195,8 @@ int broken_pipe(cspark_context *sc, int argc, char **argv)
     printf("driver=%s", write_to_closed_pipe());
     fflush(stdout);
     cspark_records *res = NULL;
-    int rc = cspark_collect(cspark_flat_map(cspark_range(sc, 0, 2, 1, 2), broken_pipe_in_task,
-                                            NULL, 0),
-                            &res);
+    int rc = cspark_collect(
+        cspark_flat_map(cspark_range(sc, 0, 2, 1, 2), broken_pipe_in_task, NULL, 0), &res);
     if (rc < 0) {
         printf(" error=%s\n", cspark_last_error(sc));
         return 1;

@@ -329,7 +329,8 @@ static void test_partitioners(void **state)
     (void)state;
     cs_partitioner h = {PART_HASH, 7, NULL, 0, true};
     for (int i = 0; i < 1000; i++) {
-        char k[256]; /* not 16: gcc -O3 cannot see the key is short and warns of XXH3's longer paths */
+        /* not 16 bytes: gcc -O3 cannot see the key is short, and warns of XXH3's longer paths */
+        char k[256];
         int kl = snprintf(k, sizeof k, "key%d", i);
         uint64_t x = XXH3_64bits(k, (size_t)kl);
         cspark_slice s = {(const uint8_t *)k, (uint32_t)kl};
