@@ -593,9 +593,15 @@ static void *housekeeper_main(void *arg)
     int64_t period = b->network_timeout_ms / 4;
     if (period > 1000) period = 1000;
     if (period < 10) period = 10;
+    int64_t wait_ms = period < 200 ? period : 200;
     pthread_mutex_lock(&b->lock);
+    int64_t last_tick = cs_mono_ms();
     while (!b->stopping) {
-        cs_cond_wait_ms(&b->cond, &b->lock, period < 200 ? period : 200);
+        cs_cond_wait_ms(&b->cond, &b->lock, wait_ms);
+        int64_t now = cs_mono_ms();
+        /* a tick far later than asked: this process did not run (stopped, starved) */
+        if (now - last_tick > wait_ms + b->network_timeout_ms / 2)
+            cs_coarse_forgive_stall(b, now - last_tick - wait_ms);
         cs_coarse_stop_unread(b);
         if (b->pend_head && !b->stopping) { /* tasks waiting for their locality wait to expire */
             pthread_mutex_unlock(&b->lock);
@@ -606,6 +612,7 @@ static void *housekeeper_main(void *arg)
             b->expiry_due = true; /* decided after the input already received is read */
             cs_rpc_endpoint_post_after_input(b->ep, cs_coarse_expire_silent, b);
         }
+        last_tick = cs_mono_ms(); /* the next wait is measured from here */
     }
     pthread_mutex_unlock(&b->lock);
     return NULL;

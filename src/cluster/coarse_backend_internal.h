@@ -125,6 +125,9 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
 /* True when an executor has been silent for longer than spark.network.timeout by the clock
  * (housekeeper thread, lock held): cs_coarse_expire_silent is then due. */
 bool cs_coarse_any_silent(coarse_backend *b);
+/* The driver itself did not run for stalled_ms (SIGSTOP, a starved machine): that time is not
+ * counted against any executor's silence (housekeeper thread, lock held). */
+void cs_coarse_forgive_stall(coarse_backend *b, int64_t stalled_ms);
 /* Closes the connections of executors silent for longer than spark.network.timeout. Runs on the
  * RPC loop thread, posted with cs_rpc_endpoint_post_after_input (takes the lock). */
 void cs_coarse_expire_silent(void *backend);

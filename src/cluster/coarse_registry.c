@@ -187,6 +187,18 @@ bool cs_coarse_any_silent(coarse_backend *b)
     return false;
 }
 
+/* An executor is judged on the time the driver was there to hear it: a heartbeat sent while the
+ * driver was stopped may still be in flight or unread when it resumes, so the stall moves every
+ * executor's last sign of life forward by its length. */
+void cs_coarse_forgive_stall(coarse_backend *b, int64_t stalled_ms)
+{
+    if (stalled_ms <= 0) return;
+    for (int i = 0; i < b->num_execs; i++)
+        if (b->execs[i].alive) b->execs[i].last_seen_ms += stalled_ms;
+    CS_WARN("driver", "event=driver_stalled ms=%lld: executors' heartbeat clocks moved forward",
+            (long long)stalled_ms);
+}
+
 /* The clock only nominates (cs_coarse_any_silent): the expiry is decided here, on the RPC loop
  * once every message that had reached the driver's sockets was handled, so a heartbeat waiting
  * unread — the driver was paused (SIGSTOP, a stall) or its loop busy — counts, and a healthy
