@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { SLOT_FREE, SLOT_WRITING, SLOT_SET };
@@ -23,6 +24,24 @@ static struct {
     atomic_int state;
     char path[PATH_MAX];
 } slots[CS_EXIT_CLEANUP_MAX];
+
+static atomic_int ending;   /* the process is ending: create nothing more */
+static atomic_int creators; /* threads between enter and leave */
+
+bool cs_exit_cleanup_enter(void)
+{
+    atomic_fetch_add(&creators, 1);
+    if (atomic_load(&ending)) {
+        atomic_fetch_sub(&creators, 1);
+        return false;
+    }
+    return true;
+}
+
+void cs_exit_cleanup_leave(void)
+{
+    atomic_fetch_sub(&creators, 1);
+}
 
 void cs_exit_cleanup_add(const char *path)
 {
@@ -91,6 +110,11 @@ static void empty_dir(int fd, int depth)
 
 void cs_exit_cleanup_run(void)
 {
+    atomic_store(&ending, 1);
+    for (int waited_ms = 0; atomic_load(&creators) > 0 && waited_ms < 200; waited_ms++) {
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL); /* async-signal-safe */
+    }
     for (int i = 0; i < CS_EXIT_CLEANUP_MAX; i++) {
         int expected = SLOT_SET;
         if (!atomic_compare_exchange_strong(&slots[i].state, &expected, SLOT_WRITING)) continue;

@@ -13,6 +13,8 @@
 #ifndef CSPARK_COMMON_EXIT_CLEANUP_H
 #define CSPARK_COMMON_EXIT_CLEANUP_H
 
+#include <stdbool.h>
+
 #define CS_EXIT_CLEANUP_MAX 32
 
 /* Registers `path` (a directory tree this process created) for removal on an abnormal end.
@@ -21,7 +23,14 @@ void cs_exit_cleanup_add(const char *path);
 /* Unregisters `path` (one registration of it). */
 void cs_exit_cleanup_remove(const char *path);
 /* Removes every registered tree (depth-first, without following symbolic links) and empties
- * the table. Async-signal-safe. */
+ * the table. Async-signal-safe. It first marks the process as ending and waits (200 ms at most)
+ * for threads inside cs_exit_cleanup_enter/leave: another task's thread creating its output
+ * under a tree while the tree is removed would otherwise leave the tree behind. */
 void cs_exit_cleanup_run(void);
+/* Around the creation of directories and files under a registered tree (a task's output):
+ * enter returns false once the process is ending (create nothing then); every true is paired
+ * with one leave. */
+bool cs_exit_cleanup_enter(void);
+void cs_exit_cleanup_leave(void);
 
 #endif

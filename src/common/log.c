@@ -297,9 +297,17 @@ int cs_log_format(char *buf, int cap, cs_log_level lvl, int64_t time_ms, const c
     return n;
 }
 
+/* Lines being formatted or written now: cs_log_stop waits for them, so none lands after the
+ * line it protects. */
+static atomic_int lines_in_flight;
+
 void cs_logv(cs_log_level lvl, const char *component, const char *fmt, va_list ap)
 {
-    if (!cs_log_enabled(lvl)) return;
+    atomic_fetch_add(&lines_in_flight, 1);
+    if (!cs_log_enabled(lvl)) {
+        atomic_fetch_sub(&lines_in_flight, 1);
+        return;
+    }
     int saved = errno;
     char buf[LOG_LINE_MAX];
     int n = cs_log_format(buf, sizeof buf, lvl, cs_now_ms(), component, fmt, ap);
@@ -311,6 +319,7 @@ void cs_logv(cs_log_level lvl, const char *component, const char *fmt, va_list a
         p += w;
         n -= (int)w;
     }
+    atomic_fetch_sub(&lines_in_flight, 1);
     errno = saved;
 }
 
@@ -342,4 +351,10 @@ void cs_log_user_error(const char *program, const char *fmt, ...)
 void cs_log_stop(void)
 {
     atomic_store(&log_level, CS_LOG_ERROR + 1);
+    /* a line another thread had begun before the stop is let out first (50 ms at most: the
+     * caller may itself be inside a line, a crash in the logger) */
+    for (int waited_ms = 0; atomic_load(&lines_in_flight) > 0 && waited_ms < 50; waited_ms++) {
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL); /* async-signal-safe, as the callers need */
+    }
 }

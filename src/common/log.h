@@ -47,7 +47,8 @@ void cs_log_user_error(const char *program, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* The process is ending after a fatal report whose line must stay the last: every later log line
- * is dropped. Async-signal-safe (an atomic store). */
+ * is dropped, and a line another thread is writing is waited for (50 ms at most).
+ * Async-signal-safe (atomics and nanosleep). */
 void cs_log_stop(void);
 
 void cs_log_set_level(cs_log_level lvl);

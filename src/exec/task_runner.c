@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/err.h"
+#include "common/exit_cleanup.h"
 #include "common/fsutil.h"
 #include "common/recio.h"
 #include "exec/checkpoint_io.h"
@@ -63,15 +64,23 @@ static int save_open(save_state *s, const task_desc *t, cs_error *err)
     char uri[4200];
     snprintf(uri, sizeof uri, "%s/part-%05d%s", base, t->partition, ext);
     char staging[4200] = "";
-    if (cs_fs_is_local(base)) {
+    bool local = cs_fs_is_local(base);
+    /* a local output is removed if the process ends mid-job (a task's exit() or crash): what is
+     * created under it is created while that removal waits (exit_cleanup.h) */
+    if (local && !cs_exit_cleanup_enter())
+        return cs_error_set(err, CS_ECANCELLED, "the process is ending: %s not written", uri);
+    if (local) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/_temporary/0/_temporary/attempt_%lld", cs_fs_local_path(base),
                  (long long)t->task_id);
-        if (cs_make_dirs(dir) < 0) /* an executor may be the first to write under the path */
+        if (cs_make_dirs(dir) < 0) { /* an executor may be the first to write under the path */
+            cs_exit_cleanup_leave();
             return cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
+        }
         snprintf(staging, sizeof staging, "%s/part-%05d%s", dir, t->partition, ext);
     }
     s->w = cs_fs_create(uri, staging[0] ? staging : NULL, codec, err);
+    if (local) cs_exit_cleanup_leave();
     if (!s->w) return err->code ? err->code : CS_EIO;
     s->cap = 1 << 20;
     s->buf = cs_xmalloc(s->cap);
