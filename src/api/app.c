@@ -165,8 +165,10 @@ static void end_watch(interrupt_watch *w, bool watching)
     pthread_mutex_lock(&w->lock);
     w->done = true;
     pthread_mutex_unlock(&w->lock);
-    if (watching) pthread_kill(w->thread, SIGTERM);
-    if (watching) pthread_join(w->thread, NULL);
+    if (watching) {
+        pthread_kill(w->thread, SIGTERM);
+        pthread_join(w->thread, NULL);
+    }
     pthread_mutex_destroy(&w->lock);
 }
 

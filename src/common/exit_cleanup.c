@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "common/sync.h"
 
 enum { SLOT_FREE, SLOT_WRITING, SLOT_SET };
 #define TREE_DEPTH_MAX 16 /* local directories are a few levels deep */
@@ -111,10 +112,7 @@ static void empty_dir(int fd, int depth)
 void cs_exit_cleanup_run(void)
 {
     atomic_store(&ending, 1);
-    for (int waited_ms = 0; atomic_load(&creators) > 0 && waited_ms < 200; waited_ms++) {
-        struct timespec ms = {0, 1000000L};
-        nanosleep(&ms, NULL); /* async-signal-safe */
-    }
+    cs_wait_while_positive(&creators, 200);
     for (int i = 0; i < CS_EXIT_CLEANUP_MAX; i++) {
         int expected = SLOT_SET;
         if (!atomic_compare_exchange_strong(&slots[i].state, &expected, SLOT_WRITING)) continue;

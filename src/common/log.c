@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/sync.h"
 
 #define LOG_LINE_MAX 8192
 #define LOG_QUOTE_SLOTS 8
@@ -353,8 +354,5 @@ void cs_log_stop(void)
     atomic_store(&log_level, CS_LOG_ERROR + 1);
     /* a line another thread had begun before the stop is let out first (50 ms at most: the
      * caller may itself be inside a line, a crash in the logger) */
-    for (int waited_ms = 0; atomic_load(&lines_in_flight) > 0 && waited_ms < 50; waited_ms++) {
-        struct timespec ms = {0, 1000000L};
-        nanosleep(&ms, NULL); /* async-signal-safe, as the callers need */
-    }
+    cs_wait_while_positive(&lines_in_flight, 50);
 }

@@ -36,3 +36,9 @@ int cs_cond_wait_ms(pthread_cond_t *c, pthread_mutex_t *m, int64_t ms)
     }
     return pthread_cond_timedwait(c, m, &ts);
 }
+
+void cs_wait_while_positive(atomic_int *count, int max_ms)
+{
+    for (int waited_ms = 0; atomic_load(count) > 0 && waited_ms < max_ms; waited_ms++)
+        cs_sleep_ms(1);
+}

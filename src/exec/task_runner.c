@@ -67,9 +67,9 @@ static int save_open(save_state *s, const task_desc *t, cs_error *err)
     bool local = cs_fs_is_local(base);
     /* a local output is removed if the process ends mid-job (a task's exit() or crash): what is
      * created under it is created while that removal waits (exit_cleanup.h) */
-    if (local && !cs_exit_cleanup_enter())
-        return cs_error_set(err, CS_ECANCELLED, "the process is ending: %s not written", uri);
     if (local) {
+        if (!cs_exit_cleanup_enter())
+            return cs_error_set(err, CS_ECANCELLED, "the process is ending: %s not written", uri);
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/_temporary/0/_temporary/attempt_%lld", cs_fs_local_path(base),
                  (long long)t->task_id);

@@ -27,6 +27,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "sched/event_log.h"
 #include "sched/progress.h"
 
@@ -256,14 +257,7 @@ static void dispatch_wait(listener_bus *bus, bool delivered)
         bus->dispatch_waiting = true;
         bus->dispatch_lingering = linger;
         if (linger) {
-            struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += DISPATCH_LINGER_MS * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&bus->cv_work, &bus->mu, &until);
+            cs_cond_wait_ms(&bus->cv_work, &bus->mu, DISPATCH_LINGER_MS);
             linger = false; /* nothing came in the window: sleep until woken */
         } else {
             pthread_cond_wait(&bus->cv_work, &bus->mu);
@@ -324,11 +318,7 @@ listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const
 {
     listener_bus *bus = cs_xcalloc(1, sizeof *bus);
     pthread_mutex_init(&bus->mu, NULL);
-    pthread_condattr_t mono;
-    pthread_condattr_init(&mono);
-    pthread_condattr_setclock(&mono, CLOCK_MONOTONIC); /* the linger's deadline */
-    pthread_cond_init(&bus->cv_work, &mono);
-    pthread_condattr_destroy(&mono);
+    cs_cond_init_monotonic(&bus->cv_work); /* the linger's deadline */
     pthread_cond_init(&bus->cv_done, NULL);
 
     bool log_enabled = false, show_progress = true;
