@@ -3,7 +3,9 @@
  * manager, the web UI and the context report task ends, executor losses, cancellations, aborts
  * and callbacks from their own threads; each becomes a completion queued under the scheduler's
  * lock for the job thread (dag_scheduler.c), which pops them in order. Ownership: a queued
- * completion (and the task result moved into it) belongs to the queue, then to the job thread.
+ * completion (and the task result moved into it) belongs to the queue, then to the job thread,
+ * and so does the task's descriptor — shared with the task's thread when the reaper leaves that
+ * thread running (cs_scheduler_task_retain: the last of the two to let go frees it).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -72,6 +74,17 @@ void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt,
     if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
     va_end(ap);
     cs_scheduler_task_done(s, t, &r);
+}
+
+void cs_scheduler_task_retain(const task_desc *t)
+{
+    __atomic_store_n(&((sched_task *)t)->holders, 2, __ATOMIC_RELEASE);
+}
+
+void cs_scheduler_task_release(const task_desc *t)
+{
+    sched_task *stk = (sched_task *)t;
+    if (__atomic_sub_fetch(&stk->holders, 1, __ATOMIC_ACQ_REL) == 0) free(stk);
 }
 
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)

@@ -57,6 +57,8 @@ typedef struct sched_task {
     char executor[64]; /* where it started */
     char host[64];
     int locality; /* the cs_locality_level it was launched at */
+    int holders;  /* 0: its completion owns it; 2 once a thread the reaper left running keeps it
+                     too (cs_scheduler_task_retain): the last of the two to let go frees it */
 } sched_task;
 
 typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK, EV_CANCEL } completion_kind;

@@ -95,6 +95,12 @@ void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
  * executor lost): the reason is formatted as printf does. */
 void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The task reaper gives up on a task whose thread still runs (local mode): the descriptor stays
+ * valid for that thread, which lets go of it with cs_scheduler_task_release when its task returns
+ * (never, if the process ends first). Call retain before reporting the task failed; neither call
+ * locks anything. */
+void cs_scheduler_task_retain(const task_desc *t);
+void cs_scheduler_task_release(const task_desc *t);
 /* A task whose executor was lost while it ran (Spark's ExecutorLostFailure): `why` is the
  * executor's loss reason; caused_by_app when the executor exited on its own (not removed). */
 void cs_scheduler_task_lost(scheduler *s, const task_desc *t, const char *executor_id,

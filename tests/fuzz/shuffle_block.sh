@@ -13,7 +13,7 @@ OUT="$BUILD/fuzz/shuffle_block"
 mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S/common/recio.c" "$S/common/checksum.c" "$S/common/batch.c" "$S/common/err.c"
-  "$S/common/log.c" "$S/common/conf.c"
+  "$S/common/log.c" "$S/common/conf.c" "$S/common/sync.c"
   "$S/common/strutil.c" "$S/shuffle/shuffle.c" "$S/shuffle/spill.c")
 FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"
   $(pkg-config --cflags liblz4 libxxhash zlib))

@@ -11,6 +11,10 @@
  *   abort_stuck DIR                partition 0 fails every attempt once partition 1 runs (the
  *                                  job aborts) while the other 7 sleep 600 s
  *   main_sleeps DIR                no task: the entry function sleeps 600 s in driver code
+ *   abort_linger DIR               2 tasks: partition 0 fails once partition 1 runs; partition 1
+ *                                  ignores its kill until the job has failed, then reads its task
+ *                                  context once more and writes what it read into
+ *                                  DIR/read-after-abort (the entry function waits for it)
  * Each prints "count=N" if its job ever finishes (it should not).
  */
 #include <fcntl.h>
@@ -154,4 +158,68 @@ int main_sleeps(cspark_context *sc, int argc, char **argv)
     while (nanosleep(&ts, &ts) != 0)
         ;
     return 0;
+}
+
+/* abort_linger's task: partition 0 fails at once partition 1 runs; partition 1 waits for
+ * DIR/released (the entry function creates it once the job has failed, the reaper having given
+ * up on this task), then reads its context again: it must still be valid. */
+void linger_map(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    size_t len;
+    const stuck_args *a = cspark_closure(tc, &len);
+    char path[PATH_MAX + 32];
+    if (cspark_partition_id(tc) == 0) {
+        snprintf(path, sizeof path, "%s/started-1", a->dir);
+        for (int i = 0; i < 1200 && access(path, F_OK) != 0; i++) {
+            struct timespec ts = {0, 50000000L};
+            nanosleep(&ts, NULL);
+        }
+        cspark_task_fail(tc, "linger_map: partition 0 always fails");
+        return;
+    }
+    mark_started(a, tc);
+    snprintf(path, sizeof path, "%s/released", a->dir);
+    for (int i = 0; i < 2400 && access(path, F_OK) != 0; i++) {
+        struct timespec ts = {0, 50000000L};
+        nanosleep(&ts, NULL);
+    }
+    char line[128];
+    int n = snprintf(line, sizeof line, "partition=%d stage=%d attempt=%d\n",
+                     cspark_partition_id(tc), cspark_stage_id(tc), cspark_attempt_number(tc));
+    snprintf(path, sizeof path, "%s/read-after-abort.tmp", a->dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fwrite(line, 1, (size_t)n, f);
+        fclose(f);
+        char done[PATH_MAX + 32];
+        snprintf(done, sizeof done, "%s/read-after-abort", a->dir);
+        rename(path, done);
+    }
+    cspark_emit_record(out, in);
+}
+
+int abort_linger(cspark_context *sc, int argc, char **argv)
+{
+    stuck_args a;
+    if (init(&a, argc, argv, 1) < 0) return 2;
+    int64_t n = 0;
+    int rc = cspark_count(cspark_map(cspark_range(sc, 0, 2, 1, 2), linger_map, &a, sizeof a), &n);
+    printf("rc=%d\n", rc);
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/released", a.dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0) close(fd);
+    snprintf(path, sizeof path, "%s/read-after-abort", a.dir);
+    for (int i = 0; i < 2400 && access(path, F_OK) != 0; i++) {
+        struct timespec ts = {0, 50000000L};
+        nanosleep(&ts, NULL);
+    }
+    FILE *f = fopen(path, "r");
+    char line[128] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = 0;
+        fclose(f);
+    }
+    printf("read after abort: %s", line[0] ? line : "nothing\n");
+    return rc < 0 ? 1 : 0;
 }

@@ -35,7 +35,17 @@ if [ "\${K8S_CLUSTER:-kubesim}" = real ]; then
             printf -- '---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: cspark-test-%s}\nspec: {storageClassName: cspark-test, capacity: {storage: 1Gi}, accessModes: [ReadWriteOncePod], persistentVolumeReclaimPolicy: Retain, hostPath: {path: /tmp/cspark-test-pv-%s}}\n' \$i \$i
         done
     } | kubectl apply -f - >/dev/null || fail "cannot make the test's StorageClass and volumes"
+    # the claims bind only to volumes the volume controller has seen and made Available
+    for i in 1 2 3 4 5 6; do
+        kubectl wait --for=jsonpath='{.status.phase}'=Available pv/cspark-test-\$i --timeout=120s >/dev/null ||
+            fail "volume cspark-test-\$i never became Available: \$(kubectl get pv -o wide)"
+    done
 fi
+# what the cluster held, for a failure's report
+cluster_state() {
+    kubectl get pods,pvc,pv -o wide 2>&1 | sed 's/^/  /'
+    kubectl get events --sort-by=.lastTimestamp 2>&1 | tail -n 25 | sed 's/^/  /'
+}
 pvcs() { kubectl get pvc -o name 2>/dev/null | grep -c . || true; }
 # check_claims OWNER_KIND: every executor pod's claim as Spark makes it; prints "pod claim" lines
 check_claims() {
@@ -90,7 +100,8 @@ for _ in \$(seq 300); do
     sleep 0.2
 done
 grep -q "event=executor_registered executor=2" "$T/driver.log" 2>/dev/null ||
-    { tail -n 20 "$T/c.err" "$T/driver.log" >&2; fail "cluster mode: the executors never registered"; }
+    { tail -n 20 "$T/c.err" >&2; grep -E "executor|claim" "$T/driver.log" | tail -n 30 >&2; cluster_state >&2
+      fail "cluster mode: the executors never registered"; }
 check_claims driver >"$T/claims1" || fail "cluster mode: claims while the job runs"
 cat "$T/claims1"
 [ "\$(pvcs)" -eq 2 ] || fail "cluster mode: \$(pvcs) claims, want 2: \$(kubectl get pvc -o name)"

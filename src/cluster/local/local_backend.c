@@ -6,7 +6,9 @@
  *
  * The task reaper (common/shutdown.h): a thread cannot be killed, so a task that ignores its
  * kill past spark.task.reaper.killTimeout is reported failed and its worker is abandoned — it
- * ends when the task returns, reporting nothing — and a new worker takes its place. At stop,
+ * ends when the task returns, reporting nothing, and keeps the task's descriptor (which its task
+ * context points into) until then (cs_scheduler_task_retain/release) — and a new worker takes its
+ * place. At stop,
  * workers still running an abandoned task are left to the process's exit: the backend is not
  * freed (they use it) and the driver ends with _exit after its cleanup (src/api/app.c).
  */
@@ -85,6 +87,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&b->lock);
         if (abandoned) { /* already reported failed by the reaper */
             cs_task_result_free(&r);
+            cs_scheduler_task_release(t);
             cs_shutdown_task_abandoned(-1);
             break;
         }
@@ -163,6 +166,7 @@ static int local_reap(sched_backend *base, const char *reason)
         worker *w = b->workers[i];
         if (w->abandoned || !w->task) continue;
         w->abandoned = true;
+        cs_scheduler_task_retain(w->task); /* before the worker can see abandoned */
         left[n++] = w->task;
     }
     for (int i = 0; i < n && !b->stopping; i++)
