@@ -1,10 +1,11 @@
 /*
  * coarse_broadcast.c — the driver's broadcast service for executors (the driver side of Spark's
- * TorrentBroadcast): answers BroadcastFetch with a value's description, or with a piece — its
- * bytes from the driver's copy, or the peers that hold it, or "busy", as the tracker decides
- * (exec/broadcast_tracker.h) — records BroadcastStored, forgets lost executors' pieces, and sends
- * BroadcastRemoved to every live executor when the application destroys a broadcast.
- * Called by coarse_backend.c on the RPC loop thread (and the removal hook on the job's thread).
+ * TorrentBroadcast): answers BroadcastFetch with a value's description (with the bytes too when
+ * the value is one small piece), or with a piece — its bytes from the driver's copy, or the peers
+ * that hold it, or "busy", as the tracker decides (exec/broadcast_tracker.h) — records
+ * BroadcastStored, forgets lost executors' pieces, and sends BroadcastRemoved to every live
+ * executor when the application destroys a broadcast. Called by coarse_backend.c on the RPC loop
+ * thread (and the removal hook on the job's thread).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,18 @@ void cs_coarse_on_broadcast_fetch(coarse_backend *b, rpc_conn *c, uint64_t rid,
         br.piece_size = d.piece_size;
         br.n_checksums = (size_t)d.num_pieces;
         br.checksums = (uint64_t *)d.checksums;
+        /* a value of one small piece (the tracker always has the driver send those) comes with
+         * its description: one round trip, as Spark's executors read a one-block broadcast */
+        size_t len = 0;
+        uint8_t *data = d.num_pieces == 1 ? cs_broadcast_entry_piece_buf(e, 0, &len) : NULL;
+        bt_peer ids[CS_BROADCAST_MAX_PEERS];
+        int n = 0;
+        if (data && len <= CS_BROADCAST_SMALL_PIECE_BYTES &&
+            cs_broadcast_tracker_decide(b->env.broadcast_tracker, bf->broadcast_id, 0, 1, len, exec,
+                                        false, cs_mono_ms(), ids, &n) == BT_SEND) {
+            br.data.data = data;
+            br.data.len = len;
+        }
         reply(c, rid, &br);
     } else if (bf->piece >= d.num_pieces) {
         snprintf(err.msg, sizeof err.msg, "broadcast %lld has no piece %d",

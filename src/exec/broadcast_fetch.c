@@ -1,7 +1,8 @@
 /*
  * broadcast_fetch.c — an executor's broadcast source (see broadcast_fetch.h): BroadcastFetch
  * requests to the driver and to peers' block servers (cs_rpc_call), BroadcastStored
- * announcements, a random piece order per fetch, and a small cache of peer connections. Called by
+ * announcements, a random piece order per fetch, and a small cache of peer connections. A value
+ * of one small piece arrives with its description: the fetch then asks nothing more. Called by
  * broadcast_store.c on the task thread that first asks for a value.
  */
 #define _GNU_SOURCE
@@ -35,6 +36,14 @@ struct broadcast_fetcher {
 };
 
 static const char *COMP = "broadcast";
+
+/* The bytes of a value of one small piece that came with its description (describe), kept for
+ * the fetch that follows on the same thread (broadcast_store.c calls describe, then fetch). */
+static __thread struct {
+    int64_t id;
+    uint8_t *bytes;
+    size_t len;
+} described_piece;
 
 broadcast_fetcher *cs_broadcast_fetcher_new(rpc_endpoint *ep, rpc_conn *driver,
                                             const char *executor_id, int64_t timeout_ms)
@@ -108,6 +117,14 @@ static int describe(void *arg, int64_t id, broadcast_desc *d, uint64_t **checksu
     *checksums = cs_xcalloc(br->n_checksums + 1, sizeof **checksums);
     memcpy(*checksums, br->checksums, br->n_checksums * sizeof **checksums);
     d->checksums = *checksums;
+    free(described_piece.bytes);
+    described_piece.bytes = NULL;
+    if (d->num_pieces == 1 && br->data.len > 0) {
+        described_piece.id = id;
+        described_piece.len = br->data.len;
+        described_piece.bytes = cs_xmalloc(br->data.len);
+        memcpy(described_piece.bytes, br->data.data, br->data.len);
+    }
     cspark__envelope__free_unpacked(reply, NULL);
     return 0;
 }
@@ -143,20 +160,26 @@ static rpc_conn *peer(broadcast_fetcher *f, const char *host, int port, cs_error
     return c;
 }
 
-/* Copies a piece's bytes from reply into e if they match its checksum. */
-static int take_piece(broadcast_entry *e, int piece, const Cspark__BroadcastReply *br,
+/* Copies a piece's bytes into e if they match its checksum. */
+static int take_bytes(broadcast_entry *e, int piece, const uint8_t *bytes, size_t n,
                       const char *from, cs_error *err)
 {
     size_t len;
     uint8_t *dst = cs_broadcast_entry_piece_buf(e, piece, &len);
-    if (br->data.len != len ||
-        cs_broadcast_piece_checksum(br->data.data, len) != cs_broadcast_entry_checksum(e, piece))
+    if (n != len ||
+        cs_broadcast_piece_checksum(bytes, len) != cs_broadcast_entry_checksum(e, piece))
         return cs_error_set(err, CS_EIO,
                             "broadcast %lld piece %d from %s: checksum mismatch (%zu bytes, "
                             "expected %zu)",
-                            (long long)cs_broadcast_entry_id(e), piece, from, br->data.len, len);
-    memcpy(dst, br->data.data, len);
+                            (long long)cs_broadcast_entry_id(e), piece, from, n, len);
+    memcpy(dst, bytes, len);
     return 0;
+}
+
+static int take_piece(broadcast_entry *e, int piece, const Cspark__BroadcastReply *br,
+                      const char *from, cs_error *err)
+{
+    return take_bytes(e, piece, br->data.data, br->data.len, from, err);
 }
 
 static void announce(broadcast_fetcher *f, int64_t id, int piece, const char *source,
@@ -176,7 +199,7 @@ static void announce(broadcast_fetcher *f, int64_t id, int piece, const char *so
 
 /* Tries the peers of reply in turn; 0 once one sent a good piece (*source = its id). */
 static int from_peers(broadcast_fetcher *f, broadcast_entry *e, int piece,
-                      const Cspark__BroadcastReply *br, char *source, size_t cap)
+                      const Cspark__BroadcastReply *br, char *source, size_t cap, int *asked)
 {
     int64_t id = cs_broadcast_entry_id(e);
     for (size_t i = 0; i < br->n_peers; i++) {
@@ -186,6 +209,7 @@ static int from_peers(broadcast_fetcher *f, broadcast_entry *e, int piece,
         rpc_conn *c = peer(f, p->host, p->port, &err);
         Cspark__Envelope *reply = NULL;
         int rc = c ? ask(f, c, id, piece, false, &reply, &err) : CS_EIO;
+        *asked += c != NULL;
         if (c) cs_rpc_conn_unref(c);
         if (rc == 0) rc = take_piece(e, piece, reply->broadcast_reply, p->executor_id, &err);
         if (reply) cspark__envelope__free_unpacked(reply, NULL);
@@ -201,15 +225,16 @@ static int from_peers(broadcast_fetcher *f, broadcast_entry *e, int piece,
     return CS_EIO;
 }
 
-/* One piece: 1 stored, 0 busy (ask later), <0 failed. */
+/* One piece: 1 stored, 0 busy (ask later), <0 failed. *asked counts the requests sent. */
 static int fetch_piece(broadcast_fetcher *f, broadcast_store *s, broadcast_entry *e, int piece,
-                       cs_error *err)
+                       int *asked, cs_error *err)
 {
     int64_t id = cs_broadcast_entry_id(e);
     bool from_driver = false;
     for (int round = 0; round < 2; round++) {
         Cspark__Envelope *reply = NULL;
         int rc = ask(f, f->driver, id, piece, from_driver, &reply, err);
+        (*asked)++;
         if (rc < 0) return rc;
         Cspark__BroadcastReply *br = reply->broadcast_reply;
         char source[64] = "driver";
@@ -218,7 +243,7 @@ static int fetch_piece(broadcast_fetcher *f, broadcast_store *s, broadcast_entry
             return 0;
         }
         if (br->n_peers > 0 && !from_driver) {
-            rc = from_peers(f, e, piece, br, source, sizeof source);
+            rc = from_peers(f, e, piece, br, source, sizeof source, asked);
             cspark__envelope__free_unpacked(reply, NULL);
             if (rc < 0) {
                 from_driver = true; /* every peer failed: the driver sends it */
@@ -257,11 +282,25 @@ static int fetch(void *arg, broadcast_store *s, broadcast_entry *e, cs_error *er
         order[j] = tmp;
     }
     int64_t start = cs_mono_ms();
-    int left = n, wait_ms = 2, rc = 0;
+    int left = n, wait_ms = 2, rc = 0, asked = 1; /* the description's request */
+    if (described_piece.bytes && described_piece.id == cs_broadcast_entry_id(e) && n == 1) {
+        cs_error bad;
+        cs_error_clear(&bad);
+        if (take_bytes(e, 0, described_piece.bytes, described_piece.len, "the driver", &bad) == 0) {
+            cs_broadcast_store_piece_done(s, e, 0);
+            announce(f, cs_broadcast_entry_id(e), 0, "driver", described_piece.len);
+            left = 0;
+        } else { /* fetched again below, as any piece */
+            CS_WARN(COMP, "executor=%s event=described_piece_rejected error=\"%s\"", f->executor_id,
+                    bad.msg);
+        }
+    }
+    free(described_piece.bytes);
+    described_piece.bytes = NULL;
     while (left > 0) {
         int kept = 0;
         for (int k = 0; k < left; k++) {
-            rc = fetch_piece(f, s, e, order[k], err);
+            rc = fetch_piece(f, s, e, order[k], &asked, err);
             if (rc < 0) goto done;
             if (rc == 0) order[kept++] = order[k]; /* busy: after the others */
         }
@@ -275,9 +314,10 @@ static int fetch(void *arg, broadcast_store *s, broadcast_entry *e, cs_error *er
         left = kept;
     }
     rc = 0;
-    CS_INFO(COMP, "executor=%s broadcast=%lld event=fetched bytes=%llu pieces=%d ms=%lld",
+    CS_INFO(COMP,
+            "executor=%s broadcast=%lld event=fetched bytes=%llu pieces=%d requests=%d ms=%lld",
             f->executor_id, (long long)cs_broadcast_entry_id(e), (unsigned long long)d.size, n,
-            (long long)(cs_mono_ms() - start));
+            asked, (long long)(cs_mono_ms() - start));
 done:
     free(order);
     return rc;

@@ -44,9 +44,19 @@ log "broadcast of $size bytes to 4 executors: driver sent $by_driver, executors 
     fail "the driver sent $by_driver bytes of a $size-byte broadcast to 4 executors (at most 2x allowed)"
 [ "$by_execs" -gt 0 ] || fail "no executor served a piece to another"
 assert_eq "$((4 * size))" "$((by_driver + by_execs))" "bytes received by the 4 executors"
-assert_eq 4 "$(grep -c 'event=fetched bytes=104857600 pieces=25' "$T/bc.err")" "executors that fetched the value once"
+assert_eq 4 "$(grep -c 'event=fetched bytes=104857600 pieces=25 ' "$T/bc.err")" "executors that fetched the value once"
 assert_eq 4 "$(grep -c 'event=broadcast_removed broadcast=0' "$T/bc.err")" "executors that dropped it at destroy"
 grep -q 'checksum mismatch' "$T/bc.err" && fail "a piece failed its checksum"
+
+# a value of one small piece comes with its description: one request per executor
+run bs 'local-cluster[2,1,1024]' --class bcast_read "$JOBS" 48K 4 ||
+    fail "local-cluster small broadcast failed: $(tail -3 "$T/bs.err")"
+assert_eq "$(cat "$T/bs.out")" \
+    "tasks=4 processes=2 same=yes decodes_per_process=1 reads=4 destroy=0 again=refused" \
+    "local-cluster small broadcast"
+assert_eq "$(grep -c 'event=fetched bytes=49152 pieces=1 requests=1 ' "$T/bs.err")" 2 \
+    "executors that read the 48 KiB value in one request"
+assert_eq "$(served bs)" "$((2 * 49152)) 0" "bytes of the small broadcast sent (by the driver only)"
 
 for master in 'local[2]' 'local-cluster[2,1,1024]'; do
     if run bd "$master" --class bcast_destroyed "$JOBS"; then fail "$master: reading a destroyed broadcast succeeded"; fi

@@ -86,13 +86,13 @@ void read_broadcast(cspark_iterator *in, cspark_emitter *out, cspark_task_contex
     cspark_emit(out, key, (size_t)kl, val, (size_t)vl);
 }
 
-/* bcast_read MB PARTITIONS: broadcasts MB MiB, reads it in every task; prints
- * "tasks=N processes=P same=yes|no decodes_per_process=D reads=R destroy=0". */
+/* bcast_read MB PARTITIONS: broadcasts MB MiB (or KiB with a K suffix: 48K), reads it in every
+ * task; prints "tasks=N processes=P same=yes|no decodes_per_process=D reads=R destroy=0". */
 int bcast_read(cspark_context *sc, int argc, char **argv)
 {
     size_t mb = argc > 1 ? (size_t)atoi(argv[1]) : 10;
     int parts = argc > 2 ? atoi(argv[2]) : 8;
-    size_t n = mb << 20;
+    size_t n = argc > 1 && strchr(argv[1], 'K') ? mb << 10 : mb << 20;
     uint8_t *data = malloc(n ? n : 1);
     fill(data, n, 42);
     uint64_t want = fnv(data, n);
