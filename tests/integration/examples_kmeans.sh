@@ -88,25 +88,58 @@ log "MEMORY_ONLY larger than storage memory: recomputed ($read3 bytes read again
 
 # an executor killed once iteration 2 is done: its blocks are gone (the registry forgets them
 # and later tasks recompute those partitions from the text file), the job ends with the same
-# centroids and the same count of malformed lines (read after iteration 1). The driver is paused
-# while the executor is killed, and 148 iterations (of at least one job each) are left then, so
-# the kill lands mid-run however loaded the machine is.
+# centroids and the same count of malformed lines (read after iteration 1). The driver's stderr
+# goes through a FIFO of one page that the test stops reading at "iteration 2 took": the driver
+# then blocks in its next few log lines (iterations log several each), however fast iterations
+# are, and is paused while the executor is killed, with most of its 148 iterations left.
 "$PY" "$SRC/bench/gen_points.py" 3000 4 3 6 7 >"$T/kill-points.txt"
 "$PY" "$SRC/bench/kmeans_ref.py" "$T/kill-points.txt" 4 150 >"$T/kill-ref.txt"
 SUBMIT_OPTS=(--conf spark.default.parallelism=4)
+mkfifo "$T/kill.fifo"
+"$PY" - "$T/kill.fifo" "$T/kill.err" "$T/kill.held" "$T/kill.go" <<'PYEOF' &
+import fcntl, os, sys, time
+fifo, out, held, go = sys.argv[1:5]
+fd = os.open(fifo, os.O_RDONLY)
+for _ in range(1000):  # one page (EBUSY while more than that is already in the pipe)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
+        break
+    except OSError:
+        time.sleep(0.001)
+with open(out, "wb", buffering=0) as w, os.fdopen(fd, "rb", buffering=0) as r:
+    buf, waiting = b"", True
+    while True:
+        chunk = r.read(512)
+        if not chunk:
+            break
+        w.write(chunk)
+        buf = (buf + chunk)[-4096:]
+        if waiting and b"kmeans: iteration 2 took" in buf:
+            waiting = False
+            open(held, "w").close()
+            for _ in range(6000):  # the test stops the driver, kills an executor, says go
+                if os.path.exists(go):
+                    break
+                time.sleep(0.05)
+PYEOF
+reader=$!
 "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" "$APP" "$T/kill-points.txt" 4 150 MEMORY_ONLY \
-    >"$T/kill.out" 2>"$T/kill.err" &
+    >"$T/kill.out" 2>"$T/kill.fifo" &
 pid=$!
-trap 'kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; _lib_cleanup' EXIT
-wait_for_log "$T/kill.err" "kmeans: iteration 2 took" 120
+trap 'kill -CONT $pid 2>/dev/null; kill $pid $reader 2>/dev/null; _lib_cleanup' EXIT
+for _ in $(seq 2400); do [ -e "$T/kill.held" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+[ -e "$T/kill.held" ] || fail "kmeans never reached iteration 2: $(tail -3 "$T/kill.err")"
 kill -STOP $pid
 mapfile -t execs < <(executor_pids $pid)
 [ ${#execs[@]} -ge 1 ] || { kill -CONT $pid; fail "no executor to kill"; }
 kill -9 "${execs[0]}"
+log "executor ${execs[0]} killed after $(grep -c "kmeans: iteration" "$T/kill.err") iterations"
+touch "$T/kill.go"
 kill -CONT $pid
 timeout 300 tail --pid=$pid -f /dev/null || fail "kmeans hangs after an executor was killed"
 rc=0
 wait $pid || rc=$?
+wait $reader
 [ $rc -eq 0 ] || { tail -5 "$T/kill.err" >&2; fail "kmeans failed with $rc after an executor was killed"; }
 assert_files_eq "$T/kill.out" "$T/kill-ref.txt" "centroids after an executor was killed"
 assert_contains "$T/kill.err" "event=executor_lost" "the kill was seen"
