@@ -65,8 +65,8 @@ import glob, json, re, statistics, sys
 t, iters, size, points, k, dims = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 
 def load(level):
-    wall = {int(m.group(1)): int(m.group(2)) for m in
-            re.finditer(r"kmeans: iteration (\d+) took (\d+) ms", open(f"{t}/{level}.err").read())}
+    wall = {int(m.group(1)): float(m.group(2)) for m in
+            re.finditer(r"kmeans: iteration (\d+) took ([\d.]+) ms", open(f"{t}/{level}.err").read())}
     stage_job, cpu, read = {}, {}, {}
     for line in open(glob.glob(f"{t}/ev-{level}/*")[0]):
         e = json.loads(line)
@@ -89,16 +89,16 @@ for level in ("MEMORY_ONLY", "NONE"):
     later_cpu = statistics.median(cpu[i] for i in range(2, iters + 1))
     rows[level] = (wall[1], later_wall, cpu[1], later_cpu)
     print(f"\n{level}")
-    print(f"  iteration 1: {wall[1]} ms wall, {cpu[1]:.0f} ms task CPU; input read {read[1]} bytes")
-    print(f"  iterations 2-{iters} (median): {later_wall:.0f} ms wall, {later_cpu:.0f} ms task CPU; "
+    print(f"  iteration 1: {wall[1]:.1f} ms wall, {cpu[1]:.0f} ms task CPU; input read {read[1]} bytes")
+    print(f"  iterations 2-{iters} (median): {later_wall:.1f} ms wall, {later_cpu:.0f} ms task CPU; "
           f"input read {sum(read[i] for i in range(2, iters + 1))} bytes in all")
-    print(f"  iteration 1 / later: {wall[1] / max(later_wall, 1):.1f}x wall, {cpu[1] / max(later_cpu, 0.001):.1f}x CPU (target >= 5x with the cache)")
+    print(f"  iteration 1 / later: {wall[1] / max(later_wall, 0.1):.1f}x wall, {cpu[1] / max(later_cpu, 0.001):.1f}x CPU (target >= 5x with the cache)")
     worst_wall = max(wall[i] for i in range(2, iters + 1))
     worst_cpu = max(cpu[i] for i in range(2, iters + 1))
-    print(f"  iteration 1 / slowest of 2-{iters}: {wall[1] / max(worst_wall, 1):.1f}x wall ({worst_wall} ms), "
+    print(f"  iteration 1 / slowest of 2-{iters}: {wall[1] / max(worst_wall, 0.1):.1f}x wall ({worst_wall:.1f} ms), "
           f"{cpu[1] / max(worst_cpu, 0.001):.1f}x CPU ({worst_cpu:.0f} ms)")
     print(f"  input read by every job (take(K) included): {sum(read.values())} bytes = "
           f"{sum(read.values()) / size:.3f} x the file")
 c, n = rows["MEMORY_ONLY"], rows["NONE"]
-print(f"\ncached iteration vs uncached iteration (medians of 2-{iters}): {n[1] / max(c[1], 1):.1f}x wall, {n[3] / max(c[3], 0.001):.1f}x CPU")
+print(f"\ncached iteration vs uncached iteration (medians of 2-{iters}): {n[1] / max(c[1], 0.1):.1f}x wall, {n[3] / max(c[3], 0.001):.1f}x CPU")
 PYEOF

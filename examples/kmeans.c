@@ -13,6 +13,7 @@
  *       val closest = data.map(p => (closestPoint(p, centres.value), (p, 1)))
  *       val pointStats = closest.reduceByKey { case ((p1, c1), (p2, c2)) => (p1 + p2, c1 + c2) }
  *       kPoints = pointStats.map { case (i, (sum, n)) => (i, sum / n) }.collectAsMap()
+ *       // here: each partition's sums for all K clusters as one value, merged by reduce
  *       centres.destroy()
  *     }
  *
@@ -29,8 +30,10 @@
  * k-means "block" solver stacks its points into matrices): an iteration reads a few thousand
  * records, not one per point, and each block goes to the distance search as it is stored. Each
  * iteration broadcasts the current centroids (K x D doubles) and destroys the broadcast once the
- * iteration's job is done. Each task sums its partition's points per nearest centroid (one
- * record per cluster, not per point), and the sums are reduced by cluster. A centroid that loses
+ * iteration's job is done. Each task sums its partition's points per nearest centroid into one
+ * record (K x (D sums + a count), not a record per point), and `reduce` adds the partitions'
+ * records on the driver: one stage per iteration, where reduceByKey would add a shuffle stage
+ * for K tiny records. A centroid that loses
  * all its points keeps its position. Ties go to the lower centroid index. The nearest centroids
  * are found a block at a time, with vector arithmetic (AVX2 where the CPU has it): with the
  * points cached, this search is what an iteration costs. The sums of squares are exact IEEE
@@ -38,15 +41,15 @@
  * near-ties resolve as in the reference.
  *
  * The accumulator is read after iteration 1, the job that parses every line (take(K) parses the
- * head of the file through a parse without the accumulator): in Spark's semantics an update made
- * before a shuffle counts again when its partition is computed again (an evicted MEMORY_ONLY block,
- * a lost executor), so later values may be larger.
+ * head of the file through a parse without the accumulator): a later job that parses a partition
+ * again (an evicted MEMORY_ONLY block, a lost executor's) counts its malformed lines again, as in
+ * Spark, so later values may be larger.
  *
  * Usage: kmeans.so POINTS K ITERATIONS [LEVEL]; ITERATIONS >= 1; LEVEL is MEMORY_ONLY (default),
  * MEMORY_AND_DISK, DISK_ONLY or NONE (no cache). Prints on stdout "points N" (the points of
  * iteration 1), "malformed M" (the accumulator after iteration 1), then "centroid <i>:" and the
- * coordinates ("%.6f") for each centroid; on stderr "kmeans: iteration <n> took <ms> ms" after each
- * iteration.
+ * coordinates ("%.6f") for each centroid; on stderr "kmeans: iteration <n> took <ms> ms" (to a
+ * tenth of a millisecond) after each iteration.
  */
 #include <cspark.h>
 
@@ -172,32 +175,46 @@ typedef struct km_iteration {
  * doubles (GCC/clang vector extensions). x holds the coordinates coordinate by coordinate
  * (x[j * KM_CHUNK + i]: coordinate j of point i), so neighbouring points load as one vector;
  * each lane sums its point's squared distance in coordinate order, as the reference does, and
- * the best distance and index stay in registers. A whole chunk is computed (a partial one holds
- * stale but finite values past its end). Defined twice: 2 lanes for any CPU (SSE2, NEON, ...),
- * 4 lanes with AVX2 where the CPU has it (x86-64; chosen at run time). */
+ * the best distance and index stay in registers. Two vectors of points go through the centroids
+ * side by side (KM_VECTORS): their distance sums do not wait for each other, so the CPU overlaps
+ * them. A whole chunk is computed (a partial one holds stale but finite values past its end).
+ * Defined three times: 2 lanes for any CPU (SSE2, NEON, ...), 4 lanes with AVX2 and 8 with
+ * AVX-512 where the CPU has them (x86-64; chosen at run time). */
+#define KM_VECTORS 2
 #define KM_ASSIGN_CHUNK(name, lanes, attributes)                                                   \
     attributes static void name(const double *restrict x, const double *restrict centroids, int k, \
                                 int d, int64_t *restrict best)                                     \
     {                                                                                              \
         typedef double vec __attribute__((vector_size(lanes * sizeof(double))));                   \
         typedef int64_t mask __attribute__((vector_size(lanes * sizeof(int64_t))));                \
-        for (int i = 0; i < KM_CHUNK; i += lanes) {                                                \
-            vec best_dist = (vec){0} + HUGE_VAL; /* distances are finite: centroid 0 wins */       \
-            mask best_c = {0};                                                                     \
+        for (int i = 0; i < KM_CHUNK; i += lanes * KM_VECTORS) {                                   \
+            vec best_dist[KM_VECTORS];                                                             \
+            mask best_c[KM_VECTORS];                                                               \
+            for (int v = 0; v < KM_VECTORS; v++) {                                                 \
+                best_dist[v] = (vec){0} + HUGE_VAL; /* distances are finite: centroid 0 wins */    \
+                best_c[v] = (mask){0};                                                             \
+            }                                                                                      \
             for (int c = 0; c < k; c++) {                                                          \
                 const double *centre = centroids + (size_t)c * (size_t)d;                          \
-                vec dist = {0};                                                                    \
+                vec dist[KM_VECTORS] = {{0}};                                                      \
                 for (int j = 0; j < d; j++) {                                                      \
-                    vec xj;                                                                        \
-                    memcpy(&xj, x + (size_t)j * KM_CHUNK + (size_t)i, sizeof xj);                  \
-                    vec diff = xj - centre[j];                                                     \
-                    dist += diff * diff;                                                           \
+                    for (int v = 0; v < KM_VECTORS; v++) {                                         \
+                        vec xj;                                                                    \
+                        memcpy(&xj, x + (size_t)j * KM_CHUNK + (size_t)(i + v * lanes),            \
+                               sizeof xj);                                                         \
+                        vec diff = xj - centre[j];                                                 \
+                        dist[v] += diff * diff;                                                    \
+                    }                                                                              \
                 }                                                                                  \
-                mask closer = dist < best_dist; /* all ones where true */                          \
-                best_dist = (vec)(((mask)dist & closer) | ((mask)best_dist & ~closer));            \
-                best_c = (best_c & ~closer) | ((int64_t)c & closer);                               \
+                for (int v = 0; v < KM_VECTORS; v++) {                                             \
+                    mask closer = dist[v] < best_dist[v]; /* all ones where true */                \
+                    best_dist[v] =                                                                 \
+                        (vec)(((mask)dist[v] & closer) | ((mask)best_dist[v] & ~closer));          \
+                    best_c[v] = (best_c[v] & ~closer) | ((int64_t)c & closer);                     \
+                }                                                                                  \
             }                                                                                      \
-            memcpy(best + i, &best_c, sizeof best_c);                                              \
+            for (int v = 0; v < KM_VECTORS; v++)                                                   \
+                memcpy(best + i + v * lanes, &best_c[v], sizeof best_c[v]);                        \
         }                                                                                          \
     }
 
@@ -206,19 +223,21 @@ typedef void (*km_assign_chunk_fn)(const double *restrict x, const double *restr
 KM_ASSIGN_CHUNK(km_assign_chunk_2, 2, )
 #if defined(__x86_64__) && defined(__GNUC__)
 KM_ASSIGN_CHUNK(km_assign_chunk_avx2, 4, __attribute__((target("avx2"))))
+KM_ASSIGN_CHUNK(km_assign_chunk_avx512, 8, __attribute__((target("avx512f"))))
 #endif
 
 static km_assign_chunk_fn km_pick_assign_chunk(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return km_assign_chunk_avx512;
     if (__builtin_cpu_supports("avx2")) return km_assign_chunk_avx2;
 #endif
     return km_assign_chunk_2;
 }
 
-/* data.map(closestPoint) + the map side of reduceByKey, per partition: each cluster's sum of
- * coordinates and point count, as one record (key: cluster index, value: D sums + count). Each
+/* data.map(closestPoint) and the partition's share of the sums: one record (no key; value: for
+ * each cluster in turn, its D coordinate sums and its point count, int64). Each
  * cached block (km_parse_blocks) goes to a KM_ASSIGN_CHUNK kernel as it is stored (copied first
  * only when the record's bytes are not aligned for doubles). */
 void km_assign(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
@@ -261,17 +280,11 @@ void km_assign(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc
             s[d]++;
         }
     }
-    for (int c = 0; c < k; c++) {
-        int64_t *s = sums + (size_t)c * (size_t)(d + 1);
-        if (!s[d]) continue;
-        uint8_t key[8];
-        cspark_i64_encode(c, key);
-        cspark_emit(out, key, 8, s, (size_t)(d + 1) * 8);
-    }
+    cspark_emit(out, NULL, 0, sums, nsums * sizeof *sums);
     free(sums);
 }
 
-/* reduceByKey: element-wise sum of (sums..., count). */
+/* reduce: element-wise sum of two partitions' (sums..., count) for every cluster. */
 void km_add(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
 {
     if (acc->len != value.len || value.len % 8)
@@ -285,11 +298,11 @@ void km_add(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
     }
 }
 
-static int64_t now_ms(void)
+static double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int km_fail(cspark_context *sc, const char *what)
@@ -362,25 +375,26 @@ static int iterate(cspark_context *sc, cspark_rdd *points, double *centroids, lo
                        (int32_t)k, d};
     if (it.centroids.id < 0) return km_fail(sc, "broadcast");
     cspark_rdd *partial = cspark_map_partitions(points, km_assign, &it, sizeof it);
-    cspark_records *stats = NULL;
-    int rc = cspark_collect(cspark_reduce_by_key(partial, km_add, NULL, 0, 0), &stats);
+    void *stats = NULL;
+    size_t len = 0;
+    int rc = cspark_reduce(partial, km_add, NULL, 0, &stats, &len);
     cspark_broadcast_destroy(sc, it.centroids);
     if (rc < 0) return km_fail(sc, "iteration");
-    *assigned = 0;
-    for (size_t r = 0; r < cspark_records_count(stats); r++) {
-        cspark_record rec = cspark_records_get(stats, r);
-        int64_t c = cspark_slice_i64(rec.key), count;
-        const uint8_t *v = rec.value.ptr;
-        if (c < 0 || c >= k || rec.value.len != (uint32_t)(d + 1) * 8) continue;
-        memcpy(&count, v + (size_t)d * 8, 8);
-        *assigned += count;
-        for (int j = 0; j < d && count > 0; j++) {
-            int64_t sum;
-            memcpy(&sum, v + j * 8, 8);
-            centroids[c * d + j] = (double)sum / (double)count;
-        }
+    if (len != (size_t)k * (size_t)(d + 1) * 8) {
+        fprintf(stderr, "kmeans: the reduced sums have %zu bytes (expected %ld x %d)\n", len, k,
+                d + 1);
+        free(stats);
+        return -1;
     }
-    cspark_records_free(stats);
+    *assigned = 0;
+    const int64_t *sums = stats;
+    for (long c = 0; c < k; c++) {
+        const int64_t *s = sums + c * (d + 1);
+        *assigned += s[d];
+        for (int j = 0; j < d && s[d] > 0; j++)
+            centroids[c * d + j] = (double)s[j] / (double)s[d];
+    }
+    free(stats);
     return 0;
 }
 
@@ -419,7 +433,8 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
 
     int64_t num_points = 0, malformed = 0;
     for (long i = 1; i <= iters; i++) {
-        int64_t t0 = now_ms(), assigned;
+        double t0 = now_ms();
+        int64_t assigned;
         if (iterate(sc, points, centroids, k, d, &assigned) < 0) {
             free(centroids);
             return 1;
@@ -428,7 +443,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
             num_points = assigned;
             malformed = cspark_long_accumulator_value(sc, parse.malformed);
         }
-        fprintf(stderr, "kmeans: iteration %ld took %lld ms\n", i, (long long)(now_ms() - t0));
+        fprintf(stderr, "kmeans: iteration %ld took %.1f ms\n", i, now_ms() - t0);
     }
     printf("points %" PRId64 "\nmalformed %" PRId64 "\n", num_points, malformed);
     for (long c = 0; c < k; c++) {
