@@ -84,7 +84,10 @@ void cs_scheduler_task_retain(const task_desc *t)
 void cs_scheduler_task_release(const task_desc *t)
 {
     sched_task *stk = (sched_task *)t;
-    if (__atomic_sub_fetch(&stk->holders, 1, __ATOMIC_ACQ_REL) == 0) free(stk);
+    /* 0: never retained, its completion is the only holder */
+    if (__atomic_load_n(&stk->holders, __ATOMIC_ACQUIRE) == 0 ||
+        __atomic_sub_fetch(&stk->holders, 1, __ATOMIC_ACQ_REL) == 0)
+        free(stk);
 }
 
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason)

@@ -590,11 +590,7 @@ static void completion_free(completion *c)
 {
     if (c->kind == EV_TASK_DONE) {
         cs_task_result_free(&c->result);
-        sched_task *stk = (sched_task *)c->task;
-        if (__atomic_load_n(&stk->holders, __ATOMIC_ACQUIRE) == 0)
-            free(stk);
-        else
-            cs_scheduler_task_release(&stk->t);
+        cs_scheduler_task_release(c->task);
     }
     free(c->executor_id);
     free(c->reason);

@@ -98,7 +98,8 @@ void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt,
 /* The task reaper gives up on a task whose thread still runs (local mode): the descriptor stays
  * valid for that thread, which lets go of it with cs_scheduler_task_release when its task returns
  * (never, if the process ends first). Call retain before reporting the task failed; neither call
- * locks anything. */
+ * locks anything. The job thread lets go of every descriptor with release too: one never
+ * retained is freed at once. */
 void cs_scheduler_task_retain(const task_desc *t);
 void cs_scheduler_task_release(const task_desc *t);
 /* A task whose executor was lost while it ran (Spark's ExecutorLostFailure): `why` is the

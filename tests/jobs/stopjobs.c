@@ -37,12 +37,31 @@ typedef struct stuck_args {
     int fail_one; /* partition 0 fails every attempt */
 } stuck_args;
 
-static void mark_started(const stuck_args *a, cspark_task_context *tc)
+/* Creates the empty file DIR/NAME. */
+static void touch(const char *dir, const char *name)
 {
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/started-%d", a->dir, cspark_partition_id(tc));
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
     if (fd >= 0) close(fd);
+}
+
+/* Waits until DIR/NAME exists, polling every 50 ms, `seconds` at most. */
+static void wait_for_file(const char *dir, const char *name, int seconds)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    for (int i = 0; i < seconds * 20 && access(path, F_OK) != 0; i++) {
+        struct timespec ts = {0, 50000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void mark_started(const stuck_args *a, cspark_task_context *tc)
+{
+    char name[32];
+    snprintf(name, sizeof name, "started-%d", cspark_partition_id(tc));
+    touch(a->dir, name);
 }
 
 void stop_stuck_map(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
@@ -55,12 +74,7 @@ void stop_stuck_map(const cspark_record *in, cspark_emitter *out, cspark_task_co
     }
     if (a->fail_one && cspark_partition_id(tc) == 0) {
         /* once partition 1 runs (at most 60 s): the abort then finds a task stuck */
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/started-1", a->dir);
-        for (int i = 0; i < 600 && access(path, F_OK) != 0; i++) {
-            struct timespec ts = {0, 100000000L};
-            nanosleep(&ts, NULL);
-        }
+        wait_for_file(a->dir, "started-1", 60);
         cspark_task_fail(tc, "stop_stuck_map: partition 0 always fails");
         return;
     }
@@ -147,13 +161,8 @@ int abort_stuck(cspark_context *sc, int argc, char **argv)
 int main_sleeps(cspark_context *sc, int argc, char **argv)
 {
     if (argc < 2) return 2;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/started-0", argv[1]);
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd >= 0) close(fd);
-    snprintf(path, sizeof path, "%s/started-1", argv[1]);
-    fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd >= 0) close(fd);
+    touch(argv[1], "started-0");
+    touch(argv[1], "started-1");
     struct timespec ts = {600, 0};
     while (nanosleep(&ts, &ts) != 0)
         ;
@@ -167,23 +176,14 @@ void linger_map(const cspark_record *in, cspark_emitter *out, cspark_task_contex
 {
     size_t len;
     const stuck_args *a = cspark_closure(tc, &len);
-    char path[PATH_MAX + 32];
     if (cspark_partition_id(tc) == 0) {
-        snprintf(path, sizeof path, "%s/started-1", a->dir);
-        for (int i = 0; i < 1200 && access(path, F_OK) != 0; i++) {
-            struct timespec ts = {0, 50000000L};
-            nanosleep(&ts, NULL);
-        }
+        wait_for_file(a->dir, "started-1", 60);
         cspark_task_fail(tc, "linger_map: partition 0 always fails");
         return;
     }
     mark_started(a, tc);
-    snprintf(path, sizeof path, "%s/released", a->dir);
-    for (int i = 0; i < 2400 && access(path, F_OK) != 0; i++) {
-        struct timespec ts = {0, 50000000L};
-        nanosleep(&ts, NULL);
-    }
-    char line[128];
+    wait_for_file(a->dir, "released", 120);
+    char path[PATH_MAX + 32], line[128];
     int n = snprintf(line, sizeof line, "partition=%d stage=%d attempt=%d\n",
                      cspark_partition_id(tc), cspark_stage_id(tc), cspark_attempt_number(tc));
     snprintf(path, sizeof path, "%s/read-after-abort.tmp", a->dir);
@@ -205,15 +205,10 @@ int abort_linger(cspark_context *sc, int argc, char **argv)
     int64_t n = 0;
     int rc = cspark_count(cspark_map(cspark_range(sc, 0, 2, 1, 2), linger_map, &a, sizeof a), &n);
     printf("rc=%d\n", rc);
+    touch(a.dir, "released");
+    wait_for_file(a.dir, "read-after-abort", 120);
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/released", a.dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd >= 0) close(fd);
     snprintf(path, sizeof path, "%s/read-after-abort", a.dir);
-    for (int i = 0; i < 2400 && access(path, F_OK) != 0; i++) {
-        struct timespec ts = {0, 50000000L};
-        nanosleep(&ts, NULL);
-    }
     FILE *f = fopen(path, "r");
     char line[128] = "";
     if (f) {

@@ -8,9 +8,9 @@
  * kill past spark.task.reaper.killTimeout is reported failed and its worker is abandoned — it
  * ends when the task returns, reporting nothing, and keeps the task's descriptor (which its task
  * context points into) until then (cs_scheduler_task_retain/release) — and a new worker takes its
- * place. At stop,
- * workers still running an abandoned task are left to the process's exit: the backend is not
- * freed (they use it) and the driver ends with _exit after its cleanup (src/api/app.c).
+ * place. At stop, workers still running an abandoned task are left to the process's exit: the
+ * backend is not freed (they use it) and the driver ends with _exit after its cleanup
+ * (src/api/app.c).
  */
 #include <pthread.h>
 #include <stdlib.h>
