@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "kube/kube_exec.h"
 #include "common/log.h"
 #include "kube/kube_internal.h"
 
@@ -86,7 +87,7 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     c->token_file = cs_xstrdup(cfg->token_file);
     c->exec_json = cs_xstrdup(cfg->exec_json);
     c->exec_dir = cs_xstrdup(cfg->exec_dir);
-    c->exec_expires_ms = cfg->exec_expires_ms;
+    c->exec_refresh_at_ms = cs_kube_exec_refresh_at(cfg->exec_expires_ms, cs_now_ms());
     c->token_read_ms = cs_mono_ms();
     c->insecure = cfg->insecure;
     c->max_tries = 5;

@@ -286,7 +286,7 @@ static int run_exec_plugin(kube_config *out, const json_t *exec, const char *u_f
     char *dir = cs_xstrdup(dirname(fcopy));
     free(fcopy);
     kube_exec_cred cred;
-    int rc = cs_kube_exec_run(exec, dir, &cred, err);
+    int rc = cs_kube_exec_run(exec, dir, 0, &cred, err);
     if (rc) {
         free(dir);
         return cs_error_prefix(err, "kubeconfig %s: user '%s'", u_file, user_name);

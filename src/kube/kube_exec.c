@@ -6,16 +6,19 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/shutdown.h"
+#include "common/strutil.h"
 
-#define EXEC_TIMEOUT_MS 60000
 #define EXEC_OUTPUT_MAX (1 << 20)
 
 void cs_kube_exec_cred_free(kube_exec_cred *c)
@@ -47,9 +50,22 @@ static int64_t parse_time(const char *s)
     return t * 1000;
 }
 
-/* Runs argv with env additions; collects stdout and stderr (bounded). 0 or an error. */
-static int run_plugin(char **argv, char **envp, char **out, char **errout, int *status,
-                      cs_error *err)
+/* The plugin's exit status as a shell reports it. */
+static int exit_status(int st)
+{
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Runs argv with env additions and collects stdout and stderr (bounded), until the plugin has
+ * exited and closed both, or until timeout_ms, or until this process is asked to stop
+ * (cs_shutdown_requested, checked every POLL_SLICE_MS): in the last two cases the plugin is
+ * killed and reaped, and the error says which. A plugin that closes its output and goes on
+ * running is waited for through a pidfd, within the same bound; output a plugin's own children
+ * keep open after it exited is read for DRAIN_MS at most. 0 or an error. */
+#define POLL_SLICE_MS 100
+#define DRAIN_MS 200
+static int run_plugin(char **argv, char **envp, int64_t timeout_ms, char **out, char **errout,
+                      int *status, cs_error *err)
 {
     int po[2], pe[2];
     if (pipe2(po, O_CLOEXEC) != 0) return cs_error_set(err, CS_EIO, "pipe: %s", strerror(errno));
@@ -73,19 +89,31 @@ static int run_plugin(char **argv, char **envp, char **out, char **errout, int *
     }
     close(po[1]);
     close(pe[1]);
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* -1 on kernels before 5.3: polled */
     size_t cap[2] = {4096, 4096}, len[2] = {0, 0};
     char *buf[2] = {cs_xmalloc(cap[0]), cs_xmalloc(cap[1])};
-    struct pollfd fds[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
-    int open_fds = 2, rc = 0;
-    int64_t deadline = cs_mono_ms() + EXEC_TIMEOUT_MS;
-    while (open_fds > 0) {
-        int64_t left = deadline - cs_mono_ms();
-        if (left <= 0) {
-            rc = cs_error_set(err, CS_ETIMEOUT, "no answer within %d s", EXEC_TIMEOUT_MS / 1000);
-            kill(pid, SIGKILL);
+    struct pollfd fds[3] = {{.fd = po[0], .events = POLLIN},
+                            {.fd = pe[0], .events = POLLIN},
+                            {.fd = pidfd, .events = POLLIN}};
+    int open_fds = 2, rc = 0, st = 0;
+    bool exited = false;
+    int64_t deadline = cs_mono_ms() + timeout_ms, drain_until = 0;
+    while (open_fds > 0 || !exited) {
+        int64_t now = cs_mono_ms();
+        if (cs_shutdown_requested()) {
+            rc = cs_error_set(err, CS_ECANCELLED, "stopped by signal %d while it ran",
+                              cs_shutdown_signal());
             break;
         }
-        if (poll(fds, 2, (int)left) < 0 && errno != EINTR) break;
+        if (now >= deadline) {
+            rc = cs_error_set(err, CS_ETIMEOUT, "no answer within %lld s%s",
+                              (long long)(timeout_ms / 1000),
+                              open_fds ? "" : " (it closed its output but did not exit)");
+            break;
+        }
+        if (exited && now >= drain_until) break; /* a child of the plugin holds its output */
+        int64_t slice = deadline - now < POLL_SLICE_MS ? deadline - now : POLL_SLICE_MS;
+        if (poll(fds, 3, (int)slice) < 0 && errno != EINTR) break;
         for (int i = 0; i < 2; i++) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             if (len[i] + 4096 > cap[i] && len[i] < EXEC_OUTPUT_MAX)
@@ -99,13 +127,25 @@ static int run_plugin(char **argv, char **envp, char **out, char **errout, int *
                 len[i] += (size_t)n;
             }
         }
+        if (!exited && (pidfd < 0 || (fds[2].revents & POLLIN))) {
+            int w = waitpid(pid, &st, WNOHANG);
+            if (w == pid) {
+                exited = true;
+                drain_until = cs_mono_ms() + DRAIN_MS;
+                if (pidfd >= 0) close(pidfd);
+                fds[2].fd = pidfd = -1;
+            }
+        }
     }
     for (int i = 0; i < 2; i++)
         if (fds[i].fd >= 0) close(fds[i].fd);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    if (pidfd >= 0) close(pidfd);
+    if (!exited) { /* stopped, timed out, or poll failed: the plugin goes */
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    *status = exit_status(st);
     buf[0][len[0]] = 0;
     buf[1][len[1]] = 0;
     *out = buf[0];
@@ -113,7 +153,15 @@ static int run_plugin(char **argv, char **envp, char **out, char **errout, int *
     return rc;
 }
 
-int cs_kube_exec_run(const json_t *exec, const char *dir, kube_exec_cred *out, cs_error *err)
+int64_t cs_kube_exec_refresh_at(int64_t expires_ms, int64_t now_ms)
+{
+    if (!expires_ms) return 0;
+    int64_t at = expires_ms - CS_KUBE_EXEC_REFRESH_BEFORE_MS;
+    return at < now_ms + CS_KUBE_EXEC_MIN_REFRESH_MS ? now_ms + CS_KUBE_EXEC_MIN_REFRESH_MS : at;
+}
+
+int cs_kube_exec_run(const json_t *exec, const char *dir, int64_t timeout_ms, kube_exec_cred *out,
+                     cs_error *err)
 {
     memset(out, 0, sizeof *out);
     const char *cmd = json_string_value(json_object_get(exec, "command"));
@@ -157,13 +205,19 @@ int cs_kube_exec_run(const json_t *exec, const char *dir, kube_exec_cred *out, c
         envp[ne++] = info;
     char *stdout_text = NULL, *stderr_text = NULL;
     int status = 0;
-    int rc = run_plugin(argv, envp, &stdout_text, &stderr_text, &status, err);
+    int rc = run_plugin(argv, envp, timeout_ms > 0 ? timeout_ms : CS_KUBE_EXEC_TIMEOUT_MS,
+                        &stdout_text, &stderr_text, &status, err);
     for (size_t i = 0; i < nenv; i++)
         free(added[i]);
     free(added);
     free(info);
     free(argv);
     free(envp);
+    if (rc != CS_OK) {
+        char why[sizeof err->msg];
+        cs_str_copy(why, sizeof why, err->msg);
+        cs_error_set(err, rc, "exec plugin %s: %s", cmd, why);
+    }
     if (rc == CS_OK && status != 0) {
         size_t l = strlen(stderr_text);
         while (l && (stderr_text[l - 1] == '\n' || stderr_text[l - 1] == '\r'))

@@ -74,27 +74,30 @@ static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *ud)
 }
 
 /* Runs the exec credential plugin again when its token expires within a minute (EKS tokens last
- * 15 minutes); on failure the old token is kept and the server's 401 will say why. */
+ * 15 minutes; cs_kube_exec_refresh_at also keeps a plugin that answers with an expired token
+ * from running before every request); on failure the old token is kept and the server's 401
+ * will say why. */
 static void refresh_exec(kube_client *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    if (!c->exec_expires_ms || now + 60000 < c->exec_expires_ms) return;
+    int64_t now = cs_now_ms();
+    if (!c->exec_refresh_at_ms || now < c->exec_refresh_at_ms) return;
     json_t *exec = json_loads(c->exec_json, 0, NULL);
     kube_exec_cred cred;
     cs_error err = {0};
-    if (exec && cs_kube_exec_run(exec, c->exec_dir, &cred, &err) == CS_OK) {
+    if (exec && cs_kube_exec_run(exec, c->exec_dir, 0, &cred, &err) == CS_OK) {
         if (cred.token) {
             if (c->token) memset(c->token, 0, strlen(c->token));
             free(c->token);
             c->token = cs_xstrdup(cred.token);
         }
-        c->exec_expires_ms = cred.expires_ms;
+        if (cred.expires_ms && cred.expires_ms <= now)
+            CS_WARN("kube", "event=exec_credential_expired expired_ms_ago=%lld",
+                    (long long)(now - cred.expires_ms));
+        c->exec_refresh_at_ms = cs_kube_exec_refresh_at(cred.expires_ms, now);
         cs_kube_exec_cred_free(&cred);
     } else {
         CS_WARN("kube", "event=exec_credential_refresh_failed msg=%s", cs_log_quote(err.msg));
-        c->exec_expires_ms = now + 30000; /* not in a loop */
+        c->exec_refresh_at_ms = now + CS_KUBE_EXEC_MIN_REFRESH_MS; /* not in a loop */
     }
     json_decref(exec);
 }

@@ -47,8 +47,8 @@ struct kube_client {
     char *server, *ns, *auth_source;
     char *token, *token_file;
     int64_t token_read_ms;
-    char *exec_json, *exec_dir; /* exec credential plugin, run again before exec_expires_ms */
-    int64_t exec_expires_ms;
+    char *exec_json, *exec_dir; /* exec credential plugin, run again at exec_refresh_at_ms */
+    int64_t exec_refresh_at_ms; /* epoch ms (cs_kube_exec_refresh_at), 0 = never */
     pthread_mutex_t token_mu;
     kube_blob ca, cert, key;
     bool insecure;

@@ -1,6 +1,7 @@
 /* test_kube_config.c — cs_kube_config_load_env without a server: kubeconfig merging, context
  * selection, token files, *-data fields, in-cluster service account, Spark key overrides,
- * namespace precedence, master URL forms and the error messages. */
+ * namespace precedence, master URL forms and the error messages; exec credential plugins (their
+ * bound, a stop request ending one, when a credential is fetched again). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include "common/clock.h"
 #include "common/conf.h"
+#include "common/shutdown.h"
 #include "kube/kube_config.h"
+#include "kube/kube_exec.h"
 
 static char tmpdir[256];
 
@@ -397,6 +406,72 @@ static void test_exec_credential_plugin(void **state)
     }
 }
 
+/* A plugin that closes its output and keeps running (issue 21 item 5): before, cspark-submit
+ * waited for its exit for good; now its bound covers it, it is killed, and the error names it. */
+static void test_exec_plugin_closes_output_and_stays(void **state)
+{
+    write_file("stay.sh", "#!/bin/sh\nexec >&- 2>&-\nexec sleep 600\n");
+    assert_int_equal(chmod(tpath("stay.sh"), 0755), 0);
+    json_t *exec = json_pack("{s:s, s:s}", "command", "./stay.sh", "apiVersion",
+                             "client.authentication.k8s.io/v1");
+    kube_exec_cred cred;
+    cs_error err = {0};
+    int64_t t0 = cs_mono_ms();
+    assert_int_equal(cs_kube_exec_run(exec, tmpdir, 1500, &cred, &err), CS_ETIMEOUT);
+    assert_true(cs_mono_ms() - t0 < 60000); /* bounded by its 1.5 s, not by sleep 600 */
+    assert_non_null(strstr(err.msg, "exec plugin ./stay.sh: no answer within 1 s (it closed its "
+                                    "output but did not exit)"));
+    json_decref(exec);
+}
+
+/* The plugin writes its pid, then hangs; the main thread's stop request must end it at once. */
+static void *request_stop_when_started(void *arg)
+{
+    const char *pidfile = arg;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    while (access(pidfile, F_OK) != 0)
+        nanosleep(&ts, NULL);
+    cs_shutdown_request(SIGTERM);
+    return NULL;
+}
+
+static void test_exec_plugin_stopped_by_signal(void **state)
+{
+    write_file("hang.sh", "#!/bin/sh\necho $$ > \"$(dirname \"$0\")/hang.pid\"\nexec sleep 600\n");
+    assert_int_equal(chmod(tpath("hang.sh"), 0755), 0);
+    json_t *exec = json_pack("{s:s, s:s}", "command", "./hang.sh", "apiVersion",
+                             "client.authentication.k8s.io/v1");
+    pthread_t th;
+    char *pidfile = strdup(tpath("hang.pid"));
+    assert_int_equal(pthread_create(&th, NULL, request_stop_when_started, pidfile), 0);
+    kube_exec_cred cred;
+    cs_error err = {0};
+    /* a day's bound: only the stop request can end this run */
+    assert_int_equal(cs_kube_exec_run(exec, tmpdir, 86400000, &cred, &err), CS_ECANCELLED);
+    pthread_join(th, NULL);
+    assert_non_null(strstr(err.msg, "exec plugin ./hang.sh: stopped by signal 15"));
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    int pid = 0;
+    assert_int_equal(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    assert_int_equal(kill(pid, 0), -1); /* killed and reaped */
+    free(pidfile);
+    json_decref(exec);
+}
+
+/* When the credential is fetched again (explicit times): a minute before it expires, never
+ * sooner than 30 s after a fetch (an expired answer was fetched again before every request:
+ * 9 plugin runs for one job). */
+static void test_exec_refresh_times(void **state)
+{
+    const int64_t now = 1700000000000LL;
+    assert_true(cs_kube_exec_refresh_at(0, now) == 0);
+    assert_true(cs_kube_exec_refresh_at(now + 15 * 60000, now) == now + 14 * 60000);
+    assert_true(cs_kube_exec_refresh_at(now - 5000, now) == now + 30000); /* already expired */
+    assert_true(cs_kube_exec_refresh_at(now + 70000, now) == now + 30000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +482,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_server_and_bad_yaml, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_cert_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_credential_plugin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_plugin_closes_output_and_stays, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_plugin_stopped_by_signal, setup, teardown),
+        cmocka_unit_test(test_exec_refresh_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
