@@ -330,21 +330,33 @@ static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char 
     cs_accumulables_free(accs, naccs);
 }
 
-/* After a map stage completes: start every waiting stage whose parents are all available. */
+/* After a map stage completes, or outputs were lost: checks every waiting stage's parents again,
+ * as Spark's submitWaitingChildStages -> submitStage. A stage whose parents are all available
+ * runs; a parent that is missing outputs and is neither running nor waiting is submitted itself
+ * (its outputs were lost after it finished: without this the waiting stage would wait for good). */
 static void submit_waiting(scheduler *s, job *j)
 {
     for (int i = 0; i < s->num_waiting;) {
         stage *w = s->waiting[i];
-        bool ready = true;
-        for (int p = 0; p < w->num_parents; p++)
-            ready &= outputs_available(s, w->parents[p]->dep);
+        bool ready = true, changed = false;
+        for (int p = 0; p < w->num_parents; p++) {
+            stage *parent = w->parents[p];
+            if (outputs_available(s, parent->dep)) continue;
+            ready = false;
+            if (!parent->running && !parent->waiting) {
+                CS_INFO("scheduler", "stage=%d event=resubmit_parent child=%d reason=%s",
+                        parent->id, w->id, "missing map outputs");
+                submit_stage(s, j, parent);
+                changed = true;
+                break; /* the array may have changed under w */
+            }
+        }
         if (ready) {
             remove_waiting(s, w);
             submit_missing_tasks(s, j, w);
-            i = 0; /* the array changed */
-        } else {
-            i++;
+            changed = true;
         }
+        i = changed ? 0 : i + 1; /* each change starts or queues a stage: this ends */
     }
 }
 
@@ -658,6 +670,33 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
     }
     free(rerun);
     free(superseded);
+    /* a finished stage that lost outputs is needed again by the stages waiting for it: start it
+     * now, beside whatever still runs, rather than when a running parent completes */
+    if (resubmit && removed && !j->failed) submit_waiting(s, j);
+}
+
+/* The job's watchdog, checked after every event: an unfinished job with no task running or
+ * pending can only wait for good. Stages whose parents lost outputs are submitted again first;
+ * if that still starts nothing, the job fails naming the stages it was waiting on, as a
+ * scheduler bug must never be a hang. */
+static void check_progress(scheduler *s, job *j)
+{
+    if (j->failed || j->num_finished == j->final->num_tasks || s->in_flight > 0) return;
+    submit_waiting(s, j);
+    if (!j->final->running && !j->final->waiting) submit_stage(s, j, j->final);
+    if (s->in_flight > 0 || j->num_finished == j->final->num_tasks || j->failed) return;
+    char waiting[400] = "";
+    size_t len = 0;
+    for (int i = 0; i < s->num_waiting && len < sizeof waiting - 16; i++)
+        len += (size_t)snprintf(waiting + len, sizeof waiting - len, "%s%d", i ? "," : "",
+                                s->waiting[i]->id);
+    CS_ERROR("scheduler", "job=%d event=stalled waiting_stages=%s", j->id,
+             waiting[0] ? waiting : "none");
+    abort_job(s, j,
+              "Job %d cannot make progress: no task is running or pending while %d of its %d "
+              "result partitions are unfinished (stages waiting: %s)",
+              j->id, j->final->num_tasks - j->num_finished, j->final->num_tasks,
+              waiting[0] ? waiting : "none");
 }
 
 /* ---- jobs -------------------------------------------------------------------------------- */
@@ -770,6 +809,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         abort_job(s, &j, "%s", s->aborted);
     else if (fin->num_tasks > 0)
         submit_stage(s, &j, fin);
+    check_progress(s, &j);
     while (!j.failed && j.num_finished < fin->num_tasks) {
         completion *c = cs_dag_pop_completion(s);
         if (c->kind == EV_TASK_DONE) {
@@ -786,6 +826,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
             abort_job(s, &j, "%s", c->reason);
         }
         completion_free(c);
+        check_progress(s, &j);
     }
     /* the job is over: stop and collect whatever is still running */
     s->cancelled = 1;

@@ -483,6 +483,59 @@ static void test_executor_lost_during_map_stage(void **state)
     app_free(&a);
 }
 
+/* ---- a finished parent that loses its outputs while its sibling still runs (issue 20 item 3) --
+ * A join: map stage A (2 partitions) and map stage B (2 partitions) feed one result stage. A
+ * finishes first; executor "1", holding A's output 0, is lost while B still runs. The result stage
+ * waits for B, then finds A incomplete: A must run again (Spark's submitMissingParents), or the job
+ * waits for good with nothing running (before the fix: this test hung). */
+typedef struct join_app {
+    app a; /* a.src / a.dep: side A */
+    cspark_rdd *src_b, *joined;
+    shuffle_dep *dep_b;
+} join_app;
+
+static bool lose_exec1_while_b_runs(fake *f, const task_desc *t, task_result *r)
+{
+    /* side B is the second shuffle: its partition 1 reports after executor "1" is lost */
+    if (is_map(t) && t->sink->dep->shuffle_id == 1 && t->partition == 1 && !f->lost[1]) {
+        f->lost[1] = true;
+        cs_scheduler_executor_lost(f->base.sched, "1", "Command exited with code 137");
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_lost_outputs_of_finished_parent_rerun(void **state)
+{
+    join_app j;
+    app *a = &j.a;
+    app_init(a, lose_exec1_while_b_runs, 4);
+    a->src->num_partitions = 2;
+    j.src_b = cs_rdd_new(&a->g, RDD_RANGE, 2, "range at test");
+    j.src_b->range_end = 20;
+    j.src_b->range_step = 1;
+    j.dep_b = cs_shuffle_dep_new(&a->g, j.src_b);
+    j.dep_b->partitioner = a->dep->partitioner;
+    j.joined = cs_rdd_new(&a->g, RDD_SHUFFLED, 2, "join at test");
+    j.joined->deps[0] = a->dep;
+    j.joined->deps[1] = j.dep_b;
+    j.joined->num_deps = 2;
+    j.joined->read_mode = SHUFFLE_READ_PLAIN;
+    cs_error err;
+    assert_int_equal(run(a, j.joined, &err), 0);
+    int a0 = 0, b0 = 0;
+    for (int i = 0; i < a->f.nlog; i++) {
+        const launch_rec *l = &a->f.log[i];
+        if (l->map && l->stage_id == 0 && l->partition == 0) a0++;
+        if (l->map && l->stage_id == 1 && l->partition == 0) b0++;
+        if (l->map && l->stage_attempt > 0) assert_string_equal(l->executor, "2");
+    }
+    assert_int_equal(a0, 2); /* A's lost output computed again */
+    assert_int_equal(b0, 2); /* B's too (Resubmitted while B ran) */
+    assert_int_equal(a->results[0] + a->results[1], 2);
+    app_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_reaper_keeps_stages_of_tasks_left_running),
         cmocka_unit_test(test_executor_lost_after_map_stage),
         cmocka_unit_test(test_executor_lost_during_map_stage),
+        cmocka_unit_test(test_lost_outputs_of_finished_parent_rerun),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
