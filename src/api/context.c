@@ -330,6 +330,8 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     free(sc->local_dir);
     free(sc->app_name);
     free(sc->app_file_name);
+    free(sc->job_description);
+    free(sc->job_group);
     free(sc->error);
     cs_conf_free(sc->conf);
     pthread_mutex_destroy(&sc->lock);

@@ -43,7 +43,13 @@ struct cspark_context {
     char *local_dir;                   /* <spark.local.dir>/cspark-<app_id>, removed at stop */
 
     lineage_graph graph;  /* every RDD and shuffle dependency of the application */
-    pthread_mutex_t lock; /* guards error and failed */
+    pthread_mutex_t lock; /* guards error, failed and the job properties below */
+
+    /* the local properties of the jobs run from now on (jobs.c): spark.job.description,
+     * spark.jobGroup.id, spark.job.interruptOnCancel; NULL: not set */
+    char *job_description;
+    char *job_group;
+    bool job_interrupt_on_cancel;
 
     struct scheduler *sched;
     struct listener_bus *bus;
