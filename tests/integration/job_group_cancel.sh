@@ -5,27 +5,30 @@
 # cancelling a group with no running job ("other") does nothing; the process ends by itself with
 # the failed action's status and the reason as its last line; the event log's JobStart carries
 # the group's properties and its JobEnd the reason. The job: tests/jobs/jobnames.c
-# (job_group_cancel).
+# (job_group_cancel), in local[2] and local-cluster[2,1,512].
 . "$(dirname "$0")/lib.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/jobnames.so
-need "$JOBS"
-mkdir -p "$T/events" "$T/gates" "$T/local"
-SUBMIT_OPTS=(--conf spark.ui.enabled=false --conf spark.eventLog.enabled=true
-    --conf "spark.eventLog.dir=$T/events" --conf "spark.local.dir=$T/local" --class job_group_cancel)
-rc=0
-SUBMIT_TIMEOUT=300 run_submit 'local[2]' "$JOBS" "$T/gates" || rc=$?
-[ "$rc" == 1 ] || fail "exit status $rc, expected 1 (124: it hung): $(tail -5 "$T/stderr")"
-assert_contains "$T/stdout" "count failed: Job 0 cancelled part of cancelled job group etl-42" \
-    "the action's error"
-[ -e "$T/gates/started" ] || fail "the task never started"
-tail -1 "$T/stderr" | grep -q "Job 0 cancelled part of cancelled job group etl-42" ||
-    fail "the driver's last line is not the reason: $(tail -1 "$T/stderr")"
-grep -q 'scheduler job=0 event=cancelled reason="Job 0 cancelled part of cancelled job group etl-42"' \
-    "$T/stderr" || fail "the scheduler did not log the cancel"
-log=$(ls "$T"/events/* | head -1)
-[ -f "$log" ] || fail "no event log"
-$PY - "$log" <<'PY' || fail "event log (above)"
+need "$JOBS" "$BIN/cspark-executor"
+for master in 'local[2]' 'local-cluster[2,1,512]'; do # tasks in the driver, then in executors
+    rm -rf "$T/events" "$T/gates" "$T/local"
+    mkdir -p "$T/events" "$T/gates" "$T/local"
+    SUBMIT_OPTS=(--conf spark.ui.enabled=false --conf spark.eventLog.enabled=true
+        --conf "spark.eventLog.dir=$T/events" --conf "spark.local.dir=$T/local"
+        --class job_group_cancel)
+    rc=0
+    SUBMIT_TIMEOUT=300 run_submit "$master" "$JOBS" "$T/gates" || rc=$?
+    [ "$rc" == 1 ] || fail "$master: exit status $rc, expected 1 (124: it hung): $(tail -5 "$T/stderr")"
+    assert_contains "$T/stdout" "count failed: Job 0 cancelled part of cancelled job group etl-42" \
+        "$master: the action's error"
+    [ -e "$T/gates/started" ] || fail "$master: the task never started"
+    tail -1 "$T/stderr" | grep -q "Job 0 cancelled part of cancelled job group etl-42" ||
+        fail "$master: the driver's last line is not the reason: $(tail -1 "$T/stderr")"
+    grep -q 'scheduler job=0 event=cancelled reason="Job 0 cancelled part of cancelled job group etl-42"' \
+        "$T/stderr" || fail "$master: the scheduler did not log the cancel"
+    log=$(ls "$T"/events/* | head -1)
+    [ -f "$log" ] || fail "$master: no event log"
+    $PY - "$log" <<'PY' || fail "$master: event log (above)"
 import json, sys
 start = end = None
 for line in open(sys.argv[1]):
@@ -41,4 +44,5 @@ if not ok:
     print("JobStart %r\nJobEnd %r" % (start, end), file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
+done
 echo "PASS: $TEST_NAME"
