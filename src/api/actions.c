@@ -87,7 +87,7 @@ static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *s
     cspark_context *sc = cs_rdd_context(rdd);
     if (sc->failed) return CS_ECANCELLED;
     if (cs_api_run_job(sc, rdd, parts, nparts, sink, on_result, pr, op, caller, &err) < 0)
-        return cs_context_fail(sc, &err);
+        return cs_api_action_failed(sc, &err);
     return 0;
 }
 
@@ -356,7 +356,7 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
         rc = CS_ECANCELLED;
     else if (cs_api_run_job(sc, rdd, NULL, 0, &sink, on_save_result, &c, "save_as_text_file",
                             caller, &err) < 0)
-        rc = cs_context_fail(sc, &err);
+        rc = cs_api_action_failed(sc, &err);
     results_free(&c.pr);
     if (local) cs_exit_cleanup_remove(path);
     if (!local) {

@@ -357,10 +357,24 @@ int cs_context_exit_code(cspark_context *sc)
 int cs_context_fail(cspark_context *sc, const cs_error *err)
 {
     pthread_mutex_lock(&sc->lock);
-    if (!sc->error) sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    if (!sc->failed) { /* the first failure wins over any earlier cancelled job's reason */
+        free(sc->error);
+        sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    }
     sc->failed = true;
     pthread_mutex_unlock(&sc->lock);
     return err->code ? err->code : CS_EINVAL;
+}
+
+int cs_context_job_cancelled(cspark_context *sc, const cs_error *err)
+{
+    pthread_mutex_lock(&sc->lock);
+    if (!sc->failed) {
+        free(sc->error);
+        sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    }
+    pthread_mutex_unlock(&sc->lock);
+    return err->code ? err->code : CS_ECANCELLED;
 }
 
 int cs_context_null_argument(const char *op, const char *what)

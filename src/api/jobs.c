@@ -37,6 +37,13 @@ int cs_api_run_job(cspark_context *sc, cspark_rdd *rdd, const int *partitions, i
     return rc;
 }
 
+int cs_api_action_failed(cspark_context *sc, const cs_error *err)
+{
+    /* CS_ECANCELLED from the scheduler: cancelled on request (cs_scheduler_cancel, _group) */
+    return err->code == CS_ECANCELLED ? cs_context_job_cancelled(sc, err)
+                                      : cs_context_fail(sc, err);
+}
+
 /* Replaces *slot with a copy of value (NULL clears it). sc->lock held. */
 static void set_property(char **slot, const char *value)
 {

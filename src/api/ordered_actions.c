@@ -48,7 +48,7 @@ static int ordered(cspark_rdd *rdd, size_t n, bool largest, cspark_records **out
         cs_error_clear(&err);
         if (cs_api_run_job(sc, rdd, NULL, 0, &sink, on_top_result, &merged,
                            largest ? "top" : "take_ordered", caller, &err) < 0)
-            rc = cs_context_fail(sc, &err);
+            rc = cs_api_action_failed(sc, &err);
     }
     if (rc == 0) {
         cspark_records *r = cs_xcalloc(1, sizeof *r);

@@ -51,6 +51,11 @@ int cs_api_run_job(cspark_context *sc, cspark_rdd *rdd, const int *partitions, i
                    const task_sink *sink, job_result_fn on_result, void *arg, const char *op,
                    const void *caller, cs_error *err);
 
+/* An action's job failed with err: a job cancelled on request fails only this action
+ * (cs_context_job_cancelled), anything else fails the context (cs_context_fail). Returns the
+ * code. */
+int cs_api_action_failed(cspark_context *sc, const cs_error *err);
+
 /* Records a refused operation on the context and returns NULL (for transformations). */
 cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err);
 

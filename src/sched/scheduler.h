@@ -94,7 +94,8 @@ typedef struct job_properties {
 
 /* Runs `sink` over the given partitions of rdd (all when partitions == NULL), with props (NULL:
  * none). Returns 0, or a negative code with err set to Spark's "Job aborted due to stage
- * failure: ..." message. */
+ * failure: ..." message; CS_ECANCELLED only when the job was cancelled on request
+ * (cs_scheduler_cancel, cs_scheduler_cancel_group: "Job N cancelled ..."). */
 int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
                          const job_properties *props, const task_sink *sink,
                          job_result_fn on_result, void *arg, cs_error *err);

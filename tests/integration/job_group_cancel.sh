@@ -2,9 +2,9 @@
 # job_group_cancel.sh — cspark_cancel_job_group from another thread of the driver (Spark's
 # cancelJobGroup): a job of group "etl-42" whose task waits in the job's own code fails with
 # Spark's "Job 0 cancelled part of cancelled job group etl-42"; the action returns that error;
-# cancelling a group with no running job ("other") does nothing; the process ends by itself with
-# the failed action's status and the reason as its last line; the event log's JobStart carries
-# the group's properties and its JobEnd the reason. The job: tests/jobs/jobnames.c
+# cancelling a group with no running job ("other") does nothing; as Spark's driver catching the
+# exception, the application goes on: its next job (outside the group) runs and it exits 0; the
+# event log's first JobStart carries the group's properties and its JobEnd the reason. The job: tests/jobs/jobnames.c
 # (job_group_cancel), in local[2] and local-cluster[2,1,512].
 . "$(dirname "$0")/lib.sh"
 lib_init "$@"
@@ -18,12 +18,11 @@ for master in 'local[2]' 'local-cluster[2,1,512]'; do # tasks in the driver, the
         --class job_group_cancel)
     rc=0
     SUBMIT_TIMEOUT=300 run_submit "$master" "$JOBS" "$T/gates" || rc=$?
-    [ "$rc" == 1 ] || fail "$master: exit status $rc, expected 1 (124: it hung): $(tail -5 "$T/stderr")"
+    [ "$rc" == 0 ] || fail "$master: exit status $rc, expected 0 (124: it hung): $(tail -5 "$T/stderr")"
     assert_contains "$T/stdout" "count failed: Job 0 cancelled part of cancelled job group etl-42" \
         "$master: the action's error"
+    assert_contains "$T/stdout" "after the cancel: count=4 rc=0" "$master: the next job"
     [ -e "$T/gates/started" ] || fail "$master: the task never started"
-    tail -1 "$T/stderr" | grep -q "Job 0 cancelled part of cancelled job group etl-42" ||
-        fail "$master: the driver's last line is not the reason: $(tail -1 "$T/stderr")"
     grep -q 'scheduler job=0 event=cancelled reason="Job 0 cancelled part of cancelled job group etl-42"' \
         "$T/stderr" || fail "$master: the scheduler did not log the cancel"
     log=$(ls "$T"/events/* | head -1)
@@ -33,8 +32,8 @@ import json, sys
 start = end = None
 for line in open(sys.argv[1]):
     e = json.loads(line)
-    if e["Event"] == "SparkListenerJobStart": start = e
-    if e["Event"] == "SparkListenerJobEnd": end = e
+    if e["Event"] == "SparkListenerJobStart" and e["Job ID"] == 0: start = e
+    if e["Event"] == "SparkListenerJobEnd" and e["Job ID"] == 0: end = e
 want = {"spark.jobGroup.id": "etl-42", "spark.job.description": "nightly ETL",
         "spark.job.interruptOnCancel": "true"}
 ok = start and start["Properties"] == want
