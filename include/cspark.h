@@ -37,6 +37,8 @@
  * freed with cspark_records_free() / free(). Errors: transformations return NULL on error and
  * actions return a negative code; cspark_last_error() then tells why, and cspark-submit exits
  * non-zero. A NULL parent is accepted and yields NULL, so a chain stops at the first error.
+ * A job cancelled on request (the web UI's kill, cspark_cancel_job_group) fails only its action,
+ * as in Spark: later actions run, and the application's own exit status counts.
  */
 #ifndef CSPARK_H
 #define CSPARK_H
@@ -767,8 +769,39 @@ CSPARK_EXTERN const char *cspark_files_get_driver(cspark_context *sc, const char
 CSPARK_EXTERN int cspark_default_parallelism(cspark_context *sc);
 CSPARK_EXTERN int cspark_num_partitions(const cspark_rdd *rdd);
 /* The first error recorded by this context (a transformation refused, an action failed), or
- * NULL. Borrowed until the context stops. */
+ * NULL; before any, the reason of the latest job cancelled on request. Borrowed until the next
+ * call into the API or the context stops. */
 CSPARK_EXTERN const char *cspark_last_error(cspark_context *sc);
+
+/* ---- job names, descriptions and groups ---------------------------------------------------- */
+
+/* Each job is named after the action that ran it and where it was called, as Spark's call sites:
+ * "count at app.so:cspark_main" (the action, then the job's .so and the function that called
+ * it); each stage after the operation that made its last RDD ("reduce_by_key at ..."; a stage of
+ * a join "join at ..."); an action or transformation built from others (first, count_by_key,
+ * tree_aggregate, a join's internal steps) names everything it runs after itself. The names are
+ * in the log, the web UI, the REST API and the event log.
+ *
+ * Local properties of the jobs started from now on (Spark's SparkContext methods of the same
+ * names); each returns 0, or a negative code for a NULL context or group id.
+ * - set_job_description: spark.job.description, shown above the job's name in the web UI's jobs
+ *   table, as "description" in the REST API's jobs and in the event log's JobStart Properties.
+ *   NULL clears it.
+ * - set_job_group: spark.jobGroup.id (the REST API's "jobGroup"; the web UI shows "N (group)"),
+ *   the description as set_job_description, and spark.job.interruptOnCancel (reported; a cancelled
+ *   task stops at its next batch of records either way, and one blocked in the job's own code is
+ *   ended by the task reaper, spark.task.reaper.enabled). clear_job_group clears all three.
+ * - cancel_job_group, from another thread of the driver: every running job of the group fails
+ *   with "Job N cancelled part of cancelled job group G": its action returns a negative code and
+ *   cspark_last_error says so; as in Spark, the driver may go on (later jobs run) and the
+ *   application's exit status is its entry function's. Jobs started later are not affected.
+ * The properties belong to the context (Spark keeps them per thread): set them on the thread
+ * that runs the jobs. */
+CSPARK_EXTERN int cspark_set_job_description(cspark_context *sc, const char *description);
+CSPARK_EXTERN int cspark_set_job_group(cspark_context *sc, const char *group_id,
+                                       const char *description, bool interrupt_on_cancel);
+CSPARK_EXTERN int cspark_clear_job_group(cspark_context *sc);
+CSPARK_EXTERN int cspark_cancel_job_group(cspark_context *sc, const char *group_id);
 
 /* ---- programs ---------------------------------------------------------------------------- */
 

@@ -78,15 +78,16 @@ static void on_result(void *arg, int partition, task_result *r)
     pr->present[partition] = true;
 }
 
+/* Runs the job of action `op`, called by the job at `caller` (its call site names the job). */
 static int run(cspark_rdd *rdd, const int *parts, int nparts, const task_sink *sink,
-               part_results *pr)
+               part_results *pr, const char *op, const void *caller)
 {
     cs_error err;
     cs_error_clear(&err);
-    if (cs_rdd_context(rdd)->failed) return CS_ECANCELLED;
-    if (cs_scheduler_run_job(cs_rdd_context(rdd)->sched, rdd, parts, nparts, sink, on_result, pr,
-                             &err) < 0)
-        return cs_context_fail(cs_rdd_context(rdd), &err);
+    cspark_context *sc = cs_rdd_context(rdd);
+    if (sc->failed) return CS_ECANCELLED;
+    if (cs_api_run_job(sc, rdd, parts, nparts, sink, on_result, pr, op, caller, &err) < 0)
+        return cs_api_action_failed(sc, &err);
     return 0;
 }
 
@@ -109,7 +110,7 @@ int cspark_count(cspark_rdd *rdd, int64_t *count)
     task_sink sink = {.kind = SINK_COUNT};
     part_results pr;
     results_init(&pr, rdd->num_partitions);
-    int rc = run(rdd, NULL, 0, &sink, &pr);
+    int rc = run(rdd, NULL, 0, &sink, &pr, "count", CALLER());
     if (rc == 0 && count) {
         *count = 0;
         for (int i = 0; i < pr.n; i++)
@@ -126,7 +127,7 @@ int cspark_collect(cspark_rdd *rdd, cspark_records **out)
     task_sink sink = {.kind = SINK_COLLECT};
     part_results pr;
     results_init(&pr, rdd->num_partitions);
-    int rc = run(rdd, NULL, 0, &sink, &pr);
+    int rc = run(rdd, NULL, 0, &sink, &pr, "collect", CALLER());
     if (rc == 0) {
         cspark_records *r = cs_xcalloc(1, sizeof *r);
         cs_batch_init(&r->b);
@@ -142,6 +143,7 @@ int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
 {
     if (!rdd || !out) return cs_context_null_argument("take", rdd ? "output pointer" : "RDD");
     *out = NULL;
+    const void *caller = CALLER();
     cspark_records *res = cs_xcalloc(1, sizeof *res);
     cs_batch_init(&res->b);
     int total = rdd->num_partitions, scanned = 0, rc = 0;
@@ -165,7 +167,7 @@ int cspark_take(cspark_rdd *rdd, size_t n, cspark_records **out)
         task_sink sink = {.kind = SINK_TAKE, .take_n = n - res->b.n};
         part_results pr;
         results_init(&pr, total);
-        rc = run(rdd, parts, count, &sink, &pr);
+        rc = run(rdd, parts, count, &sink, &pr, "take", caller);
         for (int i = 0; rc == 0 && i < count; i++) {
             const cs_batch *b = &pr.parts[scanned + i];
             for (size_t k = 0; k < b->n && res->b.n < n; k++) {
@@ -200,7 +202,7 @@ static int fold_results(cspark_rdd *rdd, const fn_ref *fn, part_results *pr, csp
 
 static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool has_zero,
                        cspark_reduce_fn fn, const void *closure, size_t len, void **out,
-                       size_t *out_len, const char *op)
+                       size_t *out_len, const char *op, const void *caller)
 {
     if (!rdd || !out) return cs_context_null_argument(op, rdd ? "output pointer" : "RDD");
     *out = NULL;
@@ -214,7 +216,7 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
         return cs_context_fail(cs_rdd_context(rdd), &err);
     part_results pr;
     results_init(&pr, rdd->num_partitions);
-    int rc = run(rdd, NULL, 0, &sink, &pr);
+    int rc = run(rdd, NULL, 0, &sink, &pr, op, caller);
     cspark_value acc = {0};
     bool has = false;
     if (rc == 0 && has_zero) {
@@ -238,13 +240,13 @@ static int fold_common(cspark_rdd *rdd, const void *zero, size_t zero_len, bool 
 int cspark_reduce(cspark_rdd *rdd, cspark_reduce_fn fn, const void *closure, size_t len, void **out,
                   size_t *out_len)
 {
-    return fold_common(rdd, NULL, 0, false, fn, closure, len, out, out_len, "reduce");
+    return fold_common(rdd, NULL, 0, false, fn, closure, len, out, out_len, "reduce", CALLER());
 }
 
 int cspark_fold(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn fn,
                 const void *closure, size_t len, void **out, size_t *out_len)
 {
-    return fold_common(rdd, zero, zero_len, true, fn, closure, len, out, out_len, "fold");
+    return fold_common(rdd, zero, zero_len, true, fn, closure, len, out, out_len, "fold", CALLER());
 }
 
 int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, size_t len)
@@ -256,7 +258,7 @@ int cspark_foreach(cspark_rdd *rdd, cspark_foreach_fn fn, const void *closure, s
         return cs_context_fail(cs_rdd_context(rdd), &err);
     part_results pr;
     results_init(&pr, rdd->num_partitions);
-    int rc = run(rdd, NULL, 0, &sink, &pr);
+    int rc = run(rdd, NULL, 0, &sink, &pr, "foreach", CALLER());
     cs_fn_ref_free(&sink.fn);
     results_free(&pr);
     return rc;
@@ -320,6 +322,7 @@ static int commit_object_store_output(cspark_context *sc, const char *path, save
 int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
 {
     if (!rdd) return cs_context_null_argument("save_as_text_file", "RDD");
+    const void *caller = CALLER();
     cspark_context *sc = cs_rdd_context(rdd);
     if (!path || !*path)
         return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
@@ -351,8 +354,9 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
     int rc = 0;
     if (cs_rdd_context(rdd)->failed)
         rc = CS_ECANCELLED;
-    else if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_save_result, &c, &err) < 0)
-        rc = cs_context_fail(sc, &err);
+    else if (cs_api_run_job(sc, rdd, NULL, 0, &sink, on_save_result, &c, "save_as_text_file",
+                            caller, &err) < 0)
+        rc = cs_api_action_failed(sc, &err);
     results_free(&c.pr);
     if (local) cs_exit_cleanup_remove(path);
     if (!local) {

@@ -61,7 +61,8 @@ cspark_rdd *cspark_checkpoint(cspark_rdd *rdd)
         return cs_rdd_refuse(sc, &err);
     }
     task_sink sink = {.kind = SINK_CHECKPOINT, .save_path = path};
-    if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, ignore_result, NULL, &err) < 0) {
+    if (cs_api_run_job(sc, rdd, NULL, 0, &sink, ignore_result, NULL, "checkpoint", caller, &err) <
+        0) {
         cs_remove_tree(path);
         return cs_rdd_refuse(sc, &err);
     }

@@ -330,6 +330,8 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     free(sc->local_dir);
     free(sc->app_name);
     free(sc->app_file_name);
+    free(sc->job_description);
+    free(sc->job_group);
     free(sc->error);
     cs_conf_free(sc->conf);
     pthread_mutex_destroy(&sc->lock);
@@ -355,10 +357,24 @@ int cs_context_exit_code(cspark_context *sc)
 int cs_context_fail(cspark_context *sc, const cs_error *err)
 {
     pthread_mutex_lock(&sc->lock);
-    if (!sc->error) sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    if (!sc->failed) { /* the first failure wins over any earlier cancelled job's reason */
+        free(sc->error);
+        sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    }
     sc->failed = true;
     pthread_mutex_unlock(&sc->lock);
     return err->code ? err->code : CS_EINVAL;
+}
+
+int cs_context_job_cancelled(cspark_context *sc, const cs_error *err)
+{
+    pthread_mutex_lock(&sc->lock);
+    if (!sc->failed) {
+        free(sc->error);
+        sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
+    }
+    pthread_mutex_unlock(&sc->lock);
+    return err->code ? err->code : CS_ECANCELLED;
 }
 
 int cs_context_null_argument(const char *op, const char *what)

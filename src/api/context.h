@@ -43,7 +43,13 @@ struct cspark_context {
     char *local_dir;                   /* <spark.local.dir>/cspark-<app_id>, removed at stop */
 
     lineage_graph graph;  /* every RDD and shuffle dependency of the application */
-    pthread_mutex_t lock; /* guards error and failed */
+    pthread_mutex_t lock; /* guards error, failed and the job properties below */
+
+    /* the local properties of the jobs run from now on (jobs.c): spark.job.description,
+     * spark.jobGroup.id, spark.job.interruptOnCancel; NULL: not set */
+    char *job_description;
+    char *job_group;
+    bool job_interrupt_on_cancel;
 
     struct scheduler *sched;
     struct listener_bus *bus;
@@ -81,8 +87,14 @@ void cs_context_interrupt(cspark_context *sc, int sig);
 /* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
 int cs_context_exit_code(cspark_context *sc);
 
-/* Records err as the context's error (the first one wins) and logs it. Returns err->code. */
+/* Records err as the context's error (the first one wins) and marks the context failed: later
+ * actions fail at once and the application exits non-zero. Returns err->code. */
 int cs_context_fail(cspark_context *sc, const cs_error *err);
+/* A job cancelled on request (the web UI's kill, cspark_cancel_job_group): as Spark's, only its
+ * action fails and the driver may go on with other jobs. err becomes the context's error
+ * (cspark_last_error) unless the context has failed; a later error replaces it. The context is
+ * not marked failed. Returns err->code. */
+int cs_context_job_cancelled(cspark_context *sc, const cs_error *err);
 /* A public function `op` was given a NULL RDD (or context): records "OP: the RDD is NULL ..."
  * on the process's running context (a process runs one at a time; the first error still wins,
  * so a refused transformation earlier in the chain stays the reason) and returns CS_EINVAL. */

@@ -24,7 +24,8 @@ static void on_top_result(void *arg, int partition, task_result *r)
     cs_top_heap_add_batch(arg, &r->data);
 }
 
-static int ordered(cspark_rdd *rdd, size_t n, bool largest, cspark_records **out)
+static int ordered(cspark_rdd *rdd, size_t n, bool largest, cspark_records **out,
+                   const void *caller)
 {
     if (!rdd || !out) return CS_EINVAL;
     *out = NULL;
@@ -45,8 +46,9 @@ static int ordered(cspark_rdd *rdd, size_t n, bool largest, cspark_records **out
         task_sink sink = {.kind = largest ? SINK_TOP : SINK_TAKE_ORDERED, .take_n = n};
         cs_error err;
         cs_error_clear(&err);
-        if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_top_result, &merged, &err) < 0)
-            rc = cs_context_fail(sc, &err);
+        if (cs_api_run_job(sc, rdd, NULL, 0, &sink, on_top_result, &merged,
+                           largest ? "top" : "take_ordered", caller, &err) < 0)
+            rc = cs_api_action_failed(sc, &err);
     }
     if (rc == 0) {
         cspark_records *r = cs_xcalloc(1, sizeof *r);
@@ -60,18 +62,20 @@ static int ordered(cspark_rdd *rdd, size_t n, bool largest, cspark_records **out
 
 int cspark_top(cspark_rdd *rdd, size_t n, cspark_records **out)
 {
-    return ordered(rdd, n, true, out);
+    return ordered(rdd, n, true, out, CALLER());
 }
 
 int cspark_take_ordered(cspark_rdd *rdd, size_t n, cspark_records **out)
 {
-    return ordered(rdd, n, false, out);
+    return ordered(rdd, n, false, out, CALLER());
 }
 
 int cspark_first(cspark_rdd *rdd, cspark_records **out)
 {
     if (!rdd || !out) return CS_EINVAL;
+    bool scope = cs_api_scope_enter("first", CALLER()); /* its job is first's, not take's */
     int rc = cspark_take(rdd, 1, out);
+    cs_api_scope_leave(scope);
     if (rc < 0) return rc;
     if (cspark_records_count(*out) == 0) {
         cspark_records_free(*out);
@@ -122,7 +126,9 @@ int cspark_collect_as_map(cspark_rdd *rdd, cspark_records **out)
     if (!rdd || !out) return CS_EINVAL;
     *out = NULL;
     cspark_records *all;
+    bool scope = cs_api_scope_enter("collect_as_map", CALLER());
     int rc = cspark_collect(rdd, &all);
+    cs_api_scope_leave(scope);
     if (rc < 0) return rc;
     *out = sorted_unique(&all->b);
     cspark_records_free(all);
@@ -134,10 +140,12 @@ static int count_by(cspark_rdd *rdd, const char *op, const char *name, void *fn,
 {
     if (!rdd || !out) return CS_EINVAL;
     *out = NULL;
+    bool scope = cs_api_scope_enter(op, caller); /* its shuffle and job carry op's name */
     cspark_rdd *ones = cs_api_narrow_builtin(rdd, RDD_MAP, op, name, fn, caller);
     cspark_rdd *counts = cspark_reduce_by_key(ones, cspark_sum_i64, NULL, 0, 0);
-    if (!counts) return CS_EINVAL;
-    return cspark_collect_as_map(counts, out);
+    int rc = counts ? cspark_collect_as_map(counts, out) : CS_EINVAL;
+    cs_api_scope_leave(scope);
+    return rc;
 }
 
 int cspark_count_by_key(cspark_rdd *rdd, cspark_records **out)

@@ -13,6 +13,7 @@
 #include "common/err.h"
 #include "plan/builtins.h"
 #include "plan/rdd.h"
+#include "sched/scheduler.h"
 #include "shuffle/builtin_aggs.h"
 
 /* What actions return (cspark.h's cspark_records): one batch owned by the caller. */
@@ -31,6 +32,29 @@ static inline cspark_context *cs_rdd_context(const cspark_rdd *r)
  * log come from here). */
 cspark_rdd *cs_api_rdd_new(cspark_context *sc, rdd_kind kind, int num_partitions, const char *op,
                            const void *caller);
+
+/* Call sites (rdd.c). "<op> at <object>:<function>" of the caller's address into buf; while this
+ * thread is inside a scope, the scope's op and caller instead: what a public call builds from
+ * other public calls or internal helpers (first's take, a join's tagging maps, count_by_key's
+ * reduce_by_key and collect) carries the name of the call the user made, as Spark's RDDs and jobs
+ * carry the user's call site. */
+void cs_api_call_site(const char *op, const void *caller, char *buf, size_t cap);
+/* Opens the calling thread's scope (op: a static string) unless one is open; returns whether it
+ * did. Pass the answer to cs_api_scope_leave when the public call returns. */
+bool cs_api_scope_enter(const char *op, const void *caller);
+void cs_api_scope_leave(bool entered);
+
+/* Runs a job for the action `op` the user called at `caller` (cs_scheduler_run_job with the
+ * action's call site and the context's job description and group: jobs.c). Returns 0, or a
+ * negative code with err set. */
+int cs_api_run_job(cspark_context *sc, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                   const task_sink *sink, job_result_fn on_result, void *arg, const char *op,
+                   const void *caller, cs_error *err);
+
+/* An action's job failed with err: a job cancelled on request fails only this action
+ * (cs_context_job_cancelled), anything else fails the context (cs_context_fail). Returns the
+ * code. */
+int cs_api_action_failed(cspark_context *sc, const cs_error *err);
 
 /* Records a refused operation on the context and returns NULL (for transformations). */
 cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err);

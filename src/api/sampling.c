@@ -126,7 +126,8 @@ cspark_rdd *cspark_zip_with_index(cspark_rdd *rdd)
         task_sink sink = {.kind = SINK_COUNT};
         cs_error err;
         cs_error_clear(&err);
-        int rc = cs_scheduler_run_job(sc->sched, rdd, parts, np - 1, &sink, on_count, &c, &err);
+        int rc = cs_api_run_job(sc, rdd, parts, np - 1, &sink, on_count, &c, "zip_with_index",
+                                caller, &err);
         free(parts);
         if (rc < 0) {
             free(c.per_partition);

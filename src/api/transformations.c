@@ -281,9 +281,11 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
     int n = shuffle_partitions(cs_rdd_context(left), num_partitions, left->num_partitions,
                                right->num_partitions, op, &err);
     if (n < 0) return cs_rdd_refuse(cs_rdd_context(left), &err);
-    cspark_rdd *tl = narrow_builtin(left, RDD_MAP, "tag", "cs_builtin_tag_left",
+    /* the tagging maps end the map stages: they carry the user's operation's name (a join's
+     * stages are "join at ...", as Spark names them) */
+    cspark_rdd *tl = narrow_builtin(left, RDD_MAP, op, "cs_builtin_tag_left",
                                     (void *)cs_builtin_tag_left, caller);
-    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, "tag", "cs_builtin_tag_right",
+    cspark_rdd *tr = narrow_builtin(right, RDD_MAP, op, "cs_builtin_tag_right",
                                     (void *)cs_builtin_tag_right, caller);
     cspark_rdd *r = shuffled(tl, dep_new(tl, PART_HASH, n), n, SHUFFLE_READ_COGROUP, op, caller);
     r->deps[1] = dep_new(tr, PART_HASH, n);
@@ -501,7 +503,7 @@ cspark_rdd *cs_api_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitio
     cs_batch_init(&acc.keys);
     int nb = 0;
     if (n > 1 && rdd->num_partitions > 0) {
-        if (cs_scheduler_run_job(sc->sched, rdd, NULL, 0, &sink, on_sample, &acc, &err) < 0) {
+        if (cs_api_run_job(sc, rdd, NULL, 0, &sink, on_sample, &acc, op, caller, &err) < 0) {
             cs_batch_free(&acc.keys);
             free(acc.weights);
             return cs_rdd_refuse(sc, &err);

@@ -12,19 +12,11 @@
 
 #include "api/rdd_internal.h"
 
-int cspark_tree_aggregate(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn seq,
-                          cspark_reduce_fn comb, const void *closure, size_t len, int depth,
-                          void **out, size_t *out_len)
+/* The levels of tree_aggregate, inside its scope. */
+static int tree_levels(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn seq,
+                       cspark_reduce_fn comb, const void *closure, size_t len, int depth,
+                       void **out, size_t *out_len, const void *caller)
 {
-    if (!rdd || !out) return CS_EINVAL;
-    *out = NULL;
-    const void *caller = CALLER();
-    cspark_context *sc = cs_rdd_context(rdd);
-    cs_error e;
-    if (depth < 1) {
-        cs_error_set(&e, CS_EINVAL, "tree_aggregate: depth must be at least 1, got %d", depth);
-        return cs_context_fail(sc, &e);
-    }
     cspark_rdd *cur =
         cs_api_narrow(rdd, RDD_FOLD_PARTITION, "tree_aggregate", (void *)seq, closure, len, caller);
     if (!cur) return CS_EINVAL;
@@ -48,4 +40,24 @@ int cspark_tree_aggregate(cspark_rdd *rdd, const void *zero, size_t zero_len, cs
         if (!cur) return CS_EINVAL;
     }
     return cspark_fold(cur, zero, zero_len, comb, closure, len, out, out_len);
+}
+
+int cspark_tree_aggregate(cspark_rdd *rdd, const void *zero, size_t zero_len, cspark_reduce_fn seq,
+                          cspark_reduce_fn comb, const void *closure, size_t len, int depth,
+                          void **out, size_t *out_len)
+{
+    if (!rdd || !out) return CS_EINVAL;
+    *out = NULL;
+    const void *caller = CALLER();
+    cspark_context *sc = cs_rdd_context(rdd);
+    cs_error e;
+    if (depth < 1) {
+        cs_error_set(&e, CS_EINVAL, "tree_aggregate: depth must be at least 1, got %d", depth);
+        return cs_context_fail(sc, &e);
+    }
+    /* the reduce_by_key levels and the final fold carry tree_aggregate's name */
+    bool scope = cs_api_scope_enter("tree_aggregate", caller);
+    int rc = tree_levels(rdd, zero, zero_len, seq, comb, closure, len, depth, out, out_len, caller);
+    cs_api_scope_leave(scope);
+    return rc;
 }

@@ -111,6 +111,18 @@ static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
     for (size_t i = 0; i < n; i++)
         total_parents += json_array_size(json_object_get(json_array_get(infos, i), "Parent IDs"));
     int *parents = cs_xcalloc(total_parents + 1, sizeof *parents);
+    const char **names = cs_xcalloc(n + 1, sizeof *names);
+    const json_t *pj = json_object_get(o, "Properties"); /* the job's local properties */
+    const char **props = cs_xcalloc(2 * json_object_size(pj) + 1, sizeof *props);
+    int nprops = 0;
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)pj, key, val)
+    {
+        if (!json_is_string(val)) continue;
+        props[2 * nprops] = key;
+        props[2 * nprops++ + 1] = json_string_value(val);
+    }
     const char *name = "";
     int last = -1, k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -119,6 +131,7 @@ static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
         tasks[i] = (int)geti(si, "Number of Tasks");
         const json_t *pids = json_object_get(si, "Parent IDs");
         nparents[i] = (int)json_array_size(pids);
+        names[i] = gets(si, "Stage Name") ? gets(si, "Stage Name") : "";
         for (size_t p = 0; p < json_array_size(pids); p++)
             parents[k++] = (int)json_integer_value(json_array_get(pids, p));
         if (last < 0 || ids[i] > last) {
@@ -134,8 +147,13 @@ static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
                    .stage_num_tasks = tasks,
                    .stage_num_parents = nparents,
                    .stage_parents = parents,
+                   .stage_names = names,
+                   .job_properties = props,
+                   .num_job_properties = nprops,
                    .stage_name = name};
     fn(arg, &ev);
+    free(names);
+    free(props);
     free(ids);
     free(tasks);
     free(nparents);

@@ -1,8 +1,9 @@
 /*
  * completion_queue.c — the DAG scheduler's inbox (see scheduler.h): backends, the allocation
- * manager, the web UI and the context report task ends, executor losses, cancellations, aborts
- * and callbacks from their own threads; each becomes a completion queued under the scheduler's
- * lock for the job thread (dag_scheduler.c), which pops them in order. Ownership: a queued
+ * manager, the web UI and the context report task ends, executor losses, cancellations (of a job,
+ * a stage or a job group), aborts and callbacks from their own threads; each becomes a completion
+ * queued under the scheduler's lock for the job thread (dag_scheduler.c), which pops them in
+ * order. Ownership: a queued
  * completion (and the task result moved into it) belongs to the queue, then to the job thread,
  * and so does the task's descriptor — shared with the task's thread when the reaper leaves that
  * thread running (cs_scheduler_task_retain: the last of the two to let go frees it).
@@ -132,5 +133,17 @@ void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *rea
     c->cancel_job = job_id;
     c->cancel_stage = stage_id;
     c->reason = cs_xstrdup(reason ? reason : "");
+    push_completion(s, c);
+}
+
+void cs_scheduler_cancel_group(scheduler *s, const char *group_id)
+{
+    if (!group_id) return;
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_CANCEL;
+    c->cancel_job = c->cancel_stage = -1;
+    c->cancel_group = cs_xstrdup(group_id);
+    if (asprintf(&c->reason, "part of cancelled job group %s", group_id) < 0)
+        c->reason = cs_xstrdup("part of a cancelled job group");
     push_completion(s, c);
 }

@@ -147,7 +147,15 @@ static void stage_free(stage *st)
     for (int i = 0; i < st->num_allocs; i++)
         free(st->attempt_allocs[i]);
     free(st->attempt_allocs);
+    free(st->name);
     free(st);
+}
+
+/* Spark's stage name: a result stage is named after its job's action, a shuffle-map stage after
+ * the RDD it computes (both "<operation> at <object>:<function>"). */
+static const char *stage_name(const stage *st)
+{
+    return st->name ? st->name : st->rdd->name;
 }
 
 static void remove_waiting(scheduler *s, stage *st)
@@ -163,6 +171,7 @@ static void remove_waiting(scheduler *s, stage *st)
 /* The stages of a job, as its start event lists them: ids, task counts and parents. */
 typedef struct job_stages {
     int *ids, *ntasks, *nparents, *parents;
+    const char **names; /* borrowed from the stages */
     int n, cap, np, capp;
 } job_stages;
 
@@ -175,7 +184,9 @@ static void all_stages(stage *st, job_stages *js)
         js->ids = cs_xrealloc(js->ids, (size_t)js->cap * sizeof *js->ids);
         js->ntasks = cs_xrealloc(js->ntasks, (size_t)js->cap * sizeof *js->ntasks);
         js->nparents = cs_xrealloc(js->nparents, (size_t)js->cap * sizeof *js->nparents);
+        js->names = cs_xrealloc(js->names, (size_t)js->cap * sizeof *js->names);
     }
+    js->names[js->n] = stage_name(st);
     js->ids[js->n] = st->id;
     js->ntasks[js->n] = st->num_tasks;
     js->nparents[js->n++] = st->num_parents;
@@ -282,7 +293,7 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
                    .num_tasks = missing,
-                   .stage_name = st->rdd->name,
+                   .stage_name = stage_name(st),
                    .job_id = j->id};
     post_stage_event(s, st, &ev);
     for (int i = 0; i < st->num_tasks; i++)
@@ -317,7 +328,7 @@ static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char 
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
                    .num_tasks = st->attempt_tasks,
-                   .stage_name = st->rdd->name,
+                   .stage_name = stage_name(st),
                    .succeeded = ok,
                    .reason = reason,
                    .job_id = j->id};
@@ -584,7 +595,8 @@ static void handle_cancel(scheduler *s, job *j, const completion *c)
 {
     if (j->failed) return;
     const char *why = c->reason && *c->reason ? c->reason : NULL;
-    if (c->cancel_job == j->id) {
+    if (c->cancel_job == j->id || (c->cancel_group && j->props->group_id &&
+                                   strcmp(c->cancel_group, j->props->group_id) == 0)) {
         cs_error_set(&j->err, CS_ECANCELLED, "Job %d cancelled%s%s", j->id, why ? " " : "",
                      why ? why : "");
     } else if (c->cancel_stage >= 0 && stage_in_job(j->final, c->cancel_stage)) {
@@ -606,6 +618,7 @@ static void completion_free(completion *c)
     }
     free(c->executor_id);
     free(c->reason);
+    free(c->cancel_group);
     free(c);
 }
 
@@ -753,10 +766,31 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *s
     s->alloc = cs_allocation_manager_new(st, s, s->backend, s->opt.bus);
 }
 
-int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
-                         const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
+/* The job's local properties as Spark's JobStart carries them: key, value pairs in props_out
+ * (room for 6). Returns how many strings. */
+static int job_properties_pairs(const job_properties *p, const char **props_out)
 {
+    int n = 0;
+    if (p->description) {
+        props_out[n++] = "spark.job.description";
+        props_out[n++] = p->description;
+    }
+    if (p->group_id) {
+        props_out[n++] = "spark.jobGroup.id";
+        props_out[n++] = p->group_id;
+        props_out[n++] = "spark.job.interruptOnCancel";
+        props_out[n++] = p->interrupt_on_cancel ? "true" : "false";
+    }
+    return n;
+}
+
+int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                         const job_properties *props, const task_sink *sink,
+                         job_result_fn on_result, void *arg, cs_error *err)
+{
+    static const job_properties no_props;
     job j = {0};
+    j.props = props ? props : &no_props;
     j.id = s->next_job_id++;
     j.sink = sink;
     j.on_result = on_result;
@@ -770,6 +804,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     fin->partitions = partitions;
     fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
     fin->first_job = j.id;
+    if (j.props->call_site) fin->name = cs_xstrdup(j.props->call_site);
     stage_link(s, fin, j.id);
     fin->id = s->next_stage_id++;
     j.final = fin;
@@ -788,6 +823,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 
     job_stages js = {0};
     all_stages(fin, &js);
+    const char *pairs[6];
     cs_event ev = {.kind = CS_EV_JOB_START,
                    .job_id = j.id,
                    .stage_ids = js.ids,
@@ -795,12 +831,16 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
                    .stage_num_tasks = js.ntasks,
                    .stage_num_parents = js.nparents,
                    .stage_parents = js.parents,
-                   .stage_name = rdd->name};
+                   .stage_names = js.names,
+                   .job_properties = pairs,
+                   .num_job_properties = job_properties_pairs(j.props, pairs) / 2,
+                   .stage_name = stage_name(fin)};
     post(s, &ev);
     int64_t job_start_ms = cs_now_ms();
     CS_INFO("scheduler", "job=%d event=started stages=%d tasks=%d name=%s", j.id, js.n,
-            fin->num_tasks, cs_log_quote(rdd->name));
+            fin->num_tasks, cs_log_quote(stage_name(fin)));
     free(js.ids);
+    free(js.names);
     free(js.ntasks);
     free(js.nparents);
     free(js.parents);

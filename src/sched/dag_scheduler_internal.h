@@ -42,6 +42,7 @@ typedef struct stage {
     int64_t submit_ms;
     shuffle_input *inputs;
     int first_job;
+    char *name; /* the result stage's: its job's call site (owned); NULL: the RDD's name */
     task_sink shuffle_sink; /* map stages: where their tasks write */
     bool *done_once; /* map stages: partitions whose output was registered (may be lost later) */
     void **attempt_allocs; /* inputs given to attempts, freed at stop (tasks may outlive one) */
@@ -74,6 +75,7 @@ typedef struct completion {
     void (*fn)(void *); /* EV_CALLBACK */
     void *fn_arg;
     int cancel_job, cancel_stage; /* EV_CANCEL: the job or the stage (the other is -1) */
+    char *cancel_group;           /* EV_CANCEL: every job of this group (both ids -1), or NULL */
 } completion;
 
 typedef struct job {
@@ -87,6 +89,7 @@ typedef struct job {
     cs_error err;
     job_result_fn on_result;
     void *arg;
+    const job_properties *props; /* borrowed for the job; never NULL */
 } job;
 
 struct scheduler {

@@ -446,15 +446,20 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
              * where its place in the DAG is told) */
             int np = ev->stage_num_parents && parents ? ev->stage_num_parents[i] : 0;
             cs_event dag = {.parent_stage_ids = parents, .num_parent_stage_ids = np};
-            json_array_append_new(infos,
-                                  stage_info(ev->stage_ids[i], 0, i == last ? ev->stage_name : "",
-                                             tasks, np > 0 ? &dag : NULL, 0, 0, NULL));
+            const char *name = ev->stage_names ? ev->stage_names[i]
+                               : i == last     ? ev->stage_name
+                                               : "";
+            json_array_append_new(infos, stage_info(ev->stage_ids[i], 0, name, tasks,
+                                                    np > 0 ? &dag : NULL, 0, 0, NULL));
             if (np > 0) parents += np;
             json_array_append_new(ids, json_integer(ev->stage_ids[i]));
         }
         json_object_set_new(o, "Stage Infos", infos);
         json_object_set_new(o, "Stage IDs", ids);
-        json_object_set_new(o, "Properties", json_object());
+        json_t *props = json_object(); /* the job's local properties, as Spark's */
+        for (int i = 0; i < ev->num_job_properties; i++)
+            set_str(props, ev->job_properties[2 * i], ev->job_properties[2 * i + 1]);
+        json_object_set_new(o, "Properties", props);
         break;
     }
     case CS_EV_JOB_END: {

@@ -128,6 +128,14 @@ static qnode *copy_event(const cs_event *ev)
                slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
     for (size_t i = 0; i < rdds; i++)
         n += slen(ev->rdd_infos[i].name) + slen(ev->rdd_infos[i].callsite);
+    size_t names = ids && ev->stage_names ? ids : 0;
+    size_t props =
+        ev->job_properties && ev->num_job_properties > 0 ? 2 * (size_t)ev->num_job_properties : 0;
+    n += (names + props) * sizeof(const char *);
+    for (size_t i = 0; i < names; i++)
+        n += slen(ev->stage_names[i]);
+    for (size_t i = 0; i < props; i++)
+        n += slen(ev->job_properties[i]);
     size_t accs = ev->accumulables && ev->num_accumulables > 0 ? (size_t)ev->num_accumulables : 0;
     n += accs * sizeof(cs_accumulable);
     for (size_t i = 0; i < accs; i++)
@@ -143,6 +151,18 @@ static qnode *copy_event(const cs_event *ev)
         q->ev.exec_metrics = (const cs_executor_metrics *)(void *)cur;
         cur += metrics;
     }
+    const char **names_copy = NULL, **props_copy = NULL; /* pointer arrays: aligned here */
+    if (names) {
+        names_copy = (const char **)(void *)cur;
+        cur += names * sizeof *names_copy;
+    }
+    if (props) {
+        props_copy = (const char **)(void *)cur;
+        cur += props * sizeof *props_copy;
+    }
+    q->ev.stage_names = names_copy;
+    q->ev.job_properties = props_copy;
+    q->ev.num_job_properties = (int)(props / 2);
     cs_accumulable *acc_copy = NULL;
     if (accs) {
         acc_copy = (cs_accumulable *)(void *)cur;
@@ -217,6 +237,10 @@ static qnode *copy_event(const cs_event *ev)
         infos[i].name = scopy(&cur, ev->rdd_infos[i].name);
         infos[i].callsite = scopy(&cur, ev->rdd_infos[i].callsite);
     }
+    for (size_t i = 0; i < names; i++)
+        names_copy[i] = scopy(&cur, ev->stage_names[i]);
+    for (size_t i = 0; i < props; i++)
+        props_copy[i] = scopy(&cur, ev->job_properties[i]);
     for (size_t i = 0; i < accs; i++) {
         acc_copy[i].name = scopy(&cur, ev->accumulables[i].name);
         acc_copy[i].update = scopy(&cur, ev->accumulables[i].update);

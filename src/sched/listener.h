@@ -85,6 +85,10 @@ typedef struct cs_event {
     int locality;                                 /* task start/end: the cs_locality_level (sched/locality.h) the task
                                                      was launched at; 0 is PROCESS_LOCAL, also Spark's for a task
                                                      without a preference */
+    const char *const *stage_names;               /* job start: each stage's name, parallel to stage_ids, copied */
+    const char *const *job_properties; int num_job_properties; /* job start: the job's local properties (Spark's
+                                                     Properties: spark.job.description, spark.jobGroup.id, ...),
+                                                     num_job_properties key, value pairs, copied */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

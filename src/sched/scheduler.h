@@ -81,10 +81,24 @@ void cs_scheduler_free(scheduler *s);
  * contents may be moved out (e.g. the data batch); the scheduler frees the rest. */
 typedef void (*job_result_fn)(void *arg, int partition, task_result *r);
 
-/* Runs `sink` over the given partitions of rdd (all when partitions == NULL). Returns 0, or a
- * negative code with err set to Spark's "Job aborted due to stage failure: ..." message. */
+/* What a job carries besides its RDD: Spark's call site and local properties. Borrowed for the
+ * duration of cs_scheduler_run_job. */
+typedef struct job_properties {
+    /* the action's call site, "count at app.so:cspark_main": the job's name and its result
+     * stage's (Spark's ResultStage is named after the action); NULL: the RDD's name */
+    const char *call_site;
+    const char *description;  /* spark.job.description (the UI's Description), NULL: none */
+    const char *group_id;     /* spark.jobGroup.id (cs_scheduler_cancel_group), NULL: none */
+    bool interrupt_on_cancel; /* spark.job.interruptOnCancel, reported in the job's properties */
+} job_properties;
+
+/* Runs `sink` over the given partitions of rdd (all when partitions == NULL), with props (NULL:
+ * none). Returns 0, or a negative code with err set to Spark's "Job aborted due to stage
+ * failure: ..." message; CS_ECANCELLED only when the job was cancelled on request
+ * (cs_scheduler_cancel, cs_scheduler_cancel_group: "Job N cancelled ..."). */
 int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
-                         const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err);
+                         const job_properties *props, const task_sink *sink,
+                         job_result_fn on_result, void *arg, cs_error *err);
 
 /* Backend callbacks, any thread: a task began running on a core slot (launched at locality, a
  * cs_locality_level: sched/locality.h) / finished. */
@@ -156,5 +170,11 @@ bool cs_scheduler_in_job(scheduler *s);
  * "Job N cancelled <reason>" or "Job N cancelled because Stage M was cancelled: <reason>".
  * Any thread; ignored when no running job matches. */
 void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *reason);
+
+/* Kills every running job whose spark.jobGroup.id is group_id, as Spark's cancelJobGroup: each
+ * fails with "Job N cancelled part of cancelled job group <group_id>". Any thread (a job's own
+ * thread is inside cs_scheduler_run_job: another thread of the driver cancels); ignored when no
+ * running job belongs to the group. */
+void cs_scheduler_cancel_group(scheduler *s, const char *group_id);
 
 #endif

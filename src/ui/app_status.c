@@ -234,6 +234,8 @@ static void stage_free(ui_stage *s)
 static void job_free(job_rec *j)
 {
     free(j->pub.name);
+    free(j->pub.description);
+    free(j->pub.group);
     free(j->pub.error);
     free(j->pub.stage_ids); /* the block holding stage_tasks and submitted too */
     free(j);
@@ -340,6 +342,11 @@ static void on_job_start(ui_store *st, const cs_event *ev)
     job_rec *j = cs_xcalloc(1, sizeof *j);
     j->pub.job_id = ev->job_id;
     j->pub.name = cs_xstrdup(ev->stage_name ? ev->stage_name : "");
+    for (int i = 0; i < ev->num_job_properties; i++) {
+        const char *k = ev->job_properties[2 * i], *v = ev->job_properties[2 * i + 1];
+        if (strcmp(k, "spark.job.description") == 0) set_str(&j->pub.description, v);
+        if (strcmp(k, "spark.jobGroup.id") == 0) set_str(&j->pub.group, v);
+    }
     j->pub.submission_ms = ev->time_ms;
     j->pub.status = UI_JOB_RUNNING;
     int n = ev->num_stage_ids > 0 && ev->stage_ids ? ev->num_stage_ids : 0;
@@ -363,7 +370,10 @@ static void on_job_start(ui_store *st, const cs_event *ev)
         if (!s) {
             s = new_stage(st, sid, 0);
             s->num_tasks = tasks;
-            if (i == last) s->name = cs_xstrdup(j->pub.name);
+            if (ev->stage_names)
+                s->name = cs_xstrdup(ev->stage_names[i]);
+            else if (i == last)
+                s->name = cs_xstrdup(j->pub.name);
         }
         add_int(&s->job_ids, &s->num_jobs, ev->job_id);
         int np = ev->stage_num_parents && parents ? ev->stage_num_parents[i] : 0;

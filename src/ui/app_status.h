@@ -104,7 +104,9 @@ typedef struct ui_stage {
 
 typedef struct ui_job {
     int job_id;
-    char *name;
+    char *name;        /* its action's call site, "count at app.so:cspark_main" */
+    char *description; /* spark.job.description, NULL when not set */
+    char *group;       /* spark.jobGroup.id, NULL when not set */
     int64_t submission_ms, completion_ms;
     ui_job_status status;
     char *error; /* why it failed */

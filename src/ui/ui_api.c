@@ -142,9 +142,11 @@ static json_t *job_json(const ui_job *j)
     json_t *o = json_object();
     seti(o, "jobId", j->job_id);
     sets(o, "name", j->name);
+    if (j->description) sets(o, "description", j->description); /* Options: absent when unset */
     setd_opt(o, "submissionTime", j->submission_ms);
     if (j->status != UI_JOB_RUNNING) setd_opt(o, "completionTime", j->completion_ms);
     json_object_set_new(o, "stageIds", int_array(j->stage_ids, j->num_stages));
+    if (j->group) sets(o, "jobGroup", j->group);
     json_object_set_new(o, "jobTags", json_array());
     sets(o, "status", cs_ui_job_status_name(j->status));
     seti(o, "numTasks", j->num_tasks);

@@ -106,8 +106,19 @@ static int64_t job_duration(const ui_page_ctx *c, const ui_job *j)
 static void job_row(const ui_page_ctx *c, cs_sbuf *out, const ui_job *j)
 {
     cs_sbuf_printf(out, "<tr id=\"job-%d\"><td>%d ", j->job_id, j->job_id);
+    if (j->group) { /* as Spark's: "3 (group)" */
+        cs_sbuf_puts(out, "<span class=\"job-group\">(");
+        cs_html_escape(out, j->group);
+        cs_sbuf_puts(out, ")</span> ");
+    }
     if (j->status == UI_JOB_RUNNING) cs_ui_kill_form(c, out, "job", j->job_id);
-    cs_sbuf_puts(out, "</td><td><a class=\"name-link\" href=\"");
+    cs_sbuf_puts(out, "</td><td>");
+    if (j->description) { /* spark.job.description above the job's name, as Spark's */
+        cs_sbuf_puts(out, "<span class=\"description-input\">");
+        cs_html_escape(out, j->description);
+        cs_sbuf_puts(out, "</span><br>");
+    }
+    cs_sbuf_puts(out, "<a class=\"name-link\" href=\"");
     cs_html_escape(out, c->base);
     cs_sbuf_printf(out, "/jobs/job/?id=%d\">", j->job_id);
     cs_html_escape(out, j->name);
@@ -203,7 +214,18 @@ int cs_ui_page_job(const ui_page_ctx *c, int job_id, cs_sbuf *out)
     snprintf(title, sizeof title, "Details for Job %d", job_id);
     cs_ui_details_begin(c, out, title, UI_TAB_JOBS, "job-status", cs_ui_job_status_name(j->status),
                         j->status == UI_JOB_RUNNING, "job", j->job_id);
-    cs_sbuf_puts(out, "</li><li><strong>Submitted:</strong> ");
+    cs_sbuf_puts(out, "</li>");
+    if (j->description) {
+        cs_sbuf_puts(out, "<li><strong>Description:</strong> ");
+        cs_html_escape(out, j->description);
+        cs_sbuf_puts(out, "</li>");
+    }
+    if (j->group) { /* as Spark's job page */
+        cs_sbuf_puts(out, "<li><strong>Job Group:</strong> ");
+        cs_html_escape(out, j->group);
+        cs_sbuf_puts(out, "</li>");
+    }
+    cs_sbuf_puts(out, "<li><strong>Submitted:</strong> ");
     cs_html_date(out, j->submission_ms);
     cs_sbuf_puts(out, "</li><li><strong>Duration:</strong> ");
     cs_html_duration(out, job_duration(c, j));

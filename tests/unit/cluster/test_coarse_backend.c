@@ -313,7 +313,7 @@ static int run(driver *d, cs_error *err)
     task_sink sink = {.kind = SINK_COUNT};
     memset(d->results, 0, sizeof d->results);
     cs_error_clear(err);
-    return cs_scheduler_run_job(d->s, d->reduced, NULL, 0, &sink, on_result, d, err);
+    return cs_scheduler_run_job(d->s, d->reduced, NULL, 0, NULL, &sink, on_result, d, err);
 }
 
 static int launched(bool maps)

@@ -141,7 +141,8 @@ static void test_listing_and_inprogress(void **state)
         "\"local-2\",\"Timestamp\":1790000005000,\"User\":\"bob\"}\n"
         "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Submission Time\":1790000005100,"
         "\"Stage Infos\":[{\"Stage ID\":0,\"Number of Tasks\":3,\"Stage Name\":\"count\","
-        "\"Parent IDs\":[]}],\"Stage IDs\":[0]}\n"
+        "\"Parent IDs\":[]}],\"Stage IDs\":[0],\"Properties\":{\"spark.job.description\":"
+        "\"totals\",\"spark.jobGroup.id\":\"nightly\"}}\n"
         "{\"Event\":\"SparkListenerStageSubmitted\",\"Stage Info\":{\"Stage ID\":0,\"Stage A";
     write_file("local-2.inprogress", running, sizeof running - 1);
     write_file(".hidden", "x", 1);
@@ -166,6 +167,8 @@ static void test_listing_and_inprogress(void **state)
     cs_ui_store_lock(st);
     assert_int_equal(cs_ui_store_num_jobs(st), 1);
     assert_int_equal(cs_ui_store_job(st, 0)->status, UI_JOB_RUNNING);
+    assert_string_equal(cs_ui_store_job(st, 0)->description, "totals"); /* JobStart Properties */
+    assert_string_equal(cs_ui_store_job(st, 0)->group, "nightly");
     assert_false(cs_ui_store_app(st)->completed);
     cs_ui_store_unlock(st);
     /* retainedApplications=1: loading the other evicts this one, still held: stays valid */

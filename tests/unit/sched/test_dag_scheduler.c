@@ -187,7 +187,7 @@ static int run(app *a, cspark_rdd *rdd, cs_error *err)
     task_sink sink = {.kind = SINK_COUNT};
     memset(a->results, 0, sizeof a->results);
     cs_error_clear(err);
-    return cs_scheduler_run_job(a->s, rdd, NULL, 0, &sink, on_result, a, err);
+    return cs_scheduler_run_job(a->s, rdd, NULL, 0, NULL, &sink, on_result, a, err);
 }
 
 /* Launches of (map or result) partition p, in order. */

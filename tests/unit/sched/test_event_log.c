@@ -133,12 +133,19 @@ static void post_application(listener_bus *bus)
                     .executor_cores = 4};
     cs_listener_bus_post(bus, &ev);
     int ids[2] = {0, 1}, tasks[2] = {2, 1};
+    const char *stage_names[] = {"reduce_by_key at wordcount.so:cspark_main",
+                                 "save_as_text_file at wordcount.so:cspark_main"};
+    const char *job_props[] = {"spark.job.description", "word counts", "spark.jobGroup.id",
+                               "nightly"};
     ev = (cs_event){.kind = CS_EV_JOB_START,
                     .time_ms = 1010,
                     .job_id = 0,
                     .stage_ids = ids,
                     .num_stage_ids = 2,
                     .stage_num_tasks = tasks,
+                    .stage_names = stage_names,
+                    .job_properties = job_props,
+                    .num_job_properties = 2,
                     .stage_name = "save_as_text_file at wordcount.so:cspark_main"};
     cs_listener_bus_post(bus, &ev);
     ev = (cs_event){.kind = CS_EV_STAGE_SUBMITTED,
@@ -298,7 +305,11 @@ static void test_full_application_log(void **state)
     assert_int_equal(iget(json_array_get(infos, 0), "Number of Tasks"), 2);
     assert_string_equal(sget(json_array_get(infos, 1), "Stage Name"),
                         "save_as_text_file at wordcount.so:cspark_main");
+    assert_string_equal(sget(json_array_get(infos, 0), "Stage Name"), /* every stage's name */
+                        "reduce_by_key at wordcount.so:cspark_main");
     assert_true(json_is_array(jget(json_array_get(infos, 0), "RDD Info")));
+    assert_string_equal(sget(e, "Properties/spark.job.description"), "word counts");
+    assert_string_equal(sget(e, "Properties/spark.jobGroup.id"), "nightly");
 
     e = json_array_get(l, 5);
     assert_int_equal(iget(e, "Stage Info/Stage ID"), 0);

@@ -121,6 +121,8 @@ typedef struct copy_check {
     int nstage;
     char conf_value[64];
     int64_t time_ms;
+    char stage_names[3][64], props[4][64]; /* job start: names and properties (key, value) */
+    int nprops;
 } copy_check;
 
 static void check_copy(void *arg, const cs_event *ev)
@@ -130,8 +132,14 @@ static void check_copy(void *arg, const cs_event *ev)
     if (ev->kind == CS_EV_JOB_START) {
         snprintf(cc->stage_name, sizeof cc->stage_name, "%s", ev->stage_name);
         cc->nstage = ev->num_stage_ids;
-        for (int i = 0; i < ev->num_stage_ids && i < 3; i++)
+        for (int i = 0; i < ev->num_stage_ids && i < 3; i++) {
             cc->stage_ids[i] = ev->stage_ids[i];
+            if (ev->stage_names)
+                snprintf(cc->stage_names[i], sizeof cc->stage_names[i], "%s", ev->stage_names[i]);
+        }
+        cc->nprops = ev->num_job_properties;
+        for (int i = 0; i < 2 * ev->num_job_properties && i < 4; i++)
+            snprintf(cc->props[i], sizeof cc->props[i], "%s", ev->job_properties[i]);
         cc->time_ms = ev->time_ms;
     } else if (ev->kind == CS_EV_TASK_END) {
         snprintf(cc->executor, sizeof cc->executor, "%s", ev->executor_id);
@@ -161,11 +169,18 @@ static void test_post_deep_copies(void **state)
     cs_conf *env = cs_conf_new();
     cs_conf_set(env, "spark.app.name", "pi");
 
+    char names[3][32] = {"map at pi.so:main", "join at pi.so:main", "count at pi.so:main"};
+    const char *name_ptrs[3] = {names[0], names[1], names[2]};
+    char group[16] = "nightly";
+    const char *props[4] = {"spark.job.description", "totals", "spark.jobGroup.id", group};
     cs_event js = {.kind = CS_EV_JOB_START,
                    .job_id = 1,
                    .stage_name = name,
                    .stage_ids = ids,
-                   .num_stage_ids = 3};
+                   .num_stage_ids = 3,
+                   .stage_names = name_ptrs,
+                   .job_properties = props,
+                   .num_job_properties = 2};
     cs_event te = {.kind = CS_EV_TASK_END, .executor_id = exec, .reason = reason, .time_ms = 5};
     cs_event eu = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
     cs_event as = {.kind = CS_EV_APPLICATION_START, .app_name = app};
@@ -178,6 +193,10 @@ static void test_post_deep_copies(void **state)
     memset(reason, 'X', sizeof reason - 1);
     memset(app, 'X', sizeof app - 1);
     ids[0] = ids[1] = ids[2] = -1;
+    memset(names, 'X', sizeof names[0] - 1);
+    name_ptrs[1] = "";
+    memset(group, 'X', sizeof group - 1);
+    props[0] = "";
     cs_conf_free(env); /* borrowed only during post */
 
     cs_listener_bus_flush(bus);
@@ -186,6 +205,13 @@ static void test_post_deep_copies(void **state)
     assert_int_equal(cc.nstage, 3);
     assert_int_equal(cc.stage_ids[0], 4);
     assert_int_equal(cc.stage_ids[2], 6);
+    assert_string_equal(cc.stage_names[0], "map at pi.so:main");
+    assert_string_equal(cc.stage_names[1], "join at pi.so:main");
+    assert_string_equal(cc.stage_names[2], "count at pi.so:main");
+    assert_int_equal(cc.nprops, 2);
+    assert_string_equal(cc.props[0], "spark.job.description");
+    assert_string_equal(cc.props[1], "totals");
+    assert_string_equal(cc.props[3], "nightly");
     assert_string_equal(cc.executor, "7");
     assert_string_equal(cc.reason, "disk full");
     assert_string_equal(cc.conf_value, "pi");
