@@ -11,7 +11,8 @@
  * partitionBy(HashPartitioner): the joins reuse that partitioner and read links narrowly, so links
  * are shuffled once in the whole job. MODE "shuffled" builds links without a partitioner (the same
  * records and partitions): every join shuffles both sides. The final ranks are saved as
- * "page<TAB>rank" lines (%.9f).
+ * "page<TAB>rank" lines (%.9f); "copartition: iteration N done" goes to stderr after each
+ * iteration's count (tests/fault/kill_executor_copartitioned.sh kills an executor then).
  */
 #include <cspark.h>
 
@@ -109,6 +110,7 @@ int iterate(cspark_context *sc, int argc, char **argv)
             fprintf(stderr, "iteration %ld: %lld ranks, expected %ld\n", i, (long long)n, pages);
             return 1;
         }
+        fprintf(stderr, "copartition: iteration %ld done\n", i + 1);
     }
     return cspark_save_as_text_file(cspark_map(ranks, cp_format, NULL, 0), argv[5]) < 0 ? 1 : 0;
 }
