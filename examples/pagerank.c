@@ -62,10 +62,9 @@ void pr_parse(const cspark_record *in, cspark_emitter *out, cspark_task_context 
 /* links.mapValues(v => 1.0) */
 void pr_init(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    uint8_t *v;
-    uint8_t *k = cspark_emit_reserve(out, in->key.len, 8, &v);
-    if (in->key.len) memcpy(k, in->key.ptr, in->key.len);
+    uint8_t v[8];
     cspark_f64_encode(1.0, v);
+    cspark_emit_value(out, v, sizeof v);
 }
 
 /* links.join(ranks).values.flatMap { case (urls, rank) => urls.map(url => (url, rank / size)) } */
@@ -90,10 +89,9 @@ void pr_contrib(const cspark_record *in, cspark_emitter *out, cspark_task_contex
 /* mapValues(0.15 + 0.85 * _) */
 void pr_damp(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    uint8_t *v;
-    uint8_t *k = cspark_emit_reserve(out, in->key.len, 8, &v);
-    if (in->key.len) memcpy(k, in->key.ptr, in->key.len);
+    uint8_t v[8];
     cspark_f64_encode(0.15 + 0.85 * cspark_slice_f64(in->value), v);
+    cspark_emit_value(out, v, sizeof v);
 }
 
 /* map { case (p, r) => f"$p\t$r%.6f" } */
@@ -123,12 +121,15 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
     }
 
     cspark_rdd *edges = cspark_flat_map(cspark_text_file(sc, argv[1], 0), pr_parse, NULL, 0);
-    cspark_rdd *links = cspark_group_by_key(cspark_distinct(edges, 0), 0);
-    cspark_rdd *ranks = cspark_map(links, pr_init, NULL, 0);
+    /* links and ranks keep group_by_key's and reduce_by_key's hash partitioner (map_values
+     * keeps it, as Spark's mapValues), so each join reads both sides narrowly: only contribs
+     * is shuffled per iteration, as in Spark */
+    cspark_rdd *links = cspark_cache(cspark_group_by_key(cspark_distinct(edges, 0), 0));
+    cspark_rdd *ranks = cspark_map_values(links, pr_init, NULL, 0);
     for (long i = 0; i < iters; i++) {
         cspark_rdd *contribs = cspark_flat_map(cspark_join(links, ranks, 0), pr_contrib, NULL, 0);
-        ranks = cspark_map(cspark_reduce_by_key(contribs, cspark_sum_f64, NULL, 0, 0), pr_damp,
-                           NULL, 0);
+        ranks = cspark_map_values(cspark_reduce_by_key(contribs, cspark_sum_f64, NULL, 0, 0),
+                                  pr_damp, NULL, 0);
     }
     if (cspark_save_as_text_file(cspark_map(ranks, pr_format, NULL, 0), argv[3]) < 0) {
         /* cspark-submit prints the reason (cspark_last_error) as its last line */

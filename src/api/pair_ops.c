@@ -5,7 +5,8 @@
  * the records unpacked, as Spark's sortBy), the outer joins, subtract_by_key, subtract and
  * intersection (a cogroup followed by a built-in flattening, plan/builtins.c, as Spark's
  * CoGroupedRDD-based versions), map_partitions_with_index and cartesian (one node, computed by
- * exec/cartesian_iter.c). Called by jobs through cspark.h.
+ * exec/cartesian_iter.c). map_values, flat_map_values and the cogroup-based joins keep their
+ * parent's partitioner, as Spark's mapValues / flatMapValues. Called by jobs through cspark.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,16 @@
 
 cspark_rdd *cspark_map_values(cspark_rdd *rdd, cspark_map_fn fn, const void *closure, size_t len)
 {
-    return cs_api_narrow(rdd, RDD_MAP_VALUES, "map_values", (void *)fn, closure, len, CALLER());
+    return cs_api_keep_partitioner(
+        cs_api_narrow(rdd, RDD_MAP_VALUES, "map_values", (void *)fn, closure, len, CALLER()), rdd);
 }
 
 cspark_rdd *cspark_flat_map_values(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,
                                    size_t len)
 {
-    return cs_api_narrow(rdd, RDD_FLAT_MAP_VALUES, "flat_map_values", (void *)fn, closure, len,
-                         CALLER());
+    return cs_api_keep_partitioner(cs_api_narrow(rdd, RDD_FLAT_MAP_VALUES, "flat_map_values",
+                                                 (void *)fn, closure, len, CALLER()),
+                                   rdd);
 }
 
 cspark_rdd *cspark_key_by(cspark_rdd *rdd, cspark_map_fn fn, const void *closure, size_t len)
@@ -64,7 +67,8 @@ static cspark_rdd *cogroup_then(cspark_rdd *a, cspark_rdd *b, int num_partitions
                                 const char *name, void *fn, const void *caller)
 {
     cspark_rdd *cg = cs_api_cogroup(a, b, num_partitions, op, caller);
-    return cs_api_narrow_builtin(cg, RDD_FLAT_MAP, op, name, fn, caller);
+    return cs_api_keep_partitioner(cs_api_narrow_builtin(cg, RDD_FLAT_MAP, op, name, fn, caller),
+                                   cg);
 }
 
 cspark_rdd *cspark_right_outer_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)

@@ -71,6 +71,9 @@ cspark_rdd *cs_api_narrow(cspark_rdd *parent, rdd_kind kind, const char *op, voi
                           const void *closure, size_t len, const void *caller);
 cspark_rdd *cs_api_narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char *op,
                                   const char *name, void *fn, const void *caller);
+/* r keeps parent's partitioner (Spark's preservesPartitioning: the keys are the parent's);
+ * returns r, NULL when r is NULL. */
+cspark_rdd *cs_api_keep_partitioner(cspark_rdd *r, const cspark_rdd *parent);
 cspark_rdd *cs_api_cogroup(cspark_rdd *left, cspark_rdd *right, int num_partitions, const char *op,
                            const void *caller);
 cspark_rdd *cs_api_sort_by_key(cspark_rdd *rdd, bool ascending, int num_partitions, const char *op,

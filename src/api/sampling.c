@@ -25,7 +25,7 @@ static cspark_rdd *sample_node(cspark_rdd *rdd, const sample_params *sp, const c
     r->num_parents = 1;
     cs_fn_ref_builtin(&r->fn, "cs_builtin_sample", (void *)cs_builtin_sample);
     cs_fn_ref_copy_closure(&r->fn, sp, sizeof *sp);
-    return r;
+    return cs_api_keep_partitioner(r, rdd); /* Spark's sample preserves partitioning */
 }
 
 static cspark_rdd *refuse(cspark_rdd *rdd, const char *fmt, double v)

@@ -5,8 +5,15 @@
  * aggregation, sort, cogroup or plain read). Joins are a cogroup followed by a built-in
  * flattening; distinct packs each record into a key and reduces. sort_by_key runs a sampling job
  * at once to choose its range bounds, as Spark's sortByKey does.
+ *
+ * Partitioners (plan/rdd.h) are Spark's: shuffled outputs are placed by their partitioner,
+ * filter and the per-key operations keep their parent's, and the by-key operations choose theirs
+ * as Spark's Partitioner.defaultPartitioner does (an explicit count is a hash partitioner, else a
+ * parent's partitioner is reused). A parent already placed by the chosen partitioner is read
+ * narrowly, without a shuffle: a cached partition_by side of an iterative join is shuffled once.
  */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +70,14 @@ cspark_rdd *cspark_flat_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closu
 
 cspark_rdd *cspark_filter(cspark_rdd *rdd, cspark_filter_fn fn, const void *closure, size_t len)
 {
-    return narrow(rdd, RDD_FILTER, "filter", (void *)fn, closure, len, CALLER());
+    return cs_api_keep_partitioner(
+        narrow(rdd, RDD_FILTER, "filter", (void *)fn, closure, len, CALLER()), rdd);
+}
+
+cspark_rdd *cs_api_keep_partitioner(cspark_rdd *r, const cspark_rdd *parent)
+{
+    if (r && parent) r->partitioner = parent->partitioner;
+    return r;
 }
 
 cspark_rdd *cspark_map_partitions(cspark_rdd *rdd, cspark_partition_fn fn, const void *closure,
@@ -146,6 +160,7 @@ static shuffle_dep *dep_new(cspark_rdd *parent, cs_partitioner_kind kind, int n)
     return d;
 }
 
+/* A shuffled node reading dep, placed by the dependency's partitioner. */
 static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle_read_mode mode,
                             const char *op, const void *caller)
 {
@@ -153,6 +168,104 @@ static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle
     r->deps[0] = dep;
     r->num_deps = 1;
     r->read_mode = mode;
+    r->partitioner = cs_rdd_partitioner_of_dep(dep);
+    return r;
+}
+
+/* ---- partitioners ------------------------------------------------------------------------ */
+
+static rdd_partitioner hash_partitioner(int n)
+{
+    return (rdd_partitioner){.kind = RDD_PARTITIONER_HASH, .num_partitions = n};
+}
+
+/* Spark's Partitioner.defaultPartitioner for an operation on a (and b, or NULL) asked for
+ * `requested` partitions: a hash partitioner of `requested` when it is not 0; else the partitioner
+ * of the parent with the most partitions among those that have one, when it is eligible (the
+ * largest parent has fewer than 10x its partitions) or spark.default.parallelism would not give
+ * more; else a hash partitioner of spark.default.parallelism when set, else of the largest
+ * parent's partitions. */
+static int default_partitioner(cspark_context *sc, int requested, const cspark_rdd *a,
+                               const cspark_rdd *b, const char *op, rdd_partitioner *out,
+                               cs_error *err)
+{
+    if (requested < 0 || requested > CS_MAX_PARTITIONS)
+        return cs_error_set(err, CS_EINVAL,
+                            "%s: number of partitions must be between 1 and %d, got %d", op,
+                            CS_MAX_PARTITIONS, requested);
+    if (requested > 0) {
+        *out = hash_partitioner(requested);
+        return 0;
+    }
+    const cspark_rdd *rdds[2] = {a, b}, *has_max = NULL;
+    int max_partitions = 1;
+    for (int i = 0; i < 2; i++) {
+        const cspark_rdd *r = rdds[i];
+        if (!r) continue;
+        if (r->num_partitions > max_partitions) max_partitions = r->num_partitions;
+        if (r->partitioner.kind != RDD_PARTITIONER_NONE && r->partitioner.num_partitions > 0 &&
+            (!has_max || r->num_partitions > has_max->num_partitions))
+            has_max = r;
+    }
+    int default_num = cs_conf_contains(sc->conf, "spark.default.parallelism")
+                          ? sc->default_parallelism
+                          : max_partitions;
+    if (has_max && ((int64_t)max_partitions < 10 * (int64_t)has_max->partitioner.num_partitions ||
+                    default_num <= has_max->partitioner.num_partitions)) {
+        *out = has_max->partitioner;
+        return 0;
+    }
+    *out = hash_partitioner(default_num);
+    return 0;
+}
+
+static cspark_rdd *partition_by_ref(cspark_rdd *rdd, fn_ref ref, int n, const char *op,
+                                    const void *caller);
+
+/* Whether *rdd can be read narrowly by a node placed by p: when it is placed so already, or, for
+ * a partition function, once repartitioned by it (partition_by's shuffle; *rdd becomes that);
+ * false when it must be shuffled into p's partitions (a hash or range partitioner). */
+static bool read_narrowly(cspark_rdd **rdd, const rdd_partitioner *p, const char *op,
+                          const void *caller)
+{
+    if (cs_rdd_partitioner_equal(&(*rdd)->partitioner, p) &&
+        (*rdd)->num_partitions == p->num_partitions)
+        return true;
+    if (p->kind != RDD_PARTITIONER_FUNCTION) return false;
+    fn_ref ref;
+    cs_fn_ref_builtin(&ref, p->fn->name, p->fn->ptr);
+    cs_fn_ref_copy_closure(&ref, p->fn->closure, p->fn->closure_len);
+    *rdd = partition_by_ref(*rdd, ref, p->num_partitions, op, caller);
+    return true;
+}
+
+/* Adds in as an input of the shuffled node r (placed by r->partitioner): read narrowly, or
+ * through a new shuffle dependency into r's partitions, which it returns. */
+static shuffle_dep *add_input(cspark_rdd *r, cspark_rdd *in, bool narrowly)
+{
+    if (narrowly) {
+        r->parents[r->num_parents++] = in;
+        return NULL;
+    }
+    shuffle_dep *d;
+    if (r->partitioner.kind == RDD_PARTITIONER_RANGE) {
+        d = cs_shuffle_dep_new(in->graph, in);
+        d->partitioner = *r->partitioner.range; /* bounds borrowed from the sort's dependency */
+    } else {
+        d = dep_new(in, PART_HASH, r->num_partitions);
+    }
+    r->deps[r->num_deps++] = d;
+    return d;
+}
+
+/* A by-key aggregation's node over rdd placed by p (no input yet): SHUFFLE_READ_AGGREGATE. */
+static cspark_rdd *aggregated(cspark_rdd *rdd, const rdd_partitioner *p, const char *op,
+                              const void *caller)
+{
+    cspark_rdd *r =
+        cs_api_rdd_new(cs_rdd_context(rdd), RDD_SHUFFLED, p->num_partitions, op, caller);
+    r->read_mode = SHUFFLE_READ_AGGREGATE;
+    r->partitioner = *p;
     return r;
 }
 
@@ -169,20 +282,25 @@ cspark_rdd *cspark_reduce_by_key(cspark_rdd *rdd, cspark_reduce_fn fn, const voi
 {
     if (!rdd) return null_rdd("reduce_by_key");
     cspark_context *sc = cs_rdd_context(rdd);
+    const void *caller = CALLER();
     cs_error err;
     fn_ref ref;
-    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, "reduce_by_key", &err);
-    if (n < 0 || cs_fn_ref_init(&ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
+    rdd_partitioner p;
+    if (default_partitioner(sc, num_partitions, rdd, NULL, "reduce_by_key", &p, &err) < 0 ||
+        cs_fn_ref_init(&ref, (void *)fn, closure, len, "reduce_by_key", &err) < 0)
         return cs_rdd_refuse(sc, &err);
-    shuffle_dep *d = dep_new(rdd, PART_HASH, n);
-    d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg.merge_value, ref.name, ref.ptr);
-    cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
-    cs_fn_ref_builtin(&d->agg.merge_combiners, ref.name, ref.ptr);
-    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "reduce_by_key", CALLER());
+    bool narrowly = read_narrowly(&rdd, &p, "reduce_by_key", caller);
+    cspark_rdd *r = aggregated(rdd, &p, "reduce_by_key", caller);
+    shuffle_dep *d = add_input(r, rdd, narrowly);
+    if (d) { /* combined on the map side: the reduce side merges combiners */
+        d->map_side_combine = true;
+        cs_fn_ref_builtin(&d->agg.merge_value, ref.name, ref.ptr);
+        cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
+        cs_fn_ref_builtin(&d->agg.merge_combiners, ref.name, ref.ptr);
+    }
     r->agg.merge_value = ref;
     cs_fn_ref_builtin(&r->agg.merge_combiners, ref.name, ref.ptr);
-    r->values_are_combiners = true;
+    r->values_are_combiners = d != NULL;
     return r;
 }
 
@@ -199,8 +317,9 @@ static cspark_rdd *combine(cspark_rdd *rdd, const void *zero, size_t zero_len, b
     fn_ref seq_ref, comb_ref, create_ref = {0};
     char what[64];
     snprintf(what, sizeof what, "%s zero value", op);
-    int n = shuffle_partitions(sc, num_partitions, rdd->num_partitions, 0, op, &err);
-    if (n < 0 || (has_zero && cs_recio_check_record(0, zero_len, what, &err) < 0) ||
+    rdd_partitioner p;
+    if (default_partitioner(sc, num_partitions, rdd, NULL, op, &p, &err) < 0 ||
+        (has_zero && cs_recio_check_record(0, zero_len, what, &err) < 0) ||
         cs_fn_ref_init(&seq_ref, (void *)seq, closure, len, op, &err) < 0)
         return cs_rdd_refuse(sc, &err);
     if (cs_fn_ref_init(&comb_ref, (void *)comb, closure, len, op, &err) < 0 ||
@@ -209,18 +328,25 @@ static cspark_rdd *combine(cspark_rdd *rdd, const void *zero, size_t zero_len, b
         cs_fn_ref_free(&comb_ref);
         return cs_rdd_refuse(sc, &err);
     }
-    shuffle_dep *d = dep_new(rdd, PART_HASH, n);
-    d->map_side_combine = true;
-    cs_fn_ref_builtin(&d->agg.merge_value, seq_ref.name, seq_ref.ptr);
-    cs_fn_ref_copy_closure(&d->agg.merge_value, closure, len);
-    cs_fn_ref_builtin(&d->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
-    if (create) cs_fn_ref_builtin(&d->agg.create, create_ref.name, create_ref.ptr);
-    if (has_zero) copy_zero(&d->agg, zero, zero_len);
-    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, op, caller);
-    /* the reduce side only merges combiners; the closure travels with merge_value */
-    r->agg.merge_value = comb_ref;
-    cs_fn_ref_builtin(&r->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
-    r->values_are_combiners = true;
+    bool narrowly = read_narrowly(&rdd, &p, op, caller);
+    cspark_rdd *r = aggregated(rdd, &p, op, caller);
+    shuffle_dep *d = add_input(r, rdd, narrowly);
+    /* the map side (or, read narrowly, this node itself) combines values: create or the zero,
+     * then seq; the closure travels with merge_value */
+    plan_aggregator *a = d ? &d->agg : &r->agg;
+    if (d) d->map_side_combine = true;
+    cs_fn_ref_builtin(&a->merge_value, seq_ref.name, seq_ref.ptr);
+    cs_fn_ref_copy_closure(&a->merge_value, closure, len);
+    cs_fn_ref_builtin(&a->merge_combiners, comb_ref.name, comb_ref.ptr);
+    if (create) cs_fn_ref_builtin(&a->create, create_ref.name, create_ref.ptr);
+    if (has_zero) copy_zero(a, zero, zero_len);
+    if (d) { /* the reduce side only merges combiners */
+        r->agg.merge_value = comb_ref;
+        cs_fn_ref_builtin(&r->agg.merge_combiners, comb_ref.name, comb_ref.ptr);
+    } else {
+        cs_fn_ref_free(&comb_ref);
+    }
+    r->values_are_combiners = d != NULL;
     cs_fn_ref_free(&seq_ref);
     cs_fn_ref_free(&create_ref);
     return r;
@@ -261,13 +387,16 @@ static void list_aggregator(cspark_rdd *r)
 cspark_rdd *cspark_group_by_key(cspark_rdd *rdd, int num_partitions)
 {
     if (!rdd) return null_rdd("group_by_key");
+    const void *caller = CALLER();
     cs_error err;
-    int n = shuffle_partitions(cs_rdd_context(rdd), num_partitions, rdd->num_partitions, 0,
-                               "group_by_key", &err);
-    if (n < 0) return cs_rdd_refuse(cs_rdd_context(rdd), &err);
+    rdd_partitioner p;
+    if (default_partitioner(cs_rdd_context(rdd), num_partitions, rdd, NULL, "group_by_key", &p,
+                            &err) < 0)
+        return cs_rdd_refuse(cs_rdd_context(rdd), &err);
     /* as Spark: no map-side combine for groupByKey (it would not shrink the data) */
-    shuffle_dep *d = dep_new(rdd, PART_HASH, n);
-    cspark_rdd *r = shuffled(rdd, d, n, SHUFFLE_READ_AGGREGATE, "group_by_key", CALLER());
+    bool narrowly = read_narrowly(&rdd, &p, "group_by_key", caller);
+    cspark_rdd *r = aggregated(rdd, &p, "group_by_key", caller);
+    add_input(r, rdd, narrowly);
     list_aggregator(r);
     return r;
 }
@@ -278,18 +407,24 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
     if (!left || !right) return null_rdd(op);
     if (!same_context(left, right, op)) return NULL;
     cs_error err;
-    int n = shuffle_partitions(cs_rdd_context(left), num_partitions, left->num_partitions,
-                               right->num_partitions, op, &err);
-    if (n < 0) return cs_rdd_refuse(cs_rdd_context(left), &err);
+    rdd_partitioner p;
+    if (default_partitioner(cs_rdd_context(left), num_partitions, left, right, op, &p, &err) < 0)
+        return cs_rdd_refuse(cs_rdd_context(left), &err);
+    /* Spark's CoGroupedRDD: a side placed by the result's partitioner is a one-to-one parent */
+    bool left_narrowly = read_narrowly(&left, &p, op, caller);
+    bool right_narrowly = read_narrowly(&right, &p, op, caller);
     /* the tagging maps end the map stages: they carry the user's operation's name (a join's
      * stages are "join at ...", as Spark names them) */
     cspark_rdd *tl = narrow_builtin(left, RDD_MAP, op, "cs_builtin_tag_left",
                                     (void *)cs_builtin_tag_left, caller);
     cspark_rdd *tr = narrow_builtin(right, RDD_MAP, op, "cs_builtin_tag_right",
                                     (void *)cs_builtin_tag_right, caller);
-    cspark_rdd *r = shuffled(tl, dep_new(tl, PART_HASH, n), n, SHUFFLE_READ_COGROUP, op, caller);
-    r->deps[1] = dep_new(tr, PART_HASH, n);
-    r->num_deps = 2;
+    cspark_rdd *r =
+        cs_api_rdd_new(cs_rdd_context(left), RDD_SHUFFLED, p.num_partitions, op, caller);
+    r->read_mode = SHUFFLE_READ_COGROUP;
+    r->partitioner = p;
+    add_input(r, tl, left_narrowly);
+    add_input(r, tr, right_narrowly);
     list_aggregator(r);
     return r;
 }
@@ -321,16 +456,20 @@ cspark_rdd *cspark_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)
 {
     const void *caller = CALLER();
     cspark_rdd *cg = cogroup_node(left, right, num_partitions, "join", caller);
-    return narrow_builtin(cg, RDD_FLAT_MAP, "join", "cs_builtin_join_flatten",
-                          (void *)cs_builtin_join_flatten, caller);
+    return cs_api_keep_partitioner(narrow_builtin(cg, RDD_FLAT_MAP, "join",
+                                                  "cs_builtin_join_flatten",
+                                                  (void *)cs_builtin_join_flatten, caller),
+                                   cg);
 }
 
 cspark_rdd *cspark_left_outer_join(cspark_rdd *left, cspark_rdd *right, int num_partitions)
 {
     const void *caller = CALLER();
     cspark_rdd *cg = cogroup_node(left, right, num_partitions, "left_outer_join", caller);
-    return narrow_builtin(cg, RDD_FLAT_MAP, "left_outer_join", "cs_builtin_left_outer_join_flatten",
-                          (void *)cs_builtin_left_outer_join_flatten, caller);
+    return cs_api_keep_partitioner(
+        narrow_builtin(cg, RDD_FLAT_MAP, "left_outer_join", "cs_builtin_left_outer_join_flatten",
+                       (void *)cs_builtin_left_outer_join_flatten, caller),
+        cg);
 }
 
 cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions)
@@ -367,23 +506,19 @@ cspark_rdd *cspark_repartition(cspark_rdd *rdd, int num_partitions)
     return shuffled(rdd, d, num_partitions, SHUFFLE_READ_PLAIN, "repartition", CALLER());
 }
 
-/* partition_by: records keyed by [be32 partition][key] (RDD_PARTITION_TAG calls the user's
- * function), range-partitioned at the bounds be32(1) .. be32(n-1) (a tagged key lies above the
- * bound of its tag and below the next), then untagged after a plain read. */
-cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn, const void *closure,
-                                size_t len, int num_partitions)
+/* partition_by: records keyed by [be32 partition][key] (RDD_PARTITION_TAG calls the function of
+ * ref, which the tagging node takes over), range-partitioned at the bounds be32(1) .. be32(n-1) (a
+ * tagged key lies above the bound of its tag and below the next), then untagged after a plain
+ * read; the untagged records are placed by the function (RDD_PARTITIONER_FUNCTION). */
+static cspark_rdd *partition_by_ref(cspark_rdd *rdd, fn_ref ref, int n, const char *op,
+                                    const void *caller)
 {
-    if (!rdd) {
-        cs_context_null_argument("partition_by", "RDD");
-        return NULL;
-    }
-    const void *caller = CALLER();
-    if (num_partitions < 1) return refuse_partitions(rdd, "partition_by", num_partitions);
     cspark_rdd *tagged =
-        narrow(rdd, RDD_PARTITION_TAG, "partition_by", (void *)fn, closure, len, caller);
-    if (!tagged) return NULL;
-    tagged->range_start = num_partitions;
-    int n = num_partitions;
+        cs_api_rdd_new(cs_rdd_context(rdd), RDD_PARTITION_TAG, rdd->num_partitions, op, caller);
+    tagged->parents[0] = rdd;
+    tagged->num_parents = 1;
+    tagged->fn = ref;
+    tagged->range_start = n;
     shuffle_dep *d = dep_new(tagged, PART_RANGE, n);
     d->range_bound_data = cs_xmalloc((size_t)4 * (n > 1 ? n - 1 : 1));
     d->range_bounds = cs_xcalloc((size_t)(n > 1 ? n - 1 : 1), sizeof *d->range_bounds);
@@ -398,9 +533,37 @@ cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn, const
     }
     d->partitioner.bounds = d->range_bounds;
     d->partitioner.num_bounds = n - 1;
-    cspark_rdd *r = shuffled(tagged, d, n, SHUFFLE_READ_PLAIN, "partition_by", caller);
-    return narrow_builtin(r, RDD_MAP, "partition_by", "cs_builtin_untag", (void *)cs_builtin_untag,
-                          caller);
+    cspark_rdd *r = shuffled(tagged, d, n, SHUFFLE_READ_PLAIN, op, caller);
+    r->partitioner.kind = RDD_PARTITIONER_NONE; /* its keys are still tagged */
+    cspark_rdd *out =
+        narrow_builtin(r, RDD_MAP, op, "cs_builtin_untag", (void *)cs_builtin_untag, caller);
+    out->partitioner =
+        (rdd_partitioner){.kind = RDD_PARTITIONER_FUNCTION, .num_partitions = n, .fn = &tagged->fn};
+    return out;
+}
+
+/* Spark's partitionBy: the RDD itself when it is placed by this partitioner already. */
+cspark_rdd *cspark_partition_by(cspark_rdd *rdd, cspark_partitioner_fn fn, const void *closure,
+                                size_t len, int num_partitions)
+{
+    if (!rdd) {
+        cs_context_null_argument("partition_by", "RDD");
+        return NULL;
+    }
+    const void *caller = CALLER();
+    if (num_partitions < 1) return refuse_partitions(rdd, "partition_by", num_partitions);
+    cspark_context *sc = cs_rdd_context(rdd);
+    cs_error err;
+    fn_ref ref;
+    if (cs_fn_ref_init(&ref, (void *)fn, closure, len, "partition_by", &err) < 0)
+        return cs_rdd_refuse(sc, &err);
+    rdd_partitioner p = {
+        .kind = RDD_PARTITIONER_FUNCTION, .num_partitions = num_partitions, .fn = &ref};
+    if (cs_rdd_partitioner_equal(&rdd->partitioner, &p) && rdd->num_partitions == num_partitions) {
+        cs_fn_ref_free(&ref);
+        return rdd;
+    }
+    return partition_by_ref(rdd, ref, num_partitions, "partition_by", caller);
 }
 
 /* ---- sort_by_key: range bounds from a sample --------------------------------------------- */

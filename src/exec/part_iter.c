@@ -5,7 +5,8 @@
  * batch and returns it, so there is no allocation per record and one indirect call per record.
  * map_partitions runs the user function once over an iterator of its parent and keeps what it
  * emits in memory up to a bound, spilling the rest to a temporary file, then replays it.
- * Shuffled RDDs read their map outputs through the shuffle reader and post-process them with
+ * Shuffled RDDs read their map outputs through the shuffle reader, and the parents they read
+ * narrowly (already partitioned as they are) partition by partition, and post-process them with
  * the external aggregator or sorter, which spill under memory pressure.
  */
 #include "exec/part_iter.h"
@@ -732,6 +733,27 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
     return rc < 0 ? rc : 0;
 }
 
+/* Feeds partition s->partition of a parent read narrowly (placed as this node already, so no
+ * shuffle: Spark's one-to-one dependency of a cogroup, or reduceByKey over an RDD partitioned by
+ * its partitioner) to the aggregator. */
+static int drain_parent(shuffled_iter *s, cspark_rdd *parent, cs_error *err)
+{
+    part_iter *in = cs_part_iter_open(s->tc, parent, s->partition, err);
+    if (!in) return err->code ? err->code : CS_EINVAL;
+    int rc;
+    for (;;) {
+        const cs_batch *b = NULL;
+        rc = in->next(in, &b, err);
+        if (rc <= 0) break;
+        cs_task_context_enter(s->tc, &s->rdd->agg.merge_value);
+        rc = cs_ext_agg_insert(s->aggr, b, s->rdd->values_are_combiners, err);
+        cs_task_context_enter(s->tc, NULL);
+        if (rc < 0) break;
+    }
+    cs_part_iter_free(in);
+    return rc < 0 ? rc : 0;
+}
+
 static int shuffled_prepare(shuffled_iter *s, cs_error *err)
 {
     cspark_rdd *rdd = s->rdd;
@@ -754,6 +776,10 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
         cs_ext_agg_set_spill_checksum(s->aggr, s->tc->env->shuffle_checksum);
         for (int d = 0; d < rdd->num_deps; d++) {
             int rc = drain_shuffle(s, rdd->deps[d], false, err);
+            if (rc < 0) return rc;
+        }
+        for (int p = 0; p < rdd->num_parents; p++) {
+            int rc = drain_parent(s, rdd->parents[p], err);
             if (rc < 0) return rc;
         }
         return 0;

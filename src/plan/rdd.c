@@ -92,6 +92,50 @@ shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent)
     return d;
 }
 
+static bool slices_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+bool cs_rdd_partitioner_equal(const rdd_partitioner *a, const rdd_partitioner *b)
+{
+    if (a->kind == RDD_PARTITIONER_NONE || a->kind != b->kind ||
+        a->num_partitions != b->num_partitions)
+        return false;
+    switch (a->kind) {
+    case RDD_PARTITIONER_HASH:
+        return true;
+    case RDD_PARTITIONER_RANGE:
+        if (a->range == b->range) return true;
+        if (a->range->ascending != b->range->ascending ||
+            a->range->num_bounds != b->range->num_bounds)
+            return false;
+        for (int i = 0; i < a->range->num_bounds; i++)
+            if (!slices_equal(a->range->bounds[i].ptr, a->range->bounds[i].len,
+                              b->range->bounds[i].ptr, b->range->bounds[i].len))
+                return false;
+        return true;
+    case RDD_PARTITIONER_FUNCTION:
+        return a->fn->ptr == b->fn->ptr && a->fn->name && b->fn->name &&
+               strcmp(a->fn->name, b->fn->name) == 0 &&
+               slices_equal(a->fn->closure, a->fn->closure_len, b->fn->closure, b->fn->closure_len);
+    default:
+        return false;
+    }
+}
+
+rdd_partitioner cs_rdd_partitioner_of_dep(const shuffle_dep *d)
+{
+    rdd_partitioner p = {.kind = RDD_PARTITIONER_NONE};
+    if (d->partitioner.kind == PART_HASH) p.kind = RDD_PARTITIONER_HASH;
+    if (d->partitioner.kind == PART_RANGE) {
+        p.kind = RDD_PARTITIONER_RANGE;
+        p.range = &d->partitioner;
+    }
+    if (p.kind != RDD_PARTITIONER_NONE) p.num_partitions = d->partitioner.num_partitions;
+    return p;
+}
+
 void cs_plan_aggregator_bind(const plan_aggregator *a, cspark_task_context *tc, cs_aggregator *out)
 {
     out->create = (cspark_reduce_fn)a->create.ptr;

@@ -96,6 +96,29 @@ typedef struct shuffle_dep {
     plan_aggregator agg; /* for map-side combine */
 } shuffle_dep;
 
+/* Spark's RDD.partitioner: how the records of an RDD were placed in its partitions by key, known
+ * on the driver only (stage plans do not carry it). Equal partitioners (cs_rdd_partitioner_equal)
+ * put every key in the same partition, so an operation whose partitioner equals its parent's reads
+ * that parent narrowly (Spark's OneToOneDependency in CoGroupedRDD, reduceByKey without a
+ * shuffle). Kinds and their equality, as Spark's: HASH (HashPartitioner: same number of
+ * partitions), RANGE (RangePartitioner: same bounds and order), FUNCTION (partition_by's function:
+ * same function, closure bytes and number of partitions, as PySpark's PythonPartitioner). */
+typedef enum {
+    RDD_PARTITIONER_NONE,
+    RDD_PARTITIONER_HASH,
+    RDD_PARTITIONER_RANGE,
+    RDD_PARTITIONER_FUNCTION
+} rdd_partitioner_kind;
+
+typedef struct rdd_partitioner {
+    rdd_partitioner_kind kind;
+    int num_partitions;
+    const cs_partitioner *range; /* RANGE: the sort's dependency's partitioner (bounds, order);
+                                    borrowed from the graph */
+    const fn_ref *fn;            /* FUNCTION: partition_by's function and closure (its tagging
+                                    node's fn); borrowed from the graph */
+} rdd_partitioner;
+
 struct cspark_rdd {
     struct lineage_graph *graph; /* the graph that owns it */
     int id;
@@ -122,7 +145,9 @@ struct cspark_rdd {
      */
     int *group_start;
 
-    /* RDD_SHUFFLED */
+    /* RDD_SHUFFLED: the inputs are the shuffles deps[0..num_deps) and, read narrowly (partition
+     * i of the parent is partition i here: it is partitioned as this node), the parents
+     * parents[0..num_parents); one of each, two shuffles or two parents for a cogroup */
     shuffle_dep *deps[2];
     int num_deps;
     shuffle_read_mode read_mode;
@@ -133,6 +158,8 @@ struct cspark_rdd {
     /* cspark_storage_level: partitions are kept as blocks where they are computed (set by
      * cspark_persist on the driver between jobs, carried by the stage plan) */
     int storage_level;
+
+    rdd_partitioner partitioner; /* driver only: NONE unless the records are placed by key */
 };
 
 /* The nodes and dependencies of one application (driver) or one stage plan (executor). */
@@ -152,6 +179,11 @@ void cs_lineage_free(lineage_graph *g);
 cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name);
 /* A new shuffle dependency of g with the next shuffle id, whose map side is parent. */
 shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent);
+/* True when a and b place every key in the same partition (neither is NONE). */
+bool cs_rdd_partitioner_equal(const rdd_partitioner *a, const rdd_partitioner *b);
+/* The partitioner a shuffle dependency's reduce side has: HASH or RANGE as the dependency's
+ * (borrowing its bounds), NONE for round robin. */
+rdd_partitioner cs_rdd_partitioner_of_dep(const shuffle_dep *d);
 /* The shuffle's aggregator over a's functions and zero (borrowed), calling them with tc. */
 void cs_plan_aggregator_bind(const plan_aggregator *a, cspark_task_context *tc, cs_aggregator *out);
 

@@ -136,7 +136,9 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         return PROTO_ERR("node %d: bad partition count %d", idx, pb->num_partitions);
     int np = r->num_partitions = pb->num_partitions;
     size_t unp = (size_t)np;
-    if (pb->n_parents != (size_t)parents_expected(r->kind))
+    /* a shuffled node's parents are the inputs it reads narrowly (checked with its deps below) */
+    if (r->kind == RDD_SHUFFLED ? pb->n_parents > 2
+                                : pb->n_parents != (size_t)parents_expected(r->kind))
         return PROTO_ERR("node %d: %zu parents for kind %d", idx, pb->n_parents, pb->kind);
     for (size_t i = 0; i < pb->n_parents; i++)
         if (pb->parents[i] < 0 || pb->parents[i] >= num_rdds || pb->parents[i] == idx)
@@ -218,18 +220,24 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
         for (size_t i = 0; i <= unp; i++)
             r->group_start[i] = pb->group_start[i];
         break;
-    case RDD_SHUFFLED:
-        if (pb->n_deps < 1 || pb->n_deps > 2)
-            return PROTO_ERR("node %d: %zu shuffle dependencies", idx, pb->n_deps);
+    case RDD_SHUFFLED: {
+        if (pb->n_deps > 2) return PROTO_ERR("node %d: %zu shuffle dependencies", idx, pb->n_deps);
         if (pb->read_mode < SHUFFLE_READ_PLAIN || pb->read_mode > SHUFFLE_READ_COGROUP)
             return PROTO_ERR("node %d: unknown read mode %d", idx, pb->read_mode);
-        if ((pb->read_mode == SHUFFLE_READ_COGROUP) != (pb->n_deps == 2))
-            return PROTO_ERR("node %d: %zu dependencies for read mode %d", idx, pb->n_deps,
-                             pb->read_mode);
+        /* plain and sorted reads have one shuffle; an aggregation one input and a cogroup two,
+         * each a shuffle or a parent read narrowly */
+        size_t inputs = pb->n_deps + pb->n_parents;
+        bool one_shuffle =
+            pb->read_mode == SHUFFLE_READ_PLAIN || pb->read_mode == SHUFFLE_READ_SORT;
+        if (one_shuffle ? pb->n_deps != 1 || pb->n_parents != 0
+                        : inputs != (pb->read_mode == SHUFFLE_READ_COGROUP ? 2u : 1u))
+            return PROTO_ERR("node %d: %zu dependencies and %zu parents for read mode %d", idx,
+                             pb->n_deps, pb->n_parents, pb->read_mode);
         for (size_t i = 0; i < pb->n_deps; i++)
             if (pb->deps[i] < 0 || pb->deps[i] >= num_deps)
                 return PROTO_ERR("node %d: dependency %d out of range", idx, pb->deps[i]);
         break;
+    }
     default:
         break;
     }
@@ -303,6 +311,12 @@ static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error
         return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
                          r->parents[0]->num_partitions);
     switch (r->kind) {
+    case RDD_SHUFFLED: /* parents read narrowly: partition i is theirs */
+        for (int i = 0; i < r->num_parents; i++)
+            if (r->parents[i]->num_partitions != np)
+                return PROTO_ERR("node %d: %d partitions but its parent %d has %d", idx, np, i,
+                                 r->parents[i]->num_partitions);
+        break;
     case RDD_UNION:
         for (int i = 0; i < np; i++) {
             int up = r->union_parent[i], ui = r->union_index[i];

@@ -200,7 +200,7 @@ static void ptr_vec_push(ptr_vec *s, void *p)
     s->v[s->n++] = p;
 }
 
-/* Adds r and its narrow ancestors (not beyond shuffled nodes) to nodes/order. */
+/* Adds r and its narrow ancestors (not beyond the shuffles shuffled nodes read) to nodes/order. */
 static int collect_nodes(cspark_rdd *start, cs_hmap *nodes, ptr_vec *order, ptr_vec *stack,
                          cs_error *err)
 {
@@ -219,7 +219,7 @@ static int collect_nodes(cspark_rdd *start, cs_hmap *nodes, ptr_vec *order, ptr_
                                 r->id);
         index_put(nodes, r, (int)order->n);
         ptr_vec_push(order, r);
-        if (r->kind == RDD_SHUFFLED) continue;
+        /* a shuffled node's parents, if any, are read narrowly: part of the stage */
         for (int i = r->num_parents - 1; i >= 0; i--) {
             if (!r->parents[i]) return cs_error_set(err, CS_EINVAL, "rdd %d: NULL parent", r->id);
             ptr_vec_push(stack, r->parents[i]);

@@ -218,6 +218,10 @@ static int lineage_locations(block_registry *r, const cspark_rdd *rdd, int parti
         for (int p = rdd->group_start[partition]; p < rdd->group_start[partition + 1]; p++)
             n = lineage_locations(r, rdd->parents[0], p, out, n, max);
         return n;
+    case RDD_SHUFFLED: /* parents read narrowly (a cached side of a join) */
+        for (int p = 0; p < rdd->num_parents; p++)
+            n = lineage_locations(r, rdd->parents[p], partition, out, n, max);
+        return n;
     default:
         return n;
     }

@@ -58,7 +58,8 @@ static bool outputs_available(scheduler *s, const shuffle_dep *d)
     return o->maps && o->available == o->num_maps;
 }
 
-/* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them). */
+/* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them; a
+ * shuffled node's narrow parents are part of that lineage). */
 static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap, cspark_rdd ***seen,
                           int *nseen, int *capseen)
 {
@@ -81,7 +82,7 @@ static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap,
             }
             (*out)[(*n)++] = rdd->deps[d];
         }
-        return;
+        /* and its parents read narrowly, if any (a side already partitioned as it is) */
     }
     for (int p = 0; p < rdd->num_parents; p++)
         collect_reads(rdd->parents[p], out, n, cap, seen, nseen, capseen);

@@ -43,7 +43,8 @@ static const char *spark_rdd_name(const cspark_rdd *rdd)
     case RDD_COALESCE:
         return "CoalescedRDD";
     case RDD_SHUFFLED:
-        return rdd->num_deps > 1 ? "CoGroupedRDD" : "ShuffledRDD";
+        if (rdd->read_mode == SHUFFLE_READ_COGROUP) return "CoGroupedRDD";
+        return rdd->num_deps ? "ShuffledRDD" : "MapPartitionsRDD"; /* Spark's narrow combine */
     }
     return "RDD";
 }
@@ -62,12 +63,10 @@ static void add(const cspark_rdd *rdd, cs_rdd_info **out, int *n, int *cap)
                        .callsite = rdd->name ? rdd->name : "",
                        .num_partitions = rdd->num_partitions,
                        .storage_level = rdd->storage_level};
-    if (rdd->kind == RDD_SHUFFLED) {
+    if (rdd->kind == RDD_SHUFFLED) /* the map sides are the parent stages' */
         for (int d = 0; d < rdd->num_deps && d < 2; d++)
             r->parent_ids[r->num_parents++] = rdd->deps[d]->parent->id;
-        return; /* the map sides are the parent stages' */
-    }
-    for (int p = 0; p < rdd->num_parents && p < 2; p++)
+    for (int p = 0; p < rdd->num_parents && r->num_parents < 2; p++)
         r->parent_ids[r->num_parents++] = rdd->parents[p]->id;
     for (int p = 0; p < rdd->num_parents && p < 2; p++)
         add(rdd->parents[p], out, n, cap);

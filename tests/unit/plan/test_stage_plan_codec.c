@@ -806,6 +806,17 @@ static void test_shuffle_cogroup_join(void **state)
     cspark_rdd *g = mk_shuffled(dg, NULL, SHUFFLE_READ_AGGREGATE, 2);
     list_agg(g);
     reduce_stage(g, &ing, 1);
+    /* a cogroup whose left side is partitioned as it is: read narrowly, partition by partition
+     * (a copartitioned join), the right side through its shuffle */
+    cspark_rdd *left3 = mk_par(60, 3, 10);
+    cspark_rdd *cg2 = mk_shuffled(dr, NULL, SHUFFLE_READ_COGROUP, 3);
+    cg2->parents[0] = mk_narrow(RDD_MAP, left3, "cs_builtin_tag_left", true,
+                                (void *)cs_builtin_tag_left, NULL, 0);
+    cg2->num_parents = 1;
+    list_agg(cg2);
+    reduce_stage(mk_narrow(RDD_FLAT_MAP, cg2, "cs_builtin_join_flatten", true,
+                           (void *)cs_builtin_join_flatten, NULL, 0),
+                 &in[1], 1);
 }
 
 static void test_missing_map_output(void **state)
@@ -888,7 +899,7 @@ static int find_index(Cspark__StagePlan *pb, int kind)
     return -1;
 }
 
-enum { BAD_COUNT = 24 };
+enum { BAD_COUNT = 25 };
 
 /* Applies mutation k; returns the expected code. */
 static int mutate(Cspark__StagePlan *pb, int k, size_t *saved)
@@ -974,6 +985,13 @@ static int mutate(Cspark__StagePlan *pb, int k, size_t *saved)
     case 23:
         find_kind(pb, RDD_SHUFFLED)->agg_merge_combiners->name[0] = 0;
         return CS_EPROTO;
+    case 24: { /* an aggregation of one input given a shuffle and a parent */
+        Cspark__RddNode *n = find_kind(pb, RDD_SHUFFLED);
+        n->parents = malloc(sizeof *n->parents);
+        n->parents[0] = find_index(pb, RDD_MAP);
+        n->n_parents = 1;
+        return CS_EPROTO;
+    }
     }
     return 0;
 }
