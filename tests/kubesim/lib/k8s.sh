@@ -121,11 +121,13 @@ wait_until() {
 # the line inner.sh is at (the DEBUG trap runs before each command of the script's own lines, not
 # inside its functions: a function's caller is the line), named when it is stopped
 _k8s_line=0
+_k8s_first=0 # the first line of inner.sh in this script, set where it starts
 trap '_k8s_line=\$LINENO' DEBUG
 _k8s_stopped() {
-    local text
+    local text where="line \$_k8s_line of the frame's prelude"
     text=\$(sed -n "\${_k8s_line}p" "\$0" | tr -s ' \\t' ' ' | sed 's/^ //' | cut -c1-200)
-    echo "line \$((_k8s_line - _k8s_first + 1)) of inner.sh: \$text (running: \$1)" >"$T/.k8s-line"
+    [ "\$_k8s_first" -gt 0 ] && [ "\$_k8s_line" -ge "\$_k8s_first" ] && where="line \$((_k8s_line - _k8s_first + 1)) of inner.sh"
+    echo "\$where: \$text (running: \$1)" >"$T/.k8s-line"
     echo "FAIL: $K8S_TEST: inner.sh stopped by SIGTERM at \$(cat "$T/.k8s-line")" >&2
     exit 143
 }
