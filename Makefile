@@ -85,7 +85,9 @@ bench-k8s: build
 	@bash bench/k8s_bench.sh $(BUILD)
 
 # Word count in cluster mode on kubesim with 3 executor pods; prints the result and the pod timeline.
-demo-k8s: build
+# Needs kubesim and the image, not the real control plane.
+demo-k8s: deps-k8s $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target core kubesim image
 	@bash scripts/demo-k8s.sh $(BUILD)
 
 install: build
