@@ -8,6 +8,8 @@
 #   k8s    + kubectl, ip, openssl; the real control plane (Go), kubesim's node agent and the image
 #   build, test   everything (all package sets; CMake's `all`: the above plus tests, kubesim, fuzzers)
 # They share build/: `make run` then `make test` builds what run left out.
+# CMake's own makefiles run as sub-makes: without this each prints its every directory change
+MAKEFLAGS += --no-print-directory
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
 ASAN      ?= build-asan
