@@ -14,7 +14,8 @@
 #   k8s_step TEXT                        records the step the test is in (see below)
 #   k8s_run_inner SECONDS [KUBESIM_FLAGS...]                runs inner.sh; exits 1 on failure
 #       (on the real cluster --nodes N and --node-memory Q are given to the node agents; inner.sh
-#       sees K8S_CLUSTER). SECONDS bounds inner.sh; the real cluster's start gets 180 s more.
+#       sees K8S_CLUSTER). SECONDS bounds inner.sh; the real cluster's start gets 180 s more; the
+#       sum must stay 60 s below ctest's TIMEOUT (K8S_TEST_TIMEOUT), which ends a test silently.
 # inner.sh runs after a prelude (set -u) that gives it SERVER (the API server's URL), pod_history
 # (kubesim's /kubesim/pod-history, or the same JSON from a pod watch on the real cluster), objects,
 # fail MESSAGE (prints "FAIL: <test>: MESSAGE", exits 1), expect_nothing_left [CONTEXT] (waits
@@ -83,6 +84,11 @@ k8s_run_inner() {
     local secs=$1
     shift
     [ "$K8S_CLUSTER" = real ] && secs=$((secs + 180)) # the control plane's start on a loaded machine
+    # ctest's timeout (K8S_TEST_TIMEOUT, tests/CMakeLists.txt) must leave the frame time to speak
+    if [ -n "${K8S_TEST_TIMEOUT:-}" ] && [ "$secs" -gt $((K8S_TEST_TIMEOUT - 60)) ]; then
+        echo "FAIL: $K8S_TEST: its limit of $secs s is not 60 s below ctest's TIMEOUT of $K8S_TEST_TIMEOUT s (tests/CMakeLists.txt)" >&2
+        exit 1
+    fi
     local flags=() runner=kubesim-run
     if [ "$K8S_CLUSTER" = real ]; then
         runner=k8s-run
