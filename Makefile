@@ -1,24 +1,46 @@
 # cspark — the two commands (`make run`, `make test`) plus build, bench, install and friends.
 # Everything is driven by CMake; this file only sequences it. Outputs: build/ (normal) and
 # build-asan/ (AddressSanitizer + UndefinedBehaviorSanitizer).
+# What each target installs and builds (scripts/install-deps.sh names the package sets):
+#   run    the core packages; cspark-submit, libcspark, examples/wordcount.so and gen_text only
+#   core   the core packages; the C tree: library, programs, every example, the data generators
+#   image  + mmdebstrap, skopeo; the image cspark:dev (deploy/Dockerfile) and the C tree it holds
+#   k8s    + kubectl, ip, openssl; the real control plane (Go), kubesim's node agent and the image
+#   build, test   everything (all package sets; CMake's `all`: the above plus tests, kubesim, fuzzers)
+# They share build/: `make run` then `make test` builds what run left out.
+# CMake's own makefiles run as sub-makes: without this each prints its every directory change
+MAKEFLAGS += --no-print-directory
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD     ?= build
 ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan image run test test-normal test-asan bench bench-k8s install clean format demo-k8s
+.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s install clean format demo-k8s
 
 all: build
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh all
+
+deps-core:
+	@bash scripts/install-deps.sh core
+
+deps-image:
+	@bash scripts/install-deps.sh image
+
+deps-k8s:
+	@bash scripts/install-deps.sh k8s
 
 $(BUILD)/CMakeCache.txt:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 
 build: deps $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# The C tree alone (CMake target `core`): no control plane, no image, no tests.
+core: deps-core $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target core
 
 # The sanitizer build shares the normal build's cache of the image's Debian layer (built once).
 $(ASAN)/CMakeCache.txt:
@@ -30,11 +52,21 @@ build-asan: deps $(ASAN)/CMakeCache.txt
 
 # The image deploy/Dockerfile describes, without a container engine: $(BUILD)/image/cspark-dev.oci.tar
 # (`skopeo copy oci-archive:...`, `podman load -i ...`) and, unpacked, what the test clusters run.
-image: build
-	@cmake --build $(BUILD) --target image
+image: deps-image $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target image
+
+# What the real control plane of scripts/k8s-run and the *_real tests needs: etcd, kube-apiserver,
+# -controller-manager, -scheduler and CoreDNS built from tools/k8s/go.mod (Go 1.24+; about 10 minutes
+# on 2 cores the first time, then cached), kubesim's node agent, and the image its pods run.
+k8s: deps-k8s $(BUILD)/CMakeCache.txt
+	@CSPARK_BUILD_DIR=$(BUILD) bash scripts/k8s-up --build-only >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target kubesim image
 
 # Runs the word count example in local mode on a generated corpus and prints the top words.
-run: build
+# Builds only what that run uses; `make test` (or `make build`) builds the rest in the same $(BUILD).
+RUN_TARGETS := cspark-submit example_wordcount gen_text
+run: deps-core $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target $(RUN_TARGETS)
 	@bash scripts/run-example.sh $(BUILD)
 
 test: test-normal test-asan
@@ -55,7 +87,9 @@ bench-k8s: build
 	@bash bench/k8s_bench.sh $(BUILD)
 
 # Word count in cluster mode on kubesim with 3 executor pods; prints the result and the pod timeline.
-demo-k8s: build
+# Needs kubesim and the image, not the real control plane.
+demo-k8s: deps-k8s $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target core kubesim image
 	@bash scripts/demo-k8s.sh $(BUILD)
 
 install: build

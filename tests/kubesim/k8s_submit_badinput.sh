@@ -6,7 +6,8 @@
 # create pods (names verb, resource, user; points at deploy/rbac.yaml), app file larger than
 # spark.kubernetes.configMap.maxSize. App names with capitals, underscores or 300 characters are
 # sanitized, not rejected: those jobs complete and every pod name in the history is a DNS-1123
-# subdomain. Bounded waits only.
+# subdomain. Bounded waits only (a submission that does not end within 120 s, or 180 s for a job,
+# fails; each case is a step, named if the test is stopped).
 # k8s-clusters: kubesim (its --rbac token file and /metrics counts; the real cluster's RBAC 403 is k8s_rbac_real)
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -36,8 +37,9 @@ nothing() { # no object of any application and no pod ever
 # refused CASE PATTERN cspark-submit-args...: non-zero exit, exactly one line on stderr matching PATTERN
 refused() {
     local case=\$1 pat=\$2; shift 2
+    step "refused: \$case"
     local rc=0 before; before=\$(created)
-    timeout 60 "\$SUBMIT" "\$@" >"$T/out" 2>"$T/err" || rc=\$?
+    timeout 120 "\$SUBMIT" "\$@" >"$T/out" 2>"$T/err" || rc=\$?
     [ \$rc -ne 0 ] && [ \$rc -ne 124 ] || fail "\$case: exit status \$rc: \$(cat "$T/err")"
     [ "\$(grep -c . "$T/err")" -eq 1 ] || fail "\$case: expected one line on stderr, got: \$(cat "$T/err")"
     grep -Eq -- "\$pat" "$T/err" || fail "\$case: message does not match /\$pat/: \$(cat "$T/err")"
@@ -64,7 +66,8 @@ LONG=\$(printf 'My_Very_Long_App_%.0s' \$(seq 18) | cut -c1-300)
 [ \${#LONG} -eq 300 ] || fail "test bug: name length \${#LONG}"
 for name in 'My_App' 'SPARK Pi' "\$LONG"; do
     rc=0
-    timeout 60 "\$SUBMIT" --master "k8s://\$SERVER" --name "\$name" --conf spark.executor.instances=1 \
+    step "app name '\$name' (\${#name} chars) runs to completion"
+    timeout 180 "\$SUBMIT" --master "k8s://\$SERVER" --name "\$name" --conf spark.executor.instances=1 \
         --conf spark.kubernetes.allocation.batch.delay=200ms "\${APP[@]}" >"$T/name.out" 2>"$T/name.err" || rc=\$?
     [ \$rc -eq 0 ] && grep -q 'phase=Succeeded exit_code=0' "$T/name.err" ||
         fail "app name '\$name' (\${#name} chars): exit \$rc: \$(tail -3 "$T/name.err")"
@@ -91,6 +94,6 @@ for p in pods: print("  ", len(p["name"]), p["name"])
 ' || fail "pod names in the history"
 echo "inner ok"
 INNER
-k8s_run_inner 85 --rbac "$T/rbac"
+k8s_run_inner 400 --rbac "$T/rbac"
 grep '^ok ' "$T/run.log"
 echo "PASS: k8s_submit_badinput"

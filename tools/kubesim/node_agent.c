@@ -329,11 +329,14 @@ int ks_node_agent_main(int argc, char **argv)
     kl_http *h = kl_http_new(&ho);
     if (!h) goto out;
     kl_http_register_minimal(h);
-    if (!fake && !(cidr = kl_http_wait_pod_cidr(h, 60))) {
+    /* the controller manager assigns it within a second, far later on a loaded machine;
+     * scripts/k8s-up waits 240 s for the nodes to be Ready, so this says why first */
+    enum { POD_CIDR_WAIT_SECONDS = 180 };
+    if (!fake && !(cidr = kl_http_wait_pod_cidr(h, POD_CIDR_WAIT_SECONDS))) {
         fprintf(stderr,
-                "kubesim --node-agent: node %s got no spec.podCIDR within 60 s (is the "
+                "kubesim --node-agent: node %s got no spec.podCIDR within %d s (is the "
                 "controller manager running with --allocate-node-cidrs?)\n",
-                ho.node_name);
+                ho.node_name, POD_CIDR_WAIT_SECONDS);
         goto out;
     }
     ks_kubelet_options ko = {.nodes = 1,
