@@ -25,6 +25,10 @@
 #include "rpc/endpoint.h"
 #include "sched/locality.h"
 
+/* The most cores one executor may register with (a RegisterExecutor above it is refused): far
+ * above any machine's, low enough that sums over executors stay in an int. */
+#define CS_MAX_EXECUTOR_CORES 4096
+
 typedef struct exec_info {
     char id[64];
     char host[256];

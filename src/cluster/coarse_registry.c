@@ -64,21 +64,54 @@ static void reply_register(rpc_conn *c, uint64_t request_id, const char *refusal
     cs_rpc_reply(c, request_id, &env);
 }
 
+/* An executor id or host name as cspark uses them in paths, URLs, labels and logs: printable,
+ * no space, no '/' (nor '\\'), shorter than cap. */
+static bool plain_name(const char *s, size_t cap)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= cap) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f || s[i] == '/' || s[i] == '\\') return false;
+    return true;
+}
+
+/* The fields of a RegisterExecutor the driver will rely on (Spark trusts its authenticated
+ * peers; a hostile or broken one registered cores=2147483647 and was given every task, or
+ * block_port=-1 and every fetch from it failed): NULL when they are sound, else what is wrong,
+ * naming the field and what is expected (in buf). */
+static const char *registration_fault(const Cspark__RegisterExecutor *re, char *buf, size_t len)
+{
+    if (!plain_name(re->executor_id, sizeof((exec_info *)0)->id))
+        snprintf(buf, len, "executor_id must be 1-%zu printable characters without spaces or '/'",
+                 sizeof((exec_info *)0)->id - 1);
+    else if (!plain_name(re->host, sizeof((exec_info *)0)->host))
+        snprintf(buf, len, "host must be 1-%zu printable characters without spaces or '/'",
+                 sizeof((exec_info *)0)->host - 1);
+    else if (re->cores < 1 || re->cores > CS_MAX_EXECUTOR_CORES)
+        snprintf(buf, len, "cores=%d is not in 1-%d", re->cores, CS_MAX_EXECUTOR_CORES);
+    else if (re->block_port < 1 || re->block_port > 65535)
+        snprintf(buf, len, "block_port=%d is not a TCP port (1-65535)", re->block_port);
+    else
+        return NULL;
+    return buf;
+}
+
 void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                            const Cspark__RegisterExecutor *re)
 {
+    char fault[120];
+    const char *bad = registration_fault(re, fault, sizeof fault);
     char refusal[160] = "";
-    bool admitted = !b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id);
+    bool admitted = bad || !b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id);
     pthread_mutex_lock(&b->lock);
-    if (!admitted) {
+    if (bad) {
+        snprintf(refusal, sizeof refusal, "invalid registration: %s", bad);
+    } else if (!admitted) {
         snprintf(refusal, sizeof refusal, "Executor %s was removed by the driver", re->executor_id);
     } else if (b->stopping) {
         snprintf(refusal, sizeof refusal, "the application is stopping");
     } else if (cs_coarse_find_exec(b, re->executor_id) >= 0) {
         snprintf(refusal, sizeof refusal, "Duplicate executor ID: %s", re->executor_id);
-    } else if (re->cores < 1 || strlen(re->executor_id) >= sizeof b->execs[0].id ||
-               strlen(re->host) >= sizeof b->execs[0].host) {
-        snprintf(refusal, sizeof refusal, "invalid registration of executor %s", re->executor_id);
     } else {
         if (b->num_execs == b->cap_execs) {
             b->cap_execs = b->cap_execs ? b->cap_execs * 2 : 8;

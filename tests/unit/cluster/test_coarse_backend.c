@@ -5,7 +5,8 @@
  * KillTask, or dying with their connection). Checks: a job across two executors, task retry,
  * FetchFailed resubmission, shuffle reuse across jobs, cancellation (KillTask to every running
  * task, the job ends), executor loss (its running task retried elsewhere, its map outputs
- * recomputed), and registration refusals. Outcomes only: waits are bounded by the RPC timeouts.
+ * recomputed), and registration refusals (duplicates, ids the launcher removed, and fields out of
+ * range: cores, block port, host and id). Outcomes only: waits are bounded by the RPC timeouts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -206,8 +207,10 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     }
 }
 
-/* Connects and registers executor id ("1" or "2"): NULL on success, else the driver's refusal. */
-static char *start_executor(fexec *x, const char *id, int port)
+/* Connects and registers executor id with the given fields: NULL on success, else the driver's
+ * refusal. */
+static char *start_executor_as(fexec *x, const char *id, int port, const char *host, int cores,
+                               int block_port)
 {
     memset(x, 0, sizeof *x);
     snprintf(x->id, sizeof x->id, "%s", id);
@@ -222,8 +225,9 @@ static char *start_executor(fexec *x, const char *id, int port)
     assert_non_null(x->conn);
     Cspark__RegisterExecutor re = CSPARK__REGISTER_EXECUTOR__INIT;
     re.executor_id = x->id;
-    re.host = "127.0.0.1";
-    re.cores = 2;
+    re.host = (char *)host;
+    re.cores = cores;
+    re.block_port = block_port;
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
     req.body_case = CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR;
     req.register_executor = &re;
@@ -235,6 +239,12 @@ static char *start_executor(fexec *x, const char *id, int port)
         assert_int_equal(reply->body_case, CSPARK__ENVELOPE__BODY_REGISTERED_EXECUTOR);
     cspark__envelope__free_unpacked(reply, NULL);
     return refusal;
+}
+
+/* Connects and registers executor id ("1" or "2"): NULL on success, else the driver's refusal. */
+static char *start_executor(fexec *x, const char *id, int port)
+{
+    return start_executor_as(x, id, port, "127.0.0.1", 2, 7079);
 }
 
 static void stop_executor(fexec *x)
@@ -484,6 +494,30 @@ static void test_registration_refusals(void **state)
     free(why);
     stop_executor(&dup);
     stop_executor(&refused);
+    /* fields the driver would rely on (issue 21 item 11: cores=2147483647 was given every task,
+     * block_port=-1 made every fetch from it fail): refused naming the field */
+    static const struct {
+        const char *id, *host;
+        int cores, block_port;
+        const char *why;
+    } bad[] = {
+        {"5", "127.0.0.1", 2147483647, 7079,
+         "invalid registration: cores=2147483647 is not in 1-4096"},
+        {"5", "127.0.0.1", 0, 7079, "invalid registration: cores=0 is not in 1-4096"},
+        {"5", "127.0.0.1", 2, -1,
+         "invalid registration: block_port=-1 is not a TCP port (1-65535)"},
+        {"5", "127.0.0.1", 2, 70000, "invalid registration: block_port=70000 is not a TCP port"},
+        {"5", "", 2, 7079, "invalid registration: host must be"},
+        {"../5", "127.0.0.1", 2, 7079, "invalid registration: executor_id must be"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fexec x;
+        why = start_executor_as(&x, bad[i].id, port, bad[i].host, bad[i].cores, bad[i].block_port);
+        assert_non_null(why);
+        if (!strstr(why, bad[i].why)) fail_msg("case %zu: refusal '%s'", i, why);
+        free(why);
+        stop_executor(&x);
+    }
     assert_int_equal(cs_coarse_backend_wait_registered(d.cb, 2, 0), 2);
     driver_stop(&d);
 }
