@@ -13,9 +13,11 @@
 int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out)
 {
     cs_ui_page_begin(c, out, "Storage", UI_TAB_STORAGE);
-    size_t n = cs_ui_store_num_rdds(c->st);
-    cs_sbuf_printf(out, "<h4>RDDs (<span id=\"rdd-count\">%zu</span>)</h4>", n);
-    if (n == 0) {
+    size_t n = cs_ui_store_num_rdds(c->st), cached = 0;
+    for (size_t i = 0; i < n; i++) /* as Spark's: the RDDs with a cached partition */
+        cached += cs_ui_store_rdd_at(c->st, i)->num_cached_partitions > 0;
+    cs_sbuf_printf(out, "<h4>RDDs (<span id=\"rdd-count\">%zu</span>)</h4>", cached);
+    if (cached == 0) {
         cs_sbuf_puts(out, "<p>No RDDs are cached.</p>");
     } else {
         cs_sbuf_puts(out, "<table id=\"storage-table\"><thead><tr><th>ID</th><th>RDD Name</th>"
@@ -24,8 +26,9 @@ int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out)
                           "</tr></thead><tbody>\n");
         for (size_t i = 0; i < n; i++) {
             const ui_rdd *r = cs_ui_store_rdd_at(c->st, i);
-            cs_sbuf_printf(out, "<tr><td>%d</td><td>", r->id);
-            cs_html_escape(out, r->name);
+            if (r->num_cached_partitions == 0) continue;
+            cs_sbuf_printf(out, "<tr class=\"rdd\" id=\"rdd-%d\"><td>%d</td><td>", r->id, r->id);
+            cs_html_escape(out, r->name ? r->name : "");
             cs_sbuf_puts(out, "</td><td>");
             cs_html_escape(out, r->storage_level);
             cs_sbuf_printf(out,
@@ -95,6 +98,12 @@ static void executor_row(const ui_page_ctx *c, cs_sbuf *out, const ui_executor *
                    e->active ? "Active" : "Dead", e->cores, e->active_tasks, e->failed_tasks,
                    e->completed_tasks, e->active_tasks + e->failed_tasks + e->completed_tasks);
     cs_html_duration(out, e->total_duration_ms);
+    cs_sbuf_printf(out,
+                   "</td><td class=\"num rdd-blocks\">%d</td><td class=\"num storage-memory\">",
+                   e->rdd_blocks);
+    cs_html_bytes(out, e->memory_used);
+    cs_sbuf_puts(out, "</td><td class=\"num disk-used\">");
+    cs_html_bytes(out, e->disk_used);
     cs_sbuf_puts(out, "</td><td class=\"num\">");
     cs_html_bytes(out, e->total_input_bytes);
     cs_sbuf_puts(out, "</td><td class=\"num\">");
@@ -154,7 +163,8 @@ int cs_ui_page_executors(const ui_page_ctx *c, cs_sbuf *out)
     cs_sbuf_puts(out, "<h4>Executors</h4><table id=\"executors-table\"><thead><tr>"
                       "<th>Executor ID</th><th>Address</th><th>Status</th><th>Cores</th>"
                       "<th>Active Tasks</th><th>Failed Tasks</th><th>Complete Tasks</th>"
-                      "<th>Total Tasks</th><th>Task Time</th><th>Input</th><th>Shuffle Read</th>"
+                      "<th>Total Tasks</th><th>Task Time</th><th>RDD Blocks</th>"
+                      "<th>Storage Memory</th><th>Disk Used</th><th>Input</th><th>Shuffle Read</th>"
                       "<th>Shuffle Write</th><th>Resident Memory</th><th>CPU Time</th>"
                       "<th>Added</th><th>Removed</th><th>Logs</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < n; i++)
