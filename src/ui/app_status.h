@@ -240,6 +240,12 @@ const ui_prop *cs_ui_store_prop_at(const ui_store *st, size_t i);
 size_t cs_ui_store_num_rdds(const ui_store *st);
 const ui_rdd *cs_ui_store_rdd_at(const ui_store *st, size_t i);
 const ui_rdd *cs_ui_store_rdd(const ui_store *st, int rdd_id); /* NULL: none */
+/* What the copies of the RDD's partitions on executor_id (interned: an executor's or a copy's id)
+ * take; false when it holds none (Spark's RDDDataDistribution). */
+bool cs_ui_rdd_share(const ui_rdd *r, const char *executor_id, int64_t *memory, int64_t *disk);
+/* The RDD's cached partitions by ascending partition: a malloc'd array of borrowed pointers
+ * (the caller frees the array), r->num_parts long. */
+const ui_rdd_partition **cs_ui_rdd_parts_sorted(const ui_rdd *r);
 /* Spark's StorageLevel.description of a cspark_storage_level ("Disk Serialized 1x Replicated",
  * "None" for CSPARK_STORAGE_NONE). Static. */
 const char *cs_ui_storage_level_name(int level);

@@ -226,6 +226,36 @@ void cs_ui_storage_executor_removed(ui_store *st, const char *executor_id)
     }
 }
 
+bool cs_ui_rdd_share(const ui_rdd *r, const char *executor_id, int64_t *memory, int64_t *disk)
+{
+    bool holds = false;
+    *memory = *disk = 0;
+    for (int p = 0; p < r->num_parts; p++)
+        for (int c = 0; c < r->parts[p].num_copies; c++)
+            if (r->parts[p].copies[c].executor_id == executor_id) {
+                holds = true;
+                *memory += r->parts[p].copies[c].memory_size;
+                *disk += r->parts[p].copies[c].disk_size;
+            }
+    return holds;
+}
+
+static int part_cmp(const void *a, const void *b)
+{
+    int x = (*(const ui_rdd_partition *const *)a)->partition;
+    int y = (*(const ui_rdd_partition *const *)b)->partition;
+    return (x > y) - (x < y);
+}
+
+const ui_rdd_partition **cs_ui_rdd_parts_sorted(const ui_rdd *r)
+{
+    const ui_rdd_partition **sorted = cs_xmalloc(((size_t)r->num_parts + 1) * sizeof *sorted);
+    for (int p = 0; p < r->num_parts; p++)
+        sorted[p] = &r->parts[p];
+    qsort(sorted, (size_t)r->num_parts, sizeof *sorted, part_cmp);
+    return sorted;
+}
+
 void cs_ui_storage_free(ui_store *st)
 {
     for (size_t i = 0; i < st->nrdds; i++)

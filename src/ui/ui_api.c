@@ -724,13 +724,6 @@ static int environment(const ui_api_req *r, cs_sbuf *out)
     return 200;
 }
 
-static int part_cmp(const void *a, const void *b)
-{
-    int x = (*(const ui_rdd_partition *const *)a)->partition;
-    int y = (*(const ui_rdd_partition *const *)b)->partition;
-    return (x > y) - (x < y);
-}
-
 /* Spark's RDDDataDistribution (one per executor holding a copy, in the executors' order) and
  * RDDPartitionInfo (one per cached partition, by partition) lists of one RDD. */
 static void rdd_details(const ui_api_req *r, const ui_rdd *d, json_t *o)
@@ -738,16 +731,8 @@ static void rdd_details(const ui_api_req *r, const ui_rdd *d, json_t *o)
     json_t *dist = json_array();
     for (size_t i = 0; i < cs_ui_store_num_executors(r->st); i++) {
         const ui_executor *e = cs_ui_store_executor_at(r->st, i);
-        int64_t mem = 0, disk = 0;
-        bool holds = false;
-        for (int p = 0; p < d->num_parts; p++)
-            for (int c = 0; c < d->parts[p].num_copies; c++)
-                if (d->parts[p].copies[c].executor_id == e->id) { /* interned: same pointer */
-                    holds = true;
-                    mem += d->parts[p].copies[c].memory_size;
-                    disk += d->parts[p].copies[c].disk_size;
-                }
-        if (!holds) continue;
+        int64_t mem, disk;
+        if (!cs_ui_rdd_share(d, e->id, &mem, &disk)) continue;
         json_t *x = json_object();
         sets(x, "address", e->host);
         seti(x, "memoryUsed", mem);
@@ -756,10 +741,7 @@ static void rdd_details(const ui_api_req *r, const ui_rdd *d, json_t *o)
         json_array_append_new(dist, x);
     }
     json_object_set_new(o, "dataDistribution", dist);
-    const ui_rdd_partition **sorted = cs_xmalloc(((size_t)d->num_parts + 1) * sizeof *sorted);
-    for (int p = 0; p < d->num_parts; p++)
-        sorted[p] = &d->parts[p];
-    qsort(sorted, (size_t)d->num_parts, sizeof *sorted, part_cmp);
+    const ui_rdd_partition **sorted = cs_ui_rdd_parts_sorted(d);
     json_t *parts = json_array();
     for (int p = 0; p < d->num_parts; p++) {
         const ui_rdd_partition *part = sorted[p];

@@ -12,7 +12,8 @@
 #   * executors: rddBlocks 7 in all, memoryUsed and diskUsed summing to the RDDs';
 #   * stages/{id}: accumulatorUpdates naming "records tagged" = 10000 and "disk records" = 5000
 #     on the stages that computed them, and the successful tasks' updates;
-#   * the Storage, Executors and stage pages show the same.
+#   * the Storage page, each RDD's page (its partitions), the Executors page and the stage
+#     pages show the same.
 # Then the DISK_ONLY RDD is unpersisted (state "unpersisted"): it leaves storage/rdd (and
 # storage/rdd/{id} answers 404) and the executors' figures drop to the MEMORY_ONLY RDD's.
 # Every endpoint is checked against Spark 4's schema (tests/browser/rest_check.py). After the
@@ -121,6 +122,11 @@ def problems():
         html = page("/storage/")
         if f'id="rdd-count">{len(want)}<' not in html or f'id="rdd-{mem["id"]}"' not in html:
             errs.append("the Storage page does not list the cached RDDs")
+        for level, r in levels.items():
+            rdd_page = page(f"/storage/rdd/?id={r['id']}")
+            if (f'id="rdd-cached">{want[level]}<' not in rdd_page or
+                    rdd_page.count('class="rdd-block"') != want[level]):
+                errs.append(f"the page of RDD {r['id']} does not show its {want[level]} partitions")
         if 'class="num rdd-blocks">' not in page("/executors/"):
             errs.append("the Executors page has no RDD Blocks column")
         sid = min(s for s, _, _ in accs["records tagged"])
