@@ -7,17 +7,23 @@
  * event does), FetchFailed and ExecutorLostFailure their message. A task
  * end is preceded by a task start built from its Task Info (the store ignores it when the real
  * start was replayed already), so a log whose start lines were dropped still shows the task.
+ * The cached blocks a task end lists (Task Metrics' Updated Blocks), block updates, unpersisted
+ * RDDs, RDD Infos' storage levels and the named Accumulables of task ends and stage completions
+ * come back as the live scheduler posted them, so the Storage and Executors figures and the
+ * stages' accumulators replay as the live UI showed them.
  */
 #define _GNU_SOURCE
 #include "history/event_replay.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "cspark.h"
 #include "sched/locality.h"
 
 #define MAX_LINE (64 * 1024 * 1024) /* a longer line is not an event cspark or Spark writes */
@@ -99,6 +105,94 @@ static void end_reason(const json_t *r, char *buf, size_t cap)
     } else {
         snprintf(buf, cap, "%s", kind);
     }
+}
+
+/* A cspark_storage_level from Spark's StorageLevel JSON (Use Disk, Use Memory). */
+static int storage_level_of(const json_t *lv)
+{
+    bool disk = getb(lv, "Use Disk"), mem = getb(lv, "Use Memory");
+    return mem && disk ? CSPARK_MEMORY_AND_DISK
+           : mem       ? CSPARK_MEMORY_ONLY
+           : disk      ? CSPARK_DISK_ONLY
+                       : CSPARK_STORAGE_NONE;
+}
+
+/* An RDD block's status into out: false for a block that is not rdd_<id>_<partition>. */
+static bool block_of(const char *block_id, const json_t *status, cs_block_status *out)
+{
+    int rdd, part, end = 0;
+    if (!block_id || sscanf(block_id, "rdd_%d_%d%n", &rdd, &part, &end) != 2 ||
+        block_id[end] != '\0')
+        return false;
+    *out = (cs_block_status){.rdd_id = rdd,
+                             .partition = part,
+                             .level = storage_level_of(json_object_get(status, "Storage Level")),
+                             .memory_size = geti(status, "Memory Size"),
+                             .disk_size = geti(status, "Disk Size")};
+    return true;
+}
+
+/* A task end's "Updated Blocks": *out malloc'd (the caller frees it), the count returned. */
+static int updated_blocks(const json_t *metrics, cs_block_status **out)
+{
+    const json_t *a = json_object_get(metrics, "Updated Blocks");
+    size_t n = json_array_size(a);
+    int k = 0;
+    *out = cs_xcalloc(n + 1, sizeof **out);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *b = json_array_get(a, i);
+        if (block_of(gets(b, "Block ID"), json_object_get(b, "Status"), &(*out)[k])) k++;
+    }
+    return k;
+}
+
+/* Accumulables (Spark's AccumulableInfo list) as the live scheduler posts them: the named ones,
+ * values as text (Spark writes an external accumulator's as a string; a number is printed). The
+ * strings point into the JSON or into *texts, which the caller frees with the array. */
+typedef struct accum_list {
+    cs_accumulable *a;
+    char *texts;
+    int n;
+} accum_list;
+
+static const char *value_text(const json_t *v, char *buf, size_t cap)
+{
+    if (json_is_string(v)) return json_string_value(v);
+    if (json_is_integer(v)) {
+        snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+        return buf;
+    }
+    if (json_is_real(v)) {
+        snprintf(buf, cap, "%.17g", json_real_value(v));
+        return buf;
+    }
+    return NULL;
+}
+
+static void accums_read(const json_t *arr, accum_list *out)
+{
+    size_t n = json_array_size(arr);
+    enum { TEXT = 32 };
+    out->a = cs_xcalloc(n + 1, sizeof *out->a);
+    out->texts = cs_xcalloc(2 * n + 1, TEXT);
+    out->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *x = json_array_get(arr, i);
+        const char *name = gets(x, "Name");
+        if (!name || getb(x, "Internal") || strncmp(name, "internal.", 9) == 0) continue;
+        char *t = out->texts + 2 * i * TEXT;
+        out->a[out->n++] =
+            (cs_accumulable){.id = geti(x, "ID"),
+                             .name = name,
+                             .update = value_text(json_object_get(x, "Update"), t, TEXT),
+                             .value = value_text(json_object_get(x, "Value"), t + TEXT, TEXT)};
+    }
+}
+
+static void accums_free(accum_list *l)
+{
+    free(l->a);
+    free(l->texts);
 }
 
 static void replay_job_start(const json_t *o, listener_fn fn, void *arg)
@@ -197,6 +291,32 @@ static void replay_task_end(const json_t *o, listener_fn fn, void *arg)
     }
     ev.time_ms = geti(ti, "Finish Time");
     read_metrics(json_object_get(o, "Task Metrics"), &ev.metrics);
+    cs_block_status *blocks;
+    ev.num_updated_blocks = updated_blocks(json_object_get(o, "Task Metrics"), &blocks);
+    ev.updated_blocks = blocks;
+    accum_list acc;
+    accums_read(json_object_get(ti, "Accumulables"), &acc);
+    ev.accumulables = acc.a;
+    ev.num_accumulables = acc.n;
+    fn(arg, &ev);
+    free(blocks);
+    accums_free(&acc);
+}
+
+/* Spark's SparkListenerBlockUpdated: one block of one executor. */
+static void replay_block_updated(const json_t *o, listener_fn fn, void *arg)
+{
+    const json_t *info = json_object_get(o, "Block Updated Info");
+    const json_t *bm = json_object_get(info, "Block Manager ID");
+    cs_block_status b;
+    if (!block_of(gets(info, "Block ID"), info, &b)) return; /* not an RDD's block */
+    cs_event ev = {.kind = CS_EV_BLOCK_UPDATED,
+                   .executor_id = gets(bm, "Executor ID"),
+                   .host = gets(bm, "Host"),
+                   .block_port = (int)geti(bm, "Port"),
+                   .updated_blocks = &b,
+                   .num_updated_blocks = 1,
+                   .job_id = -1};
     fn(arg, &ev);
 }
 
@@ -216,12 +336,18 @@ static void replay_stage(const json_t *o, bool completed, listener_fn fn, void *
         rdds[i].name = gets(r, "Name");
         rdds[i].callsite = gets(r, "Callsite");
         rdds[i].num_partitions = (int)geti(r, "Number of Partitions");
+        rdds[i].storage_level = storage_level_of(json_object_get(r, "Storage Level"));
+        rdds[i].cached_partitions = (int)geti(r, "Number of Cached Partitions");
+        rdds[i].memory_size = geti(r, "Memory Size");
+        rdds[i].disk_size = geti(r, "Disk Size");
         for (size_t k = 0; k < json_array_size(rp) && k < 2; k++)
             rdds[i].parent_ids[rdds[i].num_parents++] =
                 (int)json_integer_value(json_array_get(rp, k));
     }
     for (size_t i = 0; i < np; i++)
         parents[i] = (int)json_integer_value(json_array_get(pids, i));
+    accum_list acc;
+    accums_read(json_object_get(si, "Accumulables"), &acc);
     cs_event ev = {.kind = completed ? CS_EV_STAGE_COMPLETED : CS_EV_STAGE_SUBMITTED,
                    .stage_id = (int)geti(si, "Stage ID"),
                    .stage_attempt = (int)geti(si, "Stage Attempt ID"),
@@ -234,10 +360,13 @@ static void replay_stage(const json_t *o, bool completed, listener_fn fn, void *
                    .rdd_infos = rdds,
                    .num_rdd_infos = (int)nr,
                    .parent_stage_ids = parents,
-                   .num_parent_stage_ids = (int)np};
+                   .num_parent_stage_ids = (int)np,
+                   .accumulables = acc.a,
+                   .num_accumulables = acc.n};
     fn(arg, &ev);
     free(rdds);
     free(parents);
+    accums_free(&acc);
 }
 
 static void replay_environment(const json_t *o, listener_fn fn, void *arg)
@@ -311,6 +440,11 @@ static void replay_object(const json_t *o, listener_fn fn, void *arg, char **ver
                        .executor_id = gets(o, "Executor ID"),
                        .reason = gets(o, "Removed Reason"),
                        .time_ms = geti(o, "Timestamp")};
+        fn(arg, &ev);
+    } else if (strcmp(name, "SparkListenerBlockUpdated") == 0) {
+        replay_block_updated(o, fn, arg);
+    } else if (strcmp(name, "SparkListenerUnpersistRDD") == 0) {
+        cs_event ev = {.kind = CS_EV_UNPERSIST_RDD, .rdd_id = (int)geti(o, "RDD ID"), .job_id = -1};
         fn(arg, &ev);
     } else if (strcmp(name, "org.cspark.scheduler.ExecutorAllocationTargetUpdate") == 0) {
         cs_event ev = {.kind = CS_EV_ALLOCATION_TARGET,

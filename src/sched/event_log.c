@@ -173,6 +173,8 @@ const char *cs_event_log_event_name(cs_event_kind kind)
         return "SparkListenerExecutorMetricsUpdate";
     case CS_EV_BLOCK_UPDATED:
         return "SparkListenerBlockUpdated";
+    case CS_EV_UNPERSIST_RDD:
+        return "SparkListenerUnpersistRDD";
     }
     return "SparkListenerUnknown";
 }
@@ -556,6 +558,9 @@ static json_t *to_json(event_log *el, const cs_event *ev, int64_t launch)
         set_int(o, "Pending Tasks", ev->pending_tasks);
         set_int(o, "Running Tasks", ev->running_tasks);
         set_str(o, "Reason", ev->reason);
+        break;
+    case CS_EV_UNPERSIST_RDD:
+        set_int(o, "RDD ID", ev->rdd_id);
         break;
     case CS_EV_EXECUTOR_METRICS: /* not logged, as Spark's EventLoggingListener */
     case CS_EV_BLOCK_UPDATED:    /* one line per block: block_updated_json */

@@ -35,7 +35,8 @@ typedef enum {
     CS_EV_EXECUTOR_ADDED, CS_EV_EXECUTOR_REMOVED, CS_EV_ENVIRONMENT_UPDATE, CS_EV_LOG_START,
     CS_EV_ALLOCATION_TARGET, /* cspark: dynamic allocation changed its executor target */
     CS_EV_EXECUTOR_METRICS,  /* an executor's heartbeat: its process metrics (Spark's ExecutorMetricsUpdate) */
-    CS_EV_BLOCK_UPDATED      /* cached blocks an executor stored or dropped (Spark's BlockUpdated): updated_blocks */
+    CS_EV_BLOCK_UPDATED,     /* cached blocks an executor stored or dropped (Spark's BlockUpdated): updated_blocks */
+    CS_EV_UNPERSIST_RDD      /* the application unpersisted rdd_id (Spark's UnpersistRDD) */
 } cs_event_kind;
 typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spark's RDDInfo */
     int id; const char *name; const char *callsite; int num_partitions; int parent_ids[2]; int num_parents;
@@ -89,6 +90,7 @@ typedef struct cs_event {
     const char *const *job_properties; int num_job_properties; /* job start: the job's local properties (Spark's
                                                      Properties: spark.job.description, spark.jobGroup.id, ...),
                                                      num_job_properties key, value pairs, copied */
+    int rdd_id;                                   /* unpersist: the RDD */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

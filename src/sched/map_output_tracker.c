@@ -104,9 +104,13 @@ void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *
 }
 
 /* The block registry is the map-output tracker's sibling for cached partitions (Spark's
- * BlockManagerMaster): unpersisting forgets them there and has the backend drop them. */
+ * BlockManagerMaster): unpersisting forgets them there, has the backend drop them and tells the
+ * listeners. */
 void cs_scheduler_unpersist(scheduler *s, int rdd_id)
 {
     cs_block_registry_remove_rdd(s->blocks, rdd_id);
     if (s->backend->remove_rdd) s->backend->remove_rdd(s->backend, rdd_id);
+    /* the Storage view forgets it too (Spark's SparkListenerUnpersistRDD) */
+    cs_event ev = {.kind = CS_EV_UNPERSIST_RDD, .rdd_id = rdd_id, .job_id = -1};
+    cs_listener_bus_post(s->opt.bus, &ev);
 }

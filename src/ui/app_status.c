@@ -66,18 +66,16 @@ int cs_ui_store_limits_read(const cs_conf *conf, ui_store_limits *out, cs_error 
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static const char *intern_slow(ui_store *st, const char *s);
-
 /* Interned copy of s; *last caches the previous answer of this call site (task events name the
  * same executor and host over and over), so a repeat costs one string comparison. */
 static const char *intern(ui_store *st, const char *s, const char **last)
 {
     if (!s) s = "";
     if (*last && (*last)[0] == s[0] && strcmp(*last, s) == 0) return *last;
-    return *last = intern_slow(st, s);
+    return *last = cs_ui_intern(st, s);
 }
 
-static const char *intern_slow(ui_store *st, const char *s)
+const char *cs_ui_intern(ui_store *st, const char *s)
 {
     int i = cs_ui_index_get(&st->string_index, s);
     if (i >= 0) return st->strings[i];
@@ -219,8 +217,11 @@ static void free_rdds(ui_stage *s)
 static void stage_free(ui_stage *s)
 {
     free_rdds(s);
-    for (size_t i = 0; i < s->num_tasks_kept; i++)
+    cs_ui_accums_free(s->accums, s->num_accums);
+    for (size_t i = 0; i < s->num_tasks_kept; i++) {
         free(s->tasks[i].error);
+        cs_ui_accums_free(s->tasks[i].accums, s->tasks[i].num_accums);
+    }
     free(s->tasks);
     free(s->execs);
     free(s->name);
@@ -296,6 +297,7 @@ static void trim_tasks(ui_store *st, ui_stage *s)
         ui_task *t = &s->tasks[r];
         if (dropped < drop && t->status != UI_TASK_RUNNING) {
             free(t->error);
+            cs_ui_accums_free(t->accums, t->num_accums);
             dropped++;
             continue;
         }
@@ -493,6 +495,7 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
             d->num_parents = r->num_parents < 0 ? 0 : r->num_parents > 2 ? 2 : r->num_parents;
             memcpy(d->parent_ids, r->parent_ids, sizeof d->parent_ids);
         }
+        cs_ui_storage_stage_rdds(st, ev->rdd_infos, ev->num_rdd_infos);
     }
     if (ev->job_id >= 0 && cs_ui_find_job(st, ev->job_id))
         add_int(&s->job_ids, &s->num_jobs, ev->job_id);
@@ -517,6 +520,7 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
 static void on_stage_completed(ui_store *st, const cs_event *ev)
 {
     ui_stage *s = cs_ui_find_stage(st, ev->stage_id, ev->stage_attempt);
+    if (s) cs_ui_accums_stage_update(s, ev->accumulables, ev->num_accumulables);
     if (!s || stage_finished(s)) return;
     bool was_active = s->status == UI_STAGE_ACTIVE;
     if (s->status == UI_STAGE_PENDING) st->counters.pending_stages--;
@@ -649,6 +653,11 @@ static void on_task_end(ui_store *st, const cs_event *ev)
     t->finish_ms = ev->time_ms;
     t->m = ev->metrics;
     if (status != UI_TASK_SUCCESS) t->error = cs_xstrdup(ev->reason ? ev->reason : "task failed");
+    if (status == UI_TASK_SUCCESS && ev->num_accumulables > 0) {
+        cs_ui_accums_task_set(t, ev->accumulables, ev->num_accumulables);
+        cs_ui_accums_stage_update(s, ev->accumulables, ev->num_accumulables);
+    }
+    cs_ui_storage_blocks(st, t->executor_id, ev->updated_blocks, ev->num_updated_blocks);
     int64_t duration = t->finish_ms - t->launch_ms;
     if (s->active > 0) s->active--;
     st->counters.active_tasks--;
@@ -735,6 +744,7 @@ static void on_executor_removed(ui_store *st, const cs_event *ev)
     e->remove_ms = ev->time_ms;
     set_str(&e->remove_reason, ev->reason ? ev->reason : "");
     st->counters.executors_active--;
+    cs_ui_storage_executor_removed(st, e->id);
     trim_dead_executors(st);
 }
 
@@ -843,7 +853,11 @@ void cs_ui_store_listener(void *arg, const cs_event *ev)
     case CS_EV_ALLOCATION_TARGET:
         st->counters.allocation_target = ev->target_executors;
         break;
-    case CS_EV_BLOCK_UPDATED: /* no Storage page yet */
+    case CS_EV_BLOCK_UPDATED:
+        cs_ui_storage_blocks(st, ev->executor_id, ev->updated_blocks, ev->num_updated_blocks);
+        break;
+    case CS_EV_UNPERSIST_RDD:
+        cs_ui_storage_unpersist(st, ev->rdd_id);
         break;
     }
     pthread_mutex_unlock(&st->lock);
@@ -883,11 +897,7 @@ void cs_ui_store_free(ui_store *st)
     free(st->execs);
     cs_hmap_free(&st->exec_index);
     free_props(st);
-    for (size_t i = 0; i < st->nrdds; i++) {
-        free(st->rdds[i].name);
-        free(st->rdds[i].storage_level);
-    }
-    free(st->rdds);
+    cs_ui_storage_free(st);
     for (size_t i = 0; i < st->nstrings; i++)
         free(st->strings[i]);
     free(st->strings);

@@ -6,9 +6,11 @@
  * from an event log by the history server (history/event_replay.c). From the events it keeps the
  * application (id, name, user, times), its jobs, its stage attempts with their tasks and per-
  * executor summaries, its executors (live and dead, with the latest heartbeat metrics), its
- * environment (properties redacted with spark.redaction.regex) and its cached RDDs (none until
- * cache/persist exists). Jobs and stages that were announced by a job start but never submitted
- * are PENDING, and SKIPPED once their job ends, as in Spark. Retention is Spark's:
+ * environment (properties redacted with spark.redaction.regex), its cached RDDs (each cached
+ * partition and the executors holding it, from the blocks task ends and block updates report;
+ * gone when unpersisted or their executor is removed) and the named accumulators each stage and
+ * task updated (Spark's Accumulables). Jobs and stages that were announced by a job start but never
+ * submitted are PENDING, and SKIPPED once their job ends, as in Spark. Retention is Spark's:
  * spark.ui.retainedJobs, spark.ui.retainedStages (1000 each), spark.ui.retainedTasks (100000, per
  * stage attempt: the oldest finished tasks go first) and spark.ui.retainedDeadExecutors (100);
  * totals and counts keep counting what was dropped.
@@ -29,6 +31,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "common/hmap.h"
 #include "sched/listener.h"
 
 typedef enum { UI_JOB_RUNNING, UI_JOB_SUCCEEDED, UI_JOB_FAILED, UI_JOB_UNKNOWN } ui_job_status;
@@ -46,6 +49,15 @@ const char *cs_ui_job_status_name(ui_job_status s);
 const char *cs_ui_stage_status_name(ui_stage_status s);
 const char *cs_ui_task_status_name(ui_task_status s);
 
+/* A named accumulator as a stage or task shows it (Spark's AccumulableInfo): values as the event
+ * log writes them. A stage's has no update; a task's has no name (its stage's names it). */
+typedef struct ui_accum {
+    int64_t id;
+    char *name;   /* NULL for a task's */
+    char *update; /* NULL for a stage's */
+    char *value;
+} ui_accum;
+
 typedef struct ui_task {
     int64_t task_id;
     int index, attempt, partition;
@@ -57,6 +69,8 @@ typedef struct ui_task {
     const char *host;             /* interned */
     char *error;                  /* failure or kill reason, NULL on success */
     cs_task_metrics m;            /* at the end of the task */
+    ui_accum *accums;             /* the named accumulators it updated (successful tasks) */
+    int num_accums;
 } ui_task;
 
 /* One executor's share of a stage attempt (Spark's ExecutorStageSummary). */
@@ -100,6 +114,8 @@ typedef struct ui_stage {
     size_t done_cap;
     ui_rdd_node *rdds; /* the RDDs it computes, its own first (empty when the events had none) */
     int num_rdds;
+    ui_accum *accums; /* the named accumulators its tasks updated, with their latest values */
+    int num_accums;
 } ui_stage;
 
 typedef struct ui_job {
@@ -130,16 +146,39 @@ typedef struct ui_executor {
     cs_executor_metrics metrics; /* the latest heartbeat's */
     cs_executor_metrics peak;    /* the peak of each figure so far */
     int64_t metrics_update_ms;
+    int rdd_blocks;                 /* cached partitions it holds (Spark's rddBlocks) */
+    int64_t memory_used, disk_used; /* what they take in memory and on disk */
 } ui_executor;
 
-/* A cached RDD (Spark's RDDStorageInfo). None yet: cspark has no cache/persist; the Storage page
- * and storage/rdd list these once events carry them. */
+/* One copy of a cached partition: on which executor, and what it takes there. */
+typedef struct ui_block_copy {
+    const char *executor_id; /* interned */
+    int level;               /* the block's cspark_storage_level */
+    int64_t memory_size, disk_size;
+} ui_block_copy;
+
+/* A cached partition of an RDD (Spark's RDDPartitionInfo). */
+typedef struct ui_rdd_partition {
+    int partition;
+    ui_block_copy *copies;
+    int num_copies, cap_copies;
+} ui_rdd_partition;
+
+/* A persisted RDD (Spark's LiveRDD / RDDStorageInfo): announced by a stage's RDD info with a
+ * storage level, filled by the blocks executors report. */
 typedef struct ui_rdd {
     int id;
     char *name;
-    int num_partitions, num_cached_partitions;
-    char *storage_level;
+    int num_partitions;
+    int level;                 /* the cspark_storage_level it was persisted at */
+    const char *storage_level; /* Spark's description of level ("Memory Deserialized 1x
+                                  Replicated"); static */
+    int num_cached_partitions; /* = num_parts */
     int64_t memory_used, disk_used;
+    bool reported;           /* a block of it was reported (Spark writes the RDD then) */
+    ui_rdd_partition *parts; /* cached partitions, in the order they came */
+    int num_parts, cap_parts;
+    cs_hmap part_index; /* partition -> index in parts */
 } ui_rdd;
 
 typedef struct ui_prop {
@@ -196,8 +235,20 @@ const ui_executor *cs_ui_store_executor(const ui_store *st, const char *id);
 /* Spark properties sorted by key. */
 size_t cs_ui_store_num_props(const ui_store *st);
 const ui_prop *cs_ui_store_prop_at(const ui_store *st, size_t i);
+/* Persisted RDDs in ascending id order, cached or not (Spark lists those with a cached
+ * partition: num_cached_partitions > 0). */
 size_t cs_ui_store_num_rdds(const ui_store *st);
 const ui_rdd *cs_ui_store_rdd_at(const ui_store *st, size_t i);
+const ui_rdd *cs_ui_store_rdd(const ui_store *st, int rdd_id); /* NULL: none */
+/* What the copies of the RDD's partitions on executor_id (interned: an executor's or a copy's id)
+ * take; false when it holds none (Spark's RDDDataDistribution). */
+bool cs_ui_rdd_share(const ui_rdd *r, const char *executor_id, int64_t *memory, int64_t *disk);
+/* The RDD's cached partitions by ascending partition: a malloc'd array of borrowed pointers
+ * (the caller frees the array), r->num_parts long. */
+const ui_rdd_partition **cs_ui_rdd_parts_sorted(const ui_rdd *r);
+/* Spark's StorageLevel.description of a cspark_storage_level ("Disk Serialized 1x Replicated",
+ * "None" for CSPARK_STORAGE_NONE). Static. */
+const char *cs_ui_storage_level_name(int level);
 
 /* Counters since the store was created (Spark's appStatus source and listener bus counters). */
 typedef struct ui_store_counters {

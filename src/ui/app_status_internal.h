@@ -1,5 +1,7 @@
-/* app_status_internal.h — the status store's insides, shared by its two files: app_status.c
- * (the listener that keeps the state) and app_status_query.c (lookups and what readers call).
+/* app_status_internal.h — the status store's insides, shared by its files: app_status.c (the
+ * listener that keeps the state), app_status_storage.c (cached RDDs and the executors' share of
+ * them), app_status_accums.c (named accumulators of stages and tasks) and app_status_query.c
+ * (lookups and what readers call).
  * Private to src/ui/app_status*.c; the rules of app_status.h (one lock, borrowed pointers) hold.
  */
 #ifndef CSPARK_UI_APP_STATUS_INTERNAL_H
@@ -43,8 +45,8 @@ struct ui_store {
     cs_hmap exec_index; /* executor id -> index in execs */
     ui_prop *props;
     size_t nprops;
-    ui_rdd *rdds;
-    size_t nrdds;
+    ui_rdd **rdds; /* persisted RDDs by ascending id */
+    size_t nrdds, caprdds;
 
     char **strings; /* interned */
     size_t nstrings, capstrings;
@@ -78,6 +80,27 @@ job_rec *cs_ui_find_job(const ui_store *st, int id);
 ui_stage *cs_ui_find_stage(const ui_store *st, int id, int attempt);
 ui_stage *cs_ui_latest_stage(const ui_store *st, int id); /* the stage's newest attempt */
 ui_executor *cs_ui_find_exec(const ui_store *st, const char *id);
+/* The interned copy of s (valid as long as the store). */
+const char *cs_ui_intern(ui_store *st, const char *s);
+
+/* ---- app_status_storage.c (lock held) ---- */
+/* A stage's RDD infos: the persisted ones get their record (name, partitions, level). */
+void cs_ui_storage_stage_rdds(ui_store *st, const cs_rdd_info *infos, int n);
+/* Blocks executor_id stored (a level) or dropped (CSPARK_STORAGE_NONE): each sets that copy, so
+ * the same report seen twice (a task end and its block update) counts once. */
+void cs_ui_storage_blocks(ui_store *st, const char *executor_id, const cs_block_status *blocks,
+                          int n);
+void cs_ui_storage_unpersist(ui_store *st, int rdd_id);
+/* The executor is gone: its copies leave the RDDs (Spark's onExecutorRemoved). */
+void cs_ui_storage_executor_removed(ui_store *st, const char *executor_id);
+void cs_ui_storage_free(ui_store *st);
+
+/* ---- app_status_accums.c ---- */
+/* Sets each named accumulable's value in the stage (adding those it has not yet). */
+void cs_ui_accums_stage_update(ui_stage *s, const cs_accumulable *a, int n);
+/* The task's own updates (replacing any it had). */
+void cs_ui_accums_task_set(ui_task *t, const cs_accumulable *a, int n);
+void cs_ui_accums_free(ui_accum *a, int n);
 
 /* index's value in a string map of indexes, -1 when absent */
 static inline int cs_ui_index_get(const cs_hmap *index, const char *key)

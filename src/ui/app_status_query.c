@@ -160,7 +160,7 @@ size_t cs_ui_store_num_rdds(const ui_store *st)
 
 const ui_rdd *cs_ui_store_rdd_at(const ui_store *st, size_t i)
 {
-    return i < st->nrdds ? &st->rdds[i] : NULL;
+    return i < st->nrdds ? st->rdds[i] : NULL;
 }
 
 void cs_ui_store_counters(const ui_store *st, ui_store_counters *out)

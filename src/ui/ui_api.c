@@ -10,6 +10,7 @@
  */
 #include "ui/ui_api.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,7 +263,26 @@ static json_t *task_metrics_json(const cs_task_metrics *m)
     return o;
 }
 
-static json_t *task_json(const ui_api_req *r, const ui_task *t)
+/* Spark's AccumulableInfo list: a stage's accumulators (update absent) or a task's updates, named
+ * by the stage's (names_from). */
+static json_t *accums_json(const ui_accum *a, int n, const ui_stage *names_from)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) {
+        const char *name = a[i].name;
+        for (int k = 0; !name && names_from && k < names_from->num_accums; k++)
+            if (names_from->accums[k].id == a[i].id) name = names_from->accums[k].name;
+        json_t *o = json_object();
+        seti(o, "id", a[i].id);
+        sets(o, "name", name ? name : "");
+        if (a[i].update) sets(o, "update", a[i].update);
+        sets(o, "value", a[i].value ? a[i].value : "");
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *task_json(const ui_api_req *r, const ui_stage *s, const ui_task *t)
 {
     json_t *o = json_object();
     seti(o, "taskId", t->task_id);
@@ -277,7 +297,7 @@ static json_t *task_json(const ui_api_req *r, const ui_task *t)
     sets(o, "status", cs_ui_task_status_name(t->status));
     sets(o, "taskLocality", cs_locality_name((cs_locality_level)t->locality));
     setb(o, "speculative", t->speculative);
-    json_object_set_new(o, "accumulatorUpdates", json_array());
+    json_object_set_new(o, "accumulatorUpdates", accums_json(t->accums, t->num_accums, s));
     if (t->error) sets(o, "errorMessage", t->error);
     if (t->status != UI_TASK_RUNNING)
         json_object_set_new(o, "taskMetrics", task_metrics_json(&t->m));
@@ -356,14 +376,17 @@ static json_t *stage_json(const ui_api_req *r, const ui_stage *s, bool details)
     sets(o, "name", s->name ? s->name : "");
     sets(o, "details", "");
     sets(o, "schedulingPool", "default");
-    json_object_set_new(o, "rddIds", json_array());
-    json_object_set_new(o, "accumulatorUpdates", json_array());
+    json_t *rdd_ids = json_array();
+    for (int i = 0; i < s->num_rdds; i++)
+        json_array_append_new(rdd_ids, json_integer(s->rdds[i].id));
+    json_object_set_new(o, "rddIds", rdd_ids);
+    json_object_set_new(o, "accumulatorUpdates", accums_json(s->accums, s->num_accums, NULL));
     if (details) {
         json_t *tasks = json_object();
         for (size_t i = 0; i < s->num_tasks_kept; i++) {
             char key[24];
             snprintf(key, sizeof key, "%lld", (long long)s->tasks[i].task_id);
-            json_object_set_new(tasks, key, task_json(r, &s->tasks[i]));
+            json_object_set_new(tasks, key, task_json(r, s, &s->tasks[i]));
         }
         json_object_set_new(o, "tasks", tasks);
         json_t *execs = json_object();
@@ -516,7 +539,7 @@ static int task_list(const ui_api_req *r, const ui_stage *s, cs_sbuf *out)
     qsort(order, k, sizeof *order, order_cmp);
     json_t *arr = json_array();
     for (size_t i = (size_t)offset; i < k && (long)(i - (size_t)offset) < length; i++)
-        json_array_append_new(arr, task_json(r, order[i].t));
+        json_array_append_new(arr, task_json(r, s, order[i].t));
     free(order);
     cs_ui_api_dump(arr, out);
     return 200;
@@ -620,9 +643,9 @@ static json_t *executor_json(const ui_executor *e, const char *log_base)
     sets(o, "id", e->id);
     sets(o, "hostPort", e->host);
     setb(o, "isActive", e->active);
-    seti(o, "rddBlocks", 0);
-    seti(o, "memoryUsed", 0);
-    seti(o, "diskUsed", 0);
+    seti(o, "rddBlocks", e->rdd_blocks);
+    seti(o, "memoryUsed", e->memory_used);
+    seti(o, "diskUsed", e->disk_used);
     seti(o, "totalCores", e->cores);
     seti(o, "maxTasks", e->cores);
     seti(o, "activeTasks", e->active_tasks);
@@ -701,39 +724,83 @@ static int environment(const ui_api_req *r, cs_sbuf *out)
     return 200;
 }
 
-static json_t *rdd_json(const ui_rdd *d)
+/* Spark's RDDDataDistribution (one per executor holding a copy, in the executors' order) and
+ * RDDPartitionInfo (one per cached partition, by partition) lists of one RDD. */
+static void rdd_details(const ui_api_req *r, const ui_rdd *d, json_t *o)
+{
+    json_t *dist = json_array();
+    for (size_t i = 0; i < cs_ui_store_num_executors(r->st); i++) {
+        const ui_executor *e = cs_ui_store_executor_at(r->st, i);
+        int64_t mem, disk;
+        if (!cs_ui_rdd_share(d, e->id, &mem, &disk)) continue;
+        json_t *x = json_object();
+        sets(x, "address", e->host);
+        seti(x, "memoryUsed", mem);
+        seti(x, "memoryRemaining", 0); /* no storage memory limit is reported (maxMemory 0) */
+        seti(x, "diskUsed", disk);
+        json_array_append_new(dist, x);
+    }
+    json_object_set_new(o, "dataDistribution", dist);
+    const ui_rdd_partition **sorted = cs_ui_rdd_parts_sorted(d);
+    json_t *parts = json_array();
+    for (int p = 0; p < d->num_parts; p++) {
+        const ui_rdd_partition *part = sorted[p];
+        char block[48];
+        snprintf(block, sizeof block, "rdd_%d_%d", d->id, part->partition);
+        json_t *x = json_object(), *execs = json_array();
+        int64_t mem = 0, disk = 0;
+        for (int c = 0; c < part->num_copies; c++) {
+            mem += part->copies[c].memory_size;
+            disk += part->copies[c].disk_size;
+            json_array_append_new(execs, cs_json_text(part->copies[c].executor_id));
+        }
+        sets(x, "blockName", block);
+        sets(x, "storageLevel", d->storage_level);
+        seti(x, "memoryUsed", mem);
+        seti(x, "diskUsed", disk);
+        json_object_set_new(x, "executors", execs);
+        json_array_append_new(parts, x);
+    }
+    free(sorted);
+    json_object_set_new(o, "partitions", parts);
+}
+
+/* Spark's RDDStorageInfo; the list leaves out dataDistribution and partitions. */
+static json_t *rdd_json(const ui_api_req *r, const ui_rdd *d, bool details)
 {
     json_t *o = json_object();
     seti(o, "id", d->id);
-    sets(o, "name", d->name);
+    sets(o, "name", d->name ? d->name : "");
     seti(o, "numPartitions", d->num_partitions);
     seti(o, "numCachedPartitions", d->num_cached_partitions);
     sets(o, "storageLevel", d->storage_level);
     seti(o, "memoryUsed", d->memory_used);
     seti(o, "diskUsed", d->disk_used);
+    if (details) rdd_details(r, d, o);
     return o;
 }
 
+/* storage/rdd lists the RDDs with a cached partition (Spark's rddList(cachedOnly = true));
+ * storage/rdd/{id} any persisted RDD a block was reported of, until it is unpersisted. */
 static int storage(const ui_api_req *r, const char *rest, cs_sbuf *out)
 {
-    size_t n = cs_ui_store_num_rdds(r->st);
     if (*rest == '\0' || strcmp(rest, "/") == 0) {
         json_t *a = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(a, rdd_json(cs_ui_store_rdd_at(r->st, i)));
+        for (size_t i = 0; i < cs_ui_store_num_rdds(r->st); i++) {
+            const ui_rdd *d = cs_ui_store_rdd_at(r->st, i);
+            if (d->num_cached_partitions > 0) json_array_append_new(a, rdd_json(r, d, false));
+        }
         cs_ui_api_dump(a, out);
         return 200;
     }
     char *end;
     long id = strtol(rest + 1, &end, 10);
-    if (end == rest + 1 || (*end && strcmp(end, "/") != 0))
+    if (end == rest + 1 || (*end && strcmp(end, "/") != 0) || id < INT_MIN || id > INT_MAX)
         return not_found(out, "unknown storage path %s", rest);
-    for (size_t i = 0; i < n; i++)
-        if (cs_ui_store_rdd_at(r->st, i)->id == id) {
-            cs_ui_api_dump(rdd_json(cs_ui_store_rdd_at(r->st, i)), out);
-            return 200;
-        }
-    return not_found(out, "no rdd found w/ id %ld", id);
+    const ui_rdd *d = cs_ui_store_rdd(r->st, (int)id);
+    if (!d || !d->reported) return not_found(out, "no rdd found w/ id %ld", id);
+    cs_ui_api_dump(rdd_json(r, d, true), out);
+    return 200;
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */

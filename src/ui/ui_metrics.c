@@ -180,6 +180,12 @@ static const struct {
 static double xvalue(const ui_executor *e, xmetric m)
 {
     switch (m) {
+    case X_RDD_BLOCKS:
+        return e->rdd_blocks;
+    case X_MEMORY_USED:
+        return (double)e->memory_used;
+    case X_DISK_USED:
+        return (double)e->disk_used;
     case X_TOTAL_CORES:
     case X_MAX_TASKS:
         return e->cores;

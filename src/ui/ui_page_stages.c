@@ -328,6 +328,23 @@ static void rdd_graph(cs_sbuf *out, const ui_stage *s)
     free(nodes);
 }
 
+/* Spark's stage page table of named accumulators: each one's name and latest value. */
+static void accumulator_table(cs_sbuf *out, const ui_stage *s)
+{
+    if (s->num_accums == 0) return;
+    cs_sbuf_puts(out, "<h4>Accumulators</h4><table id=\"accumulators\"><thead><tr>"
+                      "<th>Accumulable</th><th>Value</th></tr></thead><tbody>\n");
+    for (int i = 0; i < s->num_accums; i++) {
+        cs_sbuf_printf(out, "<tr class=\"accumulator\" id=\"accumulator-%lld\"><td>",
+                       (long long)s->accums[i].id);
+        cs_html_escape(out, s->accums[i].name ? s->accums[i].name : "");
+        cs_sbuf_puts(out, "</td><td class=\"num\">");
+        cs_html_escape(out, s->accums[i].value ? s->accums[i].value : "");
+        cs_sbuf_puts(out, "</td></tr>\n");
+    }
+    cs_sbuf_puts(out, "</tbody></table>\n");
+}
+
 int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, int page_size,
                      cs_sbuf *out)
 {
@@ -397,6 +414,7 @@ int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, 
     if (job) cs_ui_job_dag(c, out, job->stage_ids, job->num_stages, s->stage_id);
     rdd_graph(out, s);
     summary_metrics(out, s);
+    accumulator_table(out, s);
     executor_table(c, out, s);
     task_table(c, out, s, page, page_size);
     cs_html_page_end(out);

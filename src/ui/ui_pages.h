@@ -34,6 +34,8 @@ int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, 
                      cs_sbuf *out);
 int cs_ui_page_task(const ui_page_ctx *c, int stage_id, int attempt, int64_t task_id, cs_sbuf *out);
 int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out);
+/* One persisted RDD (Spark's RDDPage): summary, data distribution, partitions; 404 when unknown. */
+int cs_ui_page_rdd(const ui_page_ctx *c, int rdd_id, cs_sbuf *out);
 int cs_ui_page_environment(const ui_page_ctx *c, cs_sbuf *out);
 int cs_ui_page_executors(const ui_page_ctx *c, cs_sbuf *out);
 /* The log page frame around text (already read by the caller; escaped here). */

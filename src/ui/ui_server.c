@@ -325,6 +325,9 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
         status = cs_ui_page_task(&pc, (int)id, (int)attempt, task, &out);
     } else if (strcmp(path, "/storage/") == 0) {
         status = cs_ui_page_storage(&pc, &out);
+    } else if (strcmp(path, "/storage/rdd/") == 0) {
+        long id = arg_long(rq, "id", -1, &ok);
+        status = cs_ui_page_rdd(&pc, (int)id, &out);
     } else if (strcmp(path, "/environment/") == 0) {
         status = cs_ui_page_environment(&pc, &out);
     } else if (strcmp(path, "/executors/") == 0) {

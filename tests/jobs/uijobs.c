@@ -8,6 +8,11 @@
  *     that run ~40 s unless killed), then waits for GATES/exit. Prints one line per job.
  *   ui_crash GATES: one job whose tasks print to stdout and stderr; the first attempt of
  *     partition 1 crashes its executor (SIGSEGV) and is retried; then waits for GATES/exit.
+ *   ui_storage GATES: range(0, 10000) in 4 partitions mapped through the named accumulator
+ *     "records tagged" and persisted MEMORY_ONLY; range(0, 5000) in 3 partitions through "disk
+ *     records" persisted DISK_ONLY; counts the first twice (the second from the cache) and the
+ *     second once, prints "counts N N N tagged T disk D", waits for GATES/unpersist, unpersists
+ *     the DISK_ONLY RDD, prints "unpersisted", then waits for GATES/exit.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -111,6 +116,44 @@ int ui_crash(cspark_context *sc, int argc, char **argv)
     if (cspark_count(cspark_map(cspark_range(sc, 0, 1000, 1, 4), talk_then_crash, NULL, 0), &n) < 0)
         return 1;
     printf("count=%" PRId64 "\n", n);
+    fflush(stdout);
+    return wait_gate(argv[1], "exit") ? 0 : 3;
+}
+
+/* Adds 1 to the accumulator in the closure per record; keeps the record. */
+void count_into(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    size_t len;
+    const cspark_accumulator *acc = cspark_closure(tc, &len);
+    cspark_long_accumulator_add(tc, *acc, 1);
+    cspark_emit_record(out, in);
+}
+
+int ui_storage(cspark_context *sc, int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: ui_storage GATE_DIR\n");
+        return 2;
+    }
+    cspark_accumulator tagged = cspark_long_accumulator(sc, "records tagged");
+    cspark_accumulator on_disk = cspark_long_accumulator(sc, "disk records");
+    cspark_rdd *kept = cspark_persist(
+        cspark_map(cspark_range(sc, 0, 10000, 1, 4), count_into, &tagged, sizeof tagged),
+        CSPARK_MEMORY_ONLY);
+    cspark_rdd *disk = cspark_persist(
+        cspark_map(cspark_range(sc, 0, 5000, 1, 3), count_into, &on_disk, sizeof on_disk),
+        CSPARK_DISK_ONLY);
+    int64_t n0 = 0, n1 = 0, n2 = 0;
+    if (!kept || !disk || cspark_count(kept, &n0) < 0 || cspark_count(kept, &n1) < 0 ||
+        cspark_count(disk, &n2) < 0)
+        return 1;
+    printf("counts %" PRId64 " %" PRId64 " %" PRId64 " tagged %" PRId64 " disk %" PRId64 "\n", n0,
+           n1, n2, cspark_long_accumulator_value(sc, tagged),
+           cspark_long_accumulator_value(sc, on_disk));
+    fflush(stdout);
+    if (!wait_gate(argv[1], "unpersist")) return 3;
+    if (cspark_unpersist(disk) < 0) return 1;
+    printf("unpersisted\n");
     fflush(stdout);
     return wait_gate(argv[1], "exit") ? 0 : 3;
 }

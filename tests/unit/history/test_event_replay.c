@@ -2,7 +2,8 @@
  * history/history_provider.c): the synthetic application of tests/unit/ui/scenario.h written by
  * the real event log, replayed into a store, shows what the live store shows; summaries and
  * listings of a directory with a finished and an in-progress log; a half-written last line is
- * skipped; a compressed log is refused with a clear error. */
+ * skipped; a compressed log is refused with a clear error; cached blocks, unpersisted RDDs and
+ * named accumulators come back from the lines Spark writes for them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -183,6 +184,87 @@ static void test_listing_and_inprogress(void **state)
     cs_history_provider_free(hp);
 }
 
+static void replay(ui_store *st, const char *line)
+{
+    assert_true(cs_replay_line(line, strlen(line), cs_ui_store_listener, st, NULL));
+}
+
+/* Storage and accumulators from Spark's own JSON: a persisted RDD's Storage Level in RDD Info,
+ * a task end's Updated Blocks and Accumulables (values as strings, or numbers as older logs have
+ * them), SparkListenerBlockUpdated (a second copy on another executor), StageCompleted's
+ * Accumulables, SparkListenerUnpersistRDD; internal accumulators are left out. */
+static void test_storage_and_accumulables(void **state)
+{
+    (void)state;
+    ui_store *st = cs_ui_store_new(NULL);
+    replay(st, "{\"Event\":\"SparkListenerExecutorAdded\",\"Executor ID\":\"1\",\"Executor Info\":"
+               "{\"Host\":\"h1\",\"Total Cores\":1}}");
+    replay(st, "{\"Event\":\"SparkListenerExecutorAdded\",\"Executor ID\":\"2\",\"Executor Info\":"
+               "{\"Host\":\"h2\",\"Total Cores\":1}}");
+    const char *level = "{\"Use Disk\":true,\"Use Memory\":true,\"Deserialized\":true,"
+                        "\"Replication\":1}";
+    char line[2048];
+    snprintf(line, sizeof line,
+             "{\"Event\":\"SparkListenerStageSubmitted\",\"Stage Info\":{\"Stage ID\":0,"
+             "\"Stage Attempt ID\":0,\"Stage Name\":\"count\",\"Number of Tasks\":2,"
+             "\"RDD Info\":[{\"RDD ID\":7,\"Name\":\"cached\",\"Number of Partitions\":2,"
+             "\"Storage Level\":%s,\"Parent IDs\":[]}],\"Parent IDs\":[],"
+             "\"Submission Time\":1000,\"Accumulables\":[]}}",
+             level);
+    replay(st, line);
+    snprintf(line, sizeof line,
+             "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Stage Attempt ID\":0,"
+             "\"Task Type\":\"ResultTask\",\"Task End Reason\":{\"Reason\":\"Success\"},"
+             "\"Task Info\":{\"Task ID\":1,\"Index\":0,\"Attempt\":0,\"Launch Time\":1000,"
+             "\"Executor ID\":\"1\",\"Host\":\"h1\",\"Finish Time\":1100,\"Accumulables\":["
+             "{\"ID\":4,\"Name\":\"rows\",\"Update\":3,\"Value\":3,\"Internal\":false},"
+             "{\"ID\":9,\"Name\":\"internal.metrics.executorRunTime\",\"Update\":5,"
+             "\"Value\":5,\"Internal\":true}]},"
+             "\"Task Metrics\":{\"Updated Blocks\":[{\"Block ID\":\"rdd_7_0\",\"Status\":"
+             "{\"Storage Level\":%s,\"Memory Size\":64,\"Disk Size\":0}},"
+             "{\"Block ID\":\"broadcast_0\",\"Status\":{\"Storage Level\":%s,"
+             "\"Memory Size\":8,\"Disk Size\":0}}]}}",
+             level, level);
+    replay(st, line);
+    snprintf(
+        line, sizeof line,
+        "{\"Event\":\"SparkListenerBlockUpdated\",\"Block Updated Info\":{\"Block Manager ID\":"
+        "{\"Executor ID\":\"2\",\"Host\":\"h2\",\"Port\":7079},\"Block ID\":\"rdd_7_0\","
+        "\"Storage Level\":%s,\"Memory Size\":0,\"Disk Size\":32}}",
+        level);
+    replay(st, line);
+    replay(st, "{\"Event\":\"SparkListenerStageCompleted\",\"Stage Info\":{\"Stage ID\":0,"
+               "\"Stage Attempt ID\":0,\"Stage Name\":\"count\",\"Number of Tasks\":2,"
+               "\"RDD Info\":[],\"Parent IDs\":[],\"Completion Time\":1200,\"Accumulables\":["
+               "{\"ID\":4,\"Name\":\"rows\",\"Value\":\"6\",\"Internal\":false}]}}");
+    cs_ui_store_lock(st);
+    const ui_rdd *r = cs_ui_store_rdd(st, 7);
+    assert_non_null(r);
+    assert_string_equal(r->name, "cached");
+    assert_string_equal(r->storage_level, "Disk Memory Deserialized 1x Replicated");
+    assert_int_equal(r->num_cached_partitions, 1);
+    assert_int_equal(r->num_parts, 1);
+    assert_int_equal(r->parts[0].num_copies, 2);
+    assert_int_equal(r->memory_used, 64);
+    assert_int_equal(r->disk_used, 32);
+    assert_int_equal(cs_ui_store_executor(st, "1")->memory_used, 64);
+    assert_int_equal(cs_ui_store_executor(st, "2")->disk_used, 32);
+    const ui_stage *s = cs_ui_store_stage(st, 0, 0);
+    assert_int_equal(s->num_accums, 1); /* the internal one left out */
+    assert_string_equal(s->accums[0].name, "rows");
+    assert_string_equal(s->accums[0].value, "6");
+    assert_int_equal(s->tasks[0].num_accums, 1);
+    assert_string_equal(s->tasks[0].accums[0].update, "3");
+    cs_ui_store_unlock(st);
+    replay(st, "{\"Event\":\"SparkListenerUnpersistRDD\",\"RDD ID\":7}");
+    cs_ui_store_lock(st);
+    assert_null(cs_ui_store_rdd(st, 7));
+    assert_int_equal(cs_ui_store_executor(st, "1")->rdd_blocks, 0);
+    assert_int_equal(cs_ui_store_executor(st, "2")->disk_used, 0);
+    cs_ui_store_unlock(st);
+    cs_ui_store_free(st);
+}
+
 static void test_compressed_log_refused(void **state)
 {
     (void)state;
@@ -211,6 +293,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replay_matches_live, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listing_and_inprogress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compressed_log_refused, setup, teardown),
+        cmocka_unit_test(test_storage_and_accumulables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* test_app_status.c — unit tests for the UI's status store (ui/app_status.c) fed by a real
  * listener bus with the synthetic application of scenario.h: jobs, stage attempts (pending,
  * skipped, failed), task counts, per-executor figures, redaction, quantiles, retention limits,
- * and that a reader holding the store never makes posting wait. */
+ * that a reader holding the store never makes posting wait, and cached RDDs with the executors'
+ * share of them and named accumulators (issue 20: they were never shown). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,6 +196,133 @@ static void post_direct(void *arg, const cs_event *ev)
     cs_ui_store_listener(arg, ev);
 }
 
+static void block_event(ui_store *st, cs_event_kind kind, const char *exec, int rdd, int part,
+                        int level, int64_t mem, int64_t disk)
+{
+    cs_block_status b = {rdd, part, level, mem, disk};
+    cs_event ev = {.kind = kind,
+                   .executor_id = exec,
+                   .host = "h",
+                   .updated_blocks = &b,
+                   .num_updated_blocks = 1,
+                   .job_id = -1,
+                   .rdd_id = rdd};
+    cs_ui_store_listener(st, &ev);
+}
+
+static const ui_accum *stage_accum(const ui_stage *s, int64_t id)
+{
+    for (int i = 0; s && i < s->num_accums; i++)
+        if (s->accums[i].id == id) return &s->accums[i];
+    return NULL;
+}
+
+/* Blocks reported by task ends and block updates (the same report twice counts once), dropped
+ * blocks, unpersist and a removed executor; accumulators of tasks and stages. */
+static void test_storage_and_accumulators(void **state)
+{
+    (void)state;
+    ui_store *st = cs_ui_store_new(NULL);
+    const char *execs[] = {"driver", "1", "2"};
+    for (int i = 0; i < 3; i++) {
+        cs_event ev = {.kind = CS_EV_EXECUTOR_ADDED, .executor_id = execs[i], .host = "h"};
+        cs_ui_store_listener(st, &ev);
+    }
+    cs_rdd_info rdds[] = {{.id = 3,
+                           .name = "MapPartitionsRDD",
+                           .num_partitions = 4,
+                           .storage_level = 1 /* CSPARK_MEMORY_ONLY */},
+                          {.id = 2, .name = "ParallelCollectionRDD", .num_partitions = 4},
+                          {.id = 5,
+                           .name = "MapPartitionsRDD",
+                           .num_partitions = 2,
+                           .storage_level = 3 /* CSPARK_DISK_ONLY */}};
+    cs_event sub = {.kind = CS_EV_STAGE_SUBMITTED,
+                    .stage_id = 0,
+                    .num_tasks = 4,
+                    .stage_name = "count",
+                    .job_id = -1,
+                    .rdd_infos = rdds,
+                    .num_rdd_infos = 3};
+    cs_ui_store_listener(st, &sub);
+    cs_block_status b1 = {3, 0, 1, 100, 0};
+    cs_accumulable a1 = {1, "records", "5", "5"};
+    cs_event end = {.kind = CS_EV_TASK_END,
+                    .stage_id = 0,
+                    .task_id = 1,
+                    .partition = 0,
+                    .executor_id = "1",
+                    .host = "h",
+                    .succeeded = true,
+                    .job_id = -1,
+                    .updated_blocks = &b1,
+                    .num_updated_blocks = 1,
+                    .accumulables = &a1,
+                    .num_accumulables = 1};
+    cs_ui_store_listener(st, &end);
+    block_event(st, CS_EV_BLOCK_UPDATED, "1", 3, 0, 1, 100, 0); /* the same report again */
+    cs_block_status b2[] = {{3, 1, 1, 200, 0}, {5, 0, 3, 0, 50}};
+    cs_accumulable a2 = {1, "records", "7", "12"};
+    end.task_id = 2, end.partition = 1, end.executor_id = "2";
+    end.updated_blocks = b2, end.num_updated_blocks = 2, end.accumulables = &a2;
+    cs_ui_store_listener(st, &end);
+    cs_accumulable a_final = {1, "records", NULL, "12"};
+    cs_event done = {.kind = CS_EV_STAGE_COMPLETED,
+                     .stage_id = 0,
+                     .succeeded = true,
+                     .job_id = -1,
+                     .accumulables = &a_final,
+                     .num_accumulables = 1};
+    cs_ui_store_listener(st, &done);
+
+    cs_ui_store_lock(st);
+    assert_int_equal(cs_ui_store_num_rdds(st), 2); /* the persisted ones only */
+    const ui_rdd *r3 = cs_ui_store_rdd(st, 3), *r5 = cs_ui_store_rdd(st, 5);
+    assert_non_null(r3);
+    assert_null(cs_ui_store_rdd(st, 2));
+    assert_string_equal(r3->storage_level, "Memory Deserialized 1x Replicated");
+    assert_string_equal(r5->storage_level, "Disk Serialized 1x Replicated");
+    assert_int_equal(r3->num_partitions, 4);
+    assert_int_equal(r3->num_cached_partitions, 2);
+    assert_int_equal(r3->memory_used, 300);
+    assert_int_equal(r5->disk_used, 50);
+    const ui_executor *e1 = cs_ui_store_executor(st, "1"), *e2 = cs_ui_store_executor(st, "2");
+    assert_int_equal(e1->rdd_blocks, 1);
+    assert_int_equal(e1->memory_used, 100);
+    assert_int_equal(e2->rdd_blocks, 2);
+    assert_int_equal(e2->memory_used, 200);
+    assert_int_equal(e2->disk_used, 50);
+    const ui_stage *s0 = cs_ui_store_stage(st, 0, 0);
+    assert_int_equal(s0->num_accums, 1);
+    assert_string_equal(stage_accum(s0, 1)->name, "records");
+    assert_string_equal(stage_accum(s0, 1)->value, "12");
+    assert_null(stage_accum(s0, 1)->update);
+    assert_int_equal(s0->tasks[1].num_accums, 1);
+    assert_string_equal(s0->tasks[1].accums[0].update, "7");
+    cs_ui_store_unlock(st);
+
+    block_event(st, CS_EV_BLOCK_UPDATED, "1", 3, 0, 0, 0, 0); /* dropped */
+    block_event(st, CS_EV_UNPERSIST_RDD, "2", 5, 0, 0, 0, 0);
+    cs_ui_store_lock(st);
+    assert_int_equal(r3->num_cached_partitions, 1);
+    assert_int_equal(r3->memory_used, 200);
+    assert_int_equal(e1->rdd_blocks, 0);
+    assert_int_equal(e1->memory_used, 0);
+    assert_null(cs_ui_store_rdd(st, 5));
+    assert_int_equal(e2->rdd_blocks, 1);
+    assert_int_equal(e2->disk_used, 0);
+    cs_ui_store_unlock(st);
+
+    cs_event gone = {.kind = CS_EV_EXECUTOR_REMOVED, .executor_id = "2", .reason = "lost"};
+    cs_ui_store_listener(st, &gone);
+    cs_ui_store_lock(st);
+    assert_int_equal(r3->num_cached_partitions, 0);
+    assert_int_equal(r3->memory_used, 0);
+    assert_int_equal(e2->rdd_blocks, 1); /* a dead executor shows what it held, as Spark's */
+    cs_ui_store_unlock(st);
+    cs_ui_store_free(st);
+}
+
 /* spark.ui.retained*: old jobs, stages, finished tasks and dead executors go; counts stay. */
 static void test_retention_limits(void **state)
 {
@@ -301,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_retention_limits),
         cmocka_unit_test(test_limits_from_conf),
         cmocka_unit_test(test_reader_never_blocks_posting),
+        cmocka_unit_test(test_storage_and_accumulators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
