@@ -4,6 +4,7 @@
  * accumulator) pairs updated by running stages. Called by the DAG scheduler (merges, stage ends)
  * and by src/api/accumulators.c (registration, values).
  */
+#define _GNU_SOURCE
 #include "sched/accumulators.h"
 
 #include <math.h>
@@ -245,14 +246,15 @@ static void touch(acc_registry *r, int stage_id, int attempt, int64_t id)
     r->touched[r->num_touched++] = (stage_touch){stage_id, attempt, id};
 }
 
-void cs_acc_merge_updates(acc_registry *r, const cs_batch *updates, int stage_id, int attempt,
-                          cs_accumulable **infos, int *num_infos)
+int cs_acc_merge_updates(acc_registry *r, const cs_batch *updates, int stage_id, int attempt,
+                         cs_accumulable **infos, int *num_infos, char **error)
 {
     if (infos) {
         *infos = NULL;
         *num_infos = 0;
     }
-    if (!r || !updates || updates->n == 0) return;
+    *error = NULL;
+    if (!r || !updates || updates->n == 0) return 0;
     pthread_mutex_lock(&r->mu);
     for (size_t i = 0; i < updates->n; i++) {
         cspark_record rec = batch_get(updates, i);
@@ -261,8 +263,14 @@ void cs_acc_merge_updates(acc_registry *r, const cs_batch *updates, int stage_id
         acc *a = &r->accs[id - 1];
         char *why = NULL;
         if (merge_one(a, rec.value.ptr, rec.value.len, &why) < 0) {
-            CS_WARN("accumulators", "accumulator=%lld name=\"%s\" event=merge_failed error=\"%s\"",
-                    (long long)id, a->name ? a->name : "", why ? why : "");
+            CS_ERROR("accumulators", "accumulator=%lld name=%s event=merge_failed error=%s",
+                     (long long)id, cs_log_quote(a->name ? a->name : ""),
+                     cs_log_quote(why ? why : ""));
+            if (!*error &&
+                asprintf(error, "accumulator %lld%s%s%s could not merge a task's update: %s",
+                         (long long)id, a->name ? " (" : "", a->name ? a->name : "",
+                         a->name ? ")" : "", why ? why : "merge failed") < 0)
+                *error = NULL;
             free(why);
             continue;
         }
@@ -274,6 +282,7 @@ void cs_acc_merge_updates(acc_registry *r, const cs_batch *updates, int stage_id
         }
     }
     pthread_mutex_unlock(&r->mu);
+    return *error ? CS_ETASK : 0;
 }
 
 void cs_acc_stage_done(acc_registry *r, int stage_id, int attempt, cs_accumulable **infos,

@@ -47,10 +47,13 @@ int cs_acc_value(acc_registry *r, int64_t id, uint8_t **out, size_t *len, cs_acc
 
 /* Merges a task's updates (records: key = id as cspark_i64_encode, value = the task's value) and
  * records them for stage (stage_id, attempt). *infos (may be NULL) receives the named ones as the
- * task's Accumulables (update and new value). Unknown ids are skipped; a custom merge that fails
- * is logged and skipped. */
-void cs_acc_merge_updates(acc_registry *r, const cs_batch *updates, int stage_id, int attempt,
-                          cs_accumulable **infos, int *num_infos);
+ * task's Accumulables (update and new value). Unknown ids are skipped. A custom merge that fails
+ * (a value past CSPARK_MAX_RECORD_BYTES, the merge function's own failure) leaves the
+ * accumulator short of that update: 0, or CS_ETASK with *error (malloc'd, the caller frees it)
+ * naming the accumulator and why, so that the job fails instead of reporting a short value as
+ * success. The updates after a failed one are still merged. */
+int cs_acc_merge_updates(acc_registry *r, const cs_batch *updates, int stage_id, int attempt,
+                         cs_accumulable **infos, int *num_infos, char **error);
 /* The named accumulators stage attempt updated, with their values (Stage Info Accumulables); the
  * attempt's record is dropped. */
 void cs_acc_stage_done(acc_registry *r, int stage_id, int attempt, cs_accumulable **infos,

@@ -454,12 +454,19 @@ static void handle_completion(scheduler *s, job *j, completion *c)
      * task's every time, a result task's only the first time its partition finishes */
     cs_accumulable *accs = NULL;
     int naccs = 0;
+    char *merge_error = NULL;
     if (r->status == TASK_OK && r->accum_updates.n > 0 &&
         (st->dep || (st == j->final && !j->failed && !j->finished[index])))
         cs_acc_merge_updates(s->opt.accums, &r->accum_updates, st->id, t->stage_attempt, &accs,
-                             &naccs);
+                             &naccs, &merge_error);
     post_task_end(s, c, accs, naccs);
     cs_accumulables_free(accs, naccs);
+    if (merge_error) { /* the accumulator would be short of this update: never a success */
+        abort_job(s, j, "Task %d in stage %d.%d (TID %lld): %s", t->partition, st->id,
+                  t->stage_attempt, (long long)t->task_id, merge_error);
+        free(merge_error);
+        return;
+    }
     if (j->failed || (!st->dep && st != j->final)) return;
 
     if (r->status == TASK_OK) {

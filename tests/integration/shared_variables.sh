@@ -131,4 +131,11 @@ if run wk 'local[1]' --conf spark.task.maxFailures=1 --class acc_wrong_kind "$JO
 fi
 grep -q "accumulator 1 is a long accumulator: cannot add a double value" "$T/wk.err" ||
     fail "wrong kind: $(tail -1 "$T/wk.err")"
+# a custom accumulator whose merged value would pass 256 MiB fails the job, naming it (issue 21
+# item 2: 3 x 100 MiB once returned 200 MiB as a success, with only a WARN line)
+if run big 'local[2]' --driver-memory 2g --class acc_oversize "$JOBS"; then
+    fail "an accumulator past 256 MiB reported success: $(cat "$T/big.out")"
+fi
+grep -q "accumulator 1 (bytes) could not merge a task's update: .*256 MiB" "$T/big.err" ||
+    fail "oversized accumulator: $(grep -v '^INFO' "$T/big.err" | tail -2)"
 echo "PASS: $TEST_NAME"

@@ -340,3 +340,41 @@ int bcast_rss(cspark_context *sc, int argc, char **argv)
     cspark_broadcast_destroy(sc, c.b);
     return 0;
 }
+
+/* acc_oversize: a custom accumulator appending bytes, 3 tasks adding 100 MiB each: the merged
+ * value would pass CSPARK_MAX_RECORD_BYTES (256 MiB), so the job must fail naming the
+ * accumulator (it once returned 200 MiB as a success). Prints "value_mb=N" if it does not. */
+void sv_append(cspark_value *acc, cspark_slice value, cspark_task_context *tc)
+{
+    size_t old = acc->len;
+    uint8_t *p = cspark_value_resize(acc, old + value.len);
+    memcpy(p + old, value.ptr, value.len);
+}
+
+void sv_add_100mb(const cspark_record *in, cspark_task_context *tc)
+{
+    const cspark_accumulator *acc = cspark_closure(tc, NULL);
+    size_t n = (size_t)100 << 20;
+    uint8_t *buf = calloc(1, n);
+    if (!buf) {
+        cspark_task_fail(tc, "out of memory");
+        return;
+    }
+    cspark_accumulator_add(tc, *acc, buf, n);
+    free(buf);
+}
+
+int acc_oversize(cspark_context *sc, int argc, char **argv)
+{
+    cspark_accumulator acc = cspark_custom_accumulator(sc, "bytes", sv_append, "", 0);
+    if (cspark_foreach(cspark_range(sc, 0, 3, 1, 3), sv_add_100mb, &acc, sizeof acc) < 0) {
+        fprintf(stderr, "acc_oversize: %s\n", cspark_last_error(sc));
+        return 1;
+    }
+    void *v = NULL;
+    size_t len = 0;
+    cspark_accumulator_value(sc, acc, &v, &len);
+    free(v);
+    printf("value_mb=%zu\n", len >> 20);
+    return 0;
+}

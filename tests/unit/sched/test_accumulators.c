@@ -49,14 +49,16 @@ static void test_merge_and_accumulables(void **state)
     update(&b, 99, "x", 1); /* unknown: skipped */
     cs_accumulable *infos;
     int n;
-    cs_acc_merge_updates(r, &b, 3, 0, &infos, &n);
+    char *error = NULL;
+    assert_int_equal(cs_acc_merge_updates(r, &b, 3, 0, &infos, &n, &error), 0);
+    assert_null(error);
     assert_int_equal(n, 2); /* the unnamed double is not listed */
     assert_string_equal(infos[0].name, "records");
     assert_string_equal(infos[0].update, "40");
     assert_string_equal(infos[0].value, "40");
     assert_string_equal(infos[1].value, "<ab");
     cs_accumulables_free(infos, n);
-    cs_acc_merge_updates(r, &b, 3, 0, &infos, &n);
+    assert_int_equal(cs_acc_merge_updates(r, &b, 3, 0, &infos, &n, &error), 0);
     assert_string_equal(infos[0].update, "40");
     assert_string_equal(infos[0].value, "80");
     cs_accumulables_free(infos, n);
