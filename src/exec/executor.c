@@ -90,6 +90,7 @@ typedef struct executor {
     block_manager *bm; /* cached partitions */
     exec_env env;
     int64_t max_direct_result;
+    int64_t max_status_update; /* what a StatusUpdate's result may take: maxSize less 64 KiB */
 
     pthread_mutex_t lock;
     pthread_cond_t work_cond; /* workers wait for tasks */
@@ -161,6 +162,9 @@ static void evict_plans(executor *x)
     }
 }
 
+/* Sends a task's StatusUpdate. One the connection refuses (over spark.rpc.message.maxSize) is
+ * replaced by a failure saying so, so that the driver always hears of the task: a status update
+ * it never receives would leave the job waiting for good. */
 static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
                         Cspark__TaskResult *res)
 {
@@ -172,6 +176,20 @@ static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_STATUS_UPDATE;
     env.status_update = &su;
+    if (cs_rpc_send(x->driver, &env) == 0 || !res || res->status != TASK_OK) return;
+    size_t bytes = cspark__envelope__get_packed_size(&env);
+    char why[300];
+    snprintf(why, sizeof why,
+             "the status update of task %lld (%zu bytes) could not be sent to the driver "
+             "(over spark.rpc.message.maxSize, or the connection is closing)",
+             (long long)task_id, bytes);
+    CS_ERROR("executor", "executor=%s task=%lld event=status_update_not_sent bytes=%zu",
+             cs_log_value(x->opt->executor_id), (long long)task_id, bytes);
+    Cspark__TaskResult failed = CSPARK__TASK_RESULT__INIT;
+    failed.status = TASK_FAILED;
+    failed.error = why;
+    su.state = CSPARK__TASK_STATE__FAILED;
+    su.result = &failed;
     cs_rpc_send(x->driver, &env);
 }
 
@@ -490,6 +508,22 @@ static void report(executor *x, exec_task *t, task_result *r)
         fail_unstarted(x, t->desc.task_id, err.msg);
         return;
     }
+    /* what stays inline whatever happens to the data: accumulator updates, updated blocks,
+     * metrics. Spark would send them through the block manager too (IndirectTaskResult); here a
+     * task whose updates alone pass the limit fails saying so, never silently */
+    size_t rest = cspark__task_result__get_packed_size(&pb) - pb.data.len;
+    if (x->max_status_update > 0 && (int64_t)rest > x->max_status_update) {
+        char why[400];
+        snprintf(why, sizeof why,
+                 "the accumulator updates and block statuses of task %lld take %zu bytes, over "
+                 "what one message may carry (spark.rpc.message.maxSize %lld MiB less 64 KiB): "
+                 "add less to accumulators in one task, or raise spark.rpc.message.maxSize",
+                 (long long)t->desc.task_id, rest,
+                 (long long)((x->max_status_update + 64 * 1024) >> 20));
+        cs_task_result_pb_clear(&pb);
+        fail_unstarted(x, t->desc.task_id, why);
+        return;
+    }
     if (x->max_direct_result > 0 && (int64_t)pb.data.len > x->max_direct_result && x->blocks) {
         /* too large to send inline: the driver fetches it from the block server */
         uint8_t *copy = cs_xmalloc(pb.data.len ? pb.data.len : 1);
@@ -744,6 +778,7 @@ static int executor_start(executor *x, cs_error *err)
      * rest of a StatusUpdate, metrics included, fits in the 64 KiB kept aside) */
     int64_t fits = (int64_t)net.max_frame - 64 * 1024;
     x->max_direct_result = v < fits ? v : fits;
+    x->max_status_update = fits;
     /* a driver whose host is gone without closing the connection (its node lost) is given up
      * once heartbeats stay unacknowledged for spark.network.timeout: the connection closes and
      * the executor stops (a paused driver's kernel still acknowledges them) */

@@ -138,4 +138,12 @@ if run big 'local[2]' --driver-memory 2g --class acc_oversize "$JOBS"; then
 fi
 grep -q "accumulator 1 (bytes) could not merge a task's update: .*256 MiB" "$T/big.err" ||
     fail "oversized accumulator: $(grep -v '^INFO' "$T/big.err" | tail -2)"
+# a task whose accumulator update passes spark.rpc.message.maxSize fails saying so (issue 21 item
+# 1: the executor dropped the status update without a word and the job waited for good)
+if run overrpc 'local-cluster[1,1,1024]' --conf spark.rpc.message.maxSize=2 \
+    --conf spark.task.maxFailures=1 --class acc_over_rpc "$JOBS" 3; then
+    fail "a 3 MiB accumulator update over a 2 MiB message limit reported success"
+fi
+grep -q "take [0-9]* bytes, over what one message may carry (spark.rpc.message.maxSize 2 MiB" \
+    "$T/overrpc.err" || fail "accumulator update over maxSize: $(grep -v '^INFO' "$T/overrpc.err" | tail -2)"
 echo "PASS: $TEST_NAME"

@@ -378,3 +378,36 @@ int acc_oversize(cspark_context *sc, int argc, char **argv)
     printf("value_mb=%zu\n", len >> 20);
     return 0;
 }
+
+/* acc_over_rpc MIB: one task adds MIB MiB to a custom accumulator; run with a smaller
+ * spark.rpc.message.maxSize, its status update cannot travel (it once was dropped without a word
+ * and the job waited for good): the job must fail naming the key. */
+void sv_add_mib(const cspark_record *in, cspark_task_context *tc)
+{
+    const struct {
+        cspark_accumulator acc;
+        int mib;
+    } *c = cspark_closure(tc, NULL);
+    size_t n = (size_t)c->mib << 20;
+    uint8_t *buf = calloc(1, n);
+    if (!buf) {
+        cspark_task_fail(tc, "out of memory");
+        return;
+    }
+    cspark_accumulator_add(tc, c->acc, buf, n);
+    free(buf);
+}
+
+int acc_over_rpc(cspark_context *sc, int argc, char **argv)
+{
+    struct {
+        cspark_accumulator acc;
+        int mib;
+    } c = {cspark_custom_accumulator(sc, "bytes", sv_append, "", 0), argc > 1 ? atoi(argv[1]) : 3};
+    if (cspark_foreach(cspark_range(sc, 0, 1, 1, 1), sv_add_mib, &c, sizeof c) < 0) {
+        fprintf(stderr, "acc_over_rpc: %s\n", cspark_last_error(sc));
+        return 1;
+    }
+    printf("added\n");
+    return 0;
+}
