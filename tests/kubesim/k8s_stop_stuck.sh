@@ -12,6 +12,7 @@
 #  6. cluster mode, cspark-submit --kill: the driver pod and everything it made go;
 #  7. client mode from a pod (spark.kubernetes.driver.pod.name): the executor pods, ConfigMap and
 #     Secret are owned by that pod, and a double Ctrl-C deletes them.
+# In 1-3 no executor pod is created once the stop began (the reaper's deletions are not replaced).
 # Each wait is bounded and generous (60 s): a stop that waited for the tasks would take minutes.
 # Outcomes only.
 . "$(dirname "$0")/lib/k8s.sh"
@@ -46,6 +47,10 @@ client_stop() {
     INT | INT2) [ \$rc -eq 130 ] || { tail -5 "$T/\$name.err" >&2; fail "\$name: exit status \$rc, expected 130"; } ;;
     abort) [ \$rc -eq 1 ] && grep -q "Job aborted" "$T/\$name.err" || fail "\$name: exit status \$rc, expected 1 with the abort" ;;
     esac
+    # the task reaper deleted the stuck executors' pods: none was replaced while stopping (issue
+    # 21 item 13: the allocator replaced them, 48 new pods for a 200-executor application)
+    ! grep -q "event=executor_pod_created executor=[3-9]" "$T/\$name.err" ||
+        fail "\$name: executor pods were created while the application stopped: \$(grep -o 'event=executor_pod_created executor=[0-9]*' "$T/\$name.err" | tr '\n' ' ')"
     expect_nothing_left "\$name"
 }
 

@@ -13,6 +13,7 @@
 #include "cluster/k8s/k8s_claims.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/shutdown.h"
 #include "common/sync.h"
 
 /* ---- the round (pure) ----------------------------------------------------------------------- */
@@ -245,7 +246,7 @@ static void create_pods(k8s_backend *b, int n)
                 (long long)b->pvcs_created);
             break;
         }
-        if (!take_create_token(b) || b->exit_code) break;
+        if (!take_create_token(b) || b->exit_code || cs_shutdown_requested()) break;
         pthread_mutex_unlock(&b->lock);
         cs_error err;
         cs_error_clear(&err);
@@ -328,8 +329,11 @@ static void *allocator_main(void *arg)
             !news && b->on_demand_claims &&
             cs_k8s_claims_must_wait(&b->set, b->driver_pod != NULL, 0, b->pvcs_created);
         k8s_alloc_round r;
-        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0, claims_wait, &b->pods, now,
-                               &r);
+        /* once the application is asked to stop (SIGINT, SIGTERM) no pod is created: the task
+         * reaper deletes the pods of stuck executors then, and replacing them would start new
+         * executors for an application that is going away */
+        cs_k8s_allocator_round(&b->set, b->target, b->exit_code != 0 || cs_shutdown_requested(),
+                               claims_wait, &b->pods, now, &r);
         if (r.kind == K8S_ALLOC_WAIT)
             cs_cond_wait_ms(&b->cond, &b->lock, b->set.batch_delay_ms);
         else if (r.kind == K8S_ALLOC_CREATE)

@@ -51,7 +51,8 @@ typedef struct k8s_alloc_round {
     int create;
 } k8s_alloc_round;
 
-/* One round at now_ms over the table. failed: the application failed (no more creations).
+/* One round at now_ms over the table. failed: the application failed or is stopping (no more
+ * creations).
  * claims_wait: no snapshot came since the last round and no new claim may be created yet
  * (Spark's waitToReusePersistentVolumeClaim): no creation either. */
 void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool claims_wait,
