@@ -34,6 +34,11 @@ size_t cspark_records_count(const cspark_records *r)
 
 cspark_record cspark_records_get(const cspark_records *r, size_t i)
 {
+    if (!r)
+        cs_context_misuse("cspark_records_get: the records are NULL (the action that should have "
+                          "returned them failed; check its return value)");
+    if (i >= r->b.n)
+        cs_context_misuse("cspark_records_get: index %zu out of range (%zu records)", i, r->b.n);
     return batch_get(&r->b, i);
 }
 

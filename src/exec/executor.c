@@ -726,6 +726,7 @@ static int executor_start(executor *x, cs_error *err)
     if (!x->app)
         return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file,
                             dlerror());
+    cs_task_crash_set_app(x->app); /* a crash there is reported as the application's */
 
     int64_t memory = x->opt->memory_bytes, v;
     double fraction;
@@ -900,6 +901,9 @@ int cs_executor_run(const executor_options *opt)
     x->signals = cs_decom_signals_start(on_decom_signal, x);
     cs_task_install_crash_handlers(); /* a crash names its task and function before the process dies
                                        */
+    char process[64];
+    snprintf(process, sizeof process, "executor %s", opt->executor_id ? opt->executor_id : "?");
+    cs_task_crash_set_process(process);
     cs_memtune_init();
     x->opt = opt;
     x->broadcasts = cs_broadcast_store_new();
