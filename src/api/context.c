@@ -322,7 +322,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) {
         cs_files_clear();
-        cs_remove_tree(sc->local_dir);
+        cs_remove_local_dir(sc->local_dir, "context");
         cs_exit_cleanup_remove(sc->local_dir);
     }
     /* tasks left running by the task reaper (local mode), or an entry function that did not

@@ -846,7 +846,7 @@ static void join_workers(executor *x, int rc)
             "executor=%s event=task_reaper running_tasks=%d: not stopped %lld ms after the "
             "executor was told to stop (spark.task.reaper.killTimeout); exiting without them",
             x->opt->executor_id, left, (long long)x->reaper_ms);
-    if (x->local_dir) cs_remove_tree(x->local_dir);
+    if (x->local_dir) cs_remove_local_dir(x->local_dir, "executor");
     fflush(NULL);
     _exit(rc);
 }
@@ -926,7 +926,7 @@ int cs_executor_run(const executor_options *opt)
     cs_block_manager_free(x->bm); /* after the workers and the block server are gone */
     cs_plan_cache_free(x->plans);
     if (x->local_dir) {
-        cs_remove_tree(x->local_dir);
+        cs_remove_local_dir(x->local_dir, "executor");
         cs_exit_cleanup_remove(x->local_dir);
     }
     free(x->local_dir);
