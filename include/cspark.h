@@ -341,7 +341,11 @@ CSPARK_EXTERN int cspark_collect_as_map(cspark_rdd *rdd, cspark_records **out);
 /* ---- results ----------------------------------------------------------------------------- */
 
 CSPARK_EXTERN size_t cspark_records_count(const cspark_records *r);
-/* The i-th record; slices borrowed from r until cspark_records_free. */
+/* The i-th record; slices borrowed from r until cspark_records_free. i must be below
+ * cspark_records_count(r) (an empty result has no record 0): an index out of range, or a NULL r,
+ * is a programming error with no error to return, so the application ends, as a Spark driver
+ * does on an uncaught exception, with one line "cspark_records_get: index I out of range (N
+ * records)" and status 1 (inside a task, the task fails with it instead). */
 CSPARK_EXTERN cspark_record cspark_records_get(const cspark_records *r, size_t i);
 CSPARK_EXTERN void cspark_records_free(cspark_records *r);
 /* In records sorted by key (collect_as_map, count_by_key, count_by_value): the value of `key`,

@@ -34,6 +34,11 @@ size_t cspark_records_count(const cspark_records *r)
 
 cspark_record cspark_records_get(const cspark_records *r, size_t i)
 {
+    if (!r)
+        cs_context_misuse("cspark_records_get: the records are NULL (the action that should have "
+                          "returned them failed; check its return value)");
+    if (i >= r->b.n)
+        cs_context_misuse("cspark_records_get: index %zu out of range (%zu records)", i, r->b.n);
     return batch_get(&r->b, i);
 }
 
@@ -319,17 +324,11 @@ static int commit_object_store_output(cspark_context *sc, const char *path, save
     return rc;
 }
 
-int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
+/* save_as_text_file with a checked, normalised path, called by the job at `caller`. */
+static int save_as_text_file(cspark_context *sc, cspark_rdd *rdd, const char *path,
+                             const void *caller)
 {
-    if (!rdd) return cs_context_null_argument("save_as_text_file", "RDD");
-    const void *caller = CALLER();
-    cspark_context *sc = cs_rdd_context(rdd);
-    if (!path || !*path)
-        return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
     cs_error err;
-    const struct cs_codec *codec;
-    if (cs_fs_check_uri(path, &err) < 0 || cs_fs_output_codec(&codec, &err) < 0)
-        return cs_context_fail(sc, &err);
     bool local = cs_fs_is_local(path);
     if (local) path = cs_fs_local_path(path);
     cs_fs_status st;
@@ -374,5 +373,22 @@ int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
     for (int i = 0; i < c.n; i++)
         cs_fs_pending_free(c.pending[i]);
     free(c.pending);
+    return rc;
+}
+
+int cspark_save_as_text_file(cspark_rdd *rdd, const char *path)
+{
+    if (!rdd) return cs_context_null_argument("save_as_text_file", "RDD");
+    const void *caller = CALLER();
+    cspark_context *sc = cs_rdd_context(rdd);
+    if (!path || !*path)
+        return refuse(sc, CS_EINVAL, "save_as_text_file: the output path is empty");
+    cs_error err;
+    const struct cs_codec *codec;
+    if (cs_fs_check_uri(path, &err) < 0 || cs_fs_output_codec(&codec, &err) < 0)
+        return cs_context_fail(sc, &err);
+    char *normalized = cs_fs_normalize(path); /* "out/" is "out", as Hadoop's Path */
+    int rc = save_as_text_file(sc, rdd, normalized, caller);
+    free(normalized);
     return rc;
 }

@@ -195,6 +195,8 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
         return 1;
     }
     cs_task_install_crash_handlers();
+    cs_task_crash_set_process("driver");
+    cs_task_crash_set_app(handle);
     cs_task_thread_init();
     cs_memtune_init();
     /* every thread created from here on leaves SIGINT/SIGTERM to the interrupt watcher, which

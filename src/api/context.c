@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "api/rdd_internal.h"
 #include "cluster/cluster_manager.h"
 #include "common/clock.h"
+#include "common/current_task.h"
 #include "common/exit_cleanup.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -320,7 +322,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) {
         cs_files_clear();
-        cs_remove_tree(sc->local_dir);
+        cs_remove_local_dir(sc->local_dir, "context");
         cs_exit_cleanup_remove(sc->local_dir);
     }
     /* tasks left running by the task reaper (local mode), or an entry function that did not
@@ -387,6 +389,30 @@ int cs_context_null_argument(const char *op, const char *what)
                  op, what);
     if (sc) cs_context_fail(sc, &e);
     return CS_EINVAL;
+}
+
+void cs_context_misuse(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cspark_task_context *tc = cs_task_current();
+    if (tc) cspark_task_fail(tc, "%s", msg); /* in a task: the task fails (does not return) */
+    cspark_context *sc = running_context;
+    if (sc) { /* as a Spark driver's uncaught exception: the context stops, the process ends */
+        cs_error e;
+        cs_error_set(&e, CS_EINVAL, "%s", msg);
+        cs_context_fail(sc, &e);
+        if (sc->sched) cs_scheduler_abort(sc->sched, msg);
+        cs_shutdown_set_exit_pending(); /* other threads may still hold the context */
+        cs_context_stop(sc, false);
+    }
+    fflush(NULL);
+    cs_log_user_error("cspark-submit", "%s", msg);
+    cs_exit_cleanup_run();
+    _exit(1);
 }
 
 cspark_rdd *cs_rdd_refuse(cspark_context *sc, const cs_error *err)

@@ -99,4 +99,10 @@ int cs_context_job_cancelled(cspark_context *sc, const cs_error *err);
  * on the process's running context (a process runs one at a time; the first error still wins,
  * so a refused transformation earlier in the chain stays the reason) and returns CS_EINVAL. */
 int cs_context_null_argument(const char *op, const char *what);
+/* A public function was called in a way it cannot serve and has no error to return (an index
+ * out of range): in a task, the task fails with the message (as an exception in a Spark task);
+ * elsewhere, as a Spark driver's uncaught exception, the running context is stopped (its
+ * executors and files removed), the message is the process's last line
+ * ("cspark-submit: MESSAGE") and the process exits with status 1. Does not return. */
+_Noreturn void cs_context_misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif

@@ -447,6 +447,10 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
     }
     cs_hmap_del(&b->running, (uint64_t)su->task_id);
     e->free++;
+    const char *error = su->result ? su->result->error : NULL;
+    if (error && strncmp(error, CS_TASK_NO_PLAN, strlen(CS_TASK_NO_PLAN)) == 0 &&
+        r->t->stage_id < e->cap_sent)
+        e->sent_attempt[r->t->stage_id] = 0; /* e lacks the plan: the next task sends it again */
     e->last_seen_ms = cs_mono_ms();
     const task_desc *t = r->t;
     free(r);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "common/fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "common/log.h"
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -61,6 +63,39 @@ int cs_remove_tree(const char *path)
         reserve_take();
     }
     return rc;
+}
+
+/* The regular files under dir (names only: readdir's d_type, no stat), at most `limit` levels
+ * deep. */
+static size_t count_files(const char *dir, int limit)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (e->d_type == DT_DIR && limit > 0) {
+            char sub[PATH_MAX];
+            if (snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) < (int)sizeof sub)
+                n += count_files(sub, limit - 1);
+        } else if (e->d_type != DT_DIR) {
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+int cs_remove_local_dir(const char *dir, const char *component)
+{
+    size_t files = count_files(dir, 8);
+    if (files >= CS_REMOVE_ANNOUNCE_FILES)
+        CS_INFO(component,
+                "event=deleting_local_files files=%zu dir=%s: deleting the shuffle and spill "
+                "files of the application (this can take a while)...",
+                files, cs_log_quote(dir));
+    return cs_remove_tree(dir);
 }
 
 int cs_make_dirs(const char *path)

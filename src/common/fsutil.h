@@ -11,6 +11,12 @@
 
 /* Removes path and everything under it (best effort, does not follow symlinks). */
 int cs_remove_tree(const char *path);
+/* Removes an application's local directory (shuffle, spill and cached-block files) as
+ * cs_remove_tree, saying first, in one log line of `component`, how many files it deletes when
+ * they are many (CS_REMOVE_ANNOUNCE_FILES or more): deleting a large job's shuffle files can take
+ * tens of seconds, which the user would otherwise see as a hang after the job or Ctrl-C. */
+#define CS_REMOVE_ANNOUNCE_FILES 1000
+int cs_remove_local_dir(const char *dir, const char *component);
 /* Gives back the descriptors cs_remove_tree keeps aside (taken with the first local directory),
  * for what runs at process exit when user code leaked every other one. */
 void cs_fd_reserve_release(void);

@@ -6,10 +6,10 @@
  * a signal watcher (decom_signals.c) turns SIGTERM into a decommission request when
  * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
  * MigrateShuffle, copies a leaving peer's map outputs. Stage plans arrive once per stage attempt
- * and stay cached for its tasks; task results above spark.task.maxDirectResultSize are kept in
- * the block server and fetched by the driver. Told to stop (StopExecutor, or the driver's
- * connection closed), it waits at most spark.task.reaper.killTimeout for tasks that ignore the
- * stop, then exits without them (common/shutdown.h, docs/stopping.md).
+ * and stay cached for its tasks (plan_cache.c); task results above spark.task.maxDirectResultSize
+ * are kept in the block server and fetched by the driver. Told to stop (StopExecutor, or the
+ * driver's connection closed), it waits at most spark.task.reaper.killTimeout for tasks that ignore
+ * the stop, then exits without them (common/shutdown.h, docs/stopping.md).
  */
 #define _GNU_SOURCE
 #include "exec/executor.h"
@@ -42,6 +42,7 @@
 #include "exec/block_server.h"
 #include "exec/broadcast_fetch.h"
 #include "exec/decom_signals.h"
+#include "exec/plan_cache.h"
 #include "exec/shuffle_migration.h"
 #include "exec/task_context.h"
 #include "plan/stage_plan.h"
@@ -53,20 +54,9 @@
 /* How long an executor keeps trying to reach its driver at start-up. */
 #define EXECUTOR_CONNECT_WINDOW_MS 60000
 
-typedef struct cached_plan {
-    struct cached_plan *next;
-    int stage_id, stage_attempt;
-    stage_plan *plan;
-    int users; /* tasks queued or running with it */
-} cached_plan;
-
-/* Stage plans kept at most; the oldest unused ones are freed beyond that (a new attempt of a
- * stage, or a later stage, brings its own plan). */
-#define MAX_CACHED_PLANS 32
-
 typedef struct exec_task {
     struct exec_task *next;
-    struct cached_plan *plan;
+    cs_cached_plan *plan;
     task_desc desc;
     volatile int cancelled;
     task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
@@ -95,7 +85,7 @@ typedef struct executor {
     pthread_mutex_t lock;
     pthread_cond_t work_cond; /* workers wait for tasks */
     pthread_cond_t main_cond; /* the main thread waits for stop / heartbeat time */
-    cached_plan *plans;
+    cs_plan_cache *plans;     /* stage plans (exec/plan_cache.h), under lock */
     exec_task *queue_head, *queue_tail;
     exec_task **running; /* one slot per worker */
     bool stopping, driver_gone;
@@ -135,32 +125,6 @@ int cs_executor_parse_driver_url(const char *url, char *host, size_t host_cap, i
 }
 
 /* ---- messages from the driver (loop thread) ------------------------------------------------ */
-
-static cached_plan *find_plan(executor *x, int stage_id, int attempt)
-{
-    for (cached_plan *c = x->plans; c; c = c->next)
-        if (c->stage_id == stage_id && c->stage_attempt == attempt) return c;
-    return NULL;
-}
-
-/* With the lock held: frees the oldest plans no task uses while more than the cap are kept. */
-static void evict_plans(executor *x)
-{
-    int n = 0;
-    for (cached_plan *c = x->plans; c; c = c->next)
-        n++;
-    while (n > MAX_CACHED_PLANS) {
-        cached_plan **victim = NULL;
-        for (cached_plan **q = &x->plans; *q; q = &(*q)->next)
-            if ((*q)->users == 0) victim = q; /* the last unused one is the oldest */
-        if (!victim) return;
-        cached_plan *c = *victim;
-        *victim = c->next;
-        cs_stage_plan_free(c->plan);
-        free(c);
-        n--;
-    }
-}
 
 /* Sends a task's StatusUpdate. One the connection refuses (over spark.rpc.message.maxSize) is
  * replaced by a failure saying so, so that the driver always hears of the task: a status update
@@ -207,32 +171,26 @@ static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
     cs_error err;
     cs_error_clear(&err);
     if (!ls->plan || cs_stage_plan_decode(ls->plan, x->app, &plan, &err) < 0) {
+        if (!ls->plan) cs_error_set(&err, CS_EINVAL, "the driver sent an empty plan");
         CS_ERROR("executor", "executor=%s stage=%d.%d event=bad_stage_plan error=%s",
                  cs_log_value(x->opt->executor_id), ls->stage_id, ls->stage_attempt,
                  cs_log_quote(err.msg));
-        return; /* its tasks will fail with "no plan" */
     }
-    cached_plan *c = cs_xcalloc(1, sizeof *c);
-    c->stage_id = ls->stage_id;
-    c->stage_attempt = ls->stage_attempt;
-    c->plan = plan;
     pthread_mutex_lock(&x->lock);
-    c->next = x->plans;
-    x->plans = c;
-    evict_plans(x);
+    cs_plan_cache_add(x->plans, ls->stage_id, ls->stage_attempt, plan, err.msg);
     pthread_mutex_unlock(&x->lock);
 }
 
 static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
 {
     pthread_mutex_lock(&x->lock);
-    cached_plan *cp = find_plan(x, lt->stage_id, lt->stage_attempt);
+    cs_cached_plan *cp = cs_plan_cache_find(x->plans, lt->stage_id, lt->stage_attempt);
     stage_plan *plan = cp ? cp->plan : NULL;
     if (!plan || x->stopping) {
+        char why[1024];
+        cs_plan_cache_explain_missing(x->plans, cp, x->opt->executor_id, lt->stage_id,
+                                      lt->stage_attempt, why, sizeof why);
         pthread_mutex_unlock(&x->lock);
-        char why[160];
-        snprintf(why, sizeof why, "executor %s has no plan for stage %d.%d", x->opt->executor_id,
-                 lt->stage_id, lt->stage_attempt);
         fail_unstarted(x, lt->task_id, x->stopping ? "executor is stopping" : why);
         return;
     }
@@ -760,6 +718,7 @@ static int executor_start(executor *x, cs_error *err)
     if (!x->app)
         return cs_error_set(err, CS_ENOTFOUND, "cannot load application %s: %s", x->app_file,
                             dlerror());
+    cs_task_crash_set_app(x->app); /* a crash there is reported as the application's */
 
     int64_t memory = x->opt->memory_bytes, v;
     double fraction;
@@ -922,7 +881,7 @@ static void join_workers(executor *x, int rc)
             "executor=%s event=task_reaper running_tasks=%d: not stopped %lld ms after the "
             "executor was told to stop (spark.task.reaper.killTimeout); exiting without them",
             x->opt->executor_id, left, (long long)x->reaper_ms);
-    if (x->local_dir) cs_remove_tree(x->local_dir);
+    if (x->local_dir) cs_remove_local_dir(x->local_dir, "executor");
     fflush(NULL);
     _exit(rc);
 }
@@ -935,9 +894,13 @@ int cs_executor_run(const executor_options *opt)
     x->signals = cs_decom_signals_start(on_decom_signal, x);
     cs_task_install_crash_handlers(); /* a crash names its task and function before the process dies
                                        */
+    char process[64];
+    snprintf(process, sizeof process, "executor %s", opt->executor_id ? opt->executor_id : "?");
+    cs_task_crash_set_process(process);
     cs_memtune_init();
     x->opt = opt;
     x->broadcasts = cs_broadcast_store_new();
+    x->plans = cs_plan_cache_new();
     x->reaper_ms = -1; /* until the application's conf says otherwise */
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->work_cond, NULL);
@@ -996,14 +959,9 @@ int cs_executor_run(const executor_options *opt)
     cs_broadcast_store_free(x->broadcasts); /* after the block server that serves its pieces */
     cs_block_fetcher_free(x->fetcher);
     cs_block_manager_free(x->bm); /* after the workers and the block server are gone */
-    while (x->plans) {
-        cached_plan *c = x->plans;
-        x->plans = c->next;
-        cs_stage_plan_free(c->plan);
-        free(c);
-    }
+    cs_plan_cache_free(x->plans);
     if (x->local_dir) {
-        cs_remove_tree(x->local_dir);
+        cs_remove_local_dir(x->local_dir, "executor");
         cs_exit_cleanup_remove(x->local_dir);
     }
     free(x->local_dir);

@@ -7,6 +7,7 @@
 #include "exec/task_context.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include "common/elf_symbols.h"
 #include "common/exit_cleanup.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -98,26 +101,142 @@ void cs_task_context_enter(cspark_task_context *tc, const fn_ref *fn)
              fn->name ? fn->name : "?");
 }
 
+/* Who this process is ("driver", "executor 3") and where the application's .so is loaded: set
+ * before any task runs, read by the handler. */
+static char crash_process[64] = "process";
+static uintptr_t app_start, app_end;
+
+void cs_task_crash_set_process(const char *name)
+{
+    snprintf(crash_process, sizeof crash_process, "%s", name);
+}
+
+void cs_task_crash_set_app(void *handle)
+{
+    uintptr_t start, end;
+    if (!cs_elf_object_range(handle, &start, &end)) return;
+    app_end = 0; /* a handler running now sees no range rather than half of one */
+    app_start = start;
+    app_end = end;
+}
+
+static bool in_app(uintptr_t pc)
+{
+    return pc >= app_start && pc < app_end;
+}
+
+/* The text of one crash line, built without malloc or stdio (the handler's state is unknown). */
+typedef struct crash_line {
+    char s[1024];
+    size_t n;
+} crash_line;
+
+static void put(crash_line *l, const char *text)
+{
+    for (; *text && l->n < sizeof l->s - 2; text++)
+        l->s[l->n++] = *text;
+}
+
+static void put_hex(crash_line *l, uintptr_t v)
+{
+    char digits[2 * sizeof v + 3];
+    size_t k = sizeof digits - 1;
+    digits[k] = 0;
+    do
+        digits[--k] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4) && k > 2);
+    digits[--k] = 'x';
+    digits[--k] = '0';
+    put(l, digits + k);
+}
+
+/* "'fn' (+0x1f) in app.so", or "app.so+0x1139" when the function is unknown. */
+static void put_location(crash_line *l, uintptr_t addr)
+{
+    cs_elf_location loc;
+    if (!cs_elf_locate((const void *)addr, &loc)) {
+        put(l, "address ");
+        put_hex(l, addr);
+        return;
+    }
+    if (loc.function[0]) {
+        put(l, "'");
+        put(l, loc.function);
+        put(l, "' (+");
+        put_hex(l, loc.offset);
+        put(l, ") in ");
+        put(l, loc.object);
+    } else {
+        put(l, loc.object);
+        put(l, "+");
+        put_hex(l, loc.offset);
+    }
+}
+
+static uintptr_t fault_pc(const void *uc)
+{
+#if defined(__x86_64__)
+    return uc ? (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] : 0;
+#elif defined(__aarch64__)
+    return uc ? (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.pc : 0;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+/* Which code faulted: the application's (the faulting instruction is in its .so), code the
+ * application called (a frame of its .so is on the stack: libc's strlen on its bad pointer, a
+ * cspark function given a bad argument), or cspark itself (no frame of the application). */
+static void put_fault(crash_line *l, const void *uc)
+{
+    uintptr_t pc = fault_pc(uc);
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    uintptr_t caller = 0;
+    for (int i = 0; i < n && !caller; i++)
+        if (in_app((uintptr_t)frames[i]) && (uintptr_t)frames[i] != pc)
+            caller = (uintptr_t)frames[i] - 1; /* a return address: the call is just before */
+    if (pc && in_app(pc)) {
+        put(l, "; the fault is in the application's code, at ");
+        put_location(l, pc);
+    } else if (caller) {
+        put(l, "; the fault is in the application's code: at ");
+        if (pc) put_location(l, pc);
+        put(l, pc ? ", called from " : "a call from ");
+        put_location(l, caller);
+    } else {
+        put(l, "; the fault is in cspark itself");
+        if (pc) {
+            put(l, ", at ");
+            put_location(l, pc);
+        }
+    }
+}
+
 static void crash_handler(int sig, siginfo_t *si, void *uc)
 {
-    char line[768];
+    (void)si;
     const char *name = sig == SIGSEGV   ? "SIGSEGV"
                        : sig == SIGBUS  ? "SIGBUS"
                        : sig == SIGFPE  ? "SIGFPE"
                        : sig == SIGILL  ? "SIGILL"
                        : sig == SIGABRT ? "SIGABRT"
                                         : "signal";
-    size_t n = 0;
-    const char *parts[] = {"ERROR cspark executor crashed with ", name, " in ",
-                           crash_where[0] ? crash_where : "cspark itself (no task running)", "\n"};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        size_t l = strlen(parts[i]);
-        if (n + l >= sizeof line) l = sizeof line - 1 - n;
-        memcpy(line + n, parts[i], l);
-        n += l;
-    }
+    crash_line line = {.n = 0};
+    put(&line, "ERROR cspark ");
+    put(&line, crash_process);
+    put(&line, " crashed with ");
+    put(&line, name);
+    put(&line, crash_where[0] ? " in " : " outside any task");
+    put(&line, crash_where);
+    put_fault(&line, uc);
+    line.s[line.n++] = '\n';
     cs_log_stop(); /* the report stays the last line */
-    ssize_t w = write(STDERR_FILENO, line, n);
+    /* on a terminal the report starts on a line of its own, whatever was left on the last one
+     * (the progress bar, the job's own output without a newline) */
+    ssize_t w = isatty(STDERR_FILENO) ? write(STDERR_FILENO, "\n", 1) : 0;
+    w = write(STDERR_FILENO, line.s, line.n);
     (void)w;
     cs_exit_cleanup_run(); /* the local directory and a half-written local output */
     signal(sig, SIG_DFL);
@@ -161,6 +280,8 @@ static void install_handlers(void)
     sigaction(SIGILL, &sa, NULL);
     sigaction(SIGABRT, &sa, NULL);
     on_exit(exit_hook, NULL);
+    void *frame;
+    backtrace(&frame, 1); /* loads the unwinder now: the handler must not be the first to */
 }
 
 void cs_task_install_crash_handlers(void)

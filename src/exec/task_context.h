@@ -50,6 +50,13 @@ int cs_task_context_fold(const fn_ref *fn, const cs_batch *parts, int n, cspark_
  * function called exit() and makes that end non-zero; both remove the trees registered with
  * cs_exit_cleanup_add (common/exit_cleanup.h). Idempotent. */
 void cs_task_install_crash_handlers(void);
+/* What the crash report calls this process ("driver", "executor 3"); copied. */
+void cs_task_crash_set_process(const char *name);
+/* The application's .so (its dlopen handle): a crash whose faulting instruction, or a caller on
+ * the crashing thread's stack, is in it is reported as a fault in the application's code, with the
+ * function named from the .so's symbol table (common/elf_symbols.h). Call after dlopen, before
+ * tasks run. */
+void cs_task_crash_set_app(void *handle);
 void cs_task_thread_init(void);
 void cs_task_thread_fini(void); /* before a thread that called cs_task_thread_init exits */
 

@@ -1,7 +1,9 @@
 /*
- * fs.c — the file-system table (see fs.h): finds a URI's backend by scheme, holds the process's
- * file-system configuration, wraps readers and writers in codec layers, and the helpers every
- * backend shares (listings, the hidden-file rule, glob matching per path component).
+ * fs.c — the file-system table (see fs.h): finds a URI's backend by scheme, normalises the path
+ * it is given (repeated and trailing slashes, as Hadoop's Path) before any backend sees it, holds
+ * the process's file-system configuration, wraps readers and writers in codec layers, and the
+ * helpers every backend shares (listings, the hidden-file rule, glob matching per path
+ * component).
  */
 #define _GNU_SOURCE
 #include "fs/fs.h"
@@ -86,6 +88,27 @@ static void uri_scheme(const char *uri, char *out, size_t cap)
         if (out[k] >= 'A' && out[k] <= 'Z') out[k] = (char)(out[k] - 'A' + 'a');
 }
 
+char *cs_fs_normalize(const char *uri)
+{
+    size_t n = strlen(uri);
+    char *out = cs_xmalloc(n + 1);
+    char scheme[32];
+    uri_scheme(uri, scheme, sizeof scheme);
+    /* the part kept as it is: "scheme:" and, after "//", the authority (s3a's bucket) */
+    size_t keep = 0;
+    if (scheme[0]) {
+        keep = strlen(scheme) + 1;
+        if (strncmp(uri + keep, "//", 2) == 0) keep += 2 + strcspn(uri + keep + 2, "/");
+    }
+    memcpy(out, uri, keep);
+    size_t o = keep;
+    for (size_t i = keep; i < n; i++)
+        if (uri[i] != '/' || o == keep || out[o - 1] != '/') out[o++] = uri[i];
+    if (o > keep + 1 && out[o - 1] == '/') o--; /* a trailing slash, unless the path is "/" */
+    out[o] = 0;
+    return out;
+}
+
 static const cs_fs_backend *backend_of(const char *uri, cs_error *err)
 {
     if (!uri || !*uri) {
@@ -129,34 +152,54 @@ int cs_fs_check_uri(const char *uri, cs_error *err)
     return b->check_uri ? b->check_uri(uri, err) : 0;
 }
 
-#define DISPATCH(uri, err)                                                                         \
-    const cs_fs_backend *b = backend_of(uri, err);                                                 \
-    if (!b) return err ? err->code : CS_EINVAL;                                                    \
-    if (b->check_uri && b->check_uri(uri, err) < 0) return err ? err->code : CS_EINVAL
+/* The backend of uri, checked, and uri normalised into *norm (malloc'd, NULL on failure): every
+ * operation works on the normalised form, so "s3a://b/out/" and "s3a://b/out" are one place. */
+static const cs_fs_backend *backend_for(const char *uri, char **norm, cs_error *err)
+{
+    *norm = NULL;
+    const cs_fs_backend *b = backend_of(uri, err);
+    if (!b || (b->check_uri && b->check_uri(uri, err) < 0)) return NULL;
+    *norm = cs_fs_normalize(uri);
+    return b;
+}
+
+#define FAILED(err) ((err) ? (err)->code : CS_EINVAL)
 
 int cs_fs_expand(const char *spec, cs_fs_listing *out, cs_error *err)
 {
-    DISPATCH(spec, err);
-    return b->expand(spec, out, err);
+    char *uri;
+    const cs_fs_backend *b = backend_for(spec, &uri, err);
+    int rc = b ? b->expand(uri, out, err) : FAILED(err);
+    free(uri);
+    return rc;
 }
 
-int cs_fs_stat(const char *uri, cs_fs_status *st, cs_error *err)
+int cs_fs_stat(const char *path, cs_fs_status *st, cs_error *err)
 {
     memset(st, 0, sizeof *st);
-    DISPATCH(uri, err);
-    return b->stat(uri, st, err);
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    int rc = b ? b->stat(uri, st, err) : FAILED(err);
+    free(uri);
+    return rc;
 }
 
-int cs_fs_delete(const char *uri, bool recursive, cs_error *err)
+int cs_fs_delete(const char *path, bool recursive, cs_error *err)
 {
-    DISPATCH(uri, err);
-    return b->remove(uri, recursive, err);
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    int rc = b ? b->remove(uri, recursive, err) : FAILED(err);
+    free(uri);
+    return rc;
 }
 
-int cs_fs_put(const char *uri, const void *data, size_t len, cs_error *err)
+int cs_fs_put(const char *path, const void *data, size_t len, cs_error *err)
 {
-    DISPATCH(uri, err);
-    return b->put(uri, data, len, err);
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    int rc = b ? b->put(uri, data, len, err) : FAILED(err);
+    free(uri);
+    return rc;
 }
 
 int cs_fs_get(const char *uri, uint8_t **out, size_t *len, cs_error *err)
@@ -185,19 +228,26 @@ int cs_fs_get(const char *uri, uint8_t **out, size_t *len, cs_error *err)
     return 0;
 }
 
-int cs_fs_abort_uploads_under(const char *uri, const cs_fs_pending *const *keep, size_t n_keep,
+int cs_fs_abort_uploads_under(const char *path, const cs_fs_pending *const *keep, size_t n_keep,
                               cs_error *err)
 {
-    DISPATCH(uri, err);
-    return b->abort_uploads_under ? b->abort_uploads_under(uri, keep, n_keep, err) : 0;
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    int rc = !b                       ? FAILED(err)
+             : b->abort_uploads_under ? b->abort_uploads_under(uri, keep, n_keep, err)
+                                      : 0;
+    free(uri);
+    return rc;
 }
 
-cs_fs_reader *cs_fs_open(const char *uri, uint64_t offset, uint64_t length, uint64_t file_size,
+cs_fs_reader *cs_fs_open(const char *path, uint64_t offset, uint64_t length, uint64_t file_size,
                          cs_error *err)
 {
-    const cs_fs_backend *b = backend_of(uri, err);
-    if (!b || (b->check_uri && b->check_uri(uri, err) < 0)) return NULL;
-    return b->open(uri, offset, length, file_size, err);
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    cs_fs_reader *r = b ? b->open(uri, offset, length, file_size, err) : NULL;
+    free(uri);
+    return r;
 }
 
 cs_fs_reader *cs_fs_open_input(const char *uri, uint64_t offset, uint64_t length,
@@ -227,14 +277,15 @@ void cs_fs_reader_close(cs_fs_reader *r)
     if (r) r->close(r);
 }
 
-cs_fs_writer *cs_fs_create(const char *uri, const char *staging, const cs_codec *codec,
+cs_fs_writer *cs_fs_create(const char *path, const char *staging, const cs_codec *codec,
                            cs_error *err)
 {
-    const cs_fs_backend *b = backend_of(uri, err);
-    if (!b || (b->check_uri && b->check_uri(uri, err) < 0)) return NULL;
-    cs_fs_writer *w = b->create(uri, staging, err);
-    if (!w || !codec) return w;
-    return cs_codec_writer_new(codec, w, uri, err);
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    cs_fs_writer *w = b ? b->create(uri, staging, err) : NULL;
+    if (w && codec) w = cs_codec_writer_new(codec, w, uri, err);
+    free(uri);
+    return w;
 }
 
 int cs_fs_write(cs_fs_writer *w, const void *buf, size_t n, cs_error *err)

@@ -43,6 +43,13 @@ void cs_fs_configure(const cs_conf *conf);
  * without any I/O; CS_EINVAL with one line naming the URL otherwise. */
 int cs_fs_check_uri(const char *uri, cs_error *err);
 
+/* uri with repeated slashes in its path made one and a trailing slash removed (unless the path
+ * is "/"), as Hadoop's Path normalises every path: "s3a://b/out//part-*" -> "s3a://b/out/part-*",
+ * "file:///tmp/x/" -> "file:///tmp/x", "out/" -> "out". The scheme and the authority (s3a's
+ * bucket) are kept as given. Every function below works on this form, so a path written with a
+ * trailing slash and a glob built from it name the same files. Returns a malloc'd string. */
+char *cs_fs_normalize(const char *uri);
+
 /* True when uri is on the local file system (a bare path or file:). */
 bool cs_fs_is_local(const char *uri);
 

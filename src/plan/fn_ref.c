@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elf_symbols.h"
 #include "plan/builtins.h"
 
 int cs_fn_ref_init(fn_ref *ref, void *fn, const void *closure, size_t len, const char *what,
@@ -24,11 +25,19 @@ int cs_fn_ref_init(fn_ref *ref, void *fn, const void *closure, size_t len, const
     }
     Dl_info info;
     if (!dladdr(fn, &info) || !info.dli_sname || info.dli_saddr != fn) {
-        const char *obj = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+        /* a static (or hidden) function: its name is only in the object's symbol table */
+        cs_elf_location loc;
+        bool known = cs_elf_locate(fn, &loc);
+        if (known && loc.function[0] && loc.offset == 0)
+            return cs_error_set(err, CS_EINVAL,
+                                "%s: function '%s' in %s is not an exported symbol; cspark "
+                                "references functions by name, so it must not be static (remove "
+                                "'static', and build without -fvisibility=hidden for it)",
+                                what, loc.function, loc.object);
         return cs_error_set(err, CS_EINVAL,
                             "%s: the function at %p%s%s is not an exported symbol; cspark "
                             "references functions by name, so it must not be static",
-                            what, fn, obj ? " in " : "", obj ? obj + 1 : "");
+                            what, fn, known ? " in " : "", known ? loc.object : "");
     }
     ref->name = cs_xstrdup(info.dli_sname);
     ref->ptr = fn;

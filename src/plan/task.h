@@ -107,6 +107,10 @@ typedef enum {
 /* The error of a task the task reaper gave up on in this process (local mode): Spark's
  * TaskKilled, its kill reason following the prefix. */
 #define CS_TASK_REAPED "Task killed: "
+/* The error of a task sent to an executor that does not hold its stage's plan (it freed it, or
+ * could not decode it), the reason following the prefix: the driver sends the plan again with
+ * the task's retry. */
+#define CS_TASK_NO_PLAN "Stage plan missing on the executor: "
 
 typedef struct task_result {
     task_status status;

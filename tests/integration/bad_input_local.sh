@@ -20,7 +20,8 @@ expect_error() {
 
 expect_error "missing entry" "entry function 'no_such_entry' not found" \
     "$SUBMIT" --master 'local[1]' --class no_such_entry "$JOBS"
-expect_error "static function" "is not an exported symbol" \
+# the message names the function from the .so's symbol table, not its address
+expect_error "static function" "map: function 'hidden_map' in testjobs.so is not an exported symbol" \
     "$SUBMIT" --master 'local[1]' --class static_fn "$JOBS"
 grep -q "rdd=refused" "$T/out" || fail "static function: the transformation was not refused"
 

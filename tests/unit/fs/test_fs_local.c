@@ -157,6 +157,36 @@ static void test_glob_match(void **state)
     assert_false(cs_fs_has_glob("a/b"));
 }
 
+/* Hadoop's Path: repeated slashes become one and a trailing one goes, for every scheme; the
+ * scheme and the authority stay as given. */
+static void test_normalize(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"s3a://b/out/", "s3a://b/out"},
+        {"s3a://b/out//part-*", "s3a://b/out/part-*"},
+        {"s3a://b//in///x/", "s3a://b/in/x"},
+        {"s3a://b/", "s3a://b/"},
+        {"s3a://b", "s3a://b"},
+        {"S3A://b/k//", "S3A://b/k"},
+        {"file:///tmp//x/", "file:///tmp/x"},
+        {"file:/tmp/x//*/", "file:/tmp/x/*"},
+        {"file://host//x", "file://host/x"},
+        {"/tmp//a///b/", "/tmp/a/b"},
+        {"//x", "/x"},
+        {"/", "/"},
+        {"///", "/"},
+        {"out/", "out"},
+        {"a//{b,c}/*/", "a/{b,c}/*"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *n = cs_fs_normalize(cases[i][0]);
+        assert_string_equal(n, cases[i][1]);
+        free(n);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
@@ -165,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_expand),
         cmocka_unit_test(test_read_range_and_writers),
         cmocka_unit_test(test_glob_match),
+        cmocka_unit_test(test_normalize),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cs_remove_tree(dir);
