@@ -202,7 +202,8 @@ CSPARK_EXTERN cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b);
 CSPARK_EXTERN cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions);
 
 /* ---- wide transformations (a shuffle cuts the stage) -------------------------------------
- * num_partitions = 0 uses spark.default.parallelism, else the largest parent's partitions. */
+ * num_partitions = 0 uses spark.default.parallelism when it is set, else the largest parent's
+ * partition count (as Spark's Partitioner.defaultPartitioner). */
 
 /* One record per distinct (key, value). */
 CSPARK_EXTERN cspark_rdd *cspark_distinct(cspark_rdd *rdd, int num_partitions);

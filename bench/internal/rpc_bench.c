@@ -181,11 +181,10 @@ static void bench_blocks(void)
     rpc_options o = {.name = "bench-bs", .app_id = "b", .secret = "k"};
     block_server *bs = cs_block_server_start("127.0.0.1", dir, &o, &port, &err);
     CHECK_NOT_NULL(bs);
-    uint64_t sizes[NPART];
-    for (int i = 0; i < NPART; i++)
-        sizes[i] = BLK;
+    uint8_t blocks[NPART]; /* one log-scale size byte per block (shuffle/map_status.h) */
+    memset(blocks, cs_map_status_compress_size(BLK), sizeof blocks);
     cs_map_status st = {
-        .shuffle_id = 1, .map_id = 0, .num_reduces = NPART, .sizes = sizes, .port = port};
+        .shuffle_id = 1, .map_id = 0, .num_reduces = NPART, .blocks = blocks, .port = port};
     snprintf(st.executor_id, sizeof st.executor_id, "remote");
     snprintf(st.host, sizeof st.host, "127.0.0.1");
     for (int threads = 1; threads <= 4; threads *= 4) {

@@ -115,6 +115,10 @@ static const cs_conf_entry entries[] = {
     SIZE_POS("spark.reducer.maxSizeInFlight", CS_MiB),
     SIZE_POS("spark.broadcast.blockSize", CS_KiB),
     INT("spark.shuffle.io.maxRetries", 0, IMAX),
+    INT("spark.shuffle.minNumPartitionsToHighlyCompress", 1, IMAX),
+    SIZE_POS("spark.shuffle.accurateBlockThreshold", CS_BYTE),
+    DOUBLE("spark.shuffle.accurateBlockSkewedFactor", -NOMAX, NOMAX, false, false),
+    INT("spark.shuffle.maxAccurateSkewedBlockNumber", 1, IMAX),
     DUR_NONNEG("spark.shuffle.io.retryWait", CS_SEC),
     DUR_POS("spark.shuffle.io.connectionTimeout", CS_SEC),
     /* event log and console */

@@ -344,17 +344,17 @@ int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, ui
             int rc = fetch_once(f, c, &id, out, len, &retryable, why, sizeof why);
             if (rc == 0) {
                 cs_rpc_conn_unref(c);
-                if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != *len) {
+                if (!cs_map_status_size_agrees(st, reduce_id, *len)) {
                     size_t got = *len;
                     free(*out);
                     *out = NULL;
                     *len = 0;
                     return cs_error_set(err, CS_EIO,
                                         "shuffle %d map %d reduce %d from %s:%d (executor %s): "
-                                        "got %zu bytes, map status says %llu",
+                                        "got %zu bytes, map status says about %llu",
                                         st->shuffle_id, st->map_id, reduce_id, st->host, st->port,
                                         st->executor_id, got,
-                                        (unsigned long long)st->sizes[reduce_id]);
+                                        (unsigned long long)cs_map_status_size(st, reduce_id));
                 }
                 return 0;
             }

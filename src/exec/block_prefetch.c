@@ -27,7 +27,7 @@ typedef struct pf_part {
 
 typedef struct pf_block {
     const cs_map_status *st;
-    size_t size; /* from the map status */
+    size_t size; /* from the map status (an estimate), raised to what arrives when larger */
     int state;
     pf_part *head, *tail; /* received, not yet consumed */
     size_t recv;          /* bytes received */
@@ -133,11 +133,12 @@ static int pf_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
                 pf_end(p, i, PF_FAILED, bd->error);
                 r->cur++;
                 r->got = 0;
-            } else if (r->got + n > b->size) {
-                pf_end(p, i, PF_FAILED, "more data than the map status says");
-                r->cur++;
-                r->got = 0;
             } else {
+                /* the map status gave an estimate: a larger block takes more of the budget */
+                if (r->got + n > b->size) {
+                    p->in_flight += r->got + n - b->size;
+                    b->size = r->got + n;
+                }
                 if (b->state == PF_WAIT && !p->cancelled && n > 0) {
                     pf_part *q = cs_xmalloc(sizeof *q);
                     q->data = bd->data.data;
@@ -155,8 +156,11 @@ static int pf_reply(void *arg, rpc_conn *c, Cspark__Envelope *m, const char *rea
                 }
                 /* else: the reader gave up on this block (timeout) or cancelled: drop the data */
                 r->got += n;
-                if (r->got == b->size) {
-                    pf_end(p, i, PF_DONE, NULL);
+                if (bd->block_end) {
+                    if (cs_map_status_size_agrees(b->st, p->reduce, r->got))
+                        pf_end(p, i, PF_DONE, NULL);
+                    else
+                        pf_end(p, i, PF_FAILED, "a block size the map status disagrees with");
                     r->cur++;
                     r->got = 0;
                 }
@@ -505,10 +509,9 @@ block_prefetch *cs_block_fetcher_prefetch(block_fetcher *f, const cs_map_status 
     for (int i = 0; i < p->n; i++) {
         const cs_map_status *st = maps ? maps[i] : NULL;
         p->b[i].st = st;
-        int sized = st && st->sizes && reduce_id >= 0 && reduce_id < st->num_reduces;
-        p->b[i].size = sized ? (size_t)st->sizes[reduce_id] : 0;
+        p->b[i].size = st ? (size_t)cs_map_status_size(st, reduce_id) : 0;
         /* only remote blocks of known, non-zero size are prefetched */
-        p->b[i].state = st && sized && p->b[i].size > 0 && is_remote(f, st) ? PF_IDLE : PF_DIRECT;
+        p->b[i].state = st && p->b[i].size > 0 && is_remote(f, st) ? PF_IDLE : PF_DIRECT;
     }
     return p;
 }

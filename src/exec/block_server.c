@@ -92,22 +92,23 @@ static void send_block_error(rpc_conn *c, uint64_t rid, const blk *b, int last, 
     bd.block = &id;
     bd.error = (char *)msg;
     bd.last = last;
+    bd.block_end = 1;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_BLOCK_DATA;
     env.block_data = &bd;
     send_env(c, rid, &env);
 }
 
-/* A frame Envelope{request_id, block_data: BlockData{block, data[n], last}} with the data left
- * for the caller to fill at *data_at. */
-static uint8_t *block_frame(uint64_t rid, const blk *b, size_t n, int last, size_t *frame_len,
-                            uint8_t **data_at)
+/* A frame Envelope{request_id, block_data: BlockData{block, data[n], last, block_end}} with the
+ * data left for the caller to fill at *data_at. block_end: the block's last part. */
+static uint8_t *block_frame(uint64_t rid, const blk *b, size_t n, int last, int block_end,
+                            size_t *frame_len, uint8_t **data_at)
 {
     Cspark__BlockId id;
     block_id_of(b, &id);
     size_t id_len = cspark__block_id__get_packed_size(&id);
     size_t bd_len = 1 + cs_frame_varint_size(id_len) + id_len + 1 + cs_frame_varint_size(n) + n +
-                    (last ? 2 : 0);
+                    (last ? 2 : 0) + (block_end ? 2 : 0);
     size_t env_len =
         (rid ? 1 + cs_frame_varint_size(rid) : 0) + 2 + cs_frame_varint_size(bd_len) + bd_len;
     uint8_t *buf = cs_xmalloc(FRAME_HEADER + env_len);
@@ -129,6 +130,10 @@ static uint8_t *block_frame(uint64_t rid, const blk *b, size_t n, int last, size
     p += n;
     if (last) {
         *p++ = (3 << 3) | 0; /* BlockData.last = true */
+        *p++ = 1;
+    }
+    if (block_end) {
+        *p++ = (5 << 3) | 0; /* BlockData.block_end = true */
         *p++ = 1;
     }
     *frame_len = (size_t)(p - buf);
@@ -180,10 +185,10 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
     uint64_t done = 0;
     do {
         size_t n = (size_t)(len - done < bs->chunk ? len - done : bs->chunk);
-        int part_last = last && done + n == len;
+        int block_end = done + n == len;
         size_t flen;
         uint8_t *data;
-        uint8_t *frame = block_frame(rid, b, n, part_last, &flen, &data);
+        uint8_t *frame = block_frame(rid, b, n, last && block_end, block_end, &flen, &data);
         /* back-pressure: a slow reader must not make us buffer its whole request */
         if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0) {
             free(frame);
@@ -234,7 +239,8 @@ static int serve_rdd_block(block_server *bs, rpc_conn *c, uint64_t rid, const bl
         size_t n = len - done < bs->chunk ? len - done : bs->chunk;
         size_t flen;
         uint8_t *data;
-        uint8_t *frame = block_frame(rid, b, n, last && done + n == len, &flen, &data);
+        uint8_t *frame =
+            block_frame(rid, b, n, last && done + n == len, done + n == len, &flen, &data);
         memcpy(data, bytes + done, n);
         if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0 ||
             cs_rpc_send_raw(c, frame, flen) < 0) {

@@ -2,9 +2,12 @@
  * cache_iter.c — the partitions of persisted RDDs inside a task (Spark's RDD.getOrCompute): the
  * block held by this process is read from its block manager; else a block held by another
  * executor (the task's block locations, from the driver's block registry) is fetched from that
- * executor's block server; else the partition is computed from its lineage and stored as its
- * batches pass on to the consumer (a tee: nothing is computed or materialised twice), becoming a
- * block once the partition has been read to its end. A block that cannot be fetched or read is
+ * executor's block server; else the task claims the block (cs_block_manager_claim): the first
+ * task computes the partition from its lineage and stores it as its batches pass on to the
+ * consumer (a tee: nothing is computed or materialised twice), becoming a block once the
+ * partition has been read to its end; a task of another stage needing the same partition
+ * meanwhile (two sides of a join over one cached RDD) waits for that writer and reads its block,
+ * or computes it itself when the writer gave up. A block that cannot be fetched or read is
  * computed instead, so a lost or evicted block costs time, never a wrong answer. Called from
  * cs_part_iter_open (part_iter.c) for nodes with a storage level.
  */
@@ -136,29 +139,39 @@ static void tee_free(part_iter *it)
     free(t);
 }
 
+static part_iter *local_open(block_manager *bm, block_reader *r, int rdd_id, int partition)
+{
+    local_iter *l = cs_xcalloc(1, sizeof *l);
+    l->base.next = local_next;
+    l->base.free = local_free;
+    l->r = r;
+    l->bm = bm;
+    l->rdd_id = rdd_id;
+    l->partition = partition;
+    return &l->base;
+}
+
 part_iter *cs_cache_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
                               cs_error *err)
 {
     block_manager *bm = tc->env->block_manager;
     block_reader *r = cs_block_manager_get(bm, rdd->id, partition);
-    if (r) {
-        local_iter *l = cs_xcalloc(1, sizeof *l);
-        l->base.next = local_next;
-        l->base.free = local_free;
-        l->r = r;
-        l->bm = bm;
-        l->rdd_id = rdd->id;
-        l->partition = partition;
-        return &l->base;
-    }
+    if (r) return local_open(bm, r, rdd->id, partition);
     part_iter *remote = fetch_remote(tc, rdd, partition);
     if (remote) return remote;
+    block_writer *w = NULL;
+    cs_block_claim claim = cs_block_manager_claim(bm, rdd->id, partition, rdd->storage_level,
+                                                  tc->task->task_id, tc->task->cancelled, &w, &r);
+    if (claim == CS_BLOCK_CLAIM_READ) return local_open(bm, r, rdd->id, partition);
     part_iter *src = cs_part_iter_compute(tc, rdd, partition, err);
-    if (!src) return NULL;
+    if (!src) {
+        cs_block_writer_abort(w); /* releases the block for the tasks waiting on it */
+        return NULL;
+    }
     tee_iter *t = cs_xcalloc(1, sizeof *t);
     t->base.next = tee_next;
     t->base.free = tee_free;
     t->src = src;
-    t->w = cs_block_manager_writer(bm, rdd->id, partition, rdd->storage_level);
+    t->w = w; /* NULL (CS_BLOCK_CLAIM_COMPUTE): computed, not stored */
     return &t->base;
 }

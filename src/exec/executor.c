@@ -730,7 +730,9 @@ static int executor_start(executor *x, cs_error *err)
         return err->code;
     if (cs_conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0)
         return err->code;
-    if (cs_shuffle_checksum_conf(x->conf, &x->env.shuffle_checksum, err) < 0) return err->code;
+    if (cs_shuffle_checksum_conf(x->conf, &x->env.shuffle_checksum, err) < 0 ||
+        cs_map_status_opts_read(x->conf, &x->env.map_status_opts, err) < 0)
+        return err->code;
     if (cs_conf_get_size(x->conf, "spark.task.maxDirectResultSize", "1m", CS_BYTE, &v, err) < 0)
         return err->code;
     /* as Spark, a result travels inline only if its message fits spark.rpc.message.maxSize (the

@@ -656,7 +656,7 @@ static void count_shuffle_blocks(cspark_task_context *tc, const shuffle_input *i
     cs_task_metrics *m = &tc->result->metrics;
     for (int i = 0; i < in->num_maps; i++) {
         const cs_map_status *st = in->maps[i];
-        uint64_t size = reduce_id < st->num_reduces ? st->sizes[reduce_id] : 0;
+        uint64_t size = cs_map_status_size(st, reduce_id);
         if (size == 0) continue;
         m->shuffle_bytes_read += (int64_t)size;
         if (tc->env->fetcher && strcmp(st->executor_id, tc->env->executor_id) != 0) {

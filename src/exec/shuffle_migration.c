@@ -39,16 +39,17 @@ static int write_full(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Appends every non-empty block of st to fd, in reduce order, one block in memory at a time. */
+/* Appends every non-empty block of st to fd, in reduce order, one block in memory at a time;
+ * lens[r] = block r's length (the map status only estimates it). */
 static int copy_blocks(const shuffle_block_source *src, const cs_map_status *st, int fd,
-                       const char *path, const volatile int *cancel, cs_error *err)
+                       const char *path, uint64_t *lens, const volatile int *cancel, cs_error *err)
 {
     for (int r = 0; r < st->num_reduces; r++) {
         if (cancel && *cancel)
             return cs_error_set(err, CS_ECANCELLED,
                                 "shuffle %d map %d: not copied, the executor is stopping",
                                 st->shuffle_id, st->map_id);
-        if (st->sizes[r] == 0) continue;
+        if (cs_map_status_block_empty(st, r)) continue;
         uint8_t *block = NULL;
         size_t len = 0;
         int rc = src->fetch(src->arg, st, r, &block, &len, err);
@@ -56,12 +57,13 @@ static int copy_blocks(const shuffle_block_source *src, const cs_map_status *st,
             free(block);
             return rc; /* the source's message names the block and the peer */
         }
-        if ((uint64_t)len != st->sizes[r])
+        lens[r] = len;
+        if (!cs_map_status_size_agrees(st, r, len))
             rc = cs_error_set(err, CS_EPROTO,
                               "shuffle %d map %d reduce %d from executor %s: fetched %zu bytes, "
-                              "the map status says %llu",
+                              "the map status says about %llu",
                               st->shuffle_id, st->map_id, r, st->executor_id, len,
-                              (unsigned long long)st->sizes[r]);
+                              (unsigned long long)cs_map_status_size(st, r));
         /* every block's checksum, before the copy is trusted: a block damaged on the leaving
          * executor's disk or on the wire is not made into a healthy-looking output here */
         if (rc == 0 && cs_recio_verify(block, len, err) < 0)
@@ -75,8 +77,9 @@ static int copy_blocks(const shuffle_block_source *src, const cs_map_status *st,
     return 0;
 }
 
-/* Writes the index of st (num_reduces + 1 big-endian offsets) to fd. */
-static int write_index(const cs_map_status *st, int fd, const char *path, cs_error *err)
+/* Writes the index of st's blocks of lengths lens (num_reduces + 1 big-endian offsets) to fd. */
+static int write_index(const cs_map_status *st, const uint64_t *lens, int fd, const char *path,
+                       cs_error *err)
 {
     size_t n = (size_t)st->num_reduces + 1;
     uint8_t *buf = cs_xmalloc(n * 8);
@@ -84,7 +87,7 @@ static int write_index(const cs_map_status *st, int fd, const char *path, cs_err
     for (size_t i = 0; i < n; i++) {
         for (int b = 0; b < 8; b++)
             buf[i * 8 + (size_t)b] = (uint8_t)(off >> (56 - 8 * b));
-        if (i < (size_t)st->num_reduces) off += st->sizes[i];
+        if (i < (size_t)st->num_reduces) off += lens[i];
     }
     int rc = 0;
     if (write_full(fd, buf, n * 8) < 0)
@@ -97,8 +100,9 @@ int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_stat
                               const char *local_dir, const volatile int *cancel, cs_error *err)
 {
     if (!src || !src->fetch || !st || !local_dir || st->num_reduces < 0 ||
-        (st->num_reduces > 0 && !st->sizes))
+        (st->num_reduces > 0 && !st->blocks))
         return cs_error_set(err, CS_EINVAL, "shuffle migration: bad arguments");
+    uint64_t *lens = cs_xcalloc((size_t)st->num_reduces + 1, sizeof *lens);
     char data[4096], index[4096], tmp_data[4096], tmp_index[4096];
     cs_shuffle_file_paths(local_dir, st->shuffle_id, st->map_id, data, index, sizeof data);
     tmp_data[0] = tmp_index[0] = '\0';
@@ -110,7 +114,7 @@ int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_stat
         rc = dfd;
         goto done;
     }
-    rc = copy_blocks(src, st, dfd, tmp_data, cancel, err);
+    rc = copy_blocks(src, st, dfd, tmp_data, lens, cancel, err);
     if (rc < 0) goto done;
     int crc = close(dfd);
     dfd = -1;
@@ -123,7 +127,7 @@ int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_stat
         rc = ifd;
         goto done;
     }
-    rc = write_index(st, ifd, tmp_index, err);
+    rc = write_index(st, lens, ifd, tmp_index, err);
     if (rc < 0) goto done;
     crc = close(ifd);
     ifd = -1;
@@ -147,6 +151,7 @@ int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_stat
     tmp_index[0] = '\0';
 
 done:
+    free(lens);
     if (dfd >= 0) close(dfd);
     if (ifd >= 0) close(ifd);
     if (tmp_data[0]) unlink(tmp_data);
@@ -214,9 +219,7 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
                         cs_log_quote(err.msg));
                 continue;
             }
-            uint64_t bytes = 0;
-            for (int r = 0; r < st->num_reduces; r++)
-                bytes += st->sizes[r];
+            uint64_t bytes = cs_map_status_total_size(st); /* about: sizes are estimates */
             CS_INFO("executor",
                     "executor=%s event=shuffle_migrated shuffle=%d map=%d from=%s bytes=%llu",
                     mg->log_id, st->shuffle_id, st->map_id, cs_log_value(st->executor_id),

@@ -20,14 +20,15 @@
 #include "shuffle/shuffle.h"
 
 /* Copies the map output st describes (shuffle_id, map_id, num_reduces, sizes, location) into
- * local_dir. Every fetched block must be exactly sizes[r] bytes and pass its checksums
- * (cs_recio_verify; CS_EPROTO otherwise); zero-size blocks are not fetched. An existing output of
- * the same shuffle and map in local_dir is replaced (as a retried map task replaces it). On failure
- * nothing is left in local_dir: the temporary files are removed (and a data file already renamed,
- * with the index it would have replaced). cancel (may be NULL) is checked before each block: when
- * it becomes non-zero the copy stops with CS_ECANCELLED. Returns 0, or a negative code with err
- * naming the shuffle and map (and, for a fetch failure, whatever the source's message says: the
- * block fetcher names block and peer). */
+ * local_dir. Every fetched block must agree with the size st gives it
+ * (cs_map_status_size_agrees) and pass its checksums (cs_recio_verify; CS_EPROTO otherwise);
+ * empty blocks are not fetched; the index is written from the fetched lengths. An existing output
+ * of the same shuffle and map in local_dir is replaced (as a retried map task replaces it). On
+ * failure nothing is left in local_dir: the temporary files are removed (and a data file already
+ * renamed, with the index it would have replaced). cancel (may be NULL) is checked before each
+ * block: when it becomes non-zero the copy stops with CS_ECANCELLED. Returns 0, or a negative code
+ * with err naming the shuffle and map (and, for a fetch failure, whatever the source's message
+ * says: the block fetcher names block and peer). */
 int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_status *st,
                               const char *local_dir, const volatile int *cancel, cs_error *err);
 

@@ -27,8 +27,9 @@ typedef struct exec_env {
     const char *local_dir; /* shuffle and spill files */
     int64_t task_memory_budget;
     bool shuffle_compress;
-    cs_checksum_algo shuffle_checksum; /* spark.shuffle.checksum.*: shuffle and spill blocks */
-    shuffle_block_source blocks;       /* where reduce-side segments come from */
+    cs_checksum_algo shuffle_checksum;  /* spark.shuffle.checksum.*: shuffle and spill blocks */
+    cs_map_status_opts map_status_opts; /* the form of map statuses (all zero: Spark's defaults) */
+    shuffle_block_source blocks;        /* where reduce-side segments come from */
     struct block_fetcher
         *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
     struct broadcast_store *broadcasts;  /* broadcast values (exec/broadcast_store.h) */

@@ -227,6 +227,8 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
         spec.checksum = tc->env->shuffle_checksum;
         spec.dir = tc->env->local_dir;
         spec.mem = &tc->mem;
+        const cs_map_status_opts *so = &tc->env->map_status_opts;
+        spec.status_opts = so->min_partitions_to_highly_compress > 0 ? so : NULL;
         st->writer = cs_shuffle_writer_new(&spec, err);
         if (!st->writer) return err->code ? err->code : CS_EINVAL;
     } else if (sink->kind == SINK_SAVE) {

@@ -60,14 +60,26 @@ int cs_map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_err
 {
     cspark__map_status__init(out);
     if (!st) return cs_error_set(err, CS_EINVAL, "map status: NULL");
-    if (st->num_reduces < 0 || (st->num_reduces > 0 && !st->sizes))
-        return cs_error_set(err, CS_EINVAL, "map status of shuffle %d map %d: no sizes",
-                            st->shuffle_id, st->map_id);
+    int rc = cs_map_status_validate(st, err);
+    if (rc < 0) {
+        if (err) err->code = CS_EINVAL;
+        return CS_EINVAL;
+    }
     out->shuffle_id = st->shuffle_id;
     out->map_id = st->map_id;
-    if (st->num_reduces > 0) {
-        out->sizes = cs_pb_memdup(st->sizes, (size_t)st->num_reduces * sizeof *st->sizes);
-        out->n_sizes = (size_t)st->num_reduces;
+    out->num_reduces = st->num_reduces;
+    out->sizes_kind = st->sizes_kind;
+    size_t n = cs_map_status_blocks_len(st->sizes_kind, st->num_reduces);
+    out->blocks = cs_pb_bin_dup(st->blocks, n);
+    out->avg_size = st->avg_size;
+    if (st->num_huge > 0) {
+        out->n_huge_ids = out->n_huge_sizes = (size_t)st->num_huge;
+        out->huge_ids = cs_xmalloc((size_t)st->num_huge * sizeof *out->huge_ids);
+        out->huge_sizes = cs_xmalloc((size_t)st->num_huge * sizeof *out->huge_sizes);
+        for (int i = 0; i < st->num_huge; i++) {
+            out->huge_ids[i] = st->huge[i].reduce_id;
+            out->huge_sizes[i] = st->huge[i].size;
+        }
     }
     out->executor_id = cs_xstrndup(st->executor_id, sizeof st->executor_id - 1);
     out->host = cs_xstrndup(st->host, sizeof st->host - 1);
@@ -80,7 +92,9 @@ int cs_map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_err
 void cs_map_status_pb_clear(Cspark__MapStatus *pb)
 {
     if (!pb) return;
-    free(pb->sizes);
+    free(pb->blocks.data);
+    free(pb->huge_ids);
+    free(pb->huge_sizes);
     if (pb->executor_id && pb->executor_id != protobuf_c_empty_string) free(pb->executor_id);
     if (pb->host && pb->host != protobuf_c_empty_string) free(pb->host);
     cspark__map_status__init(pb);
@@ -91,20 +105,32 @@ int cs_map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_err
     memset(out, 0, sizeof *out);
     if (!pb) return cs_error_set(err, CS_EPROTO, "map status missing");
     const char *eid = cs_pb_str(pb->executor_id), *host = cs_pb_str(pb->host);
-    if (pb->n_sizes > (size_t)INT_MAX || strlen(eid) >= sizeof out->executor_id ||
-        strlen(host) >= sizeof out->host)
-        return cs_error_set(err, CS_EPROTO, "map status of shuffle %d map %d: field too long",
+    if (strlen(eid) >= sizeof out->executor_id || strlen(host) >= sizeof out->host ||
+        pb->n_huge_ids != pb->n_huge_sizes || pb->n_huge_ids > (size_t)INT_MAX ||
+        pb->num_reduces < 0 ||
+        pb->blocks.len != cs_map_status_blocks_len(pb->sizes_kind, pb->num_reduces))
+        return cs_error_set(err, CS_EPROTO, "map status of shuffle %d map %d: bad field lengths",
                             pb->shuffle_id, pb->map_id);
     out->shuffle_id = pb->shuffle_id;
     out->map_id = pb->map_id;
-    out->num_reduces = (int)pb->n_sizes;
-    if (pb->n_sizes) out->sizes = cs_pb_memdup(pb->sizes, pb->n_sizes * sizeof *out->sizes);
+    out->num_reduces = pb->num_reduces;
+    out->sizes_kind = pb->sizes_kind;
+    if (pb->blocks.len) out->blocks = cs_pb_memdup(pb->blocks.data, pb->blocks.len);
+    out->avg_size = pb->avg_size;
+    out->num_huge = (int)pb->n_huge_ids;
+    if (out->num_huge) {
+        out->huge = cs_xmalloc((size_t)out->num_huge * sizeof *out->huge);
+        for (int i = 0; i < out->num_huge; i++)
+            out->huge[i] = (cs_map_huge_block){pb->huge_ids[i], pb->huge_sizes[i]};
+    }
     strcpy(out->executor_id, eid);
     strcpy(out->host, host);
     out->port = pb->port;
     out->records_written = pb->records_written;
     out->bytes_written = pb->bytes_written;
-    return 0;
+    int rc = cs_map_status_validate(out, err);
+    if (rc < 0) cs_map_status_free(out);
+    return rc;
 }
 
 /* ---- task results ---------------------------------------------------------------------------- */

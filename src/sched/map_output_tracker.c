@@ -37,10 +37,7 @@ int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status
                 cap = cap ? cap * 2 : 16;
                 *out = cs_xrealloc(*out, (size_t)cap * sizeof **out);
             }
-            cs_map_status *c = &(*out)[n++];
-            *c = *ms;
-            c->sizes = cs_xmalloc(((size_t)ms->num_reduces + 1) * sizeof *c->sizes);
-            memcpy(c->sizes, ms->sizes, (size_t)ms->num_reduces * sizeof *c->sizes);
+            cs_map_status_copy(&(*out)[n++], ms);
         }
     }
     pthread_mutex_unlock(&s->outputs_lock);
@@ -57,9 +54,7 @@ void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const c
         o && o->maps && map_id >= 0 && map_id < o->num_maps ? o->maps[map_id] : NULL;
     if (old && strcmp(old->executor_id, from) == 0) {
         cs_map_status *ms = cs_xmalloc(sizeof *ms);
-        *ms = *old;
-        ms->sizes = cs_xmalloc(((size_t)old->num_reduces + 1) * sizeof *ms->sizes);
-        memcpy(ms->sizes, old->sizes, (size_t)old->num_reduces * sizeof *ms->sizes);
+        cs_map_status_copy(ms, old);
         snprintf(ms->executor_id, sizeof ms->executor_id, "%s", to);
         snprintf(ms->host, sizeof ms->host, "%s", host);
         ms->port = port;

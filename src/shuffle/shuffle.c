@@ -53,13 +53,6 @@ int cs_shuffle_round_robin_start(int map_id, int num_partitions)
     return (int)(XXH3_64bits(&id, sizeof id) % (uint64_t)num_partitions);
 }
 
-void cs_map_status_free(cs_map_status *st)
-{
-    if (!st) return;
-    free(st->sizes);
-    st->sizes = NULL;
-}
-
 int cs_shuffle_checksum_conf(const cs_conf *conf, cs_checksum_algo *out, cs_error *err)
 {
     bool enabled = true;
@@ -133,11 +126,12 @@ static int local_locate(const char *dir, const cs_map_status *st, int reduce_id,
         if (err) err->code = CS_EIO;
         return CS_EIO;
     }
-    if (reduce_id < st->num_reduces && st->sizes && st->sizes[reduce_id] != n)
+    if (!cs_map_status_size_agrees(st, reduce_id, n))
         return cs_error_set(err, CS_EIO,
-                            "shuffle %d map %d reduce %d: index says %llu bytes, map status %llu",
+                            "shuffle %d map %d reduce %d: index says %llu bytes, map status about "
+                            "%llu",
                             st->shuffle_id, st->map_id, reduce_id, (unsigned long long)n,
-                            (unsigned long long)st->sizes[reduce_id]);
+                            (unsigned long long)cs_map_status_size(st, reduce_id));
     *offp = off;
     *np = n;
     return 0;
@@ -254,7 +248,7 @@ static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
             if (failed_map_id) *failed_map_id = r->next_map;
             return cs_error_set(err, CS_EIO, "missing map output %d", r->next_map);
         }
-        if (r->reduce_id < st->num_reduces && st->sizes && st->sizes[r->reduce_id] == 0) {
+        if (cs_map_status_block_empty(st, r->reduce_id)) {
             r->next_map++;
             continue;
         }

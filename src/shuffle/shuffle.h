@@ -33,6 +33,7 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/recio.h"
+#include "shuffle/map_status.h"
 #include "shuffle/memory.h"
 
 /* XXH3_64bits of the key: the hash every shuffle structure uses. Inlined (xxhash in header-only
@@ -103,20 +104,7 @@ typedef struct cs_aggregator {
     cspark_task_context *tc; /* passed to the functions (borrowed) */
 } cs_aggregator;
 
-/* What a finished map task reports: the size of each reduce partition's segment in its data
- * file. Location fields are filled by the caller. */
-typedef struct cs_map_status {
-    int shuffle_id;
-    int map_id;
-    int num_reduces;
-    uint64_t *sizes; /* num_reduces entries, malloc'd; cs_map_status_free releases them */
-    char executor_id[64];
-    char host[256];
-    int port;
-    uint64_t records_written; /* added: Spark's shuffle write metrics */
-    uint64_t bytes_written;   /* added: data file size */
-} cs_map_status;
-void cs_map_status_free(cs_map_status *st); /* frees sizes (not st) */
+/* What a finished map task reports: cs_map_status, shuffle/map_status.h. */
 
 typedef struct shuffle_write_spec {
     int shuffle_id;
@@ -128,13 +116,15 @@ typedef struct shuffle_write_spec {
     cs_checksum_algo checksum;     /* spark.shuffle.checksum.*: every block, spills too */
     const char *dir;               /* existing directory for data, index and spill files */
     cs_task_memory *mem;
+    const cs_map_status_opts *status_opts; /* the form of the map status (NULL: Spark's defaults) */
 } shuffle_write_spec;
 typedef struct shuffle_writer shuffle_writer;
 /* The spec and everything it points to are borrowed until free. NULL + err on a bad spec. */
 shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err);
 int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err); /* may spill */
-/* Writes data + index, renames them into place, fills *out (sizes malloc'd). Once. A combining
- * writer that spilled merges its spills here (each key once per map output), calling the
+/* Writes data + index, renames them into place, fills *out (its sizes through
+ * cs_map_status_set_sizes with spec->status_opts; cs_map_status_free releases them). Once. A
+ * combining writer that spilled merges its spills here (each key once per map output), calling the
  * combiner's merge_combiners: run it in the same function context as write. Location fields
  * of *out are left as they are. */
 int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *err);
@@ -183,7 +173,8 @@ shuffle_block_source cs_shuffle_local_source(const char *dir);
 
 typedef struct shuffle_reader shuffle_reader;
 /* Reads reduce partition reduce_id from every map output (maps[] and statuses borrowed until
- * free). Zero-size segments are skipped without a fetch. One segment in memory at a time. */
+ * free). Empty segments (cs_map_status_block_empty) are skipped without a fetch. One segment in
+ * memory at a time. */
 shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
                                       const shuffle_block_source *src, cs_error *err);
 /* Appends the next records to out (until batch_full); 1 = records added, 0 = end, <0 on error

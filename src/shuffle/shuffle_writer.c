@@ -598,11 +598,9 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     w->committed = true;
     out->shuffle_id = w->spec.shuffle_id;
     out->map_id = w->spec.map_id;
-    out->num_reduces = w->n;
-    out->sizes = sizes;
+    cs_map_status_set_sizes(out, sizes, w->n, w->spec.status_opts);
     out->records_written = w->records;
     out->bytes_written = total;
-    sizes = NULL;
 done:
     if (fd >= 0) close(fd);
     if (ifd >= 0) close(ifd);

@@ -1,9 +1,17 @@
 /*
  * block_manager.c — the cached partitions of one process: entries in a hash table by block id, a
  * least-recently-used list of those in memory, storage accounting in the unified memory pool,
- * eviction (to disk or dropped), pinning for readers, and the queue of block changes reported to
- * the driver (see block_manager.h). Called by the task runner's cache iterator (src/exec), the
- * executor (RemoveRdd, block server) and the local backend.
+ * eviction (to disk or dropped), pinning for readers, write locks for blocks being computed,
+ * and the queue of block changes reported to the driver (see block_manager.h). Called by the
+ * task runner's cache iterator (src/exec), the executor (RemoveRdd, block server) and the local
+ * backend.
+ *
+ * Write locks (Spark's BlockInfoManager.lockNewBlockForWriting): `writing` maps a block being
+ * computed to the task computing it; `waiting` lists the tasks blocked on such a block, so that
+ * a task whose wait would close a cycle (the writer it would wait for waits, directly or through
+ * other writers, for a block this task writes) computes without storing instead of waiting. Every
+ * release (commit or abort of the writer, whatever the task's fate: its iterators are freed
+ * when it fails or is cancelled) broadcasts `written`. Everything under `lock`.
  */
 #define _GNU_SOURCE
 #include "storage/block_manager.h"
@@ -17,6 +25,7 @@
 
 #include "common/hmap.h"
 #include "common/log.h"
+#include "common/sync.h"
 #include "cspark.h"
 #include "storage/disk_store.h"
 #include "storage/memory_store.h"
@@ -42,6 +51,13 @@ struct block_manager {
     int64_t disk_used;
     cs_block_status *updates;
     int num_updates, cap_updates;
+    cs_hmap writing;        /* block key -> task id holding its write lock */
+    pthread_cond_t written; /* a write lock was released */
+    struct block_waiter {
+        int64_t task_id;
+        uint64_t key;
+    } * waiting; /* tasks blocked in cs_block_manager_claim */
+    int num_waiting, cap_waiting;
 };
 
 static uint64_t block_key(int rdd_id, int partition)
@@ -241,6 +257,7 @@ block_manager *cs_block_manager_new(const block_manager_options *o)
 {
     block_manager *bm = cs_xcalloc(1, sizeof *bm);
     pthread_mutex_init(&bm->lock, NULL);
+    cs_cond_init_monotonic(&bm->written);
     bm->dir = cs_xstrdup(o->local_dir ? o->local_dir : ".");
     bm->compress = o->compress;
     bm->checksum = o->checksum;
@@ -262,6 +279,9 @@ void cs_block_manager_free(block_manager *bm)
     while (cs_hmap_next(&bm->blocks, &pos, NULL, &v))
         entry_free(bm, (entry *)(uintptr_t)v);
     cs_hmap_free(&bm->blocks);
+    cs_hmap_free(&bm->writing);
+    free(bm->waiting);
+    pthread_cond_destroy(&bm->written);
     free(bm->updates);
     free(bm->dir);
     pthread_mutex_destroy(&bm->lock);
@@ -381,7 +401,25 @@ struct block_writer {
     cs_block_data mem; /* its bytes are reserved in the pool */
     disk_writer *disk;
     bool given_up;
+    bool locked; /* holds the block's write lock (cs_block_manager_claim) */
 };
+
+/* Releases w's write lock, if it holds one, and wakes the tasks waiting for a block. */
+static void release_write_lock_locked(block_writer *w)
+{
+    if (!w->locked) return;
+    cs_hmap_del(&w->bm->writing, block_key(w->rdd_id, w->partition));
+    w->locked = false;
+    pthread_cond_broadcast(&w->bm->written);
+}
+
+static void release_write_lock(block_writer *w)
+{
+    if (!w->locked) return;
+    pthread_mutex_lock(&w->bm->lock);
+    release_write_lock_locked(w);
+    pthread_mutex_unlock(&w->bm->lock);
+}
 
 block_writer *cs_block_manager_writer(block_manager *bm, int rdd_id, int partition, int level)
 {
@@ -453,6 +491,7 @@ void cs_block_writer_add(block_writer *w, const cs_batch *b)
 void cs_block_writer_abort(block_writer *w)
 {
     if (!w) return;
+    release_write_lock(w);
     release_storage(w->bm, w->mem.bytes);
     cs_block_data_free(&w->mem);
     cs_disk_writer_abort(w->disk);
@@ -463,6 +502,7 @@ bool cs_block_writer_commit(block_writer *w, cs_block_status *st)
 {
     block_manager *bm = w->bm;
     if (w->given_up) {
+        release_write_lock(w);
         free(w);
         return false;
     }
@@ -478,6 +518,7 @@ bool cs_block_writer_commit(block_writer *w, cs_block_status *st)
         w->disk = NULL;
         if (rc < 0) { /* the writer removed its file */
             writer_give_up(w, err.msg);
+            release_write_lock(w);
             free(w);
             return false;
         }
@@ -508,9 +549,100 @@ bool cs_block_writer_commit(block_writer *w, cs_block_status *st)
     cs_hmap_put(&bm->blocks, block_key(e->rdd_id, e->partition), (uint64_t)(uintptr_t)e);
     queue_update(bm, e);
     if (st) *st = bm->updates[bm->num_updates - 1];
+    release_write_lock_locked(w); /* waiters wake to a stored block */
     pthread_mutex_unlock(&bm->lock);
     free(w);
     return true;
+}
+
+/* ---- write locks ---------------------------------------------------------------------------- */
+
+/* Under lock: whether `task_id` waiting for a block written by `owner` would close a cycle of
+ * waits (owner waits for a block whose writer waits ... for a block task_id writes). */
+static bool wait_would_deadlock(const block_manager *bm, int64_t owner, int64_t task_id)
+{
+    for (int hops = 0; hops <= bm->num_waiting; hops++) {
+        if (owner == task_id) return true;
+        const struct block_waiter *wt = NULL;
+        for (int i = 0; i < bm->num_waiting && !wt; i++)
+            if (bm->waiting[i].task_id == owner) wt = &bm->waiting[i];
+        uint64_t next;
+        if (!wt || !cs_hmap_get(&bm->writing, wt->key, &next)) return false;
+        owner = (int64_t)next;
+    }
+    return false;
+}
+
+static void waiting_add(block_manager *bm, int64_t task_id, uint64_t key)
+{
+    if (bm->num_waiting == bm->cap_waiting) {
+        bm->cap_waiting = bm->cap_waiting ? bm->cap_waiting * 2 : 8;
+        bm->waiting = cs_xrealloc(bm->waiting, (size_t)bm->cap_waiting * sizeof *bm->waiting);
+    }
+    bm->waiting[bm->num_waiting++] = (struct block_waiter){task_id, key};
+}
+
+static void waiting_remove(block_manager *bm, int64_t task_id)
+{
+    for (int i = 0; i < bm->num_waiting; i++)
+        if (bm->waiting[i].task_id == task_id) {
+            bm->waiting[i] = bm->waiting[--bm->num_waiting];
+            return;
+        }
+}
+
+cs_block_claim cs_block_manager_claim(block_manager *bm, int rdd_id, int partition, int level,
+                                      int64_t task_id, const volatile int *cancelled,
+                                      block_writer **w, block_reader **r)
+{
+    uint64_t key = block_key(rdd_id, partition);
+    *w = NULL;
+    *r = NULL;
+    bool waited = false, try_read = true;
+    pthread_mutex_lock(&bm->lock);
+    for (;;) {
+        entry *e = find(bm, rdd_id, partition);
+        if (try_read && e && (e->in_memory || e->on_disk)) {
+            pthread_mutex_unlock(&bm->lock);
+            *r = cs_block_manager_get(bm, rdd_id, partition);
+            if (*r) {
+                if (waited)
+                    CS_INFO(COMP, "task=%lld event=block_read_after_wait block=rdd_%d_%d",
+                            (long long)task_id, rdd_id, partition);
+                return CS_BLOCK_CLAIM_READ;
+            }
+            pthread_mutex_lock(&bm->lock); /* gone meanwhile, or its file unreadable */
+            try_read = false;
+            continue;
+        }
+        uint64_t owner;
+        if (!cs_hmap_get(&bm->writing, key, &owner)) {
+            cs_hmap_put(&bm->writing, key, (uint64_t)task_id);
+            pthread_mutex_unlock(&bm->lock);
+            *w = cs_block_manager_writer(bm, rdd_id, partition, level);
+            (*w)->locked = true;
+            return CS_BLOCK_CLAIM_WRITE;
+        }
+        bool deadlock = wait_would_deadlock(bm, (int64_t)owner, task_id);
+        if (deadlock || (cancelled && *cancelled)) {
+            pthread_mutex_unlock(&bm->lock);
+            CS_INFO(COMP,
+                    "task=%lld event=block_computed_unstored block=rdd_%d_%d writer=%lld "
+                    "reason=%s",
+                    (long long)task_id, rdd_id, partition, (long long)owner,
+                    deadlock ? "waiting_would_deadlock" : "cancelled");
+            return CS_BLOCK_CLAIM_COMPUTE;
+        }
+        if (!waited)
+            CS_INFO(COMP, "task=%lld event=block_wait block=rdd_%d_%d writer=%lld",
+                    (long long)task_id, rdd_id, partition, (long long)owner);
+        waited = true;
+        waiting_add(bm, task_id, key);
+        /* woken by the writer's commit or abort; the period only rechecks `cancelled` */
+        cs_cond_wait_ms(&bm->written, &bm->lock, 500);
+        waiting_remove(bm, task_id);
+        try_read = true;
+    }
 }
 
 /* ---- management ----------------------------------------------------------------------------- */

@@ -15,6 +15,12 @@
  * to disk, never an out-of-memory failure. Blocks being read are pinned: never evicted or freed
  * under a reader.
  *
+ * A block is computed once per process (Spark's block-level write locks): the task that claims a
+ * missing block first holds its write lock until its writer commits or aborts (the task
+ * succeeded, failed or was cancelled: its iterators are freed either way); other tasks claiming
+ * it meanwhile wait for that and then read the block, or, when it was not stored, claim it
+ * again. A wait that would close a cycle of tasks waiting on each other's blocks is not taken.
+ *
  * Every change of a block (stored, moved to disk, dropped) is queued as a cs_block_status for
  * the driver's block registry; the task runner drains the queue into each task result.
  *
@@ -82,6 +88,21 @@ void cs_block_writer_add(block_writer *w, const cs_batch *b);
 bool cs_block_writer_commit(block_writer *w, cs_block_status *st);
 /* The partition was not computed to its end: nothing is stored. Frees w. NULL is fine. */
 void cs_block_writer_abort(block_writer *w);
+
+/* ---- computing a block once (Spark's BlockInfoManager.lockNewBlockForWriting) ---- */
+typedef enum {
+    CS_BLOCK_CLAIM_WRITE,   /* *w holds the block's write lock: compute it and store it */
+    CS_BLOCK_CLAIM_READ,    /* *r reads the block (stored by another task, possibly meanwhile) */
+    CS_BLOCK_CLAIM_COMPUTE, /* compute without storing: waiting would deadlock, or cancelled */
+} cs_block_claim;
+/* For task task_id, which needs rdd_<rdd_id>_<partition>: a reader when the block is held; else
+ * the write lock when no other task holds it; else waits until its writer commits or aborts (on
+ * the task thread: the wait ends with the writer's fate, not a timeout; *cancelled, which may be
+ * NULL, is checked twice a second) and tries again. COMPUTE when the writer (through other
+ * writers) waits for a block task_id writes, or when *cancelled is set. */
+cs_block_claim cs_block_manager_claim(block_manager *bm, int rdd_id, int partition, int level,
+                                      int64_t task_id, const volatile int *cancelled,
+                                      block_writer **w, block_reader **r);
 
 /* ---- management ---- */
 /* Removes every block of the RDD (memory and files); pinned ones go when their readers finish. */

@@ -14,10 +14,10 @@ mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S/common/recio.c" "$S/common/checksum.c" "$S/common/batch.c" "$S/common/err.c"
   "$S/common/log.c" "$S/common/conf.c" "$S/common/sync.c"
-  "$S/common/strutil.c" "$S/shuffle/shuffle.c" "$S/shuffle/spill.c")
+  "$S/common/strutil.c" "$S/shuffle/shuffle.c" "$S/shuffle/map_status.c" "$S/shuffle/spill.c")
 FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"
   $(pkg-config --cflags liblz4 libxxhash zlib))
-LIBS=($(pkg-config --libs liblz4 libxxhash zlib) -lpthread)
+LIBS=($(pkg-config --libs liblz4 libxxhash zlib) -lpthread -lm)
 clang "${FLAGS[@]}" -fsanitize=fuzzer,address,undefined "$SRC/tests/fuzz/shuffle_block_fuzz.c" \
   "${SOURCES[@]}" "${LIBS[@]}" -o "$OUT/shuffle_block_fuzz"
 clang "${FLAGS[@]}" -fsanitize=address,undefined -DSHUFFLE_BLOCK_SEEDS \

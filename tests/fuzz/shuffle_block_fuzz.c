@@ -131,8 +131,8 @@ static void seg_stream_close(void *stream)
 /* Reads the segment as map 3's output for reduce 0 through a shuffle_reader; returns rc. */
 static int shuffle_read(const uint8_t *d, size_t n, size_t piece, int stream, cs_batch *out)
 {
-    uint64_t sizes[1] = {n};
-    cs_map_status st = {.shuffle_id = 1, .map_id = 3, .num_reduces = 1, .sizes = sizes};
+    uint8_t blocks[1] = {cs_map_status_compress_size(n)};
+    cs_map_status st = {.shuffle_id = 1, .map_id = 3, .num_reduces = 1, .blocks = blocks};
     const cs_map_status *maps[1] = {&st};
     seg_src s = {d, n, piece};
     shuffle_block_source src = {.fetch = seg_fetch, .arg = &s};

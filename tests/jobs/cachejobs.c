@@ -14,6 +14,13 @@
  *                             of partition 0 holds its executor for SECONDS (with
  *                             spark.locality.wait=0 the other partitions that executor holds run
  *                             on the other one, away from their blocks)
+ *   cached_join PARTS [MARKER_DIR]
+ *                             a cached RDD of PARTS partitions whose computation is counted (an
+ *                             accumulator) and takes 0.5 s, joined from two maps over it: both
+ *                             map stages run its partitions at the same time; prints how many
+ *                             times a partition was computed and the join's count. With
+ *                             MARKER_DIR, the first computation fails once it is done (its task
+ *                             retried), so a waiting task finds the block not stored
  *   bad_level                 cspark_persist with an unknown level
  *   level_change              persisting again at another level
  */
@@ -136,6 +143,69 @@ int locality_away(cspark_context *sc, int argc, char **argv)
         n2 += cspark_slice_i64(cspark_records_get(counts, i).value);
     cspark_records_free(counts);
     printf("counts %lld %lld\n", (long long)n1, (long long)n2);
+    return 0;
+}
+
+typedef struct cj_counted {
+    cspark_accumulator computations;
+    char marker_dir[256]; /* "" or where the single failure leaves its mark */
+} cj_counted;
+
+/* The cached RDD's partition: counted, slow, and (with a marker dir) the first one computed
+ * anywhere fails at its end. */
+void cj_count_computation(cspark_iterator *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    const cj_counted *c = cspark_closure(tc, NULL);
+    cspark_long_accumulator_add(tc, c->computations, 1);
+    struct timespec ts = {0, 500 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    cspark_record r;
+    while (cspark_iterator_next(in, &r))
+        cspark_emit(out, r.key.ptr, r.key.len, r.value.ptr, r.value.len);
+    if (c->marker_dir[0]) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/failed-once", c->marker_dir);
+        FILE *f = fopen(path, "wx"); /* exclusive: only the first computation fails */
+        if (f) {
+            fclose(f);
+            cspark_task_fail(tc, "cachejobs: the first computation fails after computing");
+        }
+    }
+}
+
+/* n -> (n mod 100, 1) and (n mod 100, 2): the two sides of the join */
+void cj_side_one(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint8_t k[8], v[8];
+    cspark_i64_encode(cspark_slice_i64(in->key) % 100, k);
+    cspark_i64_encode(1, v);
+    cspark_emit(out, k, 8, v, 8);
+}
+void cj_side_two(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
+{
+    uint8_t k[8], v[8];
+    cspark_i64_encode(cspark_slice_i64(in->key) % 100, k);
+    cspark_i64_encode(2, v);
+    cspark_emit(out, k, 8, v, 8);
+}
+
+int cached_join(cspark_context *sc, int argc, char **argv)
+{
+    if (argc < 2 || argc > 3 || atoi(argv[1]) < 1) {
+        fprintf(stderr, "usage: cached_join PARTS [MARKER_DIR]\n");
+        return 2;
+    }
+    int parts = atoi(argv[1]);
+    cj_counted c = {.computations = cspark_long_accumulator(sc, "computations")};
+    if (argc == 3) snprintf(c.marker_dir, sizeof c.marker_dir, "%s", argv[2]);
+    cspark_rdd *base = cspark_cache(cspark_map_partitions(cspark_range(sc, 0, 1000, 1, parts),
+                                                          cj_count_computation, &c, sizeof c));
+    cspark_rdd *joined = cspark_join(cspark_map(base, cj_side_one, NULL, 0),
+                                     cspark_map(base, cj_side_two, NULL, 0), parts);
+    int64_t n = 0;
+    if (cspark_count(joined, &n) < 0) return failed(sc, "count");
+    printf("computations=%lld joined=%lld\n",
+           (long long)cspark_long_accumulator_value(sc, c.computations), (long long)n);
     return 0;
 }
 

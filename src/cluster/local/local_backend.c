@@ -278,13 +278,17 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                                 .executor_memory = env->local_memory,
                                 .slots = env->master->threads > 0 ? env->master->threads : 1,
                                 .checksum = env->shuffle_checksum};
-    if (cs_block_manager_options_read(env->conf, &bo, err) < 0) return NULL;
+    cs_map_status_opts so;
+    if (cs_block_manager_options_read(env->conf, &bo, err) < 0 ||
+        cs_map_status_opts_read(env->conf, &so, err) < 0)
+        return NULL;
     exec_env xenv = {.executor_id = "driver",
                      .host = "localhost",
                      .local_dir = env->local_dir,
                      .task_memory_budget = env->task_memory_budget,
                      .shuffle_compress = env->shuffle_compress,
                      .shuffle_checksum = env->shuffle_checksum,
+                     .map_status_opts = so,
                      .blocks = cs_shuffle_local_source(env->local_dir),
                      .broadcasts = env->broadcasts, /* tasks read the driver's copies */
                      .block_manager = cs_block_manager_new(&bo)};

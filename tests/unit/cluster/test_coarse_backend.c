@@ -94,8 +94,9 @@ static void answer(fexec *x, const stage_info *si, const Cspark__LaunchTask *lt)
         cs_map_status *ms = &r.map_status;
         ms->shuffle_id = si->shuffle_id;
         ms->map_id = lt->partition;
-        ms->num_reduces = si->nreduces;
-        ms->sizes = cs_xcalloc((size_t)si->nreduces, sizeof *ms->sizes);
+        uint64_t *sizes = cs_xcalloc((size_t)si->nreduces + 1, sizeof *sizes);
+        cs_map_status_set_sizes(ms, sizes, si->nreduces, NULL);
+        free(sizes);
         snprintf(ms->executor_id, sizeof ms->executor_id, "%s", x->id);
         snprintf(ms->host, sizeof ms->host, "127.0.0.1");
         r.has_map_status = true;

@@ -232,8 +232,10 @@ static void test_decommission_drain_migrate_stop(void **state)
         const cs_map_status *s = &st[i < 2 ? i : 1];
         pbs[i].shuffle_id = 5;
         pbs[i].map_id = i;
-        pbs[i].n_sizes = (size_t)s->num_reduces;
-        pbs[i].sizes = s->sizes;
+        pbs[i].num_reduces = s->num_reduces;
+        pbs[i].sizes_kind = s->sizes_kind;
+        pbs[i].blocks.data = s->blocks;
+        pbs[i].blocks.len = cs_map_status_blocks_len(s->sizes_kind, s->num_reduces);
         pbs[i].executor_id = "leaving-1";
         pbs[i].host = "127.0.0.1";
         pbs[i].port = bport;

@@ -125,10 +125,10 @@ static int per_test_clean(void **state)
     return 0;
 }
 
-/* A source that forwards to another and counts fetches; with `short_by`, it returns every
- * block that many bytes short; with `fail_at` >= 0 the fetch of that reduce id fails; with
- * `flip_at` >= 0 that reduce id's block arrives with one bit flipped in its middle (damaged on
- * the wire). */
+/* A source that forwards to another and counts fetches; with `short_by` (a percentage), it
+ * returns every block that much shorter (map statuses give sizes within 10%); with `fail_at` >= 0
+ * the fetch of that reduce id fails; with `flip_at` >= 0 that reduce id's block arrives with one
+ * bit flipped in its middle (damaged on the wire). */
 typedef struct wrap {
     shuffle_block_source inner;
     int fetches;
@@ -144,7 +144,7 @@ static int wrap_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t
     w->fetches++;
     if (reduce_id == w->fail_at) return cs_error_set(err, CS_EIO, "peer went away");
     int rc = w->inner.fetch(w->inner.arg, st, reduce_id, out, len, err);
-    if (rc == 0 && *len >= w->short_by) *len -= w->short_by;
+    if (rc == 0) *len -= *len * w->short_by / 100;
     if (rc == 0 && reduce_id == w->flip_at && *len > 0) (*out)[*len / 2] ^= 0x10;
     return rc;
 }
@@ -184,7 +184,7 @@ static int nonempty_blocks(int m)
 {
     int n = 0;
     for (int r = 0; r < NRED; r++)
-        n += g_st[m].sizes[r] > 0;
+        n += !cs_map_status_block_empty(&g_st[m], r);
     return n;
 }
 
@@ -218,7 +218,8 @@ static void test_wrong_size_block_fails_leaving_no_files(void **state)
 {
     (void)state;
     cs_error err = {0};
-    wrap w = {.inner = cs_shuffle_local_source(g_src), .short_by = 1, .fail_at = -1, .flip_at = -1};
+    wrap w = {
+        .inner = cs_shuffle_local_source(g_src), .short_by = 50, .fail_at = -1, .flip_at = -1};
     shuffle_block_source src = wrap_source(&w);
     assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, NULL, &err), CS_EPROTO);
     assert_non_null(strstr(err.msg, "shuffle 3 map 0 reduce 0 from executor leaving-1"));
@@ -235,7 +236,7 @@ static void test_damaged_block_fails_leaving_no_files(void **state)
     for (int m = 0; m < NMAPS; m++) {
         cs_error err = {0};
         int r = NRED - 1;
-        while (r > 0 && g_st[m].sizes[r] == 0)
+        while (r > 0 && cs_map_status_block_empty(&g_st[m], r))
             r--;
         wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1, .flip_at = r};
         shuffle_block_source src = wrap_source(&w);
@@ -254,15 +255,20 @@ static void test_status_disagreeing_with_index_fails(void **state)
     cs_error err = {0};
     cs_map_status st = g_st[0];
     uint64_t sizes[NRED];
-    memcpy(sizes, g_st[0].sizes, sizeof sizes);
+    for (int r = 0; r < NRED; r++) {
+        uint64_t off = 0;
+        assert_int_equal(
+            cs_shuffle_index_read(g_src, st.shuffle_id, st.map_id, r, &off, &sizes[r], &err), 0);
+    }
     int last = NRED - 1;
     while (last > 0 && sizes[last] == 0)
         last--;
-    sizes[last] += 10; /* the source refuses a status that does not match its index */
-    st.sizes = sizes;
+    sizes[last] *= 3; /* the source refuses a status that does not match its index */
+    cs_map_status_set_sizes(&st, sizes, NRED, NULL);
     shuffle_block_source src = cs_shuffle_local_source(g_src);
     assert_true(cs_shuffle_migrate_output(&src, &st, g_dst, NULL, &err) < 0);
     assert_int_equal(count_files(g_dst), 0);
+    cs_map_status_free(&st);
 }
 
 static void test_failing_source_leaves_no_files(void **state)
@@ -270,7 +276,7 @@ static void test_failing_source_leaves_no_files(void **state)
     (void)state;
     cs_error err = {0};
     int r = NRED - 1;
-    while (r > 0 && g_st[0].sizes[r] == 0)
+    while (r > 0 && cs_map_status_block_empty(&g_st[0], r))
         r--;
     wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = r, .flip_at = -1};
     shuffle_block_source src = wrap_source(&w);
@@ -349,9 +355,7 @@ static void on_done(void *arg, const shuffle_migration *m)
 
 static void copy_status(cs_map_status *dst, const cs_map_status *src)
 {
-    *dst = *src;
-    dst->sizes = malloc((size_t)src->num_reduces * sizeof *dst->sizes);
-    memcpy(dst->sizes, src->sizes, (size_t)src->num_reduces * sizeof *dst->sizes);
+    cs_map_status_copy(dst, src);
 }
 
 static void test_migrator_reports_each_request(void **state)

@@ -628,6 +628,17 @@ static void test_sinks(void **state)
 
 /* ---- shuffles: map stages write, reduce stages decoded from their plans read ----------------- */
 
+/* The sizes of two map statuses read the same for every block. */
+static void cmp_sizes(const cs_map_status *a, const cs_map_status *b)
+{
+    assert_int_equal(a->num_reduces, b->num_reduces);
+    assert_int_equal(a->sizes_kind, b->sizes_kind);
+    for (int r = 0; r < a->num_reduces; r++) {
+        assert_int_equal(cs_map_status_size(a, r), cs_map_status_size(b, r));
+        assert_int_equal(cs_map_status_block_empty(a, r), cs_map_status_block_empty(b, r));
+    }
+}
+
 /* Runs the map stage of d with the original nodes (dir a) and its decoded plan (dir b); checks
  * the outputs match; returns the map statuses of dir a in in->maps (owned by the test). */
 static void map_stage(shuffle_dep *d, shuffle_input *in, const cs_map_status **maps)
@@ -650,8 +661,7 @@ static void map_stage(shuffle_dep *d, shuffle_input *in, const cs_map_status **m
         if (b.status != TASK_OK) fail_msg("map decoded: %s", b.error);
         assert_true(a.has_map_status && b.has_map_status);
         assert_int_equal(a.map_status.num_reduces, b.map_status.num_reduces);
-        assert_memory_equal(a.map_status.sizes, b.map_status.sizes,
-                            (size_t)a.map_status.num_reduces * sizeof(uint64_t));
+        cmp_sizes(&a.map_status, &b.map_status);
         assert_int_equal(a.map_status.records_written, b.map_status.records_written);
         assert_true(g_nstatuses < 64);
         g_statuses[g_nstatuses] = a.map_status;
@@ -683,7 +693,7 @@ static void reduce_stage(cspark_rdd *root, const shuffle_input *in, int nin)
             assert_int_equal(x->shuffle_id, y->shuffle_id);
             assert_string_equal(x->executor_id, y->executor_id);
             assert_string_equal(x->host, y->host);
-            assert_memory_equal(x->sizes, y->sizes, (size_t)x->num_reduces * sizeof(uint64_t));
+            cmp_sizes(x, y);
         }
     }
     for (int i = 0; i < p->graph.num_deps; i++)
@@ -1046,15 +1056,19 @@ static void test_malformed(void **state)
 
 /* ---- task results, map statuses, metrics ----------------------------------------------------- */
 
+/* Sizes 0, 1000003, 2000006, ... with every seventh block empty and, above 2000 reduces, two
+ * blocks past spark.shuffle.accurateBlockThreshold (kept exactly). */
 static void fill_status(cs_map_status *st, int nred)
 {
     memset(st, 0, sizeof *st);
     st->shuffle_id = 7;
     st->map_id = 3;
-    st->num_reduces = nred;
-    st->sizes = cs_xcalloc((size_t)nred + 1, sizeof *st->sizes);
+    uint64_t *sizes = cs_xcalloc((size_t)nred + 1, sizeof *sizes);
     for (int i = 0; i < nred; i++)
-        st->sizes[i] = (uint64_t)i * 1000003u;
+        sizes[i] = i % 7 ? (uint64_t)(i % 100) * 1000003u : 0;
+    if (nred > 2000) sizes[11] = sizes[nred - 1] = 200ull << 20;
+    cs_map_status_set_sizes(st, sizes, nred, NULL);
+    free(sizes);
     snprintf(st->executor_id, sizeof st->executor_id, "executor-17");
     snprintf(st->host, sizeof st->host, "worker-3.example.com");
     st->port = 40123;
@@ -1066,8 +1080,7 @@ static void cmp_status(const cs_map_status *a, const cs_map_status *b)
 {
     assert_int_equal(a->shuffle_id, b->shuffle_id);
     assert_int_equal(a->map_id, b->map_id);
-    assert_int_equal(a->num_reduces, b->num_reduces);
-    if (a->num_reduces) assert_memory_equal(a->sizes, b->sizes, (size_t)a->num_reduces * 8);
+    cmp_sizes(a, b);
     assert_string_equal(a->executor_id, b->executor_id);
     assert_string_equal(a->host, b->host);
     assert_int_equal(a->port, b->port);
@@ -1175,12 +1188,13 @@ static void test_task_result(void **state)
     cs_task_result_free(&r);
 }
 
-static void test_map_status(void **state)
+static void map_status_roundtrip(int nred)
 {
-    (void)state;
     cs_error err;
     cs_map_status st, back;
-    fill_status(&st, 300);
+    fill_status(&st, nred);
+    assert_int_equal(st.sizes_kind,
+                     nred > 2000 ? CS_MAP_SIZES_HIGHLY_COMPRESSED : CS_MAP_SIZES_COMPRESSED);
     Cspark__MapStatus pb;
     assert_int_equal(cs_map_status_encode(&st, &pb, &err), 0);
     size_t len = cspark__map_status__get_packed_size(&pb);
@@ -1200,11 +1214,38 @@ static void test_map_status(void **state)
     longhost[sizeof longhost - 1] = 0;
     pb.host = longhost;
     assert_int_equal(cs_map_status_decode(&pb, &back, &err), CS_EPROTO);
-    assert_null(back.sizes);
+    assert_null(back.blocks);
     pb.host = host;
+    if (st.sizes_kind == CS_MAP_SIZES_HIGHLY_COMPRESSED) {
+        /* exact sizes for the two huge blocks; an empty one, and the average for the others */
+        assert_int_equal(st.num_huge, 2);
+        assert_int_equal(cs_map_status_size(&st, 11), 200ull << 20);
+        assert_int_equal(cs_map_status_size(&st, nred - 1), 200ull << 20);
+        assert_true(cs_map_status_block_empty(&st, 7) && !cs_map_status_block_empty(&st, 8));
+        assert_true(cs_map_status_size(&st, 8) > 0);
+        /* huge blocks out of order, or one marked empty, are refused */
+        uint32_t swapped = pb.huge_ids[0];
+        pb.huge_ids[0] = pb.huge_ids[1];
+        pb.huge_ids[1] = swapped;
+        assert_int_equal(cs_map_status_decode(&pb, &back, &err), CS_EPROTO);
+        pb.huge_ids[1] = pb.huge_ids[0];
+        pb.huge_ids[0] = 14;
+        assert_int_equal(cs_map_status_decode(&pb, &back, &err), CS_EPROTO);
+        pb.huge_ids[0] = swapped;
+    }
+    /* a bitmap or a byte array of the wrong length is refused */
+    pb.blocks.len--;
+    assert_int_equal(cs_map_status_decode(&pb, &back, &err), CS_EPROTO);
+    pb.blocks.len++;
     cs_map_status_pb_clear(&pb);
     cs_map_status_free(&st);
+}
 
+static void test_map_status(void **state)
+{
+    (void)state;
+    for (int nred = 300; nred <= 3000; nred += 2700)
+        map_status_roundtrip(nred);
     /* metrics alone */
     cs_task_metrics mt, mb;
     int64_t *m = (int64_t *)&mt;

@@ -70,8 +70,9 @@ static void succeed(fake *f, const task_desc *t, task_result *r)
         cs_map_status *ms = &r->map_status;
         ms->shuffle_id = d->shuffle_id;
         ms->map_id = t->partition;
-        ms->num_reduces = d->partitioner.num_partitions;
-        ms->sizes = cs_xcalloc((size_t)ms->num_reduces, sizeof *ms->sizes);
+        uint64_t *sizes = cs_xcalloc((size_t)d->partitioner.num_partitions + 1, sizeof *sizes);
+        cs_map_status_set_sizes(ms, sizes, d->partitioner.num_partitions, NULL);
+        free(sizes);
         snprintf(ms->executor_id, sizeof ms->executor_id, "%s", place(f, t));
         snprintf(ms->host, sizeof ms->host, "host-%s", place(f, t));
         r->has_map_status = true;

@@ -5,11 +5,15 @@
  * a MEMORY_AND_DISK one goes to disk; pinned blocks survive eviction and removal until read;
  * execution memory takes back storage above its region (unified memory); a block file damaged
  * on disk is refused by its checksum; unpersisting frees memory and files; the wire encoding
- * round-trips; every change is queued for the driver. */
+ * round-trips; every change is queued for the driver. Write locks (issue 20 item 7): a block being
+ * computed by one task is waited for by another, which then reads it (or computes it itself when
+ * the writer aborted); a wait that would close a cycle, or of the same task, or of a cancelled one
+ * is not taken. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +391,123 @@ static void test_options(void **state)
     cs_conf_free(c);
 }
 
+/* ---- write locks ---- */
+
+typedef struct claimer {
+    block_manager *bm;
+    int64_t task;
+    int rdd, part;
+    block_writer *own; /* committed after the claim (NULL: none) */
+    cs_block_claim got;
+    block_reader *r;
+    block_writer *w;
+    const volatile int *cancelled;
+} claimer;
+
+static void *claim_main(void *arg)
+{
+    claimer *c = arg;
+    c->got = cs_block_manager_claim(c->bm, c->rdd, c->part, CSPARK_MEMORY_ONLY, c->task,
+                                    c->cancelled, &c->w, &c->r);
+    if (c->own) {
+        cs_batch b;
+        cs_batch_init(&b);
+        fill(&b, "own", 0, 10, 8);
+        cs_block_writer_add(c->own, &b);
+        cs_batch_free(&b);
+        assert_true(cs_block_writer_commit(c->own, NULL));
+        c->own = NULL;
+    }
+    return NULL;
+}
+
+static int count_records(block_reader *r)
+{
+    const cs_batch *b;
+    int n = 0;
+    cs_error err = {0};
+    while (cs_block_reader_next(r, &b, &err) > 0)
+        n += (int)b->n;
+    cs_block_reader_free(r);
+    return n;
+}
+
+static void test_claim_waits_for_writer(void **state)
+{
+    (void)state;
+    block_manager *bm = new_bm(64 * KiB * KiB, 0.5);
+    for (int abort_first = 0; abort_first < 2; abort_first++) {
+        int part = abort_first;
+        block_writer *w = NULL;
+        block_reader *r = NULL;
+        assert_int_equal(cs_block_manager_claim(bm, 1, part, CSPARK_MEMORY_ONLY, 100, NULL, &w, &r),
+                         CS_BLOCK_CLAIM_WRITE);
+        assert_non_null(w);
+        claimer c = {.bm = bm, .task = 200, .rdd = 1, .part = part};
+        pthread_t th;
+        pthread_create(&th, NULL, claim_main, &c);
+        cs_batch b;
+        cs_batch_init(&b);
+        fill(&b, "blk", 0, 50, 8);
+        cs_block_writer_add(w, &b);
+        cs_batch_free(&b);
+        if (abort_first)
+            cs_block_writer_abort(w); /* the writer failed: the waiter computes it */
+        else
+            assert_true(cs_block_writer_commit(w, NULL));
+        pthread_join(th, NULL);
+        if (abort_first) {
+            assert_int_equal(c.got, CS_BLOCK_CLAIM_WRITE);
+            cs_block_writer_abort(c.w);
+        } else {
+            /* never a second writer: the waiter reads what the first one stored */
+            assert_int_equal(c.got, CS_BLOCK_CLAIM_READ);
+            assert_int_equal(count_records(c.r), 50);
+        }
+    }
+    /* the same task claiming a block it writes does not wait for itself */
+    block_writer *w = NULL;
+    block_reader *r = NULL;
+    assert_int_equal(cs_block_manager_claim(bm, 2, 0, CSPARK_MEMORY_ONLY, 7, NULL, &w, &r),
+                     CS_BLOCK_CLAIM_WRITE);
+    block_writer *w2 = NULL;
+    assert_int_equal(cs_block_manager_claim(bm, 2, 0, CSPARK_MEMORY_ONLY, 7, NULL, &w2, &r),
+                     CS_BLOCK_CLAIM_COMPUTE);
+    assert_null(w2);
+    /* a cancelled task does not wait */
+    volatile int cancelled = 1;
+    assert_int_equal(cs_block_manager_claim(bm, 2, 0, CSPARK_MEMORY_ONLY, 8, &cancelled, &w2, &r),
+                     CS_BLOCK_CLAIM_COMPUTE);
+    cs_block_writer_abort(w);
+    cs_block_manager_free(bm);
+}
+
+/* Task 1 writes X and wants Y; task 2 writes Y and wants X: the second of them to ask computes
+ * without waiting, the first reads the block the other stored. Neither hangs. */
+static void test_claim_cycle_not_waited(void **state)
+{
+    (void)state;
+    block_manager *bm = new_bm(64 * KiB * KiB, 0.5);
+    block_writer *wx = NULL, *wy = NULL;
+    block_reader *r = NULL;
+    assert_int_equal(cs_block_manager_claim(bm, 3, 0, CSPARK_MEMORY_ONLY, 1, NULL, &wx, &r),
+                     CS_BLOCK_CLAIM_WRITE);
+    assert_int_equal(cs_block_manager_claim(bm, 4, 0, CSPARK_MEMORY_ONLY, 2, NULL, &wy, &r),
+                     CS_BLOCK_CLAIM_WRITE);
+    claimer c1 = {.bm = bm, .task = 1, .rdd = 4, .part = 0, .own = wx};
+    claimer c2 = {.bm = bm, .task = 2, .rdd = 3, .part = 0, .own = wy};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, claim_main, &c1);
+    pthread_create(&t2, NULL, claim_main, &c2);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    assert_int_equal((c1.got == CS_BLOCK_CLAIM_COMPUTE) + (c2.got == CS_BLOCK_CLAIM_COMPUTE), 1);
+    claimer *reader = c1.got == CS_BLOCK_CLAIM_READ ? &c1 : &c2;
+    assert_int_equal(reader->got, CS_BLOCK_CLAIM_READ);
+    assert_int_equal(count_records(reader->r), 10);
+    cs_block_manager_free(bm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +520,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_corrupt_disk_block_and_wire, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unpersist_frees, setup, teardown),
         cmocka_unit_test(test_options),
+        cmocka_unit_test_setup_teardown(test_claim_waits_for_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim_cycle_not_waited, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
