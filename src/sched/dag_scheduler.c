@@ -33,123 +33,10 @@ static void post(scheduler *s, cs_event *ev)
     cs_listener_bus_post(s->opt.bus, ev);
 }
 
-static void ensure_shuffle_slot(scheduler *s, int sid)
-{
-    if (sid < s->cap_shuffles) return;
-    int cap = s->cap_shuffles ? s->cap_shuffles : 16;
-    while (cap <= sid)
-        cap *= 2;
-    pthread_mutex_lock(&s->outputs_lock);
-    s->shuffle_stages = cs_xrealloc(s->shuffle_stages, (size_t)cap * sizeof *s->shuffle_stages);
-    s->outputs = cs_xrealloc(s->outputs, (size_t)cap * sizeof *s->outputs);
-    s->active_shuffle = cs_xrealloc(s->active_shuffle, (size_t)cap * sizeof *s->active_shuffle);
-    memset(s->shuffle_stages + s->cap_shuffles, 0,
-           (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
-    memset(s->outputs + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->outputs);
-    memset(s->active_shuffle + s->cap_shuffles, 0,
-           (size_t)(cap - s->cap_shuffles) * sizeof *s->active_shuffle);
-    s->cap_shuffles = cap;
-    pthread_mutex_unlock(&s->outputs_lock);
-}
-
 static bool outputs_available(scheduler *s, const shuffle_dep *d)
 {
     map_outputs *o = &s->outputs[d->shuffle_id];
     return o->maps && o->available == o->num_maps;
-}
-
-/* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them; a
- * shuffled node's narrow parents are part of that lineage). */
-static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap, cspark_rdd ***seen,
-                          int *nseen, int *capseen)
-{
-    for (int i = 0; i < *nseen; i++)
-        if ((*seen)[i] == rdd) return;
-    if (*nseen == *capseen) {
-        *capseen = *capseen ? *capseen * 2 : 16;
-        *seen = cs_xrealloc(*seen, (size_t)*capseen * sizeof **seen);
-    }
-    (*seen)[(*nseen)++] = rdd;
-    if (rdd->kind == RDD_SHUFFLED) {
-        for (int d = 0; d < rdd->num_deps; d++) {
-            bool dup = false;
-            for (int i = 0; i < *n; i++)
-                dup |= (*out)[i] == rdd->deps[d];
-            if (dup) continue;
-            if (*n == *cap) {
-                *cap = *cap ? *cap * 2 : 4;
-                *out = cs_xrealloc(*out, (size_t)*cap * sizeof **out);
-            }
-            (*out)[(*n)++] = rdd->deps[d];
-        }
-        /* and its parents read narrowly, if any (a side already partitioned as it is) */
-    }
-    for (int p = 0; p < rdd->num_parents; p++)
-        collect_reads(rdd->parents[p], out, n, cap, seen, nseen, capseen);
-}
-
-static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id);
-
-static void stage_link(scheduler *s, stage *st, int job_id)
-{
-    int cap = 0, nseen = 0, capseen = 0;
-    cspark_rdd **seen = NULL;
-    collect_reads(st->rdd, &st->reads, &st->num_reads, &cap, &seen, &nseen, &capseen);
-    free(seen);
-    st->parents = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->parents);
-    for (int i = 0; i < st->num_reads; i++)
-        st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
-}
-
-static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
-{
-    ensure_shuffle_slot(s, dep->shuffle_id);
-    if (s->shuffle_stages[dep->shuffle_id]) return s->shuffle_stages[dep->shuffle_id];
-    stage *st = cs_xcalloc(1, sizeof *st);
-    st->attempt = -1;
-    st->rdd = dep->parent;
-    st->dep = dep;
-    st->num_tasks = dep->parent->num_partitions;
-    st->failures = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->failures);
-    st->first_job = job_id;
-    st->done_once = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->done_once);
-    st->shuffle_sink.kind = SINK_SHUFFLE;
-    st->shuffle_sink.dep = dep;
-    s->shuffle_stages[dep->shuffle_id] = st;
-    map_outputs *o = &s->outputs[dep->shuffle_id];
-    cs_map_status **maps = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *maps);
-    pthread_mutex_lock(&s->outputs_lock);
-    o->num_maps = st->num_tasks;
-    o->maps = maps;
-    o->available = 0;
-    pthread_mutex_unlock(&s->outputs_lock);
-    stage_link(s, st, job_id); /* parents first, so they get the lower ids, as in Spark */
-    st->id = s->next_stage_id++;
-    return st;
-}
-
-/* Zeroed memory owned by the stage until the application stops. */
-static void *stage_alloc(stage *st, size_t n)
-{
-    if (st->num_allocs == st->cap_allocs) {
-        st->cap_allocs = st->cap_allocs ? st->cap_allocs * 2 : 4;
-        st->attempt_allocs =
-            cs_xrealloc(st->attempt_allocs, (size_t)st->cap_allocs * sizeof(void *));
-    }
-    return st->attempt_allocs[st->num_allocs++] = cs_xcalloc(1, n);
-}
-
-static void stage_free(stage *st)
-{
-    free(st->parents);
-    free(st->reads);
-    free(st->failures);
-    free(st->done_once);
-    for (int i = 0; i < st->num_allocs; i++)
-        free(st->attempt_allocs[i]);
-    free(st->attempt_allocs);
-    free(st->name);
-    free(st);
 }
 
 /* Spark's stage name: a result stage is named after its job's action, a shuffle-map stage after
@@ -277,11 +164,11 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
     st->submit_ms = cs_now_ms();
     /* each attempt reads an immutable copy: a fetch failure may unregister outputs while
      * tasks of this attempt still run; the statuses themselves live until the app stops */
-    shuffle_input *inputs = stage_alloc(st, ((size_t)st->num_reads + 1) * sizeof *inputs);
+    shuffle_input *inputs = cs_dag_stage_alloc(st, ((size_t)st->num_reads + 1) * sizeof *inputs);
     pthread_mutex_lock(&s->outputs_lock); /* decommissioning may move outputs meanwhile */
     for (int i = 0; i < st->num_reads; i++) {
         map_outputs *o = &s->outputs[st->reads[i]->shuffle_id];
-        cs_map_status **copy = stage_alloc(st, ((size_t)o->num_maps + 1) * sizeof *copy);
+        cs_map_status **copy = cs_dag_stage_alloc(st, ((size_t)o->num_maps + 1) * sizeof *copy);
         memcpy(copy, o->maps, (size_t)o->num_maps * sizeof *copy);
         inputs[i].shuffle_id = st->reads[i]->shuffle_id;
         inputs[i].maps = (const cs_map_status *const *)copy;
@@ -813,7 +700,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
     fin->first_job = j.id;
     if (j.props->call_site) fin->name = cs_xstrdup(j.props->call_site);
-    stage_link(s, fin, j.id);
+    cs_dag_stage_link(s, fin, j.id);
     fin->id = s->next_stage_id++;
     j.final = fin;
     j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
@@ -940,7 +827,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     if (left_running > 0)
         cs_dag_retain(s, fin);
     else
-        stage_free(fin);
+        cs_dag_stage_free(fin);
     if (j.failed) {
         if (err) *err = j.err;
         return j.err.code;
@@ -969,10 +856,10 @@ void cs_scheduler_free(scheduler *s)
     if (s->backend) s->backend->stop(s->backend);
     if (cs_shutdown_exit_pending()) return; /* tasks may still read stages: none is freed */
     for (int i = 0; i < s->num_retained; i++)
-        stage_free(s->retained[i]);
+        cs_dag_stage_free(s->retained[i]);
     free(s->retained);
     for (int i = 0; i < s->cap_shuffles; i++) {
-        if (s->shuffle_stages[i]) stage_free(s->shuffle_stages[i]);
+        if (s->shuffle_stages[i]) cs_dag_stage_free(s->shuffle_stages[i]);
         map_outputs *o = &s->outputs[i];
         for (int m = 0; o->maps && m < o->num_maps; m++)
             if (o->maps[m]) {

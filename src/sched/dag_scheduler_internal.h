@@ -148,6 +148,13 @@ void cs_dag_bury(scheduler *s, cs_map_status *ms);
 /* True while stage st runs an attempt whose inputs name executor_id. outputs_lock held. */
 bool cs_dag_stage_reads_from(const stage *st, const char *executor_id);
 
+/* stage_graph.c: links st (a job's result stage, or a new shuffle-map stage) to the shuffle-map
+ * stages of the shuffles its narrow lineage reads, creating each once per application. */
+void cs_dag_stage_link(scheduler *s, stage *st, int job_id);
+/* Zeroed memory owned by st until cs_dag_stage_free (attempts' inputs: tasks may outlive one). */
+void *cs_dag_stage_alloc(stage *st, size_t n);
+void cs_dag_stage_free(stage *st);
+
 /* Spark's TaskEndReason of the finished task t with result r (task_end_reason.c). */
 void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why);
 

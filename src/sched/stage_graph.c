@@ -1,0 +1,127 @@
+/*
+ * stage_graph.c — the DAG scheduler's stages (see dag_scheduler_internal.h): a job's result stage
+ * is linked to the shuffle-map stages of the shuffles its narrow lineage reads, each created once
+ * per application and keyed by shuffle id (parents first, so they get the lower ids, as Spark's
+ * getOrCreateShuffleMapStage), with its slot in the map-output tracker; and the memory a stage
+ * owns until the application stops. Called by dag_scheduler.c on the job thread; the tracker's
+ * arrays are resized with outputs_lock held, as other threads read them.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/dag_scheduler_internal.h"
+
+static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id);
+
+static void ensure_shuffle_slot(scheduler *s, int sid)
+{
+    if (sid < s->cap_shuffles) return;
+    int cap = s->cap_shuffles ? s->cap_shuffles : 16;
+    while (cap <= sid)
+        cap *= 2;
+    pthread_mutex_lock(&s->outputs_lock);
+    s->shuffle_stages = cs_xrealloc(s->shuffle_stages, (size_t)cap * sizeof *s->shuffle_stages);
+    s->outputs = cs_xrealloc(s->outputs, (size_t)cap * sizeof *s->outputs);
+    s->active_shuffle = cs_xrealloc(s->active_shuffle, (size_t)cap * sizeof *s->active_shuffle);
+    memset(s->shuffle_stages + s->cap_shuffles, 0,
+           (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
+    memset(s->outputs + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->outputs);
+    memset(s->active_shuffle + s->cap_shuffles, 0,
+           (size_t)(cap - s->cap_shuffles) * sizeof *s->active_shuffle);
+    s->cap_shuffles = cap;
+    pthread_mutex_unlock(&s->outputs_lock);
+}
+
+/* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them; a
+ * shuffled node's narrow parents are part of that lineage). */
+static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap, cspark_rdd ***seen,
+                          int *nseen, int *capseen)
+{
+    for (int i = 0; i < *nseen; i++)
+        if ((*seen)[i] == rdd) return;
+    if (*nseen == *capseen) {
+        *capseen = *capseen ? *capseen * 2 : 16;
+        *seen = cs_xrealloc(*seen, (size_t)*capseen * sizeof **seen);
+    }
+    (*seen)[(*nseen)++] = rdd;
+    if (rdd->kind == RDD_SHUFFLED) {
+        for (int d = 0; d < rdd->num_deps; d++) {
+            bool dup = false;
+            for (int i = 0; i < *n; i++)
+                dup |= (*out)[i] == rdd->deps[d];
+            if (dup) continue;
+            if (*n == *cap) {
+                *cap = *cap ? *cap * 2 : 4;
+                *out = cs_xrealloc(*out, (size_t)*cap * sizeof **out);
+            }
+            (*out)[(*n)++] = rdd->deps[d];
+        }
+        /* and its parents read narrowly, if any (a side already partitioned as it is) */
+    }
+    for (int p = 0; p < rdd->num_parents; p++)
+        collect_reads(rdd->parents[p], out, n, cap, seen, nseen, capseen);
+}
+
+void cs_dag_stage_link(scheduler *s, stage *st, int job_id)
+{
+    int cap = 0, nseen = 0, capseen = 0;
+    cspark_rdd **seen = NULL;
+    collect_reads(st->rdd, &st->reads, &st->num_reads, &cap, &seen, &nseen, &capseen);
+    free(seen);
+    st->parents = cs_xcalloc((size_t)st->num_reads + 1, sizeof *st->parents);
+    for (int i = 0; i < st->num_reads; i++)
+        st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
+}
+
+static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
+{
+    ensure_shuffle_slot(s, dep->shuffle_id);
+    if (s->shuffle_stages[dep->shuffle_id]) return s->shuffle_stages[dep->shuffle_id];
+    stage *st = cs_xcalloc(1, sizeof *st);
+    st->attempt = -1;
+    st->rdd = dep->parent;
+    st->dep = dep;
+    st->num_tasks = dep->parent->num_partitions;
+    st->failures = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->failures);
+    st->first_job = job_id;
+    st->done_once = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->done_once);
+    st->shuffle_sink.kind = SINK_SHUFFLE;
+    st->shuffle_sink.dep = dep;
+    s->shuffle_stages[dep->shuffle_id] = st;
+    map_outputs *o = &s->outputs[dep->shuffle_id];
+    cs_map_status **maps = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *maps);
+    pthread_mutex_lock(&s->outputs_lock);
+    o->num_maps = st->num_tasks;
+    o->maps = maps;
+    o->available = 0;
+    pthread_mutex_unlock(&s->outputs_lock);
+    cs_dag_stage_link(s, st, job_id); /* parents first, so they get the lower ids, as in Spark */
+    st->id = s->next_stage_id++;
+    return st;
+}
+
+/* Zeroed memory owned by the stage until the application stops. */
+void *cs_dag_stage_alloc(stage *st, size_t n)
+{
+    if (st->num_allocs == st->cap_allocs) {
+        st->cap_allocs = st->cap_allocs ? st->cap_allocs * 2 : 4;
+        st->attempt_allocs =
+            cs_xrealloc(st->attempt_allocs, (size_t)st->cap_allocs * sizeof(void *));
+    }
+    return st->attempt_allocs[st->num_allocs++] = cs_xcalloc(1, n);
+}
+
+void cs_dag_stage_free(stage *st)
+{
+    free(st->parents);
+    free(st->reads);
+    free(st->failures);
+    free(st->done_once);
+    for (int i = 0; i < st->num_allocs; i++)
+        free(st->attempt_allocs[i]);
+    free(st->attempt_allocs);
+    free(st->name);
+    free(st);
+}
