@@ -24,6 +24,7 @@
 #include "common/clock.h"
 #include "common/current_task.h"
 #include "common/exit_cleanup.h"
+#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/shutdown.h"
@@ -237,7 +238,8 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
     const char *m = cs_conf_get(sc->conf, "spark.master");
     const cluster_manager *manager = cs_cluster_manager_for(m ? m : "local[*]");
-    if (given_id && *given_id) {
+    if (given_id) { /* it names local directories and the event log: refused, never cleaned */
+        if (cs_conf_check_app_id(given_id, err) < 0) goto fail;
         snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);
     } else if (manager && manager->new_app_id) {
         if (manager->new_app_id(sc->app_id, err) < 0) goto fail;

@@ -188,31 +188,12 @@ static bool trimmed(const char *s, char *buf, size_t cap, bool lower)
 }
 
 /* Parses an optional sign and decimal digits (the whole of [p, end)) into *out. */
-static bool parse_i64(const char *p, const char *end, bool allow_sign, int64_t *out)
-{
-    bool neg = false;
-    if (allow_sign && p < end && (*p == '+' || *p == '-')) {
-        neg = *p == '-';
-        p++;
-    }
-    if (p == end) return false;
-    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    uint64_t v = 0;
-    for (; p < end; p++) {
-        if (*p < '0' || *p > '9') return false;
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (limit - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return true;
-}
-
 int cs_conf_parse_int(const char *what, const char *s, int64_t *out, cs_error *err)
 {
     char buf[64];
     int64_t v;
-    if (!s || !trimmed(s, buf, sizeof buf, false) || !parse_i64(buf, buf + strlen(buf), true, &v))
+    if (!s || !trimmed(s, buf, sizeof buf, false) ||
+        !cs_str_parse_i64(buf, buf + strlen(buf), true, &v))
         return bad_value(err, what, s, EXPECT_INT);
     *out = v;
     return CS_OK;
@@ -258,7 +239,7 @@ static bool split_number_unit(const char *buf, bool allow_sign, int64_t *num, co
     if (allow_sign && (*p == '-' || *p == '+')) p++;
     while (*p >= '0' && *p <= '9')
         p++;
-    if (!parse_i64(buf, p, allow_sign, num)) return false;
+    if (!cs_str_parse_i64(buf, p, allow_sign, num)) return false;
     for (const char *q = p; *q; q++) {
         if (*q < 'a' || *q > 'z') return false;
     }

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/strutil.h"
+
 #define IMAX ((double)INT_MAX)
 #define NOMAX 9.0e18 /* no upper bound (beyond any int64 a getter returns) */
 
@@ -370,9 +372,34 @@ int cs_conf_entry_check(const cs_conf_entry *e, const char *value, cs_error *err
                         expected);
 }
 
+static bool app_id_char(char ch, bool edge)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (!edge && (ch == '-' || ch == '_' || ch == '.'));
+}
+
+int cs_conf_check_app_id(const char *id, cs_error *err)
+{
+    size_t n = id ? strlen(id) : 0;
+    bool ok = n >= 1 && n <= 63 && !strstr(id, "..");
+    for (size_t i = 0; ok && i < n; i++)
+        ok = app_id_char(id[i], i == 0 || i == n - 1);
+    if (ok) return CS_OK;
+    char shown[96];
+    cs_str_copy(shown, sizeof shown, id ? id : "");
+    for (char *p = shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return cs_error_set(err, CS_EINVAL,
+                        "invalid value for spark.app.id: '%s' (expected 1 to 63 letters, digits, "
+                        "'-', '_' or '.', beginning and ending with a letter or digit)",
+                        shown);
+}
+
 int cs_conf_validate(const cs_conf *c, cs_error *err)
 {
     int rc;
+    const char *app_id = cs_conf_get(c, "spark.app.id");
+    if (app_id && (rc = cs_conf_check_app_id(app_id, err)) != CS_OK) return rc;
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
         const char *v = cs_conf_get(c, entries[i].key);
         if (v && (rc = cs_conf_entry_check(&entries[i], v, err)) != CS_OK) return rc;

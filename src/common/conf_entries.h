@@ -52,6 +52,13 @@ int cs_conf_entry_check(const cs_conf_entry *e, const char *value, cs_error *err
  * keys (spark.network.timeout above spark.executor.heartbeatInterval, as SparkConf does). */
 int cs_conf_validate(const cs_conf *c, cs_error *err);
 
+/* spark.app.id as a user may give it: 1 to 63 letters, digits, '-', '_' or '.', beginning and
+ * ending with a letter or digit (a Kubernetes label value, as Spark labels every pod
+ * spark-app-selector=<id>), and no "..". The id names local directories and event logs, so a
+ * '/', '\\', control byte or leading '.' would put them elsewhere. CS_EINVAL with one line naming
+ * the key, the value and what is expected. Called by cs_conf_validate and by the context. */
+int cs_conf_check_app_id(const char *id, cs_error *err);
+
 /* The whole table, for documentation and tests: *n receives its length. */
 const cs_conf_entry *cs_conf_entries(int *n);
 

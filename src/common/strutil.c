@@ -133,3 +133,31 @@ bool cs_str_icontains(const char *hay, const char *needle)
         if (strncasecmp(hay, needle, n) == 0) return true;
     return n == 0;
 }
+
+bool cs_str_parse_i64(const char *p, const char *end, bool allow_sign, int64_t *out)
+{
+    bool neg = false;
+    if (allow_sign && p < end && (*p == '+' || *p == '-')) {
+        neg = *p == '-';
+        p++;
+    }
+    if (p == end) return false;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v = 0;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9') return false;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (limit - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+bool cs_str_to_int_in(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    int64_t v;
+    if (!s || !cs_str_parse_i64(s, s + strlen(s), min < 0, &v) || v < min || v > max) return false;
+    *out = v;
+    return true;
+}

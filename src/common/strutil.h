@@ -2,7 +2,8 @@
  *
  * cs_sbuf is an append-only, always NUL-terminated byte buffer used to build messages, properties
  * text and JSON-free output; the helpers cover trimming, case-insensitive comparisons and
- * prefix/suffix tests. Used by conf, props, master, submit and anyone else who needs them.
+ * prefix/suffix tests, and the one strict decimal-integer parser (conf values, ids and counts in
+ * UI and REST URLs). Used by conf, props, master, submit and anyone else who needs them.
  *
  * Ownership: a cs_sbuf is a caller-owned value; its `data` is heap memory released by
  * cs_sbuf_free, or handed over to the caller by cs_sbuf_detach (then free()). All allocation
@@ -13,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct cs_sbuf {
     char *data; /* NUL-terminated once anything was appended; may be NULL when empty */
@@ -48,5 +50,12 @@ bool cs_str_ends_with(const char *s, const char *suffix);
 bool cs_str_ieq(const char *a, const char *b); /* ASCII case-insensitive equality */
 /* ASCII case-insensitive substring search; returns true if needle occurs in hay. */
 bool cs_str_icontains(const char *hay, const char *needle);
+
+/* Decimal integer in [p, end): digits only (a leading '+' or '-' when allow_sign), no spaces,
+ * no overflow; false otherwise. */
+bool cs_str_parse_i64(const char *p, const char *end, bool allow_sign, int64_t *out);
+/* The whole of s as a decimal integer within [min, max] (a sign only when min < 0), else false:
+ * the one strict parser for ids and counts in URLs, "abc", "1x", "4294967296" for an int. */
+bool cs_str_to_int_in(const char *s, int64_t min, int64_t max, int64_t *out);
 
 #endif /* CSPARK_COMMON_STRUTIL_H */

@@ -6,7 +6,8 @@
  * last-use tick. acquire finds the log of an application id (the newest log when an id appears
  * twice, e.g. an .inprogress left next to the finished log), returns the cached store when the
  * file is unchanged, else replays the file into a new store without holding the mutex and
- * publishes it (a store still referenced by readers is freed by the last release).
+ * publishes it (a store still referenced by readers is freed by the last release). Applications
+ * are listed and served under a URL-safe form of their id (url_safe_app_id).
  */
 #include "history/history_provider.h"
 
@@ -49,6 +50,26 @@ struct history_provider {
     size_t ndropped, capdropped;
     uint64_t tick;
 };
+
+/* The id an application is listed and served under: the log's spark.app.id with every byte
+ * other than a letter, digit, '-', '_' or '.' made '-', and a leading '.' made '_'. Logs written
+ * by other tools may carry ids with '/', '?', '%' or control bytes, which would make the
+ * application listed but unreachable (/history/<id>/...) or its URLs point elsewhere. */
+static void url_safe_app_id(char **id)
+{
+    if (!**id) {
+        free(*id);
+        *id = cs_xstrdup("_");
+        return;
+    }
+    for (char *p = *id; *p; p++) {
+        char ch = *p;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '-' || ch == '_' || ch == '.'))
+            *p = '-';
+    }
+    if (**id == '.') **id = '_';
+}
 
 history_provider *cs_history_provider_new(const char *dir, int retained_apps)
 {
@@ -134,6 +155,7 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
             cs_replay_summary_free(&sum);
             continue;
         }
+        url_safe_app_id(&sum.app_id);
         pthread_mutex_lock(&hp->lock);
         e = find_log(hp, path);
         if (!e) {

@@ -92,6 +92,37 @@ static int bad_request(cs_sbuf *out, const char *msg)
     return 400;
 }
 
+/* Spark's BadParameterException text for a query parameter that is not a number in range. */
+static int bad_number(cs_sbuf *out, const char *name, const char *value)
+{
+    cs_sbuf_printf(out, "Bad value for parameter \"%s\".  Expected a int, got \"%s\"\n", name,
+                   value);
+    return 400;
+}
+
+/* An id segment of the path at *p (after its '/'): digits only and within an int, as Spark's
+ * {id: \\d+} Int parameters; moves *p past it. False (the caller answers 404, as Spark does
+ * for a path that matches no resource) for "-1", "abc", "4294967296" or an empty segment. */
+static bool path_id(const char **p, int *out)
+{
+    const char *seg = *p, *end = seg + strcspn(seg, "/");
+    char buf[24];
+    int64_t v;
+    if (end == seg || (size_t)(end - seg) >= sizeof buf) return false;
+    memcpy(buf, seg, (size_t)(end - seg));
+    buf[end - seg] = '\0';
+    if (!cs_str_to_int_in(buf, 0, INT_MAX, &v)) return false;
+    *out = (int)v;
+    *p = end;
+    return true;
+}
+
+/* The rest of a path after its last id: nothing or one '/'. */
+static bool path_end(const char *p)
+{
+    return *p == '\0' || strcmp(p, "/") == 0;
+}
+
 static json_t *int_array(const int *v, int n)
 {
     json_t *a = json_array();
@@ -182,12 +213,11 @@ static bool status_wanted(const ui_api_req *r, const char *status)
 static int jobs(const ui_api_req *r, const char *rest, cs_sbuf *out)
 {
     if (*rest == '/') {
-        char *end;
-        long id = strtol(rest + 1, &end, 10);
-        if (end == rest + 1 || (*end && strcmp(end, "/") != 0))
-            return not_found(out, "unknown job path %s", rest);
-        const ui_job *j = cs_ui_store_job(r->st, (int)id);
-        if (!j) return not_found(out, "unknown job: %ld", id);
+        const char *p = rest + 1;
+        int id;
+        if (!path_id(&p, &id) || !path_end(p)) return not_found(out, "unknown job path %s", rest);
+        const ui_job *j = cs_ui_store_job(r->st, id);
+        if (!j) return not_found(out, "unknown job: %d", id);
         cs_ui_api_dump(job_json(j), out);
         return 200;
     }
@@ -514,9 +544,11 @@ static int task_list(const ui_api_req *r, const ui_stage *s, cs_sbuf *out)
 {
     const char *a_off = r->arg(r->arg_ctx, "offset", 0), *a_len = r->arg(r->arg_ctx, "length", 0);
     const char *sort = r->arg(r->arg_ctx, "sortBy", 0);
-    long offset = a_off ? strtol(a_off, NULL, 10) : 0,
-         length = a_len ? strtol(a_len, NULL, 10) : 20;
-    if (offset < 0 || length < 0) return bad_request(out, "offset and length must be >= 0");
+    int64_t offset = 0, length = 20;
+    if (a_off && !cs_str_to_int_in(a_off, 0, INT_MAX, &offset))
+        return bad_number(out, "offset", a_off);
+    if (a_len && !cs_str_to_int_in(a_len, 0, INT_MAX, &length))
+        return bad_number(out, "length", a_len);
     int dir = 0; /* 0 by id, 1 increasing runtime, -1 decreasing */
     if (sort) {
         if (strcmp(sort, "runtime") == 0 || strcmp(sort, "increasingRuntime") == 0 ||
@@ -538,7 +570,7 @@ static int task_list(const ui_api_req *r, const ui_stage *s, cs_sbuf *out)
     }
     qsort(order, k, sizeof *order, order_cmp);
     json_t *arr = json_array();
-    for (size_t i = (size_t)offset; i < k && (long)(i - (size_t)offset) < length; i++)
+    for (size_t i = (size_t)offset; i < k && (int64_t)(i - (size_t)offset) < length; i++)
         json_array_append_new(arr, task_json(r, s, order[i].t));
     free(order);
     cs_ui_api_dump(arr, out);
@@ -565,10 +597,10 @@ static int stages(const ui_api_req *r, const char *rest, cs_sbuf *out)
         cs_ui_api_dump(a, out);
         return 200;
     }
-    char *end;
-    long sid = strtol(rest + 1, &end, 10);
-    if (end == rest + 1) return not_found(out, "unknown stage path %s", rest);
-    if (*end == '\0' || strcmp(end, "/") == 0) { /* every attempt */
+    const char *p = rest + 1;
+    int sid, attempt;
+    if (!path_id(&p, &sid)) return not_found(out, "unknown stage path %s", rest);
+    if (path_end(p)) { /* every attempt */
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++) {
             const ui_stage *s = cs_ui_store_stage_at(r->st, i);
@@ -577,17 +609,17 @@ static int stages(const ui_api_req *r, const char *rest, cs_sbuf *out)
         }
         if (json_array_size(a) == 0) {
             json_decref(a);
-            return not_found(out, "unknown stage: %ld", sid);
+            return not_found(out, "unknown stage: %d", sid);
         }
         cs_ui_api_dump(a, out);
         return 200;
     }
-    const char *p = end + 1;
-    long attempt = strtol(p, &end, 10);
-    if (end == p) return not_found(out, "unknown stage path %s", rest);
-    const ui_stage *s = cs_ui_store_stage(r->st, (int)sid, (int)attempt);
-    if (!s) return not_found(out, "unknown attempt for stage %ld.  Found attempts: []", sid);
-    if (*end == '\0' || strcmp(end, "/") == 0) {
+    p++; /* the '/' */
+    if (!path_id(&p, &attempt)) return not_found(out, "unknown stage path %s", rest);
+    const ui_stage *s = cs_ui_store_stage(r->st, sid, attempt);
+    if (!s) return not_found(out, "unknown attempt for stage %d.  Found attempts: []", sid);
+    const char *end = p;
+    if (path_end(end)) {
         cs_ui_api_dump(stage_json(r, s, details_arg(r, true)), out);
         return 200;
     }
@@ -793,12 +825,11 @@ static int storage(const ui_api_req *r, const char *rest, cs_sbuf *out)
         cs_ui_api_dump(a, out);
         return 200;
     }
-    char *end;
-    long id = strtol(rest + 1, &end, 10);
-    if (end == rest + 1 || (*end && strcmp(end, "/") != 0) || id < INT_MIN || id > INT_MAX)
-        return not_found(out, "unknown storage path %s", rest);
-    const ui_rdd *d = cs_ui_store_rdd(r->st, (int)id);
-    if (!d || !d->reported) return not_found(out, "no rdd found w/ id %ld", id);
+    const char *p = rest + 1;
+    int id;
+    if (!path_id(&p, &id) || !path_end(p)) return not_found(out, "unknown storage path %s", rest);
+    const ui_rdd *d = cs_ui_store_rdd(r->st, id);
+    if (!d || !d->reported) return not_found(out, "no rdd found w/ id %d", id);
     cs_ui_api_dump(rdd_json(r, d, true), out);
     return 200;
 }

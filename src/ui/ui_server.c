@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -144,17 +145,19 @@ static const char *get_arg(void *ctx, const char *name, int index)
     return a.found;
 }
 
-static long arg_long(request *rq, const char *name, long dflt, bool *ok)
+/* The query parameter `name` as an integer in [min, max], or dflt when absent; a value that is
+ * not a whole decimal number in range ("abc", "1x", "4294967296" for an id) clears *ok, so the
+ * page answers 400 instead of reading it as 0 or cutting it to 32 bits. */
+static long arg_long(request *rq, const char *name, long dflt, long min, long max, bool *ok)
 {
     const char *v = get_arg(rq, name, 0);
     if (!v) return dflt;
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end) {
+    int64_t x;
+    if (!cs_str_to_int_in(v, min, max, &x)) {
         if (ok) *ok = false;
         return dflt;
     }
-    return x;
+    return (long)x;
 }
 
 static enum MHD_Result respond(request *rq, int status, const char *type, cs_sbuf *body)
@@ -252,8 +255,8 @@ static enum MHD_Result log_page(request *rq, const ui_page_ctx *pc)
     if (!exec || (strcmp(type, "stdout") != 0 && strcmp(type, "stderr") != 0))
         return respond_text(rq, 400, "logPage needs executorId and logType=stdout|stderr");
     bool ok = true;
-    long len = arg_long(rq, "byteLength", LOG_PAGE_DEFAULT_BYTES, &ok);
-    long offset = arg_long(rq, "offset", -len, &ok);
+    long len = arg_long(rq, "byteLength", LOG_PAGE_DEFAULT_BYTES, 1, LONG_MAX, &ok);
+    long offset = arg_long(rq, "offset", -len, LONG_MIN + 1, LONG_MAX, &ok);
     if (!ok || len <= 0) return respond_text(rq, 400, "offset and byteLength must be numbers");
     if (len > LOG_PAGE_MAX_BYTES) len = LOG_PAGE_MAX_BYTES;
     cs_sbuf text = CS_SBUF_INIT;
@@ -310,23 +313,25 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
     if (strcmp(path, "/jobs/") == 0) {
         status = cs_ui_page_jobs(&pc, &out);
     } else if (strcmp(path, "/jobs/job/") == 0) {
-        long id = arg_long(rq, "id", -1, &ok);
+        long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok);
         status = cs_ui_page_job(&pc, (int)id, &out);
     } else if (strcmp(path, "/stages/") == 0) {
         status = cs_ui_page_stages(&pc, &out);
     } else if (strcmp(path, "/stages/stage/") == 0) {
-        long id = arg_long(rq, "id", -1, &ok), attempt = arg_long(rq, "attempt", -1, &ok);
-        long page = arg_long(rq, "task.page", 1, &ok),
-             size = arg_long(rq, "task.pageSize", 100, &ok);
+        long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok),
+             attempt = arg_long(rq, "attempt", -1, 0, INT_MAX, &ok);
+        long page = arg_long(rq, "task.page", 1, INT_MIN, INT_MAX, &ok),
+             size = arg_long(rq, "task.pageSize", 100, INT_MIN, INT_MAX, &ok);
         status = cs_ui_page_stage(&pc, (int)id, (int)attempt, (int)page, (int)size, &out);
     } else if (strcmp(path, "/stages/stage/task/") == 0) {
-        long id = arg_long(rq, "id", -1, &ok), attempt = arg_long(rq, "attempt", -1, &ok);
-        long task = arg_long(rq, "taskId", -1, &ok);
+        long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok),
+             attempt = arg_long(rq, "attempt", -1, 0, INT_MAX, &ok);
+        long task = arg_long(rq, "taskId", -1, 0, LONG_MAX, &ok);
         status = cs_ui_page_task(&pc, (int)id, (int)attempt, task, &out);
     } else if (strcmp(path, "/storage/") == 0) {
         status = cs_ui_page_storage(&pc, &out);
     } else if (strcmp(path, "/storage/rdd/") == 0) {
-        long id = arg_long(rq, "id", -1, &ok);
+        long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok);
         status = cs_ui_page_rdd(&pc, (int)id, &out);
     } else if (strcmp(path, "/environment/") == 0) {
         status = cs_ui_page_environment(&pc, &out);
@@ -370,7 +375,11 @@ static enum MHD_Result api(request *rq, const char *path)
         size_t n = s->provider.list(s->provider.arg, &apps);
         const char *status = get_arg(rq, "status", 0);
         bool ok = true;
-        long limit = arg_long(rq, "limit", -1, &ok);
+        long limit = arg_long(rq, "limit", -1, 0, INT_MAX, &ok);
+        if (!ok) {
+            cs_ui_app_entries_free(apps, n);
+            return respond_text(rq, 400, "the query parameter limit must be a number >= 0");
+        }
         json_t *a = json_array();
         for (size_t i = 0; i < n && (limit < 0 || (long)json_array_size(a) < limit); i++) {
             if (status && ((cs_str_ieq(status, "completed") && !apps[i].completed) ||

@@ -58,6 +58,17 @@ need() {
     for f in "$@"; do [ -e "$f" ] || fail "missing $f (not built?)"; done
 }
 
+# history_port OUT: the port a cspark-history whose output goes to OUT logged that it serves on
+# (waits up to 60 s); empty if it never did.
+history_port() {
+    local i p
+    for i in $(seq 1 300); do
+        p=$(grep -o "history dir=[^ ]* port=[0-9]*" "$1" | head -1 | grep -o '[0-9]*$')
+        [ -n "$p" ] && { echo "$p"; return 0; }
+        sleep 0.2
+    done
+}
+
 # run_submit MASTER APP.so ARGS...: runs cspark-submit --master MASTER APP.so ARGS with stdout
 # in $T/stdout and stderr in $T/stderr; returns its exit status. Extra submit options go in the
 # array SUBMIT_OPTS.

@@ -172,11 +172,7 @@ APP_PID=""
 
 "$BIN/cspark-history" --conf spark.history.ui.port=0 "$T/events" >"$T/hist.out" 2>&1 &
 HIST_PID=$!
-for i in $(seq 1 300); do
-    hport=$(grep -o "history dir=[^ ]* port=[0-9]*" "$T/hist.out" | head -1 | grep -o '[0-9]*$')
-    [ -n "$hport" ] && break
-    sleep 0.2
-done
+hport=$(history_port "$T/hist.out")
 [ -n "$hport" ] || fail "the history server did not start: $(cat "$T/hist.out")"
 HURL=http://127.0.0.1:$hport
 "$PY" "$T/check.py" "$HURL" "$HURL/history/$app" "$app" unpersisted >&2 ||

@@ -339,6 +339,52 @@ static void test_rest_api(void **state)
     }
 }
 
+/* Regression (issue 21, item 14): an id or count in a path or query that is not a whole number
+ * in range was read as 0, cut to 32 bits, or (a negative attempt) taken as "the latest". */
+static void test_bad_numbers_are_refused(void **state)
+{
+    fixture *f = *state;
+#define APP "/api/v1/applications/" SC_APP_ID
+    static const struct {
+        const char *path;
+        long status;
+    } cases[] = {
+        {APP "/stages/1/-1", 404},
+        {APP "/stages/0/-1/taskList", 404},
+        {APP "/stages/4294967296", 404},
+        {APP "/stages/4294967296/0", 404},
+        {APP "/stages/0/4294967296", 404},
+        {APP "/stages/+0/0", 404},
+        {APP "/stages/0x/0", 404},
+        {APP "/jobs/4294967296", 404},
+        {APP "/jobs/-0", 404},
+        {APP "/storage/rdd/-1", 404},
+        {APP "/stages/0/0/taskList?offset=abc", 400},
+        {APP "/stages/0/0/taskList?offset=4294967296", 400},
+        {APP "/stages/0/0/taskList?length=1x", 400},
+        {APP "/stages/0/0/taskList?length=", 400},
+        {"/api/v1/applications?limit=abc", 400},
+        {"/stages/stage/?id=4294967296&attempt=0", 400},
+        {"/stages/stage/?id=0&attempt=-1", 400},
+        {"/stages/stage/?id=0&attempt=4294967296", 400},
+        {"/stages/stage/task/?id=0&attempt=0&taskId=abc", 400},
+        {"/jobs/job/?id=4294967296", 400},
+        {"/storage/rdd/?id=4294967296", 400},
+    };
+#undef APP
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reply r = http(f, cases[i].path, NULL, NULL);
+        if (r.status != cases[i].status)
+            fail_msg("GET %s: %ld, expected %ld: %s", cases[i].path, r.status, cases[i].status,
+                     cs_sbuf_str(&r.body));
+        cs_sbuf_free(&r.body);
+    }
+    reply r =
+        http(f, "/api/v1/applications/" SC_APP_ID "/stages/0/0/taskList?offset=abc", NULL, NULL);
+    assert_non_null(strstr(cs_sbuf_str(&r.body), "Bad value for parameter \"offset\""));
+    cs_sbuf_free(&r.body);
+}
+
 static void test_kill_needs_token_and_origin(void **state)
 {
     fixture *f = *state;
@@ -459,6 +505,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pages_show_the_application, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_and_redirects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rest_api, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_numbers_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill_needs_token_and_origin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
         cmocka_unit_test(test_snake_case),
