@@ -1,9 +1,11 @@
 /*
  * s3a_client.c — one S3 request (see fs_s3a.h). libcurl signs it (CURLOPT_AWS_SIGV4, service
  * s3); we give it what its signer takes as is: the path and query already in SigV4's canonical
- * form (each byte outside A-Za-z0-9-._~ percent-encoded, query parameters sorted, "name=" for an
- * empty value) and the x-amz-content-sha256 header (SHA-256 of the body, OpenSSL), which S3
- * requires and which libcurl then signs with the other x-amz-* headers.
+ * form for S3 (each byte outside A-Za-z0-9-._~ percent-encoded, '/' kept in the path, query
+ * parameters sorted, "name=" for an empty value; S3 never normalises a path, so a key's "." and
+ * ".." segments are sent as they are: CURLOPT_PATH_AS_IS) and the x-amz-content-sha256 header
+ * (SHA-256 of the body, OpenSSL), which S3 requires and which libcurl then signs with the other
+ * x-amz-* headers.
  *
  * Retries (cs_s3a_retry_delay, a pure function): connection refused/reset, timeouts, an empty
  * or cut-off answer, HTTP 500/502/503/504 and 429, and S3's SlowDown, InternalError,
@@ -155,6 +157,9 @@ int cs_s3a_prepare(s3a_fs *fs, CURL *h, s3a_call *c, const s3a_creds *creds,
         cs_s3a_buf_append(&url, c->query, strlen(c->query));
     }
     curl_easy_setopt(h, CURLOPT_URL, (char *)url.data);
+    /* the path is the key, byte for byte: libcurl would otherwise remove "." and ".." segments
+     * (RFC 3986) and ask for another key; its SigV4 signer signs the path as sent */
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
     cs_s3a_buf_free(&url);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);

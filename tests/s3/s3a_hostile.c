@@ -2,7 +2,9 @@
  * s3a_hostile.c — src/fs's s3a client against an endpoint that misbehaves on purpose
  * (tests/s3/hostile_s3.py, started by tests/s3/s3a_hostile.sh, which exports HOSTILE_S3_URL):
  * a listing that repeats its continuation token, or pages on with empty truncated pages, fails
- * naming the bucket, the prefix and what the server did (it looped for ever).
+ * naming the bucket, the prefix and what the server did (it looped for ever); keys with "." and
+ * ".." segments are their own keys, read and written at the path that names them (libcurl used
+ * to remove dot segments and read another key).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,6 +58,46 @@ static void test_listing_of_empty_truncated_pages_fails(void **state)
     cs_fs_listing_free(&l);
 }
 
+/* Two keys the request path must keep apart: the first, with dot segments, is not the second. */
+static void test_dot_segment_keys_read_their_own_bytes(void **state)
+{
+    (void)state;
+    configure_hostile();
+    cs_error err;
+    const char *secret = "s3a://verbatim/secret/s.txt",
+               *dotted = "s3a://verbatim/in/sub/../../secret/s.txt";
+    assert_int_equal(cs_fs_put(secret, "secret bytes\n", 13, &err), 0);
+    assert_int_equal(cs_fs_put(dotted, "dotted bytes\n", 13, &err), 0);
+    assert_int_equal(cs_fs_put("s3a://verbatim/in/./x.txt", "dot\n", 4, &err), 0);
+    /* read as a job reads a listed key: through the listing and a reader */
+    cs_fs_listing l = {0};
+    assert_int_equal(cs_fs_expand("s3a://verbatim/in/sub/../../secret", &l, &err), 0);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.v[0].uri, dotted);
+    cs_fs_reader *r = cs_fs_open(l.v[0].uri, 0, l.v[0].size, l.v[0].size, &err);
+    assert_non_null(r);
+    char buf[64];
+    size_t got = 0;
+    for (ssize_t k; (k = cs_fs_read(r, buf + got, sizeof buf - got, &err)) > 0;)
+        got += (size_t)k;
+    cs_fs_reader_close(r);
+    cs_fs_listing_free(&l);
+    assert_int_equal(got, 13);
+    assert_memory_equal(buf, "dotted bytes\n", 13);
+    uint8_t *data;
+    size_t len;
+    assert_int_equal(cs_fs_get(secret, &data, &len, &err), 0);
+    assert_int_equal(len, 13);
+    assert_memory_equal(data, "secret bytes\n", 13);
+    free(data);
+    assert_int_equal(cs_fs_get("s3a://verbatim/in/./x.txt", &data, &len, &err), 0);
+    assert_memory_equal(data, "dot\n", 4);
+    free(data);
+    cs_fs_status st;
+    assert_int_equal(cs_fs_stat("s3a://verbatim/in/x.txt", &st, &err), 0);
+    assert_false(st.exists);
+}
+
 int main(void)
 {
     if (!getenv("HOSTILE_S3_URL")) {
@@ -66,6 +108,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listing_repeating_its_token_fails),
         cmocka_unit_test(test_listing_of_empty_truncated_pages_fails),
+        cmocka_unit_test(test_dot_segment_keys_read_their_own_bytes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cs_fs_configure(NULL);
