@@ -2,9 +2,10 @@
  * s3a_hostile.c — src/fs's s3a client against an endpoint that misbehaves on purpose
  * (tests/s3/hostile_s3.py, started by tests/s3/s3a_hostile.sh, which exports HOSTILE_S3_URL):
  * a listing that repeats its continuation token, or pages on with empty truncated pages, fails
- * naming the bucket, the prefix and what the server did (it looped for ever); keys with "." and
- * ".." segments are their own keys, read and written at the path that names them (libcurl used
- * to remove dot segments and read another key).
+ * naming the bucket, the prefix and what the server did (it looped for ever); a listing or an
+ * error body that never ends fails at its cap (it grew to gigabytes); keys with "." and ".."
+ * segments are their own keys, read and written at the path that names them (libcurl used to
+ * remove dot segments and read another key).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,6 +59,39 @@ static void test_listing_of_empty_truncated_pages_fails(void **state)
     cs_fs_listing_free(&l);
 }
 
+/* A listing page that never ends stops at its cap (it grew to gigabytes and aborted). */
+static void test_endless_listing_body_stops_at_cap(void **state)
+{
+    (void)state;
+    configure_hostile();
+    cs_fs_listing l = {0};
+    cs_error err;
+    assert_int_equal(cs_fs_expand("s3a://endless-list/k", &l, &err), CS_EPROTO);
+    fprintf(stderr, "  (error: %s)\n", err.msg);
+    assert_non_null(strstr(err.msg, "s3a://endless-list/k: the answer of S3 GET at "));
+    assert_non_null(strstr(err.msg, "is over 64 MiB"));
+    cs_fs_listing_free(&l);
+}
+
+/* Error bodies that never end stop at 1 MiB: of a request (a PUT) and of a reader's GET. */
+static void test_endless_error_body_stops_at_cap(void **state)
+{
+    (void)state;
+    configure_hostile();
+    cs_error err;
+    assert_int_equal(cs_fs_put("s3a://endless-error/k/a.txt", "x", 1, &err), CS_EPROTO);
+    fprintf(stderr, "  (error: %s)\n", err.msg);
+    assert_non_null(strstr(err.msg, "S3 PUT at "));
+    assert_non_null(strstr(err.msg, "answered HTTP 400 with an error body over 1024 KiB"));
+    cs_fs_reader *r = cs_fs_open("s3a://endless-error/k/a.txt", 0, 10, 10, &err);
+    char buf[16];
+    ssize_t k = r ? cs_fs_read(r, buf, sizeof buf, &err) : -1;
+    assert_true(k < 0);
+    fprintf(stderr, "  (error: %s)\n", err.msg);
+    assert_non_null(strstr(err.msg, "answered HTTP 400 with an error body over 1024 KiB"));
+    cs_fs_reader_close(r);
+}
+
 /* Two keys the request path must keep apart: the first, with dot segments, is not the second. */
 static void test_dot_segment_keys_read_their_own_bytes(void **state)
 {
@@ -108,6 +142,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listing_repeating_its_token_fails),
         cmocka_unit_test(test_listing_of_empty_truncated_pages_fails),
+        cmocka_unit_test(test_endless_listing_body_stops_at_cap),
+        cmocka_unit_test(test_endless_error_body_stops_at_cap),
         cmocka_unit_test(test_dot_segment_keys_read_their_own_bytes),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
