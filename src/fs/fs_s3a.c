@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hmap.h"
 #include "fs/fs_s3a.h"
 
 /* ---- URLs --------------------------------------------------------------------------------- */
@@ -123,6 +124,46 @@ static s3a_fs *fs_of(const char *uri, char **key, cs_error *err)
 
 typedef int (*list_fn)(void *arg, const char *key, uint64_t size, bool is_prefix);
 
+/* A paged listing ends only when the server says so: one that gives a page marker it gave
+ * before, or a truncated page with nothing in it, would be listed for ever (a server once
+ * answered 705,585 pages in 120 s). The guard keeps every marker of one listing. */
+typedef struct page_guard {
+    cs_hmap seen; /* marker -> the page that gave it */
+    uint64_t page;
+} page_guard;
+
+static void page_guard_init(page_guard *g)
+{
+    cs_hmap_init_strings(&g->seen);
+    g->page = 0;
+}
+
+/* Checks the page just read, which held `entries` keys and prefixes and gave `marker` (NULL:
+ * the last page). CS_EPROTO naming the bucket, the prefix and what the server did. */
+static int page_guard_check(page_guard *g, const s3a_fs *fs, const char *prefix, size_t entries,
+                            const char *marker, const char *uri, cs_error *err)
+{
+    g->page++;
+    if (!marker) return 0;
+    uint64_t first;
+    if (cs_hmap_sget(&g->seen, marker, &first))
+        return cs_error_set(err, CS_EPROTO,
+                            "%s: the S3 listing of bucket '%s', prefix '%s' at %s does not end: "
+                            "page %llu gave the continuation token '%.100s' again (page %llu "
+                            "gave it first); stopped listing",
+                            uri, fs->bucket, prefix, fs->endpoint, (unsigned long long)g->page,
+                            marker, (unsigned long long)first);
+    if (entries == 0)
+        return cs_error_set(err, CS_EPROTO,
+                            "%s: the S3 listing of bucket '%s', prefix '%s' at %s makes no "
+                            "progress: page %llu is a truncated page with no key and no prefix "
+                            "(next token '%.100s'); stopped listing",
+                            uri, fs->bucket, prefix, fs->endpoint, (unsigned long long)g->page,
+                            marker);
+    cs_hmap_sput(&g->seen, marker, g->page);
+    return 0;
+}
+
 /* ListObjectsV2 over every page; fn is called per object and (with a delimiter) per common
  * prefix. max_keys 0: the server's page size; otherwise one page of at most that many. */
 static int list_objects(s3a_fs *fs, const char *prefix, const char *delimiter, int max_keys,
@@ -130,6 +171,8 @@ static int list_objects(s3a_fs *fs, const char *prefix, const char *delimiter, i
 {
     char *token = NULL;
     int rc = 0;
+    page_guard guard;
+    page_guard_init(&guard);
     do {
         s3a_buf q = {0};
         if (token) cs_s3a_query_add(&q, "continuation-token", token);
@@ -153,28 +196,38 @@ static int list_objects(s3a_fs *fs, const char *prefix, const char *delimiter, i
         if (!root || strcmp((const char *)root->name, "ListBucketResult") != 0) {
             rc = cs_error_set(err, CS_EPROTO, "%s: the listing is not a ListBucketResult", uri);
         } else {
+            size_t entries = 0;
             for (xmlNodePtr n = root->children; n && rc == 0; n = n->next) {
                 if (n->type != XML_ELEMENT_NODE) continue;
                 if (strcmp((const char *)n->name, "Contents") == 0) {
                     char *k = cs_s3a_xml_text(n, "Key"), *sz = cs_s3a_xml_text(n, "Size");
                     if (k) rc = fn(arg, k, sz ? strtoull(sz, NULL, 10) : 0, false);
+                    entries += k != NULL;
                     free(k);
                     free(sz);
                 } else if (strcmp((const char *)n->name, "CommonPrefixes") == 0) {
                     char *p = cs_s3a_xml_text(n, "Prefix");
                     if (p) rc = fn(arg, p, 0, true);
+                    entries += p != NULL;
                     free(p);
                 }
             }
             char *trunc = cs_s3a_xml_text(root, "IsTruncated");
-            if (max_keys == 0 && trunc && strcmp(trunc, "true") == 0)
-                token = cs_s3a_xml_text(root, "NextContinuationToken");
+            bool truncated = max_keys == 0 && trunc && strcmp(trunc, "true") == 0;
+            if (truncated) token = cs_s3a_xml_text(root, "NextContinuationToken");
             free(trunc);
+            if (rc == 0 && truncated && (!token || !*token))
+                rc = cs_error_set(err, CS_EPROTO,
+                                  "%s: the S3 listing of bucket '%s', prefix '%s' at %s says it "
+                                  "is truncated but gives no NextContinuationToken",
+                                  uri, fs->bucket, prefix, fs->endpoint);
+            if (rc == 0) rc = page_guard_check(&guard, fs, prefix, entries, token, uri, err);
         }
         if (doc) xmlFreeDoc(doc);
         cs_s3a_call_reset(&c);
     } while (token && rc == 0);
     free(token);
+    cs_hmap_free(&guard.seen);
     return rc;
 }
 
@@ -548,6 +601,8 @@ static int s3a_abort_uploads_under(const char *uri, const cs_fs_pending *const *
     snprintf(prefix, kn + 2, "%s%s", key, kn && key[kn - 1] != '/' ? "/" : "");
     char *key_marker = NULL, *id_marker = NULL;
     int rc = 0;
+    page_guard guard;
+    page_guard_init(&guard);
     do {
         s3a_buf q = {0};
         if (key_marker) cs_s3a_query_add(&q, "key-marker", key_marker);
@@ -562,8 +617,10 @@ static int s3a_abort_uploads_under(const char *uri, const cs_fs_pending *const *
         cs_s3a_buf_free(&q);
         xmlDocPtr doc = rc == 0 ? cs_s3a_xml_parse(&c.resp) : NULL;
         xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+        size_t uploads = 0;
         for (xmlNodePtr n = root ? root->children : NULL; n && rc == 0; n = n->next) {
             if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, "Upload")) continue;
+            uploads++;
             char *k = cs_s3a_xml_text(n, "Key"), *id = cs_s3a_xml_text(n, "UploadId");
             bool kept = false;
             for (size_t i = 0; k && id && i < n_keep && !kept; i++)
@@ -583,10 +640,18 @@ static int s3a_abort_uploads_under(const char *uri, const cs_fs_pending *const *
                 id_marker = cs_s3a_xml_text(root, "NextUploadIdMarker");
             }
             free(trunc);
+            if (rc == 0 && key_marker) { /* the pair of markers is the page's token */
+                size_t kl = strlen(key_marker), il = id_marker ? strlen(id_marker) : 0;
+                char *marker = cs_xmalloc(kl + il + 2);
+                snprintf(marker, kl + il + 2, "%s %s", key_marker, id_marker ? id_marker : "");
+                rc = page_guard_check(&guard, fs, prefix, uploads, marker, uri, err);
+                free(marker);
+            }
         }
         if (doc) xmlFreeDoc(doc);
         cs_s3a_call_reset(&c);
     } while (rc == 0 && key_marker);
+    cs_hmap_free(&guard.seen);
     free(key_marker);
     free(id_marker);
     free(prefix);

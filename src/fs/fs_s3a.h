@@ -96,10 +96,20 @@ typedef struct s3a_call {
     const char *content_type;
     /* results */
     long status;
-    s3a_buf resp;   /* response body (errors, XML) */
-    char etag[128]; /* ETag response header */
+    s3a_buf resp;       /* response body (errors, XML), at most the cap below */
+    bool resp_over_cap; /* the body passed its cap: the transfer was stopped */
+    char etag[128];     /* ETag response header */
     uint64_t content_length;
 } s3a_call;
+
+/* The caps on a response body kept in memory: an error body (status >= 300), and any other
+ * (XML answers: listing pages, upload ids). Object bytes never land in resp. */
+#define S3A_ERROR_BODY_MAX ((size_t)1 << 20)
+#define S3A_XML_BODY_MAX ((size_t)64 << 20)
+
+/* Appends a piece of c's response body within its cap (by c->status); false and
+ * c->resp_over_cap once past it (the write callback then stops the transfer). */
+bool cs_s3a_resp_append(s3a_call *c, const void *p, size_t n);
 
 /* Builds the canonical query string: call s3a_query_add for each parameter in sorted order. */
 void cs_s3a_query_add(s3a_buf *q, const char *name, const char *value);

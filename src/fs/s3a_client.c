@@ -1,14 +1,20 @@
 /*
  * s3a_client.c — one S3 request (see fs_s3a.h). libcurl signs it (CURLOPT_AWS_SIGV4, service
  * s3); we give it what its signer takes as is: the path and query already in SigV4's canonical
- * form (each byte outside A-Za-z0-9-._~ percent-encoded, query parameters sorted, "name=" for an
- * empty value) and the x-amz-content-sha256 header (SHA-256 of the body, OpenSSL), which S3
- * requires and which libcurl then signs with the other x-amz-* headers.
+ * form for S3 (each byte outside A-Za-z0-9-._~ percent-encoded, '/' kept in the path, query
+ * parameters sorted, "name=" for an empty value; S3 never normalises a path, so a key's "." and
+ * ".." segments are sent as they are: CURLOPT_PATH_AS_IS) and the x-amz-content-sha256 header
+ * (SHA-256 of the body, OpenSSL), which S3 requires and which libcurl then signs with the other
+ * x-amz-* headers.
  *
  * Retries (cs_s3a_retry_delay, a pure function): connection refused/reset, timeouts, an empty
  * or cut-off answer, HTTP 500/502/503/504 and 429, and S3's SlowDown, InternalError,
  * RequestTimeout and Throttling codes; up to retry.limit times, the delay doubling from
  * retry.interval to at most 20 s, with jitter. Anything else fails at once with one line.
+ *
+ * Bodies kept in memory are capped (cs_s3a_resp_append): 1 MiB for an error body, 64 MiB for an
+ * XML answer; past the cap the transfer stops and the call fails with one line (an endless
+ * listing or error body once took the driver to 2 GB in 2 s).
  */
 #define _GNU_SOURCE
 #include <openssl/evp.h>
@@ -92,17 +98,31 @@ void cs_s3a_handle_put(s3a_fs *fs, CURL *h)
 
 /* ---- one request -------------------------------------------------------------------------- */
 
+bool cs_s3a_resp_append(s3a_call *c, const void *p, size_t n)
+{
+    size_t cap = c->status >= 300 ? S3A_ERROR_BODY_MAX : S3A_XML_BODY_MAX;
+    if (n > cap - c->resp.len) {
+        c->resp_over_cap = true;
+        return false;
+    }
+    cs_s3a_buf_append(&c->resp, p, n);
+    return true;
+}
+
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
     s3a_call *c = arg;
-    cs_s3a_buf_append(&c->resp, p, size * n);
-    return size * n;
+    return cs_s3a_resp_append(c, p, size * n) ? size * n : 0; /* 0: over the cap, stop */
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
     s3a_call *c = arg;
     size_t len = size * n;
+    if (len > 9 && strncmp(p, "HTTP/", 5) == 0) { /* a status line: the body's cap follows it */
+        const char *sp = memchr(p, ' ', len);
+        if (sp) c->status = strtol(sp + 1, NULL, 10);
+    }
     if (len > 5 && strncasecmp(p, "etag:", 5) == 0) {
         const char *v = p + 5;
         size_t k = len - 5;
@@ -155,6 +175,9 @@ int cs_s3a_prepare(s3a_fs *fs, CURL *h, s3a_call *c, const s3a_creds *creds,
         cs_s3a_buf_append(&url, c->query, strlen(c->query));
     }
     curl_easy_setopt(h, CURLOPT_URL, (char *)url.data);
+    /* the path is the key, byte for byte: libcurl would otherwise remove "." and ".." segments
+     * (RFC 3986) and ask for another key; its SigV4 signer signs the path as sent */
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
     cs_s3a_buf_free(&url);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -228,6 +251,7 @@ int cs_s3a_prepare(s3a_fs *fs, CURL *h, s3a_call *c, const s3a_creds *creds,
 void cs_s3a_call_reset(s3a_call *c)
 {
     cs_s3a_buf_free(&c->resp);
+    c->resp_over_cap = false;
     c->status = 0;
     c->etag[0] = 0;
     c->content_length = 0;
@@ -294,6 +318,18 @@ static void s3_error_of(const s3a_call *c, char **code, char **msg)
 int cs_s3a_fail(s3a_fs *fs, const s3a_call *c, int curl_code, const char *curl_msg, const char *uri,
                 cs_error *err)
 {
+    if (c->resp_over_cap && c->status >= 300)
+        return cs_error_set(err, CS_EPROTO,
+                            "%s: S3 %s at %s answered HTTP %ld with an error body over %u KiB; "
+                            "stopped reading it",
+                            uri, c->method, c->url ? c->url : fs->endpoint, c->status,
+                            (unsigned)(S3A_ERROR_BODY_MAX >> 10));
+    if (c->resp_over_cap)
+        return cs_error_set(err, CS_EPROTO,
+                            "%s: the answer of S3 %s at %s is over %u MiB (a listing page of "
+                            "1,000 keys is a few hundred KiB); stopped reading it",
+                            uri, c->method, c->url ? c->url : fs->endpoint,
+                            (unsigned)(S3A_XML_BODY_MAX >> 20));
     if (curl_code != CURLE_OK)
         return cs_error_set(err, CS_EIO, "cannot reach the S3 endpoint %s (%s) for %s: %s",
                             c->url ? c->url : fs->endpoint, c->url ? "STS" : fs->endpoint_from, uri,

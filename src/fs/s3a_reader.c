@@ -167,10 +167,8 @@ static size_t on_block_body(char *p, size_t size, size_t n, void *arg)
     s3a_reader *r = b->r;
     size_t len = size * n, k = 0;
     if (b->call.status == 0) curl_easy_getinfo(b->h, CURLINFO_RESPONSE_CODE, &b->call.status);
-    if (b->call.status != 206 && b->call.status != 200) { /* an error body */
-        cs_s3a_buf_append(&b->call.resp, p, len);
-        return len;
-    }
+    if (b->call.status != 206 && b->call.status != 200) /* an error body, capped */
+        return cs_s3a_resp_append(&b->call, p, len) ? len : 0;
     bool over = b->got + len > b->len;
     if (b->call.status == 200 && (b->start + b->from != 0 || (over && !b->cut))) {
         b->whole = true; /* a store that ignores ranges: its bytes start at 0, and run on */

@@ -6,10 +6,11 @@ closes), the first and every Jth after it are never answered (the connection sta
 silent until the client gives up), and with RANGE_AS_200 set to 1 every answer says 200 instead
 of 206 (as a store that ignores ranges, whose 200 means the whole object from byte 0). The rest
 are forwarded unchanged (the Host header too, so SigV4 signatures made for the proxy's address
-still verify). 0 turns a fault off.
+still verify). 0 turns a fault off. With LOG_REQUESTS set to 1 every request is also printed as
+received ("request=N METHOD PATH status=S": its path byte for byte, and the answer's status).
 
     fault_proxy.py PORT_FILE UPSTREAM_PORT SLOWDOWN_EVERY RESET_EVERY [CUT_EVERY [STALL_EVERY
-                   [RANGE_AS_200]]]
+                   [RANGE_AS_200 [LOG_REQUESTS]]]]
 
 Writes its port to PORT_FILE once listening; counts of what it did go to stdout, one line per
 fault. Runs until killed. Used by tests/s3/s3a_commit.sh and tests/s3/fs_s3a.sh.
@@ -25,6 +26,7 @@ port_file, upstream, slow_every, reset_every = sys.argv[1], int(sys.argv[2]), in
 cut_every = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 stall_every = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 range_as_200 = len(sys.argv) > 7 and sys.argv[7] == "1"
+log_requests = len(sys.argv) > 8 and sys.argv[8] == "1"
 lock = threading.Lock()
 count = 0
 ranged = 0
@@ -81,6 +83,8 @@ class Handler(BaseHTTPRequestHandler):
         conn.endheaders(body if body else None)
         resp = conn.getresponse()
         data = resp.read()
+        if log_requests:
+            print(f"request={n} {self.command} {self.path} status={resp.status}", flush=True)
         as_200 = range_as_200 and r and resp.status == 206
         if as_200:
             print(f"fault=range_as_200 request={n} {self.command} {self.path}", flush=True)
