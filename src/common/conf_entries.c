@@ -159,6 +159,7 @@ static const cs_conf_entry entries[] = {
      * options may also be set per bucket (spark.hadoop.fs.s3a.bucket.NAME.*), checked when the
      * bucket is first used */
     BOOL("spark.hadoop.mapreduce.output.fileoutputformat.compress"),
+    SIZE_POS("cspark.archives.maxUnpackedBytes", CS_BYTE), /* default 10g (shipped_files.c) */
     INT("spark.hadoop.fs.s3a.connection.maximum", 1, IMAX),
     BOOL("spark.hadoop.fs.s3a.connection.ssl.enabled"),
     BOOL("spark.hadoop.fs.s3a.path.style.access"),

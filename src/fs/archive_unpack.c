@@ -10,6 +10,12 @@
  * write outside its directory; on any failure the directory is removed, so nothing half-unpacked
  * stays. Called by shipped_files.c on the driver and the executors.
  *
+ * Size cap (cspark.archives.maxUnpackedBytes): a zip of 1 MB may unpack to gigabytes. The
+ * bytes an archive unpacks to (each file's extent, holes of sparse files included) are counted
+ * against the cap twice: up front from each entry's declared size where the archive states one,
+ * and as data is written, since a header may lie. Past the cap the unpacking fails naming the
+ * archive, the key and the limit, and the directory is removed.
+ *
  * Ownership: everything is freed before return; the caller owns the directory it named.
  */
 #define _GNU_SOURCE
@@ -27,6 +33,21 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "fs/shipped_files.h"
+
+/* The unpacking of one archive: where, and how many bytes it may still write. */
+typedef struct unpack_state {
+    const char *archive, *dir;
+    int64_t max_bytes; /* cspark.archives.maxUnpackedBytes */
+    int64_t used;      /* bytes of the files unpacked so far */
+} unpack_state;
+
+static int over_limit(const unpack_state *u, const char *rel, cs_error *err)
+{
+    return cs_error_set(err, CS_EINVAL,
+                        "%s: unpacks to more than %lld bytes at entry '%s' (the limit "
+                        "cspark.archives.maxUnpackedBytes sets; raise it to unpack this archive)",
+                        u->archive, (long long)u->max_bytes, rel);
+}
 
 /* The names --archives unpacks (Spark's Utils.unpack, and the compressed tars cspark reads). */
 bool cs_files_is_archive_name(const char *name)
@@ -63,12 +84,14 @@ static int archive_failed(struct archive *a, const char *archive, cs_error *err)
                         why && *why ? why : "not a zip or tar archive");
 }
 
-/* Writes the current entry's data to dir/rel. */
-static int write_file(struct archive *a, const char *archive, const char *dir, const char *rel,
-                      mode_t mode, int64_t size, cs_error *err)
+/* Writes the current entry's data to dir/rel, counting its extent against the cap as it goes. */
+static int write_file(struct archive *a, unpack_state *u, const char *rel, mode_t mode,
+                      int64_t size, cs_error *err)
 {
+    const char *archive = u->archive;
+    if (size > u->max_bytes - u->used) return over_limit(u, rel, err); /* declared size */
     char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path)
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", u->dir, rel) >= sizeof path)
         return cs_error_set(err, CS_EINVAL, "%s: entry '%s' has too long a path", archive, rel);
     char *slash = strrchr(path, '/');
     *slash = '\0';
@@ -78,6 +101,7 @@ static int write_file(struct archive *a, const char *archive, const char *dir, c
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode & 0777) | 0600);
     if (fd < 0) return cs_error_set(err, CS_EIO, "cannot create %s: %s", path, strerror(errno));
     int rc = 0;
+    int64_t extent = 0; /* the file's length so far: the end of its furthest piece */
     for (;;) {
         const void *buf;
         size_t len;
@@ -91,7 +115,14 @@ static int write_file(struct archive *a, const char *archive, const char *dir, c
                               archive, rel, why && *why ? why : "read error");
             break;
         }
-        /* sparse entries come in pieces at their offsets */
+        /* sparse entries come in pieces at their offsets; the bytes actually written count,
+         * whatever the header said */
+        if (off < 0 || (int64_t)len > u->max_bytes - u->used ||
+            off > u->max_bytes - u->used - (int64_t)len) {
+            rc = over_limit(u, rel, err);
+            break;
+        }
+        if ((int64_t)(off + len) > extent) extent = off + (int64_t)len;
         if (len > 0 && pwrite(fd, buf, len, (off_t)off) != (ssize_t)len) {
             rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", path, strerror(errno));
             break;
@@ -102,11 +133,13 @@ static int write_file(struct archive *a, const char *archive, const char *dir, c
         rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", path, strerror(errno));
     if (close(fd) < 0 && rc == 0)
         rc = cs_error_set(err, CS_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (rc == 0) u->used += size > extent ? size : extent;
     return rc;
 }
 
-static int unpack_entries(struct archive *a, const char *archive, const char *dir, cs_error *err)
+static int unpack_entries(struct archive *a, unpack_state *u, cs_error *err)
 {
+    const char *archive = u->archive, *dir = u->dir;
     struct archive_entry *entry;
     for (;;) {
         int r = archive_read_next_header(a, &entry);
@@ -129,7 +162,7 @@ static int unpack_entries(struct archive *a, const char *archive, const char *di
         mode_t type = archive_entry_filetype(entry);
         int rc = 0;
         if (type == AE_IFREG && !archive_entry_hardlink(entry)) {
-            rc = write_file(a, archive, dir, p, archive_entry_perm(entry),
+            rc = write_file(a, u, p, archive_entry_perm(entry),
                             archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0, err);
         } else if (type == AE_IFDIR) {
             char path[4096];
@@ -148,7 +181,7 @@ static int unpack_entries(struct archive *a, const char *archive, const char *di
     }
 }
 
-int cs_files_unpack(const char *archive, const char *dir, cs_error *err)
+int cs_files_unpack(const char *archive, const char *dir, int64_t max_bytes, cs_error *err)
 {
     struct archive *a = archive_read_new();
     if (!a) return cs_error_set(err, CS_ENOMEM, "%s: cannot unpack: out of memory", archive);
@@ -164,7 +197,8 @@ int cs_files_unpack(const char *archive, const char *dir, cs_error *err)
     } else if (cs_make_dirs(dir) < 0) {
         rc = cs_error_set(err, CS_EIO, "cannot create %s: %s", dir, strerror(errno));
     } else {
-        rc = unpack_entries(a, archive, dir, err);
+        unpack_state u = {archive, dir, max_bytes, 0};
+        rc = unpack_entries(a, &u, err);
     }
     archive_read_free(a);
     if (rc < 0) cs_remove_tree(dir); /* nothing half-unpacked stays */

@@ -158,8 +158,8 @@ int cs_files_fetch_one(const char *uri, const char *dest, cs_error *err)
 }
 
 /* One entry of a list into dir. */
-static int fetch_entry(const char *key, const char *entry, bool archive, const char *dir,
-                       cs_error *err)
+static int fetch_entry(const char *key, const char *entry, bool archive, int64_t max_unpacked,
+                       const char *dir, cs_error *err)
 {
     char nbuf[1024];
     const char *name = cs_files_entry_name(entry, nbuf, sizeof nbuf);
@@ -204,7 +204,7 @@ static int fetch_entry(const char *key, const char *entry, bool archive, const c
             rc = cs_files_fetch_one(src, fetched, err);
             local = fetched;
         }
-        if (rc == 0) rc = cs_files_unpack(local, path, err);
+        if (rc == 0) rc = cs_files_unpack(local, path, max_unpacked, err);
         unlink(fetched);
     } else {
         snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -240,13 +240,14 @@ static int each_entry(const char *list, int (*fn)(const char *entry, void *arg),
 typedef struct fetch_ctx {
     const char *key, *dir;
     bool archive;
+    int64_t max_unpacked; /* cspark.archives.maxUnpackedBytes */
     cs_error *err;
 } fetch_ctx;
 
 static int fetch_cb(const char *entry, void *arg)
 {
     fetch_ctx *c = arg;
-    return fetch_entry(c->key, entry, c->archive, c->dir, c->err);
+    return fetch_entry(c->key, entry, c->archive, c->max_unpacked, c->dir, c->err);
 }
 
 int cs_files_fetch_all(const cs_conf *conf, const char *dir, cs_error *err)
@@ -254,6 +255,10 @@ int cs_files_fetch_all(const cs_conf *conf, const char *dir, cs_error *err)
     const char *files = cs_conf_get(conf, "spark.files");
     const char *archives = cs_conf_get(conf, "spark.archives");
     if ((!files || !*files) && (!archives || !*archives)) return 0;
+    int64_t max_unpacked;
+    if (cs_conf_get_size(conf, "cspark.archives.maxUnpackedBytes", "10g", CS_BYTE, &max_unpacked,
+                         err) < 0)
+        return err->code;
     cs_sbuf lb = CS_SBUF_INIT;
     cs_sbuf_printf(&lb, "%s\n%s", files ? files : "", archives ? archives : "");
     char *lists = cs_sbuf_detach(&lb, NULL);
@@ -270,9 +275,9 @@ int cs_files_fetch_all(const cs_conf *conf, const char *dir, cs_error *err)
         return cs_error_set(err, CS_EIO, "cannot create the files directory %s: %s", dir,
                             strerror(errno));
     }
-    fetch_ctx f = {"spark.files", dir, false, err};
+    fetch_ctx f = {"spark.files", dir, false, max_unpacked, err};
     int rc = each_entry(files, fetch_cb, &f);
-    fetch_ctx a = {"spark.archives", dir, true, err};
+    fetch_ctx a = {"spark.archives", dir, true, max_unpacked, err};
     if (rc == 0) rc = each_entry(archives, fetch_cb, &a);
     if (rc < 0) {
         cs_files_clear();

@@ -33,8 +33,9 @@
 #include "common/err.h"
 
 /* Fetches every entry of spark.files and spark.archives into dir (created if missing) and
- * registers their names; a second call with the same lists does nothing. Errors name the key,
- * the entry and what went wrong. */
+ * registers their names; a second call with the same lists does nothing. Each archive unpacks
+ * to at most cspark.archives.maxUnpackedBytes (default 10g). Errors name the key, the entry and
+ * what went wrong. */
 int cs_files_fetch_all(const cs_conf *conf, const char *dir, cs_error *err);
 
 /* Fetches one URI into the local file dest (a temporary name, renamed when complete). */
@@ -102,7 +103,8 @@ bool cs_files_has_local(const char *list);
 bool cs_files_is_archive_name(const char *name);
 
 /* Unpacks the zip or tar archive (plain or compressed) at local path `archive` into dir
- * (archive_unpack.c); on failure dir is removed. */
-int cs_files_unpack(const char *archive, const char *dir, cs_error *err);
+ * (archive_unpack.c), writing at most max_bytes (cspark.archives.maxUnpackedBytes) in all; on
+ * failure, a cap passed included, dir is removed. */
+int cs_files_unpack(const char *archive, const char *dir, int64_t max_bytes, cs_error *err);
 
 #endif

@@ -11,14 +11,23 @@
  * place. At stop, workers still running an abandoned task are left to the process's exit: the
  * backend is not freed (they use it) and the driver ends with _exit after its cleanup
  * (src/api/app.c).
+ *
+ * Memory: the tasks run in the driver, so the driver process gets the data limit an executor of
+ * the same memory gets from local-cluster (common/memtune.h): spark.executor.memory when set,
+ * else spark.driver.memory, plus Spark's overhead; a task allocating beyond it gets NULL from
+ * malloc and fails naming the limit, rather than the host's OOM killer ending the driver. It is
+ * logged as event=memory_limit; not set in sanitizer builds, or when the process already maps
+ * nearly that much or runs under a lower limit (logged with the reason).
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cluster/local/local_backend.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/memtune.h"
 #include "common/shutdown.h"
 #include "exec/task_context.h"
 #include "sched/locality.h"
@@ -270,6 +279,31 @@ static int local_parallelism(const cs_conf *conf, const cs_master *m, int *out, 
     return 0;
 }
 
+/* Limits the driver's data to what an executor of its memory gets (see the file's header). */
+static void limit_driver_memory(const cluster_env *env)
+{
+    const char *key = cs_conf_contains(env->conf, "spark.executor.memory") ? "spark.executor.memory"
+                                                                           : "spark.driver.memory";
+    int threads = env->master->threads > 0 ? env->master->threads : 1;
+    int64_t limit = cs_memtune_data_limit(env->local_memory >> 20, threads);
+    const char *why = NULL;
+    int rc = cs_memtune_limit_self(limit, &why);
+    if (rc < 0) why = "setrlimit failed";
+    if (rc != 0) {
+        CS_INFO("local", "executor=driver event=memory_limit_not_set memory_mb=%lld reason=%s",
+                (long long)(env->local_memory >> 20), cs_log_quote(why));
+        return;
+    }
+    char note[256];
+    snprintf(note, sizeof note,
+             "the driver, which runs the tasks in local mode, is limited to %lld MiB of memory: "
+             "%s %lld MiB plus overhead",
+             (long long)(limit >> 20), key, (long long)(env->local_memory >> 20));
+    cs_memory_limit_note_set(note);
+    CS_INFO("local", "executor=driver event=memory_limit data_limit_mb=%lld key=%s",
+            (long long)(limit >> 20), key);
+}
+
 /* The executor is the driver: tasks read shuffle blocks from its own local directory and keep
  * cached partitions in its block manager (owned by the backend from here). */
 static sched_backend *local_create(const cluster_env *env, cs_error *err)
@@ -282,6 +316,7 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
     if (cs_block_manager_options_read(env->conf, &bo, err) < 0 ||
         cs_map_status_opts_read(env->conf, &so, err) < 0)
         return NULL;
+    limit_driver_memory(env);
     exec_env xenv = {.executor_id = "driver",
                      .host = "localhost",
                      .local_dir = env->local_dir,

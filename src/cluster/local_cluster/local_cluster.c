@@ -40,36 +40,12 @@
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/memtune.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
 #define LC_SLOTS_PER_CPU 16    /* task slots (executors x cores) per online CPU, at most */
-
-/* AddressSanitizer reserves terabytes of shadow memory, which a data limit refuses: the executor
- * memory limit is not enforced in sanitizer builds. */
-#if defined(__SANITIZE_ADDRESS__)
-#define LC_ENFORCE_MEMORY 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define LC_ENFORCE_MEMORY 0
-#endif
-#endif
-#ifndef LC_ENFORCE_MEMORY
-#define LC_ENFORCE_MEMORY 1
-#endif
-
-/* The data limit (RLIMIT_DATA) of an executor of `memory_mb` MiB and `cores` task threads, in
- * bytes: the memory a pod of that executor would get (spark.executor.memory plus Spark's
- * overhead, max(384 MiB, 10%)), plus room for what a process reserves without using it (a thread
- * stack and a malloc arena per thread, the libraries' data). A task that allocates beyond it
- * gets NULL from malloc, as it would be OOM-killed in its pod. */
-static rlim_t executor_data_limit(int memory_mb, int cores)
-{
-    int64_t overhead = memory_mb / 10 > 384 ? memory_mb / 10 : 384;
-    int64_t mb = memory_mb + overhead + 256 + 16 * (int64_t)cores;
-    return (rlim_t)mb << 20;
-}
 
 extern char **environ;
 
@@ -239,7 +215,7 @@ static int spawn(local_cluster *lc, cs_error *err)
     envp[k++] = mem;
     envp[k] = NULL;
 
-    rlim_t data_limit = executor_data_limit(lc->memory_mb, lc->cores);
+    rlim_t data_limit = (rlim_t)cs_memtune_data_limit(lc->memory_mb, lc->cores);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
@@ -251,7 +227,7 @@ static int spawn(local_cluster *lc, cs_error *err)
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
         if (dup2(logs[0], STDOUT_FILENO) < 0 || dup2(pipefd[1], STDERR_FILENO) < 0) _exit(125);
-        if (LC_ENFORCE_MEMORY) {
+        if (cs_memtune_can_limit_data()) {
             struct rlimit rl = {data_limit, data_limit};
             if (setrlimit(RLIMIT_DATA, &rl) < 0) _exit(125);
         }
