@@ -647,24 +647,38 @@ static const shuffle_input *find_input(const task_desc *t, int shuffle_id)
     return NULL;
 }
 
-/* Spark's shuffle read metrics for the blocks this reader will read: their bytes as stored (the
- * sizes the map tasks wrote, so a stage reads what its parents' Shuffle Bytes Written add up to)
- * and counts, split by where they come from: this executor's own outputs are local, the others'
- * remote (every block is local where no fetcher is set: local mode). Empty blocks are not read. */
+/* Spark's shuffle read metrics for the blocks this reader will read: their counts, split by
+ * where they come from: this executor's own outputs are local, the others' remote (every block
+ * is local where no fetcher is set: local mode). Empty blocks (exact in every status) are not
+ * read. Their bytes are counted as read, by count_shuffle_bytes. */
+static bool remote_block(cspark_task_context *tc, const cs_map_status *st)
+{
+    return tc->env->fetcher && strcmp(st->executor_id, tc->env->executor_id) != 0;
+}
+
 static void count_shuffle_blocks(cspark_task_context *tc, const shuffle_input *in, int reduce_id)
 {
     cs_task_metrics *m = &tc->result->metrics;
     for (int i = 0; i < in->num_maps; i++) {
         const cs_map_status *st = in->maps[i];
-        uint64_t size = cs_map_status_size(st, reduce_id);
-        if (size == 0) continue;
-        m->shuffle_bytes_read += (int64_t)size;
-        if (tc->env->fetcher && strcmp(st->executor_id, tc->env->executor_id) != 0) {
-            m->shuffle_remote_bytes_read += (int64_t)size;
+        if (cs_map_status_block_empty(st, reduce_id)) continue;
+        if (remote_block(tc, st))
             m->shuffle_remote_blocks_fetched++;
-        } else {
+        else
             m->shuffle_local_blocks_fetched++;
-        }
+    }
+}
+
+/* The bytes reader r read, as stored (so a stage reads what its parents' Shuffle Bytes Written
+ * add up to): called once, before r is freed. */
+static void count_shuffle_bytes(cspark_task_context *tc, const shuffle_input *in,
+                                const shuffle_reader *r)
+{
+    cs_task_metrics *m = &tc->result->metrics;
+    for (int i = 0; in && r && i < in->num_maps; i++) {
+        uint64_t n = cs_shuffle_reader_map_bytes(r, i);
+        m->shuffle_bytes_read += (int64_t)n;
+        if (n && remote_block(tc, in->maps[i])) m->shuffle_remote_bytes_read += (int64_t)n;
     }
 }
 
@@ -728,6 +742,7 @@ static int drain_shuffle(shuffled_iter *s, const shuffle_dep *dep, bool sort, cs
         cs_task_context_enter(s->tc, NULL);
         if (rc < 0) break;
     }
+    count_shuffle_bytes(s->tc, find_input(s->tc->task, dep->shuffle_id), r);
     cs_shuffle_reader_free(r);
     if (pf) cs_block_prefetch_free(pf);
     return rc < 0 ? rc : 0;
@@ -865,6 +880,8 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
 static void shuffled_free(part_iter *it)
 {
     shuffled_iter *s = (shuffled_iter *)it;
+    if (s->plain)
+        count_shuffle_bytes(s->tc, find_input(s->tc->task, s->rdd->deps[0]->shuffle_id), s->plain);
     cs_shuffle_reader_free(s->plain);
     if (s->plain_prefetch) cs_block_prefetch_free(s->plain_prefetch);
     if (s->aggr) cs_ext_agg_free(s->aggr);

@@ -205,7 +205,9 @@ struct shuffle_reader {
     int seg_fd;
     void *stream; /* src.open_stream's handle */
     recio_reader *rd;
-    cs_batch view; /* next_view's batch: recs owned, data borrowed from rd */
+    cs_batch view;       /* next_view's batch: recs owned, data borrowed from rd */
+    int cur_index;       /* index in maps[] of the segment being decoded, -1 none */
+    uint64_t *map_bytes; /* per index: bytes of its segment read (segments done or dropped) */
 };
 
 shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_maps, int reduce_id,
@@ -221,12 +223,16 @@ shuffle_reader *cs_shuffle_reader_new(const cs_map_status *const *maps, int num_
     r->reduce_id = reduce_id;
     r->src = *src;
     r->cur_map = -1;
+    r->cur_index = -1;
     r->seg_fd = -1;
+    r->map_bytes = cs_xcalloc((size_t)num_maps + 1, sizeof *r->map_bytes);
     return r;
 }
 
 static void drop_segment(shuffle_reader *r)
 {
+    if (r->rd && r->cur_index >= 0) r->map_bytes[r->cur_index] += cs_recio_reader_offset(r->rd);
+    r->cur_index = -1;
     cs_recio_reader_free(r->rd);
     r->rd = NULL;
     free(r->seg);
@@ -255,6 +261,7 @@ static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
         break;
     }
     if (r->next_map >= r->num_maps) return 0;
+    int index = r->next_map;
     const cs_map_status *st = r->maps[r->next_map++];
     int rc = CS_EUNSUPPORTED;
     if (r->src.open_range) {
@@ -298,6 +305,7 @@ static int next_segment(shuffle_reader *r, int *failed_map_id, cs_error *err)
         return rc;
     }
     r->cur_map = st->map_id;
+    r->cur_index = index;
     return 1;
 }
 
@@ -350,10 +358,19 @@ int cs_shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *fa
     }
 }
 
+uint64_t cs_shuffle_reader_map_bytes(const shuffle_reader *r, int map_index)
+{
+    if (!r || map_index < 0 || map_index >= r->num_maps) return 0;
+    uint64_t n = r->map_bytes[map_index];
+    if (map_index == r->cur_index && r->rd) n += cs_recio_reader_offset(r->rd);
+    return n;
+}
+
 void cs_shuffle_reader_free(shuffle_reader *r)
 {
     if (!r) return;
     drop_segment(r);
+    free(r->map_bytes);
     r->view.data = NULL; /* borrowed */
     cs_batch_free(&r->view);
     free(r);

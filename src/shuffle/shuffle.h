@@ -185,6 +185,10 @@ int cs_shuffle_reader_next(shuffle_reader *r, cs_batch *out, int *failed_map_id,
  * may be appended to it. 1 = records, 0 = end, <0 as cs_shuffle_reader_next. */
 int cs_shuffle_reader_next_view(shuffle_reader *r, const cs_batch **out, int *failed_map_id,
                                 cs_error *err);
+/* The bytes read so far from the segment of maps[map_index], as stored (a whole segment read
+ * counts its length): Spark's shuffle read bytes, which the statuses' sizes (approximate above
+ * one byte) cannot give. */
+uint64_t cs_shuffle_reader_map_bytes(const shuffle_reader *r, int map_index);
 void cs_shuffle_reader_free(shuffle_reader *r);
 
 #endif /* CSPARK_SHUFFLE_SHUFFLE_H */
