@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # dag_shapes.sh — executor loss at random points of several DAG shapes (issue 20 item 3): chains,
 # joins of joins, unions, cached parents and an iterative join loop (tests/jobs/dagshapes.c), run
-# in local-cluster[2,2,1024]. In each trial the test picks a stage and a partition at random; the
-# task that runs there pauses (it writes a file and waits for one), and a random executor is
+# in local-cluster[2,2,1024]. In each trial the test picks at random a task (stage, partition) where
+# a function of the job runs (recorded by a fault-free run); that task pauses (it writes a file and waits for one), and a random executor is
 # SIGKILLed while it waits, so every kill lands mid-job at a point of the DAG the seed chose —
 # through files, not timing. Every trial must end within its bound with the fault-free local[2]
 # answer, byte for byte: tasks re-run, lost map outputs computed again (those of finished stages
@@ -22,25 +22,29 @@ N=200000
 LC='local-cluster[2,2,1024]'
 OPTS=(--conf spark.shuffle.io.retryWait=50ms --conf spark.shuffle.io.maxRetries=1)
 SHAPES=(chain join_of_joins unions cached iterative)
-declare -A REF STAGES
+declare -A REF POINTS
 
 for shape in "${SHAPES[@]}"; do
     submit_ok 'local[2]' --class "$shape" "$JOBS" $N
     REF[$shape]=$(cat "$T/stdout")
     case ${REF[$shape]} in "shape=$shape records="*) ;; *) fail "$shape: reference printed '${REF[$shape]}'" ;; esac
-    # the stage ids of a fault-free run on the cluster: the trials pause in one of them
-    submit_ok "$LC" "${OPTS[@]}" --class "$shape" "$JOBS" $N
+    # the tasks of a fault-free run on the cluster where a function of the job runs: the trials
+    # pause in one of them
+    mkdir -p "$T/ran-$shape"
+    submit_ok "$LC" "${OPTS[@]}" --class "$shape" "$JOBS" $N "$T/ran-$shape" -2 0
     assert_eq "$(cat "$T/stdout")" "${REF[$shape]}" "$shape: fault-free local-cluster result"
-    STAGES[$shape]=$(grep -o ' stage=[0-9]* attempt=0 .*event=submitted' "$T/stderr" | awk -F'[= ]' '{print $3}' | sort -n | tail -1)
-    [ -n "${STAGES[$shape]}" ] || fail "$shape: no stage in the driver's log"
-    log "$shape: ${REF[$shape]}, stages 0-${STAGES[$shape]}"
+    POINTS[$shape]=$(cd "$T/ran-$shape" && ls | sed 's/^ran-//' | sort -t- -k1,1n -k2,2n | tr '\n' ' ')
+    [ -n "${POINTS[$shape]}" ] || fail "$shape: no task ran a function of the job"
+    log "$shape: ${REF[$shape]}, functions run in (stage-partition) ${POINTS[$shape]}"
 done
 
 hits=0
 for run in $(seq 1 "$RUNS"); do
     shape=${SHAPES[$((run % ${#SHAPES[@]}))]}
-    stage=$((RANDOM % (STAGES[$shape] + 1)))
-    part=$((RANDOM % 4))
+    read -r -a points <<<"${POINTS[$shape]}"
+    point=${points[$((RANDOM % ${#points[@]}))]}
+    stage=${point%-*}
+    part=${point#*-}
     gate=$T/gate-$run
     mkdir -p "$gate"
     out=$T/run-$run
@@ -74,7 +78,7 @@ for run in $(seq 1 "$RUNS"); do
     log "$what: victim $victim, losses $(grep -c 'scheduler event=executor_lost' "$out.err")"
     rm -rf "$out.out" "$out.err" "$gate"
 done
-# most chosen tasks run a function of the job (the seed decides which): the kills must mostly
-# happen, or the trials prove little
-[ $hits -ge $((RUNS / 2)) ] || fail "only $hits of $RUNS runs lost an executor mid-job"
+# every chosen task runs a function of the job, so each trial pauses and kills (a task whose
+# stage was skipped, its outputs already there, cannot): the kills must mostly happen
+[ $hits -ge $((RUNS * 3 / 4)) ] || fail "only $hits of $RUNS runs lost an executor mid-job"
 echo "PASS: $TEST_NAME ($RUNS runs over ${#SHAPES[@]} shapes, $hits with an executor killed mid-job, all exact)"

@@ -18,7 +18,9 @@
  * (its first attempt) pauses in whichever of the functions below runs there: it writes
  * DIR/paused (holding its pid) and waits until DIR/go exists, so a test kills an executor at a
  * point of the DAG it chose, with the job in flight, by files and not by timing. When no
- * function runs in that task the job simply finishes.
+ * function runs in that task the job simply finishes. With S = -2 (P ignored) the job instead
+ * writes DIR/ran-S-P for every task where one of its functions runs: the points a test may
+ * choose.
  */
 #include <cspark.h>
 
@@ -46,10 +48,28 @@ static void wait_for(const char *dir, const char *name)
         nanosleep(&ts, NULL);
 }
 
+/* Record mode (stage -2): DIR/ran-S-P for each stage S and partition P where a function runs,
+ * so that a test pauses only where one does. Once per process and pair. */
+static void record_ran(const pause_at *p, cspark_task_context *tc)
+{
+    static unsigned char seen[4096][64];
+    int st = cspark_stage_id(tc), part = cspark_partition_id(tc);
+    if (st < 0 || st >= 4096 || part < 0 || part >= 64 || seen[st][part]) return;
+    seen[st][part] = 1;
+    char path[3100];
+    snprintf(path, sizeof path, "%s/ran-%d-%d", p->dir, st, part);
+    FILE *f = fopen(path, "w");
+    if (f) fclose(f);
+}
+
 static void maybe_pause(cspark_task_context *tc)
 {
     size_t len;
     const pause_at *p = cspark_closure(tc, &len);
+    if (len == sizeof *p && p->stage == -2) {
+        record_ran(p, tc);
+        return;
+    }
     if (len != sizeof *p || p->stage != cspark_stage_id(tc) ||
         p->partition != cspark_partition_id(tc) || cspark_attempt_number(tc) != 0)
         return;
