@@ -102,7 +102,7 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     char fault[120];
     const char *bad = registration_fault(re, fault, sizeof fault);
     char refusal[160] = "";
-    bool admitted = bad || !b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id);
+    bool admitted = !bad && (!b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id));
     pthread_mutex_lock(&b->lock);
     if (bad) {
         snprintf(refusal, sizeof refusal, "invalid registration: %s", bad);

@@ -17,7 +17,6 @@
 
 #include "common/clock.h"
 #include "common/shutdown.h"
-#include "common/strutil.h"
 
 #define EXEC_OUTPUT_MAX (1 << 20)
 
@@ -213,11 +212,7 @@ int cs_kube_exec_run(const json_t *exec, const char *dir, int64_t timeout_ms, ku
     free(info);
     free(argv);
     free(envp);
-    if (rc != CS_OK) {
-        char why[sizeof err->msg];
-        cs_str_copy(why, sizeof why, err->msg);
-        cs_error_set(err, rc, "exec plugin %s: %s", cmd, why);
-    }
+    if (rc != CS_OK) cs_error_prefix(err, "exec plugin %s", cmd);
     if (rc == CS_OK && status != 0) {
         size_t l = strlen(stderr_text);
         while (l && (stderr_text[l - 1] == '\n' || stderr_text[l - 1] == '\r'))
