@@ -4,6 +4,18 @@
  * admitted or refused, lookups by id and by connection, heartbeats, expiry of executors silent for
  * longer than spark.network.timeout, telling executors which peers are lost (RemoveExecutor), and
  * the waits for registrations and disconnections.
+ *
+ * An executor's states (exec_info, coarse_backend_internal.h; coarse_decommission.c moves it
+ * between the middle ones). Only ACTIVE is offered tasks; LOST is final, and the scheduler hears
+ * of it (executor_lost: its running tasks and map outputs are gone) unless the exit was expected:
+ *
+ *   RegisterExecutor --refused--> (closed, never listed)
+ *   RegisterExecutor --admitted--> ACTIVE                        alive
+ *   ACTIVE --dynamic allocation / task reaper: StopExecutor--> REMOVING          removing
+ *   ACTIVE --driver or executor asks: DecommissionExecutor--> DECOMMISSIONING    decommissioning
+ *   DECOMMISSIONING --tasks done, map outputs migrated--> DRAINED               stop_when_unread
+ *   DRAINED --no running stage reads from it: StopExecutor--> REMOVING
+ *   any --connection closed, silent past spark.network.timeout, pod gone--> LOST   !alive
  */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -8,6 +8,21 @@
  *
  * Threads: cs_rpc_conn_ref/unref, the accessors and cs_rpc_conn_close are thread-safe; the
  * rest runs on the loop thread.
+ *
+ * States (enum conn_state, rpc_internal.h); every state may go to C_CLOSING on an error, a
+ * peer's close or cs_rpc_conn_close, and C_CLOSING is final (on_close runs once the handle is
+ * closed and the last reference is dropped):
+ *
+ *   client:  C_NEW --connect job runs--> C_CONNECTING --TCP connected--+--no secret-->  C_OPEN
+ *                                                                      +--secret--> C_AUTH
+ *   server:  (accepted) C_OPEN --secret--> C_AUTH            (no secret: stays C_OPEN)
+ *
+ *   C_AUTH --handshake proves the secret (handshake.c)--> C_OPEN
+ *   C_AUTH --bad proof, timeout, oversize frame--> C_DRAIN --AuthResult flushed--> C_CLOSING
+ *   C_OPEN  --cs_rpc_conn_close / read error / EOF--> C_CLOSING
+ *
+ * Input is read in C_AUTH and C_OPEN only; output is written in every state but C_NEW,
+ * C_CONNECTING and C_CLOSING.
  */
 #include <errno.h>
 #include <stdio.h>
