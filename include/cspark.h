@@ -808,15 +808,6 @@ CSPARK_EXTERN int cspark_set_job_group(cspark_context *sc, const char *group_id,
 CSPARK_EXTERN int cspark_clear_job_group(cspark_context *sc);
 CSPARK_EXTERN int cspark_cancel_job_group(cspark_context *sc, const char *group_id);
 
-/* ---- programs ---------------------------------------------------------------------------- */
-
-/* The main functions of cspark's own programs, `cspark-submit`, `cspark-executor` and
- * `cspark-history` (the history server), which are thin executables over libcspark (so the
- * engine and a job's .so share one copy of the library). A job never calls these. */
-CSPARK_EXTERN int cspark_submit_main(int argc, char **argv);
-CSPARK_EXTERN int cspark_executor_main(int argc, char **argv);
-CSPARK_EXTERN int cspark_history_main(int argc, char **argv);
-
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,7 @@
  * built when a page or REST call asks for the application, kept for the next requests, rebuilt
  * when the log has grown, and at most spark.history.retainedApplications (50) stores are kept
  * (the least recently used goes). cs_history_provider_scan runs at start and every
- * spark.history.fs.update.interval on the server's own thread (history_main.c).
+ * spark.history.fs.update.interval on the server's own thread (programs/history_main.c).
  *
  * Threads: every function is thread-safe (one mutex; a store is built outside it). Ownership:
  * the provider owns its stores; a store given by acquire stays valid until released, even if

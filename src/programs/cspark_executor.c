@@ -3,7 +3,7 @@
  * cspark_executor_main (src/executor/executor_main.c), so that the engine and the job's .so,
  * which links libcspark, share one copy of the engine in the executor process.
  */
-#include "cspark.h"
+#include "program_mains.h"
 
 int main(int argc, char **argv)
 {

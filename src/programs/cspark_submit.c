@@ -3,7 +3,7 @@
  * cspark_submit_main (src/submit/submit_main.c), so that the driver a job's .so links against
  * and the driver that loads it are one copy of the engine.
  */
-#include "cspark.h"
+#include "program_mains.h"
 
 int main(int argc, char **argv)
 {

@@ -4,7 +4,7 @@
  * `--opt=value` forms until the first argument that is not an option, which is the primary
  * resource (the application .so); everything after it belongs to the application. Spark options
  * that make no sense without a JVM (--jars, --packages, ...) are refused by name rather than
- * reported as unknown. Called by submit_main.c.
+ * reported as unknown. Called by programs/submit_main.c.
  */
 #include "submit/submit_args.h"
 

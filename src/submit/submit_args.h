@@ -5,7 +5,8 @@
  * cs_submit_build_conf applies Spark's precedence (explicit options > --conf > --properties-file,
  * or $SPARK_CONF_DIR/spark-defaults.conf when no properties file is given) and defaults;
  * cs_submit_validate checks the master URL, the deploy mode and every typed key cspark reads, so a
- * malformed value fails before anything starts. Called only by submit_main.c (and unit tests).
+ * malformed value fails before anything starts. Called only by programs/submit_main.c (and unit
+ * tests).
  *
  * Ownership: strings in submit_args are borrowed from argv (which outlives them); the `confs`
  * array is owned and released by cs_submit_args_free. The cs_conf from cs_submit_build_conf is

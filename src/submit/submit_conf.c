@@ -7,7 +7,7 @@
  * neither "spark." nor "cspark." are dropped with a warning, as Spark does. Then defaults (master
  * local[*], deploy mode client, app name from the file name) and early validation of every typed
  * key cspark reads, so a malformed value is reported with its key before anything starts. Called by
- * submit_main.c; tests call these functions directly.
+ * programs/submit_main.c; tests call these functions directly.
  */
 #include "submit/submit_args.h"
 

@@ -2,7 +2,7 @@
  * submit_k8s.h — cluster-mode submission to Kubernetes (Spark's KubernetesClientApplication):
  * builds the driver's Secret, ConfigMap, pod and headless Service, creates them (or prints them
  * with cspark.kubernetes.dryRun=true), and follows the driver pod until it ends. Called by
- * submit_main.c for k8s:// masters with --deploy-mode cluster. Also --kill and --status
+ * programs/submit_main.c for k8s:// masters with --deploy-mode cluster. Also --kill and --status
  * (submit_k8s_kill.c).
  */
 #ifndef CSPARK_SUBMIT_SUBMIT_K8S_H

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cspark.h"
+#include "programs/program_mains.h"
 #include "common/app_file.h"
 #include "common/conf.h"
 #include "common/fsutil.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cspark.h"
+#include "programs/program_mains.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/log.h"

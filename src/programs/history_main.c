@@ -26,7 +26,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/sigpipe.h"
-#include "cspark.h"
+#include "programs/program_mains.h"
 #include "history/history_provider.h"
 #include "ui/ui_server.h"
 
