@@ -20,7 +20,7 @@
 #       cspark-submit's start to the driver's first `stage=... event=submitted` line (kubectl logs); median.
 #   (d) the same as (a) against the real control plane (scripts/k8s-run: kube-apiserver, scheduler,
 #       controller manager; K8S_BENCH_FAKE_NODES (4) fake nodes of the node agent): first executor pod
-#       created -> last Running from a pod watch (tests/kubesim/lib/pod_history.py), API requests per
+#       created -> last Running from a pod watch (tests/k8s/lib/pod_history.py), API requests per
 #       executor from kube-apiserver's /metrics — the driver's own: writes and GETs on pods,
 #       ConfigMaps, Secrets and Services without a subresource (the scheduler's bindings and the
 #       nodes' status patches are subresources; LISTs reported apart) — and kube-apiserver's CPU
@@ -118,7 +118,7 @@ SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
 APID=
 for p in \$(pgrep -x kube-apiserver); do [ "\$(readlink /proc/\$p/ns/net)" = "\$(readlink /proc/self/ns/net)" ] && APID=\$p; done
 cpu() { awk '{ print \$14 + \$15 }' /proc/\$APID/stat; }
-/usr/bin/python3 "$SRC/tests/kubesim/lib/pod_history.py" record "$T/d.jsonl" & REC=\$!
+/usr/bin/python3 "$SRC/tests/k8s/lib/pod_history.py" record "$T/d.jsonl" & REC=\$!
 sleep 1
 kubectl get --raw /metrics >"$T/d.m0"
 cpu >"$T/d.cpu0"
@@ -138,7 +138,7 @@ kubectl get --raw /metrics >"$T/d.m1"
 cpu >"$T/d.cpu1"
 getconf CLK_TCK >"$T/d.hz"
 sleep 1
-/usr/bin/python3 "$SRC/tests/kubesim/lib/pod_history.py" render "$T/d.jsonl" >"$T/d.hist"
+/usr/bin/python3 "$SRC/tests/k8s/lib/pod_history.py" render "$T/d.jsonl" >"$T/d.hist"
 kill \$REC
 kill -TERM \$DPID 2>/dev/null
 for _ in \$(seq 100); do kill -0 \$DPID 2>/dev/null || break; sleep 0.2; done

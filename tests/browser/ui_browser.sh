@@ -12,7 +12,7 @@
 #     rest_check.py compares its answers with the live UI's.
 # Screenshots: BUILD/tests/browser-screenshots/. Needs Debian's chromium and tests/browser's
 # node_modules (scripts/install-deps.sh installs both); without them it says SKIP and exits 77.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 HERE=$SRC/tests/browser
 JOBS=$BUILD/tests/jobs/uijobs.so

@@ -2,7 +2,7 @@
 # auth.sh — spark.authenticate in local-cluster: executors without the secret, or with a wrong
 # one, are refused and the refusal is logged; the secret never appears in logs, in `ps` output,
 # in the executors' command lines or in the event log.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so

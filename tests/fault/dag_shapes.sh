@@ -8,7 +8,7 @@
 # answer, byte for byte: tasks re-run, lost map outputs computed again (those of finished stages
 # too), never a hang, never a wrong result. FAULT_RUNS trials in all (default 100, spread over
 # the shapes; 20 in the sanitizer build), seeded by FAULT_SEED so that a failure can be replayed.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/dagshapes.so

@@ -7,7 +7,7 @@
 # the time the driver itself did not run is not counted against the executors (event=driver_stalled:
 # under a loaded machine's ASan run, a heartbeat sent during the pause was once still not readable
 # when the resumed driver checked).
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 start_slow_job 1000 --conf spark.network.timeout=2s --conf spark.executor.heartbeatInterval=200ms

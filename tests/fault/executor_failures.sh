@@ -2,7 +2,7 @@
 # executor_failures.sh — a user function that crashes its executor fails only that task
 # attempt (the executor is replaced, the retry succeeds); a function that always crashes
 # exhausts spark.executor.maxNumFailures and the job fails with that reason, without hanging.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so

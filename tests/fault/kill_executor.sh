@@ -3,7 +3,7 @@
 # local-cluster[2,1,1024], 10 seeded runs each: every run's output is identical to a fault-free
 # local[2] run. Most kills land mid-job (asserted), so the recovery paths really run: lost
 # tasks re-run elsewhere, lost map outputs recomputed after fetch failures, executors replaced.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 need "$BIN/cspark-executor"

@@ -7,7 +7,7 @@
 # scheduler recomputes the lost map outputs. Each run kills a seeded random executor right after
 # iteration K (1, 2, 3) ends; every run must finish within its bound with ranks identical to a
 # fault-free local[2] run.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOB=$BUILD/tests/jobs/copartition.so

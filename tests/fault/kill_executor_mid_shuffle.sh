@@ -9,7 +9,7 @@
 # that path: the survivor dropped the peer, the reduce stage was resubmitted for the executor's
 # loss, and no fetch ran out of retries. The kill comes while both executors hold a reduce task
 # (testjobs' gated_sort holds them at a gate file), never after the stage ended. The cost is measured by bench/kill_executor.sh.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 need "$BIN/cspark-executor" "$EX/sort.so"

@@ -7,7 +7,7 @@
 # stage finds them missing. Before the fix the driver logged executor_lost, re-ran B's lost
 # outputs, and then waited with no stage running (the job never ended). The order of events is
 # set by files and log lines, never by timing.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/dagshapes.so

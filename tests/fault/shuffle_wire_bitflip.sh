@@ -6,7 +6,7 @@
 # local-cluster prints and saves exactly what local[2] does — with and without
 # spark.shuffle.compress. (Before the checksums, the same flip gave "84532 distinct words,
 # 17592186547240 total", exit 0.)
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SHIM=$BUILD/tests/wire_bitflip.so
 need "$SHIM" "$EX/wordcount.so" "$BIN/cspark-executor"

@@ -6,7 +6,7 @@
 # that only sleeps. The driver must be gone within a bounded wait (60 s, where the wait it was in
 # lasts 600 s), say it was interrupted, exit 128 + the signal, and leave no executor process and no
 # local directory. Outcomes only.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 mkdir -p "$T/bin" "$T/local"

@@ -2,7 +2,7 @@
 # stop_executor.sh — SIGSTOP an executor during a job with a short spark.network.timeout: the
 # driver expires it (heartbeat timeout), the launcher kills and replaces it, its tasks re-run
 # elsewhere, and the job completes with the right answer.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 start_slow_job 300 --conf spark.network.timeout=2s --conf spark.executor.heartbeatInterval=200ms

@@ -5,7 +5,7 @@
 # code is stopped too. Each run waits (bounded, 60 s) for the driver to be gone: had the stop
 # waited for the tasks, it would take minutes. Then nothing may be left: no executor process, no
 # cspark-local-* directory under spark.local.dir, no OUTDIR (nor its _temporary). Outcomes only.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/stopjobs.so

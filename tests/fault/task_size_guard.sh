@@ -5,7 +5,7 @@
 # anyway, every executor exited on the oversized frame, was replaced, and the job ended only after
 # spark.executor.maxNumFailures with a misleading reason). A plan under a lowered limit still runs.
 # local-cluster; Kubernetes executors are driven by the same coarse backend.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 JOB=$BUILD/tests/jobs/task_size.so

@@ -5,7 +5,7 @@
 # each send a 128 MiB frame length and 256 KiB of junk, never authenticating, and stay open. The
 # driver's and the executor's resident memory must stay within 50 MB of what it was before, and
 # the job must finish with the right answer (outcomes only: no timing is asserted).
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
 FLOOD=$SRC/tests/fault/lib/length_prefix_flood.py

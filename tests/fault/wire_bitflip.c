@@ -1,7 +1,7 @@
 /*
  * wire_bitflip.c — an LD_PRELOAD shim for the fault suites: damages one bit "on the wire".
  * Built as <build>/tests/wire_bitflip.so and preloaded into executors (spark.executorEnv.
- * LD_PRELOAD) by tests/fault/shuffle_wire_bitflip.sh and tests/kubesim/k8s_shuffle_bitflip.sh.
+ * LD_PRELOAD) by tests/fault/shuffle_wire_bitflip.sh and tests/k8s/shuffle_bitflip.sh.
  *
  * With CSPARK_TEST_WIRE_FLIP=<path> in the environment, the first write(2)/writev(2)/send(2)/
  * sendmsg(2) to a socket of at least CSPARK_TEST_WIRE_FLIP_MIN bytes (default 65536) — in a

@@ -6,7 +6,7 @@
 # .tar.gz of 4 MiB each fail the application on local[2] and local-cluster[1,1,512] with one line
 # naming the archive, the key and the limit, and leave nothing in spark.local.dir; a zip within
 # the cap still unpacks.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOB=$BUILD/tests/jobs/filesjob.so
 need "$JOB"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bad_input_local.sh — user mistakes get one clear line, a non-zero exit and nothing left behind:
 # missing entry symbol, static function, existing output directory, missing or unreadable input.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 mkdir "$T/tmp"
 export TMPDIR="$T/tmp" # where the runs' local directories go: must be empty afterwards

@@ -5,7 +5,7 @@
 # print exactly one line that is not a log line — "cspark-submit: ..." containing the row's
 # expectation — and leave nothing behind: the run's TMPDIR stays empty, no output directory
 # appears, and no process started by the run survives it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 TABLE=$SRC/tests/integration/bad_input_table.txt
 APP=$BUILD/tests/jobs/badjobs.so

@@ -6,7 +6,7 @@
 # pipe — the same signal as a reset socket — in the driver's code and in two tasks: in local
 # mode both run in the driver process, on local-cluster the tasks run in executor processes.
 # Before the fix each process died of SIGPIPE (exit 141, or executors lost until the job failed).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/badjobs.so
 need "$JOBS"

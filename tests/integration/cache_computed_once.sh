@@ -10,7 +10,7 @@
 #   * the first computation fails after computing (its task retried): the waiting task is
 #     released by that failure and computes the block itself; the job ends with the exact result
 #     and one successful computation per partition, without hanging.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/cachejobs.so
 need "$JOBS" "$BIN/cspark-executor"

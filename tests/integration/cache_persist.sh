@@ -17,7 +17,7 @@
 #     MEMORY_AND_DISK puts it on disk instead;
 #   * LRU eviction between two cached RDDs that do not fit together;
 #   * a bad level or a level change is refused with Spark's message.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/cachejobs.so
 need "$JOBS" "$BIN/cspark-executor"

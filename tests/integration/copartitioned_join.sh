@@ -9,7 +9,7 @@
 #     shows the measure sees them;
 #   * both give the same ranks, on local[2] and on local-cluster[2,1,1024] (where the narrow side
 #     is read from cached blocks held by either executor).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOB=$BUILD/tests/jobs/copartition.so
 need "$JOB" "$BIN/cspark-executor"

@@ -5,7 +5,7 @@
 # fault is in the application's code with the function from the .so (a fault inside libc that
 # the job's code called names that caller too), is the last line of stderr and ends with a
 # newline.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/crashjobs.so
 need "$JOBS" "$BUILD/tests/jobs/testjobs.so" "$BIN/cspark-executor"

@@ -9,11 +9,11 @@
 #    first stage's map outputs sit idle longer than the idle timeout but stay until the job ends
 #    (no stage runs twice), then go once their outputs are no longer needed.
 #  - bad combinations are refused with Spark's messages and start nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$BIN/cspark-executor" "$JOBS" "$EX/sleep.so"
-CHECK="/usr/bin/python3 $SRC/tests/kubesim/lib/eventlog_check.py"
+CHECK="/usr/bin/python3 $SRC/tests/k8s/lib/eventlog_check.py"
 DA=(--conf spark.dynamicAllocation.enabled=true --conf spark.dynamicAllocation.executorIdleTimeout=1s
     --conf spark.dynamicAllocation.shuffleTracking.timeout=1s --conf spark.eventLog.enabled=true)
 

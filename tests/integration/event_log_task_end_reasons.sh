@@ -5,7 +5,7 @@
 # Message), a task whose executor died is ExecutorLostFailure (Executor ID, Exit Caused By App,
 # Loss Reason), a running task stopped because its job was aborted is TaskKilled (Kill Reason),
 # and a task that failed itself stays ExceptionFailure.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 BAD=$BUILD/tests/jobs/badjobs.so

@@ -4,7 +4,7 @@
 # (UTF-8 words, tabs, \r\n, an empty file, a file without a final newline, a gzipped file read
 # decompressed), in local[2] and local-cluster[2,1,1024]; the part files sorted must equal the
 # reference, and stdout must give the document and word counts. A usage error exits 2.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/invindex.so
 need "$APP" "$BIN/cspark-executor"

@@ -4,7 +4,7 @@
 # Inputs: "key<TAB>value" files with keys on one side only, keys repeated on both sides (m x n
 # pairs), values holding TABs, an empty key, and lines without a TAB (skipped). For local[1],
 # local[2] and local[3] the sorted output equals the reference byte for byte.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/join.so
 need "$APP"

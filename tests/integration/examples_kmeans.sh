@@ -9,7 +9,7 @@
 # partitions are lost and recomputed from the lineage), and when the MEMORY_ONLY points do not fit
 # in storage memory (the partitions left out are parsed again by every iteration, no
 # out-of-memory failure); plus the usage message for bad arguments.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/../fault/lib/fault.sh"
 lib_init "$@"
 APP=$EX/kmeans.so

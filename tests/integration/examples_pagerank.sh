@@ -8,7 +8,7 @@
 # within 1e-6 relative of the reference (plus the 5e-7 of "%.6f" printing), the documented sum
 # (0.15 * pages + 0.85 * previous ranks of pages with out-links; exactly the page count on the
 # closed graph), and identical output for local[1], local[2], local[3].
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/pagerank.so
 need "$APP" "$BIN/gen_graph"

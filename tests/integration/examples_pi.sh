@@ -2,7 +2,7 @@
 # examples_pi.sh — examples/pi.so: the estimate is within 0.01 of pi, equals a Python
 # recomputation of the same deterministic points, and is the same for local[1], local[2] and
 # local[3]; a bad argument is a usage error.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/pi.so
 need "$APP"

@@ -7,7 +7,7 @@
 # the part files read in name order have non-decreasing keys (LC_ALL=C sort -c on the keys),
 # the multiset of lines equals the input's (sorted md5 and line count), and the key sequence is
 # the same for all three runs (lines with equal keys may come in any order).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/sort.so
 need "$APP" "$BIN/gen_records"

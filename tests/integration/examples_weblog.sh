@@ -6,7 +6,7 @@
 # the parsed log cached (the input read by the first job only) and the accumulator's value.
 # The log (two files, one gzipped) has ties in the rankings, "-" byte counts, Combined Log Format
 # lines and malformed lines of several kinds. Also: a usage error exits 2 with "usage:".
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/weblog.so
 need "$APP" "$BIN/cspark-executor"

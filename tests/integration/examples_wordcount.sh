@@ -6,7 +6,7 @@
 # no newline). Checks, for local[1], local[2] and local[3]: the sorted part files equal gawk's
 # counts byte for byte, the printed summary and top 10 equal the reference, and all three runs
 # produce the same output. Also: a usage error exits non-zero with "usage:".
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$EX/wordcount.so
 need "$APP" "$BIN/gen_text"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # faults_local.sh — task failures in local mode: retries up to spark.task.maxFailures, local[N,F],
 # a task that always fails, a crash inside a user function, and the map-emits-one contract.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$JOBS"

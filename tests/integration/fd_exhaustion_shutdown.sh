@@ -5,7 +5,7 @@
 # without a free descriptor. libcspark therefore never calls pthread_cancel (checked on its
 # imports, which holds whatever libraries the build happens to link), and the job ends with
 # one line naming the task's error and nothing left behind.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 mkdir "$T/tmp"
 export TMPDIR="$T/tmp"

@@ -3,7 +3,7 @@
 # would refuse ('/', '?', '%', a leading '.'). Regression (issue 21, item 12): an id with a '/'
 # was listed by cspark-history but unreachable. Each listed application must be served, on its
 # REST path and on its pages, under the id the listing gives.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 HIST=$BIN/cspark-history
 need "$HIST"

@@ -6,7 +6,7 @@
 # exception, the application goes on: its next job (outside the group) runs and it exits 0; the
 # event log's first JobStart carries the group's properties and its JobEnd the reason. The job: tests/jobs/jobnames.c
 # (job_group_cancel), in local[2] and local-cluster[2,1,512].
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/jobnames.so
 need "$JOBS" "$BIN/cspark-executor"

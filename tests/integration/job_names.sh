@@ -5,7 +5,7 @@
 # description and job group: the event log's JobStart (Stage Infos' Stage Name, Properties), the
 # REST API's /jobs (name, description, jobGroup) and the web UI's jobs table show them.
 # The jobs: tests/jobs/jobnames.c (job_names).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/jobnames.so
 need "$JOBS"

@@ -2,7 +2,7 @@
 # local_cluster_examples.sh — every example gives the same output in local[2] and in
 # local-cluster[2,1,1024] (separate executor processes, network shuffle, authentication on),
 # after sorting where the order is free; no executor process outlives the driver.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 mkdir "$T/tmp"
 export TMPDIR="$T/tmp" # the driver's local dir, and the executors' under it, live here

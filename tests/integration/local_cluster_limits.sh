@@ -7,7 +7,7 @@
 # data is limited to M plus Spark's overhead, so a task allocating far beyond it fails (naming
 # spark.executor.memory and the master URL) while one within it runs; partition counts above
 # 1,000,000 are refused, from the configuration and from the API, with no output left.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 mkdir "$T/tmp"
 export TMPDIR="$T/tmp"

@@ -2,7 +2,7 @@
 # local_cluster_results.sh — task results above spark.task.maxDirectResultSize are kept by the
 # executor and fetched by the driver (the answer is the same as in local mode), and
 # spark.driver.maxResultSize fails the job with Spark's message.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$BIN/cspark-executor" "$JOBS"

@@ -6,7 +6,7 @@
 # allocating 4 GiB fails with a message naming the limit and spark.driver.memory (exit 1, not a
 # kill), one allocating 100 MiB runs (with the UI on), and spark.executor.memory, when set, is
 # the memory named. Sanitizer builds set no limit (AddressSanitizer reserves terabytes) and say so.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$BUILD/tests/jobs/badjobs.so
 need "$APP"

@@ -4,7 +4,7 @@
 # could be split into forged fields or carry terminal escapes. Now every log line of the run is
 # valid UTF-8 without control bytes, every line parses as key=value fields with balanced quotes,
 # and the context line gives the name and directory escaped (\" \\ \x1b \xff).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 need "$EX/pi.so"
 NAME=$(printf 'ev"il\\ app\033[31m\377 x=1')

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # memory_bounds.sh — a flat_map that multiplies its input (64 records -> 640 MB) streams in
 # bounded batches: the job's peak RSS stays far below the data it produces.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$JOBS" "$BIN/peak_rss"

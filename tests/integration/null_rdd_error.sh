@@ -2,7 +2,7 @@
 # null_rdd_error.sh — a NULL RDD given to an API function (issue 10 item 23) used to fail with
 # the error text "(null)" and no line from cspark-submit; now the function is named, both in
 # cspark_last_error and as cspark-submit's last line, and the exit status is non-zero.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/badjobs.so
 need "$JOBS"

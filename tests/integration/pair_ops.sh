@@ -6,7 +6,7 @@
 # shuffle). The job's functions fail the first attempt of partition 1, so the results are those
 # of retried tasks too; on local-cluster an executor also dies mid-job (SIGKILL from inside a
 # task). Bad arguments: pair_ops_bad_input.sh.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 APP=$BUILD/tests/jobs/pairops.so
 need "$APP" "$BIN/cspark-executor"

@@ -4,7 +4,7 @@
 # without spark.checkpoint.dir or on an object store, tree_aggregate's depth, first of an empty
 # RDD, whole_text_files of a missing path, a partition function returning a partition out of
 # range, a map_values function calling cspark_emit (entry functions of tests/jobs/pairops.c).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 mkdir "$T/tmp"
 export TMPDIR="$T/tmp"

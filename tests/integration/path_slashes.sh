@@ -4,7 +4,7 @@
 # included. Before, a glob with a trailing slash ("DIR/in/*/") matched no file, and the files of
 # "DIR//in/" were named "DIR//in/a.txt". Checked for bare paths and file: URLs (file:/x and
 # file:///x); word count writes to "OUT/" and reads back "OUT//part-*".
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/pathjobs.so
 need "$JOBS" "$EX/wordcount.so"

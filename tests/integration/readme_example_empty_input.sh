@@ -4,7 +4,7 @@
 # which had no bounds check. The example, compiled from the README as a user would, now prints
 # "long lines: 0" for an empty input and the right count for a real one; an index out of range
 # ends the application with one line naming the call, status 1, and nothing left behind.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/crashjobs.so
 need "$JOBS" "$BUILD/lib/libcspark.so"

@@ -6,7 +6,7 @@
 # again. Before the fix the job's end freed the task's descriptor under the thread (a
 # heap-use-after-free that the ASan pass reports and that otherwise yields garbage). Outcomes only:
 # the ordering is made by files, not by time.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/stopjobs.so
 need "$JOBS"

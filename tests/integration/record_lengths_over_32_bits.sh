@@ -7,7 +7,7 @@
 # job exits non-zero after the retries), or the transformation/action is refused up front.
 # The jobs pass small buffers with huge lengths: nothing may be read or written first. A 1 MiB
 # record still works.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$JOBS"

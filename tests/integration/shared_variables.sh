@@ -12,7 +12,7 @@
 #    JsonProtocol writes them, and their task updates add up to the value;
 #  - bad input: a bad spark.broadcast.blockSize, a value added with the wrong kind; a small
 #    spark.rpc.message.maxSize makes the default pieces smaller instead of failing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/sharedvars.so
 need "$BIN/cspark-executor" "$JOBS"

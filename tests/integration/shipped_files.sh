@@ -8,7 +8,7 @@
 # an hdfs:// URI, two entries with one name; an archive whose entry climbs out with ".." (tar or
 # zip) or a corrupt .zip fails the application naming the archive and writes nothing outside the
 # archive's directory.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOB=$BUILD/tests/jobs/filesjob.so
 need "$JOB"

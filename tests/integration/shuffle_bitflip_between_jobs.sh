@@ -8,7 +8,7 @@
 # mismatch) and the map output recomputed (a FetchFailed resubmission) — in local[2] and in
 # local-cluster (executors' files live under the driver's spark.local.dir), with
 # spark.shuffle.compress false (the flipped bit is a count's) and true.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$JOBS" "$BIN/gen_text"

@@ -2,7 +2,7 @@
 # shuffle_cleanup_message.sh — after a large job (or Ctrl-C) the driver spent tens of seconds
 # deleting shuffle files without a word (issue 20 item 13): the process looked hung. It now says
 # first, in one log line, how many files it deletes and where; a small job's stop stays quiet.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 need "$EX/shufflebench.so" "$EX/pi.so"
 mkdir "$T/tmp"

@@ -2,7 +2,7 @@
 # ui_bad_input.sh — settings of the UI and the history server a user can get wrong: one line
 # naming the key and what is expected, a non-zero exit, nothing left behind; spark.ui.enabled=false
 # starts no server; a taken spark.ui.port moves to the next port as Spark does.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 HIST=$BIN/cspark-history
 need "$HIST" "$EX/pi.so"

@@ -4,7 +4,7 @@
 # the executor's stdout, which the UI serves; an executor that crashed (SIGSEGV in a task) is
 # listed dead on the Executors page with its logs still readable there, its stderr holding the
 # crash report, and the driver's log quotes the end of it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/uijobs.so
 need "$JOBS" "$BIN/cspark-executor"

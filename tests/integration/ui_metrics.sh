@@ -3,7 +3,7 @@
 # (Debian's prometheus package) finds nothing to complain about, and its counters move as tasks
 # finish; /metrics/executors/prometheus is well-formed and names every live executor with Spark's
 # metric names. Also a kill without a browser: a POST with the page's CSRF token ends the job.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/uijobs.so
 need "$JOBS" "$BIN/cspark-executor"

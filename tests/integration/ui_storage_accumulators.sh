@@ -19,7 +19,7 @@
 # Every endpoint is checked against Spark 4's schema (tests/browser/rest_check.py). After the
 # application ends, cspark-history serves its log: the same checks, and the same answers as the
 # live UI gave.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/uijobs.so
 need "$JOBS" "$BIN/cspark-executor" "$BIN/cspark-history"

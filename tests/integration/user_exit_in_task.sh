@@ -4,7 +4,7 @@
 # the local directory left behind. Now the task and function are named on the last line, the
 # status is non-zero, and neither the local directory nor the half-written output stays; in
 # local-cluster the executor reports it and the job fails naming the executor's exit.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 mkdir "$T/tmp"
 export TMPDIR="$T/tmp" # the runs' local directories go here: it must be empty afterwards

@@ -1,6 +1,6 @@
 /*
  * dagshapes.c — jobs of several DAG shapes for the executor-loss suites (tests/fault/dag_shapes.sh,
- * tests/fault/lost_finished_parent.sh, tests/kubesim/k8s_dag_shapes.sh), built as
+ * tests/fault/lost_finished_parent.sh, tests/k8s/dag_shapes.sh), built as
  * build/tests/jobs/dagshapes.so and selected with --class. Every shape prints one line,
  * "shape=NAME records=N checksum=H", whose value is independent of where and how often tasks
  * ran, so a run that lost an executor is compared with a fault-free run byte for byte.

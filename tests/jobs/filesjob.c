@@ -1,6 +1,6 @@
 /*
  * filesjob.c — a job that reads files shipped with --files / --archives in its tasks, for
- * tests/integration/shipped_files.sh and tests/kubesim/k8s_shipped_files.sh. Each of 4 tasks
+ * tests/integration/shipped_files.sh and tests/k8s/shipped_files.sh. Each of 4 tasks
  * finds "lookup.csv" (lines "word,number") with cspark_files_get and emits
  * "task <p> sum=<sum of the numbers> archive=<first line of <archive>/inner/hello.txt or none>";
  * the driver prints the sorted lines and "driver sum=<sum>" from its own copy. Built a second time

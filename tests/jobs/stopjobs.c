@@ -1,6 +1,6 @@
 /*
  * stopjobs.c — jobs whose tasks ignore being killed, for the stop tests (tests/fault/stop_*.sh,
- * tests/kubesim/k8s_stop_*.sh) and bench/stop_latency.sh; built as build/tests/jobs/stopjobs.so
+ * tests/k8s/stop_*.sh) and bench/stop_latency.sh; built as build/tests/jobs/stopjobs.so
  * and selected with --class. Each task first creates DIR/started-<partition> (DIR is shared with
  * executors: a local path, a hostPath volume on Kubernetes) so a test knows tasks are running,
  * then blocks in user code without ever looking at its cancellation:

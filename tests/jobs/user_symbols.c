@@ -3,7 +3,7 @@
  * (master_parse, conf_get, batch_init, rdd_free, task_run). libcspark exports only its public
  * API, so each call here must reach the job's own definition on the driver and in tasks, on
  * every master. Prints "master_parse=N rdd_free=N" and one "word sum" line per key; used by
- * tests/integration/user_symbols.sh and tests/kubesim/k8s_user_symbols.sh.
+ * tests/integration/user_symbols.sh and tests/k8s/user_symbols.sh.
  */
 #include <inttypes.h>
 #include <stdio.h>

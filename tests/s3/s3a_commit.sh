@@ -9,7 +9,7 @@
 #     s3a:// to s3a:// gives the local output (the client retried);
 #   - the server stopped (SIGSTOP) for a few seconds while a job writes: stalled requests time
 #     out (fs.s3a.connection.request.timeout) and are retried, the output is whole.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 . "$SRC/tests/s3/lib/s3.sh"
 PROXY_PID=

@@ -5,7 +5,7 @@
 # SparkListenerLogStart to SparkListenerApplicationEnd, and compressed logs are named
 # <app>.zstd / <app>.lz4 and read back with the zstd and lz4 tools; a codec cspark does not
 # write is refused naming the key.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 . "$SRC/tests/s3/lib/s3.sh"
 trap 's3_server_stop; _lib_cleanup' EXIT

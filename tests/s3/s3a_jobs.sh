@@ -4,7 +4,7 @@
 # inputs (.gz .bz2 .zst .lz4, locally and from the store) give the word count of the plain file;
 # compressed output (mapreduce.output.fileoutputformat.compress) reads back as the plain output;
 # a corrupt compressed file fails the job with one line naming it.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 . "$SRC/tests/s3/lib/s3.sh"
 trap 's3_server_stop; _lib_cleanup' EXIT

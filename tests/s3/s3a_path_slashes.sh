@@ -5,7 +5,7 @@
 # Path does: repeated and trailing slashes go, globs included, so "s3a://b/out/" and
 # "s3a://b/out" are one place, its keys are "out/part-NNNNN", and reading names files by their
 # normalised URL.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 . "$SRC/tests/s3/lib/s3.sh"
 trap 's3_server_stop; _lib_cleanup' EXIT

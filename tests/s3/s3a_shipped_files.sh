@@ -3,7 +3,7 @@
 # local[2] and local-cluster[2,1,512]: the driver and every executor download them into their own
 # directories and tasks read them (cspark_files_get); a missing object fails the application
 # with one line naming it, before any task runs.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 . "$SRC/tests/s3/lib/s3.sh"
 trap 's3_server_stop; _lib_cleanup' EXIT

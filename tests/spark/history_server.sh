@@ -16,7 +16,7 @@
 # port) and checks through its REST API (tests/spark/check_history.py) that every application,
 # job, stage attempt, task and executor is there with cspark's figures. The server is stopped on
 # every exit.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 SHARED=$BUILD/tests/jobs/sharedvars.so

@@ -1,4 +1,4 @@
-# fault.sh — helpers for the fault-injection suites (sourced after tests/integration/lib.sh).
+# fault.sh — helpers for the fault-injection suites (sourced after tests/lib/prelude.sh).
 # executor_pids SUBMIT_PID: pids of the cspark-executor children of a running cspark-submit.
 executor_pids() {
     pgrep -P "$1" -f cspark-executor || true

@@ -1,17 +1,13 @@
-# submit.sh — shared prelude of the cspark-submit command-line tests (tests/integration/submit_*.sh):
-# sourced with the build dir as $1. Sets B, SUBMIT, T (temp dir, removed on exit), SPARK_CONF_DIR
-# (an empty conf dir, so no spark-defaults.conf applies), clears the environment fallbacks, and
-# defines fail (counts failures in $fails) and expect_error.
+# submit.sh — helpers of the cspark-submit command-line tests (tests/integration/submit_*.sh), over
+# the one prelude (tests/lib/prelude.sh): sourced with the build dir as $1. Sets what lib_init sets
+# (BUILD, SUBMIT, T, ...) and B (= BUILD), SPARK_CONF_DIR (an empty conf dir, so no
+# spark-defaults.conf applies), clears the environment fallbacks, and defines expect_error.
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/prelude.sh"
 set -u
 unset MASTER DEPLOY_MODE SPARK_DRIVER_MEMORY SPARK_EXECUTOR_MEMORY SPARK_EXECUTOR_CORES SPARK_HOME
-B="${1:?usage: $0 BUILD_DIR}"
-SUBMIT="$B/bin/cspark-submit"
-[ -x "$SUBMIT" ] || { echo "FAIL: $SUBMIT not built"; exit 1; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+lib_init "$@"
+B=$BUILD
 export SPARK_CONF_DIR="$T/conf"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # expect_error EXPECTED_STDERR_LINE ARGS...: cspark-submit ARGS exits 1 with exactly that one
 # line on stderr and nothing on stdout.

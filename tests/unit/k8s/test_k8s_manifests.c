@@ -3,7 +3,7 @@
  * its Service, ConfigMaps with the job .so, auth Secret; an executor pod owned by the driver)
  * and checks they survive the YAML dry-run round trip. When CSPARK_K8S_DUMP_DIR is set it also
  * writes them there as NN-<kind>.json plus manifests.yaml, for tests/k8s/validate_manifests.py
- * (run by tests/kubesim/k8s_manifests_schema.sh) to check against the Kubernetes schema. */
+ * (run by tests/k8s/manifests_schema.sh) to check against the Kubernetes schema. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_stop_stuck.sh — issue 10 items 6, 7 and 8 on Kubernetes, with executor tasks that sleep
+# k8s/stop_stuck.sh — issue 10 items 6, 7 and 8 on Kubernetes, with executor tasks that sleep
 # 600 s in user code (tests/jobs/stopjobs.so) and ignore being killed:
 #  1. client mode, Ctrl-C (SIGINT): the driver is gone within a bounded wait and leaves no pod,
 #     ConfigMap or Secret (the task reaper deleted the stuck executors' pods);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_version.sh — the real control plane reports the Kubernetes release it was built from, as
+# k8s/version.sh — the real control plane reports the Kubernetes release it was built from, as
 # Kubernetes' own release build stamps it: `kubectl version -o json` against scripts/k8s-run's
 # cluster succeeds and its serverVersion has gitVersion = the k8s.io/kubernetes version pinned in
 # tools/k8s/go.mod, major and minor from it, gitTreeState "archive" and a build date that is not

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_faults_polling.sh — the periodic full LIST (client mode on kubesim):
+# k8s/faults_polling.sh — the periodic full LIST (client mode on kubesim):
 #  1. with the watch switched off (spark.kubernetes.executor.enableApiWatcher=false) an executor
 #     pod force-deleted mid-job is found missing by the poll (apiPollingInterval 1 s,
 #     missingPodDetectDelta 2 s), removed as a missed deletion event, and replaced; the job

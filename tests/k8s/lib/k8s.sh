@@ -1,4 +1,4 @@
-# k8s.sh — shared frame of the end-to-end Kubernetes tests (tests/kubesim/k8s_*.sh): each writes
+# k8s.sh — shared frame of the end-to-end Kubernetes tests (tests/k8s/*.sh): each writes
 # its checks into "$T/inner.sh", which runs against a fresh cluster — kubesim (scripts/kubesim-run)
 # or, with K8S_CLUSTER=real, the real control plane with 3 node agents (scripts/k8s-run) — with the
 # image cspark:dev mapped to the build, and prints "inner ok" when every check passed. CTest registers
@@ -27,6 +27,9 @@
 # timeout, Ctrl-C) — says where it was: "FAIL: <test>: stopped by ... in step '<step>', waiting
 # for <what> (up to N s, for M s), at line L of inner.sh: <the line>", from the step and wait files
 # the frame and the prelude keep in T and the line inner.sh's TERM trap records.
+# The outer script has the one prelude's helpers (tests/lib/prelude.sh: fail, log, assert_*),
+# naming the test as the frame does (<name>_real on the real control plane).
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/prelude.sh"
 set -euo pipefail
 K8S_TEST=$(basename "${0%.sh}")
 K8S_CLUSTER=${K8S_CLUSTER:-kubesim} # kubesim | real
@@ -35,6 +38,7 @@ kubesim | real) ;;
 *) echo "FAIL: $K8S_TEST: K8S_CLUSTER must be kubesim or real, not '$K8S_CLUSTER'" >&2; exit 1 ;;
 esac
 [ "$K8S_CLUSTER" = real ] && K8S_TEST="${K8S_TEST}_real"
+TEST_NAME=$K8S_TEST
 
 k8s_test_init() {
     BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
@@ -173,9 +177,9 @@ PRELUDE
         echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
         if [ "$K8S_CLUSTER" = real ]; then
             # the pod history kubesim keeps, recorded from a watch
-            echo "/usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
+            echo "/usr/bin/python3 '$SRC/tests/k8s/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
             echo "trap 'kill \$PH_PID 2>/dev/null' EXIT"
-            echo "pod_history() { sleep 1; /usr/bin/python3 '$SRC/tests/kubesim/lib/pod_history.py' render '$T/pods.jsonl'; }"
+            echo "pod_history() { sleep 1; /usr/bin/python3 '$SRC/tests/k8s/lib/pod_history.py' render '$T/pods.jsonl'; }"
         else
             echo "pod_history() { kubectl get --raw /kubesim/pod-history; }"
         fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_jobapi.sh — the job API of issue 13 on Kubernetes (kubesim, and the real control plane as
+# k8s/jobapi.sh — the job API of issue 13 on Kubernetes (kubesim, and the real control plane as
 # k8s_jobapi_real): examples/weblog.so (client mode: top, count_by_value, its "malformed lines"
 # accumulator equal to the count of malformed lines the generator wrote) and examples/invindex.so
 # (cluster mode: whole_text_files) give the same output as local[2], and tests/jobs/pairops.so

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_dag_shapes.sh — executor loss at random points of several DAG shapes on Kubernetes (issue 20
+# k8s/dag_shapes.sh — executor loss at random points of several DAG shapes on Kubernetes (issue 20
 # item 3): 10 client-mode runs of tests/jobs/dagshapes.c's shapes (chain, join_of_joins, unions,
 # cached, iterative) with 2 executor pods. In each, a task picked at random among those where a
 # function of the job runs pauses (a file in the shared test directory) and a random executor pod is force-deleted

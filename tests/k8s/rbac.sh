@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_rbac.sh — what the real API server enforces. RBAC (Node,RBAC authorization): the driver works
+# k8s/rbac.sh — what the real API server enforces. RBAC (Node,RBAC authorization): the driver works
 # with exactly deploy/rbac.yaml's service account (k8s_submit_real runs every job that way), and
 # without those grants the user gets one clear 403 line naming the verb, the resource, the user and
 # deploy/rbac.yaml, with nothing created:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_api_parity.sh — the same requests give the same answers on kubesim and on the real control plane
+# k8s/api_parity.sh — the same requests give the same answers on kubesim and on the real control plane
 # (issue 12: whatever kubesim is lenient about is a bug a user meets first). Each check failed on the
 # kubesim of before its fix:
 #  1. fieldValidation=Strict refuses an unknown field on create, update and every patch type with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_submit_badinput.sh — cluster-mode submission with bad input on kubesim (process kubelet, image
+# k8s/submit_badinput.sh — cluster-mode submission with bad input on kubesim (process kubelet, image
 # cspark:dev, RBAC on): each case is refused with one clear line on stderr, a non-zero exit and nothing
 # created (no successful create in kubesim's /metrics, no pod in its pod history, no object left) — malformed master URL,
 # unreachable API server (a closed port), missing namespace, RBAC 403 for a submitter that may not

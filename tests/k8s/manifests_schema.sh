@@ -1,11 +1,11 @@
 #!/bin/bash
-# k8s_manifests_schema.sh — the manifests cspark builds are valid Kubernetes objects.
+# k8s/manifests_schema.sh — the manifests cspark builds are valid Kubernetes objects.
 # Builds a rich set of objects with the k8s_test_k8s_manifests unit-test binary (driver pod with
 # every volume type, secrets, template; Service; ConfigMaps; Secret; executor pods), dumps them as
 # JSON + the dry-run YAML stream, and checks them with tests/k8s/validate_manifests.py against the
 # kubernetes Python client's models. Then proves the validator bites: a misspelled field, a wrong
 # type and a missing required field must each be reported with their path.
-# Usage: k8s_manifests_schema.sh <build-dir>
+# Usage: k8s/manifests_schema.sh <build-dir>
 set -euo pipefail
 BUILD=${1:?usage: $0 <build-dir>}
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}

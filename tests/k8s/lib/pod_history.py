@@ -7,7 +7,7 @@
                                {container: code}, deletionRequestedMs, deletedMs (epoch ms, taken
                                when the event reached the recorder)
 
-Used by the Kubernetes test frame (tests/kubesim/lib/k8s.sh) on the real control plane, where tests
+Used by the Kubernetes test frame (tests/k8s/lib/k8s.sh) on the real control plane, where tests
 read the pod history as they do on kubesim. Run with /usr/bin/python3 (Debian's python3-kubernetes).
 The recorder ends with the shell that started it (the test's inner script), whatever that script's
 EXIT trap does: it asks the kernel for SIGTERM when its parent exits, and checks its parent when a

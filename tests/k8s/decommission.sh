@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_decommission.sh — an executor pod deleted during a job with a shuffle (client mode on
+# k8s/decommission.sh — an executor pod deleted during a job with a shuffle (client mode on
 # kubesim, process kubelet, 2 one-core executors; slow_shuffle: both executors hold a map output
 # while the slow map tasks run, and the reduce stage takes a while too):
 #  - with spark.decommission.enabled and spark.storage.decommission.enabled, the executor gets
@@ -13,7 +13,7 @@ k8s_test_init "$@"
 mkdir -p "$T/ev-on" "$T/ev-off"
 
 cat >"$T/inner.sh" <<INNER
-CHECK="/usr/bin/python3 $SRC/tests/kubesim/lib/eventlog_check.py"
+CHECK="/usr/bin/python3 $SRC/tests/k8s/lib/eventlog_check.py"
 # run NAME DECOMMISSION: slow_shuffle with executor 1's pod deleted once the slow tasks run
 run() {
     local name=\$1 decom=\$2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_failure_reason.sh — a cluster-mode application that fails tells the user why where they
+# k8s/failure_reason.sh — a cluster-mode application that fails tells the user why where they
 # look: the driver container (terminationMessagePolicy FallbackToLogsOnError) ends with the abort
 # reason as its termination message, and cspark-submit prints that message, with the exit code,
 # as its last lines — not just "phase=Failed exit_code=1".

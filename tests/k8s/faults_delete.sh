@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_faults_delete.sh — an executor pod deleted while its tasks run (client mode on kubesim with
+# k8s/faults_delete.sh — an executor pod deleted while its tasks run (client mode on kubesim with
 # the process kubelet): the backend sees the deletion, requests a replacement pod (executor 3), and
 # the job still finishes with the right answer; afterwards no executor pod is left. Without the
 # lifecycle manager and allocator the job hangs or fails; the test then fails.

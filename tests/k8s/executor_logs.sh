@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_executor_logs.sh — executors' logs in the driver's web UI on Kubernetes (client mode, the
+# k8s/executor_logs.sh — executors' logs in the driver's web UI on Kubernetes (client mode, the
 # driver on this host): uijobs.so's ui_crash, whose first attempt of partition 1 crashes its
 # executor (SIGSEGV). The failed executor's pod is deleted (deleteOnTermination) but the driver
 # kept the end of its container log first: the UI's log page of that executor still shows the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_dynamic_allocation_pending.sh — downscale deletes excess pending pods (Spark's
+# k8s/dynamic_allocation_pending.sh — downscale deletes excess pending pods (Spark's
 # ExecutorPodsAllocator rule): kubesim with one node that fits two executor pods (3 GiB; each pod
 # asks 1 GiB + 384 MiB overhead). Dynamic allocation raises the target to 4 while sleep.so's 64
 # tasks wait; pods 3 and 4 stay Pending (Insufficient memory). When the work is done the target

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# k8s_stopped_names_step.sh — a Kubernetes test stopped before its end says where it was: the frame
+# k8s/stopped_names_step.sh — a Kubernetes test stopped before its end says where it was: the frame
 # (lib/k8s.sh) names the step, the wait (what it waits for, its bound, for how long) and the line of
 # inner.sh, whether the test ran past its own limit (k8s_run_inner SECONDS) or was sent SIGTERM
-# (ctest's timeout). A test script of the frame's shape (tests/kubesim/k8s_*.sh) sets a step and
+# (ctest's timeout). A test script of the frame's shape (tests/k8s/*.sh) sets a step and
 # waits for a file that never appears: once with a limit of 40 s, once killed with SIGTERM while it
 # waits. Before the frame recorded them, both ended in "Terminated" and "FAIL: <test>".
 # k8s-clusters: kubesim (the frame is the same on both clusters; kubesim starts in a second)
@@ -11,7 +11,7 @@ k8s_test_init "$@" --no-image
 
 mkdir -p "$T/child"
 cat >"$T/child/k8s_child.sh" <<'CHILD'
-. "$CSPARK_SOURCE_DIR/tests/kubesim/lib/k8s.sh"
+. "$CSPARK_SOURCE_DIR/tests/k8s/lib/k8s.sh"
 k8s_test_init "$1" --no-image
 cat >"$T/inner.sh" <<INNER
 step "the step before the wait"

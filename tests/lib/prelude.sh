@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# lib.sh — shared helpers for the integration test scripts (tests/integration/*.sh).
+# prelude.sh — the one prelude of cspark's script tests (tests/<suite>/*.sh): the name of the test,
+# failing, temp dirs removed on exit, the build's paths, running cspark-submit and assertions.
+# The suites' own helpers build on it and source it first: tests/integration/lib/submit.sh (the
+# command-line tests), tests/fault/lib/fault.sh (fault injection), tests/k8s/lib/k8s.sh (the
+# Kubernetes end-to-end frame).
 #
 # A test sources it and calls lib_init with its arguments:
-#     . "$(dirname "$0")/lib.sh"
+#     . "$(dirname "$0")/../lib/prelude.sh"
 #     lib_init "$@"              # $1 = build dir; sets BUILD SRC BIN EX SUBMIT T (temp dir)
 # Helpers: make_tmp (a temp dir removed on exit), run_submit / submit_ok (run cspark-submit),
 # cat_parts (a save_as_text_file output in part order), fail, assert_eq, assert_files_eq,
 # assert_contains. Every failure prints "FAIL: <test>: <why>" and exits 1.
-# CTest also registers this file as a test (it globs *.sh): run directly, it checks its own
+# CTest also registers this file as a test (lib/prelude): run directly, it checks its own
 # helpers and exits 0.
 
 TEST_NAME=$(basename "${0%.sh}")
@@ -140,6 +144,6 @@ if [ "${BASH_SOURCE[0]}" == "$0" ]; then
     [ "$(count_parts "$D/out")" == 2 ] || fail "count_parts"
     (assert_eq 1 2 "expected failure" 2>/dev/null) && fail "assert_eq accepted 1 == 2"
     (assert_files_eq "$D/a" "$D/out/part-00001" 2>/dev/null) && fail "assert_files_eq accepted different files"
-    echo "lib.sh: helpers ok"
+    echo "prelude.sh: helpers ok"
     exit 0
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_dynamic_allocation.sh — dynamic allocation on kubesim (client mode, process kubelet):
+# k8s/dynamic_allocation.sh — dynamic allocation on kubesim (client mode, process kubelet):
 # sleep.so 64 200 (a 1-task stage, then 64 tasks of 200 ms) with maxExecutors=8, minExecutors=1,
 # one core per executor. The event log shows the target rising above 1 (never above 8), then
 # falling to 1 when the work is done; every executor beyond the one kept is removed as idle while
@@ -26,7 +26,7 @@ timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode c
     { tail -20 "$T/err" >&2; fail "the application failed"; }
 grep -q "^tasks run: 64\$" "$T/out" || fail "wrong output: \$(cat "$T/out")"
 log=\$(ls "$T"/ev/*)
-/usr/bin/python3 "$SRC/tests/kubesim/lib/eventlog_check.py" scaled "\$log" 1 8 >"$T/ramp" ||
+/usr/bin/python3 "$SRC/tests/k8s/lib/eventlog_check.py" scaled "\$log" 1 8 >"$T/ramp" ||
     { cat "$T/ramp" >&2; fail "allocation targets"; }
 cat "$T/ramp"
 removed=\$(sed -n 's/.*removed=\([0-9]*\).*/\1/p' "$T/ramp")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_user_symbols.sh — the job of tests/jobs/user_symbols.c, whose functions are named like
+# k8s/user_symbols.sh — the job of tests/jobs/user_symbols.c, whose functions are named like
 # libcspark's former internals (master_parse, conf_get, batch_init, rdd_free, task_run), gives
 # the right answer in cluster mode on kubesim (driver pod + 2 executor pods), as in local and
 # local-cluster mode (tests/integration/user_symbols.sh).

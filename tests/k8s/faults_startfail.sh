@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_faults_startfail.sh — executors that always fail to start (cluster mode on kubesim): an
+# k8s/faults_startfail.sh — executors that always fail to start (cluster mode on kubesim): an
 # executor pod template whose container command exits 1. The driver removes each failed executor
 # with the exit code explained and the pod's state, requests another, and after
 # spark.executor.maxNumFailures (3) fails the job and exits 11; cspark-submit exits with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_shipped_files.sh — files shipped with a cluster-mode application (driver pod + 2 executor
+# k8s/shipped_files.sh — files shipped with a cluster-mode application (driver pod + 2 executor
 # pods): --files lookup.csv and --archives data.tgz with a 20 MiB application .so (far beyond a
 # ConfigMap's 1 MiB) travel through spark.kubernetes.file.upload.path on the tests' S3 server
 # (s3a://, credentials enforced) and through a shared file: directory (the test's directory,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_shuffle_bitflip.sh — issue 10 item 15 on Kubernetes (kubesim, process kubelet, client mode,
+# k8s/shuffle_bitflip.sh — issue 10 item 15 on Kubernetes (kubesim, process kubelet, client mode,
 # two executor pods). A shuffle block damaged by one bit is detected by its checksum, its map
 # output recomputed, and the result is exact:
 #  - on an executor's disk, between two jobs that share the shuffle (testjobs.so

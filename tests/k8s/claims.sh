@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_claims.sh — executors' on-demand PersistentVolumeClaims (issue #10 item 9): executor local
+# k8s/claims.sh — executors' on-demand PersistentVolumeClaims (issue #10 item 9): executor local
 # dirs on spark.kubernetes.executor.volumes.persistentVolumeClaim.spark-local-dir-1 with
 # claimName=OnDemand, storage class cspark-test, sizeLimit 1Gi, a user label.
 #  1. cluster mode (a driver pod: the claims are the driver's): while the job runs, each executor

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_submit.sh — cspark-submit against kubesim (API server + process kubelet, image cspark:dev
+# k8s/submit.sh — cspark-submit against kubesim (API server + process kubelet, image cspark:dev
 # mapped to this build): word count in cluster mode (driver pod + 3 executor pods) and in client
 # mode gives the same output as local[2] (sort, join, pagerank too; k-means with cached points and
 # broadcast centroids in client mode gives the reference's centroids and its count of malformed

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_faults_api.sh — word count in cluster mode (3 executor pods) on a faulty kubesim: 10% of API
+# k8s/faults_api.sh — word count in cluster mode (3 executor pods) on a faulty kubesim: 10% of API
 # requests fail with 500, 10% are throttled (429, Retry-After 1 s), every watch is cut after 2 s,
 # and every resourceVersion is expired again and again while the job runs (watches resume, then
 # re-list after 410), with the periodic full LIST every 2 s. The output equals local mode's; only

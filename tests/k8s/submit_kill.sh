@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_submit_kill.sh — cspark-submit --status / --kill on kubesim (process kubelet, image cspark:dev):
+# k8s/submit_kill.sh — cspark-submit --status / --kill on kubesim (process kubelet, image cspark:dev):
 # `namespace:name` and globs, no namespace = the kubeconfig context's, only spark-role=driver pods match,
 # no match = one clear line and exit 1, spark.kubernetes.appKillPodDeletionGracePeriod, and killing a
 # real cluster-mode application (driver + executor pod) leaves nothing of it behind (ownerReferences);

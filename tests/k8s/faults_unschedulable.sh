@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k8s_faults_unschedulable.sh — executor pods that ask more than a node has stay Pending and are
+# k8s/faults_unschedulable.sh — executor pods that ask more than a node has stay Pending and are
 # never recreated (issue #10 item 11, Spark's rule: only requests never seen in a snapshot time
 # out after spark.kubernetes.allocation.executor.timeout), on one node of 2 GiB where one executor
 # pod (1 GiB + 384 MiB) fits:
