@@ -4,7 +4,8 @@
  * `<dir>/<app_id>` by cs_event_log_close, exactly where and how Spark's EventLoggingListener writes
  * it (uncompressed, single file), so Spark's history server (spark.history.fs.logDirectory)
  * replays cspark applications. The first line is SparkListenerLogStart; each event passed to
- * cs_event_log_listener becomes one line with Spark's JsonProtocol event and field names. Writes go
+ * cs_event_log_listener becomes one line with Spark's JsonProtocol event and field names
+ * (json_protocol.h). Writes go
  * through a buffered stream flushed at every job end, application end and close. Installed by
  * cs_listener_bus_new (listener.c) when spark.eventLog.enabled=true.
  *
@@ -41,9 +42,5 @@ int cs_event_log_close(event_log *el, cs_error *err);
 
 /* Path currently written (the .inprogress name until close). Borrowed until cs_event_log_close. */
 const char *cs_event_log_path(const event_log *el);
-
-/* Spark's JsonProtocol event name for a kind ("SparkListenerTaskEnd"); same as
- * cs_event_kind_name (listener.h). */
-const char *cs_event_log_event_name(cs_event_kind kind);
 
 #endif /* CSPARK_SCHED_EVENT_LOG_H */

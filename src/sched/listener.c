@@ -29,6 +29,7 @@
 #include "common/log.h"
 #include "common/sync.h"
 #include "sched/event_log.h"
+#include "sched/json_protocol.h"
 #include "sched/progress.h"
 
 #define MAX_LISTENERS 32
@@ -87,7 +88,7 @@ struct listener_bus {
 
 const char *cs_event_kind_name(cs_event_kind kind)
 {
-    return cs_event_log_event_name(kind);
+    return cs_json_protocol_event_name(kind);
 }
 
 /* ---- copying -------------------------------------------------------------------------------- */
