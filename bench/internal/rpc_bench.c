@@ -22,8 +22,8 @@
 
 #include "common/conf.h"
 #include "common/log.h"
-#include "exec/block_fetcher.h"
-#include "exec/block_server.h"
+#include "blocktransfer/block_fetcher.h"
+#include "blocktransfer/block_server.h"
 #include "rpc/endpoint.h"
 
 #define CHECK(cond)                                                                                \

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "api/context.h"
-#include "common/batch.h"
+#include "records/batch.h"
 #include "exec/task_context.h"
 #include "exec/task_vars.h"
 #include "plan/fn_ref.h"

@@ -21,7 +21,7 @@
 #include "api/rdd_internal.h"
 #include "common/fsutil.h"
 #include "common/log.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "exec/task_context.h"
 #include "common/exit_cleanup.h"
 #include "fs/fs.h"

@@ -3,15 +3,15 @@
  * cspark_broadcast_destroy) and the shared variables' part of the context's life: the broadcast
  * store holding each value's one driver copy, the tracker of where executors hold its pieces
  * (served by the coarse backend, cluster/coarse_broadcast.c) and the accumulator registry.
- * The task side is src/exec/task_vars.c; executors fetch with src/exec/broadcast_fetch.c.
+ * The task side is src/exec/task_vars.c; executors fetch with src/broadcast/broadcast_fetch.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "api/context.h"
 #include "common/log.h"
-#include "exec/broadcast_store.h"
-#include "exec/broadcast_tracker.h"
+#include "broadcast/broadcast_store.h"
+#include "broadcast/broadcast_tracker.h"
 #include "sched/accumulators.h"
 
 static const char *COMP = "broadcast";

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "cluster/cluster_manager.h"
-#include "common/checksum.h"
+#include "records/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/master.h"

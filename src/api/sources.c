@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "api/rdd_internal.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "fs/codec.h"
 #include "fs/fs.h"
 

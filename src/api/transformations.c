@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "api/rdd_internal.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "common/log.h"
 #include "sched/scheduler.h"
 #include "shuffle/external_sort.h"

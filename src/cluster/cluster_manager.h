@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/checksum.h"
+#include "records/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "common/master.h"

@@ -14,8 +14,8 @@
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "exec/broadcast_store.h"
-#include "exec/broadcast_tracker.h"
+#include "broadcast/broadcast_store.h"
+#include "broadcast/broadcast_tracker.h"
 
 static void reply(rpc_conn *c, uint64_t rid, Cspark__BroadcastReply *br)
 {

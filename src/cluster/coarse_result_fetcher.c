@@ -10,7 +10,7 @@
 
 #include "cluster/coarse_backend_internal.h"
 #include "common/log.h"
-#include "common/recio.h"
+#include "records/recio.h"
 
 void cs_coarse_fetch_later(coarse_backend *b, const task_desc *t, task_result *r, const char *host,
                            int port, const char *exec_id)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "exec/block_fetcher.h"
+#include "blocktransfer/block_fetcher.h"
 #include "exec/part_iter.h"
 #include "storage/block_manager.h"
 #include "storage/memory_store.h"

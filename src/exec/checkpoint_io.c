@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 #include "exec/part_iter.h"
 
 int cs_checkpoint_writer_open(ckpt_writer *c, const task_desc *t, const exec_env *env,

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "common/recio.h"
-#include "exec/block_fetcher.h"
+#include "records/recio.h"
+#include "blocktransfer/block_fetcher.h"
 #include "shuffle/external_agg.h"
 #include "shuffle/external_sort.h"
 

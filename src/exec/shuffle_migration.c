@@ -21,7 +21,7 @@
 
 #include "common/fsutil.h"
 #include "common/log.h"
-#include "common/recio.h"
+#include "records/recio.h"
 
 /* ---- one map output -------------------------------------------------------------------------- */
 

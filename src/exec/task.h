@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/checksum.h"
+#include "records/checksum.h"
 #include "plan/task.h"
 #include "shuffle/shuffle.h"
 

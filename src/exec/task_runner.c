@@ -21,7 +21,7 @@
 #include "common/err.h"
 #include "common/exit_cleanup.h"
 #include "common/fsutil.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "exec/checkpoint_io.h"
 #include "exec/part_iter.h"
 #include "exec/task_vars.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/broadcast_store.h"
+#include "broadcast/broadcast_store.h"
 #include "exec/task_context.h"
 #include "plan/fn_ref.h"
 

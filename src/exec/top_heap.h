@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 
 typedef struct cs_top_heap {
     size_t k;       /* records kept at most */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/err.h"
-#include "common/recio.h"
+#include "records/recio.h"
 
 /* A protobuf string field as a C string ("" for NULL). */
 static inline const char *cs_pb_str(const char *s)

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "cspark.h"
 #include "plan/fn_ref.h"
 #include "shuffle/shuffle.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 #include "plan/pb_helpers.h"
 #include "plan/task_codec.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/hmap.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "plan/pb_helpers.h"
 #include "plan/task_codec.h"
 

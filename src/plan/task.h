@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/block_status.h"
 #include "plan/rdd.h"
 #include "shuffle/shuffle.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 #include "plan/pb_helpers.h"
 
 void cs_task_metrics_to_pb(const cs_task_metrics *m, Cspark__TaskMetrics *pb)

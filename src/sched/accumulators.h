@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/err.h"
 #include "cspark.h"
 #include "sched/listener.h"

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "shuffle/arena.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"

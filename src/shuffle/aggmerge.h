@@ -9,7 +9,7 @@
 #ifndef CSPARK_SHUFFLE_AGGMERGE_H
 #define CSPARK_SHUFFLE_AGGMERGE_H
 
-#include "common/recio.h"
+#include "records/recio.h"
 #include "shuffle/aggmap.h"
 
 typedef struct agg_merger agg_merger;

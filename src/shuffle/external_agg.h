@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/err.h"
 #include "shuffle/external_sort.h"
 #include "shuffle/memory.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "shuffle/arena.h"
 #include "shuffle/spill.h"
 

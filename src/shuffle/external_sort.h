@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/batch.h"
-#include "common/checksum.h"
+#include "records/batch.h"
+#include "records/checksum.h"
 #include "common/err.h"
 #include "shuffle/memory.h"
 

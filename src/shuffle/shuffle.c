@@ -14,7 +14,7 @@
 #include <xxhash.h>
 
 #include "common/err.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "shuffle/external_sort.h"
 #include "shuffle/spill.h"
 

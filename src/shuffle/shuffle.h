@@ -28,11 +28,11 @@
 #include <stdint.h>
 
 #include "cspark.h"
-#include "common/batch.h"
-#include "common/checksum.h"
+#include "records/batch.h"
+#include "records/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "shuffle/map_status.h"
 #include "shuffle/memory.h"
 

@@ -30,7 +30,7 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "shuffle/aggmap.h"
 #include "shuffle/aggmerge.h"
 #include "shuffle/external_sort.h"

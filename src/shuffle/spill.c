@@ -4,7 +4,7 @@
  */
 #include "shuffle/spill.h"
 
-#include "common/recio.h"
+#include "records/recio.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 
 #include "common/log.h"
 #include "common/err.h"
-#include "common/recio.h"
+#include "records/recio.h"
 #include "cspark.h"
 #include "common/current_task.h"
 #include "shuffle/arena.h"

@@ -34,9 +34,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/block_status.h"
-#include "common/checksum.h"
+#include "records/checksum.h"
 #include "common/conf.h"
 #include "common/err.h"
 #include "shuffle/memory.h"

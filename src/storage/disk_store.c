@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 
 void cs_disk_store_path(const char *dir, int rdd_id, int partition, char *out, size_t cap)
 {

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/batch.h"
-#include "common/checksum.h"
+#include "records/batch.h"
+#include "records/checksum.h"
 #include "common/err.h"
 
 /* The file of block rdd_<rdd>_<partition> under dir. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 
 int64_t cs_block_data_copy_size(const cs_batch *b)
 {

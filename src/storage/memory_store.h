@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/batch.h"
-#include "common/checksum.h"
+#include "records/batch.h"
+#include "records/checksum.h"
 #include "common/err.h"
 
 typedef struct cs_block_data {

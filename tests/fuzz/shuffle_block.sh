@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the shuffle block fuzzer (clang -fsanitize=fuzzer,address,undefined) against the record
-# stream and shuffle reader sources (src/common/recio.c, checksum.c, src/shuffle/shuffle.c and
+# stream and shuffle reader sources (src/records/recio.c, checksum.c, src/shuffle/shuffle.c and
 # what they use) and runs it for ~20 s from a seed corpus of valid segments (every codec x
 # checksum algorithm, written by the same file built with -DSHUFFLE_BLOCK_SEEDS). $1 = build
 # directory. It runs in both CI passes (libFuzzer seeds each run differently, so the sanitizer pass

@@ -1,4 +1,4 @@
-/* libFuzzer target for the shuffle block readers (src/common/recio.c, the shuffle_reader of
+/* libFuzzer target for the shuffle block readers (src/records/recio.c, the shuffle_reader of
  * src/shuffle/shuffle.c): the input after its first byte is a shuffle segment as it comes from a
  * data file or a peer. The first byte chooses the part size of the pulled stream (low 7 bits)
  * and, with bit 0x80, re-seals every plausible block's checksum first, so that the fuzzer also
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 #include "shuffle/shuffle.h"
 
 static uint32_t get_u32le(const uint8_t *p)

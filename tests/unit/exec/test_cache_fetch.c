@@ -17,8 +17,8 @@
 
 #include "common/conf.h"
 #include "common/fsutil.h"
-#include "exec/block_fetcher.h"
-#include "exec/block_server.h"
+#include "blocktransfer/block_fetcher.h"
+#include "blocktransfer/block_server.h"
 #include "storage/block_manager.h"
 #include "storage/memory_store.h"
 

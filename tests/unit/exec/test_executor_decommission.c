@@ -22,10 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/conf.h"
 #include "common/fsutil.h"
-#include "exec/block_server.h"
+#include "blocktransfer/block_server.h"
 #include "exec/executor.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"

@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "common/recio.h"
+#include "records/recio.h"
 #include "exec/task_context.h"
 #include "plan/builtins.h"
 #include "plan/stage_plan.h"

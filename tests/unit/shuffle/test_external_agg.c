@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "shuffle/builtin_aggs.h"
 #include "shuffle/external_agg.h"
 #include "spill_damage.h"

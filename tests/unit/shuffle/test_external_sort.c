@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "shuffle/external_sort.h"
 #include "spill_damage.h"
 

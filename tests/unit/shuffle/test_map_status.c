@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/conf.h"
 #include "shuffle/map_status.h"
 #include "shuffle/memory.h"

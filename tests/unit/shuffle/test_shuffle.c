@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"
 #include "spill_damage.h"

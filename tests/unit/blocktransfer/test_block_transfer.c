@@ -27,10 +27,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common/batch.h"
+#include "records/batch.h"
 #include "common/conf.h"
-#include "exec/block_fetcher.h"
-#include "exec/block_server.h"
+#include "blocktransfer/block_fetcher.h"
+#include "blocktransfer/block_server.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"
 

@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/sync.h"
-#include "exec/block_fetcher_internal.h"
+#include "blocktransfer/block_fetcher_internal.h"
 
 static const char *COMP = "block-fetcher";
 

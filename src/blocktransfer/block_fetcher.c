@@ -8,8 +8,8 @@
  * (block_prefetch.c) queues the parts and lets its reader decode them as they come.
  * Used by the executor's task runner (one fetcher per executor, shared by its task threads).
  */
-#include "exec/block_fetcher.h"
-#include "exec/block_fetcher_internal.h"
+#include "blocktransfer/block_fetcher.h"
+#include "blocktransfer/block_fetcher_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

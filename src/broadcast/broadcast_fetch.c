@@ -6,7 +6,7 @@
  * broadcast_store.c on the task thread that first asks for a value.
  */
 #define _GNU_SOURCE
-#include "exec/broadcast_fetch.h"
+#include "broadcast/broadcast_fetch.h"
 
 #include <pthread.h>
 #include <stdio.h>

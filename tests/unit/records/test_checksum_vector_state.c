@@ -1,4 +1,4 @@
-/* test_checksum_vector_state.c — regression test for src/common/checksum.c: an XXH3 checksum
+/* test_checksum_vector_state.c — regression test for src/records/checksum.c: an XXH3 checksum
  * (libxxhash's AVX2/AVX-512 code) must not return with the upper halves of the vector registers
  * in use. Left dirty, they made every legacy-SSE instruction of the thread's next user function
  * pay a merge: examples/kmeans.c's distance loop ran 4-5x slower in every task after the first
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "common/checksum.h"
+#include "records/checksum.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -4,7 +4,7 @@
  * a pin count and the decoded form. Called by src/api/broadcast.c (driver), the task context
  * (cspark_broadcast_value), the block server and the executor (broadcast_fetch.c).
  */
-#include "exec/broadcast_store.h"
+#include "broadcast/broadcast_store.h"
 
 #include <pthread.h>
 #include <stdio.h>

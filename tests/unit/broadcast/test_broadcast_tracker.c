@@ -1,11 +1,11 @@
 /* test_broadcast_tracker.c — the driver's rule for who sends a broadcast piece
- * (src/exec/broadcast_tracker.c), driven with explicit times: the driver sends a piece once while
- * others are told "busy", then peers serve it; a holder is never sent to itself; from_driver forces
- * the driver; a lost executor stops holding and stops blocking; the busy timeout frees a piece
- * whose fetch from the driver never finished; bytes are counted per source; a small piece is
+ * (src/broadcast/broadcast_tracker.c), driven with explicit times: the driver sends a piece once
+ * while others are told "busy", then peers serve it; a holder is never sent to itself; from_driver
+ * forces the driver; a lost executor stops holding and stops blocking; the busy timeout frees a
+ * piece whose fetch from the driver never finished; bytes are counted per source; a small piece is
  * always sent by the driver (no busy wait, no peer hop for a 192-byte value). Also the broadcast
- * store (src/exec/broadcast_store.c): pieces and checksums, pins across a removal, the decode hook
- * run once and freed with the value. */
+ * store (src/broadcast/broadcast_store.c): pieces and checksums, pins across a removal, the decode
+ * hook run once and freed with the value. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "exec/broadcast_store.h"
-#include "exec/broadcast_tracker.h"
+#include "broadcast/broadcast_store.h"
+#include "broadcast/broadcast_tracker.h"
 
 /* Pieces above CS_BROADCAST_SMALL_PIECE_BYTES are spread; spark.broadcast.blockSize is 4m. */
 #define PIECE (4u << 20)

@@ -1,4 +1,4 @@
-/* block_fetcher_internal.h — private to src/exec/block_fetcher.c and block_prefetch.c: the
+/* block_fetcher_internal.h — private to src/blocktransfer/block_fetcher.c and block_prefetch.c: the
  * fetcher's state (peers with their cached connections, executors declared lost) and what the
  * prefetching reader borrows from the fetcher. mu guards peers and lost; lost_cv is signalled when
  * an executor is declared lost.
@@ -8,7 +8,7 @@
 
 #include <pthread.h>
 
-#include "exec/block_fetcher.h"
+#include "blocktransfer/block_fetcher.h"
 
 typedef struct peer {
     char *host;

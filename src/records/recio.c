@@ -7,7 +7,7 @@
  * validate every length before touching bytes: corrupt input yields CS_EPROTO.
  * Called by the shuffle writer/reader and the external sorter/aggregator.
  */
-#include "common/recio.h"
+#include "records/recio.h"
 
 #include <errno.h>
 #include <lz4.h>

@@ -15,7 +15,7 @@
 #ifndef CSPARK_EXEC_BROADCAST_FETCH_H
 #define CSPARK_EXEC_BROADCAST_FETCH_H
 
-#include "exec/broadcast_store.h"
+#include "broadcast/broadcast_store.h"
 #include "rpc/endpoint.h"
 
 typedef struct broadcast_fetcher broadcast_fetcher;

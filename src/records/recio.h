@@ -46,8 +46,8 @@
 #include <string.h>
 
 #include "cspark.h"
-#include "common/batch.h"
-#include "common/checksum.h"
+#include "records/batch.h"
+#include "records/checksum.h"
 #include "common/err.h"
 
 #define RECIO_BLOCK_TARGET (64 * 1024) /* raw bytes per block */

@@ -13,7 +13,7 @@
  * the first shuffle block's checksum. So the XXH3 call is followed by vzeroupper where the CPU
  * has AVX.
  */
-#include "common/checksum.h"
+#include "records/checksum.h"
 
 #include <pthread.h>
 #include <string.h>

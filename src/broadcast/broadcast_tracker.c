@@ -4,7 +4,7 @@
  * of its holders and of the executor it is in flight to from the driver, with the time it left.
  * Called by the coarse backend (cluster/coarse_broadcast.c) on the driver's RPC thread.
  */
-#include "exec/broadcast_tracker.h"
+#include "broadcast/broadcast_tracker.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * batch.c — growable record batches (see batch.h). Growth doubles both arrays, so appending n
  * records costs O(n) amortised and O(log n) reallocations; memory is reused across resets.
  */
-#include "common/batch.h"
+#include "records/batch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * are copied once, from the page cache into the frame) and queue the replies with cs_rpc_send_raw.
  * Started and stopped by the executor process; clients are block_fetcher.c and the driver.
  */
-#include "exec/block_server.h"
+#include "blocktransfer/block_server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "exec/broadcast_store.h"
+#include "broadcast/broadcast_store.h"
 #include "rpc/frame.h"
 #include "shuffle/shuffle.h"
 

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/batch.h"
-#include "common/recio.h"
+#include "records/batch.h"
+#include "records/recio.h"
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
