@@ -1,6 +1,8 @@
 /*
  * coarse_backend.c — the driver endpoint of the coarse backend (see coarse_backend.h): offers
- * pending tasks to executors with free cores (each stage's plan sent once per executor), turns
+ * executors' free cores to the task scheduler (sched/task_scheduler.h: placement, locality and
+ * delay scheduling are decided there) and launches what it places (each stage's plan sent once
+ * per executor), turns
  * StatusUpdates into scheduler completions, dispatches the other messages to the registry
  * (coarse_registry.c) and to decommissioning (coarse_decommission.c), and fails the running tasks
  * of an executor whose connection closes. The shared state and its lock rules are in
@@ -24,7 +26,7 @@
 #include "rpc/frame.h"
 #include "sched/block_registry.h"
 #include "sched/listener.h"
-#include "sched/locality.h"
+#include "sched/task_scheduler.h"
 
 /* The running task task_id, or NULL. Lock held. */
 static running *find_running(coarse_backend *b, int64_t task_id)
@@ -111,73 +113,6 @@ typedef struct failed_launch {
     char *why;
 } failed_launch;
 
-/* Could e take a task now? Lock held. */
-static bool exec_free(const exec_info *e)
-{
-    return e->alive && e->free > 0 && !e->removing && !e->decommissioning;
-}
-
-/* The locality state of t's task set (stage attempt), created on first use. Lock held. */
-static cs_locality_state *locality_of(coarse_backend *b, const task_desc *t, int64_t now)
-{
-    for (int i = 0; i < b->num_sets; i++)
-        if (b->sets[i].stage_id == t->stage_id && b->sets[i].attempt == t->stage_attempt)
-            return &b->sets[i].state;
-    if (b->num_sets == MAX_LOCALITY_SETS) { /* the oldest set is long done */
-        memmove(b->sets, b->sets + 1, (MAX_LOCALITY_SETS - 1) * sizeof *b->sets);
-        b->num_sets--;
-    }
-    locality_set *ls = &b->sets[b->num_sets++];
-    ls->stage_id = t->stage_id;
-    ls->attempt = t->stage_attempt;
-    cs_locality_init(&ls->state, now);
-    return &ls->state;
-}
-
-/* Where t may run now: an executor holding one of its cached partitions with a free core
- * (PROCESS_LOCAL), else, when it prefers no live executor or its task set's locality wait has
- * expired, any executor with a free core (round-robin). -1: not now. Lock held. */
-static int place_task(coarse_backend *b, const task_desc *t, int64_t now)
-{
-    bool prefers_live = false;
-    for (int i = 0; i < t->num_block_locs; i++) {
-        int x = cs_coarse_find_exec(b, t->block_locs[i].executor_id);
-        if (x < 0 || !b->execs[x].alive || b->execs[x].removing || b->execs[x].decommissioning)
-            continue;
-        prefers_live = true;
-        if (exec_free(&b->execs[x])) {
-            cs_locality_launched(locality_of(b, t, now), CS_LOCALITY_PROCESS_LOCAL, now);
-            return x;
-        }
-    }
-    if (prefers_live && cs_locality_allowed(locality_of(b, t, now), now, b->locality_wait_ms,
-                                            true) != CS_LOCALITY_ANY)
-        return -1;
-    for (int k = 0; k < b->num_execs; k++) {
-        int i = (b->rr + k) % b->num_execs;
-        if (exec_free(&b->execs[i])) {
-            b->rr = (i + 1) % b->num_execs;
-            if (prefers_live) cs_locality_launched(locality_of(b, t, now), CS_LOCALITY_ANY, now);
-            return i;
-        }
-    }
-    return -1;
-}
-
-/* The level t is launched at on executor x, for the event log and the UI: its preferred
- * executors with the hosts this backend knows them at. Lock held. */
-static cs_locality_level launch_locality(coarse_backend *b, const task_desc *t, int x)
-{
-    cs_block_location prefs[CS_MAX_BLOCK_LOCS];
-    int n = t->num_block_locs < CS_MAX_BLOCK_LOCS ? t->num_block_locs : CS_MAX_BLOCK_LOCS;
-    for (int i = 0; i < n; i++) {
-        prefs[i] = t->block_locs[i];
-        int h = cs_coarse_find_exec(b, prefs[i].executor_id);
-        if (h >= 0) cs_str_copy(prefs[i].host, sizeof prefs[i].host, b->execs[h].host);
-    }
-    return cs_locality_of_launch(prefs, n, b->execs[x].id, b->execs[x].host);
-}
-
 /* The cached partitions t may read and the block servers of the live executors holding them. */
 static Cspark__CachedBlock **cached_blocks_pb(coarse_backend *b, const task_desc *t,
                                               Cspark__CachedBlock *cb, size_t *n)
@@ -200,30 +135,33 @@ static Cspark__CachedBlock **cached_blocks_pb(coarse_backend *b, const task_desc
     return ptrs;
 }
 
-/* Offers pending tasks to executors with free cores: a task that prefers an executor (it holds
- * the task's cached partitions) waits for it up to spark.locality.wait, the others go
- * round-robin. Called with the lock held; tasks whose plan cannot be encoded are returned in
- * *failed for reporting outside the lock. */
+/* Offers every executor that can take tasks, with its free cores, to the task scheduler (which
+ * places tasks by locality, sched/task_scheduler.h) and launches what it gives. Called with the
+ * lock held; tasks whose plan cannot be sent are returned in *failed for reporting outside the
+ * lock. */
 static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
 {
-    int64_t now = cs_mono_ms();
-    pending **link = &b->pend_head, *prev = NULL;
-    while (*link && !b->stopping) {
-        bool any_free = false;
-        for (int i = 0; i < b->num_execs && !any_free; i++)
-            any_free = exec_free(&b->execs[i]);
-        if (!any_free) return;
-        pending *p = *link;
-        const task_desc *t = p->t;
-        int chosen = place_task(b, t, now);
-        if (chosen < 0) { /* waits for its executor: look at the next one */
-            prev = p;
-            link = &p->next;
-            continue;
-        }
-        *link = p->next;
-        if (b->pend_tail == p) b->pend_tail = prev;
-        free(p);
+    if (b->stopping || !b->base.tasks || b->num_execs == 0) return;
+    cs_offer *offers = cs_xcalloc((size_t)b->num_execs, sizeof *offers);
+    int *exec_of = cs_xcalloc((size_t)b->num_execs, sizeof *exec_of);
+    int n = 0, free_cores = 0;
+    for (int i = 0; i < b->num_execs; i++) {
+        exec_info *e = &b->execs[i];
+        if (!e->alive || e->removing || e->decommissioning) continue;
+        offers[n] = (cs_offer){e->id, e->host, e->free > 0 ? e->free : 0};
+        free_cores += offers[n].free_cores;
+        exec_of[n++] = i;
+    }
+    cs_task_assignment *given = NULL;
+    int ngiven = 0;
+    if (free_cores > 0) {
+        given = cs_xcalloc((size_t)free_cores, sizeof *given);
+        ngiven = cs_task_scheduler_resource_offers(b->base.tasks, offers, n, cs_mono_ms(), given,
+                                                   free_cores);
+    }
+    for (int g = 0; g < ngiven; g++) {
+        const task_desc *t = given[g].t;
+        int chosen = exec_of[given[g].offer];
         exec_info *e = &b->execs[chosen];
 
         cs_error err;
@@ -255,8 +193,11 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
         free(lt.cached_blocks);
         free(cb);
-        cs_scheduler_task_started(b->base.sched, t, e->id, e->host, launch_locality(b, t, chosen));
+        cs_scheduler_task_started(b->base.sched, t, e->id, e->host, given[g].level);
     }
+    free(given);
+    free(exec_of);
+    free(offers);
 }
 
 static void report_failed(coarse_backend *b, failed_launch *failed, int n)
@@ -281,20 +222,9 @@ void cs_coarse_offer_and_report(coarse_backend *b)
     report_failed(b, failed, n);
 }
 
-static void coarse_launch(sched_backend *base, const task_desc *t)
+static void coarse_revive_offers(sched_backend *base)
 {
-    coarse_backend *b = (coarse_backend *)base;
-    pending *p = cs_xmalloc(sizeof *p);
-    p->next = NULL;
-    p->t = t;
-    pthread_mutex_lock(&b->lock);
-    if (b->pend_tail)
-        b->pend_tail->next = p;
-    else
-        b->pend_head = p;
-    b->pend_tail = p;
-    pthread_mutex_unlock(&b->lock);
-    cs_coarse_offer_and_report(b);
+    cs_coarse_offer_and_report((coarse_backend *)base);
 }
 
 static void coarse_cancel_all(sched_backend *base)
@@ -306,8 +236,6 @@ static void coarse_cancel_all(sched_backend *base)
     env.kill_task = &kt;
     kt.reason = "the job has ended";
     pthread_mutex_lock(&b->lock);
-    pending *p = b->pend_head;
-    b->pend_head = b->pend_tail = NULL;
     size_t pos = 0;
     uint64_t v;
     while (cs_hmap_next(&b->running, &pos, NULL, &v)) {
@@ -319,12 +247,6 @@ static void coarse_cancel_all(sched_backend *base)
         cs_rpc_send(e->conn, &env);
     }
     pthread_mutex_unlock(&b->lock);
-    while (p) {
-        pending *next = p->next;
-        cs_scheduler_task_failed(b->base.sched, p->t, "%s", CS_TASK_CANCELLED);
-        free(p);
-        p = next;
-    }
 }
 
 /* The task reaper: executors still running tasks killed spark.task.reaper.killTimeout ago are
@@ -607,7 +529,8 @@ static void *housekeeper_main(void *arg)
         if (now - last_tick > wait_ms + b->network_timeout_ms / 2)
             cs_coarse_forgive_stall(b, now - last_tick - wait_ms);
         cs_coarse_stop_unread(b);
-        if (b->pend_head && !b->stopping) { /* tasks waiting for their locality wait to expire */
+        /* tasks waiting for their locality wait to expire */
+        if (!b->stopping && b->base.tasks && cs_task_scheduler_has_pending(b->base.tasks)) {
             pthread_mutex_unlock(&b->lock);
             cs_coarse_offer_and_report(b);
             pthread_mutex_lock(&b->lock);
@@ -678,11 +601,6 @@ static void coarse_stop(sched_backend *base)
     }
     free(b->execs);
     cs_hmap_free(&b->exec_index);
-    while (b->pend_head) {
-        pending *p = b->pend_head;
-        b->pend_head = p->next;
-        free(p);
-    }
     size_t pos = 0;
     uint64_t v;
     while (cs_hmap_next(&b->running, &pos, NULL, &v))
@@ -720,7 +638,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
         cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
-    b->base.launch = coarse_launch;
+    b->base.revive_offers = coarse_revive_offers;
     b->base.total_cores = coarse_total_cores;
     b->base.cancel_all = coarse_cancel_all;
     b->base.stop = coarse_stop;
@@ -735,18 +653,6 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->opt.secret = b->secret;
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
-    if (cs_conf_get_duration_ms(env->conf, "spark.locality.wait", "3s", CS_MS, &b->locality_wait_ms,
-                                err) < 0 ||
-        b->locality_wait_ms < 0) {
-        if (b->locality_wait_ms < 0)
-            cs_error_set(err, CS_EINVAL,
-                         "invalid value for spark.locality.wait: '%s' (expected a duration >= 0)",
-                         cs_conf_get(env->conf, "spark.locality.wait"));
-        free(b->secret);
-        free(b->app_file);
-        free(b);
-        return NULL;
-    }
     bool storage = false, blocks = true;
     if (cs_conf_get_bool(env->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
             0 ||

@@ -1,7 +1,8 @@
 /*
  * coarse_backend.h — the driver side of Spark's CoarseGrainedSchedulerBackend: an RPC endpoint
  * that executors connect to; it answers RetrieveSparkAppConfig, registers executors, offers
- * pending tasks to executors with free cores (sending each stage's plan once per executor),
+ * the free cores of its executors to the task scheduler and launches the tasks it places there
+ * (sending each stage's plan once per executor),
  * turns StatusUpdates into scheduler completions (fetching large results from the executor's
  * block server), expires executors silent for longer than spark.network.timeout, and reports
  * lost executors to the scheduler. Launchers (local-cluster, Kubernetes) start the processes

@@ -8,9 +8,10 @@
  *
  * Lock: one mutex guards everything below; messages are handled on the RPC loop thread,
  * completions are handed to the scheduler outside the lock. A task is in exactly one place: the
- * pending FIFO, the running table (by task id, with the executor it runs on), or reported — so a
- * late StatusUpdate from an executor that was already declared lost is ignored, and nothing is
- * reported twice. Functions below say whether they take the lock or expect it held.
+ * task scheduler's pending queues (sched/task_scheduler.h, which places tasks), the running table
+ * (by task id, with the executor it runs on), or reported — so a late StatusUpdate from an executor
+ * that was already declared lost is ignored, and nothing is reported twice. Functions below say
+ * whether they take the lock or expect it held.
  */
 #ifndef CSPARK_CLUSTER_COARSE_BACKEND_INTERNAL_H
 #define CSPARK_CLUSTER_COARSE_BACKEND_INTERNAL_H
@@ -23,7 +24,6 @@
 #include "common/hmap.h"
 #include "cspark.pb-c.h"
 #include "rpc/endpoint.h"
-#include "sched/locality.h"
 
 /* The most cores one executor may register with (a RegisterExecutor above it is refused): far
  * above any machine's, low enough that sums over executors stay in an int. */
@@ -47,11 +47,6 @@ typedef struct exec_info {
     bool stop_when_unread; /* migrated: StopExecutor once no running stage reads from it */
 } exec_info;
 
-typedef struct pending {
-    struct pending *next;
-    const task_desc *t;
-} pending;
-
 typedef struct running {
     const task_desc *t;
     int exec; /* index in execs */
@@ -73,13 +68,6 @@ typedef struct fetch_job {
     char exec_id[64];
 } fetch_job;
 
-/* Delay scheduling state of the recent task sets (stage attempts) whose tasks prefer executors. */
-#define MAX_LOCALITY_SETS 16
-typedef struct locality_set {
-    int stage_id, attempt;
-    cs_locality_state state;
-} locality_set;
-
 /* encoded stage plans kept for executors that have not received them yet; an evicted one is
  * encoded again when needed */
 #define MAX_PLAN_FRAMES 32
@@ -92,19 +80,15 @@ struct coarse_backend {
     rpc_endpoint *ep;
     int port;
     int64_t network_timeout_ms;
-    bool migrate_shuffles;    /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
-    int64_t locality_wait_ms; /* spark.locality.wait */
+    bool migrate_shuffles; /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
     exec_info *execs;
-    int num_execs, cap_execs, rr;
+    int num_execs, cap_execs;
     cs_hmap exec_index; /* executor id -> index in execs (entries are never removed) */
-    pending *pend_head, *pend_tail;
-    locality_set sets[MAX_LOCALITY_SETS];
-    int num_sets;
-    cs_hmap running;   /* task id -> running * (malloc'd) */
-    plan_frame *plans; /* newest first, at most MAX_PLAN_FRAMES */
+    cs_hmap running;    /* task id -> running * (malloc'd) */
+    plan_frame *plans;  /* newest first, at most MAX_PLAN_FRAMES */
     int num_plans;
     fetch_job *fetch_head, *fetch_tail;
     bool stopping;
@@ -113,8 +97,8 @@ struct coarse_backend {
 };
 
 /* ---- coarse_backend.c ---- */
-/* Offers pending tasks to free cores and reports the ones whose plan could not be sent. Takes
- * the lock. */
+/* Offers free cores to the task scheduler, launches what it gives and reports the ones whose plan
+ * could not be sent. Takes the lock. */
 void cs_coarse_offer_and_report(coarse_backend *b);
 
 /* ---- coarse_registry.c (lock held unless said) ---- */

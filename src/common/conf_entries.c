@@ -23,44 +23,54 @@
 
 #define BOOL(k)                                                                                    \
     {                                                                                              \
-        k, CS_CONF_BOOL, 0, 0, 0, false, false, NULL, false                                        \
+        k, CS_CONF_BOOL, 0, 0, 0, false, false, NULL, false, NULL, NULL                            \
     }
 #define INT(k, lo, hi)                                                                             \
     {                                                                                              \
-        k, CS_CONF_INT, 0, lo, hi, false, false, NULL, false                                       \
+        k, CS_CONF_INT, 0, lo, hi, false, false, NULL, false, NULL, NULL                           \
     }
 #define PORT(k)                                                                                    \
     {                                                                                              \
-        k, CS_CONF_PORT, 0, 0, 65535, false, false, NULL, false                                    \
+        k, CS_CONF_PORT, 0, 0, 65535, false, false, NULL, false, NULL, NULL                        \
     }
 #define SIZE(k, unit, lo, hi)                                                                      \
     {                                                                                              \
-        k, CS_CONF_SIZE, unit, lo, hi, false, false, NULL, false                                   \
+        k, CS_CONF_SIZE, unit, lo, hi, false, false, NULL, false, NULL, NULL                       \
     }
 #define SIZE_POS(k, unit)                                                                          \
     {                                                                                              \
-        k, CS_CONF_SIZE, unit, 0, NOMAX, true, false, NULL, false                                  \
+        k, CS_CONF_SIZE, unit, 0, NOMAX, true, false, NULL, false, NULL, NULL                      \
     }
 #define DUR_POS(k, unit)                                                                           \
     {                                                                                              \
-        k, CS_CONF_DURATION, unit, 0, NOMAX, true, false, NULL, false                              \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, true, false, NULL, false, NULL, NULL                  \
     }
 #define DUR_NONNEG(k, unit)                                                                        \
     {                                                                                              \
-        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false                             \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, NULL, NULL                 \
+    }
+/* a duration >= 0 with its default (Spark's ConfigEntry default) */
+#define DUR_NONNEG_DEF(k, unit, dflt)                                                              \
+    {                                                                                              \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, dflt, NULL                 \
+    }
+/* a duration >= 0 whose default is another key's value (Spark's fallbackConf) */
+#define DUR_NONNEG_FALLBACK(k, unit, other)                                                        \
+    {                                                                                              \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, NULL, other                \
     }
 /* a duration >= 0, or -1 (Spark's "never") */
 #define DUR_OR_NEVER(k, unit)                                                                      \
     {                                                                                              \
-        k, CS_CONF_DURATION, unit, -1, NOMAX, false, false, NULL, false                            \
+        k, CS_CONF_DURATION, unit, -1, NOMAX, false, false, NULL, false, NULL, NULL                \
     }
 #define DOUBLE(k, lo, hi, lo_open, hi_open)                                                        \
     {                                                                                              \
-        k, CS_CONF_DOUBLE, 0, lo, hi, lo_open, hi_open, NULL, false                                \
+        k, CS_CONF_DOUBLE, 0, lo, hi, lo_open, hi_open, NULL, false, NULL, NULL                    \
     }
 #define CHOICE(k, list, nocase)                                                                    \
     {                                                                                              \
-        k, CS_CONF_CHOICE, 0, 0, 0, false, false, list, nocase                                     \
+        k, CS_CONF_CHOICE, 0, 0, 0, false, false, list, nocase, NULL, NULL                         \
     }
 
 static const cs_conf_entry entries[] = {
@@ -94,7 +104,10 @@ static const cs_conf_entry entries[] = {
     SIZE_POS("spark.task.maxDirectResultSize", CS_BYTE),
     DUR_NONNEG("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS),
     DOUBLE("spark.scheduler.minRegisteredResourcesRatio", 0, 1, false, false),
-    DUR_NONNEG("spark.locality.wait", CS_MS),
+    DUR_NONNEG_DEF("spark.locality.wait", CS_MS, "3s"),
+    DUR_NONNEG_FALLBACK("spark.locality.wait.process", CS_MS, "spark.locality.wait"),
+    DUR_NONNEG_FALLBACK("spark.locality.wait.node", CS_MS, "spark.locality.wait"),
+    DUR_NONNEG_FALLBACK("spark.locality.wait.rack", CS_MS, "spark.locality.wait"),
     INT("spark.scheduler.listenerbus.eventqueue.capacity", 1, IMAX),
     /* network */
     DUR_POS("spark.network.timeout", CS_SEC),
@@ -222,6 +235,17 @@ const cs_conf_entry *cs_conf_entry_find(const char *key)
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
         if (strcmp(entries[i].key, key) == 0) return &entries[i];
     return NULL;
+}
+
+int cs_conf_get_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms, cs_error *err)
+{
+    const cs_conf_entry *e = cs_conf_entry_find(key);
+    if (!e || e->type != CS_CONF_DURATION || (!e->default_value && !e->fallback))
+        return cs_error_set(err, CS_EINVAL, "%s has no default in the table of keys", key);
+    if (!cs_conf_contains(c, key) && e->fallback)
+        return cs_conf_get_entry_duration_ms(c, e->fallback, out_ms, err);
+    return cs_conf_get_duration_ms(c, key, e->default_value ? e->default_value : "0", e->unit,
+                                   out_ms, err);
 }
 
 /* "512m", "2g", "1536k", "100b": the largest binary unit that divides the byte count. */

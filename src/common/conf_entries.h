@@ -39,6 +39,10 @@ typedef struct cs_conf_entry {
     bool max_open;
     const char *choices; /* CS_CONF_CHOICE */
     bool nocase;         /* CS_CONF_CHOICE */
+    /* the default when the key is unset (Spark's ConfigEntry default), or NULL: the value of the
+     * key `fallback` (Spark's fallbackConf), or NULL: read at the call site with its default */
+    const char *default_value;
+    const char *fallback;
 } cs_conf_entry;
 
 /* The entry of `key`, or NULL when cspark declares no type for it. Borrowed (static). */
@@ -58,6 +62,12 @@ int cs_conf_validate(const cs_conf *c, cs_error *err);
  * '/', '\\', control byte or leading '.' would put them elsewhere. CS_EINVAL with one line naming
  * the key, the value and what is expected. Called by cs_conf_validate and by the context. */
 int cs_conf_check_app_id(const char *id, cs_error *err);
+
+/* A duration key read through its entry (CS_CONF_DURATION with a default or a fallback): the
+ * value set, else the fallback key's (as read through its own entry), else the entry's default; in
+ * ms. CS_EINVAL naming the key on a value that does not parse, or for a key with no such entry. */
+int cs_conf_get_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms,
+                                  cs_error *err);
 
 /* The whole table, for documentation and tests: *n receives its length. */
 const cs_conf_entry *cs_conf_entries(int *n);

@@ -1,7 +1,9 @@
 /*
- * dag_scheduler.c — Spark's DAGScheduler and TaskSetManager for one application (see
- * scheduler.h). The job thread runs an event loop over task completions; backends push
- * completions from their threads onto a queue (completion_queue.c). Stages for shuffle
+ * dag_scheduler.c — Spark's DAGScheduler for one application (see scheduler.h). The job thread
+ * runs an event loop over task completions; backends push completions from their threads onto a
+ * queue (completion_queue.c). Each stage attempt is a task set of the task scheduler
+ * (task_scheduler.c), whose manager (task_set_manager.c) decides retries, aborts and zombies;
+ * this file creates the task descriptors and acts on those decisions. Stages for shuffle
  * dependencies are created once per application and their map outputs kept (the map-output
  * tracker, whose queries from other threads are map_output_tracker.c), so later jobs skip stages
  * whose outputs are all available. The types and the lock rules are in dag_scheduler_internal.h.
@@ -25,6 +27,7 @@
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 #include "sched/stage_rdds.h"
+#include "sched/task_scheduler.h"
 
 static void post(scheduler *s, cs_event *ev)
 {
@@ -102,7 +105,8 @@ static bool task_needed(scheduler *s, job *j, stage *st, int index)
     return !j->finished[index];
 }
 
-static void launch_task(scheduler *s, job *j, stage *st, int index)
+/* A new attempt of task `index` of st's running attempt, counted in flight; not queued yet. */
+static const task_desc *new_task(scheduler *s, job *j, stage *st, int index)
 {
     cs_block_location locs[CS_MAX_BLOCK_LOCS]; /* kept after the task, freed with it */
     int nlocs = cs_block_registry_task_locations(s->blocks, st->rdd, task_partition(st, index),
@@ -118,7 +122,8 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
     t->stage_id = st->id;
     t->stage_attempt = st->attempt;
     t->partition = task_partition(st, index);
-    t->attempt = st->failures[index];
+    t->attempt = cs_task_set_next_attempt(st->task_set, index);
+    stk->set = st->task_set;
     t->rdd = st->rdd;
     t->sink = st->dep ? &st->shuffle_sink : j->sink;
     t->inputs = st->inputs;
@@ -126,7 +131,31 @@ static void launch_task(scheduler *s, job *j, stage *st, int index)
     t->cancelled = &s->cancelled;
     s->in_flight++;
     if (s->alloc) cs_am_task_submitted(s->alloc);
-    s->backend->launch(s->backend, t);
+    return t;
+}
+
+/* Queues a new attempt of task `index` in st's task set and has the backend offer its cores. */
+static void launch_task(scheduler *s, job *j, stage *st, int index)
+{
+    const task_desc *t = new_task(s, j, st, index);
+    cs_task_scheduler_add(s->tasks, st->task_set, &t, &index, 1);
+    s->backend->revive_offers(s->backend);
+}
+
+/* The stage attempt of st ended (completed, failed, or its job ended): its task set becomes a
+ * zombie and its attempts that never launched are dropped — never started, they end without an
+ * event. Again for the same attempt: nothing. */
+static void end_task_set(scheduler *s, stage *st)
+{
+    if (!st->task_set) return;
+    const task_desc **withdrawn;
+    int n = cs_task_scheduler_remove(s->tasks, st->task_set, &withdrawn);
+    for (int i = 0; i < n; i++) {
+        s->in_flight--;
+        if (s->alloc) cs_am_task_ended(s->alloc, NULL);
+        cs_scheduler_task_release(withdrawn[i]);
+    }
+    free(withdrawn);
 }
 
 static void submit_waiting(scheduler *s, job *j);
@@ -162,6 +191,11 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
     st->attempt_tasks = missing;
     st->running = true;
     st->submit_ms = cs_now_ms();
+    st->task_set = cs_task_scheduler_submit(s->tasks, j->id, st->id, st->attempt, st->num_tasks,
+                                            st->failures, st->attempts, cs_mono_ms());
+    st->task_sets =
+        cs_xrealloc(st->task_sets, (size_t)(st->num_task_sets + 1) * sizeof *st->task_sets);
+    st->task_sets[st->num_task_sets++] = st->task_set;
     /* each attempt reads an immutable copy: a fetch failure may unregister outputs while
      * tasks of this attempt still run; the statuses themselves live until the app stops */
     shuffle_input *inputs = cs_dag_stage_alloc(st, ((size_t)st->num_reads + 1) * sizeof *inputs);
@@ -184,8 +218,19 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
                    .stage_name = stage_name(st),
                    .job_id = j->id};
     post_stage_event(s, st, &ev);
-    for (int i = 0; i < st->num_tasks; i++)
-        if (task_needed(s, j, st, i)) launch_task(s, j, st, i);
+    /* the whole task set is queued at once, then offered */
+    const task_desc **batch = cs_xcalloc((size_t)missing, sizeof *batch);
+    int *indexes = cs_xcalloc((size_t)missing, sizeof *indexes);
+    int n = 0;
+    for (int i = 0; i < st->num_tasks && n < missing; i++)
+        if (task_needed(s, j, st, i)) {
+            batch[n] = new_task(s, j, st, i);
+            indexes[n++] = i;
+        }
+    cs_task_scheduler_add(s->tasks, st->task_set, batch, indexes, n);
+    free(batch);
+    free(indexes);
+    s->backend->revive_offers(s->backend);
 }
 
 static void submit_stage(scheduler *s, job *j, stage *st)
@@ -212,6 +257,7 @@ static void submit_stage(scheduler *s, job *j, stage *st)
 static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char *reason)
 {
     st->running = false;
+    end_task_set(s, st);
     cs_event ev = {.kind = CS_EV_STAGE_COMPLETED,
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
@@ -357,6 +403,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     if (j->failed || (!st->dep && st != j->final)) return;
 
     if (r->status == TASK_OK) {
+        cs_task_set_succeeded(stk->set, index);
         if (st->dep) {
             map_outputs *o = &s->outputs[st->dep->shuffle_id];
             cs_map_status *ms = cs_xmalloc(sizeof *ms);
@@ -429,12 +476,16 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     /* an ordinary task failure: retry up to the limit; an unlaunchable task has no retry */
     if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
         return;
-    int failures = ++st->failures[index];
-    if (r->status == TASK_UNLAUNCHABLE) failures = s->opt.max_task_failures;
+    /* the task set manager's rule: an executor removed by no fault of the task does not count */
+    cs_failure_kind kind = r->status == TASK_UNLAUNCHABLE               ? CS_FAILURE_UNLAUNCHABLE
+                           : r->lost_executor && !r->exit_caused_by_app ? CS_FAILURE_NOT_COUNTED
+                                                                        : CS_FAILURE_COUNTED;
+    int failures;
+    cs_task_failure_action action = cs_task_set_failed(stk->set, index, kind, &failures);
     CS_WARN("scheduler", "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=%s",
             (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
             cs_log_quote(r->error ? r->error : ""));
-    if (failures >= s->opt.max_task_failures) {
+    if (action == CS_TASK_ABORT) {
         stage_finished(s, j, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)
             abort_job(s, j, "%s", r->error); /* TaskSetManager.abort */
@@ -451,7 +502,8 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     }
     /* a superseded attempt (Spark's zombie task set) launches nothing more: its stage's next
      * attempt runs every partition still missing */
-    if (st->running && t->stage_attempt == st->attempt) launch_task(s, j, st, index);
+    if (action == CS_TASK_RETRY && st->running && stk->set == st->task_set)
+        launch_task(s, j, st, index);
 }
 
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
@@ -698,6 +750,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     fin->num_tasks = partitions ? num_partitions : rdd->num_partitions;
     fin->partitions = partitions;
     fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
+    fin->attempts = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->attempts);
     fin->first_job = j.id;
     if (j.props->call_site) fin->name = cs_xstrdup(j.props->call_site);
     cs_dag_stage_link(s, fin, j.id);
@@ -763,8 +816,11 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         completion_free(c);
         check_progress(s, &j);
     }
-    /* the job is over: stop and collect whatever is still running */
+    /* the job is over: attempts not launched yet are dropped, running ones stopped and collected */
     s->cancelled = 1;
+    for (int i = 0; i < s->cap_shuffles; i++)
+        if (s->shuffle_stages[i]) end_task_set(s, s->shuffle_stages[i]);
+    end_task_set(s, fin);
     if (s->in_flight > 0) s->backend->cancel_all(s->backend);
     /* the task reaper: what has not stopped within spark.task.reaper.killTimeout is ended */
     bool reap = s->backend->reap && s->opt.task_reaper;
@@ -840,7 +896,9 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
     scheduler *s = cs_xcalloc(1, sizeof *s);
     s->opt = *o;
     s->backend = backend;
+    s->tasks = cs_task_scheduler_new(&o->locality_waits, o->max_task_failures);
     backend->sched = s;
+    backend->tasks = s->tasks;
     s->blocks = cs_block_registry_new();
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
@@ -884,6 +942,7 @@ void cs_scheduler_free(scheduler *s)
     }
     free(s->aborted);
     cs_block_registry_free(s->blocks);
+    cs_task_scheduler_free(s->tasks);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->outputs_lock);
     pthread_cond_destroy(&s->cond);

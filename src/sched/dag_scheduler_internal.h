@@ -17,6 +17,7 @@
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
+#include "sched/task_scheduler.h"
 
 typedef struct map_outputs {
     int num_maps;
@@ -37,7 +38,10 @@ typedef struct stage {
     shuffle_dep **reads; /* shuffles read by this stage's tasks */
     int num_reads;
     bool running, waiting;
-    int *failures;      /* per task index */
+    cs_task_set *task_set;    /* the latest attempt's (its attempts, failures, zombie state) */
+    int *failures, *attempts; /* per task index, across attempts: the task sets' counts */
+    cs_task_set **task_sets;  /* every attempt's, freed with the stage (tasks may outlive one) */
+    int num_task_sets;
     int fetch_failures; /* consecutive failed attempts */
     int64_t submit_ms;
     shuffle_input *inputs;
@@ -53,6 +57,7 @@ typedef struct stage {
 typedef struct sched_task {
     task_desc t; /* first member: backends see &sched_task.t */
     stage *st;
+    cs_task_set *set;  /* the stage attempt it belongs to */
     int index;         /* task index within the stage */
     bool started;      /* set by cs_scheduler_task_started (backend thread, before done) */
     char executor[64]; /* where it started */
@@ -95,6 +100,7 @@ typedef struct job {
 struct scheduler {
     scheduler_options opt;
     sched_backend *backend;
+    cs_task_scheduler *tasks; /* the task sets of the running stage attempts and the offers */
 
     pthread_mutex_t lock; /* guards the completion queue */
     pthread_cond_t cond;

@@ -3,17 +3,18 @@
  * cluster backend implements (Spark's SchedulerBackend).
  *
  * A job (one action) is cut into stages at shuffle dependencies; stages whose parents' map
- * outputs are missing wait while the parents run; each stage attempt launches one task per
- * missing partition through the backend, retries failed tasks up to the task failure
- * limit (scheduler_options), and resubmits lost map outputs after fetch failures (up to
+ * outputs are missing wait while the parents run; each stage attempt is a task set of the task
+ * scheduler (sched/task_scheduler.h) with one task per missing partition, which the backend is
+ * offered to run; failed tasks are retried up to the task failure limit (scheduler_options, the
+ * task set manager's rule), and lost map outputs are resubmitted after fetch failures (up to
  * spark.stage.maxConsecutiveAttempts). Map outputs are kept per shuffle for the whole
  * application, so a shuffle computed by an earlier job is reused.
  *
  * Threads: cs_scheduler_run_job runs on the caller's thread and returns when the job ends; backends
  * report completions from any thread through cs_scheduler_task_done.
  * Ownership: the scheduler owns stages, map statuses and task descriptors; a backend borrows a
- * task_desc from launch until it calls cs_scheduler_task_done, which takes the task_result's
- * contents (the struct itself stays the backend's).
+ * task_desc from the offer that gave it until it calls cs_scheduler_task_done, which takes the
+ * task_result's contents (the struct itself stays the backend's).
  */
 #ifndef CSPARK_SCHED_SCHEDULER_H
 #define CSPARK_SCHED_SCHEDULER_H
@@ -21,18 +22,23 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "plan/task.h"
+#include "sched/task_set_manager.h"
 
 struct listener_bus;
+struct cs_task_scheduler;
 typedef struct scheduler scheduler;
 typedef struct sched_backend sched_backend;
 
 struct sched_backend {
-    /* Queues the task for execution; completion is reported with cs_scheduler_task_done. */
-    void (*launch)(sched_backend *b, const task_desc *t);
+    /* Tasks wait in the task scheduler (`tasks`): offer it the executors that can take tasks
+     * (cs_task_scheduler_resource_offers, any thread) and launch what it gives, now or soon
+     * (Spark's reviveOffers); each launched task's end is reported with cs_scheduler_task_done.
+     * Called on the job thread without the task scheduler's lock. */
+    void (*revive_offers)(sched_backend *b);
     /* Cores available for tasks (default parallelism). */
     int (*total_cores)(sched_backend *b);
-    /* The job ended: tasks not started yet complete at once as cancelled; running ones are
-     * asked to stop (they complete soon after). */
+    /* The job ended: running tasks are asked to stop (they complete soon after); those not
+     * launched yet were taken back from the task scheduler by the scheduler. */
     void (*cancel_all)(sched_backend *b);
     /* Stops workers after running tasks finish; frees the backend. */
     void (*stop)(sched_backend *b);
@@ -52,7 +58,8 @@ struct sched_backend {
                              const char *reason);
     /* Every process holding cached partitions drops those of rdd_id (unpersist); NULL: none. */
     void (*remove_rdd)(sched_backend *b, int rdd_id);
-    scheduler *sched; /* set by cs_scheduler_new */
+    scheduler *sched;                /* set by cs_scheduler_new */
+    struct cs_task_scheduler *tasks; /* set by cs_scheduler_new: where the offers go */
 };
 
 /* What the scheduler needs from the application, read once. */
@@ -64,12 +71,13 @@ typedef struct scheduler_options {
     /* where task results' accumulator updates merge (borrowed; sched/accumulators.h); NULL:
      * nowhere */
     struct acc_registry *accums;
-    bool task_reaper;             /* tasks that ignore a kill are ended by force (reap) ... */
-    int64_t task_kill_timeout_ms; /* ... after spark.task.reaper.killTimeout */
+    bool task_reaper;                 /* tasks that ignore a kill are ended by force (reap) ... */
+    int64_t task_kill_timeout_ms;     /* ... after spark.task.reaper.killTimeout */
+    cs_locality_waits locality_waits; /* spark.locality.wait.process / .node / .rack */
 } scheduler_options;
 
-/* Reads max_stage_attempts, max_result_size and task_kill_timeout_ms from conf (the caller sets bus
- * and max_task_failures). CS_EINVAL naming the key on a bad value. */
+/* Reads max_stage_attempts, max_result_size, task_kill_timeout_ms and locality_waits from conf (the
+ * caller sets bus and max_task_failures). CS_EINVAL naming the key on a bad value. */
 int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err);
 /* The scheduler of one application over backend (owned from now on: stopped by
  * cs_scheduler_free). o is copied. */

@@ -85,6 +85,7 @@ static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
     st->dep = dep;
     st->num_tasks = dep->parent->num_partitions;
     st->failures = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->failures);
+    st->attempts = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->attempts);
     st->first_job = job_id;
     st->done_once = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->done_once);
     st->shuffle_sink.kind = SINK_SHUFFLE;
@@ -117,8 +118,12 @@ void cs_dag_stage_free(stage *st)
 {
     free(st->parents);
     free(st->reads);
-    free(st->failures);
     free(st->done_once);
+    for (int i = 0; i < st->num_task_sets; i++)
+        cs_task_set_free(st->task_sets[i]);
+    free(st->task_sets);
+    free(st->failures);
+    free(st->attempts);
     for (int i = 0; i < st->num_allocs; i++)
         free(st->attempt_allocs[i]);
     free(st->attempt_allocs);

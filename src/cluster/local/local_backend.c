@@ -1,8 +1,10 @@
 /*
- * local_backend.c — worker-thread pool for local mode (see local_backend.h). Tasks wait in a
- * FIFO queue; each of the N workers pops one, runs it on its own thread and hands the result to
- * the scheduler. Workers are started lazily on the first launch, so a context that runs no job
- * costs no threads. The `local` row of the cluster manager registry is at the end.
+ * local_backend.c — worker-thread pool for local mode (see local_backend.h). Tasks wait in the
+ * task scheduler (sched/task_scheduler.h), which places them; each of the N workers, when idle,
+ * offers its core as executor "driver" and runs the task it is given on its own thread, then
+ * hands the result to the scheduler. revive_offers wakes an idle worker. Workers are started
+ * lazily on the first revive, so a context that runs no job costs no threads. The `local` row of
+ * the cluster manager registry is at the end.
  *
  * The task reaper (common/shutdown.h): a thread cannot be killed, so a task that ignores its
  * kill past spark.task.reaper.killTimeout is reported failed and its worker is abandoned — it
@@ -25,18 +27,14 @@
 #include <string.h>
 
 #include "cluster/local/local_backend.h"
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/memtune.h"
 #include "common/shutdown.h"
 #include "exec/task_context.h"
-#include "sched/locality.h"
+#include "sched/task_scheduler.h"
 #include "storage/block_manager.h"
-
-typedef struct queued {
-    struct queued *next;
-    const task_desc *task;
-} queued;
 
 struct local_backend;
 
@@ -56,10 +54,20 @@ typedef struct local_backend {
     int num_workers;
     bool started, stopping;
     pthread_mutex_t lock;
-    pthread_cond_t cond;
-    queued *head, *tail;
-    queued *free_nodes; /* recycled queue nodes */
+    pthread_cond_t cond; /* revive_offers and stop wake idle workers */
 } local_backend;
+
+/* The task scheduler's next task for one free core of this process, or NULL. Lock held (the
+ * backend's lock is taken before the task scheduler's, which never calls back). */
+static const task_desc *next_task(local_backend *b, cs_locality_level *level)
+{
+    cs_offer offer = {b->env.executor_id, b->env.host, 1};
+    cs_task_assignment a;
+    if (cs_task_scheduler_resource_offers(b->base.tasks, &offer, 1, cs_mono_ms(), &a, 1) == 0)
+        return NULL;
+    *level = a.level;
+    return a.t;
+}
 
 static void *worker_main(void *arg)
 {
@@ -68,26 +76,21 @@ static void *worker_main(void *arg)
     cs_task_thread_init();
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        while (!b->head && !b->stopping)
+        const task_desc *t = NULL;
+        cs_locality_level level = CS_LOCALITY_PROCESS_LOCAL;
+        while (!b->stopping && !(t = next_task(b, &level)))
             pthread_cond_wait(&b->cond, &b->lock);
-        if (!b->head) {
+        if (!t) {
             pthread_mutex_unlock(&b->lock);
             break;
         }
-        queued *q = b->head;
-        b->head = q->next;
-        if (!b->head) b->tail = NULL;
-        const task_desc *t = q->task;
-        q->next = b->free_nodes;
-        b->free_nodes = q;
         w->task = t;
         pthread_mutex_unlock(&b->lock);
 
         task_result r;
         cs_task_result_init(&r);
-        /* one process holds every block: PROCESS_LOCAL, as Spark's local mode */
-        cs_scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host,
-                                  CS_LOCALITY_PROCESS_LOCAL);
+        /* one process holds every block: the task set gives PROCESS_LOCAL, as Spark's local mode */
+        cs_scheduler_task_started(b->base.sched, t, b->env.executor_id, b->env.host, level);
         cs_task_run(&b->env, t, &r);
         pthread_mutex_lock(&b->lock);
         w->task = NULL;
@@ -120,7 +123,7 @@ static void add_worker(local_backend *b)
     }
 }
 
-static void local_launch(sched_backend *base, const task_desc *t)
+static void local_revive_offers(sched_backend *base)
 {
     local_backend *b = (local_backend *)base;
     pthread_mutex_lock(&b->lock);
@@ -129,38 +132,14 @@ static void local_launch(sched_backend *base, const task_desc *t)
         for (int i = 0; i < b->threads; i++)
             add_worker(b);
     }
-    queued *q = b->free_nodes;
-    if (q)
-        b->free_nodes = q->next;
-    else
-        q = cs_xmalloc(sizeof *q);
-    q->next = NULL;
-    q->task = t;
-    if (b->tail)
-        b->tail->next = q;
-    else
-        b->head = q;
-    b->tail = q;
-    pthread_cond_signal(&b->cond);
+    pthread_cond_broadcast(&b->cond); /* a task set may have queued many tasks */
     pthread_mutex_unlock(&b->lock);
 }
 
+/* Running tasks see their job's cancelled flag (task_desc.cancelled) and stop by themselves. */
 static void local_cancel_all(sched_backend *base)
 {
-    local_backend *b = (local_backend *)base;
-    pthread_mutex_lock(&b->lock);
-    queued *q = b->head;
-    b->head = b->tail = NULL;
-    pthread_mutex_unlock(&b->lock);
-    while (q) {
-        queued *next = q->next;
-        cs_scheduler_task_failed(b->base.sched, q->task, "%s", CS_TASK_CANCELLED);
-        pthread_mutex_lock(&b->lock);
-        q->next = b->free_nodes;
-        b->free_nodes = q;
-        pthread_mutex_unlock(&b->lock);
-        q = next;
-    }
+    (void)base;
 }
 
 /* The task reaper: running tasks are reported failed and their workers abandoned (a thread cannot
@@ -227,16 +206,6 @@ static void local_stop(sched_backend *base)
     }
     for (int i = 0; i < b->num_workers; i++)
         free(b->workers[i]);
-    while (b->free_nodes) {
-        queued *q = b->free_nodes;
-        b->free_nodes = q->next;
-        free(q);
-    }
-    while (b->head) {
-        queued *q = b->head;
-        b->head = q->next;
-        free(q);
-    }
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
     free(b->workers);
@@ -253,7 +222,7 @@ static void local_remove_rdd(sched_backend *base, int rdd_id)
 sched_backend *cs_local_backend_new(int threads, const exec_env *env)
 {
     local_backend *b = cs_xcalloc(1, sizeof *b);
-    b->base.launch = local_launch;
+    b->base.revive_offers = local_revive_offers;
     b->base.total_cores = local_total_cores;
     b->base.cancel_all = local_cancel_all;
     b->base.stop = local_stop;

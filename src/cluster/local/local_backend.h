@@ -4,9 +4,9 @@
  * scheduler. Registered in cluster_manager.c as cs_local_manager; the scheduler owns the backend
  * once passed to cs_scheduler_new and stops it through its `stop` operation.
  *
- * Threads: launch and cancel_all are called on the job thread; each worker thread runs one task
- * at a time and reports it (cs_scheduler_task_started / task_done) from that thread; stop joins
- * the workers.
+ * Threads: revive_offers and cancel_all are called on the job thread; each worker thread takes
+ * its tasks from the task scheduler's offers and runs one at a time and reports it
+ * (cs_scheduler_task_started / task_done) from that thread; stop joins the workers.
  */
 #ifndef CSPARK_CLUSTER_LOCAL_LOCAL_BACKEND_H
 #define CSPARK_CLUSTER_LOCAL_LOCAL_BACKEND_H

@@ -3,12 +3,14 @@
  * spark.task.maxFailures and the abort after it, FetchFailed resubmitting only the lost map output,
  * a shuffle computed by one job reused by the next, cancellation of running tasks when the
  * backend aborts (and every later job failing), the task reaper ending tasks that ignore their
- * kill, and executor loss (outputs it held recomputed,
- * during a running map stage and after).
+ * kill, executor loss (outputs it held recomputed,
+ * during a running map stage and after; its running tasks re-queued, not counted as failures when
+ * the executor was removed), and zombie stage attempts whose late failures are not retried.
  *
- * The fake backend is a small model of a cluster: executors "1" and "2" (alive or lost), map tasks
- * that write their output on the executor they run on, result tasks that fail with FetchFailed when
- * a map output they read sits on a lost executor. Tasks complete synchronously inside launch (the
+ * The fake backend is a small model of a cluster: executors "1" and "2" (alive or lost) offering
+ * their cores to the task scheduler, map tasks that write their output on the executor they run
+ * on, result tasks that fail with FetchFailed when a map output they read sits on a lost
+ * executor. Tasks complete synchronously inside revive_offers (the
  * scheduler takes completions from any thread, its own included) unless a test holds them. No
  * thread, no clock, no process: every outcome follows from the events the test scripts. */
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 
 #include "plan/rdd.h"
 #include "sched/scheduler.h"
+#include "sched/task_scheduler.h"
 
 #define MAX_LAUNCHES 256
 
@@ -45,8 +48,9 @@ struct fake {
     int nheld;
     int cancel_calls;
     script_fn script;
-    int counter;       /* for scripts */
-    bool left_running; /* fake_reap reports the tasks as left running */
+    int counter;        /* for scripts */
+    bool left_running;  /* fake_reap reports the tasks as left running */
+    char running_on[8]; /* the executor of the task the script is asked about */
 };
 
 static const char *place(fake *f, const task_desc *t)
@@ -98,13 +102,15 @@ static bool all_succeed(fake *f, const task_desc *t, task_result *r)
     return true;
 }
 
-static void fake_launch(sched_backend *b, const task_desc *t)
+/* Runs t on the executor the task scheduler placed it on. */
+static void fake_run(sched_backend *b, const task_desc *t, const char *executor)
 {
     fake *f = (fake *)b;
     assert_true(f->nlog < MAX_LAUNCHES);
     launch_rec *l = &f->log[f->nlog++];
     *l = (launch_rec){t->stage_id, t->stage_attempt, t->partition, t->attempt, is_map(t), ""};
-    snprintf(l->executor, sizeof l->executor, "%s", place(f, t));
+    snprintf(l->executor, sizeof l->executor, "%s", executor);
+    snprintf(f->running_on, sizeof f->running_on, "%s", executor);
     cs_scheduler_task_started(b->sched, t, l->executor, "host", 0);
     task_result r;
     cs_task_result_init(&r);
@@ -113,6 +119,21 @@ static void fake_launch(sched_backend *b, const task_desc *t)
     else
         f->held[f->nheld++] = t;
     cs_task_result_free(&r);
+}
+
+/* The live executors offer their cores to the task scheduler; what it places runs at once (where
+ * place() says: the fake's model of where each partition's output lands). */
+static void fake_revive(sched_backend *b)
+{
+    fake *f = (fake *)b;
+    cs_offer offers[2];
+    int n = 0;
+    if (!f->lost[1]) offers[n++] = (cs_offer){"1", "host-1", MAX_LAUNCHES};
+    if (!f->lost[2]) offers[n++] = (cs_offer){"2", "host-2", MAX_LAUNCHES};
+    cs_task_assignment given[MAX_LAUNCHES];
+    int k = cs_task_scheduler_resource_offers(b->tasks, offers, n, 0, given, MAX_LAUNCHES);
+    for (int i = 0; i < k; i++)
+        fake_run(b, given[i].t, offers[given[i].offer].executor_id);
 }
 
 static int fake_total_cores(sched_backend *b)
@@ -161,7 +182,7 @@ static void app_init(app *a, script_fn script, int max_failures)
     a->reduced->deps[0] = a->dep;
     a->reduced->num_deps = 1;
     a->reduced->read_mode = SHUFFLE_READ_PLAIN;
-    a->f.base = (sched_backend){.launch = fake_launch,
+    a->f.base = (sched_backend){.revive_offers = fake_revive,
                                 .total_cores = fake_total_cores,
                                 .cancel_all = fake_cancel_all,
                                 .stop = fake_stop};
@@ -537,6 +558,91 @@ static void test_lost_outputs_of_finished_parent_rerun(void **state)
     app_free(a);
 }
 
+/* ---- zombie attempts and executor loss (issue 22 item 1: the task set manager's rules) ---------
+ * Result stage attempt 0: partition 0 cannot fetch a map output, partition 1 is still running
+ * (held). The fetch failure makes attempt 0 a zombie; attempt 1 runs both partitions, and the
+ * late failure of attempt 0's partition 1 arrives first. With spark.task.maxFailures=1 a zombie's
+ * failure is neither counted nor retried, so the job succeeds (before: the late failure counted
+ * against the stage and aborted the job). */
+static bool late_failure_of_zombie(fake *f, const task_desc *t, task_result *r)
+{
+    if (!is_map(t) && t->stage_attempt == 0 && t->partition == 1) return false; /* held */
+    if (!is_map(t) && t->stage_attempt == 0 && t->partition == 0) {
+        r->status = TASK_FETCH_FAILED;
+        r->fetch_shuffle_id = t->inputs[0].shuffle_id;
+        r->fetch_map_id = 1;
+        r->error = cs_xstrdup("connection reset by peer");
+        return true;
+    }
+    if (!is_map(t) && t->stage_attempt == 1 && t->partition == 1 && f->nheld > 0) {
+        task_result late;
+        cs_task_result_init(&late);
+        late.status = TASK_FAILED;
+        late.error = cs_xstrdup("java.lang.RuntimeException: late failure of a zombie attempt");
+        cs_scheduler_task_done(f->base.sched, f->held[0], &late);
+        f->nheld = 0;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_zombie_attempt_late_failure_ignored(void **state)
+{
+    app a;
+    app_init(&a, late_failure_of_zombie, 1);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    int attempt1 = 0;
+    for (int i = 0; i < a.f.nlog; i++)
+        attempt1 += !a.f.log[i].map && a.f.log[i].stage_attempt == 1;
+    assert_int_equal(attempt1, 2); /* the new attempt ran both; nothing retried the zombie's */
+    assert_int_equal(launches(&a.f, false, 1), 2);
+    assert_int_equal(a.results[0], 1);
+    assert_int_equal(a.results[1], 1);
+    app_free(&a);
+}
+
+/* A one-stage job: partition 0 runs (held) on an executor that is then removed (lost by no fault
+ * of its task). Its running task is re-queued and runs again on the other executor as attempt 1;
+ * not counted as a failure, so spark.task.maxFailures=1 does not abort the job (before: the loss
+ * counted and aborted it). */
+static bool lose_executor_of_running_task(fake *f, const task_desc *t, task_result *r)
+{
+    if (t->partition == 0 && t->attempt == 0) return false; /* held where it runs */
+    if (t->partition == 1 && f->nheld > 0) {
+        static char lost[8];
+        for (int i = 0; i < f->nlog; i++)
+            if (f->log[i].partition == 0) snprintf(lost, sizeof lost, "%s", f->log[i].executor);
+        f->lost[atoi(lost)] = true;
+        cs_scheduler_task_lost(f->base.sched, f->held[0], lost, "Executor decommissioned", false);
+        cs_scheduler_executor_lost(f->base.sched, lost, "Executor decommissioned");
+        f->nheld = 0;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_executor_loss_requeues_running_task(void **state)
+{
+    app a;
+    app_init(&a, lose_executor_of_running_task, 1);
+    cs_error err;
+    assert_int_equal(run(&a, a.src, &err), 0);
+    assert_int_equal(launches(&a.f, false, 0), 2);
+    const launch_rec *first = NULL, *second = NULL;
+    for (int i = 0; i < a.f.nlog; i++)
+        if (a.f.log[i].partition == 0) {
+            if (first)
+                second = &a.f.log[i];
+            else
+                first = &a.f.log[i];
+        }
+    assert_int_equal(second->attempt, 1);
+    assert_string_not_equal(second->executor, first->executor);
+    assert_int_equal(a.results[0] + a.results[1] + a.results[2], 3);
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +657,8 @@ int main(void)
         cmocka_unit_test(test_executor_lost_after_map_stage),
         cmocka_unit_test(test_executor_lost_during_map_stage),
         cmocka_unit_test(test_lost_outputs_of_finished_parent_rerun),
+        cmocka_unit_test(test_zombie_attempt_late_failure_ignored),
+        cmocka_unit_test(test_executor_loss_requeues_running_task),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,164 @@
+/*
+ * task_scheduler.c — Spark's TaskSchedulerImpl over task sets (see task_scheduler.h): the pool in
+ * FIFO order and the offer rounds; the attempts' state machine and delay scheduling are the task
+ * set manager's (task_set_manager.c). Called by the DAG scheduler (submit, add, remove) and by
+ * the backends (offers).
+ */
+#include "sched/task_scheduler.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf_entries.h"
+
+struct cs_task_scheduler {
+    pthread_mutex_t lock;
+    cs_locality_waits waits;
+    int max_task_failures;
+    cs_task_set **pool; /* FIFO order: job id, then stage id */
+    int npool, cap_pool;
+    int npending; /* attempts pending in the pool's sets */
+    unsigned rr;  /* the offer each round starts at, so that executors take turns */
+};
+
+/* Spark's spark.locality.wait.* keys, nearest level first. */
+static const char *const wait_keys[] = {"spark.locality.wait.process", "spark.locality.wait.node",
+                                        "spark.locality.wait.rack"};
+
+int cs_locality_waits_read(const cs_conf *conf, cs_locality_waits *w, cs_error *err)
+{
+    int64_t *out[] = {&w->process_ms, &w->node_ms, &w->rack_ms};
+    for (int i = 0; i < 3; i++) {
+        if (cs_conf_get_entry_duration_ms(conf, wait_keys[i], out[i], err) < 0) return err->code;
+        if (*out[i] < 0)
+            return cs_error_set(err, CS_EINVAL,
+                                "invalid value for %s: '%lld ms' (expected a duration >= 0)",
+                                wait_keys[i], (long long)*out[i]);
+    }
+    return 0;
+}
+
+cs_task_scheduler *cs_task_scheduler_new(const cs_locality_waits *waits, int max_task_failures)
+{
+    cs_task_scheduler *ts = cs_xcalloc(1, sizeof *ts);
+    pthread_mutex_init(&ts->lock, NULL);
+    ts->waits = *waits;
+    ts->max_task_failures = max_task_failures;
+    return ts;
+}
+
+void cs_task_scheduler_free(cs_task_scheduler *ts)
+{
+    if (!ts) return;
+    pthread_mutex_destroy(&ts->lock);
+    free(ts->pool);
+    free(ts);
+}
+
+cs_task_set *cs_task_scheduler_submit(cs_task_scheduler *ts, int job_id, int stage_id, int attempt,
+                                      int num_tasks, int *failures, int *attempts, int64_t now_ms)
+{
+    cs_task_set *m = cs_task_set_new(job_id, stage_id, attempt, num_tasks, ts->max_task_failures,
+                                     &ts->waits, failures, attempts, now_ms);
+    pthread_mutex_lock(&ts->lock);
+    if (ts->npool == ts->cap_pool) {
+        ts->cap_pool = ts->cap_pool ? ts->cap_pool * 2 : 8;
+        ts->pool = cs_xrealloc(ts->pool, (size_t)ts->cap_pool * sizeof *ts->pool);
+    }
+    int at = ts->npool; /* after every set of a lower (job, stage) */
+    while (at > 0 && (cs_task_set_job(ts->pool[at - 1]) > job_id ||
+                      (cs_task_set_job(ts->pool[at - 1]) == job_id &&
+                       cs_task_set_stage(ts->pool[at - 1]) > stage_id)))
+        at--;
+    memmove(ts->pool + at + 1, ts->pool + at, (size_t)(ts->npool - at) * sizeof *ts->pool);
+    ts->pool[at] = m;
+    ts->npool++;
+    pthread_mutex_unlock(&ts->lock);
+    return m;
+}
+
+void cs_task_scheduler_add(cs_task_scheduler *ts, cs_task_set *m, const task_desc *const *t,
+                           const int *indexes, int n)
+{
+    pthread_mutex_lock(&ts->lock);
+    for (int i = 0; i < n; i++)
+        cs_task_set_add(m, t[i], indexes[i]);
+    ts->npending += n;
+    pthread_mutex_unlock(&ts->lock);
+}
+
+int cs_task_scheduler_remove(cs_task_scheduler *ts, cs_task_set *m, const task_desc ***out)
+{
+    *out = NULL;
+    pthread_mutex_lock(&ts->lock);
+    int at = 0;
+    while (at < ts->npool && ts->pool[at] != m)
+        at++;
+    if (at == ts->npool) {
+        pthread_mutex_unlock(&ts->lock);
+        return 0;
+    }
+    memmove(ts->pool + at, ts->pool + at + 1, (size_t)(ts->npool - at - 1) * sizeof *ts->pool);
+    ts->npool--;
+    int n = cs_task_set_pending(m);
+    if (n > 0) *out = cs_xcalloc((size_t)n, sizeof **out);
+    n = cs_task_set_withdraw(m, n > 0 ? *out : NULL);
+    ts->npending -= n;
+    pthread_mutex_unlock(&ts->lock);
+    return n;
+}
+
+/* One pass of set m at max_locality over the offers, one task per offer with a free core (Spark's
+ * resourceOfferSingleTaskSet). Lock held. */
+static bool offer_single_set(cs_task_scheduler *ts, cs_task_set *m, cs_offer *offers, int n,
+                             int start, cs_locality_level max_locality, int64_t now_ms,
+                             cs_task_assignment *out, int max, int *nout, int *free_cores)
+{
+    bool launched = false;
+    for (int k = 0; k < n && *nout<max && * free_cores> 0; k++) {
+        int i = (start + k) % n;
+        if (offers[i].free_cores <= 0) continue;
+        cs_locality_level level;
+        const task_desc *t = cs_task_set_offer(m, &offers[i], max_locality, now_ms, &level);
+        if (!t) continue;
+        out[(*nout)++] = (cs_task_assignment){t, i, level};
+        offers[i].free_cores--;
+        (*free_cores)--;
+        ts->npending--;
+        launched = true;
+    }
+    return launched;
+}
+
+int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, int n,
+                                      int64_t now_ms, cs_task_assignment *out, int max)
+{
+    int nout = 0;
+    if (n <= 0 || max <= 0) return 0;
+    int free_cores = 0;
+    for (int i = 0; i < n; i++)
+        free_cores += offers[i].free_cores > 0 ? offers[i].free_cores : 0;
+    pthread_mutex_lock(&ts->lock);
+    int start = (int)(ts->rr++ % (unsigned)n);
+    for (int s = 0; s < ts->npool && ts->npending > 0 && nout < max && free_cores > 0; s++) {
+        cs_task_set *m = ts->pool[s];
+        if (cs_task_set_pending(m) == 0) continue;
+        cs_locality_level levels[5];
+        int nlevels = cs_task_set_locality_levels(m, offers, n, levels);
+        for (int l = 0; l < nlevels && nout < max && free_cores > 0; l++)
+            while (offer_single_set(ts, m, offers, n, start, levels[l], now_ms, out, max, &nout,
+                                    &free_cores))
+                ;
+    }
+    pthread_mutex_unlock(&ts->lock);
+    return nout;
+}
+
+bool cs_task_scheduler_has_pending(cs_task_scheduler *ts)
+{
+    pthread_mutex_lock(&ts->lock);
+    bool any = ts->npending > 0;
+    pthread_mutex_unlock(&ts->lock);
+    return any;
+}

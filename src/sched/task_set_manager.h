@@ -1,0 +1,145 @@
+/*
+ * task_set_manager.h — Spark's TaskSetManager: the tasks of one stage attempt (a task set), their
+ * pending queues by locality, the attempts and failures of each task, and delay scheduling.
+ *
+ * The task attempt's state machine (one task_desc is one attempt of one task index; Spark's
+ * TaskInfo), with the function behind each transition:
+ *
+ *   cs_task_set_add (DAG scheduler)
+ *        |
+ *        v          cs_task_set_offer: an offer picks it, at a locality level
+ *     PENDING ------------------------------------------------------> RUNNING
+ *        |                                                               |
+ *        | cs_task_set_withdraw: the set became a zombie                 | the backend reports
+ *        | (its stage attempt or its job ended)                          | its end
+ *        v                                                               v
+ *    WITHDRAWN (never ran: no event)        +------------------------ FINISHED
+ *                                           |                            |
+ *                      cs_task_set_succeeded|          cs_task_set_failed|        killed (its job
+ *                                           v                            |        ended): neither
+ *                                       SUCCEEDED                        |        counted nor
+ *                                                                        |        retried
+ *        +---------------------------------------------------------------+
+ *        | counted, and failures >= spark.task.maxFailures; or unlaunchable --> ABORT (job fails)
+ *        | the set is a zombie -----> IGNORE (the stage's next attempt runs the task)
+ *        | otherwise -------------> RETRY: a new attempt, PENDING
+ *
+ * A failure counts unless the task's executor was removed by no fault of the task (Spark's
+ * countTowardsTaskFailures), and never in a zombie set.
+ *
+ * A set is a zombie (Spark's isZombie) once its stage attempt ended: the attempt failed (a fetch
+ * failure, an executor holding its inputs lost), its stage completed, or its job ended. A zombie
+ * launches nothing more: its pending attempts are withdrawn; late completions of its running ones
+ * still arrive (a late success of an old attempt still registers its map output), but its
+ * failures are neither counted nor retried.
+ *
+ * Delay scheduling (Spark's computeValidLocalityLevels / getAllowedLocalityLevel): the valid levels
+ * are PROCESS_LOCAL while a pending task prefers an executor that is offered, NODE_LOCAL while one
+ * prefers the host of an offered executor, NO_PREF while a task has no preference, and ANY;
+ * RACK_LOCAL is never valid (no rack resolver, as Spark on Kubernetes) though it has its wait. The
+ * set starts at its nearest level; while tasks remain at the current level it waits that level's
+ * spark.locality.wait.* since the last launch at it (the wait time is advanced by the wait when it
+ * expires, so a set that keeps launching does not fall behind), then allows the next level; a
+ * launch at a level brings the set back to it and restarts the wait; a level with no task left is
+ * passed at once. Offers at NO_PREF take tasks without a preference whatever the level.
+ *
+ * Speculation plugs in here (not implemented yet, as spark.speculation is false by default):
+ * copies_running counts the running attempts of each index (Spark's copiesRunning), a checker
+ * over running attempts' times would mark indexes speculatable, and cs_task_set_offer dequeues
+ * them after the regular queues (the spot is marked in task_set_manager.c).
+ *
+ * Pure over explicit times (`now_ms` is passed in; no clock is read) and not thread-safe: the task
+ * scheduler (task_scheduler.c) calls the queue functions under its lock; the failure and success
+ * functions run on the DAG scheduler's job thread. Ownership: the set borrows the task
+ * descriptors it queues (the DAG scheduler owns them); the set itself is owned by whoever created
+ * it (the DAG scheduler's stage: freed with cs_task_set_free once nothing refers to it).
+ */
+#ifndef CSPARK_SCHED_TASK_SET_MANAGER_H
+#define CSPARK_SCHED_TASK_SET_MANAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan/task.h"
+#include "sched/locality.h"
+
+typedef struct cs_task_set cs_task_set;
+
+/* Spark's per-level waits: spark.locality.wait.process / .node / .rack (each defaulting to
+ * spark.locality.wait, 3s). */
+typedef struct cs_locality_waits {
+    int64_t process_ms, node_ms, rack_ms;
+} cs_locality_waits;
+
+/* An executor offered to a set: its id, host and cores free now (Spark's WorkerOffer). */
+typedef struct cs_offer {
+    const char *executor_id;
+    const char *host;
+    int free_cores;
+} cs_offer;
+
+/* What to do after a failed attempt (cs_task_set_failed). */
+typedef enum {
+    CS_TASK_RETRY,  /* queue a new attempt of the task */
+    CS_TASK_ABORT,  /* the task failed spark.task.maxFailures times, or can never launch */
+    CS_TASK_IGNORE, /* a zombie set's failure: the stage's next attempt runs the task */
+} cs_task_failure_action;
+
+/* How a failure counts (Spark's TaskFailedReason.countTowardsTaskFailures). */
+typedef enum {
+    CS_FAILURE_COUNTED,      /* the task failed */
+    CS_FAILURE_NOT_COUNTED,  /* its executor went away by no fault of the task (removed) */
+    CS_FAILURE_UNLAUNCHABLE, /* no executor can ever take it (e.g. its plan is too large) */
+} cs_failure_kind;
+
+/* A set for stage_id attempt `attempt` of job job_id (the FIFO order: lower job, then lower
+ * stage first), with num_tasks task indexes; created at now_ms. failures and attempts (num_tasks
+ * each, borrowed for the set's life) are the stage's per-task counts, shared by its attempts: a
+ * task's failures count towards spark.task.maxFailures across its stage's attempts, and its
+ * attempts are numbered across them (after attempt 0 of stage attempt 0 failed, the task runs as
+ * attempt 1 in stage attempt 1); NULL: the set keeps its own. */
+cs_task_set *cs_task_set_new(int job_id, int stage_id, int attempt, int num_tasks, int max_failures,
+                             const cs_locality_waits *waits, int *failures, int *attempts,
+                             int64_t now_ms);
+void cs_task_set_free(cs_task_set *m);
+
+int cs_task_set_job(const cs_task_set *m);
+int cs_task_set_stage(const cs_task_set *m);
+int cs_task_set_attempt(const cs_task_set *m);
+bool cs_task_set_is_zombie(const cs_task_set *m);
+/* Attempts still pending (not offered, not withdrawn). */
+int cs_task_set_pending(const cs_task_set *m);
+
+/* The attempt number the next attempt of task `index` gets (Spark's attemptNumber): how many of
+ * its attempts failed so far. */
+int cs_task_set_next_attempt(const cs_task_set *m, int index);
+/* Queues attempt t of task `index` (t's block locations are its preferences). Borrows t until it
+ * is offered or withdrawn. */
+void cs_task_set_add(cs_task_set *m, const task_desc *t, int index);
+
+/* One offer of executor offer->executor_id at most max_locality (Spark's resourceOffer), after
+ * cs_task_set_locality_levels for this round's offers: the attempt to launch there, or NULL;
+ * *level gets the level it launches at. */
+const task_desc *cs_task_set_offer(cs_task_set *m, const cs_offer *offer,
+                                   cs_locality_level max_locality, int64_t now_ms,
+                                   cs_locality_level *level);
+/* The valid locality levels of the set for offers[0..n) (every executor offered in a round: the
+ * live ones), nearest first (Spark's myLocalityLevels, recomputed as executors come and go): at
+ * most 5 into levels; returns how many. */
+int cs_task_set_locality_levels(cs_task_set *m, const cs_offer *offers, int n,
+                                cs_locality_level *levels);
+/* The most distant level the set may launch at, at now_ms (Spark's getAllowedLocalityLevel), after
+ * cs_task_set_locality_levels for the same offers. */
+cs_locality_level cs_task_set_allowed_level(cs_task_set *m, int64_t now_ms);
+
+/* The set becomes a zombie: it launches nothing more. Its pending attempts are moved to out
+ * (room for cs_task_set_pending of them); returns how many. */
+int cs_task_set_withdraw(cs_task_set *m, const task_desc **out);
+
+/* An attempt of task `index` ended (the job thread). */
+void cs_task_set_succeeded(cs_task_set *m, int index);
+/* A failed attempt: counted or not as kind says; *failures gets the task's failures so far. */
+cs_task_failure_action cs_task_set_failed(cs_task_set *m, int index, cs_failure_kind kind,
+                                          int *failures);
+
+#endif /* CSPARK_SCHED_TASK_SET_MANAGER_H */

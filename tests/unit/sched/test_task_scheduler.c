@@ -1,0 +1,313 @@
+/* test_task_scheduler.c — the task scheduler and task set manager (src/sched/task_scheduler.c,
+ * task_set_manager.c) driven as a backend drives them, with offers and explicit times: placement
+ * by locality level (PROCESS_LOCAL on the holder, NODE_LOCAL on its host, tasks without a
+ * preference at once, ANY elsewhere) with the wait escalating through spark.locality.wait.process
+ * and .node, a launch restarting the wait, a preferred executor that is gone not waited for, the
+ * per-level waits read from the configuration with their defaults; task sets in FIFO order; retries
+ * up to spark.task.maxFailures then abort; failures of an executor removed not counted; zombie sets
+ * launching nothing and ignoring late failures; failures and attempt numbers shared by a stage's
+ * attempts. The DAG scheduler's side of retries, zombie
+ * attempts and executor loss is in test_dag_scheduler.c. No thread, no clock. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/conf.h"
+#include "sched/task_scheduler.h"
+
+#define NTASKS 8
+
+/* Tasks of one set: task i prefers the executors in prefs[i] (NULL: none). */
+typedef struct tasks {
+    task_desc t[NTASKS];
+    cs_block_location locs[NTASKS];
+} tasks;
+
+static void make_task(tasks *ts, int i, const char *pref_exec)
+{
+    memset(&ts->t[i], 0, sizeof ts->t[i]);
+    ts->t[i].task_id = i;
+    ts->t[i].partition = i;
+    if (pref_exec) {
+        memset(&ts->locs[i], 0, sizeof ts->locs[i]);
+        snprintf(ts->locs[i].executor_id, sizeof ts->locs[i].executor_id, "%s", pref_exec);
+        ts->t[i].block_locs = &ts->locs[i];
+        ts->t[i].num_block_locs = 1;
+    }
+}
+
+/* Queues one attempt. */
+static void add1(cs_task_scheduler *ts, cs_task_set *m, const task_desc *t, int index)
+{
+    cs_task_scheduler_add(ts, m, &t, &index, 1);
+}
+
+static const cs_locality_waits waits = {.process_ms = 1000, .node_ms = 2000, .rack_ms = 5000};
+
+/* Offers these executors (id, host, free cores) once; returns how many tasks were given. */
+static int offer(cs_task_scheduler *ts, cs_offer *offers, int n, int64_t now,
+                 cs_task_assignment *out)
+{
+    return cs_task_scheduler_resource_offers(ts, offers, n, now, out, 16);
+}
+
+/* Executor "1" on host A holds task 0's block and is busy; "2" is on host B, "3" on host A. The
+ * set waits .process for "1", then allows NODE_LOCAL ("3" on host A), then after .node ANY. */
+static void test_wait_escalates_through_levels(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 1, NULL, NULL, 0);
+    tasks tk;
+    make_task(&tk, 0, "1");
+    add1(ts, m, &tk.t[0], 0);
+    cs_offer on_b[] = {{"1", "A", 0}, {"2", "B", 1}};
+    cs_task_assignment a[16];
+    assert_int_equal(offer(ts, on_b, 2, 0, a), 0);
+    assert_int_equal(offer(ts, on_b, 2, 999, a), 0);  /* .process not over */
+    assert_int_equal(offer(ts, on_b, 2, 1000, a), 0); /* NODE_LOCAL now: B is not A's host */
+    assert_int_equal(offer(ts, on_b, 2, 2999, a), 0); /* .node counts from 1000 */
+    cs_offer on_a[] = {{"1", "A", 0}, {"2", "B", 0}, {"3", "A", 1}};
+    /* NODE_LOCAL allowed since 1000: "3" shares A with the holder */
+    assert_int_equal(offer(ts, on_a, 3, 2999, a), 1);
+    assert_ptr_equal(a[0].t, &tk.t[0]);
+    assert_int_equal(a[0].offer, 2);
+    assert_int_equal(a[0].level, CS_LOCALITY_NODE_LOCAL);
+    assert_false(cs_task_scheduler_has_pending(ts));
+    const task_desc **w;
+    assert_int_equal(cs_task_scheduler_remove(ts, m, &w), 0);
+    cs_task_set_free(m);
+
+    /* the same from the start on B only: ANY once .process + .node have passed */
+    m = cs_task_scheduler_submit(ts, 1, 1, 0, 1, NULL, NULL, 10000);
+    add1(ts, m, &tk.t[0], 0);
+    assert_int_equal(offer(ts, on_b, 2, 12999, a), 0);
+    assert_int_equal(offer(ts, on_b, 2, 13000, a), 1);
+    assert_int_equal(a[0].offer, 1);
+    assert_int_equal(a[0].level, CS_LOCALITY_ANY);
+    assert_int_equal(cs_task_scheduler_remove(ts, m, &w), 0);
+    cs_task_set_free(m);
+    cs_task_scheduler_free(ts);
+}
+
+/* The holder with a free core gets its task PROCESS_LOCAL at once; a task without preference
+ * runs at once anywhere (reported PROCESS_LOCAL, as Spark); a launch at PROCESS_LOCAL restarts
+ * the wait for the next preferring task. */
+static void test_process_local_and_no_pref(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 3, NULL, NULL, 0);
+    tasks tk;
+    make_task(&tk, 0, "1");
+    make_task(&tk, 1, NULL);
+    make_task(&tk, 2, "1");
+    for (int i = 0; i < 3; i++)
+        add1(ts, m, &tk.t[i], i);
+    cs_offer offers[] = {{"1", "A", 1}, {"2", "B", 1}};
+    cs_task_assignment a[16];
+    assert_int_equal(offer(ts, offers, 2, 500, a), 2);
+    for (int i = 0; i < 2; i++) {
+        if (a[i].t == &tk.t[0]) assert_int_equal(a[i].offer, 0);
+        if (a[i].t == &tk.t[1]) assert_int_equal(a[i].offer, 1);
+        assert_int_equal(a[i].level, CS_LOCALITY_PROCESS_LOCAL);
+    }
+    /* task 2 waits for "1" (busy now): the wait restarted at 500 */
+    cs_offer busy[] = {{"1", "A", 0}, {"2", "B", 1}};
+    assert_int_equal(offer(ts, busy, 2, 1499, a), 0);
+    /* NODE_LOCAL is valid (A, the holder's host, is offered) but "2" is on B: ANY only after
+     * .process and .node (counted from the launch at 500) */
+    assert_int_equal(offer(ts, busy, 2, 3499, a), 0);
+    assert_int_equal(offer(ts, busy, 2, 3500, a), 1);
+    assert_int_equal(a[0].level, CS_LOCALITY_ANY);
+    const task_desc **w;
+    cs_task_scheduler_remove(ts, m, &w);
+    cs_task_set_free(m);
+    cs_task_scheduler_free(ts);
+}
+
+/* A preferred executor that is not offered (lost) is not waited for. */
+static void test_gone_executor_not_waited_for(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 1, NULL, NULL, 0);
+    tasks tk;
+    make_task(&tk, 0, "gone");
+    add1(ts, m, &tk.t[0], 0);
+    cs_offer offers[] = {{"2", "B", 1}};
+    cs_task_assignment a[16];
+    assert_int_equal(offer(ts, offers, 1, 0, a), 1);
+    assert_int_equal(a[0].level, CS_LOCALITY_ANY);
+    const task_desc **w;
+    cs_task_scheduler_remove(ts, m, &w);
+    cs_task_set_free(m);
+    cs_task_scheduler_free(ts);
+}
+
+/* Sets are offered in FIFO order (lower job, then lower stage), whatever their submission order. */
+static void test_fifo_order(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    cs_task_set *later = cs_task_scheduler_submit(ts, 1, 5, 0, 1, NULL, NULL, 0);
+    cs_task_set *first = cs_task_scheduler_submit(ts, 0, 3, 0, 1, NULL, NULL, 0);
+    cs_task_set *second = cs_task_scheduler_submit(ts, 0, 4, 0, 1, NULL, NULL, 0);
+    tasks tk;
+    for (int i = 0; i < 3; i++)
+        make_task(&tk, i, NULL);
+    add1(ts, later, &tk.t[0], 0);
+    add1(ts, second, &tk.t[1], 0);
+    add1(ts, first, &tk.t[2], 0);
+    cs_offer one[] = {{"1", "A", 1}};
+    cs_task_assignment a[16];
+    const task_desc *order[3];
+    for (int i = 0; i < 3; i++) {
+        one[0].free_cores = 1;
+        assert_int_equal(offer(ts, one, 1, 0, a), 1);
+        order[i] = a[0].t;
+    }
+    assert_ptr_equal(order[0], &tk.t[2]);
+    assert_ptr_equal(order[1], &tk.t[1]);
+    assert_ptr_equal(order[2], &tk.t[0]);
+    const task_desc **w;
+    cs_task_set *sets[] = {later, first, second};
+    for (int i = 0; i < 3; i++) {
+        cs_task_scheduler_remove(ts, sets[i], &w);
+        cs_task_set_free(sets[i]);
+    }
+    cs_task_scheduler_free(ts);
+}
+
+/* spark.task.maxFailures = 3: two failures are retried (attempts 1 and 2), the third aborts; a
+ * failure of an executor removed by no fault of the task is retried without counting; a task that
+ * can never launch aborts at once. */
+static void test_retries_then_abort(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 3);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 2, NULL, NULL, 0);
+    int failures;
+    assert_int_equal(cs_task_set_next_attempt(m, 0), 0);
+    tasks tk;
+    make_task(&tk, 0, NULL);
+    add1(ts, m, &tk.t[0], 0);
+    assert_int_equal(cs_task_set_failed(m, 0, CS_FAILURE_COUNTED, &failures), CS_TASK_RETRY);
+    assert_int_equal(failures, 1);
+    assert_int_equal(cs_task_set_next_attempt(m, 0), 1);
+    assert_int_equal(cs_task_set_failed(m, 0, CS_FAILURE_NOT_COUNTED, &failures), CS_TASK_RETRY);
+    assert_int_equal(failures, 1);
+    assert_int_equal(cs_task_set_next_attempt(m, 0), 2); /* every attempt gets its own number */
+    assert_int_equal(cs_task_set_failed(m, 0, CS_FAILURE_COUNTED, &failures), CS_TASK_RETRY);
+    assert_int_equal(cs_task_set_failed(m, 0, CS_FAILURE_COUNTED, &failures), CS_TASK_ABORT);
+    assert_int_equal(failures, 3);
+    assert_int_equal(cs_task_set_failed(m, 1, CS_FAILURE_UNLAUNCHABLE, &failures), CS_TASK_ABORT);
+    assert_int_equal(failures, 3);
+    const task_desc **w;
+    assert_int_equal(cs_task_scheduler_remove(ts, m, &w), 1); /* attempt 0 was never offered */
+    assert_ptr_equal(w[0], &tk.t[0]);
+    free(w);
+    cs_task_set_free(m);
+    cs_task_scheduler_free(ts);
+}
+
+/* The counts are the stage's, shared by its attempts: a task that failed in stage attempt 0 runs
+ * as attempt 1 in stage attempt 1, and its failures there add to the earlier ones (the job of
+ * tests/integration/shared_variables.sh's "crash" accumulators kills its executor on attempt 0
+ * only). */
+static void test_counts_shared_across_stage_attempts(void **state)
+{
+    (void)state;
+    int failures[2] = {0}, attempts[2] = {0}, n;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 2);
+    cs_task_set *first = cs_task_scheduler_submit(ts, 0, 0, 0, 2, failures, attempts, 0);
+    assert_int_equal(cs_task_set_failed(first, 1, CS_FAILURE_COUNTED, &n), CS_TASK_RETRY);
+    const task_desc **w;
+    cs_task_scheduler_remove(ts, first, &w); /* the stage attempt failed */
+    cs_task_set *second = cs_task_scheduler_submit(ts, 0, 0, 1, 2, failures, attempts, 0);
+    assert_int_equal(cs_task_set_next_attempt(second, 1), 1);
+    assert_int_equal(cs_task_set_failed(second, 1, CS_FAILURE_COUNTED, &n), CS_TASK_ABORT);
+    assert_int_equal(n, 2);
+    cs_task_scheduler_remove(ts, second, &w);
+    cs_task_set_free(first);
+    cs_task_set_free(second);
+    cs_task_scheduler_free(ts);
+}
+
+/* A zombie set (its stage attempt ended) gives its pending attempts back and launches nothing;
+ * its late failures are ignored, neither counted nor retried. */
+static void test_zombie_set(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 1);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 3, NULL, NULL, 0);
+    tasks tk;
+    for (int i = 0; i < 3; i++) {
+        make_task(&tk, i, NULL);
+        add1(ts, m, &tk.t[i], i);
+    }
+    cs_offer one[] = {{"1", "A", 1}};
+    cs_task_assignment a[16];
+    assert_int_equal(offer(ts, one, 1, 0, a), 1); /* task 0 runs */
+    const task_desc **w;
+    assert_int_equal(cs_task_scheduler_remove(ts, m, &w), 2);
+    assert_ptr_equal(w[0], &tk.t[1]);
+    assert_ptr_equal(w[1], &tk.t[2]);
+    free(w);
+    assert_true(cs_task_set_is_zombie(m));
+    assert_false(cs_task_scheduler_has_pending(ts));
+    one[0].free_cores = 1;
+    assert_int_equal(offer(ts, one, 1, 0, a), 0);
+    int failures;
+    assert_int_equal(cs_task_set_failed(m, 0, CS_FAILURE_COUNTED, &failures), CS_TASK_IGNORE);
+    assert_int_equal(failures, 0);
+    assert_int_equal(cs_task_scheduler_remove(ts, m, &w), 0); /* again: nothing */
+    cs_task_set_free(m);
+    cs_task_scheduler_free(ts);
+}
+
+/* The per-level waits default to spark.locality.wait (3s), each read from its own key. */
+static void test_waits_from_conf(void **state)
+{
+    (void)state;
+    cs_conf *c = cs_conf_new();
+    cs_locality_waits w;
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(cs_locality_waits_read(c, &w, &err), 0);
+    assert_int_equal(w.process_ms, 3000);
+    assert_int_equal(w.node_ms, 3000);
+    assert_int_equal(w.rack_ms, 3000);
+    cs_conf_set(c, "spark.locality.wait", "500ms");
+    cs_conf_set(c, "spark.locality.wait.node", "0");
+    cs_conf_set(c, "spark.locality.wait.rack", "2s");
+    assert_int_equal(cs_locality_waits_read(c, &w, &err), 0);
+    assert_int_equal(w.process_ms, 500);
+    assert_int_equal(w.node_ms, 0);
+    assert_int_equal(w.rack_ms, 2000);
+    cs_conf_set(c, "spark.locality.wait.process", "soon");
+    assert_int_equal(cs_locality_waits_read(c, &w, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "spark.locality.wait.process"));
+    cs_conf_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wait_escalates_through_levels),
+        cmocka_unit_test(test_process_local_and_no_pref),
+        cmocka_unit_test(test_gone_executor_not_waited_for),
+        cmocka_unit_test(test_fifo_order),
+        cmocka_unit_test(test_retries_then_abort),
+        cmocka_unit_test(test_counts_shared_across_stage_attempts),
+        cmocka_unit_test(test_zombie_set),
+        cmocka_unit_test(test_waits_from_conf),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
