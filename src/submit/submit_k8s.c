@@ -27,6 +27,7 @@
 #include "cluster/k8s/k8s_yaml.h"
 #include "common/app_file.h"
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/strutil.h"
@@ -257,7 +258,7 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
                          err) < 0)
         goto out;
     cs_conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
-    if (cs_conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) goto out;
+    if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) goto out;
     if (cs_conf_get(conf, "spark.driver.host") || cs_conf_get(conf, "spark.driver.bindAddress")) {
         rc = cs_error_set(err, CS_EINVAL,
                           "spark.driver.host and spark.driver.bindAddress cannot be set in "
