@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "api/context.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "broadcast/broadcast_store.h"
 #include "broadcast/broadcast_tracker.h"
@@ -20,7 +21,7 @@ int cs_context_shared_vars_init(cspark_context *sc, cs_error *err)
 {
     int64_t piece = 0, max_frame = 0;
     if (cs_conf_get_size(sc->conf, "spark.broadcast.blockSize", "4m", CS_KiB, &piece, err) < 0 ||
-        cs_conf_get_size(sc->conf, "spark.rpc.message.maxSize", "128", CS_MiB, &max_frame, err) < 0)
+        cs_conf_entry_size(sc->conf, "spark.rpc.message.maxSize", &max_frame, err) < 0)
         return err->code;
     /* a piece travels in one message, with room for the rest of the reply: a size set above
      * that is refused; the default follows a smaller spark.rpc.message.maxSize */

@@ -18,16 +18,16 @@
 #include <unistd.h>
 
 #include "api/context.h"
-#include "fs/fs.h"
 #include "api/rdd_internal.h"
 #include "cluster/cluster_manager.h"
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/current_task.h"
 #include "common/exit_cleanup.h"
-#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/shutdown.h"
+#include "fs/fs.h"
 #include "fs/shipped_files.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
@@ -93,7 +93,7 @@ static int read_settings(cspark_context *sc, cs_error *err)
                               : "spark.driver.memory";
     if (cs_conf_get_size(sc->conf, mem_key, "1g", CS_MiB, &memory, err) < 0) return err->code;
     double fraction;
-    if (cs_conf_get_double(sc->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
+    if (cs_conf_entry_double(sc->conf, "spark.memory.fraction", &fraction, err) < 0)
         return err->code;
     if (!(fraction > 0 && fraction <= 1))
         return cs_error_set(err, CS_EINVAL,
@@ -103,8 +103,7 @@ static int read_settings(cspark_context *sc, cs_error *err)
     sc->task_memory_budget = (int64_t)((double)memory * fraction / threads);
     if (sc->task_memory_budget < 4 * CS_MiB) sc->task_memory_budget = 4 * CS_MiB;
     sc->local_memory = memory;
-    if (cs_conf_get_bool(sc->conf, "spark.shuffle.compress", "true", &sc->shuffle_compress, err) <
-        0)
+    if (cs_conf_entry_bool(sc->conf, "spark.shuffle.compress", &sc->shuffle_compress, err) < 0)
         return err->code;
     return cs_shuffle_checksum_conf(sc->conf, &sc->shuffle_checksum, err);
 }
@@ -129,7 +128,7 @@ static int start_backend(cspark_context *sc, cs_error *err)
     int cores = sc->master.cores_per_executor;
     if (m->dynamic_allocation && cores <= 0) {
         int64_t c;
-        if (cs_conf_get_int(sc->conf, "spark.executor.cores", "1", &c, err) < 0) return err->code;
+        if (cs_conf_entry_int(sc->conf, "spark.executor.cores", &c, err) < 0) return err->code;
         cores = (int)(c < 1 ? 1 : c);
     }
     scheduler_options opt = {

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "common/sync.h"
 
@@ -424,8 +425,7 @@ block_fetcher *cs_block_fetcher_new(const char *local_executor_id, const char *l
     int rc = cs_conf_get_int(cf, "spark.shuffle.io.maxRetries", "3", &retries, err);
     if (rc == 0)
         rc = cs_conf_get_duration_ms(cf, "spark.shuffle.io.retryWait", "5s", CS_SEC, &wait, err);
-    if (rc == 0)
-        rc = cs_conf_get_duration_ms(cf, "spark.network.timeout", "120s", CS_SEC, &net, err);
+    if (rc == 0) rc = cs_conf_entry_duration_ms(cf, "spark.network.timeout", &net, err);
     if (rc == 0) {
         char d[32];
         snprintf(d, sizeof d, "%lldms", (long long)net);

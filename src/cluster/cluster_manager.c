@@ -6,7 +6,9 @@
 #include "cluster/cluster_manager.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "common/conf_entries.h"
 #include "exec/decom_signals.h"
 #include "rpc/auth.h"
 
@@ -32,7 +34,7 @@ static int app_secret(cs_conf *conf, char **secret, cs_error *err)
     bool auth;
     *secret = NULL;
     cs_conf_set_if_missing(conf, "spark.authenticate", "true");
-    if (cs_conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) return err->code;
+    if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) return err->code;
     if (!auth) return 0;
     cs_error e2;
     cs_error_clear(&e2);
@@ -61,4 +63,15 @@ sched_backend *cs_cluster_create_with_secret(const cluster_env *env,
     cs_auth_secret_free(secret);
     if (!b && !err->code) err->code = CS_EIO;
     return b;
+}
+
+int cs_cluster_max_executor_failures(const cs_conf *conf, int64_t wanted, int *out, cs_error *err)
+{
+    char dflt[24];
+    long long twice = 2 * wanted < INT32_MAX ? 2 * wanted : INT32_MAX;
+    snprintf(dflt, sizeof dflt, "%lld", twice > 3 ? twice : 3);
+    int64_t v;
+    if (cs_conf_get_int(conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
+    *out = (int)(v < 1 ? 1 : v > INT32_MAX ? INT32_MAX : v);
+    return 0;
 }

@@ -101,4 +101,9 @@ typedef sched_backend *(*cluster_backend_new_fn)(const cluster_env *env, const c
 sched_backend *cs_cluster_create_with_secret(const cluster_env *env,
                                              cluster_backend_new_fn new_backend, cs_error *err);
 
+/* spark.executor.maxNumFailures, or its default as Spark's ExecutorFailureTracker computes it:
+ * max(3, 2 × the executors wanted), capped at INT32_MAX; at least 1. CS_EINVAL on a malformed
+ * value. Used by the backends that count executor failures (local-cluster, k8s). */
+int cs_cluster_max_executor_failures(const cs_conf *conf, int64_t wanted, int *out, cs_error *err);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "cluster/coarse_backend_internal.h"
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "common/strutil.h"
 #include "common/sync.h"
@@ -633,8 +634,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
 {
     int64_t timeout = 120000;
     rpc_options ro = {.name = "driver", .app_id = env->app_id};
-    if (cs_conf_get_duration_ms(env->conf, "spark.network.timeout", "120s", CS_SEC, &timeout, err) <
-            0 ||
+    if (cs_conf_entry_duration_ms(env->conf, "spark.network.timeout", &timeout, err) < 0 ||
         cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
@@ -654,10 +654,9 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
     bool storage = false, blocks = true;
-    if (cs_conf_get_bool(env->conf, "spark.storage.decommission.enabled", "false", &storage, err) <
-            0 ||
-        cs_conf_get_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", "true",
-                         &blocks, err) < 0) {
+    if (cs_conf_entry_bool(env->conf, "spark.storage.decommission.enabled", &storage, err) < 0 ||
+        cs_conf_entry_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", &blocks,
+                           err) < 0) {
         free(b);
         return NULL;
     }

@@ -21,38 +21,36 @@
 #define IMAX ((double)INT_MAX)
 #define NOMAX 9.0e18 /* no upper bound (beyond any int64 a getter returns) */
 
-#define BOOL(k)                                                                                    \
+/* Each kind of entry, without a default (the key is optional, or its reader computes the value
+ * when unset) and, with a _D suffix, with Spark's default d (the only default of the key: call
+ * sites read it through the cs_conf_entry_* accessors, never with a default of their own). */
+#define BOOL_D(k, d)                                                                               \
     {                                                                                              \
-        k, CS_CONF_BOOL, 0, 0, 0, false, false, NULL, false, NULL, NULL                            \
+        k, CS_CONF_BOOL, 0, 0, 0, false, false, NULL, false, d, NULL                               \
     }
-#define INT(k, lo, hi)                                                                             \
+#define INT_D(k, lo, hi, d)                                                                        \
     {                                                                                              \
-        k, CS_CONF_INT, 0, lo, hi, false, false, NULL, false, NULL, NULL                           \
+        k, CS_CONF_INT, 0, lo, hi, false, false, NULL, false, d, NULL                              \
     }
-#define PORT(k)                                                                                    \
+#define PORT_D(k, d)                                                                               \
     {                                                                                              \
-        k, CS_CONF_PORT, 0, 0, 65535, false, false, NULL, false, NULL, NULL                        \
+        k, CS_CONF_PORT, 0, 0, 65535, false, false, NULL, false, d, NULL                           \
     }
-#define SIZE(k, unit, lo, hi)                                                                      \
+#define SIZE_D(k, unit, lo, hi, d)                                                                 \
     {                                                                                              \
-        k, CS_CONF_SIZE, unit, lo, hi, false, false, NULL, false, NULL, NULL                       \
+        k, CS_CONF_SIZE, unit, lo, hi, false, false, NULL, false, d, NULL                          \
     }
-#define SIZE_POS(k, unit)                                                                          \
+#define SIZE_POS_D(k, unit, d)                                                                     \
     {                                                                                              \
-        k, CS_CONF_SIZE, unit, 0, NOMAX, true, false, NULL, false, NULL, NULL                      \
+        k, CS_CONF_SIZE, unit, 0, NOMAX, true, false, NULL, false, d, NULL                         \
     }
-#define DUR_POS(k, unit)                                                                           \
+#define DUR_POS_D(k, unit, d)                                                                      \
     {                                                                                              \
-        k, CS_CONF_DURATION, unit, 0, NOMAX, true, false, NULL, false, NULL, NULL                  \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, true, false, NULL, false, d, NULL                     \
     }
-#define DUR_NONNEG(k, unit)                                                                        \
+#define DUR_NONNEG_D(k, unit, d)                                                                   \
     {                                                                                              \
-        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, NULL, NULL                 \
-    }
-/* a duration >= 0 with its default (Spark's ConfigEntry default) */
-#define DUR_NONNEG_DEF(k, unit, dflt)                                                              \
-    {                                                                                              \
-        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, dflt, NULL                 \
+        k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, d, NULL                    \
     }
 /* a duration >= 0 whose default is another key's value (Spark's fallbackConf) */
 #define DUR_NONNEG_FALLBACK(k, unit, other)                                                        \
@@ -60,18 +58,28 @@
         k, CS_CONF_DURATION, unit, 0, NOMAX, false, false, NULL, false, NULL, other                \
     }
 /* a duration >= 0, or -1 (Spark's "never") */
-#define DUR_OR_NEVER(k, unit)                                                                      \
+#define DUR_OR_NEVER_D(k, unit, d)                                                                 \
     {                                                                                              \
-        k, CS_CONF_DURATION, unit, -1, NOMAX, false, false, NULL, false, NULL, NULL                \
+        k, CS_CONF_DURATION, unit, -1, NOMAX, false, false, NULL, false, d, NULL                   \
     }
-#define DOUBLE(k, lo, hi, lo_open, hi_open)                                                        \
+#define DOUBLE_D(k, lo, hi, lo_open, hi_open, d)                                                   \
     {                                                                                              \
-        k, CS_CONF_DOUBLE, 0, lo, hi, lo_open, hi_open, NULL, false, NULL, NULL                    \
+        k, CS_CONF_DOUBLE, 0, lo, hi, lo_open, hi_open, NULL, false, d, NULL                       \
     }
-#define CHOICE(k, list, nocase)                                                                    \
+#define CHOICE_D(k, list, nocase, d)                                                               \
     {                                                                                              \
-        k, CS_CONF_CHOICE, 0, 0, 0, false, false, list, nocase, NULL, NULL                         \
+        k, CS_CONF_CHOICE, 0, 0, 0, false, false, list, nocase, d, NULL                            \
     }
+#define BOOL(k) BOOL_D(k, NULL)
+#define INT(k, lo, hi) INT_D(k, lo, hi, NULL)
+#define PORT(k) PORT_D(k, NULL)
+#define SIZE(k, unit, lo, hi) SIZE_D(k, unit, lo, hi, NULL)
+#define SIZE_POS(k, unit) SIZE_POS_D(k, unit, NULL)
+#define DUR_POS(k, unit) DUR_POS_D(k, unit, NULL)
+#define DUR_NONNEG(k, unit) DUR_NONNEG_D(k, unit, NULL)
+#define DUR_OR_NEVER(k, unit) DUR_OR_NEVER_D(k, unit, NULL)
+#define DOUBLE(k, lo, hi, lo_open, hi_open) DOUBLE_D(k, lo, hi, lo_open, hi_open, NULL)
+#define CHOICE(k, list, nocase) CHOICE_D(k, list, nocase, NULL)
 
 static const cs_conf_entry entries[] = {
     /* application */
@@ -86,13 +94,13 @@ static const cs_conf_entry entries[] = {
     DOUBLE("spark.executor.memoryOverheadFactor", 0, NOMAX, true, false),
     DOUBLE("spark.kubernetes.memoryOverheadFactor", 0, NOMAX, true, false),
     INT("spark.driver.cores", 1, IMAX),
-    INT("spark.executor.cores", 1, IMAX),
+    INT_D("spark.executor.cores", 1, IMAX, "1"),
     INT("spark.cores.max", 1, IMAX),
     INT("spark.task.cpus", 1, IMAX),
-    INT("spark.executor.instances", 0, IMAX),
+    INT_D("spark.executor.instances", 0, IMAX, "2"),
     BOOL("spark.memory.offHeap.enabled"),
     SIZE("spark.memory.offHeap.size", CS_BYTE, 0, NOMAX),
-    DOUBLE("spark.memory.fraction", 0, 1, true, false),
+    DOUBLE_D("spark.memory.fraction", 0, 1, true, false, "0.6"),
     DOUBLE("spark.memory.storageFraction", 0, 1, false, true),
     /* scheduling */
     INT("spark.task.maxFailures", 1, IMAX),
@@ -102,27 +110,27 @@ static const cs_conf_entry entries[] = {
     DUR_OR_NEVER("spark.task.reaper.killTimeout", CS_MS), /* cspark's default 2s: shutdown.h */
     SIZE("spark.driver.maxResultSize", CS_BYTE, 0, NOMAX),
     SIZE_POS("spark.task.maxDirectResultSize", CS_BYTE),
-    DUR_NONNEG("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS),
+    DUR_NONNEG_D("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS, "30s"),
     DOUBLE("spark.scheduler.minRegisteredResourcesRatio", 0, 1, false, false),
-    DUR_NONNEG_DEF("spark.locality.wait", CS_MS, "3s"),
+    DUR_NONNEG_D("spark.locality.wait", CS_MS, "3s"),
     DUR_NONNEG_FALLBACK("spark.locality.wait.process", CS_MS, "spark.locality.wait"),
     DUR_NONNEG_FALLBACK("spark.locality.wait.node", CS_MS, "spark.locality.wait"),
     DUR_NONNEG_FALLBACK("spark.locality.wait.rack", CS_MS, "spark.locality.wait"),
     INT("spark.scheduler.listenerbus.eventqueue.capacity", 1, IMAX),
     /* network */
-    DUR_POS("spark.network.timeout", CS_SEC),
-    DUR_POS("spark.executor.heartbeatInterval", CS_MS),
-    PORT("spark.driver.port"),
+    DUR_POS_D("spark.network.timeout", CS_SEC, "120s"),
+    DUR_POS_D("spark.executor.heartbeatInterval", CS_MS, "10s"),
+    PORT_D("spark.driver.port", "0"),
     PORT("spark.blockManager.port"),
     PORT("spark.driver.blockManager.port"),
     PORT("spark.ui.port"),
-    SIZE("spark.rpc.message.maxSize", CS_MiB, 1 * CS_MiB, 2047 * CS_MiB),
-    BOOL("spark.authenticate"),
+    SIZE_D("spark.rpc.message.maxSize", CS_MiB, 1 * CS_MiB, 2047 * CS_MiB, "128"),
+    BOOL_D("spark.authenticate", "false"),
     DUR_POS("spark.network.auth.rpcTimeout", CS_SEC),
     DUR_POS("spark.shuffle.sasl.timeout", CS_SEC),
     INT("cspark.rpc.maxUnauthenticatedConnections", 1, 65536),
     /* shuffle */
-    BOOL("spark.shuffle.compress"),
+    BOOL_D("spark.shuffle.compress", "true"),
     BOOL("spark.rdd.compress"),
     BOOL("spark.shuffle.spill.compress"),
     BOOL("spark.shuffle.checksum.enabled"),
@@ -146,7 +154,7 @@ static const cs_conf_entry entries[] = {
     PORT("spark.history.ui.port"),
     DUR_POS("spark.history.fs.update.interval", CS_SEC),
     INT("spark.history.retainedApplications", 1, IMAX),
-    INT("spark.port.maxRetries", 0, 65535),
+    INT_D("spark.port.maxRetries", 0, 65535, "16"),
     INT("spark.ui.retainedJobs", 1, 100000000),
     INT("spark.ui.retainedStages", 1, 100000000),
     INT("spark.ui.retainedTasks", 1, 100000000),
@@ -154,20 +162,20 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.ui.showConsoleProgress"),
     DUR_POS("spark.ui.consoleProgress.update.interval", CS_MS),
     /* dynamic allocation and decommissioning */
-    BOOL("spark.dynamicAllocation.enabled"),
+    BOOL_D("spark.dynamicAllocation.enabled", "false"),
     INT("spark.dynamicAllocation.minExecutors", 0, IMAX),
-    INT("spark.dynamicAllocation.maxExecutors", 0, IMAX),
+    INT_D("spark.dynamicAllocation.maxExecutors", 0, IMAX, "2147483647"),
     INT("spark.dynamicAllocation.initialExecutors", 0, IMAX),
     DOUBLE("spark.dynamicAllocation.executorAllocationRatio", 0, 1, true, false),
     DUR_POS("spark.dynamicAllocation.schedulerBacklogTimeout", CS_SEC),
     DUR_POS("spark.dynamicAllocation.sustainedSchedulerBacklogTimeout", CS_SEC),
-    DUR_NONNEG("spark.dynamicAllocation.executorIdleTimeout", CS_SEC),
+    DUR_NONNEG_D("spark.dynamicAllocation.executorIdleTimeout", CS_SEC, "60s"),
     DUR_NONNEG("spark.dynamicAllocation.cachedExecutorIdleTimeout", CS_SEC),
     BOOL("spark.dynamicAllocation.shuffleTracking.enabled"),
     DUR_NONNEG("spark.dynamicAllocation.shuffleTracking.timeout", CS_MS),
-    BOOL("spark.decommission.enabled"),
-    BOOL("spark.storage.decommission.enabled"),
-    BOOL("spark.storage.decommission.shuffleBlocks.enabled"),
+    BOOL_D("spark.decommission.enabled", "false"),
+    BOOL_D("spark.storage.decommission.enabled", "false"),
+    BOOL_D("spark.storage.decommission.shuffleBlocks.enabled", "true"),
     /* storage (src/fs): Hadoop's keys through spark.hadoop.*, as Spark passes them; the s3a
      * options may also be set per bucket (spark.hadoop.fs.s3a.bucket.NAME.*), checked when the
      * bucket is first used */
@@ -237,15 +245,48 @@ const cs_conf_entry *cs_conf_entry_find(const char *key)
     return NULL;
 }
 
-int cs_conf_get_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms, cs_error *err)
+/* The entry of key, which must be of one of the types given (the accessors are only called with
+ * keys of the table: tests/integration/conf_entries.sh checks it), NULL with err set otherwise. */
+static const cs_conf_entry *entry_of(const char *key, cs_conf_type a, cs_conf_type b, cs_error *err)
 {
     const cs_conf_entry *e = cs_conf_entry_find(key);
-    if (!e || e->type != CS_CONF_DURATION || (!e->default_value && !e->fallback))
-        return cs_error_set(err, CS_EINVAL, "%s has no default in the table of keys", key);
-    if (!cs_conf_contains(c, key) && e->fallback)
-        return cs_conf_get_entry_duration_ms(c, e->fallback, out_ms, err);
-    return cs_conf_get_duration_ms(c, key, e->default_value ? e->default_value : "0", e->unit,
-                                   out_ms, err);
+    if (e && (e->type == a || e->type == b)) return e;
+    cs_error_set(err, CS_EINVAL, "%s has no configuration entry of that type (conf_entries.c)",
+                 key);
+    return NULL;
+}
+
+int cs_conf_entry_int(const cs_conf *c, const char *key, int64_t *out, cs_error *err)
+{
+    const cs_conf_entry *e = entry_of(key, CS_CONF_INT, CS_CONF_PORT, err);
+    return e ? cs_conf_get_int(c, key, e->dflt, out, err) : CS_EINVAL;
+}
+
+int cs_conf_entry_bool(const cs_conf *c, const char *key, bool *out, cs_error *err)
+{
+    const cs_conf_entry *e = entry_of(key, CS_CONF_BOOL, CS_CONF_BOOL, err);
+    return e ? cs_conf_get_bool(c, key, e->dflt, out, err) : CS_EINVAL;
+}
+
+int cs_conf_entry_double(const cs_conf *c, const char *key, double *out, cs_error *err)
+{
+    const cs_conf_entry *e = entry_of(key, CS_CONF_DOUBLE, CS_CONF_DOUBLE, err);
+    return e ? cs_conf_get_double(c, key, e->dflt, out, err) : CS_EINVAL;
+}
+
+int cs_conf_entry_size(const cs_conf *c, const char *key, int64_t *out_bytes, cs_error *err)
+{
+    const cs_conf_entry *e = entry_of(key, CS_CONF_SIZE, CS_CONF_SIZE, err);
+    return e ? cs_conf_get_size(c, key, e->dflt, e->unit, out_bytes, err) : CS_EINVAL;
+}
+
+int cs_conf_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms, cs_error *err)
+{
+    const cs_conf_entry *e = entry_of(key, CS_CONF_DURATION, CS_CONF_DURATION, err);
+    if (!e) return CS_EINVAL;
+    if (e->fallback && !cs_conf_contains(c, key))
+        return cs_conf_entry_duration_ms(c, e->fallback, out_ms, err);
+    return cs_conf_get_duration_ms(c, key, e->dflt, e->unit, out_ms, err);
 }
 
 /* "512m", "2g", "1536k", "100b": the largest binary unit that divides the byte count. */
@@ -431,8 +472,8 @@ int cs_conf_validate(const cs_conf *c, cs_error *err)
     }
     /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
     int64_t hb = 0, to = 0;
-    cs_conf_get_duration_ms(c, "spark.executor.heartbeatInterval", "10s", CS_MS, &hb, NULL);
-    cs_conf_get_duration_ms(c, "spark.network.timeout", "120s", CS_SEC, &to, NULL);
+    cs_conf_entry_duration_ms(c, "spark.executor.heartbeatInterval", &hb, NULL);
+    cs_conf_entry_duration_ms(c, "spark.network.timeout", &to, NULL);
     if (to <= hb)
         return cs_error_set(err, CS_EINVAL,
                             "the value of spark.network.timeout=%" PRId64

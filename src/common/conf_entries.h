@@ -1,13 +1,16 @@
 /* conf_entries.h — every typed configuration key cspark reads, declared once with its type and
- * the values it accepts (Spark's ConfigEntry with checkValue).
+ * the values it accepts (Spark's ConfigEntry with checkValue) and, where the key has one, its
+ * default: the only one (Spark's createWithDefault).
  *
  * cspark-submit calls cs_conf_validate on the effective configuration before anything is
  * created: a value of the wrong syntax or out of range (a port of 70000, a zero heartbeat
  * interval, a negative timeout, zero executor memory) is refused with one line naming the key,
- * the value and what is expected, and the application never starts. The components then read
- * their keys with the typed getters of conf.h, at their call sites, with their defaults.
- * tests/integration/conf_entries.sh checks that every key read with a typed getter under src/
- * is declared here with the same type, so a new key cannot skip validation.
+ * the value and what is expected, and the application never starts. The components read a key
+ * whose entry has a default with the cs_conf_entry_* accessors below; other keys with the typed
+ * getters of conf.h, with the default of their one reader. tests/integration/conf_entries.sh
+ * checks that every key read with a typed getter under src/ is declared here with the same type,
+ * so a new key cannot skip validation, and that no key has a second default (an entry's and a
+ * call site's, or two call sites').
  *
  * The table is static and read-only; nothing to free. Thread-safe.
  */
@@ -37,16 +40,24 @@ typedef struct cs_conf_entry {
     double max;   /* inclusive unless max_open */
     bool min_open;
     bool max_open;
-    const char *choices; /* CS_CONF_CHOICE */
-    bool nocase;         /* CS_CONF_CHOICE */
-    /* the default when the key is unset (Spark's ConfigEntry default), or NULL: the value of the
-     * key `fallback` (Spark's fallbackConf), or NULL: read at the call site with its default */
-    const char *default_value;
-    const char *fallback;
+    const char *choices;  /* CS_CONF_CHOICE */
+    bool nocase;          /* CS_CONF_CHOICE */
+    const char *dflt;     /* Spark's default, in the key's syntax; NULL: none (optional key) */
+    const char *fallback; /* unset: the value of this key instead (Spark's fallbackConf) */
 } cs_conf_entry;
 
 /* The entry of `key`, or NULL when cspark declares no type for it. Borrowed (static). */
 const cs_conf_entry *cs_conf_entry_find(const char *key);
+
+/* The typed accessors: the key's value, or its entry's default when unset (CS_ENOTFOUND, *out
+ * untouched, when the entry has none), in the entry's default unit; CS_EINVAL as conf.h's getters
+ * on a malformed value, and for a key with no entry of that type (int: INT or PORT). A duration
+ * with a fallback key reads that key (through its own entry) when it is unset. */
+int cs_conf_entry_int(const cs_conf *c, const char *key, int64_t *out, cs_error *err);
+int cs_conf_entry_bool(const cs_conf *c, const char *key, bool *out, cs_error *err);
+int cs_conf_entry_double(const cs_conf *c, const char *key, double *out, cs_error *err);
+int cs_conf_entry_size(const cs_conf *c, const char *key, int64_t *out_bytes, cs_error *err);
+int cs_conf_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms, cs_error *err);
 
 /* Checks one value against its entry; CS_EINVAL with "invalid value for KEY: 'VALUE' (expected
  * ...)" when it does not parse or is out of range. */
@@ -62,12 +73,6 @@ int cs_conf_validate(const cs_conf *c, cs_error *err);
  * '/', '\\', control byte or leading '.' would put them elsewhere. CS_EINVAL with one line naming
  * the key, the value and what is expected. Called by cs_conf_validate and by the context. */
 int cs_conf_check_app_id(const char *id, cs_error *err);
-
-/* A duration key read through its entry (CS_CONF_DURATION with a default or a fallback): the
- * value set, else the fallback key's (as read through its own entry), else the entry's default; in
- * ms. CS_EINVAL naming the key on a value that does not parse, or for a key with no such entry. */
-int cs_conf_get_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms,
-                                  cs_error *err);
 
 /* The whole table, for documentation and tests: *n receives its length. */
 const cs_conf_entry *cs_conf_entries(int *n);

@@ -27,17 +27,16 @@
 
 #include "common/app_file.h"
 #include "common/clock.h"
-#include "common/exit_cleanup.h"
 #include "common/conf.h"
-#include "fs/fs.h"
-#include "fs/shipped_files.h"
+#include "common/conf_entries.h"
 #include "common/err.h"
+#include "common/exit_cleanup.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/memtune.h"
 #include "common/procstat.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
-#include "common/memtune.h"
 #include "blocktransfer/block_fetcher.h"
 #include "blocktransfer/block_server.h"
 #include "broadcast/broadcast_fetch.h"
@@ -45,8 +44,10 @@
 #include "exec/plan_cache.h"
 #include "exec/shuffle_migration.h"
 #include "exec/task_context.h"
-#include "plan/stage_plan.h"
+#include "fs/fs.h"
+#include "fs/shipped_files.h"
 #include "plan/pb_helpers.h"
+#include "plan/stage_plan.h"
 #include "plan/task_codec.h"
 #include "rpc/endpoint.h"
 #include "storage/block_manager.h"
@@ -726,10 +727,9 @@ static int executor_start(executor *x, cs_error *err)
     if (memory <= 0 &&
         cs_conf_get_size(x->conf, "spark.executor.memory", "1g", CS_MiB, &memory, err) < 0)
         return err->code;
-    if (cs_conf_get_double(x->conf, "spark.memory.fraction", "0.6", &fraction, err) < 0)
+    if (cs_conf_entry_double(x->conf, "spark.memory.fraction", &fraction, err) < 0)
         return err->code;
-    if (cs_conf_get_bool(x->conf, "spark.shuffle.compress", "true", &compress, err) < 0)
-        return err->code;
+    if (cs_conf_entry_bool(x->conf, "spark.shuffle.compress", &compress, err) < 0) return err->code;
     if (cs_shuffle_checksum_conf(x->conf, &x->env.shuffle_checksum, err) < 0 ||
         cs_map_status_opts_read(x->conf, &x->env.map_status_opts, err) < 0)
         return err->code;
@@ -745,13 +745,12 @@ static int executor_start(executor *x, cs_error *err)
      * the executor stops (a paused driver's kernel still acknowledges them) */
     int64_t network_timeout_ms;
     if (cs_task_reaper_timeout(x->conf, &x->reaper_ms, err) < 0 ||
-        cs_conf_get_duration_ms(x->conf, "spark.network.timeout", "120s", CS_SEC,
-                                &network_timeout_ms, err) < 0)
+        cs_conf_entry_duration_ms(x->conf, "spark.network.timeout", &network_timeout_ms, err) < 0)
         return err->code;
     if (cs_rpc_conn_set_unacked_timeout(x->driver, network_timeout_ms) < 0)
         CS_WARN("executor", "executor=%s event=unacked_timeout_unavailable", x->opt->executor_id);
     bool decom = false;
-    if (cs_conf_get_bool(x->conf, "spark.decommission.enabled", "false", &decom, err) < 0)
+    if (cs_conf_entry_bool(x->conf, "spark.decommission.enabled", &decom, err) < 0)
         return err->code;
     const char *decom_sig = cs_conf_get(x->conf, "spark.executor.decommission.signal");
     if (decom && cs_decom_signals_parse(decom_sig ? decom_sig : "PWR", &x->decom_signal, err) < 0)
@@ -773,8 +772,7 @@ static int executor_start(executor *x, cs_error *err)
     x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
     if (!x->fetcher) return err->code ? err->code : CS_EIO;
     int64_t net_timeout = 120000;
-    if (cs_conf_get_duration_ms(x->conf, "spark.network.timeout", "120s", CS_SEC, &net_timeout,
-                                err) < 0)
+    if (cs_conf_entry_duration_ms(x->conf, "spark.network.timeout", &net_timeout, err) < 0)
         return err->code;
     x->bfetch = cs_broadcast_fetcher_new(x->ep, x->driver, x->opt->executor_id, net_timeout);
     cs_broadcast_fetcher_attach(x->bfetch, x->broadcasts);
@@ -919,8 +917,7 @@ int cs_executor_run(const executor_options *opt)
                 cs_log_value(opt->executor_id), cs_log_value(opt->hostname), opt->cores,
                 x->block_port, (int)getpid());
         int64_t interval_ms = 10000;
-        cs_conf_get_duration_ms(x->conf, "spark.executor.heartbeatInterval", "10s", CS_MS,
-                                &interval_ms, NULL);
+        cs_conf_entry_duration_ms(x->conf, "spark.executor.heartbeatInterval", &interval_ms, NULL);
         if (interval_ms < 10) interval_ms = 10;
         pthread_mutex_lock(&x->lock);
         while (!x->stopping) {

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/conf.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "common/sigpipe.h"
 #include "programs/program_mains.h"
@@ -161,7 +162,7 @@ static int run(int argc, char **argv)
         cs_conf_get_duration_ms(conf, "spark.history.fs.update.interval", "10s", CS_SEC,
                                 &interval_ms, &err) < 0 ||
         cs_conf_get_int(conf, "spark.history.retainedApplications", "50", &retained, &err) < 0 ||
-        cs_conf_get_int(conf, "spark.port.maxRetries", "16", &retries, &err) < 0) {
+        cs_conf_entry_int(conf, "spark.port.maxRetries", &retries, &err) < 0) {
         rc = fail("%s", err.msg);
         goto out;
     }

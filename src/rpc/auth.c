@@ -1,6 +1,7 @@
 /* auth.c — secrets and HMAC-SHA256 proofs for the rpc handshake (auth.h). Called by handshake.c
  * and by the processes that load or generate the application secret. OpenSSL libcrypto.
  */
+#include "common/conf_entries.h"
 #include "rpc/auth.h"
 
 #include <errno.h>
@@ -62,7 +63,7 @@ int cs_auth_secret_load(const cs_conf *conf, char **secret, cs_error *err)
 {
     *secret = NULL;
     bool on = false;
-    int rc = conf ? cs_conf_get_bool(conf, "spark.authenticate", "false", &on, err) : 0;
+    int rc = conf ? cs_conf_entry_bool(conf, "spark.authenticate", &on, err) : 0;
     if (rc < 0) return rc;
     if (!on) return 0;
     const char *env = getenv(AUTH_SECRET_ENV);

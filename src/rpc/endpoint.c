@@ -179,7 +179,7 @@ int cs_rpc_options_from_conf(const cs_conf *conf, rpc_options *o, cs_error *err)
     int64_t max = 0, sasl = 0, timeout = 0, pending = 0;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (check_key(conf, keys[i], err) < 0) return CS_EINVAL;
-    if (cs_conf_get_size(conf, "spark.rpc.message.maxSize", "128", CS_MiB, &max, err) < 0 ||
+    if (cs_conf_entry_size(conf, "spark.rpc.message.maxSize", &max, err) < 0 ||
         cs_conf_get_duration_ms(conf, "spark.shuffle.sasl.timeout", "30s", CS_SEC, &sasl, err) < 0)
         return CS_EINVAL;
     char dflt[32]; /* Spark: spark.network.auth.rpcTimeout falls back to the SASL timeout */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/hmap.h"
 #include "common/log.h"
 #include "common/sync.h"
@@ -35,7 +36,7 @@ int cs_alloc_settings_read(const cs_conf *c, bool local_master, int executor_cor
                            alloc_settings *st, cs_error *err)
 {
     memset(st, 0, sizeof *st);
-    if (cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &st->enabled, err) < 0)
+    if (cs_conf_entry_bool(c, "spark.dynamicAllocation.enabled", &st->enabled, err) < 0)
         return err->code;
     if (!st->enabled) return 0;
     if (local_master) {
@@ -44,11 +45,13 @@ int cs_alloc_settings_read(const cs_conf *c, bool local_master, int executor_cor
         st->enabled = false;
         return 0;
     }
-    int64_t min, max, initial, instances, cpus;
+    int64_t min, max, initial, instances = 0, cpus;
     if (cs_conf_get_int(c, "spark.dynamicAllocation.minExecutors", "0", &min, err) < 0 ||
-        cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "2147483647", &max, err) < 0 ||
+        cs_conf_entry_int(c, "spark.dynamicAllocation.maxExecutors", &max, err) < 0 ||
         cs_conf_get_int(c, "spark.dynamicAllocation.initialExecutors", "-1", &initial, err) < 0 ||
-        cs_conf_get_int(c, "spark.executor.instances", "0", &instances, err) < 0 ||
+        /* as Spark's getDynamicAllocationInitialExecutors: counted only when set */
+        (cs_conf_contains(c, "spark.executor.instances") &&
+         cs_conf_entry_int(c, "spark.executor.instances", &instances, err) < 0) ||
         cs_conf_get_int(c, "spark.task.cpus", "1", &cpus, err) < 0)
         return err->code;
     if (!cs_conf_get(c, "spark.dynamicAllocation.initialExecutors")) initial = min;
@@ -113,8 +116,8 @@ int cs_alloc_settings_read(const cs_conf *c, bool local_master, int executor_cor
         return bad(err, "%s must be > 0 (got %lld ms)",
                    "spark.dynamicAllocation.sustainedSchedulerBacklogTimeout",
                    st->sustained_backlog_timeout_ms);
-    if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
-                                &st->idle_timeout_ms, err) < 0 ||
+    if (cs_conf_entry_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout",
+                                  &st->idle_timeout_ms, err) < 0 ||
         cs_conf_get_duration_ms(c, "spark.dynamicAllocation.cachedExecutorIdleTimeout",
                                 "2147483647s", CS_SEC, &st->cached_idle_timeout_ms, err) < 0)
         return err->code;
@@ -146,10 +149,9 @@ int cs_alloc_settings_read(const cs_conf *c, bool local_master, int executor_cor
                        st->shuffle_tracking_timeout_ms);
     }
     bool decom = false, storage = false, blocks = true;
-    if (cs_conf_get_bool(c, "spark.decommission.enabled", "false", &decom, err) < 0 ||
-        cs_conf_get_bool(c, "spark.storage.decommission.enabled", "false", &storage, err) < 0 ||
-        cs_conf_get_bool(c, "spark.storage.decommission.shuffleBlocks.enabled", "true", &blocks,
-                         err) < 0)
+    if (cs_conf_entry_bool(c, "spark.decommission.enabled", &decom, err) < 0 ||
+        cs_conf_entry_bool(c, "spark.storage.decommission.enabled", &storage, err) < 0 ||
+        cs_conf_entry_bool(c, "spark.storage.decommission.shuffleBlocks.enabled", &blocks, err) < 0)
         return err->code;
     st->decommission = decom;
     if (!st->shuffle_tracking && !(decom && storage && blocks))

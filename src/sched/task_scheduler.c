@@ -30,7 +30,7 @@ int cs_locality_waits_read(const cs_conf *conf, cs_locality_waits *w, cs_error *
 {
     int64_t *out[] = {&w->process_ms, &w->node_ms, &w->rack_ms};
     for (int i = 0; i < 3; i++) {
-        if (cs_conf_get_entry_duration_ms(conf, wait_keys[i], out[i], err) < 0) return err->code;
+        if (cs_conf_entry_duration_ms(conf, wait_keys[i], out[i], err) < 0) return err->code;
         if (*out[i] < 0)
             return cs_error_set(err, CS_EINVAL,
                                 "invalid value for %s: '%lld ms' (expected a duration >= 0)",

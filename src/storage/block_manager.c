@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/conf_entries.h"
 #include "common/hmap.h"
 #include "common/log.h"
 #include "common/sync.h"
@@ -71,7 +72,7 @@ static const char *COMP = "block-manager";
 
 int cs_block_manager_options_read(const cs_conf *conf, block_manager_options *o, cs_error *err)
 {
-    if (cs_conf_get_double(conf, "spark.memory.fraction", "0.6", &o->memory_fraction, err) < 0 ||
+    if (cs_conf_entry_double(conf, "spark.memory.fraction", &o->memory_fraction, err) < 0 ||
         cs_conf_get_double(conf, "spark.memory.storageFraction", "0.5", &o->storage_fraction, err) <
             0 ||
         cs_conf_get_bool(conf, "spark.rdd.compress", "false", &o->compress, err) < 0)

@@ -24,9 +24,11 @@
 #include <unistd.h>
 
 #include "cluster/k8s/k8s_pod_spec.h"
+#include "cluster/k8s/k8s_pod_states.h"
 #include "cluster/k8s/k8s_yaml.h"
 #include "common/app_file.h"
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/strutil.h"
@@ -82,6 +84,9 @@ typedef struct follow {
     char message[4096]; /* its terminated.message: the driver's abort reason */
 } follow;
 
+/* The driver pod's state by the snapshots' rules (k8s_pod_states.h: the phase decides, a pod
+ * being deleted that no longer runs is DELETED); the exit code and message are the driver
+ * container's. It is reported deleted when it went without a driver exit code. */
 static void on_driver_event(void *arg, const char *type, const json_t *obj)
 {
     follow *f = arg;
@@ -91,12 +96,11 @@ static void on_driver_event(void *arg, const char *type, const json_t *obj)
         pod = json_array_size(items) ? json_array_get(items, 0) : NULL;
         if (!pod) return;
     }
+    bool deleted_event = strcmp(type, "DELETED") == 0;
+    k8s_pod_status status = cs_k8s_pod_status_of(pod, deleted_event, NULL, false);
     pthread_mutex_lock(&f->lock);
-    if (strcmp(type, "DELETED") == 0) {
-        f->deleted = f->done = true;
-        if (f->exit_code < 0) f->exit_code = 1;
-    } else {
-        const json_t *st = json_object_get(pod, "status");
+    const json_t *st = json_object_get(pod, "status");
+    if (!deleted_event) {
         const char *phase = json_string_value(json_object_get(st, "phase"));
         if (phase) snprintf(f->phase, sizeof f->phase, "%s", phase);
         const json_t *cs = json_object_get(st, "containerStatuses");
@@ -112,10 +116,11 @@ static void on_driver_event(void *arg, const char *type, const json_t *obj)
                 snprintf(f->reason, sizeof f->reason, "%s", why ? why : "");
             }
         }
-        if (phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)) {
-            f->done = true;
-            if (f->exit_code < 0) f->exit_code = strcmp(phase, "Succeeded") == 0 ? 0 : 1;
-        }
+    }
+    if (cs_k8s_pod_state_final(status.state)) {
+        f->done = true;
+        f->deleted = deleted_event || (status.state == K8S_POD_DELETED && f->exit_code < 0);
+        if (f->exit_code < 0) f->exit_code = status.state == K8S_POD_SUCCEEDED ? 0 : 1;
     }
     pthread_cond_broadcast(&f->cond);
     pthread_mutex_unlock(&f->lock);
@@ -257,7 +262,7 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
                          err) < 0)
         goto out;
     cs_conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
-    if (cs_conf_get_bool(conf, "spark.authenticate", NULL, &auth, err) < 0) goto out;
+    if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) goto out;
     if (cs_conf_get(conf, "spark.driver.host") || cs_conf_get(conf, "spark.driver.bindAddress")) {
         rc = cs_error_set(err, CS_EINVAL,
                           "spark.driver.host and spark.driver.bindAddress cannot be set in "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "cspark.h"
 
@@ -68,7 +69,7 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
     if (cs_conf_get_bool(conf, "spark.ui.enabled", "true", &enabled, err) < 0) return err->code;
     if (!enabled) return 0;
     if (cs_conf_get_int(conf, "spark.ui.port", "4040", &port, err) < 0 ||
-        cs_conf_get_int(conf, "spark.port.maxRetries", "16", &retries, err) < 0 ||
+        cs_conf_entry_int(conf, "spark.port.maxRetries", &retries, err) < 0 ||
         cs_conf_get_bool(conf, "spark.ui.killEnabled", "true", &kill, err) < 0 ||
         cs_ui_store_limits_read(conf, &lim, err) < 0)
         return err->code;

@@ -27,7 +27,7 @@ static void add_id(k8s_alloc_round *r, int id, int cap)
 /* A request Spark still counts as newly created: neither seen in a snapshot nor registered. */
 static bool newly_created(const k8s_exec_pod *p)
 {
-    return !p->seen && !p->registered;
+    return p->state == K8S_POD_UNSEEN && !p->registered;
 }
 
 /* Requests still newly created after executor.timeout. */
@@ -68,7 +68,7 @@ static bool excess(const k8s_settings *s, int target, const k8s_pod_table *t, in
     for (int pass = 0; pass < 2 && out->n < want; pass++)
         for (int i = 0; i < t->npods && out->n < want; i++) {
             const k8s_exec_pod *p = &t->pods[i];
-            bool candidate = pass == 0 ? newly_created(p) : p->seen && p->pending;
+            bool candidate = pass == 0 ? newly_created(p) : p->state == K8S_POD_PENDING;
             if (p->done || p->delete_at_ms || !candidate || p->registered ||
                 now - p->created_ms <= s->idle_timeout_ms)
                 continue;
@@ -90,9 +90,9 @@ void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool
         const k8s_exec_pod *p = &t->pods[i];
         if (p->done) continue;
         alive++;
-        unseen += !p->seen; /* not running: counted against maxPendingPods */
+        unseen += p->state == K8S_POD_UNSEEN; /* not running: counted against maxPendingPods */
         newly += newly_created(p);
-        pending += p->seen && p->pending;
+        pending += p->state == K8S_POD_PENDING;
     }
     int64_t n = 0;
     if (!newly && alive < target && !failed && !claims_wait) {

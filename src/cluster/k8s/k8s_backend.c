@@ -32,6 +32,7 @@
 
 #include "cluster/k8s/k8s_backend_internal.h"
 #include "cluster/k8s/k8s_claims.h"
+#include "cluster/k8s/k8s_lifecycle_manager.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
@@ -339,6 +340,8 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         cs_k8s_settings_read(b->conf, &b->set, err) < 0)
         goto fail;
     const k8s_settings *s = &b->set;
+    b->pods.check_all_containers = s->check_all_containers;
+    cs_k8s_store_add_subscriber(&b->pods, cs_k8s_lifecycle_on_snapshot, b);
     /* with dynamic allocation the allocation manager sets the first target */
     b->target = env->dynamic_allocation ? 0 : s->executor_instances;
     cs_token_bucket_init(&b->tokens, s->max_create_rate, s->max_create_rate, cs_mono_ms());

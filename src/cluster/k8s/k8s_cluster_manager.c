@@ -10,6 +10,7 @@
 #include "cluster/k8s/k8s_backend.h"
 #include "cluster/k8s/k8s_executor_logs.h"
 #include "cluster/k8s/k8s_naming.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 
 static bool k8s_can_create(const char *url)
@@ -26,8 +27,8 @@ static int k8s_new_app_id(char *out, cs_error *err)
 static int k8s_parallelism(const cs_conf *conf, const cs_master *m, int *out, cs_error *err)
 {
     int64_t n, c;
-    if (cs_conf_get_int(conf, "spark.executor.instances", "2", &n, err) < 0 ||
-        cs_conf_get_int(conf, "spark.executor.cores", "1", &c, err) < 0)
+    if (cs_conf_entry_int(conf, "spark.executor.instances", &n, err) < 0 ||
+        cs_conf_entry_int(conf, "spark.executor.cores", &c, err) < 0)
         return err->code;
     *out = (int)(n * c > 2 ? n * c : 2);
     return 0;
@@ -46,8 +47,8 @@ static int k8s_wait_registered(sched_backend *b, cs_error *err)
     int64_t wait_ms;
     if (cs_conf_get_double(conf, "spark.scheduler.minRegisteredResourcesRatio", "0.8", &ratio,
                            err) < 0 ||
-        cs_conf_get_duration_ms(conf, "spark.scheduler.maxRegisteredResourcesWaitingTime", "30s",
-                                CS_MS, &wait_ms, err) < 0)
+        cs_conf_entry_duration_ms(conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
+                                  &wait_ms, err) < 0)
         return err->code;
     int n = cs_k8s_backend_wait_registered(b, ratio, wait_ms);
     CS_INFO("context", "app=%s event=executors_registered registered=%d",

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cluster/exit_codes.h"
-#include "cluster/k8s/k8s_executor_logs.h"
 #include "cluster/k8s/k8s_backend_internal.h"
-#include "common/clock.h"
+#include "cluster/k8s/k8s_executor_logs.h"
+#include "cluster/k8s/k8s_pod_spec.h"
 #include "common/log.h"
 
 static const char *str_or(const json_t *v, const char *dflt)
@@ -49,36 +49,17 @@ static size_t describe_containers(const json_t *cs, char *states, size_t cap)
     return sl;
 }
 
-bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char *why, size_t cap,
-                      bool *failed)
+/* Spark's message for pod, which ended in status st, into why. */
+static void explain_end(int id, const json_t *pod, const k8s_pod_status *st, char *why, size_t cap)
 {
-    const json_t *st = json_object_get(pod, "status");
-    const char *phase = json_string_value(json_object_get(st, "phase"));
-    int code = -1;
-    bool terminated = false;
-    const json_t *cs = json_object_get(st, "containerStatuses");
-    for (size_t i = 0; i < json_array_size(cs); i++) {
-        const json_t *c = json_array_get(cs, i);
-        const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
-        if (!t) continue;
-        const char *name = json_string_value(json_object_get(c, "name"));
-        int ec = (int)json_integer_value(json_object_get(t, "exitCode"));
-        bool mine = name && strcmp(name, K8S_EXECUTOR_CONTAINER) == 0;
-        if (mine || (check_all_containers && ec != 0)) {
-            terminated = true;
-            if (mine || code <= 0) code = ec;
-        }
-    }
-    bool finished = (phase && (strcmp(phase, "Failed") == 0 || strcmp(phase, "Succeeded") == 0)) ||
-                    (terminated && phase && strcmp(phase, "Running") == 0 &&
-                     (code != 0 || check_all_containers));
-    if (!finished) return false;
-    *failed = !(phase && strcmp(phase, "Succeeded") == 0) || code != 0;
+    const json_t *status = json_object_get(pod, "status");
+    const char *phase = json_string_value(json_object_get(status, "phase"));
     char states[600] = "";
-    size_t sl = describe_containers(cs, states, sizeof states);
+    size_t sl =
+        describe_containers(json_object_get(status, "containerStatuses"), states, sizeof states);
     char explained[256];
-    if (code >= 0)
-        cs_describe_exit_code(code, explained, sizeof explained);
+    if (st->exit_code >= 0)
+        cs_describe_exit_code(st->exit_code, explained, sizeof explained);
     else
         snprintf(explained, sizeof explained, "exit code -1 (unknown: no terminated container)");
     snprintf(
@@ -88,8 +69,18 @@ bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char
         "reason: %s. The API gave the following message: %s. The API gave the following container "
         "statuses: %s",
         id, str_or(json_object_get(json_object_get(pod, "metadata"), "name"), "?"),
-        phase ? phase : "?", explained, str_or(json_object_get(st, "reason"), "N/A"),
-        str_or(json_object_get(st, "message"), "N/A"), sl ? states : "none");
+        phase ? phase : "?", explained, str_or(json_object_get(status, "reason"), "N/A"),
+        str_or(json_object_get(status, "message"), "N/A"), sl ? states : "none");
+}
+
+bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char *why, size_t cap,
+                      bool *failed)
+{
+    k8s_pod_status st =
+        cs_k8s_pod_status_of(pod, false, K8S_EXECUTOR_CONTAINER, check_all_containers);
+    if (st.state != K8S_POD_SUCCEEDED && st.state != K8S_POD_FAILED) return false;
+    *failed = st.state == K8S_POD_FAILED;
+    explain_end(id, pod, &st, why, cap);
     return true;
 }
 
@@ -110,11 +101,14 @@ static void release_pod(k8s_backend *b, const char *name)
     json_decref(patch);
 }
 
-void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool failed,
-                                    bool finished_pod)
+/* Executor p is gone at now_ms (why explains it; failed: counts against maxNumFailures).
+ * finished_pod: the pod still exists and has ended: delete it, or label it inactive. Releases the
+ * lock around the API calls and the scheduler's notification. */
+static void executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool failed,
+                          bool finished_pod, int64_t now_ms)
 {
     if (p->done) return;
-    cs_k8s_pod_mark_done(p, cs_mono_ms());
+    cs_k8s_pod_mark_done(p, now_ms);
     int id = p->id;
     char name[256];
     snprintf(name, sizeof name, "%s", p->name);
@@ -158,14 +152,18 @@ void cs_k8s_lifecycle_executor_gone(k8s_backend *b, k8s_exec_pod *p, const char 
     pthread_mutex_lock(&b->lock);
 }
 
-void cs_k8s_lifecycle_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms,
-                              const char *source)
+/* After full snapshot number snap taken at snapshot_ms: an executor seen before but absent from
+ * it, for longer than missingPodDetectDelta since it was first seen, is removed with exit -1
+ * (Spark: the driver missed its deletion). */
+static void remove_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms, const char *source)
 {
     int *missing = cs_xcalloc((size_t)b->pods.npods + 1, sizeof *missing);
     int nmissing = 0;
     for (int k = 0; k < b->pods.npods; k++) {
         const k8s_exec_pod *p = &b->pods.pods[k];
-        if (p->done || !p->seen || snapshot_ms - p->seen_ms <= b->set.missing_delta_ms) continue;
+        if (p->done || p->state == K8S_POD_UNSEEN ||
+            snapshot_ms - p->seen_ms <= b->set.missing_delta_ms)
+            continue;
         if (p->snapshot != snap) missing[nmissing++] = p->id;
     }
     for (int i = 0; i < nmissing; i++) {
@@ -179,7 +177,28 @@ void cs_k8s_lifecycle_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms
                  "first seen; "
                  "it may have been deleted but the driver missed the deletion event; exit code -1",
                  p->id, p->name, source, (long long)b->set.missing_delta_ms);
-        cs_k8s_lifecycle_executor_gone(b, p, why, false, false);
+        executor_gone(b, p, why, false, false, snapshot_ms);
     }
     free(missing);
+}
+
+void cs_k8s_lifecycle_on_snapshot(void *backend, const k8s_snapshot_update *u)
+{
+    k8s_backend *b = backend;
+    if (!u->entry) {
+        remove_missing(b, u->snapshot, u->at_ms, u->source);
+        return;
+    }
+    k8s_exec_pod *p = u->entry;
+    if (p->done || !cs_k8s_pod_state_final(u->status.state)) return;
+    if (u->status.state == K8S_POD_DELETED) {
+        /* Spark's order: a pod being deleted is Deleted (not a failure of the application)
+         * unless it still runs; it is removed when it goes */
+        executor_gone(b, p, "The executor pod was deleted (by a user or the framework)", false,
+                      false, u->at_ms);
+        return;
+    }
+    char why[1500];
+    explain_end(p->id, u->pod, &u->status, why, sizeof why);
+    executor_gone(b, p, why, u->status.state == K8S_POD_FAILED, !u->status.being_deleted, u->at_ms);
 }

@@ -1,10 +1,12 @@
 /*
  * k8s_lifecycle_manager.h — what happens to executors whose pods end (Spark's
- * ExecutorPodsLifecycleManager). The snapshots store calls it for every pod that was deleted or
- * finished, and after every full snapshot; it tells the coarse backend the executor is gone (its
- * tasks fail, its map outputs are lost), counts failures against spark.executor.maxNumFailures
- * (reaching it fails every job and makes the driver exit 11), and deletes the ended pod or, with
- * spark.kubernetes.executor.deleteOnTermination=false, labels it spark-exec-inactive=true.
+ * ExecutorPodsLifecycleManager). It subscribes to the snapshots store (the backend registers
+ * cs_k8s_lifecycle_on_snapshot) and acts on every pod whose state is final (SUCCEEDED, FAILED,
+ * DELETED: k8s_pod_states.h) and, after every full snapshot, on executors missing from it; it tells
+ * the coarse backend the executor is gone (its tasks fail, its map outputs are lost), counts
+ * failures against spark.executor.maxNumFailures (reaching it fails every job and makes the driver
+ * exit 11), and deletes the ended pod or, with spark.kubernetes.executor.deleteOnTermination=false,
+ * labels it spark-exec-inactive=true.
  *
  * Threads: called from the watch and poller threads with the backend's lock held; the lock is
  * released around API calls and scheduler notifications (entries may move meanwhile).
@@ -28,15 +30,11 @@ struct k8s_backend;
 bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char *why, size_t cap,
                       bool *failed);
 
-/* Executor p is gone (why explains it; failed: counts against maxNumFailures). finished_pod: the
- * pod still exists and has ended: delete it, or label it inactive. Lock held. */
-void cs_k8s_lifecycle_executor_gone(struct k8s_backend *b, k8s_exec_pod *p, const char *why,
-                                    bool failed, bool finished_pod);
-
-/* After full snapshot number snap taken at snapshot_ms: an executor seen before but absent from
- * it, for longer than missingPodDetectDelta since it was first seen, is removed with exit -1
- * (Spark: the driver missed its deletion). Lock held. */
-void cs_k8s_lifecycle_missing(struct k8s_backend *b, unsigned snap, int64_t snapshot_ms,
-                              const char *source);
+/* The store's subscriber (arg: the k8s_backend): removes the executor of a pod in a final state
+ * (explained, counted when FAILED, its ended pod deleted or labelled unless Kubernetes already
+ * deletes it), and after a full snapshot (update->entry NULL) an executor seen before but absent
+ * from it for longer than missingPodDetectDelta since it was first seen, with exit -1 (Spark: the
+ * driver missed its deletion). Times are the snapshot's. Lock held; released around API calls. */
+void cs_k8s_lifecycle_on_snapshot(void *backend, const k8s_snapshot_update *update);
 
 #endif

@@ -37,7 +37,8 @@ static void *poller_main(void *arg)
         } else if (!b->stopping) {
             CS_DEBUG("k8s", "event=executor_poll pods=%zu",
                      json_array_size(json_object_get(list, "items")));
-            cs_k8s_store_replace_snapshot(b, json_object_get(list, "items"), at, "full poll");
+            cs_k8s_store_replace_snapshot(&b->pods, json_object_get(list, "items"), at,
+                                          "full poll");
             pthread_cond_broadcast(&b->cond);
         }
         json_decref(list);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster_manager.h"
+#include "common/conf_entries.h"
 #include "common/localaddr.h"
 
 static int positive_int(const cs_conf *c, const char *key, const char *dflt, int64_t *v,
@@ -24,9 +26,9 @@ static int positive_int(const cs_conf *c, const char *key, const char *dflt, int
 static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
     int64_t v;
-    if (cs_conf_get_int(c, "spark.executor.instances", "2", &v, err) < 0) return err->code;
+    if (cs_conf_entry_int(c, "spark.executor.instances", &v, err) < 0) return err->code;
     s->executor_instances = (int)(v < 0 ? 0 : v);
-    if (cs_conf_get_int(c, "spark.executor.cores", "1", &v, err) < 0) return err->code;
+    if (cs_conf_entry_int(c, "spark.executor.cores", &v, err) < 0) return err->code;
     s->cores = (int)(v < 1 ? 1 : v);
     if (positive_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0)
         return err->code;
@@ -52,8 +54,8 @@ static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
     if (cs_conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50",
                            &s->max_create_rate, err) < 0)
         return err->code;
-    if (cs_conf_get_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout", "60s", CS_SEC,
-                                &s->idle_timeout_ms, err) < 0 ||
+    if (cs_conf_entry_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout",
+                                  &s->idle_timeout_ms, err) < 0 ||
         cs_conf_get_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod", "5s",
                                 CS_MS, &s->delete_grace_ms, err) < 0)
         return err->code;
@@ -74,11 +76,11 @@ static int read_claims(const cs_conf *c, k8s_settings *s, cs_error *err)
                          &s->reuse_pvc, err) < 0 ||
         cs_conf_get_bool(c, "spark.kubernetes.driver.waitToReusePersistentVolumeClaim", "false",
                          &s->wait_to_reuse_pvc, err) < 0 ||
-        cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0)
+        cs_conf_entry_bool(c, "spark.dynamicAllocation.enabled", &dynamic, err) < 0)
         return err->code;
     s->max_pvcs = s->executor_instances;
-    if (dynamic && cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "2147483647",
-                                   &s->max_pvcs, err) < 0)
+    if (dynamic &&
+        cs_conf_entry_int(c, "spark.dynamicAllocation.maxExecutors", &s->max_pvcs, err) < 0)
         return err->code;
     return 0;
 }
@@ -105,16 +107,11 @@ static int read_lifecycle(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
     /* Spark: max(3, 2 × the executors wanted), with dynamic allocation 2 × maxExecutors */
     bool dynamic = false;
-    int64_t wanted = s->executor_instances, v;
-    if (cs_conf_get_bool(c, "spark.dynamicAllocation.enabled", "false", &dynamic, err) < 0 ||
-        (dynamic && cs_conf_get_int(c, "spark.dynamicAllocation.maxExecutors", "1073741823",
-                                    &wanted, err) < 0))
+    int64_t wanted = s->executor_instances;
+    if (cs_conf_entry_bool(c, "spark.dynamicAllocation.enabled", &dynamic, err) < 0 ||
+        (dynamic && cs_conf_entry_int(c, "spark.dynamicAllocation.maxExecutors", &wanted, err) < 0))
         return err->code;
-    char dflt[24];
-    long long failures = 2 * wanted > 3 ? (2 * wanted < INT32_MAX ? 2 * wanted : INT32_MAX) : 3;
-    snprintf(dflt, sizeof dflt, "%lld", failures);
-    if (cs_conf_get_int(c, "spark.executor.maxNumFailures", dflt, &v, err) < 0) return err->code;
-    s->max_failures = (int)(v < 1 ? 1 : v > INT32_MAX ? INT32_MAX : v);
+    if (cs_cluster_max_executor_failures(c, wanted, &s->max_failures, err) < 0) return err->code;
     if (cs_conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
                          &s->delete_on_termination, err) < 0 ||
         cs_conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true",
@@ -147,9 +144,7 @@ static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
         s->driver_host = s->local_host;
     }
     if (!s->bind_host) s->bind_host = s->in_driver_pod ? "0.0.0.0" : s->driver_host;
-    if (cs_conf_get_int(c, "spark.driver.port", s->in_driver_pod ? "7078" : "0", &s->driver_port,
-                        err) < 0)
-        return err->code;
+    if (cs_conf_entry_int(c, "spark.driver.port", &s->driver_port, err) < 0) return err->code;
     return 0;
 }
 

@@ -1,9 +1,9 @@
 /*
  * k8s_snapshots_store.c — the executor pod table and the merging of snapshots into it (see
- * k8s_snapshots_store.h). In Spark's order, a pod being deleted is Deleted (not a failure of the
- * application) unless it still runs, a finished pod is handed to the lifecycle manager, and a
- * Pending one is recorded for the allocator (unschedulable ones reported once at WARN). Each pod
- * also says whether it still holds its PersistentVolumeClaims (for their reuse, k8s_claims.c).
+ * k8s_snapshots_store.h). Each pod's state comes from k8s_pod_states.c; the store records it
+ * for the allocator (unschedulable Pending pods reported once at WARN), notes whether the pod
+ * still holds its PersistentVolumeClaims (for their reuse, k8s_claims.c), and hands every update
+ * to its subscribers, which decide what a final state means.
  */
 #include "cluster/k8s/k8s_snapshots_store.h"
 
@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/k8s/k8s_backend_internal.h"
-#include "cluster/k8s/k8s_lifecycle_manager.h"
-#include "common/clock.h"
+#include "cluster/k8s/k8s_pod_spec.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -105,6 +103,7 @@ void cs_k8s_pods_free(k8s_pod_table *t)
         free_claims(&t->pods[i]);
     free(t->pods);
     free(t->pos_of);
+    free(t->subscribers);
     memset(t, 0, sizeof *t);
 }
 
@@ -130,27 +129,39 @@ bool cs_k8s_pod_inactive(const json_t *pod)
 
 /* ---- merging snapshots ---------------------------------------------------------------------- */
 
+void cs_k8s_store_add_subscriber(k8s_pod_table *t, k8s_snapshot_subscriber fn, void *arg)
+{
+    t->subscribers =
+        cs_xrealloc(t->subscribers, (size_t)(t->nsubscribers + 1) * sizeof *t->subscribers);
+    t->subscribers[t->nsubscribers].fn = fn;
+    t->subscribers[t->nsubscribers++].arg = arg;
+}
+
+/* Every subscriber gets u. A subscriber may release the caller's lock: u->entry is re-found
+ * before each call, and skipped once the executor is no longer kept. */
+static void deliver(k8s_pod_table *t, k8s_snapshot_update *u)
+{
+    int id = u->entry ? u->entry->id : -1;
+    for (int i = 0; i < t->nsubscribers; i++) {
+        if (id >= 0 && !(u->entry = cs_k8s_pods_find(t, id))) return;
+        t->subscribers[i].fn(t->subscribers[i].arg, u);
+    }
+}
+
 /* Pending with PodScheduled=False: the scheduler's message, once at WARN. As Spark, the pod is
  * left to wait (for a node, or for its claim): it is never timed out once seen. */
-static void note_pending(k8s_exec_pod *p, const json_t *pod)
+static void warn_unschedulable(k8s_exec_pod *p, const json_t *pod)
 {
-    p->pending = true;
     const json_t *conds = json_object_get(json_object_get(pod, "status"), "conditions");
-    bool unsched = false;
-    const char *msg = NULL, *reason = NULL;
-    for (size_t i = 0; i < json_array_size(conds); i++) {
+    for (size_t i = 0; i < json_array_size(conds) && !p->unschedulable_warned; i++) {
         const json_t *c = json_array_get(conds, i);
         const char *type = json_string_value(json_object_get(c, "type"));
         const char *status = json_string_value(json_object_get(c, "status"));
-        if (type && status && strcmp(type, "PodScheduled") == 0 && strcmp(status, "False") == 0) {
-            unsched = true;
-            msg = json_string_value(json_object_get(c, "message"));
-            reason = json_string_value(json_object_get(c, "reason"));
-        }
-    }
-    p->unschedulable = unsched;
-    if (unsched && !p->unsched_reported) {
-        p->unsched_reported = true;
+        if (!type || !status || strcmp(type, "PodScheduled") != 0 || strcmp(status, "False") != 0)
+            continue;
+        const char *msg = json_string_value(json_object_get(c, "message"));
+        const char *reason = json_string_value(json_object_get(c, "reason"));
+        p->unschedulable_warned = true;
         CS_WARN("k8s",
                 "event=executor_pod_unschedulable executor=%d pod=%s reason=%s message=%s "
                 "action=wait",
@@ -159,68 +170,51 @@ static void note_pending(k8s_exec_pod *p, const json_t *pod)
     }
 }
 
-void cs_k8s_store_update_pod(k8s_backend *b, const char *type, const json_t *pod)
+void cs_k8s_store_update_pod(k8s_pod_table *t, const char *type, const json_t *pod, int64_t at_ms,
+                             const char *source)
 {
     int id = cs_k8s_pod_exec_id(pod);
     if (id < 0 || cs_k8s_pod_inactive(pod)) return;
-    k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, id);
+    k8s_exec_pod *p = cs_k8s_pods_find(t, id);
     if (!p) return;
-    b->pods.updates++;
-    const json_t *md = json_object_get(pod, "metadata");
-    const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
-    /* gone, or its containers have all ended: another pod may take its claims (also once the
-     * executor was removed, as its pod may outlive it) */
-    if (strcmp(type, "DELETED") == 0 ||
-        (phase && (strcmp(phase, "Failed") == 0 || strcmp(phase, "Succeeded") == 0)))
-        p->released = true;
+    t->updates++;
+    k8s_snapshot_update u = {
+        .entry = p,
+        .pod = pod,
+        .status = cs_k8s_pod_status_of(pod, strcmp(type, "DELETED") == 0, K8S_EXECUTOR_CONTAINER,
+                                       t->check_all_containers),
+        .at_ms = at_ms,
+        .source = source,
+    };
+    /* another pod may take its claims (also once the executor was removed: its pod may outlive
+     * it) */
+    if (u.status.containers_done) p->released = true;
     if (p->done) return;
-    if (!p->seen) {
-        p->seen = true;
-        p->seen_ms = cs_mono_ms();
-    }
-    static const char deleted[] = "The executor pod was deleted (by a user or the framework)";
-    if (strcmp(type, "DELETED") == 0) {
-        cs_k8s_lifecycle_executor_gone(b, p, deleted, false, false);
-        return;
-    }
-    /* Spark's order: a pod being deleted is Deleted (not a failure of the application) unless it
-     * still runs; it is removed when it goes */
-    if (json_object_get(md, "deletionTimestamp") && !(phase && strcmp(phase, "Running") == 0)) {
-        cs_k8s_lifecycle_executor_gone(b, p, deleted, false, false);
-        return;
-    }
-    char why[1500];
-    bool failed = false;
-    if (cs_k8s_pod_ended(b->set.check_all_containers, id, pod, why, sizeof why, &failed)) {
-        cs_k8s_lifecycle_executor_gone(b, p, why, failed,
-                                       !json_object_get(md, "deletionTimestamp"));
-        return;
-    }
-    if (phase && strcmp(phase, "Pending") == 0) {
-        note_pending(p, pod);
-    } else {
-        p->pending = false;
-        p->unschedulable = false;
-    }
+    if (p->state == K8S_POD_UNSEEN) p->seen_ms = at_ms;
+    p->state = u.status.state;
+    if (p->state == K8S_POD_PENDING) warn_unschedulable(p, pod);
+    deliver(t, &u);
 }
 
-void cs_k8s_store_replace_snapshot(k8s_backend *b, const json_t *items, int64_t snapshot_ms,
+void cs_k8s_store_replace_snapshot(k8s_pod_table *t, const json_t *items, int64_t snapshot_ms,
                                    const char *source)
 {
     size_t n = json_array_size(items);
-    unsigned snap = ++b->pods.snapshots;
+    unsigned snap = ++t->snapshots;
     for (size_t i = 0; i < n; i++) {
         const json_t *pod = json_array_get(items, i);
         k8s_exec_pod *listed =
-            cs_k8s_pod_inactive(pod) ? NULL : cs_k8s_pods_find(&b->pods, cs_k8s_pod_exec_id(pod));
+            cs_k8s_pod_inactive(pod) ? NULL : cs_k8s_pods_find(t, cs_k8s_pod_exec_id(pod));
         if (listed) listed->snapshot = snap;
-        cs_k8s_store_update_pod(b, "MODIFIED", pod);
+        cs_k8s_store_update_pod(t, "MODIFIED", pod, snapshot_ms, source);
     }
-    b->pods.updates++;
+    t->updates++;
     /* a pod that existed before the list was taken and is not in it is gone */
-    for (int k = 0; k < b->pods.npods; k++) {
-        k8s_exec_pod *p = &b->pods.pods[k];
-        if (p->seen && p->seen_ms < snapshot_ms && p->snapshot != snap) p->released = true;
+    for (int k = 0; k < t->npods; k++) {
+        k8s_exec_pod *p = &t->pods[k];
+        if (p->state != K8S_POD_UNSEEN && p->seen_ms < snapshot_ms && p->snapshot != snap)
+            p->released = true;
     }
-    cs_k8s_lifecycle_missing(b, snap, snapshot_ms, source);
+    k8s_snapshot_update end = {.snapshot = snap, .at_ms = snapshot_ms, .source = source};
+    deliver(t, &end);
 }

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_steps.h"
-#include "kube/kube_yaml.h"
+#include "common/conf_entries.h"
 #include "common/strutil.h"
+#include "kube/kube_yaml.h"
 
 /* ---- template ----------------------------------------------------------------------------- */
 
@@ -303,7 +304,7 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     if ((rc = cs_conf_get_int(conf, "spark.blockManager.port", "7079", &bm_port, err))) return rc;
     add_port(c, "blockmanager", bm_port);
     if ((rc = cs_k8s_pod_memory_mib(conf, "executor", &heap, &total, err))) return rc;
-    if (cores <= 0 && (rc = cs_conf_get_int(conf, "spark.executor.cores", "1", &cores, err)))
+    if (cores <= 0 && (rc = cs_conf_entry_int(conf, "spark.executor.cores", &cores, err)))
         return rc;
     char cpu[32], buf[512];
     snprintf(cpu, sizeof cpu, "%lld", (long long)cores);
@@ -318,8 +319,12 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     if (ctx->driver_url) {
         cs_k8s_env_value(c, "SPARK_DRIVER_URL", ctx->driver_url);
     } else {
-        int64_t dport;
-        if ((rc = cs_conf_get_int(conf, "spark.driver.port", "7078", &dport, err))) return rc;
+        /* the driver pod's port when unset (Spark's DEFAULT_DRIVER_PORT; the submission puts it
+         * in the driver's conf, cs_k8s_add_driver_system_properties) */
+        int64_t dport = K8S_DRIVER_PORT;
+        if ((rc = cs_conf_get_int(conf, "spark.driver.port", NULL, &dport, err)) &&
+            rc != CS_ENOTFOUND)
+            return rc;
         snprintf(buf, sizeof buf, "spark://CoarseGrainedScheduler@%s.%s.svc:%lld",
                  app->driver_svc_name, app->namespace_, (long long)dport);
         cs_k8s_env_value(c, "SPARK_DRIVER_URL", buf);
@@ -413,7 +418,7 @@ int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
     if (rc) return rc;
 
     bool auth = false;
-    if ((rc = cs_conf_get_bool(conf, "spark.authenticate", "false", &auth, err))) return rc;
+    if ((rc = cs_conf_entry_bool(conf, "spark.authenticate", &auth, err))) return rc;
     if (auth)
         cs_k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
     return CS_OK;

@@ -26,9 +26,10 @@ static void on_watch(void *arg, const char *type, const json_t *obj)
     k8s_backend *b = arg;
     pthread_mutex_lock(&b->lock);
     if (strcmp(type, "RELIST") == 0)
-        cs_k8s_store_replace_snapshot(b, json_object_get(obj, "items"), cs_mono_ms(), "watch list");
+        cs_k8s_store_replace_snapshot(&b->pods, json_object_get(obj, "items"), cs_mono_ms(),
+                                      "watch list");
     else
-        cs_k8s_store_update_pod(b, type, obj);
+        cs_k8s_store_update_pod(&b->pods, type, obj, cs_mono_ms(), "watch");
     pthread_cond_broadcast(&b->cond); /* a new snapshot: the allocator may go on */
     pthread_mutex_unlock(&b->lock);
 }

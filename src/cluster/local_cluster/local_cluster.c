@@ -38,6 +38,7 @@
 #include "cluster/coarse_backend.h"
 #include "cluster/exit_codes.h"
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/memtune.h"
@@ -473,11 +474,8 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
     lc->secret = secret ? cs_xstrdup(secret) : NULL;
     lc->next_id = 1; /* executor ids start at 1, as in Spark */
     pthread_mutex_init(&lc->lock, NULL);
-    int64_t v;
-    char dflt[16];
-    snprintf(dflt, sizeof dflt, "%d", 2 * m->executors > 3 ? 2 * m->executors : 3);
-    if (cs_conf_get_int(env->conf, "spark.executor.maxNumFailures", dflt, &v, err) < 0) goto fail;
-    lc->max_failures = (int)(v < 1 ? 1 : v);
+    if (cs_cluster_max_executor_failures(env->conf, m->executors, &lc->max_failures, err) < 0)
+        goto fail;
 
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -508,7 +506,7 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
                         .kill = lc_kill,
                         .hooks_arg = lc};
     int64_t port = 0;
-    if (cs_conf_get_int(env->conf, "spark.driver.port", "0", &port, err) < 0) goto fail;
+    if (cs_conf_entry_int(env->conf, "spark.driver.port", &port, err) < 0) goto fail;
     o.port = (int)port;
     lc->coarse = cs_coarse_backend_new(env, &o, err);
     if (!lc->coarse) goto fail;
@@ -585,8 +583,8 @@ static int lc_wait_registered(sched_backend *base, cs_error *err)
 {
     local_cluster *lc = cs_coarse_backend_launcher(base);
     int64_t wait_ms;
-    if (cs_conf_get_duration_ms(lc->env.conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
-                                "30s", CS_MS, &wait_ms, err) < 0)
+    if (cs_conf_entry_duration_ms(lc->env.conf, "spark.scheduler.maxRegisteredResourcesWaitingTime",
+                                  &wait_ms, err) < 0)
         return err->code;
     pthread_mutex_lock(&lc->lock);
     int want = lc->target;

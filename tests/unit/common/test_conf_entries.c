@@ -161,6 +161,49 @@ static void test_every_entry_accepts_a_valid_value(void **state)
     }
 }
 
+/* An entry's default is a value the entry accepts; the accessors give it when the key is unset,
+ * in the entry's unit, the set value otherwise, and refuse a key without an entry of that type. */
+static void test_entry_defaults_and_accessors(void **state)
+{
+    (void)state;
+    int n, with_default = 0;
+    const cs_conf_entry *e = cs_conf_entries(&n);
+    for (int i = 0; i < n; i++) {
+        if (!e[i].dflt) continue;
+        with_default++;
+        cs_error err;
+        cs_error_clear(&err);
+        if (cs_conf_entry_check(&e[i], e[i].dflt, &err) != CS_OK)
+            fail_msg("default of %s: %s", e[i].key, err.msg);
+    }
+    assert_true(with_default >= 14);
+    cs_conf *c = cs_conf_new();
+    cs_error err;
+    cs_error_clear(&err);
+    int64_t v = 0;
+    bool b = true;
+    double d = 0;
+    assert_int_equal(cs_conf_entry_int(c, "spark.executor.cores", &v, &err), CS_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(cs_conf_entry_duration_ms(c, "spark.network.timeout", &v, &err), CS_OK);
+    assert_int_equal(v, 120000);
+    assert_int_equal(cs_conf_entry_size(c, "spark.rpc.message.maxSize", &v, &err), CS_OK);
+    assert_int_equal(v, 128 * CS_MiB);
+    assert_int_equal(cs_conf_entry_bool(c, "spark.dynamicAllocation.enabled", &b, &err), CS_OK);
+    assert_false(b);
+    assert_int_equal(cs_conf_entry_double(c, "spark.memory.fraction", &d, &err), CS_OK);
+    assert_true(d > 0.59 && d < 0.61);
+    cs_conf_set(c, "spark.network.timeout", "30"); /* seconds, the entry's unit */
+    assert_int_equal(cs_conf_entry_duration_ms(c, "spark.network.timeout", &v, &err), CS_OK);
+    assert_int_equal(v, 30000);
+    v = 7; /* no default: untouched */
+    assert_int_equal(cs_conf_entry_int(c, "spark.cores.max", &v, &err), CS_ENOTFOUND);
+    assert_int_equal(v, 7);
+    assert_int_equal(cs_conf_entry_int(c, "spark.made.up", &v, &err), CS_EINVAL);
+    assert_int_equal(cs_conf_entry_bool(c, "spark.executor.cores", &b, &err), CS_EINVAL);
+    cs_conf_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_types_and_ranges),
         cmocka_unit_test(test_heartbeat_rule),
         cmocka_unit_test(test_every_entry_accepts_a_valid_value),
+        cmocka_unit_test(test_entry_defaults_and_accessors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

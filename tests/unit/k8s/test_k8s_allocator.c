@@ -47,9 +47,8 @@ static void seen(k8s_pod_table *t, int id, int64_t at, bool pending)
 {
     k8s_exec_pod *p = cs_k8s_pods_find(t, id);
     assert_non_null(p);
-    p->seen = true;
     p->seen_ms = at;
-    p->pending = pending;
+    p->state = pending ? K8S_POD_PENDING : K8S_POD_RUNNING;
 }
 
 static k8s_alloc_round round_at(const k8s_settings *s, int target, const k8s_pod_table *t,
@@ -141,9 +140,9 @@ static void test_unschedulable_pending_pod_never_recreated(void **state)
     s.executor_timeout_ms = 3000;
     k8s_pod_table t = {0};
     request(&t, 1, 2, 0);
-    seen(&t, 1, 10, false);                        /* Running */
-    seen(&t, 2, 10, true);                         /* Pending ... */
-    cs_k8s_pods_find(&t, 2)->unschedulable = true; /* ... because no node fits it */
+    seen(&t, 1, 10, false);                               /* Running */
+    seen(&t, 2, 10, true);                                /* Pending ... */
+    cs_k8s_pods_find(&t, 2)->unschedulable_warned = true; /* ... because no node fits it */
     for (int64_t now = 3001; now < 24LL * 3600 * 1000; now *= 7) {
         k8s_alloc_round r = round_at(&s, 2, &t, now);
         assert_int_equal(r.kind, K8S_ALLOC_WAIT); /* no give-up, no second pod for it */
