@@ -69,11 +69,9 @@ cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t
         return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = cs_api_rdd_new(sc, RDD_RANGE, slices, "range", CALLER());
-    r->range_start = start;
-    r->range_end = end;
-    r->range_step = step;
-    return r;
+    char name[512];
+    cs_api_call_site("range", CALLER(), name, sizeof name);
+    return cs_rdd_range_new(&sc->graph, start, end, step, slices, name);
 }
 
 /* ---- text_file ----------------------------------------------------------------------------- */
