@@ -75,5 +75,8 @@ struct cspark_rdd *cs_rdd_coalesce_new(struct lineage_graph *g, struct cspark_rd
  * read_mode a shuffle_read_mode; the caller sets the aggregator where the mode needs one. */
 struct cspark_rdd *cs_rdd_shuffled_new(struct lineage_graph *g, struct shuffle_dep *dep,
                                        int read_mode, int num_partitions, const char *name);
+/* cartesian(a, b): a's partitions x b's (the caller keeps the product within the limit) */
+struct cspark_rdd *cs_rdd_cartesian_new(struct lineage_graph *g, struct cspark_rdd *a,
+                                        struct cspark_rdd *b, const char *name);
 
 #endif

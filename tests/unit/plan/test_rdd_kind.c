@@ -64,6 +64,11 @@ static void test_spark_names(void **state)
     assert_ptr_equal(t2->splits[1].path, t2->paths[1]); /* owned by the node */
     assert_string_equal(cs_rdd_spark_name(cs_rdd_checkpoint_new(&g, two, 2, "cp")),
                         "ReliableCheckpointRDD");
+    cspark_rdd *cart = cs_rdd_cartesian_new(&g, range, sample, "cartesian at test");
+    assert_string_equal(cs_rdd_spark_name(cart), "CartesianRDD");
+    assert_int_equal(cart->num_partitions, 4);
+    assert_int_equal(cart->num_parents, 2);
+    assert_ptr_equal(cart->parents[1], sample);
     cs_lineage_free(&g);
 }
 

@@ -512,6 +512,37 @@ static void test_narrow_lineage(void **state)
     cs_stage_plan_free(p);
 }
 
+/* ---- cartesian ----------------------------------------------------------------------------- */
+
+static void test_cartesian(void **state)
+{
+    (void)state;
+    cspark_rdd *a = mk_par(20, 2, 1000), *b = mk_range(0, 7, 1, 3);
+    cspark_rdd *root = numbered(cs_rdd_cartesian_new(&g_graph, a, b, "cartesian at test"));
+    assert_int_equal(root->num_partitions, 6);
+    task_sink sink = {.kind = SINK_COLLECT};
+    stage_plan *p = roundtrip(root, &sink, NULL, 0);
+    cmp_rdd(root, p->root);
+    run_compare(root, &sink, NULL, 0, p);
+    task_result res; /* partition 4 = a's 1 x b's 1: 10 records x (7 * 1 / 3 .. 7 * 2 / 3) = 20 */
+    run1(&g_env_b, p->root, &p->sink, NULL, 0, 4, &res);
+    assert_int_equal(res.status, TASK_OK);
+    assert_int_equal(res.data.n, 20);
+    cs_task_result_free(&res);
+    cs_stage_plan_free(p);
+
+    /* a partition count that is not the product of its parents' is refused */
+    cs_error err;
+    Cspark__StagePlan *pb = cs_stage_plan_encode(root, &sink, NULL, 0, &err);
+    assert_non_null(pb);
+    pb->rdds[pb->root]->num_partitions = 5;
+    stage_plan *q = NULL;
+    assert_int_equal(cs_stage_plan_decode(pb, g_app, &q, &err), CS_EPROTO);
+    assert_non_null(strstr(err.msg, "5 partitions for a 2 x 3 cartesian product"));
+    assert_null(q);
+    cs_stage_plan_pb_free(pb);
+}
+
 /* ---- every sink kind ------------------------------------------------------------------------- */
 
 static void read_file(const char *path, char *buf, size_t cap, size_t *len)
@@ -1273,6 +1304,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_narrow_lineage),
+        cmocka_unit_test(test_cartesian),
         cmocka_unit_test(test_sinks),
         cmocka_unit_test(test_shuffle_aggregate),
         cmocka_unit_test(test_shuffle_fold_by_key_zero),

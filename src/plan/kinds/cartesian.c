@@ -1,10 +1,11 @@
 /*
- * cartesian_iter.c — the iterator of a cartesian product's partition (RDD_CARTESIAN, Spark's
- * CartesianRDD): partition i * nb + j pairs every record of the left parent's partition i with
- * every record of the right parent's partition j. The right partition is read once into memory
- * (Spark recomputes it for every left record instead), then the left one is streamed batch by
- * batch; output records are (pair(left key, left value), pair(right key, right value)), read with
- * cspark_pair_split. Its entry in the table of kinds (plan/rdd_kind.h) is defined here.
+ * cartesian.c — the kind RDD_CARTESIAN, Spark's CartesianRDD: partition i * nb + j pairs every
+ * record of the left parent's partition i with every record of the right parent's partition j
+ * (nb = the right parent's partitions). An entry of the table of kinds (plan/rdd_kind.h): its
+ * constructor, its check against its parents and its iterator. The right partition is read once
+ * into memory (Spark recomputes it for every left record instead), then the left one is streamed
+ * batch by batch; output records are (pair(left key, left value), pair(right key, right value)),
+ * read with cspark_pair_split.
  *
  * Ownership: the iterator owns its parents' iterators, the right partition's copy and its output
  * batch (valid until the next call). One task thread.
@@ -14,6 +15,15 @@
 #include "common/err.h"
 #include "exec/part_iter.h"
 #include "plan/rdd_kind.h"
+
+cspark_rdd *cs_rdd_cartesian_new(lineage_graph *g, cspark_rdd *a, cspark_rdd *b, const char *name)
+{
+    cspark_rdd *r = cs_rdd_new(g, RDD_CARTESIAN, a->num_partitions * b->num_partitions, name);
+    r->parents[0] = a;
+    r->parents[1] = b;
+    r->num_parents = 2;
+    return r;
+}
 
 typedef struct cart_iter {
     part_iter base;
