@@ -133,9 +133,7 @@ cspark_rdd *cspark_cartesian(cspark_rdd *a, cspark_rdd *b)
                      a->num_partitions, b->num_partitions);
         return cs_rdd_refuse(sc, &e);
     }
-    cspark_rdd *r = cs_api_rdd_new(sc, RDD_CARTESIAN, (int)n, "cartesian", CALLER());
-    r->parents[0] = a;
-    r->parents[1] = b;
-    r->num_parents = 2;
-    return r;
+    char name[512];
+    cs_api_call_site("cartesian", CALLER(), name, sizeof name);
+    return cs_rdd_cartesian_new(a->graph, a, b, name);
 }

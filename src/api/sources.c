@@ -44,13 +44,18 @@ cspark_rdd *cspark_parallelize(cspark_context *sc, const cspark_record *records,
             return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = cs_api_rdd_new(sc, RDD_PARALLELIZE, slices, "parallelize", CALLER());
+    cs_batch data;
+    cs_batch_init(&data);
     for (size_t i = 0; i < n; i++)
-        cs_batch_append_record(&r->par_data, records[i].key.ptr, records[i].key.len,
-                               records[i].value.ptr, records[i].value.len);
-    r->par_offsets = cs_xcalloc((size_t)slices + 1, sizeof *r->par_offsets);
+        cs_batch_append_record(&data, records[i].key.ptr, records[i].key.len, records[i].value.ptr,
+                               records[i].value.len);
+    size_t *offsets = cs_xcalloc((size_t)slices + 1, sizeof *offsets);
     for (int i = 0; i <= slices; i++)
-        r->par_offsets[i] = (size_t)((unsigned __int128)n * (unsigned)i / (unsigned)slices);
+        offsets[i] = (size_t)((unsigned __int128)n * (unsigned)i / (unsigned)slices);
+    char name[512];
+    cs_api_call_site("parallelize", CALLER(), name, sizeof name);
+    cspark_rdd *r = cs_rdd_parallelize_new(&sc->graph, &data, offsets, slices, name);
+    free(offsets);
     return r;
 }
 
@@ -69,11 +74,9 @@ cspark_rdd *cspark_range(cspark_context *sc, int64_t start, int64_t end, int64_t
         return cs_rdd_refuse(sc, &e);
     }
     int slices = num_slices ? num_slices : sc->default_parallelism;
-    cspark_rdd *r = cs_api_rdd_new(sc, RDD_RANGE, slices, "range", CALLER());
-    r->range_start = start;
-    r->range_end = end;
-    r->range_step = step;
-    return r;
+    char name[512];
+    cs_api_call_site("range", CALLER(), name, sizeof name);
+    return cs_rdd_range_new(&sc->graph, start, end, step, slices, name);
 }
 
 /* ---- text_file ----------------------------------------------------------------------------- */

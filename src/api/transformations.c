@@ -39,9 +39,9 @@ static cspark_rdd *narrow(cspark_rdd *parent, rdd_kind kind, const char *op, voi
     cs_error err;
     fn_ref ref;
     if (cs_fn_ref_init(&ref, fn, closure, len, op, &err) < 0) return cs_rdd_refuse(sc, &err);
-    cspark_rdd *r = cs_api_rdd_new(sc, kind, parent->num_partitions, op, caller);
-    r->parents[0] = parent;
-    r->num_parents = 1;
+    char name[512];
+    cs_api_call_site(op, caller, name, sizeof name);
+    cspark_rdd *r = cs_rdd_narrow_new(parent->graph, kind, parent, name);
     r->fn = ref;
     return r;
 }
@@ -50,10 +50,9 @@ static cspark_rdd *narrow_builtin(cspark_rdd *parent, rdd_kind kind, const char 
                                   const char *name, void *fn, const void *caller)
 {
     if (!parent) return null_rdd(op);
-    cspark_rdd *r =
-        cs_api_rdd_new(cs_rdd_context(parent), kind, parent->num_partitions, op, caller);
-    r->parents[0] = parent;
-    r->num_parents = 1;
+    char rdd_name[512];
+    cs_api_call_site(op, caller, rdd_name, sizeof rdd_name);
+    cspark_rdd *r = cs_rdd_narrow_new(parent->graph, kind, parent, rdd_name);
     cs_fn_ref_builtin(&r->fn, name, fn);
     return r;
 }
@@ -99,18 +98,9 @@ cspark_rdd *cspark_union(cspark_rdd *a, cspark_rdd *b)
 {
     if (!a || !b) return null_rdd("union");
     if (!same_context(a, b, "union")) return NULL;
-    int n = a->num_partitions + b->num_partitions;
-    cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(a), RDD_UNION, n, "union", CALLER());
-    r->parents[0] = a;
-    r->parents[1] = b;
-    r->num_parents = 2;
-    r->union_parent = cs_xcalloc((size_t)n + 1, sizeof(int));
-    r->union_index = cs_xcalloc((size_t)n + 1, sizeof(int));
-    for (int i = 0; i < n; i++) {
-        r->union_parent[i] = i < a->num_partitions ? 0 : 1;
-        r->union_index[i] = i < a->num_partitions ? i : i - a->num_partitions;
-    }
-    return r;
+    char name[512];
+    cs_api_call_site("union", CALLER(), name, sizeof name);
+    return cs_rdd_union_new(a->graph, a, b, name);
 }
 
 static cspark_rdd *refuse_partitions(cspark_rdd *rdd, const char *op, int n)
@@ -127,13 +117,9 @@ cspark_rdd *cspark_coalesce(cspark_rdd *rdd, int num_partitions)
     if (num_partitions < 1) return refuse_partitions(rdd, "coalesce", num_partitions);
     int n = num_partitions < rdd->num_partitions ? num_partitions : rdd->num_partitions;
     if (n < 1) n = 1;
-    cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(rdd), RDD_COALESCE, n, "coalesce", CALLER());
-    r->parents[0] = rdd;
-    r->num_parents = 1;
-    r->group_start = cs_xcalloc((size_t)n + 1, sizeof(int));
-    for (int i = 0; i <= n; i++)
-        r->group_start[i] = (int)((int64_t)rdd->num_partitions * i / n);
-    return r;
+    char name[512];
+    cs_api_call_site("coalesce", CALLER(), name, sizeof name);
+    return cs_rdd_coalesce_new(rdd->graph, rdd, NULL, n, name);
 }
 
 /* ---- shuffles ---------------------------------------------------------------------------- */
@@ -164,10 +150,9 @@ static shuffle_dep *dep_new(cspark_rdd *parent, cs_partitioner_kind kind, int n)
 static cspark_rdd *shuffled(cspark_rdd *parent, shuffle_dep *dep, int n, shuffle_read_mode mode,
                             const char *op, const void *caller)
 {
-    cspark_rdd *r = cs_api_rdd_new(cs_rdd_context(parent), RDD_SHUFFLED, n, op, caller);
-    r->deps[0] = dep;
-    r->num_deps = 1;
-    r->read_mode = mode;
+    char name[512];
+    cs_api_call_site(op, caller, name, sizeof name);
+    cspark_rdd *r = cs_rdd_shuffled_new(parent->graph, dep, mode, n, name);
     r->partitioner = cs_rdd_partitioner_of_dep(dep);
     return r;
 }
@@ -262,9 +247,10 @@ static shuffle_dep *add_input(cspark_rdd *r, cspark_rdd *in, bool narrowly)
 static cspark_rdd *aggregated(cspark_rdd *rdd, const rdd_partitioner *p, const char *op,
                               const void *caller)
 {
+    char name[512];
+    cs_api_call_site(op, caller, name, sizeof name);
     cspark_rdd *r =
-        cs_api_rdd_new(cs_rdd_context(rdd), RDD_SHUFFLED, p->num_partitions, op, caller);
-    r->read_mode = SHUFFLE_READ_AGGREGATE;
+        cs_rdd_shuffled_new(rdd->graph, NULL, SHUFFLE_READ_AGGREGATE, p->num_partitions, name);
     r->partitioner = *p;
     return r;
 }
@@ -419,9 +405,10 @@ static cspark_rdd *cogroup_node(cspark_rdd *left, cspark_rdd *right, int num_par
                                     (void *)cs_builtin_tag_left, caller);
     cspark_rdd *tr = narrow_builtin(right, RDD_MAP, op, "cs_builtin_tag_right",
                                     (void *)cs_builtin_tag_right, caller);
+    char name[512];
+    cs_api_call_site(op, caller, name, sizeof name);
     cspark_rdd *r =
-        cs_api_rdd_new(cs_rdd_context(left), RDD_SHUFFLED, p.num_partitions, op, caller);
-    r->read_mode = SHUFFLE_READ_COGROUP;
+        cs_rdd_shuffled_new(left->graph, NULL, SHUFFLE_READ_COGROUP, p.num_partitions, name);
     r->partitioner = p;
     add_input(r, tl, left_narrowly);
     add_input(r, tr, right_narrowly);

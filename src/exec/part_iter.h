@@ -1,8 +1,8 @@
 /*
- * part_iter.h — pull iterators over the batches of one RDD partition. part_iter.c builds one
- * iterator per node of a stage's narrow lineage (sources, map/flat_map/filter, map_partitions,
- * union, coalesce, shuffled reads); the task runner pulls batches from the top one and feeds its
- * sink.
+ * part_iter.h — pull iterators over the batches of one RDD partition. part_iter.c opens one
+ * iterator per node of a stage's narrow lineage, by the node's kind's entry in the table of kinds
+ * (plan/rdd_kind.h, whose compute builds one of the iterators below or its own); the task runner
+ * pulls batches from the top one and feeds its sink.
  *
  * Ownership: an iterator owns its output batch and its parents' iterators; cs_part_iter_free frees
  * the whole chain. A batch returned by next is valid until the following call on the same
@@ -37,12 +37,20 @@ void cs_part_iter_free(part_iter *it);
 
 /* Text splits: reads the lines of one split into batches (text_reader.c). */
 part_iter *cs_text_iter_open(cspark_task_context *tc, const text_split *split, cs_error *err);
-/* A cartesian product's partition (cartesian_iter.c). */
-part_iter *cs_cartesian_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
-                                  cs_error *err);
-/* A partition's values folded into one record (fold_iter.c, tree_aggregate's first level). */
+/* The per-record narrow kinds (narrow_iter.c): map, flat_map, filter, map_values,
+ * flat_map_values, key_by, sample, zip_with_index, partition_tag. */
+part_iter *cs_narrow_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                               cs_error *err);
+/* map_partitions and map_partitions_with_index (narrow_iter.c). */
+part_iter *cs_map_partitions_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                       cs_error *err);
+/* A partition's values folded into one record (narrow_iter.c, tree_aggregate's first level). */
 part_iter *cs_fold_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
                              cs_error *err);
+/* A shuffled RDD's partition: its shuffles and narrow parents read and post-processed
+ * (shuffled_read.c). */
+part_iter *cs_shuffled_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                 cs_error *err);
 /* A checkpointed partition's file (checkpoint_io.c). */
 part_iter *cs_checkpoint_iter_open(cspark_task_context *tc, const text_split *file, cs_error *err);
 /* Whole files: one record (path, content) per file of `partition` (whole_file_reader.c). */

@@ -11,7 +11,7 @@
  * grown) before a batch is started, never while records point into it. A line longer than
  * CSPARK_MAX_RECORD_BYTES fails the task naming the file and offset (the buffer stops growing
  * there; the line could not travel as a record anyway).
- * Called by part_iter.c for RDD_TEXT_FILE partitions.
+ * Opened by the text_file kind (plan/kinds/files.c) for its partitions.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * name has a codec's extension), as one record whose key is the file's path and whose value its
  * content. One file per batch, so the task context's input file (cspark_input_file_name) names
  * the file of every record handed on. A file over CSPARK_MAX_RECORD_BYTES fails the task naming
- * it. Called by part_iter.c.
+ * it. Opened by the whole_text_files kind (plan/kinds/files.c).
  *
  * Ownership: the iterator owns its batch (one file's record); the batch is valid until the next
  * call, as part_iter.h promises. One task thread.

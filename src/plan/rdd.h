@@ -21,36 +21,20 @@
 #include "records/batch.h"
 #include "cspark.h"
 #include "plan/fn_ref.h"
+#include "plan/rdd_kind_list.h"
 #include "shuffle/shuffle.h"
 
 struct lineage_graph;
 
+/* The kinds of node, numbered as on the wire; each has its entry in the table of kinds
+ * (plan/rdd_kind.h), which gives its Spark class name, codec, parents and iterator. */
 typedef enum {
-    RDD_PARALLELIZE,    /* records held on the driver, sliced */
-    RDD_RANGE,          /* start, end, step */
-    RDD_TEXT_FILE,      /* line-aligned byte ranges of files */
-    RDD_MAP,            /* one record per input */
-    RDD_FLAT_MAP,       /* zero or more per input */
-    RDD_FILTER,         /* keep when the predicate holds */
-    RDD_MAP_PARTITIONS, /* whole partition through an iterator */
-    RDD_UNION,          /* partitions of each parent in turn */
-    RDD_COALESCE,       /* groups of parent partitions */
-    RDD_SHUFFLED,       /* reads one or two shuffles and post-processes them */
-    /* per-record kinds whose emitter knows the input record (cspark_emit_value/_key) */
-    RDD_MAP_VALUES,      /* one value per input, key kept */
-    RDD_FLAT_MAP_VALUES, /* zero or more values per input, key kept */
-    RDD_KEY_BY,          /* one key per input; value = the input record as a pair */
-    RDD_SAMPLE,          /* a seeded random subset; fn = marker, closure = sample_params */
-    RDD_ZIP_WITH_INDEX,  /* (i64 index, pair(record)); closure = int64 start per partition */
-    RDD_MAP_PARTITIONS_WITH_INDEX, /* map_partitions told the partition index */
-    RDD_WHOLE_TEXT_FILES, /* one record per file: splits (whole files) grouped by group_start */
-    RDD_PARTITION_TAG,    /* key prefixed with the 4-byte big-endian partition fn (a
-                             cspark_partitioner_fn) gives it of range_start partitions */
-    RDD_CARTESIAN,        /* partition i x parents[1]->num_partitions + j = pairs of a_i, b_j */
-    RDD_FOLD_PARTITION,   /* one record (i64 partition, values folded with fn from agg.zero) */
-    RDD_CHECKPOINT        /* a checkpointed RDD: splits[i] is partition i's file (whole) */
+#define CS_RDD_KIND_ENUM(name, entry) RDD_##name,
+    CS_RDD_KIND_LIST(CS_RDD_KIND_ENUM)
+#undef CS_RDD_KIND_ENUM
+        RDD_KIND_COUNT
 } rdd_kind;
-#define RDD_KIND_LAST RDD_CHECKPOINT
+#define RDD_KIND_LAST (RDD_KIND_COUNT - 1)
 
 /* RDD_SAMPLE's closure: keep a record when its draw u (uniform in [0,1)) is in [lo, hi), or,
  * with replacement, repeat it Poisson(fraction) times. Same process layout everywhere. */

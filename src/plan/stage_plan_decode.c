@@ -4,7 +4,8 @@
  * Decoding rebuilds the stage's nodes and dependencies in the plan's own lineage graph, so they
  * are freed as every graph's are. Everything a task could index with a partition number is
  * validated against num_partitions, and parent links are checked for cycles, so a malformed
- * message fails with CS_EPROTO instead of crashing a task later.
+ * message fails with CS_EPROTO instead of crashing a task later. The fields every node has are
+ * read here, a kind's own by its entry in the table of kinds (plan/rdd_kind.h).
  */
 #include "plan/stage_plan.h"
 
@@ -14,6 +15,7 @@
 
 #include "records/recio.h"
 #include "plan/pb_helpers.h"
+#include "plan/rdd_kind.h"
 #include "plan/task_codec.h"
 
 #define PROTO_ERR(...) cs_error_set(err, CS_EPROTO, "stage plan: " __VA_ARGS__)
@@ -99,150 +101,36 @@ static int dep_from_pb(const Cspark__ShuffleDep *pb, int num_rdds, void *app, sh
     return 0;
 }
 
-static int parents_expected(rdd_kind k)
-{
-    switch (k) {
-    case RDD_MAP:
-    case RDD_FLAT_MAP:
-    case RDD_FILTER:
-    case RDD_MAP_PARTITIONS:
-    case RDD_COALESCE:
-    case RDD_MAP_VALUES:
-    case RDD_FLAT_MAP_VALUES:
-    case RDD_KEY_BY:
-    case RDD_SAMPLE:
-    case RDD_ZIP_WITH_INDEX:
-    case RDD_MAP_PARTITIONS_WITH_INDEX:
-    case RDD_PARTITION_TAG:
-    case RDD_FOLD_PARTITION:
-        return 1;
-    case RDD_UNION:
-    case RDD_CARTESIAN:
-        return 2;
-    default:
-        return 0;
-    }
-}
-
-/* Fields of one node that do not depend on other nodes. */
+/* Fields of one node that do not depend on other nodes: those every node has here, the kind's
+ * own by its table entry. */
 static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int num_deps, void *app,
                         cspark_rdd *r, cs_error *err)
 {
     r->id = pb->id;
-    if (pb->kind < RDD_PARALLELIZE || pb->kind > RDD_KIND_LAST)
-        return PROTO_ERR("node %d: unknown kind %d", idx, pb->kind);
+    const cs_rdd_kind *k = cs_rdd_kind_of(pb->kind);
+    if (!k) return PROTO_ERR("node %d: unknown kind %d", idx, pb->kind);
     r->kind = (rdd_kind)pb->kind;
     if (pb->num_partitions < 0 || pb->num_partitions == INT_MAX)
         return PROTO_ERR("node %d: bad partition count %d", idx, pb->num_partitions);
-    int np = r->num_partitions = pb->num_partitions;
-    size_t unp = (size_t)np;
-    /* a shuffled node's parents are the inputs it reads narrowly (checked with its deps below) */
-    if (r->kind == RDD_SHUFFLED ? pb->n_parents > 2
-                                : pb->n_parents != (size_t)parents_expected(r->kind))
+    r->num_partitions = pb->num_partitions;
+    /* a shuffled node's parents are the inputs it reads narrowly (checked with its deps) */
+    if (k->num_parents == CS_RDD_PARENTS_WITH_SHUFFLES ? pb->n_parents > 2
+                                                       : pb->n_parents != (size_t)k->num_parents)
         return PROTO_ERR("node %d: %zu parents for kind %d", idx, pb->n_parents, pb->kind);
     for (size_t i = 0; i < pb->n_parents; i++)
         if (pb->parents[i] < 0 || pb->parents[i] >= num_rdds || pb->parents[i] == idx)
             return PROTO_ERR("node %d: parent %d out of range", idx, pb->parents[i]);
+    if (pb->n_deps && k->num_parents != CS_RDD_PARENTS_WITH_SHUFFLES)
+        return PROTO_ERR("node %d: shuffle dependencies on a narrow node", idx);
+    if (pb->n_deps > 2) return PROTO_ERR("node %d: %zu shuffle dependencies", idx, pb->n_deps);
+    for (size_t i = 0; i < pb->n_deps; i++)
+        if (pb->deps[i] < 0 || pb->deps[i] >= num_deps)
+            return PROTO_ERR("node %d: dependency %d out of range", idx, pb->deps[i]);
     int rc;
     if ((rc = fn_from_pb(pb->fn, app, &r->fn, err)) < 0) return rc;
     r->range_start = pb->range_start;
     r->range_end = pb->range_end;
     r->range_step = pb->range_step;
-    switch (r->kind) {
-    case RDD_PARALLELIZE:
-        if (pb->n_par_offsets != unp + 1)
-            return PROTO_ERR("node %d: %zu slice offsets for %d partitions", idx, pb->n_par_offsets,
-                             np);
-        if (pb->par_data.len) {
-            if (!pb->par_data.data) return PROTO_ERR("node %d: no data", idx);
-            if (cs_recio_decode_all(pb->par_data.data, pb->par_data.len, &r->par_data, err) < 0)
-                return PROTO_ERR("node %d: corrupt parallelize data", idx);
-        }
-        r->par_offsets = cs_xmalloc((unp + 1) * sizeof *r->par_offsets);
-        for (size_t i = 0; i <= unp; i++) {
-            if (pb->par_offsets[i] > r->par_data.n ||
-                (i && pb->par_offsets[i] < pb->par_offsets[i - 1]))
-                return PROTO_ERR("node %d: bad slice offset %llu", idx,
-                                 (unsigned long long)pb->par_offsets[i]);
-            r->par_offsets[i] = (size_t)pb->par_offsets[i];
-        }
-        break;
-    case RDD_RANGE:
-        if (r->range_step == 0) return PROTO_ERR("node %d: range step 0", idx);
-        break;
-    case RDD_TEXT_FILE:
-    case RDD_CHECKPOINT:
-    case RDD_WHOLE_TEXT_FILES: {
-        /* whole files: any number of splits, grouped into partitions by group_start */
-        size_t ns = r->kind == RDD_WHOLE_TEXT_FILES ? pb->n_splits : unp;
-        if (pb->n_splits != ns)
-            return PROTO_ERR("node %d: %zu splits for %d partitions", idx, pb->n_splits, np);
-        if (r->kind == RDD_WHOLE_TEXT_FILES) {
-            if (pb->n_group_start != unp + 1 || pb->group_start[0] != 0 ||
-                (size_t)pb->group_start[np] != ns)
-                return PROTO_ERR("node %d: bad file groups", idx);
-            r->group_start = cs_xcalloc(unp + 1, sizeof(int));
-            for (size_t i = 0; i <= unp; i++) {
-                if (i && pb->group_start[i] < pb->group_start[i - 1])
-                    return PROTO_ERR("node %d: bad file groups", idx);
-                r->group_start[i] = pb->group_start[i];
-            }
-        }
-        r->splits = cs_xcalloc(ns ? ns : 1, sizeof *r->splits);
-        r->paths = cs_xcalloc(ns ? ns : 1, sizeof *r->paths);
-        for (size_t i = 0; i < ns; i++) {
-            const Cspark__TextSplit *s = pb->splits[i];
-            if (!s || !s->path || !*s->path) return PROTO_ERR("node %d: split without a path", idx);
-            if (s->start > s->file_size || s->length > s->file_size - s->start)
-                return PROTO_ERR("node %d: split beyond its file", idx);
-            if (r->num_paths == 0 || strcmp(r->paths[r->num_paths - 1], s->path) != 0)
-                r->paths[r->num_paths++] = cs_xstrdup(s->path);
-            r->splits[i] =
-                (text_split){r->paths[r->num_paths - 1], s->start, s->length, s->file_size};
-        }
-        break;
-    }
-    case RDD_UNION:
-        if (pb->n_union_parent != unp || pb->n_union_index != unp)
-            return PROTO_ERR("node %d: union table size does not match %d partitions", idx, np);
-        r->union_parent = cs_xcalloc(unp + 1, sizeof(int));
-        r->union_index = cs_xcalloc(unp + 1, sizeof(int));
-        for (size_t i = 0; i < unp; i++) {
-            r->union_parent[i] = pb->union_parent[i];
-            r->union_index[i] = pb->union_index[i];
-        }
-        break;
-    case RDD_COALESCE:
-        if (pb->n_group_start != unp + 1)
-            return PROTO_ERR("node %d: %zu group starts for %d partitions", idx, pb->n_group_start,
-                             np);
-        r->group_start = cs_xcalloc(unp + 1, sizeof(int));
-        for (size_t i = 0; i <= unp; i++)
-            r->group_start[i] = pb->group_start[i];
-        break;
-    case RDD_SHUFFLED: {
-        if (pb->n_deps > 2) return PROTO_ERR("node %d: %zu shuffle dependencies", idx, pb->n_deps);
-        if (pb->read_mode < SHUFFLE_READ_PLAIN || pb->read_mode > SHUFFLE_READ_COGROUP)
-            return PROTO_ERR("node %d: unknown read mode %d", idx, pb->read_mode);
-        /* plain and sorted reads have one shuffle; an aggregation one input and a cogroup two,
-         * each a shuffle or a parent read narrowly */
-        size_t inputs = pb->n_deps + pb->n_parents;
-        bool one_shuffle =
-            pb->read_mode == SHUFFLE_READ_PLAIN || pb->read_mode == SHUFFLE_READ_SORT;
-        if (one_shuffle ? pb->n_deps != 1 || pb->n_parents != 0
-                        : inputs != (pb->read_mode == SHUFFLE_READ_COGROUP ? 2u : 1u))
-            return PROTO_ERR("node %d: %zu dependencies and %zu parents for read mode %d", idx,
-                             pb->n_deps, pb->n_parents, pb->read_mode);
-        for (size_t i = 0; i < pb->n_deps; i++)
-            if (pb->deps[i] < 0 || pb->deps[i] >= num_deps)
-                return PROTO_ERR("node %d: dependency %d out of range", idx, pb->deps[i]);
-        break;
-    }
-    default:
-        break;
-    }
-    if (pb->n_deps && r->kind != RDD_SHUFFLED)
-        return PROTO_ERR("node %d: shuffle dependencies on a narrow node", idx);
     r->read_mode = (shuffle_read_mode)pb->read_mode;
     if ((rc = agg_from_pb(pb->agg_create, pb->agg_merge_value, pb->agg_merge_combiners,
                           pb->agg_zero, pb->agg_has_zero, app, &r->agg, err)) < 0)
@@ -252,94 +140,25 @@ static int node_from_pb(const Cspark__RddNode *pb, int idx, int num_rdds, int nu
     if (pb->storage_level < CSPARK_STORAGE_NONE || pb->storage_level > CSPARK_DISK_ONLY)
         return PROTO_ERR("node %d: unknown storage level %d", idx, pb->storage_level);
     r->storage_level = pb->storage_level;
-    switch (r->kind) {
-    case RDD_MAP:
-    case RDD_FLAT_MAP:
-    case RDD_FILTER:
-    case RDD_MAP_PARTITIONS:
-    case RDD_MAP_VALUES:
-    case RDD_FLAT_MAP_VALUES:
-    case RDD_KEY_BY:
-    case RDD_MAP_PARTITIONS_WITH_INDEX:
-        if (!r->fn.ptr) return PROTO_ERR("node %d: no function", idx);
-        break;
-    case RDD_FOLD_PARTITION:
-        if (!r->fn.ptr || !r->agg.has_zero)
-            return PROTO_ERR("node %d: fold without a function or zero", idx);
-        break;
-    case RDD_PARTITION_TAG:
-        if (!r->fn.ptr) return PROTO_ERR("node %d: no function", idx);
-        if (r->range_start < 1 || r->range_start > INT_MAX)
-            return PROTO_ERR("node %d: bad partition count %lld", idx, (long long)r->range_start);
-        break;
-    case RDD_SAMPLE:
-        if (r->fn.closure_len != sizeof(sample_params))
-            return PROTO_ERR("node %d: bad sample parameters", idx);
-        break;
-    case RDD_ZIP_WITH_INDEX:
-        if (r->fn.closure_len != unp * sizeof(int64_t))
-            return PROTO_ERR("node %d: %zu bytes of start indexes for %d partitions", idx,
-                             r->fn.closure_len, np);
-        break;
-    case RDD_SHUFFLED:
-        if ((r->read_mode == SHUFFLE_READ_AGGREGATE || r->read_mode == SHUFFLE_READ_COGROUP) &&
-            (!r->agg.merge_value.ptr || !r->agg.merge_combiners.ptr))
-            return PROTO_ERR("node %d: aggregation without merge functions", idx);
-        break;
-    default:
-        break;
-    }
-    return 0;
+    return k->decode ? k->decode(pb, idx, r, err) : 0;
 }
 
 /* Links parents and deps; checks what depends on the parents' partition counts. */
 static int node_link(const Cspark__RddNode *pb, int idx, stage_plan *p, cs_error *err)
 {
     cspark_rdd *r = p->graph.rdds[idx];
+    const cs_rdd_kind *k = cs_rdd_kind_of(r->kind);
     r->num_parents = (int)pb->n_parents;
     for (size_t i = 0; i < pb->n_parents; i++)
         r->parents[i] = p->graph.rdds[pb->parents[i]];
-    if (r->kind == RDD_SHUFFLED) {
-        r->num_deps = (int)pb->n_deps;
-        for (size_t i = 0; i < pb->n_deps; i++)
-            r->deps[i] = p->graph.deps[pb->deps[i]];
-    }
+    r->num_deps = (int)pb->n_deps;
+    for (size_t i = 0; i < pb->n_deps; i++)
+        r->deps[i] = p->graph.deps[pb->deps[i]];
     int np = r->num_partitions;
-    /* a one-parent node has its parent's partitions, except a coalesce */
-    if (parents_expected(r->kind) == 1 && r->kind != RDD_COALESCE &&
-        r->parents[0]->num_partitions != np)
+    if (k->one_to_one && r->parents[0]->num_partitions != np)
         return PROTO_ERR("node %d: %d partitions but its parent has %d", idx, np,
                          r->parents[0]->num_partitions);
-    switch (r->kind) {
-    case RDD_SHUFFLED: /* parents read narrowly: partition i is theirs */
-        for (int i = 0; i < r->num_parents; i++)
-            if (r->parents[i]->num_partitions != np)
-                return PROTO_ERR("node %d: %d partitions but its parent %d has %d", idx, np, i,
-                                 r->parents[i]->num_partitions);
-        break;
-    case RDD_UNION:
-        for (int i = 0; i < np; i++) {
-            int up = r->union_parent[i], ui = r->union_index[i];
-            if (up < 0 || up > 1 || ui < 0 || ui >= r->parents[up]->num_partitions)
-                return PROTO_ERR("node %d: union partition %d maps to (%d, %d)", idx, i, up, ui);
-        }
-        break;
-    case RDD_CARTESIAN:
-        if ((int64_t)r->parents[0]->num_partitions * r->parents[1]->num_partitions != np)
-            return PROTO_ERR("node %d: %d partitions for a %d x %d cartesian product", idx, np,
-                             r->parents[0]->num_partitions, r->parents[1]->num_partitions);
-        break;
-    case RDD_COALESCE:
-        for (int i = 0; i <= np; i++) {
-            int g = r->group_start[i];
-            if (g < 0 || g > r->parents[0]->num_partitions || (i && g < r->group_start[i - 1]))
-                return PROTO_ERR("node %d: bad coalesce group start %d", idx, g);
-        }
-        break;
-    default:
-        break;
-    }
-    return 0;
+    return k->check_parents ? k->check_parents(r, idx, err) : 0;
 }
 
 /* Parent links (and the sink dep's parent) must form a DAG: iterative three-colour DFS. */

@@ -4,8 +4,9 @@
  * Encoding walks the stage's narrow lineage iteratively (deep lineages do not recurse) and
  * numbers nodes in discovery order (root = 0); shared nodes and deps are numbered once through a
  * map from address to number (common/hmap.h). Every protobuf-c structure built here is malloc'd and
- * unshared, so a whole StagePlan is released with protobuf_c_message_free_unpacked. Parallelize
- * data is written as uncompressed recio blocks directly into one exact-size buffer.
+ * unshared, so a whole StagePlan is released with protobuf_c_message_free_unpacked. The fields
+ * every node has are written here, a kind's own by its entry in the table of kinds
+ * (plan/rdd_kind.h).
  */
 #include "plan/stage_plan.h"
 
@@ -16,6 +17,7 @@
 #include "common/hmap.h"
 #include "records/recio.h"
 #include "plan/pb_helpers.h"
+#include "plan/rdd_kind.h"
 #include "plan/task_codec.h"
 
 /* Node and dependency numbers by address (cs_hmap: pointer -> index). */
@@ -61,21 +63,13 @@ static int agg_to_pb(const plan_aggregator *a, Cspark__FnRef **create, Cspark__F
     return 0;
 }
 
-static int32_t *ints_dup(const int *v, size_t n)
-{
-    int32_t *o = cs_xmalloc(n * sizeof *o);
-    for (size_t i = 0; i < n; i++)
-        o[i] = v[i];
-    return o;
-}
-
 static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *deps,
                       Cspark__RddNode *p, cs_error *err)
 {
-    int np = r->num_partitions;
+    const cs_rdd_kind *k = cs_rdd_kind_of(r->kind);
     p->id = r->id;
     p->kind = (int32_t)r->kind;
-    p->num_partitions = np;
+    p->num_partitions = r->num_partitions;
     if (r->name) p->name = cs_xstrdup(r->name);
     if (r->num_parents > 0) {
         p->parents = cs_xmalloc((size_t)r->num_parents * sizeof *p->parents);
@@ -83,74 +77,18 @@ static int node_to_pb(const cspark_rdd *r, const cs_hmap *nodes, const cs_hmap *
             p->parents[i] = index_of(nodes, r->parents[i]);
         p->n_parents = (size_t)r->num_parents;
     }
+    if (r->num_deps > 0) {
+        p->deps = cs_xmalloc((size_t)r->num_deps * sizeof *p->deps);
+        for (int i = 0; i < r->num_deps; i++)
+            p->deps[i] = index_of(deps, r->deps[i]);
+        p->n_deps = (size_t)r->num_deps;
+    }
     int rc = fn_to_pb(&r->fn, &p->fn, "rdd", err);
     if (rc < 0) return rc;
     p->range_start = r->range_start;
     p->range_end = r->range_end;
     p->range_step = r->range_step;
-    switch (r->kind) {
-    case RDD_PARALLELIZE:
-        if (!r->par_offsets)
-            return cs_error_set(err, CS_EINVAL, "parallelize node %d: no slices", r->id);
-        p->par_data = cs_pb_records(&r->par_data);
-        p->par_offsets = cs_xmalloc(((size_t)np + 1) * sizeof *p->par_offsets);
-        for (int i = 0; i <= np; i++)
-            p->par_offsets[i] = r->par_offsets[i];
-        p->n_par_offsets = (size_t)np + 1;
-        break;
-    case RDD_TEXT_FILE:
-    case RDD_CHECKPOINT:
-    case RDD_WHOLE_TEXT_FILES: {
-        int ns = np;
-        if (r->kind == RDD_WHOLE_TEXT_FILES) { /* whole files grouped into partitions */
-            if (!r->group_start)
-                return cs_error_set(err, CS_EINVAL, "files node %d: no groups", r->id);
-            ns = r->group_start[np];
-            p->group_start = ints_dup(r->group_start, (size_t)np + 1);
-            p->n_group_start = (size_t)np + 1;
-        }
-        if (ns > 0 && !r->splits)
-            return cs_error_set(err, CS_EINVAL, "text node %d: no splits", r->id);
-        if (ns > 0) p->splits = cs_xcalloc((size_t)ns, sizeof *p->splits);
-        for (int i = 0; i < ns; i++) {
-            Cspark__TextSplit *s = cs_xmalloc(sizeof *s);
-            cspark__text_split__init(s);
-            s->path = cs_xstrdup(cs_pb_str(r->splits[i].path));
-            s->start = r->splits[i].start;
-            s->length = r->splits[i].length;
-            s->file_size = r->splits[i].file_size;
-            p->splits[i] = s;
-            p->n_splits = (size_t)i + 1;
-        }
-        break;
-    }
-    case RDD_UNION:
-        if (np > 0 && (!r->union_parent || !r->union_index))
-            return cs_error_set(err, CS_EINVAL, "union node %d: no partition table", r->id);
-        if (np > 0) {
-            p->union_parent = ints_dup(r->union_parent, (size_t)np);
-            p->n_union_parent = (size_t)np;
-            p->union_index = ints_dup(r->union_index, (size_t)np);
-            p->n_union_index = (size_t)np;
-        }
-        break;
-    case RDD_COALESCE:
-        if (!r->group_start)
-            return cs_error_set(err, CS_EINVAL, "coalesce node %d: no groups", r->id);
-        p->group_start = ints_dup(r->group_start, (size_t)np + 1);
-        p->n_group_start = (size_t)np + 1;
-        break;
-    case RDD_SHUFFLED:
-        if (r->num_deps > 0) {
-            p->deps = cs_xmalloc((size_t)r->num_deps * sizeof *p->deps);
-            for (int i = 0; i < r->num_deps; i++)
-                p->deps[i] = index_of(deps, r->deps[i]);
-            p->n_deps = (size_t)r->num_deps;
-        }
-        break;
-    default:
-        break;
-    }
+    if (k->encode && (rc = k->encode(r, p, err)) < 0) return rc;
     p->read_mode = (int32_t)r->read_mode;
     if ((rc = agg_to_pb(&r->agg, &p->agg_create, &p->agg_merge_value, &p->agg_merge_combiners,
                         &p->agg_zero, &p->agg_has_zero, "rdd", err)) < 0)
@@ -211,7 +149,7 @@ static int collect_nodes(cspark_rdd *start, cs_hmap *nodes, ptr_vec *order, ptr_
         if (index_of(nodes, r) >= 0) continue;
         if (order->n >= (size_t)INT_MAX)
             return cs_error_set(err, CS_EINVAL, "stage plan: too many nodes");
-        if ((unsigned)r->kind > RDD_KIND_LAST)
+        if (!cs_rdd_kind_of(r->kind))
             return cs_error_set(err, CS_EINVAL, "rdd %d: unknown kind %d", r->id, (int)r->kind);
         if (r->num_parents < 0 || r->num_parents > 2 || r->num_deps < 0 || r->num_deps > 2 ||
             r->num_partitions < 0)
@@ -251,7 +189,6 @@ Cspark__StagePlan *cs_stage_plan_encode(cspark_rdd *root, const task_sink *sink,
     /* deps: those read by shuffled nodes, then the one the sink writes */
     for (size_t i = 0; i < order.n; i++) {
         cspark_rdd *r = order.v[i];
-        if (r->kind != RDD_SHUFFLED) continue;
         for (int d = 0; d < r->num_deps; d++) {
             if (!r->deps[d]) {
                 rc = cs_error_set(err, CS_EINVAL, "rdd %d: NULL shuffle dependency", r->id);

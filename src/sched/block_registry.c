@@ -14,6 +14,7 @@
 #include "cspark.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "plan/rdd_kind.h"
 
 typedef struct holder {
     char executor_id[64];
@@ -205,26 +206,18 @@ static int lineage_locations(block_registry *r, const cspark_rdd *rdd, int parti
         }
         if (k > 0) return n;
     }
-    switch (rdd->kind) {
-    case RDD_MAP:
-    case RDD_FLAT_MAP:
-    case RDD_FILTER:
-    case RDD_MAP_PARTITIONS:
-        return lineage_locations(r, rdd->parents[0], partition, out, n, max);
-    case RDD_UNION:
-        return lineage_locations(r, rdd->parents[rdd->union_parent[partition]],
-                                 rdd->union_index[partition], out, n, max);
-    case RDD_COALESCE:
-        for (int p = rdd->group_start[partition]; p < rdd->group_start[partition + 1]; p++)
-            n = lineage_locations(r, rdd->parents[0], p, out, n, max);
-        return n;
-    case RDD_SHUFFLED: /* parents read narrowly (a cached side of a join) */
-        for (int p = 0; p < rdd->num_parents; p++)
-            n = lineage_locations(r, rdd->parents[p], partition, out, n, max);
-        return n;
-    default:
-        return n;
+    /* else where the parent partitions it reads narrowly are cached (Spark's
+     * getPreferredLocations through narrow dependencies) */
+    cs_rdd_parent_partition few[4], *parents = few;
+    int np = cs_rdd_parent_partitions(rdd, partition, few, 4);
+    if (np > 4) { /* a coalesce's group */
+        parents = cs_xmalloc((size_t)np * sizeof *parents);
+        cs_rdd_parent_partitions(rdd, partition, parents, np);
     }
+    for (int i = 0; i < np && n < max; i++)
+        n = lineage_locations(r, parents[i].parent, parents[i].partition, out, n, max);
+    if (parents != few) free(parents);
+    return n;
 }
 
 int cs_block_registry_task_locations(block_registry *r, const cspark_rdd *rdd, int partition,

@@ -129,9 +129,10 @@ static int teardown(void **state)
 
 /* ---- building lineages -------------------------------------------------------------------- */
 
-static cspark_rdd *mk(rdd_kind kind, int np, const char *name)
+/* Nodes are built by the kinds' constructors (plan/rdd_kind_list.h); ids follow the test's own
+ * numbering, not the graph's. */
+static cspark_rdd *numbered(cspark_rdd *r)
 {
-    cspark_rdd *r = cs_rdd_new(&g_graph, kind, np, name);
     r->id = g_next_id++;
     return r;
 }
@@ -154,22 +155,22 @@ static void put_kv(cs_batch *b, int64_t k, int64_t v)
 /* n records (i mod m, i), in slices */
 static cspark_rdd *mk_par(int n, int slices, int m)
 {
-    cspark_rdd *r = mk(RDD_PARALLELIZE, slices, "parallelize at test");
+    cs_batch records;
+    cs_batch_init(&records);
     for (int i = 0; i < n; i++)
-        put_kv(&r->par_data, i % m, i);
-    r->par_offsets = cs_xcalloc((size_t)slices + 1, sizeof *r->par_offsets);
+        put_kv(&records, i % m, i);
+    size_t *offsets = cs_xcalloc((size_t)slices + 1, sizeof *offsets);
     for (int i = 0; i <= slices; i++)
-        r->par_offsets[i] = (size_t)n * (size_t)i / (size_t)slices;
+        offsets[i] = (size_t)n * (size_t)i / (size_t)slices;
+    cspark_rdd *r = numbered(
+        cs_rdd_parallelize_new(&g_graph, &records, offsets, slices, "parallelize at test"));
+    free(offsets);
     return r;
 }
 
 static cspark_rdd *mk_range(int64_t a, int64_t b, int64_t step, int np)
 {
-    cspark_rdd *r = mk(RDD_RANGE, np, "range at test");
-    r->range_start = a;
-    r->range_end = b;
-    r->range_step = step;
-    return r;
+    return numbered(cs_rdd_range_new(&g_graph, a, b, step, np, "range at test"));
 }
 
 static cspark_rdd *mk_text(int nsplits)
@@ -184,25 +185,22 @@ static cspark_rdd *mk_text(int nsplits)
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     uint64_t size = (uint64_t)st.st_size;
-    cspark_rdd *r = mk(RDD_TEXT_FILE, nsplits, "text_file at test");
-    r->paths = cs_xcalloc(1, sizeof *r->paths);
-    r->paths[0] = cs_xstrdup(path);
-    r->num_paths = 1;
-    r->splits = cs_xcalloc((size_t)nsplits, sizeof *r->splits);
+    text_split *splits = cs_xcalloc((size_t)nsplits, sizeof *splits);
     for (int i = 0; i < nsplits; i++) {
         uint64_t lo = size * (uint64_t)i / (uint64_t)nsplits,
                  hi = size * (uint64_t)(i + 1) / (uint64_t)nsplits;
-        r->splits[i] = (text_split){r->paths[0], lo, hi - lo, size};
+        splits[i] = (text_split){path, lo, hi - lo, size};
     }
+    cspark_rdd *r = numbered(cs_rdd_text_file_new(&g_graph, splits, nsplits, "text_file at test"));
+    free(splits);
+    assert_int_equal(r->num_paths, 1); /* one file: one path shared by its splits */
     return r;
 }
 
 static cspark_rdd *mk_narrow(rdd_kind kind, cspark_rdd *parent, const char *fn, bool builtin,
                              void *ptr, const void *closure, size_t len)
 {
-    cspark_rdd *r = mk(kind, parent->num_partitions, fn);
-    r->parents[0] = parent;
-    r->num_parents = 1;
+    cspark_rdd *r = numbered(cs_rdd_narrow_new(&g_graph, kind, parent, fn));
     if (builtin) {
         cs_fn_ref_builtin(&r->fn, fn, ptr);
         cs_fn_ref_copy_closure(&r->fn, closure, len);
@@ -214,29 +212,12 @@ static cspark_rdd *mk_narrow(rdd_kind kind, cspark_rdd *parent, const char *fn, 
 
 static cspark_rdd *mk_union(cspark_rdd *a, cspark_rdd *b)
 {
-    int n = a->num_partitions + b->num_partitions;
-    cspark_rdd *r = mk(RDD_UNION, n, "union at test");
-    r->parents[0] = a;
-    r->parents[1] = b;
-    r->num_parents = 2;
-    r->union_parent = cs_xcalloc((size_t)n + 1, sizeof(int));
-    r->union_index = cs_xcalloc((size_t)n + 1, sizeof(int));
-    for (int i = 0; i < n; i++) {
-        r->union_parent[i] = i < a->num_partitions ? 0 : 1;
-        r->union_index[i] = i < a->num_partitions ? i : i - a->num_partitions;
-    }
-    return r;
+    return numbered(cs_rdd_union_new(&g_graph, a, b, "union at test"));
 }
 
 static cspark_rdd *mk_coalesce(cspark_rdd *p, int n)
 {
-    cspark_rdd *r = mk(RDD_COALESCE, n, "coalesce at test");
-    r->parents[0] = p;
-    r->num_parents = 1;
-    r->group_start = cs_xcalloc((size_t)n + 1, sizeof(int));
-    for (int i = 0; i <= n; i++)
-        r->group_start[i] = (int)((int64_t)p->num_partitions * i / n);
-    return r;
+    return numbered(cs_rdd_coalesce_new(&g_graph, p, NULL, n, "coalesce at test"));
 }
 
 static shuffle_dep *mk_dep(cspark_rdd *parent, int shuffle_id, cs_partitioner_kind kind, int n)
@@ -269,14 +250,8 @@ static void dep_range_bounds(shuffle_dep *d, const int64_t *keys, int nb)
 
 static cspark_rdd *mk_shuffled(shuffle_dep *a, shuffle_dep *b, shuffle_read_mode mode, int np)
 {
-    cspark_rdd *r = mk(RDD_SHUFFLED, np, "shuffled at test");
-    r->deps[0] = a;
-    r->num_deps = 1;
-    if (b) {
-        r->deps[1] = b;
-        r->num_deps = 2;
-    }
-    r->read_mode = mode;
+    cspark_rdd *r = numbered(cs_rdd_shuffled_new(&g_graph, a, mode, np, "shuffled at test"));
+    if (b) r->deps[r->num_deps++] = b;
     return r;
 }
 
@@ -535,6 +510,37 @@ static void test_narrow_lineage(void **state)
     cs_stage_plan_free(q);
     cs_stage_plan_pb_free(pb);
     cs_stage_plan_free(p);
+}
+
+/* ---- cartesian ----------------------------------------------------------------------------- */
+
+static void test_cartesian(void **state)
+{
+    (void)state;
+    cspark_rdd *a = mk_par(20, 2, 1000), *b = mk_range(0, 7, 1, 3);
+    cspark_rdd *root = numbered(cs_rdd_cartesian_new(&g_graph, a, b, "cartesian at test"));
+    assert_int_equal(root->num_partitions, 6);
+    task_sink sink = {.kind = SINK_COLLECT};
+    stage_plan *p = roundtrip(root, &sink, NULL, 0);
+    cmp_rdd(root, p->root);
+    run_compare(root, &sink, NULL, 0, p);
+    task_result res; /* partition 4 = a's 1 x b's 1: 10 records x (7 * 1 / 3 .. 7 * 2 / 3) = 20 */
+    run1(&g_env_b, p->root, &p->sink, NULL, 0, 4, &res);
+    assert_int_equal(res.status, TASK_OK);
+    assert_int_equal(res.data.n, 20);
+    cs_task_result_free(&res);
+    cs_stage_plan_free(p);
+
+    /* a partition count that is not the product of its parents' is refused */
+    cs_error err;
+    Cspark__StagePlan *pb = cs_stage_plan_encode(root, &sink, NULL, 0, &err);
+    assert_non_null(pb);
+    pb->rdds[pb->root]->num_partitions = 5;
+    stage_plan *q = NULL;
+    assert_int_equal(cs_stage_plan_decode(pb, g_app, &q, &err), CS_EPROTO);
+    assert_non_null(strstr(err.msg, "5 partitions for a 2 x 3 cartesian product"));
+    assert_null(q);
+    cs_stage_plan_pb_free(pb);
 }
 
 /* ---- every sink kind ------------------------------------------------------------------------- */
@@ -1298,6 +1304,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_narrow_lineage),
+        cmocka_unit_test(test_cartesian),
         cmocka_unit_test(test_sinks),
         cmocka_unit_test(test_shuffle_aggregate),
         cmocka_unit_test(test_shuffle_fold_by_key_zero),

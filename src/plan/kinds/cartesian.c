@@ -1,10 +1,11 @@
 /*
- * cartesian_iter.c — the iterator of a cartesian product's partition (RDD_CARTESIAN, Spark's
- * CartesianRDD): partition i * nb + j pairs every record of the left parent's partition i with
- * every record of the right parent's partition j. The right partition is read once into memory
- * (Spark recomputes it for every left record instead), then the left one is streamed batch by
- * batch; output records are (pair(left key, left value), pair(right key, right value)), read with
- * cspark_pair_split. Called by part_iter.c.
+ * cartesian.c — the kind RDD_CARTESIAN, Spark's CartesianRDD: partition i * nb + j pairs every
+ * record of the left parent's partition i with every record of the right parent's partition j
+ * (nb = the right parent's partitions). An entry of the table of kinds (plan/rdd_kind.h): its
+ * constructor, its check against its parents and its iterator. The right partition is read once
+ * into memory (Spark recomputes it for every left record instead), then the left one is streamed
+ * batch by batch; output records are (pair(left key, left value), pair(right key, right value)),
+ * read with cspark_pair_split.
  *
  * Ownership: the iterator owns its parents' iterators, the right partition's copy and its output
  * batch (valid until the next call). One task thread.
@@ -13,6 +14,16 @@
 
 #include "common/err.h"
 #include "exec/part_iter.h"
+#include "plan/rdd_kind.h"
+
+cspark_rdd *cs_rdd_cartesian_new(lineage_graph *g, cspark_rdd *a, cspark_rdd *b, const char *name)
+{
+    cspark_rdd *r = cs_rdd_new(g, RDD_CARTESIAN, a->num_partitions * b->num_partitions, name);
+    r->parents[0] = a;
+    r->parents[1] = b;
+    r->num_parents = 2;
+    return r;
+}
 
 typedef struct cart_iter {
     part_iter base;
@@ -101,8 +112,8 @@ static void cart_free(part_iter *it)
     free(c);
 }
 
-part_iter *cs_cartesian_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
-                                  cs_error *err)
+static part_iter *cartesian_compute(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                    cs_error *err)
 {
     int nb = rdd->parents[1]->num_partitions;
     part_iter *left = cs_part_iter_open(tc, rdd->parents[0], partition / nb, err);
@@ -118,3 +129,20 @@ part_iter *cs_cartesian_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int 
     cs_batch_init(&c->out);
     return &c->base;
 }
+
+static int cartesian_check_parents(const cspark_rdd *r, int idx, cs_error *err)
+{
+    int na = r->parents[0]->num_partitions, nb = r->parents[1]->num_partitions;
+    if ((int64_t)na * nb != r->num_partitions)
+        return cs_rdd_kind_proto_error(err, idx, "%d partitions for a %d x %d cartesian product",
+                                       r->num_partitions, na, nb);
+    return 0;
+}
+
+const cs_rdd_kind cs_rdd_kind_cartesian = {
+    .kind = RDD_CARTESIAN,
+    .spark_class = "CartesianRDD",
+    .num_parents = 2,
+    .check_parents = cartesian_check_parents,
+    .compute = cartesian_compute,
+};
