@@ -35,10 +35,11 @@
  * Ownership. RDDs belong to their context and live until the context stops; jobs never free
  * them. Results returned by actions (cspark_records, reduce buffers) belong to the caller and are
  * freed with cspark_records_free() / free(). Errors: transformations return NULL on error and
- * actions return a negative code; cspark_last_error() then tells why, and cspark-submit exits
- * non-zero. A NULL parent is accepted and yields NULL, so a chain stops at the first error.
- * A job cancelled on request (the web UI's kill, cspark_cancel_job_group) fails only its action,
- * as in Spark: later actions run, and the application's own exit status counts.
+ * actions return a negative CSPARK_E* code (below; cspark_strerror names it); cspark_last_error()
+ * then tells why, and cspark-submit exits non-zero. A NULL parent is accepted and yields NULL, so a
+ * chain stops at the first error. A job cancelled on request (the web UI's kill,
+ * cspark_cancel_job_group) fails only its action, as in Spark: later actions run, and the
+ * application's own exit status counts.
  */
 #ifndef CSPARK_H
 #define CSPARK_H
@@ -69,6 +70,29 @@ extern "C" {
 #else
 #define CSPARK_EXTERN
 #endif
+
+/* ---- error codes ------------------------------------------------------------------------- */
+
+/* What a failing call returns: CSPARK_OK (0) or one of these negative codes. Decide on the code;
+ * the text of cspark_last_error is for people and may change. */
+enum {
+    CSPARK_OK = 0,
+    CSPARK_EINVAL = -1,       /* an invalid argument or configuration value */
+    CSPARK_ENOMEM = -2,       /* out of memory, or a memory limit reached */
+    CSPARK_EIO = -3,          /* an input/output or network failure */
+    CSPARK_ENOTFOUND = -4,    /* a file, path, object or name that does not exist */
+    CSPARK_EEXIST = -5,       /* something that should not exist already does (an output path) */
+    CSPARK_EUNSUPPORTED = -6, /* a feature, scheme or option this build does not serve */
+    CSPARK_ETASK = -7,        /* a task failed too often (spark.task.maxFailures): job aborted */
+    CSPARK_ECANCELLED = -8,   /* the job was cancelled (its group, the web UI's kill, a signal) or
+                                 the context failed earlier */
+    CSPARK_ETIMEOUT = -9,     /* something did not happen in time */
+    CSPARK_EPROTO = -10,      /* a peer or server answered what the protocol does not allow */
+    CSPARK_EAUTH = -11        /* credentials refused or permission denied (Kubernetes RBAC) */
+};
+
+/* What a CSPARK_E* code means, in a few words ("not found", ...); never NULL, static. */
+CSPARK_EXTERN const char *cspark_strerror(int code);
 
 typedef struct cspark_context cspark_context;           /* one per application */
 typedef struct cspark_rdd cspark_rdd;                   /* a node of the lineage graph */
@@ -773,9 +797,11 @@ CSPARK_EXTERN const char *cspark_app_id(cspark_context *sc);
 CSPARK_EXTERN const char *cspark_files_get_driver(cspark_context *sc, const char *name);
 CSPARK_EXTERN int cspark_default_parallelism(cspark_context *sc);
 CSPARK_EXTERN int cspark_num_partitions(const cspark_rdd *rdd);
-/* The first error recorded by this context (a transformation refused, an action failed), or
- * NULL; before any, the reason of the latest job cancelled on request. Borrowed until the next
- * call into the API or the context stops. */
+/* The latest error recorded by this context (a transformation refused, an action failed, a job
+ * cancelled on request), or NULL before any. A call that fails only because of an earlier
+ * failure — an action after the context failed, a transformation or action given the NULL a
+ * refused call returned — records nothing new, so the earlier error stays the one told.
+ * Borrowed until the next call into the API or the context stops. */
 CSPARK_EXTERN const char *cspark_last_error(cspark_context *sc);
 
 /* ---- job names, descriptions and groups ---------------------------------------------------- */

@@ -336,6 +336,7 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     free(sc->job_description);
     free(sc->job_group);
     free(sc->error);
+    free(sc->last_error);
     cs_conf_free(sc->conf);
     pthread_mutex_destroy(&sc->lock);
     free(sc);
@@ -357,13 +358,22 @@ int cs_context_exit_code(cspark_context *sc)
     return sc && sc->backend && sc->manager->exit_code ? sc->manager->exit_code(sc->backend) : 0;
 }
 
+/* Records err as the latest error, and as the context's error unless it has failed. Lock held. */
+static void record_error(cspark_context *sc, const cs_error *err)
+{
+    const char *text = err->msg[0] ? err->msg : cspark_strerror(err->code);
+    free(sc->last_error);
+    sc->last_error = cs_xstrdup(text);
+    if (!sc->failed) { /* the first failure wins over any earlier cancelled job's reason */
+        free(sc->error);
+        sc->error = cs_xstrdup(text);
+    }
+}
+
 int cs_context_fail(cspark_context *sc, const cs_error *err)
 {
     pthread_mutex_lock(&sc->lock);
-    if (!sc->failed) { /* the first failure wins over any earlier cancelled job's reason */
-        free(sc->error);
-        sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
-    }
+    record_error(sc, err);
     sc->failed = true;
     pthread_mutex_unlock(&sc->lock);
     return err->code ? err->code : CS_EINVAL;
@@ -372,10 +382,7 @@ int cs_context_fail(cspark_context *sc, const cs_error *err)
 int cs_context_job_cancelled(cspark_context *sc, const cs_error *err)
 {
     pthread_mutex_lock(&sc->lock);
-    if (!sc->failed) {
-        free(sc->error);
-        sc->error = cs_xstrdup(err->msg[0] ? err->msg : cs_strerror(err->code));
-    }
+    record_error(sc, err);
     pthread_mutex_unlock(&sc->lock);
     return err->code ? err->code : CS_ECANCELLED;
 }
@@ -388,7 +395,12 @@ int cs_context_null_argument(const char *op, const char *what)
                  "%s: the %s is NULL (the call that should have created it failed, or it was "
                  "never set)",
                  op, what);
-    if (sc) cs_context_fail(sc, &e);
+    if (!sc) return CS_EINVAL;
+    pthread_mutex_lock(&sc->lock);
+    bool consequence =
+        sc->failed; /* of the failure that made the RDD NULL: that stays the reason */
+    pthread_mutex_unlock(&sc->lock);
+    if (!consequence) cs_context_fail(sc, &e);
     return CS_EINVAL;
 }
 
@@ -452,5 +464,9 @@ int cspark_num_partitions(const cspark_rdd *rdd)
 
 const char *cspark_last_error(cspark_context *sc)
 {
-    return sc ? sc->error : NULL;
+    if (!sc) return NULL;
+    pthread_mutex_lock(&sc->lock);
+    const char *e = sc->last_error;
+    pthread_mutex_unlock(&sc->lock);
+    return e;
 }

@@ -55,7 +55,9 @@ struct cspark_context {
     struct listener_bus *bus;
     struct ui_live *ui; /* the web UI, NULL when spark.ui.enabled=false */
 
-    char *error; /* first error, for cspark_last_error */
+    char *error;      /* the failure that failed the context (else the latest cancelled job's
+                         reason): the application's last line and termination message */
+    char *last_error; /* the latest error recorded, for cspark_last_error */
     bool failed;
     const cluster_manager *manager; /* the one serving spark.master */
     cluster_env env;                /* what the backend borrows from the context */
@@ -87,17 +89,19 @@ void cs_context_interrupt(cspark_context *sc, int sig);
 /* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
 int cs_context_exit_code(cspark_context *sc);
 
-/* Records err as the context's error (the first one wins) and marks the context failed: later
- * actions fail at once and the application exits non-zero. Returns err->code. */
+/* Records err as the context's latest error (cspark_last_error) and, when it is the first
+ * failure, as its error (the application's last line); marks the context failed: later actions
+ * fail at once and the application exits non-zero. Returns err->code. */
 int cs_context_fail(cspark_context *sc, const cs_error *err);
 /* A job cancelled on request (the web UI's kill, cspark_cancel_job_group): as Spark's, only its
- * action fails and the driver may go on with other jobs. err becomes the context's error
- * (cspark_last_error) unless the context has failed; a later error replaces it. The context is
- * not marked failed. Returns err->code. */
+ * action fails and the driver may go on with other jobs. err becomes the context's latest error
+ * (cspark_last_error), and its error unless the context has failed; a later error replaces it.
+ * The context is not marked failed. Returns err->code. */
 int cs_context_job_cancelled(cspark_context *sc, const cs_error *err);
 /* A public function `op` was given a NULL RDD (or context): records "OP: the RDD is NULL ..."
- * on the process's running context (a process runs one at a time; the first error still wins,
- * so a refused transformation earlier in the chain stays the reason) and returns CS_EINVAL. */
+ * on the process's running context (a process runs one at a time) unless the context has
+ * already failed — then the NULL is that failure's consequence (a refused transformation earlier
+ * in the chain), which stays the reason — and returns CS_EINVAL. */
 int cs_context_null_argument(const char *op, const char *what);
 /* A public function was called in a way it cannot serve and has no error to return (an index
  * out of range): in a task, the task fails with the message (as an exception in a Spark task);

@@ -370,9 +370,7 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
     }
     cs_hmap_del(&b->running, (uint64_t)su->task_id);
     e->free++;
-    const char *error = su->result ? su->result->error : NULL;
-    if (error && strncmp(error, CS_TASK_NO_PLAN, strlen(CS_TASK_NO_PLAN)) == 0 &&
-        r->t->stage_id < e->cap_sent)
+    if (su->result && su->result->plan_missing && r->t->stage_id < e->cap_sent)
         e->sent_attempt[r->t->stage_id] = 0; /* e lacks the plan: the next task sends it again */
     e->last_seen_ms = cs_mono_ms();
     const task_desc *t = r->t;
@@ -402,7 +400,9 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         cs_coarse_offer_and_report(b);
         return;
     }
-    if (su->state == CSPARK__TASK_STATE__KILLED && res.status == TASK_OK) res.status = TASK_FAILED;
+    /* TaskState.KILLED: stopped on request, whatever the result says (Spark's TaskKilled) */
+    if (su->state == CSPARK__TASK_STATE__KILLED && res.status != TASK_FETCH_FAILED)
+        res.status = TASK_KILLED;
     res.block_port = port;
     cs_scheduler_task_done(b->base.sched, t, &res);
     cs_coarse_offer_and_report(b);

@@ -18,6 +18,8 @@ int cs_error_set(cs_error *err, int code, const char *fmt, ...)
         va_list ap;
         va_start(ap, fmt);
         err->code = code;
+        err->kind = CS_KIND_NONE;
+        err->http_status = 0;
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
     }
@@ -28,8 +30,55 @@ void cs_error_clear(cs_error *err)
 {
     if (err) {
         err->code = CS_OK;
+        err->kind = CS_KIND_NONE;
+        err->http_status = 0;
         err->msg[0] = '\0';
     }
+}
+
+int cs_error_set_kind(cs_error *err, cs_error_kind kind, int http_status)
+{
+    if (!err) return CS_OK;
+    err->kind = kind;
+    err->http_status = http_status;
+    return err->code;
+}
+
+const char *cs_error_kind_name(cs_error_kind kind)
+{
+    switch (kind) {
+    case CS_KIND_NONE:
+        return "";
+    case CS_KIND_BAD_REQUEST:
+        return "BadRequest";
+    case CS_KIND_UNAUTHORIZED:
+        return "Unauthorized";
+    case CS_KIND_FORBIDDEN:
+        return "Forbidden";
+    case CS_KIND_NOT_FOUND:
+        return "NotFound";
+    case CS_KIND_NAMESPACE_NOT_FOUND:
+        return "NamespaceNotFound";
+    case CS_KIND_ALREADY_EXISTS:
+        return "AlreadyExists";
+    case CS_KIND_CONFLICT:
+        return "Conflict";
+    case CS_KIND_EXPIRED:
+        return "Expired";
+    case CS_KIND_INVALID:
+        return "Invalid";
+    case CS_KIND_TOO_MANY_REQUESTS:
+        return "TooManyRequests";
+    case CS_KIND_SERVER_ERROR:
+        return "InternalError";
+    case CS_KIND_TIMEOUT:
+        return "Timeout";
+    case CS_KIND_UNREACHABLE:
+        return "Unreachable";
+    case CS_KIND_LIMIT_REACHED:
+        return "LimitReached";
+    }
+    return "";
 }
 
 int cs_error_prefix(cs_error *err, const char *fmt, ...)
@@ -54,36 +103,37 @@ int cs_error_prefix(cs_error *err, const char *fmt, ...)
     return err->code;
 }
 
+/* Every code: its constant's name (cs_strerror) and what it means (cspark_strerror). */
+static const struct {
+    int code;
+    const char *name, *meaning;
+} CODES[] = {
+    {CSPARK_OK, "OK", "success"},
+    {CSPARK_EINVAL, "EINVAL", "invalid argument or configuration value"},
+    {CSPARK_ENOMEM, "ENOMEM", "out of memory"},
+    {CSPARK_EIO, "EIO", "input/output or network error"},
+    {CSPARK_ENOTFOUND, "ENOTFOUND", "not found"},
+    {CSPARK_EEXIST, "EEXIST", "already exists"},
+    {CSPARK_EUNSUPPORTED, "EUNSUPPORTED", "not supported"},
+    {CSPARK_ETASK, "ETASK", "a task failed too many times: the job was aborted"},
+    {CSPARK_ECANCELLED, "ECANCELLED", "cancelled"},
+    {CSPARK_ETIMEOUT, "ETIMEOUT", "timed out"},
+    {CSPARK_EPROTO, "EPROTO", "protocol error"},
+    {CSPARK_EAUTH, "EAUTH", "authentication failed or permission denied"},
+};
+
 const char *cs_strerror(int code)
 {
-    switch (code) {
-    case CS_OK:
-        return "OK";
-    case CS_EINVAL:
-        return "EINVAL";
-    case CS_ENOMEM:
-        return "ENOMEM";
-    case CS_EIO:
-        return "EIO";
-    case CS_ENOTFOUND:
-        return "ENOTFOUND";
-    case CS_EEXIST:
-        return "EEXIST";
-    case CS_EUNSUPPORTED:
-        return "EUNSUPPORTED";
-    case CS_ETASK:
-        return "ETASK";
-    case CS_ECANCELLED:
-        return "ECANCELLED";
-    case CS_ETIMEOUT:
-        return "ETIMEOUT";
-    case CS_EPROTO:
-        return "EPROTO";
-    case CS_EAUTH:
-        return "EAUTH";
-    default:
-        return "EUNKNOWN";
-    }
+    for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++)
+        if (CODES[i].code == code) return CODES[i].name;
+    return "EUNKNOWN";
+}
+
+const char *cspark_strerror(int code)
+{
+    for (size_t i = 0; i < sizeof CODES / sizeof CODES[0]; i++)
+        if (CODES[i].code == code) return CODES[i].meaning;
+    return "unknown error code";
 }
 
 static char memory_note[256];

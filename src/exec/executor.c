@@ -158,11 +158,20 @@ static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
     cs_rpc_send(x->driver, &env);
 }
 
-static void fail_unstarted(executor *x, int64_t task_id, const char *why)
+/* The status update's state of a task that ended with status: Spark's TaskState. */
+static Cspark__TaskState state_of(task_status status)
+{
+    return status == TASK_OK       ? CSPARK__TASK_STATE__FINISHED
+           : status == TASK_KILLED ? CSPARK__TASK_STATE__KILLED
+                                   : CSPARK__TASK_STATE__FAILED;
+}
+
+static void fail_unstarted(executor *x, int64_t task_id, const char *why, bool plan_missing)
 {
     Cspark__TaskResult res = CSPARK__TASK_RESULT__INIT;
     res.status = TASK_FAILED;
     res.error = (char *)why;
+    res.plan_missing = plan_missing;
     send_status(x, task_id, CSPARK__TASK_STATE__FAILED, &res);
 }
 
@@ -192,7 +201,7 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
         cs_plan_cache_explain_missing(x->plans, cp, x->opt->executor_id, lt->stage_id,
                                       lt->stage_attempt, why, sizeof why);
         pthread_mutex_unlock(&x->lock);
-        fail_unstarted(x, lt->task_id, x->stopping ? "executor is stopping" : why);
+        fail_unstarted(x, lt->task_id, x->stopping ? "executor is stopping" : why, !x->stopping);
         return;
     }
     exec_task *t = cs_xcalloc(1, sizeof *t);
@@ -464,7 +473,7 @@ static void report(executor *x, exec_task *t, task_result *r)
     cs_error err;
     cs_error_clear(&err);
     if (cs_task_result_encode(r, &pb, &err) < 0) {
-        fail_unstarted(x, t->desc.task_id, err.msg);
+        fail_unstarted(x, t->desc.task_id, err.msg, false);
         return;
     }
     /* what stays inline whatever happens to the data: accumulator updates, updated blocks,
@@ -480,7 +489,7 @@ static void report(executor *x, exec_task *t, task_result *r)
                  (long long)t->desc.task_id, rest,
                  (long long)((x->max_status_update + 64 * 1024) >> 20));
         cs_task_result_pb_clear(&pb);
-        fail_unstarted(x, t->desc.task_id, why);
+        fail_unstarted(x, t->desc.task_id, why, false);
         return;
     }
     if (x->max_direct_result > 0 && (int64_t)pb.data.len > x->max_direct_result && x->blocks) {
@@ -494,15 +503,11 @@ static void report(executor *x, exec_task *t, task_result *r)
         size_t keep_len = pb.data.len;
         pb.data.data = NULL;
         pb.data.len = 0;
-        send_status(
-            x, t->desc.task_id,
-            r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED : CSPARK__TASK_STATE__FAILED, &pb);
+        send_status(x, t->desc.task_id, state_of(r->status), &pb);
         pb.data.data = keep;
         pb.data.len = keep_len;
     } else {
-        send_status(
-            x, t->desc.task_id,
-            r->status == TASK_OK ? CSPARK__TASK_STATE__FINISHED : CSPARK__TASK_STATE__FAILED, &pb);
+        send_status(x, t->desc.task_id, state_of(r->status), &pb);
     }
     cs_task_result_pb_clear(&pb);
 }

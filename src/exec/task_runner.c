@@ -388,7 +388,10 @@ void cs_task_run(const exec_env *env, const task_desc *t, task_result *out)
     free(st);
 
     if (rc < 0) {
-        if (out->status != TASK_FETCH_FAILED) out->status = TASK_FAILED;
+        /* as Spark's Executor: a fetch failure stays one; else a task asked to stop (KillTask)
+         * that failed was killed (TaskKilled), whatever it failed with */
+        if (out->status != TASK_FETCH_FAILED)
+            out->status = t->cancelled && *t->cancelled ? TASK_KILLED : TASK_FAILED;
         out->error = cs_xstrdup(err.msg[0] ? err.msg : cs_strerror(rc));
         if (out->has_map_status) {
             cs_map_status_free(&out->map_status);

@@ -392,7 +392,7 @@ int cs_kube_delete(kube_client *c, const char *resource, const char *ns, const c
                   .name = name};
     cs_error e2;
     rc = run(c, &q, NULL, NULL, &e2);
-    if (rc == CS_ENOTFOUND && !strstr(e2.msg, "does not exist")) return CS_OK;
+    if (rc == CS_ENOTFOUND && e2.kind == CS_KIND_NOT_FOUND) return CS_OK; /* already gone */
     if (rc) {
         if (err) *err = e2;
         return rc;

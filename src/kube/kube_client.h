@@ -19,7 +19,13 @@
  * 404 CS_ENOTFOUND (a missing namespace reads `namespace "x" does not exist`), 409 CS_EEXIST,
  * 400/422 CS_EINVAL, 401/403 CS_EAUTH (403 names verb, resource, namespace and user and points at
  * deploy/rbac.yaml), unreachable server CS_EIO `cannot reach the Kubernetes API server at URL:
- * reason`, timeouts CS_ETIMEOUT, other statuses CS_EIO.
+ * reason`, timeouts CS_ETIMEOUT, other statuses CS_EIO. The error's kind says more and is what
+ * callers decide on (never the text): the Status body's reason (CS_KIND_FORBIDDEN,
+ * CS_KIND_NOT_FOUND, CS_KIND_ALREADY_EXISTS, CS_KIND_CONFLICT, CS_KIND_INVALID,
+ * CS_KIND_TOO_MANY_REQUESTS, ...; the HTTP status's when the body has none),
+ * CS_KIND_NAMESPACE_NOT_FOUND for a 404 whose details name a namespace, CS_KIND_UNREACHABLE and
+ * CS_KIND_TIMEOUT without an answer; http_status holds the answer's status code. cs_kube_delete
+ * of an object already gone (CS_KIND_NOT_FOUND) succeeds.
  *
  * Resources: "pods", "services", "configmaps", "secrets", "persistentvolumeclaims", "events",
  * "serviceaccounts", "endpoints" (namespaced) and "namespaces", "nodes" (cluster-scoped). A

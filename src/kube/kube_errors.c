@@ -2,8 +2,10 @@
  *
  * Reads the API server's Status body (message, reason, code, details) with jansson and adds what
  * the request was about: verb, resource, name, namespace. 403 names the user from the Status
- * message and points at deploy/rbac.yaml; a 404 caused by a missing namespace says so; transport
- * failures name the server URL and curl's reason; 401 names the credential source. Called by
+ * message and points at deploy/rbac.yaml; a 404 caused by a missing namespace (the Status details
+ * name it) says so; transport failures name the server URL and curl's reason; 401 names the
+ * credential source. The error's kind comes from the Status's reason (else the HTTP status) and
+ * its http_status from the answer: callers decide on those, never on the text. Called by
  * cs_kube_http_do and kube_watch. Pure function of its inputs; thread-safe.
  */
 #include <jansson.h>
@@ -25,23 +27,70 @@ static bool user_from_message(const char *msg, char *buf, size_t cap)
     return true;
 }
 
-/* "namespaces \"x\" not found" → x */
-static bool missing_namespace(const char *msg, json_t *details, char *buf, size_t cap)
+/* The namespace a 404 is about, from the Status details ({"kind":"namespaces","name":"x"}, as
+ * the API server sends for a request into a namespace that does not exist) → x */
+static bool missing_namespace(json_t *details, char *buf, size_t cap)
 {
     const char *kind = json_string_value(json_object_get(details, "kind"));
     const char *name = json_string_value(json_object_get(details, "name"));
-    if (kind && !strcmp(kind, "namespaces") && name) {
-        snprintf(buf, cap, "%s", name);
-        return true;
-    }
-    const char *p = msg ? strstr(msg, "namespaces \"") : NULL;
-    if (!p || strncmp(msg, "namespaces \"", 12) != 0) return false;
-    p += 12;
-    const char *e = strchr(p, '"');
-    if (!e || (size_t)(e - p) >= cap) return false;
-    memcpy(buf, p, (size_t)(e - p));
-    buf[e - p] = 0;
+    if (!kind || strcmp(kind, "namespaces") != 0 || !name) return false;
+    snprintf(buf, cap, "%s", name);
     return true;
+}
+
+/* The Kubernetes API's StatusReason values (k8s.io/apimachinery metav1.StatusReason) and the
+ * kind each becomes; a reason not listed, or a body without one, falls back on the status. */
+static const struct {
+    const char *name;
+    cs_error_kind kind;
+} REASONS[] = {
+    {"BadRequest", CS_KIND_BAD_REQUEST},
+    {"Unauthorized", CS_KIND_UNAUTHORIZED},
+    {"Forbidden", CS_KIND_FORBIDDEN},
+    {"NotFound", CS_KIND_NOT_FOUND},
+    {"AlreadyExists", CS_KIND_ALREADY_EXISTS},
+    {"Conflict", CS_KIND_CONFLICT},
+    {"Gone", CS_KIND_EXPIRED},
+    {"Expired", CS_KIND_EXPIRED},
+    {"Invalid", CS_KIND_INVALID},
+    {"TooManyRequests", CS_KIND_TOO_MANY_REQUESTS},
+    {"InternalError", CS_KIND_SERVER_ERROR},
+    {"ServiceUnavailable", CS_KIND_SERVER_ERROR},
+    {"Timeout", CS_KIND_TIMEOUT},
+    {"ServerTimeout", CS_KIND_TIMEOUT},
+};
+
+static cs_error_kind kind_of_status(long status)
+{
+    switch (status) {
+    case 400:
+        return CS_KIND_BAD_REQUEST;
+    case 401:
+        return CS_KIND_UNAUTHORIZED;
+    case 403:
+        return CS_KIND_FORBIDDEN;
+    case 404:
+        return CS_KIND_NOT_FOUND;
+    case 409:
+        return CS_KIND_CONFLICT;
+    case 410:
+        return CS_KIND_EXPIRED;
+    case 422:
+        return CS_KIND_INVALID;
+    case 429:
+        return CS_KIND_TOO_MANY_REQUESTS;
+    case 504:
+        return CS_KIND_TIMEOUT;
+    default:
+        return status >= 500 ? CS_KIND_SERVER_ERROR : CS_KIND_NONE;
+    }
+}
+
+cs_error_kind cs_kube_error_kind(long status, const char *status_reason)
+{
+    for (size_t i = 0; status_reason && i < sizeof REASONS / sizeof REASONS[0]; i++)
+        if (strcmp(status_reason, REASONS[i].name) == 0) return REASONS[i].kind;
+    return kind_of_status(status);
 }
 
 /* "create pods \"x\" in namespace \"ns\"" (or the path when no resource is known) */
@@ -64,19 +113,21 @@ int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp 
     describe(q, what, sizeof what);
     if (!r->status) {
         if (r->curl_rc == CURLE_OPERATION_TIMEDOUT) {
-            return cs_error_set(err, CS_ETIMEOUT,
-                                "%s: the Kubernetes API server at %s did not answer in time (%s)",
-                                what, c->server, r->curl_msg);
+            cs_error_set(err, CS_ETIMEOUT,
+                         "%s: the Kubernetes API server at %s did not answer in time (%s)", what,
+                         c->server, r->curl_msg);
+            return cs_error_set_kind(err, CS_KIND_TIMEOUT, 0);
         }
         bool tls = r->curl_rc == CURLE_PEER_FAILED_VERIFICATION ||
                    r->curl_rc == CURLE_SSL_CACERT_BADFILE ||
                    r->curl_rc == CURLE_SSL_CONNECT_ERROR || r->curl_rc == CURLE_SSL_CERTPROBLEM;
-        return cs_error_set(err, CS_EIO, "cannot reach the Kubernetes API server at %s: %s%s",
-                            c->server, r->curl_msg,
-                            tls ? " (check the CA certificate: caCertFile or the kubeconfig's "
-                                  "certificate-authority; spark.kubernetes.trust.certificates=true "
-                                  "skips verification)"
-                                : "");
+        cs_error_set(err, CS_EIO, "cannot reach the Kubernetes API server at %s: %s%s", c->server,
+                     r->curl_msg,
+                     tls ? " (check the CA certificate: caCertFile or the kubeconfig's "
+                           "certificate-authority; spark.kubernetes.trust.certificates=true "
+                           "skips verification)"
+                         : "");
+        return cs_error_set_kind(err, CS_KIND_UNREACHABLE, 0);
     }
 
     json_t *st = r->body.len ? json_loadb(r->body.data, r->body.len, 0, NULL) : NULL;
@@ -97,6 +148,10 @@ int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp 
 
     int rc;
     char buf[256];
+    cs_error_kind kind = cs_kube_error_kind(r->status, reason);
+    bool namespace_missing = r->status == 404 && missing_namespace(details, buf, sizeof buf) &&
+                             !(q->resource && !strcmp(q->resource, "namespaces"));
+    if (namespace_missing) kind = CS_KIND_NAMESPACE_NOT_FOUND;
     switch (r->status) {
     case 401:
         rc = cs_error_set(err, CS_EAUTH,
@@ -122,8 +177,7 @@ int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp 
         break;
     }
     case 404:
-        if (missing_namespace(msg, details, buf, sizeof buf) &&
-            !(q->resource && !strcmp(q->resource, "namespaces"))) {
+        if (namespace_missing) {
             rc = cs_error_set(err, CS_ENOTFOUND, "namespace \"%s\" does not exist", buf);
         } else {
             rc = cs_error_set(err, CS_ENOTFOUND, "%s: %s", what, text);
@@ -147,6 +201,7 @@ int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp 
                           c->server);
         break;
     }
+    cs_error_set_kind(err, kind, (int)r->status);
     json_decref(st);
     return rc;
 }

@@ -105,8 +105,12 @@ bool cs_kube_retryable(const kube_resp *r);
 /* The wait before the next attempt: the backoff, or the server's Retry-After (seconds, -1 when
  * absent) when longer, at most max_ms. Pure. */
 int64_t cs_kube_retry_delay_ms(int64_t backoff_ms, long retry_after_s, int64_t max_ms);
-/* Fills err from a failed exchange; returns the CS_E* code. */
+/* Fills err from a failed exchange (code, kind, http_status and the one line); returns the CS_E*
+ * code. */
 int cs_kube_error_from(const kube_client *c, const kube_req *q, const kube_resp *r, cs_error *err);
+/* The kind of an answer with HTTP status `status` and Status.reason `status_reason` (may be
+ * NULL): the reason's when it is one the API defines, else the status's. Pure. */
+cs_error_kind cs_kube_error_kind(long status, const char *status_reason);
 
 /* Sleeps ms milliseconds, or less if *stop becomes true (polled every 20 ms); stop may be NULL. */
 void cs_kube_sleep_ms(int64_t ms, const atomic_bool *stop);

@@ -94,27 +94,33 @@ typedef struct cs_task_metrics {
 
 /* TASK_UNLAUNCHABLE is set by a backend only, never sent by an executor: the task cannot be
  * launched anywhere (its serialized stage plan exceeds spark.rpc.message.maxSize), so its stage is
- * aborted at once with the error, as Spark's TaskSetManager.abort — retrying cannot help. */
+ * aborted at once with the error, as Spark's TaskSetManager.abort — retrying cannot help.
+ * TASK_KILLED is Spark's TaskState.KILLED (end reason TaskKilled): the task was stopped on
+ * request — its job ended, or the task reaper gave up on it — and does not count as a failure;
+ * an executor sends it as the status update's state KILLED. Decisions read the status, never
+ * the error text. */
 typedef enum {
     TASK_OK = 0,
     TASK_FAILED = 1,
     TASK_FETCH_FAILED = 2,
-    TASK_UNLAUNCHABLE = 3
+    TASK_UNLAUNCHABLE = 3,
+    TASK_KILLED = 4
 } task_status;
 
-/* The error of a task stopped because its job ended (not counted as a failure). */
+/* The error text of a task stopped because its job ended (status TASK_KILLED). */
 #define CS_TASK_CANCELLED "task cancelled: its job has ended"
-/* The error of a task the task reaper gave up on in this process (local mode): Spark's
- * TaskKilled, its kill reason following the prefix. */
+/* The error text of a task the task reaper gave up on in this process (local mode; status
+ * TASK_KILLED): Spark's TaskKilled, its kill reason following the prefix. */
 #define CS_TASK_REAPED "Task killed: "
-/* The error of a task sent to an executor that does not hold its stage's plan (it freed it, or
- * could not decode it), the reason following the prefix: the driver sends the plan again with
- * the task's retry. */
+/* The error text of a task sent to an executor that does not hold its stage's plan (it freed
+ * it, or could not decode it), the reason following the prefix; such a result has plan_missing
+ * set, which makes the driver send the plan again with the task's retry. */
 #define CS_TASK_NO_PLAN "Stage plan missing on the executor: "
 
 typedef struct task_result {
     task_status status;
-    char *error; /* failure description (malloc'd) */
+    char *error;       /* failure description (malloc'd), for people: decide on status */
+    bool plan_missing; /* TASK_FAILED because the executor lacked the stage's plan */
     int fetch_shuffle_id, fetch_map_id;
     cs_batch data;            /* COLLECT/TAKE/SAMPLE records; FOLD: zero or one record */
     int64_t count;            /* COUNT, SAMPLE: records seen */

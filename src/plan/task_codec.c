@@ -141,6 +141,7 @@ int cs_task_result_encode(const task_result *r, Cspark__TaskResult *out, cs_erro
     if (!r) return cs_error_set(err, CS_EINVAL, "task result: NULL");
     out->status = (int32_t)r->status;
     if (r->error) out->error = cs_xstrdup(r->error);
+    out->plan_missing = r->plan_missing;
     out->fetch_shuffle_id = r->fetch_shuffle_id;
     out->fetch_map_id = r->fetch_map_id;
     out->data = cs_pb_records(&r->data);
@@ -194,7 +195,7 @@ void cs_task_result_pb_clear(Cspark__TaskResult *pb)
 int cs_task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_error *err)
 {
     if (!pb) return cs_error_set(err, CS_EPROTO, "task result missing");
-    if (pb->status < TASK_OK || pb->status > TASK_FETCH_FAILED)
+    if ((pb->status < TASK_OK || pb->status > TASK_FETCH_FAILED) && pb->status != TASK_KILLED)
         return cs_error_set(err, CS_EPROTO, "task result: unknown status %d", pb->status);
     if (pb->has_map_status && !pb->map_status)
         return cs_error_set(err, CS_EPROTO, "task result: has_map_status without a map status");
@@ -226,6 +227,7 @@ int cs_task_result_decode(const Cspark__TaskResult *pb, task_result *out, cs_err
         out->has_map_status = true;
     }
     out->status = (task_status)pb->status;
+    out->plan_missing = pb->plan_missing;
     const char *e = cs_pb_str(pb->error);
     if (*e) out->error = cs_xstrdup(e);
     out->fetch_shuffle_id = pb->fetch_shuffle_id;

@@ -65,16 +65,30 @@ void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r)
     push_completion(s, c);
 }
 
-void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+static void task_ended(scheduler *s, const task_desc *t, task_status status, const char *fmt,
+                       va_list ap)
 {
     task_result r;
     cs_task_result_init(&r);
-    r.status = TASK_FAILED;
+    r.status = status;
+    if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
+    cs_scheduler_task_done(s, t, &r);
+}
+
+void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(&r.error, fmt, ap) < 0) r.error = NULL;
+    task_ended(s, t, TASK_FAILED, fmt, ap);
     va_end(ap);
-    cs_scheduler_task_done(s, t, &r);
+}
+
+void cs_scheduler_task_killed(scheduler *s, const task_desc *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    task_ended(s, t, TASK_KILLED, fmt, ap);
+    va_end(ap);
 }
 
 void cs_scheduler_task_retain(const task_desc *t)

@@ -474,8 +474,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
     }
 
     /* an ordinary task failure: retry up to the limit; an unlaunchable task has no retry */
-    if (r->status == TASK_FAILED && r->error && strncmp(r->error, "task cancelled", 14) == 0)
-        return;
+    if (r->status == TASK_KILLED) return; /* stopped on request: not a failure (TaskKilled) */
     /* the task set manager's rule: an executor removed by no fault of the task does not count */
     cs_failure_kind kind = r->status == TASK_UNLAUNCHABLE               ? CS_FAILURE_UNLAUNCHABLE
                            : r->lost_executor && !r->exit_caused_by_app ? CS_FAILURE_NOT_COUNTED

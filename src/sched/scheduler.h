@@ -113,9 +113,13 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
                                const char *host, int locality);
 void cs_scheduler_task_done(scheduler *s, const task_desc *t, task_result *r);
-/* The same for a task that failed without a result of its own (not launched, cancelled, its
- * executor lost): the reason is formatted as printf does. */
+/* The same for a task that failed without a result of its own (not launched, its executor
+ * lost): the reason is formatted as printf does. */
 void cs_scheduler_task_failed(scheduler *s, const task_desc *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same for a task stopped on request without a result of its own (never run because its job
+ * ended, given up on by the task reaper): status TASK_KILLED, not counted as a failure. */
+void cs_scheduler_task_killed(scheduler *s, const task_desc *t, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The task reaper gives up on a task whose thread still runs (local mode): the descriptor stays
  * valid for that thread, which lets go of it with cs_scheduler_task_release when its task returns

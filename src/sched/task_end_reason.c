@@ -1,7 +1,8 @@
 /*
  * task_end_reason.c — Spark's TaskEndReason of a failed task, for the listeners (the event log's
  * "Task End Reason"): FetchFailed with the shuffle block's place, ExecutorLostFailure, TaskKilled
- * for a task stopped because its job ended, ExceptionFailure otherwise; and the backends' report
+ * for status TASK_KILLED (stopped because its job ended, or given up on by the task reaper: the
+ * status says so, never the error's text), ExceptionFailure otherwise; and the backends' report
  * of a task whose executor was lost. Called by the DAG scheduler's job thread
  * (dag_scheduler.c) and by backends (cs_scheduler_task_lost, any thread).
  */
@@ -37,8 +38,7 @@ void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_en
         snprintf(why->loss_reason, sizeof why->loss_reason, "%s",
                  r->loss_reason ? r->loss_reason : "");
         why->exit_caused_by_app = r->exit_caused_by_app;
-    } else if (r->error && (strcmp(r->error, CS_TASK_CANCELLED) == 0 ||
-                            strncmp(r->error, CS_TASK_REAPED, strlen(CS_TASK_REAPED)) == 0)) {
+    } else if (r->status == TASK_KILLED) {
         why->kind = CS_END_TASK_KILLED;
     }
 }

@@ -603,9 +603,6 @@ static ui_task_status end_status(const cs_event *ev)
 {
     if (ev->succeeded) return UI_TASK_SUCCESS;
     if (ev->end_reason && ev->end_reason->kind == CS_END_TASK_KILLED) return UI_TASK_KILLED;
-    if (ev->reason && (strncmp(ev->reason, "task cancelled", 14) == 0 ||
-                       strncmp(ev->reason, "TaskKilled", 10) == 0))
-        return UI_TASK_KILLED;
     return UI_TASK_FAILED;
 }
 

@@ -70,6 +70,18 @@ int null_rdd_chain(cspark_context *sc, int argc, char **argv)
     return rc < 0 ? 1 : 0;
 }
 
+/* Two refused transformations in a row: cspark_last_error tells the latest (it used to tell the
+ * first), and the application's last line the first, the failure that failed the context. */
+int two_errors(cspark_context *sc, int argc, char **argv)
+{
+    cspark_rdd *r = cspark_range(sc, 0, 10, 1, 2);
+    cspark_coalesce(r, -1);
+    printf("first: %s\n", cspark_last_error(sc));
+    cspark_repartition(r, -2);
+    printf("latest: %s\n", cspark_last_error(sc));
+    return 1;
+}
+
 /* Opens /dev/null until the process runs out of descriptors (they stay open, as a leaking user
  * function's would), then fails the task. */
 void leak_fds(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)

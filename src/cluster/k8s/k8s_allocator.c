@@ -158,11 +158,11 @@ static int create_executor_pod(k8s_backend *b, json_t *reusable, cs_error *err)
     if ((int64_t)b->next_id > b->set.allocation_maximum) {
         int64_t max = b->set.allocation_maximum;
         pthread_mutex_unlock(&b->lock);
-        return cs_error_set(
-            err, CS_EINVAL,
-            "Exceed the pod creation limit: %lld (spark.kubernetes.allocation.maximum); "
-            "no more executor pods may be created for this application",
-            (long long)max);
+        cs_error_set(err, CS_EINVAL,
+                     "Exceed the pod creation limit: %lld (spark.kubernetes.allocation.maximum); "
+                     "no more executor pods may be created for this application",
+                     (long long)max);
+        return cs_error_set_kind(err, CS_KIND_LIMIT_REACHED, 0);
     }
     int id = b->next_id++;
     pthread_mutex_unlock(&b->lock);
@@ -254,8 +254,9 @@ static void create_pods(k8s_backend *b, int n)
         pthread_mutex_lock(&b->lock);
         if (rc == 0) continue;
         CS_ERROR("k8s", "event=executor_pod_create_failed error=%s", cs_log_quote(err.msg));
-        bool fatal = err.code == CS_EAUTH || strstr(err.msg, "forbidden") ||
-                     strstr(err.msg, "does not exist") || strstr(err.msg, "pod creation limit");
+        /* retrying cannot help: refused (RBAC, admission, quota), no namespace, or the limit */
+        bool fatal = err.code == CS_EAUTH || err.kind == CS_KIND_FORBIDDEN ||
+                     err.kind == CS_KIND_NAMESPACE_NOT_FOUND || err.kind == CS_KIND_LIMIT_REACHED;
         if (fatal && !b->exit_code) {
             b->exit_code = 1;
             pthread_mutex_unlock(&b->lock);

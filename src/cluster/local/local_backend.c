@@ -165,7 +165,7 @@ static int local_reap(sched_backend *base, const char *reason)
         CS_WARN("local", "event=task_abandoned task=%lld stage=%d.%d partition=%d reason=\"%s\"",
                 (long long)left[i]->task_id, left[i]->stage_id, left[i]->stage_attempt,
                 left[i]->partition, reason);
-        cs_scheduler_task_failed(b->base.sched, left[i],
+        cs_scheduler_task_killed(b->base.sched, left[i],
                                  CS_TASK_REAPED "%s; its thread is left running", reason);
     }
     free(left);

@@ -162,6 +162,8 @@ static void test_error_messages(void **state)
     assert_int_equal(cs_kube_create(kc, "pods", NULL, p, NULL, &err), CS_EEXIST);
     assert_non_null(strstr(err.msg, "create pods \"dup\" in namespace \"default\": "));
     assert_non_null(strstr(err.msg, "already exists"));
+    assert_int_equal(err.kind, CS_KIND_ALREADY_EXISTS);
+    assert_int_equal(err.http_status, 409);
     json_decref(p);
     assert_int_equal(cs_kube_delete(kc, "pods", NULL, "dup", 0, &err), 0);
 
@@ -170,6 +172,8 @@ static void test_error_messages(void **state)
     assert_non_null(strstr(err.msg, "create pods \"Bad_Name\""));
     assert_non_null(strstr(err.msg, "Invalid"));
     assert_null(strchr(err.msg, '\n'));
+    assert_int_equal(err.kind, CS_KIND_INVALID);
+    assert_int_equal(err.http_status, 422);
     json_decref(p);
 
     json_t *obj = NULL;
@@ -178,9 +182,14 @@ static void test_error_messages(void **state)
     p = ks_pod("x", "d");
     assert_int_equal(cs_kube_create(kc, "pods", "nosuchns", p, NULL, &err), CS_ENOTFOUND);
     assert_string_equal(err.msg, "namespace \"nosuchns\" does not exist");
+    assert_int_equal(err.kind, CS_KIND_NAMESPACE_NOT_FOUND);
+    assert_int_equal(err.http_status, 404);
     json_decref(p);
     assert_int_equal(cs_kube_get(kc, "namespaces", NULL, "nosuchns", &obj, &err), CS_ENOTFOUND);
     assert_non_null(strstr(err.msg, "namespaces \"nosuchns\" not found"));
+    assert_int_equal(err.kind, CS_KIND_NOT_FOUND); /* the namespace is the object asked for */
+    /* a delete of what is already gone (NotFound) succeeds */
+    assert_int_equal(cs_kube_delete(kc, "pods", NULL, "never-created", 0, &err), 0);
 }
 
 /* cspark.kubernetes.fieldValidation: Strict, Warn (default) or Ignore; anything else is refused
@@ -225,6 +234,8 @@ static void test_unreachable_server(void **state)
     assert_non_null(c);
     json_t *obj = NULL;
     assert_int_equal(cs_kube_get(c, "pods", NULL, "x", &obj, &err), CS_EIO);
+    assert_int_equal(err.kind, CS_KIND_UNREACHABLE);
+    assert_int_equal(err.http_status, 0);
     char want[128];
     snprintf(want, sizeof want,
              "cannot reach the Kubernetes API server at https://127.0.0.1:%d: ", ntohs(a.sin_port));
@@ -381,6 +392,8 @@ static void test_rbac_forbidden_and_unauthorized(void **state)
 
     assert_int_equal(rc, 0);
     assert_int_equal(rc2, CS_EAUTH);
+    assert_int_equal(err.kind, CS_KIND_FORBIDDEN);
+    assert_int_equal(err.http_status, 403);
     assert_string_equal(err.msg, "cannot create pods in namespace \"default\": forbidden for "
                                  "system:serviceaccount:spark:spark; grant the verbs in "
                                  "deploy/rbac.yaml");
@@ -389,6 +402,8 @@ static void test_rbac_forbidden_and_unauthorized(void **state)
                                   "forbidden for system:serviceaccount:spark:spark; grant the "
                                   "verbs in deploy/rbac.yaml");
     assert_int_equal(rc4, CS_EAUTH);
+    assert_int_equal(err3.kind, CS_KIND_UNAUTHORIZED);
+    assert_int_equal(err3.http_status, 401);
     assert_non_null(strstr(err3.msg, "401 Unauthorized"));
     assert_non_null(strstr(err3.msg, "spark.kubernetes.authenticate.submission.oauthToken"));
 }

@@ -148,8 +148,8 @@ static void fake_cancel_all(sched_backend *b)
     for (int i = 0; i < f->nheld; i++) {
         task_result r;
         cs_task_result_init(&r);
-        r.status = TASK_FAILED;
-        r.error = cs_xstrdup("task cancelled: its job has ended");
+        r.status = TASK_KILLED; /* as the backends report a cancelled task */
+        r.error = cs_xstrdup(CS_TASK_CANCELLED);
         cs_scheduler_task_done(b->sched, f->held[i], &r);
     }
     f->nheld = 0;

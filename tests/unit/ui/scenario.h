@@ -16,9 +16,12 @@
 
 typedef void (*sc_post_fn)(void *arg, const cs_event *ev);
 
-static void sc_task(sc_post_fn post, void *arg, int job, int stage, int attempt, int64_t tid,
-                    int partition, const char *exec, int64_t start, int64_t run_ms, bool ok,
-                    const char *reason, int64_t shuffle_write, int64_t shuffle_read)
+/* A task ending with end_reason (NULL: success, or ExceptionFailure with reason), as
+ * cs_dag_task_end_reason gives it. */
+static void sc_task_ended(sc_post_fn post, void *arg, int job, int stage, int attempt, int64_t tid,
+                          int partition, const char *exec, int64_t start, int64_t run_ms, bool ok,
+                          const char *reason, const cs_task_end_reason *end_reason,
+                          int64_t shuffle_write, int64_t shuffle_read)
 {
     cs_event s = {.kind = CS_EV_TASK_START,
                   .job_id = job,
@@ -37,6 +40,7 @@ static void sc_task(sc_post_fn post, void *arg, int job, int stage, int attempt,
     e.time_ms = start + run_ms + 5;
     e.succeeded = ok;
     e.reason = reason;
+    e.end_reason = end_reason;
     e.metrics.run_time_ms = run_ms;
     e.metrics.cpu_time_ns = run_ms * 900000;
     e.metrics.result_size = 100;
@@ -47,6 +51,14 @@ static void sc_task(sc_post_fn post, void *arg, int job, int stage, int attempt,
     e.metrics.shuffle_bytes_read = shuffle_read;
     e.metrics.shuffle_records_read = shuffle_read ? 5 : 0;
     post(arg, &e);
+}
+
+static void sc_task(sc_post_fn post, void *arg, int job, int stage, int attempt, int64_t tid,
+                    int partition, const char *exec, int64_t start, int64_t run_ms, bool ok,
+                    const char *reason, int64_t shuffle_write, int64_t shuffle_read)
+{
+    sc_task_ended(post, arg, job, stage, attempt, tid, partition, exec, start, run_ms, ok, reason,
+                  NULL, shuffle_write, shuffle_read);
 }
 
 static void sc_run(sc_post_fn post, void *arg)
@@ -154,8 +166,9 @@ static void sc_run(sc_post_fn post, void *arg)
                     .time_ms = t + 701};
     post(arg, &ev);
     sc_task(post, arg, 1, 2, 0, 7, 0, "1", t + 710, 20, true, NULL, 0, 2000);
-    sc_task(post, arg, 1, 2, 0, 8, 1, "2", t + 710, 30, false,
-            "task cancelled: Job 1 cancelled because Stage 2 was cancelled", 0, 0);
+    static const cs_task_end_reason killed = {.kind = CS_END_TASK_KILLED}; /* TASK_KILLED */
+    sc_task_ended(post, arg, 1, 2, 0, 8, 1, "2", t + 710, 30, false,
+                  "task cancelled: Job 1 cancelled because Stage 2 was cancelled", &killed, 0, 0);
     ev = (cs_event){.kind = CS_EV_STAGE_COMPLETED,
                     .job_id = 1,
                     .stage_id = 2,
