@@ -120,9 +120,32 @@ static void metrics_add(cs_task_metrics *restrict sum, const cs_task_metrics *re
     sum->shuffle_remote_blocks_fetched += m->shuffle_remote_blocks_fetched;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Adds parents to a stage's: sorted, without duplicates, in n log n however many a log lists. */
+static void merge_parents(ui_stage *s, const int *parents, int n)
+{
+    if (n <= 0) return;
+    int total = s->num_parents + n;
+    s->parent_ids = cs_xrealloc(s->parent_ids, (size_t)total * sizeof *s->parent_ids);
+    memcpy(s->parent_ids + s->num_parents, parents, (size_t)n * sizeof *parents);
+    qsort(s->parent_ids, (size_t)total, sizeof *s->parent_ids, cmp_int);
+    int w = 0;
+    for (int r = 0; r < total; r++)
+        if (w == 0 || s->parent_ids[w - 1] != s->parent_ids[r])
+            s->parent_ids[w++] = s->parent_ids[r];
+    s->num_parents = w;
+}
+
 static bool add_int(int **arr, int *n, int v)
 {
-    for (int i = 0; i < *n; i++)
+    /* ids mostly arrive ascending: a larger one than the last is new without a scan */
+    bool ascending = *n > 0 && (*arr)[*n - 1] < v;
+    for (int i = 0; i < *n && !ascending; i++)
         if ((*arr)[i] == v) return false;
     *arr = cs_xrealloc(*arr, (size_t)(*n + 1) * sizeof **arr);
     (*arr)[(*n)++] = v;
@@ -229,6 +252,7 @@ static void stage_free(ui_stage *s)
     free(s->job_ids);
     free(s->parent_ids);
     free(s->done_bits);
+    cs_hmap_free(&s->done_sparse);
     free(s);
 }
 
@@ -379,8 +403,7 @@ static void on_job_start(ui_store *st, const cs_event *ev)
         }
         add_int(&s->job_ids, &s->num_jobs, ev->job_id);
         int np = ev->stage_num_parents && parents ? ev->stage_num_parents[i] : 0;
-        for (int p = 0; p < np; p++)
-            add_int(&s->parent_ids, &s->num_parents, parents[p]);
+        if (np > 0 && s->num_parents == 0) merge_parents(s, parents, np);
         if (np > 0) parents += np;
     }
     if (st->njobs == st->capjobs) {
@@ -476,11 +499,9 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
     if (first && first != s) {
         for (int i = 0; i < first->num_jobs; i++)
             add_int(&s->job_ids, &s->num_jobs, first->job_ids[i]);
-        for (int i = 0; i < first->num_parents; i++)
-            add_int(&s->parent_ids, &s->num_parents, first->parent_ids[i]);
+        merge_parents(s, first->parent_ids, first->num_parents);
     }
-    for (int i = 0; ev->parent_stage_ids && i < ev->num_parent_stage_ids; i++)
-        add_int(&s->parent_ids, &s->num_parents, ev->parent_stage_ids[i]);
+    if (ev->parent_stage_ids) merge_parents(s, ev->parent_stage_ids, ev->num_parent_stage_ids);
     if (ev->num_rdd_infos > 0 && ev->rdd_infos) {
         free_rdds(s);
         s->rdds = cs_xcalloc((size_t)ev->num_rdd_infos, sizeof *s->rdds);
@@ -609,10 +630,21 @@ static ui_task_status end_status(const cs_event *ev)
     return UI_TASK_FAILED;
 }
 
+/* Marks a partition finished; true the first time. The bitmap grows only while it stays within
+ * a few bytes per task the stage has seen, so a log naming index 2^31-1 costs one map entry,
+ * not 256 MiB: memory follows the input's size. */
 static bool mark_index_done(ui_stage *s, int index)
 {
     if (index < 0) return false;
     size_t byte = (size_t)index / 8;
+    uint64_t unused;
+    if (cs_hmap_size(&s->done_sparse) > 0 && cs_hmap_get(&s->done_sparse, (uint64_t)index, &unused))
+        return false;
+    size_t seen = (size_t)s->complete + (size_t)s->failed + (size_t)s->killed + 1;
+    if (byte >= s->done_cap && byte >= 1024 + 4 * seen) {
+        cs_hmap_put(&s->done_sparse, (uint64_t)index, 1);
+        return true;
+    }
     if (byte >= s->done_cap) {
         size_t cap = s->done_cap ? s->done_cap : 16;
         while (cap <= byte)
