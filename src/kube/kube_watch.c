@@ -114,18 +114,10 @@ static bool handle_line(kube_watch *w, const char *line, size_t n)
     return go_on;
 }
 
-static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+/* Splits the bytes of a 200 stream into event lines and handles them; n to go on, 0 to end the
+ * transfer (an event said so, a stop was asked, or a line passed WATCH_LINE_MAX). */
+static size_t feed_stream(kube_watch *w, const char *ptr, size_t n)
 {
-    kube_watch *w = ud;
-    size_t n = size * nmemb;
-    long status = 0;
-    curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
-    if (status != 200) {
-        /* an error body: its start is enough for the message; past that, end the transfer */
-        size_t room = w->buf.len < WATCH_ERROR_BODY_MAX ? WATCH_ERROR_BODY_MAX - w->buf.len : 0;
-        cs_sbuf_append(&w->buf, ptr, n < room ? n : room);
-        return n <= room ? n : 0;
-    }
     cs_sbuf_append(&w->buf, ptr, n);
     size_t start = 0, from = w->scanned;
     for (;;) {
@@ -155,6 +147,21 @@ static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
         return 0;
     }
     return n;
+}
+
+static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    kube_watch *w = ud;
+    size_t n = size * nmemb;
+    long status = 0;
+    curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) {
+        /* an error body: its start is enough for the message; past that, end the transfer */
+        size_t room = w->buf.len < WATCH_ERROR_BODY_MAX ? WATCH_ERROR_BODY_MAX - w->buf.len : 0;
+        cs_sbuf_append(&w->buf, ptr, n < room ? n : room);
+        return n <= room ? n : 0;
+    }
+    return feed_stream(w, ptr, n);
 }
 
 static int xfer_cb(void *ud, curl_off_t a, curl_off_t b, curl_off_t c_, curl_off_t d)
