@@ -164,6 +164,42 @@ static int page_guard_check(page_guard *g, const s3a_fs *fs, const char *prefix,
     return 0;
 }
 
+/* One ListObjectsV2 page (a ListBucketResult): fn per object and common prefix, *entries counted;
+ * with paging, *truncated from IsTruncated and *token (malloc'd, NULL when absent) from
+ * NextContinuationToken. 0, fn's non-zero result, or CS_EPROTO when the body is no listing. */
+static int parse_list_page(const s3a_buf *resp, bool paging, list_fn fn, void *arg, size_t *entries,
+                           bool *truncated, char **token, const char *uri, cs_error *err)
+{
+    int rc = 0;
+    xmlDocPtr doc = cs_s3a_xml_parse(resp);
+    xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
+    if (!root || strcmp((const char *)root->name, "ListBucketResult") != 0) {
+        rc = cs_error_set(err, CS_EPROTO, "%s: the listing is not a ListBucketResult", uri);
+    } else {
+        for (xmlNodePtr n = root->children; n && rc == 0; n = n->next) {
+            if (n->type != XML_ELEMENT_NODE) continue;
+            if (strcmp((const char *)n->name, "Contents") == 0) {
+                char *k = cs_s3a_xml_text(n, "Key"), *sz = cs_s3a_xml_text(n, "Size");
+                if (k) rc = fn(arg, k, sz ? strtoull(sz, NULL, 10) : 0, false);
+                *entries += k != NULL;
+                free(k);
+                free(sz);
+            } else if (strcmp((const char *)n->name, "CommonPrefixes") == 0) {
+                char *p = cs_s3a_xml_text(n, "Prefix");
+                if (p) rc = fn(arg, p, 0, true);
+                *entries += p != NULL;
+                free(p);
+            }
+        }
+        char *trunc = cs_s3a_xml_text(root, "IsTruncated");
+        *truncated = paging && trunc && strcmp(trunc, "true") == 0;
+        if (*truncated) *token = cs_s3a_xml_text(root, "NextContinuationToken");
+        free(trunc);
+    }
+    if (doc) xmlFreeDoc(doc);
+    return rc;
+}
+
 /* ListObjectsV2 over every page; fn is called per object and (with a delimiter) per common
  * prefix. max_keys 0: the server's page size; otherwise one page of at most that many. */
 static int list_objects(s3a_fs *fs, const char *prefix, const char *delimiter, int max_keys,
@@ -191,39 +227,16 @@ static int list_objects(s3a_fs *fs, const char *prefix, const char *delimiter, i
             cs_s3a_call_reset(&c);
             break;
         }
-        xmlDocPtr doc = cs_s3a_xml_parse(&c.resp);
-        xmlNodePtr root = doc ? xmlDocGetRootElement(doc) : NULL;
-        if (!root || strcmp((const char *)root->name, "ListBucketResult") != 0) {
-            rc = cs_error_set(err, CS_EPROTO, "%s: the listing is not a ListBucketResult", uri);
-        } else {
-            size_t entries = 0;
-            for (xmlNodePtr n = root->children; n && rc == 0; n = n->next) {
-                if (n->type != XML_ELEMENT_NODE) continue;
-                if (strcmp((const char *)n->name, "Contents") == 0) {
-                    char *k = cs_s3a_xml_text(n, "Key"), *sz = cs_s3a_xml_text(n, "Size");
-                    if (k) rc = fn(arg, k, sz ? strtoull(sz, NULL, 10) : 0, false);
-                    entries += k != NULL;
-                    free(k);
-                    free(sz);
-                } else if (strcmp((const char *)n->name, "CommonPrefixes") == 0) {
-                    char *p = cs_s3a_xml_text(n, "Prefix");
-                    if (p) rc = fn(arg, p, 0, true);
-                    entries += p != NULL;
-                    free(p);
-                }
-            }
-            char *trunc = cs_s3a_xml_text(root, "IsTruncated");
-            bool truncated = max_keys == 0 && trunc && strcmp(trunc, "true") == 0;
-            if (truncated) token = cs_s3a_xml_text(root, "NextContinuationToken");
-            free(trunc);
-            if (rc == 0 && truncated && (!token || !*token))
-                rc = cs_error_set(err, CS_EPROTO,
-                                  "%s: the S3 listing of bucket '%s', prefix '%s' at %s says it "
-                                  "is truncated but gives no NextContinuationToken",
-                                  uri, fs->bucket, prefix, fs->endpoint);
-            if (rc == 0) rc = page_guard_check(&guard, fs, prefix, entries, token, uri, err);
-        }
-        if (doc) xmlFreeDoc(doc);
+        size_t entries = 0;
+        bool truncated = false;
+        rc = parse_list_page(&c.resp, max_keys == 0, fn, arg, &entries, &truncated, &token, uri,
+                             err);
+        if (rc == 0 && truncated && (!token || !*token))
+            rc = cs_error_set(err, CS_EPROTO,
+                              "%s: the S3 listing of bucket '%s', prefix '%s' at %s says it "
+                              "is truncated but gives no NextContinuationToken",
+                              uri, fs->bucket, prefix, fs->endpoint);
+        if (rc == 0) rc = page_guard_check(&guard, fs, prefix, entries, token, uri, err);
         cs_s3a_call_reset(&c);
     } while (token && rc == 0);
     free(token);

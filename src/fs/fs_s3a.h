@@ -96,9 +96,10 @@ typedef struct s3a_call {
     const char *content_type;
     /* results */
     long status;
-    s3a_buf resp;       /* response body (errors, XML), at most the cap below */
-    bool resp_over_cap; /* the body passed its cap: the transfer was stopped */
-    char etag[128];     /* ETag response header */
+    s3a_buf resp;           /* response body (errors, XML), at most the cap below */
+    bool resp_over_cap;     /* the body passed its cap: the transfer was stopped */
+    char etag[128];         /* ETag response header */
+    char bucket_region[64]; /* x-amz-bucket-region response header (a redirect names it) */
     uint64_t content_length;
 } s3a_call;
 

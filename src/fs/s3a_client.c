@@ -115,6 +115,20 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
     return cs_s3a_resp_append(c, p, size * n) ? size * n : 0; /* 0: over the cap, stop */
 }
 
+/* A header's value without surrounding blanks and the line end, cut to fit out. */
+static void header_value(const char *v, size_t k, char *out, size_t cap)
+{
+    while (k && (*v == ' ' || *v == '\t')) {
+        v++;
+        k--;
+    }
+    while (k && (v[k - 1] == '\r' || v[k - 1] == '\n' || v[k - 1] == ' '))
+        k--;
+    if (k >= cap) k = cap - 1;
+    memcpy(out, v, k);
+    out[k] = 0;
+}
+
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
     s3a_call *c = arg;
@@ -123,19 +137,10 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
         const char *sp = memchr(p, ' ', len);
         if (sp) c->status = strtol(sp + 1, NULL, 10);
     }
-    if (len > 5 && strncasecmp(p, "etag:", 5) == 0) {
-        const char *v = p + 5;
-        size_t k = len - 5;
-        while (k && (*v == ' ' || *v == '\t')) {
-            v++;
-            k--;
-        }
-        while (k && (v[k - 1] == '\r' || v[k - 1] == '\n' || v[k - 1] == ' '))
-            k--;
-        if (k >= sizeof c->etag) k = sizeof c->etag - 1;
-        memcpy(c->etag, v, k);
-        c->etag[k] = 0;
-    }
+    if (len > 5 && strncasecmp(p, "etag:", 5) == 0)
+        header_value(p + 5, len - 5, c->etag, sizeof c->etag);
+    if (len > 20 && strncasecmp(p, "x-amz-bucket-region:", 20) == 0)
+        header_value(p + 20, len - 20, c->bucket_region, sizeof c->bucket_region);
     return len;
 }
 
@@ -254,6 +259,7 @@ void cs_s3a_call_reset(s3a_call *c)
     c->resp_over_cap = false;
     c->status = 0;
     c->etag[0] = 0;
+    c->bucket_region[0] = 0;
     c->content_length = 0;
 }
 
@@ -298,10 +304,13 @@ int64_t cs_s3a_retry_delay(long status, int curl_code, const char *s3_code, int 
     return half + (half > 0 ? (int64_t)(z % (uint64_t)(half + 1)) : 0);
 }
 
-/* The Code and Message of an S3 error body (both malloc'd or NULL). */
-static void s3_error_of(const s3a_call *c, char **code, char **msg)
+/* The Code and Message of an S3 error body (both malloc'd or NULL); region (when not NULL): the
+ * bucket's region a redirect names (its Region, else the region of its Endpoint's host name,
+ * "<bucket>.s3.<region>.amazonaws.com"), malloc'd or NULL. */
+static void s3_error_of_region(const s3a_call *c, char **code, char **msg, char **region)
 {
     *code = *msg = NULL;
+    if (region) *region = NULL;
     if (!c->resp.len) return;
     xmlDocPtr doc = cs_s3a_xml_parse(&c->resp);
     if (!doc) return;
@@ -311,8 +320,20 @@ static void s3_error_of(const s3a_call *c, char **code, char **msg)
     if (root) {
         *code = cs_s3a_xml_text(root, "Code");
         *msg = cs_s3a_xml_text(root, "Message");
+        if (region) *region = cs_s3a_xml_text(root, "Region");
+        char *ep = region && !*region ? cs_s3a_xml_text(root, "Endpoint") : NULL;
+        const char *s3 = ep ? strstr(ep, "s3.") : NULL,
+                   *aws = s3 ? strstr(s3, ".amazonaws.") : NULL;
+        if (aws && aws > s3 + 3) *region = strndup(s3 + 3, (size_t)(aws - (s3 + 3)));
+        if (aws && aws == s3 + 2) *region = NULL; /* s3.amazonaws.com: us-east-1's global name */
+        free(ep);
     }
     xmlFreeDoc(doc);
+}
+
+static void s3_error_of(const s3a_call *c, char **code, char **msg)
+{
+    s3_error_of_region(c, code, msg, NULL);
 }
 
 int cs_s3a_fail(s3a_fs *fs, const s3a_call *c, int curl_code, const char *curl_msg, const char *uri,
@@ -334,9 +355,13 @@ int cs_s3a_fail(s3a_fs *fs, const s3a_call *c, int curl_code, const char *curl_m
         return cs_error_set(err, CS_EIO, "cannot reach the S3 endpoint %s (%s) for %s: %s",
                             c->url ? c->url : fs->endpoint, c->url ? "STS" : fs->endpoint_from, uri,
                             curl_msg && *curl_msg ? curl_msg : curl_easy_strerror(curl_code));
-    char *code, *msg;
-    s3_error_of(c, &code, &msg);
+    char *code, *msg, *region;
+    s3_error_of_region(c, &code, &msg, &region);
     const char *cd = code ? code : "";
+    if (c->bucket_region[0]) {
+        free(region);
+        region = cs_xstrdup(c->bucket_region);
+    }
     char detail[512];
     snprintf(detail, sizeof detail, "%s%s%s", cd, code && msg ? ": " : "", msg ? msg : "");
     int rc;
@@ -350,6 +375,18 @@ int cs_s3a_fail(s3a_fs *fs, const s3a_call *c, int curl_code, const char *curl_m
                           c->unsigned_req    ? "AWS_ROLE_ARN and the token"
                           : fs->creds.source ? fs->creds.source
                                              : "the credentials");
+    else if (c->status == 301 || strcmp(cd, "PermanentRedirect") == 0)
+        /* as Hadoop's AWSRedirectException: the bucket lives in another region */
+        rc =
+            cs_error_set(err, CS_EINVAL,
+                         "%s: bucket '%s' is not in region %s: S3 answered HTTP %ld %s%s%s; set "
+                         "fs.s3a.endpoint.region (or fs.s3a.bucket.%s.endpoint.region) to %s%s "
+                         "(endpoint %s from %s)",
+                         uri, fs->bucket, fs->region ? fs->region : "(none)", c->status,
+                         code ? cd : "PermanentRedirect", region ? ", the bucket's region is " : "",
+                         region ? region : "", fs->bucket, region ? region : "the bucket's region",
+                         region ? "" : " (aws s3api get-bucket-location names it)", fs->endpoint,
+                         fs->endpoint_from);
     else if (strcmp(cd, "NoSuchBucket") == 0)
         rc = cs_error_set(err, CS_ENOTFOUND, "%s: bucket '%s' does not exist at %s (%s)", uri,
                           fs->bucket, fs->endpoint, fs->endpoint_from);
@@ -360,6 +397,7 @@ int cs_s3a_fail(s3a_fs *fs, const s3a_call *c, int curl_code, const char *curl_m
                           detail);
     free(code);
     free(msg);
+    free(region);
     return rc;
 }
 

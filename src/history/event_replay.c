@@ -23,6 +23,7 @@
 
 #include "common/conf.h"
 #include "common/err.h"
+#include "common/log.h"
 #include "cspark.h"
 #include "sched/locality.h"
 
@@ -492,24 +493,78 @@ static int check_plain(const char *path, FILE *f, cs_error *err)
 
 typedef int (*line_fn)(void *ctx, const char *line, size_t len);
 
-static int each_line(const char *path, line_fn fn, void *ctx, cs_error *err)
+/* Calls fn for each line of the file, read in chunks: a line is held only while it is at most
+ * max_line bytes long; a longer one is counted in st->overlong and skipped as it streams by, so
+ * memory stays bounded by max_line whatever the input. A final line without its newline is
+ * delivered too (an .inprogress log's last line is often half-written: fn tells). */
+int cs_replay_each_line(FILE *f, size_t max_line, line_fn fn, void *ctx, replay_stats *st)
+{
+    char chunk[64 * 1024];
+    char *line = NULL;
+    size_t len = 0, cap = 0;
+    bool overlong = false;
+    int rc = 0;
+    size_t n;
+    while (rc == 0 && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        const char *p = chunk, *end = chunk + n;
+        while (rc == 0 && p < end) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t seg = (size_t)((nl ? nl : end) - p);
+            if (!overlong && len + seg > max_line) {
+                overlong = true;
+                len = 0;
+            }
+            if (!overlong && seg > 0) {
+                if (len + seg > cap) {
+                    cap = cap ? cap : 4096;
+                    while (cap < len + seg)
+                        cap *= 2;
+                    line = cs_xrealloc(line, cap);
+                }
+                memcpy(line + len, p, seg);
+                len += seg;
+            }
+            p += seg;
+            if (!nl) break;
+            p++; /* the newline */
+            st->lines++;
+            if (overlong) {
+                st->overlong++;
+                if (!st->first_bad_line) st->first_bad_line = st->lines;
+            } else {
+                while (len > 0 && line[len - 1] == '\r')
+                    len--;
+                if (len > 0) rc = fn(ctx, line, len);
+            }
+            len = 0;
+            overlong = false;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        st->read_error = errno ? errno : EIO;
+    } else if (rc == 0 && (len > 0 || overlong)) {
+        st->lines++;
+        st->last_unterminated = true;
+        if (overlong) {
+            st->overlong++;
+            if (!st->first_bad_line) st->first_bad_line = st->lines;
+        } else {
+            rc = fn(ctx, line, len);
+        }
+    }
+    free(line);
+    return rc;
+}
+
+static int each_line(const char *path, line_fn fn, void *ctx, replay_stats *st, cs_error *err)
 {
     FILE *f = fopen(path, "re");
     if (!f) return cs_error_set(err, CS_EIO, "cannot open event log %s: %s", path, strerror(errno));
     int rc = check_plain(path, f, err);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
-        size_t len = (size_t)n;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            len--;
-        if (len == 0 || len > MAX_LINE) continue;
-        rc = fn(ctx, line, len);
-    }
-    if (rc == 0 && ferror(f))
-        rc = cs_error_set(err, CS_EIO, "cannot read event log %s: %s", path, strerror(errno));
-    free(line);
+    if (rc == 0) rc = cs_replay_each_line(f, MAX_LINE, fn, ctx, st);
+    if (rc == 0 && st->read_error)
+        rc = cs_error_set(err, CS_EIO, "cannot read event log %s after line %lld: %s", path,
+                          (long long)st->lines, strerror(st->read_error));
     fclose(f);
     return rc;
 }
@@ -518,19 +573,38 @@ typedef struct replay_ctx {
     listener_fn fn;
     void *arg;
     char **version;
+    replay_stats *st;
 } replay_ctx;
 
 static int replay_cb(void *ctx, const char *line, size_t len)
 {
     replay_ctx *r = ctx;
-    cs_replay_line(line, len, r->fn, r->arg, r->version);
+    if (!cs_replay_line(line, len, r->fn, r->arg, r->version)) {
+        r->st->not_json++;
+        r->st->last_not_json = r->st->lines; /* the line being read */
+        if (!r->st->first_bad_line) r->st->first_bad_line = r->st->lines;
+    }
     return 0;
 }
 
 int cs_replay_file(const char *path, listener_fn fn, void *arg, char **version, cs_error *err)
 {
-    replay_ctx r = {fn, arg, version};
-    return each_line(path, replay_cb, &r, err);
+    replay_stats st = {0};
+    replay_ctx r = {fn, arg, version, &st};
+    int rc = each_line(path, replay_cb, &r, &st, err);
+    /* a half-written last line of a log still being written is expected, not a defect */
+    int64_t bad = st.not_json + st.overlong;
+    if (st.last_unterminated && st.last_not_json == st.lines) bad--;
+    if (rc == 0 && bad > 0)
+        CS_WARN("history",
+                "path=%s event=lines_skipped skipped=%lld not_json=%lld over_%dMiB=%lld "
+                "first_line=%lld lines=%lld Skipped %lld lines of the event log that are not "
+                "events (invalid JSON or UTF-8, or longer than %d MiB); the application is shown "
+                "without them",
+                cs_log_value(path), (long long)bad, (long long)st.not_json, MAX_LINE >> 20,
+                (long long)st.overlong, (long long)st.first_bad_line, (long long)st.lines,
+                (long long)bad, MAX_LINE >> 20);
+    return rc;
 }
 
 static void summary_listener(void *arg, const cs_event *ev)
@@ -564,7 +638,8 @@ static int summary_cb(void *ctx, const char *line, size_t len)
 int cs_replay_summary_read(const char *path, replay_summary *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = each_line(path, summary_cb, out, err);
+    replay_stats st = {0};
+    int rc = each_line(path, summary_cb, out, &st, err);
     if (rc < 0) cs_replay_summary_free(out);
     return rc;
 }

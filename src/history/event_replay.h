@@ -4,8 +4,12 @@
  *
  * Each line is one JSON object with Spark's JsonProtocol names (as event_log.c writes them and as
  * Spark writes them); it becomes one cs_event handed to a listener_fn. Unknown events (and
- * cspark's own, which Spark's history server skips too) are ignored; a line that is not JSON —
- * the half-written last line of an .inprogress log — is skipped. Only uncompressed single-file
+ * cspark's own, which Spark's history server skips too) are ignored. Lines are read in chunks and
+ * held only up to 64 MiB, so memory stays bounded however long a line is; a line that is not JSON
+ * (invalid UTF-8 included) or longer than that is skipped, and the replay then logs one WARN
+ * naming the log, how many lines it skipped and the first one's number — except the half-written
+ * last line of a log still being written, which is expected. A read error fails the replay with
+ * the line it stopped after. Only uncompressed single-file
  * logs exist (cspark writes no other kind); a compressed or rolling log is refused with a clear
  * error.
  *
@@ -30,6 +34,25 @@ typedef struct replay_summary {
 } replay_summary;
 
 void cs_replay_summary_free(replay_summary *s);
+
+/* What reading a log met (cs_replay_each_line fills it). */
+typedef struct replay_stats {
+    int64_t lines;          /* lines read */
+    int64_t not_json;       /* lines that were not a JSON object */
+    int64_t overlong;       /* lines over the cap, skipped unread */
+    int64_t first_bad_line; /* 1-based number of the first skipped line, 0: none */
+    int64_t last_not_json;  /* number of the last line that was not JSON */
+    bool last_unterminated; /* the log ends without a newline */
+    int read_error;         /* errno of a failed read, 0: none */
+} replay_stats;
+
+/* Calls fn(ctx, line, len) for each line of f (newline and trailing CRs removed; empty lines
+ * skipped), holding at most max_line bytes: longer lines are counted in st->overlong and never
+ * held. Stops at the first non-zero fn result and returns it; a read error is left in
+ * st->read_error. (For the replay and its fuzzer.) */
+int cs_replay_each_line(FILE *f, size_t max_line,
+                        int (*fn)(void *ctx, const char *line, size_t len), void *ctx,
+                        replay_stats *st);
 
 /* Replays one line (without its newline). *version receives the log's Spark version when the
  * line is SparkListenerLogStart (malloc'd; caller frees). Returns true when the line was an event

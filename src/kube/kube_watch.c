@@ -5,7 +5,12 @@
  * split into lines and each line parsed with json_loadb. The resourceVersion of every delivered
  * object and of every BOOKMARK is remembered; a new connection resumes from it, so no change is
  * missed across reconnects; when the server says that version is gone (HTTP 410 or an ERROR
- * event with code 410) the watch LISTs again and delivers RELIST. Called by the submit client's
+ * event with code 410) the watch LISTs again and delivers RELIST. Memory is bounded whatever the
+ * server sends: an event line may be up to WATCH_LINE_MAX bytes (a longer one ends the stream with
+ * a WARN naming the cap, and the watch resumes from its last version), only the bytes that
+ * arrived since the last scan are searched for a newline (linear in the stream), and an error
+ * body is kept up to WATCH_ERROR_BODY_MAX (enough for its message; the transfer then ends, so an
+ * endless error body is neither buffered nor waited for). Called by the submit client's
  * status watcher and the driver's executor-pod snapshot source; see kube_watch.h.
  */
 #include "kube/kube_watch.h"
@@ -21,6 +26,9 @@
 
 #define WATCH_BACKOFF_MIN_MS 100
 #define WATCH_BACKOFF_MAX_MS 5000
+/* One event is one object, which the API server keeps under 1.5 MiB (etcd's request limit) */
+#define WATCH_LINE_MAX (16 * 1024 * 1024)
+#define WATCH_ERROR_BODY_MAX (64 * 1024)
 
 struct kube_watch {
     kube_client *c;
@@ -34,7 +42,8 @@ struct kube_watch {
     char rv[128];
     _Atomic int64_t connects, relists;
     /* per-connection stream state */
-    cs_sbuf buf; /* bytes of the stream not yet split into lines */
+    cs_sbuf buf;    /* bytes of the stream not yet split into lines */
+    size_t scanned; /* bytes of buf known to hold no newline */
     bool relist_needed, stream_error;
     int events;
     unsigned seed;
@@ -105,29 +114,54 @@ static bool handle_line(kube_watch *w, const char *line, size_t n)
     return go_on;
 }
 
-static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+/* Splits the bytes of a 200 stream into event lines and handles them; n to go on, 0 to end the
+ * transfer (an event said so, a stop was asked, or a line passed WATCH_LINE_MAX). */
+static size_t feed_stream(kube_watch *w, const char *ptr, size_t n)
 {
-    kube_watch *w = ud;
-    size_t n = size * nmemb;
     cs_sbuf_append(&w->buf, ptr, n);
-    long status = 0;
-    curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
-    if (status != 200) return n; /* an error body: kept whole for the message */
-    size_t start = 0;
+    size_t start = 0, from = w->scanned;
     for (;;) {
-        char *nl = memchr(w->buf.data + start, '\n', w->buf.len - start);
+        char *nl = memchr(w->buf.data + from, '\n', w->buf.len - from);
         if (!nl) break;
         size_t ll = (size_t)(nl - (w->buf.data + start));
         bool go_on = handle_line(w, w->buf.data + start, ll);
         start += ll + 1;
+        from = start;
         if (!go_on || atomic_load(&w->stop)) {
-            w->buf.len = 0;
+            w->buf.len = w->scanned = 0;
             return 0; /* abort the transfer */
         }
     }
     memmove(w->buf.data, w->buf.data + start, w->buf.len - start);
     w->buf.len -= start;
+    w->scanned = w->buf.len;
+    if (w->buf.len > WATCH_LINE_MAX) {
+        CS_WARN("kube",
+                "watch=%s ns=%s event=watch_line_too_long bytes=%zu limit=%d An event line of "
+                "the watch stream is longer than %d MiB; ending the stream, the watch resumes "
+                "from resourceVersion=%s",
+                cs_log_value(w->resource), cs_log_value(w->ns), w->buf.len, WATCH_LINE_MAX,
+                WATCH_LINE_MAX >> 20, cs_log_value(w->rv));
+        w->stream_error = true;
+        w->buf.len = w->scanned = 0;
+        return 0;
+    }
     return n;
+}
+
+static size_t stream_cb(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    kube_watch *w = ud;
+    size_t n = size * nmemb;
+    long status = 0;
+    curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) {
+        /* an error body: its start is enough for the message; past that, end the transfer */
+        size_t room = w->buf.len < WATCH_ERROR_BODY_MAX ? WATCH_ERROR_BODY_MAX - w->buf.len : 0;
+        cs_sbuf_append(&w->buf, ptr, n < room ? n : room);
+        return n <= room ? n : 0;
+    }
+    return feed_stream(w, ptr, n);
 }
 
 static int xfer_cb(void *ud, curl_off_t a, curl_off_t b, curl_off_t c_, curl_off_t d)
@@ -175,7 +209,7 @@ static long watch_once(kube_watch *w, CURL *h)
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_cb);
     curl_easy_setopt(h, CURLOPT_XFERINFODATA, w);
     w->h = h;
-    w->buf.len = 0;
+    w->buf.len = w->scanned = 0;
     w->relist_needed = w->stream_error = false;
     w->events = 0;
 
@@ -210,7 +244,7 @@ static long watch_once(kube_watch *w, CURL *h)
     if (r.status == 200) {
         if (w->buf.len > 0 && !w->relist_needed && !w->stream_error) {
             handle_line(w, w->buf.data, w->buf.len); /* a last line without '\n' */
-            w->buf.len = 0;
+            w->buf.len = w->scanned = 0;
         }
         if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
             CS_DEBUG("kube", "watch=%s ns=%s stream ended: %s", cs_log_value(w->resource),
@@ -231,7 +265,7 @@ static long watch_once(kube_watch *w, CURL *h)
                 cs_log_value(w->ns), cs_log_value(err.msg));
         w->stream_error = true;
         cs_kube_resp_free(&r);
-        w->buf.len = 0;
+        w->buf.len = w->scanned = 0;
     }
     return r.status;
 }

@@ -7,11 +7,13 @@
  * start-history-server.sh), the properties file, --conf, and LOG_DIR (as the legacy argument of
  * Spark's script): spark.history.fs.logDirectory (default file:/tmp/spark-events; file:/x,
  * file:///x or a plain path), spark.history.ui.port (18080), spark.history.fs.update.interval
- * (10s), spark.history.retainedApplications (50), spark.port.maxRetries (16); the server binds
- * SPARK_LOCAL_IP, else every address, as Spark's. It lists the directory at start and every
- * update interval, serves the application list at / and each application's UI and REST API, and
- * runs until SIGINT or SIGTERM. A user error (missing directory, bad value, port taken) is one
- * line on stderr naming the key and exit status 1.
+ * (10s), spark.history.retainedApplications (50), spark.port.maxRetries (16), and the access
+ * settings of ui/ui_access.h (spark.history.ui.acls.enable, spark.history.ui.admin.acls,
+ * cspark.ui.auth.usersFile, cspark.ui.allowedHosts); the server binds SPARK_LOCAL_IP, else every
+ * address in a pod (as Spark's, for the Service) and 127.0.0.1 outside one. It lists the directory
+ * at start and every update interval, serves the application list at / and each application's UI
+ * and REST API, and runs until SIGINT or SIGTERM. A user error (missing directory, bad value, port
+ * taken) is one line on stderr naming the key and exit status 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -148,6 +150,7 @@ static int run(int argc, char **argv)
     char *dir = NULL;
     history_provider *hp = NULL;
     ui_server *srv = NULL;
+    ui_access *access = NULL;
     if (parse_args(argc, argv, conf, &help, &err) < 0) {
         rc = fail("%s", err.msg);
         goto out;
@@ -205,13 +208,20 @@ static int run(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     ui_provider p = cs_history_provider_ui(hp);
-    ui_server_options o = {.bind_host = getenv("SPARK_LOCAL_IP"),
+    if (!(access = cs_ui_access_new(conf, true, &err))) {
+        rc = fail("%s", err.msg);
+        goto out;
+    }
+    const char *bind = getenv("SPARK_LOCAL_IP");
+    if (!bind || !*bind) bind = getenv("KUBERNETES_SERVICE_HOST") ? NULL : "127.0.0.1";
+    ui_server_options o = {.bind_host = bind,
                            .port = (int)port,
                            .max_retries = (int)retries,
                            .port_key = "spark.history.ui.port",
                            .history = true,
                            .threads = 4,
-                           .history_dir = dir};
+                           .history_dir = dir,
+                           .access = access};
     srv = cs_ui_server_start(&o, &p, NULL, &err);
     if (!srv) {
         rc = fail("%s", err.msg);
@@ -238,6 +248,7 @@ static int run(int argc, char **argv)
     rc = 0;
 out:
     cs_ui_server_stop(srv);
+    cs_ui_access_free(access);
     cs_history_provider_free(hp);
     free(dir);
     cs_conf_free(conf);

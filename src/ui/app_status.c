@@ -120,9 +120,32 @@ static void metrics_add(cs_task_metrics *restrict sum, const cs_task_metrics *re
     sum->shuffle_remote_blocks_fetched += m->shuffle_remote_blocks_fetched;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Adds parents to a stage's: sorted, without duplicates, in n log n however many a log lists. */
+static void merge_parents(ui_stage *s, const int *parents, int n)
+{
+    if (n <= 0) return;
+    int total = s->num_parents + n;
+    s->parent_ids = cs_xrealloc(s->parent_ids, (size_t)total * sizeof *s->parent_ids);
+    memcpy(s->parent_ids + s->num_parents, parents, (size_t)n * sizeof *parents);
+    qsort(s->parent_ids, (size_t)total, sizeof *s->parent_ids, cmp_int);
+    int w = 0;
+    for (int r = 0; r < total; r++)
+        if (w == 0 || s->parent_ids[w - 1] != s->parent_ids[r])
+            s->parent_ids[w++] = s->parent_ids[r];
+    s->num_parents = w;
+}
+
 static bool add_int(int **arr, int *n, int v)
 {
-    for (int i = 0; i < *n; i++)
+    /* ids mostly arrive ascending: a larger one than the last is new without a scan */
+    bool ascending = *n > 0 && (*arr)[*n - 1] < v;
+    for (int i = 0; i < *n && !ascending; i++)
         if ((*arr)[i] == v) return false;
     *arr = cs_xrealloc(*arr, (size_t)(*n + 1) * sizeof **arr);
     (*arr)[(*n)++] = v;
@@ -168,27 +191,6 @@ static void running_del(ui_store *st, run_slot *slot)
 
 /* ---- records ------------------------------------------------------------------------------ */
 
-static ui_stage *new_stage(ui_store *st, int id, int attempt)
-{
-    bool found;
-    size_t i = cs_ui_stage_pos(st, id, attempt, &found);
-    if (found) return st->stages[i];
-    if (st->nstages == st->capstages) {
-        st->capstages = st->capstages ? 2 * st->capstages : 32;
-        st->stages = cs_xrealloc(st->stages, st->capstages * sizeof *st->stages);
-    }
-    memmove(st->stages + i + 1, st->stages + i, (st->nstages - i) * sizeof *st->stages);
-    ui_stage *s = cs_xcalloc(1, sizeof *s);
-    s->stage_id = id;
-    s->attempt = attempt;
-    s->status = UI_STAGE_PENDING;
-    s->submitted_job = -1;
-    st->stages[i] = s;
-    st->nstages++;
-    st->counters.pending_stages++;
-    return s;
-}
-
 /* find_exec for an interned id (a task's), through a one-entry cache cleared whenever an
  * executor record is added or freed. */
 static ui_executor *task_exec(ui_store *st, const char *interned_id)
@@ -229,6 +231,7 @@ static void stage_free(ui_stage *s)
     free(s->job_ids);
     free(s->parent_ids);
     free(s->done_bits);
+    cs_hmap_free(&s->done_sparse);
     free(s);
 }
 
@@ -239,6 +242,7 @@ static void job_free(job_rec *j)
     free(j->pub.group);
     free(j->pub.error);
     free(j->pub.stage_ids); /* the block holding stage_tasks and submitted too */
+    cs_hmap_free(&j->x.stage_pos);
     free(j);
 }
 
@@ -252,6 +256,7 @@ static bool stage_finished(const ui_stage *s)
 static void trim_stages(ui_store *st)
 {
     if (st->nstages <= (size_t)st->lim.retained_stages) return;
+    if (st->trim_stuck && st->stages_finished == st->finished_at_stuck_trim) return;
     cache_clear(st);
     size_t target = st->nstages - (size_t)st->lim.retained_stages;
     target += (size_t)st->lim.retained_stages / 10;
@@ -266,6 +271,8 @@ static void trim_stages(ui_store *st)
         }
     }
     st->nstages = w;
+    st->trim_stuck = st->nstages > (size_t)st->lim.retained_stages;
+    st->finished_at_stuck_trim = st->stages_finished;
 }
 
 static void trim_jobs(ui_store *st)
@@ -361,16 +368,20 @@ static void on_job_start(ui_store *st, const cs_event *ev)
     int last = -1;
     for (int i = 0; i < n; i++)
         if (last < 0 || ev->stage_ids[i] > ev->stage_ids[last]) last = i;
+    cs_ui_stages_add_new(st, ev->stage_ids, n);
     const int *parents = ev->stage_parents;
     for (int i = 0; i < n; i++) {
         int sid = ev->stage_ids[i];
         int tasks = ev->stage_num_tasks ? ev->stage_num_tasks[i] : 0;
         j->pub.stage_ids[i] = sid;
         j->x.stage_tasks[i] = tasks;
+        uint64_t seen;
+        if (!cs_hmap_get(&j->x.stage_pos, (uint64_t)(uint32_t)sid, &seen))
+            cs_hmap_put(&j->x.stage_pos, (uint64_t)(uint32_t)sid, (uint64_t)i);
         j->pub.num_tasks += tasks;
         ui_stage *s = cs_ui_latest_stage(st, sid);
         if (!s) {
-            s = new_stage(st, sid, 0);
+            s = cs_ui_stage_new(st, sid, 0);
             s->num_tasks = tasks;
             if (ev->stage_names)
                 s->name = cs_xstrdup(ev->stage_names[i]);
@@ -379,8 +390,7 @@ static void on_job_start(ui_store *st, const cs_event *ev)
         }
         add_int(&s->job_ids, &s->num_jobs, ev->job_id);
         int np = ev->stage_num_parents && parents ? ev->stage_num_parents[i] : 0;
-        for (int p = 0; p < np; p++)
-            add_int(&s->parent_ids, &s->num_parents, parents[p]);
+        if (np > 0 && s->num_parents == 0) merge_parents(s, parents, np);
         if (np > 0) parents += np;
     }
     if (st->njobs == st->capjobs) {
@@ -397,9 +407,8 @@ static void on_job_start(ui_store *st, const cs_event *ev)
 
 static int job_stage_index(const job_rec *j, int stage_id)
 {
-    for (int i = 0; i < j->pub.num_stages; i++)
-        if (j->pub.stage_ids[i] == stage_id) return i;
-    return -1;
+    uint64_t i;
+    return cs_hmap_get(&j->x.stage_pos, (uint64_t)(uint32_t)stage_id, &i) ? (int)i : -1;
 }
 
 static void on_job_end(ui_store *st, const cs_event *ev)
@@ -418,6 +427,7 @@ static void on_job_end(ui_store *st, const cs_event *ev)
         ui_stage *s = cs_ui_latest_stage(st, j->pub.stage_ids[i]);
         if (s && s->status == UI_STAGE_PENDING) {
             s->status = UI_STAGE_SKIPPED;
+            st->stages_finished++;
             st->counters.pending_stages--;
         }
     }
@@ -462,7 +472,7 @@ static int stage_jobs(ui_store *st, ui_stage *s, job_rec ***out, job_rec **buf, 
 
 static void on_stage_submitted(ui_store *st, const cs_event *ev)
 {
-    ui_stage *s = new_stage(st, ev->stage_id, ev->stage_attempt);
+    ui_stage *s = cs_ui_stage_new(st, ev->stage_id, ev->stage_attempt);
     if (s->status == UI_STAGE_ACTIVE) return;
     cache_clear(st); /* it may gain jobs */
     if (s->status == UI_STAGE_PENDING) st->counters.pending_stages--;
@@ -476,11 +486,9 @@ static void on_stage_submitted(ui_store *st, const cs_event *ev)
     if (first && first != s) {
         for (int i = 0; i < first->num_jobs; i++)
             add_int(&s->job_ids, &s->num_jobs, first->job_ids[i]);
-        for (int i = 0; i < first->num_parents; i++)
-            add_int(&s->parent_ids, &s->num_parents, first->parent_ids[i]);
+        merge_parents(s, first->parent_ids, first->num_parents);
     }
-    for (int i = 0; ev->parent_stage_ids && i < ev->num_parent_stage_ids; i++)
-        add_int(&s->parent_ids, &s->num_parents, ev->parent_stage_ids[i]);
+    if (ev->parent_stage_ids) merge_parents(s, ev->parent_stage_ids, ev->num_parent_stage_ids);
     if (ev->num_rdd_infos > 0 && ev->rdd_infos) {
         free_rdds(s);
         s->rdds = cs_xcalloc((size_t)ev->num_rdd_infos, sizeof *s->rdds);
@@ -525,6 +533,7 @@ static void on_stage_completed(ui_store *st, const cs_event *ev)
     bool was_active = s->status == UI_STAGE_ACTIVE;
     if (s->status == UI_STAGE_PENDING) st->counters.pending_stages--;
     s->status = ev->succeeded ? UI_STAGE_COMPLETE : UI_STAGE_FAILED;
+    st->stages_finished++;
     s->completion_ms = ev->time_ms;
     if (!ev->succeeded) set_str(&s->failure_reason, ev->reason ? ev->reason : "stage failed");
     if (was_active) st->counters.active_stages--;
@@ -562,7 +571,7 @@ static void on_task_start(ui_store *st, const cs_event *ev)
 {
     ui_stage *s = lookup_stage(st, ev->stage_id, ev->stage_attempt);
     if (!s) { /* a task of a stage we never saw submitted (a dropped event): make its record */
-        s = new_stage(st, ev->stage_id, ev->stage_attempt);
+        s = cs_ui_stage_new(st, ev->stage_id, ev->stage_attempt);
         st->counters.pending_stages--;
         s->status = UI_STAGE_ACTIVE;
         st->counters.active_stages++;
@@ -606,10 +615,21 @@ static ui_task_status end_status(const cs_event *ev)
     return UI_TASK_FAILED;
 }
 
+/* Marks a partition finished; true the first time. The bitmap grows only while it stays within
+ * a few bytes per task the stage has seen, so a log naming index 2^31-1 costs one map entry,
+ * not 256 MiB: memory follows the input's size. */
 static bool mark_index_done(ui_stage *s, int index)
 {
     if (index < 0) return false;
     size_t byte = (size_t)index / 8;
+    uint64_t unused;
+    if (cs_hmap_size(&s->done_sparse) > 0 && cs_hmap_get(&s->done_sparse, (uint64_t)index, &unused))
+        return false;
+    size_t seen = (size_t)s->complete + (size_t)s->failed + (size_t)s->killed + 1;
+    if (byte >= s->done_cap && byte >= 1024 + 4 * seen) {
+        cs_hmap_put(&s->done_sparse, (uint64_t)index, 1);
+        return true;
+    }
     if (byte >= s->done_cap) {
         size_t cap = s->done_cap ? s->done_cap : 16;
         while (cap <= byte)

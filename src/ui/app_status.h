@@ -110,8 +110,10 @@ typedef struct ui_stage {
     int64_t tasks_dropped;
     ui_exec_stage *execs;
     int num_execs, cap_execs;
-    uint8_t *done_bits; /* partitions finished once (for completed_indices) */
+    uint8_t *done_bits; /* partitions finished once (for completed_indices), up to a size
+                         * proportional to the tasks seen; indices beyond it in done_sparse */
     size_t done_cap;
+    cs_hmap done_sparse;
     ui_rdd_node *rdds; /* the RDDs it computes, its own first (empty when the events had none) */
     int num_rdds;
     ui_accum *accums; /* the named accumulators its tasks updated, with their latest values */

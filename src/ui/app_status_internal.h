@@ -1,7 +1,7 @@
 /* app_status_internal.h — the status store's insides, shared by its files: app_status.c (the
  * listener that keeps the state), app_status_storage.c (cached RDDs and the executors' share of
  * them), app_status_accums.c (named accumulators of stages and tasks) and app_status_query.c
- * (lookups and what readers call).
+ * (lookups, creating stage records in order, and what readers call).
  * Private to src/ui/app_status*.c; the rules of app_status.h (one lock, borrowed pointers) hold.
  */
 #ifndef CSPARK_UI_APP_STATUS_INTERNAL_H
@@ -16,6 +16,7 @@
 typedef struct job_extra {
     int *stage_tasks;
     bool *submitted;
+    cs_hmap stage_pos; /* stage id -> its first index in stage_ids */
 } job_extra;
 
 typedef struct job_rec {
@@ -70,12 +71,21 @@ struct ui_store {
     } cache;
 
     ui_store_counters counters;
+    /* trim_stages found nothing more to drop (every stage past the retention still runs) and no
+     * stage finished since: it need not walk the stages again until one does */
+    uint64_t stages_finished, finished_at_stuck_trim;
+    bool trim_stuck;
 };
 
 /* Binary searches (lock held): the position where the job / stage attempt is or would go. */
 size_t cs_ui_job_pos(const ui_store *st, int id, bool *found);
 size_t cs_ui_stage_pos(const ui_store *st, int id, int attempt, bool *found);
 /* The record, or NULL. */
+/* The record of a stage attempt, created (pending) where the order puts it when new. */
+ui_stage *cs_ui_stage_new(ui_store *st, int id, int attempt);
+/* Attempt 0 of every stage of ids not yet known, merged into the sorted stages in one pass: a job
+ * start naming many stages (in any order) costs n log n, not a memmove per stage. */
+void cs_ui_stages_add_new(ui_store *st, const int *ids, int n);
 job_rec *cs_ui_find_job(const ui_store *st, int id);
 ui_stage *cs_ui_find_stage(const ui_store *st, int id, int attempt);
 ui_stage *cs_ui_latest_stage(const ui_store *st, int id); /* the stage's newest attempt */

@@ -1,6 +1,7 @@
 /* app_status_query.c — the status store's lookups and everything readers call (see
  * app_status.h): accessors, counters, Spark's status names, a task's duration and the summary
- * quantiles of a stage attempt's tasks. The listener side is app_status.c; both share
+ * quantiles of a stage attempt's tasks; and the creation of stage records where the sorted
+ * order puts them (beside its binary search). The listener side is app_status.c; both share
  * app_status_internal.h. Every function here expects the store's lock held by the caller.
  */
 #include <stdlib.h>
@@ -82,6 +83,76 @@ ui_stage *cs_ui_latest_stage(const ui_store *st, int id)
     bool found;
     size_t i = cs_ui_stage_pos(st, id + 1, 0, &found); /* first position past every attempt of id */
     return i > 0 && st->stages[i - 1]->stage_id == id ? st->stages[i - 1] : NULL;
+}
+
+/* ---- stage records: created where the binary search says they go ------------------------- */
+
+static int cmp_stage_id(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static ui_stage *stage_record_new(ui_store *st, int id, int attempt)
+{
+    ui_stage *s = cs_xcalloc(1, sizeof *s);
+    s->stage_id = id;
+    s->attempt = attempt;
+    s->status = UI_STAGE_PENDING;
+    s->submitted_job = -1;
+    st->counters.pending_stages++;
+    return s;
+}
+
+static void stages_reserve(ui_store *st, size_t n)
+{
+    if (n <= st->capstages) return;
+    while (st->capstages < n)
+        st->capstages = st->capstages ? 2 * st->capstages : 32;
+    st->stages = cs_xrealloc(st->stages, st->capstages * sizeof *st->stages);
+}
+
+ui_stage *cs_ui_stage_new(ui_store *st, int id, int attempt)
+{
+    bool found;
+    size_t i = cs_ui_stage_pos(st, id, attempt, &found);
+    if (found) return st->stages[i];
+    stages_reserve(st, st->nstages + 1);
+    memmove(st->stages + i + 1, st->stages + i, (st->nstages - i) * sizeof *st->stages);
+    ui_stage *s = stage_record_new(st, id, attempt);
+    st->stages[i] = s;
+    st->nstages++;
+    return s;
+}
+
+/* Attempt 0 of every stage of ids not yet known, merged into the sorted stages in one pass: a job
+ * start naming many stages (in any order) costs n log n, not a memmove per stage. */
+void cs_ui_stages_add_new(ui_store *st, const int *ids, int n)
+{
+    if (n < 16) return; /* cs_ui_stage_new's insertion is as cheap */
+    int *fresh = cs_xcalloc((size_t)n, sizeof *fresh);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!cs_ui_latest_stage(st, ids[i])) fresh[k++] = ids[i];
+    qsort(fresh, (size_t)k, sizeof *fresh, cmp_stage_id);
+    int u = 0;
+    for (int r = 0; r < k; r++)
+        if (u == 0 || fresh[u - 1] != fresh[r]) fresh[u++] = fresh[r];
+    if (u > 0) {
+        stages_reserve(st, st->nstages + (size_t)u);
+        /* merge from the back: old stages (any attempt) and new ones (attempt 0) by id */
+        size_t w = st->nstages + (size_t)u, r = st->nstages;
+        int f = u;
+        while (f > 0) {
+            if (r > 0 && st->stages[r - 1]->stage_id > fresh[f - 1]) {
+                st->stages[--w] = st->stages[--r];
+            } else {
+                st->stages[--w] = stage_record_new(st, fresh[--f], 0);
+            }
+        }
+        st->nstages += (size_t)u;
+    }
+    free(fresh);
 }
 
 ui_executor *cs_ui_find_exec(const ui_store *st, const char *id)

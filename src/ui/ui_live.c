@@ -21,6 +21,7 @@
 struct ui_live {
     ui_store *store;
     ui_server *server;
+    ui_access *access;
     char url[300];
 };
 
@@ -59,6 +60,18 @@ static void live_release(void *arg, ui_store *st)
     (void)arg, (void)st;
 }
 
+const char *cs_ui_live_bind_host(const cs_conf *conf)
+{
+    const char *bind = cs_conf_get(conf, "spark.driver.bindAddress");
+    const char *pod_ip = getenv("SPARK_DRIVER_BIND_ADDRESS");
+    const char *local_ip = getenv("SPARK_LOCAL_IP");
+    bool in_pod = (pod_ip && *pod_ip) || getenv("KUBERNETES_SERVICE_HOST");
+    if (bind && pod_ip && strcmp(bind, pod_ip) == 0) bind = NULL;
+    if (bind && *bind) return bind;
+    if (local_ip && *local_ip) return local_ip;
+    return in_pod ? NULL : "127.0.0.1";
+}
+
 int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *hooks, ui_live **out,
                      cs_error *err)
 {
@@ -83,15 +96,13 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
                             "invalid value for spark.port.maxRetries: '%lld' (expected an integer "
                             ">= 0)",
                             (long long)retries);
+    ui_access *access = cs_ui_access_new(conf, false, err);
+    if (!access) return err->code;
     ui_live *ui = cs_xcalloc(1, sizeof *ui);
+    ui->access = access;
     ui->store = cs_ui_store_new(&lim);
     cs_ui_store_set_spark_version(ui->store, CSPARK_VERSION);
-    /* spark.driver.bindAddress; in a driver pod (where it is the pod's IP, from
-     * SPARK_DRIVER_BIND_ADDRESS) every address instead, so that kubectl port-forward, which
-     * connects to localhost inside the pod, reaches the UI as well as the driver Service does */
-    const char *bind = cs_conf_get(conf, "spark.driver.bindAddress");
-    const char *pod_ip = getenv("SPARK_DRIVER_BIND_ADDRESS");
-    if (bind && pod_ip && strcmp(bind, pod_ip) == 0) bind = NULL;
+    const char *bind = cs_ui_live_bind_host(conf);
     ui_server_options o = {.bind_host = bind,
                            .port = (int)port,
                            .max_retries = (int)retries,
@@ -99,16 +110,19 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
                            .kill_enabled = kill,
                            .live_app_id = app_id,
                            .metrics_namespace = cs_conf_get(conf, "spark.metrics.namespace"),
-                           .threads = 2};
+                           .threads = 2,
+                           .access = access};
     ui_provider p = {ui, live_list, live_acquire, live_release};
     ui->server = cs_ui_server_start(&o, &p, hooks, err);
     if (!ui->server) {
+        cs_ui_access_free(ui->access);
         cs_ui_store_free(ui->store);
         free(ui);
         return err->code ? err->code : CS_EIO;
     }
     const char *host = cs_conf_get(conf, "spark.driver.host");
     char hostname[256];
+    if (bind && strncmp(bind, "127.", 4) == 0) host = bind; /* reachable by no other name */
     if (!host) {
         if (gethostname(hostname, sizeof hostname) != 0)
             snprintf(hostname, sizeof hostname, "localhost");
@@ -154,6 +168,7 @@ void cs_ui_live_free(ui_live *ui)
 {
     if (!ui) return;
     cs_ui_server_stop(ui->server);
+    cs_ui_access_free(ui->access);
     cs_ui_store_free(ui->store);
     free(ui);
 }

@@ -2,8 +2,9 @@
  * server on spark.ui.port.
  *
  * cs_ui_live_start reads the UI's settings (spark.ui.enabled default true, spark.ui.port 4040,
- * spark.port.maxRetries 16, spark.driver.bindAddress (but every address in a driver pod, for
- * kubectl port-forward), spark.ui.killEnabled true,
+ * spark.port.maxRetries 16, the address of cs_ui_live_bind_host, spark.ui.killEnabled true,
+ * the access settings of ui_access.h (spark.acls.enable, *.acls, cspark.ui.auth.usersFile,
+ * cspark.ui.allowedHosts),
  * spark.metrics.namespace, spark.ui.retained*) and starts the server, logging where it listens
  * as Spark does; cs_ui_live_attach then adds the store to the listener bus. The context starts
  * the UI before the bus (so a port that cannot be bound leaves no event log behind) and attaches
@@ -23,6 +24,13 @@
 #include "ui/ui_server.h"
 
 typedef struct ui_live ui_live;
+
+/* The address the UI binds (NULL: every address): spark.driver.bindAddress when set, except in a
+ * driver pod where it is the pod's IP (SPARK_DRIVER_BIND_ADDRESS) and every address is bound
+ * instead, so that kubectl port-forward (which connects to localhost inside the pod) reaches the
+ * UI as well as the driver Service does; else SPARK_LOCAL_IP; else every address in a pod
+ * (KUBERNETES_SERVICE_HOST set), 127.0.0.1 outside one. Borrowed from conf or the environment. */
+const char *cs_ui_live_bind_host(const cs_conf *conf);
 
 /* *out NULL (and 0 returned) when spark.ui.enabled=false. A bad setting or a port that cannot be
  * bound: a negative code with err naming the key. Binds before anything else of the application

@@ -23,10 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/conf.h"
 #include "common/log.h"
 #include "cspark.h"
 #include "ui/ui_api.h"
@@ -36,12 +38,17 @@
 
 #define LOG_PAGE_DEFAULT_BYTES (100 * 1024) /* Spark's logPage default byteLength */
 #define LOG_PAGE_MAX_BYTES (16 * 1024 * 1024)
+#define CONNECTION_IDLE_SECONDS 30 /* no byte in or out for this long: closed */
+#define CONNECTIONS_PER_IP 128     /* a browser opens ~6; a proxy or port-forward more */
+#define CONNECTIONS_MAX 8192
 
 struct ui_server {
     ui_server_options opt;
     char *bind_host, *live_app_id, *metrics_namespace, *history_dir;
     ui_provider provider;
     ui_hooks hooks;
+    ui_access *own_access; /* when the options gave none */
+    const ui_access *access;
     struct MHD_Daemon *daemon;
     int fd;
     int port;
@@ -87,7 +94,7 @@ static int listen_on(const char *host, int port, int *err_no)
         }
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0) break;
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
         *err_no = errno;
         close(fd);
         fd = -1;
@@ -111,6 +118,7 @@ typedef struct request {
     ui_server *srv;
     struct MHD_Connection *conn;
     const char *method;
+    char *user; /* authenticated user (MHD_free), NULL: anonymous */
     /* POST form */
     struct MHD_PostProcessor *pp;
     char form_id[32];
@@ -195,6 +203,64 @@ static enum MHD_Result redirect(request *rq, int status, const char *location)
     return ret;
 }
 
+/* ---- access ------------------------------------------------------------------------------- */
+
+static enum MHD_Result refuse_view(request *rq)
+{
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_sbuf_printf(&b, "User %s is not authorized to access this page.",
+                   rq->user ? rq->user : "(anonymous)");
+    enum MHD_Result r = respond_text(rq, 403, cs_sbuf_str(&b));
+    cs_sbuf_free(&b);
+    return r;
+}
+
+/* In history mode, whether the user may view the application of st (ACLs from its log). */
+static bool may_view_app(request *rq, ui_store *st)
+{
+    if (!rq->srv->opt.history) return true;
+    cs_ui_store_lock(st);
+    bool ok = cs_ui_access_can_view(rq->srv->access, rq->user, st);
+    cs_ui_store_unlock(st);
+    return ok;
+}
+
+/* Host, credentials and view rights of a request whose headers arrived: a response queued (and
+ * true returned) when it is refused. */
+static bool refused(request *rq, enum MHD_Result *ret)
+{
+    ui_server *s = rq->srv;
+    const char *host = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!cs_ui_access_host_ok(s->access, host)) {
+        CS_WARN("ui", "event=request_refused host=%s reason=unknown_host", cs_log_value(host));
+        *ret = respond_text(rq, 421,
+                            "this server does not serve that Host name (a page reached through "
+                            "DNS rebinding?); add it to cspark.ui.allowedHosts to allow it");
+        return true;
+    }
+    if (cs_ui_access_needs_login(s->access)) {
+        char *password = NULL;
+        rq->user = MHD_basic_auth_get_username_password(rq->conn, &password);
+        bool ok = cs_ui_access_login_ok(s->access, rq->user, password);
+        if (password) MHD_free(password);
+        if (!ok) {
+            if (rq->user) MHD_free(rq->user);
+            rq->user = NULL;
+            const char *text = "authentication required\n";
+            struct MHD_Response *r =
+                MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+            *ret = r ? MHD_queue_basic_auth_fail_response(rq->conn, "cspark", r) : MHD_NO;
+            if (r) MHD_destroy_response(r);
+            return true;
+        }
+    }
+    if (!s->opt.history && !cs_ui_access_can_view(s->access, rq->user, NULL)) {
+        *ret = refuse_view(rq);
+        return true;
+    }
+    return false;
+}
+
 /* ---- application pages -------------------------------------------------------------------- */
 
 /* The part of a "host:port/..." URL (Origin or Referer) naming the server, compared to Host. */
@@ -230,6 +296,12 @@ static enum MHD_Result kill_request(request *rq, const char *what, const char *b
     if (!s->opt.kill_enabled || s->opt.history ||
         !(is_job ? s->hooks.kill_job : s->hooks.kill_stage))
         return respond_text(rq, 405, "killing is disabled (spark.ui.killEnabled=false)");
+    if (!cs_ui_access_can_modify(s->access, rq->user)) {
+        CS_WARN("ui", "event=kill_refused %s=%s user=%s reason=no_modify_permission", what,
+                cs_log_value(rq->form_id), cs_log_value(rq->user ? rq->user : "(anonymous)"));
+        return respond_text(rq, 403,
+                            "refused: this user may not kill jobs or stages (spark.modify.acls)");
+    }
     if (!token_ok(s, rq->form_csrf) || !same_origin(rq))
         return respond_text(rq, 403,
                             "refused: the request did not come from this UI's page "
@@ -292,6 +364,10 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
     int64_t updated = 0;
     ui_store *st = s->provider.acquire(s->provider.arg, app_id, &updated);
     if (!st) return respond_text(rq, 404, "unknown application");
+    if (!may_view_app(rq, st)) {
+        s->provider.release(s->provider.arg, st);
+        return refuse_view(rq);
+    }
     ui_page_ctx pc = {st,
                       base,
                       !s->opt.history,
@@ -403,6 +479,11 @@ static enum MHD_Result api(request *rq, const char *path)
         cs_sbuf_printf(&out, "unknown app: %s\n", app_id ? app_id : "");
         free(app_id);
         return respond(rq, 404, "text/plain; charset=utf-8", &out);
+    }
+    if (!may_view_app(rq, st)) {
+        s->provider.release(s->provider.arg, st);
+        free(app_id);
+        return refuse_view(rq);
     }
     cs_sbuf base = CS_SBUF_INIT;
     if (s->opt.history) {
@@ -653,6 +734,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         rq->conn = conn;
         rq->method = method;
         *con_cls = rq;
+        enum MHD_Result ret;
+        if (refused(rq, &ret)) return ret;
         if (strcmp(method, MHD_HTTP_METHOD_POST) == 0)
             rq->pp = MHD_create_post_processor(conn, 1024, post_iter, rq);
         return MHD_YES;
@@ -673,6 +756,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     request *rq = *con_cls;
     if (!rq) return;
     if (rq->pp) MHD_destroy_post_processor(rq->pp);
+    if (rq->user) MHD_free(rq->user);
     free(rq);
     *con_cls = NULL;
 }
@@ -704,10 +788,28 @@ static void make_token(char out[33])
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
+/* Half of the open-file limit, raised to its hard limit first (as the JVM's MaxFDLimit), capped:
+ * idle clients then take sockets the process can spare, never the serving threads. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 256;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t was = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) rl.rlim_cur = was;
+    }
+    rlim_t half = rl.rlim_cur / 2;
+    if (half > CONNECTIONS_MAX) half = CONNECTIONS_MAX;
+    if (half < 64) half = 64;
+    return (unsigned)half;
+}
+
 ui_server *cs_ui_server_start(const ui_server_options *o, const ui_provider *p, const ui_hooks *h,
                               cs_error *err)
 {
     ui_server *s = cs_xcalloc(1, sizeof *s);
+    s->fd = -1;
     s->opt = *o;
     s->bind_host = o->bind_host ? cs_xstrdup(o->bind_host) : NULL;
     s->live_app_id = o->live_app_id ? cs_xstrdup(o->live_app_id) : NULL;
@@ -719,9 +821,15 @@ ui_server *cs_ui_server_start(const ui_server_options *o, const ui_provider *p, 
     s->opt.history_dir = s->history_dir;
     s->provider = *p;
     if (h) s->hooks = *h;
+    s->access = o->access;
+    if (!s->access) {
+        cs_conf *empty = cs_conf_new();
+        s->access = s->own_access = cs_ui_access_new(empty, o->history, err);
+        cs_conf_free(empty);
+        if (!s->access) goto fail;
+    }
     make_token(s->csrf);
     int tries = o->port == 0 ? 1 : o->max_retries + 1, err_no = 0;
-    s->fd = -1;
     for (int i = 0; i < tries && s->fd < 0; i++) {
         int port = o->port == 0 ? 0 : ((o->port + i - 1024) % (65536 - 1024)) + 1024;
         s->fd = listen_on(s->bind_host, port, &err_no);
@@ -742,12 +850,13 @@ ui_server *cs_ui_server_start(const ui_server_options *o, const ui_provider *p, 
     }
     s->port = bound_port(s->fd);
     unsigned threads = o->threads > 0 ? (unsigned)o->threads : 2;
-    s->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+    s->daemon = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
                                  on_request, s, MHD_OPTION_LISTEN_SOCKET, s->fd,
                                  MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_NOTIFY_COMPLETED,
                                  on_completed, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)256, MHD_OPTION_END);
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_IDLE_SECONDS,
+                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNECTIONS_PER_IP,
+                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit(), MHD_OPTION_END);
     if (!s->daemon) {
         cs_error_set(err, CS_EIO, "cannot start the UI server on port %d", s->port);
         goto fail;
@@ -755,6 +864,7 @@ ui_server *cs_ui_server_start(const ui_server_options *o, const ui_provider *p, 
     return s;
 fail:
     if (s->fd >= 0) close(s->fd);
+    cs_ui_access_free(s->own_access);
     free(s->bind_host);
     free(s->live_app_id);
     free(s->metrics_namespace);
@@ -777,6 +887,7 @@ void cs_ui_server_stop(ui_server *s)
 {
     if (!s) return;
     MHD_stop_daemon(s->daemon); /* waits for the pool's threads; closes the socket */
+    cs_ui_access_free(s->own_access);
     free(s->bind_host);
     free(s->live_app_id);
     free(s->metrics_namespace);

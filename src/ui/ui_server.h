@@ -13,6 +13,14 @@
  *   /api/v1/applications[/<id>[/...]] and /api/v1/version (ui_api.h);
  *   /metrics/prometheus and /metrics/executors/prometheus (live; ui_metrics.h);
  *   /static/cspark-ui.css and /static/cspark-ui.js.
+ * Every request first passes ui_access.h: a Host it does not serve gets 421, missing or wrong
+ * credentials 401 (when a users file is set), a user without view rights 403 (in history mode,
+ * checked against the application asked for), a kill without modify rights 403.
+ * Slow clients: connections are handled by epoll on a pool of threads, so a client that sends or
+ * reads slowly holds a socket, never a thread; each is closed after CONNECTION_IDLE_SECONDS without
+ * progress, one address may hold at most CONNECTIONS_PER_IP, and the server accepts up to half of
+ * the open-file limit (raised to its hard limit, as the JVM does) so that a thousand idle
+ * clients leave /metrics and the pages answering.
  * Requests are served on the server's own threads; a page is rendered with the application's
  * store locked, so the listener thread waits for at most one page at a time and the scheduler,
  * which only posts to the bus, never waits.
@@ -30,6 +38,7 @@
 #include "common/err.h"
 #include "common/strutil.h"
 #include "ui/app_status.h"
+#include "ui/ui_access.h"
 
 /* One application as listings show it. */
 typedef struct ui_app_entry {
@@ -75,6 +84,8 @@ typedef struct ui_server_options {
     const char *metrics_namespace; /* spark.metrics.namespace, or NULL: the application id */
     int threads;                   /* serving threads (>= 1) */
     const char *history_dir;       /* history mode: the log directory, shown on the listing */
+    const ui_access *access;       /* Host check, login, ACLs (borrowed); NULL: the defaults of an
+                                    * empty conf (Host check only) */
 } ui_server_options;
 
 typedef struct ui_server ui_server;

@@ -46,8 +46,8 @@ grep -q "in use" "$T/e" || fail "the refusal does not say the port is in use: $(
     fail "with retries the application should use the next port: $(tail -3 "$T/e")"
 grep -q "could not bind on port $taken. Attempting port $((taken + 1))" "$T/e" ||
     fail "no retry was logged: $(grep ui "$T/e")"
-grep -q "Bound SparkUI to 0.0.0.0, and started at http://[^ ]*:$((taken + 1))" "$T/e" ||
-    grep -q "Bound SparkUI to 0.0.0.0, and started at http://[^ ]*:$((taken + 2))" "$T/e" ||
+grep -q "Bound SparkUI to 127.0.0.1, and started at http://[^ ]*:$((taken + 1))" "$T/e" ||
+    grep -q "Bound SparkUI to 127.0.0.1, and started at http://[^ ]*:$((taken + 2))" "$T/e" ||
     fail "the UI did not start on a next port: $(grep ui "$T/e")"
 
 # spark.ui.enabled=false: no server

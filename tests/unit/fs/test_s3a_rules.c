@@ -160,6 +160,38 @@ static void test_settings(void **state)
     cs_conf_free(c);
 }
 
+/* Regression (issue 21 item 14): a bucket in another region (HTTP 301 PermanentRedirect) failed
+ * with no hint; the message now names fs.s3a.endpoint.region and the bucket's region, from the
+ * x-amz-bucket-region header, the body's Region, or its Endpoint's host name. */
+static void test_redirect_names_the_region(void **state)
+{
+    (void)state;
+    s3a_fs fs = {.bucket = "logs",
+                 .endpoint = "https://s3.us-east-1.amazonaws.com",
+                 .endpoint_from = "default",
+                 .region = "us-east-1"};
+    static const char *const bodies[] = {
+        "<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access "
+        "must be addressed using the specified endpoint.</Message><Endpoint>"
+        "logs.s3.eu-west-1.amazonaws.com</Endpoint><Bucket>logs</Bucket></Error>",
+        "<Error><Code>PermanentRedirect</Code><Region>eu-west-1</Region></Error>", "", ""};
+    for (int i = 0; i < 4; i++) {
+        s3a_call c = {.method = i == 3 ? "HEAD" : "GET", .status = 301};
+        cs_s3a_resp_append(&c, bodies[i], strlen(bodies[i]));
+        if (i == 2) snprintf(c.bucket_region, sizeof c.bucket_region, "eu-west-1");
+        cs_error err = {0};
+        assert_true(cs_s3a_fail(&fs, &c, CURLE_OK, NULL, "s3a://logs/in/", &err) < 0);
+        assert_non_null(strstr(err.msg, "fs.s3a.endpoint.region"));
+        assert_non_null(strstr(err.msg, "fs.s3a.bucket.logs.endpoint.region"));
+        if (i < 3) {
+            assert_non_null(strstr(err.msg, "the bucket's region is eu-west-1"));
+        } else {
+            assert_non_null(strstr(err.msg, "get-bucket-location")); /* no body, no header */
+        }
+        cs_s3a_call_reset(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_canonical_encoding),
         cmocka_unit_test(test_parse_uri),
         cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_redirect_names_the_region),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -287,6 +287,50 @@ static void test_compressed_log_refused(void **state)
     cs_history_provider_free(hp);
 }
 
+typedef struct seen_lines {
+    int n;
+    size_t longest;
+} seen_lines;
+
+static int count_line(void *ctx, const char *line, size_t len)
+{
+    (void)line;
+    seen_lines *s = ctx;
+    s->n++;
+    if (len > s->longest) s->longest = len;
+    return 0;
+}
+
+/* Regression (issue 21 item 6): a line was read whole before the 64 MiB check, so a 1 GiB line
+ * cost 1 GiB. Lines over the cap are counted and skipped without being held; a final line
+ * without its newline still arrives. */
+static void test_overlong_line_skipped_unheld(void **state)
+{
+    (void)state;
+    size_t big = 300 * 1024; /* over several read chunks */
+    size_t cap = 2 * big + 64;
+    char *text = malloc(cap);
+    size_t n = 0;
+    n += (size_t)snprintf(text + n, cap - n, "{\"a\":1}\r\n\n");
+    memset(text + n, 'x', big);
+    n += big;
+    text[n++] = '\n';
+    n += (size_t)snprintf(text + n, cap - n, "{\"b\":2}\n{\"c\":");
+    FILE *f = fmemopen(text, n, "r");
+    seen_lines seen = {0};
+    replay_stats st = {0};
+    assert_int_equal(cs_replay_each_line(f, 1024, count_line, &seen, &st), 0);
+    fclose(f);
+    assert_int_equal(seen.n, 3); /* {"a":1}, {"b":2} and the unterminated {"c": */
+    assert_true(seen.longest <= 1024);
+    assert_int_equal(st.overlong, 1);
+    assert_int_equal(st.first_bad_line, 3);
+    assert_int_equal(st.lines, 5);
+    assert_true(st.last_unterminated);
+    assert_int_equal(st.read_error, 0);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +338,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_listing_and_inprogress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compressed_log_refused, setup, teardown),
         cmocka_unit_test(test_storage_and_accumulables),
+        cmocka_unit_test(test_overlong_line_skipped_unheld),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

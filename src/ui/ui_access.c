@@ -1,0 +1,297 @@
+/* ui_access.c — the UI server's Host check, basic authentication and ACLs (see ui_access.h).
+ *
+ * Lists (ACLs, allowed hosts) are kept as the comma-separated text of their keys and matched
+ * token by token; the users file is read once at start into (user, hash) pairs and a password is
+ * checked with libxcrypt's crypt_rn, the hash comparison in constant time.
+ */
+#define _GNU_SOURCE
+#include "ui/ui_access.h"
+
+#include <crypt.h>
+#include <ctype.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/strutil.h"
+
+typedef struct ui_user {
+    char *name, *hash;
+} ui_user;
+
+struct ui_access {
+    bool acls;
+    bool history;        /* per-application ACLs from each application's environment */
+    char *owner;         /* live: the application's owner */
+    char *view, *modify; /* live: spark.ui.view.acls, spark.modify.acls */
+    char *admin;         /* spark.admin.acls / spark.history.ui.admin.acls */
+    char *hosts;         /* cspark.ui.allowedHosts */
+    char *driver_host;   /* spark.driver.host */
+    char hostname[256];  /* this machine's name */
+    ui_user *users;
+    size_t num_users;
+};
+
+/* Whether the comma-separated list holds name (trimmed tokens) or "*". */
+static bool list_has(const char *list, const char *name)
+{
+    if (!list) return false;
+    size_t name_len = name ? strlen(name) : 0;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        const char *t = p, *end = p + n;
+        while (t < end && isspace((unsigned char)*t))
+            t++;
+        while (end > t && isspace((unsigned char)end[-1]))
+            end--;
+        size_t tn = (size_t)(end - t);
+        if ((tn == 1 && t[0] == '*') ||
+            (name && tn == name_len && tn > 0 && strncmp(t, name, tn) == 0))
+            return true;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return false;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s && *s ? cs_xstrdup(s) : NULL;
+}
+
+/* A set key that cspark cannot honour: an error naming it. */
+static int refuse_unsupported(const cs_conf *conf, cs_error *err)
+{
+    const char *v = cs_conf_get(conf, "spark.ui.filters");
+    if (v && *v)
+        return cs_error_set(err, CS_EINVAL,
+                            "spark.ui.filters='%s' is not supported: cspark runs no servlet "
+                            "filters; authenticate UI users with cspark.ui.auth.usersFile (an "
+                            "htpasswd file) and spark.acls.enable",
+                            v);
+    static const char *const groups[] = {"spark.ui.view.acls.groups", "spark.modify.acls.groups",
+                                         "spark.admin.acls.groups",
+                                         "spark.history.ui.admin.acls.groups"};
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        v = cs_conf_get(conf, groups[i]);
+        if (v && *v)
+            return cs_error_set(err, CS_EINVAL,
+                                "%s='%s' is not supported: cspark has no group mapping; name the "
+                                "users in %.*s instead",
+                                groups[i], v, (int)(strlen(groups[i]) - 7), groups[i]);
+    }
+    return 0;
+}
+
+/* Reads an htpasswd file: "user:hash" lines, '#' comments and blank lines skipped. */
+static int read_users(ui_access *a, const char *path, cs_error *err)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cs_error rerr = {0};
+    if (cs_read_file(path, &data, &len, &rerr) < 0)
+        return cs_error_set(err, CS_EINVAL, "cannot read cspark.ui.auth.usersFile=%s: %s", path,
+                            rerr.msg);
+    char *text = (char *)data;
+    int rc = 0, line_no = 0;
+    for (char *line = text, *next; line && line < text + len; line = next) {
+        line_no++;
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        next = nl ? nl + 1 : NULL;
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+        while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+            n--;
+        line[n] = '\0';
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (!*line || *line == '#') continue;
+        char *colon = strchr(line, ':');
+        if (!colon || colon == line || !colon[1] || crypt_checksalt(colon + 1) != CRYPT_SALT_OK) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "cspark.ui.auth.usersFile=%s line %d: expected user:hash with a "
+                              "crypt(3) hash (htpasswd -B, or openssl passwd -6)",
+                              path, line_no);
+            break;
+        }
+        *colon = '\0';
+        a->users = cs_xrealloc(a->users, (a->num_users + 1) * sizeof *a->users);
+        a->users[a->num_users].name = cs_xstrdup(line);
+        a->users[a->num_users].hash = cs_xstrdup(colon + 1);
+        a->num_users++;
+    }
+    if (rc == 0 && a->num_users == 0)
+        rc = cs_error_set(err, CS_EINVAL, "cspark.ui.auth.usersFile=%s names no user", path);
+    free(data);
+    return rc;
+}
+
+ui_access *cs_ui_access_new(const cs_conf *conf, bool history, cs_error *err)
+{
+    ui_access *a = cs_xcalloc(1, sizeof *a);
+    a->history = history;
+    if (refuse_unsupported(conf, err) < 0) goto fail;
+    const char *acl_key = history ? "spark.history.ui.acls.enable" : "spark.acls.enable";
+    const char *legacy = history ? NULL : cs_conf_get(conf, "spark.ui.acls.enable");
+    if (cs_conf_get_bool(conf, acl_key, legacy ? legacy : "false", &a->acls, err) < 0) goto fail;
+    if (history) {
+        a->admin = dup_or_null(cs_conf_get(conf, "spark.history.ui.admin.acls"));
+    } else {
+        a->view = dup_or_null(cs_conf_get(conf, "spark.ui.view.acls"));
+        a->modify = dup_or_null(cs_conf_get(conf, "spark.modify.acls"));
+        a->admin = dup_or_null(cs_conf_get(conf, "spark.admin.acls"));
+        const char *owner = getenv("SPARK_USER");
+        if (!owner || !*owner) owner = getenv("USER");
+        if (!owner || !*owner) {
+            struct passwd *pw = getpwuid(getuid());
+            owner = pw ? pw->pw_name : NULL;
+        }
+        a->owner = dup_or_null(owner);
+    }
+    a->hosts = dup_or_null(cs_conf_get(conf, "cspark.ui.allowedHosts"));
+    a->driver_host = dup_or_null(cs_conf_get(conf, "spark.driver.host"));
+    if (gethostname(a->hostname, sizeof a->hostname) != 0) a->hostname[0] = '\0';
+    a->hostname[sizeof a->hostname - 1] = '\0';
+    const char *users = cs_conf_get(conf, "cspark.ui.auth.usersFile");
+    if (users && *users && read_users(a, users, err) < 0) goto fail;
+    if (a->acls && a->num_users == 0) {
+        cs_error_set(err, CS_EINVAL,
+                     "%s=true needs a way to tell users apart: set cspark.ui.auth.usersFile to an "
+                     "htpasswd file (cspark runs no spark.ui.filters)",
+                     acl_key);
+        goto fail;
+    }
+    return a;
+fail:
+    cs_ui_access_free(a);
+    return NULL;
+}
+
+void cs_ui_access_free(ui_access *a)
+{
+    if (!a) return;
+    for (size_t i = 0; i < a->num_users; i++) {
+        free(a->users[i].name);
+        free(a->users[i].hash);
+    }
+    free(a->users);
+    free(a->owner);
+    free(a->view);
+    free(a->modify);
+    free(a->admin);
+    free(a->hosts);
+    free(a->driver_host);
+    free(a);
+}
+
+/* ---- Host ----------------------------------------------------------------------------------- */
+
+static bool is_ip_literal(const char *h, size_t n)
+{
+    if (n >= 2 && h[0] == '[' && h[n - 1] == ']') return true; /* IPv6 */
+    if (n == 0) return false;
+    int dots = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (h[i] == '.') {
+            dots++;
+        } else if (!isdigit((unsigned char)h[i])) {
+            return false;
+        }
+    }
+    return dots == 3;
+}
+
+static bool name_is(const char *h, size_t n, const char *name)
+{
+    return name && *name && strlen(name) == n && strncasecmp(h, name, n) == 0;
+}
+
+bool cs_ui_access_host_ok(const ui_access *a, const char *host)
+{
+    if (!host) return true;
+    if (list_has(a->hosts, "*")) return true;
+    /* the name without its port; an IPv6 literal keeps its brackets */
+    size_t n = strlen(host);
+    const char *colon = host[0] == '[' ? strchr(host, ']') : strchr(host, ':');
+    if (host[0] == '[') {
+        if (!colon) return false;
+        n = (size_t)(colon - host) + 1;
+    } else if (colon) {
+        n = (size_t)(colon - host);
+    }
+    while (n > 0 && host[n - 1] == '.')
+        n--; /* "localhost." is localhost */
+    if (is_ip_literal(host, n) || name_is(host, n, "localhost") || name_is(host, n, a->hostname) ||
+        name_is(host, n, a->driver_host))
+        return true;
+    if (a->driver_host && cs_str_ends_with(a->driver_host, ".svc") && n > 14 &&
+        strncasecmp(host + n - 14, ".cluster.local", 14) == 0 &&
+        name_is(host, n - 14, a->driver_host))
+        return true;
+    char name[256];
+    if (n >= sizeof name) return false;
+    memcpy(name, host, n);
+    name[n] = '\0';
+    return a->hosts && list_has(a->hosts, name);
+}
+
+/* ---- users ---------------------------------------------------------------------------------- */
+
+bool cs_ui_access_needs_login(const ui_access *a)
+{
+    return a->num_users > 0;
+}
+
+bool cs_ui_access_login_ok(const ui_access *a, const char *user, const char *password)
+{
+    if (!user || !password) return false;
+    const ui_user *u = NULL;
+    for (size_t i = 0; i < a->num_users && !u; i++)
+        if (strcmp(a->users[i].name, user) == 0) u = &a->users[i];
+    if (!u) return false;
+    struct crypt_data *cd = cs_xcalloc(1, sizeof *cd);
+    const char *h = crypt_rn(password, u->hash, cd, (int)sizeof *cd);
+    bool ok = false;
+    size_t n = strlen(u->hash);
+    if (h && strlen(h) == n) {
+        unsigned diff = 0;
+        for (size_t i = 0; i < n; i++)
+            diff |= (unsigned)(h[i] ^ u->hash[i]);
+        ok = diff == 0;
+    }
+    free(cd);
+    return ok;
+}
+
+/* The value of key among the application's (history) properties, or NULL. */
+static const char *store_prop(const ui_store *st, const char *key)
+{
+    for (size_t i = 0, n = cs_ui_store_num_props(st); i < n; i++) {
+        const ui_prop *p = cs_ui_store_prop_at(st, i);
+        if (strcmp(p->key, key) == 0) return p->value;
+    }
+    return NULL;
+}
+
+bool cs_ui_access_can_view(const ui_access *a, const char *user, const ui_store *st)
+{
+    if (!a->acls) return true;
+    if (!user) return false;
+    if (list_has(a->admin, user)) return true;
+    if (!a->history) return name_is(user, strlen(user), a->owner) || list_has(a->view, user);
+    if (!st) return true; /* the listing: Spark's history server shows every application */
+    const ui_app *app = cs_ui_store_app(st);
+    return (app->user && strcmp(app->user, user) == 0) ||
+           list_has(store_prop(st, "spark.ui.view.acls"), user) ||
+           list_has(store_prop(st, "spark.admin.acls"), user);
+}
+
+bool cs_ui_access_can_modify(const ui_access *a, const char *user)
+{
+    if (!a->acls) return true;
+    if (!user || a->history) return false;
+    return list_has(a->admin, user) || name_is(user, strlen(user), a->owner) ||
+           list_has(a->modify, user);
+}
