@@ -8,7 +8,7 @@
 # clock: the machine is shared) for opening that application must stay under 60 s. The server runs under a 1 GiB
 # address-space limit (not in the sanitizer pass, whose shadow memory needs more) and each page
 # must answer within a generous bound; the skipped line must be reported.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 HIST=$BIN/cspark-history
 need "$HIST"
