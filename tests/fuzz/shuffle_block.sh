@@ -12,7 +12,7 @@ command -v clang >/dev/null || { echo "SKIP: shuffle_block: clang is required (s
 OUT="$BUILD/fuzz/shuffle_block"
 mkdir -p "$OUT/corpus"
 S="$SRC/src"
-SOURCES=("$S/common/recio.c" "$S/common/checksum.c" "$S/common/batch.c" "$S/common/err.c"
+SOURCES=("$S/records/recio.c" "$S/records/checksum.c" "$S/records/batch.c" "$S/common/err.c"
   "$S/common/log.c" "$S/common/conf.c" "$S/common/sync.c"
   "$S/common/strutil.c" "$S/shuffle/shuffle.c" "$S/shuffle/map_status.c" "$S/shuffle/spill.c")
 FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"
