@@ -274,9 +274,11 @@ static int load_column(cs_ipc_reader *r, cursor *cur, const cs_col_type *t, int 
     return rc;
 }
 
-static int field_path_error(cs_error *err, const char *name)
+/* Names the column in err; returns rc (cs_error_prefix would return CS_OK for a NULL err). */
+static int field_path_error(int rc, cs_error *err, const char *name)
 {
-    return cs_error_prefix(err, "column '%s'", name);
+    cs_error_prefix(err, "column '%s'", name);
+    return rc;
 }
 
 /* Decodes a RecordBatch table over the body into columns of `schema` (one per field). */
@@ -308,7 +310,7 @@ static int load_batch(cs_ipc_reader *r, const cs_fb_table *rb, int64_t body_len,
                 cols[i]->dictionary = cs_column_ref(r->dict_values[i]);
         }
         if (rc == CS_OK) rc = cs_column_validate(cols[i], err);
-        if (rc) return field_path_error(err, schema->fields[i].name);
+        if (rc) return field_path_error(rc, err, schema->fields[i].name);
     }
     return CS_OK;
 }
@@ -436,7 +438,8 @@ int cs_ipc_reader_next(cs_ipc_reader *r, cs_col_batch **out, cs_error *err)
         return 0;
     }
     r->done = true;
-    return cs_error_prefix(err, "Arrow stream %s", r->name);
+    cs_error_prefix(err, "Arrow stream %s", r->name);
+    return rc;
 }
 
 void cs_ipc_reader_free(cs_ipc_reader *r)

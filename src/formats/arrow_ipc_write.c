@@ -184,7 +184,7 @@ static void plan_column(cs_ipc_writer *w, const cs_column *c)
         } else {
             add_buffer(w, c->values, (n + 1) * 4);
         }
-        add_buffer(w, c->data + off[0], off[n] - off[0]);
+        add_buffer(w, c->data ? c->data + off[0] : NULL, off[n] - off[0]);
         return;
     }
     case CS_TYPE_ARRAY:

@@ -58,7 +58,7 @@ static void prep(cs_fb_builder *b, size_t size, size_t additional)
 {
     if (size > b->minalign) b->minalign = size;
     size_t pad = (~(b->head + additional) + 1) & (size - 1);
-    memset(push(b, pad), 0, pad);
+    if (pad) memset(push(b, pad), 0, pad);
 }
 
 static void push_u32(cs_fb_builder *b, uint32_t v)

@@ -20,13 +20,15 @@
 
 #include "columnar/col_builder.h"
 
-static cs_col_type *prim(cs_type_id id)
+#define SAMPLE_FN static __attribute__((unused))
+
+SAMPLE_FN cs_col_type *prim(cs_type_id id)
 {
     return cs_col_type_primitive(id);
 }
 
 /* The sample schema (one reference). */
-static cs_col_type *sample_schema(void)
+SAMPLE_FN cs_col_type *sample_schema(void)
 {
     cs_col_field inner[] = {{"x", prim(CS_TYPE_INT), true}, {"y", prim(CS_TYPE_STRING), true}};
     cs_col_field deep[] = {{"p", prim(CS_TYPE_DOUBLE), true},
@@ -57,7 +59,7 @@ static cs_col_type *sample_schema(void)
 
 #define SAMPLE_COLUMNS 19
 
-static uint64_t sample_rand(uint64_t *s)
+SAMPLE_FN uint64_t sample_rand(uint64_t *s)
 {
     *s ^= *s << 13;
     *s ^= *s >> 7;
@@ -65,7 +67,7 @@ static uint64_t sample_rand(uint64_t *s)
     return *s;
 }
 
-static void sample_text(cs_col_builder *b, uint64_t *rng, int64_t row)
+SAMPLE_FN void sample_text(cs_col_builder *b, uint64_t *rng, int64_t row)
 {
     static const char *const words[] = {"",
                                         "a",
@@ -81,7 +83,7 @@ static void sample_text(cs_col_builder *b, uint64_t *rng, int64_t row)
 
 /* A batch of `rows` rows of the sample schema (one reference); the same seed gives the same
  * batch. Row 0 holds the extremes; every 5th row is mostly null. */
-static cs_col_batch *sample_batch(cs_col_allocator *alloc, int64_t rows, uint64_t seed)
+SAMPLE_FN cs_col_batch *sample_batch(cs_col_allocator *alloc, int64_t rows, uint64_t seed)
 {
     cs_col_type *schema = sample_schema();
     cs_column *cols[SAMPLE_COLUMNS];
@@ -208,7 +210,7 @@ static void dump_i128(__int128 v, FILE *out)
         fputc(buf[--n], out);
 }
 
-static void dump_value(const cs_column *c, int64_t i, FILE *out)
+SAMPLE_FN void dump_value(const cs_column *c, int64_t i, FILE *out)
 {
     if (!cs_column_is_valid(c, i)) {
         fputs("null", out);
@@ -291,7 +293,7 @@ static void dump_value(const cs_column *c, int64_t i, FILE *out)
     }
 }
 
-static void dump_schema(const cs_col_batch *b, FILE *out)
+SAMPLE_FN void dump_schema(const cs_col_batch *b, FILE *out)
 {
     cs_sbuf s = CS_SBUF_INIT;
     cs_sbuf_puts(&s, "struct<");
@@ -306,7 +308,7 @@ static void dump_schema(const cs_col_batch *b, FILE *out)
     cs_sbuf_free(&s);
 }
 
-static void dump_rows(const cs_col_batch *b, FILE *out)
+SAMPLE_FN void dump_rows(const cs_col_batch *b, FILE *out)
 {
     for (int64_t r = 0; r < b->num_rows; r++) {
         for (int i = 0; i < b->n_columns; i++) {
