@@ -15,7 +15,7 @@
 #include "formats/arrow_ipc_schema.h"
 
 #define MAX_METADATA ((size_t)64 << 20)
-#define READ_CHUNK ((size_t)1 << 20)
+#define READ_CHUNK ((size_t)64 << 10)
 
 struct cs_ipc_reader {
     cs_col_allocator *alloc;
@@ -135,7 +135,8 @@ static int next_node(cursor *c, int64_t *length, int64_t *nulls, cs_error *err)
     if (!p) return cs_error_set(err, CS_EPROTO, "a record batch with too few field nodes");
     *length = cs_fb_read_i64(p);
     *nulls = cs_fb_read_i64(p + 8);
-    if (*length < 0 || *nulls < 0 || *nulls > *length)
+    /* Spark's batches count rows in an int; so do the int32 offsets of every child */
+    if (*length < 0 || *length > INT32_MAX || *nulls < 0 || *nulls > *length)
         return cs_error_set(err, CS_EPROTO, "a field node of length %lld with %lld nulls",
                             (long long)*length, (long long)*nulls);
     return CS_OK;
@@ -299,6 +300,9 @@ static int load_batch(cs_ipc_reader *r, const cs_fb_table *rb, int64_t body_len,
     *rows = cs_fb_i64(rb, BATCH_LENGTH, 0);
     if (rb->r->bad)
         return cs_error_set(err, CS_EPROTO, "a record batch that is not a valid flatbuffer");
+    if (*rows < 0 || *rows > INT32_MAX)
+        return cs_error_set(err, CS_EPROTO, "a record batch of %lld rows (at most 2^31 - 1)",
+                            (long long)*rows);
     for (int i = 0; i < schema->n_fields; i++) {
         int ib = dicts && dicts[i].id >= 0 ? dicts[i].index_bytes : 0;
         int rc = load_column(r, &cur, schema->fields[i].type, ib, &cols[i], err);
