@@ -11,7 +11,9 @@
  * binary Binary, date Date(DAY), timestamp Timestamp(MICROSECOND, "UTC" on write; any zone on
  * read), timestamp_ntz Timestamp(MICROSECOND, no zone), array List<element>, struct Struct_,
  * map Map<entries: Struct<key, value>>. Anything else (unsigned ints, other time units, large
- * offsets, unions, compressed bodies) is refused with one line naming the field and the type.
+ * offsets, unions) is refused with one line naming the field and the type. Bodies compressed
+ * with LZ4 frames or zstd (BodyCompression, as pyarrow's compression="lz4"/"zstd") are read;
+ * the writer writes uncompressed bodies (Arrow's default).
  * A dictionary-encoded string/binary column stays encoded both ways (top-level columns; the
  * writer sends a DictionaryBatch when a batch brings a new dictionary, and replaces it later).
  *

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lz4frame.h>
+#include <zstd.h>
+
 #include "columnar/col_builder.h"
 #include "formats/arrow_ipc_schema.h"
 
@@ -122,11 +125,15 @@ static int read_message(cs_ipc_reader *r, ipc_message *m, cs_error *err)
     return 1;
 }
 
+enum { CODEC_NONE = -1, CODEC_LZ4_FRAME = 0, CODEC_ZSTD = 1 }; /* Message.fbs CompressionType */
+
 typedef struct cursor {
     cs_fb_vector nodes, bufs;
     uint32_t node_i, buf_i;
     const uint8_t *body;
     int64_t body_len;
+    int codec;
+    void *decompressed; /* the last decompressed buffer (freed at the next one and at the end) */
 } cursor;
 
 static int next_node(cursor *c, int64_t *length, int64_t *nulls, cs_error *err)
@@ -142,6 +149,56 @@ static int next_node(cursor *c, int64_t *length, int64_t *nulls, cs_error *err)
     return CS_OK;
 }
 
+/* A compressed body's buffer (Message.fbs BodyCompression, method BUFFER): an int64 length
+ * uncompressed, -1 for "stored as is", then an LZ4 frame or a zstd frame. The length is believed
+ * only as far as the frame can expand: LZ4 at most 255 to 1, zstd as its frame header says. */
+static int decompress(cursor *c, const uint8_t **data, int64_t *len, cs_error *err)
+{
+    if (*len < 8)
+        return cs_error_set(err, CS_EPROTO, "a compressed buffer of %lld bytes", (long long)*len);
+    int64_t raw = cs_fb_read_i64(*data);
+    const uint8_t *src = *data + 8;
+    size_t src_len = (size_t)*len - 8;
+    if (raw == -1) {
+        *data = src;
+        *len = (int64_t)src_len;
+        return CS_OK;
+    }
+    uint64_t limit = c->codec == CODEC_LZ4_FRAME ? (uint64_t)src_len * 255 + 65536
+                                                 : ZSTD_getFrameContentSize(src, src_len);
+    if (raw < 0 || (uint64_t)raw > limit || (c->codec == CODEC_ZSTD && (uint64_t)raw != limit))
+        return cs_error_set(err, CS_EPROTO,
+                            "a compressed buffer of %zu bytes that claims %lld bytes", src_len,
+                            (long long)raw);
+    free(c->decompressed);
+    c->decompressed = cs_xmalloc((size_t)raw);
+    size_t out = 0;
+    bool ok;
+    if (c->codec == CODEC_ZSTD) {
+        out = ZSTD_decompress(c->decompressed, (size_t)raw, src, src_len);
+        ok = !ZSTD_isError(out);
+    } else {
+        LZ4F_dctx *dctx = NULL;
+        ok = !LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION));
+        size_t in_pos = 0;
+        while (ok && in_pos < src_len && out < (size_t)raw) {
+            size_t dst = (size_t)raw - out, srcn = src_len - in_pos;
+            size_t rc = LZ4F_decompress(dctx, (uint8_t *)c->decompressed + out, &dst, src + in_pos,
+                                        &srcn, NULL);
+            ok = !LZ4F_isError(rc) && (dst || srcn);
+            out += dst;
+            in_pos += srcn;
+        }
+        if (dctx) LZ4F_freeDecompressionContext(dctx);
+    }
+    if (!ok || out != (size_t)raw)
+        return cs_error_set(err, CS_EPROTO, "a %s buffer that does not decompress to %lld bytes",
+                            c->codec == CODEC_ZSTD ? "zstd" : "lz4", (long long)raw);
+    *data = c->decompressed;
+    *len = raw;
+    return CS_OK;
+}
+
 static int next_buffer(cursor *c, const uint8_t **data, int64_t *len, cs_error *err)
 {
     const uint8_t *p = cs_fb_vector_elem(&c->bufs, c->buf_i++, 16);
@@ -153,7 +210,7 @@ static int next_buffer(cursor *c, const uint8_t **data, int64_t *len, cs_error *
                             (long long)off, (long long)n, (long long)c->body_len);
     *data = c->body + off;
     *len = n;
-    return CS_OK;
+    return c->codec == CODEC_NONE || n == 0 ? CS_OK : decompress(c, data, len, err);
 }
 
 /* Copies `need` bytes of the next buffer (which must hold them) into a new column buffer. */
@@ -287,16 +344,26 @@ static int load_batch(cs_ipc_reader *r, const cs_fb_table *rb, int64_t body_len,
                       const cs_col_type *schema, const cs_ipc_dict_field *dicts, cs_column **cols,
                       int64_t *rows, cs_error *err)
 {
-    if (cs_fb_has(rb, BATCH_COMPRESSION))
-        return cs_error_set(err, CS_EUNSUPPORTED,
-                            "compressed record batch bodies are not supported (write it with "
-                            "compression=None)");
     cursor cur = {cs_fb_vector_field(rb, BATCH_NODES, 16),
                   cs_fb_vector_field(rb, BATCH_BUFFERS, 16),
                   0,
                   0,
                   r->body,
-                  body_len};
+                  body_len,
+                  CODEC_NONE,
+                  NULL};
+    cs_fb_table compression = cs_fb_table_field(rb, BATCH_COMPRESSION);
+    if (compression.r) {
+        cur.codec = cs_fb_u8(&compression, 0, CODEC_LZ4_FRAME);
+        if (cur.codec != CODEC_LZ4_FRAME && cur.codec != CODEC_ZSTD)
+            return cs_error_set(err, CS_EUNSUPPORTED,
+                                "a body compressed with codec %d (expected "
+                                "LZ4_FRAME or ZSTD)",
+                                cur.codec);
+        if (cs_fb_u8(&compression, 1, 0) != 0)
+            return cs_error_set(err, CS_EUNSUPPORTED,
+                                "a body compression method other than BUFFER");
+    }
     *rows = cs_fb_i64(rb, BATCH_LENGTH, 0);
     if (rb->r->bad)
         return cs_error_set(err, CS_EPROTO, "a record batch that is not a valid flatbuffer");
@@ -314,8 +381,12 @@ static int load_batch(cs_ipc_reader *r, const cs_fb_table *rb, int64_t body_len,
                 cols[i]->dictionary = cs_column_ref(r->dict_values[i]);
         }
         if (rc == CS_OK) rc = cs_column_validate(cols[i], err);
-        if (rc) return field_path_error(rc, err, schema->fields[i].name);
+        if (rc) {
+            free(cur.decompressed);
+            return field_path_error(rc, err, schema->fields[i].name);
+        }
     }
+    free(cur.decompressed);
     return CS_OK;
 }
 

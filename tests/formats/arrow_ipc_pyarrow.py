@@ -2,9 +2,10 @@
 
   dump FILE           reads an Arrow IPC stream with pyarrow and prints the canonical dump of
                       tests/formats/ipc_sample.h (schema line, then one line per row)
-  write FILE          writes a table with a column of every Spark type (nested, nulls, extremes,
+  write FILE [CODEC]  writes a table with a column of every Spark type (nested, nulls, extremes,
                       a dictionary column whose dictionary grows by a delta and is then replaced)
-                      in several batches as an Arrow IPC stream, and prints its dump
+                      in several batches as an Arrow IPC stream (bodies compressed with CODEC,
+                      lz4 or zstd, when given), and prints its dump
   rewrite IN OUT      reads IN with pyarrow and writes its batches again with pyarrow to OUT
   equal FILE_A FILE_B the two streams hold the same schema (pyarrow's equality) and values
 
@@ -179,7 +180,8 @@ def main():
             dump(r, sys.stdout)
     elif cmd == "write":
         schema, batches = sample_table_batches()
-        opts = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)
+        codec = sys.argv[3] if len(sys.argv) > 3 else None
+        opts = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True, compression=codec)
         with pa.ipc.new_stream(sys.argv[2], schema, options=opts) as w:
             for b in batches:
                 w.write_batch(b)

@@ -10,6 +10,7 @@
 #                       finds exactly the batches it generated (cs_col_batch_equal)
 #   pyarrow -> cspark   pyarrow writes 4 batches (one empty, a dictionary delta, a replacement);
 #                       the C tool's dump of them equals pyarrow's
+#   pyarrow -> cspark, bodies compressed with lz4 and with zstd: the same dump
 #   pyarrow -> cspark -> pyarrow  the C tool copies that stream; pyarrow finds the same schema
 #                       and values in the copy
 #   a large batch (20,000 rows) both ways, and an empty stream (schema, no batch)
@@ -40,6 +41,13 @@ py write "$T/p.arrows" >"$T/p.dump" || fail "pyarrow cannot write the sample"
 "$TOOL" dump "$T/p.arrows" >"$T/p.c.dump" || fail "cspark cannot read pyarrow's stream"
 diff -u "$T/p.dump" "$T/p.c.dump" | head -20 >&2 || true
 cmp -s "$T/p.dump" "$T/p.c.dump" || fail "cspark reads other values than pyarrow wrote"
+
+# pyarrow -> cspark with compressed bodies (LZ4 frames, zstd)
+for codec in lz4 zstd; do
+    py write "$T/p.$codec.arrows" "$codec" >"$T/p.$codec.dump" || fail "pyarrow cannot write $codec"
+    cmp -s "$T/p.$codec.arrows" "$T/p.arrows" && fail "pyarrow did not compress with $codec"
+    "$TOOL" dump "$T/p.$codec.arrows" | cmp -s - "$T/p.dump" || fail "cspark reads $codec bodies differently"
+done
 
 # pyarrow -> cspark -> pyarrow
 "$TOOL" copy "$T/p.arrows" "$T/p.c.arrows" || fail "cspark cannot write pyarrow's batches again"

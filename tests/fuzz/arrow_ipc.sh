@@ -15,8 +15,9 @@ SOURCES=("$S/formats/flatbuf.c" "$S/formats/arrow_ipc_schema.c" "$S/formats/arro
   "$S/formats/arrow_ipc_write.c" "$S/columnar/col_type.c" "$S/columnar/col_memory.c"
   "$S/columnar/column.c" "$S/columnar/col_builder.c" "$S/shuffle/memory.c" "$S/common/err.c"
   "$S/common/log.c" "$S/common/sync.c" "$S/common/strutil.c")
-FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include")
-LIBS=(-lpthread -lm)
+FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"
+  $(pkg-config --cflags liblz4 libzstd))
+LIBS=($(pkg-config --libs liblz4 libzstd) -lpthread -lm)
 clang "${FLAGS[@]}" -fsanitize=fuzzer,address,undefined "$SRC/tests/fuzz/arrow_ipc_fuzz.c" \
   "${SOURCES[@]}" "${LIBS[@]}" -o "$OUT/arrow_ipc_fuzz"
 clang "${FLAGS[@]}" -fsanitize=address,undefined -DARROW_IPC_SEEDS \
