@@ -12,8 +12,8 @@
  * read), timestamp_ntz Timestamp(MICROSECOND, no zone), array List<element>, struct Struct_,
  * map Map<entries: Struct<key, value>>. Anything else (unsigned ints, other time units, large
  * offsets, unions) is refused with one line naming the field and the type. Bodies compressed
- * with LZ4 frames or zstd (BodyCompression, as pyarrow's compression="lz4"/"zstd") are read;
- * the writer writes uncompressed bodies (Arrow's default).
+ * with LZ4 frames or zstd (BodyCompression, as pyarrow's compression="lz4"/"zstd") are read,
+ * and written when cs_ipc_writer_set_compression asks (uncompressed by default, as Arrow).
  * A dictionary-encoded string/binary column stays encoded both ways (top-level columns; the
  * writer sends a DictionaryBatch when a batch brings a new dictionary, and replaces it later).
  *
@@ -55,6 +55,8 @@ int cs_ipc_read_mem(void *arg, void *p, size_t n, size_t *got, cs_error *err);
 typedef struct cs_ipc_writer cs_ipc_writer;
 /* A writer of batches of `schema` (a struct type; a reference is taken) to fn(arg). */
 cs_ipc_writer *cs_ipc_writer_new(cs_col_type *schema, cs_ipc_write_fn fn, void *arg);
+/* "none" (or NULL), "lz4" or "zstd" for the bodies of the messages written from now on. */
+int cs_ipc_writer_set_compression(cs_ipc_writer *w, const char *codec, cs_error *err);
 int cs_ipc_writer_write(cs_ipc_writer *w, const cs_col_batch *b, cs_error *err);
 /* Writes the schema if no batch did, then end-of-stream. */
 int cs_ipc_writer_close(cs_ipc_writer *w, cs_error *err);

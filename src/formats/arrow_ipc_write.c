@@ -9,9 +9,12 @@
 #include "formats/arrow_ipc.h"
 
 #include <errno.h>
+#include <lz4frame.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "formats/arrow_ipc_schema.h"
 
@@ -39,6 +42,7 @@ struct cs_ipc_writer {
     int64_t body_len;
     void **temps; /* rebased offsets and the like, freed after the message */
     size_t n_temps, temps_cap;
+    int codec; /* -1: uncompressed bodies; 0: LZ4 frames; 1: zstd (Message.fbs CompressionType) */
 };
 
 int cs_ipc_write_sbuf(void *arg, const void *p, size_t n, cs_error *err)
@@ -94,8 +98,23 @@ cs_ipc_writer *cs_ipc_writer_new(cs_col_type *schema, cs_ipc_write_fn fn, void *
     w->last_dict = cs_xcalloc((size_t)n, sizeof *w->last_dict);
     for (int i = 0; i < schema->n_fields; i++)
         w->dict_ids[i] = -1;
+    w->codec = -1;
     cs_fb_builder_init(&w->fb);
     return w;
+}
+
+int cs_ipc_writer_set_compression(cs_ipc_writer *w, const char *codec, cs_error *err)
+{
+    if (!codec || !strcasecmp(codec, "none") || !codec[0])
+        w->codec = -1;
+    else if (!strcasecmp(codec, "lz4"))
+        w->codec = 0;
+    else if (!strcasecmp(codec, "zstd"))
+        w->codec = 1;
+    else
+        return cs_error_set(err, CS_EINVAL,
+                            "Arrow compression codec '%s': expected none, lz4 or zstd", codec);
+    return CS_OK;
 }
 
 void cs_ipc_writer_free(cs_ipc_writer *w)
@@ -123,8 +142,35 @@ static void add_node(cs_ipc_writer *w, int64_t length, int64_t null_count)
     w->nodes[w->n_nodes++] = (ipc_node){length, null_count};
 }
 
+static void *temp(cs_ipc_writer *w, size_t n);
+
+/* A buffer as a compressed body holds it: int64 length, then an LZ4 or zstd frame (or -1 and the
+ * bytes as they are, when the frame would not be smaller). Lives until the message is sent. */
+static const uint8_t *compress_buffer(cs_ipc_writer *w, const uint8_t *data, int64_t *length)
+{
+    size_t n = (size_t)*length;
+    size_t bound = w->codec == 0 ? LZ4F_compressFrameBound(n, NULL) : ZSTD_compressBound(n);
+    uint8_t *out = temp(w, 8 + (bound > n ? bound : n));
+    size_t got = w->codec == 0 ? LZ4F_compressFrame(out + 8, bound, data, n, NULL)
+                               : ZSTD_compress(out + 8, bound, data, n, 1);
+    bool failed = w->codec == 0 ? LZ4F_isError(got) : ZSTD_isError(got);
+    int64_t raw = (int64_t)n;
+    if (failed || got >= n) { /* stored as is */
+        raw = -1;
+        memcpy(out + 8, data, n);
+        got = n;
+    }
+    memcpy(out, &raw, 8);
+    *length = (int64_t)(8 + got);
+    return out;
+}
+
 static void add_buffer(cs_ipc_writer *w, const uint8_t *data, int64_t length)
 {
+    if (w->codec >= 0 && length > 0) {
+        if (!data) data = memset(temp(w, (size_t)length), 0, (size_t)length);
+        data = compress_buffer(w, data, &length);
+    }
     if (w->n_bufs == w->bufs_cap) {
         w->bufs_cap = w->bufs_cap ? w->bufs_cap * 2 : 32;
         w->bufs = cs_xrealloc(w->bufs, w->bufs_cap * sizeof *w->bufs);
@@ -210,10 +256,18 @@ static cs_fb_ref record_batch_table(cs_ipc_writer *w, int64_t length)
     cs_fb_builder *b = &w->fb;
     cs_fb_ref nodes = cs_fb_vector_structs(b, w->nodes, 16, w->n_nodes, 8);
     cs_fb_ref bufs = cs_fb_vector_structs(b, w->bufs, 16, w->n_bufs, 8);
+    cs_fb_ref compression = 0;
+    if (w->codec >= 0) { /* BodyCompression { codec, method: BUFFER } */
+        cs_fb_table_start(b);
+        cs_fb_add_u8(b, 0, (uint8_t)w->codec);
+        cs_fb_add_u8(b, 1, 0);
+        compression = cs_fb_table_end(b);
+    }
     cs_fb_table_start(b);
     cs_fb_add_i64(b, BATCH_LENGTH, length);
     cs_fb_add_ref(b, BATCH_NODES, nodes);
     cs_fb_add_ref(b, BATCH_BUFFERS, bufs);
+    if (compression) cs_fb_add_ref(b, BATCH_COMPRESSION, compression);
     return cs_fb_table_end(b);
 }
 

@@ -6,6 +6,7 @@
 # a cache dir, once; exit 77 = SKIP only when that fails).
 #   cspark -> pyarrow   the C tool writes 3 batches; pyarrow's reading of them dumps exactly as
 #                       the C side's dump of what it wrote (schema as Spark types, values bit for bit)
+#   cspark -> pyarrow, bodies compressed with lz4 and with zstd: the same dump, a smaller file
 #   cspark -> pyarrow -> cspark   pyarrow writes what it read again; the C tool reads that and
 #                       finds exactly the batches it generated (cs_col_batch_equal)
 #   pyarrow -> cspark   pyarrow writes 4 batches (one empty, a dictionary delta, a replacement);
@@ -31,6 +32,13 @@ py dump "$T/c.arrows" >"$T/c.py.dump" || fail "pyarrow cannot read cspark's stre
 diff -u "$T/c.dump" "$T/c.py.dump" | head -20 >&2 || true
 cmp -s "$T/c.dump" "$T/c.py.dump" || fail "pyarrow reads other values than cspark wrote"
 [ "$(wc -l <"$T/c.dump")" -eq 154 ] || fail "expected 153 rows and a schema line in the dump"
+
+# cspark -> pyarrow with compressed bodies
+for codec in lz4 zstd; do
+    "$TOOL" write "$T/c.$codec.arrows" 3 50 "$codec" | cmp -s - "$T/c.dump" || fail "the $codec stream dumps differently"
+    [ "$(stat -c %s "$T/c.$codec.arrows")" -lt "$(stat -c %s "$T/c.arrows")" ] || fail "$codec did not compress"
+    py dump "$T/c.$codec.arrows" | cmp -s - "$T/c.dump" || fail "pyarrow reads cspark's $codec stream differently"
+done
 
 # cspark -> pyarrow -> cspark
 py rewrite "$T/c.arrows" "$T/c.py.arrows" || fail "pyarrow cannot write cspark's batches again"

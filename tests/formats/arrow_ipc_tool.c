@@ -1,7 +1,8 @@
 /*
  * arrow_ipc_tool.c — the C side of tests/formats/arrow_ipc_pyarrow.sh (not part of the product):
- *   write FILE [BATCHES ROWS]  writes sample batches (ipc_sample.h) as an Arrow IPC stream to FILE
- *                              and prints their dump (the schema once) on stdout
+ *   write FILE [BATCHES ROWS [CODEC]]  writes sample batches (ipc_sample.h) as an Arrow IPC
+ *                              stream to FILE (bodies compressed with CODEC, lz4 or zstd, when
+ *                              given) and prints their dump (the schema once) on stdout
  *   dump FILE                  reads an Arrow IPC stream and prints its dump
  *   copy IN OUT                reads IN and writes every batch again to OUT
  *   check FILE [BATCHES ROWS]  reads FILE and checks that it holds exactly the sample batches
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
         if (fd < 0) return die(argv[2], NULL);
         cs_col_type *schema = sample_schema();
         cs_ipc_writer *w = cs_ipc_writer_new(schema, cs_ipc_write_fd, &fd);
+        if (argc >= 6 && cs_ipc_writer_set_compression(w, argv[5], &err)) return die("codec", &err);
         for (int k = 0; k < batches; k++) {
             cs_col_batch *b = sample_batch(NULL, rows + k, (uint64_t)k + 1);
             if (k == 0) dump_schema(b, stdout);

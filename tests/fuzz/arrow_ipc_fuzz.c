@@ -6,7 +6,8 @@
  * again with the IPC writer and read back, and must come back equal. The reader must end in a
  * batch, the end, or an error — never a crash, a leak, a read out of bounds or an allocation far
  * beyond the input. Built and run by arrow_ipc.sh. With -DARROW_IPC_SEEDS it is instead a
- * program writing seed streams (the sample of every type, an empty stream, one row) into the
+ * program writing seed streams (the sample of every type, uncompressed, with LZ4 and with zstd
+ * bodies, an empty stream, one row) into the
  * directory argv[1].
  */
 #include <stdint.h>
@@ -72,12 +73,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 #else
-static void seed(const char *dir, const char *name, int batches, int64_t rows)
+static void seed(const char *dir, const char *name, int batches, int64_t rows, const char *codec)
 {
     cs_sbuf out = CS_SBUF_INIT;
     cs_sbuf_putc(&out, 0); /* read all at once */
     cs_col_type *schema = sample_schema();
     cs_ipc_writer *w = cs_ipc_writer_new(schema, cs_ipc_write_sbuf, &out);
+    cs_ipc_writer_set_compression(w, codec, NULL);
     for (int k = 0; k < batches; k++) {
         cs_col_batch *b = sample_batch(NULL, rows, (uint64_t)k + 1);
         cs_ipc_writer_write(w, b, NULL);
@@ -99,9 +101,11 @@ static void seed(const char *dir, const char *name, int batches, int64_t rows)
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
-    seed(argv[1], "sample_2x6", 2, 6);
-    seed(argv[1], "one_row", 1, 1);
-    seed(argv[1], "empty", 0, 0);
+    seed(argv[1], "sample_2x6", 2, 6, NULL);
+    seed(argv[1], "sample_lz4", 1, 40, "lz4");
+    seed(argv[1], "sample_zstd", 1, 40, "zstd");
+    seed(argv[1], "one_row", 1, 1, NULL);
+    seed(argv[1], "empty", 0, 0, NULL);
     return 0;
 }
 #endif

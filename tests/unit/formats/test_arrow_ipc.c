@@ -2,11 +2,11 @@
  * test_arrow_ipc.c — Arrow IPC streams (src/formats/arrow_ipc*.c) and the FlatBuffers code under
  * them (flatbuf.c), without pyarrow (tests/formats/arrow_ipc_pyarrow.sh compares with pyarrow):
  * a table written by the builder reads back field by field and bad offsets mark the reader bad;
- * batches of every type survive a round trip through memory; the framing is Arrow's
- * (continuation marker, 8-byte padded metadata, end-of-stream); a dictionary goes out once while
- * batches share it and again when it changes; every truncation of a stream and every byte
- * flipped in it ends in an error naming the stream or in fewer batches, never a crash (and
- * the same error code without an error record: it once read as the end of the stream); a body
+ * batches of every type survive a round trip through memory, with LZ4 and zstd bodies too; the
+ * framing is Arrow's (continuation marker, 8-byte padded metadata, end-of-stream); a dictionary
+ * goes out once while batches share it and again when it changes; every truncation of a stream and
+ * every byte flipped in it ends in an error naming the stream or in fewer batches, never a crash
+ * (and the same error code without an error record: it once read as the end of the stream); a body
  * that claims more than the input holds costs no memory; an unsigned integer field is refused
  * naming the field; columns read are charged to the reader's allocator.
  */
@@ -84,11 +84,12 @@ static void test_flatbuffer_round_trip_and_bounds(void **state)
     cs_fb_builder_free(&b);
 }
 
-/* Writes `n` sample batches into *out (caller frees out->data). */
-static void write_sample(cs_sbuf *out, int n, int64_t rows)
+/* Writes `n` sample batches into *out (caller frees out->data), bodies compressed with codec. */
+static void write_sample_compressed(cs_sbuf *out, int n, int64_t rows, const char *codec)
 {
     cs_col_type *schema = sample_schema();
     cs_ipc_writer *w = cs_ipc_writer_new(schema, cs_ipc_write_sbuf, out);
+    assert_int_equal(cs_ipc_writer_set_compression(w, codec, NULL), CS_OK);
     for (int k = 0; k < n; k++) {
         cs_col_batch *b = sample_batch(NULL, rows + k, (uint64_t)k + 1);
         assert_int_equal(cs_ipc_writer_write(w, b, NULL), CS_OK);
@@ -97,6 +98,11 @@ static void write_sample(cs_sbuf *out, int n, int64_t rows)
     assert_int_equal(cs_ipc_writer_close(w, NULL), CS_OK);
     cs_ipc_writer_free(w);
     cs_col_type_unref(schema);
+}
+
+static void write_sample(cs_sbuf *out, int n, int64_t rows)
+{
+    write_sample_compressed(out, n, rows, NULL);
 }
 
 /* Reads a stream from memory: the number of batches, or a negative code (err filled). */
@@ -134,6 +140,22 @@ static void test_round_trip_every_type(void **state)
     assert_int_equal(read_all((const uint8_t *)out.data, out.len, &a, NULL, true), 3);
     assert_true(tm.peak > 0); /* the columns were charged to the task */
     assert_int_equal(tm.used, 0);
+    /* compressed bodies: smaller, the same batches */
+    const char *codecs[] = {"lz4", "zstd"};
+    for (int c = 0; c < 2; c++) {
+        cs_sbuf z = CS_SBUF_INIT;
+        write_sample_compressed(&z, 3, 20, codecs[c]);
+        assert_true(z.len < out.len);
+        assert_int_equal(read_all((const uint8_t *)z.data, z.len, NULL, NULL, true), 3);
+        cs_sbuf_free(&z);
+    }
+    cs_col_type *schema = sample_schema();
+    cs_ipc_writer *w = cs_ipc_writer_new(schema, cs_ipc_write_sbuf, &out);
+    cs_error err;
+    assert_int_equal(cs_ipc_writer_set_compression(w, "snappy", &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "'snappy': expected none, lz4 or zstd"));
+    cs_ipc_writer_free(w);
+    cs_col_type_unref(schema);
     cs_sbuf_free(&out);
 }
 
