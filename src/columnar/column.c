@@ -148,6 +148,8 @@ int cs_column_validate(const cs_column *c, cs_error *err)
             return invalid(err, c, "a dictionary of another type");
         int rc = cs_column_validate(d, err);
         if (rc) return rc;
+        /* a null in the dictionary would make rows null that the validity bitmap calls valid */
+        if (d->null_count) return invalid(err, c, "a dictionary with null values");
         if (c->values_size / 4 < (size_t)c->length) return invalid(err, c, "indices too short");
         const int32_t *idx = (const int32_t *)(const void *)c->values;
         for (int64_t i = 0; i < c->length; i++)

@@ -9,7 +9,8 @@
  *   data      the bytes of string and binary values
  * and children: array -> 1 (elements), map -> 2 (keys, values; Arrow's entries struct implied),
  * struct -> one per field, each `length` long. A string or binary column may stay
- * dictionary-encoded: then `dictionary` is a plain string/binary column and `values` holds int32
+ * dictionary-encoded: then `dictionary` is a plain string/binary column without nulls (a null row
+ * is null in the column's own bitmap) and `values` holds int32
  * indices into it (cs_column_decode turns it into a plain column when an operator needs the
  * bytes). Every buffer's size is recorded, so whoever made the column need not be asked to free it.
  *

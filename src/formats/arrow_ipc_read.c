@@ -208,7 +208,7 @@ static int next_buffer(cursor *c, const uint8_t **data, int64_t *len, cs_error *
         return cs_error_set(err, CS_EPROTO,
                             "a buffer at %lld of %lld bytes outside a body of %lld bytes",
                             (long long)off, (long long)n, (long long)c->body_len);
-    *data = c->body + off;
+    *data = c->body ? c->body + off : (const uint8_t *)""; /* an empty body: no bytes */
     *len = n;
     return c->codec == CODEC_NONE || n == 0 ? CS_OK : decompress(c, data, len, err);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "columnar/col_builder.h"
 #include "formats/arrow_ipc_schema.h"
 
 typedef struct ipc_node {
@@ -321,23 +322,30 @@ static int write_dictionary(cs_ipc_writer *w, int64_t id, const cs_column *dict,
     return emit(w, HEADER_DICTIONARY_BATCH, cs_fb_table_end(b), err);
 }
 
-/* Field i is dictionary encoded in the stream but this batch's column is plain: the column
- * becomes the dictionary and the indices count up (a new column, one reference). */
+/* Field i is dictionary encoded in the stream but this batch's column is plain: the column's
+ * values become the dictionary (nulls as empty values: a dictionary holds no nulls) and the
+ * indices count up (a new column, one reference). */
 static cs_column *identity_encoded(const cs_column *c)
 {
-    cs_column *e = cs_column_new_raw(c->alloc, cs_col_type_ref(c->type), c->length);
-    e->null_count = c->null_count;
-    if (c->validity && c->null_count) {
-        e->validity_size = (size_t)(c->length + 7) / 8;
-        e->validity = cs_col_buffer_alloc(e->alloc, e->validity_size);
-        memcpy(e->validity, c->validity, e->validity_size);
-    }
-    e->values_size = (size_t)c->length * 4;
-    e->values = cs_col_buffer_alloc(e->alloc, e->values_size);
-    int32_t *idx = (int32_t *)(void *)e->values;
+    cs_col_builder *db = cs_col_builder_new(c->alloc, c->type);
+    if (c->length) cs_col_builder_append_binary(db, cs_column_offsets(c), c->data, c->length, NULL);
+    cs_column *dict = cs_col_builder_finish(db);
+    cs_col_builder_free(db);
+    cs_col_builder *b = cs_col_builder_new_dictionary(c->alloc, dict);
+    cs_column_unref(dict);
+    cs_col_builder_reserve(b, c->length, 0);
+    int32_t *idx = (int32_t *)(void *)b->values;
     for (int64_t i = 0; i < c->length; i++)
         idx[i] = (int32_t)i;
-    e->dictionary = cs_column_ref((cs_column *)c);
+    b->length = c->length;
+    if (c->null_count) { /* the rows' nulls stay in the indices' bitmap */
+        b->validity_cap = (size_t)(c->length + 7) / 8;
+        b->validity = cs_col_buffer_alloc(b->alloc, b->validity_cap);
+        memcpy(b->validity, c->validity, b->validity_cap);
+        b->null_count = c->null_count;
+    }
+    cs_column *e = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
     return e;
 }
 

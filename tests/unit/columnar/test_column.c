@@ -191,6 +191,13 @@ static void test_dictionary_column_equals_decoded(void **state)
     cs_error err;
     assert_int_equal(cs_column_validate(enc, &err), CS_EINVAL);
     assert_non_null(strstr(err.msg, "dictionary index"));
+    /* a dictionary holding a null is refused: its rows would be null behind a valid bit */
+    ((int32_t *)(void *)enc->values)[1] = 0;
+    cs_column *with_null = cs_column_decode(enc, NULL);
+    cs_column_unref(enc->dictionary);
+    enc->dictionary = with_null;
+    assert_int_equal(cs_column_validate(enc, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "a dictionary with null values"));
     cs_column_unref(enc);
     cs_column_unref(dec);
     cs_column_unref(dict);
