@@ -50,7 +50,7 @@ static void charge(cs_col_allocator *a, int64_t delta)
     }
 }
 
-void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n)
+static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src)
 {
     if (n == 0) return NULL;
     size_t cap = cs_col_padded(n);
@@ -64,9 +64,24 @@ void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n)
                note && note[0] ? ": " : "", note ? note : "");
         abort();
     }
-    memset(p, 0, cap);
+    if (src) {
+        memcpy(p, src, n);
+        memset((uint8_t *)p + n, 0, cap - n);
+    } else {
+        memset(p, 0, cap);
+    }
     charge(a, (int64_t)cap);
     return p;
+}
+
+void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n)
+{
+    return alloc_aligned(a, n, NULL);
+}
+
+void *cs_col_buffer_copy(cs_col_allocator *a, const void *src, size_t n)
+{
+    return alloc_aligned(a, n, src);
 }
 
 void *cs_col_buffer_realloc(cs_col_allocator *a, void *p, size_t old_n, size_t new_n)

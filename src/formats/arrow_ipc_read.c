@@ -226,8 +226,7 @@ static int take_buffer(cs_ipc_reader *r, cursor *cur, int64_t need, uint8_t **ou
         return cs_error_set(err, CS_EPROTO, "a buffer of %lld bytes where %lld are needed",
                             (long long)n, (long long)need);
     *size = (size_t)need;
-    *out = cs_col_buffer_alloc(r->alloc, (size_t)need);
-    if (need) memcpy(*out, p, (size_t)need);
+    *out = cs_col_buffer_copy(r->alloc, p, (size_t)need);
     return CS_OK;
 }
 
@@ -302,8 +301,7 @@ static int load_column(cs_ipc_reader *r, cursor *cur, const cs_col_type *t, int 
                 return cs_error_set(err, CS_EPROTO, "offsets of %lld bytes for %lld values",
                                     (long long)n, (long long)length);
             c->values_size = (size_t)need;
-            c->values = cs_col_buffer_alloc(r->alloc, c->values_size);
-            memcpy(c->values, p, (size_t)need);
+            c->values = cs_col_buffer_copy(r->alloc, p, (size_t)need);
         }
         break;
     }
