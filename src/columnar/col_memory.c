@@ -1,0 +1,105 @@
+/*
+ * col_memory.c — 64-byte aligned, zero-padded column buffers counted against execution memory
+ * (see col_memory.h). Called by the columns and builders of src/columnar and by the readers of
+ * src/formats.
+ */
+#include "columnar/col_memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/log.h"
+
+static cs_col_allocator default_allocator;
+
+void cs_col_allocator_init(cs_col_allocator *a, cs_task_memory *task_memory)
+{
+    a->task_memory = task_memory;
+    atomic_store(&a->allocated, 0);
+    atomic_store(&a->peak, 0);
+}
+
+cs_col_allocator *cs_col_default_allocator(void)
+{
+    return &default_allocator;
+}
+
+bool cs_col_allocator_over(const cs_col_allocator *a)
+{
+    return a->task_memory && cs_task_memory_over(a->task_memory);
+}
+
+size_t cs_col_padded(size_t n)
+{
+    return (n + CS_COL_ALIGN - 1) & ~(size_t)(CS_COL_ALIGN - 1);
+}
+
+static void charge(cs_col_allocator *a, int64_t delta)
+{
+    if (!a) a = &default_allocator;
+    int64_t now = atomic_fetch_add(&a->allocated, delta) + delta;
+    int64_t peak = atomic_load(&a->peak);
+    while (now > peak && !atomic_compare_exchange_weak(&a->peak, &peak, now)) {
+    }
+    if (a->task_memory) {
+        if (delta > 0)
+            cs_task_memory_acquire(a->task_memory, delta);
+        else if (delta < 0)
+            cs_task_memory_release(a->task_memory, -delta);
+    }
+}
+
+static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src)
+{
+    if (n == 0) return NULL;
+    size_t cap = cs_col_padded(n);
+    if (cap < n)
+        cap = SIZE_MAX & ~(size_t)(CS_COL_ALIGN - 1); /* overflow: let aligned_alloc fail */
+    void *p = aligned_alloc(CS_COL_ALIGN, cap);
+    if (!p) {
+        const char *note = cs_memory_limit_note();
+        cs_log(CS_LOG_ERROR, "columnar",
+               "out of memory allocating a column buffer of %zu bytes%s%s", cap,
+               note && note[0] ? ": " : "", note ? note : "");
+        abort();
+    }
+    if (src) {
+        memcpy(p, src, n);
+        memset((uint8_t *)p + n, 0, cap - n);
+    } else {
+        memset(p, 0, cap);
+    }
+    charge(a, (int64_t)cap);
+    return p;
+}
+
+void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n)
+{
+    return alloc_aligned(a, n, NULL);
+}
+
+void *cs_col_buffer_copy(cs_col_allocator *a, const void *src, size_t n)
+{
+    return alloc_aligned(a, n, src);
+}
+
+void *cs_col_buffer_realloc(cs_col_allocator *a, void *p, size_t old_n, size_t new_n)
+{
+    if (cs_col_padded(old_n) == cs_col_padded(new_n) && (p || new_n == 0)) {
+        /* same capacity: only keep the "bytes past the length are zero" rule when shrinking */
+        if (new_n < old_n) memset((uint8_t *)p + new_n, 0, old_n - new_n);
+        return p;
+    }
+    void *q = cs_col_buffer_alloc(a, new_n);
+    if (p && q) memcpy(q, p, old_n < new_n ? old_n : new_n);
+    cs_col_buffer_free(a, p, old_n);
+    return q;
+}
+
+void cs_col_buffer_free(cs_col_allocator *a, void *p, size_t n)
+{
+    if (!p) return;
+    free(p);
+    charge(a, -(int64_t)cs_col_padded(n));
+}

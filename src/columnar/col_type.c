@@ -1,0 +1,194 @@
+/*
+ * col_type.c — Spark's data types (see col_type.h): static primitives, reference-counted nested
+ * types, equality and Spark's simpleString. Called by everything in src/columnar and
+ * src/formats.
+ */
+#include "columnar/col_type.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PRIM(ID)                                                                                   \
+    {                                                                                              \
+        .refs = -1, .id = ID                                                                       \
+    }
+static cs_col_type primitives[] = {
+    PRIM(CS_TYPE_NULL),      PRIM(CS_TYPE_BOOLEAN),       PRIM(CS_TYPE_BYTE),
+    PRIM(CS_TYPE_SHORT),     PRIM(CS_TYPE_INT),           PRIM(CS_TYPE_LONG),
+    PRIM(CS_TYPE_FLOAT),     PRIM(CS_TYPE_DOUBLE),        PRIM(CS_TYPE_DECIMAL),
+    PRIM(CS_TYPE_STRING),    PRIM(CS_TYPE_BINARY),        PRIM(CS_TYPE_DATE),
+    PRIM(CS_TYPE_TIMESTAMP), PRIM(CS_TYPE_TIMESTAMP_NTZ),
+};
+
+cs_col_type *cs_col_type_primitive(cs_type_id id)
+{
+    if (id == CS_TYPE_DECIMAL || id > CS_TYPE_TIMESTAMP_NTZ) return NULL;
+    return &primitives[id];
+}
+
+static cs_col_type *type_new(cs_type_id id, int n_fields)
+{
+    cs_col_type *t = cs_xcalloc(1, sizeof *t);
+    atomic_store(&t->refs, 1);
+    t->id = id;
+    t->n_fields = n_fields;
+    t->fields = n_fields ? cs_xcalloc((size_t)n_fields, sizeof *t->fields) : NULL;
+    return t;
+}
+
+cs_col_type *cs_col_type_decimal(int precision, int scale, cs_error *err)
+{
+    if (precision < 1 || precision > CS_DECIMAL_MAX_PRECISION || scale < 0 || scale > precision) {
+        cs_error_set(err, CS_EINVAL,
+                     "decimal(%d,%d): expected a precision of 1 to 38 and a scale of 0 to the "
+                     "precision",
+                     precision, scale);
+        return NULL;
+    }
+    cs_col_type *t = type_new(CS_TYPE_DECIMAL, 0);
+    t->precision = precision;
+    t->scale = scale;
+    return t;
+}
+
+cs_col_type *cs_col_type_array(cs_col_type *element, bool contains_null)
+{
+    cs_col_type *t = type_new(CS_TYPE_ARRAY, 1);
+    t->fields[0] = (cs_col_field){cs_xstrdup("element"), element, contains_null};
+    return t;
+}
+
+cs_col_type *cs_col_type_map(cs_col_type *key, cs_col_type *value, bool value_contains_null)
+{
+    cs_col_type *t = type_new(CS_TYPE_MAP, 2);
+    t->fields[0] = (cs_col_field){cs_xstrdup("key"), key, false};
+    t->fields[1] = (cs_col_field){cs_xstrdup("value"), value, value_contains_null};
+    return t;
+}
+
+cs_col_type *cs_col_type_struct(const cs_col_field *fields, int n)
+{
+    cs_col_type *t = type_new(CS_TYPE_STRUCT, n);
+    for (int i = 0; i < n; i++)
+        t->fields[i] = (cs_col_field){cs_xstrdup(fields[i].name ? fields[i].name : ""),
+                                      fields[i].type, fields[i].nullable};
+    return t;
+}
+
+cs_col_type *cs_col_type_ref(cs_col_type *t)
+{
+    if (t && atomic_load(&t->refs) >= 0) atomic_fetch_add(&t->refs, 1);
+    return t;
+}
+
+void cs_col_type_unref(cs_col_type *t)
+{
+    if (!t || atomic_load(&t->refs) < 0) return;
+    if (atomic_fetch_sub(&t->refs, 1) != 1) return;
+    for (int i = 0; i < t->n_fields; i++) {
+        free(t->fields[i].name);
+        cs_col_type_unref(t->fields[i].type);
+    }
+    free(t->fields);
+    free(t);
+}
+
+bool cs_col_type_equal(const cs_col_type *a, const cs_col_type *b)
+{
+    if (a == b) return true;
+    if (!a || !b || a->id != b->id || a->n_fields != b->n_fields) return false;
+    if (a->id == CS_TYPE_DECIMAL && (a->precision != b->precision || a->scale != b->scale))
+        return false;
+    for (int i = 0; i < a->n_fields; i++) {
+        const cs_col_field *fa = &a->fields[i], *fb = &b->fields[i];
+        if (fa->nullable != fb->nullable || !cs_col_type_equal(fa->type, fb->type)) return false;
+        /* element/key/value names are Arrow's business, not Spark's: only struct names count */
+        if (a->id == CS_TYPE_STRUCT && strcmp(fa->name, fb->name) != 0) return false;
+    }
+    return true;
+}
+
+int cs_col_type_width(cs_type_id id)
+{
+    switch (id) {
+    case CS_TYPE_BYTE:
+        return 1;
+    case CS_TYPE_SHORT:
+        return 2;
+    case CS_TYPE_INT:
+    case CS_TYPE_FLOAT:
+    case CS_TYPE_DATE:
+        return 4;
+    case CS_TYPE_LONG:
+    case CS_TYPE_DOUBLE:
+    case CS_TYPE_TIMESTAMP:
+    case CS_TYPE_TIMESTAMP_NTZ:
+        return 8;
+    case CS_TYPE_DECIMAL:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+bool cs_col_type_has_offsets(cs_type_id id)
+{
+    return id == CS_TYPE_STRING || id == CS_TYPE_BINARY || id == CS_TYPE_ARRAY || id == CS_TYPE_MAP;
+}
+
+const char *cs_type_id_name(cs_type_id id)
+{
+    static const char *const names[] = {
+        [CS_TYPE_NULL] = "void",
+        [CS_TYPE_BOOLEAN] = "boolean",
+        [CS_TYPE_BYTE] = "tinyint",
+        [CS_TYPE_SHORT] = "smallint",
+        [CS_TYPE_INT] = "int",
+        [CS_TYPE_LONG] = "bigint",
+        [CS_TYPE_FLOAT] = "float",
+        [CS_TYPE_DOUBLE] = "double",
+        [CS_TYPE_DECIMAL] = "decimal",
+        [CS_TYPE_STRING] = "string",
+        [CS_TYPE_BINARY] = "binary",
+        [CS_TYPE_DATE] = "date",
+        [CS_TYPE_TIMESTAMP] = "timestamp",
+        [CS_TYPE_TIMESTAMP_NTZ] = "timestamp_ntz",
+        [CS_TYPE_ARRAY] = "array",
+        [CS_TYPE_STRUCT] = "struct",
+        [CS_TYPE_MAP] = "map",
+    };
+    return (unsigned)id < sizeof names / sizeof *names ? names[id] : "unknown";
+}
+
+void cs_col_type_simple_string(const cs_col_type *t, cs_sbuf *out)
+{
+    switch (t->id) {
+    case CS_TYPE_DECIMAL:
+        cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
+        return;
+    case CS_TYPE_ARRAY:
+        cs_sbuf_puts(out, "array<");
+        cs_col_type_simple_string(t->fields[0].type, out);
+        cs_sbuf_putc(out, '>');
+        return;
+    case CS_TYPE_MAP:
+        cs_sbuf_puts(out, "map<");
+        cs_col_type_simple_string(t->fields[0].type, out);
+        cs_sbuf_putc(out, ',');
+        cs_col_type_simple_string(t->fields[1].type, out);
+        cs_sbuf_putc(out, '>');
+        return;
+    case CS_TYPE_STRUCT:
+        cs_sbuf_puts(out, "struct<");
+        for (int i = 0; i < t->n_fields; i++) {
+            if (i) cs_sbuf_putc(out, ',');
+            cs_sbuf_printf(out, "%s:", t->fields[i].name);
+            cs_col_type_simple_string(t->fields[i].type, out);
+        }
+        cs_sbuf_putc(out, '>');
+        return;
+    default:
+        cs_sbuf_puts(out, cs_type_id_name(t->id));
+        return;
+    }
+}
