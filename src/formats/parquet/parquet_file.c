@@ -208,7 +208,7 @@ int cs_parquet_file_parse(const char *name, uint64_t size, const uint8_t *head, 
         (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
     if ((uint64_t)footer_len > size - 12)
         return fail(err, CS_EPROTO, name,
-                    "the footer length %u is larger than the file (%llu bytes)", footer_len,
+                    "the footer length %u does not fit in the file (%llu bytes)", footer_len,
                     (unsigned long long)size);
     if ((size_t)footer_len > tail_len - 8)
         return fail(err, CS_EINVAL, name, "footer of %u bytes, only %zu were read", footer_len,

@@ -449,7 +449,7 @@ int cs_parquet_meta_decode(const uint8_t *buf, size_t len, cs_parquet_meta *out,
     if (decode_file_meta(&d, out)) {
         arena_free(d.arena);
         memset(out, 0, sizeof *out);
-        return cs_error_prefix(err, "FileMetaData");
+        return err ? err->code : CS_EPROTO;
     }
     out->arena = d.arena;
     return CS_OK;
