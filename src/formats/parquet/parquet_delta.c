@@ -116,8 +116,15 @@ int cs_parquet_delta_length_decode(const uint8_t *p, size_t len, uint32_t n, cs_
                                    cs_error *err)
 {
     size_t used;
+    uint32_t count;
+    int rc = cs_parquet_delta_count(p, len, &count, err);
+    if (rc || count != n) /* before allocating for n lengths */
+        return rc ? rc
+                  : cs_error_set(err, CS_EPROTO,
+                                 "DELTA_LENGTH_BYTE_ARRAY holds %u values where %u were expected",
+                                 count, n);
     int32_t *lengths = cs_xmalloc((size_t)n * sizeof *lengths + 4);
-    int rc = cs_parquet_delta_decode_ints(p, len, CS_PQ_INT32, n, lengths, &used, err);
+    rc = cs_parquet_delta_decode_ints(p, len, CS_PQ_INT32, n, lengths, &used, err);
     size_t pos = used;
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (lengths[i] < 0 || (size_t)lengths[i] > len - pos) {
@@ -137,8 +144,15 @@ int cs_parquet_delta_byte_array_decode(const uint8_t *p, size_t len, uint32_t n,
                                        cs_parquet_values *out, cs_error *err)
 {
     size_t used, used2;
+    uint32_t count;
+    int rc = cs_parquet_delta_count(p, len, &count, err);
+    if (rc || count != n) /* before allocating for n lengths */
+        return rc ? rc
+                  : cs_error_set(err, CS_EPROTO,
+                                 "DELTA_BYTE_ARRAY holds %u values where %u were expected", count,
+                                 n);
     int32_t *prefix = cs_xmalloc((size_t)n * 2 * sizeof *prefix + 8), *suffix = prefix + n;
-    int rc = cs_parquet_delta_decode_ints(p, len, CS_PQ_INT32, n, prefix, &used, err);
+    rc = cs_parquet_delta_decode_ints(p, len, CS_PQ_INT32, n, prefix, &used, err);
     if (!rc)
         rc =
             cs_parquet_delta_decode_ints(p + used, len - used, CS_PQ_INT32, n, suffix, &used2, err);

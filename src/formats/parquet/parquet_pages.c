@@ -234,6 +234,9 @@ static int read_data_page(cs_parquet_page_reader *r, const cs_parquet_page_heade
 {
     const cs_parquet_column_desc *c = r->col;
     uint32_t n = (uint32_t)h->num_values;
+    if (n > CS_PARQUET_MAX_PAGE_VALUES)
+        return lie(r, page_at, err, "the page says %u values, more than the %u a page may hold", n,
+                   CS_PARQUET_MAX_PAGE_VALUES);
     if ((int64_t)n > r->values_left)
         return lie(r, page_at, err, "the page says %u values, the column chunk has %lld left", n,
                    (long long)r->values_left);

@@ -25,6 +25,11 @@
 #include "formats/parquet/parquet_file.h"
 #include "formats/parquet/parquet_meta.h"
 
+/* Level entries one page may hold: writers cut pages at 20,000 rows (parquet-mr) or 1 MiB
+ * (Arrow); this bound keeps a lying header (2^31 entries in a 6-byte RLE run) from allocating
+ * gigabytes of levels. */
+#define CS_PARQUET_MAX_PAGE_VALUES (1u << 27)
+
 typedef struct cs_parquet_page {
     int type;                        /* CS_PQ_PAGE_DATA or CS_PQ_PAGE_DATA_V2 */
     int encoding;                    /* of the values */

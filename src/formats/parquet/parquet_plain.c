@@ -112,6 +112,8 @@ int cs_parquet_plain_decode(const uint8_t *p, size_t len, uint32_t n, cs_parquet
     }
     if (out->type == CS_PQ_BYTE_ARRAY) {
         size_t pos = 0;
+        if ((uint64_t)n * 4 > len)
+            return truncated(err, "BYTE_ARRAY", n, len); /* 4 bytes each at least */
         grow((void **)&out->offsets, &out->offsets_cap, (size_t)out->count + n + 1,
              sizeof *out->offsets);
         for (uint32_t i = 0; i < n; i++) {
