@@ -307,6 +307,7 @@ static void test_pages_that_lie(void **state)
     cs_sbuf_free(&b.chunk);
     b.chunk = lying;
     expect_lie(&b, 200, 1 << 20, "the page says 1073741824 compressed bytes");
+    cs_sbuf_free(&b.chunk);
     /* without the dictionary page, the dictionary-encoded page has no dictionary */
     build_chunk(&b, CS_PQ_CODEC_SNAPPY, 0, 0);
     assert_int_equal(
