@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/parquet/parquet_bits.h"
+
 void cs_thrift_reader_init(cs_thrift_reader *r, const void *buf, size_t len, cs_error *err)
 {
     r->start = r->p = buf;
@@ -40,19 +42,10 @@ int cs_thrift_fail(cs_thrift_reader *r, const char *fmt, ...)
 
 static uint64_t read_varint(cs_thrift_reader *r)
 {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (r->p >= r->end) {
-            cs_thrift_fail(r, "truncated thrift varint");
-            return 0;
-        }
-        uint8_t b = *r->p++;
-        if (shift == 63 && (b & 0x7e)) break;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) return v;
-    }
-    cs_thrift_fail(r, "thrift varint longer than 64 bits");
-    return 0;
+    int ok;
+    uint64_t v = cs_pq_varint(&r->p, r->end, &ok);
+    if (!ok) cs_thrift_fail(r, "truncated thrift varint, or longer than 64 bits");
+    return v;
 }
 
 static int64_t unzigzag(uint64_t v)
@@ -280,15 +273,7 @@ void cs_thrift_writer_init(cs_thrift_writer *w, cs_sbuf *out)
 
 void cs_thrift_write_varint(cs_thrift_writer *w, uint64_t v)
 {
-    uint8_t b[10];
-    size_t n = 0;
-    do {
-        b[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v) b[n] |= 0x80;
-        n++;
-    } while (v);
-    cs_sbuf_append(w->out, b, n);
+    cs_pq_put_varint(w->out, v);
 }
 
 void cs_thrift_write_zigzag(cs_thrift_writer *w, int64_t v)

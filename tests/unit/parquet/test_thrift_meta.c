@@ -141,6 +141,7 @@ static void test_depth_and_list_limits(void **state)
     cs_thrift_reader_init(&r, varint, sizeof varint, &err);
     assert_int_equal(cs_thrift_skip(&r, CS_THRIFT_STRUCT), CS_EPROTO);
     assert_non_null(strstr(err.msg, "longer than 64 bits"));
+    assert_int_equal(cs_thrift_reader_pos(&r), sizeof varint); /* nothing more is read */
 }
 
 static cs_parquet_bytes bytes_of(const char *s)
