@@ -3,7 +3,9 @@ physical type, nulls, nested lists and structs, each encoding through use_dictio
 column_encoding, every codec, data pages v1 and v2, several row groups and pages, INT96
 timestamps), reads each with cspark's reader (build/tests/parquet_dump) and compares the
 definition levels, repetition levels and non-null physical values with what pyarrow reads,
-column by column. Then checks that damaged files fail with one line naming the file.
+column by column. Then checks that pyarrow reads a file made of cspark's encoders
+(build/tests/parquet_write_sample) as written, and that damaged files fail with one line naming
+the file.
 
 usage: parquet_pyarrow.py DUMP_TOOL WORK_DIR      exit 0, or 1 with the first difference
 """
@@ -11,6 +13,7 @@ import datetime
 import decimal
 import json
 import math
+import os
 import random
 import struct
 import subprocess
@@ -93,13 +96,15 @@ def physical(typ, v, type_length):
     raise AssertionError(f"no physical form for {typ}")
 
 
-def shred(typ, v, path, d, r, rdepth, out):
-    """Dremel levels of one leaf (path below typ) for value v of a nullable field: appends
-    (definition level, repetition level, value or None) per entry."""
+def shred(typ, v, path, d, r, rdepth, out, nullable=True):
+    """Dremel levels of one leaf (path below typ) for value v of a field (nullable: OPTIONAL, which
+    counts in the definition level; else REQUIRED): appends (definition level, repetition level,
+    value or None) per entry."""
     if v is None:
         out.append((d, r, None))
         return
-    d += 1
+    if nullable:
+        d += 1
     if pa.types.is_list(typ):  # optional list > repeated group "list" > optional "element"
         if len(v) == 0:
             out.append((d, r, None))
@@ -128,7 +133,7 @@ def expected_columns(path, table_for_levels):
             py = col.cast(pa.int64() if pa.types.is_timestamp(typ) else pa.int32()).to_pylist()
         levels = []
         for v in py:
-            shred(typ, v, parts[1:], 0, 0, 0, levels)
+            shred(typ, v, parts[1:], 0, 0, 0, levels, table_for_levels.schema.field(top).nullable)
         leaf_type = typ
         for p in parts[1:]:
             if pa.types.is_list(leaf_type):
@@ -249,6 +254,25 @@ def main():
         raise AssertionError(f"{path}: INT96 values differ from pyarrow's")
     checked += 1
     print(f"parquet_pyarrow: {checked} files read identically to pyarrow")
+
+    # the writer's pieces (cspark's encoders, page headers, FileMetaData) against pyarrow's reader
+    path = f"{WORK}/cspark_sample.parquet"
+    subprocess.run([os.path.join(os.path.dirname(DUMP), "parquet_write_sample"), path], check=True)
+    want = {
+        "i32": [None if r % 5 == 0 else r * 7 % 13 for r in range(500)],
+        "i64": [r * 1000003 - 250000000 for r in range(500)],
+        "s": [None if r % 4 == 0 else f"s{r % 17}" for r in range(500)],
+        "b": [r % 3 == 0 for r in range(500)],
+        "li": [None if r % 6 == 0 else [] if r % 6 == 1 else [r, None, r + 2] if r % 2 else [r, r + 1]
+               for r in range(500)],
+    }
+    read = pq.read_table(path)
+    for name, values in want.items():
+        if read.column(name).to_pylist() != values:
+            raise AssertionError(f"{path}: pyarrow reads column {name} of cspark's file differently")
+    compare(path, read)
+    print("parquet_pyarrow: a file of cspark's encoders (dictionary, DELTA_BINARY_PACKED, PLAIN, "
+          "RLE levels, v1 and v2 pages, 5 codecs) reads in pyarrow as written")
 
     # damaged files: one line naming the file, exit 1, never a crash
     good = open(f"{WORK}/none_v1.0_dict0.parquet", "rb").read()
