@@ -27,6 +27,10 @@ int cs_parquet_dict_gather(const cs_parquet_values *dict, const uint32_t *indice
         return CS_OK;
     }
     size_t w = cs_parquet_value_width(dict->type, dict->type_length);
+    if ((uint64_t)(out->count + (uint64_t)n) * w > INT32_MAX) /* as byte arrays, at most 2 GiB */
+        return cs_error_set(err, CS_EPROTO,
+                            "%u dictionary values of %zu bytes exceed 2 GiB once materialized", n,
+                            w);
     uint8_t *dst = cs_parquet_values_reserve_fixed(out, n);
     switch (w) {
     case 4:

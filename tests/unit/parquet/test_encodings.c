@@ -255,6 +255,20 @@ static void test_dictionary(void **state)
     cs_parquet_dict_builder_add(&db2, &ints, 0, 5000, idx);
     assert_int_equal(db2.dict.count, 3000);
     assert_int_equal(idx[3500], 500);
+    /* a wide FIXED_LEN_BYTE_ARRAY dictionary value repeated past 2 GiB is refused, not allocated */
+    cs_parquet_values wide = {0}, wide_out = {0};
+    cs_parquet_values_reset(&wide, CS_PQ_FIXED_LEN_BYTE_ARRAY, 1 << 20);
+    memset(cs_parquet_values_reserve_fixed(&wide, 1), 7, 1 << 20);
+    wide.count = 1;
+    cs_parquet_values_reset(&wide_out, CS_PQ_FIXED_LEN_BYTE_ARRAY, 1 << 20);
+    uint32_t *zeros = calloc(4096, sizeof *zeros);
+    assert_int_equal(cs_parquet_dict_gather(&wide, zeros, 4096, &wide_out, &err), CS_EPROTO);
+    assert_non_null(strstr(err.msg, "exceed 2 GiB"));
+    assert_int_equal(cs_parquet_dict_gather(&wide, zeros, 3, &wide_out, &err), 0);
+    assert_int_equal(wide_out.count, 3);
+    free(zeros);
+    cs_parquet_values_free(&wide);
+    cs_parquet_values_free(&wide_out);
     cs_parquet_dict_builder_free(&db);
     cs_parquet_dict_builder_free(&db2);
     cs_parquet_values_free(&v);
