@@ -1,0 +1,189 @@
+/* parquet_rle.c — the RLE/bit-packed hybrid encoding (Parquet's "RLE"), used for definition and
+ * repetition levels and for dictionary indices (see parquet_encoding.h).
+ *
+ * A run header is a ULEB128 varint h: h & 1 = 1 starts a bit-packed run of (h >> 1) groups of 8
+ * values (bit_width bytes per group), h & 1 = 0 a repeated run of (h >> 1) copies of one value
+ * stored in ceil(bit_width / 8) little-endian bytes. A bit-packed run cut short by the end of the
+ * buffer yields the values its bytes hold (writers pad the last group; some trim it). The encoder
+ * writes repeated runs for 8 or more equal values and bit-packed runs otherwise, as parquet-mr's
+ * RunLengthBitPackingHybridEncoder does.
+ */
+#include "formats/parquet/parquet_encoding.h"
+
+#include <stdlib.h>
+
+#include "formats/parquet/parquet_bits.h"
+
+int cs_parquet_bit_width(uint64_t max_value)
+{
+    int w = 0;
+    while (max_value) {
+        w++;
+        max_value >>= 1;
+    }
+    return w;
+}
+
+void cs_parquet_rle_decoder_init(cs_parquet_rle_decoder *d, const uint8_t *p, size_t len,
+                                 int bit_width)
+{
+    d->p = p;
+    d->end = p + len;
+    d->bit_width = bit_width;
+    d->rle_left = d->packed_left = d->packed_pos = 0;
+    d->rle_value = 0;
+    d->packed = NULL;
+    d->packed_bytes = 0;
+}
+
+static int next_run(cs_parquet_rle_decoder *d, cs_error *err)
+{
+    int ok;
+    if (d->p >= d->end)
+        return cs_error_set(err, CS_EPROTO,
+                            "RLE/bit-packed data ends before its values (bit width %d)",
+                            d->bit_width);
+    uint64_t h = cs_pq_varint(&d->p, d->end, &ok);
+    if (!ok) return cs_error_set(err, CS_EPROTO, "RLE/bit-packed run header truncated");
+    if (h & 1) {
+        uint64_t groups = h >> 1;
+        size_t left = (size_t)(d->end - d->p);
+        uint64_t bytes = groups * (uint64_t)d->bit_width;
+        if (groups == 0 || groups > UINT32_MAX / 8)
+            return cs_error_set(err, CS_EPROTO, "bit-packed run of %llu groups",
+                                (unsigned long long)groups);
+        uint64_t count = groups * 8;
+        if (bytes > left) { /* a trimmed last run: the values its bytes hold */
+            bytes = left;
+            count = d->bit_width ? (uint64_t)left * 8 / (uint64_t)d->bit_width : count;
+            if (count == 0) return cs_error_set(err, CS_EPROTO, "bit-packed run truncated");
+        }
+        d->packed = d->p;
+        d->packed_bytes = (size_t)bytes;
+        d->packed_left = (uint32_t)count;
+        d->packed_pos = 0;
+        d->p += bytes;
+    } else {
+        uint64_t count = h >> 1;
+        size_t vbytes = ((size_t)d->bit_width + 7) / 8;
+        if (count == 0 || count > UINT32_MAX)
+            return cs_error_set(err, CS_EPROTO, "RLE run of %llu values",
+                                (unsigned long long)count);
+        if ((size_t)(d->end - d->p) < vbytes)
+            return cs_error_set(err, CS_EPROTO, "RLE run value truncated");
+        uint32_t v = 0;
+        for (size_t i = 0; i < vbytes; i++)
+            v |= (uint32_t)d->p[i] << (8 * i);
+        d->p += vbytes;
+        d->rle_left = (uint32_t)count;
+        d->rle_value = v;
+    }
+    return CS_OK;
+}
+
+int cs_parquet_rle_decode_u32(cs_parquet_rle_decoder *d, uint32_t *out, uint32_t n,
+                              uint32_t max_value, cs_error *err)
+{
+    if (d->bit_width < 0 || d->bit_width > 32)
+        return cs_error_set(err, CS_EPROTO, "RLE/bit-packed bit width %d (0..32 expected)",
+                            d->bit_width);
+    uint32_t i = 0;
+    while (i < n) {
+        if (d->rle_left) {
+            if (d->rle_value > max_value)
+                return cs_error_set(err, CS_EPROTO, "RLE value %u above the maximum %u",
+                                    d->rle_value, max_value);
+            uint32_t k = d->rle_left < n - i ? d->rle_left : n - i;
+            for (uint32_t j = 0; j < k; j++)
+                out[i + j] = d->rle_value;
+            i += k;
+            d->rle_left -= k;
+        } else if (d->packed_left) {
+            uint32_t k = d->packed_left < n - i ? d->packed_left : n - i;
+            uint64_t bit = (uint64_t)d->packed_pos * (uint64_t)d->bit_width;
+            uint32_t bad = 0;
+            for (uint32_t j = 0; j < k; j++, bit += (uint64_t)d->bit_width) {
+                uint32_t v =
+                    (uint32_t)cs_pq_bits_get(d->packed, d->packed_bytes, bit, d->bit_width);
+                bad |= v > max_value;
+                out[i + j] = v;
+            }
+            if (bad)
+                return cs_error_set(err, CS_EPROTO, "bit-packed value above the maximum %u",
+                                    max_value);
+            i += k;
+            d->packed_left -= k;
+            d->packed_pos += k;
+        } else if (next_run(d, err)) {
+            return err ? err->code : CS_EPROTO;
+        }
+    }
+    return CS_OK;
+}
+
+int cs_parquet_rle_decode_levels(cs_parquet_rle_decoder *d, int16_t *out, uint32_t n,
+                                 int16_t max_level, cs_error *err)
+{
+    uint32_t chunk[512];
+    for (uint32_t i = 0; i < n;) {
+        uint32_t k = n - i < 512 ? n - i : 512;
+        int rc = cs_parquet_rle_decode_u32(d, chunk, k, (uint32_t)max_level, err);
+        if (rc) return rc;
+        for (uint32_t j = 0; j < k; j++)
+            out[i + j] = (int16_t)chunk[j];
+        i += k;
+    }
+    return CS_OK;
+}
+
+/* ---- encoder --------------------------------------------------------------------------------- */
+
+static void put_rle_run(uint32_t value, uint32_t count, int bit_width, cs_sbuf *out)
+{
+    cs_pq_put_varint(out, (uint64_t)count << 1);
+    for (int i = 0; i < (bit_width + 7) / 8; i++)
+        cs_sbuf_putc(out, (char)(value >> (8 * i)));
+}
+
+/* A bit-packed run of v[0..n) (n padded with zeros to a multiple of 8). */
+static void put_packed_run(const uint32_t *v, uint32_t n, int bit_width, cs_sbuf *out)
+{
+    uint32_t groups = (n + 7) / 8;
+    uint64_t tmp[512];
+    cs_pq_put_varint(out, (uint64_t)groups << 1 | 1);
+    for (uint32_t i = 0; i < groups * 8; i += 512) {
+        uint32_t k = groups * 8 - i < 512 ? groups * 8 - i : 512;
+        for (uint32_t j = 0; j < k; j++)
+            tmp[j] = i + j < n ? v[i + j] : 0;
+        cs_pq_bits_pack(tmp, k, bit_width, out);
+    }
+}
+
+void cs_parquet_rle_encode_u32(const uint32_t *v, uint32_t n, int bit_width, cs_sbuf *out)
+{
+    uint32_t i = 0, packed_start = 0;
+    while (i < n) {
+        uint32_t j = i + 1;
+        while (j < n && v[j] == v[i])
+            j++;
+        /* a repeated run only from a group boundary of the pending bit-packed values */
+        if (j - i >= 8 && (i - packed_start) % 8 == 0) {
+            if (i > packed_start)
+                put_packed_run(v + packed_start, i - packed_start, bit_width, out);
+            put_rle_run(v[i], j - i, bit_width, out);
+            packed_start = i = j;
+        } else {
+            i++;
+        }
+    }
+    if (n > packed_start) put_packed_run(v + packed_start, n - packed_start, bit_width, out);
+}
+
+void cs_parquet_rle_encode_levels(const int16_t *v, uint32_t n, int bit_width, cs_sbuf *out)
+{
+    uint32_t *tmp = cs_xmalloc((size_t)n * sizeof *tmp + 4);
+    for (uint32_t i = 0; i < n; i++)
+        tmp[i] = (uint32_t)v[i];
+    cs_parquet_rle_encode_u32(tmp, n, bit_width, out);
+    free(tmp);
+}
