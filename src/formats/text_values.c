@@ -457,9 +457,8 @@ bool cs_tv_pattern_parse(const cs_tv_pattern *p, const char *s, size_t n, int64_
 
 void cs_tv_pattern_format(const cs_tv_pattern *p, int64_t micros, cs_sbuf *out)
 {
-    int64_t days =
-        micros >= 0 ? micros / 86400000000LL : -((-micros + 86399999999LL) / 86400000000LL);
-    int64_t in_day = micros - days * 86400000000LL, y;
+    int64_t days = cs_tv_day_of(micros);
+    int64_t in_day = micros - days * CS_MICROS_PER_DAY, y;
     int mo, d;
     cs_tv_civil_from_days(days, &y, &mo, &d);
     int64_t secs = in_day / 1000000, frac = in_day % 1000000;

@@ -55,6 +55,13 @@ bool cs_tv_pattern_parse(const cs_tv_pattern *p, const char *s, size_t n, int64_
 /* Formats micros (UTC) with the pattern (optional sections printed). */
 void cs_tv_pattern_format(const cs_tv_pattern *p, int64_t micros, cs_sbuf *out);
 
+#define CS_MICROS_PER_DAY 86400000000LL
+/* The day of a timestamp (floor division: before 1970 too). */
+static inline int64_t cs_tv_day_of(int64_t micros)
+{
+    return micros >= 0 ? micros / CS_MICROS_PER_DAY
+                       : -((-micros + CS_MICROS_PER_DAY - 1) / CS_MICROS_PER_DAY);
+}
 int64_t cs_tv_days_from_civil(int64_t y, int m, int d);
 void cs_tv_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 /* Java's Double.toString: "1.0", "1.5E10", "1.0E-5", "NaN", "Infinity". */

@@ -272,8 +272,7 @@ static int run_case(const char *dir, json_t *c, int splits, const char *write_di
             json_object_set_new(w, "schema", json_string(ddl));
             json_object_del(wo, "inferSchema");
             json_object_del(wo, "mode");
-            if (src.csv)
-                json_object_set_new(wo, "header", json_string("true"));
+            if (src.csv) json_object_set_new(wo, "header", json_string("true"));
             json_array_append_new(written, w);
             free(ddl);
         }

@@ -125,7 +125,7 @@ static bool convert(const cs_csv_options *o, const cs_ftype *t, const char *v, s
         int64_t micros;
         if (o->date_pattern) {
             if (!cs_tv_pattern_parse(o->date_pattern, v, n, &micros)) return false;
-            days = (int32_t)(micros / 86400000000LL);
+            days = (int32_t)cs_tv_day_of(micros);
         } else if (!cs_tv_parse_date_lenient(v, n, &days))
             return false;
         cs_field_set_i64(c, col, days);

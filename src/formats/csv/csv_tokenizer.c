@@ -36,9 +36,9 @@ static bool is_ws(char c)
 /* Parses one record starting at buf[p] (a line's start). `limit`: where the record must end
  * without multiLine (the line end, '\r' excluded), or n. Returns the index just after the
  * record's last value (at a '\n' / '\r' / limit), or SIZE_MAX when the buffer ends inside a
- * quoted value of a multiLine record. */
+ * quoted value of a multiLine record that the input goes on after (at_eof false). */
 static size_t parse_record(const cs_csv_options *o, const char *buf, size_t n, size_t p,
-                           size_t limit, cs_csv_tokens *t)
+                           size_t limit, bool at_eof, cs_csv_tokens *t)
 {
     const char sep = o->sep, q = o->quote, esc = o->escape;
     const bool ml = o->multi_line;
@@ -83,7 +83,7 @@ static size_t parse_record(const cs_csv_options *o, const char *buf, size_t n, s
                 } else
                     j++;
             }
-            if (!closed && ml && j >= limit)
+            if (!closed && ml && j >= limit && !at_eof)
                 return SIZE_MAX; /* the value goes on past the buffer */
             size_t after = closed ? j + 1 : j, k = after;
             if (o->ignore_trailing_ws)
@@ -160,17 +160,15 @@ int cs_csv_next_record(const cs_csv_options *o, const char *buf, size_t n, size_
             continue;
         }
         if (!o->multi_line) {
-            parse_record(o, buf, n, p, content_end, t);
+            parse_record(o, buf, n, p, content_end, true, t);
             *rec_start = p;
             *rec_end = content_end;
             *pos = next;
             return 1;
         }
-        size_t end = parse_record(o, buf, n, p, n, t);
-        if (end == SIZE_MAX) {
-            if (!at_eof) return 0;
-            end = n; /* an unclosed quote at the end of the input: the value runs to it */
-        }
+        /* at the end of the input an unclosed quote's value runs to it, line ends included */
+        size_t end = parse_record(o, buf, n, p, n, at_eof, t);
+        if (end == SIZE_MAX) return 0;
         size_t after = end;
         if (after < n && buf[after] == '\r') after++;
         if (after < n && buf[after] == '\n')

@@ -85,7 +85,7 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
                 cs_tv_format_decimal(k->dec[r], k->scale, &tmp);
                 break;
             case CS_FT_DATE:
-                cs_tv_pattern_format(o->write_date_pattern, k->i64[r] * 86400000000LL, &tmp);
+                cs_tv_pattern_format(o->write_date_pattern, k->i64[r] * CS_MICROS_PER_DAY, &tmp);
                 break;
             case CS_FT_TIMESTAMP:
                 cs_tv_pattern_format(o->write_ts_pattern, k->i64[r], &tmp);

@@ -217,13 +217,25 @@ static cs_ftype *merge(cs_ftype *a, cs_ftype *b)
     return r;
 }
 
-/* NullType -> string, everywhere */
-static void canonicalize(cs_ftype *t)
+/* Spark's canonicalizeType: NullType becomes string; struct fields with an empty name and
+ * structs without fields (and arrays of them) go away. False: drop t. */
+static bool canonicalize(cs_ftype *t)
 {
     if (t->kind == CS_FT_NULL) t->kind = CS_FT_STRING;
-    if (t->element) canonicalize(t->element);
-    for (int i = 0; i < t->nfields; i++)
-        canonicalize(t->fields[i]);
+    if (t->kind == CS_FT_ARRAY) return canonicalize(t->element);
+    if (t->kind != CS_FT_STRUCT) return true;
+    int kept = 0;
+    for (int i = 0; i < t->nfields; i++) {
+        if (t->names[i][0] && canonicalize(t->fields[i])) {
+            t->names[kept] = t->names[i];
+            t->fields[kept++] = t->fields[i];
+        } else {
+            free(t->names[i]);
+            cs_ftype_free(t->fields[i]);
+        }
+    }
+    t->nfields = kept;
+    return kept > 0;
 }
 
 static cs_ftype *corrupt_only(const cs_json_options *o)
@@ -315,8 +327,7 @@ static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *ou
     if (!json_is_string(v)) return false;
     const char *s = json_string_value(v);
     size_t n = json_string_length(v);
-    if (p)
-        return cs_tv_pattern_parse(p, s, n, out) && (!date || (*out = *out / 86400000000LL, true));
+    if (p) return cs_tv_pattern_parse(p, s, n, out) && (!date || (*out = cs_tv_day_of(*out), true));
     if (date) {
         int32_t d;
         if (!cs_tv_parse_date_lenient(s, n, &d)) return false;

@@ -97,6 +97,13 @@ case("csv_timestamp_format", "csv", "t\n31/01/2024 10:20\n",
 case("csv_date_read", "csv", "d,t\n2024-01-31,2024-01-31 10:20:30.25\n", {"header": "true"},
      "d DATE, t TIMESTAMP")
 case("csv_mixed_string", "csv", "a,b\n1,x\n2.5,y\nhello,3\n", INFER)
+case("csv_before_1970", "csv", "d,t\n1969-12-31,1900-01-01T00:00:00\n1066-10-14,1969-12-31 23:59:59.999999\n",
+     INFER)
+case("csv_header_names", "csv", "a,,a,b\n1,2,3,4\n", {"header": "true"})
+case("csv_backslash", "csv", 'a,b\n"x\\y",z\n"p\\",q\n', {"header": "true"})
+case("csv_multiline_unclosed", "csv", 'a,b\n1,"open\nstill open\n', {"header": "true", "multiLine": "true"})
+case("csv_quoted_numbers", "csv", 'a,b\n"1","2.5"\n"3",""\n', INFER)
+case("csv_ragged_infer", "csv", "a,b,c\n1\n2,x\n3,y,4.5\n", INFER)
 
 # --- JSON lines -----------------------------------------------------------------------------
 case("json_basic", "json", '{"a":1,"b":"x"}\n{"a":2,"b":null}\n{"b":"z"}\n')
@@ -123,6 +130,14 @@ case("json_typed_read", "json", '{"i":1,"d":2,"s":5,"b":true,"t":"2024-01-31T10:
      schema="i INT, d DOUBLE, s STRING, b BOOLEAN, t TIMESTAMP")
 case("json_date_read", "json", '{"d":"2024-01-31"}\n', schema="d DATE")
 case("json_string_from_struct", "json", '{"v":{"x":1,"y":[1,2]}}\n{"v":"s"}\n')
+case("json_nested_conflict", "json", '{"s":{"a":1}}\n{"s":{"a":"x","b":2.5}}\n')
+case("json_empty_objects", "json", '{}\n{"a":{},"b":1}\n')
+case("json_decimal_read", "json", '{"v":1.25}\n{"v":3}\n{"v":123456789.999}\n', schema="v DECIMAL(10,2)")
+case("json_int_overflow", "json", '{"v":5000000000}\n{"v":7}\n', schema="v INT, _corrupt_record STRING")
+case("json_multiline", "json", '[\n {"a": 1,\n  "b": [1, 2]},\n {"a": 2}\n]\n', {"multiLine": "true"})
+case("json_multiline_object", "json", '{\n "a": {"x": "y"},\n "n": null\n}\n', {"multiLine": "true"})
+case("json_before_1970", "json", '{"d":"1969-12-31","t":"1900-01-01T00:00:00"}\n', schema="d DATE, t TIMESTAMP")
+case("json_unicode", "json", '{"s":"\u00fcber \u4e2d\u6587 \\ud83d\\ude00"}\n')
 
 with open(os.path.join(D, "cases.json"), "w") as f:
     json.dump(cases, f, indent=1)
