@@ -3,7 +3,8 @@
 # on a generated file of BENCH_MB (200) megabytes each (bench/gen_csv_json.py: 7 columns of long,
 # string, double, int, date, boolean and string), read from memory on one thread by
 # build/tests/csvjson_dump --bench: schema inference (inferSchema for CSV) and then parsing into
-# typed chunks, timed separately. pyarrow's and DuckDB's readers are timed on the same files when
+# typed chunks, timed separately, in wall-clock and in CPU-time MB/s (the second is what a loaded
+# machine does not change). pyarrow's and DuckDB's readers are timed on the same files when
 # /usr/bin/python3 imports them; otherwise only cspark's figures are printed. Not part of CI.
 #
 # usage: bench/csv_json_parse.sh [BUILD_DIR]   (BENCH_MB: size of each file, default 200)

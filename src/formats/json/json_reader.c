@@ -384,6 +384,58 @@ static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
     }
 }
 
+/* A new value of v (already checked by fits) in the form of type t, as Spark holds it: strings
+ * for string fields (other values as their JSON text), doubles as reals, dates and timestamps
+ * in the writer's text, struct fields in schema order without the null ones. */
+static json_t *conform(const cs_json_options *o, const cs_ftype *t, json_t *v)
+{
+    if (!v || json_is_null(v)) return json_null();
+    int64_t x;
+    switch (t->kind) {
+    case CS_FT_STRING: {
+        if (json_is_string(v)) return json_incref(v);
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+        json_t *r = json_string(text);
+        free(text);
+        return r;
+    }
+    case CS_FT_DOUBLE:
+        return json_is_number(v) ? json_real(json_number_value(v)) : json_incref(v);
+    case CS_FT_DATE:
+    case CS_FT_TIMESTAMP: {
+        cs_sbuf b = CS_SBUF_INIT;
+        char bad;
+        time_value(t->kind == CS_FT_DATE ? o->date_pattern : o->timestamp_pattern,
+                   t->kind == CS_FT_DATE, v, &x);
+        cs_tv_pattern *p = cs_tv_pattern_new(
+            t->kind == CS_FT_DATE ? "yyyy-MM-dd" : "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", &bad);
+        cs_tv_pattern_format(p, t->kind == CS_FT_DATE ? x * CS_MICROS_PER_DAY : x, &b);
+        cs_tv_pattern_free(p);
+        json_t *r = json_stringn(b.data, b.len);
+        cs_sbuf_free(&b);
+        return r;
+    }
+    case CS_FT_ARRAY: {
+        json_t *r = json_array();
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) json_array_append_new(r, conform(o, t->element, e));
+        return r;
+    }
+    case CS_FT_STRUCT: {
+        json_t *r = json_object();
+        for (int i = 0; i < t->nfields; i++) {
+            json_t *f = json_object_get(v, t->names[i]);
+            if (f && !json_is_null(f))
+                json_object_set_new(r, t->names[i], conform(o, t->fields[i], f));
+        }
+        return r;
+    }
+    default:
+        return json_incref(v);
+    }
+}
+
 /* One field into the chunk; false when it does not convert. */
 static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs_field_chunk *c,
                       int col)
@@ -446,7 +498,7 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
         cs_field_set_i64(c, col, x);
         return true;
     default:
-        cs_field_set_nested(c, col, json_incref(v));
+        cs_field_set_nested(c, col, conform(o, t, v));
         return true;
     }
 }
