@@ -119,8 +119,12 @@ static size_t parse_record(const cs_csv_options *o, const char *buf, size_t n, s
             }
         } else {
             size_t e = i;
-            while (e < limit && buf[e] != sep && buf[e] != '\n')
-                e++;
+            if (!ml) { /* a line holds no '\n': only the separator ends the value */
+                const char *at = i < limit ? memchr(buf + i, sep, limit - i) : NULL;
+                e = at ? (size_t)(at - buf) : limit;
+            } else
+                while (e < limit && buf[e] != sep && buf[e] != '\n')
+                    e++;
             size_t ve = e;
             if (ml && ve > i && buf[ve - 1] == '\r' && (ve == limit || buf[ve] == '\n')) ve--;
             if (o->ignore_trailing_ws)
