@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # install-pytools.sh — installs the pinned Python test tools (pyarrow, the judge of the Arrow IPC
-# and, later, Parquet tests) into a cache directory outside the source tree, and prints the path
+# and Parquet tests) into a cache directory outside the source tree, and prints the path
 # of a python3 that imports them (a small wrapper setting PYTHONPATH) on stdout.
 #
-# Used by tests/formats/*.sh; the product never needs it. pyarrow's wheel bundles Arrow's C++
+# Used by tests/formats/*.sh, tests/integration/parquet_pyarrow.sh and tests/fuzz/parquet_reader.sh;
+# the product never needs it. pyarrow's wheel bundles Arrow's C++
 # libraries, so nothing else is installed; numpy is not needed for what the tests do.
 #
 #   scripts/install-pytools.sh     -> prints e.g. ~/.cache/cspark/pytools-pyarrow-26.0.1/python3

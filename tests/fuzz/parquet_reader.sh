@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Parquet reader fuzzer (clang -fsanitize=fuzzer,address,undefined) against
 # src/formats/parquet and what it uses, and runs it for ~30 s from a seed corpus pyarrow writes
-# (scripts/install-pyarrow.sh): small files of every physical type, nested and null columns, each
+# (scripts/install-pytools.sh): small files of every physical type, nested and null columns, each
 # encoding and codec, data pages v1 and v2, and the same files' column chunks alone (the
 # fuzzer's chunk mode, reaching the page decoders without a footer). $1 = build directory. It runs
 # in both CI passes, under AddressSanitizer and UBSan, as the other fuzzers do. Inputs that once
@@ -10,7 +10,7 @@ set -euo pipefail
 BUILD=${1:?usage: parquet_reader.sh BUILD_DIR}
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v clang >/dev/null || { echo "SKIP: parquet_reader: clang is required (scripts/install-deps.sh)"; exit 77; }
-PA=$(bash "$SRC/scripts/install-pyarrow.sh") || { echo "SKIP: parquet_reader: cannot install pyarrow"; exit 77; }
+PA_PY=$(bash "$SRC/scripts/install-pytools.sh") || { echo "SKIP: parquet_reader: cannot install pyarrow"; exit 77; }
 OUT="$BUILD/fuzz/parquet_reader"
 rm -rf "$OUT/corpus"
 mkdir -p "$OUT/corpus"
@@ -31,7 +31,7 @@ void cs_fs_reader_close(cs_fs_reader *r) {}
 STUB
 clang "${FLAGS[@]}" -fsanitize=fuzzer,address,undefined "$SRC/tests/fuzz/parquet_reader_fuzz.c" \
   "${SOURCES[@]}" "$OUT/fs_stub.c" "${LIBS[@]}" -o "$OUT/parquet_reader_fuzz"
-PYTHONPATH="$PA" /usr/bin/python3 - "$OUT/corpus" <<'PY'
+"$PA_PY" - "$OUT/corpus" <<'PY'
 import sys, pyarrow as pa, pyarrow.parquet as pq
 d = sys.argv[1]
 t = pa.table({

@@ -8,11 +8,11 @@
 # pyarrow's own reading; then damaged files (truncated, wrong magic, lying footer length, zeroed
 # footer, garbage page) and an unsupported codec must each fail with one line naming the file; and
 # pyarrow must read a file made of cspark's encoders (build/tests/parquet_write_sample) as written.
-# pyarrow is a test tool installed by scripts/install-pyarrow.sh (pinned, in a cache directory).
+# pyarrow is a test tool installed by scripts/install-pytools.sh (pinned, in a cache directory).
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 DUMP=$BUILD/tests/parquet_dump
 need "$DUMP" "$BUILD/tests/parquet_write_sample"
-PA=$(bash "$SRC/scripts/install-pyarrow.sh") || { echo "SKIP: $TEST_NAME: cannot install pyarrow (scripts/install-pyarrow.sh)"; exit 77; }
-PYTHONPATH="$PA" "$PY" "$SRC/tests/integration/parquet_pyarrow.py" "$DUMP" "$T" || fail "see above"
+PA_PY=$(bash "$SRC/scripts/install-pytools.sh") || { echo "SKIP: $TEST_NAME: cannot install pyarrow (scripts/install-pytools.sh)"; exit 77; }
+"$PA_PY" "$SRC/tests/integration/parquet_pyarrow.py" "$DUMP" "$T" || fail "see above"
 echo "PASS: $TEST_NAME"

@@ -1,0 +1,64 @@
+/*
+ * json.h — Spark's JSON data source over a buffer, JSON parsed by jansson: JSON lines (one
+ * value per line; blank lines skipped) or, with multiLine, the whole input as one value; a
+ * top-level array gives one row per element. Schema inference as Spark's JsonInferSchema,
+ * reading as JacksonParser converts values, and the writer (JacksonGenerator's text).
+ *
+ * Options (Spark's names, keys case-insensitive): mode PERMISSIVE|DROPMALFORMED|FAILFAST,
+ * columnNameOfCorruptRecord (_corrupt_record), multiLine false, dateFormat, timestampFormat,
+ * primitivesAsString false, prefersDecimal false, compression (the writer's caller's codec).
+ *
+ * Inference: integers bigint, other numbers double (decimal with prefersDecimal), strings string,
+ * booleans boolean, objects struct (fields sorted by name), arrays array of the merged element
+ * type; types merge bigint < decimal < double, structs field by field, arrays by element, and
+ * any other pair gives string; a type never seen (only nulls, empty arrays) is string. A record
+ * that does not parse, or that is not an object (nor an array of objects), adds the
+ * corrupt-record column in PERMISSIVE, is skipped in DROPMALFORMED, fails in FAILFAST.
+ * Reading: a value of another JSON type than its column's makes the record malformed (as for CSV,
+ * csv.h), except string columns, which take any value as its JSON text. Integers beyond 64 bits
+ * are read by jansson as doubles (Spark: decimal).
+ *
+ * Chunks: struct and array columns keep the jansson value (owned reference) of each row, already
+ * checked against the column's type; the consumer converts it by type. Ownership as csv.h.
+ */
+#ifndef CSPARK_FORMATS_JSON_JSON_H
+#define CSPARK_FORMATS_JSON_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/err.h"
+#include "common/strutil.h"
+#include "formats/csv/csv.h"
+#include "formats/field_chunk.h"
+#include "formats/text_values.h"
+
+typedef struct cs_json_options {
+    cs_parse_mode mode;
+    char *corrupt_column;
+    bool multi_line, primitives_as_string, prefers_decimal;
+    cs_tv_pattern *date_pattern, *timestamp_pattern; /* NULL: Spark's defaults */
+    char *compression;
+} cs_json_options;
+
+cs_json_options *cs_json_options_new(const char *const *keys, const char *const *values, int n,
+                                     cs_error *err);
+void cs_json_options_free(cs_json_options *o);
+
+/* The schema of the records of buf[0..n); NULL with an error (FAILFAST on a bad record). */
+cs_ftype *cs_json_infer_schema(const cs_json_options *o, const char *buf, size_t n, cs_error *err);
+
+typedef struct cs_json_reader cs_json_reader;
+cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *schema, cs_error *err);
+void cs_json_reader_free(cs_json_reader *r);
+/* As cs_csv_read: rows of buf[*pos..n) into chunk until full or no complete line is left. A
+ * top-level array's rows are all added, past the chunk's capacity check (the chunk is sized by
+ * the caller; a full chunk stops before the next line). */
+int cs_json_read(cs_json_reader *r, const char *buf, size_t n, size_t *pos, bool at_eof,
+                 cs_field_chunk *chunk, cs_error *err);
+
+/* The chunk's rows as JSON lines, as Spark writes them: fields in schema order, null fields left
+ * out, doubles in Java's text, dates yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX. */
+void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *chunk, cs_sbuf *out);
+
+#endif

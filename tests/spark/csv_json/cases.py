@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""cases.py — writes the CSV/JSON corpus of hard cases and cases.json describing each read.
+
+Used by tests/spark/csv_json_readers.sh: the same cases.json is read by spark_read.py (Apache
+Spark's readers) and by csvjson_dump (cspark's parsers), both print the canonical form of
+canon.py's rules, and the test compares the two outputs. Each case: name, format (csv|json), file
+(relative to the corpus directory), options (Spark's reader options) and an optional schema in
+DDL form ("a INT, b STRING"). Usage: cases.py DIR
+"""
+import json
+import os
+import sys
+
+D = sys.argv[1]
+os.makedirs(D, exist_ok=True)
+cases = []
+
+
+def case(name, fmt, text, options=None, schema=None):
+    fname = name + "." + fmt
+    with open(os.path.join(D, fname), "wb") as f:
+        f.write(text.encode("utf-8") if isinstance(text, str) else text)
+    cases.append({"name": name, "format": fmt, "file": fname,
+                  "options": options or {}, "schema": schema})
+
+
+INFER = {"header": "true", "inferSchema": "true"}
+# --- CSV: quoting ---------------------------------------------------------------------------
+quoting = ('a,b,c\n'
+           '1,"x, y",z\n'
+           '2,"say ""hi""",q\n'
+           '3,"back\\"slash",r\n'
+           '4,"",\n'
+           '5, spaced ,  \n'
+           '6,"quoted"tail,t\n'
+           '7,mid"quote,u\n')
+case("csv_quoting", "csv", quoting, {"header": "true"})
+case("csv_quoting_escape_quote", "csv", quoting, {"header": "true", "escape": '"'})
+case("csv_quoting_trim", "csv", quoting,
+     {"header": "true", "ignoreLeadingWhiteSpace": "true", "ignoreTrailingWhiteSpace": "true"})
+case("csv_no_header", "csv", "1,2,3\n4,5,6\n")
+case("csv_sep_semicolon", "csv", "a;b\n1;x,y\n2;\"p;q\"\n", {"header": "true", "sep": ";"})
+case("csv_sep_tab", "csv", "a\tb\n1\tx\n", {"header": "true", "sep": "\\t"})
+case("csv_quote_single", "csv", "a,b\n1,'x,y'\n2,'it''s'\n", {"header": "true", "quote": "'"})
+case("csv_comment", "csv", "a,b\n#skip me\n1,2\n# also\n3,4\n", {"header": "true", "comment": "#"})
+case("csv_crlf", "csv", "a,b\r\n1,x\r\n2,y\r\n", {"header": "true"})
+case("csv_no_trailing_newline", "csv", "a,b\n1,x\n2,y", {"header": "true"})
+case("csv_blank_lines", "csv", "a,b\n1,x\n\n2,y\n\n", {"header": "true"})
+# --- multiLine ------------------------------------------------------------------------------
+ml = 'id,text\n1,"line one\nline two"\n2,"a ""q""\nb"\n3,plain\n'
+case("csv_multiline", "csv", ml, {"header": "true", "multiLine": "true"})
+case("csv_multiline_off", "csv", ml, {"header": "true"})
+case("csv_multiline_crlf", "csv", 'id,text\r\n1,"x\r\ny"\r\n2,z\r\n',
+     {"header": "true", "multiLine": "true"})
+# --- nulls vs empty strings -----------------------------------------------------------------
+nulls = 'a,b,c\n1,,""\nNA,x,NA\n,"",y\n'
+case("csv_nulls_default", "csv", nulls, {"header": "true"})
+case("csv_nulls_na", "csv", nulls, {"header": "true", "nullValue": "NA"})
+case("csv_nulls_empty_value", "csv", nulls, {"header": "true", "nullValue": "NA", "emptyValue": "EMPTY"})
+case("csv_nulls_infer", "csv", nulls, dict(INFER, nullValue="NA"))
+# --- missing / extra columns and malformed rows in each mode ---------------------------------
+bad = 'a,b,c\n1,2,3\n4,5\n6,7,8,9\nx,10,11\n12,13,14\n'
+SCHEMA = "a INT, b INT, c INT"
+SCHEMA_C = "a INT, b INT, c INT, _corrupt_record STRING"
+for mode in ("PERMISSIVE", "DROPMALFORMED", "FAILFAST"):
+    case("csv_bad_" + mode.lower(), "csv", bad, {"header": "true", "mode": mode}, SCHEMA)
+    case("csv_bad_corrupt_" + mode.lower(), "csv", bad, {"header": "true", "mode": mode}, SCHEMA_C)
+case("csv_bad_corrupt_renamed", "csv", bad,
+     {"header": "true", "columnNameOfCorruptRecord": "oops"}, "a INT, b INT, c INT, oops STRING")
+case("csv_bad_infer", "csv", bad, INFER)
+# --- numbers at the int/long/decimal/double boundaries ---------------------------------------
+case("csv_int", "csv", "v\n1\n-2147483648\n2147483647\n", INFER)
+case("csv_long", "csv", "v\n1\n2147483648\n-9223372036854775808\n", INFER)
+case("csv_decimal", "csv", "v\n1\n9223372036854775808\n-99999999999999999999\n", INFER)
+case("csv_decimal38", "csv", "v\n" + "9" * 38 + "\n1\n", INFER)
+case("csv_decimal39", "csv", "v\n" + "9" * 39 + "\n1\n", INFER)
+case("csv_double", "csv", "v\n1\n1.5\n-0.25\n1e10\n", INFER)
+case("csv_double_special", "csv", "v\n1.0\nNaN\nInf\n-Inf\n", INFER)
+case("csv_long_then_decimal", "csv", "v\n5000000000\n123456789012345678901\n", INFER)
+case("csv_decimal_then_double", "csv", "v\n123456789012345678901\n0.5\n", INFER)
+case("csv_exponent", "csv", "v\n1e5\n2E-3\n", INFER)
+case("csv_bool", "csv", "v\ntrue\nFALSE\nTrue\n", INFER)
+case("csv_bool_mixed", "csv", "v\ntrue\n1\n", INFER)
+case("csv_int_space", "csv", "v\n 1\n2\n", INFER)
+case("csv_typed_read", "csv", "i,l,d,b,s\n1,5000000000,2.5,true,x\n,,,,\n",
+     {"header": "true"}, "i INT, l BIGINT, d DOUBLE, b BOOLEAN, s STRING")
+case("csv_decimal_read", "csv", "v\n1.25\n-3\n12345.678\n", {"header": "true"}, "v DECIMAL(10,2)")
+# --- dates and timestamps in the default formats --------------------------------------------
+case("csv_date", "csv", "d\n2024-01-31\n1999-12-01\n", INFER)
+case("csv_timestamp", "csv", "t\n2024-01-31T10:20:30\n2024-02-01 01:02:03\n", INFER)
+case("csv_timestamp_frac", "csv", "t\n2024-01-31T10:20:30.123\n2024-01-31T10:20:30.5Z\n", INFER)
+case("csv_timestamp_zone", "csv", "t\n2024-01-31T10:20:30+02:00\n", INFER)
+case("csv_date_and_timestamp", "csv", "v\n2024-01-31\n2024-01-31T10:20:30\n", INFER)
+case("csv_date_format", "csv", "d\n31/01/2024\n01/12/1999\n", dict(INFER, dateFormat="dd/MM/yyyy"))
+case("csv_timestamp_format", "csv", "t\n31/01/2024 10:20\n",
+     dict(INFER, timestampFormat="dd/MM/yyyy HH:mm"))
+case("csv_date_read", "csv", "d,t\n2024-01-31,2024-01-31 10:20:30.25\n", {"header": "true"},
+     "d DATE, t TIMESTAMP")
+case("csv_mixed_string", "csv", "a,b\n1,x\n2.5,y\nhello,3\n", INFER)
+case("csv_before_1970", "csv", "d,t\n1969-12-31,1900-01-01T00:00:00\n1066-10-14,1969-12-31 23:59:59.999999\n",
+     INFER)
+case("csv_header_names", "csv", "a,,a,b\n1,2,3,4\n", {"header": "true"})
+case("csv_backslash", "csv", 'a,b\n"x\\y",z\n"p\\",q\n', {"header": "true"})
+case("csv_multiline_unclosed", "csv", 'a,b\n1,"open\nstill open\n', {"header": "true", "multiLine": "true"})
+case("csv_quoted_numbers", "csv", 'a,b\n"1","2.5"\n"3",""\n', INFER)
+case("csv_ragged_infer", "csv", "a,b,c\n1\n2,x\n3,y,4.5\n", INFER)
+
+# --- JSON lines -----------------------------------------------------------------------------
+case("json_basic", "json", '{"a":1,"b":"x"}\n{"a":2,"b":null}\n{"b":"z"}\n')
+case("json_long_double", "json", '{"v":1}\n{"v":2.5}\n')
+case("json_long_boundary", "json", '{"v":9223372036854775807}\n{"v":-9223372036854775808}\n')
+case("json_mixed_to_string", "json", '{"v":1}\n{"v":"x"}\n{"v":true}\n')
+case("json_bool", "json", '{"v":true}\n{"v":false}\n')
+case("json_nested", "json",
+     '{"s":{"x":1,"y":"a"},"arr":[1,2,3]}\n{"s":{"x":2,"z":[true]},"arr":[]}\n{"s":null,"arr":null}\n')
+case("json_array_of_structs", "json", '{"a":[{"k":1},{"k":2,"m":"q"}]}\n')
+case("json_array_mixed", "json", '{"a":[1,2.5]}\n{"a":[1,"x"]}\n')
+case("json_struct_vs_scalar", "json", '{"v":{"x":1}}\n{"v":5}\n')
+case("json_all_null", "json", '{"v":null}\n{"v":null}\n')
+case("json_field_order", "json", '{"b":1,"a":2,"C":3}\n')
+case("json_escapes", "json", '{"s":"tab\\tnew\\nline \\"q\\" \\u00e9 \\\\"}\n')
+case("json_blank_lines", "json", '{"a":1}\n\n   \n{"a":2}\n')
+badj = '{"a":1}\n{"a":\n{"a":"x"}\n[1,2]\n{"a":3}\n'
+for mode in ("PERMISSIVE", "DROPMALFORMED", "FAILFAST"):
+    case("json_bad_" + mode.lower(), "json", badj, {"mode": mode})
+    case("json_bad_schema_" + mode.lower(), "json", badj, {"mode": mode},
+         "a BIGINT, _corrupt_record STRING")
+case("json_top_array", "json", '[{"a":1},{"a":2}]\n{"a":3}\n')
+case("json_typed_read", "json", '{"i":1,"d":2,"s":5,"b":true,"t":"2024-01-31T10:20:30"}\n',
+     schema="i INT, d DOUBLE, s STRING, b BOOLEAN, t TIMESTAMP")
+case("json_date_read", "json", '{"d":"2024-01-31"}\n', schema="d DATE")
+case("json_string_from_struct", "json", '{"v":{"x":1,"y":[1,2]}}\n{"v":"s"}\n')
+case("json_nested_conflict", "json", '{"s":{"a":1}}\n{"s":{"a":"x","b":2.5}}\n')
+case("json_empty_objects", "json", '{}\n{"a":{},"b":1}\n')
+case("json_decimal_read", "json", '{"v":1.25}\n{"v":3}\n{"v":123456789.999}\n', schema="v DECIMAL(10,2)")
+case("json_int_overflow", "json", '{"v":5000000000}\n{"v":7}\n', schema="v INT, _corrupt_record STRING")
+case("json_multiline", "json", '[\n {"a": 1,\n  "b": [1, 2]},\n {"a": 2}\n]\n', {"multiLine": "true"})
+case("json_multiline_object", "json", '{\n "a": {"x": "y"},\n "n": null\n}\n', {"multiLine": "true"})
+case("json_before_1970", "json", '{"d":"1969-12-31","t":"1900-01-01T00:00:00"}\n', schema="d DATE, t TIMESTAMP")
+case("json_unicode", "json", '{"s":"\u00fcber \u4e2d\u6587 \\ud83d\\ude00"}\n')
+
+with open(os.path.join(D, "cases.json"), "w") as f:
+    json.dump(cases, f, indent=1)

@@ -1,0 +1,160 @@
+/* test_text_values.c — src/formats/text_values.c and the CSV tokenizer on their own: Java's
+ * number parsing and printing, Decimal(p,s) rounding, Spark's lenient dates and timestamps, the
+ * line-split rule of text files, and a streamed CSV read that gets its bytes piece by piece
+ * (the multiLine record cut by the end of the buffer waits for the rest). The comparison with
+ * Apache Spark itself is tests/spark/csv_json_readers.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/csv/csv.h"
+#include "formats/text_values.h"
+
+static void expect_double_text(double v, const char *want)
+{
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_tv_format_double(v, &b);
+    assert_string_equal(cs_sbuf_str(&b), want);
+    cs_sbuf_free(&b);
+}
+
+static void test_java_double_text(void **state)
+{
+    (void)state;
+    expect_double_text(1.0, "1.0");
+    expect_double_text(1.5e10, "1.5E10");
+    expect_double_text(1e7, "1.0E7");
+    expect_double_text(9999999.0, "9999999.0");
+    expect_double_text(0.001, "0.001");
+    expect_double_text(0.0001, "1.0E-4");
+    expect_double_text(-0.25, "-0.25");
+    expect_double_text(0.1, "0.1");
+}
+
+static void test_java_number_parsing(void **state)
+{
+    (void)state;
+    int64_t i;
+    double d;
+    assert_true(cs_tv_parse_int("+12", 3, &i) && i == 12);
+    assert_false(cs_tv_parse_int(" 1", 2, &i));
+    assert_false(cs_tv_parse_int("2147483648", 10, &i));
+    assert_true(cs_tv_parse_long("2147483648", 10, &i));
+    assert_true(cs_tv_parse_double(" 1 ", 3, &d) && d == 1.0);
+    assert_true(cs_tv_parse_double("2.5d", 4, &d) && d == 2.5);
+    assert_false(cs_tv_parse_double("inf", 3, &d));
+    assert_true(cs_tv_parse_double("-Infinity", 9, &d) && d < 0);
+}
+
+static void test_decimal_half_up(void **state)
+{
+    (void)state;
+    __int128 u, out;
+    int p, s;
+    bool too_long;
+    assert_true(cs_tv_parse_decimal("12345.675", 9, &u, &p, &s, &too_long));
+    assert_int_equal(s, 3);
+    assert_true(cs_tv_decimal_fit(u, s, 10, 2, &out));
+    assert_true(out == 1234568);
+    assert_false(cs_tv_decimal_fit(u, s, 6, 2, &out));
+    assert_true(cs_tv_parse_decimal("1e5", 3, &u, &p, &s, &too_long) && s == -5 && p == 1);
+}
+
+static void test_lenient_timestamps(void **state)
+{
+    (void)state;
+    int64_t us;
+    bool zone;
+    int32_t days;
+    assert_true(cs_tv_parse_timestamp_lenient("2024-01-31T10:20:30.5Z", 22, &us, &zone) && zone);
+    assert_true(us == 1706696430500000LL);
+    assert_true(cs_tv_parse_timestamp_lenient("2024-01-31 12:20:30+02:00", 25, &us, &zone));
+    assert_true(us == 1706696430000000LL);
+    assert_true(cs_tv_parse_timestamp_lenient("1969-12-31 23:59:59", 19, &us, &zone) && !zone);
+    assert_true(us == -1000000);
+    assert_false(cs_tv_parse_timestamp_lenient("2024-02-30", 10, &us, &zone));
+    assert_true(cs_tv_parse_date_iso("1969-12-31", 10, &days) && days == -1);
+    assert_false(cs_tv_parse_date_iso("2024-1-31", 9, &days));
+    assert_true(cs_tv_parse_date_lenient("2024-1-31", 9, &days));
+}
+
+/* every line in exactly one split, whatever the split size */
+static void test_line_split_every_line_once(void **state)
+{
+    (void)state;
+    const char *text = "a\nbb\n\nccc\ndddd\ne";
+    size_t n = strlen(text);
+    for (size_t step = 1; step <= n + 1; step++) {
+        size_t covered = 0, last_hi = 0;
+        for (size_t start = 0; start < n; start += step) {
+            size_t lo, hi;
+            cs_line_split_range(text, n, start, step, &lo, &hi);
+            if (hi > lo) {
+                assert_int_equal(lo, last_hi);
+                last_hi = hi;
+                covered += hi - lo;
+            }
+        }
+        assert_int_equal(covered, n);
+    }
+}
+
+/* a multiLine record cut by the end of the buffer is read once the rest has come */
+static void test_csv_streamed_multiline(void **state)
+{
+    (void)state;
+    const char *keys[] = {"multiLine"}, *values[] = {"true"};
+    cs_error err;
+    cs_csv_options *o = cs_csv_options_new(keys, values, 1, &err);
+    assert_non_null(o);
+    const char *text = "1,\"x\ny\"\n2,z\n";
+    size_t n = strlen(text);
+    cs_ftype *schema = cs_ftype_parse_ddl("a INT, b STRING", &err);
+    assert_non_null(schema);
+    cs_csv_reader *r = cs_csv_reader_new(o, schema, &err);
+    cs_field_chunk *c = cs_field_chunk_new(schema, 8);
+    size_t pos = 0;
+    bool skip = false;
+    assert_int_equal(cs_csv_read(r, text, 4, &pos, false, &skip, c, &err), CS_OK);
+    assert_int_equal(c->rows, 0);
+    assert_int_equal(pos, 0);
+    assert_int_equal(cs_csv_read(r, text, n, &pos, true, &skip, c, &err), CS_OK);
+    assert_int_equal(c->rows, 2);
+    size_t len;
+    const char *s = cs_field_str(c, 1, 0, &len);
+    assert_int_equal(len, 3);
+    assert_memory_equal(s, "x\ny", 3);
+    cs_field_chunk_free(c);
+    cs_csv_reader_free(r);
+    cs_ftype_free(schema);
+    cs_csv_options_free(o);
+}
+
+static void test_bad_option_names_key(void **state)
+{
+    (void)state;
+    const char *keys[] = {"header", "mode"}, *values[] = {"true", "LENIENT"};
+    cs_error err;
+    cs_error_clear(&err);
+    assert_null(cs_csv_options_new(keys, values, 2, &err));
+    assert_non_null(strstr(err.msg, "mode=LENIENT"));
+    assert_non_null(strstr(err.msg, "PERMISSIVE"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_java_double_text),
+        cmocka_unit_test(test_java_number_parsing),
+        cmocka_unit_test(test_decimal_half_up),
+        cmocka_unit_test(test_lenient_timestamps),
+        cmocka_unit_test(test_line_split_every_line_once),
+        cmocka_unit_test(test_csv_streamed_multiline),
+        cmocka_unit_test(test_bad_option_names_key),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
