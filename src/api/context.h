@@ -10,6 +10,7 @@
 #ifndef CSPARK_API_CONTEXT_H
 #define CSPARK_API_CONTEXT_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,7 +63,7 @@ struct cspark_context {
     const cluster_manager *manager; /* the one serving spark.master */
     cluster_env env;                /* what the backend borrows from the context */
     struct sched_backend *backend;  /* borrowed: the scheduler owns it */
-    volatile int interrupted;       /* the signal that interrupted the application, or 0 */
+    atomic_int interrupted;         /* the signal that interrupted the application, or 0 */
 
     /* shared variables (broadcast.c, accumulators.c) */
     struct broadcast_store *broadcasts;   /* values created by cspark_broadcast */

@@ -59,7 +59,7 @@ typedef struct exec_task {
     struct exec_task *next;
     cs_cached_plan *plan;
     task_desc desc;
-    volatile int cancelled;
+    atomic_int cancelled;
     task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
     int64_t start_ms;
     cs_block_location *block_locs; /* desc.block_locs (malloc'd) */

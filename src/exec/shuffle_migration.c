@@ -42,7 +42,7 @@ static int write_full(int fd, const uint8_t *p, size_t n)
 /* Appends every non-empty block of st to fd, in reduce order, one block in memory at a time;
  * lens[r] = block r's length (the map status only estimates it). */
 static int copy_blocks(const shuffle_block_source *src, const cs_map_status *st, int fd,
-                       const char *path, uint64_t *lens, const volatile int *cancel, cs_error *err)
+                       const char *path, uint64_t *lens, const atomic_int *cancel, cs_error *err)
 {
     for (int r = 0; r < st->num_reduces; r++) {
         if (cancel && *cancel)
@@ -97,7 +97,7 @@ static int write_index(const cs_map_status *st, const uint64_t *lens, int fd, co
 }
 
 int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_status *st,
-                              const char *local_dir, const volatile int *cancel, cs_error *err)
+                              const char *local_dir, const atomic_int *cancel, cs_error *err)
 {
     if (!src || !src->fetch || !st || !local_dir || st->num_reduces < 0 ||
         (st->num_reduces > 0 && !st->blocks))
@@ -198,7 +198,7 @@ struct shuffle_migrator {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     queued *head, *tail;
-    volatile int stopping; /* also the copy's cancel flag */
+    atomic_int stopping; /* also the copy's cancel flag */
 };
 
 static void run_one(shuffle_migrator *mg, shuffle_migration *m)

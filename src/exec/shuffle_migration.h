@@ -16,6 +16,8 @@
 #ifndef CSPARK_EXEC_SHUFFLE_MIGRATION_H
 #define CSPARK_EXEC_SHUFFLE_MIGRATION_H
 
+#include <stdatomic.h>
+
 #include "common/err.h"
 #include "shuffle/shuffle.h"
 
@@ -30,7 +32,7 @@
  * with err naming the shuffle and map (and, for a fetch failure, whatever the source's message
  * says: the block fetcher names block and peer). */
 int cs_shuffle_migrate_output(const shuffle_block_source *src, const cs_map_status *st,
-                              const char *local_dir, const volatile int *cancel, cs_error *err);
+                              const char *local_dir, const atomic_int *cancel, cs_error *err);
 
 /* One MigrateShuffle request. */
 typedef struct shuffle_migration_item {

@@ -12,6 +12,7 @@
 #ifndef CSPARK_PLAN_TASK_H
 #define CSPARK_PLAN_TASK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,7 +79,7 @@ typedef struct task_desc {
     const task_sink *sink;
     const shuffle_input *inputs;
     int num_inputs;
-    const volatile int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
+    const atomic_int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
     const cs_block_location *block_locs; /* cached partitions of the lineage and their holders */
     int num_block_locs;
 } task_desc;

@@ -9,6 +9,7 @@
 #ifndef CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
 #define CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -124,9 +125,9 @@ struct scheduler {
     int next_stage_id, next_job_id;
     int64_t next_task_id;
     int in_flight;
-    bool in_job;            /* under lock: a job's thread is taking completions */
-    volatile int cancelled; /* the current job has ended: running tasks stop */
-    char *aborted;          /* set by the backend: every job fails with this reason */
+    bool in_job;          /* under lock: a job's thread is taking completions */
+    atomic_int cancelled; /* the current job has ended: running tasks stop */
+    char *aborted;        /* set by the backend: every job fails with this reason */
     /* result stages of jobs whose tasks the task reaper left running in this process (local
      * mode): kept until those tasks end or the process exits */
     stage **retained;

@@ -593,7 +593,7 @@ static void waiting_remove(block_manager *bm, int64_t task_id)
 }
 
 cs_block_claim cs_block_manager_claim(block_manager *bm, int rdd_id, int partition, int level,
-                                      int64_t task_id, const volatile int *cancelled,
+                                      int64_t task_id, const atomic_int *cancelled,
                                       block_writer **w, block_reader **r)
 {
     uint64_t key = block_key(rdd_id, partition);

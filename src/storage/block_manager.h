@@ -31,6 +31,7 @@
 #ifndef CSPARK_STORAGE_BLOCK_MANAGER_H
 #define CSPARK_STORAGE_BLOCK_MANAGER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -101,7 +102,7 @@ typedef enum {
  * NULL, is checked twice a second) and tries again. COMPUTE when the writer (through other
  * writers) waits for a block task_id writes, or when *cancelled is set. */
 cs_block_claim cs_block_manager_claim(block_manager *bm, int rdd_id, int partition, int level,
-                                      int64_t task_id, const volatile int *cancelled,
+                                      int64_t task_id, const atomic_int *cancelled,
                                       block_writer **w, block_reader **r);
 
 /* ---- management ---- */

@@ -468,7 +468,7 @@ typedef struct flip_proxy {
     uint64_t flip_at;
     int flipped, conns;
     pthread_t thread;
-    volatile int stop;
+    atomic_int stop;
 } flip_proxy;
 
 static void proxy_pump(flip_proxy *p, int client, int server, int damage)

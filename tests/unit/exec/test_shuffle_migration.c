@@ -289,7 +289,7 @@ static void test_cancelled_copy_leaves_no_files(void **state)
 {
     (void)state;
     cs_error err = {0};
-    volatile int cancel = 1;
+    atomic_int cancel = 1;
     wrap w = {.inner = cs_shuffle_local_source(g_src), .fail_at = -1, .flip_at = -1};
     shuffle_block_source src = wrap_source(&w);
     assert_int_equal(cs_shuffle_migrate_output(&src, &g_st[0], g_dst, &cancel, &err),

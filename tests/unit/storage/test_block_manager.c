@@ -401,7 +401,7 @@ typedef struct claimer {
     cs_block_claim got;
     block_reader *r;
     block_writer *w;
-    const volatile int *cancelled;
+    const atomic_int *cancelled;
 } claimer;
 
 static void *claim_main(void *arg)
@@ -475,7 +475,7 @@ static void test_claim_waits_for_writer(void **state)
                      CS_BLOCK_CLAIM_COMPUTE);
     assert_null(w2);
     /* a cancelled task does not wait */
-    volatile int cancelled = 1;
+    atomic_int cancelled = 1;
     assert_int_equal(cs_block_manager_claim(bm, 2, 0, CSPARK_MEMORY_ONLY, 8, &cancelled, &w2, &r),
                      CS_BLOCK_CLAIM_COMPUTE);
     cs_block_writer_abort(w);
