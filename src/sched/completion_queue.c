@@ -7,6 +7,13 @@
  * completion (and the task result moved into it) belongs to the queue, then to the job thread,
  * and so does the task's descriptor — shared with the task's thread when the reaper leaves that
  * thread running (cs_scheduler_task_retain: the last of the two to let go frees it).
+ *
+ * Also here: the scheduler's side of the task reaper (common/shutdown.h, docs/stopping.md) — once
+ * a job has ended, the job thread waits for the completions of its killed tasks only until
+ * spark.task.reaper.killTimeout has passed, then asks the backend to end what still runs; and
+ * Spark's TaskEndReason of a finished task for the listeners (FetchFailed with the block's place,
+ * ExecutorLostFailure, TaskKilled for status TASK_KILLED — the status says so, never the error's
+ * text — ExceptionFailure otherwise), with the backends' report of a task lost with its executor.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -15,7 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/err.h"
+#include "common/log.h"
+#include "common/shutdown.h"
+#include "common/sync.h"
 #include "sched/allocation_manager.h"
 #include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
@@ -160,4 +171,97 @@ void cs_scheduler_cancel_group(scheduler *s, const char *group_id)
     if (asprintf(&c->reason, "part of cancelled job group %s", group_id) < 0)
         c->reason = cs_xstrdup("part of a cancelled job group");
     push_completion(s, c);
+}
+
+/* ---- the task reaper: bounded waits for killed tasks ---- */
+
+completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms)
+{
+    pthread_mutex_lock(&s->lock);
+    while (!s->head) {
+        int64_t left = deadline_ms - cs_mono_ms();
+        if (left <= 0 || cs_shutdown_hurried()) break;
+        cs_cond_wait_ms(&s->cond, &s->lock, left < 100 ? left : 100);
+    }
+    completion *c = s->head;
+    if (c) {
+        s->head = c->next;
+        if (!s->head) s->tail = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return c;
+}
+
+int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at)
+{
+    char why[160];
+    snprintf(why, sizeof why,
+             "not stopped %lld ms after it was killed (spark.task.reaper.killTimeout)",
+             (long long)(cs_mono_ms() - reap_at + s->opt.task_kill_timeout_ms));
+    CS_WARN("scheduler", "job=%d event=task_reaper running_tasks=%d reason=\"%s\"", job_id,
+            s->in_flight, why);
+    return s->backend->reap(s->backend, why);
+}
+
+void cs_dag_retain(scheduler *s, stage *fin)
+{
+    s->retained = cs_xrealloc(s->retained, (size_t)(s->num_retained + 1) * sizeof *s->retained);
+    s->retained[s->num_retained++] = fin;
+}
+
+bool cs_scheduler_in_job(scheduler *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool in = s->in_job;
+    pthread_mutex_unlock(&s->lock);
+    return in;
+}
+
+/* ---- Spark's TaskEndReason of a finished task; a task lost with its executor ---- */
+
+void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why)
+{
+    memset(why, 0, sizeof *why);
+    why->kind = CS_END_EXCEPTION;
+    if (r->status == TASK_FETCH_FAILED) {
+        why->kind = CS_END_FETCH_FAILED;
+        why->shuffle_id = r->fetch_shuffle_id;
+        why->map_id = r->fetch_map_id;
+        why->reduce_id = t->partition;
+        for (int i = 0; i < t->num_inputs; i++) { /* where this attempt looked for the block */
+            const shuffle_input *in = &t->inputs[i];
+            if (in->shuffle_id != r->fetch_shuffle_id || r->fetch_map_id < 0 ||
+                r->fetch_map_id >= in->num_maps || !in->maps[r->fetch_map_id])
+                continue;
+            const cs_map_status *m = in->maps[r->fetch_map_id];
+            snprintf(why->bm_executor_id, sizeof why->bm_executor_id, "%s", m->executor_id);
+            snprintf(why->bm_host, sizeof why->bm_host, "%s", m->host);
+            why->bm_port = m->port;
+        }
+    } else if (r->lost_executor) {
+        why->kind = CS_END_EXECUTOR_LOST;
+        snprintf(why->lost_executor_id, sizeof why->lost_executor_id, "%s", r->lost_executor);
+        snprintf(why->loss_reason, sizeof why->loss_reason, "%s",
+                 r->loss_reason ? r->loss_reason : "");
+        why->exit_caused_by_app = r->exit_caused_by_app;
+    } else if (r->status == TASK_KILLED) {
+        why->kind = CS_END_TASK_KILLED;
+    }
+}
+
+void cs_scheduler_task_lost(scheduler *s, const task_desc *t, const char *executor_id,
+                            const char *why, bool caused_by_app)
+{
+    task_result r;
+    cs_task_result_init(&r);
+    r.status = TASK_FAILED;
+    if (asprintf(&r.error, "ExecutorLostFailure (executor %s exited %s) Reason: %s", executor_id,
+                 caused_by_app ? "caused by one of the running tasks"
+                               : "unrelated to the running tasks",
+                 why) < 0)
+        r.error = NULL;
+    r.lost_executor = cs_xstrdup(executor_id);
+    r.loss_reason = cs_xstrdup(why);
+    r.exit_caused_by_app = caused_by_app;
+    cs_scheduler_task_done(s, t, &r);
 }

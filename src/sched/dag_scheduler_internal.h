@@ -1,6 +1,6 @@
 /*
  * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, map_output_tracker.c and
- * task_end_reason.c: the
+ * completion_queue.c: the
  * scheduler's state. The job thread owns stages, jobs and the completion queue's consumer side;
  * lock (with cond) guards the completion queue; outputs_lock guards the map-output tracker
  * (shuffle_stages, outputs, active_shuffle, running_final, graveyard), which the job thread
@@ -138,7 +138,7 @@ struct scheduler {
 /* The next completion, waiting for one (the job thread). */
 completion *cs_dag_pop_completion(scheduler *s);
 
-/* ---- task_reaper.c (the job thread) ---- */
+/* ---- completion_queue.c: the task reaper (the job thread) ---- */
 /* The next completion, or NULL once the clock passes deadline_ms or a second stop request hurries
  * the stop (common/shutdown.h). */
 completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms);
@@ -162,7 +162,7 @@ void cs_dag_stage_link(scheduler *s, stage *st, int job_id);
 void *cs_dag_stage_alloc(stage *st, size_t n);
 void cs_dag_stage_free(stage *st);
 
-/* Spark's TaskEndReason of the finished task t with result r (task_end_reason.c). */
+/* Spark's TaskEndReason of the finished task t with result r (completion_queue.c). */
 void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why);
 
 #endif

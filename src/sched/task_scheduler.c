@@ -2,7 +2,8 @@
  * task_scheduler.c — Spark's TaskSchedulerImpl over task sets (see task_scheduler.h): the pool in
  * FIFO order and the offer rounds; the attempts' state machine and delay scheduling are the task
  * set manager's (task_set_manager.c). Called by the DAG scheduler (submit, add, remove) and by
- * the backends (offers).
+ * the backends (offers). Also cs_scheduler_options_read: the scheduler's settings (stage
+ * attempts, the result size limit, the task reaper, the locality waits).
  */
 #include "sched/task_scheduler.h"
 
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #include "common/conf_entries.h"
+#include "common/shutdown.h"
+#include "sched/scheduler.h"
 
 struct cs_task_scheduler {
     pthread_mutex_t lock;
@@ -161,4 +164,26 @@ bool cs_task_scheduler_has_pending(cs_task_scheduler *ts)
     bool any = ts->npending > 0;
     pthread_mutex_unlock(&ts->lock);
     return any;
+}
+
+/* ---- the scheduler's settings (scheduler.h), read once by the context (api/context.c) ---- */
+
+int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err)
+{
+    int64_t attempts = 4, max_result = 0;
+    if (cs_conf_get_int(conf, "spark.stage.maxConsecutiveAttempts", "4", &attempts, err) < 0)
+        return err->code;
+    if (attempts < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
+                            "(expected an integer >= 1)",
+                            (long long)attempts);
+    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
+        return err->code;
+    if (cs_task_reaper_timeout(conf, &o->task_kill_timeout_ms, err) < 0) return err->code;
+    if (cs_locality_waits_read(conf, &o->locality_waits, err) < 0) return err->code;
+    o->task_reaper = o->task_kill_timeout_ms >= 0;
+    o->max_stage_attempts = (int)attempts;
+    o->max_result_size = max_result;
+    return 0;
 }
