@@ -7,6 +7,22 @@
  * dependencies are created once per application and their map outputs kept (the map-output
  * tracker, whose queries from other threads are map_output_tracker.c), so later jobs skip stages
  * whose outputs are all available. The types and the lock rules are in dag_scheduler_internal.h.
+ *
+ * A stage's states (stage.running / stage.waiting; a task attempt's are in task_set_manager.h):
+ *
+ *   IDLE --submit_stage, parents' outputs available--> RUNNING (attempt n: a task set of the
+ *        partitions still missing)
+ *   IDLE --submit_stage, a parent missing outputs--> WAITING (the parents are submitted first)
+ *   WAITING --submit_waiting: every parent's outputs available--> RUNNING
+ *   WAITING --a parent idle with outputs missing (lost after it finished)--> that parent RUNNING
+ *   RUNNING --every partition's output registered--> IDLE (done; a later job skips it)
+ *   RUNNING --FetchFailed--> IDLE (zombie attempt; its parent and it resubmitted, attempt n+1,
+ *        up to spark.stage.maxConsecutiveAttempts)
+ *   RUNNING --a task out of spark.task.maxFailures, abort, cancel--> IDLE, the job failed
+ *   IDLE --executor lost with some of its outputs--> IDLE, missing them: submitted again when a
+ *        waiting stage or a later job needs it
+ * After every event, a job with no task running or pending and stages still waiting is stalled:
+ * it resubmits them once, then fails naming them (event=stalled).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
