@@ -112,6 +112,7 @@ typedef struct failed_launch {
     const task_desc *t;
     task_status status;
     char *why;
+    char *lost_executor; /* the plan could not go: its executor's connection had closed */
 } failed_launch;
 
 /* The cached partitions t may read and the block servers of the live executors holding them. */
@@ -148,7 +149,9 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
     int n = 0, free_cores = 0;
     for (int i = 0; i < b->num_execs; i++) {
         exec_info *e = &b->execs[i];
-        if (!e->alive || e->removing || e->decommissioning) continue;
+        /* a closed connection is an executor lost that on_close has not reported yet */
+        if (!e->alive || e->removing || e->decommissioning || cs_rpc_conn_is_closed(e->conn))
+            continue;
         offers[n] = (cs_offer){e->id, e->host, e->free > 0 ? e->free : 0};
         free_cores += offers[n].free_cores;
         exec_of[n++] = i;
@@ -169,9 +172,13 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         cs_error_clear(&err);
         task_status status = TASK_FAILED;
         if (!send_plan(b, e, t, &status, &err)) {
+            /* the executor went away under the offer: the task is not at fault (Spark re-queues
+             * the tasks of a lost executor without counting a failure) */
+            bool gone = status == TASK_FAILED && cs_rpc_conn_is_closed(e->conn);
             *failed = cs_xrealloc(*failed, (size_t)(*nfailed + 1) * sizeof **failed);
             (*failed)[(*nfailed)++] = (failed_launch){
-                t, status, cs_xstrdup(err.msg[0] ? err.msg : "cannot send the stage plan")};
+                t, status, cs_xstrdup(err.msg[0] ? err.msg : "cannot send the stage plan"),
+                gone ? cs_xstrdup(e->id) : NULL};
             continue;
         }
         Cspark__LaunchTask lt = CSPARK__LAUNCH_TASK__INIT;
@@ -208,6 +215,11 @@ static void report_failed(coarse_backend *b, failed_launch *failed, int n)
         cs_task_result_init(&r);
         r.status = failed[i].status;
         r.error = failed[i].why;
+        if (failed[i].lost_executor) {
+            r.lost_executor = failed[i].lost_executor;
+            r.loss_reason = cs_xstrdup("its connection closed before the task's plan was sent");
+            r.exit_caused_by_app = false;
+        }
         cs_scheduler_task_done(b->base.sched, failed[i].t, &r);
     }
     free(failed);
