@@ -48,8 +48,7 @@ static int make_local_dir(cspark_context *sc, cs_error *err)
 
 static int read_settings(cspark_context *sc, cs_error *err)
 {
-    const char *master = cs_conf_get(sc->conf, "spark.master");
-    if (!master) master = "local[*]";
+    const char *master = cs_conf_entry_string(sc->conf, "spark.master");
     if (cs_master_parse(master, &sc->master, err) < 0) return err->code;
     sc->manager = cs_cluster_manager_for(master);
     if (!sc->manager)
@@ -235,8 +234,8 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     pthread_mutex_init(&sc->lock, NULL);
     cs_lineage_init(&sc->graph);
     const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
-    const char *m = cs_conf_get(sc->conf, "spark.master");
-    const cluster_manager *manager = cs_cluster_manager_for(m ? m : "local[*]");
+    const cluster_manager *manager =
+        cs_cluster_manager_for(cs_conf_entry_string(sc->conf, "spark.master"));
     if (given_id) { /* it names local directories and the event log: refused, never cleaned */
         if (cs_conf_check_app_id(given_id, err) < 0) goto fail;
         snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);
@@ -291,12 +290,10 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     cs_listener_bus_post(sc->bus, &exec);
 
     if (start_backend(sc, err) < 0) goto fail;
-    CS_INFO(
-        "context", "app=%s name=%s master=%s parallelism=%d task_memory=%lld local_dir=%s",
-        cs_log_value(sc->app_id), cs_log_quote(sc->app_name),
-        cs_log_value(cs_conf_get(sc->conf, "spark.master") ? cs_conf_get(sc->conf, "spark.master")
-                                                           : "local[*]"),
-        sc->default_parallelism, (long long)sc->task_memory_budget, cs_log_value(sc->local_dir));
+    CS_INFO("context", "app=%s name=%s master=%s parallelism=%d task_memory=%lld local_dir=%s",
+            cs_log_value(sc->app_id), cs_log_quote(sc->app_name),
+            cs_log_value(cs_conf_entry_string(sc->conf, "spark.master")), sc->default_parallelism,
+            (long long)sc->task_memory_budget, cs_log_value(sc->local_dir));
     running_context = sc;
     return sc;
 fail:

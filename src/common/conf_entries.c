@@ -70,6 +70,10 @@
     {                                                                                              \
         k, CS_CONF_CHOICE, 0, 0, 0, false, false, list, nocase, d, NULL                            \
     }
+#define STRING_D(k, d)                                                                             \
+    {                                                                                              \
+        k, CS_CONF_STRING, 0, 0, 0, false, false, NULL, false, d, NULL                             \
+    }
 #define BOOL(k) BOOL_D(k, NULL)
 #define INT(k, lo, hi) INT_D(k, lo, hi, NULL)
 #define PORT(k) PORT_D(k, NULL)
@@ -83,7 +87,9 @@
 
 static const cs_conf_entry entries[] = {
     /* application */
-    CHOICE("spark.submit.deployMode", "client|cluster", false),
+    STRING_D("spark.master", "local[*]"), /* parsed by cs_master_parse (common/master.h) */
+    STRING_D("spark.kubernetes.namespace", "default"), /* checked by the pod builders */
+    CHOICE_D("spark.submit.deployMode", "client|cluster", false, "client"),
     INT("spark.default.parallelism", 1, 1000000),
     /* resources */
     SIZE("spark.driver.memory", CS_MiB, 32 * CS_MiB, NOMAX),
@@ -283,6 +289,14 @@ int cs_conf_entry_size(const cs_conf *c, const char *key, int64_t *out_bytes, cs
     return e ? cs_conf_get_size(c, key, e->dflt, e->unit, out_bytes, err) : CS_EINVAL;
 }
 
+const char *cs_conf_entry_string(const cs_conf *c, const char *key)
+{
+    const cs_conf_entry *e = cs_conf_entry_find(key);
+    if (!e || (e->type != CS_CONF_CHOICE && e->type != CS_CONF_STRING)) return NULL;
+    const char *v = cs_conf_get(c, key);
+    return v ? v : e->dflt;
+}
+
 int cs_conf_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms, cs_error *err)
 {
     const cs_conf_entry *e = entry_of(key, CS_CONF_DURATION, CS_CONF_DURATION, err);
@@ -366,6 +380,7 @@ static void describe_range(const cs_conf_entry *e, char *buf, size_t cap)
         return;
     case CS_CONF_BOOL:
     case CS_CONF_CHOICE:
+    case CS_CONF_STRING:
         break;
     }
     buf[0] = '\0';

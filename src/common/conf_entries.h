@@ -30,6 +30,7 @@ typedef enum {
     CS_CONF_DURATION, /* ms; a bare number is in `unit` ms; bounds in ms */
     CS_CONF_DOUBLE,   /* bounds: min/max, exclusive where min_open/max_open */
     CS_CONF_CHOICE,   /* one of `choices` ("a|b|c"), matched case-insensitively when `nocase` */
+    CS_CONF_STRING,   /* any text, checked by its reader (a master URL); declared for its default */
 } cs_conf_type;
 
 typedef struct cs_conf_entry {
@@ -58,6 +59,9 @@ int cs_conf_entry_bool(const cs_conf *c, const char *key, bool *out, cs_error *e
 int cs_conf_entry_double(const cs_conf *c, const char *key, double *out, cs_error *err);
 int cs_conf_entry_size(const cs_conf *c, const char *key, int64_t *out_bytes, cs_error *err);
 int cs_conf_entry_duration_ms(const cs_conf *c, const char *key, int64_t *out_ms, cs_error *err);
+/* A CHOICE or STRING key's value, else its entry's default (NULL when it has none, or when the
+ * key has no such entry). Borrowed from c or the table. */
+const char *cs_conf_entry_string(const cs_conf *c, const char *key);
 
 /* Checks one value against its entry; CS_EINVAL with "invalid value for KEY: 'VALUE' (expected
  * ...)" when it does not parse or is out of range. */

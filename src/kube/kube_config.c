@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "common/master.h"
 #include "kube/kube_exec.h"
@@ -613,7 +614,7 @@ int cs_kube_config_load_env(const cs_conf *conf, const char *master, const char 
     } else if (sa_ns) {
         out->namespace_ = cs_xstrdup(sa_ns);
     } else {
-        out->namespace_ = cs_xstrdup("default");
+        out->namespace_ = cs_xstrdup(cs_conf_entry_string(conf, "spark.kubernetes.namespace"));
     }
     if (!out->auth_source) {
         out->auth_source = cs_xstrdup(out->client_cert_file ? "the client certificate"

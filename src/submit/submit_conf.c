@@ -151,8 +151,10 @@ int cs_submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **o
         const char *v = getenv(env_fallbacks[i].env);
         if (v && *v) cs_conf_set_if_missing(c, env_fallbacks[i].key, v);
     }
-    cs_conf_set_if_missing(c, "spark.master", "local[*]");
-    cs_conf_set_if_missing(c, "spark.submit.deployMode", "client");
+    /* shown by --verbose and passed on to the driver as set */
+    cs_conf_set_if_missing(c, "spark.master", cs_conf_entry_string(c, "spark.master"));
+    cs_conf_set_if_missing(c, "spark.submit.deployMode",
+                           cs_conf_entry_string(c, "spark.submit.deployMode"));
     if (a->app && !cs_conf_contains(c, "spark.app.name")) {
         char *n = default_app_name(a->app);
         cs_conf_set(c, "spark.app.name", n);
@@ -188,8 +190,8 @@ int cs_submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
                             "invalid value for CSPARK_LOG_LEVEL: '%s' (expected DEBUG, INFO, WARN "
                             "or ERROR)",
                             env_lvl);
-    const char *m = cs_conf_get(c, "spark.master");
-    if ((rc = cs_master_parse(m ? m : "local[*]", master, err)) != CS_OK) return rc;
+    if ((rc = cs_master_parse(cs_conf_entry_string(c, "spark.master"), master, err)) != CS_OK)
+        return rc;
     const char *mode = cs_conf_get(c, "spark.submit.deployMode");
     const cs_conf_entry *mode_entry = cs_conf_entry_find("spark.submit.deployMode");
     if (mode && (rc = cs_conf_entry_check(mode_entry, mode, err)) != CS_OK) return rc;

@@ -4,7 +4,8 @@
 # with the same type and the same default unit, so cspark-submit validates it before anything
 # starts; every key has at most one default: its entry's (read through the cs_conf_entry_*
 # accessors) or, for a key whose entry has none, the one call site that passes a default to a
-# typed getter; and the check is shown to catch a key read without a declaration, a call-site
+# typed getter or in place of an unset text key (cs_conf_get(...) ?: "d" and its spellings); and
+# the check is shown to catch a key read without a declaration, a call-site
 # default next to an entry's, and two call sites with defaults of their own.
 # Usage: conf_entries.sh BUILD_DIR
 set -u
@@ -17,7 +18,7 @@ src = pathlib.Path(sys.argv[1])
 table = (src / "common" / "conf_entries.c").read_text()
 declared = {}
 defaults = {}  # key -> where its defaults are
-for m in re.finditer(r'\b(BOOL|INT|PORT|SIZE|SIZE_POS|DUR_POS|DUR_NONNEG|DUR_OR_NEVER|DOUBLE|CHOICE)(_D)?\(\s*"([^"]+)"(?:\s*,\s*(CS_[A-Za-z]+))?', table):
+for m in re.finditer(r'\b(BOOL|INT|PORT|SIZE|SIZE_POS|DUR_POS|DUR_NONNEG|DUR_OR_NEVER|DOUBLE|CHOICE|STRING)(_D)?\(\s*"([^"]+)"(?:\s*,\s*(CS_[A-Za-z]+))?', table):
     declared[m.group(3)] = (m.group(1), m.group(4))
     if m.group(2):
         defaults.setdefault(m.group(3), []).append("its entry in common/conf_entries.c")
@@ -26,8 +27,30 @@ kinds = {"int": ("INT", "PORT"), "bool": ("BOOL",), "double": ("DOUBLE",),
 call = re.compile(r'cs_conf_get_(int|bool|double|size|duration_ms)\(\s*[^,]+,\s*"([^"]+)"\s*,\s*([^,]+)(?:,\s*(CS_[A-Za-z]+))?')
 accessor = re.compile(r'cs_conf_entry_(int|bool|double|size|duration_ms)\(\s*[^,]+,\s*"([^"]+)"')
 problems = []
+# a text key read raw with a literal (not "": that is no value) in its place when unset: `cs_conf_get(c, "k") ?: "d"`,
+# `or(cs_conf_get(c, "k"), "d")`, or `v = cs_conf_get(c, "k")` ... `v ? v : "d"` (the same
+# statement or the next lines); each is a default of its own
+raw = re.compile(r'cs_conf_get\(\s*[^,()]+,\s*"([^"]+)"\)')
+def text_defaults(text):
+    for m in raw.finditer(text):
+        after = text[m.end():m.end() + 200]
+        wrapped = re.match(r'\s*(?:\?:|,)\s*"[^"]+"', after)
+        if wrapped and (after.lstrip().startswith("?:") or text[:m.start()].rstrip().endswith("(")):
+            yield m.group(1), m.start()
+            continue
+        assigned = re.search(r'\b([A-Za-z_]\w*)\s*=\s*$', text[max(0, m.start() - 120):m.start()])
+        if not assigned:
+            continue
+        v = re.escape(assigned.group(1))
+        if re.search(r'\b%s\s*(?:&&\s*\*%s\s*)?\?\s*%s\s*:\s*"[^"]+"' % (v, v, v),
+                     text[m.end():m.end() + 1500]):
+            yield m.group(1), m.start()
+        elif re.match(r'\s*;\s*if\s*\(!%s\)\s*%s\s*=\s*"' % (v, v), after):
+            yield m.group(1), m.start()
 for f in sorted(src.rglob("*.c")):
     text = f.read_text()
+    for key, pos in text_defaults(text):
+        defaults.setdefault(key, []).append(f"{f.relative_to(src)}:{text.count(chr(10), 0, pos) + 1}")
     reads = [(m.group(1), m.group(2), None) for m in accessor.finditer(text)]
     for m in call.finditer(text):
         kind, key, dflt, unit = m.groups()
@@ -72,6 +95,16 @@ echo "$out" | grep -q "spark.executor.cores has 2 defaults, one allowed .*: its 
     fail "a call-site default next to the entry's not named: $out"
 echo "$out" | grep -q "spark.task.cpus has 2 defaults, one allowed .*: x/y.c:1, x/z.c:1" ||
     fail "two call-site defaults not named: $out"
+# ... a text key's literal in two places, or beside its entry's
+printf 'void j(void) { const char *m = cs_conf_get(c, "spark.master");\n run(m ? m : "local[*]"); }\n' >"$T/src/x/x.c"
+printf 'void k(void) { const char *n = cs_conf_get(c, "spark.x.ns");\n if (!n) n = "default"; }\n' >"$T/src/x/y.c"
+printf 'void l(void) { use(dup_or(cs_conf_get(c, "spark.x.ns"), "default")); }\n' >"$T/src/x/z.c"
+out=$(/usr/bin/python3 "$T/check.py" "$T/src") && fail "a second default of a text key passed"
+echo "$out" | grep -q "spark.master has 2 defaults, one allowed .*: its entry in common/conf_entries.c, x/x.c:1" ||
+    fail "a text key's literal next to the entry's default not named: $out"
+echo "$out" | grep -q "spark.x.ns has 2 defaults, one allowed .*: x/y.c:1, x/z.c:1" ||
+    fail "two literals for a text key not named: $out"
+rm -f "$T/src/x/z.c"
 # ... and passes when both read through the accessor or with no default
 printf 'void g(void) { cs_conf_entry_int(c, "spark.executor.cores", &v, e); }\n' >"$T/src/x/x.c"
 printf 'void h(void) { cs_conf_get_int(c, "spark.task.cpus", NULL, &v, e); }\n' >"$T/src/x/y.c"

@@ -15,6 +15,7 @@
 #include <openssl/rand.h>
 
 #include "cluster/k8s/k8s_steps.h"
+#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
 #include "fs/shipped_files.h"
@@ -276,7 +277,7 @@ int cs_k8s_app_init(k8s_app *app, const cs_conf *conf, const char *main_class, c
         return rc;
     }
     app->app_name = dup_or(cs_conf_get(conf, "spark.app.name"), "spark");
-    app->namespace_ = dup_or(cs_conf_get(conf, "spark.kubernetes.namespace"), "default");
+    app->namespace_ = cs_xstrdup(cs_conf_entry_string(conf, "spark.kubernetes.namespace"));
     if (!cs_k8s_is_dns1123_label(app->namespace_)) {
         rc = cs_error_set(err, CS_EINVAL,
                           "invalid value for spark.kubernetes.namespace: '%s' (expected a DNS-1123 "
