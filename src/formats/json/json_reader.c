@@ -106,7 +106,7 @@ static json_t *parse_record(const char *s, size_t n)
 {
     json_error_t jerr;
     json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
-    if (!v && strstr(jerr.text, "too big"))
+    if (!v && json_error_code(&jerr) == json_error_numeric_overflow) /* an integer past 64 bits */
         v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &jerr);
     return v;
 }
