@@ -306,6 +306,8 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     if (!sc) return;
     cspark_context *expected = sc;
     atomic_compare_exchange_strong(&running_context, &expected, NULL);
+    CS_INFO("context", "app=%s event=stopping succeeded=%s", cs_log_value(sc->app_id),
+            succeeded ? "true" : "false");
     /* as Spark's SparkContext.stop: the application's end is posted first, then the scheduler
      * and the executors stop */
     if (sc->bus) {
