@@ -190,8 +190,8 @@ int cs_submit_validate(const cs_conf *c, cs_master *master, cs_error *err)
                             "invalid value for CSPARK_LOG_LEVEL: '%s' (expected DEBUG, INFO, WARN "
                             "or ERROR)",
                             env_lvl);
-    if ((rc = cs_master_parse(cs_conf_entry_string(c, "spark.master"), master, err)) != CS_OK)
-        return rc;
+    const char *m = cs_conf_entry_string(c, "spark.master");
+    if ((rc = cs_master_parse(m, master, err)) != CS_OK) return rc;
     const char *mode = cs_conf_get(c, "spark.submit.deployMode");
     const cs_conf_entry *mode_entry = cs_conf_entry_find("spark.submit.deployMode");
     if (mode && (rc = cs_conf_entry_check(mode_entry, mode, err)) != CS_OK) return rc;

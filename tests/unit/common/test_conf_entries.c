@@ -152,6 +152,9 @@ static void test_every_entry_accepts_a_valid_value(void **state)
         case CS_CONF_CHOICE:
             v = NULL;
             break;
+        case CS_CONF_STRING:
+            v = "any text";
+            break;
         }
         if (!v) continue;
         cs_error err;
