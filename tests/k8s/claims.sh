@@ -176,4 +176,4 @@ echo "inner ok"
 INNER
 k8s_run_inner 240
 grep '^ok ' "$T/run.log"
-echo "PASS: k8s_claims"
+echo "PASS: $K8S_TEST"

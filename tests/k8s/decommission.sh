@@ -60,4 +60,4 @@ run off false
 echo "inner ok"
 INNER
 k8s_run_inner 280
-echo "PASS: k8s_decommission"
+echo "PASS: $K8S_TEST"

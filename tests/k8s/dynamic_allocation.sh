@@ -51,4 +51,4 @@ expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 170
-echo "PASS: k8s_dynamic_allocation"
+echo "PASS: $K8S_TEST"

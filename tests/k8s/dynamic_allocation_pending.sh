@@ -43,4 +43,4 @@ expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 170 --nodes 1 --node-memory 3Gi
-echo "PASS: k8s_dynamic_allocation_pending"
+echo "PASS: $K8S_TEST"

@@ -61,4 +61,4 @@ expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 200
-echo "PASS: k8s_executor_logs"
+echo "PASS: $K8S_TEST"

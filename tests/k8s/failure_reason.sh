@@ -28,4 +28,4 @@ expect_nothing_left "after the failed application"
 echo "inner ok"
 INNER
 k8s_run_inner 300
-echo "PASS: k8s_failure_reason"
+echo "PASS: $K8S_TEST"

@@ -53,4 +53,4 @@ echo "\$m" | grep -q 'code="500"' && echo "\$m" | grep -q 'code="429"' || fail "
 echo "inner ok"
 INNER
 k8s_run_inner 88
-echo "PASS: k8s_faults_api"
+echo "PASS: $K8S_TEST"

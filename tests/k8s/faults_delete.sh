@@ -35,4 +35,4 @@ expect_nothing_left
 echo "inner ok"
 INNER
 k8s_run_inner 88
-echo "PASS: k8s_faults_delete"
+echo "PASS: $K8S_TEST"

@@ -92,4 +92,4 @@ PY
 echo "inner ok"
 INNER
 k8s_run_inner 88
-echo "PASS: k8s_faults_polling"
+echo "PASS: $K8S_TEST"

@@ -41,4 +41,4 @@ left=\$(objects | grep -v "^pod/")
 echo "inner ok"
 INNER
 k8s_run_inner 88
-echo "PASS: k8s_faults_startfail"
+echo "PASS: $K8S_TEST"

@@ -84,4 +84,4 @@ expect_nothing_left "after the driver pod was deleted"
 echo "inner ok"
 INNER
 k8s_run_inner 150 --nodes 1 --node-memory 2Gi
-echo "PASS: k8s_faults_unschedulable"
+echo "PASS: $K8S_TEST"

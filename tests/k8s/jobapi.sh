@@ -51,4 +51,4 @@ expect_nothing_left "after pairops"
 echo "inner ok"
 INNER
 k8s_run_inner 600
-echo "PASS: k8s_jobapi"
+echo "PASS: $K8S_TEST"

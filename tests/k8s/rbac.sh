@@ -98,4 +98,4 @@ grep -q 'unknown field "spec.containers\[0\].bogusField"' "$T/strict.err" ||
 echo "inner ok"
 INNER
 k8s_run_inner 150
-echo "PASS: k8s_rbac"
+echo "PASS: $K8S_TEST"

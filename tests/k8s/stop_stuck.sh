@@ -49,11 +49,12 @@ client_stop() {
     esac
     # the task reaper deleted the stuck executors' pods: none was replaced once the application
     # was stopping (issue 21 item 13: the allocator replaced them, 48 new pods for a 200-executor
-    # application), from the signal or the context's stop on (a reaper that removes executors at
-    # a job's end, before the stop, may see them replaced, as Spark's allocator would)
+    # application): from the signal, or from the allocator's stop when the job aborted by itself
+    # (a reaper that removes executors at a job's end, before the stop, may see them replaced, as
+    # Spark's allocator would, until the backend stops)
     local late
-    late=\$(sed -n '/event=interrupted\|event=stopping/,\$p' "$T/\$name.err" | grep -o 'event=executor_pod_created executor=[0-9]*')
-    grep -q "event=interrupted\|event=stopping" "$T/\$name.err" || fail "\$name: the driver never logged its stop"
+    late=\$(sed -n '/event=interrupted\|event=allocator_stopped/,\$p' "$T/\$name.err" | grep -o 'event=executor_pod_created executor=[0-9]*')
+    grep -q "event=interrupted\|event=allocator_stopped" "$T/\$name.err" || fail "\$name: the driver never logged its stop"
     [ -z "\$late" ] || fail "\$name: executor pods were created while the application stopped: \$(echo \$late)"
     expect_nothing_left "\$name"
 }
@@ -131,4 +132,4 @@ expect_nothing_left "stop-owned"
 echo "inner ok"
 INNER
 k8s_run_inner 420
-echo "PASS: k8s_stop_stuck"
+echo "PASS: $K8S_TEST"

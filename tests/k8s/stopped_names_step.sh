@@ -19,7 +19,7 @@ wait_until 600 "a file that never appears" sh -c ': >"$MARK"; test -e "$MARK.nev
 echo "inner ok"
 INNER
 k8s_run_inner "$LIMIT"
-echo "PASS: k8s_child"
+echo "PASS: $K8S_TEST"
 CHILD
 export CSPARK_SOURCE_DIR="$SRC"
 expect_where() { # expect_where LOG HOW — the child's last line says how it stopped and where it was

@@ -106,4 +106,4 @@ rc=0
 echo "inner ok"
 INNER
 k8s_run_inner 500
-echo "PASS: k8s_submit"
+echo "PASS: $K8S_TEST"

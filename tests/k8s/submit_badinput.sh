@@ -96,4 +96,4 @@ echo "inner ok"
 INNER
 k8s_run_inner 400 --rbac "$T/rbac"
 grep '^ok ' "$T/run.log"
-echo "PASS: k8s_submit_badinput"
+echo "PASS: $K8S_TEST"

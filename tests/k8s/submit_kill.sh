@@ -105,4 +105,4 @@ wait_until 120 "the garbage collector to remove what the driver owned" empty || 
 echo "inner ok"
 INNER
 k8s_run_inner 300
-echo "PASS: k8s_submit_kill"
+echo "PASS: $K8S_TEST"

@@ -148,7 +148,8 @@ static void k8s_stopping(void *arg)
     b->stopping = true;
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
-    cs_k8s_allocator_join(b);
+    cs_k8s_allocator_join(b); /* a creation under way ends first: none starts from here on */
+    CS_INFO("k8s", "event=allocator_stopped");
     cs_k8s_polling_source_stop(b);
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
