@@ -102,12 +102,15 @@ static int next_line(const cs_json_options *o, const char *buf, size_t n, size_t
     return 0;
 }
 
-static json_t *parse_record(const char *s, size_t n)
+/* One record's value. With multiLine the file's first value is the record and what follows it
+ * is ignored, as Spark's Jackson parser reads one value of the stream. */
+static json_t *parse_record(const cs_json_options *o, const char *s, size_t n)
 {
+    size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | (o->multi_line ? JSON_DISABLE_EOF_CHECK : 0);
     json_error_t jerr;
-    json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    json_t *v = json_loadb(s, n, flags, &jerr);
     if (!v && json_error_code(&jerr) == json_error_numeric_overflow) /* an integer past 64 bits */
-        v = json_loadb(s, n, JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &jerr);
+        v = json_loadb(s, n, flags | JSON_DECODE_INT_AS_REAL, &jerr);
     return v;
 }
 
@@ -251,7 +254,7 @@ cs_ftype *cs_json_infer_schema(const cs_json_options *o, const char *buf, size_t
     size_t pos = 0, s, e, line = 0;
     while (next_line(o, buf, n, &pos, true, &s, &e)) {
         line++;
-        json_t *v = parse_record(buf + s, e - s);
+        json_t *v = parse_record(o, buf + s, e - s);
         cs_ftype *t = v ? infer_value(o, v) : NULL;
         json_decref(v);
         /* a root array contributes its elements; anything but objects is malformed */
@@ -557,7 +560,7 @@ int cs_json_read(cs_json_reader *r, const char *buf, size_t n, size_t *pos, bool
         }
         if (cs_field_chunk_full(chunk) || !next_line(r->o, buf, n, pos, at_eof, &s, &e))
             return CS_OK;
-        json_t *v = parse_record(buf + s, e - s);
+        json_t *v = parse_record(r->o, buf + s, e - s);
         bool objects = v && json_is_array(v);
         for (size_t k = 0; objects && k < json_array_size(v); k++)
             objects = json_is_object(json_array_get(v, k));

@@ -136,6 +136,8 @@ case("json_decimal_read", "json", '{"v":1.25}\n{"v":3}\n{"v":123456789.999}\n', 
 case("json_int_overflow", "json", '{"v":5000000000}\n{"v":7}\n', schema="v INT, _corrupt_record STRING")
 case("json_multiline", "json", '[\n {"a": 1,\n  "b": [1, 2]},\n {"a": 2}\n]\n', {"multiLine": "true"})
 case("json_multiline_object", "json", '{\n "a": {"x": "y"},\n "n": null\n}\n', {"multiLine": "true"})
+# multiLine reads the first value of the file; what follows it is ignored (Jackson reads one value)
+case("json_multiline_two_values", "json", '{"a": 1, "b": [1, 2]}\n{"a": 2}\n', {"multiLine": "true"})
 case("json_before_1970", "json", '{"d":"1969-12-31","t":"1900-01-01T00:00:00"}\n', schema="d DATE, t TIMESTAMP")
 case("json_unicode", "json", '{"s":"\u00fcber \u4e2d\u6587 \\ud83d\\ude00"}\n')
 
