@@ -39,6 +39,47 @@ bool cs_tv_parse_long(const char *s, size_t n, int64_t *out)
     return parse_java_integer(s, n, INT64_MIN, INT64_MAX, out);
 }
 
+/* Clinger's fast path: digits [. digits] [e[+-]digits] (already checked) whose significand has
+ * at most 15 digits and whose decimal exponent is within 10^±22 are exact doubles multiplied
+ * or divided by an exact power of ten, so one IEEE operation rounds correctly, as strtod and
+ * Java's parseDouble. false: strtod's turn. */
+static bool fast_double(const char *s, size_t n, double *out)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t m = 0;
+    int sig = 0, exp10 = 0;
+    size_t i = 0;
+    for (; i < n && is_digit(s[i]); i++) {
+        if (m || s[i] != '0') sig++;
+        m = m * 10 + (uint64_t)(s[i] - '0');
+        if (sig > 15) return false;
+    }
+    if (i < n && s[i] == '.')
+        for (i++; i < n && is_digit(s[i]); i++) {
+            if (m || s[i] != '0') sig++;
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            exp10--;
+            if (sig > 15) return false;
+        }
+    if (i < n) { /* the exponent */
+        i++;
+        bool eneg = false;
+        if (s[i] == '+' || s[i] == '-') eneg = s[i++] == '-';
+        int e = 0;
+        for (; i < n; i++) {
+            e = e * 10 + (s[i] - '0');
+            if (e > 400) return false;
+        }
+        exp10 += eneg ? -e : e;
+    }
+    if (exp10 < -22 || exp10 > 22) return false;
+    double d = (double)m;
+    *out = exp10 < 0 ? d / pow10[-exp10] : d * pow10[exp10];
+    return true;
+}
+
 bool cs_tv_parse_double(const char *s, size_t n, double *out)
 {
     /* Java trims chars <= ' ', takes a sign, NaN / Infinity, or a decimal number with an optional
@@ -75,6 +116,10 @@ bool cs_tv_parse_double(const char *s, size_t n, double *out)
     size_t end = i;
     if (i < n && strchr("fFdD", s[i]) && s[i]) i++;
     if (i != n) return false;
+    if (fast_double(s + start, end - start, out)) {
+        if (neg) *out = -*out;
+        return true;
+    }
     char tmp[512];
     size_t len = end - start;
     if (len >= sizeof tmp) { /* a long digit string: strtod on a heap copy */

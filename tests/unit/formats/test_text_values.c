@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -48,6 +50,57 @@ static void test_java_number_parsing(void **state)
     assert_true(cs_tv_parse_double("2.5d", 4, &d) && d == 2.5);
     assert_false(cs_tv_parse_double("inf", 3, &d));
     assert_true(cs_tv_parse_double("-Infinity", 9, &d) && d < 0);
+}
+
+/* The fast path of cs_tv_parse_double (exact significand times an exact power of ten) gives
+ * strtod's correctly rounded double, bit for bit, on both sides of its limits. */
+static void test_double_fast_path_matches_strtod(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"0",
+                                        "0.0",
+                                        "-0.0",
+                                        "0.1",
+                                        "0.2",
+                                        "0.3",
+                                        "1.7976931348623157e308",
+                                        "4.9e-324",
+                                        "123.45",
+                                        "999.99",
+                                        "1e22",
+                                        "1e23",
+                                        "1e-22",
+                                        "1e-23",
+                                        "123456789012345",
+                                        "1234567890123456",
+                                        "0.000123456789012345",
+                                        "9007199254740993",
+                                        "3.14159265358979",
+                                        "2.718281828459045",
+                                        "1.5E10",
+                                        "1.0E-5",
+                                        "12e-3",
+                                        "000001.5000",
+                                        "0.30000000000000004",
+                                        "100000000000000000000000",
+                                        "5e-1",
+                                        "7.",
+                                        ".5",
+                                        "1e+2",
+                                        "123456.7e-10"};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        double d, want = strtod(texts[k], NULL);
+        assert_true(cs_tv_parse_double(texts[k], strlen(texts[k]), &d));
+        assert_memory_equal(&d, &want, sizeof d);
+    }
+    /* prices as the benchmark writes them: every cent below 10000 */
+    char text[32];
+    for (int cents = 0; cents < 1000000; cents += 7) {
+        int n = snprintf(text, sizeof text, "%d.%02d", cents / 100, cents % 100);
+        double d, want = strtod(text, NULL);
+        assert_true(cs_tv_parse_double(text, (size_t)n, &d));
+        assert_memory_equal(&d, &want, sizeof d);
+    }
 }
 
 static void test_decimal_half_up(void **state)
@@ -150,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_java_double_text),
         cmocka_unit_test(test_java_number_parsing),
+        cmocka_unit_test(test_double_fast_path_matches_strtod),
         cmocka_unit_test(test_decimal_half_up),
         cmocka_unit_test(test_lenient_timestamps),
         cmocka_unit_test(test_line_split_every_line_once),
