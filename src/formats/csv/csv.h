@@ -115,6 +115,18 @@ size_t cs_csv_reader_records(const cs_csv_reader *r);
  * CSVInferSchema with inferSchema, all strings without. Returns a new struct type. */
 cs_ftype *cs_csv_infer_schema(const cs_csv_options *o, const char *buf, size_t n, cs_error *err);
 
+/* The same over input that comes in pieces (several files, each in bounded buffers): feed the
+ * records of buf[*pos..n) (at_eof: the buffer ends a file; *pos left at the first incomplete
+ * record), then finish. The first record seen names the columns (its values with o->header, or
+ * _c0..); *skip_header drops the next record (set it at the start of each file with a header).
+ * feed returns false once more input cannot change the result (no inferSchema, names known).
+ * finish returns the struct type and frees the inference. */
+typedef struct cs_csv_inference cs_csv_inference;
+cs_csv_inference *cs_csv_inference_new(const cs_csv_options *o);
+bool cs_csv_inference_feed(cs_csv_inference *inf, const char *buf, size_t n, size_t *pos,
+                           bool at_eof, bool *skip_header);
+cs_ftype *cs_csv_inference_finish(cs_csv_inference *inf);
+
 /* ---- writer ------------------------------------------------------------------------------- */
 
 /* Appends the header line (names, quoted when needed) to out. */

@@ -21,7 +21,8 @@ typedef struct infer_type {
 
 static bool equals(const char *v, size_t n, const char *s)
 {
-    return strlen(s) == n && !memcmp(v, s, n);
+    /* the first byte decides most calls (nullValue "" against a value) without a strlen */
+    return (n ? s[0] == v[0] : s[0] == '\0') && strlen(s) == n && !memcmp(v, s, n);
 }
 
 static infer_type kind_only(cs_ftype_kind k)
@@ -117,40 +118,72 @@ static infer_type merge(infer_type a, infer_type b)
     return kind_only(CS_FT_STRING);
 }
 
-cs_ftype *cs_csv_infer_schema(const cs_csv_options *o, const char *buf, size_t n, cs_error *err)
+struct cs_csv_inference {
+    const cs_csv_options *o;
+    cs_ftype *names; /* the first record's column names (NULL until it is seen) */
+    infer_type *types;
+    int ncols;
+    cs_csv_tokens t;
+};
+
+cs_csv_inference *cs_csv_inference_new(const cs_csv_options *o)
 {
-    cs_csv_tokens t = {0};
-    size_t pos = 0, rs, re;
-    if (!cs_csv_next_record(o, buf, n, &pos, true, &t, &rs, &re)) {
-        cs_csv_tokens_free(&t);
-        return cs_ftype_new(CS_FT_STRUCT); /* an empty input: no columns */
-    }
-    cs_ftype *st = cs_csv_header_schema(o, buf, &t);
-    if (!o->header) pos = 0; /* the first record is data */
-    if (!o->infer_schema) {
-        cs_csv_tokens_free(&t);
-        return st;
-    }
-    int ncols = st->nfields;
-    infer_type *types = cs_xcalloc((size_t)ncols + 1, sizeof *types);
-    while (cs_csv_next_record(o, buf, n, &pos, true, &t, &rs, &re)) {
-        for (int i = 0; i < ncols && i < t.n; i++) {
-            size_t len;
-            const char *v = cs_csv_token_value(o, buf, &t, i, &len);
-            if (t.v[i].kind == CS_CSV_TOK_NULL || len == 0 || equals(v, len, o->null_value))
-                continue;
-            types[i] = merge(types[i], try_from(o, types[i].kind, v, len));
+    cs_csv_inference *inf = cs_xcalloc(1, sizeof *inf);
+    inf->o = o;
+    return inf;
+}
+
+bool cs_csv_inference_feed(cs_csv_inference *inf, const char *buf, size_t n, size_t *pos,
+                           bool at_eof, bool *skip_header)
+{
+    const cs_csv_options *o = inf->o;
+    cs_csv_tokens *t = &inf->t;
+    size_t rs, re;
+    while (cs_csv_next_record(o, buf, n, pos, at_eof, t, &rs, &re)) {
+        if (!inf->names) {
+            inf->names = cs_csv_header_schema(o, buf, t);
+            inf->ncols = inf->names->nfields;
+            inf->types = cs_xcalloc((size_t)inf->ncols + 1, sizeof *inf->types);
         }
+        if (*skip_header) {
+            *skip_header = false;
+            continue;
+        }
+        if (!o->infer_schema) continue;
+        for (int i = 0; i < inf->ncols && i < t->n; i++) {
+            size_t len;
+            const char *v = cs_csv_token_value(o, buf, t, i, &len);
+            if (t->v[i].kind == CS_CSV_TOK_NULL || len == 0 || equals(v, len, o->null_value))
+                continue;
+            inf->types[i] = merge(inf->types[i], try_from(o, inf->types[i].kind, v, len));
+        }
+        if (!o->infer_schema) break; /* the names are all it needs */
     }
-    for (int i = 0; i < ncols; i++) {
-        cs_ftype_kind k = types[i].kind == CS_FT_NULL ? CS_FT_STRING : types[i].kind;
+    return o->infer_schema || !inf->names;
+}
+
+cs_ftype *cs_csv_inference_finish(cs_csv_inference *inf)
+{
+    cs_ftype *st = inf->names ? inf->names : cs_ftype_new(CS_FT_STRUCT); /* empty: no columns */
+    for (int i = 0; inf->o->infer_schema && i < inf->ncols; i++) {
+        cs_ftype_kind k = inf->types[i].kind == CS_FT_NULL ? CS_FT_STRING : inf->types[i].kind;
         cs_ftype_free(st->fields[i]);
         st->fields[i] = k == CS_FT_DECIMAL
-                            ? cs_ftype_decimal_new(types[i].precision, types[i].scale)
+                            ? cs_ftype_decimal_new(inf->types[i].precision, inf->types[i].scale)
                             : cs_ftype_new(k);
     }
-    free(types);
-    cs_csv_tokens_free(&t);
-    (void)err;
+    free(inf->types);
+    cs_csv_tokens_free(&inf->t);
+    free(inf);
     return st;
+}
+
+cs_ftype *cs_csv_infer_schema(const cs_csv_options *o, const char *buf, size_t n, cs_error *err)
+{
+    cs_csv_inference *inf = cs_csv_inference_new(o);
+    size_t pos = 0;
+    bool skip_header = o->header;
+    cs_csv_inference_feed(inf, buf, n, &pos, true, &skip_header);
+    (void)err;
+    return cs_csv_inference_finish(inf);
 }

@@ -47,6 +47,15 @@ void cs_json_options_free(cs_json_options *o);
 
 /* The schema of the records of buf[0..n); NULL with an error (FAILFAST on a bad record). */
 cs_ftype *cs_json_infer_schema(const cs_json_options *o, const char *buf, size_t n, cs_error *err);
+/* The same over input that comes in pieces (several files, each in bounded buffers; Spark's
+ * merge of their schemas): feed the records of buf[*pos..n) (at_eof: the buffer ends a file;
+ * *pos left at the first incomplete line), then finish, which returns the schema and frees the
+ * inference. feed fails as cs_json_infer_schema does (FAILFAST); finish frees it then too. */
+typedef struct cs_json_inference cs_json_inference;
+cs_json_inference *cs_json_inference_new(const cs_json_options *o);
+int cs_json_inference_feed(cs_json_inference *inf, const char *buf, size_t n, size_t *pos,
+                           bool at_eof, cs_error *err);
+cs_ftype *cs_json_inference_finish(cs_json_inference *inf);
 
 typedef struct cs_json_reader cs_json_reader;
 cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *schema, cs_error *err);

@@ -248,12 +248,27 @@ static cs_ftype *corrupt_only(const cs_json_options *o)
     return t;
 }
 
-cs_ftype *cs_json_infer_schema(const cs_json_options *o, const char *buf, size_t n, cs_error *err)
+struct cs_json_inference {
+    const cs_json_options *o;
+    cs_ftype *root;
+    size_t line;
+};
+
+cs_json_inference *cs_json_inference_new(const cs_json_options *o)
 {
-    cs_ftype *root = cs_ftype_new(CS_FT_STRUCT);
-    size_t pos = 0, s, e, line = 0;
-    while (next_line(o, buf, n, &pos, true, &s, &e)) {
-        line++;
+    cs_json_inference *inf = cs_xcalloc(1, sizeof *inf);
+    inf->o = o;
+    inf->root = cs_ftype_new(CS_FT_STRUCT);
+    return inf;
+}
+
+int cs_json_inference_feed(cs_json_inference *inf, const char *buf, size_t n, size_t *pos,
+                           bool at_eof, cs_error *err)
+{
+    const cs_json_options *o = inf->o;
+    size_t s, e;
+    while (next_line(o, buf, n, pos, at_eof, &s, &e)) {
+        size_t line = ++inf->line;
         json_t *v = parse_record(o, buf + s, e - s);
         cs_ftype *t = v ? infer_value(o, v) : NULL;
         json_decref(v);
@@ -270,24 +285,39 @@ cs_ftype *cs_json_infer_schema(const cs_json_options *o, const char *buf, size_t
         if (bad) {
             cs_ftype_free(t);
             t = NULL;
-            if (o->mode == CS_MODE_FAILFAST) {
-                cs_ftype_free(root);
-                cs_error_set(
+            if (o->mode == CS_MODE_FAILFAST)
+                return cs_error_set(
                     err, CS_EINVAL,
                     "[MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed records are "
                     "detected in schema inference: line %zu. Parse Mode: FAILFAST",
                     line);
-                return NULL;
-            }
             if (o->mode == CS_MODE_PERMISSIVE) t = corrupt_only(o);
         }
         if (t && t->kind == CS_FT_STRUCT)
-            root = merge(root, t);
+            inf->root = merge(inf->root, t);
         else
             cs_ftype_free(t);
     }
-    canonicalize(root);
+    return CS_OK;
+}
+
+cs_ftype *cs_json_inference_finish(cs_json_inference *inf)
+{
+    cs_ftype *root = inf->root;
+    free(inf);
+    if (root) canonicalize(root);
     return root;
+}
+
+cs_ftype *cs_json_infer_schema(const cs_json_options *o, const char *buf, size_t n, cs_error *err)
+{
+    cs_json_inference *inf = cs_json_inference_new(o);
+    size_t pos = 0;
+    if (cs_json_inference_feed(inf, buf, n, &pos, true, err) != CS_OK) {
+        cs_ftype_free(cs_json_inference_finish(inf));
+        return NULL;
+    }
+    return cs_json_inference_finish(inf);
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
