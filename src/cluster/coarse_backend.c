@@ -407,8 +407,8 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         res.status = TASK_FAILED;
         res.error = cs_xstrdup(err.msg);
     } else if (su->result->indirect && res.status == TASK_OK) {
-        res.block_port = port;
-        cs_coarse_fetch_later(b, t, &res, host, port, exec_id);
+        cs_task_result_free(&res);
+        cs_coarse_fetch_later(b, t, (int64_t)su->result->indirect_size, host, port, exec_id);
         cs_coarse_offer_and_report(b);
         return;
     }
@@ -628,7 +628,6 @@ static void coarse_stop(sched_backend *base)
     while (b->fetch_head) {
         fetch_job *f = b->fetch_head;
         b->fetch_head = f->next;
-        cs_task_result_free(&f->r);
         free(f);
     }
     pthread_mutex_destroy(&b->lock);
@@ -644,9 +643,11 @@ static void coarse_stop(sched_backend *base)
 coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
                                       cs_error *err)
 {
-    int64_t timeout = 120000;
+    int64_t timeout = 120000, max_result = 0;
     rpc_options ro = {.name = "driver", .app_id = env->app_id};
     if (cs_conf_entry_duration_ms(env->conf, "spark.network.timeout", &timeout, err) < 0 ||
+        cs_conf_get_size(env->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) <
+            0 ||
         cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
@@ -665,6 +666,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->opt.secret = b->secret;
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
+    b->max_result_size = max_result;
     bool storage = false, blocks = true;
     if (cs_conf_entry_bool(env->conf, "spark.storage.decommission.enabled", &storage, err) < 0 ||
         cs_conf_entry_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", &blocks,

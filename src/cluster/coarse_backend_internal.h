@@ -62,7 +62,7 @@ typedef struct plan_frame {
 typedef struct fetch_job {
     struct fetch_job *next;
     const task_desc *t;
-    task_result r;
+    int64_t size; /* of the whole serialized TaskResult the executor keeps as a block */
     char host[256];
     int port;
     char exec_id[64];
@@ -80,7 +80,9 @@ struct coarse_backend {
     rpc_endpoint *ep;
     int port;
     int64_t network_timeout_ms;
-    bool migrate_shuffles; /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    bool migrate_shuffles;   /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    int64_t max_result_size; /* spark.driver.maxResultSize (0: no limit): indirect results over
+                              * it are not fetched */
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
@@ -146,9 +148,10 @@ void cs_coarse_broadcast_attach(coarse_backend *b, bool on);
 void cs_coarse_broadcast_executor_lost(coarse_backend *b, const char *executor_id);
 
 /* ---- coarse_result_fetcher.c ---- */
-/* Queues the fetch of task t's result (r's contents are taken) from the executor's block server
- * at host:port. Takes the lock. */
-void cs_coarse_fetch_later(coarse_backend *b, const task_desc *t, task_result *r, const char *host,
+/* Queues the fetch of task t's result (size bytes, an IndirectTaskResult) from the block
+ * server of executor exec_id at host:port; the fetcher thread reports the task once it has it,
+ * or fails it saying why. */
+void cs_coarse_fetch_later(coarse_backend *b, const task_desc *t, int64_t size, const char *host,
                            int port, const char *exec_id);
 void *cs_coarse_fetcher_main(void *arg);
 
