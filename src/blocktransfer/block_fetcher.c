@@ -243,7 +243,7 @@ void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, c
 }
 
 /* One attempt over c. 0 = block in *out; CS_EIO with *retryable set or not. */
-static int fetch_once(block_fetcher *f, rpc_conn *c, Cspark__BlockId *id, uint8_t **out,
+static int fetch_once(int64_t timeout_ms, rpc_conn *c, Cspark__BlockId *id, uint8_t **out,
                       size_t *len, int *retryable, char *why, size_t whycap)
 {
     fetch_req *r = cs_xcalloc(1, sizeof *r);
@@ -271,8 +271,8 @@ static int fetch_once(block_fetcher *f, rpc_conn *c, Cspark__BlockId *id, uint8_
     }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += f->timeout_ms / 1000;
-    ts.tv_nsec += (long)(f->timeout_ms % 1000) * 1000000L;
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
     if (ts.tv_nsec >= 1000000000L) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
@@ -293,7 +293,7 @@ static int fetch_once(block_fetcher *f, rpc_conn *c, Cspark__BlockId *id, uint8_
     int rc = 0;
     if (timed_out) {
         *retryable = 1;
-        snprintf(why, whycap, "no reply within %lld ms", (long long)f->timeout_ms);
+        snprintf(why, whycap, "no reply within %lld ms", (long long)timeout_ms);
         rc = CS_EIO;
     } else if (r->closed) {
         *retryable = 1;
@@ -342,7 +342,7 @@ int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, ui
             id.shuffle_id = st->shuffle_id;
             id.map_id = st->map_id;
             id.reduce_id = reduce_id;
-            int rc = fetch_once(f, c, &id, out, len, &retryable, why, sizeof why);
+            int rc = fetch_once(f->timeout_ms, c, &id, out, len, &retryable, why, sizeof why);
             if (rc == 0) {
                 cs_rpc_conn_unref(c);
                 if (!cs_map_status_size_agrees(st, reduce_id, *len)) {
@@ -404,12 +404,27 @@ int cs_block_fetcher_fetch_rdd_block(block_fetcher *f, const char *host, int por
     id.rdd_id = rdd_id;
     id.rdd_partition = partition;
     int retryable = 0;
-    int rc = fetch_once(f, c, &id, out, len, &retryable, why, sizeof why);
+    int rc = fetch_once(f->timeout_ms, c, &id, out, len, &retryable, why, sizeof why);
     if (rc < 0 && retryable) drop_conn(f, c);
     cs_rpc_conn_unref(c);
     if (rc < 0)
         return cs_error_set(err, CS_EIO, "rdd_%d_%d not fetched from %s:%d (executor %s): %s",
                             rdd_id, partition, host, port, executor_id, why);
+    return 0;
+}
+
+int cs_block_fetch_task_result(rpc_conn *c, int64_t task_id, int64_t timeout_ms, uint8_t **out,
+                               size_t *len, cs_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    Cspark__BlockId id = CSPARK__BLOCK_ID__INIT;
+    id.shuffle_id = -1;
+    id.result_task_id = task_id;
+    char why[1024] = "";
+    int retryable = 0;
+    if (fetch_once(timeout_ms, c, &id, out, len, &retryable, why, sizeof why) < 0)
+        return cs_error_set(err, CS_EIO, "%s", why);
     return 0;
 }
 

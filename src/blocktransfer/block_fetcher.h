@@ -43,6 +43,13 @@ void cs_block_fetcher_free(block_fetcher *f);
 int cs_block_fetcher_fetch_rdd_block(block_fetcher *f, const char *host, int port,
                                      const char *executor_id, int rdd_id, int partition,
                                      uint8_t **out, size_t *len, cs_error *err);
+/* The result of task_id kept by the block server at the other end of c (Spark's
+ * TaskResultBlockId: BlockId{shuffle_id -1, result_task_id}), in *out (malloc'd, the caller's).
+ * Streamed in parts, so its size is not bound by spark.rpc.message.maxSize; one attempt waiting
+ * at most timeout_ms; the server forgets the result once sent. CS_EIO with the reason. Used by
+ * the driver (cluster/coarse_result_fetcher.c), any thread but c's loop thread. */
+int cs_block_fetch_task_result(rpc_conn *c, int64_t task_id, int64_t timeout_ms, uint8_t **out,
+                               size_t *len, cs_error *err);
 
 /* Added: prefetching for one shuffle_reader. maps/num_maps/reduce_id are those the reader is
  * created with (borrowed until cs_block_prefetch_free, like the reader's). The returned source

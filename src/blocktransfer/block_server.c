@@ -28,12 +28,12 @@ typedef struct blk {
     int32_t shuffle_id, map_id, reduce_id;
     bool is_rdd; /* a cached partition rdd_<rdd_id>_<rdd_partition> */
     int32_t rdd_id, rdd_partition;
+    int64_t result_task_id; /* shuffle_id -1 and not is_rdd: a task's result (TaskResultBlockId) */
 } blk;
 
 typedef struct bs_job {
     rpc_conn *c; /* referenced */
     uint64_t rid;
-    int is_result;
     int64_t task_id;
     int is_broadcast; /* BroadcastFetch: task_id = broadcast id, n = piece */
     int n;
@@ -82,6 +82,7 @@ static void block_id_of(const blk *b, Cspark__BlockId *id)
     id->is_rdd = b->is_rdd;
     id->rdd_id = b->rdd_id;
     id->rdd_partition = b->rdd_partition;
+    id->result_task_id = b->result_task_id;
 }
 
 static void send_block_error(rpc_conn *c, uint64_t rid, const blk *b, int last, const char *msg)
@@ -212,6 +213,31 @@ static int serve_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b
     return 0;
 }
 
+/* Sends bytes (taken: freed here) as block b in parts of at most bs->chunk, each waiting for
+ * the connection's queue to drain below QUEUE_MAX. <0 if the connection is gone. */
+static int serve_bytes(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b, int last,
+                       uint8_t *bytes, size_t len)
+{
+    size_t done = 0;
+    int rc = 0;
+    do {
+        size_t n = len - done < bs->chunk ? len - done : bs->chunk;
+        size_t flen;
+        uint8_t *data;
+        uint8_t *frame =
+            block_frame(rid, b, n, last && done + n == len, done + n == len, &flen, &data);
+        memcpy(data, bytes + done, n);
+        if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0 ||
+            cs_rpc_send_raw(c, frame, flen) < 0) {
+            if (rc == 0) rc = -1;
+            break;
+        }
+        done += n;
+    } while (done < len);
+    free(bytes);
+    return rc;
+}
+
 /* Sends a cached partition's bytes in chunks, as serve_block does a shuffle block's. */
 static int serve_rdd_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b, int last)
 {
@@ -233,62 +259,34 @@ static int serve_rdd_block(block_server *bs, rpc_conn *c, uint64_t rid, const bl
         send_block_error(c, rid, b, last, msg);
         return 0;
     }
-    size_t done = 0;
-    int rc = 0;
-    do {
-        size_t n = len - done < bs->chunk ? len - done : bs->chunk;
-        size_t flen;
-        uint8_t *data;
-        uint8_t *frame =
-            block_frame(rid, b, n, last && done + n == len, done + n == len, &flen, &data);
-        memcpy(data, bytes + done, n);
-        if (cs_rpc_conn_wait_writable(c, QUEUE_MAX, 120000) < 0 ||
-            cs_rpc_send_raw(c, frame, flen) < 0) {
-            if (rc == 0) rc = -1;
-            break;
-        }
-        done += n;
-    } while (done < len);
-    free(bytes);
-    return rc;
+    return serve_bytes(bs, c, rid, b, last, bytes, len);
 }
 
-static void serve_result(block_server *bs, rpc_conn *c, uint64_t rid, int64_t task_id)
+/* A task's result kept by cs_block_server_put_result (Spark's TaskResultBlockId), in chunks as
+ * any block, so that its size is bounded by memory, not by spark.rpc.message.maxSize. Removed
+ * once taken, as the driver removes the block after fetching it in Spark. */
+static int serve_result_block(block_server *bs, rpc_conn *c, uint64_t rid, const blk *b, int last)
 {
     pthread_mutex_lock(&bs->mu);
     bs_result **pp = &bs->results, *r = NULL;
-    while (*pp && (*pp)->task_id != task_id)
+    while (*pp && (*pp)->task_id != b->result_task_id)
         pp = &(*pp)->next;
     if (*pp) {
         r = *pp;
         *pp = r->next;
     }
     pthread_mutex_unlock(&bs->mu);
-    Cspark__FetchResultData fr = CSPARK__FETCH_RESULT_DATA__INIT;
-    char msg[200];
-    if (r) {
-        fr.data.data = r->data;
-        fr.data.len = r->len;
-    } else {
-        snprintf(msg, sizeof msg, "no result for task %lld on this executor", (long long)task_id);
-        fr.error = msg;
+    if (!r) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "no result for task %lld on this executor (already fetched?)",
+                 (long long)b->result_task_id);
+        send_block_error(c, rid, b, last, msg);
+        return 0;
     }
-    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
-    env.body_case = CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA;
-    env.fetch_result_data = &fr;
-    if (send_env(c, rid, &env) < 0 && r) {
-        /* too large for a frame, or the connection is gone */
-        snprintf(msg, sizeof msg, "result of task %lld (%zu bytes) could not be sent",
-                 (long long)task_id, r->len);
-        fr.data.data = NULL;
-        fr.data.len = 0;
-        fr.error = msg;
-        send_env(c, rid, &env);
-    }
-    if (r) {
-        free(r->data);
-        free(r);
-    }
+    uint8_t *bytes = r->data;
+    size_t len = r->len;
+    free(r);
+    return serve_bytes(bs, c, rid, b, last, bytes, len);
 }
 
 /* A broadcast piece this executor holds, for a peer fetching the value (broadcast_fetch.c). */
@@ -336,15 +334,14 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&bs->mu);
         if (j->is_broadcast) {
             serve_broadcast(bs, j->c, j->rid, j->task_id, j->n);
-        } else if (j->is_result) {
-            serve_result(bs, j->c, j->rid, j->task_id);
         } else {
             for (int i = 0; i < j->n; i++) {
                 const blk *b = &j->blocks[i];
                 int last = i == j->n - 1;
-                if ((b->is_rdd ? serve_rdd_block(bs, j->c, j->rid, b, last)
-                               : serve_block(bs, j->c, j->rid, b, last)) < 0)
-                    break;
+                int rc = b->is_rdd             ? serve_rdd_block(bs, j->c, j->rid, b, last)
+                         : b->shuffle_id == -1 ? serve_result_block(bs, j->c, j->rid, b, last)
+                                               : serve_block(bs, j->c, j->rid, b, last);
+                if (rc < 0) break;
             }
         }
         cs_rpc_conn_unref(j->c);
@@ -372,6 +369,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
             j->blocks[i].is_rdd = fb->blocks[i]->is_rdd;
             j->blocks[i].rdd_id = fb->blocks[i]->rdd_id;
             j->blocks[i].rdd_partition = fb->blocks[i]->rdd_partition;
+            j->blocks[i].result_task_id = fb->blocks[i]->result_task_id;
         }
         if (j->n == 0) { /* nothing asked: an empty, final reply */
             free(j->blocks);
@@ -384,10 +382,6 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *m)
             send_env(c, m->request_id, &env);
             return;
         }
-    } else if (m->body_case == CSPARK__ENVELOPE__BODY_FETCH_RESULT) {
-        j = cs_xcalloc(1, sizeof *j);
-        j->is_result = 1;
-        j->task_id = m->fetch_result->task_id;
     } else if (m->body_case == CSPARK__ENVELOPE__BODY_BROADCAST_FETCH) {
         j = cs_xcalloc(1, sizeof *j);
         j->is_broadcast = 1;

@@ -8,9 +8,10 @@
  * several consecutive BlockData with the same BlockId whose data concatenate; `last` is set on
  * the final message of the stream; a missing or unreadable block gets BlockData.error naming it
  * (and no data). Blocks are read from <local_dir>/shuffle_<s>_<m>_0.{data,index} through
- * cs_shuffle_index_read, with pread straight into the reply frame. FetchResult(task_id) ->
- * FetchResultData(data) from the registry filled by cs_block_server_put_result; a fetched result is
- * removed; an unknown id gets FetchResultData.error. BroadcastFetch(id, piece) -> BroadcastReply
+ * cs_shuffle_index_read, with pread straight into the reply frame. A BlockId with shuffle_id -1
+ * names a task's result (Spark's TaskResultBlockId, result_task_id) kept by
+ * cs_block_server_put_result: it is streamed in parts as any block, then removed; an unknown id
+ * gets BlockData.error. BroadcastFetch(id, piece) -> BroadcastReply
  * with the piece from the executor's broadcast store (cs_block_server_set_broadcasts), or its
  * error when the piece is not held. Disk reads run on two worker threads, not on
  * the endpoint's loop thread. Started by the executor; the driver and block_fetcher.c are its
@@ -36,8 +37,8 @@ block_server *cs_block_server_start(const char *host, const char *local_dir, con
                                     int *port, cs_error *err);
 /* Closes every connection, joins the workers, frees unfetched results. NULL is fine. */
 void cs_block_server_stop(block_server *bs);
-/* Registers a task result for FetchResult; ownership of data moves to the server (a previous
- * result of the same task is replaced). Thread-safe. */
+/* Registers a task result for a FetchBlocks of its TaskResultBlockId; ownership of data moves to
+ * the server (a previous result of the same task is replaced). Thread-safe. */
 void cs_block_server_put_result(block_server *bs, int64_t task_id, uint8_t *data, size_t len);
 /* The broadcast pieces this server gives peers (borrowed; it outlives the server's use of it:
  * set before registering, cleared with NULL before the store is freed). */

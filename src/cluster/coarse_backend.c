@@ -124,7 +124,8 @@ static Cspark__CachedBlock **cached_blocks_pb(coarse_backend *b, const task_desc
     for (int i = 0; i < t->num_block_locs; i++) {
         const cs_block_location *l = &t->block_locs[i];
         int x = cs_coarse_find_exec(b, l->executor_id);
-        if (x < 0 || !b->execs[x].alive || b->execs[x].block_port <= 0) continue;
+        if (x < 0 || !b->execs[x].alive || !b->execs[x].conn || b->execs[x].block_port <= 0)
+            continue;
         cspark__cached_block__init(&cb[*n]);
         cb[*n].rdd_id = l->rdd_id;
         cb[*n].partition = l->partition;
@@ -150,7 +151,8 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
     for (int i = 0; i < b->num_execs; i++) {
         exec_info *e = &b->execs[i];
         /* a closed connection is an executor lost that on_close has not reported yet */
-        if (!e->alive || e->removing || e->decommissioning || cs_rpc_conn_is_closed(e->conn))
+        if (!e->alive || !e->conn || e->removing || e->decommissioning ||
+            cs_rpc_conn_is_closed(e->conn))
             continue;
         offers[n] = (cs_offer){e->id, e->host, e->free > 0 ? e->free : 0};
         free_cores += offers[n].free_cores;
@@ -407,8 +409,8 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         res.status = TASK_FAILED;
         res.error = cs_xstrdup(err.msg);
     } else if (su->result->indirect && res.status == TASK_OK) {
-        res.block_port = port;
-        cs_coarse_fetch_later(b, t, &res, host, port, exec_id);
+        cs_task_result_free(&res);
+        cs_coarse_fetch_later(b, t, (int64_t)su->result->indirect_size, host, port, exec_id);
         cs_coarse_offer_and_report(b);
         return;
     }
@@ -458,7 +460,9 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     }
 }
 
-/* An executor's connection is gone: its running tasks fail, its map outputs are lost. */
+/* An executor's connection is gone: its loss is reported now, or, when the launcher reports
+ * exits and nothing explains this one yet, once the launcher says why (its process's exit code or
+ * signal, its pod's state) or the wait for it ends. */
 static void on_close(void *arg, rpc_conn *c, const char *reason)
 {
     coarse_backend *b = arg;
@@ -468,8 +472,28 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         pthread_mutex_unlock(&b->lock);
         return;
     }
-    e->alive = false;
+    if (b->opt.reports_exits && !e->lost_reason[0] && !e->removing && !e->decommissioning &&
+        !b->stopping && b->base.sched) {
+        e->awaiting_exit_reason = true;
+        e->exit_reason_deadline_ms = cs_mono_ms() + CS_COARSE_EXIT_REASON_WAIT_MS;
+        snprintf(e->closed_reason, sizeof e->closed_reason, "%s", reason);
+        rpc_conn *conn = e->conn;
+        e->conn = NULL; /* no task is offered to it, no message sent */
+        CS_INFO("driver", "event=executor_disconnected executor=%s reason=%s awaiting=exit_reason",
+                cs_log_value(e->id), cs_log_quote(reason));
+        pthread_cond_broadcast(&b->cond);
+        pthread_mutex_unlock(&b->lock);
+        cs_rpc_conn_unref(conn);
+        return;
+    }
     if (!e->lost_reason[0]) snprintf(e->lost_reason, sizeof e->lost_reason, "%s", reason);
+    cs_coarse_report_loss(b, e);
+}
+
+void cs_coarse_report_loss(coarse_backend *b, exec_info *e)
+{
+    e->alive = false;
+    e->awaiting_exit_reason = false;
     int idx = (int)(e - b->execs);
     const task_desc **lost = NULL;
     int nlost = 0;
@@ -484,7 +508,7 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
         free(r);
     }
     bool stopping = b->stopping || !b->base.sched;
-    char id[64], why[512];
+    char id[64], why[1024];
     snprintf(id, sizeof id, "%s", e->id);
     snprintf(why, sizeof why, "%s", e->lost_reason);
     for (int i = 0; i < b->num_execs && !stopping; i++) /* live peers stop fetching from it */
@@ -492,10 +516,10 @@ static void on_close(void *arg, rpc_conn *c, const char *reason)
             cs_coarse_send_executor_lost(b->execs[i].conn, id, why);
     rpc_conn *conn = e->conn;
     e->conn = NULL;
-    pthread_mutex_unlock(&b->lock);
-    cs_rpc_conn_unref(conn);
-    cs_coarse_broadcast_executor_lost(b, id); /* its pieces are gone with it */
     bool expected = e->removing || e->decommissioning;
+    pthread_mutex_unlock(&b->lock); /* e may move from here on (execs grows) */
+    if (conn) cs_rpc_conn_unref(conn);
+    cs_coarse_broadcast_executor_lost(b, id); /* its pieces are gone with it */
     if (stopping) {
         free(lost);
         return;
@@ -542,6 +566,7 @@ static void *housekeeper_main(void *arg)
         if (now - last_tick > wait_ms + b->network_timeout_ms / 2)
             cs_coarse_forgive_stall(b, now - last_tick - wait_ms);
         cs_coarse_stop_unread(b);
+        cs_coarse_expire_exit_reason_waits(b, now);
         /* tasks waiting for their locality wait to expire */
         if (!b->stopping && b->base.tasks && cs_task_scheduler_has_pending(b->base.tasks)) {
             pthread_mutex_unlock(&b->lock);
@@ -628,7 +653,6 @@ static void coarse_stop(sched_backend *base)
     while (b->fetch_head) {
         fetch_job *f = b->fetch_head;
         b->fetch_head = f->next;
-        cs_task_result_free(&f->r);
         free(f);
     }
     pthread_mutex_destroy(&b->lock);
@@ -644,9 +668,11 @@ static void coarse_stop(sched_backend *base)
 coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_options *o,
                                       cs_error *err)
 {
-    int64_t timeout = 120000;
+    int64_t timeout = 120000, max_result = 0;
     rpc_options ro = {.name = "driver", .app_id = env->app_id};
     if (cs_conf_entry_duration_ms(env->conf, "spark.network.timeout", &timeout, err) < 0 ||
+        cs_conf_get_size(env->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) <
+            0 ||
         cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);
@@ -665,6 +691,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->opt.secret = b->secret;
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
+    b->max_result_size = max_result;
     bool storage = false, blocks = true;
     if (cs_conf_entry_bool(env->conf, "spark.storage.decommission.enabled", &storage, err) < 0 ||
         cs_conf_entry_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", &blocks,

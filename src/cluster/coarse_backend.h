@@ -59,6 +59,11 @@ typedef struct coarse_options {
     /* Optional: the task reaper gave up on the tasks of this executor (already marked removed,
      * its connection closing): end it now — kill its process, delete its pod. */
     void (*kill)(void *arg, const char *executor_id);
+    /* The launcher reports every executor's end (cs_coarse_backend_executor_exited: exit code,
+     * signal, pod state): an executor whose connection closes without a reason known yet is
+     * reported lost once that reason arrives, or after CS_COARSE_EXIT_REASON_WAIT_MS with the
+     * connection's (Spark's executorsPendingLossReason). */
+    bool reports_exits;
     void *hooks_arg;
 } coarse_options;
 
@@ -71,7 +76,11 @@ void *cs_coarse_backend_launcher(const sched_backend *base);
 int cs_coarse_backend_port(const coarse_backend *b);
 /* Waits until n executors are registered or timeout_ms passes; returns the number registered. */
 int cs_coarse_backend_wait_registered(coarse_backend *b, int n, int64_t timeout_ms);
-/* The launcher saw the executor's process exit (reason explains the exit status). */
+/* How long a closed connection's loss waits for the launcher's exit reason (reports_exits). */
+#define CS_COARSE_EXIT_REASON_WAIT_MS 30000
+/* The launcher saw the executor's process exit (reason explains the exit status, e.g. "Command
+ * exited with code 134"): the executor is lost with that reason, now or, when its connection
+ * already closed, in place of the connection's. Any thread. */
 void cs_coarse_backend_executor_exited(coarse_backend *b, const char *executor_id,
                                        const char *reason);
 /* Asks every executor to stop (StopExecutor) without freeing anything yet. */

@@ -39,7 +39,12 @@ typedef struct exec_info {
     int64_t last_seen_ms;
     int *sent_attempt; /* per stage id: attempt + 1 of the plan last sent, 0 = none */
     int cap_sent;
-    char lost_reason[512];
+    char lost_reason[1024];
+    /* its connection closed (conn is NULL, alive still set) and the launcher has not said why
+     * yet: reported lost when it does, or at exit_reason_deadline_ms with closed_reason */
+    bool awaiting_exit_reason;
+    int64_t exit_reason_deadline_ms;
+    char closed_reason[128];
     /* removal (dynamic allocation) and decommissioning: no new tasks once either is set */
     bool removing;         /* told to exit (StopExecutor) */
     bool decommissioning;  /* finishing its tasks, then its shuffle files move to peers */
@@ -62,7 +67,7 @@ typedef struct plan_frame {
 typedef struct fetch_job {
     struct fetch_job *next;
     const task_desc *t;
-    task_result r;
+    int64_t size; /* of the whole serialized TaskResult the executor keeps as a block */
     char host[256];
     int port;
     char exec_id[64];
@@ -80,7 +85,9 @@ struct coarse_backend {
     rpc_endpoint *ep;
     int port;
     int64_t network_timeout_ms;
-    bool migrate_shuffles; /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    bool migrate_shuffles;   /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    int64_t max_result_size; /* spark.driver.maxResultSize (0: no limit): indirect results over
+                              * it are not fetched */
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
@@ -97,11 +104,17 @@ struct coarse_backend {
 };
 
 /* ---- coarse_backend.c ---- */
+/* Executor e is lost (its lost_reason says why): its running tasks fail, its map outputs are
+ * lost, listeners and the launcher are told. Called with b->lock held, which it releases. */
+void cs_coarse_report_loss(coarse_backend *b, exec_info *e);
 /* Offers free cores to the task scheduler, launches what it gives and reports the ones whose plan
  * could not be sent. Takes the lock. */
 void cs_coarse_offer_and_report(coarse_backend *b);
 
 /* ---- coarse_registry.c (lock held unless said) ---- */
+/* Housekeeper, b->lock held (released and taken again): executors whose wait for an exit reason
+ * passed its deadline are lost with their connection's reason. */
+void cs_coarse_expire_exit_reason_waits(coarse_backend *b, int64_t now);
 int cs_coarse_find_exec(coarse_backend *b, const char *id);
 exec_info *cs_coarse_exec_of_conn(coarse_backend *b, rpc_conn *c);
 /* RegisterExecutor (RPC thread; takes the lock). */
@@ -146,9 +159,10 @@ void cs_coarse_broadcast_attach(coarse_backend *b, bool on);
 void cs_coarse_broadcast_executor_lost(coarse_backend *b, const char *executor_id);
 
 /* ---- coarse_result_fetcher.c ---- */
-/* Queues the fetch of task t's result (r's contents are taken) from the executor's block server
- * at host:port. Takes the lock. */
-void cs_coarse_fetch_later(coarse_backend *b, const task_desc *t, task_result *r, const char *host,
+/* Queues the fetch of task t's result (size bytes, an IndirectTaskResult) from the block
+ * server of executor exec_id at host:port; the fetcher thread reports the task once it has it,
+ * or fails it saying why. */
+void cs_coarse_fetch_later(coarse_backend *b, const task_desc *t, int64_t size, const char *host,
                            int port, const char *exec_id);
 void *cs_coarse_fetcher_main(void *arg);
 

@@ -34,7 +34,8 @@ static size_t peer_addresses(coarse_backend *b, const bt_peer *ids, int n,
     pthread_mutex_lock(&b->lock);
     for (int i = 0; i < n; i++) {
         int idx = cs_coarse_find_exec(b, ids[i].executor_id);
-        if (idx < 0 || !b->execs[idx].alive || b->execs[idx].block_port <= 0) continue;
+        if (idx < 0 || !b->execs[idx].alive || !b->execs[idx].conn || b->execs[idx].block_port <= 0)
+            continue;
         cspark__broadcast_peer__init(&pb[k]);
         snprintf(hosts[k], 256, "%s", b->execs[idx].host);
         pb[k].executor_id = (char *)ids[i].executor_id;

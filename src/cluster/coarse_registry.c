@@ -16,6 +16,10 @@
  *   DECOMMISSIONING --tasks done, map outputs migrated--> DRAINED               stop_when_unread
  *   DRAINED --no running stage reads from it: StopExecutor--> REMOVING
  *   any --connection closed, silent past spark.network.timeout, pod gone--> LOST   !alive
+ *   any --connection closed, the launcher reports exits (coarse_options.reports_exits)-->
+ *       AWAITING EXIT REASON  awaiting_exit_reason (conn NULL, alive)
+ *   AWAITING EXIT REASON --the launcher's exit status or pod state, or
+ *       CS_COARSE_EXIT_REASON_WAIT_MS with the connection's reason--> LOST
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -311,13 +315,30 @@ void cs_coarse_backend_executor_exited(coarse_backend *b, const char *executor_i
 {
     pthread_mutex_lock(&b->lock);
     int i = cs_coarse_find_exec(b, executor_id);
-    if (i >= 0 && b->execs[i].alive && b->execs[i].conn) {
+    if (i >= 0 && b->execs[i].alive) {
         exec_info *e = &b->execs[i];
         /* an executor the driver is removing (idle, decommissioned) keeps the driver's reason,
          * whichever arrives first: its pod's end or its connection's */
         if (!e->removing && !e->decommissioning)
             snprintf(e->lost_reason, sizeof e->lost_reason, "%s", reason);
-        cs_rpc_conn_close(e->conn);
+        if (e->awaiting_exit_reason) { /* its connection closed first: the loss waited for this */
+            cs_coarse_report_loss(b, e);
+            return;
+        }
+        if (e->conn) cs_rpc_conn_close(e->conn); /* on_close reports it */
     }
     pthread_mutex_unlock(&b->lock);
+}
+
+void cs_coarse_expire_exit_reason_waits(coarse_backend *b, int64_t now)
+{
+    for (int i = 0; i < b->num_execs; i++) {
+        exec_info *e = &b->execs[i];
+        if (!e->alive || !e->awaiting_exit_reason || now < e->exit_reason_deadline_ms) continue;
+        CS_WARN("driver", "event=exit_reason_unknown executor=%s waited_ms=%d", cs_log_value(e->id),
+                CS_COARSE_EXIT_REASON_WAIT_MS);
+        snprintf(e->lost_reason, sizeof e->lost_reason, "%s", e->closed_reason);
+        cs_coarse_report_loss(b, e);
+        pthread_mutex_lock(&b->lock);
+    }
 }

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-void cs_describe_exit_code(int code, char *buf, size_t cap)
+/* Spark's explanation of an exit code (ExecutorExitCode.explainExitCode). */
+static const char *explain(int code)
 {
     const char *why;
     switch (code) {
@@ -55,7 +56,12 @@ void cs_describe_exit_code(int code, char *buf, size_t cap)
         why = code > 128 && code < 128 + 65 ? strsignal(code - 128) : "unexpected exit code";
         break;
     }
-    snprintf(buf, cap, "exit code %d (%s)", code, why);
+    return why;
+}
+
+void cs_describe_exit_code(int code, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "exit code %d (%s)", code, explain(code));
 }
 
 void cs_describe_wait_status(int status, char *buf, size_t cap)
@@ -66,4 +72,18 @@ void cs_describe_wait_status(int status, char *buf, size_t cap)
         cs_describe_exit_code(WEXITSTATUS(status), buf, cap);
     else
         snprintf(buf, cap, "unknown wait status %d", status);
+}
+
+void cs_describe_executor_exit(int status, char *buf, size_t cap)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        snprintf(buf, cap, "Command exited with code %d: killed by signal %d (%s)", 128 + sig, sig,
+                 explain(128 + sig));
+    } else if (WIFEXITED(status)) {
+        int code = WEXITSTATUS(status);
+        snprintf(buf, cap, "Command exited with code %d (%s)", code, explain(code));
+    } else {
+        snprintf(buf, cap, "Command ended with unknown wait status %d", status);
+    }
 }

@@ -12,5 +12,9 @@
 void cs_describe_exit_code(int code, char *buf, size_t cap);
 /* From a waitpid status: normal exits as above, deaths by signal as 128+signal. */
 void cs_describe_wait_status(int status, char *buf, size_t cap);
+/* The reason of a lost executor process from its waitpid status, as Spark's ExecutorExited
+ * ("Command exited with code 3 (...)"), naming the signal of a process killed by one: "Command
+ * exited with code 137: killed by signal 9 (SIGKILL: killed, possibly out of memory)". */
+void cs_describe_executor_exit(int status, char *buf, size_t cap);
 
 #endif

@@ -6,8 +6,9 @@
  * a signal watcher (decom_signals.c) turns SIGTERM into a decommission request when
  * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
  * MigrateShuffle, copies a leaving peer's map outputs. Stage plans arrive once per stage attempt
- * and stay cached for its tasks (plan_cache.c); task results above spark.task.maxDirectResultSize
- * are kept in the block server and fetched by the driver. Told to stop (StopExecutor, or the
+ * and stay cached for its tasks (plan_cache.c); a task result whose status update would pass
+ * spark.task.maxDirectResultSize (data and accumulator updates alike) is kept in the block server
+ * and fetched by the driver (Spark's IndirectTaskResult). Told to stop (StopExecutor, or the
  * driver's connection closed), it waits at most spark.task.reaper.killTimeout for tasks that ignore
  * the stop, then exits without them (common/shutdown.h, docs/stopping.md).
  */
@@ -82,6 +83,7 @@ typedef struct executor {
     exec_env env;
     int64_t max_direct_result;
     int64_t max_status_update; /* what a StatusUpdate's result may take: maxSize less 64 KiB */
+    int64_t max_result_size;   /* spark.driver.maxResultSize: larger results are dropped */
 
     pthread_mutex_t lock;
     pthread_cond_t work_cond; /* workers wait for tasks */
@@ -128,8 +130,10 @@ int cs_executor_parse_driver_url(const char *url, char *host, size_t host_cap, i
 /* ---- messages from the driver (loop thread) ------------------------------------------------ */
 
 /* Sends a task's StatusUpdate. One the connection refuses (over spark.rpc.message.maxSize) is
- * replaced by a failure saying so, so that the driver always hears of the task: a status update
- * it never receives would leave the job waiting for good. */
+ * logged and replaced by a failure saying so, so that the driver always hears of the task: a
+ * status update it never receives would leave the job waiting for good. Only a connection that
+ * is gone keeps the failure from the driver too, which then learns of the task through the
+ * executor's loss. */
 static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
                         Cspark__TaskResult *res)
 {
@@ -141,21 +145,23 @@ static void send_status(executor *x, int64_t task_id, Cspark__TaskState state,
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_STATUS_UPDATE;
     env.status_update = &su;
-    if (cs_rpc_send(x->driver, &env) == 0 || !res || res->status != TASK_OK) return;
+    if (cs_rpc_send(x->driver, &env) == 0) return;
     size_t bytes = cspark__envelope__get_packed_size(&env);
+    CS_ERROR("executor", "executor=%s task=%lld event=status_update_not_sent bytes=%zu",
+             cs_log_value(x->opt->executor_id), (long long)task_id, bytes);
     char why[300];
     snprintf(why, sizeof why,
              "the status update of task %lld (%zu bytes) could not be sent to the driver "
              "(over spark.rpc.message.maxSize, or the connection is closing)",
              (long long)task_id, bytes);
-    CS_ERROR("executor", "executor=%s task=%lld event=status_update_not_sent bytes=%zu",
-             cs_log_value(x->opt->executor_id), (long long)task_id, bytes);
     Cspark__TaskResult failed = CSPARK__TASK_RESULT__INIT;
     failed.status = TASK_FAILED;
     failed.error = why;
     su.state = CSPARK__TASK_STATE__FAILED;
     su.result = &failed;
-    cs_rpc_send(x->driver, &env);
+    if (cs_rpc_send(x->driver, &env) < 0)
+        CS_ERROR("executor", "executor=%s task=%lld event=task_failure_not_sent",
+                 cs_log_value(x->opt->executor_id), (long long)task_id);
 }
 
 /* The status update's state of a task that ended with status: Spark's TaskState. */
@@ -476,39 +482,49 @@ static void report(executor *x, exec_task *t, task_result *r)
         fail_unstarted(x, t->desc.task_id, err.msg, false);
         return;
     }
-    /* what stays inline whatever happens to the data: accumulator updates, updated blocks,
-     * metrics. Spark would send them through the block manager too (IndirectTaskResult); here a
-     * task whose updates alone pass the limit fails saying so, never silently */
-    size_t rest = cspark__task_result__get_packed_size(&pb) - pb.data.len;
-    if (x->max_status_update > 0 && (int64_t)rest > x->max_status_update) {
+    size_t whole = cspark__task_result__get_packed_size(&pb);
+    if (r->status == TASK_OK && x->blocks && (int64_t)whole > x->max_direct_result) {
+        /* Spark's IndirectTaskResult: the whole result (data, accumulator updates, metrics)
+         * becomes a block the driver fetches in parts, whatever spark.rpc.message.maxSize is;
+         * one over spark.driver.maxResultSize is dropped, and its size alone makes the driver
+         * fail the job saying so */
+        Cspark__TaskResult slim = CSPARK__TASK_RESULT__INIT;
+        slim.status = pb.status;
+        slim.indirect = true;
+        slim.indirect_size = whole;
+        if (x->max_result_size > 0 && (int64_t)whole > x->max_result_size) {
+            CS_WARN("executor",
+                    "executor=%s task=%lld event=result_dropped bytes=%zu "
+                    "reason=\"bigger than spark.driver.maxResultSize (%lld bytes)\"",
+                    cs_log_value(x->opt->executor_id), (long long)t->desc.task_id, whole,
+                    (long long)x->max_result_size);
+        } else {
+            uint8_t *block = cs_xmalloc(whole);
+            cspark__task_result__pack(&pb, block);
+            cs_block_server_put_result(x->blocks, t->desc.task_id, block, whole);
+            CS_INFO("executor",
+                    "executor=%s task=%lld event=result_sent_via_block_manager bytes=%zu",
+                    cs_log_value(x->opt->executor_id), (long long)t->desc.task_id, whole);
+        }
+        cs_task_result_pb_clear(&pb);
+        send_status(x, t->desc.task_id, state_of(r->status), &slim);
+        return;
+    }
+    /* a failed task's accumulator updates and block statuses travel inline: past the limit,
+     * the task's failure says so rather than go unreported */
+    if (x->max_status_update > 0 && (int64_t)whole > x->max_status_update) {
         char why[400];
         snprintf(why, sizeof why,
                  "the accumulator updates and block statuses of task %lld take %zu bytes, over "
                  "what one message may carry (spark.rpc.message.maxSize %lld MiB less 64 KiB): "
                  "add less to accumulators in one task, or raise spark.rpc.message.maxSize",
-                 (long long)t->desc.task_id, rest,
+                 (long long)t->desc.task_id, whole,
                  (long long)((x->max_status_update + 64 * 1024) >> 20));
         cs_task_result_pb_clear(&pb);
         fail_unstarted(x, t->desc.task_id, why, false);
         return;
     }
-    if (x->max_direct_result > 0 && (int64_t)pb.data.len > x->max_direct_result && x->blocks) {
-        /* too large to send inline: the driver fetches it from the block server */
-        uint8_t *copy = cs_xmalloc(pb.data.len ? pb.data.len : 1);
-        memcpy(copy, pb.data.data, pb.data.len);
-        cs_block_server_put_result(x->blocks, t->desc.task_id, copy, pb.data.len);
-        pb.indirect = true;
-        pb.indirect_size = pb.data.len;
-        uint8_t *keep = pb.data.data;
-        size_t keep_len = pb.data.len;
-        pb.data.data = NULL;
-        pb.data.len = 0;
-        send_status(x, t->desc.task_id, state_of(r->status), &pb);
-        pb.data.data = keep;
-        pb.data.len = keep_len;
-    } else {
-        send_status(x, t->desc.task_id, state_of(r->status), &pb);
-    }
+    send_status(x, t->desc.task_id, state_of(r->status), &pb);
     cs_task_result_pb_clear(&pb);
 }
 
@@ -745,6 +761,9 @@ static int executor_start(executor *x, cs_error *err)
     int64_t fits = (int64_t)net.max_frame - 64 * 1024;
     x->max_direct_result = v < fits ? v : fits;
     x->max_status_update = fits;
+    if (cs_conf_get_size(x->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &x->max_result_size,
+                         err) < 0)
+        return err->code;
     /* a driver whose host is gone without closing the connection (its node lost) is given up
      * once heartbeats stay unacknowledged for spark.network.timeout: the connection closes and
      * the executor stops (a paused driver's kernel still acknowledges them) */

@@ -36,7 +36,7 @@ run_submit 'local-cluster[1,1,256]' "$JOBS" 0 || rc=$?
 [ "$rc" -ne 0 ] || fail "local-cluster exit(0): exited 0"
 grep -q "in function 'end_process' ended the process with exit(0)" "$T/stderr" ||
     fail "local-cluster exit(0): the executor did not name the task: $(tail -3 "$T/stderr")"
-tail -1 "$T/stderr" | grep -q "^cspark-submit: .*exit code 1" ||
+tail -1 "$T/stderr" | grep -q "^cspark-submit: .*Command exited with code 1 " ||
     fail "local-cluster exit(0): last line: $(tail -1 "$T/stderr")"
 [ -z "$(left_behind)" ] || fail "local-cluster exit(0): left behind: $(left_behind)"
 echo "PASS: $TEST_NAME"

@@ -21,13 +21,15 @@
 
 #include "cspark.h"
 
-/* Partition 1 ends the process as the closure says: "abort", or an exit status ("0", "3"). */
+/* Partition 1 ends the process as the closure says: "abort", "sigkill" (raise(SIGKILL), as the
+ * kernel's OOM killer would), or an exit status ("0", "3"). */
 void end_process(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
     size_t len = 0;
     const char *how = cspark_closure(tc, &len);
     if (cspark_partition_id(tc) == 1) {
         if (strncmp(how, "abort", len) == 0) abort();
+        if (strncmp(how, "sigkill", len) == 0) raise(SIGKILL);
         exit(atoi(how));
     }
     cspark_emit_record(out, in);

@@ -378,6 +378,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
                         .stopping = k8s_stopping,
                         .stopped = k8s_stopped,
                         .kill = k8s_kill,
+                        .reports_exits = true,
                         .hooks_arg = b};
     b->coarse = cs_coarse_backend_new(env, &o, err);
     if (!b->coarse) goto fail;

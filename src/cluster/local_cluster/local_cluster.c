@@ -347,7 +347,7 @@ static void *monitor_main(void *arg)
                 }
                 continue;
             }
-            snprintf(reason, sizeof reason, "Command exited with %s", why);
+            cs_describe_executor_exit(status, reason, sizeof reason);
             char id[32];
             snprintf(id, sizeof id, "%s", c->id);
             bool leaving = c->leaving;
@@ -504,6 +504,7 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
                         .stopping = lc_stopping,
                         .stopped = lc_stopped,
                         .kill = lc_kill,
+                        .reports_exits = true,
                         .hooks_arg = lc};
     int64_t port = 0;
     if (cs_conf_entry_int(env->conf, "spark.driver.port", &port, err) < 0) goto fail;

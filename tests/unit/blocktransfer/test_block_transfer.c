@@ -237,11 +237,13 @@ static void test_missing_block_named(void **state)
     cs_block_server_stop(bs);
 }
 
-static void test_indirect_result(void **state)
+/* A task result kept by the block server (TaskResultBlockId) is fetched in parts, so one larger
+ * than a whole frame (spark.rpc.message.maxSize) arrives whole; it is removed once fetched. */
+static void test_indirect_result_larger_than_a_frame(void **state)
 {
     cs_error err = {0};
     int port = 0;
-    rpc_options o = {.name = "bs", .app_id = "a", .secret = SECRET};
+    rpc_options o = {.name = "bs", .app_id = "a", .secret = SECRET, .max_frame = 1024 * 1024};
     block_server *bs = cs_block_server_start("127.0.0.1", g_dir, &o, &port, &err);
     assert_non_null(bs);
     size_t n = 3 * 1024 * 1024;
@@ -250,28 +252,21 @@ static void test_indirect_result(void **state)
         data[i] = (uint8_t)(i * 7);
     cs_block_server_put_result(bs, 99, data, n);
     assert_int_equal(cs_block_server_pending_results(bs), 1);
-    rpc_options co = {.name = "driver", .app_id = "a", .secret = SECRET};
+    rpc_options co = {.name = "driver", .app_id = "a", .secret = SECRET, .max_frame = 1024 * 1024};
     rpc_endpoint *e = cs_rpc_endpoint_new(&co, NULL, &err);
     rpc_conn *c = cs_rpc_connect(e, "127.0.0.1", port, 5000, &err);
     assert_non_null(c);
-    for (int k = 0; k < 2; k++) {
-        Cspark__FetchResult fr = CSPARK__FETCH_RESULT__INIT;
-        fr.task_id = 99;
-        Cspark__Envelope req = CSPARK__ENVELOPE__INIT;
-        req.body_case = CSPARK__ENVELOPE__BODY_FETCH_RESULT;
-        req.fetch_result = &fr;
-        Cspark__Envelope *rep = NULL;
-        assert_int_equal(cs_rpc_call(c, &req, &rep, 5000, &err), 0);
-        assert_int_equal(rep->body_case, CSPARK__ENVELOPE__BODY_FETCH_RESULT_DATA);
-        if (k == 0) {
-            assert_int_equal(rep->fetch_result_data->data.len, n);
-            for (size_t i = 0; i < n; i += 4099)
-                assert_int_equal(rep->fetch_result_data->data.data[i], (uint8_t)(i * 7));
-        } else { /* removed once fetched */
-            assert_non_null(strstr(rep->fetch_result_data->error, "task 99"));
-        }
-        cspark__envelope__free_unpacked(rep, NULL);
-    }
+    uint8_t *got = NULL;
+    size_t len = 0;
+    assert_int_equal(cs_block_fetch_task_result(c, 99, 5000, &got, &len, &err), 0);
+    assert_int_equal(len, n);
+    for (size_t i = 0; i < n; i += 4099)
+        assert_int_equal(got[i], (uint8_t)(i * 7));
+    free(got);
+    /* removed once fetched */
+    assert_int_equal(cs_block_fetch_task_result(c, 99, 5000, &got, &len, &err), CS_EIO);
+    assert_null(got);
+    assert_non_null(strstr(err.msg, "task 99"));
     assert_int_equal(cs_block_server_pending_results(bs), 0);
     cs_block_server_put_result(bs, 100, malloc(10), 10); /* freed by stop */
     cs_rpc_conn_unref(c);
@@ -688,7 +683,7 @@ int main(void)
         cmocka_unit_test(test_fetch_all_multipart),
         cmocka_unit_test(test_local_blocks_read_from_disk),
         cmocka_unit_test(test_missing_block_named),
-        cmocka_unit_test(test_indirect_result),
+        cmocka_unit_test(test_indirect_result_larger_than_a_frame),
         cmocka_unit_test(test_stopped_server_fails_after_retries),
         cmocka_unit_test(test_prefetch_two_peers),
         cmocka_unit_test(test_prefetch_small_budget_multipart),

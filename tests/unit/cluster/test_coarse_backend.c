@@ -5,8 +5,10 @@
  * KillTask, or dying with their connection). Checks: a job across two executors, task retry,
  * FetchFailed resubmission, shuffle reuse across jobs, cancellation (KillTask to every running
  * task, the job ends), executor loss (its running task retried elsewhere, its map outputs
- * recomputed), and registration refusals (duplicates, ids the launcher removed, and fields out of
- * range: cores, block port, host and id). Outcomes only: waits are bounded by the RPC timeouts.
+ * recomputed; with a launcher that reports exits, named by the exit status that comes after the
+ * connection's close), and registration refusals (duplicates, ids the launcher removed, and fields
+ * out of range: cores, block port, host and id). Outcomes only: waits are bounded by the RPC
+ * timeouts.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <pthread.h>
@@ -56,7 +59,9 @@ struct fexec {
 
 static fexec g_x[2];
 static script_fn g_script;
-static bool g_lost[3]; /* executors "1" and "2" the driver lost */
+static bool g_lost[3];              /* executors "1" and "2" the driver lost */
+static bool g_reports_exits;        /* driver_start: the launcher reports exits */
+static char g_removed_reason[1024]; /* coarse_options.executor_removed's last reason */
 
 static stage_info *find_stage(fexec *x, int stage_id, int attempt)
 {
@@ -274,6 +279,11 @@ static bool refuse_3(void *arg, const char *executor_id)
     return strcmp(executor_id, "3") != 0;
 }
 
+static void note_removed(void *arg, const char *executor_id, const char *reason)
+{
+    snprintf(g_removed_reason, sizeof g_removed_reason, "%s: %s", executor_id, reason);
+}
+
 static void driver_start(driver *d, script_fn script)
 {
     memset(d, 0, sizeof *d);
@@ -281,7 +291,12 @@ static void driver_start(driver *d, script_fn script)
     g_script = script;
     d->conf = cs_conf_new();
     d->env = (cluster_env){.conf = d->conf, .app_id = "app-test", .app_name = "test"};
-    coarse_options o = {.bind_host = "127.0.0.1", .app_file = "app.so", .admit = refuse_3};
+    coarse_options o = {.bind_host = "127.0.0.1",
+                        .app_file = "app.so",
+                        .admit = refuse_3,
+                        .executor_removed = note_removed,
+                        .reports_exits = g_reports_exits};
+    g_removed_reason[0] = 0;
     cs_error err = {0};
     d->cb = cs_coarse_backend_new(&d->env, &o, &err);
     assert_non_null(d->cb);
@@ -479,6 +494,43 @@ static void test_executor_loss(void **state)
     driver_stop(&d);
 }
 
+/* The launcher's reaper: once executor "1" has died, its exit status arrives, later than its
+ * connection's close. */
+static void *reap_exec1(void *arg)
+{
+    driver *d = arg;
+    for (int i = 0; i < 10000; i++) { /* 10 s at most */
+        pthread_mutex_lock(&g_x[0].mu);
+        bool dead = g_x[0].dead;
+        pthread_mutex_unlock(&g_x[0].mu);
+        if (dead) break;
+        usleep(1000);
+    }
+    /* the close usually reaches the driver first, as a crash's does (either order ends the same) */
+    usleep(50 * 1000);
+    cs_coarse_backend_executor_exited(d->cb, "1", "Command exited with code 3 (unexpected)");
+    return NULL;
+}
+
+/* A launcher that reports exits: the loss of a closed connection waits for the exit status, so
+ * the executor's removal and its task's failure name the exit code, not "peer closed" (issue 21
+ * item 14); the job still ends right. */
+static void test_executor_loss_waits_for_exit_status(void **state)
+{
+    driver d;
+    g_reports_exits = true;
+    driver_start(&d, exec1_dies);
+    g_reports_exits = false;
+    pthread_t reaper;
+    pthread_create(&reaper, NULL, reap_exec1, &d);
+    cs_error err;
+    assert_int_equal(run(&d, &err), 0);
+    pthread_join(reaper, NULL);
+    assert_int_equal(d.results[0] + d.results[1], 2);
+    assert_string_equal(g_removed_reason, "1: Command exited with code 3 (unexpected)");
+    driver_stop(&d);
+}
+
 static void test_registration_refusals(void **state)
 {
     driver d;
@@ -531,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_fetch_failed_resubmission),
         cmocka_unit_test(test_cancellation_kills_running_tasks),
         cmocka_unit_test(test_executor_loss),
+        cmocka_unit_test(test_executor_loss_waits_for_exit_status),
         cmocka_unit_test(test_registration_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
