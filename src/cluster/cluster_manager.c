@@ -33,7 +33,7 @@ static int app_secret(cs_conf *conf, char **secret, cs_error *err)
 {
     bool auth;
     *secret = NULL;
-    cs_conf_set_if_missing(conf, "spark.authenticate", "true");
+    cs_conf_entry_set_defaults_in(conf, CS_CONF_IN_CLUSTER); /* spark.authenticate=true */
     if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) return err->code;
     if (!auth) return 0;
     cs_error e2;
