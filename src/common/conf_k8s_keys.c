@@ -189,7 +189,9 @@ static const cs_conf_k8s_key keys[] = {
         "legacy overhead factor (spark.{driver,executor}.memoryOverheadFactor win)"),
     KEY("spark.kubernetes.local.dirs.tmpfs", "the local-dir emptyDirs are in memory (tmpfs)"),
     KEY("spark.kubernetes.configMap.maxSize", "largest driver or executor ConfigMap"),
-    KEY("spark.kubernetes.executor.disableConfigMap", "no executor ConfigMap is created"),
+    KEY("spark.kubernetes.executor.disableConfigMap",
+        "no executor ConfigMap is created (the application then reaches executors as "
+        "`local://` or an upload)"),
     KEY_W("spark.kubernetes.executor.terminationGracePeriodSeconds",
           "terminationGracePeriodSeconds of the executor pods", "Kubernetes' 30s"),
     KEY("spark.kubernetes.executor.decommissionLabel",

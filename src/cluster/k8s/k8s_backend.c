@@ -400,6 +400,17 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         b->created_secret = true;
     }
     if (reship_files(b, err) < 0) goto fail;
+    if (s->disable_exec_configmap) { /* Spark: no executor ConfigMap at all */
+        if (app_bytes) {
+            cs_error_set(err, CS_EINVAL,
+                         "spark.kubernetes.executor.disableConfigMap=true: executors would get the "
+                         "application from their ConfigMap; give it as local://PATH (in the "
+                         "image or a volume) or through spark.kubernetes.file.upload.path");
+            goto fail;
+        }
+        free(app_bytes);
+        return b->backend;
+    }
     obj = cs_k8s_executor_configmap(b->conf, &b->app, app_bytes, app_len, err);
     if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
         cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
