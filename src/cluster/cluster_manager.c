@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/conf_entries.h"
 #include "exec/decom_signals.h"
@@ -27,6 +28,15 @@ const cluster_manager *cs_cluster_manager_for(const char *master_url)
     for (size_t i = 0; i < sizeof managers / sizeof managers[0]; i++)
         if (managers[i]->can_create(master_url)) return managers[i];
     return NULL;
+}
+
+const char *cs_cluster_master_url(const cs_conf *conf)
+{
+    const char *in_pod = cs_conf_entry_string(conf, "spark.kubernetes.driver.master");
+    if (cs_conf_get(conf, "spark.kubernetes.submitInDriver") && in_pod &&
+        strncmp(in_pod, "local", 5) == 0 && (in_pod[5] == '\0' || in_pod[5] == '['))
+        return in_pod;
+    return cs_conf_entry_string(conf, "spark.master");
 }
 
 static int app_secret(cs_conf *conf, char **secret, cs_error *err)

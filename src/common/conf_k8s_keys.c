@@ -18,15 +18,15 @@
 
 #define KEY(k, meaning)                                                                            \
     {                                                                                              \
-        k, meaning, NULL, NULL, NULL                                                               \
+        k, meaning, NULL, NULL                                                                     \
     }
 #define KEY_W(k, meaning, words)                                                                   \
     {                                                                                              \
-        k, meaning, words, NULL, NULL                                                              \
+        k, meaning, words, NULL                                                                    \
     }
 #define REFUSED(k, meaning, why)                                                                   \
     {                                                                                              \
-        k, meaning, NULL, why, NULL                                                                \
+        k, meaning, NULL, why                                                                      \
     }
 
 #define JVM_STEPS "JVM feature step classes: cspark's feature steps are built in"
@@ -42,9 +42,9 @@ static const cs_conf_k8s_key keys[] = {
     KEY_W("spark.kubernetes.context",
           "kubeconfig context cspark-submit (and a client-mode driver) uses",
           "the current context"),
-    {"spark.kubernetes.driver.master",
-     "API server the driver creates executors through; `local[*]` runs the driver pod alone", NULL,
-     "driver-pod-only mode (no executor pods) is not implemented", "local"},
+    KEY("spark.kubernetes.driver.master",
+        "API server the driver creates executors through; `local`, `local[N]` or `local[*]`: the "
+        "tasks run in the driver pod, no executor pod is made (driver-pod-only mode)"),
     KEY("spark.kubernetes.submission.waitAppCompletion",
         "cluster mode: cspark-submit waits for the driver pod to end"),
     KEY("spark.kubernetes.report.interval", "how often cspark-submit reports the driver's phase"),
@@ -336,21 +336,20 @@ static void check_one(void *arg, const char *key, const char *value)
     const cs_conf_k8s_key *k = cs_conf_k8s_key_find(key);
     if (!k || !k->refused) return;
     const cs_conf_entry *e = is_family(k) ? NULL : cs_conf_entry_find(key);
-    if (k->refused_values ? strncmp(value, k->refused_values, strlen(k->refused_values)) != 0
-                          : same_as_default(e, value))
-        return;
+    if (same_as_default(e, value)) return;
     char shown[96];
     snprintf(shown, sizeof shown, "%s", value);
     for (char *p = shown; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    if (!k->refused_values && e && e->dflt)
+    if (e && e->dflt)
         st->rc = cs_error_set(st->err, CS_EINVAL,
                               "%s: '%s' is not supported by cspark (%s); remove it or set Spark's "
                               "default '%s'",
                               key, shown, k->refused, e->dflt);
     else
-        st->rc = cs_error_set(st->err, CS_EINVAL, "%s: '%s' is not supported by cspark (%s)%s", key,
-                              shown, k->refused, k->refused_values ? "" : "; remove it");
+        st->rc =
+            cs_error_set(st->err, CS_EINVAL, "%s: '%s' is not supported by cspark (%s); remove it",
+                         key, shown, k->refused);
 }
 
 int cs_conf_k8s_check(const cs_conf *c, cs_error *err)

@@ -25,10 +25,8 @@ typedef struct cs_conf_k8s_key {
     /* the default, in words, of a key whose conf_entries.c entry has none (computed, or none):
      * NULL when the entry has it (it is shown from there), or for "(none)" */
     const char *dflt_words;
-    const char *refused; /* NULL: implemented; else why cspark refuses it */
-    /* with refused: only values beginning with this are refused (NULL: any value other than
-     * the entry's default) */
-    const char *refused_values;
+    const char
+        *refused; /* NULL: implemented; else why cspark refuses any value but Spark's default */
 } cs_conf_k8s_key;
 
 /* The table, in the order of docs/configuration.md; *n receives its length. */

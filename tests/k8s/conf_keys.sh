@@ -15,6 +15,8 @@
 #   C, C2: EXPR          one application whose executors cannot be scheduled (scheduler name, node
 #                        selector): EXPR holds over E, N (its executor pods), P (their OnDemand
 #                        claims, C only) and L (the driver's log) while they are Pending;
+#   D: EXPR              one application in driver-pod-only mode: EXPR holds over RC, N (executor
+#                        pods it ever had) and L (the driver's log);
 #   see: FILE            a behaviour no object shows (timeouts, polling): FILE shows it and names the
 #                        key;
 #   untested: WHY        implemented, but no test shows its effect yet: listed at the end.
@@ -27,7 +29,7 @@ k8s_test_init "$@"
 cat >"$T/keys.txt" <<'KEYS'
 A  | spark.kubernetes.namespace | keys | g(D, "metadata.namespace") == "keys"
 A  | spark.kubernetes.context | the kubeconfig's context | see: tests/unit/kube/test_kube_config.c
-A  | spark.kubernetes.driver.master | local[*] | refused
+D  | spark.kubernetes.driver.master | local[2] | RC == 0 and N == 0 and "Pi is roughly" in L
 A  | spark.kubernetes.submission.waitAppCompletion | false | RC == 0 and g(D, "status.phase") != "Succeeded"
 A  | spark.kubernetes.report.interval | 200ms | see: tests/k8s/submit_badinput.sh
 A  | spark.kubernetes.submission.requestTimeout | 1234 | see: tests/unit/kube/test_kube_spark_keys.c
@@ -223,7 +225,7 @@ PY
 
 # "group key=value" lines as --conf arguments ($T is the test's directory)
 confs() { awk -F' *[|] *' -v g="$1" -v t="$T" '$1 == g && $4 !~ /^(refused|see:|untested:)/ { v = $3; gsub(/\$T/, t, v); printf "%s=%s\n", $2, v }' "$T/keys.txt"; }
-for g in A A2 B C C2; do confs "$g" >"$T/group-$g"; done
+for g in A A2 B C C2 D; do confs "$g" >"$T/group-$g"; done
 awk -F' *[|] *' '$4 == "refused" { print $2 "=" $3 }' "$T/keys.txt" >"$T/refused"
 
 cat >"$T/inner.sh" <<INNER
@@ -325,6 +327,17 @@ for grp in C C2; do
     kubectl delete pods,services,configmaps,secrets,pvc -l spark-app-selector --wait=false >/dev/null 2>&1
     expect_nothing_left "group \$grp"
 done
+# D: driver-pod-only mode, the tasks run in the driver pod
+step "group D: driver-pod-only mode"
+mapfile -d '' conf < <(args "$T/group-D")
+rc=0
+timeout 300 "\$SUBMIT" "\${COMMON[@]}" --name keys-local "\${conf[@]}" "local://$BUILD/examples/pi.so" 4 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
+N=\$(pod_history | /usr/bin/python3 -c 'import json,sys; print(sum("-exec-" in p["name"] and p["name"].startswith("keys-local-") for p in json.load(sys.stdin)["pods"]))')
+L=\$(kubectl logs -l spark-role=driver --tail=-1 | /usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')
+printf '{"N": %d, "L": %s, "RC": %d}' "\$N" "\$L" \$rc >"$T/objs-D.json"
+/usr/bin/python3 "$T/check.py" D "$T/objs-D.json" "$T/keys.txt" || fail "group D (exit \$rc: \$(tail -3 "$T/err"))"
+kubectl delete pods,services,configmaps,secrets -l spark-app-selector --wait=false >/dev/null 2>&1
+expect_nothing_left "group D"
 echo "ok   \$n refused keys, one line each, nothing created"
 awk -F' *[|] *' '\$4 ~ /^untested:/ { print "untested " \$2 ": " substr(\$4, 11) }' "$T/keys.txt"
 echo "inner ok"

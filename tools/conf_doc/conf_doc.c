@@ -98,8 +98,6 @@ int main(void)
         printf("%s | ", k->meaning);
         if (!k->refused)
             puts("yes |");
-        else if (k->refused_values)
-            printf("values beginning with `%s` refused: %s |\n", k->refused_values, k->refused);
         else if (e && e->dflt)
             printf("**refused** unless `%s`: %s |\n", e->dflt, k->refused);
         else

@@ -2,8 +2,7 @@
  * (conf_k8s_keys.c) and the per-scope defaults (conf_entries.c). Regression (issue 28 item 1):
  * spark.kubernetes.allocation.pods.allocator=statefulset and spark.kubernetes.executor.rollInterval
  * were accepted and ignored; now each refused key is refused in one line naming it, its value and
- * why, unless it is set to Spark's default; families (featureSteps) and refused values
- * (driver.master=local[*]) too. */
+ * why, unless it is set to Spark's default; families (featureSteps) too. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,10 +68,7 @@ static void test_families_values_and_keys_without_default(void **state)
                    "spark.kubernetes.kerberos.krb5.path: '/etc/krb5.conf' is not supported by "
                    "cspark (Kerberos and Hadoop delegation tokens belong to the JVM's Hadoop "
                    "client); remove it");
-    expect_refused("spark.kubernetes.driver.master", "local[*]",
-                   "spark.kubernetes.driver.master: 'local[*]' is not supported by cspark "
-                   "(driver-pod-only mode (no executor pods) is not implemented)");
-    expect_accepted("spark.kubernetes.driver.master", "https://kubernetes.default.svc:443");
+    expect_accepted("spark.kubernetes.driver.master", "local[*]"); /* driver-pod-only mode */
     /* implemented keys and families pass */
     expect_accepted("spark.kubernetes.driver.label.team", "blue");
     expect_accepted("spark.kubernetes.allocation.maxPendingPodsPerRp", "1");
@@ -97,7 +93,7 @@ static void test_every_row_is_documented(void **state)
         snprintf(key, sizeof key, "%s%s", k->key, k->key[strlen(k->key) - 1] == '.' ? "x" : "");
         if (cs_conf_k8s_key_find(key) != k) fail_msg("%s is in the table twice", k->key);
         const cs_conf_entry *e = cs_conf_entry_find(k->key);
-        if (k->refused && !k->refused_values && e && e->dflt) {
+        if (k->refused && e && e->dflt) {
             cs_conf *c = cs_conf_new(); /* its default is accepted */
             cs_conf_set(c, k->key, e->dflt);
             cs_error err;
