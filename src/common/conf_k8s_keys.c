@@ -204,9 +204,8 @@ static const cs_conf_k8s_key keys[] = {
             "classes of extra feature steps run on executor pods", JVM_STEPS),
     REFUSED("spark.kubernetes.executor.pod.excludedFeatureSteps",
             "classes of Spark's feature steps not run on executor pods", JVM_STEPS),
-    REFUSED("spark.kubernetes.executor.useDriverPodIP",
-            "executors reach the driver at its pod IP instead of its Service",
-            "executors reach the driver through its Service"),
+    KEY("spark.kubernetes.executor.useDriverPodIP",
+        "executors reach the driver at its pod IP instead of its Service"),
     /* allocation */
     KEY("spark.kubernetes.allocation.batch.size", "executor pods created per allocation round"),
     KEY("spark.kubernetes.allocation.batch.delay",

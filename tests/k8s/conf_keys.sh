@@ -120,7 +120,7 @@ B  | spark.kubernetes.executor.decommissionLabelValue | yes | untested: needs an
 A  | spark.kubernetes.decommission.script | /opt/other.sh | refused
 A  | spark.kubernetes.executor.pod.featureSteps | org.example.Step | refused
 A  | spark.kubernetes.executor.pod.excludedFeatureSteps | org.apache.spark.deploy.k8s.features.MountVolumesFeatureStep | refused
-A  | spark.kubernetes.executor.useDriverPodIP | true | refused
+B  | spark.kubernetes.executor.useDriverPodIP | true | g(D, "status.podIP") and g(env(E, "SPARK_DRIVER_URL"), "value").startswith("spark://CoarseGrainedScheduler@" + g(D, "status.podIP") + ":")
 B  | spark.kubernetes.allocation.batch.size | 1 | untested: the allocator round (tests/unit/k8s/test_k8s_allocator.c) is given the size, not the key
 B  | spark.kubernetes.allocation.batch.delay | 200ms | see: tests/k8s/dynamic_allocation.sh
 B  | spark.kubernetes.allocation.executor.timeout | 2s | see: tests/k8s/faults_unschedulable.sh

@@ -382,8 +382,14 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
     b->coarse = cs_coarse_backend_new(env, &o, err);
     if (!b->coarse) goto fail;
     b->backend = cs_coarse_backend_base(b->coarse);
-    snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d",
-             s->driver_host, cs_coarse_backend_port(b->coarse));
+    /* spark.kubernetes.executor.useDriverPodIP: the driver pod's IP instead of its Service */
+    const char *pod_ip =
+        json_string_value(json_object_get(json_object_get(b->driver_pod, "status"), "podIP"));
+    const char *host = s->use_driver_pod_ip && pod_ip && *pod_ip ? pod_ip : s->driver_host;
+    snprintf(b->driver_url, sizeof b->driver_url,
+             strchr(host, ':') ? "spark://CoarseGrainedScheduler@[%s]:%d"
+                               : "spark://CoarseGrainedScheduler@%s:%d",
+             host, cs_coarse_backend_port(b->coarse));
 
     /* the Secret executors read the authentication secret from (the submit client made it in
      * cluster mode), and the executor ConfigMap */

@@ -127,7 +127,9 @@ static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
     if (cs_conf_entry_bool(c, "spark.kubernetes.driver.service.deleteOnTermination",
                            &s->delete_service, err) < 0 ||
         cs_conf_entry_bool(c, "spark.kubernetes.executor.disableConfigMap",
-                           &s->disable_exec_configmap, err) < 0)
+                           &s->disable_exec_configmap, err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.executor.useDriverPodIP", &s->use_driver_pod_ip,
+                           err) < 0)
         return err->code;
     s->in_driver_pod = cs_conf_get(c, "spark.kubernetes.submitInDriver") != NULL;
     /* in the driver pod: spark.kubernetes.driver.master, else the pod's in-cluster configuration

@@ -64,6 +64,8 @@
  *    spark.driver.port (7078 in the driver pod, else any free port: conf_entries.c's scoped
  *    defaults).
  *  - refused keys (common/conf_k8s_keys.h) stop the backend, as they stop cspark-submit.
+ *  - spark.kubernetes.executor.useDriverPodIP (false): executors reach the driver at its pod's
+ *    IP (when there is a driver pod) instead of its Service's name.
  *  - spark.kubernetes.executor.disableConfigMap (false): no executor ConfigMap is made (nor
  *    mounted); the application must then reach executors as local://PATH or an upload.
  *  - spark.kubernetes.driver.service.deleteOnTermination (true): cluster mode deletes the driver
@@ -102,7 +104,7 @@ typedef struct k8s_settings {
     int64_t missing_delta_ms, deleted_cache_ms;
     int max_failures;
     /* backend glue */
-    bool in_driver_pod, delete_service, disable_exec_configmap;
+    bool in_driver_pod, delete_service, disable_exec_configmap, use_driver_pod_ip;
     const char *api_master;      /* borrowed from the conf */
     const char *driver_pod_name; /* borrowed from the conf, NULL: none */
     const char *driver_host, *bind_host;
