@@ -48,7 +48,7 @@ static int make_local_dir(cspark_context *sc, cs_error *err)
 
 static int read_settings(cspark_context *sc, cs_error *err)
 {
-    const char *master = cs_conf_entry_string(sc->conf, "spark.master");
+    const char *master = cs_cluster_master_url(sc->conf); /* driver-pod-only mode: local */
     if (cs_master_parse(master, &sc->master, err) < 0) return err->code;
     sc->manager = cs_cluster_manager_for(master);
     if (!sc->manager)
@@ -234,8 +234,7 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     pthread_mutex_init(&sc->lock, NULL);
     cs_lineage_init(&sc->graph);
     const char *given_id = cs_conf_get(sc->conf, "spark.app.id"); /* set by a cluster-mode submit */
-    const cluster_manager *manager =
-        cs_cluster_manager_for(cs_conf_entry_string(sc->conf, "spark.master"));
+    const cluster_manager *manager = cs_cluster_manager_for(cs_cluster_master_url(sc->conf));
     if (given_id) { /* it names local directories and the event log: refused, never cleaned */
         if (cs_conf_check_app_id(given_id, err) < 0) goto fail;
         snprintf(sc->app_id, sizeof sc->app_id, "%s", given_id);

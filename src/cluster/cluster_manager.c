@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/conf_entries.h"
 #include "exec/decom_signals.h"
@@ -29,11 +30,20 @@ const cluster_manager *cs_cluster_manager_for(const char *master_url)
     return NULL;
 }
 
+const char *cs_cluster_master_url(const cs_conf *conf)
+{
+    const char *in_pod = cs_conf_entry_string(conf, "spark.kubernetes.driver.master");
+    if (cs_conf_get(conf, "spark.kubernetes.submitInDriver") && in_pod &&
+        strncmp(in_pod, "local", 5) == 0 && (in_pod[5] == '\0' || in_pod[5] == '['))
+        return in_pod;
+    return cs_conf_entry_string(conf, "spark.master");
+}
+
 static int app_secret(cs_conf *conf, char **secret, cs_error *err)
 {
     bool auth;
     *secret = NULL;
-    cs_conf_set_if_missing(conf, "spark.authenticate", "true");
+    cs_conf_entry_set_defaults_in(conf, CS_CONF_IN_CLUSTER); /* spark.authenticate=true */
     if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) return err->code;
     if (!auth) return 0;
     cs_error e2;

@@ -89,6 +89,12 @@ typedef struct cluster_manager {
 /* The first registered manager that can serve master_url, NULL when none can. */
 const cluster_manager *cs_cluster_manager_for(const char *master_url);
 
+/* The master URL whose manager runs the application: spark.master, except in a driver pod
+ * (spark.kubernetes.submitInDriver) whose spark.kubernetes.driver.master is local, local[N] or
+ * local[*]: Spark 4's driver-pod-only mode, the tasks run in the driver pod and no executor pod
+ * is made. Borrowed from conf (or the table's default). */
+const char *cs_cluster_master_url(const cs_conf *conf);
+
 /* ---- helpers for managers that start executor processes ------------------------------------ */
 
 typedef sched_backend *(*cluster_backend_new_fn)(const cluster_env *env, const char *secret,

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/conf_k8s_keys.h"
 #include "common/strutil.h"
 
 #define IMAX ((double)INT_MAX)
@@ -129,7 +130,7 @@ static const cs_conf_entry entries[] = {
     PORT_D("spark.driver.port", "0"),
     PORT("spark.blockManager.port"),
     PORT("spark.driver.blockManager.port"),
-    PORT("spark.ui.port"),
+    PORT_D("spark.ui.port", "4040"),
     SIZE_D("spark.rpc.message.maxSize", CS_MiB, 1 * CS_MiB, 2047 * CS_MiB, "128"),
     BOOL_D("spark.authenticate", "false"),
     DUR_POS("spark.network.auth.rpcTimeout", CS_SEC),
@@ -203,36 +204,57 @@ static const cs_conf_entry entries[] = {
     INT("spark.hadoop.fs.s3a.prefetch.block.count", 1, IMAX),
     BOOL("spark.eventLog.compress"),
     CHOICE("spark.eventLog.compression.codec", "zstd|lz4", true),
-    /* Kubernetes */
-    CHOICE("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false),
-    CHOICE("spark.kubernetes.driver.service.ipFamilyPolicy",
-           "SingleStack|PreferDualStack|RequireDualStack", false),
-    INT("spark.kubernetes.allocation.batch.size", 1, IMAX),
-    DUR_POS("spark.kubernetes.allocation.batch.delay", CS_MS),
-    DUR_POS("spark.kubernetes.allocation.executor.timeout", CS_MS),
-    INT("spark.kubernetes.allocation.maxPendingPods", 1, IMAX),
-    INT("spark.kubernetes.allocation.maximum", 1, IMAX),
+    /* Kubernetes: Spark 4.1's defaults. Every spark.kubernetes.* key of Spark is also in
+     * k8s_keys below (documented, or refused); these are the ones with a type. */
+    CHOICE_D("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false,
+             "IfNotPresent"),
+    CHOICE_D("spark.kubernetes.driver.service.ipFamilyPolicy",
+             "SingleStack|PreferDualStack|RequireDualStack", false, "SingleStack"),
+    STRING_D("spark.kubernetes.driver.service.ipFamilies", "IPv4"),
+    STRING_D("spark.kubernetes.driver.master", "https://kubernetes.default.svc"),
+    STRING_D("spark.kubernetes.allocation.pods.allocator", "direct"),
+    INT_D("spark.kubernetes.allocation.batch.size", 1, IMAX, "10"),
+    DUR_POS_D("spark.kubernetes.allocation.batch.delay", CS_MS, "1s"),
+    DUR_POS_D("spark.kubernetes.allocation.driver.readinessTimeout", CS_SEC, "1s"),
+    DUR_POS_D("spark.kubernetes.allocation.executor.timeout", CS_MS, "600s"),
+    INT_D("spark.kubernetes.allocation.maxPendingPods", 1, IMAX, "2147483647"),
+    INT_D("spark.kubernetes.allocation.maxPendingPodsPerRp", 1, IMAX, "2147483647"),
+    INT_D("spark.kubernetes.allocation.maximum", 1, IMAX, "2147483647"),
     DUR_NONNEG("spark.kubernetes.appKillPodDeletionGracePeriod", CS_SEC),
-    SIZE_POS("spark.kubernetes.configMap.maxSize", CS_BYTE),
-    BOOL("spark.kubernetes.driver.ownPersistentVolumeClaim"),
-    BOOL("spark.kubernetes.driver.reusePersistentVolumeClaim"),
-    BOOL("spark.kubernetes.driver.service.deleteOnTermination"),
-    BOOL("spark.kubernetes.driver.waitToReusePersistentVolumeClaim"),
-    DUR_NONNEG("spark.kubernetes.dynamicAllocation.deleteGracePeriod", CS_MS),
-    DUR_POS("spark.kubernetes.executor.apiPollingInterval", CS_MS),
-    BOOL("spark.kubernetes.executor.checkAllContainers"),
-    BOOL("spark.kubernetes.executor.deleteOnTermination"),
-    DUR_NONNEG("spark.kubernetes.executor.deletedExecutorsCacheTimeout", CS_SEC),
-    BOOL("spark.kubernetes.executor.disableConfigMap"),
-    BOOL("spark.kubernetes.executor.enableApiPolling"),
-    BOOL("spark.kubernetes.executor.enableApiWatcher"),
-    DUR_POS("spark.kubernetes.executor.missingPodDetectDelta", CS_MS),
+    INT_D("spark.kubernetes.submission.requestTimeout", 0, IMAX, "10000"),
+    INT_D("spark.kubernetes.submission.connectionTimeout", 0, IMAX, "10000"),
+    INT_D("spark.kubernetes.driver.requestTimeout", 0, IMAX, "10000"),
+    INT_D("spark.kubernetes.driver.connectionTimeout", 0, IMAX, "10000"),
+    CHOICE("spark.kubernetes.pyspark.pythonVersion", "3", false),
+    SIZE_POS_D("spark.kubernetes.configMap.maxSize", CS_BYTE, "1048576"),
+    STRING_D("spark.kubernetes.decommission.script", "/opt/decom.sh"),
+    BOOL_D("spark.kubernetes.driver.annotateExitException", "false"),
+    BOOL_D("spark.kubernetes.driver.ownPersistentVolumeClaim", "true"),
+    BOOL_D("spark.kubernetes.driver.reusePersistentVolumeClaim", "true"),
+    BOOL_D("spark.kubernetes.driver.service.deleteOnTermination", "true"),
+    BOOL_D("spark.kubernetes.driver.waitToReusePersistentVolumeClaim", "false"),
+    DUR_NONNEG_D("spark.kubernetes.dynamicAllocation.deleteGracePeriod", CS_MS, "5s"),
+    DUR_POS_D("spark.kubernetes.executor.apiPollingInterval", CS_MS, "30s"),
+    BOOL_D("spark.kubernetes.executor.checkAllContainers", "true"),
+    BOOL_D("spark.kubernetes.executor.deleteOnTermination", "true"),
+    DUR_NONNEG_D("spark.kubernetes.executor.deletedExecutorsCacheTimeout", CS_SEC, "180"),
+    BOOL_D("spark.kubernetes.executor.disableConfigMap", "false"),
+    BOOL_D("spark.kubernetes.executor.enableApiPolling", "true"),
+    BOOL_D("spark.kubernetes.executor.enableApiWatcher", "true"),
+    BOOL_D("spark.kubernetes.executor.enablePollingWithResourceVersion", "false"),
+    DUR_POS_D("spark.kubernetes.executor.eventProcessingInterval", CS_MS, "1s"),
+    INT_D("spark.kubernetes.executor.minTasksPerExecutorBeforeRolling", 0, IMAX, "0"),
+    DUR_POS_D("spark.kubernetes.executor.missingPodDetectDelta", CS_MS, "30s"),
+    DUR_NONNEG_D("spark.kubernetes.executor.rollInterval", CS_SEC, "0s"),
+    STRING_D("spark.kubernetes.executor.rollPolicy", "OUTLIER"),
     DUR_NONNEG("spark.kubernetes.executor.terminationGracePeriodSeconds", CS_SEC),
-    BOOL("spark.kubernetes.legacy.useReadWriteOnceAccessMode"),
-    BOOL("spark.kubernetes.local.dirs.tmpfs"),
-    DUR_POS("spark.kubernetes.report.interval", CS_MS),
-    BOOL("spark.kubernetes.submission.waitAppCompletion"),
-    BOOL("spark.kubernetes.trust.certificates"),
+    BOOL_D("spark.kubernetes.executor.useDriverPodIP", "false"),
+    DUR_NONNEG_D("spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod", CS_SEC, "20s"),
+    BOOL_D("spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false"),
+    BOOL_D("spark.kubernetes.local.dirs.tmpfs", "false"),
+    DUR_POS_D("spark.kubernetes.report.interval", CS_MS, "1s"),
+    BOOL_D("spark.kubernetes.submission.waitAppCompletion", "true"),
+    BOOL_D("spark.kubernetes.trust.certificates", "false"),
     DOUBLE("cspark.kubernetes.allocation.maxCreateRate", 0, NOMAX, true, false),
     DOUBLE("cspark.kubernetes.client.qps", 0, NOMAX, true, false),
     INT("cspark.kubernetes.client.burst", 1, IMAX),
@@ -240,6 +262,48 @@ static const cs_conf_entry entries[] = {
     BOOL("cspark.kubernetes.dryRun"),
     CHOICE("cspark.kubernetes.fieldValidation", "Strict|Warn|Ignore", false),
 };
+
+/* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one
+ * per key and scope, here. Spark's KubernetesConf and feature steps give the driver pod its RPC
+ * port 7078 and block manager port 7079, and executor pods 7079 (DEFAULT_DRIVER_PORT,
+ * DEFAULT_BLOCKMANAGER_PORT); cspark authenticates executors by default wherever they are
+ * processes of their own (docs/distributed.md), where Spark's default is false. */
+static const struct {
+    const char *key;
+    unsigned scopes; /* cs_conf_scope bits */
+    const char *dflt;
+} scoped_defaults[] = {
+    {"spark.authenticate", CS_CONF_IN_CLUSTER, "true"},
+    {"spark.driver.port", CS_CONF_IN_DRIVER_POD, "7078"},
+    {"spark.driver.blockManager.port", CS_CONF_IN_DRIVER_POD, "7079"},
+    {"spark.blockManager.port", CS_CONF_IN_EXECUTOR_POD, "7079"},
+};
+
+const char *cs_conf_entry_default_in(const char *key, cs_conf_scope scope)
+{
+    for (size_t i = 0; i < sizeof scoped_defaults / sizeof scoped_defaults[0]; i++)
+        if ((scoped_defaults[i].scopes & (unsigned)scope) && !strcmp(scoped_defaults[i].key, key))
+            return scoped_defaults[i].dflt;
+    const cs_conf_entry *e = cs_conf_entry_find(key);
+    return e ? e->dflt : NULL;
+}
+
+void cs_conf_entry_set_defaults_in(cs_conf *c, cs_conf_scope scope)
+{
+    for (size_t i = 0; i < sizeof scoped_defaults / sizeof scoped_defaults[0]; i++)
+        if (scoped_defaults[i].scopes & (unsigned)scope)
+            cs_conf_set_if_missing(c, scoped_defaults[i].key, scoped_defaults[i].dflt);
+}
+
+int cs_conf_entry_int_in(const cs_conf *c, const char *key, cs_conf_scope scope, int64_t *out,
+                         cs_error *err)
+{
+    const cs_conf_entry *e = cs_conf_entry_find(key);
+    if (!e || (e->type != CS_CONF_INT && e->type != CS_CONF_PORT))
+        return cs_error_set(err, CS_EINVAL, "%s has no int configuration entry (conf_entries.c)",
+                            key);
+    return cs_conf_get_int(c, key, cs_conf_entry_default_in(key, scope), out, err);
+}
 
 const cs_conf_entry *cs_conf_entries(int *n)
 {
@@ -488,6 +552,7 @@ int cs_conf_validate(const cs_conf *c, cs_error *err)
         const char *v = cs_conf_get(c, entries[i].key);
         if (v && (rc = cs_conf_entry_check(&entries[i], v, err)) != CS_OK) return rc;
     }
+    if ((rc = cs_conf_k8s_check(c, err)) != CS_OK) return rc;
     /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
     int64_t hb = 0, to = 0;
     cs_conf_entry_duration_ms(c, "spark.executor.heartbeatInterval", &hb, NULL);

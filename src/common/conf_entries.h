@@ -78,6 +78,26 @@ int cs_conf_validate(const cs_conf *c, cs_error *err);
  * the key, the value and what is expected. Called by cs_conf_validate and by the context. */
 int cs_conf_check_app_id(const char *id, cs_error *err);
 
+/* Where a key may have a default of its own besides its entry's (conf_entries.c lists each):
+ * CS_CONF_IN_CLUSTER where executors are processes apart from the driver (local-cluster and
+ * Kubernetes), CS_CONF_IN_DRIVER_POD in the driver pod of a cluster-mode application, and
+ * CS_CONF_IN_EXECUTOR_POD in executor pods (Spark's KubernetesConf defaults). */
+typedef enum {
+    CS_CONF_IN_CLUSTER = 1,
+    CS_CONF_IN_DRIVER_POD = 2,
+    CS_CONF_IN_EXECUTOR_POD = 4,
+} cs_conf_scope;
+
+/* The default of key in scope: the scope's own when it has one, else its entry's (NULL: none).
+ * Borrowed (static). */
+const char *cs_conf_entry_default_in(const char *key, cs_conf_scope scope);
+/* An INT or PORT key's value, else its default in scope. As cs_conf_entry_int. */
+int cs_conf_entry_int_in(const cs_conf *c, const char *key, cs_conf_scope scope, int64_t *out,
+                         cs_error *err);
+/* Sets in c every key of scope's own defaults that c does not set, so that every later reader of
+ * c (this process's components, the configuration a driver pod or executors receive) sees it. */
+void cs_conf_entry_set_defaults_in(cs_conf *c, cs_conf_scope scope);
+
 /* The whole table, for documentation and tests: *n receives its length. */
 const cs_conf_entry *cs_conf_entries(int *n);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "kube/kube_exec.h"
 #include "common/log.h"
 #include "kube/kube_internal.h"
@@ -100,7 +101,7 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     const char *pfx =
         timeout_prefix && *timeout_prefix ? timeout_prefix : "spark.kubernetes.submission";
     snprintf(key, sizeof key, "%s.requestTimeout", pfx);
-    if (cs_conf_get_int(conf, key, "10000", &v, err)) goto fail;
+    if (cs_conf_entry_int(conf, key, &v, err)) goto fail;
     if (v < 0) {
         cs_error_set(err, CS_EINVAL, "invalid value for %s: '%lld' (expected milliseconds >= 0)",
                      key, (long long)v);
@@ -108,7 +109,7 @@ kube_client *cs_kube_client_new(const kube_config *cfg, const cs_conf *conf,
     }
     c->timeout_ms = (long)v;
     snprintf(key, sizeof key, "%s.connectionTimeout", pfx);
-    if (cs_conf_get_int(conf, key, "10000", &v, err)) goto fail;
+    if (cs_conf_entry_int(conf, key, &v, err)) goto fail;
     if (v < 0) {
         cs_error_set(err, CS_EINVAL, "invalid value for %s: '%lld' (expected milliseconds >= 0)",
                      key, (long long)v);

@@ -602,7 +602,7 @@ int cs_kube_config_load_env(const cs_conf *conf, const char *master, const char 
     }
     if ((rc = apply_overrides(conf, key_prefix, out, err))) goto fail_m;
     bool trust = false;
-    if ((rc = cs_conf_get_bool(conf, "spark.kubernetes.trust.certificates", "false", &trust, err)))
+    if ((rc = cs_conf_entry_bool(conf, "spark.kubernetes.trust.certificates", &trust, err)))
         goto fail_m;
     if (trust) out->insecure = true;
 

@@ -129,8 +129,7 @@ static void on_driver_event(void *arg, const char *type, const json_t *obj)
 static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *conf, cs_error *err)
 {
     int64_t interval = 1000;
-    if (cs_conf_get_duration_ms(conf, "spark.kubernetes.report.interval", "1s", CS_MS, &interval,
-                                err) < 0)
+    if (cs_conf_entry_duration_ms(conf, "spark.kubernetes.report.interval", &interval, err) < 0)
         return err->code;
     if (interval < 10) interval = 10;
     follow f = {.exit_code = -1, .pod_name = app->driver_pod_name};
@@ -258,10 +257,9 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     int rc = CS_EINVAL;
 
     if (cs_conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
-        cs_conf_get_bool(conf, "spark.kubernetes.submission.waitAppCompletion", "true", &wait,
-                         err) < 0)
+        cs_conf_entry_bool(conf, "spark.kubernetes.submission.waitAppCompletion", &wait, err) < 0)
         goto out;
-    cs_conf_set_if_missing(conf, "spark.authenticate", "true"); /* cspark's default on Kubernetes */
+    cs_conf_entry_set_defaults_in(conf, CS_CONF_IN_CLUSTER); /* spark.authenticate=true */
     if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) goto out;
     if (cs_conf_get(conf, "spark.driver.host") || cs_conf_get(conf, "spark.driver.bindAddress")) {
         rc = cs_error_set(err, CS_EINVAL,

@@ -15,7 +15,6 @@
 #include "common/log.h"
 #include "cspark.h"
 
-#define DEFAULT_UI_PORT 4040
 #define DEFAULT_MAX_RETRIES 16
 
 struct ui_live {
@@ -81,7 +80,7 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
     ui_store_limits lim;
     if (cs_conf_get_bool(conf, "spark.ui.enabled", "true", &enabled, err) < 0) return err->code;
     if (!enabled) return 0;
-    if (cs_conf_get_int(conf, "spark.ui.port", "4040", &port, err) < 0 ||
+    if (cs_conf_entry_int(conf, "spark.ui.port", &port, err) < 0 ||
         cs_conf_entry_int(conf, "spark.port.maxRetries", &retries, err) < 0 ||
         cs_conf_get_bool(conf, "spark.ui.killEnabled", "true", &kill, err) < 0 ||
         cs_ui_store_limits_read(conf, &lim, err) < 0)

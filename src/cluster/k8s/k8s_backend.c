@@ -383,8 +383,14 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
     b->coarse = cs_coarse_backend_new(env, &o, err);
     if (!b->coarse) goto fail;
     b->backend = cs_coarse_backend_base(b->coarse);
-    snprintf(b->driver_url, sizeof b->driver_url, "spark://CoarseGrainedScheduler@%s:%d",
-             s->driver_host, cs_coarse_backend_port(b->coarse));
+    /* spark.kubernetes.executor.useDriverPodIP: the driver pod's IP instead of its Service */
+    const char *pod_ip =
+        json_string_value(json_object_get(json_object_get(b->driver_pod, "status"), "podIP"));
+    const char *host = s->use_driver_pod_ip && pod_ip && *pod_ip ? pod_ip : s->driver_host;
+    snprintf(b->driver_url, sizeof b->driver_url,
+             strchr(host, ':') ? "spark://CoarseGrainedScheduler@[%s]:%d"
+                               : "spark://CoarseGrainedScheduler@%s:%d",
+             host, cs_coarse_backend_port(b->coarse));
 
     /* the Secret executors read the authentication secret from (the submit client made it in
      * cluster mode), and the executor ConfigMap */
@@ -401,6 +407,17 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         b->created_secret = true;
     }
     if (reship_files(b, err) < 0) goto fail;
+    if (s->disable_exec_configmap) { /* Spark: no executor ConfigMap at all */
+        if (app_bytes) {
+            cs_error_set(err, CS_EINVAL,
+                         "spark.kubernetes.executor.disableConfigMap=true: executors would get the "
+                         "application from their ConfigMap; give it as local://PATH (in the "
+                         "image or a volume) or through spark.kubernetes.file.upload.path");
+            goto fail;
+        }
+        free(app_bytes);
+        return b->backend;
+    }
     obj = cs_k8s_executor_configmap(b->conf, &b->app, app_bytes, app_len, err);
     if (!obj || (b->driver_pod && cs_k8s_set_owner(obj, b->driver_pod, err) < 0) ||
         cs_kube_create(b->kc, "configmaps", b->app.namespace_, obj, NULL, err) < 0)
@@ -422,10 +439,50 @@ fail:
     return NULL;
 }
 
+static bool pod_ready(const json_t *pod)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(pod, "status"), "conditions"), i, c)
+    {
+        const char *type = json_string_value(json_object_get(c, "type"));
+        const char *status = json_string_value(json_object_get(c, "status"));
+        if (type && status && !strcmp(type, "Ready")) return !strcmp(status, "True");
+    }
+    return false;
+}
+
+/* Spark's ExecutorPodsAllocator.start: the first executors wait up to
+ * spark.kubernetes.allocation.driver.readinessTimeout for the driver pod to be Ready (its
+ * Service then resolves), and are requested anyway after it. */
+static void wait_driver_ready(k8s_backend *b)
+{
+    if (!b->driver_pod) return;
+    const char *name =
+        json_string_value(json_object_get(json_object_get(b->driver_pod, "metadata"), "name"));
+    int64_t start = cs_mono_ms(), deadline = start + b->set.driver_readiness_timeout_ms;
+    bool ready = false;
+    for (;;) {
+        json_t *pod = NULL;
+        cs_error err;
+        cs_error_clear(&err);
+        if (name && cs_kube_get(b->kc, "pods", b->app.namespace_, name, &pod, &err) == CS_OK)
+            ready = pod_ready(pod);
+        json_decref(pod);
+        if (ready || cs_mono_ms() >= deadline || cs_shutdown_requested()) break;
+        int64_t left = deadline - cs_mono_ms();
+        cs_sleep_ms(left < 100 ? left : 100);
+    }
+    CS_INFO("k8s", "event=driver_readiness pod=%s ready=%s waited_ms=%lld timeout_ms=%lld",
+            cs_log_value(name ? name : ""), ready ? "true" : "false",
+            (long long)(cs_mono_ms() - start), (long long)b->set.driver_readiness_timeout_ms);
+}
+
 int cs_k8s_backend_start(sched_backend *base, cs_error *err)
 {
     k8s_backend *b = cs_coarse_backend_launcher(base);
     const k8s_settings *s = &b->set;
+    wait_driver_ready(b);
     if (s->enable_watcher && cs_k8s_watch_source_start(b, err) < 0) return err->code;
     if (s->enable_polling) cs_k8s_polling_source_start(b);
     cs_k8s_allocator_start(b);

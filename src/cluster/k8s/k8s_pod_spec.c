@@ -329,7 +329,7 @@ fail:
 
 void cs_k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app)
 {
-    char buf[512], num[16];
+    char buf[512];
     cs_conf_set(c, "spark.app.id", app->app_id);
     cs_conf_set(c, "cspark.kubernetes.uniqueId", app->unique_id);
     cs_conf_set(c, "cspark.kubernetes.resourceNamePrefix", app->prefix);
@@ -337,10 +337,7 @@ void cs_k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app)
     cs_conf_set_if_missing(c, "spark.kubernetes.executor.podNamePrefix", app->prefix);
     snprintf(buf, sizeof buf, "%s.%s.svc", app->driver_svc_name, app->namespace_);
     cs_conf_set(c, "spark.driver.host", buf);
-    snprintf(num, sizeof num, "%d", K8S_DRIVER_PORT);
-    cs_conf_set_if_missing(c, "spark.driver.port", num);
-    snprintf(num, sizeof num, "%d", K8S_BLOCK_MANAGER_PORT);
-    cs_conf_set_if_missing(c, "spark.driver.blockManager.port", num);
+    cs_conf_entry_set_defaults_in(c, CS_CONF_IN_DRIVER_POD); /* the driver's ports: 7078, 7079 */
     cs_conf_set(c, "spark.kubernetes.submitInDriver", "true");
 }
 
@@ -517,11 +514,10 @@ static json_t *port_new(const char *name, int64_t port)
                      (json_int_t)port, "protocol", "TCP");
 }
 
-static int conf_port(const cs_conf *conf, const char *key, int dflt, int64_t *out, cs_error *err)
+/* A port of a pod, whose default is Spark's on Kubernetes (conf_entries.c); 0 cannot be. */
+static int conf_port(const cs_conf *conf, const char *key, int64_t *out, cs_error *err)
 {
-    char d[16];
-    snprintf(d, sizeof d, "%d", dflt);
-    int rc = cs_conf_get_int(conf, key, d, out, err);
+    int rc = cs_conf_entry_int_in(conf, key, CS_CONF_IN_DRIVER_POD, out, err);
     if (rc == CS_OK && (*out < 1 || *out > 65535))
         rc = cs_error_set(err, CS_EINVAL, "invalid value for %s: %lld (expected a port 1-65535)",
                           key, (long long)*out);
@@ -531,11 +527,9 @@ static int conf_port(const cs_conf *conf, const char *key, int dflt, int64_t *ou
 int cs_k8s_driver_ports(const cs_conf *conf, int64_t ports[3], cs_error *err)
 {
     int rc;
-    if ((rc = conf_port(conf, "spark.driver.port", K8S_DRIVER_PORT, &ports[0], err))) return rc;
-    if ((rc = conf_port(conf, "spark.driver.blockManager.port", K8S_BLOCK_MANAGER_PORT, &ports[1],
-                        err)))
-        return rc;
-    return conf_port(conf, "spark.ui.port", K8S_UI_PORT, &ports[2], err);
+    if ((rc = conf_port(conf, "spark.driver.port", &ports[0], err))) return rc;
+    if ((rc = conf_port(conf, "spark.driver.blockManager.port", &ports[1], err))) return rc;
+    return conf_port(conf, "spark.ui.port", &ports[2], err);
 }
 
 json_t *cs_k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error *err)
@@ -556,20 +550,20 @@ json_t *cs_k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error 
         json_decref(selector);
         return NULL;
     }
-    const char *policy = cs_conf_get(conf, "spark.kubernetes.driver.service.ipFamilyPolicy");
-    const char *fams = cs_conf_get(conf, "spark.kubernetes.driver.service.ipFamilies");
+    const char *policy =
+        cs_conf_entry_string(conf, "spark.kubernetes.driver.service.ipFamilyPolicy");
+    const char *fams = cs_conf_entry_string(conf, "spark.kubernetes.driver.service.ipFamilies");
     json_t *families = json_array();
-    char *copy = cs_xstrdup(fams ? fams : "IPv4"), *save = NULL;
+    char *copy = cs_xstrdup(fams), *save = NULL;
     for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
         json_array_append_new(families, json_string(t));
     free(copy);
     svc = json_pack("{s:s, s:s, s:{s:s, s:s, s:o, s:o}, s:{s:s, s:o, s:s, s:o, s:[o,o,o]}}",
                     "apiVersion", "v1", "kind", "Service", "metadata", "name", app->driver_svc_name,
                     "namespace", app->namespace_, "labels", labels, "annotations", annotations,
-                    "spec", "clusterIP", "None", "selector", selector, "ipFamilyPolicy",
-                    policy ? policy : "SingleStack", "ipFamilies", families, "ports",
-                    port_new("driver-rpc-port", ports[0]), port_new("blockmanager", ports[1]),
-                    port_new("spark-ui", ports[2]));
+                    "spec", "clusterIP", "None", "selector", selector, "ipFamilyPolicy", policy,
+                    "ipFamilies", families, "ports", port_new("driver-rpc-port", ports[0]),
+                    port_new("blockmanager", ports[1]), port_new("spark-ui", ports[2]));
     if (json_object_size(annotations) == 0)
         json_object_del(json_object_get(svc, "metadata"), "annotations");
     return svc;
@@ -632,8 +626,7 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
                              const uint8_t *so, size_t len, cs_error *err)
 {
     int64_t max;
-    if (cs_conf_get_size(conf, "spark.kubernetes.configMap.maxSize", "1048576", CS_BYTE, &max, err))
-        return NULL;
+    if (cs_conf_entry_size(conf, "spark.kubernetes.configMap.maxSize", &max, err)) return NULL;
     cs_conf *c = cs_conf_new();
     cs_conf_foreach(conf, copy_allowed, c);
     char *tpl = NULL;

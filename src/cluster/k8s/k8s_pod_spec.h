@@ -33,9 +33,6 @@ struct cs_files_upload; /* fs/shipped_files.h */
 
 #define K8S_DRIVER_CONTAINER "spark-kubernetes-driver"
 #define K8S_EXECUTOR_CONTAINER "spark-kubernetes-executor"
-#define K8S_DRIVER_PORT 7078
-#define K8S_BLOCK_MANAGER_PORT 7079
-#define K8S_UI_PORT 4040
 #define K8S_CONF_DIR "/opt/spark/conf"
 #define K8S_PROPERTIES_FILE "/opt/spark/conf/spark.properties"
 #define K8S_EXEC_TEMPLATE_PATH "/opt/spark/conf/pod-spec-template.yml"

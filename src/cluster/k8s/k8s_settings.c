@@ -10,18 +10,8 @@
 
 #include "cluster/cluster_manager.h"
 #include "common/conf_entries.h"
+#include "common/conf_k8s_keys.h"
 #include "common/localaddr.h"
-
-static int positive_int(const cs_conf *c, const char *key, const char *dflt, int64_t *v,
-                        cs_error *err)
-{
-    if (cs_conf_get_int(c, key, dflt, v, err) < 0) return err->code;
-    if (*v < 1)
-        return cs_error_set(err, CS_EINVAL,
-                            "invalid value for %s: '%lld' (expected a positive integer)", key,
-                            (long long)*v);
-    return 0;
-}
 
 static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
@@ -30,34 +20,41 @@ static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
     s->executor_instances = (int)(v < 0 ? 0 : v);
     if (cs_conf_entry_int(c, "spark.executor.cores", &v, err) < 0) return err->code;
     s->cores = (int)(v < 1 ? 1 : v);
-    if (positive_int(c, "spark.kubernetes.allocation.batch.size", "10", &v, err) < 0)
+    if (cs_conf_entry_int(c, "spark.kubernetes.allocation.batch.size", &v, err) < 0)
         return err->code;
     s->batch_size = (int)v;
-    if (cs_conf_get_duration_ms(c, "spark.kubernetes.allocation.batch.delay", "1s", CS_MS,
-                                &s->batch_delay_ms, err) < 0)
+    if (cs_conf_entry_duration_ms(c, "spark.kubernetes.allocation.batch.delay", &s->batch_delay_ms,
+                                  err) < 0)
         return err->code;
     if (s->batch_delay_ms <= 100)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.allocation.batch.delay: '%s' (must "
                             "be greater than 100ms)",
                             cs_conf_get(c, "spark.kubernetes.allocation.batch.delay"));
-    if (cs_conf_get_duration_ms(c, "spark.kubernetes.allocation.executor.timeout", "600s", CS_MS,
-                                &s->executor_timeout_ms, err) < 0)
+    if (cs_conf_entry_duration_ms(c, "spark.kubernetes.allocation.driver.readinessTimeout",
+                                  &s->driver_readiness_timeout_ms, err) < 0)
+        return err->code;
+    if (cs_conf_entry_duration_ms(c, "spark.kubernetes.allocation.executor.timeout",
+                                  &s->executor_timeout_ms, err) < 0)
         return err->code;
     if (s->executor_timeout_ms < 5 * s->batch_delay_ms)
         s->executor_timeout_ms = 5 * s->batch_delay_ms;
-    if (positive_int(c, "spark.kubernetes.allocation.maxPendingPods", "2147483647", &s->max_pending,
-                     err) < 0 ||
-        positive_int(c, "spark.kubernetes.allocation.maximum", "2147483647", &s->allocation_maximum,
-                     err) < 0)
+    /* one resource profile: its cap (Spark 4.1's maxPendingPodsPerRp) bounds the total too */
+    int64_t per_rp;
+    if (cs_conf_entry_int(c, "spark.kubernetes.allocation.maxPendingPods", &s->max_pending, err) <
+            0 ||
+        cs_conf_entry_int(c, "spark.kubernetes.allocation.maxPendingPodsPerRp", &per_rp, err) < 0 ||
+        cs_conf_entry_int(c, "spark.kubernetes.allocation.maximum", &s->allocation_maximum, err) <
+            0)
         return err->code;
+    if (per_rp < s->max_pending) s->max_pending = per_rp;
     if (cs_conf_get_double(c, "cspark.kubernetes.allocation.maxCreateRate", "50",
                            &s->max_create_rate, err) < 0)
         return err->code;
     if (cs_conf_entry_duration_ms(c, "spark.dynamicAllocation.executorIdleTimeout",
                                   &s->idle_timeout_ms, err) < 0 ||
-        cs_conf_get_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod", "5s",
-                                CS_MS, &s->delete_grace_ms, err) < 0)
+        cs_conf_entry_duration_ms(c, "spark.kubernetes.dynamicAllocation.deleteGracePeriod",
+                                  &s->delete_grace_ms, err) < 0)
         return err->code;
     const char *label = cs_conf_get(c, "spark.kubernetes.executor.decommissionLabel");
     const char *value = cs_conf_get(c, "spark.kubernetes.executor.decommissionLabelValue");
@@ -70,12 +67,12 @@ static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
 static int read_claims(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
     bool dynamic = false;
-    if (cs_conf_get_bool(c, "spark.kubernetes.driver.ownPersistentVolumeClaim", "true", &s->own_pvc,
-                         err) < 0 ||
-        cs_conf_get_bool(c, "spark.kubernetes.driver.reusePersistentVolumeClaim", "true",
-                         &s->reuse_pvc, err) < 0 ||
-        cs_conf_get_bool(c, "spark.kubernetes.driver.waitToReusePersistentVolumeClaim", "false",
-                         &s->wait_to_reuse_pvc, err) < 0 ||
+    if (cs_conf_entry_bool(c, "spark.kubernetes.driver.ownPersistentVolumeClaim", &s->own_pvc,
+                           err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.driver.reusePersistentVolumeClaim", &s->reuse_pvc,
+                           err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.driver.waitToReusePersistentVolumeClaim",
+                           &s->wait_to_reuse_pvc, err) < 0 ||
         cs_conf_entry_bool(c, "spark.dynamicAllocation.enabled", &dynamic, err) < 0)
         return err->code;
     s->max_pvcs = s->executor_instances;
@@ -87,18 +84,18 @@ static int read_claims(const cs_conf *c, k8s_settings *s, cs_error *err)
 
 static int read_sources(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
-    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval", "30s", CS_MS,
-                                &s->poll_interval_ms, err) < 0)
+    if (cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.apiPollingInterval",
+                                  &s->poll_interval_ms, err) < 0)
         return err->code;
     if (s->poll_interval_ms < 1)
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.executor.apiPollingInterval: '%s' "
                             "(must be positive)",
                             cs_conf_get(c, "spark.kubernetes.executor.apiPollingInterval"));
-    if (cs_conf_get_bool(c, "spark.kubernetes.executor.enableApiPolling", "true",
-                         &s->enable_polling, err) < 0 ||
-        cs_conf_get_bool(c, "spark.kubernetes.executor.enableApiWatcher", "true",
-                         &s->enable_watcher, err) < 0)
+    if (cs_conf_entry_bool(c, "spark.kubernetes.executor.enableApiPolling", &s->enable_polling,
+                           err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.executor.enableApiWatcher", &s->enable_watcher,
+                           err) < 0)
         return err->code;
     return 0;
 }
@@ -112,23 +109,27 @@ static int read_lifecycle(const cs_conf *c, k8s_settings *s, cs_error *err)
         (dynamic && cs_conf_entry_int(c, "spark.dynamicAllocation.maxExecutors", &wanted, err) < 0))
         return err->code;
     if (cs_cluster_max_executor_failures(c, wanted, &s->max_failures, err) < 0) return err->code;
-    if (cs_conf_get_bool(c, "spark.kubernetes.executor.deleteOnTermination", "true",
-                         &s->delete_on_termination, err) < 0 ||
-        cs_conf_get_bool(c, "spark.kubernetes.executor.checkAllContainers", "true",
-                         &s->check_all_containers, err) < 0)
+    if (cs_conf_entry_bool(c, "spark.kubernetes.executor.deleteOnTermination",
+                           &s->delete_on_termination, err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.executor.checkAllContainers",
+                           &s->check_all_containers, err) < 0)
         return err->code;
-    if (cs_conf_get_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta", "30s", CS_MS,
-                                &s->missing_delta_ms, err) < 0 ||
-        cs_conf_get_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout", "180",
-                                CS_SEC, &s->deleted_cache_ms, err) < 0)
+    if (cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta",
+                                  &s->missing_delta_ms, err) < 0 ||
+        cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout",
+                                  &s->deleted_cache_ms, err) < 0)
         return err->code;
     return 0;
 }
 
 static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
 {
-    if (cs_conf_get_bool(c, "spark.kubernetes.driver.service.deleteOnTermination", "true",
-                         &s->delete_service, err) < 0)
+    if (cs_conf_entry_bool(c, "spark.kubernetes.driver.service.deleteOnTermination",
+                           &s->delete_service, err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.executor.disableConfigMap",
+                           &s->disable_exec_configmap, err) < 0 ||
+        cs_conf_entry_bool(c, "spark.kubernetes.executor.useDriverPodIP", &s->use_driver_pod_ip,
+                           err) < 0)
         return err->code;
     s->in_driver_pod = cs_conf_get(c, "spark.kubernetes.submitInDriver") != NULL;
     /* in the driver pod: spark.kubernetes.driver.master, else the pod's in-cluster configuration
@@ -151,6 +152,8 @@ static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
 int cs_k8s_settings_read(const cs_conf *conf, k8s_settings *s, cs_error *err)
 {
     memset(s, 0, sizeof *s);
+    /* a driver started without cspark-submit (the job API, client mode) refuses them too */
+    if (cs_conf_k8s_check(conf, err) < 0) return err->code;
     if (read_allocator(conf, s, err) < 0 || read_claims(conf, s, err) < 0 ||
         read_lifecycle(conf, s, err) < 0 || read_sources(conf, s, err) < 0 ||
         read_driver(conf, s, err) < 0) {

@@ -10,10 +10,14 @@
  *  - spark.kubernetes.allocation.batch.size (10): pods created per round, at least 1.
  *  - spark.kubernetes.allocation.batch.delay (1s, must be > 100ms): time between rounds; a round
  *    also runs at once when a snapshot shows the previous batch.
+ *  - spark.kubernetes.allocation.driver.readinessTimeout (1s, bare number = seconds): before the
+ *    first executors, wait this long at most for the driver pod (when there is one) to be Ready.
  *  - spark.kubernetes.allocation.executor.timeout (600s, at least 5 × batch.delay): a request not
  *    seen in any snapshot (nor registered) for that long is deleted and made again; a pod once
  *    seen is never timed out, however long it stays Pending (Spark's newlyCreatedExecutors).
- *  - spark.kubernetes.allocation.maxPendingPods (Int.Max, positive): pending + unseen pods cap.
+ *  - spark.kubernetes.allocation.maxPendingPods (Int.Max, positive): pending + unseen pods cap;
+ *    spark.kubernetes.allocation.maxPendingPodsPerRp (Int.Max) caps them per resource profile,
+ *    and cspark has one, so the smaller of the two applies.
  *  - spark.kubernetes.allocation.maximum (Int.Max, positive): creating more pods than this in the
  *    application's life fails it.
  *  - cspark.kubernetes.allocation.maxCreateRate (50 pods/s, burst one second's worth; <= 0 off).
@@ -57,9 +61,17 @@
  *  - spark.kubernetes.driver.pod.name: owner of everything the driver creates.
  *  - spark.driver.host (this host's reachable address, common/localaddr.h, as Spark's
  *    Utils.localHostName), spark.driver.bindAddress (0.0.0.0 in the driver pod, else the host),
- * spark.driver.port (7078 in the driver pod, else any free port).
+ *    spark.driver.port (7078 in the driver pod, else any free port: conf_entries.c's scoped
+ *    defaults).
+ *  - refused keys (common/conf_k8s_keys.h) stop the backend, as they stop cspark-submit.
+ *  - spark.kubernetes.executor.useDriverPodIP (false): executors reach the driver at its pod's
+ *    IP (when there is a driver pod) instead of its Service's name.
+ *  - spark.kubernetes.executor.disableConfigMap (false): no executor ConfigMap is made (nor
+ *    mounted); the application must then reach executors as local://PATH or an upload.
  *  - spark.kubernetes.driver.service.deleteOnTermination (true): cluster mode deletes the driver
  *    Service, ConfigMap and Secret the submit client made when the driver stops.
+ *
+ * Every default is its key's entry in common/conf_entries.c.
  *
  * Ownership: a k8s_settings is a caller-owned value; its strings are owned by it and released
  * with cs_k8s_settings_free. Called on the context's thread when the backend is created.
@@ -76,7 +88,7 @@
 typedef struct k8s_settings {
     /* allocator */
     int executor_instances, cores, batch_size;
-    int64_t batch_delay_ms, executor_timeout_ms;
+    int64_t batch_delay_ms, executor_timeout_ms, driver_readiness_timeout_ms;
     int64_t max_pending, allocation_maximum;
     double max_create_rate;
     int64_t idle_timeout_ms, delete_grace_ms;
@@ -92,7 +104,7 @@ typedef struct k8s_settings {
     int64_t missing_delta_ms, deleted_cache_ms;
     int max_failures;
     /* backend glue */
-    bool in_driver_pod, delete_service;
+    bool in_driver_pod, delete_service, disable_exec_configmap, use_driver_pod_ip;
     const char *api_master;      /* borrowed from the conf */
     const char *driver_pod_name; /* borrowed from the conf, NULL: none */
     const char *driver_host, *bind_host;

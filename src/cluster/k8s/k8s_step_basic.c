@@ -301,7 +301,9 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     json_t *c = ctx->container;
     int64_t heap, total, bm_port, cores = ctx->cores;
     int rc;
-    if ((rc = cs_conf_get_int(conf, "spark.blockManager.port", "7079", &bm_port, err))) return rc;
+    if ((rc = cs_conf_entry_int_in(conf, "spark.blockManager.port", CS_CONF_IN_EXECUTOR_POD,
+                                   &bm_port, err)))
+        return rc;
     add_port(c, "blockmanager", bm_port);
     if ((rc = cs_k8s_pod_memory_mib(conf, "executor", &heap, &total, err))) return rc;
     if (cores <= 0 && (rc = cs_conf_entry_int(conf, "spark.executor.cores", &cores, err)))
@@ -321,9 +323,9 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     } else {
         /* the driver pod's port when unset (Spark's DEFAULT_DRIVER_PORT; the submission puts it
          * in the driver's conf, cs_k8s_add_driver_system_properties) */
-        int64_t dport = K8S_DRIVER_PORT;
-        if ((rc = cs_conf_get_int(conf, "spark.driver.port", NULL, &dport, err)) &&
-            rc != CS_ENOTFOUND)
+        int64_t dport;
+        if ((rc = cs_conf_entry_int_in(conf, "spark.driver.port", CS_CONF_IN_DRIVER_POD, &dport,
+                                       err)))
             return rc;
         snprintf(buf, sizeof buf, "spark://CoarseGrainedScheduler@%s.%s.svc:%lld",
                  app->driver_svc_name, app->namespace_, (long long)dport);
@@ -396,8 +398,7 @@ int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
     char *img = cs_k8s_subst(image, app, -1);
     json_object_set_new(c, "image", json_string(img));
     free(img);
-    const char *pp = cs_conf_get(conf, "spark.kubernetes.container.image.pullPolicy");
-    if (!pp) pp = "IfNotPresent";
+    const char *pp = cs_conf_entry_string(conf, "spark.kubernetes.container.image.pullPolicy");
     if (strcmp(pp, "Always") && strcmp(pp, "IfNotPresent") && strcmp(pp, "Never"))
         return cs_error_set(err, CS_EINVAL,
                             "invalid value for spark.kubernetes.container.image.pullPolicy: '%s' "

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cluster/k8s/k8s_steps.h"
+#include "common/conf_entries.h"
 #include "common/strutil.h"
 
 static void add_volume(k8s_pod_ctx *ctx, json_t *vol)
@@ -324,8 +325,7 @@ int cs_k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err)
     }
     if (!dirs.len) {
         bool tmpfs = false;
-        int rc =
-            cs_conf_get_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", "false", &tmpfs, err);
+        int rc = cs_conf_entry_bool(ctx->conf, "spark.kubernetes.local.dirs.tmpfs", &tmpfs, err);
         if (rc) return rc;
         const char *list = cs_conf_get(ctx->conf, "spark.local.dir");
         char dflt[96];
@@ -370,8 +370,8 @@ int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
     const char *cm = ctx->app->conf_map_name, *vol = "spark-conf-volume-driver";
     if (!ctx->driver) {
         bool disabled = false;
-        int rc = cs_conf_get_bool(ctx->conf, "spark.kubernetes.executor.disableConfigMap", "false",
-                                  &disabled, err);
+        int rc = cs_conf_entry_bool(ctx->conf, "spark.kubernetes.executor.disableConfigMap",
+                                    &disabled, err);
         if (rc) return rc;
         if (disabled) return CS_OK;
         cm = ctx->app->exec_conf_map_name;
@@ -430,8 +430,7 @@ json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json
         return NULL;
     }
     bool rwo = false;
-    if (cs_conf_get_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", "false", &rwo,
-                         err))
+    if (cs_conf_entry_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", &rwo, err))
         return NULL;
     k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = "executor"};
     json_t *vols = json_object(), *out = json_array();
