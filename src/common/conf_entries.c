@@ -160,6 +160,8 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.acls.enable"),
     BOOL("spark.ui.acls.enable"),
     BOOL("spark.history.ui.acls.enable"),
+    STRING_D("spark.user.groups.mapping", /* only the default (src/ui/ui_access.c) */
+             "org.apache.spark.security.ShellBasedGroupsMappingProvider"),
     PORT("spark.history.ui.port"),
     DUR_POS("spark.history.fs.update.interval", CS_SEC),
     INT("spark.history.retainedApplications", 1, IMAX),
