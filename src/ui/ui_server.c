@@ -413,7 +413,9 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
                       s->opt.kill_enabled,
                       s->csrf,
                       !s->opt.history && s->hooks.read_log != NULL,
-                      cs_now_ms()};
+                      cs_now_ms(),
+                      get_arg,
+                      rq};
     if (strcmp(path, "/logPage/") == 0 && pc.executor_logs) {
         cs_ui_store_lock(st);
         enum MHD_Result r = log_page(rq, &pc);
@@ -435,9 +437,7 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
     } else if (strcmp(path, "/stages/stage/") == 0) {
         long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok),
              attempt = arg_long(rq, "attempt", -1, 0, INT_MAX, &ok);
-        long page = arg_long(rq, "task.page", 1, INT_MIN, INT_MAX, &ok),
-             size = arg_long(rq, "task.pageSize", 100, INT_MIN, INT_MAX, &ok);
-        status = cs_ui_page_stage(&pc, (int)id, (int)attempt, (int)page, (int)size, &out);
+        status = cs_ui_page_stage(&pc, (int)id, (int)attempt, &out);
     } else if (strcmp(path, "/stages/stage/task/") == 0) {
         long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok),
              attempt = arg_long(rq, "attempt", -1, 0, INT_MAX, &ok);
