@@ -84,7 +84,7 @@ static char *dup_or_null(const char *s)
 }
 
 /* A set key that cspark cannot honour: an error naming it. */
-static int refuse_unsupported(const cs_conf *conf, cs_error *err)
+static int refuse_unsupported(const cs_conf *conf, bool history, cs_error *err)
 {
     const char *v = cs_conf_get(conf, "spark.ui.filters");
     if (v && *v)
@@ -94,6 +94,21 @@ static int refuse_unsupported(const cs_conf *conf, cs_error *err)
                             "htpasswd file) or cspark.ui.auth.tokensFile (bearer tokens) and "
                             "spark.acls.enable",
                             v);
+    /* HTTPS as Spark's SSLOptions: the server's namespace, else spark.ssl.enabled */
+    const char *ssl_keys[] = {history ? "spark.ssl.historyServer.enabled" : "spark.ssl.ui.enabled",
+                              "spark.ssl.enabled"};
+    for (size_t i = 0; i < 2; i++) {
+        v = cs_conf_get(conf, ssl_keys[i]);
+        if (!v || !*v) continue;
+        bool on = false;
+        if (cs_conf_get_bool(conf, ssl_keys[i], "false", &on, err) < 0) return err->code;
+        if (on)
+            return cs_error_set(err, CS_EINVAL,
+                                "%s=true is not supported: cspark's UI serves plain HTTP; put a "
+                                "TLS-terminating proxy (an Ingress, a sidecar) in front of it",
+                                ssl_keys[i]);
+        break;
+    }
     v = cs_conf_entry_string(conf, "spark.user.groups.mapping");
     if (v && strcmp(v, SPARK_GROUPS_MAPPING) != 0)
         return cs_error_set(err, CS_EINVAL,
@@ -222,7 +237,7 @@ ui_access *cs_ui_access_new(const cs_conf *conf, bool history, cs_error *err)
 {
     ui_access *a = cs_xcalloc(1, sizeof *a);
     a->history = history;
-    if (refuse_unsupported(conf, err) < 0) goto fail;
+    if (refuse_unsupported(conf, history, err) < 0) goto fail;
     const char *acl_key = history ? "spark.history.ui.acls.enable" : "spark.acls.enable";
     const char *legacy = history ? NULL : cs_conf_get(conf, "spark.ui.acls.enable");
     if (cs_conf_get_bool(conf, acl_key, legacy ? legacy : "false", &a->acls, err) < 0) goto fail;

@@ -16,8 +16,9 @@
  *  - an "Authorization: Bearer TOKEN" header looked up in cspark.ui.auth.tokensFile (lines
  *    "TOKEN USER", TOKEN being "sha256:" and the hex SHA-256 of the token, or the token itself);
  *    an unknown token is answered 401 with "WWW-Authenticate: Bearer ... error=invalid_token".
- * Refused at start, with one line naming the key: spark.ui.filters, a spark.user.groups.mapping
- * other than Spark's default, and ACLs enabled with neither file (Spark would then let every
+ * Refused at start, with one line naming the key: spark.ui.filters, HTTPS (spark.ssl.ui.enabled,
+ * spark.ssl.historyServer.enabled or spark.ssl.enabled true), a spark.user.groups.mapping other
+ * than Spark's default, and ACLs enabled with neither file (Spark would then let every
  * anonymous request through, which is no protection at all).
  * The history server (spark.history.ui.acls.enable, spark.history.ui.admin.acls and .groups)
  * checks each application against its own owner, spark.ui.view.acls, spark.admin.acls and their

@@ -534,6 +534,10 @@ static void test_unsupported_keys_stop_the_start(void **state)
     refused_with("spark.acls.enable", "true", false, "cspark.ui.auth.usersFile");
     refused_with("spark.ui.acls.enable", "true", false, "cspark.ui.auth.usersFile");
     refused_with("spark.history.ui.acls.enable", "true", true, "cspark.ui.auth.usersFile");
+    refused_with("spark.ssl.enabled", "true", false, "spark.ssl.enabled");
+    refused_with("spark.ssl.ui.enabled", "true", false, "TLS-terminating proxy");
+    refused_with("spark.ssl.historyServer.enabled", "true", true, "spark.ssl.historyServer");
+    refused_with("spark.ssl.enabled", "yes please", true, "spark.ssl.enabled");
     refused_with("spark.user.groups.mapping", "org.example.LdapGroups", false,
                  "spark.user.groups.mapping");
     refused_with("cspark.ui.auth.tokensFile", "/nonexistent/tokens", false, "/nonexistent/tokens");
