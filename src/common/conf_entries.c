@@ -161,6 +161,11 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.acls.enable"),
     BOOL("spark.ui.acls.enable"),
     BOOL("spark.history.ui.acls.enable"),
+    BOOL("spark.ssl.enabled"), /* true refused by src/ui/ui_access.c: the UI is plain HTTP */
+    BOOL("spark.ssl.ui.enabled"),
+    BOOL("spark.ssl.historyServer.enabled"),
+    STRING_D("spark.user.groups.mapping", /* only the default (src/ui/ui_access.c) */
+             "org.apache.spark.security.ShellBasedGroupsMappingProvider"),
     PORT("spark.history.ui.port"),
     DUR_POS("spark.history.fs.update.interval", CS_SEC),
     INT("spark.history.retainedApplications", 1, IMAX),

@@ -256,7 +256,11 @@ static bool stage_finished(const ui_stage *s)
 static void trim_stages(ui_store *st)
 {
     if (st->nstages <= (size_t)st->lim.retained_stages) return;
-    if (st->trim_stuck && st->stages_finished == st->finished_at_stuck_trim) return;
+    /* stuck behind unfinished stages (a job declaring many stages makes them pending at once):
+     * scan again once a tenth of the bound more have finished, not on every submission, which
+     * was quadratic (100,000 declared stages: minutes) */
+    uint64_t step = st->lim.retained_stages >= 10 ? (uint64_t)st->lim.retained_stages / 10 : 1;
+    if (st->trim_stuck && st->stages_finished - st->finished_at_stuck_trim < step) return;
     cache_clear(st);
     size_t target = st->nstages - (size_t)st->lim.retained_stages;
     target += (size_t)st->lim.retained_stages / 10;

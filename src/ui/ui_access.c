@@ -1,26 +1,43 @@
-/* ui_access.c — the UI server's Host check, basic authentication and ACLs (see ui_access.h).
+/* ui_access.c — the UI server's Host check, basic and bearer authentication and ACLs (see
+ * ui_access.h).
  *
- * Lists (ACLs, allowed hosts) are kept as the comma-separated text of their keys and matched
- * token by token; the users file is read once at start into (user, hash) pairs and a password is
- * checked with libxcrypt's crypt_rn, the hash comparison in constant time.
+ * Lists (ACLs, ACL groups, allowed hosts) are kept as the comma-separated text of their keys and
+ * matched token by token; the users file is read once at start into (user, hash) pairs and a
+ * password is checked with libxcrypt's crypt_rn, the hash comparison in constant time; the tokens
+ * file is read once into (SHA-256 of the token, user) pairs and a presented token's digest is
+ * compared with every pair (OpenSSL's CRYPTO_memcmp, no early exit). A user's groups are asked of
+ * the system on each check that needs them (getpwnam_r, getgrouplist, getgrgid_r: the groups
+ * `id -Gn user` prints, which is what Spark's ShellBasedGroupsMappingProvider runs).
  */
 #define _GNU_SOURCE
 #include "ui/ui_access.h"
 
 #include <crypt.h>
 #include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
+
+#define SPARK_GROUPS_MAPPING "org.apache.spark.security.ShellBasedGroupsMappingProvider"
 
 typedef struct ui_user {
     char *name, *hash;
 } ui_user;
+
+typedef struct ui_token {
+    unsigned char digest[32]; /* SHA-256 of the token */
+    char *user;
+} ui_token;
 
 struct ui_access {
     bool acls;
@@ -28,11 +45,15 @@ struct ui_access {
     char *owner;         /* live: the application's owner */
     char *view, *modify; /* live: spark.ui.view.acls, spark.modify.acls */
     char *admin;         /* spark.admin.acls / spark.history.ui.admin.acls */
-    char *hosts;         /* cspark.ui.allowedHosts */
-    char *driver_host;   /* spark.driver.host */
-    char hostname[256];  /* this machine's name */
+    char *view_groups, *modify_groups; /* live: spark.ui.view.acls.groups, .modify.acls.groups */
+    char *admin_groups; /* spark.admin.acls.groups / spark.history.ui.admin.acls.groups */
+    char *hosts;        /* cspark.ui.allowedHosts */
+    char *driver_host;  /* spark.driver.host */
+    char hostname[256]; /* this machine's name */
     ui_user *users;
     size_t num_users;
+    ui_token *tokens;
+    size_t num_tokens;
 };
 
 /* Whether the comma-separated list holds name (trimmed tokens) or "*". */
@@ -63,26 +84,37 @@ static char *dup_or_null(const char *s)
 }
 
 /* A set key that cspark cannot honour: an error naming it. */
-static int refuse_unsupported(const cs_conf *conf, cs_error *err)
+static int refuse_unsupported(const cs_conf *conf, bool history, cs_error *err)
 {
     const char *v = cs_conf_get(conf, "spark.ui.filters");
     if (v && *v)
         return cs_error_set(err, CS_EINVAL,
                             "spark.ui.filters='%s' is not supported: cspark runs no servlet "
                             "filters; authenticate UI users with cspark.ui.auth.usersFile (an "
-                            "htpasswd file) and spark.acls.enable",
+                            "htpasswd file) or cspark.ui.auth.tokensFile (bearer tokens) and "
+                            "spark.acls.enable",
                             v);
-    static const char *const groups[] = {"spark.ui.view.acls.groups", "spark.modify.acls.groups",
-                                         "spark.admin.acls.groups",
-                                         "spark.history.ui.admin.acls.groups"};
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
-        v = cs_conf_get(conf, groups[i]);
-        if (v && *v)
+    /* HTTPS as Spark's SSLOptions: the server's namespace, else spark.ssl.enabled */
+    const char *ssl_keys[] = {history ? "spark.ssl.historyServer.enabled" : "spark.ssl.ui.enabled",
+                              "spark.ssl.enabled"};
+    for (size_t i = 0; i < 2; i++) {
+        v = cs_conf_get(conf, ssl_keys[i]);
+        if (!v || !*v) continue;
+        bool on = false;
+        if (cs_conf_get_bool(conf, ssl_keys[i], "false", &on, err) < 0) return err->code;
+        if (on)
             return cs_error_set(err, CS_EINVAL,
-                                "%s='%s' is not supported: cspark has no group mapping; name the "
-                                "users in %.*s instead",
-                                groups[i], v, (int)(strlen(groups[i]) - 7), groups[i]);
+                                "%s=true is not supported: cspark's UI serves plain HTTP; put a "
+                                "TLS-terminating proxy (an Ingress, a sidecar) in front of it",
+                                ssl_keys[i]);
+        break;
     }
+    v = cs_conf_entry_string(conf, "spark.user.groups.mapping");
+    if (v && strcmp(v, SPARK_GROUPS_MAPPING) != 0)
+        return cs_error_set(err, CS_EINVAL,
+                            "spark.user.groups.mapping='%s' is not supported: cspark maps users "
+                            "to their system groups only (" SPARK_GROUPS_MAPPING ")",
+                            v);
     return 0;
 }
 
@@ -128,20 +160,97 @@ static int read_users(ui_access *a, const char *path, cs_error *err)
     return rc;
 }
 
+static int hex_digit(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c = tolower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static void sha256(const char *text, size_t n, unsigned char out[32])
+{
+    unsigned int len = 32;
+    if (EVP_Digest(text, n, out, &len, EVP_sha256(), NULL) != 1) abort(); /* out of memory */
+}
+
+/* Reads a tokens file: "token user" lines, where token is "sha256:" and the 64 hex digits of the
+ * token's SHA-256 (`printf %s "$TOKEN" | sha256sum`) or the token itself (16 characters or more);
+ * '#' comments and blank lines skipped. */
+static int read_tokens(ui_access *a, const char *path, cs_error *err)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cs_error rerr = {0};
+    if (cs_read_file(path, &data, &len, &rerr) < 0)
+        return cs_error_set(err, CS_EINVAL, "cannot read cspark.ui.auth.tokensFile=%s: %s", path,
+                            rerr.msg);
+    char *text = (char *)data;
+    int rc = 0, line_no = 0;
+    for (char *line = text, *next; line && line < text + len; line = next) {
+        line_no++;
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        next = nl ? nl + 1 : NULL;
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+        while (n > 0 && isspace((unsigned char)line[n - 1]))
+            n--;
+        line[n] = '\0';
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (!*line || *line == '#') continue;
+        size_t tn = strcspn(line, " \t");
+        char *user = line + tn;
+        while (*user == ' ' || *user == '\t')
+            user++;
+        unsigned char digest[32];
+        bool ok = tn > 0 && *user && !strpbrk(user, " \t");
+        if (ok && tn > 7 && strncmp(line, "sha256:", 7) == 0) {
+            ok = tn == 7 + 64;
+            for (size_t i = 0; ok && i < 32; i++) {
+                int hi = hex_digit(line[7 + 2 * i]), lo = hex_digit(line[8 + 2 * i]);
+                ok = hi >= 0 && lo >= 0;
+                digest[i] = (unsigned char)(hi << 4 | lo);
+            }
+        } else if (ok) {
+            ok = tn >= 16;
+            sha256(line, tn, digest);
+        }
+        if (!ok) {
+            rc = cs_error_set(err, CS_EINVAL,
+                              "cspark.ui.auth.tokensFile=%s line %d: expected 'TOKEN USER' where "
+                              "TOKEN is sha256:<64 hex digits of the token's SHA-256> or the "
+                              "token itself (16 characters or more)",
+                              path, line_no);
+            break;
+        }
+        a->tokens = cs_xrealloc(a->tokens, (a->num_tokens + 1) * sizeof *a->tokens);
+        memcpy(a->tokens[a->num_tokens].digest, digest, sizeof digest);
+        a->tokens[a->num_tokens].user = cs_xstrdup(user);
+        a->num_tokens++;
+    }
+    if (rc == 0 && a->num_tokens == 0)
+        rc = cs_error_set(err, CS_EINVAL, "cspark.ui.auth.tokensFile=%s names no token", path);
+    free(data);
+    return rc;
+}
+
 ui_access *cs_ui_access_new(const cs_conf *conf, bool history, cs_error *err)
 {
     ui_access *a = cs_xcalloc(1, sizeof *a);
     a->history = history;
-    if (refuse_unsupported(conf, err) < 0) goto fail;
+    if (refuse_unsupported(conf, history, err) < 0) goto fail;
     const char *acl_key = history ? "spark.history.ui.acls.enable" : "spark.acls.enable";
     const char *legacy = history ? NULL : cs_conf_get(conf, "spark.ui.acls.enable");
     if (cs_conf_get_bool(conf, acl_key, legacy ? legacy : "false", &a->acls, err) < 0) goto fail;
     if (history) {
         a->admin = dup_or_null(cs_conf_get(conf, "spark.history.ui.admin.acls"));
+        a->admin_groups = dup_or_null(cs_conf_get(conf, "spark.history.ui.admin.acls.groups"));
     } else {
         a->view = dup_or_null(cs_conf_get(conf, "spark.ui.view.acls"));
         a->modify = dup_or_null(cs_conf_get(conf, "spark.modify.acls"));
         a->admin = dup_or_null(cs_conf_get(conf, "spark.admin.acls"));
+        a->view_groups = dup_or_null(cs_conf_get(conf, "spark.ui.view.acls.groups"));
+        a->modify_groups = dup_or_null(cs_conf_get(conf, "spark.modify.acls.groups"));
+        a->admin_groups = dup_or_null(cs_conf_get(conf, "spark.admin.acls.groups"));
         const char *owner = getenv("SPARK_USER");
         if (!owner || !*owner) owner = getenv("USER");
         if (!owner || !*owner) {
@@ -156,10 +265,13 @@ ui_access *cs_ui_access_new(const cs_conf *conf, bool history, cs_error *err)
     a->hostname[sizeof a->hostname - 1] = '\0';
     const char *users = cs_conf_get(conf, "cspark.ui.auth.usersFile");
     if (users && *users && read_users(a, users, err) < 0) goto fail;
-    if (a->acls && a->num_users == 0) {
+    const char *tokens = cs_conf_get(conf, "cspark.ui.auth.tokensFile");
+    if (tokens && *tokens && read_tokens(a, tokens, err) < 0) goto fail;
+    if (a->acls && a->num_users == 0 && a->num_tokens == 0) {
         cs_error_set(err, CS_EINVAL,
                      "%s=true needs a way to tell users apart: set cspark.ui.auth.usersFile to an "
-                     "htpasswd file (cspark runs no spark.ui.filters)",
+                     "htpasswd file or cspark.ui.auth.tokensFile to a file of bearer tokens "
+                     "(cspark runs no spark.ui.filters)",
                      acl_key);
         goto fail;
     }
@@ -177,10 +289,16 @@ void cs_ui_access_free(ui_access *a)
         free(a->users[i].hash);
     }
     free(a->users);
+    for (size_t i = 0; i < a->num_tokens; i++)
+        free(a->tokens[i].user);
+    free(a->tokens);
     free(a->owner);
     free(a->view);
     free(a->modify);
     free(a->admin);
+    free(a->view_groups);
+    free(a->modify_groups);
+    free(a->admin_groups);
     free(a->hosts);
     free(a->driver_host);
     free(a);
@@ -241,7 +359,29 @@ bool cs_ui_access_host_ok(const ui_access *a, const char *host)
 
 bool cs_ui_access_needs_login(const ui_access *a)
 {
+    return a->num_users > 0 || a->num_tokens > 0;
+}
+
+bool cs_ui_access_accepts_basic(const ui_access *a)
+{
     return a->num_users > 0;
+}
+
+bool cs_ui_access_accepts_bearer(const ui_access *a)
+{
+    return a->num_tokens > 0;
+}
+
+const char *cs_ui_access_token_user(const ui_access *a, const char *token)
+{
+    if (!token || !*token) return NULL;
+    unsigned char digest[32];
+    sha256(token, strlen(token), digest);
+    const char *user = NULL;
+    for (size_t i = 0; i < a->num_tokens; i++) /* every entry: no early exit */
+        if (CRYPTO_memcmp(digest, a->tokens[i].digest, sizeof digest) == 0 && !user)
+            user = a->tokens[i].user;
+    return user;
 }
 
 bool cs_ui_access_login_ok(const ui_access *a, const char *user, const char *password)
@@ -275,23 +415,85 @@ static const char *store_prop(const ui_store *st, const char *key)
     return NULL;
 }
 
+/* ---- groups -------------------------------------------------------------------------------- */
+
+/* Whether one of the system groups of user (its primary group and those that name it) is in one
+ * of the comma-separated lists (NULL: empty), or a list holds "*". A user the system does not
+ * know has no groups, as `id -Gn` fails for it in Spark. */
+static bool groups_match(const char *user, const char *const *lists, size_t num_lists)
+{
+    bool any = false;
+    for (size_t i = 0; i < num_lists; i++) {
+        if (list_has(lists[i], "*")) return true;
+        any |= lists[i] != NULL;
+    }
+    if (!any || !user) return false;
+    char buf[4096];
+    struct passwd pw, *pwp = NULL;
+    if (getpwnam_r(user, &pw, buf, sizeof buf, &pwp) != 0 || !pwp) return false;
+    int ngroups = 64;
+    gid_t *gids = NULL;
+    for (;;) {
+        gids = cs_xrealloc(gids, (size_t)ngroups * sizeof *gids);
+        int want = ngroups;
+        if (getgrouplist(user, pw.pw_gid, gids, &want) >= 0) {
+            ngroups = want;
+            break;
+        }
+        if (want <= ngroups || want > 65536) { /* no growth to hope for */
+            ngroups = 0;
+            break;
+        }
+        ngroups = want;
+    }
+    bool found = false;
+    size_t cap = 4096;
+    char *gbuf = cs_xmalloc(cap);
+    for (int g = 0; g < ngroups && !found; g++) {
+        struct group gr, *grp = NULL;
+        int rc;
+        while ((rc = getgrgid_r(gids[g], &gr, gbuf, cap, &grp)) == ERANGE && cap < (1u << 20)) {
+            cap *= 2;
+            gbuf = cs_xrealloc(gbuf, cap);
+        }
+        if (rc != 0 || !grp) continue;
+        for (size_t i = 0; i < num_lists && !found; i++)
+            found = lists[i] && list_has(lists[i], gr.gr_name);
+    }
+    free(gbuf);
+    free(gids);
+    return found;
+}
+
 bool cs_ui_access_can_view(const ui_access *a, const char *user, const ui_store *st)
 {
     if (!a->acls) return true;
     if (!user) return false;
     if (list_has(a->admin, user)) return true;
-    if (!a->history) return name_is(user, strlen(user), a->owner) || list_has(a->view, user);
+    if (!a->history) {
+        if (name_is(user, strlen(user), a->owner) || list_has(a->view, user)) return true;
+        const char *groups[] = {a->admin_groups, a->view_groups};
+        return groups_match(user, groups, 2);
+    }
     if (!st) return true; /* the listing: Spark's history server shows every application */
     const ui_app *app = cs_ui_store_app(st);
-    return (app->user && strcmp(app->user, user) == 0) ||
-           list_has(store_prop(st, "spark.ui.view.acls"), user) ||
-           list_has(store_prop(st, "spark.admin.acls"), user);
+    if ((app->user && strcmp(app->user, user) == 0) ||
+        list_has(store_prop(st, "spark.ui.view.acls"), user) ||
+        list_has(store_prop(st, "spark.admin.acls"), user))
+        return true;
+    /* as FsHistoryProvider: the server's admin groups and the application's own */
+    const char *groups[] = {a->admin_groups, store_prop(st, "spark.admin.acls.groups"),
+                            store_prop(st, "spark.ui.view.acls.groups")};
+    return groups_match(user, groups, 3);
 }
 
 bool cs_ui_access_can_modify(const ui_access *a, const char *user)
 {
     if (!a->acls) return true;
     if (!user || a->history) return false;
-    return list_has(a->admin, user) || name_is(user, strlen(user), a->owner) ||
-           list_has(a->modify, user);
+    if (list_has(a->admin, user) || name_is(user, strlen(user), a->owner) ||
+        list_has(a->modify, user))
+        return true;
+    const char *groups[] = {a->admin_groups, a->modify_groups};
+    return groups_match(user, groups, 2);
 }

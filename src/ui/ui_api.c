@@ -210,6 +210,26 @@ static bool status_wanted(const ui_api_req *r, const char *status)
     }
 }
 
+/* The optional offset and length of a list (cspark's addition to Spark's jobs and stages lists,
+ * named as taskList's): the rows [offset, offset + length) of the list in its order; absent: all.
+ * False with a 400 in out on a value that is not a whole number. */
+static bool list_window(const ui_api_req *r, cs_sbuf *out, int *status, int64_t *offset,
+                        int64_t *length)
+{
+    const char *a_off = r->arg(r->arg_ctx, "offset", 0), *a_len = r->arg(r->arg_ctx, "length", 0);
+    *offset = 0;
+    *length = INT64_MAX;
+    if (a_off && !cs_str_to_int_in(a_off, 0, INT64_MAX, offset)) {
+        *status = bad_number(out, "offset", a_off);
+        return false;
+    }
+    if (a_len && !cs_str_to_int_in(a_len, 0, INT64_MAX, length)) {
+        *status = bad_number(out, "length", a_len);
+        return false;
+    }
+    return true;
+}
+
 static int jobs(const ui_api_req *r, const char *rest, cs_sbuf *out)
 {
     if (*rest == '/') {
@@ -221,10 +241,13 @@ static int jobs(const ui_api_req *r, const char *rest, cs_sbuf *out)
         cs_ui_api_dump(job_json(j), out);
         return 200;
     }
+    int64_t offset, length, rank = 0;
+    int status;
+    if (!list_window(r, out, &status, &offset, &length)) return status;
     json_t *a = json_array();
-    for (size_t i = cs_ui_store_num_jobs(r->st); i-- > 0;) {
+    for (size_t i = cs_ui_store_num_jobs(r->st); i-- > 0 && rank - offset < length;) {
         const ui_job *j = cs_ui_store_job_at(r->st, i);
-        if (status_wanted(r, cs_ui_job_status_name(j->status)))
+        if (status_wanted(r, cs_ui_job_status_name(j->status)) && rank++ >= offset)
             json_array_append_new(a, job_json(j));
     }
     cs_ui_api_dump(a, out);
@@ -588,10 +611,13 @@ static int stages(const ui_api_req *r, const char *rest, cs_sbuf *out)
     size_t n = cs_ui_store_num_stages(r->st);
     if (*rest == '\0' || strcmp(rest, "/") == 0) {
         bool details = details_arg(r, false);
+        int64_t offset, length, rank = 0;
+        int status;
+        if (!list_window(r, out, &status, &offset, &length)) return status;
         json_t *a = json_array();
-        for (size_t i = n; i-- > 0;) {
+        for (size_t i = n; i-- > 0 && rank - offset < length;) {
             const ui_stage *s = cs_ui_store_stage_at(r->st, i);
-            if (status_wanted(r, cs_ui_stage_status_name(s->status)))
+            if (status_wanted(r, cs_ui_stage_status_name(s->status)) && rank++ >= offset)
                 json_array_append_new(a, stage_json(r, s, details));
         }
         cs_ui_api_dump(a, out);

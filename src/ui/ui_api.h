@@ -3,7 +3,9 @@
  * jobs/<id>, stages, stages/<id>, stages/<id>/<attempt>, .../taskSummary, .../taskList,
  * executors, allexecutors, environment, storage/rdd, storage/rdd/<id>. As Spark's Jackson
  * writer, an absent optional field is left out, dates are "yyyy-MM-dd'T'HH:mm:ss.SSS'GMT'", a
- * pair is a two-element array and a map keyed by number has string keys.
+ * pair is a two-element array and a map keyed by number has string keys. The jobs and stages
+ * lists take, besides Spark's parameters, optional offset and length (as taskList's) so a client
+ * can page through an application of many stages; without them the whole list is answered.
  *
  * Every function is given the store locked by the caller (ui_server.c) and builds the response
  * into `out` (pretty-printed JSON, as Spark's) or an error text; it returns the HTTP status.

@@ -2,6 +2,7 @@
  * with its stage DAG and stage tables; plus the helpers every application page shares (frame,
  * kill forms, log links, the DAG of a set of stages). See ui_pages.h.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,60 @@ void cs_ui_log_links(const ui_page_ctx *c, cs_sbuf *out, const char *executor_id
     }
 }
 
+/* The value of the query parameter `name` in [1, max], or dflt when absent or not such a number. */
+static size_t pager_arg(const ui_page_ctx *c, const char *tag, const char *what, size_t max,
+                        size_t dflt)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", tag, what);
+    const char *v = c->arg ? c->arg(c->arg_ctx, name, 0) : NULL;
+    int64_t x;
+    if (!v || !cs_str_to_int_in(v, 1, (int64_t)max, &x)) return dflt;
+    return (size_t)x;
+}
+
+ui_pager cs_ui_pager(const ui_page_ctx *c, const char *tag, size_t rows)
+{
+    ui_pager p;
+    p.page_size = pager_arg(c, tag, "pageSize", UI_PAGE_SIZE_MAX, UI_PAGE_SIZE_DEFAULT);
+    p.pages = rows == 0 ? 1 : (rows + p.page_size - 1) / p.page_size;
+    p.page = pager_arg(c, tag, "page", SIZE_MAX / 2, 1);
+    if (p.page > p.pages) p.page = p.pages;
+    p.first = (p.page - 1) * p.page_size;
+    p.last = p.first + p.page_size < rows ? p.first + p.page_size : rows;
+    return p;
+}
+
+void cs_ui_pager_links(const ui_page_ctx *c, cs_sbuf *out, const ui_pager *p, const char *tag,
+                       const char *path_query, const char *anchor)
+{
+    if (p->pages <= 1) return;
+    cs_sbuf_printf(out, "<p class=\"pages\" id=\"%s-pages\">Page %zu of %zu: ", tag, p->page,
+                   p->pages);
+    for (size_t k = 1; k <= p->pages; k++) {
+        /* the first and last three, and two either side of the current one */
+        if (p->pages > 12 && k > 3 && k + 3 <= p->pages && (k + 2 < p->page || k > p->page + 2)) {
+            if (k == 4 || k + 4 == p->pages) cs_sbuf_puts(out, "... ");
+            continue;
+        }
+        cs_sbuf_puts(out, "<a href=\"");
+        cs_html_escape(out, c->base);
+        cs_sbuf_printf(out, "%s%s.page=%zu&amp;%s.pageSize=%zu#%s\">%zu</a> ", path_query, tag, k,
+                       tag, p->page_size, anchor, k);
+    }
+    cs_sbuf_puts(out, "</p>");
+}
+
 void cs_ui_job_dag(const ui_page_ctx *c, cs_sbuf *out, const int *stage_ids, int n, int current)
 {
     if (n <= 0) return;
+    if (n > UI_DAG_MAX_STAGES) { /* the layout is quadratic and the drawing unreadable */
+        cs_sbuf_printf(out,
+                       "<h4>DAG Visualization</h4><p class=\"dag-omitted\">Not drawn: the job "
+                       "has %d stages (at most %d are drawn).</p>",
+                       n, UI_DAG_MAX_STAGES);
+        return;
+    }
     ui_dag_node *nodes = cs_xcalloc((size_t)n, sizeof *nodes);
     char **hrefs = cs_xcalloc((size_t)n, sizeof *hrefs);
     int k = 0;
@@ -151,6 +203,9 @@ static int job_table(const ui_page_ctx *c, cs_sbuf *out, ui_job_status status, c
     for (size_t i = 0; i < n; i++)
         count += cs_ui_store_job_at(c->st, i)->status == status;
     if (count == 0) return 0;
+    char tag[32];
+    snprintf(tag, sizeof tag, "%sJob", id); /* Spark's jobTag */
+    ui_pager pg = cs_ui_pager(c, tag, (size_t)count);
     cs_sbuf_printf(out,
                    "<h4 id=\"%s\">%s (%d)</h4><table class=\"jobs\" id=\"%s-table\"><thead><tr>"
                    "<th>Job Id</th><th>Description</th><th>Submitted</th><th>Duration</th>"
@@ -158,11 +213,14 @@ static int job_table(const ui_page_ctx *c, cs_sbuf *out, ui_job_status status, c
                    "</th>%s</tr></thead><tbody>\n",
                    id, heading, count, id,
                    status == UI_JOB_FAILED ? "<th>Failure Reason</th>" : "");
-    for (size_t i = n; i-- > 0;) { /* newest first, as Spark */
+    size_t rank = 0;
+    for (size_t i = n; i-- > 0 && rank < pg.last;) { /* newest first, as Spark */
         const ui_job *j = cs_ui_store_job_at(c->st, i);
-        if (j->status == status) job_row(c, out, j);
+        if (j->status != status) continue;
+        if (rank++ >= pg.first) job_row(c, out, j);
     }
     cs_sbuf_puts(out, "</tbody></table>\n");
+    cs_ui_pager_links(c, out, &pg, tag, "/jobs/?", id);
     return count;
 }
 

@@ -11,14 +11,20 @@
 #include "ui/ui_html.h"
 #include "ui/ui_pages.h"
 
-/* The status a job's page shows for a stage attempt; -1: not shown there. */
-static int status_for_job(const ui_store *st, const ui_stage *s, const ui_job *job)
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The status a job's page shows for a stage attempt; -1: not shown there. job_stages: the job's
+ * stage ids sorted (a lookup per stage: the page stays n log n for a job of many stages). */
+static int status_for_job(const ui_store *st, const ui_stage *s, const ui_job *job,
+                          const int *job_stages)
 {
     if (!job) return (int)s->status;
-    bool in_job = false;
-    for (int i = 0; i < job->num_stages && !in_job; i++)
-        in_job = job->stage_ids[i] == s->stage_id;
-    if (!in_job) return -1;
+    if (!bsearch(&s->stage_id, job_stages, (size_t)job->num_stages, sizeof *job_stages, int_cmp))
+        return -1;
     if (s->submitted_job == job->job_id) return (int)s->status;
     if (cs_ui_store_stage(st, s->stage_id, -1) != s) return -1; /* an older attempt, not ours */
     if (s->status == UI_STAGE_PENDING || s->status == UI_STAGE_SKIPPED) return (int)s->status;
@@ -73,10 +79,27 @@ int cs_ui_stage_table(const ui_page_ctx *c, cs_sbuf *out, ui_stage_status status
                       const char *heading, const ui_job *job)
 {
     size_t n = cs_ui_store_num_stages(c->st);
+    int *job_stages = NULL;
+    if (job && job->num_stages > 0) {
+        job_stages = cs_xmalloc((size_t)job->num_stages * sizeof *job_stages);
+        memcpy(job_stages, job->stage_ids, (size_t)job->num_stages * sizeof *job_stages);
+        qsort(job_stages, (size_t)job->num_stages, sizeof *job_stages, int_cmp);
+    }
     int count = 0;
     for (size_t i = 0; i < n; i++)
-        count += status_for_job(c->st, cs_ui_store_stage_at(c->st, i), job) == (int)status;
-    if (count == 0) return 0;
+        count +=
+            status_for_job(c->st, cs_ui_store_stage_at(c->st, i), job, job_stages) == (int)status;
+    if (count == 0) {
+        free(job_stages);
+        return 0;
+    }
+    char tag[32], path_query[48];
+    snprintf(tag, sizeof tag, "%sStage", id); /* Spark's stageTag */
+    if (job)
+        snprintf(path_query, sizeof path_query, "/jobs/job/?id=%d&amp;", job->job_id);
+    else
+        snprintf(path_query, sizeof path_query, "/stages/?");
+    ui_pager pg = cs_ui_pager(c, tag, (size_t)count);
     cs_sbuf_printf(out,
                    "<h4 id=\"%s\">%s (<span id=\"%s-stages-count\">%d</span>)</h4>"
                    "<table class=\"stages\" id=\"%s-stages-table\"><thead><tr><th>Stage Id</th>"
@@ -85,11 +108,15 @@ int cs_ui_stage_table(const ui_page_ctx *c, cs_sbuf *out, ui_stage_status status
                    "<th>Shuffle Read</th><th>Shuffle Write</th>%s</tr></thead><tbody>\n",
                    id, heading, id, count, id,
                    status == UI_STAGE_FAILED ? "<th>Failure Reason</th>" : "");
-    for (size_t i = n; i-- > 0;) { /* newest first */
+    size_t rank = 0;
+    for (size_t i = n; i-- > 0 && rank < pg.last;) { /* newest first */
         const ui_stage *s = cs_ui_store_stage_at(c->st, i);
-        if (status_for_job(c->st, s, job) == (int)status) stage_row(c, out, s, status);
+        if (status_for_job(c->st, s, job, job_stages) != (int)status) continue;
+        if (rank++ >= pg.first) stage_row(c, out, s, status);
     }
     cs_sbuf_puts(out, "</tbody></table>\n");
+    cs_ui_pager_links(c, out, &pg, tag, path_query, id);
+    free(job_stages);
     return count;
 }
 
@@ -232,36 +259,20 @@ static void task_link(const ui_page_ctx *c, cs_sbuf *out, const ui_stage *s, con
                    s->stage_id, s->attempt, (long long)t->task_id, (long long)t->task_id);
 }
 
-static void task_table(const ui_page_ctx *c, cs_sbuf *out, const ui_stage *s, int page,
-                       int page_size)
+static void task_table(const ui_page_ctx *c, cs_sbuf *out, const ui_stage *s)
 {
     size_t n = s->num_tasks_kept;
-    size_t pages = n == 0 ? 1 : (n + (size_t)page_size - 1) / (size_t)page_size;
-    if ((size_t)page > pages) page = (int)pages;
-    size_t first = (size_t)(page - 1) * (size_t)page_size;
-    size_t last = first + (size_t)page_size < n ? first + (size_t)page_size : n;
-    cs_sbuf_printf(out, "<h4>Tasks (<span id=\"task-count\">%zu</span>)</h4>", n);
+    ui_pager pg = cs_ui_pager(c, "task", n);
+    size_t first = pg.first, last = pg.last;
+    cs_sbuf_printf(out, "<h4 id=\"tasks\">Tasks (<span id=\"task-count\">%zu</span>)</h4>", n);
     if (s->tasks_dropped > 0)
         cs_sbuf_printf(out,
                        "<p>%lld older finished tasks are not shown (spark.ui.retainedTasks).</p>",
                        (long long)s->tasks_dropped);
-    if (pages > 1) {
-        cs_sbuf_printf(out, "<p class=\"pages\">Page %d of %zu: ", page, pages);
-        for (size_t p = 1; p <= pages; p++) {
-            if (pages > 12 && p > 3 && p + 3 <= pages &&
-                (p + 2 < (size_t)page || p > (size_t)page + 2)) {
-                if (p == 4 || p + 4 == pages) cs_sbuf_puts(out, "... ");
-                continue;
-            }
-            cs_sbuf_puts(out, "<a href=\"");
-            cs_html_escape(out, c->base);
-            cs_sbuf_printf(out,
-                           "/stages/stage/?id=%d&amp;attempt=%d&amp;task.page=%zu&amp;"
-                           "task.pageSize=%d\">%zu</a> ",
-                           s->stage_id, s->attempt, p, page_size, p);
-        }
-        cs_sbuf_puts(out, "</p>");
-    }
+    char path_query[64];
+    snprintf(path_query, sizeof path_query, "/stages/stage/?id=%d&amp;attempt=%d&amp;", s->stage_id,
+             s->attempt);
+    cs_ui_pager_links(c, out, &pg, "task", path_query, "tasks");
     cs_sbuf_puts(out, "<table id=\"task-table\"><thead><tr><th>Index</th><th>Task ID</th>"
                       "<th>Attempt</th><th>Status</th><th>Locality Level</th><th>Executor ID</th>"
                       "<th>Host</th><th>Logs</th><th>Launch Time</th><th>Duration</th>"
@@ -345,8 +356,7 @@ static void accumulator_table(cs_sbuf *out, const ui_stage *s)
     cs_sbuf_puts(out, "</tbody></table>\n");
 }
 
-int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, int page_size,
-                     cs_sbuf *out)
+int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, cs_sbuf *out)
 {
     const ui_stage *s = cs_ui_store_stage(c->st, stage_id, attempt);
     if (!s) {
@@ -356,8 +366,6 @@ int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, 
         cs_ui_page_message(c, "Stage not found", msg, out);
         return 404;
     }
-    if (page < 1) page = 1;
-    if (page_size < 1 || page_size > 10000) page_size = 100;
     char title[96];
     snprintf(title, sizeof title, "Details for Stage %d (Attempt %d)", s->stage_id, s->attempt);
     cs_ui_details_begin(c, out, title, UI_TAB_STAGES, "stage-status",
@@ -416,7 +424,7 @@ int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, 
     summary_metrics(out, s);
     accumulator_table(out, s);
     executor_table(c, out, s);
-    task_table(c, out, s, page, page_size);
+    task_table(c, out, s);
     cs_html_page_end(out);
     return 200;
 }

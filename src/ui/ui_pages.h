@@ -6,6 +6,13 @@
  * short page when the job/stage/task is unknown). The caller (ui_server.c) holds the store's
  * lock for the duration of the call. Links are absolute paths under ctx->base, so the same pages
  * serve the live driver ("") and the history server ("/history/<app id>").
+ *
+ * Every table whose rows grow with the application (jobs, stages, a stage's tasks) is paged as
+ * Spark's PagedTable: the query parameters <tag>.page (1-based) and <tag>.pageSize (default 100,
+ * at most 10,000) pick the rows, tags as Spark's ("activeJob", "completedJob", "failedJob",
+ * "activeStage", "pendingStage", "completedStage", "skippedStage", "failedStage", "task"), so a
+ * page's size is bounded whatever the application's; a job's DAG is drawn for jobs of at most
+ * UI_DAG_MAX_STAGES stages.
  */
 #ifndef CSPARK_UI_PAGES_H
 #define CSPARK_UI_PAGES_H
@@ -24,14 +31,25 @@ typedef struct ui_page_ctx {
     const char *csrf;   /* the token kill forms carry */
     bool executor_logs; /* the server serves executors' logs at <base>/logPage/ */
     int64_t now_ms;
+    /* the request's query parameter `name` (index: its index-th repetition) or NULL */
+    const char *(*arg)(void *arg_ctx, const char *name, int index);
+    void *arg_ctx;
 } ui_page_ctx;
+
+#define UI_PAGE_SIZE_DEFAULT 100 /* Spark's PagedTable default */
+#define UI_PAGE_SIZE_MAX 10000
+#define UI_DAG_MAX_STAGES 300 /* a job of more stages gets a note instead of its DAG */
+
+/* The rows [first, last) of a paged table of `rows` rows, from <tag>.page and <tag>.pageSize. */
+typedef struct ui_pager {
+    size_t page, pages, page_size, first, last;
+} ui_pager;
 
 int cs_ui_page_jobs(const ui_page_ctx *c, cs_sbuf *out);
 int cs_ui_page_job(const ui_page_ctx *c, int job_id, cs_sbuf *out);
 int cs_ui_page_stages(const ui_page_ctx *c, cs_sbuf *out);
-/* attempt < 0: the latest. page is 1-based; page_size in 1..10000. */
-int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, int page, int page_size,
-                     cs_sbuf *out);
+/* attempt < 0: the latest. The task table's page from task.page and task.pageSize. */
+int cs_ui_page_stage(const ui_page_ctx *c, int stage_id, int attempt, cs_sbuf *out);
 int cs_ui_page_task(const ui_page_ctx *c, int stage_id, int attempt, int64_t task_id, cs_sbuf *out);
 int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out);
 /* One persisted RDD (Spark's RDDPage): summary, data distribution, partitions; 404 when unknown. */
@@ -53,6 +71,14 @@ void cs_ui_page_begin(const ui_page_ctx *c, cs_sbuf *out, const char *title, int
  * stage it did not run is skipped for it). Returns the row count. */
 int cs_ui_stage_table(const ui_page_ctx *c, cs_sbuf *out, ui_stage_status status, const char *id,
                       const char *heading, const ui_job *job);
+/* The page of a table of `rows` rows that the request asks for with <tag>.page and <tag>.pageSize
+ * (absent, not a number or out of range: the first page, the default size; a page past the last:
+ * the last). */
+ui_pager cs_ui_pager(const ui_page_ctx *c, const char *tag, size_t rows);
+/* "Page 2 of 7: 1 2 3 ..." links when there is more than one page: each link is
+ * <base><path_query><tag>.page=N&pageSize=S#anchor, path_query ending in '?' or "&amp;". */
+void cs_ui_pager_links(const ui_page_ctx *c, cs_sbuf *out, const ui_pager *p, const char *tag,
+                       const char *path_query, const char *anchor);
 /* The stage DAG of a job's stages (current: the stage to highlight, -1 none). */
 void cs_ui_job_dag(const ui_page_ctx *c, cs_sbuf *out, const int *stage_ids, int n, int current);
 /* A kill form (POST) for a job or a stage, when killing is enabled and the page is live. */

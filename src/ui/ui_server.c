@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -118,7 +119,8 @@ typedef struct request {
     ui_server *srv;
     struct MHD_Connection *conn;
     const char *method;
-    char *user; /* authenticated user (MHD_free), NULL: anonymous */
+    char *user;  /* authenticated user (owned), NULL: anonymous */
+    bool bearer; /* the request sent a bearer token */
     /* POST form */
     struct MHD_PostProcessor *pp;
     char form_id[32];
@@ -225,6 +227,55 @@ static bool may_view_app(request *rq, ui_store *st)
     return ok;
 }
 
+/* Sets rq->user from the request's credentials: a bearer token when the tokens file is set, else
+ * HTTP basic when the users file is. False when neither names a known user. */
+static bool authenticate(request *rq)
+{
+    const ui_access *a = rq->srv->access;
+    const char *auth =
+        MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
+        rq->bearer = true;
+        const char *token = auth + 7;
+        while (*token == ' ')
+            token++;
+        const char *user =
+            cs_ui_access_accepts_bearer(a) ? cs_ui_access_token_user(a, token) : NULL;
+        rq->user = user ? cs_xstrdup(user) : NULL;
+        return user != NULL;
+    }
+    if (!cs_ui_access_accepts_basic(a)) return false;
+    char *password = NULL;
+    char *user = MHD_basic_auth_get_username_password(rq->conn, &password);
+    bool ok = cs_ui_access_login_ok(a, user, password);
+    if (ok) rq->user = cs_xstrdup(user);
+    if (password) MHD_free(password);
+    if (user) MHD_free(user);
+    return ok;
+}
+
+/* 401 with a challenge for each scheme the server accepts (RFC 6750 for bearer tokens: a token
+ * that was sent and is not known is an invalid_token). */
+static enum MHD_Result refuse_login(request *rq)
+{
+    const ui_access *a = rq->srv->access;
+    const char *text = rq->bearer ? "invalid bearer token\n" : "authentication required\n";
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    if (cs_ui_access_accepts_basic(a))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                "Basic realm=\"cspark\", charset=\"UTF-8\"");
+    if (cs_ui_access_accepts_bearer(a))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                rq->bearer ? "Bearer realm=\"cspark\", error=\"invalid_token\""
+                                           : "Bearer realm=\"cspark\"");
+    enum MHD_Result ret = MHD_queue_response(rq->conn, MHD_HTTP_UNAUTHORIZED, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 /* Host, credentials and view rights of a request whose headers arrived: a response queued (and
  * true returned) when it is refused. */
 static bool refused(request *rq, enum MHD_Result *ret)
@@ -238,21 +289,9 @@ static bool refused(request *rq, enum MHD_Result *ret)
                             "DNS rebinding?); add it to cspark.ui.allowedHosts to allow it");
         return true;
     }
-    if (cs_ui_access_needs_login(s->access)) {
-        char *password = NULL;
-        rq->user = MHD_basic_auth_get_username_password(rq->conn, &password);
-        bool ok = cs_ui_access_login_ok(s->access, rq->user, password);
-        if (password) MHD_free(password);
-        if (!ok) {
-            if (rq->user) MHD_free(rq->user);
-            rq->user = NULL;
-            const char *text = "authentication required\n";
-            struct MHD_Response *r =
-                MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
-            *ret = r ? MHD_queue_basic_auth_fail_response(rq->conn, "cspark", r) : MHD_NO;
-            if (r) MHD_destroy_response(r);
-            return true;
-        }
+    if (cs_ui_access_needs_login(s->access) && !authenticate(rq)) {
+        *ret = refuse_login(rq);
+        return true;
     }
     if (!s->opt.history && !cs_ui_access_can_view(s->access, rq->user, NULL)) {
         *ret = refuse_view(rq);
@@ -374,7 +413,9 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
                       s->opt.kill_enabled,
                       s->csrf,
                       !s->opt.history && s->hooks.read_log != NULL,
-                      cs_now_ms()};
+                      cs_now_ms(),
+                      get_arg,
+                      rq};
     if (strcmp(path, "/logPage/") == 0 && pc.executor_logs) {
         cs_ui_store_lock(st);
         enum MHD_Result r = log_page(rq, &pc);
@@ -396,9 +437,7 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
     } else if (strcmp(path, "/stages/stage/") == 0) {
         long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok),
              attempt = arg_long(rq, "attempt", -1, 0, INT_MAX, &ok);
-        long page = arg_long(rq, "task.page", 1, INT_MIN, INT_MAX, &ok),
-             size = arg_long(rq, "task.pageSize", 100, INT_MIN, INT_MAX, &ok);
-        status = cs_ui_page_stage(&pc, (int)id, (int)attempt, (int)page, (int)size, &out);
+        status = cs_ui_page_stage(&pc, (int)id, (int)attempt, &out);
     } else if (strcmp(path, "/stages/stage/task/") == 0) {
         long id = arg_long(rq, "id", -1, 0, INT_MAX, &ok),
              attempt = arg_long(rq, "attempt", -1, 0, INT_MAX, &ok);
@@ -756,7 +795,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     request *rq = *con_cls;
     if (!rq) return;
     if (rq->pp) MHD_destroy_post_processor(rq->pp);
-    if (rq->user) MHD_free(rq->user);
+    free(rq->user);
     free(rq);
     *con_cls = NULL;
 }

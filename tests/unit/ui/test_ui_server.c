@@ -1,8 +1,9 @@
 /* test_ui_server.c — the UI server over real HTTP on loopback (ui/ui_server.c, ui_pages, ui_api,
  * ui_metrics) with the synthetic application of scenario.h in its store: every page answers and
  * shows the scenario's figures, unknown jobs/stages are 404, the REST API answers Spark's paths,
- * kill POSTs need the CSRF token and the same origin, and binding retries the next port as
- * Spark's startServiceOnPort. */
+ * kill POSTs need the CSRF token and the same origin, binding retries the next port as
+ * Spark's startServiceOnPort, and the tables of an application that keeps 20,000 stages are paged
+ * (regression of issue 21 item 6: every row was on the page). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -364,6 +365,9 @@ static void test_bad_numbers_are_refused(void **state)
         {APP "/stages/0/0/taskList?length=1x", 400},
         {APP "/stages/0/0/taskList?length=", 400},
         {"/api/v1/applications?limit=abc", 400},
+        {APP "/stages?offset=abc", 400},
+        {APP "/stages?length=-1", 400},
+        {APP "/jobs?offset=1x", 400},
         {"/stages/stage/?id=4294967296&attempt=0", 400},
         {"/stages/stage/?id=0&attempt=-1", 400},
         {"/stages/stage/?id=0&attempt=4294967296", 400},
@@ -467,6 +471,114 @@ static void test_snake_case(void **state)
 }
 
 /* Spark's startServiceOnPort: a taken port moves to the next one, up to spark.port.maxRetries. */
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* A live store keeping 20,000 finished stages of one job and 300 jobs: every table is paged. */
+static void test_tables_are_paged(void **state)
+{
+    (void)state;
+    enum { STAGES = 20000, JOBS = 300 };
+    ui_store_limits lim = {100000, 100000, 100000, 100};
+    fixture f = {.st = cs_ui_store_new(&lim)};
+    int *ids = malloc(STAGES * sizeof *ids), *tasks = malloc(STAGES * sizeof *tasks);
+    for (int i = 0; i < STAGES; i++)
+        ids[i] = i, tasks[i] = 1;
+    cs_event ev = {.kind = CS_EV_APPLICATION_START, .app_id = SC_APP_ID, .app_name = "paged"};
+    cs_ui_store_listener(f.st, &ev);
+    ev = (cs_event){.kind = CS_EV_JOB_START,
+                    .job_id = 0,
+                    .stage_ids = ids,
+                    .num_stage_ids = STAGES,
+                    .stage_num_tasks = tasks,
+                    .stage_name = "many",
+                    .time_ms = 1};
+    cs_ui_store_listener(f.st, &ev);
+    for (int i = 0; i < STAGES; i++) {
+        ev = (cs_event){.kind = CS_EV_STAGE_SUBMITTED,
+                        .job_id = 0,
+                        .stage_id = i,
+                        .num_tasks = 1,
+                        .time_ms = 2};
+        cs_ui_store_listener(f.st, &ev);
+        ev = (cs_event){.kind = CS_EV_STAGE_COMPLETED,
+                        .job_id = 0,
+                        .stage_id = i,
+                        .succeeded = true,
+                        .time_ms = 3};
+        cs_ui_store_listener(f.st, &ev);
+    }
+    ev = (cs_event){.kind = CS_EV_JOB_END, .job_id = 0, .succeeded = true, .time_ms = 4};
+    cs_ui_store_listener(f.st, &ev);
+    for (int j = 1; j < JOBS; j++) {
+        int sid = STAGES + j;
+        ev = (cs_event){.kind = CS_EV_JOB_START,
+                        .job_id = j,
+                        .stage_ids = &sid,
+                        .num_stage_ids = 1,
+                        .stage_num_tasks = tasks,
+                        .stage_name = "one",
+                        .time_ms = 5};
+        cs_ui_store_listener(f.st, &ev);
+        ev = (cs_event){.kind = CS_EV_JOB_END, .job_id = j, .succeeded = true, .time_ms = 6};
+        cs_ui_store_listener(f.st, &ev);
+    }
+    free(ids);
+    free(tasks);
+    ui_provider p = {&f, one_list, one_acquire, one_release};
+    ui_server_options o = {.bind_host = "127.0.0.1",
+                           .port_key = "spark.ui.port",
+                           .live_app_id = SC_APP_ID,
+                           .threads = 2};
+    cs_error err = {0};
+    f.srv = cs_ui_server_start(&o, &p, NULL, &err);
+    assert_non_null(f.srv);
+    snprintf(f.base, sizeof f.base, "http://127.0.0.1:%d", cs_ui_server_port(f.srv));
+    static const struct {
+        const char *path;
+        const char *row;
+        size_t rows;
+        const char *first_row, *text;
+    } cases[] = {
+        {"/stages/", "<tr id=\"stage-", 100 + 100, "<tr id=\"stage-19999-0\">", "Page 1 of 200"},
+        {"/stages/?completedStage.page=200", "<tr id=\"stage-", 100 + 100, "<tr id=\"stage-99-0\">",
+         "completedStage.page=199&amp;completedStage.pageSize=100"},
+        {"/stages/?completedStage.page=3&completedStage.pageSize=7", "<tr id=\"stage-", 7 + 100,
+         "<tr id=\"stage-19985-0\">", "Page 3 of 2858"},
+        {"/jobs/job/?id=0", "<tr id=\"stage-", 100, "<tr id=\"stage-19999-0\">",
+         "Not drawn: the job has 20000 stages"},
+        {"/jobs/", "<tr id=\"job-", 100, "<tr id=\"job-299\">", "completedJob.page=3"},
+        {"/jobs/?completedJob.page=3", "<tr id=\"job-", 100, "<tr id=\"job-99\">", "Page 3 of 3"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reply r = http(&f, cases[i].path, NULL, NULL);
+        const char *body = cs_sbuf_str(&r.body);
+        if (r.status != 200) fail_msg("GET %s: %ld", cases[i].path, r.status);
+        if (r.body.len > 256 * 1024) fail_msg("GET %s: %zu bytes", cases[i].path, r.body.len);
+        size_t rows = count_of(body, cases[i].row);
+        if (rows != cases[i].rows)
+            fail_msg("GET %s: %zu rows, expected %zu", cases[i].path, rows, cases[i].rows);
+        if (!strstr(body, cases[i].first_row) || !strstr(body, cases[i].text))
+            fail_msg("GET %s: no '%s' or '%s'", cases[i].path, cases[i].first_row, cases[i].text);
+        cs_sbuf_free(&r.body);
+    }
+    json_t *a = get_json(&f, "/api/v1/applications/" SC_APP_ID "/stages?offset=100&length=3");
+    assert_int_equal(json_array_size(a), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "stageId")), 20199);
+    json_decref(a);
+    a = get_json(&f, "/api/v1/applications/" SC_APP_ID "/jobs?offset=299");
+    assert_int_equal(json_array_size(a), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "jobId")), 0);
+    json_decref(a);
+    cs_ui_server_stop(f.srv);
+    cs_ui_store_free(f.st);
+}
+
 static void test_port_retries(void **state)
 {
     (void)state;
@@ -510,6 +622,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
         cmocka_unit_test(test_snake_case),
         cmocka_unit_test(test_port_retries),
+        cmocka_unit_test(test_tables_are_paged),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
