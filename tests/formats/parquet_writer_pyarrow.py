@@ -7,6 +7,7 @@ judges the Parquet files it writes.
                         strings each repeated 8 times (a dictionary that outgrows its limit), strings of
                         300 KB to 3 MB (pages larger than parquet.page.size), nullable ints with
                         long null runs, doubles with NaN and both zeros, lists of lists
+  wide FILE             writes 24 rows of incompressible 1 MB strings in one batch
   check IPC PARQUET [codec=C] [groups=N] [int96=0|1] [fallback=COLUMN] [v2=0|1]
                         pyarrow reads PARQUET: the same rows and types as the stream IPC (dumped
                         as arrow_ipc_pyarrow.py does; INT96 read as microseconds and UTC), every
@@ -66,6 +67,16 @@ def big(path):
             ]
             w.write_batch(pa.record_batch([pa.array(c, f.type) for c, f in zip(cols, schema)],
                                           schema=schema))
+
+
+def wide(path):
+    """24 rows of 1 MB strings that do not compress: row groups must close every few rows."""
+    rnd = random.Random(7)
+    schema = pa.schema([pa.field("n", pa.int32()), pa.field("blob", pa.string())])
+    rows = [rnd.getrandbits(4 * 1000000).to_bytes(500000, "little").hex() for _ in range(24)]
+    with pa.ipc.new_stream(path, schema) as w:
+        w.write_batch(pa.record_batch([pa.array(range(24), pa.int32()), pa.array(rows)],
+                                      schema=schema))
 
 
 def read_ipc(path):
@@ -213,12 +224,14 @@ def main():
     cmd = sys.argv[1]
     if cmd == "big":
         big(sys.argv[2])
+    elif cmd == "wide":
+        wide(sys.argv[2])
     elif cmd == "check":
         check(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif cmd == "rows":
         parquet_rows.arrow_rows(read_ipc(sys.argv[2]), ipc.spark_type, sys.stdout)
     else:
-        raise SystemExit("usage: big FILE | check IPC PARQUET [...] | rows IPC")
+        raise SystemExit("usage: big FILE | wide FILE | check IPC PARQUET [...] | rows IPC")
 
 
 if __name__ == "__main__":

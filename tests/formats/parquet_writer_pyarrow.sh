@@ -9,7 +9,8 @@
 #   - every codec (none, snappy, gzip, zstd, lz4 = Hadoop LZ4 as Spark 4, lz4_raw), data page v1
 #     and v2, timestamps as INT96 (Spark's default) and TIMESTAMP_MICROS, no dictionary;
 #   - several row groups (parquet.block.size 256 KiB), small pages, a dictionary that outgrows
-#     parquet.dictionary.page.size and falls back to PLAIN in the same chunk;
+#     parquet.dictionary.page.size and falls back to PLAIN in the same chunk; row groups of a
+#     batch of 1 MB rows close every few rows (4 MiB blocks), not once per 1,024 rows;
 #   - the part file extensions Spark gives (snappy.parquet, lz4hadoop.parquet, ...);
 #   - failures: an unwritable path, a bad option value, a non-nullable column holding a null, a
 #     closed-without-commit writer: one line naming the file or option, and no file left behind.
@@ -66,6 +67,11 @@ check "$T/big.arrows" "$T/big.v2.parquet" codec=ZSTD fallback=grow v2=1
 write "$T/big.arrows" "$T/big.default.parquet"
 check "$T/big.arrows" "$T/big.default.parquet" groups=1
 grep -q "1 row groups" "$T/check.out" || fail "60,000 rows of about 30 MB should make one 128 MiB row group"
+
+# wide rows: the row group closes every few rows, not after a slice of 1,024 rows (24 MB here)
+"$PY" "$CHECK" wide "$T/wide.arrows" || fail "pyarrow cannot write the wide stream"
+write "$T/wide.arrows" "$T/wide.parquet" compression=none parquet.block.size=4194304
+check "$T/wide.arrows" "$T/wide.parquet" codec=UNCOMPRESSED groups=5
 
 # extensions as Spark names part files
 for c in none:parquet uncompressed:parquet snappy:snappy.parquet gzip:gz.parquet \

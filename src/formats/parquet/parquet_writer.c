@@ -38,6 +38,8 @@ typedef struct pq_writer {
     cs_fs_writer *fs;
     int64_t offset; /* bytes written to the file */
     int64_t rg_rows, total_rows;
+    int64_t rg_buffered; /* bytes the row group's chunks held at the last look */
+    int64_t slice;       /* rows to add before the next look */
     cs_parquet_row_group *groups;
     uint32_t n_groups, cap_groups;
     cs_sbuf arena; /* pointers to the blocks the footer's metadata lives in */
@@ -209,6 +211,7 @@ int cs_parquet_writer_open(const char *uri, const cs_col_type *schema,
         return rc;
     }
     w->offset = 4;
+    w->slice = 1;
     *writer = w;
     return 0;
 }
@@ -261,8 +264,11 @@ int cs_parquet_writer_write(void *writer, const cs_col_batch *batch, cs_error *e
                          w->schema->fields[i].name);
             return fail(w, err);
         }
-    for (int64_t r0 = 0; r0 < batch->num_rows; r0 += SLICE_ROWS) {
-        int64_t r1 = r0 + SLICE_ROWS < batch->num_rows ? r0 + SLICE_ROWS : batch->num_rows;
+    /* Slices of rows between two looks at the row group's size: from one row, doubling up to
+     * SLICE_ROWS while the last slice's bytes per row say that a quarter of what is left in the
+     * row group holds that many (wide rows are looked at one by one). */
+    for (int64_t r0 = 0; r0 < batch->num_rows;) {
+        int64_t r1 = r0 + w->slice < batch->num_rows ? r0 + w->slice : batch->num_rows;
         int64_t buffered = 0;
         for (int i = 0; i < w->ps.n_leaves; i++) {
             int rc = cs_pqw_chunk_add(&w->chunks[i], batch->columns[w->ps.leaves[i].column], r0, r1,
@@ -271,7 +277,17 @@ int cs_parquet_writer_write(void *writer, const cs_col_batch *batch, cs_error *e
             buffered += cs_pqw_chunk_buffered(&w->chunks[i]);
         }
         w->rg_rows += r1 - r0;
-        if (buffered >= w->cfg.block_size && flush_row_group(w, err)) return fail(w, err);
+        int64_t row_bytes = (buffered - w->rg_buffered) / (r1 - r0);
+        w->rg_buffered = buffered;
+        if (buffered >= w->cfg.block_size) {
+            if (flush_row_group(w, err)) return fail(w, err);
+            w->rg_buffered = 0;
+        }
+        int64_t fits =
+            row_bytes > 0 ? (w->cfg.block_size - w->rg_buffered) / 4 / row_bytes : SLICE_ROWS;
+        w->slice = 2 * w->slice < fits ? 2 * w->slice : fits;
+        w->slice = w->slice < 1 ? 1 : w->slice > SLICE_ROWS ? SLICE_ROWS : w->slice;
+        r0 = r1;
     }
     return 0;
 }
