@@ -271,7 +271,26 @@ static void page_statistics(cs_pqw_chunk *c)
     if (phys == CS_PQ_INT96) return;
     const uint8_t *mn = NULL, *mx = NULL;
     size_t mnl = 0, mxl = 0;
-    for (uint32_t i = 0; i < v->count; i++) {
+    bool typed = (phys == CS_PQ_INT32 || phys == CS_PQ_INT64) && v->count;
+    if (typed) { /* the common case, without a comparison call per value */
+        uint32_t imin = 0, imax = 0;
+        if (phys == CS_PQ_INT32) {
+            const int32_t *x = (const int32_t *)(const void *)v->fixed;
+            for (uint32_t i = 1; i < v->count; i++) {
+                if (x[i] < x[imin]) imin = i;
+                if (x[i] > x[imax]) imax = i;
+            }
+        } else {
+            const int64_t *x = (const int64_t *)(const void *)v->fixed;
+            for (uint32_t i = 1; i < v->count; i++) {
+                if (x[i] < x[imin]) imin = i;
+                if (x[i] > x[imax]) imax = i;
+            }
+        }
+        mn = value_at(v, imin, &mnl);
+        mx = value_at(v, imax, &mxl);
+    }
+    for (uint32_t i = 0; !typed && i < v->count; i++) {
         size_t len;
         const uint8_t *p = value_at(v, i, &len);
         if (is_nan(phys, p)) continue;
@@ -432,8 +451,90 @@ static int flush_page(cs_pqw_chunk *c, cs_error *err)
     return 0;
 }
 
+/* Bytes per value when a top-level leaf's values are copied as they are (int, date, float: 4;
+ * long, double, timestamp_ntz, timestamp as micros: 8), else 0. */
+static size_t flat_width(const cs_pqw_chunk *c)
+{
+    const cs_pqw_leaf *l = c->leaf;
+    if (l->n_steps != 1) return 0;
+    switch (l->type->id) {
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+    case CS_TYPE_FLOAT:
+        return 4;
+    case CS_TYPE_LONG:
+    case CS_TYPE_DOUBLE:
+    case CS_TYPE_TIMESTAMP_NTZ:
+        return 8;
+    case CS_TYPE_TIMESTAMP:
+        return l->phys == CS_PQ_INT64 && c->cfg->timestamp == CS_PQW_TS_MICROS ? 8 : 0;
+    default:
+        return 0;
+    }
+}
+
+/* The fast way for a top-level column of such values: runs of rows up to the page's end, values
+ * copied in bulk (one by one where there are nulls), levels without the walk. */
+static int add_flat(cs_pqw_chunk *c, const cs_column *col, int64_t r0, int64_t r1, size_t width,
+                    cs_error *err)
+{
+    int16_t max_def = c->leaf->max_def;
+    for (int64_t r = r0; r < r1;) {
+        int64_t room_bytes = c->cfg->page_size - page_value_bytes(c) - 2 * (int64_t)c->n_levels;
+        int64_t room = room_bytes / (int64_t)(width + 2) + 1;
+        if (room > c->cfg->page_rows - c->page_rows) room = c->cfg->page_rows - c->page_rows;
+        int64_t n = r1 - r < room ? r1 - r : room;
+        if (n < 1) n = 1;
+        if (c->n_levels + (size_t)n > c->levels_cap) {
+            while (c->n_levels + (size_t)n > c->levels_cap)
+                c->levels_cap = c->levels_cap ? 2 * c->levels_cap : 1024;
+            c->def = cs_xrealloc(c->def, c->levels_cap * sizeof *c->def);
+            c->rep = cs_xrealloc(c->rep, c->levels_cap * sizeof *c->rep);
+        }
+        int16_t *def = c->def + c->n_levels;
+        memset(c->rep + c->n_levels, 0, (size_t)n * sizeof *c->rep);
+        uint8_t *dst = cs_parquet_values_reserve_fixed(&c->vals, (size_t)n);
+        const uint8_t *src = col->values + (size_t)r * width;
+        if (!col->validity) {
+            memcpy(dst, src, (size_t)n * width);
+            for (int64_t i = 0; i < n; i++)
+                def[i] = max_def;
+            c->vals.count += (uint32_t)n;
+        } else {
+            uint32_t k = 0;
+            for (int64_t i = 0; i < n; i++) {
+                bool valid = cs_bit_get(col->validity, r + i);
+                def[i] = valid ? max_def : 0;
+                if (valid) {
+                    memcpy(dst + (size_t)k * width, src + (size_t)i * width, width);
+                    k++;
+                } else if (!max_def) {
+                    c->bad_null = true;
+                }
+            }
+            c->vals.count += k;
+            c->page_nulls += (uint32_t)n - k;
+        }
+        if (c->bad_null)
+            return cs_error_set(err, CS_EINVAL,
+                                "column %s: a null value in a field that is not nullable",
+                                c->leaf->dotted);
+        c->n_levels += (size_t)n;
+        c->page_rows += (uint32_t)n;
+        r += n;
+        if (page_value_bytes(c) + 2 * (int64_t)c->n_levels >= c->cfg->page_size ||
+            c->page_rows >= c->cfg->page_rows) {
+            int rc = flush_page(c, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
 int cs_pqw_chunk_add(cs_pqw_chunk *c, const cs_column *top, int64_t r0, int64_t r1, cs_error *err)
 {
+    size_t width = flat_width(c);
+    if (width) return add_flat(c, top, r0, r1, width, err);
     for (int64_t r = r0; r < r1; r++) {
         int rc = shred(c, 0, top, r, 0, 0, err);
         if (rc) return rc;
