@@ -199,7 +199,8 @@ typedef struct cs_parquet_meta {
     cs_parquet_key_value *kv;
     uint32_t num_kv;
     cs_parquet_bytes created_by;
-    cs_parquet_arena *arena; /* owns the arrays above */
+    uint32_t num_column_orders; /* encoding only: TYPE_ORDER for the first n leaves (field 7) */
+    cs_parquet_arena *arena;    /* owns the arrays above */
 } cs_parquet_meta;
 
 typedef struct cs_parquet_page_header {

@@ -175,6 +175,15 @@ void cs_parquet_meta_encode(const cs_parquet_meta *m, cs_sbuf *out)
         encode_row_group(&w, &m->row_groups[i]);
     if (m->num_kv) encode_key_values(&w, 5, m->kv, m->num_kv);
     if (m->created_by.ptr) put_bytes(&w, 6, m->created_by);
+    if (m->num_column_orders) { /* ColumnOrder is a union: TYPE_ORDER (1) is TypeDefinedOrder {} */
+        cs_thrift_write_field(&w, CS_THRIFT_LIST, 7);
+        cs_thrift_write_list_begin(&w, CS_THRIFT_STRUCT, m->num_column_orders);
+        for (uint32_t i = 0; i < m->num_column_orders; i++) {
+            cs_thrift_write_struct_begin(&w);
+            empty_struct_field(&w, 1);
+            cs_thrift_write_struct_end(&w);
+        }
+    }
     cs_thrift_write_struct_end(&w);
 }
 
