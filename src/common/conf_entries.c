@@ -203,6 +203,8 @@ static const cs_conf_entry entries[] = {
     INT("spark.hadoop.fs.s3a.prefetch.block.count", 1, IMAX),
     BOOL("spark.eventLog.compress"),
     CHOICE("spark.eventLog.compression.codec", "zstd|lz4", true),
+    BOOL("spark.eventLog.rolling.enabled"),
+    SIZE_POS("spark.eventLog.rolling.maxFileSize", CS_BYTE), /* at least 10m (event_log.c) */
     /* Kubernetes */
     CHOICE("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false),
     CHOICE("spark.kubernetes.driver.service.ipFamilyPolicy",

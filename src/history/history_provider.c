@@ -21,6 +21,7 @@
 
 #include "common/log.h"
 #include "history/event_replay.h"
+#include "sched/event_log_reader.h"
 
 typedef struct log_entry {
     char *path;
@@ -135,12 +136,13 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
         char path[4096];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", hp->dir, de->d_name) >= sizeof path)
             continue;
-        struct stat st;
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        cs_event_log_info info; /* a file, or a rolled log's directory */
+        cs_error e1 = {0};
+        if (cs_event_log_info_read(path, &info, &e1) < 0 || !info.is_log) continue;
+        int64_t mtime = info.mtime_ms;
         pthread_mutex_lock(&hp->lock);
         log_entry *e = find_log(hp, path);
-        bool fresh = e && e->size == (int64_t)st.st_size && e->mtime_ms == mtime;
+        bool fresh = e && e->size == info.size && e->mtime_ms == mtime;
         if (e) e->seen = true;
         pthread_mutex_unlock(&hp->lock);
         if (fresh) continue;
@@ -169,10 +171,9 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
         }
         cs_replay_summary_free(&e->sum);
         e->sum = sum;
-        e->size = (int64_t)st.st_size;
+        e->size = info.size;
         e->mtime_ms = mtime;
-        size_t n = strlen(path);
-        e->inprogress = n > 11 && strcmp(path + n - 11, ".inprogress") == 0;
+        e->inprogress = info.inprogress;
         e->seen = true;
         pthread_mutex_unlock(&hp->lock);
     }

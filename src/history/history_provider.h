@@ -3,7 +3,9 @@
  * log on demand.
  *
  * A scan lists the directory (spark.history.fs.logDirectory): every regular file not starting
- * with '.' is an application's log, `<id>.inprogress` one that is still running. A log's summary
+ * with '.' is an application's log, `<id>.inprogress` one that is still running, and so is every
+ * rolled log's directory `eventlog_v2_<id>/` (running while its appstatus is `.inprogress`); logs
+ * may be zstd-compressed (sched/event_log_reader.h). A log's summary
  * (id, name, user, start, end) is read once per size and modification time; a full store is
  * built when a page or REST call asks for the application, kept for the next requests, rebuilt
  * when the log has grown, and at most spark.history.retainedApplications (50) stores are kept
