@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/fsutil.h"
 #include "common/log.h"
 #include "history/event_replay.h"
 #include "sched/event_log_reader.h"
@@ -189,6 +191,62 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
     hp->nlogs = w;
     pthread_mutex_unlock(&hp->lock);
     return 0;
+}
+
+/* ---- the cleaner (Spark's cleanLogs) ------------------------------------------------------ */
+
+static int oldest_first(const void *a, const void *b)
+{
+    const log_entry *x = *(const log_entry *const *)a, *y = *(const log_entry *const *)b;
+    return (x->mtime_ms > y->mtime_ms) - (x->mtime_ms < y->mtime_ms);
+}
+
+int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_age_ms,
+                              int64_t max_num)
+{
+    pthread_mutex_lock(&hp->lock);
+    size_t n = hp->nlogs;
+    log_entry **order = cs_xcalloc(n + 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        order[i] = &hp->logs[i];
+        order[i]->seen = true; /* kept */
+    }
+    qsort(order, n, sizeof *order, oldest_first);
+    size_t left = n;
+    for (size_t i = 0; i < n; i++)
+        if (order[i]->mtime_ms < now_ms - max_age_ms) {
+            order[i]->seen = false;
+            left--;
+        }
+    for (size_t i = 0; i < n && (int64_t)left > max_num; i++)
+        if (order[i]->seen && !order[i]->inprogress && order[i]->sum.ended) {
+            order[i]->seen = false;
+            left--;
+        }
+    free(order);
+    int deleted = 0;
+    size_t w = 0;
+    for (size_t r = 0; r < hp->nlogs; r++) {
+        log_entry *e = &hp->logs[r];
+        if (e->seen) {
+            hp->logs[w++] = *e;
+            continue;
+        }
+        struct stat st;
+        bool dir = stat(e->path, &st) == 0 && S_ISDIR(st.st_mode);
+        if (dir ? cs_remove_tree(e->path) == 0 : unlink(e->path) == 0 || errno == ENOENT) {
+            CS_INFO("history", "path=%s event=log_deleted Deleting expired event log",
+                    cs_log_value(e->path));
+            deleted++;
+        } else {
+            CS_WARN("history", "path=%s event=log_delete_failed error=%s", cs_log_value(e->path),
+                    cs_log_quote(strerror(errno)));
+        }
+        entry_free(e);
+    }
+    hp->nlogs = w;
+    pthread_mutex_unlock(&hp->lock);
+    return deleted;
 }
 
 /* ---- the ui_provider ---------------------------------------------------------------------- */

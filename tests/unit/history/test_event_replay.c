@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -361,6 +363,56 @@ static void test_rolled_zstd_log_replayed(void **state)
     cs_history_provider_free(hp);
 }
 
+/* Writes a completed (or, ended false, running) application's log dir/name, modified at mtime_s. */
+static void app_log(const char *name, const char *id, bool ended, int64_t mtime_s)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"a\",\"App ID\":"
+             "\"%s\",\"Timestamp\":1790000001000,\"User\":\"ann\"}\n%s",
+             id,
+             ended ? "{\"Event\":\"SparkListenerApplicationEnd\",\"Timestamp\":1790000002000}\n"
+                   : "");
+    write_file(name, text, strlen(text));
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct timespec t[2] = {{(time_t)mtime_s, 0}, {(time_t)mtime_s, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* Spark's cleaner (spark.history.fs.cleaner.maxAge / maxNum): logs older than maxAge go, running
+ * or not; then, over maxNum, the oldest completed ones; running ones stay. */
+static void test_cleaner_max_age_and_num(void **state)
+{
+    (void)state;
+    const int64_t day = 86400;
+    app_log("old-done", "old-done", true, 1000 * day);
+    app_log("old-running.inprogress", "old-running", false, 1000 * day);
+    app_log("a-done", "a-done", true, 1005 * day);
+    app_log("b-running.inprogress", "b-running", false, 1006 * day);
+    app_log("c-done", "c-done", true, 1007 * day);
+    history_provider *hp = cs_history_provider_new(dir, 50);
+    cs_error err = {0};
+    assert_int_equal(cs_history_provider_scan(hp, &err), 0);
+    /* now: day 1008; maxAge 7 days: the two from day 1000 go */
+    assert_int_equal(cs_history_provider_clean(hp, 1008 * day * 1000, 7 * day * 1000, INT32_MAX),
+                     2);
+    char path[512];
+    snprintf(path, sizeof path, "%s/old-done", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/old-running.inprogress", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* maxNum 1: the completed ones go, oldest first, the running one stays */
+    assert_int_equal(cs_history_provider_clean(hp, 1008 * day * 1000, 7 * day * 1000, 1), 2);
+    ui_provider p = cs_history_provider_ui(hp);
+    ui_app_entry *apps = NULL;
+    size_t n = p.list(p.arg, &apps);
+    assert_int_equal(n, 1);
+    assert_string_equal(apps[0].id, "b-running");
+    cs_ui_app_entries_free(apps, n);
+    cs_history_provider_free(hp);
+}
+
 typedef struct seen_lines {
     int n;
     size_t longest;
@@ -412,6 +464,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_listing_and_inprogress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_codec_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolled_zstd_log_replayed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cleaner_max_age_and_num, setup, teardown),
         cmocka_unit_test(test_storage_and_accumulables),
         cmocka_unit_test(test_overlong_line_skipped_unheld),
     };
