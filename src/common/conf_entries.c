@@ -169,6 +169,10 @@ static const cs_conf_entry entries[] = {
     PORT("spark.history.ui.port"),
     DUR_POS("spark.history.fs.update.interval", CS_SEC),
     INT("spark.history.retainedApplications", 1, IMAX),
+    BOOL("spark.history.fs.cleaner.enabled"),
+    DUR_POS("spark.history.fs.cleaner.interval", CS_SEC),
+    DUR_POS("spark.history.fs.cleaner.maxAge", CS_SEC),
+    INT("spark.history.fs.cleaner.maxNum", 0, IMAX),
     INT_D("spark.port.maxRetries", 0, 65535, "16"),
     INT("spark.ui.retainedJobs", 1, 100000000),
     INT("spark.ui.retainedStages", 1, 100000000),
@@ -209,6 +213,8 @@ static const cs_conf_entry entries[] = {
     INT("spark.hadoop.fs.s3a.prefetch.block.count", 1, IMAX),
     BOOL("spark.eventLog.compress"),
     CHOICE("spark.eventLog.compression.codec", "zstd|lz4", true),
+    BOOL("spark.eventLog.rolling.enabled"),
+    SIZE_POS("spark.eventLog.rolling.maxFileSize", CS_BYTE), /* at least 10m (event_log.c) */
     /* Kubernetes: Spark 4.1's defaults. Every spark.kubernetes.* key of Spark is also in
      * k8s_keys below (documented, or refused); these are the ones with a type. */
     CHOICE_D("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false,

@@ -25,6 +25,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "cspark.h"
+#include "sched/event_log_reader.h"
 #include "sched/locality.h"
 
 #define MAX_LINE (64 * 1024 * 1024) /* a longer line is not an event cspark or Spark writes */
@@ -472,25 +473,6 @@ bool cs_replay_line(const char *line, size_t len, listener_fn fn, void *arg, cha
     return true;
 }
 
-/* Refuses what cspark never writes but a Spark log directory may hold. */
-static int check_plain(const char *path, FILE *f, cs_error *err)
-{
-    unsigned char head[4] = {0};
-    size_t n = fread(head, 1, sizeof head, f);
-    rewind(f);
-    bool compressed = (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) || /* gzip */
-                      (n >= 4 && head[0] == 0x28 && head[1] == 0xb5 && head[2] == 0x2f &&
-                       head[3] == 0xfd) || /* zstd */
-                      (n >= 4 && head[0] == 0x04 && head[1] == 0x22 && head[2] == 0x4d) || /* lz4 */
-                      (n >= 3 && head[0] == 'L' && head[1] == 'Z' && head[2] == '4');
-    if (compressed)
-        return cs_error_set(err, CS_EUNSUPPORTED,
-                            "event log %s is compressed; cspark writes and reads uncompressed "
-                            "logs only (spark.eventLog.compress=false)",
-                            path);
-    return 0;
-}
-
 typedef int (*line_fn)(void *ctx, const char *line, size_t len);
 
 /* Calls fn for each line of the file, read in chunks: a line is held only while it is at most
@@ -558,10 +540,9 @@ int cs_replay_each_line(FILE *f, size_t max_line, line_fn fn, void *ctx, replay_
 
 static int each_line(const char *path, line_fn fn, void *ctx, replay_stats *st, cs_error *err)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) return cs_error_set(err, CS_EIO, "cannot open event log %s: %s", path, strerror(errno));
-    int rc = check_plain(path, f, err);
-    if (rc == 0) rc = cs_replay_each_line(f, MAX_LINE, fn, ctx, st);
+    FILE *f = cs_event_log_open_read(path, err); /* a rolled or compressed log too */
+    if (!f) return err->code;
+    int rc = cs_replay_each_line(f, MAX_LINE, fn, ctx, st);
     if (rc == 0 && st->read_error)
         rc = cs_error_set(err, CS_EIO, "cannot read event log %s after line %lld: %s", path,
                           (long long)st->lines, strerror(st->read_error));

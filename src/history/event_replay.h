@@ -9,9 +9,8 @@
  * (invalid UTF-8 included) or longer than that is skipped, and the replay then logs one WARN
  * naming the log, how many lines it skipped and the first one's number — except the half-written
  * last line of a log still being written, which is expected. A read error fails the replay with
- * the line it stopped after. Only uncompressed single-file
- * logs exist (cspark writes no other kind); a compressed or rolling log is refused with a clear
- * error.
+ * the line it stopped after. A log is a single file or a rolled directory, uncompressed or zstd
+ * (sched/event_log_reader.h opens it as one stream of lines).
  *
  * Thread-safe (no shared state). The events handed to fn, and what they point to, are borrowed for
  * the duration of the call.
@@ -59,7 +58,8 @@ int cs_replay_each_line(FILE *f, size_t max_line,
  * (delivered or deliberately ignored), false when it was not JSON. */
 bool cs_replay_line(const char *line, size_t len, listener_fn fn, void *arg, char **version);
 
-/* Replays the whole file at path. 0, or CS_EIO / CS_EUNSUPPORTED with err. */
+/* Replays the whole log at path (a file or a rolled directory). 0, or CS_EIO / CS_EUNSUPPORTED
+ * with err. */
 int cs_replay_file(const char *path, listener_fn fn, void *arg, char **version, cs_error *err);
 
 /* Reads only the application's start and end (and the version) from path, quickly: lines are

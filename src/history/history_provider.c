@@ -18,9 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/fsutil.h"
 #include "common/log.h"
 #include "history/event_replay.h"
+#include "sched/event_log_reader.h"
 
 typedef struct log_entry {
     char *path;
@@ -135,12 +138,13 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
         char path[4096];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", hp->dir, de->d_name) >= sizeof path)
             continue;
-        struct stat st;
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        cs_event_log_info info; /* a file, or a rolled log's directory */
+        cs_error e1 = {0};
+        if (cs_event_log_info_read(path, &info, &e1) < 0 || !info.is_log) continue;
+        int64_t mtime = info.mtime_ms;
         pthread_mutex_lock(&hp->lock);
         log_entry *e = find_log(hp, path);
-        bool fresh = e && e->size == (int64_t)st.st_size && e->mtime_ms == mtime;
+        bool fresh = e && e->size == info.size && e->mtime_ms == mtime;
         if (e) e->seen = true;
         pthread_mutex_unlock(&hp->lock);
         if (fresh) continue;
@@ -169,10 +173,9 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
         }
         cs_replay_summary_free(&e->sum);
         e->sum = sum;
-        e->size = (int64_t)st.st_size;
+        e->size = info.size;
         e->mtime_ms = mtime;
-        size_t n = strlen(path);
-        e->inprogress = n > 11 && strcmp(path + n - 11, ".inprogress") == 0;
+        e->inprogress = info.inprogress;
         e->seen = true;
         pthread_mutex_unlock(&hp->lock);
     }
@@ -188,6 +191,62 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
     hp->nlogs = w;
     pthread_mutex_unlock(&hp->lock);
     return 0;
+}
+
+/* ---- the cleaner (Spark's cleanLogs) ------------------------------------------------------ */
+
+static int oldest_first(const void *a, const void *b)
+{
+    const log_entry *x = *(const log_entry *const *)a, *y = *(const log_entry *const *)b;
+    return (x->mtime_ms > y->mtime_ms) - (x->mtime_ms < y->mtime_ms);
+}
+
+int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_age_ms,
+                              int64_t max_num)
+{
+    pthread_mutex_lock(&hp->lock);
+    size_t n = hp->nlogs;
+    log_entry **order = cs_xcalloc(n + 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        order[i] = &hp->logs[i];
+        order[i]->seen = true; /* kept */
+    }
+    qsort(order, n, sizeof *order, oldest_first);
+    size_t left = n;
+    for (size_t i = 0; i < n; i++)
+        if (order[i]->mtime_ms < now_ms - max_age_ms) {
+            order[i]->seen = false;
+            left--;
+        }
+    for (size_t i = 0; i < n && (int64_t)left > max_num; i++)
+        if (order[i]->seen && !order[i]->inprogress && order[i]->sum.ended) {
+            order[i]->seen = false;
+            left--;
+        }
+    free(order);
+    int deleted = 0;
+    size_t w = 0;
+    for (size_t r = 0; r < hp->nlogs; r++) {
+        log_entry *e = &hp->logs[r];
+        if (e->seen) {
+            hp->logs[w++] = *e;
+            continue;
+        }
+        struct stat st;
+        bool dir = stat(e->path, &st) == 0 && S_ISDIR(st.st_mode);
+        if (dir ? cs_remove_tree(e->path) == 0 : unlink(e->path) == 0 || errno == ENOENT) {
+            CS_INFO("history", "path=%s event=log_deleted Deleting expired event log",
+                    cs_log_value(e->path));
+            deleted++;
+        } else {
+            CS_WARN("history", "path=%s event=log_delete_failed error=%s", cs_log_value(e->path),
+                    cs_log_quote(strerror(errno)));
+        }
+        entry_free(e);
+    }
+    hp->nlogs = w;
+    pthread_mutex_unlock(&hp->lock);
+    return deleted;
 }
 
 /* ---- the ui_provider ---------------------------------------------------------------------- */

@@ -3,7 +3,9 @@
  * log on demand.
  *
  * A scan lists the directory (spark.history.fs.logDirectory): every regular file not starting
- * with '.' is an application's log, `<id>.inprogress` one that is still running. A log's summary
+ * with '.' is an application's log, `<id>.inprogress` one that is still running, and so is every
+ * rolled log's directory `eventlog_v2_<id>/` (running while its appstatus is `.inprogress`); logs
+ * may be zstd-compressed (sched/event_log_reader.h). A log's summary
  * (id, name, user, start, end) is read once per size and modification time; a full store is
  * built when a page or REST call asks for the application, kept for the next requests, rebuilt
  * when the log has grown, and at most spark.history.retainedApplications (50) stores are kept
@@ -17,6 +19,8 @@
 #ifndef CSPARK_HISTORY_PROVIDER_H
 #define CSPARK_HISTORY_PROVIDER_H
 
+#include <stdint.h>
+
 #include "common/err.h"
 #include "ui/ui_server.h"
 
@@ -28,6 +32,13 @@ void cs_history_provider_free(history_provider *hp);
 
 /* Rescans the directory; 0, or CS_EIO when it cannot be listed (the previous listing stays). */
 int cs_history_provider_scan(history_provider *hp, cs_error *err);
+
+/* Spark's log cleaner (spark.history.fs.cleaner.*, FsHistoryProvider.cleanLogs), at now_ms: the
+ * logs last updated more than max_age_ms ago are deleted, running or not; then, while more than
+ * max_num logs remain, the completed ones, oldest first. A rolled log's directory goes whole.
+ * Returns how many logs were deleted (they leave the listing at once). */
+int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_age_ms,
+                              int64_t max_num);
 
 /* The ui_provider the server uses (arg is hp). */
 ui_provider cs_history_provider_ui(history_provider *hp);

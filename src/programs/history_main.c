@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/conf.h"
 #include "common/conf_entries.h"
 #include "common/log.h"
@@ -161,6 +163,18 @@ static int run(int argc, char **argv)
         goto out;
     }
     int64_t port, interval_ms, retained, retries;
+    bool cleaner = false; /* Spark's log cleaner: spark.history.fs.cleaner.* */
+    int64_t clean_interval_ms, clean_max_age_ms, clean_max_num;
+    if (cs_conf_get_bool(conf, "spark.history.fs.cleaner.enabled", "false", &cleaner, &err) < 0 ||
+        cs_conf_get_duration_ms(conf, "spark.history.fs.cleaner.interval", "1d", CS_SEC,
+                                &clean_interval_ms, &err) < 0 ||
+        cs_conf_get_duration_ms(conf, "spark.history.fs.cleaner.maxAge", "7d", CS_SEC,
+                                &clean_max_age_ms, &err) < 0 ||
+        cs_conf_get_int(conf, "spark.history.fs.cleaner.maxNum", "2147483647", &clean_max_num,
+                        &err) < 0) {
+        rc = fail("%s", err.msg);
+        goto out;
+    }
     if (cs_conf_get_int(conf, "spark.history.ui.port", "18080", &port, &err) < 0 ||
         cs_conf_get_duration_ms(conf, "spark.history.fs.update.interval", "10s", CS_SEC,
                                 &interval_ms, &err) < 0 ||
@@ -235,7 +249,13 @@ static int run(int argc, char **argv)
             cs_log_value(dir), cs_ui_server_port(srv), (long long)interval_ms,
             cs_log_value(o.bind_host ? o.bind_host : "0.0.0.0"), cs_log_value(host),
             cs_ui_server_port(srv));
+    int64_t cleaned_at = INT64_MIN; /* Spark's cleaner starts at once, then every interval */
     for (;;) {
+        if (cleaner &&
+            (cleaned_at == INT64_MIN || cs_mono_ms() - cleaned_at >= clean_interval_ms)) {
+            cleaned_at = cs_mono_ms();
+            cs_history_provider_clean(hp, cs_now_ms(), clean_max_age_ms, clean_max_num);
+        }
         struct timespec ts = {(time_t)(interval_ms / 1000), (long)(interval_ms % 1000) * 1000000L};
         int sig = sigtimedwait(&stop, NULL, &ts);
         if (sig == SIGINT || sig == SIGTERM) {

@@ -45,11 +45,29 @@ struct event_log {
     bool failed; /* a write failed: stop writing, report at close */
     int saved_errno;
 
+    /* rolling (spark.eventLog.rolling.enabled): Spark's RollingEventLogFilesWriter layout,
+     * <dir>/eventlog_v2_<app>/ with events_<n>_<app>[.<codec>] and appstatus_<app>[.inprogress] */
+    bool rolling;
+    char *roll_dir, *app_name; /* the directory, the sanitised app id */
+    const cs_codec *codec;
+    int64_t max_file_bytes, file_bytes; /* uncompressed bytes in the current file, as Spark */
+    int index;
+
     cs_json_protocol *protocol; /* events -> Spark's JSON */
     char *line;                 /* serialisation buffer, reused */
     size_t line_cap;
     bool log_block_updates; /* spark.eventLog.logBlockUpdates.enabled */
 };
+
+static int roll(event_log *el, cs_error *err);
+
+static void write_failed(event_log *el, const char *msg)
+{
+    el->failed = true;
+    el->saved_errno = EIO;
+    CS_WARN("eventlog", "path=%s error=%s event log write failed; no further events will be logged",
+            cs_log_value(el->path_inprogress), cs_log_quote(msg));
+}
 
 static void write_json(event_log *el, json_t *o)
 {
@@ -66,6 +84,13 @@ static void write_json(event_log *el, json_t *o)
     el->line[n++] = '\n';
     if (el->w) {
         cs_error e;
+        /* as Spark: a line that would take the file past maxFileSize starts the next file */
+        if (el->rolling && el->file_bytes > 0 && el->file_bytes + (int64_t)n > el->max_file_bytes &&
+            roll(el, &e) < 0) {
+            write_failed(el, e.msg);
+            return;
+        }
+        el->file_bytes += (int64_t)n;
         if (el->wlen + n > el->wcap) {
             if (el->wlen && cs_fs_write(el->w, el->buf, el->wlen, &e) < 0) {
                 el->failed = true;
@@ -192,6 +217,108 @@ static char *resolve_dir(const char *uri, cs_error *err)
 static char *sanitize_name(const char *id);
 static char *join_path(const char *dir, const char *name, const char *suffix);
 
+/* ---- rolling (Spark's RollingEventLogFilesWriter) ------------------------------------------ */
+
+static char *roll_path(const event_log *el, const char *prefix, const char *suffix)
+{
+    size_t n = strlen(el->roll_dir) + strlen(prefix) + strlen(el->app_name) + strlen(suffix) + 2;
+    char *p = cs_xmalloc(n);
+    snprintf(p, n, "%s/%s%s%s", el->roll_dir, prefix, el->app_name, suffix);
+    return p;
+}
+
+/* Starts events_<index+1>_<app>[.<codec>]: written under its final name, as Spark does (the
+ * application's status file says whether it is complete). */
+static int open_event_file(event_log *el, cs_error *err)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "events_%d_", ++el->index);
+    char suffix[16] = "";
+    if (el->codec)
+        snprintf(suffix, sizeof suffix, ".%s", strcmp(el->codec->name, "zstd") ? "lz4" : "zstd");
+    char *path = roll_path(el, prefix, suffix);
+    bool local = cs_fs_is_local(path);
+    el->w = cs_fs_create(path, local ? path : NULL, el->codec, err);
+    free(path);
+    el->file_bytes = 0;
+    if (!el->w) cs_error_prefix(err, "cannot create event log file (" KEY_DIR ")");
+    return el->w ? 0 : err->code;
+}
+
+/* Finishes the current file (its buffered bytes first) and starts the next. */
+static int roll(event_log *el, cs_error *err)
+{
+    if (el->wlen && cs_fs_write(el->w, el->buf, el->wlen, err) < 0) return err->code;
+    el->wlen = 0;
+    cs_fs_writer *w = el->w;
+    el->w = NULL;
+    if (cs_fs_writer_finish(w, NULL, err) < 0) return err->code;
+    return open_event_file(el, err);
+}
+
+/* <dir>/eventlog_v2_<app>/ with an empty appstatus_<app>.inprogress and the first events file. */
+static int open_rolling(event_log *el, const char *dir, const char *uri, const char *app_id,
+                        size_t buf_bytes, cs_error *err)
+{
+    el->app_name = sanitize_name(app_id);
+    size_t n = strlen(el->app_name) + 16;
+    char *dname = cs_xmalloc(n);
+    snprintf(dname, n, "eventlog_v2_%s", el->app_name);
+    el->roll_dir = join_path(dir, dname, "");
+    free(dname);
+    bool local = cs_fs_is_local(el->roll_dir);
+    if (local) { /* cs_fs paths of a local directory are plain paths */
+        char *p = cs_xstrdup(cs_fs_local_path(el->roll_dir));
+        free(el->roll_dir);
+        el->roll_dir = p;
+    }
+    el->path_final = roll_path(el, "appstatus_", "");
+    el->path_inprogress = roll_path(el, "appstatus_", ".inprogress");
+    cs_fs_status st;
+    if (cs_fs_stat(el->path_final, &st, err) < 0 ||
+        (!st.exists && cs_fs_stat(el->path_inprogress, &st, err) < 0)) {
+        cs_error_prefix(err, "event log (" KEY_DIR "=%s)", uri);
+        return err->code;
+    }
+    if (!st.exists && local && access(el->roll_dir, F_OK) == 0) st.exists = true;
+    if (st.exists) {
+        if (!el->overwrite)
+            return cs_error_set(err, CS_EEXIST,
+                                "event log directory %s already exists (" KEY_DIR "=%s); remove "
+                                "it or set spark.eventLog.overwrite=true",
+                                el->roll_dir, uri);
+        if (cs_fs_delete(el->roll_dir, true, err) < 0) return err->code;
+    }
+    if (local && mkdir(el->roll_dir, 0770) != 0)
+        return cs_error_set(err, errno == ENOENT ? CS_ENOTFOUND : CS_EIO,
+                            "cannot create event log directory %s (" KEY_DIR
+                            "=%s): %s; set " KEY_DIR " to an existing writable directory",
+                            el->roll_dir, uri, strerror(errno));
+    if (cs_fs_put(el->path_inprogress, "", 0, err) < 0) return err->code;
+    el->wcap = buf_bytes;
+    el->buf = cs_xmalloc(buf_bytes);
+    if (open_event_file(el, err) < 0) return err->code;
+    cs_event ls = {.kind = CS_EV_LOG_START, .time_ms = cs_now_ms()};
+    json_t *o = cs_json_protocol_event(el->protocol, &ls);
+    write_json(el, o);
+    json_decref(o);
+    CS_INFO("eventlog", "path=%s event=started rolling=true", cs_log_value(el->roll_dir));
+    return 0;
+}
+
+/* The application completed: appstatus_<app>.inprogress becomes appstatus_<app>. */
+static int finish_rolling(event_log *el, cs_error *err)
+{
+    cs_error e;
+    cs_error_clear(&e);
+    if (cs_fs_put(el->path_final, "", 0, &e) < 0 ||
+        cs_fs_delete(el->path_inprogress, false, &e) < 0) {
+        if (err) *err = e;
+        return e.code;
+    }
+    return 0;
+}
+
 /* The log through src/fs: `<dir>/<app>[.<codec>]`, staged as `.inprogress` on a local disk and
  * as an invisible multipart upload on an object store. */
 static int open_writer(event_log *el, const char *dir, const char *uri, const char *app_id,
@@ -265,6 +392,8 @@ static void free_log(event_log *el)
     cs_fs_writer_abort(el->w);
     free(el->path_inprogress);
     free(el->path_final);
+    free(el->roll_dir);
+    free(el->app_name);
     free(el->buf);
     free(el->line);
     free(el);
@@ -308,6 +437,26 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
             goto fail;
         }
         codec = cs_codec_for_name(codec_name);
+    }
+    int64_t max_file = 128 * CS_MiB;
+    if (conf &&
+        (cs_conf_get_bool(conf, "spark.eventLog.rolling.enabled", "false", &el->rolling, err) < 0 ||
+         cs_conf_get_size(conf, "spark.eventLog.rolling.maxFileSize", "128m", CS_BYTE, &max_file,
+                          err) < 0))
+        goto fail;
+    if (el->rolling && max_file < 10 * CS_MiB) { /* Spark's own bound */
+        cs_error_set(err, CS_EINVAL,
+                     "invalid value for spark.eventLog.rolling.maxFileSize: '%s' (expected a "
+                     "size of at least 10m: the max file size of an event log is at least 10 MiB)",
+                     cs_conf_get(conf, "spark.eventLog.rolling.maxFileSize"));
+        goto fail;
+    }
+    if (el->rolling) {
+        el->codec = codec;
+        el->max_file_bytes = max_file;
+        if (open_rolling(el, dir, uri, app_id, (size_t)buf_bytes, err) < 0) goto fail;
+        free(dir);
+        return el;
     }
     if (!cs_fs_is_local(dir) || codec) {
         if (open_writer(el, dir, uri, app_id, codec, (size_t)buf_bytes, err) < 0) goto fail;
@@ -386,7 +535,8 @@ int cs_event_log_close(event_log *el, cs_error *err)
         if (el->failed) {
             cs_fs_writer_abort(w);
             rc = cs_error_set(err, CS_EIO, "event log %s: write failed", el->path_final);
-        } else if (cs_fs_writer_finish(w, NULL, err) < 0) {
+        } else if (cs_fs_writer_finish(w, NULL, err) < 0 ||
+                   (el->rolling && finish_rolling(el, err) < 0)) {
             rc = err ? err->code : CS_EIO;
         } else {
             CS_INFO("eventlog", "path=%s event=finished", cs_log_value(el->path_final));

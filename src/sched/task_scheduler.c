@@ -23,6 +23,11 @@ struct cs_task_scheduler {
     int npool, cap_pool;
     int npending; /* attempts pending in the pool's sets */
     unsigned rr;  /* the offer each round starts at, so that executors take turns */
+    /* the executors alive, as the offers tell them (owned copies of their ids and hosts); the
+     * view's epoch changes with them, so that task sets recompute their levels then only */
+    cs_offer *alive;
+    int cap_alive;
+    cs_alive_executors alive_view;
 };
 
 /* Spark's spark.locality.wait.* keys, nearest level first. */
@@ -42,6 +47,48 @@ int cs_locality_waits_read(const cs_conf *conf, cs_locality_waits *w, cs_error *
     return 0;
 }
 
+/* Frees the copies of the executors alive (lock held). */
+static void forget_executors(cs_task_scheduler *ts)
+{
+    for (int i = 0; i < ts->alive_view.n; i++) {
+        free((char *)ts->alive[i].executor_id);
+        free((char *)ts->alive[i].host);
+    }
+    ts->alive_view.n = 0;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Spark's executorAdded / executorLost as the offers tell them: a backend offers every executor
+ * that can take tasks, so one offered for the first time was added, and one no longer offered was
+ * lost (or is decommissioning or being removed: no longer alive for locality, as Spark's
+ * isExecutorAlive). When they changed, the epoch does, and task sets with preferences recompute
+ * their levels. Lock held. */
+static void note_executors(cs_task_scheduler *ts, const cs_offer *offers, int n)
+{
+    if (n == ts->alive_view.n) {
+        int i = 0;
+        while (i < n && same_text(offers[i].executor_id, ts->alive[i].executor_id) &&
+               same_text(offers[i].host, ts->alive[i].host))
+            i++;
+        if (i == n) return;
+    }
+    forget_executors(ts);
+    if (n > ts->cap_alive) {
+        ts->cap_alive = n;
+        ts->alive = cs_xrealloc(ts->alive, (size_t)n * sizeof *ts->alive);
+    }
+    for (int i = 0; i < n; i++)
+        ts->alive[i] = (cs_offer){cs_xstrdup(offers[i].executor_id),
+                                  offers[i].host ? cs_xstrdup(offers[i].host) : NULL, 0};
+    ts->alive_view.execs = ts->alive;
+    ts->alive_view.n = n;
+    ts->alive_view.epoch++;
+}
+
 cs_task_scheduler *cs_task_scheduler_new(const cs_locality_waits *waits, int max_task_failures)
 {
     cs_task_scheduler *ts = cs_xcalloc(1, sizeof *ts);
@@ -55,6 +102,8 @@ void cs_task_scheduler_free(cs_task_scheduler *ts)
 {
     if (!ts) return;
     pthread_mutex_destroy(&ts->lock);
+    forget_executors(ts);
+    free(ts->alive);
     free(ts->pool);
     free(ts);
 }
@@ -85,8 +134,7 @@ void cs_task_scheduler_add(cs_task_scheduler *ts, cs_task_set *m, const task_des
                            const int *indexes, int n)
 {
     pthread_mutex_lock(&ts->lock);
-    for (int i = 0; i < n; i++)
-        cs_task_set_add(m, t[i], indexes[i]);
+    cs_task_set_add(m, t, indexes, n);
     ts->npending += n;
     pthread_mutex_unlock(&ts->lock);
 }
@@ -112,47 +160,47 @@ int cs_task_scheduler_remove(cs_task_scheduler *ts, cs_task_set *m, const task_d
     return n;
 }
 
-/* One pass of set m at max_locality over the offers, one task per offer with a free core (Spark's
- * resourceOfferSingleTaskSet). Lock held. */
-static bool offer_single_set(cs_task_scheduler *ts, cs_task_set *m, cs_offer *offers, int n,
-                             int start, cs_locality_level max_locality, int64_t now_ms,
-                             cs_task_assignment *out, int max, int *nout, int *free_cores)
+/* The executors alive for a set whose levels depend on them (cs_alive_fn): checked against this
+ * round's offers once per round, on the first call. */
+typedef struct offer_round {
+    cs_task_scheduler *ts;
+    const cs_offer *offers;
+    int n;
+    bool noted;
+} offer_round;
+
+static const cs_alive_executors *alive_this_round(void *arg)
 {
-    bool launched = false;
-    for (int k = 0; k < n && *nout<max && * free_cores> 0; k++) {
-        int i = (start + k) % n;
-        if (offers[i].free_cores <= 0) continue;
-        cs_locality_level level;
-        const task_desc *t = cs_task_set_offer(m, &offers[i], max_locality, now_ms, &level);
-        if (!t) continue;
-        out[(*nout)++] = (cs_task_assignment){t, i, level};
-        offers[i].free_cores--;
-        (*free_cores)--;
-        ts->npending--;
-        launched = true;
+    offer_round *r = arg;
+    if (!r->noted) {
+        note_executors(r->ts, r->offers, r->n);
+        r->noted = true;
     }
-    return launched;
+    return &r->ts->alive_view;
 }
 
 int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, int n,
                                       int64_t now_ms, cs_task_assignment *out, int max)
 {
-    int nout = 0;
     if (n <= 0 || max <= 0) return 0;
-    int free_cores = 0;
-    for (int i = 0; i < n; i++)
-        free_cores += offers[i].free_cores > 0 ? offers[i].free_cores : 0;
+    int nout = 0;
+    offer_round round = {ts, offers, n, false};
     pthread_mutex_lock(&ts->lock);
     int start = (int)(ts->rr++ % (unsigned)n);
-    for (int s = 0; s < ts->npool && ts->npending > 0 && nout < max && free_cores > 0; s++) {
+    for (int s = 0; s < ts->npool && nout < max; s++) {
         cs_task_set *m = ts->pool[s];
-        if (cs_task_set_pending(m) == 0) continue;
-        cs_locality_level levels[5];
-        int nlevels = cs_task_set_locality_levels(m, offers, n, levels);
-        for (int l = 0; l < nlevels && nout < max && free_cores > 0; l++)
-            while (offer_single_set(ts, m, offers, n, start, levels[l], now_ms, out, max, &nout,
-                                    &free_cores))
-                ;
+        int nlevels;
+        const cs_locality_level *levels =
+            cs_task_set_locality_levels(m, alive_this_round, &round, &nlevels);
+        for (int l = 0; l < nlevels && nout < max; l++) {
+            int launched;
+            do {
+                launched = cs_task_set_offer_pass(m, offers, n, start, levels[l], now_ms,
+                                                  out + nout, max - nout);
+                nout += launched;
+                ts->npending -= launched;
+            } while (launched > 0 && nout < max); /* a pass with no launch: no core or task left */
+        }
     }
     pthread_mutex_unlock(&ts->lock);
     return nout;

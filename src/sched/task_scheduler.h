@@ -41,13 +41,6 @@
 
 typedef struct cs_task_scheduler cs_task_scheduler;
 
-/* What one offer round gives a backend: launch t on offers[offer] at level. */
-typedef struct cs_task_assignment {
-    const task_desc *t;
-    int offer;
-    cs_locality_level level;
-} cs_task_assignment;
-
 /* Reads spark.locality.wait.process / .node / .rack (each defaulting to spark.locality.wait, 3s:
  * the defaults are in common/conf_entries.c). CS_EINVAL naming the key on a bad value. */
 int cs_locality_waits_read(const cs_conf *conf, cs_locality_waits *w, cs_error *err);

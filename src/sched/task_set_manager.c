@@ -50,6 +50,8 @@ struct cs_task_set {
 
     cs_locality_level levels[5]; /* valid levels, nearest first */
     int nlevels, cur;            /* cur: Spark's currentLocalityIndex */
+    bool levels_stale;           /* tasks were queued since the levels were computed */
+    uint64_t levels_epoch;       /* the executors alive they were computed for */
     int64_t last_reset_ms;       /* Spark's lastLocalityWaitResetTime */
 };
 
@@ -127,6 +129,7 @@ cs_task_set *cs_task_set_new(int job_id, int stage_id, int attempt, int num_task
     m->copies_running = cs_xcalloc((size_t)num_tasks + 1, sizeof *m->copies_running);
     m->levels[0] = CS_LOCALITY_PROCESS_LOCAL; /* the first levels computed start at the nearest */
     m->nlevels = 1;
+    m->levels_stale = true;
     m->last_reset_ms = now_ms;
     return m;
 }
@@ -181,38 +184,43 @@ int cs_task_set_next_attempt(const cs_task_set *m, int index)
     return m->attempts[index];
 }
 
-void cs_task_set_add(cs_task_set *m, const task_desc *t, int index)
+void cs_task_set_add(cs_task_set *m, const task_desc *const *t, const int *indexes, int n)
 {
-    if (m->nrecs == m->cap_recs) {
-        m->cap_recs = m->cap_recs ? m->cap_recs * 2 : m->num_tasks > 16 ? m->num_tasks : 16;
+    if (n <= 0) return;
+    if (m->nrecs + n > m->cap_recs) {
+        int cap = m->cap_recs ? m->cap_recs * 2 : m->num_tasks > 16 ? m->num_tasks : 16;
+        m->cap_recs = cap >= m->nrecs + n ? cap : m->nrecs + n;
         m->recs = cs_xrealloc(m->recs, (size_t)m->cap_recs * sizeof *m->recs);
     }
-    int rec = m->nrecs++;
-    m->recs[rec] = (pending_rec){t, index, false};
-    m->npending++;
-    for (int i = 0; i < t->num_block_locs; i++) {
-        const cs_block_location *l = &t->block_locs[i];
-        exec_queue *e = exec_queue_of(m, l->executor_id, true);
-        if (!e->host && l->host[0]) e->host = cs_xstrdup(l->host);
-        queue_push(&e->q, rec, 16);
+    m->npending += n;
+    m->levels_stale = true; /* a level may become valid (Spark adds tasks before computing them) */
+    for (int k = 0; k < n; k++) {
+        int rec = m->nrecs++;
+        m->recs[rec] = (pending_rec){t[k], indexes[k], false};
+        for (int i = 0; i < t[k]->num_block_locs; i++) {
+            const cs_block_location *l = &t[k]->block_locs[i];
+            exec_queue *e = exec_queue_of(m, l->executor_id, true);
+            if (!e->host && l->host[0]) e->host = cs_xstrdup(l->host);
+            queue_push(&e->q, rec, 16);
+        }
+        /* a task without preference is dequeued from no_prefs at NO_PREF and at ANY alike */
+        queue_push(t[k]->num_block_locs == 0 ? &m->no_prefs : &m->all, rec, m->num_tasks);
     }
-    /* a task without preference is dequeued from no_prefs at NO_PREF and at ANY alike */
-    queue_push(t->num_block_locs == 0 ? &m->no_prefs : &m->all, rec, m->num_tasks);
 }
 
 /* ---- delay scheduling --------------------------------------------------------------------- */
 
-static const cs_offer *offer_of(const cs_offer *offers, int n, const char *executor_id)
+static const cs_offer *alive_executor(const cs_alive_executors *alive, const char *executor_id)
 {
-    for (int i = 0; i < n; i++)
-        if (strcmp(offers[i].executor_id, executor_id) == 0) return &offers[i];
+    for (int i = 0; i < alive->n; i++)
+        if (strcmp(alive->execs[i].executor_id, executor_id) == 0) return &alive->execs[i];
     return NULL;
 }
 
-static bool offered_host(const cs_offer *offers, int n, const char *host)
+static bool alive_host(const cs_alive_executors *alive, const char *host)
 {
-    for (int i = 0; i < n; i++)
-        if (offers[i].host && strcmp(offers[i].host, host) == 0) return true;
+    for (int i = 0; i < alive->n; i++)
+        if (alive->execs[i].host && strcmp(alive->execs[i].host, host) == 0) return true;
     return false;
 }
 
@@ -239,21 +247,23 @@ static int level_index(const cs_task_set *m, cs_locality_level level)
     return i;
 }
 
-int cs_task_set_locality_levels(cs_task_set *m, const cs_offer *offers, int n,
-                                cs_locality_level *levels)
+/* Spark's recomputeLocality: the valid levels for these executors alive
+ * (computeValidLocalityLevels), the set staying at the level it had reached (or the next valid
+ * one). */
+static void recompute_locality(cs_task_set *m, const cs_alive_executors *alive)
 {
     cs_locality_level previous = m->levels[m->cur];
     bool process = false, node = false;
     for (int i = 0; i < m->n_exec; i++) {
         exec_queue *e = &m->for_exec[i];
         if (!queue_live(m, &e->q)) continue;
-        const cs_offer *o = offer_of(offers, n, e->executor_id);
+        const cs_offer *o = alive_executor(alive, e->executor_id);
         if (o && o->host && (!e->host || strcmp(e->host, o->host) != 0)) {
             free(e->host); /* Spark's executorIdToHost, as the offers tell it */
             e->host = cs_xstrdup(o->host);
         }
         process |= o != NULL;
-        node |= e->host && offered_host(offers, n, e->host);
+        node |= e->host && alive_host(alive, e->host);
     }
     int k = 0;
     if (process) m->levels[k++] = CS_LOCALITY_PROCESS_LOCAL;
@@ -262,15 +272,33 @@ int cs_task_set_locality_levels(cs_task_set *m, const cs_offer *offers, int n,
     /* RACK_LOCAL: no rack resolver, so no task prefers a rack */
     m->levels[k++] = CS_LOCALITY_ANY;
     m->nlevels = k;
-    m->cur = level_index(m, previous); /* Spark's recomputeLocality */
-    memcpy(levels, m->levels, (size_t)k * sizeof *levels);
-    return k;
+    m->cur = level_index(m, previous);
+    m->levels_stale = false;
+    m->levels_epoch = alive->epoch;
 }
 
-cs_locality_level cs_task_set_allowed_level(cs_task_set *m, int64_t now_ms)
+const cs_locality_level *cs_task_set_locality_levels(cs_task_set *m, cs_alive_fn alive, void *arg,
+                                                     int *n)
 {
-    /* the offers of the last cs_task_set_locality_levels made these levels valid: a level has
-     * tasks left while its queues hold pending records */
+    if (m->npending == 0) {
+        *n = 0;
+        return NULL;
+    }
+    if (m->n_exec > 0) { /* its levels depend on the executors alive */
+        const cs_alive_executors *a = alive(arg);
+        if (m->levels_stale || m->levels_epoch != a->epoch) recompute_locality(m, a);
+    } else if (m->levels_stale) {
+        recompute_locality(m, &(cs_alive_executors){NULL, 0, 0});
+    }
+    *n = m->nlevels;
+    return m->levels;
+}
+
+/* Spark's getAllowedLocalityLevel: the most distant level the set may launch at, at now_ms. */
+static cs_locality_level allowed_level(cs_task_set *m, int64_t now_ms)
+{
+    /* a level has tasks left while its queues hold pending records; one computed valid earlier
+     * may have none left now */
     while (m->cur < m->nlevels - 1) {
         cs_locality_level level = m->levels[m->cur];
         bool more = false;
@@ -295,53 +323,73 @@ cs_locality_level cs_task_set_allowed_level(cs_task_set *m, int64_t now_ms)
     return m->levels[m->cur];
 }
 
-/* Spark's dequeueTask: the first pending attempt for this executor allowed at `allowed`. */
-static int dequeue(cs_task_set *m, const cs_offer *o, cs_locality_level allowed,
-                   cs_locality_level *level)
+/* Spark's dequeueTask: the queue whose head is the first pending attempt for this executor
+ * allowed at `allowed`, or NULL; *level gets the level it launches at. */
+static rec_queue *dequeue(cs_task_set *m, const cs_offer *o, cs_locality_level allowed,
+                          cs_locality_level *level)
 {
     exec_queue *e = m->n_exec > 0 ? exec_queue_of(m, o->executor_id, false) : NULL;
     if (e && queue_live(m, &e->q)) {
         *level = CS_LOCALITY_PROCESS_LOCAL;
-        return e->q.v[e->q.head];
+        return &e->q;
     }
-    for (int i = 0; allowed >= CS_LOCALITY_NODE_LOCAL && o->host && i < m->n_exec; i++) {
+    for (int i = 0; i < m->n_exec && allowed >= CS_LOCALITY_NODE_LOCAL && o->host; i++) {
         e = &m->for_exec[i]; /* Spark's forHost(host): the queues of the executors there */
         if (e->host && strcmp(e->host, o->host) == 0 && queue_live(m, &e->q)) {
             *level = CS_LOCALITY_NODE_LOCAL;
-            return e->q.v[e->q.head];
+            return &e->q;
         }
     }
     if (allowed >= CS_LOCALITY_NO_PREF && queue_live(m, &m->no_prefs)) {
         *level = CS_LOCALITY_PROCESS_LOCAL; /* as Spark reports a task without preference */
-        return m->no_prefs.v[m->no_prefs.head];
+        return &m->no_prefs;
     }
     /* RACK_LOCAL would be dequeued here, by the rack of o->host */
     if (allowed >= CS_LOCALITY_ANY && queue_live(m, &m->all)) {
         *level = CS_LOCALITY_ANY;
-        return m->all.v[m->all.head];
+        return &m->all;
     }
     /* speculation: a copy of a speculatable running task would be dequeued here, at the same
      * levels, once the regular queues are empty (Spark's dequeueSpeculativeTask) */
-    return -1;
+    return NULL;
 }
 
-const task_desc *cs_task_set_offer(cs_task_set *m, const cs_offer *offer,
-                                   cs_locality_level max_locality, int64_t now_ms,
-                                   cs_locality_level *level)
+/* Spark's resourceOffer: the attempt to launch on executor o at most max_locality, or NULL;
+ * *level gets the level it launches at. */
+static const task_desc *resource_offer(cs_task_set *m, const cs_offer *o,
+                                       cs_locality_level max_locality, int64_t now_ms,
+                                       cs_locality_level *level)
 {
-    if (m->zombie || m->npending == 0) return NULL;
     cs_locality_level allowed = max_locality;
     if (max_locality != CS_LOCALITY_NO_PREF) {
-        allowed = cs_task_set_allowed_level(m, now_ms);
+        allowed = allowed_level(m, now_ms);
         if (allowed > max_locality) allowed = max_locality;
     }
-    int rec = dequeue(m, offer, allowed, level);
-    if (rec < 0) return NULL;
+    rec_queue *q = dequeue(m, o, allowed, level);
+    if (!q) return NULL;
     if (max_locality != CS_LOCALITY_NO_PREF) { /* the wait restarts at the level launched at */
         m->cur = level_index(m, *level);
         m->last_reset_ms = now_ms;
     }
-    return take(m, rec);
+    return take(m, q->v[q->head++]); /* off the queue it came from; the others skip it later */
+}
+
+int cs_task_set_offer_pass(cs_task_set *m, cs_offer *offers, int n, int start,
+                           cs_locality_level max_locality, int64_t now_ms, cs_task_assignment *out,
+                           int room)
+{
+    int launched = 0;
+    if (m->zombie) return 0;
+    for (int k = 0, i = start; k < n && launched < room && m->npending > 0;
+         k++, i = i + 1 < n ? i + 1 : 0) {
+        if (offers[i].free_cores <= 0) continue;
+        cs_locality_level level;
+        const task_desc *t = resource_offer(m, &offers[i], max_locality, now_ms, &level);
+        if (!t) continue;
+        out[launched++] = (cs_task_assignment){t, i, level};
+        offers[i].free_cores--;
+    }
+    return launched;
 }
 
 int cs_task_set_withdraw(cs_task_set *m, const task_desc **out)

@@ -34,9 +34,10 @@
  * failures are neither counted nor retried.
  *
  * Delay scheduling (Spark's computeValidLocalityLevels / getAllowedLocalityLevel): the valid levels
- * are PROCESS_LOCAL while a pending task prefers an executor that is offered, NODE_LOCAL while one
- * prefers the host of an offered executor, NO_PREF while a task has no preference, and ANY;
- * RACK_LOCAL is never valid (no rack resolver, as Spark on Kubernetes) though it has its wait. The
+ * are PROCESS_LOCAL while a pending task prefers an executor alive, NODE_LOCAL while one prefers
+ * the host of an executor alive, NO_PREF while a task has no preference, and ANY; RACK_LOCAL is
+ * never valid (no rack resolver, as Spark on Kubernetes) though it has its wait. They are
+ * recomputed when the executors alive change or tasks are queued, not at every offer. The
  * set starts at its nearest level; while tasks remain at the current level it waits that level's
  * spark.locality.wait.* since the last launch at it (the wait time is advanced by the wait when it
  * expires, so a set that keeps launching does not fall behind), then allows the next level; a
@@ -113,24 +114,47 @@ int cs_task_set_pending(const cs_task_set *m);
 /* The attempt number the next attempt of task `index` gets (Spark's attemptNumber): how many of
  * its attempts failed so far. */
 int cs_task_set_next_attempt(const cs_task_set *m, int index);
-/* Queues attempt t of task `index` (t's block locations are its preferences). Borrows t until it
- * is offered or withdrawn. */
-void cs_task_set_add(cs_task_set *m, const task_desc *t, int index);
+/* Queues attempts t[0..n) of tasks indexes[0..n) (a task's block locations are its preferences).
+ * Borrows them until they are offered or withdrawn. */
+void cs_task_set_add(cs_task_set *m, const task_desc *const *t, const int *indexes, int n);
 
-/* One offer of executor offer->executor_id at most max_locality (Spark's resourceOffer), after
- * cs_task_set_locality_levels for this round's offers: the attempt to launch there, or NULL;
- * *level gets the level it launches at. */
-const task_desc *cs_task_set_offer(cs_task_set *m, const cs_offer *offer,
-                                   cs_locality_level max_locality, int64_t now_ms,
-                                   cs_locality_level *level);
-/* The valid locality levels of the set for offers[0..n) (every executor offered in a round: the
- * live ones), nearest first (Spark's myLocalityLevels, recomputed as executors come and go): at
- * most 5 into levels; returns how many. */
-int cs_task_set_locality_levels(cs_task_set *m, const cs_offer *offers, int n,
-                                cs_locality_level *levels);
-/* The most distant level the set may launch at, at now_ms (Spark's getAllowedLocalityLevel), after
- * cs_task_set_locality_levels for the same offers. */
-cs_locality_level cs_task_set_allowed_level(cs_task_set *m, int64_t now_ms);
+/* The executors alive as the task scheduler knows them from its offers (Spark's executorIdToHost):
+ * execs[0..n) give their ids and hosts (free_cores unused); epoch changes whenever they do. */
+typedef struct cs_alive_executors {
+    const cs_offer *execs;
+    int n;
+    uint64_t epoch;
+} cs_alive_executors;
+
+/* How a set gets the executors alive, called only when its levels depend on them (a task of it
+ * prefers, or once preferred, an executor): the task scheduler checks this round's offers against
+ * the executors it knew then, so that a round of sets without preferences compares nothing. */
+typedef const cs_alive_executors *(*cs_alive_fn)(void *arg);
+
+/* The valid locality levels of the set for an offer round, nearest first (Spark's
+ * myLocalityLevels): *n of them (at most 5), borrowed until the next call; NULL (*n = 0) when
+ * nothing is pending. Recomputed (Spark's recomputeLocality, which keeps the set at the level it
+ * had reached) only when something they depend on changed since the last call: tasks were queued
+ * (cs_task_set_add), or, for a set with preferences, the executors alive (alive(arg)->epoch, as
+ * Spark's executorAdded / executorLost); otherwise the levels computed before, even if some have
+ * no task left (an offer passes those at once, as Spark's getAllowedLocalityLevel). */
+const cs_locality_level *cs_task_set_locality_levels(cs_task_set *m, cs_alive_fn alive, void *arg,
+                                                     int *n);
+/* What an offer round gives a backend: launch t on offers[offer] at level. */
+typedef struct cs_task_assignment {
+    const task_desc *t;
+    int offer;
+    cs_locality_level level;
+} cs_task_assignment;
+
+/* One pass of offers[0..n) over the set at most max_locality, from offers[start] round the ring,
+ * one task per offer with a free core (Spark's resourceOfferSingleTaskSet, each offer a
+ * resourceOffer: the level allowed at now_ms, then the queue of that offer's executor, of its
+ * host, of the tasks without preference, of any), after cs_task_set_locality_levels in this round.
+ * Up to room assignments go to out, each taking a core off its offer; returns how many. */
+int cs_task_set_offer_pass(cs_task_set *m, cs_offer *offers, int n, int start,
+                           cs_locality_level max_locality, int64_t now_ms, cs_task_assignment *out,
+                           int room);
 
 /* The set becomes a zombie: it launches nothing more. Its pending attempts are moved to out
  * (room for cs_task_set_pending of them); returns how many. */

@@ -11,11 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "common/fsutil.h"
+#include "fs/codec.h"
+#include "fs/fs.h"
 #include "history/event_replay.h"
 #include "history/history_provider.h"
 #include "sched/event_log.h"
@@ -265,25 +270,146 @@ static void test_storage_and_accumulables(void **state)
     cs_ui_store_free(st);
 }
 
-static void test_compressed_log_refused(void **state)
+/* A log compressed with a codec of Spark's that cspark cannot read (.lz4: Spark's LZ4 block
+ * stream) is refused with one clear error naming it; the directory scan skips it. */
+static void test_unreadable_codec_refused(void **state)
 {
     (void)state;
-    const unsigned char gz[] = {0x1f, 0x8b, 0x08, 0x00, 0x00};
-    write_file("app-gz", (const char *)gz, sizeof gz);
+    write_file("app-lz4.lz4", "LZ4Block", 8);
     char path[512];
-    snprintf(path, sizeof path, "%s/app-gz", dir);
+    snprintf(path, sizeof path, "%s/app-lz4.lz4", dir);
     replay_summary sum;
     cs_error err = {0};
     assert_int_not_equal(cs_replay_summary_read(path, &sum, &err), 0);
-    assert_non_null(strstr(err.msg, "compressed"));
-    assert_non_null(strstr(err.msg, "spark.eventLog.compress"));
-    /* the directory scan skips it with a warning */
+    assert_non_null(strstr(err.msg, "app-lz4.lz4"));
+    assert_non_null(strstr(err.msg, "zstd"));
     history_provider *hp = cs_history_provider_new(dir, 50);
     assert_int_equal(cs_history_provider_scan(hp, &err), 0);
     ui_provider p = cs_history_provider_ui(hp);
     ui_app_entry *apps = NULL;
     assert_int_equal(p.list(p.arg, &apps), 0);
     cs_ui_app_entries_free(apps, 0);
+    cs_history_provider_free(hp);
+}
+
+/* Writes name under dir compressed with zstd, as the event log writer does. */
+static void write_zstd(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cs_error err = {0};
+    cs_fs_writer *w = cs_fs_create(path, path, cs_codec_for_name("zstd"), &err);
+    assert_non_null(w);
+    assert_int_equal(cs_fs_write(w, text, strlen(text), &err), 0);
+    assert_int_equal(cs_fs_writer_finish(w, NULL, &err), 0);
+}
+
+/* Spark's rolled layout, zstd-compressed: eventlog_v2_<app>/ with its events files read in index
+ * order (events_2 before events_10) as one log, running while its appstatus is .inprogress and
+ * complete once it is not; and a single <app>.zstd file. */
+static void test_rolled_zstd_log_replayed(void **state)
+{
+    (void)state;
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/eventlog_v2_local-3", dir);
+    assert_int_equal(mkdir(sub, 0770), 0);
+    write_zstd("eventlog_v2_local-3/events_2_local-3.zstd",
+               "{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"0.1.0\"}\n"
+               "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"rolled\","
+               "\"App ID\":\"local-3\",\"Timestamp\":1790000005000,\"User\":\"ann\"}\n");
+    write_zstd("eventlog_v2_local-3/events_10_local-3.zstd",
+               "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":0,\"Submission Time\":"
+               "1790000005100,\"Stage Infos\":[],\"Stage IDs\":[]}\n");
+    write_file("eventlog_v2_local-3/appstatus_local-3.inprogress", "", 0);
+    write_zstd("local-4.zstd",
+               "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"single\","
+               "\"App ID\":\"local-4\",\"Timestamp\":1790000001000,\"User\":\"ann\"}\n"
+               "{\"Event\":\"SparkListenerApplicationEnd\",\"Timestamp\":1790000002000}\n");
+    history_provider *hp = cs_history_provider_new(dir, 50);
+    cs_error err = {0};
+    assert_int_equal(cs_history_provider_scan(hp, &err), 0);
+    ui_provider p = cs_history_provider_ui(hp);
+    ui_app_entry *apps = NULL;
+    size_t n = p.list(p.arg, &apps);
+    assert_int_equal(n, 2);
+    assert_string_equal(apps[0].id, "local-3");
+    assert_false(apps[0].completed);
+    assert_string_equal(apps[1].id, "local-4");
+    assert_true(apps[1].completed);
+    assert_int_equal(apps[1].end_ms, 1790000002000);
+    cs_ui_app_entries_free(apps, n);
+    int64_t updated;
+    ui_store *st = p.acquire(p.arg, "local-3", &updated);
+    assert_non_null(st);
+    cs_ui_store_lock(st);
+    assert_int_equal(cs_ui_store_num_jobs(st), 1); /* from the second file */
+    assert_string_equal(cs_ui_store_app(st)->name, "rolled");
+    cs_ui_store_unlock(st);
+    p.release(p.arg, st);
+
+    /* the application completed: its status file loses .inprogress */
+    char from[600], to[600];
+    snprintf(from, sizeof from, "%s/appstatus_local-3.inprogress", sub);
+    snprintf(to, sizeof to, "%s/appstatus_local-3", sub);
+    assert_int_equal(rename(from, to), 0);
+    write_zstd("eventlog_v2_local-3/events_11_local-3.zstd",
+               "{\"Event\":\"SparkListenerApplicationEnd\",\"Timestamp\":1790000009000}\n");
+    assert_int_equal(cs_history_provider_scan(hp, &err), 0);
+    n = p.list(p.arg, &apps);
+    assert_int_equal(n, 2);
+    assert_string_equal(apps[0].id, "local-3");
+    assert_true(apps[0].completed);
+    cs_ui_app_entries_free(apps, n);
+    cs_history_provider_free(hp);
+}
+
+/* Writes a completed (or, ended false, running) application's log dir/name, modified at mtime_s. */
+static void app_log(const char *name, const char *id, bool ended, int64_t mtime_s)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"Event\":\"SparkListenerApplicationStart\",\"App Name\":\"a\",\"App ID\":"
+             "\"%s\",\"Timestamp\":1790000001000,\"User\":\"ann\"}\n%s",
+             id,
+             ended ? "{\"Event\":\"SparkListenerApplicationEnd\",\"Timestamp\":1790000002000}\n"
+                   : "");
+    write_file(name, text, strlen(text));
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct timespec t[2] = {{(time_t)mtime_s, 0}, {(time_t)mtime_s, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* Spark's cleaner (spark.history.fs.cleaner.maxAge / maxNum): logs older than maxAge go, running
+ * or not; then, over maxNum, the oldest completed ones; running ones stay. */
+static void test_cleaner_max_age_and_num(void **state)
+{
+    (void)state;
+    const int64_t day = 86400;
+    app_log("old-done", "old-done", true, 1000 * day);
+    app_log("old-running.inprogress", "old-running", false, 1000 * day);
+    app_log("a-done", "a-done", true, 1005 * day);
+    app_log("b-running.inprogress", "b-running", false, 1006 * day);
+    app_log("c-done", "c-done", true, 1007 * day);
+    history_provider *hp = cs_history_provider_new(dir, 50);
+    cs_error err = {0};
+    assert_int_equal(cs_history_provider_scan(hp, &err), 0);
+    /* now: day 1008; maxAge 7 days: the two from day 1000 go */
+    assert_int_equal(cs_history_provider_clean(hp, 1008 * day * 1000, 7 * day * 1000, INT32_MAX),
+                     2);
+    char path[512];
+    snprintf(path, sizeof path, "%s/old-done", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/old-running.inprogress", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+    /* maxNum 1: the completed ones go, oldest first, the running one stays */
+    assert_int_equal(cs_history_provider_clean(hp, 1008 * day * 1000, 7 * day * 1000, 1), 2);
+    ui_provider p = cs_history_provider_ui(hp);
+    ui_app_entry *apps = NULL;
+    size_t n = p.list(p.arg, &apps);
+    assert_int_equal(n, 1);
+    assert_string_equal(apps[0].id, "b-running");
+    cs_ui_app_entries_free(apps, n);
     cs_history_provider_free(hp);
 }
 
@@ -336,7 +462,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_replay_matches_live, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listing_and_inprogress, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_compressed_log_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_codec_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rolled_zstd_log_replayed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cleaner_max_age_and_num, setup, teardown),
         cmocka_unit_test(test_storage_and_accumulables),
         cmocka_unit_test(test_overlong_line_skipped_unheld),
     };

@@ -552,6 +552,64 @@ static void test_many_tasks_launch_times(void **state)
     free(dir);
 }
 
+/* spark.eventLog.rolling.enabled: Spark's layout, eventlog_v2_<app>/ with events_<n>_<app> files
+ * of whole lines, each at most maxFileSize, and appstatus_<app>.inprogress while it runs, renamed
+ * at the end; a directory already there refused unless overwrite; maxFileSize under Spark's 10m
+ * refused naming the key. */
+static void test_rolling_layout(void **state)
+{
+    (void)state;
+    char *dir = make_dir();
+    cs_error err = {0};
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.eventLog.dir", dir);
+    cs_conf_set(c, "spark.eventLog.rolling.enabled", "true");
+    cs_conf_set(c, "spark.eventLog.rolling.maxFileSize", "1m");
+    assert_null(cs_event_log_open(c, "app-r", &err));
+    assert_non_null(strstr(err.msg, "spark.eventLog.rolling.maxFileSize"));
+    cs_conf_set(c, "spark.eventLog.rolling.maxFileSize", "10m");
+    event_log *el = cs_event_log_open(c, "app-r", &err);
+    assert_non_null(el);
+    assert_true(exists(dir, "eventlog_v2_app-r/appstatus_app-r.inprogress"));
+    const int N = 9000; /* ~20 MB of task events */
+    for (int i = 0; i < N; i++) {
+        cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 100000 + i, .task_id = i};
+        cs_event_log_listener(el, &s);
+        cs_event e = {.kind = CS_EV_TASK_END, .time_ms = 900000, .task_id = i, .succeeded = true};
+        cs_event_log_listener(el, &e);
+    }
+    assert_int_equal(cs_event_log_close(el, &err), 0);
+    assert_false(exists(dir, "eventlog_v2_app-r/appstatus_app-r.inprogress"));
+    assert_true(exists(dir, "eventlog_v2_app-r/appstatus_app-r"));
+    size_t lines = 0;
+    int files = 0;
+    for (int k = 1; k < 100; k++) {
+        char name[128], path[600];
+        snprintf(name, sizeof name, "eventlog_v2_app-r/events_%d_app-r", k);
+        if (!exists(dir, name)) break;
+        files++;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_true(st.st_size <= 10 * 1024 * 1024);
+        json_t *l = read_lines(dir, name); /* whole JSON lines in every file */
+        lines += json_array_size(l);
+        json_decref(l);
+    }
+    assert_true(files >= 2);
+    assert_int_equal(lines, 1 + 2 * (size_t)N);
+    assert_null(cs_event_log_open(c, "app-r", &err)); /* the directory is there */
+    assert_int_equal(err.code, CS_EEXIST);
+    cs_conf_set(c, "spark.eventLog.overwrite", "true");
+    el = cs_event_log_open(c, "app-r", &err);
+    assert_non_null(el);
+    assert_int_equal(cs_event_log_close(el, &err), 0);
+    assert_false(exists(dir, "eventlog_v2_app-r/events_2_app-r"));
+    cs_conf_free(c);
+    remove_dir(dir);
+    free(dir);
+}
+
 static void write_task_events(event_log *el)
 {
     const char *odd[] = {"plain",
@@ -757,6 +815,7 @@ int main(void)
         cmocka_unit_test(test_existing_log_refused_unless_overwrite),
         cmocka_unit_test(test_custom_redaction_regex),
         cmocka_unit_test(test_many_tasks_launch_times),
+        cmocka_unit_test(test_rolling_layout),
         cmocka_unit_test(test_task_events_with_odd_strings),
         cmocka_unit_test(test_spill_and_shuffle_read_fields),
         cmocka_unit_test(test_stage_rdd_info_and_parents),

@@ -2,12 +2,13 @@
  * task_set_manager.c) driven as a backend drives them, with offers and explicit times: placement
  * by locality level (PROCESS_LOCAL on the holder, NODE_LOCAL on its host, tasks without a
  * preference at once, ANY elsewhere) with the wait escalating through spark.locality.wait.process
- * and .node, a launch restarting the wait, a preferred executor that is gone not waited for, the
- * per-level waits read from the configuration with their defaults; task sets in FIFO order; retries
- * up to spark.task.maxFailures then abort; failures of an executor removed not counted; zombie sets
- * launching nothing and ignoring late failures; failures and attempt numbers shared by a stage's
- * attempts. The DAG scheduler's side of retries, zombie
- * attempts and executor loss is in test_dag_scheduler.c. No thread, no clock. */
+ * and .node, a launch restarting the wait, a preferred executor that is gone or lost not waited
+ * for, the per-level waits read from the configuration with their defaults; the valid levels
+ * recomputed when executors are added or lost or tasks queued, and only then; task sets in FIFO
+ * order; retries up to spark.task.maxFailures then abort; failures of an executor removed not
+ * counted; zombie sets launching nothing and ignoring late failures; failures and attempt numbers
+ * shared by a stage's attempts. The DAG scheduler's side of retries, zombie attempts and executor
+ * loss is in test_dag_scheduler.c. No thread, no clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +150,99 @@ static void test_gone_executor_not_waited_for(void **state)
     cs_task_scheduler_remove(ts, m, &w);
     cs_task_set_free(m);
     cs_task_scheduler_free(ts);
+}
+
+/* An executor lost while the set waits for it (it no longer comes in the offers): the set's
+ * levels are recomputed and the task runs elsewhere at once, without waiting .process. */
+static void test_lost_executor_no_longer_waited_for(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 1, NULL, NULL, 0);
+    tasks tk;
+    make_task(&tk, 0, "1");
+    add1(ts, m, &tk.t[0], 0);
+    cs_task_assignment a[16];
+    cs_offer holder_busy[] = {{"1", "A", 0}, {"2", "B", 1}};
+    assert_int_equal(offer(ts, holder_busy, 2, 0, a), 0); /* waits .process for "1" */
+    cs_offer holder_lost[] = {{"2", "B", 1}};
+    assert_int_equal(offer(ts, holder_lost, 1, 10, a), 1);
+    assert_int_equal(a[0].level, CS_LOCALITY_ANY);
+    const task_desc **w;
+    cs_task_scheduler_remove(ts, m, &w);
+    cs_task_set_free(m);
+    cs_task_scheduler_free(ts);
+}
+
+/* The executors alive a test gives a set, counting how often the set asks for them. */
+typedef struct given_alive {
+    cs_alive_executors alive;
+    int asked;
+} given_alive;
+
+static const cs_alive_executors *alive_of(void *arg)
+{
+    given_alive *g = arg;
+    g->asked++;
+    return &g->alive;
+}
+
+static void assert_levels(cs_task_set *m, given_alive *g, const cs_locality_level *want, int n)
+{
+    int got_n;
+    const cs_locality_level *got = cs_task_set_locality_levels(m, alive_of, g, &got_n);
+    assert_int_equal(got_n, n);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(got[i], want[i]);
+}
+
+/* Spark's recomputeLocality: a set's valid levels follow the executors alive (PROCESS_LOCAL and
+ * NODE_LOCAL come when the holder of its tasks' blocks is added, go when it is lost, NODE_LOCAL
+ * staying while another executor runs on the holder's host) and the tasks queued (NO_PREF with a
+ * task without preference); while neither changes they are kept, not recomputed at each offer;
+ * a set without preferences never asks for the executors. */
+static void test_levels_recomputed_when_executors_change(void **state)
+{
+    (void)state;
+    cs_task_set *m = cs_task_set_new(0, 0, 0, 2, 4, &waits, NULL, NULL, 0);
+    tasks tk;
+    make_task(&tk, 0, "1");
+    make_task(&tk, 1, NULL);
+    const task_desc *t0 = &tk.t[0], *t1 = &tk.t[1];
+    int index0 = 0, index1 = 1;
+    cs_task_set_add(m, &t0, &index0, 1);
+    const cs_locality_level any[] = {CS_LOCALITY_ANY};
+    const cs_locality_level all[] = {CS_LOCALITY_PROCESS_LOCAL, CS_LOCALITY_NODE_LOCAL,
+                                     CS_LOCALITY_ANY};
+    const cs_locality_level node[] = {CS_LOCALITY_NODE_LOCAL, CS_LOCALITY_ANY};
+    const cs_locality_level no_pref[] = {CS_LOCALITY_NO_PREF, CS_LOCALITY_ANY};
+
+    cs_offer b_only[] = {{"2", "B", 0}};
+    given_alive g = {{b_only, 1, 1}, 0};
+    assert_levels(m, &g, any, 1); /* the holder "1" is not alive */
+    cs_offer with_holder[] = {{"1", "A", 0}, {"2", "B", 0}};
+    g.alive = (cs_alive_executors){with_holder, 2, 2}; /* "1" added */
+    assert_levels(m, &g, all, 3);
+    g.alive = (cs_alive_executors){b_only, 1, 2}; /* nothing changed (same epoch): kept */
+    assert_levels(m, &g, all, 3);
+    cs_offer other_on_a[] = {{"2", "B", 0}, {"3", "A", 0}};
+    g.alive = (cs_alive_executors){other_on_a, 2, 3}; /* "1" lost, "3" on its host */
+    assert_levels(m, &g, node, 2);
+    g.alive = (cs_alive_executors){b_only, 1, 4}; /* "3" lost too */
+    assert_levels(m, &g, any, 1);
+    cs_task_set_add(m, &t1, &index1, 1); /* same executors, a task without preference */
+    assert_levels(m, &g, no_pref, 2);
+    cs_task_set_free(m);
+
+    /* without preferences: levels from the tasks alone, the executors never asked for */
+    m = cs_task_set_new(0, 1, 0, 1, 4, &waits, NULL, NULL, 0);
+    cs_task_set_add(m, &t1, &index0, 1);
+    g.asked = 0;
+    assert_levels(m, &g, no_pref, 2);
+    g.alive.epoch++;
+    assert_levels(m, &g, no_pref, 2);
+    assert_int_equal(g.asked, 0);
+    cs_task_set_free(m);
 }
 
 /* Sets are offered in FIFO order (lower job, then lower stage), whatever their submission order. */
@@ -303,6 +397,8 @@ int main(void)
         cmocka_unit_test(test_wait_escalates_through_levels),
         cmocka_unit_test(test_process_local_and_no_pref),
         cmocka_unit_test(test_gone_executor_not_waited_for),
+        cmocka_unit_test(test_lost_executor_no_longer_waited_for),
+        cmocka_unit_test(test_levels_recomputed_when_executors_change),
         cmocka_unit_test(test_fifo_order),
         cmocka_unit_test(test_retries_then_abort),
         cmocka_unit_test(test_counts_shared_across_stage_attempts),
