@@ -81,6 +81,16 @@ typedef struct cs_fs_listing {
 int cs_fs_expand(const char *spec, cs_fs_listing *out, cs_error *err);
 void cs_fs_listing_free(cs_fs_listing *l);
 
+/* Every file under the directory uri at any depth (or uri itself when it is a file), sorted, with
+ * hidden names kept (the data source filters them as Spark's InMemoryFileIndex). CS_ENOTFOUND
+ * "Path does not exist: URI" when nothing is there. */
+int cs_fs_list_tree(const char *uri, cs_fs_listing *out, cs_error *err);
+/* The files and directories a glob pattern (see cs_fs_expand) matches, sorted (size 0 for a
+ * directory); matching nothing is not an error here. */
+int cs_fs_glob(const char *pattern, cs_fs_listing *out, cs_error *err);
+/* Whether s has glob characters (* ? [ {). */
+bool cs_fs_has_glob(const char *s);
+
 typedef struct cs_fs_status {
     bool exists;
     bool is_dir;   /* a directory, or an object-store prefix with objects under it */
