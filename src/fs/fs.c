@@ -265,20 +265,36 @@ int cs_fs_get(const char *uri, uint8_t **out, size_t *len, cs_error *err)
     *len = 0;
     cs_fs_reader *r = cs_fs_open(uri, 0, UINT64_MAX, UINT64_MAX, err);
     if (!r) return err ? err->code : CS_EIO;
+    int rc = cs_fs_read_to_end(r, SIZE_MAX - 1, out, len, err);
+    cs_fs_reader_close(r);
+    return rc;
+}
+
+int cs_fs_read_to_end(cs_fs_reader *r, size_t limit, uint8_t **out, size_t *len, cs_error *err)
+{
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = cs_xmalloc(cap + 1);
     for (;;) {
-        if (n == cap) buf = cs_xrealloc(buf, (cap *= 2) + 1);
+        if (n == cap) {
+            if (cap > limit) { /* a byte past the limit was read */
+                free(buf);
+                return 1;
+            }
+            cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+            buf = cs_xrealloc(buf, cap + 1);
+        }
         ssize_t k = cs_fs_read(r, buf + n, cap - n, err);
         if (k < 0) {
             free(buf);
-            cs_fs_reader_close(r);
-            return err ? err->code : CS_EIO;
+            return err && err->code ? err->code : CS_EIO;
         }
         if (k == 0) break;
         n += (size_t)k;
     }
-    cs_fs_reader_close(r);
+    if (n > limit) {
+        free(buf);
+        return 1;
+    }
     buf[n] = 0;
     *out = buf;
     *len = n;

@@ -130,6 +130,9 @@ cs_fs_reader *cs_fs_open_input(const char *uri, uint64_t offset, uint64_t length
 /* Reads up to n bytes; returns bytes read, 0 at the end of the file, <0 on error (err names the
  * file). Reads past `length` are allowed up to the end of the file. */
 ssize_t cs_fs_read(cs_fs_reader *r, void *buf, size_t n, cs_error *err);
+/* Reads the rest of r into *out (malloc'd, *len bytes): 0; 1 when it holds more than limit bytes
+ * (nothing returned); < 0 on an error (err names the file). */
+int cs_fs_read_to_end(cs_fs_reader *r, size_t limit, uint8_t **out, size_t *len, cs_error *err);
 /* Bytes fetched from storage so far (compressed bytes for a compressed input). */
 uint64_t cs_fs_reader_bytes(const cs_fs_reader *r);
 void cs_fs_reader_close(cs_fs_reader *r);

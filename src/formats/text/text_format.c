@@ -108,28 +108,14 @@ static int read_whole(text_reader *r, cs_col_batch **out, cs_error *err)
     const cs_file_split *s = r->split;
     cs_fs_reader *in = cs_fs_open_input(s->uri, 0, s->file_size, s->file_size, &codec, err);
     if (!in) return err->code ? err->code : CS_EIO;
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = cs_xmalloc(cap);
-    int rc = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap > CSPARK_MAX_RECORD_BYTES) {
-                rc = cs_error_set(err, CS_EINVAL,
-                                  "text file %s is larger than the record limit of %zu bytes "
-                                  "(%s): wholetext reads each file as one value",
-                                  s->uri, CSPARK_MAX_RECORD_BYTES, TEXT_LIMIT_NAME);
-                break;
-            }
-            buf = cs_xrealloc(buf, cap *= 2);
-        }
-        ssize_t n = cs_fs_read(in, buf + len, cap - len, err);
-        if (n < 0) {
-            rc = err->code ? err->code : CS_EIO;
-            break;
-        }
-        if (n == 0) break;
-        len += (size_t)n;
-    }
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = cs_fs_read_to_end(in, CSPARK_MAX_RECORD_BYTES, &buf, &len, err);
+    if (rc > 0)
+        rc = cs_error_set(err, CS_EINVAL,
+                          "text file %s is larger than the record limit of %zu bytes (%s): "
+                          "wholetext reads each file as one value",
+                          s->uri, CSPARK_MAX_RECORD_BYTES, TEXT_LIMIT_NAME);
     cs_fs_reader_close(in);
     if (rc == 0) {
         cs_col_builder *b =
