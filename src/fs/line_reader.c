@@ -29,6 +29,7 @@ struct cs_line_reader {
     uint64_t buf_pos;
     uint64_t split_end; /* lines starting after it belong to the next split */
     bool compressed, eof, started, done;
+    bool one_more; /* the last line's separator straddled split_end: take the next line too */
 };
 
 /* Reads more bytes, compacting the buffer (and growing it for lines longer than a chunk).
@@ -139,7 +140,7 @@ ssize_t cs_line_reader_next(cs_line_reader *r, size_t max_lines, size_t max_byte
     size_t lo = r->lo, hi = r->hi, base = lo, n = 0, slen = sep_len(r);
     uint64_t pos = r->buf_pos; /* file offset of buf[lo] */
     while (n < max_lines && lo - base < max_bytes) {
-        if (pos > r->split_end) {
+        if (pos > r->split_end && !r->one_more) {
             r->done = true;
             break;
         }
@@ -163,6 +164,10 @@ ssize_t cs_line_reader_next(cs_line_reader *r, size_t max_lines, size_t max_byte
             if (lo == hi) break;
             consumed = len = hi - lo;
         }
+        /* the next split skips to the end of the first separator found from its start: a
+         * split ending inside a separator reads the line after it (Hadoop's
+         * needAdditionalRecordAfterSplit) */
+        r->one_more = s && pos + len < r->split_end && pos + consumed > r->split_end;
         if (!r->sep && len && start[len - 1] == '\r') len--;
         lines[n++] = (cs_line){lo - base, len}; /* checked below when too long */
         lo += consumed;

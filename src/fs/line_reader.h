@@ -3,8 +3,9 @@
  * that every line belongs to exactly one split: a split that does not start at offset 0 skips
  * everything up to and including the first separator at or after its start, and a split keeps
  * reading lines while the line's first byte is at or before its end. Default separator: '\n',
- * a '\r' before it dropped; a given separator (Spark's `lineSep`) is matched exactly. The last
- * line may lack a separator. A compressed file (codec.h) is read whole and decompressed.
+ * a '\r' before it dropped; a given separator (Spark's `lineSep`) is matched exactly, and a
+ * split ending inside one also reads the line after it (the next split skips that line). The
+ * last line may lack a separator. A compressed file (codec.h) is read whole and decompressed.
  *
  * Lines are not copied: cs_line_reader_next returns views into the reader's buffer (a base
  * pointer and offsets from it), valid until the next call; the buffer is only moved or grown
