@@ -45,7 +45,7 @@ int cspark_main(cspark_context *sc, int argc, char **argv)
         return 2;
     }
     const char *paths[] = {argv[1]};
-    cspark_rdd *table = cspark_read_files(sc, "text", paths, 1, NULL);
+    cspark_rdd *table = cspark_read_files(sc, "text", paths, 1, NULL, NULL);
     cspark_records *batches;
     if (cspark_collect(table, &batches) < 0) return 1;
     int64_t rows = 0;

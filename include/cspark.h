@@ -172,13 +172,14 @@ CSPARK_EXTERN cspark_rdd *cspark_whole_text_files(cspark_context *sc, const char
  * name ("text", ...), paths[0..n_paths) files, directories (read at every depth, `key=value`
  * folders becoming partition columns) or globs, on any file system (file:, s3a://); options a
  * NULL-terminated list of key, value pairs (Spark's names: recursiveFileLookup, pathGlobFilter,
- * basePath, and the format's, e.g. wholetext, lineSep), NULL for none. The RDD has one partition
+ * basePath, and the format's, e.g. wholetext, lineSep), NULL for none; schema the files' columns as
+ * Spark's DDL ("line STRING"; NULL: the format infers them). The RDD has one partition
  * per FilePartition (spark.sql.files.maxPartitionBytes, openCostInBytes); each record is one
  * column batch (empty key; value: an Arrow IPC stream, see cspark_batch_decode) holding the
  * format's columns then the partition columns. */
 CSPARK_EXTERN cspark_rdd *cspark_read_files(cspark_context *sc, const char *format,
                                             const char *const *paths, int n_paths,
-                                            const char *const *options);
+                                            const char *schema, const char *const *options);
 
 /* Writes an RDD of column batches (records as cspark_read_files makes them) to the directory
  * `path` with `format`: mode "errorifexists" (NULL, "error", "default"), "overwrite", "append"

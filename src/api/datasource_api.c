@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 
 #include "api/context.h"
@@ -22,6 +23,7 @@
 #include "datasource/ds_commit.h"
 #include "datasource/ds_task.h"
 #include "datasource/file_index.h"
+#include "datasource/schema_ddl.h"
 #include "formats/arrow_ipc.h"
 #include "fs/fs.h"
 
@@ -114,8 +116,29 @@ static cspark_rdd *plan_scan(cspark_context *sc, const cs_file_format *fmt,
     return r;
 }
 
+/* The user's schema without the partition columns (whose types partition discovery gives). */
+static cs_col_type *user_data_schema(const char *ddl, const cs_col_type *parts, cs_error *err)
+{
+    cs_col_type *user = cs_ds_parse_ddl(ddl, err);
+    if (!user) return NULL;
+    cs_col_field *f = cs_xcalloc((size_t)user->n_fields + 1, sizeof *f);
+    int n = 0;
+    for (int i = 0; i < user->n_fields; i++) {
+        bool is_part = false;
+        for (int k = 0; k < parts->n_fields; k++)
+            is_part |= strcasecmp(parts->fields[k].name, user->fields[i].name) == 0;
+        if (is_part) continue;
+        f[n] = user->fields[i];
+        cs_col_type_ref(f[n++].type);
+    }
+    cs_col_type *out = cs_col_type_struct(f, n);
+    free(f);
+    cs_col_type_unref(user);
+    return out;
+}
+
 cspark_rdd *cspark_read_files(cspark_context *sc, const char *format, const char *const *paths,
-                              int n_paths, const char *const *options)
+                              int n_paths, const char *schema_ddl, const char *const *options)
 {
     if (!sc) {
         cs_context_null_argument("read_files", "context");
@@ -142,8 +165,11 @@ cspark_rdd *cspark_read_files(cspark_context *sc, const char *format, const char
         const char **uris = cs_xcalloc((size_t)ix.n_files + 1, sizeof *uris);
         for (int i = 0; i < ix.n_files; i++)
             uris[i] = ix.files[i].uri;
-        if (fmt->infer_schema(uris, ix.n_files, &o, &schema, &err) == 0)
-            r = plan_scan(sc, fmt, &ix, &o, schema, caller, &err);
+        if (schema_ddl)
+            schema = user_data_schema(schema_ddl, ix.parts.schema, &err);
+        else if (fmt->infer_schema(uris, ix.n_files, &o, &schema, &err) < 0)
+            schema = NULL;
+        if (schema) r = plan_scan(sc, fmt, &ix, &o, schema, caller, &err);
         free(uris);
         if (schema) cs_col_type_unref(schema);
         cs_ds_file_index_free(&ix);

@@ -132,6 +132,14 @@ assert_files_eq "$T/rows" "$T/want" "lineSep"
 read_opts "$T/in/year=*/month=1" basePath "$T/in"
 printf '%s\n' partitions=1 'value=a | year=2024 | month=1' 'value=b | year=2024 | month=1' >"$T/want"
 assert_files_eq "$T/rows" "$T/want" "glob with basePath"
+# a user schema names the column; partition columns keep their discovered types
+read_opts "$T/in/year=2024" schema '`line` STRING, month INT'
+printf '%s\n' 'line=a | month=1' 'line=b | month=1' 'line=c | month=2' partitions=2 >"$T/want"
+assert_files_eq "$T/rows" "$T/want" "user schema"
+rc=0
+run_submit 'local[2]' --class read_options "$JOBS" "$T/in" schema 'value STRANG' || rc=$?
+[ $rc -ne 0 ] || fail "a bad schema was taken"
+assert_contains "$T/stderr" "schema 'value STRANG': unknown or unsupported data type 'STRANG'"
 rc=0
 run_submit 'local[2]' --class read_options "$JOBS" "$T/nothing" || rc=$?
 [ $rc -ne 0 ] || fail "a missing path was read"

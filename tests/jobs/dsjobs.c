@@ -5,7 +5,8 @@
  *                               through a map that fails the task at a batch holding the line
  *                               "boom" (after the task wrote the batches before it): the job
  *                               fails and OUT must show nothing of it.
- *   read_options IN KEY VALUE.. prints the rows of the text table IN read with the options given,
+ *   read_options IN [schema DDL] KEY VALUE..
+ *                               prints the rows of the text table IN read with the options given,
  *                               one "col=value | ..." line each, then "partitions=N".
  */
 #include <stdio.h>
@@ -33,7 +34,7 @@ int write_failing(cspark_context *sc, int argc, char **argv)
 {
     if (argc < 4) return 2;
     const char *paths[] = {argv[1]};
-    cspark_rdd *t = cspark_read_files(sc, "text", paths, 1, NULL);
+    cspark_rdd *t = cspark_read_files(sc, "text", paths, 1, NULL, NULL);
     cspark_rdd *checked = cspark_map(t, ds_fail_at_boom, NULL, 0);
     return cspark_write_files(checked, "text", argv[2], argv[3], NULL, NULL) < 0 ? 1 : 0;
 }
@@ -42,10 +43,15 @@ int read_options(cspark_context *sc, int argc, char **argv)
 {
     if (argc < 2) return 2;
     const char *paths[] = {argv[1]};
-    const char *options[32] = {NULL};
-    for (int i = 2; i < argc && i - 2 < 31; i++)
-        options[i - 2] = argv[i];
-    cspark_rdd *t = cspark_read_files(sc, "text", paths, 1, options);
+    const char *options[32] = {NULL}, *schema = NULL;
+    int first = 2;
+    if (argc > 3 && strcmp(argv[2], "schema") == 0) { /* a DDL schema, not an option */
+        schema = argv[3];
+        first = 4;
+    }
+    for (int i = first; i < argc && i - first < 31; i++)
+        options[i - first] = argv[i];
+    cspark_rdd *t = cspark_read_files(sc, "text", paths, 1, schema, options);
     cspark_records *recs;
     if (cspark_collect(t, &recs) < 0) return 1;
     char text[4096];

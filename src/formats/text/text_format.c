@@ -8,7 +8,8 @@
  * compressed with option `compression` (none, gzip, deflate, bzip2, zstd, lz4; the file's
  * extension is ".txt" and the codec's).
  *
- * A table of file_format.h, found as "text". Ownership: as file_format.h.
+ * A user's schema may name the column otherwise (one string column). A table of file_format.h,
+ * found as "text". Ownership: as file_format.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,12 +65,11 @@ static int text_open_reader(const cs_file_split *split, const cs_scan_request *r
                             cs_error *err)
 {
     const cs_col_type *rs = req->read_schema;
-    for (int i = 0; i < rs->n_fields; i++)
-        if (strcmp(rs->fields[i].name, "value") != 0 || rs->fields[i].type->id != CS_TYPE_STRING)
-            return cs_error_set(err, CS_EINVAL,
-                                "text file %s: the text data source has one string column "
-                                "`value`, not `%s`",
-                                split->uri, rs->fields[i].name);
+    if (rs->n_fields > 1 || (rs->n_fields == 1 && rs->fields[0].type->id != CS_TYPE_STRING))
+        return cs_error_set(err, CS_EINVAL,
+                            "text file %s: the text data source reads one string column, not "
+                            "%d columns or a column `%s` of another type",
+                            split->uri, rs->n_fields, rs->fields[0].name);
     text_reader *r = cs_xcalloc(1, sizeof *r);
     r->split = split;
     r->req = req;
