@@ -166,6 +166,56 @@ CSPARK_EXTERN cspark_rdd *cspark_text_file(cspark_context *sc, const char *path,
 CSPARK_EXTERN cspark_rdd *cspark_whole_text_files(cspark_context *sc, const char *path,
                                                   int min_partitions);
 
+/* ---- data sources: files as column batches (docs/datasource.md) --------------------------- */
+
+/* Reads the files of a data source as Spark's DataSource does: `format` is a file format's short
+ * name ("text", ...), paths[0..n_paths) files, directories (read at every depth, `key=value`
+ * folders becoming partition columns) or globs, on any file system (file:, s3a://); options a
+ * NULL-terminated list of key, value pairs (Spark's names: recursiveFileLookup, pathGlobFilter,
+ * basePath, and the format's, e.g. wholetext, lineSep), NULL for none; schema the files' columns as
+ * Spark's DDL ("line STRING"; NULL: the format infers them). The RDD has one partition
+ * per FilePartition (spark.sql.files.maxPartitionBytes, openCostInBytes); each record is one
+ * column batch (empty key; value: an Arrow IPC stream, see cspark_batch_decode) holding the
+ * format's columns then the partition columns. */
+CSPARK_EXTERN cspark_rdd *cspark_read_files(cspark_context *sc, const char *format,
+                                            const char *const *paths, int n_paths,
+                                            const char *schema, const char *const *options);
+
+/* Writes an RDD of column batches (records as cspark_read_files makes them) to the directory
+ * `path` with `format`: mode "errorifexists" (NULL, "error", "default"), "overwrite", "append"
+ * or "ignore", as Spark's save modes; partition_by a NULL-terminated list of columns whose
+ * values make `name=value` folders (NULL: none); options as for reading (e.g. compression). Part
+ * files are named part-NNNNN-<uuid>-c000.<ext>; the output is committed when every task is done
+ * (_SUCCESS last); a failed job leaves nothing of its own visible. 0 or a CSPARK_E* code. */
+CSPARK_EXTERN int cspark_write_files(cspark_rdd *batches, const char *format, const char *path,
+                                     const char *mode, const char *const *partition_by,
+                                     const char *const *options);
+
+/* One column batch decoded from a record's value (a copy: the record may go). NULL when the
+ * value is no Arrow IPC stream of one batch. Accessors take a column index and a row below the
+ * batch's counts; values of a null cell are 0 / empty. Free with cspark_batch_free. */
+typedef struct cspark_batch cspark_batch;
+CSPARK_EXTERN cspark_batch *cspark_batch_decode(cspark_slice value);
+CSPARK_EXTERN int64_t cspark_batch_num_rows(const cspark_batch *b);
+CSPARK_EXTERN int cspark_batch_num_columns(const cspark_batch *b);
+CSPARK_EXTERN const char *cspark_batch_column_name(const cspark_batch *b, int column);
+/* Spark's simpleString of the column's type: "string", "int", "bigint", "date", ... */
+CSPARK_EXTERN const char *cspark_batch_column_type(const cspark_batch *b, int column);
+/* The index of the column called name, -1 when none. */
+CSPARK_EXTERN int cspark_batch_column_index(const cspark_batch *b, const char *name);
+CSPARK_EXTERN bool cspark_batch_is_null(const cspark_batch *b, int column, int64_t row);
+/* boolean, byte, short, int, long; date (days since 1970-01-01); timestamps (microseconds) */
+CSPARK_EXTERN int64_t cspark_batch_get_long(const cspark_batch *b, int column, int64_t row);
+/* float, double, and the integer types as doubles */
+CSPARK_EXTERN double cspark_batch_get_double(const cspark_batch *b, int column, int64_t row);
+/* string, binary: the bytes, borrowed from the batch */
+CSPARK_EXTERN cspark_slice cspark_batch_get_bytes(const cspark_batch *b, int column, int64_t row);
+/* Any value as Spark shows it in a partition folder ("2024-01-31", "1.5", the string itself),
+ * written to buf (NUL-terminated, truncated to cap); returns false for a null. */
+CSPARK_EXTERN bool cspark_batch_get_text(const cspark_batch *b, int column, int64_t row, char *buf,
+                                         size_t cap);
+CSPARK_EXTERN void cspark_batch_free(cspark_batch *b);
+
 /* ---- narrow transformations (pipelined into one task) ------------------------------------ */
 
 CSPARK_EXTERN cspark_rdd *cspark_map(cspark_rdd *rdd, cspark_map_fn fn, const void *closure,

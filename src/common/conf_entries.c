@@ -272,6 +272,11 @@ static const cs_conf_entry entries[] = {
     INT("cspark.kubernetes.client.maxAttempts", 1, IMAX),
     BOOL("cspark.kubernetes.dryRun"),
     CHOICE("cspark.kubernetes.fieldValidation", "Strict|Warn|Ignore", false),
+    /* data sources (datasource/file_index.c, api/datasource_api.c) */
+    SIZE_POS_D("spark.sql.files.maxPartitionBytes", CS_BYTE, "128m"),
+    SIZE_D("spark.sql.files.openCostInBytes", CS_BYTE, 0, NOMAX, "4m"),
+    INT("spark.sql.files.minPartitionNum", 1, 1000000),
+    BOOL_D("spark.sql.sources.partitionColumnTypeInference.enabled", "true"),
 };
 
 /* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one

@@ -15,8 +15,6 @@
 #include "exec/part_iter.h"
 #include "fs/fs.h"
 
-#define WHOLE_READ_CHUNK (1u << 20)
-
 typedef struct whole_iter {
     part_iter base;
     cspark_task_context *tc;
@@ -31,32 +29,15 @@ static int read_file(whole_iter *t, const text_split *s, cs_error *err)
     const struct cs_codec *codec = NULL;
     cs_fs_reader *in = cs_fs_open_input(s->path, 0, s->file_size, s->file_size, &codec, err);
     if (!in) return err->code ? err->code : CS_EIO;
-    size_t klen = strlen(s->path), cap = s->file_size + 1, len = 0;
-    if (cap > CSPARK_MAX_RECORD_BYTES + 1) cap = CSPARK_MAX_RECORD_BYTES + 1;
-    if (cap < WHOLE_READ_CHUNK && codec) cap = WHOLE_READ_CHUNK;
-    uint8_t *buf = cs_xmalloc(cap);
-    int rc = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap > CSPARK_MAX_RECORD_BYTES) {
-                rc = cs_error_set(err, CS_EINVAL,
-                                  "input file %s is larger than the record limit of %zu bytes "
-                                  "(CSPARK_MAX_RECORD_BYTES, 256 MiB): whole_text_files reads "
-                                  "each file as one record",
-                                  s->path, CSPARK_MAX_RECORD_BYTES);
-                break;
-            }
-            cap = cap * 2 > CSPARK_MAX_RECORD_BYTES + 1 ? CSPARK_MAX_RECORD_BYTES + 1 : cap * 2;
-            buf = cs_xrealloc(buf, cap);
-        }
-        ssize_t n = cs_fs_read(in, buf + len, cap - len, err);
-        if (n < 0) {
-            rc = err->code ? err->code : CS_EIO;
-            break;
-        }
-        if (n == 0) break;
-        len += (size_t)n;
-    }
+    size_t klen = strlen(s->path), len = 0;
+    uint8_t *buf = NULL;
+    int rc = cs_fs_read_to_end(in, CSPARK_MAX_RECORD_BYTES, &buf, &len, err);
+    if (rc > 0)
+        rc = cs_error_set(err, CS_EINVAL,
+                          "input file %s is larger than the record limit of %zu bytes "
+                          "(CSPARK_MAX_RECORD_BYTES, 256 MiB): whole_text_files reads "
+                          "each file as one record",
+                          s->path, CSPARK_MAX_RECORD_BYTES);
     if (rc == 0 && len + klen > CSPARK_MAX_RECORD_BYTES)
         rc = cs_error_set(err, CS_EINVAL,
                           "input file %s: path and content exceed the record limit of %zu bytes "

@@ -12,7 +12,8 @@
 /* clang-format off */
 #define CS_FILE_FORMAT_LIST(X) \
     X(csv) \
-    X(json)
+    X(json) \
+    X(text)
 /* clang-format on */
 
 #endif /* CSPARK_FORMATS_FILE_FORMAT_LIST_H */

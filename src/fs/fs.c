@@ -174,6 +174,63 @@ int cs_fs_expand(const char *spec, cs_fs_listing *out, cs_error *err)
     return rc;
 }
 
+int cs_fs_list_tree(const char *path, cs_fs_listing *out, cs_error *err)
+{
+    char *uri;
+    const cs_fs_backend *b = backend_for(path, &uri, err);
+    int rc = b ? b->list_tree(uri, out, err) : FAILED(err);
+    free(uri);
+    return rc;
+}
+
+/* A glob over a store without directories: the files under the pattern's literal prefix, each
+ * giving the path its first `covered` components name (deduplicated). */
+static int glob_by_listing(const cs_fs_backend *b, const char *pattern, cs_fs_listing *out,
+                           cs_error *err)
+{
+    size_t lit = strcspn(pattern, "*?[{");
+    while (lit > 0 && pattern[lit - 1] != '/')
+        lit--;
+    char *prefix = cs_xstrndup(pattern, lit ? lit - 1 : 0);
+    cs_fs_listing files = {0};
+    int rc = b->list_tree(prefix, &files, err);
+    free(prefix);
+    if (rc == CS_ENOTFOUND) {
+        cs_fs_listing_free(&files);
+        return 0;
+    }
+    size_t from = out->n;
+    for (size_t i = 0; rc == 0 && i < files.n; i++) {
+        const char *name = files.v[i].uri;
+        int covered = cs_fs_glob_match(pattern, name);
+        if (!covered) continue;
+        const char *end = name; /* after the first `covered` components */
+        for (int c = 0; c < covered && end; c++)
+            end = strchr(c ? end + 1 : end, '/');
+        size_t len = end ? (size_t)(end - name) : strlen(name);
+        bool whole = name[len] == 0;
+        if (out->n > from && strlen(out->v[out->n - 1].uri) == len &&
+            strncmp(out->v[out->n - 1].uri, name, len) == 0)
+            continue;
+        char *match = cs_xstrndup(name, len);
+        cs_fs_listing_add(out, match, whole ? files.v[i].size : 0);
+        free(match);
+    }
+    cs_fs_listing_free(&files);
+    return rc;
+}
+
+int cs_fs_glob(const char *pattern, cs_fs_listing *out, cs_error *err)
+{
+    char *uri;
+    const cs_fs_backend *b = backend_for(pattern, &uri, err);
+    int rc = !b        ? FAILED(err)
+             : b->glob ? b->glob(uri, out, err)
+                       : glob_by_listing(b, uri, out, err);
+    free(uri);
+    return rc;
+}
+
 int cs_fs_stat(const char *path, cs_fs_status *st, cs_error *err)
 {
     memset(st, 0, sizeof *st);
@@ -208,20 +265,36 @@ int cs_fs_get(const char *uri, uint8_t **out, size_t *len, cs_error *err)
     *len = 0;
     cs_fs_reader *r = cs_fs_open(uri, 0, UINT64_MAX, UINT64_MAX, err);
     if (!r) return err ? err->code : CS_EIO;
+    int rc = cs_fs_read_to_end(r, SIZE_MAX - 1, out, len, err);
+    cs_fs_reader_close(r);
+    return rc;
+}
+
+int cs_fs_read_to_end(cs_fs_reader *r, size_t limit, uint8_t **out, size_t *len, cs_error *err)
+{
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = cs_xmalloc(cap + 1);
     for (;;) {
-        if (n == cap) buf = cs_xrealloc(buf, (cap *= 2) + 1);
+        if (n == cap) {
+            if (cap > limit) { /* a byte past the limit was read */
+                free(buf);
+                return 1;
+            }
+            cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+            buf = cs_xrealloc(buf, cap + 1);
+        }
         ssize_t k = cs_fs_read(r, buf + n, cap - n, err);
         if (k < 0) {
             free(buf);
-            cs_fs_reader_close(r);
-            return err ? err->code : CS_EIO;
+            return err && err->code ? err->code : CS_EIO;
         }
         if (k == 0) break;
         n += (size_t)k;
     }
-    cs_fs_reader_close(r);
+    if (n > limit) {
+        free(buf);
+        return 1;
+    }
     buf[n] = 0;
     *out = buf;
     *len = n;

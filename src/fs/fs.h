@@ -81,6 +81,16 @@ typedef struct cs_fs_listing {
 int cs_fs_expand(const char *spec, cs_fs_listing *out, cs_error *err);
 void cs_fs_listing_free(cs_fs_listing *l);
 
+/* Every file under the directory uri at any depth (or uri itself when it is a file), sorted, with
+ * hidden names kept (the data source filters them as Spark's InMemoryFileIndex). CS_ENOTFOUND
+ * "Path does not exist: URI" when nothing is there. */
+int cs_fs_list_tree(const char *uri, cs_fs_listing *out, cs_error *err);
+/* The files and directories a glob pattern (see cs_fs_expand) matches, sorted (size 0 for a
+ * directory); matching nothing is not an error here. */
+int cs_fs_glob(const char *pattern, cs_fs_listing *out, cs_error *err);
+/* Whether s has glob characters (* ? [ {). */
+bool cs_fs_has_glob(const char *s);
+
 typedef struct cs_fs_status {
     bool exists;
     bool is_dir;   /* a directory, or an object-store prefix with objects under it */
@@ -120,6 +130,9 @@ cs_fs_reader *cs_fs_open_input(const char *uri, uint64_t offset, uint64_t length
 /* Reads up to n bytes; returns bytes read, 0 at the end of the file, <0 on error (err names the
  * file). Reads past `length` are allowed up to the end of the file. */
 ssize_t cs_fs_read(cs_fs_reader *r, void *buf, size_t n, cs_error *err);
+/* Reads the rest of r into *out (malloc'd, *len bytes): 0; 1 when it holds more than limit bytes
+ * (nothing returned); < 0 on an error (err names the file). */
+int cs_fs_read_to_end(cs_fs_reader *r, size_t limit, uint8_t **out, size_t *len, cs_error *err);
 /* Bytes fetched from storage so far (compressed bytes for a compressed input). */
 uint64_t cs_fs_reader_bytes(const cs_fs_reader *r);
 void cs_fs_reader_close(cs_fs_reader *r);

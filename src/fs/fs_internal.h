@@ -35,6 +35,11 @@ typedef struct cs_fs_backend {
     cs_fs_writer *(*create)(const char *uri, const char *staging, cs_error *err);
     int (*abort_uploads_under)(const char *uri, const cs_fs_pending *const *keep, size_t n_keep,
                                cs_error *err);
+    /* every file under a directory, any depth (the path itself when a file); CS_ENOTFOUND */
+    int (*list_tree)(const char *uri, cs_fs_listing *out, cs_error *err);
+    /* optional: the paths a glob matches (else fs.c matches list_tree's files under the
+     * pattern's literal prefix) */
+    int (*glob)(const char *pattern, cs_fs_listing *out, cs_error *err);
 } cs_fs_backend;
 
 extern const cs_fs_backend cs_fs_local_backend;
@@ -57,8 +62,8 @@ bool cs_fs_hidden_name(const char *name);
 int cs_fs_path_components(const char *s);
 
 /* Glob patterns over '/'-separated names, as Hadoop's GlobPattern: * ? [abc] [!a-z] {a,b} per
- * component ('*' never crosses '/'). cs_fs_has_glob tells whether a string has any of them. */
-bool cs_fs_has_glob(const char *s);
+ * component ('*' never crosses '/'); cs_fs_has_glob (fs.h) tells whether a string has any of them.
+ */
 /* The components of `pattern` (after brace expansion) that `name` matches: returns the number
  * of leading components of name the pattern covers when all of the pattern's components match
  * them (name may have more components), 0 when it does not match. */

@@ -86,6 +86,65 @@ static int local_expand(const char *uri, cs_fs_listing *out, cs_error *err)
     return out_rc;
 }
 
+/* Adds every regular file under dir (any depth), unsorted. */
+static int add_tree(cs_fs_listing *l, const char *dir, cs_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) return cs_error_set(err, CS_EIO, "cannot list directory %s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char p[PATH_MAX];
+        if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p) continue;
+        struct stat st;
+        if (stat(p, &st) < 0) continue; /* removed meanwhile, or a dangling link */
+        if (S_ISDIR(st.st_mode))
+            rc = add_tree(l, p, err);
+        else if (S_ISREG(st.st_mode))
+            cs_fs_listing_add(l, p, (uint64_t)st.st_size);
+    }
+    closedir(d);
+    return rc;
+}
+
+static int local_list_tree(const char *uri, cs_fs_listing *out, cs_error *err)
+{
+    const char *p = cs_fs_local_path(uri);
+    struct stat st;
+    if (stat(p, &st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return cs_error_set(err, CS_ENOTFOUND, "Path does not exist: file:%s", p);
+        return cs_error_set(err, CS_EIO, "cannot read path %s: %s", p, strerror(errno));
+    }
+    size_t from = out->n;
+    if (!S_ISDIR(st.st_mode)) {
+        cs_fs_listing_add(out, p, (uint64_t)st.st_size);
+        return 0;
+    }
+    int rc = add_tree(out, p, err);
+    cs_fs_listing_sort(out, from);
+    return rc;
+}
+
+static int local_glob(const char *pattern, cs_fs_listing *out, cs_error *err)
+{
+    const char *p = cs_fs_local_path(pattern);
+    glob_t g;
+    int rc = glob(p, GLOB_BRACE, NULL, &g);
+    if (rc == GLOB_NOMATCH) return 0;
+    if (rc != 0) return cs_error_set(err, CS_EIO, "cannot expand pattern %s", p);
+    size_t from = out->n;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct stat st;
+        if (stat(g.gl_pathv[i], &st) < 0) continue;
+        cs_fs_listing_add(out, g.gl_pathv[i], S_ISDIR(st.st_mode) ? 0 : (uint64_t)st.st_size);
+    }
+    globfree(&g);
+    cs_fs_listing_sort(out, from);
+    return 0;
+}
+
 static int local_stat(const char *uri, cs_fs_status *st, cs_error *err)
 {
     const char *p = cs_fs_local_path(uri);
@@ -273,4 +332,6 @@ const cs_fs_backend cs_fs_local_backend = {
     .open = local_open,
     .create = local_create,
     .abort_uploads_under = NULL,
+    .list_tree = local_list_tree,
+    .glob = local_glob,
 };

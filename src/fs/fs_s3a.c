@@ -347,6 +347,43 @@ static int s3a_expand(const char *uri, cs_fs_listing *out, cs_error *err)
     return rc;
 }
 
+static int on_tree_entry(void *arg, const char *key, uint64_t size, bool is_prefix)
+{
+    dir_list *d = arg;
+    size_t n = strlen(key);
+    if (is_prefix || (n && key[n - 1] == '/')) return 0; /* directory markers */
+    d->files++;
+    char u[4200];
+    uri_of(u, sizeof u, d->fs, key);
+    cs_fs_listing_add(d->out, u, size);
+    return 0;
+}
+
+static int s3a_list_tree(const char *uri, cs_fs_listing *out, cs_error *err)
+{
+    char *key;
+    s3a_fs *fs = fs_of(uri, &key, err);
+    if (!fs) return err ? err->code : CS_EIO;
+    size_t from = out->n, kn = strlen(key);
+    dir_list d = {fs, out, 0, 0, NULL};
+    uint64_t size = 0;
+    int rc = kn && key[kn - 1] != '/' ? head_object(fs, key, uri, &size, err) : CS_ENOTFOUND;
+    if (rc == 0) {
+        cs_fs_listing_add(out, uri, size);
+    } else if (rc == CS_ENOTFOUND) {
+        char *prefix = cs_xmalloc(kn + 2);
+        snprintf(prefix, kn + 2, "%s%s", key, kn && key[kn - 1] != '/' ? "/" : "");
+        rc = list_objects(fs, kn ? prefix : "", NULL, 0, on_tree_entry, &d, uri, err);
+        free(prefix);
+        if (rc == 0 && d.files == 0)
+            rc = cs_error_set(err, CS_ENOTFOUND, "Path does not exist: %s", uri);
+    }
+    cs_fs_listing_sort(out, from);
+    free(key);
+    cs_s3a_fs_release(fs);
+    return rc;
+}
+
 static int on_any(void *arg, const char *key, uint64_t size, bool is_prefix)
 {
     (void)key;
@@ -689,4 +726,5 @@ const cs_fs_backend cs_fs_s3a_backend = {
     .open = cs_s3a_reader_open,
     .create = s3a_create,
     .abort_uploads_under = s3a_abort_uploads_under,
+    .list_tree = s3a_list_tree,
 };

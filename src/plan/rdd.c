@@ -34,6 +34,7 @@ static void rdd_free(cspark_rdd *r)
     free(r->union_parent);
     free(r->union_index);
     free(r->group_start);
+    free(r->datasource);
     aggregator_free(&r->agg);
     free(r);
 }

@@ -139,6 +139,10 @@ struct cspark_rdd {
     bool values_are_combiners; /* the map side already combined */
     bool ascending;            /* SHUFFLE_READ_SORT */
 
+    /* RDD_DATASOURCE_SCAN / _WRITE: the packed description (proto DataSourceDesc) */
+    uint8_t *datasource;
+    size_t datasource_len;
+
     /* cspark_storage_level: partitions are kept as blocks where they are computed (set by
      * cspark_persist on the driver between jobs, carried by the stage plan) */
     int storage_level;

@@ -84,6 +84,11 @@ int *cs_rdd_kind_ints_from_pb(const int32_t *v, size_t n);
 int cs_rdd_kind_splits_to_pb(const cspark_rdd *r, int num_splits, Cspark__RddNode *pb,
                              cs_error *err);
 int cs_rdd_kind_splits_from_pb(const Cspark__RddNode *pb, int idx, cspark_rdd *r, cs_error *err);
+/* Splits grouped into partitions by group_start (whole_text_files, data source scans): to the
+ * message and back (validated). */
+int cs_rdd_kind_file_groups_to_pb(const cspark_rdd *r, Cspark__RddNode *pb, cs_error *err);
+int cs_rdd_kind_file_groups_from_pb(const Cspark__RddNode *pb, int idx, cspark_rdd *r,
+                                    cs_error *err);
 /* Copies splits into r (paths copied, consecutive equal paths shared). */
 void cs_rdd_kind_set_splits(cspark_rdd *r, const text_split *splits, int num_splits);
 

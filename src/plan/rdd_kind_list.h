@@ -33,10 +33,12 @@
     X(ZIP_WITH_INDEX, zip_with_index)   /* (i64 index, pair(record)) */                            \
     X(MAP_PARTITIONS_WITH_INDEX, map_partitions_with_index) /* told the partition index */         \
     X(WHOLE_TEXT_FILES, whole_text_files)                   /* one record per file */              \
-    X(PARTITION_TAG, partition_tag)   /* key prefixed with its partition (partition_by) */         \
-    X(CARTESIAN, cartesian)           /* pairs of a_i, b_j */                                      \
-    X(FOLD_PARTITION, fold_partition) /* one record: the partition's values folded */              \
-    X(CHECKPOINT, checkpoint)         /* a checkpointed RDD's files */
+    X(PARTITION_TAG, partition_tag)       /* key prefixed with its partition (partition_by) */     \
+    X(CARTESIAN, cartesian)               /* pairs of a_i, b_j */                                  \
+    X(FOLD_PARTITION, fold_partition)     /* one record: the partition's values folded */          \
+    X(CHECKPOINT, checkpoint)             /* a checkpointed RDD's files */                         \
+    X(DATASOURCE_SCAN, datasource_scan)   /* a data source's splits as column batches */           \
+    X(DATASOURCE_WRITE, datasource_write) /* batches written as files; commit messages out */
 
 /* The constructors (each defined in its kind's file): a new node of g named `name` (copied), its
  * parents and tables set, with the next id; everything given is copied or borrowed from the same
@@ -75,6 +77,17 @@ struct cspark_rdd *cs_rdd_coalesce_new(struct lineage_graph *g, struct cspark_rd
  * read_mode a shuffle_read_mode; the caller sets the aggregator where the mode needs one. */
 struct cspark_rdd *cs_rdd_shuffled_new(struct lineage_graph *g, struct shuffle_dep *dep,
                                        int read_mode, int num_partitions, const char *name);
+/* A data source's scan (splits grouped by group_start[0..num_partitions]) or write (one per
+ * partition of parent); desc (datasource/ds_task.h) is packed into the node. */
+struct cs_ds_desc;
+struct cspark_rdd *cs_rdd_datasource_scan_new(struct lineage_graph *g,
+                                              const struct cs_ds_desc *desc,
+                                              const struct text_split *splits, int num_splits,
+                                              const int *group_start, int num_partitions,
+                                              const char *name);
+struct cspark_rdd *cs_rdd_datasource_write_new(struct lineage_graph *g,
+                                               const struct cs_ds_desc *desc,
+                                               struct cspark_rdd *parent, const char *name);
 /* cartesian(a, b): a's partitions x b's (the caller keeps the product within the limit) */
 struct cspark_rdd *cs_rdd_cartesian_new(struct lineage_graph *g, struct cspark_rdd *a,
                                         struct cspark_rdd *b, const char *name);

@@ -80,7 +80,7 @@ const cs_rdd_kind cs_rdd_kind_checkpoint = {
 };
 
 /* whole_text_files: any number of splits (whole files), grouped into partitions */
-static int whole_files_encode(const cspark_rdd *r, Cspark__RddNode *p, cs_error *err)
+int cs_rdd_kind_file_groups_to_pb(const cspark_rdd *r, Cspark__RddNode *p, cs_error *err)
 {
     int np = r->num_partitions;
     if (!r->group_start) return cs_error_set(err, CS_EINVAL, "files node %d: no groups", r->id);
@@ -89,7 +89,8 @@ static int whole_files_encode(const cspark_rdd *r, Cspark__RddNode *p, cs_error 
     return cs_rdd_kind_splits_to_pb(r, r->group_start[np], p, err);
 }
 
-static int whole_files_decode(const Cspark__RddNode *pb, int idx, cspark_rdd *r, cs_error *err)
+int cs_rdd_kind_file_groups_from_pb(const Cspark__RddNode *pb, int idx, cspark_rdd *r,
+                                    cs_error *err)
 {
     size_t unp = (size_t)r->num_partitions, ns = pb->n_splits;
     if (pb->n_group_start != unp + 1 || pb->group_start[0] != 0 ||
@@ -106,7 +107,7 @@ const cs_rdd_kind cs_rdd_kind_whole_text_files = {
     .kind = RDD_WHOLE_TEXT_FILES,
     .spark_class = "WholeTextFileRDD",
     .num_parents = 0,
-    .encode = whole_files_encode,
-    .decode = whole_files_decode,
+    .encode = cs_rdd_kind_file_groups_to_pb,
+    .decode = cs_rdd_kind_file_groups_from_pb,
     .compute = cs_whole_files_iter_open,
 };
