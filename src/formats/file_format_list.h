@@ -10,7 +10,8 @@
 #define CSPARK_FORMATS_FILE_FORMAT_LIST_H
 
 /* clang-format off */
-#define CS_FILE_FORMAT_LIST(X)
+#define CS_FILE_FORMAT_LIST(X) \
+    X(parquet)
 /* clang-format on */
 
 #endif /* CSPARK_FORMATS_FILE_FORMAT_LIST_H */
