@@ -133,13 +133,10 @@ static int compare(const cs_scalar *lit, const cs_scalar *bound)
     }
 }
 
-/* May a row of this chunk pass filter f? */
-static bool chunk_may_match(const cs_pq_node *node, const cs_parquet_column_meta *cm,
-                            const cs_scan_filter *f)
+bool cs_pq_stats_may_match(const cs_pq_node *node, int physical, const cs_parquet_statistics *st,
+                           int64_t num_values, const cs_scan_filter *f)
 {
-    if (!cm->has_statistics) return true;
-    const cs_parquet_statistics *st = &cm->statistics;
-    bool all_null = st->has_null_count && st->null_count >= cm->num_values;
+    bool all_null = st->has_null_count && st->null_count >= num_values;
     switch (f->op) {
     case CS_FILTER_IS_NULL:
         return !(st->has_null_count && st->null_count == 0);
@@ -159,7 +156,6 @@ static bool chunk_may_match(const cs_pq_node *node, const cs_parquet_column_meta
         lo_b = st->min;
         hi_b = st->max;
     }
-    int physical = cm->type;
     cs_scalar lo, hi;
     if (!decode_bound(node, physical, lo_b, &lo) || !decode_bound(node, physical, hi_b, &hi))
         return true;
@@ -202,7 +198,9 @@ bool cs_pq_row_group_may_match(const cs_pq_schema *s, uint32_t rg, const cs_scan
         if (!node || node->kind != CS_PQ_NODE_LEAF || node->leaf < 0) continue;
         if (s->file->columns[node->leaf].max_rep != 0) continue;
         const cs_parquet_column_meta *cm = &s->file->meta.row_groups[rg].columns[node->leaf].meta;
-        if (!chunk_may_match(node, cm, &filters[k])) return false;
+        if (cm->has_statistics &&
+            !cs_pq_stats_may_match(node, cm->type, &cm->statistics, cm->num_values, &filters[k]))
+            return false;
     }
     return true;
 }

@@ -9,7 +9,8 @@
  * columns whose order is signed, where the old writers' signed comparison was right. INT96,
  * NaN bounds and statistics a column cannot be compared with are not used.
  *
- * Called by parquet_scan.c when a split is opened. Borrows everything; owns nothing.
+ * Called by parquet_scan.c when a split is opened, and for each page of the page index
+ * (parquet_page_index.h) when a row group is. Borrows everything; owns nothing.
  */
 #ifndef CSPARK_FORMATS_PARQUET_PARQUET_PRUNE_H
 #define CSPARK_FORMATS_PARQUET_PARQUET_PRUNE_H
@@ -23,5 +24,10 @@
 /* False when row group rg's statistics show no row can pass all of filters[0..n). */
 bool cs_pq_row_group_may_match(const cs_pq_schema *s, uint32_t rg, const cs_scan_filter *filters,
                                int n);
+
+/* False when statistics st of num_values entries of column node (physical type physical) show
+ * that none can pass f. The page index's bounds use it too, one page at a time. */
+bool cs_pq_stats_may_match(const cs_pq_node *node, int physical, const cs_parquet_statistics *st,
+                           int64_t num_values, const cs_scan_filter *f);
 
 #endif /* CSPARK_FORMATS_PARQUET_PARQUET_PRUNE_H */

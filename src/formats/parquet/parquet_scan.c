@@ -20,6 +20,7 @@
 #include "common/strutil.h"
 #include "columnar/col_builder.h"
 #include "formats/parquet/parquet_file.h"
+#include "formats/parquet/parquet_page_index.h"
 #include "formats/parquet/parquet_pages.h"
 #include "formats/parquet/parquet_prune.h"
 #include "formats/parquet/parquet_schema.h"
@@ -40,6 +41,8 @@ typedef struct pq_leaf {
     bool have_page;
     uint32_t pos, vpos; /* next entry and next value of the page */
     cs_column *dict_col;
+    cs_pq_page_index pi; /* the chunk's offset index (num_pages 0 when none) */
+    uint32_t next_page;  /* data pages read or skipped so far */
     /* the batch's entries */
     int16_t *def, *rep;
     size_t n, def_cap, rep_cap;
@@ -78,7 +81,11 @@ struct cs_pq_scan {
     uint32_t *row_groups; /* selected */
     int n_row_groups, next_rg;
     int cur_rg;
-    int64_t rows_left; /* in the current row group */
+    bool rg_open;
+    int64_t rg_row;  /* the next row of the current row group */
+    int64_t *ranges; /* its rows to read: [ranges[2i], ranges[2i+1]), rising */
+    int n_ranges, range_i, ranges_cap;
+    bool all_flat; /* no projected leaf is repeated: pages may be skipped */
     cs_pq_scan_stats stats;
 };
 
@@ -186,6 +193,8 @@ static void leaf_close_chunk(pq_leaf *l)
     if (l->open) cs_parquet_page_reader_free(&l->pr);
     l->open = false;
     l->have_page = false;
+    l->next_page = 0;
+    cs_pq_page_index_free(&l->pi);
     free(l->chunk);
     l->chunk = NULL;
     cs_column_unref(l->dict_col);
@@ -327,6 +336,7 @@ static int leaf_gather(cs_pq_scan *s, pq_leaf *l, int64_t rows, cs_error *err)
             }
             l->have_page = true;
             l->pos = l->vpos = 0;
+            l->next_page++;
             continue;
         }
         const cs_parquet_page *pg = &l->page;
@@ -705,6 +715,7 @@ void cs_pq_scan_free(cs_pq_scan *s)
     free(s->leaves);
     plan_free(&s->root);
     free(s->row_groups);
+    free(s->ranges);
     if (s->file) cs_pq_schema_free(&s->schema);
     cs_parquet_file_free(s->file);
     free(s);
@@ -767,23 +778,166 @@ int cs_pq_scan_open(const cs_file_split *split, const cs_scan_request *req, cs_p
         cs_pq_scan_free(s);
         return rc;
     }
+    s->all_flat = true;
+    for (int k = 0; k < s->n_leaves; k++)
+        s->all_flat = s->all_flat && s->leaves[k].col->max_rep == 0;
     select_row_groups(s, split);
     *out = s;
+    return CS_OK;
+}
+
+/* Passes over k rows of a flat leaf from row `row` of its row group: whole pages the offset
+ * index places inside them are skipped undecoded, the rest decoded and dropped. */
+static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error *err)
+{
+    while (k > 0) {
+        if (!l->have_page || l->pos == l->page.num_values) {
+            uint32_t np = l->next_page;
+            int rc;
+            if (np < l->pi.num_pages && l->pi.first_row[np] == row &&
+                l->pi.first_row[np + 1] - row <= k) {
+                uint32_t nv;
+                int64_t rows = l->pi.first_row[np + 1] - row;
+                if ((rc = cs_parquet_page_reader_skip(&l->pr, &nv, err)) < 0) return rc;
+                if (rc == 0 || nv != rows)
+                    return cs_error_set(
+                        err, CS_EPROTO,
+                        "%s: the page index says page %u holds %lld rows, it has %u", l->pr.where,
+                        np, (long long)rows, rc ? nv : 0);
+                l->have_page = false;
+                l->next_page++;
+                s->stats.pages_skipped++;
+                row += rows;
+                k -= rows;
+                continue;
+            }
+            if ((rc = cs_parquet_page_reader_next(&l->pr, &l->page, err)) < 0) return rc;
+            if (rc == 0)
+                return cs_error_set(err, CS_EPROTO,
+                                    "%s: the column chunk ends %lld rows short of its row group",
+                                    l->pr.where, (long long)k);
+            l->have_page = true;
+            l->pos = l->vpos = 0;
+            l->next_page++;
+            continue;
+        }
+        uint32_t take = l->page.num_values - l->pos;
+        if ((int64_t)take > k) take = (uint32_t)k;
+        uint32_t present = take;
+        if (l->page.def_levels) {
+            present = 0;
+            for (uint32_t i = l->pos; i < l->pos + take; i++)
+                present += l->page.def_levels[i] == l->col->max_def;
+        }
+        l->pos += take;
+        l->vpos += present;
+        row += take;
+        k -= take;
+    }
+    return CS_OK;
+}
+
+static void add_range(cs_pq_scan *s, int64_t a, int64_t b)
+{
+    if (a >= b) return;
+    if (s->n_ranges > 0 && s->ranges[2 * s->n_ranges - 1] == a) {
+        s->ranges[2 * s->n_ranges - 1] = b;
+        return;
+    }
+    if (s->n_ranges == s->ranges_cap) {
+        s->ranges_cap = s->ranges_cap ? 2 * s->ranges_cap : 8;
+        s->ranges = cs_xrealloc(s->ranges, (size_t)s->ranges_cap * 2 * sizeof *s->ranges);
+    }
+    s->ranges[2 * s->n_ranges] = a;
+    s->ranges[2 * s->n_ranges + 1] = b;
+    s->n_ranges++;
+}
+
+/* s->ranges &= the pages of one filter column that may hold a passing row. */
+static void intersect_pages(cs_pq_scan *s, const cs_pq_node *node, const cs_pq_page_index *pi,
+                            const cs_scan_filter *f)
+{
+    int64_t *old = s->ranges;
+    int n_old = s->n_ranges;
+    s->ranges = NULL;
+    s->n_ranges = s->ranges_cap = 0;
+    int j = 0;
+    for (uint32_t p = 0; p < pi->num_pages; p++) {
+        int64_t a = pi->first_row[p], b = pi->first_row[p + 1];
+        cs_parquet_statistics st = {0};
+        st.has_min_value = st.has_max_value = !pi->null_pages[p];
+        st.min_value = pi->min[p];
+        st.max_value = pi->max[p];
+        st.has_null_count = pi->null_counts || pi->null_pages[p];
+        st.null_count = pi->null_pages[p] ? b - a : pi->null_counts ? pi->null_counts[p] : 0;
+        int physical = s->file->columns[node->leaf].type;
+        if (!cs_pq_stats_may_match(node, physical, &st, b - a, f)) continue;
+        while (j < n_old && old[2 * j + 1] <= a)
+            j++;
+        for (int m = j; m < n_old && old[2 * m] < b; m++)
+            add_range(s, old[2 * m] > a ? old[2 * m] : a, old[2 * m + 1] < b ? old[2 * m + 1] : b);
+    }
+    free(old);
+}
+
+/* The rows of row group g to read, from the filters and the page index; the leaves' offset
+ * indexes for skipping. A page index that cannot be read only means no page is skipped. */
+static void plan_row_group(cs_pq_scan *s, uint32_t g)
+{
+    s->n_ranges = s->range_i = 0;
+    add_range(s, 0, s->file->meta.row_groups[g].num_rows);
+    if (!s->all_flat || s->req->n_filters == 0) return;
+    cs_error ignored = {0};
+    for (int k = 0; k < s->req->n_filters; k++) {
+        const cs_scan_filter *f = &s->req->filters[k];
+        const cs_pq_node *node = cs_pq_node_field(&s->schema.root, f->column);
+        if (!node || node->kind != CS_PQ_NODE_LEAF) continue;
+        cs_pq_page_index pi;
+        if (cs_pq_page_index_read(s->file, g, (uint32_t)node->leaf, true, &pi, &ignored)) continue;
+        if (pi.has_column_index) intersect_pages(s, node, &pi, f);
+        cs_pq_page_index_free(&pi);
+    }
+}
+
+static int open_row_group(cs_pq_scan *s, uint32_t g, cs_error *err)
+{
+    s->cur_rg = (int)g;
+    s->rg_row = 0;
+    for (int k = 0; k < s->n_leaves; k++) {
+        pq_leaf *l = &s->leaves[k];
+        if (leaf_open_chunk(s, l, g, err)) return -1;
+        cs_error ignored = {0};
+        if (s->n_ranges != 1 || s->ranges[0] != 0)
+            cs_pq_page_index_read(s->file, g, (uint32_t)l->col_index, false, &l->pi, &ignored);
+    }
+    s->rg_open = true;
     return CS_OK;
 }
 
 int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
 {
     *out = NULL;
-    while (s->rows_left == 0) {
+    while (!s->rg_open || s->range_i == s->n_ranges) {
+        if (s->rg_open)
+            for (int k = 0; k < s->n_leaves; k++)
+                leaf_close_chunk(&s->leaves[k]);
+        s->rg_open = false;
         if (s->next_rg >= s->n_row_groups) return 0;
         uint32_t g = s->row_groups[s->next_rg++];
-        s->cur_rg = (int)g;
-        s->rows_left = s->file->meta.row_groups[g].num_rows;
-        for (int k = 0; k < s->n_leaves && s->rows_left > 0; k++)
-            if (leaf_open_chunk(s, &s->leaves[k], g, err)) return -1;
+        plan_row_group(s, g);
+        if (s->n_ranges == 0) { /* every page of a filter column ruled out */
+            s->stats.row_groups_pruned++;
+            continue;
+        }
+        if (open_row_group(s, g, err)) return -1;
     }
-    int64_t n = s->rows_left < s->batch_rows ? s->rows_left : s->batch_rows;
+    int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
+    if (s->rg_row < start) {
+        for (int k = 0; k < s->n_leaves; k++)
+            if (leaf_skip(s, &s->leaves[k], s->rg_row, start - s->rg_row, err)) return -1;
+        s->rg_row = start;
+    }
+    int64_t n = end - s->rg_row < s->batch_rows ? end - s->rg_row : s->batch_rows;
     for (int k = 0; k < s->n_leaves; k++)
         if (leaf_gather(s, &s->leaves[k], n, err)) return -1;
     int nf = s->root.n_children;
@@ -799,11 +953,9 @@ int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
         cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
     free(cols);
     if (!b) return -1;
-    s->rows_left -= n;
+    s->rg_row += n;
+    if (s->rg_row == end) s->range_i++;
     s->stats.rows_read += n;
-    if (s->rows_left == 0)
-        for (int k = 0; k < s->n_leaves; k++)
-            leaf_close_chunk(&s->leaves[k]);
     *out = b;
     return 1;
 }
