@@ -1,4 +1,5 @@
-"""parquet_scan_pyarrow.py — the pyarrow side of parquet_scan_pyarrow.sh: writes Parquet files
+"""parquet_scan_pyarrow.py — the pyarrow side of parquet_scan_pyarrow.sh (and of
+tests/spark/parquet_spark_read.sh): writes Parquet files
 with pyarrow (every Spark type, nulls, nested columns, every encoding and codec, several row
 groups and pages, data pages v1 and v2), has cspark read them (build/tests/formats/
 parquet_scan_tool: batches as an Arrow IPC stream) and checks that the values are identical to
@@ -6,6 +7,9 @@ pyarrow's own reading of the file, converted to the Spark types cspark returns. 
 projection, row-group pruning from statistics, and damaged files.
 
     parquet_scan_pyarrow.py TOOL WORKDIR     exit 0 when every case passes, 1 otherwise
+    parquet_scan_pyarrow.py TOOL DIR --spark every DIR/<variant>/part-*.parquet (written by
+                                             Spark, its schema in DIR/<variant>/schema.txt):
+                                             cspark's schema is Spark's, its values pyarrow's
 """
 import datetime
 import decimal
@@ -445,5 +449,31 @@ def main():
     return 1 if failures else 0
 
 
+def spark_files():
+    """Files Apache Spark wrote: the schema as Spark has it, the values as pyarrow reads them."""
+    cases = 0
+    for variant in sorted(os.listdir(WORK)):
+        d = os.path.join(WORK, variant)
+        if not os.path.isdir(d):
+            continue
+        want = open(os.path.join(d, "schema.txt")).read().strip()
+        files = sorted(f for f in os.listdir(d) if f.endswith(".parquet"))
+        if not files:
+            fail(f"spark {variant}: no Parquet file written")
+        for f in files:
+            path = os.path.join(d, f)
+            got = schema_of(path)
+            if got != want:
+                fail(f"spark {variant}: cspark's schema {got}, Spark's {want}")
+            groups = pq.ParquetFile(path).metadata.num_row_groups
+            if groups < 2:
+                fail(f"spark {variant}: {groups} row group (several expected)")
+            compare(f"spark {variant}", path)
+            compare(f"spark {variant} batch 100", path, opts=("--batch", "100"))
+            cases += 1
+    print(f"{cases} files written by Spark compared with pyarrow")
+    return 1 if failures or cases < 7 else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(spark_files() if sys.argv[3:] == ["--spark"] else main())
