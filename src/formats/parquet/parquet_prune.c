@@ -93,14 +93,10 @@ static bool decode_bound(const cs_pq_node *node, int physical, cs_parquet_bytes 
         if (n != 8) return false;
         out->dec = (__int128)(uint64_t)le_int(p, 8);
         return true;
-    case CS_PQ_CONV_BE_TO_DEC: {
+    case CS_PQ_CONV_BE_TO_DEC:
         if (n == 0 || n > 16) return false;
-        unsigned __int128 v = (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-        for (uint32_t i = 0; i < n; i++)
-            v = v << 8 | p[i];
-        out->dec = (__int128)v;
+        out->dec = cs_pq_decimal_from_be(p, n);
         return true;
-    }
     case CS_PQ_CONV_BYTES:
     case CS_PQ_CONV_FIXED_BYTES:
         out->data = p;

@@ -480,18 +480,6 @@ static int64_t read_le64(const uint8_t *p)
     return (int64_t)v;
 }
 
-static __int128 big_endian_decimal(const uint8_t *p, size_t len)
-{
-    if (len > 16) {
-        p += len - 16;
-        len = 16;
-    }
-    unsigned __int128 v = len && (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-    for (size_t i = 0; i < len; i++)
-        v = v << 8 | p[i];
-    return (__int128)v;
-}
-
 /* Converts staged values [0, count) into out, in the Spark type's width. */
 static void convert_dense(const pq_leaf *l, size_t count, uint8_t *out)
 {
@@ -535,10 +523,11 @@ static void convert_dense(const pq_leaf *l, size_t count, uint8_t *out)
         for (size_t i = 0; i < count; i++) {
             __int128 v;
             if (l->col->type == CS_PQ_BYTE_ARRAY)
-                v = big_endian_decimal(l->data + l->offs[i], (size_t)(l->offs[i + 1] - l->offs[i]));
+                v = cs_pq_decimal_from_be(l->data + l->offs[i],
+                                          (size_t)(l->offs[i + 1] - l->offs[i]));
             else
-                v = big_endian_decimal(src + i * (size_t)l->col->type_length,
-                                       (size_t)l->col->type_length);
+                v = cs_pq_decimal_from_be(src + i * (size_t)l->col->type_length,
+                                          (size_t)l->col->type_length);
             memcpy(out + 16 * i, &v, 16);
         }
         break;

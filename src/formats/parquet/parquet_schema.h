@@ -23,6 +23,7 @@
 #ifndef CSPARK_FORMATS_PARQUET_PARQUET_SCHEMA_H
 #define CSPARK_FORMATS_PARQUET_PARQUET_SCHEMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "columnar/col_type.h"
@@ -77,6 +78,20 @@ typedef struct cs_pq_schema {
     cs_pq_node root; /* a struct of the top-level fields */
     const cs_parquet_file *file;
 } cs_pq_schema;
+
+/* A decimal's unscaled value from its big-endian two's complement bytes (BYTE_ARRAY and
+ * FIXED_LEN_BYTE_ARRAY decimals, their statistics); more than 16 bytes keep the last 16. */
+static inline __int128 cs_pq_decimal_from_be(const uint8_t *p, size_t len)
+{
+    if (len > 16) {
+        p += len - 16;
+        len = 16;
+    }
+    unsigned __int128 v = len && (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
+    for (size_t i = 0; i < len; i++)
+        v = v << 8 | p[i];
+    return (__int128)v;
+}
 
 /* Builds the node tree of f's schema; fails naming the column Spark could not read. */
 int cs_pq_schema_build(const cs_parquet_file *f, cs_pq_schema *out, cs_error *err);
