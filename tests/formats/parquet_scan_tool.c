@@ -189,6 +189,12 @@ int main(int argc, char **argv)
     while ((rc = fmt->next_batch(reader, &b, &err)) == 1) {
         rows += b->num_rows;
         batches++;
+        for (int k = 0; k < b->n_columns && out_path; k++)
+            if (cs_column_validate(b->columns[k], &err)) { /* the scan built a bad column */
+                fprintf(stderr, "column %s of batch %lld: %s\n", b->schema->fields[k].name,
+                        (long long)batches, err.msg);
+                return 3;
+            }
         if (w) {
             cs_column **cols = cs_xcalloc((size_t)b->n_columns + 1, sizeof *cols);
             for (int k = 0; k < b->n_columns; k++) {
