@@ -4,7 +4,8 @@
 # (pyarrow.parquet.read_table, with its threads and with use_threads=False) in the same run, on
 # TPC-H lineitem at scale 1 (6,001,215 rows, SNAPPY, made by tpchgen-cli, installed pinned by
 # scripts/install-tpchgen.sh) — all 16 columns, then 2 (l_orderkey, l_extendedprice). cspark's
-# scan is build/tests/formats/parquet_scan_tool scan (one thread). Each reader runs RUNS (3) times
+# scan is build/tests/formats/parquet_scan_tool scan: one thread on the whole file, and two
+# processes at once on the file's two halves (two splits, as two tasks use the two cores). Each reader runs RUNS (3) times
 # and the best is kept; MB/s is the file's size over wall-clock seconds, and over CPU seconds
 # (what a loaded machine does not change: the 2 cores are shared). The ratio is cspark's MB/s
 # over pyarrow's. Not part of CI.
@@ -34,18 +35,38 @@ best() { # best of RUNS "rows=N seconds=S cpu=C" lines -> "S C"
     done
     echo "$b"
 }
+# two splits scanned at once, as two tasks on the two cores: "rows=N seconds=S cpu=C" (summed cpu)
+two_tasks() {
+    local size half t0 t1 c
+    size=$(stat -c %s "$FILE")
+    half=$((size / 2))
+    t0=$(date +%s.%N)
+    "$TOOL" scan "$FILE" --split "0:$half" "$@" >"$TMP/a" &
+    "$TOOL" scan "$FILE" --split "$half:$((size - half))" "$@" >"$TMP/b" &
+    wait
+    t1=$(date +%s.%N)
+    c=$(cat "$TMP/a" "$TMP/b" | sed -E 's/.*cpu=([0-9.]+).*/\1/' | awk '{ s += $1 } END { print s }')
+    echo "rows=0 seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') cpu=$c"
+}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
 ALL=$(best "$TOOL" scan "$FILE") || { echo "parquet_scan: cspark cannot scan $FILE" >&2; exit 1; }
 PAIR=$(best "$TOOL" scan "$FILE" --columns "$TWO") || exit 1
-"$PY" - "$FILE" "$RUNS" "$ALL" "$PAIR" "$TWO" <<'PYEOF'
+ALL2=$(best two_tasks) || exit 1
+PAIR2=$(best two_tasks --columns "$TWO") || exit 1
+"$PY" - "$FILE" "$RUNS" "$ALL" "$PAIR" "$TWO" "$ALL2" "$PAIR2" <<'PYEOF'
 import os, sys, time
 import pyarrow.parquet as pq
 path, runs, two = sys.argv[1], int(sys.argv[2]), sys.argv[5].split(",")
 mb = os.path.getsize(path) / 1e6
 cs = {"all": tuple(map(float, sys.argv[3].split())), "2 columns": tuple(map(float, sys.argv[4].split()))}
+cs2 = {"all": tuple(map(float, sys.argv[6].split())), "2 columns": tuple(map(float, sys.argv[7].split()))}
 print(f"lineitem SF1: {mb:.1f} MB, {pq.ParquetFile(path).metadata.num_rows} rows, best of {runs}")
 for label, cols in [("all", None), ("2 columns", two)]:
     w, c = cs[label]
     print(f"{label:9s} cspark (1 thread)          wall {mb / w:8.1f} MB/s  cpu {mb / c:8.1f} MB/s")
+    w2, c2 = cs2[label]
+    print(f"{label:9s} cspark (2 splits at once)  wall {mb / w2:8.1f} MB/s  cpu {mb / c2:8.1f} MB/s")
     for threads in (True, False):
         bw = bc = float("inf")
         for _ in range(runs):
@@ -54,5 +75,5 @@ for label, cols in [("all", None), ("2 columns", two)]:
             bw, bc = min(bw, time.monotonic() - t), min(bc, time.process_time() - p)
         name = "pyarrow (threads)" if threads else "pyarrow use_threads=False"
         print(f"{label:9s} {name:26s} wall {mb / bw:8.1f} MB/s  cpu {mb / bc:8.1f} MB/s"
-              f"   cspark/pyarrow wall {bw / w:5.2f}x cpu {bc / c:5.2f}x")
+              f"   cspark/pyarrow wall {bw / w:5.2f}x (2 splits {bw / w2:5.2f}x) cpu {bc / c:5.2f}x")
 PYEOF
