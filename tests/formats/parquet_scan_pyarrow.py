@@ -413,6 +413,23 @@ def main():
     if s != "struct<ts_ms:timestamp,ts_us:timestamp,ts_ns:timestamp>":
         fail(f"int96: schema {s}")
     compare("int96", p)
+    # Spark's schema in the footer wins (readSchemaFromFooter): unannotated bytes read as string
+    spark_json = json.dumps({"type": "struct", "fields": [
+        {"name": "raw", "type": "string", "nullable": True, "metadata": {}},
+        {"name": "n", "type": "long", "nullable": False, "metadata": {}}]})
+    t = pa.table({"raw": pa.array([b"caf\xc3\xa9", None, b"x"] * 500, pa.binary()),
+                  "n": pa.array(range(1500), pa.int64())})
+    p = write("spark_metadata", t.replace_schema_metadata({"org.apache.spark.sql.parquet.row.metadata": spark_json}))
+    if schema_of(p) != "struct<raw:string,n:bigint>":
+        fail(f"spark_metadata: schema {schema_of(p)}, Spark's row metadata says struct<raw:string,n:bigint>")
+    got, stats = cspark_read(p)
+    if got is None or got.schema.field("raw").type != pa.string() or \
+            got.column("raw").to_pylist() != [None if v is None else v.decode() for v in t.column("raw").to_pylist()]:
+        fail(f"spark_metadata: binary read as string: {stats}")
+    p = write("no_spark_metadata", t)
+    if schema_of(p) != "struct<raw:binary,n:bigint>":
+        fail(f"no_spark_metadata: schema {schema_of(p)}")
+    cases += 2
     wide = pa.table({"s": [f"value-{i}" for i in range(20000)], "t": [f"{i % 5}" for i in range(20000)]})
     p = write("fallback", wide, dictionary_pagesize_limit=4096, row_group_size=20000)
     st = compare("fallback", p, opts=("--batch", "3000"))

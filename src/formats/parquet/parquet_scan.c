@@ -31,7 +31,8 @@ typedef struct pq_leaf {
     const cs_parquet_column_desc *col;
     int col_index;
     const cs_pq_node *node;
-    bool keep_dict; /* a top-level string/binary column may stay dictionary-encoded */
+    const cs_col_type *type; /* as read: the node's, or string for binary (Spark's schema) */
+    bool keep_dict;          /* a top-level string/binary column may stay dictionary-encoded */
     /* the current chunk */
     uint8_t *chunk;
     size_t chunk_len;
@@ -101,7 +102,7 @@ static void grow(void **p, size_t *cap, size_t need, size_t size)
 
 /* ---- the read plan ---- */
 
-static int add_leaf(cs_pq_scan *s, const cs_pq_node *node, bool top)
+static int add_leaf(cs_pq_scan *s, const cs_pq_node *node, const cs_col_type *type, bool top)
 {
     for (int k = 0; k < s->n_leaves; k++)
         if (s->leaves[k].col_index == node->leaf) return k;
@@ -114,6 +115,7 @@ static int add_leaf(cs_pq_scan *s, const cs_pq_node *node, bool top)
     l->col_index = node->leaf;
     l->col = &s->file->columns[node->leaf];
     l->node = node;
+    l->type = type;
     l->keep_dict = top && node->conv == CS_PQ_CONV_BYTES;
     return s->n_leaves++;
 }
@@ -157,7 +159,7 @@ static int plan_build(cs_pq_scan *s, pq_plan *p, const cs_pq_node *node, const c
             if (p->level_leaf < 0) p->level_leaf = p->children[k].level_leaf;
         }
         if (!rc && p->level_leaf < 0) /* none of its fields is in the file: read one for levels */
-            p->level_leaf = add_leaf(s, first_leaf_node(node), false);
+            p->level_leaf = add_leaf(s, first_leaf_node(node), first_leaf_node(node)->type, false);
         return rc;
     }
     bool list = type->id == CS_TYPE_ARRAY && node->kind == CS_PQ_NODE_LIST;
@@ -173,9 +175,12 @@ static int plan_build(cs_pq_scan *s, pq_plan *p, const cs_pq_node *node, const c
         if (!rc) p->level_leaf = p->children[0].level_leaf;
         return rc;
     }
-    if (node->kind != CS_PQ_NODE_LEAF || !cs_col_type_equal(type, node->type))
+    /* string and binary share their layout: Spark's schema may read one as the other */
+    bool bytes = node->kind == CS_PQ_NODE_LEAF && node->conv == CS_PQ_CONV_BYTES &&
+                 (type->id == CS_TYPE_STRING || type->id == CS_TYPE_BINARY);
+    if (node->kind != CS_PQ_NODE_LEAF || (!bytes && !cs_col_type_equal(type, node->type)))
         return mismatch(s, node, type, err);
-    p->level_leaf = add_leaf(s, node, top);
+    p->level_leaf = add_leaf(s, node, type, top);
     return CS_OK;
 }
 
@@ -561,7 +566,7 @@ static cs_column *dict_column(cs_pq_scan *s, pq_leaf *l)
 {
     if (l->dict_col) return l->dict_col;
     const cs_parquet_values *d = &l->pr.dict;
-    cs_column *c = new_column(s, l->node->type, d->count);
+    cs_column *c = new_column(s, l->type, d->count);
     int32_t *off = column_buffer(c, &c->values, &c->values_size, ((size_t)d->count + 1) * 4);
     memcpy(off, d->offsets, ((size_t)d->count + 1) * 4);
     if (d->offsets[d->count] > 0)
