@@ -167,17 +167,19 @@ int main(int argc, char **argv)
     cs_scan_request req = {schema, read_schema, nf ? filters : NULL, nf, batch, &alloc, NULL};
     double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
     void *reader;
+    int status = 0, fd = -1;
     if (fmt->open_reader(&split, &req, &reader, &err)) {
         fprintf(stderr, "%s\n", err.msg);
+        cs_col_type_unref(read_schema);
+        cs_col_type_unref(schema);
         return 1;
     }
-    int fd = -1;
     cs_ipc_writer *w = NULL;
     if (out_path) {
         FILE *fo = fopen(out_path, "wb");
         if (!fo) {
             fprintf(stderr, "cannot write %s\n", out_path);
-            return 1;
+            exit(1);
         }
         fd = dup(fileno(fo));
         fclose(fo);
@@ -189,13 +191,13 @@ int main(int argc, char **argv)
     while ((rc = fmt->next_batch(reader, &b, &err)) == 1) {
         rows += b->num_rows;
         batches++;
-        for (int k = 0; k < b->n_columns && out_path; k++)
+        for (int k = 0; k < b->n_columns && out_path && !status; k++)
             if (cs_column_validate(b->columns[k], &err)) { /* the scan built a bad column */
                 fprintf(stderr, "column %s of batch %lld: %s\n", b->schema->fields[k].name,
                         (long long)batches, err.msg);
-                return 3;
+                status = 3;
             }
-        if (w) {
+        if (w && !status) {
             cs_column **cols = cs_xcalloc((size_t)b->n_columns + 1, sizeof *cols);
             for (int k = 0; k < b->n_columns; k++) {
                 dict_columns += b->columns[k]->dictionary != NULL;
@@ -208,31 +210,31 @@ int main(int argc, char **argv)
             cs_col_batch_unref(plain);
         }
         cs_col_batch_unref(b);
-        if (rc < 0) break;
+        if (rc < 0 || status) break;
     }
-    if (rc < 0) {
+    if (rc < 0 && !status) {
         fprintf(stderr, "%s\n", err.msg);
-        return 1;
+        status = 1;
     }
     const cs_pq_scan_stats *ss = cs_pq_scan_stats_of(reader);
-    if (w) {
-        if (cs_ipc_writer_close(w, &err)) {
-            fprintf(stderr, "%s\n", err.msg);
-            return 1;
-        }
-        cs_ipc_writer_free(w);
+    if (w && !status && cs_ipc_writer_close(w, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        status = 1;
+    }
+    if (w && !status)
         fprintf(stderr,
                 "{\"rows\":%lld,\"batches\":%lld,\"dictionary_columns\":%lld,"
                 "\"row_groups_in_split\":%lld,\"row_groups_pruned\":%lld,\"pages_skipped\":%lld}\n",
                 (long long)rows, (long long)batches, (long long)dict_columns,
                 (long long)ss->row_groups_in_split, (long long)ss->row_groups_pruned,
                 (long long)ss->pages_skipped);
-    } else {
+    else if (!status)
         printf("rows=%lld seconds=%.3f cpu=%.3f\n", (long long)rows, now(CLOCK_MONOTONIC) - t0,
                now(CLOCK_PROCESS_CPUTIME_ID) - c0);
-    }
+    if (w) cs_ipc_writer_free(w);
+    if (fd >= 0) close(fd);
     fmt->close_reader(reader);
     cs_col_type_unref(read_schema);
     cs_col_type_unref(schema);
-    return 0;
+    return status;
 }

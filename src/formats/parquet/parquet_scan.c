@@ -488,6 +488,7 @@ static int64_t read_le64(const uint8_t *p)
 /* Converts staged values [0, count) into out, in the Spark type's width. */
 static void convert_dense(const pq_leaf *l, size_t count, uint8_t *out)
 {
+    if (count == 0) return; /* no buffers at all */
     const uint8_t *src = l->fixed;
     switch (l->node->conv) {
     case CS_PQ_CONV_I32_TO_I8:
@@ -588,7 +589,7 @@ static cs_column *leaf_column(cs_pq_scan *s, pq_leaf *l, const cs_col_type *type
     if (conv == CS_PQ_CONV_BYTES || conv == CS_PQ_CONV_FIXED_BYTES) {
         if (l->dict_mode) {
             int32_t *ix = column_buffer(c, &c->values, &c->values_size, (size_t)n * 4);
-            if (dense)
+            if (dense && n > 0)
                 memcpy(ix, l->idx, (size_t)n * 4);
             else
                 for (int64_t k = 0, vi = 0; k < n; k++)
