@@ -13,6 +13,7 @@
 #define CS_FILE_FORMAT_LIST(X) \
     X(csv) \
     X(json) \
+    X(parquet) \
     X(text)
 /* clang-format on */
 

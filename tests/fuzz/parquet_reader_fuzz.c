@@ -2,10 +2,13 @@
  * FileMetaData, schema levels, row-group checks) and the page iterator (page headers, codecs,
  * levels, every value encoding). An input starting with "PAR1" is a whole file held in memory:
  * its footer is parsed as cs_parquet_file_open would, then every column chunk of every row group
- * is read page by page. Any other input is one column chunk: its first 5 bytes choose the
- * column (physical type, max definition level, max repetition level, codec, type length) and
- * the rest is the chunk. Every outcome must be pages or one error message, never a crash, a leak,
- * a hang or a read out of bounds. Built and run by parquet_reader.sh with seeds pyarrow wrote.
+ * is read page by page, and then the whole file goes through the scan (parquet_scan.c: the Spark
+ * schema, a filter on the first column, batches of 61 rows assembled into nested columns, each
+ * checked with cs_column_validate) as a file the fs stub of parquet_reader.sh serves from memory.
+ * Any other input is one column chunk: its first 5 bytes choose the column (physical type, max
+ * definition level, max repetition level, codec, type length) and the rest is the chunk. Every
+ * outcome must be pages or one error message, never a crash, a leak, a hang or a read out of
+ * bounds. Built and run by parquet_reader.sh with seeds pyarrow wrote.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +17,12 @@
 
 #include "formats/parquet/parquet_file.h"
 #include "formats/parquet/parquet_pages.h"
+#include "formats/parquet/parquet_scan.h"
+#include "formats/parquet/parquet_schema.h"
+
+/* the fs stub's file (parquet_reader.sh) */
+extern const unsigned char *cs_fuzz_file;
+extern size_t cs_fuzz_file_len;
 
 /* bounds that keep a page's materialized values within libFuzzer's memory limit */
 enum { MAX_VALUES = 1 << 14, MAX_PAGE = 1 << 24 };
@@ -45,6 +54,34 @@ static void read_chunk(const cs_parquet_column_desc *col, int codec, const uint8
     (void)sum;
 }
 
+/* The file through the scan: every batch, every column checked. */
+static void scan(const uint8_t *data, size_t size, const cs_col_type *schema)
+{
+    cs_fuzz_file = data;
+    cs_fuzz_file_len = size;
+    cs_col_allocator alloc;
+    cs_col_allocator_init(&alloc, NULL);
+    cs_scan_filter filter = {schema->fields[0].name, CS_FILTER_IS_NOT_NULL, NULL, 0};
+    cs_scan_request req = {schema, schema, &filter, 1, 61, &alloc, NULL};
+    cs_file_split split = {"fuzz.parquet", 0, size, size};
+    cs_error err = {0};
+    cs_pq_scan *s;
+    if (cs_pq_scan_open(&split, &req, &s, &err)) {
+        if (err.msg[0] == 0) abort();
+        return;
+    }
+    cs_col_batch *b;
+    int rc, batches = 0;
+    while (batches++ < 64 && (rc = cs_pq_scan_next(s, &b, &err)) == 1) {
+        for (int k = 0; k < b->n_columns; k++)
+            if (cs_column_validate(b->columns[k], &err)) abort(); /* the scan built it wrong */
+        cs_col_batch_unref(b);
+    }
+    if (rc < 0 && err.msg[0] == 0) abort();
+    cs_pq_scan_free(s);
+    if (alloc.allocated != 0) abort(); /* every buffer went back */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size >= 4 && memcmp(data, "PAR1", 4) == 0) {
@@ -62,6 +99,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 read_chunk(&f->columns[c], cm->codec, data + off, (size_t)len, cm->num_values,
                            cm->total_uncompressed_size, (int)(g & 1));
             }
+        cs_pq_schema schema;
+        if (cs_pq_schema_build(f, &schema, &err) == 0) {
+            scan(data, size, schema.root.type);
+            cs_pq_schema_free(&schema);
+        } else if (err.msg[0] == 0) {
+            abort();
+        }
         cs_parquet_file_free(f);
         return 0;
     }

@@ -308,3 +308,14 @@ int cs_parquet_file_read_chunk(const cs_parquet_file *f, uint32_t rg, uint32_t c
     }
     return rc;
 }
+
+int cs_parquet_file_read_range(const cs_parquet_file *f, uint64_t off, size_t len, uint8_t *buf,
+                               cs_error *err)
+{
+    uint64_t data_end = f->size - 8 - f->footer_len;
+    if (off < 4 || off > data_end || len > data_end - off)
+        return fail(err, CS_EPROTO, f->name,
+                    "%zu bytes at byte %llu lie outside the data (%llu bytes before the footer)",
+                    len, (unsigned long long)off, (unsigned long long)data_end);
+    return read_range(f->name, f->size, off, len, buf, err);
+}

@@ -61,4 +61,9 @@ void cs_parquet_chunk_range(const cs_parquet_file *f, uint32_t rg, uint32_t col,
 int cs_parquet_file_read_chunk(const cs_parquet_file *f, uint32_t rg, uint32_t col, uint8_t **buf,
                                size_t *len, cs_error *err);
 
+/* Reads bytes [off, off + len) of the file (which must lie between the magic and the footer:
+ * the page index, say) into buf. */
+int cs_parquet_file_read_range(const cs_parquet_file *f, uint64_t off, size_t len, uint8_t *buf,
+                               cs_error *err);
+
 #endif /* CSPARK_FORMATS_PARQUET_PARQUET_FILE_H */

@@ -331,9 +331,12 @@ static int read_data_page(cs_parquet_page_reader *r, const cs_parquet_page_heade
     return 1;
 }
 
-int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page, cs_error *err)
+/* The next data page: decoded into *page, or (skip) passed over with its entry count in
+ * *skipped. */
+static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip, uint32_t *skipped,
+                     cs_error *err)
 {
-    memset(page, 0, sizeof *page);
+    if (page) memset(page, 0, sizeof *page);
     for (;;) {
         size_t page_at = r->pos;
         if (r->pos >= r->chunk_len) {
@@ -367,9 +370,28 @@ int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page
             continue;
         case CS_PQ_PAGE_DATA:
         case CS_PQ_PAGE_DATA_V2:
-            return read_data_page(r, &h, body, page_at, page, err);
+            if (!skip) return read_data_page(r, &h, body, page_at, page, err);
+            if (h.num_values < 0 || (int64_t)h.num_values > r->values_left)
+                return lie(r, page_at, err,
+                           "the page says %d values, the column chunk has %lld left", h.num_values,
+                           (long long)r->values_left);
+            r->values_left -= h.num_values;
+            r->seen_data = true;
+            *skipped = (uint32_t)h.num_values;
+            return 1;
         default:
             return lie(r, page_at, err, "unknown page type %d", h.type);
         }
     }
+}
+
+int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page, cs_error *err)
+{
+    return next_page(r, page, false, NULL, err);
+}
+
+int cs_parquet_page_reader_skip(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err)
+{
+    *num_values = 0;
+    return next_page(r, NULL, true, num_values, err);
 }

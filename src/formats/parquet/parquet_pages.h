@@ -71,6 +71,10 @@ void cs_parquet_page_reader_init(cs_parquet_page_reader *r, const char *where,
 /* The next data page: 1 with *page filled, 0 at the end of the chunk (after checking that the
  * pages held the chunk's num_values), <0 on error. */
 int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page, cs_error *err);
+/* Passes over the next data page without decompressing or decoding it (a dictionary page before
+ * it is still read): 1 with *num_values its level entries, 0 at the end, <0 on error. The page
+ * index's skipping (parquet_scan.c) uses it. */
+int cs_parquet_page_reader_skip(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err);
 void cs_parquet_page_reader_free(cs_parquet_page_reader *r);
 
 #endif /* CSPARK_FORMATS_PARQUET_PARQUET_PAGES_H */

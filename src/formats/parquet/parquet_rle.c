@@ -11,6 +11,7 @@
 #include "formats/parquet/parquet_encoding.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/parquet/parquet_bits.h"
 
@@ -101,8 +102,18 @@ int cs_parquet_rle_decode_u32(cs_parquet_rle_decoder *d, uint32_t *out, uint32_t
         } else if (d->packed_left) {
             uint32_t k = d->packed_left < n - i ? d->packed_left : n - i;
             uint64_t bit = (uint64_t)d->packed_pos * (uint64_t)d->bit_width;
-            uint32_t bad = 0;
-            for (uint32_t j = 0; j < k; j++, bit += (uint64_t)d->bit_width) {
+            uint32_t bad = 0, j = 0;
+            /* while 8 bytes can be loaded from the value's first byte (bit widths up to 32
+             * and a shift up to 7 fit in them), without cs_pq_bits_get's bound checks */
+            const uint64_t mask = (UINT64_C(1) << d->bit_width) - 1;
+            for (; j < k && (bit >> 3) + 8 <= d->packed_bytes; j++, bit += (uint64_t)d->bit_width) {
+                uint64_t word;
+                memcpy(&word, d->packed + (bit >> 3), 8);
+                uint32_t v = (uint32_t)((word >> (bit & 7)) & mask);
+                bad |= v > max_value;
+                out[i + j] = v;
+            }
+            for (; j < k; j++, bit += (uint64_t)d->bit_width) {
                 uint32_t v =
                     (uint32_t)cs_pq_bits_get(d->packed, d->packed_bytes, bit, d->bit_width);
                 bad |= v > max_value;

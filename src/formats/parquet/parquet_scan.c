@@ -1,0 +1,956 @@
+/* parquet_scan.c — Parquet pages into column batches (see parquet_scan.h).
+ *
+ * Per batch, each projected leaf first stages the entries of its batch's rows: their definition
+ * and repetition levels and their non-null values, copied a page piece at a time (memcpy of
+ * ranges, never per value allocation). Then the read plan (a tree mirroring the read schema,
+ * each node tied to the file's node) is assembled top-down. A node's "slots" are the entries of
+ * one leaf's stream that begin its values: the rows at the top (entries with repetition level 0),
+ * then, through a list or map, the entries at the list's entry level whose repetition level is
+ * the list's own (a new element) or that begin the list. A slot is null when its definition
+ * level is below the node's, an empty list when below the list's entry level. Structs take
+ * their validity from their first projected leaf; each child computes its slots in its own
+ * leaf's stream, and lengths that disagree between leaves are reported as a corrupt file.
+ */
+#include "formats/parquet/parquet_scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strutil.h"
+#include "columnar/col_builder.h"
+#include "formats/parquet/parquet_file.h"
+#include "formats/parquet/parquet_page_index.h"
+#include "formats/parquet/parquet_pages.h"
+#include "formats/parquet/parquet_prune.h"
+#include "formats/parquet/parquet_schema.h"
+
+#define DEFAULT_BATCH_ROWS 4096
+
+typedef struct pq_leaf {
+    const cs_parquet_column_desc *col;
+    int col_index;
+    const cs_pq_node *node;
+    const cs_col_type *type; /* as read: the node's, or string for binary (Spark's schema) */
+    bool keep_dict;          /* a top-level string/binary column may stay dictionary-encoded */
+    /* the current chunk */
+    uint8_t *chunk;
+    size_t chunk_len;
+    bool open;
+    cs_parquet_page_reader pr;
+    cs_parquet_page page;
+    bool have_page;
+    uint32_t pos, vpos; /* next entry and next value of the page */
+    cs_column *dict_col;
+    cs_pq_page_index pi; /* the chunk's offset index (num_pages 0 when none) */
+    uint32_t next_page;  /* data pages read or skipped so far */
+    /* the batch's entries */
+    int16_t *def, *rep;
+    size_t n, def_cap, rep_cap;
+    bool dict_mode;
+    size_t nvals;
+    uint8_t *fixed; /* fixed-width values, nvals * width */
+    size_t fixed_cap;
+    int32_t *offs; /* BYTE_ARRAY: nvals + 1 */
+    size_t offs_cap;
+    uint8_t *data;
+    size_t data_len, data_cap;
+    uint32_t *idx; /* dictionary indices, nvals */
+    size_t idx_cap;
+    uint8_t *dense; /* converted values before scattering around nulls */
+    size_t dense_cap;
+} pq_leaf;
+
+typedef struct pq_plan pq_plan;
+struct pq_plan {
+    const cs_pq_node *node; /* NULL: not in the file, reads as nulls */
+    const cs_col_type *type;
+    int n_children;
+    pq_plan *children;
+    pq_plan *parent;
+    int level_leaf; /* the leaf whose levels give this node's slots (-1 when node is NULL) */
+};
+
+struct cs_pq_scan {
+    cs_parquet_file *file;
+    cs_pq_schema schema;
+    const cs_scan_request *req;
+    int64_t batch_rows;
+    pq_plan root;
+    pq_leaf *leaves;
+    int n_leaves, leaves_cap;
+    uint32_t *row_groups; /* selected */
+    int n_row_groups, next_rg;
+    int cur_rg;
+    bool rg_open;
+    int64_t rg_row;  /* the next row of the current row group */
+    int64_t *ranges; /* its rows to read: [ranges[2i], ranges[2i+1]), rising */
+    int n_ranges, range_i, ranges_cap;
+    bool all_flat; /* no projected leaf is repeated: pages may be skipped */
+    cs_pq_scan_stats stats;
+};
+
+static void grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    *p = cs_xrealloc(*p, c * size);
+    *cap = c;
+}
+
+/* ---- the read plan ---- */
+
+static int add_leaf(cs_pq_scan *s, const cs_pq_node *node, const cs_col_type *type, bool top)
+{
+    for (int k = 0; k < s->n_leaves; k++)
+        if (s->leaves[k].col_index == node->leaf) return k;
+    if (s->n_leaves == s->leaves_cap) {
+        s->leaves_cap = s->leaves_cap ? 2 * s->leaves_cap : 8;
+        s->leaves = cs_xrealloc(s->leaves, (size_t)s->leaves_cap * sizeof *s->leaves);
+    }
+    pq_leaf *l = &s->leaves[s->n_leaves];
+    memset(l, 0, sizeof *l);
+    l->col_index = node->leaf;
+    l->col = &s->file->columns[node->leaf];
+    l->node = node;
+    l->type = type;
+    l->keep_dict = top && node->conv == CS_PQ_CONV_BYTES;
+    return s->n_leaves++;
+}
+
+static const cs_pq_node *first_leaf_node(const cs_pq_node *n)
+{
+    while (n->kind != CS_PQ_NODE_LEAF)
+        n = &n->children[0];
+    return n;
+}
+
+static int mismatch(cs_pq_scan *s, const cs_pq_node *node, const cs_col_type *type, cs_error *err)
+{
+    cs_sbuf want = CS_SBUF_INIT, have = CS_SBUF_INIT;
+    cs_col_type_simple_string(type, &want);
+    cs_col_type_simple_string(node->type, &have);
+    cs_error_set(err, CS_EINVAL, "%s: column %s: the file stores %s, the read schema asks for %s",
+                 s->file->name, node->name, cs_sbuf_str(&have), cs_sbuf_str(&want));
+    cs_sbuf_free(&want);
+    cs_sbuf_free(&have);
+    return CS_EINVAL;
+}
+
+/* Ties the requested type to the file's node (NULL: the file lacks it). */
+static int plan_build(cs_pq_scan *s, pq_plan *p, const cs_pq_node *node, const cs_col_type *type,
+                      bool top, cs_error *err)
+{
+    p->node = node;
+    p->type = type;
+    p->level_leaf = -1;
+    if (!node) return CS_OK;
+    int rc = CS_OK;
+    if (type->id == CS_TYPE_STRUCT && node->kind == CS_PQ_NODE_STRUCT) {
+        p->n_children = type->n_fields;
+        p->children =
+            cs_xcalloc((size_t)(type->n_fields ? type->n_fields : 1), sizeof *p->children);
+        for (int k = 0; k < type->n_fields && !rc; k++) {
+            p->children[k].parent = p;
+            rc = plan_build(s, &p->children[k], cs_pq_node_field(node, type->fields[k].name),
+                            type->fields[k].type, false, err);
+            if (p->level_leaf < 0) p->level_leaf = p->children[k].level_leaf;
+        }
+        if (!rc && p->level_leaf < 0) /* none of its fields is in the file: read one for levels */
+            p->level_leaf = add_leaf(s, first_leaf_node(node), first_leaf_node(node)->type, false);
+        return rc;
+    }
+    bool list = type->id == CS_TYPE_ARRAY && node->kind == CS_PQ_NODE_LIST;
+    bool map = type->id == CS_TYPE_MAP && node->kind == CS_PQ_NODE_MAP;
+    if (list || map) {
+        p->n_children = list ? 1 : 2;
+        p->children = cs_xcalloc((size_t)p->n_children, sizeof *p->children);
+        for (int k = 0; k < p->n_children && !rc; k++) {
+            p->children[k].parent = p;
+            rc = plan_build(s, &p->children[k], &node->children[k], type->fields[k].type, false,
+                            err);
+        }
+        if (!rc) p->level_leaf = p->children[0].level_leaf;
+        return rc;
+    }
+    /* string and binary share their layout: Spark's schema may read one as the other */
+    bool bytes = node->kind == CS_PQ_NODE_LEAF && node->conv == CS_PQ_CONV_BYTES &&
+                 (type->id == CS_TYPE_STRING || type->id == CS_TYPE_BINARY);
+    if (node->kind != CS_PQ_NODE_LEAF || (!bytes && !cs_col_type_equal(type, node->type)))
+        return mismatch(s, node, type, err);
+    p->level_leaf = add_leaf(s, node, type, top);
+    return CS_OK;
+}
+
+static void plan_free(pq_plan *p)
+{
+    for (int k = 0; k < p->n_children; k++)
+        plan_free(&p->children[k]);
+    free(p->children);
+}
+
+/* ---- staging one batch of a leaf ---- */
+
+static void leaf_close_chunk(pq_leaf *l)
+{
+    if (l->open) cs_parquet_page_reader_free(&l->pr);
+    l->open = false;
+    l->have_page = false;
+    l->next_page = 0;
+    cs_pq_page_index_free(&l->pi);
+    free(l->chunk);
+    l->chunk = NULL;
+    cs_column_unref(l->dict_col);
+    l->dict_col = NULL;
+}
+
+static void leaf_free(pq_leaf *l)
+{
+    leaf_close_chunk(l);
+    free(l->def);
+    free(l->rep);
+    free(l->fixed);
+    free(l->offs);
+    free(l->data);
+    free(l->idx);
+    free(l->dense);
+}
+
+static int leaf_open_chunk(cs_pq_scan *s, pq_leaf *l, uint32_t rg, cs_error *err)
+{
+    leaf_close_chunk(l);
+    int rc = cs_parquet_file_read_chunk(s->file, rg, (uint32_t)l->col_index, &l->chunk,
+                                        &l->chunk_len, err);
+    if (rc) return rc;
+    const cs_parquet_column_meta *cm = &s->file->meta.row_groups[rg].columns[l->col_index].meta;
+    char where[512];
+    snprintf(where, sizeof where, "%s: column %s, row group %u", s->file->name, l->col->path, rg);
+    cs_parquet_page_reader_init(&l->pr, where, l->col, cm->codec, l->chunk, l->chunk_len,
+                                cm->num_values, cm->total_uncompressed_size);
+    l->pr.keep_dictionary = l->keep_dict;
+    l->open = true;
+    return CS_OK;
+}
+
+static size_t leaf_width(const pq_leaf *l)
+{
+    return cs_parquet_value_width(l->col->type, l->col->type_length);
+}
+
+/* Appends byte array values [first, first + n) of v to the staging. */
+static void stage_bytes(pq_leaf *l, const cs_parquet_values *v, uint32_t first, uint32_t n)
+{
+    int32_t base = v->offsets[first];
+    size_t bytes = (size_t)(v->offsets[first + n] - base);
+    grow((void **)&l->offs, &l->offs_cap, l->nvals + n + 1, sizeof *l->offs);
+    grow((void **)&l->data, &l->data_cap, l->data_len + bytes + 1, 1);
+    if (bytes) memcpy(l->data + l->data_len, v->data + base, bytes);
+    int32_t shift = (int32_t)l->data_len - base;
+    l->offs[0] = 0;
+    for (uint32_t i = 1; i <= n; i++)
+        l->offs[l->nvals + i] = v->offsets[first + i] + shift;
+    l->nvals += n;
+    l->data_len += bytes;
+}
+
+/* Appends dictionary values dict[idx[i]] to the staging (plain). */
+static void stage_from_dict(pq_leaf *l, const cs_parquet_values *dict, const uint32_t *idx,
+                            uint32_t n)
+{
+    if (dict->type != CS_PQ_BYTE_ARRAY) {
+        size_t w = leaf_width(l);
+        grow((void **)&l->fixed, &l->fixed_cap, (l->nvals + n) * w + 8, 1);
+        for (uint32_t i = 0; i < n; i++)
+            memcpy(l->fixed + (l->nvals + i) * w, dict->fixed + (size_t)idx[i] * w, w);
+        l->nvals += n;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        stage_bytes(l, dict, idx[i], 1);
+}
+
+/* The staged indices become plain values (a page without the dictionary follows them). */
+static void leave_dict_mode(pq_leaf *l)
+{
+    size_t n = l->nvals;
+    l->dict_mode = false;
+    l->nvals = 0;
+    l->data_len = 0;
+    uint32_t *idx = l->idx;
+    l->idx = NULL;
+    size_t cap = l->idx_cap;
+    l->idx_cap = 0;
+    stage_from_dict(l, &l->pr.dict, idx, (uint32_t)n);
+    free(l->idx);
+    l->idx = idx;
+    l->idx_cap = cap;
+}
+
+static void stage_values(pq_leaf *l, uint32_t n)
+{
+    const cs_parquet_page *pg = &l->page;
+    if (pg->dict_indices) {
+        if (l->nvals == 0) l->dict_mode = true;
+        if (l->dict_mode) {
+            grow((void **)&l->idx, &l->idx_cap, l->nvals + n, sizeof *l->idx);
+            memcpy(l->idx + l->nvals, pg->dict_indices + l->vpos, (size_t)n * sizeof *l->idx);
+            l->nvals += n;
+        } else {
+            stage_from_dict(l, pg->dictionary, pg->dict_indices + l->vpos, n);
+        }
+    } else {
+        if (l->dict_mode) leave_dict_mode(l);
+        if (l->col->type == CS_PQ_BYTE_ARRAY) {
+            stage_bytes(l, pg->values, l->vpos, n);
+        } else {
+            size_t w = leaf_width(l);
+            grow((void **)&l->fixed, &l->fixed_cap, (l->nvals + n) * w + 8, 1);
+            memcpy(l->fixed + l->nvals * w, pg->values->fixed + (size_t)l->vpos * w, n * w);
+            l->nvals += n;
+        }
+    }
+    l->vpos += n;
+}
+
+/* Stages the entries of the next `rows` rows of the leaf's chunk. */
+static int leaf_gather(cs_pq_scan *s, pq_leaf *l, int64_t rows, cs_error *err)
+{
+    int16_t max_def = l->col->max_def, max_rep = l->col->max_rep;
+    l->n = 0;
+    l->nvals = 0;
+    l->data_len = 0;
+    l->dict_mode = false;
+    if (l->offs_cap == 0) grow((void **)&l->offs, &l->offs_cap, 1, sizeof *l->offs);
+    l->offs[0] = 0;
+    int64_t got = 0;
+    for (;;) {
+        if (!l->have_page || l->pos == l->page.num_values) {
+            if (got == rows && max_rep == 0) break;
+            int rc = cs_parquet_page_reader_next(&l->pr, &l->page, err);
+            if (rc < 0) return rc;
+            if (rc == 0) {
+                l->have_page = false;
+                if (got < rows)
+                    return cs_error_set(
+                        err, CS_EPROTO,
+                        "%s: the column chunk ends %lld rows short of its row group", l->pr.where,
+                        (long long)(rows - got));
+                break;
+            }
+            l->have_page = true;
+            l->pos = l->vpos = 0;
+            l->next_page++;
+            continue;
+        }
+        const cs_parquet_page *pg = &l->page;
+        uint32_t a = l->pos, e = a, nv = pg->num_values;
+        if (max_rep == 0) {
+            uint64_t take = nv - a;
+            if ((int64_t)take > rows - got) take = (uint64_t)(rows - got);
+            e = a + (uint32_t)take;
+            got += (int64_t)take;
+        } else {
+            while (e < nv) {
+                if (pg->rep_levels[e] == 0) {
+                    if (got == rows) break;
+                    got++;
+                }
+                e++;
+            }
+            if (e == a) break; /* the next row begins here */
+        }
+        uint32_t cnt = e - a;
+        if (max_def > 0) {
+            grow((void **)&l->def, &l->def_cap, l->n + cnt, sizeof *l->def);
+            memcpy(l->def + l->n, pg->def_levels + a, cnt * sizeof *l->def);
+            uint32_t present = 0;
+            for (uint32_t i = a; i < e; i++)
+                present += pg->def_levels[i] == max_def;
+            cnt = present;
+        }
+        if (max_rep > 0) grow((void **)&l->rep, &l->rep_cap, l->n + (e - a), sizeof *l->rep);
+        if (max_rep > 0) memcpy(l->rep + l->n, pg->rep_levels + a, (e - a) * sizeof *l->rep);
+        l->n += e - a;
+        if (cnt) stage_values(l, cnt);
+        l->pos = e;
+        if (max_rep == 0 && got == rows) break;
+    }
+    (void)s;
+    return CS_OK;
+}
+
+/* ---- assembling columns ---- */
+
+#define SLOT(slots, k) ((slots) ? (slots)[k] : (uint32_t)(k))
+
+/* The entries of l that begin rows; NULL when every entry does (l is not repeated). */
+static uint32_t *top_slots(const pq_leaf *l, int64_t *n)
+{
+    if (l->col->max_rep == 0) {
+        *n = (int64_t)l->n;
+        return NULL;
+    }
+    uint32_t *out = cs_xmalloc((l->n + 1) * sizeof *out);
+    int64_t m = 0;
+    for (size_t e = 0; e < l->n; e++)
+        if (l->rep[e] == 0) out[m++] = (uint32_t)e;
+    *n = m;
+    return out;
+}
+
+/* Through a list or map node: the slots of its entries, from the slots of the node itself.
+ * offsets (n + 1), when given, receive where each slot's entries begin. */
+static uint32_t *expand(const pq_leaf *l, const cs_pq_node *node, const uint32_t *slots, int64_t n,
+                        int32_t *offsets, int64_t *child_n)
+{
+    uint32_t *out = cs_xmalloc((l->n + 1) * sizeof *out);
+    int64_t m = 0;
+    int16_t D = node->entry_def, R = node->entry_rep;
+    for (int64_t k = 0; k < n; k++) {
+        uint32_t s0 = SLOT(slots, k);
+        if (offsets) offsets[k] = (int32_t)m;
+        if (l->def[s0] < D) continue; /* null or empty */
+        out[m++] = s0;
+        for (size_t e = (size_t)s0 + 1; e < l->n && l->rep[e] >= R; e++)
+            if (l->rep[e] == R) out[m++] = (uint32_t)e;
+    }
+    if (offsets) offsets[n] = (int32_t)m;
+    *child_n = m;
+    return out;
+}
+
+/* The slots of plan p in its own level leaf's stream, walking down from the rows. */
+static uint32_t *slots_for(cs_pq_scan *s, const pq_plan *p, int64_t *n)
+{
+    const pq_leaf *l = &s->leaves[p->level_leaf];
+    const pq_plan *path[CS_PARQUET_MAX_SCHEMA_DEPTH + 2];
+    int depth = 0;
+    for (const pq_plan *a = p->parent; a && a->parent; a = a->parent)
+        path[depth++] = a;
+    uint32_t *slots = top_slots(l, n);
+    for (int d = depth - 1; d >= 0; d--) {
+        const cs_pq_node *node = path[d]->node;
+        if (node->kind != CS_PQ_NODE_LIST && node->kind != CS_PQ_NODE_MAP) continue;
+        int64_t m;
+        uint32_t *next = expand(l, node, slots, *n, NULL, &m);
+        free(slots);
+        slots = next;
+        *n = m;
+    }
+    return slots;
+}
+
+static cs_column *new_column(cs_pq_scan *s, const cs_col_type *type, int64_t n)
+{
+    return cs_column_new_raw(s->req->alloc, cs_col_type_ref((cs_col_type *)type), n);
+}
+
+static void *column_buffer(cs_column *c, uint8_t **which, size_t *size, size_t bytes)
+{
+    *size = bytes;
+    *which = cs_col_buffer_alloc(c->alloc, bytes);
+    return *which;
+}
+
+/* Null where the slot's definition level is below def. */
+static void set_validity(cs_column *c, const pq_leaf *l, const uint32_t *slots, int64_t n,
+                         int16_t def)
+{
+    if (def == 0 || l->col->max_def == 0) return;
+    int64_t nulls = 0;
+    for (int64_t k = 0; k < n; k++)
+        nulls += l->def[SLOT(slots, k)] < def;
+    c->null_count = nulls;
+    if (!nulls) return;
+    uint8_t *bits = column_buffer(c, &c->validity, &c->validity_size, (size_t)(n + 7) / 8);
+    for (int64_t k = 0; k < n; k++)
+        if (l->def[SLOT(slots, k)] >= def) bits[k >> 3] |= (uint8_t)(1u << (k & 7));
+}
+
+static cs_column *null_column(cs_pq_scan *s, const cs_col_type *type, int64_t n)
+{
+    cs_col_builder *b = cs_col_builder_new(s->req->alloc, (cs_col_type *)type);
+    cs_col_builder_append_nulls(b, n);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return c;
+}
+
+static int64_t read_le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (int64_t)v;
+}
+
+/* Converts staged values [0, count) into out, in the Spark type's width. */
+static void convert_dense(const pq_leaf *l, size_t count, uint8_t *out)
+{
+    if (count == 0) return; /* no buffers at all */
+    const uint8_t *src = l->fixed;
+    switch (l->node->conv) {
+    case CS_PQ_CONV_I32_TO_I8:
+        for (size_t i = 0; i < count; i++)
+            out[i] = (uint8_t)((const int32_t *)(const void *)src)[i];
+        break;
+    case CS_PQ_CONV_I32_TO_I16:
+    case CS_PQ_CONV_U32_TO_I16:
+        for (size_t i = 0; i < count; i++)
+            ((int16_t *)(void *)out)[i] = (int16_t)((const int32_t *)(const void *)src)[i];
+        break;
+    case CS_PQ_CONV_U32_TO_I32:
+        memcpy(out, src, count * 4);
+        break;
+    case CS_PQ_CONV_U32_TO_I64:
+        for (size_t i = 0; i < count; i++)
+            ((int64_t *)(void *)out)[i] = ((const uint32_t *)(const void *)src)[i];
+        break;
+    case CS_PQ_CONV_I32_TO_DEC:
+        for (size_t i = 0; i < count; i++) {
+            __int128 v = ((const int32_t *)(const void *)src)[i];
+            memcpy(out + 16 * i, &v, 16);
+        }
+        break;
+    case CS_PQ_CONV_I64_TO_DEC:
+        for (size_t i = 0; i < count; i++) {
+            __int128 v = read_le64(src + 8 * i);
+            memcpy(out + 16 * i, &v, 16);
+        }
+        break;
+    case CS_PQ_CONV_U64_TO_DEC:
+        for (size_t i = 0; i < count; i++) {
+            __int128 v = (__int128)(uint64_t)read_le64(src + 8 * i);
+            memcpy(out + 16 * i, &v, 16);
+        }
+        break;
+    case CS_PQ_CONV_BE_TO_DEC:
+        for (size_t i = 0; i < count; i++) {
+            __int128 v;
+            if (l->col->type == CS_PQ_BYTE_ARRAY)
+                v = cs_pq_decimal_from_be(l->data + l->offs[i],
+                                          (size_t)(l->offs[i + 1] - l->offs[i]));
+            else
+                v = cs_pq_decimal_from_be(src + i * (size_t)l->col->type_length,
+                                          (size_t)l->col->type_length);
+            memcpy(out + 16 * i, &v, 16);
+        }
+        break;
+    case CS_PQ_CONV_MILLIS:
+        for (size_t i = 0; i < count; i++)
+            ((int64_t *)(void *)out)[i] = read_le64(src + 8 * i) * 1000;
+        break;
+    case CS_PQ_CONV_NANOS:
+        for (size_t i = 0; i < count; i++) {
+            int64_t v = read_le64(src + 8 * i), q = v / 1000;
+            ((int64_t *)(void *)out)[i] = q - (v % 1000 < 0);
+        }
+        break;
+    case CS_PQ_CONV_INT96:
+        for (size_t i = 0; i < count; i++) {
+            const uint8_t *p = src + 12 * i;
+            int64_t nanos = read_le64(p);
+            int32_t julian;
+            memcpy(&julian, p + 8, 4);
+            ((int64_t *)(void *)out)[i] =
+                ((int64_t)julian - 2440588) * INT64_C(86400000000) + nanos / 1000;
+        }
+        break;
+    default: /* COPY */
+        memcpy(out, src, count * (size_t)cs_col_type_width(l->node->type->id));
+        break;
+    }
+}
+
+static cs_column *dict_column(cs_pq_scan *s, pq_leaf *l)
+{
+    if (l->dict_col) return l->dict_col;
+    const cs_parquet_values *d = &l->pr.dict;
+    cs_column *c = new_column(s, l->type, d->count);
+    int32_t *off = column_buffer(c, &c->values, &c->values_size, ((size_t)d->count + 1) * 4);
+    memcpy(off, d->offsets, ((size_t)d->count + 1) * 4);
+    if (d->offsets[d->count] > 0)
+        memcpy(column_buffer(c, &c->data, &c->data_size, (size_t)d->offsets[d->count]), d->data,
+               (size_t)d->offsets[d->count]);
+    l->dict_col = c;
+    return c;
+}
+
+static cs_column *leaf_column(cs_pq_scan *s, pq_leaf *l, const cs_col_type *type,
+                              const uint32_t *slots, int64_t n)
+{
+    cs_column *c = new_column(s, type, n);
+    int16_t max_def = l->col->max_def;
+    set_validity(c, l, slots, n, max_def);
+    bool dense = c->null_count == 0; /* slot k holds value k */
+#define PRESENT(k) (max_def == 0 || l->def[SLOT(slots, k)] == max_def)
+    cs_pq_conv conv = l->node->conv;
+    if (conv == CS_PQ_CONV_BYTES || conv == CS_PQ_CONV_FIXED_BYTES) {
+        if (l->dict_mode) {
+            int32_t *ix = column_buffer(c, &c->values, &c->values_size, (size_t)n * 4);
+            if (dense && n > 0)
+                memcpy(ix, l->idx, (size_t)n * 4);
+            else
+                for (int64_t k = 0, vi = 0; k < n; k++)
+                    if (PRESENT(k)) ix[k] = (int32_t)l->idx[vi++];
+            c->dictionary = cs_column_ref(dict_column(s, l));
+            return c;
+        }
+        int32_t *off = column_buffer(c, &c->values, &c->values_size, (size_t)(n + 1) * 4);
+        int32_t w = l->col->type_length;
+        size_t vi = 0;
+        for (int64_t k = 0; k < n; k++) {
+            off[k] = conv == CS_PQ_CONV_BYTES ? l->offs[vi] : (int32_t)vi * w;
+            if (dense || PRESENT(k)) vi++;
+        }
+        off[n] = conv == CS_PQ_CONV_BYTES ? l->offs[vi] : (int32_t)vi * w;
+        const uint8_t *src = conv == CS_PQ_CONV_BYTES ? l->data : l->fixed;
+        if (off[n] > 0)
+            memcpy(column_buffer(c, &c->data, &c->data_size, (size_t)off[n]), src, (size_t)off[n]);
+        return c;
+    }
+    if (conv == CS_PQ_CONV_BOOL) {
+        uint8_t *bits = column_buffer(c, &c->values, &c->values_size, (size_t)(n + 7) / 8);
+        for (int64_t k = 0, vi = 0; k < n; k++)
+            if (dense || PRESENT(k)) {
+                if (l->fixed[vi]) bits[k >> 3] |= (uint8_t)(1u << (k & 7));
+                vi++;
+            }
+        return c;
+    }
+    size_t tw = (size_t)cs_col_type_width(type->id);
+    uint8_t *dst = column_buffer(c, &c->values, &c->values_size, (size_t)n * tw);
+    if (dense) {
+        convert_dense(l, (size_t)n, dst);
+        return c;
+    }
+    size_t present = (size_t)(n - c->null_count);
+    const uint8_t *from = l->fixed;
+    if (conv != CS_PQ_CONV_COPY) {
+        grow((void **)&l->dense, &l->dense_cap, present * tw + 16, 1);
+        convert_dense(l, present, l->dense);
+        from = l->dense;
+    }
+    size_t vi = 0;
+    if (tw == 4) {
+        for (int64_t k = 0; k < n; k++)
+            if (PRESENT(k)) memcpy(dst + 4 * k, from + 4 * vi++, 4);
+    } else if (tw == 8) {
+        for (int64_t k = 0; k < n; k++)
+            if (PRESENT(k)) memcpy(dst + 8 * k, from + 8 * vi++, 8);
+    } else {
+        for (int64_t k = 0; k < n; k++)
+            if (PRESENT(k)) memcpy(dst + tw * (size_t)k, from + tw * vi++, tw);
+    }
+#undef PRESENT
+    return c;
+}
+
+static cs_column *assemble(cs_pq_scan *s, const pq_plan *p, const uint32_t *slots, int64_t n,
+                           cs_error *err);
+
+/* Child k of p: its slots are the parent's entries when it shares p's level leaf. */
+static cs_column *assemble_child(cs_pq_scan *s, const pq_plan *p, int k, const uint32_t *slots,
+                                 int64_t n, cs_error *err)
+{
+    const pq_plan *ch = &p->children[k];
+    if (!ch->node) return null_column(s, ch->type, n);
+    if (ch->level_leaf == p->level_leaf) return assemble(s, ch, slots, n, err);
+    int64_t m;
+    uint32_t *own = slots_for(s, ch, &m);
+    cs_column *c = NULL;
+    if (m != n)
+        cs_error_set(err, CS_EPROTO, "%s: column %s has %lld values where column %s has %lld",
+                     s->file->name, s->leaves[ch->level_leaf].col->path, (long long)m,
+                     s->leaves[p->level_leaf].col->path, (long long)n);
+    else
+        c = assemble(s, ch, own, m, err);
+    free(own);
+    return c;
+}
+
+static cs_column *assemble(cs_pq_scan *s, const pq_plan *p, const uint32_t *slots, int64_t n,
+                           cs_error *err)
+{
+    pq_leaf *l = &s->leaves[p->level_leaf];
+    const cs_pq_node *node = p->node;
+    if (node->kind == CS_PQ_NODE_LEAF) return leaf_column(s, l, p->type, slots, n);
+    cs_column *c = new_column(s, p->type, n);
+    set_validity(c, l, slots, n, node->def);
+    c->n_children = p->n_children;
+    c->children = cs_xcalloc((size_t)p->n_children, sizeof *c->children);
+    uint32_t *child_slots = NULL;
+    int64_t child_n = n;
+    const uint32_t *use = slots;
+    if (node->kind != CS_PQ_NODE_STRUCT) {
+        int32_t *off = column_buffer(c, &c->values, &c->values_size, (size_t)(n + 1) * 4);
+        child_slots = expand(l, node, slots, n, off, &child_n);
+        use = child_slots;
+    }
+    for (int k = 0; k < p->n_children; k++) {
+        c->children[k] = assemble_child(s, p, k, use, child_n, err);
+        if (!c->children[k]) {
+            free(child_slots);
+            cs_column_unref(c);
+            return NULL;
+        }
+    }
+    free(child_slots);
+    return c;
+}
+
+/* ---- the scan ---- */
+
+void cs_pq_scan_free(cs_pq_scan *s)
+{
+    if (!s) return;
+    for (int k = 0; k < s->n_leaves; k++)
+        leaf_free(&s->leaves[k]);
+    free(s->leaves);
+    plan_free(&s->root);
+    free(s->row_groups);
+    free(s->ranges);
+    if (s->file) cs_pq_schema_free(&s->schema);
+    cs_parquet_file_free(s->file);
+    free(s);
+}
+
+const cs_pq_scan_stats *cs_pq_scan_stats_of(const cs_pq_scan *s)
+{
+    return &s->stats;
+}
+
+/* The row groups whose midpoint lies in the split (Spark's rule), less those the filters rule
+ * out from their statistics. */
+static void select_row_groups(cs_pq_scan *s, const cs_file_split *split)
+{
+    const cs_parquet_meta *m = &s->file->meta;
+    s->row_groups = cs_xmalloc((m->num_row_groups + 1) * sizeof *s->row_groups);
+    for (uint32_t g = 0; g < m->num_row_groups; g++) {
+        uint64_t start, len, total = 0;
+        cs_parquet_chunk_range(s->file, g, 0, &start, &len);
+        for (uint32_t c = 0; c < m->row_groups[g].num_columns; c++)
+            total += (uint64_t)m->row_groups[g].columns[c].meta.total_compressed_size;
+        uint64_t mid = start + total / 2;
+        if (mid < split->start || mid - split->start >= split->length) continue;
+        s->stats.row_groups_in_split++;
+        if (!cs_pq_row_group_may_match(&s->schema, g, s->req->filters, s->req->n_filters)) {
+            s->stats.row_groups_pruned++;
+            continue;
+        }
+        s->row_groups[s->n_row_groups++] = g;
+    }
+}
+
+int cs_pq_scan_open(const cs_file_split *split, const cs_scan_request *req, cs_pq_scan **out,
+                    cs_error *err)
+{
+    *out = NULL;
+    cs_pq_scan *s = cs_xcalloc(1, sizeof *s);
+    s->req = req;
+    s->batch_rows = req->batch_rows > 0 ? req->batch_rows : DEFAULT_BATCH_ROWS;
+    int rc = cs_parquet_file_open(split->uri, &s->file, err);
+    if (!rc) rc = cs_pq_schema_build(s->file, &s->schema, err);
+    if (rc) {
+        cs_pq_scan_free(s);
+        return rc;
+    }
+    const cs_col_type *rs = req->read_schema;
+    s->root.type = rs;
+    s->root.node = &s->schema.root;
+    s->root.level_leaf = -2; /* never a child's: each top-level column finds its own rows */
+    s->root.n_children = rs->n_fields;
+    s->root.children =
+        cs_xcalloc((size_t)(rs->n_fields ? rs->n_fields : 1), sizeof *s->root.children);
+    for (int k = 0; k < rs->n_fields && !rc; k++) {
+        s->root.children[k].parent = &s->root;
+        rc = plan_build(s, &s->root.children[k],
+                        cs_pq_node_field(&s->schema.root, rs->fields[k].name), rs->fields[k].type,
+                        true, err);
+    }
+    if (rc) {
+        cs_pq_scan_free(s);
+        return rc;
+    }
+    s->all_flat = true;
+    for (int k = 0; k < s->n_leaves; k++)
+        s->all_flat = s->all_flat && s->leaves[k].col->max_rep == 0;
+    select_row_groups(s, split);
+    *out = s;
+    return CS_OK;
+}
+
+/* Passes over k rows of a flat leaf from row `row` of its row group: whole pages the offset
+ * index places inside them are skipped undecoded, the rest decoded and dropped. */
+static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error *err)
+{
+    while (k > 0) {
+        if (!l->have_page || l->pos == l->page.num_values) {
+            uint32_t np = l->next_page;
+            int rc;
+            if (np < l->pi.num_pages && l->pi.first_row[np] == row &&
+                l->pi.first_row[np + 1] - row <= k) {
+                uint32_t nv;
+                int64_t rows = l->pi.first_row[np + 1] - row;
+                if ((rc = cs_parquet_page_reader_skip(&l->pr, &nv, err)) < 0) return rc;
+                if (rc == 0 || nv != rows)
+                    return cs_error_set(
+                        err, CS_EPROTO,
+                        "%s: the page index says page %u holds %lld rows, it has %u", l->pr.where,
+                        np, (long long)rows, rc ? nv : 0);
+                l->have_page = false;
+                l->next_page++;
+                s->stats.pages_skipped++;
+                row += rows;
+                k -= rows;
+                continue;
+            }
+            if ((rc = cs_parquet_page_reader_next(&l->pr, &l->page, err)) < 0) return rc;
+            if (rc == 0)
+                return cs_error_set(err, CS_EPROTO,
+                                    "%s: the column chunk ends %lld rows short of its row group",
+                                    l->pr.where, (long long)k);
+            l->have_page = true;
+            l->pos = l->vpos = 0;
+            l->next_page++;
+            continue;
+        }
+        uint32_t take = l->page.num_values - l->pos;
+        if ((int64_t)take > k) take = (uint32_t)k;
+        uint32_t present = take;
+        if (l->page.def_levels) {
+            present = 0;
+            for (uint32_t i = l->pos; i < l->pos + take; i++)
+                present += l->page.def_levels[i] == l->col->max_def;
+        }
+        l->pos += take;
+        l->vpos += present;
+        row += take;
+        k -= take;
+    }
+    return CS_OK;
+}
+
+static void add_range(cs_pq_scan *s, int64_t a, int64_t b)
+{
+    if (a >= b) return;
+    if (s->n_ranges > 0 && s->ranges[2 * s->n_ranges - 1] == a) {
+        s->ranges[2 * s->n_ranges - 1] = b;
+        return;
+    }
+    if (s->n_ranges == s->ranges_cap) {
+        s->ranges_cap = s->ranges_cap ? 2 * s->ranges_cap : 8;
+        s->ranges = cs_xrealloc(s->ranges, (size_t)s->ranges_cap * 2 * sizeof *s->ranges);
+    }
+    s->ranges[2 * s->n_ranges] = a;
+    s->ranges[2 * s->n_ranges + 1] = b;
+    s->n_ranges++;
+}
+
+/* s->ranges &= the pages of one filter column that may hold a passing row. */
+static void intersect_pages(cs_pq_scan *s, const cs_pq_node *node, const cs_pq_page_index *pi,
+                            const cs_scan_filter *f)
+{
+    int64_t *old = s->ranges;
+    int n_old = s->n_ranges;
+    s->ranges = NULL;
+    s->n_ranges = s->ranges_cap = 0;
+    int j = 0;
+    for (uint32_t p = 0; p < pi->num_pages; p++) {
+        int64_t a = pi->first_row[p], b = pi->first_row[p + 1];
+        cs_parquet_statistics st = {0};
+        st.has_min_value = st.has_max_value = !pi->null_pages[p];
+        st.min_value = pi->min[p];
+        st.max_value = pi->max[p];
+        st.has_null_count = pi->null_counts || pi->null_pages[p];
+        st.null_count = pi->null_pages[p] ? b - a : pi->null_counts ? pi->null_counts[p] : 0;
+        int physical = s->file->columns[node->leaf].type;
+        if (!cs_pq_stats_may_match(node, physical, &st, b - a, f)) continue;
+        while (j < n_old && old[2 * j + 1] <= a)
+            j++;
+        for (int m = j; m < n_old && old[2 * m] < b; m++)
+            add_range(s, old[2 * m] > a ? old[2 * m] : a, old[2 * m + 1] < b ? old[2 * m + 1] : b);
+    }
+    free(old);
+}
+
+/* The rows of row group g to read, from the filters and the page index; the leaves' offset
+ * indexes for skipping. A page index that cannot be read only means no page is skipped. */
+static void plan_row_group(cs_pq_scan *s, uint32_t g)
+{
+    s->n_ranges = s->range_i = 0;
+    add_range(s, 0, s->file->meta.row_groups[g].num_rows);
+    if (!s->all_flat || s->req->n_filters == 0) return;
+    cs_error ignored = {0};
+    for (int k = 0; k < s->req->n_filters; k++) {
+        const cs_scan_filter *f = &s->req->filters[k];
+        const cs_pq_node *node = cs_pq_node_field(&s->schema.root, f->column);
+        if (!node || node->kind != CS_PQ_NODE_LEAF) continue;
+        cs_pq_page_index pi;
+        if (cs_pq_page_index_read(s->file, g, (uint32_t)node->leaf, true, &pi, &ignored)) continue;
+        if (pi.has_column_index) intersect_pages(s, node, &pi, f);
+        cs_pq_page_index_free(&pi);
+    }
+}
+
+static int open_row_group(cs_pq_scan *s, uint32_t g, cs_error *err)
+{
+    s->cur_rg = (int)g;
+    s->rg_row = 0;
+    for (int k = 0; k < s->n_leaves; k++) {
+        pq_leaf *l = &s->leaves[k];
+        if (leaf_open_chunk(s, l, g, err)) return -1;
+        cs_error ignored = {0};
+        if (s->n_ranges != 1 || s->ranges[0] != 0)
+            cs_pq_page_index_read(s->file, g, (uint32_t)l->col_index, false, &l->pi, &ignored);
+    }
+    s->rg_open = true;
+    return CS_OK;
+}
+
+int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
+{
+    *out = NULL;
+    while (!s->rg_open || s->range_i == s->n_ranges) {
+        if (s->rg_open)
+            for (int k = 0; k < s->n_leaves; k++)
+                leaf_close_chunk(&s->leaves[k]);
+        s->rg_open = false;
+        if (s->next_rg >= s->n_row_groups) return 0;
+        uint32_t g = s->row_groups[s->next_rg++];
+        plan_row_group(s, g);
+        if (s->n_ranges == 0) { /* every page of a filter column ruled out */
+            s->stats.row_groups_pruned++;
+            continue;
+        }
+        if (open_row_group(s, g, err)) return -1;
+    }
+    int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
+    if (s->rg_row < start) {
+        for (int k = 0; k < s->n_leaves; k++)
+            if (leaf_skip(s, &s->leaves[k], s->rg_row, start - s->rg_row, err)) return -1;
+        s->rg_row = start;
+    }
+    int64_t n = end - s->rg_row < s->batch_rows ? end - s->rg_row : s->batch_rows;
+    for (int k = 0; k < s->n_leaves; k++)
+        if (leaf_gather(s, &s->leaves[k], n, err)) return -1;
+    int nf = s->root.n_children;
+    cs_column **cols = cs_xcalloc((size_t)(nf ? nf : 1), sizeof *cols);
+    for (int k = 0; k < nf; k++)
+        if (!(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) {
+            for (int j = 0; j < k; j++)
+                cs_column_unref(cols[j]);
+            free(cols);
+            return -1;
+        }
+    cs_col_batch *b =
+        cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
+    free(cols);
+    if (!b) return -1;
+    s->rg_row += n;
+    if (s->rg_row == end) s->range_i++;
+    s->stats.rows_read += n;
+    *out = b;
+    return 1;
+}
