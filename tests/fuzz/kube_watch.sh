@@ -12,7 +12,7 @@ mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S/kube/kube_client.c" "$S/kube/kube_http.c" "$S/kube/kube_errors.c"
   "$S/kube/kube_config.c" "$S/kube/kube_exec.c" "$S/kube/kube_yaml.c" "$S/common/conf.c"
-  "$S/common/conf_entries.c"
+  "$S/common/conf_entries.c" "$S/common/conf_k8s_keys.c"
   "$S/common/err.c" "$S/common/log.c" "$S/common/strutil.c" "$S/common/sync.c"
   "$S/common/curl_pool.c" "$S/common/master.c" "$S/common/shutdown.c" "$S/common/token_bucket.c")
 PKGS="jansson libcurl yaml-0.1 openssl"
