@@ -51,6 +51,9 @@ run() {
     "$SUBMIT" --master "$MASTER" --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file:$T/ev-$1" \
         "$APP" "$IN" "$K" "$ITERS" "$1" >"$T/$1.out" 2>"$T/$1.err" ||
         { tail -5 "$T/$1.err" >&2; echo "kmeans_cache: the $1 run failed" >&2; exit 1; }
+    # the log is rolled and zstd-compressed (the defaults): its lines, for the summary below
+    "$BUILD/tests/cat_event_log" "$T/ev-$1"/* >"$T/ev-$1.json" ||
+        { echo "kmeans_cache: cannot read the $1 event log" >&2; exit 1; }
 }
 run MEMORY_ONLY
 run NONE
@@ -61,14 +64,14 @@ if [ "${BENCH_KMEANS_REF:-0}" = 1 ]; then
 fi
 
 "$PY" - "$T" "$ITERS" "$(stat -c %s "$IN")" "$POINTS" "$K" "$DIMS" <<'PYEOF'
-import glob, json, re, statistics, sys
+import json, re, statistics, sys
 t, iters, size, points, k, dims = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 
 def load(level):
     wall = {int(m.group(1)): float(m.group(2)) for m in
             re.finditer(r"kmeans: iteration (\d+) took ([\d.]+) ms", open(f"{t}/{level}.err").read())}
     stage_job, cpu, read = {}, {}, {}
-    for line in open(glob.glob(f"{t}/ev-{level}/*")[0]):
+    for line in open(f"{t}/ev-{level}.json"):
         e = json.loads(line)
         if e["Event"] == "SparkListenerJobStart":
             for s in e["Stage IDs"]:

@@ -212,7 +212,7 @@ static const cs_conf_entry entries[] = {
     SIZE("spark.hadoop.fs.s3a.prefetch.block.size", CS_BYTE, 64 * CS_KiB, NOMAX),
     INT("spark.hadoop.fs.s3a.prefetch.block.count", 1, IMAX),
     BOOL("spark.eventLog.compress"),
-    CHOICE("spark.eventLog.compression.codec", "zstd|lz4", true),
+    CHOICE("spark.eventLog.compression.codec", "zstd", true), /* lz4: see event_log.c */
     BOOL("spark.eventLog.rolling.enabled"),
     SIZE_POS("spark.eventLog.rolling.maxFileSize", CS_BYTE), /* at least 10m (event_log.c) */
     /* Kubernetes: Spark 4.1's defaults. Every spark.kubernetes.* key of Spark is also in

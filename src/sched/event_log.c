@@ -9,9 +9,12 @@
  * Where it goes (src/fs): a local directory, written through stdio and renamed at the end as
  * above; or an object store (spark.eventLog.dir=s3a://bucket/prefix), written as a multipart
  * upload in parts of fs.s3a.multipart.size and visible, under its final name, when the
- * application ends. With spark.eventLog.compress=true the log is compressed with
- * spark.eventLog.compression.codec (zstd by default, as Spark; or lz4) and named, as Spark does,
- * `<app>.<codec>` (`.inprogress` appended while it is written locally).
+ * application ends. With spark.eventLog.compress=true (the default, as Spark 4) the log is
+ * compressed with spark.eventLog.compression.codec (zstd, Spark's default and the one codec cspark
+ * writes: Spark's lz4, lzf and snappy are Java stream framings) and named, as Spark does,
+ * `<app>.<codec>` (`.inprogress` appended while it is written locally). With
+ * spark.eventLog.rolling.enabled=true (the default, as Spark 4) it is a directory of files of at
+ * most spark.eventLog.rolling.maxFileSize (below).
  */
 #include "sched/event_log.h"
 
@@ -424,15 +427,18 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
     bool compress = false;
     const cs_codec *codec = NULL;
     const char *codec_name = "zstd";
-    if (conf && cs_conf_get_bool(conf, "spark.eventLog.compress", "false", &compress, err) < 0)
+    if (conf && cs_conf_get_bool(conf, "spark.eventLog.compress", "true", &compress, err) < 0)
         goto fail;
     if (compress) {
         const char *v = cs_conf_get(conf, "spark.eventLog.compression.codec");
         if (v && *v) codec_name = v;
-        if (strcasecmp(codec_name, "zstd") && strcasecmp(codec_name, "lz4")) {
+        /* Spark's lz4, lzf and snappy event logs are Java stream framings (lz4-java's
+         * LZ4BlockOutputStream, ...) that cspark neither writes nor reads: refused, rather than
+         * written in a framing Spark's History Server cannot read. */
+        if (strcasecmp(codec_name, "zstd")) {
             cs_error_set(err, CS_EINVAL,
-                         "invalid value for spark.eventLog.compression.codec: "
-                         "'%s' (expected zstd or lz4)",
+                         "invalid value for spark.eventLog.compression.codec: '%s' (expected "
+                         "zstd: cspark writes event logs uncompressed or with zstd only)",
                          codec_name);
             goto fail;
         }
@@ -440,7 +446,7 @@ event_log *cs_event_log_open(const cs_conf *conf, const char *app_id, cs_error *
     }
     int64_t max_file = 128 * CS_MiB;
     if (conf &&
-        (cs_conf_get_bool(conf, "spark.eventLog.rolling.enabled", "false", &el->rolling, err) < 0 ||
+        (cs_conf_get_bool(conf, "spark.eventLog.rolling.enabled", "true", &el->rolling, err) < 0 ||
          cs_conf_get_size(conf, "spark.eventLog.rolling.maxFileSize", "128m", CS_BYTE, &max_file,
                           err) < 0))
         goto fail;

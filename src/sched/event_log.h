@@ -27,7 +27,11 @@ typedef struct event_log event_log;
 /* Opens the log from conf: spark.eventLog.dir (default file:/tmp/spark-events; accepts
  * file:/x, file:///x, file://localhost/x and plain paths), spark.eventLog.overwrite (default
  * false), spark.eventLog.buffer.kb (default 100k), spark.redaction.regex (default
- * "(?i)secret|password|token|access[.]key"). The directory must exist and be writable: errors
+ * "(?i)secret|password|token|access[.]key"), spark.eventLog.compress (default true, as Spark 4;
+ * spark.eventLog.compression.codec zstd, the only codec written: others are refused naming the
+ * key), spark.eventLog.rolling.enabled (default true, as Spark 4: the eventlog_v2_<app>/ layout)
+ * and spark.eventLog.rolling.maxFileSize (default 128m, at least 10m). The directory must exist
+ * and be writable: errors
  * name spark.eventLog.dir and the path. The app id is sanitised as Spark does for file names
  * (' ', ':', '/' -> '-'; '.', '$', '{', '}', '\'', '"' -> '_'; lower case). If the final file
  * already exists and overwrite is false: CS_EEXIST. Returns NULL on error. */

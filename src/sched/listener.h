@@ -94,7 +94,7 @@ typedef struct cs_event {
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);
-/* Creates the bus and its dispatch thread. Installs, from conf: the event log when spark.eventLog.enabled=true (spark.eventLog.dir, default file:/tmp/spark-events; spark.eventLog.compress ignored/false), the console progress bar when spark.ui.showConsoleProgress (default true) and stderr is a terminal, otherwise a listener that logs one line per stage start and end. Errors (event log dir missing / not writable) → NULL with a clear message naming spark.eventLog.dir. */
+/* Creates the bus and its dispatch thread. Installs, from conf: the event log when spark.eventLog.enabled=true (spark.eventLog.dir, default file:/tmp/spark-events; compressed and rolled by default as Spark 4: event_log.h), the console progress bar when spark.ui.showConsoleProgress (default true) and stderr is a terminal, otherwise a listener that logs one line per stage start and end. Errors (event log dir missing / not writable) → NULL with a clear message naming spark.eventLog.dir. */
 listener_bus *cs_listener_bus_new(const cs_conf *conf, const char *app_id, const char *app_name, cs_error *err);
 void cs_listener_bus_add(listener_bus *bus, listener_fn fn, void *arg);   /* before the first post */
 /* Deep-copies the event into a queue; never blocks the caller for long; cheap enough for 200,000 events/s (the scheduler posts task start/end for every task). If the queue exceeds spark.scheduler.listenerbus.eventqueue.capacity (10000) events, drop and count, and log once a minute as Spark does ("Dropped N events from ...").*/

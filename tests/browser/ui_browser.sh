@@ -68,7 +68,8 @@ grep -q "job2 failed: Job 2 cancelled because Stage 3 was cancelled" "$T/app.out
 : >"$T/gates/exit"
 wait "$APP_PID"
 APP_PID=""
-[ -f "$T/events/$app" ] || fail "no finished event log $T/events/$app"
+# rolled and compressed (Spark 4's defaults): finished when its appstatus file lost .inprogress
+[ -f "$T/events/eventlog_v2_$app/appstatus_$app" ] || fail "no finished event log $T/events/eventlog_v2_$app"
 
 "$BIN/cspark-history" --conf spark.history.ui.port=0 "$T/events" >"$T/hist.out" 2>&1 &
 HIST_PID=$!

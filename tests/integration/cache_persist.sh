@@ -79,7 +79,8 @@ run_level() {
     submit_ok "$master" --class persist_text "$JOBS" "$input" "$level" "$parts"
     cp "$T/stdout" "$T/$name.out"
     cp "$T/stderr" "$T/$name.err"
-    "$PY" "$T/evsum.py" "$T/ev-$name"/* >"$T/$name.sum" || fail "$name: cannot read the event log"
+    cat_event_log "$T/ev-$name"/* >"$T/ev-$name.json" || fail "$name: cannot read the event log"
+    "$PY" "$T/evsum.py" "$T/ev-$name.json" >"$T/$name.sum" || fail "$name: cannot read the event log"
 }
 job_bytes() { awk -v j="$2" '$1 == "job" && $2 == j { print $4 }' "$T/$1.sum"; }
 
@@ -140,7 +141,8 @@ submit_ok "$LC" --class locality_away "$JOBS" "$T/lines.txt" 3
 assert_eq "$(cat "$T/stdout")" "counts $lines $lines" "locality_away: counts"
 # "wrong N": tasks whose Locality is not where they ran; "away N": NODE_LOCAL tasks of job 1;
 # "must_go_away yes": partition 0's executor holds another partition (which then runs away)
-"$PY" - "$T"/ev-away/* >"$T/away.txt" <<'PYEOF' || fail "locality_away: cannot read the event log"
+cat_event_log "$T"/ev-away/* >"$T/ev-away.json" || fail "locality_away: cannot read the event log"
+"$PY" - "$T/ev-away.json" >"$T/away.txt" <<'PYEOF' || fail "locality_away: cannot read the event log"
 import json, sys
 stage_job, holder, job1, wrong = {}, {}, [], []
 for line in open(sys.argv[1]):

@@ -39,7 +39,8 @@ run() {
     mkdir -p "$T/ev-$name"
     SUBMIT_OPTS=(--conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file:$T/ev-$name")
     submit_ok "$master" --class iterate "$JOB" "$mode" $PAGES $ITERS $PARTS "$T/out-$name"
-    "$PY" "$T/shuffle_stages.py" "$T/ev-$name"/* >"$T/$name.sum" ||
+    cat_event_log "$T/ev-$name"/* >"$T/ev-$name.json" || fail "$name: cannot read the event log"
+    "$PY" "$T/shuffle_stages.py" "$T/ev-$name.json" >"$T/$name.sum" ||
         fail "$name: cannot read the event log"
     cat_parts "$T/out-$name" | sort >"$T/$name.ranks"
     log "$name ($master, $mode): $(cat "$T/$name.sum")"

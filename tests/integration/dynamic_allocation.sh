@@ -22,7 +22,8 @@ out=$(timeout 120 "$SUBMIT" --master 'local-cluster[4,1,256]' "${DA[@]}" \
     --conf spark.dynamicAllocation.maxExecutors=4 --conf spark.eventLog.dir="$T/ev1" \
     "$EX/sleep.so" 64 200 6000 2>"$T/err1") || fail "sleep.so failed: $(tail -3 "$T/err1")"
 assert_eq "tasks run: 64" "$out" "sleep.so output"
-$CHECK scaled "$(ls "$T"/ev1/*)" 0 4 >"$T/ramp" || fail "$(cat "$T/ramp")"
+cat_event_log "$T"/ev1/* >"$T/ev1.json" || fail "cannot read the event log of sleep.so"
+$CHECK scaled "$T/ev1.json" 0 4 >"$T/ramp" || fail "$(cat "$T/ramp")"
 grep -q "event=executor_exited executor=.* expected=true" "$T/err1" || fail "no executor left as asked"
 grep -q "failures=" "$T/err1" && fail "removed executors were counted as failures: $(grep failures= "$T/err1" | head -1)"
 
@@ -31,7 +32,8 @@ out=$(timeout 120 "$SUBMIT" --master 'local-cluster[2,1,256]' "${DA[@]}" \
     --conf spark.eventLog.dir="$T/ev2" --class tracked_join "$JOBS" 750 4000 2>"$T/err2") ||
     fail "tracked_join failed: $(tail -3 "$T/err2")"
 assert_eq "count=400" "$out" "join output"
-log2=$(ls "$T"/ev2/*)
+log2=$T/ev2.json
+cat_event_log "$T"/ev2/* >"$log2" || fail "cannot read the event log of tracked_join"
 $CHECK kept "$log2" 1500 >"$T/kept" || fail "$(cat "$T/kept")"
 $CHECK attempts "$log2" >"$T/att" || fail "$(cat "$T/att")"
 [ "$(grep -c 'event=remove_idle' "$T/err2")" -eq 2 ] || fail "the executors were not removed after the job"

@@ -21,7 +21,11 @@ for line in open(sys.argv[1]):
     if e.get("Event") == "SparkListenerTaskEnd" and e["Task End Reason"]["Reason"] != "Success":
         print(json.dumps(e["Task End Reason"], sort_keys=True))' "$1"
 }
-latest() { ls -t "$T"/events/* | head -1; }
+# latest: the newest event log's lines in a file (rolled and compressed: Spark 4's defaults)
+latest() {
+    cat_event_log "$(ls -td "$T"/events/* | head -1)" >"$T/latest.json" || return 1
+    echo "$T/latest.json"
+}
 
 check() { # NAME PYTHON-CONDITION-ON-r: some failed TaskEnd's reason r satisfies it
     local name=$1 cond=$2 log
@@ -46,13 +50,13 @@ BASE=("${SUBMIT_OPTS[@]}")
 SUBMIT_OPTS=("${BASE[@]}" --class lost_map_output)
 submit_ok 'local[2]' "$JOBS"
 check fetch 'r["Reason"] == "FetchFailed" and r["Map ID"] == 0 and r["Map Index"] == 0 and isinstance(r["Shuffle ID"], int) and isinstance(r["Reduce ID"], int) and r["Message"] and "Block Manager Address" not in r'
-rm -f "$T"/events/*
+rm -rf "$T"/events/*
 
 # an executor that dies of a task's SIGSEGV: its task is an ExecutorLostFailure caused by the app
 SUBMIT_OPTS=("${BASE[@]}" --class crash_once)
 submit_ok 'local-cluster[2,1,256]' "$JOBS"
 check executor-lost 'r["Reason"] == "ExecutorLostFailure" and r["Executor ID"] in ("1", "2") and r["Exit Caused By App"] is True and r["Loss Reason"]'
-rm -f "$T"/events/*
+rm -rf "$T"/events/*
 
 # partition 0 fails four times (ExceptionFailure); partition 1 is still running and is killed
 rc=0

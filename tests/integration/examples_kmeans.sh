@@ -36,7 +36,8 @@ for level in NONE MEMORY_ONLY; do
     assert_files_eq "$T/stdout" "$T/ref.txt" "local-cluster $level: points, malformed lines, centroids"
     # the accumulator as Spark's event log shows it: the "malformed lines" value of job 1's stage
     # (iteration 1, which parses every line) is the reference's count
-    malformed=$("$PY" - "$T/ev-$level"/* <<'PYEOF'
+    cat_event_log "$T/ev-$level"/* >"$T/ev-$level.json" || fail "$level: cannot read the event log"
+    malformed=$("$PY" - "$T/ev-$level.json" <<'PYEOF'
 import json, sys
 stage_job, value = {}, None
 for line in open(sys.argv[1]):
@@ -70,7 +71,8 @@ SUBMIT_OPTS=(--conf spark.executor.memory=32m --conf spark.eventLog.enabled=true
 submit_ok 'local[2]' "$APP" "$T/big.txt" 2 3 MEMORY_ONLY
 assert_files_eq "$T/stdout" "$T/big-ref.txt" "MEMORY_ONLY larger than storage memory: the reference"
 assert_contains "$T/stderr" "event=block_not_stored" "MEMORY_ONLY larger than storage memory: left out"
-read3=$("$PY" - "$T/ev-big"/* <<'PYEOF'
+cat_event_log "$T/ev-big"/* >"$T/ev-big.json" || fail "cannot read the event log"
+read3=$("$PY" - "$T/ev-big.json" <<'PYEOF'
 import json, sys
 stage_job, read = {}, 0
 for line in open(sys.argv[1]):

@@ -69,7 +69,8 @@ submit_ok 'local-cluster[2,1,1024]' "$APP" "$T/in"
 assert_files_eq "$T/stdout" "$T/ref.txt" "local-cluster: weblog output differs from the reference"
 SUBMIT_OPTS=()
 # per job: input bytes read; the "malformed lines" value after job 0 (the status count)
-"$PY" - "$T"/ev/* >"$T/ev.txt" <<'PYEOF' || fail "cannot read the event log"
+cat_event_log "$T"/ev/* >"$T/ev.json" || fail "cannot read the event log"
+"$PY" - "$T/ev.json" >"$T/ev.txt" <<'PYEOF' || fail "cannot read the event log"
 import json, sys
 stage_job, read, acc = {}, {}, None
 for line in open(sys.argv[1]):

@@ -23,14 +23,13 @@ ends() {
     [[ "$last" == *"ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: $want"* ]] ||
         fail "$how: expected the reason '$want', got: $last"
     local removed
-    removed=$("$PY" - "$T/ev-$how" <<'PYEOF'
-import json, os, sys
-d = sys.argv[1]
-for name in os.listdir(d):
-    for line in open(os.path.join(d, name)):
-        e = json.loads(line)
-        if e.get("Event") == "SparkListenerExecutorRemoved" and e.get("Executor ID") == "1":
-            print(e.get("Removed Reason", ""))
+    cat_event_log "$T/ev-$how"/* >"$T/ev-$how.json" || fail "$how: cannot read the event log"
+    removed=$("$PY" - "$T/ev-$how.json" <<'PYEOF'
+import json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("Event") == "SparkListenerExecutorRemoved" and e.get("Executor ID") == "1":
+        print(e.get("Removed Reason", ""))
 PYEOF
     )
     [[ "$removed" == "$want"* ]] || fail "$how: the event log's removal reason is '$removed'"

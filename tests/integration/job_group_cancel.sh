@@ -25,8 +25,8 @@ for master in 'local[2]' 'local-cluster[2,1,512]'; do # tasks in the driver, the
     [ -e "$T/gates/started" ] || fail "$master: the task never started"
     grep -q 'scheduler job=0 event=cancelled reason="Job 0 cancelled part of cancelled job group etl-42"' \
         "$T/stderr" || fail "$master: the scheduler did not log the cancel"
-    log=$(ls "$T"/events/* | head -1)
-    [ -f "$log" ] || fail "$master: no event log"
+    log=$T/events.json
+    cat_event_log "$T"/events/* >"$log" || fail "$master: no event log"
     $PY - "$log" <<'PY' || fail "$master: event log (above)"
 import json, sys
 start = end = None

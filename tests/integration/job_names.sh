@@ -63,8 +63,8 @@ wait "$APP_PID" || fail "the application failed: $(tail -5 "$T/stderr")"
 APP_PID=""
 
 # the event log: each JobStart's stage names and properties
-log=$(ls "$T"/events/* | head -1)
-[ -f "$log" ] || fail "no event log"
+log=$T/events.json
+cat_event_log "$T"/events/* >"$log" || fail "no event log"
 $PY - "$log" <<'PY' || fail "event log names (above)"
 import json, sys
 at = lambda op, fn="job_names": "%s at jobnames.so:%s" % (op, fn)

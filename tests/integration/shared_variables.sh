@@ -82,7 +82,8 @@ done
 mkdir "$T/ev"
 run ev 'local-cluster[2,1,1024]' --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=$T/ev" \
     --class acc_counts "$JOBS" flaky || fail "event log run: $(tail -3 "$T/ev.err")"
-$PY - "$T"/ev/* <<'PY' || fail "event log Accumulables"
+cat_event_log "$T"/ev/* >"$T/ev.json" || fail "cannot read the event log"
+$PY - "$T/ev.json" <<'PY' || fail "event log Accumulables"
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1])]
 ends = [e for e in events if e["Event"] == "SparkListenerTaskEnd"]

@@ -168,7 +168,8 @@ log "live UI: the unpersisted RDD left storage and its executors"
 : >"$T/gates/exit"
 wait "$APP_PID" || fail "the application failed: $(tail -5 "$T/err")"
 APP_PID=""
-[ -f "$T/events/$app" ] || fail "no finished event log $T/events/$app"
+# rolled and compressed (Spark 4's defaults): finished when its appstatus file lost .inprogress
+[ -f "$T/events/eventlog_v2_$app/appstatus_$app" ] || fail "no finished event log $T/events/eventlog_v2_$app"
 
 "$BIN/cspark-history" --conf spark.history.ui.port=0 "$T/events" >"$T/hist.out" 2>&1 &
 HIST_PID=$!

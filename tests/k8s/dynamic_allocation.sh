@@ -25,7 +25,8 @@ timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode c
     "$BUILD/examples/sleep.so" 64 200 12000 >"$T/out" 2>"$T/err" ||
     { tail -20 "$T/err" >&2; fail "the application failed"; }
 grep -q "^tasks run: 64\$" "$T/out" || fail "wrong output: \$(cat "$T/out")"
-log=\$(ls "$T"/ev/*)
+log=$T/ev.json
+"$BUILD/tests/cat_event_log" "$T"/ev/* >"\$log" || fail "cannot read the event log"
 /usr/bin/python3 "$SRC/tests/k8s/lib/eventlog_check.py" scaled "\$log" 1 8 >"$T/ramp" ||
     { cat "$T/ramp" >&2; fail "allocation targets"; }
 cat "$T/ramp"

@@ -25,10 +25,11 @@ grep -q "event=executor_pod_unschedulable executor=3" "$T/err" || fail "executor
 for id in 3 4; do
     grep -q "event=executor_pod_excess executor=\$id " "$T/err" || fail "the Pending pod of executor \$id was not deleted on downscale"
 done
+"$BUILD/tests/cat_event_log" "$T"/ev/* >"$T/ev.json" || fail "cannot read the event log"
 end_ms=\$(/usr/bin/python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     e = json.loads(l)
-    if e["Event"] == "SparkListenerApplicationEnd": print(e["Timestamp"])' "\$(ls "$T"/ev/*)")
+    if e["Event"] == "SparkListenerApplicationEnd": print(e["Timestamp"])' "$T/ev.json")
 pod_history | /usr/bin/python3 -c 'import json,sys
 end = int(sys.argv[1])
 pods = {p["name"].rsplit("-", 1)[1]: p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]}

@@ -26,10 +26,11 @@ ends() {
     *"ExecutorLostFailure (executor 1 exited caused by one of the running tasks) Reason: The executor with id 1 "*"exited with exit code \$code "*"terminated, exitCode \$code"*) ;;
     *) fail "\$how: the job failure lacks the exit code \$code: \$last" ;;
     esac
-    /usr/bin/python3 - "$T/ev-\$how" "\$code" <<'PYEOF' || fail "\$how: the event log's removal reason lacks the exit code"
-import json, os, sys
-d, code = sys.argv[1], sys.argv[2]
-reasons = [e.get("Removed Reason", "") for name in os.listdir(d) for e in map(json.loads, open(os.path.join(d, name)))
+    "$BUILD/tests/cat_event_log" "$T/ev-\$how"/* >"$T/ev-\$how.json" || fail "\$how: cannot read the event log"
+    /usr/bin/python3 - "$T/ev-\$how.json" "\$code" <<'PYEOF' || fail "\$how: the event log's removal reason lacks the exit code"
+import json, sys
+path, code = sys.argv[1], sys.argv[2]
+reasons = [e.get("Removed Reason", "") for e in map(json.loads, open(path))
            if e.get("Event") == "SparkListenerExecutorRemoved" and e.get("Executor ID") == "1"]
 ok = any("exited with exit code %s " % code in r and "exitCode %s" % code in r for r in reasons)
 if not ok:

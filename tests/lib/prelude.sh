@@ -9,8 +9,8 @@
 #     . "$(dirname "$0")/../lib/prelude.sh"
 #     lib_init "$@"              # $1 = build dir; sets BUILD SRC BIN EX SUBMIT T (temp dir)
 # Helpers: make_tmp (a temp dir removed on exit), run_submit / submit_ok (run cspark-submit),
-# cat_parts (a save_as_text_file output in part order), fail, assert_eq, assert_files_eq,
-# assert_contains. Every failure prints "FAIL: <test>: <why>" and exits 1.
+# cat_parts (a save_as_text_file output in part order), cat_event_log (an event log's lines),
+# fail, assert_eq, assert_files_eq, assert_contains. Every failure prints "FAIL: <test>: <why>" and exits 1.
 # CTest also registers this file as a test (lib/prelude): run directly, it checks its own
 # helpers and exits 0.
 
@@ -54,6 +54,13 @@ lib_init() {
     export LC_ALL=C
     [ -x "$SUBMIT" ] || fail "cspark-submit not built ($SUBMIT)"
     make_tmp T
+}
+
+# cat_event_log LOG...: the event logs' lines, one JSON event a line, whatever their layout: a
+# file or a rolled eventlog_v2_* directory, zstd-compressed or not (Spark 4's defaults, rolled and
+# compressed, are cspark's), read as the history server reads them (tests/tools/cat_event_log.c).
+cat_event_log() {
+    "$BUILD/tests/cat_event_log" "$@"
 }
 
 # need FILE...: fails unless each file exists.

@@ -5,8 +5,9 @@ against the logs themselves and against facts the test measured independently.
 usage: check_history.py URL EVENT_DIR FACTS_JSON
 
 URL is the History Server (http://127.0.0.1:PORT); EVENT_DIR holds one cspark event log per
-application; FACTS_JSON maps application names to facts the test knows from outside the logs (input
-sizes, line counts, the job's printed result, which failures were planned). Called by
+application as plain lines (history_server.sh writes them with cat_event_log: the logs themselves
+are rolled and zstd-compressed); FACTS_JSON maps application names to facts the test knows from
+outside the logs (input sizes, line counts, the job's printed result, which failures were planned). Called by
 tests/spark/history_server.sh once the server runs. For every application it checks, through
 Spark's REST API (/api/v1): the application is listed with its name, user, start and end times,
 completed; every job with its status, stages and task counts; every stage attempt with its status,

@@ -4,8 +4,8 @@
 # events_<n>_<app>.zstd files and appstatus_<app>).
 #
 # Installs the pinned Spark (scripts/install-spark.sh; exit 77 = SKIP only when that fails), runs
-# 20,000 empty tasks with spark.eventLog.rolling.enabled=true, maxFileSize=10m (Spark's least) and
-# spark.eventLog.compress=true (zstd), checks the layout (more than one events file, each a zstd
+# 20,000 empty tasks with only spark.eventLog.rolling.maxFileSize=10m (Spark's least) set: rolling
+# and zstd compression are the defaults, as in Spark 4; checks the layout (more than one events file, each a zstd
 # stream of whole JSON lines, the status file complete), then asks both servers' REST APIs for
 # the application and its job: completed, 20,000 tasks done. Both servers are stopped on exit.
 . "$(dirname "$0")/../lib/prelude.sh"
@@ -20,8 +20,7 @@ EV=$T/events
 mkdir -p "$EV"
 timeout 180 "$SUBMIT" --master 'local[2]' --name rolled-zstd --conf spark.ui.enabled=false \
     --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=file:$EV" \
-    --conf spark.eventLog.rolling.enabled=true --conf spark.eventLog.rolling.maxFileSize=10m \
-    --conf spark.eventLog.compress=true \
+    --conf spark.eventLog.rolling.maxFileSize=10m \
     --conf spark.scheduler.listenerbus.eventqueue.capacity=100000 \
     "$EX/emptytasks.so" 20000 >"$T/app.out" 2>"$T/app.err" || { tail -5 "$T/app.err" >&2; fail "the application failed"; }
 

@@ -77,8 +77,14 @@ app hs-cached 0 'local-cluster[2,1,1024]' --conf spark.eventLog.logBlockUpdates.
 fact hs-cached '"cached_rdds": {"1": "Memory Deserialized 1x Replicated", "3": "Memory Deserialized 1x Replicated"}'
 FACTS="$FACTS}"
 echo "$FACTS" >"$T/facts.json"
+# the logs are rolled and zstd-compressed (Spark 4's defaults, cspark's too): their lines, one file
+# per application, are what check_history.py compares with the History Server
+mkdir "$T/lines"
 for f in "$EV"/*; do
     case $f in *.inprogress) fail "event log $f was left in progress" ;; esac
+    [ ! -d "$f" ] || [ -z "$(ls "$f" | grep '^appstatus_.*\.inprogress$')" ] ||
+        fail "event log $f was left in progress"
+    cat_event_log "$f" >"$T/lines/${f##*/}" || fail "cannot read the event log $f"
 done
 
 # ---- the History Server -----------------------------------------------------------------------
@@ -97,7 +103,7 @@ HS_PID=$!
 stop_history() { kill "$HS_PID" 2>/dev/null && wait "$HS_PID" 2>/dev/null; _lib_cleanup; }
 trap stop_history EXIT
 
-$PY "$SRC/tests/spark/check_history.py" "http://127.0.0.1:$PORT" "$EV" "$T/facts.json" || {
+$PY "$SRC/tests/spark/check_history.py" "http://127.0.0.1:$PORT" "$T/lines" "$T/facts.json" || {
     echo "--- History Server log (last 30 lines)" >&2
     tail -30 "$T/history.log" >&2
     fail "Spark's History Server does not show cspark's event logs as cspark wrote them"

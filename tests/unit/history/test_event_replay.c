@@ -60,6 +60,8 @@ static void write_log(const char *app_id)
 {
     cs_conf *c = cs_conf_new();
     cs_conf_set(c, "spark.eventLog.dir", dir);
+    cs_conf_set(c, "spark.eventLog.compress", "false"); /* the single plain file read below */
+    cs_conf_set(c, "spark.eventLog.rolling.enabled", "false");
     cs_error err = {0};
     event_log *el = cs_event_log_open(c, app_id, &err);
     assert_non_null(el);

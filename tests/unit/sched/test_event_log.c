@@ -18,6 +18,7 @@
 
 #include "common/conf.h"
 #include "sched/event_log.h"
+#include "sched/event_log_reader.h"
 #include "sched/listener.h"
 
 static char *make_dir(void)
@@ -42,11 +43,15 @@ static bool exists(const char *dir, const char *name)
     return access(p, F_OK) == 0;
 }
 
+/* The single-file, uncompressed format most tests here read line by line: compression and
+ * rolling, on by default as in Spark 4, are set off (test_default_layout checks the defaults). */
 static cs_conf *log_conf(const char *dir_value)
 {
     cs_conf *c = cs_conf_new();
     cs_conf_set(c, "spark.ui.showConsoleProgress", "false");
     cs_conf_set(c, "spark.eventLog.enabled", "true");
+    cs_conf_set(c, "spark.eventLog.compress", "false");
+    cs_conf_set(c, "spark.eventLog.rolling.enabled", "false");
     if (dir_value) cs_conf_set(c, "spark.eventLog.dir", dir_value);
     return c;
 }
@@ -514,8 +519,7 @@ static void test_many_tasks_launch_times(void **state)
     /* the launch-time table grows, shrinks and wraps: every TaskEnd finds its TaskStart */
     char *dir = make_dir();
     cs_error err = {0};
-    cs_conf *c = cs_conf_new();
-    cs_conf_set(c, "spark.eventLog.dir", dir);
+    cs_conf *c = log_conf(dir);
     event_log *el = cs_event_log_open(c, "app-t", &err);
     assert_non_null(el);
     const int N = 5000;
@@ -564,6 +568,7 @@ static void test_rolling_layout(void **state)
     cs_conf *c = cs_conf_new();
     cs_conf_set(c, "spark.eventLog.dir", dir);
     cs_conf_set(c, "spark.eventLog.rolling.enabled", "true");
+    cs_conf_set(c, "spark.eventLog.compress", "false");
     cs_conf_set(c, "spark.eventLog.rolling.maxFileSize", "1m");
     assert_null(cs_event_log_open(c, "app-r", &err));
     assert_non_null(strstr(err.msg, "spark.eventLog.rolling.maxFileSize"));
@@ -605,6 +610,70 @@ static void test_rolling_layout(void **state)
     assert_non_null(el);
     assert_int_equal(cs_event_log_close(el, &err), 0);
     assert_false(exists(dir, "eventlog_v2_app-r/events_2_app-r"));
+    cs_conf_free(c);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Spark 4's defaults with no key set: a rolled directory of zstd files (eventlog_v2_<app>/
+ * events_1_<app>.zstd), which the history server's reader reads back line for line. */
+static void test_default_layout(void **state)
+{
+    (void)state;
+    char *dir = make_dir();
+    cs_error err = {0};
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.eventLog.dir", dir);
+    event_log *el = cs_event_log_open(c, "app-d", &err);
+    assert_non_null(el);
+    for (int i = 0; i < 100; i++) {
+        cs_event s = {.kind = CS_EV_TASK_START, .time_ms = 100000 + i, .task_id = i};
+        cs_event_log_listener(el, &s);
+    }
+    assert_int_equal(cs_event_log_close(el, &err), 0);
+    assert_true(exists(dir, "eventlog_v2_app-d/events_1_app-d.zstd"));
+    assert_true(exists(dir, "eventlog_v2_app-d/appstatus_app-d"));
+    assert_false(exists(dir, "app-d"));
+    char path[600];
+    snprintf(path, sizeof path, "%s/eventlog_v2_app-d", dir);
+    FILE *in = cs_event_log_open_read(path, &err);
+    assert_non_null(in);
+    char line[4096];
+    int lines = 0;
+    while (fgets(line, sizeof line, in)) {
+        json_error_t jerr;
+        json_t *o = json_loads(line, 0, &jerr);
+        assert_non_null(o);
+        json_decref(o);
+        lines++;
+    }
+    fclose(in);
+    assert_int_equal(lines, 1 + 100);
+    cs_conf_free(c);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Regression: spark.eventLog.compression.codec=lz4 wrote an LZ4 frame stream named .lz4, which
+ * Spark's History Server (lz4-java's LZ4BlockInputStream framing) cannot read. Now refused with
+ * one line naming the key and the codec cspark writes, and nothing created. */
+static void test_lz4_codec_refused(void **state)
+{
+    (void)state;
+    char *dir = make_dir();
+    cs_error err = {0};
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.eventLog.dir", dir);
+    cs_conf_set(c, "spark.eventLog.compression.codec", "lz4");
+    assert_null(cs_event_log_open(c, "app-l", &err));
+    assert_int_equal(err.code, CS_EINVAL);
+    assert_non_null(strstr(err.msg, "spark.eventLog.compression.codec: 'lz4' (expected zstd"));
+    assert_null(strchr(err.msg, '\n'));
+    assert_false(exists(dir, "eventlog_v2_app-l"));
+    assert_false(exists(dir, "app-l.lz4.inprogress"));
+    cs_conf_set(c, "spark.eventLog.rolling.enabled", "false");
+    assert_null(cs_event_log_open(c, "app-l", &err));
+    assert_false(exists(dir, "app-l.lz4.inprogress"));
     cs_conf_free(c);
     remove_dir(dir);
     free(dir);
@@ -653,8 +722,7 @@ static void test_task_events_with_odd_strings(void **state)
 {
     char *dir = make_dir();
     cs_error err = {0};
-    cs_conf *c = cs_conf_new();
-    cs_conf_set(c, "spark.eventLog.dir", dir);
+    cs_conf *c = log_conf(dir);
     event_log *el = cs_event_log_open(c, "app-odd", &err);
     assert_non_null(el);
     write_task_events(el);
@@ -816,6 +884,8 @@ int main(void)
         cmocka_unit_test(test_custom_redaction_regex),
         cmocka_unit_test(test_many_tasks_launch_times),
         cmocka_unit_test(test_rolling_layout),
+        cmocka_unit_test(test_default_layout),
+        cmocka_unit_test(test_lz4_codec_refused),
         cmocka_unit_test(test_task_events_with_odd_strings),
         cmocka_unit_test(test_spill_and_shuffle_read_fields),
         cmocka_unit_test(test_stage_rdd_info_and_parents),
