@@ -671,8 +671,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     int64_t timeout = 120000, max_result = 0;
     rpc_options ro = {.name = "driver", .app_id = env->app_id};
     if (cs_conf_entry_duration_ms(env->conf, "spark.network.timeout", &timeout, err) < 0 ||
-        cs_conf_get_size(env->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) <
-            0 ||
+        cs_conf_entry_size(env->conf, "spark.driver.maxResultSize", &max_result, err) < 0 ||
         cs_rpc_options_from_conf(env->conf, &ro, err) < 0)
         return NULL;
     coarse_backend *b = cs_xcalloc(1, sizeof *b);

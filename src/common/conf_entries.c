@@ -115,7 +115,7 @@ static const cs_conf_entry entries[] = {
     INT("spark.executor.maxNumFailures", 1, IMAX),
     BOOL("spark.task.reaper.enabled"),
     DUR_OR_NEVER("spark.task.reaper.killTimeout", CS_MS), /* cspark's default 2s: shutdown.h */
-    SIZE("spark.driver.maxResultSize", CS_BYTE, 0, NOMAX),
+    SIZE_D("spark.driver.maxResultSize", CS_BYTE, 0, NOMAX, "1g"),
     SIZE_POS("spark.task.maxDirectResultSize", CS_BYTE),
     DUR_NONNEG_D("spark.scheduler.maxRegisteredResourcesWaitingTime", CS_MS, "30s"),
     DOUBLE("spark.scheduler.minRegisteredResourcesRatio", 0, 1, false, false),

@@ -761,8 +761,7 @@ static int executor_start(executor *x, cs_error *err)
     int64_t fits = (int64_t)net.max_frame - 64 * 1024;
     x->max_direct_result = v < fits ? v : fits;
     x->max_status_update = fits;
-    if (cs_conf_get_size(x->conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &x->max_result_size,
-                         err) < 0)
+    if (cs_conf_entry_size(x->conf, "spark.driver.maxResultSize", &x->max_result_size, err) < 0)
         return err->code;
     /* a driver whose host is gone without closing the connection (its node lost) is given up
      * once heartbeats stay unacknowledged for spark.network.timeout: the connection closes and

@@ -226,7 +226,7 @@ int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_erro
                             "invalid value for spark.stage.maxConsecutiveAttempts: '%lld' "
                             "(expected an integer >= 1)",
                             (long long)attempts);
-    if (cs_conf_get_size(conf, "spark.driver.maxResultSize", "1g", CS_BYTE, &max_result, err) < 0)
+    if (cs_conf_entry_size(conf, "spark.driver.maxResultSize", &max_result, err) < 0)
         return err->code;
     if (cs_task_reaper_timeout(conf, &o->task_kill_timeout_ms, err) < 0) return err->code;
     if (cs_locality_waits_read(conf, &o->locality_waits, err) < 0) return err->code;
