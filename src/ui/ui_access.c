@@ -118,6 +118,26 @@ static int refuse_unsupported(const cs_conf *conf, bool history, cs_error *err)
     return 0;
 }
 
+/* The next entry of a users or tokens file held in [*cursor, end): the line trimmed of blanks and
+ * NUL-terminated in place (the callers put a NUL after the data), blank and '#' lines passed
+ * over; NULL at the end. *line_no counts every line, for messages. */
+static char *next_entry_line(char **cursor, char *end, int *line_no)
+{
+    for (char *line = *cursor; line && line < end; line = *cursor) {
+        (*line_no)++;
+        char *nl = memchr(line, '\n', (size_t)(end - line));
+        *cursor = nl ? nl + 1 : NULL;
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        while (n > 0 && isspace((unsigned char)line[n - 1]))
+            n--;
+        line[n] = '\0';
+        while (*line == ' ' || *line == '\t')
+            line++;
+        if (*line && *line != '#') return line;
+    }
+    return NULL;
+}
+
 /* Reads an htpasswd file: "user:hash" lines, '#' comments and blank lines skipped. */
 static int read_users(ui_access *a, const char *path, cs_error *err)
 {
@@ -127,19 +147,11 @@ static int read_users(ui_access *a, const char *path, cs_error *err)
     if (cs_read_file(path, &data, &len, &rerr) < 0)
         return cs_error_set(err, CS_EINVAL, "cannot read cspark.ui.auth.usersFile=%s: %s", path,
                             rerr.msg);
-    char *text = (char *)data;
+    data = cs_xrealloc(data, len + 1); /* a last line without '\n' is ended in place */
+    data[len] = '\0';
+    char *cursor = (char *)data, *line;
     int rc = 0, line_no = 0;
-    for (char *line = text, *next; line && line < text + len; line = next) {
-        line_no++;
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        next = nl ? nl + 1 : NULL;
-        size_t n = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
-        while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
-            n--;
-        line[n] = '\0';
-        while (*line == ' ' || *line == '\t')
-            line++;
-        if (!*line || *line == '#') continue;
+    while ((line = next_entry_line(&cursor, (char *)data + len, &line_no))) {
         char *colon = strchr(line, ':');
         if (!colon || colon == line || !colon[1] || crypt_checksalt(colon + 1) != CRYPT_SALT_OK) {
             rc = cs_error_set(err, CS_EINVAL,
@@ -184,19 +196,11 @@ static int read_tokens(ui_access *a, const char *path, cs_error *err)
     if (cs_read_file(path, &data, &len, &rerr) < 0)
         return cs_error_set(err, CS_EINVAL, "cannot read cspark.ui.auth.tokensFile=%s: %s", path,
                             rerr.msg);
-    char *text = (char *)data;
+    data = cs_xrealloc(data, len + 1); /* a last line without '\n' is ended in place */
+    data[len] = '\0';
+    char *cursor = (char *)data, *line;
     int rc = 0, line_no = 0;
-    for (char *line = text, *next; line && line < text + len; line = next) {
-        line_no++;
-        char *nl = memchr(line, '\n', (size_t)(text + len - line));
-        next = nl ? nl + 1 : NULL;
-        size_t n = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
-        while (n > 0 && isspace((unsigned char)line[n - 1]))
-            n--;
-        line[n] = '\0';
-        while (*line == ' ' || *line == '\t')
-            line++;
-        if (!*line || *line == '#') continue;
+    while ((line = next_entry_line(&cursor, (char *)data + len, &line_no))) {
         size_t tn = strcspn(line, " \t");
         char *user = line + tn;
         while (*user == ' ' || *user == '\t')
