@@ -305,6 +305,10 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     if (!sc) return;
     cspark_context *expected = sc;
     atomic_compare_exchange_strong(&running_context, &expected, NULL);
+    /* first of all no executor is started or replaced any more: the executors the stop removes
+     * (the task reaper, the end of the jobs, StopExecutor) stay removed (issue 21 item 13); once
+     * it returns none is being started, so none is created after the line below */
+    if (sc->backend && sc->manager->stopping) sc->manager->stopping(sc->backend);
     CS_INFO("context", "app=%s event=stopping succeeded=%s", cs_log_value(sc->app_id),
             succeeded ? "true" : "false");
     /* as Spark's SparkContext.stop: the application's end is posted first, then the scheduler

@@ -8,7 +8,8 @@
  * Order of calls (the context's thread): default_parallelism and new_app_id while the context
  * reads its settings; create; cs_scheduler_new over the backend; start (the backend may now
  * report to the scheduler); dynamic allocation's first request; wait_registered; at the end
- * exit_code, then the scheduler stops the backend (sched_backend.stop).
+ * stopping (the very first step of the context's stop), exit_code, then the scheduler stops the
+ * backend (sched_backend.stop).
  *
  * Backends receive a cluster_env, never the context. Ownership: the env and everything it points
  * to belong to the context and outlive the backend (the context frees them after the scheduler
@@ -69,6 +70,11 @@ typedef struct cluster_manager {
     /* Waits for executors as the manager's keys say (spark.scheduler.maxRegisteredResources-
      * WaitingTime, ...) and logs how many registered. NULL: nothing to wait for. */
     int (*wait_registered)(sched_backend *b, cs_error *err);
+    /* The application stops (the context's first step, before its jobs, the task reaper and the
+     * executors stop): from now on no executor is started, requested or replaced (Kubernetes: the
+     * allocator stops; local-cluster: no relaunch); returns once none is being started. Executors
+     * the stop then removes are not replaced. NULL: nothing to do. */
+    void (*stopping)(sched_backend *b);
     /* The exit status the driver should end with (Kubernetes: 11 after
      * spark.executor.maxNumFailures), 0 for none. NULL: always 0. */
     int (*exit_code)(sched_backend *b);

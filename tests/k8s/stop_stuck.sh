@@ -12,7 +12,8 @@
 #  6. cluster mode, cspark-submit --kill: the driver pod and everything it made go;
 #  7. client mode from a pod (spark.kubernetes.driver.pod.name): the executor pods, ConfigMap and
 #     Secret are owned by that pod, and a double Ctrl-C deletes them.
-# In 1-3 no executor pod is created once the stop began (the reaper's deletions are not replaced).
+# In 1-3 no executor pod is created once the stop began (the reaper's deletions are not replaced):
+# the allocator stops before the context's stop does anything else (issue 21 item 13).
 # Each wait is bounded and generous (60 s): a stop that waited for the tasks would take minutes.
 # Outcomes only.
 . "$(dirname "$0")/lib/k8s.sh"
@@ -49,13 +50,19 @@ client_stop() {
     esac
     # the task reaper deleted the stuck executors' pods: none was replaced once the application
     # was stopping (issue 21 item 13: the allocator replaced them, 48 new pods for a 200-executor
-    # application): from the signal, or from the allocator's stop when the job aborted by itself
-    # (a reaper that removes executors at a job's end, before the stop, may see them replaced, as
-    # Spark's allocator would, until the backend stops)
+    # application): no pod is created from the signal, or from the context's first stop line
+    # (event=stopping) when the job aborted by itself — the allocator stopped before it, so
+    # executors the stop removes are not replaced (a reaper that removes executors at a job's
+    # end, before the stop, may see them replaced, as Spark's allocator would)
     local late
-    late=\$(sed -n '/event=interrupted\|event=allocator_stopped/,\$p' "$T/\$name.err" | grep -o 'event=executor_pod_created executor=[0-9]*')
-    grep -q "event=interrupted\|event=allocator_stopped" "$T/\$name.err" || fail "\$name: the driver never logged its stop"
+    late=\$(sed -n '/event=interrupted\|context.*event=stopping/,\$p' "$T/\$name.err" | grep -o 'event=executor_pod_created executor=[0-9]*')
+    grep -q "context.*event=stopping" "$T/\$name.err" || fail "\$name: the driver never logged its stop"
     [ -z "\$late" ] || fail "\$name: executor pods were created while the application stopped: \$(echo \$late)"
+    # the allocator is the first thing the context's stop ends, before anything that removes
+    # executors
+    local order
+    order=\$(grep -o "event=allocator_stopped\|context.*event=stopping" "$T/\$name.err" | head -1)
+    [ "\$order" = "event=allocator_stopped" ] || fail "\$name: the context's stop began before the allocator stopped"
     expect_nothing_left "\$name"
 }
 

@@ -112,10 +112,10 @@ void cs_k8s_alloc_round_free(k8s_alloc_round *r)
 
 /* ---- carrying rounds out -------------------------------------------------------------------- */
 
-/* Waits for a creation token; lock held. False when stopping. */
+/* Waits for a creation token; lock held. False once the allocator is told to stop. */
 static bool take_create_token(k8s_backend *b)
 {
-    while (!b->stopping) {
+    while (!b->allocator_stopping) {
         int64_t wait = cs_token_bucket_take(&b->tokens, cs_mono_ms());
         if (wait == 0) return true;
         cs_cond_wait_ms(&b->cond, &b->lock, wait);
@@ -320,7 +320,7 @@ static void *allocator_main(void *arg)
 {
     k8s_backend *b = arg;
     pthread_mutex_lock(&b->lock);
-    while (!b->stopping) {
+    while (!b->allocator_stopping) {
         int64_t now = cs_mono_ms();
         cs_k8s_pods_expire(&b->pods, now, b->set.deleted_cache_ms);
         /* Spark requests no executor while it waits to reuse a claim until a snapshot came */
@@ -353,8 +353,14 @@ int cs_k8s_allocator_start(k8s_backend *b)
     return b->allocator_started ? 0 : CS_EIO;
 }
 
-void cs_k8s_allocator_join(k8s_backend *b)
+void cs_k8s_allocator_stop(k8s_backend *b)
 {
-    if (b->allocator_started) pthread_join(b->allocator, NULL);
+    pthread_mutex_lock(&b->lock);
+    b->allocator_stopping = true;
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+    if (!b->allocator_started) return;
+    pthread_join(b->allocator, NULL); /* a creation under way ends first */
     b->allocator_started = false;
+    CS_INFO("k8s", "event=allocator_stopped");
 }

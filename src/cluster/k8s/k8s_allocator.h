@@ -60,8 +60,12 @@ void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool
 void cs_k8s_alloc_round_free(k8s_alloc_round *r);
 
 struct k8s_backend;
-/* Starts / joins the allocator thread (call stop after setting the backend's stopping flag). */
+/* Starts the allocator thread. */
 int cs_k8s_allocator_start(struct k8s_backend *b);
-void cs_k8s_allocator_join(struct k8s_backend *b);
+/* Stops it for good (the application stops: the first step of the context's stop, then again
+ * from the backend's stop, a no-op): no round runs and no pod is created once it returns — a
+ * creation under way ends first. Logs event=allocator_stopped when the thread ran. Context's
+ * thread, backend's lock not held. */
+void cs_k8s_allocator_stop(struct k8s_backend *b);
 
 #endif

@@ -148,8 +148,7 @@ static void k8s_stopping(void *arg)
     b->stopping = true;
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
-    cs_k8s_allocator_join(b); /* a creation under way ends first: none starts from here on */
-    CS_INFO("k8s", "event=allocator_stopped");
+    cs_k8s_allocator_stop(b); /* already, in general: the context's first step (app_stopping) */
     cs_k8s_polling_source_stop(b);
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
@@ -510,6 +509,11 @@ int cs_k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t ti
         if (n >= want || left <= 200 || cs_k8s_backend_exit_code(base) || cs_shutdown_requested())
             return n;
     }
+}
+
+void cs_k8s_backend_app_stopping(sched_backend *base)
+{
+    cs_k8s_allocator_stop(cs_coarse_backend_launcher(base));
 }
 
 int cs_k8s_backend_exit_code(sched_backend *base)

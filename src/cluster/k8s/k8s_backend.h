@@ -24,6 +24,9 @@ int cs_k8s_backend_start(sched_backend *b, cs_error *err);
 int cs_k8s_backend_wait_registered(sched_backend *b, double ratio, int64_t timeout_ms);
 /* The application's configuration the backend was created with (borrowed). */
 const cs_conf *cs_k8s_backend_conf(sched_backend *b);
+/* The application stops (cluster_manager.stopping): the allocator stops for good, so no executor
+ * pod is created or replaced from now on (the stop removes executors before the backend stops). */
+void cs_k8s_backend_app_stopping(sched_backend *b);
 /* Exit status the driver should end with: 11 after spark.executor.maxNumFailures, else 0. */
 int cs_k8s_backend_exit_code(sched_backend *b);
 

@@ -65,6 +65,7 @@ const cluster_manager cs_k8s_manager = {
     .create = k8s_create,
     .start = cs_k8s_backend_start,
     .wait_registered = k8s_wait_registered,
+    .stopping = cs_k8s_backend_app_stopping,
     .exit_code = cs_k8s_backend_exit_code,
     .fetch_executor_log = cs_k8s_fetch_executor_log,
 };

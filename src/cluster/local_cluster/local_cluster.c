@@ -68,9 +68,13 @@ typedef struct local_cluster {
     char exe[PATH_MAX + 32];
     char *secret;
     pthread_mutex_t lock;
+    /* held from the decision to start an executor until it is started (taken before lock):
+     * once the application stops (app_stopping) none is being started */
+    pthread_mutex_t launch_lock;
     child *children;
     int num_children, cap_children;
     bool stopping, monitor_started;
+    bool app_stopping; /* the application stops: no executor is relaunched (cluster_manager.h) */
     pthread_t monitor;
 } local_cluster;
 
@@ -278,15 +282,19 @@ static scheduler *sched_of(local_cluster *lc)
 static void top_up(local_cluster *lc)
 {
     for (;;) {
+        pthread_mutex_lock(&lc->launch_lock);
         pthread_mutex_lock(&lc->lock);
         int alive = 0;
         for (int i = 0; i < lc->num_children; i++)
             alive += lc->children[i].running && !lc->children[i].leaving;
-        bool more = !lc->stopping && alive < lc->target && lc->failures < lc->max_failures;
+        bool more = !lc->stopping && !lc->app_stopping && alive < lc->target &&
+                    lc->failures < lc->max_failures;
         pthread_mutex_unlock(&lc->lock);
-        if (!more) return;
         cs_error err;
-        if (spawn(lc, &err) < 0) {
+        int rc = more ? spawn(lc, &err) : 0;
+        pthread_mutex_unlock(&lc->launch_lock);
+        if (!more) return;
+        if (rc < 0) {
             cs_scheduler_abort(sched_of(lc), err.msg);
             return;
         }
@@ -455,11 +463,24 @@ static void lc_stopping(void *arg)
         if (lc->children[i].tee_started) pthread_join(lc->children[i].tee, NULL);
 }
 
+/* The application stops (cluster_manager.stopping, before the stop removes executors): none is
+ * relaunched from now on; a launch under way ends first. */
+static void lc_app_stopping(sched_backend *base)
+{
+    local_cluster *lc = cs_coarse_backend_launcher(base);
+    pthread_mutex_lock(&lc->launch_lock);
+    pthread_mutex_lock(&lc->lock);
+    lc->app_stopping = true;
+    pthread_mutex_unlock(&lc->lock);
+    pthread_mutex_unlock(&lc->launch_lock);
+}
+
 static void lc_stopped(void *arg)
 {
     local_cluster *lc = arg;
     free(lc->children);
     free(lc->secret);
+    pthread_mutex_destroy(&lc->launch_lock);
     pthread_mutex_destroy(&lc->lock);
     free(lc);
 }
@@ -474,6 +495,7 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
     lc->secret = secret ? cs_xstrdup(secret) : NULL;
     lc->next_id = 1; /* executor ids start at 1, as in Spark */
     pthread_mutex_init(&lc->lock, NULL);
+    pthread_mutex_init(&lc->launch_lock, NULL);
     if (cs_cluster_max_executor_failures(env->conf, m->executors, &lc->max_failures, err) < 0)
         goto fail;
 
@@ -523,6 +545,7 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
     lc->monitor_started = pthread_create(&lc->monitor, NULL, monitor_main, lc) == 0;
     return cs_coarse_backend_base(lc->coarse);
 fail:
+    pthread_mutex_destroy(&lc->launch_lock);
     pthread_mutex_destroy(&lc->lock);
     free(lc->secret);
     free(lc);
@@ -604,5 +627,6 @@ const cluster_manager cs_local_cluster_manager = {
     .check = lc_check,
     .create = lc_create,
     .wait_registered = lc_wait_registered,
+    .stopping = lc_app_stopping,
     .executor_log_path = log_path,
 };

@@ -6,16 +6,19 @@
  * Pending for a node or a claim is never recreated), pods of removed executors deleted after the
  * grace period, excess requests and Pending pods deleted only after the idle timeout, Running
  * pods and registered executors never, no creation after a failure or while claims must wait;
- * the removed-executors cache. Every time is explicit: nothing here reads a clock. */
+ * the removed-executors cache. Every time is explicit: nothing here reads a clock, except the
+ * allocator thread's stop (issue 21 item 13), which returns once the thread has ended. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "cluster/k8s/k8s_allocator.h"
+#include "cluster/k8s/k8s_backend_internal.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
 
 static k8s_settings settings(void)
@@ -273,6 +276,31 @@ static void test_removed_executors_cache(void **state)
     cs_k8s_pods_free(&t);
 }
 
+/* The application stops (cluster_manager.stopping): the allocator, waiting batch.delay (an hour
+ * here) for its next round, is woken and joined at once; no round runs after; stopping again, as
+ * the backend's own stop does, is a no-op. */
+static void test_stop_ends_the_allocator_at_once(void **state)
+{
+    (void)state;
+    k8s_backend *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->set = settings();
+    b->set.batch_delay_ms = 3600000;
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->cond, NULL);
+    assert_int_equal(cs_k8s_allocator_start(b), 0); /* target 0, no pod: it waits */
+    assert_true(b->allocator_started);
+    cs_k8s_allocator_stop(b);
+    assert_false(b->allocator_started);
+    assert_true(b->allocator_stopping);
+    cs_k8s_allocator_stop(b);
+    assert_false(b->allocator_started);
+    cs_k8s_pods_free(&b->pods);
+    pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->cond);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_no_creation_after_failure),
         cmocka_unit_test(test_no_creation_while_claims_wait),
         cmocka_unit_test(test_removed_executors_cache),
+        cmocka_unit_test(test_stop_ends_the_allocator_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
