@@ -13,7 +13,8 @@
 #      types inferred) must be Spark's reading of the same folder, and its batches, read by
 #      pyarrow as the Arrow IPC streams they are, Spark's rows (and pyarrow's, for its dataset);
 #   4. cspark writes the Parquet table back partitioned by year and country in each format
-#      (dsformats.so copy; modes overwrite, then append: every row twice); Spark reads those
+#      (dsformats.so copy; modes overwrite, then append: every row twice; and compressed: zstd
+#      Parquet, gzip CSV and JSON); Spark reads those
 #      folders as it reads its own (same schema, same rows), and pyarrow.dataset (hive
 #      partitioning) reads cspark's Parquet folder as it reads Spark's; the folders and part
 #      files have Spark's names (part-00000-<uuid>.c000.csv: a regression test for "-c000").
@@ -74,6 +75,12 @@ for f in $FORMATS; do
         submit_ok 'local[2]' --class copy "$JOB" parquet "$T/spark/parquet" "$f" "$T/cspark/$f" \
             $mode year,country $wopts
     done
+    # compressed: zstd Parquet, gzip CSV and JSON (part-...c000.csv.gz, as Spark names them)
+    copts="compression gzip"
+    [ "$f" = parquet ] && copts="compression zstd"
+    # shellcheck disable=SC2086
+    submit_ok 'local[2]' --class copy "$JOB" parquet "$T/spark/parquet" "$f" "$T/compressed/$f" \
+        overwrite year,country $wopts $copts
     mkdir -p "$T/appended"
     cp -r "$T/cspark/$f" "$T/appended/$f"
     # shellcheck disable=SC2086
@@ -92,6 +99,7 @@ for f in $FORMATS; do
     echo "$f $f $T/spark/$f" >>"$T/list"
     echo "cspark_$f $f $T/cspark/$f" >>"$T/list"
     echo "appended_$f $f $T/appended/$f" >>"$T/list"
+    echo "compressed_$f $f $T/compressed/$f" >>"$T/list"
 done
 echo "pyarrow parquet $T/spark/pyarrow" >>"$T/list"
 spark_run read "$T/list"
@@ -104,6 +112,8 @@ assert_files_eq "$T/cspark.txt" "$T/spark.txt" "cspark's reading of Spark's tabl
 sed '/^== pyarrow$/,$d' "$T/spark.txt" >"$T/spark3.txt" # Spark's 3 tables
 sections "$T/spark.out" cspark_ >"$T/spark_of_cspark.txt"
 assert_files_eq "$T/spark_of_cspark.txt" "$T/spark3.txt" "Spark reading cspark's tables as its own"
+sections "$T/spark.out" compressed_ >"$T/spark_of_compressed.txt"
+assert_files_eq "$T/spark_of_compressed.txt" "$T/spark3.txt" "Spark reading cspark's compressed tables"
 sections "$T/spark.out" appended_ >"$T/spark_of_appended.txt"
 awk '/^== /{print; next} /^schema /{print; next} {print; print}' "$T/spark3.txt" >"$T/doubled.txt"
 assert_files_eq "$T/spark_of_appended.txt" "$T/doubled.txt" "Spark reading cspark's appended tables"
