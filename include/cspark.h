@@ -185,7 +185,7 @@ CSPARK_EXTERN cspark_rdd *cspark_read_files(cspark_context *sc, const char *form
  * `path` with `format`: mode "errorifexists" (NULL, "error", "default"), "overwrite", "append"
  * or "ignore", as Spark's save modes; partition_by a NULL-terminated list of columns whose
  * values make `name=value` folders (NULL: none); options as for reading (e.g. compression). Part
- * files are named part-NNNNN-<uuid>-c000.<ext>; the output is committed when every task is done
+ * files are named part-NNNNN-<uuid>.c000.<ext>; the output is committed when every task is done
  * (_SUCCESS last); a failed job leaves nothing of its own visible. 0 or a CSPARK_E* code. */
 CSPARK_EXTERN int cspark_write_files(cspark_rdd *batches, const char *format, const char *path,
                                      const char *mode, const char *const *partition_by,

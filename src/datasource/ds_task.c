@@ -291,7 +291,7 @@ static int file_for(cs_ds_task_writer *w, const char *dir, cs_error *err)
     out_file *f = &w->files[w->n_files];
     memset(f, 0, sizeof *f);
     char rel[4200], staged[8400];
-    snprintf(rel, sizeof rel, "%s%spart-%05d-%s-c000.%s", dir, *dir ? "/" : "",
+    snprintf(rel, sizeof rel, "%s%spart-%05d-%s.c000.%s", dir, *dir ? "/" : "",
              w->spec.task_partition, w->spec.job_uuid, cs_sbuf_str(&w->ext));
     snprintf(staged, sizeof staged, "%s/%s", w->staging_root, rel);
     char *parent = cs_xstrdup(staged);

@@ -48,9 +48,9 @@ for master in 'local[2]' 'local-cluster[2,1,1024]'; do
     grep -q '^rows=5 partitions=2$' "$T/stdout" || fail "$master: $(tail -1 "$T/stdout")"
     cat >"$T/want_layout" <<'EOF'
 ./_SUCCESS
-./year=2024/month=1/part-00000-UUID-c000.txt
-./year=2024/month=2/part-00000-UUID-c000.txt
-./year=2025/month=__HIVE_DEFAULT_PARTITION__/part-00001-UUID-c000.txt
+./year=2024/month=1/part-00000-UUID.c000.txt
+./year=2024/month=2/part-00000-UUID.c000.txt
+./year=2025/month=__HIVE_DEFAULT_PARTITION__/part-00001-UUID.c000.txt
 EOF
     layout "$out" >"$T/layout"
     assert_files_eq "$T/layout" "$T/want_layout" "$master: written layout"

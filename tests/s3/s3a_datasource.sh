@@ -34,9 +34,9 @@ value=e | year=2025 | month=null
 EOF
 cat >"$T/want_keys" <<'EOF'
 _SUCCESS
-year=2024/month=1/part-00000-UUID-c000.txt
-year=2024/month=2/part-00000-UUID-c000.txt
-year=2025/month=__HIVE_DEFAULT_PARTITION__/part-00001-UUID-c000.txt
+year=2024/month=1/part-00000-UUID.c000.txt
+year=2024/month=2/part-00000-UUID.c000.txt
+year=2025/month=__HIVE_DEFAULT_PARTITION__/part-00001-UUID.c000.txt
 EOF
 uuid_re='[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 
