@@ -23,7 +23,9 @@ ALLOW=$(printf '%s\t%s\t%s\n' \
     "src/kube/kube_errors.c" 'strstr(msg, "User \"")' \
     "copies the user's name out of the API server's 403 text into cspark's own message" \
     "src/submit/submit_k8s.c" 'strstr(err->msg, path)' \
-    "rewrites the request path in a dry run's message to read as cs_kube_create's")
+    "rewrites the request path in a dry run's message to read as cs_kube_create's" \
+    "src/formats/parquet/parquet_writer.c" 'strncmp(err->msg, w->uri, strlen(w->uri))' \
+    "puts the file's name in front of a message that does not start with it yet")
 
 # scan FILE... : prints "file:line: call" for every comparison that reads a message
 scan() {
