@@ -75,14 +75,20 @@ int main(int argc, char **argv)
         if (rc) {
             cs_error ignored;
             cs_parquet_writer_close(w, false, &ignored);
+            cs_ipc_reader_free(r);
             return die("write", &err);
         }
     }
     if (rc < 0) {
-        cs_parquet_writer_close(w, false, &err);
+        cs_error ignored;
+        cs_parquet_writer_close(w, false, &ignored);
+        cs_ipc_reader_free(r);
         return die("read", &err);
     }
-    if (cs_parquet_writer_close(w, !abort_at_end, &err)) return die("close", &err);
+    if (cs_parquet_writer_close(w, !abort_at_end, &err)) {
+        cs_ipc_reader_free(r);
+        return die("close", &err);
+    }
     cs_ipc_reader_free(r);
     close(fd);
     return 0;

@@ -75,6 +75,11 @@ static int build_schema(cs_parquet_file *f, cs_error *err)
         if (path.data) path.data[path.len] = 0;
         if (depth > 0) cs_sbuf_putc(&path, '.');
         cs_sbuf_append(&path, e->name.ptr, e->name.len);
+        if (e->num_children < 0) {
+            rc = fail(err, CS_EPROTO, f->name, "schema element %s has %d children", path.data,
+                      (int)e->num_children);
+            break;
+        }
         if (e->num_children > 0) {
             if (depth + 1 > CS_PARQUET_MAX_SCHEMA_DEPTH) {
                 rc = fail(err, CS_EPROTO, f->name, "the schema nests deeper than %d levels",
