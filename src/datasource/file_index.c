@@ -154,7 +154,8 @@ int cs_ds_file_index_build(const char *const *paths, int n, const cs_format_opti
         char *given_base = base_path ? listing_form(base_path) : NULL;
         const char **leaf = cs_xcalloc((size_t)out->n_files + 1, sizeof *leaf);
         char **owned = cs_xcalloc((size_t)out->n_files + 1, sizeof *owned);
-        for (int i = 0; i < out->n_files; i++)
+        int n_listed = out->n_files; /* files outside every partition are dropped below */
+        for (int i = 0; i < n_listed; i++)
             leaf[i] = owned[i] = parent_of(out->files[i].uri);
         int *row = cs_xcalloc((size_t)out->n_files + 1, sizeof *row);
         const char *one_base[1] = {given_base};
@@ -174,7 +175,7 @@ int cs_ds_file_index_build(const char *const *paths, int n, const cs_format_opti
             }
             out->n_files = kept;
         }
-        for (int i = 0; i < out->n_files; i++)
+        for (int i = 0; i < n_listed; i++)
             free(owned[i]);
         free(owned);
         free(leaf);
