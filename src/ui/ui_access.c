@@ -138,17 +138,25 @@ static char *next_entry_line(char **cursor, char *end, int *line_no)
     return NULL;
 }
 
+/* Reads the file named by key (path) whole, with a NUL after its len bytes for
+ * next_entry_line; *data is the caller's to free. */
+static int read_entries_file(const char *key, const char *path, uint8_t **data, size_t *len,
+                             cs_error *err)
+{
+    cs_error rerr = {0};
+    if (cs_read_file(path, data, len, &rerr) < 0)
+        return cs_error_set(err, CS_EINVAL, "cannot read %s=%s: %s", key, path, rerr.msg);
+    *data = cs_xrealloc(*data, *len + 1); /* a last line without '\n' is ended in place */
+    (*data)[*len] = '\0';
+    return 0;
+}
+
 /* Reads an htpasswd file: "user:hash" lines, '#' comments and blank lines skipped. */
 static int read_users(ui_access *a, const char *path, cs_error *err)
 {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    cs_error rerr = {0};
-    if (cs_read_file(path, &data, &len, &rerr) < 0)
-        return cs_error_set(err, CS_EINVAL, "cannot read cspark.ui.auth.usersFile=%s: %s", path,
-                            rerr.msg);
-    data = cs_xrealloc(data, len + 1); /* a last line without '\n' is ended in place */
-    data[len] = '\0';
+    uint8_t *data;
+    size_t len;
+    if (read_entries_file("cspark.ui.auth.usersFile", path, &data, &len, err) < 0) return err->code;
     char *cursor = (char *)data, *line;
     int rc = 0, line_no = 0;
     while ((line = next_entry_line(&cursor, (char *)data + len, &line_no))) {
@@ -190,14 +198,10 @@ static void sha256(const char *text, size_t n, unsigned char out[32])
  * '#' comments and blank lines skipped. */
 static int read_tokens(ui_access *a, const char *path, cs_error *err)
 {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    cs_error rerr = {0};
-    if (cs_read_file(path, &data, &len, &rerr) < 0)
-        return cs_error_set(err, CS_EINVAL, "cannot read cspark.ui.auth.tokensFile=%s: %s", path,
-                            rerr.msg);
-    data = cs_xrealloc(data, len + 1); /* a last line without '\n' is ended in place */
-    data[len] = '\0';
+    uint8_t *data;
+    size_t len;
+    if (read_entries_file("cspark.ui.auth.tokensFile", path, &data, &len, err) < 0)
+        return err->code;
     char *cursor = (char *)data, *line;
     int rc = 0, line_no = 0;
     while ((line = next_entry_line(&cursor, (char *)data + len, &line_no))) {
