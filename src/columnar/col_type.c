@@ -51,6 +51,23 @@ cs_col_type *cs_col_type_decimal(int precision, int scale, cs_error *err)
     return t;
 }
 
+cs_col_type *cs_col_type_interval(cs_type_id id, int start, int end, cs_error *err)
+{
+    int last = id == CS_TYPE_INTERVAL_YM ? CS_INTERVAL_MONTH : CS_INTERVAL_SECOND;
+    if ((id != CS_TYPE_INTERVAL_YM && id != CS_TYPE_INTERVAL_DT) || start < 0 || end > last ||
+        start > end) {
+        cs_error_set(err, CS_EINVAL,
+                     "interval fields %d to %d: expected a year-month or day-time "
+                     "interval whose start field is not after its end",
+                     start, end);
+        return NULL;
+    }
+    cs_col_type *t = type_new(id, 0);
+    t->precision = start;
+    t->scale = end;
+    return t;
+}
+
 cs_col_type *cs_col_type_array(cs_col_type *element, bool contains_null)
 {
     cs_col_type *t = type_new(CS_TYPE_ARRAY, 1);
@@ -97,7 +114,9 @@ bool cs_col_type_equal(const cs_col_type *a, const cs_col_type *b)
 {
     if (a == b) return true;
     if (!a || !b || a->id != b->id || a->n_fields != b->n_fields) return false;
-    if (a->id == CS_TYPE_DECIMAL && (a->precision != b->precision || a->scale != b->scale))
+    if ((a->id == CS_TYPE_DECIMAL || a->id == CS_TYPE_INTERVAL_YM ||
+         a->id == CS_TYPE_INTERVAL_DT) &&
+        (a->precision != b->precision || a->scale != b->scale))
         return false;
     for (int i = 0; i < a->n_fields; i++) {
         const cs_col_field *fa = &a->fields[i], *fb = &b->fields[i];
@@ -118,11 +137,13 @@ int cs_col_type_width(cs_type_id id)
     case CS_TYPE_INT:
     case CS_TYPE_FLOAT:
     case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
         return 4;
     case CS_TYPE_LONG:
     case CS_TYPE_DOUBLE:
     case CS_TYPE_TIMESTAMP:
     case CS_TYPE_TIMESTAMP_NTZ:
+    case CS_TYPE_INTERVAL_DT:
         return 8;
     case CS_TYPE_DECIMAL:
         return 16;
@@ -156,6 +177,8 @@ const char *cs_type_id_name(cs_type_id id)
         [CS_TYPE_ARRAY] = "array",
         [CS_TYPE_STRUCT] = "struct",
         [CS_TYPE_MAP] = "map",
+        [CS_TYPE_INTERVAL_YM] = "interval",
+        [CS_TYPE_INTERVAL_DT] = "interval",
     };
     return (unsigned)id < sizeof names / sizeof *names ? names[id] : "unknown";
 }
@@ -166,6 +189,15 @@ void cs_col_type_simple_string(const cs_col_type *t, cs_sbuf *out)
     case CS_TYPE_DECIMAL:
         cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
         return;
+    case CS_TYPE_INTERVAL_YM:
+    case CS_TYPE_INTERVAL_DT: {
+        static const char *const ym[] = {"year", "month"};
+        static const char *const dt[] = {"day", "hour", "minute", "second"};
+        const char *const *names = t->id == CS_TYPE_INTERVAL_YM ? ym : dt;
+        cs_sbuf_printf(out, "interval %s", names[t->precision]);
+        if (t->scale != t->precision) cs_sbuf_printf(out, " to %s", names[t->scale]);
+        return;
+    }
     case CS_TYPE_ARRAY:
         cs_sbuf_puts(out, "array<");
         cs_col_type_simple_string(t->fields[0].type, out);

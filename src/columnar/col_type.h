@@ -2,13 +2,17 @@
  * col_type.h — Spark's data types for column batches: boolean, byte (tinyint), short (smallint),
  * int, long (bigint), float, double, decimal(p,s) up to 38 digits, string, binary, date,
  * timestamp (microseconds since the epoch, UTC), timestamp_ntz (microseconds, no time zone), and
- * the nested array<element>, struct<fields> and map<key,value>. A batch's schema is a struct type.
+ * the nested array<element>, struct<fields> and map<key,value>, and the ANSI interval types SQL
+ * computes with (interval year to month, interval day to second). A batch's schema is a struct
+ * type.
  *
  * Physical layout (Arrow's, see column.h): boolean is a bitmap; byte/short/int/long/float/double
  * are 1/2/4/8/4/8-byte values; decimal is a 16-byte two's-complement unscaled integer (Arrow's
  * decimal128); date is int32 days; both timestamps are int64 microseconds; string and binary are
- * int32 offsets + bytes; array is int32 offsets + one child; map is int32 offsets + a key child
- * and a value child (Arrow's entries struct is implied); struct is one child per field.
+ * int32 offsets + bytes; a year-month interval is int32 months, a day-time interval int64
+ * microseconds (Arrow's interval[months] / duration[us]); array is int32 offsets + one child; map
+ * is int32 offsets + a key child and a value child (Arrow's entries struct is implied); struct is
+ * one child per field.
  *
  * Types are immutable and reference counted; primitive types are static singletons (ref/unref
  * are no-ops on them). Constructors of nested types take over the references passed to them
@@ -43,8 +47,15 @@ typedef enum cs_type_id {
     CS_TYPE_TIMESTAMP_NTZ,
     CS_TYPE_ARRAY,
     CS_TYPE_STRUCT,
-    CS_TYPE_MAP
+    CS_TYPE_MAP,
+    CS_TYPE_INTERVAL_YM, /* Spark's YearMonthIntervalType: int32 months */
+    CS_TYPE_INTERVAL_DT  /* Spark's DayTimeIntervalType: int64 microseconds */
 } cs_type_id;
+
+/* The fields an interval type spans (Spark's startField/endField), kept in cs_col_type's
+ * precision (start) and scale (end): year-month intervals YEAR..MONTH, day-time DAY..SECOND. */
+enum { CS_INTERVAL_YEAR = 0, CS_INTERVAL_MONTH = 1 };
+enum { CS_INTERVAL_DAY = 0, CS_INTERVAL_HOUR = 1, CS_INTERVAL_MINUTE = 2, CS_INTERVAL_SECOND = 3 };
 
 #define CS_DECIMAL_MAX_PRECISION 38
 
@@ -68,6 +79,9 @@ struct cs_col_type {
 cs_col_type *cs_col_type_primitive(cs_type_id id);
 /* decimal(precision, scale): 1 <= precision <= 38, 0 <= scale <= precision; NULL + err else. */
 cs_col_type *cs_col_type_decimal(int precision, int scale, cs_error *err);
+/* interval year to month / interval day to second spanning start..end (the CS_INTERVAL_* field
+ * numbers of its kind, start <= end); NULL + err else. */
+cs_col_type *cs_col_type_interval(cs_type_id id, int start, int end, cs_error *err);
 /* array<element>; takes over the element reference. */
 cs_col_type *cs_col_type_array(cs_col_type *element, bool contains_null);
 /* map<key,value>; takes over both references. Keys are never null (Spark's and Arrow's rule). */

@@ -20,6 +20,8 @@ int cs_error_set(cs_error *err, int code, const char *fmt, ...)
         err->code = code;
         err->kind = CS_KIND_NONE;
         err->http_status = 0;
+        err->error_class[0] = '\0';
+        err->sql_state[0] = '\0';
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
     }
@@ -33,6 +35,8 @@ void cs_error_clear(cs_error *err)
         err->kind = CS_KIND_NONE;
         err->http_status = 0;
         err->msg[0] = '\0';
+        err->error_class[0] = '\0';
+        err->sql_state[0] = '\0';
     }
 }
 

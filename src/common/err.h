@@ -63,6 +63,11 @@ typedef struct cs_error {
     cs_error_kind kind; /* CS_KIND_NONE unless the failing module knows better */
     int http_status;    /* the HTTP answer's status code, 0 when none */
     char msg[1024];
+    /* Spark SQL errors (sqlexec/sql_error.h): Spark's error class ("DIVIDE_BY_ZERO",
+     * "UNRESOLVED_COLUMN.WITH_SUGGESTION") and SQLSTATE, for decisions and for clients that map
+     * a class to an exception type; "" for every other error. */
+    char error_class[96];
+    char sql_state[6];
 } cs_error;
 
 /* Records `code` and the formatted message in *err (if err is non-NULL), with kind CS_KIND_NONE

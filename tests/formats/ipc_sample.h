@@ -232,11 +232,13 @@ SAMPLE_FN void dump_value(const cs_column *c, int64_t i, FILE *out)
         return;
     case CS_TYPE_INT:
     case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
         fprintf(out, "%d", ((const int32_t *)(const void *)p)[i]);
         return;
     case CS_TYPE_LONG:
     case CS_TYPE_TIMESTAMP:
     case CS_TYPE_TIMESTAMP_NTZ:
+    case CS_TYPE_INTERVAL_DT:
         fprintf(out, "%" PRId64, ((const int64_t *)(const void *)p)[i]);
         return;
     case CS_TYPE_FLOAT: {

@@ -1,0 +1,183 @@
+/*
+ * logical_plan.h — Spark SQL logical plans as Catalyst trees, and the statements the parser
+ * returns. The parser builds unresolved plans (relations by name, expressions by name); the
+ * analyzer (sql/analyzer.h) resolves them against the session catalog and gives every node its
+ * output attributes; the optimizer rewrites resolved plans; the planner turns them into
+ * physical operators and stages.
+ *
+ * Node kinds follow Catalyst's logical operators (names in comments). Each node has its
+ * children (`children[0]` is the input of unary nodes; `left`/`right` are children 0 and 1 of
+ * joins and set operations) and the kind's fields below. Once resolved, `output` lists the
+ * node's attributes (CS_EX_ATTR nodes: name, id, type, nullable, qualifier) in order.
+ *
+ * Ownership: nodes live in the query's cs_sql_arena. Trees are immutable once built; rules copy
+ * the nodes they change (cs_logical_plan_copy) and share the rest.
+ */
+#ifndef CSPARK_SQL_LOGICAL_PLAN_H
+#define CSPARK_SQL_LOGICAL_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/strutil.h"
+#include "sql/sql_arena.h"
+#include "sql/sql_expr.h"
+
+typedef enum cs_plan_kind {
+    CS_LP_UNRESOLVED_RELATION, /* UnresolvedRelation: parts = [db.]table, or a path relation
+                                  parquet.`path` (format + path) */
+    CS_LP_RELATION,            /* a resolved file relation: table (catalog entry), output */
+    CS_LP_LOCAL_RELATION,      /* LocalRelation / VALUES: rows as batches; also VALUES
+                                  unresolved: exprs = rows × columns of expressions */
+    CS_LP_RANGE,               /* range(start, end, step, numPartitions) */
+    CS_LP_ONE_ROW,             /* OneRowRelation: SELECT without FROM */
+    CS_LP_PROJECT,             /* Project(exprs) */
+    CS_LP_FILTER,              /* Filter(condition) */
+    CS_LP_AGGREGATE,           /* Aggregate(group_by, exprs = aggregate list) */
+    CS_LP_JOIN,                /* Join(left, right, join_type, condition | using) */
+    CS_LP_SORT,                /* Sort(order, global) — SORT BY is global = false */
+    CS_LP_LIMIT,               /* GlobalLimit/LocalLimit: limit (an expression) */
+    CS_LP_OFFSET,              /* Offset: offset (an expression) */
+    CS_LP_SET_OP,              /* Union / Intersect / Except: set_op, all, by_name */
+    CS_LP_DISTINCT,            /* Distinct */
+    CS_LP_WINDOW,              /* Window(exprs = window expressions, partition, order) */
+    CS_LP_GENERATE,            /* Generate: explode/posexplode/inline/stack (generator),
+                                  outer, LATERAL VIEW [OUTER] ... AS names */
+    CS_LP_SUBQUERY_ALIAS,      /* SubqueryAlias: alias, optional column aliases */
+    CS_LP_WITH,                /* UnresolvedWith: ctes[i] (SUBQUERY_ALIAS nodes) over child */
+    CS_LP_REPARTITION,         /* Repartition / RepartitionByExpression: n, exprs, shuffle;
+                                  DISTRIBUTE BY, CLUSTER BY, REPARTITION hints */
+    CS_LP_SAMPLE,              /* Sample: fraction or rows, seed, with_replacement */
+    CS_LP_HINT,                /* UnresolvedHint: name, exprs (BROADCAST(t), MERGE, ...) */
+    CS_LP_EXPAND,              /* Expand: projections (GROUPING SETS, ROLLUP, CUBE) */
+    CS_LP_TABLE_FUNCTION       /* UnresolvedTableValuedFunction: name(exprs) in FROM */
+} cs_plan_kind;
+
+typedef enum cs_join_type {
+    CS_JOIN_INNER,
+    CS_JOIN_LEFT_OUTER,
+    CS_JOIN_RIGHT_OUTER,
+    CS_JOIN_FULL_OUTER,
+    CS_JOIN_LEFT_SEMI,
+    CS_JOIN_LEFT_ANTI,
+    CS_JOIN_CROSS,
+    CS_JOIN_EXISTENCE /* ExistenceJoin: the optimizer's rewrite of EXISTS under OR */
+} cs_join_type;
+
+typedef enum cs_set_op { CS_SET_UNION, CS_SET_INTERSECT, CS_SET_EXCEPT } cs_set_op;
+
+typedef struct cs_catalog_table cs_catalog_table; /* sql/catalog.h */
+
+struct cs_logical_plan {
+    cs_plan_kind kind;
+    int line, pos; /* where the parser found it; 0, 0 if made later */
+
+    int n_children;
+    cs_logical_plan **children;
+
+    /* resolution */
+    bool resolved;
+    int n_output;
+    cs_sql_expr **output; /* ATTR nodes */
+
+    /* names: relation parts, alias, hint, table function, CTE name */
+    int n_parts;
+    const char **parts;
+    const char *alias;
+    int n_column_aliases; /* SUBQUERY_ALIAS t(a, b); GENERATE ... AS (a, b) */
+    const char **column_aliases;
+    const char *format; /* UNRESOLVED_RELATION over a path: "parquet", "csv", "json", "text" */
+    const char *path;
+    cs_catalog_table *table; /* RELATION */
+
+    /* expressions: PROJECT/AGGREGATE/WINDOW/HINT/REPARTITION/TABLE_FUNCTION lists, VALUES rows */
+    int n_exprs;
+    cs_sql_expr **exprs;
+    int n_group_by; /* AGGREGATE */
+    cs_sql_expr **group_by;
+    int n_order; /* SORT, WINDOW */
+    cs_sql_expr **order;
+    int n_partition; /* WINDOW */
+    cs_sql_expr **partition;
+    cs_sql_expr *condition; /* FILTER, JOIN */
+    cs_sql_expr *limit;     /* LIMIT, OFFSET, SAMPLE (rows) */
+
+    /* JOIN */
+    cs_join_type join_type;
+    bool natural;
+    int n_using;
+    const char **using_columns;
+
+    /* SORT, SET_OP, GENERATE, REPARTITION, SAMPLE */
+    bool global;
+    cs_set_op set_op;
+    bool all, by_name;
+    cs_sql_expr *generator;
+    bool outer;
+    int64_t num_partitions; /* REPARTITION (0: spark.sql.shuffle.partitions), RANGE */
+    bool shuffle;
+    double fraction;
+    int64_t seed;
+    bool with_replacement;
+
+    /* LOCAL_RELATION resolved: rows as batches (borrowed, kept by the arena) */
+    int n_batches;
+    cs_col_batch **batches;
+    int n_rows, n_cols; /* unresolved VALUES: exprs[row * n_cols + col] */
+
+    /* RANGE */
+    int64_t range_start, range_end, range_step;
+
+    /* EXPAND: n_projections lists of n_exprs each, exprs[p * n_exprs_per + i] */
+    int n_projections;
+
+    /* WITH: ctes (SUBQUERY_ALIAS nodes), recursive not supported */
+    int n_ctes;
+    cs_logical_plan **ctes;
+
+    /* statistics for the optimizer (RELATION: from file sizes; others estimated): -1 unknown */
+    int64_t stat_bytes, stat_rows;
+};
+
+/* The statements the parser returns: a query, or a command around one. */
+typedef enum cs_statement_kind {
+    CS_STMT_QUERY,        /* plan */
+    CS_STMT_EXPLAIN,      /* EXPLAIN [EXTENDED|FORMATTED|CODEGEN|COST] statement */
+    CS_STMT_CREATE_TABLE, /* CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [(cols)] USING fmt
+                             [OPTIONS (...)] [PARTITIONED BY (...)] [LOCATION 'p'] [AS query] */
+    CS_STMT_CREATE_VIEW,  /* CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW v [(cols)] AS query */
+    CS_STMT_DROP,         /* DROP TABLE|VIEW [IF EXISTS] name */
+    CS_STMT_INSERT,       /* INSERT INTO|OVERWRITE [TABLE] t [PARTITION (...)] query;
+                             INSERT OVERWRITE DIRECTORY 'p' USING fmt query */
+    CS_STMT_SET,          /* SET key=value, SET key, SET, RESET */
+    CS_STMT_SHOW,         /* SHOW TABLES|VIEWS|DATABASES|FUNCTIONS|COLUMNS, DESCRIBE */
+    CS_STMT_CACHE,        /* CACHE [LAZY] TABLE t [AS query], UNCACHE TABLE, CLEAR CACHE */
+    CS_STMT_USE           /* USE db */
+} cs_statement_kind;
+
+typedef struct cs_sql_statement {
+    cs_statement_kind kind;
+    cs_logical_plan *plan;          /* the query (QUERY, EXPLAIN's inner query, AS query, INSERT) */
+    struct cs_sql_statement *inner; /* EXPLAIN */
+    const char *mode;               /* EXPLAIN mode, SHOW what, SET/RESET, CACHE variant */
+    int n_parts;
+    const char **parts; /* the table/view name */
+    bool or_replace, if_not_exists, if_exists, temporary, global, overwrite;
+    const char *format; /* USING */
+    const char *location;
+    int n_options;
+    const char **option_keys, **option_values;
+    cs_col_type *schema; /* declared columns (borrowed, kept by the arena); NULL if none */
+    int n_partition_by;
+    const char **partition_by;
+    const char *key, *value; /* SET */
+} cs_sql_statement;
+
+/* A zeroed node with room for n_children children, stat_* unknown (-1). */
+cs_logical_plan *cs_logical_plan_new(cs_sql_arena *a, cs_plan_kind kind, int n_children);
+cs_logical_plan *cs_logical_plan_copy(cs_sql_arena *a, const cs_logical_plan *p);
+/* Spark's tree string of a logical plan ("Aggregate [a#1], [a#1, count(1) AS count#5L]" with
+ * "+- " children), as EXPLAIN EXTENDED prints the analyzed and optimized plans. */
+void cs_logical_plan_print(const cs_logical_plan *p, cs_sbuf *out);
+
+#endif /* CSPARK_SQL_LOGICAL_PLAN_H */

@@ -1,0 +1,37 @@
+/*
+ * exec_ctx.h — what every physical SQL operator and expression evaluation of one task sees:
+ * the allocator its batches come from (charged to the task's execution memory), the task memory
+ * to ask before growing a hash table or sort buffer (spill when over), where spills go, the
+ * batch size, the session settings that change results (ANSI mode, time zone) and the task's
+ * cancellation flag.
+ *
+ * Filled by whoever runs a physical plan: the SQL plan kind's task body on an executor, the
+ * driver for local work, unit tests. Ownership: the caller's; every pointer is borrowed for the
+ * life of the operators opened with it.
+ */
+#ifndef CSPARK_SQLEXEC_EXEC_CTX_H
+#define CSPARK_SQLEXEC_EXEC_CTX_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "columnar/col_memory.h"
+
+typedef struct cs_sql_exec_ctx {
+    cs_col_allocator *alloc;      /* every column an operator builds; never NULL */
+    cs_task_memory *task_memory;  /* NULL: no limit (driver-side work, tests) */
+    const char *spill_dir;        /* a directory of the task's local dirs for spill files */
+    int64_t batch_rows;           /* rows per output batch at most (Spark's 4096 when 0) */
+    bool ansi;                    /* spark.sql.ansi.enabled (true by default, as Spark 4) */
+    const char *session_tz;       /* spark.sql.session.timeZone, an IANA name ("UTC") */
+    const atomic_bool *cancelled; /* set when the task is killed; NULL: never */
+    int64_t partition_id;         /* for spark_partition_id(), monotonically_increasing_id() */
+} cs_sql_exec_ctx;
+
+static inline int64_t cs_sql_batch_rows(const cs_sql_exec_ctx *ctx)
+{
+    return ctx->batch_rows > 0 ? ctx->batch_rows : 4096;
+}
+
+#endif /* CSPARK_SQLEXEC_EXEC_CTX_H */

@@ -1,0 +1,34 @@
+/*
+ * sql_error.c — Spark SQL's error class, SQLSTATE and message shape on a cs_error (see
+ * sql_error.h). Called by src/sqlexec and src/sql.
+ */
+#include "sqlexec/sql_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/strutil.h"
+
+int cs_sql_error_set(cs_error *err, int code, const char *error_class, const char *sql_state,
+                     const char *fmt, ...)
+{
+    if (!err) return code;
+    char text[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    cs_error_set(err, code, "[%s] %s SQLSTATE: %s", error_class, text, sql_state);
+    cs_str_copy(err->error_class, sizeof err->error_class, error_class);
+    cs_str_copy(err->sql_state, sizeof err->sql_state, sql_state);
+    return code;
+}
+
+int cs_sql_error_is(const cs_error *err, const char *error_class)
+{
+    if (!err || !err->error_class[0]) return 0;
+    size_t n = strlen(error_class);
+    return strncmp(err->error_class, error_class, n) == 0 &&
+           (err->error_class[n] == '\0' || err->error_class[n] == '.');
+}
