@@ -1,0 +1,200 @@
+/*
+ * op_file_scan.c — FileSourceScan: the leaf that reads a task's file splits through their
+ * format (Parquet, CSV, JSON, text) into column batches, with the pushed-down filters (row
+ * groups and pages skipped by the format) and the projected columns, and the split's partition
+ * values appended as constant columns — Spark's FileSourceScanExec over a FilePartition.
+ *
+ * The operator owns a deep copy of what it is given (splits, schemas, options, filters), so
+ * the planner's and the task decoder's memory may go once it is built. Splits are read one
+ * after another; a reader error names the file (the formats' messages do).
+ *
+ * Called by the SQL planner (driver-local work) and by the SQL stage's task body. Ownership:
+ * see operator.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasource/ds_task.h"
+#include "sqlexec/sql_ops_scan.h"
+
+typedef struct scan_op {
+    cs_sql_op base;
+    const cs_file_format *fmt;
+    cs_col_type *data_schema, *read_schema;
+    cs_col_batch *partition_values; /* NULL: not partitioned */
+    int n_splits;
+    cs_file_split *splits;
+    int *split_partition;
+    /* owned copies behind the request */
+    char **option_keys, **option_values;
+    cs_format_options options;
+    cs_scan_filter *filters;
+    int n_filters;
+    cs_scan_request req;
+    /* reading */
+    int next_split;
+    cs_ds_split_reader *reader;
+} scan_op;
+
+static void copy_filters(scan_op *s, const cs_scan_filter *f, int n)
+{
+    s->n_filters = n;
+    if (n <= 0) return;
+    s->filters = cs_xcalloc((size_t)n, sizeof *s->filters);
+    for (int i = 0; i < n; i++) {
+        cs_scan_filter *d = &s->filters[i];
+        d->column = cs_xstrdup(f[i].column);
+        d->op = f[i].op;
+        d->n_values = f[i].n_values;
+        if (f[i].n_values <= 0) continue;
+        cs_scalar *v = cs_xcalloc((size_t)f[i].n_values, sizeof *v);
+        for (int j = 0; j < f[i].n_values; j++) {
+            v[j] = f[i].values[j];
+            if (f[i].values[j].data) {
+                uint8_t *p = cs_xmalloc((size_t)v[j].len + 1);
+                memcpy(p, f[i].values[j].data, (size_t)v[j].len);
+                v[j].data = p;
+            }
+        }
+        d->values = v;
+    }
+}
+
+static void free_filters(scan_op *s)
+{
+    for (int i = 0; i < s->n_filters; i++) {
+        cs_scan_filter *f = &s->filters[i];
+        for (int j = 0; j < f->n_values; j++)
+            free((void *)f->values[j].data);
+        free((void *)f->values);
+        free((void *)f->column);
+    }
+    free(s->filters);
+}
+
+static int scan_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
+{
+    scan_op *s = (scan_op *)op;
+    s->req.alloc = ctx->alloc;
+    s->req.batch_rows = cs_sql_batch_rows(ctx);
+    s->next_split = 0;
+    return CS_OK;
+}
+
+static int scan_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
+{
+    scan_op *s = (scan_op *)op;
+    for (;;) {
+        if (!s->reader) {
+            if (s->next_split >= s->n_splits) return CS_OK; /* the end */
+            int i = s->next_split++;
+            int row = s->partition_values ? s->split_partition[i] : -1;
+            int rc = cs_ds_split_reader_open(s->fmt, &s->splits[i], &s->req, s->partition_values,
+                                             row, &s->reader, err);
+            if (rc < 0) return rc;
+        }
+        int rc = cs_ds_split_reader_next(s->reader, out, err);
+        if (rc < 0) return err->code ? err->code : CS_EIO;
+        if (rc > 0) {
+            if ((*out)->num_rows > 0) return CS_OK;
+            cs_col_batch_unref(*out);
+            *out = NULL;
+            continue;
+        }
+        cs_ds_split_reader_close(s->reader);
+        s->reader = NULL;
+    }
+}
+
+static void scan_close(cs_sql_op *op)
+{
+    scan_op *s = (scan_op *)op;
+    if (s->reader) cs_ds_split_reader_close(s->reader);
+    s->reader = NULL;
+}
+
+static void scan_destroy(cs_sql_op *op)
+{
+    scan_op *s = (scan_op *)op;
+    for (int i = 0; i < s->n_splits; i++)
+        free((void *)s->splits[i].uri);
+    free(s->splits);
+    free(s->split_partition);
+    for (int i = 0; i < s->options.n; i++) {
+        free(s->option_keys[i]);
+        free(s->option_values[i]);
+    }
+    free(s->option_keys);
+    free(s->option_values);
+    free_filters(s);
+    cs_col_type_unref(s->data_schema);
+    cs_col_type_unref(s->read_schema);
+    if (s->partition_values) cs_col_batch_unref(s->partition_values);
+    free(s);
+}
+
+static void scan_explain(const cs_sql_op *op, cs_sbuf *out)
+{
+    const scan_op *s = (const scan_op *)op;
+    cs_sbuf_printf(out, "%s [", s->fmt->name);
+    for (int i = 0; i < s->read_schema->n_fields; i++)
+        cs_sbuf_printf(out, "%s%s", i ? "," : "", s->read_schema->fields[i].name);
+    cs_sbuf_printf(out, "] Splits: %d, PushedFilters: %d", s->n_splits, s->n_filters);
+}
+
+static const cs_sql_op_vtable scan_vt = {
+    .name = "FileScan",
+    .open = scan_open,
+    .next = scan_next,
+    .close = scan_close,
+    .destroy = scan_destroy,
+    .explain_args = scan_explain,
+};
+
+cs_sql_op *cs_sql_op_file_scan(const cs_sql_file_scan_spec *spec)
+{
+    scan_op *s = cs_xcalloc(1, sizeof *s);
+    s->fmt = spec->format;
+    s->data_schema = cs_col_type_ref((cs_col_type *)spec->data_schema);
+    s->read_schema = cs_col_type_ref((cs_col_type *)spec->read_schema);
+    s->partition_values =
+        spec->partition_values ? cs_col_batch_ref((cs_col_batch *)spec->partition_values) : NULL;
+    s->n_splits = spec->n_splits;
+    s->splits = cs_xcalloc((size_t)spec->n_splits + 1, sizeof *s->splits);
+    s->split_partition = cs_xcalloc((size_t)spec->n_splits + 1, sizeof *s->split_partition);
+    for (int i = 0; i < spec->n_splits; i++) {
+        s->splits[i] = spec->splits[i];
+        s->splits[i].uri = cs_xstrdup(spec->splits[i].uri);
+        s->split_partition[i] = spec->split_partition ? spec->split_partition[i] : -1;
+    }
+    int n = spec->options ? spec->options->n : 0;
+    s->option_keys = cs_xcalloc((size_t)n + 1, sizeof *s->option_keys);
+    s->option_values = cs_xcalloc((size_t)n + 1, sizeof *s->option_values);
+    for (int i = 0; i < n; i++) {
+        s->option_keys[i] = cs_xstrdup(spec->options->keys[i]);
+        s->option_values[i] = cs_xstrdup(spec->options->values[i]);
+    }
+    s->options = (cs_format_options){(const char *const *)s->option_keys,
+                                     (const char *const *)s->option_values, n};
+    copy_filters(s, spec->filters, spec->n_filters);
+    s->req = (cs_scan_request){
+        .data_schema = s->data_schema,
+        .read_schema = s->read_schema,
+        .filters = s->filters,
+        .n_filters = s->n_filters,
+        .options = &s->options,
+    };
+
+    /* output: the read columns, then the partition columns */
+    const cs_col_type *rs = s->read_schema;
+    const cs_col_type *ps = s->partition_values ? s->partition_values->schema : NULL;
+    int nf = rs->n_fields + (ps ? ps->n_fields : 0);
+    cs_col_field *f = cs_xcalloc((size_t)nf + 1, sizeof *f);
+    for (int i = 0; i < nf; i++) {
+        f[i] = i < rs->n_fields ? rs->fields[i] : ps->fields[i - rs->n_fields];
+        cs_col_type_ref(f[i].type);
+    }
+    cs_sql_op_init(&s->base, &scan_vt, cs_col_type_struct(f, nf), NULL, 0);
+    free(f);
+    return &s->base;
+}
