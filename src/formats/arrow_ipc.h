@@ -10,12 +10,14 @@
  * float/double FloatingPoint(SINGLE/DOUBLE), decimal(p,s) Decimal(p, s, 128), string Utf8,
  * binary Binary, date Date(DAY), timestamp Timestamp(MICROSECOND, "UTC" on write; any zone on
  * read), timestamp_ntz Timestamp(MICROSECOND, no zone), array List<element>, struct Struct_,
- * map Map<entries: Struct<key, value>>. Anything else (unsigned ints, other time units, large
- * offsets, unions) is refused with one line naming the field and the type. Bodies compressed
- * with LZ4 frames or zstd (BodyCompression, as pyarrow's compression="lz4"/"zstd") are read,
- * and written when cs_ipc_writer_set_compression asks (uncompressed by default, as Arrow).
- * A dictionary-encoded string/binary column stays encoded both ways (top-level columns; the
- * writer sends a DictionaryBatch when a batch brings a new dictionary, and replaces it later).
+ * map Map<entries: Struct<key, value>>, interval year to month Interval(YEAR_MONTH), interval day
+ * to second Duration(MICROSECOND) (read back as those two, Spark's defaults). Anything else
+ * (unsigned ints, other time units, large offsets, unions) is refused with one line naming the
+ * field and the type. Bodies compressed with LZ4 frames or zstd (BodyCompression, as pyarrow's
+ * compression="lz4"/"zstd") are read, and written when cs_ipc_writer_set_compression asks
+ * (uncompressed by default, as Arrow). A dictionary-encoded string/binary column stays encoded both
+ * ways (top-level columns; the writer sends a DictionaryBatch when a batch brings a new dictionary,
+ * and replaces it later).
  *
  * Writer: the schema message goes out with the first batch (or at close); a field is dictionary
  * encoded in the stream when its column is in the first batch. Reader: everything it decodes is

@@ -39,6 +39,7 @@ enum { DICTENC_ID, DICTENC_INDEX_TYPE, DICTENC_IS_ORDERED };
 enum { PRECISION_HALF, PRECISION_SINGLE, PRECISION_DOUBLE };
 enum { DATE_DAY, DATE_MILLISECOND };
 enum { UNIT_SECOND, UNIT_MILLISECOND, UNIT_MICROSECOND, UNIT_NANOSECOND };
+enum { INTERVAL_YEAR_MONTH, INTERVAL_DAY_TIME, INTERVAL_MONTH_DAY_NANO };
 
 static cs_fb_ref int_table(cs_fb_builder *b, int bits)
 {
@@ -101,6 +102,14 @@ static cs_fb_ref type_table(cs_fb_builder *b, const cs_col_type *t, uint8_t *kin
         *kind = TYPE_TIMESTAMP;
         cs_fb_add_i16(b, 0, UNIT_MICROSECOND);
         if (tz) cs_fb_add_ref(b, 1, tz);
+        break;
+    case CS_TYPE_INTERVAL_YM:
+        *kind = TYPE_INTERVAL;
+        cs_fb_add_i16(b, 0, INTERVAL_YEAR_MONTH);
+        break;
+    case CS_TYPE_INTERVAL_DT:
+        *kind = TYPE_DURATION;
+        cs_fb_add_i16(b, 0, UNIT_MICROSECOND);
         break;
     case CS_TYPE_ARRAY:
         *kind = TYPE_LIST;
@@ -302,6 +311,23 @@ static int decode_type(const cs_fb_table *f, const char *name, size_t name_len, 
             *out = cs_col_type_primitive(tz && tz_len ? CS_TYPE_TIMESTAMP : CS_TYPE_TIMESTAMP_NTZ);
         break;
     }
+    case TYPE_INTERVAL:
+        if (cs_fb_i16(&t, 0, INTERVAL_YEAR_MONTH) == INTERVAL_YEAR_MONTH)
+            *out = cs_col_type_interval(CS_TYPE_INTERVAL_YM, CS_INTERVAL_YEAR, CS_INTERVAL_MONTH,
+                                        NULL);
+        else
+            rc = refuse(err, CS_EUNSUPPORTED, name, name_len,
+                        "only year-month intervals have a Spark type (day-time intervals are "
+                        "Arrow durations in microseconds)");
+        break;
+    case TYPE_DURATION:
+        if (cs_fb_i16(&t, 0, UNIT_MILLISECOND) == UNIT_MICROSECOND)
+            *out = cs_col_type_interval(CS_TYPE_INTERVAL_DT, CS_INTERVAL_DAY, CS_INTERVAL_SECOND,
+                                        NULL);
+        else
+            rc = refuse(err, CS_EUNSUPPORTED, name, name_len,
+                        "durations must be in microseconds (Spark's day-time interval)");
+        break;
     case TYPE_LIST:
         if (n != 1) {
             rc = refuse(err, CS_EPROTO, name, name_len, "a list without exactly one child");

@@ -332,6 +332,54 @@ static void test_unsigned_field_refused_naming_it(void **state)
     cs_fb_builder_free(&b);
 }
 
+/* ANSI intervals as Spark's ArrowUtils writes them: year-month as Interval(YEAR_MONTH) of int32
+ * months, day-time as Duration(MICROSECOND) of int64 microseconds; read back as Spark's default
+ * interval types (YEAR TO MONTH, DAY TO SECOND). */
+static void test_interval_types_round_trip(void **state)
+{
+    (void)state;
+    cs_col_field f[2] = {
+        {"ym", cs_col_type_interval(CS_TYPE_INTERVAL_YM, CS_INTERVAL_YEAR, CS_INTERVAL_MONTH, NULL),
+         true},
+        {"dt", cs_col_type_interval(CS_TYPE_INTERVAL_DT, CS_INTERVAL_DAY, CS_INTERVAL_SECOND, NULL),
+         true}};
+    cs_col_type *schema = cs_col_type_struct(f, 2);
+    cs_col_builder *ym = cs_col_builder_new(NULL, schema->fields[0].type);
+    cs_col_builder *dt = cs_col_builder_new(NULL, schema->fields[1].type);
+    int32_t months[3] = {14, -1, 0};
+    int64_t micros[3] = {86400000000LL + 1, INT64_MIN, 0};
+    uint8_t valid[3] = {1, 1, 0};
+    cs_col_builder_append_values(ym, months, 3, valid);
+    cs_col_builder_append_values(dt, micros, 3, valid);
+    cs_column *cols[2] = {cs_col_builder_finish(ym), cs_col_builder_finish(dt)};
+    cs_col_builder_free(ym);
+    cs_col_builder_free(dt);
+    cs_error err = {0};
+    cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, 2, 3, &err);
+    assert_non_null(b);
+    cs_sbuf out = CS_SBUF_INIT;
+    cs_ipc_writer *w = cs_ipc_writer_new(schema, cs_ipc_write_sbuf, &out);
+    assert_int_equal(cs_ipc_writer_write(w, b, &err), 0);
+    assert_int_equal(cs_ipc_writer_close(w, &err), 0);
+    cs_ipc_writer_free(w);
+    cs_ipc_mem_source src = {(const uint8_t *)out.data, out.len, 0};
+    cs_ipc_reader *r = NULL;
+    assert_int_equal(cs_ipc_reader_open(NULL, cs_ipc_read_mem, &src, "intervals", &r, &err), 0);
+    cs_sbuf types = CS_SBUF_INIT;
+    cs_col_type_simple_string(cs_ipc_reader_schema(r), &types);
+    assert_string_equal(cs_sbuf_str(&types),
+                        "struct<ym:interval year to month,dt:interval day to second>");
+    cs_col_batch *back = NULL;
+    assert_int_equal(cs_ipc_reader_next(r, &back, &err), 1);
+    assert_true(cs_col_batch_equal(back, b));
+    cs_col_batch_unref(back);
+    cs_ipc_reader_free(r);
+    cs_sbuf_free(&types);
+    cs_sbuf_free(&out);
+    cs_col_batch_unref(b);
+    cs_col_type_unref(schema);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_truncated_and_damaged_streams_fail_cleanly),
         cmocka_unit_test(test_body_length_lie_costs_no_memory),
         cmocka_unit_test(test_unsigned_field_refused_naming_it),
+        cmocka_unit_test(test_interval_types_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
