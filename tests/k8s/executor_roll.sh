@@ -9,7 +9,7 @@
 #    SparkListenerExecutorRemoved), and never counted one as lost;
 #  - each rolled executor was replaced (the target stays 2): executors 3, 4 and 5 registered;
 #  - every job gave the exact result, every stage ran one attempt (the rolled executors' map
-#    outputs moved to the others, none recomputed), each rolled pod exited 0;
+#    outputs moved to the others, none recomputed), each rolled pod exited 0 (not a failure);
 #  - nothing is left in the namespace.
 # The choice of each policy on given figures is tested in tests/unit/k8s/test_k8s_executor_roll.c.
 . "$(dirname "$0")/lib/k8s.sh"
@@ -58,12 +58,11 @@ print("rolled=%s added=%s" % (ids, added))
 PY
 /usr/bin/python3 $SRC/tests/k8s/lib/eventlog_check.py attempts "$T/ev.json" || fail "a stage ran again"
 step "rolled pods exited 0"
-codes=\$(pod_history | /usr/bin/python3 -c 'import json,sys
-for p in json.load(sys.stdin)["pods"]:
-    for i in ("1", "2", "3"):
-        if p["name"].startswith("roll") and p["name"].endswith("-exec-" + i):
-            print(i, p.get("exitCodes", {}).get("spark-kubernetes-executor", "none"))')
-[ "\$(echo "\$codes" | sort)" = "\$(printf '1 0\n2 0\n3 0')" ] || fail "rolled pods' exit codes: \$codes"
+# the driver's own account (a pod watch started with the test may come after the first pods went)
+for i in 1 2 3; do
+    grep -q "event=executor_pod_ended executor=\$i .*failed=false .*exited with exit code 0 " "$T/err" ||
+        fail "rolled executor \$i: \$(grep "event=executor_pod_ended executor=\$i " "$T/err")"
+done
 expect_nothing_left roll
 echo "inner ok"
 INNER
