@@ -408,7 +408,20 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         cs_task_result_init(&res);
         res.status = TASK_FAILED;
         res.error = cs_xstrdup(err.msg);
-    } else if (su->result->indirect && res.status == TASK_OK) {
+    }
+    pthread_mutex_lock(&b->lock); /* the executor roller's figures (Spark's ExecutorSummary) */
+    int ei = cs_coarse_find_exec(b, exec_id);
+    if (ei >= 0) {
+        coarse_exec_stats *st = &b->execs[ei].stats;
+        st->total_tasks++;
+        if (res.status != TASK_OK && res.status != TASK_KILLED &&
+            su->state != CSPARK__TASK_STATE__KILLED)
+            st->failed_tasks++;
+        st->total_duration_ms += res.metrics.run_time_ms;
+        st->total_shuffle_write += res.metrics.shuffle_bytes_written;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (su->result && su->result->indirect && res.status == TASK_OK) {
         cs_task_result_free(&res);
         cs_coarse_fetch_later(b, t, (int64_t)su->result->indirect_size, host, port, exec_id);
         cs_coarse_offer_and_report(b);

@@ -90,6 +90,21 @@ void cs_coarse_backend_stop_executors(coarse_backend *b);
  * to peers, then StopExecutor), otherwise StopExecutor at once. */
 void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
                                         bool decommission, const char *reason);
+/* One live executor as the executor roller ranks it (the fields of Spark's ExecutorSummary its
+ * ExecutorRollDriverPlugin reads): kept by the driver from registrations, task ends and
+ * heartbeats. */
+typedef struct coarse_exec_stats {
+    char id[64];
+    int64_t add_time_ms;               /* wall clock of its registration */
+    int64_t total_tasks, failed_tasks; /* tasks ended on it, those of them failed */
+    int64_t total_duration_ms;         /* the run time of those tasks */
+    int64_t total_shuffle_write;       /* shuffle bytes they wrote */
+    int64_t active_tasks;              /* tasks running on it now */
+    int64_t peak_rss_bytes;            /* its process's largest RSS its heartbeats reported */
+} coarse_exec_stats;
+/* The executors alive, connected and neither removed nor decommissioning, in registration order:
+ * *out is malloc'd (the caller frees it), the count is returned. Any thread. */
+int cs_coarse_backend_executor_stats(coarse_backend *b, coarse_exec_stats **out);
 /* True when the executor was asked to go (removed or decommissioned): its exit is no failure. */
 bool cs_coarse_backend_exit_expected(coarse_backend *b, const char *executor_id);
 /* Waits until every executor has disconnected or timeout_ms passes; returns how many remain. */

@@ -46,10 +46,11 @@ typedef struct exec_info {
     int64_t exit_reason_deadline_ms;
     char closed_reason[128];
     /* removal (dynamic allocation) and decommissioning: no new tasks once either is set */
-    bool removing;         /* told to exit (StopExecutor) */
-    bool decommissioning;  /* finishing its tasks, then its shuffle files move to peers */
-    int migrations;        /* MigrateShuffle batches not answered yet */
-    bool stop_when_unread; /* migrated: StopExecutor once no running stage reads from it */
+    bool removing;           /* told to exit (StopExecutor) */
+    bool decommissioning;    /* finishing its tasks, then its shuffle files move to peers */
+    int migrations;          /* MigrateShuffle batches not answered yet */
+    bool stop_when_unread;   /* migrated: StopExecutor once no running stage reads from it */
+    coarse_exec_stats stats; /* what the executor roller ranks it by (id unused) */
 } exec_info;
 
 typedef struct running {

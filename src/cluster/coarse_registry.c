@@ -143,6 +143,7 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         e->conn = c;
         cs_rpc_conn_ref(c);
         e->last_seen_ms = cs_mono_ms();
+        e->stats.add_time_ms = cs_now_ms();
         cs_rpc_conn_set_data(c, (void *)(intptr_t)(b->num_execs + 1));
         cs_hmap_sput(&b->exec_index, e->id, (uint64_t)b->num_execs);
         b->num_execs++;
@@ -182,6 +183,8 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
     pthread_mutex_lock(&b->lock);
     exec_info *e = cs_coarse_exec_of_conn(b, c);
     if (e) e->last_seen_ms = cs_mono_ms();
+    if (e && hb->metrics && hb->metrics->rss_bytes > e->stats.peak_rss_bytes)
+        e->stats.peak_rss_bytes = hb->metrics->rss_bytes;
     bool known = e && e->alive;
     pthread_mutex_unlock(&b->lock);
     for (size_t i = 0; i < hb->n_updates; i++) {
@@ -226,6 +229,23 @@ void cs_coarse_on_heartbeat(coarse_backend *b, rpc_conn *c, uint64_t request_id,
 static bool heartbeat_expired(const coarse_backend *b, const exec_info *e, int64_t now)
 {
     return e->alive && e->conn && now - e->last_seen_ms > b->network_timeout_ms;
+}
+
+int cs_coarse_backend_executor_stats(coarse_backend *b, coarse_exec_stats **out)
+{
+    pthread_mutex_lock(&b->lock);
+    *out = cs_xcalloc((size_t)(b->num_execs ? b->num_execs : 1), sizeof **out);
+    int n = 0;
+    for (int i = 0; i < b->num_execs; i++) {
+        const exec_info *e = &b->execs[i];
+        if (!e->alive || !e->conn || e->removing || e->decommissioning) continue;
+        coarse_exec_stats *st = &(*out)[n++];
+        *st = e->stats;
+        snprintf(st->id, sizeof st->id, "%s", e->id);
+        st->active_tasks = e->cores - e->free;
+    }
+    pthread_mutex_unlock(&b->lock);
+    return n;
 }
 
 bool cs_coarse_any_silent(coarse_backend *b)

@@ -257,7 +257,11 @@ static const cs_conf_entry entries[] = {
     INT_D("spark.kubernetes.executor.minTasksPerExecutorBeforeRolling", 0, IMAX, "0"),
     DUR_POS_D("spark.kubernetes.executor.missingPodDetectDelta", CS_MS, "30s"),
     DUR_NONNEG_D("spark.kubernetes.executor.rollInterval", CS_SEC, "0s"),
-    STRING_D("spark.kubernetes.executor.rollPolicy", "OUTLIER"),
+    CHOICE_D("spark.kubernetes.executor.rollPolicy",
+             "ID|ADD_TIME|TOTAL_GC_TIME|TOTAL_DURATION|AVERAGE_DURATION|FAILED_TASKS|"
+             "PEAK_JVM_ONHEAP_MEMORY|PEAK_JVM_OFFHEAP_MEMORY|TOTAL_SHUFFLE_WRITE|DISK_USED|"
+             "ACTIVE_TASKS|OUTLIER|OUTLIER_NO_FALLBACK",
+             true, "OUTLIER"),
     DUR_NONNEG("spark.kubernetes.executor.terminationGracePeriodSeconds", CS_SEC),
     BOOL_D("spark.kubernetes.executor.useDriverPodIP", "false"),
     DUR_NONNEG_D("spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod", CS_SEC, "20s"),
@@ -495,8 +499,12 @@ static int check_choice(const cs_conf_entry *e, const char *value, cs_error *err
         len += (size_t)snprintf(expected + len, sizeof expected - len, "%s%s", sep, names[i]);
         if (len >= sizeof expected) break;
     }
-    return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", e->key, value,
-                        expected);
+    char value_shown[96]; /* one line: a control byte is not echoed */
+    snprintf(value_shown, sizeof value_shown, "%s", value);
+    for (char *p = value_shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return cs_error_set(err, CS_EINVAL, "invalid value for %s: '%s' (expected %s)", e->key,
+                        value_shown, expected);
 }
 
 int cs_conf_entry_check(const cs_conf_entry *e, const char *value, cs_error *err)

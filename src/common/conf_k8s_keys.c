@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/conf_entries.h"
 
@@ -34,7 +35,6 @@
 #define DRIVER_CREDS                                                                               \
     "files and tokens are not shipped to the driver pod yet: mount them and use "                  \
     "spark.kubernetes.authenticate.driver.mounted.*, or a service account"
-#define ROLLING "executor rolling is not implemented"
 
 static const cs_conf_k8s_key keys[] = {
     /* submission and the API server */
@@ -247,11 +247,15 @@ static const cs_conf_k8s_key keys[] = {
     KEY("spark.kubernetes.executor.deletedExecutorsCacheTimeout",
         "how long removed executors are remembered (a bare number is seconds)"),
     /* executor rolling */
-    REFUSED("spark.kubernetes.executor.rollInterval",
-            "period of decommissioning one executor to replace it (0: off)", ROLLING),
-    REFUSED("spark.kubernetes.executor.rollPolicy", "which executor is rolled", ROLLING),
-    REFUSED("spark.kubernetes.executor.minTasksPerExecutorBeforeRolling",
-            "tasks an executor must have run before it may be rolled", ROLLING),
+    KEY("spark.kubernetes.executor.rollInterval",
+        "period of decommissioning one executor to replace it (0: off; needs "
+        "spark.decommission.enabled=true)"),
+    KEY("spark.kubernetes.executor.rollPolicy",
+        "which executor is rolled (kubernetes-backend.md#executor-rolling); "
+        "PEAK_JVM_ONHEAP_MEMORY ranks by the executor process's peak RSS; TOTAL_GC_TIME, "
+        "PEAK_JVM_OFFHEAP_MEMORY and DISK_USED are refused (no such measure in cspark)"),
+    KEY("spark.kubernetes.executor.minTasksPerExecutorBeforeRolling",
+        "tasks an executor must have run before it may be rolled"),
     /* Kerberos, Hadoop and batch schedulers */
     REFUSED("spark.kubernetes.kerberos.krb5.path", "krb5.conf mounted in the pods", KERBEROS),
     REFUSED("spark.kubernetes.kerberos.krb5.configMapName", "ConfigMap holding krb5.conf",
@@ -267,6 +271,19 @@ static const cs_conf_k8s_key keys[] = {
     REFUSED("spark.kubernetes.scheduler.volcano.podGroupTemplateFile",
             "template of the Volcano PodGroup created for the application",
             "Volcano PodGroups are not created yet"),
+};
+
+/* Values of implemented keys that name a JVM measure cspark has no counterpart of. */
+static const struct refused_value {
+    const char *key, *value, *why;
+} refused_values[] = {
+    {"spark.kubernetes.executor.rollPolicy", "TOTAL_GC_TIME",
+     "a cspark executor has no garbage collector to measure"},
+    {"spark.kubernetes.executor.rollPolicy", "PEAK_JVM_OFFHEAP_MEMORY",
+     "a cspark executor has no JVM off-heap memory; PEAK_JVM_ONHEAP_MEMORY ranks by the "
+     "process's peak RSS"},
+    {"spark.kubernetes.executor.rollPolicy", "DISK_USED",
+     "the driver does not track each executor's disk use of cached blocks"},
 };
 
 const cs_conf_k8s_key *cs_conf_k8s_keys(int *n)
@@ -332,6 +349,15 @@ static void check_one(void *arg, const char *key, const char *value)
 {
     check_state *st = arg;
     if (st->rc != CS_OK || strncmp(key, "spark.kubernetes.", 17) != 0) return;
+    for (size_t i = 0; i < sizeof refused_values / sizeof refused_values[0]; i++) {
+        const struct refused_value *r = &refused_values[i];
+        if (strcmp(key, r->key) == 0 && strcasecmp(value, r->value) == 0) {
+            st->rc = cs_error_set(st->err, CS_EINVAL,
+                                  "%s: '%s' is not supported by cspark (%s); choose another value",
+                                  key, r->value, r->why);
+            return;
+        }
+    }
     const cs_conf_k8s_key *k = cs_conf_k8s_key_find(key);
     if (!k || !k->refused) return;
     const cs_conf_entry *e = is_family(k) ? NULL : cs_conf_entry_find(key);
@@ -351,9 +377,29 @@ static void check_one(void *arg, const char *key, const char *value)
                          key, shown, k->refused);
 }
 
+/* Executor rolling decommissions executors: Spark's ExecutorRollDriverPlugin does nothing (a
+ * warning) without spark.decommission.enabled; cspark refuses the pair instead. */
+static int check_rolling(const cs_conf *c, cs_error *err)
+{
+    int64_t interval = 0;
+    bool decom = false;
+    if (cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.rollInterval", &interval, err) <
+            0 ||
+        cs_conf_entry_bool(c, "spark.decommission.enabled", &decom, err) < 0)
+        return err->code;
+    if (interval > 0 && !decom)
+        return cs_error_set(err, CS_EINVAL,
+                            "spark.kubernetes.executor.rollInterval: '%s' rolls executors by "
+                            "decommissioning them; set spark.decommission.enabled=true, or remove "
+                            "it",
+                            cs_conf_get(c, "spark.kubernetes.executor.rollInterval"));
+    return 0;
+}
+
 int cs_conf_k8s_check(const cs_conf *c, cs_error *err)
 {
     check_state st = {err, CS_OK};
     cs_conf_foreach(c, check_one, &st);
+    if (st.rc == CS_OK) st.rc = check_rolling(c, err);
     return st.rc;
 }

@@ -24,7 +24,7 @@ $(head -40 "$T/diff")"
 fi
 # every Spark 4.1 key named in the acceptance test's table has a row, and the rows the issue
 # names are refused until implemented
-for key in allocation.pods.allocator executor.rollInterval driver.pod.featureSteps \
+for key in allocation.pods.allocator driver.pod.featureSteps \
     executor.pod.featureSteps; do
     grep -q "^| \`spark.kubernetes.$key\` .*refused" "$T/generated" || fail "spark.kubernetes.$key is not refused"
 done

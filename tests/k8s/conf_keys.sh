@@ -140,9 +140,9 @@ B  | spark.kubernetes.executor.checkAllContainers | false | see: tests/unit/k8s/
 B  | spark.kubernetes.executor.deleteOnTermination | false | g(E, "metadata.labels.spark-exec-inactive") == "true"
 B  | spark.kubernetes.executor.missingPodDetectDelta | 5s | untested: the lifecycle manager is given the delta, not the key
 B  | spark.kubernetes.executor.deletedExecutorsCacheTimeout | 60 | untested: the lifecycle manager is given the time, not the key
-A  | spark.kubernetes.executor.rollInterval | 60s | refused
-A  | spark.kubernetes.executor.rollPolicy | ID | refused
-A  | spark.kubernetes.executor.minTasksPerExecutorBeforeRolling | 5 | refused
+B  | spark.kubernetes.executor.rollInterval | 60s | see: tests/k8s/executor_roll.sh
+B  | spark.kubernetes.executor.rollPolicy | ID | see: tests/k8s/executor_roll.sh
+B  | spark.kubernetes.executor.minTasksPerExecutorBeforeRolling | 5 | see: tests/k8s/executor_roll.sh
 A  | spark.kubernetes.kerberos.krb5.path | /etc/krb5.conf | refused
 A  | spark.kubernetes.kerberos.krb5.configMapName | krb5 | refused
 A  | spark.kubernetes.kerberos.tokenSecret.name | tokens | refused
@@ -254,9 +254,9 @@ done <"$T/refused"
 # client mode refuses them too, before the driver starts
 rc=0
 "\$SUBMIT" --master "k8s://\$SERVER" --conf spark.kubernetes.container.image=cspark:dev \
-    --conf spark.kubernetes.executor.rollInterval=60s "$BUILD/examples/pi.so" 2 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
-[ \$rc -ne 0 ] && grep -q "spark.kubernetes.executor.rollInterval: '60s' is not supported by cspark" "$T/err" ||
-    fail "client mode: rollInterval not refused: \$(cat "$T/err")"
+    --conf spark.kubernetes.executor.eventProcessingInterval=2s "$BUILD/examples/pi.so" 2 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
+[ \$rc -ne 0 ] && grep -q "spark.kubernetes.executor.eventProcessingInterval: '2s' is not supported by cspark" "$T/err" ||
+    fail "client mode: eventProcessingInterval not refused: \$(cat "$T/err")"
 [ -z "\$(objects)" ] || fail "client mode: objects were created: \$(objects)"
 
 # A, A2: the driver's objects, created without waiting (namespace keys, its own service account)

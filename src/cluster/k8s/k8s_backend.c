@@ -14,6 +14,7 @@
  *   k8s_polling_source.c    ExecutorPodsPollingSnapshotSource
  *   k8s_lifecycle_manager.c ExecutorPodsLifecycleManager
  *   k8s_claims.c            on-demand PersistentVolumeClaims: reuse, creation, deletion
+ *   k8s_executor_roll.c     ExecutorRollDriverPlugin: one executor decommissioned per interval
  * Dynamic allocation: the allocation manager sets the target (request_total); executors it
  * removes (remove_executors) are told over RPC to exit or decommission, their pods get
  * spark.kubernetes.executor.decommissionLabel when set, and the allocator deletes pods still there
@@ -74,17 +75,22 @@ static void k8s_removing(void *arg, const char *const *ids, int n)
             snprintf(name, sizeof name, "%s", p->name);
         }
         pthread_mutex_unlock(&b->lock);
-        if (!name[0] || !b->set.decom_label) continue;
-        json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", b->set.decom_label,
-                                  b->set.decom_label_value ? b->set.decom_label_value : "");
-        cs_error err;
-        cs_error_clear(&err);
-        if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
-            err.code != CS_ENOTFOUND)
-            CS_WARN("k8s", "event=decommission_label_failed pod=%s error=%s", cs_log_value(name),
-                    cs_log_quote(err.msg));
-        json_decref(patch);
+        if (name[0]) cs_k8s_label_decommissioning(b, name);
     }
+}
+
+void cs_k8s_label_decommissioning(k8s_backend *b, const char *name)
+{
+    if (!b->set.decom_label) return;
+    json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "labels", b->set.decom_label,
+                              b->set.decom_label_value ? b->set.decom_label_value : "");
+    cs_error err;
+    cs_error_clear(&err);
+    if (cs_kube_patch_merge(b->kc, "pods", b->app.namespace_, name, patch, NULL, &err) < 0 &&
+        err.code != CS_ENOTFOUND)
+        CS_WARN("k8s", "event=decommission_label_failed pod=%s error=%s", cs_log_value(name),
+                cs_log_quote(err.msg));
+    json_decref(patch);
 }
 
 /* deleteOnTermination=false: every executor pod still without the label gets
@@ -148,6 +154,7 @@ static void k8s_stopping(void *arg)
     b->stopping = true;
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
+    cs_k8s_roll_stop(b);
     cs_k8s_allocator_stop(b); /* already, in general: the context's first step (app_stopping) */
     cs_k8s_polling_source_stop(b);
     if (b->coarse) {
@@ -337,7 +344,8 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         goto fail;
     b->app_ready = true;
     if (cs_k8s_executor_check(b->conf, &b->app, &b->on_demand_claims, err) < 0 ||
-        cs_k8s_settings_read(b->conf, &b->set, err) < 0)
+        cs_k8s_settings_read(b->conf, &b->set, err) < 0 ||
+        cs_k8s_roll_settings_read(b->conf, &b->roll, err) < 0)
         goto fail;
     const k8s_settings *s = &b->set;
     b->pods.check_all_containers = s->check_all_containers;
@@ -485,6 +493,8 @@ int cs_k8s_backend_start(sched_backend *base, cs_error *err)
     if (s->enable_watcher && cs_k8s_watch_source_start(b, err) < 0) return err->code;
     if (s->enable_polling) cs_k8s_polling_source_start(b);
     cs_k8s_allocator_start(b);
+    if (cs_k8s_roll_start(b) < 0)
+        return cs_error_set(err, CS_EIO, "cannot start the executor roller thread");
     CS_INFO("k8s",
             "event=allocator_started app=%s namespace=%s target=%d batch=%d driver_url=%s watch=%s "
             "poll_interval_ms=%lld max_pending=%lld max_create_rate=%g",
@@ -513,6 +523,7 @@ int cs_k8s_backend_wait_registered(sched_backend *base, double ratio, int64_t ti
 
 void cs_k8s_backend_app_stopping(sched_backend *base)
 {
+    cs_k8s_roll_stop(cs_coarse_backend_launcher(base)); /* no executor rolled from now on */
     cs_k8s_allocator_stop(cs_coarse_backend_launcher(base));
 }
 

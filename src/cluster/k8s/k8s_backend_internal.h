@@ -20,6 +20,7 @@
 
 #include "cluster/coarse_backend.h"
 #include "cluster/k8s/k8s_allocator.h"
+#include "cluster/k8s/k8s_executor_roll.h"
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
@@ -63,6 +64,14 @@ typedef struct k8s_backend {
     kube_watch *watch;
     pthread_t allocator, poller;
     bool allocator_started, poller_started;
+
+    k8s_roll_settings roll; /* executor rolling (k8s_executor_roll.h) */
+    pthread_t roller;
+    bool roller_started, roller_stopping;
 } k8s_backend;
+
+/* Puts spark.kubernetes.executor.decommissionLabel (when set) on the pod of an executor being
+ * decommissioned; a pod already gone is no error. Lock not held. */
+void cs_k8s_label_decommissioning(k8s_backend *b, const char *pod_name);
 
 #endif

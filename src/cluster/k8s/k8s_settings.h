@@ -71,6 +71,9 @@
  *  - spark.kubernetes.driver.service.deleteOnTermination (true): cluster mode deletes the driver
  *    Service, ConfigMap and Secret the submit client made when the driver stops.
  *
+ * Executor rolling (spark.kubernetes.executor.rollInterval, rollPolicy,
+ * minTasksPerExecutorBeforeRolling) is read by k8s_executor_roll.c (k8s_executor_roll.h).
+ *
  * Every default is its key's entry in common/conf_entries.c.
  *
  * Ownership: a k8s_settings is a caller-owned value; its strings are owned by it and released

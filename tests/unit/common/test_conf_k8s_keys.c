@@ -47,9 +47,10 @@ static void test_accepted_and_ignored_keys_are_refused(void **state)
                    "spark.kubernetes.allocation.pods.allocator: 'statefulset' is not supported by "
                    "cspark (executors as a StatefulSet or an allocator class are not "
                    "implemented); remove it or set Spark's default 'direct'");
+    /* executor rolling is implemented: it needs decommissioning (k8s_executor_roll.h) */
     expect_refused("spark.kubernetes.executor.rollInterval", "60s",
-                   "spark.kubernetes.executor.rollInterval: '60s' is not supported by cspark "
-                   "(executor rolling is not implemented); remove it or set Spark's default '0s'");
+                   "spark.kubernetes.executor.rollInterval: '60s' rolls executors by "
+                   "decommissioning them; set spark.decommission.enabled=true, or remove it");
     /* Spark's default, in any spelling, changes nothing */
     expect_accepted("spark.kubernetes.allocation.pods.allocator", "direct");
     expect_accepted("spark.kubernetes.executor.rollInterval", "0");
