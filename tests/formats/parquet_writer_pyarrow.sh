@@ -87,7 +87,8 @@ write "$T/big.arrows" "$T/big.parquet" parquet.block.size=262144 parquet.page.si
 check "$T/big.arrows" "$T/big.parquet" groups=4 fallback=grow
 write "$T/big.arrows" "$T/big.v2.parquet" compression=zstd parquet.writer.version=v2 \
     parquet.dictionary.page.size=32768
-check "$T/big.arrows" "$T/big.v2.parquet" codec=ZSTD fallback=grow v2=1
+check "$T/big.arrows" "$T/big.v2.parquet" codec=ZSTD fallback=grow v2=1 encoding=uniq:DELTA_BYTE_ARRAY \
+    encoding=huge:DELTA_BYTE_ARRAY
 write "$T/big.arrows" "$T/big.default.parquet"
 check "$T/big.arrows" "$T/big.default.parquet" groups=1
 grep -q "1 row groups" "$T/check.out" || fail "60,000 rows of about 30 MB should make one 128 MiB row group"
