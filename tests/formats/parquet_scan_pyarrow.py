@@ -269,12 +269,23 @@ def pruning():
 
 
 def page_skipping():
-    """Pages skipped with the page index (ColumnIndex/OffsetIndex) inside one row group."""
+    """Pages skipped with the page index (ColumnIndex/OffsetIndex) inside one row group, the
+    filter on a flat column while nested columns (a list, a struct holding a list, a map) are
+    read too: their pages end on other rows, so skipping goes by row ranges, counted in the
+    nested columns by their repetition levels. The rows read that pass the predicate are
+    exactly pyarrow's filtered read of the file."""
     n = 50000
     t = pa.table({
         "k": pa.array(range(n), pa.int64()),
         "s": pa.array([f"key{i:06d}" for i in range(n)]),
         "v": pa.array([None if i % 5 == 0 else i * 3 for i in range(n)], pa.int32()),
+        "tags": pa.array([None if i % 7 == 0 else [f"t{i}-{j}" for j in range(i % 4)]
+                          for i in range(n)], pa.list_(pa.string())),
+        "st": pa.array([None if i % 11 == 0 else {"a": i, "b": list(range(i % 3))}
+                        for i in range(n)],
+                       pa.struct([("a", pa.int32()), ("b", pa.list_(pa.int64()))])),
+        "m": pa.array([[(f"k{j}", i * j) for j in range(i % 5)] for i in range(n)],
+                      pa.map_(pa.string(), pa.int64())),
     })
     cases = 0
     for version in ["1.0", "2.0"]:
@@ -284,30 +295,41 @@ def page_skipping():
         md = pq.ParquetFile(path).metadata
         assert md.num_row_groups == 1 and md.row_group(0).column(0).has_column_index
         rows = t.to_pylist()
-        for spec, pred in [("k:eq:31234", lambda r: r["k"] == 31234),
-                           ("k:lt:1500", lambda r: r["k"] < 1500),
-                           ("s:ge:key049000", lambda r: r["s"] >= "key049000"),
-                           ("k:in:10|45000", lambda r: r["k"] in (10, 45000)),
-                           ("v:eq:3", lambda r: r["v"] == 3)]:
-            for batch in ["4096", "333"]:
-                got, stats = cspark_read(path, "--filter", spec, "--batch", batch)
-                cases += 1
-                if got is None:
-                    fail(f"page index {spec}: {stats}")
-                    continue
-                read = got.column("k").to_pylist()
-                want = [r["k"] for r in rows if pred(r)]
-                # pages before the first match are skipped undecoded; after the last, not read
-                if (min(want) >= 2000 and stats["pages_skipped"] == 0) or got.num_rows > n // 4:
-                    fail(f"page index v{version} {spec}: {got.num_rows} rows read, {stats['pages_skipped']} pages skipped")
-                if not set(want) <= set(read):
-                    fail(f"page index v{version} {spec}: matching rows not read")
-                # the rows read are whole, aligned rows of the file
-                ref = {r["k"]: r for r in rows}
-                for r in got.to_pylist():
-                    if ref[r["k"]] != r:
-                        fail(f"page index v{version} {spec}: row {r} is not the file's")
-                        break
+        ref = {r["k"]: r for r in rows}
+        for spec, pred, filt in [
+                ("k:eq:31234", lambda r: r["k"] == 31234, [("k", "==", 31234)]),
+                ("k:lt:1500", lambda r: r["k"] < 1500, [("k", "<", 1500)]),
+                ("s:ge:key049000", lambda r: r["s"] >= "key049000", [("s", ">=", "key049000")]),
+                ("k:in:10|45000", lambda r: r["k"] in (10, 45000), [("k", "in", [10, 45000])]),
+                ("v:eq:3", lambda r: r["v"] == 3, [("v", "==", 3)])]:
+            want_rows = pq.read_table(path, filters=filt).to_pylist()
+            want = [r["k"] for r in want_rows]
+            for columns in [None, "k,tags,st,m", "m,k"]:
+                for batch in ["4096", "333"]:
+                    opts = ["--filter", spec, "--batch", batch]
+                    if columns:
+                        opts += ["--columns", columns]
+                    got, stats = cspark_read(path, *opts)
+                    cases += 1
+                    what = f"page index v{version} {spec} columns {columns} batch {batch}"
+                    if got is None:
+                        fail(f"{what}: {stats}")
+                        continue
+                    read = got.to_pylist()
+                    # pages before the first match are skipped undecoded; after the last, not read
+                    if (min(want) >= 2000 and stats["pages_skipped"] == 0) or got.num_rows > n // 4:
+                        fail(f"{what}: {got.num_rows} rows read, {stats['pages_skipped']} pages skipped")
+                    # the rows read are whole, aligned rows of the file
+                    for r in read:
+                        if any(not same(ref[r["k"]][c], r[c]) for c in r):
+                            fail(f"{what}: row {r} is not the file's")
+                            break
+                    # the rows that pass are pyarrow's filtered read, in its order
+                    passing = [r for r in read if pred(ref[r["k"]])]
+                    expect = [{c: w[c] for c in got.column_names} for w in want_rows]
+                    if not same([tuple(r.items()) for r in passing],
+                                [tuple(r.items()) for r in expect]):
+                        fail(f"{what}: {len(passing)} rows pass, pyarrow's filtered read has {len(expect)}")
         # no filter: every row, nothing skipped
         got, stats = cspark_read(path)
         if got is None or got.num_rows != n or stats["pages_skipped"] != 0:

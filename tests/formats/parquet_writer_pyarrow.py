@@ -8,13 +8,24 @@ judges the Parquet files it writes.
                         300 KB to 3 MB (pages larger than parquet.page.size), nullable ints with
                         long null runs, doubles with NaN and both zeros, lists of lists
   wide FILE             writes 24 rows of incompressible 1 MB strings in one batch
+  sorted FILE           writes 20,000 rows sorted by k (and s) with nullable ints, a list of
+                        strings, a struct holding a list and a map: for page skipping
   check IPC PARQUET [codec=C] [groups=N] [int96=0|1] [fallback=COLUMN] [v2=0|1]
+                    [encoding=COLUMN:ENC]...
                         pyarrow reads PARQUET: the same rows and types as the stream IPC (dumped
                         as arrow_ipc_pyarrow.py does; INT96 read as microseconds and UTC), every
                         chunk compressed with C, at least N row groups, Spark's footer keys, each
                         chunk's statistics equal to the min/max/null count of its values, COLUMN's
-                        first chunk both dictionary- and PLAIN-encoded, data page v2 or v1
-  rows IPC              prints the canonical rows of a stream (parquet_rows.py; the Spark test)
+                        first chunk both dictionary- and PLAIN-encoded, data page v2 or v1, ENC
+                        among COLUMN's encodings in every row group; every chunk has an offset
+                        index, and a column index unless it is INT96 (or a float holding NaN)
+  skip SCAN_TOOL PARQUET
+                        cspark's reader (tests/formats/parquet_scan_tool) reads a file of the
+                        sorted stream with pushed filters: pages are skipped through the page
+                        index the writer wrote, and the rows read that pass are exactly
+                        pyarrow's filtered read of the file
+  rows IPC [FROM TO]    prints the canonical rows of a stream (parquet_rows.py; the Spark test),
+                        only those whose k is in [FROM, TO) when given
 
 Run with the python3 of scripts/install-pytools.sh. Exit 0, or 1 with a line saying what differs.
 """
@@ -77,6 +88,65 @@ def wide(path):
     with pa.ipc.new_stream(path, schema) as w:
         w.write_batch(pa.record_batch([pa.array(range(24), pa.int32()), pa.array(rows)],
                                       schema=schema))
+
+
+def sorted_stream(path):
+    n = 20000
+    schema = pa.schema([
+        pa.field("k", pa.int64()), pa.field("s", pa.string()), pa.field("v", pa.int32()),
+        pa.field("f", pa.float64()),
+        pa.field("tags", pa.list_(pa.field("element", pa.string()))),
+        pa.field("st", pa.struct([("a", pa.int32()),
+                                  ("b", pa.list_(pa.field("element", pa.int64())))])),
+        pa.field("m", pa.map_(pa.string(), pa.int64())),
+    ])
+    ks = list(range(n))
+    cols = [
+        ks,
+        ["key%06d" % i + "z" * (i % 3) * 40 for i in ks],  # some bounds past 64 bytes
+        [None if i % 5 == 0 else (i * 7919) % 100003 for i in ks],
+        [i / 4 for i in ks],
+        [None if i % 7 == 0 else ["t%d-%d" % (i, j) for j in range(i % 4)] for i in ks],
+        [None if i % 11 == 0 else {"a": i, "b": list(range(i % 3))} for i in ks],
+        [[("k%d" % j, i * j) for j in range(i % 4)] for i in ks],  # Spark keeps 3 in order
+    ]
+    with pa.ipc.new_stream(path, schema) as w:
+        w.write_batch(pa.record_batch([pa.array(c, f.type) for c, f in zip(cols, schema)],
+                                      schema=schema))
+
+
+def skip(tool, path):
+    import subprocess
+    table = pq.read_table(path)
+    ref = {r["k"]: r for r in table.to_pylist()}
+    cases = [("k:eq:15234", [("k", "==", 15234)], lambda r: r["k"] == 15234),
+             ("k:lt:700", [("k", "<", 700)], lambda r: r["k"] < 700),
+             ("s:ge:key019000", [("s", ">=", "key019000")], lambda r: r["s"] >= "key019000"),
+             ("k:in:10|15000", [("k", "in", [10, 15000])], lambda r: r["k"] in (10, 15000)),
+             ("f:gt:4990", [("f", ">", 4990.0)], lambda r: r["f"] > 4990)]
+    for spec, filt, pred in cases:
+        want = pq.read_table(path, filters=filt).to_pylist()
+        for columns in ("k,s,v,f,tags,st,m", "m,k,st"):
+            out = path + ".skip.arrows"
+            r = subprocess.run([tool, "read", path, out, "--filter", spec, "--columns", columns,
+                                "--batch", "1000"], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit("%s: cspark cannot read it: %s" % (spec, r.stderr.strip()))
+            stats = json.loads(r.stderr.strip().splitlines()[-1])
+            with pa.ipc.open_stream(out) as rd:
+                got = rd.read_all().to_pylist()
+            # pages before the first match are skipped undecoded; after the last, not read
+            first = min(w["k"] for w in want)
+            if (first >= 2000 and stats["pages_skipped"] == 0) or len(got) > len(ref) // 4:
+                raise SystemExit("%s: %d rows read, %d pages skipped: the page index was not used"
+                                 % (spec, len(got), stats["pages_skipped"]))
+            names = columns.split(",")
+            passing = [tuple(g[c] for c in names) for g in got if pred(ref[g["k"]])]
+            expect = [tuple(w[c] for c in names) for w in want]
+            if passing != expect:
+                raise SystemExit("%s (%s): %d rows pass, pyarrow's filtered read has %d"
+                                 % (spec, columns, len(passing), len(expect)))
+    print("ok: %d filters, pages skipped" % len(cases))
 
 
 def read_ipc(path):
@@ -159,6 +229,7 @@ def check_statistics(pf, table):
 
 def check(ipc_path, pq_path, args):
     opts = dict(a.split("=", 1) for a in args)
+    encodings = [a.split("=", 1)[1].split(":") for a in args if a.startswith("encoding=")]
     expected = read_ipc(ipc_path)
     pf = pq.ParquetFile(pq_path, coerce_int96_timestamp_unit="us")
     table = pf.read()
@@ -205,6 +276,19 @@ def check(ipc_path, pq_path, args):
         page_type = read_first_page_type(pq_path, meta)
         if page_type != (3 if v2 == "1" else 0):
             raise SystemExit("the first data page is of type %d" % page_type)
+    for g in range(meta.num_row_groups):
+        for c in range(meta.num_columns):
+            col = meta.row_group(g).column(c)
+            floats = col.physical_type in ("FLOAT", "DOUBLE")  # none with a NaN
+            if not col.has_offset_index or \
+                    (col.has_column_index != (col.physical_type != "INT96") and not floats):
+                raise SystemExit("%s, row group %d: offset index %s, column index %s"
+                                 % (col.path_in_schema, g, col.has_offset_index,
+                                    col.has_column_index))
+            for path, enc in encodings:
+                if col.path_in_schema == path and enc not in col.encodings:
+                    raise SystemExit("%s, row group %d: encodings %s, expected %s"
+                                     % (path, g, col.encodings, enc))
     check_statistics(pf, got)
     print("ok: %d rows, %d row groups" % (meta.num_rows, meta.num_row_groups))
 
@@ -226,12 +310,20 @@ def main():
         big(sys.argv[2])
     elif cmd == "wide":
         wide(sys.argv[2])
+    elif cmd == "sorted":
+        sorted_stream(sys.argv[2])
+    elif cmd == "skip":
+        skip(sys.argv[2], sys.argv[3])
     elif cmd == "check":
         check(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif cmd == "rows":
-        parquet_rows.arrow_rows(read_ipc(sys.argv[2]), ipc.spark_type, sys.stdout)
+        table = read_ipc(sys.argv[2])
+        if len(sys.argv) > 3:  # the rows of k in [FROM, TO)
+            lo, hi = int(sys.argv[3]), int(sys.argv[4])
+            table = table.filter(pc.and_(pc.greater_equal(table["k"], lo), pc.less(table["k"], hi)))
+        parquet_rows.arrow_rows(table, ipc.spark_type, sys.stdout)
     else:
-        raise SystemExit("usage: big FILE | wide FILE | check IPC PARQUET [...] | rows IPC")
+        raise SystemExit("usage: big FILE | wide FILE | sorted FILE | skip TOOL PARQUET | check IPC PARQUET [...] | rows IPC")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@
 # equal to each chunk's values and Spark's footer keys:
 #   - every codec (none, snappy, gzip, zstd, lz4 = Hadoop LZ4 as Spark 4, lz4_raw), data page v1
 #     and v2, timestamps as INT96 (Spark's default) and TIMESTAMP_MICROS, no dictionary;
+#   - data page v2 without a dictionary: DELTA_BYTE_ARRAY and DELTA_BINARY_PACKED, as parquet-mr;
+#   - the page index on every chunk (a column index but for INT96), which cspark's own reader
+#     (tests/formats/parquet_scan_tool) uses to skip pages of sorted files with nested columns,
+#     the rows that pass being pyarrow's filtered read;
 #   - several row groups (parquet.block.size 256 KiB), small pages, a dictionary that outgrows
 #     parquet.dictionary.page.size and falls back to PLAIN in the same chunk; row groups of a
 #     batch of 1 MB rows close every few rows (4 MiB blocks), not once per 1,024 rows;
@@ -57,13 +61,34 @@ encs = {e for g in range(m.num_row_groups) for c in range(m.num_columns) for e i
 assert not encs & {"PLAIN_DICTIONARY", "RLE_DICTIONARY"}, encs' "$T/s.nodict.parquet" ||
     fail "parquet.enable.dictionary=false still wrote dictionaries"
 
+# data page v2 without a dictionary: parquet-mr's V2 encodings (DELTA_BYTE_ARRAY for strings,
+# binary and decimals in fixed-length binary, DELTA_BINARY_PACKED for ints)
+write "$T/sample.arrows" "$T/s.v2nodict.parquet" parquet.writer.version=v2 parquet.enable.dictionary=false
+check "$T/sample.arrows" "$T/s.v2nodict.parquet" v2=1 encoding=s:DELTA_BYTE_ARRAY \
+    encoding=bin:DELTA_BYTE_ARRAY encoding=dec38:DELTA_BYTE_ARRAY encoding=i64:DELTA_BINARY_PACKED \
+    encoding=m.key_value.key:DELTA_BYTE_ARRAY
+
+# the page index: cspark's reader skips pages of cspark's files (v1 and v2 pages, dictionary
+# or DELTA_BYTE_ARRAY), nested columns read beside the filter column
+"$PY" "$CHECK" sorted "$T/sorted.arrows" || fail "pyarrow cannot write the sorted stream"
+SCAN=$BUILD/tests/formats/parquet_scan_tool
+need "$SCAN"
+for opts in "parquet.writer.version=v1" "parquet.writer.version=v2 parquet.enable.dictionary=false" \
+    "parquet.writer.version=v2"; do
+    write "$T/sorted.arrows" "$T/sorted.parquet" parquet.page.size=4096 $opts
+    check "$T/sorted.arrows" "$T/sorted.parquet"
+    "$PY" "$CHECK" skip "$SCAN" "$T/sorted.parquet" >"$T/skip.out" ||
+        fail "page skipping with the page index of a file written with $opts (above)"
+done
+
 # several row groups, small pages, dictionary fallback, multi-megabyte strings
 write "$T/big.arrows" "$T/big.parquet" parquet.block.size=262144 parquet.page.size=16384 \
     parquet.dictionary.page.size=4096
 check "$T/big.arrows" "$T/big.parquet" groups=4 fallback=grow
 write "$T/big.arrows" "$T/big.v2.parquet" compression=zstd parquet.writer.version=v2 \
     parquet.dictionary.page.size=32768
-check "$T/big.arrows" "$T/big.v2.parquet" codec=ZSTD fallback=grow v2=1
+check "$T/big.arrows" "$T/big.v2.parquet" codec=ZSTD fallback=grow v2=1 encoding=uniq:DELTA_BYTE_ARRAY \
+    encoding=huge:DELTA_BYTE_ARRAY
 write "$T/big.arrows" "$T/big.default.parquet"
 check "$T/big.arrows" "$T/big.default.parquet" groups=1
 grep -q "1 row groups" "$T/check.out" || fail "60,000 rows of about 30 MB should make one 128 MiB row group"

@@ -236,3 +236,30 @@ void cs_parquet_delta_encode_ints(const void *v, int type, uint32_t n, cs_sbuf *
             cs_pq_bits_pack(deltas + m * PER_MINI, PER_MINI, widths[m], out);
     }
 }
+
+void cs_parquet_delta_byte_array_encode(const cs_parquet_values *v, uint32_t n, cs_sbuf *out)
+{
+    int32_t *prefix = cs_xmalloc((size_t)n * 2 * sizeof *prefix + 8), *suffix = prefix + n;
+    bool fixed = v->type == CS_PQ_FIXED_LEN_BYTE_ARRAY;
+    size_t w = fixed ? (size_t)v->type_length : 0;
+    const uint8_t *prev = NULL;
+    size_t prev_len = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *p = fixed ? v->fixed + w * i : v->data + v->offsets[i];
+        size_t len = fixed ? w : (size_t)(v->offsets[i + 1] - v->offsets[i]);
+        size_t k = 0, most = len < prev_len ? len : prev_len;
+        while (k < most && p[k] == prev[k])
+            k++;
+        prefix[i] = (int32_t)k;
+        suffix[i] = (int32_t)(len - k);
+        prev = p;
+        prev_len = len;
+    }
+    cs_parquet_delta_encode_ints(prefix, CS_PQ_INT32, n, out);
+    cs_parquet_delta_encode_ints(suffix, CS_PQ_INT32, n, out);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *p = fixed ? v->fixed + w * i : v->data + v->offsets[i];
+        cs_sbuf_append(out, p + prefix[i], (size_t)suffix[i]);
+    }
+    free(prefix);
+}

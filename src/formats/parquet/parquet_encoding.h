@@ -3,7 +3,8 @@
  *   PLAIN (every physical type; BOOLEAN bit-packed, INT96 12 bytes, FIXED_LEN_BYTE_ARRAY),
  *   the RLE/bit-packed hybrid (definition/repetition levels and dictionary indices),
  *   dictionary pages and indices (PLAIN_DICTIONARY / RLE_DICTIONARY), DELTA_BINARY_PACKED,
- *   DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT (decoding).
+ *   DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT (decoding); PLAIN, RLE,
+ *   dictionary, DELTA_BINARY_PACKED and DELTA_BYTE_ARRAY (encoding).
  * Implemented in parquet_plain.c, parquet_rle.c, parquet_delta.c and parquet_dict.c; called by
  * parquet_pages.c (decoding) and the writer (encoding).
  *
@@ -107,6 +108,10 @@ void cs_parquet_rle_encode_u32(const uint32_t *v, uint32_t n, int bit_width, cs_
 void cs_parquet_rle_encode_levels(const int16_t *v, uint32_t n, int bit_width, cs_sbuf *out);
 /* DELTA_BINARY_PACKED (block 128, 4 miniblocks, as parquet-mr) of INT32 or INT64 values. */
 void cs_parquet_delta_encode_ints(const void *v, int type, uint32_t n, cs_sbuf *out);
+/* DELTA_BYTE_ARRAY (incremental encoding: prefix lengths shared with the previous value and
+ * suffix lengths, both DELTA_BINARY_PACKED, then the suffixes) of v's first n BYTE_ARRAY or
+ * FIXED_LEN_BYTE_ARRAY values, as parquet-mr's DeltaByteArrayWriter. */
+void cs_parquet_delta_byte_array_encode(const cs_parquet_values *v, uint32_t n, cs_sbuf *out);
 
 /* A dictionary builder: values in first-seen order, each distinct value once; indices of the
  * values added. Owns its memory (cs_parquet_dict_builder_free). */

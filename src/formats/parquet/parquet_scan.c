@@ -86,7 +86,6 @@ struct cs_pq_scan {
     int64_t rg_row;  /* the next row of the current row group */
     int64_t *ranges; /* its rows to read: [ranges[2i], ranges[2i+1]), rising */
     int n_ranges, range_i, ranges_cap;
-    bool all_flat; /* no projected leaf is repeated: pages may be skipped */
     cs_pq_scan_stats stats;
 };
 
@@ -773,20 +772,22 @@ int cs_pq_scan_open(const cs_file_split *split, const cs_scan_request *req, cs_p
         cs_pq_scan_free(s);
         return rc;
     }
-    s->all_flat = true;
-    for (int k = 0; k < s->n_leaves; k++)
-        s->all_flat = s->all_flat && s->leaves[k].col->max_rep == 0;
     select_row_groups(s, split);
     *out = s;
     return CS_OK;
 }
 
-/* Passes over k rows of a flat leaf from row `row` of its row group: whole pages the offset
- * index places inside them are skipped undecoded, the rest decoded and dropped. */
+/* Passes over k rows of a leaf from row `row` of its row group, its position at the start of
+ * that row: whole pages the offset index places inside them are skipped undecoded, the rest
+ * decoded and dropped. A repeated leaf's rows are counted by its repetition levels (an entry
+ * of level 0 begins a row); with an offset index its pages begin on rows (parquet-format's
+ * rule), without one the last row may go on in the next page. */
 static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error *err)
 {
-    while (k > 0) {
+    bool repeated = l->col->max_rep > 0;
+    for (;;) {
         if (!l->have_page || l->pos == l->page.num_values) {
+            if (k == 0 && (!repeated || l->pi.num_pages > 0)) break;
             uint32_t np = l->next_page;
             int rc;
             if (np < l->pi.num_pages && l->pi.first_row[np] == row &&
@@ -794,11 +795,12 @@ static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error
                 uint32_t nv;
                 int64_t rows = l->pi.first_row[np + 1] - row;
                 if ((rc = cs_parquet_page_reader_skip(&l->pr, &nv, err)) < 0) return rc;
-                if (rc == 0 || nv != rows)
+                if (rc == 0 || (repeated ? nv < rows : nv != rows))
                     return cs_error_set(
                         err, CS_EPROTO,
-                        "%s: the page index says page %u holds %lld rows, it has %u", l->pr.where,
-                        np, (long long)rows, rc ? nv : 0);
+                        "%s: the page index says page %u holds %lld rows, it has %u %s",
+                        l->pr.where, np, (long long)rows, rc ? nv : 0,
+                        repeated ? "values" : "rows");
                 l->have_page = false;
                 l->next_page++;
                 s->stats.pages_skipped++;
@@ -807,27 +809,43 @@ static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error
                 continue;
             }
             if ((rc = cs_parquet_page_reader_next(&l->pr, &l->page, err)) < 0) return rc;
-            if (rc == 0)
+            if (rc == 0) {
+                l->have_page = false;
+                if (k == 0) break; /* the chunk's last row ended with its last page */
                 return cs_error_set(err, CS_EPROTO,
                                     "%s: the column chunk ends %lld rows short of its row group",
                                     l->pr.where, (long long)k);
+            }
             l->have_page = true;
             l->pos = l->vpos = 0;
             l->next_page++;
             continue;
         }
-        uint32_t take = l->page.num_values - l->pos;
-        if ((int64_t)take > k) take = (uint32_t)k;
-        uint32_t present = take;
-        if (l->page.def_levels) {
-            present = 0;
-            for (uint32_t i = l->pos; i < l->pos + take; i++)
-                present += l->page.def_levels[i] == l->col->max_def;
+        const cs_parquet_page *pg = &l->page;
+        uint32_t a = l->pos, e = a, nv = pg->num_values;
+        if (!repeated) {
+            uint32_t take = nv - a;
+            if ((int64_t)take > k) take = (uint32_t)k;
+            e = a + take;
+            row += take;
+            k -= take;
+        } else {
+            for (; e < nv; e++)
+                if (pg->rep_levels[e] == 0) { /* row `row` begins */
+                    if (k == 0) break;
+                    row++;
+                    k--;
+                }
         }
-        l->pos += take;
+        uint32_t present = e - a;
+        if (pg->def_levels) {
+            present = 0;
+            for (uint32_t i = a; i < e; i++)
+                present += pg->def_levels[i] == l->col->max_def;
+        }
+        l->pos = e;
         l->vpos += present;
-        row += take;
-        k -= take;
+        if (e < nv) break; /* stopped at the first entry of the row to read */
     }
     return CS_OK;
 }
@@ -881,12 +899,13 @@ static void plan_row_group(cs_pq_scan *s, uint32_t g)
 {
     s->n_ranges = s->range_i = 0;
     add_range(s, 0, s->file->meta.row_groups[g].num_rows);
-    if (!s->all_flat || s->req->n_filters == 0) return;
+    if (s->req->n_filters == 0) return;
     cs_error ignored = {0};
     for (int k = 0; k < s->req->n_filters; k++) {
         const cs_scan_filter *f = &s->req->filters[k];
         const cs_pq_node *node = cs_pq_node_field(&s->schema.root, f->column);
-        if (!node || node->kind != CS_PQ_NODE_LEAF) continue;
+        if (!node || node->kind != CS_PQ_NODE_LEAF || s->file->columns[node->leaf].max_rep > 0)
+            continue;
         cs_pq_page_index pi;
         if (cs_pq_page_index_read(s->file, g, (uint32_t)node->leaf, true, &pi, &ignored)) continue;
         if (pi.has_column_index) intersect_pages(s, node, &pi, f);

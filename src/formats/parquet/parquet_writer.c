@@ -3,7 +3,8 @@
  * batch's rows into its pages; after every slice of rows the writer adds up what the chunks
  * hold and, at parquet.block.size, writes the row group (every chunk, its dictionary page first)
  * through src/fs and keeps only the chunks' metadata for the footer. close(commit) writes the
- * last row group, the FileMetaData (Spark's schema JSON and version in its key/value metadata,
+ * last row group, the chunks' page indexes (ColumnIndex and OffsetIndex, as parquet-mr writes
+ * them by default), the FileMetaData (Spark's schema JSON and version in its key/value metadata,
  * TYPE_ORDER column orders, created_by) and the closing magic, then finishes the fs writer
  * (the local file is renamed into place; an object store's upload is completed); close without
  * commit, or after a failure, aborts it, so nothing is left at the URI.
@@ -43,6 +44,7 @@ typedef struct pq_writer {
     cs_parquet_row_group *groups;
     uint32_t n_groups, cap_groups;
     cs_sbuf arena; /* pointers to the blocks the footer's metadata lives in */
+    cs_sbuf column_indexes, offset_indexes; /* every chunk's page index, written at close */
     bool failed;
 } pq_writer;
 
@@ -166,6 +168,8 @@ static void writer_free(pq_writer *w)
     for (size_t i = 0; i < w->arena.len / sizeof(void *); i++)
         free(blocks[i]);
     cs_sbuf_free(&w->arena);
+    cs_sbuf_free(&w->column_indexes);
+    cs_sbuf_free(&w->offset_indexes);
     if (w->schema) cs_col_type_unref(w->schema);
     free(w->uri);
     free(w);
@@ -236,8 +240,8 @@ static int flush_row_group(pq_writer *w, cs_error *err)
     w->n_groups++;
     int64_t start = w->offset;
     for (int i = 0; i < w->ps.n_leaves; i++) {
-        int rc =
-            cs_pqw_chunk_write(&w->chunks[i], w->fs, &w->offset, &g->columns[i], &w->arena, err);
+        int rc = cs_pqw_chunk_write(&w->chunks[i], w->fs, &w->offset, &g->columns[i], &w->arena,
+                                    &w->column_indexes, &w->offset_indexes, err);
         if (rc) return rc;
         g->total_byte_size += g->columns[i].meta.total_uncompressed_size;
     }
@@ -292,6 +296,27 @@ int cs_parquet_writer_write(void *writer, const cs_col_batch *batch, cs_error *e
     return 0;
 }
 
+/* Every chunk's ColumnIndex, then every OffsetIndex, between the last row group and the footer
+ * (parquet-mr's layout); the chunks' index offsets, relative to the buffers, become the file's. */
+static int write_page_indexes(pq_writer *w, cs_error *err)
+{
+    int64_t column_base = w->offset, offset_base = w->offset + (int64_t)w->column_indexes.len;
+    for (uint32_t g = 0; g < w->n_groups; g++)
+        for (uint32_t i = 0; i < w->groups[g].num_columns; i++) {
+            cs_parquet_column_chunk *c = &w->groups[g].columns[i];
+            if (c->has_column_index) c->column_index_offset += column_base;
+            if (c->has_offset_index) c->offset_index_offset += offset_base;
+        }
+    const cs_sbuf *bufs[] = {&w->column_indexes, &w->offset_indexes};
+    for (int k = 0; k < 2; k++) {
+        if (bufs[k]->len == 0) continue;
+        if (cs_fs_write(w->fs, bufs[k]->data, bufs[k]->len, err) < 0)
+            return err->code ? err->code : CS_EIO;
+        w->offset += (int64_t)bufs[k]->len;
+    }
+    return 0;
+}
+
 static int write_footer(pq_writer *w, cs_error *err)
 {
     char *json = cs_pqw_spark_schema_json(w->schema);
@@ -333,7 +358,8 @@ int cs_parquet_writer_close(void *writer, bool commit, cs_error *err)
     if (commit && w->failed) {
         rc = cs_error_set(err, CS_EIO, "%s: not written: a write failed before", w->uri);
     } else if (commit) {
-        if ((rc = flush_row_group(w, err)) == 0) rc = write_footer(w, err);
+        if ((rc = flush_row_group(w, err)) == 0 && (rc = write_page_indexes(w, err)) == 0)
+            rc = write_footer(w, err);
         if (rc == 0) {
             cs_fs_writer *fs = w->fs;
             w->fs = NULL;

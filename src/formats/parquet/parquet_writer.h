@@ -14,9 +14,14 @@
  *                                          parquet.page.row.count.limit)
  *   parquet.enable.dictionary              true
  *   parquet.dictionary.page.size           a chunk's dictionary grows to 1 MiB, then PLAIN
- *   parquet.writer.version                 v1 (PARQUET_1_0) | v2 (PARQUET_2_0): data page v2
+ *   parquet.writer.version                 v1 (PARQUET_1_0) | v2 (PARQUET_2_0): data page v2,
+ *                                          and parquet-mr's V2 encodings where the dictionary
+ *                                          is off or falls back: DELTA_BINARY_PACKED (ints),
+ *                                          DELTA_BYTE_ARRAY (binary, fixed-length binary)
  *   spark.sql.parquet.outputTimestampType  INT96 | TIMESTAMP_MICROS | TIMESTAMP_MILLIS: INT96
- * Types as Spark's ParquetWriteSupport (see docs/parquet.md for the table); the footer holds
+ * Types as Spark's ParquetWriteSupport (see docs/parquet.md for the table).
+ * Every chunk gets a page index (OffsetIndex, and ColumnIndex where its pages have bounds),
+ * as parquet-mr writes by default, so that readers can skip pages. The footer holds
  * Spark's schema JSON (org.apache.spark.sql.parquet.row.metadata) and org.apache.spark.version,
  * so that Spark reads back exactly the types written.
  *

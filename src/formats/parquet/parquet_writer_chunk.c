@@ -9,12 +9,14 @@
  *   - pages closed at parquet.page.size bytes of values or page_rows rows, on a row boundary;
  *     levels RLE/bit-packed; values dictionary-encoded while the chunk's dictionary stays under
  *     parquet.dictionary.page.size and pays for itself on the first page (parquet-mr's
- *     isCompressionSatisfying), else PLAIN (DELTA_BINARY_PACKED for ints in data page v2);
+ *     isCompressionSatisfying), else PLAIN (in data page v2, as parquet-mr's V2 writers:
+ *     DELTA_BINARY_PACKED for ints, DELTA_BYTE_ARRAY for binary and fixed-length binary);
  *     each page compressed with the file's codec (v1: levels and values; v2: values only);
  *   - statistics: null count and min/max in the type's sort order (signed integers, decimals
  *     as signed big-endian, floats without NaN and with -0.0/+0.0 as the spec says, strings
  *     and binary unsigned bytewise; none for INT96, whose order is undefined); min/max larger
- *     than 4 KiB are left out, as parquet-mr does.
+ *     than 4 KiB are left out, as parquet-mr does; each page's bounds, place and first row go
+ *     to the chunk's page index (parquet_writer_index.c).
  * The chunk's pages stay in memory until the row group is written (cs_pqw_chunk_write); the
  * dictionary page is written in front of them then. Called by parquet_writer.c.
  */
@@ -45,10 +47,11 @@ void cs_pqw_chunk_free(cs_pqw_chunk *c)
     free(c->def);
     free(c->rep);
     free(c->idx);
+    free(c->page_locs);
     cs_parquet_values_free(&c->vals);
     cs_parquet_dict_builder_free(&c->dict);
-    cs_sbuf *bufs[] = {&c->pages,        &c->min,         &c->max,         &c->scratch_levels,
-                       &c->scratch_body, &c->scratch_raw, &c->scratch_comp};
+    cs_sbuf *bufs[] = {&c->pages,        &c->min,         &c->max,          &c->scratch_levels,
+                       &c->scratch_body, &c->scratch_raw, &c->scratch_comp, &c->page_bounds};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         cs_sbuf_free(bufs[i]);
 }
@@ -195,8 +198,7 @@ static int shred(cs_pqw_chunk *c, int s, const cs_column *col, int64_t i, int16_
 
 /* ---- statistics ----------------------------------------------------------------------------- */
 
-/* Orders two values in the PLAIN byte form of the leaf's physical type. */
-static int compare(int phys, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+int cs_pqw_compare(int phys, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
     switch (phys) {
     case CS_PQ_BOOLEAN:
@@ -263,11 +265,14 @@ static void set_bytes(cs_sbuf *b, const uint8_t *p, size_t n)
     cs_sbuf_append(b, p, n);
 }
 
-/* Merges the page's min and max into the chunk's. */
-static void page_statistics(cs_pqw_chunk *c)
+/* Merges the page's min and max into the chunk's; *min and *max are the page's (NULL when it has
+ * none: INT96, only nulls or NaN), pointing into its values. */
+static void page_statistics(cs_pqw_chunk *c, const uint8_t **min, size_t *min_len,
+                            const uint8_t **max, size_t *max_len)
 {
     const cs_parquet_values *v = &c->vals;
     int phys = c->leaf->phys;
+    *min = *max = NULL;
     if (phys == CS_PQ_INT96) return;
     const uint8_t *mn = NULL, *mx = NULL;
     size_t mnl = 0, mxl = 0;
@@ -293,34 +298,38 @@ static void page_statistics(cs_pqw_chunk *c)
     for (uint32_t i = 0; !typed && i < v->count; i++) {
         size_t len;
         const uint8_t *p = value_at(v, i, &len);
-        if (is_nan(phys, p)) continue;
-        if (!mn || compare(phys, p, len, mn, mnl) < 0) mn = p, mnl = len;
-        if (!mx || compare(phys, p, len, mx, mxl) > 0) mx = p, mxl = len;
+        if (is_nan(phys, p)) {
+            c->saw_nan = true;
+            continue;
+        }
+        if (!mn || cs_pqw_compare(phys, p, len, mn, mnl) < 0) mn = p, mnl = len;
+        if (!mx || cs_pqw_compare(phys, p, len, mx, mxl) > 0) mx = p, mxl = len;
     }
     if (!mn) return;
-    if (!c->has_minmax || compare(phys, mn, mnl, (const uint8_t *)c->min.data, c->min.len) < 0)
+    *min = mn, *min_len = mnl, *max = mx, *max_len = mxl;
+    if (!c->has_minmax ||
+        cs_pqw_compare(phys, mn, mnl, (const uint8_t *)c->min.data, c->min.len) < 0)
         set_bytes(&c->min, mn, mnl);
-    if (!c->has_minmax || compare(phys, mx, mxl, (const uint8_t *)c->max.data, c->max.len) > 0)
+    if (!c->has_minmax ||
+        cs_pqw_compare(phys, mx, mxl, (const uint8_t *)c->max.data, c->max.len) > 0)
         set_bytes(&c->max, mx, mxl);
     c->has_minmax = true;
 }
 
 /* -0.0 as the minimum and +0.0 as the maximum when either is a zero (parquet-format's rule for
  * floating-point statistics, so that a reader's pruning is right for both zeros). */
-static void signed_zeros(cs_pqw_chunk *c)
+static void signed_zeros(int phys, uint8_t *min, uint8_t *max)
 {
-    int phys = c->leaf->phys;
-    if (!c->has_minmax || (phys != CS_PQ_FLOAT && phys != CS_PQ_DOUBLE)) return;
     if (phys == CS_PQ_FLOAT) {
         float mn, mx;
-        memcpy(&mn, c->min.data, 4), memcpy(&mx, c->max.data, 4);
-        if (mn == 0) mn = -0.0f, memcpy(c->min.data, &mn, 4);
-        if (mx == 0) mx = 0.0f, memcpy(c->max.data, &mx, 4);
-    } else {
+        memcpy(&mn, min, 4), memcpy(&mx, max, 4);
+        if (mn == 0) mn = -0.0f, memcpy(min, &mn, 4);
+        if (mx == 0) mx = 0.0f, memcpy(max, &mx, 4);
+    } else if (phys == CS_PQ_DOUBLE) {
         double mn, mx;
-        memcpy(&mn, c->min.data, 8), memcpy(&mx, c->max.data, 8);
-        if (mn == 0) mn = -0.0, memcpy(c->min.data, &mn, 8);
-        if (mx == 0) mx = 0.0, memcpy(c->max.data, &mx, 8);
+        memcpy(&mn, min, 8), memcpy(&mx, max, 8);
+        if (mn == 0) mn = -0.0, memcpy(min, &mn, 8);
+        if (mx == 0) mx = 0.0, memcpy(max, &mx, 8);
     }
 }
 
@@ -389,9 +398,14 @@ static int encode_values(cs_pqw_chunk *c)
         c->dict_used = true;
         return c->cfg->v2 ? CS_PQ_ENC_RLE_DICTIONARY : CS_PQ_ENC_PLAIN_DICTIONARY;
     }
-    if (c->cfg->v2 && (c->leaf->phys == CS_PQ_INT32 || c->leaf->phys == CS_PQ_INT64)) {
-        cs_parquet_delta_encode_ints(c->vals.fixed, c->leaf->phys, n, body);
+    int phys = c->leaf->phys;
+    if (c->cfg->v2 && (phys == CS_PQ_INT32 || phys == CS_PQ_INT64)) {
+        cs_parquet_delta_encode_ints(c->vals.fixed, phys, n, body);
         return CS_PQ_ENC_DELTA_BINARY_PACKED;
+    }
+    if (c->cfg->v2 && (phys == CS_PQ_BYTE_ARRAY || phys == CS_PQ_FIXED_LEN_BYTE_ARRAY)) {
+        cs_parquet_delta_byte_array_encode(&c->vals, n, body);
+        return CS_PQ_ENC_DELTA_BYTE_ARRAY;
     }
     cs_parquet_plain_encode(&c->vals, 0, n, body);
     return CS_PQ_ENC_PLAIN;
@@ -404,7 +418,16 @@ static int flush_page(cs_pqw_chunk *c, cs_error *err)
     const cs_pqw_leaf *l = c->leaf;
     if (c->n_levels > INT32_MAX / 2)
         return cs_error_set(err, CS_EINVAL, "column %s: too many values in one page", l->dotted);
-    page_statistics(c);
+    const uint8_t *pmin, *pmax;
+    size_t pmin_len = 0, pmax_len = 0;
+    page_statistics(c, &pmin, &pmin_len, &pmax, &pmax_len);
+    uint8_t zeros[16];
+    if (pmin && (l->phys == CS_PQ_FLOAT || l->phys == CS_PQ_DOUBLE)) {
+        memcpy(zeros, pmin, pmin_len);
+        memcpy(zeros + 8, pmax, pmax_len);
+        signed_zeros(l->phys, zeros, zeros + 8);
+        pmin = zeros, pmax = zeros + 8;
+    }
     cs_sbuf *lv = &c->scratch_levels, *body = &c->scratch_body, *raw = &c->scratch_raw,
             *comp = &c->scratch_comp;
     lv->len = body->len = raw->len = comp->len = 0;
@@ -441,6 +464,8 @@ static int flush_page(cs_pqw_chunk *c, cs_error *err)
     cs_parquet_page_header_encode(&h, &c->pages);
     c->uncompressed += (int64_t)(c->pages.len - before) + h.uncompressed_size;
     cs_sbuf_append(&c->pages, comp->data, comp->len);
+    cs_pqw_index_add_page(c, (int64_t)before, (int32_t)(c->pages.len - before), c->page_rows,
+                          c->page_nulls, c->vals.count == 0, pmin, pmin_len, pmax, pmax_len);
     c->num_values += (int64_t)c->n_levels;
     c->null_count += c->page_nulls;
     c->encodings |= 1u << encoding;
@@ -570,6 +595,10 @@ static void chunk_reset(cs_pqw_chunk *c)
     c->num_values = c->uncompressed = c->null_count = 0;
     c->has_minmax = false;
     c->encodings = 0;
+    c->n_pages = 0;
+    c->chunk_rows = 0;
+    c->saw_nan = false;
+    c->page_bounds.len = 0;
 }
 
 static int fs_put(cs_fs_writer *w, int64_t *offset, const void *p, size_t n, cs_error *err)
@@ -580,7 +609,8 @@ static int fs_put(cs_fs_writer *w, int64_t *offset, const void *p, size_t n, cs_
 }
 
 int cs_pqw_chunk_write(cs_pqw_chunk *c, cs_fs_writer *w, int64_t *offset,
-                       cs_parquet_column_chunk *meta, cs_sbuf *arena_list, cs_error *err)
+                       cs_parquet_column_chunk *meta, cs_sbuf *arena_list, cs_sbuf *column_indexes,
+                       cs_sbuf *offset_indexes, cs_error *err)
 {
     int rc = flush_page(c, err);
     if (rc) return rc;
@@ -608,7 +638,7 @@ int cs_pqw_chunk_write(cs_pqw_chunk *c, cs_fs_writer *w, int64_t *offset,
     int64_t data_offset = *offset;
     if ((rc = fs_put(w, offset, c->pages.data, c->pages.len, err))) return rc;
     compressed = *offset - start;
-    signed_zeros(c);
+    if (c->has_minmax) signed_zeros(l->phys, (uint8_t *)c->min.data, (uint8_t *)c->max.data);
 
     /* what the footer keeps: encodings and statistics, in one block the writer frees */
     int n_enc = __builtin_popcount(c->encodings);
@@ -653,6 +683,7 @@ int cs_pqw_chunk_write(cs_pqw_chunk *c, cs_fs_writer *w, int64_t *offset,
                                           .dictionary_page_offset = start,
                                           .has_statistics = true,
                                           .statistics = st};
+    cs_pqw_index_encode(c, data_offset, meta, column_indexes, offset_indexes);
     chunk_reset(c);
     return 0;
 }

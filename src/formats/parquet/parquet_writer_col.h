@@ -2,7 +2,8 @@
  * Spark struct type becomes (parquet_writer_schema.c: schema elements, one leaf per primitive
  * column with its path and levels, Spark's schema JSON for the footer) and the writer of one
  * leaf's column chunk (parquet_writer_chunk.c: Dremel shredding into definition/repetition
- * levels, Spark's value conversions, pages with dictionary or PLAIN values, statistics).
+ * levels, Spark's value conversions, pages with dictionary or PLAIN values, statistics; the
+ * page index in parquet_writer_index.c).
  *
  * Called only by parquet_writer.c. Ownership: a cs_pqw_schema owns its elements, leaves and
  * their steps and paths; names are borrowed from the cs_col_type it was built from (the writer
@@ -74,6 +75,17 @@ void cs_pqw_schema_free(cs_pqw_schema *s);
 /* Spark's StructType.json of the schema (malloc'd). */
 char *cs_pqw_spark_schema_json(const cs_col_type *schema);
 
+/* One data page of the chunk, for the page index: where its header begins in the chunk's pages,
+ * its size with the header, its first row in the row group, its nulls and its min and max (at
+ * bounds_at in the chunk's page_bounds, min first). */
+typedef struct cs_pqw_page {
+    int64_t offset, first_row, nulls;
+    int32_t size;
+    uint32_t bounds_at, min_len, max_len;
+    bool null_page; /* no value but nulls */
+    bool has_bounds;
+} cs_pqw_page;
+
 /* The writer of one leaf's column chunk in the current row group. */
 typedef struct cs_pqw_chunk {
     const cs_pqw_leaf *leaf;
@@ -94,6 +106,12 @@ typedef struct cs_pqw_chunk {
     bool has_minmax;
     cs_sbuf min, max;
     uint32_t encodings; /* bit per CS_PQ_ENC_* */
+    /* the page index: one entry per data page */
+    cs_pqw_page *page_locs;
+    size_t n_pages, pages_cap;
+    int64_t chunk_rows;
+    cs_sbuf page_bounds;
+    bool saw_nan; /* a NaN value: no ColumnIndex (Spark orders NaN above every number) */
     cs_sbuf scratch_levels, scratch_body, scratch_raw, scratch_comp;
     bool bad_null; /* a null in a field that is not nullable */
 } cs_pqw_chunk;
@@ -104,10 +122,27 @@ void cs_pqw_chunk_free(cs_pqw_chunk *c);
 int cs_pqw_chunk_add(cs_pqw_chunk *c, const cs_column *top, int64_t r0, int64_t r1, cs_error *err);
 /* Bytes the chunk holds so far (its pages and the page being filled). */
 int64_t cs_pqw_chunk_buffered(const cs_pqw_chunk *c);
+
+/* parquet_writer_index.c: records the page just closed (its header at `offset` of the chunk's
+ * pages, `size` bytes with it; min/max NULL when it has none) for the page index. */
+void cs_pqw_index_add_page(cs_pqw_chunk *c, int64_t offset, int32_t size, int64_t rows,
+                           int64_t nulls, bool null_page, const uint8_t *min, size_t min_len,
+                           const uint8_t *max, size_t max_len);
+/* Encodes the chunk's ColumnIndex (when every page has bounds) and OffsetIndex (its pages
+ * placed from data_offset, the file offset of its first data page) into meta's fields. */
+void cs_pqw_index_encode(cs_pqw_chunk *c, int64_t data_offset, cs_parquet_column_chunk *meta,
+                         cs_sbuf *column_indexes, cs_sbuf *offset_indexes);
+/* Orders two values in the PLAIN byte form of a physical type (statistics' sort order). */
+int cs_pqw_compare(int phys, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 /* Closes the last page, writes the chunk (dictionary page first) at file offset *offset through
  * w, fills *meta (statistics and encodings copied into arena: freed by the caller) and starts an
- * empty chunk for the next row group. */
+ * empty chunk for the next row group. The chunk's page index is appended to column_indexes (its
+ * ColumnIndex, left out when a page has no min and max to give: INT96, only NaN, a value too
+ * long) and offset_indexes (its OffsetIndex); meta's column_index_offset and
+ * offset_index_offset are where they begin in those buffers, for the writer to move by where it
+ * writes them (before the footer, as parquet-mr). */
 int cs_pqw_chunk_write(cs_pqw_chunk *c, cs_fs_writer *w, int64_t *offset,
-                       cs_parquet_column_chunk *meta, cs_sbuf *arena_list, cs_error *err);
+                       cs_parquet_column_chunk *meta, cs_sbuf *arena_list, cs_sbuf *column_indexes,
+                       cs_sbuf *offset_indexes, cs_error *err);
 
 #endif /* CSPARK_FORMATS_PARQUET_PARQUET_WRITER_COL_H */

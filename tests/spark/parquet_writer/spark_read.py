@@ -3,7 +3,9 @@
 tests/spark/parquet_writer.sh (spark.read.parquet, the vectorized reader and, with --rows, the
 row-based parquet-mr reader too) and prints, per file, "== NAME", the schema Spark infers from the
 footer (its simpleString) and the rows in parquet_rows.py's canonical form. A file Spark cannot
-read prints "== NAME" and "error: <the exception's first line>".
+read prints "== NAME" and "error: <the exception's first line>". A file named sorted* is read
+again with the filter 15000 <= k < 15040 ("== NAME filtered"): parquet-mr filters its pages with
+the column index cspark wrote, and a wrong bound would lose rows.
 Run by spark-submit (session time zone UTC). Usage: spark-submit spark_read.py DIR
 """
 import os
@@ -30,4 +32,9 @@ for name in sorted(os.listdir(D)):
         except Exception as e:  # noqa: BLE001 — the test prints what Spark said
             sys.stdout.write("error: %s\n" % str(e).splitlines()[0][:300])
         sys.stdout.flush()
+        if name.startswith("sorted"):  # parquet-mr's column index filtering over cspark's index
+            sys.stdout.write("== %s filtered%s\n" % (name, "" if vectorized == "true" else " (parquet-mr rows)"))
+            df = spark.read.parquet(os.path.join(D, name)).filter("k >= 15000 AND k < 15040")
+            parquet_rows.spark_rows(df, sys.stdout)
+            sys.stdout.flush()
 spark.stop()

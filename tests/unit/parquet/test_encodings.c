@@ -338,6 +338,56 @@ static void test_delta_byte_arrays(void **state)
     cs_parquet_values_free(&out);
 }
 
+/* The writer's DELTA_BYTE_ARRAY: the prefix each value shares with the one before, decoded back
+ * to the same values (byte arrays with empty and repeated values; fixed-length decimals). */
+static void test_delta_byte_array_encode(void **state)
+{
+    (void)state;
+    cs_error err = {0};
+    cs_parquet_values in = {0}, out = {0};
+    cs_parquet_values_reset(&in, CS_PQ_BYTE_ARRAY, 0);
+    cs_parquet_values_reset(&out, CS_PQ_BYTE_ARRAY, 0);
+    const char *words[] = {"apple", "apply", "ape", "", "banana", "banana", "band", "b"};
+    uint32_t n = 300;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *w = words[i % 8];
+        assert_int_equal(cs_parquet_values_append_bytes(&in, (const uint8_t *)w, strlen(w), &err),
+                         0);
+    }
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_parquet_delta_byte_array_encode(&in, n, &b);
+    assert_true(b.len < in.data_len); /* the shared prefixes are not repeated */
+    assert_int_equal(
+        cs_parquet_delta_byte_array_decode((const uint8_t *)b.data, b.len, n, &out, &err), 0);
+    assert_int_equal(out.count, n);
+    assert_int_equal(out.data_len, in.data_len);
+    assert_memory_equal(out.data, in.data, in.data_len);
+    assert_memory_equal(out.offsets, in.offsets, (n + 1) * sizeof *in.offsets);
+    cs_sbuf_free(&b);
+
+    cs_parquet_values_reset(&in, CS_PQ_FIXED_LEN_BYTE_ARRAY, 4);
+    cs_parquet_values_reset(&out, CS_PQ_FIXED_LEN_BYTE_ARRAY, 4);
+    const uint8_t dec[] = {0, 0, 1, 2, 0, 0, 1, 3, 0xff, 0xff, 0xff, 0xfe, 0, 0, 1, 3};
+    memcpy(cs_parquet_values_reserve_fixed(&in, 4), dec, sizeof dec);
+    in.count = 4;
+    cs_parquet_delta_byte_array_encode(&in, 4, &b);
+    assert_int_equal(
+        cs_parquet_delta_byte_array_decode((const uint8_t *)b.data, b.len, 4, &out, &err), 0);
+    assert_int_equal(out.count, 4);
+    assert_memory_equal(out.fixed, dec, sizeof dec);
+    cs_sbuf_free(&b);
+
+    cs_parquet_values_reset(&in, CS_PQ_BYTE_ARRAY, 0); /* no value: two empty headers */
+    cs_parquet_delta_byte_array_encode(&in, 0, &b);
+    cs_parquet_values_reset(&out, CS_PQ_BYTE_ARRAY, 0);
+    assert_int_equal(
+        cs_parquet_delta_byte_array_decode((const uint8_t *)b.data, b.len, 0, &out, &err), 0);
+    assert_int_equal(out.count, 0);
+    cs_sbuf_free(&b);
+    cs_parquet_values_free(&in);
+    cs_parquet_values_free(&out);
+}
+
 static void test_byte_stream_split(void **state)
 {
     static const uint8_t split[] = {1, 5, 2, 6, 3, 7, 4, 8}; /* two FLOATs: 01020304, 05060708 */
@@ -358,7 +408,7 @@ int main(void)
         cmocka_unit_test(test_rle_every_width),     cmocka_unit_test(test_levels_round_trip),
         cmocka_unit_test(test_delta_binary_packed), cmocka_unit_test(test_plain_every_type),
         cmocka_unit_test(test_dictionary),          cmocka_unit_test(test_delta_byte_arrays),
-        cmocka_unit_test(test_byte_stream_split),
+        cmocka_unit_test(test_byte_stream_split),   cmocka_unit_test(test_delta_byte_array_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,9 @@
  * strings); statistics in each type's order (signed ints, unsigned bytewise strings, doubles
  * without NaN and with -0.0 as the minimum, signed big-endian decimals); a dictionary that
  * outgrows parquet.dictionary.page.size turns into PLAIN pages within the chunk, and row groups
- * close at parquet.block.size; a void column, a bad option and a batch of the wrong shape are one
- * message each, and a failed writer leaves no file.
+ * close at parquet.block.size; every chunk's page index (pages on row boundaries, each page's
+ * bounds and null count, long strings' bounds truncated) reads back; a void column, a bad option
+ * and a batch of the wrong shape are one message each, and a failed writer leaves no file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 
 #include "columnar/col_builder.h"
 #include "formats/parquet/parquet_file.h"
+#include "formats/parquet/parquet_page_index.h"
 #include "formats/parquet/parquet_pages.h"
 #include "formats/parquet/parquet_writer.h"
 
@@ -241,6 +243,78 @@ static void test_statistics_order(void **state)
     cs_col_batch_unref(batch);
 }
 
+/* 10,000 sorted longs (every tenth null) and 100-byte strings in small pages: the page index
+ * places each page on its rows, with its null count and bounds; string bounds are cut to 64
+ * bytes (the max's last byte raised). Before the writer had a page index: no pages. */
+static void test_page_index(void **state)
+{
+    (void)state;
+    cs_error err = {0};
+    enum { N = 10000 };
+    const char *names[] = {"k", "s"};
+    cs_col_type *types[] = {cs_col_type_primitive(CS_TYPE_LONG),
+                            cs_col_type_primitive(CS_TYPE_STRING)};
+    cs_col_type *schema = field_struct(names, types, 2);
+    int64_t *ks = malloc(N * sizeof *ks);
+    uint8_t *valid = malloc(N);
+    for (int i = 0; i < N; i++)
+        ks[i] = i, valid[i] = i % 10 != 0;
+    cs_column *cols[2];
+    cs_col_builder *b = cs_col_builder_new(NULL, types[0]);
+    cs_col_builder_append_values(b, ks, N, valid);
+    cols[0] = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    b = cs_col_builder_new(NULL, types[1]);
+    char str[128];
+    memset(str, 'x', 100);
+    for (int i = 0; i < N; i++) {
+        snprintf(str + 100, sizeof str - 100, "%05d", i);
+        cs_col_builder_append_string(b, str, 105);
+    }
+    cols[1] = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    cs_col_batch *batch = cs_col_batch_new(schema, cols, 2, N, &err);
+    const char *keys[] = {"parquet.page.size", "parquet.enable.dictionary"};
+    const char *values[] = {"4096", "false"};
+    write_file(batch, keys, values, 2);
+
+    cs_parquet_file *f;
+    assert_int_equal(cs_parquet_file_open(path, &f, &err), 0);
+    cs_pq_page_index pi;
+    assert_int_equal(cs_pq_page_index_read(f, 0, 0, true, &pi, &err), 0);
+    assert_true(pi.num_pages > 10);
+    assert_true(pi.has_column_index);
+    assert_non_null(pi.null_counts);
+    for (uint32_t p = 0; p < pi.num_pages; p++) {
+        int64_t a = pi.first_row[p], e = pi.first_row[p + 1];
+        assert_true(a < e);
+        int64_t first = a % 10 ? a : a + 1, last = (e - 1) % 10 ? e - 1 : e - 2, mn, mx;
+        assert_int_equal(pi.min[p].len, 8);
+        memcpy(&mn, pi.min[p].ptr, 8);
+        memcpy(&mx, pi.max[p].ptr, 8);
+        assert_int_equal(mn, first);
+        assert_int_equal(mx, last);
+        assert_int_equal(pi.null_counts[p], (e + 9) / 10 - (a + 9) / 10);
+        assert_false(pi.null_pages[p]);
+    }
+    assert_int_equal(pi.first_row[pi.num_pages], N);
+    cs_pq_page_index_free(&pi);
+    assert_int_equal(cs_pq_page_index_read(f, 0, 1, true, &pi, &err), 0);
+    assert_true(pi.num_pages > 10 && pi.has_column_index);
+    char cut[64];
+    memset(cut, 'x', 64);
+    assert_int_equal(pi.min[0].len, 64);
+    assert_memory_equal(pi.min[0].ptr, cut, 64);
+    cut[63] = 'y';
+    assert_int_equal(pi.max[0].len, 64);
+    assert_memory_equal(pi.max[0].ptr, cut, 64);
+    cs_pq_page_index_free(&pi);
+    cs_parquet_file_free(f);
+    cs_col_batch_unref(batch);
+    free(ks);
+    free(valid);
+}
+
 typedef struct encodings {
     int seq[64];
     int n;
@@ -336,6 +410,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_statistics_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dictionary_fallback_and_row_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors_leave_no_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_page_index, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
