@@ -6,7 +6,7 @@
 # (Spark 4's default) and the session time zone UTC, in one JVM for all the files of a run
 # (scripts/spark_sql_golden.py).
 #
-#   scripts/spark-sql-golden.sh corpus [FILE.sql...]   tests/sql/corpus/*.sql -> tests/sql/golden/corpus/
+#   scripts/spark-sql-golden.sh corpus [FILE.sql...]   corpus/*.sql -> tests/sql/golden/corpus/
 #   scripts/spark-sql-golden.sh tpch                   TPC-H SF 0.1 -> tests/sql/golden/tpch-sf0.1/
 #   scripts/spark-sql-golden.sh all                    both
 # Options (before the mode): --out DIR writes the .out files into DIR instead of the golden
@@ -14,8 +14,9 @@
 # the small tables of tests/sql/corpus/files.sql and TPC-H SF 0.1 made by tpchgen-cli).
 #
 # Also used by tests/sql/golden_fresh.sh (reruns one corpus file and checks the golden is the
-# same). Installs Spark (scripts/install-spark.sh), pyarrow (scripts/install-pytools.sh) and
-# tpchgen-cli (scripts/install-tpchgen.sh) on first use. Exit: 0 when every golden was written;
+# same). The data files come from scripts/sql-testdata.sh (no Spark; the engine's tests use it
+# too). Installs Spark (scripts/install-spark.sh) on first use.
+# Exit: 0 when every golden was written;
 # 1 with a line naming what failed (a statement breaking a corpus rule is named with file:line).
 set -euo pipefail
 
@@ -60,22 +61,17 @@ spark_run() { # spark_run OUTDIR ARGS...: the Python helper under spark-submit, 
 }
 
 run_corpus() {
-  local files=("$@") pytools
+  local files=("$@")
   [ ${#files[@]} -gt 0 ] || files=("$SRC"/tests/sql/corpus/*.sql)
-  pytools=$("$SRC/scripts/install-pytools.sh") || fail "pyarrow cannot be installed"
-  "$pytools" "$SRC/tests/sql/data/make_tables.py" "$DATA/files" || fail "cannot write the corpus tables"
-  spark_run "${OUT:-$SRC/tests/sql/golden/corpus}" --var "DATA=$DATA/files" "${files[@]}"
+  "$SRC/scripts/sql-testdata.sh" "$DATA" files || fail "cannot write the corpus tables"
+  spark_run "${OUT:-$SRC/tests/sql/golden/corpus}" --interpreted --jobs 4 \
+    --var "DATA=$DATA/files" "${files[@]}"
 }
 
 run_tpch() {
-  local gen dir=$DATA/tpch-sf0.1
-  gen=$("$SRC/scripts/install-tpchgen.sh") || fail "tpchgen-cli cannot be installed"
-  if [ ! -f "$dir/.complete" ]; then
-    rm -rf "$dir"
-    "$gen" parquet -s 0.1 --output-dir="$dir" >&2 || fail "tpchgen-cli failed"
-    touch "$dir/.complete"
-  fi
-  spark_run "${OUT:-$SRC/tests/sql/golden/tpch-sf0.1}" --views "$dir" "$SRC"/tests/sql/tpch/q*.sql
+  "$SRC/scripts/sql-testdata.sh" "$DATA" tpch || fail "cannot generate TPC-H SF 0.1"
+  spark_run "${OUT:-$SRC/tests/sql/golden/tpch-sf0.1}" --views "$DATA/tpch-sf0.1" \
+    "$SRC"/tests/sql/tpch/q*.sql
 }
 
 case "$MODE" in

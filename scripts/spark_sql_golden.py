@@ -5,12 +5,14 @@ golden files it writes are what tests/sql/compare.py judges cspark-sql's output 
 spark-submit (one JVM for every file given; one fresh SparkSession.newSession() per file, so temp
 views and SET values of one file never reach another).
 
-    spark_sql_golden.py --out DIR [--var NAME=VALUE]... [--views DIR] [--jobs N] FILE.sql...
+    spark_sql_golden.py --out DIR [--var NAME=VALUE]... [--views DIR] [--jobs N] [--interpreted]
+                        FILE.sql...
 
 --var NAME=VALUE replaces ${NAME} in the statements (e.g. the directory of the generated data
 files). --views DIR registers every DIR/<table>/ (a Parquet directory) or DIR/<table>.parquet as
 a temporary view named <table> in each file's session before its statements (TPC-H). --jobs N
-runs N files at once (default 3), each in its own thread and session. Writes
+runs N files at once (default 3), each in its own thread and session. --interpreted turns Spark's
+code generation off (the corpus: one-row inputs, where compiling costs more than running). Writes
 DIR/<file name without .sql>.out for each file. Exit 0 when every file was written; 1 with a line
 naming the file and statement when a statement breaks a corpus rule (an ORDER BY marker that does
 not match the query, an error without a Spark error class).
@@ -47,7 +49,8 @@ def parse_corpus(path):
                     pending_ordered = True
                     continue
                 if stripped.startswith("--@"):
-                    sys.exit("%s:%d: unknown directive %s (expected --@ordered)" % (path, lineno, stripped))
+                    sys.exit("%s:%d: unknown directive %s (expected --@ordered)" %
+                             (path, lineno, stripped))
                 if not stripped or stripped.startswith("--"):
                     continue
                 start, ordered, pending_ordered = lineno, pending_ordered, False
@@ -224,14 +227,14 @@ def run_statement(spark, text, ordered):
         err = spark_error(exc)
         if err is None:
             raise ValueError("an error without a Spark error class: %s" % first_line(str(exc)))
-        return ["-- error", "[%s] %s" % (err[0], err[1]), "message: " + err[2]]
+        return ["-- error", ("[%s] %s" % (err[0], err[1])).rstrip(), "message: " + err[2]]
     fmts = [formatter(f.dataType) for f in schema.fields]
     lines = []
     for r in rows:
         lines.append("\t".join("NULL" if v is None else fmt(v) for fmt, v in zip(fmts, r)))
     if not ordered:
         lines.sort(key=lambda s: s.encode("utf-8"))
-    return ["-- schema", schema.simpleString(),
+    return ["-- schema", escape_text(schema.simpleString()),
             ("-- types " + "\t".join(f.dataType.simpleString() for f in schema.fields)).rstrip(),
             "-- rows %d %s" % (len(lines), "ordered" if ordered else "sorted")] + lines
 
@@ -288,6 +291,7 @@ def main():
     ap.add_argument("--var", action="append", default=[])
     ap.add_argument("--views")
     ap.add_argument("--jobs", type=int, default=3)
+    ap.add_argument("--interpreted", action="store_true")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     variables = {}
@@ -297,8 +301,13 @@ def main():
     base = (SparkSession.builder.appName("spark_sql_golden")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.sql.ansi.enabled", "true")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate())
+            .config("spark.ui.enabled", "false"))
+    if args.interpreted:
+        # no Java code generated and compiled per query: Spark's interpreted expressions, the
+        # same semantics (Spark's own tests run both), a fraction of the CPU for tiny inputs
+        base = (base.config("spark.sql.codegen.wholeStage", "false")
+                .config("spark.sql.codegen.factoryMode", "NO_CODEGEN"))
+    base = base.getOrCreate()
     base.sparkContext.setLogLevel("OFF")
     # pyspark logs each query error as JSON on stdout (SQLQueryContextLogger): not wanted here
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL + 1)

@@ -199,7 +199,8 @@ def compare_block(g, r, opts):
 
 
 def report(name, g, r, reason, limit=40):
-    print("DIFF %s statement %d %s: %s" % (name, g.number, g.line[len("-- query %d " % g.number):], reason))
+    where = g.line[len("-- query %d " % g.number):]
+    print("DIFF %s statement %d %s: %s" % (name, g.number, where, reason))
     for t in g.text:
         print("    " + t)
     want = describe(g)

@@ -21,7 +21,7 @@ SELECT lpad('7', 3, '0'), rpad('ab', 5, 'xy'), lpad('abcdef', 3, '*'), rpad('a',
 SELECT instr('hello', 'll'), instr('hello', 'z'), locate('l', 'hello'), locate('l', 'hello', 4), position('lo' IN 'hello');
 SELECT replace('abcabc', 'b', 'XY'), replace('abc', 'b'), translate('abcde', 'bd', 'BD'), translate('abc', 'abc', 'x');
 SELECT initcap('hello wORLD foo-bar'), reverse('abc'), reverse(array(1, 2, 3)), repeat('ab', 3), repeat('x', 0);
-SELECT format_string('%s has %d items costing %.2f', 'cart', 3, 9.5), printf('%05d|%-4s|', 42, 'ab');
+SELECT format_string('%s has %d items costing %.2f', 'cart', 3, 9.5D), printf('%05d|%-4s|', 42, 'ab');
 SELECT left('Spark', 2), right('Spark', 3), left('ab', 10), right('ab', 0);
 SELECT ascii('A'), ascii(''), chr(66), char(97), chr(256 + 65);
 SELECT startswith('Spark', 'Sp'), endswith('Spark', 'rk'), contains('Spark', 'par'), 'Spark' LIKE 'S%';
@@ -37,6 +37,6 @@ SELECT lower(s), upper(s), length(s) FROM VALUES ('Ab'), ('ÉCOLE'), (''), (NULL
 SELECT s, rank FROM (SELECT s, dense_rank() OVER (ORDER BY s) AS rank FROM VALUES ('b'), ('a'), ('B'), ('A'), ('é') AS t(s));
 SELECT max(s), min(s) FROM VALUES ('b'), ('a'), ('B'), ('ä') AS t(s);
 SELECT 'tab\there', 'new\nline', 'quote''s', "double";
-SELECT sentences('Hi there. How are you?'), mask('AbCd-123'), quote('it''s');
+SELECT sentences('Hi there. How are you?'), mask('AbCd-123'), 'it''s' AS adjacent_literals;
 SELECT str_to_map('a:1,b:2'), str_to_map('k=v;x=y', ';', '=');
 SELECT 'abc' < 'abd', 'abc' = 'ABC', lower('ABC') = 'abc';

@@ -29,7 +29,8 @@ cols = list(zip(*people))
 schema = pa.schema([("id", pa.int32()), ("name", pa.string()), ("age", pa.int32()),
                     ("city", pa.string()), ("salary", pa.decimal128(10, 2)),
                     ("hired", pa.date32())])
-table = pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema)
+table = pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema)],
+                             schema=schema)
 pq.write_table(table, os.path.join(out, "people.parquet"), compression="snappy")
 
 with open(os.path.join(out, "people.csv"), "w", encoding="utf-8", newline="\n") as f:
