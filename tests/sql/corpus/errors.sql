@@ -1,0 +1,65 @@
+-- Errors (sql-ref-error-conditions / error-conditions.md, sql-ref-ansi-compliance.md): each
+-- statement fails; the golden keeps Spark's error class and SQLSTATE (and the message's first
+-- line, informative). Parse errors, unknown columns/tables/functions, ambiguous references, type
+-- mismatches, wrong argument counts, grouping errors and runtime ANSI errors.
+CREATE TEMPORARY VIEW t AS SELECT * FROM VALUES (1, 'a', DATE '2024-01-01') AS t(id, name, dt);
+CREATE TEMPORARY VIEW u AS SELECT * FROM VALUES (1, 'b') AS u(id, name);
+
+SELEC 1;
+SELECT 1 FROM;
+SELECT * FROM t WHERE;
+SELECT (1 + 2;
+SELECT id FROM t GROUP;
+SELECT 'unterminated;
+SELECT 1 1 1;
+SELECT * FROM t t2 t3;
+SELECT nam FROM t;
+SELECT t.nope FROM t;
+SELECT x.id FROM t;
+SELECT missing_col;
+SELECT * FROM no_such_table;
+SELECT * FROM db_nope.t;
+SELECT no_such_fn(1);
+SELECT id FROM t JOIN u ON t.id = u.id;
+SELECT name FROM t, u;
+SELECT id, name FROM t GROUP BY id;
+SELECT sum(id) FROM t WHERE sum(id) > 0;
+SELECT id + name FROM t;
+SELECT id FROM t WHERE name;
+SELECT dt + dt FROM t;
+SELECT abs('x');
+SELECT abs(1, 2);
+SELECT substring('a');
+SELECT concat_ws();
+SELECT date_add('x', 1);
+SELECT array(1, 2)[5];
+SELECT element_at(array(1, 2), 5);
+SELECT element_at(map('a', 1), 'b');
+SELECT map('a', 1)['b'];
+SELECT array(1, 2)['x'];
+SELECT CAST('abc' AS DOUBLE);
+SELECT id FROM t ORDER BY 5;
+SELECT id FROM t GROUP BY 3;
+SELECT 1 UNION SELECT 1, 2;
+SELECT * FROM t WHERE id IN (SELECT id, name FROM u);
+SELECT (SELECT id, name FROM u);
+SELECT row_number() FROM t;
+SELECT sum(sum(id)) FROM t;
+SELECT id FROM t LIMIT -1;
+SELECT id FROM t LIMIT 'x';
+SELECT * FROM range(-1, 5, 0);
+SELECT assert_true(1 > 2);
+SELECT raise_error('custom failure');
+SELECT CAST(array(1) AS INT);
+SELECT named_struct('a', 1).b;
+SELECT explode(1);
+SELECT id FROM t WHERE id = (SELECT id FROM VALUES (1), (2) AS v(id));
+CREATE TEMPORARY VIEW t AS SELECT 1;
+SELECT `id FROM t;
+SELECT interval '1' day + interval '1' month;
+SELECT 10000000000000000000000000000000000000000;
+SELECT DATE '2024-13-01';
+SELECT TIMESTAMP 'nope';
+SELECT INTERVAL 'x' DAY;
+SELECT 1 = array(1);
+SELECT to_date('2024-01-01', 'yyyy-MM-dd-XXXX-qqq-lol');

@@ -1,0 +1,41 @@
+-- Joins of every type (sql-ref-syntax-qry-select-join.md): inner, left/right/full outer, left
+-- semi, left anti, cross, natural, USING, non-equi conditions, null keys and empty sides.
+CREATE TEMPORARY VIEW l AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c'), (NULL, 'n'), (3, 'c2') AS l(k, lv);
+CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES (2, 'x'), (3, 'y'), (4, 'z'), (NULL, 'm') AS r(k, rv);
+CREATE TEMPORARY VIEW e AS SELECT * FROM VALUES (1, 'q') AS e(k, ev) WHERE false;
+
+SELECT l.k, lv, rv FROM l JOIN r ON l.k = r.k;
+SELECT l.k, lv, rv FROM l INNER JOIN r ON l.k = r.k AND rv <> 'y';
+SELECT l.k, lv, r.k, rv FROM l LEFT JOIN r ON l.k = r.k;
+SELECT l.k, lv, r.k, rv FROM l LEFT OUTER JOIN r ON l.k = r.k WHERE r.k IS NULL;
+SELECT l.k, lv, r.k, rv FROM l RIGHT JOIN r ON l.k = r.k;
+SELECT l.k, lv, r.k, rv FROM l FULL OUTER JOIN r ON l.k = r.k;
+SELECT l.k, lv, r.k, rv FROM l FULL JOIN r ON l.k = r.k AND lv = 'c';
+SELECT * FROM l LEFT SEMI JOIN r ON l.k = r.k;
+SELECT * FROM l SEMI JOIN r ON l.k = r.k;
+SELECT * FROM l LEFT ANTI JOIN r ON l.k = r.k;
+SELECT * FROM l ANTI JOIN r ON l.k = r.k;
+SELECT count(*) FROM l CROSS JOIN r;
+SELECT l.lv, r.rv FROM l CROSS JOIN r WHERE l.k = 1;
+SELECT lv, rv FROM l, r WHERE l.k = r.k;
+SELECT * FROM l NATURAL JOIN r;
+SELECT * FROM l JOIN r USING (k);
+SELECT * FROM l LEFT JOIN r USING (k);
+SELECT * FROM l FULL OUTER JOIN r USING (k);
+SELECT l.k, r.k FROM l JOIN r ON l.k < r.k;
+SELECT l.k, r.k FROM l LEFT JOIN r ON l.k + 1 = r.k;
+SELECT l.k, r.k FROM l JOIN r ON l.k <=> r.k;
+SELECT l.k, lv, ev FROM l LEFT JOIN e ON l.k = e.k;
+SELECT l.k, ev FROM l JOIN e ON l.k = e.k;
+SELECT * FROM l LEFT ANTI JOIN e ON l.k = e.k;
+SELECT * FROM e RIGHT JOIN r ON e.k = r.k;
+SELECT a.k, b.k, c.k FROM l a JOIN r b ON a.k = b.k JOIN l c ON b.k = c.k;
+SELECT a.lv, b.lv FROM l a JOIN l b ON a.k = b.k AND a.lv < b.lv;
+SELECT l.k, count(r.k) FROM l LEFT JOIN r ON l.k = r.k GROUP BY l.k;
+SELECT /*+ BROADCAST(r) */ l.k, rv FROM l JOIN r ON l.k = r.k;
+SELECT /*+ MERGE(l, r) */ l.k, rv FROM l JOIN r ON l.k = r.k;
+SELECT /*+ SHUFFLE_HASH(r) */ l.k, rv FROM l LEFT JOIN r ON l.k = r.k;
+SELECT t1.id, t2.id FROM range(5) t1 JOIN range(3, 8) t2 ON t1.id = t2.id;
+SELECT t1.id, t2.id FROM range(4) t1 LEFT JOIN range(2) t2 ON t1.id = t2.id * 2;
+SELECT l.k, lv, rv FROM l JOIN r ON l.k = r.k WHERE l.k > 2 OR rv = 'x';
+SELECT * FROM l JOIN r;
