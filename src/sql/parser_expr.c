@@ -400,6 +400,28 @@ cs_window_spec *cs_sqlp_window_spec(cs_sqlp *p)
     return w;
 }
 
+cs_window_spec *cs_sqlp_merge_window(cs_sqlp *p, const cs_window_spec *base,
+                                     const cs_window_spec *spec)
+{
+    cs_window_spec *m = cs_sql_alloc(p->a, sizeof *m);
+    *m = *base;
+    if (spec->n_partition) {
+        m->n_partition = spec->n_partition;
+        m->partition = spec->partition;
+    }
+    if (spec->n_order) {
+        m->n_order = spec->n_order;
+        m->order = spec->order;
+    }
+    if (spec->has_frame) {
+        m->has_frame = true;
+        m->frame_type = spec->frame_type;
+        m->lower = spec->lower;
+        m->upper = spec->upper;
+    }
+    return m;
+}
+
 void cs_sqlp_apply_windows(cs_sqlp *p, cs_sql_expr *e, cs_sql_window_def *defs, int n)
 {
     if (!e) return;
@@ -407,25 +429,8 @@ void cs_sqlp_apply_windows(cs_sqlp *p, cs_sql_expr *e, cs_sql_window_def *defs, 
         cs_window_spec *w = e->window;
         for (int k = 0; k < n; k++) {
             if (strcasecmp(defs[k].name, w->ref_name) != 0) continue;
-            const cs_window_spec *d = defs[k].spec;
-            cs_window_spec *m = cs_sql_alloc(p->a, sizeof *m);
-            *m = *d;
-            /* OVER (w ORDER BY ...): the reference's partitioning, this one's other parts */
-            if (w->n_partition) {
-                m->n_partition = w->n_partition;
-                m->partition = w->partition;
-            }
-            if (w->n_order) {
-                m->n_order = w->n_order;
-                m->order = w->order;
-            }
-            if (w->has_frame) {
-                m->has_frame = true;
-                m->frame_type = w->frame_type;
-                m->lower = w->lower;
-                m->upper = w->upper;
-            }
-            m->ref_name = d->ref_name;
+            cs_window_spec *m = cs_sqlp_merge_window(p, defs[k].spec, w);
+            m->ref_name = defs[k].spec->ref_name;
             e->window = m;
             break;
         }

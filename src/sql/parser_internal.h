@@ -84,6 +84,10 @@ cs_sql_expr *cs_sqlp_primary(cs_sqlp *p);
 cs_sql_expr *cs_sqlp_call(cs_sqlp *p, const char *fn, int line, int pos, cs_sql_expr **args, int n);
 cs_sql_expr *cs_sqlp_sort_item(cs_sqlp *p);
 cs_window_spec *cs_sqlp_window_spec(cs_sqlp *p); /* after '(' ... up to ')' */
+/* A copy of the definition base refined by spec (OVER (w ORDER BY ...)): spec's partitioning,
+ * ordering and frame where it has them, base's otherwise. */
+cs_window_spec *cs_sqlp_merge_window(cs_sqlp *p, const cs_window_spec *base,
+                                     const cs_window_spec *spec);
 /* Replaces OVER w references by the WINDOW clause's definitions, in place in e's tree. */
 void cs_sqlp_apply_windows(cs_sqlp *p, cs_sql_expr *e, cs_sql_window_def *defs, int n);
 

@@ -158,7 +158,12 @@ static cs_sql_expr *decimal_literal(cs_sqlp *p, const cs_sql_token *t, bool neg,
 
 cs_sql_expr *cs_sqlp_number(cs_sqlp *p, bool neg)
 {
-    cs_sql_token *t = cs_sqlp_next(p);
+    /* a negative literal starts at its '-' (errors and the node point there, as Spark's) */
+    cs_sql_token tok = *cs_sqlp_next(p), *t = &tok;
+    if (neg) {
+        t->line = p->toks[p->i - 2].line;
+        t->pos = p->toks[p->i - 2].pos;
+    }
     size_t n = t->len;
     char last = (char)toupper((unsigned char)t->text[n - 1]);
     bool bd = n >= 2 && last == 'D' && toupper((unsigned char)t->text[n - 2]) == 'B';

@@ -491,22 +491,7 @@ static void apply_windows_to(cs_sqlp *p, cs_sql_expr **exprs, int n, cs_sqlp_lis
             for (int m = 0; m < defs->n; m++)
                 if (m != k && strcasecmp(flat[m].name, flat[k].spec->ref_name) == 0 &&
                     !flat[m].spec->ref_name) {
-                    cs_window_spec *s = cs_sql_alloc(p->a, sizeof *s);
-                    *s = *flat[m].spec;
-                    if (flat[k].spec->n_partition) {
-                        s->n_partition = flat[k].spec->n_partition;
-                        s->partition = flat[k].spec->partition;
-                    }
-                    if (flat[k].spec->n_order) {
-                        s->n_order = flat[k].spec->n_order;
-                        s->order = flat[k].spec->order;
-                    }
-                    if (flat[k].spec->has_frame) {
-                        s->has_frame = true;
-                        s->frame_type = flat[k].spec->frame_type;
-                        s->lower = flat[k].spec->lower;
-                        s->upper = flat[k].spec->upper;
-                    }
+                    cs_window_spec *s = cs_sqlp_merge_window(p, flat[m].spec, flat[k].spec);
                     flat[k].spec = s;
                 }
     for (int k = 0; k < n; k++)

@@ -502,16 +502,26 @@ static cs_sql_statement *statement(cs_sqlp *p)
     cs_sqlp_syntax_error(p, t);
 }
 
-/* After a statement: the end or `;`; anything else is Spark's error at that token, which
- * ANTLR calls extra input. */
-static void expect_statement_end(cs_sqlp *p)
+/* The error at a token left over after a statement. ANTLR reports it as extra input when it
+ * is the last token of the statement or follows a `;` (its loop-back recovery), as Spark's
+ * texts show (`FROM t t2 t3`, `SELECT 1; SELECT 2` as one statement); else plainly. */
+_Noreturn static void leftover(cs_sqlp *p, const cs_sql_token *t)
 {
-    if (at_statement_end(p)) return;
-    cs_sql_token *t = cs_sqlp_peek(p, 0);
+    const cs_sql_token *after = t + 1;
+    bool after_semicolon = t > p->toks && cs_sql_tok_is_op(t - 1, ";");
+    if (t->kind == CS_TOK_EOF) cs_sqlp_syntax_error(p, t);
+    if (after->kind != CS_TOK_EOF && !cs_sql_tok_is_op(after, ";") && !after_semicolon)
+        cs_sqlp_syntax_error(p, t);
     int len = (int)(t->end - t->start > 200 ? 200 : t->end - t->start);
     cs_sqlp_fail(p, t->line, t->pos, "PARSE_SYNTAX_ERROR", "42601",
                  "Syntax error at or near '%.*s': extra input '%.*s'.", len, p->sql + t->start, len,
                  p->sql + t->start);
+}
+
+/* After a statement: the end or `;`. */
+static void expect_statement_end(cs_sqlp *p)
+{
+    if (!at_statement_end(p)) leftover(p, cs_sqlp_peek(p, 0));
 }
 
 static int start(cs_sqlp *p, cs_sql_arena *a, const char *sql, cs_sql_origin *where, cs_error *err)
@@ -573,15 +583,8 @@ int cs_sql_parse_statement(cs_sql_arena *a, const char *sql, cs_sql_statement **
     if (setjmp(p.fail)) return failed(&p, where);
     cs_sql_statement *s = statement(&p);
     expect_statement_end(&p);
-    if (cs_sqlp_accept_op(&p, ";") && cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF) {
-        p.i--; /* the ';' */
-        cs_sqlp_next(&p);
-        cs_sql_token *t = cs_sqlp_peek(&p, 0);
-        int len = (int)(t->end - t->start > 200 ? 200 : t->end - t->start);
-        cs_sqlp_fail(&p, t->line, t->pos, "PARSE_SYNTAX_ERROR", "42601",
-                     "Syntax error at or near '%.*s': extra input '%.*s'.", len, p.sql + t->start,
-                     len, p.sql + t->start);
-    }
+    if (cs_sqlp_accept_op(&p, ";") && cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF)
+        leftover(&p, cs_sqlp_peek(&p, 0));
     *out = s;
     return CS_OK;
 }

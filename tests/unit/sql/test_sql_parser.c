@@ -443,6 +443,22 @@ static void test_errors_are_sparks(void **state)
                 "for double with minimum value of -1.7976931348623157E+308 and maximum value of "
                 "1.7976931348623157E+308. Please adjust the value accordingly. SQLSTATE: 22003",
                 1, 7);
+    /* a leftover token inside the statement is no "extra input" for Spark; a negative
+     * literal's error points at its minus sign */
+    check_error("SELECT a b c FROM t", "PARSE_SYNTAX_ERROR",
+                "[PARSE_SYNTAX_ERROR] Syntax error at or near 'c'. SQLSTATE: 42601", 1, 11);
+    check_error("SELECT -128Y, -129Y", "INVALID_NUMERIC_LITERAL_RANGE",
+                "[INVALID_NUMERIC_LITERAL_RANGE] Numeric literal -129 is outside the valid range "
+                "for tinyint with minimum value of -128 and maximum value of 127. Please adjust "
+                "the value accordingly. SQLSTATE: 22003",
+                1, 14);
+    check_error("SELECT a FROM t WHERE a IN ()", "PARSE_SYNTAX_ERROR",
+                "[PARSE_SYNTAX_ERROR] Syntax error at or near 'IN'. SQLSTATE: 42601", 1, 24);
+    check_error("SELECT 3.4e39F", "INVALID_NUMERIC_LITERAL_RANGE",
+                "[INVALID_NUMERIC_LITERAL_RANGE] Numeric literal 3.4e39 is outside the valid range "
+                "for float with minimum value of -3.4028234663852886E+38 and maximum value of "
+                "3.4028234663852886E+38. Please adjust the value accordingly. SQLSTATE: 22003",
+                1, 7);
     /* positions on later lines */
     check_error("SELECT a,\n  b\nFROM t\nWHERE (a = 1", "PARSE_SYNTAX_ERROR",
                 "[PARSE_SYNTAX_ERROR] Syntax error at or near end of input. SQLSTATE: 42601", 4,
