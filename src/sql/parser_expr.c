@@ -189,8 +189,7 @@ static cs_sql_expr *predicate(cs_sqlp *p, cs_sql_expr *e)
         if (cs_sqlp_starts_query(p, 0)) {
             cs_logical_plan *q = cs_sqlp_query(p);
             /* (a, b) IN (SELECT ...) compares the tuple's values */
-            bool tuple = e->kind == CS_EX_UNRESOLVED_FUNC && e->name &&
-                         strcmp(e->name, "struct") == 0 && e->n_parts == -1;
+            bool tuple = e == p->last_row;
             int n = tuple ? e->n_args : 1;
             x = cs_sql_expr_new(p->a, CS_EX_IN_SUBQUERY, n);
             for (int k = 0; k < n; k++)
@@ -684,9 +683,9 @@ static cs_sql_expr *parenthesized(cs_sqlp *p, cs_sql_token *t)
     expr_list(p, &l);
     cs_sqlp_expect_op(p, ")");
     if (l.n == 1) return l.items[0];
-    /* (a, b): a row, Spark's CreateStruct; n_parts -1 marks the written tuple (IN) */
+    /* (a, b): a row, Spark's CreateStruct (remembered: (a, b) IN (SELECT x, y ...)) */
     cs_sql_expr *e = cs_sqlp_call(p, "struct", t->line, t->pos, list_items(&l), l.n);
-    e->n_parts = -1;
+    p->last_row = e;
     return e;
 }
 

@@ -38,6 +38,7 @@ typedef struct cs_sqlp {
     cs_error *err;
     int err_line, err_pos;
     int depth;
+    cs_sql_expr *last_row; /* the last (a, b) row written, for a tuple IN (subquery) */
 } cs_sqlp;
 
 /* Growable array of pointers in the arena (doubling: no quadratic copying). */

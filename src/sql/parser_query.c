@@ -538,7 +538,10 @@ static cs_logical_plan *select_spec(cs_sqlp *p)
     }
     cs_sqlp_list defs = {0};
     if (cs_sqlp_accept_kw(p, "WINDOW")) collect_windows(p, &defs);
-    if (defs.n) apply_windows_to(p, exprs_of(&items), items.n, &defs);
+    if (defs.n) {
+        apply_windows_to(p, exprs_of(&items), items.n, &defs);
+        if (having) apply_windows_to(p, &having, 1, &defs);
+    }
     if (agg) {
         agg->n_exprs = items.n;
         agg->exprs = exprs_of(&items);

@@ -9,6 +9,31 @@
  * = == <=> <> != < <= > >= is the lowest value operator, then | ^ & shifts, + - ||, * / % div,
  * unary - + ~), with BETWEEN / IN / LIKE / IS on a value expression.
  *
+ * The shapes the analyzer receives (Spark's AstBuilder's, in this tree's kinds):
+ *   - operators are UNRESOLVED_FUNC calls of FunctionRegistry names: "+", "-", "*", "/", "%",
+ *     "div", "&", "|", "^", "~", "shiftleft", "shiftright", "shiftrightunsigned", "concat"
+ *     (||), "=", "<=>", "<", "<=", ">", ">=", "and", "or", "not", "negative", "positive",
+ *     "isnull", "isnotnull", "between", "like"/"ilike" (2 or 3 args: the escape a string
+ *     literal), "rlike", "like_any"/"like_all"/"ilike_any"/"ilike_all"; `a <> b` is
+ *     not(a = b), `x IS TRUE` x <=> true, `IS DISTINCT FROM` not(<=>), `IS UNKNOWN` isnull;
+ *     NOT IN / NOT EXISTS / NOT LIKE|ILIKE|RLIKE set `negated` (sql_expr.h); NOT BETWEEN and
+ *     other NOTs are not(...);
+ *   - (a, b) is struct(a, b); a.b.c an UNRESOLVED_ATTR of 3 parts; x[i], f(x).y
+ *     UNRESOLVED_EXTRACT_VALUE; count(*) a STAR argument; EXTRACT(f FROM e) extract('f', e);
+ *     POSITION(a IN b) locate(a, b, 1); TRIM(BOTH c FROM s) trim(c, s) (ltrim/rtrim);
+ *     SUBSTRING(s FROM p FOR l) substring(s, p, l); current_date / current_timestamp / user
+ *     without parentheses are UNRESOLVED_ATTRs (Spark resolves them as functions when no
+ *     column has the name);
+ *   - literals are typed (parser_literal.c); TIMESTAMP '...' without a zone is
+ *     cast('...' AS timestamp), so the session time zone applies at analysis;
+ *   - an integer alone in GROUP BY / ORDER BY is UNRESOLVED_ORDINAL; ROLLUP / CUBE /
+ *     GROUPING SETS are calls "rollup" / "cube" / "grouping_sets" of "grouping_set" calls;
+ *     HAVING is a FILTER over the AGGREGATE (an AGGREGATE without grouping if no GROUP BY);
+ *     WINDOW clause names are replaced by their definitions; UNION [DISTINCT] is
+ *     SET_OP(all = false); hints are HINT nodes (parts[0] = name) over the SELECT;
+ *     unaliased subqueries in FROM get Spark's alias __auto_generated_subquery_name;
+ *     parquet.`path` (and csv, json, text, orc, avro) sets the relation's format and path.
+ *
  * Errors are Spark's (sql_error.h): a syntax error is
  *   [PARSE_SYNTAX_ERROR] Syntax error at or near 'xyz'. SQLSTATE: 42601
  * (or "at or near end of input"), with the position in *where; bad literals give
