@@ -707,12 +707,18 @@ static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
             cs_sql_token *ft = cs_sqlp_peek(p, 0);
             const char *field = cs_sqlp_ident(p);
             if (e->kind == CS_EX_UNRESOLVED_ATTR) {
-                const char **parts = cs_sql_alloc(p->a, sizeof *parts * (size_t)(e->n_parts + 1));
-                memcpy(parts, e->parts, sizeof *parts * (size_t)e->n_parts);
-                parts[e->n_parts] = field;
+                /* a.b.c.d: every name of the chain at once (no copy per part) */
+                cs_sqlp_list l = {0};
+                for (int k = 0; k < e->n_parts; k++)
+                    cs_sqlp_list_add(p, &l, (void *)e->parts[k]);
+                cs_sqlp_list_add(p, &l, (void *)field);
+                while (cs_sqlp_is_op(p, 0, ".") && cs_sqlp_is_ident(p, 1)) {
+                    cs_sqlp_next(p);
+                    cs_sqlp_list_add(p, &l, (void *)cs_sqlp_ident(p));
+                }
                 cs_sql_expr *x = cs_sql_expr_copy(p->a, e);
-                x->parts = parts;
-                x->n_parts = e->n_parts + 1;
+                x->parts = (const char **)l.items;
+                x->n_parts = l.n;
                 e = x;
             } else {
                 cs_sql_expr *x = new_at(p, CS_EX_UNRESOLVED_EXTRACT_VALUE, 2, t);

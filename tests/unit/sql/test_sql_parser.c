@@ -540,6 +540,18 @@ static void test_deep_and_long_inputs(void **state)
     a = cs_sql_arena_new();
     assert_int_equal(cs_sql_parse(a, s, &st, &cnt, &err), CS_OK);
     cs_sql_arena_free(a);
+    /* a.x.x.x... of 100000 names: one UNRESOLVED_ATTR, its parts gathered in one pass */
+    strcpy(s, "SELECT a");
+    at = 8;
+    for (size_t k = 0; k < 100000; k++) {
+        memcpy(s + at, ".x", 2);
+        at += 2;
+    }
+    s[at] = '\0';
+    a = cs_sql_arena_new();
+    assert_int_equal(cs_sql_parse(a, s, &st, &cnt, &err), CS_OK);
+    assert_int_equal(st[0]->plan->exprs[0]->n_parts, 100001);
+    cs_sql_arena_free(a);
     free(s);
 }
 
