@@ -171,6 +171,14 @@ typedef struct cs_sql_statement {
     int n_partition_by;
     const char **partition_by;
     const char *key, *value; /* SET */
+    /* Added for the parser: CREATE VIEW v (a, b) / INSERT INTO t (a, b) column names; and an
+     * INSERT's PARTITION (k = v, k2): partition_by holds the keys, partition_values the
+     * values as written (NULL for a dynamic key). SHOW ... LIKE 'pattern' puts the pattern in
+     * value; SHOW TABLES IN db and DESCRIBE t put the name in parts; comment: COMMENT '...'. */
+    int n_columns;
+    const char **column_names;
+    const char **partition_values;
+    const char *comment;
 } cs_sql_statement;
 
 /* A zeroed node with room for n_children children, stat_* unknown (-1). */

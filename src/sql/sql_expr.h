@@ -58,7 +58,11 @@ typedef enum cs_sql_expr_kind {
     CS_EX_SORT_ORDER,      /* args[0] ASC|DESC NULLS FIRST|LAST */
     CS_EX_LAMBDA,          /* (x, y) -> args[0]: parts = the variable names (higher-order fns) */
     CS_EX_LAMBDA_VAR,      /* a lambda's variable (resolved: id, type) */
-    CS_EX_UNRESOLVED_ORDINAL /* `GROUP BY 1` / `ORDER BY 2`: ordinal */
+    CS_EX_UNRESOLVED_ORDINAL, /* `GROUP BY 1` / `ORDER BY 2`: ordinal */
+    /* Added for the parser (Spark's UnresolvedExtractValue): args[0][args[1]] and f(x).field —
+     * a subscript or a field of something not a plain name (a.b.c stays UNRESOLVED_ATTR);
+     * the analyzer picks GetArrayItem / GetMapValue / GetStructField by args[0]'s type. */
+    CS_EX_UNRESOLVED_EXTRACT_VALUE
 } cs_sql_expr_kind;
 
 typedef enum cs_frame_type { CS_FRAME_ROWS, CS_FRAME_RANGE } cs_frame_type;
@@ -98,8 +102,10 @@ struct cs_sql_expr {
     bool nullable;
 
     /* names */
-    const char *name; /* ALIAS, ATTR, OUTER_ATTR, UNRESOLVED_FUNC (may be qualified), LAMBDA_VAR */
-    int n_parts;      /* UNRESOLVED_ATTR, STAR, LAMBDA, and an ATTR's qualifier */
+    const char *name;   /* ALIAS, ATTR, OUTER_ATTR, UNRESOLVED_FUNC (may be qualified), LAMBDA_VAR;
+                           the parser lower-cases function names unless back-quoted. A generator's
+                           `AS (a, b)` is one ALIAS with parts = the names (name = the first). */
+    int n_parts;        /* UNRESOLVED_ATTR, STAR, LAMBDA, and an ATTR's qualifier */
     const char **parts; /* name parts as written (back-quotes removed), or the qualifier */
     cs_expr_id id;      /* ATTR, OUTER_ATTR, ALIAS, LAMBDA_VAR */
 
@@ -115,7 +121,11 @@ struct cs_sql_expr {
     cs_col_type *cast_type; /* CAST target, borrowed */
     cs_cast_mode cast_mode;
     bool has_operand, has_else;   /* CASE */
-    bool negated;                 /* NOT IN, NOT EXISTS, NOT LIKE as written */
+    bool negated;                 /* NOT IN, NOT EXISTS, NOT LIKE as written: IN_LIST,
+                                     IN_SUBQUERY, EXISTS, and the parser's like/ilike/rlike
+                                     calls; on like_any/like_all/ilike_any/ilike_all it is
+                                     Spark's NotLikeAny/NotLikeAll (NOT per pattern). NOT
+                                     BETWEEN and other NOTs are not(...) calls. */
     bool descending, nulls_first; /* SORT_ORDER (Spark: ASC => NULLS FIRST, DESC => NULLS LAST) */
     int64_t ordinal;              /* UNRESOLVED_ORDINAL */
     cs_logical_plan *subquery;    /* IN_SUBQUERY, EXISTS, SCALAR_SUBQUERY */
