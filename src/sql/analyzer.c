@@ -584,9 +584,28 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     return g;
 }
 
+/* Whether an unresolved expression calls an aggregate function outside a window. */
+static bool calls_aggregate(const cs_sql_expr *e)
+{
+    if (!e || e->kind == CS_EX_WINDOW) return false;
+    if (e->kind == CS_EX_UNRESOLVED_FUNC) {
+        const cs_fn_info *f = cs_fn_lookup(e->name);
+        if (f && f->kind == CS_FN_AGGREGATE) return true;
+    }
+    for (int i = 0; i < e->n_args; i++)
+        if (calls_aggregate(e->args[i])) return true;
+    return false;
+}
+
 static cs_logical_plan *resolve_filter(cs_an_ctx *c, const cs_logical_plan *p)
 {
-    if (p->children[0]->kind == CS_LP_AGGREGATE) return cs_an_having(c, p);
+    /* HAVING: a filter over an aggregate, or over a select list with aggregates and no GROUP
+     * BY (`SELECT count(*) FROM t HAVING count(*) > 0`) */
+    const cs_logical_plan *in = p->children[0];
+    bool having = in->kind == CS_LP_AGGREGATE;
+    for (int i = 0; !having && in->kind == CS_LP_PROJECT && i < in->n_exprs; i++)
+        having = calls_aggregate(in->exprs[i]);
+    if (having) return cs_an_having(c, p);
     cs_logical_plan *f = cs_logical_plan_copy(c->a, p);
     if (!(f->children[0] = cs_an_plan(c, p->children[0]))) return NULL;
     cs_an_scope s = {f->children[0]->output, f->children[0]->n_output, c->outer};

@@ -284,11 +284,14 @@ const cs_fn_info *cs_fn_lookup(const char *name)
     return NULL;
 }
 
-const cs_fn_info *cs_fn_all(int *n)
+int cs_fn_count(void)
 {
-    *n = (int)(sizeof FUNCTIONS / sizeof FUNCTIONS[0]);
-    /* fn_entry starts with its cs_fn_info; callers step with cs_fn_all_at */
-    return &FUNCTIONS[0].info;
+    return (int)(sizeof FUNCTIONS / sizeof FUNCTIONS[0]);
+}
+
+const cs_fn_info *cs_fn_at(int i)
+{
+    return i >= 0 && i < cs_fn_count() ? &FUNCTIONS[i].info : NULL;
 }
 
 void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out)

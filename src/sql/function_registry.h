@@ -38,8 +38,10 @@ typedef struct cs_fn_info {
 
 /* The builtin called name (case-insensitive), or NULL. */
 const cs_fn_info *cs_fn_lookup(const char *name);
-/* Every builtin, for SHOW FUNCTIONS and the registry/engine agreement test. */
-const cs_fn_info *cs_fn_all(int *n);
+/* The i-th builtin (0 <= i < cs_fn_count()), for SHOW FUNCTIONS and the test that checks every
+ * registered function has an engine kernel. */
+int cs_fn_count(void);
+const cs_fn_info *cs_fn_at(int i);
 
 /* Resolves a call of f written as `name` (for messages: Spark prints the name as written)
  * over resolved args[0..n): checks the argument count and types, casts arguments as Spark

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "analyzer_fixture.h"
 
@@ -291,6 +292,67 @@ static void test_plan_print_tree(void **state)
     cs_sbuf_free(&b);
 }
 
+static void test_having_without_group_by(void **state)
+{
+    (void)state;
+    /* select count(*) from t having count(*) > 0 */
+    cs_logical_plan *p = filter(project(rel(1, "t"), 1, fn("count", 1, star())),
+                                bin(">", fn("count", 1, star()), lit_int(0)));
+    cs_logical_plan *r = analyze(p);
+    assert_non_null(r);
+    assert_string_equal(names_of(r), "count(1)");
+    assert_int_equal(r->kind, CS_LP_FILTER);
+    assert_int_equal(r->children[0]->kind, CS_LP_AGGREGATE);
+    assert_int_equal(r->condition->args[0]->kind, CS_EX_ATTR);
+}
+
+static void test_table_over_csv_files_and_global_temp_view(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cspark_analyzer_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/part-0.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("id,name\n1,x\n2,y\n", f);
+    fclose(f);
+    const char *keys[2] = {"header", "inferSchema"}, *values[2] = {"true", "true"};
+    const char *name[2] = {"default", "people"};
+    cs_error_clear(&ERR);
+    assert_int_equal(
+        cs_catalog_create_table(CAT, name, 2, "csv", dir, keys, values, 2, NULL, false, &ERR), 0);
+    /* a second CREATE fails, with IF NOT EXISTS it is a no-op */
+    assert_int_not_equal(
+        cs_catalog_create_table(CAT, name + 1, 1, "csv", dir, keys, values, 2, NULL, false, &ERR),
+        0);
+    assert_true(cs_sql_error_is(&ERR, "TABLE_OR_VIEW_ALREADY_EXISTS"));
+    assert_int_equal(
+        cs_catalog_create_table(CAT, name + 1, 1, "csv", dir, keys, values, 2, NULL, true, &ERR),
+        0);
+    cs_logical_plan *r =
+        analyze(project(rel(1, "PEOPLE"), 2, col("name"), qcol(2, "people", "id")));
+    assert_non_null(r);
+    assert_string_equal(names_of(r), "name|id");
+    assert_string_equal(types_of(r), "string|int");
+    const cs_logical_plan *scan = r->children[0];
+    assert_int_equal(scan->kind, CS_LP_RELATION);
+    assert_string_equal(scan->table->format, "csv");
+    assert_true(scan->stat_bytes > 0);
+    /* global temporary views live in global_temp */
+    cs_sql_arena *va = cs_sql_arena_new();
+    cs_sql_arena *saved = B_ARENA;
+    B_ARENA = va;
+    cs_logical_plan *v = project(rel(1, "people"), 1, col("id"));
+    B_ARENA = saved;
+    assert_int_equal(cs_catalog_create_temp_view(CAT, "gv", true, false, NULL, 0, v, va, &ERR), 0);
+    assert_non_null(analyze(project(rel(2, "global_temp", "gv"), 1, col("id"))));
+    assert_null(analyze(project(rel(1, "gv"), 1, col("id"))));
+    assert_true(cs_sql_error_is(&ERR, "TABLE_OR_VIEW_NOT_FOUND"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +380,10 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_union_widens_columns, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_plan_print_tree, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_having_without_group_by, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_table_over_csv_files_and_global_temp_view,
+                                        fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
