@@ -366,6 +366,7 @@ static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_
         e->args[i] = args[i];
     e->fn = f->canonical;
     e->name = call && call->name ? call->name : f->name;
+    if (strcmp(e->name, "||") == 0) e->name = f->canonical; /* Spark prints concat(a, b) */
     if (call) {
         e->line = call->line;
         e->pos = call->pos;

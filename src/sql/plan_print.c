@@ -345,6 +345,15 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         expr_out(e->args[1], m, out);
         return;
     }
+    if (e->name && cs_str_ieq(e->name, "extract") && e->n_args == 2) {
+        /* extract(year FROM dt): the field is a string literal, printed bare */
+        cs_sbuf_puts(out, "extract(");
+        expr_out(e->args[0], MODE_PRETTY, out);
+        cs_sbuf_puts(out, " FROM ");
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    }
     if (strcmp(fn, "if") == 0 && e->n_args == 3 && m == MODE_PRETTY) {
         cs_sbuf_puts(out, "(IF(");
         args_out(e, 0, m, out);

@@ -353,6 +353,26 @@ static void test_table_over_csv_files_and_global_temp_view(void **state)
     rmdir(dir);
 }
 
+static void test_function_names_as_spark(void **state)
+{
+    (void)state;
+    /* select year(dt), date_trunc('year', ts), extract(year from dt), s || a, sqrt(a), ln(a),
+     *        ceil(d), round(d, 1), regexp_extract(s, 'x', 0), trim(s) from t */
+    cs_logical_plan *p = project(
+        rel(1, "t"), 10, fn("year", 1, col("dt")), fn("date_trunc", 2, lit_str("year"), col("ts")),
+        fn("extract", 2, lit_str("year"), col("dt")), bin("||", col("s"), col("a")),
+        fn("sqrt", 1, col("a")), fn("ln", 1, col("a")), fn("ceil", 1, col("d")),
+        fn("round", 2, col("d"), lit_int(1)),
+        fn("regexp_extract", 3, col("s"), lit_str("x"), lit_int(0)), fn("trim", 1, col("s")));
+    cs_logical_plan *r = analyze(p);
+    assert_non_null(r);
+    assert_string_equal(names_of(r), "year(dt)|date_trunc(year, ts)|extract(year FROM dt)|"
+                                     "concat(s, a)|SQRT(a)|ln(a)|CEIL(d)|round(d, 1)|"
+                                     "regexp_extract(s, x, 0)|trim(s)");
+    assert_string_equal(types_of(r), "int|timestamp|int|string|double|double|decimal(9,0)|"
+                                     "decimal(10,1)|string|string");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +401,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_union_widens_columns, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_plan_print_tree, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_having_without_group_by, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_function_names_as_spark, fixture_setup,
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_table_over_csv_files_and_global_temp_view,
                                         fixture_setup, fixture_teardown),
