@@ -80,6 +80,22 @@ static void test_literals_in_decimal_arithmetic(void **state)
     assert_string_equal(type_over_t(fn("abs", 1, col("d"))), "decimal(10,2)");
 }
 
+static void test_tpch_revenue_types(void **state)
+{
+    (void)state;
+    /* select l * (1 - l), avg(l) from (select cast(1 as decimal(15,2)) as l): TPC-H's
+     * sum(l_extendedprice * (1 - l_discount)) and avg(l_quantity) shapes */
+    cs_logical_plan *sub =
+        subquery_alias(project(one_row(), 1, alias(dec_cast(1, 15, 2), "l")), "x");
+    cs_logical_plan *r =
+        analyze(project(sub, 1, bin("*", col("l"), bin("-", lit_int(1), col("l")))));
+    assert_non_null(r);
+    assert_string_equal(types_of(r), "decimal(32,4)");
+    r = analyze(project(sub, 1, fn("avg", 1, col("l"))));
+    assert_non_null(r);
+    assert_string_equal(types_of(r), "decimal(19,6)");
+}
+
 static void test_common_types(void **state)
 {
     (void)state;
@@ -152,6 +168,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_literals_in_decimal_arithmetic, fixture_setup,
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_common_types, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_tpch_revenue_types, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_datetime_arithmetic, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_aggregate_types, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_widening_rules, fixture_setup, fixture_teardown),
