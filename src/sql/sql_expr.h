@@ -132,6 +132,10 @@ struct cs_sql_expr {
 
     int n_args;
     cs_sql_expr **args;
+
+    /* CAST added by the analyzer's type coercion (not written by the user): left out of result
+     * column names, as Spark names a column before it coerces its expression. */
+    bool implicit_cast;
 };
 
 /* A zeroed node of `kind` with room for n_args arguments (args[i] NULL), from the arena. */

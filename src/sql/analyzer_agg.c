@@ -1,0 +1,586 @@
+/*
+ * analyzer_agg.c — a SELECT block's rules (see analyzer_internal.h):
+ *   - the select list: `*` expanded, each item named as Spark names it;
+ *   - aggregates: a select list with aggregate functions (or a GROUP BY) is an AGGREGATE;
+ *     GROUP BY items may be ordinals (`GROUP BY 1`) or select aliases; every column outside an
+ *     aggregate must be grouped (MISSING_AGGREGATION, or MISSING_GROUP_BY without GROUP BY);
+ *   - HAVING: a FILTER over the AGGREGATE; aggregates it needs that the select list lacks are
+ *     added to the aggregate and projected away afterwards, as Spark's ResolveAggregateFunctions;
+ *   - ORDER BY: ordinals and select aliases; columns the select list dropped are added below the
+ *     SORT and projected away (ResolveMissingReferences), aggregates too over an AGGREGATE;
+ *   - windows: each window expression becomes an attribute of a WINDOW node (one per distinct
+ *     PARTITION BY / ORDER BY); over an aggregate, the window's inputs are computed by the
+ *     aggregate as `_wN` columns (ExtractWindowExpressions). A final PROJECT gives the names.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/analyzer_internal.h"
+
+typedef struct agg_state {
+    cs_sql_expr **group; /* resolved grouping expressions */
+    int n_group;
+    cs_sql_expr **list; /* the aggregate's named expressions (grows with hidden ones) */
+    int n, cap;
+    int hidden; /* counter for _wN names */
+} agg_state;
+
+static cs_an_scope scope_of(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_an_scope s = {p->output, p->n_output, c->outer};
+    return s;
+}
+
+static int missing_agg_error(cs_an_ctx *c, const cs_sql_expr *e, int n_group)
+{
+    if (n_group == 0)
+        return cs_sql_error_set(c->err, CS_EINVAL, "MISSING_GROUP_BY", "42803",
+                                "The query does not include a GROUP BY clause. Add GROUP BY or "
+                                "turn it into the window functions using OVER clauses.");
+    cs_sbuf x = {0};
+    cs_sql_expr_pretty_name(e, &x);
+    cs_sql_error_set(c->err, CS_EINVAL, "MISSING_AGGREGATION", "42803",
+                     "The non-aggregating expression \"%s\" is based on columns which are not "
+                     "participating in the GROUP BY clause.\nAdd the columns or the expression to "
+                     "the GROUP BY, aggregate the expression, or use \"any_value(%s)\" if you do "
+                     "not care which of the values within a group is returned.",
+                     cs_sbuf_str(&x), cs_sbuf_str(&x));
+    cs_sbuf_free(&x);
+    return CS_EINVAL;
+}
+
+static int group_index(const agg_state *g, const cs_sql_expr *e)
+{
+    for (int i = 0; i < g->n_group; i++)
+        if (cs_an_equal(g->group[i], e)) return i;
+    return -1;
+}
+
+/* Whether e only uses grouped expressions outside aggregates (Spark's checkValidAggregateExpr). */
+static int check_grouped(cs_an_ctx *c, const agg_state *g, const cs_sql_expr *e)
+{
+    if (group_index(g, e) >= 0) return 0;
+    switch (e->kind) {
+    case CS_EX_AGG:
+    case CS_EX_LITERAL:
+    case CS_EX_OUTER_ATTR:
+    case CS_EX_SCALAR_SUBQUERY:
+    case CS_EX_EXISTS:
+    case CS_EX_IN_SUBQUERY:
+        return 0;
+    case CS_EX_ATTR:
+        return missing_agg_error(c, e, g->n_group);
+    case CS_EX_WINDOW:
+        return 0; /* checked when extracted */
+    default:
+        break;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        int rc = check_grouped(c, g, e->args[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* The attribute of the aggregate's output computing e (added as a hidden `_wN`/named item). */
+static cs_sql_expr *agg_output_for(cs_an_ctx *c, agg_state *g, cs_sql_expr *e, bool pretty)
+{
+    for (int i = 0; i < g->n; i++) {
+        cs_sql_expr *it = g->list[i];
+        const cs_sql_expr *v = it->kind == CS_EX_ALIAS ? it->args[0] : it;
+        if (cs_an_equal(v, e)) return cs_an_to_attr(c, it);
+    }
+    cs_sql_expr *named;
+    if (e->kind == CS_EX_ATTR) {
+        named = e;
+    } else if (pretty) {
+        named = cs_an_named(c, e, NULL);
+    } else {
+        char name[32];
+        snprintf(name, sizeof name, "_w%d", g->hidden++);
+        named = cs_an_named(c, e, cs_sql_strdup(c->a, name));
+    }
+    cs_an_push(c, &g->list, &g->n, &g->cap, named);
+    return cs_an_to_attr(c, named);
+}
+
+static cs_sql_expr *extract_window(cs_an_ctx *c, agg_state *g, const cs_sql_expr *w);
+
+/* e rewritten to read the aggregate's output: aggregates and grouped expressions become its
+ * attributes (added when missing); NULL + MISSING_AGGREGATION for ungrouped columns. */
+static cs_sql_expr *over_aggregate(cs_an_ctx *c, agg_state *g, const cs_sql_expr *e, bool pretty)
+{
+    if (e->kind == CS_EX_AGG || group_index(g, e) >= 0)
+        return agg_output_for(c, g, (cs_sql_expr *)e, pretty);
+    switch (e->kind) {
+    case CS_EX_LITERAL:
+    case CS_EX_OUTER_ATTR:
+    case CS_EX_SCALAR_SUBQUERY:
+    case CS_EX_EXISTS:
+        return (cs_sql_expr *)e;
+    case CS_EX_ATTR:
+        /* an attribute the aggregate already outputs (a select alias) */
+        for (int i = 0; i < g->n; i++)
+            if (g->list[i]->id == e->id) return (cs_sql_expr *)e;
+        missing_agg_error(c, e, g->n_group);
+        return NULL;
+    case CS_EX_WINDOW:
+        return extract_window(c, g, e);
+    default:
+        break;
+    }
+    if (e->n_args == 0) return (cs_sql_expr *)e;
+    cs_sql_expr *r = cs_sql_expr_copy(c->a, e);
+    for (int i = 0; i < e->n_args; i++)
+        if (!(r->args[i] = over_aggregate(c, g, e->args[i], pretty))) return NULL;
+    return r;
+}
+
+/* A window expression whose function inputs, partition and order read the aggregate. */
+static cs_sql_expr *extract_window(cs_an_ctx *c, agg_state *g, const cs_sql_expr *w)
+{
+    cs_sql_expr *r = cs_sql_expr_copy(c->a, w);
+    cs_sql_expr *f = cs_sql_expr_copy(c->a, w->args[0]);
+    for (int i = 0; i < f->n_args; i++)
+        if (!(f->args[i] = over_aggregate(c, g, f->args[i], false))) return NULL;
+    r->args[0] = f;
+    cs_window_spec *spec = cs_sql_alloc(c->a, sizeof *spec);
+    *spec = *w->window;
+    spec->partition = cs_sql_alloc(c->a, sizeof *spec->partition * (size_t)(spec->n_partition + 1));
+    spec->order = cs_sql_alloc(c->a, sizeof *spec->order * (size_t)(spec->n_order + 1));
+    for (int i = 0; i < spec->n_partition; i++)
+        if (!(spec->partition[i] = over_aggregate(c, g, w->window->partition[i], false)))
+            return NULL;
+    for (int i = 0; i < spec->n_order; i++)
+        if (!(spec->order[i] = over_aggregate(c, g, w->window->order[i], false))) return NULL;
+    r->window = spec;
+    return r;
+}
+
+static bool same_spec(const cs_window_spec *x, const cs_window_spec *y)
+{
+    if (x->n_partition != y->n_partition || x->n_order != y->n_order) return false;
+    for (int i = 0; i < x->n_partition; i++)
+        if (!cs_an_equal(x->partition[i], y->partition[i])) return false;
+    for (int i = 0; i < x->n_order; i++)
+        if (!cs_an_equal(x->order[i], y->order[i])) return false;
+    return true;
+}
+
+typedef struct window_state {
+    cs_sql_expr **windows; /* ALIAS(window expr) */
+    int n, cap;
+} window_state;
+
+/* e with its window expressions replaced by attributes (collected in ws). */
+static cs_sql_expr *replace_windows(cs_an_ctx *c, window_state *ws, const cs_sql_expr *e)
+{
+    if (e->kind == CS_EX_WINDOW) {
+        for (int i = 0; i < ws->n; i++)
+            if (ws->windows[i]->args[0] == e) return cs_an_to_attr(c, ws->windows[i]);
+        cs_sql_expr *named = cs_an_named(c, (cs_sql_expr *)e, NULL);
+        cs_an_push(c, &ws->windows, &ws->n, &ws->cap, named);
+        return cs_an_to_attr(c, named);
+    }
+    if (e->n_args == 0) return (cs_sql_expr *)e;
+    cs_sql_expr *r = cs_sql_expr_copy(c->a, e);
+    for (int i = 0; i < e->n_args; i++)
+        r->args[i] = replace_windows(c, ws, e->args[i]);
+    return r;
+}
+
+/* One WINDOW node per distinct specification, over child. */
+static cs_logical_plan *window_nodes(cs_an_ctx *c, cs_logical_plan *child, window_state *ws)
+{
+    bool *done = cs_sql_alloc(c->a, sizeof *done * (size_t)(ws->n + 1));
+    for (int i = 0; i < ws->n; i++) {
+        if (done[i]) continue;
+        const cs_window_spec *spec = ws->windows[i]->args[0]->window;
+        cs_logical_plan *w = cs_logical_plan_new(c->a, CS_LP_WINDOW, 1);
+        w->children[0] = child;
+        w->exprs = cs_sql_alloc(c->a, sizeof *w->exprs * (size_t)(ws->n + 1));
+        for (int j = i; j < ws->n; j++) {
+            if (done[j] || !same_spec(spec, ws->windows[j]->args[0]->window)) continue;
+            done[j] = true;
+            w->exprs[w->n_exprs++] = ws->windows[j];
+        }
+        w->n_partition = spec->n_partition;
+        w->partition = spec->partition;
+        w->n_order = spec->n_order;
+        w->order = spec->order;
+        w->n_output = child->n_output + w->n_exprs;
+        w->output = cs_sql_alloc(c->a, sizeof *w->output * (size_t)(w->n_output + 1));
+        memcpy(w->output, child->output, sizeof *w->output * (size_t)child->n_output);
+        for (int j = 0; j < w->n_exprs; j++)
+            w->output[child->n_output + j] = cs_an_to_attr(c, w->exprs[j]);
+        w->resolved = true;
+        child = w;
+    }
+    return child;
+}
+
+/* The select list resolved against scope s: stars expanded, items named. */
+static int resolve_list(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
+                        cs_sql_expr ***list, int *n)
+{
+    int cap = 0;
+    *list = NULL;
+    *n = 0;
+    for (int i = 0; i < p->n_exprs; i++) {
+        const cs_sql_expr *e = p->exprs[i];
+        if (e->kind == CS_EX_STAR) {
+            if (cs_an_expand_star(c, e, s, list, n, &cap) != 0) return CS_EINVAL;
+            continue;
+        }
+        cs_sql_expr *r =
+            cs_an_expr(c, e, s, CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW | CS_AN_ALLOW_GENERATOR);
+        if (!r) return CS_EINVAL;
+        cs_an_push(c, list, n, &cap, cs_an_named(c, r, NULL));
+    }
+    return 0;
+}
+
+static cs_sql_expr *strip_alias(cs_sql_expr *e)
+{
+    return e->kind == CS_EX_ALIAS ? e->args[0] : e;
+}
+
+static int resolve_group_by(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
+                            cs_sql_expr **list, int n, agg_state *g)
+{
+    g->n_group = p->n_group_by;
+    g->group = cs_sql_alloc(c->a, sizeof *g->group * (size_t)(p->n_group_by + 1));
+    for (int i = 0; i < p->n_group_by; i++) {
+        const cs_sql_expr *e = p->group_by[i];
+        cs_sql_expr *r = NULL;
+        if (e->kind == CS_EX_UNRESOLVED_ORDINAL) {
+            if (e->ordinal < 1 || e->ordinal > n)
+                return cs_sql_error_set(c->err, CS_EINVAL, "GROUP_BY_POS_OUT_OF_RANGE", "42805",
+                                        "GROUP BY position %lld is not in select list (valid "
+                                        "range is [1, %d]).",
+                                        (long long)e->ordinal, n);
+            r = strip_alias(list[e->ordinal - 1]);
+            if (cs_an_contains_agg(r)) {
+                cs_sbuf x = {0};
+                cs_sql_expr_pretty_name(list[e->ordinal - 1], &x);
+                cs_sql_error_set(c->err, CS_EINVAL, "GROUP_BY_POS_AGGREGATE", "42903",
+                                 "GROUP BY %lld refers to an expression %s that contains an "
+                                 "aggregate function. Aggregate functions are not allowed in "
+                                 "GROUP BY.",
+                                 (long long)e->ordinal, cs_sbuf_str(&x));
+                cs_sbuf_free(&x);
+                return CS_EINVAL;
+            }
+        } else if (e->kind == CS_EX_UNRESOLVED_ATTR && e->n_parts == 1) {
+            /* a column of the input first, else a select alias (spark.sql.groupByAliases) */
+            cs_sql_expr *a = NULL;
+            int rc = cs_an_lookup(c, e->parts, 1, s, &a);
+            if (rc < 0) return CS_EINVAL;
+            if (rc > 0) r = a;
+            for (int j = 0; !r && j < n; j++)
+                if (list[j]->kind == CS_EX_ALIAS && cs_str_ieq(list[j]->name, e->parts[0]))
+                    r = list[j]->args[0];
+            if (!r && !(r = cs_an_expr(c, e, s, 0))) return CS_EINVAL;
+        } else {
+            if (!(r = cs_an_expr(c, e, s, 0))) return CS_EINVAL;
+        }
+        g->group[i] = r;
+    }
+    return 0;
+}
+
+/* An aggregate over child for the select list `list` (already resolved against child). */
+static cs_logical_plan *build_aggregate(cs_an_ctx *c, cs_logical_plan *child, agg_state *g,
+                                        cs_sql_expr **list, int n, bool has_window)
+{
+    window_state ws = {0};
+    cs_sql_expr **final = cs_sql_alloc(c->a, sizeof *final * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        cs_sql_expr *it = list[i];
+        if (!cs_an_contains(it, CS_EX_WINDOW)) {
+            if (check_grouped(c, g, strip_alias(it))) return NULL;
+            cs_an_push(c, &g->list, &g->n, &g->cap, it);
+            final[i] = cs_an_to_attr(c, it);
+            continue;
+        }
+        cs_sql_expr *v = over_aggregate(c, g, strip_alias(it), false);
+        if (!v) return NULL;
+        cs_sql_expr *rv = replace_windows(c, &ws, v);
+        final[i] = it->kind == CS_EX_ALIAS ? cs_an_named(c, rv, it->name) : rv;
+        if (final[i]->kind == CS_EX_ALIAS) final[i]->id = it->id;
+    }
+    cs_logical_plan *agg = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
+    agg->children[0] = child;
+    agg->group_by = g->group;
+    agg->n_group_by = g->n_group;
+    agg->exprs = g->list;
+    agg->n_exprs = g->n;
+    cs_an_set_output_of_list(c, agg);
+    if (!has_window) return agg;
+    cs_logical_plan *w = window_nodes(c, agg, &ws);
+    return cs_an_project(c, w, final, n);
+}
+
+cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_logical_plan *child;
+    if (p->n_children == 0 || !p->children[0]) {
+        child = cs_logical_plan_new(c->a, CS_LP_ONE_ROW, 0);
+        child->resolved = true;
+    } else if (!(child = cs_an_plan(c, p->children[0]))) {
+        return NULL;
+    }
+    cs_an_scope s = scope_of(c, child);
+    cs_sql_expr **list;
+    int n;
+    if (resolve_list(c, p, &s, &list, &n) != 0) return NULL;
+    bool has_agg = p->kind == CS_LP_AGGREGATE, has_window = false;
+    for (int i = 0; i < n; i++) {
+        has_agg |= cs_an_contains_agg(list[i]);
+        has_window |= cs_an_contains(list[i], CS_EX_WINDOW);
+    }
+    if (has_agg) {
+        agg_state g = {0};
+        if (resolve_group_by(c, p, &s, list, n, &g) != 0) return NULL;
+        return build_aggregate(c, child, &g, list, n, has_window);
+    }
+    if (!has_window) return cs_an_project(c, child, list, n);
+    window_state ws = {0};
+    cs_sql_expr **final = cs_sql_alloc(c->a, sizeof *final * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        cs_sql_expr *it = list[i];
+        if (!cs_an_contains(it, CS_EX_WINDOW)) {
+            final[i] = it;
+            continue;
+        }
+        cs_sql_expr *rv = replace_windows(c, &ws, strip_alias(it));
+        final[i] = it->kind == CS_EX_ALIAS ? cs_an_named(c, rv, it->name) : rv;
+        if (final[i]->kind == CS_EX_ALIAS) final[i]->id = it->id;
+    }
+    return cs_an_project(c, window_nodes(c, child, &ws), final, n);
+}
+
+/* The aggregate under a resolved select block (Aggregate, or Project over Window over it). */
+static agg_state state_of(cs_an_ctx *c, cs_logical_plan *agg)
+{
+    agg_state g = {0};
+    g.group = agg->group_by;
+    g.n_group = agg->n_group_by;
+    g.cap = agg->n_exprs + 8;
+    g.list = cs_sql_alloc(c->a, sizeof *g.list * (size_t)g.cap);
+    memcpy(g.list, agg->exprs, sizeof *g.list * (size_t)agg->n_exprs);
+    g.n = agg->n_exprs;
+    for (int i = 0; i < g.n; i++)
+        if (g.list[i]->name && strncmp(g.list[i]->name, "_w", 2) == 0) g.hidden++;
+    return g;
+}
+
+/* A scope of the aggregate's output, then its input columns not hidden by an output name. */
+static cs_an_scope agg_scope(cs_an_ctx *c, const cs_logical_plan *agg)
+{
+    const cs_logical_plan *in = agg->children[0];
+    cs_sql_expr **attrs =
+        cs_sql_alloc(c->a, sizeof *attrs * (size_t)(agg->n_output + in->n_output + 1));
+    int n = 0;
+    for (int i = 0; i < agg->n_output; i++)
+        attrs[n++] = agg->output[i];
+    for (int i = 0; i < in->n_output; i++) {
+        bool hidden = false;
+        for (int j = 0; j < agg->n_output; j++)
+            hidden |= agg->output[j]->id == in->output[i]->id ||
+                      cs_str_ieq(agg->output[j]->name, in->output[i]->name);
+        if (!hidden) attrs[n++] = in->output[i];
+    }
+    cs_an_scope s = {attrs, n, c->outer};
+    return s;
+}
+
+static cs_logical_plan *with_list(cs_an_ctx *c, cs_logical_plan *agg, agg_state *g)
+{
+    cs_logical_plan *r = cs_logical_plan_copy(c->a, agg);
+    r->exprs = g->list;
+    r->n_exprs = g->n;
+    cs_an_set_output_of_list(c, r);
+    return r;
+}
+
+cs_logical_plan *cs_an_having(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_logical_plan *agg = cs_an_select(c, p->children[0]);
+    if (!agg) return NULL;
+    if (agg->kind != CS_LP_AGGREGATE) {
+        cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
+                         "The feature is not supported: HAVING over window functions.");
+        return NULL;
+    }
+    cs_an_scope s = agg_scope(c, agg);
+    cs_sql_expr *cond = cs_an_expr(c, p->condition, &s, CS_AN_ALLOW_AGG);
+    if (!cond) return NULL;
+    agg_state g = state_of(c, agg);
+    int before = g.n;
+    if (!(cond = over_aggregate(c, &g, cond, true))) return NULL;
+    if (cond->type->id != CS_TYPE_BOOLEAN)
+        cond = cs_tc_cast(c->a, cond, cs_col_type_primitive(CS_TYPE_BOOLEAN));
+    cs_logical_plan *na = g.n == before ? agg : with_list(c, agg, &g);
+    cs_logical_plan *f = cs_logical_plan_new(c->a, CS_LP_FILTER, 1);
+    f->children[0] = na;
+    f->condition = cond;
+    f->n_output = na->n_output;
+    f->output = na->output;
+    f->resolved = true;
+    if (na == agg) return f;
+    return cs_an_project(c, f, agg->output, agg->n_output);
+}
+
+static cs_logical_plan *sort_node(cs_an_ctx *c, const cs_logical_plan *p, cs_logical_plan *child,
+                                  cs_sql_expr **order)
+{
+    cs_logical_plan *s = cs_logical_plan_copy(c->a, p);
+    s->children[0] = child;
+    s->order = order;
+    s->n_output = child->n_output;
+    s->output = child->output;
+    s->resolved = true;
+    return s;
+}
+
+/* Resolves an order item against s; ordinals against the child's output. */
+static cs_sql_expr *order_item(cs_an_ctx *c, const cs_sql_expr *o, const cs_logical_plan *child,
+                               const cs_an_scope *s, int flags)
+{
+    const cs_sql_expr *x = o->kind == CS_EX_SORT_ORDER ? o->args[0] : o;
+    cs_sql_expr *r;
+    if (x->kind == CS_EX_UNRESOLVED_ORDINAL) {
+        if (x->ordinal < 1 || x->ordinal > child->n_output) {
+            cs_sql_error_set(c->err, CS_EINVAL, "ORDER_BY_POS_OUT_OF_RANGE", "42805",
+                             "ORDER BY position %lld is not in select list (valid range is [1, "
+                             "%d]).",
+                             (long long)x->ordinal, child->n_output);
+            return NULL;
+        }
+        r = child->output[x->ordinal - 1];
+    } else if (!(r = cs_an_expr(c, x, s, flags))) {
+        return NULL;
+    }
+    if (o->kind != CS_EX_SORT_ORDER) return r;
+    cs_sql_expr *so = cs_sql_expr_copy(c->a, o);
+    so->args[0] = r;
+    so->type = r->type;
+    so->nullable = r->nullable;
+    so->resolved = true;
+    return so;
+}
+
+cs_logical_plan *cs_an_sort(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_logical_plan *child = cs_an_plan(c, p->children[0]);
+    if (!child) return NULL;
+    int n = p->n_order;
+    cs_sql_expr **order = cs_sql_alloc(c->a, sizeof *order * (size_t)(n + 1));
+    /* 1. against the child's output (select aliases included) */
+    cs_error first;
+    cs_error_clear(&first);
+    cs_error *saved = c->err;
+    c->err = &first;
+    cs_an_scope s = scope_of(c, child);
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++)
+        ok = (order[i] = order_item(c, p->order[i], child, &s, 0)) != NULL;
+    c->err = saved;
+    if (ok) return sort_node(c, p, child, order);
+    if (!cs_sql_error_is(&first, "UNRESOLVED_COLUMN") &&
+        !cs_sql_error_is(&first, "MISSING_GROUP_BY") &&
+        !cs_sql_error_is(&first, "GROUP_BY_AGGREGATE")) {
+        if (c->err) *c->err = first;
+        return NULL;
+    }
+    /* 2. over an aggregate (maybe under HAVING's filter): add what the order needs to it */
+    cs_logical_plan *agg = child, *filter = NULL;
+    if (agg->kind == CS_LP_PROJECT && agg->children[0]->kind == CS_LP_FILTER &&
+        agg->children[0]->children[0]->kind == CS_LP_AGGREGATE) {
+        filter = agg->children[0];
+        agg = filter->children[0];
+    } else if (agg->kind == CS_LP_FILTER && agg->children[0]->kind == CS_LP_AGGREGATE) {
+        filter = agg;
+        agg = filter->children[0];
+    }
+    if (agg->kind == CS_LP_AGGREGATE) {
+        cs_an_scope as = agg_scope(c, agg);
+        agg_state g = state_of(c, agg);
+        for (int i = 0; i < n; i++) {
+            cs_sql_expr *o = order_item(c, p->order[i], agg, &as, CS_AN_ALLOW_AGG);
+            if (!o) return NULL;
+            cs_sql_expr *v = over_aggregate(c, &g, o->args[0], true);
+            if (!v) return NULL;
+            o = cs_sql_expr_copy(c->a, o);
+            o->args[0] = v;
+            order[i] = o;
+        }
+        cs_logical_plan *na = with_list(c, agg, &g);
+        cs_logical_plan *below = na;
+        if (filter) {
+            below = cs_logical_plan_copy(c->a, filter);
+            below->children[0] = na;
+            below->n_output = na->n_output;
+            below->output = na->output;
+        }
+        cs_logical_plan *sorted = sort_node(c, p, below, order);
+        return cs_an_project(c, sorted, child->output, child->n_output);
+    }
+    /* 3. over a projection: columns of its input the select list dropped */
+    if (child->kind == CS_LP_PROJECT) {
+        cs_logical_plan *in = child->children[0];
+        cs_sql_expr **attrs =
+            cs_sql_alloc(c->a, sizeof *attrs * (size_t)(child->n_output + in->n_output + 1));
+        int na = 0;
+        for (int i = 0; i < child->n_output; i++)
+            attrs[na++] = child->output[i];
+        for (int i = 0; i < in->n_output; i++) {
+            bool hidden = false;
+            for (int j = 0; j < child->n_output; j++)
+                hidden |= child->output[j]->id == in->output[i]->id ||
+                          cs_str_ieq(child->output[j]->name, in->output[i]->name);
+            if (!hidden) attrs[na++] = in->output[i];
+        }
+        cs_an_scope ws = {attrs, na, c->outer};
+        cs_sql_expr **list =
+            cs_sql_alloc(c->a, sizeof *list * (size_t)(child->n_exprs + in->n_output + 1));
+        memcpy(list, child->exprs, sizeof *list * (size_t)child->n_exprs);
+        int nl = child->n_exprs;
+        c->err = &first; /* a failure here is reported as the first attempt's (Spark's) */
+        for (int i = 0; i < n; i++) {
+            cs_error again;
+            cs_error_clear(&again);
+            c->err = &again;
+            order[i] = order_item(c, p->order[i], child, &ws, 0);
+            c->err = saved;
+            if (!order[i]) {
+                if (c->err) *c->err = cs_sql_error_is(&again, "UNRESOLVED_COLUMN") ? first : again;
+                return NULL;
+            }
+            /* input attributes the projection lacks are added to it */
+            for (int k = child->n_output; k < na; k++) {
+                if (!cs_an_contains(order[i], CS_EX_ATTR)) break;
+                bool used = false, present = false;
+                const cs_sql_expr *stack[256];
+                int sp = 0;
+                stack[sp++] = order[i];
+                while (sp) {
+                    const cs_sql_expr *x = stack[--sp];
+                    if (x->kind == CS_EX_ATTR && x->id == attrs[k]->id) used = true;
+                    for (int j = 0; j < x->n_args && sp < 255; j++)
+                        stack[sp++] = x->args[j];
+                }
+                for (int j = child->n_exprs; j < nl; j++)
+                    present |= list[j]->id == attrs[k]->id;
+                if (used && !present) list[nl++] = attrs[k];
+            }
+        }
+        cs_logical_plan *wider = cs_an_project(c, in, list, nl);
+        cs_logical_plan *sorted = sort_node(c, p, wider, order);
+        if (nl == child->n_exprs) return sorted;
+        return cs_an_project(c, sorted, child->output, child->n_output);
+    }
+    if (c->err) *c->err = first;
+    return NULL;
+}

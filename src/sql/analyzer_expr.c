@@ -1,0 +1,751 @@
+/*
+ * analyzer_expr.c — resolving expressions (see analyzer_internal.h): names against a scope of
+ * attributes (qualified or not, case-insensitive as Spark's default spark.sql.caseSensitive
+ * =false), then the enclosing queries' scopes (outer references); functions through the
+ * registry; casts, CASE, IN, subqueries, sort orders and window specifications.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "columnar/col_builder.h"
+#include "sql/analyzer_internal.h"
+
+void cs_an_push(cs_an_ctx *c, cs_sql_expr ***list, int *n, int *cap, cs_sql_expr *e)
+{
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        cs_sql_expr **l = cs_sql_alloc(c->a, sizeof *l * (size_t)nc);
+        if (*n) memcpy(l, *list, sizeof *l * (size_t)*n);
+        *list = l;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = e;
+}
+
+void cs_an_sql_id(const char *const *parts, int n, cs_sbuf *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) cs_sbuf_putc(out, '.');
+        cs_sbuf_putc(out, '`');
+        for (const char *p = parts[i]; *p; p++) {
+            if (*p == '`') cs_sbuf_putc(out, '`');
+            cs_sbuf_putc(out, *p);
+        }
+        cs_sbuf_putc(out, '`');
+    }
+}
+
+cs_sql_expr *cs_an_int_literal(cs_an_ctx *c, int32_t v)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_INT));
+    cs_col_builder_append_values(b, &v, 1, NULL);
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
+static cs_sql_expr *null_literal(cs_an_ctx *c)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_NULL));
+    cs_col_builder_append_nulls(b, 1);
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    e->nullable = true;
+    return e;
+}
+
+bool cs_an_contains(const cs_sql_expr *e, cs_sql_expr_kind kind)
+{
+    if (!e) return false;
+    if (e->kind == kind) return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (cs_an_contains(e->args[i], kind)) return true;
+    if (e->window) {
+        for (int i = 0; i < e->window->n_partition; i++)
+            if (cs_an_contains(e->window->partition[i], kind)) return true;
+        for (int i = 0; i < e->window->n_order; i++)
+            if (cs_an_contains(e->window->order[i], kind)) return true;
+    }
+    return false;
+}
+
+bool cs_an_contains_agg(const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (e->kind == CS_EX_AGG) return true;
+    if (e->kind == CS_EX_WINDOW) {
+        /* the window function itself is not an aggregate of the query; its inputs may be */
+        const cs_sql_expr *f = e->args[0];
+        for (int i = 0; i < f->n_args; i++)
+            if (cs_an_contains_agg(f->args[i])) return true;
+        for (int i = 0; i < e->window->n_partition; i++)
+            if (cs_an_contains_agg(e->window->partition[i])) return true;
+        for (int i = 0; i < e->window->n_order; i++)
+            if (cs_an_contains_agg(e->window->order[i])) return true;
+        return false;
+    }
+    for (int i = 0; i < e->n_args; i++)
+        if (cs_an_contains_agg(e->args[i])) return true;
+    return false;
+}
+
+bool cs_an_equal(const cs_sql_expr *x, const cs_sql_expr *y)
+{
+    if (x == y) return true;
+    if (!x || !y) return false;
+    /* an implicit cast is not part of the expression as written */
+    if (x->kind != y->kind) return false;
+    switch (x->kind) {
+    case CS_EX_ATTR:
+    case CS_EX_OUTER_ATTR:
+        return x->id == y->id;
+    case CS_EX_LITERAL:
+        return cs_col_type_equal(x->type, y->type) && cs_column_equal(x->literal, y->literal);
+    case CS_EX_FUNC:
+    case CS_EX_AGG:
+        if (strcmp(x->fn, y->fn) != 0 || x->distinct != y->distinct) return false;
+        break;
+    case CS_EX_CAST:
+        if (!cs_col_type_equal(x->cast_type, y->cast_type)) return false;
+        break;
+    case CS_EX_ALIAS:
+        return cs_an_equal(x->args[0], y->args[0]);
+    case CS_EX_IN_LIST:
+    case CS_EX_CASE:
+        if (x->has_else != y->has_else || x->has_operand != y->has_operand) return false;
+        break;
+    case CS_EX_SORT_ORDER:
+        if (x->descending != y->descending || x->nulls_first != y->nulls_first) return false;
+        break;
+    default:
+        return false; /* windows and subqueries: never merged */
+    }
+    if (x->n_args != y->n_args) return false;
+    for (int i = 0; i < x->n_args; i++)
+        if (!cs_an_equal(x->args[i], y->args[i])) return false;
+    return true;
+}
+
+/* The attribute's qualifier ends with q[0..k). */
+static bool qualifier_matches(const cs_sql_expr *attr, const char *const *q, int k)
+{
+    if (attr->n_parts < k) return false;
+    for (int i = 0; i < k; i++)
+        if (!cs_str_ieq(attr->parts[attr->n_parts - k + i], q[i])) return false;
+    return true;
+}
+
+int cs_an_lookup(cs_an_ctx *c, const char *const *parts, int n, const cs_an_scope *s,
+                 cs_sql_expr **out)
+{
+    cs_sql_expr *found[16];
+    int nf = 0;
+    for (int k = n - 1 < 3 ? n - 1 : 3; k >= 1 && nf == 0; k--) {
+        if (k != n - 1) continue; /* nested struct fields are not resolved here */
+        for (int i = 0; i < s->n; i++) {
+            cs_sql_expr *a = s->attrs[i];
+            if (cs_str_ieq(a->name, parts[k]) && qualifier_matches(a, parts, k) && nf < 16)
+                found[nf++] = a;
+        }
+    }
+    if (nf == 0 && n == 1) {
+        for (int i = 0; i < s->n; i++)
+            if (cs_str_ieq(s->attrs[i]->name, parts[0]) && nf < 16) found[nf++] = s->attrs[i];
+    }
+    /* the same attribute twice (t.* twice in a list) is not ambiguous */
+    int distinct = 0;
+    for (int i = 0; i < nf; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            dup |= found[j]->id == found[i]->id;
+        if (!dup) found[distinct++] = found[i];
+    }
+    if (distinct == 0) return 0;
+    if (distinct == 1) {
+        *out = found[0];
+        return 1;
+    }
+    cs_sbuf name = {0}, refs = {0};
+    cs_an_sql_id(parts, n, &name);
+    cs_sbuf_putc(&refs, '[');
+    for (int i = 0; i < distinct; i++) {
+        if (i) cs_sbuf_puts(&refs, ", ");
+        const char *full[8];
+        int m = 0;
+        for (int j = 0; j < found[i]->n_parts && m < 7; j++)
+            full[m++] = found[i]->parts[j];
+        full[m++] = found[i]->name;
+        cs_an_sql_id(full, m, &refs);
+    }
+    cs_sbuf_putc(&refs, ']');
+    cs_sql_error_set(c->err, CS_EINVAL, "AMBIGUOUS_REFERENCE", "42704",
+                     "Reference %s is ambiguous, could be: %s.", cs_sbuf_str(&name),
+                     cs_sbuf_str(&refs));
+    cs_sbuf_free(&name);
+    cs_sbuf_free(&refs);
+    return -1;
+}
+
+static int levenshtein(const char *x, const char *y)
+{
+    size_t n = strlen(x), m = strlen(y);
+    int *row = calloc(m + 1, sizeof *row);
+    if (!row) return 0;
+    for (size_t j = 0; j <= m; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int up = row[j];
+            int best = diag + (x[i - 1] == y[j - 1] ? 0 : 1);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    int d = row[m];
+    free(row);
+    return d;
+}
+
+typedef struct suggestion {
+    char *full; /* `a`, or `t`.`a` when the candidates' qualifiers differ */
+    int distance;
+} suggestion;
+
+static int suggestion_cmp(const void *x, const void *y)
+{
+    const suggestion *a = x, *b = y;
+    if (a->distance != b->distance) return a->distance < b->distance ? -1 : 1;
+    return strcmp(a->full, b->full);
+}
+
+int cs_an_unresolved_column(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s)
+{
+    cs_sbuf name = {0};
+    cs_an_sql_id(e->parts, e->n_parts, &name);
+    const char *base = e->parts[e->n_parts - 1];
+    if (s->n == 0) {
+        cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION", "42703",
+                         "A column, variable, or function parameter with name %s cannot be "
+                         "resolved. ",
+                         cs_sbuf_str(&name));
+        cs_sbuf_free(&name);
+        return CS_EINVAL;
+    }
+    /* Spark's StringUtils.orderSuggestedIdentifiersBySimilarity: by the edit distance of the
+     * quoted candidate to the name, then by the candidate; the qualifier is left out when every
+     * candidate has the same one; the first five */
+    suggestion *sg = calloc((size_t)s->n, sizeof *sg);
+    bool same_prefix = true;
+    for (int i = 1; i < s->n; i++) {
+        const cs_sql_expr *f = s->attrs[0], *a = s->attrs[i];
+        bool same = f->n_parts == a->n_parts;
+        for (int j = 0; same && j < a->n_parts; j++)
+            same = cs_str_ieq(f->parts[j], a->parts[j]);
+        same_prefix &= same;
+    }
+    for (int i = 0; i < s->n; i++) {
+        const cs_sql_expr *a = s->attrs[i];
+        cs_sbuf full = {0};
+        const char *parts[8];
+        int m = 0;
+        if (!same_prefix)
+            for (int j = 0; j < a->n_parts && m < 7; j++)
+                parts[m++] = a->parts[j];
+        parts[m++] = a->name;
+        cs_an_sql_id(parts, m, &full);
+        sg[i].full = cs_sbuf_detach(&full, NULL);
+        sg[i].distance = levenshtein(sg[i].full, base);
+    }
+    qsort(sg, (size_t)s->n, sizeof *sg, suggestion_cmp);
+    cs_sbuf list = {0};
+    for (int i = 0; i < s->n && i < 5; i++) {
+        if (i) cs_sbuf_puts(&list, ", ");
+        cs_sbuf_puts(&list, sg[i].full);
+    }
+    for (int i = 0; i < s->n; i++) {
+        free(sg[i].full);
+    }
+    free(sg);
+    cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_COLUMN.WITH_SUGGESTION", "42703",
+                     "A column, variable, or function parameter with name %s cannot be "
+                     "resolved. Did you mean one of the following? [%s].",
+                     cs_sbuf_str(&name), cs_sbuf_str(&list));
+    cs_sbuf_free(&name);
+    cs_sbuf_free(&list);
+    return CS_EINVAL;
+}
+
+int cs_an_expand_star(cs_an_ctx *c, const cs_sql_expr *star, const cs_an_scope *s,
+                      cs_sql_expr ***list, int *n, int *cap)
+{
+    int added = 0;
+    for (int i = 0; i < s->n; i++) {
+        cs_sql_expr *a = s->attrs[i];
+        if (star->n_parts && !qualifier_matches(a, star->parts, star->n_parts)) continue;
+        cs_an_push(c, list, n, cap, a);
+        added++;
+    }
+    if (added == 0 && star->n_parts) {
+        cs_sbuf name = {0}, cols = {0};
+        cs_an_sql_id(star->parts, star->n_parts, &name);
+        for (int i = 0; i < s->n; i++) {
+            if (i) cs_sbuf_puts(&cols, ", ");
+            cs_an_sql_id(&s->attrs[i]->name, 1, &cols);
+        }
+        return cs_sql_error_set(c->err, CS_EINVAL, "CANNOT_RESOLVE_STAR_EXPAND", "42704",
+                                "Cannot resolve %s.* given input columns %s. Please check that "
+                                "the specified table or struct exists and is accessible in the "
+                                "input columns.",
+                                cs_sbuf_str(&name), cs_sbuf_str(&cols));
+    }
+    return 0;
+}
+
+static cs_sql_expr *resolved_copy(cs_an_ctx *c, const cs_sql_expr *e, int n_args)
+{
+    cs_sql_expr *r = cs_sql_expr_copy(c->a, e);
+    if (n_args != e->n_args) {
+        r->n_args = n_args;
+        r->args = n_args ? cs_sql_alloc(c->a, sizeof *r->args * (size_t)n_args) : NULL;
+    }
+    return r;
+}
+
+static cs_sql_expr *wrap_not(cs_an_ctx *c, cs_sql_expr *e)
+{
+    cs_sql_expr *args[1] = {e};
+    return cs_fn_resolve(c->a, cs_fn_lookup("not"), NULL, args, 1, c->err);
+}
+
+static cs_sql_expr *fail_null(int rc)
+{
+    (void)rc;
+    return NULL;
+}
+
+static bool is_ranking(const char *fn)
+{
+    return strcmp(fn, "row_number") == 0 || strcmp(fn, "rank") == 0 ||
+           strcmp(fn, "dense_rank") == 0 || strcmp(fn, "percent_rank") == 0 ||
+           strcmp(fn, "cume_dist") == 0 || strcmp(fn, "ntile") == 0;
+}
+
+static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                     int flags)
+{
+    const cs_fn_info *f = cs_fn_lookup(e->name);
+    if (!f) {
+        cs_sbuf name = {0};
+        const char *n = e->name;
+        cs_an_sql_id(&n, 1, &name);
+        cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
+                         "Cannot resolve routine %s on search path [`system`.`builtin`, "
+                         "`system`.`session`, `spark_catalog`.`default`].",
+                         cs_sbuf_str(&name));
+        cs_sbuf_free(&name);
+        return NULL;
+    }
+    if (f->kind == CS_FN_AGGREGATE && !(flags & CS_AN_ALLOW_AGG)) {
+        /* Spark names the resolved call, attributes qualified: "sum(t.a)" */
+        cs_error quiet;
+        cs_error *saved = c->err;
+        c->err = &quiet;
+        cs_sql_expr *r = resolve_function(c, e, s, flags | CS_AN_ALLOW_AGG);
+        c->err = saved;
+        cs_sbuf x = {0};
+        if (r)
+            cs_sql_expr_sql(r, &x);
+        else
+            cs_sql_expr_pretty_name(e, &x);
+        cs_sql_error_set(c->err, CS_EINVAL, "GROUP_BY_AGGREGATE", "42903",
+                         "Aggregate functions are not allowed in GROUP BY, but found %s.",
+                         cs_sbuf_str(&x));
+        cs_sbuf_free(&x);
+        return NULL;
+    }
+    int n = e->n_args;
+    cs_sql_expr *args[64];
+    if (n > 60) n = 60;
+    int inner = (flags & ~CS_AN_ALLOW_AGG & ~CS_AN_ALLOW_WINDOW) |
+                (f->kind == CS_FN_AGGREGATE ? 0 : (flags & CS_AN_ALLOW_AGG));
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (e->args[i]->kind == CS_EX_STAR && strcmp(f->canonical, "count") == 0) {
+            args[k++] = cs_an_int_literal(c, 1); /* count(*) is count(1) */
+            continue;
+        }
+        if (!(args[k++] = cs_an_expr(c, e->args[i], s, inner))) return NULL;
+    }
+    n = k;
+    if (strcmp(f->canonical, "substring") == 0 && n == 2)
+        args[n++] = cs_an_int_literal(c, 2147483647);
+    if (strcmp(f->canonical, "split") == 0 && n == 2) args[n++] = cs_an_int_literal(c, -1);
+    if (strcmp(f->canonical, "regexp_extract") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
+    if (strcmp(f->canonical, "percentile_approx") == 0 && n == 2)
+        args[n++] = cs_an_int_literal(c, 10000);
+    if ((strcmp(f->canonical, "lag") == 0 || strcmp(f->canonical, "lead") == 0)) {
+        if (n == 1) args[n++] = cs_an_int_literal(c, 1);
+        if (n == 2) args[n++] = null_literal(c);
+    }
+    cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
+    if (call->filter) {
+        call->filter = cs_an_expr(c, e->filter, s, flags & ~CS_AN_ALLOW_AGG);
+        if (!call->filter) return NULL;
+    }
+    if (strcmp(f->canonical, "!=") == 0) {
+        cs_sql_expr *eq = cs_fn_resolve(c->a, cs_fn_lookup("="), NULL, args, n, c->err);
+        return eq ? wrap_not(c, eq) : NULL;
+    }
+    cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
+    if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_ALLOW_WINDOW)) {
+        cs_sql_error_set(c->err, CS_EINVAL, "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE", "42601",
+                         "Window function \"%s\" requires an OVER clause.", e->name);
+        return NULL;
+    }
+    return r;
+}
+
+static void default_frame(cs_an_ctx *c, cs_window_spec *w, const cs_sql_expr *fn, bool aggregate)
+{
+    if (w->has_frame) return;
+    w->has_frame = true;
+    bool lag = strcmp(fn->fn, "lag") == 0;
+    if (!aggregate && (lag || strcmp(fn->fn, "lead") == 0)) {
+        /* Spark's offset frame: lag(x, k) reads row -k, lead(x, k) row +k */
+        int64_t k = 1;
+        const cs_sql_expr *o = fn->n_args > 1 ? fn->args[1] : NULL;
+        if (o && o->kind == CS_EX_CAST) o = o->args[0];
+        if (o && o->kind == CS_EX_LITERAL && o->type->id == CS_TYPE_INT && !o->literal->null_count)
+            k = ((const int32_t *)o->literal->values)[0];
+        w->frame_type = CS_FRAME_ROWS;
+        w->lower.kind = w->upper.kind = CS_BOUND_FOLLOWING;
+        w->lower.offset = w->upper.offset = cs_an_int_literal(c, (int32_t)(lag ? -k : k));
+        return;
+    }
+    if (!aggregate && is_ranking(fn->fn)) {
+        w->frame_type = CS_FRAME_ROWS;
+        w->lower.kind = CS_BOUND_UNBOUNDED_PRECEDING;
+        w->upper.kind = CS_BOUND_CURRENT_ROW;
+        return;
+    }
+    if (w->n_order) {
+        w->frame_type = CS_FRAME_RANGE;
+        w->lower.kind = CS_BOUND_UNBOUNDED_PRECEDING;
+        w->upper.kind = CS_BOUND_CURRENT_ROW;
+    } else {
+        w->frame_type = CS_FRAME_ROWS;
+        w->lower.kind = CS_BOUND_UNBOUNDED_PRECEDING;
+        w->upper.kind = CS_BOUND_UNBOUNDED_FOLLOWING;
+    }
+}
+
+static cs_sql_expr *resolve_window(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                   int flags)
+{
+    if (!(flags & CS_AN_ALLOW_WINDOW)) {
+        cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_EXPR_FOR_OPERATOR", "42K0E",
+                         "A query operator contains one or more unsupported expressions. "
+                         "Consider to rewrite it to avoid window functions, aggregate functions, "
+                         "and generator functions in the WHERE clause.");
+        return NULL;
+    }
+    const cs_sql_expr *fe = e->args[0];
+    cs_sql_expr *fn = NULL;
+    int inner = flags & ~CS_AN_ALLOW_WINDOW;
+    if (fe->kind == CS_EX_UNRESOLVED_FUNC) {
+        const cs_fn_info *f = cs_fn_lookup(fe->name);
+        if (f && (f->kind == CS_FN_AGGREGATE || f->kind == CS_FN_WINDOW)) {
+            /* the window function itself: aggregates allowed at its top, windows not nested */
+            fn = resolve_function(c, fe, s, inner | CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW);
+            if (fn && fn->kind == CS_EX_AGG) {
+                for (int i = 0; i < fn->n_args; i++)
+                    if (cs_an_contains(fn->args[i], CS_EX_AGG) && !(flags & CS_AN_ALLOW_AGG)) {
+                        cs_sql_error_set(c->err, CS_EINVAL, "NESTED_AGGREGATE_FUNCTION", "42607",
+                                         "It is not allowed to use an aggregate function in the "
+                                         "argument of another aggregate function. Please use the "
+                                         "inner aggregate function in a sub-query.");
+                        return NULL;
+                    }
+            }
+        } else if (f) {
+            cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_EXPR_FOR_WINDOW", "42P20",
+                             "Expression \"%s\" not supported within a window function.", fe->name);
+            return NULL;
+        } else {
+            fn = resolve_function(c, fe, s, inner);
+        }
+    } else {
+        fn = cs_an_expr(c, fe, s, inner);
+    }
+    if (!fn) return NULL;
+    cs_sql_expr *r = resolved_copy(c, e, 1);
+    r->args[0] = fn;
+    cs_window_spec *w = cs_sql_alloc(c->a, sizeof *w);
+    *w = *e->window;
+    w->partition =
+        w->n_partition ? cs_sql_alloc(c->a, sizeof *w->partition * (size_t)w->n_partition) : NULL;
+    w->order = w->n_order ? cs_sql_alloc(c->a, sizeof *w->order * (size_t)w->n_order) : NULL;
+    for (int i = 0; i < w->n_partition; i++)
+        if (!(w->partition[i] = cs_an_expr(c, e->window->partition[i], s, inner))) return NULL;
+    for (int i = 0; i < w->n_order; i++)
+        if (!(w->order[i] = cs_an_expr(c, e->window->order[i], s, inner))) return NULL;
+    if (fn->fn) default_frame(c, w, fn, fn->kind == CS_EX_AGG);
+    r->window = w;
+    r->type = fn->type;
+    r->nullable = fn->nullable;
+    r->resolved = true;
+    return r;
+}
+
+static cs_logical_plan *resolve_subquery(cs_an_ctx *c, const cs_logical_plan *q,
+                                         const cs_an_scope *s)
+{
+    const cs_an_scope *saved = c->outer;
+    c->outer = s;
+    cs_logical_plan *r = cs_an_plan(c, q);
+    c->outer = saved;
+    return r;
+}
+
+static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s)
+{
+    cs_sql_expr *a = NULL;
+    int rc = cs_an_lookup(c, e->parts, e->n_parts, s, &a);
+    if (rc < 0) return NULL;
+    if (rc > 0) {
+        const char *written = e->parts[e->n_parts - 1];
+        if (strcmp(written, a->name) == 0) return a;
+        cs_sql_expr *r = cs_sql_expr_copy(c->a, a); /* Spark names it as written: `A` */
+        r->name = written;
+        return r;
+    }
+    int depth = 0;
+    for (const cs_an_scope *o = s->outer; o; o = o->outer, depth++) {
+        rc = cs_an_lookup(c, e->parts, e->n_parts, o, &a);
+        if (rc < 0) return NULL;
+        if (rc > 0) {
+            cs_sql_expr *r = cs_sql_expr_copy(c->a, a);
+            r->kind = CS_EX_OUTER_ATTR;
+            return r;
+        }
+    }
+    cs_an_unresolved_column(c, e, s);
+    return NULL;
+}
+
+static cs_sql_expr *resolve_case(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                 int flags)
+{
+    cs_sql_expr *r = resolved_copy(c, e, e->n_args);
+    for (int i = 0; i < e->n_args; i++)
+        if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
+    int first = e->has_operand ? 1 : 0;
+    int end = e->n_args - (e->has_else ? 1 : 0);
+    cs_sql_expr *values[128];
+    int nv = 0;
+    if (e->has_operand) {
+        cs_sql_expr *keys[128];
+        int nk = 0;
+        keys[nk++] = r->args[0];
+        for (int i = first; i < end && nk < 127; i += 2)
+            keys[nk++] = r->args[i];
+        if (!cs_fn_coerce_common(c->a, keys, nk)) goto mismatch;
+        r->args[0] = keys[0];
+        nk = 1;
+        for (int i = first; i < end && nk < 127; i += 2)
+            r->args[i] = keys[nk++];
+    } else {
+        for (int i = 0; i < end; i += 2) {
+            cs_sql_expr *w = r->args[i];
+            if (w->type->id == CS_TYPE_NULL)
+                w = cs_tc_cast(c->a, w, cs_col_type_primitive(CS_TYPE_BOOLEAN));
+            if (w->type->id != CS_TYPE_BOOLEAN) {
+                cs_sbuf x = {0}, t = {0};
+                cs_fn_sql_expr_quoted(r, &x);
+                cs_tc_type_sql(w->type, &t);
+                cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                                 "42K09",
+                                 "Cannot resolve %s due to data type mismatch: The %d parameter "
+                                 "requires the \"BOOLEAN\" type, however \"%s\" has the type "
+                                 "\"%s\".",
+                                 cs_sbuf_str(&x), i + 1, "when", cs_sbuf_str(&t));
+                cs_sbuf_free(&x);
+                cs_sbuf_free(&t);
+                return NULL;
+            }
+            r->args[i] = w;
+        }
+    }
+    for (int i = first + 1; i < end && nv < 127; i += 2)
+        values[nv++] = r->args[i];
+    if (e->has_else) values[nv++] = r->args[e->n_args - 1];
+    cs_col_type *t = cs_fn_coerce_common(c->a, values, nv);
+    if (!t) goto mismatch;
+    nv = 0;
+    bool nullable = !e->has_else;
+    for (int i = first + 1; i < end; i += 2) {
+        r->args[i] = values[nv++];
+        nullable |= r->args[i]->nullable;
+    }
+    if (e->has_else) {
+        r->args[e->n_args - 1] = values[nv];
+        nullable |= values[nv]->nullable;
+    }
+    r->type = t;
+    r->nullable = nullable;
+    r->resolved = true;
+    return r;
+mismatch : {
+    cs_sbuf x = {0};
+    cs_fn_sql_expr_quoted(r, &x);
+    cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.DATA_DIFF_TYPES", "42K09",
+                     "Cannot resolve %s due to data type mismatch: Input to `casewhen` should "
+                     "all be the same type.",
+                     cs_sbuf_str(&x));
+    cs_sbuf_free(&x);
+    return NULL;
+}
+}
+
+cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags)
+{
+    switch (e->kind) {
+    case CS_EX_LITERAL:
+    case CS_EX_ATTR:
+    case CS_EX_OUTER_ATTR:
+        return (cs_sql_expr *)e;
+    case CS_EX_UNRESOLVED_ATTR:
+        return resolve_name(c, e, s);
+    case CS_EX_UNRESOLVED_FUNC:
+        return resolve_function(c, e, s, flags);
+    case CS_EX_FUNC:
+    case CS_EX_AGG:
+        if (e->resolved) return (cs_sql_expr *)e;
+        break;
+    case CS_EX_ALIAS: {
+        cs_sql_expr *r = resolved_copy(c, e, 1);
+        if (!(r->args[0] = cs_an_expr(c, e->args[0], s, flags))) return NULL;
+        r->type = r->args[0]->type;
+        r->nullable = r->args[0]->nullable;
+        r->id = cs_catalog_next_expr_id(c->cat);
+        r->resolved = true;
+        return r;
+    }
+    case CS_EX_CAST: {
+        cs_sql_expr *r = resolved_copy(c, e, 1);
+        if (!(r->args[0] = cs_an_expr(c, e->args[0], s, flags))) return NULL;
+        if (!cs_tc_can_cast(r->args[0]->type, e->cast_type)) {
+            cs_sbuf x = {0}, f = {0}, t = {0};
+            cs_fn_sql_expr_quoted(r, &x);
+            cs_tc_type_sql(r->args[0]->type, &f);
+            cs_tc_type_sql(e->cast_type, &t);
+            cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+                             "42K09",
+                             "Cannot resolve %s due to data type mismatch: cannot cast \"%s\" to "
+                             "\"%s\".",
+                             cs_sbuf_str(&x), cs_sbuf_str(&f), cs_sbuf_str(&t));
+            cs_sbuf_free(&x);
+            cs_sbuf_free(&f);
+            cs_sbuf_free(&t);
+            return NULL;
+        }
+        r->type = e->cast_type;
+        r->nullable = r->args[0]->nullable || e->cast_mode == CS_CAST_TRY;
+        r->resolved = true;
+        return r;
+    }
+    case CS_EX_CASE:
+        return resolve_case(c, e, s, flags);
+    case CS_EX_IN_LIST: {
+        cs_sql_expr *r = resolved_copy(c, e, e->n_args);
+        for (int i = 0; i < e->n_args; i++)
+            if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
+        if (!cs_fn_coerce_common(c->a, r->args, r->n_args)) {
+            cs_sbuf x = {0};
+            cs_fn_sql_expr_quoted(r, &x);
+            cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.DATA_DIFF_TYPES", "42K09",
+                             "Cannot resolve %s due to data type mismatch: Input to `in` should "
+                             "all be the same type.",
+                             cs_sbuf_str(&x));
+            cs_sbuf_free(&x);
+            return NULL;
+        }
+        r->negated = false;
+        r->type = cs_col_type_primitive(CS_TYPE_BOOLEAN);
+        r->nullable = false;
+        for (int i = 0; i < r->n_args; i++)
+            r->nullable |= r->args[i]->nullable;
+        r->resolved = true;
+        return e->negated ? wrap_not(c, r) : r;
+    }
+    case CS_EX_IN_SUBQUERY:
+    case CS_EX_EXISTS:
+    case CS_EX_SCALAR_SUBQUERY: {
+        cs_sql_expr *r = resolved_copy(c, e, e->n_args);
+        for (int i = 0; i < e->n_args; i++)
+            if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
+        if (!(r->subquery = resolve_subquery(c, e->subquery, s))) return NULL;
+        r->negated = false;
+        r->resolved = true;
+        int cols = r->subquery->n_output;
+        if (e->kind == CS_EX_SCALAR_SUBQUERY) {
+            if (cols != 1) {
+                cs_sql_error_set(c->err, CS_EINVAL,
+                                 "INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_"
+                                 "ONE_OUTPUT_COLUMN",
+                                 "42823",
+                                 "Invalid subquery: Scalar subquery must return only one column, "
+                                 "but got %d.",
+                                 cols);
+                return NULL;
+            }
+            r->type = r->subquery->output[0]->type;
+            r->nullable = true;
+            return r;
+        }
+        r->type = cs_col_type_primitive(CS_TYPE_BOOLEAN);
+        if (e->kind == CS_EX_IN_SUBQUERY) {
+            if (cols != r->n_args) {
+                cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.IN_SUBQUERY_LENGTH_MISMATCH",
+                                 "42K09",
+                                 "Cannot resolve \"IN (listquery())\" due to data type mismatch: "
+                                 "The number of columns in the left hand side of an IN subquery "
+                                 "does not match the number of columns in the output of "
+                                 "subquery. Left hand side columns(length: %d), right hand side "
+                                 "columns(length: %d).",
+                                 r->n_args, cols);
+                return NULL;
+            }
+            for (int i = 0; i < cols; i++) {
+                cs_col_type *t = cs_tc_wider(c->a, r->args[i]->type, r->subquery->output[i]->type);
+                if (t) r->args[i] = cs_tc_cast(c->a, r->args[i], t);
+                r->nullable |= r->args[i]->nullable || r->subquery->output[i]->nullable;
+            }
+        }
+        return e->negated ? wrap_not(c, r) : r;
+    }
+    case CS_EX_SORT_ORDER: {
+        cs_sql_expr *r = resolved_copy(c, e, 1);
+        if (!(r->args[0] = cs_an_expr(c, e->args[0], s, flags))) return NULL;
+        r->type = r->args[0]->type;
+        r->nullable = r->args[0]->nullable;
+        r->resolved = true;
+        return r;
+    }
+    case CS_EX_WINDOW:
+        return resolve_window(c, e, s, flags);
+    case CS_EX_STAR:
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_USAGE_OF_STAR_OR_REGEX", "42000",
+                         "Invalid usage of '*' in expression.");
+        return NULL;
+    default:
+        break;
+    }
+    cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
+                     "The feature is not supported: this expression kind in the analyzer.");
+    return fail_null(CS_EINVAL);
+}

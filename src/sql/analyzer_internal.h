@@ -1,0 +1,88 @@
+/*
+ * analyzer_internal.h — private to the analyzer's files (analyzer*.c): the state of one
+ * analysis, scopes of attributes expressions resolve against, and the functions the files
+ * share. Not for use outside src/sql/analyzer*.c.
+ *
+ *   analyzer.c        entry, relations, views, CTEs, catalog lookups, joins, set operations,
+ *                     VALUES, range, generators and the other plan nodes
+ *   analyzer_expr.c   expressions: names (qualified, case-insensitive), `*`, functions, casts,
+ *                     CASE / IN, subqueries with outer references, the UNRESOLVED_COLUMN
+ *                     suggestions
+ *   analyzer_agg.c    SELECT lists: aggregates, GROUP BY (ordinals, aliases), HAVING, ORDER BY
+ *                     against the select list or the aggregate, window extraction
+ */
+#ifndef CSPARK_SQL_ANALYZER_INTERNAL_H
+#define CSPARK_SQL_ANALYZER_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "sql/analyzer.h"
+#include "sql/function_registry.h"
+#include "sql/type_coercion.h"
+#include "sqlexec/sql_error.h"
+
+/* The attributes an expression may refer to, and the enclosing query's (for subqueries). */
+typedef struct cs_an_scope {
+    cs_sql_expr **attrs;
+    int n;
+    const struct cs_an_scope *outer;
+} cs_an_scope;
+
+typedef struct cs_an_cte {
+    const char *name;
+    const cs_logical_plan *def; /* SUBQUERY_ALIAS of the CTE's unresolved query */
+    struct cs_an_cte *next;
+} cs_an_cte;
+
+typedef struct cs_an_ctx {
+    cs_sql_arena *a;
+    cs_catalog *cat;
+    cs_error *err;
+    cs_an_cte *ctes;
+    const cs_an_scope *outer; /* the scope subqueries of the current expression see */
+    int depth;                /* views within views */
+} cs_an_ctx;
+
+enum {
+    CS_AN_ALLOW_AGG = 1,    /* aggregate functions may appear (select list, HAVING, ORDER BY) */
+    CS_AN_ALLOW_WINDOW = 2, /* window functions may appear (select list, ORDER BY) */
+    CS_AN_ALLOW_GENERATOR = 4
+};
+
+/* analyzer.c */
+cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p);
+cs_sql_expr *cs_an_new_attr(cs_an_ctx *c, const char *name, cs_col_type *type, bool nullable,
+                            const char **qualifier, int n_qualifier);
+/* A named expression for e: e if an ATTR, else ALIAS(e, name or Spark's pretty name). */
+cs_sql_expr *cs_an_named(cs_an_ctx *c, cs_sql_expr *e, const char *name);
+/* The ATTR a named expression (ATTR or ALIAS) defines. */
+cs_sql_expr *cs_an_to_attr(cs_an_ctx *c, const cs_sql_expr *named);
+void cs_an_set_output_of_list(cs_an_ctx *c, cs_logical_plan *p);
+cs_logical_plan *cs_an_project(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs, int n);
+
+/* analyzer_expr.c */
+cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags);
+/* The attribute parts[0..n) names in s: 1 found (*out), 0 not found, -1 error (ambiguous). */
+int cs_an_lookup(cs_an_ctx *c, const char *const *parts, int n, const cs_an_scope *s,
+                 cs_sql_expr **out);
+int cs_an_unresolved_column(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s);
+/* `*` or `t.*` of s as ATTR copies, appended to *list (grown in the arena). */
+int cs_an_expand_star(cs_an_ctx *c, const cs_sql_expr *star, const cs_an_scope *s,
+                      cs_sql_expr ***list, int *n, int *cap);
+void cs_an_push(cs_an_ctx *c, cs_sql_expr ***list, int *n, int *cap, cs_sql_expr *e);
+bool cs_an_contains(const cs_sql_expr *e, cs_sql_expr_kind kind);
+bool cs_an_contains_agg(const cs_sql_expr *e); /* an AGG not inside a WINDOW */
+bool cs_an_equal(const cs_sql_expr *x, const cs_sql_expr *y);
+cs_sql_expr *cs_an_int_literal(cs_an_ctx *c, int32_t v);
+void cs_an_sql_id(const char *const *parts, int n, cs_sbuf *out); /* `a`.`b` */
+
+/* plan_print.c: Spark's Expression.sql, attributes with their qualifier ("sum(t.a)"), as a few
+ * of Spark's messages quote expressions */
+void cs_sql_expr_sql(const cs_sql_expr *e, cs_sbuf *out);
+
+/* analyzer_agg.c: PROJECT / AGGREGATE / HAVING / SORT of the select block */
+cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p);
+cs_logical_plan *cs_an_sort(cs_an_ctx *c, const cs_logical_plan *p);
+cs_logical_plan *cs_an_having(cs_an_ctx *c, const cs_logical_plan *p);
+
+#endif /* CSPARK_SQL_ANALYZER_INTERNAL_H */

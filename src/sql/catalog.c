@@ -1,0 +1,327 @@
+/*
+ * catalog.c — the session catalog: databases, temporary and global temporary views, tables over
+ * files, anonymous path relations and the session's expression ids (see catalog.h). Called by
+ * the analyzer and by command execution.
+ *
+ * Entries live in the catalog's own arena (names, option arrays, kept types) and in one
+ * growing array; a view's plan lives in the arena it was created with, kept until the catalog
+ * is freed.
+ */
+#include "sql/catalog.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasource/file_index.h"
+#include "formats/file_format.h"
+#include "sqlexec/sql_error.h"
+
+struct cs_catalog {
+    cs_sql_arena *arena; /* entries, names, schemas */
+    cs_catalog_table **entries;
+    int n, cap;
+    cs_sql_arena **view_arenas;
+    int n_view_arenas, cap_view_arenas;
+    int64_t next_expr_id;
+};
+
+cs_catalog *cs_catalog_new(void)
+{
+    cs_catalog *c = cs_xcalloc(1, sizeof *c);
+    c->arena = cs_sql_arena_new();
+    c->next_expr_id = 1;
+    return c;
+}
+
+void cs_catalog_free(cs_catalog *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->n_view_arenas; i++)
+        cs_sql_arena_free(c->view_arenas[i]);
+    free(c->view_arenas);
+    free(c->entries);
+    cs_sql_arena_free(c->arena);
+    free(c);
+}
+
+int64_t cs_catalog_next_expr_id(cs_catalog *c)
+{
+    return c->next_expr_id++;
+}
+
+const char *cs_catalog_current_database(const cs_catalog *c)
+{
+    (void)c;
+    return CS_CATALOG_DEFAULT_DB;
+}
+
+bool cs_catalog_database_exists(const cs_catalog *c, const char *db)
+{
+    (void)c;
+    return cs_str_ieq(db, CS_CATALOG_DEFAULT_DB) || cs_str_ieq(db, CS_CATALOG_GLOBAL_TEMP_DB);
+}
+
+static char *lower_dup(cs_sql_arena *a, const char *s)
+{
+    char *d = cs_sql_strdup(a, s);
+    for (char *p = d; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return d;
+}
+
+static bool same_db(const char *a, const char *b)
+{
+    if (!a || !b) return a == b;
+    return cs_str_ieq(a, b);
+}
+
+/* An entry of (db, name), db NULL for session temporary views. */
+static cs_catalog_table *find(cs_catalog *c, const char *db, const char *name)
+{
+    for (int i = c->n - 1; i >= 0; i--) {
+        cs_catalog_table *t = c->entries[i];
+        if (!t->dropped && same_db(t->database, db) && cs_str_ieq(t->name, name)) return t;
+    }
+    return NULL;
+}
+
+cs_catalog_table *cs_catalog_lookup_relation(cs_catalog *c, const char *const *parts, int n)
+{
+    if (n == 1) {
+        cs_catalog_table *t = find(c, NULL, parts[0]);
+        return t ? t : find(c, CS_CATALOG_DEFAULT_DB, parts[0]);
+    }
+    if (n == 2) return find(c, parts[0], parts[1]);
+    if (n == 3 && cs_str_ieq(parts[0], "spark_catalog")) return find(c, parts[1], parts[2]);
+    return NULL;
+}
+
+static void quoted_name(const char *const *parts, int n, cs_sbuf *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) cs_sbuf_putc(out, '.');
+        cs_sbuf_putc(out, '`');
+        for (const char *p = parts[i]; *p; p++) {
+            if (*p == '`') cs_sbuf_putc(out, '`');
+            cs_sbuf_putc(out, *p);
+        }
+        cs_sbuf_putc(out, '`');
+    }
+}
+
+int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err)
+{
+    cs_sbuf name = {0};
+    quoted_name(parts, n, &name);
+    cs_sql_error_set(err, CS_EINVAL, "TABLE_OR_VIEW_NOT_FOUND", "42P01",
+                     "The table or view %s cannot be found. Verify the spelling and correctness "
+                     "of the schema and catalog.\nIf you did not qualify the name with a schema, "
+                     "verify the current_schema() output, or qualify the name with the correct "
+                     "schema and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS "
+                     "or DROP TABLE IF EXISTS.",
+                     cs_sbuf_str(&name));
+    cs_sbuf_free(&name);
+    return CS_EINVAL;
+}
+
+static int exists_error(const char *const *parts, int n, cs_error *err)
+{
+    cs_sbuf name = {0};
+    quoted_name(parts, n, &name);
+    cs_sql_error_set(err, CS_EINVAL, "TABLE_OR_VIEW_ALREADY_EXISTS", "42P07",
+                     "Cannot create table or view %s because it already exists. Choose a "
+                     "different name, drop or replace the existing object, or add the IF NOT "
+                     "EXISTS clause to tolerate pre-existing objects.",
+                     cs_sbuf_str(&name));
+    cs_sbuf_free(&name);
+    return CS_EINVAL;
+}
+
+static void add_entry(cs_catalog *c, cs_catalog_table *t)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 16;
+        cs_catalog_table **e = cs_xcalloc((size_t)c->cap, sizeof *e);
+        if (c->n) memcpy(e, c->entries, sizeof *e * (size_t)c->n);
+        free(c->entries);
+        c->entries = e;
+    }
+    c->entries[c->n++] = t;
+}
+
+static void keep_view_arena(cs_catalog *c, cs_sql_arena *a)
+{
+    if (c->n_view_arenas == c->cap_view_arenas) {
+        c->cap_view_arenas = c->cap_view_arenas ? c->cap_view_arenas * 2 : 8;
+        cs_sql_arena **v = cs_xcalloc((size_t)c->cap_view_arenas, sizeof *v);
+        if (c->n_view_arenas) memcpy(v, c->view_arenas, sizeof *v * (size_t)c->n_view_arenas);
+        free(c->view_arenas);
+        c->view_arenas = v;
+    }
+    c->view_arenas[c->n_view_arenas++] = a;
+}
+
+int cs_catalog_create_temp_view(cs_catalog *c, const char *name, bool global, bool replace,
+                                const char *const *columns, int n_columns,
+                                const cs_logical_plan *plan, cs_sql_arena *arena, cs_error *err)
+{
+    keep_view_arena(c, arena);
+    const char *db = global ? CS_CATALOG_GLOBAL_TEMP_DB : NULL;
+    cs_catalog_table *old = find(c, db, name);
+    if (old && !replace) {
+        const char *parts[2] = {CS_CATALOG_GLOBAL_TEMP_DB, name};
+        return exists_error(global ? parts : parts + 1, global ? 2 : 1, err);
+    }
+    if (old) old->dropped = true;
+    cs_catalog_table *t = cs_sql_alloc(c->arena, sizeof *t);
+    t->kind = CS_CATALOG_TEMP_VIEW;
+    t->database = db;
+    t->name = lower_dup(c->arena, name);
+    t->view_plan = plan;
+    t->view_arena = arena;
+    t->n_view_columns = n_columns;
+    if (n_columns > 0) {
+        t->view_columns = cs_sql_alloc(c->arena, sizeof *t->view_columns * (size_t)n_columns);
+        for (int i = 0; i < n_columns; i++)
+            t->view_columns[i] = cs_sql_strdup(c->arena, columns[i]);
+    }
+    t->size_bytes = -1;
+    add_entry(c, t);
+    return 0;
+}
+
+/* Lists location and fills t's schema (inferred, plus partition columns) and size. */
+static int describe_files(cs_sql_arena *a, cs_catalog_table *t, cs_col_type *declared,
+                          cs_error *err)
+{
+    const cs_file_format *fmt = cs_file_format_find(t->format);
+    if (!fmt) {
+        return cs_sql_error_set(err, CS_EINVAL, "DATA_SOURCE_NOT_FOUND", "42K02",
+                                "Failed to find the data source: %s. Make sure the provider name "
+                                "is correct and the package is properly registered and "
+                                "compatible with your Spark version.",
+                                t->format);
+    }
+    cs_format_options o = {t->option_keys, t->option_values, t->n_options};
+    cs_ds_file_index ix;
+    const char *paths[1] = {t->location};
+    cs_error lerr;
+    cs_error_clear(&lerr);
+    if (cs_ds_file_index_build(paths, 1, &o, true, &ix, &lerr) != 0) {
+        const char *tag = "[PATH_NOT_FOUND] ";
+        if (strncmp(lerr.msg, tag, strlen(tag)) == 0) {
+            /* the data source's text is Spark's; give it the class and state too */
+            char text[sizeof lerr.msg];
+            cs_str_copy(text, sizeof text, lerr.msg + strlen(tag));
+            return cs_sql_error_set(err, CS_EINVAL, "PATH_NOT_FOUND", "42K03", "%s", text);
+        }
+        if (err) *err = lerr;
+        return lerr.code ? lerr.code : CS_EIO;
+    }
+    int64_t size = 0;
+    const char **uris = cs_xcalloc((size_t)ix.n_files + 1, sizeof *uris);
+    for (int i = 0; i < ix.n_files; i++) {
+        uris[i] = ix.files[i].uri;
+        size += (int64_t)ix.files[i].size;
+    }
+    cs_col_type *data = NULL;
+    int rc = 0;
+    if (declared)
+        data = cs_col_type_ref(declared);
+    else if (fmt->infer_schema(uris, ix.n_files, &o, &data, err) < 0)
+        rc = err ? err->code : CS_EIO;
+    free(uris);
+    if (rc == 0) {
+        /* data columns, then partition columns the files do not hold */
+        cs_col_type *ps = ix.parts.schema;
+        int np = ps ? ps->n_fields : 0, nd = data->n_fields;
+        cs_col_field *f = cs_xcalloc((size_t)(nd + np) + 1, sizeof *f);
+        int k = 0;
+        for (int i = 0; i < nd; i++) {
+            f[k] = data->fields[i];
+            f[k++].type = cs_col_type_ref(data->fields[i].type);
+        }
+        int added = 0;
+        for (int i = 0; i < np; i++) {
+            bool dup = false;
+            for (int j = 0; j < nd; j++)
+                dup |= cs_str_ieq(data->fields[j].name, ps->fields[i].name);
+            if (dup) continue;
+            f[k] = ps->fields[i];
+            f[k++].type = cs_col_type_ref(ps->fields[i].type);
+            added++;
+        }
+        t->schema = cs_sql_arena_keep_type(a, cs_col_type_struct(f, k));
+        t->n_partition_columns = added;
+        t->size_bytes = size;
+        free(f);
+        cs_col_type_unref(data);
+    }
+    cs_ds_file_index_free(&ix);
+    return rc;
+}
+
+int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts,
+                            const char *format, const char *location, const char *const *keys,
+                            const char *const *values, int n_options, cs_col_type *schema,
+                            bool if_not_exists, cs_error *err)
+{
+    const char *db = n_parts >= 2 ? parts[n_parts - 2] : CS_CATALOG_DEFAULT_DB;
+    const char *name = parts[n_parts - 1];
+    if (!cs_str_ieq(db, CS_CATALOG_DEFAULT_DB)) {
+        return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
+                                "The schema `%s` cannot be found. Verify the spelling and "
+                                "correctness of the schema and catalog.",
+                                db);
+    }
+    if (find(c, CS_CATALOG_DEFAULT_DB, name)) {
+        if (if_not_exists) return 0;
+        const char *full[3] = {"spark_catalog", CS_CATALOG_DEFAULT_DB, name};
+        return exists_error(full, 3, err);
+    }
+    if (!location) {
+        return cs_sql_error_set(err, CS_EINVAL, "UNSUPPORTED_FEATURE.TABLE_OPERATION", "0A000",
+                                "The feature is not supported: Table `%s` does not support "
+                                "CREATE TABLE without LOCATION (managed tables).",
+                                name);
+    }
+    cs_catalog_table *t = cs_sql_alloc(c->arena, sizeof *t);
+    t->kind = CS_CATALOG_TABLE;
+    t->database = CS_CATALOG_DEFAULT_DB;
+    t->name = lower_dup(c->arena, name);
+    t->format = lower_dup(c->arena, format);
+    t->location = cs_sql_strdup(c->arena, location);
+    t->n_options = n_options;
+    if (n_options > 0) {
+        t->option_keys = cs_sql_alloc(c->arena, sizeof *t->option_keys * (size_t)n_options);
+        t->option_values = cs_sql_alloc(c->arena, sizeof *t->option_values * (size_t)n_options);
+        for (int i = 0; i < n_options; i++) {
+            t->option_keys[i] = cs_sql_strdup(c->arena, keys[i]);
+            t->option_values[i] = cs_sql_strdup(c->arena, values[i]);
+        }
+    }
+    int rc = describe_files(c->arena, t, schema, err);
+    if (rc != 0) return rc; /* t stays unlinked in the arena: nothing is created */
+    add_entry(c, t);
+    return 0;
+}
+
+int cs_catalog_drop(cs_catalog *c, const char *const *parts, int n, bool if_exists, cs_error *err)
+{
+    cs_catalog_table *t = cs_catalog_lookup_relation(c, parts, n);
+    if (!t) return if_exists ? 0 : cs_catalog_not_found_error(parts, n, err);
+    t->dropped = true;
+    return 0;
+}
+
+cs_catalog_table *cs_catalog_path_relation(cs_sql_arena *a, const char *format, const char *path,
+                                           cs_error *err)
+{
+    cs_catalog_table *t = cs_sql_alloc(a, sizeof *t);
+    t->kind = CS_CATALOG_PATH;
+    t->name = cs_sql_strdup(a, path);
+    t->format = lower_dup(a, format);
+    t->location = cs_sql_strdup(a, path);
+    return describe_files(a, t, NULL, err) == 0 ? t : NULL;
+}

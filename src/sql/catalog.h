@@ -1,0 +1,102 @@
+/*
+ * catalog.h — a session's catalog, as Spark's SessionCatalog: the databases `default` (the
+ * current one) and `global_temp`, temporary views (session-scoped), global temporary views
+ * (`global_temp.v`), and tables created with `CREATE TABLE t USING parquet|csv|json|text
+ * [OPTIONS (...)] LOCATION 'path'` over files, whose schema is inferred from the files by the
+ * format (src/formats infer_schema over the data source's file listing) unless declared.
+ * Names are case-insensitive (stored lower case) as Spark's default.
+ *
+ * The catalog also hands out the session's expression ids (Spark's ExprId counter), so that
+ * every attribute the analyzer makes in a session is unique.
+ *
+ * Lookups (cs_catalog_lookup_relation) follow Spark's order: a one-part name is a temporary
+ * view, else a table of the current database; `global_temp.v` a global temporary view; `db.t`
+ * a table of db.
+ *
+ * Ownership: the catalog owns its entries; a view owns the arena its (unresolved) plan lives
+ * in; entries live until the catalog is freed (a dropped entry is only unlinked, since plans in
+ * flight may point to it). Single-threaded: one session's statements run one at a time.
+ * Called by the analyzer (lookups, path relations) and by cspark-sql's command execution
+ * (CREATE/DROP).
+ */
+#ifndef CSPARK_SQL_CATALOG_H
+#define CSPARK_SQL_CATALOG_H
+
+#include <stdbool.h>
+
+#include "columnar/col_type.h"
+#include "common/err.h"
+#include "sql/logical_plan.h"
+#include "sql/sql_arena.h"
+
+#define CS_CATALOG_DEFAULT_DB "default"
+#define CS_CATALOG_GLOBAL_TEMP_DB "global_temp"
+
+typedef enum cs_catalog_kind {
+    CS_CATALOG_TABLE,     /* files at a location, in a format */
+    CS_CATALOG_TEMP_VIEW, /* a query; database NULL (global_temp for global ones) */
+    CS_CATALOG_PATH       /* an anonymous relation over a path: parquet.`/data/x` */
+} cs_catalog_kind;
+
+struct cs_catalog_table {
+    cs_catalog_kind kind;
+    const char *database; /* "default", "global_temp", or NULL for a session temp view */
+    const char *name;     /* lower case */
+    /* TABLE, PATH */
+    const char *format;
+    const char *location;
+    int n_options;
+    const char **option_keys, **option_values;
+    cs_col_type *schema; /* struct: data columns then partition columns (kept by the arena) */
+    int n_partition_columns;
+    int64_t size_bytes; /* sum of the files' sizes when listed, -1 unknown */
+    /* TEMP_VIEW: the query as written (unresolved), resolved again at each reference */
+    const cs_logical_plan *view_plan;
+    int n_view_columns; /* CREATE VIEW v (a, b) */
+    const char **view_columns;
+    cs_sql_arena *view_arena; /* owns view_plan; freed with the catalog */
+    bool dropped;
+};
+
+typedef struct cs_catalog cs_catalog;
+
+cs_catalog *cs_catalog_new(void);
+void cs_catalog_free(cs_catalog *c);
+
+/* The session's next expression id (1, 2, ...). */
+int64_t cs_catalog_next_expr_id(cs_catalog *c);
+const char *cs_catalog_current_database(const cs_catalog *c);
+
+/* The relation called parts[0..n) (case-insensitive), or NULL. */
+cs_catalog_table *cs_catalog_lookup_relation(cs_catalog *c, const char *const *parts, int n);
+/* The database name exists ("default", "global_temp"). */
+bool cs_catalog_database_exists(const cs_catalog *c, const char *db);
+
+/* CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW name [(columns)] AS plan: takes over arena (which
+ * holds plan) also on failure. TABLE_OR_VIEW_ALREADY_EXISTS when it exists and !replace. */
+int cs_catalog_create_temp_view(cs_catalog *c, const char *name, bool global, bool replace,
+                                const char *const *columns, int n_columns,
+                                const cs_logical_plan *plan, cs_sql_arena *arena, cs_error *err);
+
+/* CREATE TABLE [IF NOT EXISTS] [db.]name [(schema)] USING format [OPTIONS] LOCATION location:
+ * lists the files and infers the schema (and partition columns) when schema is NULL.
+ * TABLE_OR_VIEW_ALREADY_EXISTS when it exists (0 with if_not_exists), PATH_NOT_FOUND when the
+ * location does not exist; nothing is created on failure. schema is borrowed (copied by
+ * reference). */
+int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts,
+                            const char *format, const char *location, const char *const *keys,
+                            const char *const *values, int n_options, cs_col_type *schema,
+                            bool if_not_exists, cs_error *err);
+
+/* DROP TABLE|VIEW [IF EXISTS] name: TABLE_OR_VIEW_NOT_FOUND unless if_exists. */
+int cs_catalog_drop(cs_catalog *c, const char *const *parts, int n, bool if_exists, cs_error *err);
+
+/* A relation over files at path in format (parquet.`path`), made in the query's arena:
+ * PATH_NOT_FOUND when the path does not exist; the schema inferred by the format. */
+cs_catalog_table *cs_catalog_path_relation(cs_sql_arena *a, const char *format, const char *path,
+                                           cs_error *err);
+
+/* Spark's TABLE_OR_VIEW_NOT_FOUND for parts[0..n) ("`t`", "`db`.`t`"). */
+int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err);
+
+#endif /* CSPARK_SQL_CATALOG_H */

@@ -1,0 +1,61 @@
+/*
+ * function_registry.h — the type side of Spark's FunctionRegistry: the builtin names and aliases
+ * a query may call (case-insensitive), the canonical name the engine implements them under
+ * (sqlexec/pexpr.h), how many arguments each takes, whether it is a scalar, aggregate, window
+ * or generator function, and the rule giving its result type from its arguments' types,
+ * inserting Spark 4's implicit casts (AnsiTypeCoercion) on the arguments.
+ *
+ * Operators are functions here as in sql_expr.h: "+", "-", "*", "/", "%", "div", "=", "<=>",
+ * "<", "<=", ">", ">=", "!=", "<>", "and", "or", "not", "negative", "isnull", "like", ...
+ *
+ * Errors are Spark's: WRONG_NUM_ARGS.WITHOUT_SUGGESTION, DATATYPE_MISMATCH.* (the message
+ * names the call as Spark's toSQLExpr prints it). Called by the analyzer. Ownership: the table
+ * is static; resolved nodes are made in the caller's arena.
+ */
+#ifndef CSPARK_SQL_FUNCTION_REGISTRY_H
+#define CSPARK_SQL_FUNCTION_REGISTRY_H
+
+#include <stdbool.h>
+
+#include "common/err.h"
+#include "sql/sql_arena.h"
+#include "sql/sql_expr.h"
+
+typedef enum cs_fn_kind {
+    CS_FN_SCALAR,
+    CS_FN_AGGREGATE, /* also usable as a window function with OVER */
+    CS_FN_WINDOW,    /* only with OVER: row_number, rank, lag, ... */
+    CS_FN_GENERATOR  /* explode, posexplode, inline, stack */
+} cs_fn_kind;
+
+typedef struct cs_fn_info {
+    const char *name;       /* as the user may write it (lower case) */
+    const char *canonical;  /* the engine's name (pexpr.h) */
+    int min_args, max_args; /* max_args -1: any number */
+    cs_fn_kind kind;
+    int rule; /* the result type rule (function_registry.c) */
+} cs_fn_info;
+
+/* The builtin called name (case-insensitive), or NULL. */
+const cs_fn_info *cs_fn_lookup(const char *name);
+/* The i-th builtin (0 <= i < cs_fn_count()), for SHOW FUNCTIONS and the test that checks every
+ * registered function has an engine kernel. */
+int cs_fn_count(void);
+const cs_fn_info *cs_fn_at(int i);
+
+/* Resolves a call of f written as `name` (for messages: Spark prints the name as written)
+ * over resolved args[0..n): checks the argument count and types, casts arguments as Spark
+ * does and returns a resolved FUNC (scalar, window, generator) or AGG node with its type and
+ * nullability; distinct/filter/ignore_nulls are copied from `call` (the unresolved node, for
+ * positions too). NULL + err (Spark's error class) when the call is not valid. */
+cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_expr *call,
+                           cs_sql_expr **args, int n, cs_error *err);
+
+/* The common type of args[0..n) under ANSI (CASE, IF, COALESCE, IN, greatest, ...) and args
+ * cast to it in place; NULL when there is none. */
+cs_col_type *cs_fn_coerce_common(cs_sql_arena *a, cs_sql_expr **args, int n);
+
+/* Spark's toSQLExpr of e for messages: "\"(a + 1)\"" (the pretty SQL in double quotes). */
+void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out);
+
+#endif /* CSPARK_SQL_FUNCTION_REGISTRY_H */

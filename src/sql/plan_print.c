@@ -1,0 +1,709 @@
+/*
+ * plan_print.c — Spark's three ways of writing trees (see sql_expr.h, logical_plan.h):
+ *   - cs_sql_expr_pretty_name: the column name Spark gives an unaliased expression (toPrettySQL:
+ *     attributes by name, string literals bare, operators in parentheses "(a + 1)", functions by
+ *     the name as written "substr(s, 1)", count(*) as "count(1)", implicit casts left out);
+ *   - cs_sql_expr_print: Catalyst's toString for EXPLAIN ("(a#1 + 1)", "cast(a#1 as bigint)",
+ *     "'a" for unresolved names, "b#2L" for bigint attributes);
+ *   - cs_logical_plan_print: the tree string ("Project [...]" with "+- " / ":- " children).
+ * Called by the analyzer (names, error messages), EXPLAIN and the SQL tab.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/catalog.h"
+#include "sql/logical_plan.h"
+#include "sql/sql_expr.h"
+#include "sql/type_coercion.h"
+
+/* PRETTY: toPrettySQL (result names); PRINT: toString (EXPLAIN); SQL: Expression.sql as Spark's
+ * messages quote expressions (attributes with their qualifier) */
+typedef enum { MODE_PRETTY, MODE_PRINT, MODE_SQL } print_mode;
+
+static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out);
+
+static void civil_from_days(int64_t z, int *y, unsigned *mo, unsigned *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t yy = (int64_t)yoe + era * 400;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *mo = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int)(yy + (*mo <= 2));
+}
+
+static void put_int128(__int128 v, int scale, cs_sbuf *out)
+{
+    char buf[64];
+    int n = 0;
+    bool neg = v < 0;
+    unsigned __int128 u = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    do {
+        buf[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    while (n <= scale)
+        buf[n++] = '0';
+    if (neg) cs_sbuf_putc(out, '-');
+    for (int i = n - 1; i >= 0; i--) {
+        cs_sbuf_putc(out, buf[i]);
+        if (i == scale && scale > 0) cs_sbuf_putc(out, '.');
+    }
+}
+
+static void put_timestamp(int64_t us, cs_sbuf *out)
+{
+    int64_t days = us >= 0 ? us / 86400000000LL : -((-us + 86399999999LL) / 86400000000LL);
+    int64_t rem = us - days * 86400000000LL;
+    int y;
+    unsigned mo, d;
+    civil_from_days(days, &y, &mo, &d);
+    cs_sbuf_printf(out, "%04d-%02u-%02u %02d:%02d:%02d", y, mo, d, (int)(rem / 3600000000LL),
+                   (int)(rem / 60000000LL % 60), (int)(rem / 1000000LL % 60));
+    int64_t frac = rem % 1000000LL;
+    if (frac) {
+        char f[8];
+        snprintf(f, sizeof f, "%06d", (int)frac);
+        for (int i = 5; i > 0 && f[i] == '0'; i--)
+            f[i] = '\0';
+        cs_sbuf_printf(out, ".%s", f);
+    }
+}
+
+static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
+{
+    const cs_column *c = e->literal;
+    if (!c || c->type->id == CS_TYPE_NULL || c->null_count > 0 ||
+        (c->validity && !cs_column_is_valid(c, 0))) {
+        cs_sbuf_puts(out, m == MODE_PRETTY ? "NULL" : "null");
+        return;
+    }
+    switch (c->type->id) {
+    case CS_TYPE_BOOLEAN:
+        cs_sbuf_puts(out, cs_bit_get(c->values, 0) ? "true" : "false");
+        return;
+    /* numbers print bare in names and plans (Spark's usePrettyExpression, Literal.toString) */
+    case CS_TYPE_BYTE:
+        cs_sbuf_printf(out, "%d", ((const int8_t *)c->values)[0]);
+        return;
+    case CS_TYPE_SHORT:
+        cs_sbuf_printf(out, "%d", ((const int16_t *)c->values)[0]);
+        return;
+    case CS_TYPE_INT:
+        cs_sbuf_printf(out, "%" PRId32, ((const int32_t *)c->values)[0]);
+        return;
+    case CS_TYPE_LONG:
+        cs_sbuf_printf(out, "%" PRId64, ((const int64_t *)c->values)[0]);
+        return;
+    case CS_TYPE_FLOAT:
+        cs_sbuf_printf(out, "%.9g", (double)((const float *)c->values)[0]);
+        return;
+    case CS_TYPE_DOUBLE: {
+        double v = ((const double *)c->values)[0];
+        char buf[40];
+        snprintf(buf, sizeof buf, "%.17g", v);
+        for (int p = 1; p < 17; p++) { /* the shortest text that reads back as v */
+            snprintf(buf, sizeof buf, "%.*g", p, v);
+            double back;
+            if (sscanf(buf, "%lf", &back) == 1 && back == v) break;
+        }
+        cs_sbuf_puts(out, buf);
+        if (!strpbrk(buf, ".eEn")) cs_sbuf_puts(out, ".0");
+        return;
+    }
+    case CS_TYPE_DECIMAL: {
+        __int128 v;
+        memcpy(&v, c->values, sizeof v);
+        put_int128(v, c->type->scale, out);
+        return;
+    }
+    case CS_TYPE_STRING: {
+        int32_t len = 0;
+        const uint8_t *p = cs_column_bytes(c, 0, &len);
+        if (m == MODE_PRETTY)
+            cs_sbuf_append(out, p, (size_t)len);
+        else
+            cs_sbuf_append(out, p, (size_t)len);
+        return;
+    }
+    case CS_TYPE_DATE: {
+        int y;
+        unsigned mo, d;
+        civil_from_days(((const int32_t *)c->values)[0], &y, &mo, &d);
+        cs_sbuf_printf(out, "DATE '%04d-%02u-%02u'", y, mo, d);
+        return;
+    }
+    case CS_TYPE_TIMESTAMP:
+    case CS_TYPE_TIMESTAMP_NTZ:
+        cs_sbuf_puts(out, c->type->id == CS_TYPE_TIMESTAMP ? "TIMESTAMP '" : "TIMESTAMP_NTZ '");
+        put_timestamp(((const int64_t *)c->values)[0], out);
+        cs_sbuf_putc(out, '\'');
+        return;
+    case CS_TYPE_INTERVAL_DT: {
+        int64_t us = ((const int64_t *)c->values)[0];
+        const cs_col_type *t = c->type;
+        static const int64_t unit[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
+        static const char *const names[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+        if (t->precision == t->scale && t->precision >= 0 && t->precision < 4 &&
+            us % unit[t->precision] == 0) {
+            cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' %s", us / unit[t->precision],
+                           names[t->precision]);
+        } else {
+            cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' MICROSECOND", us);
+        }
+        return;
+    }
+    case CS_TYPE_INTERVAL_YM: {
+        int32_t mo = ((const int32_t *)c->values)[0];
+        if (c->type->precision == CS_INTERVAL_YEAR && c->type->scale == CS_INTERVAL_YEAR)
+            cs_sbuf_printf(out, "INTERVAL '%d' YEAR", mo / 12);
+        else if (c->type->precision == CS_INTERVAL_MONTH)
+            cs_sbuf_printf(out, "INTERVAL '%d' MONTH", mo);
+        else
+            cs_sbuf_printf(out, "INTERVAL '%d-%d' YEAR TO MONTH", mo / 12, mo % 12);
+        return;
+    }
+    default:
+        cs_sbuf_puts(out, "<literal>");
+        return;
+    }
+}
+
+/* Operators written between their operands, with Spark's symbols. */
+static const char *infix_symbol(const char *fn)
+{
+    static const char *const ops[][2] = {
+        {"+", "+"},     {"-", "-"},     {"*", "*"}, {"/", "/"},   {"%", "%"}, {"div", "div"},
+        {"=", "="},     {"<=>", "<=>"}, {"<", "<"}, {"<=", "<="}, {">", ">"}, {">=", ">="},
+        {"and", "AND"}, {"or", "OR"},   {"&", "&"}, {"|", "|"},   {"^", "^"}, {"||", "||"},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i][0], fn) == 0) return ops[i][1];
+    return NULL;
+}
+
+static const char *upper_name(const char *fn)
+{
+    static const char *const names[][2] = {
+        {"sqrt", "SQRT"},
+        {"exp", "EXP"},
+        {"ceil", "CEIL"},
+        {"floor", "FLOOR"},
+        {"cbrt", "CBRT"},
+        {"sin", "SIN"},
+        {"cos", "COS"},
+        {"tan", "TAN"},
+        {"asin", "ASIN"},
+        {"acos", "ACOS"},
+        {"atan", "ATAN"},
+        {"log10", "LOG10"},
+        {"log2", "LOG2"},
+        {"degrees", "DEGREES"},
+        {"radians", "RADIANS"},
+        {"signum", "SIGNUM"},
+        {"rank", "RANK"},
+        {"dense_rank", "DENSE_RANK"},
+        {"percent_rank", "PERCENT_RANK"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i][0], fn) == 0) return names[i][1];
+    return NULL;
+}
+
+static void args_out(const cs_sql_expr *e, int from, print_mode m, cs_sbuf *out)
+{
+    for (int i = from; i < e->n_args; i++) {
+        if (i > from) cs_sbuf_puts(out, ", ");
+        expr_out(e->args[i], m, out);
+    }
+}
+
+static void lower_out(const char *s, cs_sbuf *out)
+{
+    for (; *s; s++)
+        cs_sbuf_putc(out, (char)tolower((unsigned char)*s));
+}
+
+static void type_out(const cs_col_type *t, print_mode m, cs_sbuf *out)
+{
+    if (m == MODE_PRETTY)
+        cs_tc_type_sql(t, out);
+    else
+        cs_col_type_simple_string(t, out);
+}
+
+static void sort_order_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
+{
+    expr_out(e->args[0], m, out);
+    cs_sbuf_puts(out, e->descending ? " DESC" : " ASC");
+    cs_sbuf_puts(out, e->nulls_first ? " NULLS FIRST" : " NULLS LAST");
+}
+
+static void bound_out(const cs_frame_bound *b, print_mode m, cs_sbuf *out)
+{
+    switch (b->kind) {
+    case CS_BOUND_UNBOUNDED_PRECEDING:
+        cs_sbuf_puts(out, "UNBOUNDED PRECEDING");
+        return;
+    case CS_BOUND_UNBOUNDED_FOLLOWING:
+        cs_sbuf_puts(out, "UNBOUNDED FOLLOWING");
+        return;
+    case CS_BOUND_CURRENT_ROW:
+        cs_sbuf_puts(out, "CURRENT ROW");
+        return;
+    case CS_BOUND_PRECEDING:
+        if (b->offset) expr_out(b->offset, m, out);
+        cs_sbuf_puts(out, " PRECEDING");
+        return;
+    case CS_BOUND_FOLLOWING:
+        if (b->offset) expr_out(b->offset, m, out);
+        cs_sbuf_puts(out, " FOLLOWING");
+        return;
+    }
+}
+
+static void window_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
+{
+    expr_out(e->args[0], m, out);
+    const cs_window_spec *w = e->window;
+    cs_sbuf_puts(out, " OVER (");
+    bool sp = false;
+    if (w && w->n_partition) {
+        cs_sbuf_puts(out, "PARTITION BY ");
+        for (int i = 0; i < w->n_partition; i++) {
+            if (i) cs_sbuf_puts(out, ", ");
+            expr_out(w->partition[i], m, out);
+        }
+        sp = true;
+    }
+    if (w && w->n_order) {
+        cs_sbuf_puts(out, sp ? " ORDER BY " : "ORDER BY ");
+        for (int i = 0; i < w->n_order; i++) {
+            if (i) cs_sbuf_puts(out, ", ");
+            expr_out(w->order[i], m, out);
+        }
+        sp = true;
+    }
+    if (w && w->has_frame) {
+        cs_sbuf_puts(out, sp ? " " : "");
+        cs_sbuf_puts(out, w->frame_type == CS_FRAME_ROWS ? "ROWS BETWEEN " : "RANGE BETWEEN ");
+        bound_out(&w->lower, m, out);
+        cs_sbuf_puts(out, " AND ");
+        bound_out(&w->upper, m, out);
+    }
+    cs_sbuf_putc(out, ')');
+}
+
+static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
+{
+    const char *fn = e->fn ? e->fn : e->name;
+    const char *sym = infix_symbol(fn);
+    if (sym && e->n_args == 2) {
+        cs_sbuf_putc(out, '(');
+        expr_out(e->args[0], m, out);
+        cs_sbuf_printf(out, " %s ", sym);
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    }
+    if (strcmp(fn, "!=") == 0 && e->n_args == 2) {
+        cs_sbuf_puts(out, "(NOT (");
+        expr_out(e->args[0], m, out);
+        cs_sbuf_puts(out, " = ");
+        expr_out(e->args[1], m, out);
+        cs_sbuf_puts(out, "))");
+        return;
+    }
+    if (e->n_args == 1) {
+        const char *pre = strcmp(fn, "not") == 0        ? "(NOT "
+                          : strcmp(fn, "negative") == 0 ? "(- "
+                          : strcmp(fn, "positive") == 0 ? "(+ "
+                          : strcmp(fn, "~") == 0        ? "~"
+                                                        : NULL;
+        if (pre) {
+            cs_sbuf_puts(out, pre);
+            expr_out(e->args[0], m, out);
+            if (pre[0] == '(') cs_sbuf_putc(out, ')');
+            return;
+        }
+        if (strcmp(fn, "isnull") == 0 || strcmp(fn, "isnotnull") == 0) {
+            cs_sbuf_putc(out, '(');
+            expr_out(e->args[0], m, out);
+            cs_sbuf_puts(out, fn[2] == 'n' && fn[3] == 'o' ? " IS NOT NULL)" : " IS NULL)");
+            return;
+        }
+    }
+    if ((strcmp(fn, "like") == 0 || strcmp(fn, "ilike") == 0) && e->n_args >= 2) {
+        expr_out(e->args[0], m, out);
+        cs_sbuf_puts(out, fn[0] == 'i' ? " ILIKE " : " LIKE ");
+        expr_out(e->args[1], m, out);
+        return;
+    }
+    if (e->name && cs_str_ieq(e->name, "extract") && e->n_args == 2) {
+        /* extract(year FROM dt): the field is a string literal, printed bare */
+        cs_sbuf_puts(out, "extract(");
+        expr_out(e->args[0], MODE_PRETTY, out);
+        cs_sbuf_puts(out, " FROM ");
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    }
+    if (strcmp(fn, "if") == 0 && e->n_args == 3 && m == MODE_PRETTY) {
+        cs_sbuf_puts(out, "(IF(");
+        args_out(e, 0, m, out);
+        cs_sbuf_puts(out, "))");
+        return;
+    }
+    /* the name as written (Spark keeps an alias's name: substr, ucase), lower case; a few
+     * of Spark's expressions print their own upper-case names (SQRT, CEIL, RANK) */
+    const char *upper = e->kind != CS_EX_UNRESOLVED_FUNC ? upper_name(fn) : NULL;
+    if (upper)
+        cs_sbuf_puts(out, upper);
+    else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name)
+        lower_out(e->name, out);
+    else if (e->kind == CS_EX_UNRESOLVED_FUNC) {
+        if (m == MODE_PRINT) cs_sbuf_putc(out, '\'');
+        cs_sbuf_puts(out, e->name);
+    } else
+        cs_sbuf_puts(out, fn);
+    cs_sbuf_putc(out, '(');
+    if (e->distinct) cs_sbuf_puts(out, "DISTINCT ");
+    args_out(e, 0, m, out);
+    cs_sbuf_putc(out, ')');
+    if (e->filter) {
+        cs_sbuf_puts(out, " FILTER (WHERE ");
+        expr_out(e->filter, m, out);
+        cs_sbuf_putc(out, ')');
+    }
+}
+
+static void parts_out(const cs_sql_expr *e, cs_sbuf *out)
+{
+    for (int i = 0; i < e->n_parts; i++) {
+        if (i) cs_sbuf_putc(out, '.');
+        cs_sbuf_puts(out, e->parts[i]);
+    }
+}
+
+static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
+{
+    if (!e) {
+        cs_sbuf_puts(out, "?");
+        return;
+    }
+    switch (e->kind) {
+    case CS_EX_LITERAL:
+        literal_out(e, m, out);
+        return;
+    case CS_EX_UNRESOLVED_ATTR:
+        if (m == MODE_PRINT) cs_sbuf_putc(out, '\'');
+        parts_out(e, out);
+        return;
+    case CS_EX_STAR:
+        if (e->n_parts) {
+            parts_out(e, out);
+            cs_sbuf_putc(out, '.');
+        }
+        cs_sbuf_putc(out, '*');
+        return;
+    case CS_EX_ATTR:
+    case CS_EX_OUTER_ATTR:
+    case CS_EX_LAMBDA_VAR:
+        if (m == MODE_PRETTY) {
+            cs_sbuf_puts(out, e->name);
+            return;
+        }
+        if (m == MODE_SQL) {
+            for (int i = 0; i < e->n_parts; i++)
+                cs_sbuf_printf(out, "%s.", e->parts[i]);
+            cs_sbuf_puts(out, e->name);
+            return;
+        }
+        if (e->kind == CS_EX_OUTER_ATTR) cs_sbuf_puts(out, "outer(");
+        cs_sbuf_printf(out, "%s#%" PRId64 "%s", e->name, e->id,
+                       e->type && e->type->id == CS_TYPE_LONG ? "L" : "");
+        if (e->kind == CS_EX_OUTER_ATTR) cs_sbuf_putc(out, ')');
+        return;
+    case CS_EX_ALIAS:
+        expr_out(e->args[0], m, out);
+        cs_sbuf_printf(out, " AS %s", e->name);
+        if (m == MODE_PRINT)
+            cs_sbuf_printf(out, "#%" PRId64 "%s", e->id,
+                           e->type && e->type->id == CS_TYPE_LONG ? "L" : "");
+        return;
+    case CS_EX_UNRESOLVED_FUNC:
+    case CS_EX_FUNC:
+    case CS_EX_AGG:
+        call_out(e, m, out);
+        return;
+    case CS_EX_WINDOW:
+        window_out(e, m, out);
+        return;
+    case CS_EX_CAST:
+        if (e->implicit_cast && m != MODE_PRINT) {
+            expr_out(e->args[0], m, out);
+            return;
+        }
+        cs_sbuf_puts(out, m == MODE_PRETTY ? "CAST(" : "cast(");
+        expr_out(e->args[0], m, out);
+        cs_sbuf_puts(out, m == MODE_PRETTY ? " AS " : " as ");
+        type_out(e->cast_type, m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    case CS_EX_CASE: {
+        cs_sbuf_puts(out, "CASE");
+        int i = 0;
+        if (e->has_operand) {
+            cs_sbuf_putc(out, ' ');
+            expr_out(e->args[0], m, out);
+            i = 1;
+        }
+        int end = e->n_args - (e->has_else ? 1 : 0);
+        for (; i + 1 < end + 1 && i < end; i += 2) {
+            cs_sbuf_puts(out, " WHEN ");
+            expr_out(e->args[i], m, out);
+            cs_sbuf_puts(out, " THEN ");
+            expr_out(e->args[i + 1], m, out);
+        }
+        if (e->has_else) {
+            cs_sbuf_puts(out, " ELSE ");
+            expr_out(e->args[e->n_args - 1], m, out);
+        }
+        cs_sbuf_puts(out, " END");
+        return;
+    }
+    case CS_EX_IN_LIST:
+        cs_sbuf_putc(out, '(');
+        expr_out(e->args[0], m, out);
+        cs_sbuf_puts(out, e->negated ? " NOT IN (" : " IN (");
+        args_out(e, 1, m, out);
+        cs_sbuf_puts(out, "))");
+        return;
+    case CS_EX_IN_SUBQUERY:
+        cs_sbuf_putc(out, '(');
+        args_out(e, 0, m, out);
+        cs_sbuf_puts(out, e->negated ? " NOT IN (listquery()))" : " IN (listquery()))");
+        return;
+    case CS_EX_EXISTS:
+        cs_sbuf_puts(out, e->negated ? "(NOT exists())" : "exists()");
+        return;
+    case CS_EX_SCALAR_SUBQUERY:
+        cs_sbuf_puts(out, "scalarsubquery()");
+        return;
+    case CS_EX_SORT_ORDER:
+        sort_order_out(e, m, out);
+        return;
+    case CS_EX_LAMBDA:
+        cs_sbuf_puts(out, "lambdafunction(");
+        expr_out(e->args[0], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    case CS_EX_UNRESOLVED_ORDINAL:
+        cs_sbuf_printf(out, "%" PRId64, e->ordinal);
+        return;
+    }
+}
+
+void cs_sql_expr_print(const cs_sql_expr *e, cs_sbuf *out)
+{
+    expr_out(e, MODE_PRINT, out);
+}
+
+void cs_sql_expr_pretty_name(const cs_sql_expr *e, cs_sbuf *out)
+{
+    expr_out(e, MODE_PRETTY, out);
+}
+
+void cs_sql_expr_sql(const cs_sql_expr *e, cs_sbuf *out)
+{
+    expr_out(e, MODE_SQL, out);
+}
+
+/* ---- plans -------------------------------------------------------------------------------- */
+
+static void list_out(cs_sql_expr **xs, int n, cs_sbuf *out)
+{
+    cs_sbuf_putc(out, '[');
+    for (int i = 0; i < n; i++) {
+        if (i) cs_sbuf_puts(out, ", ");
+        cs_sql_expr_print(xs[i], out);
+    }
+    cs_sbuf_putc(out, ']');
+}
+
+static const char *join_name(cs_join_type t)
+{
+    switch (t) {
+    case CS_JOIN_INNER:
+        return "Inner";
+    case CS_JOIN_LEFT_OUTER:
+        return "LeftOuter";
+    case CS_JOIN_RIGHT_OUTER:
+        return "RightOuter";
+    case CS_JOIN_FULL_OUTER:
+        return "FullOuter";
+    case CS_JOIN_LEFT_SEMI:
+        return "LeftSemi";
+    case CS_JOIN_LEFT_ANTI:
+        return "LeftAnti";
+    case CS_JOIN_CROSS:
+        return "Cross";
+    case CS_JOIN_EXISTENCE:
+        return "ExistenceJoin";
+    }
+    return "?";
+}
+
+static void node_out(const cs_logical_plan *p, cs_sbuf *out)
+{
+    switch (p->kind) {
+    case CS_LP_UNRESOLVED_RELATION:
+        if (p->path) {
+            cs_sbuf_printf(out, "'UnresolvedRelation [%s, %s], [], false", p->format, p->path);
+            return;
+        }
+        cs_sbuf_puts(out, "'UnresolvedRelation [");
+        for (int i = 0; i < p->n_parts; i++)
+            cs_sbuf_printf(out, "%s%s", i ? ", " : "", p->parts[i]);
+        cs_sbuf_puts(out, "], [], false");
+        return;
+    case CS_LP_RELATION:
+        cs_sbuf_puts(out, "Relation ");
+        if (p->table && p->table->name && p->table->database)
+            cs_sbuf_printf(out, "spark_catalog.%s.%s", p->table->database, p->table->name);
+        cs_sbuf_putc(out, '[');
+        for (int i = 0; i < p->n_output; i++) {
+            if (i) cs_sbuf_putc(out, ',');
+            cs_sql_expr_print(p->output[i], out);
+        }
+        cs_sbuf_printf(out, "] %s", p->table && p->table->format ? p->table->format : "");
+        return;
+    case CS_LP_LOCAL_RELATION:
+        cs_sbuf_puts(out, "LocalRelation ");
+        list_out(p->output, p->n_output, out);
+        return;
+    case CS_LP_RANGE:
+        cs_sbuf_printf(out, "Range (%" PRId64 ", %" PRId64 ", step=%" PRId64 ")", p->range_start,
+                       p->range_end, p->range_step);
+        return;
+    case CS_LP_ONE_ROW:
+        cs_sbuf_puts(out, "OneRowRelation");
+        return;
+    case CS_LP_PROJECT:
+        cs_sbuf_puts(out, p->resolved ? "Project " : "'Project ");
+        list_out(p->exprs, p->n_exprs, out);
+        return;
+    case CS_LP_FILTER:
+        cs_sbuf_puts(out, p->resolved ? "Filter " : "'Filter ");
+        cs_sql_expr_print(p->condition, out);
+        return;
+    case CS_LP_AGGREGATE:
+        cs_sbuf_puts(out, p->resolved ? "Aggregate " : "'Aggregate ");
+        list_out(p->group_by, p->n_group_by, out);
+        cs_sbuf_puts(out, ", ");
+        list_out(p->exprs, p->n_exprs, out);
+        return;
+    case CS_LP_JOIN:
+        cs_sbuf_printf(out, "%sJoin %s", p->resolved ? "" : "'", join_name(p->join_type));
+        if (p->condition) {
+            cs_sbuf_puts(out, ", ");
+            cs_sql_expr_print(p->condition, out);
+        }
+        return;
+    case CS_LP_SORT:
+        cs_sbuf_puts(out, p->resolved ? "Sort " : "'Sort ");
+        list_out(p->order, p->n_order, out);
+        cs_sbuf_puts(out, p->global ? ", true" : ", false");
+        return;
+    case CS_LP_LIMIT:
+        cs_sbuf_puts(out, "GlobalLimit ");
+        cs_sql_expr_print(p->limit, out);
+        return;
+    case CS_LP_OFFSET:
+        cs_sbuf_puts(out, "Offset ");
+        cs_sql_expr_print(p->limit, out);
+        return;
+    case CS_LP_SET_OP:
+        cs_sbuf_printf(out, "%s%s",
+                       p->set_op == CS_SET_UNION       ? "Union"
+                       : p->set_op == CS_SET_INTERSECT ? "Intersect"
+                                                       : "Except",
+                       p->all ? " All" : "");
+        if (p->set_op == CS_SET_UNION)
+            cs_sbuf_printf(out, " %s", p->all ? "true, false" : "false, false");
+        else
+            cs_sbuf_puts(out, p->all ? " true" : " false");
+        return;
+    case CS_LP_DISTINCT:
+        cs_sbuf_puts(out, "Distinct");
+        return;
+    case CS_LP_WINDOW:
+        cs_sbuf_puts(out, "Window ");
+        list_out(p->exprs, p->n_exprs, out);
+        cs_sbuf_puts(out, ", ");
+        list_out(p->partition, p->n_partition, out);
+        cs_sbuf_puts(out, ", ");
+        list_out(p->order, p->n_order, out);
+        return;
+    case CS_LP_GENERATE:
+        cs_sbuf_puts(out, "Generate ");
+        cs_sql_expr_print(p->generator, out);
+        cs_sbuf_printf(out, ", %s, ", p->outer ? "true" : "false");
+        list_out(p->output, p->n_output, out);
+        return;
+    case CS_LP_SUBQUERY_ALIAS:
+        cs_sbuf_printf(out, "SubqueryAlias %s", p->alias);
+        return;
+    case CS_LP_WITH:
+        cs_sbuf_puts(out, "'UnresolvedWith");
+        return;
+    case CS_LP_REPARTITION:
+        cs_sbuf_printf(out, "RepartitionByExpression ");
+        list_out(p->exprs, p->n_exprs, out);
+        return;
+    case CS_LP_SAMPLE:
+        cs_sbuf_printf(out, "Sample %g", p->fraction);
+        return;
+    case CS_LP_HINT:
+        cs_sbuf_printf(out, "'UnresolvedHint %s, ", p->alias ? p->alias : "");
+        list_out(p->exprs, p->n_exprs, out);
+        return;
+    case CS_LP_EXPAND:
+        cs_sbuf_puts(out, "Expand");
+        return;
+    case CS_LP_TABLE_FUNCTION:
+        cs_sbuf_printf(out, "'UnresolvedTableValuedFunction %s", p->alias ? p->alias : "");
+        return;
+    }
+}
+
+static void tree_out(const cs_logical_plan *p, cs_sbuf *prefix, cs_sbuf *out)
+{
+    node_out(p, out);
+    cs_sbuf_putc(out, '\n');
+    for (int i = 0; i < p->n_children; i++) {
+        bool last = i == p->n_children - 1;
+        if (!p->children[i]) continue;
+        cs_sbuf_puts(out, cs_sbuf_str(prefix));
+        cs_sbuf_puts(out, last ? "+- " : ":- ");
+        cs_sbuf child = {0};
+        cs_sbuf_puts(&child, cs_sbuf_str(prefix));
+        cs_sbuf_puts(&child, last ? "   " : ":  ");
+        tree_out(p->children[i], &child, out);
+        cs_sbuf_free(&child);
+    }
+}
+
+void cs_logical_plan_print(const cs_logical_plan *p, cs_sbuf *out)
+{
+    cs_sbuf prefix = {0};
+    cs_sbuf_puts(&prefix, "");
+    tree_out(p, &prefix, out);
+    cs_sbuf_free(&prefix);
+}

@@ -1,0 +1,61 @@
+/*
+ * type_coercion.h — Spark 4's type rules under ANSI mode (AnsiTypeCoercion and DecimalPrecision
+ * with spark.sql.decimalOperations.allowPrecisionLoss=true), used by the analyzer and the
+ * function registry to type resolved expressions and to insert the implicit casts Spark adds.
+ *
+ *   - widening (findWiderTypeForTwo): byte < short < int < long < float < double; an integral
+ *     type with a decimal widens to the decimal that holds both (int is decimal(10,0), long
+ *     decimal(20,0)); a decimal with float/double gives double; null widens to anything; date
+ *     to timestamp; a string with another atomic type gives that type under ANSI (a string is
+ *     implicitly cast to it), two strings give string;
+ *   - decimal results of + - * / % (DecimalPrecision), bounded to 38 digits by
+ *     adjustPrecisionScale (keeping at least 6 digits of scale);
+ *   - integral literals in decimal arithmetic take their exact precision (DecimalType.fromLiteral).
+ *
+ * Types returned are borrowed: primitive singletons, or decimals kept by the arena passed.
+ * Called by sql/function_registry.c and the analyzer (analyzer_*.c).
+ */
+#ifndef CSPARK_SQL_TYPE_COERCION_H
+#define CSPARK_SQL_TYPE_COERCION_H
+
+#include <stdbool.h>
+
+#include "columnar/col_type.h"
+#include "sql/sql_arena.h"
+#include "sql/sql_expr.h"
+
+bool cs_tc_is_integral(const cs_col_type *t); /* byte, short, int, long */
+bool cs_tc_is_numeric(const cs_col_type *t);  /* integral, float, double, decimal */
+bool cs_tc_is_atomic(const cs_col_type *t);   /* not array/map/struct */
+bool cs_tc_is_string(const cs_col_type *t);
+bool cs_tc_is_datetime(const cs_col_type *t); /* date, timestamp, timestamp_ntz */
+bool cs_tc_is_interval(const cs_col_type *t);
+
+/* Spark's DataType.sql: "INT", "BIGINT", "DECIMAL(10,2)", "STRING", "ARRAY<INT>", ... */
+void cs_tc_type_sql(const cs_col_type *t, cs_sbuf *out);
+
+/* decimal(p, s) kept by the arena; p and s already valid. */
+cs_col_type *cs_tc_decimal(cs_sql_arena *a, int precision, int scale);
+/* DecimalPrecision.adjustPrecisionScale (allowPrecisionLoss): p <= 38 as is; else keep the
+ * integral digits and at least min(s, 6) digits of scale. */
+cs_col_type *cs_tc_decimal_adjusted(cs_sql_arena *a, int precision, int scale);
+/* DecimalType.forType of an integral/decimal type; of an integral literal e, its exact digits
+ * (fromLiteral) when e is a literal. NULL when t is not integral or decimal. */
+cs_col_type *cs_tc_decimal_of(cs_sql_arena *a, const cs_sql_expr *e);
+/* The decimal result type of op ('+', '-', '*', '/', '%') over two decimals. */
+cs_col_type *cs_tc_decimal_result(cs_sql_arena *a, char op, const cs_col_type *l,
+                                  const cs_col_type *r);
+
+/* The common type of x and y (findWiderTypeForTwo under ANSI), or NULL when none. */
+cs_col_type *cs_tc_wider(cs_sql_arena *a, cs_col_type *x, cs_col_type *y);
+/* Whether ANSI implicit casting may turn `from` into `to` (AnsiTypeCoercion.implicitCast). */
+bool cs_tc_can_implicit_cast(const cs_col_type *from, const cs_col_type *to);
+/* Whether an explicit CAST from -> to exists under ANSI (Cast.canAnsiCast). */
+bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to);
+
+/* e itself when it already has type `to`, else a resolved implicit CAST of e to `to` (ANSI,
+ * marked implicit_cast so that result names leave it out, as Spark names columns before it
+ * coerces them). */
+cs_sql_expr *cs_tc_cast(cs_sql_arena *a, cs_sql_expr *e, cs_col_type *to);
+
+#endif /* CSPARK_SQL_TYPE_COERCION_H */
