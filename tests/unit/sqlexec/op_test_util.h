@@ -17,7 +17,7 @@
 #include "sqlexec/operator.h"
 #include "sqlexec/sql_ops.h"
 
-static cs_col_type *t_schema(int n, const char *const *names, cs_col_type *const *types)
+static inline cs_col_type *t_schema(int n, const char *const *names, cs_col_type *const *types)
 {
     cs_col_field f[16];
     for (int i = 0; i < n; i++)
@@ -26,7 +26,8 @@ static cs_col_type *t_schema(int n, const char *const *names, cs_col_type *const
 }
 
 /* A column of n values of fixed-width type t (values: n * width bytes; valid NULL: all). */
-static cs_column *t_fixed(cs_col_type *t, const void *values, int64_t n, const uint8_t *valid)
+static inline cs_column *t_fixed(cs_col_type *t, const void *values, int64_t n,
+                                 const uint8_t *valid)
 {
     cs_col_builder *b = cs_col_builder_new(NULL, t);
     cs_col_builder_append_values(b, values, n, valid);
@@ -35,18 +36,18 @@ static cs_column *t_fixed(cs_col_type *t, const void *values, int64_t n, const u
     return c;
 }
 
-static cs_column *t_longs(const int64_t *v, int64_t n, const uint8_t *valid)
+static inline cs_column *t_longs(const int64_t *v, int64_t n, const uint8_t *valid)
 {
     return t_fixed(cs_col_type_primitive(CS_TYPE_LONG), v, n, valid);
 }
 
-static cs_column *t_doubles(const double *v, int64_t n, const uint8_t *valid)
+static inline cs_column *t_doubles(const double *v, int64_t n, const uint8_t *valid)
 {
     return t_fixed(cs_col_type_primitive(CS_TYPE_DOUBLE), v, n, valid);
 }
 
 /* Strings: s[i] NULL is a null. */
-static cs_column *t_strings(const char *const *s, int64_t n)
+static inline cs_column *t_strings(const char *const *s, int64_t n)
 {
     cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
     for (int64_t i = 0; i < n; i++) {
@@ -60,7 +61,7 @@ static cs_column *t_strings(const char *const *s, int64_t n)
     return c;
 }
 
-static cs_col_batch *t_batch(cs_col_type *schema, cs_column **cols, int64_t n)
+static inline cs_col_batch *t_batch(cs_col_type *schema, cs_column **cols, int64_t n)
 {
     cs_error err = {0};
     cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, schema->n_fields, n, &err);
@@ -69,7 +70,7 @@ static cs_col_batch *t_batch(cs_col_type *schema, cs_column **cols, int64_t n)
 }
 
 /* A leaf over batches (references taken over from b[]). */
-static cs_sql_op *t_leaf(cs_col_type *schema, cs_col_batch **b, int n)
+static inline cs_sql_op *t_leaf(cs_col_type *schema, cs_col_batch **b, int n)
 {
     cs_sql_op *op = cs_sql_op_batches(cs_col_type_ref(schema), b, n);
     for (int i = 0; i < n; i++)
@@ -77,7 +78,7 @@ static cs_sql_op *t_leaf(cs_col_type *schema, cs_col_batch **b, int n)
     return op;
 }
 
-static void t_value(const cs_column *c, int64_t i, cs_sbuf *out)
+static inline void t_value(const cs_column *c, int64_t i, cs_sbuf *out)
 {
     if (!cs_column_is_valid(c, i) || c->type->id == CS_TYPE_NULL) {
         cs_sbuf_puts(out, "NULL");
@@ -154,7 +155,7 @@ typedef struct t_rows {
     cs_error err;
 } t_rows;
 
-static void t_rows_add(t_rows *r, const char *s)
+static inline void t_rows_add(t_rows *r, const char *s)
 {
     if (r->n == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 64;
@@ -163,7 +164,7 @@ static void t_rows_add(t_rows *r, const char *s)
     r->row[r->n++] = strdup(s);
 }
 
-static void t_rows_of_batch(t_rows *r, const cs_col_batch *b)
+static inline void t_rows_of_batch(t_rows *r, const cs_col_batch *b)
 {
     cs_sbuf sb = {0};
     for (int64_t i = 0; i < b->num_rows; i++) {
@@ -180,7 +181,7 @@ static void t_rows_of_batch(t_rows *r, const cs_col_batch *b)
 
 /* Runs op to its end (open, next..., close) and prints its rows; r.rc is the first error. The
  * caller frees the operator (its metrics stay readable until then). */
-static t_rows t_run(cs_sql_op *op, const cs_sql_exec_ctx *ctx)
+static inline t_rows t_run(cs_sql_op *op, const cs_sql_exec_ctx *ctx)
 {
     t_rows r = {0};
     r.rc = cs_sql_op_open(op, ctx, &r.err);
@@ -195,17 +196,17 @@ static t_rows t_run(cs_sql_op *op, const cs_sql_exec_ctx *ctx)
     return r;
 }
 
-static int t_cmp_str(const void *a, const void *b)
+static inline int t_cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void t_rows_sort(t_rows *r)
+static inline void t_rows_sort(t_rows *r)
 {
     qsort(r->row, (size_t)r->n, sizeof *r->row, t_cmp_str);
 }
 
-static void t_rows_free(t_rows *r)
+static inline void t_rows_free(t_rows *r)
 {
     for (int64_t i = 0; i < r->n; i++)
         free(r->row[i]);
@@ -214,7 +215,7 @@ static void t_rows_free(t_rows *r)
 }
 
 /* Whether two row lists are equal (in order); prints the first difference. */
-static bool t_rows_equal(const t_rows *a, const t_rows *b)
+static inline bool t_rows_equal(const t_rows *a, const t_rows *b)
 {
     for (int64_t i = 0; i < a->n && i < b->n; i++)
         if (strcmp(a->row[i], b->row[i]) != 0) {
@@ -229,14 +230,14 @@ static bool t_rows_equal(const t_rows *a, const t_rows *b)
 }
 
 /* A context without a memory limit (alloc: the default allocator). */
-static cs_sql_exec_ctx t_ctx(void)
+static inline cs_sql_exec_ctx t_ctx(void)
 {
     return (cs_sql_exec_ctx){
         .alloc = cs_col_default_allocator(), .ansi = true, .session_tz = "UTC"};
 }
 
 /* Deterministic pseudo-random numbers (xorshift). */
-static uint64_t t_rand(uint64_t *s)
+static inline uint64_t t_rand(uint64_t *s)
 {
     *s ^= *s << 13;
     *s ^= *s >> 7;
