@@ -26,6 +26,7 @@
 #include "sqlexec/sql_ops_internal.h"
 
 typedef struct sort_ent {
+    uint64_t prefix; /* the key's first 8 bytes, big-endian, zero-padded: most compares end here */
     const uint8_t *key;
     uint32_t len;
     int32_t b, r;
@@ -68,6 +69,10 @@ static void sorter_add(sorter *s, cs_col_batch *b)
         sort_ent *e = &s->ents[s->n++];
         e->key = dst + s->kb.off[i];
         e->len = (uint32_t)(s->kb.off[i + 1] - s->kb.off[i]);
+        uint64_t p = 0;
+        for (uint32_t k = 0; k < 8; k++)
+            p = p << 8 | (k < e->len ? e->key[k] : 0);
+        e->prefix = p;
         e->b = bi;
         e->r = (int32_t)i;
     }
@@ -76,6 +81,7 @@ static void sorter_add(sorter *s, cs_col_batch *b)
 static int cmp_ent(const void *x, const void *y)
 {
     const sort_ent *a = x, *b = y;
+    if (a->prefix != b->prefix) return a->prefix < b->prefix ? -1 : 1;
     uint32_t m = a->len < b->len ? a->len : b->len;
     int c = memcmp(a->key, b->key, m);
     if (c) return c;
