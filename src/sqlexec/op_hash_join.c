@@ -343,6 +343,15 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     int64_t np = 0;
     int rc = CS_OK;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (j->cap > 0 && i + 16 < n) /* the slot of a row 16 ahead, while this one probes */
+            __builtin_prefetch(&j->slots[j->kb.hash[i + 16] & (uint64_t)(j->cap - 1)]);
+        if (j->cap > 0 && i + 8 < n) {
+            int32_t ahead = j->slots[j->kb.hash[i + 8] & (uint64_t)(j->cap - 1)];
+            if (ahead >= 0) {
+                __builtin_prefetch(&j->row_hash[ahead]);
+                __builtin_prefetch(&j->row_key[ahead]);
+            }
+        }
         if (j->kb.any_null[i]) continue;
         size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
         int32_t r = lookup(j, j->kb.bytes + j->kb.off[i], len, j->kb.hash[i]);

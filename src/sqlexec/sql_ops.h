@@ -22,6 +22,7 @@
  *   TopN           Spark's TakeOrderedAndProject: the first `limit` rows of that order.
  *   Limit / Offset Spark's (Global/Local)Limit and offset: rows [offset, offset + limit).
  *   Union          Spark's Union (UNION ALL): the children's batches one child after another.
+ *   Expand         Spark's Expand: each row once per projection (grouping sets).
  *
  * Memory and spilling: aggregation state, the join's build side and sort buffers are charged to
  * ctx->task_memory through ctx->alloc; when cs_col_allocator_over() they spill to ctx->spill_dir
@@ -138,5 +139,15 @@ cs_sql_op *cs_sql_op_limit(cs_sql_op *child, int64_t limit, int64_t offset, cs_e
 /* UNION ALL of children whose schemas have the same column types (the first child's names;
  * a column is nullable when it is in any child). */
 cs_sql_op *cs_sql_op_union(cs_sql_op **children, int n, cs_error *err);
+
+/* Expand (Spark's ExpandExec, the rows of GROUPING SETS / ROLLUP / CUBE): every input row comes
+ * out once per projection. Projection p's output column c is input column
+ * projections[p * n_out + c] (CS_EXPAND_NULL: a null of that column's type, which another
+ * projection's ordinal gives), followed, when grouping_ids is not NULL, by a bigint column
+ * "spark_grouping_id" holding grouping_ids[p]. Output names are the first projection's input
+ * names (names[c] when names is not NULL). Columns are shared with the input, never copied. */
+#define CS_EXPAND_NULL (-1)
+cs_sql_op *cs_sql_op_expand(cs_sql_op *child, const int *projections, int n_projections, int n_out,
+                            const int64_t *grouping_ids, const char *const *names, cs_error *err);
 
 #endif /* CSPARK_SQLEXEC_SQL_OPS_H */

@@ -1,10 +1,10 @@
 /*
- * test_op_sort.c — Sort, TopN (src/sqlexec/op_sort.c, sort_keys.c), Limit / Offset (op_limit.c)
- * and Union (op_union.c): Spark's ordering of doubles (NaN greatest, -0.0 = 0.0, infinities),
- * of strings (bytewise unsigned, a prefix first, embedded zero bytes), NULLS FIRST/LAST with
- * ASC/DESC; a multi-key stable sort of a generated input against qsort in the test; sorted runs
- * spilled under a small task memory equal to the in-memory sort; TopN equal to sort + offset +
- * limit; Limit/Offset across batch boundaries, stopping its child; Union of children.
+ * test_op_sort.c — Sort, TopN (src/sqlexec/op_sort.c, sort_keys.c) and Limit / Offset
+ * (op_limit.c): Spark's ordering of doubles (NaN greatest, -0.0 = 0.0, infinities), of strings
+ * (bytewise unsigned, a prefix first, embedded zero bytes), NULLS FIRST/LAST with ASC/DESC; a
+ * multi-key stable sort of a generated input against qsort in the test; sorted runs spilled under a
+ * small task memory equal to the in-memory sort; TopN equal to sort + offset + limit; Limit/Offset
+ * across batch boundaries, stopping its child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -274,33 +274,6 @@ static void test_limit_offset_across_batches(void **state)
     free(g);
 }
 
-static void test_union_all(void **state)
-{
-    grow *g = gen_rows(30, 29);
-    cs_error err = {0};
-    cs_sql_op *u = cs_sql_op_union(
-        (cs_sql_op *[]){grow_op(g, 10, 4), grow_op(g + 10, 0, 4), grow_op(g + 10, 20, 8)}, 3, &err);
-    assert_non_null(u);
-    cs_sql_exec_ctx ctx = t_ctx();
-    t_rows got = t_run(u, &ctx);
-    assert_int_equal(got.n, 30);
-    for (int i = 0; i < 30; i++) {
-        char id[16];
-        snprintf(id, sizeof id, "|%d", i);
-        assert_non_null(strstr(got.row[i], id));
-    }
-    t_rows_free(&got);
-    cs_sql_op_free(u);
-    /* children of other column types are refused */
-    const char *names[] = {"x"};
-    cs_col_type *other = t_schema(1, names, (cs_col_type *[]){cs_col_type_primitive(CS_TYPE_INT)});
-    assert_null(
-        cs_sql_op_union((cs_sql_op *[]){grow_op(g, 3, 4), t_leaf(other, NULL, 0)}, 2, &err));
-    assert_non_null(strstr(err.msg, "types differ"));
-    cs_col_type_unref(other);
-    free(g);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,7 +283,6 @@ int main(void)
         cmocka_unit_test(test_spilled_runs_merge_to_the_in_memory_order),
         cmocka_unit_test(test_top_n_equals_sort_then_limit),
         cmocka_unit_test(test_limit_offset_across_batches),
-        cmocka_unit_test(test_union_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
