@@ -54,6 +54,7 @@ typedef struct join_op {
     /* build side */
     cs_col_batch **bb;
     int nbb, bb_cap;
+    int64_t bb_memory;                   /* bytes of the kept build batches */
     int32_t *row_batch, *row_idx, *next; /* next: the chain of rows with the same key */
     int32_t *heads;                      /* the first row of each distinct key */
     uint8_t *matched;
@@ -118,6 +119,7 @@ static void build_reset(join_op *j)
     for (int i = 0; i < j->nbb; i++)
         cs_col_batch_unref(j->bb[i]);
     j->nbb = 0;
+    j->bb_memory = 0;
     size_t rc = (size_t)j->rows_cap;
     cs_col_buffer_free(al, j->row_batch, rc * 4);
     cs_col_buffer_free(al, j->row_idx, rc * 4);
@@ -162,6 +164,7 @@ static void build_add(join_op *j, cs_col_batch *b)
     }
     int bi = j->nbb++;
     j->bb[bi] = b;
+    j->bb_memory += cs_col_batch_memory(b);
     int64_t n = b->num_rows;
     if (j->n_rows + n > j->rows_cap) {
         int64_t nc = j->rows_cap ? 2 * j->rows_cap : 4096;
@@ -443,11 +446,8 @@ static int partition_write(join_op *j, cs_col_batch *b, const cs_sort_key *keys,
 
 static int64_t build_held(const join_op *j)
 {
-    int64_t h = j->arena.held + (int64_t)cs_col_padded((size_t)j->cap * 4) +
-                j->rows_cap * (4 * 4 + 1 + 8 + (int64_t)sizeof(void *));
-    for (int i = 0; i < j->nbb; i++)
-        h += cs_col_batch_memory(j->bb[i]);
-    return h;
+    return j->bb_memory + j->arena.held + (int64_t)cs_col_padded((size_t)j->cap * 4) +
+           j->rows_cap * (4 * 4 + 1 + 8 + (int64_t)sizeof(void *));
 }
 
 static int start_grace(join_op *j, cs_error *err)

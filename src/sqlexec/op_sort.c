@@ -38,6 +38,7 @@ typedef struct sorter {
     int n_keys;
     cs_col_batch **bb;
     int nbb, bb_cap;
+    int64_t bb_memory; /* bytes of the kept batches */
     sort_ent *ents;
     int64_t n, cap;
     cs_sql_arena arena;
@@ -52,6 +53,7 @@ static void sorter_add(sorter *s, cs_col_batch *b)
     }
     int bi = s->nbb++;
     s->bb[bi] = b;
+    s->bb_memory += cs_col_batch_memory(b);
     int64_t n = b->num_rows;
     if (s->n + n > s->cap) {
         int64_t nc = s->cap ? 2 * s->cap : 4096;
@@ -112,10 +114,7 @@ static cs_col_batch *sorter_batch(sorter *s, cs_col_type *schema, int64_t from, 
 
 static int64_t sorter_held(const sorter *s)
 {
-    int64_t h = s->arena.held + s->cap * (int64_t)sizeof(sort_ent);
-    for (int i = 0; i < s->nbb; i++)
-        h += cs_col_batch_memory(s->bb[i]);
-    return h;
+    return s->bb_memory + s->arena.held + s->cap * (int64_t)sizeof(sort_ent);
 }
 
 static void sorter_reset(sorter *s)
@@ -123,6 +122,7 @@ static void sorter_reset(sorter *s)
     for (int i = 0; i < s->nbb; i++)
         cs_col_batch_unref(s->bb[i]);
     s->nbb = 0;
+    s->bb_memory = 0;
     cs_col_buffer_free(s->alloc, s->ents, (size_t)s->cap * sizeof *s->ents);
     s->ents = NULL;
     s->n = s->cap = 0;
