@@ -117,7 +117,7 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     }
     int32_t g = (int32_t)a->n_groups++;
     uint8_t *k = cs_sql_arena_alloc(&a->arena, len ? len : 1);
-    memcpy(k, key, len);
+    if (len) memcpy(k, key, len); /* no group keys: every row's key is empty */
     a->gkey[g] = k;
     a->ghash[g] = h;
     return g;
@@ -131,6 +131,11 @@ static void find_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key *key
         a->gid_cap = n;
         free(a->gid);
         a->gid = cs_xmalloc(sizeof *a->gid * (size_t)n);
+    }
+    if (a->n_keys == 0) { /* a global aggregate: one group, no key to hash */
+        if (a->n_groups == 0) new_group(a, NULL, 0, 0);
+        memset(a->gid, 0, sizeof *a->gid * (size_t)n);
+        return;
     }
     cs_sql_keys_encode(&a->kb, b, keys, a->n_keys, true);
     for (int64_t i = 0; i < n; i++) {
@@ -315,7 +320,7 @@ static int consume(agg_op *a, cs_error *err)
                 return rc;
         a->part = 0;
     } else if (a->n_keys == 0 && a->n_groups == 0) {
-        new_group(a, (const uint8_t *)"", 0, 0);
+        new_group(a, NULL, 0, 0);
         memset(a->states, 0, a->stride);
     }
     return CS_OK;

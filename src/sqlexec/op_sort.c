@@ -66,7 +66,7 @@ static void sorter_add(sorter *s, cs_col_batch *b)
     cs_sql_keys_encode(&s->kb, b, s->keys, s->n_keys, false);
     size_t total = (size_t)s->kb.off[n];
     uint8_t *dst = cs_sql_arena_alloc(&s->arena, total ? total : 1);
-    memcpy(dst, s->kb.bytes, total);
+    if (total) memcpy(dst, s->kb.bytes, total);
     for (int64_t i = 0; i < n; i++) {
         sort_ent *e = &s->ents[s->n++];
         e->key = dst + s->kb.off[i];
@@ -94,7 +94,7 @@ static int cmp_ent(const void *x, const void *y)
 
 static void sorter_sort(sorter *s)
 {
-    qsort(s->ents, (size_t)s->n, sizeof *s->ents, cmp_ent);
+    if (s->n > 1) qsort(s->ents, (size_t)s->n, sizeof *s->ents, cmp_ent);
 }
 
 /* Entries [from, from + n) as a batch of schema. */

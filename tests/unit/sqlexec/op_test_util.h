@@ -203,7 +203,7 @@ static inline int t_cmp_str(const void *a, const void *b)
 
 static inline void t_rows_sort(t_rows *r)
 {
-    qsort(r->row, (size_t)r->n, sizeof *r->row, t_cmp_str);
+    if (r->n > 1) qsort(r->row, (size_t)r->n, sizeof *r->row, t_cmp_str);
 }
 
 static inline void t_rows_free(t_rows *r)

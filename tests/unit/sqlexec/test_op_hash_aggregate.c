@@ -145,7 +145,7 @@ static int gen_batches(cs_col_type *schema, int64_t rows, int64_t groups, uint64
         out[nb++] = t_batch(schema,
                             (cs_column *[]){t_longs(k, n, kv), t_strings(s, n), t_longs(v, n, vv),
                                             t_doubles(d, n, NULL),
-                                            t_fixed(cs_col_type_decimal(10, 2, NULL), m, n, NULL),
+                                            t_fixed(schema->fields[4].type, m, n, NULL),
                                             t_fixed(T(CS_TYPE_BOOLEAN), bo, n, NULL)},
                             n);
     }
