@@ -1,0 +1,207 @@
+/*
+ * col_gather.c — gathers rows from one or several batches into new columns: the row movement of
+ * the hash join (probe rows with their build matches, null for an outer side's missing match),
+ * the sort and top-N (rows of many input batches in sorted order) and limit (a slice). One pass
+ * per column over the index vectors; a dictionary string column is gathered into a plain one.
+ * (pexpr.h's cs_column_take is the single-source gather of the expression engine; this one adds
+ * several sources and null rows, which the join and sort need.)
+ */
+#include "sqlexec/sql_ops_internal.h"
+
+#include "columnar/col_builder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const cs_column *src_of(cs_column *const *srcs, const int32_t *bidx, int64_t i)
+{
+    return srcs[bidx ? bidx[i] : 0];
+}
+
+static void set_validity(cs_column *out, cs_column *const *srcs, const int32_t *bidx,
+                         const int32_t *ridx, int64_t n)
+{
+    bool any = false;
+    for (int64_t i = 0; i < n && !any; i++)
+        any = ridx[i] < 0 || src_of(srcs, bidx, i)->validity != NULL;
+    if (!any) return;
+    out->validity_size = (size_t)(n + 7) / 8;
+    out->validity = cs_col_buffer_alloc(out->alloc, out->validity_size);
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bool v = ridx[i] >= 0 && cs_column_is_valid(src_of(srcs, bidx, i), ridx[i]);
+        if (v)
+            out->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+        else
+            nulls++;
+    }
+    out->null_count = nulls;
+    if (nulls == 0) {
+        cs_col_buffer_free(out->alloc, out->validity, out->validity_size);
+        out->validity = NULL;
+        out->validity_size = 0;
+    }
+}
+
+/* Offsets of list/string rows gathered: out offsets and, through *total, the element count. */
+static int32_t *gather_offsets(cs_column *out, cs_column *const *srcs, const int32_t *bidx,
+                               const int32_t *ridx, int64_t n, int64_t *total)
+{
+    out->values_size = (size_t)(n + 1) * 4;
+    out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+    int32_t *o = (int32_t *)(void *)out->values;
+    int64_t t = 0;
+    for (int64_t i = 0; i < n; i++) {
+        o[i] = (int32_t)t;
+        if (ridx[i] < 0) continue;
+        const cs_column *s = src_of(srcs, bidx, i);
+        const int32_t *so = cs_column_offsets(s);
+        t += so[ridx[i] + 1] - so[ridx[i]];
+    }
+    o[n] = (int32_t)t;
+    *total = t;
+    return o;
+}
+
+cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_t *bidx,
+                         const int32_t *ridx, int64_t n, cs_col_allocator *alloc)
+{
+    bool any_row = false;
+    for (int64_t i = 0; i < n && !any_row; i++)
+        any_row = ridx[i] >= 0;
+    if (!any_row) { /* all null: no source needed (an outer join's empty side) */
+        cs_col_builder *b = cs_col_builder_new(alloc, type);
+        cs_col_builder_append_nulls(b, n);
+        cs_column *c = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        return c;
+    }
+    cs_column *out = cs_column_new_raw(alloc, cs_col_type_ref(type), n);
+    set_validity(out, srcs, bidx, ridx, n);
+    cs_type_id id = type->id;
+    if (id == CS_TYPE_NULL) return out;
+    if (id == CS_TYPE_BOOLEAN) {
+        out->values_size = (size_t)(n + 7) / 8;
+        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        for (int64_t i = 0; i < n; i++)
+            if (ridx[i] >= 0 && cs_bit_get(src_of(srcs, bidx, i)->values, ridx[i]))
+                out->values[i >> 3] |= (uint8_t)(1u << (i & 7));
+        return out;
+    }
+    int w = cs_col_type_width(id);
+    if (w > 0) {
+        out->values_size = (size_t)n * (size_t)w;
+        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        uint8_t *d = out->values;
+        if (!bidx && w == 8) {
+            const int64_t *s = (const int64_t *)(const void *)srcs[0]->values;
+            int64_t *o = (int64_t *)(void *)d;
+            for (int64_t i = 0; i < n; i++)
+                o[i] = ridx[i] >= 0 ? s[ridx[i]] : 0;
+        } else if (!bidx && w == 4) {
+            const int32_t *s = (const int32_t *)(const void *)srcs[0]->values;
+            int32_t *o = (int32_t *)(void *)d;
+            for (int64_t i = 0; i < n; i++)
+                o[i] = ridx[i] >= 0 ? s[ridx[i]] : 0;
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                if (ridx[i] >= 0)
+                    memcpy(d + (size_t)i * (size_t)w,
+                           src_of(srcs, bidx, i)->values + (size_t)ridx[i] * (size_t)w, (size_t)w);
+        }
+        return out;
+    }
+    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
+        out->values_size = (size_t)(n + 1) * 4;
+        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        int32_t *o = (int32_t *)(void *)out->values;
+        int64_t t = 0;
+        for (int64_t i = 0; i < n; i++) {
+            o[i] = (int32_t)t;
+            if (ridx[i] < 0) continue;
+            int32_t len;
+            cs_column_bytes(src_of(srcs, bidx, i), ridx[i], &len);
+            t += len;
+        }
+        o[n] = (int32_t)t;
+        out->data_size = (size_t)t;
+        out->data = cs_col_buffer_alloc(out->alloc, out->data_size);
+        for (int64_t i = 0; i < n; i++) {
+            if (ridx[i] < 0) continue;
+            int32_t len;
+            const uint8_t *p = cs_column_bytes(src_of(srcs, bidx, i), ridx[i], &len);
+            if (len) memcpy(out->data + o[i], p, (size_t)len);
+        }
+        return out;
+    }
+    if (id == CS_TYPE_STRUCT) {
+        int nf = type->n_fields;
+        out->n_children = nf;
+        out->children = cs_xcalloc((size_t)(nf > 0 ? nf : 1), sizeof *out->children);
+        int nsrc = 1;
+        if (bidx)
+            for (int64_t i = 0; i < n; i++)
+                if (bidx[i] + 1 > nsrc) nsrc = bidx[i] + 1;
+        cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)nsrc);
+        for (int f = 0; f < nf; f++) {
+            for (int s = 0; s < nsrc; s++)
+                ch[s] = srcs[s]->children[f];
+            out->children[f] = cs_sql_gather(type->fields[f].type, ch, bidx, ridx, n, alloc);
+        }
+        free(ch);
+        return out;
+    }
+    /* array, map: offsets, then the children's elements gathered by an element index list */
+    int64_t total;
+    int32_t *o = gather_offsets(out, srcs, bidx, ridx, n, &total);
+    int32_t *eb = bidx ? cs_xmalloc(sizeof *eb * (size_t)(total > 0 ? total : 1)) : NULL;
+    int32_t *er = cs_xmalloc(sizeof *er * (size_t)(total > 0 ? total : 1));
+    for (int64_t i = 0; i < n; i++) {
+        if (ridx[i] < 0) continue;
+        const int32_t *so = cs_column_offsets(src_of(srcs, bidx, i));
+        for (int32_t j = so[ridx[i]], k = o[i]; j < so[ridx[i] + 1]; j++, k++) {
+            er[k] = j;
+            if (eb) eb[k] = bidx[i];
+        }
+    }
+    int nch = srcs[0]->n_children;
+    out->n_children = nch;
+    out->children = cs_xcalloc((size_t)(nch > 0 ? nch : 1), sizeof *out->children);
+    int nsrc = 1;
+    if (bidx)
+        for (int64_t i = 0; i < n; i++)
+            if (bidx[i] + 1 > nsrc) nsrc = bidx[i] + 1;
+    cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)nsrc);
+    for (int f = 0; f < nch; f++) {
+        for (int s = 0; s < nsrc; s++)
+            ch[s] = srcs[s]->children[f];
+        out->children[f] = cs_sql_gather(ch[0]->type, ch, eb, er, total, alloc);
+    }
+    free(ch);
+    free(eb);
+    free(er);
+    return out;
+}
+
+cs_col_batch *cs_sql_gather_batch(cs_col_type *schema, cs_col_batch *const *batches,
+                                  const int32_t *bidx, const int32_t *ridx, int64_t n,
+                                  cs_col_allocator *alloc)
+{
+    int nc = schema->n_fields, nsrc = 1;
+    if (bidx)
+        for (int64_t i = 0; i < n; i++)
+            if (bidx[i] + 1 > nsrc) nsrc = bidx[i] + 1;
+    cs_column **cols = cs_xmalloc(sizeof *cols * (size_t)(nc > 0 ? nc : 1));
+    cs_column **src = cs_xmalloc(sizeof *src * (size_t)nsrc);
+    for (int c = 0; c < nc; c++) {
+        for (int s = 0; s < nsrc; s++)
+            src[s] = batches[s] ? batches[s]->columns[c] : NULL;
+        for (int s = 1; s < nsrc; s++) /* a missing source is never read: stand in */
+            if (!src[s]) src[s] = src[0];
+        cols[c] = cs_sql_gather(schema->fields[c].type, src, bidx, ridx, n, alloc);
+    }
+    free(src);
+    cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, nc, n, NULL);
+    free(cols);
+    return b;
+}

@@ -1,0 +1,720 @@
+/*
+ * op_hash_join.c — HashJoin (Spark's ShuffledHashJoinExec / BroadcastHashJoinExec inside one
+ * task): the build side (left or right) is read whole and hashed, the probe side streamed a batch
+ * at a time. Join types inner, left/right/full outer, left semi, left anti and null-aware left
+ * anti (NOT IN), with equi-keys by ordinal and an optional residual condition callback
+ * (sql_ops.h). Null keys never match.
+ *
+ * Build: each build batch is kept (a reference; its memory is already the task's), its keys
+ * encoded a batch at a time (sort_keys.c), and each row with no null key inserted into an
+ * open-addressing table of chain heads: rows with equal keys form a chain (next[]), so the table
+ * holds distinct keys and a probe walks only its matches. Every build row has a global index
+ * (its batch and row) and a matched flag, for outer joins' unmatched build rows and for semi /
+ * anti joins that build the left side.
+ *
+ * Probe: keys of the whole probe batch are encoded and hashed at once; candidate pairs (probe
+ * row, build row) are collected up to cs_sql_batch_rows at a time, gathered into a batch (left
+ * columns then right), filtered by the residual condition when there is one, and their rows
+ * marked matched. After the probe batch: its unmatched rows (outer on the probe side), its
+ * matched rows (semi) or unmatched ones (anti). After the probe side: unmatched build rows (outer
+ * on the build side, anti building left) or matched ones (semi building left).
+ *
+ * Grace hash join: when the task is over its execution memory while the build side is read
+ * (cs_sql_should_spill), both sides are partitioned by the top bits of their key hashes into 16
+ * spill files each (build first, then the whole probe side), and the partitions are joined one
+ * after another in memory. Null-aware anti join's two global facts (the build side is empty / has
+ * a null key) are taken while partitioning.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlexec/sql_error.h"
+#include "sqlexec/sql_ops_internal.h"
+
+#define GRACE_PARTS 16
+
+enum phase { PH_BUILD, PH_PROBE, PH_LOAD_PART, PH_PROBE_PART, PH_DONE };
+
+typedef struct out_queue {
+    cs_col_batch **b;
+    int n, head, cap;
+} out_queue;
+
+typedef struct join_op {
+    cs_sql_op base;
+    cs_join_type type;
+    cs_build_side build_side;
+    int n_keys;
+    cs_sort_key *left_keys, *right_keys;
+    cs_join_condition_fn condition;
+    void *condition_arg;
+    cs_col_type *pairs_schema; /* left ++ right (the condition's input) */
+    int probe_child, build_child;
+    const cs_sort_key *probe_keys, *build_keys;
+    /* build side */
+    cs_col_batch **bb;
+    int nbb, bb_cap;
+    int64_t bb_memory;                   /* bytes of the kept build batches */
+    int32_t *row_batch, *row_idx, *next; /* next: the chain of rows with the same key */
+    int32_t *heads;                      /* the first row of each distinct key */
+    uint8_t *matched;
+    int64_t n_rows, rows_cap;
+    cs_sql_arena arena; /* build keys */
+    uint8_t **row_key;  /* encoded key of each build row (NULL: a null key) */
+    uint64_t *row_hash;
+    int32_t *slots; /* chain heads */
+    int64_t cap, n_distinct;
+    cs_sql_keybuf kb;
+    /* global facts (null-aware anti) */
+    int64_t build_total;
+    bool build_null_key;
+    /* probe scratch */
+    int32_t *pi, *pb;
+    int64_t pairs_cap;
+    uint8_t *probe_matched;
+    int64_t probe_cap;
+    out_queue q;
+    enum phase phase;
+    bool grace;
+    cs_sql_spill *gbuild[GRACE_PARTS], *gprobe[GRACE_PARTS];
+    int part;
+} join_op;
+
+static bool emits_pairs(cs_join_type t)
+{
+    return t == CS_JOIN_INNER || t == CS_JOIN_LEFT_OUTER || t == CS_JOIN_RIGHT_OUTER ||
+           t == CS_JOIN_FULL_OUTER;
+}
+
+static bool is_semi_anti(cs_join_type t)
+{
+    return t == CS_JOIN_LEFT_SEMI || t == CS_JOIN_LEFT_ANTI || t == CS_JOIN_LEFT_ANTI_NULL_AWARE;
+}
+
+static bool preserves(const join_op *j, int child)
+{
+    return j->type == CS_JOIN_FULL_OUTER || (child == 0 && j->type == CS_JOIN_LEFT_OUTER) ||
+           (child == 1 && j->type == CS_JOIN_RIGHT_OUTER);
+}
+
+static void push(join_op *j, cs_col_batch *b)
+{
+    if (!b) return;
+    if (b->num_rows == 0) {
+        cs_col_batch_unref(b);
+        return;
+    }
+    if (j->q.n == j->q.cap) {
+        j->q.cap = j->q.cap ? 2 * j->q.cap : 8;
+        j->q.b = cs_xrealloc(j->q.b, sizeof *j->q.b * (size_t)j->q.cap);
+    }
+    j->q.b[j->q.n++] = b;
+}
+
+/* ---- the build table ---- */
+
+static void build_reset(join_op *j)
+{
+    cs_col_allocator *al = j->base.ctx->alloc;
+    for (int i = 0; i < j->nbb; i++)
+        cs_col_batch_unref(j->bb[i]);
+    j->nbb = 0;
+    j->bb_memory = 0;
+    size_t rc = (size_t)j->rows_cap;
+    cs_col_buffer_free(al, j->row_batch, rc * 4);
+    cs_col_buffer_free(al, j->row_idx, rc * 4);
+    cs_col_buffer_free(al, j->next, rc * 4);
+    cs_col_buffer_free(al, j->heads, rc * 4);
+    cs_col_buffer_free(al, j->matched, rc);
+    cs_col_buffer_free(al, j->row_key, rc * sizeof *j->row_key);
+    cs_col_buffer_free(al, j->row_hash, rc * 8);
+    cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
+    j->row_batch = j->row_idx = j->next = j->slots = j->heads = NULL;
+    j->matched = NULL;
+    j->row_key = NULL;
+    j->row_hash = NULL;
+    j->n_rows = j->rows_cap = j->cap = j->n_distinct = 0;
+    cs_sql_arena_reset(&j->arena);
+    j->arena.alloc = al;
+}
+
+static void heads_rehash(join_op *j)
+{
+    cs_col_allocator *al = j->base.ctx->alloc;
+    cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
+    j->cap = j->cap ? 2 * j->cap : 1024;
+    j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4);
+    memset(j->slots, 0xFF, (size_t)j->cap * 4);
+    uint64_t m = (uint64_t)j->cap - 1;
+    for (int64_t x = 0; x < j->n_distinct; x++) {
+        int32_t r = j->heads[x];
+        uint64_t s = j->row_hash[r] & m;
+        while (j->slots[s] >= 0)
+            s = (s + 1) & m;
+        j->slots[s] = r;
+    }
+}
+
+static void build_add(join_op *j, cs_col_batch *b)
+{
+    cs_col_allocator *al = j->base.ctx->alloc;
+    if (j->nbb == j->bb_cap) {
+        j->bb_cap = j->bb_cap ? 2 * j->bb_cap : 64;
+        j->bb = cs_xrealloc(j->bb, sizeof *j->bb * (size_t)j->bb_cap);
+    }
+    int bi = j->nbb++;
+    j->bb[bi] = b;
+    j->bb_memory += cs_col_batch_memory(b);
+    int64_t n = b->num_rows;
+    if (j->n_rows + n > j->rows_cap) {
+        int64_t nc = j->rows_cap ? 2 * j->rows_cap : 4096;
+        while (nc < j->n_rows + n)
+            nc *= 2;
+        size_t o = (size_t)j->rows_cap, c = (size_t)nc;
+        j->row_batch = cs_col_buffer_realloc(al, j->row_batch, o * 4, c * 4);
+        j->row_idx = cs_col_buffer_realloc(al, j->row_idx, o * 4, c * 4);
+        j->next = cs_col_buffer_realloc(al, j->next, o * 4, c * 4);
+        j->heads = cs_col_buffer_realloc(al, j->heads, o * 4, c * 4);
+        j->matched = cs_col_buffer_realloc(al, j->matched, o, c);
+        j->row_key =
+            cs_col_buffer_realloc(al, j->row_key, o * sizeof *j->row_key, c * sizeof *j->row_key);
+        j->row_hash = cs_col_buffer_realloc(al, j->row_hash, o * 8, c * 8);
+        j->rows_cap = nc;
+    }
+    cs_sql_keys_encode(&j->kb, b, j->build_keys, j->n_keys, true);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = j->n_rows++;
+        j->row_batch[r] = bi;
+        j->row_idx[r] = (int32_t)i;
+        j->next[r] = -1;
+        j->matched[r] = 0;
+        j->row_key[r] = NULL;
+        if (j->kb.any_null[i]) {
+            j->build_null_key = true;
+            continue;
+        }
+        size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
+        const uint8_t *key = j->kb.bytes + j->kb.off[i];
+        uint64_t h = j->kb.hash[i];
+        j->row_hash[r] = h;
+        if (2 * (j->n_distinct + 1) > j->cap) heads_rehash(j);
+        uint64_t mask = (uint64_t)j->cap - 1, s = h & mask;
+        for (;;) {
+            int32_t head = j->slots[s];
+            if (head < 0) {
+                uint8_t *k = cs_sql_arena_alloc(&j->arena, len ? len : 1);
+                memcpy(k, key, len);
+                j->row_key[r] = k;
+                j->slots[s] = (int32_t)r;
+                j->heads[j->n_distinct++] = (int32_t)r;
+                break;
+            }
+            if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) {
+                /* the same key: into the head's chain (the key bytes are shared) */
+                j->row_key[r] = j->row_key[head];
+                j->next[r] = j->next[head];
+                j->next[head] = (int32_t)r;
+                break;
+            }
+            s = (s + 1) & mask;
+        }
+    }
+}
+
+/* ---- output ---- */
+
+/* A batch of n rows: probe columns from P (pidx[i] < 0: null) and build columns from the build
+ * rows brow[i] (< 0: null). both: left ++ right (the pairs' schema), else the output schema. */
+static cs_col_batch *make_rows(join_op *j, cs_col_batch *P, const int32_t *pidx,
+                               const int32_t *brow, int64_t n, bool both)
+{
+    cs_col_allocator *al = j->base.ctx->alloc;
+    cs_col_type *schema = both ? j->pairs_schema : j->base.schema;
+    int nl = j->base.children[0]->schema->n_fields;
+    int np = j->base.children[j->probe_child]->schema->n_fields;
+    int nbc = j->base.children[j->build_child]->schema->n_fields;
+    bool left_only = !both && is_semi_anti(j->type);
+    int32_t *bb = cs_xmalloc(sizeof *bb * (size_t)(n > 0 ? n : 1));
+    int32_t *br = cs_xmalloc(sizeof *br * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        bb[i] = brow[i] < 0 ? 0 : j->row_batch[brow[i]];
+        br[i] = brow[i] < 0 ? -1 : j->row_idx[brow[i]];
+    }
+    int nsrc = j->nbb > 0 ? j->nbb : 1;
+    cs_column **src = cs_xcalloc((size_t)nsrc, sizeof *src);
+    int nc = schema->n_fields;
+    cs_column **cols = cs_xcalloc((size_t)nc + 1, sizeof *cols);
+    for (int c = 0; c < nc; c++) {
+        /* which side and which of its columns output column c is */
+        bool from_left = c < nl;
+        int side_col = from_left ? c : c - nl;
+        bool from_probe = left_only ? j->probe_child == 0 : from_left == (j->probe_child == 0);
+        if (from_probe) {
+            cs_column *pc = P ? P->columns[side_col] : NULL;
+            cs_column *one[1] = {pc};
+            cols[c] = cs_sql_gather(schema->fields[c].type, one, NULL, pidx, n, al);
+        } else {
+            for (int k = 0; k < j->nbb; k++)
+                src[k] = j->bb[k]->columns[side_col];
+            cols[c] = cs_sql_gather(schema->fields[c].type, src, bb, br, n, al);
+        }
+    }
+    (void)np;
+    (void)nbc;
+    cs_col_batch *out = cs_col_batch_new(cs_col_type_ref(schema), cols, nc, n, NULL);
+    free(cols);
+    free(src);
+    free(bb);
+    free(br);
+    return out;
+}
+
+static void ensure_scratch(join_op *j, int64_t n)
+{
+    if (n > j->pairs_cap) {
+        j->pairs_cap = n;
+        free(j->pi);
+        free(j->pb);
+        j->pi = cs_xmalloc(sizeof *j->pi * (size_t)n);
+        j->pb = cs_xmalloc(sizeof *j->pb * (size_t)n);
+    }
+}
+
+/* Handles np candidate pairs (j->pi, j->pb): residual condition, matched flags, output. */
+static int flush_pairs(join_op *j, cs_col_batch *P, int64_t np, cs_error *err)
+{
+    if (np == 0) return CS_OK;
+    cs_col_batch *pairs = NULL;
+    if (j->condition) {
+        pairs = make_rows(j, P, j->pi, j->pb, np, true);
+        uint8_t *keep = cs_xcalloc((size_t)np, 1);
+        int rc = j->condition(j->condition_arg, pairs, keep, err);
+        if (rc != CS_OK) {
+            free(keep);
+            cs_col_batch_unref(pairs);
+            return rc;
+        }
+        int64_t k = 0;
+        for (int64_t i = 0; i < np; i++)
+            if (keep[i]) {
+                j->pi[k] = j->pi[i];
+                j->pb[k++] = j->pb[i];
+            }
+        free(keep);
+        if (k != np || !emits_pairs(j->type)) {
+            cs_col_batch_unref(pairs);
+            pairs = NULL;
+        }
+        np = k;
+    }
+    for (int64_t i = 0; i < np; i++) {
+        j->probe_matched[j->pi[i]] = 1;
+        j->matched[j->pb[i]] = 1;
+    }
+    if (emits_pairs(j->type) && np > 0)
+        push(j, pairs ? pairs : make_rows(j, P, j->pi, j->pb, np, false));
+    else
+        cs_col_batch_unref(pairs);
+    return CS_OK;
+}
+
+static int32_t lookup(const join_op *j, const uint8_t *key, size_t len, uint64_t h)
+{
+    if (j->cap == 0) return -1;
+    uint64_t mask = (uint64_t)j->cap - 1, s = h & mask;
+    for (;;) {
+        int32_t head = j->slots[s];
+        if (head < 0) return -1;
+        if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) return head;
+        s = (s + 1) & mask;
+    }
+}
+
+static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
+{
+    int64_t n = P->num_rows, chunk = cs_sql_batch_rows(j->base.ctx);
+    if (n > j->probe_cap) {
+        j->probe_cap = n;
+        free(j->probe_matched);
+        j->probe_matched = cs_xmalloc((size_t)n);
+    }
+    memset(j->probe_matched, 0, (size_t)n);
+    ensure_scratch(j, n > chunk ? n : chunk);
+    cs_sql_keys_encode(&j->kb, P, j->probe_keys, j->n_keys, true);
+    bool probe_left = j->probe_child == 0;
+    bool need_pairs = emits_pairs(j->type) || j->condition || !probe_left;
+    int64_t np = 0;
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (j->cap > 0 && i + 16 < n) /* the slot of a row 16 ahead, while this one probes */
+            __builtin_prefetch(&j->slots[j->kb.hash[i + 16] & (uint64_t)(j->cap - 1)]);
+        if (j->cap > 0 && i + 8 < n) {
+            int32_t ahead = j->slots[j->kb.hash[i + 8] & (uint64_t)(j->cap - 1)];
+            if (ahead >= 0) {
+                __builtin_prefetch(&j->row_hash[ahead]);
+                __builtin_prefetch(&j->row_key[ahead]);
+            }
+        }
+        if (j->kb.any_null[i]) continue;
+        size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
+        int32_t r = lookup(j, j->kb.bytes + j->kb.off[i], len, j->kb.hash[i]);
+        if (r < 0) continue;
+        if (!need_pairs) {
+            j->probe_matched[i] = 1;
+            continue;
+        }
+        for (; r >= 0 && rc == CS_OK; r = j->next[r]) {
+            j->pi[np] = (int32_t)i;
+            j->pb[np++] = r;
+            if (np == chunk) {
+                rc = flush_pairs(j, P, np, err);
+                np = 0;
+            }
+        }
+    }
+    if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
+    if (rc != CS_OK) return rc;
+    /* the probe batch's own rows: outer (unmatched), semi (matched), anti (unmatched) */
+    bool want_unmatched =
+        preserves(j, j->probe_child) ||
+        (probe_left && (j->type == CS_JOIN_LEFT_ANTI || j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE));
+    bool want_matched = probe_left && j->type == CS_JOIN_LEFT_SEMI;
+    if (!want_unmatched && !want_matched) return CS_OK;
+    if (j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->build_null_key)
+        return CS_OK; /* NOT IN over a list holding a null: never true */
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bool m = j->probe_matched[i];
+        if (want_matched ? !m : m) continue;
+        if (j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->kb.any_null[i])
+            continue; /* null NOT IN (non-empty list) is null */
+        j->pi[k] = (int32_t)i;
+        j->pb[k++] = -1;
+    }
+    for (int64_t o = 0; o < k; o += chunk) {
+        int64_t m = k - o < chunk ? k - o : chunk;
+        push(j, make_rows(j, P, j->pi + o, j->pb + o, m, false));
+    }
+    return CS_OK;
+}
+
+/* After the probe side: the build rows an outer join keeps unmatched, or a semi / anti join
+ * building the left side keeps. */
+static void tail(join_op *j)
+{
+    bool build_left = j->build_child == 0;
+    bool want_unmatched =
+        preserves(j, j->build_child) || (build_left && j->type == CS_JOIN_LEFT_ANTI);
+    bool want_matched = build_left && j->type == CS_JOIN_LEFT_SEMI;
+    if (!want_unmatched && !want_matched) return;
+    int64_t chunk = cs_sql_batch_rows(j->base.ctx);
+    ensure_scratch(j, chunk);
+    int64_t k = 0;
+    for (int64_t r = 0; r <= j->n_rows; r++) {
+        if (k == chunk || (r == j->n_rows && k > 0)) {
+            push(j, make_rows(j, NULL, j->pi, j->pb, k, false));
+            k = 0;
+        }
+        if (r == j->n_rows) break;
+        if (want_matched ? !j->matched[r] : j->matched[r]) continue;
+        j->pi[k] = -1;
+        j->pb[k++] = (int32_t)r;
+    }
+}
+
+/* ---- grace partitioning ---- */
+
+static int partition_write(join_op *j, cs_col_batch *b, const cs_sort_key *keys,
+                           cs_sql_spill **spills, cs_error *err)
+{
+    int64_t n = b->num_rows;
+    cs_sql_keys_encode(&j->kb, b, keys, j->n_keys, true);
+    int32_t *idx = cs_xmalloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
+    int rc = CS_OK;
+    for (int p = 0; p < GRACE_PARTS && rc == CS_OK; p++) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < n; i++)
+            if ((int)(j->kb.hash[i] >> 60) == p) idx[k++] = (int32_t)i;
+        if (k == 0) continue;
+        cs_col_batch *part = cs_sql_gather_batch(b->schema, &b, NULL, idx, k, j->base.ctx->alloc);
+        rc = cs_sql_spill_write(spills[p], part, err);
+        cs_col_batch_unref(part);
+    }
+    free(idx);
+    return rc;
+}
+
+static int64_t build_held(const join_op *j)
+{
+    return j->bb_memory + j->arena.held + (int64_t)cs_col_padded((size_t)j->cap * 4) +
+           j->rows_cap * (4 * 4 + 1 + 8 + (int64_t)sizeof(void *));
+}
+
+static int start_grace(join_op *j, cs_error *err)
+{
+    const cs_sql_exec_ctx *ctx = j->base.ctx;
+    for (int p = 0; p < GRACE_PARTS; p++) {
+        j->gbuild[p] =
+            cs_sql_spill_new(ctx->spill_dir, j->base.children[j->build_child]->schema, err);
+        j->gprobe[p] =
+            cs_sql_spill_new(ctx->spill_dir, j->base.children[j->probe_child]->schema, err);
+        if (!j->gbuild[p] || !j->gprobe[p]) return CS_EIO;
+    }
+    j->grace = true;
+    int rc = CS_OK;
+    for (int i = 0; i < j->nbb && rc == CS_OK; i++)
+        rc = partition_write(j, j->bb[i], j->build_keys, j->gbuild, err);
+    build_reset(j);
+    return rc;
+}
+
+static int do_build(join_op *j, cs_error *err)
+{
+    cs_sql_op *bc = j->base.children[j->build_child];
+    int rc;
+    int64_t peak = 0;
+    for (;;) {
+        cs_col_batch *b;
+        if ((rc = cs_sql_op_next(bc, &b, err)) != CS_OK) return rc;
+        if (!b) break;
+        j->build_total += b->num_rows;
+        if (j->grace) {
+            cs_sql_keys_encode(&j->kb, b, j->build_keys, j->n_keys, false);
+            for (int64_t i = 0; i < b->num_rows; i++)
+                j->build_null_key |= j->kb.any_null[i];
+            rc = partition_write(j, b, j->build_keys, j->gbuild, err);
+            cs_col_batch_unref(b);
+            if (rc != CS_OK) return rc;
+            continue;
+        }
+        build_add(j, b);
+        int64_t held = build_held(j);
+        if (held > peak) peak = held;
+        if (cs_sql_should_spill(j->base.ctx, held) && (rc = start_grace(j, err)) != CS_OK)
+            return rc;
+    }
+    if (peak > j->base.metrics.peak_memory) j->base.metrics.peak_memory = peak;
+    if (!j->grace) {
+        j->phase = PH_PROBE;
+        return CS_OK;
+    }
+    cs_sql_op *pc = j->base.children[j->probe_child];
+    for (;;) {
+        cs_col_batch *b;
+        if ((rc = cs_sql_op_next(pc, &b, err)) != CS_OK) return rc;
+        if (!b) break;
+        rc = partition_write(j, b, j->probe_keys, j->gprobe, err);
+        cs_col_batch_unref(b);
+        if (rc != CS_OK) return rc;
+    }
+    int64_t bytes = 0;
+    for (int p = 0; p < GRACE_PARTS; p++) {
+        bytes += cs_sql_spill_bytes(j->gbuild[p]) + cs_sql_spill_bytes(j->gprobe[p]);
+        if ((rc = cs_sql_spill_finish(j->gbuild[p], j->base.ctx->alloc, err)) != CS_OK ||
+            (rc = cs_sql_spill_finish(j->gprobe[p], j->base.ctx->alloc, err)) != CS_OK)
+            return rc;
+    }
+    cs_sql_note_spill(&j->base, peak, bytes);
+    j->part = 0;
+    j->phase = PH_LOAD_PART;
+    return CS_OK;
+}
+
+/* ---- the operator ---- */
+
+static int join_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
+{
+    join_op *j = (join_op *)op;
+    j->arena.alloc = ctx->alloc;
+    j->phase = PH_BUILD;
+    j->build_total = 0;
+    j->build_null_key = false;
+    int rc = cs_sql_op_open(op->children[0], ctx, err);
+    if (rc == CS_OK) rc = cs_sql_op_open(op->children[1], ctx, err);
+    return rc;
+}
+
+static int join_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
+{
+    join_op *j = (join_op *)op;
+    int rc = CS_OK;
+    while (j->q.head == j->q.n && rc == CS_OK) {
+        j->q.head = j->q.n = 0;
+        cs_col_batch *b = NULL;
+        switch (j->phase) {
+        case PH_BUILD:
+            rc = do_build(j, err);
+            break;
+        case PH_PROBE:
+            rc = cs_sql_op_next(op->children[j->probe_child], &b, err);
+            if (rc != CS_OK) break;
+            if (!b) {
+                tail(j);
+                j->phase = PH_DONE;
+                break;
+            }
+            rc = probe_batch(j, b, err);
+            cs_col_batch_unref(b);
+            break;
+        case PH_LOAD_PART:
+            if (j->part == GRACE_PARTS) {
+                j->phase = PH_DONE;
+                break;
+            }
+            build_reset(j);
+            for (;;) {
+                rc = cs_sql_spill_next(j->gbuild[j->part], &b, err);
+                if (rc <= 0) break;
+                build_add(j, b);
+            }
+            if (rc >= 0) {
+                rc = CS_OK;
+                j->phase = PH_PROBE_PART;
+            }
+            break;
+        case PH_PROBE_PART:
+            rc = cs_sql_spill_next(j->gprobe[j->part], &b, err);
+            if (rc < 0) break;
+            if (rc == 0) {
+                tail(j);
+                cs_sql_spill_free(j->gbuild[j->part]);
+                cs_sql_spill_free(j->gprobe[j->part]);
+                j->gbuild[j->part] = j->gprobe[j->part] = NULL;
+                j->part++;
+                j->phase = PH_LOAD_PART;
+                break;
+            }
+            rc = probe_batch(j, b, err);
+            cs_col_batch_unref(b);
+            break;
+        case PH_DONE:
+            return CS_OK;
+        }
+    }
+    if (rc != CS_OK) return rc;
+    *out = j->q.b[j->q.head];
+    j->q.b[j->q.head++] = NULL;
+    return CS_OK;
+}
+
+static void join_close(cs_sql_op *op)
+{
+    join_op *j = (join_op *)op;
+    for (int i = j->q.head; i < j->q.n; i++)
+        cs_col_batch_unref(j->q.b[i]);
+    j->q.head = j->q.n = 0;
+    build_reset(j);
+    for (int p = 0; p < GRACE_PARTS; p++) {
+        cs_sql_spill_free(j->gbuild[p]);
+        cs_sql_spill_free(j->gprobe[p]);
+        j->gbuild[p] = j->gprobe[p] = NULL;
+    }
+    j->grace = false;
+    cs_sql_keybuf_free(&j->kb);
+    cs_sql_op_close(op->children[0]);
+    cs_sql_op_close(op->children[1]);
+}
+
+static void join_destroy(cs_sql_op *op)
+{
+    join_op *j = (join_op *)op;
+    free(j->q.b);
+    free(j->bb);
+    free(j->pi);
+    free(j->pb);
+    free(j->probe_matched);
+    free(j->left_keys);
+    free(j->right_keys);
+    cs_col_type_unref(j->pairs_schema);
+    free(j);
+}
+
+static const char *const join_names[] = {"Inner",    "LeftOuter", "RightOuter", "FullOuter",
+                                         "LeftSemi", "LeftAnti",  "LeftAnti"};
+
+static void join_explain(const cs_sql_op *op, cs_sbuf *out)
+{
+    const join_op *j = (const join_op *)op;
+    const cs_col_type *l = op->children[0]->schema, *r = op->children[1]->schema;
+    cs_sbuf_putc(out, '[');
+    for (int k = 0; k < j->n_keys; k++)
+        cs_sbuf_printf(out, "%s%s", k ? ", " : "", l->fields[j->left_keys[k].ordinal].name);
+    cs_sbuf_puts(out, "], [");
+    for (int k = 0; k < j->n_keys; k++)
+        cs_sbuf_printf(out, "%s%s", k ? ", " : "", r->fields[j->right_keys[k].ordinal].name);
+    cs_sbuf_printf(out, "], %s, %s", join_names[j->type],
+                   j->build_side == CS_BUILD_LEFT ? "BuildLeft" : "BuildRight");
+    if (j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE) cs_sbuf_puts(out, ", true");
+}
+
+static const cs_sql_op_vtable join_vt = {
+    .name = "ShuffledHashJoin",
+    .open = join_open,
+    .next = join_next,
+    .close = join_close,
+    .destroy = join_destroy,
+    .explain_args = join_explain,
+};
+
+cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_spec *spec,
+                               cs_error *err)
+{
+    const cs_col_type *l = left->schema, *r = right->schema;
+    int rc = CS_OK;
+    if (spec->n_keys < 1)
+        rc = cs_error_set(err, CS_EINVAL, "HashJoin: at least one key is needed, got %d",
+                          spec->n_keys);
+    for (int k = 0; k < spec->n_keys && rc == CS_OK; k++) {
+        int lo = spec->left_keys[k], ro = spec->right_keys[k];
+        if (lo < 0 || lo >= l->n_fields || ro < 0 || ro >= r->n_fields)
+            rc = cs_error_set(err, CS_EINVAL,
+                              "HashJoin: key %d's ordinals (%d, %d) are not "
+                              "columns of its inputs (%d, %d columns)",
+                              k, lo, ro, l->n_fields, r->n_fields);
+        else if (!cs_col_type_equal(l->fields[lo].type, r->fields[ro].type) ||
+                 !cs_sql_key_type_ok(l->fields[lo].type))
+            rc = cs_error_set(err, CS_EINVAL,
+                              "HashJoin: key %d (%s, %s) needs one hashable "
+                              "type on both sides",
+                              k, l->fields[lo].name, r->fields[ro].name);
+    }
+    if (rc == CS_OK && spec->type == CS_JOIN_LEFT_ANTI_NULL_AWARE &&
+        (spec->build != CS_BUILD_RIGHT || spec->n_keys != 1))
+        rc = cs_error_set(err, CS_EINVAL,
+                          "HashJoin: a null-aware anti join builds the right "
+                          "side over one key");
+    if (rc != CS_OK) {
+        cs_sql_op_free(left);
+        cs_sql_op_free(right);
+        return NULL;
+    }
+    join_op *j = cs_xcalloc(1, sizeof *j);
+    j->type = spec->type;
+    j->build_side = spec->build;
+    j->n_keys = spec->n_keys;
+    j->condition = spec->condition;
+    j->condition_arg = spec->condition_arg;
+    j->left_keys = cs_xcalloc((size_t)spec->n_keys, sizeof *j->left_keys);
+    j->right_keys = cs_xcalloc((size_t)spec->n_keys, sizeof *j->right_keys);
+    for (int k = 0; k < spec->n_keys; k++) {
+        j->left_keys[k] = (cs_sort_key){.ordinal = spec->left_keys[k], .nulls_first = true};
+        j->right_keys[k] = (cs_sort_key){.ordinal = spec->right_keys[k], .nulls_first = true};
+    }
+    j->build_child = spec->build == CS_BUILD_LEFT ? 0 : 1;
+    j->probe_child = 1 - j->build_child;
+    j->build_keys = j->build_child == 0 ? j->left_keys : j->right_keys;
+    j->probe_keys = j->probe_child == 0 ? j->left_keys : j->right_keys;
+    const cs_col_type *parts[2] = {l, r};
+    j->pairs_schema = cs_sql_concat_schema(parts, NULL, 2);
+    cs_col_type *schema;
+    if (is_semi_anti(spec->type)) {
+        schema = cs_col_type_ref((cs_col_type *)l);
+    } else {
+        bool force[2] = {spec->type == CS_JOIN_RIGHT_OUTER || spec->type == CS_JOIN_FULL_OUTER,
+                         spec->type == CS_JOIN_LEFT_OUTER || spec->type == CS_JOIN_FULL_OUTER};
+        schema = cs_sql_concat_schema(parts, force, 2);
+    }
+    cs_sql_op *children[2] = {left, right};
+    cs_sql_op_init(&j->base, &join_vt, schema, children, 2);
+    return &j->base;
+}

@@ -1,0 +1,153 @@
+/*
+ * sql_ops.h — constructors of the stateful physical operators of the SQL engine (operator.h):
+ * HashAggregate, HashJoin, Sort / TopN, Limit / Offset and Union. The planner (src/sql) builds
+ * them; each takes its key and value columns by ORDINAL of its child's output batch (the planner
+ * puts a Project below an operator to compute keys that are expressions), so none of them
+ * evaluates expressions.
+ *
+ * Semantics are Spark 4's:
+ *   HashAggregate  modes Partial (input rows -> group keys + aggregation buffers, laid out as
+ *                  Spark's aggBufferAttributes: avg -> sum, count; first -> first, valueSet; ...),
+ *                  Final (group keys + buffers -> results) and Complete (rows -> results). Group
+ *                  keys group as Spark's: NaN with NaN, -0.0 with 0.0 (the key comes out as 0.0),
+ *                  all nulls one group. Output: the group keys then one column per buffer column
+ *                  (Partial) or per aggregate (Final, Complete). With no group keys, one row even
+ *                  on an empty input in Final/Complete mode (count 0, sum null), as Spark.
+ *   HashJoin       hashed build side (left or right), probe side streamed; inner, left/right/full
+ *                  outer, left semi, left anti (and null-aware left anti, Spark's NOT IN); null
+ *                  keys never match. Output: left columns then right columns (semi/anti: left
+ *                  only), the outer side's columns nullable.
+ *   Sort           by key ordinals, ASC/DESC, NULLS FIRST/LAST, Spark's ordering of each type
+ *                  (NaN greatest, -0.0 = 0.0, strings and binary bytewise unsigned), stable.
+ *   TopN           Spark's TakeOrderedAndProject: the first `limit` rows of that order.
+ *   Limit / Offset Spark's (Global/Local)Limit and offset: rows [offset, offset + limit).
+ *   Union          Spark's Union (UNION ALL): the children's batches one child after another.
+ *   Expand         Spark's Expand: each row once per projection (grouping sets).
+ *
+ * Memory and spilling: aggregation state, the join's build side and sort buffers are charged to
+ * ctx->task_memory through ctx->alloc; when cs_col_allocator_over() they spill to ctx->spill_dir
+ * (aggregate: hash partitions of the partial buffers merged back one partition at a time; join:
+ * grace hash partitioning of both sides; sort: sorted runs merged back), counting
+ * metrics.spill_bytes / spill_count and the task's spill counters.
+ *
+ * Ownership: every constructor takes over its child operator(s) and copies the arrays it is
+ * given; on a bad argument (an ordinal out of range, a key type that cannot be grouped or
+ * ordered, an aggregate over a type it does not take) it returns NULL with err set and frees
+ * the children.
+ */
+#ifndef CSPARK_SQLEXEC_SQL_OPS_H
+#define CSPARK_SQLEXEC_SQL_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "columnar/column.h"
+#include "common/err.h"
+#include "sqlexec/operator.h"
+
+/* ---- HashAggregate ---- */
+
+typedef enum cs_agg_mode { CS_AGG_PARTIAL, CS_AGG_FINAL, CS_AGG_COMPLETE } cs_agg_mode;
+
+typedef enum cs_agg_fn {
+    CS_AGG_COUNT_STAR, /* count(*) / count(1): no input */
+    CS_AGG_COUNT,      /* count(col): non-null values */
+    CS_AGG_SUM,
+    CS_AGG_AVG,
+    CS_AGG_MIN,
+    CS_AGG_MAX,
+    CS_AGG_FIRST,
+    CS_AGG_LAST,
+    CS_AGG_COUNT_IF,
+    CS_AGG_BOOL_AND, /* every() too */
+    CS_AGG_BOOL_OR   /* some(), any() too */
+} cs_agg_fn;
+
+typedef struct cs_agg_spec {
+    cs_agg_fn fn;
+    /* Partial / Complete: the input column's ordinal (-1 for count(*)). Final: the ordinal of
+     * the first of this aggregate's buffer columns in the input (they are consecutive). */
+    int input;
+    /* The type of the aggregate's argument (what Partial/Complete read; Final needs it too to
+     * know the buffers' and the result's types). Borrowed: the operator takes its own ref. NULL
+     * for count(*). */
+    const cs_col_type *arg_type;
+    bool ignore_nulls; /* first / last */
+    const char *name;  /* the output column's name (NULL: the function's name) */
+} cs_agg_spec;
+
+/* Group keys are input ordinals (any fixed-width type, string, binary). The output schema is the
+ * keys (their input names and types) then the buffers (Partial) or results (Final / Complete). */
+cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const int *group_keys,
+                                    int n_keys, const cs_agg_spec *aggs, int n_aggs, cs_error *err);
+
+/* Number of buffer columns of an aggregate (its Partial output columns) and the type of the
+ * result (one new reference); NULL + err when the function does not take arg_type. */
+int cs_agg_buffer_width(cs_agg_fn fn, const cs_col_type *arg_type);
+cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_error *err);
+
+/* ---- HashJoin ---- */
+
+typedef enum cs_join_type {
+    CS_JOIN_INNER,
+    CS_JOIN_LEFT_OUTER,
+    CS_JOIN_RIGHT_OUTER,
+    CS_JOIN_FULL_OUTER,
+    CS_JOIN_LEFT_SEMI,
+    CS_JOIN_LEFT_ANTI,
+    CS_JOIN_LEFT_ANTI_NULL_AWARE /* NOT IN: one null build key (or a null probe key with a
+                                    non-empty build side) rejects the row, as Spark's
+                                    null-aware anti join with a single key */
+} cs_join_type;
+
+typedef enum cs_build_side { CS_BUILD_RIGHT, CS_BUILD_LEFT } cs_build_side;
+
+/* The residual condition of a join (Spark's `condition` beyond the equi-keys), supplied by the
+ * planner: given candidate pairs as a batch of left columns then right columns (always both
+ * sides, also for semi/anti joins), set keep[i] = 1 for the rows where the condition is true.
+ * NULL: no residual condition. */
+typedef int (*cs_join_condition_fn)(void *arg, cs_col_batch *pairs, uint8_t *keep, cs_error *err);
+
+typedef struct cs_join_spec {
+    cs_join_type type;
+    cs_build_side build;
+    const int *left_keys, *right_keys; /* ordinals, n_keys each, same types pairwise */
+    int n_keys;
+    cs_join_condition_fn condition; /* may be NULL */
+    void *condition_arg;            /* borrowed for the operator's life */
+} cs_join_spec;
+
+cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_spec *spec,
+                               cs_error *err);
+
+/* ---- Sort, TopN, Limit, Union ---- */
+
+typedef struct cs_sort_key {
+    int ordinal;
+    bool descending;
+    bool nulls_first; /* Spark's default: NULLS FIRST for ASC, NULLS LAST for DESC */
+} cs_sort_key;
+
+cs_sql_op *cs_sql_op_sort(cs_sql_op *child, const cs_sort_key *keys, int n_keys, cs_error *err);
+/* The first `limit` rows (after skipping `offset`) of the order: a bounded heap, never the whole
+ * input in memory. */
+cs_sql_op *cs_sql_op_top_n(cs_sql_op *child, const cs_sort_key *keys, int n_keys, int64_t limit,
+                           int64_t offset, cs_error *err);
+/* Rows [offset, offset + limit) of the child's output (limit < 0: no limit). Stops pulling from
+ * the child once the limit is reached. */
+cs_sql_op *cs_sql_op_limit(cs_sql_op *child, int64_t limit, int64_t offset, cs_error *err);
+/* UNION ALL of children whose schemas have the same column types (the first child's names;
+ * a column is nullable when it is in any child). */
+cs_sql_op *cs_sql_op_union(cs_sql_op **children, int n, cs_error *err);
+
+/* Expand (Spark's ExpandExec, the rows of GROUPING SETS / ROLLUP / CUBE): every input row comes
+ * out once per projection. Projection p's output column c is input column
+ * projections[p * n_out + c] (CS_EXPAND_NULL: a null of that column's type, which another
+ * projection's ordinal gives), followed, when grouping_ids is not NULL, by a bigint column
+ * "spark_grouping_id" holding grouping_ids[p]. Output names are the first projection's input
+ * names (names[c] when names is not NULL). Columns are shared with the input, never copied. */
+#define CS_EXPAND_NULL (-1)
+cs_sql_op *cs_sql_op_expand(cs_sql_op *child, const int *projections, int n_projections, int n_out,
+                            const int64_t *grouping_ids, const char *const *names, cs_error *err);
+
+#endif /* CSPARK_SQLEXEC_SQL_OPS_H */

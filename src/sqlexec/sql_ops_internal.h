@@ -1,0 +1,147 @@
+/*
+ * sql_ops_internal.h — private to the stateful operators of sql_ops.h (op_hash_aggregate.c,
+ * op_hash_join.c, op_sort.c, op_limit.c, op_union.c): normalized keys (sort_keys.c), the
+ * gather of rows from several batches (col_gather.c) and batch spill files (batch_spill.c).
+ * Nothing outside those files includes it.
+ *
+ * Normalized keys: the key columns of a row encoded into bytes whose memcmp order is Spark's
+ * ordering of the keys (each ASC/DESC, NULLS FIRST/LAST) and whose equality is Spark's grouping
+ * equality (NaN = NaN, -0.0 = 0.0, null = null). One encoding serves the hash aggregate's and the
+ * join's hash tables (hash + memcmp of the bytes) and the sort (memcmp). Per key column: a marker
+ * byte (0x00 null first, 0x01 a value, 0x02 null last) then, for a value, its bytes (inverted
+ * for DESC): integers, dates, timestamps and intervals big-endian with the sign bit flipped;
+ * float/double normalized (-0.0 -> 0.0, every NaN -> the canonical NaN) then the IEEE bits made
+ * monotone; decimals as 16-byte big-endian two's complement with the sign bit flipped; booleans
+ * one byte; strings and binary with each 0x00 byte written 0x00 0xFF and ended by 0x00 0x00 (so
+ * no key is a prefix of another). Keys encoded with all-ASC NULLS FIRST decode back into columns
+ * (cs_sql_keys_decode), which is how the aggregate outputs its group keys.
+ */
+#ifndef CSPARK_SQLEXEC_SQL_OPS_INTERNAL_H
+#define CSPARK_SQLEXEC_SQL_OPS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+#include "columnar/column.h"
+#include "common/err.h"
+#include "sqlexec/sql_ops.h"
+
+/* ---- sort_keys.c ---- */
+
+/* Whether a key of this type can be encoded (fixed-width types, string, binary). */
+bool cs_sql_key_type_ok(const cs_col_type *t);
+
+/* Encoded keys of rows [0, n) of a batch: row i is bytes[off[i] .. off[i+1]). any_null[i] says
+ * a key column of row i is null (joins skip those rows). Buffers are reused between batches
+ * (plain heap: scratch of one batch, not state). */
+typedef struct cs_sql_keybuf {
+    uint8_t *bytes;
+    int64_t *off;
+    uint8_t *any_null;
+    uint64_t *hash;
+    size_t bytes_cap;
+    int64_t rows_cap;
+} cs_sql_keybuf;
+
+/* Encodes the keys (ordinals with directions; descending/nulls_first as cs_sort_key) of every
+ * row of b into kb, and their XXH3 hashes when with_hash. */
+void cs_sql_keys_encode(cs_sql_keybuf *kb, const cs_col_batch *b, const cs_sort_key *keys,
+                        int n_keys, bool with_hash);
+void cs_sql_keybuf_free(cs_sql_keybuf *kb);
+/* Columns of the given types from n encoded ASC NULLS FIRST keys (rows[i], lens unused: the
+ * encoding is self-delimiting). cols[] get one new reference each. */
+void cs_sql_keys_decode(const uint8_t *const *rows, int64_t n, cs_col_type *const *types,
+                        int n_types, cs_col_allocator *alloc, cs_column **cols);
+
+/* ---- col_gather.c ---- */
+
+/* A new column of n rows: row i is row ridx[i] of srcs[bidx ? bidx[i] : 0], or null when
+ * ridx[i] < 0. Every source has the type `type`. Fixed width, boolean, string, binary (plain or
+ * dictionary: the output is plain), struct, array and map. */
+cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_t *bidx,
+                         const int32_t *ridx, int64_t n, cs_col_allocator *alloc);
+/* A batch of `schema`: column c gathered from batches[*]->columns[c] as above. */
+cs_col_batch *cs_sql_gather_batch(cs_col_type *schema, cs_col_batch *const *batches,
+                                  const int32_t *bidx, const int32_t *ridx, int64_t n,
+                                  cs_col_allocator *alloc);
+
+/* ---- batch_spill.c ---- */
+
+/* A spill file of batches (Arrow IPC stream in an unlinked file of the spill dir). */
+typedef struct cs_sql_spill cs_sql_spill;
+cs_sql_spill *cs_sql_spill_new(const char *dir, cs_col_type *schema, cs_error *err);
+int cs_sql_spill_write(cs_sql_spill *s, const cs_col_batch *b, cs_error *err);
+/* Ends writing; later calls of next read the batches back in order. */
+int cs_sql_spill_finish(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err);
+/* 1 + *out: a batch; 0: the end; < 0: error. */
+int cs_sql_spill_next(cs_sql_spill *s, cs_col_batch **out, cs_error *err);
+int64_t cs_sql_spill_bytes(const cs_sql_spill *s);
+int64_t cs_sql_spill_rows(const cs_sql_spill *s);
+void cs_sql_spill_free(cs_sql_spill *s);
+
+/* Whether an operator holding `held` bytes should spill now: its allocator is over the task's
+ * share and it holds at least the task's spill floor. */
+bool cs_sql_should_spill(const cs_sql_exec_ctx *ctx, int64_t held);
+/* Records a spill in the operator's metrics and the task's counters. */
+void cs_sql_note_spill(cs_sql_op *op, int64_t memory_bytes, int64_t disk_bytes);
+
+/* A struct type of the fields of each of the given struct types, one after the other; nullable
+ * forced true for the fields of parts whose force_nullable is set (NULL: none). */
+cs_col_type *cs_sql_concat_schema(const cs_col_type *const *parts, const bool *force_nullable,
+                                  int n_parts);
+
+/* ---- agg_functions.c ---- */
+
+/* A bump arena of 64 KiB+ chunks from the operator's allocator (charged to the task): group keys
+ * and the bytes of string aggregation values. Freed all at once. */
+typedef struct cs_sql_arena {
+    cs_col_allocator *alloc;
+    uint8_t **chunks;
+    size_t *sizes;
+    int n, cap;
+    size_t pos;
+    int64_t held;
+} cs_sql_arena;
+void *cs_sql_arena_alloc(cs_sql_arena *a, size_t n);
+void cs_sql_arena_reset(cs_sql_arena *a);
+
+/* One aggregate function bound to its argument type: Spark's buffer schema (aggBufferAttributes)
+ * and result type, and where its state lives in a group's state row. */
+typedef struct cs_sql_agg {
+    cs_agg_fn fn;
+    int impl;                            /* the state layout and loops (agg_functions.c) */
+    cs_col_type *arg_type, *result_type; /* references (arg_type NULL for count(*)) */
+    int n_buf;
+    cs_col_type *buf_types[2];
+    const char *buf_names[2];
+    int state_off, state_size;
+    bool ignore_nulls;
+    int res_precision; /* decimal sum/avg: the buffer's / result's precision */
+} cs_sql_agg;
+
+int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bool ignore_nulls,
+                    cs_error *err);
+void cs_sql_agg_release(cs_sql_agg *a);
+/* Folds rows [0, n) of column in (NULL for count(*)) into the states of groups gid[i]
+ * (state row of group g at states + g * stride + a->state_off). States start zeroed. */
+int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                      const cs_column *in, int64_t n, bool ansi, cs_sql_arena *arena,
+                      cs_error *err);
+/* Merges buffer columns bufs[0..a->n_buf) of rows [0, n) (another task's partial buffers). */
+int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                     cs_column *const *bufs, int64_t n, bool ansi, cs_sql_arena *arena,
+                     cs_error *err);
+/* Buffer columns (n_buf of them) of groups [g0, g0 + n). */
+void cs_sql_agg_export(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                       int64_t n, cs_col_allocator *alloc, cs_column **bufs);
+/* The result column of groups [g0, g0 + n). */
+int cs_sql_agg_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                        int64_t n, bool ansi, cs_col_allocator *alloc, cs_column **out,
+                        cs_error *err);
+
+#endif /* CSPARK_SQLEXEC_SQL_OPS_INTERNAL_H */

@@ -1,0 +1,449 @@
+/*
+ * test_op_hash_aggregate.c — HashAggregate (src/sqlexec/op_hash_aggregate.c, agg_functions.c):
+ * every aggregate function on a small input with nulls, Spark's grouping of NaN / -0.0 / null
+ * keys, Partial -> Final equal to Complete on a generated input, results equal to a reference
+ * computed here on a larger input, the empty input without keys (one row), ANSI overflow errors
+ * of sum (long and decimal) and decimal sum/avg types and rounding, and a spill under a small
+ * task memory equal to the in-memory result with non-zero spill metrics.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "op_test_util.h"
+#include "sqlexec/sql_error.h"
+
+static cs_col_type *T(cs_type_id id)
+{
+    return cs_col_type_primitive(id);
+}
+
+static void test_functions_with_nulls(void **state)
+{
+    const char *names[] = {"k", "s", "v"};
+    cs_col_type *schema =
+        t_schema(3, names, (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_STRING), T(CS_TYPE_LONG)});
+    int64_t k[] = {1, 2, 1, 0, 2, 0, 1};
+    uint8_t kv[] = {1, 1, 1, 0, 1, 0, 1};
+    const char *s[] = {"b", "a", "a", "c", NULL, "a", "z"};
+    int64_t v[] = {10, 20, 0, 5, 7, 1, 3};
+    uint8_t vv[] = {1, 1, 0, 1, 1, 1, 1};
+    cs_col_batch *b[2];
+    b[0] =
+        t_batch(schema, (cs_column *[]){t_longs(k, 4, kv), t_strings(s, 4), t_longs(v, 4, vv)}, 4);
+    b[1] = t_batch(
+        schema,
+        (cs_column *[]){t_longs(k + 4, 3, kv + 4), t_strings(s + 4, 3), t_longs(v + 4, 3, vv + 4)},
+        3);
+    cs_agg_spec aggs[] = {
+        {CS_AGG_COUNT_STAR, -1, NULL},
+        {CS_AGG_COUNT, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_SUM, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_AVG, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_MIN, 1, T(CS_TYPE_STRING)},
+        {CS_AGG_MAX, 1, T(CS_TYPE_STRING)},
+        {CS_AGG_FIRST, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_LAST, 1, T(CS_TYPE_STRING), .ignore_nulls = true},
+    };
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, 2), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                             aggs, 8, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 3);
+    assert_string_equal(r.row[0], "1|3|2|13|6.5|'a'|'z'|10|'z'");
+    assert_string_equal(r.row[1], "2|2|2|27|13.5|'a'|'a'|20|'a'");
+    assert_string_equal(r.row[2], "NULL|2|2|6|3|'a'|'c'|5|'a'");
+    cs_sbuf sb = {0};
+    cs_col_type_simple_string(op->schema, &sb);
+    assert_string_equal(sb.data, "struct<k:bigint,count:bigint,count:bigint,sum:bigint,"
+                                 "avg:double,min:string,max:string,first:bigint,last:string>");
+    cs_sbuf_free(&sb);
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    /* group by the string: nulls are one group, bytes compare exactly */
+    cs_col_batch *c[1] = {
+        t_batch(schema, (cs_column *[]){t_longs(k, 7, kv), t_strings(s, 7), t_longs(v, 7, vv)}, 7)};
+    op = cs_sql_op_hash_aggregate(t_leaf(schema, c, 1), CS_AGG_COMPLETE, (int[]){1}, 1, aggs, 1,
+                                  &err);
+    r = t_run(op, &ctx);
+    t_rows_sort(&r);
+    assert_int_equal(r.n, 5);
+    assert_string_equal(r.row[0], "'a'|3");
+    assert_string_equal(r.row[3], "'z'|1");
+    assert_string_equal(r.row[4], "NULL|1");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
+static void test_nan_and_negative_zero_group_as_spark(void **state)
+{
+    const char *names[] = {"d"};
+    cs_col_type *schema = t_schema(1, names, (cs_col_type *[]){T(CS_TYPE_DOUBLE)});
+    uint64_t other_nan = 0x7ff0000000000001ull;
+    double d[7] = {NAN, 0, -0.0, 0.0, 0, 0, 1.5};
+    memcpy(&d[1], &other_nan, 8);
+    uint8_t valid[7] = {1, 1, 1, 1, 0, 0, 1};
+    cs_col_batch *b[1] = {t_batch(schema, (cs_column *[]){t_doubles(d, 7, valid)}, 7)};
+    cs_agg_spec count = {CS_AGG_COUNT_STAR, -1, NULL};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, 1), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                             &count, 1, &err);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 4);
+    assert_string_equal(r.row[0], "NaN|2");
+    assert_string_equal(r.row[1], "0|2"); /* -0.0 groups with 0.0 and comes out as 0.0 */
+    assert_string_equal(r.row[2], "NULL|2");
+    assert_string_equal(r.row[3], "1.5|1");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
+/* A generated input: k (long, 1 in 50 null), s (string of k % 7), v (long, 1 in 10 null),
+ * d (double, exact halves), m (decimal(10,2)), b (boolean), in batches of 1000 rows. */
+static cs_col_type *gen_schema(void)
+{
+    const char *names[] = {"k", "s", "v", "d", "m", "b"};
+    return t_schema(6, names,
+                    (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_STRING), T(CS_TYPE_LONG),
+                                      T(CS_TYPE_DOUBLE), cs_col_type_decimal(10, 2, NULL),
+                                      T(CS_TYPE_BOOLEAN)});
+}
+
+static int gen_batches(cs_col_type *schema, int64_t rows, int64_t groups, uint64_t seed,
+                       cs_col_batch **out)
+{
+    int nb = 0;
+    for (int64_t at = 0; at < rows; at += 1000) {
+        int64_t n = rows - at < 1000 ? rows - at : 1000;
+        int64_t k[1000], v[1000];
+        double d[1000];
+        __int128 m[1000];
+        uint8_t kv[1000], vv[1000], bo[1000];
+        char sbuf[1000][16];
+        const char *s[1000];
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t x = t_rand(&seed);
+            k[i] = (int64_t)(x % (uint64_t)groups);
+            kv[i] = (x >> 50) % 50 != 7;
+            v[i] = (int64_t)(x >> 20) % 100000 - 50000;
+            vv[i] = (x >> 8) % 10 != 3;
+            d[i] = (double)((int64_t)(x >> 30) % 2001 - 1000) / 2;
+            m[i] = (__int128)((int64_t)(x >> 12) % 2000000) - 1000000;
+            bo[i] = (x >> 40) % 3 != 0;
+            snprintf(sbuf[i], sizeof sbuf[i], "s%lld", (long long)(k[i] % 7));
+            s[i] = kv[i] ? sbuf[i] : NULL;
+        }
+        out[nb++] = t_batch(schema,
+                            (cs_column *[]){t_longs(k, n, kv), t_strings(s, n), t_longs(v, n, vv),
+                                            t_doubles(d, n, NULL),
+                                            t_fixed(schema->fields[4].type, m, n, NULL),
+                                            t_fixed(T(CS_TYPE_BOOLEAN), bo, n, NULL)},
+                            n);
+    }
+    return nb;
+}
+
+static const cs_agg_spec *gen_aggs(int *n, cs_col_type *schema)
+{
+    static cs_agg_spec a[14];
+    cs_col_type *dec = schema->fields[4].type;
+    cs_agg_spec list[] = {
+        {CS_AGG_COUNT_STAR, -1, NULL},
+        {CS_AGG_COUNT, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_SUM, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_AVG, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_MIN, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_MAX, 3, T(CS_TYPE_DOUBLE)},
+        {CS_AGG_SUM, 3, T(CS_TYPE_DOUBLE)},
+        {CS_AGG_SUM, 4, dec},
+        {CS_AGG_AVG, 4, dec},
+        {CS_AGG_BOOL_AND, 5, T(CS_TYPE_BOOLEAN)},
+        {CS_AGG_BOOL_OR, 5, T(CS_TYPE_BOOLEAN)},
+        {CS_AGG_COUNT_IF, 5, T(CS_TYPE_BOOLEAN)},
+        {CS_AGG_FIRST, 2, T(CS_TYPE_LONG)},
+        {CS_AGG_LAST, 2, T(CS_TYPE_LONG), .ignore_nulls = true},
+    };
+    memcpy(a, list, sizeof list);
+    *n = 14;
+    return a;
+}
+
+static void test_partial_then_final_equals_complete(void **state)
+{
+    cs_col_type *schema = gen_schema();
+    cs_col_batch *b[40];
+    int nb = gen_batches(schema, 40000, 300, 42, b);
+    int na;
+    const cs_agg_spec *aggs = gen_aggs(&na, schema);
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    for (int i = 0; i < nb; i++)
+        cs_col_batch_ref(b[i]);
+    cs_sql_op *complete = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE,
+                                                   (int[]){0, 1}, 2, aggs, na, &err);
+    assert_non_null(complete);
+    t_rows want = t_run(complete, &ctx);
+    assert_int_equal(want.rc, CS_OK);
+    /* two map-side partials over halves of the input, their union, one final */
+    cs_sql_op *p1 = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb / 2), CS_AGG_PARTIAL,
+                                             (int[]){0, 1}, 2, aggs, na, &err);
+    cs_sql_op *p2 = cs_sql_op_hash_aggregate(t_leaf(schema, b + nb / 2, nb - nb / 2),
+                                             CS_AGG_PARTIAL, (int[]){0, 1}, 2, aggs, na, &err);
+    assert_non_null(p1);
+    /* buffers: count 1, count 1, sum 1, avg 2, min 1, max 1, sum 1, sum(dec) 2, avg(dec) 2,
+     * bool_and 1, bool_or 1, count_if 1, first 2, last 2 */
+    assert_int_equal(p1->schema->n_fields, 2 + 19);
+    assert_string_equal(p1->schema->fields[2 + 9].name, "isEmpty");
+    cs_sql_op *u = cs_sql_op_union((cs_sql_op *[]){p1, p2}, 2, &err);
+    cs_agg_spec fin[14];
+    memcpy(fin, aggs, sizeof fin);
+    for (int j = 0, c = 2; j < na; j++) {
+        fin[j].input = c;
+        c += cs_agg_buffer_width(aggs[j].fn, aggs[j].arg_type);
+    }
+    cs_sql_op *final = cs_sql_op_hash_aggregate(u, CS_AGG_FINAL, (int[]){0, 1}, 2, fin, na, &err);
+    assert_non_null(final);
+    t_rows got = t_run(final, &ctx);
+    assert_int_equal(got.rc, CS_OK);
+    t_rows_sort(&want);
+    t_rows_sort(&got);
+    assert_true(t_rows_equal(&want, &got));
+    assert_int_equal(got.n, 301); /* 300 keys and the null key */
+    t_rows_free(&want);
+    t_rows_free(&got);
+    cs_sql_op_free(complete);
+    cs_sql_op_free(final);
+    cs_col_type_unref(schema);
+}
+
+static void test_results_equal_reference(void **state)
+{
+    cs_col_type *schema = gen_schema();
+    cs_col_batch *b[100];
+    int nb = gen_batches(schema, 100000, 5000, 7, b);
+    /* reference: count, sum, min, max of v per k (null k: index groups) */
+    enum { G = 5001 };
+    int64_t *cnt = calloc(G, 8), *sum = calloc(G, 8), *mn = calloc(G, 8), *mx = calloc(G, 8),
+            *nv = calloc(G, 8);
+    for (int i = 0; i < nb; i++) {
+        const cs_column *k = b[i]->columns[0], *v = b[i]->columns[2];
+        for (int64_t r = 0; r < b[i]->num_rows; r++) {
+            int g = cs_column_is_valid(k, r) ? (int)((const int64_t *)(void *)k->values)[r] : 5000;
+            cnt[g]++;
+            if (!cs_column_is_valid(v, r)) continue;
+            int64_t x = ((const int64_t *)(void *)v->values)[r];
+            sum[g] += x;
+            if (!nv[g]++ || x < mn[g]) mn[g] = x;
+            if (nv[g] == 1 || x > mx[g]) mx[g] = x;
+        }
+    }
+    t_rows want = {0};
+    char line[128];
+    for (int g = 0; g < G; g++) {
+        if (!cnt[g]) continue;
+        char key[24];
+        snprintf(key, sizeof key, g == 5000 ? "NULL" : "%d", g);
+        if (nv[g])
+            snprintf(line, sizeof line, "%s|%lld|%lld|%lld|%lld", key, (long long)cnt[g],
+                     (long long)sum[g], (long long)mn[g], (long long)mx[g]);
+        else
+            snprintf(line, sizeof line, "%s|%lld|NULL|NULL|NULL", key, (long long)cnt[g]);
+        t_rows_add(&want, line);
+    }
+    cs_agg_spec aggs[] = {{CS_AGG_COUNT_STAR, -1, NULL},
+                          {CS_AGG_SUM, 2, T(CS_TYPE_LONG)},
+                          {CS_AGG_MIN, 2, T(CS_TYPE_LONG)},
+                          {CS_AGG_MAX, 2, T(CS_TYPE_LONG)}};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                             aggs, 4, &err);
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.batch_rows = 777;
+    t_rows got = t_run(op, &ctx);
+    assert_int_equal(got.rc, CS_OK);
+    t_rows_sort(&want);
+    t_rows_sort(&got);
+    assert_true(t_rows_equal(&want, &got));
+    t_rows_free(&want);
+    t_rows_free(&got);
+    cs_sql_op_free(op);
+    free(cnt);
+    free(sum);
+    free(mn);
+    free(mx);
+    free(nv);
+    cs_col_type_unref(schema);
+}
+
+static void test_empty_input_without_keys_gives_one_row(void **state)
+{
+    cs_col_type *schema = gen_schema();
+    int na;
+    const cs_agg_spec *aggs = gen_aggs(&na, schema);
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    cs_sql_op *op =
+        cs_sql_op_hash_aggregate(t_leaf(schema, NULL, 0), CS_AGG_COMPLETE, NULL, 0, aggs, 3, &err);
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.row[0], "0|0|NULL");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    /* with a key: no group, no row */
+    op = cs_sql_op_hash_aggregate(t_leaf(schema, NULL, 0), CS_AGG_COMPLETE, (int[]){0}, 1, aggs, 3,
+                                  &err);
+    r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 0);
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
+static void test_sum_overflow_raises_under_ansi(void **state)
+{
+    const char *names[] = {"v", "m"};
+    cs_col_type *dec = cs_col_type_decimal(38, 0, NULL);
+    cs_col_type *schema = t_schema(2, names, (cs_col_type *[]){T(CS_TYPE_LONG), dec});
+    int64_t v[] = {INT64_MAX, 1};
+    __int128 big = 1;
+    for (int i = 0; i < 38; i++)
+        big *= 10;
+    __int128 m[] = {big - 1, 1};
+    cs_agg_spec sum_v = {CS_AGG_SUM, 0, T(CS_TYPE_LONG)}, sum_m = {CS_AGG_SUM, 1, dec};
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    for (int ansi = 1; ansi >= 0; ansi--) {
+        ctx.ansi = ansi;
+        for (int which = 0; which < 2; which++) {
+            cs_col_batch *b[1] = {
+                t_batch(schema, (cs_column *[]){t_longs(v, 2, NULL), t_fixed(dec, m, 2, NULL)}, 2)};
+            cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, 1), CS_AGG_COMPLETE, NULL, 0,
+                                                     which ? &sum_m : &sum_v, 1, &err);
+            t_rows r = t_run(op, &ctx);
+            if (ansi) {
+                assert_int_equal(r.rc, CS_ETASK);
+                assert_true(cs_sql_error_is(&r.err, which ? "NUMERIC_VALUE_OUT_OF_RANGE"
+                                                          : "ARITHMETIC_OVERFLOW"));
+                assert_int_equal(strncmp(r.err.msg,
+                                         which ? "[NUMERIC_VALUE_OUT_OF_RANGE"
+                                               : "[ARITHMETIC_OVERFLOW] long overflow",
+                                         which ? 27 : 35),
+                                 0);
+            } else {
+                assert_int_equal(r.rc, CS_OK);
+                /* legacy mode: a long wraps, a decimal overflow is null */
+                assert_string_equal(r.row[0], which ? "NULL" : "-9223372036854775808");
+            }
+            t_rows_free(&r);
+            cs_sql_op_free(op);
+        }
+    }
+    cs_col_type_unref(schema);
+}
+
+static void test_decimal_sum_and_avg_types_and_rounding(void **state)
+{
+    const char *names[] = {"m"};
+    cs_col_type *dec = cs_col_type_decimal(10, 2, NULL);
+    cs_col_type *schema = t_schema(1, names, (cs_col_type *[]){dec});
+    __int128 m[] = {100, 200, 200, -1};
+    uint8_t valid[] = {1, 1, 1, 0};
+    cs_col_batch *b[1] = {t_batch(schema, (cs_column *[]){t_fixed(dec, m, 4, valid)}, 4)};
+    cs_agg_spec aggs[] = {{CS_AGG_SUM, 0, dec}, {CS_AGG_AVG, 0, dec}};
+    cs_error err = {0};
+    cs_sql_op *op =
+        cs_sql_op_hash_aggregate(t_leaf(schema, b, 1), CS_AGG_COMPLETE, NULL, 0, aggs, 2, &err);
+    cs_sbuf sb = {0};
+    cs_col_type_simple_string(op->schema, &sb);
+    assert_string_equal(sb.data, "struct<sum:decimal(20,2),avg:decimal(14,6)>");
+    cs_sbuf_free(&sb);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_string_equal(r.row[0], "5.00|1.666667"); /* 5 / 3 rounded half up at scale 6 */
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
+static void test_spill_under_small_memory_equals_in_memory(void **state)
+{
+    cs_col_type *schema = gen_schema();
+    cs_col_batch *b[200];
+    int nb = gen_batches(schema, 200000, 60000, 99, b);
+    int na;
+    const cs_agg_spec *aggs = gen_aggs(&na, schema);
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    for (int i = 0; i < nb; i++)
+        cs_col_batch_ref(b[i]);
+    cs_sql_op *mem = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, (int[]){0, 1},
+                                              2, aggs, na, &err);
+    t_rows want = t_run(mem, &ctx);
+    assert_int_equal(want.rc, CS_OK);
+    assert_int_equal(mem->metrics.spill_count, 0);
+    cs_task_memory tm;
+    cs_task_memory_init(&tm, 2 << 20);
+    cs_col_allocator alloc;
+    cs_col_allocator_init(&alloc, &tm);
+    cs_sql_exec_ctx small = ctx;
+    small.alloc = &alloc;
+    small.task_memory = &tm;
+    cs_sql_op *sp = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, (int[]){0, 1},
+                                             2, aggs, na, &err);
+    t_rows got = t_run(sp, &small);
+    assert_int_equal(got.rc, CS_OK);
+    assert_true(sp->metrics.spill_count > 0);
+    assert_true(sp->metrics.spill_bytes > 0);
+    assert_true(tm.spill_count > 0 && tm.spilled_bytes > 0);
+    t_rows_sort(&want);
+    t_rows_sort(&got);
+    assert_true(t_rows_equal(&want, &got));
+    t_rows_free(&want);
+    t_rows_free(&got);
+    cs_sql_op_free(mem);
+    cs_sql_op_free(sp);
+    assert_int_equal(tm.used, 0); /* everything the operator held went back */
+    cs_col_type_unref(schema);
+}
+
+static void test_bad_arguments_are_refused(void **state)
+{
+    cs_col_type *schema = gen_schema();
+    cs_error err = {0};
+    cs_agg_spec sum_s = {CS_AGG_SUM, 1, T(CS_TYPE_STRING)};
+    assert_null(cs_sql_op_hash_aggregate(t_leaf(schema, NULL, 0), CS_AGG_COMPLETE, NULL, 0, &sum_s,
+                                         1, &err));
+    assert_true(cs_sql_error_is(&err, "DATATYPE_MISMATCH"));
+    cs_agg_spec cnt = {CS_AGG_COUNT_STAR, -1, NULL};
+    assert_null(cs_sql_op_hash_aggregate(t_leaf(schema, NULL, 0), CS_AGG_COMPLETE, (int[]){9}, 1,
+                                         &cnt, 1, &err));
+    assert_non_null(strstr(err.msg, "ordinal 9"));
+    cs_col_type_unref(schema);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_functions_with_nulls),
+        cmocka_unit_test(test_nan_and_negative_zero_group_as_spark),
+        cmocka_unit_test(test_partial_then_final_equals_complete),
+        cmocka_unit_test(test_results_equal_reference),
+        cmocka_unit_test(test_empty_input_without_keys_gives_one_row),
+        cmocka_unit_test(test_sum_overflow_raises_under_ansi),
+        cmocka_unit_test(test_decimal_sum_and_avg_types_and_rounding),
+        cmocka_unit_test(test_spill_under_small_memory_equals_in_memory),
+        cmocka_unit_test(test_bad_arguments_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,308 @@
+/*
+ * test_op_hash_join.c — HashJoin (src/sqlexec/op_hash_join.c): every join type (inner, left,
+ * right and full outer, left semi, left anti, null-aware anti) building either side, with null
+ * and duplicate keys, with and without a residual condition, against a nested-loop reference
+ * computed here, on a small and on a generated input in many batches; string keys; grace hash
+ * partitioning under a small task memory equal to the in-memory result with spill metrics set.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "op_test_util.h"
+
+typedef struct side {
+    int64_t *k, *v;
+    uint8_t *kv;
+    int64_t n;
+} side;
+
+static cs_col_type *side_schema(const char *k, const char *v)
+{
+    const char *names[] = {k, v};
+    return t_schema(2, names,
+                    (cs_col_type *[]){cs_col_type_primitive(CS_TYPE_LONG),
+                                      cs_col_type_primitive(CS_TYPE_LONG)});
+}
+
+static cs_sql_op *side_op(const side *s, const char *k, const char *v, int64_t batch)
+{
+    cs_col_type *schema = side_schema(k, v);
+    int nb = 0;
+    cs_col_batch **b = calloc((size_t)(s->n / batch + 2), sizeof *b);
+    for (int64_t at = 0; at < s->n; at += batch) {
+        int64_t n = s->n - at < batch ? s->n - at : batch;
+        b[nb++] = t_batch(
+            schema, (cs_column *[]){t_longs(s->k + at, n, s->kv + at), t_longs(s->v + at, n, NULL)},
+            n);
+    }
+    cs_sql_op *op = t_leaf(schema, b, nb);
+    free(b);
+    cs_col_type_unref(schema);
+    return op;
+}
+
+static bool cond_holds(int64_t lv, int64_t rw)
+{
+    return lv < rw;
+}
+
+/* The residual condition l.v < r.w over pairs (lk, lv, rk, rw). */
+static int cond_fn(void *arg, cs_col_batch *pairs, uint8_t *keep, cs_error *err)
+{
+    (*(int *)arg)++;
+    const int64_t *lv = (const int64_t *)(void *)pairs->columns[1]->values;
+    const int64_t *rw = (const int64_t *)(void *)pairs->columns[3]->values;
+    for (int64_t i = 0; i < pairs->num_rows; i++)
+        keep[i] = cond_holds(lv[i], rw[i]);
+    return CS_OK;
+}
+
+static void key_str(const side *s, int64_t i, char *out, size_t n)
+{
+    if (s->kv[i])
+        snprintf(out, n, "%lld", (long long)s->k[i]);
+    else
+        snprintf(out, n, "NULL");
+}
+
+static t_rows reference(cs_join_type type, const side *l, const side *r, bool with_cond)
+{
+    t_rows out = {0};
+    char line[256], lk[32], rk[32];
+    uint8_t *rmatched = calloc((size_t)r->n + 1, 1);
+    bool r_null = false;
+    for (int64_t j = 0; j < r->n; j++)
+        r_null |= !r->kv[j];
+    for (int64_t i = 0; i < l->n; i++) {
+        bool any = false;
+        key_str(l, i, lk, sizeof lk);
+        for (int64_t j = 0; j < r->n; j++) {
+            if (!l->kv[i] || !r->kv[j] || l->k[i] != r->k[j]) continue;
+            if (with_cond && !cond_holds(l->v[i], r->v[j])) continue;
+            any = true;
+            rmatched[j] = 1;
+            if (type <= CS_JOIN_FULL_OUTER) {
+                key_str(r, j, rk, sizeof rk);
+                snprintf(line, sizeof line, "%s|%lld|%s|%lld", lk, (long long)l->v[i], rk,
+                         (long long)r->v[j]);
+                t_rows_add(&out, line);
+            }
+        }
+        bool keep_left = false;
+        if (type == CS_JOIN_LEFT_OUTER || type == CS_JOIN_FULL_OUTER) {
+            if (!any) {
+                snprintf(line, sizeof line, "%s|%lld|NULL|NULL", lk, (long long)l->v[i]);
+                t_rows_add(&out, line);
+            }
+        } else if (type == CS_JOIN_LEFT_SEMI) {
+            keep_left = any;
+        } else if (type == CS_JOIN_LEFT_ANTI) {
+            keep_left = !any;
+        } else if (type == CS_JOIN_LEFT_ANTI_NULL_AWARE) {
+            keep_left = r->n == 0 || (!r_null && l->kv[i] && !any);
+        }
+        if (keep_left) {
+            snprintf(line, sizeof line, "%s|%lld", lk, (long long)l->v[i]);
+            t_rows_add(&out, line);
+        }
+    }
+    if (type == CS_JOIN_RIGHT_OUTER || type == CS_JOIN_FULL_OUTER)
+        for (int64_t j = 0; j < r->n; j++)
+            if (!rmatched[j]) {
+                key_str(r, j, rk, sizeof rk);
+                snprintf(line, sizeof line, "NULL|NULL|%s|%lld", rk, (long long)r->v[j]);
+                t_rows_add(&out, line);
+            }
+    free(rmatched);
+    t_rows_sort(&out);
+    return out;
+}
+
+static const char *const type_names[] = {"inner", "left", "right",          "full",
+                                         "semi",  "anti", "null-aware anti"};
+
+/* Runs every join type, both build sides, with and without the condition, against reference. */
+static void check_all(const side *l, const side *r, int64_t batch, const cs_sql_exec_ctx *ctx,
+                      int64_t *spills)
+{
+    for (int type = CS_JOIN_INNER; type <= CS_JOIN_LEFT_ANTI_NULL_AWARE; type++)
+        for (int build = 0; build < 2; build++)
+            for (int with_cond = 0; with_cond < 2; with_cond++) {
+                if (type == CS_JOIN_LEFT_ANTI_NULL_AWARE && (build || with_cond)) continue;
+                int calls = 0;
+                cs_join_spec spec = {.type = (cs_join_type)type,
+                                     .build = build ? CS_BUILD_LEFT : CS_BUILD_RIGHT,
+                                     .left_keys = (int[]){0},
+                                     .right_keys = (int[]){0},
+                                     .n_keys = 1,
+                                     .condition = with_cond ? cond_fn : NULL,
+                                     .condition_arg = &calls};
+                cs_error err = {0};
+                cs_sql_op *op = cs_sql_op_hash_join(side_op(l, "lk", "lv", batch),
+                                                    side_op(r, "rk", "rw", batch), &spec, &err);
+                assert_non_null(op);
+                t_rows got = t_run(op, ctx);
+                if (got.rc != CS_OK) fprintf(stderr, "%s\n", got.err.msg);
+                assert_int_equal(got.rc, CS_OK);
+                t_rows_sort(&got);
+                t_rows want = reference((cs_join_type)type, l, r, with_cond);
+                if (!t_rows_equal(&want, &got))
+                    fail_msg("%s join, build %s, condition %d", type_names[type],
+                             build ? "left" : "right", with_cond);
+                if (with_cond && type == CS_JOIN_INNER && want.n > 0) assert_true(calls > 0);
+                if (spills) *spills += op->metrics.spill_count;
+                t_rows_free(&want);
+                t_rows_free(&got);
+                cs_sql_op_free(op);
+            }
+}
+
+static void test_every_join_type_small_with_null_and_duplicate_keys(void **state)
+{
+    int64_t lk[] = {1, 1, 2, 0, 3, 5, 0, 2};
+    uint8_t lkv[] = {1, 1, 1, 0, 1, 1, 0, 1};
+    int64_t lv[] = {10, 11, 12, 13, 14, 15, 16, 17};
+    int64_t rk[] = {1, 2, 2, 0, 4, 1, 0};
+    uint8_t rkv[] = {1, 1, 1, 0, 1, 1, 0};
+    int64_t rw[] = {20, 5, 30, 40, 50, 10, 60};
+    side l = {lk, lv, lkv, 8}, r = {rk, rw, rkv, 7};
+    cs_sql_exec_ctx ctx = t_ctx();
+    check_all(&l, &r, 3, &ctx, NULL);
+    /* a right side without null keys, for the null-aware anti join's other branch */
+    uint8_t all[] = {1, 1, 1, 1, 1, 1, 1};
+    side r2 = {rk, rw, all, 7};
+    check_all(&l, &r2, 4, &ctx, NULL);
+    /* an empty right side */
+    side r3 = {rk, rw, all, 0};
+    check_all(&l, &r3, 4, &ctx, NULL);
+}
+
+static side gen_side(int64_t n, int64_t keys, uint64_t seed)
+{
+    side s = {malloc(8 * (size_t)n), malloc(8 * (size_t)n), malloc((size_t)n), n};
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = t_rand(&seed);
+        s.k[i] = (int64_t)(x % (uint64_t)keys);
+        s.kv[i] = (x >> 40) % 20 != 0;
+        s.v[i] = (int64_t)((x >> 20) % 1000);
+    }
+    return s;
+}
+
+static void free_side(side *s)
+{
+    free(s->k);
+    free(s->v);
+    free(s->kv);
+}
+
+static void test_every_join_type_generated(void **state)
+{
+    side l = gen_side(1500, 400, 1), r = gen_side(1000, 300, 2);
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.batch_rows = 100; /* many output chunks per probe batch */
+    check_all(&l, &r, 256, &ctx, NULL);
+    free_side(&l);
+    free_side(&r);
+}
+
+static void test_string_and_two_column_keys(void **state)
+{
+    const char *names[] = {"s", "n"};
+    cs_col_type *schema = t_schema(2, names,
+                                   (cs_col_type *[]){cs_col_type_primitive(CS_TYPE_STRING),
+                                                     cs_col_type_primitive(CS_TYPE_LONG)});
+    const char *ls[] = {"a", "b", "", "a\0x", NULL, "b"};
+    int64_t ln[] = {1, 2, 3, 4, 5, 2};
+    const char *rs[] = {"a", "b", "", "a", NULL, "bb"};
+    int64_t rn[] = {1, 2, 3, 9, 5, 2};
+    cs_col_batch *lb[1] = {
+        t_batch(schema, (cs_column *[]){t_strings(ls, 6), t_longs(ln, 6, NULL)}, 6)};
+    cs_col_batch *rb[1] = {
+        t_batch(schema, (cs_column *[]){t_strings(rs, 6), t_longs(rn, 6, NULL)}, 6)};
+    cs_join_spec spec = {.type = CS_JOIN_INNER,
+                         .left_keys = (int[]){0, 1},
+                         .right_keys = (int[]){0, 1},
+                         .n_keys = 2};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_join(t_leaf(schema, lb, 1), t_leaf(schema, rb, 1), &spec, &err);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows got = t_run(op, &ctx);
+    t_rows_sort(&got);
+    assert_int_equal(got.n, 4);
+    assert_string_equal(got.row[0], "''|3|''|3");
+    assert_string_equal(got.row[1], "'a'|1|'a'|1");
+    assert_string_equal(got.row[2], "'b'|2|'b'|2");
+    assert_string_equal(got.row[3], "'b'|2|'b'|2");
+    t_rows_free(&got);
+    cs_sbuf sb = {0};
+    cs_sql_op_explain(op, &sb);
+    assert_string_equal(sb.data, "ShuffledHashJoin [s, n], [s, n], Inner, BuildRight\n"
+                                 ":- LocalTableScan [1 batches]\n"
+                                 "+- LocalTableScan [1 batches]\n");
+    cs_sbuf_free(&sb);
+    cs_sql_op_free(op);
+    /* keys of different types are refused */
+    spec.right_keys = (int[]){1, 0};
+    assert_null(cs_sql_op_hash_join(t_leaf(schema, NULL, 0), t_leaf(schema, NULL, 0), &spec, &err));
+    assert_non_null(strstr(err.msg, "one hashable type"));
+    cs_col_type_unref(schema);
+}
+
+static void test_grace_partitioning_equals_in_memory(void **state)
+{
+    side l = gen_side(60000, 20000, 3), r = gen_side(120000, 30000, 4);
+    cs_task_memory tm;
+    cs_task_memory_init(&tm, 1 << 20);
+    cs_col_allocator alloc;
+    cs_col_allocator_init(&alloc, &tm);
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.alloc = &alloc;
+    ctx.task_memory = &tm;
+    /* the inputs' batches are charged too, as a scan's would be: build them with alloc */
+    int64_t spills = 0;
+    for (int type = CS_JOIN_INNER; type <= CS_JOIN_LEFT_ANTI; type++) {
+        cs_join_spec spec = {.type = (cs_join_type)type,
+                             .left_keys = (int[]){0},
+                             .right_keys = (int[]){0},
+                             .n_keys = 1};
+        cs_error err = {0};
+        cs_sql_exec_ctx mem = t_ctx();
+        cs_sql_op *a = cs_sql_op_hash_join(side_op(&l, "lk", "lv", 4096),
+                                           side_op(&r, "rk", "rw", 4096), &spec, &err);
+        t_rows want = t_run(a, &mem);
+        assert_int_equal(a->metrics.spill_count, 0);
+        cs_sql_op *b = cs_sql_op_hash_join(side_op(&l, "lk", "lv", 4096),
+                                           side_op(&r, "rk", "rw", 4096), &spec, &err);
+        t_rows got = t_run(b, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        spills += b->metrics.spill_count;
+        assert_true(b->metrics.spill_bytes > 0);
+        t_rows_sort(&want);
+        t_rows_sort(&got);
+        if (!t_rows_equal(&want, &got)) fail_msg("%s join", type_names[type]);
+        t_rows_free(&want);
+        t_rows_free(&got);
+        cs_sql_op_free(a);
+        cs_sql_op_free(b);
+    }
+    assert_true(spills > 0);
+    assert_true(tm.spilled_bytes > 0);
+    assert_int_equal(tm.used, 0);
+    free_side(&l);
+    free_side(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_join_type_small_with_null_and_duplicate_keys),
+        cmocka_unit_test(test_every_join_type_generated),
+        cmocka_unit_test(test_string_and_two_column_keys),
+        cmocka_unit_test(test_grace_partitioning_equals_in_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
