@@ -19,6 +19,7 @@
 #include "cspark.h"
 #include "common/json_text.h"
 #include "sched/locality.h"
+#include "ui/ui_metrics.h"
 
 /* ---- building blocks ---------------------------------------------------------------------- */
 
@@ -659,39 +660,10 @@ static int stages(const ui_api_req *r, const char *rest, cs_sbuf *out)
 /* ExecutorMetricType's names, in Spark's order; values from cspark's executor metrics. */
 static json_t *peak_metrics(const cs_executor_metrics *m)
 {
-    static const char *const names[] = {"JVMHeapMemory",
-                                        "JVMOffHeapMemory",
-                                        "OnHeapExecutionMemory",
-                                        "OffHeapExecutionMemory",
-                                        "OnHeapStorageMemory",
-                                        "OffHeapStorageMemory",
-                                        "OnHeapUnifiedMemory",
-                                        "OffHeapUnifiedMemory",
-                                        "DirectPoolMemory",
-                                        "MappedPoolMemory",
-                                        "ProcessTreeJVMVMemory",
-                                        "ProcessTreeJVMRSSMemory",
-                                        "ProcessTreePythonVMemory",
-                                        "ProcessTreePythonRSSMemory",
-                                        "ProcessTreeOtherVMemory",
-                                        "ProcessTreeOtherRSSMemory",
-                                        "MinorGCCount",
-                                        "MinorGCTime",
-                                        "MajorGCCount",
-                                        "MajorGCTime",
-                                        "TotalGCTime",
-                                        "ConcurrentGCCount",
-                                        "ConcurrentGCTime"};
     json_t *o = json_object();
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        int64_t v = 0;
-        if (strcmp(names[i], "ProcessTreeJVMRSSMemory") == 0) v = m->rss_bytes;
-        if (strcmp(names[i], "ProcessTreeJVMVMemory") == 0) v = m->vmem_bytes;
-        if (strcmp(names[i], "OnHeapExecutionMemory") == 0 ||
-            strcmp(names[i], "OnHeapUnifiedMemory") == 0)
-            v = m->task_memory_used;
-        seti(o, names[i], v);
-    }
+    for (size_t i = 0; cs_ui_metrics_peak_name(i); i++)
+        seti(o, cs_ui_metrics_peak_name(i),
+             cs_ui_metrics_peak_value(m, cs_ui_metrics_peak_name(i)));
     return o;
 }
 
@@ -888,6 +860,18 @@ int cs_ui_api_app(const ui_api_req *r, cs_sbuf *out)
     if (take(&p, "jobs")) return jobs(r, p, out);
     if (take(&p, "stages")) return stages(r, p, out);
     if (is_word(p, "executors")) return executors(r, false, out);
+    if (take(&p, "executors")) {
+        const char *id = p + 1;
+        size_t n = strcspn(id, "/");
+        if (is_word(id + n, "/threads") && n < 64) {
+            char executor_id[64];
+            memcpy(executor_id, id, n);
+            executor_id[n] = '\0';
+            return cs_ui_api_threads(r, executor_id, out);
+        }
+        return not_found(out, "unknown path %s", r->subpath);
+    }
+    if (is_word(p, "allmiscellaneousprocess")) return cs_ui_api_misc_processes(r, out);
     if (is_word(p, "allexecutors")) return executors(r, true, out);
     if (is_word(p, "environment")) return environment(r, out);
     if (take(&p, "storage") && take(&p, "/rdd")) return storage(r, p, out);

@@ -1,73 +1,52 @@
-/* ui_metrics.c — Prometheus text for the driver and the executors (see ui_metrics.h).
+/* ui_metrics.c — the driver's metrics as Spark's MetricsSystem shows them, and the executors'
+ * Prometheus text (see ui_metrics.h).
  *
- * The driver's families and the Spark metric each one stands for:
- *   DAGScheduler.job.activeJobs / allJobs, DAGScheduler.stage.runningStages / waitingStages /
- *   failedStages (gauges); LiveListenerBus.numEventsPosted and
- *   LiveListenerBus.queue.shared.numDroppedEvents (counters); appStatus.jobs.succeededJobs /
- *   failedJobs, appStatus.stages.completedStages / failedStages / skippedStages,
- *   appStatus.tasks.completedTasks / failedTasks / killedTasks / skippedTasks (counters);
- *   ExecutorAllocationManager.executors.numberTargetExecutors / numberAllExecutors (gauges);
- *   ExecutorMetrics.ProcessTreeJVMRSSMemory / ProcessTreeJVMVMemory and JVMCPU.jvmCpuTime of the
- *   driver process (gauges; there is no JVM: the process's own figures).
+ * The driver's metrics and their Spark registry names (<ns>.driver.<source>.<name>):
+ *   gauges DAGScheduler.job.activeJobs / allJobs, DAGScheduler.stage.runningStages /
+ *   waitingStages / failedStages, ExecutorAllocationManager.executors.numberAllExecutors /
+ *   numberTargetExecutors, ExecutorMetrics.ProcessTreeJVMRSSMemory / ProcessTreeJVMVMemory and
+ *   JVMCPU.jvmCpuTime (the driver process's own figures: there is no JVM);
+ *   counters LiveListenerBus.numEventsPosted, LiveListenerBus.queue.shared.numDroppedEvents,
+ *   appStatus.jobs.succeededJobs / failedJobs, appStatus.stages.completedStages / failedStages /
+ *   skippedStages, appStatus.tasks.completedTasks / failedTasks / killedTasks / skippedTasks;
+ *   cspark's own, under the source "cspark": the gauge cspark.tasks.activeTasks and the counter
+ *   cspark.ui.httpRequests.
+ * They are collected once per request into a table sorted as Dropwizard's registry (by name,
+ * gauges then counters) and printed either as PrometheusServlet's text or MetricsServlet's JSON.
  */
 #include "ui/ui_metrics.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common/procstat.h"
+#include <jansson.h>
 
-void cs_ui_metrics_snake(cs_sbuf *out, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!isalnum(c)) {
-            cs_sbuf_putc(out, '_');
-            continue;
-        }
-        if (isupper(c) && i > 0) {
-            unsigned char prev = (unsigned char)name[i - 1];
-            unsigned char next = i + 1 < n ? (unsigned char)name[i + 1] : 0;
-            /* a new word: after a lower-case letter or digit ("activeJobs"), or the last capital
-             * of an acronym before a lower-case letter ("DAGScheduler") */
-            if (islower(prev) || isdigit(prev) || (isupper(prev) && islower(next)))
-                cs_sbuf_putc(out, '_');
-        }
-        cs_sbuf_putc(out, (char)tolower(c));
-    }
-}
+#include "cspark.h"
+#include "common/procstat.h"
 
 /* ---- driver ------------------------------------------------------------------------------- */
 
-typedef struct family {
-    const char *spark_name; /* e.g. "DAGScheduler.job.activeJobs" */
-    const char *help;
+typedef struct metric {
+    const char *name; /* within the driver: "DAGScheduler.job.activeJobs" */
     bool counter;
     int64_t value;
-} family;
+} metric;
 
-static void driver_family(cs_sbuf *out, const char *ns, const family *f)
+enum { MAX_DRIVER_METRICS = 32 };
+
+static int by_kind_then_name(const void *a, const void *b)
 {
-    cs_sbuf name = CS_SBUF_INIT;
-    cs_sbuf_puts(&name, "metrics_");
-    cs_ui_metrics_snake(&name, ns);
-    cs_sbuf_puts(&name, "_driver_");
-    cs_ui_metrics_snake(&name, f->spark_name);
-    if (f->counter) cs_sbuf_puts(&name, "_total");
-    const char *n = cs_sbuf_str(&name);
-    bool spark = strncmp(f->spark_name, "ui.", 3) != 0; /* ui.* are cspark's own */
-    cs_sbuf_printf(out, "# HELP %s %s (%s%s).\n# TYPE %s %s\n%s{type=\"%s\"} %lld\n", n, f->help,
-                   spark ? "Spark: " : "cspark", spark ? f->spark_name : "", n,
-                   f->counter ? "counter" : "gauge", n, f->counter ? "counters" : "gauges",
-                   (long long)f->value);
-    cs_sbuf_free(&name);
+    const metric *x = a, *y = b;
+    if (x->counter != y->counter) return x->counter ? 1 : -1;
+    return strcmp(x->name, y->name);
 }
 
-void cs_ui_metrics_driver(const ui_driver_metrics *m, cs_sbuf *out)
+/* Fills ms with the driver's metrics in registry order; returns how many. */
+static size_t driver_metrics(const ui_driver_metrics *m, metric *ms)
 {
     ui_store_counters c;
     cs_ui_store_counters(m->st, &c);
@@ -78,148 +57,136 @@ void cs_ui_metrics_driver(const ui_driver_metrics *m, cs_sbuf *out)
         const ui_executor *e = cs_ui_store_executor_at(m->st, i);
         executors += e->active && strcmp(e->id, "driver") != 0;
     }
-    const family families[] = {
-        {"DAGScheduler.job.activeJobs", "Jobs running", false, c.active_jobs},
-        {"DAGScheduler.job.allJobs", "Jobs submitted", false, (int64_t)cs_ui_store_num_jobs(m->st)},
-        {"DAGScheduler.stage.runningStages", "Stage attempts running", false, c.active_stages},
-        {"DAGScheduler.stage.waitingStages", "Stages waiting for their parents", false,
-         c.pending_stages},
-        {"DAGScheduler.stage.failedStages", "Stage attempts that failed", false, c.stages_failed},
-        {"LiveListenerBus.numEventsPosted", "Listener events delivered to the UI", true, c.events},
-        {"LiveListenerBus.queue.shared.numDroppedEvents",
-         "Listener events dropped because the queue was full", true, m->dropped_events},
-        {"appStatus.jobs.succeededJobs", "Jobs that succeeded", true, c.jobs_succeeded},
-        {"appStatus.jobs.failedJobs", "Jobs that failed", true, c.jobs_failed},
-        {"appStatus.stages.completedStages", "Stage attempts that completed", true,
-         c.stages_completed},
-        {"appStatus.stages.failedStages", "Stage attempts that failed", true, c.stages_failed},
-        {"appStatus.stages.skippedStages", "Stages skipped because their output existed", true,
-         c.stages_skipped},
-        {"appStatus.tasks.completedTasks", "Tasks that succeeded", true, c.tasks_completed},
-        {"appStatus.tasks.failedTasks", "Tasks that failed", true, c.tasks_failed},
-        {"appStatus.tasks.killedTasks", "Tasks that were killed", true, c.tasks_killed},
-        {"appStatus.tasks.skippedTasks", "Tasks of skipped stages", true, c.tasks_skipped},
-        {"appStatus.tasks.activeTasks", "Tasks running now", false, c.active_tasks},
-        {"ExecutorAllocationManager.executors.numberAllExecutors", "Executors registered", false,
-         executors},
-        {"ExecutorAllocationManager.executors.numberTargetExecutors",
-         "Executors dynamic allocation asks for (-1: dynamic allocation is off)", false,
-         c.allocation_target},
-        {"ExecutorMetrics.ProcessTreeJVMRSSMemory",
-         "Resident memory of the driver process in bytes", false, rss},
-        {"ExecutorMetrics.ProcessTreeJVMVMemory", "Virtual memory of the driver process in bytes",
-         false, vmem},
-        {"JVMCPU.jvmCpuTime", "CPU time of the driver process in nanoseconds", false, cpu},
-        {"ui.httpRequests", "HTTP requests the UI served", true, m->http_requests},
+    const metric all[] = {
+        {"DAGScheduler.job.activeJobs", false, c.active_jobs},
+        {"DAGScheduler.job.allJobs", false, (int64_t)cs_ui_store_num_jobs(m->st)},
+        {"DAGScheduler.stage.runningStages", false, c.active_stages},
+        {"DAGScheduler.stage.waitingStages", false, c.pending_stages},
+        {"DAGScheduler.stage.failedStages", false, c.stages_failed},
+        {"LiveListenerBus.numEventsPosted", true, c.events},
+        {"LiveListenerBus.queue.shared.numDroppedEvents", true, m->dropped_events},
+        {"appStatus.jobs.succeededJobs", true, c.jobs_succeeded},
+        {"appStatus.jobs.failedJobs", true, c.jobs_failed},
+        {"appStatus.stages.completedStages", true, c.stages_completed},
+        {"appStatus.stages.failedStages", true, c.stages_failed},
+        {"appStatus.stages.skippedStages", true, c.stages_skipped},
+        {"appStatus.tasks.completedTasks", true, c.tasks_completed},
+        {"appStatus.tasks.failedTasks", true, c.tasks_failed},
+        {"appStatus.tasks.killedTasks", true, c.tasks_killed},
+        {"appStatus.tasks.skippedTasks", true, c.tasks_skipped},
+        {"ExecutorAllocationManager.executors.numberAllExecutors", false, executors},
+        {"ExecutorAllocationManager.executors.numberTargetExecutors", false, c.allocation_target},
+        {"ExecutorMetrics.ProcessTreeJVMRSSMemory", false, rss},
+        {"ExecutorMetrics.ProcessTreeJVMVMemory", false, vmem},
+        {"JVMCPU.jvmCpuTime", false, cpu},
+        {"cspark.tasks.activeTasks", false, c.active_tasks},
+        {"cspark.ui.httpRequests", true, m->http_requests},
     };
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        driver_family(out, m->ns, &families[i]);
+    size_t n = sizeof all / sizeof all[0];
+    _Static_assert(sizeof all / sizeof all[0] <= MAX_DRIVER_METRICS, "raise MAX_DRIVER_METRICS");
+    memcpy(ms, all, sizeof all);
+    qsort(ms, n, sizeof *ms, by_kind_then_name);
+    return n;
+}
+
+static void reset(cs_sbuf *b)
+{
+    b->len = 0;
+    if (b->data) b->data[0] = '\0';
+}
+
+/* PrometheusServlet's normalizeKey: "metrics_" + key with [^a-zA-Z0-9] as '_' + "_". */
+static void normalize_key(cs_sbuf *out, const char *ns, const char *name)
+{
+    cs_sbuf_puts(out, "metrics_");
+    for (const char *parts[] = {ns, ".driver.", name}, **p = parts; p < parts + 3; p++)
+        for (const char *s = *p; *s; s++)
+            cs_sbuf_putc(out, isalnum((unsigned char)*s) ? *s : '_');
+    cs_sbuf_putc(out, '_');
+}
+
+void cs_ui_metrics_driver(const ui_driver_metrics *m, cs_sbuf *out)
+{
+    metric ms[MAX_DRIVER_METRICS];
+    size_t n = driver_metrics(m, ms);
+    cs_sbuf key = CS_SBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        reset(&key);
+        normalize_key(&key, m->ns, ms[i].name);
+        const char *k = cs_sbuf_str(&key);
+        long long v = (long long)ms[i].value;
+        if (ms[i].counter)
+            cs_sbuf_printf(out, "%sCount{type=\"counters\"} %lld\n", k, v);
+        else
+            cs_sbuf_printf(out, "%sNumber{type=\"gauges\"} %lld\n%sValue{type=\"gauges\"} %lld\n",
+                           k, v, k, v);
+    }
+    cs_sbuf_free(&key);
+}
+
+void cs_ui_metrics_driver_json(const ui_driver_metrics *m, cs_sbuf *out)
+{
+    metric ms[MAX_DRIVER_METRICS];
+    size_t n = driver_metrics(m, ms);
+    json_t *gauges = json_object(), *counters = json_object();
+    cs_sbuf key = CS_SBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        reset(&key);
+        cs_sbuf_printf(&key, "%s.driver.%s", m->ns, ms[i].name);
+        json_object_set_new(
+            ms[i].counter ? counters : gauges, cs_sbuf_str(&key),
+            json_pack("{sI}", ms[i].counter ? "count" : "value", (json_int_t)ms[i].value));
+    }
+    cs_sbuf_free(&key);
+    /* Dropwizard metrics-json's MetricsModule, as Spark's MetricsServlet writes the registry */
+    json_t *j = json_pack("{ss so so s{} s{} s{}}", "version", "4.0.0", "gauges", gauges,
+                          "counters", counters, "histograms", "meters", "timers");
+    char *text = json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    cs_sbuf_puts(out, text);
+    free(text);
+    json_decref(j);
 }
 
 /* ---- executors ---------------------------------------------------------------------------- */
 
-typedef enum {
-    X_RDD_BLOCKS,
-    X_MEMORY_USED,
-    X_DISK_USED,
-    X_TOTAL_CORES,
-    X_MAX_TASKS,
-    X_ACTIVE_TASKS,
-    X_FAILED_TASKS,
-    X_COMPLETED_TASKS,
-    X_TOTAL_TASKS,
-    X_TOTAL_DURATION,
-    X_TOTAL_GC_TIME,
-    X_TOTAL_INPUT,
-    X_TOTAL_SHUFFLE_READ,
-    X_TOTAL_SHUFFLE_WRITE,
-    X_MAX_MEMORY,
-    X_RSS,
-    X_VMEM,
-    X_EXEC_MEMORY,
-    X_CPU_TIME,
-    X_MEMORY_SPILLED,
-    X_DISK_SPILLED,
-    X_COUNT
-} xmetric;
+/* ExecutorMetricType's names in Spark's order (peakMemoryMetrics); cspark fills the process's
+ * memory and the task memory in use, the JVM's figures are 0. */
+static const char *const peak_names[] = {"JVMHeapMemory",
+                                         "JVMOffHeapMemory",
+                                         "OnHeapExecutionMemory",
+                                         "OffHeapExecutionMemory",
+                                         "OnHeapStorageMemory",
+                                         "OffHeapStorageMemory",
+                                         "OnHeapUnifiedMemory",
+                                         "OffHeapUnifiedMemory",
+                                         "DirectPoolMemory",
+                                         "MappedPoolMemory",
+                                         "ProcessTreeJVMVMemory",
+                                         "ProcessTreeJVMRSSMemory",
+                                         "ProcessTreePythonVMemory",
+                                         "ProcessTreePythonRSSMemory",
+                                         "ProcessTreeOtherVMemory",
+                                         "ProcessTreeOtherRSSMemory",
+                                         "MinorGCCount",
+                                         "MinorGCTime",
+                                         "MajorGCCount",
+                                         "MajorGCTime",
+                                         "TotalGCTime",
+                                         "ConcurrentGCCount",
+                                         "ConcurrentGCTime"};
 
-static const struct {
-    const char *name, *type, *help;
-    bool needs_heartbeat; /* only for executors whose heartbeat reported metrics */
-} xfamilies[X_COUNT] = {
-    {"metrics_executor_rddBlocks", "gauge", "Cached RDD blocks", false},
-    {"metrics_executor_memoryUsed_bytes", "gauge", "Storage memory used", false},
-    {"metrics_executor_diskUsed_bytes", "gauge", "Disk space used by cached blocks", false},
-    {"metrics_executor_totalCores", "gauge", "Cores of the executor", false},
-    {"metrics_executor_maxTasks", "gauge", "Tasks the executor runs at once", false},
-    {"metrics_executor_activeTasks", "gauge", "Tasks running now", false},
-    {"metrics_executor_failedTasks_total", "counter", "Tasks that failed", false},
-    {"metrics_executor_completedTasks_total", "counter", "Tasks that succeeded", false},
-    {"metrics_executor_totalTasks_total", "counter", "Tasks run", false},
-    {"metrics_executor_totalDuration_seconds_total", "counter", "Time spent running tasks", false},
-    {"metrics_executor_totalGCTime_seconds_total", "counter", "Garbage collection time (none)",
-     false},
-    {"metrics_executor_totalInputBytes_bytes_total", "counter", "Bytes read from input", false},
-    {"metrics_executor_totalShuffleRead_bytes_total", "counter", "Shuffle bytes read", false},
-    {"metrics_executor_totalShuffleWrite_bytes_total", "counter", "Shuffle bytes written", false},
-    {"metrics_executor_maxMemory_bytes", "gauge", "Storage memory available", false},
-    {"metrics_executor_ProcessTreeJVMRSSMemory_bytes", "gauge",
-     "Resident memory of the executor process (peak)", true},
-    {"metrics_executor_ProcessTreeJVMVMemory_bytes", "gauge",
-     "Virtual memory of the executor process (peak)", true},
-    {"metrics_executor_OnHeapExecutionMemory_bytes", "gauge",
-     "Task memory in use by shuffles and aggregations (peak)", true},
-    {"metrics_executor_processCpuTime_seconds_total", "counter",
-     "CPU time of the executor process (cspark)", true},
-    {"metrics_executor_memoryBytesSpilled_bytes_total", "counter",
-     "Bytes spilled from memory (cspark)", true},
-    {"metrics_executor_diskBytesSpilled_bytes_total", "counter", "Bytes spilled to disk (cspark)",
-     true},
-};
-
-static double xvalue(const ui_executor *e, xmetric m)
+const char *cs_ui_metrics_peak_name(size_t i)
 {
-    switch (m) {
-    case X_RDD_BLOCKS:
-        return e->rdd_blocks;
-    case X_MEMORY_USED:
-        return (double)e->memory_used;
-    case X_DISK_USED:
-        return (double)e->disk_used;
-    case X_TOTAL_CORES:
-    case X_MAX_TASKS:
-        return e->cores;
-    case X_ACTIVE_TASKS:
-        return e->active_tasks;
-    case X_FAILED_TASKS:
-        return e->failed_tasks;
-    case X_COMPLETED_TASKS:
-        return e->completed_tasks;
-    case X_TOTAL_TASKS:
-        return e->active_tasks + e->failed_tasks + e->completed_tasks;
-    case X_TOTAL_DURATION:
-        return (double)e->total_duration_ms / 1000.0;
-    case X_TOTAL_INPUT:
-        return (double)e->total_input_bytes;
-    case X_TOTAL_SHUFFLE_READ:
-        return (double)e->total_shuffle_read;
-    case X_TOTAL_SHUFFLE_WRITE:
-        return (double)e->total_shuffle_write;
-    case X_RSS:
-        return (double)e->peak.rss_bytes;
-    case X_VMEM:
-        return (double)e->peak.vmem_bytes;
-    case X_EXEC_MEMORY:
-        return (double)e->peak.task_memory_used;
-    case X_CPU_TIME:
-        return (double)e->metrics.cpu_time_ns / 1e9;
-    case X_MEMORY_SPILLED:
-        return (double)e->metrics.memory_bytes_spilled;
-    case X_DISK_SPILLED:
-        return (double)e->metrics.disk_bytes_spilled;
-    default:
-        return 0;
-    }
+    return i < sizeof peak_names / sizeof peak_names[0] ? peak_names[i] : NULL;
+}
+
+int64_t cs_ui_metrics_peak_value(const cs_executor_metrics *m, const char *name)
+{
+    if (strcmp(name, "ProcessTreeJVMRSSMemory") == 0) return m->rss_bytes;
+    if (strcmp(name, "ProcessTreeJVMVMemory") == 0) return m->vmem_bytes;
+    if (strcmp(name, "OnHeapExecutionMemory") == 0 || strcmp(name, "OnHeapUnifiedMemory") == 0)
+        return m->task_memory_used;
+    return 0;
 }
 
 /* A label value: backslash, quote and newline escaped as the exposition format wants. */
@@ -235,31 +202,112 @@ static void label_value(cs_sbuf *out, const char *s)
     }
 }
 
+/* A double as Java's Double.toString prints it ("0.0", "1.25", "1.0E7"), Spark's values being
+ * Scala doubles (ms * 0.001). */
+static void java_double(cs_sbuf *out, double v)
+{
+    char buf[40];
+    double a = fabs(v);
+    bool sci = a != 0 && (a < 1e-3 || a >= 1e7);
+    int prec;
+    for (prec = 1; prec < 17; prec++) { /* the shortest text that reads back as v */
+        snprintf(buf, sizeof buf, sci ? "%.*E" : "%.*g", sci ? prec - 1 : prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    if (!sci) {
+        snprintf(buf, sizeof buf, "%.*f", prec, v);
+        /* trim to the shortest fraction of at least one digit that still reads back as v */
+        char *dot = strchr(buf, '.');
+        for (char *end = buf + strlen(buf) - 1; dot && end > dot + 1 && *end == '0'; end--)
+            *end = '\0';
+        cs_sbuf_puts(out, buf);
+        return;
+    }
+    /* "1.5E+07" -> "1.5E7"; "1E-04" -> "1.0E-4" */
+    char *e = strchr(buf, 'E');
+    int exp = atoi(e + 1);
+    *e = '\0';
+    cs_sbuf_puts(out, buf);
+    if (!strchr(buf, '.')) cs_sbuf_puts(out, ".0");
+    cs_sbuf_printf(out, "E%d", exp);
+}
+
+static void sample(cs_sbuf *out, const char *prefix, const char *name, const char *labels,
+                   int64_t v)
+{
+    cs_sbuf_printf(out, "%s%s%s %lld\n", prefix, name, labels, (long long)v);
+}
+
+static void sample_seconds(cs_sbuf *out, const char *prefix, const char *name, const char *labels,
+                           double v)
+{
+    cs_sbuf_printf(out, "%s%s%s ", prefix, name, labels);
+    java_double(out, v);
+    cs_sbuf_putc(out, '\n');
+}
+
 void cs_ui_metrics_executors(const ui_store *st, cs_sbuf *out)
 {
     const ui_app *app = cs_ui_store_app(st);
-    size_t n = cs_ui_store_num_executors(st);
-    for (int m = 0; m < X_COUNT; m++) {
-        bool any = false;
-        for (size_t i = 0; i < n; i++) {
-            const ui_executor *e = cs_ui_store_executor_at(st, i);
-            if (!e->active || (xfamilies[m].needs_heartbeat && !e->have_metrics)) continue;
-            if (!any) {
-                cs_sbuf_printf(out, "# HELP %s %s.\n# TYPE %s %s\n", xfamilies[m].name,
-                               xfamilies[m].help, xfamilies[m].name, xfamilies[m].type);
-                any = true;
-            }
-            cs_sbuf_printf(out, "%s{application_id=\"", xfamilies[m].name);
-            label_value(out, app->id);
-            cs_sbuf_puts(out, "\", application_name=\"");
-            label_value(out, app->name);
-            cs_sbuf_puts(out, "\", executor_id=\"");
-            label_value(out, e->id);
-            double v = xvalue(e, (xmetric)m);
-            if (v == (double)(int64_t)v)
-                cs_sbuf_printf(out, "\"} %lld\n", (long long)v);
-            else
-                cs_sbuf_printf(out, "\"} %.3f\n", v);
+    const char *x = "metrics_executor_";
+    cs_sbuf_puts(out, "spark_info{version=\"" CSPARK_VERSION "\", revision=\"\"} 1.0\n");
+    cs_sbuf labels = CS_SBUF_INIT;
+    for (size_t i = 0; i < cs_ui_store_num_executors(st); i++) {
+        const ui_executor *e = cs_ui_store_executor_at(st, i);
+        if (!e->active) continue;
+        reset(&labels);
+        cs_sbuf_puts(&labels, "{application_id=\"");
+        label_value(&labels, app->id);
+        cs_sbuf_puts(&labels, "\", application_name=\"");
+        label_value(&labels, app->name);
+        cs_sbuf_puts(&labels, "\", executor_id=\"");
+        label_value(&labels, e->id);
+        cs_sbuf_puts(&labels, "\"}");
+        const char *l = cs_sbuf_str(&labels);
+        sample(out, x, "rddBlocks", l, e->rdd_blocks);
+        sample(out, x, "memoryUsed_bytes", l, e->memory_used);
+        sample(out, x, "diskUsed_bytes", l, e->disk_used);
+        sample(out, x, "totalCores", l, e->cores);
+        sample(out, x, "maxTasks", l, e->cores);
+        sample(out, x, "activeTasks", l, e->active_tasks);
+        sample(out, x, "failedTasks_total", l, e->failed_tasks);
+        sample(out, x, "completedTasks_total", l, e->completed_tasks);
+        sample(out, x, "totalTasks_total", l,
+               e->active_tasks + e->failed_tasks + e->completed_tasks);
+        sample_seconds(out, x, "totalDuration_seconds_total", l, e->total_duration_ms * 0.001);
+        sample_seconds(out, x, "totalGCTime_seconds_total", l, 0);
+        sample(out, x, "totalInputBytes_bytes_total", l, e->total_input_bytes);
+        sample(out, x, "totalShuffleRead_bytes_total", l, e->total_shuffle_read);
+        sample(out, x, "totalShuffleWrite_bytes_total", l, e->total_shuffle_write);
+        sample(out, x, "maxMemory_bytes", l, 0); /* no storage memory limit (REST's maxMemory) */
+        if (!e->have_metrics) continue;
+        cs_sbuf name = CS_SBUF_INIT;
+        for (size_t k = 0; k < 16; k++) { /* the memory figures, as PrometheusResource */
+            reset(&name);
+            cs_sbuf_printf(&name, "%s_bytes", peak_names[k]);
+            sample(out, x, cs_sbuf_str(&name), l,
+                   cs_ui_metrics_peak_value(&e->peak, peak_names[k]));
         }
+        static const char *const gc[] = {"MinorGCCount", "MajorGCCount", "ConcurrentGCCount"};
+        static const char *const gc_time[] = {"MinorGCTime", "MajorGCTime", "ConcurrentGCTime"};
+        for (int k = 0; k < 3; k++) { /* no garbage collector: 0 */
+            reset(&name);
+            cs_sbuf_printf(&name, "%s_total", gc[k]);
+            sample(out, x, cs_sbuf_str(&name), l, 0);
+        }
+        for (int k = 0; k < 3; k++) {
+            reset(&name);
+            cs_sbuf_printf(&name, "%s_seconds_total", gc_time[k]);
+            sample_seconds(out, x, cs_sbuf_str(&name), l, 0);
+        }
+        cs_sbuf_free(&name);
+        /* cspark's own figures from the heartbeats */
+        sample_seconds(out, "cspark_executor_", "processCpuTime_seconds_total", l,
+                       (double)e->metrics.cpu_time_ns / 1e9);
+        sample(out, "cspark_executor_", "memoryBytesSpilled_bytes_total", l,
+               e->metrics.memory_bytes_spilled);
+        sample(out, "cspark_executor_", "diskBytesSpilled_bytes_total", l,
+               e->metrics.disk_bytes_spilled);
     }
+    cs_sbuf_free(&labels);
 }

@@ -1,17 +1,18 @@
-/* ui_metrics.h — Prometheus text exposition of the driver's metrics (/metrics/prometheus, Spark's
- * PrometheusServlet) and of every executor (/metrics/executors/prometheus, Spark's
- * PrometheusResource).
+/* ui_metrics.h — the metrics endpoints of the live UI, with Spark's names and formats:
+ * /metrics/prometheus (Spark's PrometheusServlet), /metrics/json (its MetricsServlet) and
+ * /metrics/executors/prometheus (its PrometheusResource).
  *
- * Driver metrics keep Spark's structure, metrics_<namespace>_driver_<Source>_<name>, with each
- * part in snake_case so that the output passes `promtool check metrics` (Spark's camelCase parts,
- * "DAGScheduler.job.activeJobs", become dag_scheduler_job_active_jobs; counters end in _total);
- * every family has # HELP and # TYPE and keeps Spark's type label ({type="gauges"} or
- * {type="counters"}). The namespace is spark.metrics.namespace, else the application id, as Spark.
- * Executor metrics keep Spark's PrometheusResource names exactly (metrics_executor_activeTasks,
- * metrics_executor_completedTasks_total, ...) with its application_id, application_name and
- * executor_id labels, grouped by family, plus cspark's process CPU time and spill totals.
+ * The driver's metrics have the names Spark's MetricsSystem registers, <ns>.driver.<source>.<name>
+ * ("app-1.driver.DAGScheduler.job.activeJobs"), <ns> being spark.metrics.namespace, else the
+ * application id. In Prometheus text each becomes PrometheusServlet's
+ * metrics_<key with [^a-zA-Z0-9] as _>_ followed by Number and Value {type="gauges"} for a gauge
+ * and Count {type="counters"} for a counter, without # HELP or # TYPE lines, exactly as Spark
+ * prints them, so dashboards and alert rules written for Spark work unchanged. Executors: Spark
+ * 4's spark_info line, then per live executor PrometheusResource's metrics_executor_* samples
+ * with its application_id, application_name and executor_id labels, and cspark's process CPU
+ * time and spill totals as cspark_executor_*.
  *
- * Both functions read a store locked by the caller and append to `out`; no state.
+ * Every function reads a store locked by the caller and appends to `out`; no state.
  */
 #ifndef CSPARK_UI_METRICS_H
 #define CSPARK_UI_METRICS_H
@@ -29,10 +30,14 @@ typedef struct ui_driver_metrics {
 } ui_driver_metrics;
 
 void cs_ui_metrics_driver(const ui_driver_metrics *m, cs_sbuf *out);
+/* MetricsServlet's JSON of the same metrics: {"version":"4.0.0","gauges":{key:{"value":v}},
+ * "counters":{key:{"count":n}},"histograms":{},"meters":{},"timers":{}}. */
+void cs_ui_metrics_driver_json(const ui_driver_metrics *m, cs_sbuf *out);
 void cs_ui_metrics_executors(const ui_store *st, cs_sbuf *out);
 
-/* "DAGScheduler" -> "dag_scheduler", "activeJobs" -> "active_jobs", "numEventsPosted" ->
- * "num_events_posted"; any character outside [A-Za-z0-9] becomes '_'. Appends to out. */
-void cs_ui_metrics_snake(cs_sbuf *out, const char *name);
+/* ExecutorMetricType's i-th name in Spark's order (NULL past the last) and cspark's value of it
+ * in m (the process's memory, the task memory in use; 0 for the JVM's figures). */
+const char *cs_ui_metrics_peak_name(size_t i);
+int64_t cs_ui_metrics_peak_value(const cs_executor_metrics *m, const char *name);
 
 #endif /* CSPARK_UI_METRICS_H */

@@ -14,6 +14,7 @@
 #include "ui/ui_server.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <microhttpd.h>
@@ -125,6 +126,7 @@ typedef struct request {
     struct MHD_PostProcessor *pp;
     char form_id[32];
     char form_csrf[80];
+    char attachment[320]; /* Content-Disposition's file name of a download, "" otherwise */
 } request;
 
 typedef struct arg_search {
@@ -182,6 +184,11 @@ static enum MHD_Result respond(request *rq, int status, const char *type, cs_sbu
                             "no-cache, no-store, must-revalidate");
     MHD_add_response_header(r, "X-Frame-Options", "SAMEORIGIN");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (rq->attachment[0]) {
+        char disposition[360];
+        snprintf(disposition, sizeof disposition, "attachment; filename=%s", rq->attachment);
+        MHD_add_response_header(r, "Content-Disposition", disposition);
+    }
     enum MHD_Result ret = MHD_queue_response(rq->conn, (unsigned)status, r);
     MHD_destroy_response(r);
     return ret;
@@ -472,6 +479,34 @@ static void absolute_base(request *rq, const char *base, cs_sbuf *out)
     cs_sbuf_printf(out, "http://%s%s", host ? host : "localhost", base);
 }
 
+/* /applications/<id>/logs: the event log as a zip (the live UI's is empty, as Spark's). */
+static enum MHD_Result event_logs(request *rq, const char *app_id)
+{
+    ui_server *s = rq->srv;
+    char *log_path = NULL;
+    if (s->opt.history) {
+        ui_app_entry *apps = NULL;
+        size_t n = s->provider.list(s->provider.arg, &apps);
+        for (size_t i = 0; i < n && !log_path; i++)
+            if (strcmp(apps[i].id, app_id) == 0 && apps[i].log_path)
+                log_path = cs_xstrdup(apps[i].log_path);
+        cs_ui_app_entries_free(apps, n);
+    }
+    cs_sbuf zip = CS_SBUF_INIT;
+    bool ok = cs_ui_api_event_log_zip(log_path, &zip);
+    free(log_path);
+    if (!ok) {
+        cs_sbuf_free(&zip);
+        cs_sbuf msg = CS_SBUF_INIT;
+        cs_sbuf_printf(&msg, "Event logs are not available for app: %s.\n", app_id);
+        return respond(rq, 503, "text/plain; charset=utf-8", &msg);
+    }
+    snprintf(rq->attachment, sizeof rq->attachment, "eventLogs-%s.zip", app_id);
+    for (char *c = rq->attachment; *c; c++) /* a header value: no quote, separator or control */
+        if (!isalnum((unsigned char)*c) && !strchr("._-", *c)) *c = '_';
+    return respond(rq, 200, "application/octet-stream", &zip);
+}
+
 static enum MHD_Result api(request *rq, const char *path)
 {
     ui_server *s = rq->srv;
@@ -488,26 +523,10 @@ static enum MHD_Result api(request *rq, const char *path)
     if (*rest == '\0' || strcmp(rest, "/") == 0) {
         ui_app_entry *apps = NULL;
         size_t n = s->provider.list(s->provider.arg, &apps);
-        const char *status = get_arg(rq, "status", 0);
-        bool ok = true;
-        long limit = arg_long(rq, "limit", -1, 0, INT_MAX, &ok);
-        if (!ok) {
-            cs_ui_app_entries_free(apps, n);
-            return respond_text(rq, 400, "the query parameter limit must be a number >= 0");
-        }
-        json_t *a = json_array();
-        for (size_t i = 0; i < n && (limit < 0 || (long)json_array_size(a) < limit); i++) {
-            if (status && ((cs_str_ieq(status, "completed") && !apps[i].completed) ||
-                           (cs_str_ieq(status, "running") && apps[i].completed)))
-                continue;
-            json_array_append_new(
-                a, cs_ui_api_application_info(apps[i].id, apps[i].name, apps[i].user,
-                                              apps[i].version, apps[i].start_ms, apps[i].end_ms,
-                                              apps[i].last_updated_ms, apps[i].completed));
-        }
+        int status = cs_ui_api_app_list(apps, n, get_arg, rq, cs_now_ms(), &out);
         cs_ui_app_entries_free(apps, n);
-        cs_ui_api_dump(a, &out);
-        return respond(rq, 200, "application/json", &out);
+        return respond(rq, status, status == 200 ? "application/json" : "text/plain; charset=utf-8",
+                       &out);
     }
     rest++;
     size_t idlen = strcspn(rest, "/");
@@ -524,6 +543,12 @@ static enum MHD_Result api(request *rq, const char *path)
         free(app_id);
         return refuse_view(rq);
     }
+    if (strcmp(rest + idlen, "/logs") == 0 || strcmp(rest + idlen, "/logs/") == 0) {
+        s->provider.release(s->provider.arg, st);
+        enum MHD_Result ret = event_logs(rq, app_id);
+        free(app_id);
+        return ret;
+    }
     cs_sbuf base = CS_SBUF_INIT;
     if (s->opt.history) {
         cs_sbuf_puts(&base, "/history/");
@@ -532,8 +557,14 @@ static enum MHD_Result api(request *rq, const char *path)
     cs_sbuf log_base = CS_SBUF_INIT;
     bool logs = !s->opt.history && s->hooks.read_log;
     if (logs) absolute_base(rq, cs_sbuf_str(&base), &log_base);
-    ui_api_req r = {
-        st, rest + idlen, get_arg, rq, cs_now_ms(), updated, logs ? cs_sbuf_str(&log_base) : NULL};
+    ui_api_req r = {st,
+                    rest + idlen,
+                    get_arg,
+                    rq,
+                    cs_now_ms(),
+                    updated,
+                    logs ? cs_sbuf_str(&log_base) : NULL,
+                    !s->opt.history};
     cs_ui_store_lock(st);
     int status = cs_ui_api_app(&r, &out);
     cs_ui_store_unlock(st);
@@ -545,7 +576,9 @@ static enum MHD_Result api(request *rq, const char *path)
                    &out);
 }
 
-static enum MHD_Result metrics(request *rq, bool executors)
+typedef enum { METRICS_DRIVER, METRICS_DRIVER_JSON, METRICS_EXECUTORS } metrics_kind;
+
+static enum MHD_Result metrics(request *rq, metrics_kind kind)
 {
     ui_server *s = rq->srv;
     if (s->opt.history || !s->opt.live_app_id) return respond_text(rq, 404, "no metrics here");
@@ -555,17 +588,21 @@ static enum MHD_Result metrics(request *rq, bool executors)
     cs_sbuf out = CS_SBUF_INIT;
     int64_t dropped = s->hooks.dropped_events ? s->hooks.dropped_events(s->hooks.arg) : 0;
     cs_ui_store_lock(st);
-    if (executors) {
+    ui_driver_metrics m = {st,
+                           s->opt.metrics_namespace ? s->opt.metrics_namespace : s->opt.live_app_id,
+                           dropped, __atomic_load_n(&s->requests, __ATOMIC_RELAXED)};
+    if (kind == METRICS_EXECUTORS)
         cs_ui_metrics_executors(st, &out);
-    } else {
-        ui_driver_metrics m = {
-            st, s->opt.metrics_namespace ? s->opt.metrics_namespace : s->opt.live_app_id, dropped,
-            __atomic_load_n(&s->requests, __ATOMIC_RELAXED)};
+    else if (kind == METRICS_DRIVER_JSON)
+        cs_ui_metrics_driver_json(&m, &out);
+    else
         cs_ui_metrics_driver(&m, &out);
-    }
     cs_ui_store_unlock(st);
     s->provider.release(s->provider.arg, st);
-    return respond(rq, 200, "text/plain; version=0.0.4; charset=utf-8", &out);
+    return respond(rq, 200,
+                   kind == METRICS_DRIVER_JSON ? "application/json"
+                                               : "text/plain; version=0.0.4; charset=utf-8",
+                   &out);
 }
 
 /* ---- the history listing ------------------------------------------------------------------ */
@@ -679,10 +716,12 @@ static enum MHD_Result route(request *rq, const char *url)
         return get ? api(rq, url + 7) : respond_text(rq, 405, "the REST API is read-only");
     if (!post) {
         if (strcmp(url, "/metrics/prometheus") == 0 || strcmp(url, "/metrics/prometheus/") == 0)
-            return metrics(rq, false);
+            return metrics(rq, METRICS_DRIVER);
+        if (strcmp(url, "/metrics/json") == 0 || strcmp(url, "/metrics/json/") == 0)
+            return metrics(rq, METRICS_DRIVER_JSON);
         if (strcmp(url, "/metrics/executors/prometheus") == 0 ||
             strcmp(url, "/metrics/executors/prometheus/") == 0)
-            return metrics(rq, true);
+            return metrics(rq, METRICS_EXECUTORS);
         if (strcmp(url, "/static/cspark-ui.css") == 0) {
             cs_sbuf b = CS_SBUF_INIT;
             cs_sbuf_puts(&b, cs_html_stylesheet());

@@ -10,14 +10,14 @@
  *   page's CSRF token and a same-origin Origin/Referer);
  *   base is "" in live mode and "/history/<app id>" in history mode, where "/" lists the
  *   applications;
- *   /api/v1/applications[/<id>[/...]] and /api/v1/version (ui_api.h);
- *   /metrics/prometheus and /metrics/executors/prometheus (live; ui_metrics.h);
- *   /static/cspark-ui.css and /static/cspark-ui.js.
- * Every request first passes ui_access.h: a Host it does not serve gets 421, missing or wrong
- * credentials 401 (when a users file is set), a user without view rights 403 (in history mode,
- * checked against the application asked for), a kill without modify rights 403.
- * Slow clients: connections are handled by epoll on a pool of threads, so a client that sends or
- * reads slowly holds a socket, never a thread; each is closed after CONNECTION_IDLE_SECONDS without
+ *   /api/v1/applications[/<id>[/...]] and /api/v1/version (ui_api.h),
+ * /api/v1/applications/<id>/logs (the event log as a zip; ui_api_apps.c); /metrics/prometheus,
+ * /metrics/json and /metrics/executors/prometheus (live; ui_metrics.h); /static/cspark-ui.css and
+ * /static/cspark-ui.js. Every request first passes ui_access.h: a Host it does not serve gets 421,
+ * missing or wrong credentials 401 (when a users file is set), a user without view rights 403 (in
+ * history mode, checked against the application asked for), a kill without modify rights 403. Slow
+ * clients: connections are handled by epoll on a pool of threads, so a client that sends or reads
+ * slowly holds a socket, never a thread; each is closed after CONNECTION_IDLE_SECONDS without
  * progress, one address may hold at most CONNECTIONS_PER_IP, and the server accepts up to half of
  * the open-file limit (raised to its hard limit, as the JVM does) so that a thousand idle
  * clients leave /metrics and the pages answering.

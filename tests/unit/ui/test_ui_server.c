@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 
 #include "ui/app_status.h"
+#include "ui/ui_api.h"
 #include "ui/ui_metrics.h"
 #include "ui/ui_server.h"
 
@@ -428,45 +429,115 @@ static void test_kill_needs_token_and_origin(void **state)
     assert_int_equal(f->killed_job, 1);
 }
 
+/* Spark's PrometheusServlet and PrometheusResource lines, byte for byte, and MetricsServlet's
+ * JSON with the registry's names. */
 static void test_metrics(void **state)
 {
     fixture *f = *state;
     reply r = http(f, "/metrics/prometheus", NULL, NULL);
     assert_int_equal(r.status, 200);
     const char *m = cs_sbuf_str(&r.body);
-    assert_non_null(strstr(m, "# TYPE metrics_app_20260101_0001_driver_app_status_tasks_completed_"
-                              "tasks_total counter\n"));
-    assert_non_null(
-        strstr(m, "metrics_app_20260101_0001_driver_app_status_tasks_completed_tasks_total{type="
-                  "\"counters\"} 7\n"));
-    assert_non_null(strstr(m, "metrics_app_20260101_0001_driver_dag_scheduler_job_all_jobs{type="
-                              "\"gauges\"} 2\n"));
+#define NS "metrics_app_20260101_0001_driver_"
+    assert_non_null(strstr(m, NS "appStatus_tasks_completedTasks_Count{type=\"counters\"} 7\n"));
+    assert_non_null(strstr(m, NS "DAGScheduler_job_allJobs_Number{type=\"gauges\"} 2\n" NS
+                                 "DAGScheduler_job_allJobs_Value{type=\"gauges\"} 2\n"));
+    assert_non_null(strstr(m, NS "cspark_ui_httpRequests_Count{type=\"counters\"} "));
+#undef NS
+    assert_null(strstr(m, "# ")); /* no HELP or TYPE lines, as Spark */
+    /* gauges first, sorted by name as Dropwizard's registry, then counters */
+    assert_true(strstr(m, "DAGScheduler_stage_waitingStages_Value") <
+                strstr(m, "ExecutorAllocationManager_executors_numberAllExecutors_Number"));
+    assert_true(strstr(m, "JVMCPU_jvmCpuTime_Value") <
+                strstr(m, "LiveListenerBus_numEventsPosted"));
     cs_sbuf_free(&r.body);
+
+    json_t *j = get_json(f, "/metrics/json");
+    assert_string_equal(json_string_value(json_object_get(j, "version")), "4.0.0");
+    json_t *g =
+        json_object_get(json_object_get(j, "gauges"), SC_APP_ID ".driver.DAGScheduler.job.allJobs");
+    assert_int_equal(json_integer_value(json_object_get(g, "value")), 2);
+    json_t *c = json_object_get(json_object_get(j, "counters"),
+                                SC_APP_ID ".driver.appStatus.tasks.completedTasks");
+    assert_int_equal(json_integer_value(json_object_get(c, "count")), 7);
+    const char *empty[] = {"histograms", "meters", "timers"};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(json_object_size(json_object_get(j, empty[i])), 0);
+    json_decref(j);
+
     r = http(f, "/metrics/executors/prometheus", NULL, NULL);
     assert_int_equal(r.status, 200);
     m = cs_sbuf_str(&r.body);
-    assert_non_null(strstr(m, "metrics_executor_completedTasks_total{application_id=\"" SC_APP_ID
-                              "\", application_name=\"scenario <app>\", executor_id=\"1\"} 5\n"));
-    assert_non_null(strstr(m, "metrics_executor_ProcessTreeJVMRSSMemory_bytes{"));
+    assert_true(strncmp(m, "spark_info{version=\"", 20) == 0);
+#define LABELS(id)                                                                                 \
+    "{application_id=\"" SC_APP_ID "\", application_name=\"scenario <app>\", executor_id=\"" id    \
+    "\"}"
+    assert_non_null(strstr(m, "metrics_executor_completedTasks_total" LABELS("1") " 5\n"));
+    assert_non_null(strstr(m, "metrics_executor_totalGCTime_seconds_total" LABELS("1") " 0.0\n"));
+    assert_non_null(strstr(m, "metrics_executor_ProcessTreeJVMRSSMemory_bytes" LABELS("1") " "));
+    assert_non_null(strstr(m, "metrics_executor_MinorGCTime_seconds_total" LABELS("1") " 0.0\n"));
+#undef LABELS
     assert_null(strstr(m, "executor_id=\"2\"")); /* only live executors, as Spark */
     cs_sbuf_free(&r.body);
 }
 
-static void test_snake_case(void **state)
+/* executors/<id>/threads with Spark's answers for each case, allmiscellaneousprocess. */
+static void test_threads_and_processes(void **state)
+{
+    fixture *f = *state;
+    json_t *t = get_json(f, "/api/v1/applications/" SC_APP_ID "/executors/driver/threads");
+    assert_true(json_array_size(t) >= 1);
+    json_t *first = json_array_get(t, 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "threadId")), getpid());
+    assert_non_null(json_string_value(json_object_get(first, "threadName")));
+    assert_non_null(json_object_get(json_object_get(first, "stackTrace"), "elems"));
+    const char *state_name = json_string_value(json_object_get(first, "threadState"));
+    assert_true(strcmp(state_name, "RUNNABLE") == 0 || strcmp(state_name, "WAITING") == 0);
+    json_decref(t);
+    const struct {
+        const char *id;
+        long status;
+        const char *text;
+    } cases[] = {{"1", 404, "No thread dump is available.\n"},
+                 {"7", 404, "Executor does not exist.\n"},
+                 {"2", 400, "Executor is not active.\n"},
+                 {"x1", 400, "Invalid executorId: neither 'driver' nor number.\n"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "/api/v1/applications/" SC_APP_ID "/executors/%s/threads",
+                 cases[i].id);
+        reply r = http(f, path, NULL, NULL);
+        assert_int_equal(r.status, cases[i].status);
+        assert_string_equal(cs_sbuf_str(&r.body), cases[i].text);
+        cs_sbuf_free(&r.body);
+    }
+    json_t *p = get_json(f, "/api/v1/applications/" SC_APP_ID "/allmiscellaneousprocess");
+    assert_true(json_is_array(p) && json_array_size(p) == 0);
+    json_decref(p);
+}
+
+/* Spark's SimpleDateParam: the full format with a zone, else the day in GMT, else refused. */
+static void test_parse_date(void **state)
 {
     (void)state;
-    const char *cases[][2] = {
-        {"DAGScheduler", "dag_scheduler"},
-        {"activeJobs", "active_jobs"},
-        {"LiveListenerBus.numEventsPosted", "live_listener_bus_num_events_posted"},
-        {"ProcessTreeJVMRSSMemory", "process_tree_jvmrss_memory"},
-        {"local-1700000000000", "local_1700000000000"},
-        {"spark-0a1B", "spark_0a1_b"}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cs_sbuf b = CS_SBUF_INIT;
-        cs_ui_metrics_snake(&b, cases[i][0]);
-        assert_string_equal(cs_sbuf_str(&b), cases[i][1]);
-        cs_sbuf_free(&b);
+    const struct {
+        const char *text;
+        int64_t ms;
+    } ok[] = {{"2015-02-03T16:42:40.000GMT", 1422981760000LL},
+              {"2015-02-03T16:42:40.123UTC", 1422981760123LL},
+              {"2015-02-03T16:42:40.000GMT+01:00", 1422978160000LL},
+              {"2015-02-03T16:42:40.000-0800", 1423010560000LL},
+              {"2015-02-03", 1422921600000LL},
+              {"2015-02-03T16:42", 1422921600000LL}, /* the day, the rest ignored */
+              {"2015-13-01", 1451606400000LL}};      /* lenient: month 13 is January */
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        int64_t ms = 0;
+        assert_true(cs_ui_api_parse_date(ok[i].text, &ms));
+        assert_int_equal(ms, ok[i].ms);
+    }
+    const char *bad[] = {"", "yesterday", "2015/02/03", "2015-02"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t ms;
+        assert_false(cs_ui_api_parse_date(bad[i], &ms));
     }
 }
 
@@ -620,7 +691,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_numbers_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill_needs_token_and_origin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
-        cmocka_unit_test(test_snake_case),
+        cmocka_unit_test_setup_teardown(test_threads_and_processes, setup, teardown),
+        cmocka_unit_test(test_parse_date),
         cmocka_unit_test(test_port_retries),
         cmocka_unit_test(test_tables_are_paged),
     };
