@@ -507,6 +507,12 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_UNRESOLVED_ORDINAL:
         cs_sbuf_printf(out, "%" PRId64, e->ordinal);
         return;
+    case CS_EX_UNRESOLVED_EXTRACT_VALUE: /* Spark's UnresolvedExtractValue: child[extraction] */
+        expr_out(e->args[0], m, out);
+        cs_sbuf_putc(out, '[');
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ']');
+        return;
     }
 }
 
