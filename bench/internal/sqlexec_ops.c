@@ -149,7 +149,7 @@ static int join(int64_t probe_rows, int64_t build_rows)
     g_keys = 2 * build_rows;
     cs_sql_op *probe = input(ls, probe_rows, key_uniform, 3);
     cs_sql_op *build = input(rs, build_rows, key_seq, 5);
-    cs_join_spec spec = {.type = CS_JOIN_INNER,
+    cs_join_spec spec = {.type = CS_HJ_INNER,
                          .build = CS_BUILD_RIGHT,
                          .left_keys = (int[]){0},
                          .right_keys = (int[]){0},

@@ -42,7 +42,7 @@ typedef struct out_queue {
 
 typedef struct join_op {
     cs_sql_op base;
-    cs_join_type type;
+    cs_hash_join_type type;
     cs_build_side build_side;
     int n_keys;
     cs_sort_key *left_keys, *right_keys;
@@ -80,21 +80,21 @@ typedef struct join_op {
     int part;
 } join_op;
 
-static bool emits_pairs(cs_join_type t)
+static bool emits_pairs(cs_hash_join_type t)
 {
-    return t == CS_JOIN_INNER || t == CS_JOIN_LEFT_OUTER || t == CS_JOIN_RIGHT_OUTER ||
-           t == CS_JOIN_FULL_OUTER;
+    return t == CS_HJ_INNER || t == CS_HJ_LEFT_OUTER || t == CS_HJ_RIGHT_OUTER ||
+           t == CS_HJ_FULL_OUTER;
 }
 
-static bool is_semi_anti(cs_join_type t)
+static bool is_semi_anti(cs_hash_join_type t)
 {
-    return t == CS_JOIN_LEFT_SEMI || t == CS_JOIN_LEFT_ANTI || t == CS_JOIN_LEFT_ANTI_NULL_AWARE;
+    return t == CS_HJ_LEFT_SEMI || t == CS_HJ_LEFT_ANTI || t == CS_HJ_LEFT_ANTI_NULL_AWARE;
 }
 
 static bool preserves(const join_op *j, int child)
 {
-    return j->type == CS_JOIN_FULL_OUTER || (child == 0 && j->type == CS_JOIN_LEFT_OUTER) ||
-           (child == 1 && j->type == CS_JOIN_RIGHT_OUTER);
+    return j->type == CS_HJ_FULL_OUTER || (child == 0 && j->type == CS_HJ_LEFT_OUTER) ||
+           (child == 1 && j->type == CS_HJ_RIGHT_OUTER);
 }
 
 static void push(join_op *j, cs_col_batch *b)
@@ -377,16 +377,16 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     /* the probe batch's own rows: outer (unmatched), semi (matched), anti (unmatched) */
     bool want_unmatched =
         preserves(j, j->probe_child) ||
-        (probe_left && (j->type == CS_JOIN_LEFT_ANTI || j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE));
-    bool want_matched = probe_left && j->type == CS_JOIN_LEFT_SEMI;
+        (probe_left && (j->type == CS_HJ_LEFT_ANTI || j->type == CS_HJ_LEFT_ANTI_NULL_AWARE));
+    bool want_matched = probe_left && j->type == CS_HJ_LEFT_SEMI;
     if (!want_unmatched && !want_matched) return CS_OK;
-    if (j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->build_null_key)
+    if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->build_null_key)
         return CS_OK; /* NOT IN over a list holding a null: never true */
     int64_t k = 0;
     for (int64_t i = 0; i < n; i++) {
         bool m = j->probe_matched[i];
         if (want_matched ? !m : m) continue;
-        if (j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->kb.any_null[i])
+        if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->kb.any_null[i])
             continue; /* null NOT IN (non-empty list) is null */
         j->pi[k] = (int32_t)i;
         j->pb[k++] = -1;
@@ -404,8 +404,8 @@ static void tail(join_op *j)
 {
     bool build_left = j->build_child == 0;
     bool want_unmatched =
-        preserves(j, j->build_child) || (build_left && j->type == CS_JOIN_LEFT_ANTI);
-    bool want_matched = build_left && j->type == CS_JOIN_LEFT_SEMI;
+        preserves(j, j->build_child) || (build_left && j->type == CS_HJ_LEFT_ANTI);
+    bool want_matched = build_left && j->type == CS_HJ_LEFT_SEMI;
     if (!want_unmatched && !want_matched) return;
     int64_t chunk = cs_sql_batch_rows(j->base.ctx);
     ensure_scratch(j, chunk);
@@ -644,7 +644,7 @@ static void join_explain(const cs_sql_op *op, cs_sbuf *out)
         cs_sbuf_printf(out, "%s%s", k ? ", " : "", r->fields[j->right_keys[k].ordinal].name);
     cs_sbuf_printf(out, "], %s, %s", join_names[j->type],
                    j->build_side == CS_BUILD_LEFT ? "BuildLeft" : "BuildRight");
-    if (j->type == CS_JOIN_LEFT_ANTI_NULL_AWARE) cs_sbuf_puts(out, ", true");
+    if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE) cs_sbuf_puts(out, ", true");
 }
 
 static const cs_sql_op_vtable join_vt = {
@@ -678,7 +678,7 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
                               "type on both sides",
                               k, l->fields[lo].name, r->fields[ro].name);
     }
-    if (rc == CS_OK && spec->type == CS_JOIN_LEFT_ANTI_NULL_AWARE &&
+    if (rc == CS_OK && spec->type == CS_HJ_LEFT_ANTI_NULL_AWARE &&
         (spec->build != CS_BUILD_RIGHT || spec->n_keys != 1))
         rc = cs_error_set(err, CS_EINVAL,
                           "HashJoin: a null-aware anti join builds the right "
@@ -710,8 +710,8 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
     if (is_semi_anti(spec->type)) {
         schema = cs_col_type_ref((cs_col_type *)l);
     } else {
-        bool force[2] = {spec->type == CS_JOIN_RIGHT_OUTER || spec->type == CS_JOIN_FULL_OUTER,
-                         spec->type == CS_JOIN_LEFT_OUTER || spec->type == CS_JOIN_FULL_OUTER};
+        bool force[2] = {spec->type == CS_HJ_RIGHT_OUTER || spec->type == CS_HJ_FULL_OUTER,
+                         spec->type == CS_HJ_LEFT_OUTER || spec->type == CS_HJ_FULL_OUTER};
         schema = cs_sql_concat_schema(parts, force, 2);
     }
     cs_sql_op *children[2] = {left, right};

@@ -88,17 +88,17 @@ cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_er
 
 /* ---- HashJoin ---- */
 
-typedef enum cs_join_type {
-    CS_JOIN_INNER,
-    CS_JOIN_LEFT_OUTER,
-    CS_JOIN_RIGHT_OUTER,
-    CS_JOIN_FULL_OUTER,
-    CS_JOIN_LEFT_SEMI,
-    CS_JOIN_LEFT_ANTI,
-    CS_JOIN_LEFT_ANTI_NULL_AWARE /* NOT IN: one null build key (or a null probe key with a
+typedef enum cs_hash_join_type {
+    CS_HJ_INNER,
+    CS_HJ_LEFT_OUTER,
+    CS_HJ_RIGHT_OUTER,
+    CS_HJ_FULL_OUTER,
+    CS_HJ_LEFT_SEMI,
+    CS_HJ_LEFT_ANTI,
+    CS_HJ_LEFT_ANTI_NULL_AWARE /* NOT IN: one null build key (or a null probe key with a
                                     non-empty build side) rejects the row, as Spark's
                                     null-aware anti join with a single key */
-} cs_join_type;
+} cs_hash_join_type;
 
 typedef enum cs_build_side { CS_BUILD_RIGHT, CS_BUILD_LEFT } cs_build_side;
 
@@ -109,7 +109,7 @@ typedef enum cs_build_side { CS_BUILD_RIGHT, CS_BUILD_LEFT } cs_build_side;
 typedef int (*cs_join_condition_fn)(void *arg, cs_col_batch *pairs, uint8_t *keep, cs_error *err);
 
 typedef struct cs_join_spec {
-    cs_join_type type;
+    cs_hash_join_type type;
     cs_build_side build;
     const int *left_keys, *right_keys; /* ordinals, n_keys each, same types pairwise */
     int n_keys;

@@ -68,7 +68,7 @@ static void key_str(const side *s, int64_t i, char *out, size_t n)
         snprintf(out, n, "NULL");
 }
 
-static t_rows reference(cs_join_type type, const side *l, const side *r, bool with_cond)
+static t_rows reference(cs_hash_join_type type, const side *l, const side *r, bool with_cond)
 {
     t_rows out = {0};
     char line[256], lk[32], rk[32];
@@ -84,7 +84,7 @@ static t_rows reference(cs_join_type type, const side *l, const side *r, bool wi
             if (with_cond && !cond_holds(l->v[i], r->v[j])) continue;
             any = true;
             rmatched[j] = 1;
-            if (type <= CS_JOIN_FULL_OUTER) {
+            if (type <= CS_HJ_FULL_OUTER) {
                 key_str(r, j, rk, sizeof rk);
                 snprintf(line, sizeof line, "%s|%lld|%s|%lld", lk, (long long)l->v[i], rk,
                          (long long)r->v[j]);
@@ -92,16 +92,16 @@ static t_rows reference(cs_join_type type, const side *l, const side *r, bool wi
             }
         }
         bool keep_left = false;
-        if (type == CS_JOIN_LEFT_OUTER || type == CS_JOIN_FULL_OUTER) {
+        if (type == CS_HJ_LEFT_OUTER || type == CS_HJ_FULL_OUTER) {
             if (!any) {
                 snprintf(line, sizeof line, "%s|%lld|NULL|NULL", lk, (long long)l->v[i]);
                 t_rows_add(&out, line);
             }
-        } else if (type == CS_JOIN_LEFT_SEMI) {
+        } else if (type == CS_HJ_LEFT_SEMI) {
             keep_left = any;
-        } else if (type == CS_JOIN_LEFT_ANTI) {
+        } else if (type == CS_HJ_LEFT_ANTI) {
             keep_left = !any;
-        } else if (type == CS_JOIN_LEFT_ANTI_NULL_AWARE) {
+        } else if (type == CS_HJ_LEFT_ANTI_NULL_AWARE) {
             keep_left = r->n == 0 || (!r_null && l->kv[i] && !any);
         }
         if (keep_left) {
@@ -109,7 +109,7 @@ static t_rows reference(cs_join_type type, const side *l, const side *r, bool wi
             t_rows_add(&out, line);
         }
     }
-    if (type == CS_JOIN_RIGHT_OUTER || type == CS_JOIN_FULL_OUTER)
+    if (type == CS_HJ_RIGHT_OUTER || type == CS_HJ_FULL_OUTER)
         for (int64_t j = 0; j < r->n; j++)
             if (!rmatched[j]) {
                 key_str(r, j, rk, sizeof rk);
@@ -128,12 +128,12 @@ static const char *const type_names[] = {"inner", "left", "right",          "ful
 static void check_all(const side *l, const side *r, int64_t batch, const cs_sql_exec_ctx *ctx,
                       int64_t *spills)
 {
-    for (int type = CS_JOIN_INNER; type <= CS_JOIN_LEFT_ANTI_NULL_AWARE; type++)
+    for (int type = CS_HJ_INNER; type <= CS_HJ_LEFT_ANTI_NULL_AWARE; type++)
         for (int build = 0; build < 2; build++)
             for (int with_cond = 0; with_cond < 2; with_cond++) {
-                if (type == CS_JOIN_LEFT_ANTI_NULL_AWARE && (build || with_cond)) continue;
+                if (type == CS_HJ_LEFT_ANTI_NULL_AWARE && (build || with_cond)) continue;
                 int calls = 0;
-                cs_join_spec spec = {.type = (cs_join_type)type,
+                cs_join_spec spec = {.type = (cs_hash_join_type)type,
                                      .build = build ? CS_BUILD_LEFT : CS_BUILD_RIGHT,
                                      .left_keys = (int[]){0},
                                      .right_keys = (int[]){0},
@@ -148,11 +148,11 @@ static void check_all(const side *l, const side *r, int64_t batch, const cs_sql_
                 if (got.rc != CS_OK) fprintf(stderr, "%s\n", got.err.msg);
                 assert_int_equal(got.rc, CS_OK);
                 t_rows_sort(&got);
-                t_rows want = reference((cs_join_type)type, l, r, with_cond);
+                t_rows want = reference((cs_hash_join_type)type, l, r, with_cond);
                 if (!t_rows_equal(&want, &got))
                     fail_msg("%s join, build %s, condition %d", type_names[type],
                              build ? "left" : "right", with_cond);
-                if (with_cond && type == CS_JOIN_INNER && want.n > 0) assert_true(calls > 0);
+                if (with_cond && type == CS_HJ_INNER && want.n > 0) assert_true(calls > 0);
                 if (spills) *spills += op->metrics.spill_count;
                 t_rows_free(&want);
                 t_rows_free(&got);
@@ -223,10 +223,8 @@ static void test_string_and_two_column_keys(void **state)
         t_batch(schema, (cs_column *[]){t_strings(ls, 6), t_longs(ln, 6, NULL)}, 6)};
     cs_col_batch *rb[1] = {
         t_batch(schema, (cs_column *[]){t_strings(rs, 6), t_longs(rn, 6, NULL)}, 6)};
-    cs_join_spec spec = {.type = CS_JOIN_INNER,
-                         .left_keys = (int[]){0, 1},
-                         .right_keys = (int[]){0, 1},
-                         .n_keys = 2};
+    cs_join_spec spec = {
+        .type = CS_HJ_INNER, .left_keys = (int[]){0, 1}, .right_keys = (int[]){0, 1}, .n_keys = 2};
     cs_error err = {0};
     cs_sql_op *op = cs_sql_op_hash_join(t_leaf(schema, lb, 1), t_leaf(schema, rb, 1), &spec, &err);
     cs_sql_exec_ctx ctx = t_ctx();
@@ -264,8 +262,8 @@ static void test_grace_partitioning_equals_in_memory(void **state)
     ctx.task_memory = &tm;
     /* the inputs' batches are charged too, as a scan's would be: build them with alloc */
     int64_t spills = 0;
-    for (int type = CS_JOIN_INNER; type <= CS_JOIN_LEFT_ANTI; type++) {
-        cs_join_spec spec = {.type = (cs_join_type)type,
+    for (int type = CS_HJ_INNER; type <= CS_HJ_LEFT_ANTI; type++) {
+        cs_join_spec spec = {.type = (cs_hash_join_type)type,
                              .left_keys = (int[]){0},
                              .right_keys = (int[]){0},
                              .n_keys = 1};
