@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "columnar/col_builder.h"
+#include "formats/text_values.h"
 #include "sql/parser_internal.h"
 
 /* ---- one-row literal columns ---- */
@@ -238,16 +239,6 @@ cs_sql_expr *cs_sqlp_number(cs_sqlp *p, bool neg)
 
 /* ---- dates and timestamps ---- */
 
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 static int days_in_month(int64_t y, int m)
 {
     static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -288,7 +279,7 @@ static bool parse_date(const char *s, int64_t *days, const char **rest)
         }
     }
     if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, (int)m)) return false;
-    *days = days_from_civil(y, (int)m, (int)d);
+    *days = cs_tv_days_from_civil(y, (int)m, (int)d);
     *rest = s;
     return true;
 }
