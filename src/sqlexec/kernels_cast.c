@@ -69,7 +69,7 @@ static int err_overflow(cs_error *err, const char *value, const cs_col_type *fro
 
 /* ---- Java's Double.toString / Float.toString ---- */
 
-static int java_float_text(double d, bool is_float, char *buf)
+int cs_px_java_double_text(double d, bool is_float, char *buf)
 {
     if (isnan(d)) return sprintf(buf, "NaN");
     if (isinf(d)) return sprintf(buf, d < 0 ? "-Infinity" : "Infinity");
@@ -546,7 +546,7 @@ static void sql_value(const cs_column *c, int64_t i, char *buf, size_t n)
     case CS_TYPE_FLOAT:
     case CS_TYPE_DOUBLE: {
         char t[64];
-        java_float_text(load_float(c, i), c->type->id == CS_TYPE_FLOAT, t);
+        cs_px_java_double_text(load_float(c, i), c->type->id == CS_TYPE_FLOAT, t);
         /* Spark's toSQLValue: "1.0E20D" for a double, no suffix for a float, NaN or Infinity */
         double v = load_float(c, i);
         bool suffix = c->type->id == CS_TYPE_DOUBLE && !isnan(v) && !isinf(v);
@@ -584,7 +584,7 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
         return sprintf(buf, "%lld", (long long)load_int(c, i));
     case CS_TYPE_FLOAT:
     case CS_TYPE_DOUBLE:
-        return java_float_text(load_float(c, i), c->type->id == CS_TYPE_FLOAT, buf);
+        return cs_px_java_double_text(load_float(c, i), c->type->id == CS_TYPE_FLOAT, buf);
     case CS_TYPE_DECIMAL:
         return cs_px_dec_format(cs_px_dec_get(c, i), c->type->scale, buf);
     case CS_TYPE_DATE: {
@@ -819,7 +819,7 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
                     BAD_ROW(i, err_overflow(k->err, vbuf, from, to));
                     continue;
                 }
-                int len = java_float_text(d, from->id == CS_TYPE_FLOAT, text);
+                int len = cs_px_java_double_text(d, from->id == CS_TYPE_FLOAT, text);
                 ok = parse_decimal((const uint8_t *)text, len, to->precision, to->scale, &v) ==
                      DP_OK;
             }

@@ -123,6 +123,14 @@ static inline void cs_px_dec_put(cs_column *c, int64_t i, __int128 v)
 /* Decimal text of v at scale ("-1.50"), into buf (>= 48 bytes); returns its length. */
 int cs_px_dec_format(__int128 v, int scale, char *buf);
 
+/* d as Java's Double.toString (or Float.toString when is_float) prints it: "1.0E20", "0.001",
+ * "1234567.0" (kernels_cast.c); buf >= 40 bytes; returns the length. */
+int cs_px_java_double_text(double d, bool is_float, char *buf);
+cs_px_kernel cs_px_math_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                   const cs_col_type *result);
+
 /* Spark's runtime errors. */
 int cs_px_err_overflow(cs_error *err, const char *what, const char *try_fn);
 int cs_px_err_divide_by_zero(cs_error *err);
