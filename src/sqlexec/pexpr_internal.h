@@ -128,6 +128,8 @@ int cs_px_dec_format(__int128 v, int scale, char *buf);
 int cs_px_java_double_text(double d, bool is_float, char *buf);
 cs_px_kernel cs_px_math_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
+cs_px_kernel cs_px_string_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
 cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
 
