@@ -159,29 +159,6 @@ int cs_px_java_double_text(double d, bool is_float, char *buf)
 
 /* ---- dates ---- */
 
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
 static bool valid_date(int64_t y, int m, int d)
 {
     static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -222,7 +199,7 @@ static bool parse_date_part(const char **pp, const char *end, int64_t *days)
     }
     if (neg) y = -y;
     if (!valid_date(y, (int)m, (int)d)) return false;
-    *days = days_from_civil(y, (int)m, (int)d);
+    *days = cs_px_days_from_civil(y, (int)m, (int)d);
     *pp = p;
     return true;
 }
@@ -590,7 +567,7 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
     case CS_TYPE_DATE: {
         int64_t y;
         int m, d;
-        civil_from_days(load_int(c, i), &y, &m, &d);
+        cs_px_civil_from_days(load_int(c, i), &y, &m, &d);
         return sprintf(buf, "%04lld-%02d-%02d", (long long)y, m, d);
     }
     case CS_TYPE_TIMESTAMP:
@@ -607,7 +584,7 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
         }
         int64_t y;
         int m, d;
-        civil_from_days(days, &y, &m, &d);
+        cs_px_civil_from_days(days, &y, &m, &d);
         int n = sprintf(buf, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)y, m, d,
                         (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
         if (frac) {

@@ -16,7 +16,7 @@
 
 #define US_PER_DAY 86400000000LL
 
-static int64_t days_from_civil(int64_t y, int m, int d)
+int64_t cs_px_days_from_civil(int64_t y, int m, int d)
 {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -26,7 +26,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+void cs_px_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
     z += 719468;
     int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -56,12 +56,12 @@ static int64_t add_months_days(int64_t days, int64_t months)
 {
     int64_t y;
     int m, d;
-    civil_from_days(days, &y, &m, &d);
+    cs_px_civil_from_days(days, &y, &m, &d);
     int64_t total = y * 12 + (m - 1) + months;
     int64_t ny = floor_div(total, 12);
     int nm = (int)(total - ny * 12) + 1;
     int md = month_days(ny, nm);
-    return days_from_civil(ny, nm, d > md ? md : d);
+    return cs_px_days_from_civil(ny, nm, d > md ? md : d);
 }
 
 typedef enum {
@@ -83,7 +83,7 @@ static int64_t date_field(int64_t days, field f)
 {
     int64_t y;
     int m, d;
-    civil_from_days(days, &y, &m, &d);
+    cs_px_civil_from_days(days, &y, &m, &d);
     switch (f) {
     case F_YEAR:
         return y;
@@ -98,9 +98,9 @@ static int64_t date_field(int64_t days, field f)
     case F_QUARTER:
         return (m - 1) / 3 + 1;
     case F_DOY:
-        return days - days_from_civil(y, 1, 1) + 1;
+        return days - cs_px_days_from_civil(y, 1, 1) + 1;
     case F_LAST_DAY:
-        return days_from_civil(y, m, month_days(y, m));
+        return cs_px_days_from_civil(y, m, month_days(y, m));
     default:
         return 0;
     }
@@ -269,14 +269,14 @@ static int64_t trunc_days(int64_t days, unit u)
 {
     int64_t y;
     int m, d;
-    civil_from_days(days, &y, &m, &d);
+    cs_px_civil_from_days(days, &y, &m, &d);
     switch (u) {
     case U_YEAR:
-        return days_from_civil(y, 1, 1);
+        return cs_px_days_from_civil(y, 1, 1);
     case U_QUARTER:
-        return days_from_civil(y, (m - 1) / 3 * 3 + 1, 1);
+        return cs_px_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1);
     case U_MONTH:
-        return days_from_civil(y, m, 1);
+        return cs_px_days_from_civil(y, m, 1);
     case U_WEEK:
         return days - date_field(days, F_WEEKDAY); /* back to Monday */
     default:

@@ -133,6 +133,10 @@ cs_px_kernel cs_px_string_lookup(const char *fn, const cs_col_type *const *t, in
 cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
 
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back (kernels_datetime.c). */
+int64_t cs_px_days_from_civil(int64_t y, int m, int d);
+void cs_px_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
 /* Spark's runtime errors. */
 int cs_px_err_overflow(cs_error *err, const char *what, const char *try_fn);
 int cs_px_err_divide_by_zero(cs_error *err);
