@@ -487,6 +487,15 @@ static dec_rc dec_row(enum dec_op op, __int128 p, int s1, __int128 q, int s2, in
         break;
     }
     case DEC_MUL: {
+        int ps0 = s1 + s2;
+        __int128 prod;
+        /* fast path: the exact product fits 128 bits (operands up to ~19 digits each) */
+        if (!__builtin_mul_overflow(p, q, &prod) && prod != ((__int128)1 << 127)) {
+            *raw = prod;
+            *raw_scale = ps0;
+            if (!cs_px_dec_rescale(prod, ps0, rs, &v)) return DR_OVERFLOW;
+            break;
+        }
         u256 m = mul_128(uabs128(p), uabs128(q));
         int ps = s1 + s2;
         if (ps > rs) div_pow10_half_up(&m, ps - rs);

@@ -53,14 +53,27 @@ static inline int cmp_bytes(const uint8_t *a, int32_t la, const uint8_t *b, int3
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);                                       \
     if (!null_safe) cs_px_and_validity(r, a, 2, n);                                                \
     bool nulls = a[0]->null_count > 0 || a[1]->null_count > 0;                                     \
+    if (!null_safe || !nulls) {                                                                    \
+        /* eight rows per result byte, no per-row bit read-modify-write */                         \
+        for (int64_t base = 0; base < n; base += 8) {                                              \
+            unsigned byte = 0;                                                                     \
+            int lim = n - base < 8 ? (int)(n - base) : 8;                                          \
+            for (int j = 0; j < lim; j++) {                                                        \
+                int64_t ia = (base + j) * sa, ib = (base + j) * sb;                                \
+                int c = (CMPEXPR);                                                                 \
+                byte |= (unsigned)((mask >> (c + 1)) & 1) << j;                                    \
+            }                                                                                      \
+            r->values[base >> 3] = (uint8_t)byte;                                                  \
+        }                                                                                          \
+        *out = r;                                                                                  \
+        return CS_OK;                                                                              \
+    }                                                                                              \
     for (int64_t i = 0; i < n; i++) {                                                              \
         int64_t ia = i * sa, ib = i * sb;                                                          \
-        if (nulls && null_safe) {                                                                  \
-            bool va = cs_column_is_valid(a[0], ia), vb = cs_column_is_valid(a[1], ib);             \
-            if (!va || !vb) {                                                                      \
-                cs_bit_set(r->values, i, va == vb);                                                \
-                continue;                                                                          \
-            }                                                                                      \
+        bool va = cs_column_is_valid(a[0], ia), vb = cs_column_is_valid(a[1], ib);                 \
+        if (!va || !vb) {                                                                          \
+            cs_bit_set(r->values, i, va == vb);                                                    \
+            continue;                                                                              \
         }                                                                                          \
         int c = (CMPEXPR);                                                                         \
         PUT(i, c);                                                                                 \
