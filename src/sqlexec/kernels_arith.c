@@ -400,7 +400,7 @@ FLOAT_DIV(pmod_f32, float, fmodf(p, q) < 0 ? fmodf(fmodf(p, q) + q, q) : fmodf(p
 FLOAT_DIV(pmod_f64, double, fmod(p, q) < 0 ? fmod(fmod(p, q) + q, q) : fmod(p, q))
 
 /* negative / abs */
-#define INT_UNARY(NAME, T, WHAT, EXPR_OVF, OPEXPR)                                                 \
+#define INT_UNARY(NAME, T, MINV, WHAT, EXPR_OVF, OPEXPR)                                           \
     static int NAME(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)             \
     {                                                                                              \
         (void)na;                                                                                  \
@@ -411,7 +411,7 @@ FLOAT_DIV(pmod_f64, double, fmod(p, q) < 0 ? fmod(fmod(p, q) + q, q) : fmod(p, q
         T *z = (T *)(void *)r->values;                                                             \
         for (int64_t i = 0; i < n; i++) {                                                          \
             T v = x[i * sa];                                                                       \
-            if (v == (T)((T)1 << (sizeof(T) * 8 - 1))) {                                           \
+            if (v == MINV) {                                                                       \
                 z[i] = v;                                                                          \
                 if (EXPR_OVF && ROW_VALID(i) && k->ctx->ansi)                                      \
                     FAIL(cs_px_err_overflow(k->err, WHAT, NULL));                                  \
@@ -422,14 +422,14 @@ FLOAT_DIV(pmod_f64, double, fmod(p, q) < 0 ? fmod(fmod(p, q) + q, q) : fmod(p, q
         *out = r;                                                                                  \
         return CS_OK;                                                                              \
     }
-INT_UNARY(neg_i8, int8_t, "tinyint", 1, -v)
-INT_UNARY(neg_i16, int16_t, "smallint", 1, -v)
-INT_UNARY(neg_i32, int32_t, "integer", 1, -v)
-INT_UNARY(neg_i64, int64_t, "long", 1, -v)
-INT_UNARY(abs_i8, int8_t, "tinyint", 1, v < 0 ? -v : v)
-INT_UNARY(abs_i16, int16_t, "smallint", 1, v < 0 ? -v : v)
-INT_UNARY(abs_i32, int32_t, "integer", 1, v < 0 ? -v : v)
-INT_UNARY(abs_i64, int64_t, "long", 1, v < 0 ? -v : v)
+INT_UNARY(neg_i8, int8_t, INT8_MIN, "tinyint", 1, -v)
+INT_UNARY(neg_i16, int16_t, INT16_MIN, "smallint", 1, -v)
+INT_UNARY(neg_i32, int32_t, INT32_MIN, "integer", 1, -v)
+INT_UNARY(neg_i64, int64_t, INT64_MIN, "long", 1, -v)
+INT_UNARY(abs_i8, int8_t, INT8_MIN, "tinyint", 1, v < 0 ? -v : v)
+INT_UNARY(abs_i16, int16_t, INT16_MIN, "smallint", 1, v < 0 ? -v : v)
+INT_UNARY(abs_i32, int32_t, INT32_MIN, "integer", 1, v < 0 ? -v : v)
+INT_UNARY(abs_i64, int64_t, INT64_MIN, "long", 1, v < 0 ? -v : v)
 
 #define FLOAT_UNARY(NAME, T, EXPR)                                                                 \
     static int NAME(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)             \
@@ -490,7 +490,7 @@ static dec_rc dec_row(enum dec_op op, __int128 p, int s1, __int128 q, int s2, in
         int ps0 = s1 + s2;
         __int128 prod;
         /* fast path: the exact product fits 128 bits (operands up to ~19 digits each) */
-        if (!__builtin_mul_overflow(p, q, &prod) && prod != ((__int128)1 << 127)) {
+        if (!__builtin_mul_overflow(p, q, &prod)) {
             *raw = prod;
             *raw_scale = ps0;
             if (!cs_px_dec_rescale(prod, ps0, rs, &v)) return DR_OVERFLOW;

@@ -80,6 +80,7 @@ static void filter_destroy(cs_sql_op *op)
 {
     filter_op *f = (filter_op *)op;
     cs_pexpr_free(f->condition);
+    free(f);
 }
 
 static void filter_explain(const cs_sql_op *op, cs_sbuf *out)

@@ -70,6 +70,7 @@ static void project_destroy(cs_sql_op *op)
     for (int i = 0; i < p->n; i++)
         cs_pexpr_free(p->exprs[i]);
     free(p->exprs);
+    free(p);
 }
 
 static void project_explain(const cs_sql_op *op, cs_sbuf *out)

@@ -30,6 +30,8 @@ static void test_filter_compacts_and_project_shares(void **state)
     cs_col_batch *in[2] = {sample(0), sample(100)};
     cs_col_type *schema = cs_col_type_ref(in[0]->schema);
     cs_sql_op *src = cs_sql_op_batches(cs_col_type_ref(schema), in, 2);
+    cs_col_batch_unref(in[0]); /* the leaf holds its own references */
+    cs_col_batch_unref(in[1]);
     /* WHERE c0 % 2 = 0 AND c0 < 100: rows 2 and 4 of the first batch, none of the second */
     cs_pexpr *cond = call2(
         "and", T(CS_TYPE_BOOLEAN),
@@ -78,6 +80,7 @@ static void test_project_shares_plain_columns_and_raises(void **state)
     cs_col_batch *in[1] = {sample(0)};
     cs_column *orig = cs_column_ref(in[0]->columns[1]);
     cs_sql_op *src = cs_sql_op_batches(cs_col_type_ref(in[0]->schema), in, 1);
+    cs_col_batch_unref(in[0]);
     cs_col_field f[1] = {{"s", T(CS_TYPE_STRING), true}};
     cs_sql_op *project =
         cs_sql_op_project(src, (cs_pexpr *[]){cs_pexpr_column(1, T(CS_TYPE_STRING), true)}, 1,
@@ -94,6 +97,7 @@ static void test_project_shares_plain_columns_and_raises(void **state)
     /* a division by zero in a projection fails the batch with Spark's class */
     cs_col_batch *in2[1] = {sample(0)};
     src = cs_sql_op_batches(cs_col_type_ref(in2[0]->schema), in2, 1);
+    cs_col_batch_unref(in2[0]);
     cs_col_field g[1] = {{"q", T(CS_TYPE_INT), true}};
     project = cs_sql_op_project(
         src,
