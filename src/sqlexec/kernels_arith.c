@@ -47,8 +47,11 @@ int cs_px_err_divide_by_zero(cs_error *err)
 
 int cs_px_err_numeric_out_of_range(cs_error *err, __int128 v, int scale, int precision, int rscale)
 {
-    char buf[96];
-    cs_px_dec_format(v, scale, buf);
+    char buf[128];
+    int len = cs_px_dec_format(v, scale > 0 ? scale : 0, buf);
+    for (int z = scale; z < 0 && len < (int)sizeof buf - 1; z++) /* a negative scale: zeros */
+        buf[len++] = '0';
+    buf[len] = '\0';
     return cs_sql_error_set(err, CS_ETASK, "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", "22003",
                             " %s cannot be represented as Decimal(%d, %d). If necessary set "
                             "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and "
@@ -460,7 +463,7 @@ enum dec_op { DEC_ADD, DEC_SUB, DEC_MUL, DEC_DIV, DEC_REM, DEC_PMOD };
 typedef enum { DR_OK, DR_OVERFLOW, DR_DIV0 } dec_rc;
 
 static dec_rc dec_row(enum dec_op op, __int128 p, int s1, __int128 q, int s2, int rs, int rp,
-                      __int128 *res, __int128 *raw, int *raw_scale)
+                      __int128 *res, __int128 *raw, int *raw_scale, char *raw_text)
 {
     int s = s1 > s2 ? s1 : s2;
     __int128 v = 0;
@@ -498,8 +501,36 @@ static dec_rc dec_row(enum dec_op op, __int128 p, int s1, __int128 q, int s2, in
         }
         u256 m = mul_128(uabs128(p), uabs128(q));
         int ps = s1 + s2;
+        u256 exact = m;
         if (ps > rs) div_pow10_half_up(&m, ps - rs);
-        if (!fits_128(&m)) return DR_OVERFLOW;
+        if (!fits_128(&m)) {
+            /* Spark's message shows the product cut to 39 significant digits (the
+             * MathContext(39, DOWN) of Decimal's multiply), at the scale that leaves */
+            u256 t = exact;
+            int digits = 0;
+            while (t.w[0] | t.w[1] | t.w[2] | t.w[3]) {
+                div_u64(&t, 10);
+                digits++;
+            }
+            for (int drop = digits - 39; drop > 0; drop -= 19)
+                div_u64(&exact, (uint64_t)POW10[drop > 19 ? 19 : drop]);
+            /* 39 digits may pass 128 bits: printed from the 256-bit value */
+            char rev[96];
+            int nd = 0;
+            while (exact.w[0] | exact.w[1] | exact.w[2] | exact.w[3])
+                rev[nd++] = (char)('0' + div_u64(&exact, 10));
+            int o = 0, zeros = digits > 39 ? digits - 39 - ps : 0;
+            if ((p < 0) != (q < 0)) raw_text[o++] = '-';
+            int point = ps - (digits > 39 ? digits - 39 : 0); /* digits after the point */
+            for (int i = nd - 1; i >= 0; i--) {
+                raw_text[o++] = rev[i];
+                if (i == point && point > 0) raw_text[o++] = '.';
+            }
+            for (int z = 0; z < zeros; z++)
+                raw_text[o++] = '0';
+            raw_text[o] = '\0';
+            return DR_OVERFLOW;
+        }
         v = (__int128)(((unsigned __int128)m.w[1] << 64) | m.w[0]);
         if (ps < rs) {
             if (!cs_px_dec_rescale(v, ps, rs, &v)) return DR_OVERFLOW;
@@ -554,10 +585,20 @@ static int dec_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colum
         if (!ROW_VALID(i)) continue;
         __int128 v = 0, raw = 0;
         int raw_scale;
+        char raw_text[96] = "";
         dec_rc rc = dec_row(op, cs_px_dec_get(a[0], i * sa), s1, cs_px_dec_get(a[1], i * sb), s2,
-                            rs, rp, &v, &raw, &raw_scale);
+                            rs, rp, &v, &raw, &raw_scale, raw_text);
         if (rc == DR_DIV0) NULL_OR_FAIL(i, cs_px_err_divide_by_zero(k->err));
         if (rc == DR_OVERFLOW) {
+            if (raw_text[0] && k->ctx->ansi) {
+                cs_column_unref(r);
+                return cs_sql_error_set(k->err, CS_ETASK,
+                                        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", "22003",
+                                        " %s cannot be represented as Decimal(%d, %d). If "
+                                        "necessary set \"spark.sql.ansi.enabled\" to \"false\" "
+                                        "to bypass this error, and return NULL instead.",
+                                        raw_text, rp, rs);
+            }
             NULL_OR_FAIL(i, cs_px_err_numeric_out_of_range(k->err, raw, raw_scale, rp, rs));
         }
         if (rc == DR_OK) cs_px_dec_put(r, i, v);

@@ -255,8 +255,12 @@ static void test_decimal_38_digit_operands_are_exact(void **state)
     assert_int_equal(dec_op("*", 23, 3, "12345678901234567890.123", 22, 2,
                             "98765432109876543210.45", 38, 5, t, &err),
                      CS_ETASK);
-    assert_true(cs_sql_error_is(&err, "NUMERIC_VALUE_OUT_OF_RANGE"));
-    /* without ANSI the row is null */
+    /* as Spark prints it: the product at 38 significant digits */
+    assert_string_equal(err.msg,
+                        "[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION]  "
+                        "1219326311370217952255167504766333897260 cannot be represented as "
+                        "Decimal(38, 5). If necessary set \"spark.sql.ansi.enabled\" to \"false\" "
+                        "to bypass this error, and return NULL instead. SQLSTATE: 22003");
 }
 
 int main(void)
