@@ -1,0 +1,219 @@
+/*
+ * kernels_compare.c — comparison kernels: = <=> < <= > >= over every primitive type (boolean,
+ * integral, float/double, decimal, string and binary bytewise as Spark's UTF8String compares,
+ * date, timestamps, intervals), and IN over a list of literals. Floats order as Spark's
+ * SQLOrderingUtil: NaN equals NaN and is greater than every other value, -0.0 equals 0.0.
+ * Null in, null out, except <=> (null-safe: null <=> null is true) and IN (true when a literal
+ * matches, else null when the value or a literal is null). One loop per (type, operator), the
+ * comparison computed as -1/0/1 and tested by the operator's mask; results are bitmaps. Called
+ * through cs_px_compare_lookup / cs_px_in_lookup at compile time.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sqlexec/pexpr_internal.h"
+
+/* Which comparison results make the operator true: bit 0 for <, bit 1 for =, bit 2 for >. */
+enum { LT = 1, EQ = 2, GT = 4 };
+
+static int op_mask(const char *fn)
+{
+    if (strcmp(fn, "=") == 0 || strcmp(fn, "==") == 0 || strcmp(fn, "<=>") == 0) return EQ;
+    if (strcmp(fn, "<") == 0) return LT;
+    if (strcmp(fn, "<=") == 0) return LT | EQ;
+    if (strcmp(fn, ">") == 0) return GT;
+    if (strcmp(fn, ">=") == 0) return GT | EQ;
+    if (strcmp(fn, "!=") == 0 || strcmp(fn, "<>") == 0) return LT | GT;
+    return 0;
+}
+
+static inline int cmp_f64(double a, double b)
+{
+    if (isnan(a)) return isnan(b) ? 0 : 1;
+    if (isnan(b)) return -1;
+    return (a > b) - (a < b);
+}
+
+static inline int cmp_bytes(const uint8_t *a, int32_t la, const uint8_t *b, int32_t lb)
+{
+    int c = memcmp(a, b, (size_t)(la < lb ? la : lb));
+    if (c) return c < 0 ? -1 : 1;
+    return (la > lb) - (la < lb);
+}
+
+/* the result bit of row i from comparison c */
+#define PUT(i, c) cs_bit_set(r->values, (i), (mask >> ((c) + 1)) & 1)
+
+/* fills r (a boolean column) from the comparison of rows; null-safe makes nulls comparable */
+#define CMP_BODY(CMPEXPR)                                                                          \
+    int64_t n = k->n, sa = cs_px_stride(a[0], n), sb = cs_px_stride(a[1], n);                      \
+    (void)na;                                                                                      \
+    int mask = op_mask(k->e->fn);                                                                  \
+    bool null_safe = strcmp(k->e->fn, "<=>") == 0;                                                 \
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);                                       \
+    if (!null_safe) cs_px_and_validity(r, a, 2, n);                                                \
+    bool nulls = a[0]->null_count > 0 || a[1]->null_count > 0;                                     \
+    if (!null_safe || !nulls) {                                                                    \
+        /* eight rows per result byte, no per-row bit read-modify-write */                         \
+        for (int64_t base = 0; base < n; base += 8) {                                              \
+            unsigned byte = 0;                                                                     \
+            int lim = n - base < 8 ? (int)(n - base) : 8;                                          \
+            for (int j = 0; j < lim; j++) {                                                        \
+                int64_t ia = (base + j) * sa, ib = (base + j) * sb;                                \
+                int c = (CMPEXPR);                                                                 \
+                byte |= (unsigned)((mask >> (c + 1)) & 1) << j;                                    \
+            }                                                                                      \
+            r->values[base >> 3] = (uint8_t)byte;                                                  \
+        }                                                                                          \
+        *out = r;                                                                                  \
+        return CS_OK;                                                                              \
+    }                                                                                              \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+        int64_t ia = i * sa, ib = i * sb;                                                          \
+        bool va = cs_column_is_valid(a[0], ia), vb = cs_column_is_valid(a[1], ib);                 \
+        if (!va || !vb) {                                                                          \
+            cs_bit_set(r->values, i, va == vb);                                                    \
+            continue;                                                                              \
+        }                                                                                          \
+        int c = (CMPEXPR);                                                                         \
+        PUT(i, c);                                                                                 \
+    }                                                                                              \
+    *out = r;                                                                                      \
+    return CS_OK
+
+#define CMP_FIXED(NAME, T, CMPF)                                                                   \
+    static int NAME(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)             \
+    {                                                                                              \
+        const T *x = (const T *)(const void *)a[0]->values;                                        \
+        const T *y = (const T *)(const void *)a[1]->values;                                        \
+        CMP_BODY(CMPF(x[ia], y[ib]));                                                              \
+    }
+#define CMP_PLAIN(p, q) (((p) > (q)) - ((p) < (q)))
+CMP_FIXED(cmp_i8, int8_t, CMP_PLAIN)
+CMP_FIXED(cmp_i16, int16_t, CMP_PLAIN)
+CMP_FIXED(cmp_i32, int32_t, CMP_PLAIN)
+CMP_FIXED(cmp_i64, int64_t, CMP_PLAIN)
+CMP_FIXED(cmp_f32, float, cmp_f64)
+CMP_FIXED(cmp_f64x, double, cmp_f64)
+
+static int cmp_dec(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    /* both sides share a scale (the analyzer casts them to one decimal type) */
+    CMP_BODY(CMP_PLAIN(cs_px_dec_get(a[0], ia), cs_px_dec_get(a[1], ib)));
+}
+
+static int cmp_bool(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    CMP_BODY(CMP_PLAIN((int)cs_bit_get(a[0]->values, ia), (int)cs_bit_get(a[1]->values, ib)));
+}
+
+static inline int cmp_str_rows(const cs_column *x, int64_t i, const cs_column *y, int64_t j)
+{
+    int32_t lx, ly;
+    const uint8_t *px = cs_column_bytes(x, i, &lx), *py = cs_column_bytes(y, j, &ly);
+    return cmp_bytes(px, lx, py, ly);
+}
+
+static int cmp_str(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    CMP_BODY(cmp_str_rows(a[0], ia, a[1], ib));
+}
+
+static cs_px_kernel kernel_for(cs_type_id id)
+{
+    switch (id) {
+    case CS_TYPE_BOOLEAN:
+        return cmp_bool;
+    case CS_TYPE_BYTE:
+        return cmp_i8;
+    case CS_TYPE_SHORT:
+        return cmp_i16;
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
+        return cmp_i32;
+    case CS_TYPE_LONG:
+    case CS_TYPE_TIMESTAMP:
+    case CS_TYPE_TIMESTAMP_NTZ:
+    case CS_TYPE_INTERVAL_DT:
+        return cmp_i64;
+    case CS_TYPE_FLOAT:
+        return cmp_f32;
+    case CS_TYPE_DOUBLE:
+        return cmp_f64x;
+    case CS_TYPE_DECIMAL:
+        return cmp_dec;
+    case CS_TYPE_STRING:
+    case CS_TYPE_BINARY:
+        return cmp_str;
+    default:
+        return NULL;
+    }
+}
+
+/* ---- IN ---- */
+
+/* 1 when row i of x equals row j of lit, by x's type */
+static inline bool in_eq(const cs_column *x, int64_t i, const cs_column *lit, cs_type_id id)
+{
+    switch (id) {
+    case CS_TYPE_BOOLEAN:
+        return cs_bit_get(x->values, i) == cs_bit_get(lit->values, 0);
+    case CS_TYPE_FLOAT:
+        return cmp_f64(((const float *)(const void *)x->values)[i],
+                       ((const float *)(const void *)lit->values)[0]) == 0;
+    case CS_TYPE_DOUBLE:
+        return cmp_f64(((const double *)(const void *)x->values)[i],
+                       ((const double *)(const void *)lit->values)[0]) == 0;
+    case CS_TYPE_STRING:
+    case CS_TYPE_BINARY:
+        return cmp_str_rows(x, i, lit, 0) == 0;
+    default: {
+        int w = cs_col_type_width(id);
+        return memcmp(x->values + i * w, lit->values, (size_t)w) == 0;
+    }
+    }
+}
+
+static int in_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n, sa = cs_px_stride(a[0], n);
+    cs_type_id id = a[0]->type->id;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    bool list_null = false;
+    for (int j = 1; j < na; j++)
+        list_null = list_null || !cs_column_is_valid(a[j], 0);
+    if (list_null || a[0]->null_count > 0) cs_px_ensure_validity(r);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t ia = i * sa;
+        if (!cs_column_is_valid(a[0], ia)) {
+            cs_px_set_null(r, i);
+            continue;
+        }
+        bool hit = false;
+        /* the type switch sits in in_eq, inlined: the compiler hoists it out of the loop */
+        for (int j = 1; j < na && !hit; j++)
+            hit = cs_column_is_valid(a[j], 0) && in_eq(a[0], ia, a[j], id);
+        if (hit)
+            cs_bit_set(r->values, i, true);
+        else if (list_null)
+            cs_px_set_null(r, i);
+    }
+    *out = r;
+    return CS_OK;
+}
+
+cs_px_kernel cs_px_in_lookup(const cs_col_type *t)
+{
+    return kernel_for(t->id) ? in_kernel : NULL;
+}
+
+cs_px_kernel cs_px_compare_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                  const cs_col_type *result)
+{
+    (void)result;
+    if (n != 2 || !op_mask(fn)) return NULL;
+    if (t[0]->id != t[1]->id) return NULL;
+    if (t[0]->id == CS_TYPE_DECIMAL && t[0]->scale != t[1]->scale) return NULL;
+    return kernel_for(t[0]->id);
+}

@@ -1,0 +1,153 @@
+/*
+ * pexpr_internal.h — private to src/sqlexec's expression files (pexpr*.c, kernels_*.c,
+ * op_filter.c, op_project.c): the kernel signature, the per-family kernel lookups and the column
+ * helpers every kernel shares. Not for other modules: they use pexpr.h.
+ *
+ * A kernel computes one node over whole columns: args[i] has either k->n rows or one row (a
+ * literal, read with stride 0: cs_px_stride), and *out gets a new column of k->n rows of the
+ * node's result type. A kernel is picked once per node at compile time by the family lookups
+ * below (each returns NULL for a name or argument types it does not serve) and called once per
+ * batch, never per row.
+ *
+ * Ownership: args are borrowed; *out is one new reference; the helpers' columns are new
+ * references from k->alloc.
+ */
+#ifndef CSPARK_SQLEXEC_PEXPR_INTERNAL_H
+#define CSPARK_SQLEXEC_PEXPR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "columnar/column.h"
+#include "sqlexec/pexpr.h"
+#include "sqlexec/sql_error.h"
+
+typedef struct cs_px_kctx {
+    const cs_pexpr *e; /* the node: result type, name, cast mode */
+    const cs_sql_exec_ctx *ctx;
+    cs_col_allocator *alloc;
+    cs_error *err;
+    int64_t n; /* rows of the result */
+} cs_px_kctx;
+
+typedef int (*cs_px_kernel)(const cs_px_kctx *k, cs_column *const *args, int n_args,
+                            cs_column **out);
+
+/* A compiled node: its (cloned) expression, its kernel (NULL for column, literal and the lazy
+ * nodes pexpr_eval.c runs itself) and whether evaluating its subtree could raise an error (then
+ * a lazy parent evaluates it only on the rows that reach it). */
+typedef struct cs_px_node cs_px_node;
+struct cs_px_node {
+    const cs_pexpr *e;
+    cs_px_kernel kernel;
+    bool could_raise;
+    int n_children;
+    cs_px_node *children;
+};
+struct cs_pexpr_program {
+    cs_pexpr *tree; /* the program's own copy */
+    cs_px_node root;
+};
+/* Any function's kernel (every family asked in turn). */
+cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+
+/* The families' lookups (kernels_<family>.c). `result` is the node's result type. */
+cs_px_kernel cs_px_arith_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                const cs_col_type *result);
+cs_px_kernel cs_px_compare_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                  const cs_col_type *result);
+cs_px_kernel cs_px_logic_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                const cs_col_type *result);
+cs_px_kernel cs_px_hash_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+/* A cast kernel from `from` to `to`, NULL when Spark has no such cast. */
+cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to);
+/* IN over literals: the kernel for a value of type t. */
+cs_px_kernel cs_px_in_lookup(const cs_col_type *t);
+/* Lazy nodes (and, or, if, coalesce, nvl, case) are evaluated by pexpr_eval.c itself. */
+bool cs_px_is_lazy(const char *fn);
+
+/* 0 for a one-row (literal) argument of a longer result, 1 otherwise. */
+static inline int64_t cs_px_stride(const cs_column *c, int64_t n)
+{
+    return c->length == n ? 1 : 0;
+}
+static inline bool cs_px_valid(const cs_column *c, int64_t i, int64_t stride)
+{
+    return cs_column_is_valid(c, i * stride);
+}
+
+/* A fixed-width (or boolean) column of n rows of `type` (a new reference is taken), values zero,
+ * no validity bitmap. */
+cs_column *cs_px_new_fixed(cs_col_allocator *alloc, const cs_col_type *type, int64_t n);
+/* Gives c a validity bitmap, all rows valid, when it has none. */
+void cs_px_ensure_validity(cs_column *c);
+/* Marks row i of c null (c has a bitmap: cs_px_ensure_validity first). */
+static inline void cs_px_set_null(cs_column *c, int64_t i)
+{
+    if (cs_bit_get(c->validity, i)) {
+        cs_bit_set(c->validity, i, false);
+        c->null_count++;
+    }
+}
+/* c's validity := the AND of the args' validity over n rows (nulls in, nulls out: Spark's
+ * null-intolerant functions); leaves c without a bitmap when no argument has nulls. */
+void cs_px_and_validity(cs_column *c, cs_column *const *args, int n_args, int64_t n);
+/* A column of n nulls of type. */
+cs_column *cs_px_all_null(cs_col_allocator *alloc, const cs_col_type *type, int64_t n);
+/* Bytes of string/binary row i*stride of c. */
+static inline const uint8_t *cs_px_bytes(const cs_column *c, int64_t i, int64_t stride,
+                                         int32_t *len)
+{
+    return cs_column_bytes(c, i * stride, len);
+}
+
+/* 128-bit decimal helpers (kernels_arith.c): 10^k for 0 <= k <= 38. */
+__int128 cs_px_pow10(int k);
+/* Whether |v| fits `precision` digits. */
+bool cs_px_dec_fits(__int128 v, int precision);
+/* v (at scale from) rescaled to scale to, HALF_UP when digits are dropped; false on overflow of
+ * 128 bits while scaling up. */
+bool cs_px_dec_rescale(__int128 v, int from, int to, __int128 *out);
+static inline __int128 cs_px_dec_get(const cs_column *c, int64_t i)
+{
+    __int128 v;
+    __builtin_memcpy(&v, c->values + i * 16, 16);
+    return v;
+}
+static inline void cs_px_dec_put(cs_column *c, int64_t i, __int128 v)
+{
+    __builtin_memcpy(c->values + i * 16, &v, 16);
+}
+/* Decimal text of v at scale ("-1.50"), into buf (>= 48 bytes); returns its length. */
+int cs_px_dec_format(__int128 v, int scale, char *buf);
+
+/* d as Java's Double.toString (or Float.toString when is_float) prints it: "1.0E20", "0.001",
+ * "1234567.0" (kernels_cast.c); buf >= 40 bytes; returns the length. */
+int cs_px_java_double_text(double d, bool is_float, char *buf);
+cs_px_kernel cs_px_math_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+cs_px_kernel cs_px_string_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
+cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                   const cs_col_type *result);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back (kernels_datetime.c). */
+int64_t cs_px_days_from_civil(int64_t y, int m, int d);
+void cs_px_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
+/* Spark's runtime errors. */
+int cs_px_err_overflow(cs_error *err, const char *what, const char *try_fn);
+int cs_px_err_divide_by_zero(cs_error *err);
+int cs_px_err_numeric_out_of_range(cs_error *err, __int128 v, int scale, int precision, int rscale);
+
+/* A copy of rows idx[0..n) of c (pexpr_take.c). */
+cs_column *cs_px_take(const cs_column *c, const int32_t *idx, int64_t n, cs_col_allocator *a);
+/* Merges: out row i = src[which[i]] row row[i] (rows with which[i] < 0 are null); every src
+ * of type `type`. For CASE / IF / COALESCE results put back together from branches evaluated on
+ * sub-batches. */
+cs_column *cs_px_merge(cs_col_allocator *alloc, const cs_col_type *type, cs_column *const *src,
+                       const int32_t *which, const int32_t *row, int64_t n);
+
+#endif /* CSPARK_SQLEXEC_PEXPR_INTERNAL_H */
