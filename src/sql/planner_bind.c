@@ -1,0 +1,178 @@
+/*
+ * planner_bind.c — resolved expressions to bound physical expressions (see planner_bind.h):
+ * Catalyst's BindReferences plus the two rewrites the engine's expression set needs (CASE
+ * with an operand, IN over non-literals). Called by the planner.
+ */
+#include "sql/planner_bind.h"
+
+#include <stdlib.h>
+
+static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
+                cs_error *err);
+
+static cs_pexpr *equal_to(cs_pexpr *a, cs_pexpr *b)
+{
+    cs_pexpr *args[2] = {a, b};
+    return cs_pexpr_call("=", cs_col_type_primitive(CS_TYPE_BOOLEAN), a->nullable || b->nullable,
+                         args, 2);
+}
+
+static cs_pexpr *or_of(cs_pexpr *a, cs_pexpr *b)
+{
+    cs_pexpr *args[2] = {a, b};
+    return cs_pexpr_call("or", cs_col_type_primitive(CS_TYPE_BOOLEAN), a->nullable || b->nullable,
+                         args, 2);
+}
+
+/* Binds e->args[from..to) into args[0..); frees what was bound on failure. */
+static int bind_args(const cs_sql_expr *e, int from, int to, cs_sql_expr *const *input, int n_input,
+                     cs_pexpr **args, cs_error *err)
+{
+    for (int i = from; i < to; i++) {
+        int rc = bind(e->args[i], input, n_input, &args[i - from], err);
+        if (rc < 0) {
+            for (int j = from; j < i; j++)
+                cs_pexpr_free(args[j - from]);
+            return rc;
+        }
+    }
+    return CS_OK;
+}
+
+static int bind_case(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
+                     cs_error *err)
+{
+    int n = e->n_args;
+    cs_pexpr **args = cs_xcalloc((size_t)n + 1, sizeof *args);
+    int rc = bind_args(e, 0, n, input, n_input, args, err);
+    if (rc < 0) {
+        free(args);
+        return rc;
+    }
+    cs_pexpr **when = args;
+    int n_when = n;
+    cs_pexpr *operand = NULL;
+    if (e->has_operand) {
+        operand = args[0];
+        when = args + 1;
+        n_when = n - 1;
+        /* CASE x WHEN v THEN r: x = v, x bound once per branch (a copy of a small tree) */
+        int pairs = (n_when - (e->has_else ? 1 : 0)) / 2;
+        for (int i = 0; i < 2 * pairs; i += 2) {
+            cs_pexpr *x = NULL;
+            rc = bind(e->args[0], input, n_input, &x, err);
+            if (rc < 0) break;
+            when[i] = equal_to(x, when[i]);
+        }
+        cs_pexpr_free(operand);
+        if (rc < 0) {
+            for (int i = 0; i < n_when; i++)
+                cs_pexpr_free(when[i]);
+            free(args);
+            return rc;
+        }
+    }
+    *out = cs_pexpr_case(cs_col_type_ref(e->type), e->nullable, when, n_when, e->has_else);
+    free(args);
+    return CS_OK;
+}
+
+static bool all_literals(const cs_sql_expr *e)
+{
+    for (int i = 1; i < e->n_args; i++)
+        if (e->args[i]->kind != CS_EX_LITERAL) return false;
+    return true;
+}
+
+static int bind_in(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
+                   cs_error *err)
+{
+    int n = e->n_args;
+    cs_pexpr **args = cs_xcalloc((size_t)n + 1, sizeof *args);
+    int rc = bind_args(e, 0, n, input, n_input, args, err);
+    if (rc < 0) {
+        free(args);
+        return rc;
+    }
+    if (all_literals(e)) {
+        *out = cs_pexpr_in(args[0], args + 1, n - 1);
+    } else {
+        /* x IN (a, b) = (x = a) OR (x = b): the same three-valued result as Spark's In */
+        cs_pexpr *acc = NULL;
+        for (int i = 1; i < n; i++) {
+            cs_pexpr *x = args[0];
+            if (i < n - 1) {
+                rc = bind(e->args[0], input, n_input, &x, err);
+                if (rc < 0) {
+                    for (int j = i; j < n; j++)
+                        cs_pexpr_free(args[j]);
+                    cs_pexpr_free(args[0]);
+                    cs_pexpr_free(acc);
+                    free(args);
+                    return rc;
+                }
+            }
+            cs_pexpr *eq = equal_to(x, args[i]);
+            acc = acc ? or_of(acc, eq) : eq;
+        }
+        *out = acc;
+    }
+    free(args);
+    return CS_OK;
+}
+
+static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
+                cs_error *err)
+{
+    *out = NULL;
+    switch (e->kind) {
+    case CS_EX_LITERAL:
+        *out = cs_pexpr_literal(cs_column_ref(e->literal));
+        return CS_OK;
+    case CS_EX_ATTR:
+        for (int i = 0; i < n_input; i++)
+            if (input[i]->id == e->id) {
+                *out = cs_pexpr_column(i, cs_col_type_ref(e->type), e->nullable);
+                return CS_OK;
+            }
+        return cs_error_set(err, CS_EINVAL, "internal error: %s#%lld is not among the %d inputs",
+                            e->name, (long long)e->id, n_input);
+    case CS_EX_ALIAS:
+        return bind(e->args[0], input, n_input, out, err);
+    case CS_EX_FUNC: {
+        cs_pexpr **args = cs_xcalloc((size_t)e->n_args + 1, sizeof *args);
+        int rc = bind_args(e, 0, e->n_args, input, n_input, args, err);
+        if (rc == CS_OK)
+            *out = cs_pexpr_call(e->fn, cs_col_type_ref(e->type), e->nullable, args, e->n_args);
+        free(args);
+        return rc;
+    }
+    case CS_EX_CAST: {
+        cs_pexpr *child = NULL;
+        int rc = bind(e->args[0], input, n_input, &child, err);
+        if (rc < 0) return rc;
+        *out = cs_pexpr_cast(child, cs_col_type_ref(e->cast_type), e->cast_mode);
+        return CS_OK;
+    }
+    case CS_EX_CASE:
+        return bind_case(e, input, n_input, out, err);
+    case CS_EX_IN_LIST:
+        return bind_in(e, input, n_input, out, err);
+    default: {
+        cs_sbuf s = {0};
+        cs_sql_expr_print(e, &s);
+        cs_error_set(err, CS_EINVAL, "internal error: %s cannot be evaluated by an operator",
+                     cs_sbuf_str(&s));
+        cs_sbuf_free(&s);
+        return CS_EINVAL;
+    }
+    }
+}
+
+int cs_sql_bind_expr(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
+                     cs_error *err)
+{
+    if (!e->resolved)
+        return cs_error_set(err, CS_EINVAL, "internal error: binding an unresolved expression");
+    return bind(e, input, n_input, out, err);
+}
