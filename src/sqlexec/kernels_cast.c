@@ -199,7 +199,7 @@ static bool parse_date_part(const char **pp, const char *end, int64_t *days)
     }
     if (neg) y = -y;
     if (!valid_date(y, (int)m, (int)d)) return false;
-    *days = cs_px_days_from_civil(y, (int)m, (int)d);
+    *days = cs_tv_days_from_civil(y, (int)m, (int)d);
     *pp = p;
     return true;
 }
@@ -567,7 +567,7 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
     case CS_TYPE_DATE: {
         int64_t y;
         int m, d;
-        cs_px_civil_from_days(load_int(c, i), &y, &m, &d);
+        cs_tv_civil_from_days(load_int(c, i), &y, &m, &d);
         return sprintf(buf, "%04lld-%02d-%02d", (long long)y, m, d);
     }
     case CS_TYPE_TIMESTAMP:
@@ -584,7 +584,7 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
         }
         int64_t y;
         int m, d;
-        cs_px_civil_from_days(days, &y, &m, &d);
+        cs_tv_civil_from_days(days, &y, &m, &d);
         int n = sprintf(buf, "%04lld-%02d-%02d %02d:%02d:%02d", (long long)y, m, d,
                         (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
         if (frac) {

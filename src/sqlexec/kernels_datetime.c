@@ -16,29 +16,6 @@
 
 #define US_PER_DAY 86400000000LL
 
-int64_t cs_px_days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-void cs_px_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
 static int month_days(int64_t y, int m)
 {
     static const int md[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -56,12 +33,12 @@ static int64_t add_months_days(int64_t days, int64_t months)
 {
     int64_t y;
     int m, d;
-    cs_px_civil_from_days(days, &y, &m, &d);
+    cs_tv_civil_from_days(days, &y, &m, &d);
     int64_t total = y * 12 + (m - 1) + months;
     int64_t ny = floor_div(total, 12);
     int nm = (int)(total - ny * 12) + 1;
     int md = month_days(ny, nm);
-    return cs_px_days_from_civil(ny, nm, d > md ? md : d);
+    return cs_tv_days_from_civil(ny, nm, d > md ? md : d);
 }
 
 typedef enum {
@@ -83,7 +60,7 @@ static int64_t date_field(int64_t days, field f)
 {
     int64_t y;
     int m, d;
-    cs_px_civil_from_days(days, &y, &m, &d);
+    cs_tv_civil_from_days(days, &y, &m, &d);
     switch (f) {
     case F_YEAR:
         return y;
@@ -98,9 +75,9 @@ static int64_t date_field(int64_t days, field f)
     case F_QUARTER:
         return (m - 1) / 3 + 1;
     case F_DOY:
-        return days - cs_px_days_from_civil(y, 1, 1) + 1;
+        return days - cs_tv_days_from_civil(y, 1, 1) + 1;
     case F_LAST_DAY:
-        return cs_px_days_from_civil(y, m, month_days(y, m));
+        return cs_tv_days_from_civil(y, m, month_days(y, m));
     default:
         return 0;
     }
@@ -269,14 +246,14 @@ static int64_t trunc_days(int64_t days, unit u)
 {
     int64_t y;
     int m, d;
-    cs_px_civil_from_days(days, &y, &m, &d);
+    cs_tv_civil_from_days(days, &y, &m, &d);
     switch (u) {
     case U_YEAR:
-        return cs_px_days_from_civil(y, 1, 1);
+        return cs_tv_days_from_civil(y, 1, 1);
     case U_QUARTER:
-        return cs_px_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1);
+        return cs_tv_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1);
     case U_MONTH:
-        return cs_px_days_from_civil(y, m, 1);
+        return cs_tv_days_from_civil(y, m, 1);
     case U_WEEK:
         return days - date_field(days, F_WEEKDAY); /* back to Monday */
     default:

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "columnar/column.h"
+#include "formats/text_values.h"
 #include "sqlexec/pexpr.h"
 #include "sqlexec/sql_error.h"
 
@@ -133,9 +134,8 @@ cs_px_kernel cs_px_string_lookup(const char *fn, const cs_col_type *const *t, in
 cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
 
-/* Days since 1970-01-01 of a proleptic Gregorian date, and back (kernels_datetime.c). */
-int64_t cs_px_days_from_civil(int64_t y, int m, int d);
-void cs_px_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back: cs_tv_days_from_civil and
+ * cs_tv_civil_from_days of formats/text_values.h, one conversion for the whole tree. */
 
 /* Spark's runtime errors. */
 int cs_px_err_overflow(cs_error *err, const char *what, const char *try_fn);
