@@ -5,8 +5,8 @@
  * concat (null if any argument is), concat_ws (skips nulls), upper, lower (Unicode, through the
  * C.UTF-8 locale's case tables), length, trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad,
  * startswith, endswith, contains. Results are built with a column builder (bytes appended in
- * bulk, no allocation per row). rlike, regexp_extract, regexp_replace and split need PCRE2 and
- * are not here yet. Called through cs_px_string_lookup.
+ * bulk, no allocation per row). The regular-expression functions are in kernels_regexp.c.
+ * Called through cs_px_string_lookup.
  */
 #include <locale.h>
 #include <stdlib.h>

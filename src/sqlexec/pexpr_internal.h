@@ -133,6 +133,8 @@ cs_px_kernel cs_px_string_lookup(const char *fn, const cs_col_type *const *t, in
                                  const cs_col_type *result);
 cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
+cs_px_kernel cs_px_regexp_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back: cs_tv_days_from_civil and
  * cs_tv_civil_from_days of formats/text_values.h, one conversion for the whole tree. */

@@ -1,0 +1,251 @@
+/*
+ * kernels_regexp.c — Spark's regular-expression functions over PCRE2 (Debian's libpcre2-8, in
+ * UTF mode; Spark uses java.util.regex, whose syntax PCRE2 shares for everything but a few
+ * rarely used constructs):
+ *   rlike(str, regexp)                        true when the pattern is found anywhere (find())
+ *   regexp_extract(str, regexp[, idx = 1])    group idx of the first match, "" when there is
+ *                                             none or the group did not take part
+ *   regexp_replace(str, regexp, rep[, pos=1]) every match from code point pos on replaced by
+ *                                             rep, where $n is group n and \x is x (Java's
+ *                                             Matcher.replaceAll)
+ * Null in, null out. A pattern is compiled once per batch when it is a literal, and again only
+ * when a row's pattern differs from the last one; the match data is made once per batch. An
+ * invalid pattern is Spark's INVALID_PARAMETER_VALUE.PATTERN; a group index out of range is
+ * INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX. Called through cs_px_regexp_lookup.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columnar/col_builder.h"
+#include "sqlexec/pexpr_internal.h"
+
+typedef struct compiled {
+    pcre2_code *code;
+    uint8_t *pattern; /* the text it was compiled from */
+    int32_t len;
+    pcre2_match_data *md;
+} compiled;
+
+static void compiled_free(compiled *c)
+{
+    if (c->md) pcre2_match_data_free(c->md);
+    if (c->code) pcre2_code_free(c->code);
+    free(c->pattern);
+    memset(c, 0, sizeof *c);
+}
+
+/* c holds pattern p compiled (reusing it when it is the same text); CS_OK or Spark's error. */
+static int compile_pattern(compiled *c, const uint8_t *p, int32_t len, const char *fn,
+                           cs_error *err)
+{
+    if (c->code && c->len == len && memcmp(c->pattern, p, (size_t)len) == 0) return CS_OK;
+    compiled_free(c);
+    int code;
+    PCRE2_SIZE at;
+    c->code = pcre2_compile((PCRE2_SPTR)p, (PCRE2_SIZE)len, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
+                            &code, &at, NULL);
+    if (!c->code) {
+        PCRE2_UCHAR why[256];
+        pcre2_get_error_message(code, why, sizeof why);
+        return cs_sql_error_set(err, CS_ETASK, "INVALID_PARAMETER_VALUE.PATTERN", "22023",
+                                "The value of parameter(s) `regexp` in `%s` is invalid: %.*s "
+                                "(%s at offset %zu).",
+                                fn, (int)len, (const char *)p, (const char *)why, (size_t)at);
+    }
+    c->md = pcre2_match_data_create_from_pattern(c->code, NULL);
+    c->pattern = cs_xmalloc((size_t)len + 1);
+    memcpy(c->pattern, p, (size_t)len);
+    c->len = len;
+    return CS_OK;
+}
+
+static bool row_null(cs_column *const *a, int na, int64_t i, int64_t n)
+{
+    for (int j = 0; j < na; j++)
+        if (!cs_column_is_valid(a[j], i * cs_px_stride(a[j], n))) return true;
+    return false;
+}
+
+static int64_t int_arg(const cs_column *c, int64_t i, int64_t n)
+{
+    return ((const int32_t *)(const void *)c->values)[i * cs_px_stride(c, n)];
+}
+
+static int rlike_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, 2, n);
+    compiled c = {0};
+    for (int64_t i = 0; i < n; i++) {
+        if (r->validity && !cs_bit_get(r->validity, i)) continue;
+        int32_t sl, pl;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        if (compile_pattern(&c, p, pl, "rlike", k->err) < 0) {
+            compiled_free(&c);
+            cs_column_unref(r);
+            return k->err->code;
+        }
+        int rc = pcre2_match(c.code, (PCRE2_SPTR)s, (PCRE2_SIZE)sl, 0, 0, c.md, NULL);
+        cs_bit_set(r->values, i, rc >= 0);
+    }
+    compiled_free(&c);
+    *out = r;
+    return CS_OK;
+}
+
+static int extract_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    compiled c = {0};
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (row_null(a, na, i, n)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t sl, pl;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        int64_t idx = na > 2 ? int_arg(a[2], i, n) : 1;
+        if ((rc = compile_pattern(&c, p, pl, "regexp_extract", k->err)) < 0) break;
+        uint32_t groups = 0;
+        pcre2_pattern_info(c.code, PCRE2_INFO_CAPTURECOUNT, &groups);
+        if (idx < 0 || idx > (int64_t)groups) {
+            rc = cs_sql_error_set(k->err, CS_ETASK, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",
+                                  "22023",
+                                  "The value of parameter(s) `idx` in `regexp_extract` is invalid: "
+                                  "Expects group index between 0 and %u, but got %lld.",
+                                  groups, (long long)idx);
+            break;
+        }
+        int m = pcre2_match(c.code, (PCRE2_SPTR)s, (PCRE2_SIZE)sl, 0, 0, c.md, NULL);
+        if (m < 0 || idx >= m) {
+            cs_col_builder_append_string(b, "", 0);
+            continue;
+        }
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c.md);
+        if (ov[2 * idx] == PCRE2_UNSET)
+            cs_col_builder_append_string(b, "", 0);
+        else
+            cs_col_builder_append_string(b, s + ov[2 * idx], ov[2 * idx + 1] - ov[2 * idx]);
+    }
+    compiled_free(&c);
+    cs_column *r = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    if (rc < 0) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
+/* Appends rep to o with Java's replacement syntax: $n is group n, \x is x. */
+static void append_replacement(cs_sbuf *o, const uint8_t *s, const PCRE2_SIZE *ov, int m,
+                               const uint8_t *rep, int32_t rl)
+{
+    for (int32_t j = 0; j < rl; j++) {
+        if (rep[j] == '\\' && j + 1 < rl) {
+            cs_sbuf_putc(o, (char)rep[++j]);
+        } else if (rep[j] == '$' && j + 1 < rl && rep[j + 1] >= '0' && rep[j + 1] <= '9') {
+            int g = rep[++j] - '0';
+            /* Java takes more digits while the number stays a group */
+            while (j + 1 < rl && rep[j + 1] >= '0' && rep[j + 1] <= '9' &&
+                   g * 10 + (rep[j + 1] - '0') < m)
+                g = g * 10 + (rep[++j] - '0');
+            if (g < m && ov[2 * g] != PCRE2_UNSET)
+                cs_sbuf_append(o, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+        } else {
+            cs_sbuf_putc(o, (char)rep[j]);
+        }
+    }
+}
+
+static int replace_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    compiled c = {0};
+    cs_sbuf o = {0};
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (row_null(a, na, i, n)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t sl, pl, rl;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        const uint8_t *rep = cs_px_bytes(a[2], i, cs_px_stride(a[2], n), &rl);
+        int64_t pos = na > 3 ? int_arg(a[3], i, n) : 1;
+        if (pos < 1) {
+            rc = cs_sql_error_set(k->err, CS_ETASK, "INVALID_PARAMETER_VALUE.REGEX_POSITION",
+                                  "22023",
+                                  "The value of parameter(s) `position` in "
+                                  "`regexp_replace` is invalid: Expects a positive value, but "
+                                  "got %lld.",
+                                  (long long)pos);
+            break;
+        }
+        if ((rc = compile_pattern(&c, p, pl, "regexp_replace", k->err)) < 0) break;
+        /* the byte offset of code point pos - 1 */
+        PCRE2_SIZE start = 0;
+        for (int64_t ch = 1; ch < pos && start < (PCRE2_SIZE)sl; ch++) {
+            start++;
+            while (start < (PCRE2_SIZE)sl && (s[start] & 0xC0) == 0x80)
+                start++;
+        }
+        o.len = 0;
+        cs_sbuf_append(&o, s, start);
+        PCRE2_SIZE at = start, copied = start;
+        while (at <= (PCRE2_SIZE)sl) {
+            int m = pcre2_match(c.code, (PCRE2_SPTR)s, (PCRE2_SIZE)sl, at, 0, c.md, NULL);
+            if (m < 0) break;
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c.md);
+            cs_sbuf_append(&o, s + copied, ov[0] - copied);
+            append_replacement(&o, s, ov, m, rep, rl);
+            copied = ov[1];
+            if (ov[1] == ov[0]) { /* an empty match: step over one code point */
+                if (ov[1] >= (PCRE2_SIZE)sl) break;
+                PCRE2_SIZE next = ov[1] + 1;
+                while (next < (PCRE2_SIZE)sl && (s[next] & 0xC0) == 0x80)
+                    next++;
+                cs_sbuf_append(&o, s + copied, next - copied);
+                copied = next;
+                at = next;
+            } else {
+                at = ov[1];
+            }
+        }
+        if (copied < (PCRE2_SIZE)sl) cs_sbuf_append(&o, s + copied, (size_t)sl - copied);
+        cs_col_builder_append_string(b, o.data ? o.data : "", o.len);
+    }
+    compiled_free(&c);
+    cs_sbuf_free(&o);
+    cs_column *r = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    if (rc < 0) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
+cs_px_kernel cs_px_regexp_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result)
+{
+    const cs_type_id S = CS_TYPE_STRING, I = CS_TYPE_INT;
+    if (n < 2 || t[0]->id != S || t[1]->id != S) return NULL;
+    if (strcmp(fn, "rlike") == 0 && n == 2) return rlike_kernel;
+    if (strcmp(fn, "regexp_extract") == 0 && (n == 2 || (n == 3 && t[2]->id == I)))
+        return extract_kernel;
+    if (strcmp(fn, "regexp_replace") == 0 && t[2]->id == S && (n == 3 || (n == 4 && t[3]->id == I)))
+        return replace_kernel;
+    return NULL;
+}
