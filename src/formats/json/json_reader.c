@@ -1,8 +1,10 @@
 /*
  * json_reader.c — JSON options, schema inference (Spark's JsonInferSchema) and the reader
  * (JacksonParser's conversions) over a buffer of JSON lines or one multiLine document; json.h has
- * the rules. jansson parses each record (json_loadb); its values are the only per-record
- * allocations, as jansson makes them. Called by the JSON data source (inference on the driver,
+ * the rules. Reading a JSON line goes first to the scanner of json_scan.c, which writes the
+ * values of the records it is sure of straight into the chunk; jansson (json_loadb) parses the
+ * others, multiLine documents and every record during inference, and decides malformed records.
+ * Called by the JSON data source (inference on the driver,
  * reading in tasks) and the tools; a reader is used by one thread.
  */
 #include <jansson.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "formats/json/json.h"
+#include "formats/json/json_scan.h"
 
 cs_json_options *cs_json_options_new(const char *const *keys, const char *const *values, int n,
                                      cs_error *err)
@@ -112,6 +115,11 @@ static json_t *parse_record(const cs_json_options *o, const char *s, size_t n)
     if (!v && json_error_code(&jerr) == json_error_numeric_overflow) /* an integer past 64 bits */
         v = json_loadb(s, n, flags | JSON_DECODE_INT_AS_REAL, &jerr);
     return v;
+}
+
+void *cs_json_parse_value(const cs_json_options *o, const char *s, size_t n)
+{
+    return parse_record(o, s, n);
 }
 
 /* ---- inference ---------------------------------------------------------------------------- */
@@ -330,6 +338,7 @@ struct cs_json_reader {
     size_t pending_next;
     cs_sbuf pending_text;
     size_t records;
+    cs_json_scanner *scanner; /* the fast path of JSON lines (json_scan.h) */
 };
 
 cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *schema, cs_error *err)
@@ -344,6 +353,7 @@ cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *sch
         free(r);
         return NULL;
     }
+    r->scanner = cs_json_scanner_new(o, schema, r->corrupt_col);
     return r;
 }
 
@@ -352,14 +362,12 @@ void cs_json_reader_free(cs_json_reader *r)
     if (!r) return;
     json_decref(r->pending);
     cs_sbuf_free(&r->pending_text);
+    cs_json_scanner_free(r->scanner);
     free(r);
 }
 
-static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *out)
+static bool time_text(const cs_tv_pattern *p, bool date, const char *s, size_t n, int64_t *out)
 {
-    if (!json_is_string(v)) return false;
-    const char *s = json_string_value(v);
-    size_t n = json_string_length(v);
     if (p) return cs_tv_pattern_parse(p, s, n, out) && (!date || (*out = cs_tv_day_of(*out), true));
     if (date) {
         int32_t d;
@@ -369,6 +377,17 @@ static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *ou
     }
     bool zone;
     return cs_tv_parse_timestamp_lenient(s, n, out, &zone);
+}
+
+bool cs_json_time_text(const cs_json_options *o, bool date, const char *s, size_t n, int64_t *out)
+{
+    return time_text(date ? o->date_pattern : o->timestamp_pattern, date, s, n, out);
+}
+
+static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *out)
+{
+    return json_is_string(v) &&
+           time_text(p, date, json_string_value(v), json_string_length(v), out);
 }
 
 /* Whether v converts to type t (nested values are checked all the way down). */
@@ -536,6 +555,12 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
     }
 }
 
+bool cs_json_set_field(const cs_json_options *o, const cs_ftype *t, void *json, cs_field_chunk *c,
+                       int col)
+{
+    return set_field(o, t, json, c, col);
+}
+
 /* One row from a parsed value (NULL: did not parse); returns -1 on FAILFAST. */
 static int add_row(cs_json_reader *r, json_t *v, const char *text, size_t len, cs_field_chunk *c,
                    cs_error *err)
@@ -590,6 +615,12 @@ int cs_json_read(cs_json_reader *r, const char *buf, size_t n, size_t *pos, bool
         }
         if (cs_field_chunk_full(chunk) || !next_line(r->o, buf, n, pos, at_eof, &s, &e))
             return CS_OK;
+        if (!r->o->multi_line && cs_json_scan_record(r->scanner, buf + s, e - s, chunk)) {
+            if (r->corrupt_col >= 0) cs_field_set_null(chunk, r->corrupt_col);
+            r->records++;
+            cs_field_chunk_commit_row(chunk);
+            continue;
+        }
         json_t *v = parse_record(r->o, buf + s, e - s);
         bool objects = v && json_is_array(v);
         for (size_t k = 0; objects && k < json_array_size(v); k++)
