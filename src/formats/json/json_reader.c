@@ -21,6 +21,7 @@ cs_json_options *cs_json_options_new(const char *const *keys, const char *const 
 {
     cs_json_options *o = cs_xcalloc(1, sizeof *o);
     o->corrupt_column = cs_xstrdup("_corrupt_record");
+    o->sampling_ratio = 1.0;
     for (int i = 0; i < n; i++) {
         const char *k = keys[i], *v = values[i];
         bool ok = true, b = false;
@@ -49,6 +50,9 @@ cs_json_options *cs_json_options_new(const char *const *keys, const char *const 
                 cs_str_ieq(k, "dateFormat") ? &o->date_pattern : &o->timestamp_pattern;
             cs_tv_pattern_free(*slot);
             *slot = p;
+        } else if (cs_str_ieq(k, "samplingRatio")) {
+            ok = cs_tv_parse_sampling_ratio(v, &o->sampling_ratio);
+            expected = "a number greater than 0";
         } else if (cs_str_ieq(k, "compression")) {
             free(o->compression);
             o->compression = cs_xstrdup(v);
@@ -260,6 +264,7 @@ struct cs_json_inference {
     const cs_json_options *o;
     cs_ftype *root;
     size_t line;
+    cs_tv_sampler sample; /* samplingRatio */
 };
 
 cs_json_inference *cs_json_inference_new(const cs_json_options *o)
@@ -267,6 +272,7 @@ cs_json_inference *cs_json_inference_new(const cs_json_options *o)
     cs_json_inference *inf = cs_xcalloc(1, sizeof *inf);
     inf->o = o;
     inf->root = cs_ftype_new(CS_FT_STRUCT);
+    cs_tv_sampler_init(&inf->sample, o->multi_line ? 1.0 : o->sampling_ratio, 1);
     return inf;
 }
 
@@ -274,9 +280,15 @@ int cs_json_inference_feed(cs_json_inference *inf, const char *buf, size_t n, si
                            bool at_eof, cs_error *err)
 {
     const cs_json_options *o = inf->o;
-    size_t s, e;
+    size_t s, e, from = *pos;
     while (next_line(o, buf, n, pos, at_eof, &s, &e)) {
         size_t line = ++inf->line;
+        if (inf->sample.fraction <= 0.99) { /* a draw per line, the blank ones skipped too */
+            for (const char *b = buf + from; (b = memchr(b, '\n', (size_t)(buf + s - b))); b++)
+                cs_tv_sampler_keep(&inf->sample);
+            from = *pos;
+            if (!cs_tv_sampler_keep(&inf->sample)) continue;
+        }
         json_t *v = parse_record(o, buf + s, e - s);
         cs_ftype *t = v ? infer_value(o, v) : NULL;
         json_decref(v);
@@ -306,6 +318,9 @@ int cs_json_inference_feed(cs_json_inference *inf, const char *buf, size_t n, si
         else
             cs_ftype_free(t);
     }
+    if (inf->sample.fraction <= 0.99) /* blank lines at the end of the buffer */
+        for (const char *b = buf + from; (b = memchr(b, '\n', (size_t)(buf + *pos - b))); b++)
+            cs_tv_sampler_keep(&inf->sample);
     return CS_OK;
 }
 
