@@ -19,9 +19,11 @@
  * < double, structs field by field, arrays by element, and any other pair gives string; a type
  * never seen (only nulls, empty arrays) is string. A record that does not parse, or that is not an
  * object (nor an array of objects), adds the corrupt-record column in PERMISSIVE, is skipped in
- * DROPMALFORMED, fails in FAILFAST. Reading: a value of another JSON type than its column's makes
- * the record malformed (as for CSV, csv.h), except string columns, which take any value as its JSON
- * text. Integers beyond 64 bits are read by jansson as doubles (Spark: decimal).
+ * DROPMALFORMED, fails in FAILFAST. Reading: tinyint takes integers -128..255 (Jackson's
+ * getByteValue: 128..255 give the byte of the same bits), smallint -32768..32767; a value of
+ * another JSON type than its column's makes the record malformed (as for CSV, csv.h), except string
+ * columns, which take any value as its JSON text. Integers beyond 64 bits are read by jansson as
+ * doubles (Spark: decimal).
  *
  * Chunks: struct and array columns keep the jansson value (owned reference) of each row, already
  * checked against the column's type; the consumer converts it by type. Ownership as csv.h.

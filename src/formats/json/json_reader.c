@@ -413,6 +413,12 @@ static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
     switch (t->kind) {
     case CS_FT_BOOLEAN:
         return json_is_boolean(v);
+    case CS_FT_BYTE: /* Jackson's getByteValue takes -128..255 (unsigned bytes too) */
+        return json_is_integer(v) && json_integer_value(v) >= INT8_MIN &&
+               json_integer_value(v) <= UINT8_MAX;
+    case CS_FT_SHORT:
+        return json_is_integer(v) && json_integer_value(v) >= INT16_MIN &&
+               json_integer_value(v) <= INT16_MAX;
     case CS_FT_INT:
         return json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
                json_integer_value(v) <= INT32_MAX;
@@ -468,6 +474,8 @@ static json_t *conform(const cs_json_options *o, const cs_ftype *t, json_t *v)
     }
     case CS_FT_DOUBLE:
         return json_is_number(v) ? json_real(json_number_value(v)) : json_incref(v);
+    case CS_FT_BYTE:
+        return json_integer((int8_t)json_integer_value(v));
     case CS_FT_DATE:
     case CS_FT_TIMESTAMP: {
         cs_sbuf b = CS_SBUF_INIT;
@@ -529,6 +537,10 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
     case CS_FT_BOOLEAN:
         cs_field_set_i64(c, col, json_is_true(v));
         return true;
+    case CS_FT_BYTE:
+        cs_field_set_i64(c, col, (int8_t)json_integer_value(v));
+        return true;
+    case CS_FT_SHORT:
     case CS_FT_INT:
     case CS_FT_LONG:
         cs_field_set_i64(c, col, json_integer_value(v));

@@ -398,13 +398,17 @@ static const char *scan_field(cs_json_scanner *s, const char *p, const char *e, 
         if (*p != '"') break;
         if ((q = scan_string(p + 1, e, &s->text, &str, &n, &nul))) cs_field_set_str(c, col, str, n);
         return q;
+    case CS_FT_BYTE: /* -128..255 as Jackson's getByteValue, the byte of it */
+    case CS_FT_SHORT:
     case CS_FT_INT:
     case CS_FT_LONG:
         if (*p != '-' && !(*p >= '0' && *p <= '9')) break;
         if (!(q = scan_number(p, e, &num)) || !num.integer ||
-            (t->kind == CS_FT_INT && (num.i < INT32_MIN || num.i > INT32_MAX)))
+            (t->kind == CS_FT_INT && (num.i < INT32_MIN || num.i > INT32_MAX)) ||
+            (t->kind == CS_FT_SHORT && (num.i < INT16_MIN || num.i > INT16_MAX)) ||
+            (t->kind == CS_FT_BYTE && (num.i < INT8_MIN || num.i > UINT8_MAX)))
             return NULL;
-        cs_field_set_i64(c, col, num.i);
+        cs_field_set_i64(c, col, t->kind == CS_FT_BYTE ? (int8_t)num.i : num.i);
         return q;
     case CS_FT_DOUBLE: {
         double d;

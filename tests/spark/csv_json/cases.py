@@ -158,5 +158,13 @@ case("csv_sampling", "csv",
              ("\n" if i % 7 == 3 else "") for i in range(40)),
      dict(INFER, samplingRatio="0.3"))
 
+# tinyint and smallint from a user schema (Byte.parseByte / Jackson's getByteValue ranges)
+case("csv_byte_short", "csv", "a,b\n127,-32768\n-128,32767\n128,1\n1,40000\n 5,+7\n",
+     {"header": "true"}, "a TINYINT, b SMALLINT, _corrupt_record STRING")
+case("json_byte_short", "json",
+     '{"a":127,"b":-32768}\n{"a":-128,"b":32767}\n{"a":200}\n{"a":255}\n{"a":256}\n'
+     '{"a":-129}\n{"b":32768}\n{"a":1.5}\n{"a":"3"}\n',
+     schema="a TINYINT, b SMALLINT, _corrupt_record STRING")
+
 with open(os.path.join(D, "cases.json"), "w") as f:
     json.dump(cases, f, indent=1)
