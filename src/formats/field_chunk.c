@@ -81,9 +81,9 @@ int cs_ftype_field_index(const cs_ftype *st, const char *name)
 
 void cs_ftype_simple_string(const cs_ftype *t, cs_sbuf *out)
 {
-    static const char *const names[] = {"void",    "boolean", "int",   "bigint",
-                                        "decimal", "double",  "date",  "timestamp",
-                                        "string",  "array",   "struct"};
+    static const char *const names[] = {"void",   "boolean", "int",       "bigint", "decimal",
+                                        "double", "date",    "timestamp", "string", "array",
+                                        "struct", "tinyint", "smallint"};
     switch (t->kind) {
     case CS_FT_DECIMAL:
         cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
@@ -183,7 +183,9 @@ static cs_ftype *ddl_type(ddl_cursor *c)
                   {"integer", CS_FT_INT},     {"bigint", CS_FT_LONG},
                   {"long", CS_FT_LONG},       {"double", CS_FT_DOUBLE},
                   {"date", CS_FT_DATE},       {"timestamp", CS_FT_TIMESTAMP},
-                  {"string", CS_FT_STRING}};
+                  {"string", CS_FT_STRING},   {"tinyint", CS_FT_BYTE},
+                  {"byte", CS_FT_BYTE},       {"smallint", CS_FT_SHORT},
+                  {"short", CS_FT_SHORT}};
     char *name = ddl_name(c);
     if (!name) {
         cs_error_set(c->err, CS_EINVAL, "schema: a type expected at '%.20s'", c->p);

@@ -33,6 +33,10 @@ cs_col_type *cs_text_col_type(const cs_ftype *t)
     switch (t->kind) {
     case CS_FT_BOOLEAN:
         return cs_col_type_primitive(CS_TYPE_BOOLEAN);
+    case CS_FT_BYTE:
+        return cs_col_type_primitive(CS_TYPE_BYTE);
+    case CS_FT_SHORT:
+        return cs_col_type_primitive(CS_TYPE_SHORT);
     case CS_FT_INT:
         return cs_col_type_primitive(CS_TYPE_INT);
     case CS_FT_LONG:
@@ -67,6 +71,10 @@ cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *fi
     switch (t->id) {
     case CS_TYPE_BOOLEAN:
         return cs_ftype_new(CS_FT_BOOLEAN);
+    case CS_TYPE_BYTE:
+        return cs_ftype_new(CS_FT_BYTE);
+    case CS_TYPE_SHORT:
+        return cs_ftype_new(CS_FT_SHORT);
     case CS_TYPE_INT:
         return cs_ftype_new(CS_FT_INT);
     case CS_TYPE_LONG:
@@ -105,7 +113,8 @@ cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *fi
         cs_col_type_simple_string(t, &name);
         cs_error_set(err, CS_EUNSUPPORTED,
                      "%s data source does not support %s of type %s (it reads and writes "
-                     "boolean, int, bigint, decimal, double, date, timestamp, string, array "
+                     "boolean, tinyint, smallint, int, bigint, decimal, double, date, timestamp, "
+                     "string, array "
                      "and struct)",
                      format, field, cs_sbuf_str(&name));
         cs_sbuf_free(&name);
@@ -207,6 +216,16 @@ static void append_nested(cs_col_builder *b, const cs_col_type *t, json_t *v)
         append_one(b, &x);
         return;
     }
+    case CS_TYPE_BYTE: {
+        int8_t x = (int8_t)json_integer_value(v);
+        append_one(b, &x);
+        return;
+    }
+    case CS_TYPE_SHORT: {
+        int16_t x = (int16_t)json_integer_value(v);
+        append_one(b, &x);
+        return;
+    }
     case CS_TYPE_INT: {
         int32_t x = (int32_t)json_integer_value(v);
         append_one(b, &x);
@@ -303,6 +322,18 @@ static cs_column *flat_column(const cs_field_column *k, cs_col_type *type, int64
         c->values_size = n * 16;
         c->values = cs_col_buffer_copy(c->alloc, k->dec, n * 16);
         break;
+    case CS_FT_BYTE: {
+        int8_t *v = values_buffer(c, n);
+        for (size_t r = 0; r < n; r++)
+            v[r] = (int8_t)k->i64[r];
+        break;
+    }
+    case CS_FT_SHORT: {
+        int16_t *v = values_buffer(c, n * 2);
+        for (size_t r = 0; r < n; r++)
+            v[r] = (int16_t)k->i64[r];
+        break;
+    }
     case CS_FT_INT:
     case CS_FT_DATE: {
         int32_t *v = values_buffer(c, n * 4);
@@ -392,6 +423,10 @@ static json_t *json_of(const cs_column *c, int64_t r)
     }
     case CS_TYPE_BOOLEAN:
         return json_boolean(cs_bit_get(c->values, r));
+    case CS_TYPE_BYTE:
+        return json_integer(((const int8_t *)(const void *)c->values)[r]);
+    case CS_TYPE_SHORT:
+        return json_integer(((const int16_t *)(const void *)c->values)[r]);
     case CS_TYPE_INT:
         return json_integer(((const int32_t *)(const void *)c->values)[r]);
     case CS_TYPE_LONG:
@@ -441,6 +476,12 @@ void cs_text_batch_rows(const cs_col_batch *batch, int64_t from, int64_t n, cs_f
             switch (c->type->id) {
             case CS_TYPE_BOOLEAN:
                 cs_field_set_i64(chunk, i, cs_bit_get(c->values, r));
+                break;
+            case CS_TYPE_BYTE:
+                cs_field_set_i64(chunk, i, ((const int8_t *)v)[r]);
+                break;
+            case CS_TYPE_SHORT:
+                cs_field_set_i64(chunk, i, ((const int16_t *)v)[r]);
                 break;
             case CS_TYPE_INT:
             case CS_TYPE_DATE:

@@ -646,3 +646,84 @@ void cs_line_split_range(const char *buf, size_t n, size_t start, size_t length,
     }
     if (*hi < *lo) *hi = *lo;
 }
+
+/* ---- sampling ------------------------------------------------------------------------------ */
+
+static uint32_t rotl32(uint32_t x, int r)
+{
+    return (x << r) | (x >> (32 - r));
+}
+
+static uint32_t murmur_mix(uint32_t h, uint32_t k, bool last)
+{
+    k *= 0xcc9e2d51u;
+    k = rotl32(k, 15);
+    k *= 0x1b873593u;
+    h ^= k;
+    if (last) return h;
+    h = rotl32(h, 13);
+    return h * 5 + 0xe6546b64u;
+}
+
+/* Scala's MurmurHash3.bytesHash(data, seed) */
+static uint32_t murmur_bytes(const uint8_t *data, size_t n, uint32_t seed)
+{
+    uint32_t h = seed;
+    size_t i = 0;
+    for (; n - i >= 4; i += 4)
+        h = murmur_mix(h,
+                       (uint32_t)data[i] | (uint32_t)data[i + 1] << 8 |
+                           (uint32_t)data[i + 2] << 16 | (uint32_t)data[i + 3] << 24,
+                       false);
+    uint32_t k = 0;
+    size_t rest = n - i;
+    if (rest == 3) k ^= (uint32_t)data[i + 2] << 16;
+    if (rest >= 2) k ^= (uint32_t)data[i + 1] << 8;
+    if (rest >= 1) {
+        k ^= data[i];
+        h = murmur_mix(h, k, true);
+    }
+    h ^= (uint32_t)n;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed)
+{
+    /* XORShiftRandom.hashSeed: the seed's 8 bytes big-endian (Spark 4: Long.BYTES; Spark 2
+     * hashed a 64-byte buffer), hashed twice */
+    uint8_t bytes[8];
+    for (int i = 0; i < 8; i++)
+        bytes[i] = (uint8_t)((uint64_t)seed >> (56 - 8 * i));
+    uint32_t low = murmur_bytes(bytes, sizeof bytes, 0x3c074a61u); /* MurmurHash3.arraySeed */
+    uint32_t high = murmur_bytes(bytes, sizeof bytes, low);
+    s->state = (uint64_t)high << 32 | low;
+    s->fraction = fraction;
+}
+
+static uint32_t xorshift_next(cs_tv_sampler *s, int bits)
+{
+    uint64_t x = s->state ^ (s->state << 21);
+    x ^= x >> 35;
+    x ^= x << 4;
+    s->state = x;
+    return (uint32_t)(x & ((1ULL << bits) - 1));
+}
+
+bool cs_tv_sampler_keep(cs_tv_sampler *s)
+{
+    if (s->fraction > 0.99) return true;
+    /* java.util.Random.nextDouble over XORShiftRandom's next(bits) */
+    uint64_t hi = xorshift_next(s, 26), lo = xorshift_next(s, 27);
+    double x = (double)((hi << 27) + lo) * 0x1.0p-53;
+    return x < s->fraction; /* BernoulliCellSampler(0, fraction): 0 <= x < fraction */
+}
+
+bool cs_tv_parse_sampling_ratio(const char *s, double *out)
+{
+    return cs_tv_parse_double(s, strlen(s), out) && *out > 0 && *out == *out;
+}

@@ -70,6 +70,20 @@ void cs_tv_format_double(double v, cs_sbuf *out);
 void cs_tv_format_decimal(__int128 unscaled, int scale, cs_sbuf *out);
 void cs_tv_format_date(int64_t days, cs_sbuf *out);
 
+/* Spark's Dataset.sample(withReplacement = false, fraction, seed) over the rows of one
+ * partition, as CSV and JSON schema inference sample lines with samplingRatio (seed 1, partition
+ * 0: seed 1 + 0): a BernoulliCellSampler over XORShiftRandom seeded seed + partition, one draw per
+ * row in order. fraction > 0.99 keeps every row without drawing (Spark's JsonUtils/CSVUtils). */
+typedef struct cs_tv_sampler {
+    uint64_t state;
+    double fraction;
+} cs_tv_sampler;
+void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed);
+bool cs_tv_sampler_keep(cs_tv_sampler *s);
+/* The samplingRatio option's text: as Spark, any number above 0 (above 0.99: every row); false
+ * otherwise. */
+bool cs_tv_parse_sampling_ratio(const char *s, double *out);
+
 /* The lines of a text split of a file held in buf[0..n), by the rule of text files (Hadoop's
  * LineRecordReader, exec/text_reader.c): a split not starting at 0 begins after the first '\n' at
  * or after its start, and takes every line whose first byte is at or before its end. Sets

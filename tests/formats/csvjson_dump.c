@@ -124,6 +124,8 @@ static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
         return;
     case CS_FT_LONG:
     case CS_FT_INT:
+    case CS_FT_BYTE:
+    case CS_FT_SHORT:
         cs_sbuf_printf(out, "%lld", (long long)json_integer_value(v));
         return;
     case CS_FT_DOUBLE:
@@ -155,6 +157,8 @@ static void print_chunk(const cs_field_chunk *c, cs_sbuf *out)
             case CS_FT_BOOLEAN:
                 cs_sbuf_puts(out, k->i64[r] ? "true" : "false");
                 break;
+            case CS_FT_BYTE:
+            case CS_FT_SHORT:
             case CS_FT_INT:
             case CS_FT_LONG:
                 cs_sbuf_printf(out, "%lld", (long long)k->i64[r]);

@@ -85,6 +85,12 @@ static void put_value(const cs_column *c, int64_t r, cs_sbuf *out)
     case CS_TYPE_BOOLEAN:
         cs_sbuf_puts(out, cs_bit_get(c->values, r) ? "true" : "false");
         return;
+    case CS_TYPE_BYTE:
+        cs_sbuf_printf(out, "%d", ((const int8_t *)v)[r]);
+        return;
+    case CS_TYPE_SHORT:
+        cs_sbuf_printf(out, "%d", ((const int16_t *)v)[r]);
+        return;
     case CS_TYPE_INT:
         cs_sbuf_printf(out, "%d", ((const int32_t *)v)[r]);
         return;

@@ -9,7 +9,8 @@
  *   negativeInf -Inf  ignoreLeadingWhiteSpace / ignoreTrailingWhiteSpace false (read), true
  *   (write)  multiLine false  mode PERMISSIVE|DROPMALFORMED|FAILFAST
  *   columnNameOfCorruptRecord _corrupt_record  dateFormat  timestampFormat  prefersDate true
- *   quoteAll false  escapeQuotes true  compression (the writer's caller picks the codec).
+ *   quoteAll false  escapeQuotes true  samplingRatio 1.0 (inference: csv_infer.c)
+ *   compression (the writer's caller picks the codec).
  *
  * Records: without multiLine a record is a line ending at '\n' (a '\r' before it dropped); blank
  * lines and comment lines are skipped; a quote left open ends with the line. With multiLine a
@@ -55,7 +56,8 @@ typedef struct cs_csv_options {
     cs_parse_mode mode;
     char *date_format, *timestamp_format; /* NULL: Spark's defaults */
     cs_tv_pattern *date_pattern, *timestamp_pattern, *write_date_pattern, *write_ts_pattern;
-    char *compression; /* NULL: none */
+    char *compression;     /* NULL: none */
+    double sampling_ratio; /* samplingRatio, 1.0 */
 } cs_csv_options;
 
 /* Spark's options from key/value pairs (keys case-insensitive); NULL with one line naming the

@@ -6,7 +6,13 @@
  * so far (a column already double is not tried as int again); types merge as Spark's
  * compatibleType: int < long < decimal < double, decimals widen (above 38 digits: double), a
  * date and a timestamp give timestamp, anything else string. Null values (nullValue, empty) are
- * skipped; a column never seen is string. Called by the CSV data source on the driver, before
+ * skipped; a column never seen is string. With samplingRatio below 1 only the lines Spark's sample
+ * keeps count (CSVUtils.sample: text_values.h's sampler, a draw per line of the files, header,
+ * blank and comment lines too, seed 1 over all the files in order: Spark's draws when the files
+ * are one partition; Spark seeds each further partition 1 + its index and packs files into
+ * partitions largest first, so over several partitions the sample differs; with multiLine Spark
+ * samples parsed records with another sampler, and cspark reads them all). The header's names
+ * come from the first record, sampled or not. Called by the CSV data source on the driver, before
  * the read.
  */
 #include <stdlib.h>
@@ -124,13 +130,21 @@ struct cs_csv_inference {
     infer_type *types;
     int ncols;
     cs_csv_tokens t;
+    cs_tv_sampler sample; /* samplingRatio */
 };
 
 cs_csv_inference *cs_csv_inference_new(const cs_csv_options *o)
 {
     cs_csv_inference *inf = cs_xcalloc(1, sizeof *inf);
     inf->o = o;
+    cs_tv_sampler_init(&inf->sample, o->multi_line ? 1.0 : o->sampling_ratio, 1);
     return inf;
+}
+
+static void draw_lines(cs_csv_inference *inf, const char *from, const char *to)
+{
+    for (const char *b = from; (b = memchr(b, '\n', (size_t)(to - b))); b++)
+        cs_tv_sampler_keep(&inf->sample);
 }
 
 bool cs_csv_inference_feed(cs_csv_inference *inf, const char *buf, size_t n, size_t *pos,
@@ -138,8 +152,15 @@ bool cs_csv_inference_feed(cs_csv_inference *inf, const char *buf, size_t n, siz
 {
     const cs_csv_options *o = inf->o;
     cs_csv_tokens *t = &inf->t;
-    size_t rs, re;
+    size_t rs, re, from = *pos;
+    bool sampling = inf->sample.fraction <= 0.99;
     while (cs_csv_next_record(o, buf, n, pos, at_eof, t, &rs, &re)) {
+        bool keep = true;
+        if (sampling) { /* a draw per line: the skipped blank and comment lines too */
+            draw_lines(inf, buf + from, buf + rs);
+            keep = cs_tv_sampler_keep(&inf->sample);
+            from = *pos;
+        }
         if (!inf->names) {
             inf->names = cs_csv_header_schema(o, buf, t);
             inf->ncols = inf->names->nfields;
@@ -149,7 +170,7 @@ bool cs_csv_inference_feed(cs_csv_inference *inf, const char *buf, size_t n, siz
             *skip_header = false;
             continue;
         }
-        if (!o->infer_schema) continue;
+        if (!o->infer_schema || !keep) continue;
         for (int i = 0; i < inf->ncols && i < t->n; i++) {
             size_t len;
             const char *v = cs_csv_token_value(o, buf, t, i, &len);
@@ -159,6 +180,7 @@ bool cs_csv_inference_feed(cs_csv_inference *inf, const char *buf, size_t n, siz
         }
         if (!o->infer_schema) break; /* the names are all it needs */
     }
+    if (sampling) draw_lines(inf, buf + from, buf + *pos);
     return o->infer_schema || !inf->names;
 }
 

@@ -78,6 +78,7 @@ cs_csv_options *cs_csv_options_new(const char *const *keys, const char *const *v
     o->quote = '"';
     o->escape = '\\';
     o->prefers_date = true;
+    o->sampling_ratio = 1.0;
     o->ignore_leading_ws_write = o->ignore_trailing_ws_write = true;
     o->escape_quotes = true;
     o->null_value = cs_xstrdup("");
@@ -154,6 +155,9 @@ cs_csv_options *cs_csv_options_new(const char *const *keys, const char *const *v
             cs_tv_pattern_free(*slot);
             *slot = p;
             set_str(date ? &o->date_format : &o->timestamp_format, v);
+        } else if (cs_str_ieq(k, "samplingRatio")) {
+            ok = cs_tv_parse_sampling_ratio(v, &o->sampling_ratio);
+            expected = "a number greater than 0";
         } else if (cs_str_ieq(k, "compression") || cs_str_ieq(k, "codec")) {
             set_str(&o->compression, v);
         }

@@ -86,9 +86,13 @@ static bool convert(const cs_csv_options *o, const cs_ftype *t, const char *v, s
     case CS_FT_STRING:
         cs_field_set_str(c, col, v, n);
         return true;
+    case CS_FT_BYTE: /* Byte.parseByte, Short.parseShort: parseInt and the type's range */
+    case CS_FT_SHORT:
     case CS_FT_INT:
     case CS_FT_LONG:
-        if (!(t->kind == CS_FT_INT ? cs_tv_parse_int(v, n, &i) : cs_tv_parse_long(v, n, &i)))
+        if (!(t->kind == CS_FT_LONG ? cs_tv_parse_long(v, n, &i) : cs_tv_parse_int(v, n, &i)) ||
+            (t->kind == CS_FT_BYTE && (i < INT8_MIN || i > INT8_MAX)) ||
+            (t->kind == CS_FT_SHORT && (i < INT16_MIN || i > INT16_MAX)))
             return false;
         cs_field_set_i64(c, col, i);
         return true;

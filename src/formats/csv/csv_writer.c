@@ -74,6 +74,8 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
             case CS_FT_BOOLEAN:
                 cs_sbuf_puts(&tmp, k->i64[r] ? "true" : "false");
                 break;
+            case CS_FT_BYTE:
+            case CS_FT_SHORT:
             case CS_FT_INT:
             case CS_FT_LONG:
                 cs_sbuf_printf(&tmp, "%lld", (long long)k->i64[r]);

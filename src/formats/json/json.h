@@ -6,17 +6,24 @@
  *
  * Options (Spark's names, keys case-insensitive): mode PERMISSIVE|DROPMALFORMED|FAILFAST,
  * columnNameOfCorruptRecord (_corrupt_record), multiLine false, dateFormat, timestampFormat,
- * primitivesAsString false, prefersDecimal false, compression (the writer's caller's codec).
+ * primitivesAsString false, prefersDecimal false, samplingRatio 1.0, compression (the writer's
+ * caller's codec).
  *
  * Inference: integers bigint, other numbers double (decimal with prefersDecimal), strings string,
  * booleans boolean, objects struct (fields sorted by name), arrays array of the merged element
- * type; types merge bigint < decimal < double, structs field by field, arrays by element, and
- * any other pair gives string; a type never seen (only nulls, empty arrays) is string. A record
- * that does not parse, or that is not an object (nor an array of objects), adds the
- * corrupt-record column in PERMISSIVE, is skipped in DROPMALFORMED, fails in FAILFAST.
- * Reading: a value of another JSON type than its column's makes the record malformed (as for CSV,
- * csv.h), except string columns, which take any value as its JSON text. Integers beyond 64 bits
- * are read by jansson as doubles (Spark: decimal).
+ * type (with samplingRatio below 1, only the lines Spark's sample keeps: text_values.h's sampler,
+ * one draw per line, blank lines too, seed 1 over all the files in order — Spark's draws when
+ * the files are one partition, its first; Spark seeds each further partition 1 + its index and
+ * packs files into partitions largest first, so over several partitions the sample differs;
+ * with multiLine Spark samples whole files and cspark reads them all); types merge bigint < decimal
+ * < double, structs field by field, arrays by element, and any other pair gives string; a type
+ * never seen (only nulls, empty arrays) is string. A record that does not parse, or that is not an
+ * object (nor an array of objects), adds the corrupt-record column in PERMISSIVE, is skipped in
+ * DROPMALFORMED, fails in FAILFAST. Reading: tinyint takes integers -128..255 (Jackson's
+ * getByteValue: 128..255 give the byte of the same bits), smallint -32768..32767; a value of
+ * another JSON type than its column's makes the record malformed (as for CSV, csv.h), except string
+ * columns, which take any value as its JSON text. Integers beyond 64 bits are read by jansson as
+ * doubles (Spark: decimal).
  *
  * Chunks: struct and array columns keep the jansson value (owned reference) of each row, already
  * checked against the column's type; the consumer converts it by type. Ownership as csv.h.
@@ -37,6 +44,7 @@ typedef struct cs_json_options {
     cs_parse_mode mode;
     char *corrupt_column;
     bool multi_line, primitives_as_string, prefers_decimal;
+    double sampling_ratio;                           /* samplingRatio, 1.0 */
     cs_tv_pattern *date_pattern, *timestamp_pattern; /* NULL: Spark's defaults */
     char *compression;
 } cs_json_options;

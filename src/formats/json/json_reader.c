@@ -1,8 +1,10 @@
 /*
  * json_reader.c — JSON options, schema inference (Spark's JsonInferSchema) and the reader
  * (JacksonParser's conversions) over a buffer of JSON lines or one multiLine document; json.h has
- * the rules. jansson parses each record (json_loadb); its values are the only per-record
- * allocations, as jansson makes them. Called by the JSON data source (inference on the driver,
+ * the rules. Reading a JSON line goes first to the scanner of json_scan.c, which writes the
+ * values of the records it is sure of straight into the chunk; jansson (json_loadb) parses the
+ * others, multiLine documents and every record during inference, and decides malformed records.
+ * Called by the JSON data source (inference on the driver,
  * reading in tasks) and the tools; a reader is used by one thread.
  */
 #include <jansson.h>
@@ -12,12 +14,14 @@
 #include <string.h>
 
 #include "formats/json/json.h"
+#include "formats/json/json_scan.h"
 
 cs_json_options *cs_json_options_new(const char *const *keys, const char *const *values, int n,
                                      cs_error *err)
 {
     cs_json_options *o = cs_xcalloc(1, sizeof *o);
     o->corrupt_column = cs_xstrdup("_corrupt_record");
+    o->sampling_ratio = 1.0;
     for (int i = 0; i < n; i++) {
         const char *k = keys[i], *v = values[i];
         bool ok = true, b = false;
@@ -46,6 +50,9 @@ cs_json_options *cs_json_options_new(const char *const *keys, const char *const 
                 cs_str_ieq(k, "dateFormat") ? &o->date_pattern : &o->timestamp_pattern;
             cs_tv_pattern_free(*slot);
             *slot = p;
+        } else if (cs_str_ieq(k, "samplingRatio")) {
+            ok = cs_tv_parse_sampling_ratio(v, &o->sampling_ratio);
+            expected = "a number greater than 0";
         } else if (cs_str_ieq(k, "compression")) {
             free(o->compression);
             o->compression = cs_xstrdup(v);
@@ -112,6 +119,11 @@ static json_t *parse_record(const cs_json_options *o, const char *s, size_t n)
     if (!v && json_error_code(&jerr) == json_error_numeric_overflow) /* an integer past 64 bits */
         v = json_loadb(s, n, flags | JSON_DECODE_INT_AS_REAL, &jerr);
     return v;
+}
+
+void *cs_json_parse_value(const cs_json_options *o, const char *s, size_t n)
+{
+    return parse_record(o, s, n);
 }
 
 /* ---- inference ---------------------------------------------------------------------------- */
@@ -252,6 +264,7 @@ struct cs_json_inference {
     const cs_json_options *o;
     cs_ftype *root;
     size_t line;
+    cs_tv_sampler sample; /* samplingRatio */
 };
 
 cs_json_inference *cs_json_inference_new(const cs_json_options *o)
@@ -259,6 +272,7 @@ cs_json_inference *cs_json_inference_new(const cs_json_options *o)
     cs_json_inference *inf = cs_xcalloc(1, sizeof *inf);
     inf->o = o;
     inf->root = cs_ftype_new(CS_FT_STRUCT);
+    cs_tv_sampler_init(&inf->sample, o->multi_line ? 1.0 : o->sampling_ratio, 1);
     return inf;
 }
 
@@ -266,9 +280,15 @@ int cs_json_inference_feed(cs_json_inference *inf, const char *buf, size_t n, si
                            bool at_eof, cs_error *err)
 {
     const cs_json_options *o = inf->o;
-    size_t s, e;
+    size_t s, e, from = *pos;
     while (next_line(o, buf, n, pos, at_eof, &s, &e)) {
         size_t line = ++inf->line;
+        if (inf->sample.fraction <= 0.99) { /* a draw per line, the blank ones skipped too */
+            for (const char *b = buf + from; (b = memchr(b, '\n', (size_t)(buf + s - b))); b++)
+                cs_tv_sampler_keep(&inf->sample);
+            from = *pos;
+            if (!cs_tv_sampler_keep(&inf->sample)) continue;
+        }
         json_t *v = parse_record(o, buf + s, e - s);
         cs_ftype *t = v ? infer_value(o, v) : NULL;
         json_decref(v);
@@ -298,6 +318,9 @@ int cs_json_inference_feed(cs_json_inference *inf, const char *buf, size_t n, si
         else
             cs_ftype_free(t);
     }
+    if (inf->sample.fraction <= 0.99) /* blank lines at the end of the buffer */
+        for (const char *b = buf + from; (b = memchr(b, '\n', (size_t)(buf + *pos - b))); b++)
+            cs_tv_sampler_keep(&inf->sample);
     return CS_OK;
 }
 
@@ -330,6 +353,7 @@ struct cs_json_reader {
     size_t pending_next;
     cs_sbuf pending_text;
     size_t records;
+    cs_json_scanner *scanner; /* the fast path of JSON lines (json_scan.h) */
 };
 
 cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *schema, cs_error *err)
@@ -344,6 +368,7 @@ cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *sch
         free(r);
         return NULL;
     }
+    r->scanner = cs_json_scanner_new(o, schema, r->corrupt_col);
     return r;
 }
 
@@ -352,14 +377,12 @@ void cs_json_reader_free(cs_json_reader *r)
     if (!r) return;
     json_decref(r->pending);
     cs_sbuf_free(&r->pending_text);
+    cs_json_scanner_free(r->scanner);
     free(r);
 }
 
-static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *out)
+static bool time_text(const cs_tv_pattern *p, bool date, const char *s, size_t n, int64_t *out)
 {
-    if (!json_is_string(v)) return false;
-    const char *s = json_string_value(v);
-    size_t n = json_string_length(v);
     if (p) return cs_tv_pattern_parse(p, s, n, out) && (!date || (*out = cs_tv_day_of(*out), true));
     if (date) {
         int32_t d;
@@ -371,6 +394,17 @@ static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *ou
     return cs_tv_parse_timestamp_lenient(s, n, out, &zone);
 }
 
+bool cs_json_time_text(const cs_json_options *o, bool date, const char *s, size_t n, int64_t *out)
+{
+    return time_text(date ? o->date_pattern : o->timestamp_pattern, date, s, n, out);
+}
+
+static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *out)
+{
+    return json_is_string(v) &&
+           time_text(p, date, json_string_value(v), json_string_length(v), out);
+}
+
 /* Whether v converts to type t (nested values are checked all the way down). */
 static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
 {
@@ -379,6 +413,12 @@ static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
     switch (t->kind) {
     case CS_FT_BOOLEAN:
         return json_is_boolean(v);
+    case CS_FT_BYTE: /* Jackson's getByteValue takes -128..255 (unsigned bytes too) */
+        return json_is_integer(v) && json_integer_value(v) >= INT8_MIN &&
+               json_integer_value(v) <= UINT8_MAX;
+    case CS_FT_SHORT:
+        return json_is_integer(v) && json_integer_value(v) >= INT16_MIN &&
+               json_integer_value(v) <= INT16_MAX;
     case CS_FT_INT:
         return json_is_integer(v) && json_integer_value(v) >= INT32_MIN &&
                json_integer_value(v) <= INT32_MAX;
@@ -434,6 +474,8 @@ static json_t *conform(const cs_json_options *o, const cs_ftype *t, json_t *v)
     }
     case CS_FT_DOUBLE:
         return json_is_number(v) ? json_real(json_number_value(v)) : json_incref(v);
+    case CS_FT_BYTE:
+        return json_integer((int8_t)json_integer_value(v));
     case CS_FT_DATE:
     case CS_FT_TIMESTAMP: {
         cs_sbuf b = CS_SBUF_INIT;
@@ -495,6 +537,10 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
     case CS_FT_BOOLEAN:
         cs_field_set_i64(c, col, json_is_true(v));
         return true;
+    case CS_FT_BYTE:
+        cs_field_set_i64(c, col, (int8_t)json_integer_value(v));
+        return true;
+    case CS_FT_SHORT:
     case CS_FT_INT:
     case CS_FT_LONG:
         cs_field_set_i64(c, col, json_integer_value(v));
@@ -534,6 +580,12 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
         cs_field_set_nested(c, col, conform(o, t, v));
         return true;
     }
+}
+
+bool cs_json_set_field(const cs_json_options *o, const cs_ftype *t, void *json, cs_field_chunk *c,
+                       int col)
+{
+    return set_field(o, t, json, c, col);
 }
 
 /* One row from a parsed value (NULL: did not parse); returns -1 on FAILFAST. */
@@ -590,6 +642,12 @@ int cs_json_read(cs_json_reader *r, const char *buf, size_t n, size_t *pos, bool
         }
         if (cs_field_chunk_full(chunk) || !next_line(r->o, buf, n, pos, at_eof, &s, &e))
             return CS_OK;
+        if (!r->o->multi_line && cs_json_scan_record(r->scanner, buf + s, e - s, chunk)) {
+            if (r->corrupt_col >= 0) cs_field_set_null(chunk, r->corrupt_col);
+            r->records++;
+            cs_field_chunk_commit_row(chunk);
+            continue;
+        }
         json_t *v = parse_record(r->o, buf + s, e - s);
         bool objects = v && json_is_array(v);
         for (size_t k = 0; objects && k < json_array_size(v); k++)

@@ -48,6 +48,8 @@ void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *c, cs_sb
             case CS_FT_BOOLEAN:
                 cs_sbuf_puts(out, k->i64[r] ? "true" : "false");
                 break;
+            case CS_FT_BYTE:
+            case CS_FT_SHORT:
             case CS_FT_INT:
             case CS_FT_LONG:
                 cs_sbuf_printf(out, "%lld", (long long)k->i64[r]);

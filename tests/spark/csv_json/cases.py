@@ -141,5 +141,30 @@ case("json_multiline_two_values", "json", '{"a": 1, "b": [1, 2]}\n{"a": 2}\n', {
 case("json_before_1970", "json", '{"d":"1969-12-31","t":"1900-01-01T00:00:00"}\n', schema="d DATE, t TIMESTAMP")
 case("json_unicode", "json", '{"s":"\u00fcber \u4e2d\u6587 \\ud83d\\ude00"}\n')
 
+# the reader's scanner (src/formats/json/json_scan.c) on typed columns: escapes, edges, keys
+case("json_scan_values", "json",
+     '{"a":-9223372036854775808,"b":-2147483648,"d":-1.5e-3,"s":"x\\/y\\u0041\\ud83d\\ude00","t":false}\n'
+     ' { "b" : 2147483647 , "zz" : [1, {"q": null}], "a" : 0 } \n'
+     '{"d":12345678901234567890,"s":"tab\\there","t":true}\n'
+     '{"a":1.0}\n{"a":01}\n{"a":2,"a":3}\n{"t":"true"}\n{"d":1E2,"\\u0061":7}\n',
+     schema="a BIGINT, b INT, d DOUBLE, s STRING, t BOOLEAN, _corrupt_record STRING")
+# samplingRatio: Spark's sample of the lines (seed 1; blank lines draw too) decides the schema
+case("json_sampling", "json",
+     "".join('{"k%02d":%d}\n' % (i, i) + ("\n" if i % 7 == 3 else "") for i in range(40)),
+     {"samplingRatio": "0.3"})
+case("csv_sampling", "csv",
+     ",".join("c%02d" % c for c in range(30)) + "\n" +
+     "".join(",".join("x" if c == i else str(i) for c in range(30)) + "\n" +
+             ("\n" if i % 7 == 3 else "") for i in range(40)),
+     dict(INFER, samplingRatio="0.3"))
+
+# tinyint and smallint from a user schema (Byte.parseByte / Jackson's getByteValue ranges)
+case("csv_byte_short", "csv", "a,b\n127,-32768\n-128,32767\n128,1\n1,40000\n 5,+7\n",
+     {"header": "true"}, "a TINYINT, b SMALLINT, _corrupt_record STRING")
+case("json_byte_short", "json",
+     '{"a":127,"b":-32768}\n{"a":-128,"b":32767}\n{"a":200}\n{"a":255}\n{"a":256}\n'
+     '{"a":-129}\n{"b":32768}\n{"a":1.5}\n{"a":"3"}\n',
+     schema="a TINYINT, b SMALLINT, _corrupt_record STRING")
+
 with open(os.path.join(D, "cases.json"), "w") as f:
     json.dump(cases, f, indent=1)

@@ -1,7 +1,8 @@
 /* test_text_values.c — src/formats/text_values.c and the CSV tokenizer on their own: Java's
  * number parsing and printing, Decimal(p,s) rounding, Spark's lenient dates and timestamps, the
  * line-split rule of text files, and a streamed CSV read that gets its bytes piece by piece
- * (the multiLine record cut by the end of the buffer waits for the rest). The comparison with
+ * (the multiLine record cut by the end of the buffer waits for the rest), and the samplingRatio
+ * sampler's draws against Spark's. The comparison with
  * Apache Spark itself is tests/spark/csv_json_readers.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +188,36 @@ static void test_csv_streamed_multiline(void **state)
     cs_csv_options_free(o);
 }
 
+/* Spark 4 (Dataset.sample(false, 0.3, 1) of a one-partition file, as JsonUtils.sample) keeps
+ * exactly these of 46 lines: the draws of its XORShiftRandom, seeded through Long.BYTES. */
+static void test_sampler_draws_as_spark(void **state)
+{
+    (void)state;
+    static const int kept[] = {2, 3, 6, 7, 11, 12, 18, 20, 22, 24, 28, 30, 36, 45};
+    cs_tv_sampler s;
+    cs_tv_sampler_init(&s, 0.3, 1);
+    size_t k = 0;
+    for (int line = 0; line < 46; line++)
+        if (cs_tv_sampler_keep(&s)) {
+            assert_true(k < sizeof kept / sizeof *kept);
+            assert_int_equal(line, kept[k++]);
+        }
+    assert_int_equal(k, sizeof kept / sizeof *kept);
+    cs_tv_sampler_init(&s, 1.0, 1); /* above 0.99: every line */
+    for (int line = 0; line < 100; line++)
+        assert_true(cs_tv_sampler_keep(&s));
+    double r;
+    assert_false(cs_tv_parse_sampling_ratio("0", &r));
+    assert_false(cs_tv_parse_sampling_ratio("-0.5", &r));
+    assert_false(cs_tv_parse_sampling_ratio("half", &r));
+    assert_true(cs_tv_parse_sampling_ratio("0.25", &r) && r == 0.25);
+    const char *keys[] = {"samplingRatio"}, *values[] = {"0"};
+    cs_error err;
+    cs_error_clear(&err);
+    assert_null(cs_csv_options_new(keys, values, 1, &err));
+    assert_non_null(strstr(err.msg, "samplingRatio=0"));
+}
+
 static void test_bad_option_names_key(void **state)
 {
     (void)state;
@@ -209,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_line_split_every_line_once),
         cmocka_unit_test(test_csv_streamed_multiline),
         cmocka_unit_test(test_bad_option_names_key),
+        cmocka_unit_test(test_sampler_draws_as_spark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
