@@ -83,6 +83,15 @@ static void add_file(cs_ds_file_index *ix, int *cap, const char *uri, uint64_t s
     ix->files[ix->n_files++] = (cs_ds_file){cs_xstrdup(uri), size, -1};
 }
 
+/* Spark's class and SQLSTATE of a missing path on err (set by cs_error_set just before), so
+ * the SQL layer can tell it apart without reading the text. */
+static void path_not_found_class(cs_error *err)
+{
+    if (!err) return;
+    cs_str_copy(err->error_class, sizeof err->error_class, "PATH_NOT_FOUND");
+    cs_str_copy(err->sql_state, sizeof err->sql_state, "42K03");
+}
+
 /* Lists one root (a path or a glob's match) into ix, adding its base path to bases. */
 static int list_root(const char *root_spec, const char *name_glob, cs_ds_file_index *ix, int *cap,
                      str_list *bases, cs_error *err)
@@ -95,6 +104,7 @@ static int list_root(const char *root_spec, const char *name_glob, cs_ds_file_in
         rc = cs_error_set(err, CS_ENOTFOUND, "[PATH_NOT_FOUND] Path does not exist: %s%s.",
                           cs_fs_is_local(norm) && strncmp(norm, "file:", 5) != 0 ? "file:" : "",
                           norm);
+        path_not_found_class(err);
         free(norm);
     }
     size_t rlen = strlen(root);
@@ -138,9 +148,11 @@ int cs_ds_file_index_build(const char *const *paths, int n, const cs_format_opti
         }
         cs_fs_listing m = {0};
         rc = cs_fs_glob(paths[i], &m, err);
-        if (rc == 0 && m.n == 0)
+        if (rc == 0 && m.n == 0) {
             rc = cs_error_set(err, CS_ENOTFOUND, "[PATH_NOT_FOUND] Path does not exist: %s.",
                               paths[i]);
+            path_not_found_class(err);
+        }
         for (size_t k = 0; rc == 0 && k < m.n; k++) {
             const char *mu = m.v[k].uri;
             const char *slash = strrchr(mu, '/');

@@ -209,11 +209,10 @@ static int describe_files(cs_sql_arena *a, cs_catalog_table *t, cs_col_type *dec
     cs_error lerr;
     cs_error_clear(&lerr);
     if (cs_ds_file_index_build(paths, 1, &o, true, &ix, &lerr) != 0) {
-        const char *tag = "[PATH_NOT_FOUND] ";
-        if (strncmp(lerr.msg, tag, strlen(tag)) == 0) {
-            /* the data source's text is Spark's; give it the class and state too */
+        if (cs_sql_error_is(&lerr, "PATH_NOT_FOUND")) {
+            /* the data source's text is Spark's, after its "[PATH_NOT_FOUND] " */
             char text[sizeof lerr.msg];
-            cs_str_copy(text, sizeof text, lerr.msg + strlen(tag));
+            cs_str_copy(text, sizeof text, lerr.msg + strlen(lerr.error_class) + 3);
             return cs_sql_error_set(err, CS_EINVAL, "PATH_NOT_FOUND", "42K03", "%s", text);
         }
         if (err) *err = lerr;
