@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Spark SQL parser fuzzer (clang -fsanitize=fuzzer,address,undefined) against src/sql
 # (the lexer, the parser's parts, trees and arena), the SQL error helper and the columnar types
-# and builders the literals use, and runs it for ~20 s from a seed corpus of statements (the
+# and builders the literals use (and the formats' civil-day conversion), and runs it for ~20 s from a seed corpus of statements (the
 # TPC-H queries of tests/unit/sql/tpch_queries.h, DDL, literals of every kind, hints, comments).
 # $1 = build directory. It runs in both CI passes, as the other fuzzers do.
 set -euo pipefail
@@ -15,7 +15,7 @@ S="$SRC/src"
 SOURCES=("$S"/sql/sql_lexer.c "$S"/sql/parser_*.c "$S/sql/sql_arena.c" "$S/sql/sql_tree.c"
   "$S/sqlexec/sql_error.c" "$S/columnar/col_type.c" "$S/columnar/col_memory.c"
   "$S/columnar/column.c" "$S/columnar/col_builder.c" "$S/shuffle/memory.c" "$S/common/err.c"
-  "$S/common/log.c" "$S/common/sync.c" "$S/common/strutil.c")
+  "$S/formats/text_values.c" "$S/common/log.c" "$S/common/sync.c" "$S/common/strutil.c")
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$S" -I"$SRC/include" "$SRC/tests/fuzz/sql_parser_fuzz.c" "${SOURCES[@]}" -lpthread -lm \
   -o "$OUT/sql_parser_fuzz"
