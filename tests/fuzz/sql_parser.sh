@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Spark SQL parser fuzzer (clang -fsanitize=fuzzer,address,undefined) against src/sql
-# (the lexer, the parser's parts, trees and arena), the SQL error helper and the columnar types
-# and builders the literals use (and the formats' civil-day conversion), and runs it for ~20 s from a seed corpus of statements (the
-# TPC-H queries of tests/unit/sql/tpch_queries.h, DDL, literals of every kind, hints, comments).
+# (the lexer, the parser's parts, trees and arena), the SQL error helper, the columnar types and
+# builders the literals use and the formats' civil-day conversion, and runs it for ~20 s from a
+# seed corpus of statements (the TPC-H queries of tests/unit/sql/tpch_queries.h, DDL, literals of
+# every kind, hints, comments).
 # $1 = build directory. It runs in both CI passes, as the other fuzzers do.
 set -euo pipefail
 BUILD=${1:?usage: sql_parser.sh BUILD_DIR}
