@@ -10,6 +10,9 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +79,100 @@ static void put_timestamp(int64_t us, cs_sbuf *out)
     }
 }
 
+/* Java's Double.toString / Float.toString, as Spark prints a double literal ("0.1", "1.0E16",
+ * "1.5E-7", "NaN"): the shortest digits that read back as v, in plain notation when
+ * 1e-3 <= |v| < 1e7, else d.dddE<exponent>; always a digit after the point. */
+static void java_double_out(double v, bool is_float, cs_sbuf *out)
+{
+    if (isnan(v)) {
+        cs_sbuf_puts(out, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        cs_sbuf_puts(out, v < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    if (v == 0) {
+        cs_sbuf_puts(out, signbit(v) ? "-0.0" : "0.0");
+        return;
+    }
+    char buf[48];
+    for (int p = 0; p <= 17; p++) { /* the shortest %e form that reads back as v */
+        snprintf(buf, sizeof buf, "%.*e", p, v);
+        double back = strtod(buf, NULL);
+        if (is_float ? (float)back == (float)v : back == v) break;
+    }
+    /* buf: [-]d[.ddd]e[+-]xx */
+    const char *q = buf;
+    if (*q == '-') cs_sbuf_putc(out, *q++);
+    char digits[24];
+    int nd = 0;
+    for (; *q && *q != 'e'; q++)
+        if (*q != '.' && nd < (int)sizeof digits - 1) digits[nd++] = *q;
+    digits[nd] = '\0';
+    int exp10 = atoi(q + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        digits[--nd] = '\0';
+    if (exp10 >= -3 && exp10 < 7) {
+        if (exp10 < 0) {
+            cs_sbuf_puts(out, "0.");
+            for (int i = -1; i > exp10; i--)
+                cs_sbuf_putc(out, '0');
+            cs_sbuf_puts(out, digits);
+        } else {
+            for (int i = 0; i <= exp10; i++)
+                cs_sbuf_putc(out, i < nd ? digits[i] : '0');
+            cs_sbuf_putc(out, '.');
+            if (nd > exp10 + 1)
+                cs_sbuf_puts(out, digits + exp10 + 1);
+            else
+                cs_sbuf_putc(out, '0');
+        }
+    } else {
+        cs_sbuf_putc(out, digits[0]);
+        cs_sbuf_putc(out, '.');
+        cs_sbuf_puts(out, nd > 1 ? digits + 1 : "0");
+        cs_sbuf_printf(out, "E%d", exp10);
+    }
+}
+
+/* IntervalUtils.toDayTimeIntervalString: INTERVAL '1 02:03:04.5' DAY TO SECOND, '90' MINUTE,
+ * '02:30' HOUR TO MINUTE (fields of t: precision = start, scale = end; 0 DAY .. 3 SECOND). */
+static void day_time_interval_out(int64_t us, const cs_col_type *t, cs_sbuf *out)
+{
+    static const int64_t unit[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
+    static const char *const names[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+    int from = t->precision, to = t->scale;
+    if (from < 0 || from > 3 || to < from || to > 3) {
+        cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' MICROSECOND", us);
+        return;
+    }
+    cs_sbuf_puts(out, "INTERVAL '");
+    uint64_t rest = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+    if (us < 0) cs_sbuf_putc(out, '-');
+    for (int f = from; f <= to; f++) {
+        if (f > from) cs_sbuf_putc(out, f == 1 ? ' ' : ':');
+        if (f == 3) { /* seconds with their fraction, trailing zeros dropped */
+            cs_sbuf_printf(out, "%02" PRIu64, rest / 1000000);
+            uint64_t frac = rest % 1000000;
+            if (frac) {
+                char fb[8];
+                snprintf(fb, sizeof fb, "%06" PRIu64, frac);
+                for (int i = 5; i > 0 && fb[i] == '0'; i--)
+                    fb[i] = '\0';
+                cs_sbuf_printf(out, ".%s", fb);
+            }
+        } else {
+            cs_sbuf_printf(out, f == 0 ? "%" PRIu64 : "%02" PRIu64, rest / (uint64_t)unit[f]);
+            rest %= (uint64_t)unit[f];
+        }
+    }
+    if (from == to)
+        cs_sbuf_printf(out, "' %s", names[from]);
+    else
+        cs_sbuf_printf(out, "' %s TO %s", names[from], names[to]);
+}
+
 static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const cs_column *c = e->literal;
@@ -102,21 +199,11 @@ static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         cs_sbuf_printf(out, "%" PRId64, ((const int64_t *)c->values)[0]);
         return;
     case CS_TYPE_FLOAT:
-        cs_sbuf_printf(out, "%.9g", (double)((const float *)c->values)[0]);
+        java_double_out(((const float *)c->values)[0], true, out);
         return;
-    case CS_TYPE_DOUBLE: {
-        double v = ((const double *)c->values)[0];
-        char buf[40];
-        snprintf(buf, sizeof buf, "%.17g", v);
-        for (int p = 1; p < 17; p++) { /* the shortest text that reads back as v */
-            snprintf(buf, sizeof buf, "%.*g", p, v);
-            double back;
-            if (sscanf(buf, "%lf", &back) == 1 && back == v) break;
-        }
-        cs_sbuf_puts(out, buf);
-        if (!strpbrk(buf, ".eEn")) cs_sbuf_puts(out, ".0");
+    case CS_TYPE_DOUBLE:
+        java_double_out(((const double *)c->values)[0], false, out);
         return;
-    }
     case CS_TYPE_DECIMAL: {
         __int128 v;
         memcpy(&v, c->values, sizeof v);
@@ -145,28 +232,30 @@ static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         put_timestamp(((const int64_t *)c->values)[0], out);
         cs_sbuf_putc(out, '\'');
         return;
-    case CS_TYPE_INTERVAL_DT: {
-        int64_t us = ((const int64_t *)c->values)[0];
-        const cs_col_type *t = c->type;
-        static const int64_t unit[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
-        static const char *const names[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
-        if (t->precision == t->scale && t->precision >= 0 && t->precision < 4 &&
-            us % unit[t->precision] == 0) {
-            cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' %s", us / unit[t->precision],
-                           names[t->precision]);
-        } else {
-            cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' MICROSECOND", us);
-        }
+    case CS_TYPE_BINARY: {
+        int32_t len = 0;
+        const uint8_t *p = cs_column_bytes(c, 0, &len);
+        cs_sbuf_puts(out, "X'");
+        for (int32_t i = 0; i < len; i++)
+            cs_sbuf_printf(out, "%02X", p[i]);
+        cs_sbuf_putc(out, '\'');
         return;
     }
+    case CS_TYPE_INTERVAL_DT:
+        day_time_interval_out(((const int64_t *)c->values)[0], c->type, out);
+        return;
     case CS_TYPE_INTERVAL_YM: {
+        /* IntervalUtils.toYearMonthIntervalString: the sign before the first field */
         int32_t mo = ((const int32_t *)c->values)[0];
+        const char *sign = mo < 0 ? "-" : "";
+        int64_t abs_mo = mo < 0 ? -(int64_t)mo : mo;
         if (c->type->precision == CS_INTERVAL_YEAR && c->type->scale == CS_INTERVAL_YEAR)
-            cs_sbuf_printf(out, "INTERVAL '%d' YEAR", mo / 12);
+            cs_sbuf_printf(out, "INTERVAL '%s%" PRId64 "' YEAR", sign, abs_mo / 12);
         else if (c->type->precision == CS_INTERVAL_MONTH)
-            cs_sbuf_printf(out, "INTERVAL '%d' MONTH", mo);
+            cs_sbuf_printf(out, "INTERVAL '%s%" PRId64 "' MONTH", sign, abs_mo);
         else
-            cs_sbuf_printf(out, "INTERVAL '%d-%d' YEAR TO MONTH", mo / 12, mo % 12);
+            cs_sbuf_printf(out, "INTERVAL '%s%" PRId64 "-%" PRId64 "' YEAR TO MONTH", sign,
+                           abs_mo / 12, abs_mo % 12);
         return;
     }
     default:
