@@ -539,7 +539,17 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             expr_out(e->args[0], m, out);
             return;
         }
-        cs_sbuf_puts(out, m == MODE_PRETTY ? "CAST(" : "cast(");
+        if (e->typed_literal && e->args[0]->kind == CS_EX_LITERAL && e->args[0]->literal &&
+            e->args[0]->literal->type->id == CS_TYPE_TIMESTAMP_NTZ) {
+            cs_sbuf_puts(out, "TIMESTAMP '"); /* TIMESTAMP '2024-01-02 03:04:05' as written */
+            put_timestamp(((const int64_t *)e->args[0]->literal->values)[0], out);
+            cs_sbuf_putc(out, '\'');
+            return;
+        }
+        if (e->cast_mode == CS_CAST_TRY)
+            cs_sbuf_puts(out, m == MODE_PRETTY ? "TRY_CAST(" : "try_cast(");
+        else
+            cs_sbuf_puts(out, m == MODE_PRETTY ? "CAST(" : "cast(");
         expr_out(e->args[0], m, out);
         cs_sbuf_puts(out, m == MODE_PRETTY ? " AS " : " as ");
         type_out(e->cast_type, m, out);

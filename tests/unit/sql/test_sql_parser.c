@@ -267,10 +267,12 @@ static void test_literals_typed_as_spark(void **state)
           "false, NULL",
           "Query: Project[18262:date, 1577872800000000:timestamp_ntz, 0x0A0B:binary, true, "
           "false, NULL](OneRow)");
-    /* a local TIMESTAMP waits for the session time zone; one with an offset is a value */
+    /* a local TIMESTAMP is its local date-time cast in the session time zone; one with an
+     * offset is a value */
     check("SELECT TIMESTAMP '2020-01-01 10:00:00', TIMESTAMP '2020-01-01T10:00:00Z', TIMESTAMP "
           "'2020-01-01 10:00:00.123456+02:00'",
-          "Query: Project[cast('2020-01-01 10:00:00' AS timestamp), 1577872800000000:timestamp, "
+          "Query: Project[cast(1577872800000000:timestamp_ntz AS timestamp), "
+          "1577872800000000:timestamp, "
           "1577865600123456:timestamp](OneRow)");
     check("SELECT INTERVAL '1' DAY, INTERVAL 1 DAY 2 HOURS, INTERVAL '1-2' YEAR TO MONTH, "
           "INTERVAL '1 02:03:04' DAY TO SECOND, INTERVAL 1 DAY 2 DAYS",
