@@ -44,6 +44,25 @@ cs_sql_expr *cs_an_int_literal(cs_an_ctx *c, int32_t v)
     return e;
 }
 
+static cs_sql_expr *string_literal(cs_an_ctx *c, const char *v)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
+    cs_col_builder_append_string(b, v, strlen(v));
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
+static cs_sql_expr *bool_literal(cs_an_ctx *c, bool v)
+{
+    uint8_t byte = v;
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_BOOLEAN));
+    cs_col_builder_append_values(b, &byte, 1, NULL);
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
 static cs_sql_expr *null_literal(cs_an_ctx *c)
 {
     cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_NULL));
@@ -387,6 +406,17 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     if (strcmp(f->canonical, "regexp_extract") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
     if (strcmp(f->canonical, "percentile_approx") == 0 && n == 2)
         args[n++] = cs_an_int_literal(c, 10000);
+    /* the defaults Spark's constructors add, so that they are in the column name too:
+     * round(x, 0), locate(s, t, 1), lpad(s, n, ' '), replace(s, t, ''), ... */
+    const char *fn = f->canonical;
+    if ((strcmp(fn, "round") == 0 || strcmp(fn, "bround") == 0) && n == 1)
+        args[n++] = cs_an_int_literal(c, 0);
+    if ((strcmp(fn, "locate") == 0 && n == 2) || (strcmp(fn, "regexp_replace") == 0 && n == 3))
+        args[n++] = cs_an_int_literal(c, 1);
+    if ((strcmp(fn, "lpad") == 0 || strcmp(fn, "rpad") == 0) && n == 2)
+        args[n++] = string_literal(c, " ");
+    if (strcmp(fn, "replace") == 0 && n == 2) args[n++] = string_literal(c, "");
+    if (strcmp(fn, "months_between") == 0 && n == 2) args[n++] = bool_literal(c, true);
     if ((strcmp(f->canonical, "lag") == 0 || strcmp(f->canonical, "lead") == 0)) {
         if (n == 1) args[n++] = cs_an_int_literal(c, 1);
         if (n == 2) args[n++] = null_literal(c);
