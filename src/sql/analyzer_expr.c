@@ -422,6 +422,13 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         if (n == 2) args[n++] = null_literal(c);
     }
     cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
+    /* first(x, true): Spark's ignoreNulls is a flag, not an argument (nor in the name) */
+    if ((strcmp(fn, "first") == 0 || strcmp(fn, "last") == 0 || strcmp(fn, "any_value") == 0) &&
+        n == 2 && args[1]->kind == CS_EX_LITERAL && args[1]->literal &&
+        args[1]->literal->type->id == CS_TYPE_BOOLEAN && args[1]->literal->null_count == 0) {
+        call->ignore_nulls = call->ignore_nulls || cs_bit_get(args[1]->literal->values, 0);
+        n = 1;
+    }
     if (call->filter) {
         call->filter = cs_an_expr(c, e->filter, s, flags & ~CS_AN_ALLOW_AGG);
         if (!call->filter) return NULL;

@@ -282,7 +282,8 @@ static const char *upper_name(const char *fn)
     static const char *const names[][2] = {
         {"sqrt", "SQRT"},
         {"exp", "EXP"},
-        {"ceil", "CEIL"},
+        {"ceil", "CEIL"}, /* as written: ceiling(x), pow(x) keep their lower-case alias */
+        {"power", "POWER"},
         {"floor", "FLOOR"},
         {"cbrt", "CBRT"},
         {"sin", "SIN"},
@@ -392,8 +393,9 @@ static void window_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
+    const char *written = e->name ? e->name : fn;
     const char *sym = infix_symbol(fn);
-    if (sym && e->n_args == 2) {
+    if (sym && e->n_args == 2 && strcmp(written, "mod") != 0) { /* mod(a, b) keeps its name */
         cs_sbuf_putc(out, '(');
         expr_out(e->args[0], m, out);
         cs_sbuf_printf(out, " %s ", sym);
@@ -432,6 +434,16 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         expr_out(e->args[0], m, out);
         cs_sbuf_puts(out, fn[0] == 'i' ? " ILIKE " : " LIKE ");
         expr_out(e->args[1], m, out);
+        if (e->n_args == 3 && e->args[2]->kind == CS_EX_LITERAL && e->args[2]->literal &&
+            e->args[2]->literal->type->id == CS_TYPE_STRING) {
+            int32_t len = 0;
+            const uint8_t *p = cs_column_bytes(e->args[2]->literal, 0, &len);
+            if (!(len == 1 && p[0] == '\\')) { /* Spark: ESCAPE '/' unless the default */
+                cs_sbuf_puts(out, " ESCAPE '");
+                cs_sbuf_append(out, p, (size_t)len);
+                cs_sbuf_putc(out, '\'');
+            }
+        }
         return;
     }
     if (e->name && cs_str_ieq(e->name, "extract") && e->n_args == 2) {
@@ -451,9 +463,13 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     }
     /* the name as written (Spark keeps an alias's name: substr, ucase), lower case; a few
      * of Spark's expressions print their own upper-case names (SQRT, CEIL, RANK) */
-    const char *upper = e->kind != CS_EX_UNRESOLVED_FUNC ? upper_name(fn) : NULL;
+    const char *upper = e->kind != CS_EX_UNRESOLVED_FUNC ? upper_name(written) : NULL;
+    if (e->n_args == 2 && (strcmp(fn, "ceil") == 0 || strcmp(fn, "floor") == 0))
+        upper = NULL; /* ceil(x, 2) is Spark's RoundCeil, named in lower case */
     if (upper)
         cs_sbuf_puts(out, upper);
+    else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name && strcmp(e->name, "array_agg") == 0)
+        cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x) */
     else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name)
         lower_out(e->name, out);
     else if (e->kind == CS_EX_UNRESOLVED_FUNC) {
