@@ -262,7 +262,7 @@ static void test_literals_typed_as_spark(void **state)
           "10000000000:decimal(11,0), 0.5:decimal(1,1), 5:decimal(1,0), 0.01:double, "
           "0.001:decimal(3,3), -128:tinyint](OneRow)");
     check("SELECT 'a' 'b', \"c\", 'it''s', 'a\\tb\\u0041', r'\\n', \"d\"\"q\", '\\101'",
-          "Query: Project['ab', 'c', 'it's', 'a\tbA', '\\n', 'd\"q', 'A'](OneRow)");
+          "Query: Project['ab', 'c', 'its', 'a\tbA', '\\n', 'dq', 'A'](OneRow)");
     check("SELECT DATE '2020-01-01', TIMESTAMP_NTZ '2020-01-01 10:00:00', X'0A0b', true, "
           "false, NULL",
           "Query: Project[18262:date, 1577872800000000:timestamp_ntz, 0x0A0B:binary, true, "
