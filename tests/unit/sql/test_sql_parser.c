@@ -232,7 +232,7 @@ static void test_expression_forms(void **state)
           "BETWEEN 86400000000:interval day PRECEDING AND UNBOUNDED FOLLOWING)](OneRow)");
     check("SELECT CASE WHEN a THEN 1 ELSE 2 END, CASE a WHEN 1 THEN 'x' END, CAST(a AS "
           "decimal(10,2)), TRY_CAST(b AS int), c::string, x::bigint::string",
-          "Query: Project[CASE WHEN 'a THEN 1 ELSE 2 END, CASE 'a WHEN 1 THEN 'x' END, cast('a "
+          "Query: Project[CASE WHEN 'a THEN 1 ELSE 2 END, CASE WHEN ('a = 1) THEN 'x' END, cast('a "
           "AS decimal(10,2)), try_cast('b AS int), cast('c AS string), cast(cast('x AS bigint) "
           "AS string)](OneRow)");
     check("SELECT EXISTS (SELECT 1), (SELECT max(a) FROM t)",
