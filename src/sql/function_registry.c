@@ -31,7 +31,10 @@ enum {
     R_SUM,
     R_AVG,
     R_CEIL, /* ceil, floor */
-    R_ROUND
+    R_ROUND,
+    R_STRUCT,       /* struct(a, b): fields named after columns, else col1, col2 */
+    R_NAMED_STRUCT, /* named_struct('n', v, ...) */
+    R_MAP           /* map(k, v, ...): common key type, common value type */
 };
 
 typedef struct fn_entry {
@@ -214,6 +217,9 @@ static const fn_entry FUNCTIONS[] = {
     FN("array_contains", "array_contains", 2, 2, S, R_SIG, "AX", "B"),
     FN("element_at", "element_at", 2, 2, S, R_SIG, "AI", "E"),
     FN("array", "array", 0, -1, S, R_SIG, "X", "R"),
+    FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
+    FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
+    FNN("map", "map", 0, -1, S, R_MAP, "", ""),
     /* generators */
     FN("explode", "explode", 1, 1, G, R_SIG, "M", "E"),
     FN("explode_outer", "explode", 1, 1, G, R_SIG, "M", "E"),
@@ -730,6 +736,78 @@ static int resolve_ceil_round(cs_sql_arena *a, cs_sql_expr *e, bool round, cs_er
     return 0;
 }
 
+/* struct / named_struct (Spark's CreateNamedStruct): the result struct type; named_struct
+ * needs name-value pairs with string literal names. */
+static int resolve_struct(cs_sql_arena *a, cs_sql_expr *e, bool named, cs_error *err)
+{
+    int n = named ? e->n_args / 2 : e->n_args;
+    if (named && e->n_args % 2 != 0)
+        return cs_sql_error_set(err, CS_EINVAL, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
+                                "The `named_struct` requires 2n (n > 0) parameters but the "
+                                "actual number is %d.",
+                                e->n_args);
+    cs_col_field *fields = cs_sql_alloc(a, sizeof *fields * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        cs_sql_expr *v = e->args[named ? 2 * i + 1 : i];
+        char buf[24];
+        const char *fname = NULL;
+        if (named) {
+            cs_sql_expr *k = e->args[2 * i];
+            int32_t len = 0;
+            if (k->kind != CS_EX_LITERAL || !k->literal || !cs_tc_is_string(k->type) ||
+                k->literal->null_count)
+                return type_error(err, e, 2 * i, "\"STRING\"", k);
+            const uint8_t *p = cs_column_bytes(k->literal, 0, &len);
+            char *nm = cs_sql_alloc(a, (size_t)len + 1);
+            memcpy(nm, p, (size_t)len);
+            nm[len] = '\0';
+            fname = nm;
+        } else if (v->kind == CS_EX_ATTR || v->kind == CS_EX_ALIAS) {
+            fname = v->name;
+        } else {
+            snprintf(buf, sizeof buf, "col%d", i + 1);
+            fname = buf;
+        }
+        fields[i].name = (char *)fname; /* copied by cs_col_type_struct */
+        fields[i].type = cs_col_type_ref(v->type);
+        fields[i].nullable = v->nullable;
+    }
+    e->type = cs_sql_arena_keep_type(a, cs_col_type_struct(fields, n));
+    return 0;
+}
+
+/* map(k1, v1, ...) (Spark's CreateMap): keys and values each coerced to their common type. */
+static int resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
+{
+    if (e->n_args % 2 != 0)
+        return cs_sql_error_set(err, CS_EINVAL, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
+                                "The `map` requires 2n (n > 0) parameters but the actual number "
+                                "is %d.",
+                                e->n_args);
+    int n = e->n_args / 2;
+    cs_col_type *kt = cs_col_type_primitive(CS_TYPE_NULL), *vt = kt;
+    bool value_null = false;
+    if (n > 0) {
+        cs_sql_expr **keys = cs_sql_alloc(a, sizeof *keys * (size_t)n);
+        cs_sql_expr **values = cs_sql_alloc(a, sizeof *values * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            keys[i] = e->args[2 * i];
+            values[i] = e->args[2 * i + 1];
+        }
+        kt = cs_fn_coerce_common(a, keys, n);
+        vt = kt ? cs_fn_coerce_common(a, values, n) : NULL;
+        if (!kt || !vt) return binary_diff_error(err, e);
+        for (int i = 0; i < n; i++) {
+            e->args[2 * i] = keys[i];
+            e->args[2 * i + 1] = values[i];
+            value_null |= values[i]->nullable;
+        }
+    }
+    e->type = cs_sql_arena_keep_type(
+        a, cs_col_type_map(cs_col_type_ref(kt), cs_col_type_ref(vt), value_null));
+    return 0;
+}
+
 static int wrong_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n)
 {
     char expected[64];
@@ -806,6 +884,13 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
         break;
     case R_ROUND:
         rc = resolve_ceil_round(a, e, true, err);
+        break;
+    case R_STRUCT:
+    case R_NAMED_STRUCT:
+        rc = resolve_struct(a, e, f->rule == R_NAMED_STRUCT, err);
+        break;
+    case R_MAP:
+        rc = resolve_map(a, e, err);
         break;
     default: {
         if (fe->ret[0] == 'C') {
