@@ -606,6 +606,17 @@ static cs_logical_plan *resolve_filter(cs_an_ctx *c, const cs_logical_plan *p)
     for (int i = 0; !having && in->kind == CS_LP_PROJECT && i < in->n_exprs; i++)
         having = calls_aggregate(in->exprs[i]);
     if (having) return cs_an_having(c, p);
+    if (calls_aggregate(p->condition)) {
+        cs_sbuf x = {0};
+        cs_sql_expr_pretty_name(p->condition, &x);
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_WHERE_CONDITION", "42903",
+                         "The WHERE condition \"%s\" contains invalid expressions. Rewrite the "
+                         "query to avoid window functions, aggregate functions, and generator "
+                         "functions in the WHERE clause.",
+                         cs_sbuf_str(&x));
+        cs_sbuf_free(&x);
+        return NULL;
+    }
     cs_logical_plan *f = cs_logical_plan_copy(c->a, p);
     if (!(f->children[0] = cs_an_plan(c, p->children[0]))) return NULL;
     cs_an_scope s = {f->children[0]->output, f->children[0]->n_output, c->outer};
@@ -632,6 +643,32 @@ static cs_logical_plan *resolve_filter(cs_an_ctx *c, const cs_logical_plan *p)
     return f;
 }
 
+/* Spark's checks of a LIMIT / OFFSET expression (CheckAnalysis.checkLimitLikeClause): an int,
+ * not negative. */
+static int check_limit(cs_an_ctx *c, const cs_sql_expr *e)
+{
+    cs_sbuf x = {0}, t = {0};
+    cs_sql_expr_pretty_name(e, &x);
+    int rc = 0;
+    if (e->type->id != CS_TYPE_INT) {
+        cs_tc_type_sql(e->type, &t);
+        rc = cs_sql_error_set(c->err, CS_EINVAL, "INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE", "42K0E",
+                              "The limit like expression \"%s\" is invalid. The limit expression "
+                              "must be integer type, but got \"%s\".",
+                              cs_sbuf_str(&x), cs_sbuf_str(&t));
+    } else if (e->kind == CS_EX_LITERAL && e->literal && e->literal->null_count == 0 &&
+               ((const int32_t *)e->literal->values)[0] < 0) {
+        rc = cs_sql_error_set(c->err, CS_EINVAL, "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+                              "42K0E",
+                              "The limit like expression \"%s\" is invalid. The limit expression "
+                              "must be equal to or greater than 0, but got %d.",
+                              cs_sbuf_str(&x), ((const int32_t *)e->literal->values)[0]);
+    }
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&t);
+    return rc;
+}
+
 /* Nodes whose output is their child's and whose expressions (if any) read the child. */
 static cs_logical_plan *pass_through(cs_an_ctx *c, const cs_logical_plan *p)
 {
@@ -640,6 +677,8 @@ static cs_logical_plan *pass_through(cs_an_ctx *c, const cs_logical_plan *p)
     cs_logical_plan *child = r->children[0];
     cs_an_scope none = {NULL, 0, NULL};
     if (p->limit && !(r->limit = cs_an_expr(c, p->limit, &none, 0))) return NULL;
+    if ((p->kind == CS_LP_LIMIT || p->kind == CS_LP_OFFSET) && check_limit(c, r->limit) != 0)
+        return NULL;
     if (p->kind == CS_LP_REPARTITION && p->n_exprs) {
         cs_an_scope s = {child->output, child->n_output, c->outer};
         r->exprs = cs_sql_alloc(c->a, sizeof *r->exprs * (size_t)p->n_exprs);

@@ -368,6 +368,13 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         cs_sbuf_free(&name);
         return NULL;
     }
+    if (f->kind == CS_FN_AGGREGATE && (flags & CS_AN_IN_AGG)) {
+        cs_sql_error_set(c->err, CS_EINVAL, "NESTED_AGGREGATE_FUNCTION", "42607",
+                         "It is not allowed to use an aggregate function in the argument of "
+                         "another aggregate function. Please use the inner aggregate function in "
+                         "a sub-query.");
+        return NULL;
+    }
     if (f->kind == CS_FN_AGGREGATE && !(flags & CS_AN_ALLOW_AGG)) {
         /* Spark names the resolved call, attributes qualified: "sum(t.a)" */
         cs_error quiet;
@@ -389,8 +396,8 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     int n = e->n_args;
     cs_sql_expr *args[64];
     if (n > 60) n = 60;
-    int inner = (flags & ~CS_AN_ALLOW_AGG & ~CS_AN_ALLOW_WINDOW) |
-                (f->kind == CS_FN_AGGREGATE ? 0 : (flags & CS_AN_ALLOW_AGG));
+    int inner = (flags & ~CS_AN_ALLOW_AGG & ~CS_AN_ALLOW_WINDOW & ~CS_AN_WINDOW_FN) |
+                (f->kind == CS_FN_AGGREGATE ? CS_AN_IN_AGG : (flags & CS_AN_ALLOW_AGG));
     int k = 0;
     for (int i = 0; i < n; i++) {
         if (e->args[i]->kind == CS_EX_STAR && strcmp(f->canonical, "count") == 0) {
@@ -438,7 +445,7 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return eq ? wrap_not(c, eq) : NULL;
     }
     cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
-    if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_ALLOW_WINDOW)) {
+    if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_WINDOW_FN)) {
         cs_sql_error_set(c->err, CS_EINVAL, "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE", "42601",
                          "Window function \"%s\" requires an OVER clause.", e->name);
         return NULL;
@@ -497,7 +504,8 @@ static cs_sql_expr *resolve_window(cs_an_ctx *c, const cs_sql_expr *e, const cs_
         const cs_fn_info *f = cs_fn_lookup(fe->name);
         if (f && (f->kind == CS_FN_AGGREGATE || f->kind == CS_FN_WINDOW)) {
             /* the window function itself: aggregates allowed at its top, windows not nested */
-            fn = resolve_function(c, fe, s, inner | CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW);
+            fn = resolve_function(c, fe, s,
+                                  inner | CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW | CS_AN_WINDOW_FN);
             if (fn && fn->kind == CS_EX_AGG) {
                 for (int i = 0; i < fn->n_args; i++)
                     if (cs_an_contains(fn->args[i], CS_EX_AGG) && !(flags & CS_AN_ALLOW_AGG)) {

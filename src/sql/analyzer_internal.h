@@ -46,7 +46,9 @@ typedef struct cs_an_ctx {
 enum {
     CS_AN_ALLOW_AGG = 1,    /* aggregate functions may appear (select list, HAVING, ORDER BY) */
     CS_AN_ALLOW_WINDOW = 2, /* window functions may appear (select list, ORDER BY) */
-    CS_AN_ALLOW_GENERATOR = 4
+    CS_AN_ALLOW_GENERATOR = 4,
+    CS_AN_WINDOW_FN = 8, /* the function of an OVER clause (a ranking function needs one) */
+    CS_AN_IN_AGG = 16    /* the arguments of an aggregate function (no aggregate nests) */
 };
 
 /* analyzer.c */
