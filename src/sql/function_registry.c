@@ -220,6 +220,13 @@ static const fn_entry FUNCTIONS[] = {
     FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
     FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
     FNN("map", "map", 0, -1, S, R_MAP, "", ""),
+    /* << >> >>> (the parser's names): int or bigint shifted by an int, the left's type */
+    FN("shiftleft", "shiftleft", 2, 2, S, R_SIG, "XI", "0"),
+    FN("shiftright", "shiftright", 2, 2, S, R_SIG, "XI", "0"),
+    FN("shiftrightunsigned", "shiftrightunsigned", 2, 2, S, R_SIG, "XI", "0"),
+    /* GROUPING SETS' grouping(x) / grouping_id(): replaced by the analyzer (analyzer_agg.c) */
+    FNN("grouping", "grouping", 1, 1, S, R_SIG, "X", "I"),
+    FNN("grouping_id", "grouping_id", 0, -1, S, R_SIG, "X", "L"),
     /* generators */
     FN("explode", "explode", 1, 1, G, R_SIG, "M", "E"),
     FN("explode_outer", "explode", 1, 1, G, R_SIG, "M", "E"),
