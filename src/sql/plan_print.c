@@ -207,7 +207,26 @@ static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_TYPE_DECIMAL: {
         __int128 v;
         memcpy(&v, c->values, sizeof v);
-        put_int128(v, c->type->scale, out);
+        /* Java's BigDecimal.toString: scientific when the exponent is below -6 (1E-38) */
+        unsigned __int128 u =
+            v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+        char digits[48];
+        int nd = 0;
+        do {
+            digits[nd++] = (char)('0' + (int)(u % 10));
+            u /= 10;
+        } while (u);
+        int adjusted = nd - 1 - c->type->scale;
+        if (c->type->scale > 0 && adjusted < -6) {
+            if (v < 0) cs_sbuf_putc(out, '-');
+            cs_sbuf_putc(out, digits[nd - 1]);
+            if (nd > 1) cs_sbuf_putc(out, '.');
+            for (int i = nd - 2; i >= 0; i--)
+                cs_sbuf_putc(out, digits[i]);
+            cs_sbuf_printf(out, "E%d", adjusted);
+        } else {
+            put_int128(v, c->type->scale, out);
+        }
         return;
     }
     case CS_TYPE_STRING: {
@@ -390,11 +409,40 @@ static void window_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     cs_sbuf_putc(out, ')');
 }
 
+static bool is_datetime(const cs_col_type *t)
+{
+    return t->id == CS_TYPE_DATE || t->id == CS_TYPE_TIMESTAMP || t->id == CS_TYPE_TIMESTAMP_NTZ;
+}
+
+static bool is_interval(const cs_col_type *t)
+{
+    return t->id == CS_TYPE_INTERVAL_DT || t->id == CS_TYPE_INTERVAL_YM;
+}
+
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
     const char *written = e->name ? e->name : fn;
     const char *sym = infix_symbol(fn);
+    if (sym && e->n_args == 2 && (sym[0] == '+' || sym[0] == '-') && !sym[1] && e->args[0]->type &&
+        e->args[1]->type && is_datetime(e->args[0]->type) && is_interval(e->args[1]->type)) {
+        /* Spark's datetime arithmetic: DateAddYMInterval, TimestampAddInterval, DatetimeSub
+         * print "l + r" without parentheses; a date plus days is date_add */
+        const cs_col_type *r = e->args[1]->type;
+        if (sym[0] == '+' && e->args[0]->type->id == CS_TYPE_DATE && r->id == CS_TYPE_INTERVAL_DT &&
+            r->precision == 0 && r->scale == 0) {
+            cs_sbuf_puts(out, "date_add(");
+            expr_out(e->args[0], m, out);
+            cs_sbuf_puts(out, ", extractansiintervaldays(");
+            expr_out(e->args[1], m, out);
+            cs_sbuf_puts(out, "))");
+            return;
+        }
+        expr_out(e->args[0], m, out);
+        cs_sbuf_printf(out, " %s ", sym);
+        expr_out(e->args[1], m, out);
+        return;
+    }
     if (sym && e->n_args == 2 && strcmp(written, "mod") != 0) { /* mod(a, b) keeps its name */
         cs_sbuf_putc(out, '(');
         expr_out(e->args[0], m, out);
@@ -429,6 +477,17 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             cs_sbuf_puts(out, fn[2] == 'n' && fn[3] == 'o' ? " IS NOT NULL)" : " IS NULL)");
             return;
         }
+    }
+    if ((strcmp(fn, "trim") == 0 || strcmp(fn, "ltrim") == 0 || strcmp(fn, "rtrim") == 0) &&
+        e->n_args == 2 && m == MODE_PRETTY) { /* the parser's trim(chars, s) of TRIM(.. FROM s) */
+        cs_sbuf_puts(out, fn[0] == 'l'   ? "TRIM(LEADING "
+                          : fn[0] == 'r' ? "TRIM(TRAILING "
+                                         : "TRIM(BOTH ");
+        expr_out(e->args[0], m, out);
+        cs_sbuf_puts(out, " FROM ");
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
     }
     if ((strcmp(fn, "like") == 0 || strcmp(fn, "ilike") == 0) && e->n_args >= 2) {
         expr_out(e->args[0], m, out);
