@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columnar/col_builder.h"
 #include "sql/analyzer_internal.h"
@@ -656,6 +657,75 @@ mismatch : {
 }
 }
 
+/* Spark's ExtractValue for x[k] and f(x).field: by x's type GetArrayItem (an integral index,
+ * element type), GetMapValue (the key cast to the map's key type, value type) or GetStructField
+ * (a field by name, case-insensitive): FUNC get_array_item / get_map_value / get_struct_field
+ * (args: x, the index / key / field name), always nullable. */
+static cs_sql_expr *resolve_extract_value(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                          int flags)
+{
+    cs_sql_expr *r = resolved_copy(c, e, 2);
+    r->kind = CS_EX_FUNC;
+    if (!(r->args[0] = cs_an_expr(c, e->args[0], s, flags)) ||
+        !(r->args[1] = cs_an_expr(c, e->args[1], s, flags)))
+        return NULL;
+    const cs_col_type *t = r->args[0]->type, *kt = r->args[1]->type;
+    cs_sbuf x = {0}, ty = {0};
+    r->nullable = true;
+    r->resolved = true;
+    if (t->id == CS_TYPE_ARRAY) {
+        r->fn = r->name = "get_array_item";
+        r->type = t->fields[0].type;
+        if (cs_tc_is_integral(kt) || kt->id == CS_TYPE_NULL) return r;
+        cs_sql_expr_pretty_name(r, &x);
+        cs_tc_type_sql(kt, &ty);
+        cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+                         "Cannot resolve \"%s\" due to data type mismatch: The second parameter "
+                         "requires the \"INTEGRAL\" type, however it has the type \"%s\".",
+                         cs_sbuf_str(&x), cs_sbuf_str(&ty));
+    } else if (t->id == CS_TYPE_MAP) {
+        r->fn = r->name = "get_map_value";
+        r->type = t->fields[1].type;
+        if (kt->id == t->fields[0].type->id && kt->id != CS_TYPE_DECIMAL) return r;
+        if (cs_tc_can_implicit_cast(kt, t->fields[0].type)) {
+            r->args[1] = cs_tc_cast(c->a, r->args[1], t->fields[0].type);
+            return r;
+        }
+        cs_sql_expr_pretty_name(r, &x);
+        cs_tc_type_sql(kt, &ty);
+        cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+                         "Cannot resolve \"%s\" due to data type mismatch: the key has the type "
+                         "\"%s\", not the map's key type.",
+                         cs_sbuf_str(&x), cs_sbuf_str(&ty));
+    } else if (t->id == CS_TYPE_STRUCT && r->args[1]->kind == CS_EX_LITERAL &&
+               cs_tc_is_string(kt) && r->args[1]->literal && !r->args[1]->literal->null_count) {
+        int32_t len = 0;
+        const uint8_t *p = cs_column_bytes(r->args[1]->literal, 0, &len);
+        r->fn = r->name = "get_struct_field";
+        for (int i = 0; i < t->n_fields; i++)
+            if (strlen(t->fields[i].name) == (size_t)len &&
+                strncasecmp(t->fields[i].name, (const char *)p, (size_t)len) == 0) {
+                r->type = t->fields[i].type;
+                r->nullable = r->args[0]->nullable || t->fields[i].nullable;
+                return r;
+            }
+        cs_sql_expr_pretty_name(r->args[0], &x);
+        cs_sql_error_set(c->err, CS_EINVAL, "FIELD_NOT_FOUND", "42704",
+                         "No such struct field `%.*s` in %s.", (int)len, (const char *)p,
+                         cs_sbuf_str(&x));
+    } else {
+        cs_sql_expr_pretty_name(r->args[0], &x);
+        cs_tc_type_sql(t, &ty);
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_EXTRACT_BASE_FIELD_TYPE", "42000",
+                         "Can't extract a value from \"%s\". Need a complex type [STRUCT, ARRAY, "
+                         "MAP] but got \"%s\".",
+                         cs_sbuf_str(&x), cs_sbuf_str(&ty));
+    }
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&ty);
+    return NULL;
+}
+
 cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags)
 {
     switch (e->kind) {
@@ -783,6 +853,8 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
     }
     case CS_EX_WINDOW:
         return resolve_window(c, e, s, flags);
+    case CS_EX_UNRESOLVED_EXTRACT_VALUE:
+        return resolve_extract_value(c, e, s, flags);
     case CS_EX_STAR:
         cs_sql_error_set(c->err, CS_EINVAL, "INVALID_USAGE_OF_STAR_OR_REGEX", "42000",
                          "Invalid usage of '*' in expression.");

@@ -423,6 +423,19 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
     const char *written = e->name ? e->name : fn;
+    if (e->n_args == 2 && (strcmp(fn, "get_array_item") == 0 || strcmp(fn, "get_map_value") == 0 ||
+                           strcmp(fn, "get_struct_field") == 0)) { /* x[k], x.field */
+        expr_out(e->args[0], m, out);
+        if (fn[4] == 's') {
+            cs_sbuf_putc(out, '.');
+            expr_out(e->args[1], MODE_PRETTY, out);
+            return;
+        }
+        cs_sbuf_putc(out, '[');
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ']');
+        return;
+    }
     const char *sym = infix_symbol(fn);
     if (sym && e->n_args == 2 && (sym[0] == '+' || sym[0] == '-') && !sym[1] && e->args[0]->type &&
         e->args[1]->type && is_datetime(e->args[0]->type) && is_interval(e->args[1]->type)) {
