@@ -425,6 +425,13 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         args[n++] = string_literal(c, " ");
     if (strcmp(fn, "replace") == 0 && n == 2) args[n++] = string_literal(c, "");
     if (strcmp(fn, "months_between") == 0 && n == 2) args[n++] = bool_literal(c, true);
+    if (strcmp(fn, "sort_array") == 0 && n == 1) args[n++] = bool_literal(c, true);
+    if (strcmp(fn, "regexp_extract_all") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
+    if (strcmp(fn, "log") == 0 && n == 1) { /* Spark's Logarithm(E(), x): LOG(E(), x) */
+        args[1] = args[0];
+        args[0] = cs_fn_resolve(c->a, cs_fn_lookup("e"), NULL, NULL, 0, c->err);
+        n = 2;
+    }
     if ((strcmp(f->canonical, "lag") == 0 || strcmp(f->canonical, "lead") == 0)) {
         if (n == 1) args[n++] = cs_an_int_literal(c, 1);
         if (n == 2) args[n++] = null_literal(c);

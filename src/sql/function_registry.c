@@ -220,6 +220,38 @@ static const fn_entry FUNCTIONS[] = {
     FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
     FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
     FNN("map", "map", 0, -1, S, R_MAP, "", ""),
+    /* math */
+    FN("sinh", "sinh", 1, 1, S, R_SIG, "D", "D"),
+    FN("cosh", "cosh", 1, 1, S, R_SIG, "D", "D"),
+    FN("tanh", "tanh", 1, 1, S, R_SIG, "D", "D"),
+    FN("log1p", "log1p", 1, 1, S, R_SIG, "D", "D"),
+    FN("expm1", "expm1", 1, 1, S, R_SIG, "D", "D"),
+    FNN("pi", "pi", 0, 0, S, R_SIG, "", "D"),
+    FNN("e", "e", 0, 0, S, R_SIG, "", "D"),
+    FN("bin", "bin", 1, 1, S, R_SIG, "L", "S"),
+    /* strings */
+    FN("bit_length", "bit_length", 1, 1, S, R_SIG, "S", "I"),
+    FN("chr", "chr", 1, 1, S, R_SIG, "L", "S"),
+    FN("char", "chr", 1, 1, S, R_SIG, "L", "S"),
+    FN("space", "space", 1, 1, S, R_SIG, "I", "S"),
+    FN("soundex", "soundex", 1, 1, S, R_SIG, "S", "S"),
+    FN("split_part", "split_part", 3, 3, S, R_SIG, "SSI", "S"),
+    FN("find_in_set", "find_in_set", 2, 2, S, R_SIG, "SS", "I"),
+    FN("regexp_count", "regexp_count", 2, 2, S, R_SIG, "SS", "I"),
+    FN("regexp_extract_all", "regexp_extract_all", 2, 3, S, R_SIG, "SSI", "a"),
+    FN("sha", "sha1", 1, 1, S, R_SIG, "S", "S"),
+    /* arrays */
+    FN("sort_array", "sort_array", 1, 2, S, R_SIG, "AB", "0"),
+    /* dates */
+    FN("weekday", "weekday", 1, 1, S, R_SIG, "T", "I"),
+    FN("date_from_unix_date", "date_from_unix_date", 1, 1, S, R_SIG, "I", "T"),
+    /* aggregates */
+    FN("skewness", "skewness", 1, 1, AG, R_SIG, "D", "D"),
+    FN("kurtosis", "kurtosis", 1, 1, AG, R_SIG, "D", "D"),
+    FN("bit_and", "bit_and", 1, 1, AG, R_SIG, "X", "0"),
+    FN("bit_or", "bit_or", 1, 1, AG, R_SIG, "X", "0"),
+    FN("bit_xor", "bit_xor", 1, 1, AG, R_SIG, "X", "0"),
+    FN("mode", "mode", 1, 1, AG, R_SIG, "X", "0"),
     /* << >> >>> (the parser's names): int or bigint shifted by an int, the left's type */
     FN("shiftleft", "shiftleft", 2, 2, S, R_SIG, "XI", "0"),
     FN("shiftright", "shiftright", 2, 2, S, R_SIG, "XI", "0"),
