@@ -537,6 +537,33 @@ static cs_logical_plan *resolve_table_function(cs_an_ctx *c, const cs_logical_pl
     return NULL;
 }
 
+int cs_an_generator_columns(const cs_sql_expr *gen, const char **names, cs_col_type **types)
+{
+    cs_col_type *in = gen->args[0]->type;
+    int n = 0;
+    if (gen->fn && strcmp(gen->fn, "posexplode") == 0) {
+        names[n] = "pos";
+        types[n++] = cs_col_type_primitive(CS_TYPE_INT);
+    }
+    if (in->id == CS_TYPE_MAP) {
+        names[n] = "key";
+        types[n++] = in->fields[0].type;
+        names[n] = "value";
+        types[n++] = in->fields[1].type;
+    } else if (gen->fn && strcmp(gen->fn, "inline") == 0 && in->id == CS_TYPE_ARRAY &&
+               in->fields[0].type->id == CS_TYPE_STRUCT) {
+        const cs_col_type *st = in->fields[0].type; /* inline: the structs' fields */
+        for (int i = 0; i < st->n_fields && n < CS_AN_MAX_GENERATED; i++) {
+            names[n] = st->fields[i].name;
+            types[n++] = st->fields[i].type;
+        }
+    } else {
+        names[n] = "col";
+        types[n++] = in->id == CS_TYPE_ARRAY ? in->fields[0].type : in;
+    }
+    return n;
+}
+
 static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *g = cs_logical_plan_copy(c->a, p);
@@ -546,24 +573,9 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     cs_sql_expr *gen = cs_an_expr(c, p->generator, &s, CS_AN_ALLOW_GENERATOR);
     if (!gen) return NULL;
     g->generator = gen;
-    cs_col_type *in = gen->args[0]->type;
-    const char *names[3];
-    cs_col_type *types[3];
-    int n = 0;
-    bool pos = gen->fn && strcmp(gen->fn, "posexplode") == 0;
-    if (pos) {
-        names[n] = "pos";
-        types[n++] = cs_col_type_primitive(CS_TYPE_INT);
-    }
-    if (in->id == CS_TYPE_MAP) {
-        names[n] = "key";
-        types[n++] = in->fields[0].type;
-        names[n] = "value";
-        types[n++] = in->fields[1].type;
-    } else {
-        names[n] = "col";
-        types[n++] = in->id == CS_TYPE_ARRAY ? in->fields[0].type : in;
-    }
+    const char *names[CS_AN_MAX_GENERATED];
+    cs_col_type *types[CS_AN_MAX_GENERATED];
+    int n = cs_an_generator_columns(gen, names, types);
     if (p->n_column_aliases && p->n_column_aliases != n) {
         cs_sql_error_set(c->err, CS_EINVAL, "UDTF_ALIAS_NUMBER_MISMATCH", "42802",
                          "The number of aliases supplied in the AS clause does not match the "

@@ -527,6 +527,67 @@ static cs_logical_plan *grouping_analytics(cs_an_ctx *c, const cs_logical_plan *
     return build_aggregate(c, x, &g, list, n, has_window);
 }
 
+/* A generator in a select list without aggregates (Spark's ExtractGenerator): a GENERATE over
+ * the child, the item replaced by the generated columns (named by `AS x` / `AS (a, b)`, else
+ * col / pos, col / key, value / the inline structs' fields). */
+static cs_logical_plan *extract_generator(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr ***list,
+                                          int *n)
+{
+    int at = -1;
+    for (int i = 0; i < *n; i++) {
+        const cs_sql_expr *v = strip_alias((*list)[i]);
+        const cs_fn_info *f = v->kind == CS_EX_FUNC && v->fn ? cs_fn_lookup(v->fn) : NULL;
+        if (f && f->kind == CS_FN_GENERATOR) at = i;
+    }
+    if (at < 0) return child;
+    cs_sql_expr *item = (*list)[at], *gen = strip_alias(item);
+    const char *names[CS_AN_MAX_GENERATED];
+    cs_col_type *types[CS_AN_MAX_GENERATED];
+    int k = cs_an_generator_columns(gen, names, types);
+    bool aliased = item->kind == CS_EX_ALIAS && item->n_parts > 0;
+    if (item->kind == CS_EX_ALIAS && !aliased) { /* an AS name, not the name the list gave it */
+        cs_sbuf pretty = {0};
+        cs_sql_expr_pretty_name(gen, &pretty);
+        aliased = strcmp(cs_sbuf_str(&pretty), item->name) != 0;
+        cs_sbuf_free(&pretty);
+    }
+    if (aliased) {
+        int na = item->n_parts ? item->n_parts : 1;
+        if (na != k) {
+            cs_sql_error_set(c->err, CS_EINVAL, "UDTF_ALIAS_NUMBER_MISMATCH", "42802",
+                             "The number of aliases supplied in the AS clause does not match the "
+                             "number of columns output by the UDTF. Expected %d aliases, but got "
+                             "%d. Please ensure that the number of aliases provided matches the "
+                             "number of columns output by the UDTF.",
+                             k, na);
+            return NULL;
+        }
+        for (int i = 0; i < k; i++)
+            names[i] = item->n_parts ? item->parts[i] : item->name;
+    }
+    cs_logical_plan *g = cs_logical_plan_new(c->a, CS_LP_GENERATE, 1);
+    g->children[0] = child;
+    g->generator = gen;
+    g->n_output = child->n_output + k;
+    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(g->n_output + 1));
+    memcpy(g->output, child->output, sizeof *g->output * (size_t)child->n_output);
+    cs_sql_expr **out = cs_sql_alloc(c->a, sizeof *out * (size_t)(*n + k));
+    int m = 0;
+    for (int i = 0; i < *n; i++) {
+        if (i != at) {
+            out[m++] = (*list)[i];
+            continue;
+        }
+        for (int j = 0; j < k; j++)
+            out[m++] = g->output[child->n_output + j] =
+                cs_an_new_attr(c, names[j], types[j], true, NULL, 0);
+    }
+    g->resolved = true;
+    *list = out;
+    *n = m;
+    return g;
+}
+
 cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *child;
@@ -551,6 +612,7 @@ cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
         if (resolve_group_by(c, p, &s, list, n, &g) != 0) return NULL;
         return build_aggregate(c, child, &g, list, n, has_window);
     }
+    if (!(child = extract_generator(c, child, &list, &n))) return NULL;
     if (!has_window) return cs_an_project(c, child, list, n);
     window_state ws = {0};
     cs_sql_expr **final = cs_sql_alloc(c->a, sizeof *final * (size_t)(n + 1));

@@ -303,9 +303,23 @@ int cs_an_expand_star(cs_an_ctx *c, const cs_sql_expr *star, const cs_an_scope *
                       cs_sql_expr ***list, int *n, int *cap)
 {
     int added = 0;
+    cs_sql_expr *except[64];
+    int n_except = 0;
+    for (int i = 0; i < star->n_args && n_except < 64; i++) { /* * EXCEPT (a, b) */
+        const cs_sql_expr *x = star->args[i];
+        if (x->kind != CS_EX_UNRESOLVED_ATTR) continue;
+        int rc = cs_an_lookup(c, x->parts, x->n_parts, s, &except[n_except]);
+        if (rc < 0) return CS_EINVAL;
+        if (rc == 0) return cs_an_unresolved_column(c, x, s);
+        n_except++;
+    }
     for (int i = 0; i < s->n; i++) {
         cs_sql_expr *a = s->attrs[i];
         if (star->n_parts && !qualifier_matches(a, star->parts, star->n_parts)) continue;
+        bool skip = false;
+        for (int j = 0; j < n_except; j++)
+            skip |= except[j]->id == a->id;
+        if (skip) continue;
         cs_an_push(c, list, n, cap, a);
         added++;
     }
@@ -425,7 +439,23 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         args[n++] = string_literal(c, " ");
     if (strcmp(fn, "replace") == 0 && n == 2) args[n++] = string_literal(c, "");
     if (strcmp(fn, "months_between") == 0 && n == 2) args[n++] = bool_literal(c, true);
+    if ((strcmp(fn, "element_at") == 0 || strcmp(fn, "try_element_at") == 0) && n == 2) {
+        const cs_col_type *t = args[0]->type; /* a map's key type, an array's int index */
+        cs_col_type *want =
+            t->id == CS_TYPE_MAP ? t->fields[0].type : cs_col_type_primitive(CS_TYPE_INT);
+        if ((t->id == CS_TYPE_MAP || t->id == CS_TYPE_ARRAY) && args[1]->type->id != want->id &&
+            cs_tc_can_implicit_cast(args[1]->type, want))
+            args[1] = cs_tc_cast(c->a, args[1], want);
+    }
     if (strcmp(fn, "sort_array") == 0 && n == 1) args[n++] = bool_literal(c, true);
+    if (strcmp(fn, "regexp_instr") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 0);
+    if (strcmp(fn, "overlay") == 0 && n == 3) args[n++] = cs_an_int_literal(c, -1);
+    if (strcmp(fn, "str_to_map") == 0 && n == 1) args[n++] = string_literal(c, ",");
+    if (strcmp(fn, "str_to_map") == 0 && n == 2) args[n++] = string_literal(c, ":");
+    if ((strcmp(fn, "unix_timestamp") == 0 || strcmp(fn, "from_unixtime") == 0 ||
+         strcmp(fn, "to_unix_timestamp") == 0) &&
+        n == 1)
+        args[n++] = string_literal(c, "yyyy-MM-dd HH:mm:ss");
     if (strcmp(fn, "regexp_extract_all") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
     if (strcmp(fn, "log") == 0 && n == 1) { /* Spark's Logarithm(E(), x): LOG(E(), x) */
         args[1] = args[0];
@@ -564,6 +594,9 @@ static cs_logical_plan *resolve_subquery(cs_an_ctx *c, const cs_logical_plan *q,
     return r;
 }
 
+static cs_sql_expr *resolve_extract_value(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                          int flags);
+
 static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s)
 {
     cs_sql_expr *a = NULL;
@@ -575,6 +608,26 @@ static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an
         cs_sql_expr *r = cs_sql_expr_copy(c->a, a); /* Spark names it as written: `A` */
         r->name = written;
         return r;
+    }
+    /* s.a.b: a column s (possibly qualified) and fields of its struct, named after the last
+     * field as Spark's Alias(GetStructField(...), "b") */
+    for (int m = e->n_parts - 1; m >= 1; m--) {
+        if (cs_an_lookup(c, e->parts, m, s, &a) <= 0 || a->type->id != CS_TYPE_STRUCT) continue;
+        cs_sql_expr *x = a;
+        for (int i = m; i < e->n_parts; i++) {
+            cs_sql_expr *get = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_EXTRACT_VALUE, 2);
+            get->args[0] = x;
+            get->args[1] = string_literal(c, e->parts[i]);
+            if (!(x = resolve_extract_value(c, get, s, 0))) return NULL;
+        }
+        cs_sql_expr *al = cs_sql_expr_new(c->a, CS_EX_ALIAS, 1);
+        al->args[0] = x;
+        al->name = e->parts[e->n_parts - 1];
+        al->type = x->type;
+        al->nullable = x->nullable;
+        al->id = cs_catalog_next_expr_id(c->cat);
+        al->resolved = true;
+        return al;
     }
     int depth = 0;
     for (const cs_an_scope *o = s->outer; o; o = o->outer, depth++) {

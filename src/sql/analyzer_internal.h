@@ -53,6 +53,10 @@ enum {
 
 /* analyzer.c */
 cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p);
+/* The columns a resolved generator call makes (Spark's elementSchema): explode's col or key,
+ * value; posexplode's pos first; inline's struct fields. Returns their number. */
+#define CS_AN_MAX_GENERATED 64
+int cs_an_generator_columns(const cs_sql_expr *gen, const char **names, cs_col_type **types);
 cs_sql_expr *cs_an_new_attr(cs_an_ctx *c, const char *name, cs_col_type *type, bool nullable,
                             const char **qualifier, int n_qualifier);
 /* A named expression for e: e if an ATTR, else ALIAS(e, name or Spark's pretty name). */

@@ -8,13 +8,15 @@
  * numeric, 'X' anything, 'A' an array, 'M' a map or array; the last letter repeats for variadic
  * functions) and `ret` the result ('S', 'I', 'L', 'D', 'B', 'T', 'P' as above; '0' the first
  * argument's type; 'C' the common type of the arguments; 'a' array<string>; 'E' the element
- * type of the first argument; 'R' array of the first argument's type). Operators and the
+ * type of the first argument; 'R' array of the first argument's type; 'Y' binary; 'V' void;
+ * 'Z' map<string,string>). Operators and the
  * aggregates whose types depend on decimals have rules of their own (the R_* rules).
  */
 #include "sql/function_registry.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql/type_coercion.h"
 #include "sqlexec/sql_error.h"
@@ -88,7 +90,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("&", "&", 2, 2, S, R_SIG, "LL", "C"),
     FN("|", "|", 2, 2, S, R_SIG, "LL", "C"),
     FN("^", "^", 2, 2, S, R_SIG, "LL", "C"),
-    FN("~", "~", 1, 1, S, R_SIG, "L", "0"),
+    FN("~", "~", 1, 1, S, R_SIG, "X", "0"), /* BitwiseNot: the integral type it is given */
     FN("like", "like", 2, 3, S, R_SIG, "SSS", "B"),
     FN("ilike", "ilike", 2, 3, S, R_SIG, "SSS", "B"),
     FN("rlike", "rlike", 2, 2, S, R_SIG, "SS", "B"),
@@ -215,7 +217,9 @@ static const fn_entry FUNCTIONS[] = {
     FN("size", "size", 1, 1, S, R_SIG, "M", "I"),
     FN("cardinality", "size", 1, 1, S, R_SIG, "M", "I"),
     FN("array_contains", "array_contains", 2, 2, S, R_SIG, "AX", "B"),
-    FN("element_at", "element_at", 2, 2, S, R_SIG, "AI", "E"),
+    /* element_at(array, int) or (map, key): the key is cast by the analyzer */
+    FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
+    FN("try_element_at", "try_element_at", 2, 2, S, R_SIG, "MX", "E"),
     FN("array", "array", 0, -1, S, R_SIG, "X", "R"),
     FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
     FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
@@ -252,6 +256,51 @@ static const fn_entry FUNCTIONS[] = {
     FN("bit_or", "bit_or", 1, 1, AG, R_SIG, "X", "0"),
     FN("bit_xor", "bit_xor", 1, 1, AG, R_SIG, "X", "0"),
     FN("mode", "mode", 1, 1, AG, R_SIG, "X", "0"),
+    FN("try_sum", "try_sum", 1, 1, AG, R_SUM, "", ""),
+    /* try_ arithmetic: the operator's types, null instead of an error */
+    FN("try_add", "try_add", 2, 2, S, R_ADD, "", ""),
+    FN("try_subtract", "try_subtract", 2, 2, S, R_ADD, "", ""),
+    FN("try_multiply", "try_multiply", 2, 2, S, R_MUL, "", ""),
+    FN("try_divide", "try_divide", 2, 2, S, R_DIVIDE, "", ""),
+    FN("try_mod", "try_mod", 2, 2, S, R_MOD, "", ""),
+    FN("like_any", "like_any", 2, -1, S, R_SIG, "S", "B"),
+    FN("like_all", "like_all", 2, -1, S, R_SIG, "S", "B"),
+    FN("ilike_any", "ilike_any", 2, -1, S, R_SIG, "S", "B"),
+    FN("ilike_all", "ilike_all", 2, -1, S, R_SIG, "S", "B"),
+    FNN("equal_null", "equal_null", 2, 2, S, R_SIG, "XX", "B"),
+    FN("hypot", "hypot", 2, 2, S, R_SIG, "DD", "D"),
+    FN("rint", "rint", 1, 1, S, R_SIG, "D", "D"),
+    FN("factorial", "factorial", 1, 1, S, R_SIG, "I", "L"),
+    FN("bit_count", "bit_count", 1, 1, S, R_SIG, "X", "I"),
+    FNN("uuid", "uuid", 0, 1, S, R_SIG, "L", "S"),
+    FN("levenshtein", "levenshtein", 2, 3, S, R_SIG, "SSI", "I"),
+    FN("substring_index", "substring_index", 3, 3, S, R_SIG, "SSI", "S"),
+    FN("elt", "elt", 2, -1, S, R_SIG, "IS", "S"),
+    FN("regexp_instr", "regexp_instr", 2, 3, S, R_SIG, "SSI", "I"),
+    FN("format_string", "format_string", 1, -1, S, R_SIG, "SX", "S"),
+    FN("printf", "format_string", 1, -1, S, R_SIG, "SX", "S"),
+    FN("dayname", "dayname", 1, 1, S, R_SIG, "T", "S"),
+    FN("monthname", "monthname", 1, 1, S, R_SIG, "T", "S"),
+    FN("timestamp_seconds", "timestamp_seconds", 1, 1, S, R_SIG, "X", "P"),
+    FN("timestamp_millis", "timestamp_millis", 1, 1, S, R_SIG, "L", "P"),
+    FN("timestamp_micros", "timestamp_micros", 1, 1, S, R_SIG, "L", "P"),
+    FN("unix_seconds", "unix_seconds", 1, 1, S, R_SIG, "P", "L"),
+    FN("unix_date", "unix_date", 1, 1, S, R_SIG, "T", "I"),
+    FN("to_unix_timestamp", "to_unix_timestamp", 1, 2, S, R_SIG, "XS", "L"),
+    FN("try_to_timestamp", "try_to_timestamp", 1, 2, S, R_SIG, "SS", "P"),
+    FN("base64", "base64", 1, 1, S, R_SIG, "X", "S"),
+    FN("unbase64", "unbase64", 1, 1, S, R_SIG, "S", "Y"),
+    FN("hex", "hex", 1, 1, S, R_SIG, "X", "S"),
+    FN("unhex", "unhex", 1, 1, S, R_SIG, "S", "Y"),
+    FN("conv", "conv", 3, 3, S, R_SIG, "SII", "S"),
+    FN("encode", "encode", 2, 2, S, R_SIG, "SS", "Y"),
+    FN("decode", "decode", 2, 2, S, R_SIG, "XS", "S"),
+    FN("raise_error", "raise_error", 1, 1, S, R_SIG, "S", "V"),
+    FN("width_bucket", "width_bucket", 4, 4, S, R_SIG, "DDDL", "L"),
+    FN("overlay", "overlay", 3, 4, S, R_SIG, "SSII", "S"),
+    FN("str_to_map", "str_to_map", 1, 3, S, R_SIG, "SSS", "Z"),
+    FN("sequence", "sequence", 2, 3, S, R_SIG, "X", "R"),
+    FN("assert_true", "assert_true", 1, 2, S, R_SIG, "BS", "V"),
     /* << >> >>> (the parser's names): int or bigint shifted by an int, the left's type */
     FN("shiftleft", "shiftleft", 2, 2, S, R_SIG, "XI", "0"),
     FN("shiftright", "shiftright", 2, 2, S, R_SIG, "XI", "0"),
@@ -370,6 +419,10 @@ static cs_col_type *sig_type(char c)
         return cs_col_type_primitive(CS_TYPE_DATE);
     case 'P':
         return cs_col_type_primitive(CS_TYPE_TIMESTAMP);
+    case 'Y':
+        return cs_col_type_primitive(CS_TYPE_BINARY);
+    case 'V':
+        return cs_col_type_primitive(CS_TYPE_NULL);
     default:
         return NULL;
     }
@@ -534,6 +587,10 @@ static cs_col_type *sig_result(cs_sql_arena *a, cs_sql_expr *e, char r)
         if (c->id == CS_TYPE_MAP) return c->fields[1].type;
         return c;
     }
+    case 'Z': /* str_to_map */
+        return cs_sql_arena_keep_type(a,
+                                      cs_col_type_map(cs_col_type_primitive(CS_TYPE_STRING),
+                                                      cs_col_type_primitive(CS_TYPE_STRING), true));
     case 'R':
         return cs_sql_arena_keep_type(
             a, cs_col_type_array(cs_col_type_ref(e->n_args ? e->args[0]->type
@@ -599,7 +656,7 @@ static cs_col_type *interval_dt(cs_sql_arena *a, int start, int end)
  * interval day, timestamp - timestamp an interval day to second, datetime +- interval). */
 static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
-    bool minus = strcmp(e->fn, "-") == 0;
+    bool minus = strcmp(e->fn, "-") == 0 || strcmp(e->fn, "try_subtract") == 0;
     promote_strings(a, e);
     cs_col_type *l = e->args[0]->type, *r = e->args[1]->type;
     if (l->id == CS_TYPE_NULL && r->id == CS_TYPE_NULL) {
@@ -775,78 +832,6 @@ static int resolve_ceil_round(cs_sql_arena *a, cs_sql_expr *e, bool round, cs_er
     return 0;
 }
 
-/* struct / named_struct (Spark's CreateNamedStruct): the result struct type; named_struct
- * needs name-value pairs with string literal names. */
-static int resolve_struct(cs_sql_arena *a, cs_sql_expr *e, bool named, cs_error *err)
-{
-    int n = named ? e->n_args / 2 : e->n_args;
-    if (named && e->n_args % 2 != 0)
-        return cs_sql_error_set(err, CS_EINVAL, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
-                                "The `named_struct` requires 2n (n > 0) parameters but the "
-                                "actual number is %d.",
-                                e->n_args);
-    cs_col_field *fields = cs_sql_alloc(a, sizeof *fields * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) {
-        cs_sql_expr *v = e->args[named ? 2 * i + 1 : i];
-        char buf[24];
-        const char *fname = NULL;
-        if (named) {
-            cs_sql_expr *k = e->args[2 * i];
-            int32_t len = 0;
-            if (k->kind != CS_EX_LITERAL || !k->literal || !cs_tc_is_string(k->type) ||
-                k->literal->null_count)
-                return type_error(err, e, 2 * i, "\"STRING\"", k);
-            const uint8_t *p = cs_column_bytes(k->literal, 0, &len);
-            char *nm = cs_sql_alloc(a, (size_t)len + 1);
-            memcpy(nm, p, (size_t)len);
-            nm[len] = '\0';
-            fname = nm;
-        } else if (v->kind == CS_EX_ATTR || v->kind == CS_EX_ALIAS) {
-            fname = v->name;
-        } else {
-            snprintf(buf, sizeof buf, "col%d", i + 1);
-            fname = buf;
-        }
-        fields[i].name = (char *)fname; /* copied by cs_col_type_struct */
-        fields[i].type = cs_col_type_ref(v->type);
-        fields[i].nullable = v->nullable;
-    }
-    e->type = cs_sql_arena_keep_type(a, cs_col_type_struct(fields, n));
-    return 0;
-}
-
-/* map(k1, v1, ...) (Spark's CreateMap): keys and values each coerced to their common type. */
-static int resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
-{
-    if (e->n_args % 2 != 0)
-        return cs_sql_error_set(err, CS_EINVAL, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
-                                "The `map` requires 2n (n > 0) parameters but the actual number "
-                                "is %d.",
-                                e->n_args);
-    int n = e->n_args / 2;
-    cs_col_type *kt = cs_col_type_primitive(CS_TYPE_NULL), *vt = kt;
-    bool value_null = false;
-    if (n > 0) {
-        cs_sql_expr **keys = cs_sql_alloc(a, sizeof *keys * (size_t)n);
-        cs_sql_expr **values = cs_sql_alloc(a, sizeof *values * (size_t)n);
-        for (int i = 0; i < n; i++) {
-            keys[i] = e->args[2 * i];
-            values[i] = e->args[2 * i + 1];
-        }
-        kt = cs_fn_coerce_common(a, keys, n);
-        vt = kt ? cs_fn_coerce_common(a, values, n) : NULL;
-        if (!kt || !vt) return binary_diff_error(err, e);
-        for (int i = 0; i < n; i++) {
-            e->args[2 * i] = keys[i];
-            e->args[2 * i + 1] = values[i];
-            value_null |= values[i]->nullable;
-        }
-    }
-    e->type = cs_sql_arena_keep_type(
-        a, cs_col_type_map(cs_col_type_ref(kt), cs_col_type_ref(vt), value_null));
-    return 0;
-}
-
 static int wrong_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n)
 {
     char expected[64];
@@ -926,10 +911,10 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
         break;
     case R_STRUCT:
     case R_NAMED_STRUCT:
-        rc = resolve_struct(a, e, f->rule == R_NAMED_STRUCT, err);
+        rc = cs_fn_resolve_struct(a, e, f->rule == R_NAMED_STRUCT, err);
         break;
     case R_MAP:
-        rc = resolve_map(a, e, err);
+        rc = cs_fn_resolve_map(a, e, err);
         break;
     default: {
         if (fe->ret[0] == 'C') {
@@ -980,10 +965,23 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
         }
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
         e->type = sig_result(a, e, fe->ret[0]);
+        if (strcmp(f->canonical, "date_part") == 0 && e->args[0]->kind == CS_EX_LITERAL &&
+            e->args[0]->literal && !e->args[0]->literal->null_count &&
+            cs_tc_is_string(e->args[0]->literal->type)) {
+            /* SECOND (S, SEC, SECS, SECONDS) with its fraction: Spark's decimal(8,6) */
+            int32_t len = 0;
+            const uint8_t *p = cs_column_bytes(e->args[0]->literal, 0, &len);
+            static const char *const seconds[] = {"second", "s", "sec", "seconds", "secs"};
+            for (size_t i = 0; i < sizeof seconds / sizeof seconds[0]; i++)
+                if (strlen(seconds[i]) == (size_t)len &&
+                    strncasecmp(seconds[i], (const char *)p, (size_t)len) == 0)
+                    e->type = cs_sql_arena_keep_type(a, cs_col_type_decimal(8, 6, NULL));
+        }
         if (f->kind == CS_FN_WINDOW && strcmp(f->canonical, "ntile") != 0 && fe->ret[0] == '0')
             e->nullable = true;
         if (f->kind == CS_FN_AGGREGATE && !fe->null_intolerant_not_nullable) e->nullable = true;
-        if (strstr(f->canonical, "to_") == f->canonical || strcmp(f->canonical, "element_at") == 0)
+        if (strstr(f->canonical, "to_") == f->canonical ||
+            strcmp(f->canonical, "element_at") == 0 || strcmp(f->canonical, "try_element_at") == 0)
             e->nullable = true;
         break;
     }

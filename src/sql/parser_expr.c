@@ -692,6 +692,24 @@ static cs_sql_expr *parenthesized(cs_sqlp *p, cs_sql_token *t)
     return e;
 }
 
+/* `* EXCEPT (a, t.b)` / `t.* EXCEPT (...)`: the excluded columns as the STAR's args */
+static cs_sql_expr *star_except(cs_sqlp *p, cs_sql_expr *star)
+{
+    if (!cs_sqlp_is_kw(p, 0, "EXCEPT") || !cs_sqlp_is_op(p, 1, "(") || cs_sqlp_starts_query(p, 2))
+        return star;
+    cs_sqlp_next(p);
+    cs_sqlp_next(p);
+    cs_sqlp_list l = {0};
+    do {
+        cs_sqlp_list_add(p, &l, cs_sqlp_expr(p));
+    } while (cs_sqlp_accept_op(p, ","));
+    cs_sqlp_expect_op(p, ")");
+    cs_sql_expr *x = cs_sql_expr_copy(p->a, star);
+    x->n_args = l.n;
+    x->args = list_items(&l);
+    return x;
+}
+
 static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
 {
     for (;;) {
@@ -737,7 +755,7 @@ static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
             cs_sqlp_next(p);
             cs_sql_expr *x = cs_sql_expr_copy(p->a, e);
             x->kind = CS_EX_STAR; /* t.* */
-            e = x;
+            e = star_except(p, x);
         } else if (cs_sql_tok_is_op(t, "::")) {
             cs_sqlp_next(p);
             cs_sql_expr *x = new_at(p, CS_EX_CAST, 1, t);
@@ -765,7 +783,7 @@ static cs_sql_expr *primary_base(cs_sqlp *p)
         if (cs_sql_tok_is_op(t, "(")) return parenthesized(p, t);
         if (cs_sql_tok_is_op(t, "*")) {
             cs_sqlp_next(p);
-            return new_at(p, CS_EX_STAR, 0, t);
+            return star_except(p, new_at(p, CS_EX_STAR, 0, t));
         }
         cs_sqlp_syntax_error(p, t);
     case CS_TOK_QIDENT:

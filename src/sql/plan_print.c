@@ -316,6 +316,7 @@ static const char *upper_name(const char *fn)
         {"degrees", "DEGREES"},
         {"radians", "RADIANS"},
         {"signum", "SIGNUM"},
+        {"regexp_like", "REGEXP_LIKE"},
         {"log", "LOG"},
         {"log1p", "LOG1P"},
         {"expm1", "EXPM1"},
@@ -512,6 +513,16 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         cs_sbuf_putc(out, ')');
         return;
     }
+    if (strncmp(fn, "like_", 5) == 0 || strncmp(fn, "ilike_", 6) == 0) {
+        /* Spark's LikeAny / NotLikeAll ...: "likeany(s)", the patterns left out */
+        cs_sbuf_puts(out, e->negated ? "not" : "");
+        for (const char *q = fn; *q; q++)
+            if (*q != '_') cs_sbuf_putc(out, *q);
+        cs_sbuf_putc(out, '(');
+        expr_out(e->args[0], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    }
     if ((strcmp(fn, "like") == 0 || strcmp(fn, "ilike") == 0) && e->n_args >= 2) {
         expr_out(e->args[0], m, out);
         cs_sbuf_puts(out, fn[0] == 'i' ? " ILIKE " : " LIKE ");
@@ -550,8 +561,9 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         upper = NULL; /* ceil(x, 2) is Spark's RoundCeil, named in lower case */
     if (upper)
         cs_sbuf_puts(out, upper);
-    else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name && strcmp(e->name, "array_agg") == 0)
-        cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x) */
+    else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name &&
+             (strcmp(e->name, "array_agg") == 0 || strcmp(e->name, "random") == 0))
+        cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x), random rand */
     else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name)
         lower_out(e->name, out);
     else if (e->kind == CS_EX_UNRESOLVED_FUNC) {
@@ -619,6 +631,9 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         return;
     case CS_EX_ALIAS:
         expr_out(e->args[0], m, out);
+        if (m != MODE_PRINT && e->args[0]->kind == CS_EX_FUNC && e->args[0]->fn &&
+            strcmp(e->args[0]->fn, "get_struct_field") == 0)
+            return; /* s.b inside an expression: Spark trims the alias the name made */
         cs_sbuf_printf(out, " AS %s", e->name);
         if (m == MODE_PRINT)
             cs_sbuf_printf(out, "#%" PRId64 "%s", e->id,
