@@ -537,6 +537,33 @@ static cs_logical_plan *resolve_table_function(cs_an_ctx *c, const cs_logical_pl
     return NULL;
 }
 
+int cs_an_generator_columns(const cs_sql_expr *gen, const char **names, cs_col_type **types)
+{
+    cs_col_type *in = gen->args[0]->type;
+    int n = 0;
+    if (gen->fn && strcmp(gen->fn, "posexplode") == 0) {
+        names[n] = "pos";
+        types[n++] = cs_col_type_primitive(CS_TYPE_INT);
+    }
+    if (in->id == CS_TYPE_MAP) {
+        names[n] = "key";
+        types[n++] = in->fields[0].type;
+        names[n] = "value";
+        types[n++] = in->fields[1].type;
+    } else if (gen->fn && strcmp(gen->fn, "inline") == 0 && in->id == CS_TYPE_ARRAY &&
+               in->fields[0].type->id == CS_TYPE_STRUCT) {
+        const cs_col_type *st = in->fields[0].type; /* inline: the structs' fields */
+        for (int i = 0; i < st->n_fields && n < CS_AN_MAX_GENERATED; i++) {
+            names[n] = st->fields[i].name;
+            types[n++] = st->fields[i].type;
+        }
+    } else {
+        names[n] = "col";
+        types[n++] = in->id == CS_TYPE_ARRAY ? in->fields[0].type : in;
+    }
+    return n;
+}
+
 static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *g = cs_logical_plan_copy(c->a, p);
@@ -546,24 +573,9 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     cs_sql_expr *gen = cs_an_expr(c, p->generator, &s, CS_AN_ALLOW_GENERATOR);
     if (!gen) return NULL;
     g->generator = gen;
-    cs_col_type *in = gen->args[0]->type;
-    const char *names[3];
-    cs_col_type *types[3];
-    int n = 0;
-    bool pos = gen->fn && strcmp(gen->fn, "posexplode") == 0;
-    if (pos) {
-        names[n] = "pos";
-        types[n++] = cs_col_type_primitive(CS_TYPE_INT);
-    }
-    if (in->id == CS_TYPE_MAP) {
-        names[n] = "key";
-        types[n++] = in->fields[0].type;
-        names[n] = "value";
-        types[n++] = in->fields[1].type;
-    } else {
-        names[n] = "col";
-        types[n++] = in->id == CS_TYPE_ARRAY ? in->fields[0].type : in;
-    }
+    const char *names[CS_AN_MAX_GENERATED];
+    cs_col_type *types[CS_AN_MAX_GENERATED];
+    int n = cs_an_generator_columns(gen, names, types);
     if (p->n_column_aliases && p->n_column_aliases != n) {
         cs_sql_error_set(c->err, CS_EINVAL, "UDTF_ALIAS_NUMBER_MISMATCH", "42802",
                          "The number of aliases supplied in the AS clause does not match the "
@@ -606,6 +618,17 @@ static cs_logical_plan *resolve_filter(cs_an_ctx *c, const cs_logical_plan *p)
     for (int i = 0; !having && in->kind == CS_LP_PROJECT && i < in->n_exprs; i++)
         having = calls_aggregate(in->exprs[i]);
     if (having) return cs_an_having(c, p);
+    if (calls_aggregate(p->condition)) {
+        cs_sbuf x = {0};
+        cs_sql_expr_pretty_name(p->condition, &x);
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_WHERE_CONDITION", "42903",
+                         "The WHERE condition \"%s\" contains invalid expressions. Rewrite the "
+                         "query to avoid window functions, aggregate functions, and generator "
+                         "functions in the WHERE clause.",
+                         cs_sbuf_str(&x));
+        cs_sbuf_free(&x);
+        return NULL;
+    }
     cs_logical_plan *f = cs_logical_plan_copy(c->a, p);
     if (!(f->children[0] = cs_an_plan(c, p->children[0]))) return NULL;
     cs_an_scope s = {f->children[0]->output, f->children[0]->n_output, c->outer};
@@ -632,6 +655,32 @@ static cs_logical_plan *resolve_filter(cs_an_ctx *c, const cs_logical_plan *p)
     return f;
 }
 
+/* Spark's checks of a LIMIT / OFFSET expression (CheckAnalysis.checkLimitLikeClause): an int,
+ * not negative. */
+static int check_limit(cs_an_ctx *c, const cs_sql_expr *e)
+{
+    cs_sbuf x = {0}, t = {0};
+    cs_sql_expr_pretty_name(e, &x);
+    int rc = 0;
+    if (e->type->id != CS_TYPE_INT) {
+        cs_tc_type_sql(e->type, &t);
+        rc = cs_sql_error_set(c->err, CS_EINVAL, "INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE", "42K0E",
+                              "The limit like expression \"%s\" is invalid. The limit expression "
+                              "must be integer type, but got \"%s\".",
+                              cs_sbuf_str(&x), cs_sbuf_str(&t));
+    } else if (e->kind == CS_EX_LITERAL && e->literal && e->literal->null_count == 0 &&
+               ((const int32_t *)e->literal->values)[0] < 0) {
+        rc = cs_sql_error_set(c->err, CS_EINVAL, "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+                              "42K0E",
+                              "The limit like expression \"%s\" is invalid. The limit expression "
+                              "must be equal to or greater than 0, but got %d.",
+                              cs_sbuf_str(&x), ((const int32_t *)e->literal->values)[0]);
+    }
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&t);
+    return rc;
+}
+
 /* Nodes whose output is their child's and whose expressions (if any) read the child. */
 static cs_logical_plan *pass_through(cs_an_ctx *c, const cs_logical_plan *p)
 {
@@ -640,6 +689,8 @@ static cs_logical_plan *pass_through(cs_an_ctx *c, const cs_logical_plan *p)
     cs_logical_plan *child = r->children[0];
     cs_an_scope none = {NULL, 0, NULL};
     if (p->limit && !(r->limit = cs_an_expr(c, p->limit, &none, 0))) return NULL;
+    if ((p->kind == CS_LP_LIMIT || p->kind == CS_LP_OFFSET) && check_limit(c, r->limit) != 0)
+        return NULL;
     if (p->kind == CS_LP_REPARTITION && p->n_exprs) {
         cs_an_scope s = {child->output, child->n_output, c->outer};
         r->exprs = cs_sql_alloc(c->a, sizeof *r->exprs * (size_t)p->n_exprs);

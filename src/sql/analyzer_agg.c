@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "columnar/col_builder.h"
 #include "sql/analyzer_internal.h"
 
 typedef struct agg_state {
@@ -321,6 +322,272 @@ static cs_logical_plan *build_aggregate(cs_an_ctx *c, cs_logical_plan *child, ag
     return cs_an_project(c, w, final, n);
 }
 
+/* ---- GROUPING SETS / ROLLUP / CUBE (Spark's ResolveGroupingAnalytics) ----
+ * The parser gives one group_by item: a call "rollup" / "cube" (args: expressions, or
+ * "grouping_set" calls for (a, b) groups) or "grouping_sets" (args: "grouping_set" calls). The
+ * aggregate runs over an EXPAND that repeats each input row once per grouping set, with the
+ * grouping expressions absent from the set nulled, and spark_grouping_id (bigint: bit k-1-i set
+ * when the i-th of the k grouping expressions is absent). The select list reads the expanded
+ * (nullable) grouping columns; grouping(x) is ((gid >> bit) & 1) as tinyint, grouping_id() gid. */
+
+#define MAX_GROUPING 30
+
+typedef struct grouping_info {
+    cs_sql_expr *exprs[MAX_GROUPING];    /* the distinct grouping expressions, resolved */
+    cs_sql_expr *expanded[MAX_GROUPING]; /* their attributes after the EXPAND */
+    int k;
+    int64_t *sets; /* bit i: exprs[i] is in the set */
+    int n_sets;
+    cs_sql_expr *gid;
+} grouping_info;
+
+static bool is_grouping_call(const cs_sql_expr *e, const char *name)
+{
+    return e->kind == CS_EX_UNRESOLVED_FUNC && strcmp(e->name, name) == 0;
+}
+
+static bool is_grouping_analytics(const cs_logical_plan *p)
+{
+    return p->kind == CS_LP_AGGREGATE && p->n_group_by == 1 &&
+           (is_grouping_call(p->group_by[0], "rollup") ||
+            is_grouping_call(p->group_by[0], "cube") ||
+            is_grouping_call(p->group_by[0], "grouping_sets"));
+}
+
+/* The bit mask of the expressions of one group (an expression or a grouping_set call). */
+static int group_mask(cs_an_ctx *c, grouping_info *gi, const cs_sql_expr *g, const cs_an_scope *s,
+                      int64_t *mask)
+{
+    int n = is_grouping_call(g, "grouping_set") ? g->n_args : 1;
+    for (int i = 0; i < n; i++) {
+        const cs_sql_expr *e = is_grouping_call(g, "grouping_set") ? g->args[i] : g;
+        cs_sql_expr *r = cs_an_expr(c, e, s, 0);
+        if (!r) return CS_EINVAL;
+        int j = 0;
+        while (j < gi->k && !cs_an_equal(gi->exprs[j], r))
+            j++;
+        if (j == gi->k) {
+            if (gi->k == MAX_GROUPING)
+                return cs_sql_error_set(c->err, CS_EINVAL, "GROUPING_SIZE_LIMIT_EXCEEDED", "54000",
+                                        "Grouping sets size cannot be greater than %d.",
+                                        MAX_GROUPING);
+            gi->exprs[gi->k++] = r;
+        }
+        *mask |= (int64_t)1 << j;
+    }
+    return 0;
+}
+
+static int grouping_sets_of(cs_an_ctx *c, const cs_sql_expr *call, const cs_an_scope *s,
+                            grouping_info *gi)
+{
+    int n = call->n_args;
+    int64_t groups[MAX_GROUPING];
+    if (n > MAX_GROUPING || (is_grouping_call(call, "cube") && n > 12))
+        return cs_sql_error_set(c->err, CS_EINVAL, "GROUPING_SIZE_LIMIT_EXCEEDED", "54000",
+                                "Grouping sets size cannot be greater than %d.", MAX_GROUPING);
+    for (int i = 0; i < n; i++) {
+        groups[i] = 0;
+        if (group_mask(c, gi, call->args[i], s, &groups[i]) != 0) return CS_EINVAL;
+    }
+    if (is_grouping_call(call, "grouping_sets")) {
+        gi->n_sets = n;
+        gi->sets = cs_sql_alloc(c->a, sizeof *gi->sets * (size_t)(n + 1));
+        memcpy(gi->sets, groups, sizeof *gi->sets * (size_t)n);
+    } else if (is_grouping_call(call, "rollup")) { /* (g1..gn), (g1..gn-1), ..., () */
+        gi->n_sets = n + 1;
+        gi->sets = cs_sql_alloc(c->a, sizeof *gi->sets * (size_t)(n + 1));
+        for (int i = 0; i <= n; i++) {
+            gi->sets[i] = 0;
+            for (int j = 0; j < n - i; j++)
+                gi->sets[i] |= groups[j];
+        }
+    } else { /* cube: every subset of the groups */
+        gi->n_sets = 1 << n;
+        gi->sets = cs_sql_alloc(c->a, sizeof *gi->sets * (size_t)gi->n_sets);
+        for (int m = 0; m < gi->n_sets; m++) {
+            int64_t set = 0;
+            for (int j = 0; j < n; j++)
+                if (!(m & (1 << j))) set |= groups[j];
+            gi->sets[m] = set;
+        }
+    }
+    return 0;
+}
+
+static cs_sql_expr *value_literal(cs_an_ctx *c, cs_col_type *type, const void *v)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, type);
+    if (v)
+        cs_col_builder_append_values(b, v, 1, NULL);
+    else
+        cs_col_builder_append_nulls(b, 1);
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    e->type = type;
+    e->nullable = v == NULL;
+    return e;
+}
+
+static cs_logical_plan *expand_node(cs_an_ctx *c, cs_logical_plan *child, grouping_info *gi)
+{
+    int per = child->n_output + gi->k + 1;
+    cs_logical_plan *x = cs_logical_plan_new(c->a, CS_LP_EXPAND, 1);
+    x->children[0] = child;
+    x->n_projections = gi->n_sets;
+    x->n_exprs = per;
+    x->exprs = cs_sql_alloc(c->a, sizeof *x->exprs * (size_t)(per * gi->n_sets));
+    cs_col_type *bigint = cs_col_type_primitive(CS_TYPE_LONG);
+    for (int p = 0; p < gi->n_sets; p++) {
+        cs_sql_expr **row = x->exprs + (size_t)p * (size_t)per;
+        memcpy(row, child->output, sizeof *row * (size_t)child->n_output);
+        int64_t gid = 0;
+        for (int i = 0; i < gi->k; i++) {
+            bool in = (gi->sets[p] >> i) & 1;
+            if (!in) gid |= (int64_t)1 << (gi->k - 1 - i);
+            row[child->n_output + i] =
+                in ? gi->exprs[i] : value_literal(c, gi->exprs[i]->type, NULL);
+        }
+        row[per - 1] = value_literal(c, bigint, &gid);
+    }
+    x->n_output = per;
+    x->output = cs_sql_alloc(c->a, sizeof *x->output * (size_t)per);
+    memcpy(x->output, child->output, sizeof *x->output * (size_t)child->n_output);
+    for (int i = 0; i < gi->k; i++) {
+        const cs_sql_expr *e = gi->exprs[i];
+        cs_sbuf name = {0};
+        cs_sql_expr_pretty_name(e, &name);
+        gi->expanded[i] = cs_an_new_attr(
+            c, e->kind == CS_EX_ATTR ? e->name : cs_sql_strdup(c->a, cs_sbuf_str(&name)), e->type,
+            true, e->kind == CS_EX_ATTR ? e->parts : NULL, e->kind == CS_EX_ATTR ? e->n_parts : 0);
+        cs_sbuf_free(&name);
+        x->output[child->n_output + i] = gi->expanded[i];
+    }
+    gi->gid = cs_an_new_attr(c, "spark_grouping_id", bigint, false, NULL, 0);
+    x->output[per - 1] = gi->gid;
+    x->resolved = true;
+    return x;
+}
+
+/* e with the grouping expressions (outside aggregates) read from the EXPAND, and grouping() /
+ * grouping_id() computed from spark_grouping_id. */
+static cs_sql_expr *over_expand(cs_an_ctx *c, grouping_info *gi, cs_sql_expr *e)
+{
+    if (!e || e->kind == CS_EX_AGG) return e;
+    for (int i = 0; i < gi->k; i++)
+        if (cs_an_equal(gi->exprs[i], e)) return gi->expanded[i];
+    if (e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "grouping_id") == 0) return gi->gid;
+    if (e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "grouping") == 0 && e->n_args == 1) {
+        int i = 0;
+        while (i < gi->k && !cs_an_equal(gi->exprs[i], e->args[0]))
+            i++;
+        if (i == gi->k) {
+            cs_sbuf x = {0};
+            cs_sql_expr_pretty_name(e->args[0], &x);
+            cs_sql_error_set(c->err, CS_EINVAL, "GROUPING_COLUMN_MISMATCH", "42803",
+                             "Column of grouping (%s) can't be found in grouping columns.",
+                             cs_sbuf_str(&x));
+            cs_sbuf_free(&x);
+            return NULL;
+        }
+        cs_sql_expr *shift[2] = {gi->gid, cs_an_int_literal(c, gi->k - 1 - i)};
+        cs_sql_expr *shr = cs_fn_resolve(c->a, cs_fn_lookup("shiftright"), NULL, shift, 2, c->err);
+        int64_t one = 1;
+        cs_sql_expr *mask[2] = {shr, value_literal(c, cs_col_type_primitive(CS_TYPE_LONG), &one)};
+        cs_sql_expr *bit =
+            shr ? cs_fn_resolve(c->a, cs_fn_lookup("&"), NULL, mask, 2, c->err) : NULL;
+        return bit ? cs_tc_cast(c->a, bit, cs_col_type_primitive(CS_TYPE_BYTE)) : NULL;
+    }
+    if (e->n_args == 0) return e;
+    cs_sql_expr *r = cs_sql_expr_copy(c->a, e);
+    r->args = cs_sql_alloc(c->a, sizeof *r->args * (size_t)e->n_args);
+    for (int i = 0; i < e->n_args; i++)
+        if (!(r->args[i] = over_expand(c, gi, e->args[i])) && e->args[i]) return NULL;
+    if (r->kind == CS_EX_ALIAS) { /* the named value may be nullable or typed anew now */
+        r->type = r->args[0]->type;
+        r->nullable = r->args[0]->nullable;
+    }
+    return r;
+}
+
+static cs_logical_plan *grouping_analytics(cs_an_ctx *c, const cs_logical_plan *p,
+                                           cs_logical_plan *child, const cs_an_scope *s,
+                                           cs_sql_expr **list, int n, bool has_window)
+{
+    grouping_info gi = {0};
+    if (grouping_sets_of(c, p->group_by[0], s, &gi) != 0) return NULL;
+    cs_logical_plan *x = expand_node(c, child, &gi);
+    for (int i = 0; i < n; i++)
+        if (!(list[i] = over_expand(c, &gi, list[i]))) return NULL;
+    agg_state g = {0};
+    g.n_group = gi.k + 1;
+    g.group = cs_sql_alloc(c->a, sizeof *g.group * (size_t)(gi.k + 1));
+    memcpy(g.group, gi.expanded, sizeof *g.group * (size_t)gi.k);
+    g.group[gi.k] = gi.gid;
+    return build_aggregate(c, x, &g, list, n, has_window);
+}
+
+/* A generator in a select list without aggregates (Spark's ExtractGenerator): a GENERATE over
+ * the child, the item replaced by the generated columns (named by `AS x` / `AS (a, b)`, else
+ * col / pos, col / key, value / the inline structs' fields). */
+static cs_logical_plan *extract_generator(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr ***list,
+                                          int *n)
+{
+    int at = -1;
+    for (int i = 0; i < *n; i++) {
+        const cs_sql_expr *v = strip_alias((*list)[i]);
+        const cs_fn_info *f = v->kind == CS_EX_FUNC && v->fn ? cs_fn_lookup(v->fn) : NULL;
+        if (f && f->kind == CS_FN_GENERATOR) at = i;
+    }
+    if (at < 0) return child;
+    cs_sql_expr *item = (*list)[at], *gen = strip_alias(item);
+    const char *names[CS_AN_MAX_GENERATED];
+    cs_col_type *types[CS_AN_MAX_GENERATED];
+    int k = cs_an_generator_columns(gen, names, types);
+    bool aliased = item->kind == CS_EX_ALIAS && item->n_parts > 0;
+    if (item->kind == CS_EX_ALIAS && !aliased) { /* an AS name, not the name the list gave it */
+        cs_sbuf pretty = {0};
+        cs_sql_expr_pretty_name(gen, &pretty);
+        aliased = strcmp(cs_sbuf_str(&pretty), item->name) != 0;
+        cs_sbuf_free(&pretty);
+    }
+    if (aliased) {
+        int na = item->n_parts ? item->n_parts : 1;
+        if (na != k) {
+            cs_sql_error_set(c->err, CS_EINVAL, "UDTF_ALIAS_NUMBER_MISMATCH", "42802",
+                             "The number of aliases supplied in the AS clause does not match the "
+                             "number of columns output by the UDTF. Expected %d aliases, but got "
+                             "%d. Please ensure that the number of aliases provided matches the "
+                             "number of columns output by the UDTF.",
+                             k, na);
+            return NULL;
+        }
+        for (int i = 0; i < k; i++)
+            names[i] = item->n_parts ? item->parts[i] : item->name;
+    }
+    cs_logical_plan *g = cs_logical_plan_new(c->a, CS_LP_GENERATE, 1);
+    g->children[0] = child;
+    g->generator = gen;
+    g->n_output = child->n_output + k;
+    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(g->n_output + 1));
+    memcpy(g->output, child->output, sizeof *g->output * (size_t)child->n_output);
+    cs_sql_expr **out = cs_sql_alloc(c->a, sizeof *out * (size_t)(*n + k));
+    int m = 0;
+    for (int i = 0; i < *n; i++) {
+        if (i != at) {
+            out[m++] = (*list)[i];
+            continue;
+        }
+        for (int j = 0; j < k; j++)
+            out[m++] = g->output[child->n_output + j] =
+                cs_an_new_attr(c, names[j], types[j], true, NULL, 0);
+    }
+    g->resolved = true;
+    *list = out;
+    *n = m;
+    return g;
+}
+
 cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *child;
@@ -339,11 +606,13 @@ cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
         has_agg |= cs_an_contains_agg(list[i]);
         has_window |= cs_an_contains(list[i], CS_EX_WINDOW);
     }
+    if (is_grouping_analytics(p)) return grouping_analytics(c, p, child, &s, list, n, has_window);
     if (has_agg) {
         agg_state g = {0};
         if (resolve_group_by(c, p, &s, list, n, &g) != 0) return NULL;
         return build_aggregate(c, child, &g, list, n, has_window);
     }
+    if (!(child = extract_generator(c, child, &list, &n))) return NULL;
     if (!has_window) return cs_an_project(c, child, list, n);
     window_state ws = {0};
     cs_sql_expr **final = cs_sql_alloc(c->a, sizeof *final * (size_t)(n + 1));

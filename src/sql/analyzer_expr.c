@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columnar/col_builder.h"
 #include "sql/analyzer_internal.h"
@@ -39,6 +40,25 @@ cs_sql_expr *cs_an_int_literal(cs_an_ctx *c, int32_t v)
 {
     cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_INT));
     cs_col_builder_append_values(b, &v, 1, NULL);
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
+static cs_sql_expr *string_literal(cs_an_ctx *c, const char *v)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
+    cs_col_builder_append_string(b, v, strlen(v));
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
+static cs_sql_expr *bool_literal(cs_an_ctx *c, bool v)
+{
+    uint8_t byte = v;
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_BOOLEAN));
+    cs_col_builder_append_values(b, &byte, 1, NULL);
     cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
     cs_col_builder_free(b);
     return e;
@@ -283,9 +303,23 @@ int cs_an_expand_star(cs_an_ctx *c, const cs_sql_expr *star, const cs_an_scope *
                       cs_sql_expr ***list, int *n, int *cap)
 {
     int added = 0;
+    cs_sql_expr *except[64];
+    int n_except = 0;
+    for (int i = 0; i < star->n_args && n_except < 64; i++) { /* * EXCEPT (a, b) */
+        const cs_sql_expr *x = star->args[i];
+        if (x->kind != CS_EX_UNRESOLVED_ATTR) continue;
+        int rc = cs_an_lookup(c, x->parts, x->n_parts, s, &except[n_except]);
+        if (rc < 0) return CS_EINVAL;
+        if (rc == 0) return cs_an_unresolved_column(c, x, s);
+        n_except++;
+    }
     for (int i = 0; i < s->n; i++) {
         cs_sql_expr *a = s->attrs[i];
         if (star->n_parts && !qualifier_matches(a, star->parts, star->n_parts)) continue;
+        bool skip = false;
+        for (int j = 0; j < n_except; j++)
+            skip |= except[j]->id == a->id;
+        if (skip) continue;
         cs_an_push(c, list, n, cap, a);
         added++;
     }
@@ -349,6 +383,13 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         cs_sbuf_free(&name);
         return NULL;
     }
+    if (f->kind == CS_FN_AGGREGATE && (flags & CS_AN_IN_AGG)) {
+        cs_sql_error_set(c->err, CS_EINVAL, "NESTED_AGGREGATE_FUNCTION", "42607",
+                         "It is not allowed to use an aggregate function in the argument of "
+                         "another aggregate function. Please use the inner aggregate function in "
+                         "a sub-query.");
+        return NULL;
+    }
     if (f->kind == CS_FN_AGGREGATE && !(flags & CS_AN_ALLOW_AGG)) {
         /* Spark names the resolved call, attributes qualified: "sum(t.a)" */
         cs_error quiet;
@@ -370,8 +411,8 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     int n = e->n_args;
     cs_sql_expr *args[64];
     if (n > 60) n = 60;
-    int inner = (flags & ~CS_AN_ALLOW_AGG & ~CS_AN_ALLOW_WINDOW) |
-                (f->kind == CS_FN_AGGREGATE ? 0 : (flags & CS_AN_ALLOW_AGG));
+    int inner = (flags & ~CS_AN_ALLOW_AGG & ~CS_AN_ALLOW_WINDOW & ~CS_AN_WINDOW_FN) |
+                (f->kind == CS_FN_AGGREGATE ? CS_AN_IN_AGG : (flags & CS_AN_ALLOW_AGG));
     int k = 0;
     for (int i = 0; i < n; i++) {
         if (e->args[i]->kind == CS_EX_STAR && strcmp(f->canonical, "count") == 0) {
@@ -387,11 +428,52 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     if (strcmp(f->canonical, "regexp_extract") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
     if (strcmp(f->canonical, "percentile_approx") == 0 && n == 2)
         args[n++] = cs_an_int_literal(c, 10000);
+    /* the defaults Spark's constructors add, so that they are in the column name too:
+     * round(x, 0), locate(s, t, 1), lpad(s, n, ' '), replace(s, t, ''), ... */
+    const char *fn = f->canonical;
+    if ((strcmp(fn, "round") == 0 || strcmp(fn, "bround") == 0) && n == 1)
+        args[n++] = cs_an_int_literal(c, 0);
+    if ((strcmp(fn, "locate") == 0 && n == 2) || (strcmp(fn, "regexp_replace") == 0 && n == 3))
+        args[n++] = cs_an_int_literal(c, 1);
+    if ((strcmp(fn, "lpad") == 0 || strcmp(fn, "rpad") == 0) && n == 2)
+        args[n++] = string_literal(c, " ");
+    if (strcmp(fn, "replace") == 0 && n == 2) args[n++] = string_literal(c, "");
+    if (strcmp(fn, "months_between") == 0 && n == 2) args[n++] = bool_literal(c, true);
+    if ((strcmp(fn, "element_at") == 0 || strcmp(fn, "try_element_at") == 0) && n == 2) {
+        const cs_col_type *t = args[0]->type; /* a map's key type, an array's int index */
+        cs_col_type *want =
+            t->id == CS_TYPE_MAP ? t->fields[0].type : cs_col_type_primitive(CS_TYPE_INT);
+        if ((t->id == CS_TYPE_MAP || t->id == CS_TYPE_ARRAY) && args[1]->type->id != want->id &&
+            cs_tc_can_implicit_cast(args[1]->type, want))
+            args[1] = cs_tc_cast(c->a, args[1], want);
+    }
+    if (strcmp(fn, "sort_array") == 0 && n == 1) args[n++] = bool_literal(c, true);
+    if (strcmp(fn, "regexp_instr") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 0);
+    if (strcmp(fn, "overlay") == 0 && n == 3) args[n++] = cs_an_int_literal(c, -1);
+    if (strcmp(fn, "str_to_map") == 0 && n == 1) args[n++] = string_literal(c, ",");
+    if (strcmp(fn, "str_to_map") == 0 && n == 2) args[n++] = string_literal(c, ":");
+    if ((strcmp(fn, "unix_timestamp") == 0 || strcmp(fn, "from_unixtime") == 0 ||
+         strcmp(fn, "to_unix_timestamp") == 0) &&
+        n == 1)
+        args[n++] = string_literal(c, "yyyy-MM-dd HH:mm:ss");
+    if (strcmp(fn, "regexp_extract_all") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
+    if (strcmp(fn, "log") == 0 && n == 1) { /* Spark's Logarithm(E(), x): LOG(E(), x) */
+        args[1] = args[0];
+        args[0] = cs_fn_resolve(c->a, cs_fn_lookup("e"), NULL, NULL, 0, c->err);
+        n = 2;
+    }
     if ((strcmp(f->canonical, "lag") == 0 || strcmp(f->canonical, "lead") == 0)) {
         if (n == 1) args[n++] = cs_an_int_literal(c, 1);
         if (n == 2) args[n++] = null_literal(c);
     }
     cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
+    /* first(x, true): Spark's ignoreNulls is a flag, not an argument (nor in the name) */
+    if ((strcmp(fn, "first") == 0 || strcmp(fn, "last") == 0 || strcmp(fn, "any_value") == 0) &&
+        n == 2 && args[1]->kind == CS_EX_LITERAL && args[1]->literal &&
+        args[1]->literal->type->id == CS_TYPE_BOOLEAN && args[1]->literal->null_count == 0) {
+        call->ignore_nulls = call->ignore_nulls || cs_bit_get(args[1]->literal->values, 0);
+        n = 1;
+    }
     if (call->filter) {
         call->filter = cs_an_expr(c, e->filter, s, flags & ~CS_AN_ALLOW_AGG);
         if (!call->filter) return NULL;
@@ -401,7 +483,7 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return eq ? wrap_not(c, eq) : NULL;
     }
     cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
-    if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_ALLOW_WINDOW)) {
+    if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_WINDOW_FN)) {
         cs_sql_error_set(c->err, CS_EINVAL, "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE", "42601",
                          "Window function \"%s\" requires an OVER clause.", e->name);
         return NULL;
@@ -460,7 +542,8 @@ static cs_sql_expr *resolve_window(cs_an_ctx *c, const cs_sql_expr *e, const cs_
         const cs_fn_info *f = cs_fn_lookup(fe->name);
         if (f && (f->kind == CS_FN_AGGREGATE || f->kind == CS_FN_WINDOW)) {
             /* the window function itself: aggregates allowed at its top, windows not nested */
-            fn = resolve_function(c, fe, s, inner | CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW);
+            fn = resolve_function(c, fe, s,
+                                  inner | CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW | CS_AN_WINDOW_FN);
             if (fn && fn->kind == CS_EX_AGG) {
                 for (int i = 0; i < fn->n_args; i++)
                     if (cs_an_contains(fn->args[i], CS_EX_AGG) && !(flags & CS_AN_ALLOW_AGG)) {
@@ -511,6 +594,9 @@ static cs_logical_plan *resolve_subquery(cs_an_ctx *c, const cs_logical_plan *q,
     return r;
 }
 
+static cs_sql_expr *resolve_extract_value(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                          int flags);
+
 static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s)
 {
     cs_sql_expr *a = NULL;
@@ -522,6 +608,26 @@ static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an
         cs_sql_expr *r = cs_sql_expr_copy(c->a, a); /* Spark names it as written: `A` */
         r->name = written;
         return r;
+    }
+    /* s.a.b: a column s (possibly qualified) and fields of its struct, named after the last
+     * field as Spark's Alias(GetStructField(...), "b") */
+    for (int m = e->n_parts - 1; m >= 1; m--) {
+        if (cs_an_lookup(c, e->parts, m, s, &a) <= 0 || a->type->id != CS_TYPE_STRUCT) continue;
+        cs_sql_expr *x = a;
+        for (int i = m; i < e->n_parts; i++) {
+            cs_sql_expr *get = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_EXTRACT_VALUE, 2);
+            get->args[0] = x;
+            get->args[1] = string_literal(c, e->parts[i]);
+            if (!(x = resolve_extract_value(c, get, s, 0))) return NULL;
+        }
+        cs_sql_expr *al = cs_sql_expr_new(c->a, CS_EX_ALIAS, 1);
+        al->args[0] = x;
+        al->name = e->parts[e->n_parts - 1];
+        al->type = x->type;
+        al->nullable = x->nullable;
+        al->id = cs_catalog_next_expr_id(c->cat);
+        al->resolved = true;
+        return al;
     }
     int depth = 0;
     for (const cs_an_scope *o = s->outer; o; o = o->outer, depth++) {
@@ -609,6 +715,75 @@ mismatch : {
     cs_sbuf_free(&x);
     return NULL;
 }
+}
+
+/* Spark's ExtractValue for x[k] and f(x).field: by x's type GetArrayItem (an integral index,
+ * element type), GetMapValue (the key cast to the map's key type, value type) or GetStructField
+ * (a field by name, case-insensitive): FUNC get_array_item / get_map_value / get_struct_field
+ * (args: x, the index / key / field name), always nullable. */
+static cs_sql_expr *resolve_extract_value(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                          int flags)
+{
+    cs_sql_expr *r = resolved_copy(c, e, 2);
+    r->kind = CS_EX_FUNC;
+    if (!(r->args[0] = cs_an_expr(c, e->args[0], s, flags)) ||
+        !(r->args[1] = cs_an_expr(c, e->args[1], s, flags)))
+        return NULL;
+    const cs_col_type *t = r->args[0]->type, *kt = r->args[1]->type;
+    cs_sbuf x = {0}, ty = {0};
+    r->nullable = true;
+    r->resolved = true;
+    if (t->id == CS_TYPE_ARRAY) {
+        r->fn = r->name = "get_array_item";
+        r->type = t->fields[0].type;
+        if (cs_tc_is_integral(kt) || kt->id == CS_TYPE_NULL) return r;
+        cs_sql_expr_pretty_name(r, &x);
+        cs_tc_type_sql(kt, &ty);
+        cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+                         "Cannot resolve \"%s\" due to data type mismatch: The second parameter "
+                         "requires the \"INTEGRAL\" type, however it has the type \"%s\".",
+                         cs_sbuf_str(&x), cs_sbuf_str(&ty));
+    } else if (t->id == CS_TYPE_MAP) {
+        r->fn = r->name = "get_map_value";
+        r->type = t->fields[1].type;
+        if (kt->id == t->fields[0].type->id && kt->id != CS_TYPE_DECIMAL) return r;
+        if (cs_tc_can_implicit_cast(kt, t->fields[0].type)) {
+            r->args[1] = cs_tc_cast(c->a, r->args[1], t->fields[0].type);
+            return r;
+        }
+        cs_sql_expr_pretty_name(r, &x);
+        cs_tc_type_sql(kt, &ty);
+        cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+                         "Cannot resolve \"%s\" due to data type mismatch: the key has the type "
+                         "\"%s\", not the map's key type.",
+                         cs_sbuf_str(&x), cs_sbuf_str(&ty));
+    } else if (t->id == CS_TYPE_STRUCT && r->args[1]->kind == CS_EX_LITERAL &&
+               cs_tc_is_string(kt) && r->args[1]->literal && !r->args[1]->literal->null_count) {
+        int32_t len = 0;
+        const uint8_t *p = cs_column_bytes(r->args[1]->literal, 0, &len);
+        r->fn = r->name = "get_struct_field";
+        for (int i = 0; i < t->n_fields; i++)
+            if (strlen(t->fields[i].name) == (size_t)len &&
+                strncasecmp(t->fields[i].name, (const char *)p, (size_t)len) == 0) {
+                r->type = t->fields[i].type;
+                r->nullable = r->args[0]->nullable || t->fields[i].nullable;
+                return r;
+            }
+        cs_sql_expr_pretty_name(r->args[0], &x);
+        cs_sql_error_set(c->err, CS_EINVAL, "FIELD_NOT_FOUND", "42704",
+                         "No such struct field `%.*s` in %s.", (int)len, (const char *)p,
+                         cs_sbuf_str(&x));
+    } else {
+        cs_sql_expr_pretty_name(r->args[0], &x);
+        cs_tc_type_sql(t, &ty);
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_EXTRACT_BASE_FIELD_TYPE", "42000",
+                         "Can't extract a value from \"%s\". Need a complex type [STRUCT, ARRAY, "
+                         "MAP] but got \"%s\".",
+                         cs_sbuf_str(&x), cs_sbuf_str(&ty));
+    }
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&ty);
+    return NULL;
 }
 
 cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags)
@@ -738,6 +913,8 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
     }
     case CS_EX_WINDOW:
         return resolve_window(c, e, s, flags);
+    case CS_EX_UNRESOLVED_EXTRACT_VALUE:
+        return resolve_extract_value(c, e, s, flags);
     case CS_EX_STAR:
         cs_sql_error_set(c->err, CS_EINVAL, "INVALID_USAGE_OF_STAR_OR_REGEX", "42000",
                          "Invalid usage of '*' in expression.");

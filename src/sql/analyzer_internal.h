@@ -46,11 +46,17 @@ typedef struct cs_an_ctx {
 enum {
     CS_AN_ALLOW_AGG = 1,    /* aggregate functions may appear (select list, HAVING, ORDER BY) */
     CS_AN_ALLOW_WINDOW = 2, /* window functions may appear (select list, ORDER BY) */
-    CS_AN_ALLOW_GENERATOR = 4
+    CS_AN_ALLOW_GENERATOR = 4,
+    CS_AN_WINDOW_FN = 8, /* the function of an OVER clause (a ranking function needs one) */
+    CS_AN_IN_AGG = 16    /* the arguments of an aggregate function (no aggregate nests) */
 };
 
 /* analyzer.c */
 cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p);
+/* The columns a resolved generator call makes (Spark's elementSchema): explode's col or key,
+ * value; posexplode's pos first; inline's struct fields. Returns their number. */
+#define CS_AN_MAX_GENERATED 64
+int cs_an_generator_columns(const cs_sql_expr *gen, const char **names, cs_col_type **types);
 cs_sql_expr *cs_an_new_attr(cs_an_ctx *c, const char *name, cs_col_type *type, bool nullable,
                             const char **qualifier, int n_qualifier);
 /* A named expression for e: e if an ATTR, else ALIAS(e, name or Spark's pretty name). */

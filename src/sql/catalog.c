@@ -171,7 +171,15 @@ int cs_catalog_create_temp_view(cs_catalog *c, const char *name, bool global, bo
     cs_catalog_table *old = find(c, db, name);
     if (old && !replace) {
         const char *parts[2] = {CS_CATALOG_GLOBAL_TEMP_DB, name};
-        return exists_error(global ? parts : parts + 1, global ? 2 : 1, err);
+        cs_sbuf q = {0};
+        quoted_name(global ? parts : parts + 1, global ? 2 : 1, &q);
+        cs_sql_error_set(err, CS_EINVAL, "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS", "42P07",
+                         "Cannot create the temporary view %s because it already exists.\n"
+                         "Choose a different name, drop or replace the existing view, or add "
+                         "the IF NOT EXISTS clause to tolerate pre-existing views.",
+                         cs_sbuf_str(&q));
+        cs_sbuf_free(&q);
+        return CS_EINVAL;
     }
     if (old) old->dropped = true;
     cs_catalog_table *t = cs_sql_alloc(c->arena, sizeof *t);

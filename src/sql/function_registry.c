@@ -8,13 +8,15 @@
  * numeric, 'X' anything, 'A' an array, 'M' a map or array; the last letter repeats for variadic
  * functions) and `ret` the result ('S', 'I', 'L', 'D', 'B', 'T', 'P' as above; '0' the first
  * argument's type; 'C' the common type of the arguments; 'a' array<string>; 'E' the element
- * type of the first argument; 'R' array of the first argument's type). Operators and the
+ * type of the first argument; 'R' array of the first argument's type; 'Y' binary; 'V' void;
+ * 'Z' map<string,string>). Operators and the
  * aggregates whose types depend on decimals have rules of their own (the R_* rules).
  */
 #include "sql/function_registry.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql/type_coercion.h"
 #include "sqlexec/sql_error.h"
@@ -31,7 +33,10 @@ enum {
     R_SUM,
     R_AVG,
     R_CEIL, /* ceil, floor */
-    R_ROUND
+    R_ROUND,
+    R_STRUCT,       /* struct(a, b): fields named after columns, else col1, col2 */
+    R_NAMED_STRUCT, /* named_struct('n', v, ...) */
+    R_MAP           /* map(k, v, ...): common key type, common value type */
 };
 
 typedef struct fn_entry {
@@ -85,7 +90,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("&", "&", 2, 2, S, R_SIG, "LL", "C"),
     FN("|", "|", 2, 2, S, R_SIG, "LL", "C"),
     FN("^", "^", 2, 2, S, R_SIG, "LL", "C"),
-    FN("~", "~", 1, 1, S, R_SIG, "L", "0"),
+    FN("~", "~", 1, 1, S, R_SIG, "X", "0"), /* BitwiseNot: the integral type it is given */
     FN("like", "like", 2, 3, S, R_SIG, "SSS", "B"),
     FN("ilike", "ilike", 2, 3, S, R_SIG, "SSS", "B"),
     FN("rlike", "rlike", 2, 2, S, R_SIG, "SS", "B"),
@@ -212,8 +217,97 @@ static const fn_entry FUNCTIONS[] = {
     FN("size", "size", 1, 1, S, R_SIG, "M", "I"),
     FN("cardinality", "size", 1, 1, S, R_SIG, "M", "I"),
     FN("array_contains", "array_contains", 2, 2, S, R_SIG, "AX", "B"),
-    FN("element_at", "element_at", 2, 2, S, R_SIG, "AI", "E"),
+    /* element_at(array, int) or (map, key): the key is cast by the analyzer */
+    FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
+    FN("try_element_at", "try_element_at", 2, 2, S, R_SIG, "MX", "E"),
     FN("array", "array", 0, -1, S, R_SIG, "X", "R"),
+    FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
+    FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
+    FNN("map", "map", 0, -1, S, R_MAP, "", ""),
+    /* math */
+    FN("sinh", "sinh", 1, 1, S, R_SIG, "D", "D"),
+    FN("cosh", "cosh", 1, 1, S, R_SIG, "D", "D"),
+    FN("tanh", "tanh", 1, 1, S, R_SIG, "D", "D"),
+    FN("log1p", "log1p", 1, 1, S, R_SIG, "D", "D"),
+    FN("expm1", "expm1", 1, 1, S, R_SIG, "D", "D"),
+    FNN("pi", "pi", 0, 0, S, R_SIG, "", "D"),
+    FNN("e", "e", 0, 0, S, R_SIG, "", "D"),
+    FN("bin", "bin", 1, 1, S, R_SIG, "L", "S"),
+    /* strings */
+    FN("bit_length", "bit_length", 1, 1, S, R_SIG, "S", "I"),
+    FN("chr", "chr", 1, 1, S, R_SIG, "L", "S"),
+    FN("char", "chr", 1, 1, S, R_SIG, "L", "S"),
+    FN("space", "space", 1, 1, S, R_SIG, "I", "S"),
+    FN("soundex", "soundex", 1, 1, S, R_SIG, "S", "S"),
+    FN("split_part", "split_part", 3, 3, S, R_SIG, "SSI", "S"),
+    FN("find_in_set", "find_in_set", 2, 2, S, R_SIG, "SS", "I"),
+    FN("regexp_count", "regexp_count", 2, 2, S, R_SIG, "SS", "I"),
+    FN("regexp_extract_all", "regexp_extract_all", 2, 3, S, R_SIG, "SSI", "a"),
+    FN("sha", "sha1", 1, 1, S, R_SIG, "S", "S"),
+    /* arrays */
+    FN("sort_array", "sort_array", 1, 2, S, R_SIG, "AB", "0"),
+    /* dates */
+    FN("weekday", "weekday", 1, 1, S, R_SIG, "T", "I"),
+    FN("date_from_unix_date", "date_from_unix_date", 1, 1, S, R_SIG, "I", "T"),
+    /* aggregates */
+    FN("skewness", "skewness", 1, 1, AG, R_SIG, "D", "D"),
+    FN("kurtosis", "kurtosis", 1, 1, AG, R_SIG, "D", "D"),
+    FN("bit_and", "bit_and", 1, 1, AG, R_SIG, "X", "0"),
+    FN("bit_or", "bit_or", 1, 1, AG, R_SIG, "X", "0"),
+    FN("bit_xor", "bit_xor", 1, 1, AG, R_SIG, "X", "0"),
+    FN("mode", "mode", 1, 1, AG, R_SIG, "X", "0"),
+    FN("try_sum", "try_sum", 1, 1, AG, R_SUM, "", ""),
+    /* try_ arithmetic: the operator's types, null instead of an error */
+    FN("try_add", "try_add", 2, 2, S, R_ADD, "", ""),
+    FN("try_subtract", "try_subtract", 2, 2, S, R_ADD, "", ""),
+    FN("try_multiply", "try_multiply", 2, 2, S, R_MUL, "", ""),
+    FN("try_divide", "try_divide", 2, 2, S, R_DIVIDE, "", ""),
+    FN("try_mod", "try_mod", 2, 2, S, R_MOD, "", ""),
+    FN("like_any", "like_any", 2, -1, S, R_SIG, "S", "B"),
+    FN("like_all", "like_all", 2, -1, S, R_SIG, "S", "B"),
+    FN("ilike_any", "ilike_any", 2, -1, S, R_SIG, "S", "B"),
+    FN("ilike_all", "ilike_all", 2, -1, S, R_SIG, "S", "B"),
+    FNN("equal_null", "equal_null", 2, 2, S, R_SIG, "XX", "B"),
+    FN("hypot", "hypot", 2, 2, S, R_SIG, "DD", "D"),
+    FN("rint", "rint", 1, 1, S, R_SIG, "D", "D"),
+    FN("factorial", "factorial", 1, 1, S, R_SIG, "I", "L"),
+    FN("bit_count", "bit_count", 1, 1, S, R_SIG, "X", "I"),
+    FNN("uuid", "uuid", 0, 1, S, R_SIG, "L", "S"),
+    FN("levenshtein", "levenshtein", 2, 3, S, R_SIG, "SSI", "I"),
+    FN("substring_index", "substring_index", 3, 3, S, R_SIG, "SSI", "S"),
+    FN("elt", "elt", 2, -1, S, R_SIG, "IS", "S"),
+    FN("regexp_instr", "regexp_instr", 2, 3, S, R_SIG, "SSI", "I"),
+    FN("format_string", "format_string", 1, -1, S, R_SIG, "SX", "S"),
+    FN("printf", "format_string", 1, -1, S, R_SIG, "SX", "S"),
+    FN("dayname", "dayname", 1, 1, S, R_SIG, "T", "S"),
+    FN("monthname", "monthname", 1, 1, S, R_SIG, "T", "S"),
+    FN("timestamp_seconds", "timestamp_seconds", 1, 1, S, R_SIG, "X", "P"),
+    FN("timestamp_millis", "timestamp_millis", 1, 1, S, R_SIG, "L", "P"),
+    FN("timestamp_micros", "timestamp_micros", 1, 1, S, R_SIG, "L", "P"),
+    FN("unix_seconds", "unix_seconds", 1, 1, S, R_SIG, "P", "L"),
+    FN("unix_date", "unix_date", 1, 1, S, R_SIG, "T", "I"),
+    FN("to_unix_timestamp", "to_unix_timestamp", 1, 2, S, R_SIG, "XS", "L"),
+    FN("try_to_timestamp", "try_to_timestamp", 1, 2, S, R_SIG, "SS", "P"),
+    FN("base64", "base64", 1, 1, S, R_SIG, "X", "S"),
+    FN("unbase64", "unbase64", 1, 1, S, R_SIG, "S", "Y"),
+    FN("hex", "hex", 1, 1, S, R_SIG, "X", "S"),
+    FN("unhex", "unhex", 1, 1, S, R_SIG, "S", "Y"),
+    FN("conv", "conv", 3, 3, S, R_SIG, "SII", "S"),
+    FN("encode", "encode", 2, 2, S, R_SIG, "SS", "Y"),
+    FN("decode", "decode", 2, 2, S, R_SIG, "XS", "S"),
+    FN("raise_error", "raise_error", 1, 1, S, R_SIG, "S", "V"),
+    FN("width_bucket", "width_bucket", 4, 4, S, R_SIG, "DDDL", "L"),
+    FN("overlay", "overlay", 3, 4, S, R_SIG, "SSII", "S"),
+    FN("str_to_map", "str_to_map", 1, 3, S, R_SIG, "SSS", "Z"),
+    FN("sequence", "sequence", 2, 3, S, R_SIG, "X", "R"),
+    FN("assert_true", "assert_true", 1, 2, S, R_SIG, "BS", "V"),
+    /* << >> >>> (the parser's names): int or bigint shifted by an int, the left's type */
+    FN("shiftleft", "shiftleft", 2, 2, S, R_SIG, "XI", "0"),
+    FN("shiftright", "shiftright", 2, 2, S, R_SIG, "XI", "0"),
+    FN("shiftrightunsigned", "shiftrightunsigned", 2, 2, S, R_SIG, "XI", "0"),
+    /* GROUPING SETS' grouping(x) / grouping_id(): replaced by the analyzer (analyzer_agg.c) */
+    FNN("grouping", "grouping", 1, 1, S, R_SIG, "X", "I"),
+    FNN("grouping_id", "grouping_id", 0, -1, S, R_SIG, "X", "L"),
     /* generators */
     FN("explode", "explode", 1, 1, G, R_SIG, "M", "E"),
     FN("explode_outer", "explode", 1, 1, G, R_SIG, "M", "E"),
@@ -325,6 +419,10 @@ static cs_col_type *sig_type(char c)
         return cs_col_type_primitive(CS_TYPE_DATE);
     case 'P':
         return cs_col_type_primitive(CS_TYPE_TIMESTAMP);
+    case 'Y':
+        return cs_col_type_primitive(CS_TYPE_BINARY);
+    case 'V':
+        return cs_col_type_primitive(CS_TYPE_NULL);
     default:
         return NULL;
     }
@@ -489,6 +587,10 @@ static cs_col_type *sig_result(cs_sql_arena *a, cs_sql_expr *e, char r)
         if (c->id == CS_TYPE_MAP) return c->fields[1].type;
         return c;
     }
+    case 'Z': /* str_to_map */
+        return cs_sql_arena_keep_type(a,
+                                      cs_col_type_map(cs_col_type_primitive(CS_TYPE_STRING),
+                                                      cs_col_type_primitive(CS_TYPE_STRING), true));
     case 'R':
         return cs_sql_arena_keep_type(
             a, cs_col_type_array(cs_col_type_ref(e->n_args ? e->args[0]->type
@@ -554,7 +656,7 @@ static cs_col_type *interval_dt(cs_sql_arena *a, int start, int end)
  * interval day, timestamp - timestamp an interval day to second, datetime +- interval). */
 static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
-    bool minus = strcmp(e->fn, "-") == 0;
+    bool minus = strcmp(e->fn, "-") == 0 || strcmp(e->fn, "try_subtract") == 0;
     promote_strings(a, e);
     cs_col_type *l = e->args[0]->type, *r = e->args[1]->type;
     if (l->id == CS_TYPE_NULL && r->id == CS_TYPE_NULL) {
@@ -807,6 +909,13 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
     case R_ROUND:
         rc = resolve_ceil_round(a, e, true, err);
         break;
+    case R_STRUCT:
+    case R_NAMED_STRUCT:
+        rc = cs_fn_resolve_struct(a, e, f->rule == R_NAMED_STRUCT, err);
+        break;
+    case R_MAP:
+        rc = cs_fn_resolve_map(a, e, err);
+        break;
     default: {
         if (fe->ret[0] == 'C') {
             int first = strcmp(f->canonical, "if") == 0 ? 1 : 0;
@@ -856,10 +965,23 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
         }
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
         e->type = sig_result(a, e, fe->ret[0]);
+        if (strcmp(f->canonical, "date_part") == 0 && e->args[0]->kind == CS_EX_LITERAL &&
+            e->args[0]->literal && !e->args[0]->literal->null_count &&
+            cs_tc_is_string(e->args[0]->literal->type)) {
+            /* SECOND (S, SEC, SECS, SECONDS) with its fraction: Spark's decimal(8,6) */
+            int32_t len = 0;
+            const uint8_t *p = cs_column_bytes(e->args[0]->literal, 0, &len);
+            static const char *const seconds[] = {"second", "s", "sec", "seconds", "secs"};
+            for (size_t i = 0; i < sizeof seconds / sizeof seconds[0]; i++)
+                if (strlen(seconds[i]) == (size_t)len &&
+                    strncasecmp(seconds[i], (const char *)p, (size_t)len) == 0)
+                    e->type = cs_sql_arena_keep_type(a, cs_col_type_decimal(8, 6, NULL));
+        }
         if (f->kind == CS_FN_WINDOW && strcmp(f->canonical, "ntile") != 0 && fe->ret[0] == '0')
             e->nullable = true;
         if (f->kind == CS_FN_AGGREGATE && !fe->null_intolerant_not_nullable) e->nullable = true;
-        if (strstr(f->canonical, "to_") == f->canonical || strcmp(f->canonical, "element_at") == 0)
+        if (strstr(f->canonical, "to_") == f->canonical ||
+            strcmp(f->canonical, "element_at") == 0 || strcmp(f->canonical, "try_element_at") == 0)
             e->nullable = true;
         break;
     }

@@ -58,4 +58,9 @@ cs_col_type *cs_fn_coerce_common(cs_sql_arena *a, cs_sql_expr **args, int n);
 /* Spark's toSQLExpr of e for messages: "\"(a + 1)\"" (the pretty SQL in double quotes). */
 void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out);
 
+/* function_registry_complex.c: the result type of struct / named_struct (named) and of map
+ * calls e (arguments resolved), set in e->type; 0, or CS_EINVAL with Spark's error. */
+int cs_fn_resolve_struct(cs_sql_arena *a, cs_sql_expr *e, bool named, cs_error *err);
+int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+
 #endif /* CSPARK_SQL_FUNCTION_REGISTRY_H */

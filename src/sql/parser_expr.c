@@ -621,14 +621,18 @@ static cs_sql_expr *special_form(cs_sqlp *p, cs_sql_token *t)
 static cs_sql_expr *case_expr(cs_sqlp *p, const cs_sql_token *t)
 {
     cs_sqlp_list l = {0};
-    bool has_operand = false, has_else = false;
-    if (!cs_sqlp_is_kw(p, 0, "WHEN")) {
-        cs_sqlp_list_add(p, &l, cs_sqlp_expr(p));
-        has_operand = true;
-    }
+    bool has_else = false;
+    /* CASE x WHEN v THEN r is CASE WHEN x = v THEN r, as Spark's AstBuilder (visitSimpleCase)
+     * makes it: each comparison coerced on its own, named "CASE WHEN (x = v) ..." */
+    cs_sql_expr *operand = cs_sqlp_is_kw(p, 0, "WHEN") ? NULL : cs_sqlp_expr(p);
     if (!cs_sqlp_is_kw(p, 0, "WHEN")) cs_sqlp_syntax_error(p, cs_sqlp_peek(p, 0));
     while (cs_sqlp_accept_kw(p, "WHEN")) {
-        cs_sqlp_list_add(p, &l, cs_sqlp_expr(p));
+        cs_sql_expr *w = cs_sqlp_expr(p);
+        if (operand) {
+            cs_sql_expr *pair[2] = {operand, w};
+            w = cs_sqlp_call(p, "=", w->line, w->pos, pair, 2);
+        }
+        cs_sqlp_list_add(p, &l, w);
         cs_sqlp_expect_kw(p, "THEN");
         cs_sqlp_list_add(p, &l, cs_sqlp_expr(p));
     }
@@ -640,7 +644,6 @@ static cs_sql_expr *case_expr(cs_sqlp *p, const cs_sql_token *t)
     cs_sql_expr *e = new_at(p, CS_EX_CASE, 0, t);
     e->n_args = l.n;
     e->args = list_items(&l);
-    e->has_operand = has_operand;
     e->has_else = has_else;
     return e;
 }
@@ -689,6 +692,24 @@ static cs_sql_expr *parenthesized(cs_sqlp *p, cs_sql_token *t)
     return e;
 }
 
+/* `* EXCEPT (a, t.b)` / `t.* EXCEPT (...)`: the excluded columns as the STAR's args */
+static cs_sql_expr *star_except(cs_sqlp *p, cs_sql_expr *star)
+{
+    if (!cs_sqlp_is_kw(p, 0, "EXCEPT") || !cs_sqlp_is_op(p, 1, "(") || cs_sqlp_starts_query(p, 2))
+        return star;
+    cs_sqlp_next(p);
+    cs_sqlp_next(p);
+    cs_sqlp_list l = {0};
+    do {
+        cs_sqlp_list_add(p, &l, cs_sqlp_expr(p));
+    } while (cs_sqlp_accept_op(p, ","));
+    cs_sqlp_expect_op(p, ")");
+    cs_sql_expr *x = cs_sql_expr_copy(p->a, star);
+    x->n_args = l.n;
+    x->args = list_items(&l);
+    return x;
+}
+
 static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
 {
     for (;;) {
@@ -734,7 +755,7 @@ static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
             cs_sqlp_next(p);
             cs_sql_expr *x = cs_sql_expr_copy(p->a, e);
             x->kind = CS_EX_STAR; /* t.* */
-            e = x;
+            e = star_except(p, x);
         } else if (cs_sql_tok_is_op(t, "::")) {
             cs_sqlp_next(p);
             cs_sql_expr *x = new_at(p, CS_EX_CAST, 1, t);
@@ -762,7 +783,7 @@ static cs_sql_expr *primary_base(cs_sqlp *p)
         if (cs_sql_tok_is_op(t, "(")) return parenthesized(p, t);
         if (cs_sql_tok_is_op(t, "*")) {
             cs_sqlp_next(p);
-            return new_at(p, CS_EX_STAR, 0, t);
+            return star_except(p, new_at(p, CS_EX_STAR, 0, t));
         }
         cs_sqlp_syntax_error(p, t);
     case CS_TOK_QIDENT:

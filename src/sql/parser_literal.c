@@ -404,13 +404,16 @@ cs_sql_expr *cs_sqlp_typed_literal(cs_sqlp *p)
     if (ntz || zone)
         return lit_values(p, cs_col_type_primitive(ntz ? CS_TYPE_TIMESTAMP_NTZ : CS_TYPE_TIMESTAMP),
                           &micros, t->line, t->pos);
-    /* a local time: the session time zone applies, so the analyzer casts the checked text */
+    /* a local time: the session time zone applies at analysis, as Spark's cast of the local
+     * date-time (TIMESTAMP_NTZ) to timestamp */
     cs_sql_expr *c = cs_sql_expr_new(p->a, CS_EX_CAST, 1);
     c->line = t->line;
     c->pos = t->pos;
-    c->args[0] = cs_sqlp_string_literal(p, s, t->line, t->pos);
+    c->args[0] =
+        lit_values(p, cs_col_type_primitive(CS_TYPE_TIMESTAMP_NTZ), &micros, t->line, t->pos);
     c->cast_type = cs_col_type_primitive(CS_TYPE_TIMESTAMP);
     c->cast_mode = CS_CAST_ANSI;
+    c->typed_literal = true;
     return c;
 }
 

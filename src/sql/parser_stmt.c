@@ -198,7 +198,12 @@ static cs_sql_statement *create(cs_sqlp *p)
         s = stmt_new(p, CS_STMT_CREATE_VIEW);
         s->if_not_exists = accept_if_not_exists(p);
         name_of(p, s);
-        if (cs_sqlp_is_op(p, 0, "(")) ident_list(p, &s->n_columns, &s->column_names);
+        /* v (a, b COMMENT 'c') AS query names columns; v (a INT, ...) USING fmt declares them */
+        if (cs_sqlp_is_op(p, 0, "(") && !cs_sqlp_is_op(p, 2, ",") && !cs_sqlp_is_op(p, 2, ")") &&
+            !cs_sqlp_is_kw(p, 2, "COMMENT"))
+            s->schema = column_defs(p);
+        else if (cs_sqlp_is_op(p, 0, "("))
+            ident_list(p, &s->n_columns, &s->column_names);
         for (;;) {
             if (cs_sqlp_accept_kw(p, "USING")) {
                 s->format = cs_sqlp_ident(p);

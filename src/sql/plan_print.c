@@ -10,6 +10,9 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +79,100 @@ static void put_timestamp(int64_t us, cs_sbuf *out)
     }
 }
 
+/* Java's Double.toString / Float.toString, as Spark prints a double literal ("0.1", "1.0E16",
+ * "1.5E-7", "NaN"): the shortest digits that read back as v, in plain notation when
+ * 1e-3 <= |v| < 1e7, else d.dddE<exponent>; always a digit after the point. */
+static void java_double_out(double v, bool is_float, cs_sbuf *out)
+{
+    if (isnan(v)) {
+        cs_sbuf_puts(out, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        cs_sbuf_puts(out, v < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    if (v == 0) {
+        cs_sbuf_puts(out, signbit(v) ? "-0.0" : "0.0");
+        return;
+    }
+    char buf[48];
+    for (int p = 0; p <= 17; p++) { /* the shortest %e form that reads back as v */
+        snprintf(buf, sizeof buf, "%.*e", p, v);
+        double back = strtod(buf, NULL);
+        if (is_float ? (float)back == (float)v : back == v) break;
+    }
+    /* buf: [-]d[.ddd]e[+-]xx */
+    const char *q = buf;
+    if (*q == '-') cs_sbuf_putc(out, *q++);
+    char digits[24];
+    int nd = 0;
+    for (; *q && *q != 'e'; q++)
+        if (*q != '.' && nd < (int)sizeof digits - 1) digits[nd++] = *q;
+    digits[nd] = '\0';
+    int exp10 = atoi(q + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        digits[--nd] = '\0';
+    if (exp10 >= -3 && exp10 < 7) {
+        if (exp10 < 0) {
+            cs_sbuf_puts(out, "0.");
+            for (int i = -1; i > exp10; i--)
+                cs_sbuf_putc(out, '0');
+            cs_sbuf_puts(out, digits);
+        } else {
+            for (int i = 0; i <= exp10; i++)
+                cs_sbuf_putc(out, i < nd ? digits[i] : '0');
+            cs_sbuf_putc(out, '.');
+            if (nd > exp10 + 1)
+                cs_sbuf_puts(out, digits + exp10 + 1);
+            else
+                cs_sbuf_putc(out, '0');
+        }
+    } else {
+        cs_sbuf_putc(out, digits[0]);
+        cs_sbuf_putc(out, '.');
+        cs_sbuf_puts(out, nd > 1 ? digits + 1 : "0");
+        cs_sbuf_printf(out, "E%d", exp10);
+    }
+}
+
+/* IntervalUtils.toDayTimeIntervalString: INTERVAL '1 02:03:04.5' DAY TO SECOND, '90' MINUTE,
+ * '02:30' HOUR TO MINUTE (fields of t: precision = start, scale = end; 0 DAY .. 3 SECOND). */
+static void day_time_interval_out(int64_t us, const cs_col_type *t, cs_sbuf *out)
+{
+    static const int64_t unit[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
+    static const char *const names[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
+    int from = t->precision, to = t->scale;
+    if (from < 0 || from > 3 || to < from || to > 3) {
+        cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' MICROSECOND", us);
+        return;
+    }
+    cs_sbuf_puts(out, "INTERVAL '");
+    uint64_t rest = us < 0 ? (uint64_t)0 - (uint64_t)us : (uint64_t)us;
+    if (us < 0) cs_sbuf_putc(out, '-');
+    for (int f = from; f <= to; f++) {
+        if (f > from) cs_sbuf_putc(out, f == 1 ? ' ' : ':');
+        if (f == 3) { /* seconds with their fraction, trailing zeros dropped */
+            cs_sbuf_printf(out, "%02" PRIu64, rest / 1000000);
+            uint64_t frac = rest % 1000000;
+            if (frac) {
+                char fb[8];
+                snprintf(fb, sizeof fb, "%06" PRIu64, frac);
+                for (int i = 5; i > 0 && fb[i] == '0'; i--)
+                    fb[i] = '\0';
+                cs_sbuf_printf(out, ".%s", fb);
+            }
+        } else {
+            cs_sbuf_printf(out, f == 0 ? "%" PRIu64 : "%02" PRIu64, rest / (uint64_t)unit[f]);
+            rest %= (uint64_t)unit[f];
+        }
+    }
+    if (from == to)
+        cs_sbuf_printf(out, "' %s", names[from]);
+    else
+        cs_sbuf_printf(out, "' %s TO %s", names[from], names[to]);
+}
+
 static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const cs_column *c = e->literal;
@@ -102,25 +199,34 @@ static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         cs_sbuf_printf(out, "%" PRId64, ((const int64_t *)c->values)[0]);
         return;
     case CS_TYPE_FLOAT:
-        cs_sbuf_printf(out, "%.9g", (double)((const float *)c->values)[0]);
+        java_double_out(((const float *)c->values)[0], true, out);
         return;
-    case CS_TYPE_DOUBLE: {
-        double v = ((const double *)c->values)[0];
-        char buf[40];
-        snprintf(buf, sizeof buf, "%.17g", v);
-        for (int p = 1; p < 17; p++) { /* the shortest text that reads back as v */
-            snprintf(buf, sizeof buf, "%.*g", p, v);
-            double back;
-            if (sscanf(buf, "%lf", &back) == 1 && back == v) break;
-        }
-        cs_sbuf_puts(out, buf);
-        if (!strpbrk(buf, ".eEn")) cs_sbuf_puts(out, ".0");
+    case CS_TYPE_DOUBLE:
+        java_double_out(((const double *)c->values)[0], false, out);
         return;
-    }
     case CS_TYPE_DECIMAL: {
         __int128 v;
         memcpy(&v, c->values, sizeof v);
-        put_int128(v, c->type->scale, out);
+        /* Java's BigDecimal.toString: scientific when the exponent is below -6 (1E-38) */
+        unsigned __int128 u =
+            v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+        char digits[48];
+        int nd = 0;
+        do {
+            digits[nd++] = (char)('0' + (int)(u % 10));
+            u /= 10;
+        } while (u);
+        int adjusted = nd - 1 - c->type->scale;
+        if (c->type->scale > 0 && adjusted < -6) {
+            if (v < 0) cs_sbuf_putc(out, '-');
+            cs_sbuf_putc(out, digits[nd - 1]);
+            if (nd > 1) cs_sbuf_putc(out, '.');
+            for (int i = nd - 2; i >= 0; i--)
+                cs_sbuf_putc(out, digits[i]);
+            cs_sbuf_printf(out, "E%d", adjusted);
+        } else {
+            put_int128(v, c->type->scale, out);
+        }
         return;
     }
     case CS_TYPE_STRING: {
@@ -145,28 +251,30 @@ static void literal_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         put_timestamp(((const int64_t *)c->values)[0], out);
         cs_sbuf_putc(out, '\'');
         return;
-    case CS_TYPE_INTERVAL_DT: {
-        int64_t us = ((const int64_t *)c->values)[0];
-        const cs_col_type *t = c->type;
-        static const int64_t unit[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
-        static const char *const names[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
-        if (t->precision == t->scale && t->precision >= 0 && t->precision < 4 &&
-            us % unit[t->precision] == 0) {
-            cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' %s", us / unit[t->precision],
-                           names[t->precision]);
-        } else {
-            cs_sbuf_printf(out, "INTERVAL '%" PRId64 "' MICROSECOND", us);
-        }
+    case CS_TYPE_BINARY: {
+        int32_t len = 0;
+        const uint8_t *p = cs_column_bytes(c, 0, &len);
+        cs_sbuf_puts(out, "X'");
+        for (int32_t i = 0; i < len; i++)
+            cs_sbuf_printf(out, "%02X", p[i]);
+        cs_sbuf_putc(out, '\'');
         return;
     }
+    case CS_TYPE_INTERVAL_DT:
+        day_time_interval_out(((const int64_t *)c->values)[0], c->type, out);
+        return;
     case CS_TYPE_INTERVAL_YM: {
+        /* IntervalUtils.toYearMonthIntervalString: the sign before the first field */
         int32_t mo = ((const int32_t *)c->values)[0];
+        const char *sign = mo < 0 ? "-" : "";
+        int64_t abs_mo = mo < 0 ? -(int64_t)mo : mo;
         if (c->type->precision == CS_INTERVAL_YEAR && c->type->scale == CS_INTERVAL_YEAR)
-            cs_sbuf_printf(out, "INTERVAL '%d' YEAR", mo / 12);
+            cs_sbuf_printf(out, "INTERVAL '%s%" PRId64 "' YEAR", sign, abs_mo / 12);
         else if (c->type->precision == CS_INTERVAL_MONTH)
-            cs_sbuf_printf(out, "INTERVAL '%d' MONTH", mo);
+            cs_sbuf_printf(out, "INTERVAL '%s%" PRId64 "' MONTH", sign, abs_mo);
         else
-            cs_sbuf_printf(out, "INTERVAL '%d-%d' YEAR TO MONTH", mo / 12, mo % 12);
+            cs_sbuf_printf(out, "INTERVAL '%s%" PRId64 "-%" PRId64 "' YEAR TO MONTH", sign,
+                           abs_mo / 12, abs_mo % 12);
         return;
     }
     default:
@@ -193,7 +301,8 @@ static const char *upper_name(const char *fn)
     static const char *const names[][2] = {
         {"sqrt", "SQRT"},
         {"exp", "EXP"},
-        {"ceil", "CEIL"},
+        {"ceil", "CEIL"}, /* as written: ceiling(x), pow(x) keep their lower-case alias */
+        {"power", "POWER"},
         {"floor", "FLOOR"},
         {"cbrt", "CBRT"},
         {"sin", "SIN"},
@@ -207,6 +316,17 @@ static const char *upper_name(const char *fn)
         {"degrees", "DEGREES"},
         {"radians", "RADIANS"},
         {"signum", "SIGNUM"},
+        {"regexp_like", "REGEXP_LIKE"},
+        {"log", "LOG"},
+        {"log1p", "LOG1P"},
+        {"expm1", "EXPM1"},
+        {"sinh", "SINH"},
+        {"cosh", "COSH"},
+        {"tanh", "TANH"},
+        {"atan2", "ATAN2"},
+        {"hypot", "HYPOT"},
+        {"pi", "PI"},
+        {"e", "E"},
         {"rank", "RANK"},
         {"dense_rank", "DENSE_RANK"},
         {"percent_rank", "PERCENT_RANK"},
@@ -300,11 +420,54 @@ static void window_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     cs_sbuf_putc(out, ')');
 }
 
+static bool is_datetime(const cs_col_type *t)
+{
+    return t->id == CS_TYPE_DATE || t->id == CS_TYPE_TIMESTAMP || t->id == CS_TYPE_TIMESTAMP_NTZ;
+}
+
+static bool is_interval(const cs_col_type *t)
+{
+    return t->id == CS_TYPE_INTERVAL_DT || t->id == CS_TYPE_INTERVAL_YM;
+}
+
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
+    const char *written = e->name ? e->name : fn;
+    if (e->n_args == 2 && (strcmp(fn, "get_array_item") == 0 || strcmp(fn, "get_map_value") == 0 ||
+                           strcmp(fn, "get_struct_field") == 0)) { /* x[k], x.field */
+        expr_out(e->args[0], m, out);
+        if (fn[4] == 's') {
+            cs_sbuf_putc(out, '.');
+            expr_out(e->args[1], MODE_PRETTY, out);
+            return;
+        }
+        cs_sbuf_putc(out, '[');
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ']');
+        return;
+    }
     const char *sym = infix_symbol(fn);
-    if (sym && e->n_args == 2) {
+    if (sym && e->n_args == 2 && (sym[0] == '+' || sym[0] == '-') && !sym[1] && e->args[0]->type &&
+        e->args[1]->type && is_datetime(e->args[0]->type) && is_interval(e->args[1]->type)) {
+        /* Spark's datetime arithmetic: DateAddYMInterval, TimestampAddInterval, DatetimeSub
+         * print "l + r" without parentheses; a date plus days is date_add */
+        const cs_col_type *r = e->args[1]->type;
+        if (sym[0] == '+' && e->args[0]->type->id == CS_TYPE_DATE && r->id == CS_TYPE_INTERVAL_DT &&
+            r->precision == 0 && r->scale == 0) {
+            cs_sbuf_puts(out, "date_add(");
+            expr_out(e->args[0], m, out);
+            cs_sbuf_puts(out, ", extractansiintervaldays(");
+            expr_out(e->args[1], m, out);
+            cs_sbuf_puts(out, "))");
+            return;
+        }
+        expr_out(e->args[0], m, out);
+        cs_sbuf_printf(out, " %s ", sym);
+        expr_out(e->args[1], m, out);
+        return;
+    }
+    if (sym && e->n_args == 2 && strcmp(written, "mod") != 0) { /* mod(a, b) keeps its name */
         cs_sbuf_putc(out, '(');
         expr_out(e->args[0], m, out);
         cs_sbuf_printf(out, " %s ", sym);
@@ -339,10 +502,41 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             return;
         }
     }
+    if ((strcmp(fn, "trim") == 0 || strcmp(fn, "ltrim") == 0 || strcmp(fn, "rtrim") == 0) &&
+        e->n_args == 2 && m == MODE_PRETTY) { /* the parser's trim(chars, s) of TRIM(.. FROM s) */
+        cs_sbuf_puts(out, fn[0] == 'l'   ? "TRIM(LEADING "
+                          : fn[0] == 'r' ? "TRIM(TRAILING "
+                                         : "TRIM(BOTH ");
+        expr_out(e->args[0], m, out);
+        cs_sbuf_puts(out, " FROM ");
+        expr_out(e->args[1], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    }
+    if (strncmp(fn, "like_", 5) == 0 || strncmp(fn, "ilike_", 6) == 0) {
+        /* Spark's LikeAny / NotLikeAll ...: "likeany(s)", the patterns left out */
+        cs_sbuf_puts(out, e->negated ? "not" : "");
+        for (const char *q = fn; *q; q++)
+            if (*q != '_') cs_sbuf_putc(out, *q);
+        cs_sbuf_putc(out, '(');
+        expr_out(e->args[0], m, out);
+        cs_sbuf_putc(out, ')');
+        return;
+    }
     if ((strcmp(fn, "like") == 0 || strcmp(fn, "ilike") == 0) && e->n_args >= 2) {
         expr_out(e->args[0], m, out);
         cs_sbuf_puts(out, fn[0] == 'i' ? " ILIKE " : " LIKE ");
         expr_out(e->args[1], m, out);
+        if (e->n_args == 3 && e->args[2]->kind == CS_EX_LITERAL && e->args[2]->literal &&
+            e->args[2]->literal->type->id == CS_TYPE_STRING) {
+            int32_t len = 0;
+            const uint8_t *p = cs_column_bytes(e->args[2]->literal, 0, &len);
+            if (!(len == 1 && p[0] == '\\')) { /* Spark: ESCAPE '/' unless the default */
+                cs_sbuf_puts(out, " ESCAPE '");
+                cs_sbuf_append(out, p, (size_t)len);
+                cs_sbuf_putc(out, '\'');
+            }
+        }
         return;
     }
     if (e->name && cs_str_ieq(e->name, "extract") && e->n_args == 2) {
@@ -362,9 +556,14 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     }
     /* the name as written (Spark keeps an alias's name: substr, ucase), lower case; a few
      * of Spark's expressions print their own upper-case names (SQRT, CEIL, RANK) */
-    const char *upper = e->kind != CS_EX_UNRESOLVED_FUNC ? upper_name(fn) : NULL;
+    const char *upper = e->kind != CS_EX_UNRESOLVED_FUNC ? upper_name(written) : NULL;
+    if (e->n_args == 2 && (strcmp(fn, "ceil") == 0 || strcmp(fn, "floor") == 0))
+        upper = NULL; /* ceil(x, 2) is Spark's RoundCeil, named in lower case */
     if (upper)
         cs_sbuf_puts(out, upper);
+    else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name &&
+             (strcmp(e->name, "array_agg") == 0 || strcmp(e->name, "random") == 0))
+        cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x), random rand */
     else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name)
         lower_out(e->name, out);
     else if (e->kind == CS_EX_UNRESOLVED_FUNC) {
@@ -432,6 +631,9 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         return;
     case CS_EX_ALIAS:
         expr_out(e->args[0], m, out);
+        if (m != MODE_PRINT && e->args[0]->kind == CS_EX_FUNC && e->args[0]->fn &&
+            strcmp(e->args[0]->fn, "get_struct_field") == 0)
+            return; /* s.b inside an expression: Spark trims the alias the name made */
         cs_sbuf_printf(out, " AS %s", e->name);
         if (m == MODE_PRINT)
             cs_sbuf_printf(out, "#%" PRId64 "%s", e->id,
@@ -450,7 +652,17 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             expr_out(e->args[0], m, out);
             return;
         }
-        cs_sbuf_puts(out, m == MODE_PRETTY ? "CAST(" : "cast(");
+        if (e->typed_literal && e->args[0]->kind == CS_EX_LITERAL && e->args[0]->literal &&
+            e->args[0]->literal->type->id == CS_TYPE_TIMESTAMP_NTZ) {
+            cs_sbuf_puts(out, "TIMESTAMP '"); /* TIMESTAMP '2024-01-02 03:04:05' as written */
+            put_timestamp(((const int64_t *)e->args[0]->literal->values)[0], out);
+            cs_sbuf_putc(out, '\'');
+            return;
+        }
+        if (e->cast_mode == CS_CAST_TRY)
+            cs_sbuf_puts(out, m == MODE_PRETTY ? "TRY_CAST(" : "try_cast(");
+        else
+            cs_sbuf_puts(out, m == MODE_PRETTY ? "CAST(" : "cast(");
         expr_out(e->args[0], m, out);
         cs_sbuf_puts(out, m == MODE_PRETTY ? " AS " : " as ");
         type_out(e->cast_type, m, out);

@@ -136,6 +136,9 @@ struct cs_sql_expr {
     /* CAST added by the analyzer's type coercion (not written by the user): left out of result
      * column names, as Spark names a column before it coerces its expression. */
     bool implicit_cast;
+    /* CAST of a TIMESTAMP '...' literal without a zone: the parser's cast of the local time (a
+     * TIMESTAMP_NTZ literal) to timestamp in the session time zone, named TIMESTAMP '...'. */
+    bool typed_literal;
 };
 
 /* A zeroed node of `kind` with room for n_args arguments (args[i] NULL), from the arena. */

@@ -106,11 +106,6 @@ static char *unescape(cs_sql_arena *a, const char *s, size_t n, char quote, size
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
-        if (c == quote && i + 1 < n && s[i + 1] == quote) { /* '' inside '...' */
-            buf[k++] = quote;
-            i++;
-            continue;
-        }
         if (c != '\\' || i + 1 >= n) {
             buf[k++] = c;
             continue;
@@ -288,13 +283,9 @@ int cs_sql_lex(cs_sql_arena *a, const char *sql, cs_sql_token **out, int *n, int
             while (j < L.n) {
                 if (!raw && L.s[j] == '\\' && j + 1 < L.n) {
                     j += 2;
-                } else if (L.s[j] == q) {
-                    if (!raw && j + 1 < L.n && L.s[j + 1] == q) {
-                        j += 2;
-                    } else {
-                        closed = true;
-                        break;
-                    }
+                } else if (L.s[j] == q) { /* 'it''s' is 'it' 's' (adjacent: its), as Spark */
+                    closed = true;
+                    break;
                 } else {
                     j++;
                 }

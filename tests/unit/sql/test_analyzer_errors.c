@@ -167,11 +167,11 @@ static void test_catalog_errors(void **state)
     cs_error_clear(&ERR);
     assert_int_not_equal(
         cs_catalog_create_temp_view(CAT, "T", false, false, NULL, 0, one_row(), va, &ERR), 0);
-    assert_true(cs_sql_error_is(&ERR, "TABLE_OR_VIEW_ALREADY_EXISTS"));
-    assert_string_equal(ERR.msg, "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `T` "
-                                 "because it already exists. Choose a different name, drop or "
-                                 "replace the existing object, or add the IF NOT EXISTS clause to "
-                                 "tolerate pre-existing objects. SQLSTATE: 42P07");
+    assert_true(cs_sql_error_is(&ERR, "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS"));
+    assert_string_equal(ERR.msg, "[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the temporary "
+                                 "view `T` because it already exists.\nChoose a different name, "
+                                 "drop or replace the existing view, or add the IF NOT EXISTS "
+                                 "clause to tolerate pre-existing views. SQLSTATE: 42P07");
     cs_logical_plan *p = cs_logical_plan_new(B_ARENA, CS_LP_UNRESOLVED_RELATION, 0);
     p->format = "parquet";
     p->path = "/nonexistent/path";
