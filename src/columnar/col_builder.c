@@ -138,7 +138,8 @@ void cs_col_builder_append_nulls(cs_col_builder *b, int64_t n)
             cs_col_builder_append_nulls(b->children[i], n);
     } else {
         int w = cs_col_type_width(id);
-        memset(b->values + b->length * w, 0, (size_t)n * (size_t)w);
+        if (w > 0) /* the null type has no values buffer at all */
+            memset(b->values + b->length * w, 0, (size_t)n * (size_t)w);
     }
     b->length += n;
     b->null_count += n;

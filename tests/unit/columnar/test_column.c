@@ -230,6 +230,24 @@ static void test_validate_refuses_broken_columns(void **state)
     cs_col_type_unref(d);
 }
 
+/* A column of the null type (SQL's NULL literal) has no values buffer: appending nulls must not
+ * touch one (UBSan caught a memset on the missing buffer). */
+static void test_null_type_column_of_nulls(void **state)
+{
+    (void)state;
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_NULL));
+    cs_col_builder_append_nulls(b, 1);
+    cs_col_builder_append_nulls(b, 2);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    assert_int_equal(c->length, 3);
+    assert_int_equal(c->null_count, 3);
+    assert_false(cs_column_is_valid(c, 2));
+    cs_error err = {0};
+    assert_int_equal(cs_column_validate(c, &err), 0);
+    cs_column_unref(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_nested_builders_and_batches),
         cmocka_unit_test(test_dictionary_column_equals_decoded),
         cmocka_unit_test(test_validate_refuses_broken_columns),
+        cmocka_unit_test(test_null_type_column_of_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
