@@ -86,7 +86,7 @@ static bool handle_line(kube_watch *w, const char *line, size_t n)
     const char *type = json_string_value(json_object_get(ev, "type"));
     json_t *obj = json_object_get(ev, "object");
     bool go_on = true;
-    if (!type || !obj) {
+    if (!type || !json_is_object(obj)) { /* a watch event's object is always an object */
         w->stream_error = true;
         go_on = false;
     } else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED") || !strcmp(type, "DELETED")) {

@@ -30,6 +30,6 @@ printf '\x00\xff\xff\xff\xff\x00\x00\x00\x00' > "$OUT/corpus/eos"
 printf '\x00\xff\xff\xff\xff\x00\x00\x00\x10\x01\x02' > "$OUT/corpus/long_meta"
 printf '\x01\x10\x00\x00\x00\x0c\x00\x00\x00\x08\x00\x0c\x00' > "$OUT/corpus/legacy"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./arrow_ipc_fuzz -max_total_time=20 -max_len=16384 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./arrow_ipc_fuzz -max_total_time=20 -error_exitcode=1 -max_len=16384 -rss_limit_mb=2048 \
   -malloc_limit_mb=512 -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it

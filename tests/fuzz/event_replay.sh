@@ -54,6 +54,6 @@ LOG
 head -c 900 "$OUT/corpus/app" >"$OUT/corpus/cut"
 printf '%s\n' '{"Event":"SparkListenerTaskEnd","Stage ID":5,"Stage Attempt ID":0,"Task End Reason":{"Reason":"Success"},"Task Info":{"Task ID":9,"Index":2147483647,"Attempt":0,"Executor ID":"1","Host":"h"},"Task Metrics":{}}' >"$OUT/corpus/index"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./event_replay_fuzz -max_total_time=20 -max_len=16384 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./event_replay_fuzz -max_total_time=20 -error_exitcode=1 -max_len=16384 -rss_limit_mb=2048 \
   -malloc_limit_mb=64 -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it

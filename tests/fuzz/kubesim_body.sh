@@ -25,5 +25,5 @@ printf '\x05app in (a,b),!tier,x!=y' > "$OUT/corpus/selector"
 # protobuf ConfigMap "c" with data {a: b}: "k8s\0" + Unknown{typeMeta{v1, ConfigMap}, raw}
 printf '\x06k8s\x00\x0a\x0f\x0a\x02v1\x12\x09ConfigMap\x12\x0f\x0a\x05\x0a\x01c\x1a\x00\x12\x06\x0a\x01a\x12\x01b' > "$OUT/corpus/protobuf"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./kubesim_body_fuzz -max_total_time=20 -max_len=4096 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./kubesim_body_fuzz -max_total_time=20 -error_exitcode=1 -max_len=4096 -rss_limit_mb=2048 \
   -print_final_stats=1 corpus 2>&1 | tail -n 15

@@ -101,6 +101,6 @@ PY
 # inputs that once broke the reader (named after what broke) stay in the corpus
 cp "$SRC"/tests/fuzz/parquet_reader_seeds/* "$OUT/corpus/"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./parquet_reader_fuzz -max_total_time=30 -max_len=16384 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./parquet_reader_fuzz -max_total_time=30 -error_exitcode=1 -max_len=16384 -rss_limit_mb=2048 \
   -timeout=10 -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak, timeout or abort; pipefail carries it

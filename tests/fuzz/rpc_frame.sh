@@ -27,6 +27,6 @@ printf '\x02\x00\x00\x00\x00' > "$OUT/corpus/empty"
 # re-encoding is refused (the round trip must then fail gracefully)
 printf '\x00\x00\x00\x00\x08\x08\x07\xd2\x01\x03\x82\x00\x00\x03\x18\xa2\x00\x36\x28' > "$OUT/corpus/overlong_tag0"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./rpc_frame_fuzz -max_total_time=20 -max_len=4096 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./rpc_frame_fuzz -max_total_time=20 -error_exitcode=1 -max_len=4096 -rss_limit_mb=2048 \
   -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it

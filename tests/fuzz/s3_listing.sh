@@ -27,6 +27,6 @@ printf '%s' '<ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>k<
 printf '%s' '<?xml version="1.0"?><Error><Code>PermanentRedirect</Code><Message>m</Message><Region>eu-west-1</Region></Error>' >"$OUT/corpus/error"
 printf '%s' '<!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]><ListBucketResult><Contents><Key>&x;</Key></Contents></ListBucketResult>' >"$OUT/corpus/entity"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./s3_listing_fuzz -max_total_time=20 -max_len=8192 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./s3_listing_fuzz -max_total_time=20 -error_exitcode=1 -max_len=8192 -rss_limit_mb=2048 \
   -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it

@@ -29,6 +29,6 @@ printf '\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$OUT/corpus
 printf '\x03\x05\x00\x00\x00\x05' > "$OUT/corpus/short_header"
 printf '\x80\x02\x00\x00\x00\x02\x00\x00\x00\x97\x00\x00\x00\x00\x01\x00' > "$OUT/corpus/codec7"
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./shuffle_block_fuzz -max_total_time=20 -max_len=8192 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./shuffle_block_fuzz -max_total_time=20 -error_exitcode=1 -max_len=8192 -rss_limit_mb=2048 \
   -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it

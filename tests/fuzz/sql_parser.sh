@@ -41,6 +41,6 @@ SET spark.sql.shuffle.partitions = 4; EXPLAIN EXTENDED SELECT 1; SHOW TABLES; DE
 array<map<string, struct<a: int, b: interval year>>>
 SQL
 cd "$OUT"
-ASAN_OPTIONS=detect_leaks=1 ./sql_parser_fuzz -max_total_time=20 -max_len=4096 -rss_limit_mb=2048 \
+ASAN_OPTIONS=detect_leaks=1 ./sql_parser_fuzz -max_total_time=20 -error_exitcode=1 -max_len=4096 -rss_limit_mb=2048 \
   -malloc_limit_mb=512 -print_final_stats=1 corpus 2>&1 | tail -n 15
 # libFuzzer exits non-zero on a crash, leak or abort; pipefail carries it
