@@ -127,6 +127,21 @@ struct cs_ds_split_reader {
     cs_col_type *schema; /* read_schema's fields, then the partition columns */
 };
 
+cs_col_type *cs_ds_scan_schema(const cs_col_type *read_schema, const cs_col_type *partition_schema)
+{
+    int np = partition_schema ? partition_schema->n_fields : 0;
+    int nf = read_schema->n_fields + np;
+    cs_col_field *f = cs_xcalloc((size_t)nf + 1, sizeof *f);
+    for (int i = 0; i < nf; i++) {
+        f[i] = i < read_schema->n_fields ? read_schema->fields[i]
+                                         : partition_schema->fields[i - read_schema->n_fields];
+        cs_col_type_ref(f[i].type);
+    }
+    cs_col_type *t = cs_col_type_struct(f, nf);
+    free(f);
+    return t;
+}
+
 int cs_ds_split_reader_open(const cs_file_format *fmt, const cs_file_split *split,
                             const cs_scan_request *req, const cs_col_batch *partition_values,
                             int partition_row, cs_ds_split_reader **out, cs_error *err)
@@ -139,17 +154,7 @@ int cs_ds_split_reader_open(const cs_file_format *fmt, const cs_file_split *spli
     r->req = req;
     r->parts = partition_row >= 0 ? partition_values : NULL;
     r->part_row = partition_row;
-    if (r->parts) {
-        const cs_col_type *rs = req->read_schema, *ps = r->parts->schema;
-        int nf = rs->n_fields + ps->n_fields;
-        cs_col_field *f = cs_xcalloc((size_t)nf + 1, sizeof *f);
-        for (int i = 0; i < nf; i++) {
-            f[i] = i < rs->n_fields ? rs->fields[i] : ps->fields[i - rs->n_fields];
-            cs_col_type_ref(f[i].type);
-        }
-        r->schema = cs_col_type_struct(f, nf);
-        free(f);
-    }
+    if (r->parts) r->schema = cs_ds_scan_schema(req->read_schema, r->parts->schema);
     *out = r;
     return 0;
 }

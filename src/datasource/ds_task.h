@@ -43,6 +43,10 @@ typedef struct cs_ds_desc {
 cs_column *cs_ds_column_take(const cs_column *c, const int64_t *rows, int64_t n,
                              cs_col_allocator *alloc, cs_error *err);
 
+/* The columns a scan's batches have: read_schema's, then partition_schema's (may be NULL); one
+ * new reference. */
+cs_col_type *cs_ds_scan_schema(const cs_col_type *read_schema, const cs_col_type *partition_schema);
+
 typedef struct cs_ds_split_reader cs_ds_split_reader;
 /* Opens split through fmt; partition_values (may be NULL) row partition_row (-1: none) gives the
  * constant columns appended to every batch. */

@@ -185,16 +185,10 @@ cs_sql_op *cs_sql_op_file_scan(const cs_sql_file_scan_spec *spec)
         .options = &s->options,
     };
 
-    /* output: the read columns, then the partition columns */
-    const cs_col_type *rs = s->read_schema;
-    const cs_col_type *ps = s->partition_values ? s->partition_values->schema : NULL;
-    int nf = rs->n_fields + (ps ? ps->n_fields : 0);
-    cs_col_field *f = cs_xcalloc((size_t)nf + 1, sizeof *f);
-    for (int i = 0; i < nf; i++) {
-        f[i] = i < rs->n_fields ? rs->fields[i] : ps->fields[i - rs->n_fields];
-        cs_col_type_ref(f[i].type);
-    }
-    cs_sql_op_init(&s->base, &scan_vt, cs_col_type_struct(f, nf), NULL, 0);
-    free(f);
+    /* output: the read columns, then the partition columns, as the split readers give them */
+    cs_sql_op_init(
+        &s->base, &scan_vt,
+        cs_ds_scan_schema(s->read_schema, s->partition_values ? s->partition_values->schema : NULL),
+        NULL, 0);
     return &s->base;
 }
