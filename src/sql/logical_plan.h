@@ -107,6 +107,9 @@ struct cs_logical_plan {
     bool natural;
     int n_using;
     const char **using_columns;
+    /* JOIN hints the optimizer moved onto the join from HINT nodes over its sides (Spark's
+     * JoinHint): "BROADCAST", "SHUFFLE_HASH", "MERGE", "SHUFFLE_REPLICATE_NL" or NULL */
+    const char *left_hint, *right_hint;
 
     /* SORT, SET_OP, GENERATE, REPARTITION, SAMPLE */
     bool global;
