@@ -77,57 +77,6 @@ typedef enum cs_phys_partitioning_kind {
     CS_PART_RANGE        /* RangePartitioning(sort_keys, n): bounds from a sample, as Spark */
 } cs_phys_partitioning_kind;
 
-/* Window functions of a WINDOW node. Ranking and offset functions ignore the frame. */
-typedef enum cs_window_fn_kind {
-    CS_WIN_ROW_NUMBER,
-    CS_WIN_RANK,
-    CS_WIN_DENSE_RANK,
-    CS_WIN_PERCENT_RANK,
-    CS_WIN_CUME_DIST,
-    CS_WIN_NTILE,       /* offset = n */
-    CS_WIN_LAG,         /* input, offset, default_value (a one-row column or NULL), ignore_nulls */
-    CS_WIN_LEAD,        /* same */
-    CS_WIN_NTH_VALUE,   /* input, offset = n (from 1), ignore_nulls; over the frame */
-    CS_WIN_FIRST_VALUE, /* input, ignore_nulls; over the frame */
-    CS_WIN_LAST_VALUE,  /* input, ignore_nulls; over the frame */
-    CS_WIN_AGGREGATE    /* agg (sql_ops.h's cs_agg_spec, input by ordinal) over the frame */
-} cs_window_fn_kind;
-
-typedef enum cs_win_bound_kind {
-    CS_WB_UNBOUNDED_PRECEDING,
-    CS_WB_OFFSET, /* rows: offset rows from the current (negative: preceding); range: the order
-                     key's value plus offset (the single order key's units: days for dates,
-                     microseconds for timestamps, the value for numbers) */
-    CS_WB_CURRENT_ROW,
-    CS_WB_UNBOUNDED_FOLLOWING
-} cs_win_bound_kind;
-
-typedef struct cs_window_frame {
-    bool range; /* RANGE frame (peers included), else ROWS */
-    cs_win_bound_kind lower_kind, upper_kind;
-    int64_t lower, upper;                 /* CS_WB_OFFSET */
-    cs_column *lower_value, *upper_value; /* RANGE with a decimal or interval offset: one row */
-} cs_window_frame;
-
-typedef struct cs_window_fn {
-    cs_window_fn_kind kind;
-    int input;                /* ordinal of the argument column, -1 when none */
-    int64_t offset;           /* ntile n, lag/lead offset, nth_value n */
-    cs_column *default_value; /* lag/lead default (one row, of the result type) or NULL */
-    bool ignore_nulls;
-    cs_agg_spec agg; /* CS_WIN_AGGREGATE (agg.arg_type owned by the node: one reference) */
-    cs_window_frame frame;
-    cs_col_type *type; /* result type (one reference) */
-    char *name;        /* output column name */
-} cs_window_fn;
-
-typedef enum cs_generator_kind {
-    CS_GEN_EXPLODE,    /* array -> col; map -> key, value */
-    CS_GEN_POSEXPLODE, /* pos, then as explode */
-    CS_GEN_INLINE,     /* array of structs -> the struct's fields */
-    CS_GEN_STACK       /* stack(n, ...): generator_args columns in rows of n */
-} cs_generator_kind;
-
 typedef struct cs_phys_node cs_phys_node;
 struct cs_phys_node {
     cs_phys_kind kind;

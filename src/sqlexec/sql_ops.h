@@ -150,4 +150,82 @@ cs_sql_op *cs_sql_op_union(cs_sql_op **children, int n, cs_error *err);
 cs_sql_op *cs_sql_op_expand(cs_sql_op *child, const int *projections, int n_projections, int n_out,
                             const int64_t *grouping_ids, const char *const *names, cs_error *err);
 
+/* ---- Window, Generate, nested loop join ---- */
+
+/* Window functions of a WINDOW node. Ranking and offset functions ignore the frame. */
+typedef enum cs_window_fn_kind {
+    CS_WIN_ROW_NUMBER,
+    CS_WIN_RANK,
+    CS_WIN_DENSE_RANK,
+    CS_WIN_PERCENT_RANK,
+    CS_WIN_CUME_DIST,
+    CS_WIN_NTILE,       /* offset = n */
+    CS_WIN_LAG,         /* input, offset, default_value (a one-row column or NULL), ignore_nulls */
+    CS_WIN_LEAD,        /* same */
+    CS_WIN_NTH_VALUE,   /* input, offset = n (from 1), ignore_nulls; over the frame */
+    CS_WIN_FIRST_VALUE, /* input, ignore_nulls; over the frame */
+    CS_WIN_LAST_VALUE,  /* input, ignore_nulls; over the frame */
+    CS_WIN_AGGREGATE    /* agg (sql_ops.h's cs_agg_spec, input by ordinal) over the frame */
+} cs_window_fn_kind;
+
+typedef enum cs_win_bound_kind {
+    CS_WB_UNBOUNDED_PRECEDING,
+    CS_WB_OFFSET, /* rows: offset rows from the current (negative: preceding); range: the order
+                     key's value plus offset (the single order key's units: days for dates,
+                     microseconds for timestamps, the value for numbers) */
+    CS_WB_CURRENT_ROW,
+    CS_WB_UNBOUNDED_FOLLOWING
+} cs_win_bound_kind;
+
+typedef struct cs_window_frame {
+    bool range; /* RANGE frame (peers included), else ROWS */
+    cs_win_bound_kind lower_kind, upper_kind;
+    int64_t lower, upper;                 /* CS_WB_OFFSET */
+    cs_column *lower_value, *upper_value; /* RANGE with a decimal or interval offset: one row */
+} cs_window_frame;
+
+typedef struct cs_window_fn {
+    cs_window_fn_kind kind;
+    int input;                /* ordinal of the argument column, -1 when none */
+    int64_t offset;           /* ntile n, lag/lead offset, nth_value n */
+    cs_column *default_value; /* lag/lead default (one row, of the result type) or NULL */
+    bool ignore_nulls;
+    cs_agg_spec agg; /* CS_WIN_AGGREGATE (agg.arg_type owned by the node: one reference) */
+    cs_window_frame frame;
+    cs_col_type *type; /* result type (one reference) */
+    char *name;        /* output column name */
+} cs_window_fn;
+
+typedef enum cs_generator_kind {
+    CS_GEN_EXPLODE,    /* array -> col; map -> key, value */
+    CS_GEN_POSEXPLODE, /* pos, then as explode */
+    CS_GEN_INLINE,     /* array of structs -> the struct's fields */
+    CS_GEN_STACK       /* stack(n, ...): generator_args columns in rows of n */
+} cs_generator_kind;
+
+/* Spark's WindowExec: the input arrives sorted by the partition keys, then the order keys (the
+ * planner puts a Sort below); every input row comes out once, followed by one column per
+ * function. Ranking functions use the order keys' peers; aggregate and value functions use
+ * their frame (Spark's default when the query gives none: RANGE UNBOUNDED PRECEDING to CURRENT
+ * ROW with an ORDER BY, the whole partition without). A partition is held in memory (charged to
+ * the task, spilled when over). fns are copied (their columns and types referenced). */
+cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_partition_keys,
+                            const cs_sort_key *order_keys, int n_order_keys,
+                            const cs_window_fn *fns, int n_fns, cs_error *err);
+
+/* Spark's GenerateExec: the child's columns, then the generator's (explode: `col`, or `key`,
+ * `value` of a map; posexplode: `pos` first; inline: the struct's fields; stack: n_args /
+ * stack_rows columns), one output row per generated row; outer keeps a row of nulls for an
+ * empty or null input. input: the generated column's ordinal; args (STACK): ordinals. */
+cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int input, const int *args,
+                              int n_args, int64_t stack_rows, bool outer, cs_error *err);
+
+/* Spark's BroadcastNestedLoopJoinExec / CartesianProductExec: every pair of rows of the two
+ * sides for which condition holds (NULL: every pair), for the types inner (and cross), left /
+ * right / full outer, left semi and left anti; the build side is held in memory (charged to
+ * the task). Output as cs_sql_op_hash_join's. */
+cs_sql_op *cs_sql_op_nested_loop_join(cs_sql_op *left, cs_sql_op *right, cs_hash_join_type type,
+                                      cs_build_side build, cs_join_condition_fn condition,
+                                      void *condition_arg, cs_error *err);
+
 #endif /* CSPARK_SQLEXEC_SQL_OPS_H */
