@@ -213,6 +213,10 @@ int cs_sql_batch_encode(const cs_col_batch *b, cs_sbuf *out, cs_error *err);
 int cs_sql_batch_decode(const cs_col_type *schema, const uint8_t *buf, size_t len,
                         cs_col_allocator *alloc, cs_col_batch **out, cs_error *err);
 
+/* The rows of batches b[0..n) (all of schema) one after another in one new batch. */
+cs_col_batch *cs_sql_batch_concat(cs_col_type *schema, cs_col_batch *const *b, int n,
+                                  cs_col_allocator *alloc);
+
 /* The map side of a HASH / SINGLE / ROUND_ROBIN / RANGE exchange: the partition of every row
  * of batch (Spark's: pmod(murmur3_hash(keys, 42), n) for HASH; round robin from a start that
  * depends on the partition, as Spark's; by the bounds for RANGE), written to part[0..rows).
