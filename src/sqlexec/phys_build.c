@@ -307,8 +307,9 @@ static bool translate_filter(const cs_phys_node *n, const cs_pexpr *e, cs_scan_f
     if ((!strcmp(e->fn, "isnull") || !strcmp(e->fn, "isnotnull")) && e->n_args == 1) {
         const cs_col_field *c = data_column(n, e->args[0]);
         if (!c) return false;
-        *f = (cs_scan_filter){c->name, e->fn[2] == 'n' ? CS_FILTER_IS_NULL : CS_FILTER_IS_NOT_NULL,
-                              vals, 0};
+        bool is_null = strcmp(e->fn, "isnull") == 0;
+        *f =
+            (cs_scan_filter){c->name, is_null ? CS_FILTER_IS_NULL : CS_FILTER_IS_NOT_NULL, vals, 0};
         return true;
     }
     if (e->n_args != 2) return false;

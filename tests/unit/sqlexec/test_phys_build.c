@@ -402,6 +402,21 @@ static void test_file_scan_group_and_pushed_filters(void **state)
     for (int64_t i = 0; i < r.n; i++)
         assert_true(atoi(r.row[i]) >= 10);
     t_rows_free(&r);
+    /* isnotnull(name) alone, pushed: every row of the group has a name, so the format must not
+     * skip any (a pushed IS NULL would skip the whole row group) */
+    for (int i = 0; i < scan->n_filters; i++)
+        cs_pexpr_free(scan->filters[i]);
+    scan->n_filters = 1;
+    scan->filters[0] =
+        cs_pexpr_call("isnotnull", T(CS_TYPE_BOOLEAN), false,
+                      (cs_pexpr *[]){cs_pexpr_column(1, T(CS_TYPE_STRING), true)}, 1);
+    op = cs_phys_build(scan, &in, &err);
+    assert_non_null(op);
+    r = t_run(op, &ctx);
+    cs_sql_op_free(op);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 10);
+    t_rows_free(&r);
     /* a group out of range, an unknown format */
     in.partition = 2;
     assert_null(cs_phys_build(scan, &in, &err));
