@@ -171,8 +171,7 @@ static const cs_sql_op_vtable owner_vt = {
     .destroy = owner_destroy,
 };
 
-/* The schema of left's columns then right's. */
-static cs_col_type *pairs_schema(const cs_col_type *l, const cs_col_type *r)
+cs_col_type *cs_phys_join_input(const cs_col_type *l, const cs_col_type *r)
 {
     int n = l->n_fields + r->n_fields;
     cs_col_field *f = cs_xcalloc((size_t)(n ? n : 1), sizeof *f);
@@ -193,7 +192,7 @@ static int compile_join_condition(const cs_phys_node *n, const cs_sql_op *left,
 {
     *cond = NULL;
     if (!n->join_condition) return CS_OK;
-    cs_col_type *schema = pairs_schema(left->schema, right->schema);
+    cs_col_type *schema = cs_phys_join_input(left->schema, right->schema);
     cs_pexpr_program *p = cs_pexpr_compile(n->join_condition, schema, err);
     cs_col_type_unref(schema);
     if (!p) return cs_error_prefix(err, "%s: the join condition", cs_phys_node_name(n));

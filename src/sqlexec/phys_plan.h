@@ -178,6 +178,8 @@ cs_phys_node *cs_phys_new(cs_phys_kind kind, cs_col_type *schema, int n_children
 void cs_phys_free(cs_phys_node *n);
 /* Spark's name of a node in EXPLAIN ("HashAggregate", "Exchange", "BroadcastHashJoin", ...). */
 const char *cs_phys_node_name(const cs_phys_node *n);
+/* A join's condition input: left's fields then right's (a new struct type). */
+cs_col_type *cs_phys_join_input(const cs_col_type *left, const cs_col_type *right);
 /* The tree as Spark's EXPLAIN prints a physical plan ("== Physical Plan ==" not included):
  * "*(1) HashAggregate(keys=[...], functions=[...])" lines with "+- " / ":- " indentation. */
 void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out);

@@ -14,58 +14,7 @@
 #include <sys/stat.h>
 
 #include "common/fsutil.h"
-#include "op_test_util.h"
-#include "sqlexec/phys_plan.h"
-
-static cs_col_type *T(cs_type_id id)
-{
-    return cs_col_type_primitive(id);
-}
-
-static cs_col_type *kv_schema(const char *k, const char *v)
-{
-    return t_schema(2, (const char *[]){k, v}, (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_LONG)});
-}
-
-/* A LOCAL node of n rows (k = i % mod, v = from + i) in one batch. */
-static cs_phys_node *local_kv(const char *k, const char *v, int64_t n, int64_t mod, int64_t from)
-{
-    cs_col_type *schema = kv_schema(k, v);
-    int64_t ks[64], vs[64];
-    for (int64_t i = 0; i < n; i++) {
-        ks[i] = i % mod;
-        vs[i] = from + i;
-    }
-    cs_phys_node *node = cs_phys_new(CS_PH_LOCAL, cs_col_type_ref(schema), 0);
-    node->n_batches = 1;
-    node->batches = calloc(1, sizeof *node->batches);
-    node->batches[0] =
-        t_batch(schema, (cs_column *[]){t_longs(ks, n, NULL), t_longs(vs, n, NULL)}, n);
-    cs_col_type_unref(schema);
-    return node;
-}
-
-static cs_pexpr *col(int ordinal)
-{
-    return cs_pexpr_column(ordinal, T(CS_TYPE_LONG), true);
-}
-
-static cs_pexpr *lit(int64_t v)
-{
-    return cs_pexpr_literal(t_longs(&v, 1, NULL));
-}
-
-static cs_pexpr *call2(const char *fn, cs_pexpr *a, cs_pexpr *b)
-{
-    return cs_pexpr_call(fn, T(CS_TYPE_BOOLEAN), true, (cs_pexpr *[]){a, b}, 2);
-}
-
-static cs_phys_node *unary(cs_phys_kind kind, cs_phys_node *child)
-{
-    cs_phys_node *n = cs_phys_new(kind, NULL, 1);
-    n->children[0] = child;
-    return n;
-}
+#include "phys_test_util.h"
 
 /* Builds root for partition p (no inputs), runs it, frees the operators; rows sorted when asked. */
 static t_rows run_tree(const cs_phys_node *root, int p, bool sorted)
@@ -94,22 +43,9 @@ static void test_filter_and_two_phase_aggregate(void **state)
 {
     (void)state;
     /* SELECT k, sum(v) FROM t WHERE v >= 5 GROUP BY k over v = 0..19, k = v % 3 */
-    cs_phys_node *filter = unary(CS_PH_FILTER, local_kv("k", "v", 20, 3, 0));
+    cs_phys_node *filter = unary(CS_PH_FILTER, NULL, local_kv_named("k", "v", 20, 3, 0));
     filter->condition = call2(">=", col(1), lit(5));
-    cs_phys_node *partial = unary(CS_PH_HASH_AGGREGATE, filter);
-    partial->agg_mode = CS_AGG_PARTIAL;
-    partial->n_group_keys = 1;
-    partial->group_keys = calloc(1, sizeof(int));
-    partial->n_aggs = 1;
-    partial->aggs = calloc(1, sizeof *partial->aggs);
-    partial->aggs[0] = (cs_agg_spec){CS_AGG_SUM, 1, T(CS_TYPE_LONG), false, strdup("sum(v)")};
-    cs_phys_node *final = unary(CS_PH_HASH_AGGREGATE, partial);
-    final->agg_mode = CS_AGG_FINAL;
-    final->n_group_keys = 1;
-    final->group_keys = calloc(1, sizeof(int));
-    final->n_aggs = 1;
-    final->aggs = calloc(1, sizeof *final->aggs);
-    final->aggs[0] = (cs_agg_spec){CS_AGG_SUM, 1, T(CS_TYPE_LONG), false, strdup("sum(v)")};
+    cs_phys_node *final = sum_by_k(CS_AGG_FINAL, sum_by_k(CS_AGG_PARTIAL, filter));
     t_rows r = run_tree(final, 0, true);
     expect_rows(&r, (const char *[]){"0|60", "1|65", "2|55"}, 3);
     /* the tree is only read: a second task builds the same operators from it */
@@ -166,8 +102,8 @@ static void test_hash_join_with_residual_condition(void **state)
      * build variants, against a nested loop */
     for (int build = 0; build < 2; build++) {
         cs_phys_node *j = cs_phys_new(CS_PH_HASH_JOIN, NULL, 2);
-        j->children[0] = local_kv("k", "v", 12, 4, 0);
-        j->children[1] = local_kv("k2", "w", 8, 4, 2);
+        j->children[0] = local_kv_named("k", "v", 12, 4, 0);
+        j->children[1] = local_kv_named("k2", "w", 8, 4, 2);
         j->join_type = CS_HJ_INNER;
         j->build_side = build ? CS_BUILD_LEFT : CS_BUILD_RIGHT;
         j->n_join_keys = 1;
@@ -196,19 +132,19 @@ static void test_union_sort_top_n_limit_project(void **state)
 {
     (void)state;
     cs_phys_node *u = cs_phys_new(CS_PH_UNION, NULL, 2);
-    u->children[0] = local_kv("k", "v", 5, 5, 0);
-    u->children[1] = local_kv("k", "v", 5, 5, 10);
+    u->children[0] = local_kv_named("k", "v", 5, 5, 0);
+    u->children[1] = local_kv_named("k", "v", 5, 5, 10);
     /* ORDER BY v DESC LIMIT 3 OFFSET 1 */
-    cs_phys_node *sort = unary(CS_PH_SORT, u);
+    cs_phys_node *sort = unary(CS_PH_SORT, NULL, u);
     sort->n_sort_keys = 1;
     sort->sort_keys = calloc(1, sizeof *sort->sort_keys);
     sort->sort_keys[0] = (cs_sort_key){1, true, false};
-    cs_phys_node *lim = unary(CS_PH_LIMIT, sort);
+    cs_phys_node *lim = unary(CS_PH_LIMIT, NULL, sort);
     lim->limit = 3;
     lim->offset = 1;
     /* SELECT v * 2 AS d */
     cs_col_field f = {"d", T(CS_TYPE_LONG), true};
-    cs_phys_node *proj = unary(CS_PH_PROJECT, lim);
+    cs_phys_node *proj = unary(CS_PH_PROJECT, NULL, lim);
     proj->schema = cs_col_type_struct(&f, 1);
     proj->n_exprs = 1;
     proj->exprs = calloc(1, sizeof *proj->exprs);
@@ -251,10 +187,10 @@ static cs_sql_op *open_input(void *arg, const cs_phys_node *leaf, cs_error *err)
 static void test_input_leaves_and_bad_trees(void **state)
 {
     (void)state;
-    inputs data = {local_kv("k", "v", 3, 3, 7), -1};
-    cs_phys_node *read = cs_phys_new(CS_PH_SHUFFLE_READ, kv_schema("k", "v"), 0);
+    inputs data = {local_kv_named("k", "v", 3, 3, 7), -1};
+    cs_phys_node *read = cs_phys_new(CS_PH_SHUFFLE_READ, kv_schema_named("k", "v"), 0);
     read->input = 1;
-    cs_phys_node *lim = unary(CS_PH_LIMIT, read);
+    cs_phys_node *lim = unary(CS_PH_LIMIT, NULL, read);
     lim->limit = 2;
     cs_phys_inputs in = {.partition = 0, .open_input = open_input, .arg = &data};
     cs_error err = {0};
@@ -277,15 +213,15 @@ static void test_input_leaves_and_bad_trees(void **state)
     cs_phys_free(data.local);
 
     /* an exchange below the root */
-    cs_phys_node *ex = unary(CS_PH_EXCHANGE, local_kv("k", "v", 3, 3, 0));
-    cs_phys_node *f = unary(CS_PH_LIMIT, ex);
+    cs_phys_node *ex = unary(CS_PH_EXCHANGE, NULL, local_kv_named("k", "v", 3, 3, 0));
+    cs_phys_node *f = unary(CS_PH_LIMIT, NULL, ex);
     assert_null(cs_phys_build(f, &in, &err));
     assert_non_null(strstr(err.msg, "Exchange below the root"));
     cs_phys_free(f);
     /* a join condition over a column that is not there */
     cs_phys_node *j = cs_phys_new(CS_PH_HASH_JOIN, NULL, 2);
-    j->children[0] = local_kv("k", "v", 3, 3, 0);
-    j->children[1] = local_kv("k", "v", 3, 3, 0);
+    j->children[0] = local_kv_named("k", "v", 3, 3, 0);
+    j->children[1] = local_kv_named("k", "v", 3, 3, 0);
     j->n_join_keys = 1;
     j->left_keys = calloc(1, sizeof(int));
     j->right_keys = calloc(1, sizeof(int));

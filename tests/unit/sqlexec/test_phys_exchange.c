@@ -12,13 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "op_test_util.h"
-#include "sqlexec/phys_plan.h"
-
-static cs_col_type *T(cs_type_id id)
-{
-    return cs_col_type_primitive(id);
-}
+#include "phys_test_util.h"
 
 static cs_column *ints(const int32_t *v, int64_t n, const uint8_t *valid)
 {
