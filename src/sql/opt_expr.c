@@ -20,6 +20,7 @@
  *   PruneFilters           filters that are always true go, always false / null ones are empty
  * No rule changes what a query returns: a non-deterministic expression is never folded or
  * duplicated, and three-valued logic is kept (NOT (a > b) is a <= b: both null together).
+ *   ReplaceExpressions     between(x, lo, hi) is x >= lo AND x <= hi
  * Called by optimizer.c's batches.
  */
 #include <string.h>
@@ -58,6 +59,29 @@ static int every_expression(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan *
 static cs_sql_expr *null_of(cs_opt_ctx *c, const cs_sql_expr *e)
 {
     return cs_opt_null_literal(c, e->type);
+}
+
+/* ---- ReplaceExpressions ------------------------------------------------------------------- */
+
+/* between(x, lo, hi): x >= lo AND x <= hi, as Spark's Between (a RuntimeReplaceable) becomes,
+ * so that filters on x are pushed to the scan and imply isnotnull(x). A non-deterministic x
+ * is read once: left alone. */
+static cs_sql_expr *replace_between(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
+{
+    (void)ud;
+    if (!cs_opt_is_call(e, "between", 3) || !cs_opt_deterministic(e->args[0])) return e;
+    cs_sql_expr *ge_args[2] = {e->args[0], e->args[1]}, *le_args[2] = {e->args[0], e->args[2]};
+    cs_sql_expr *ge = cs_opt_call(c, ">=", ge_args, 2);
+    cs_sql_expr *le = cs_opt_call(c, "<=", le_args, 2);
+    if (!ge || !le) return e;
+    return cs_opt_and(c, ge, le);
+}
+
+int cs_opt_replace_expressions(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                               cs_error *err)
+{
+    (void)err;
+    return every_expression(c, p, out, replace_between);
 }
 
 /* ---- ConstantFolding ----------------------------------------------------------------------- */

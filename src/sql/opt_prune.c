@@ -842,7 +842,7 @@ static cs_logical_plan *push_limit_through_join(cs_opt_ctx *c, cs_sql_expr *limi
 }
 
 /* The limit's pushes below a LIMIT node (global or local): UNION ALL branches, joins' preserved
- * sides, through a projection over a join. */
+ * sides, through a projection over a join; a global limit goes below a projection over a sort. */
 static cs_logical_plan *push_limit_node(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
 {
     (void)ud;
@@ -858,6 +858,16 @@ static cs_logical_plan *push_limit_node(cs_opt_ctx *c, cs_logical_plan *p, void 
     }
     if (child->kind == CS_LP_JOIN)
         return cs_opt_with_child(c, p, push_limit_through_join(c, p->limit, child));
+    const cs_logical_plan *below = child->n_children == 1 ? child->children[0] : NULL;
+    if (!p->local_limit && child->kind == CS_LP_PROJECT &&
+        (below->kind == CS_LP_SORT || (below->kind == CS_LP_LIMIT && !below->local_limit)) &&
+        cs_opt_deterministic_list(child->exprs, child->n_exprs)) {
+        /* LIMIT over a projection of a SORT (or of a limit): the projection goes on top, so
+         * that SORT and LIMIT are adjacent (a TopN), limits meet (and combine), and the
+         * projection runs on n rows */
+        return cs_opt_project(c, child->exprs, child->n_exprs,
+                              cs_opt_with_child(c, p, child->children[0]));
+    }
     if (child->kind == CS_LP_PROJECT && child->children[0]->kind == CS_LP_JOIN)
         return cs_opt_with_child(
             c, p,

@@ -147,13 +147,6 @@ static bool window_pushable(cs_opt_ctx *c, const cs_sql_expr *e, const cs_logica
     return true;
 }
 
-static bool all_deterministic(cs_sql_expr *const *xs, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!cs_opt_deterministic(xs[i])) return false;
-    return true;
-}
-
 static cs_sql_expr *rename_one(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
 {
     (void)c;
@@ -326,10 +319,10 @@ static cs_logical_plan *push_filter(cs_opt_ctx *c, cs_logical_plan *f)
     case CS_LP_FILTER:
         return combine_filters(c, f, u);
     case CS_LP_PROJECT:
-        if (!all_deterministic(u->exprs, u->n_exprs)) return f;
+        if (!cs_opt_deterministic_list(u->exprs, u->n_exprs)) return f;
         return push_through_unary(c, f, u, any_pushable, u->exprs, u->n_exprs);
     case CS_LP_AGGREGATE:
-        if (!u->n_group_by || !all_deterministic(u->exprs, u->n_exprs)) return f;
+        if (!u->n_group_by || !cs_opt_deterministic_list(u->exprs, u->n_exprs)) return f;
         return push_through_unary(c, f, u, agg_pushable, u->exprs, u->n_exprs);
     case CS_LP_WINDOW:
         for (int i = 0; i < u->n_partition; i++)
@@ -342,7 +335,7 @@ static cs_logical_plan *push_filter(cs_opt_ctx *c, cs_logical_plan *f)
     case CS_LP_DISTINCT:
         return push_through_unary(c, f, u, refs_in_child, NULL, 0);
     case CS_LP_REPARTITION:
-        if (!all_deterministic(u->exprs, u->n_exprs)) return f;
+        if (!cs_opt_deterministic_list(u->exprs, u->n_exprs)) return f;
         return push_through_unary(c, f, u, refs_in_child, NULL, 0);
     case CS_LP_SET_OP:
         if (u->set_op != CS_SET_UNION || !u->all) return f;
@@ -384,6 +377,63 @@ int cs_opt_push_predicate_through_join(cs_opt_ctx *c, cs_logical_plan *p, cs_log
 {
     (void)err;
     *out = cs_opt_plan_down(c, p, push_join_node, NULL);
+    return 0;
+}
+
+/* ---- PushExtraPredicateThroughJoin -------------------------------------------------------- */
+
+/* The part of e that reads only `side`'s columns and is implied by e (Spark's
+ * extractPredicatesWithinOutputSet): AND keeps either side's part, OR needs both. */
+static cs_sql_expr *within_side(cs_opt_ctx *c, cs_sql_expr *e, const cs_logical_plan *side)
+{
+    if (cs_opt_is_call(e, "and", 2)) {
+        cs_sql_expr *l = within_side(c, e->args[0], side);
+        cs_sql_expr *r = within_side(c, e->args[1], side);
+        return l && r ? cs_opt_and(c, l, r) : l ? l : r;
+    }
+    if (cs_opt_is_call(e, "or", 2)) {
+        cs_sql_expr *l = within_side(c, e->args[0], side);
+        cs_sql_expr *r = l ? within_side(c, e->args[1], side) : NULL;
+        return l && r ? cs_opt_or(c, l, r) : NULL;
+    }
+    return cs_opt_refs_within(e, side->output, side->n_output) ? e : NULL;
+}
+
+static cs_logical_plan *extra_predicates(cs_opt_ctx *c, cs_logical_plan *j, void *ud)
+{
+    (void)ud;
+    if (j->kind != CS_LP_JOIN || !j->condition || j->join_type == CS_JOIN_FULL_OUTER) return j;
+    cs_logical_plan *l = j->children[0], *r = j->children[1];
+    cs_sql_expr **conj;
+    int n = cs_opt_split_conjuncts(c, j->condition, &conj);
+    conj_list le = {0}, re = {0};
+    for (int i = 0; i < n; i++) {
+        cs_opt_attrs refs = {0};
+        cs_opt_refs(c, conj[i], &refs);
+        if (!cs_opt_deterministic(conj[i]) || refs.n == 0 ||
+            cs_opt_refs_within(conj[i], l->output, l->n_output) ||
+            cs_opt_refs_within(conj[i], r->output, r->n_output))
+            continue;
+        cs_sql_expr *x = within_side(c, conj[i], l);
+        if (x) push(c, &le, x);
+        x = within_side(c, conj[i], r);
+        if (x) push(c, &re, x);
+    }
+    bool left_ok = inner_like(j->join_type) || j->join_type == CS_JOIN_LEFT_SEMI ||
+                   j->join_type == CS_JOIN_RIGHT_OUTER;
+    bool right_ok = inner_like(j->join_type) || j->join_type == CS_JOIN_LEFT_SEMI ||
+                    j->join_type == CS_JOIN_LEFT_OUTER || j->join_type == CS_JOIN_LEFT_ANTI ||
+                    j->join_type == CS_JOIN_EXISTENCE;
+    cs_logical_plan *nl = left_ok ? filter_over(c, &le, l) : l;
+    cs_logical_plan *nr = right_ok ? filter_over(c, &re, r) : r;
+    return join_with(c, j, nl, nr, j->condition);
+}
+
+int cs_opt_push_extra_predicates(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                 cs_error *err)
+{
+    (void)err;
+    *out = cs_opt_plan_up(c, p, extra_predicates, NULL);
     return 0;
 }
 

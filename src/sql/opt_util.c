@@ -673,6 +673,13 @@ bool cs_opt_deterministic(const cs_sql_expr *e)
     return true;
 }
 
+bool cs_opt_deterministic_list(cs_sql_expr *const *xs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!cs_opt_deterministic(xs[i])) return false;
+    return true;
+}
+
 static bool unfoldable_fn(const char *fn)
 {
     static const char *const names[] = {"current_date",    "current_timestamp", "now",

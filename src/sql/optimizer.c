@@ -15,10 +15,12 @@
  *
  * The batches, in Spark's order (rules of opt_subquery.c / opt_join.c are added by name where
  * Spark runs them: see MERGE POINT below):
- *   Finish Analysis        EliminateResolvedHint (hints onto joins), EliminateSubqueryAliases
+ *   Finish Analysis        EliminateResolvedHint (hints onto joins), EliminateSubqueryAliases,
+ *                          ReplaceExpressions
  *   Replace Operators      ReplaceDistinctWithAggregate (+ RewriteSetOps)
  *   Operator Optimization  push down, pruning, collapsing and expression simplification, before
  *                          and after "Infer Filters" (InferFiltersFromConstraints)
+ *   Push extra predicate through join  (Once, then PushDownPredicates to a fixed point)
  *   LocalRelation          PropagateEmptyRelation
  *   RewriteSubquery        (RewritePredicateSubquery, RewriteScalarSubquery) and the clean-up
  *                          rules Spark runs after it
@@ -89,7 +91,8 @@ static const batch BATCHES[] = {
     {"Finish Analysis",
      true,
      {R_REQUIRED("EliminateResolvedHint", cs_opt_resolve_hints),
-      R_REQUIRED("EliminateSubqueryAliases", cs_opt_eliminate_subquery_aliases)}},
+      R_REQUIRED("EliminateSubqueryAliases", cs_opt_eliminate_subquery_aliases),
+      R_REQUIRED("ReplaceExpressions", cs_opt_replace_expressions)}},
     /* MERGE POINT (opt_subquery.c): Spark's "Pullup Correlated Expressions" (Once) and
      * "Subquery" (FixedPoint(1)) batches go here:
      *   {"Pullup Correlated Expressions", true,
@@ -105,6 +108,14 @@ static const batch BATCHES[] = {
     {"Operator Optimization before Inferring Filters", false, {OPERATOR_OPTIMIZATION_RULES}},
     {"Infer Filters", true, {R("InferFiltersFromConstraints", cs_opt_infer_filters)}},
     {"Operator Optimization after Inferring Filters", false, {OPERATOR_OPTIMIZATION_RULES}},
+    {"Push extra predicate through join",
+     true,
+     {R("PushExtraPredicateThroughJoin", cs_opt_push_extra_predicates)}},
+    {"Push down the extra predicates",
+     false,
+     {R("PushDownPredicates", cs_opt_push_down_predicates),
+      R("ColumnPruning", cs_opt_column_pruning),
+      R("RemoveNoopOperators", cs_opt_remove_noop_operators)}},
     {"LocalRelation",
      false,
      {R("PropagateEmptyRelation", cs_opt_propagate_empty_relation),

@@ -122,6 +122,7 @@ bool cs_opt_expr_equal(const cs_sql_expr *a, const cs_sql_expr *b);
 /* Spark's deterministic: no rand / randn / uuid / shuffle / monotonically_increasing_id /
  * spark_partition_id / input_file_name, nor first / last aggregates. */
 bool cs_opt_deterministic(const cs_sql_expr *e);
+bool cs_opt_deterministic_list(cs_sql_expr *const *xs, int n);
 /* Foldable: literals and deterministic calls, casts, CASE and IN over foldable children
  * (no attributes, aggregates, windows, subqueries or current_* functions). */
 bool cs_opt_foldable(const cs_sql_expr *e);
@@ -133,6 +134,8 @@ bool cs_opt_contains_kind(const cs_sql_expr *e, cs_sql_expr_kind kind);
 bool cs_opt_has_subquery(const cs_sql_expr *e);
 
 /* ---- opt_expr.c: expression rules (each applies to every expression of every node) ---- */
+int cs_opt_replace_expressions(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                               cs_error *err); /* ReplaceExpressions: between as >= AND <= */
 int cs_opt_constant_folding(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                             cs_error *err);
 int cs_opt_null_propagation(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
@@ -155,6 +158,11 @@ int cs_opt_push_down_predicates(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_pl
                                 cs_error *err); /* PushDownPredicates (+ CombineFilters) */
 int cs_opt_push_predicate_through_join(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                        cs_error *err);
+/* PushExtraPredicateThroughJoin: what a join condition over both sides implies about one
+ * side alone ((l1 AND r1) OR (l2 AND r2) implies l1 OR l2), as a filter on that side. Run
+ * once (Spark marks the joins it processed). */
+int cs_opt_push_extra_predicates(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                 cs_error *err);
 int cs_opt_infer_filters(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                          cs_error *err); /* InferFiltersFromConstraints (isnotnull on keys) */
 

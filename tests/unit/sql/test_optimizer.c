@@ -136,21 +136,287 @@ static const char *optimize(const char *sql)
     return optimize_conf(sql, NULL);
 }
 
-__attribute__((unused)) static void expect(const char *sql, const char *want)
+static void expect(const char *sql, const char *want)
 {
     const char *got = optimize(sql);
     if (strcmp(got, want) != 0) fail_msg("%s\n--- want\n%s--- got\n%s", sql, want, got);
 }
 
-static void test_show(void **state)
+/* ---- pushdown ---- */
+
+static void test_filter_through_project_to_relation(void **state)
 {
     (void)state;
-    const char *qs[] = {
-        "SELECT a FROM t1 WHERE b > 1 + 2",
-        "SELECT * FROM (SELECT a, b + 1 AS b1 FROM t1) s WHERE b1 > 3",
-    };
-    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++)
-        printf("%s\n%s\n", qs[i], optimize(qs[i]));
+    expect("SELECT * FROM (SELECT a, b + 1 AS b1 FROM t1) s WHERE b1 > 3",
+           "Project [a, (b + 1) AS b1]\n"
+           "+- Filter ((b IS NOT NULL) AND ((b + 1) > 3))\n"
+           "   +- Relation spark_catalog.default.t1[a,b] parquet\n");
+}
+
+static void test_filter_not_through_nondeterministic_project(void **state)
+{
+    (void)state;
+    expect("SELECT * FROM (SELECT a, rand(1) AS r FROM t1) s WHERE a > 1",
+           "Filter ((a IS NOT NULL) AND (a > 1))\n"
+           "+- Project [a, rand(1) AS r]\n"
+           "   +- Relation spark_catalog.default.t1[a] parquet\n");
+    /* a non-deterministic conjunct stays above the join, the other goes into its side */
+    expect("SELECT a, x FROM t1 JOIN t2 ON a = x WHERE rand(1) > 0.5 AND b = 1",
+           "Filter (rand(1) > 0.5)\n"
+           "+- Join Inner, (a = x)\n"
+           "   :- Project [a]\n"
+           "   :  +- Filter (((b IS NOT NULL) AND (b = 1)) AND (a IS NOT NULL))\n"
+           "   :     +- Relation spark_catalog.default.t1[a,b] parquet\n"
+           "   +- Filter (x IS NOT NULL)\n"
+           "      +- Relation spark_catalog.default.t2[x] parquet\n");
+}
+
+static void test_outer_join_pushdown(void **state)
+{
+    (void)state;
+    /* left outer: WHERE on the left goes down, on the right (null side) stays above; ON on
+     * the left (preserved side) stays in the join, ON on the right goes into the right */
+    expect("SELECT a, y FROM t1 LEFT JOIN t2 ON a = x AND b = 5 AND y = 6 WHERE b = 1 AND y = 2",
+           "Project [a, y]\n"
+           "+- Filter ((y IS NOT NULL) AND (y = 2))\n"
+           "   +- Join LeftOuter, ((b = 5) AND (a = x))\n"
+           "      :- Filter ((b IS NOT NULL) AND (b = 1))\n"
+           "      :  +- Relation spark_catalog.default.t1[a,b] parquet\n"
+           "      +- Filter (((y IS NOT NULL) AND (y = 6)) AND (x IS NOT NULL))\n"
+           "         +- Relation spark_catalog.default.t2[x,y] parquet\n");
+    expect("SELECT a, y FROM t1 RIGHT JOIN t2 ON a = x AND b = 5 AND y = 6 WHERE b = 1 AND y = 2",
+           "Project [a, y]\n"
+           "+- Filter ((b IS NOT NULL) AND (b = 1))\n"
+           "   +- Join RightOuter, ((y = 6) AND (a = x))\n"
+           "      :- Filter (((b IS NOT NULL) AND (b = 5)) AND (a IS NOT NULL))\n"
+           "      :  +- Relation spark_catalog.default.t1[a,b] parquet\n"
+           "      +- Filter ((y IS NOT NULL) AND (y = 2))\n"
+           "         +- Relation spark_catalog.default.t2[x,y] parquet\n");
+    /* full outer: nothing moves */
+    expect("SELECT a, y FROM t1 FULL JOIN t2 ON a = x AND b = 5 WHERE b = 1 AND y = 2",
+           "Project [a, y]\n"
+           "+- Filter ((((b IS NOT NULL) AND (y IS NOT NULL)) AND (b = 1)) AND (y = 2))\n"
+           "   +- Join FullOuter, ((a = x) AND (b = 5))\n"
+           "      :- Relation spark_catalog.default.t1[a,b] parquet\n"
+           "      +- Relation spark_catalog.default.t2[x,y] parquet\n");
+}
+
+static void test_inner_join_infers_filters(void **state)
+{
+    (void)state;
+    /* isnotnull on the keys, and a = 5 through a = x gives x = 5 */
+    expect("SELECT t1.a FROM t1 JOIN t2 ON t1.a = t2.x WHERE t1.a = 5",
+           "Project [a]\n"
+           "+- Join Inner, (a = x)\n"
+           "   :- Filter ((a IS NOT NULL) AND (a = 5))\n"
+           "   :  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Filter ((x IS NOT NULL) AND (x = 5))\n"
+           "      +- Relation spark_catalog.default.t2[x] parquet\n");
+}
+
+static void test_filter_through_aggregate_union_window_generate(void **state)
+{
+    (void)state;
+    expect("SELECT a, s FROM (SELECT a, sum(b) AS s FROM t1 GROUP BY a) g WHERE a > 1 AND s > 10",
+           "Filter ((s IS NOT NULL) AND (s > 10))\n"
+           "+- Aggregate [a], [a, sum(b) AS s]\n"
+           "   +- Filter ((a IS NOT NULL) AND (a > 1))\n"
+           "      +- Relation spark_catalog.default.t1[a,b] parquet\n");
+    expect("SELECT * FROM (SELECT a FROM t1 UNION ALL SELECT x FROM t2) u WHERE a > 1",
+           "Union All true, false\n"
+           ":- Filter ((a IS NOT NULL) AND (a > 1))\n"
+           ":  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "+- Filter ((x IS NOT NULL) AND (x > 1))\n"
+           "   +- Relation spark_catalog.default.t2[x] parquet\n");
+    /* a partition column goes below the window, the window's result does not */
+    const char *w = optimize("SELECT * FROM (SELECT a, b, row_number() OVER (PARTITION BY a ORDER "
+                             "BY b) AS rn FROM t1) s WHERE a = 1 AND rn = 1");
+    assert_non_null(strstr(w, "   +- Window ["));
+    assert_non_null(strstr(w, "      +- Filter ((a IS NOT NULL) AND (a = 1))\n"
+                              "         +- Relation spark_catalog.default.t1[a,b] parquet\n"));
+    expect("SELECT a, c2 FROM t1 LATERAL VIEW explode(array(b, b)) g AS c2 WHERE a > 1 AND c2 > 2",
+           "Project [a, c2]\n"
+           "+- Filter ((c2 IS NOT NULL) AND (c2 > 2))\n"
+           "   +- Generate explode(array(b, b)), false, [a, b, c2]\n"
+           "      +- Filter ((a IS NOT NULL) AND (a > 1))\n"
+           "         +- Relation spark_catalog.default.t1[a,b] parquet\n");
+}
+
+static void test_extra_predicates_from_or_join_condition(void **state)
+{
+    (void)state;
+    expect("SELECT a FROM t1 JOIN t2 ON (a = 1 AND x = 2) OR (a = 3 AND y = 4)",
+           "Project [a]\n"
+           "+- Join Inner, (((a = 1) AND (x = 2)) OR ((a = 3) AND (y = 4)))\n"
+           "   :- Filter ((a = 1) OR (a = 3))\n"
+           "   :  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Filter ((x = 2) OR (y = 4))\n"
+           "      +- Relation spark_catalog.default.t2[x,y] parquet\n");
+}
+
+/* ---- expressions ---- */
+
+static void test_constant_folding(void **state)
+{
+    (void)state;
+    expect("SELECT a + (1 + 2) AS x, upper('abc') AS u, CAST('2024-01-02' AS DATE) AS dt FROM t1",
+           "Project [(a + 3) AS x, ABC AS u, DATE '2024-01-02' AS dt]\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+}
+
+static void test_constant_folding_keeps_failing_expression(void **state)
+{
+    (void)state;
+    /* 1 / 0 raises DIVIDE_BY_ZERO only when a row reaches it: not folded */
+    expect("SELECT a FROM t1 WHERE b > 1 / 0",
+           "Project [a]\n"
+           "+- Filter ((b IS NOT NULL) AND (cast(b as double) > (1.0 / 0.0)))\n"
+           "   +- Relation spark_catalog.default.t1[a,b] parquet\n");
+}
+
+static void test_simplifications(void **state)
+{
+    (void)state;
+    /* LIKE 'ab%' is startswith, IN of one value is =, TRUE OR x is TRUE, NOT (a > 2) is
+     * a <= 2, CASE WHEN false is its ELSE */
+    expect("SELECT a FROM t1 WHERE c LIKE 'ab%' AND b IN (1, 1) AND (true OR a > 1) AND NOT (a > "
+           "2) AND d > CASE WHEN false THEN 1.0 ELSE 2.0 END",
+           "Project [a]\n"
+           "+- Filter ((((((((c IS NOT NULL) AND (b IS NOT NULL)) AND (a IS NOT NULL)) AND (d IS "
+           "NOT NULL)) AND startswith(c, ab)) AND (b = 1)) AND (a <= 2)) AND (d > 2.0))\n"
+           "   +- Relation spark_catalog.default.t1[a,b,c,d] parquet\n");
+    expect("SELECT a FROM t1 WHERE c LIKE '%ab' OR c LIKE '%ab%' OR c LIKE 'a%b' OR c LIKE 'ab'",
+           "Project [a]\n"
+           "+- Filter (((endswith(c, ab) OR contains(c, ab)) OR (((length(c) >= 2) AND "
+           "startswith(c, a)) AND endswith(c, b))) OR (c = ab))\n"
+           "   +- Relation spark_catalog.default.t1[a,c] parquet\n");
+    /* a cast to the same type, IF with equal branches, coalesce after a null */
+    expect("SELECT CAST(a AS INT) AS a2, IF(a > 1, 1, 1) AS i, coalesce(NULL, a) AS co FROM t1",
+           "Project [a AS a2, 1 AS i, a AS co]\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+    /* the common conjunct of OR branches comes out */
+    expect("SELECT a FROM t1 WHERE (a = 1 AND b = 2) OR (a = 1 AND b = 3)",
+           "Project [a]\n"
+           "+- Filter (((a IS NOT NULL) AND (a = 1)) AND ((b = 2) OR (b = 3)))\n"
+           "   +- Relation spark_catalog.default.t1[a,b] parquet\n");
+    /* an OR of nullable tests implies no isnotnull */
+    expect("SELECT a FROM t1 WHERE a IS NULL OR NOT (b IS NULL)",
+           "Project [a]\n"
+           "+- Filter ((a IS NULL) OR (b IS NOT NULL))\n"
+           "   +- Relation spark_catalog.default.t1[a,b] parquet\n");
+}
+
+static void test_false_and_null_filters_are_empty(void **state)
+{
+    (void)state;
+    expect("SELECT a FROM t1 WHERE 1 = 0", "LocalRelation [a]\n");
+    expect("SELECT a FROM t1 WHERE b + NULL > 1", "LocalRelation [a]\n");
+    expect("SELECT a, y FROM t1 LEFT JOIN (SELECT x, y FROM t2 WHERE 1 = 0) e ON a = x",
+           "Project [a, null AS y]\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+}
+
+/* ---- structure ---- */
+
+static void test_column_pruning_and_collapse(void **state)
+{
+    (void)state;
+    expect("SELECT a FROM t1", "Relation spark_catalog.default.t1[a] parquet\n");
+    expect("SELECT x + 1 AS y FROM (SELECT a + 1 AS x FROM t1)",
+           "Project [((a + 1) + 1) AS y]\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+    /* rand() read twice is not duplicated */
+    expect("SELECT r + r AS rr FROM (SELECT rand(1) AS r FROM t1)",
+           "Project [(r + r) AS rr]\n"
+           "+- Project [rand(1) AS r]\n"
+           "   +- Relation spark_catalog.default.t1[] parquet\n");
+    /* the result keeps the alias's column name */
+    expect("SELECT * FROM (SELECT a FROM t1) AS s(k)",
+           "Project [k]\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+    expect("SELECT count(*) FROM t1", "Aggregate [], [count(1) AS count(1)]\n"
+                                      "+- Relation spark_catalog.default.t1[] parquet\n");
+}
+
+static void test_distinct_and_union_distinct_are_aggregates(void **state)
+{
+    (void)state;
+    expect("SELECT DISTINCT a FROM t1", "Aggregate [a], [a]\n"
+                                        "+- Relation spark_catalog.default.t1[a] parquet\n");
+    expect("SELECT a FROM t1 UNION SELECT x FROM t2",
+           "Aggregate [a], [a]\n"
+           "+- Union All true, false\n"
+           "   :- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Relation spark_catalog.default.t2[x] parquet\n");
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    expect("SELECT * FROM t1 UNION ALL SELECT * FROM t1 LIMIT 5",
+           "GlobalLimit 5\n"
+           "+- Union All true, false\n"
+           "   :- LocalLimit 5\n"
+           "   :  +- Relation spark_catalog.default.t1[a,b,c,d] parquet\n"
+           "   +- LocalLimit 5\n"
+           "      +- Relation spark_catalog.default.t1[a,b,c,d] parquet\n");
+    /* into the preserved side of an outer join only */
+    expect("SELECT a, y FROM t1 LEFT JOIN t2 ON a = x LIMIT 3",
+           "GlobalLimit 3\n"
+           "+- Project [a, y]\n"
+           "   +- Join LeftOuter, (a = x)\n"
+           "      :- LocalLimit 3\n"
+           "      :  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "      +- Filter (x IS NOT NULL)\n"
+           "         +- Relation spark_catalog.default.t2[x,y] parquet\n");
+    expect("SELECT count(*) FROM t1 LIMIT 10", "Aggregate [], [count(1) AS count(1)]\n"
+                                               "+- Relation spark_catalog.default.t1[] parquet\n");
+    expect("SELECT a FROM t1 LIMIT 0", "LocalRelation [a]\n");
+    /* limits combine, and a limit of a sorted projection sits on the sort (a TopN) */
+    expect("SELECT a FROM (SELECT a FROM t1 ORDER BY b LIMIT 10) LIMIT 5",
+           "Project [a]\n"
+           "+- GlobalLimit 5\n"
+           "   +- Sort [b ASC NULLS FIRST], true\n"
+           "      +- Relation spark_catalog.default.t1[a,b] parquet\n");
+}
+
+static void test_hints_on_joins(void **state)
+{
+    (void)state;
+    expect("SELECT /*+ BROADCAST(t2) */ a, y FROM t1 JOIN t2 ON a = x",
+           "Project [a, y]\n"
+           "+- Join Inner, (a = x), rightHint=(strategy=broadcast)\n"
+           "   :- Filter (a IS NOT NULL)\n"
+           "   :  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Filter (x IS NOT NULL)\n"
+           "      +- Relation spark_catalog.default.t2[x,y] parquet\n");
+    expect("SELECT /*+ MERGE(l) */ l.a FROM t1 l JOIN t2 r ON l.a = r.x",
+           "Project [a]\n"
+           "+- Join Inner, (a = x), leftHint=(strategy=shuffle_merge)\n"
+           "   :- Filter (a IS NOT NULL)\n"
+           "   :  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Filter (x IS NOT NULL)\n"
+           "      +- Relation spark_catalog.default.t2[x] parquet\n");
+}
+
+static void test_subquery_expressions_stay(void **state)
+{
+    (void)state;
+    expect("SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE x = a)",
+           "Filter exists()\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+}
+
+static void test_excluded_rules(void **state)
+{
+    (void)state;
+    cs_sql_optimizer_conf conf;
+    cs_sql_optimizer_conf_default(&conf);
+    assert_int_equal(conf.max_iterations, 100);
+    conf.excluded_rules = "org.apache.spark.sql.catalyst.optimizer.ConstantFolding, ColumnPruning";
+    const char *got = optimize_conf("SELECT a + (1 + 2) AS x FROM t1", &conf);
+    assert_string_equal(got, "Project [(a + (1 + 2)) AS x]\n"
+                             "+- Relation spark_catalog.default.t1[a,b,c,d] parquet\n");
 }
 
 static void test_tpch_queries_optimize(void **state)
@@ -166,7 +432,22 @@ static void test_tpch_queries_optimize(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_show),
+        cmocka_unit_test(test_filter_through_project_to_relation),
+        cmocka_unit_test(test_filter_not_through_nondeterministic_project),
+        cmocka_unit_test(test_outer_join_pushdown),
+        cmocka_unit_test(test_inner_join_infers_filters),
+        cmocka_unit_test(test_filter_through_aggregate_union_window_generate),
+        cmocka_unit_test(test_extra_predicates_from_or_join_condition),
+        cmocka_unit_test(test_constant_folding),
+        cmocka_unit_test(test_constant_folding_keeps_failing_expression),
+        cmocka_unit_test(test_simplifications),
+        cmocka_unit_test(test_false_and_null_filters_are_empty),
+        cmocka_unit_test(test_column_pruning_and_collapse),
+        cmocka_unit_test(test_distinct_and_union_distinct_are_aggregates),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_hints_on_joins),
+        cmocka_unit_test(test_subquery_expressions_stay),
+        cmocka_unit_test(test_excluded_rules),
         cmocka_unit_test(test_tpch_queries_optimize),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
