@@ -166,7 +166,7 @@ int cs_opt_push_extra_predicates(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_p
 int cs_opt_infer_filters(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                          cs_error *err); /* InferFiltersFromConstraints (isnotnull on keys) */
 
-/* ---- opt_prune.c: columns, projects, aliases, hints, distinct, limits, empty relations ---- */
+/* ---- opt_prune.c: columns, projects, aliases, hints, distinct ---- */
 int cs_opt_eliminate_subquery_aliases(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                       cs_error *err);
 int cs_opt_resolve_hints(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
@@ -180,6 +180,7 @@ int cs_opt_remove_redundant_aliases(cs_opt_ctx *c, cs_logical_plan *p, cs_logica
                                     cs_error *err);
 int cs_opt_remove_noop_operators(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                  cs_error *err);
+/* ---- opt_limit.c: limits and empty relations ---- */
 int cs_opt_limit_push_down(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out, cs_error *err);
 int cs_opt_eliminate_limits(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                             cs_error *err);
