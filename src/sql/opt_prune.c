@@ -567,6 +567,10 @@ static cs_logical_plan *collapse(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
         return cs_opt_project(c, xs, p->n_exprs, child->children[0]);
     }
     if (child->kind == CS_LP_AGGREGATE) {
+        /* into an aggregate's list only what an aggregate list may hold: deterministic
+         * expressions without subqueries (Spark's canCollapseAggregate) */
+        for (int i = 0; i < p->n_exprs; i++)
+            if (!cs_opt_deterministic(p->exprs[i]) || cs_opt_has_subquery(p->exprs[i])) return p;
         if (!can_collapse(p->exprs, p->n_exprs, child->exprs, child->n_exprs)) return p;
         cs_sql_expr **xs = substitute_list(c, p->exprs, p->n_exprs, child->exprs, child->n_exprs);
         cs_logical_plan *a = cs_logical_plan_copy(c->arena, child);

@@ -24,8 +24,9 @@
  *   LocalRelation          PropagateEmptyRelation
  *   RewriteSubquery        (RewritePredicateSubquery, RewriteScalarSubquery) and the clean-up
  *                          rules Spark runs after it
- * The result's output is the input's (same attributes, same names): a projection restores the
- * names when a removed alias renamed columns.
+ * Then inner joins left without a condition become CROSS joins, and the result's output is the
+ * input's (same attributes, same names): a projection restores the names when a removed alias
+ * renamed columns.
  *
  * Ownership: see optimizer.h. Single-threaded.
  */
@@ -177,6 +178,16 @@ static int run_batch(cs_opt_ctx *c, const batch *b, cs_logical_plan **plan, cs_e
     return 0;
 }
 
+/* An inner join left without a condition is a CROSS join (what the planner expects). */
+static cs_logical_plan *cross_without_condition(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
+{
+    (void)ud;
+    if (p->kind != CS_LP_JOIN || p->join_type != CS_JOIN_INNER || p->condition) return p;
+    cs_logical_plan *r = cs_logical_plan_copy(c->arena, p);
+    r->join_type = CS_JOIN_CROSS;
+    return r;
+}
+
 /* A projection giving the result the names and order of the input's output, when a rewrite
  * changed them; an internal error when an attribute went missing. */
 static int keep_output(cs_opt_ctx *c, const cs_logical_plan *in, cs_logical_plan **plan,
@@ -218,6 +229,7 @@ int cs_sql_optimize(cs_catalog *catalog, cs_sql_arena *arena, const cs_sql_optim
         int rc = run_batch(&c, &BATCHES[i], &p, err);
         if (rc != 0) return rc;
     }
+    p = cs_opt_plan_up(&c, p, cross_without_condition, NULL);
     int rc = keep_output(&c, plan, &p, err);
     if (rc != 0) return rc;
     *out = p;

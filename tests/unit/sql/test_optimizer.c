@@ -336,6 +336,18 @@ static void test_column_pruning_and_collapse(void **state)
            "+- Relation spark_catalog.default.t1[a] parquet\n");
     expect("SELECT count(*) FROM t1", "Aggregate [], [count(1) AS count(1)]\n"
                                       "+- Relation spark_catalog.default.t1[] parquet\n");
+    /* a projection of an aggregate's results joins its list, unless non-deterministic */
+    expect("SELECT s * 2 AS t FROM (SELECT a, sum(b) AS s FROM t1 GROUP BY a)",
+           "Aggregate [a], [(sum(b) * 2) AS t]\n"
+           "+- Relation spark_catalog.default.t1[a,b] parquet\n");
+    expect("SELECT s + rand(1) AS t FROM (SELECT a, sum(b) AS s FROM t1 GROUP BY a)",
+           "Project [(cast(s as double) + rand(1)) AS t]\n"
+           "+- Aggregate [a], [sum(b) AS s]\n"
+           "   +- Relation spark_catalog.default.t1[a,b] parquet\n");
+    /* an inner join without a condition is a cross join */
+    expect("SELECT a, x FROM t1, t2", "Join Cross\n"
+                                      ":- Relation spark_catalog.default.t1[a] parquet\n"
+                                      "+- Relation spark_catalog.default.t2[x] parquet\n");
 }
 
 static void test_distinct_and_union_distinct_are_aggregates(void **state)
