@@ -78,13 +78,9 @@ static int64_t max_rows_per_partition(const cs_logical_plan *p)
 
 static cs_logical_plan *local_limit(cs_opt_ctx *c, cs_sql_expr *n, cs_logical_plan *child)
 {
-    cs_logical_plan *l = cs_logical_plan_new(c->arena, CS_LP_LIMIT, 1);
-    l->children[0] = child;
+    cs_logical_plan *l = cs_opt_unary(c, CS_LP_LIMIT, child);
     l->limit = n;
     l->local_limit = true;
-    l->n_output = child->n_output;
-    l->output = child->output;
-    l->resolved = true;
     return l;
 }
 

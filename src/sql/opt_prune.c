@@ -58,12 +58,8 @@ static const char *strategy_of(const char *hint)
  * the relation it applies to. Only this file makes and removes them. */
 static cs_logical_plan *resolved_hint(cs_opt_ctx *c, const char *strategy, cs_logical_plan *child)
 {
-    cs_logical_plan *h = cs_logical_plan_new(c->arena, CS_LP_HINT, 1);
-    h->children[0] = child;
+    cs_logical_plan *h = cs_opt_unary(c, CS_LP_HINT, child);
     h->alias = strategy;
-    h->n_output = child->n_output;
-    h->output = child->output;
-    h->resolved = true;
     return h;
 }
 
@@ -135,13 +131,9 @@ static cs_logical_plan *resolve_hint_node(cs_opt_ctx *c, cs_logical_plan *p, voi
             cs_column_is_valid(p->exprs[0]->literal, 0))
             n = ((const int32_t *)(const void *)p->exprs[0]->literal->values)[0];
         if (n <= 0) return child;
-        cs_logical_plan *r = cs_logical_plan_new(c->arena, CS_LP_REPARTITION, 1);
-        r->children[0] = child;
+        cs_logical_plan *r = cs_opt_unary(c, CS_LP_REPARTITION, child);
         r->num_partitions = n;
         r->shuffle = repart;
-        r->n_output = child->n_output;
-        r->output = child->output;
-        r->resolved = true;
         return r;
     }
     if (p->n_exprs == 0) return resolved_hint(c, strategy, child);

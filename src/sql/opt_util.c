@@ -240,14 +240,20 @@ void cs_opt_output_of_list(cs_opt_ctx *c, cs_logical_plan *p)
         p->output[i] = cs_opt_to_attr(c, p->exprs[i]);
 }
 
+cs_logical_plan *cs_opt_unary(cs_opt_ctx *c, cs_plan_kind kind, cs_logical_plan *child)
+{
+    cs_logical_plan *u = cs_logical_plan_new(c->arena, kind, 1);
+    u->children[0] = child;
+    u->n_output = child->n_output;
+    u->output = child->output;
+    u->resolved = true;
+    return u;
+}
+
 cs_logical_plan *cs_opt_filter(cs_opt_ctx *c, cs_sql_expr *cond, cs_logical_plan *child)
 {
-    cs_logical_plan *f = cs_logical_plan_new(c->arena, CS_LP_FILTER, 1);
-    f->children[0] = child;
+    cs_logical_plan *f = cs_opt_unary(c, CS_LP_FILTER, child);
     f->condition = cond;
-    f->n_output = child->n_output;
-    f->output = child->output;
-    f->resolved = true;
     return f;
 }
 

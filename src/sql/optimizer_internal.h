@@ -69,7 +69,9 @@ cs_logical_plan *cs_opt_plan_down(cs_opt_ctx *c, cs_logical_plan *p, cs_opt_plan
 cs_logical_plan *cs_opt_with_children(cs_opt_ctx *c, cs_logical_plan *p,
                                       cs_logical_plan **children);
 cs_logical_plan *cs_opt_with_child(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan *child);
-/* New nodes: output set. cs_opt_project's exprs are named expressions (ATTR or ALIAS). */
+/* New nodes: output set. cs_opt_unary: a node of kind whose output is its child's (FILTER,
+ * LIMIT, REPARTITION, HINT); cs_opt_project's exprs are named expressions (ATTR or ALIAS). */
+cs_logical_plan *cs_opt_unary(cs_opt_ctx *c, cs_plan_kind kind, cs_logical_plan *child);
 cs_logical_plan *cs_opt_filter(cs_opt_ctx *c, cs_sql_expr *cond, cs_logical_plan *child);
 cs_logical_plan *cs_opt_project(cs_opt_ctx *c, cs_sql_expr **exprs, int n, cs_logical_plan *child);
 /* Sets p's output from its named expression list (PROJECT, AGGREGATE). */
