@@ -201,6 +201,30 @@ static void test_outer_join_pushdown(void **state)
            "      +- Relation spark_catalog.default.t2[x,y] parquet\n");
 }
 
+static void test_filters_that_must_stay(void **state)
+{
+    (void)state;
+    /* the anti-join pattern: IS NULL on the null side stays above the outer join, and no
+     * isnotnull is inferred from it */
+    expect("SELECT a FROM t1 LEFT JOIN t2 ON a = x WHERE x IS NULL",
+           "Project [a]\n"
+           "+- Filter (x IS NULL)\n"
+           "   +- Join LeftOuter, (a = x)\n"
+           "      :- Relation spark_catalog.default.t1[a] parquet\n"
+           "      +- Filter (x IS NOT NULL)\n"
+           "         +- Relation spark_catalog.default.t2[x] parquet\n");
+    /* a filter does not pass a limit: it would change which rows are taken */
+    expect("SELECT * FROM (SELECT a FROM t1 LIMIT 5) s WHERE a > 1",
+           "Filter ((a IS NOT NULL) AND (a > 1))\n"
+           "+- GlobalLimit 5\n"
+           "   +- Relation spark_catalog.default.t1[a] parquet\n");
+    /* a condition over an aggregate's result stays above it, also without GROUP BY */
+    expect("SELECT m FROM (SELECT max(a) AS m FROM t1) s WHERE m > 1",
+           "Filter ((m IS NOT NULL) AND (m > 1))\n"
+           "+- Aggregate [], [max(a) AS m]\n"
+           "   +- Relation spark_catalog.default.t1[a] parquet\n");
+}
+
 static void test_inner_join_infers_filters(void **state)
 {
     (void)state;
@@ -447,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_filter_through_project_to_relation),
         cmocka_unit_test(test_filter_not_through_nondeterministic_project),
         cmocka_unit_test(test_outer_join_pushdown),
+        cmocka_unit_test(test_filters_that_must_stay),
         cmocka_unit_test(test_inner_join_infers_filters),
         cmocka_unit_test(test_filter_through_aggregate_union_window_generate),
         cmocka_unit_test(test_extra_predicates_from_or_join_condition),
