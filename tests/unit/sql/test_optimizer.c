@@ -374,6 +374,28 @@ static void test_column_pruning_and_collapse(void **state)
                                       "+- Relation spark_catalog.default.t2[x] parquet\n");
 }
 
+static void test_redundant_aliases(void **state)
+{
+    (void)state;
+    /* a AS k, then k AS a: a AS a, which the join reads as a itself */
+    expect("SELECT x FROM (SELECT k AS a FROM (SELECT a AS k FROM t1)) s JOIN t2 ON s.a = x",
+           "Project [x]\n"
+           "+- Join Inner, (a = x)\n"
+           "   :- Filter (a IS NOT NULL)\n"
+           "   :  +- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Filter (x IS NOT NULL)\n"
+           "      +- Relation spark_catalog.default.t2[x] parquet\n");
+    /* unless the result's column is that alias */
+    expect("SELECT s.a FROM (SELECT k AS a FROM (SELECT a AS k FROM t1)) s JOIN t2 ON s.a = x",
+           "Project [a]\n"
+           "+- Join Inner, (a = x)\n"
+           "   :- Project [a AS a]\n"
+           "   :  +- Filter (a IS NOT NULL)\n"
+           "   :     +- Relation spark_catalog.default.t1[a] parquet\n"
+           "   +- Filter (x IS NOT NULL)\n"
+           "      +- Relation spark_catalog.default.t2[x] parquet\n");
+}
+
 static void test_distinct_and_union_distinct_are_aggregates(void **state)
 {
     (void)state;
@@ -480,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_simplifications),
         cmocka_unit_test(test_false_and_null_filters_are_empty),
         cmocka_unit_test(test_column_pruning_and_collapse),
+        cmocka_unit_test(test_redundant_aliases),
         cmocka_unit_test(test_distinct_and_union_distinct_are_aggregates),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_hints_on_joins),
