@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -487,6 +488,87 @@ static void test_tpch_queries_optimize(void **state)
     }
 }
 
+/* Every statement of the golden corpus (tests/sql/corpus, next to this file's folder) that
+ * the analyzer accepts optimizes, keeping its result columns. Views are created as the corpus
+ * creates them; statements over data files fail analysis here (no files) and are skipped. */
+static int corpus_file(const char *path, int *checked)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    cs_sbuf text = {0};
+    char line[4096];
+    cs_catalog *cat = cs_catalog_new();
+    while (fgets(line, sizeof line, f)) {
+        if (text.len == 0 && (line[0] == '\n' || strncmp(line, "--", 2) == 0)) continue;
+        cs_sbuf_puts(&text, line);
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+            n--;
+        if (!n || line[n - 1] != ';') continue;
+        char *sql = cs_sbuf_detach(&text, NULL);
+        char *semi = strrchr(sql, ';');
+        if (semi) *semi = '\0';
+        cs_sql_arena *a = cs_sql_arena_new();
+        cs_sql_statement *st = NULL;
+        cs_error err = {0};
+        bool kept = false;
+        if (cs_sql_parse_statement(a, sql, &st, NULL, &err) == 0) {
+            if (st->kind == CS_STMT_CREATE_VIEW && st->plan) {
+                cs_catalog_create_temp_view(cat, st->parts[st->n_parts - 1], st->global,
+                                            st->or_replace, st->column_names, st->n_columns,
+                                            st->plan, a, &err);
+                kept = true; /* the catalog owns the arena now */
+            } else if (st->kind == CS_STMT_QUERY) {
+                cs_logical_plan *an = NULL, *opt = NULL;
+                if (cs_sql_analyze(cat, a, st->plan, &an, &err) == 0) {
+                    if (cs_sql_optimize(cat, a, NULL, an, &opt, &err) != 0)
+                        fail_msg("%s: %s\n%s", path, sql, err.msg);
+                    assert_int_equal(opt->n_output, an->n_output);
+                    for (int i = 0; i < an->n_output; i++) {
+                        assert_int_equal(opt->output[i]->id, an->output[i]->id);
+                        assert_string_equal(opt->output[i]->name, an->output[i]->name);
+                    }
+                    (*checked)++;
+                    if (getenv("SHOW_CORPUS") && strstr(path, getenv("SHOW_CORPUS"))) {
+                        cs_sbuf b = {0};
+                        cs_logical_plan_print(opt, &b);
+                        printf("%s\n%s\n", sql, cs_sbuf_str(&b));
+                        cs_sbuf_free(&b);
+                    }
+                }
+            }
+        }
+        if (!kept) cs_sql_arena_free(a);
+        free(sql);
+    }
+    cs_sbuf_free(&text);
+    cs_catalog_free(cat);
+    fclose(f);
+    return 0;
+}
+
+static void test_corpus_statements_optimize(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "aggregates",   "canonical", "casts",      "clauses",    "conditional", "datetime",
+        "decimal",      "errors",    "generators", "hashing",    "joins",       "math",
+        "select_basic", "setops",    "strings",    "subqueries", "window"};
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *slash = strrchr(dir, '/');
+    assert_non_null(slash);
+    *slash = '\0'; /* tests/unit/sql */
+    int checked = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/../../sql/corpus/%s.sql", dir, files[i]);
+        if (corpus_file(path, &checked) != 0) fail_msg("cannot read %s", path);
+    }
+    if (getenv("SHOW_TPCH")) printf("%d corpus statements optimized\n", checked);
+    assert_true(checked > 300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_subquery_expressions_stay),
         cmocka_unit_test(test_excluded_rules),
         cmocka_unit_test(test_tpch_queries_optimize),
+        cmocka_unit_test(test_corpus_statements_optimize),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
