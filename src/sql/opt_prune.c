@@ -500,9 +500,19 @@ static bool cheap(const cs_sql_expr *e)
 
 /* Spark's canCollapseExpressions: every alias of the producer the consumers read is
  * deterministic, and read once or cheap (no repeated work). */
-static bool can_collapse(cs_sql_expr *const *consumers, int nc, cs_sql_expr *const *producers,
-                         int np)
+static bool can_collapse(cs_opt_ctx *c, cs_sql_expr *const *consumers, int nc,
+                         cs_sql_expr *const *producers, int np)
 {
+    /* a subquery's outer reference to a producer's alias cannot be replaced (the replacement
+     * does not enter subquery plans) */
+    for (int k = 0; k < nc; k++) {
+        if (!cs_opt_has_subquery(consumers[k])) continue;
+        cs_opt_attrs refs = {0};
+        cs_opt_refs(c, consumers[k], &refs);
+        for (int i = 0; i < np; i++)
+            if (producers[i]->kind == CS_EX_ALIAS && cs_opt_attrs_has(&refs, producers[i]->id))
+                return false;
+    }
     for (int i = 0; i < np; i++) {
         const cs_sql_expr *a = producers[i];
         if (a->kind != CS_EX_ALIAS) continue;
@@ -554,7 +564,7 @@ static cs_logical_plan *collapse(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
     if (p->kind != CS_LP_PROJECT) return p;
     cs_logical_plan *child = p->children[0];
     if (child->kind == CS_LP_PROJECT) {
-        if (!can_collapse(p->exprs, p->n_exprs, child->exprs, child->n_exprs)) return p;
+        if (!can_collapse(c, p->exprs, p->n_exprs, child->exprs, child->n_exprs)) return p;
         cs_sql_expr **xs = substitute_list(c, p->exprs, p->n_exprs, child->exprs, child->n_exprs);
         return cs_opt_project(c, xs, p->n_exprs, child->children[0]);
     }
@@ -563,7 +573,7 @@ static cs_logical_plan *collapse(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
          * expressions without subqueries (Spark's canCollapseAggregate) */
         for (int i = 0; i < p->n_exprs; i++)
             if (!cs_opt_deterministic(p->exprs[i]) || cs_opt_has_subquery(p->exprs[i])) return p;
-        if (!can_collapse(p->exprs, p->n_exprs, child->exprs, child->n_exprs)) return p;
+        if (!can_collapse(c, p->exprs, p->n_exprs, child->exprs, child->n_exprs)) return p;
         cs_sql_expr **xs = substitute_list(c, p->exprs, p->n_exprs, child->exprs, child->n_exprs);
         cs_logical_plan *a = cs_logical_plan_copy(c->arena, child);
         a->exprs = xs;

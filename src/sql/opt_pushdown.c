@@ -92,11 +92,16 @@ static cs_logical_plan *push_through_unary(cs_opt_ctx *c, cs_logical_plan *f, cs
     int n = cs_opt_split_conjuncts(c, f->condition, &conj);
     conj_list down = {0}, up = {0};
     bool blocked = false; /* conjuncts after a non-deterministic one keep their order above */
+    const cs_logical_plan *g = u->children[0];
     for (int i = 0; i < n; i++) {
         if (!cs_opt_deterministic(conj[i])) blocked = true;
-        if (!blocked && ok(c, conj[i], u) && !subquery_conflicts(conj[i], u->children[0]))
-            push(c, &down,
-                 n_aliases ? cs_opt_replace_alias(c, conj[i], aliases, n_aliases) : conj[i]);
+        cs_sql_expr *moved =
+            n_aliases ? cs_opt_replace_alias(c, conj[i], aliases, n_aliases) : conj[i];
+        /* what moves must read only g's columns, also through a subquery's outer references
+         * (which the alias replacement does not enter) */
+        if (!blocked && ok(c, conj[i], u) && !subquery_conflicts(conj[i], g) &&
+            cs_opt_refs_within(moved, g->output, g->n_output))
+            push(c, &down, moved);
         else
             push(c, &up, conj[i]);
     }

@@ -466,6 +466,23 @@ static void test_subquery_expressions_stay(void **state)
            "+- Relation spark_catalog.default.t1[a] parquet\n");
 }
 
+static void test_subquery_outer_reference_to_alias(void **state)
+{
+    (void)state;
+    /* the EXISTS reads k, which the projection defines: the filter stays above it */
+    expect("SELECT * FROM (SELECT a + 1 AS k FROM t1) s WHERE EXISTS (SELECT 1 FROM t2 WHERE x "
+           "= s.k)",
+           "Filter exists()\n"
+           "+- Project [(a + 1) AS k]\n"
+           "   +- Relation spark_catalog.default.t1[a] parquet\n");
+    /* and the projections are not merged */
+    expect(
+        "SELECT k, (SELECT max(x) FROM t2 WHERE x = s.k) AS m FROM (SELECT a + 1 AS k FROM t1) s",
+        "Project [k, scalarsubquery() AS m]\n"
+        "+- Project [(a + 1) AS k]\n"
+        "   +- Relation spark_catalog.default.t1[a] parquet\n");
+}
+
 static void test_excluded_rules(void **state)
 {
     (void)state;
@@ -589,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_hints_on_joins),
         cmocka_unit_test(test_subquery_expressions_stay),
+        cmocka_unit_test(test_subquery_outer_reference_to_alias),
         cmocka_unit_test(test_excluded_rules),
         cmocka_unit_test(test_tpch_queries_optimize),
         cmocka_unit_test(test_corpus_statements_optimize),
