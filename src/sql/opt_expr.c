@@ -21,11 +21,15 @@
  * No rule changes what a query returns: a non-deterministic expression is never folded or
  * duplicated, and three-valued logic is kept (NOT (a > b) is a <= b: both null together).
  *   ReplaceExpressions     between(x, lo, hi) is x >= lo AND x <= hi
+ *   ComputeCurrentTime     current_timestamp(), current_date() (in the session time zone) and
+ *                          unix_timestamp() are one instant's literals for the whole query,
+ *                          subqueries included
  * Called by optimizer.c's batches.
  */
 #include <string.h>
 
 #include "columnar/col_builder.h"
+#include "common/clock.h"
 #include "sql/optimizer_internal.h"
 #include "sql/planner_bind.h"
 
@@ -59,6 +63,84 @@ static int every_expression(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan *
 static cs_sql_expr *null_of(cs_opt_ctx *c, const cs_sql_expr *e)
 {
     return cs_opt_null_literal(c, e->type);
+}
+
+/* ---- ComputeCurrentTime -------------------------------------------------------------------- */
+
+typedef struct now_state {
+    cs_opt_ctx *c;
+    int64_t now_us;
+    cs_sql_expr *timestamp, *date, *unix_seconds; /* made on first use, shared */
+} now_state;
+
+static cs_sql_expr *one_value(cs_opt_ctx *c, cs_type_id type, const void *v)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(type));
+    cs_col_builder_append_values(b, v, 1, NULL);
+    cs_sql_expr *e = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
+static cs_sql_expr *evaluate(cs_opt_ctx *c, cs_sql_expr *e);
+
+static cs_sql_expr *now_timestamp(now_state *st)
+{
+    if (!st->timestamp) st->timestamp = one_value(st->c, CS_TYPE_TIMESTAMP, &st->now_us);
+    return st->timestamp;
+}
+
+static cs_logical_plan *current_time_node(cs_opt_ctx *c, cs_logical_plan *p, void *ud);
+
+static cs_sql_expr *current_time(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
+{
+    now_state *st = ud;
+    if (e->subquery) { /* the same instant in subqueries, as Spark */
+        cs_logical_plan *sp = cs_opt_plan_up(c, e->subquery, current_time_node, st);
+        if (sp == e->subquery) return e;
+        cs_sql_expr *r = cs_sql_expr_copy(c->arena, e);
+        r->subquery = sp;
+        return r;
+    }
+    if (cs_opt_is_call(e, "current_timestamp", 0)) return now_timestamp(st);
+    if (cs_opt_is_call(e, "unix_timestamp", 0)) {
+        if (!st->unix_seconds) {
+            int64_t s = st->now_us / 1000000;
+            st->unix_seconds = one_value(c, CS_TYPE_LONG, &s);
+        }
+        return st->unix_seconds;
+    }
+    if (cs_opt_is_call(e, "current_date", 0)) {
+        if (!st->date) {
+            /* the date of the instant in the session time zone: the engine's cast */
+            cs_sql_expr *cast = cs_sql_expr_new(c->arena, CS_EX_CAST, 1);
+            cast->args[0] = now_timestamp(st);
+            cast->cast_type = cs_col_type_primitive(CS_TYPE_DATE);
+            cast->type = cast->cast_type;
+            cast->cast_mode = CS_CAST_ANSI;
+            cast->resolved = true;
+            st->date = evaluate(c, cast);
+        }
+        if (st->date) return st->date;
+    }
+    return e;
+}
+
+static cs_logical_plan *current_time_node(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
+{
+    cs_logical_plan *x = cs_opt_node_exprs_up(c, p, current_time, ud);
+    if (x != p && (x->kind == CS_LP_PROJECT || x->kind == CS_LP_AGGREGATE))
+        cs_opt_output_of_list(c, x);
+    return x;
+}
+
+int cs_opt_compute_current_time(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                cs_error *err)
+{
+    (void)err;
+    now_state st = {.c = c, .now_us = cs_now_ms() * 1000};
+    *out = cs_opt_plan_up(c, p, current_time_node, &st);
+    return 0;
 }
 
 /* ---- ReplaceExpressions ------------------------------------------------------------------- */

@@ -16,7 +16,7 @@
  * The batches, in Spark's order (rules of opt_subquery.c / opt_join.c are added by name where
  * Spark runs them: see MERGE POINT below):
  *   Finish Analysis        EliminateResolvedHint (hints onto joins), EliminateSubqueryAliases,
- *                          ReplaceExpressions
+ *                          ReplaceExpressions, ComputeCurrentTime
  *   Replace Operators      ReplaceDistinctWithAggregate (+ RewriteSetOps)
  *   Operator Optimization  push down, pruning, collapsing and expression simplification, before
  *                          and after "Infer Filters" (InferFiltersFromConstraints)
@@ -93,7 +93,8 @@ static const batch BATCHES[] = {
      true,
      {R_REQUIRED("EliminateResolvedHint", cs_opt_resolve_hints),
       R_REQUIRED("EliminateSubqueryAliases", cs_opt_eliminate_subquery_aliases),
-      R_REQUIRED("ReplaceExpressions", cs_opt_replace_expressions)}},
+      R_REQUIRED("ReplaceExpressions", cs_opt_replace_expressions),
+      R_REQUIRED("ComputeCurrentTime", cs_opt_compute_current_time)}},
     /* MERGE POINT (opt_subquery.c): Spark's "Pullup Correlated Expressions" (Once) and
      * "Subquery" (FixedPoint(1)) batches go here:
      *   {"Pullup Correlated Expressions", true,

@@ -136,6 +136,8 @@ bool cs_opt_contains_kind(const cs_sql_expr *e, cs_sql_expr_kind kind);
 bool cs_opt_has_subquery(const cs_sql_expr *e);
 
 /* ---- opt_expr.c: expression rules (each applies to every expression of every node) ---- */
+int cs_opt_compute_current_time(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                cs_error *err); /* ComputeCurrentTime: one instant per query */
 int cs_opt_replace_expressions(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                cs_error *err); /* ReplaceExpressions: between as >= AND <= */
 int cs_opt_constant_folding(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,

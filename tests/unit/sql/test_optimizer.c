@@ -299,6 +299,24 @@ static void test_constant_folding_keeps_failing_expression(void **state)
            "   +- Relation spark_catalog.default.t1[a,b] parquet\n");
 }
 
+static void test_current_time_is_one_instant(void **state)
+{
+    (void)state;
+    const char *got = optimize("SELECT current_timestamp() AS t1, now() AS t2, current_date() AS "
+                               "d, a FROM t1");
+    /* Project [TIMESTAMP '...' AS t1, TIMESTAMP '...' AS t2, DATE '...' AS d, a] */
+    const char *t1 = strstr(got, "TIMESTAMP '");
+    assert_non_null(t1);
+    const char *t2 = strstr(t1 + 1, "TIMESTAMP '");
+    assert_non_null(t2);
+    const char *end = strchr(t1 + 11, '\'');
+    assert_non_null(end);
+    size_t n = (size_t)(end - t1);
+    assert_memory_equal(t1, t2, n); /* the same instant */
+    assert_non_null(strstr(got, "DATE '"));
+    assert_null(strstr(got, "current_"));
+}
+
 static void test_simplifications(void **state)
 {
     (void)state;
@@ -598,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_extra_predicates_from_or_join_condition),
         cmocka_unit_test(test_constant_folding),
         cmocka_unit_test(test_constant_folding_keeps_failing_expression),
+        cmocka_unit_test(test_current_time_is_one_instant),
         cmocka_unit_test(test_simplifications),
         cmocka_unit_test(test_false_and_null_filters_are_empty),
         cmocka_unit_test(test_column_pruning_and_collapse),
