@@ -325,7 +325,8 @@ static cs_logical_plan *prune_window(cs_opt_ctx *c, cs_logical_plan *p, const cs
     r->n_exprs = n;
     r->n_output = child->n_output + n;
     r->output = cs_sql_alloc(c->arena, sizeof *r->output * (size_t)(r->n_output + 1));
-    memcpy(r->output, child->output, sizeof *r->output * (size_t)child->n_output);
+    if (child->n_output)
+        memcpy(r->output, child->output, sizeof *r->output * (size_t)child->n_output);
     for (int i = 0; i < n; i++)
         r->output[child->n_output + i] = cs_opt_to_attr(c, xs[i]);
     return r;

@@ -140,9 +140,11 @@ static void output_child_plus_own(cs_opt_ctx *c, cs_logical_plan *r, const cs_lo
     if (own < 0) own = 0;
     r->n_output = child->n_output + own;
     r->output = cs_sql_alloc(c->arena, sizeof *r->output * (size_t)(r->n_output + 1));
-    memcpy(r->output, child->output, sizeof *r->output * (size_t)child->n_output);
-    memcpy(r->output + child->n_output, old->output + old->n_output - own,
-           sizeof *r->output * (size_t)own);
+    if (child->n_output)
+        memcpy(r->output, child->output, sizeof *r->output * (size_t)child->n_output);
+    if (own)
+        memcpy(r->output + child->n_output, old->output + old->n_output - own,
+               sizeof *r->output * (size_t)own);
 }
 
 static void join_output(cs_opt_ctx *c, cs_logical_plan *j, const cs_logical_plan *old)
@@ -476,7 +478,7 @@ cs_sql_expr *cs_opt_call(cs_opt_ctx *c, const char *name, cs_sql_expr **args, in
     cs_error err;
     cs_error_clear(&err);
     cs_sql_expr **copy = cs_sql_alloc(c->arena, sizeof *copy * (size_t)(n + 1));
-    memcpy(copy, args, sizeof *copy * (size_t)n);
+    if (n) memcpy(copy, args, sizeof *copy * (size_t)n);
     return cs_fn_resolve(c->arena, cs_fn_lookup(name), NULL, copy, n, &err);
 }
 

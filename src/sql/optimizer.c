@@ -206,7 +206,7 @@ static int keep_output(cs_opt_ctx *c, const cs_logical_plan *in, cs_logical_plan
                                 "internal error: the optimized plan lost the output column %s#%lld",
                                 in->output[i]->name, (long long)in->output[i]->id);
     cs_sql_expr **list = cs_sql_alloc(c->arena, sizeof *list * (size_t)(in->n_output + 1));
-    memcpy(list, in->output, sizeof *list * (size_t)in->n_output);
+    if (in->n_output) memcpy(list, in->output, sizeof *list * (size_t)in->n_output);
     *plan = cs_opt_project(c, list, in->n_output, p);
     return 0;
 }
