@@ -92,8 +92,9 @@ cs_logical_plan *cs_opt_node_exprs_up(cs_opt_ctx *c, cs_logical_plan *p, cs_opt_
     cs_sql_expr **part = visit_list(c, p->partition, p->n_partition, true, fn, ud);
     cs_sql_expr *cond = expr_visit(c, p->condition, true, fn, ud);
     cs_sql_expr *gen = expr_visit(c, p->generator, true, fn, ud);
+    cs_sql_expr *limit = expr_visit(c, p->limit, true, fn, ud);
     if (exprs == p->exprs && group == p->group_by && order == p->order && part == p->partition &&
-        cond == p->condition && gen == p->generator)
+        cond == p->condition && gen == p->generator && limit == p->limit)
         return p;
     cs_logical_plan *r = cs_logical_plan_copy(c->arena, p);
     r->exprs = exprs;
@@ -102,6 +103,7 @@ cs_logical_plan *cs_opt_node_exprs_up(cs_opt_ctx *c, cs_logical_plan *p, cs_opt_
     r->partition = part;
     r->condition = cond;
     r->generator = gen;
+    r->limit = limit;
     return r;
 }
 

@@ -449,6 +449,7 @@ static void test_limits(void **state)
     expect("SELECT count(*) FROM t1 LIMIT 10", "Aggregate [], [count(1) AS count(1)]\n"
                                                "+- Relation spark_catalog.default.t1[] parquet\n");
     expect("SELECT a FROM t1 LIMIT 0", "LocalRelation [a]\n");
+    expect("SELECT a FROM t1 LIMIT 1 - 1", "LocalRelation [a]\n"); /* a folded limit */
     /* limits combine, and a limit of a sorted projection sits on the sort (a TopN) */
     expect("SELECT a FROM (SELECT a FROM t1 ORDER BY b LIMIT 10) LIMIT 5",
            "Project [a]\n"
