@@ -110,6 +110,9 @@ struct cs_logical_plan {
     /* JOIN hints the optimizer moved onto the join from HINT nodes over its sides (Spark's
      * JoinHint): "BROADCAST", "SHUFFLE_HASH", "MERGE", "SHUFFLE_REPLICATE_NL" or NULL */
     const char *left_hint, *right_hint;
+    /* LIMIT: a LocalLimit (a limit per partition, the optimizer's LimitPushDown puts them
+     * below a limit); else a GlobalLimit */
+    bool local_limit;
 
     /* SORT, SET_OP, GENERATE, REPARTITION, SAMPLE */
     bool global;

@@ -778,6 +778,18 @@ static const char *join_name(cs_join_type t)
     return "?";
 }
 
+/* Spark's JoinHint: ", leftHint=(strategy=broadcast)" */
+static void hint_out(const char *side, const char *strategy, cs_sbuf *out)
+{
+    if (!strategy) return;
+    cs_sbuf_printf(out, ", %s=(strategy=", side);
+    if (strcmp(strategy, "MERGE") == 0)
+        cs_sbuf_puts(out, "shuffle_merge");
+    else
+        lower_out(strategy, out);
+    cs_sbuf_putc(out, ')');
+}
+
 static void node_out(const cs_logical_plan *p, cs_sbuf *out)
 {
     switch (p->kind) {
@@ -833,6 +845,8 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
             cs_sbuf_puts(out, ", ");
             cs_sql_expr_print(p->condition, out);
         }
+        hint_out("leftHint", p->left_hint, out);
+        hint_out("rightHint", p->right_hint, out);
         return;
     case CS_LP_SORT:
         cs_sbuf_puts(out, p->resolved ? "Sort " : "'Sort ");
@@ -840,7 +854,7 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_puts(out, p->global ? ", true" : ", false");
         return;
     case CS_LP_LIMIT:
-        cs_sbuf_puts(out, "GlobalLimit ");
+        cs_sbuf_puts(out, p->local_limit ? "LocalLimit " : "GlobalLimit ");
         cs_sql_expr_print(p->limit, out);
         return;
     case CS_LP_OFFSET:
