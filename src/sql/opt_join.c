@@ -13,9 +13,10 @@
  *     joined next (a greedy order, where Spark's CostBasedJoinReorder runs a dynamic program).
  *     A Project restores the column order when it changed. A tree already in that shape is
  *     returned as it is (the executor's fixed point compares pointers).
- *   EliminateOuterJoin (cs_opt_eliminate_outer_join): a FILTER over an outer join whose
- *     conjuncts on the null side are null or false when that side's columns are all null
- *     (null-intolerant predicates) makes it inner / left / right; an aggregate with only
+ *   EliminateOuterJoin (cs_opt_eliminate_outer_join): a FILTER over an outer join with a
+ *     conjunct that is null or false when the null side's columns are null (null-intolerant
+ *     predicates, as Spark's canFilterOutNull with the IsNotNull constraints it infers: `u.c >
+ *     1`, and also `t.b = u.c`) makes it inner / left / right; an aggregate with only
  *     grouping columns of the preserved side over a LEFT / RIGHT outer join drops the join.
  *   Set operations (cs_opt_rewrite_set_ops):
  *     INTERSECT DISTINCT -> Aggregate(all columns) over LEFT_SEMI join on `l <=> r` per column
@@ -441,48 +442,45 @@ static bool strict_fn(const cs_sql_expr *e)
     return false;
 }
 
-/* e is null when every attribute it reads is null */
-static bool null_on_nulls(const cs_sql_expr *e)
+/* e is null when the attributes of `side` are null, whatever the others are */
+static bool null_on_nulls(const cs_sql_expr *e, const cs_logical_plan *side)
 {
     switch (e->kind) {
     case CS_EX_ATTR:
-        return true;
+        return has_id(side->output, side->n_output, e->id);
     case CS_EX_LITERAL:
         return e->literal && e->literal->null_count > 0;
     case CS_EX_ALIAS:
-        return null_on_nulls(e->args[0]);
+        return null_on_nulls(e->args[0], side);
     default:
         break;
     }
     if (fn_is(e, "and") || fn_is(e, "or"))
-        return null_on_nulls(e->args[0]) && null_on_nulls(e->args[1]);
+        return null_on_nulls(e->args[0], side) && null_on_nulls(e->args[1], side);
     if (!strict_fn(e)) return false;
     for (int i = 0; i < e->n_args; i++)
-        if (null_on_nulls(e->args[i])) return true;
+        if (null_on_nulls(e->args[i], side)) return true;
     return false;
 }
 
-/* e is null or false when every attribute it reads is null (Spark's canFilterOutNull) */
-static bool filters_out_nulls(const cs_sql_expr *e)
+/* e is null or false when the attributes of `side` are null (Spark's canFilterOutNull over
+ * the conjuncts and the IsNotNull constraints it infers from null-intolerant ones) */
+static bool filters_out_nulls(const cs_sql_expr *e, const cs_logical_plan *side)
 {
     if (nondeterministic(e)) return false;
-    if (fn_is(e, "and")) return filters_out_nulls(e->args[0]) || filters_out_nulls(e->args[1]);
-    if (fn_is(e, "or")) return filters_out_nulls(e->args[0]) && filters_out_nulls(e->args[1]);
-    if (fn_is(e, "not")) return null_on_nulls(e->args[0]);
-    if (fn_is(e, "isnotnull")) return null_on_nulls(e->args[0]);
-    if (e->kind == CS_EX_IN_LIST) return null_on_nulls(e->args[0]);
-    if (fn_is(e, "between")) return null_on_nulls(e->args[0]);
-    return null_on_nulls(e);
+    if (fn_is(e, "and"))
+        return filters_out_nulls(e->args[0], side) || filters_out_nulls(e->args[1], side);
+    if (fn_is(e, "or"))
+        return filters_out_nulls(e->args[0], side) && filters_out_nulls(e->args[1], side);
+    if (fn_is(e, "not") || fn_is(e, "isnotnull") || fn_is(e, "between") || e->kind == CS_EX_IN_LIST)
+        return null_on_nulls(e->args[0], side);
+    return null_on_nulls(e, side);
 }
 
 static bool side_rejects_nulls(const plist *conds, const cs_logical_plan *side)
 {
-    for (int i = 0; i < conds->n; i++) {
-        int cnt = 0;
-        if (refs_within(conds->v[i], side->output, side->n_output, &cnt) && cnt &&
-            filters_out_nulls(conds->v[i]))
-            return true;
-    }
+    for (int i = 0; i < conds->n; i++)
+        if (filters_out_nulls(conds->v[i], side)) return true;
     return false;
 }
 

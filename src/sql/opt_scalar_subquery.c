@@ -361,14 +361,25 @@ int cs_opt_rewrite_scalar_subquery(cs_opt_ctx *c, cs_logical_plan *p, cs_logical
 
 /* ---- OptimizeSubqueries ------------------------------------------------------------------ */
 
+/* Rows of a subquery have no order: a sort on top, or under its top projects (and aliases,
+ * when EliminateSubqueryAliases did not run), is dropped (Spark's removeTopLevelSort). */
+static cs_logical_plan *without_top_sort(cs_opt_ctx *c, cs_logical_plan *p)
+{
+    if (p->kind == CS_LP_SORT) return p->children[0];
+    if (p->kind != CS_LP_PROJECT && p->kind != CS_LP_SUBQUERY_ALIAS) return p;
+    cs_logical_plan *child = without_top_sort(c, p->children[0]);
+    if (child == p->children[0]) return p;
+    cs_logical_plan *r = cs_logical_plan_copy(c->arena, p);
+    r->children[0] = child;
+    return r;
+}
+
 static cs_sql_expr *optimize_sub_f(cs_opt_ctx *c, cs_optsq_map *m, cs_sql_expr *e)
 {
     if (!cs_optsq_is_subquery(e)) return e;
     cs_logical_plan *np = e->subquery;
     if (c->optimize_plan && (m->rc = c->optimize_plan(c, e->subquery, &np, m->err))) return e;
-    /* rows of a subquery have no order: a sort on top is dropped (removeTopLevelSort) */
-    while (np->kind == CS_LP_SORT)
-        np = np->children[0];
+    np = without_top_sort(c, np);
     if (np == e->subquery) return e;
     cs_sql_expr *r = cs_sql_expr_copy(c->arena, e);
     r->subquery = np;

@@ -491,20 +491,26 @@ static bool equi_correlation(const cs_sql_expr *e)
 }
 
 /* The correlated conjuncts of p's filters moved into acc; the rewritten plan in *out. */
-static int pull(cs_opt_ctx *c, cs_logical_plan *p, cs_optsq_list *acc, cs_logical_plan **out,
-                cs_error *err)
+static int pull(cs_opt_ctx *c, cs_logical_plan *p, bool scalar, cs_optsq_list *acc,
+                cs_logical_plan **out, cs_error *err)
 {
     cs_logical_plan *r = p;
     int first = acc->n;
     for (int i = 0; i < p->n_children; i++) {
         int before = acc->n;
         cs_logical_plan *ch = NULL;
-        int rc = pull(c, p->children[i], acc, &ch, err);
+        int rc = pull(c, p->children[i], scalar, acc, &ch, err);
         if (rc) return rc;
         if (acc->n > before && !passes(p, i))
             return cs_optsq_unsupported(
                 err, CS_OPTSQ_OUTER_NOT_ALLOWED,
                 "Accessing outer query column is not allowed in this location.");
+        /* a global aggregate has one row even over no input: grouped by the correlation it
+         * would have none, which only a scalar subquery's count-bug fix makes up for */
+        if (acc->n > before && !scalar && p->kind == CS_LP_AGGREGATE && p->n_group_by == 0)
+            return cs_optsq_unsupported(err, CS_OPTSQ_OUTER_NOT_ALLOWED,
+                                        "a correlated IN or EXISTS subquery over an aggregate "
+                                        "without GROUP BY.");
         if (ch == p->children[i]) continue;
         if (r == p) r = cs_logical_plan_copy(c->arena, p);
         r->children[i] = ch;
@@ -617,6 +623,14 @@ static bool outer_refs_in(const cs_logical_plan *host, const cs_sql_expr *e)
     return true;
 }
 
+/* Whether p returns exactly one row: projects over an aggregate without GROUP BY. */
+static bool one_row(const cs_logical_plan *p)
+{
+    while (p->kind == CS_LP_PROJECT || p->kind == CS_LP_SUBQUERY_ALIAS)
+        p = p->children[0];
+    return p->kind == CS_LP_AGGREGATE && p->n_group_by == 0;
+}
+
 /* The subquery expression e of host's expressions with its correlated predicates pulled out
  * of its plan into join_cond, and its output renamed where it repeats an attribute of host's
  * children (Spark's dedup of a subquery on a self join). */
@@ -626,8 +640,13 @@ static int pull_subquery(cs_opt_ctx *c, const cs_logical_plan *host, cs_sql_expr
     *out = e;
     cs_logical_plan *sub = e->subquery;
     cs_optsq_list acc = {0};
+    if (e->kind == CS_EX_EXISTS && !e->join_cond && one_row(sub)) {
+        bool yes = true; /* EXISTS over an aggregate without GROUP BY: it has its one row */
+        *out = cs_optsq_literal(c, cs_optsq_boolean(), &yes);
+        return 0;
+    }
     if (plan_has_outer(sub)) {
-        int rc = pull(c, e->subquery, &acc, &sub, err);
+        int rc = pull(c, e->subquery, e->kind == CS_EX_SCALAR_SUBQUERY, &acc, &sub, err);
         if (rc) return rc;
     }
     for (int i = 0; i < acc.n; i++)

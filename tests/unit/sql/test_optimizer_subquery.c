@@ -211,6 +211,10 @@ static void test_exists_is_a_semi_join(void **state)
     assert_has(t, "Filter (c > 2)"); /* the local predicate stays in the subquery */
     t = rewritten("select a from t where not exists (select 1 from u where u.a = t.a)");
     assert_has(t, "Join LeftAnti, (a = a)\n");
+    /* EXISTS over an aggregate without GROUP BY is true: the aggregate has its row */
+    t = rewritten("select a from t where not exists (select count(*) from u where u.a = t.a)");
+    assert_has(t, "Filter (NOT true)");
+    assert_lacks(t, "Join");
     /* uncorrelated EXISTS: a semi join without condition */
     t = rewritten("select a from t where exists (select 1 from u)");
     assert_has(t, "Join LeftSemi\n");
@@ -302,6 +306,12 @@ static void test_correlations_the_rewrite_cannot_keep_are_errors(void **state)
     assert_int_not_equal(apply(p, SUBQUERY_RULES, 3, &r), 0);
     assert_true(cs_sql_error_is(
         &ERR, "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.NON_CORRELATED_COLUMNS_IN_GROUP_BY"));
+    /* a global aggregate has a row for every outer row: grouped, an IN would lose it */
+    p = analyzed("select a from t where a not in (select count(*) from u where u.a = t.a)");
+    assert_int_not_equal(apply(p, SUBQUERY_RULES, 3, &r), 0);
+    assert_true(cs_sql_error_is(
+        &ERR, "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.ACCESSING_OUTER_QUERY_COLUMN_IS_NOT_"
+              "ALLOWED"));
     /* a correlation under a LIMIT */
     p = analyzed("select a from t where exists (select 1 from u where u.a = t.a limit 1)");
     assert_int_not_equal(apply(p, SUBQUERY_RULES, 3, &r), 0);
@@ -334,18 +344,20 @@ static void test_optimize_subqueries_runs_the_optimizer_and_drops_top_sorts(void
 {
     (void)state;
     cs_logical_plan *p = analyzed("select a from t where b = (select max(c) from u order by 1 "
-                                  "limit 1) and a = (select max(c) from u order by 1)");
+                                  "limit 1) and a = (select max(c) from u order by 1) and "
+                                  "a = (select m + 1 from (select max(c) as m from u order by 1))");
     CTX.optimize_plan = count_optimize;
     OPTIMIZED = 0;
     cs_logical_plan *r = NULL;
     assert_int_equal(cs_opt_subqueries(&CTX, p, &r, &ERR), 0);
-    assert_int_equal(OPTIMIZED, 2);
+    assert_int_equal(OPTIMIZED, 3);
     N_SUBS = 0;
     plan_has(r, collect_scalar);
-    assert_int_equal(N_SUBS, 2);
+    assert_int_equal(N_SUBS, 3);
     /* the sort under a LIMIT is the LIMIT's; a sort on top orders nothing */
     assert_int_equal(SUBS[0]->subquery->kind, CS_LP_LIMIT);
     assert_int_not_equal(SUBS[1]->subquery->kind, CS_LP_SORT);
+    assert_lacks(text_of(SUBS[2]->subquery), "Sort");
 }
 
 /* ---- joins and set operations ---- */
@@ -395,6 +407,12 @@ static void test_outer_joins_made_inner_by_null_rejecting_filters(void **state)
     assert_int_equal(
         apply(analyzed("select * from t left join u on t.a = u.a where u.c > 1"), rules, 1, &r), 0);
     assert_int_equal(join_type_under(r), CS_JOIN_INNER);
+    /* a comparison of both sides rejects the null side's nulls too (Spark's IsNotNull
+     * constraints) */
+    assert_int_equal(
+        apply(analyzed("select * from t left join u on t.a = u.a where t.a < u.c"), rules, 1, &r),
+        0);
+    assert_int_equal(join_type_under(r), CS_JOIN_INNER);
     /* IS NULL keeps the rows the outer join added */
     assert_int_equal(
         apply(analyzed("select * from t left join u on t.a = u.a where u.c is null"), rules, 1, &r),
@@ -413,7 +431,12 @@ static void test_outer_joins_made_inner_by_null_rejecting_filters(void **state)
                                     "u.c = 2 or t.b > 2 and u.c = 3"),
                            rules, 1, &r),
                      0);
-    /* one conjunct over both sides: Spark infers nothing from a disjunction either */
+    /* each side's nulls make every branch of the disjunction null or false */
+    assert_int_equal(join_type_under(r), CS_JOIN_INNER);
+    assert_int_equal(apply(analyzed("select * from t full join u on t.a = u.a where t.b > 1 or "
+                                    "u.c = 2"),
+                           rules, 1, &r),
+                     0);
     assert_int_equal(join_type_under(r), CS_JOIN_FULL_OUTER);
     assert_int_equal(apply(analyzed("select * from t full join u on t.a = u.a where t.b > 1 and "
                                     "u.c = 2"),
