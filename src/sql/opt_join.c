@@ -29,46 +29,12 @@
  *       copy i when the right side has (INTERSECT ALL: LEFT_SEMI) or has not (EXCEPT ALL:
  *       LEFT_ANTI) a copy i of the same row: min(l, r) and max(l - r, 0) copies, as Spark.
  *
- * Called by optimizer.c's batches; everything is made in the context's arena.
+ * Called by optimizer.c's batches; everything is made in the context's arena. The tree
+ * helpers are opt_subquery.c's (opt_subquery_internal.h).
  */
 #include <string.h>
 
-#include "sql/optimizer_internal.h"
-
-/* ---- small tree helpers (the lead merges them with opt_util.c's) ------------------------- */
-
-typedef struct plist {
-    cs_sql_expr **v;
-    int n, cap;
-} plist;
-
-static void ppush(cs_sql_arena *a, plist *l, cs_sql_expr *e)
-{
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 8;
-        cs_sql_expr **v = cs_sql_alloc(a, sizeof *v * (size_t)cap);
-        if (l->n) memcpy(v, l->v, sizeof *v * (size_t)l->n);
-        l->v = v;
-        l->cap = cap;
-    }
-    l->v[l->n++] = e;
-}
-
-static bool fn_is(const cs_sql_expr *e, const char *fn)
-{
-    return e && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, fn) == 0;
-}
-
-static void split_and(cs_opt_ctx *c, cs_sql_expr *e, plist *out)
-{
-    if (!e) return;
-    if (fn_is(e, "and")) {
-        split_and(c, e->args[0], out);
-        split_and(c, e->args[1], out);
-        return;
-    }
-    ppush(c->arena, out, e);
-}
+#include "sql/opt_subquery_internal.h"
 
 static cs_sql_expr *bool_fn(cs_opt_ctx *c, const char *fn, bool nullable, cs_sql_expr *a,
                             cs_sql_expr *b)
@@ -82,14 +48,6 @@ static cs_sql_expr *bool_fn(cs_opt_ctx *c, const char *fn, bool nullable, cs_sql
     e->nullable = nullable;
     e->resolved = true;
     return e;
-}
-
-static cs_sql_expr *and_of(cs_opt_ctx *c, cs_sql_expr **v, int n)
-{
-    cs_sql_expr *r = NULL;
-    for (int i = 0; i < n; i++)
-        r = r ? bool_fn(c, "and", r->nullable || v[i]->nullable, r, v[i]) : v[i];
-    return r;
 }
 
 static bool has_id(cs_sql_expr *const *v, int n, cs_expr_id id)
@@ -126,83 +84,6 @@ static bool nondeterministic(const cs_sql_expr *e)
     return false;
 }
 
-static cs_sql_expr *nullable_copy(cs_opt_ctx *c, cs_sql_expr *a, bool nullable)
-{
-    if (a->nullable == nullable) return a;
-    cs_sql_expr *r = cs_sql_expr_copy(c->arena, a);
-    r->nullable = nullable;
-    return r;
-}
-
-/* The output of join j from its children and type (outer sides nullable). */
-static void set_join_output(cs_opt_ctx *c, cs_logical_plan *j)
-{
-    const cs_logical_plan *l = j->children[0], *r = j->children[1];
-    cs_join_type t = j->join_type;
-    bool semi = t == CS_JOIN_LEFT_SEMI || t == CS_JOIN_LEFT_ANTI;
-    int n = l->n_output + (semi ? 0 : r->n_output);
-    j->output = cs_sql_alloc(c->arena, sizeof *j->output * (size_t)(n + 1));
-    j->n_output = 0;
-    bool ln = t == CS_JOIN_RIGHT_OUTER || t == CS_JOIN_FULL_OUTER;
-    bool rn = t == CS_JOIN_LEFT_OUTER || t == CS_JOIN_FULL_OUTER;
-    for (int i = 0; i < l->n_output; i++)
-        j->output[j->n_output++] = ln ? nullable_copy(c, l->output[i], true) : l->output[i];
-    if (!semi)
-        for (int i = 0; i < r->n_output; i++)
-            j->output[j->n_output++] = rn ? nullable_copy(c, r->output[i], true) : r->output[i];
-    j->resolved = true;
-}
-
-static cs_logical_plan *new_join(cs_opt_ctx *c, cs_logical_plan *l, cs_logical_plan *r,
-                                 cs_join_type t, cs_sql_expr *cond)
-{
-    cs_logical_plan *j = cs_logical_plan_new(c->arena, CS_LP_JOIN, 2);
-    j->children[0] = l;
-    j->children[1] = r;
-    j->join_type = t;
-    j->condition = cond;
-    set_join_output(c, j);
-    return j;
-}
-
-static cs_sql_expr *attr_of(cs_opt_ctx *c, const cs_sql_expr *named)
-{
-    if (named->kind == CS_EX_ATTR) return (cs_sql_expr *)named;
-    cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ATTR, 0);
-    a->name = named->name;
-    a->type = named->type;
-    a->nullable = named->nullable;
-    a->id = named->id;
-    a->resolved = true;
-    return a;
-}
-
-static cs_logical_plan *new_list_node(cs_opt_ctx *c, cs_plan_kind kind, cs_logical_plan *child,
-                                      cs_sql_expr **exprs, int n)
-{
-    cs_logical_plan *p = cs_logical_plan_new(c->arena, kind, 1);
-    p->children[0] = child;
-    p->exprs = exprs;
-    p->n_exprs = n;
-    p->n_output = n;
-    p->output = cs_sql_alloc(c->arena, sizeof *p->output * (size_t)(n + 1));
-    for (int i = 0; i < n; i++)
-        p->output[i] = attr_of(c, exprs[i]);
-    p->resolved = true;
-    return p;
-}
-
-static cs_logical_plan *new_filter(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *cond)
-{
-    cs_logical_plan *f = cs_logical_plan_new(c->arena, CS_LP_FILTER, 1);
-    f->children[0] = child;
-    f->condition = cond;
-    f->output = child->output;
-    f->n_output = child->n_output;
-    f->resolved = true;
-    return f;
-}
-
 /* p with its children rewritten by rule (copied when one changed). */
 static int map_children(cs_opt_ctx *c, cs_logical_plan *p, cs_opt_rule_fn rule,
                         cs_logical_plan **out, cs_error *err)
@@ -216,7 +97,7 @@ static int map_children(cs_opt_ctx *c, cs_logical_plan *p, cs_opt_rule_fn rule,
         if (r == p) r = cs_logical_plan_copy(c->arena, p);
         r->children[i] = ch;
     }
-    if (r != p && r->kind == CS_LP_JOIN) set_join_output(c, r);
+    if (r != p && r->kind == CS_LP_JOIN) cs_optsq_set_join_output(c, r, NULL);
     *out = r;
     return 0;
 }
@@ -231,7 +112,7 @@ typedef struct join_item {
 typedef struct join_input {
     join_item *items;
     int n, cap;
-    plist conds;
+    cs_optsq_list conds;
 } join_input;
 
 static bool is_inner_like(const cs_logical_plan *p)
@@ -259,13 +140,13 @@ static void flatten_join(cs_opt_ctx *c, cs_logical_plan *p, cs_join_type parent,
     if (is_inner_like(p)) {
         flatten_join(c, p->children[0], p->join_type, in);
         add_item(c, in, p->children[1], p->join_type);
-        split_and(c, p->condition, &in->conds);
+        cs_optsq_conjuncts(c, p->condition, &in->conds);
         return;
     }
     if (p->kind == CS_LP_FILTER && is_inner_like(p->children[0]) &&
         !nondeterministic(p->condition)) {
         flatten_join(c, p->children[0], CS_JOIN_INNER, in);
-        split_and(c, p->condition, &in->conds);
+        cs_optsq_conjuncts(c, p->condition, &in->conds);
         return;
     }
     add_item(c, in, p, parent);
@@ -277,17 +158,18 @@ static bool within_join(const cs_sql_expr *e)
 }
 
 /* Spark's createOrderedJoin over items[0..n) (consumed) and conds. */
-static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, plist *conds)
+static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, cs_optsq_list *conds)
 {
     if (n == 2) {
-        plist jc = {0}, others = {0};
+        cs_optsq_list jc = {0}, others = {0};
         for (int i = 0; i < conds->n; i++)
-            ppush(c->arena, within_join(conds->v[i]) ? &jc : &others, conds->v[i]);
+            cs_optsq_push(c->arena, within_join(conds->v[i]) ? &jc : &others, conds->v[i]);
         cs_join_type t = items[0].type == CS_JOIN_INNER && items[1].type == CS_JOIN_INNER
                              ? CS_JOIN_INNER
                              : CS_JOIN_CROSS;
-        cs_logical_plan *j = new_join(c, items[0].plan, items[1].plan, t, and_of(c, jc.v, jc.n));
-        return others.n ? new_filter(c, j, and_of(c, others.v, others.n)) : j;
+        cs_logical_plan *j = cs_optsq_join(c, items[0].plan, items[1].plan, t,
+                                           cs_optsq_and_list(c, jc.v, jc.n), NULL);
+        return others.n ? cs_optsq_filter(c, j, cs_optsq_and_list(c, others.v, others.n)) : j;
     }
     cs_logical_plan *left = items[0].plan;
     int pick = 1;
@@ -317,12 +199,14 @@ static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, pli
     cs_sql_expr **both = cs_sql_alloc(c->arena, sizeof *both * (size_t)(nb + 1));
     memcpy(both, left->output, sizeof *both * (size_t)left->n_output);
     memcpy(both + left->n_output, right->output, sizeof *both * (size_t)right->n_output);
-    plist jc = {0}, others = {0};
+    cs_optsq_list jc = {0}, others = {0};
     for (int i = 0; i < conds->n; i++)
-        ppush(c->arena,
-              refs_within(conds->v[i], both, nb, NULL) && within_join(conds->v[i]) ? &jc : &others,
-              conds->v[i]);
-    cs_logical_plan *joined = new_join(c, left, right, items[pick].type, and_of(c, jc.v, jc.n));
+        cs_optsq_push(
+            c->arena,
+            refs_within(conds->v[i], both, nb, NULL) && within_join(conds->v[i]) ? &jc : &others,
+            conds->v[i]);
+    cs_logical_plan *joined =
+        cs_optsq_join(c, left, right, items[pick].type, cs_optsq_and_list(c, jc.v, jc.n), NULL);
     join_item *rest = cs_sql_alloc(c->arena, sizeof *rest * (size_t)n);
     int m = 0;
     rest[m++] = (join_item){joined, CS_JOIN_INNER};
@@ -374,9 +258,9 @@ static bool same_shape(cs_opt_ctx *c, const cs_logical_plan *a, const cs_logical
     if (a->kind != b->kind || a->n_children != b->n_children) return false;
     if (a->kind == CS_LP_JOIN && a->join_type != b->join_type) return false;
     if (a->kind != CS_LP_JOIN && a->kind != CS_LP_FILTER) return false;
-    plist x = {0}, y = {0};
-    split_and(c, a->condition, &x);
-    split_and(c, b->condition, &y);
+    cs_optsq_list x = {0}, y = {0};
+    cs_optsq_conjuncts(c, a->condition, &x);
+    cs_optsq_conjuncts(c, b->condition, &y);
     if (x.n != y.n) return false;
     for (int i = 0; i < x.n; i++)
         if (x.v[i] != y.v[i]) return false;
@@ -416,7 +300,7 @@ int cs_opt_reorder_join(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out
                 cs_sql_expr **cols =
                     cs_sql_alloc(c->arena, sizeof *cols * (size_t)(p->n_output + 1));
                 memcpy(cols, p->output, sizeof *cols * (size_t)p->n_output);
-                r = new_list_node(c, CS_LP_PROJECT, r, cols, p->n_output);
+                r = cs_optsq_project(c, r, cols, p->n_output);
             }
             *out = r;
             return 0;
@@ -455,7 +339,7 @@ static bool null_on_nulls(const cs_sql_expr *e, const cs_logical_plan *side)
     default:
         break;
     }
-    if (fn_is(e, "and") || fn_is(e, "or"))
+    if (cs_optsq_is_fn(e, "and") || cs_optsq_is_fn(e, "or"))
         return null_on_nulls(e->args[0], side) && null_on_nulls(e->args[1], side);
     if (!strict_fn(e)) return false;
     for (int i = 0; i < e->n_args; i++)
@@ -468,16 +352,17 @@ static bool null_on_nulls(const cs_sql_expr *e, const cs_logical_plan *side)
 static bool filters_out_nulls(const cs_sql_expr *e, const cs_logical_plan *side)
 {
     if (nondeterministic(e)) return false;
-    if (fn_is(e, "and"))
+    if (cs_optsq_is_fn(e, "and"))
         return filters_out_nulls(e->args[0], side) || filters_out_nulls(e->args[1], side);
-    if (fn_is(e, "or"))
+    if (cs_optsq_is_fn(e, "or"))
         return filters_out_nulls(e->args[0], side) && filters_out_nulls(e->args[1], side);
-    if (fn_is(e, "not") || fn_is(e, "isnotnull") || fn_is(e, "between") || e->kind == CS_EX_IN_LIST)
+    if (cs_optsq_is_fn(e, "not") || cs_optsq_is_fn(e, "isnotnull") ||
+        cs_optsq_is_fn(e, "between") || e->kind == CS_EX_IN_LIST)
         return null_on_nulls(e->args[0], side);
     return null_on_nulls(e, side);
 }
 
-static bool side_rejects_nulls(const plist *conds, const cs_logical_plan *side)
+static bool side_rejects_nulls(const cs_optsq_list *conds, const cs_logical_plan *side)
 {
     for (int i = 0; i < conds->n; i++)
         if (filters_out_nulls(conds->v[i], side)) return true;
@@ -486,8 +371,8 @@ static bool side_rejects_nulls(const plist *conds, const cs_logical_plan *side)
 
 static cs_join_type new_join_type(cs_opt_ctx *c, const cs_logical_plan *f, const cs_logical_plan *j)
 {
-    plist conds = {0};
-    split_and(c, f->condition, &conds);
+    cs_optsq_list conds = {0};
+    cs_optsq_conjuncts(c, f->condition, &conds);
     bool l = side_rejects_nulls(&conds, j->children[0]);
     bool r = side_rejects_nulls(&conds, j->children[1]);
     switch (j->join_type) {
@@ -528,8 +413,8 @@ int cs_opt_eliminate_outer_join(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_pl
         if (t != j->join_type) {
             cs_logical_plan *nj = cs_logical_plan_copy(c->arena, j);
             nj->join_type = t;
-            set_join_output(c, nj);
-            r = new_filter(c, nj, p->condition);
+            cs_optsq_set_join_output(c, nj, NULL);
+            r = cs_optsq_filter(c, nj, p->condition);
         }
     } else if (p->kind == CS_LP_AGGREGATE && p->children[0]->kind == CS_LP_JOIN) {
         cs_logical_plan *j = p->children[0];
@@ -583,7 +468,7 @@ static cs_logical_plan *dedup_right(cs_opt_ctx *c, cs_logical_plan *left, cs_log
         al->resolved = true;
         list[i] = al;
     }
-    return new_list_node(c, CS_LP_PROJECT, right, list, right->n_output);
+    return cs_optsq_project(c, right, list, right->n_output);
 }
 
 /* row_number() OVER (PARTITION BY every column of p) AS name, over p */
@@ -622,7 +507,7 @@ static cs_logical_plan *number_copies(cs_opt_ctx *c, cs_logical_plan *p, const c
     win->n_output = p->n_output + 1;
     win->output = cs_sql_alloc(c->arena, sizeof *win->output * (size_t)(win->n_output + 1));
     memcpy(win->output, p->output, sizeof *win->output * (size_t)p->n_output);
-    win->output[p->n_output] = attr_of(c, al);
+    win->output[p->n_output] = cs_optsq_to_attr(c, al);
     win->resolved = true;
     return win;
 }
@@ -646,11 +531,12 @@ static cs_logical_plan *rewrite_set_op(cs_opt_ctx *c, cs_logical_plan *s)
         cs_sql_expr *e = bool_fn(c, "=", false, left->output[n], right->output[n]);
         cond = cond ? bool_fn(c, "and", false, cond, e) : e;
     }
-    cs_logical_plan *j = new_join(c, left, right, t, cond);
+    cs_logical_plan *j = cs_optsq_join(c, left, right, t, cond, NULL);
     cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(n + 1));
     memcpy(cols, s->output, sizeof *cols * (size_t)n);
-    if (s->all) return new_list_node(c, CS_LP_PROJECT, j, cols, n);
-    cs_logical_plan *agg = new_list_node(c, CS_LP_AGGREGATE, j, cols, n);
+    if (s->all) return cs_optsq_project(c, j, cols, n);
+    cs_logical_plan *agg = cs_optsq_project(c, j, cols, n);
+    agg->kind = CS_LP_AGGREGATE;
     agg->group_by = cols;
     agg->n_group_by = n;
     return agg;

@@ -51,7 +51,7 @@ void cs_optsq_push(cs_sql_arena *a, cs_optsq_list *l, cs_sql_expr *e)
     l->v[l->n++] = e;
 }
 
-static bool is_fn(const cs_sql_expr *e, const char *fn)
+bool cs_optsq_is_fn(const cs_sql_expr *e, const char *fn)
 {
     return e && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, fn) == 0;
 }
@@ -110,18 +110,18 @@ static cs_sql_expr *eq2(cs_opt_ctx *c, cs_sql_expr *x, cs_sql_expr *y)
     return func2(c, "=", cs_optsq_boolean(), x->nullable || y->nullable, 2, x, y);
 }
 
-static void conjuncts(cs_opt_ctx *c, cs_sql_expr *e, cs_optsq_list *out)
+void cs_optsq_conjuncts(cs_opt_ctx *c, cs_sql_expr *e, cs_optsq_list *out)
 {
     if (!e) return;
-    if (is_fn(e, "and")) {
-        conjuncts(c, e->args[0], out);
-        conjuncts(c, e->args[1], out);
+    if (cs_optsq_is_fn(e, "and")) {
+        cs_optsq_conjuncts(c, e->args[0], out);
+        cs_optsq_conjuncts(c, e->args[1], out);
         return;
     }
     cs_optsq_push(c->arena, out, e);
 }
 
-static cs_sql_expr *and_list(cs_opt_ctx *c, cs_sql_expr **v, int n)
+cs_sql_expr *cs_optsq_and_list(cs_opt_ctx *c, cs_sql_expr **v, int n)
 {
     cs_sql_expr *r = NULL;
     for (int i = 0; i < n; i++)
@@ -321,7 +321,7 @@ cs_logical_plan *cs_optsq_project(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_
     return p;
 }
 
-static cs_logical_plan *filter_of(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *cond)
+cs_logical_plan *cs_optsq_filter(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *cond)
 {
     cs_logical_plan *f = cs_logical_plan_new(c->arena, CS_LP_FILTER, 1);
     f->children[0] = child;
@@ -340,19 +340,15 @@ cs_sql_expr *cs_optsq_nullable_attr(cs_opt_ctx *c, cs_sql_expr *a)
     return r;
 }
 
-/* A JOIN of l and r with its output (left, then right unless semi/anti; the exists attribute
- * last for EXISTENCE joins). */
-cs_logical_plan *cs_optsq_join(cs_opt_ctx *c, cs_logical_plan *l, cs_logical_plan *r,
-                               cs_join_type t, cs_sql_expr *cond, cs_sql_expr *exists)
+void cs_optsq_set_join_output(cs_opt_ctx *c, cs_logical_plan *j, cs_sql_expr *exists)
 {
-    cs_logical_plan *j = cs_logical_plan_new(c->arena, CS_LP_JOIN, 2);
-    j->children[0] = l;
-    j->children[1] = r;
-    j->join_type = t;
-    j->condition = cond;
+    const cs_logical_plan *l = j->children[0], *r = j->children[1];
+    cs_join_type t = j->join_type;
+    if (t == CS_JOIN_EXISTENCE && !exists && j->n_output > 0) exists = j->output[j->n_output - 1];
     bool right_cols = t != CS_JOIN_LEFT_SEMI && t != CS_JOIN_LEFT_ANTI && t != CS_JOIN_EXISTENCE;
     int n = l->n_output + (right_cols ? r->n_output : 0) + (exists ? 1 : 0);
     j->output = cs_sql_alloc(c->arena, sizeof *j->output * (size_t)(n + 1));
+    j->n_output = 0;
     for (int i = 0; i < l->n_output; i++)
         j->output[j->n_output++] = t == CS_JOIN_RIGHT_OUTER || t == CS_JOIN_FULL_OUTER
                                        ? cs_optsq_nullable_attr(c, l->output[i])
@@ -362,8 +358,19 @@ cs_logical_plan *cs_optsq_join(cs_opt_ctx *c, cs_logical_plan *l, cs_logical_pla
             j->output[j->n_output++] = t == CS_JOIN_LEFT_OUTER || t == CS_JOIN_FULL_OUTER
                                            ? cs_optsq_nullable_attr(c, r->output[i])
                                            : r->output[i];
-    if (exists) j->output[j->n_output++] = exists;
+    if (exists && t == CS_JOIN_EXISTENCE) j->output[j->n_output++] = exists;
     j->resolved = true;
+}
+
+cs_logical_plan *cs_optsq_join(cs_opt_ctx *c, cs_logical_plan *l, cs_logical_plan *r,
+                               cs_join_type t, cs_sql_expr *cond, cs_sql_expr *exists)
+{
+    cs_logical_plan *j = cs_logical_plan_new(c->arena, CS_LP_JOIN, 2);
+    j->children[0] = l;
+    j->children[1] = r;
+    j->join_type = t;
+    j->condition = cond;
+    cs_optsq_set_join_output(c, j, exists);
     return j;
 }
 
@@ -479,7 +486,7 @@ static void extend_output(cs_opt_ctx *c, cs_logical_plan *p)
  * may be grouped for. */
 static bool equi_correlation(const cs_sql_expr *e)
 {
-    if (!is_fn(e, "=")) return false;
+    if (!cs_optsq_is_fn(e, "=")) return false;
     for (int k = 0; k < 2; k++) {
         const cs_sql_expr *in = e->args[k], *out = e->args[1 - k];
         while (in->kind == CS_EX_CAST)
@@ -522,7 +529,7 @@ static int pull(cs_opt_ctx *c, cs_logical_plan *p, bool scalar, cs_optsq_list *a
             "Accessing outer query column is not allowed in this location.");
     if (p->kind == CS_LP_FILTER) {
         cs_optsq_list all = {0}, local = {0};
-        conjuncts(c, p->condition, &all);
+        cs_optsq_conjuncts(c, p->condition, &all);
         int moved = 0;
         for (int i = 0; i < all.n; i++) {
             if (any_expr(all.v[i], is_outer)) {
@@ -533,7 +540,7 @@ static int pull(cs_opt_ctx *c, cs_logical_plan *p, bool scalar, cs_optsq_list *a
             }
         }
         if (moved)
-            r = local.n ? filter_of(c, r->children[0], and_list(c, local.v, local.n))
+            r = local.n ? cs_optsq_filter(c, r->children[0], cs_optsq_and_list(c, local.v, local.n))
                         : r->children[0];
     } else if ((p->kind == CS_LP_PROJECT || p->kind == CS_LP_AGGREGATE) && acc->n > first) {
         bool agg = p->kind == CS_LP_AGGREGATE;
@@ -665,7 +672,7 @@ static int pull_subquery(cs_opt_ctx *c, const cs_logical_plan *host, cs_sql_expr
         rm.to[rm.n++] = cs_catalog_next_expr_id(c->catalog);
     }
     if (!acc.n && !rm.n) return 0;
-    cs_sql_expr *cond = and_list(c, acc.v, acc.n);
+    cs_sql_expr *cond = cs_optsq_and_list(c, acc.v, acc.n);
     if (rm.n) {
         cs_sql_expr **list = cs_optsq_copy_list(c, sub->output, sub->n_output, 0);
         for (int i = 0; i < sub->n_output; i++) {
@@ -808,14 +815,14 @@ static cs_sql_expr *existential_f(cs_opt_ctx *c, cs_optsq_map *m, cs_sql_expr *e
 static int rewrite_filter(cs_opt_ctx *c, cs_logical_plan *f, cs_logical_plan **out)
 {
     cs_optsq_list all = {0}, with = {0}, without = {0};
-    conjuncts(c, f->condition, &all);
+    cs_optsq_conjuncts(c, f->condition, &all);
     for (int i = 0; i < all.n; i++)
         cs_optsq_push(c->arena, any_expr(all.v[i], is_in_or_exists) ? &with : &without, all.v[i]);
     cs_logical_plan *p = f->children[0];
-    if (without.n) p = filter_of(c, p, and_list(c, without.v, without.n));
+    if (without.n) p = cs_optsq_filter(c, p, cs_optsq_and_list(c, without.v, without.n));
     for (int i = 0; i < with.n; i++) {
         cs_sql_expr *e = with.v[i];
-        bool neg = is_fn(e, "not") && is_in_or_exists(e->args[0]);
+        bool neg = cs_optsq_is_fn(e, "not") && is_in_or_exists(e->args[0]);
         cs_sql_expr *s = neg ? e->args[0] : e;
         if (s->kind == CS_EX_EXISTS) {
             p = cs_optsq_join(c, p, s->subquery, neg ? CS_JOIN_LEFT_ANTI : CS_JOIN_LEFT_SEMI,
@@ -829,7 +836,7 @@ static int rewrite_filter(cs_opt_ctx *c, cs_logical_plan *f, cs_logical_plan **o
             cs_optsq_map m = {existential_f, &in, 0, NULL};
             cs_sql_expr *cond = cs_optsq_xform(c, &m, e);
             cs_logical_plan *keep = p;
-            p = cs_optsq_project(c, filter_of(c, in, cond),
+            p = cs_optsq_project(c, cs_optsq_filter(c, in, cond),
                                  cs_optsq_copy_list(c, keep->output, keep->n_output, 0),
                                  keep->n_output);
         }

@@ -1,8 +1,8 @@
 /*
- * opt_subquery_internal.h — what the two files of the optimizer's subquery rules share
- * (opt_subquery.c: the tree helpers, PullupCorrelatedPredicates, RewritePredicateSubquery;
- * opt_scalar_subquery.c: RewriteCorrelatedScalarSubquery, OptimizeSubqueries). Private to
- * them: the helpers are the subquery rules' own until the lead merges them with opt_util.c's.
+ * opt_subquery_internal.h — the tree helpers the optimizer's subquery and join rules share
+ * (defined in opt_subquery.c, with PullupCorrelatedPredicates and RewritePredicateSubquery;
+ * used by opt_scalar_subquery.c and opt_join.c). Private to those files: the helpers are
+ * theirs until they are merged with opt_util.c's.
  *
  * Ownership: everything is made in the context's arena; nothing here frees.
  */
@@ -34,6 +34,11 @@ typedef int (*cs_optsq_node_rule_fn)(cs_opt_ctx *c, cs_logical_plan *p, cs_logic
 /* ---- expressions ---- */
 void cs_optsq_push(cs_sql_arena *a, cs_optsq_list *l, cs_sql_expr *e);
 cs_col_type *cs_optsq_boolean(void);
+bool cs_optsq_is_fn(const cs_sql_expr *e, const char *fn); /* a FUNC with canonical name fn */
+/* The conjuncts of e (split at `and`) appended to out. */
+void cs_optsq_conjuncts(cs_opt_ctx *c, cs_sql_expr *e, cs_optsq_list *out);
+/* v[0] AND v[1] AND ...; NULL when n is 0. */
+cs_sql_expr *cs_optsq_and_list(cs_opt_ctx *c, cs_sql_expr **v, int n);
 cs_sql_expr *cs_optsq_not(cs_opt_ctx *c, cs_sql_expr *a);
 cs_sql_expr *cs_optsq_isnull(cs_opt_ctx *c, cs_sql_expr *a);
 /* The attribute a named expression (ATTR or ALIAS) defines. */
@@ -58,7 +63,12 @@ cs_logical_plan *cs_optsq_map_node_exprs(cs_opt_ctx *c, cs_logical_plan *p, cs_o
 bool cs_optsq_node_has(const cs_logical_plan *p, bool (*f)(const cs_sql_expr *));
 cs_logical_plan *cs_optsq_project(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs,
                                   int n);
-/* A JOIN with its output: left, then right unless semi / anti / existence (then `exists`). */
+cs_logical_plan *cs_optsq_filter(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *cond);
+/* j's output from its children and type: left (nullable under RIGHT / FULL), then right
+ * (nullable under LEFT / FULL) unless semi / anti; an EXISTENCE join's last attribute is
+ * `exists` (or its current last one when exists is NULL). */
+void cs_optsq_set_join_output(cs_opt_ctx *c, cs_logical_plan *j, cs_sql_expr *exists);
+/* A new JOIN, its output set as above. */
 cs_logical_plan *cs_optsq_join(cs_opt_ctx *c, cs_logical_plan *l, cs_logical_plan *r,
                                cs_join_type t, cs_sql_expr *cond, cs_sql_expr *exists);
 /* Spark's UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY errors: CS_EINVAL with err set. */

@@ -402,52 +402,52 @@ static cs_join_type join_type_under(const cs_logical_plan *p)
 static void test_outer_joins_made_inner_by_null_rejecting_filters(void **state)
 {
     (void)state;
+    static const struct {
+        const char *join, *where;
+        cs_join_type want;
+    } cases[] = {
+        {"left", "u.c > 1", CS_JOIN_INNER},
+        /* a comparison of both sides rejects the null side's nulls too (Spark's IsNotNull
+         * constraints) */
+        {"left", "t.a < u.c", CS_JOIN_INNER},
+        /* IS NULL keeps the rows the outer join added; coalesce is not null on nulls */
+        {"left", "u.c is null", CS_JOIN_LEFT_OUTER},
+        {"left", "coalesce(u.c, 0) = 0", CS_JOIN_LEFT_OUTER},
+        {"full", "t.b > 1", CS_JOIN_LEFT_OUTER},
+        {"full", "t.b > 1 and u.c = 2", CS_JOIN_INNER},
+        /* each side's nulls make every branch of the disjunction null or false */
+        {"full", "t.b > 1 and u.c = 2 or t.b > 2 and u.c = 3", CS_JOIN_INNER},
+        {"full", "t.b > 1 or u.c = 2", CS_JOIN_FULL_OUTER},
+        {"right", "t.b > 1 or u.c > 1", CS_JOIN_RIGHT_OUTER},
+    };
     static const cs_opt_rule_fn rules[] = {cs_opt_eliminate_outer_join};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "select * from t %s join u on t.a = u.a where %s", cases[i].join,
+                 cases[i].where);
+        cs_logical_plan *r = NULL;
+        assert_int_equal(apply(analyzed(sql), rules, 1, &r), 0);
+        if (join_type_under(r) != cases[i].want) fail_msg("%s:\n%s", sql, text_of(r));
+    }
+}
+
+/* An existence join over a rewritten outer join keeps its `exists` column last. */
+static void test_existence_join_output_kept_when_its_child_changes(void **state)
+{
+    (void)state;
+    cs_logical_plan *p = analyzed("select t.a, exists (select 1 from u where u.a = t.a) as e "
+                                  "from t left join u u2 on t.a = u2.a where u2.c > 1");
+    static const cs_opt_rule_fn rules[] = {cs_opt_rewrite_predicate_subquery,
+                                           cs_opt_eliminate_outer_join};
     cs_logical_plan *r = NULL;
-    assert_int_equal(
-        apply(analyzed("select * from t left join u on t.a = u.a where u.c > 1"), rules, 1, &r), 0);
-    assert_int_equal(join_type_under(r), CS_JOIN_INNER);
-    /* a comparison of both sides rejects the null side's nulls too (Spark's IsNotNull
-     * constraints) */
-    assert_int_equal(
-        apply(analyzed("select * from t left join u on t.a = u.a where t.a < u.c"), rules, 1, &r),
-        0);
-    assert_int_equal(join_type_under(r), CS_JOIN_INNER);
-    /* IS NULL keeps the rows the outer join added */
-    assert_int_equal(
-        apply(analyzed("select * from t left join u on t.a = u.a where u.c is null"), rules, 1, &r),
-        0);
-    assert_int_equal(join_type_under(r), CS_JOIN_LEFT_OUTER);
-    /* coalesce is not null on nulls */
-    assert_int_equal(apply(analyzed("select * from t left join u on t.a = u.a where "
-                                    "coalesce(u.c, 0) = 0"),
-                           rules, 1, &r),
-                     0);
-    assert_int_equal(join_type_under(r), CS_JOIN_LEFT_OUTER);
-    assert_int_equal(
-        apply(analyzed("select * from t full join u on t.a = u.a where t.b > 1"), rules, 1, &r), 0);
-    assert_int_equal(join_type_under(r), CS_JOIN_LEFT_OUTER);
-    assert_int_equal(apply(analyzed("select * from t full join u on t.a = u.a where t.b > 1 and "
-                                    "u.c = 2 or t.b > 2 and u.c = 3"),
-                           rules, 1, &r),
-                     0);
-    /* each side's nulls make every branch of the disjunction null or false */
-    assert_int_equal(join_type_under(r), CS_JOIN_INNER);
-    assert_int_equal(apply(analyzed("select * from t full join u on t.a = u.a where t.b > 1 or "
-                                    "u.c = 2"),
-                           rules, 1, &r),
-                     0);
-    assert_int_equal(join_type_under(r), CS_JOIN_FULL_OUTER);
-    assert_int_equal(apply(analyzed("select * from t full join u on t.a = u.a where t.b > 1 and "
-                                    "u.c = 2"),
-                           rules, 1, &r),
-                     0);
-    assert_int_equal(join_type_under(r), CS_JOIN_INNER);
-    assert_int_equal(apply(analyzed("select * from t right join u on t.a = u.a where "
-                                    "t.b > 1 or u.c > 1"),
-                           rules, 1, &r),
-                     0);
-    assert_int_equal(join_type_under(r), CS_JOIN_RIGHT_OUTER);
+    assert_int_equal(apply(p, rules, 2, &r), 0);
+    const cs_logical_plan *j = r;
+    while (j->kind != CS_LP_JOIN)
+        j = j->children[0];
+    assert_int_equal(j->join_type, CS_JOIN_EXISTENCE);
+    assert_int_equal(join_type_under(j->children[0]), CS_JOIN_INNER);
+    assert_int_equal(j->n_output, j->children[0]->n_output + 1);
+    assert_string_equal(j->output[j->n_output - 1]->name, "exists");
 }
 
 static void test_reorder_join_puts_conditions_before_products(void **state)
@@ -578,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_optimize_subqueries_runs_the_optimizer_and_drops_top_sorts),
         cmocka_unit_test(test_set_operations),
         cmocka_unit_test(test_outer_joins_made_inner_by_null_rejecting_filters),
+        cmocka_unit_test(test_existence_join_output_kept_when_its_child_changes),
         cmocka_unit_test(test_reorder_join_puts_conditions_before_products),
         cmocka_unit_test(test_reorder_join_by_statistics_with_cbo),
         cmocka_unit_test(test_tpch_queries_have_no_correlated_subqueries_left),
