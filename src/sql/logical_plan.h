@@ -104,6 +104,11 @@ struct cs_logical_plan {
 
     /* JOIN */
     cs_join_type join_type;
+    /* LEFT_ANTI made of `x NOT IN (subquery)` over one column with no correlated condition:
+     * condition is `(x = y) OR isnull(x = y)`, which the planner may run as a null-aware anti
+     * hash join (Spark's ExtractSingleColumnNullAwareAntiJoin) instead of a nested loop.
+     * EXISTENCE joins: output = the left side's, then the `exists` attribute (last). */
+    bool null_aware;
     bool natural;
     int n_using;
     const char **using_columns;

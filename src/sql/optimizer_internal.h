@@ -14,11 +14,17 @@
 
 #include "sql/optimizer.h"
 
-typedef struct cs_opt_ctx {
+typedef struct cs_opt_ctx cs_opt_ctx;
+struct cs_opt_ctx {
     cs_catalog *catalog;
     cs_sql_arena *arena;
     const cs_sql_optimizer_conf *conf;
-} cs_opt_ctx;
+    /* The whole optimizer over one subquery's plan (OptimizeSubqueries runs it on the plans of
+     * the uncorrelated scalar subqueries left in expressions); set by optimizer.c, NULL leaves
+     * those plans as they are. */
+    int (*optimize_plan)(cs_opt_ctx *c, const cs_logical_plan *p, cs_logical_plan **out,
+                         cs_error *err);
+};
 
 typedef int (*cs_opt_rule_fn)(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                               cs_error *err);
@@ -30,7 +36,8 @@ int cs_opt_rewrite_scalar_subquery(cs_opt_ctx *c, cs_logical_plan *p, cs_logical
                                    cs_error *err); /* correlated scalar subqueries */
 int cs_opt_pull_up_correlated(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                               cs_error *err); /* PullupCorrelatedPredicates */
-/* Optimizes the plans of the subquery expressions of p's nodes (OptimizeSubqueries). */
+/* Optimizes the plans of the subquery expressions of p's nodes (OptimizeSubqueries) with
+ * c->optimize_plan; always returns new nodes when p has subqueries: run it Once. */
 int cs_opt_subqueries(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out, cs_error *err);
 
 /* ---- opt_join.c: joins and set operations ---- */

@@ -841,6 +841,11 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         return;
     case CS_LP_JOIN:
         cs_sbuf_printf(out, "%sJoin %s", p->resolved ? "" : "'", join_name(p->join_type));
+        if (p->join_type == CS_JOIN_EXISTENCE && p->n_output > 0) { /* ExistenceJoin(exists#7) */
+            cs_sbuf_putc(out, '(');
+            cs_sql_expr_print(p->output[p->n_output - 1], out);
+            cs_sbuf_putc(out, ')');
+        }
         if (p->condition) {
             cs_sbuf_puts(out, ", ");
             cs_sql_expr_print(p->condition, out);
