@@ -71,11 +71,23 @@ static bool subquery_conflicts(const cs_sql_expr *e, const cs_logical_plan *belo
     return false;
 }
 
-/* Spark's canEvaluateWithinJoin: no IN / EXISTS subquery, deterministic. */
+/* A scalar subquery with children (Spark: a correlated one, its joinCond pulled up): the
+ * planner replaces only uncorrelated ones by their value. */
+static bool has_correlated_scalar(const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (e->kind == CS_EX_SCALAR_SUBQUERY && e->join_cond) return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (has_correlated_scalar(e->args[i])) return true;
+    return has_correlated_scalar(e->filter);
+}
+
+/* Spark's canEvaluateWithinJoin: no IN / EXISTS subquery, no correlated scalar subquery,
+ * deterministic. */
 static bool can_evaluate_within_join(const cs_sql_expr *e)
 {
     return cs_opt_deterministic(e) && !cs_opt_contains_kind(e, CS_EX_IN_SUBQUERY) &&
-           !cs_opt_contains_kind(e, CS_EX_EXISTS);
+           !cs_opt_contains_kind(e, CS_EX_EXISTS) && !has_correlated_scalar(e);
 }
 
 /* ---- filters through unary nodes ----------------------------------------------------------- */

@@ -61,11 +61,15 @@ static cs_sql_expr *expr_children(cs_opt_ctx *c, cs_sql_expr *e, bool up, cs_opt
     cs_sql_expr **args = visit_list(c, e->args, e->n_args, up, fn, ud);
     cs_sql_expr *filter = expr_visit(c, e->filter, up, fn, ud);
     cs_window_spec *w = visit_window(c, e->window, up, fn, ud);
-    if (args == e->args && filter == e->filter && w == e->window) return e;
+    /* a subquery's pulled-up correlation (Spark's joinCond) is one of its children */
+    cs_sql_expr *join_cond = expr_visit(c, e->join_cond, up, fn, ud);
+    if (args == e->args && filter == e->filter && w == e->window && join_cond == e->join_cond)
+        return e;
     cs_sql_expr *r = cs_sql_expr_copy(c->arena, e);
     if (args != e->args) memcpy(r->args, args, sizeof *args * (size_t)e->n_args);
     r->filter = filter;
     r->window = w;
+    r->join_cond = join_cond;
     return r;
 }
 
@@ -368,6 +372,7 @@ void cs_opt_refs(cs_opt_ctx *c, const cs_sql_expr *e, cs_opt_attrs *s)
         for (int i = 0; i < e->window->n_order; i++)
             cs_opt_refs(c, e->window->order[i], s);
     }
+    cs_opt_refs(c, e->join_cond, s);
     if (e->subquery) plan_outer_refs(c, e->subquery, s);
 }
 
@@ -400,6 +405,7 @@ static bool refs_within(const cs_sql_expr *e, cs_sql_expr *const *attrs, int n)
     for (int i = 0; i < e->n_args; i++)
         if (!refs_within(e->args[i], attrs, n)) return false;
     if (!refs_within(e->filter, attrs, n)) return false;
+    if (!refs_within(e->join_cond, attrs, n)) return false;
     if (e->window) {
         for (int i = 0; i < e->window->n_partition; i++)
             if (!refs_within(e->window->partition[i], attrs, n)) return false;
