@@ -90,6 +90,14 @@ static t_rows run_golden_form(cs_sql_op *op, const int *cols, int n_cols, int64_
                     char d[64];
                     java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
                     cs_sbuf_puts(&sb, d);
+                } else if (c->type->id == CS_TYPE_ARRAY) { /* of ints */
+                    const int32_t *o = cs_column_offsets(c);
+                    cs_sbuf_putc(&sb, '[');
+                    for (int32_t e = o[i]; e < o[i + 1]; e++) {
+                        if (e > o[i]) cs_sbuf_puts(&sb, ", ");
+                        t_value(c->children[0], e, &sb);
+                    }
+                    cs_sbuf_putc(&sb, ']');
                 } else {
                     t_value(c, i, &sb);
                 }
@@ -574,6 +582,40 @@ static void test_lag_lead_ignore_nulls(void **state)
     cs_col_type_unref(schema);
 }
 
+static void test_running_collect_list_and_two_input_aggregates(void **state)
+{
+    /* collect_list(v) OVER (PARTITION BY g ORDER BY t): each row its own list, although the
+     * frame grows; max_by(t, v) over the same frames */
+    cs_col_type *it = cs_col_type_primitive(CS_TYPE_INT);
+    cs_window_fn c = agg_fn(CS_AGG_COLLECT_LIST, 2, CS_TYPE_INT, (cs_window_frame){0});
+    c.type = cs_col_type_array(it, false);
+    golden_case gc = {"running collect_list",
+                      true,
+                      {T_ASC},
+                      1,
+                      c,
+                      {0, 1, 3},
+                      3,
+                      "\"a\"\t1\t[10]\n\"a\"\t2\t[10, 20]\n\"a\"\t3\t[10, 20, 20]\n"
+                      "\"a\"\t4\t[10, 20, 20]\n\"b\"\t1\t[5]\n\"b\"\t2\t[5, 7]\n"
+                      "\"b\"\t5\t[5, 7, 7]\nNULL\t1\t[1]"};
+    run_case(&gc);
+    cs_col_type_unref(c.type);
+    cs_window_fn m = agg_fn(CS_AGG_MAX_BY, 1, CS_TYPE_INT, (cs_window_frame){0});
+    m.agg.input2 = 2;
+    m.agg.arg2_type = it;
+    golden_case gm = {"running max_by(t, v)",
+                      true,
+                      {T_ASC},
+                      1,
+                      m,
+                      {0, 1, 3},
+                      3,
+                      "\"a\"\t1\t1\n\"a\"\t2\t2\n\"a\"\t3\t3\n\"a\"\t4\t3\n"
+                      "\"b\"\t1\t1\n\"b\"\t2\t2\n\"b\"\t5\t5\nNULL\t1\t1"};
+    run_case(&gm);
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_col_type *it = cs_col_type_primitive(CS_TYPE_INT);
@@ -607,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_aggregates_over_frames_as_spark),
         cmocka_unit_test(test_running_and_sliding_sums_many_batches),
         cmocka_unit_test(test_lag_lead_ignore_nulls),
+        cmocka_unit_test(test_running_collect_list_and_two_input_aggregates),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
