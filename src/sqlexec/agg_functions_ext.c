@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "columnar/col_builder.h"
+#include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
 
 enum {
@@ -46,6 +47,8 @@ enum {
     X_COLLECT_SET,
     X_HLL,
     X_PCT,
+    X_ISUM, /* sum of an ANSI interval */
+    X_IAVG, /* avg of an ANSI interval */
 };
 
 static bool numeric_id(cs_type_id id)
@@ -98,6 +101,25 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     cs_col_type *dbl = cs_col_type_primitive(CS_TYPE_DOUBLE);
     cs_col_type *bin = cs_col_type_primitive(CS_TYPE_BINARY);
     switch (fn) {
+    case CS_AGG_SUM:
+    case CS_AGG_AVG: /* intervals only: numbers are agg_functions.c's */
+        if (!t || (t->id != CS_TYPE_INTERVAL_YM && t->id != CS_TYPE_INTERVAL_DT)) return 0;
+        a->impl = fn == CS_AGG_SUM ? X_ISUM : X_IAVG;
+        a->n_buf = fn == CS_AGG_SUM ? 1 : 2;
+        /* sum keeps the argument's fields; avg's sum and result span the whole kind (Spark's
+         * YearMonthIntervalType() / DayTimeIntervalType()) */
+        a->result_type =
+            fn == CS_AGG_SUM
+                ? cs_col_type_ref((cs_col_type *)t)
+                : cs_col_type_interval(t->id, 0, t->id == CS_TYPE_INTERVAL_YM ? 1 : 3, NULL);
+        a->buf_types[0] = cs_col_type_ref(a->result_type);
+        a->buf_names[0] = "sum";
+        if (fn == CS_AGG_AVG) {
+            a->buf_types[1] = cs_col_type_primitive(CS_TYPE_LONG);
+            a->buf_names[1] = "count";
+        }
+        a->state_size = 16; /* sum, then has (sum) or count (avg) */
+        return 1;
     case CS_AGG_STDDEV_SAMP:
     case CS_AGG_STDDEV_POP:
     case CS_AGG_VAR_SAMP:
@@ -425,27 +447,9 @@ static cs_column *cvec_column(const cs_sql_agg *a, const uint8_t *states, size_t
 
 /* ---- percentile_approx: Spark's QuantileSummaries ---- */
 
-#define GK_HEAD 50000
-#define GK_COMPRESS 10000
-
-typedef struct gk_stat {
-    double v;
-    int64_t g, delta;
-} gk_stat;
-
-typedef struct digest {
-    double rel;
-    double *head;
-    int64_t nhead, headcap;
-    gk_stat *s, *tmp;
-    int64_t ns, scap, tcap;
-    int64_t count;
-    bool compressed;
-} digest;
-
-static digest *digest_of(const cs_sql_agg *a, uint8_t *st, cs_sql_arena *arena)
+static cs_sql_digest *digest_of(const cs_sql_agg *a, uint8_t *st, cs_sql_arena *arena)
 {
-    digest *d;
+    cs_sql_digest *d;
     memcpy(&d, st, sizeof d);
     if (!d) {
         d = cs_sql_arena_alloc(arena, sizeof *d);
@@ -457,189 +461,31 @@ static digest *digest_of(const cs_sql_agg *a, uint8_t *st, cs_sql_arena *arena)
     return d;
 }
 
-static void ensure_stats(gk_stat **p, int64_t *cap, int64_t n, cs_sql_arena *arena, int64_t keep)
+/* ---- sum / avg of ANSI intervals ---- */
+
+/* Adds x to the interval sum of st (Spark's exact interval addition: overflow is an error,
+ * ANSI or not). */
+static int interval_add(const cs_sql_agg *a, uint8_t *st, int64_t x, cs_error *err)
 {
-    if (n <= *cap) return;
-    int64_t c = *cap ? *cap : 16;
-    while (c < n)
-        c *= 2;
-    gk_stat *q = cs_sql_arena_alloc(arena, (size_t)c * sizeof *q);
-    if (keep) memcpy(q, *p, (size_t)keep * sizeof *q);
-    *p = q;
-    *cap = c;
+    int64_t *sum = (int64_t *)(void *)st;
+    bool over = __builtin_add_overflow(*sum, x, sum);
+    if (a->arg_type->id == CS_TYPE_INTERVAL_YM) over |= *sum > INT32_MAX || *sum < INT32_MIN;
+    if (over)
+        return cs_sql_error_set(err, CS_ETASK, "INTERVAL_ARITHMETIC_OVERFLOW.WITH_SUGGESTION",
+                                "22015",
+                                "Integer overflow while operating with intervals. Use `try_add` "
+                                "to tolerate overflow and return NULL instead.");
+    if (a->impl == X_ISUM)
+        st[8] = 1;
+    else
+        (*(int64_t *)(void *)(st + 8))++;
+    return CS_OK;
 }
 
-/* java.lang.Double.compare: -0.0 < 0.0, NaN greatest. */
-static int jcmp(const void *x, const void *y)
+static int64_t interval_at(const cs_column *c, int64_t i)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    if (a < b) return -1;
-    if (a > b) return 1;
-    int64_t ba, bb;
-    double ca = isnan(a) ? NAN : a, cb = isnan(b) ? NAN : b;
-    memcpy(&ba, &ca, 8);
-    memcpy(&bb, &cb, 8);
-    return (ba > bb) - (ba < bb);
-}
-
-static void gk_swap(digest *d)
-{
-    gk_stat *t = d->s;
-    int64_t c = d->scap;
-    d->s = d->tmp;
-    d->scap = d->tcap;
-    d->tmp = t;
-    d->tcap = c;
-}
-
-static void gk_insert_head(digest *d, cs_sql_arena *arena)
-{
-    if (d->nhead == 0) return;
-    qsort(d->head, (size_t)d->nhead, sizeof *d->head, jcmp);
-    ensure_stats(&d->tmp, &d->tcap, d->ns + d->nhead, arena, 0);
-    int64_t cur = d->count, si = 0, k = 0;
-    for (int64_t op = 0; op < d->nhead; op++) {
-        double x = d->head[op];
-        while (si < d->ns && d->s[si].v <= x)
-            d->tmp[k++] = d->s[si++];
-        cur++;
-        int64_t delta = k == 0 || (si == d->ns && op == d->nhead - 1)
-                            ? 0
-                            : (int64_t)floor(2 * d->rel * (double)cur);
-        d->tmp[k++] = (gk_stat){x, 1, delta};
-    }
-    while (si < d->ns)
-        d->tmp[k++] = d->s[si++];
-    gk_swap(d);
-    d->ns = k;
-    d->count = cur;
-    d->nhead = 0;
-}
-
-/* Spark's compressImmut, in place. */
-static void gk_compress_samples(gk_stat *s, int64_t *ns, double threshold)
-{
-    int64_t n = *ns;
-    if (n == 0) return;
-    gk_stat head = s[n - 1];
-    int64_t w = n;
-    for (int64_t i = n - 2; i >= 1; i--) {
-        gk_stat s1 = s[i];
-        if ((double)(s1.g + head.g + head.delta) < threshold) {
-            head.g += s1.g;
-        } else {
-            s[--w] = head;
-            head = s1;
-        }
-    }
-    gk_stat first = s[0];
-    s[--w] = head;
-    if (first.v <= head.v && n > 1) s[--w] = first;
-    memmove(s, s + w, (size_t)(n - w) * sizeof *s);
-    *ns = n - w;
-}
-
-static void gk_compress(digest *d, cs_sql_arena *arena)
-{
-    gk_insert_head(d, arena);
-    gk_compress_samples(d->s, &d->ns, 2 * d->rel * (double)d->count);
-    d->compressed = true;
-}
-
-static void gk_add(digest *d, double x, cs_sql_arena *arena)
-{
-    if (d->nhead == d->headcap) {
-        int64_t c = d->headcap ? 2 * d->headcap : 64;
-        if (c > GK_HEAD) c = GK_HEAD;
-        double *h = cs_sql_arena_alloc(arena, (size_t)c * sizeof *h);
-        if (d->nhead) memcpy(h, d->head, (size_t)d->nhead * sizeof *h);
-        d->head = h;
-        d->headcap = c;
-    }
-    d->head[d->nhead++] = x;
-    d->compressed = false;
-    if (d->nhead >= GK_HEAD) {
-        gk_insert_head(d, arena);
-        if (d->ns >= GK_COMPRESS) gk_compress(d, arena);
-    }
-}
-
-/* Merges the compressed summary (rel, count, s[0..ns)) into d (Spark's PercentileDigest.merge). */
-static void gk_merge(digest *d, double orel, int64_t ocount, const gk_stat *os, int64_t ons,
-                     cs_sql_arena *arena)
-{
-    if (!d->compressed) gk_compress(d, arena);
-    if (ocount == 0) return;
-    if (d->count == 0) {
-        ensure_stats(&d->s, &d->scap, ons, arena, 0);
-        memcpy(d->s, os, (size_t)ons * sizeof *os);
-        d->ns = ons;
-        d->count = ocount;
-        d->rel = orel;
-        return;
-    }
-    double mrel = d->rel > orel ? d->rel : orel;
-    int64_t mcount = d->count + ocount;
-    int64_t add_self = (int64_t)floor(2 * orel * (double)ocount);
-    int64_t add_other = (int64_t)floor(2 * d->rel * (double)d->count);
-    ensure_stats(&d->tmp, &d->tcap, d->ns + ons, arena, 0);
-    int64_t i = 0, j = 0, k = 0;
-    while (i < d->ns && j < ons) {
-        if (d->s[i].v < os[j].v) {
-            d->tmp[k] = d->s[i++];
-            d->tmp[k++].delta += j > 0 ? add_self : 0;
-        } else {
-            d->tmp[k] = os[j++];
-            d->tmp[k++].delta += i > 0 ? add_other : 0;
-        }
-    }
-    while (i < d->ns)
-        d->tmp[k++] = d->s[i++];
-    while (j < ons)
-        d->tmp[k++] = os[j++];
-    gk_swap(d);
-    d->ns = k;
-    gk_compress_samples(d->s, &d->ns, 2 * mrel * (double)mcount);
-    d->rel = mrel;
-    d->count = mcount;
-    d->compressed = true;
-}
-
-/* A compressed copy of d in scratch (Spark compresses before it serializes or queries; the
- * state itself may still take rows: window frames evaluate as they go). */
-static void gk_compressed_copy(const digest *d, digest *c, cs_sql_arena *scratch)
-{
-    *c = *d;
-    c->head = NULL;
-    c->headcap = 0;
-    c->s = c->tmp = NULL;
-    c->scap = c->tcap = 0;
-    ensure_stats(&c->s, &c->scap, d->ns, scratch, 0);
-    if (d->ns) memcpy(c->s, d->s, (size_t)d->ns * sizeof *c->s);
-    if (d->nhead) {
-        c->head = cs_sql_arena_alloc(scratch, (size_t)d->nhead * sizeof *c->head);
-        memcpy(c->head, d->head, (size_t)d->nhead * sizeof *c->head);
-        c->headcap = d->nhead;
-    }
-    if (!c->compressed) gk_compress(c, scratch);
-}
-
-static double gk_query(const digest *d, double q)
-{
-    if (q <= d->rel) return d->s[0].v;
-    if (q >= 1 - d->rel) return d->s[d->ns - 1].v;
-    int64_t rank = (int64_t)ceil(q * (double)d->count);
-    int64_t target = INT64_MIN;
-    for (int64_t i = 0; i < d->ns; i++)
-        if (d->s[i].delta + d->s[i].g > target) target = d->s[i].delta + d->s[i].g;
-    target /= 2;
-    int64_t min_rank = 0;
-    for (int64_t i = 0; i < d->ns - 1; i++) {
-        min_rank += d->s[i].g;
-        int64_t max_rank = min_rank + d->s[i].delta;
-        if (max_rank - target <= rank && rank <= min_rank + target) return d->s[i].v;
-    }
-    return d->s[d->ns - 1].v;
+    return c->type->id == CS_TYPE_INTERVAL_YM ? ((const int32_t *)(const void *)c->values)[i]
+                                              : ((const int64_t *)(const void *)c->values)[i];
 }
 
 /* ---- update, merge, export, evaluate ---- */
@@ -651,6 +497,14 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
                           cs_sql_arena *arena, cs_error *err)
 {
     switch (a->impl) {
+    case X_ISUM:
+    case X_IAVG:
+        for (int64_t k = 0; k < n; k++) {
+            if (!cs_column_is_valid(in, row0 + k)) continue;
+            int rc = interval_add(a, STATE(gid[k]), interval_at(in, row0 + k), err);
+            if (rc != CS_OK) return rc;
+        }
+        return CS_OK;
     case X_MOMENT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k)) moment_add(STATE(gid[k]), dbl_at(in, row0 + k));
@@ -689,7 +543,7 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_PCT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
-                gk_add(digest_of(a, STATE(gid[k]), arena), dbl_at(in, row0 + k), arena);
+                cs_sql_gk_add(digest_of(a, STATE(gid[k]), arena), dbl_at(in, row0 + k), arena);
         return CS_OK;
     default:
         return cs_error_set(err, CS_EINVAL, "aggregate: unknown implementation %d", a->impl);
@@ -700,6 +554,19 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
                          cs_column *const *bufs, int64_t n, cs_sql_arena *arena, cs_error *err)
 {
     switch (a->impl) {
+    case X_ISUM:
+    case X_IAVG:
+        for (int64_t i = 0; i < n; i++) {
+            int64_t cnt = a->impl == X_IAVG && cs_column_is_valid(bufs[1], i)
+                              ? ((const int64_t *)(const void *)bufs[1]->values)[i]
+                              : 1;
+            if (!cs_column_is_valid(bufs[0], i) || cnt == 0) continue;
+            uint8_t *st = STATE(gid[i]);
+            int rc = interval_add(a, st, interval_at(bufs[0], i), err);
+            if (rc != CS_OK) return rc;
+            if (a->impl == X_IAVG) *(int64_t *)(void *)(st + 8) += cnt - 1;
+        }
+        return CS_OK;
     case X_MOMENT:
     case X_COVAR:
     case X_CORR:
@@ -757,9 +624,9 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
             int64_t ocount, ons = (len - 16) / 24;
             memcpy(&orel, r, 8);
             memcpy(&ocount, r + 8, 8);
-            gk_stat *os = cs_xmalloc(sizeof *os * (size_t)(ons > 0 ? ons : 1));
+            cs_sql_gk_stat *os = cs_xmalloc(sizeof *os * (size_t)(ons > 0 ? ons : 1));
             if (ons) memcpy(os, r + 16, (size_t)ons * sizeof *os);
-            gk_merge(digest_of(a, STATE(gid[i]), arena), orel, ocount, os, ons, arena);
+            cs_sql_gk_merge(digest_of(a, STATE(gid[i]), arena), orel, ocount, os, ons, arena);
             free(os);
         }
         return CS_OK;
@@ -793,7 +660,15 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
                            int64_t n, cs_col_allocator *alloc, cs_column **bufs)
 {
     int64_t nn = n > 0 ? n : 1;
+    int o = a->state_off;
     switch (a->impl) {
+    case X_ISUM: /* the sum's low bytes are the interval (little-endian) */
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 8, g0, n, alloc);
+        return;
+    case X_IAVG:
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, -1, g0, n, alloc);
+        bufs[1] = cs_sql_agg_value_column(a->buf_types[1], states, stride, o + 8, -1, g0, n, alloc);
+        return;
     case X_MOMENT:
     case X_COVAR:
     case X_CORR: {
@@ -835,9 +710,9 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
         size_t tcap = 0;
         cs_sql_arena scratch = {.alloc = alloc};
         for (int64_t i = 0; i < n; i++) {
-            digest *s0, c = {.rel = a->rel_error, .compressed = true}, *d = &c;
+            cs_sql_digest *s0, c = {.rel = a->rel_error, .compressed = true}, *d = &c;
             memcpy(&s0, STATE(g0 + i), sizeof s0);
-            if (s0) gk_compressed_copy(s0, &c, &scratch);
+            if (s0) cs_sql_gk_compressed_copy(s0, &c, &scratch);
             size_t len = 16 + (size_t)d->ns * 24;
             if (len > tcap) {
                 tcap = len * 2;
@@ -896,6 +771,31 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
 {
     int64_t nn = n > 0 ? n : 1;
     switch (a->impl) {
+    case X_ISUM:
+        cs_sql_agg_ext_export(a, states, stride, g0, n, alloc, out);
+        return CS_OK;
+    case X_IAVG: { /* sum / count rounded HALF_UP (Spark's DivideYMInterval / DTInterval) */
+        int64_t *v = cs_xcalloc((size_t)nn, sizeof *v);
+        uint8_t *valid = cs_xmalloc((size_t)nn);
+        int32_t *v32 = (int32_t *)(void *)v;
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t *st = (const int64_t *)(const void *)STATE(g0 + i);
+            int64_t sum = st[0], cnt = st[1], q = cnt ? sum / cnt : 0, r = cnt ? sum % cnt : 0;
+            if (cnt && 2 * (r < 0 ? -r : r) >= cnt) q += sum < 0 ? -1 : 1;
+            valid[i] = cnt != 0;
+            if (a->arg_type->id == CS_TYPE_INTERVAL_YM)
+                v32[i] = (int32_t)q;
+            else
+                v[i] = q;
+        }
+        cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
+        cs_col_builder_append_values(b, v, n, valid);
+        *out = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        free(v);
+        free(valid);
+        return CS_OK;
+    }
     case X_MOMENT:
     case X_COVAR:
     case X_CORR: {
@@ -937,15 +837,16 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         int64_t k = 0;
         cs_sql_arena scratch = {.alloc = alloc};
         for (int64_t i = 0; i < n; i++) {
-            digest *d;
+            cs_sql_digest *d;
             memcpy(&d, STATE(g0 + i), sizeof d);
             valid[i] = d && d->count + d->nhead > 0;
             lens[i] = valid[i] ? np : 0;
             if (!valid[i]) continue;
-            digest c;
-            gk_compressed_copy(d, &c, &scratch);
+            cs_sql_digest c;
+            cs_sql_gk_compressed_copy(d, &c, &scratch);
             for (int q = 0; q < np; q++, k++)
-                put_as(t->id, t->scale, gk_query(&c, a->percentages[q]), vals + (size_t)k * w);
+                put_as(t->id, t->scale, cs_sql_gk_query(&c, a->percentages[q]),
+                       vals + (size_t)k * w);
         }
         cs_sql_arena_reset(&scratch);
         cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);

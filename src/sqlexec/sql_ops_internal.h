@@ -195,6 +195,35 @@ int cs_sql_agg_bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err);
  * leave it). */
 void cs_sql_xxhash64_fold(const cs_column *c, int64_t row0, int64_t n, uint64_t *h);
 
+/* ---- agg_quantiles.c: Spark's QuantileSummaries (percentile_approx) ---- */
+
+typedef struct cs_sql_gk_stat {
+    double v;
+    int64_t g, delta;
+} cs_sql_gk_stat;
+
+typedef struct cs_sql_digest {
+    double rel;
+    double *head;
+    int64_t nhead, headcap;
+    cs_sql_gk_stat *s, *tmp;
+    int64_t ns, scap, tcap;
+    int64_t count;
+    bool compressed;
+} cs_sql_digest;
+
+/* Room for n stats in *p (keep: how many to carry over). */
+void cs_sql_gk_reserve(cs_sql_gk_stat **p, int64_t *cap, int64_t n, cs_sql_arena *arena,
+                       int64_t keep);
+void cs_sql_gk_add(cs_sql_digest *d, double x, cs_sql_arena *arena);
+/* Merges a compressed summary (rel, count, os[0..ons)) into d (PercentileDigest.merge). */
+void cs_sql_gk_merge(cs_sql_digest *d, double orel, int64_t ocount, const cs_sql_gk_stat *os,
+                     int64_t ons, cs_sql_arena *arena);
+/* A compressed copy of d in scratch (d unchanged: window frames go on adding to it). */
+void cs_sql_gk_compressed_copy(const cs_sql_digest *d, cs_sql_digest *c, cs_sql_arena *scratch);
+/* Spark's query of a compressed summary with at least one sample. */
+double cs_sql_gk_query(const cs_sql_digest *d, double q);
+
 /* ---- agg_hll.c ---- */
 
 /* Spark's HyperLogLog++ at precision p (4..18): registers reg[0 .. 2^p) take a 64-bit hash; the
