@@ -314,31 +314,20 @@ cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_er
 
 /* ---- value access ---- */
 
-static inline int64_t rd_long(const cs_column *c, int64_t i)
-{
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)(const void *)c->values)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)c->values)[i];
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return ((const int32_t *)(const void *)c->values)[i];
-    default:
-        return ((const int64_t *)(const void *)c->values)[i];
-    }
-}
-
-static inline double rd_double(const cs_column *c, int64_t i)
+double cs_sql_double_at(const cs_column *c, int64_t i)
 {
     switch (c->type->id) {
     case CS_TYPE_FLOAT:
         return ((const float *)(const void *)c->values)[i];
     case CS_TYPE_DOUBLE:
         return ((const double *)(const void *)c->values)[i];
+    case CS_TYPE_DECIMAL: {
+        i128 x;
+        memcpy(&x, c->values + 16 * i, 16);
+        return (double)x / pow(10, c->type->scale);
+    }
     default:
-        return (double)rd_long(c, i);
+        return (double)cs_sql_long_at(c, i);
     }
 }
 
@@ -574,7 +563,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            int64_t *s = (int64_t *)(void *)st, x = rd_long(in, i);
+            int64_t *s = (int64_t *)(void *)st, x = cs_sql_long_at(in, i);
             if (ansi) {
                 if (__builtin_add_overflow(*s, x, s)) return long_overflow(err);
             } else {
@@ -587,7 +576,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            *(double *)(void *)st += rd_double(in, i);
+            *(double *)(void *)st += cs_sql_double_at(in, i);
             st[8] = 1;
         }
         return CS_OK;
@@ -595,7 +584,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            *(double *)(void *)st += rd_double(in, i);
+            *(double *)(void *)st += cs_sql_double_at(in, i);
             (*(int64_t *)(void *)(st + 8))++;
         }
         return CS_OK;
@@ -644,7 +633,8 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
     case IMPL_COUNT:
     case IMPL_COUNT_IF:
         for (int64_t i = 0; i < n; i++)
-            if (cs_column_is_valid(b0, i)) *(int64_t *)(void *)STATE(gid[i]) += rd_long(b0, i);
+            if (cs_column_is_valid(b0, i))
+                *(int64_t *)(void *)STATE(gid[i]) += cs_sql_long_at(b0, i);
         return CS_OK;
     case IMPL_SUM_LONG:
     case IMPL_SUM_DOUBLE:
@@ -652,8 +642,8 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
     case IMPL_AVG_DOUBLE:
         for (int64_t i = 0; i < n; i++) {
             uint8_t *st = STATE(gid[i]);
-            if (cs_column_is_valid(b0, i)) *(double *)(void *)st += rd_double(b0, i);
-            if (cs_column_is_valid(b1, i)) *(int64_t *)(void *)(st + 8) += rd_long(b1, i);
+            if (cs_column_is_valid(b0, i)) *(double *)(void *)st += cs_sql_double_at(b0, i);
+            if (cs_column_is_valid(b1, i)) *(int64_t *)(void *)(st + 8) += cs_sql_long_at(b1, i);
         }
         return CS_OK;
     case IMPL_SUM_DEC:
@@ -671,7 +661,7 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
     case IMPL_AVG_DEC:
         for (int64_t i = 0; i < n; i++) {
             uint8_t *st = STATE(gid[i]);
-            int64_t cnt = cs_column_is_valid(b1, i) ? rd_long(b1, i) : 0;
+            int64_t cnt = cs_column_is_valid(b1, i) ? cs_sql_long_at(b1, i) : 0;
             if (cnt == 0) continue;
             *(int64_t *)(void *)(st + 16) += cnt;
             if (!cs_column_is_valid(b0, i))

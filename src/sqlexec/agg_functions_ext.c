@@ -57,33 +57,6 @@ static bool numeric_id(cs_type_id id)
            id == CS_TYPE_FLOAT || id == CS_TYPE_DOUBLE || id == CS_TYPE_DECIMAL;
 }
 
-/* Row i of a numeric, date, timestamp or interval column as a double. */
-static double dbl_at(const cs_column *c, int64_t i)
-{
-    const uint8_t *v = c->values;
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)(const void *)v)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)v)[i];
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return ((const int32_t *)(const void *)v)[i];
-    case CS_TYPE_FLOAT:
-        return ((const float *)(const void *)v)[i];
-    case CS_TYPE_DOUBLE:
-        return ((const double *)(const void *)v)[i];
-    case CS_TYPE_DECIMAL: {
-        __int128 x;
-        memcpy(&x, v + 16 * i, 16);
-        return (double)x / pow(10, c->type->scale);
-    }
-    default:
-        return (double)((const int64_t *)(const void *)v)[i];
-    }
-}
-
 static double *D(uint8_t *st, int k)
 {
     return (double *)(void *)(st + 8 * k);
@@ -482,12 +455,6 @@ static int interval_add(const cs_sql_agg *a, uint8_t *st, int64_t x, cs_error *e
     return CS_OK;
 }
 
-static int64_t interval_at(const cs_column *c, int64_t i)
-{
-    return c->type->id == CS_TYPE_INTERVAL_YM ? ((const int32_t *)(const void *)c->values)[i]
-                                              : ((const int64_t *)(const void *)c->values)[i];
-}
-
 /* ---- update, merge, export, evaluate ---- */
 
 #define STATE(g) (states + (size_t)(g)*stride + a->state_off)
@@ -501,20 +468,22 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_IAVG:
         for (int64_t k = 0; k < n; k++) {
             if (!cs_column_is_valid(in, row0 + k)) continue;
-            int rc = interval_add(a, STATE(gid[k]), interval_at(in, row0 + k), err);
+            int rc = interval_add(a, STATE(gid[k]), cs_sql_long_at(in, row0 + k), err);
             if (rc != CS_OK) return rc;
         }
         return CS_OK;
     case X_MOMENT:
         for (int64_t k = 0; k < n; k++)
-            if (cs_column_is_valid(in, row0 + k)) moment_add(STATE(gid[k]), dbl_at(in, row0 + k));
+            if (cs_column_is_valid(in, row0 + k))
+                moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k));
         return CS_OK;
     case X_COVAR:
     case X_CORR:
         for (int64_t k = 0; k < n; k++) {
             int64_t i = row0 + k;
             if (cs_column_is_valid(in, i) && cs_column_is_valid(in2, i))
-                covar_add(STATE(gid[k]), dbl_at(in, i), dbl_at(in2, i), a->impl == X_CORR);
+                covar_add(STATE(gid[k]), cs_sql_double_at(in, i), cs_sql_double_at(in2, i),
+                          a->impl == X_CORR);
         }
         return CS_OK;
     case X_MAXBY:
@@ -543,7 +512,8 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_PCT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
-                cs_sql_gk_add(digest_of(a, STATE(gid[k]), arena), dbl_at(in, row0 + k), arena);
+                cs_sql_gk_add(digest_of(a, STATE(gid[k]), arena), cs_sql_double_at(in, row0 + k),
+                              arena);
         return CS_OK;
     default:
         return cs_error_set(err, CS_EINVAL, "aggregate: unknown implementation %d", a->impl);
@@ -562,7 +532,7 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
                               : 1;
             if (!cs_column_is_valid(bufs[0], i) || cnt == 0) continue;
             uint8_t *st = STATE(gid[i]);
-            int rc = interval_add(a, st, interval_at(bufs[0], i), err);
+            int rc = interval_add(a, st, cs_sql_long_at(bufs[0], i), err);
             if (rc != CS_OK) return rc;
             if (a->impl == X_IAVG) *(int64_t *)(void *)(st + 8) += cnt - 1;
         }
@@ -573,7 +543,7 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         for (int64_t i = 0; i < n; i++) {
             double o[6] = {0};
             for (int b = 0; b < a->n_buf; b++)
-                o[b] = cs_column_is_valid(bufs[b], i) ? dbl_at(bufs[b], i) : 0.0;
+                o[b] = cs_column_is_valid(bufs[b], i) ? cs_sql_double_at(bufs[b], i) : 0.0;
             if (a->impl == X_MOMENT)
                 moment_merge(STATE(gid[i]), o[0], o[1], o[2]);
             else

@@ -164,30 +164,10 @@ typedef struct okey {
 
 static i128 okey_int(const cs_column *c, int64_t i)
 {
-    const uint8_t *v = c->values;
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)(const void *)v)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)v)[i];
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return ((const int32_t *)(const void *)v)[i];
-    case CS_TYPE_DECIMAL: {
-        i128 x;
-        memcpy(&x, v + 16 * i, 16);
-        return x;
-    }
-    default:
-        return ((const int64_t *)(const void *)v)[i];
-    }
-}
-
-static double okey_double(const cs_column *c, int64_t i)
-{
-    return c->type->id == CS_TYPE_FLOAT ? ((const float *)(const void *)c->values)[i]
-                                        : ((const double *)(const void *)c->values)[i];
+    if (c->type->id != CS_TYPE_DECIMAL) return cs_sql_long_at(c, i);
+    i128 x;
+    memcpy(&x, c->values + 16 * i, 16);
+    return x;
 }
 
 /* A bound: row i's key plus an offset (the offset's sign flipped for DESC). */
@@ -205,7 +185,7 @@ static bound make_bound(const okey *k, int64_t i, i128 ioff, double doff)
         return b;
     }
     if (k->is_double)
-        b.dv = okey_double(k->c, i) + (k->desc ? -doff : doff);
+        b.dv = cs_sql_double_at(k->c, i) + (k->desc ? -doff : doff);
     else
         b.iv = okey_int(k->c, i) + (k->desc ? -ioff : ioff);
     return b;
@@ -221,7 +201,7 @@ static int cmp_bound(const okey *k, int64_t j, const bound *b)
     }
     int r;
     if (k->is_double) {
-        double x = okey_double(k->c, j), y = b->dv;
+        double x = cs_sql_double_at(k->c, j), y = b->dv;
         if (isnan(x) || isnan(y))
             r = isnan(x) - isnan(y);
         else

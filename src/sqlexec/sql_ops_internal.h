@@ -97,6 +97,27 @@ cs_col_type *cs_sql_concat_schema(const cs_col_type *const *parts, const bool *f
 
 /* ---- agg_functions.c ---- */
 
+/* Row i of a byte, short, int, long, date, timestamp or interval column widened to int64. */
+static inline int64_t cs_sql_long_at(const cs_column *c, int64_t i)
+{
+    const void *v = c->values;
+    switch (c->type->id) {
+    case CS_TYPE_BYTE:
+        return ((const int8_t *)v)[i];
+    case CS_TYPE_SHORT:
+        return ((const int16_t *)v)[i];
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
+        return ((const int32_t *)v)[i];
+    default:
+        return ((const int64_t *)v)[i];
+    }
+}
+/* Row i of a numeric (a decimal's unscaled value / 10^scale), date, timestamp or interval column
+ * as a double. */
+double cs_sql_double_at(const cs_column *c, int64_t i);
+
 /* A bump arena of 64 KiB+ chunks from the operator's allocator (charged to the task): group keys
  * and the bytes of string aggregation values. Freed all at once. */
 typedef struct cs_sql_arena {

@@ -45,19 +45,6 @@ static cs_col_batch *agg_rows(int from, int to)
     return b;
 }
 
-/* Java's Double.toString for these values: shortest round-trip digits, ".0" when whole. */
-static void java_double(double d, char *out, size_t n)
-{
-    if (d == floor(d) && fabs(d) < 1e7) {
-        snprintf(out, n, "%.1f", d);
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, n, "%.*g", p, d);
-        if (strtod(out, NULL) == d) break;
-    }
-}
-
 /* A value as the golden prints it: strings quoted, arrays [a, b], doubles as Java. */
 static void golden_value(const cs_column *c, int64_t i, cs_sbuf *sb)
 {
@@ -69,7 +56,7 @@ static void golden_value(const cs_column *c, int64_t i, cs_sbuf *sb)
         cs_sbuf_printf(sb, "\"%.*s\"", (int)len, (const char *)p);
     } else if (c->type->id == CS_TYPE_DOUBLE) {
         char d[64];
-        java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
+        t_java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
         cs_sbuf_puts(sb, d);
     } else if (c->type->id == CS_TYPE_ARRAY) {
         const int32_t *o = cs_column_offsets(c);

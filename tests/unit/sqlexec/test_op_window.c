@@ -47,21 +47,6 @@ static cs_sql_op *w_op(int64_t batch)
     return op;
 }
 
-/* Java's Double.toString for the values these tests see: the shortest round-trip digits, ".0"
- * for whole numbers. */
-static void java_double(double d, char *out, size_t n)
-{
-    if (d == floor(d) && fabs(d) < 1e7) {
-        snprintf(out, n, "%.1f", d);
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, n, "%.*g", p, d);
-        if (strtod(out, NULL) == d) break;
-    }
-    if (!strpbrk(out, ".eEn")) strncat(out, ".0", n - strlen(out) - 1);
-}
-
 /* Rows of the output columns cols[] as the golden prints them ("a"\t1\tNULL). */
 static t_rows run_golden_form(cs_sql_op *op, const int *cols, int n_cols, int64_t batch_rows)
 {
@@ -88,7 +73,7 @@ static t_rows run_golden_form(cs_sql_op *op, const int *cols, int n_cols, int64_
                     cs_sbuf_printf(&sb, "\"%.*s\"", (int)len, (const char *)p);
                 } else if (c->type->id == CS_TYPE_DOUBLE) {
                     char d[64];
-                    java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
+                    t_java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
                     cs_sbuf_puts(&sb, d);
                 } else if (c->type->id == CS_TYPE_ARRAY) { /* of ints */
                     const int32_t *o = cs_column_offsets(c);
