@@ -601,6 +601,79 @@ static void test_running_collect_list_and_two_input_aggregates(void **state)
     run_case(&gm);
 }
 
+/* count(*) OVER (ORDER BY x [DESC] RANGE BETWEEN 0.5 PRECEDING AND CURRENT ROW) over doubles
+ * 1.0, 1.5, 2.0, 3.5 with the offset a decimal(2,1) value, and OVER (ORDER BY d RANGE BETWEEN 1
+ * PRECEDING AND 1 FOLLOWING) over dates 10, 11, 13, NULL (the NULL frames its NULL peers). */
+static void test_range_offsets_over_double_decimal_and_date_keys(void **state)
+{
+    cs_col_type *dt = cs_col_type_primitive(CS_TYPE_DOUBLE),
+                *lt = cs_col_type_primitive(CS_TYPE_LONG);
+    cs_col_type *dat = cs_col_type_primitive(CS_TYPE_DATE);
+    cs_col_type *schema = t_schema(2, (const char *[]){"x", "d"}, (cs_col_type *[]){dt, dat});
+    cs_col_type *dec = cs_col_type_decimal(2, 1, NULL);
+    __int128 half = -5;
+    cs_column *off = t_fixed(dec, &half, 1, NULL);
+    for (int desc = 0; desc < 2; desc++) {
+        double x[] = {1.0, 1.5, 2.0, 3.5};
+        int32_t d[] = {10, 11, 13, 0};
+        if (desc)
+            for (int i = 0; i < 2; i++) {
+                double t = x[i];
+                x[i] = x[3 - i];
+                x[3 - i] = t;
+            }
+        cs_col_batch *b = t_batch(
+            schema,
+            (cs_column *[]){t_doubles(x, 4, NULL), t_fixed(dat, d, 4, (uint8_t[]){1, 1, 1, 0})}, 4);
+        cs_window_fn f = {.kind = CS_WIN_AGGREGATE,
+                          .input = -1,
+                          .agg = {.fn = CS_AGG_COUNT_STAR, .input = -1},
+                          .frame = RANGE_FRAME(CS_WB_OFFSET, 0, CS_WB_CURRENT_ROW, 0),
+                          .type = lt,
+                          .name = "c"};
+        f.frame.lower_value = off;
+        cs_sort_key ok = {.ordinal = 0, .descending = desc, .nulls_first = !desc};
+        cs_error err = {0};
+        cs_sql_op *op = cs_sql_op_window(t_leaf(schema, &b, 1), NULL, 0, &ok, 1, &f, 1, &err);
+        if (!op) fail_msg("%s", err.msg);
+        cs_sql_exec_ctx ctx = t_ctx();
+        t_rows got = t_run(op, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        const char *asc[] = {"1|10|1", "1.5|11|2", "2|13|2", "3.5|NULL|1"};
+        const char *dsc[] = {"3.5|10|1", "2|11|1", "1.5|13|2", "1|NULL|2"};
+        for (int i = 0; i < 4; i++)
+            assert_string_equal(got.row[i], desc ? dsc[i] : asc[i]);
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    cs_column_unref(off);
+    /* dates: RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING, NULLS FIRST */
+    double x[] = {0, 0, 0, 0};
+    int32_t d[] = {0, 10, 11, 13};
+    cs_col_batch *b = t_batch(
+        schema, (cs_column *[]){t_doubles(x, 4, NULL), t_fixed(dat, d, 4, (uint8_t[]){0, 1, 1, 1})},
+        4);
+    cs_window_fn f = {.kind = CS_WIN_AGGREGATE,
+                      .input = -1,
+                      .agg = {.fn = CS_AGG_COUNT_STAR, .input = -1},
+                      .frame = RANGE_FRAME(CS_WB_OFFSET, -1, CS_WB_OFFSET, 1),
+                      .type = lt,
+                      .name = "c"};
+    cs_sort_key ok = {.ordinal = 1, .nulls_first = true};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_window(t_leaf(schema, &b, 1), NULL, 0, &ok, 1, &f, 1, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows got = t_run(op, &ctx);
+    assert_int_equal(got.rc, CS_OK);
+    const char *want[] = {"0|NULL|1", "0|10|2", "0|11|2", "0|13|1"};
+    for (int i = 0; i < 4; i++)
+        assert_string_equal(got.row[i], want[i]);
+    t_rows_free(&got);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_col_type *it = cs_col_type_primitive(CS_TYPE_INT);
@@ -635,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_running_and_sliding_sums_many_batches),
         cmocka_unit_test(test_lag_lead_ignore_nulls),
         cmocka_unit_test(test_running_collect_list_and_two_input_aggregates),
+        cmocka_unit_test(test_range_offsets_over_double_decimal_and_date_keys),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
