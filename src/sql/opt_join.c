@@ -154,20 +154,20 @@ static void flatten_join(cs_opt_ctx *c, cs_logical_plan *p, cs_join_type parent,
     add_item(c, in, p, parent);
 }
 
-/* A scalar subquery with a pulled-up correlation: only uncorrelated ones become values. */
-static bool correlated_scalar(const cs_sql_expr *e)
+static bool has_correlated_scalar(const cs_sql_expr *e)
 {
     if (!e) return false;
     if (e->kind == CS_EX_SCALAR_SUBQUERY && e->join_cond) return true;
     for (int i = 0; i < e->n_args; i++)
-        if (correlated_scalar(e->args[i])) return true;
-    return correlated_scalar(e->filter);
+        if (has_correlated_scalar(e->args[i])) return true;
+    return false;
 }
 
-/* Spark's canEvaluateWithinJoin. */
+/* Spark's canEvaluateWithinJoin: deterministic, no IN / EXISTS, no correlated scalar
+ * subquery (RewriteCorrelatedScalarSubquery rewrites filters, not join conditions) */
 static bool within_join(const cs_sql_expr *e)
 {
-    return !nondeterministic(e) && !correlated_scalar(e);
+    return !nondeterministic(e) && !has_correlated_scalar(e);
 }
 
 /* Spark's createOrderedJoin over items[0..n) (consumed) and conds. */
