@@ -152,9 +152,21 @@ static void flatten_join(cs_opt_ctx *c, cs_logical_plan *p, cs_join_type parent,
     add_item(c, in, p, parent);
 }
 
+/* A scalar subquery with a pulled-up correlated condition: RewriteCorrelatedScalarSubquery
+ * needs it in a filter, projection or aggregate, never in a join condition (Spark's
+ * canEvaluateWithinJoin: a subquery expression only when it has no children). */
+static bool correlated_scalar(const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (e->kind == CS_EX_SCALAR_SUBQUERY && e->join_cond) return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (correlated_scalar(e->args[i])) return true;
+    return false;
+}
+
 static bool within_join(const cs_sql_expr *e)
 {
-    return !nondeterministic(e);
+    return !nondeterministic(e) && !correlated_scalar(e);
 }
 
 /* Spark's createOrderedJoin over items[0..n) (consumed) and conds. */
