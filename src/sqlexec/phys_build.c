@@ -496,8 +496,6 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
         return build_file_scan(n, in->partition, err);
     case CS_PH_LOCAL: {
         if (!n->schema) break;
-        for (int i = 0; i < n->n_batches; i++)
-            cs_col_batch_ref(n->batches[i]);
         return cs_sql_op_batches(cs_col_type_ref(n->schema), n->batches, n->n_batches);
     }
     case CS_PH_RANGE:

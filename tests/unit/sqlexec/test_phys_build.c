@@ -178,8 +178,6 @@ static cs_sql_op *open_input(void *arg, const cs_phys_node *leaf, cs_error *err)
     inputs *in = arg;
     in->opened_input = leaf->input;
     if (leaf->input != 1) return cs_error_set(err, CS_ENOTFOUND, "no input %d", leaf->input), NULL;
-    for (int i = 0; i < in->local->n_batches; i++)
-        cs_col_batch_ref(in->local->batches[i]);
     return cs_sql_op_batches(cs_col_type_ref(in->local->schema), in->local->batches,
                              in->local->n_batches);
 }
