@@ -159,6 +159,12 @@ static Cspark__SqlAgg *agg_pb(pool *pl, const cs_agg_spec *a)
     pb->ignore_nulls = a->ignore_nulls;
     pb->has_name = a->name != NULL;
     pb->name = (char *)(a->name ? a->name : "");
+    pb->input2 = a->input2;
+    if (a->arg2_type) pb->arg2_type = type_pb(pl, a->arg2_type);
+    pb->param = a->param;
+    pb->n_percentages = a->n_percentages > 0 ? (size_t)a->n_percentages : 0;
+    pb->percentages = (double *)a->percentages;
+    pb->percentages_array = a->percentages_array;
     return pb;
 }
 
@@ -600,7 +606,7 @@ static int agg_from(decoder *d, const Cspark__SqlAgg *pb, const cs_col_type *inp
 {
     memset(out, 0, sizeof *out);
     if (!pb) return bad(d, "an aggregate is missing");
-    if (pb->fn < CS_AGG_COUNT_STAR || pb->fn > CS_AGG_BOOL_OR)
+    if (pb->fn < CS_AGG_COUNT_STAR || pb->fn > CS_AGG_ANY_VALUE)
         return bad(d, "unknown aggregate function %d", pb->fn);
     if (ordinal_ok(d, "an aggregate's input", pb->input, pb->fn == CS_AGG_COUNT_STAR ? -1 : 0,
                    input))
@@ -616,6 +622,24 @@ static int agg_from(decoder *d, const Cspark__SqlAgg *pb, const cs_col_type *inp
     } else if (pb->fn != CS_AGG_COUNT_STAR) {
         return bad(d, "aggregate %d without its argument type", pb->fn);
     }
+    if (cs_agg_takes_two_inputs(out->fn)) {
+        if (!pb->arg2_type)
+            return bad(d, "aggregate %d without its second argument's type", pb->fn);
+        if (ordinal_ok(d, "an aggregate's second input", pb->input2, -1, input)) return CS_EPROTO;
+        cs_col_type *t;
+        if (type_from(d, pb->arg2_type, 0, &t)) return CS_EPROTO;
+        out->arg2_type = t;
+    }
+    out->input2 = pb->input2;
+    out->param = pb->param;
+    if (pb->n_percentages > 1000000) return bad(d, "too many percentages");
+    if (pb->n_percentages) {
+        double *v = cs_xmalloc(sizeof *v * pb->n_percentages);
+        memcpy(v, pb->percentages, sizeof *v * pb->n_percentages);
+        out->percentages = v;
+        out->n_percentages = (int)pb->n_percentages;
+    }
+    out->percentages_array = pb->percentages_array;
     return CS_OK;
 }
 

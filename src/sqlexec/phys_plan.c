@@ -42,6 +42,8 @@ static void free_window_fn(cs_window_fn *f)
     if (f->frame.lower_value) cs_column_unref(f->frame.lower_value);
     if (f->frame.upper_value) cs_column_unref(f->frame.upper_value);
     if (f->agg.arg_type) cs_col_type_unref((cs_col_type *)f->agg.arg_type);
+    if (f->agg.arg2_type) cs_col_type_unref((cs_col_type *)f->agg.arg2_type);
+    free((double *)f->agg.percentages);
     free((char *)f->agg.name);
     if (f->type) cs_col_type_unref(f->type);
     free(f->name);
@@ -80,6 +82,8 @@ void cs_phys_free(cs_phys_node *n)
     free(n->group_keys);
     for (int i = 0; i < n->n_aggs; i++) {
         if (n->aggs[i].arg_type) cs_col_type_unref((cs_col_type *)n->aggs[i].arg_type);
+        if (n->aggs[i].arg2_type) cs_col_type_unref((cs_col_type *)n->aggs[i].arg2_type);
+        free((double *)n->aggs[i].percentages);
         free((char *)n->aggs[i].name);
     }
     free(n->aggs);
