@@ -1,0 +1,899 @@
+/*
+ * planner.c — Spark's SparkPlanner and EnsureRequirements (planner.h): the walk over an
+ * optimized logical plan that picks each node's physical operator, puts the exchanges where
+ * the next operator needs its input distributed (hash by keys, one partition, broadcast), and
+ * binds every expression to its input's columns. Scans are planner_scan.c's; aggregates,
+ * windows, expand and generate planner_agg.c's. Also tolerates plans that are only analyzed
+ * (SUBQUERY_ALIAS and HINT pass through, DISTINCT is an aggregate) so that a statement can run
+ * without the optimizer's rewrites.
+ *
+ * Called by the session's statement runner (and the tests' local runner). Ownership: the input
+ * plan is read only; the planner's own expressions live in a private arena freed at the end;
+ * the physical tree is the caller's.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/catalog.h"
+#include "sql/planner_bind.h"
+#include "sql/planner_internal.h"
+#include "sqlexec/sql_error.h"
+
+struct cs_pl_scalar {
+    const cs_logical_plan *plan;
+    cs_sql_expr *value; /* a LITERAL in the planner's arena */
+    cs_pl_scalar *next;
+};
+
+void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism)
+{
+    c->shuffle_partitions = 200;
+    c->auto_broadcast_threshold = 10LL << 20;
+    c->max_partition_bytes = 128LL << 20;
+    c->open_cost_bytes = 4LL << 20;
+    c->min_partitions = default_parallelism > 0 ? default_parallelism : 1;
+    c->partition_type_inference = true;
+}
+
+/* ---- helpers shared with planner_agg.c and planner_scan.c ---- */
+
+int cs_pl_unsupported(cs_pl_ctx *c, const char *what)
+{
+    return cs_sql_error_set(c->err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
+                            "The feature is not supported: %s.", what);
+}
+
+static cs_col_type *schema_of_attrs(cs_sql_expr *const *attrs, int n)
+{
+    cs_col_field *f = cs_xcalloc((size_t)(n > 0 ? n : 1), sizeof *f);
+    for (int i = 0; i < n; i++)
+        f[i] = (cs_col_field){(char *)attrs[i]->name, cs_col_type_ref(attrs[i]->type),
+                              attrs[i]->nullable};
+    cs_col_type *t = cs_col_type_struct(f, n);
+    free(f);
+    return t;
+}
+
+cs_phys_node *cs_pl_node(cs_pl_ctx *c, cs_phys_kind kind, cs_sql_expr **attrs, int n,
+                         int n_children)
+{
+    cs_phys_node *node = cs_phys_new(kind, attrs ? schema_of_attrs(attrs, n) : NULL, n_children);
+    node->id = c->next_node_id++;
+    return node;
+}
+
+cs_sql_expr *cs_pl_new_attr(cs_pl_ctx *c, const char *name, cs_col_type *type, bool nullable)
+{
+    cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ATTR, 0);
+    a->name = cs_sql_strdup(c->arena, name ? name : "");
+    a->type = type;
+    a->nullable = nullable;
+    a->resolved = true;
+    a->id = c->next_id--;
+    return a;
+}
+
+cs_sql_expr *cs_pl_attr_of(cs_pl_ctx *c, const cs_sql_expr *named)
+{
+    if (named->kind == CS_EX_ATTR) return (cs_sql_expr *)named;
+    cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ATTR, 0);
+    a->name = named->name;
+    a->type = named->type;
+    a->nullable = named->nullable;
+    a->resolved = true;
+    a->id = named->id;
+    return a;
+}
+
+int cs_pl_find(cs_sql_expr *const *attrs, int n, cs_expr_id id)
+{
+    for (int i = 0; i < n; i++)
+        if (attrs[i]->id == id) return i;
+    return -1;
+}
+
+bool cs_pl_same_expr(const cs_sql_expr *a, const cs_sql_expr *b)
+{
+    if (a == b) return true;
+    if (a->kind != b->kind) return false;
+    if (a->kind == CS_EX_ATTR) return a->id == b->id;
+    cs_sbuf x = {0}, y = {0};
+    cs_sql_expr_print(a, &x);
+    cs_sql_expr_print(b, &y);
+    bool same = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&y);
+    return same;
+}
+
+cs_sql_expr *cs_pl_replace(cs_pl_ctx *c, const cs_sql_expr *e, cs_sql_expr *const *from,
+                           cs_sql_expr *const *to, int n)
+{
+    if (!e) return NULL;
+    if (e->kind != CS_EX_ATTR && e->kind != CS_EX_LITERAL && e->kind != CS_EX_ALIAS)
+        for (int i = 0; i < n; i++)
+            if (cs_pl_same_expr(e, from[i])) return to[i];
+    if (e->kind == CS_EX_SCALAR_SUBQUERY || e->kind == CS_EX_EXISTS || e->kind == CS_EX_IN_SUBQUERY)
+        return (cs_sql_expr *)e;
+    cs_sql_expr *r = NULL;
+    for (int i = 0; i < e->n_args; i++) {
+        cs_sql_expr *a = cs_pl_replace(c, e->args[i], from, to, n);
+        if (a == e->args[i]) continue;
+        if (!r) r = cs_sql_expr_copy(c->arena, e);
+        r->args[i] = a;
+    }
+    return r ? r : (cs_sql_expr *)e;
+}
+
+/* e with its uncorrelated scalar subqueries run (planned, then ctx->run_scalar) and replaced
+ * by their value; NULL + err on failure. */
+static cs_sql_expr *run_subqueries(cs_pl_ctx *c, const cs_sql_expr *e)
+{
+    if (!e) return NULL;
+    if (e->kind == CS_EX_SCALAR_SUBQUERY) {
+        for (cs_pl_scalar *s = c->scalars; s; s = s->next)
+            if (s->plan == e->subquery) return s->value;
+        if (!c->pc->run_scalar) {
+            cs_pl_unsupported(c, "a scalar subquery without a runner");
+            return NULL;
+        }
+        cs_phys_node *sub = NULL;
+        if (cs_sql_plan(c->pc, e->subquery, &sub, c->err) != 0) return NULL;
+        cs_column *v = NULL;
+        int rc = c->pc->run_scalar(c->pc->arg, sub, &v, c->err);
+        cs_phys_free(sub);
+        if (rc != 0) return NULL;
+        cs_sql_expr *lit = cs_sql_expr_literal(c->arena, v);
+        lit->type = e->type;
+        lit->nullable = true;
+        lit->resolved = true;
+        cs_pl_scalar *s = cs_sql_alloc(c->arena, sizeof *s);
+        *s = (cs_pl_scalar){e->subquery, lit, c->scalars};
+        c->scalars = s;
+        return lit;
+    }
+    cs_sql_expr *r = NULL;
+    for (int i = 0; i < e->n_args; i++) {
+        if (!e->args[i]) continue;
+        cs_sql_expr *a = run_subqueries(c, e->args[i]);
+        if (!a) return NULL;
+        if (a == e->args[i]) continue;
+        if (!r) r = cs_sql_expr_copy(c->arena, e);
+        r->args[i] = a;
+    }
+    return r ? r : (cs_sql_expr *)e;
+}
+
+int cs_pl_bind(cs_pl_ctx *c, const cs_sql_expr *e, cs_sql_expr *const *attrs, int n, cs_pexpr **out)
+{
+    const cs_sql_expr *r = run_subqueries(c, e);
+    if (!r) return -1;
+    return cs_sql_bind_expr(r, attrs, n, out, c->err) < 0 ? -1 : 0;
+}
+
+int cs_pl_project(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n)
+{
+    cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n + 1));
+    cs_pexpr **bound = cs_xcalloc((size_t)(n + 1), sizeof *bound);
+    for (int i = 0; i < n; i++) {
+        attrs[i] = cs_pl_attr_of(c, exprs[i]);
+        if (cs_pl_bind(c, exprs[i], in->attrs, in->n, &bound[i]) != 0) {
+            for (int j = 0; j < i; j++)
+                cs_pexpr_free(bound[j]);
+            free(bound);
+            return -1;
+        }
+    }
+    cs_phys_node *p = cs_pl_node(c, CS_PH_PROJECT, attrs, n, 1);
+    p->children[0] = in->node;
+    p->exprs = bound;
+    p->n_exprs = n;
+    *in = (cs_pl_out){p, attrs, n};
+    return 0;
+}
+
+int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n, int *ords)
+{
+    cs_sql_expr **extra = cs_sql_alloc(c->arena, sizeof *extra * (size_t)(n + 1));
+    int n_extra = 0;
+    for (int i = 0; i < n; i++) {
+        const cs_sql_expr *e = exprs[i];
+        if (e->kind == CS_EX_ALIAS) e = e->args[0];
+        ords[i] = e->kind == CS_EX_ATTR ? cs_pl_find(in->attrs, in->n, e->id) : -1;
+        if (ords[i] >= 0) continue;
+        int j = 0;
+        while (j < n_extra && !cs_pl_same_expr(extra[j]->args[0], e))
+            j++;
+        if (j == n_extra) {
+            cs_sbuf name = {0};
+            cs_sql_expr_pretty_name(e, &name);
+            cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ALIAS, 1);
+            a->args[0] = (cs_sql_expr *)e;
+            a->name = cs_sql_strdup(c->arena, name.data ? name.data : "");
+            cs_sbuf_free(&name);
+            a->type = e->type;
+            a->nullable = e->nullable;
+            a->resolved = true;
+            a->id = c->next_id--;
+            extra[n_extra++] = a;
+        }
+        ords[i] = -2 - j;
+    }
+    if (n_extra == 0) return 0;
+    int base = in->n;
+    cs_sql_expr **all = cs_sql_alloc(c->arena, sizeof *all * (size_t)(base + n_extra));
+    memcpy(all, in->attrs, sizeof *all * (size_t)base);
+    memcpy(all + base, extra, sizeof *all * (size_t)n_extra);
+    if (cs_pl_project(c, in, all, base + n_extra) != 0) return -1;
+    for (int i = 0; i < n; i++)
+        if (ords[i] <= -2) ords[i] = base + (-2 - ords[i]);
+    return 0;
+}
+
+void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind, const int *keys,
+                    int n_keys, int num_partitions)
+{
+    cs_phys_node *x = cs_pl_node(c, CS_PH_EXCHANGE, in->attrs, in->n, 1);
+    x->children[0] = in->node;
+    if (kind == CS_PART_HASH && n_keys == 0) kind = CS_PART_SINGLE;
+    x->partitioning = kind;
+    x->num_partitions = kind == CS_PART_SINGLE ? 1 : num_partitions;
+    if (kind == CS_PART_HASH) {
+        x->exprs = cs_xcalloc((size_t)n_keys, sizeof *x->exprs);
+        x->n_exprs = n_keys;
+        for (int i = 0; i < n_keys; i++) {
+            const cs_sql_expr *a = in->attrs[keys[i]];
+            x->exprs[i] = cs_pexpr_column(keys[i], cs_col_type_ref(a->type), a->nullable);
+        }
+    }
+    in->node = x;
+}
+
+cs_col_type *cs_pl_op_schema(const cs_col_type *in, cs_pl_op_maker make, void *arg, cs_error *err)
+{
+    cs_sql_op *src = cs_sql_op_batches(cs_col_type_ref((cs_col_type *)in), NULL, 0);
+    cs_sql_op *op = make(src, arg, err);
+    if (!op) return NULL;
+    cs_col_type *t = cs_col_type_ref(op->schema);
+    cs_sql_op_free(op);
+    return t;
+}
+
+/* ---- literals and conjuncts ---- */
+
+static int literal_int64(cs_pl_ctx *c, const cs_sql_expr *e, int64_t *v)
+{
+    if (!e || e->kind != CS_EX_LITERAL || !e->literal || !cs_column_is_valid(e->literal, 0))
+        return cs_pl_unsupported(c, "a LIMIT or OFFSET that is not a constant");
+    switch (e->literal->type->id) {
+    case CS_TYPE_INT:
+        *v = ((const int32_t *)(const void *)e->literal->values)[0];
+        return 0;
+    case CS_TYPE_LONG:
+        *v = ((const int64_t *)(const void *)e->literal->values)[0];
+        return 0;
+    default:
+        return cs_pl_unsupported(c, "a LIMIT or OFFSET that is not an integer");
+    }
+}
+
+static bool is_call(const cs_sql_expr *e, const char *fn, int n_args)
+{
+    return e && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, fn) == 0 && e->n_args == n_args;
+}
+
+static void split_conjuncts(const cs_sql_expr *e, const cs_sql_expr **out, int *n)
+{
+    if (!e) return;
+    if (is_call(e, "and", 2)) {
+        split_conjuncts(e->args[0], out, n);
+        split_conjuncts(e->args[1], out, n);
+        return;
+    }
+    out[(*n)++] = e;
+}
+
+static int count_conjuncts(const cs_sql_expr *e)
+{
+    return is_call(e, "and", 2) ? count_conjuncts(e->args[0]) + count_conjuncts(e->args[1]) : 1;
+}
+
+/* Whether every attribute of e is one of attrs (and e has no outer reference). */
+static bool refs_only(const cs_sql_expr *e, cs_sql_expr *const *attrs, int n)
+{
+    if (!e) return true;
+    if (e->kind == CS_EX_ATTR) return cs_pl_find(attrs, n, e->id) >= 0;
+    if (e->kind == CS_EX_OUTER_ATTR) return false;
+    for (int i = 0; i < e->n_args; i++)
+        if (!refs_only(e->args[i], attrs, n)) return false;
+    return true;
+}
+
+static cs_sql_expr *conjunction(cs_pl_ctx *c, const cs_sql_expr **parts, int n)
+{
+    if (n == 0) return NULL;
+    cs_sql_expr *acc = (cs_sql_expr *)parts[0];
+    for (int i = 1; i < n; i++) {
+        cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_FUNC, 2);
+        a->fn = "and";
+        a->args[0] = acc;
+        a->args[1] = (cs_sql_expr *)parts[i];
+        a->type = parts[0]->type;
+        a->nullable = acc->nullable || parts[i]->nullable;
+        a->resolved = true;
+        acc = a;
+    }
+    return acc;
+}
+
+/* ---- statistics (Spark's SizeInBytesOnlyStatsPlanVisitor) ---- */
+
+static int64_t default_size(const cs_col_type *t)
+{
+    switch (t->id) {
+    case CS_TYPE_BOOLEAN:
+    case CS_TYPE_BYTE:
+        return 1;
+    case CS_TYPE_SHORT:
+        return 2;
+    case CS_TYPE_INT:
+    case CS_TYPE_FLOAT:
+    case CS_TYPE_DATE:
+        return 4;
+    case CS_TYPE_DECIMAL:
+        return t->precision <= 18 ? 8 : 16;
+    case CS_TYPE_STRING:
+        return 20;
+    case CS_TYPE_BINARY:
+        return 100;
+    default:
+        return 8;
+    }
+}
+
+static int64_t row_size(const cs_logical_plan *p)
+{
+    int64_t s = 8;
+    for (int i = 0; i < p->n_output; i++)
+        s += default_size(p->output[i]->type);
+    return s;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    if (a <= 0 || b <= 0) return 0;
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+static int64_t est_bytes(const cs_logical_plan *p)
+{
+    if (p->stat_bytes >= 0) return p->stat_bytes;
+    switch (p->kind) {
+    case CS_LP_RELATION:
+        return p->table && p->table->size_bytes >= 0 ? p->table->size_bytes : INT64_MAX;
+    case CS_LP_LOCAL_RELATION: {
+        int64_t rows = 0;
+        for (int i = 0; i < p->n_batches; i++)
+            rows += p->batches[i]->num_rows;
+        return sat_mul(rows, row_size(p));
+    }
+    case CS_LP_ONE_ROW:
+        return 1;
+    case CS_LP_RANGE: {
+        int64_t n = p->range_step ? (p->range_end - p->range_start) / p->range_step : 0;
+        return sat_mul(n < 0 ? 0 : n, 8);
+    }
+    case CS_LP_JOIN:
+        if (p->join_type == CS_JOIN_LEFT_SEMI || p->join_type == CS_JOIN_LEFT_ANTI)
+            return est_bytes(p->children[0]);
+        return sat_mul(est_bytes(p->children[0]), est_bytes(p->children[1]));
+    case CS_LP_SET_OP: {
+        int64_t s = 0;
+        for (int i = 0; i < p->n_children; i++) {
+            int64_t x = est_bytes(p->children[i]);
+            s = x > INT64_MAX - s ? INT64_MAX : s + x;
+        }
+        return s;
+    }
+    case CS_LP_AGGREGATE:
+        if (p->n_group_by == 0) return row_size(p);
+        /* fall through */
+    case CS_LP_PROJECT:
+    case CS_LP_WINDOW:
+    case CS_LP_GENERATE:
+    case CS_LP_EXPAND: {
+        int64_t child = est_bytes(p->children[0]);
+        int64_t crs = row_size(p->children[0]);
+        if (child == INT64_MAX) return child;
+        int64_t s = (int64_t)((double)child * (double)row_size(p) / (double)crs);
+        return s < 1 ? 1 : s;
+    }
+    case CS_LP_LIMIT: {
+        if (p->limit && p->limit->kind == CS_EX_LITERAL && p->limit->literal &&
+            cs_column_is_valid(p->limit->literal, 0)) {
+            int64_t n = p->limit->literal->type->id == CS_TYPE_INT
+                            ? ((const int32_t *)(const void *)p->limit->literal->values)[0]
+                            : ((const int64_t *)(const void *)p->limit->literal->values)[0];
+            int64_t s = sat_mul(n, row_size(p));
+            int64_t child = est_bytes(p->children[0]);
+            return s < child ? s : child;
+        }
+        return est_bytes(p->children[0]);
+    }
+    default:
+        return p->n_children > 0 ? est_bytes(p->children[0]) : INT64_MAX;
+    }
+}
+
+/* ---- joins (Spark's JoinSelection) ---- */
+
+static bool can_build_right(cs_join_type t)
+{
+    return t == CS_JOIN_INNER || t == CS_JOIN_CROSS || t == CS_JOIN_LEFT_OUTER ||
+           t == CS_JOIN_LEFT_SEMI || t == CS_JOIN_LEFT_ANTI;
+}
+
+static bool can_build_left(cs_join_type t)
+{
+    return t == CS_JOIN_INNER || t == CS_JOIN_CROSS || t == CS_JOIN_RIGHT_OUTER;
+}
+
+static bool is_hint(const char *h, const char *name)
+{
+    return h && strcasecmp(h, name) == 0;
+}
+
+static cs_hash_join_type hj_type(cs_join_type t)
+{
+    switch (t) {
+    case CS_JOIN_LEFT_OUTER:
+        return CS_HJ_LEFT_OUTER;
+    case CS_JOIN_RIGHT_OUTER:
+        return CS_HJ_RIGHT_OUTER;
+    case CS_JOIN_FULL_OUTER:
+        return CS_HJ_FULL_OUTER;
+    case CS_JOIN_LEFT_SEMI:
+        return CS_HJ_LEFT_SEMI;
+    case CS_JOIN_LEFT_ANTI:
+        return CS_HJ_LEFT_ANTI;
+    default:
+        return CS_HJ_INNER;
+    }
+}
+
+/* Spark's ExtractSingleColumnNullAwareAntiJoin: a NOT IN's anti join condition
+ * `(a = b) OR isnull(a = b)`. */
+static bool null_aware_keys(const cs_logical_plan *p, const cs_pl_out *l, const cs_pl_out *r,
+                            const cs_sql_expr **lk, const cs_sql_expr **rk)
+{
+    const cs_sql_expr *e = p->condition;
+    if (p->join_type != CS_JOIN_LEFT_ANTI || !is_call(e, "or", 2)) return false;
+    const cs_sql_expr *eq = e->args[0], *isn = e->args[1];
+    if (!is_call(eq, "=", 2) || !is_call(isn, "isnull", 1) || !cs_pl_same_expr(eq, isn->args[0]))
+        return false;
+    if (refs_only(eq->args[0], l->attrs, l->n) && refs_only(eq->args[1], r->attrs, r->n)) {
+        *lk = eq->args[0];
+        *rk = eq->args[1];
+        return true;
+    }
+    if (refs_only(eq->args[1], l->attrs, l->n) && refs_only(eq->args[0], r->attrs, r->n)) {
+        *lk = eq->args[1];
+        *rk = eq->args[0];
+        return true;
+    }
+    return false;
+}
+
+static void broadcast_side(cs_pl_ctx *c, cs_pl_out *side)
+{
+    cs_phys_node *b = cs_pl_node(c, CS_PH_BROADCAST_EXCHANGE, side->attrs, side->n, 1);
+    b->children[0] = side->node;
+    side->node = b;
+}
+
+static int plan_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    cs_join_type jt = p->join_type;
+    if (jt == CS_JOIN_EXISTENCE) return cs_pl_unsupported(c, "an existence join");
+    cs_pl_out l, r;
+    if (cs_pl_plan(c, p->children[0], &l) != 0) return -1;
+    if (cs_pl_plan(c, p->children[1], &r) != 0) {
+        cs_phys_free(l.node);
+        return -1;
+    }
+    int nc = p->condition ? count_conjuncts(p->condition) : 0;
+    const cs_sql_expr **conj = cs_sql_alloc(c->arena, sizeof *conj * (size_t)(nc + 1));
+    const cs_sql_expr **rest = cs_sql_alloc(c->arena, sizeof *rest * (size_t)(nc + 1));
+    cs_sql_expr **lk = cs_sql_alloc(c->arena, sizeof *lk * (size_t)(nc + 1));
+    cs_sql_expr **rk = cs_sql_alloc(c->arena, sizeof *rk * (size_t)(nc + 1));
+    int n = 0, n_rest = 0, n_keys = 0;
+    bool naaj = false;
+    const cs_sql_expr *nl, *nr;
+    if (null_aware_keys(p, &l, &r, &nl, &nr)) {
+        naaj = true;
+        lk[0] = (cs_sql_expr *)nl;
+        rk[0] = (cs_sql_expr *)nr;
+        n_keys = 1;
+    } else {
+        split_conjuncts(p->condition, conj, &n);
+        for (int i = 0; i < n; i++) {
+            const cs_sql_expr *e = conj[i];
+            if (is_call(e, "=", 2) && e->args[0]->type &&
+                cs_col_type_equal(e->args[0]->type, e->args[1]->type)) {
+                const cs_sql_expr *a = e->args[0], *b = e->args[1];
+                bool ab = refs_only(a, l.attrs, l.n) && refs_only(b, r.attrs, r.n);
+                bool ba = !ab && refs_only(b, l.attrs, l.n) && refs_only(a, r.attrs, r.n);
+                if ((ab || ba) && !(refs_only(a, NULL, 0) || refs_only(b, NULL, 0))) {
+                    lk[n_keys] = (cs_sql_expr *)(ab ? a : b);
+                    rk[n_keys++] = (cs_sql_expr *)(ab ? b : a);
+                    continue;
+                }
+            }
+            rest[n_rest++] = e;
+        }
+    }
+    int64_t thr = c->pc->conf.auto_broadcast_threshold;
+    int64_t lsize = est_bytes(p->children[0]), rsize = est_bytes(p->children[1]);
+    bool hint_r = is_hint(p->right_hint, "BROADCAST") && can_build_right(jt);
+    bool hint_l = is_hint(p->left_hint, "BROADCAST") && can_build_left(jt);
+    bool size_r = can_build_right(jt) && thr >= 0 && rsize <= thr;
+    bool size_l = can_build_left(jt) && thr >= 0 && lsize <= thr;
+    cs_build_side build = CS_BUILD_RIGHT;
+    bool broadcast = false;
+    if (hint_r || hint_l) {
+        broadcast = true;
+        build = hint_r && (!hint_l || rsize <= lsize) ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+    } else if (naaj) {
+        broadcast = true;
+    } else if (size_r || size_l) {
+        broadcast = true;
+        build = size_r && (!size_l || rsize <= lsize) ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+    }
+
+    int *lo = cs_xcalloc((size_t)(n_keys + 1), sizeof *lo);
+    int *ro = cs_xcalloc((size_t)(n_keys + 1), sizeof *ro);
+    cs_phys_node *j = NULL;
+    if (n_keys > 0) {
+        if (cs_pl_columns(c, &l, lk, n_keys, lo) != 0 || cs_pl_columns(c, &r, rk, n_keys, ro) != 0)
+            goto fail;
+        if (!broadcast) {
+            /* shuffled hash join: the build side is the smaller one it may be */
+            bool br = jt != CS_JOIN_RIGHT_OUTER,
+                 bl = can_build_left(jt) || jt == CS_JOIN_FULL_OUTER;
+            build = br && (!bl || rsize <= lsize) ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+            cs_pl_exchange(c, &l, CS_PART_HASH, lo, n_keys, c->pc->conf.shuffle_partitions);
+            cs_pl_exchange(c, &r, CS_PART_HASH, ro, n_keys, c->pc->conf.shuffle_partitions);
+        }
+        j = cs_phys_new(CS_PH_HASH_JOIN, NULL, 2);
+        j->left_keys = lo;
+        j->right_keys = ro;
+        j->n_join_keys = n_keys;
+        lo = ro = NULL;
+        j->join_type = naaj ? CS_HJ_LEFT_ANTI_NULL_AWARE : hj_type(jt);
+    } else {
+        n_rest = n;
+        memcpy(rest, conj, sizeof *rest * (size_t)n);
+        if (jt == CS_JOIN_FULL_OUTER) {
+            broadcast = false;
+            build = CS_BUILD_RIGHT;
+            cs_pl_exchange(c, &l, CS_PART_SINGLE, NULL, 0, 1);
+            cs_pl_exchange(c, &r, CS_PART_SINGLE, NULL, 0, 1);
+        } else {
+            broadcast = true;
+            if (!hint_r && !hint_l)
+                build = can_build_right(jt) && (!can_build_left(jt) || rsize <= lsize)
+                            ? CS_BUILD_RIGHT
+                            : CS_BUILD_LEFT;
+        }
+        j = cs_phys_new(CS_PH_NESTED_LOOP_JOIN, NULL, 2);
+        j->join_type = hj_type(jt);
+    }
+    free(lo);
+    free(ro);
+    j->id = c->next_node_id++;
+    j->build_side = build;
+    j->broadcast = broadcast;
+    if (n_rest > 0) {
+        cs_sql_expr **both = cs_sql_alloc(c->arena, sizeof *both * (size_t)(l.n + r.n));
+        memcpy(both, l.attrs, sizeof *both * (size_t)l.n);
+        memcpy(both + l.n, r.attrs, sizeof *both * (size_t)r.n);
+        if (cs_pl_bind(c, conjunction(c, rest, n_rest), both, l.n + r.n, &j->join_condition) != 0) {
+            cs_phys_free(j);
+            cs_phys_free(l.node);
+            cs_phys_free(r.node);
+            return -1;
+        }
+    }
+    if (broadcast) broadcast_side(c, build == CS_BUILD_RIGHT ? &r : &l);
+    j->children[0] = l.node;
+    j->children[1] = r.node;
+
+    bool semi = jt == CS_JOIN_LEFT_SEMI || jt == CS_JOIN_LEFT_ANTI;
+    int n_out = semi ? l.n : l.n + r.n;
+    cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n_out + 1));
+    memcpy(attrs, l.attrs, sizeof *attrs * (size_t)l.n);
+    if (!semi) memcpy(attrs + l.n, r.attrs, sizeof *attrs * (size_t)r.n);
+    j->schema = schema_of_attrs(attrs, n_out);
+    bool null_left = jt == CS_JOIN_RIGHT_OUTER || jt == CS_JOIN_FULL_OUTER;
+    bool null_right = jt == CS_JOIN_LEFT_OUTER || jt == CS_JOIN_FULL_OUTER;
+    for (int i = 0; i < n_out; i++)
+        if (i < l.n ? null_left : null_right) j->schema->fields[i].nullable = true;
+    *out = (cs_pl_out){j, attrs, n_out};
+    return 0;
+fail:
+    free(lo);
+    free(ro);
+    cs_phys_free(l.node);
+    cs_phys_free(r.node);
+    return -1;
+}
+
+/* ---- sort, top-n, limit, offset ---- */
+
+static int sort_keys_of(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *order, int n,
+                        cs_sort_key **keys)
+{
+    cs_sql_expr **vals = cs_sql_alloc(c->arena, sizeof *vals * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        vals[i] = order[i]->kind == CS_EX_SORT_ORDER ? order[i]->args[0] : order[i];
+    int *ords = cs_xcalloc((size_t)(n + 1), sizeof *ords);
+    if (cs_pl_columns(c, in, vals, n, ords) != 0) {
+        free(ords);
+        return -1;
+    }
+    *keys = cs_xcalloc((size_t)(n + 1), sizeof **keys);
+    for (int i = 0; i < n; i++) {
+        bool desc = order[i]->kind == CS_EX_SORT_ORDER && order[i]->descending;
+        bool nf = order[i]->kind == CS_EX_SORT_ORDER ? order[i]->nulls_first : !desc;
+        (*keys)[i] = (cs_sort_key){ords[i], desc, nf};
+    }
+    free(ords);
+    return 0;
+}
+
+static cs_phys_node *unary(cs_pl_ctx *c, cs_phys_kind kind, cs_pl_out *in)
+{
+    cs_phys_node *n = cs_pl_node(c, kind, in->attrs, in->n, 1);
+    n->children[0] = in->node;
+    in->node = n;
+    return n;
+}
+
+static int plan_sort(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+    cs_sort_key *keys = NULL;
+    if (sort_keys_of(c, out, p->order, p->n_order, &keys) != 0) goto fail;
+    if (p->global) cs_pl_exchange(c, out, CS_PART_SINGLE, NULL, 0, 1);
+    cs_phys_node *s = unary(c, CS_PH_SORT, out);
+    s->sort_keys = keys;
+    s->n_sort_keys = p->n_order;
+    s->global = p->global;
+    return 0;
+fail:
+    cs_phys_free(out->node);
+    return -1;
+}
+
+/* TakeOrderedAndProject: a top-n per partition, one partition, the top-n of those; then the
+ * project between the limit and the sort, if any. */
+static int plan_top_n(cs_pl_ctx *c, const cs_logical_plan *sort, const cs_logical_plan *proj,
+                      int64_t limit, int64_t offset, cs_pl_out *out)
+{
+    if (cs_pl_plan(c, sort->children[0], out) != 0) return -1;
+    cs_sort_key *keys = NULL;
+    if (sort_keys_of(c, out, sort->order, sort->n_order, &keys) != 0) {
+        cs_phys_free(out->node);
+        return -1;
+    }
+    cs_phys_node *local = unary(c, CS_PH_TOP_N, out);
+    local->sort_keys = keys;
+    local->n_sort_keys = sort->n_order;
+    local->limit = limit + offset;
+    cs_pl_exchange(c, out, CS_PART_SINGLE, NULL, 0, 1);
+    cs_phys_node *top = unary(c, CS_PH_TOP_N, out);
+    top->sort_keys = cs_xcalloc((size_t)(sort->n_order + 1), sizeof *top->sort_keys);
+    memcpy(top->sort_keys, keys, sizeof *keys * (size_t)sort->n_order);
+    top->n_sort_keys = sort->n_order;
+    top->limit = limit;
+    top->offset = offset;
+    top->global = true;
+    if (proj && cs_pl_project(c, out, proj->exprs, proj->n_exprs) != 0) {
+        cs_phys_free(out->node);
+        return -1;
+    }
+    return 0;
+}
+
+static int plan_limit(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    int64_t limit = -1, offset = 0;
+    const cs_logical_plan *child = p;
+    if (p->kind == CS_LP_LIMIT) {
+        if (literal_int64(c, p->limit, &limit) != 0) return -1;
+        child = p->children[0];
+    }
+    if (child->kind == CS_LP_OFFSET) {
+        if (literal_int64(c, child->limit, &offset) != 0) return -1;
+        child = child->children[0];
+    }
+    if (limit >= 0) {
+        const cs_logical_plan *proj = NULL, *s = child;
+        if (s->kind == CS_LP_PROJECT) {
+            proj = s;
+            s = s->children[0];
+        }
+        if (s->kind == CS_LP_SORT && s->global) return plan_top_n(c, s, proj, limit, offset, out);
+    }
+    if (cs_pl_plan(c, child, out) != 0) return -1;
+    if (limit >= 0) {
+        cs_phys_node *local = unary(c, CS_PH_LIMIT, out);
+        local->limit = limit + offset;
+    }
+    cs_pl_exchange(c, out, CS_PART_SINGLE, NULL, 0, 1);
+    cs_phys_node *g = unary(c, CS_PH_LIMIT, out);
+    g->limit = limit;
+    g->offset = offset;
+    g->global = true;
+    return 0;
+}
+
+/* ---- leaves and the rest ---- */
+
+/* Projects in to exactly the attributes want[0..n) (ids, order and names) unless it is so. */
+int cs_pl_exact(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *want, int n)
+{
+    bool same = in->n == n;
+    for (int i = 0; same && i < n; i++)
+        same = in->attrs[i]->id == want[i]->id &&
+               strcmp(in->node->schema->fields[i].name, want[i]->name) == 0;
+    if (same) return 0;
+    return cs_pl_project(c, in, want, n);
+}
+
+static int plan_union(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    if (p->set_op != CS_SET_UNION)
+        return cs_pl_unsupported(c, "INTERSECT / EXCEPT that the optimizer did not rewrite");
+    cs_phys_node *u = cs_pl_node(c, CS_PH_UNION, p->output, p->n_output, p->n_children);
+    for (int i = 0; i < p->n_children; i++) {
+        cs_pl_out ch;
+        const cs_logical_plan *lc = p->children[i];
+        if (cs_pl_plan(c, lc, &ch) != 0 || cs_pl_exact(c, &ch, lc->output, lc->n_output) != 0) {
+            cs_phys_free(u);
+            return -1;
+        }
+        u->children[i] = ch.node;
+    }
+    *out = (cs_pl_out){u, p->output, p->n_output};
+    if (!p->all) return cs_pl_distinct(c, NULL, out);
+    return 0;
+}
+
+static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    cs_phys_node *n = cs_pl_node(c, CS_PH_LOCAL, p->output, p->n_output, 0);
+    if (p->kind == CS_LP_ONE_ROW) {
+        cs_col_batch *b = cs_col_batch_new(cs_col_type_struct(NULL, 0), NULL, 0, 1, c->err);
+        if (!b) {
+            cs_phys_free(n);
+            return -1;
+        }
+        n->batches = cs_xcalloc(1, sizeof *n->batches);
+        n->batches[0] = b;
+        n->n_batches = 1;
+    } else {
+        n->batches = cs_xcalloc((size_t)(p->n_batches + 1), sizeof *n->batches);
+        for (int i = 0; i < p->n_batches; i++)
+            n->batches[i] = cs_col_batch_ref(p->batches[i]);
+        n->n_batches = p->n_batches;
+    }
+    *out = (cs_pl_out){n, p->output, p->n_output};
+    return 0;
+}
+
+static int plan_repartition(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+    if (!p->shuffle && p->n_exprs == 0) return 0; /* coalesce: no exchange */
+    int num = p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.shuffle_partitions;
+    cs_phys_node *x = unary(c, CS_PH_EXCHANGE, out);
+    x->num_partitions = num;
+    x->partitioning = p->n_exprs > 0 ? CS_PART_HASH : CS_PART_ROUND_ROBIN;
+    if (p->n_exprs > 0) {
+        x->exprs = cs_xcalloc((size_t)p->n_exprs, sizeof *x->exprs);
+        x->n_exprs = p->n_exprs;
+        for (int i = 0; i < p->n_exprs; i++) {
+            const cs_sql_expr *e = p->exprs[i];
+            if (e->kind == CS_EX_SORT_ORDER) return cs_pl_unsupported(c, "REPARTITION_BY_RANGE");
+            /* x's child is the previous node: bind over its attributes (the same as out's) */
+            if (cs_pl_bind(c, e, out->attrs, out->n, &x->exprs[i]) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
+int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    switch (p->kind) {
+    case CS_LP_RELATION:
+        return cs_pl_scan(c, p, NULL, out);
+    case CS_LP_FILTER: {
+        if (p->children[0]->kind == CS_LP_RELATION)
+            return cs_pl_scan(c, p->children[0], p->condition, out);
+        if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+        cs_phys_node *f = unary(c, CS_PH_FILTER, out);
+        if (cs_pl_bind(c, p->condition, out->attrs, out->n, &f->condition) != 0) {
+            cs_phys_free(out->node);
+            return -1;
+        }
+        return 0;
+    }
+    case CS_LP_PROJECT:
+        if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+        if (cs_pl_project(c, out, p->exprs, p->n_exprs) != 0) {
+            cs_phys_free(out->node);
+            return -1;
+        }
+        return 0;
+    case CS_LP_AGGREGATE:
+        return cs_pl_aggregate(c, p, out);
+    case CS_LP_DISTINCT:
+        if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+        return cs_pl_distinct(c, p, out);
+    case CS_LP_JOIN:
+        return plan_join(c, p, out);
+    case CS_LP_SORT:
+        return plan_sort(c, p, out);
+    case CS_LP_LIMIT:
+    case CS_LP_OFFSET:
+        return plan_limit(c, p, out);
+    case CS_LP_SET_OP:
+        return plan_union(c, p, out);
+    case CS_LP_WINDOW:
+        return cs_pl_window(c, p, out);
+    case CS_LP_EXPAND:
+        return cs_pl_expand(c, p, out);
+    case CS_LP_GENERATE:
+        return cs_pl_generate(c, p, out);
+    case CS_LP_LOCAL_RELATION:
+    case CS_LP_ONE_ROW:
+        return plan_local(c, p, out);
+    case CS_LP_RANGE: {
+        cs_phys_node *n = cs_pl_node(c, CS_PH_RANGE, p->output, p->n_output, 0);
+        n->range_start = p->range_start;
+        n->range_end = p->range_end;
+        n->range_step = p->range_step;
+        n->num_slices = p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.min_partitions;
+        *out = (cs_pl_out){n, p->output, p->n_output};
+        return 0;
+    }
+    case CS_LP_REPARTITION:
+        return plan_repartition(c, p, out);
+    case CS_LP_SUBQUERY_ALIAS:
+    case CS_LP_HINT:
+    case CS_LP_WITH:
+        return cs_pl_plan(c, p->children[0], out);
+    case CS_LP_SAMPLE:
+        return cs_pl_unsupported(c, "TABLESAMPLE");
+    default:
+        return cs_pl_unsupported(c, "a logical plan node the planner does not know");
+    }
+}
+
+int cs_sql_plan(const cs_sql_planner_ctx *ctx, const cs_logical_plan *plan, cs_phys_node **out,
+                cs_error *err)
+{
+    cs_pl_ctx c = {.pc = ctx, .arena = cs_sql_arena_new(), .next_id = -1, .err = err};
+    cs_pl_out o;
+    int rc = cs_pl_plan(&c, plan, &o);
+    if (rc == 0 && cs_pl_exact(&c, &o, plan->output, plan->n_output) != 0) {
+        cs_phys_free(o.node);
+        rc = -1;
+    }
+    cs_sql_arena_free(c.arena);
+    if (rc != 0) return err->code ? err->code : CS_EINVAL;
+    *out = o.node;
+    return 0;
+}
