@@ -189,7 +189,9 @@ int cs_pl_project(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n)
     p->children[0] = in->node;
     p->exprs = bound;
     p->n_exprs = n;
-    *in = (cs_pl_out){p, attrs, n};
+    cs_pl_out was = *in;
+    *in = (cs_pl_out){p, attrs, n, NULL, 0, 0};
+    cs_pl_keep_partitioning(in, &was);
     return 0;
 }
 
@@ -231,6 +233,33 @@ int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n,
     return 0;
 }
 
+bool cs_pl_partitioned_by(const cs_pl_out *in, const int *keys, int n_keys, int n, bool exact)
+{
+    if (in->n_part == 0 || in->part_n != n || (exact && in->n_part != n_keys)) return false;
+    for (int i = 0; i < in->n_part; i++) {
+        if (exact) {
+            if (in->attrs[keys[i]]->id != in->part[i]) return false;
+            continue;
+        }
+        int k = 0;
+        while (k < n_keys && in->attrs[keys[k]]->id != in->part[i])
+            k++;
+        if (k == n_keys) return false;
+    }
+    return true;
+}
+
+void cs_pl_keep_partitioning(cs_pl_out *to, const cs_pl_out *from)
+{
+    to->part = NULL;
+    to->n_part = to->part_n = 0;
+    for (int i = 0; i < from->n_part; i++)
+        if (cs_pl_find(to->attrs, to->n, from->part[i]) < 0) return;
+    to->part = from->part;
+    to->n_part = from->n_part;
+    to->part_n = from->part_n;
+}
+
 void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind, const int *keys,
                     int n_keys, int num_partitions)
 {
@@ -239,7 +268,14 @@ void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind,
     if (kind == CS_PART_HASH && n_keys == 0) kind = CS_PART_SINGLE;
     x->partitioning = kind;
     x->num_partitions = kind == CS_PART_SINGLE ? 1 : num_partitions;
+    in->part = NULL;
+    in->n_part = in->part_n = 0;
     if (kind == CS_PART_HASH) {
+        in->part = cs_sql_alloc(c->arena, sizeof *in->part * (size_t)n_keys);
+        for (int i = 0; i < n_keys; i++)
+            in->part[i] = in->attrs[keys[i]]->id;
+        in->n_part = n_keys;
+        in->part_n = num_partitions;
         x->exprs = cs_xcalloc((size_t)n_keys, sizeof *x->exprs);
         x->n_exprs = n_keys;
         for (int i = 0; i < n_keys; i++) {
@@ -562,8 +598,11 @@ static int plan_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             bool br = jt != CS_JOIN_RIGHT_OUTER,
                  bl = can_build_left(jt) || jt == CS_JOIN_FULL_OUTER;
             build = br && (!bl || rsize <= lsize) ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
-            cs_pl_exchange(c, &l, CS_PART_HASH, lo, n_keys, c->pc->conf.shuffle_partitions);
-            cs_pl_exchange(c, &r, CS_PART_HASH, ro, n_keys, c->pc->conf.shuffle_partitions);
+            int np = c->pc->conf.shuffle_partitions;
+            if (!cs_pl_partitioned_by(&l, lo, n_keys, np, true))
+                cs_pl_exchange(c, &l, CS_PART_HASH, lo, n_keys, np);
+            if (!cs_pl_partitioned_by(&r, ro, n_keys, np, true))
+                cs_pl_exchange(c, &r, CS_PART_HASH, ro, n_keys, np);
         }
         j = cs_phys_new(CS_PH_HASH_JOIN, NULL, 2);
         j->left_keys = lo;
@@ -619,7 +658,11 @@ static int plan_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     bool null_right = jt == CS_JOIN_LEFT_OUTER || jt == CS_JOIN_FULL_OUTER;
     for (int i = 0; i < n_out; i++)
         if (i < l.n ? null_left : null_right) j->schema->fields[i].nullable = true;
-    *out = (cs_pl_out){j, attrs, n_out};
+    *out = (cs_pl_out){j, attrs, n_out, NULL, 0, 0};
+    /* the streamed side's partitioning survives where its rows keep their keys */
+    const cs_pl_out *stream = build == CS_BUILD_RIGHT ? &l : &r;
+    if (jt != CS_JOIN_FULL_OUTER && (build == CS_BUILD_RIGHT ? !null_left : !null_right))
+        cs_pl_keep_partitioning(out, stream);
     return 0;
 fail:
     free(lo);
@@ -766,7 +809,7 @@ static int plan_union(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         }
         u->children[i] = ch.node;
     }
-    *out = (cs_pl_out){u, p->output, p->n_output};
+    *out = (cs_pl_out){u, p->output, p->n_output, NULL, 0, 0};
     if (!p->all) return cs_pl_distinct(c, NULL, out);
     return 0;
 }
@@ -789,7 +832,7 @@ static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             n->batches[i] = cs_col_batch_ref(p->batches[i]);
         n->n_batches = p->n_batches;
     }
-    *out = (cs_pl_out){n, p->output, p->n_output};
+    *out = (cs_pl_out){n, p->output, p->n_output, NULL, 0, 0};
     return 0;
 }
 
@@ -799,6 +842,8 @@ static int plan_repartition(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *o
     if (!p->shuffle && p->n_exprs == 0) return 0; /* coalesce: no exchange */
     int num = p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.shuffle_partitions;
     cs_phys_node *x = unary(c, CS_PH_EXCHANGE, out);
+    out->part = NULL;
+    out->n_part = out->part_n = 0;
     x->num_partitions = num;
     x->partitioning = p->n_exprs > 0 ? CS_PART_HASH : CS_PART_ROUND_ROBIN;
     if (p->n_exprs > 0) {
@@ -866,7 +911,7 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         n->range_end = p->range_end;
         n->range_step = p->range_step;
         n->num_slices = p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.min_partitions;
-        *out = (cs_pl_out){n, p->output, p->n_output};
+        *out = (cs_pl_out){n, p->output, p->n_output, NULL, 0, 0};
         return 0;
     }
     case CS_LP_REPARTITION:

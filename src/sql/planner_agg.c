@@ -169,7 +169,9 @@ static int agg_node(cs_pl_ctx *c, cs_pl_out *in, cs_agg_mode mode, const int *ke
             aggs[i].arg_type ? cs_col_type_ref((cs_col_type *)aggs[i].arg_type) : NULL;
         n->aggs[i].name = aggs[i].name ? cs_xstrdup(aggs[i].name) : NULL;
     }
-    *in = (cs_pl_out){n, attrs, n_out};
+    cs_pl_out was = *in;
+    *in = (cs_pl_out){n, attrs, n_out, NULL, 0, 0};
+    cs_pl_keep_partitioning(in, &was);
     return 0;
 }
 
@@ -177,11 +179,13 @@ static int agg_node(cs_pl_ctx *c, cs_pl_out *in, cs_agg_mode mode, const int *ke
 static int two_phase(cs_pl_ctx *c, cs_pl_out *io, const int *keys, int n_keys, cs_agg_spec *aggs,
                      int n_aggs, cs_sql_expr **result_attrs)
 {
+    int np = c->pc->conf.shuffle_partitions;
+    bool clustered = n_keys > 0 && cs_pl_partitioned_by(io, keys, n_keys, np, false);
     if (agg_node(c, io, CS_AGG_PARTIAL, keys, n_keys, aggs, n_aggs, NULL) != 0) return -1;
     int *seq = cs_xcalloc((size_t)(n_keys + 1), sizeof *seq);
     for (int i = 0; i < n_keys; i++)
         seq[i] = i;
-    cs_pl_exchange(c, io, CS_PART_HASH, seq, n_keys, c->pc->conf.shuffle_partitions);
+    if (!clustered) cs_pl_exchange(c, io, CS_PART_HASH, seq, n_keys, np);
     cs_agg_spec *fin = cs_xcalloc((size_t)(n_aggs + 1), sizeof *fin);
     int at = n_keys;
     for (int i = 0; i < n_aggs; i++) {
@@ -467,7 +471,8 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         }
     }
     if (cs_pl_columns(c, &in, cols, n, ords) != 0) goto fail;
-    cs_pl_exchange(c, &in, CS_PART_HASH, ords, np, c->pc->conf.shuffle_partitions);
+    if (np == 0 || !cs_pl_partitioned_by(&in, ords, np, c->pc->conf.shuffle_partitions, false))
+        cs_pl_exchange(c, &in, CS_PART_HASH, ords, np, c->pc->conf.shuffle_partitions);
     cs_phys_node *s = cs_pl_node(c, CS_PH_SORT, in.attrs, in.n, 1);
     s->children[0] = in.node;
     in.node = s;
@@ -490,7 +495,9 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         attrs[in.n + i] = cs_pl_attr_of(c, p->exprs[i]);
     cs_phys_node *w = cs_pl_node(c, CS_PH_WINDOW, attrs, n_out, 1);
     w->children[0] = in.node;
-    in = (cs_pl_out){w, attrs, n_out};
+    cs_pl_out was = in;
+    in = (cs_pl_out){w, attrs, n_out, NULL, 0, 0};
+    cs_pl_keep_partitioning(&in, &was);
     w->partition_keys = cs_xcalloc((size_t)(np + 1), sizeof *w->partition_keys);
     memcpy(w->partition_keys, ords, sizeof *ords * (size_t)np);
     w->n_partition_keys = np;
@@ -550,7 +557,7 @@ int cs_pl_expand(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         x->projections[i] = where[i] < 0 ? CS_EXPAND_NULL : ords[where[i]];
     free(where);
     free(ords);
-    *out = (cs_pl_out){x, p->output, p->n_output};
+    *out = (cs_pl_out){x, p->output, p->n_output, NULL, 0, 0};
     return 0;
 }
 
@@ -596,7 +603,8 @@ int cs_pl_generate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         n->generator_input = ords[0];
         free(ords);
     }
-    *out = (cs_pl_out){n, attrs, n_out};
+    *out = (cs_pl_out){n, attrs, n_out, NULL, 0, 0};
+    cs_pl_keep_partitioning(out, &in);
     return 0;
 unsupported:
     cs_phys_free(in.node);

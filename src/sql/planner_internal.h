@@ -32,6 +32,10 @@ typedef struct cs_pl_out {
     cs_phys_node *node;
     cs_sql_expr **attrs; /* in the arena */
     int n;
+    /* Spark's outputPartitioning when it is a HashPartitioning: rows are in partition
+     * pmod(murmur3(part ids' columns), part_n); n_part 0: unknown */
+    cs_expr_id *part;
+    int n_part, part_n;
 } cs_pl_out;
 
 /* planner.c */
@@ -52,6 +56,12 @@ int cs_pl_exact(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *want, int n);
 /* Column ordinals of exprs[0..n) in in's output: attributes found are used as they are; other
  * expressions are computed by a PROJECT added over in (which keeps in's columns first). */
 int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n, int *ords);
+/* Whether in is hash-partitioned into n partitions by columns all among keys[0..n_keys) (ordinals
+ * of in), as Spark's HashPartitioning satisfies a ClusteredDistribution; exact: by exactly
+ * those keys in that order (what a join's two sides need). */
+bool cs_pl_partitioned_by(const cs_pl_out *in, const int *keys, int n_keys, int n, bool exact);
+/* Keeps in's partitioning only if its columns are all among attrs. */
+void cs_pl_keep_partitioning(cs_pl_out *to, const cs_pl_out *from);
 /* An EXCHANGE over in: HASH over key ordinals (n_keys > 0), or SINGLE. */
 void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind, const int *keys,
                     int n_keys, int num_partitions);

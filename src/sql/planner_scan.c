@@ -190,7 +190,7 @@ int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *cond
             n->n_filters++;
         }
     }
-    *out = (cs_pl_out){n, attrs, n_attrs};
+    *out = (cs_pl_out){n, attrs, n_attrs, NULL, 0, 0};
     if (condition) {
         cs_phys_node *f = cs_pl_node(c, CS_PH_FILTER, attrs, n_attrs, 1);
         f->children[0] = n;

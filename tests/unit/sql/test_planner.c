@@ -171,6 +171,27 @@ static void test_nested_loop_join(void **state)
     cs_phys_free(n);
 }
 
+/* EnsureRequirements: an input already hash-partitioned by the join keys needs no exchange for
+ * an aggregate grouped by them, nor for a join on them */
+static void test_no_exchange_when_partitioned(void **state)
+{
+    (void)state;
+    S.ctx.conf.auto_broadcast_threshold = -1;
+    cs_phys_node *n = plan_ok("SELECT t.k, count(*) FROM t JOIN u ON t.k = u.k GROUP BY t.k");
+    assert_string_equal(pf_shape(n), "Project(HashAggregate[final k1 a1](HashAggregate[partial "
+                                     "k1 a1](ShuffledHashJoin[t0 right k1]("
+                                     "Exchange[hash 4](Project(LocalTableScan)), "
+                                     "Exchange[hash 4](Project(LocalTableScan))))))");
+    cs_phys_free(n);
+    n = plan_ok("SELECT * FROM (SELECT k, count(*) AS c FROM t GROUP BY k) a JOIN u ON a.k = u.k");
+    assert_string_equal(pf_shape(n), "Project(ShuffledHashJoin[t0 right k1](Project("
+                                     "HashAggregate[final k1 a1](Exchange[hash 4](HashAggregate["
+                                     "partial k1 a1](Project(LocalTableScan))))), "
+                                     "Exchange[hash 4](Project(LocalTableScan))))");
+    cs_phys_free(n);
+    S.ctx.conf.auto_broadcast_threshold = 10LL << 20;
+}
+
 static void test_sort_limit_top_n(void **state)
 {
     (void)state;
@@ -265,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_distinct_aggregate_two_levels),
         cmocka_unit_test(test_join_strategies),
         cmocka_unit_test(test_nested_loop_join),
+        cmocka_unit_test(test_no_exchange_when_partitioned),
         cmocka_unit_test(test_sort_limit_top_n),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_scan_partitioned_table),
