@@ -199,6 +199,61 @@ static int two_phase(cs_pl_ctx *c, cs_pl_out *io, const int *keys, int n_keys, c
     return rc;
 }
 
+/* e as type (the analyzer's type of an aggregate, should the operator's result differ) */
+static cs_sql_expr *cast_to(cs_pl_ctx *c, cs_sql_expr *e, cs_col_type *type)
+{
+    if (!type || cs_col_type_equal(e->type, type)) return e;
+    cs_sql_expr *x = cs_sql_expr_new(c->arena, CS_EX_CAST, 1);
+    x->args[0] = e;
+    x->cast_type = type;
+    x->cast_mode = CS_CAST_ANSI;
+    x->implicit_cast = true;
+    x->type = type;
+    x->nullable = e->nullable;
+    x->resolved = true;
+    return x;
+}
+
+/* The function that merges an aggregate's results of several groups into one (Spark merges
+ * buffers; results merge for these): -1 when there is none. */
+static int reaggregated(cs_agg_fn fn)
+{
+    switch (fn) {
+    case CS_AGG_COUNT:
+    case CS_AGG_COUNT_STAR:
+    case CS_AGG_COUNT_IF:
+    case CS_AGG_SUM:
+        return CS_AGG_SUM;
+    case CS_AGG_MIN:
+    case CS_AGG_MAX:
+    case CS_AGG_BOOL_AND:
+    case CS_AGG_BOOL_OR:
+        return (int)fn;
+    default:
+        return -1;
+    }
+}
+
+/* coalesce(count, 0): a count summed over no group is 0, not null */
+static cs_sql_expr *coalesce_zero(cs_pl_ctx *c, cs_sql_expr *e)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, e->type);
+    int64_t zero = 0;
+    cs_col_builder_append_values(b, &zero, 1, NULL);
+    cs_sql_expr *lit = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    lit->type = e->type;
+    lit->resolved = true;
+    cs_sql_expr *x = cs_sql_expr_new(c->arena, CS_EX_FUNC, 2);
+    x->fn = "coalesce";
+    x->args[0] = e;
+    x->args[1] = lit;
+    x->type = e->type;
+    x->nullable = false;
+    x->resolved = true;
+    return x;
+}
+
 static char *pretty(cs_pl_ctx *c, const cs_sql_expr *e)
 {
     cs_sbuf s = {0};
@@ -225,14 +280,17 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         if (agg_item_of(c, found[i], &items[i]) != 0) goto fail;
         if (found[i]->distinct) n_distinct++;
     }
-    if (n_distinct > 0) {
-        for (int i = 0; i < n_aggs; i++)
-            if (!found[i]->distinct || !items[i].arg ||
-                !cs_pl_same_expr(items[i].arg, items[0].arg)) {
-                cs_pl_unsupported(c, "distinct aggregates mixed with other aggregates or "
-                                     "over different arguments");
-                goto fail;
-            }
+    int d0 = 0; /* the first distinct aggregate */
+    while (n_distinct > 0 && !found[d0]->distinct)
+        d0++;
+    for (int i = 0; n_distinct > 0 && i < n_aggs; i++) {
+        bool ok = found[i]->distinct ? items[i].arg && cs_pl_same_expr(items[i].arg, items[d0].arg)
+                                     : reaggregated(items[i].fn) >= 0;
+        if (!ok) {
+            cs_pl_unsupported(c, "distinct aggregates over different arguments, or with avg, "
+                                 "first or last of other arguments");
+            goto fail;
+        }
     }
 
     /* the input columns: keys, then the arguments */
@@ -261,20 +319,44 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     if (n_distinct == 0) {
         rc = two_phase(c, &in, ords, g, specs, n_aggs, results);
     } else {
-        /* level 1: group by keys + the distinct argument; level 2: the aggregates over it */
+        /* Spark's planAggregateWithOneDistinct: level 1 groups by keys + the distinct
+         * argument, computing the other aggregates there; level 2 groups by the keys, the
+         * distinct aggregates over the (now distinct) argument and the others merged from
+         * level 1's results (counts summed) */
+        int n_nd = n_aggs - n_distinct, d_col = specs[d0].input;
         int *k1 = cs_xcalloc((size_t)(g + 2), sizeof *k1);
         memcpy(k1, ords, sizeof *k1 * (size_t)g);
-        k1[g] = specs[0].input;
-        rc = two_phase(c, &in, k1, g + 1, NULL, 0, NULL);
+        k1[g] = d_col;
+        cs_agg_spec *nd = cs_xcalloc((size_t)(n_nd + 1), sizeof *nd);
+        cs_sql_expr **nd_res = cs_sql_alloc(c->arena, sizeof *nd_res * (size_t)(n_nd + 1));
+        for (int i = 0, j = 0; i < n_aggs; i++)
+            if (!found[i]->distinct) nd[j++] = specs[i];
+        rc = two_phase(c, &in, k1, g + 1, nd, n_nd, nd_res);
         free(k1);
+        free(nd);
         if (rc == 0) {
             int *k2 = cs_xcalloc((size_t)(g + 1), sizeof *k2);
             for (int i = 0; i < g; i++)
                 k2[i] = i;
-            for (int i = 0; i < n_aggs; i++)
-                specs[i].input = g;
+            for (int i = 0, j = 0; i < n_aggs; i++) {
+                if (found[i]->distinct) {
+                    specs[i].input = g;
+                    specs[i].arg_type = in.attrs[g]->type;
+                    continue;
+                }
+                specs[i].fn = (cs_agg_fn)reaggregated(specs[i].fn);
+                specs[i].input = g + 1 + j;
+                specs[i].arg_type = in.attrs[g + 1 + j]->type;
+                specs[i].ignore_nulls = false;
+                j++;
+            }
             rc = two_phase(c, &in, k2, g, specs, n_aggs, results);
             free(k2);
+            for (int i = 0; rc == 0 && i < n_aggs; i++)
+                if (!found[i]->distinct &&
+                    (items[i].fn == CS_AGG_COUNT || items[i].fn == CS_AGG_COUNT_STAR ||
+                     items[i].fn == CS_AGG_COUNT_IF))
+                    results[i] = coalesce_zero(c, results[i]);
         }
     }
     free(specs);
@@ -287,7 +369,7 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     int n_map = 0;
     for (int i = 0; i < n_aggs; i++) {
         from[n_map] = (cs_sql_expr *)found[i];
-        to[n_map++] = results[i];
+        to[n_map++] = cast_to(c, results[i], found[i]->type);
     }
     for (int i = 0; i < g; i++)
         if (p->group_by[i]->kind != CS_EX_ATTR) {

@@ -125,6 +125,16 @@ static void test_distinct_aggregate_two_levels(void **state)
         "HashAggregate[final k2 a0](Exchange[hash 4](HashAggregate[partial k2 a0](Project("
         "LocalTableScan))))))))");
     cs_phys_free(n);
+    /* with other aggregates: computed at level 1, merged at level 2 */
+    n = plan_ok("SELECT k, count(DISTINCT s), sum(v), count(*) FROM t GROUP BY k");
+    assert_string_equal(
+        pf_shape(n),
+        "Project(HashAggregate[final k1 a3](Exchange[hash 4](HashAggregate[partial k1 a3]("
+        "HashAggregate[final k2 a2](Exchange[hash 4](HashAggregate[partial k2 a2](Project("
+        "LocalTableScan))))))))");
+    cs_phys_free(n);
+    assert_null(pf_plan(&S, "SELECT count(DISTINCT s), avg(v) FROM t"));
+    assert_string_equal(S.err.error_class, "UNSUPPORTED_FEATURE");
     n = plan_ok("SELECT DISTINCT k FROM t");
     assert_string_equal(pf_shape(n), "HashAggregate[final k1 a0](Exchange[hash 4]("
                                      "HashAggregate[partial k1 a0](Project(Project("
