@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "columnar/col_builder.h"
 #include "sql/catalog.h"
 #include "sql/planner_bind.h"
 #include "sql/planner_internal.h"
@@ -528,10 +529,54 @@ static void broadcast_side(cs_pl_ctx *c, cs_pl_out *side)
     side->node = b;
 }
 
+static int plan_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+
+/* Spark's ExistenceJoin (the left rows, each once, with `exists`: whether a right row matches)
+ * as the union of the left semi join's rows with true and the left anti join's with false. */
+static int plan_existence(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    const cs_logical_plan *left = p->children[0];
+    const cs_sql_expr *exists = p->output[p->n_output - 1];
+    cs_phys_node *u = cs_pl_node(c, CS_PH_UNION, p->output, p->n_output, 2);
+    for (int side = 0; side < 2; side++) {
+        cs_logical_plan *j = cs_logical_plan_copy(c->arena, p);
+        j->join_type = side == 0 ? CS_JOIN_LEFT_SEMI : CS_JOIN_LEFT_ANTI;
+        cs_pl_out o;
+        if (plan_join(c, j, &o) != 0) {
+            cs_phys_free(u);
+            return -1;
+        }
+        cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_BOOLEAN));
+        uint8_t v = side == 0;
+        cs_col_builder_append_values(b, &v, 1, NULL);
+        cs_sql_expr *lit = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
+        cs_col_builder_free(b);
+        lit->type = exists->type;
+        lit->resolved = true;
+        cs_sql_expr *alias = cs_sql_expr_new(c->arena, CS_EX_ALIAS, 1);
+        alias->args[0] = lit;
+        alias->name = exists->name;
+        alias->id = exists->id;
+        alias->type = exists->type;
+        alias->resolved = true;
+        cs_sql_expr **list = cs_sql_alloc(c->arena, sizeof *list * (size_t)(left->n_output + 1));
+        memcpy(list, left->output, sizeof *list * (size_t)left->n_output);
+        list[left->n_output] = alias;
+        if (cs_pl_project(c, &o, list, left->n_output + 1) != 0) {
+            cs_phys_free(o.node);
+            cs_phys_free(u);
+            return -1;
+        }
+        u->children[side] = o.node;
+    }
+    *out = (cs_pl_out){u, p->output, p->n_output, NULL, 0, 0};
+    return 0;
+}
+
 static int plan_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     cs_join_type jt = p->join_type;
-    if (jt == CS_JOIN_EXISTENCE) return cs_pl_unsupported(c, "an existence join");
+    if (jt == CS_JOIN_EXISTENCE) return plan_existence(c, p, out);
     cs_pl_out l, r;
     if (cs_pl_plan(c, p->children[0], &l) != 0) return -1;
     if (cs_pl_plan(c, p->children[1], &r) != 0) {

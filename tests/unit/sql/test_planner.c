@@ -202,6 +202,36 @@ static void test_no_exchange_when_partitioned(void **state)
     S.ctx.conf.auto_broadcast_threshold = 10LL << 20;
 }
 
+/* the optimizer's ExistenceJoin (EXISTS under OR): the left rows once each with `exists` */
+static void test_existence_join(void **state)
+{
+    (void)state;
+    cs_logical_plan *p = pf_analyze(&S, "SELECT * FROM t LEFT SEMI JOIN u ON t.k = u.k");
+    assert_non_null(p);
+    while (p->kind != CS_LP_JOIN)
+        p = p->children[0];
+    cs_logical_plan *x = cs_logical_plan_copy(S.arena, p);
+    x->join_type = CS_JOIN_EXISTENCE;
+    x->n_output = p->n_output + 1;
+    x->output = cs_sql_alloc(S.arena, sizeof *x->output * (size_t)x->n_output);
+    memcpy(x->output, p->output, sizeof *x->output * (size_t)p->n_output);
+    cs_sql_expr *e = cs_sql_expr_new(S.arena, CS_EX_ATTR, 0);
+    e->name = "exists";
+    e->id = 999999;
+    e->type = cs_col_type_primitive(CS_TYPE_BOOLEAN);
+    e->resolved = true;
+    x->output[p->n_output] = e;
+    cs_phys_node *n = NULL;
+    assert_int_equal(cs_sql_plan(&S.ctx, x, &n, &S.err), 0);
+    assert_string_equal(pf_shape(n), "Union(Project(BroadcastHashJoin[t4 right k1](Project("
+                                     "LocalTableScan), BroadcastExchange(Project("
+                                     "LocalTableScan)))), Project(BroadcastHashJoin[t5 right k1]("
+                                     "Project(LocalTableScan), BroadcastExchange(Project("
+                                     "LocalTableScan)))))");
+    assert_string_equal(pf_schema(n), "k:int,v:bigint,s:string,exists:boolean");
+    cs_phys_free(n);
+}
+
 static void test_sort_limit_top_n(void **state)
 {
     (void)state;
@@ -297,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_join_strategies),
         cmocka_unit_test(test_nested_loop_join),
         cmocka_unit_test(test_no_exchange_when_partitioned),
+        cmocka_unit_test(test_existence_join),
         cmocka_unit_test(test_sort_limit_top_n),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_scan_partitioned_table),
