@@ -50,6 +50,19 @@ static bool pushable(const cs_sql_expr *e, cs_sql_expr *const *data, int n_data)
     return false;
 }
 
+/* Whether e reads attributes, all of them among attrs (and no subquery). */
+static bool only_attrs(const cs_sql_expr *e, cs_sql_expr *const *attrs, int n)
+{
+    if (!e) return true;
+    if (e->kind == CS_EX_ATTR) return cs_pl_find(attrs, n, e->id) >= 0;
+    if (e->kind == CS_EX_OUTER_ATTR || e->kind == CS_EX_SCALAR_SUBQUERY ||
+        e->kind == CS_EX_EXISTS || e->kind == CS_EX_IN_SUBQUERY)
+        return false;
+    for (int i = 0; i < e->n_args; i++)
+        if (!only_attrs(e->args[i], attrs, n)) return false;
+    return true;
+}
+
 static void conjuncts(const cs_sql_expr *e, const cs_sql_expr **out, int *n, int cap)
 {
     if (is_fn(e, "and") && e->n_args == 2) {
@@ -78,14 +91,55 @@ static cs_col_type *struct_of(const cs_col_type *t, const int *idx, int n)
     return s;
 }
 
+/* Spark's partition pruning (PartitioningAwareFileIndex.listFiles with partition filters):
+ * the rows of the partition values for which prune (over the partition columns) is true, in
+ * keep[row]; false when it cannot be evaluated here (then nothing is pruned and the Filter
+ * above decides, raising any error at run time as Spark would). */
+static bool prune_partitions(const cs_pexpr *prune, cs_col_batch *values, bool *keep)
+{
+    cs_error err = {0};
+    cs_pexpr_program *pg = cs_pexpr_compile(prune, values->schema, &err);
+    if (!pg) return false;
+    cs_sql_exec_ctx ctx = {.alloc = cs_col_default_allocator(), .ansi = true, .session_tz = "UTC"};
+    cs_column *v = NULL;
+    bool ok = cs_pexpr_eval(pg, values, &ctx, &v, &err) == 0;
+    cs_pexpr_program_free(pg);
+    if (!ok) return false;
+    int32_t *sel = cs_xcalloc((size_t)(values->num_rows + 1), sizeof *sel);
+    int64_t n = cs_pexpr_true_rows(v, sel);
+    for (int64_t i = 0; i < values->num_rows; i++)
+        keep[i] = false;
+    for (int64_t i = 0; i < n; i++)
+        keep[sel[i]] = true;
+    free(sel);
+    cs_column_unref(v);
+    return true;
+}
+
 static int list_splits(cs_pl_ctx *c, cs_phys_node *n, const cs_catalog_table *t,
-                       const cs_format_options *opts, const cs_file_format *fmt)
+                       const cs_format_options *opts, const cs_file_format *fmt,
+                       const cs_pexpr *prune)
 {
     cs_ds_file_index ix = {0};
     const char *path = t->location;
     if (cs_ds_file_index_build(&path, 1, opts, c->pc->conf.partition_type_inference, &ix, c->err) !=
         0)
         return -1;
+    if (prune && ix.parts.values && t->n_partition_columns > 0) {
+        bool *keep = cs_xcalloc((size_t)(ix.parts.values->num_rows + 1), sizeof *keep);
+        if (prune_partitions(prune, ix.parts.values, keep)) {
+            int k = 0;
+            for (int i = 0; i < ix.n_files; i++) {
+                if (ix.files[i].partition >= 0 && !keep[ix.files[i].partition]) {
+                    free(ix.files[i].uri);
+                    continue;
+                }
+                ix.files[k++] = ix.files[i];
+            }
+            ix.n_files = k;
+        }
+        free(keep);
+    }
     int nf = ix.n_files;
     uint64_t *sizes = cs_xcalloc((size_t)(nf + 1), sizeof *sizes);
     bool *splittable = cs_xcalloc((size_t)(nf + 1), sizeof *splittable);
@@ -176,7 +230,35 @@ int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *cond
 
     cs_format_options opts = {(const char *const *)t->option_keys,
                               (const char *const *)t->option_values, t->n_options};
-    if (list_splits(c, n, t, &opts, fmt) != 0) goto fail;
+    /* the conjuncts over partition columns only, bound to the partition values' columns */
+    cs_pexpr *prune = NULL;
+    if (condition && npc > 0) {
+        int cap = 64, ncj = 0, np = 0;
+        const cs_sql_expr **cj = cs_sql_alloc(c->arena, sizeof *cj * (size_t)cap);
+        const cs_sql_expr **pc = cs_sql_alloc(c->arena, sizeof *pc * (size_t)cap);
+        conjuncts(condition, cj, &ncj, cap);
+        for (int i = 0; i < ncj; i++)
+            if (only_attrs(cj[i], attrs + n_read, npc)) pc[np++] = cj[i];
+        cs_sql_expr *all = NULL;
+        for (int i = 0; i < np; i++) {
+            if (!all) {
+                all = (cs_sql_expr *)pc[i];
+                continue;
+            }
+            cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_FUNC, 2);
+            a->fn = "and";
+            a->args[0] = all;
+            a->args[1] = (cs_sql_expr *)pc[i];
+            a->type = pc[i]->type;
+            a->nullable = true;
+            a->resolved = true;
+            all = a;
+        }
+        if (all && cs_pl_bind(c, all, attrs + n_read, npc, &prune) != 0) goto fail;
+    }
+    int rc = list_splits(c, n, t, &opts, fmt, prune);
+    cs_pexpr_free(prune);
+    if (rc != 0) goto fail;
 
     if (condition) {
         int cap = 64;

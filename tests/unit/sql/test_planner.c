@@ -4,7 +4,8 @@
  * aggregates as partial -> exchange -> final with a Project above for expressions over them,
  * count(DISTINCT) in two levels, broadcast vs shuffled hash joins by size, hint and join type,
  * nested loop joins without equi-keys, TakeOrderedAndProject for ORDER BY + LIMIT, windows,
- * scans of a partitioned Parquet table (splits, partition values, pushed filters), scalar
+ * scans of a partitioned Parquet table (splits, partition values, pushed filters, pruned
+ * partitions), scalar
  * subqueries run first and bound as literals, and Spark's UNSUPPORTED_FEATURE for the rest.
  */
 #include <setjmp.h>
@@ -277,6 +278,13 @@ static void test_scan_partitioned_table(void **state)
     assert_int_equal(scan->read_schema->n_fields, 3 - 1);
     assert_int_equal(scan->data_schema->n_fields, 2);
     assert_string_equal(scan->format, "parquet");
+    cs_phys_free(n);
+    /* partition pruning: only day=2's file is read */
+    n = plan_ok("SELECT name FROM events WHERE day = 2 AND id > 0L");
+    scan = n->children[0]->children[0];
+    assert_int_equal(scan->kind, CS_PH_FILE_SCAN);
+    assert_int_equal(scan->n_splits, 1);
+    assert_non_null(strstr(scan->split_uri[0], "day=2"));
     cs_phys_free(n);
 }
 
