@@ -322,6 +322,15 @@ static void test_scalar_subquery_runs_first(void **state)
 static void test_unsupported(void **state)
 {
     (void)state;
+    /* files gone since the table was made: Spark's PATH_NOT_FOUND, no plan */
+    char gone[] = "/tmp/cs_planner_gone_XXXXXX", path[256];
+    assert_non_null(mkdtemp(gone));
+    snprintf(path, sizeof path, "%s/part-0.parquet", gone);
+    write_parquet(path, 0, 3);
+    assert_int_equal(pf_table(&S, "gone", gone), 0);
+    cs_remove_tree(gone);
+    assert_null(pf_plan(&S, "SELECT * FROM gone"));
+    assert_string_equal(S.err.error_class, "PATH_NOT_FOUND");
     assert_null(pf_plan(&S, "SELECT k FROM t INTERSECT SELECT k FROM u"));
     assert_string_equal(S.err.error_class, "UNSUPPORTED_FEATURE");
 }
