@@ -618,8 +618,11 @@ static int plan_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     int64_t lsize = est_bytes(p->children[0]), rsize = est_bytes(p->children[1]);
     bool hint_r = is_hint(p->right_hint, "BROADCAST") && can_build_right(jt);
     bool hint_l = is_hint(p->left_hint, "BROADCAST") && can_build_left(jt);
-    bool size_r = can_build_right(jt) && thr >= 0 && rsize <= thr;
-    bool size_l = can_build_left(jt) && thr >= 0 && lsize <= thr;
+    /* a SHUFFLE_HASH / MERGE / SHUFFLE_REPLICATE_NL hint asks for no broadcast */
+    bool shuffle_hint = (p->left_hint && !is_hint(p->left_hint, "BROADCAST")) ||
+                        (p->right_hint && !is_hint(p->right_hint, "BROADCAST"));
+    bool size_r = !shuffle_hint && can_build_right(jt) && thr >= 0 && rsize <= thr;
+    bool size_l = !shuffle_hint && can_build_left(jt) && thr >= 0 && lsize <= thr;
     cs_build_side build = CS_BUILD_RIGHT;
     bool broadcast = false;
     if (hint_r || hint_l) {

@@ -676,7 +676,8 @@ int cs_pl_generate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     cs_phys_node *n = cs_pl_node(c, CS_PH_GENERATE, attrs, n_out, 1);
     n->children[0] = in.node;
     n->generator = kind;
-    n->generator_outer = p->outer;
+    /* explode_outer / posexplode_outer / inline_outer resolve to the plain generator's name */
+    n->generator_outer = p->outer || (g->name && strstr(g->name, "_outer"));
     if (kind == CS_GEN_STACK) {
         n->generator_args = ords;
         n->n_generator_args = n_args;

@@ -169,6 +169,31 @@ static void test_join_strategies(void **state)
     cs_phys_free(n);
 }
 
+/* Spark's join hints, as the optimizer leaves them on the join: BROADCAST whatever the sizes,
+ * MERGE / SHUFFLE_HASH: no broadcast */
+static void test_join_hints(void **state)
+{
+    (void)state;
+    cs_logical_plan *p = pf_analyze(&S, "SELECT t.k, w FROM t JOIN u ON t.k = u.k");
+    assert_non_null(p);
+    assert_int_equal(p->children[0]->kind, CS_LP_JOIN);
+    cs_logical_plan *top = cs_logical_plan_copy(S.arena, p);
+    cs_logical_plan *j = cs_logical_plan_copy(S.arena, p->children[0]);
+    top->children[0] = j;
+    S.ctx.conf.auto_broadcast_threshold = -1;
+    j->right_hint = "BROADCAST";
+    cs_phys_node *n = NULL;
+    assert_int_equal(cs_sql_plan(&S.ctx, top, &n, &S.err), 0);
+    assert_non_null(strstr(pf_shape(n), "BroadcastHashJoin[t0 right k1]"));
+    cs_phys_free(n);
+    S.ctx.conf.auto_broadcast_threshold = 10LL << 20;
+    j->right_hint = NULL;
+    j->left_hint = "MERGE";
+    assert_int_equal(cs_sql_plan(&S.ctx, top, &n, &S.err), 0);
+    assert_non_null(strstr(pf_shape(n), "ShuffledHashJoin[t0 right k1]"));
+    cs_phys_free(n);
+}
+
 /* no equi-key: a broadcast nested loop join with the condition over left ++ right */
 static void test_nested_loop_join(void **state)
 {
@@ -342,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_aggregate_expression_keys_and_global),
         cmocka_unit_test(test_distinct_aggregate_two_levels),
         cmocka_unit_test(test_join_strategies),
+        cmocka_unit_test(test_join_hints),
         cmocka_unit_test(test_nested_loop_join),
         cmocka_unit_test(test_no_exchange_when_partitioned),
         cmocka_unit_test(test_existence_join),
