@@ -862,6 +862,52 @@ static int plan_union(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     return 0;
 }
 
+/* VALUES the analyzer resolved as expressions (rows × columns): evaluated now, one batch per
+ * row, as Spark's ConvertToLocalRelation folds them when optimizing. */
+static int values_batches(cs_pl_ctx *c, const cs_logical_plan *p, cs_phys_node *n)
+{
+    int rows = p->n_rows, cols = p->n_output;
+    cs_sql_exec_ctx x = {.alloc = cs_col_default_allocator(), .ansi = true, .session_tz = "UTC"};
+    cs_col_batch *one = cs_col_batch_new(cs_col_type_struct(NULL, 0), NULL, 0, 1, c->err);
+    if (!one) return -1;
+    n->batches = cs_xcalloc((size_t)(rows + 1), sizeof *n->batches);
+    cs_column **vals = cs_xcalloc((size_t)(cols + 1), sizeof *vals);
+    int rc = 0;
+    for (int i = 0; i < rows && rc == 0; i++) {
+        int made = 0;
+        for (int j = 0; j < cols && rc == 0; j++, made++) {
+            const cs_sql_expr *v = p->exprs[i * cols + j];
+            if (v->kind == CS_EX_CAST && v->args[0]->kind == CS_EX_LITERAL &&
+                !cs_column_is_valid(v->args[0]->literal, 0)) { /* a typed NULL */
+                cs_col_builder *b = cs_col_builder_new(NULL, n->schema->fields[j].type);
+                cs_col_builder_append_nulls(b, 1);
+                vals[j] = cs_col_builder_finish(b);
+                cs_col_builder_free(b);
+                continue;
+            }
+            cs_pexpr *e = NULL;
+            cs_pexpr_program *pg = NULL;
+            rc = cs_pl_bind(c, v, NULL, 0, &e);
+            if (rc == 0 && !(pg = cs_pexpr_compile(e, one->schema, c->err))) rc = -1;
+            if (rc == 0 && cs_pexpr_eval(pg, one, &x, &vals[j], c->err) != 0) rc = -1;
+            cs_pexpr_program_free(pg);
+            cs_pexpr_free(e);
+            if (rc != 0) break;
+        }
+        if (rc != 0) {
+            for (int j = 0; j < made; j++)
+                cs_column_unref(vals[j]);
+            break;
+        }
+        n->batches[i] = cs_col_batch_new(cs_col_type_ref(n->schema), vals, cols, 1, c->err);
+        if (!n->batches[i]) rc = -1;
+        n->n_batches = i + (rc == 0);
+    }
+    free(vals);
+    cs_col_batch_unref(one);
+    return rc;
+}
+
 static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     cs_phys_node *n = cs_pl_node(c, CS_PH_LOCAL, p->output, p->n_output, 0);
@@ -874,6 +920,11 @@ static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         n->batches = cs_xcalloc(1, sizeof *n->batches);
         n->batches[0] = b;
         n->n_batches = 1;
+    } else if (p->n_batches == 0 && p->n_rows > 0 && p->exprs) {
+        if (values_batches(c, p, n) != 0) {
+            cs_phys_free(n);
+            return -1;
+        }
     } else {
         n->batches = cs_xcalloc((size_t)(p->n_batches + 1), sizeof *n->batches);
         for (int i = 0; i < p->n_batches; i++)
