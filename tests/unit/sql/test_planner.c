@@ -288,6 +288,23 @@ static void test_window(void **state)
     cs_phys_free(n);
 }
 
+/* LATERAL VIEW explode(...): the array computed by a Project below, the generator's column
+ * after the child's */
+static void test_generate(void **state)
+{
+    (void)state;
+    cs_phys_node *n = plan_ok("SELECT k, x FROM t LATERAL VIEW OUTER explode(array(v, v + 1)) e "
+                              "AS x");
+    assert_string_equal(pf_shape(n), "Project(Generate(Project(Project(LocalTableScan))))");
+    const cs_phys_node *g = n->children[0];
+    assert_int_equal(g->generator, CS_GEN_EXPLODE);
+    assert_true(g->generator_outer);
+    assert_int_equal(g->generator_input, 3);
+    assert_string_equal(pf_schema(g), "k:int,v:bigint,s:string,array(v, (v + 1)):array<bigint>,"
+                                      "x:bigint");
+    cs_phys_free(n);
+}
+
 /* two day=N folders: two files in two partitions, the day column from the folders, the
  * comparison of id pushed to the scan and kept in the Filter above */
 static void test_scan_partitioned_table(void **state)
@@ -373,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_existence_join),
         cmocka_unit_test(test_sort_limit_top_n),
         cmocka_unit_test(test_window),
+        cmocka_unit_test(test_generate),
         cmocka_unit_test(test_scan_partitioned_table),
         cmocka_unit_test(test_scalar_subquery_runs_first),
         cmocka_unit_test(test_unsupported),
