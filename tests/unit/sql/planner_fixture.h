@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "columnar/col_builder.h"
+#include "formats/file_format.h"
 #include "sql/analyzer.h"
 #include "sql/catalog.h"
 #include "sql/planner.h"
@@ -56,6 +57,38 @@ static inline int pf_table(pf_session *s, const char *name, const char *location
     const char *parts[1] = {name};
     return cs_catalog_create_table(s->cat, parts, 1, "parquet", location, NULL, NULL, 0, NULL,
                                    false, &s->err);
+}
+
+/* Writes rows first..first+n-1 to path as Parquet: id bigint, name string "n<id % names>"
+ * (names 0: "n<id>"). */
+static inline int pf_write_parquet(const char *path, int64_t first, int64_t n, int names)
+{
+    const cs_file_format *pq = cs_file_format_find("parquet");
+    cs_col_field f[2] = {{"id", cs_col_type_primitive(CS_TYPE_LONG), true},
+                         {"name", cs_col_type_primitive(CS_TYPE_STRING), true}};
+    cs_col_type *schema = cs_col_type_struct(f, 2);
+    cs_col_builder *ids = cs_col_builder_new(NULL, schema->fields[0].type);
+    cs_col_builder *strs = cs_col_builder_new(NULL, schema->fields[1].type);
+    for (int64_t i = first; i < first + n; i++) {
+        cs_col_builder_append_values(ids, &i, 1, NULL);
+        char s[32];
+        int len = snprintf(s, sizeof s, "n%lld", (long long)(names ? i % names : i));
+        cs_col_builder_append_string(strs, s, (size_t)len);
+    }
+    cs_column *cols[2] = {cs_col_builder_finish(ids), cs_col_builder_finish(strs)};
+    cs_col_builder_free(ids);
+    cs_col_builder_free(strs);
+    cs_error err = {0};
+    cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, 2, n, &err);
+    cs_format_options none = {0};
+    void *w = NULL;
+    int rc = b && pq->open_writer(path, schema, &none, &w, &err) == 0 &&
+                     pq->write_batch(w, b, &err) == 0 && pq->close_writer(w, true, &err) == 0
+                 ? 0
+                 : -1;
+    if (b) cs_col_batch_unref(b);
+    cs_col_type_unref(schema);
+    return rc;
 }
 
 /* The analyzed plan of a query, in the session's arena; NULL + s->err. */

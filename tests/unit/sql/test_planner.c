@@ -17,40 +17,10 @@
 #include <cmocka.h>
 
 #include "common/fsutil.h"
-#include "formats/file_format.h"
 #include "planner_fixture.h"
 
 static pf_session S;
 static char dir[] = "/tmp/cs_planner_XXXXXX";
-
-static void write_parquet(const char *path, int64_t first, int64_t n)
-{
-    const cs_file_format *pq = cs_file_format_find("parquet");
-    cs_col_field f[2] = {{"id", cs_col_type_primitive(CS_TYPE_LONG), true},
-                         {"name", cs_col_type_primitive(CS_TYPE_STRING), true}};
-    cs_col_type *schema = cs_col_type_struct(f, 2);
-    cs_col_builder *ids = cs_col_builder_new(NULL, schema->fields[0].type);
-    cs_col_builder *names = cs_col_builder_new(NULL, schema->fields[1].type);
-    for (int64_t i = first; i < first + n; i++) {
-        cs_col_builder_append_values(ids, &i, 1, NULL);
-        char s[32];
-        int len = snprintf(s, sizeof s, "n%lld", (long long)i);
-        cs_col_builder_append_string(names, s, (size_t)len);
-    }
-    cs_column *cols[2] = {cs_col_builder_finish(ids), cs_col_builder_finish(names)};
-    cs_col_builder_free(ids);
-    cs_col_builder_free(names);
-    cs_error err = {0};
-    cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, 2, n, &err);
-    assert_non_null(b);
-    cs_format_options none = {0};
-    void *w = NULL;
-    assert_int_equal(pq->open_writer(path, schema, &none, &w, &err), 0);
-    assert_int_equal(pq->write_batch(w, b, &err), 0);
-    assert_int_equal(pq->close_writer(w, true, &err), 0);
-    cs_col_batch_unref(b);
-    cs_col_type_unref(schema);
-}
 
 static int setup(void **state)
 {
@@ -68,7 +38,7 @@ static int setup(void **state)
         snprintf(path, sizeof path, "%s/day=%d", dir, day);
         mkdir(path, 0755);
         snprintf(path, sizeof path, "%s/day=%d/part-0.parquet", dir, day);
-        write_parquet(path, day * 100, 50);
+        assert_int_equal(pf_write_parquet(path, day * 100, 50, 0), 0);
     }
     return pf_table(&S, "events", dir);
 }
@@ -368,7 +338,7 @@ static void test_unsupported(void **state)
     char gone[] = "/tmp/cs_planner_gone_XXXXXX", path[256];
     assert_non_null(mkdtemp(gone));
     snprintf(path, sizeof path, "%s/part-0.parquet", gone);
-    write_parquet(path, 0, 3);
+    assert_int_equal(pf_write_parquet(path, 0, 3, 0), 0);
     assert_int_equal(pf_table(&S, "gone", gone), 0);
     cs_remove_tree(gone);
     assert_null(pf_plan(&S, "SELECT * FROM gone"));
