@@ -75,6 +75,12 @@ cs_sql_expr *cs_pl_replace(cs_pl_ctx *c, const cs_sql_expr *e, cs_sql_expr *cons
                            cs_sql_expr *const *to, int n);
 bool cs_pl_same_expr(const cs_sql_expr *a, const cs_sql_expr *b);
 
+/* The struct type of attrs' names, types and nullability. */
+cs_col_type *cs_pl_schema_of(cs_sql_expr *const *attrs, int n);
+
+/* planner_join.c */
+int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+
 /* planner_agg.c */
 int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 int cs_pl_distinct(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
