@@ -402,6 +402,12 @@ static int plan_limit(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         if (literal_int64(c, child->limit, &offset) != 0) return -1;
         child = child->children[0];
     }
+    if (p->kind == CS_LP_LIMIT && p->local_limit) {
+        /* LocalLimit (LimitPushDown's): at most `limit` rows per partition, no exchange */
+        if (cs_pl_plan(c, child, out) != 0) return -1;
+        unary(c, CS_PH_LIMIT, out)->limit = limit;
+        return 0;
+    }
     if (limit >= 0) {
         const cs_logical_plan *proj = NULL, *s = child;
         if (s->kind == CS_LP_PROJECT) {

@@ -207,6 +207,7 @@ static bool null_aware_keys(const cs_logical_plan *p, const cs_pl_out *l, const 
                             const cs_sql_expr **lk, const cs_sql_expr **rk)
 {
     const cs_sql_expr *e = p->condition;
+    /* the optimizer marks the NOT IN it made (null_aware); the shape is what decides */
     if (p->join_type != CS_JOIN_LEFT_ANTI || !is_call(e, "or", 2)) return false;
     const cs_sql_expr *eq = e->args[0], *isn = e->args[1];
     if (!is_call(eq, "=", 2) || !is_call(isn, "isnull", 1) || !cs_pl_same_expr(eq, isn->args[0]))

@@ -1,8 +1,8 @@
 /*
  * planner_fixture.h — the planner tests' session: a catalog with temporary views and Parquet
- * tables, SQL text parsed, analyzed and planned (sql/planner.h), and the physical tree printed
- * as a compact shape ("Project(HashAggregate[final](Exchange[hash 200](...)))") for assertions.
- * Test-only.
+ * tables, SQL text parsed, analyzed, optimized when asked and planned (sql/planner.h), and the
+ * physical tree printed as a compact shape ("Project(HashAggregate[final](Exchange[hash
+ * 200](...)))") for assertions. Test-only.
  */
 #ifndef CSPARK_TESTS_PLANNER_FIXTURE_H
 #define CSPARK_TESTS_PLANNER_FIXTURE_H
@@ -15,6 +15,7 @@
 #include "formats/file_format.h"
 #include "sql/analyzer.h"
 #include "sql/catalog.h"
+#include "sql/optimizer.h"
 #include "sql/planner.h"
 #include "sql/sql_parser.h"
 
@@ -23,6 +24,7 @@ typedef struct pf_session {
     cs_sql_arena *arena; /* the current statement's */
     cs_sql_planner_ctx ctx;
     cs_error err;
+    bool optimize; /* run the optimizer (optimizer.h) between analysis and planning */
 } pf_session;
 
 static inline void pf_open(pf_session *s)
@@ -106,6 +108,13 @@ static inline cs_phys_node *pf_plan(pf_session *s, const char *sql)
 {
     cs_logical_plan *p = pf_analyze(s, sql);
     if (!p) return NULL;
+    if (s->optimize) {
+        cs_sql_optimizer_conf oc;
+        cs_sql_optimizer_conf_default(&oc);
+        cs_logical_plan *o = NULL;
+        if (cs_sql_optimize(s->cat, s->arena, &oc, p, &o, &s->err) != 0) return NULL;
+        p = o;
+    }
     cs_phys_node *n = NULL;
     if (cs_sql_plan(&s->ctx, p, &n, &s->err) != 0) return NULL;
     return n;

@@ -248,6 +248,21 @@ static void test_sort_limit_top_n(void **state)
     cs_phys_free(n);
 }
 
+/* LimitPushDown's LocalLimit: a limit per partition, no exchange */
+static void test_local_limit(void **state)
+{
+    (void)state;
+    cs_logical_plan *p = pf_analyze(&S, "SELECT k FROM t LIMIT 2");
+    assert_non_null(p);
+    assert_int_equal(p->kind, CS_LP_LIMIT);
+    cs_logical_plan *l = cs_logical_plan_copy(S.arena, p);
+    l->local_limit = true;
+    cs_phys_node *n = NULL;
+    assert_int_equal(cs_sql_plan(&S.ctx, l, &n, &S.err), 0);
+    assert_string_equal(pf_shape(n), "LocalLimit[2](Project(Project(LocalTableScan)))");
+    cs_phys_free(n);
+}
+
 static void test_window(void **state)
 {
     (void)state;
@@ -359,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_no_exchange_when_partitioned),
         cmocka_unit_test(test_existence_join),
         cmocka_unit_test(test_sort_limit_top_n),
+        cmocka_unit_test(test_local_limit),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_scan_partitioned_table),

@@ -128,6 +128,13 @@ static void test_joins(void **state)
                         "3\t\"d\"\n4\tNULL\n");
 }
 
+static void test_nested_loop_join(void **state)
+{
+    (void)state;
+    assert_string_equal(run("SELECT t.k, u.k FROM t JOIN u ON t.k > u.k", false),
+                        "2\t1\n2\t1\n3\t1\n3\t1\n");
+}
+
 static void test_sort_limit(void **state)
 {
     (void)state;
@@ -149,6 +156,15 @@ static void test_union_and_subquery(void **state)
                         "\"b\"\n\"c\"\n");
     assert_string_equal(run("SELECT (SELECT max(w) FROM u) AS m, count(*) FROM t", false),
                         "\"z\"\t5\n");
+}
+
+static void test_window(void **state)
+{
+    (void)state;
+    assert_string_equal(run("SELECT s, row_number() OVER (PARTITION BY k ORDER BY v) AS rn, "
+                            "sum(v) OVER (PARTITION BY k) AS total FROM t",
+                            false),
+                        "\"a\"\t1\t40\n\"b\"\t1\t20\n\"c\"\t2\t40\n\"d\"\t1\tNULL\n\"e\"\t1\t5\n");
 }
 
 static void test_expand(void **state)
@@ -173,9 +189,14 @@ static void test_file_scan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_aggregates), cmocka_unit_test(test_joins),
-        cmocka_unit_test(test_sort_limit), cmocka_unit_test(test_union_and_subquery),
-        cmocka_unit_test(test_expand),     cmocka_unit_test(test_file_scan),
+        cmocka_unit_test(test_aggregates),
+        cmocka_unit_test(test_joins),
+        cmocka_unit_test(test_nested_loop_join),
+        cmocka_unit_test(test_sort_limit),
+        cmocka_unit_test(test_union_and_subquery),
+        cmocka_unit_test(test_window),
+        cmocka_unit_test(test_expand),
+        cmocka_unit_test(test_file_scan),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
