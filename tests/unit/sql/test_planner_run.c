@@ -1,9 +1,9 @@
 /*
- * test_planner_run.c — SQL text to rows through the planner: parse, analyze, plan
- * (sql/planner.h), then run the physical tree in one process with the local runner
- * (local_runner.h: stages cut at exchanges, rows distributed by the exchanges' partitioners),
- * over small in-memory views and a partitioned Parquet table. The expected rows are Spark
- * 4.0.1's answers to the same statements, printed in the golden format's row syntax.
+ * test_planner_run.c — SQL text to rows through the planner: parse, analyze (then, in a second
+ * round, optimize), plan (sql/planner.h), then run the physical tree in one process with the local
+ * runner (local_runner.h: stages cut at exchanges, rows distributed by the exchanges'
+ * partitioners), over small in-memory views and a partitioned Parquet table. The expected rows are
+ * Spark 4.0.1's answers to the same statements, printed in the golden format's row syntax.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,11 +21,15 @@ static pf_session S;
 static cs_sql_exec_ctx X;
 static char dir[] = "/tmp/cs_planner_run_XXXXXX";
 
+static bool optimized; /* the second round runs the optimizer before planning */
+
 static int setup(void **state)
 {
     (void)state;
+    snprintf(dir, sizeof dir, "%s", "/tmp/cs_planner_run_XXXXXX");
     pf_open(&S);
     S.ctx.conf.shuffle_partitions = 3;
+    S.optimize = optimized;
     X = (cs_sql_exec_ctx){.alloc = cs_col_default_allocator(), .ansi = true, .session_tz = "UTC"};
     S.ctx.run_scalar = lr_run_scalar;
     S.ctx.arg = &X;
@@ -198,5 +202,7 @@ int main(void)
         cmocka_unit_test(test_expand),
         cmocka_unit_test(test_file_scan),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    int failed = cmocka_run_group_tests_name("analyzed plans", tests, setup, teardown);
+    optimized = true;
+    return failed + cmocka_run_group_tests_name("optimized plans", tests, setup, teardown);
 }
