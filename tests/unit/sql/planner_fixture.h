@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "columnar/col_builder.h"
 #include "formats/file_format.h"
@@ -91,6 +92,21 @@ static inline int pf_write_parquet(const char *path, int64_t first, int64_t n, i
     if (b) cs_col_batch_unref(b);
     cs_col_type_unref(schema);
     return rc;
+}
+
+/* Table `events` over dir (made by mkdtemp from its template): folders day=1 and day=2, each
+ * one Parquet file of `rows` rows (pf_write_parquet: ids from day * 100, names mod `names`). */
+static inline int pf_events_table(pf_session *s, char *dir, int rows, int names)
+{
+    if (!mkdtemp(dir)) return -1;
+    char path[512];
+    for (int day = 1; day <= 2; day++) {
+        snprintf(path, sizeof path, "%s/day=%d", dir, day);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/day=%d/part-0.parquet", dir, day);
+        if (pf_write_parquet(path, day * 100, rows, names) != 0) return -1;
+    }
+    return pf_table(s, "events", dir);
 }
 
 /* The analyzed plan of a query, in the session's arena; NULL + s->err. */

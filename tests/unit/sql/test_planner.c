@@ -32,15 +32,7 @@ static int setup(void **state)
                 "t(k, v, s)") != 0)
         return -1;
     if (pf_view(&S, "u", "SELECT * FROM VALUES (1, 'x'), (3, 'y') AS u(k, w)") != 0) return -1;
-    if (!mkdtemp(dir)) return -1;
-    char path[512];
-    for (int day = 1; day <= 2; day++) {
-        snprintf(path, sizeof path, "%s/day=%d", dir, day);
-        mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/day=%d/part-0.parquet", dir, day);
-        assert_int_equal(pf_write_parquet(path, day * 100, 50, 0), 0);
-    }
-    return pf_table(&S, "events", dir);
+    return pf_events_table(&S, dir, 50, 0);
 }
 
 static int teardown(void **state)
