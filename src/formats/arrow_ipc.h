@@ -74,4 +74,14 @@ const cs_col_type *cs_ipc_reader_schema(const cs_ipc_reader *r);
 int cs_ipc_reader_next(cs_ipc_reader *r, cs_col_batch **out, cs_error *err);
 void cs_ipc_reader_free(cs_ipc_reader *r);
 
+/* One batch as a lone RecordBatch message (no schema, no dictionaries: encoded columns go out
+ * decoded, no end-of-stream) for readers that know the schema: the SQL engine's exchange
+ * records (sqlexec/exchange_codec.c). */
+int cs_ipc_write_batch_message(const cs_col_batch *b, cs_ipc_write_fn fn, void *arg, cs_error *err);
+/* The batch of `schema` in buf[0..len), one RecordBatch message as written above and nothing
+ * after it; columns from alloc (NULL: the default). CS_EPROTO naming `name` on bad input. */
+int cs_ipc_read_batch_message(cs_col_allocator *alloc, const cs_col_type *schema,
+                              const uint8_t *buf, size_t len, const char *name, cs_col_batch **out,
+                              cs_error *err);
+
 #endif /* CSPARK_FORMATS_ARROW_IPC_H */

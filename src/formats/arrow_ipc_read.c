@@ -529,3 +529,45 @@ void cs_ipc_reader_free(cs_ipc_reader *r)
     free(r->name);
     free(r);
 }
+
+int cs_ipc_read_batch_message(cs_col_allocator *alloc, const cs_col_type *schema,
+                              const uint8_t *buf, size_t len, const char *name, cs_col_batch **out,
+                              cs_error *err)
+{
+    *out = NULL;
+    cs_ipc_mem_source src = {buf, len, 0};
+    cs_ipc_reader r = {
+        .alloc = alloc ? alloc : cs_col_default_allocator(),
+        .fn = cs_ipc_read_mem,
+        .arg = &src,
+        .schema = (cs_col_type *)schema,
+    };
+    int n = schema->n_fields;
+    ipc_message m;
+    int rc = read_message(&r, &m, err);
+    if (rc == 0)
+        rc = cs_error_set(err, CS_EPROTO, "no record batch message");
+    else if (rc == 1 && m.type != HEADER_RECORD_BATCH)
+        rc = cs_error_set(err, CS_EPROTO, "a message of header type %u (expected a record batch)",
+                          m.type);
+    else if (rc == 1 && src.pos != len)
+        rc = cs_error_set(err, CS_EPROTO, "%zu bytes after the record batch", len - src.pos);
+    else if (rc == 1)
+        rc = CS_OK;
+    if (rc == CS_OK) {
+        cs_column **cols = cs_xcalloc((size_t)(n ? n : 1), sizeof *cols);
+        int64_t rows;
+        rc = load_batch(&r, &m.header, m.body_len, schema, NULL, cols, &rows, err);
+        if (rc)
+            free_columns(cols, n);
+        else {
+            *out = cs_col_batch_new(cs_col_type_ref((cs_col_type *)schema), cols, n, rows, err);
+            free(cols);
+            if (!*out) rc = CS_EPROTO;
+        }
+    }
+    free(r.meta);
+    free(r.body);
+    if (rc) cs_error_prefix(err, "Arrow record batch %s", name ? name : "");
+    return rc;
+}

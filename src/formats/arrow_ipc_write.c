@@ -396,3 +396,12 @@ int cs_ipc_writer_close(cs_ipc_writer *w, cs_error *err)
     static const uint32_t eos[2] = {0xFFFFFFFFu, 0};
     return rc ? rc : w->fn(w->arg, eos, 8, err);
 }
+
+int cs_ipc_write_batch_message(const cs_col_batch *b, cs_ipc_write_fn fn, void *arg, cs_error *err)
+{
+    cs_ipc_writer *w = cs_ipc_writer_new(b->schema, fn, arg);
+    w->schema_written = true; /* known to the reader; no field is dictionary encoded */
+    int rc = cs_ipc_writer_write(w, b, err);
+    cs_ipc_writer_free(w);
+    return rc;
+}

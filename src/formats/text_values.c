@@ -723,6 +723,17 @@ bool cs_tv_sampler_keep(cs_tv_sampler *s)
     return x < s->fraction; /* BernoulliCellSampler(0, fraction): 0 <= x < fraction */
 }
 
+int32_t cs_tv_xorshift_first_int(int64_t seed, int32_t bound)
+{
+    cs_tv_sampler s;
+    cs_tv_sampler_init(&s, 1.0, seed);
+    int32_t r = (int32_t)xorshift_next(&s, 31), m = bound - 1;
+    if ((bound & m) == 0) return (int32_t)(((int64_t)bound * r) >> 31);
+    for (int32_t u = r; (int32_t)((uint32_t)u - (uint32_t)(r = u % bound) + (uint32_t)m) < 0;)
+        u = (int32_t)xorshift_next(&s, 31);
+    return r;
+}
+
 bool cs_tv_parse_sampling_ratio(const char *s, double *out)
 {
     return cs_tv_parse_double(s, strlen(s), out) && *out > 0 && *out == *out;

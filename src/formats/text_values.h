@@ -80,6 +80,10 @@ typedef struct cs_tv_sampler {
 } cs_tv_sampler;
 void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed);
 bool cs_tv_sampler_keep(cs_tv_sampler *s);
+/* Spark's new XORShiftRandom(seed).nextInt(bound) (bound > 0): the first int a generator seeded
+ * as the sampler above draws, as java.util.Random.nextInt(bound) over its next(31). The start
+ * of a round-robin exchange (sqlexec/exchange_codec.c). */
+int32_t cs_tv_xorshift_first_int(int64_t seed, int32_t bound);
 /* The samplingRatio option's text: as Spark, any number above 0 (above 0.99: every row); false
  * otherwise. */
 bool cs_tv_parse_sampling_ratio(const char *s, double *out);

@@ -473,28 +473,31 @@ static int add_dec(const cs_sql_agg *a, uint8_t *st, i128 x)
     return CS_OK;
 }
 
-int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
-                      const cs_column *in, int64_t n, bool ansi, cs_sql_arena *arena, cs_error *err)
+int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                           const cs_column *in, int64_t row0, int64_t n, bool ansi,
+                           cs_sql_arena *arena, cs_error *err)
 {
+    /* row k of the call is row row0 + k of in, folded into group gid[k] */
+    n += row0;
     const uint8_t *vb = in ? in->validity : NULL;
 #define VALID(i) (!vb || cs_bit_get(vb, (i)))
     switch (a->impl) {
     case IMPL_COUNT_STAR:
-        for (int64_t i = 0; i < n; i++)
-            (*(int64_t *)(void *)STATE(gid[i]))++;
+        for (int64_t i = row0; i < n; i++)
+            (*(int64_t *)(void *)STATE(gid[i - row0]))++;
         return CS_OK;
     case IMPL_COUNT:
-        for (int64_t i = 0; i < n; i++)
-            if (VALID(i)) (*(int64_t *)(void *)STATE(gid[i]))++;
+        for (int64_t i = row0; i < n; i++)
+            if (VALID(i)) (*(int64_t *)(void *)STATE(gid[i - row0]))++;
         return CS_OK;
     case IMPL_COUNT_IF:
-        for (int64_t i = 0; i < n; i++)
-            if (VALID(i) && cs_bit_get(in->values, i)) (*(int64_t *)(void *)STATE(gid[i]))++;
+        for (int64_t i = row0; i < n; i++)
+            if (VALID(i) && cs_bit_get(in->values, i)) (*(int64_t *)(void *)STATE(gid[i - row0]))++;
         return CS_OK;
     case IMPL_SUM_LONG:
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
-            uint8_t *st = STATE(gid[i]);
+            uint8_t *st = STATE(gid[i - row0]);
             int64_t *s = (int64_t *)(void *)st, x = rd_long(in, i);
             if (ansi) {
                 if (__builtin_add_overflow(*s, x, s)) return long_overflow(err);
@@ -505,26 +508,26 @@ int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const
         }
         return CS_OK;
     case IMPL_SUM_DOUBLE:
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
-            uint8_t *st = STATE(gid[i]);
+            uint8_t *st = STATE(gid[i - row0]);
             *(double *)(void *)st += rd_double(in, i);
             st[8] = 1;
         }
         return CS_OK;
     case IMPL_AVG_DOUBLE:
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
-            uint8_t *st = STATE(gid[i]);
+            uint8_t *st = STATE(gid[i - row0]);
             *(double *)(void *)st += rd_double(in, i);
             (*(int64_t *)(void *)(st + 8))++;
         }
         return CS_OK;
     case IMPL_SUM_DEC:
     case IMPL_AVG_DEC:
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
-            uint8_t *st = STATE(gid[i]);
+            uint8_t *st = STATE(gid[i - row0]);
             add_dec(a, st, rd_dec(in, i));
             if (a->impl == IMPL_SUM_DEC)
                 st[16] = 1;
@@ -533,11 +536,17 @@ int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const
         }
         return CS_OK;
     default:
-        for (int64_t i = 0; i < n; i++)
-            fold_value(a, STATE(gid[i]), in, i, VALID(i), arena);
+        for (int64_t i = row0; i < n; i++)
+            fold_value(a, STATE(gid[i - row0]), in, i, VALID(i), arena);
         return CS_OK;
     }
 #undef VALID
+}
+
+int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                      const cs_column *in, int64_t n, bool ansi, cs_sql_arena *arena, cs_error *err)
+{
+    return cs_sql_agg_update_rows(a, states, stride, gid, in, 0, n, ansi, arena, err);
 }
 
 int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,

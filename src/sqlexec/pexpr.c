@@ -78,6 +78,23 @@ cs_pexpr *cs_pexpr_in(cs_pexpr *value, cs_pexpr **list, int n_list)
     return e;
 }
 
+cs_pexpr *cs_pexpr_clone(const cs_pexpr *e)
+{
+    if (!e) return NULL;
+    cs_pexpr *c = cs_xcalloc(1, sizeof *c);
+    *c = *e;
+    c->type = cs_col_type_ref(e->type);
+    c->fn = cs_xstrdup(e->fn);
+    if (e->literal) c->literal = cs_column_ref(e->literal);
+    c->args = NULL;
+    if (e->n_args > 0) {
+        c->args = cs_xmalloc(sizeof *c->args * (size_t)e->n_args);
+        for (int i = 0; i < e->n_args; i++)
+            c->args[i] = cs_pexpr_clone(e->args[i]);
+    }
+    return c;
+}
+
 void cs_pexpr_free(cs_pexpr *e)
 {
     if (!e) return;

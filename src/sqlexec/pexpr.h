@@ -79,6 +79,8 @@ cs_pexpr *cs_pexpr_case(cs_col_type *type, bool nullable, cs_pexpr **args, int n
                         bool has_else);
 cs_pexpr *cs_pexpr_in(cs_pexpr *value, cs_pexpr **list, int n_list);
 void cs_pexpr_free(cs_pexpr *e);
+/* A deep copy of e (NULL for NULL): types, literals shared by reference. */
+cs_pexpr *cs_pexpr_clone(const cs_pexpr *e);
 /* Spark's way of printing an expression in EXPLAIN ("(l_quantity#4 * 2)" style, with ordinals
  * as "input[3, int, true]" for bound columns). */
 void cs_pexpr_explain(const cs_pexpr *e, cs_sbuf *out);

@@ -11,22 +11,6 @@
 
 #include "sqlexec/pexpr_internal.h"
 
-static cs_pexpr *clone(const cs_pexpr *e)
-{
-    cs_pexpr *c = cs_xcalloc(1, sizeof *c);
-    *c = *e;
-    c->type = cs_col_type_ref(e->type);
-    c->fn = cs_xstrdup(e->fn);
-    if (e->literal) c->literal = cs_column_ref(e->literal);
-    c->args = NULL;
-    if (e->n_args > 0) {
-        c->args = cs_xmalloc(sizeof *c->args * (size_t)e->n_args);
-        for (int i = 0; i < e->n_args; i++)
-            c->args[i] = clone(e->args[i]);
-    }
-    return c;
-}
-
 static void type_text(const cs_col_type *t, char *buf, size_t n)
 {
     cs_sbuf sb = CS_SBUF_INIT;
@@ -117,7 +101,7 @@ cs_pexpr_program *cs_pexpr_compile(const cs_pexpr *e, const cs_col_type *input_s
                                    cs_error *err)
 {
     cs_pexpr_program *p = cs_xcalloc(1, sizeof *p);
-    p->tree = clone(e);
+    p->tree = cs_pexpr_clone(e);
     if (build(&p->root, p->tree, input_schema, err)) {
         cs_pexpr_program_free(p);
         return NULL;

@@ -178,6 +178,8 @@ cs_phys_node *cs_phys_new(cs_phys_kind kind, cs_col_type *schema, int n_children
 void cs_phys_free(cs_phys_node *n);
 /* Spark's name of a node in EXPLAIN ("HashAggregate", "Exchange", "BroadcastHashJoin", ...). */
 const char *cs_phys_node_name(const cs_phys_node *n);
+/* A join's condition input: left's fields then right's (a new struct type). */
+cs_col_type *cs_phys_join_input(const cs_col_type *left, const cs_col_type *right);
 /* The tree as Spark's EXPLAIN prints a physical plan ("== Physical Plan ==" not included):
  * "*(1) HashAggregate(keys=[...], functions=[...])" lines with "+- " / ":- " indentation. */
 void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out);
@@ -212,6 +214,10 @@ int cs_sql_batch_encode(const cs_col_batch *b, cs_sbuf *out, cs_error *err);
 /* The batch of schema encoded in buf[0..len), its columns from alloc. */
 int cs_sql_batch_decode(const cs_col_type *schema, const uint8_t *buf, size_t len,
                         cs_col_allocator *alloc, cs_col_batch **out, cs_error *err);
+
+/* The rows of batches b[0..n) (all of schema) one after another in one new batch. */
+cs_col_batch *cs_sql_batch_concat(cs_col_type *schema, cs_col_batch *const *b, int n,
+                                  cs_col_allocator *alloc);
 
 /* The map side of a HASH / SINGLE / ROUND_ROBIN / RANGE exchange: the partition of every row
  * of batch (Spark's: pmod(murmur3_hash(keys, 42), n) for HASH; round robin from a start that

@@ -132,6 +132,11 @@ void cs_sql_agg_release(cs_sql_agg *a);
 int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                       const cs_column *in, int64_t n, bool ansi, cs_sql_arena *arena,
                       cs_error *err);
+/* The same over rows [row0, row0 + n) of in: row row0 + k goes to group gid[k] (the window's
+ * frames fold a range of a partition's rows). */
+int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                           const cs_column *in, int64_t row0, int64_t n, bool ansi,
+                           cs_sql_arena *arena, cs_error *err);
 /* Merges buffer columns bufs[0..a->n_buf) of rows [0, n) (another task's partial buffers). */
 int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                      cs_column *const *bufs, int64_t n, bool ansi, cs_sql_arena *arena,
