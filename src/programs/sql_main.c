@@ -321,8 +321,9 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs one statement and prints its answer: 0, or -1 when it failed (reported). */
-static int run_one(cli *c, const char *text, int line)
+/* Runs one statement and prints its answer (quiet: setup statements, -i's, whose rows are not
+ * printed nor numbered): 0, or -1 when it failed (reported). */
+static int run_one(cli *c, const char *text, int line, bool quiet)
 {
     char *sql = substitute(c->o, text);
     cs_sql_result r;
@@ -331,9 +332,9 @@ static int run_one(cli *c, const char *text, int line)
     double t0 = now_s();
     int rc = cs_sql_session_execute(c->session, sql, &r, &err);
     cs_sbuf out = CS_SBUF_INIT;
-    bool golden = c->o->form == CS_SQL_TEXT_GOLDEN;
+    bool golden = c->o->form == CS_SQL_TEXT_GOLDEN && !quiet;
     if (golden) cs_sbuf_printf(&out, "-- query %d (line %d)\n%s\n", ++c->statement_no, line, text);
-    if (rc == 0) {
+    if (rc == 0 && !quiet) {
         const char *tz = cs_sql_session_conf(c->session, "spark.sql.session.timeZone");
         bool header =
             c->header ||
@@ -350,7 +351,7 @@ static int run_one(cli *c, const char *text, int line)
         cs_sql_error_line(&err, &line_text);
         fprintf(stderr, "%s\n", cs_sbuf_str(&line_text));
         cs_sbuf_free(&line_text);
-    } else if (rc == 0 && !c->o->silent && !golden) {
+    } else if (rc == 0 && !c->o->silent && !golden && !quiet) {
         fprintf(stderr, "Time taken: %.3f seconds, Fetched %lld row(s)\n", now_s() - t0,
                 (long long)r.num_rows);
     }
@@ -361,17 +362,17 @@ static int run_one(cli *c, const char *text, int line)
 }
 
 /* Runs a script's statements: 0, or -1 at the first failure (golden output goes on). */
-static int run_script(cli *c, const char *text)
+static int run_script(cli *c, const char *text, bool quiet)
 {
     int n, failed = 0;
     script_stmt *st = split_script(text, 1, &n);
     for (int i = 0; i < n; i++) {
-        bool stop = failed && c->o->form != CS_SQL_TEXT_GOLDEN;
-        if (!stop && run_one(c, st[i].text, st[i].line) < 0) failed = 1;
+        bool stop = failed && (quiet || c->o->form != CS_SQL_TEXT_GOLDEN);
+        if (!stop && run_one(c, st[i].text, st[i].line, quiet) < 0) failed = 1;
         free(st[i].text);
     }
     free(st);
-    return failed && c->o->form != CS_SQL_TEXT_GOLDEN ? -1 : 0;
+    return failed && (quiet || c->o->form != CS_SQL_TEXT_GOLDEN) ? -1 : 0;
 }
 
 static char *read_file(const char *path)
@@ -431,7 +432,7 @@ static int interactive(cli *c)
                 if (is_quit(st[i].text))
                     quit = true;
                 else
-                    run_one(c, st[i].text, st[i].line);
+                    run_one(c, st[i].text, st[i].line, false);
             }
             free(st[i].text);
         }
@@ -443,7 +444,7 @@ static int interactive(cli *c)
         int n;
         script_stmt *st = split_script(cs_sbuf_str(&pending), 1, &n);
         for (int i = 0; i < n; i++) {
-            if (!is_quit(st[i].text)) run_one(c, st[i].text, st[i].line);
+            if (!is_quit(st[i].text)) run_one(c, st[i].text, st[i].line, false);
             free(st[i].text);
         }
         free(st);
@@ -476,13 +477,13 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
     for (int i = 0; i < o.n_hiveconfs; i++) {
         char *set = NULL;
         if (asprintf(&set, "SET %s", o.hiveconfs[i]) < 0) goto out;
-        int rc = run_one(&c, set, 0);
+        int rc = run_one(&c, set, 0, true);
         free(set);
         if (rc < 0) goto out;
     }
     if (o.database) {
         char *use = NULL;
-        if (asprintf(&use, "USE `%s`", o.database) < 0 || run_one(&c, use, 0) < 0) {
+        if (asprintf(&use, "USE `%s`", o.database) < 0 || run_one(&c, use, 0, true) < 0) {
             free(use);
             goto out;
         }
@@ -490,17 +491,17 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
     }
     if (o.init_file) {
         char *text = read_file(o.init_file);
-        if (!text || run_script(&c, text) < 0) {
+        if (!text || run_script(&c, text, true) < 0) {
             free(text);
             goto out;
         }
         free(text);
     }
     if (o.execute) {
-        status = run_script(&c, o.execute) < 0 ? 1 : 0;
+        status = run_script(&c, o.execute, false) < 0 ? 1 : 0;
     } else if (o.file) {
         char *text = read_file(o.file);
-        status = text && run_script(&c, text) == 0 ? 0 : 1;
+        status = text && run_script(&c, text, false) == 0 ? 0 : 1;
         free(text);
     } else {
         status = interactive(&c);
@@ -585,11 +586,13 @@ int cspark_sql_main(int argc, char **argv)
                                 "shell (as spark-sql)\n");
         goto out;
     }
-    /* as spark-sql's log4j2 defaults: warnings and errors only, unless asked */
+    /* the engine's errors only (a failing statement's own line is printed by the CLI), unless
+     * asked: cspark.log.level or CSPARK_LOG_LEVEL (WARN shows retried tasks, lost executors) */
     const char *lvl = cs_conf_get(conf, "cspark.log.level");
     if (!lvl) lvl = getenv("CSPARK_LOG_LEVEL");
     cs_log_level l;
-    cs_log_set_level(lvl && cs_log_parse_level(lvl, &l) == CS_OK ? l : CS_LOG_WARN);
+    cs_log_set_level(lvl && cs_log_parse_level(lvl, &l) == CS_OK ? l : CS_LOG_ERROR);
+    if (!lvl) cs_conf_set(conf, "cspark.log.level", "ERROR"); /* the executors' too */
     char lib[4096];
     if (library_path(lib, sizeof lib) < 0) {
         fprintf(stderr, PROGRAM ": cannot locate libcspark (dladdr failed)\n");
