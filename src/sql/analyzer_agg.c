@@ -570,7 +570,8 @@ static cs_logical_plan *extract_generator(cs_an_ctx *c, cs_logical_plan *child, 
     g->generator = gen;
     g->n_output = child->n_output + k;
     g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(g->n_output + 1));
-    memcpy(g->output, child->output, sizeof *g->output * (size_t)child->n_output);
+    if (child->n_output) /* SELECT explode(...) without FROM: no columns, a NULL list */
+        memcpy(g->output, child->output, sizeof *g->output * (size_t)child->n_output);
     cs_sql_expr **out = cs_sql_alloc(c->a, sizeof *out * (size_t)(*n + k));
     int m = 0;
     for (int i = 0; i < *n; i++) {

@@ -104,12 +104,20 @@ struct cs_logical_plan {
 
     /* JOIN */
     cs_join_type join_type;
+    /* LEFT_ANTI made of `x NOT IN (subquery)` over one column with no correlated condition:
+     * condition is `(x = y) OR isnull(x = y)`, which the planner may run as a null-aware anti
+     * hash join (Spark's ExtractSingleColumnNullAwareAntiJoin) instead of a nested loop.
+     * EXISTENCE joins: output = the left side's, then the `exists` attribute (last). */
+    bool null_aware;
     bool natural;
     int n_using;
     const char **using_columns;
     /* JOIN hints the optimizer moved onto the join from HINT nodes over its sides (Spark's
      * JoinHint): "BROADCAST", "SHUFFLE_HASH", "MERGE", "SHUFFLE_REPLICATE_NL" or NULL */
     const char *left_hint, *right_hint;
+    /* LIMIT: a LocalLimit (a limit per partition, the optimizer's LimitPushDown puts them
+     * below a limit); else a GlobalLimit */
+    bool local_limit;
 
     /* SORT, SET_OP, GENERATE, REPARTITION, SAMPLE */
     bool global;

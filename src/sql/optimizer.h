@@ -54,6 +54,9 @@ typedef struct cs_sql_optimizer_conf {
     bool join_reorder;          /* spark.sql.cbo.joinReorder.enabled (false) */
     int max_iterations;         /* spark.sql.optimizer.maxIterations (100) */
     const char *excluded_rules; /* spark.sql.optimizer.excludedRules (NULL): rule names */
+    /* what ConstantFolding evaluates under, as the engine would at run time */
+    bool ansi;              /* spark.sql.ansi.enabled (true) */
+    const char *session_tz; /* spark.sql.session.timeZone (NULL: "UTC") */
 } cs_sql_optimizer_conf;
 
 void cs_sql_optimizer_conf_default(cs_sql_optimizer_conf *c);

@@ -778,6 +778,18 @@ static const char *join_name(cs_join_type t)
     return "?";
 }
 
+/* Spark's JoinHint: ", leftHint=(strategy=broadcast)" */
+static void hint_out(const char *side, const char *strategy, cs_sbuf *out)
+{
+    if (!strategy) return;
+    cs_sbuf_printf(out, ", %s=(strategy=", side);
+    if (strcmp(strategy, "MERGE") == 0)
+        cs_sbuf_puts(out, "shuffle_merge");
+    else
+        lower_out(strategy, out);
+    cs_sbuf_putc(out, ')');
+}
+
 static void node_out(const cs_logical_plan *p, cs_sbuf *out)
 {
     switch (p->kind) {
@@ -829,10 +841,17 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         return;
     case CS_LP_JOIN:
         cs_sbuf_printf(out, "%sJoin %s", p->resolved ? "" : "'", join_name(p->join_type));
+        if (p->join_type == CS_JOIN_EXISTENCE && p->n_output > 0) { /* ExistenceJoin(exists#7) */
+            cs_sbuf_putc(out, '(');
+            cs_sql_expr_print(p->output[p->n_output - 1], out);
+            cs_sbuf_putc(out, ')');
+        }
         if (p->condition) {
             cs_sbuf_puts(out, ", ");
             cs_sql_expr_print(p->condition, out);
         }
+        hint_out("leftHint", p->left_hint, out);
+        hint_out("rightHint", p->right_hint, out);
         return;
     case CS_LP_SORT:
         cs_sbuf_puts(out, p->resolved ? "Sort " : "'Sort ");
@@ -840,7 +859,7 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_puts(out, p->global ? ", true" : ", false");
         return;
     case CS_LP_LIMIT:
-        cs_sbuf_puts(out, "GlobalLimit ");
+        cs_sbuf_puts(out, p->local_limit ? "LocalLimit " : "GlobalLimit ");
         cs_sql_expr_print(p->limit, out);
         return;
     case CS_LP_OFFSET:

@@ -129,6 +129,10 @@ struct cs_sql_expr {
     bool descending, nulls_first; /* SORT_ORDER (Spark: ASC => NULLS FIRST, DESC => NULLS LAST) */
     int64_t ordinal;              /* UNRESOLVED_ORDINAL */
     cs_logical_plan *subquery;    /* IN_SUBQUERY, EXISTS, SCALAR_SUBQUERY */
+    /* IN_SUBQUERY, EXISTS, SCALAR_SUBQUERY once the optimizer pulled the subquery's correlated
+     * predicates out of its plan (PullupCorrelatedPredicates; Spark's joinCond): their
+     * conjunction, outer attributes as plain ATTRs; NULL when uncorrelated. */
+    cs_sql_expr *join_cond;
 
     int n_args;
     cs_sql_expr **args;

@@ -434,12 +434,18 @@ static cs_sql_op *build_hash_join(const cs_phys_node *n, cs_sql_op *left, cs_sql
     return own_condition(cs_sql_op_hash_join(left, right, &spec, err), cond);
 }
 
-/* Window, Generate and the nested loop join: their operators are not in this build yet. */
-static cs_sql_op *unsupported(const cs_phys_node *n, cs_error *err)
+static cs_sql_op *build_nested_loop_join(const cs_phys_node *n, cs_sql_op *left, cs_sql_op *right,
+                                         cs_error *err)
 {
-    cs_error_set(err, CS_EUNSUPPORTED, "%s: this operator is not implemented yet",
-                 cs_phys_node_name(n));
-    return NULL;
+    join_condition *cond;
+    if (compile_join_condition(n, left, right, &cond, err)) {
+        cs_sql_op_free(left);
+        cs_sql_op_free(right);
+        return NULL;
+    }
+    cs_sql_op *op = cs_sql_op_nested_loop_join(left, right, n->join_type, n->build_side,
+                                               cond ? join_condition_eval : NULL, cond, err);
+    return own_condition(op, cond);
 }
 
 static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error *err)
@@ -477,9 +483,11 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
         return op;
     }
     case CS_PH_WINDOW:
+        return cs_sql_op_window(child, n->partition_keys, n->n_partition_keys, n->order_keys,
+                                n->n_order_keys, n->window_fns, n->n_window_fns, err);
     case CS_PH_GENERATE:
-        cs_sql_op_free(child);
-        return unsupported(n, err);
+        return cs_sql_op_generate(child, n->generator, n->generator_input, n->generator_args,
+                                  n->n_generator_args, n->stack_rows, n->generator_outer, err);
     default:
         break;
     }
@@ -540,9 +548,7 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
         cs_sql_op *l = c[0], *r = c[1];
         free(c);
         if (n->kind == CS_PH_HASH_JOIN) return build_hash_join(n, l, r, err);
-        cs_sql_op_free(l);
-        cs_sql_op_free(r);
-        return unsupported(n, err);
+        return build_nested_loop_join(n, l, r, err);
     }
     case CS_PH_UNION: {
         if (n->n_children < 1) return expect_children(n, 1, err), NULL;
