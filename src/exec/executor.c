@@ -812,6 +812,7 @@ static int executor_start(executor *x, cs_error *err)
     x->env.blocks = cs_block_fetcher_source(x->fetcher);
     x->env.fetcher = x->fetcher;
     x->env.block_manager = x->bm;
+    x->env.conf = x->conf;
 
     x->nworkers = x->opt->cores;
     x->running = cs_xcalloc((size_t)x->nworkers, sizeof *x->running);

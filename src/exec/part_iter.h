@@ -51,6 +51,11 @@ part_iter *cs_fold_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int parti
  * (shuffled_read.c). */
 part_iter *cs_shuffled_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
                                  cs_error *err);
+/* The records of reduce partition `partition` of one shuffle dependency as its map side wrote
+ * them (a plain read of dep alone: the SQL node reads its shuffles one at a time,
+ * plan/kinds/sql_exec.c). Fetch failures as a shuffled RDD's. */
+part_iter *cs_shuffle_dep_iter_open(cspark_task_context *tc, const shuffle_dep *dep, int partition,
+                                    cs_error *err);
 /* A checkpointed partition's file (checkpoint_io.c). */
 part_iter *cs_checkpoint_iter_open(cspark_task_context *tc, const text_split *file, cs_error *err);
 /* Whole files: one record (path, content) per file of `partition` (whole_file_reader.c). */

@@ -24,7 +24,9 @@
 typedef struct shuffled_iter {
     part_iter base;
     cspark_task_context *tc;
-    cspark_rdd *rdd;
+    cspark_rdd *rdd; /* NULL: a plain read of plain_dep alone (cs_shuffle_dep_iter_open) */
+    shuffle_read_mode mode;
+    const shuffle_dep *plain_dep; /* PLAIN: the shuffle read */
     int partition;
     bool prepared;
     shuffle_reader *plain; /* PLAIN */
@@ -168,9 +170,9 @@ static int shuffled_prepare(shuffled_iter *s, cs_error *err)
 {
     cspark_rdd *rdd = s->rdd;
     const char *dir = s->tc->env->local_dir;
-    switch (rdd->read_mode) {
+    switch (s->mode) {
     case SHUFFLE_READ_PLAIN:
-        s->plain = open_reader(s, rdd->deps[0], &s->plain_prefetch, err);
+        s->plain = open_reader(s, s->plain_dep, &s->plain_prefetch, err);
         return s->plain ? 0 : (err->code ? err->code : CS_EINVAL);
     case SHUFFLE_READ_SORT:
         s->sorter = cs_ext_sorter_new(rdd->ascending, &s->tc->mem, dir, err);
@@ -235,7 +237,7 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
     }
     cs_batch_reset(&s->out);
     int rc;
-    switch (s->rdd->read_mode) {
+    switch (s->mode) {
     case SHUFFLE_READ_PLAIN: {
         /* the records of one block where the reader decoded them: no copy */
         int failed_map = -1;
@@ -243,7 +245,7 @@ static int shuffled_next(part_iter *it, const cs_batch **out, cs_error *err)
         rc = cs_shuffle_reader_next_view(s->plain, &b, &failed_map, err);
         if (rc < 0 && failed_map >= 0) {
             s->tc->result->status = TASK_FETCH_FAILED;
-            s->tc->result->fetch_shuffle_id = s->rdd->deps[0]->shuffle_id;
+            s->tc->result->fetch_shuffle_id = s->plain_dep->shuffle_id;
             s->tc->result->fetch_map_id = failed_map;
         }
         if (rc > 0) {
@@ -276,7 +278,7 @@ static void shuffled_free(part_iter *it)
 {
     shuffled_iter *s = (shuffled_iter *)it;
     if (s->plain)
-        count_shuffle_bytes(s->tc, find_input(s->tc->task, s->rdd->deps[0]->shuffle_id), s->plain);
+        count_shuffle_bytes(s->tc, find_input(s->tc->task, s->plain_dep->shuffle_id), s->plain);
     cs_shuffle_reader_free(s->plain);
     if (s->plain_prefetch) cs_block_prefetch_free(s->plain_prefetch);
     if (s->aggr) cs_ext_agg_free(s->aggr);
@@ -286,15 +288,30 @@ static void shuffled_free(part_iter *it)
     free(s);
 }
 
-part_iter *cs_shuffled_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
-                                 cs_error *err)
+static part_iter *iter_new(cspark_task_context *tc, cspark_rdd *rdd, shuffle_read_mode mode,
+                           const shuffle_dep *plain_dep, int partition)
 {
-    (void)err;
     shuffled_iter *s = cs_xcalloc(1, sizeof *s);
     s->base.next = shuffled_next;
     s->base.free = shuffled_free;
     s->tc = tc;
     s->rdd = rdd;
+    s->mode = mode;
+    s->plain_dep = plain_dep;
     s->partition = partition;
     return &s->base;
+}
+
+part_iter *cs_shuffled_iter_open(cspark_task_context *tc, cspark_rdd *rdd, int partition,
+                                 cs_error *err)
+{
+    (void)err;
+    return iter_new(tc, rdd, rdd->read_mode, rdd->num_deps ? rdd->deps[0] : NULL, partition);
+}
+
+part_iter *cs_shuffle_dep_iter_open(cspark_task_context *tc, const shuffle_dep *dep, int partition,
+                                    cs_error *err)
+{
+    (void)err;
+    return iter_new(tc, NULL, SHUFFLE_READ_PLAIN, dep, partition);
 }

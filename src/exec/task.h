@@ -34,6 +34,8 @@ typedef struct exec_env {
         *fetcher; /* executors: per-reader prefetching sources (NULL: use blocks) */
     struct broadcast_store *broadcasts;  /* broadcast values (exec/broadcast_store.h) */
     struct block_manager *block_manager; /* cached partitions of this process (NULL: none) */
+    /* the application's conf (SQL tasks read spark.sql.*); NULL: none */
+    const struct cs_conf *conf;
 } exec_env;
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are

@@ -35,6 +35,10 @@ static void rdd_free(cspark_rdd *r)
     free(r->union_index);
     free(r->group_start);
     free(r->datasource);
+    free(r->sql_plan);
+    free(r->sql_bounds);
+    free(r->broadcast_ids);
+    if (r->sql_tree) r->sql_tree_free(r->sql_tree);
     aggregator_free(&r->agg);
     free(r);
 }

@@ -143,6 +143,17 @@ struct cspark_rdd {
     uint8_t *datasource;
     size_t datasource_len;
 
+    /* RDD_SQL_EXEC: the stage's encoded physical plan (proto SqlPlan), a root RANGE exchange's
+     * bounds (an encoded batch, NULL: none), the broadcast variables its BROADCAST_READ leaves
+     * read, and the plan decoded once where the node was decoded (NULL on the driver), freed
+     * with sql_tree_free */
+    uint8_t *sql_plan, *sql_bounds;
+    size_t sql_plan_len, sql_bounds_len;
+    int64_t *broadcast_ids;
+    int num_broadcasts;
+    void *sql_tree;
+    void (*sql_tree_free)(void *tree);
+
     /* cspark_storage_level: partitions are kept as blocks where they are computed (set by
      * cspark_persist on the driver between jobs, carried by the stage plan) */
     int storage_level;

@@ -38,7 +38,8 @@
     X(FOLD_PARTITION, fold_partition)     /* one record: the partition's values folded */          \
     X(CHECKPOINT, checkpoint)             /* a checkpointed RDD's files */                         \
     X(DATASOURCE_SCAN, datasource_scan)   /* a data source's splits as column batches */           \
-    X(DATASOURCE_WRITE, datasource_write) /* batches written as files; commit messages out */
+    X(DATASOURCE_WRITE, datasource_write) /* batches written as files; commit messages out */      \
+    X(SQL_EXEC, sql_exec)                 /* one stage of a SQL query's physical plan */
 
 /* The constructors (each defined in its kind's file): a new node of g named `name` (copied), its
  * parents and tables set, with the next id; everything given is copied or borrowed from the same
@@ -88,6 +89,15 @@ struct cspark_rdd *cs_rdd_datasource_scan_new(struct lineage_graph *g,
 struct cspark_rdd *cs_rdd_datasource_write_new(struct lineage_graph *g,
                                                const struct cs_ds_desc *desc,
                                                struct cspark_rdd *parent, const char *name);
+/* One stage of a SQL query (plan/kinds/sql_exec.c): plan is cs_phys_encode of the stage's tree
+ * (copied); the caller then adds its shuffle deps (SHUFFLE_READ input i reads dep i) and narrow
+ * parents (PARENT_READ input i), and its broadcast inputs (BROADCAST_READ input i reads broadcast
+ * variable ids[i], copied) and a root RANGE exchange's bounds (cs_sql_batch_encode of a batch of
+ * its sort keys' columns, copied). */
+struct cspark_rdd *cs_rdd_sql_exec_new(struct lineage_graph *g, const uint8_t *plan,
+                                       size_t plan_len, int num_partitions, const char *name);
+void cs_rdd_sql_exec_set_broadcasts(struct cspark_rdd *r, const int64_t *ids, int n);
+void cs_rdd_sql_exec_set_range_bounds(struct cspark_rdd *r, const uint8_t *bounds, size_t len);
 /* cartesian(a, b): a's partitions x b's (the caller keeps the product within the limit) */
 struct cspark_rdd *cs_rdd_cartesian_new(struct lineage_graph *g, struct cspark_rdd *a,
                                         struct cspark_rdd *b, const char *name);

@@ -63,7 +63,7 @@ static int dep_from_pb(const Cspark__ShuffleDep *pb, int num_rdds, void *app, sh
         return PROTO_ERR("shuffle %d: parent %d out of range", pb->shuffle_id, pb->parent);
     const Cspark__Partitioner *pt = pb->partitioner;
     if (!pt) return PROTO_ERR("shuffle %d: no partitioner", pb->shuffle_id);
-    if (pt->kind < PART_HASH || pt->kind > PART_ROUND_ROBIN || pt->num_partitions < 1)
+    if (pt->kind < PART_HASH || pt->kind > PART_PASSTHROUGH || pt->num_partitions < 1)
         return PROTO_ERR("shuffle %d: bad partitioner (kind %d, %d partitions)", pb->shuffle_id,
                          pt->kind, pt->num_partitions);
     d->partitioner.kind = (cs_partitioner_kind)pt->kind;

@@ -43,6 +43,12 @@ int cs_partitioner_get(const cs_partitioner *p, cspark_slice key, uint64_t key_h
         int part = lo < n ? lo : n - 1;
         return p->ascending ? part : n - 1 - part;
     }
+    if (p->kind == PART_PASSTHROUGH) {
+        if (key.len != 4) return 0;
+        const uint8_t *k = key.ptr;
+        uint32_t v = (uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3];
+        return (int)(v % (uint32_t)n);
+    }
     return (int)(key_hash % (uint64_t)n);
 }
 

@@ -74,7 +74,9 @@ static inline uint64_t shuffle_mod(const shuffle_divisor *v, uint64_t x)
     return x - q * v->d;
 }
 
-typedef enum { PART_HASH, PART_RANGE, PART_ROUND_ROBIN } cs_partitioner_kind;
+/* PASSTHROUGH: the key is the partition, a 4-byte big-endian int (Spark's
+ * PartitionIdPassthrough: the SQL engine's exchanges, whose map side computed it). */
+typedef enum { PART_HASH, PART_RANGE, PART_ROUND_ROBIN, PART_PASSTHROUGH } cs_partitioner_kind;
 typedef struct cs_partitioner {
     cs_partitioner_kind kind;
     int num_partitions;
@@ -86,6 +88,7 @@ typedef struct cs_partitioner {
     bool ascending; /* RANGE: false = partition order reversed */
 } cs_partitioner;
 /* HASH: key_hash % n (key_hash = shuffle_key_hash(key)). RANGE: as above (key_hash unused).
+ * PASSTHROUGH: the key's big-endian int mod n (0 for a key that is not 4 bytes).
  * ROUND_ROBIN is stateful and handled by the writer (a counter starting at
  * cs_shuffle_round_robin_start(map_id, n), like Spark's repartition); here it returns key_hash % n.
  */

@@ -67,6 +67,8 @@ static bool refs_within(const cs_sql_expr *e, cs_sql_expr *const *v, int n, int 
     }
     for (int i = 0; i < e->n_args; i++)
         if (!refs_within(e->args[i], v, n, count)) return false;
+    /* a subquery's pulled-up correlation reads the outer query's attributes */
+    if (!refs_within(e->join_cond, v, n, count)) return false;
     return refs_within(e->filter, v, n, count);
 }
 
@@ -152,9 +154,20 @@ static void flatten_join(cs_opt_ctx *c, cs_logical_plan *p, cs_join_type parent,
     add_item(c, in, p, parent);
 }
 
+static bool has_correlated_scalar(const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (e->kind == CS_EX_SCALAR_SUBQUERY && e->join_cond) return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (has_correlated_scalar(e->args[i])) return true;
+    return false;
+}
+
+/* Spark's canEvaluateWithinJoin: deterministic, no IN / EXISTS, no correlated scalar
+ * subquery (RewriteCorrelatedScalarSubquery rewrites filters, not join conditions) */
 static bool within_join(const cs_sql_expr *e)
 {
-    return !nondeterministic(e);
+    return !nondeterministic(e) && !has_correlated_scalar(e);
 }
 
 /* Spark's createOrderedJoin over items[0..n) (consumed) and conds. */

@@ -71,11 +71,28 @@ static bool subquery_conflicts(const cs_sql_expr *e, const cs_logical_plan *belo
     return false;
 }
 
-/* Spark's canEvaluateWithinJoin: no IN / EXISTS subquery, deterministic. */
-static bool can_evaluate_within_join(const cs_sql_expr *e)
+/* A scalar subquery that reads the enclosing query (a pulled-up condition, or outer
+ * references left in its plan): RewriteCorrelatedScalarSubquery must see it where it is. */
+static bool correlated_scalar(cs_opt_ctx *c, const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (e->kind == CS_EX_SCALAR_SUBQUERY) {
+        if (e->join_cond) return true;
+        cs_opt_attrs refs = {0};
+        cs_opt_refs(c, e, &refs);
+        if (refs.n) return true;
+    }
+    for (int i = 0; i < e->n_args; i++)
+        if (correlated_scalar(c, e->args[i])) return true;
+    return false;
+}
+
+/* Spark's canEvaluateWithinJoin: deterministic, no IN / EXISTS subquery, no correlated scalar
+ * subquery (an uncorrelated one becomes a literal). */
+static bool can_evaluate_within_join(cs_opt_ctx *c, const cs_sql_expr *e)
 {
     return cs_opt_deterministic(e) && !cs_opt_contains_kind(e, CS_EX_IN_SUBQUERY) &&
-           !cs_opt_contains_kind(e, CS_EX_EXISTS);
+           !cs_opt_contains_kind(e, CS_EX_EXISTS) && !correlated_scalar(c, e);
 }
 
 /* ---- filters through unary nodes ----------------------------------------------------------- */
@@ -249,7 +266,7 @@ static cs_logical_plan *push_filter_into_join(cs_opt_ctx *c, cs_logical_plan *f,
     if (inner_like(j->join_type)) {
         conj_list in_join = {0}, above = {0};
         for (int i = 0; i < s.common.n; i++) {
-            if (can_evaluate_within_join(s.common.xs[i]))
+            if (can_evaluate_within_join(c, s.common.xs[i]))
                 push(c, &in_join, s.common.xs[i]);
             else
                 push(c, &above, s.common.xs[i]);

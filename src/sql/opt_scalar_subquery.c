@@ -13,9 +13,10 @@
  *     clause moves above the join: CASE WHEN isnull(alwaysTrue) THEN <no rows> WHEN NOT
  *     <having> THEN null ELSE value END. Refused (Spark's error classes): a correlated scalar
  *     subquery that is not aggregated, or grouped by other columns than its correlation.
- *   OptimizeSubqueries (cs_opt_subqueries): the plans of the subqueries left in expressions
- *     (uncorrelated scalar ones once the rewrites ran) are optimized by ctx->optimize_plan,
- *     and a sort on their top is dropped (a subquery's rows have no order).
+ *   OptimizeSubqueries (cs_opt_subqueries): the plans of the subquery expressions are
+ *     optimized by ctx->optimize_plan (a correlated scalar one below its aggregate, which
+ *     must survive until its rewrite), and a sort on their top is dropped (a subquery's rows
+ *     have no order).
  *
  * Called by optimizer.c's batches; everything is made in the context's arena.
  */
@@ -374,11 +375,42 @@ static cs_logical_plan *without_top_sort(cs_opt_ctx *c, cs_logical_plan *p)
     return r;
 }
 
+/* A correlated scalar subquery (Project* [Filter] Aggregate once pulled up) is optimized below
+ * its aggregate: grouped by the correlation, the aggregate of an empty input would become an
+ * empty relation (PropagateEmptyRelation) and take with it the value of no rows that
+ * RewriteCorrelatedScalarSubquery needs (count: 0). */
+static int optimize_below_aggregate(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                    cs_error *err)
+{
+    *out = p;
+    if (p->kind == CS_LP_AGGREGATE) {
+        cs_logical_plan *child = NULL;
+        int rc = c->optimize_plan(c, p->children[0], &child, err);
+        if (rc || child == p->children[0]) return rc;
+        *out = cs_logical_plan_copy(c->arena, p);
+        (*out)->children[0] = child;
+        return 0;
+    }
+    if (p->n_children != 1 ||
+        (p->kind != CS_LP_PROJECT && p->kind != CS_LP_SUBQUERY_ALIAS && p->kind != CS_LP_FILTER))
+        return c->optimize_plan(c, p, out, err);
+    cs_logical_plan *child = NULL;
+    int rc = optimize_below_aggregate(c, p->children[0], &child, err);
+    if (rc || child == p->children[0]) return rc;
+    *out = cs_logical_plan_copy(c->arena, p);
+    (*out)->children[0] = child;
+    return 0;
+}
+
 static cs_sql_expr *optimize_sub_f(cs_opt_ctx *c, cs_optsq_map *m, cs_sql_expr *e)
 {
     if (!cs_optsq_is_subquery(e)) return e;
     cs_logical_plan *np = e->subquery;
-    if (c->optimize_plan && (m->rc = c->optimize_plan(c, e->subquery, &np, m->err))) return e;
+    if (c->optimize_plan) {
+        m->rc = is_correlated_scalar(e) ? optimize_below_aggregate(c, e->subquery, &np, m->err)
+                                        : c->optimize_plan(c, e->subquery, &np, m->err);
+        if (m->rc) return e;
+    }
     np = without_top_sort(c, np);
     if (np == e->subquery) return e;
     cs_sql_expr *r = cs_sql_expr_copy(c->arena, e);

@@ -61,11 +61,15 @@ static cs_sql_expr *expr_children(cs_opt_ctx *c, cs_sql_expr *e, bool up, cs_opt
     cs_sql_expr **args = visit_list(c, e->args, e->n_args, up, fn, ud);
     cs_sql_expr *filter = expr_visit(c, e->filter, up, fn, ud);
     cs_window_spec *w = visit_window(c, e->window, up, fn, ud);
-    if (args == e->args && filter == e->filter && w == e->window) return e;
+    /* a subquery's pulled-up correlated condition reads the enclosing query's columns as
+     * plain attributes: rewritten with the expression (Spark's joinCond is a child) */
+    cs_sql_expr *jc = expr_visit(c, e->join_cond, up, fn, ud);
+    if (args == e->args && filter == e->filter && w == e->window && jc == e->join_cond) return e;
     cs_sql_expr *r = cs_sql_expr_copy(c->arena, e);
     if (args != e->args) memcpy(r->args, args, sizeof *args * (size_t)e->n_args);
     r->filter = filter;
     r->window = w;
+    r->join_cond = jc;
     return r;
 }
 
@@ -330,6 +334,7 @@ static void expr_outer_refs(cs_opt_ctx *c, const cs_sql_expr *e, cs_opt_attrs *s
         for (int i = 0; i < e->window->n_order; i++)
             expr_outer_refs(c, e->window->order[i], s);
     }
+    expr_outer_refs(c, e->join_cond, s);
     if (e->subquery) plan_outer_refs(c, e->subquery, s);
 }
 
@@ -355,6 +360,45 @@ static void plan_outer_refs(cs_opt_ctx *c, const cs_logical_plan *p, cs_opt_attr
         plan_outer_refs(c, p->children[i], s);
 }
 
+/* Every attribute some node of p (or of a subquery inside it) outputs. */
+static void plan_defined(cs_opt_ctx *c, const cs_logical_plan *p, cs_opt_attrs *s);
+
+static void expr_defined(cs_opt_ctx *c, const cs_sql_expr *e, cs_opt_attrs *s)
+{
+    if (!e) return;
+    if (e->subquery) plan_defined(c, e->subquery, s);
+    for (int i = 0; i < e->n_args; i++)
+        expr_defined(c, e->args[i], s);
+    expr_defined(c, e->join_cond, s);
+}
+
+static void plan_defined(cs_opt_ctx *c, const cs_logical_plan *p, cs_opt_attrs *s)
+{
+    for (int i = 0; i < p->n_output; i++)
+        cs_opt_attrs_add(c, s, p->output[i]->id);
+    int n_exprs = p->kind == CS_LP_EXPAND           ? p->n_exprs * p->n_projections
+                  : p->kind == CS_LP_HINT           ? 0
+                  : p->kind == CS_LP_LOCAL_RELATION ? 0
+                                                    : p->n_exprs;
+    for (int i = 0; i < n_exprs; i++)
+        expr_defined(c, p->exprs[i], s);
+    expr_defined(c, p->condition, s);
+    for (int i = 0; i < p->n_children; i++)
+        plan_defined(c, p->children[i], s);
+}
+
+/* The enclosing query's columns a subquery's plan reads: its outer references, less those a
+ * nested subquery makes to this plan's own columns. */
+static void subquery_outer_refs(cs_opt_ctx *c, const cs_logical_plan *p, cs_opt_attrs *s)
+{
+    cs_opt_attrs outer = {0}, defined = {0};
+    plan_outer_refs(c, p, &outer);
+    if (!outer.n) return;
+    plan_defined(c, p, &defined);
+    for (int i = 0; i < outer.n; i++)
+        if (!cs_opt_attrs_has(&defined, outer.ids[i])) cs_opt_attrs_add(c, s, outer.ids[i]);
+}
+
 void cs_opt_refs(cs_opt_ctx *c, const cs_sql_expr *e, cs_opt_attrs *s)
 {
     if (!e) return;
@@ -368,7 +412,15 @@ void cs_opt_refs(cs_opt_ctx *c, const cs_sql_expr *e, cs_opt_attrs *s)
         for (int i = 0; i < e->window->n_order; i++)
             cs_opt_refs(c, e->window->order[i], s);
     }
-    if (e->subquery) plan_outer_refs(c, e->subquery, s);
+    if (e->subquery) subquery_outer_refs(c, e->subquery, s);
+    if (e->join_cond) {
+        /* the pulled-up condition's attributes that are not the subquery's own columns */
+        cs_opt_attrs jc = {0};
+        cs_opt_refs(c, e->join_cond, &jc);
+        for (int i = 0; i < jc.n; i++)
+            if (!e->subquery || !cs_opt_output_find(e->subquery, jc.ids[i]))
+                cs_opt_attrs_add(c, s, jc.ids[i]);
+    }
 }
 
 void cs_opt_node_refs(cs_opt_ctx *c, const cs_logical_plan *p, cs_opt_attrs *s)
@@ -631,10 +683,12 @@ bool cs_opt_expr_equal(const cs_sql_expr *a, const cs_sql_expr *b)
     case CS_EX_EXISTS:
     case CS_EX_IN_SUBQUERY:
         if (a->negated != b->negated) return false;
-        if (a->subquery != b->subquery) return false;
+        if (a->subquery != b->subquery || !cs_opt_expr_equal(a->join_cond, b->join_cond))
+            return false;
         break;
     case CS_EX_SCALAR_SUBQUERY:
-        if (a->subquery != b->subquery) return false;
+        if (a->subquery != b->subquery || !cs_opt_expr_equal(a->join_cond, b->join_cond))
+            return false;
         break;
     case CS_EX_SORT_ORDER:
         if (a->descending != b->descending || a->nulls_first != b->nulls_first) return false;

@@ -13,20 +13,19 @@
  *                                        (non-excludable) run anyway
  *   spark.sql.cbo.* are read by the join rules (opt_join.c).
  *
- * The batches, in Spark's order (rules of opt_subquery.c / opt_join.c are added by name where
- * Spark runs them: see MERGE POINT below):
+ * The batches, in Spark's order (with the rules of opt_subquery.c and opt_join.c):
  *   Finish Analysis        EliminateResolvedHint (hints onto joins), EliminateSubqueryAliases,
  *                          ReplaceExpressions, ComputeCurrentTime
- *   Replace Operators      ReplaceDistinctWithAggregate (+ RewriteSetOps)
+ *   Pullup Correlated Expressions, Subquery (the optimizer over each subquery's plan)
+ *   Replace Operators      RewriteSetOps, ReplaceDistinctWithAggregate
  *   Operator Optimization  push down, pruning, collapsing and expression simplification, before
  *                          and after "Infer Filters" (InferFiltersFromConstraints)
  *   Push extra predicate through join  (Once, then PushDownPredicates to a fixed point)
  *   LocalRelation          PropagateEmptyRelation
- *   RewriteSubquery        (RewritePredicateSubquery, RewriteScalarSubquery) and the clean-up
- *                          rules Spark runs after it
- * Then inner joins left without a condition become CROSS joins, and the result's output is the
- * input's (same attributes, same names): a projection restores the names when a removed alias
- * renamed columns.
+ *   RewriteSubquery        RewritePredicateSubquery, RewriteCorrelatedScalarSubquery and the
+ * clean-up rules Spark runs after it Then inner joins left without a condition become CROSS joins,
+ * and the result's output is the input's (same attributes, same names): a projection restores the
+ * names when a removed alias renamed columns.
  *
  * Ownership: see optimizer.h. Single-threaded.
  */
@@ -69,7 +68,8 @@ typedef struct batch {
 
 /* The operator optimization rules Spark runs before and after inferring filters. */
 #define OPERATOR_OPTIMIZATION_RULES                                                                \
-    R("PushDownPredicates", cs_opt_push_down_predicates),                                          \
+    R("ReorderJoin", cs_opt_reorder_join), R("EliminateOuterJoin", cs_opt_eliminate_outer_join),   \
+        R("PushDownPredicates", cs_opt_push_down_predicates),                                      \
         R("PushPredicateThroughJoin", cs_opt_push_predicate_through_join),                         \
         R("LimitPushDown", cs_opt_limit_push_down), R("ColumnPruning", cs_opt_column_pruning),     \
         R("CollapseProject", cs_opt_collapse_project),                                             \
@@ -83,10 +83,6 @@ typedef struct batch {
         R("PruneFilters", cs_opt_prune_filters), R("SimplifyCasts", cs_opt_simplify_casts),        \
         R("RemoveRedundantAliases", cs_opt_remove_redundant_aliases),                              \
         R("RemoveNoopOperators", cs_opt_remove_noop_operators)
-/* MERGE POINT (opt_join.c): ReorderJoin and EliminateOuterJoin go first in
- * OPERATOR_OPTIMIZATION_RULES, as Spark's operatorOptimizationRuleSet lists them:
- *     R("ReorderJoin", cs_opt_reorder_join), R("EliminateOuterJoin", cs_opt_eliminate_outer_join),
- */
 
 static const batch BATCHES[] = {
     {"Finish Analysis",
@@ -95,17 +91,16 @@ static const batch BATCHES[] = {
       R_REQUIRED("EliminateSubqueryAliases", cs_opt_eliminate_subquery_aliases),
       R_REQUIRED("ReplaceExpressions", cs_opt_replace_expressions),
       R_REQUIRED("ComputeCurrentTime", cs_opt_compute_current_time)}},
-    /* MERGE POINT (opt_subquery.c): Spark's "Pullup Correlated Expressions" (Once) and
-     * "Subquery" (FixedPoint(1)) batches go here:
-     *   {"Pullup Correlated Expressions", true,
-     *    {R("PullupCorrelatedPredicates", cs_opt_pull_up_correlated)}},
-     *   {"Subquery", true, {R("OptimizeSubqueries", cs_opt_subqueries)}}, */
+    {"Pullup Correlated Expressions",
+     true,
+     {R_REQUIRED("PullupCorrelatedPredicates", cs_opt_pull_up_correlated)}},
+    {"Subquery", true, {R("OptimizeSubqueries", cs_opt_subqueries)}},
     {"LocalRelation early", false, {R("PropagateEmptyRelation", cs_opt_propagate_empty_relation)}},
     {"Replace Operators",
      false,
-     {/* MERGE POINT (opt_join.c): R_REQUIRED("RewriteSetOps", cs_opt_rewrite_set_ops), first:
-       * Spark's RewriteExceptAll, RewriteIntersectAll, ReplaceIntersectWithSemiJoin,
+     {/* Spark's RewriteExceptAll, RewriteIntersectAll, ReplaceIntersectWithSemiJoin,
        * ReplaceExceptWithAntiJoin */
+      R_REQUIRED("RewriteSetOps", cs_opt_rewrite_set_ops),
       R_REQUIRED("ReplaceDistinctWithAggregate", cs_opt_replace_distinct)}},
     {"Operator Optimization before Inferring Filters", false, {OPERATOR_OPTIMIZATION_RULES}},
     {"Infer Filters", true, {R("InferFiltersFromConstraints", cs_opt_infer_filters)}},
@@ -124,9 +119,8 @@ static const batch BATCHES[] = {
       R("PruneFilters", cs_opt_prune_filters)}},
     {"RewriteSubquery",
      true,
-     {/* MERGE POINT (opt_subquery.c): first in this batch, as Spark:
-       *   R_REQUIRED("RewritePredicateSubquery", cs_opt_rewrite_predicate_subquery),
-       *   R_REQUIRED("RewriteCorrelatedScalarSubquery", cs_opt_rewrite_scalar_subquery), */
+     {R_REQUIRED("RewritePredicateSubquery", cs_opt_rewrite_predicate_subquery),
+      R_REQUIRED("RewriteCorrelatedScalarSubquery", cs_opt_rewrite_scalar_subquery),
       R("PushPredicateThroughJoin", cs_opt_push_predicate_through_join),
       R("LimitPushDown", cs_opt_limit_push_down), R("ColumnPruning", cs_opt_column_pruning),
       R("CollapseProject", cs_opt_collapse_project),
@@ -211,6 +205,25 @@ static int keep_output(cs_opt_ctx *c, const cs_logical_plan *in, cs_logical_plan
     return 0;
 }
 
+/* The batches over one plan (the whole query, or a subquery's plan through
+ * c->optimize_plan). */
+static int optimize_plan(cs_opt_ctx *c, const cs_logical_plan *plan, cs_logical_plan **out,
+                         cs_error *err)
+{
+    if (!plan->resolved)
+        return cs_error_set(err, CS_EINVAL, "internal error: optimizing an unresolved plan");
+    cs_logical_plan *p = (cs_logical_plan *)plan;
+    for (size_t i = 0; i < sizeof BATCHES / sizeof BATCHES[0]; i++) {
+        int rc = run_batch(c, &BATCHES[i], &p, err);
+        if (rc != 0) return rc;
+    }
+    p = cs_opt_plan_up(c, p, cross_without_condition, NULL);
+    int rc = keep_output(c, plan, &p, err);
+    if (rc != 0) return rc;
+    *out = p;
+    return 0;
+}
+
 int cs_sql_optimize(cs_catalog *catalog, cs_sql_arena *arena, const cs_sql_optimizer_conf *conf,
                     const cs_logical_plan *plan, cs_logical_plan **out, cs_error *err)
 {
@@ -222,17 +235,7 @@ int cs_sql_optimize(cs_catalog *catalog, cs_sql_arena *arena, const cs_sql_optim
         cs_sql_optimizer_conf_default(&defaults);
         conf = &defaults;
     }
-    if (!plan->resolved)
-        return cs_error_set(err, CS_EINVAL, "internal error: optimizing an unresolved plan");
-    cs_opt_ctx c = {.catalog = catalog, .arena = arena, .conf = conf};
-    cs_logical_plan *p = (cs_logical_plan *)plan;
-    for (size_t i = 0; i < sizeof BATCHES / sizeof BATCHES[0]; i++) {
-        int rc = run_batch(&c, &BATCHES[i], &p, err);
-        if (rc != 0) return rc;
-    }
-    p = cs_opt_plan_up(&c, p, cross_without_condition, NULL);
-    int rc = keep_output(&c, plan, &p, err);
-    if (rc != 0) return rc;
-    *out = p;
-    return 0;
+    cs_opt_ctx c = {
+        .catalog = catalog, .arena = arena, .conf = conf, .optimize_plan = optimize_plan};
+    return optimize_plan(&c, plan, out, err);
 }

@@ -16,7 +16,12 @@
  * string and binary, ordered as Spark (NaN greatest). String values of min/max/first/last are
  * copied into the operator's arena (charged to the task).
  *
- * Called by op_hash_aggregate.c; state rows and the arena are the operator's.
+ * any_value is first (its ignore_nulls). The statistical, collecting and sketching aggregates
+ * (stddev / variance, corr / covar, max_by / min_by, collect_list / collect_set,
+ * approx_count_distinct, percentile_approx) live in agg_functions_ext.c: bind asks it first, and
+ * update / merge / export / evaluate hand it every impl >= CS_SQL_AGG_IMPL_EXT.
+ *
+ * Called by op_hash_aggregate.c and op_window.c; state rows and the arena are the operator's.
  */
 #include "sqlexec/sql_ops_internal.h"
 
@@ -93,12 +98,35 @@ static bool is_numeric(cs_type_id id)
 
 static const char *fn_name(cs_agg_fn fn)
 {
-    static const char *const names[] = {"count", "count", "sum",      "avg",      "min",    "max",
-                                        "first", "last",  "count_if", "bool_and", "bool_or"};
-    return names[fn];
+    static const char *const names[] = {"count",
+                                        "count",
+                                        "sum",
+                                        "avg",
+                                        "min",
+                                        "max",
+                                        "first",
+                                        "last",
+                                        "count_if",
+                                        "bool_and",
+                                        "bool_or",
+                                        "collect_list",
+                                        "collect_set",
+                                        "stddev_samp",
+                                        "stddev_pop",
+                                        "var_samp",
+                                        "var_pop",
+                                        "corr",
+                                        "covar_samp",
+                                        "covar_pop",
+                                        "approx_count_distinct",
+                                        "percentile_approx",
+                                        "max_by",
+                                        "min_by",
+                                        "any_value"};
+    return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }
 
-static int bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err)
+int cs_sql_agg_bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err)
 {
     cs_sbuf sb = {0};
     if (t)
@@ -116,19 +144,36 @@ static int bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err)
 int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bool ignore_nulls,
                     cs_error *err)
 {
+    cs_agg_spec spec = {.fn = fn, .arg_type = arg_type, .ignore_nulls = ignore_nulls};
+    return cs_sql_agg_bind_spec(a, &spec, err);
+}
+
+int cs_sql_agg_bind_spec(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
+{
+    cs_agg_fn fn = spec->fn;
+    const cs_col_type *arg_type = spec->arg_type;
     memset(a, 0, sizeof *a);
     a->fn = fn;
-    a->ignore_nulls = ignore_nulls;
+    a->ignore_nulls = spec->ignore_nulls;
+    int ext = cs_sql_agg_ext_bind(a, spec, err);
+    if (ext < 0) return CS_EINVAL;
+    if (ext > 0) {
+        a->fn = fn;
+        a->arg_type = cs_col_type_ref((cs_col_type *)arg_type);
+        a->arg2_type = spec->arg2_type ? cs_col_type_ref((cs_col_type *)spec->arg2_type) : NULL;
+        return CS_OK;
+    }
     cs_col_type *longt = cs_col_type_primitive(CS_TYPE_LONG);
     cs_col_type *boolt = cs_col_type_primitive(CS_TYPE_BOOLEAN);
     cs_col_type *dbl = cs_col_type_primitive(CS_TYPE_DOUBLE);
     cs_type_id id = arg_type ? arg_type->id : CS_TYPE_NULL;
-    if (fn != CS_AGG_COUNT_STAR && !arg_type) return bad_arg(fn, arg_type, err);
+    if (fn != CS_AGG_COUNT_STAR && !arg_type) return cs_sql_agg_bad_arg(fn, arg_type, err);
     switch (fn) {
     case CS_AGG_COUNT_STAR:
     case CS_AGG_COUNT:
     case CS_AGG_COUNT_IF:
-        if (fn == CS_AGG_COUNT_IF && id != CS_TYPE_BOOLEAN) return bad_arg(fn, arg_type, err);
+        if (fn == CS_AGG_COUNT_IF && id != CS_TYPE_BOOLEAN)
+            return cs_sql_agg_bad_arg(fn, arg_type, err);
         a->impl = fn == CS_AGG_COUNT_STAR ? IMPL_COUNT_STAR
                   : fn == CS_AGG_COUNT    ? IMPL_COUNT
                                           : IMPL_COUNT_IF;
@@ -140,7 +185,7 @@ int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bo
         break;
     case CS_AGG_SUM:
     case CS_AGG_AVG:
-        if (!is_numeric(id)) return bad_arg(fn, arg_type, err);
+        if (!is_numeric(id)) return cs_sql_agg_bad_arg(fn, arg_type, err);
         a->buf_names[0] = "sum";
         if (id == CS_TYPE_DECIMAL) {
             int p = arg_type->precision, s = arg_type->scale;
@@ -185,13 +230,14 @@ int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bo
     case CS_AGG_BOOL_OR:
     case CS_AGG_FIRST:
     case CS_AGG_LAST:
+    case CS_AGG_ANY_VALUE:
         if ((fn == CS_AGG_BOOL_AND || fn == CS_AGG_BOOL_OR) && id != CS_TYPE_BOOLEAN)
-            return bad_arg(fn, arg_type, err);
-        if (!cs_sql_key_type_ok(arg_type)) return bad_arg(fn, arg_type, err);
-        a->impl = (fn == CS_AGG_MIN || fn == CS_AGG_BOOL_AND)  ? IMPL_MIN
-                  : (fn == CS_AGG_MAX || fn == CS_AGG_BOOL_OR) ? IMPL_MAX
-                  : fn == CS_AGG_FIRST                         ? IMPL_FIRST
-                                                               : IMPL_LAST;
+            return cs_sql_agg_bad_arg(fn, arg_type, err);
+        if (!cs_sql_key_type_ok(arg_type)) return cs_sql_agg_bad_arg(fn, arg_type, err);
+        a->impl = (fn == CS_AGG_MIN || fn == CS_AGG_BOOL_AND)    ? IMPL_MIN
+                  : (fn == CS_AGG_MAX || fn == CS_AGG_BOOL_OR)   ? IMPL_MAX
+                  : fn == CS_AGG_FIRST || fn == CS_AGG_ANY_VALUE ? IMPL_FIRST
+                                                                 : IMPL_LAST;
         a->result_type = cs_col_type_ref((cs_col_type *)arg_type);
         a->buf_types[0] = cs_col_type_ref((cs_col_type *)arg_type);
         a->buf_names[0] = a->impl == IMPL_MIN     ? "min"
@@ -206,6 +252,8 @@ int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bo
         }
         a->state_size = 24; /* 16 value bytes (or ptr + len), has, set */
         break;
+    default:
+        return cs_sql_agg_bad_arg(fn, arg_type, err);
     }
     a->arg_type = arg_type ? cs_col_type_ref((cs_col_type *)arg_type) : NULL;
     return CS_OK;
@@ -214,9 +262,11 @@ int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bo
 void cs_sql_agg_release(cs_sql_agg *a)
 {
     cs_col_type_unref(a->arg_type);
+    cs_col_type_unref(a->arg2_type);
     cs_col_type_unref(a->result_type);
     for (int i = 0; i < a->n_buf; i++)
         cs_col_type_unref(a->buf_types[i]);
+    free(a->percentages);
     memset(a, 0, sizeof *a);
 }
 
@@ -227,6 +277,30 @@ int cs_agg_buffer_width(cs_agg_fn fn, const cs_col_type *arg_type)
     int n = a.n_buf;
     cs_sql_agg_release(&a);
     return n;
+}
+
+int cs_agg_spec_buffer_width(const cs_agg_spec *spec)
+{
+    cs_sql_agg a;
+    if (cs_sql_agg_bind_spec(&a, spec, NULL) != CS_OK) return -1;
+    int n = a.n_buf;
+    cs_sql_agg_release(&a);
+    return n;
+}
+
+cs_col_type *cs_agg_spec_result_type(const cs_agg_spec *spec, cs_error *err)
+{
+    cs_sql_agg a;
+    if (cs_sql_agg_bind_spec(&a, spec, err) != CS_OK) return NULL;
+    cs_col_type *t = cs_col_type_ref(a.result_type);
+    cs_sql_agg_release(&a);
+    return t;
+}
+
+bool cs_agg_takes_two_inputs(cs_agg_fn fn)
+{
+    return fn == CS_AGG_CORR || fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP ||
+           fn == CS_AGG_MAX_BY || fn == CS_AGG_MIN_BY;
 }
 
 cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_error *err)
@@ -240,31 +314,20 @@ cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_er
 
 /* ---- value access ---- */
 
-static inline int64_t rd_long(const cs_column *c, int64_t i)
-{
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)(const void *)c->values)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)c->values)[i];
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return ((const int32_t *)(const void *)c->values)[i];
-    default:
-        return ((const int64_t *)(const void *)c->values)[i];
-    }
-}
-
-static inline double rd_double(const cs_column *c, int64_t i)
+double cs_sql_double_at(const cs_column *c, int64_t i)
 {
     switch (c->type->id) {
     case CS_TYPE_FLOAT:
         return ((const float *)(const void *)c->values)[i];
     case CS_TYPE_DOUBLE:
         return ((const double *)(const void *)c->values)[i];
+    case CS_TYPE_DECIMAL: {
+        i128 x;
+        memcpy(&x, c->values + 16 * i, 16);
+        return (double)x / pow(10, c->type->scale);
+    }
     default:
-        return (double)rd_long(c, i);
+        return (double)cs_sql_long_at(c, i);
     }
 }
 
@@ -322,7 +385,7 @@ static int long_overflow(cs_error *err)
 }
 
 /* Spark's ordering of two stored values of a min/max state (NaN greatest, -0.0 = 0.0). */
-static int cmp_stored(cs_type_id id, const uint8_t *a, const uint8_t *b)
+int cs_sql_agg_cmp_value(cs_type_id id, const uint8_t *a, const uint8_t *b)
 {
     switch (id) {
     case CS_TYPE_BOOLEAN:
@@ -391,7 +454,7 @@ static bool is_var(cs_type_id id)
 
 /* The value of row i of c as a min/max/first/last state holds it; strings point into c (the
  * caller copies them into the arena when it keeps them). */
-static void load_value(const cs_column *c, int64_t i, uint8_t *dst)
+void cs_sql_agg_load_value(const cs_column *c, int64_t i, uint8_t *dst)
 {
     cs_type_id id = c->type->id;
     if (id == CS_TYPE_BOOLEAN) {
@@ -408,7 +471,7 @@ static void load_value(const cs_column *c, int64_t i, uint8_t *dst)
 }
 
 /* Stores the value v (load_value's form) into the state, copying string bytes to the arena. */
-static void keep_value(cs_type_id id, uint8_t *st, const uint8_t *v, cs_sql_arena *arena)
+void cs_sql_agg_keep_value(cs_type_id id, uint8_t *st, const uint8_t *v, cs_sql_arena *arena)
 {
     if (is_var(id)) {
         const uint8_t *p;
@@ -435,12 +498,12 @@ static void fold_value(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int
     case IMPL_MIN:
     case IMPL_MAX:
         if (!valid) return;
-        load_value(c, i, v);
+        cs_sql_agg_load_value(c, i, v);
         if (st[16]) {
-            int r = cmp_stored(id, v, st);
+            int r = cs_sql_agg_cmp_value(id, v, st);
             if (a->impl == IMPL_MIN ? r >= 0 : r <= 0) return;
         }
-        keep_value(id, st, v, arena);
+        cs_sql_agg_keep_value(id, st, v, arena);
         st[16] = 1;
         return;
     case IMPL_FIRST:
@@ -453,8 +516,8 @@ static void fold_value(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int
         return;
     }
     if (valid) {
-        load_value(c, i, v);
-        keep_value(id, st, v, arena);
+        cs_sql_agg_load_value(c, i, v);
+        cs_sql_agg_keep_value(id, st, v, arena);
     }
     st[16] = valid;
     st[17] = 1;
@@ -474,9 +537,11 @@ static int add_dec(const cs_sql_agg *a, uint8_t *st, i128 x)
 }
 
 int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
-                           const cs_column *in, int64_t row0, int64_t n, bool ansi,
-                           cs_sql_arena *arena, cs_error *err)
+                           const cs_column *in, const cs_column *in2, int64_t row0, int64_t n,
+                           bool ansi, cs_sql_arena *arena, cs_error *err)
 {
+    if (a->impl >= CS_SQL_AGG_IMPL_EXT)
+        return cs_sql_agg_ext_update(a, states, stride, gid, in, in2, row0, n, arena, err);
     /* row k of the call is row row0 + k of in, folded into group gid[k] */
     n += row0;
     const uint8_t *vb = in ? in->validity : NULL;
@@ -498,7 +563,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            int64_t *s = (int64_t *)(void *)st, x = rd_long(in, i);
+            int64_t *s = (int64_t *)(void *)st, x = cs_sql_long_at(in, i);
             if (ansi) {
                 if (__builtin_add_overflow(*s, x, s)) return long_overflow(err);
             } else {
@@ -511,7 +576,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            *(double *)(void *)st += rd_double(in, i);
+            *(double *)(void *)st += cs_sql_double_at(in, i);
             st[8] = 1;
         }
         return CS_OK;
@@ -519,7 +584,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            *(double *)(void *)st += rd_double(in, i);
+            *(double *)(void *)st += cs_sql_double_at(in, i);
             (*(int64_t *)(void *)(st + 8))++;
         }
         return CS_OK;
@@ -546,20 +611,30 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
 int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                       const cs_column *in, int64_t n, bool ansi, cs_sql_arena *arena, cs_error *err)
 {
-    return cs_sql_agg_update_rows(a, states, stride, gid, in, 0, n, ansi, arena, err);
+    return cs_sql_agg_update_rows(a, states, stride, gid, in, NULL, 0, n, ansi, arena, err);
+}
+
+int cs_sql_agg_update2(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                       const cs_column *in, const cs_column *in2, int64_t n, bool ansi,
+                       cs_sql_arena *arena, cs_error *err)
+{
+    return cs_sql_agg_update_rows(a, states, stride, gid, in, in2, 0, n, ansi, arena, err);
 }
 
 int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                      cs_column *const *bufs, int64_t n, bool ansi, cs_sql_arena *arena,
                      cs_error *err)
 {
+    if (a->impl >= CS_SQL_AGG_IMPL_EXT)
+        return cs_sql_agg_ext_merge(a, states, stride, gid, bufs, n, arena, err);
     const cs_column *b0 = bufs[0], *b1 = a->n_buf > 1 ? bufs[1] : NULL;
     switch (a->impl) {
     case IMPL_COUNT_STAR:
     case IMPL_COUNT:
     case IMPL_COUNT_IF:
         for (int64_t i = 0; i < n; i++)
-            if (cs_column_is_valid(b0, i)) *(int64_t *)(void *)STATE(gid[i]) += rd_long(b0, i);
+            if (cs_column_is_valid(b0, i))
+                *(int64_t *)(void *)STATE(gid[i]) += cs_sql_long_at(b0, i);
         return CS_OK;
     case IMPL_SUM_LONG:
     case IMPL_SUM_DOUBLE:
@@ -567,8 +642,8 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
     case IMPL_AVG_DOUBLE:
         for (int64_t i = 0; i < n; i++) {
             uint8_t *st = STATE(gid[i]);
-            if (cs_column_is_valid(b0, i)) *(double *)(void *)st += rd_double(b0, i);
-            if (cs_column_is_valid(b1, i)) *(int64_t *)(void *)(st + 8) += rd_long(b1, i);
+            if (cs_column_is_valid(b0, i)) *(double *)(void *)st += cs_sql_double_at(b0, i);
+            if (cs_column_is_valid(b1, i)) *(int64_t *)(void *)(st + 8) += cs_sql_long_at(b1, i);
         }
         return CS_OK;
     case IMPL_SUM_DEC:
@@ -586,7 +661,7 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
     case IMPL_AVG_DEC:
         for (int64_t i = 0; i < n; i++) {
             uint8_t *st = STATE(gid[i]);
-            int64_t cnt = cs_column_is_valid(b1, i) ? rd_long(b1, i) : 0;
+            int64_t cnt = cs_column_is_valid(b1, i) ? cs_sql_long_at(b1, i) : 0;
             if (cnt == 0) continue;
             *(int64_t *)(void *)(st + 16) += cnt;
             if (!cs_column_is_valid(b0, i))
@@ -608,8 +683,8 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
             bool valid = cs_column_is_valid(b0, i);
             if (valid) {
                 uint8_t v[16] = {0};
-                load_value(b0, i, v);
-                keep_value(a->arg_type->id, st, v, arena);
+                cs_sql_agg_load_value(b0, i, v);
+                cs_sql_agg_keep_value(a->arg_type->id, st, v, arena);
             }
             st[16] = valid;
             st[17] = 1;
@@ -619,7 +694,7 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
 }
 
 /* A column of n values of `type` from the stored form at st(g) (valid when has(g)). */
-static cs_column *column_of_stored(cs_col_type *type, const uint8_t *states, size_t stride, int off,
+cs_column *cs_sql_agg_value_column(cs_col_type *type, const uint8_t *states, size_t stride, int off,
                                    int has_off, int64_t g0, int64_t n, cs_col_allocator *alloc)
 {
     cs_col_builder *b = cs_col_builder_new(alloc, type);
@@ -675,20 +750,24 @@ static cs_column *flag_column(const uint8_t *states, size_t stride, int off, int
 void cs_sql_agg_export(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
                        int64_t n, cs_col_allocator *alloc, cs_column **bufs)
 {
+    if (a->impl >= CS_SQL_AGG_IMPL_EXT) {
+        cs_sql_agg_ext_export(a, states, stride, g0, n, alloc, bufs);
+        return;
+    }
     int o = a->state_off;
     switch (a->impl) {
     case IMPL_COUNT_STAR:
     case IMPL_COUNT:
     case IMPL_COUNT_IF:
-        bufs[0] = column_of_stored(a->buf_types[0], states, stride, o, -1, g0, n, alloc);
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, -1, g0, n, alloc);
         return;
     case IMPL_SUM_LONG:
     case IMPL_SUM_DOUBLE:
-        bufs[0] = column_of_stored(a->buf_types[0], states, stride, o, 8, g0, n, alloc);
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 8, g0, n, alloc);
         return;
     case IMPL_AVG_DOUBLE:
-        bufs[0] = column_of_stored(a->buf_types[0], states, stride, o, -1, g0, n, alloc);
-        bufs[1] = column_of_stored(a->buf_types[1], states, stride, o + 8, -1, g0, n, alloc);
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, -1, g0, n, alloc);
+        bufs[1] = cs_sql_agg_value_column(a->buf_types[1], states, stride, o + 8, -1, g0, n, alloc);
         return;
     case IMPL_SUM_DEC: {
         /* sum is null when empty or overflowed; isEmpty = !has */
@@ -722,15 +801,16 @@ void cs_sql_agg_export(const cs_sql_agg *a, const uint8_t *states, size_t stride
         cs_col_builder_free(b);
         free(v);
         free(valid);
-        bufs[1] = column_of_stored(a->buf_types[1], states, stride, o + 16, -1, g0, n, alloc);
+        bufs[1] =
+            cs_sql_agg_value_column(a->buf_types[1], states, stride, o + 16, -1, g0, n, alloc);
         return;
     }
     case IMPL_MIN:
     case IMPL_MAX:
-        bufs[0] = column_of_stored(a->buf_types[0], states, stride, o, 16, g0, n, alloc);
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 16, g0, n, alloc);
         return;
     default:
-        bufs[0] = column_of_stored(a->buf_types[0], states, stride, o, 16, g0, n, alloc);
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 16, g0, n, alloc);
         bufs[1] = flag_column(states, stride, o + 17, g0, n, false, alloc);
         return;
     }
@@ -751,6 +831,8 @@ int cs_sql_agg_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t strid
 {
     int o = a->state_off;
     *out = NULL;
+    if (a->impl >= CS_SQL_AGG_IMPL_EXT)
+        return cs_sql_agg_ext_evaluate(a, states, stride, g0, n, alloc, out, err);
     if (a->impl == IMPL_AVG_DOUBLE) {
         double *v = cs_xcalloc((size_t)(n > 0 ? n : 1), 8);
         uint8_t *valid = cs_xmalloc((size_t)(n > 0 ? n : 1));

@@ -25,7 +25,7 @@ typedef struct cs_sql_exec_ctx {
     int64_t batch_rows;           /* rows per output batch at most (Spark's 4096 when 0) */
     bool ansi;                    /* spark.sql.ansi.enabled (true by default, as Spark 4) */
     const char *session_tz;       /* spark.sql.session.timeZone, an IANA name ("UTC") */
-    const atomic_bool *cancelled; /* set when the task is killed; NULL: never */
+    const _Atomic int *cancelled; /* non-zero: the task is killed (its own flag); NULL: never */
     int64_t partition_id;         /* for spark_partition_id(), monotonically_increasing_id() */
 } cs_sql_exec_ctx;
 

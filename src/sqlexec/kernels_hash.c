@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "sqlexec/pexpr_internal.h"
+#include "sqlexec/sql_ops_internal.h"
 
 static inline uint32_t rotl32(uint32_t x, int r)
 {
@@ -148,13 +149,13 @@ static inline int32_t int_at(const cs_column *c, int64_t i)
 
 /* One argument column folded into the running hashes h (32-bit Murmur3 or 64-bit XXH64). */
 #define FOLD(H, T, INTF, LONGF, BYTESF)                                                            \
-    static void fold_##H(const cs_column *c, int64_t n, T *h)                                      \
+    static void fold_##H(const cs_column *c, int64_t row0, int64_t n, T *h)                        \
     {                                                                                              \
-        int64_t s = cs_px_stride(c, n);                                                            \
+        int64_t s = c->length >= row0 + n ? 1 : 0; /* 0: a literal's one row */                    \
         int kind = hkind_of(c->type);                                                              \
         if (c->type->id == CS_TYPE_NULL) return;                                                   \
         for (int64_t i = 0; i < n; i++) {                                                          \
-            int64_t r = i * s;                                                                     \
+            int64_t r = (row0 + i) * s;                                                            \
             if (!cs_column_is_valid(c, r)) continue;                                               \
             switch (kind) {                                                                        \
             case H_BOOL:                                                                           \
@@ -206,6 +207,11 @@ static inline uint64_t xx_bytes(const uint8_t *p, int32_t len, uint64_t seed)
 FOLD(m3, uint32_t, m3_int, m3_long, m3_bytes)
 FOLD(xx, uint64_t, xx_int, xx_long, xx_bytes)
 
+void cs_sql_xxhash64_fold(const cs_column *c, int64_t row0, int64_t n, uint64_t *h)
+{
+    fold_xx(c, row0, n, h);
+}
+
 static int hash_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
     int64_t n = k->n;
@@ -214,7 +220,7 @@ static int hash_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     for (int64_t i = 0; i < n; i++)
         h[i] = 42;
     for (int j = 0; j < na; j++)
-        fold_m3(a[j], n, h);
+        fold_m3(a[j], 0, n, h);
     *out = r;
     return CS_OK;
 }
@@ -227,7 +233,7 @@ static int xxhash64_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
     for (int64_t i = 0; i < n; i++)
         h[i] = 42;
     for (int j = 0; j < na; j++)
-        fold_xx(a[j], n, h);
+        fold_xx(a[j], 0, n, h);
     *out = r;
     return CS_OK;
 }

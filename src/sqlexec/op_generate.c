@@ -145,7 +145,9 @@ static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t to
         free(bidx);
         free(ridx);
     }
-    return cs_col_batch_new(cs_col_type_ref(g->base.schema), cols, nc, total, NULL);
+    cs_col_batch *out = cs_col_batch_new(cs_col_type_ref(g->base.schema), cols, nc, total, NULL);
+    free(cols);
+    return out;
 }
 
 static int gen_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)

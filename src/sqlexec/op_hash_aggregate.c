@@ -36,6 +36,7 @@ typedef struct agg_op {
     cs_sort_key *enc; /* the keys as encode wants them (ASC NULLS FIRST) */
     cs_sql_agg *aggs; /* bound functions */
     int *inputs;      /* per aggregate: input ordinal (Partial/Complete) or first buffer (Final) */
+    int *inputs2;     /* per aggregate: second input ordinal (corr, covar, max_by...), or -1 */
     cs_col_type **key_types;
     cs_col_type *buffer_schema; /* keys + buffers: the spill files' schema */
     size_t stride;              /* bytes of a group's state row */
@@ -187,8 +188,9 @@ static int fold_batch(agg_op *a, cs_col_batch *b, const cs_sort_key *keys, bool 
                                   b->columns + bufs_at[j], b->num_rows, ctx->ansi, &a->arena, err);
         } else {
             const cs_column *in = a->inputs[j] >= 0 ? b->columns[a->inputs[j]] : NULL;
-            rc = cs_sql_agg_update(&a->aggs[j], a->states, a->stride, a->gid, in, b->num_rows,
-                                   ctx->ansi, &a->arena, err);
+            const cs_column *in2 = a->inputs2[j] >= 0 ? b->columns[a->inputs2[j]] : NULL;
+            rc = cs_sql_agg_update2(&a->aggs[j], a->states, a->stride, a->gid, in, in2, b->num_rows,
+                                    ctx->ansi, &a->arena, err);
         }
         if (rc != CS_OK) return rc;
     }
@@ -400,6 +402,7 @@ static void agg_destroy(cs_sql_op *op)
     free(a->key_types);
     free(a->aggs);
     free(a->inputs);
+    free(a->inputs2);
     free(a->keys);
     free(a->enc);
     free(a);
@@ -445,6 +448,7 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
     a->key_types = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_types);
     a->aggs = cs_xcalloc((size_t)n_aggs + 1, sizeof *a->aggs);
     a->inputs = cs_xmalloc(sizeof *a->inputs * (size_t)(n_aggs + 1));
+    a->inputs2 = cs_xmalloc(sizeof *a->inputs2 * (size_t)(n_aggs + 1));
     int bound = 0;
     /* fields: keys, then buffers (the spill schema) and results */
     int n_buf_fields = 0;
@@ -480,7 +484,18 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
             break;
         }
         a->inputs[j] = no_input ? -1 : o;
-        rc = cs_sql_agg_bind(&a->aggs[j], aggs[j].fn, aggs[j].arg_type, aggs[j].ignore_nulls, err);
+        a->inputs2[j] = -1;
+        if (cs_agg_takes_two_inputs(aggs[j].fn) && mode != CS_AGG_FINAL) {
+            if (aggs[j].input2 < 0 || aggs[j].input2 >= in->n_fields) {
+                rc = cs_error_set(err, CS_EINVAL,
+                                  "HashAggregate: aggregate %d's second input ordinal %d is "
+                                  "not a column of its %d-column input",
+                                  j, aggs[j].input2, in->n_fields);
+                break;
+            }
+            a->inputs2[j] = aggs[j].input2;
+        }
+        rc = cs_sql_agg_bind_spec(&a->aggs[j], &aggs[j], err);
         if (rc == CS_OK) bound++;
         if (rc == CS_OK && mode == CS_AGG_FINAL && o + a->aggs[j].n_buf > in->n_fields)
             rc = cs_error_set(err, CS_EINVAL,

@@ -49,6 +49,7 @@ typedef struct win_fn {
     cs_window_fn f; /* copy: columns and types referenced */
     cs_sql_agg agg; /* CS_WIN_AGGREGATE */
     int col;        /* index of its argument among the gathered columns, -1: none */
+    int col2;       /* two-input aggregates: the second argument's, -1: none */
     size_t stride;
 } win_fn;
 
@@ -163,30 +164,10 @@ typedef struct okey {
 
 static i128 okey_int(const cs_column *c, int64_t i)
 {
-    const uint8_t *v = c->values;
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)(const void *)v)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)v)[i];
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return ((const int32_t *)(const void *)v)[i];
-    case CS_TYPE_DECIMAL: {
-        i128 x;
-        memcpy(&x, v + 16 * i, 16);
-        return x;
-    }
-    default:
-        return ((const int64_t *)(const void *)v)[i];
-    }
-}
-
-static double okey_double(const cs_column *c, int64_t i)
-{
-    return c->type->id == CS_TYPE_FLOAT ? ((const float *)(const void *)c->values)[i]
-                                        : ((const double *)(const void *)c->values)[i];
+    if (c->type->id != CS_TYPE_DECIMAL) return cs_sql_long_at(c, i);
+    i128 x;
+    memcpy(&x, c->values + 16 * i, 16);
+    return x;
 }
 
 /* A bound: row i's key plus an offset (the offset's sign flipped for DESC). */
@@ -204,7 +185,7 @@ static bound make_bound(const okey *k, int64_t i, i128 ioff, double doff)
         return b;
     }
     if (k->is_double)
-        b.dv = okey_double(k->c, i) + (k->desc ? -doff : doff);
+        b.dv = cs_sql_double_at(k->c, i) + (k->desc ? -doff : doff);
     else
         b.iv = okey_int(k->c, i) + (k->desc ? -ioff : ioff);
     return b;
@@ -220,7 +201,7 @@ static int cmp_bound(const okey *k, int64_t j, const bound *b)
     }
     int r;
     if (k->is_double) {
-        double x = okey_double(k->c, j), y = b->dv;
+        double x = cs_sql_double_at(k->c, j), y = b->dv;
         if (isnan(x) || isnan(y))
             r = isnan(x) - isnan(y);
         else
@@ -431,8 +412,8 @@ static void value_rows(const win_fn *fn, const cs_column *in, const part_ctx *pc
     }
 }
 
-static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const part_ctx *pcs, int npc,
-                     int64_t n, cs_column **out, cs_error *err)
+static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const cs_column *in2,
+                     const part_ctx *pcs, int npc, int64_t n, cs_column **out, cs_error *err)
 {
     const cs_sql_agg *a = &fn->agg;
     size_t stride = fn->stride;
@@ -445,7 +426,11 @@ static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const part_ctx 
     memset(w->states, 0, need);
     uint8_t *run = w->states + stride * (size_t)n; /* the running state */
     bool ansi = w->base.ctx->ansi;
-    bool running = fn->f.frame.lower_kind == CS_WB_UNBOUNDED_PRECEDING;
+    /* collect_* and percentile_approx keep their values behind a pointer that later rows
+     * would change: their frames are recomputed row by row */
+    bool shared = a->fn == CS_AGG_COLLECT_LIST || a->fn == CS_AGG_COLLECT_SET ||
+                  a->fn == CS_AGG_PERCENTILE_APPROX;
+    bool running = fn->f.frame.lower_kind == CS_WB_UNBOUNDED_PRECEDING && !shared;
     int rc = CS_OK;
     for (int p = 0; p < npc && rc == CS_OK; p++) {
         const part_ctx *pc = &pcs[p];
@@ -457,15 +442,15 @@ static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const part_ctx 
             uint8_t *st = w->states + stride * (size_t)i;
             if (running) {
                 if (hi > done) {
-                    rc = cs_sql_agg_update_rows(a, run, stride, w->zeros, in, done, hi - done, ansi,
-                                                &w->arena, err);
+                    rc = cs_sql_agg_update_rows(a, run, stride, w->zeros, in, in2, done, hi - done,
+                                                ansi, &w->arena, err);
                     done = hi;
                 }
                 memcpy(st, run, stride);
             } else if (lo == plo && hi == phi) {
                 memcpy(st, st - stride, stride);
             } else if (hi > lo) {
-                rc = cs_sql_agg_update_rows(a, st, stride, w->zeros, in, lo, hi - lo, ansi,
+                rc = cs_sql_agg_update_rows(a, st, stride, w->zeros, in, in2, lo, hi - lo, ansi,
                                             &w->arena, err);
             }
             plo = lo;
@@ -543,7 +528,8 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
         const cs_column *in = fn->col >= 0 ? cols[fn->col] : NULL;
         switch (fn->f.kind) {
         case CS_WIN_AGGREGATE:
-            rc = aggregate(w, fn, in, pcs, npc, n, &rch.cols[f], err);
+            rc = aggregate(w, fn, in, fn->col2 >= 0 ? cols[fn->col2] : NULL, pcs, npc, n,
+                           &rch.cols[f], err);
             cs_sql_arena_reset(&w->arena);
             break;
         case CS_WIN_LAG:
@@ -804,23 +790,9 @@ static int need_col(win_op *w, int ordinal)
 
 static bool range_key_ok(cs_type_id id)
 {
-    switch (id) {
-    case CS_TYPE_BYTE:
-    case CS_TYPE_SHORT:
-    case CS_TYPE_INT:
-    case CS_TYPE_LONG:
-    case CS_TYPE_FLOAT:
-    case CS_TYPE_DOUBLE:
-    case CS_TYPE_DECIMAL:
-    case CS_TYPE_DATE:
-    case CS_TYPE_TIMESTAMP:
-    case CS_TYPE_TIMESTAMP_NTZ:
-    case CS_TYPE_INTERVAL_YM:
-    case CS_TYPE_INTERVAL_DT:
-        return true;
-    default:
-        return false;
-    }
+    return (id >= CS_TYPE_BYTE && id <= CS_TYPE_DECIMAL) || id == CS_TYPE_DATE ||
+           id == CS_TYPE_TIMESTAMP || id == CS_TYPE_TIMESTAMP_NTZ || id == CS_TYPE_INTERVAL_YM ||
+           id == CS_TYPE_INTERVAL_DT;
 }
 
 static bool is_ranking(cs_window_fn_kind k)
@@ -913,7 +885,7 @@ cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_p
                               k, order_keys[k].ordinal);
     win_op *w = cs_xcalloc(1, sizeof *w);
     w->fns = cs_xcalloc((size_t)(n_fns > 0 ? n_fns : 1), sizeof *w->fns);
-    w->need = cs_xcalloc((size_t)n_fns + 2, sizeof *w->need);
+    w->need = cs_xcalloc((size_t)(2 * n_fns + 2), sizeof *w->need);
     w->order_col = -1;
     int made = 0;
     for (int f = 0; f < n_fns && rc == CS_OK; f++) {
@@ -934,9 +906,22 @@ cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_p
         made = f + 1;
         int input = wf->f.kind == CS_WIN_AGGREGATE ? wf->f.agg.input : wf->f.input;
         wf->col = input >= 0 && !is_ranking(wf->f.kind) ? need_col(w, input) : -1;
+        wf->col2 = -1;
+        if (wf->f.kind == CS_WIN_AGGREGATE && cs_agg_takes_two_inputs(wf->f.agg.fn)) {
+            if (wf->f.agg.input2 < 0 || wf->f.agg.input2 >= in->n_fields) {
+                rc = cs_error_set(err, CS_EINVAL,
+                                  "Window: %s's second input ordinal %d is not a column of its "
+                                  "input (%d columns)",
+                                  wf->f.name, wf->f.agg.input2, in->n_fields);
+                wf->f.kind = CS_WIN_ROW_NUMBER; /* nothing bound to release */
+                break;
+            }
+            wf->col2 = need_col(w, wf->f.agg.input2);
+        }
         if (wf->f.kind == CS_WIN_AGGREGATE) {
-            rc = cs_sql_agg_bind(&wf->agg, wf->f.agg.fn, wf->f.agg.arg_type, wf->f.agg.ignore_nulls,
-                                 err);
+            wf->f.agg.arg2_type = NULL; /* borrowed pointers of the caller's spec */
+            wf->f.agg.percentages = NULL;
+            rc = cs_sql_agg_bind_spec(&wf->agg, &fns[f].agg, err);
             if (rc != CS_OK) {
                 wf->f.kind = CS_WIN_ROW_NUMBER; /* nothing bound to release */
                 break;

@@ -186,16 +186,21 @@ cs_col_type *cs_phys_join_input(const cs_col_type *l, const cs_col_type *r)
     return t;
 }
 
-/* The compiled condition of a join node (NULL with *cond NULL when it has none). */
-static int compile_join_condition(const cs_phys_node *n, const cs_sql_op *left,
-                                  const cs_sql_op *right, join_condition **cond, cs_error *err)
+/* The compiled condition of a join node (NULL with *cond NULL when it has none); on failure the
+ * join's children are freed. */
+static int compile_join_condition(const cs_phys_node *n, cs_sql_op *left, cs_sql_op *right,
+                                  join_condition **cond, cs_error *err)
 {
     *cond = NULL;
     if (!n->join_condition) return CS_OK;
     cs_col_type *schema = cs_phys_join_input(left->schema, right->schema);
     cs_pexpr_program *p = cs_pexpr_compile(n->join_condition, schema, err);
     cs_col_type_unref(schema);
-    if (!p) return cs_error_prefix(err, "%s: the join condition", cs_phys_node_name(n));
+    if (!p) {
+        cs_sql_op_free(left);
+        cs_sql_op_free(right);
+        return cs_error_prefix(err, "%s: the join condition", cs_phys_node_name(n));
+    }
     *cond = cs_xcalloc(1, sizeof **cond);
     (*cond)->program = p;
     return CS_OK;
@@ -417,11 +422,7 @@ static cs_sql_op *build_hash_join(const cs_phys_node *n, cs_sql_op *left, cs_sql
                                   cs_error *err)
 {
     join_condition *cond;
-    if (compile_join_condition(n, left, right, &cond, err)) {
-        cs_sql_op_free(left);
-        cs_sql_op_free(right);
-        return NULL;
-    }
+    if (compile_join_condition(n, left, right, &cond, err)) return NULL;
     cs_join_spec spec = {
         .type = n->join_type,
         .build = n->build_side,
@@ -438,11 +439,7 @@ static cs_sql_op *build_nested_loop_join(const cs_phys_node *n, cs_sql_op *left,
                                          cs_error *err)
 {
     join_condition *cond;
-    if (compile_join_condition(n, left, right, &cond, err)) {
-        cs_sql_op_free(left);
-        cs_sql_op_free(right);
-        return NULL;
-    }
+    if (compile_join_condition(n, left, right, &cond, err)) return NULL;
     cs_sql_op *op = cs_sql_op_nested_loop_join(left, right, n->join_type, n->build_side,
                                                cond ? join_condition_eval : NULL, cond, err);
     return own_condition(op, cond);
@@ -504,8 +501,6 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
         return build_file_scan(n, in->partition, err);
     case CS_PH_LOCAL: {
         if (!n->schema) break;
-        for (int i = 0; i < n->n_batches; i++)
-            cs_col_batch_ref(n->batches[i]);
         return cs_sql_op_batches(cs_col_type_ref(n->schema), n->batches, n->n_batches);
     }
     case CS_PH_RANGE:

@@ -180,8 +180,10 @@ void cs_phys_free(cs_phys_node *n);
 const char *cs_phys_node_name(const cs_phys_node *n);
 /* A join's condition input: left's fields then right's (a new struct type). */
 cs_col_type *cs_phys_join_input(const cs_col_type *left, const cs_col_type *right);
-/* The tree as Spark's EXPLAIN prints a physical plan ("== Physical Plan ==" not included):
- * "*(1) HashAggregate(keys=[...], functions=[...])" lines with "+- " / ":- " indentation. */
+/* The tree as Spark 4's EXPLAIN prints a physical plan ("== Physical Plan ==" and the adaptive
+ * plan's "AdaptiveSparkPlan isFinalPlan=false" line not included: the initial adaptive plan has
+ * no "*(n)" codegen stages): "HashAggregate(keys=[...], functions=[...])" lines with "+- " /
+ * ":- " indentation. */
 void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out);
 
 /* ---- building a task's operators (phys_build.c) ---- */

@@ -23,6 +23,7 @@
  *   Limit / Offset Spark's (Global/Local)Limit and offset: rows [offset, offset + limit).
  *   Union          Spark's Union (UNION ALL): the children's batches one child after another.
  *   Expand         Spark's Expand: each row once per projection (grouping sets).
+ *   Window, Generate, nested loop join: see their constructors at the end.
  *
  * Memory and spilling: aggregation state, the join's build side and sort buffers are charged to
  * ctx->task_memory through ctx->alloc; when cs_col_allocator_over() they spill to ctx->spill_dir
@@ -59,8 +60,22 @@ typedef enum cs_agg_fn {
     CS_AGG_FIRST,
     CS_AGG_LAST,
     CS_AGG_COUNT_IF,
-    CS_AGG_BOOL_AND, /* every() too */
-    CS_AGG_BOOL_OR   /* some(), any() too */
+    CS_AGG_BOOL_AND,     /* every() too */
+    CS_AGG_BOOL_OR,      /* some(), any() too */
+    CS_AGG_COLLECT_LIST, /* array_agg too */
+    CS_AGG_COLLECT_SET,
+    CS_AGG_STDDEV_SAMP, /* stddev, std too */
+    CS_AGG_STDDEV_POP,
+    CS_AGG_VAR_SAMP, /* variance too */
+    CS_AGG_VAR_POP,
+    CS_AGG_CORR,                  /* two inputs: input (x) and input2 (y) */
+    CS_AGG_COVAR_SAMP,            /* two inputs */
+    CS_AGG_COVAR_POP,             /* two inputs */
+    CS_AGG_APPROX_COUNT_DISTINCT, /* param: rsd (0: Spark's 0.05) */
+    CS_AGG_PERCENTILE_APPROX,     /* approx_percentile too; param: accuracy (0: 10000) */
+    CS_AGG_MAX_BY,                /* two inputs: input (value) and input2 (ordering) */
+    CS_AGG_MIN_BY,                /* two inputs */
+    CS_AGG_ANY_VALUE              /* ignore_nulls as first() */
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {
@@ -72,8 +87,19 @@ typedef struct cs_agg_spec {
      * know the buffers' and the result's types). Borrowed: the operator takes its own ref. NULL
      * for count(*). */
     const cs_col_type *arg_type;
-    bool ignore_nulls; /* first / last */
+    bool ignore_nulls; /* first / last / any_value */
     const char *name;  /* the output column's name (NULL: the function's name) */
+    /* Two-input aggregates (corr, covar_*, max_by, min_by): the second input's ordinal in
+     * Partial / Complete mode (unused in Final) and its type (borrowed). */
+    int input2;
+    const cs_col_type *arg2_type;
+    /* approx_count_distinct: rsd; percentile_approx: accuracy (0: Spark's defaults). */
+    double param;
+    /* percentile_approx: the percentages (copied), and whether the argument was an array (the
+     * result is then an array of the argument's type). */
+    const double *percentages;
+    int n_percentages;
+    bool percentages_array;
 } cs_agg_spec;
 
 /* Group keys are input ordinals (any fixed-width type, string, binary). The output schema is the
@@ -85,6 +111,11 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
  * result (one new reference); NULL + err when the function does not take arg_type. */
 int cs_agg_buffer_width(cs_agg_fn fn, const cs_col_type *arg_type);
 cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_error *err);
+/* The same for a whole spec (two-input aggregates, percentile_approx's array result). */
+int cs_agg_spec_buffer_width(const cs_agg_spec *spec);
+cs_col_type *cs_agg_spec_result_type(const cs_agg_spec *spec, cs_error *err);
+/* Whether the function reads input2. */
+bool cs_agg_takes_two_inputs(cs_agg_fn fn);
 
 /* ---- HashJoin ---- */
 

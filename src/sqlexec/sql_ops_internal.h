@@ -97,6 +97,27 @@ cs_col_type *cs_sql_concat_schema(const cs_col_type *const *parts, const bool *f
 
 /* ---- agg_functions.c ---- */
 
+/* Row i of a byte, short, int, long, date, timestamp or interval column widened to int64. */
+static inline int64_t cs_sql_long_at(const cs_column *c, int64_t i)
+{
+    const void *v = c->values;
+    switch (c->type->id) {
+    case CS_TYPE_BYTE:
+        return ((const int8_t *)v)[i];
+    case CS_TYPE_SHORT:
+        return ((const int16_t *)v)[i];
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
+        return ((const int32_t *)v)[i];
+    default:
+        return ((const int64_t *)v)[i];
+    }
+}
+/* Row i of a numeric (a decimal's unscaled value / 10^scale), date, timestamp or interval column
+ * as a double. */
+double cs_sql_double_at(const cs_column *c, int64_t i);
+
 /* A bump arena of 64 KiB+ chunks from the operator's allocator (charged to the task): group keys
  * and the bytes of string aggregation values. Freed all at once. */
 typedef struct cs_sql_arena {
@@ -112,31 +133,44 @@ void cs_sql_arena_reset(cs_sql_arena *a);
 
 /* One aggregate function bound to its argument type: Spark's buffer schema (aggBufferAttributes)
  * and result type, and where its state lives in a group's state row. */
+#define CS_SQL_AGG_MAX_BUF 6
 typedef struct cs_sql_agg {
     cs_agg_fn fn;
-    int impl;                            /* the state layout and loops (agg_functions.c) */
+    int impl;                            /* the state layout and loops (agg_functions*.c) */
     cs_col_type *arg_type, *result_type; /* references (arg_type NULL for count(*)) */
+    cs_col_type *arg2_type;              /* two-input aggregates' second argument */
     int n_buf;
-    cs_col_type *buf_types[2];
-    const char *buf_names[2];
+    cs_col_type *buf_types[CS_SQL_AGG_MAX_BUF];
+    const char *buf_names[CS_SQL_AGG_MAX_BUF];
     int state_off, state_size;
     bool ignore_nulls;
     int res_precision; /* decimal sum/avg: the buffer's / result's precision */
+    int hll_p;         /* approx_count_distinct: log2 of the register count */
+    double rel_error;  /* percentile_approx: 1 / accuracy */
+    double *percentages;
+    int n_percentages;
+    bool pct_array;
 } cs_sql_agg;
 
 int cs_sql_agg_bind(cs_sql_agg *a, cs_agg_fn fn, const cs_col_type *arg_type, bool ignore_nulls,
                     cs_error *err);
+/* Binds every field of a spec (input ordinals aside). */
+int cs_sql_agg_bind_spec(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err);
 void cs_sql_agg_release(cs_sql_agg *a);
 /* Folds rows [0, n) of column in (NULL for count(*)) into the states of groups gid[i]
  * (state row of group g at states + g * stride + a->state_off). States start zeroed. */
 int cs_sql_agg_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                       const cs_column *in, int64_t n, bool ansi, cs_sql_arena *arena,
                       cs_error *err);
-/* The same over rows [row0, row0 + n) of in: row row0 + k goes to group gid[k] (the window's
- * frames fold a range of a partition's rows). */
+/* The same for two-input aggregates (in2: the second input; NULL for the others). */
+int cs_sql_agg_update2(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                       const cs_column *in, const cs_column *in2, int64_t n, bool ansi,
+                       cs_sql_arena *arena, cs_error *err);
+/* The same over rows [row0, row0 + n) of in (and in2): row row0 + k goes to group gid[k] (the
+ * window's frames fold a range of a partition's rows). */
 int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
-                           const cs_column *in, int64_t row0, int64_t n, bool ansi,
-                           cs_sql_arena *arena, cs_error *err);
+                           const cs_column *in, const cs_column *in2, int64_t row0, int64_t n,
+                           bool ansi, cs_sql_arena *arena, cs_error *err);
 /* Merges buffer columns bufs[0..a->n_buf) of rows [0, n) (another task's partial buffers). */
 int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                      cs_column *const *bufs, int64_t n, bool ansi, cs_sql_arena *arena,
@@ -148,5 +182,74 @@ void cs_sql_agg_export(const cs_sql_agg *a, const uint8_t *states, size_t stride
 int cs_sql_agg_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
                         int64_t n, bool ansi, cs_col_allocator *alloc, cs_column **out,
                         cs_error *err);
+
+/* ---- agg_functions_ext.c: the statistical, collecting and sketching aggregates ---- */
+
+/* The first impl number of agg_functions_ext.c; bind fills a for the functions it owns
+ * (returns 1), 0 for the others, < 0 on a bad argument. */
+enum { CS_SQL_AGG_IMPL_EXT = 100 };
+int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err);
+int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                          const cs_column *in, const cs_column *in2, int64_t row0, int64_t n,
+                          cs_sql_arena *arena, cs_error *err);
+int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                         cs_column *const *bufs, int64_t n, cs_sql_arena *arena, cs_error *err);
+void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                           int64_t n, cs_col_allocator *alloc, cs_column **bufs);
+int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                            int64_t n, cs_col_allocator *alloc, cs_column **out, cs_error *err);
+/* agg_functions.c's value helpers for the ext file: a min/max/first state's 16-byte form of
+ * row i (strings: pointer + length into the column), kept with string bytes copied to the
+ * arena, Spark's ordering of two such forms, and a column of such forms (valid when
+ * st[has_off], has_off < 0: always). */
+void cs_sql_agg_load_value(const cs_column *c, int64_t i, uint8_t *dst);
+void cs_sql_agg_keep_value(cs_type_id id, uint8_t *st, const uint8_t *v, cs_sql_arena *arena);
+int cs_sql_agg_cmp_value(cs_type_id id, const uint8_t *a, const uint8_t *b);
+cs_column *cs_sql_agg_value_column(cs_col_type *type, const uint8_t *states, size_t stride, int off,
+                                   int has_off, int64_t g0, int64_t n, cs_col_allocator *alloc);
+/* Spark's DATATYPE_MISMATCH error of an aggregate over a type it does not take. */
+int cs_sql_agg_bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err);
+
+/* ---- kernels_hash.c ---- */
+
+/* Spark's xxhash64 of rows [row0, row0 + n) of c folded into h[i] (its seed on entry; nulls
+ * leave it). */
+void cs_sql_xxhash64_fold(const cs_column *c, int64_t row0, int64_t n, uint64_t *h);
+
+/* ---- agg_quantiles.c: Spark's QuantileSummaries (percentile_approx) ---- */
+
+typedef struct cs_sql_gk_stat {
+    double v;
+    int64_t g, delta;
+} cs_sql_gk_stat;
+
+typedef struct cs_sql_digest {
+    double rel;
+    double *head;
+    int64_t nhead, headcap;
+    cs_sql_gk_stat *s, *tmp;
+    int64_t ns, scap, tcap;
+    int64_t count;
+    bool compressed;
+} cs_sql_digest;
+
+/* Room for n stats in *p (keep: how many to carry over). */
+void cs_sql_gk_reserve(cs_sql_gk_stat **p, int64_t *cap, int64_t n, cs_sql_arena *arena,
+                       int64_t keep);
+void cs_sql_gk_add(cs_sql_digest *d, double x, cs_sql_arena *arena);
+/* Merges a compressed summary (rel, count, os[0..ons)) into d (PercentileDigest.merge). */
+void cs_sql_gk_merge(cs_sql_digest *d, double orel, int64_t ocount, const cs_sql_gk_stat *os,
+                     int64_t ons, cs_sql_arena *arena);
+/* A compressed copy of d in scratch (d unchanged: window frames go on adding to it). */
+void cs_sql_gk_compressed_copy(const cs_sql_digest *d, cs_sql_digest *c, cs_sql_arena *scratch);
+/* Spark's query of a compressed summary with at least one sample. */
+double cs_sql_gk_query(const cs_sql_digest *d, double q);
+
+/* ---- agg_hll.c ---- */
+
+/* Spark's HyperLogLog++ at precision p (4..18): registers reg[0 .. 2^p) take a 64-bit hash; the
+ * estimate of the distinct values seen. */
+void cs_sql_hll_add(uint8_t *reg, int p, uint64_t h);
+int64_t cs_sql_hll_estimate(const uint8_t *reg, int p);
 
 #endif /* CSPARK_SQLEXEC_SQL_OPS_INTERNAL_H */

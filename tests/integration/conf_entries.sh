@@ -12,6 +12,7 @@
 # of conf_entries.c (scoped_defaults: Kubernetes pods, executors apart from the driver) are the
 # one place a key may have a second default, for its scope.
 # Usage: conf_entries.sh BUILD_DIR
+# ctest-labels: no-asan (it reads the sources, not the build: the sanitizer pass would repeat it)
 set -u
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d)

@@ -14,6 +14,7 @@
 # message) is listed in ALLOW below with its reason. Before looking at the tree, the checker proves
 # it bites on the comparisons issue 22 found, and lets protocol parsing through.
 # $1 = build directory (unused: the check reads the sources).
+# ctest-labels: no-asan (it reads the sources, not the build: the sanitizer pass would repeat it)
 set -euo pipefail
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 fail() { echo "FAIL: error_text_decisions: $*" >&2; exit 1; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # format_check.sh — every C source and header follows .clang-format (DESIGN.md §7): clang-format
 # would change nothing. Fix with `make format`.
+# ctest-labels: no-asan (it reads the sources, not the build: the sanitizer pass would repeat it)
 set -u
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v clang-format >/dev/null || { echo "FAIL: format_check: clang-format is not installed"; exit 1; }

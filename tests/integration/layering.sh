@@ -5,6 +5,7 @@
 # of src/ must have a row. It also checks that no file under src/ is longer than 1,000 lines. Before
 # looking at the tree, the checker proves it bites: it must reject a few includes that go up the
 # stack or across siblings. $1 = build directory (unused: the check reads the sources).
+# ctest-labels: no-asan (it reads the sources, not the build: the sanitizer pass would repeat it)
 set -euo pipefail
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 fail() { echo "FAIL: layering: $*" >&2; exit 1; }

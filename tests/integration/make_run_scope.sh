@@ -7,6 +7,7 @@
 # plane, the image or kubesim. Before the split, `make run` depended on `make build` (every
 # package, CMake's `all`: 9 minutes on a fresh machine).
 # $1 = build directory (unused: the test reads the Makefile and configures a scratch directory).
+# ctest-labels: no-asan (it reads the sources, not the build: the sanitizer pass would repeat it)
 set -euo pipefail
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 fail() { echo "FAIL: make_run_scope: $*" >&2; exit 1; }

@@ -2,6 +2,7 @@
 ends with the shell that started it, even when that shell's EXIT trap does not stop it: tests that
 set a trap of their own left recorders running after their cluster was gone, retrying it forever.
 The API server here is one that never answers (a closed port), as after a cluster's teardown."""
+# ctest-labels: no-asan (Python alone: no cspark program runs, the sanitizer pass would repeat it)
 import os
 import signal
 import socket

@@ -295,6 +295,7 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                      .map_status_opts = so,
                      .blocks = cs_shuffle_local_source(env->local_dir),
                      .broadcasts = env->broadcasts, /* tasks read the driver's copies */
+                     .conf = env->conf,
                      .block_manager = cs_block_manager_new(&bo)};
     return cs_local_backend_new(env->master->threads, &xenv);
 }

@@ -331,6 +331,15 @@ static int count_optimize(cs_opt_ctx *c, const cs_logical_plan *p, cs_logical_pl
     return 0;
 }
 
+static cs_plan_kind OPTIMIZED_KIND;
+
+static int record_optimize(cs_opt_ctx *c, const cs_logical_plan *p, cs_logical_plan **out,
+                           cs_error *err)
+{
+    OPTIMIZED_KIND = p->kind;
+    return count_optimize(c, p, out, err);
+}
+
 static const cs_sql_expr *SUBS[8];
 static int N_SUBS;
 
@@ -358,6 +367,22 @@ static void test_optimize_subqueries_runs_the_optimizer_and_drops_top_sorts(void
     assert_int_equal(SUBS[0]->subquery->kind, CS_LP_LIMIT);
     assert_int_not_equal(SUBS[1]->subquery->kind, CS_LP_SORT);
     assert_lacks(text_of(SUBS[2]->subquery), "Sort");
+}
+
+/* The aggregate of a correlated scalar subquery stays out of the optimizer's reach (grouped
+ * by the correlation, PropagateEmptyRelation would make an empty input's count vanish). */
+static void test_optimize_subqueries_keeps_a_correlated_aggregate(void **state)
+{
+    (void)state;
+    cs_logical_plan *p =
+        analyzed("select a from t where b = (select count(*) from u where u.a = t.a)");
+    cs_logical_plan *r = NULL;
+    assert_int_equal(cs_opt_pull_up_correlated(&CTX, p, &r, &ERR), 0);
+    CTX.optimize_plan = record_optimize;
+    OPTIMIZED = 0;
+    assert_int_equal(cs_opt_subqueries(&CTX, r, &r, &ERR), 0);
+    assert_int_equal(OPTIMIZED, 1);
+    assert_int_equal(OPTIMIZED_KIND, CS_LP_SUBQUERY_ALIAS);
 }
 
 /* ---- joins and set operations ---- */
@@ -466,6 +491,13 @@ static void test_reorder_join_puts_conditions_before_products(void **state)
     cs_logical_plan *again = NULL;
     assert_int_equal(apply(r, rules, 1, &again), 0);
     assert_ptr_equal(again, r);
+    /* a correlated scalar subquery is no join condition: it stays in a filter on top */
+    p = analyzed("select x.a from t x, u y, t z where x.a = z.a and z.b = y.c and "
+                 "x.b = (select count(*) from u where u.a = z.a)");
+    static const cs_opt_rule_fn pull_then_reorder[] = {cs_opt_pull_up_correlated,
+                                                       cs_opt_reorder_join};
+    assert_int_equal(apply(p, pull_then_reorder, 2, &r), 0);
+    assert_has(text_of(r), "Filter (b = scalarsubquery())\n");
     /* no condition at all: left alone */
     p = analyzed("select * from t x, u y, t z");
     assert_int_equal(apply(p, rules, 1, &r), 0);
@@ -576,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_correlated_scalar_is_a_left_outer_join),
         cmocka_unit_test(test_correlations_the_rewrite_cannot_keep_are_errors),
         cmocka_unit_test(test_optimize_subqueries_runs_the_optimizer_and_drops_top_sorts),
+        cmocka_unit_test(test_optimize_subqueries_keeps_a_correlated_aggregate),
         cmocka_unit_test(test_set_operations),
         cmocka_unit_test(test_outer_joins_made_inner_by_null_rejecting_filters),
         cmocka_unit_test(test_existence_join_output_kept_when_its_child_changes),

@@ -229,6 +229,20 @@ static inline bool t_rows_equal(const t_rows *a, const t_rows *b)
     return true;
 }
 
+/* Java's Double.toString as the goldens print doubles (tests/sql/golden): ".0" for whole
+ * numbers below 10^7, else the shortest digits that read back to the same double. */
+static inline void t_java_double(double d, char *out, size_t n)
+{
+    if (d == floor(d) && fabs(d) < 1e7) {
+        snprintf(out, n, "%.1f", d);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, n, "%.*g", p, d);
+        if (strtod(out, NULL) == d) break;
+    }
+}
+
 /* A context without a memory limit (alloc: the default allocator). */
 static inline cs_sql_exec_ctx t_ctx(void)
 {

@@ -213,7 +213,7 @@ static void test_cancel_between_batches(void **state)
     cs_sql_op *leaf = cs_sql_op_batches(cs_col_type_ref(b[0]->schema), b, 2);
     cs_col_batch_unref(b[0]);
     cs_col_batch_unref(b[1]);
-    atomic_bool cancelled = false;
+    atomic_int cancelled = 0;
     cs_sql_exec_ctx ctx = {.alloc = cs_col_default_allocator(), .cancelled = &cancelled};
     cs_error err = {0};
     assert_int_equal(cs_sql_op_open(leaf, &ctx, &err), CS_OK);
@@ -221,7 +221,7 @@ static void test_cancel_between_batches(void **state)
     assert_int_equal(cs_sql_op_next(leaf, &out, &err), CS_OK);
     assert_int_equal(out->num_rows, 3);
     cs_col_batch_unref(out);
-    atomic_store(&cancelled, true);
+    atomic_store(&cancelled, 1);
     assert_int_equal(cs_sql_op_next(leaf, &out, &err), CS_ECANCELLED);
     assert_null(out);
     cs_sql_op_free(leaf);

@@ -47,21 +47,6 @@ static cs_sql_op *w_op(int64_t batch)
     return op;
 }
 
-/* Java's Double.toString for the values these tests see: the shortest round-trip digits, ".0"
- * for whole numbers. */
-static void java_double(double d, char *out, size_t n)
-{
-    if (d == floor(d) && fabs(d) < 1e7) {
-        snprintf(out, n, "%.1f", d);
-        return;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(out, n, "%.*g", p, d);
-        if (strtod(out, NULL) == d) break;
-    }
-    if (!strpbrk(out, ".eEn")) strncat(out, ".0", n - strlen(out) - 1);
-}
-
 /* Rows of the output columns cols[] as the golden prints them ("a"\t1\tNULL). */
 static t_rows run_golden_form(cs_sql_op *op, const int *cols, int n_cols, int64_t batch_rows)
 {
@@ -88,8 +73,16 @@ static t_rows run_golden_form(cs_sql_op *op, const int *cols, int n_cols, int64_
                     cs_sbuf_printf(&sb, "\"%.*s\"", (int)len, (const char *)p);
                 } else if (c->type->id == CS_TYPE_DOUBLE) {
                     char d[64];
-                    java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
+                    t_java_double(((const double *)(const void *)c->values)[i], d, sizeof d);
                     cs_sbuf_puts(&sb, d);
+                } else if (c->type->id == CS_TYPE_ARRAY) { /* of ints */
+                    const int32_t *o = cs_column_offsets(c);
+                    cs_sbuf_putc(&sb, '[');
+                    for (int32_t e = o[i]; e < o[i + 1]; e++) {
+                        if (e > o[i]) cs_sbuf_puts(&sb, ", ");
+                        t_value(c->children[0], e, &sb);
+                    }
+                    cs_sbuf_putc(&sb, ']');
                 } else {
                     t_value(c, i, &sb);
                 }
@@ -574,6 +567,113 @@ static void test_lag_lead_ignore_nulls(void **state)
     cs_col_type_unref(schema);
 }
 
+static void test_running_collect_list_and_two_input_aggregates(void **state)
+{
+    /* collect_list(v) OVER (PARTITION BY g ORDER BY t): each row its own list, although the
+     * frame grows; max_by(t, v) over the same frames */
+    cs_col_type *it = cs_col_type_primitive(CS_TYPE_INT);
+    cs_window_fn c = agg_fn(CS_AGG_COLLECT_LIST, 2, CS_TYPE_INT, (cs_window_frame){0});
+    c.type = cs_col_type_array(it, false);
+    golden_case gc = {"running collect_list",
+                      true,
+                      {T_ASC},
+                      1,
+                      c,
+                      {0, 1, 3},
+                      3,
+                      "\"a\"\t1\t[10]\n\"a\"\t2\t[10, 20]\n\"a\"\t3\t[10, 20, 20]\n"
+                      "\"a\"\t4\t[10, 20, 20]\n\"b\"\t1\t[5]\n\"b\"\t2\t[5, 7]\n"
+                      "\"b\"\t5\t[5, 7, 7]\nNULL\t1\t[1]"};
+    run_case(&gc);
+    cs_col_type_unref(c.type);
+    cs_window_fn m = agg_fn(CS_AGG_MAX_BY, 1, CS_TYPE_INT, (cs_window_frame){0});
+    m.agg.input2 = 2;
+    m.agg.arg2_type = it;
+    golden_case gm = {"running max_by(t, v)",
+                      true,
+                      {T_ASC},
+                      1,
+                      m,
+                      {0, 1, 3},
+                      3,
+                      "\"a\"\t1\t1\n\"a\"\t2\t2\n\"a\"\t3\t3\n\"a\"\t4\t3\n"
+                      "\"b\"\t1\t1\n\"b\"\t2\t2\n\"b\"\t5\t5\nNULL\t1\t1"};
+    run_case(&gm);
+}
+
+/* count(*) OVER (ORDER BY x [DESC] RANGE BETWEEN 0.5 PRECEDING AND CURRENT ROW) over doubles
+ * 1.0, 1.5, 2.0, 3.5 with the offset a decimal(2,1) value, and OVER (ORDER BY d RANGE BETWEEN 1
+ * PRECEDING AND 1 FOLLOWING) over dates 10, 11, 13, NULL (the NULL frames its NULL peers). */
+static void test_range_offsets_over_double_decimal_and_date_keys(void **state)
+{
+    cs_col_type *dt = cs_col_type_primitive(CS_TYPE_DOUBLE),
+                *lt = cs_col_type_primitive(CS_TYPE_LONG);
+    cs_col_type *dat = cs_col_type_primitive(CS_TYPE_DATE);
+    cs_col_type *schema = t_schema(2, (const char *[]){"x", "d"}, (cs_col_type *[]){dt, dat});
+    cs_col_type *dec = cs_col_type_decimal(2, 1, NULL);
+    __int128 half = -5;
+    cs_column *off = t_fixed(dec, &half, 1, NULL);
+    for (int desc = 0; desc < 2; desc++) {
+        double x[] = {1.0, 1.5, 2.0, 3.5};
+        int32_t d[] = {10, 11, 13, 0};
+        if (desc)
+            for (int i = 0; i < 2; i++) {
+                double t = x[i];
+                x[i] = x[3 - i];
+                x[3 - i] = t;
+            }
+        cs_col_batch *b = t_batch(
+            schema,
+            (cs_column *[]){t_doubles(x, 4, NULL), t_fixed(dat, d, 4, (uint8_t[]){1, 1, 1, 0})}, 4);
+        cs_window_fn f = {.kind = CS_WIN_AGGREGATE,
+                          .input = -1,
+                          .agg = {.fn = CS_AGG_COUNT_STAR, .input = -1},
+                          .frame = RANGE_FRAME(CS_WB_OFFSET, 0, CS_WB_CURRENT_ROW, 0),
+                          .type = lt,
+                          .name = "c"};
+        f.frame.lower_value = off;
+        cs_sort_key ok = {.ordinal = 0, .descending = desc, .nulls_first = !desc};
+        cs_error err = {0};
+        cs_sql_op *op = cs_sql_op_window(t_leaf(schema, &b, 1), NULL, 0, &ok, 1, &f, 1, &err);
+        if (!op) fail_msg("%s", err.msg);
+        cs_sql_exec_ctx ctx = t_ctx();
+        t_rows got = t_run(op, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        const char *asc[] = {"1|10|1", "1.5|11|2", "2|13|2", "3.5|NULL|1"};
+        const char *dsc[] = {"3.5|10|1", "2|11|1", "1.5|13|2", "1|NULL|2"};
+        for (int i = 0; i < 4; i++)
+            assert_string_equal(got.row[i], desc ? dsc[i] : asc[i]);
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    cs_column_unref(off);
+    /* dates: RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING, NULLS FIRST */
+    double x[] = {0, 0, 0, 0};
+    int32_t d[] = {0, 10, 11, 13};
+    cs_col_batch *b = t_batch(
+        schema, (cs_column *[]){t_doubles(x, 4, NULL), t_fixed(dat, d, 4, (uint8_t[]){0, 1, 1, 1})},
+        4);
+    cs_window_fn f = {.kind = CS_WIN_AGGREGATE,
+                      .input = -1,
+                      .agg = {.fn = CS_AGG_COUNT_STAR, .input = -1},
+                      .frame = RANGE_FRAME(CS_WB_OFFSET, -1, CS_WB_OFFSET, 1),
+                      .type = lt,
+                      .name = "c"};
+    cs_sort_key ok = {.ordinal = 1, .nulls_first = true};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_window(t_leaf(schema, &b, 1), NULL, 0, &ok, 1, &f, 1, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows got = t_run(op, &ctx);
+    assert_int_equal(got.rc, CS_OK);
+    const char *want[] = {"0|NULL|1", "0|10|2", "0|11|2", "0|13|1"};
+    for (int i = 0; i < 4; i++)
+        assert_string_equal(got.row[i], want[i]);
+    t_rows_free(&got);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_col_type *it = cs_col_type_primitive(CS_TYPE_INT);
@@ -607,6 +707,8 @@ int main(void)
         cmocka_unit_test(test_aggregates_over_frames_as_spark),
         cmocka_unit_test(test_running_and_sliding_sums_many_batches),
         cmocka_unit_test(test_lag_lead_ignore_nulls),
+        cmocka_unit_test(test_running_collect_list_and_two_input_aggregates),
+        cmocka_unit_test(test_range_offsets_over_double_decimal_and_date_keys),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

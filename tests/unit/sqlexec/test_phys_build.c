@@ -98,9 +98,10 @@ static void test_range_slices_as_spark(void **state)
 static void test_hash_join_with_residual_condition(void **state)
 {
     (void)state;
-    /* l(k = i % 4, v = i) JOIN r(k2 = j % 4, w = 10 + j - 8) ON k = k2 AND v < w, both sides'
-     * build variants, against a nested loop */
-    for (int build = 0; build < 2; build++) {
+    /* l(k = i % 4, v = i) JOIN r(k2 = j % 4, w = 2 + j) ON k = k2 AND v < w, both sides'
+     * build variants, then as a nested loop join whose condition holds both, against a
+     * reference */
+    for (int build = 0; build < 3; build++) {
         cs_phys_node *j = cs_phys_new(CS_PH_HASH_JOIN, NULL, 2);
         j->children[0] = local_kv_named("k", "v", 12, 4, 0);
         j->children[1] = local_kv_named("k2", "w", 8, 4, 2);
@@ -110,6 +111,11 @@ static void test_hash_join_with_residual_condition(void **state)
         j->left_keys = calloc(1, sizeof(int));
         j->right_keys = calloc(1, sizeof(int));
         j->join_condition = call2("<", col(1), col(3));
+        if (build == 2) {
+            j->kind = CS_PH_NESTED_LOOP_JOIN;
+            j->build_side = CS_BUILD_RIGHT;
+            j->join_condition = call2("and", call2("=", col(0), col(2)), j->join_condition);
+        }
         t_rows got = run_tree(j, 0, true);
         t_rows want = {0};
         for (int l = 0; l < 12; l++)
@@ -178,8 +184,6 @@ static cs_sql_op *open_input(void *arg, const cs_phys_node *leaf, cs_error *err)
     inputs *in = arg;
     in->opened_input = leaf->input;
     if (leaf->input != 1) return cs_error_set(err, CS_ENOTFOUND, "no input %d", leaf->input), NULL;
-    for (int i = 0; i < in->local->n_batches; i++)
-        cs_col_batch_ref(in->local->batches[i]);
     return cs_sql_op_batches(cs_col_type_ref(in->local->schema), in->local->batches,
                              in->local->n_batches);
 }

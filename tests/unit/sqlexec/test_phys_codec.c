@@ -283,6 +283,7 @@ static void group_key_out_of_range(Cspark__SqlPlan *pb)
 }
 static void child_missing(Cspark__SqlPlan *pb)
 {
+    cspark__sql_plan_node__free_unpacked(pb->root->children[0], NULL);
     pb->root->n_children = 0;
 }
 static void literal_of_other_type(Cspark__SqlPlan *pb)

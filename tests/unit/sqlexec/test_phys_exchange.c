@@ -36,7 +36,10 @@ static cs_column *decimals(const int64_t *unscaled, int64_t n)
     __int128 v[8];
     for (int64_t i = 0; i < n; i++)
         v[i] = unscaled[i];
-    return t_fixed(cs_col_type_decimal(10, 2, &err), v, n, NULL);
+    cs_col_type *t = cs_col_type_decimal(10, 2, &err);
+    cs_column *c = t_fixed(t, v, n, NULL); /* the builder takes its own reference */
+    cs_col_type_unref(t);
+    return c;
 }
 
 static cs_col_batch *sample_batch(int64_t n)
