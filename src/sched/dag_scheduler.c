@@ -729,7 +729,7 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *s
 }
 
 /* The job's local properties as Spark's JobStart carries them: key, value pairs in props_out
- * (room for 6). Returns how many strings. */
+ * (room for 8). Returns how many strings. */
 static int job_properties_pairs(const job_properties *p, const char **props_out)
 {
     int n = 0;
@@ -742,6 +742,10 @@ static int job_properties_pairs(const job_properties *p, const char **props_out)
         props_out[n++] = p->group_id;
         props_out[n++] = "spark.job.interruptOnCancel";
         props_out[n++] = p->interrupt_on_cancel ? "true" : "false";
+    }
+    if (p->sql_execution_id) {
+        props_out[n++] = "spark.sql.execution.id";
+        props_out[n++] = p->sql_execution_id;
     }
     return n;
 }
@@ -786,7 +790,7 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 
     job_stages js = {0};
     all_stages(fin, &js);
-    const char *pairs[6];
+    const char *pairs[8];
     cs_event ev = {.kind = CS_EV_JOB_START,
                    .job_id = j.id,
                    .stage_ids = js.ids,

@@ -138,6 +138,10 @@ const char *cs_json_protocol_event_name(cs_event_kind kind)
         return "SparkListenerBlockUpdated";
     case CS_EV_UNPERSIST_RDD:
         return "SparkListenerUnpersistRDD";
+    case CS_EV_SQL_EXECUTION_START:
+        return "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart";
+    case CS_EV_SQL_EXECUTION_END:
+        return "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd";
     }
     return "SparkListenerUnknown";
 }
@@ -524,6 +528,24 @@ static json_t *to_json(cs_json_protocol *jp, const cs_event *ev, int64_t launch)
         break;
     case CS_EV_UNPERSIST_RDD:
         set_int(o, "RDD ID", ev->rdd_id);
+        break;
+    case CS_EV_SQL_EXECUTION_START: { /* Spark's field names (camelCase: a Jackson-written event) */
+        set_int(o, "executionId", ev->sql_execution_id);
+        set_int(o, "rootExecutionId", ev->sql_execution_id);
+        set_str(o, "description", ev->sql_description ? ev->sql_description : "");
+        set_str(o, "details", "");
+        set_str(o, "physicalPlanDescription", ev->sql_plan ? ev->sql_plan : "");
+        json_t *info = ev->sql_plan_info ? json_loads(ev->sql_plan_info, 0, NULL) : NULL;
+        json_object_set_new(o, "sparkPlanInfo", info ? info : json_object());
+        set_int(o, "time", ev->time_ms);
+        json_object_set_new(o, "modifiedConfigs", json_object());
+        json_object_set_new(o, "jobTags", json_array());
+        break;
+    }
+    case CS_EV_SQL_EXECUTION_END:
+        set_int(o, "executionId", ev->sql_execution_id);
+        set_int(o, "time", ev->time_ms);
+        if (!ev->succeeded) set_str(o, "errorMessage", ev->reason ? ev->reason : "");
         break;
     case CS_EV_EXECUTOR_METRICS: /* not logged, as Spark's EventLoggingListener */
     case CS_EV_BLOCK_UPDATED:    /* one line per block: block_updated_json */

@@ -126,7 +126,8 @@ static qnode *copy_event(const cs_event *ev)
     size_t n = metrics + reason + blocks * sizeof(cs_block_status) + rdds * sizeof(cs_rdd_info) +
                (ids + tasks + parents + nparents + job_parents) * sizeof(int) +
                slen(ev->stage_name) + slen(ev->executor_id) + slen(ev->host) + slen(ev->reason) +
-               slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user);
+               slen(ev->task_type) + slen(ev->app_id) + slen(ev->app_name) + slen(ev->user) +
+               slen(ev->sql_description) + slen(ev->sql_plan) + slen(ev->sql_plan_info);
     for (size_t i = 0; i < rdds; i++)
         n += slen(ev->rdd_infos[i].name) + slen(ev->rdd_infos[i].callsite);
     size_t names = ids && ev->stage_names ? ids : 0;
@@ -234,6 +235,9 @@ static qnode *copy_event(const cs_event *ev)
     q->ev.app_id = scopy(&cur, ev->app_id);
     q->ev.app_name = scopy(&cur, ev->app_name);
     q->ev.user = scopy(&cur, ev->user);
+    q->ev.sql_description = scopy(&cur, ev->sql_description);
+    q->ev.sql_plan = scopy(&cur, ev->sql_plan);
+    q->ev.sql_plan_info = scopy(&cur, ev->sql_plan_info);
     for (size_t i = 0; i < rdds; i++) {
         infos[i].name = scopy(&cur, ev->rdd_infos[i].name);
         infos[i].callsite = scopy(&cur, ev->rdd_infos[i].callsite);

@@ -36,7 +36,9 @@ typedef enum {
     CS_EV_ALLOCATION_TARGET, /* cspark: dynamic allocation changed its executor target */
     CS_EV_EXECUTOR_METRICS,  /* an executor's heartbeat: its process metrics (Spark's ExecutorMetricsUpdate) */
     CS_EV_BLOCK_UPDATED,     /* cached blocks an executor stored or dropped (Spark's BlockUpdated): updated_blocks */
-    CS_EV_UNPERSIST_RDD      /* the application unpersisted rdd_id (Spark's UnpersistRDD) */
+    CS_EV_UNPERSIST_RDD,     /* the application unpersisted rdd_id (Spark's UnpersistRDD) */
+    CS_EV_SQL_EXECUTION_START, /* a SQL query began (Spark's SparkListenerSQLExecutionStart): sql_* */
+    CS_EV_SQL_EXECUTION_END    /* it ended (SparkListenerSQLExecutionEnd): succeeded, reason */
 } cs_event_kind;
 typedef struct cs_rdd_info {                      /* one RDD of a stage, as Spark's RDDInfo */
     int id; const char *name; const char *callsite; int num_partitions; int parent_ids[2]; int num_parents;
@@ -91,6 +93,11 @@ typedef struct cs_event {
                                                      Properties: spark.job.description, spark.jobGroup.id, ...),
                                                      num_job_properties key, value pairs, copied */
     int rdd_id;                                   /* unpersist: the RDD */
+    int64_t sql_execution_id;                     /* SQL execution start/end: Spark's executionId */
+    const char *sql_description;                  /* SQL execution start: the statement, copied */
+    const char *sql_plan;                         /* SQL execution start: the physical plan as EXPLAIN prints it, copied */
+    const char *sql_plan_info;                    /* SQL execution start: Spark's SparkPlanInfo tree as JSON text
+                                                     ({"nodeName", "simpleString", "children", "metadata", "metrics"}), copied */
 } cs_event;
 typedef struct listener_bus listener_bus;
 typedef void (*listener_fn)(void *arg, const cs_event *ev);

@@ -98,6 +98,7 @@ typedef struct job_properties {
     const char *description;  /* spark.job.description (the UI's Description), NULL: none */
     const char *group_id;     /* spark.jobGroup.id (cs_scheduler_cancel_group), NULL: none */
     bool interrupt_on_cancel; /* spark.job.interruptOnCancel, reported in the job's properties */
+    const char *sql_execution_id; /* spark.sql.execution.id: the SQL query it runs, NULL: none */
 } job_properties;
 
 /* Runs `sink` over the given partitions of rdd (all when partitions == NULL), with props (NULL:

@@ -46,7 +46,7 @@ static void collect_reads(cspark_rdd *rdd, shuffle_dep ***out, int *n, int *cap,
         *seen = cs_xrealloc(*seen, (size_t)*capseen * sizeof **seen);
     }
     (*seen)[(*nseen)++] = rdd;
-    if (rdd->kind == RDD_SHUFFLED) {
+    if (rdd->num_deps > 0) { /* shuffled nodes and SQL stages (RDD_SQL_EXEC) */
         for (int d = 0; d < rdd->num_deps; d++) {
             bool dup = false;
             for (int i = 0; i < *n; i++)

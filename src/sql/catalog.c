@@ -56,6 +56,16 @@ const char *cs_catalog_current_database(const cs_catalog *c)
     return CS_CATALOG_DEFAULT_DB;
 }
 
+int cs_catalog_count(const cs_catalog *c)
+{
+    return c->n;
+}
+
+const cs_catalog_table *cs_catalog_entry(const cs_catalog *c, int i)
+{
+    return i >= 0 && i < c->n ? c->entries[i] : NULL;
+}
+
 bool cs_catalog_database_exists(const cs_catalog *c, const char *db)
 {
     (void)c;

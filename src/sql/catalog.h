@@ -69,6 +69,10 @@ const char *cs_catalog_current_database(const cs_catalog *c);
 
 /* The relation called parts[0..n) (case-insensitive), or NULL. */
 cs_catalog_table *cs_catalog_lookup_relation(cs_catalog *c, const char *const *parts, int n);
+/* The entries in creation order, dropped ones included (`dropped` set), for SHOW TABLES:
+ * 0 <= i < cs_catalog_count(c). */
+int cs_catalog_count(const cs_catalog *c);
+const cs_catalog_table *cs_catalog_entry(const cs_catalog *c, int i);
 /* The database name exists ("default", "global_temp"). */
 bool cs_catalog_database_exists(const cs_catalog *c, const char *db);
 

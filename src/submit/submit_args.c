@@ -213,6 +213,14 @@ int cs_submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err)
     return CS_OK;
 }
 
+bool cs_submit_option_takes_value(const char *arg)
+{
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+        if (strcmp(arg, opts[k].name) == 0 || (opts[k].alias && strcmp(arg, opts[k].alias) == 0))
+            return opts[k].takes_value;
+    return false;
+}
+
 void cs_submit_args_free(submit_args *a)
 {
     if (!a) return;

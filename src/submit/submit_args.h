@@ -40,6 +40,9 @@ typedef struct submit_args {
  * prefix) such as "unknown option '--foo' (run cspark-submit --help for usage)". */
 int cs_submit_args_parse(int argc, char **argv, submit_args *out, cs_error *err);
 void cs_submit_args_free(submit_args *a);
+/* Whether arg is an option whose value is the next argument ("--master", "--conf", "-c"; not
+ * "--verbose" nor "--master=x"): cspark-sql passes such pairs on untouched. */
+bool cs_submit_option_takes_value(const char *arg);
 
 /* Builds the effective conf. conf_dir is where spark-defaults.conf is looked for (NULL: from
  * $SPARK_CONF_DIR, else $SPARK_HOME/conf). *used_props receives the properties file actually

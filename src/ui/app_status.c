@@ -880,6 +880,9 @@ void cs_ui_store_listener(void *arg, const cs_event *ev)
     case CS_EV_UNPERSIST_RDD:
         cs_ui_storage_unpersist(st, ev->rdd_id);
         break;
+    case CS_EV_SQL_EXECUTION_START: /* no SQL tab yet: the jobs carry the statement */
+    case CS_EV_SQL_EXECUTION_END:
+        break;
     }
     pthread_mutex_unlock(&st->lock);
 }

@@ -1,0 +1,620 @@
+/*
+ * sql_main.c — cspark_sql_main, the `cspark-sql` program (its main() is in
+ * src/programs/cspark_sql.c), as Spark's `spark-sql` (SparkSQLCLIDriver):
+ *
+ *   cspark-sql [cspark-submit options] [-e SQL | -f FILE] [-i FILE] [-S] [--database DB]
+ *              [-d|--define|--hivevar K=V] [--hiveconf K=V] [--output-format tsv|table|golden]
+ *
+ * The command line is split in two: the options above are the CLI's, everything else is
+ * cspark-submit's (--master, --conf, --deploy-mode, --driver-memory, ..., parsed by
+ * submit_args.c into the application's conf). The application is libcspark itself: cs_app_run
+ * loads it and calls cspark_sql_app, the entry below, with the CLI's options, so that the driver
+ * runs as any cspark application does (context, executors of local[N] / local-cluster, UI, event
+ * log, Ctrl-C) and executors load the same library.
+ *
+ * Statements: -e's text, -f's file, or stdin read at a prompt ("spark-sql (default)> ") when no
+ * -e/-f is given; each cut at ';' outside quotes and comments. ${name} (or ${hivevar:name}) is
+ * replaced by a -d/--hivevar definition, as Spark's variable substitution. -i FILE runs first.
+ *
+ * Output (stdout): a statement's rows, printed only once the whole statement succeeded (no
+ * partial output): by default tab-separated as spark-sql prints them (header line with
+ * spark.sql.cli.print.header=true), `--output-format table` in a box, `--output-format golden`
+ * (alias `--result-format golden`) the canonical result format of tests/sql/README.md, one
+ * `-- query N (line L)` block per statement. "Time taken: ..." goes to stderr unless -S.
+ * Errors: one line "[ERROR_CLASS] message" on stderr; with -e / -f the first failing
+ * statement ends the run with exit status 1 (golden output records the error and goes on);
+ * at the prompt the next statement is read.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "programs/program_mains.h"
+#include "api/app.h"
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/sigpipe.h"
+#include "common/strutil.h"
+#include "session/sql_result_text.h"
+#include "session/sql_session.h"
+#include "submit/submit_args.h"
+
+#define PROGRAM "cspark-sql"
+
+/* ---- the CLI's options ---------------------------------------------------------------------- */
+
+typedef struct cli_opts {
+    const char *execute, *file, *init_file, *database;
+    bool silent, help;
+    cs_sql_text_form form;
+    const char **vars; /* "k=v" of -d / --define / --hivevar */
+    int n_vars;
+    const char **hiveconfs; /* "k=v" of --hiveconf */
+    int n_hiveconfs;
+} cli_opts;
+
+static const struct cli_opt {
+    const char *name, *alias;
+} cli_options[] = {
+    {"-e", NULL},
+    {"-f", NULL},
+    {"-i", NULL},
+    {"--database", NULL},
+    {"--silent", "-S"},
+    {"--define", "-d"},
+    {"--hivevar", NULL},
+    {"--hiveconf", NULL},
+    {"--output-format", NULL},
+    {"--result-format", NULL},
+};
+
+static void cli_opts_free(cli_opts *o)
+{
+    free(o->vars);
+    free(o->hiveconfs);
+}
+
+static int parse_form(const char *v, cs_sql_text_form *out)
+{
+    if (strcmp(v, "tsv") == 0 || strcmp(v, "hive") == 0)
+        *out = CS_SQL_TEXT_HIVE;
+    else if (strcmp(v, "table") == 0)
+        *out = CS_SQL_TEXT_TABLE;
+    else if (strcmp(v, "golden") == 0)
+        *out = CS_SQL_TEXT_GOLDEN;
+    else
+        return -1;
+    return 0;
+}
+
+/* The index of argv[i] in cli_options when it is one of the CLI's options (--opt=value too). */
+static int cli_option(const char *arg, const char **inline_value)
+{
+    *inline_value = NULL;
+    for (int k = 0; k < (int)(sizeof cli_options / sizeof cli_options[0]); k++) {
+        const struct cli_opt *o = &cli_options[k];
+        size_t n = strlen(o->name);
+        if (strcmp(arg, o->name) == 0 || (o->alias && strcmp(arg, o->alias) == 0)) return k;
+        if (strncmp(arg, "--", 2) == 0 && strncmp(arg, o->name, n) == 0 && arg[n] == '=') {
+            *inline_value = arg + n + 1;
+            return k;
+        }
+    }
+    return -1;
+}
+
+static void push(const char ***list, int *n, const char *v)
+{
+    *list = cs_xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
+    (*list)[(*n)++] = v;
+}
+
+/* Splits argv: the CLI's options into *o, the rest (cspark-submit's) into rest[0..*n_rest)
+ * (rest[0] = argv[0]). 0, or -1 after printing the usage error. */
+static int parse_cli(int argc, char **argv, cli_opts *o, char **rest, int *n_rest)
+{
+    memset(o, 0, sizeof *o);
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        int k = cli_option(arg, &v);
+        if (k < 0) {
+            if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) o->help = true;
+            rest[(*n_rest)++] = argv[i];
+            /* a cspark-submit option's separate value is never read as a CLI option */
+            if (arg[0] == '-' && !strchr(arg, '=') && cs_submit_option_takes_value(arg) &&
+                i + 1 < argc)
+                rest[(*n_rest)++] = argv[++i];
+            continue;
+        }
+        const char *name = cli_options[k].name;
+        if (strcmp(name, "--silent") == 0) {
+            o->silent = true;
+            continue;
+        }
+        if (!v) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, PROGRAM ": option %s requires a value\n", name);
+                return -1;
+            }
+            v = argv[++i];
+        }
+        if (strcmp(name, "-e") == 0) {
+            o->execute = v;
+        } else if (strcmp(name, "-f") == 0) {
+            o->file = v;
+        } else if (strcmp(name, "-i") == 0) {
+            o->init_file = v;
+        } else if (strcmp(name, "--database") == 0) {
+            o->database = v;
+        } else if (strcmp(name, "--define") == 0 || strcmp(name, "--hivevar") == 0 ||
+                   strcmp(name, "--hiveconf") == 0) {
+            if (!strchr(v, '=') || *v == '=') {
+                fprintf(stderr, PROGRAM ": %s '%s': expected NAME=VALUE\n", name, v);
+                return -1;
+            }
+            if (strcmp(name, "--hiveconf") == 0)
+                push(&o->hiveconfs, &o->n_hiveconfs, v);
+            else
+                push(&o->vars, &o->n_vars, v);
+        } else if (parse_form(v, &o->form) < 0) {
+            fprintf(stderr, PROGRAM ": %s '%s': expected tsv, table or golden\n", name, v);
+            return -1;
+        }
+    }
+    if (o->execute && o->file) {
+        fprintf(stderr, PROGRAM ": -e and -f cannot be used together\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fputs("Usage: cspark-sql [options] [cli options]\n"
+          "\n"
+          "CLI options:\n"
+          "  -e <quoted-query-string>     SQL from command line\n"
+          "  -f <filename>                SQL from files\n"
+          "  -i <filename>                Initialization SQL file\n"
+          "  -S, --silent                 Silent mode in interactive shell\n"
+          "  --database <databasename>    Specify the database to use\n"
+          "  -d, --define <key=value>     Variable substitution to apply to SQL commands\n"
+          "  --hivevar <key=value>        Variable substitution to apply to SQL commands\n"
+          "  --hiveconf <property=value>  Use value for given property (a SET before the first\n"
+          "                               statement)\n"
+          "  --output-format <form>       tsv (spark-sql's, the default), table, or golden\n"
+          "                               (tests/sql/README.md's canonical result format)\n"
+          "\n"
+          "Options (cspark-submit's):\n",
+          f);
+    cs_submit_usage(f);
+}
+
+/* ---- statements ----------------------------------------------------------------------------- */
+
+/* ${name} and ${hivevar:name} replaced by the definitions (others stay as written). */
+static char *substitute(const cli_opts *o, const char *sql)
+{
+    cs_sbuf b = CS_SBUF_INIT;
+    for (const char *p = sql; *p;) {
+        const char *close = p[0] == '$' && p[1] == '{' ? strchr(p + 2, '}') : NULL;
+        if (close) {
+            const char *name = p + 2;
+            if (strncmp(name, "hivevar:", 8) == 0) name += 8;
+            size_t n = (size_t)(close - name);
+            const char *value = NULL;
+            for (int i = 0; i < o->n_vars && !value; i++)
+                if (strncmp(o->vars[i], name, n) == 0 && o->vars[i][n] == '=')
+                    value = o->vars[i] + n + 1;
+            if (value) {
+                cs_sbuf_puts(&b, value);
+                p = close + 1;
+                continue;
+            }
+        }
+        cs_sbuf_putc(&b, *p++);
+    }
+    char *r = cs_sbuf_detach(&b, NULL);
+    return r ? r : cs_xstrdup("");
+}
+
+/* One statement of a script: its text (without the ';') and its first line. */
+typedef struct script_stmt {
+    char *text;
+    int line;
+} script_stmt;
+
+/* Cuts text at ';' outside quotes ('', "", ``, with backslash escapes) and comments (--, / * * /),
+ * as Spark's CLI splitSemiColon; statements of blanks and comments only are dropped. */
+static script_stmt *split_script(const char *text, int first_line, int *n)
+{
+    script_stmt *out = NULL;
+    int cap = 0, line = first_line, start_line = -1;
+    char quote = 0;
+    bool line_comment = false, block_comment = false;
+    const char *start = text;
+    *n = 0;
+    for (const char *p = text;; p++) {
+        char ch = *p;
+        bool end = ch == '\0';
+        bool cut = end || (ch == ';' && !quote && !line_comment && !block_comment);
+        if (cut) {
+            size_t len = (size_t)(p - start);
+            char *s = cs_str_trim_dup(start, len);
+            /* a statement of comments only is empty */
+            bool empty = true;
+            for (const char *q = s; *q && empty;) {
+                if (q[0] == '-' && q[1] == '-') {
+                    q = strchr(q, '\n');
+                    if (!q) break;
+                } else if (q[0] == ' ' || q[0] == '\t' || q[0] == '\n' || q[0] == '\r') {
+                    q++;
+                } else {
+                    empty = false;
+                }
+            }
+            if (!empty) {
+                if (*n == cap)
+                    out = cs_xrealloc(out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *out);
+                out[(*n)++] = (script_stmt){s, start_line < 0 ? line : start_line};
+            } else {
+                free(s);
+            }
+            if (end) break;
+            start = p + 1;
+            start_line = -1;
+            continue;
+        }
+        if (ch == '\n') {
+            line++;
+            line_comment = false;
+            continue;
+        }
+        if (line_comment) continue;
+        if (block_comment) {
+            if (ch == '*' && p[1] == '/') {
+                block_comment = false;
+                p++;
+            }
+            continue;
+        }
+        if (quote) {
+            if (ch == '\\' && p[1])
+                p++;
+            else if (ch == quote)
+                quote = 0;
+            continue;
+        }
+        if (ch == '-' && p[1] == '-') {
+            line_comment = true;
+            continue;
+        }
+        if (ch == '/' && p[1] == '*') {
+            block_comment = true;
+            p++;
+            continue;
+        }
+        if (ch != ' ' && ch != '\t' && ch != '\r' && start_line < 0) start_line = line;
+        if (ch == '\'' || ch == '"' || ch == '`') quote = ch;
+    }
+    return out;
+}
+
+typedef struct cli {
+    const cli_opts *o;
+    cs_sql_session *session;
+    int statement_no;
+    bool header;
+} cli;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs one statement and prints its answer (quiet: setup statements, -i's, whose rows are not
+ * printed nor numbered): 0, or -1 when it failed (reported). */
+static int run_one(cli *c, const char *text, int line, bool quiet)
+{
+    char *sql = substitute(c->o, text);
+    cs_sql_result r;
+    cs_error err;
+    cs_error_clear(&err);
+    double t0 = now_s();
+    int rc = cs_sql_session_execute(c->session, sql, &r, &err);
+    cs_sbuf out = CS_SBUF_INIT;
+    bool golden = c->o->form == CS_SQL_TEXT_GOLDEN && !quiet;
+    if (golden) cs_sbuf_printf(&out, "-- query %d (line %d)\n%s\n", ++c->statement_no, line, text);
+    if (rc == 0 && !quiet) {
+        const char *tz = cs_sql_session_conf(c->session, "spark.sql.session.timeZone");
+        bool header =
+            c->header ||
+            (cs_sql_session_conf(c->session, "spark.sql.cli.print.header") &&
+             strcmp(cs_sql_session_conf(c->session, "spark.sql.cli.print.header"), "true") == 0);
+        rc = cs_sql_result_text(&r, c->o->form, header, tz, &out, &err);
+    }
+    if (rc < 0 && golden) cs_sql_error_golden(&err, &out);
+    if (golden) cs_sbuf_putc(&out, '\n');
+    if (out.len && (rc == 0 || golden)) fwrite(out.data, 1, out.len, stdout);
+    fflush(stdout);
+    if (rc < 0 && !golden) {
+        cs_sbuf line_text = CS_SBUF_INIT;
+        cs_sql_error_line(&err, &line_text);
+        fprintf(stderr, "%s\n", cs_sbuf_str(&line_text));
+        cs_sbuf_free(&line_text);
+    } else if (rc == 0 && !c->o->silent && !golden && !quiet) {
+        fprintf(stderr, "Time taken: %.3f seconds, Fetched %lld row(s)\n", now_s() - t0,
+                (long long)r.num_rows);
+    }
+    cs_sbuf_free(&out);
+    cs_sql_result_free(&r);
+    free(sql);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Runs a script's statements: 0, or -1 at the first failure (golden output goes on). */
+static int run_script(cli *c, const char *text, bool quiet)
+{
+    int n, failed = 0;
+    script_stmt *st = split_script(text, 1, &n);
+    for (int i = 0; i < n; i++) {
+        bool stop = failed && (quiet || c->o->form != CS_SQL_TEXT_GOLDEN);
+        if (!stop && run_one(c, st[i].text, st[i].line, quiet) < 0) failed = 1;
+        free(st[i].text);
+    }
+    free(st);
+    return failed && (quiet || c->o->form != CS_SQL_TEXT_GOLDEN) ? -1 : 0;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+    if (!f) {
+        fprintf(stderr, PROGRAM ": cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    cs_sbuf b = CS_SBUF_INIT;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        cs_sbuf_append(&b, buf, n);
+    bool bad = ferror(f);
+    if (f != stdin) fclose(f);
+    if (bad) {
+        fprintf(stderr, PROGRAM ": cannot read %s\n", path);
+        cs_sbuf_free(&b);
+        return NULL;
+    }
+    char *r = cs_sbuf_detach(&b, NULL);
+    return r ? r : cs_xstrdup("");
+}
+
+static bool is_quit(const char *s)
+{
+    return cs_str_ieq(s, "quit") || cs_str_ieq(s, "exit");
+}
+
+/* The prompt: lines are gathered until they end a statement with ';'. */
+static int interactive(cli *c)
+{
+    bool tty = isatty(STDIN_FILENO);
+    cs_sbuf pending = CS_SBUF_INIT;
+    char *line = NULL;
+    size_t cap = 0;
+    for (;;) {
+        if (tty) {
+            fputs(pending.len ? "         > " : "spark-sql (default)> ", stdout);
+            fflush(stdout);
+        }
+        ssize_t len = getline(&line, &cap, stdin);
+        if (len < 0) break;
+        cs_sbuf_append(&pending, line, (size_t)len);
+        int n;
+        script_stmt *st = split_script(cs_sbuf_str(&pending), 1, &n);
+        /* the text ends inside a statement unless its last non-blank character is a cut ';' */
+        size_t end = pending.len;
+        while (end && (pending.data[end - 1] == '\n' || pending.data[end - 1] == ' ' ||
+                       pending.data[end - 1] == '\t' || pending.data[end - 1] == '\r'))
+            end--;
+        bool ready = end && pending.data[end - 1] == ';';
+        bool quit = false;
+        for (int i = 0; i < n; i++) {
+            if (ready && !quit) {
+                if (is_quit(st[i].text))
+                    quit = true;
+                else
+                    run_one(c, st[i].text, st[i].line, false);
+            }
+            free(st[i].text);
+        }
+        free(st);
+        if (ready || n == 0) pending.len = 0;
+        if (quit) break;
+    }
+    if (pending.len) { /* a last statement without ';' at the end of input */
+        int n;
+        script_stmt *st = split_script(cs_sbuf_str(&pending), 1, &n);
+        for (int i = 0; i < n; i++) {
+            if (!is_quit(st[i].text)) run_one(c, st[i].text, st[i].line, false);
+            free(st[i].text);
+        }
+        free(st);
+    }
+    free(line);
+    cs_sbuf_free(&pending);
+    return 0;
+}
+
+/* The application's entry (loaded by cs_app_run from libcspark): argv holds the CLI's options. */
+CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
+{
+    cli_opts o;
+    char **rest = cs_xcalloc((size_t)argc + 1, sizeof *rest);
+    int n_rest, status = 1;
+    if (parse_cli(argc, argv, &o, rest, &n_rest) < 0) {
+        free(rest);
+        return 1;
+    }
+    free(rest);
+    cs_error err;
+    cs_error_clear(&err);
+    cli c = {.o = &o};
+    c.session = cs_sql_session_new(sc, &err);
+    if (!c.session) {
+        fprintf(stderr, PROGRAM ": %s\n", err.msg);
+        cli_opts_free(&o);
+        return 1;
+    }
+    for (int i = 0; i < o.n_hiveconfs; i++) {
+        char *set = NULL;
+        if (asprintf(&set, "SET %s", o.hiveconfs[i]) < 0) goto out;
+        int rc = run_one(&c, set, 0, true);
+        free(set);
+        if (rc < 0) goto out;
+    }
+    if (o.database) {
+        char *use = NULL;
+        if (asprintf(&use, "USE `%s`", o.database) < 0 || run_one(&c, use, 0, true) < 0) {
+            free(use);
+            goto out;
+        }
+        free(use);
+    }
+    if (o.init_file) {
+        char *text = read_file(o.init_file);
+        if (!text || run_script(&c, text, true) < 0) {
+            free(text);
+            goto out;
+        }
+        free(text);
+    }
+    if (o.execute) {
+        status = run_script(&c, o.execute, false) < 0 ? 1 : 0;
+    } else if (o.file) {
+        char *text = read_file(o.file);
+        status = text && run_script(&c, text, false) == 0 ? 0 : 1;
+        free(text);
+    } else {
+        status = interactive(&c);
+    }
+out:
+    cs_sql_session_free(c.session);
+    cli_opts_free(&o);
+    return status;
+}
+
+/* ---- the program ---------------------------------------------------------------------------- */
+
+/* The path of libcspark, the application cs_app_run loads. */
+static int library_path(char *buf, size_t cap)
+{
+    Dl_info info;
+    if (!dladdr((void *)cspark_sql_app, &info) || !info.dli_fname) return -1;
+    if (!realpath(info.dli_fname, buf)) snprintf(buf, cap, "%s", info.dli_fname);
+    return 0;
+}
+
+static int fail(const cs_error *err)
+{
+    cs_log_user_error(PROGRAM, "%s", err->msg);
+    return 1;
+}
+
+int cspark_sql_main(int argc, char **argv)
+{
+    cs_sigpipe_make_harmless();
+    cli_opts o;
+    char **rest = cs_xcalloc((size_t)argc + 1, sizeof *rest);
+    int n_rest, status = 1;
+    submit_args a;
+    memset(&a, 0, sizeof a);
+    cs_conf *conf = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    if (parse_cli(argc, argv, &o, rest, &n_rest) < 0) goto out;
+    if (o.help) {
+        usage(stdout);
+        status = 0;
+        goto out;
+    }
+    if (cs_submit_args_parse(n_rest, rest, &a, &err) != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    if (a.version) {
+        printf("cspark-sql: Spark SQL's command line on cspark\n");
+        status = 0;
+        goto out;
+    }
+    if (a.app || a.kill || a.status) {
+        fprintf(stderr,
+                PROGRAM ": unexpected argument '%s' (statements come with -e, -f or at the "
+                        "prompt; see --help)\n",
+                a.app ? a.app : (a.kill ? "--kill" : "--status"));
+        goto out;
+    }
+    const char *used_props = NULL;
+    cs_master master;
+    if (cs_submit_build_conf(&a, NULL, &conf, &used_props, &err) != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    if (!a.name) { /* Spark's spark-sql names itself SparkSQL::<host> */
+        char host[256] = "localhost", name[300];
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "SparkSQL::%s", host);
+        cs_conf_set_if_missing(conf, "spark.app.name", name);
+    }
+    int vrc = cs_submit_validate(conf, &master, &err);
+    if (a.verbose) cs_submit_print_verbose(stderr, &a, conf, used_props);
+    if (vrc != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    const char *deploy = cs_conf_get(conf, "spark.submit.deployMode");
+    if (deploy && strcmp(deploy, "cluster") == 0) {
+        fprintf(stderr, PROGRAM ": cluster deploy mode is not applicable to the Spark SQL "
+                                "shell (as spark-sql)\n");
+        goto out;
+    }
+    /* the engine's errors only (a failing statement's own line is printed by the CLI), unless
+     * asked: cspark.log.level or CSPARK_LOG_LEVEL (WARN shows retried tasks, lost executors) */
+    const char *lvl = cs_conf_get(conf, "cspark.log.level");
+    if (!lvl) lvl = getenv("CSPARK_LOG_LEVEL");
+    cs_log_level l;
+    cs_log_set_level(lvl && cs_log_parse_level(lvl, &l) == CS_OK ? l : CS_LOG_ERROR);
+    if (!lvl) cs_conf_set(conf, "cspark.log.level", "ERROR"); /* the executors' too */
+    char lib[4096];
+    if (library_path(lib, sizeof lib) < 0) {
+        fprintf(stderr, PROGRAM ": cannot locate libcspark (dladdr failed)\n");
+        goto out;
+    }
+    /* the application's argv: the library, then the CLI's own options as given */
+    char **app_argv = cs_xcalloc((size_t)argc + 2, sizeof *app_argv);
+    int n_app = 0;
+    app_argv[n_app++] = lib;
+    for (int i = 1; i < argc; i++) {
+        bool submit_opt = false;
+        for (int k = 1; k < n_rest && !submit_opt; k++)
+            submit_opt = rest[k] == argv[i];
+        if (!submit_opt) app_argv[n_app++] = argv[i];
+    }
+    fflush(stdout);
+    status = cs_app_run(conf, lib, "cspark_sql_app", n_app, app_argv);
+    free(app_argv);
+out:
+    cs_conf_free(conf);
+    cs_submit_args_free(&a);
+    cli_opts_free(&o);
+    free(rest);
+    return status;
+}

@@ -1,0 +1,421 @@
+/*
+ * sql_session.c — a SQL session's statements (sql_session.h): parsing, the commands a session
+ * runs on the driver, and queries handed to query_run.c once analyzed.
+ *
+ * Commands and the rows they give, as Spark 4's:
+ *   CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW v [(cols)] AS query   (query analyzed first)
+ *   CREATE TEMPORARY VIEW v [(schema)] USING fmt OPTIONS (path '...')  (a relation over files)
+ *   CREATE TABLE [IF NOT EXISTS] t [(schema)] USING fmt [OPTIONS] LOCATION 'p'
+ *   DROP TABLE|VIEW [IF EXISTS] t;  USE db;  CACHE TABLE t [AS query] (a view; the data is not
+ *   kept: results are the same), UNCACHE TABLE, CLEAR CACHE, REFRESH TABLE
+ *     -> no columns, no rows;
+ *   SET -> key, value of every set key; SET -v -> key, value, meaning, Since version of the
+ *   known keys; SET k -> (k, value or <undefined>); SET k=v -> (k, v); RESET [k] -> nothing;
+ *   SHOW TABLES [IN db] [LIKE 'p'] -> namespace, tableName, isTemporary;
+ *   SHOW DATABASES -> namespace; SHOW FUNCTIONS [LIKE 'p'] -> function;
+ *   SHOW COLUMNS IN t -> col_name; DESCRIBE [TABLE] t, DESCRIBE QUERY q -> col_name, data_type,
+ *   comment; EXPLAIN [EXTENDED] q -> plan.
+ * LIKE patterns are Spark's: '*' any characters, '|' alternatives, case-insensitive.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/context.h"
+#include "session/session_internal.h"
+#include "sql/analyzer.h"
+#include "sql/function_registry.h"
+#include "sql/sql_parser.h"
+#include "sqlexec/sql_error.h"
+
+cs_sql_session *cs_sql_session_new(cspark_context *sc, cs_error *err)
+{
+    cs_sql_conf *conf = cs_sql_conf_new(sc ? sc->conf : NULL, err);
+    if (!conf) return NULL;
+    cs_sql_session *s = cs_xcalloc(1, sizeof *s);
+    s->sc = sc;
+    s->conf = conf;
+    s->catalog = cs_catalog_new();
+    return s;
+}
+
+void cs_sql_session_free(cs_sql_session *s)
+{
+    if (!s) return;
+    cs_catalog_free(s->catalog);
+    cs_sql_conf_free(s->conf);
+    free(s);
+}
+
+const char *cs_sql_session_conf(const cs_sql_session *s, const char *key)
+{
+    return cs_sql_conf_get(s->conf, key);
+}
+
+static int unsupported(cs_error *err, const char *what)
+{
+    return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
+                            "The feature is not supported: %s.", what);
+}
+
+static const char *option_of(const cs_sql_statement *st, const char *key)
+{
+    for (int i = 0; i < st->n_options; i++)
+        if (cs_str_ieq(st->option_keys[i], key)) return st->option_values[i];
+    return NULL;
+}
+
+/* Spark's SHOW ... LIKE pattern: '*' any characters, '|' between alternatives. */
+static bool like_pattern(const char *pattern, const char *name)
+{
+    if (!pattern) return true;
+    const char *p = pattern;
+    for (;;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        char *alt = cs_str_trim_dup(p, n);
+        bool hit = fnmatch(alt, name, FNM_CASEFOLD) == 0;
+        free(alt);
+        if (hit) return true;
+        if (!bar) return false;
+        p = bar + 1;
+    }
+}
+
+/* ---- views and tables ----------------------------------------------------------------------- */
+
+static int create_view(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, bool *kept,
+                       cs_error *err)
+{
+    const char *name = st->parts[st->n_parts - 1];
+    if (st->if_not_exists) {
+        const char *parts[1] = {name};
+        if (cs_catalog_lookup_relation(s->catalog, parts, 1)) return 0;
+    }
+    if (!st->plan) { /* CREATE TEMPORARY VIEW v USING fmt OPTIONS (path ...) */
+        const char *path = option_of(st, "path");
+        const char *parts[1] = {name};
+        if (!path) return unsupported(err, "CREATE TEMPORARY VIEW ... USING without a path option");
+        int rc = cs_catalog_create_table(s->catalog, parts, 1, st->format, path, st->option_keys,
+                                         st->option_values, st->n_options, st->schema, false, err);
+        *kept = rc == 0; /* the catalog borrows the declared schema from the arena */
+        return rc;
+    }
+    cs_logical_plan *resolved;
+    if (cs_sql_analyze(s->catalog, a, st->plan, &resolved, err) != 0) return err->code;
+    *kept = true; /* taken over by the catalog, also on failure */
+    return cs_catalog_create_temp_view(s->catalog, name, st->global, st->or_replace,
+                                       st->column_names, st->n_columns, st->plan, a, err);
+}
+
+static int create_table(cs_sql_session *s, const cs_sql_statement *st, bool *kept, cs_error *err)
+{
+    if (st->plan) return unsupported(err, "CREATE TABLE ... AS SELECT");
+    const char *location = st->location ? st->location : option_of(st, "path");
+    if (!location) return unsupported(err, "CREATE TABLE without LOCATION (managed tables)");
+    if (!st->format) return unsupported(err, "CREATE TABLE without USING (Hive tables)");
+    int rc = cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
+                                     st->option_keys, st->option_values, st->n_options, st->schema,
+                                     st->if_not_exists, err);
+    *kept = rc == 0; /* the catalog borrows the declared schema from the arena */
+    return rc;
+}
+
+static int use_db(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
+{
+    const char *db = st->n_parts ? st->parts[st->n_parts - 1] : "";
+    if (cs_str_ieq(db, CS_CATALOG_DEFAULT_DB)) return 0;
+    if (cs_catalog_database_exists(s->catalog, db))
+        return unsupported(err, "USE of a database other than `default`");
+    return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
+                            "The schema `%s` cannot be found. Verify the spelling and correctness "
+                            "of the schema and catalog.",
+                            db);
+}
+
+static int cache(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, bool *kept,
+                 cs_error *err)
+{
+    if (strcmp(st->mode, "CLEAR") == 0) return 0;
+    if (st->plan) { /* CACHE TABLE t AS query: a temporary view of the query */
+        cs_sql_statement v = *st;
+        v.kind = CS_STMT_CREATE_VIEW;
+        v.or_replace = false;
+        return create_view(s, a, &v, kept, err);
+    }
+    if (cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts) || st->if_exists) return 0;
+    return cs_catalog_not_found_error(st->parts, st->n_parts, err);
+}
+
+/* ---- SET / RESET ---------------------------------------------------------------------------- */
+
+static int set_reset(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                     cs_error *err)
+{
+    if (strcmp(st->mode, "RESET") == 0) {
+        cs_sql_conf_reset(s->conf, st->key);
+        cs_rows_none(out);
+        return 0;
+    }
+    cs_rows_builder b;
+    bool verbose = st->key && strcmp(st->key, "-v") == 0;
+    static const char *const names[] = {"key", "value", "meaning", "Since version"};
+    static const cs_type_id types[] = {CS_TYPE_STRING, CS_TYPE_STRING, CS_TYPE_STRING,
+                                       CS_TYPE_STRING};
+    if (st->key && st->value && cs_sql_conf_set(s->conf, st->key, st->value, err) < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return cs_sql_error_set(err, CS_EINVAL, "INVALID_CONF_VALUE.TYPE_MISMATCH", "22022",
+                                "The value '%s' in the config \"%s\" is invalid. %s", st->value,
+                                st->key, why);
+    }
+    cs_rows_begin(&b, names, types, verbose ? 4 : 2);
+    if (st->key && !verbose) {
+        const char *v = cs_sql_conf_get(s->conf, st->key);
+        cs_rows_string(&b, 0, st->key);
+        cs_rows_string(&b, 1, v ? v : "<undefined>");
+        cs_rows_end_row(&b);
+    } else {
+        cs_sql_conf_entry *e;
+        int n;
+        cs_sql_conf_list(s->conf, verbose, &e, &n);
+        for (int i = 0; i < n; i++) {
+            cs_rows_string(&b, 0, e[i].key);
+            cs_rows_string(&b, 1, e[i].value);
+            if (verbose) {
+                cs_rows_string(&b, 2, e[i].meaning);
+                cs_rows_string(&b, 3, e[i].since);
+            }
+            cs_rows_end_row(&b);
+        }
+        free(e);
+    }
+    return cs_rows_finish(&b, out, err);
+}
+
+/* ---- SHOW and DESCRIBE ---------------------------------------------------------------------- */
+
+static int show_tables(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                       cs_error *err)
+{
+    const char *db = st->n_parts ? st->parts[st->n_parts - 1] : CS_CATALOG_DEFAULT_DB;
+    if (!cs_catalog_database_exists(s->catalog, db))
+        return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
+                                "The schema `%s` cannot be found. Verify the spelling and "
+                                "correctness of the schema and catalog.",
+                                db);
+    bool views_only = strcmp(st->mode, "VIEWS") == 0;
+    static const char *const names[] = {"namespace", "tableName", "isTemporary"};
+    static const cs_type_id types[] = {CS_TYPE_STRING, CS_TYPE_STRING, CS_TYPE_BOOLEAN};
+    cs_rows_builder b;
+    cs_rows_begin(&b, names, types, 3);
+    bool global_db = cs_str_ieq(db, CS_CATALOG_GLOBAL_TEMP_DB);
+    for (int pass = 0; pass < 2; pass++) /* the database's entries, then the session's views */
+        for (int i = 0; i < cs_catalog_count(s->catalog); i++) {
+            const cs_catalog_table *t = cs_catalog_entry(s->catalog, i);
+            bool session_view = t->kind == CS_CATALOG_TEMP_VIEW && !t->database;
+            bool in_db = t->database && cs_str_ieq(t->database, db);
+            if (t->dropped || t->kind == CS_CATALOG_PATH || (pass == 0 ? !in_db : !session_view))
+                continue;
+            bool temporary = t->kind == CS_CATALOG_TEMP_VIEW;
+            if ((views_only && !temporary) || !like_pattern(st->value, t->name)) continue;
+            cs_rows_string(&b, 0, session_view ? "" : (global_db ? t->database : db));
+            cs_rows_string(&b, 1, t->name);
+            cs_rows_bool(&b, 2, temporary);
+            cs_rows_end_row(&b);
+        }
+    return cs_rows_finish(&b, out, err);
+}
+
+static int show_databases(const cs_sql_statement *st, cs_sql_result *out, cs_error *err)
+{
+    static const char *const names[] = {"namespace"};
+    static const cs_type_id types[] = {CS_TYPE_STRING};
+    cs_rows_builder b;
+    cs_rows_begin(&b, names, types, 1);
+    if (like_pattern(st->value, CS_CATALOG_DEFAULT_DB)) {
+        cs_rows_string(&b, 0, CS_CATALOG_DEFAULT_DB);
+        cs_rows_end_row(&b);
+    }
+    return cs_rows_finish(&b, out, err);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int show_functions(const cs_sql_statement *st, cs_sql_result *out, cs_error *err)
+{
+    int n = cs_fn_count();
+    const char **list = cs_xcalloc((size_t)n + 1, sizeof *list);
+    for (int i = 0; i < n; i++)
+        list[i] = cs_fn_at(i)->name;
+    qsort(list, (size_t)n, sizeof *list, by_name);
+    static const char *const names[] = {"function"};
+    static const cs_type_id types[] = {CS_TYPE_STRING};
+    cs_rows_builder b;
+    cs_rows_begin(&b, names, types, 1);
+    for (int i = 0; i < n; i++)
+        if ((i == 0 || strcmp(list[i], list[i - 1]) != 0) && like_pattern(st->value, list[i])) {
+            cs_rows_string(&b, 0, list[i]);
+            cs_rows_end_row(&b);
+        }
+    free(list);
+    return cs_rows_finish(&b, out, err);
+}
+
+/* The columns of a relation or a query: its resolved plan's output. */
+static int columns_of(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                      cs_logical_plan **resolved, cs_error *err)
+{
+    cs_logical_plan *plan = st->plan;
+    if (!plan) {
+        plan = cs_logical_plan_new(a, CS_LP_UNRESOLVED_RELATION, 0);
+        plan->parts = st->parts;
+        plan->n_parts = st->n_parts;
+    }
+    return cs_sql_analyze(s->catalog, a, plan, resolved, err) != 0 ? err->code : 0;
+}
+
+static int describe(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                    cs_sql_result *out, cs_error *err)
+{
+    bool columns_only = strcmp(st->mode, "COLUMNS") == 0;
+    cs_logical_plan *p;
+    if (columns_of(s, a, st, &p, err) < 0) return err->code;
+    static const char *const names[] = {"col_name", "data_type", "comment"};
+    static const cs_type_id types[] = {CS_TYPE_STRING, CS_TYPE_STRING, CS_TYPE_STRING};
+    cs_rows_builder b;
+    cs_rows_begin(&b, names, types, columns_only ? 1 : 3);
+    for (int i = 0; i < p->n_output; i++) {
+        cs_rows_string(&b, 0, p->output[i]->name);
+        if (!columns_only) {
+            cs_sbuf t = CS_SBUF_INIT;
+            cs_col_type_simple_string(p->output[i]->type, &t);
+            cs_rows_string(&b, 1, cs_sbuf_str(&t));
+            cs_rows_string(&b, 2, NULL);
+            cs_sbuf_free(&t);
+        }
+        cs_rows_end_row(&b);
+    }
+    const cs_catalog_table *t =
+        st->plan ? NULL : cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts);
+    if (!columns_only && t && t->n_partition_columns > 0) { /* Spark's partition section */
+        const char *head[] = {"# Partition Information", "# col_name"};
+        const char *head2[] = {"", "data_type"}, *head3[] = {"", "comment"};
+        for (int k = 0; k < 2; k++) {
+            cs_rows_string(&b, 0, head[k]);
+            cs_rows_string(&b, 1, head2[k]);
+            cs_rows_string(&b, 2, head3[k]);
+            cs_rows_end_row(&b);
+        }
+        int first = t->schema->n_fields - t->n_partition_columns;
+        for (int i = first; i < t->schema->n_fields; i++) {
+            cs_sbuf ty = CS_SBUF_INIT;
+            cs_col_type_simple_string(t->schema->fields[i].type, &ty);
+            cs_rows_string(&b, 0, t->schema->fields[i].name);
+            cs_rows_string(&b, 1, cs_sbuf_str(&ty));
+            cs_rows_string(&b, 2, NULL);
+            cs_rows_end_row(&b);
+            cs_sbuf_free(&ty);
+        }
+    }
+    return cs_rows_finish(&b, out, err);
+}
+
+static int show(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, cs_sql_result *out,
+                cs_error *err)
+{
+    const char *m = st->mode;
+    if (strcmp(m, "TABLES") == 0 || strcmp(m, "VIEWS") == 0) return show_tables(s, st, out, err);
+    if (strcmp(m, "DATABASES") == 0) return show_databases(st, out, err);
+    if (strcmp(m, "FUNCTIONS") == 0) return show_functions(st, out, err);
+    if (strcmp(m, "COLUMNS") == 0 || strcmp(m, "DESCRIBE") == 0 ||
+        strcmp(m, "DESCRIBE EXTENDED") == 0 || strcmp(m, "DESCRIBE QUERY") == 0)
+        return describe(s, a, st, out, err);
+    char what[96];
+    snprintf(what, sizeof what, "%s%s", strncmp(m, "DESCRIBE", 8) == 0 ? "" : "SHOW ", m);
+    return unsupported(err, what);
+}
+
+/* ---- EXPLAIN -------------------------------------------------------------------------------- */
+
+static int explain(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                   cs_sql_result *out, cs_error *err)
+{
+    if (!st->inner || st->inner->kind != CS_STMT_QUERY || !st->plan)
+        return unsupported(err, "EXPLAIN of a command");
+    cs_sbuf text = CS_SBUF_INIT;
+    int rc = cs_session_explain(s, a, st->plan, st->mode, &text, err);
+    if (rc == 0) {
+        static const char *const names[] = {"plan"};
+        static const cs_type_id types[] = {CS_TYPE_STRING};
+        cs_rows_builder b;
+        cs_rows_begin(&b, names, types, 1);
+        cs_rows_string(&b, 0, cs_sbuf_str(&text));
+        cs_rows_end_row(&b);
+        rc = cs_rows_finish(&b, out, err);
+    }
+    cs_sbuf_free(&text);
+    return rc;
+}
+
+/* ---- statements ----------------------------------------------------------------------------- */
+
+static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                         const char *text, cs_sql_result *out, bool *kept, cs_error *err)
+{
+    int rc;
+    switch (st->kind) {
+    case CS_STMT_QUERY: {
+        cs_logical_plan *resolved;
+        if (cs_sql_analyze(s->catalog, a, st->plan, &resolved, err) != 0) return err->code;
+        return cs_session_run_query(s, a, resolved, text, out, err);
+    }
+    case CS_STMT_EXPLAIN:
+        return explain(s, a, st, out, err);
+    case CS_STMT_SET:
+        return set_reset(s, st, out, err);
+    case CS_STMT_SHOW:
+        return show(s, a, st, out, err);
+    case CS_STMT_CREATE_VIEW:
+        rc = create_view(s, a, st, kept, err);
+        break;
+    case CS_STMT_CREATE_TABLE:
+        rc = create_table(s, st, kept, err);
+        break;
+    case CS_STMT_DROP:
+        rc = cs_catalog_drop(s->catalog, st->parts, st->n_parts, st->if_exists, err);
+        break;
+    case CS_STMT_USE:
+        rc = use_db(s, st, err);
+        break;
+    case CS_STMT_CACHE:
+        rc = cache(s, a, st, kept, err);
+        break;
+    case CS_STMT_INSERT:
+        return unsupported(err, "INSERT");
+    default:
+        return unsupported(err, "this statement");
+    }
+    if (rc == 0) cs_rows_none(out);
+    return rc;
+}
+
+int cs_sql_session_execute(cs_sql_session *s, const char *sql, cs_sql_result *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cs_sql_arena *a = cs_sql_arena_new();
+    cs_sql_statement *st = NULL;
+    bool kept = false;
+    int rc = cs_sql_parse_statement(a, sql, &st, NULL, err);
+    if (rc == 0) rc = run_statement(s, a, st, sql, out, &kept, err);
+    if (!kept) cs_sql_arena_free(a);
+    if (rc < 0) {
+        cs_sql_result_free(out);
+        if (!err->code) err->code = rc;
+    }
+    return rc < 0 ? rc : 0;
+}
