@@ -471,6 +471,7 @@ static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_
         e->distinct = call->distinct;
         e->filter = call->filter;
         e->ignore_nulls = call->ignore_nulls;
+        e->negated = call->negated; /* NOT LIKE / NOT RLIKE / NOT LIKE ANY (sql_expr.h) */
     }
     e->resolved = true;
     bool nullable = false;

@@ -7,6 +7,17 @@
 
 #include <stdlib.h>
 
+static const char *negated_counterpart(const char *fn)
+{
+    static const char *const pairs[][2] = {{"like_any", "like_all"},
+                                           {"like_all", "like_any"},
+                                           {"ilike_any", "ilike_all"},
+                                           {"ilike_all", "ilike_any"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (strcmp(fn, pairs[i][0]) == 0) return pairs[i][1];
+    return fn;
+}
+
 static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
                 cs_error *err);
 
@@ -142,8 +153,17 @@ static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs
     case CS_EX_FUNC: {
         cs_pexpr **args = cs_xcalloc((size_t)e->n_args + 1, sizeof *args);
         int rc = bind_args(e, 0, e->n_args, input, n_input, args, err);
-        if (rc == CS_OK)
-            *out = cs_pexpr_call(e->fn, cs_col_type_ref(e->type), e->nullable, args, e->n_args);
+        /* the parser's NOT LIKE / NOT ILIKE / NOT RLIKE: not(...); NOT LIKE ANY (Spark's
+         * NotLikeAny, a pattern not matched) is not(like_all), NOT LIKE ALL not(like_any) */
+        const char *fn = e->fn;
+        if (e->negated) fn = negated_counterpart(fn);
+        if (rc == CS_OK) {
+            *out = cs_pexpr_call(fn, cs_col_type_ref(e->type), e->nullable, args, e->n_args);
+            if (e->negated) {
+                cs_pexpr *inner = *out;
+                *out = cs_pexpr_call("not", cs_col_type_ref(e->type), e->nullable, &inner, 1);
+            }
+        }
         free(args);
         return rc;
     }

@@ -1,0 +1,95 @@
+/*
+ * planner_internal.h — what the planner's files (planner.c: the tree walk, scans, joins,
+ * sorts and limits; planner_agg.c: aggregates, windows, expand and generate) share.
+ *
+ * A planned subtree is a pl_out: its physical node and the logical attributes of the node's
+ * output columns, in order. Parents bind their expressions over those attributes by expression
+ * id (planner_bind.h), so a subtree may carry more columns than its logical plan's output (a
+ * computed join key, a partition column no one reads); only the root (and a union's children)
+ * are projected to exactly the logical output.
+ *
+ * Attributes the planner makes itself (partial aggregation buffers, computed keys) get negative
+ * expression ids, never the session's, and live in the planner's private arena.
+ */
+#ifndef CSPARK_SQL_PLANNER_INTERNAL_H
+#define CSPARK_SQL_PLANNER_INTERNAL_H
+
+#include "sql/planner.h"
+#include "sql/sql_arena.h"
+
+typedef struct cs_pl_scalar cs_pl_scalar; /* a scalar subquery already run */
+
+typedef struct cs_pl_ctx {
+    const cs_sql_planner_ctx *pc;
+    cs_sql_arena *arena; /* attributes and rewritten expressions of the planner */
+    int64_t next_id;     /* the next planner attribute's id (negative, decreasing) */
+    int next_node_id;
+    cs_pl_scalar *scalars;
+    cs_error *err;
+} cs_pl_ctx;
+
+typedef struct cs_pl_out {
+    cs_phys_node *node;
+    cs_sql_expr **attrs; /* in the arena */
+    int n;
+    /* Spark's outputPartitioning when it is a HashPartitioning: rows are in partition
+     * pmod(murmur3(part ids' columns), part_n); n_part 0: unknown */
+    cs_expr_id *part;
+    int n_part, part_n;
+} cs_pl_out;
+
+/* planner.c */
+int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+cs_phys_node *cs_pl_node(cs_pl_ctx *c, cs_phys_kind kind, cs_sql_expr **attrs, int n,
+                         int n_children);
+cs_sql_expr *cs_pl_new_attr(cs_pl_ctx *c, const char *name, cs_col_type *type, bool nullable);
+/* The attribute a named expression (ATTR, or ALIAS) defines. */
+cs_sql_expr *cs_pl_attr_of(cs_pl_ctx *c, const cs_sql_expr *named);
+int cs_pl_find(cs_sql_expr *const *attrs, int n, cs_expr_id id);
+/* Binds e over attrs (scalar subqueries run and replaced by their value first). */
+int cs_pl_bind(cs_pl_ctx *c, const cs_sql_expr *e, cs_sql_expr *const *attrs, int n,
+               cs_pexpr **out);
+/* A PROJECT of the named expressions exprs over in (in is replaced by the project). */
+int cs_pl_project(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n);
+/* Projects in to exactly the attributes want[0..n) (ids, order, names) unless it is so. */
+int cs_pl_exact(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *want, int n);
+/* Column ordinals of exprs[0..n) in in's output: attributes found are used as they are; other
+ * expressions are computed by a PROJECT added over in (which keeps in's columns first). */
+int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n, int *ords);
+/* Whether in is hash-partitioned into n partitions by columns all among keys[0..n_keys) (ordinals
+ * of in), as Spark's HashPartitioning satisfies a ClusteredDistribution; exact: by exactly
+ * those keys in that order (what a join's two sides need). */
+bool cs_pl_partitioned_by(const cs_pl_out *in, const int *keys, int n_keys, int n, bool exact);
+/* Keeps in's partitioning only if its columns are all among attrs. */
+void cs_pl_keep_partitioning(cs_pl_out *to, const cs_pl_out *from);
+/* An EXCHANGE over in: HASH over key ordinals (n_keys > 0), or SINGLE. */
+void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind, const int *keys,
+                    int n_keys, int num_partitions);
+/* The output schema an operator gives over an input of `in` (made with the constructor, which
+ * checks the arguments): a new reference, or NULL + err. */
+typedef cs_sql_op *(*cs_pl_op_maker)(cs_sql_op *child, void *arg, cs_error *err);
+cs_col_type *cs_pl_op_schema(const cs_col_type *in, cs_pl_op_maker make, void *arg, cs_error *err);
+int cs_pl_unsupported(cs_pl_ctx *c, const char *what);
+/* A copy of e with every AGG / expression in from[i] (compared as printed) replaced by to[i]. */
+cs_sql_expr *cs_pl_replace(cs_pl_ctx *c, const cs_sql_expr *e, cs_sql_expr *const *from,
+                           cs_sql_expr *const *to, int n);
+bool cs_pl_same_expr(const cs_sql_expr *a, const cs_sql_expr *b);
+
+/* The struct type of attrs' names, types and nullability. */
+cs_col_type *cs_pl_schema_of(cs_sql_expr *const *attrs, int n);
+
+/* planner_join.c */
+int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+
+/* planner_agg.c */
+int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+int cs_pl_distinct(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+int cs_pl_expand(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+int cs_pl_generate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+
+/* planner_scan.c */
+int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *condition,
+               cs_pl_out *out);
+
+#endif /* CSPARK_SQL_PLANNER_INTERNAL_H */
