@@ -62,7 +62,10 @@ def main(argv):
                 if key in known:
                     bad.append("%s matches now: remove it from %s" % (key, known_file))
                 continue
-            why = reason if r is None or r.kind != "error" else "%s (%s)" % (reason, r.error)
+            why = reason
+            if r is not None and r.kind == "error":  # what failed, without the job's wrapping
+                msg = r.message.split("(localhost executor driver): ")[-1]
+                why = "%s: %s" % (reason, msg[:140])
             now_failing.append("%s %s" % (key, why))
             if key not in known:
                 diff = io.StringIO()
