@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # cli_errors.sh — cspark-sql's answer to bad input, as spark-sql's: a syntax error, an unknown
-# table, column or function, a missing path and a runtime error each give one line
+# table, column or function, a missing path and an error raised by a task each give one line
 # "[ERROR_CLASS] message" on stderr, exit status 1 with -e and with -f, and no row of the
 # failing statement on stdout (the statements before it print theirs; none after it runs).
-# Also the CLI's own usage errors, and the commands' rows (SET, SHOW, DESCRIBE) in spark-sql's
-# tab-separated form. Usage: cli_errors.sh BUILD_DIR
+# The session goes on after a failed query; a query runs on local-cluster executors and posts
+# Spark's SQL execution events. Also the CLI's own usage errors, and the commands' rows (SET,
+# SHOW, DESCRIBE) in spark-sql's tab-separated form. Usage: cli_errors.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
@@ -38,6 +39,32 @@ expect_error UNRESOLVED_COLUMN.WITH_SUGGESTION \
 expect_error UNRESOLVED_ROUTINE "SELECT no_such_function(1)"
 expect_error PATH_NOT_FOUND "SELECT * FROM parquet.\`$T/no/such/file.parquet\`"
 expect_error PATH_NOT_FOUND "CREATE TABLE t USING parquet LOCATION '$T/missing'"
+
+# errors raised by tasks: the task's Spark error, not the job's wrapping
+expect_error DIVIDE_BY_ZERO "SELECT id / 0 FROM range(3)"
+expect_error CAST_INVALID_INPUT "SELECT CAST(concat(CAST(id AS STRING), 'x') AS INT) FROM range(2)"
+# a failing query leaves the session usable: the next statement of the prompt runs
+printf 'SELECT id / 0 FROM range(2);\nSELECT count(*) FROM range(5);\n' |
+    timeout 120 "$SQL" -S --master 'local[2]' --conf spark.ui.enabled=false >"$T/out" 2>"$T/err" ||
+    fail "the prompt exited with $?: $(cat "$T/err")"
+assert_eq "$(cat "$T/out")" "5" "the statement after a failed one"
+grep -q '^\[DIVIDE_BY_ZERO\] ' "$T/err" || fail "prompt stderr: $(cat "$T/err")"
+
+# a query's stages on local-cluster executors (shuffle, broadcast join), and its SQL execution
+# events in the event log
+mkdir -p "$T/events"
+rc=0
+run_sql --master 'local-cluster[2,1,1024]' --conf spark.eventLog.enabled=true \
+    --conf "spark.eventLog.dir=$T/events" --conf spark.eventLog.compress=false \
+    --conf spark.eventLog.rolling.enabled=false \
+    -e "SELECT id % 3 AS k, count(*) FROM range(100) GROUP BY id % 3 ORDER BY k;
+        SELECT a.id FROM range(5) a JOIN range(3) b ON a.id = b.id ORDER BY a.id" || rc=$?
+[ $rc -eq 0 ] || fail "local-cluster query exited with $rc: $(tail -n 5 "$T/err")"
+assert_eq "$(cat "$T/out")" "$(printf '0\t34\n1\t33\n2\t33\n0\n1\n2')" "local-cluster rows"
+log=$(ls "$T"/events/* | head -1)
+[ "$(grep -c 'SparkListenerSQLExecutionStart' "$log")" -eq 2 ] || fail "no 2 SQLExecutionStart in $log"
+[ "$(grep -c 'SparkListenerSQLExecutionEnd' "$log")" -eq 2 ] || fail "no 2 SQLExecutionEnd in $log"
+grep -q '"spark.sql.execution.id":"1"' "$log" || fail "no job of execution 1 in $log"
 
 # -f: the statements before the failing one print their rows; the failing one and those after
 # it print nothing
