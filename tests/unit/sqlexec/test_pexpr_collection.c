@@ -4,8 +4,8 @@
  * [1, 2] (clauses 18), array_position(array(3, 4), 4) = 2 (19), slice(array(1, 2, 3, 4), 2, 2)
  * = [2, 3], array_max / array_min = 5 / 1 (20), map_keys / map_values (22), size of an empty
  * array, of NULL (NULL under ANSI) and of array(1, NULL) = 2 (31), reverse(array(1, 2, 3)) =
- * [3, 2, 1] (strings 19); array_sort puts nulls last; slice's errors for start 0 and a
- * negative length.
+ * [3, 2, 1] (strings 19), split with a limit and a regexp (strings 8); array_sort puts nulls last;
+ * slice's errors for start 0 and a negative length.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,11 +161,38 @@ static void test_size_and_maps(void **state)
     assert_array(call1("map_values", arr_type(), lit(m)), "[1, 2]");
 }
 
+static cs_pexpr *split3(const char *s, const char *re, int32_t limit)
+{
+    return cs_pexpr_call("split", cs_col_type_array(T(CS_TYPE_STRING), true), true,
+                         (cs_pexpr *[]){lit(col_str(&s, 1)), lit(col_str(&re, 1)), lit_i32(limit)},
+                         3);
+}
+
+static void test_split(void **state)
+{
+    (void)state;
+    /* strings.out: split('a,b,,c', ','), split('a1b22c', '[0-9]+'), split('abc', ''),
+     * split('a,b,c', ',', 2) */
+    assert_array(split3("a,b,,c", ",", -1), "[a, b, , c]");
+    assert_array(split3("a1b22c", "[0-9]+", -1), "[a, b, c]");
+    assert_array(split3("abc", "", -1), "[a, b, c]");
+    assert_array(split3("a,b,c", ",", 2), "[a, b,c]");
+    /* Spark's documented example: trailing empty strings stay (limit -1 and 0 alike) */
+    assert_array(split3("oneAtwoBthreeC", "[ABC]", -1), "[one, two, three, ]");
+    assert_array(split3("oneAtwoBthreeC", "[ABC]", 0), "[one, two, three, ]");
+    assert_array(split3("h\xc3\xa9llo", "l", 1), "[h\xc3\xa9llo]");
+    int rc;
+    cs_error err;
+    assert_null(run(split3("abc", "(", -1), &rc, &err));
+    assert_string_equal(err.error_class, "INVALID_PARAMETER_VALUE.PATTERN");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_functions),
         cmocka_unit_test(test_size_and_maps),
+        cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
