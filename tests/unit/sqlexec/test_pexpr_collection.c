@@ -187,12 +187,48 @@ static void test_split(void **state)
     assert_string_equal(err.error_class, "INVALID_PARAMETER_VALUE.PATTERN");
 }
 
+static void assert_json(const char *json, const char *path, const char *want)
+{
+    int rc;
+    cs_error err;
+    cs_column *c = run(
+        call2("get_json_object", T(CS_TYPE_STRING), lit(col_str(&json, 1)), lit(col_str(&path, 1))),
+        &rc, &err);
+    assert_int_equal(rc, CS_OK);
+    if (!want) {
+        assert_false(VALID(c, 1));
+    } else {
+        int32_t len;
+        const uint8_t *p = cs_column_bytes(c, 1, &len);
+        char got[128];
+        snprintf(got, sizeof got, "%.*s", (int)len, (const char *)p);
+        assert_string_equal(got, want);
+    }
+    cs_column_unref(c);
+}
+
+static void test_get_json_object(void **state)
+{
+    (void)state;
+    const char *doc = "{\"a\": {\"b\": [1, 2]}, \"s\": \"x y\", \"n\": null, \"z\": 1.5}";
+    assert_json("{\"a\": {\"b\": [1, 2]}}", "$.a.b[1]", "2"); /* clauses.out query 35 */
+    assert_json(doc, "$.a", "{\"b\":[1,2]}");
+    assert_json(doc, "$['s']", "x y");
+    assert_json(doc, "$.z", "1.5");
+    assert_json(doc, "$.n", NULL);
+    assert_json(doc, "$.missing", NULL);
+    assert_json(doc, "$.a.b[*]", "[1,2]");
+    assert_json(doc, "a.b", NULL);
+    assert_json("{not json", "$.a", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_functions),
         cmocka_unit_test(test_size_and_maps),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_get_json_object),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
