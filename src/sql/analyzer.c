@@ -545,6 +545,13 @@ int cs_an_generator_columns(const cs_sql_expr *gen, const char **names, cs_col_t
         names[n] = "pos";
         types[n++] = cs_col_type_primitive(CS_TYPE_INT);
     }
+    if (gen->fn && strcmp(gen->fn, "stack") == 0 && gen->type->id == CS_TYPE_STRUCT) {
+        for (int i = 0; i < gen->type->n_fields && n < CS_AN_MAX_GENERATED; i++) {
+            names[n] = gen->type->fields[i].name; /* col0, col1, ... */
+            types[n++] = gen->type->fields[i].type;
+        }
+        return n;
+    }
     if (in->id == CS_TYPE_MAP) {
         names[n] = "key";
         types[n++] = in->fields[0].type;

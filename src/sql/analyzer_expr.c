@@ -457,6 +457,15 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         n == 1)
         args[n++] = string_literal(c, "yyyy-MM-dd HH:mm:ss");
     if (strcmp(fn, "regexp_extract_all") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
+    if (strcmp(fn, "percentile") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
+    while (strcmp(fn, "sentences") == 0 && n < 3) /* sentences(s, '', ''): Locale's defaults */
+        args[n++] = string_literal(c, "");
+    if (strcmp(fn, "mask") == 0) { /* mask(s, 'X', 'x', 'n', NULL) */
+        static const char *const masks[] = {"X", "x", "n"};
+        while (n < 4)
+            args[n] = string_literal(c, masks[n - 1]), n++;
+        if (n == 4) args[n++] = null_literal(c);
+    }
     if (strcmp(fn, "log") == 0 && n == 1) { /* Spark's Logarithm(E(), x): LOG(E(), x) */
         args[1] = args[0];
         args[0] = cs_fn_resolve(c->a, cs_fn_lookup("e"), NULL, NULL, 0, c->err);

@@ -36,7 +36,8 @@ enum {
     R_ROUND,
     R_STRUCT,       /* struct(a, b): fields named after columns, else col1, col2 */
     R_NAMED_STRUCT, /* named_struct('n', v, ...) */
-    R_MAP           /* map(k, v, ...): common key type, common value type */
+    R_MAP,          /* map(k, v, ...): common key type, common value type */
+    R_SPECIAL       /* function_registry_collections.c: arrays, maps, percentile, stack, ... */
 };
 
 typedef struct fn_entry {
@@ -118,14 +119,14 @@ static const fn_entry FUNCTIONS[] = {
     FN("rtrim", "rtrim", 1, 2, S, R_SIG, "SS", "S"),
     FN("btrim", "btrim", 1, 2, S, R_SIG, "SS", "S"),
     FN("initcap", "initcap", 1, 1, S, R_SIG, "S", "S"),
-    FN("reverse", "reverse", 1, 1, S, R_SIG, "S", "S"),
+    FN("reverse", "reverse", 1, 1, S, R_SPECIAL, "", ""),
     FN("substring", "substring", 2, 3, S, R_SIG, "SII", "S"),
     FN("substr", "substring", 2, 3, S, R_SIG, "SII", "S"),
     FN("left", "left", 2, 2, S, R_SIG, "SI", "S"),
     FN("right", "right", 2, 2, S, R_SIG, "SI", "S"),
     FN("concat", "concat", 0, -1, S, R_SIG, "S", "S"),
     FN("||", "concat", 2, 2, S, R_SIG, "S", "S"),
-    FN("concat_ws", "concat_ws", 1, -1, S, R_SIG, "S", "S"),
+    FN("concat_ws", "concat_ws", 1, -1, S, R_SPECIAL, "", ""),
     FN("lpad", "lpad", 2, 3, S, R_SIG, "SIS", "S"),
     FN("rpad", "rpad", 2, 3, S, R_SIG, "SIS", "S"),
     FN("repeat", "repeat", 2, 2, S, R_SIG, "SI", "S"),
@@ -214,8 +215,31 @@ static const fn_entry FUNCTIONS[] = {
     FNN("hash", "hash", 1, -1, S, R_SIG, "X", "I"),
     FNN("xxhash64", "xxhash64", 1, -1, S, R_SIG, "X", "L"),
     /* collections */
-    FN("size", "size", 1, 1, S, R_SIG, "M", "I"),
-    FN("cardinality", "size", 1, 1, S, R_SIG, "M", "I"),
+    FN("size", "size", 1, 1, S, R_SPECIAL, "", ""),
+    FN("cardinality", "size", 1, 1, S, R_SPECIAL, "", ""),
+    FN("array_sort", "array_sort", 1, 1, S, R_SPECIAL, "", ""),
+    FN("array_distinct", "array_distinct", 1, 1, S, R_SPECIAL, "", ""),
+    FN("array_max", "array_max", 1, 1, S, R_SPECIAL, "", ""),
+    FN("array_min", "array_min", 1, 1, S, R_SPECIAL, "", ""),
+    FN("array_position", "array_position", 2, 2, S, R_SPECIAL, "", ""),
+    FN("array_remove", "array_remove", 2, 2, S, R_SPECIAL, "", ""),
+    FN("array_union", "array_union", 2, 2, S, R_SPECIAL, "", ""),
+    FN("array_intersect", "array_intersect", 2, 2, S, R_SPECIAL, "", ""),
+    FN("array_except", "array_except", 2, 2, S, R_SPECIAL, "", ""),
+    FN("arrays_overlap", "arrays_overlap", 2, 2, S, R_SPECIAL, "", ""),
+    FN("slice", "slice", 3, 3, S, R_SPECIAL, "", ""),
+    FN("array_join", "array_join", 2, 3, S, R_SPECIAL, "", ""),
+    FN("flatten", "flatten", 1, 1, S, R_SPECIAL, "", ""),
+    FN("array_repeat", "array_repeat", 2, 2, S, R_SPECIAL, "", ""),
+    FN("map_keys", "map_keys", 1, 1, S, R_SPECIAL, "", ""),
+    FN("map_values", "map_values", 1, 1, S, R_SPECIAL, "", ""),
+    FN("map_entries", "map_entries", 1, 1, S, R_SPECIAL, "", ""),
+    FN("map_contains_key", "map_contains_key", 2, 2, S, R_SPECIAL, "", ""),
+    FN("map_from_arrays", "map_from_arrays", 2, 2, S, R_SPECIAL, "", ""),
+    FN("map_from_entries", "map_from_entries", 1, 1, S, R_SPECIAL, "", ""),
+    FN("map_concat", "map_concat", 0, -1, S, R_SPECIAL, "", ""),
+    /* JSON (jansson) */
+    FN("get_json_object", "get_json_object", 2, 2, S, R_SIG, "SS", "S"),
     FN("array_contains", "array_contains", 2, 2, S, R_SIG, "AX", "B"),
     /* element_at(array, int) or (map, key): the key is cast by the analyzer */
     FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
@@ -249,6 +273,17 @@ static const fn_entry FUNCTIONS[] = {
     /* dates */
     FN("weekday", "weekday", 1, 1, S, R_SIG, "T", "I"),
     FN("date_from_unix_date", "date_from_unix_date", 1, 1, S, R_SIG, "I", "T"),
+    FN("make_timestamp", "make_timestamp", 6, 7, S, R_SPECIAL, "", ""),
+    FN("make_dt_interval", "make_dt_interval", 0, 4, S, R_SPECIAL, "", ""),
+    FN("make_ym_interval", "make_ym_interval", 0, 2, S, R_SPECIAL, "", ""),
+    FN("convert_timezone", "convert_timezone", 2, 3, S, R_SPECIAL, "", ""),
+    FN("from_utc_timestamp", "from_utc_timestamp", 2, 2, S, R_SIG, "PS", "P"),
+    FN("to_utc_timestamp", "to_utc_timestamp", 2, 2, S, R_SIG, "PS", "P"),
+    FN("to_char", "to_char", 2, 2, S, R_SPECIAL, "", ""),
+    FN("to_varchar", "to_char", 2, 2, S, R_SPECIAL, "", ""),
+    FN("to_number", "to_number", 2, 2, S, R_SPECIAL, "", ""),
+    FN("sentences", "sentences", 1, 3, S, R_SPECIAL, "", ""),
+    FN("mask", "mask", 1, 5, S, R_SIG, "SSSSS", "S"),
     /* aggregates */
     FN("skewness", "skewness", 1, 1, AG, R_SIG, "D", "D"),
     FN("kurtosis", "kurtosis", 1, 1, AG, R_SIG, "D", "D"),
@@ -313,6 +348,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("explode_outer", "explode", 1, 1, G, R_SIG, "M", "E"),
     FN("posexplode", "posexplode", 1, 1, G, R_SIG, "M", "E"),
     FN("inline", "inline", 1, 1, G, R_SIG, "A", "E"),
+    FN("stack", "stack", 2, -1, G, R_SPECIAL, "", ""),
     /* aggregates */
     FNN("count", "count", 1, -1, AG, R_SIG, "X", "L"),
     FNN("count_if", "count_if", 1, 1, AG, R_SIG, "B", "L"),
@@ -349,6 +385,18 @@ static const fn_entry FUNCTIONS[] = {
     FNN("approx_count_distinct", "approx_count_distinct", 1, 2, AG, R_SIG, "XD", "L"),
     FN("percentile_approx", "percentile_approx", 2, 3, AG, R_SIG, "NXI", "0"),
     FN("approx_percentile", "percentile_approx", 2, 3, AG, R_SIG, "NXI", "0"),
+    FN("percentile", "percentile", 2, 3, AG, R_SPECIAL, "", ""),
+    FN("median", "median", 1, 1, AG, R_SPECIAL, "", ""),
+    FN("histogram_numeric", "histogram_numeric", 2, 2, AG, R_SPECIAL, "", ""),
+    FNN("regr_count", "regr_count", 2, 2, AG, R_SIG, "DD", "L"),
+    FN("regr_avgx", "regr_avgx", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_avgy", "regr_avgy", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_slope", "regr_slope", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_intercept", "regr_intercept", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_r2", "regr_r2", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_sxx", "regr_sxx", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_syy", "regr_syy", 2, 2, AG, R_SIG, "DD", "D"),
+    FN("regr_sxy", "regr_sxy", 2, 2, AG, R_SIG, "DD", "D"),
     /* window functions */
     FNN("row_number", "row_number", 0, 0, W, R_SIG, "", "I"),
     FNN("rank", "rank", 0, 0, W, R_SIG, "", "I"),
@@ -393,13 +441,6 @@ void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out)
     cs_sbuf_putc(out, '"');
     cs_sql_expr_pretty_name(e, out);
     cs_sbuf_putc(out, '"');
-}
-
-static const char *ordinal_word(int i)
-{
-    static const char *const w[] = {"first", "second",  "third",  "fourth", "fifth",
-                                    "sixth", "seventh", "eighth", "ninth",  "tenth"};
-    return i >= 0 && i < 10 ? w[i] : "next";
 }
 
 static cs_col_type *sig_type(char c)
@@ -481,40 +522,6 @@ static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_
     return e;
 }
 
-static int type_error(cs_error *err, const cs_sql_expr *call_resolved, int index,
-                      const char *required, const cs_sql_expr *arg)
-{
-    cs_sbuf expr = {0}, input = {0}, type = {0};
-    cs_fn_sql_expr_quoted(call_resolved, &expr);
-    cs_fn_sql_expr_quoted(arg, &input);
-    cs_tc_type_sql(arg->type, &type);
-    cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
-                     "Cannot resolve %s due to data type mismatch: The %s parameter requires the "
-                     "%s type, however %s has the type \"%s\".",
-                     cs_sbuf_str(&expr), ordinal_word(index), required, cs_sbuf_str(&input),
-                     cs_sbuf_str(&type));
-    cs_sbuf_free(&expr);
-    cs_sbuf_free(&input);
-    cs_sbuf_free(&type);
-    return CS_EINVAL;
-}
-
-static int binary_diff_error(cs_error *err, const cs_sql_expr *e)
-{
-    cs_sbuf expr = {0}, l = {0}, r = {0};
-    cs_fn_sql_expr_quoted(e, &expr);
-    cs_tc_type_sql(e->args[0]->type, &l);
-    cs_tc_type_sql(e->args[1]->type, &r);
-    cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES", "42K09",
-                     "Cannot resolve %s due to data type mismatch: the left and right operands "
-                     "of the binary operator have incompatible types (\"%s\" and \"%s\").",
-                     cs_sbuf_str(&expr), cs_sbuf_str(&l), cs_sbuf_str(&r));
-    cs_sbuf_free(&expr);
-    cs_sbuf_free(&l);
-    cs_sbuf_free(&r);
-    return CS_EINVAL;
-}
-
 cs_col_type *cs_fn_coerce_common(cs_sql_arena *a, cs_sql_expr **args, int n)
 {
     if (n == 0) return cs_col_type_primitive(CS_TYPE_NULL);
@@ -546,7 +553,7 @@ static int coerce_sig(cs_sql_arena *a, cs_sql_expr *e, const char *sig, cs_error
                     e->args[i] = cs_tc_cast(a, arg, want);
                 continue;
             }
-            return type_error(err, e, i, sig_type_sql(c), arg);
+            return cs_fn_err_unexpected_type(err, e, i, sig_type_sql(c), arg);
         }
         bool ok = true;
         switch (c) {
@@ -567,7 +574,7 @@ static int coerce_sig(cs_sql_arena *a, cs_sql_expr *e, const char *sig, cs_error
         default:
             break;
         }
-        if (!ok) return type_error(err, e, i, sig_type_sql(c), arg);
+        if (!ok) return cs_fn_err_unexpected_type(err, e, i, sig_type_sql(c), arg);
     }
     return 0;
 }
@@ -717,7 +724,7 @@ static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
         e->type = cs_tc_wider(a, l, r);
         return 0;
     }
-    return binary_diff_error(err, e);
+    return cs_fn_err_binary_diff(err, e);
 }
 
 static int resolve_arith(cs_sql_arena *a, cs_sql_expr *e, char op, cs_error *err)
@@ -742,7 +749,7 @@ static int resolve_arith(cs_sql_arena *a, cs_sql_expr *e, char op, cs_error *err
         e->type = e->args[0]->type;
         return 0;
     }
-    return binary_diff_error(err, e);
+    return cs_fn_err_binary_diff(err, e);
 }
 
 static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
@@ -753,8 +760,9 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
               (cs_tc_is_integral(r) || r->id == CS_TYPE_DECIMAL || r->id == CS_TYPE_NULL);
     if (!ok) {
         if (!cs_tc_is_integral(l) && l->id != CS_TYPE_DECIMAL)
-            return type_error(err, e, 0, "(\"INTEGRAL\" or \"DECIMAL\")", e->args[0]);
-        return type_error(err, e, 1, "(\"INTEGRAL\" or \"DECIMAL\")", e->args[1]);
+            return cs_fn_err_unexpected_type(err, e, 0, "(\"INTEGRAL\" or \"DECIMAL\")",
+                                             e->args[0]);
+        return cs_fn_err_unexpected_type(err, e, 1, "(\"INTEGRAL\" or \"DECIMAL\")", e->args[1]);
     }
     if (l->id == CS_TYPE_DECIMAL || r->id == CS_TYPE_DECIMAL) {
         e->args[0] = cs_tc_cast(a, e->args[0], cs_tc_decimal_of(a, e->args[0]));
@@ -771,7 +779,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
-    if (!t) return binary_diff_error(err, e);
+    if (!t) return cs_fn_err_binary_diff(err, e);
     e->args[0] = cs_tc_cast(a, e->args[0], t);
     e->args[1] = cs_tc_cast(a, e->args[1], t);
     e->type = cs_col_type_primitive(CS_TYPE_BOOLEAN);
@@ -796,7 +804,7 @@ static int resolve_sum_avg(cs_sql_arena *a, cs_sql_expr *e, bool avg, cs_error *
     } else if (cs_tc_is_interval(t)) {
         e->type = t;
     } else {
-        return type_error(err, e, 0, "(\"NUMERIC\" or \"ANSI INTERVAL\")", x);
+        return cs_fn_err_unexpected_type(err, e, 0, "(\"NUMERIC\" or \"ANSI INTERVAL\")", x);
     }
     e->nullable = true;
     return 0;
@@ -807,10 +815,10 @@ static int resolve_ceil_round(cs_sql_arena *a, cs_sql_expr *e, bool round, cs_er
     cs_sql_expr *x = e->args[0];
     if (cs_tc_is_string(x->type) || x->type->id == CS_TYPE_NULL)
         x = e->args[0] = cs_tc_cast(a, x, cs_col_type_primitive(CS_TYPE_DOUBLE));
-    if (!cs_tc_is_numeric(x->type)) return type_error(err, e, 0, "\"NUMERIC\"", x);
+    if (!cs_tc_is_numeric(x->type)) return cs_fn_err_unexpected_type(err, e, 0, "\"NUMERIC\"", x);
     if (e->n_args == 2) {
         if (!cs_tc_is_integral(e->args[1]->type))
-            return type_error(err, e, 1, "\"INT\"", e->args[1]);
+            return cs_fn_err_unexpected_type(err, e, 1, "\"INT\"", e->args[1]);
         e->args[1] = cs_tc_cast(a, e->args[1], cs_col_type_primitive(CS_TYPE_INT));
     }
     const cs_col_type *t = x->type;
@@ -833,38 +841,12 @@ static int resolve_ceil_round(cs_sql_arena *a, cs_sql_expr *e, bool round, cs_er
     return 0;
 }
 
-static int wrong_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n)
-{
-    char expected[64];
-    if (f->max_args == f->min_args)
-        snprintf(expected, sizeof expected, "%d", f->min_args);
-    else if (f->max_args < 0)
-        snprintf(expected, sizeof expected, "> %d", f->min_args - 1);
-    else if (f->max_args == f->min_args + 1)
-        snprintf(expected, sizeof expected, "[%d, %d]", f->min_args, f->max_args);
-    else {
-        cs_sbuf b = {0};
-        cs_sbuf_putc(&b, '[');
-        for (int i = f->min_args; i <= f->max_args; i++)
-            cs_sbuf_printf(&b, "%s%d", i > f->min_args ? ", " : "", i);
-        cs_sbuf_putc(&b, ']');
-        cs_str_copy(expected, sizeof expected, cs_sbuf_str(&b));
-        cs_sbuf_free(&b);
-    }
-    return cs_sql_error_set(
-        err, CS_EINVAL, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
-        "The `%s` requires %s parameters but the actual number is %d. Please, "
-        "refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' "
-        "for a fix.",
-        name, expected, n);
-}
-
 cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_expr *call,
                            cs_sql_expr **args, int n, cs_error *err)
 {
     const char *name = call && call->name ? call->name : f->name;
     if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
-        wrong_num_args(err, name, f, n);
+        cs_fn_err_num_args(err, name, f, n);
         return NULL;
     }
     const fn_entry *fe = entry_of(f);
@@ -892,7 +874,7 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
     case R_BETWEEN: {
         cs_col_type *t = cs_fn_coerce_common(a, e->args, 3);
         if (!t) {
-            rc = binary_diff_error(err, e);
+            rc = cs_fn_err_binary_diff(err, e);
             break;
         }
         e->type = cs_col_type_primitive(CS_TYPE_BOOLEAN);
@@ -917,6 +899,9 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
     case R_MAP:
         rc = cs_fn_resolve_map(a, e, err);
         break;
+    case R_SPECIAL:
+        rc = cs_fn_resolve_special(a, e, err);
+        break;
     default: {
         if (fe->ret[0] == 'C') {
             int first = strcmp(f->canonical, "if") == 0 ? 1 : 0;
@@ -925,7 +910,7 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
                 if (cond->type->id == CS_TYPE_NULL || cs_tc_is_string(cond->type))
                     e->args[0] = cs_tc_cast(a, cond, cs_col_type_primitive(CS_TYPE_BOOLEAN));
                 else if (cond->type->id != CS_TYPE_BOOLEAN) {
-                    rc = type_error(err, e, 0, "\"BOOLEAN\"", cond);
+                    rc = cs_fn_err_unexpected_type(err, e, 0, "\"BOOLEAN\"", cond);
                     break;
                 }
             }

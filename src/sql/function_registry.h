@@ -63,4 +63,19 @@ void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out);
 int cs_fn_resolve_struct(cs_sql_arena *a, cs_sql_expr *e, bool named, cs_error *err);
 int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 
+/* function_registry_collections.c: the type rules no signature says (array and map functions,
+ * size over NULL, make_timestamp, convert_timezone, to_char, percentile, stack, ...): sets
+ * e->type (and casts e's arguments); 0, or CS_EINVAL with Spark's error. */
+int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+
+/* function_registry_errors.c: Spark's errors of a call e (resolved arguments). */
+/* DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE: argument `index` is not of the `required` type
+ * (its SQL text: "\"ARRAY\"", "(\"STRING\" or \"ARRAY\")"). Returns CS_EINVAL. */
+int cs_fn_err_unexpected_type(cs_error *err, const cs_sql_expr *e, int index, const char *required,
+                              const cs_sql_expr *arg);
+/* DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES of a binary operator e. */
+int cs_fn_err_binary_diff(cs_error *err, const cs_sql_expr *e);
+/* WRONG_NUM_ARGS.WITHOUT_SUGGESTION for n arguments of f called as name. */
+int cs_fn_err_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n);
+
 #endif /* CSPARK_SQL_FUNCTION_REGISTRY_H */

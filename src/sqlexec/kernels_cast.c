@@ -14,10 +14,10 @@
  * BigDecimal(double)); dates as yyyy[-m[m][-d[d]]] with an optional time part after ' ' or 'T';
  * timestamps as yyyy-mm-dd[( |T)hh:mm[:ss[.ffffff]]][Z|UTC|(+|-)hh[:mm]]. To string, doubles
  * print as Java's Double.toString ("1.0E20", "1.0E-4", "1234567.0"), decimals plainly,
- * timestamps as "yyyy-MM-dd HH:mm:ss[.f...]". Timestamps are read and printed in UTC: a
- * non-UTC session time zone is not applied yet (the planner should keep such casts on the
- * driver until it is). One loop per (source, target) family; the per-row work of strings is
- * their parsing. Called through cs_px_cast_lookup at compile time.
+ * timestamps as "yyyy-MM-dd HH:mm:ss[.f...]". Timestamps (with local time zone) are read
+ * (without a zone in the text), printed and cast to and from dates and timestamp_ntz in the
+ * session time zone (ctx->session_tz, kernels_tz.c). One loop per (source, target) family; the
+ * per-row work of strings is their parsing. Called through cs_px_cast_lookup at compile time.
  */
 #include <ctype.h>
 #include <math.h>
@@ -226,8 +226,10 @@ static bool parse_date(const uint8_t *s, int32_t len, int32_t *out)
     return true;
 }
 
-static bool parse_timestamp(const uint8_t *s, int32_t len, int64_t *out)
+/* *has_zone: whether the text names its zone (else it is local time of the session zone) */
+static bool parse_timestamp(const uint8_t *s, int32_t len, int64_t *out, bool *has_zone)
 {
+    *has_zone = false;
     trim(&s, &len);
     const char *p = (const char *)s, *end = p + len;
     int64_t days, hh = 0, mi = 0, ss = 0, frac = 0;
@@ -256,6 +258,7 @@ static bool parse_timestamp(const uint8_t *s, int32_t len, int64_t *out)
     }
     int64_t offset_s = 0;
     if (p < end) {
+        *has_zone = true;
         if (*p == 'Z' && p + 1 == end) {
             p++;
         } else if (end - p == 3 && strncmp(p, "UTC", 3) == 0) {
@@ -549,7 +552,8 @@ static void sql_value(const cs_column *c, int64_t i, char *buf, size_t n)
 }
 
 /* one row's value as text (the target string's bytes) */
-static int to_text(const cs_column *c, int64_t i, char *buf)
+/* zone: the session zone timestamps (with local time zone) are printed in */
+static int to_text(const cs_column *c, int64_t i, char *buf, const cs_px_zone *zone)
 {
     switch (c->type->id) {
     case CS_TYPE_BOOLEAN:
@@ -572,7 +576,9 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
     }
     case CS_TYPE_TIMESTAMP:
     case CS_TYPE_TIMESTAMP_NTZ: {
-        int64_t us = load_int(c, i), secs = us / 1000000, frac = us % 1000000;
+        int64_t us = load_int(c, i);
+        if (zone && c->type->id == CS_TYPE_TIMESTAMP) us = cs_px_zone_utc_to_local_us(zone, us);
+        int64_t secs = us / 1000000, frac = us % 1000000;
         if (frac < 0) {
             frac += 1000000;
             secs--;
@@ -613,6 +619,8 @@ static int to_text(const cs_column *c, int64_t i, char *buf)
 static int cast_to_string(const cs_px_kctx *k, const cs_column *a, cs_column **out)
 {
     int64_t n = k->n, sa = cs_px_stride(a, n);
+    const cs_px_zone *zone = NULL;
+    if (a->type->id == CS_TYPE_TIMESTAMP && !(zone = cs_px_session_zone(k))) return CS_EINVAL;
     cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
     char buf[128];
     for (int64_t i = 0; i < n; i++) {
@@ -626,7 +634,7 @@ static int cast_to_string(const cs_px_kctx *k, const cs_column *a, cs_column **o
             cs_col_builder_append_string(b, p, (size_t)len);
             continue;
         }
-        int len = to_text(a, i * sa, buf);
+        int len = to_text(a, i * sa, buf, zone);
         cs_col_builder_append_string(b, buf, (size_t)len);
     }
     *out = cs_col_builder_finish(b);
@@ -644,6 +652,11 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
     cs_cast_mode mode = k->e->cast_mode;
     if (mode == CS_CAST_ANSI && !k->ctx->ansi) mode = CS_CAST_LEGACY;
     int64_t n = k->n, sa = cs_px_stride(a, n);
+    /* timestamp (with local time zone) to or from local values: the session zone's rules */
+    const cs_px_zone *zone = NULL;
+    if ((to->id == CS_TYPE_TIMESTAMP) != (from->id == CS_TYPE_TIMESTAMP) &&
+        !(zone = cs_px_session_zone(k)))
+        return CS_EINVAL;
     cs_column *r = cs_px_new_fixed(k->alloc, to, n);
     cs_px_and_validity(r, args, 1, n);
     char vbuf[256];
@@ -685,7 +698,9 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
                 if (ok) store_int(r, i, v);
             } else if (tf == F_TS) {
                 int64_t v;
-                ok = parse_timestamp(p, len, &v);
+                bool has_zone;
+                ok = parse_timestamp(p, len, &v, &has_zone);
+                if (ok && zone && !has_zone) v = cs_px_zone_local_to_utc_us(zone, v);
                 if (ok) store_int(r, i, v);
             } else if (tf == F_DEC) {
                 __int128 v = 0;
@@ -819,17 +834,24 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             continue;
         }
         if (tf == F_DATE && ff == F_TS) {
-            int64_t us = load_int(a, ia), d = us / 86400000000LL;
+            int64_t us = load_int(a, ia);
+            if (zone) us = cs_px_zone_utc_to_local_us(zone, us);
+            int64_t d = us / 86400000000LL;
             if (us % 86400000000LL < 0) d--;
             store_int(r, i, d);
             continue;
         }
         if (tf == F_TS && ff == F_DATE) {
-            store_int(r, i, load_int(a, ia) * 86400000000LL);
+            int64_t us = load_int(a, ia) * 86400000000LL;
+            store_int(r, i, zone ? cs_px_zone_local_to_utc_us(zone, us) : us);
             continue;
         }
-        if (tf == F_TS && ff == F_TS) {
-            store_int(r, i, load_int(a, ia));
+        if (tf == F_TS && ff == F_TS) { /* ntz <-> ltz: the same local time */
+            int64_t us = load_int(a, ia);
+            if (zone)
+                us = to->id == CS_TYPE_TIMESTAMP ? cs_px_zone_local_to_utc_us(zone, us)
+                                                 : cs_px_zone_utc_to_local_us(zone, us);
+            store_int(r, i, us);
             continue;
         }
         if (tf == F_DATE && ff == F_DATE) {

@@ -5,8 +5,11 @@
  * (clamped to the month's last day, as Spark), last_day, trunc(date, fmt) and
  * date_trunc(fmt, timestamp) with a literal format, unix_timestamp(timestamp), and date +/-
  * interval year to month, timestamp +/- interval day to second. EXTRACT is the analyzer's
- * rewrite into these; current_date is a literal the planner binds. Timestamps are taken in UTC
- * (a non-UTC session time zone is not applied yet). Called through cs_px_datetime_lookup.
+ * rewrite into these; current_date is a literal the planner binds. Fields and truncation of
+ * timestamps (with local time zone) are taken in the session time zone (ctx->session_tz,
+ * kernels_tz.c); timestamp_ntz values are local already. from_utc_timestamp,
+ * to_utc_timestamp, convert_timezone and make_timestamp are here too. Called through
+ * cs_px_datetime_lookup.
  */
 #include <ctype.h>
 #include <string.h>
@@ -103,6 +106,8 @@ static int field_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
     int64_t n = k->n, sa = cs_px_stride(a[0], n);
     field f = field_of(k->e->fn);
     bool ts = a[0]->type->id != CS_TYPE_DATE;
+    const cs_px_zone *zone = NULL;
+    if (a[0]->type->id == CS_TYPE_TIMESTAMP && !(zone = cs_px_session_zone(k))) return CS_EINVAL;
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_px_and_validity(r, a, 1, n);
     int32_t *z = (int32_t *)(void *)r->values;
@@ -113,6 +118,7 @@ static int field_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
             z[i] = (int32_t)date_field(v, f);
             continue;
         }
+        if (zone) v = cs_px_zone_utc_to_local_us(zone, v);
         int64_t day = floor_div(v, US_PER_DAY), us = v - day * US_PER_DAY;
         switch (f) {
         case F_HOUR:
@@ -273,6 +279,8 @@ static int trunc_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
         *out = cs_px_all_null(k->alloc, k->e->type, n);
         return CS_OK;
     }
+    const cs_px_zone *zone = NULL;
+    if (v->type->id == CS_TYPE_TIMESTAMP && !(zone = cs_px_session_zone(k))) return CS_EINVAL;
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_column *const only[1] = {(cs_column *)v};
     cs_px_and_validity(r, only, 1, n);
@@ -283,6 +291,7 @@ static int trunc_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
             continue;
         }
         int64_t t = ((const int64_t *)(const void *)v->values)[i * sv];
+        if (zone) t = cs_px_zone_utc_to_local_us(zone, t);
         int64_t day = floor_div(t, US_PER_DAY), us = t - day * US_PER_DAY;
         int64_t res;
         switch (u) {
@@ -298,7 +307,7 @@ static int trunc_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
         default:
             res = trunc_days(day, u) * US_PER_DAY;
         }
-        ((int64_t *)(void *)r->values)[i] = res;
+        ((int64_t *)(void *)r->values)[i] = zone ? cs_px_zone_local_to_utc_us(zone, res) : res;
     }
     *out = r;
     return CS_OK;

@@ -8,6 +8,9 @@
  *   regexp_replace(str, regexp, rep[, pos=1]) every match from code point pos on replaced by
  *                                             rep, where $n is group n and \x is x (Java's
  *                                             Matcher.replaceAll)
+ *   split(str, regexp, limit)                 Java's String.split(regexp, limit), as an
+ *                                             array<string> (limit <= 0: no limit, trailing
+ *                                             empty strings kept, as Spark)
  * Null in, null out. A pattern is compiled once per batch when it is a literal, and again only
  * when a row's pattern differs from the last one; the match data is made once per batch. An
  * invalid pattern is Spark's INVALID_PARAMETER_VALUE.PATTERN; a group index out of range is
@@ -237,12 +240,67 @@ static int replace_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
     return CS_OK;
 }
 
+/* The bytes of the UTF-8 code point at s[0] (1 for a stray byte). */
+static int32_t code_point_len(const uint8_t *s, int32_t left)
+{
+    int32_t n = s[0] < 0x80 ? 1 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 1;
+    return n < left ? n : left;
+}
+
+/* split(str, regexp, limit): Java's String.split as Spark's UTF8String.split calls it (limit 0
+ * is -1: trailing empty strings are kept); a zero-width match at 0 makes no leading "" */
+static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    cs_col_builder *el = cs_col_builder_child(b, 0);
+    compiled c = {0};
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (row_null(a, na, i, n)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t sl, pl;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        int64_t limit = int_arg(a[2], i, n);
+        if ((rc = compile_pattern(&c, p, pl, "split", k->err)) != CS_OK) break;
+        int32_t pieces = 0, index = 0, from = 0;
+        while (from <= sl && (limit <= 0 || pieces < limit - 1)) {
+            int m = pcre2_match(c.code, s, (PCRE2_SIZE)sl, (PCRE2_SIZE)from, 0, c.md, NULL);
+            if (m < 0) break;
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c.md);
+            int32_t ms = (int32_t)ov[0], me = (int32_t)ov[1];
+            from = me > ms ? me : me + (me < sl ? code_point_len(s + me, sl - me) : 1);
+            if (ms == 0 && me == 0) continue; /* no leading "" for a zero-width match */
+            if (me == ms && ms >= sl) break;  /* Java finds no empty match at the end */
+            cs_col_builder_append_string(el, s + index, (size_t)(ms - index));
+            pieces++;
+            index = me;
+        }
+        cs_col_builder_append_string(el, s + index, (size_t)(sl - index));
+        pieces++;
+        cs_col_builder_append_lists(b, &pieces, 1, NULL);
+    }
+    compiled_free(&c);
+    cs_column *r = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    if (rc != CS_OK) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
 cs_px_kernel cs_px_regexp_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result)
 {
     const cs_type_id S = CS_TYPE_STRING, I = CS_TYPE_INT;
     if (n < 2 || t[0]->id != S || t[1]->id != S) return NULL;
     if (strcmp(fn, "rlike") == 0 && n == 2) return rlike_kernel;
+    if (strcmp(fn, "split") == 0 && n == 3 && t[2]->id == I) return split_kernel;
     if (strcmp(fn, "regexp_extract") == 0 && (n == 2 || (n == 3 && t[2]->id == I)))
         return extract_kernel;
     if (strcmp(fn, "regexp_replace") == 0 && t[2]->id == S && (n == 3 || (n == 4 && t[3]->id == I)))

@@ -135,9 +135,29 @@ cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, 
                                    const cs_col_type *result);
 cs_px_kernel cs_px_regexp_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
+cs_px_kernel cs_px_zone_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+cs_px_kernel cs_px_collection_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                     const cs_col_type *result);
+cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back: cs_tv_days_from_civil and
  * cs_tv_civil_from_days of formats/text_values.h, one conversion for the whole tree. */
+
+/* Time zones (kernels_tz.c): Spark's zone ids over the system tz database, cached for the
+ * process, immutable, safe from any thread. NULL: no such zone. */
+typedef struct cs_px_zone cs_px_zone;
+const cs_px_zone *cs_px_zone_get(const char *id, size_t len);
+/* The session zone of k (ctx->session_tz, "UTC" when unset); NULL + Spark's error when unknown. */
+const cs_px_zone *cs_px_session_zone(const cs_px_kctx *k);
+/* Seconds east of UTC in force at the instant utc_seconds. */
+int32_t cs_px_zone_offset(const cs_px_zone *z, int64_t utc_seconds);
+/* The instant of a local time (java.time's rules for gaps and overlaps), seconds and micros. */
+int64_t cs_px_zone_local_to_utc(const cs_px_zone *z, int64_t local_seconds);
+int64_t cs_px_zone_local_to_utc_us(const cs_px_zone *z, int64_t local_us);
+int64_t cs_px_zone_utc_to_local_us(const cs_px_zone *z, int64_t utc_us);
+int cs_px_err_invalid_zone(cs_error *err, const char *id, size_t len);
 
 /* Spark's runtime errors. */
 int cs_px_err_overflow(cs_error *err, const char *what, const char *try_fn);

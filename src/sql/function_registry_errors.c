@@ -1,0 +1,79 @@
+/*
+ * function_registry_errors.c — Spark's analysis errors of function calls, shared by the
+ * registry's type rules (function_registry.c, function_registry_collections.c):
+ * WRONG_NUM_ARGS.WITHOUT_SUGGESTION, DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE and
+ * DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES, with the call printed as Spark's toSQLExpr does.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/function_registry.h"
+#include "sql/type_coercion.h"
+#include "sqlexec/sql_error.h"
+
+static const char *ordinal_word(int i)
+{
+    static const char *const w[] = {"first", "second",  "third",  "fourth", "fifth",
+                                    "sixth", "seventh", "eighth", "ninth",  "tenth"};
+    return i >= 0 && i < 10 ? w[i] : "next";
+}
+
+int cs_fn_err_unexpected_type(cs_error *err, const cs_sql_expr *call_resolved, int index,
+                              const char *required, const cs_sql_expr *arg)
+{
+    cs_sbuf expr = {0}, input = {0}, type = {0};
+    cs_fn_sql_expr_quoted(call_resolved, &expr);
+    cs_fn_sql_expr_quoted(arg, &input);
+    cs_tc_type_sql(arg->type, &type);
+    cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+                     "Cannot resolve %s due to data type mismatch: The %s parameter requires the "
+                     "%s type, however %s has the type \"%s\".",
+                     cs_sbuf_str(&expr), ordinal_word(index), required, cs_sbuf_str(&input),
+                     cs_sbuf_str(&type));
+    cs_sbuf_free(&expr);
+    cs_sbuf_free(&input);
+    cs_sbuf_free(&type);
+    return CS_EINVAL;
+}
+
+int cs_fn_err_binary_diff(cs_error *err, const cs_sql_expr *e)
+{
+    cs_sbuf expr = {0}, l = {0}, r = {0};
+    cs_fn_sql_expr_quoted(e, &expr);
+    cs_tc_type_sql(e->args[0]->type, &l);
+    cs_tc_type_sql(e->args[1]->type, &r);
+    cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES", "42K09",
+                     "Cannot resolve %s due to data type mismatch: the left and right operands "
+                     "of the binary operator have incompatible types (\"%s\" and \"%s\").",
+                     cs_sbuf_str(&expr), cs_sbuf_str(&l), cs_sbuf_str(&r));
+    cs_sbuf_free(&expr);
+    cs_sbuf_free(&l);
+    cs_sbuf_free(&r);
+    return CS_EINVAL;
+}
+
+int cs_fn_err_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n)
+{
+    char expected[64];
+    if (f->max_args == f->min_args)
+        snprintf(expected, sizeof expected, "%d", f->min_args);
+    else if (f->max_args < 0)
+        snprintf(expected, sizeof expected, "> %d", f->min_args - 1);
+    else if (f->max_args == f->min_args + 1)
+        snprintf(expected, sizeof expected, "[%d, %d]", f->min_args, f->max_args);
+    else {
+        cs_sbuf b = {0};
+        cs_sbuf_putc(&b, '[');
+        for (int i = f->min_args; i <= f->max_args; i++)
+            cs_sbuf_printf(&b, "%s%d", i > f->min_args ? ", " : "", i);
+        cs_sbuf_putc(&b, ']');
+        cs_str_copy(expected, sizeof expected, cs_sbuf_str(&b));
+        cs_sbuf_free(&b);
+    }
+    return cs_sql_error_set(
+        err, CS_EINVAL, "WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "42605",
+        "The `%s` requires %s parameters but the actual number is %d. Please, "
+        "refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' "
+        "for a fix.",
+        name, expected, n);
+}
