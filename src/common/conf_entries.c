@@ -281,6 +281,7 @@ static const cs_conf_entry entries[] = {
     SIZE_D("spark.sql.files.openCostInBytes", CS_BYTE, 0, NOMAX, "4m"),
     INT("spark.sql.files.minPartitionNum", 1, 1000000),
     BOOL_D("spark.sql.sources.partitionColumnTypeInference.enabled", "true"),
+    BOOL_D("spark.sql.ansi.enabled", "true"),
 };
 
 /* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one

@@ -529,6 +529,15 @@ static int fail(const cs_error *err)
     return 1;
 }
 
+/* "SparkSQL::<host>", the name Spark's SparkSQLCLIDriver gives an application, in buf. */
+static const char *host_app_name(char *buf, size_t cap)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    snprintf(buf, cap, "SparkSQL::%s", host);
+    return buf;
+}
+
 int cspark_sql_main(int argc, char **argv)
 {
     cs_sigpipe_make_harmless();
@@ -568,12 +577,9 @@ int cspark_sql_main(int argc, char **argv)
         status = fail(&err);
         goto out;
     }
-    if (!a.name) { /* Spark's spark-sql names itself SparkSQL::<host> */
-        char host[256] = "localhost", name[300];
-        gethostname(host, sizeof host - 1);
-        snprintf(name, sizeof name, "SparkSQL::%s", host);
-        cs_conf_set_if_missing(conf, "spark.app.name", name);
-    }
+    char app_name[300];
+    if (!a.name) /* Spark's spark-sql names itself SparkSQL::<host> */
+        cs_conf_set_if_missing(conf, "spark.app.name", host_app_name(app_name, sizeof app_name));
     int vrc = cs_submit_validate(conf, &master, &err);
     if (a.verbose) cs_submit_print_verbose(stderr, &a, conf, used_props);
     if (vrc != CS_OK) {

@@ -265,6 +265,10 @@ int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_err
 {
     int64_t iters;
     if (get_int(c, "spark.sql.optimizer.maxIterations", &iters, err) < 0) return err->code;
+    cs_sql_optimizer_conf_default(o);
+    /* constant folding evaluates as the query would: the session's ANSI mode and zone */
+    o->ansi = cs_sql_conf_bool(c, "spark.sql.ansi.enabled");
+    o->session_tz = cs_sql_conf_get(c, "spark.sql.session.timeZone");
     o->cbo = cs_sql_conf_bool(c, "spark.sql.cbo.enabled");
     o->join_reorder = cs_sql_conf_bool(c, "spark.sql.cbo.joinReorder.enabled");
     o->max_iterations = (int)iters;

@@ -332,9 +332,10 @@ static int show(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, 
     if (strcmp(m, "TABLES") == 0 || strcmp(m, "VIEWS") == 0) return show_tables(s, st, out, err);
     if (strcmp(m, "DATABASES") == 0) return show_databases(st, out, err);
     if (strcmp(m, "FUNCTIONS") == 0) return show_functions(st, out, err);
-    if (strcmp(m, "COLUMNS") == 0 || strcmp(m, "DESCRIBE") == 0 ||
-        strcmp(m, "DESCRIBE EXTENDED") == 0 || strcmp(m, "DESCRIBE QUERY") == 0)
-        return describe(s, a, st, out, err);
+    static const char *const describe_modes[] = {"COLUMNS", "DESCRIBE", "DESCRIBE EXTENDED",
+                                                 "DESCRIBE QUERY"};
+    for (size_t i = 0; i < sizeof describe_modes / sizeof describe_modes[0]; i++)
+        if (strcmp(m, describe_modes[i]) == 0) return describe(s, a, st, out, err);
     char what[96];
     snprintf(what, sizeof what, "%s%s", strncmp(m, "DESCRIBE", 8) == 0 ? "" : "SHOW ", m);
     return unsupported(err, what);

@@ -32,6 +32,7 @@
 
 #include "common/conf.h"
 #include "exec/part_iter.h"
+#include "common/conf_entries.h"
 #include "plan/rdd_kind.h"
 #include "sqlexec/phys_plan.h"
 
@@ -436,7 +437,7 @@ static int read_conf(sql_iter *it, cs_error *err)
     it->ctx.ansi = true;
     it->ctx.session_tz = "UTC";
     if (!conf) return CS_OK;
-    int rc = cs_conf_get_bool(conf, "spark.sql.ansi.enabled", "true", &it->ctx.ansi, err);
+    int rc = cs_conf_entry_bool(conf, "spark.sql.ansi.enabled", &it->ctx.ansi, err);
     const char *tz = cs_conf_get(conf, "spark.sql.session.timeZone");
     if (tz && *tz) it->ctx.session_tz = tz;
     return rc < 0 ? rc : CS_OK;
