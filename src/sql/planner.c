@@ -57,7 +57,8 @@ cs_col_type *cs_pl_schema_of(cs_sql_expr *const *attrs, int n)
 cs_phys_node *cs_pl_node(cs_pl_ctx *c, cs_phys_kind kind, cs_sql_expr **attrs, int n,
                          int n_children)
 {
-    cs_phys_node *node = cs_phys_new(kind, attrs ? cs_pl_schema_of(attrs, n) : NULL, n_children);
+    /* a node without columns (SELECT without FROM reads a one-row, no-column scan) is struct<> */
+    cs_phys_node *node = cs_phys_new(kind, cs_pl_schema_of(attrs, attrs ? n : 0), n_children);
     node->id = c->next_node_id++;
     return node;
 }

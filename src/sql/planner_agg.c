@@ -58,11 +58,23 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
     static const struct {
         const char *name;
         cs_agg_fn fn;
-    } fns[] = {
-        {"count", CS_AGG_COUNT},       {"sum", CS_AGG_SUM},        {"avg", CS_AGG_AVG},
-        {"min", CS_AGG_MIN},           {"max", CS_AGG_MAX},        {"first", CS_AGG_FIRST},
-        {"any_value", CS_AGG_FIRST},   {"last", CS_AGG_LAST},      {"count_if", CS_AGG_COUNT_IF},
-        {"bool_and", CS_AGG_BOOL_AND}, {"bool_or", CS_AGG_BOOL_OR}};
+    } fns[] = {{"count", CS_AGG_COUNT},
+               {"sum", CS_AGG_SUM},
+               {"avg", CS_AGG_AVG},
+               {"min", CS_AGG_MIN},
+               {"max", CS_AGG_MAX},
+               {"first", CS_AGG_FIRST},
+               {"any_value", CS_AGG_ANY_VALUE},
+               {"last", CS_AGG_LAST},
+               {"count_if", CS_AGG_COUNT_IF},
+               {"bool_and", CS_AGG_BOOL_AND},
+               {"bool_or", CS_AGG_BOOL_OR},
+               {"collect_list", CS_AGG_COLLECT_LIST},
+               {"collect_set", CS_AGG_COLLECT_SET},
+               {"stddev", CS_AGG_STDDEV_SAMP},
+               {"stddev_pop", CS_AGG_STDDEV_POP},
+               {"variance", CS_AGG_VAR_SAMP},
+               {"var_pop", CS_AGG_VAR_POP}};
     *it = (agg_item){.agg = a, .input = -1};
     size_t i = 0;
     while (i < sizeof fns / sizeof *fns && strcmp(fns[i].name, a->fn) != 0)

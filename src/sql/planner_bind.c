@@ -6,6 +6,53 @@
 #include "sql/planner_bind.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* date_part / EXTRACT with a literal field that an integer field function computes (Spark's
+ * aliases of each: YEAR, Y, YEARS, YR, YRS, ...): that function's name, else NULL. SECOND
+ * (a decimal with the fraction) and the other fields go to date_part's own kernel. */
+static const char *date_part_field(const cs_sql_expr *e)
+{
+    if (!e->fn || strcmp(e->fn, "date_part") != 0) return NULL;
+    const cs_sql_expr *f = e->args[0];
+    if (f->kind != CS_EX_LITERAL || !f->literal || f->literal->null_count ||
+        f->literal->type->id != CS_TYPE_STRING)
+        return NULL;
+    int32_t len = 0;
+    const char *p = (const char *)cs_column_bytes(f->literal, 0, &len);
+    static const char *const fields[][2] = {{"year", "year"},
+                                            {"y", "year"},
+                                            {"years", "year"},
+                                            {"yr", "year"},
+                                            {"yrs", "year"},
+                                            {"month", "month"},
+                                            {"mon", "month"},
+                                            {"mons", "month"},
+                                            {"months", "month"},
+                                            {"day", "day"},
+                                            {"d", "day"},
+                                            {"days", "day"},
+                                            {"dayofweek", "dayofweek"},
+                                            {"dow", "dayofweek"},
+                                            {"quarter", "quarter"},
+                                            {"qtr", "quarter"},
+                                            {"doy", "dayofyear"},
+                                            {"hour", "hour"},
+                                            {"h", "hour"},
+                                            {"hours", "hour"},
+                                            {"hr", "hour"},
+                                            {"hrs", "hour"},
+                                            {"minute", "minute"},
+                                            {"m", "minute"},
+                                            {"min", "minute"},
+                                            {"mins", "minute"},
+                                            {"minutes", "minute"}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (strlen(fields[i][0]) == (size_t)len && strncasecmp(fields[i][0], p, (size_t)len) == 0)
+            return fields[i][1];
+    return NULL;
+}
 
 static const char *negated_counterpart(const char *fn)
 {
@@ -151,6 +198,14 @@ static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs
     case CS_EX_ALIAS:
         return bind(e->args[0], input, n_input, out, err);
     case CS_EX_FUNC: {
+        const char *field = e->n_args == 2 ? date_part_field(e) : NULL;
+        if (field) { /* EXTRACT(YEAR FROM d): the field's own function over d */
+            cs_pexpr *arg = NULL;
+            int rc = bind(e->args[1], input, n_input, &arg, err);
+            if (rc < 0) return rc;
+            *out = cs_pexpr_call(field, cs_col_type_ref(e->type), e->nullable, &arg, 1);
+            return CS_OK;
+        }
         cs_pexpr **args = cs_xcalloc((size_t)e->n_args + 1, sizeof *args);
         int rc = bind_args(e, 0, e->n_args, input, n_input, args, err);
         /* the parser's NOT LIKE / NOT ILIKE / NOT RLIKE: not(...); NOT LIKE ANY (Spark's

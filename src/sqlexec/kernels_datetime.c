@@ -154,7 +154,16 @@ static inline int64_t int_arg(const cs_column *c, int64_t i)
     }
 }
 
-typedef enum { A_DATE_ADD, A_DATE_SUB, A_DATEDIFF, A_ADD_MONTHS, A_DATE_YM, A_TS_DT, A_TS_YM } aop;
+typedef enum {
+    A_DATE_ADD,
+    A_DATE_SUB,
+    A_DATEDIFF,
+    A_ADD_MONTHS,
+    A_DATE_YM,
+    A_DATE_DT, /* date +/- a day interval: Spark's DateAdd of the interval's whole days */
+    A_TS_DT,
+    A_TS_YM
+} aop;
 
 static int binary_kernel(const cs_px_kctx *k, cs_column *const *a, cs_column **out, aop op,
                          int sign)
@@ -178,6 +187,9 @@ static int binary_kernel(const cs_px_kctx *k, cs_column *const *a, cs_column **o
         case A_ADD_MONTHS:
         case A_DATE_YM:
             v = add_months_days(x, sign * y);
+            break;
+        case A_DATE_DT:
+            v = x + sign * (y / US_PER_DAY);
             break;
         case A_TS_DT:
             v = x + sign * y;
@@ -219,6 +231,8 @@ BIN(datediff_kernel, A_DATEDIFF, 1)
 BIN(add_months_kernel, A_ADD_MONTHS, 1)
 BIN(date_plus_ym, A_DATE_YM, 1)
 BIN(date_minus_ym, A_DATE_YM, -1)
+BIN(date_plus_days, A_DATE_DT, 1)
+BIN(date_minus_days, A_DATE_DT, -1)
 BIN(ts_plus_dt, A_TS_DT, 1)
 BIN(ts_minus_dt, A_TS_DT, -1)
 BIN(ts_plus_ym, A_TS_YM, 1)
@@ -340,7 +354,6 @@ static bool is_int(cs_type_id id)
 cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result)
 {
-    (void)result;
     if (n == 1 && (int)field_of(fn) >= 0) {
         field f = field_of(fn);
         if (f == F_HOUR || f == F_MINUTE || f == F_SECOND)
@@ -367,6 +380,9 @@ cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, 
     if (!plus && !minus) return NULL;
     if (t[0]->id == CS_TYPE_DATE && t[1]->id == CS_TYPE_INTERVAL_YM)
         return plus ? date_plus_ym : date_minus_ym;
+    if (t[0]->id == CS_TYPE_DATE && t[1]->id == CS_TYPE_INTERVAL_DT && result &&
+        result->id == CS_TYPE_DATE)
+        return plus ? date_plus_days : date_minus_days;
     if (is_ts(t[0]->id) && t[1]->id == CS_TYPE_INTERVAL_DT) return plus ? ts_plus_dt : ts_minus_dt;
     if (is_ts(t[0]->id) && t[1]->id == CS_TYPE_INTERVAL_YM) return plus ? ts_plus_ym : ts_minus_ym;
     return NULL;
