@@ -83,7 +83,7 @@ void cs_ftype_simple_string(const cs_ftype *t, cs_sbuf *out)
 {
     static const char *const names[] = {"void",   "boolean", "int",       "bigint", "decimal",
                                         "double", "date",    "timestamp", "string", "array",
-                                        "struct", "tinyint", "smallint"};
+                                        "struct", "tinyint", "smallint",  "float"};
     switch (t->kind) {
     case CS_FT_DECIMAL:
         cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
@@ -185,7 +185,8 @@ static cs_ftype *ddl_type(ddl_cursor *c)
                   {"date", CS_FT_DATE},       {"timestamp", CS_FT_TIMESTAMP},
                   {"string", CS_FT_STRING},   {"tinyint", CS_FT_BYTE},
                   {"byte", CS_FT_BYTE},       {"smallint", CS_FT_SHORT},
-                  {"short", CS_FT_SHORT}};
+                  {"short", CS_FT_SHORT},     {"float", CS_FT_FLOAT},
+                  {"real", CS_FT_FLOAT}};
     char *name = ddl_name(c);
     if (!name) {
         cs_error_set(c->err, CS_EINVAL, "schema: a type expected at '%.20s'", c->p);
@@ -244,6 +245,7 @@ static void column_alloc(cs_field_column *k, size_t cap)
     k->nulls = cs_xcalloc(cap, 1);
     switch (k->kind) {
     case CS_FT_DOUBLE:
+    case CS_FT_FLOAT:
         k->f64 = cs_xcalloc(cap, sizeof *k->f64);
         break;
     case CS_FT_DECIMAL:

@@ -7,7 +7,7 @@
  * a user schema ("a INT, b DECIMAL(10,2), c STRING"), and the merge of inferred types is in
  * text_values.h. A chunk holds up to `capacity` rows; each column keeps one array of its kind:
  *   boolean/byte/short/int/long  i64 (0/1 for booleans)  date  i64 days since 1970-01-01
- *   timestamp         i64 microseconds UTC          double      f64
+ *   timestamp         i64 microseconds UTC          double/float f64 (float: rounded to float)
  *   decimal(p,s)      dec (unscaled 128-bit)         string      offsets[rows+1] + bytes
  *   struct/array      nested (jansson values, JSON only; owned references)
  * plus a null flag per row. Rows are written in place at index `rows` and kept by
@@ -40,8 +40,9 @@ typedef enum cs_ftype_kind {
     CS_FT_STRING,
     CS_FT_ARRAY,
     CS_FT_STRUCT,
-    CS_FT_BYTE, /* tinyint */
-    CS_FT_SHORT /* smallint */
+    CS_FT_BYTE,  /* tinyint */
+    CS_FT_SHORT, /* smallint */
+    CS_FT_FLOAT  /* float: a double rounded to float in f64 */
 } cs_ftype_kind;
 
 #define CS_DECIMAL_MAX_PRECISION 38
@@ -64,8 +65,8 @@ bool cs_ftype_equal(const cs_ftype *a, const cs_ftype *b);
 void cs_ftype_add_field(cs_ftype *st, const char *name, cs_ftype *type);
 /* Index of a field by exact name, or -1. */
 int cs_ftype_field_index(const cs_ftype *st, const char *name);
-/* Spark's simpleString: tinyint, smallint, int, bigint, double, decimal(10,2), string, boolean,
- * date, timestamp, void, array<...>, struct<a:int,...>. */
+/* Spark's simpleString: tinyint, smallint, int, bigint, float, double, decimal(10,2), string,
+ * boolean, date, timestamp, void, array<...>, struct<a:int,...>. */
 void cs_ftype_simple_string(const cs_ftype *t, cs_sbuf *out);
 /* A schema in Spark's DDL form, "a INT, b DECIMAL(10,2), s STRUCT<x: BIGINT>, l ARRAY<STRING>"
  * (types case-insensitive; `back-quoted` names); NULL with one line in err otherwise. */

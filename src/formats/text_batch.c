@@ -43,6 +43,8 @@ cs_col_type *cs_text_col_type(const cs_ftype *t)
         return cs_col_type_primitive(CS_TYPE_LONG);
     case CS_FT_DECIMAL:
         return cs_col_type_decimal(t->precision, t->scale, NULL);
+    case CS_FT_FLOAT:
+        return cs_col_type_primitive(CS_TYPE_FLOAT);
     case CS_FT_DOUBLE:
         return cs_col_type_primitive(CS_TYPE_DOUBLE);
     case CS_FT_DATE:
@@ -81,6 +83,8 @@ cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *fi
         return cs_ftype_new(CS_FT_LONG);
     case CS_TYPE_DECIMAL:
         return cs_ftype_decimal_new(t->precision, t->scale);
+    case CS_TYPE_FLOAT:
+        return cs_ftype_new(CS_FT_FLOAT);
     case CS_TYPE_DOUBLE:
         return cs_ftype_new(CS_FT_DOUBLE);
     case CS_TYPE_DATE:
@@ -113,7 +117,8 @@ cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *fi
         cs_col_type_simple_string(t, &name);
         cs_error_set(err, CS_EUNSUPPORTED,
                      "%s data source does not support %s of type %s (it reads and writes "
-                     "boolean, tinyint, smallint, int, bigint, decimal, double, date, timestamp, "
+                     "boolean, tinyint, smallint, int, bigint, decimal, float, double, date, "
+                     "timestamp, "
                      "string, array "
                      "and struct)",
                      format, field, cs_sbuf_str(&name));
@@ -236,13 +241,18 @@ static void append_nested(cs_col_builder *b, const cs_col_type *t, json_t *v)
         append_one(b, &x);
         return;
     }
+    case CS_TYPE_FLOAT:
     case CS_TYPE_DOUBLE: {
         double x = json_is_number(v)                ? json_number_value(v)
                    : !json_is_string(v)             ? NAN
                    : json_string_value(v)[0] == 'N' ? NAN
                    : json_string_value(v)[0] == '-' ? -INFINITY
                                                     : INFINITY;
-        append_one(b, &x);
+        if (t->id == CS_TYPE_FLOAT) {
+            float f = (float)x;
+            append_one(b, &f);
+        } else
+            append_one(b, &x);
         return;
     }
     case CS_TYPE_DECIMAL: {
@@ -326,6 +336,12 @@ static cs_column *flat_column(const cs_field_column *k, cs_col_type *type, int64
         int8_t *v = values_buffer(c, n);
         for (size_t r = 0; r < n; r++)
             v[r] = (int8_t)k->i64[r];
+        break;
+    }
+    case CS_FT_FLOAT: {
+        float *v = values_buffer(c, n * 4);
+        for (size_t r = 0; r < n; r++)
+            v[r] = (float)k->f64[r];
         break;
     }
     case CS_FT_SHORT: {
@@ -431,8 +447,10 @@ static json_t *json_of(const cs_column *c, int64_t r)
         return json_integer(((const int32_t *)(const void *)c->values)[r]);
     case CS_TYPE_LONG:
         return json_integer(((const int64_t *)(const void *)c->values)[r]);
+    case CS_TYPE_FLOAT:
     case CS_TYPE_DOUBLE: {
-        double d = ((const double *)(const void *)c->values)[r];
+        double d = c->type->id == CS_TYPE_FLOAT ? ((const float *)(const void *)c->values)[r]
+                                                : ((const double *)(const void *)c->values)[r];
         if (isfinite(d)) return json_real(d);
         return json_string(isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
     }
@@ -490,6 +508,9 @@ void cs_text_batch_rows(const cs_col_batch *batch, int64_t from, int64_t n, cs_f
             case CS_TYPE_LONG:
             case CS_TYPE_TIMESTAMP:
                 cs_field_set_i64(chunk, i, ((const int64_t *)v)[r]);
+                break;
+            case CS_TYPE_FLOAT:
+                cs_field_set_f64(chunk, i, ((const float *)v)[r]);
                 break;
             case CS_TYPE_DOUBLE:
                 cs_field_set_f64(chunk, i, ((const double *)v)[r]);

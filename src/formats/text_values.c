@@ -80,7 +80,8 @@ static bool fast_double(const char *s, size_t n, double *out)
     return true;
 }
 
-bool cs_tv_parse_double(const char *s, size_t n, double *out)
+/* Java's parseDouble / parseFloat (single: the decimal text rounded once, to a float). */
+static bool parse_java_number(const char *s, size_t n, bool single, double *out)
 {
     /* Java trims chars <= ' ', takes a sign, NaN / Infinity, or a decimal number with an optional
      * exponent and an optional f/F/d/D suffix (hexadecimal floats are not taken here). */
@@ -116,7 +117,7 @@ bool cs_tv_parse_double(const char *s, size_t n, double *out)
     size_t end = i;
     if (i < n && strchr("fFdD", s[i]) && s[i]) i++;
     if (i != n) return false;
-    if (fast_double(s + start, end - start, out)) {
+    if (!single && fast_double(s + start, end - start, out)) {
         if (neg) *out = -*out;
         return true;
     }
@@ -124,15 +125,25 @@ bool cs_tv_parse_double(const char *s, size_t n, double *out)
     size_t len = end - start;
     if (len >= sizeof tmp) { /* a long digit string: strtod on a heap copy */
         char *big = cs_xstrndup(s + start, len);
-        *out = strtod(big, NULL);
+        *out = single ? strtof(big, NULL) : strtod(big, NULL);
         free(big);
     } else {
         memcpy(tmp, s + start, len);
         tmp[len] = '\0';
-        *out = strtod(tmp, NULL);
+        *out = single ? strtof(tmp, NULL) : strtod(tmp, NULL);
     }
     if (neg) *out = -*out;
     return true;
+}
+
+bool cs_tv_parse_double(const char *s, size_t n, double *out)
+{
+    return parse_java_number(s, n, false, out);
+}
+
+bool cs_tv_parse_float(const char *s, size_t n, double *out)
+{
+    return parse_java_number(s, n, true, out);
 }
 
 bool cs_tv_parse_boolean(const char *s, size_t n, bool *out)
@@ -546,7 +557,8 @@ void cs_tv_pattern_format(const cs_tv_pattern *p, int64_t micros, cs_sbuf *out)
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
-void cs_tv_format_double(double v, cs_sbuf *out)
+/* Double.toString / Float.toString (single): the shortest digits that read back as v. */
+static void format_java_number(double v, bool single, cs_sbuf *out)
 {
     if (isnan(v)) {
         cs_sbuf_puts(out, "NaN");
@@ -561,10 +573,12 @@ void cs_tv_format_double(double v, cs_sbuf *out)
         return;
     }
     char buf[40];
-    int prec = 1;
-    for (; prec <= 17; prec++) { /* the shortest digits that read back as v */
+    /* the shortest digits that read back as v; Java's d.dddE-n form has at least one digit
+     * after the point, the closest one (Float.MIN_VALUE is 1.4E-45, not 1.0E-45) */
+    int prec = fabs(v) < 1e-3 || fabs(v) >= 1e7 ? 2 : 1;
+    for (; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-        if (strtod(buf, NULL) == v) break;
+        if (single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
     }
     /* buf: [-]d.ddde[+-]xx */
     char digits[24];
@@ -602,6 +616,16 @@ void cs_tv_format_double(double v, cs_sbuf *out)
             cs_sbuf_putc(out, '0');
         cs_sbuf_printf(out, "E%d", exp);
     }
+}
+
+void cs_tv_format_double(double v, cs_sbuf *out)
+{
+    format_java_number(v, false, out);
+}
+
+void cs_tv_format_float(double v, cs_sbuf *out)
+{
+    format_java_number((float)v, true, out);
 }
 
 void cs_tv_format_decimal(__int128 unscaled, int scale, cs_sbuf *out)

@@ -25,6 +25,7 @@
 bool cs_tv_parse_int(const char *s, size_t n, int64_t *out);   /* Integer.parseInt */
 bool cs_tv_parse_long(const char *s, size_t n, int64_t *out);  /* Long.parseLong */
 bool cs_tv_parse_double(const char *s, size_t n, double *out); /* Double.parseDouble */
+bool cs_tv_parse_float(const char *s, size_t n, double *out);  /* Float.parseFloat, as a double */
 bool cs_tv_parse_boolean(const char *s, size_t n, bool *out);  /* "true"/"false", any case */
 /* new BigDecimal(s): unscaled value, precision (digits, 1 for zero) and scale (may be negative);
  * false when not a number or when the unscaled value has more than 38 digits (*too_long set). */
@@ -66,6 +67,7 @@ int64_t cs_tv_days_from_civil(int64_t y, int m, int d);
 void cs_tv_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 /* Java's Double.toString: "1.0", "1.5E10", "1.0E-5", "NaN", "Infinity". */
 void cs_tv_format_double(double v, cs_sbuf *out);
+void cs_tv_format_float(double v, cs_sbuf *out); /* Float.toString of (float)v */
 /* Unscaled value with `scale` digits after the point: "-12.50". */
 void cs_tv_format_decimal(__int128 unscaled, int scale, cs_sbuf *out);
 void cs_tv_format_date(int64_t days, cs_sbuf *out);

@@ -128,6 +128,7 @@ static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
     case CS_FT_SHORT:
         cs_sbuf_printf(out, "%lld", (long long)json_integer_value(v));
         return;
+    case CS_FT_FLOAT:
     case CS_FT_DOUBLE:
         put_double(json_number_value(v), out);
         return;
@@ -163,6 +164,7 @@ static void print_chunk(const cs_field_chunk *c, cs_sbuf *out)
             case CS_FT_LONG:
                 cs_sbuf_printf(out, "%lld", (long long)k->i64[r]);
                 break;
+            case CS_FT_FLOAT:
             case CS_FT_DOUBLE:
                 put_double(k->f64[r], out);
                 break;

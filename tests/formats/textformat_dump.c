@@ -97,8 +97,9 @@ static void put_value(const cs_column *c, int64_t r, cs_sbuf *out)
     case CS_TYPE_LONG:
         cs_sbuf_printf(out, "%lld", (long long)((const int64_t *)v)[r]);
         return;
+    case CS_TYPE_FLOAT:
     case CS_TYPE_DOUBLE: {
-        double d = ((const double *)v)[r];
+        double d = c->type->id == CS_TYPE_FLOAT ? ((const float *)v)[r] : ((const double *)v)[r];
         if (isnan(d))
             cs_sbuf_puts(out, "nan");
         else if (isinf(d))

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct controllers {
+typedef struct ks_controllers {
     ks_store *store;
     char *ca_pem;
 } controllers;
@@ -81,12 +81,23 @@ static void on_serviceaccount(void *arg, const char *type, const json_t *obj)
         ensure_namespace(arg, ns);
 }
 
-int ks_controllers_start(const ks_controllers_opts *o)
+void ks_controllers_free(ks_controllers *c)
+{
+    if (!c) return;
+    free(c->ca_pem);
+    free(c);
+}
+
+ks_controllers *ks_controllers_start(const ks_controllers_opts *o)
 {
     controllers *c = calloc(1, sizeof *c);
-    if (!c) return -1;
+    if (!c) return NULL;
     c->store = o->store;
     c->ca_pem = o->ca_pem ? strdup(o->ca_pem) : NULL;
+    if (o->ca_pem && !c->ca_pem) {
+        free(c);
+        return NULL;
+    }
     ks_store_observe(c->store, "namespaces", on_namespace, c);
     ks_store_observe(c->store, "configmaps", on_configmap, c);
     ks_store_observe(c->store, "serviceaccounts", on_serviceaccount, c);
@@ -108,5 +119,5 @@ int ks_controllers_start(const ks_controllers_opts *o)
         "labels", "endpointslice.kubernetes.io/skip-mirror", "true", "subsets", "addresses", "ip",
         o->address, "ports", "name", "https", "port", o->port, "protocol", "TCP");
     ensure(c->store, "endpoints", "default", ep);
-    return 0;
+    return c;
 }

@@ -392,7 +392,8 @@ int main(int argc, char **argv)
                               .ca_pem = https ? tls.ca_pem : NULL,
                               .address = pod_network ? KS_SERVICE_IP : "127.0.0.1",
                               .port = p};
-    if (ks_controllers_start(&co) != 0) {
+    ks_controllers *controllers = ks_controllers_start(&co);
+    if (!controllers) {
         fprintf(stderr, "kubesim: cannot start the controllers\n");
         return 1;
     }
@@ -431,6 +432,7 @@ int main(int argc, char **argv)
 #endif
     ks_server_stop(srv);
     ks_store_free(store);
+    ks_controllers_free(controllers); /* after the store: its observers point at it */
     ks_faults_free(faults);
     ks_metrics_free(metrics);
     ks_rbac_free(rbac);

@@ -102,6 +102,7 @@ static bool convert(const cs_csv_options *o, const cs_ftype *t, const char *v, s
         cs_field_set_i64(c, col, b);
         return true;
     }
+    case CS_FT_FLOAT: /* nanValue, negativeInf, positiveInf, then Float.parseFloat */
     case CS_FT_DOUBLE: {
         double d;
         if (equals(v, n, o->nan_value))
@@ -110,7 +111,8 @@ static bool convert(const cs_csv_options *o, const cs_ftype *t, const char *v, s
             d = -INFINITY;
         else if (equals(v, n, o->positive_inf))
             d = INFINITY;
-        else if (!cs_tv_parse_double(v, n, &d))
+        else if (!(t->kind == CS_FT_FLOAT ? cs_tv_parse_float(v, n, &d)
+                                          : cs_tv_parse_double(v, n, &d)))
             return false;
         cs_field_set_f64(c, col, d);
         return true;

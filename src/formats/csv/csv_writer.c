@@ -83,6 +83,9 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
             case CS_FT_DOUBLE:
                 cs_tv_format_double(k->f64[r], &tmp);
                 break;
+            case CS_FT_FLOAT:
+                cs_tv_format_float(k->f64[r], &tmp);
+                break;
             case CS_FT_DECIMAL:
                 cs_tv_format_decimal(k->dec[r], k->scale, &tmp);
                 break;

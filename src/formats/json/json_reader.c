@@ -424,6 +424,7 @@ static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
                json_integer_value(v) <= INT32_MAX;
     case CS_FT_LONG:
         return json_is_integer(v);
+    case CS_FT_FLOAT: /* Jackson's getFloatValue: the number's double, rounded to float */
     case CS_FT_DOUBLE:
         if (json_is_string(v)) {
             const char *s = json_string_value(v);
@@ -474,6 +475,8 @@ static json_t *conform(const cs_json_options *o, const cs_ftype *t, json_t *v)
     }
     case CS_FT_DOUBLE:
         return json_is_number(v) ? json_real(json_number_value(v)) : json_incref(v);
+    case CS_FT_FLOAT:
+        return json_is_number(v) ? json_real((float)json_number_value(v)) : json_incref(v);
     case CS_FT_BYTE:
         return json_integer((int8_t)json_integer_value(v));
     case CS_FT_DATE:
@@ -545,12 +548,13 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
     case CS_FT_LONG:
         cs_field_set_i64(c, col, json_integer_value(v));
         return true;
+    case CS_FT_FLOAT:
     case CS_FT_DOUBLE: {
         double d = json_is_string(v) ? (json_string_value(v)[0] == 'N'   ? NAN
                                         : json_string_value(v)[0] == '-' ? -INFINITY
                                                                          : INFINITY)
                                      : json_number_value(v);
-        cs_field_set_f64(c, col, d);
+        cs_field_set_f64(c, col, t->kind == CS_FT_FLOAT ? (float)d : d);
         return true;
     }
     case CS_FT_DECIMAL: {

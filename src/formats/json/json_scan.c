@@ -410,11 +410,12 @@ static const char *scan_field(cs_json_scanner *s, const char *p, const char *e, 
             return NULL;
         cs_field_set_i64(c, col, t->kind == CS_FT_BYTE ? (int8_t)num.i : num.i);
         return q;
+    case CS_FT_FLOAT: /* the double rounded to float, as json_reader.c's set_field */
     case CS_FT_DOUBLE: {
         double d;
         if (*p != '-' && !(*p >= '0' && *p <= '9')) break;
         if (!(q = scan_number(p, e, &num)) || !number_double(&num, &d)) return NULL;
-        cs_field_set_f64(c, col, d);
+        cs_field_set_f64(c, col, t->kind == CS_FT_FLOAT ? (float)d : d);
         return q;
     }
     case CS_FT_BOOLEAN:

@@ -54,8 +54,12 @@ void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *c, cs_sb
             case CS_FT_LONG:
                 cs_sbuf_printf(out, "%lld", (long long)k->i64[r]);
                 break;
+            case CS_FT_FLOAT:
             case CS_FT_DOUBLE:
-                cs_tv_format_double(k->f64[r], &tmp);
+                if (k->kind == CS_FT_FLOAT)
+                    cs_tv_format_float(k->f64[r], &tmp);
+                else
+                    cs_tv_format_double(k->f64[r], &tmp);
                 if (isfinite(k->f64[r]))
                     cs_sbuf_append(out, tmp.data, tmp.len);
                 else

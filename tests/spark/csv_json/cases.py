@@ -166,5 +166,23 @@ case("json_byte_short", "json",
      '{"a":-129}\n{"b":32768}\n{"a":1.5}\n{"a":"3"}\n',
      schema="a TINYINT, b SMALLINT, _corrupt_record STRING")
 
+# float from a user schema (Float.parseFloat; nanValue/positiveInf/negativeInf; Jackson's
+# getFloatValue; written as Float.toString); Spark infers no float, so no inference case
+case("csv_float", "csv",
+     "v\n1.5\n0.1\n-0.0\n3.4028235E38\n1e39\n1.4E-45\n16777217\n1.0000001\n2.5f\nNaN\nInf\n"
+     "-Inf\n 7 \nx\n\n1e-50\n123456.79\n",
+     {"header": "true"}, "v FLOAT, _corrupt_record STRING")
+case("json_float", "json",
+     '{"v":1.5}\n{"v":0.1}\n{"v":-0.0}\n{"v":3.4028235E38}\n{"v":1e39}\n{"v":1.4E-45}\n'
+     '{"v":16777217}\n{"v":"NaN"}\n{"v":"Infinity"}\n{"v":"-Infinity"}\n{"v":"x"}\n'
+     '{"v":true}\n{"v":123456.79}\n{"v":null}\n',
+     schema="v FLOAT, _corrupt_record STRING")
+# without a corrupt-record column, so that Spark's writer writes them too (Float.toString)
+case("csv_float_write", "csv", "v\n1.5\n0.1\n-0.0\n3.4028235E38\n1.4E-45\n16777217\n1e10\n0.001\nNaN\n-Inf\n\n",
+     {"header": "true", "nullValue": "NA"}, "v FLOAT")
+case("json_float_write", "json",
+     '{"v":1.5}\n{"v":0.1}\n{"v":3.4028235E38}\n{"v":1.4E-45}\n{"v":16777217}\n{"v":1e10}\n'
+     '{"v":0.001}\n{"v":"NaN"}\n{"v":"-Infinity"}\n{"v":null}\n', schema="v FLOAT")
+
 with open(os.path.join(D, "cases.json"), "w") as f:
     json.dump(cases, f, indent=1)

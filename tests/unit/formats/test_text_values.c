@@ -4,6 +4,7 @@
  * (the multiLine record cut by the end of the buffer waits for the rest), and the samplingRatio
  * sampler's draws against Spark's. The comparison with
  * Apache Spark itself is tests/spark/csv_json_readers.sh. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,39 @@ static void test_java_double_text(void **state)
     expect_double_text(0.0001, "1.0E-4");
     expect_double_text(-0.25, "-0.25");
     expect_double_text(0.1, "0.1");
+    expect_double_text(4.9e-324, "4.9E-324"); /* Double.MIN_VALUE: two digits, not 5.0E-324 */
+}
+
+static void expect_float_text(double v, const char *want)
+{
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_tv_format_float(v, &b);
+    assert_string_equal(cs_sbuf_str(&b), want);
+    cs_sbuf_free(&b);
+}
+
+/* Float.toString and Float.parseFloat: the float's own shortest digits, one rounding of the
+ * decimal text to float (not through a double) */
+static void test_java_float_text(void **state)
+{
+    (void)state;
+    expect_float_text(0.1, "0.1"); /* a double 0.1 rounds to the float 0.1 */
+    expect_float_text(1.5e10, "1.5E10");
+    expect_float_text(3.4028234663852886e38, "3.4028235E38");
+    expect_float_text(1.401298464324817e-45, "1.4E-45");
+    expect_float_text(16777217.0, "1.6777216E7");
+    expect_float_text(-0.0, "-0.0");
+    expect_float_text(INFINITY, "Infinity");
+    double d;
+    assert_true(cs_tv_parse_float("0.1", 3, &d) && d == (double)0.1f);
+    assert_true(cs_tv_parse_float("2.5f", 4, &d) && d == 2.5);
+    assert_true(cs_tv_parse_float("1e39", 4, &d) && isinf(d));
+    assert_true(cs_tv_parse_float("1e-50", 5, &d) && d == 0);
+    assert_false(cs_tv_parse_float("x", 1, &d));
+    /* 1.00000005960464477550 lies a hair above the midpoint of 1 and the next float: one
+     * rounding gives the next float, rounding through the double 1.0000000596046448 gives 1 */
+    assert_true(cs_tv_parse_float("1.00000005960464477550", 22, &d) &&
+                d == (double)nextafterf(1, 2));
 }
 
 static void test_java_number_parsing(void **state)
@@ -234,6 +268,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_java_double_text),
         cmocka_unit_test(test_java_number_parsing),
+        cmocka_unit_test(test_java_float_text),
         cmocka_unit_test(test_double_fast_path_matches_strtod),
         cmocka_unit_test(test_decimal_half_up),
         cmocka_unit_test(test_lenient_timestamps),
