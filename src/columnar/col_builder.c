@@ -157,7 +157,8 @@ void cs_col_builder_append_values(cs_col_builder *b, const void *values, int64_t
             cs_bit_set(b->values, b->length + i, v[i] != 0);
     } else {
         size_t w = b->dictionary ? 4 : (size_t)cs_col_type_width(b->type->id);
-        memcpy(b->values + (size_t)b->length * w, v, (size_t)n * w);
+        /* a type without values (the null type) has no values buffer to copy into */
+        if (w) memcpy(b->values + (size_t)b->length * w, v, (size_t)n * w);
     }
     b->length += n;
 }

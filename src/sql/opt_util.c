@@ -575,7 +575,7 @@ cs_sql_expr *cs_opt_bool_literal(cs_opt_ctx *c, bool v)
 
 cs_sql_expr *cs_opt_null_literal(cs_opt_ctx *c, cs_col_type *t)
 {
-    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_ref(t));
+    cs_col_builder *b = cs_col_builder_new(NULL, t);
     cs_col_builder_append_nulls(b, 1);
     cs_sql_expr *e = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
     cs_col_builder_free(b);

@@ -432,8 +432,35 @@ static const cs_sql_op_vtable agg_vt = {
     .explain_args = agg_explain,
 };
 
-static const char *const fn_names[] = {"count", "count", "sum",      "avg",      "min",    "max",
-                                       "first", "last",  "count_if", "bool_and", "bool_or"};
+/* Spark's names of the functions, by cs_agg_fn: the output column's name when the spec has
+ * none */
+static const char *const fn_names[] = {"count",
+                                       "count",
+                                       "sum",
+                                       "avg",
+                                       "min",
+                                       "max",
+                                       "first",
+                                       "last",
+                                       "count_if",
+                                       "bool_and",
+                                       "bool_or",
+                                       "collect_list",
+                                       "collect_set",
+                                       "stddev_samp",
+                                       "stddev_pop",
+                                       "var_samp",
+                                       "var_pop",
+                                       "corr",
+                                       "covar_samp",
+                                       "covar_pop",
+                                       "approx_count_distinct",
+                                       "percentile_approx",
+                                       "max_by",
+                                       "min_by",
+                                       "any_value"};
+_Static_assert(sizeof fn_names / sizeof fn_names[0] == CS_AGG_ANY_VALUE + 1,
+               "a name for every aggregate function");
 
 cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const int *group_keys,
                                     int n_keys, const cs_agg_spec *aggs, int n_aggs, cs_error *err)

@@ -44,8 +44,7 @@ static int range_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
     if (!r->remaining) return CS_OK;
     uint64_t max = (uint64_t)cs_sql_batch_rows(op->ctx);
     int64_t n = (int64_t)(r->remaining < max ? r->remaining : max);
-    cs_col_builder *b =
-        cs_col_builder_new(op->ctx->alloc, cs_col_type_ref(op->schema->fields[0].type));
+    cs_col_builder *b = cs_col_builder_new(op->ctx->alloc, op->schema->fields[0].type);
     cs_col_builder_reserve(b, n, 0);
     int64_t *v = (int64_t *)(void *)b->values;
     for (int64_t i = 0; i < n; i++) { /* wraps as Spark's long arithmetic at the extremes */

@@ -647,6 +647,7 @@ static void test_range_offsets_over_double_decimal_and_date_keys(void **state)
         cs_sql_op_free(op);
     }
     cs_column_unref(off);
+    cs_col_type_unref(dec);
     /* dates: RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING, NULLS FIRST */
     double x[] = {0, 0, 0, 0};
     int32_t d[] = {0, 10, 11, 13};
