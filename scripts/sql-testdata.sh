@@ -9,7 +9,8 @@
 #
 #   scripts/sql-testdata.sh DIR [files|tpch|all]     (default all)
 #
-# A complete TPC-H directory (marked .complete) is kept as it is. Exit: 0 with the files written;
+# A complete TPC-H directory (marked .complete) is kept as it is, and so are the corpus files
+# while DIR/.files-complete names the current make_tables.py. Exit: 0 with the files written;
 # 1 with one line on stderr naming what failed.
 set -euo pipefail
 
@@ -26,11 +27,20 @@ case "$WHAT" in
   *) fail "the second argument must be files, tpch or all (got '$WHAT')" ;;
 esac
 mkdir -p "$DIR" || fail "cannot create $DIR"
+# Tests run in parallel and read these files: one maker at a time (the lock), and files made
+# once (a marker naming the maker's hash), so no test rewrites what another is reading.
+exec 9>"$DIR/.lock"
+flock 9 || fail "cannot lock $DIR/.lock"
 
 if [ "$WHAT" != tpch ]; then
-  pytools=$("$SRC/scripts/install-pytools.sh") || fail "pyarrow cannot be installed"
-  "$pytools" "$SRC/tests/sql/data/make_tables.py" "$DIR/files" ||
-    fail "tests/sql/data/make_tables.py failed"
+  stamp=$(sha256sum "$SRC/tests/sql/data/make_tables.py" | cut -c1-16)
+  if [ "$(cat "$DIR/.files-complete" 2>/dev/null)" != "$stamp" ]; then
+    pytools=$("$SRC/scripts/install-pytools.sh") || fail "pyarrow cannot be installed"
+    rm -rf "$DIR/files"
+    "$pytools" "$SRC/tests/sql/data/make_tables.py" "$DIR/files" ||
+      fail "tests/sql/data/make_tables.py failed"
+    echo "$stamp" >"$DIR/.files-complete"
+  fi
 fi
 if [ "$WHAT" != files ] && [ ! -f "$DIR/tpch-sf0.1/.complete" ]; then
   gen=$("$SRC/scripts/install-tpchgen.sh") || fail "tpchgen-cli cannot be installed"
