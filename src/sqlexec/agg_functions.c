@@ -96,7 +96,7 @@ static bool is_numeric(cs_type_id id)
     return is_integral(id) || id == CS_TYPE_FLOAT || id == CS_TYPE_DOUBLE || id == CS_TYPE_DECIMAL;
 }
 
-static const char *fn_name(cs_agg_fn fn)
+const char *cs_agg_fn_name(cs_agg_fn fn)
 {
     static const char *const names[] = {"count",
                                         "count",
@@ -123,6 +123,8 @@ static const char *fn_name(cs_agg_fn fn)
                                         "max_by",
                                         "min_by",
                                         "any_value"};
+    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_ANY_VALUE + 1,
+                   "a name for every aggregate function");
     return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }
 
@@ -136,7 +138,7 @@ int cs_sql_agg_bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err)
     cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
                      "Cannot resolve \"%s\" due to data type mismatch: the argument requires "
                      "another type, however it has the type \"%s\".",
-                     fn_name(fn), sb.data ? sb.data : "");
+                     cs_agg_fn_name(fn), sb.data ? sb.data : "");
     cs_sbuf_free(&sb);
     return CS_EINVAL;
 }

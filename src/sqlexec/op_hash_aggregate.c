@@ -432,36 +432,6 @@ static const cs_sql_op_vtable agg_vt = {
     .explain_args = agg_explain,
 };
 
-/* Spark's names of the functions, by cs_agg_fn: the output column's name when the spec has
- * none */
-static const char *const fn_names[] = {"count",
-                                       "count",
-                                       "sum",
-                                       "avg",
-                                       "min",
-                                       "max",
-                                       "first",
-                                       "last",
-                                       "count_if",
-                                       "bool_and",
-                                       "bool_or",
-                                       "collect_list",
-                                       "collect_set",
-                                       "stddev_samp",
-                                       "stddev_pop",
-                                       "var_samp",
-                                       "var_pop",
-                                       "corr",
-                                       "covar_samp",
-                                       "covar_pop",
-                                       "approx_count_distinct",
-                                       "percentile_approx",
-                                       "max_by",
-                                       "min_by",
-                                       "any_value"};
-_Static_assert(sizeof fn_names / sizeof fn_names[0] == CS_AGG_ANY_VALUE + 1,
-               "a name for every aggregate function");
-
 cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const int *group_keys,
                                     int n_keys, const cs_agg_spec *aggs, int n_aggs, cs_error *err)
 {
@@ -556,7 +526,7 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
     char **names = cs_xcalloc((size_t)n_aggs + 1, sizeof *names);
     for (int j = 0, c = n_keys; j < n_aggs; j++) {
         const cs_sql_agg *g = &a->aggs[j];
-        names[j] = cs_xstrdup(aggs[j].name ? aggs[j].name : fn_names[aggs[j].fn]);
+        names[j] = cs_xstrdup(aggs[j].name ? aggs[j].name : cs_agg_fn_name(aggs[j].fn));
         for (int i = 0; i < g->n_buf; i++, c++)
             bf[c] = (cs_col_field){(char *)g->buf_names[i], cs_col_type_ref(g->buf_types[i]), true};
         bool nullable =

@@ -209,6 +209,8 @@ cs_column *cs_sql_agg_value_column(cs_col_type *type, const uint8_t *states, siz
                                    int has_off, int64_t g0, int64_t n, cs_col_allocator *alloc);
 /* Spark's DATATYPE_MISMATCH error of an aggregate over a type it does not take. */
 int cs_sql_agg_bad_arg(cs_agg_fn fn, const cs_col_type *t, cs_error *err);
+/* Spark's name of an aggregate function ("count", "stddev_samp", ...; agg_functions.c). */
+const char *cs_agg_fn_name(cs_agg_fn fn);
 
 /* ---- kernels_hash.c ---- */
 
