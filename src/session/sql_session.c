@@ -365,8 +365,8 @@ static int explain(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *s
 
 /* ---- statements ----------------------------------------------------------------------------- */
 
-static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
-                         const char *text, cs_sql_result *out, bool *kept, cs_error *err)
+int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                                 const char *text, cs_sql_result *out, bool *kept, cs_error *err)
 {
     int rc;
     switch (st->kind) {
@@ -405,6 +405,12 @@ static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statem
     return rc;
 }
 
+int cs_sql_session_analyze(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *plan,
+                           cs_logical_plan **resolved, cs_error *err)
+{
+    return cs_sql_analyze(s->catalog, a, plan, resolved, err);
+}
+
 int cs_sql_session_execute(cs_sql_session *s, const char *sql, cs_sql_result *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -412,7 +418,7 @@ int cs_sql_session_execute(cs_sql_session *s, const char *sql, cs_sql_result *ou
     cs_sql_statement *st = NULL;
     bool kept = false;
     int rc = cs_sql_parse_statement(a, sql, &st, NULL, err);
-    if (rc == 0) rc = run_statement(s, a, st, sql, out, &kept, err);
+    if (rc == 0) rc = cs_sql_session_run_statement(s, a, st, sql, out, &kept, err);
     if (!kept) cs_sql_arena_free(a);
     if (rc < 0) {
         cs_sql_result_free(out);

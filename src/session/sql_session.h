@@ -27,6 +27,7 @@
 #include "columnar/column.h"
 #include "common/err.h"
 #include "cspark.h"
+#include "sql/logical_plan.h"
 
 typedef struct cs_sql_session cs_sql_session;
 
@@ -50,6 +51,19 @@ void cs_sql_session_free(cs_sql_session *s);
  * Spark's error (error_class and sql_state set, the message "[CLASS] text SQLSTATE: xxxxx");
  * *out is then empty. */
 int cs_sql_session_execute(cs_sql_session *s, const char *sql, cs_sql_result *out, cs_error *err);
+
+/* Runs a statement already built in arena a (by the parser, or by a Spark Connect plan's
+ * translation), as cs_sql_session_execute does after parsing; text is the statement's text for
+ * the UI and events (may be a description such as "collect at ..."). *kept is set when the
+ * session took ownership of a (a temporary view or cached table refers to its nodes): the
+ * caller must then not free it. Same results and errors as cs_sql_session_execute. */
+int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                                 const char *text, cs_sql_result *out, bool *kept, cs_error *err);
+
+/* Resolves an unresolved plan against the session's catalog (no job runs): the schema of a
+ * DataFrame, as Spark Connect's AnalyzePlan asks. Nodes in a; Spark's error classes on failure. */
+int cs_sql_session_analyze(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *plan,
+                           cs_logical_plan **resolved, cs_error *err);
 
 /* A value of the session's SQL conf (a key set by SET or the application's conf, else Spark's
  * default), or NULL when the key is neither set nor known. Borrowed until the next SET/RESET. */

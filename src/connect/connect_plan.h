@@ -1,0 +1,62 @@
+/*
+ * connect_plan.h — Spark Connect plans to cspark's SQL trees: the translation of the protobuf
+ * messages a Spark Connect client sends (spark.connect.Relation, Expression, Command; the C
+ * structs protoc-c generates at build time from the pinned client's .proto files) into the
+ * unresolved logical plans and statements the SQL parser would give for the same query
+ * (sql/logical_plan.h, sql/sql_expr.h). Spark's own server does the same in its
+ * SparkConnectPlanner: every DataFrame call becomes an unresolved Catalyst node, and the
+ * analyzer does the rest. The server (connect_service.c and its neighbours) calls these for
+ * ExecutePlan and AnalyzePlan, then runs the result through the session (session/sql_session.h).
+ *
+ *   Relation  --cs_connect_plan_relation-->  cs_logical_plan (unresolved)
+ *   Expression --cs_connect_plan_expression--> cs_sql_expr (unresolved)
+ *   Command   --cs_connect_plan_command-->   cs_sql_statement (CREATE VIEW, write, SQL command)
+ *
+ * Errors are Spark's: an unknown relation or expression kind is UNSUPPORTED_FEATURE-like
+ * ("CONNECT.INVALID_PLAN.INPUT" where Spark's server says so), a malformed message names the
+ * field; err->error_class is set so that the client raises the exception Spark's would.
+ *
+ * Ownership: every node, string and batch made is allocated in ctx->arena and lives as long as
+ * it (the caller frees the arena, or hands it to the session when the session keeps it). The
+ * protobuf messages are borrowed for the call only: nothing made keeps a pointer into them.
+ */
+#ifndef CSPARK_CONNECT_CONNECT_PLAN_H
+#define CSPARK_CONNECT_CONNECT_PLAN_H
+
+#include "common/err.h"
+#include "session/sql_session.h"
+#include "sql/logical_plan.h"
+#include "sql/sql_arena.h"
+#include "sql/sql_expr.h"
+
+/* The generated messages (spark/connect/{base,relations,expressions,commands}.pb-c.h). */
+typedef struct Spark__Connect__Relation Spark__Connect__Relation;
+typedef struct Spark__Connect__Expression Spark__Connect__Expression;
+typedef struct Spark__Connect__Command Spark__Connect__Command;
+
+typedef struct cs_connect_plan_ctx {
+    cs_sql_arena *arena;     /* where the nodes are made */
+    cs_sql_session *session; /* the client's session: conf, catalog (borrowed) */
+    cs_error *err;           /* filled on failure */
+} cs_connect_plan_ctx;
+
+/* One relation (with its inputs) as an unresolved plan. 0 and *out, or a negative code with
+ * ctx->err set. The `sql` relation (query text with positional or named arguments) is parsed
+ * here too, so that a DataFrame built on spark.sql(...) is one tree. */
+int cs_connect_plan_relation(cs_connect_plan_ctx *ctx, const Spark__Connect__Relation *rel,
+                             cs_logical_plan **out);
+
+/* One expression as an unresolved expression (columns by name, functions by name, literals
+ * typed as Spark's). 0 and *out, or a negative code with ctx->err set. */
+int cs_connect_plan_expression(cs_connect_plan_ctx *ctx, const Spark__Connect__Expression *e,
+                               cs_sql_expr **out);
+
+/* A command as a statement the session runs (cs_sql_session_run_statement): sql_command
+ * (its text parsed, with its arguments), write_operation (DataFrameWriter),
+ * create_dataframe_view (createOrReplaceTempView). 0 and *out, or a negative code with
+ * ctx->err set; commands the server handles itself (streaming, ML, checkpoint) are refused
+ * with Spark's UNSUPPORTED class. */
+int cs_connect_plan_command(cs_connect_plan_ctx *ctx, const Spark__Connect__Command *cmd,
+                            cs_sql_statement **out);
+
+#endif /* CSPARK_CONNECT_CONNECT_PLAN_H */
