@@ -2,8 +2,9 @@
 # ui_sql.sh — the SQL / DataFrame tab (issue 24: the UI, the event log and the history server work
 # for SQL jobs as for RDD jobs). cspark-sql, at its prompt on local[2] with the UI on a free port
 # and the event log on, runs an aggregation with ORDER BY (two shuffles), a join, a query whose
-# tasks fail (DIVIDE_BY_ZERO) and a constant query, then waits for more input. While it waits,
-# its REST API must list the four queries at /api/v1/applications/<id>/sql in Spark 4's
+# tasks fail (DIVIDE_BY_ZERO), one with a scalar subquery (its job runs before the query's start
+# is posted) and a constant query, then waits for more input. While it waits, its REST API must
+# list the five queries at /api/v1/applications/<id>/sql in Spark 4's
 # ExecutionData shape (statement, status COMPLETED or FAILED, physical plan, plan graph nodes and
 # edges, the ids of the jobs that ran each query with their status) and /sql/<id> each one; the
 # /SQL/ page must list them with links to their jobs, each query's page show its plan (text and
@@ -30,12 +31,14 @@ trap stop_all EXIT
 Q0="SELECT id % 3 AS k, count(*) AS c FROM range(100) GROUP BY id % 3 ORDER BY k"
 Q1="SELECT a.k, count(*) AS n FROM (SELECT id % 5 AS k FROM range(50)) a JOIN (SELECT id AS k FROM range(5)) b ON a.k = b.k GROUP BY a.k"
 Q2="SELECT id / 0 FROM range(3)"
-Q3="SELECT 'ui-sql-done' AS marker"
+Q3="SELECT count(*) AS n FROM range(10) WHERE id > (SELECT avg(id) FROM range(4))"
+Q4="SELECT 'ui-sql-done' AS marker"
 cat >"$T/queries.json" <<EOF
 [{"text": "$Q0", "status": "COMPLETED", "plan": ["HashAggregate", "Exchange", "Sort", "Range"]},
  {"text": "$Q1", "status": "COMPLETED", "plan": ["HashAggregate", "Range"]},
  {"text": "$Q2", "status": "FAILED", "plan": ["Project", "Range"]},
- {"text": "$Q3", "status": "COMPLETED"}]
+ {"text": "$Q3", "status": "COMPLETED", "plan": ["Filter", "HashAggregate"]},
+ {"text": "$Q4", "status": "COMPLETED"}]
 EOF
 
 mkfifo "$T/in"
@@ -44,7 +47,7 @@ timeout 300 "$SQL" -S --master 'local[2]' --conf spark.ui.port=0 --conf cspark.l
     <"$T/in" >"$T/out" 2>"$T/err" &
 SQL_PID=$!
 exec 3>"$T/in" # the prompt reads until this is closed
-printf '%s;\n%s;\n%s;\n%s;\n' "$Q0" "$Q1" "$Q2" "$Q3" >&3
+printf '%s;\n%s;\n%s;\n%s;\n%s;\n' "$Q0" "$Q1" "$Q2" "$Q3" "$Q4" >&3
 for _ in $(seq 1 600); do
     grep -q "^ui-sql-done$" "$T/out" && break
     kill -0 "$SQL_PID" 2>/dev/null || fail "cspark-sql ended: $(tail -5 "$T/err")"
@@ -60,7 +63,7 @@ URL=http://127.0.0.1:$port
 "$PY" "$CHECK" ui "$URL" "$URL" "$app" "$T/queries.json" >&2 || fail "the live UI's SQL tab"
 (cd "$REST" && "$PY" rest_check.py check "$URL" "$app" "$T/live.json") ||
     fail "the live REST API does not match Spark 4's schema"
-log "live UI: 4 queries with their plans, jobs and statuses"
+log "live UI: 5 queries with their plans, jobs and statuses"
 
 exec 3>&- # end of input: the prompt ends, the application stops
 wait "$SQL_PID" || fail "cspark-sql exited with $?: $(tail -5 "$T/err")"

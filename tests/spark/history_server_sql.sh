@@ -4,10 +4,10 @@
 # query").
 #
 # cspark-sql runs, at its prompt on local[2] with the event log on (rolled and zstd-compressed,
-# Spark 4's defaults), an aggregation with ORDER BY, a join, a query whose tasks fail and a
-# constant query. Then Spark 4's org.apache.spark.deploy.history.HistoryServer (installed by
+# Spark 4's defaults), an aggregation with ORDER BY, a join, a query whose tasks fail, one with a
+# scalar subquery (whose job runs before the query's start is posted) and a constant query. Then Spark 4's org.apache.spark.deploy.history.HistoryServer (installed by
 # scripts/install-spark.sh; exit 77 = SKIP only when that fails) and cspark-history serve the
-# same directory: Spark's /api/v1/applications/<id>/sql must list the four queries with their
+# same directory: Spark's /api/v1/applications/<id>/sql must list the five queries with their
 # statements, statuses, plans, plan graphs and job ids exactly as cspark-history answers them, and
 # pass the same checks as the live UI's (tests/integration/ui_sql_check.py, REST part); Spark's
 # SQL pages must show each query. Both servers are stopped on every exit.
@@ -34,14 +34,16 @@ trap stop_all EXIT
 Q0="SELECT id % 3 AS k, count(*) AS c FROM range(100) GROUP BY id % 3 ORDER BY k"
 Q1="SELECT a.k, count(*) AS n FROM (SELECT id % 5 AS k FROM range(50)) a JOIN (SELECT id AS k FROM range(5)) b ON a.k = b.k GROUP BY a.k"
 Q2="SELECT id / 0 FROM range(3)"
-Q3="SELECT 'history-sql-done' AS marker"
+Q3="SELECT count(*) AS n FROM range(10) WHERE id > (SELECT avg(id) FROM range(4))"
+Q4="SELECT 'history-sql-done' AS marker"
 cat >"$T/queries.json" <<EOF
 [{"text": "$Q0", "status": "COMPLETED", "plan": ["HashAggregate", "Exchange", "Sort", "Range"]},
  {"text": "$Q1", "status": "COMPLETED", "plan": ["HashAggregate", "Range"]},
  {"text": "$Q2", "status": "FAILED", "plan": ["Project", "Range"]},
- {"text": "$Q3", "status": "COMPLETED"}]
+ {"text": "$Q3", "status": "COMPLETED", "plan": ["Filter", "HashAggregate"]},
+ {"text": "$Q4", "status": "COMPLETED"}]
 EOF
-printf '%s;\n%s;\n%s;\n%s;\n' "$Q0" "$Q1" "$Q2" "$Q3" |
+printf '%s;\n%s;\n%s;\n%s;\n%s;\n' "$Q0" "$Q1" "$Q2" "$Q3" "$Q4" |
     timeout 300 "$SQL" -S --master 'local[2]' --conf spark.ui.enabled=false \
         --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=$EV" \
         >"$T/out" 2>"$T/err" || fail "cspark-sql exited with $?: $(tail -5 "$T/err")"
@@ -97,7 +99,7 @@ for x in errs:
     print("history_server_sql:", x)
 sys.exit(1 if errs else 0)
 PY
-for id in 0 1 2 3; do
+for id in 0 1 2 3 4; do
     "$PY" -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=60).read().decode())' \
         "$SPARK/history/$app/SQL/execution/?id=$id" >"$T/page.html" 2>&1 ||
         fail "Spark's History Server has no page for query $id: $(tail -1 "$T/page.html")"
