@@ -93,24 +93,29 @@ static void exec_free(ui_sql_exec *e)
 }
 
 /* Past spark.sql.ui.retainedExecutions: the oldest finished queries, max(limit / 10, excess) of
- * them, as Spark's SQLAppStatusListener.cleanupExecutions. */
+ * them, as Spark's SQLAppStatusListener.cleanupExecutions; then, if still past it, the oldest
+ * records that only jobs named (a log whose queries never started cannot grow the store). */
 static void trim(ui_store *st)
 {
     size_t limit = (size_t)st->lim.retained_executions;
     if (st->nsql <= limit) return;
     size_t drop = st->nsql - limit, tenth = limit / 10;
     if (tenth > drop) drop = tenth;
-    size_t w = 0;
-    for (size_t i = 0; i < st->nsql; i++) {
-        ui_sql_exec *e = st->sql[i];
-        if (drop > 0 && e->completion_ms > 0) {
-            exec_free(e);
-            drop--;
-            continue;
+    for (int pass = 0; pass < 2 && st->nsql > limit; pass++) {
+        size_t w = 0;
+        for (size_t i = 0; i < st->nsql; i++) {
+            ui_sql_exec *e = st->sql[i];
+            bool go = pass == 0 ? e->completion_ms > 0 : !e->started;
+            if (drop > 0 && go) {
+                exec_free(e);
+                drop--;
+                continue;
+            }
+            st->sql[w++] = e;
         }
-        st->sql[w++] = e;
+        st->nsql = w;
+        drop = st->nsql > limit ? st->nsql - limit : 0;
     }
-    st->nsql = w;
 }
 
 /* The query's record, made when new. */
@@ -171,7 +176,13 @@ void cs_ui_sql_end(ui_store *st, const cs_event *ev)
 
 void cs_ui_sql_job(ui_store *st, int64_t exec_id, int job_id, ui_job_status status)
 {
+    bool known;
+    sql_pos(st, exec_id, &known);
     ui_sql_exec *e = get_or_create(st, exec_id);
+    if (!known) {
+        trim(st);
+        e = get_or_create(st, exec_id); /* made again if the trim took it */
+    }
     int lo = 0, hi = e->num_jobs;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;

@@ -3,7 +3,8 @@
  * posts: the plan graph of a query's sparkPlanInfo (pre-order ids, an edge per child), the jobs
  * that carry spark.sql.execution.id with their status (also a job seen before its query's start,
  * as a scalar subquery's), Spark's statuses from the end's errorMessage and the jobs, the
- * spark.sql.ui.retainedExecutions retention, a malformed deep plan, and /sql, /sql/<id> with
+ * spark.sql.ui.retainedExecutions retention (also of queries only jobs named), a malformed deep
+ * plan, and /sql, /sql/<id> with
  * Spark's fields and parameters. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,6 +164,19 @@ static void test_retention(void **state)
     assert_int_equal(cs_ui_store_sql_at(st, 0)->id, 0);
     assert_int_equal(cs_ui_store_sql_at(st, 1)->id, 4);
     assert_int_equal(cs_ui_store_sql_at(st, 2)->id, 5);
+    cs_ui_store_unlock(st);
+    cs_ui_store_free(st);
+
+    /* jobs naming queries that never start (a malformed log) do not grow the store */
+    st = cs_ui_store_new(&lim);
+    char id[16];
+    for (int i = 0; i < 50; i++) {
+        snprintf(id, sizeof id, "%d", 100 + i);
+        job(st, i, id, false, true);
+    }
+    cs_ui_store_lock(st);
+    assert_true(cs_ui_store_num_sql(st) <= 4);
+    assert_int_equal(cs_ui_store_sql_at(st, cs_ui_store_num_sql(st) - 1)->id, 149);
     cs_ui_store_unlock(st);
     cs_ui_store_free(st);
 
