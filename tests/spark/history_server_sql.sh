@@ -10,7 +10,7 @@
 # same directory: Spark's /api/v1/applications/<id>/sql must list the five queries with their
 # statements, statuses, plans, plan graphs and job ids exactly as cspark-history answers them, and
 # pass the same checks as the live UI's (tests/integration/ui_sql_check.py, REST part); Spark's
-# SQL pages must show each query. Both servers are stopped on every exit.
+# SQL pages must list and show each query. Both servers are stopped on every exit.
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
@@ -105,6 +105,15 @@ for id in 0 1 2 3 4; do
         fail "Spark's History Server has no page for query $id: $(tail -1 "$T/page.html")"
     grep -q "Details for Query $id" "$T/page.html" || fail "Spark's page of query $id: $(head -c 300 "$T/page.html")"
 done
+# Spark's /SQL/ page lists every statement
+"$PY" - "$SPARK/history/$app/SQL/" "$T/queries.json" <<'PY' || fail "Spark's SQL / DataFrame page"
+import html, json, sys, urllib.request
+page = html.unescape(urllib.request.urlopen(sys.argv[1], timeout=60).read().decode())
+missing = [q["text"] for q in json.load(open(sys.argv[2])) if q["text"] not in page]
+for m in missing:
+    print(f"history_server_sql: Spark's /SQL/ page does not list {m!r}")
+sys.exit(1 if missing else 0)
+PY
 grep -E "ERROR|Exception" "$T/history.log" | grep -v "^\s*at " >"$T/history.errors" || true
 [ -s "$T/history.errors" ] && fail "the History Server logged errors reading cspark's log: $(head -3 "$T/history.errors")"
 echo "PASS: $TEST_NAME"
