@@ -3,18 +3,19 @@
 # event log (issue 24: "SQL tab / SQLExecutionStart events: Spark's History Server shows the
 # query").
 #
-# cspark-sql runs, at its prompt on local[2] with the event log on (rolled and zstd-compressed,
-# Spark 4's defaults), an aggregation with ORDER BY, a join, a query whose tasks fail, one with a
-# scalar subquery (whose job runs before the query's start is posted) and a constant query. Then Spark 4's org.apache.spark.deploy.history.HistoryServer (installed by
-# scripts/install-spark.sh; exit 77 = SKIP only when that fails) and cspark-history serve the
-# same directory: Spark's /api/v1/applications/<id>/sql must list the five queries with their
-# statements, statuses, plans, plan graphs and job ids exactly as cspark-history answers them, and
-# pass the same checks as the live UI's (tests/integration/ui_sql_check.py, REST part); Spark's
-# SQL pages must list and show each query. Both servers are stopped on every exit.
+# cspark-sql runs, at its prompt on local-cluster[2,1,1024] (executor processes) with the event
+# log on (rolled and zstd-compressed, Spark 4's defaults), an aggregation with ORDER BY, a join, a
+# query whose tasks fail, one with a scalar subquery (whose job runs before the query's start is
+# posted) and a constant query. Then Spark 4's org.apache.spark.deploy.history.HistoryServer
+# (installed by scripts/install-spark.sh; exit 77 = SKIP only when that fails) and cspark-history
+# serve the same directory: Spark's /api/v1/applications/<id>/sql must list the five queries with
+# their statements, statuses, plans, plan graphs and job ids exactly as cspark-history answers
+# them, and pass the same checks as the live UI's (tests/integration/ui_sql_check.py, REST part);
+# Spark's SQL pages must list and show each query. Both servers are stopped on every exit.
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
-need "$SQL" "$BIN/cspark-history"
+need "$SQL" "$BIN/cspark-history" "$BIN/cspark-executor"
 CHECK=$SRC/tests/integration/ui_sql_check.py
 
 SPARK_HOME=$("$SRC/scripts/install-spark.sh" 2>"$T/install.err") || {
@@ -44,7 +45,7 @@ cat >"$T/queries.json" <<EOF
  {"text": "$Q4", "status": "COMPLETED"}]
 EOF
 printf '%s;\n%s;\n%s;\n%s;\n%s;\n' "$Q0" "$Q1" "$Q2" "$Q3" "$Q4" |
-    timeout 300 "$SQL" -S --master 'local[2]' --conf spark.ui.enabled=false \
+    timeout 300 "$SQL" -S --master 'local-cluster[2,1,1024]' --conf spark.ui.enabled=false \
         --conf spark.eventLog.enabled=true --conf "spark.eventLog.dir=$EV" \
         >"$T/out" 2>"$T/err" || fail "cspark-sql exited with $?: $(tail -5 "$T/err")"
 grep -q "^history-sql-done$" "$T/out" || fail "the queries did not run: $(tail -5 "$T/err")"
