@@ -10,8 +10,8 @@
 # (installed by scripts/install-spark.sh; exit 77 = SKIP only when that fails) and cspark-history
 # serve the same directory: Spark's /api/v1/applications/<id>/sql must list the five queries with
 # their statements, statuses, plans, plan graphs and job ids exactly as cspark-history answers
-# them, and pass the same checks as the live UI's (tests/integration/ui_sql_check.py, REST part);
-# Spark's SQL pages must list and show each query. Both servers are stopped on every exit.
+# them (tests/integration/ui_sql_check.py same) and as the queries ran (statuses, plan nodes,
+# jobs); Spark's SQL pages must list and show each query. Both servers are stopped on every exit.
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
