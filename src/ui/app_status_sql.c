@@ -167,7 +167,7 @@ void cs_ui_sql_end(ui_store *st, const cs_event *ev)
     ui_sql_exec *e = st->sql[pos];
     if (e->completion_ms > 0) return;
     e->completion_ms = ev->time_ms > 0 ? ev->time_ms : 1;
-    if (ev->succeeded) /* else a reason, or none (a log of a Spark before 3.4) */
+    if (ev->succeeded) /* else a reason, or none (the log of an older Spark) */
         e->error = dup_str("");
     else if (ev->reason)
         e->error = dup_str(ev->reason[0] ? ev->reason : "failed");
