@@ -527,15 +527,15 @@ static void fold_value(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int
 
 #define STATE(g) (states + (size_t)(g)*stride + a->state_off)
 
-static int add_dec(const cs_sql_agg *a, uint8_t *st, i128 x)
+/* Adds x to the decimal sum in st; lim is 10^(result precision) (taken once per batch: the
+ * loop that makes it costs more than the addition), past which the sum is marked overflowed. */
+static inline void add_dec(const cs_sql_agg *a, uint8_t *st, i128 x, i128 lim)
 {
     i128 s;
     memcpy(&s, st, 16);
     s += x;
     memcpy(st, &s, 16);
-    i128 lim = pow10_128(a->res_precision);
     if (s >= lim || s <= -lim) st[a->impl == IMPL_SUM_DEC ? 17 : 24] = 1;
-    return CS_OK;
 }
 
 int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
@@ -591,17 +591,19 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
         }
         return CS_OK;
     case IMPL_SUM_DEC:
-    case IMPL_AVG_DEC:
+    case IMPL_AVG_DEC: {
+        const i128 lim = pow10_128(a->res_precision);
         for (int64_t i = row0; i < n; i++) {
             if (!VALID(i)) continue;
             uint8_t *st = STATE(gid[i - row0]);
-            add_dec(a, st, rd_dec(in, i));
+            add_dec(a, st, rd_dec(in, i), lim);
             if (a->impl == IMPL_SUM_DEC)
                 st[16] = 1;
             else
                 (*(int64_t *)(void *)(st + 16))++;
         }
         return CS_OK;
+    }
     default:
         for (int64_t i = row0; i < n; i++)
             fold_value(a, STATE(gid[i - row0]), in, i, VALID(i), arena);
@@ -648,7 +650,8 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
             if (cs_column_is_valid(b1, i)) *(int64_t *)(void *)(st + 8) += cs_sql_long_at(b1, i);
         }
         return CS_OK;
-    case IMPL_SUM_DEC:
+    case IMPL_SUM_DEC: {
+        const i128 lim = pow10_128(a->res_precision);
         for (int64_t i = 0; i < n; i++) {
             uint8_t *st = STATE(gid[i]);
             bool empty = cs_column_is_valid(b1, i) && cs_bit_get(b1->values, i);
@@ -657,10 +660,12 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
             if (!cs_column_is_valid(b0, i))
                 st[17] = 1; /* a null sum of a non-empty buffer: it overflowed */
             else
-                add_dec(a, st, rd_dec(b0, i));
+                add_dec(a, st, rd_dec(b0, i), lim);
         }
         return CS_OK;
-    case IMPL_AVG_DEC:
+    }
+    case IMPL_AVG_DEC: {
+        const i128 lim = pow10_128(a->res_precision);
         for (int64_t i = 0; i < n; i++) {
             uint8_t *st = STATE(gid[i]);
             int64_t cnt = cs_column_is_valid(b1, i) ? cs_sql_long_at(b1, i) : 0;
@@ -669,9 +674,10 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
             if (!cs_column_is_valid(b0, i))
                 st[24] = 1;
             else
-                add_dec(a, st, rd_dec(b0, i));
+                add_dec(a, st, rd_dec(b0, i), lim);
         }
         return CS_OK;
+    }
     case IMPL_MIN:
     case IMPL_MAX:
         for (int64_t i = 0; i < n; i++)

@@ -76,21 +76,27 @@ static int int_overflow(cs_error *err, const char *what, const char *try_fn, int
 
 /* ---- decimal helpers ---- */
 
-__int128 cs_px_pow10(int k)
+/* 10^0 .. 10^38, filled before main() runs (tasks read it from several threads). */
+static __int128 POW10[39];
+
+__attribute__((constructor)) static void pow10_init(void)
 {
     __int128 p = 1;
+    for (int i = 0; i <= 38; i++, p *= 10)
+        POW10[i] = p;
+}
+
+__int128 cs_px_pow10(int k)
+{
+    if (k >= 0 && k <= 38) return POW10[k];
+    __int128 p = 1; /* past 38 digits: what the multiplication gives, as callers expect */
     for (int i = 0; i < k; i++)
         p *= 10;
     return p;
 }
 
-static __int128 POW10[39];
 static unsigned __int128 max_unscaled(int precision)
 {
-    if (!POW10[0]) {
-        for (int i = 0; i <= 38; i++)
-            POW10[i] = cs_px_pow10(i);
-    }
     return (unsigned __int128)POW10[precision] - 1;
 }
 
@@ -106,7 +112,6 @@ bool cs_px_dec_fits(__int128 v, int precision)
 
 bool cs_px_dec_rescale(__int128 v, int from, int to, __int128 *out)
 {
-    max_unscaled(1);
     if (to >= from) {
         if (to - from > 38) return v == 0 ? (*out = 0, true) : false;
         __int128 r;
@@ -574,20 +579,42 @@ static dec_rc dec_row(enum dec_op op, __int128 p, int s1, __int128 q, int s2, in
 static int dec_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out,
                       enum dec_op op)
 {
-    max_unscaled(1);
     int64_t n = k->n, sa = cs_px_stride(a[0], n), sb = cs_px_stride(a[1], n);
     (void)na;
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_px_and_validity(r, a, 2, n);
     int s1 = a[0]->type->scale, s2 = a[1]->type->scale;
     int rs = k->e->type->scale, rp = k->e->type->precision;
+    /* The common cases, without rescaling the result: a product at the scale s1 + s2, a sum or
+     * difference at the larger scale (operands under 2^63 raised by at most 10^18 cannot
+     * overflow 128 bits). Anything else, or a result past the precision, takes dec_row. */
+    const unsigned __int128 lim = max_unscaled(rp);
+    const int smax = s1 > s2 ? s1 : s2;
+    const bool direct_mul = op == DEC_MUL && s1 + s2 == rs;
+    const bool direct_add =
+        (op == DEC_ADD || op == DEC_SUB) && smax == rs && smax - s1 <= 18 && smax - s2 <= 18;
+    const int64_t m1 = (int64_t)POW10[smax - s1], m2 = (int64_t)POW10[smax - s2];
     for (int64_t i = 0; i < n; i++) {
         if (!ROW_VALID(i)) continue;
-        __int128 v = 0, raw = 0;
+        __int128 p = cs_px_dec_get(a[0], i * sa), q = cs_px_dec_get(a[1], i * sb), v = 0;
+        const bool small = p == (int64_t)p && q == (int64_t)q;
+        if (small && (direct_mul || direct_add)) {
+            if (direct_mul)
+                v = (__int128)(int64_t)p * (int64_t)q;
+            else if (op == DEC_ADD)
+                v = (__int128)(int64_t)p * m1 + (__int128)(int64_t)q * m2;
+            else
+                v = (__int128)(int64_t)p * m1 - (__int128)(int64_t)q * m2;
+            if (uabs128(v) <= lim) {
+                cs_px_dec_put(r, i, v);
+                continue;
+            }
+        }
+        __int128 raw = 0;
         int raw_scale;
-        char raw_text[96] = "";
-        dec_rc rc = dec_row(op, cs_px_dec_get(a[0], i * sa), s1, cs_px_dec_get(a[1], i * sb), s2,
-                            rs, rp, &v, &raw, &raw_scale, raw_text);
+        char raw_text[96];
+        raw_text[0] = '\0';
+        dec_rc rc = dec_row(op, p, s1, q, s2, rs, rp, &v, &raw, &raw_scale, raw_text);
         if (rc == DR_DIV0) NULL_OR_FAIL(i, cs_px_err_divide_by_zero(k->err));
         if (rc == DR_OVERFLOW) {
             if (raw_text[0] && k->ctx->ansi) {
@@ -635,7 +662,6 @@ static int pmod_dec(const cs_px_kctx *k, cs_column *const *a, int na, cs_column 
 /* decimal div decimal -> bigint: the truncated quotient */
 static int intdiv_dec(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
-    max_unscaled(1);
     BEGIN_BINARY(uint8_t, uint8_t, int64_t);
     int s1 = a[0]->type->scale, s2 = a[1]->type->scale, s = s1 > s2 ? s1 : s2;
     for (int64_t i = 0; i < n; i++) {
