@@ -43,9 +43,10 @@ core: deps-core $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS) --target core
 
 # The sanitizer build shares the normal build's cache of the image's Debian layer (built once).
+# It builds no control plane: its pass runs the Kubernetes tests on kubesim only (tests/CMakeLists.txt).
 $(ASAN)/CMakeCache.txt:
 	@cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DCSPARK_SANITIZE=ON \
-		-DCSPARK_IMAGE_CACHE=$(abspath $(BUILD))/image-cache >/dev/null
+		-DCSPARK_K8S_CONTROL_PLANE=OFF -DCSPARK_IMAGE_CACHE=$(abspath $(BUILD))/image-cache >/dev/null
 
 build-asan: deps $(ASAN)/CMakeCache.txt
 	@cmake --build $(ASAN) -j $(JOBS)
