@@ -18,6 +18,10 @@
  *   describe / summary     one aggregate of each statistic of each column as a string, then
  *                          stack() into rows: summary, <column>... (count, mean, stddev, min,
  *                          percentiles as percentile_approx(c, p, 10000), max)
+ *   to_schema              DataFrame.to(schema): the schema's columns by name, cast where the
+ *                          type differs (top-level columns; nested structs are not reconciled)
+ *   set_op                 unionByName(allowMissingColumns=True): each side projected to the
+ *                          left's columns then the right's others, a missing one a typed null
  * Names are matched case-insensitively (Spark's default resolver). A column is referred to by
  * its name, qualified by its relation when the name alone is ambiguous.
  *
@@ -588,4 +592,79 @@ int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_pla
                          "StatSummary", out);
     return summarize(c, s->input, NULL, 0, (const char *const *)s->statistics, s->n_statistics,
                      "StatSummary", out);
+}
+
+/* ---- DataFrame.to(schema), unionByName(allowMissingColumns=True) ---- */
+
+int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out)
+{
+    cs_col_type *schema;
+    int rc = cs_cp_data_type(c, t->schema, &schema);
+    if (rc) return rc;
+    if (schema->id != CS_TYPE_STRUCT)
+        return cs_cp_invalid(c, "ToSchema needs a struct type, got %s",
+                             cs_type_id_name(schema->id));
+    cols k;
+    if ((rc = columns_of(c, t->input, "ToSchema", &k)) != 0) return rc;
+    cs_sql_expr **exprs = (cs_sql_expr **)cs_cp_array(c, (size_t)schema->n_fields);
+    for (int f = 0; f < schema->n_fields; f++) {
+        const cs_col_field *fd = &schema->fields[f];
+        int i = find(&k, fd->name);
+        if (i < 0)
+            return cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+                                    "42703",
+                                    "A column, variable, or function parameter with name `%s` "
+                                    "cannot be resolved.",
+                                    fd->name);
+        cs_sql_expr *e = ref(c, &k, i);
+        if (!cs_col_type_equal(type_at(&k, i), fd->type)) e = cast_to(c, e, fd->type);
+        exprs[f] = cs_cp_alias(c, e, fd->name);
+    }
+    *out = project_over(c, k.input, exprs, schema->n_fields);
+    return 0;
+}
+
+/* Column `name` of k as one side of the union: itself, or a null of the other side's type. */
+static cs_sql_expr *union_side(cs_cp *c, const cols *k, const char *name, const cs_col_type *t)
+{
+    int i = find(k, name);
+    if (i >= 0) return ref(c, k, i);
+    return cs_cp_alias(c, cast_to(c, null_lit(c), t), name);
+}
+
+int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool all,
+                        cs_logical_plan **out)
+{
+    cols l, r;
+    int rc = columns_of(c, s->left_input, "SetOperation", &l);
+    if (!rc) rc = columns_of(c, s->right_input, "SetOperation", &r);
+    if (rc) return rc;
+    /* the left's columns, then the right's the left lacks (Spark's order) */
+    int n = l.n;
+    const char **names = (const char **)cs_cp_array(c, (size_t)(l.n + r.n));
+    const cs_col_type **types = (const cs_col_type **)cs_cp_array(c, (size_t)(l.n + r.n));
+    for (int i = 0; i < l.n; i++) {
+        names[i] = name_at(&l, i);
+        int j = find(&r, names[i]);
+        types[i] = j >= 0 ? type_at(&r, j) : type_at(&l, i);
+    }
+    for (int j = 0; j < r.n; j++)
+        if (find(&l, name_at(&r, j)) < 0) {
+            names[n] = name_at(&r, j);
+            types[n++] = type_at(&r, j);
+        }
+    cs_sql_expr **le = (cs_sql_expr **)cs_cp_array(c, (size_t)n);
+    cs_sql_expr **re = (cs_sql_expr **)cs_cp_array(c, (size_t)n);
+    for (int i = 0; i < n; i++) {
+        int li = find(&l, names[i]);
+        le[i] = union_side(c, &l, names[i], types[i]);
+        re[i] = union_side(c, &r, names[i], li >= 0 ? type_at(&l, li) : types[i]);
+    }
+    cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_SET_OP, 2);
+    p->children[0] = project_over(c, l.input, le, n);
+    p->children[1] = project_over(c, r.input, re, n);
+    p->set_op = CS_SET_UNION;
+    p->all = all;
+    *out = p;
+    return 0;
 }

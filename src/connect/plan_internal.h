@@ -95,6 +95,11 @@ int cs_cp_drop_na(cs_cp *c, const Spark__Connect__NADrop *d, cs_logical_plan **o
 int cs_cp_replace(cs_cp *c, const Spark__Connect__NAReplace *r, cs_logical_plan **out);
 int cs_cp_describe(cs_cp *c, const Spark__Connect__StatDescribe *d, cs_logical_plan **out);
 int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_plan **out);
+int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out);
+/* unionByName(other, allowMissingColumns=True): both sides projected to the union of their
+ * columns, a missing one as a typed null */
+int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool all,
+                        cs_logical_plan **out);
 
 /* ---- literals and types (plan_literals.c) ---- */
 int cs_cp_literal(cs_cp *c, const Spark__Connect__Expression__Literal *l, cs_sql_expr **out);

@@ -12,7 +12,8 @@
  *   project              Project (no input: over OneRowRelation)
  *   filter               Filter
  *   join                 Join of every type, ON condition or USING columns
- *   set_op               Union / Intersect / Except, ALL or DISTINCT, union BY NAME
+ *   set_op               Union / Intersect / Except, ALL or DISTINCT, union BY NAME (with
+ *                        allowMissingColumns: plan_columns.c)
  *   sort                 Sort (global for orderBy, local for sortWithinPartitions)
  *   limit, offset        Limit / Offset of an integer literal
  *   sample               Sample(fraction = upper - lower bound, seed, with replacement)
@@ -21,7 +22,7 @@
  *   repartition          Repartition(n, shuffle); repartition_by_expression
  *                        RepartitionByExpression(exprs, n)
  *   hint                 UnresolvedHint(name, parameters)
- * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, to_schema, unpivot, transpose,
+ * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, unpivot, transpose,
  * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
  * function relations (map_partitions, group_map, co_group_map, apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, statistics other
@@ -204,7 +205,7 @@ static int set_op(cs_cp *c, const Spark__Connect__SetOperation *r, cs_logical_pl
         if (!by_name && missing)
             return cs_cp_invalid(c, "UnionByName `allowMissingCol` can be true only if `byName` "
                                     "is true.");
-        if (missing) return cs_cp_unsupported(c, "unionByName with allowMissingColumns=True");
+        if (missing) return cs_cp_union_missing(c, r, all, out);
         break;
     case SPARK__CONNECT__SET_OPERATION__SET_OP_TYPE__SET_OP_TYPE_INTERSECT:
         op = CS_SET_INTERSECT;
@@ -438,7 +439,7 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_TAIL:
         return cs_cp_unsupported(c, "tail (the last rows of a DataFrame)");
     case SPARK__CONNECT__RELATION__REL_TYPE_TO_SCHEMA:
-        return cs_cp_unsupported(c, "DataFrame.to(schema)");
+        return cs_cp_to_schema(c, r->to_schema, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_UNPIVOT:
         return cs_cp_unsupported(c, "unpivot / melt");
     case SPARK__CONNECT__RELATION__REL_TYPE_TRANSPOSE:

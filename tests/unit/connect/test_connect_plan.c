@@ -220,6 +220,14 @@ static void test_set_operations(void **state)
     assert_same_plan(set_op(l2, r2, SET(UNION), true, true),
                      "SELECT a, b FROM t UNION ALL BY NAME SELECT b, a FROM t");
     assert_plan_error(set_op(l, rr, SET(EXCEPT), false, true), "INTERNAL_ERROR");
+    /* unionByName(u, allowMissingColumns=True): nulls for the columns a side lacks */
+    Rel *m = set_op(read_table("t"), read_table("u"), SET(UNION), true, true);
+    m->set_op->_allow_missing_columns_case =
+        SPARK__CONNECT__SET_OPERATION___ALLOW_MISSING_COLUMNS_ALLOW_MISSING_COLUMNS;
+    m->set_op->allow_missing_columns = true;
+    assert_same_plan(m, "SELECT a, b, s, f, CAST(NULL AS INT) AS c FROM t UNION ALL SELECT a, "
+                        "CAST(NULL AS BIGINT) AS b, CAST(NULL AS STRING) AS s, CAST(NULL AS "
+                        "DOUBLE) AS f, c FROM u");
 #undef SET
 }
 
@@ -281,6 +289,24 @@ static void test_column_relations(void **state)
     r->to_df->column_names = names(2, "x", "y");
     assert_same_plan(project(r, 1, star(NULL)),
                      "SELECT * FROM (SELECT a, s FROM t) AS __auto_generated_subquery_name(x, y)");
+}
+
+static void test_to_schema_reorders_and_casts(void **state)
+{
+    (void)state;
+    Rel *r = rel_new();
+    r->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_TO_SCHEMA;
+    r->to_schema = NEW(Spark__Connect__ToSchema, spark__connect__to_schema__init);
+    r->to_schema->input = read_table("t");
+    Spark__Connect__DataType *t = NEW(Spark__Connect__DataType, spark__connect__data_type__init);
+    t->kind_case = SPARK__CONNECT__DATA_TYPE__KIND_UNPARSED;
+    t->unparsed =
+        NEW(Spark__Connect__DataType__Unparsed, spark__connect__data_type__unparsed__init);
+    t->unparsed->data_type_string = "s string, a bigint";
+    r->to_schema->schema = t;
+    assert_same_plan(r, "SELECT s AS s, CAST(a AS BIGINT) AS a FROM t");
+    t->unparsed->data_type_string = "zz int";
+    assert_plan_error(r, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION");
 }
 
 static Rel *dedup(Rel *in, int n, char **cols)
@@ -522,6 +548,7 @@ int main(void)
         T(test_dataframe_columns_resolve_each_side),
         T(test_set_operations),
         T(test_column_relations),
+        T(test_to_schema_reorders_and_casts),
         T(test_drop_duplicates),
         T(test_na_functions),
         T(test_describe_has_summary_rows),
