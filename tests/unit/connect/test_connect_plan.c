@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -85,6 +88,71 @@ static void test_sql_relation_binds_arguments(void **state)
     r->sql->pos_arguments = exprs(1, lit_i(1));
     assert_plan_error(r, "UNBOUND_SQL_PARAMETER");
     assert_non_null(strstr(ERR.msg, "_10"));
+}
+
+static Rel *read_csv(const char *path, const char *schema)
+{
+    Rel *r = rel_new();
+    Spark__Connect__Read *rd = NEW(Spark__Connect__Read, spark__connect__read__init);
+    rd->read_type_case = SPARK__CONNECT__READ__READ_TYPE_DATA_SOURCE;
+    rd->data_source =
+        NEW(Spark__Connect__Read__DataSource, spark__connect__read__data_source__init);
+    rd->data_source->_format_case = SPARK__CONNECT__READ__DATA_SOURCE___FORMAT_FORMAT;
+    rd->data_source->format = "csv";
+    rd->data_source->n_paths = 1;
+    rd->data_source->paths = names(1, path);
+    if (schema) {
+        rd->data_source->_schema_case = SPARK__CONNECT__READ__DATA_SOURCE___SCHEMA_SCHEMA;
+        rd->data_source->schema = (char *)schema;
+    }
+    static const char *const kv[][2] = {{"header", "true"}, {"inferSchema", "true"}};
+    rd->data_source->n_options = 2;
+    rd->data_source->options = pnew(sizeof *rd->data_source->options * 2);
+    for (int i = 0; i < 2; i++) {
+        Spark__Connect__Read__DataSource__OptionsEntry *o =
+            NEW(Spark__Connect__Read__DataSource__OptionsEntry,
+                spark__connect__read__data_source__options_entry__init);
+        o->key = (char *)kv[i][0];
+        o->value = (char *)kv[i][1];
+        rd->data_source->options[i] = o;
+    }
+    r->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_READ;
+    r->read = rd;
+    return r;
+}
+
+/* spark.read.option("header", True).option("inferSchema", True).csv(path) [.schema(ddl)] */
+static void test_read_data_source_with_options(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cspark-connect-read-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/people.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("id,name\n1,ann\n2,bob\n", f);
+    fclose(f);
+    cs_connect_plan_ctx ctx = plan_ctx();
+    cs_logical_plan *p = NULL, *res = NULL;
+    int rc = cs_connect_plan_relation(&ctx, read_csv(path, NULL), &p);
+    if (rc == 0) rc = cs_sql_session_analyze(SESSION, P_ARENA, p, &res, &ERR);
+    if (rc == 0) {
+        assert_int_equal(res->n_output, 2);
+        assert_string_equal(res->output[0]->name, "id");         /* the header option was read */
+        assert_int_equal(res->output[0]->type->id, CS_TYPE_INT); /* and inferSchema */
+        ctx = plan_ctx();
+        rc = cs_connect_plan_relation(&ctx, read_csv(path, "k bigint, v string"), &p);
+        if (rc == 0) rc = cs_sql_session_analyze(SESSION, P_ARENA, p, &res, &ERR);
+    }
+    if (rc == 0) {
+        assert_string_equal(res->output[0]->name, "k");
+        assert_int_equal(res->output[0]->type->id, CS_TYPE_LONG);
+    }
+    unlink(path);
+    rmdir(dir);
+    if (rc) print_message("%s\n", ERR.msg);
+    assert_int_equal(rc, 0);
 }
 
 static void test_range_and_limit_offset_sort(void **state)
@@ -541,6 +609,7 @@ int main(void)
         T(test_project_filter_as_select_where),
         T(test_expression_kinds_as_sql),
         T(test_sql_relation_binds_arguments),
+        T(test_read_data_source_with_options),
         T(test_range_and_limit_offset_sort),
         T(test_aggregate_group_types),
         T(test_pivot_is_aggregate_of_aggregate),
