@@ -377,6 +377,65 @@ static void test_to_schema_reorders_and_casts(void **state)
     assert_plan_error(r, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION");
 }
 
+static Rel *unpivot(Rel *in, Expr **ids, int n_ids, Expr **values, int n_values)
+{
+    Rel *r = rel_new();
+    r->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_UNPIVOT;
+    r->unpivot = NEW(Spark__Connect__Unpivot, spark__connect__unpivot__init);
+    r->unpivot->input = in;
+    r->unpivot->n_ids = (size_t)n_ids;
+    r->unpivot->ids = ids;
+    if (values) {
+        r->unpivot->_values_case = SPARK__CONNECT__UNPIVOT___VALUES_VALUES;
+        r->unpivot->values =
+            NEW(Spark__Connect__Unpivot__Values, spark__connect__unpivot__values__init);
+        r->unpivot->values->n_values = (size_t)n_values;
+        r->unpivot->values->values = values;
+    }
+    r->unpivot->variable_column_name = "var";
+    r->unpivot->value_column_name = "val";
+    return r;
+}
+
+static void test_unpivot_stat_and_references(void **state)
+{
+    (void)state;
+    assert_same_plan(
+        unpivot(read_table("t"), exprs(1, col("a")), 1, exprs(2, col("b"), col("f")), 2),
+        "SELECT a, stack(2, 'b', CAST(b AS DOUBLE), 'f', f) AS (var, val) FROM t");
+    /* melt without values: every column but the ids */
+    assert_same_plan(unpivot(read_table("u"), exprs(1, col("a")), 1, NULL, 0),
+                     "SELECT a, stack(1, 'c', c) AS (var, val) FROM u");
+    /* df.stat.cov("a", "b") */
+    Rel *cov = rel_new();
+    cov->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_COV;
+    cov->cov = NEW(Spark__Connect__StatCov, spark__connect__stat_cov__init);
+    cov->cov->input = read_table("t");
+    cov->cov->col1 = "a";
+    cov->cov->col2 = "b";
+    assert_same_plan(cov, "SELECT covar_samp(a, b) FROM t");
+    /* spark.tvf.range(0, 3) */
+    Rel *tvf = rel_new();
+    tvf->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_UNRESOLVED_TABLE_VALUED_FUNCTION;
+    tvf->unresolved_table_valued_function =
+        NEW(Spark__Connect__UnresolvedTableValuedFunction,
+            spark__connect__unresolved_table_valued_function__init);
+    tvf->unresolved_table_valued_function->function_name = "range";
+    tvf->unresolved_table_valued_function->n_arguments = 2;
+    tvf->unresolved_table_valued_function->arguments = exprs(2, lit_i(0), lit_i(3));
+    assert_same_plan(project(tvf, 1, star(NULL)), "SELECT * FROM range(0, 3)");
+    /* spark.sql("SELECT * FROM {df} WHERE a > 0", df=spark.table("t")) */
+    Rel *w = rel_new();
+    w->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_WITH_RELATIONS;
+    w->with_relations = NEW(Spark__Connect__WithRelations, spark__connect__with_relations__init);
+    w->with_relations->root = sql_rel("SELECT * FROM df1 WHERE a > 0");
+    w->with_relations->n_references = 1;
+    w->with_relations->references = pnew(sizeof(Rel *));
+    w->with_relations->references[0] =
+        subquery_alias(project(read_table("t"), 1, star(NULL)), "df1");
+    assert_same_plan(w, "WITH df1 AS (SELECT * FROM t) SELECT * FROM df1 WHERE a > 0");
+}
+
 static Rel *dedup(Rel *in, int n, char **cols)
 {
     Rel *r = rel_new();
@@ -618,6 +677,7 @@ int main(void)
         T(test_set_operations),
         T(test_column_relations),
         T(test_to_schema_reorders_and_casts),
+        T(test_unpivot_stat_and_references),
         T(test_drop_duplicates),
         T(test_na_functions),
         T(test_describe_has_summary_rows),
