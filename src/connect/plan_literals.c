@@ -285,11 +285,13 @@ static bool parse_decimal(const char *s, i128 *unscaled, int *precision, int *sc
     if (*s == 'e' || *s == 'E') {
         char *end;
         exp = strtol(s + 1, &end, 10);
+        if (exp > 10000 || exp < -10000) return false; /* beyond any decimal(38) */
         s = end;
     }
     if (*s) return false;
     long sc = frac - exp;
-    while (sc < 0) { /* BigDecimal's negative scale: Spark raises it to 0 */
+    if (v == 0 && sc < 0) sc = 0; /* 0E+n: no digits to shift */
+    while (sc < 0) {              /* BigDecimal's negative scale: Spark raises it to 0 */
         if (++digits > 38 && v != 0) return false;
         v *= 10;
         sc++;
