@@ -111,9 +111,10 @@ int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool al
 int cs_cp_literal(cs_cp *c, const Spark__Connect__Expression__Literal *l, cs_sql_expr **out);
 /* A DataType message as a column type, kept by the arena (borrowed). */
 int cs_cp_data_type(cs_cp *c, const Spark__Connect__DataType *t, cs_col_type **out);
-/* A schema string as Spark's parseDatatypeString reads it: a table schema ("a int, b string"),
- * else a data type, else struct<text>; a non-struct type becomes struct<value: type> when
- * wrap_value (LocalRelation's rule). Kept by the arena. */
+/* A schema string as Spark reads one (DataType.parseTypeWithFallback): a DataType's JSON
+ * ({"type":"struct",...}, what PySpark sends), else parseDatatypeString's DDL: a table schema
+ * ("a int, b string"), a data type, or struct<text>; a non-struct type becomes
+ * struct<value: type> when wrap_value (LocalRelation's rule). Kept by the arena. */
 int cs_cp_schema_string(cs_cp *c, const char *text, bool wrap_value, cs_col_type **out);
 
 /* ---- names (plan_names.c) ---- */

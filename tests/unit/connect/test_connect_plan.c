@@ -121,7 +121,8 @@ static Rel *read_csv(const char *path, const char *schema)
     return r;
 }
 
-/* spark.read.option("header", True).option("inferSchema", True).csv(path) [.schema(ddl)] */
+/* spark.read.option("header", True).option("inferSchema", True).csv(path) [.schema(st)], the
+ * schema as PySpark sends a StructType: its JSON */
 static void test_read_data_source_with_options(void **state)
 {
     (void)state;
@@ -142,7 +143,13 @@ static void test_read_data_source_with_options(void **state)
         assert_string_equal(res->output[0]->name, "id");         /* the header option was read */
         assert_int_equal(res->output[0]->type->id, CS_TYPE_INT); /* and inferSchema */
         ctx = plan_ctx();
-        rc = cs_connect_plan_relation(&ctx, read_csv(path, "k bigint, v string"), &p);
+        rc = cs_connect_plan_relation(
+            &ctx,
+            read_csv(path, "{\"type\":\"struct\",\"fields\":[{\"name\":\"k\",\"type\":"
+                           "\"long\",\"nullable\":true,\"metadata\":{}},{\"name\":"
+                           "\"v\",\"type\":\"string\",\"nullable\":true,"
+                           "\"metadata\":{}}]}"),
+            &p);
         if (rc == 0) rc = cs_sql_session_analyze(SESSION, P_ARENA, p, &res, &ERR);
     }
     if (rc == 0) {
