@@ -38,7 +38,7 @@ int cs_connect_relation_plan(cs_sql_session *sql, cs_sql_arena *a,
                              cs_error *err)
 {
     if (!rel)
-        return cs_sql_error_set(err, CS_EINVAL, "CONNECT.INVALID_PLAN.INPUT", "XX000",
+        return cs_sql_error_set(err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
                                 "The plan has no relation.");
     if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_SQL && rel->sql &&
         rel->sql->n_pos_arguments == 0 && rel->sql->n_named_arguments == 0 &&
@@ -141,7 +141,7 @@ static int resolve(cs_sql_session *sql, cs_sql_arena *a, const Spark__Connect__P
                    cs_logical_plan **resolved, cs_error *err)
 {
     if (!plan || plan->op_type_case != SPARK__CONNECT__PLAN__OP_TYPE_ROOT)
-        return cs_sql_error_set(err, CS_EINVAL, "CONNECT.INVALID_PLAN.INPUT", "XX000",
+        return cs_sql_error_set(err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
                                 "AnalyzePlan expects a plan with a root relation.");
     cs_logical_plan *p;
     int rc = cs_connect_relation_plan(sql, a, plan->root, &p, err);
@@ -173,7 +173,7 @@ static int explain(cs_sql_session *sql, cs_sql_arena *a,
     static const char *const modes[] = {"SIMPLE",  "SIMPLE", "EXTENDED",
                                         "CODEGEN", "COST",   "FORMATTED"};
     if (!e->plan || e->plan->op_type_case != SPARK__CONNECT__PLAN__OP_TYPE_ROOT)
-        return cs_sql_error_set(err, CS_EINVAL, "CONNECT.INVALID_PLAN.INPUT", "XX000",
+        return cs_sql_error_set(err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
                                 "AnalyzePlan expects a plan with a root relation.");
     cs_logical_plan *p;
     int rc = cs_connect_relation_plan(sql, a, e->plan->root, &p, err);

@@ -4,7 +4,8 @@
  * google.rpc.Status / FetchErrorDetails messages built from a cs_error.
  *
  * The "classes" list is what Spark's ErrorUtils.allClasses gives: the exception's class, then its
- * superclasses up to java.lang.Throwable (interfaces are not listed).
+ * superclasses up to java.lang.Object (interfaces are not listed); analysis errors are the
+ * analyzer's ExtendedAnalysisException, as Spark 4's server reports them.
  */
 #include "connect/connect_errors.h"
 
@@ -17,13 +18,14 @@
 #include "google/rpc/status.pb-c.h"
 #include "spark/connect/base.pb-c.h"
 
-#define THROWABLE "java.lang.Exception", "java.lang.Throwable", NULL
+#define THROWABLE "java.lang.Exception", "java.lang.Throwable", "java.lang.Object", NULL
 #define RUNTIME "java.lang.RuntimeException", THROWABLE
 
 static const char *const parse_exception[] = {"org.apache.spark.sql.catalyst.parser.ParseException",
                                               "org.apache.spark.sql.AnalysisException", THROWABLE};
-static const char *const analysis_exception[] = {"org.apache.spark.sql.AnalysisException",
-                                                 THROWABLE};
+static const char *const analysis_exception[] = {
+    "org.apache.spark.sql.catalyst.ExtendedAnalysisException",
+    "org.apache.spark.sql.AnalysisException", THROWABLE};
 static const char *const arithmetic_exception[] = {"org.apache.spark.SparkArithmeticException",
                                                    "java.lang.ArithmeticException", RUNTIME};
 static const char *const number_format_exception[] = {
@@ -44,6 +46,8 @@ static const char *const runtime_exception[] = {"org.apache.spark.SparkRuntimeEx
 static const char *const sql_exception[] = {"org.apache.spark.SparkSQLException",
                                             "java.sql.SQLException", THROWABLE};
 static const char *const spark_exception[] = {"org.apache.spark.SparkException", THROWABLE};
+static const char *const no_such_element_exception[] = {
+    "org.apache.spark.SparkNoSuchElementException", "java.util.NoSuchElementException", RUNTIME};
 
 /* Error classes whose exception is not the one their SQLSTATE gives (prefix match at '.'). */
 static const struct {
@@ -64,7 +68,11 @@ static const struct {
     {"INVALID_ARRAY_INDEX_IN_ELEMENT_AT", index_exception},
     {"CANNOT_PARSE_TIMESTAMP", date_time_exception},
     {"DATETIME_OVERFLOW", arithmetic_exception},
-    {"OPERATION_CANCELED", spark_exception},
+    {"OPERATION_CANCELED", sql_exception},
+    {"INVALID_CURSOR", sql_exception},
+    {"SQL_CONF_NOT_FOUND", no_such_element_exception},
+    {"INTERNAL_ERROR", spark_exception},
+    {"CONNECT", spark_exception},
 };
 
 /* By SQLSTATE when the error class is not listed: class 42 and 0A (while analysing) are

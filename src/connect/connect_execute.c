@@ -365,7 +365,7 @@ void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
             if (rc == 0) cs_sql_result_free(&res);
         }
     } else {
-        rc = cs_sql_error_set(&err, CS_EINVAL, "CONNECT.INVALID_PLAN.INPUT", "XX000",
+        rc = cs_sql_error_set(&err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
                               "ExecutePlan expects a plan with a root relation or a command.");
     }
     if (rc == 0) push_complete(svc, op);
