@@ -181,7 +181,7 @@ static int explain(cs_sql_session *sql, cs_sql_arena *a,
     cs_sql_statement *inner = cs_sql_alloc(a, sizeof *inner);
     inner->kind = CS_STMT_QUERY;
     inner->plan = p;
-    cs_sql_statement st = {.kind = CS_STMT_EXPLAIN, .inner = inner};
+    cs_sql_statement st = {.kind = CS_STMT_EXPLAIN, .inner = inner, .plan = p};
     size_t m = (size_t)e->explain_mode;
     st.mode = modes[m < sizeof modes / sizeof modes[0] ? m : 0];
     cs_sql_result r;

@@ -24,12 +24,10 @@ typedef struct cs_connect_service cs_connect_service;
 
 typedef struct cs_connect_service_opts {
     cspark_context *sc;
-    const char *address;     /* spark.connect.grpc.binding.address */
-    int port;                /* spark.connect.grpc.binding.port (0: a free one) */
-    size_t max_message;      /* spark.connect.grpc.maxInboundMessageSize */
-    const char *token;       /* spark.connect.authenticate.token, or NULL: no authentication */
-    size_t arrow_batch_size; /* spark.connect.grpc.arrow.maxBatchSize: rows per ArrowBatch cut so
-                                that one stays near this many bytes */
+    const char *address; /* spark.connect.grpc.binding.address */
+    int port;            /* spark.connect.grpc.binding.port (0: a free one) */
+    size_t max_message;  /* spark.connect.grpc.maxInboundMessageSize */
+    const char *token;   /* spark.connect.authenticate.token, or NULL: no authentication */
 } cs_connect_service_opts;
 
 /* Listens (the port is bound when this returns). NULL + err naming the address on failure. */

@@ -72,6 +72,27 @@ for name, sql in QUERIES.items():
     if name == "many_batches":
         check(len(rows) == 300000, "many batches: %d rows" % len(rows))
         check(rows[-1][0] == 299999 and rows[-1][1] == 299999 % 7, "many batches: last row")
+# DataFrames built with the API (translated by the server's plan translation)
+from pyspark.sql import functions as F  # noqa: E402
+
+frames = {
+    "df_grouped": spark.range(10).withColumn("m", F.col("id") % 3).filter("id > 2")
+    .groupBy("m").agg(F.count("*").alias("c")).orderBy("m"),
+    "df_created": spark.createDataFrame([(1, "a"), (2, None)], ["x", "y"]),
+}
+frames["df_created"].createOrReplaceTempView("created")
+frames["df_view"] = spark.sql("SELECT x * 10 AS x10 FROM created ORDER BY x")
+for name, df in frames.items():
+    pdf = df.toPandas()
+    results[name] = {
+        "schema": df.schema.simpleString(),
+        "rows": [[repr(v) for v in r] for r in df.collect()],
+        "pandas": {"columns": list(pdf.columns), "rows": len(pdf),
+                   "head": [[repr(v) for v in r] for r in pdf.head(3).astype(object).values.tolist()]},
+    }
+check(results["df_grouped"]["rows"] == [["0", "3"], ["1", "2"], ["2", "2"]], "groupBy: %r" % results)
+plan_text = frames["df_grouped"]._explain_string(extended=True)
+check("== Physical Plan ==" in plan_text, "explain: %r" % plan_text)
 out["results"] = results
 check(results["empty"]["rows"] == [] and results["empty"]["pandas"]["rows"] == 0, "empty result")
 check(results["ints"]["rows"][1] == ["2", "None"], "a null long: %r" % results["ints"]["rows"])

@@ -5,7 +5,7 @@
 #      queries through collect() and toPandas() — ints, strings, decimals, dates, nulls, an empty
 #      result, 300,000 rows in many batches —, a DataFrame's schema, AnalysisException,
 #      ParseException and ArithmeticException with Spark's error classes, interruptAll of a long
-#      query);
+#      query), then a client killed in the middle of a long query: its jobs are cancelled;
 #   2. a server with spark.connect.authenticate.token and a 64 KiB message limit:
 #      tests/connect/grpc_requests.py (malformed, oversized, cut-short and non-HTTP/2 requests and
 #      calls without the token get gRPC errors while the server goes on serving), then the PySpark
@@ -62,6 +62,27 @@ P1=$(free_port)
 start_server plain "$P1"
 timeout 600 "$PY" "$SRC/tests/connect/pyspark_client.py" "sc://localhost:$P1" "$T/cspark.json" \
   --interrupt >"$T/client.log" 2>&1 || fail "the PySpark client against cspark: $(tail -n 5 "$T/client.log")"
+
+# a client killed mid-query: its operation is cancelled (the stream is gone and no reattach
+# comes), which the scheduler logs as the cancellation of the operation's job group
+n_before=$(grep -c 'cancelled part of cancelled job group cspark-connect-' "$T/plain.log")
+"$PY" -c '
+import sys
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+spark.sql("SELECT sum(a.id * b.id) FROM range(0, 300000) a CROSS JOIN range(0, 300000) b").collect()
+' "sc://localhost:$P1" >"$T/killed.log" 2>&1 &
+client=$!
+sleep 4
+kill -KILL "$client" 2>/dev/null
+wait "$client" 2>/dev/null
+for _ in $(seq 300); do
+  [ "$(grep -c 'cancelled part of cancelled job group cspark-connect-' "$T/plain.log")" -gt "$n_before" ] &&
+    break
+  sleep 0.1
+done
+[ "$(grep -c 'cancelled part of cancelled job group cspark-connect-' "$T/plain.log")" -gt "$n_before" ] ||
+  fail "the query of a killed client was not cancelled within 30 s"
 
 P2=$(free_port)
 TOKEN=t0ken-$$
