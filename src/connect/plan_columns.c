@@ -22,6 +22,11 @@
  *                          type differs (top-level columns; nested structs are not reconciled)
  *   set_op                 unionByName(allowMissingColumns=True): each side projected to the
  *                          left's columns then the right's others, a missing one a typed null
+ *   unpivot                SELECT ids, stack(n, 'v1', v1, ...) AS (variable, value): values
+ *                          given, else every column not an id (melt); numeric values cast to
+ *                          the widest of their types, as Spark widens them
+ *   cov / corr             SELECT covar_samp(c1, c2) / corr(c1, c2) FROM input (Spark's
+ *                          StatFunctions; PySpark reads the one value)
  * Names are matched case-insensitively (Spark's default resolver). A column is referred to by
  * its name, qualified by its relation when the name alone is ambiguous.
  *
@@ -665,6 +670,104 @@ int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool al
     p->children[1] = project_over(c, r.input, re, n);
     p->set_op = CS_SET_UNION;
     p->all = all;
+    *out = p;
+    return 0;
+}
+
+/* ---- unpivot, cov / corr ---- */
+
+/* The name Spark gives a value column of an unpivot: an attribute's or an alias's name. */
+static const char *value_name(const cs_sql_expr *e)
+{
+    if (e->kind == CS_EX_UNRESOLVED_ATTR && e->n_parts > 0) return e->parts[e->n_parts - 1];
+    if (e->kind == CS_EX_ALIAS) return e->name;
+    return NULL;
+}
+
+int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out)
+{
+    cols k;
+    int rc = columns_of(c, u->input, "Unpivot", &k);
+    if (rc) return rc;
+    cs_sql_expr **ids, **values;
+    if ((rc = cs_cp_expressions(c, u->ids, u->n_ids, &ids)) != 0) return rc;
+    int nv;
+    if (CS_CP_HAS(u, values)) {
+        nv = (int)u->values->n_values;
+        if ((rc = cs_cp_expressions(c, u->values->values, u->values->n_values, &values)) != 0)
+            return rc;
+    } else { /* every column that is not an id */
+        values = (cs_sql_expr **)cs_cp_array(c, (size_t)k.n);
+        nv = 0;
+        for (int i = 0; i < k.n; i++) {
+            bool id = false;
+            for (size_t j = 0; j < u->n_ids; j++)
+                id |= value_name(ids[j]) && cs_str_ieq(value_name(ids[j]), name_at(&k, i));
+            if (!id) values[nv++] = ref(c, &k, i);
+        }
+    }
+    if (nv == 0)
+        return cs_sql_error_set(c->err, CS_EINVAL, "UNPIVOT_REQUIRES_VALUE_COLUMNS", "42K0E",
+                                "At least one value column needs to be specified for UNPIVOT, "
+                                "all columns specified as ids.");
+    /* Spark's Unpivot widens the values to one type (stack wants them equal): for columns of
+     * numeric types, the widest (double when one is floating, else the widest integer) */
+    const cs_col_type *wide = NULL;
+    bool numeric = true;
+    for (int v = 0; v < nv && numeric; v++) {
+        int i = values[v]->kind == CS_EX_UNRESOLVED_ATTR ? find(&k, value_name(values[v])) : -1;
+        const cs_col_type *t = i >= 0 ? type_at(&k, i) : NULL;
+        numeric = t && kind_of(t) == K_NUMERIC && t->id != CS_TYPE_DECIMAL;
+        if (numeric && (!wide || (is_floating(t) ? CS_TYPE_DOUBLE : t->id) > wide->id))
+            wide = is_floating(t) ? cs_col_type_primitive(CS_TYPE_DOUBLE) : t;
+    }
+    /* SELECT ids, stack(n, 'v1', v1, ...) AS (variable, value) FROM input */
+    cs_sql_expr **args = (cs_sql_expr **)cs_cp_array(c, (size_t)(2 * nv + 1));
+    Spark__Connect__Expression__Literal l = SPARK__CONNECT__EXPRESSION__LITERAL__INIT;
+    l.literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_INTEGER;
+    l.integer = nv;
+    cs_cp_literal(c, &l, &args[0]);
+    for (int v = 0; v < nv; v++) {
+        const char *name = value_name(values[v]);
+        if (!name) return cs_cp_unsupported(c, "unpivot values that are not columns");
+        args[1 + 2 * v] = string_lit(c, name);
+        args[2 + 2 * v] = values[v]->kind == CS_EX_ALIAS ? values[v]->args[0] : values[v];
+        if (numeric && !cs_col_type_equal(type_at(&k, find(&k, name)), wide))
+            args[2 + 2 * v] = cast_to(c, args[2 + 2 * v], wide);
+    }
+    cs_sql_expr *gen = cs_cp_alias(c, cs_cp_call(c, "stack", args, 2 * nv + 1),
+                                   cs_sql_strdup(c->a, u->variable_column_name));
+    gen->n_parts = 2;
+    gen->parts = (const char **)cs_cp_array(c, 2);
+    gen->parts[0] = gen->name;
+    gen->parts[1] = cs_sql_strdup(c->a, u->value_column_name);
+    cs_sql_expr **exprs = (cs_sql_expr **)cs_cp_array(c, u->n_ids + 1);
+    for (size_t j = 0; j < u->n_ids; j++)
+        exprs[j] = ids[j];
+    exprs[u->n_ids] = gen;
+    *out = project_over(c, k.input, exprs, (int)u->n_ids + 1);
+    return 0;
+}
+
+int cs_cp_cov_corr(cs_cp *c, const Spark__Connect__Relation *input, const char *fn,
+                   const char *col1, const char *col2, cs_logical_plan **out)
+{
+    cs_logical_plan *in;
+    int rc = cs_cp_input(c, input, fn, &in);
+    if (rc) return rc;
+    cs_sql_expr *args[2];
+    const char *names[2] = {col1 ? col1 : "", col2 ? col2 : ""};
+    for (int i = 0; i < 2; i++) {
+        const char **parts;
+        int n;
+        if ((rc = cs_cp_attribute_name(c, names[i], &parts, &n)) != 0) return rc;
+        args[i] = cs_cp_column(c, parts, n);
+    }
+    cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
+    p->children[0] = in;
+    p->n_exprs = 1;
+    p->exprs = (cs_sql_expr **)cs_cp_array(c, 1);
+    p->exprs[0] = cs_cp_call(c, fn, args, 2);
     *out = p;
     return 0;
 }

@@ -4,7 +4,8 @@
  * SparkConnectPlanner's process():
  *
  *   sql_command            its SQL relation (or the deprecated text and arguments) parsed with
- *                          the arguments bound: a query or any statement the parser knows;
+ *                          the arguments bound: a query or any statement the parser knows; a
+ *                          query over DataFrames (WithRelations) with them as its CTEs;
  *   create_dataframe_view  CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW name AS <relation>
  *                          (createTempView / createOrReplaceTempView / ...GlobalTempView);
  *   write_operation        DataFrameWriter.save / saveAsTable / insertInto:
@@ -44,8 +45,12 @@ static int sql_command(cs_cp *c, const Spark__Connect__SqlCommand *q, cs_sql_sta
     if (q->input) {
         if (q->input->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_SQL)
             return cs_cp_sql(c, q->input->sql, out);
-        if (q->input->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_WITH_RELATIONS)
-            return cs_cp_unsupported(c, "SQL with DataFrame references");
+        if (q->input->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_WITH_RELATIONS) {
+            cs_sql_statement *s = statement_new(c, CS_STMT_QUERY);
+            int rc = cs_cp_with_relations(c, q->input->with_relations, &s->plan);
+            if (rc == 0) *out = s;
+            return rc;
+        }
         return cs_cp_invalid(c, "SQL command expects either a SQL or a WithRelations, but got %d",
                              (int)q->input->rel_type_case);
     }

@@ -7,7 +7,8 @@
  *                          (read, range, project, filter, join, set operations, sort, limit,
  *                          offset, sample, subquery alias, hint, repartition, to_df)
  *   plan_aggregate.c       groupBy / rollup / cube / grouping sets / pivot
- *   plan_sql.c             the `sql` relation: text parsed with its positional or named args
+ *   plan_sql.c             the `sql` relation: text parsed with its positional or named args,
+ *                          and SQL with DataFrame references (WithRelations)
  *   plan_local_relation.c  createDataFrame's Arrow IPC bytes (and schema) as batches
  *   plan_columns.c         relations Spark builds from the input's columns (withColumns,
  *                          withColumnsRenamed, drop, dropDuplicates, na.fill / drop / replace,
@@ -84,6 +85,7 @@ int cs_cp_sort_order(cs_cp *c, const Spark__Connect__Expression__SortOrder *o, c
 /* The relations of plan_aggregate.c, plan_sql.c, plan_local_relation.c, plan_columns.c. */
 int cs_cp_aggregate(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan **out);
 int cs_cp_sql(cs_cp *c, const Spark__Connect__SQL *q, cs_sql_statement **out);
+int cs_cp_with_relations(cs_cp *c, const Spark__Connect__WithRelations *w, cs_logical_plan **out);
 int cs_cp_local_relation(cs_cp *c, const Spark__Connect__LocalRelation *r, cs_logical_plan **out);
 int cs_cp_with_columns(cs_cp *c, const Spark__Connect__WithColumns *w, cs_logical_plan **out);
 int cs_cp_with_columns_renamed(cs_cp *c, const Spark__Connect__WithColumnsRenamed *w,
@@ -96,6 +98,10 @@ int cs_cp_replace(cs_cp *c, const Spark__Connect__NAReplace *r, cs_logical_plan 
 int cs_cp_describe(cs_cp *c, const Spark__Connect__StatDescribe *d, cs_logical_plan **out);
 int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_plan **out);
 int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out);
+int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out);
+/* df.stat.cov / corr: the one-row aggregate Spark's StatFunctions builds */
+int cs_cp_cov_corr(cs_cp *c, const Spark__Connect__Relation *input, const char *fn,
+                   const char *col1, const char *col2, cs_logical_plan **out);
 /* unionByName(other, allowMissingColumns=True): both sides projected to the union of their
  * columns, a missing one as a typed null */
 int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool all,
@@ -105,9 +111,10 @@ int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool al
 int cs_cp_literal(cs_cp *c, const Spark__Connect__Expression__Literal *l, cs_sql_expr **out);
 /* A DataType message as a column type, kept by the arena (borrowed). */
 int cs_cp_data_type(cs_cp *c, const Spark__Connect__DataType *t, cs_col_type **out);
-/* A schema string as Spark's parseDatatypeString reads it: a table schema ("a int, b string"),
- * else a data type, else struct<text>; a non-struct type becomes struct<value: type> when
- * wrap_value (LocalRelation's rule). Kept by the arena. */
+/* A schema string as Spark reads one (DataType.parseTypeWithFallback): a DataType's JSON
+ * ({"type":"struct",...}, what PySpark sends), else parseDatatypeString's DDL: a table schema
+ * ("a int, b string"), a data type, or struct<text>; a non-struct type becomes
+ * struct<value: type> when wrap_value (LocalRelation's rule). Kept by the arena. */
 int cs_cp_schema_string(cs_cp *c, const char *text, bool wrap_value, cs_col_type **out);
 
 /* ---- names (plan_names.c) ---- */

@@ -12,6 +12,7 @@
  *   empty array keeps its element type;
  *   calendar_interval -> refused: cspark has no CalendarIntervalType.
  *
+ * Schema strings: JSON (DataType.json()) or DDL, as Spark's parseTypeWithFallback.
  * Types: char(n) and varchar(n) are strings (Spark's replaceCharVarcharWithString for casts);
  * a UDT is its SQL type; an unparsed type string is read as Spark's parseDatatypeString.
  *
@@ -19,6 +20,7 @@
  * Ownership: columns and types are handed to the arena as soon as they are made.
  */
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,11 +200,87 @@ static cs_col_type *table_schema(cs_cp *c, const char *text)
     return st->schema;
 }
 
+/* Spark's DataType JSON (DataType.json(): what PySpark sends for schemas) */
+
+static int spark_json_type(cs_cp *c, json_t *j, int depth, cs_col_type **out);
+
+static int spark_json_struct(cs_cp *c, json_t *fields, int depth, cs_col_type **out)
+{
+    if (!json_is_array(fields)) return cs_cp_invalid(c, "a struct type's fields are not a list");
+    size_t n = json_array_size(fields);
+    cs_col_field *f = cs_sql_alloc(c->a, sizeof *f * (n + 1));
+    for (size_t i = 0; i < n; i++) {
+        json_t *fj = json_array_get(fields, i);
+        const char *name = json_string_value(json_object_get(fj, "name"));
+        cs_col_type *t;
+        if (!name) return cs_cp_invalid(c, "a struct field without a name");
+        int rc = spark_json_type(c, json_object_get(fj, "type"), depth + 1, &t);
+        if (rc) return rc;
+        json_t *nullable = json_object_get(fj, "nullable");
+        f[i].name = cs_sql_strdup(c->a, name);
+        f[i].type = cs_col_type_ref(t);
+        f[i].nullable = !nullable || json_is_true(nullable);
+    }
+    *out = cs_sql_arena_keep_type(c->a, cs_col_type_struct(f, (int)n));
+    return 0;
+}
+
+static int spark_json_type(cs_cp *c, json_t *j, int depth, cs_col_type **out)
+{
+    if (depth > 100) return cs_cp_invalid(c, "the schema nests too deeply");
+    if (json_is_string(j)) {
+        const char *name = json_string_value(j);
+        if (strcmp(name, "void") == 0) {
+            *out = cs_col_type_primitive(CS_TYPE_NULL);
+            return 0;
+        }
+        return cs_sql_parse_data_type(c->a, name, out, c->err);
+    }
+    const char *kind = json_string_value(json_object_get(j, "type"));
+    if (!kind) return cs_cp_invalid(c, "a data type without its \"type\"");
+    cs_col_type *a, *b;
+    int rc;
+    if (strcmp(kind, "struct") == 0)
+        return spark_json_struct(c, json_object_get(j, "fields"), depth, out);
+    if (strcmp(kind, "array") == 0) {
+        if ((rc = spark_json_type(c, json_object_get(j, "elementType"), depth + 1, &a)) != 0)
+            return rc;
+        json_t *cn = json_object_get(j, "containsNull");
+        *out = cs_sql_arena_keep_type(
+            c->a, cs_col_type_array(cs_col_type_ref(a), !cn || json_is_true(cn)));
+        return 0;
+    }
+    if (strcmp(kind, "map") == 0) {
+        if ((rc = spark_json_type(c, json_object_get(j, "keyType"), depth + 1, &a)) != 0 ||
+            (rc = spark_json_type(c, json_object_get(j, "valueType"), depth + 1, &b)) != 0)
+            return rc;
+        json_t *vn = json_object_get(j, "valueContainsNull");
+        *out = cs_sql_arena_keep_type(
+            c->a, cs_col_type_map(cs_col_type_ref(a), cs_col_type_ref(b), !vn || json_is_true(vn)));
+        return 0;
+    }
+    if (strcmp(kind, "udt") == 0 && json_object_get(j, "sqlType"))
+        return spark_json_type(c, json_object_get(j, "sqlType"), depth + 1, out);
+    return cs_cp_unsupported(c, "the data type \"%s\" in a schema", kind);
+}
+
 int cs_cp_schema_string(cs_cp *c, const char *text, bool wrap_value, cs_col_type **out)
 {
     cs_col_type *t = NULL;
     cs_error first;
     cs_error_clear(&first);
+    const char *j = text;
+    while (*j == ' ' || *j == '\t' || *j == '\n')
+        j++;
+    if (*j == '{') { /* DataType.fromJson, Spark's fallback parser */
+        json_error_t je;
+        json_t *root = json_loads(j, 0, &je);
+        if (!root) return cs_cp_invalid(c, "Invalid schema %s: %s", text, je.text);
+        int rc = spark_json_type(c, root, 0, &t);
+        json_decref(root);
+        if (rc) return rc;
+        goto found;
+    }
     /* Spark: a table schema first, then a data type, then struct<text> */
     bool looks_struct = false;
     for (const char *p = text; *p; p++)
@@ -285,11 +363,13 @@ static bool parse_decimal(const char *s, i128 *unscaled, int *precision, int *sc
     if (*s == 'e' || *s == 'E') {
         char *end;
         exp = strtol(s + 1, &end, 10);
+        if (exp > 10000 || exp < -10000) return false; /* beyond any decimal(38) */
         s = end;
     }
     if (*s) return false;
     long sc = frac - exp;
-    while (sc < 0) { /* BigDecimal's negative scale: Spark raises it to 0 */
+    if (v == 0 && sc < 0) sc = 0; /* 0E+n: no digits to shift */
+    while (sc < 0) {              /* BigDecimal's negative scale: Spark raises it to 0 */
         if (++digits > 38 && v != 0) return false;
         v *= 10;
         sc++;

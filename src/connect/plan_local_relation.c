@@ -5,8 +5,8 @@
  *
  *   data    an Arrow IPC stream (schema, record batches) read by formats/arrow_ipc.h; each batch
  *           is kept by the arena and the relation's columns are the stream's fields;
- *   schema  Spark's schema string: a DataType's JSON (what PySpark sends: StructType.json()),
- *           else DDL ("a int, b string"), a non-struct type meaning one column `value`. With
+ *   schema  Spark's schema string (cs_cp_schema_string: a DataType's JSON, which PySpark sends,
+ *           or DDL), a non-struct type meaning one column `value`. With
  *           data, the schema names the columns and their types: a column whose Arrow type
  *           differs is cast to the schema's (Spark's Dataset.to(schema) over the batches).
  *           Without data it is an empty relation of that schema.
@@ -14,99 +14,12 @@
  * Called by plan_relations.c. Ownership: batches and types are kept by the arena; the message's
  * bytes are only read during the call.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "connect/plan_internal.h"
 #include "formats/arrow_ipc.h"
 #include "sql/sql_parser.h"
-
-/* ---- Spark's DataType JSON ---- */
-
-static int spark_json_type(cs_cp *c, json_t *j, int depth, cs_col_type **out);
-
-static int spark_json_struct(cs_cp *c, json_t *fields, int depth, cs_col_type **out)
-{
-    if (!json_is_array(fields)) return cs_cp_invalid(c, "a struct type's fields are not a list");
-    size_t n = json_array_size(fields);
-    cs_col_field *f = cs_sql_alloc(c->a, sizeof *f * (n + 1));
-    for (size_t i = 0; i < n; i++) {
-        json_t *fj = json_array_get(fields, i);
-        const char *name = json_string_value(json_object_get(fj, "name"));
-        cs_col_type *t;
-        if (!name) return cs_cp_invalid(c, "a struct field without a name");
-        int rc = spark_json_type(c, json_object_get(fj, "type"), depth + 1, &t);
-        if (rc) return rc;
-        json_t *nullable = json_object_get(fj, "nullable");
-        f[i].name = cs_sql_strdup(c->a, name);
-        f[i].type = cs_col_type_ref(t);
-        f[i].nullable = !nullable || json_is_true(nullable);
-    }
-    *out = cs_sql_arena_keep_type(c->a, cs_col_type_struct(f, (int)n));
-    return 0;
-}
-
-static int spark_json_type(cs_cp *c, json_t *j, int depth, cs_col_type **out)
-{
-    if (depth > 100) return cs_cp_invalid(c, "the schema nests too deeply");
-    if (json_is_string(j)) {
-        const char *name = json_string_value(j);
-        if (strcmp(name, "void") == 0) {
-            *out = cs_col_type_primitive(CS_TYPE_NULL);
-            return 0;
-        }
-        return cs_sql_parse_data_type(c->a, name, out, c->err);
-    }
-    const char *kind = json_string_value(json_object_get(j, "type"));
-    if (!kind) return cs_cp_invalid(c, "a data type without its \"type\"");
-    cs_col_type *a, *b;
-    int rc;
-    if (strcmp(kind, "struct") == 0)
-        return spark_json_struct(c, json_object_get(j, "fields"), depth, out);
-    if (strcmp(kind, "array") == 0) {
-        if ((rc = spark_json_type(c, json_object_get(j, "elementType"), depth + 1, &a)) != 0)
-            return rc;
-        json_t *cn = json_object_get(j, "containsNull");
-        *out = cs_sql_arena_keep_type(
-            c->a, cs_col_type_array(cs_col_type_ref(a), !cn || json_is_true(cn)));
-        return 0;
-    }
-    if (strcmp(kind, "map") == 0) {
-        if ((rc = spark_json_type(c, json_object_get(j, "keyType"), depth + 1, &a)) != 0 ||
-            (rc = spark_json_type(c, json_object_get(j, "valueType"), depth + 1, &b)) != 0)
-            return rc;
-        json_t *vn = json_object_get(j, "valueContainsNull");
-        *out = cs_sql_arena_keep_type(
-            c->a, cs_col_type_map(cs_col_type_ref(a), cs_col_type_ref(b), !vn || json_is_true(vn)));
-        return 0;
-    }
-    if (strcmp(kind, "udt") == 0 && json_object_get(j, "sqlType"))
-        return spark_json_type(c, json_object_get(j, "sqlType"), depth + 1, out);
-    return cs_cp_unsupported(c, "the data type \"%s\" in a schema", kind);
-}
-
-/* LocalRelation's schema: JSON first when it looks like JSON, else Spark's DDL rules. */
-static int schema_of(cs_cp *c, const char *text, cs_col_type **out)
-{
-    const char *p = text;
-    while (*p == ' ' || *p == '\t' || *p == '\n')
-        p++;
-    if (*p == '{' || *p == '"') {
-        json_error_t je;
-        json_t *j = json_loads(p, JSON_DECODE_ANY, &je);
-        if (!j) return cs_cp_invalid(c, "Invalid schema %s: %s", text, je.text);
-        int rc = spark_json_type(c, j, 0, out);
-        json_decref(j);
-        if (rc) return rc;
-        if ((*out)->id != CS_TYPE_STRUCT) {
-            cs_col_field f = {"value", cs_col_type_ref(*out), true};
-            *out = cs_sql_arena_keep_type(c->a, cs_col_type_struct(&f, 1));
-        }
-        return 0;
-    }
-    return cs_cp_schema_string(c, text, true, out);
-}
 
 /* ---- the relation ---- */
 
@@ -149,7 +62,8 @@ int cs_cp_local_relation(cs_cp *c, const Spark__Connect__LocalRelation *r, cs_lo
 {
     cs_col_type *schema = NULL, *stream = NULL;
     int rc = 0;
-    if (CS_CP_HAS(r, schema) && (rc = schema_of(c, r->schema, &schema)) != 0) return rc;
+    if (CS_CP_HAS(r, schema) && (rc = cs_cp_schema_string(c, r->schema, true, &schema)) != 0)
+        return rc;
     cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_LOCAL_RELATION, 0);
     if (!CS_CP_HAS(r, data)) {
         if (!schema)

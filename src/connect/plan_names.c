@@ -205,7 +205,6 @@ int cs_cp_input_columns(cs_cp *c, const cs_logical_plan *input, cs_logical_plan 
 {
     if (!c->ctx->session)
         return cs_cp_invalid(c, "a relation built from its input's columns needs a session");
-    return cs_sql_session_analyze(c->ctx->session, c->a, input, resolved, c->err) != 0
-               ? (c->err->code ? c->err->code : CS_EINVAL)
-               : 0;
+    int rc = cs_sql_session_analyze(c->ctx->session, c->a, input, resolved, c->err);
+    return rc < 0 ? rc : (rc ? CS_EINVAL : 0);
 }

@@ -22,11 +22,13 @@
  *   repartition          Repartition(n, shuffle); repartition_by_expression
  *                        RepartitionByExpression(exprs, n)
  *   hint                 UnresolvedHint(name, parameters)
- * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, unpivot, transpose,
+ *   unresolved_table_valued_function   the table-valued function in FROM (spark.tvf)
+ * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, transpose,
  * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
  * function relations (map_partitions, group_map, co_group_map, apply_in_pandas_with_state,
- * Python table functions and data sources), cached local/remote relations, statistics other
- * than describe/summary, catalog relations (the server answers those), ML, extensions.
+ * Python table functions and data sources), cached local/remote relations, crosstab,
+ * approxQuantile, freqItems, sampleBy, catalog relations (the server answers those), ML,
+ * extensions.
  *
  * Plan ids: see cs_cp in plan_internal.h.
  *
@@ -365,6 +367,20 @@ static int hint(cs_cp *c, const Spark__Connect__Hint *r, cs_logical_plan **out)
     return 0;
 }
 
+/* spark.tvf.range(...), explode(...): the parser's table-valued function in FROM */
+static int table_function(cs_cp *c, const Spark__Connect__UnresolvedTableValuedFunction *f,
+                          cs_logical_plan **out)
+{
+    cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_TABLE_FUNCTION, 0);
+    int rc =
+        cs_cp_attribute_name(c, f->function_name ? f->function_name : "", &p->parts, &p->n_parts);
+    if (!rc) rc = cs_cp_expressions(c, f->arguments, f->n_arguments, &p->exprs);
+    if (rc) return rc;
+    p->n_exprs = (int)f->n_arguments;
+    *out = p;
+    return 0;
+}
+
 static int sql_rel(cs_cp *c, const Spark__Connect__SQL *q, cs_logical_plan **out)
 {
     cs_sql_statement *st;
@@ -441,7 +457,7 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_TO_SCHEMA:
         return cs_cp_to_schema(c, r->to_schema, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_UNPIVOT:
-        return cs_cp_unsupported(c, "unpivot / melt");
+        return cs_cp_unpivot(c, r->unpivot, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_TRANSPOSE:
         return cs_cp_unsupported(c, "transpose");
     case SPARK__CONNECT__RELATION__REL_TYPE_SHOW_STRING:
@@ -467,20 +483,25 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_LATERAL_JOIN:
         return cs_cp_unsupported(c, "lateral joins");
     case SPARK__CONNECT__RELATION__REL_TYPE_WITH_RELATIONS:
-        return cs_cp_unsupported(c, "SQL with DataFrame references");
+        return cs_cp_with_relations(c, r->with_relations, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_UNRESOLVED_TABLE_VALUED_FUNCTION:
-        return cs_cp_unsupported(c, "table-valued functions from the DataFrame API");
+        return table_function(c, r->unresolved_table_valued_function, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_COLLECT_METRICS:
         return cs_cp_unsupported(c, "observed metrics (DataFrame.observe)");
     case SPARK__CONNECT__RELATION__REL_TYPE_PARSE:
         return cs_cp_unsupported(c, "parsing a DataFrame of strings as CSV or JSON");
-    case SPARK__CONNECT__RELATION__REL_TYPE_CROSSTAB:
     case SPARK__CONNECT__RELATION__REL_TYPE_COV:
+        return cs_cp_cov_corr(c, r->cov->input, "covar_samp", r->cov->col1, r->cov->col2, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CORR:
+        if (CS_CP_HAS(r->corr, method) && strcmp(r->corr->method, "pearson") != 0)
+            return cs_cp_invalid(c, "Currently only the calculation of the Pearson Correlation "
+                                    "coefficient is supported.");
+        return cs_cp_cov_corr(c, r->corr->input, "corr", r->corr->col1, r->corr->col2, out);
+    case SPARK__CONNECT__RELATION__REL_TYPE_CROSSTAB:
     case SPARK__CONNECT__RELATION__REL_TYPE_APPROX_QUANTILE:
     case SPARK__CONNECT__RELATION__REL_TYPE_FREQ_ITEMS:
     case SPARK__CONNECT__RELATION__REL_TYPE_SAMPLE_BY:
-        return cs_cp_unsupported(c, "DataFrame statistics other than describe and summary");
+        return cs_cp_unsupported(c, "crosstab, approxQuantile, freqItems and sampleBy");
     case SPARK__CONNECT__RELATION__REL_TYPE_ML_RELATION:
         return cs_cp_unsupported(c, "Spark ML relations");
     case SPARK__CONNECT__RELATION__REL_TYPE_EXTENSION:

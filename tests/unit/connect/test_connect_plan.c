@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -85,6 +88,78 @@ static void test_sql_relation_binds_arguments(void **state)
     r->sql->pos_arguments = exprs(1, lit_i(1));
     assert_plan_error(r, "UNBOUND_SQL_PARAMETER");
     assert_non_null(strstr(ERR.msg, "_10"));
+}
+
+static Rel *read_csv(const char *path, const char *schema)
+{
+    Rel *r = rel_new();
+    Spark__Connect__Read *rd = NEW(Spark__Connect__Read, spark__connect__read__init);
+    rd->read_type_case = SPARK__CONNECT__READ__READ_TYPE_DATA_SOURCE;
+    rd->data_source =
+        NEW(Spark__Connect__Read__DataSource, spark__connect__read__data_source__init);
+    rd->data_source->_format_case = SPARK__CONNECT__READ__DATA_SOURCE___FORMAT_FORMAT;
+    rd->data_source->format = "csv";
+    rd->data_source->n_paths = 1;
+    rd->data_source->paths = names(1, path);
+    if (schema) {
+        rd->data_source->_schema_case = SPARK__CONNECT__READ__DATA_SOURCE___SCHEMA_SCHEMA;
+        rd->data_source->schema = (char *)schema;
+    }
+    static const char *const kv[][2] = {{"header", "true"}, {"inferSchema", "true"}};
+    rd->data_source->n_options = 2;
+    rd->data_source->options = pnew(sizeof *rd->data_source->options * 2);
+    for (int i = 0; i < 2; i++) {
+        Spark__Connect__Read__DataSource__OptionsEntry *o =
+            NEW(Spark__Connect__Read__DataSource__OptionsEntry,
+                spark__connect__read__data_source__options_entry__init);
+        o->key = (char *)kv[i][0];
+        o->value = (char *)kv[i][1];
+        rd->data_source->options[i] = o;
+    }
+    r->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_READ;
+    r->read = rd;
+    return r;
+}
+
+/* spark.read.option("header", True).option("inferSchema", True).csv(path) [.schema(st)], the
+ * schema as PySpark sends a StructType: its JSON */
+static void test_read_data_source_with_options(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cspark-connect-read-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/people.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("id,name\n1,ann\n2,bob\n", f);
+    fclose(f);
+    cs_connect_plan_ctx ctx = plan_ctx();
+    cs_logical_plan *p = NULL, *res = NULL;
+    int rc = cs_connect_plan_relation(&ctx, read_csv(path, NULL), &p);
+    if (rc == 0) rc = cs_sql_session_analyze(SESSION, P_ARENA, p, &res, &ERR);
+    if (rc == 0) {
+        assert_int_equal(res->n_output, 2);
+        assert_string_equal(res->output[0]->name, "id");         /* the header option was read */
+        assert_int_equal(res->output[0]->type->id, CS_TYPE_INT); /* and inferSchema */
+        ctx = plan_ctx();
+        rc = cs_connect_plan_relation(
+            &ctx,
+            read_csv(path, "{\"type\":\"struct\",\"fields\":[{\"name\":\"k\",\"type\":"
+                           "\"long\",\"nullable\":true,\"metadata\":{}},{\"name\":"
+                           "\"v\",\"type\":\"string\",\"nullable\":true,"
+                           "\"metadata\":{}}]}"),
+            &p);
+        if (rc == 0) rc = cs_sql_session_analyze(SESSION, P_ARENA, p, &res, &ERR);
+    }
+    if (rc == 0) {
+        assert_string_equal(res->output[0]->name, "k");
+        assert_int_equal(res->output[0]->type->id, CS_TYPE_LONG);
+    }
+    unlink(path);
+    rmdir(dir);
+    if (rc) print_message("%s\n", ERR.msg);
+    assert_int_equal(rc, 0);
 }
 
 static void test_range_and_limit_offset_sort(void **state)
@@ -307,6 +382,65 @@ static void test_to_schema_reorders_and_casts(void **state)
     assert_same_plan(r, "SELECT s AS s, CAST(a AS BIGINT) AS a FROM t");
     t->unparsed->data_type_string = "zz int";
     assert_plan_error(r, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION");
+}
+
+static Rel *unpivot(Rel *in, Expr **ids, int n_ids, Expr **values, int n_values)
+{
+    Rel *r = rel_new();
+    r->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_UNPIVOT;
+    r->unpivot = NEW(Spark__Connect__Unpivot, spark__connect__unpivot__init);
+    r->unpivot->input = in;
+    r->unpivot->n_ids = (size_t)n_ids;
+    r->unpivot->ids = ids;
+    if (values) {
+        r->unpivot->_values_case = SPARK__CONNECT__UNPIVOT___VALUES_VALUES;
+        r->unpivot->values =
+            NEW(Spark__Connect__Unpivot__Values, spark__connect__unpivot__values__init);
+        r->unpivot->values->n_values = (size_t)n_values;
+        r->unpivot->values->values = values;
+    }
+    r->unpivot->variable_column_name = "var";
+    r->unpivot->value_column_name = "val";
+    return r;
+}
+
+static void test_unpivot_stat_and_references(void **state)
+{
+    (void)state;
+    assert_same_plan(
+        unpivot(read_table("t"), exprs(1, col("a")), 1, exprs(2, col("b"), col("f")), 2),
+        "SELECT a, stack(2, 'b', CAST(b AS DOUBLE), 'f', f) AS (var, val) FROM t");
+    /* melt without values: every column but the ids */
+    assert_same_plan(unpivot(read_table("u"), exprs(1, col("a")), 1, NULL, 0),
+                     "SELECT a, stack(1, 'c', c) AS (var, val) FROM u");
+    /* df.stat.cov("a", "b") */
+    Rel *cov = rel_new();
+    cov->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_COV;
+    cov->cov = NEW(Spark__Connect__StatCov, spark__connect__stat_cov__init);
+    cov->cov->input = read_table("t");
+    cov->cov->col1 = "a";
+    cov->cov->col2 = "b";
+    assert_same_plan(cov, "SELECT covar_samp(a, b) FROM t");
+    /* spark.tvf.range(0, 3) */
+    Rel *tvf = rel_new();
+    tvf->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_UNRESOLVED_TABLE_VALUED_FUNCTION;
+    tvf->unresolved_table_valued_function =
+        NEW(Spark__Connect__UnresolvedTableValuedFunction,
+            spark__connect__unresolved_table_valued_function__init);
+    tvf->unresolved_table_valued_function->function_name = "range";
+    tvf->unresolved_table_valued_function->n_arguments = 2;
+    tvf->unresolved_table_valued_function->arguments = exprs(2, lit_i(0), lit_i(3));
+    assert_same_plan(project(tvf, 1, star(NULL)), "SELECT * FROM range(0, 3)");
+    /* spark.sql("SELECT * FROM {df} WHERE a > 0", df=spark.table("t")) */
+    Rel *w = rel_new();
+    w->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_WITH_RELATIONS;
+    w->with_relations = NEW(Spark__Connect__WithRelations, spark__connect__with_relations__init);
+    w->with_relations->root = sql_rel("SELECT * FROM df1 WHERE a > 0");
+    w->with_relations->n_references = 1;
+    w->with_relations->references = pnew(sizeof(Rel *));
+    w->with_relations->references[0] =
+        subquery_alias(project(read_table("t"), 1, star(NULL)), "df1");
+    assert_same_plan(w, "WITH df1 AS (SELECT * FROM t) SELECT * FROM df1 WHERE a > 0");
 }
 
 static Rel *dedup(Rel *in, int n, char **cols)
@@ -541,6 +675,7 @@ int main(void)
         T(test_project_filter_as_select_where),
         T(test_expression_kinds_as_sql),
         T(test_sql_relation_binds_arguments),
+        T(test_read_data_source_with_options),
         T(test_range_and_limit_offset_sort),
         T(test_aggregate_group_types),
         T(test_pivot_is_aggregate_of_aggregate),
@@ -549,6 +684,7 @@ int main(void)
         T(test_set_operations),
         T(test_column_relations),
         T(test_to_schema_reorders_and_casts),
+        T(test_unpivot_stat_and_references),
         T(test_drop_duplicates),
         T(test_na_functions),
         T(test_describe_has_summary_rows),

@@ -207,6 +207,65 @@ static void test_errors_name_the_problem(void **state)
     assert_plan_error(deep, "INTERNAL_ERROR");
 }
 
+static Spark__Connect__Expression__Literal *decimal_lit(const char *v, int p, int s)
+{
+    Spark__Connect__Expression__Literal *l = literal_new();
+    l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_DECIMAL;
+    l->decimal = NEW(Spark__Connect__Expression__Literal__Decimal,
+                     spark__connect__expression__literal__decimal__init);
+    l->decimal->value = (char *)v;
+    if (p >= 0) {
+        l->decimal->_precision_case =
+            SPARK__CONNECT__EXPRESSION__LITERAL__DECIMAL___PRECISION_PRECISION;
+        l->decimal->precision = p;
+        l->decimal->_scale_case = SPARK__CONNECT__EXPRESSION__LITERAL__DECIMAL___SCALE_SCALE;
+        l->decimal->scale = s;
+    }
+    return l;
+}
+
+/* Spark's Decimal(BigDecimal(text)).set(p, s): half-up rounding, the text's own precision */
+static void test_decimal_literals_round_half_up(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int p, s;
+        int64_t unscaled;
+        int want_p, want_s;
+    } cases[] = {
+        {"1.005", 3, 2, 101, 3, 2}, {"-1.005", 3, 2, -101, 3, 2}, {"1E+2", -1, 0, 100, 3, 0},
+        {"0.50", -1, 0, 50, 2, 2},  {"12", 10, 3, 12000, 10, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cs_connect_plan_ctx ctx = plan_ctx();
+        cs_sql_expr *e = NULL;
+        assert_int_equal(
+            cs_connect_plan_expression(
+                &ctx, lit_expr(decimal_lit(cases[i].text, cases[i].p, cases[i].s)), &e),
+            0);
+        assert_int_equal(e->kind, CS_EX_LITERAL);
+        const cs_col_type *t = e->literal->type;
+        assert_int_equal(t->id, CS_TYPE_DECIMAL);
+        assert_int_equal(t->precision, cases[i].want_p);
+        assert_int_equal(t->scale, cases[i].want_s);
+        __int128 v;
+        memcpy(&v, e->literal->values, sizeof v);
+        assert_true(v == cases[i].unscaled);
+    }
+    /* out of range for the precision asked, an exponent past any decimal */
+    cs_connect_plan_ctx ctx = plan_ctx();
+    cs_sql_expr *e = NULL;
+    assert_int_equal(cs_connect_plan_expression(&ctx, lit_expr(decimal_lit("123.4", 3, 1)), &e),
+                     CS_EINVAL);
+    assert_string_equal(ERR.error_class, "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION");
+    ctx = plan_ctx();
+    assert_int_equal(
+        cs_connect_plan_expression(&ctx, lit_expr(decimal_lit("0e999999999", -1, 0)), &e),
+        CS_EINVAL);
+    assert_string_equal(ERR.error_class, "INVALID_TYPED_LITERAL");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, session_setup, session_teardown)
@@ -215,6 +274,7 @@ int main(void)
         T(test_sql_command_with_arguments),
         T(test_write_operations),
         T(test_errors_name_the_problem),
+        T(test_decimal_literals_round_half_up),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
