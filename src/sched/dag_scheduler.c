@@ -108,6 +108,16 @@ static void all_stages(stage *st, job_stages *js)
         all_stages(st->parents[p], js);
 }
 
+/* Whether job j has what it runs for: every result partition, or (a map-stage job) every map
+ * output of the shuffles it materializes. */
+static bool job_done(scheduler *s, const job *j)
+{
+    if (!j->map_stages) return j->num_finished == j->final->num_tasks;
+    for (int p = 0; p < j->final->num_parents; p++)
+        if (!outputs_available(s, j->final->parents[p]->dep)) return false;
+    return true;
+}
+
 /* ---- submitting ---------------------------------------------------------------------------- */
 
 static int task_partition(const stage *st, int index)
@@ -656,10 +666,10 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
  * scheduler bug must never be a hang. */
 static void check_progress(scheduler *s, job *j)
 {
-    if (j->failed || j->num_finished == j->final->num_tasks || s->in_flight > 0) return;
+    if (j->failed || job_done(s, j) || s->in_flight > 0) return;
     submit_waiting(s, j);
     if (!j->final->running && !j->final->waiting) submit_stage(s, j, j->final);
-    if (s->in_flight > 0 || j->num_finished == j->final->num_tasks || j->failed) return;
+    if (s->in_flight > 0 || job_done(s, j) || j->failed) return;
     char waiting[400] = "";
     size_t len = 0;
     for (int i = 0; i < s->num_waiting && len < sizeof waiting - 16; i++)
@@ -750,9 +760,11 @@ static int job_properties_pairs(const job_properties *p, const char **props_out)
     return n;
 }
 
-int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
-                         const job_properties *props, const task_sink *sink,
-                         job_result_fn on_result, void *arg, cs_error *err)
+/* A job: the result stage of rdd's partitions, or (map_deps) the map stages of those shuffles,
+ * whose result stage is a placeholder without tasks or id, never posted. */
+static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                   shuffle_dep *const *map_deps, int n_map_deps, const job_properties *props,
+                   const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
 {
     static const job_properties no_props;
     job j = {0};
@@ -761,19 +773,25 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     j.sink = sink;
     j.on_result = on_result;
     j.arg = arg;
+    j.map_stages = map_deps != NULL;
     s->cancelled = 0;
 
     stage *fin = cs_xcalloc(1, sizeof *fin);
     fin->attempt = -1;
     fin->rdd = rdd;
-    fin->num_tasks = partitions ? num_partitions : rdd->num_partitions;
+    fin->num_tasks = map_deps ? 0 : partitions ? num_partitions : rdd->num_partitions;
     fin->partitions = partitions;
     fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
     fin->attempts = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->attempts);
     fin->first_job = j.id;
     if (j.props->call_site) fin->name = cs_xstrdup(j.props->call_site);
-    cs_dag_stage_link(s, fin, j.id);
-    fin->id = s->next_stage_id++;
+    if (map_deps) {
+        cs_dag_stage_link_shuffles(s, fin, map_deps, n_map_deps, j.id);
+        fin->id = -1;
+    } else {
+        cs_dag_stage_link(s, fin, j.id);
+        fin->id = s->next_stage_id++;
+    }
     j.final = fin;
     j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
 
@@ -789,7 +807,11 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     pthread_mutex_unlock(&s->outputs_lock);
 
     job_stages js = {0};
-    all_stages(fin, &js);
+    if (j.map_stages)
+        for (int p = 0; p < fin->num_parents; p++)
+            all_stages(fin->parents[p], &js);
+    else
+        all_stages(fin, &js);
     const char *pairs[8];
     cs_event ev = {.kind = CS_EV_JOB_START,
                    .job_id = j.id,
@@ -814,10 +836,10 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 
     if (s->aborted)
         abort_job(s, &j, "%s", s->aborted);
-    else if (fin->num_tasks > 0)
+    else if (fin->num_tasks > 0 || j.map_stages)
         submit_stage(s, &j, fin);
     check_progress(s, &j);
-    while (!j.failed && j.num_finished < fin->num_tasks) {
+    while (!j.failed && !job_done(s, &j)) {
         completion *c = cs_dag_pop_completion(s);
         if (c->kind == EV_TASK_DONE) {
             s->in_flight--;
@@ -908,6 +930,35 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         return j.err.code;
     }
     return 0;
+}
+
+int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                         const job_properties *props, const task_sink *sink,
+                         job_result_fn on_result, void *arg, cs_error *err)
+{
+    return run_job(s, rdd, partitions, num_partitions, NULL, 0, props, sink, on_result, arg, err);
+}
+
+int cs_scheduler_run_map_stages(scheduler *s, shuffle_dep *const *deps, int n,
+                                const job_properties *props, cs_error *err)
+{
+    if (n <= 0) return 0;
+    return run_job(s, deps[0]->parent, NULL, 0, deps, n, props, NULL, NULL, NULL, err);
+}
+
+int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions)
+{
+    for (int r = 0; r < num_partitions; r++)
+        bytes[r] = 0;
+    pthread_mutex_lock(&s->outputs_lock);
+    map_outputs *o =
+        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
+    int rc = o && o->maps && o->available == o->num_maps ? 0 : CS_ENOTFOUND;
+    for (int m = 0; rc == 0 && m < o->num_maps; m++)
+        for (int r = 0; r < num_partitions; r++)
+            bytes[r] += cs_map_status_size(o->maps[m], r);
+    pthread_mutex_unlock(&s->outputs_lock);
+    return rc;
 }
 
 scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
