@@ -158,9 +158,11 @@ struct cs_phys_node {
     int64_t stack_rows;
     bool generator_outer;
 
-    /* EXCHANGE */
+    /* EXCHANGE; user_partitions: REPARTITION(n)'s count, which adaptive execution keeps
+     * (Spark's canChangeNumPartitions false; the driver's only: not encoded) */
     cs_phys_partitioning_kind partitioning;
     int num_partitions;
+    bool user_partitions;
 
     /* HASH_JOIN, NESTED_LOOP_JOIN: type, build side, keys (ordinals of each side's output);
      * join_condition: the residual condition over left output ++ right output (may be NULL);
