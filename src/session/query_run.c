@@ -94,6 +94,7 @@ typedef struct stage_inputs {
     int n_deps;
     int *read_start, *read_end; /* coalesced reads (parts entries each), NULL: none */
     cspark_rdd *parents[8];
+    int parent_mat[8]; /* a parent that only reads materialized shuffle q->mat[k]: k, else -1 */
     int n_parents;
     int64_t bc[MAX_BROADCASTS];
     int n_bc;
@@ -348,6 +349,7 @@ static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error
     }
     keep_cut(q, u);
     n->children[i] = leaf(CS_PH_PARENT_READ, u, in->n_parents);
+    in->parent_mat[in->n_parents] = -1;
     in->parents[in->n_parents++] = all;
     return 0;
 }
@@ -385,6 +387,7 @@ static int add_shuffle_read(qrun *q, cs_phys_node *n, int i, shuffle_dep *d, int
         cspark_rdd *read = shuffle_read_node(q, ex, d, parts, err);
         if (!read) return err->code ? err->code : CS_EINVAL;
         n->children[i] = leaf(CS_PH_PARENT_READ, ex, in->n_parents);
+        in->parent_mat[in->n_parents] = mat;
         in->parents[in->n_parents++] = read;
     } else {
         return cs_error_set(err, CS_EUNSUPPORTED,
@@ -543,8 +546,8 @@ static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err)
     memset(&in, 0, sizeof in);
     bool crowded =
         subtree_reads(root->kind == CS_PH_EXCHANGE ? root->children[0] : root) > NODE_MAX_DEPS;
-    for (int i = 0; i < NODE_MAX_DEPS; i++)
-        in.dep_mat[i] = -1;
+    for (int i = 0; i < 8; i++)
+        in.dep_mat[i] = in.parent_mat[i] = -1;
     if (cut_inputs(q, root, &in, crowded, err) < 0) return NULL;
     int parts = stage_parts(q, root, &in);
     if (parts < 0) parts = 1; /* a tree of broadcasts only */
@@ -564,35 +567,39 @@ static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err)
 
 /* ---- adaptive execution --------------------------------------------------------------------- */
 
-/* Whether every leaf of a cut stage tree that gives partitions reads a shuffle (Spark coalesces
- * only then: another leaf's partitions could not follow). */
-static bool only_shuffle_leaves(const cs_phys_node *n)
+/* Whether every leaf of a cut stage tree that gives partitions reads a shuffle, directly or
+ * through a node of its own (Spark coalesces only then: another leaf's partitions could not
+ * follow). */
+static bool only_shuffle_leaves(const cs_phys_node *n, const stage_inputs *in)
 {
-    if (n->n_children == 0) return n->kind == CS_PH_SHUFFLE_READ || n->kind == CS_PH_BROADCAST_READ;
+    if (n->n_children == 0)
+        return n->kind == CS_PH_SHUFFLE_READ || n->kind == CS_PH_BROADCAST_READ ||
+               (n->kind == CS_PH_PARENT_READ && in->parent_mat[n->input] >= 0);
     for (int i = 0; i < n->n_children; i++)
-        if (n->children[i] && !only_shuffle_leaves(n->children[i])) return false;
+        if (n->children[i] && !only_shuffle_leaves(n->children[i], in)) return false;
     return true;
 }
 
-/* Spark's CoalesceShufflePartitions over the stage being built: when every shuffle it reads ran
- * already (materialized), none is a REPARTITION(n)'s, they have the same partitions and the
- * stage reads nothing else, small neighbouring partitions are read by one task
+/* Spark's CoalesceShufflePartitions over the stage being built: when every shuffle it reads
+ * (itself or through a node of its own) ran already (materialized), none is a REPARTITION(n)'s,
+ * they have the same partitions and the stage reads nothing else, small neighbouring partitions
+ * are read by one task
  * (sqlexec/shuffle_partitions_util.h); *parts becomes the coalesced count. */
 static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, int *parts)
 {
-    if (!q->aqe.enabled || !q->aqe.coalesce || in->n_deps == 0 || in->n_parents > 0) return;
-    const uint64_t *bytes[NODE_MAX_DEPS];
-    int np = in->dep_parts[0];
-    for (int d = 0; d < in->n_deps; d++) {
-        int k = in->dep_mat[d];
-        if (k < 0 || q->mat[k].fixed || !q->mat[k].bytes || in->dep_parts[d] != np) return;
-        bytes[d] = q->mat[k].bytes;
+    if (!q->aqe.enabled || !q->aqe.coalesce || in->n_deps == 0) return;
+    const uint64_t *bytes[16];
+    int np = in->dep_parts[0], nb = 0;
+    for (int d = 0; d < in->n_deps + in->n_parents; d++) {
+        int k = d < in->n_deps ? in->dep_mat[d] : in->parent_mat[d - in->n_deps];
+        if (k < 0 || q->mat[k].fixed || !q->mat[k].bytes || q->mat[k].parts != np) return;
+        bytes[nb++] = q->mat[k].bytes;
     }
-    if (np <= 1 || *parts != np || !only_shuffle_leaves(root)) return;
-    int64_t target = cs_coalesce_target_size(bytes, in->n_deps, np, q->aqe.advisory_size,
+    if (np <= 1 || *parts != np || !only_shuffle_leaves(root, in)) return;
+    int64_t target = cs_coalesce_target_size(bytes, nb, np, q->aqe.advisory_size,
                                              q->aqe.min_partitions, q->aqe.min_partition_size);
     int *start = cs_xcalloc((size_t)np, sizeof *start), *end = cs_xcalloc((size_t)np, sizeof *end);
-    int n = cs_coalesce_partitions(bytes, in->n_deps, np, target, start, end);
+    int n = cs_coalesce_partitions(bytes, nb, np, target, start, end);
     if (n == 0) {
         free(start);
         free(end);
@@ -603,6 +610,10 @@ static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, 
     in->read_start = start;
     in->read_end = end;
     *parts = n;
+    for (int p = 0; p < in->n_parents; p++) { /* the shuffles read through nodes of their own */
+        in->parents[p]->num_partitions = n;
+        cs_rdd_sql_exec_set_read_ranges(in->parents[p], start, end);
+    }
 }
 
 /* Exchanges (not the root) none of whose descendants is an exchange: the map stages adaptive

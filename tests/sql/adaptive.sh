@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # adaptive.sh — adaptive query execution (spark.sql.adaptive.enabled, on by default as in Spark 4)
 # coalesces small shuffle partitions and changes no answer: queries whose shuffles are small
-# (aggregates, a shuffled join, a global sort, a union) give the same rows with it on and off,
-# on local[2] and on local-cluster[2,1,1024] (coalesced reads fetch several partitions of remote
-# map outputs), while the event log shows far fewer reduce tasks with it on (200 partitions
-# become at most the default parallelism) and a REPARTITION(n) hint keeping its n partitions;
+# (aggregates, shuffled joins, one stage reading three shuffles, a global sort, a union) give
+# the same rows with it on and off, on local[2] and on local-cluster[2,1,1024] (coalesced reads
+# fetch several partitions of remote map outputs), while the event log shows far fewer reduce
+# tasks with it on (200 partitions become at most the default parallelism) and a REPARTITION(n)
+# hint keeping its n partitions;
 # EXPLAIN shows the plan under "AdaptiveSparkPlan isFinalPlan=false" as Spark's initial plan.
 # Usage: adaptive.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
@@ -22,6 +23,9 @@ SELECT k, count(*) FROM (SELECT id % 13 AS k FROM range(1000) UNION ALL SELECT i
   GROUP BY k ORDER BY k;
 SELECT (id * 31) % 1009 AS k, id FROM range(0, 30000, 1, 3) ORDER BY k, id;
 SELECT count(*) FROM (SELECT /*+ REPARTITION(5) */ id FROM range(0, 100, 1, 2)) t;
+SELECT /*+ SHUFFLE_HASH(b, c) */ count(*), sum(c.v) FROM (SELECT id % 300 AS k FROM range(3000)) a
+  JOIN (SELECT id % 300 AS k FROM range(600)) b ON a.k = b.k
+  JOIN (SELECT id % 300 AS k, id AS v FROM range(900)) c ON a.k = c.k;
 EOF
 
 # run NAME MASTER ADAPTIVE: the rows of q.sql in $T/NAME.out, the event log in $T/NAME.events/
@@ -39,7 +43,7 @@ run() {
 run off 'local[2]' false
 run on 'local[2]' true
 run cluster 'local-cluster[2,1,1024]' true
-assert_eq "$(wc -l <"$T/off.out")" $((97 + 20 + 13 + 30000 + 1)) "rows of the queries"
+assert_eq "$(wc -l <"$T/off.out")" $((97 + 20 + 13 + 30000 + 1 + 1)) "rows of the queries"
 assert_files_eq "$T/on.out" "$T/off.out" "rows with adaptive execution against without"
 assert_files_eq "$T/cluster.out" "$T/off.out" "local-cluster rows with adaptive execution"
 
