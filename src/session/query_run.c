@@ -39,6 +39,7 @@
  * A job that fails does not fail the context (the session goes on); a task's Spark error
  * ("[DIVIDE_BY_ZERO] ... SQLSTATE: 22012") becomes the statement's error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -662,12 +663,111 @@ static void find_ready(cs_phys_node *n, ready_exchanges *r)
     }
 }
 
+/* The bytes of a materialized shuffle read by leaf n, or -1 when n is not one (or its sizes are
+ * unknown). */
+static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
+{
+    if (n->kind != CS_PH_SHUFFLE_READ || n->input >= 0 || -1 - n->input >= q->n_mat) return -1;
+    const materialized *m = &q->mat[-1 - n->input];
+    if (!m->bytes) return -1;
+    uint64_t total = 0;
+    for (int p = 0; p < m->parts; p++)
+        total += m->bytes[p];
+    return total > INT64_MAX ? INT64_MAX : (int64_t)total;
+}
+
+/* Whether the operators from a join up to its stage's boundary (an exchange, or the root) need
+ * nothing of how the join's rows are partitioned: then the join's streamed side need not be
+ * shuffled. path[0..depth) are the join's ancestors (root first), via[i] the child taken. */
+static bool partitioning_unused(cs_phys_node *const *path, const int *via, int depth)
+{
+    for (int i = depth - 1; i >= 0; i--) {
+        const cs_phys_node *a = path[i];
+        switch (a->kind) {
+        case CS_PH_EXCHANGE:
+        case CS_PH_BROADCAST_EXCHANGE:
+            return true; /* the next stage's rows are placed again */
+        case CS_PH_FILTER:
+        case CS_PH_PROJECT:
+        case CS_PH_EXPAND:
+        case CS_PH_GENERATE:
+            break;
+        case CS_PH_HASH_AGGREGATE:
+            if (a->agg_mode != CS_AGG_PARTIAL) return false;
+            break;
+        case CS_PH_LIMIT:
+        case CS_PH_TOP_N:
+        case CS_PH_SORT:
+            if (a->global) return false;
+            break;
+        case CS_PH_HASH_JOIN:
+        case CS_PH_NESTED_LOOP_JOIN: /* the streamed side of a broadcast join passes through */
+            if (!a->broadcast || via[i] == (a->build_side == CS_BUILD_LEFT ? 0 : 1)) return false;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Spark's AQE join selection with runtime sizes: a shuffled hash join whose side is a
+ * materialized shuffle of at most spark.sql.adaptive.autoBroadcastJoinThreshold bytes (the
+ * smaller one when both are) becomes a broadcast hash join building that side, which is
+ * broadcast from the shuffle's output; the other side's exchange, when its map stage has not
+ * run yet, is dropped unless what is above the join needs its rows hash-partitioned (Spark's
+ * EnsureRequirements would keep one there). Returns the joins switched. */
+static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via, int depth)
+{
+    int switched = 0;
+    if (n->kind == CS_PH_HASH_JOIN && !n->broadcast && depth < 256) {
+        int64_t lb = materialized_bytes(q, n->children[0]);
+        int64_t rb = materialized_bytes(q, n->children[1]);
+        int64_t thr = q->aqe.broadcast_threshold;
+        bool right = n->adaptive_build_right && rb >= 0 && thr >= 0 && rb <= thr;
+        bool left = n->adaptive_build_left && lb >= 0 && thr >= 0 && lb <= thr;
+        if (right || left) {
+            int b = right && (!left || rb <= lb) ? 1 : 0;
+            cs_phys_node *leaf_b = n->children[b], *other = n->children[1 - b];
+            cs_phys_node *bex =
+                cs_phys_new(CS_PH_BROADCAST_EXCHANGE, cs_col_type_ref(leaf_b->schema), 1);
+            bex->id = leaf_b->id;
+            bex->children[0] = leaf_b;
+            n->children[b] = bex;
+            n->broadcast = true;
+            n->build_side = b ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+            bool dropped = false;
+            if (other->kind == CS_PH_EXCHANGE && other->partitioning == CS_PART_HASH &&
+                !other->user_partitions && partitioning_unused(path, via, depth)) {
+                n->children[1 - b] = other->children[0];
+                other->children[0] = NULL;
+                keep_cut(q, other);
+                dropped = true;
+            }
+            CS_INFO("sql",
+                    "execution=%lld event=broadcast_join build=%s bytes=%lld "
+                    "streamed_exchange_dropped=%s",
+                    (long long)q->execution_id, b ? "right" : "left", (long long)(b ? rb : lb),
+                    dropped ? "true" : "false");
+            switched++;
+        }
+    }
+    for (int i = 0; i < n->n_children; i++) {
+        if (!n->children[i] || depth >= 256) continue;
+        path[depth] = n;
+        via[depth] = i;
+        switched += switch_joins(q, n->children[i], path, via, depth + 1);
+    }
+    return switched;
+}
+
 /* Adaptive execution's stage by stage run of plan (Spark's AdaptiveSparkPlanExec): while an
  * exchange below the root has no exchange under it, those exchanges' map stages are built (their
  * reads coalesced by what their inputs' map stages wrote), run together as one job
  * (cs_scheduler_run_map_stages), their partitions' sizes read back from the map-output tracker,
- * and each exchange replaced by a leaf of its materialized shuffle. The final stage is then
- * built as usual, its reads coalesced in turn. */
+ * each exchange replaced by a leaf of its materialized shuffle, and shuffled joins with a side
+ * now known to be small switched to broadcast joins. The final stage is then built as usual,
+ * its reads coalesced in turn. */
 static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
 {
     int rc = 0;
@@ -716,6 +816,9 @@ static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
                 q->mat[k].bytes = NULL;
             }
         }
+        cs_phys_node *path[256];
+        int via[256];
+        switch_joins(q, plan, path, via, 0);
     }
     free(r.parent);
     free(r.child);

@@ -24,6 +24,12 @@ static const struct known_key {
      "spark.sql.adaptive.enabled is true). It takes effect when Spark coalesces small shuffle "
      "partitions or splits skewed shuffle partition.",
      "3.0.0"},
+    {"spark.sql.adaptive.autoBroadcastJoinThreshold", K_SIZE, NULL,
+     "Configures the maximum size in bytes for a table that will be broadcast to all worker "
+     "nodes when performing a join. By setting this value to -1 broadcasting can be disabled. "
+     "The default value is the same as spark.sql.autoBroadcastJoinThreshold. Note that, this "
+     "config is used only in adaptive framework.",
+     "3.2.0"},
     {"spark.sql.adaptive.coalescePartitions.enabled", K_BOOL, "true",
      "When true and 'spark.sql.adaptive.enabled' is true, Spark will coalesce contiguous shuffle "
      "partitions according to the target size (specified by "
@@ -323,7 +329,10 @@ int cs_sql_conf_adaptive(const cs_sql_conf *c, int default_parallelism, cs_sql_a
         min_parts = default_parallelism > 0 ? default_parallelism : 1;
     }
     a->min_partitions = (int)(min_parts > INT_MAX ? INT_MAX : min_parts);
-    return 0;
+    const char *thr = cs_sql_conf_get(c, "spark.sql.adaptive.autoBroadcastJoinThreshold")
+                          ? "spark.sql.adaptive.autoBroadcastJoinThreshold"
+                          : "spark.sql.autoBroadcastJoinThreshold";
+    return get_size(c, thr, &a->broadcast_threshold, err) < 0 ? err->code : 0;
 }
 
 int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_error *err)

@@ -64,6 +64,9 @@ typedef struct cs_sql_adaptive_conf {
     /* spark.sql.adaptive.coalescePartitions.minPartitionNum; unset: the default parallelism
      * when spark.sql.adaptive.coalescePartitions.parallelismFirst (true), else 1 */
     int min_partitions;
+    /* spark.sql.adaptive.autoBroadcastJoinThreshold, unset: spark.sql.autoBroadcastJoinThreshold
+     * (10m); -1: never */
+    int64_t broadcast_threshold;
 } cs_sql_adaptive_conf;
 int cs_sql_conf_adaptive(const cs_sql_conf *c, int default_parallelism, cs_sql_adaptive_conf *a,
                          cs_error *err);

@@ -173,6 +173,9 @@ struct cs_phys_node {
     int *left_keys, *right_keys;
     cs_pexpr *join_condition;
     bool broadcast;
+    /* HASH_JOIN shuffled: the sides adaptive execution may turn into a broadcast (the join type
+     * builds them, no hint asks for a shuffle); the driver's only, not encoded */
+    bool adaptive_build_left, adaptive_build_right;
 };
 
 /* A zeroed node of kind with room for n_children (NULL) children; schema taken over. */

@@ -5,8 +5,8 @@
 # the same rows with it on and off, on local[2] and on local-cluster[2,1,1024] (coalesced reads
 # fetch several partitions of remote map outputs), while the event log shows far fewer reduce
 # tasks with it on (200 partitions become at most the default parallelism) and a REPARTITION(n)
-# hint keeping its n partitions;
-# EXPLAIN shows the plan under "AdaptiveSparkPlan isFinalPlan=false" as Spark's initial plan.
+# hint keeping its n partitions; shuffled joins whose side turns out small become broadcast
+# joins (one dropping its other side's shuffle); EXPLAIN shows the plan under "AdaptiveSparkPlan isFinalPlan=false" as Spark's initial plan.
 # Usage: adaptive.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
@@ -26,6 +26,12 @@ SELECT count(*) FROM (SELECT /*+ REPARTITION(5) */ id FROM range(0, 100, 1, 2)) 
 SELECT /*+ SHUFFLE_HASH(b, c) */ count(*), sum(c.v) FROM (SELECT id % 300 AS k FROM range(3000)) a
   JOIN (SELECT id % 300 AS k FROM range(600)) b ON a.k = b.k
   JOIN (SELECT id % 300 AS k, id AS v FROM range(900)) c ON a.k = c.k;
+SELECT count(*), sum(a.m), sum(b.k) FROM
+  (SELECT id % 100000 AS g, max(id) AS m FROM range(0, 2000000, 1, 4) GROUP BY id % 100000) a
+  JOIN (SELECT id AS k FROM range(0, 20000000, 1, 4) WHERE id % 100000 = 99999) b ON a.m = b.k;
+SELECT count(*), sum(b.v) FROM (SELECT id % 1000 AS k FROM range(0, 100000, 1, 2)) a
+  LEFT JOIN (SELECT id % 1000 AS k, id AS v FROM range(0, 20000000, 1, 2) WHERE id % 100000 = 7) b
+  ON a.k = b.k;
 EOF
 
 # run NAME MASTER ADAPTIVE: the rows of q.sql in $T/NAME.out, the event log in $T/NAME.events/
@@ -43,7 +49,7 @@ run() {
 run off 'local[2]' false
 run on 'local[2]' true
 run cluster 'local-cluster[2,1,1024]' true
-assert_eq "$(wc -l <"$T/off.out")" $((97 + 20 + 13 + 30000 + 1 + 1)) "rows of the queries"
+assert_eq "$(wc -l <"$T/off.out")" $((97 + 20 + 13 + 30000 + 1 + 1 + 1 + 1)) "rows of the queries"
 assert_files_eq "$T/on.out" "$T/off.out" "rows with adaptive execution against without"
 assert_files_eq "$T/cluster.out" "$T/off.out" "local-cluster rows with adaptive execution"
 
@@ -78,6 +84,24 @@ for line in open(sys.argv[1]):
 big = sorted(n for n in stages.values() if n > 4)
 assert big == [5], "stages with more than 4 tasks: %s" % big
 PY
+
+# the last two queries' joins are planned shuffled (their small sides look big before they
+# run); adaptive execution broadcasts the small sides once their shuffles show their size, and
+# drops the first join's other exchange (its aggregate's rows need no shuffle for the join)
+broadcasts() {
+    $PY - "$(ls "$1"/* | head -1)" <<'PY'
+import json, sys
+names = []
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e.get("Event") == "SparkListenerStageSubmitted":
+        names.append(e["Stage Info"]["Stage Name"])
+print(sum(n in ("broadcast exchange at SQL execution 6", "broadcast exchange at SQL execution 7")
+          for n in names), sum(n == "Exchange (SQL execution 6)" for n in names))
+PY
+}
+assert_eq "$(broadcasts "$T/off.events")" "0 4" "broadcasts and map stages of the last queries without"
+assert_eq "$(broadcasts "$T/on.events")" "2 3" "broadcasts and map stages of the last queries with"
 
 # EXPLAIN: the initial adaptive plan, as Spark prints it
 explain() {
