@@ -712,20 +712,6 @@ static void drain_between_jobs(scheduler *s, job *j)
     }
 }
 
-/* Shuffle tracking: the shuffles this job writes or reads are active while it runs.
- * outputs_lock held. */
-static void mark_active_shuffles(scheduler *s, stage *st, bool active)
-{
-    for (int p = 0; p < st->num_parents; p++) {
-        stage *parent = st->parents[p];
-        if (parent->dep && parent->dep->shuffle_id < s->cap_shuffles) {
-            if (s->active_shuffle[parent->dep->shuffle_id] == active) continue;
-            s->active_shuffle[parent->dep->shuffle_id] = active;
-        }
-        mark_active_shuffles(s, parent, active);
-    }
-}
-
 void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores)
 {
     (void)cores;
@@ -803,13 +789,18 @@ static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num
     drain_between_jobs(s, &j);
     pthread_mutex_lock(&s->outputs_lock);
     s->running_final = fin;
-    mark_active_shuffles(s, fin, true);
+    cs_dag_mark_active_shuffles(s, fin, true);
     pthread_mutex_unlock(&s->outputs_lock);
 
     job_stages js = {0};
-    if (j.map_stages)
-        for (int p = 0; p < fin->num_parents; p++)
+    const char *job_name = stage_name(fin);
+    if (j.map_stages) /* named after its last stage, as Spark's listener names any job */
+        for (int p = 0, last = -1; p < fin->num_parents; p++) {
             all_stages(fin->parents[p], &js);
+            if (fin->parents[p]->id <= last) continue;
+            last = fin->parents[p]->id;
+            job_name = stage_name(fin->parents[p]);
+        }
     else
         all_stages(fin, &js);
     const char *pairs[8];
@@ -823,11 +814,11 @@ static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num
                    .stage_names = js.names,
                    .job_properties = pairs,
                    .num_job_properties = job_properties_pairs(j.props, pairs) / 2,
-                   .stage_name = stage_name(fin)};
+                   .stage_name = job_name};
     post(s, &ev);
     int64_t job_start_ms = cs_now_ms();
     CS_INFO("scheduler", "job=%d event=started stages=%d tasks=%d name=%s", j.id, js.n,
-            fin->num_tasks, cs_log_quote(stage_name(fin)));
+            fin->num_tasks, cs_log_quote(job_name));
     free(js.ids);
     free(js.names);
     free(js.ntasks);
@@ -944,21 +935,6 @@ int cs_scheduler_run_map_stages(scheduler *s, shuffle_dep *const *deps, int n,
 {
     if (n <= 0) return 0;
     return run_job(s, deps[0]->parent, NULL, 0, deps, n, props, NULL, NULL, NULL, err);
-}
-
-int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions)
-{
-    for (int r = 0; r < num_partitions; r++)
-        bytes[r] = 0;
-    pthread_mutex_lock(&s->outputs_lock);
-    map_outputs *o =
-        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
-    int rc = o && o->maps && o->available == o->num_maps ? 0 : CS_ENOTFOUND;
-    for (int m = 0; rc == 0 && m < o->num_maps; m++)
-        for (int r = 0; r < num_partitions; r++)
-            bytes[r] += cs_map_status_size(o->maps[m], r);
-    pthread_mutex_unlock(&s->outputs_lock);
-    return rc;
 }
 
 scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)

@@ -153,6 +153,9 @@ void cs_dag_retain(scheduler *s, stage *fin);
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */
 void cs_dag_bury(scheduler *s, cs_map_status *ms);
+/* Shuffle tracking: marks the shuffles stage st's lineage writes or reads (active while its job
+ * runs) or clears them. outputs_lock held. */
+void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active);
 /* True while stage st runs an attempt whose inputs name executor_id. outputs_lock held. */
 bool cs_dag_stage_reads_from(const stage *st, const char *executor_id);
 
