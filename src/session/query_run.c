@@ -50,6 +50,7 @@
 #include "plan/rdd.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
+#include "session/adaptive_plan.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/optimizer.h"
@@ -493,48 +494,25 @@ static int range_bounds(qrun *q, cs_phys_node *ex, const stage_inputs *in, int p
     sample->sql_sample_size = cs_range_sample_per_partition(ex->num_partitions, parts, hint);
     collected c;
     int rc = run_collect(q, sample, "sample for range exchange", &c, err);
-    cs_col_type *key_type = NULL;
-    cs_col_batch **samples = cs_xcalloc((size_t)c.n + 1, sizeof *samples);
     int64_t *counts = cs_xcalloc((size_t)c.n + 1, sizeof *counts);
-    if (rc == 0) {
-        const cs_col_type *input = ex->children[0]->schema;
-        cs_col_field *f = cs_xcalloc((size_t)ex->n_sort_keys + 1, sizeof *f);
-        for (int k = 0; k < ex->n_sort_keys; k++) {
-            f[k] = input->fields[ex->sort_keys[k].ordinal];
-            cs_col_type_ref(f[k].type);
-        }
-        key_type = cs_col_type_struct(f, ex->n_sort_keys);
-        free(f);
-    }
-    for (int p = 0; rc == 0 && p < c.n; p++) {
-        if (c.parts[p].n != 1) {
-            rc = cs_error_set(err, CS_EPROTO, "range sample of partition %d: %zu records", p,
-                              c.parts[p].n);
-            break;
-        }
-        cspark_record rec = batch_get(&c.parts[p], 0);
-        if (rec.key.len != 8) {
-            rc = cs_error_set(err, CS_EPROTO, "range sample of partition %d: a %u-byte count", p,
-                              rec.key.len);
-            break;
-        }
-        for (int i = 0; i < 8; i++)
+    const uint8_t **values = cs_xcalloc((size_t)c.n + 1, sizeof *values);
+    size_t *lens = cs_xcalloc((size_t)c.n + 1, sizeof *lens);
+    for (int p = 0; rc == 0 && p < c.n; p++) { /* one record: key = rows (8 bytes), the sample */
+        cspark_record rec = c.parts[p].n == 1 ? batch_get(&c.parts[p], 0) : (cspark_record){0};
+        if (c.parts[p].n != 1 || rec.key.len != 8)
+            rc = cs_error_set(err, CS_EPROTO, "the range sample of partition %d is malformed", p);
+        for (int i = 0; rc == 0 && i < 8; i++)
             counts[p] = (int64_t)((uint64_t)counts[p] << 8 | rec.key.ptr[i]);
-        rc = cs_sql_batch_decode(key_type, rec.value.ptr, rec.value.len, cs_col_default_allocator(),
-                                 &samples[p], err);
+        values[p] = rec.value.ptr;
+        lens[p] = rec.value.len;
     }
-    cs_col_batch *chosen = NULL;
+    int n = ex->num_partitions;
     if (rc == 0)
-        rc = cs_range_bounds(samples, counts, c.n, ex->sort_keys, ex->n_sort_keys,
-                             ex->num_partitions, hint, cs_col_default_allocator(), &chosen, err);
-    if (rc == 0 && chosen) rc = cs_sql_batch_encode(chosen, bounds, err);
-    if (rc == 0) ex->num_partitions = (chosen ? (int)chosen->num_rows : 0) + 1;
-    if (chosen) cs_col_batch_unref(chosen);
-    for (int p = 0; p < c.n; p++)
-        if (samples[p]) cs_col_batch_unref(samples[p]);
-    free(samples);
+        rc = cs_range_bounds_of_samples(ex, counts, values, lens, c.n, hint, bounds, &n, err);
+    if (rc == 0) ex->num_partitions = n;
     free(counts);
-    if (key_type) cs_col_type_unref(key_type);
+    free(values);
+    free(lens);
     collected_free(&c);
     return rc;
 }
@@ -617,52 +595,6 @@ static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, 
     }
 }
 
-/* Exchanges (not the root) none of whose descendants is an exchange: the map stages adaptive
- * execution can run now. Each is given as its parent and child index. */
-typedef struct ready_exchanges {
-    cs_phys_node **parent;
-    int *child;
-    int n, cap;
-} ready_exchanges;
-
-static bool has_exchange_anywhere(const cs_phys_node *n)
-{
-    if (n->kind == CS_PH_EXCHANGE || n->kind == CS_PH_BROADCAST_EXCHANGE) return true;
-    for (int i = 0; i < n->n_children; i++)
-        if (n->children[i] && has_exchange_anywhere(n->children[i])) return true;
-    return false;
-}
-
-static bool has_exchange(const cs_phys_node *n)
-{
-    if (n->kind == CS_PH_EXCHANGE) return true;
-    for (int i = 0; i < n->n_children; i++)
-        if (n->children[i] && has_exchange(n->children[i])) return true;
-    return false;
-}
-
-static void find_ready(cs_phys_node *n, ready_exchanges *r)
-{
-    for (int i = 0; i < n->n_children; i++) {
-        cs_phys_node *ch = n->children[i];
-        if (!ch) continue;
-        bool below = false;
-        for (int k = 0; k < ch->n_children && !below; k++)
-            below = ch->children[k] && has_exchange(ch->children[k]);
-        if (ch->kind != CS_PH_EXCHANGE || below) {
-            find_ready(ch, r);
-            continue;
-        }
-        if (r->n == r->cap) {
-            r->cap = r->cap ? 2 * r->cap : 8;
-            r->parent = cs_xrealloc(r->parent, sizeof *r->parent * (size_t)r->cap);
-            r->child = cs_xrealloc(r->child, sizeof *r->child * (size_t)r->cap);
-        }
-        r->parent[r->n] = n;
-        r->child[r->n++] = i;
-    }
-}
-
 /* The bytes of a materialized shuffle read by leaf n, or -1 when n is not one (or its sizes are
  * unknown). */
 static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
@@ -674,41 +606,6 @@ static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
     for (int p = 0; p < m->parts; p++)
         total += m->bytes[p];
     return total > INT64_MAX ? INT64_MAX : (int64_t)total;
-}
-
-/* Whether the operators from a join up to its stage's boundary (an exchange, or the root) need
- * nothing of how the join's rows are partitioned: then the join's streamed side need not be
- * shuffled. path[0..depth) are the join's ancestors (root first), via[i] the child taken. */
-static bool partitioning_unused(cs_phys_node *const *path, const int *via, int depth)
-{
-    for (int i = depth - 1; i >= 0; i--) {
-        const cs_phys_node *a = path[i];
-        switch (a->kind) {
-        case CS_PH_EXCHANGE:
-        case CS_PH_BROADCAST_EXCHANGE:
-            return true; /* the next stage's rows are placed again */
-        case CS_PH_FILTER:
-        case CS_PH_PROJECT:
-        case CS_PH_EXPAND:
-        case CS_PH_GENERATE:
-            break;
-        case CS_PH_HASH_AGGREGATE:
-            if (a->agg_mode != CS_AGG_PARTIAL) return false;
-            break;
-        case CS_PH_LIMIT:
-        case CS_PH_TOP_N:
-        case CS_PH_SORT:
-            if (a->global) return false;
-            break;
-        case CS_PH_HASH_JOIN:
-        case CS_PH_NESTED_LOOP_JOIN: /* the streamed side of a broadcast join passes through */
-            if (!a->broadcast || via[i] == (a->build_side == CS_BUILD_LEFT ? 0 : 1)) return false;
-            break;
-        default:
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Spark's AQE join selection with runtime sizes: a shuffled hash join whose side is a
@@ -738,7 +635,7 @@ static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via,
             n->build_side = b ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
             bool dropped = false;
             if (other->kind == CS_PH_EXCHANGE && other->partitioning == CS_PART_HASH &&
-                !other->user_partitions && partitioning_unused(path, via, depth)) {
+                !other->user_partitions && cs_aqe_partitioning_unused(path, via, depth)) {
                 n->children[1 - b] = other->children[0];
                 other->children[0] = NULL;
                 keep_cut(q, other);
@@ -771,11 +668,11 @@ static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via,
 static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
 {
     int rc = 0;
-    ready_exchanges r = {0};
+    cs_aqe_ready r = {0};
     shuffle_dep **deps = NULL;
     for (;;) {
         r.n = 0;
-        find_ready(plan, &r);
+        cs_aqe_find_ready(plan, &r);
         if (r.n == 0) break;
         deps = cs_xrealloc(deps, sizeof *deps * (size_t)r.n);
         int first = q->n_mat;
@@ -963,40 +860,16 @@ static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
 
 /* "== Physical Plan ==" and the plan as Spark prints it: under "AdaptiveSparkPlan
  * isFinalPlan=false" when adaptive execution will run it stage by stage (a plan with an exchange,
- * as Spark's InsertAdaptiveSparkPlan decides). */
+ * as Spark's InsertAdaptiveSparkPlan decides); and its SparkPlanInfo the same way. */
+static bool adaptive_plan(const qrun *q, const cs_phys_node *plan)
+{
+    return q->aqe.enabled && cs_aqe_has_exchange_anywhere(plan);
+}
+
 static void physical_plan_text(const qrun *q, const cs_phys_node *plan, cs_sbuf *out)
 {
     cs_sbuf_puts(out, "== Physical Plan ==\n");
-    if (!q->aqe.enabled || !has_exchange_anywhere(plan)) {
-        cs_phys_explain(plan, out);
-        return;
-    }
-    cs_sbuf tree = CS_SBUF_INIT;
-    cs_phys_explain(plan, &tree);
-    cs_sbuf_puts(out, "AdaptiveSparkPlan isFinalPlan=false\n");
-    const char *p = cs_sbuf_str(&tree);
-    for (bool first = true; *p; first = false) {
-        size_t n = strcspn(p, "\n");
-        cs_sbuf_puts(out, first ? "+- " : "   ");
-        cs_sbuf_append(out, p, n);
-        p += n;
-        if (*p == '\n') {
-            cs_sbuf_putc(out, '\n');
-            p++;
-        }
-    }
-    cs_sbuf_free(&tree);
-}
-
-/* Spark's SparkPlanInfo of the plan: under an AdaptiveSparkPlan node when EXPLAIN shows one. */
-static void plan_info_text(const qrun *q, const cs_phys_node *plan, cs_sbuf *out)
-{
-    bool adaptive = q->aqe.enabled && has_exchange_anywhere(plan);
-    if (adaptive)
-        cs_sbuf_puts(out, "{\"nodeName\":\"AdaptiveSparkPlan\",\"simpleString\":"
-                          "\"AdaptiveSparkPlan isFinalPlan=false\",\"children\":[");
-    cs_phys_plan_info(plan, out);
-    if (adaptive) cs_sbuf_puts(out, "],\"metadata\":{},\"metrics\":[]}");
+    cs_phys_explain_adaptive(plan, adaptive_plan(q, plan), out);
 }
 
 /* SQLExecutionStart / End on the listener bus (the event log; Spark's history server's SQL tab
@@ -1007,7 +880,7 @@ static void post_start(qrun *q, const cs_phys_node *plan)
     cs_sbuf text = CS_SBUF_INIT;
     physical_plan_text(q, plan, &text);
     cs_sbuf info = CS_SBUF_INIT;
-    plan_info_text(q, plan, &info);
+    cs_phys_plan_info_adaptive(plan, adaptive_plan(q, plan), &info);
     cs_event ev = {.kind = CS_EV_SQL_EXECUTION_START,
                    .job_id = -1,
                    .sql_execution_id = q->execution_id,

@@ -193,6 +193,10 @@ void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out);
 /* The tree as Spark's SparkPlanInfo JSON text, appended to out: {"nodeName", "simpleString" (the
  * node's EXPLAIN line), "children", "metadata": {}, "metrics": []} per node. */
 void cs_phys_plan_info(const cs_phys_node *n, cs_sbuf *out);
+/* The same two under Spark's "AdaptiveSparkPlan isFinalPlan=false" root (its line, then the
+ * tree indented below it; a SparkPlanInfo node with the tree as its child) when adaptive. */
+void cs_phys_explain_adaptive(const cs_phys_node *n, bool adaptive, cs_sbuf *out);
+void cs_phys_plan_info_adaptive(const cs_phys_node *n, bool adaptive, cs_sbuf *out);
 
 /* ---- building a task's operators (phys_build.c) ---- */
 

@@ -266,3 +266,34 @@ int cs_range_bounds(cs_col_batch *const *samples, const int64_t *counts, int n,
     cs_col_batch_unref(all);
     return CS_OK;
 }
+
+int cs_range_bounds_of_samples(const cs_phys_node *ex, const int64_t *counts,
+                               const uint8_t *const *values, const size_t *lens, int n, int hint,
+                               cs_sbuf *bounds, int *num_partitions, cs_error *err)
+{
+    const cs_col_type *input = ex->children[0]->schema;
+    cs_col_field *f = cs_xcalloc((size_t)ex->n_sort_keys + 1, sizeof *f);
+    for (int k = 0; k < ex->n_sort_keys; k++) {
+        f[k] = input->fields[ex->sort_keys[k].ordinal];
+        cs_col_type_ref(f[k].type);
+    }
+    cs_col_type *key_type = cs_col_type_struct(f, ex->n_sort_keys);
+    free(f);
+    cs_col_allocator *alloc = cs_col_default_allocator();
+    cs_col_batch **samples = cs_xcalloc((size_t)n + 1, sizeof *samples);
+    int rc = CS_OK;
+    for (int p = 0; rc == CS_OK && p < n; p++)
+        rc = cs_sql_batch_decode(key_type, values[p], lens[p], alloc, &samples[p], err);
+    cs_col_batch *chosen = NULL;
+    if (rc == CS_OK)
+        rc = cs_range_bounds(samples, counts, n, ex->sort_keys, ex->n_sort_keys, ex->num_partitions,
+                             hint, alloc, &chosen, err);
+    if (rc == CS_OK && chosen) rc = cs_sql_batch_encode(chosen, bounds, err);
+    if (rc == CS_OK) *num_partitions = (chosen ? (int)chosen->num_rows : 0) + 1;
+    if (chosen) cs_col_batch_unref(chosen);
+    for (int p = 0; p < n; p++)
+        if (samples[p]) cs_col_batch_unref(samples[p]);
+    free(samples);
+    cs_col_type_unref(key_type);
+    return rc;
+}

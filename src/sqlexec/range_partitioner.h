@@ -29,6 +29,8 @@
 
 #include "columnar/column.h"
 #include "common/err.h"
+#include "common/strutil.h"
+#include "sqlexec/phys_plan.h"
 #include "sqlexec/sql_ops.h"
 
 /* Spark's sampleSizePerPartition: ceil(3 * min(hint * partitions, 1e6) / input_partitions). */
@@ -62,5 +64,13 @@ void cs_range_reservoir_free(cs_range_reservoir *r);
 int cs_range_bounds(cs_col_batch *const *samples, const int64_t *counts, int n,
                     const cs_sort_key *dirs, int n_keys, int partitions, int hint,
                     cs_col_allocator *alloc, cs_col_batch **out, cs_error *err);
+
+/* The bounds of RANGE exchange ex (over its child) from its sampling job: input partition p
+ * counted counts[p] rows and sampled the encoded batch values[p][0..lens[p]) of its sort keys.
+ * Appends the encoded bounds batch to *bounds (nothing when there is none) and sets
+ * *num_partitions to the bounds + 1. */
+int cs_range_bounds_of_samples(const cs_phys_node *ex, const int64_t *counts,
+                               const uint8_t *const *values, const size_t *lens, int n, int hint,
+                               cs_sbuf *bounds, int *num_partitions, cs_error *err);
 
 #endif /* CSPARK_SQLEXEC_RANGE_PARTITIONER_H */
