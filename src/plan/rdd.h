@@ -151,6 +151,14 @@ struct cspark_rdd {
     size_t sql_plan_len, sql_bounds_len;
     int64_t *broadcast_ids;
     int num_broadcasts;
+    /* > 0: a range exchange's sampling node (the root EXCHANGE's input is sampled, not
+     * partitioned): each task outputs one record, key = its row count (8 bytes big-endian),
+     * value = a reservoir sample of this many rows' sort keys (an encoded batch) */
+    int sql_sample_size;
+    /* adaptive execution's coalesced reads (Spark's AQEShuffleRead of CoalescedPartitionSpecs):
+     * partition p reads partitions [sql_read_start[p], sql_read_end[p]) of every shuffle the
+     * node reads (num_partitions entries each); NULL: partition p reads partition p */
+    int *sql_read_start, *sql_read_end;
     void *sql_tree;
     void (*sql_tree_free)(void *tree);
 
