@@ -7,12 +7,15 @@
 #
 #   bench/sql/run.sh [--scale 1|10|...] [--engines cspark,spark,duckdb,datafusion,sail]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
+#                    [--all-concurrently] [--resume]
 #
 # Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once), the
 # peers (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when it is an
 # engine), then bench/sql/tpch_bench.py, which runs, checks and writes FILE.md (default
 # bench/results/sql_tpch_sf<SCALE>.md), FILE.json and FILE.png. The runs' own outputs go to
-# BUILD/bench-sql/sf<SCALE>/. Exit: 0 when every engine ran every query and all agree; 1 when
+# BUILD/bench-sql/sf<SCALE>/. --no-all skips the one-process runs; --all-concurrently runs them
+# beside the per-query rounds (a busy machine's time); --resume keeps the rounds an interrupted
+# run finished (recorded in FILE.json after each round). Exit: 0 when every engine ran every query and all agree; 1 when
 # one failed or differs (named in the results and on stderr); 2 on a usage error.
 set -uo pipefail
 
@@ -23,6 +26,7 @@ QUERIES=1-22
 BUILD=$SRC/build
 OUT=""
 EXTRA=()
+RESUME=0
 ARGS="$*"
 usage() {
   echo "bench/sql/run.sh: $*" >&2
@@ -36,7 +40,8 @@ while [ $# -gt 0 ]; do
     --queries) QUERIES=${2:?--queries needs a list such as 1-22}; shift 2 ;;
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
-    --no-all) EXTRA+=(--no-all); shift ;;
+    --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
+    --resume) EXTRA+=(--resume); RESUME=1; shift ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
@@ -65,7 +70,7 @@ case ",$ENGINES," in
 esac
 VERSIONS="tpchgen-cli 4.0.0, $VERSIONS"
 WORK=$BUILD/bench-sql/sf$SCALE
-rm -rf "$WORK"
+[ $RESUME = 1 ] || rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$OUT")" || exit 1
 log "TPC-H scale $SCALE from $DATA; engines $ENGINES; queries $QUERIES; runs in $WORK"
 "$PY" "$SRC/bench/sql/tpch_bench.py" --data "$DATA" --scale "$SCALE" --engines "$ENGINES" \

@@ -42,6 +42,7 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import time
 
 ALL_ENGINES = ["cspark", "spark", "duckdb", "datafusion", "sail"]
@@ -174,7 +175,11 @@ class Bench:
             files = [base + ".sql"]
         cmd = self.command(engine, files, out)
         stdout = out if engine in ("cspark", "spark") else base + ".stdout"
-        rec = run_measured(cmd, self.work, self.env, stdout, base + ".err", self.a.timeout)
+        # each tag its own working directory: spark-sql keeps a Derby metastore in it, which
+        # two JVMs at once (--all-concurrently) cannot share
+        cwd = os.path.join(self.work, "cwd-" + tag)
+        os.makedirs(cwd, exist_ok=True)
+        rec = run_measured(cmd, cwd, self.env, stdout, base + ".err", self.a.timeout)
         rec["cmd"] = " ".join(shlex.quote(c) for c in cmd)
         jobs = job_times(base + ".err", len(names))
         rec["job_s"] = sum(jobs) if jobs is not None else None
@@ -444,6 +449,14 @@ def render(results, md_path):
              lambda e, k: (results["all"].get(e) or {}).get(k)
              if "error" not in (results["all"].get(e) or {"error": 1}) else None)
     w("")
+    if results.get("all_concurrently"):
+        w("The one-process runs ran at the same time as the per-query rounds (to fit the run in "
+          "its time on the busy machine), so each slowed the other; compare them across engines "
+          "only.")
+        w("")
+    if results.get("resumed"):
+        w("The run was interrupted and resumed (`--resume`): the finished rounds were kept.")
+        w("")
     w("Totals are sums over the per-query processes (so the *whole* total pays each engine's "
       "start-up %d times); *one process, all %d* is one more run per engine with every query in "
       "one process (`-f` of the query files concatenated), where a JVM starts once."
@@ -555,6 +568,10 @@ def main():
     p.add_argument("--command", default="")
     p.add_argument("--render-only", action="store_true")
     p.add_argument("--no-plot", action="store_true", help="no PNG (no matplotlib needed)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the finished rounds of an interrupted run (its .json)")
+    p.add_argument("--all-concurrently", action="store_true",
+                   help="the one-process runs at the same time as the per-query rounds")
     p.add_argument("--golden", help="Spark's recorded answers (qNN.out) as the reference")
     a = p.parse_args()
     json_path = os.path.splitext(a.out_md)[0] + ".json"
@@ -587,24 +604,49 @@ def main():
                           if os.path.isdir(os.path.join(HERE, "dialect", e))
                           for f in os.listdir(os.path.join(HERE, "dialect", e))),
     }
-    for k, name in enumerate(names):
-        results["queries"][name] = {}
-        order = engines[k % len(engines):] + engines[:k % len(engines)]
-        for e in order:
-            rec = bench.run(e, [name], name)
-            results["queries"][name][e] = rec
-            results["commands"].setdefault(e, rec["cmd"])
-            print("tpch_bench: %s %-10s whole %7.2f s job %s rss %6.0f MB%s"
-                  % (name, e, rec["whole_s"], fmt(rec["job_s"]), rec["rss_mb"],
-                     "  " + rec["error"] if "error" in rec else ""), file=sys.stderr, flush=True)
-    if not a.no_all:
+    if a.resume and os.path.exists(json_path):  # rounds of an interrupted run are kept
+        with open(json_path) as f:
+            old = json.load(f)
+        if old.get("engines") == engines and old.get("scale") == a.scale:
+            for key in ("started", "load_start", "commands"):
+                results[key] = old[key]
+            results["queries"] = {n: r for n, r in old["queries"].items()
+                                  if n in names and set(r) == set(engines)}
+            results["resumed"] = True
+
+    def report(label, e, rec):
+        print("tpch_bench: %s %-10s whole %7.2f s job %s rss %6.0f MB%s"
+              % (label, e, rec["whole_s"], fmt(rec["job_s"]), rec["rss_mb"],
+                 "  " + rec["error"] if "error" in rec else ""), file=sys.stderr, flush=True)
+
+    def all_runs():
         results["all"] = {}
         for e in engines:
-            rec = bench.run(e, names, "all")
-            results["all"][e] = rec
-            print("tpch_bench: all %-10s whole %7.2f s job %s rss %6.0f MB%s"
-                  % (e, rec["whole_s"], fmt(rec["job_s"]), rec["rss_mb"],
-                     "  " + rec["error"] if "error" in rec else ""), file=sys.stderr, flush=True)
+            results["all"][e] = bench.run(e, names, "all")
+            report("all", e, results["all"][e])
+
+    results["all_concurrently"] = bool(a.all_concurrently and not a.no_all)
+    concurrent = None
+    if not a.no_all and a.all_concurrently:
+        concurrent = threading.Thread(target=all_runs)
+        concurrent.start()
+    for k, name in enumerate(names):
+        if name in results["queries"]:
+            continue
+        round_ = {}
+        order = engines[k % len(engines):] + engines[:k % len(engines)]
+        for e in order:
+            round_[e] = bench.run(e, [name], name)
+            results["commands"].setdefault(e, round_[e]["cmd"])
+            report(name, e, round_[e])
+        results["queries"][name] = round_
+        with open(json_path + ".tmp", "w") as f:  # progress, for --resume
+            json.dump(results, f, indent=1)
+        os.replace(json_path + ".tmp", json_path)
+    if concurrent is not None:
+        concurrent.join()
+    elif not a.no_all:
+        all_runs()
     results["load_end"] = loadavg()
     check(results, engines, names, a.golden)
     if a.golden:
