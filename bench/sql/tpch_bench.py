@@ -211,8 +211,23 @@ def unquote(v):
     return "".join(out)
 
 
+def local_path(path):
+    """A path of the record (scrubbed: relative to the source tree, or under ~) as a real one."""
+    if path.startswith("~"):
+        return os.path.expanduser(path)
+    return path if os.path.isabs(path) else os.path.join(SRC, path)
+
+
+def save_json(results, path):
+    """The record, without this machine's paths (see scrub), written atomically."""
+    with open(path + ".tmp", "w") as f:
+        f.write(scrub(json.dumps(results, indent=1)) + "\n")
+    os.replace(path + ".tmp", path)
+
+
 def answer(engine, path):
     """The rows of a single-query run: a list of lists of text, or None with a reason."""
+    path = local_path(path)
     try:
         if engine == "cspark":
             blocks = compare.parse(path)
@@ -444,7 +459,7 @@ def render(results, md_path):
             return None if r is None or "error" in r else r.get(key)
         line(n, get)
     line("**total**", tot)
-    if "all" in results:
+    if results.get("all"):
         line("**one process, all %d**" % len(names),
              lambda e, k: (results["all"].get(e) or {}).get(k)
              if "error" not in (results["all"].get(e) or {"error": 1}) else None)
@@ -472,7 +487,7 @@ def render(results, md_path):
                                            for e in engines)))
     w("| **max** | %s |" % " | ".join(
         fmt(max([(q[n].get(e) or {}).get("rss_mb") or 0 for n in names]), 0) for e in engines))
-    if "all" in results:
+    if results.get("all"):
         w("| **one process, all %d** | %s |" % (len(names), " | ".join(
             fmt((results["all"].get(e) or {}).get("rss_mb"), 0) for e in engines)))
     w("")
@@ -487,7 +502,7 @@ def render(results, md_path):
             c = (q[n].get(e) or {}).get("check", "not run")
             if c not in ("same", "reference"):
                 bad.append("- %s %s: %s" % (TITLES[e], n, c))
-    if "all" in results:
+    if results.get("all"):
         for e in engines:
             r = results["all"].get(e) or {}
             if "error" in r:
@@ -579,6 +594,12 @@ def main():
     if a.render_only:
         with open(json_path) as f:
             results = json.load(f)
+        # a record of an interrupted run: the finished rounds, checked now
+        results["names"] = [n for n in results["names"] if n in results["queries"]]
+        results.setdefault("load_end", loadavg())
+        if any("check" not in r for n in results["names"] for r in results["queries"][n].values()):
+            check(results, results["engines"], results["names"], a.golden)
+        save_json(results, json_path)
         render(results, a.out_md)
         plot(results, png_path)
         return 0
@@ -640,9 +661,7 @@ def main():
             results["commands"].setdefault(e, round_[e]["cmd"])
             report(name, e, round_[e])
         results["queries"][name] = round_
-        with open(json_path + ".tmp", "w") as f:  # progress, for --resume
-            json.dump(results, f, indent=1)
-        os.replace(json_path + ".tmp", json_path)
+        save_json(results, json_path)  # progress, for --resume
     if concurrent is not None:
         concurrent.join()
     elif not a.no_all:
@@ -651,8 +670,7 @@ def main():
     check(results, engines, names, a.golden)
     if a.golden:
         results["reference"] = "Spark's recorded answers (%s)" % scrub(os.path.abspath(a.golden))
-    with open(json_path, "w") as f:
-        json.dump(results, f, indent=1)
+    save_json(results, json_path)
     render(results, a.out_md)
     if not a.no_plot:
         plot(results, png_path)

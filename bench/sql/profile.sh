@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bench/sql/profile.sh — where cspark-sql spends one TPC-H query's time: its CPU time (perf stat
+# task-clock, which a busy machine distorts less than wall time), a perf profile with DWARF call
+# stacks, and bench/sql/perf_summary.py's areas, self and inclusive percentages. The notes in
+# bench/results/sql_profile.md were made with it.
+#
+#   bench/sql/profile.sh QUERY [SCALE] [-- cspark-sql options...]   e.g. profile.sh 7 1
+#
+# Data: bench/sql/tpch_data.sh SCALE (default 1). Needs perf (Debian's linux-perf) and a build
+# with symbols (RelWithDebInfo). Output in build/bench-sql/profile/qNN*: the perf data, the
+# summary (printed too). Extra cspark-sql options after -- (e.g. --conf
+# spark.sql.shuffle.partitions=8) go to both runs. Exit: 0; 1 when a step failed (named).
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+fail() {
+  echo "bench/sql/profile: $*" >&2
+  exit 1
+}
+[ $# -ge 1 ] || fail "usage: $0 QUERY [SCALE] [-- cspark-sql options...]"
+[[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 22 ] || fail "QUERY must be 1..22 (got '$1')"
+Q=$(printf 'q%02d' "$1")
+shift
+SCALE=1
+if [ $# -ge 1 ] && [ "$1" != -- ]; then
+  SCALE=$1
+  shift
+fi
+[ $# -ge 1 ] && [ "$1" = -- ] && shift
+BUILD=${CSPARK_BUILD:-$SRC/build}
+SQL=$BUILD/bin/cspark-sql
+[ -x "$SQL" ] || fail "missing $SQL (build first)"
+command -v perf >/dev/null || fail "perf is missing (apt-get install linux-perf)"
+DATA=$("$SRC/bench/sql/tpch_data.sh" "$SCALE")
+OUT=$BUILD/bench-sql/profile
+mkdir -p "$OUT"
+for t in customer lineitem nation orders part partsupp region supplier; do
+  echo "CREATE TEMPORARY VIEW $t USING parquet OPTIONS (path '$DATA/$t.parquet');"
+done >"$OUT/views.sql"
+run=("$SQL" --master 'local[2]' --conf spark.sql.session.timeZone=UTC "$@" -i "$OUT/views.sql"
+  --output-format golden -f "$SRC/tests/sql/tpch/$Q.sql")
+
+TZ=UTC perf stat -x, -e task-clock -o "$OUT/$Q.stat" -- "${run[@]}" >"$OUT/$Q.out" 2>"$OUT/$Q.err" ||
+  fail "cspark-sql failed on $Q: $(tail -n 2 "$OUT/$Q.err")"
+cpu=$(grep task-clock "$OUT/$Q.stat" | cut -d, -f1)
+TZ=UTC perf record -q -F 299 --call-graph dwarf,8192 -o "$OUT/$Q.data" -- "${run[@]}" \
+  >/dev/null 2>"$OUT/$Q.record.err" || fail "perf record failed: $(tail -n 2 "$OUT/$Q.record.err")"
+perf script -i "$OUT/$Q.data" -F ip,sym,dso >"$OUT/$Q.script" 2>/dev/null || fail "perf script failed"
+{
+  echo "$Q at scale $SCALE: $cpu ms of CPU (perf stat task-clock); $(grep '^Time taken' "$OUT/$Q.err")"
+  /usr/bin/python3 "$SRC/bench/sql/perf_summary.py" "$OUT/$Q.script"
+} | tee "$OUT/$Q.summary"
