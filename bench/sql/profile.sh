@@ -8,7 +8,7 @@
 #
 # Data: bench/sql/tpch_data.sh SCALE (default 1). Needs perf (Debian's linux-perf) and a build
 # with symbols (RelWithDebInfo). Output in build/bench-sql/profile/qNN*: the perf data, the
-# summary (printed too). Extra cspark-sql options after -- (e.g. --conf
+# summary (printed too); a run with options is named qNN-<hash of the options>. Extra cspark-sql options after -- (e.g. --conf
 # spark.sql.shuffle.partitions=8) go to both runs. Exit: 0; 1 when a step failed (named).
 set -euo pipefail
 
@@ -34,19 +34,22 @@ command -v perf >/dev/null || fail "perf is missing (apt-get install linux-perf)
 DATA=$("$SRC/bench/sql/tpch_data.sh" "$SCALE")
 OUT=$BUILD/bench-sql/profile
 mkdir -p "$OUT"
+TAG=$Q
+[ $# -eq 0 ] || TAG=$Q-$(echo "$*" | md5sum | cut -c1-8) # a run with options beside the plain one
 for t in customer lineitem nation orders part partsupp region supplier; do
   echo "CREATE TEMPORARY VIEW $t USING parquet OPTIONS (path '$DATA/$t.parquet');"
 done >"$OUT/views.sql"
 run=("$SQL" --master 'local[2]' --conf spark.sql.session.timeZone=UTC "$@" -i "$OUT/views.sql"
   --output-format golden -f "$SRC/tests/sql/tpch/$Q.sql")
+Q_OUT=$OUT/$TAG
 
-TZ=UTC perf stat -x, -e task-clock -o "$OUT/$Q.stat" -- "${run[@]}" >"$OUT/$Q.out" 2>"$OUT/$Q.err" ||
-  fail "cspark-sql failed on $Q: $(tail -n 2 "$OUT/$Q.err")"
-cpu=$(grep task-clock "$OUT/$Q.stat" | cut -d, -f1)
-TZ=UTC perf record -q -F 299 --call-graph dwarf,8192 -o "$OUT/$Q.data" -- "${run[@]}" \
-  >/dev/null 2>"$OUT/$Q.record.err" || fail "perf record failed: $(tail -n 2 "$OUT/$Q.record.err")"
-perf script -i "$OUT/$Q.data" -F ip,sym,dso >"$OUT/$Q.script" 2>/dev/null || fail "perf script failed"
+TZ=UTC perf stat -x, -e task-clock -o "$Q_OUT.stat" -- "${run[@]}" >"$Q_OUT.out" 2>"$Q_OUT.err" ||
+  fail "cspark-sql failed on $Q: $(tail -n 2 "$Q_OUT.err")"
+cpu=$(grep task-clock "$Q_OUT.stat" | cut -d, -f1)
+TZ=UTC perf record -q -F 299 --call-graph dwarf,8192 -o "$Q_OUT.data" -- "${run[@]}" \
+  >/dev/null 2>"$Q_OUT.record.err" || fail "perf record failed: $(tail -n 2 "$Q_OUT.record.err")"
+perf script -i "$Q_OUT.data" -F ip,sym,dso >"$Q_OUT.script" 2>/dev/null || fail "perf script failed"
 {
-  echo "$Q at scale $SCALE: $cpu ms of CPU (perf stat task-clock); $(grep '^Time taken' "$OUT/$Q.err")"
-  /usr/bin/python3 "$SRC/bench/sql/perf_summary.py" "$OUT/$Q.script"
-} | tee "$OUT/$Q.summary"
+  echo "$Q at scale $SCALE: $cpu ms of CPU (perf stat task-clock); $(grep '^Time taken' "$Q_OUT.err")"
+  /usr/bin/python3 "$SRC/bench/sql/perf_summary.py" "$Q_OUT.script"
+} | tee "$Q_OUT.summary"
