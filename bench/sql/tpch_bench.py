@@ -29,8 +29,10 @@ DuckDB's avg of a decimal), within one unit of the scale's last digit; doubles w
 relative (1e-12 absolute); integers as numbers; everything else as text. An engine/query that
 differs or fails is named in the results with the reason.
 
-Output: --out-md (the tables), the same name with .json (every measurement; --render-only
-rewrites the Markdown and the plot from it) and .png (per-query times, engine by engine).
+Output: --out-md (the tables), the same name with .json (every measurement, without this
+machine's paths, rewritten after each round; --render-only rewrites the Markdown and the plot
+from it, --resume continues an interrupted run from it) and .png (per-query times, engine by
+engine). --all-concurrently runs the one-process runs beside the rounds instead of after them.
 """
 import argparse
 import datetime
