@@ -244,7 +244,7 @@ static const fn_entry FUNCTIONS[] = {
     /* element_at(array, int) or (map, key): the key is cast by the analyzer */
     FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
     FN("try_element_at", "try_element_at", 2, 2, S, R_SIG, "MX", "E"),
-    FN("array", "array", 0, -1, S, R_SIG, "X", "R"),
+    FNN("array", "array", 0, -1, S, R_SIG, "X", "C"), /* array<common type> */
     FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
     FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
     FNN("map", "map", 0, -1, S, R_MAP, "", ""),
@@ -937,6 +937,13 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
                 break;
             }
             e->type = t;
+            if (strcmp(f->canonical, "array") == 0) {
+                bool contains_null = false;
+                for (int i = 0; i < n; i++)
+                    contains_null |= e->args[i]->nullable;
+                e->type = cs_sql_arena_keep_type(
+                    a, cs_col_type_array(cs_col_type_ref(t), contains_null || n == 0));
+            }
             if (strcmp(f->canonical, "coalesce") == 0 || strcmp(f->canonical, "greatest") == 0 ||
                 strcmp(f->canonical, "least") == 0) {
                 bool all = true, any = false;
