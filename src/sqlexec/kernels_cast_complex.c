@@ -4,8 +4,9 @@
  * (keys and values), struct to struct (field by field), string to binary (the UTF-8 bytes),
  * ANSI intervals to string (Spark's INTERVAL '1-2' YEAR TO MONTH / INTERVAL '1 02:03:04.5' DAY
  * TO SECOND forms) and day-time intervals between their field ranges (truncated to the new end
- * field). Element errors are the element cast's (ANSI, TRY, LEGACY as the node says). Called
- * through cs_px_cast_lookup (kernels_cast.c), which asks cs_px_cast_complex_lookup first.
+ * field); void (a NULL) to any type. Element errors are the element cast's (ANSI, TRY, LEGACY as
+ * the node says). Called through cs_px_cast_lookup (kernels_cast.c), which asks
+ * cs_px_cast_complex_lookup first.
  *
  * Ownership: arguments are borrowed; the result is one new reference.
  */
@@ -193,8 +194,18 @@ static int interval_to_interval(const cs_px_kctx *k, cs_column *const *args, int
     return CS_OK;
 }
 
+/* void to anything: nulls */
+static int null_cast(const cs_px_kctx *k, cs_column *const *args, int na, cs_column **out)
+{
+    (void)args;
+    (void)na;
+    *out = cs_px_all_null(k->alloc, k->e->type, k->n);
+    return CS_OK;
+}
+
 cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to)
 {
+    if (from->id == CS_TYPE_NULL) return null_cast;
     if (from->id == CS_TYPE_ARRAY && to->id == CS_TYPE_ARRAY)
         return cs_px_cast_lookup(from->fields[0].type, to->fields[0].type) ||
                        cs_px_type_same(from->fields[0].type, to->fields[0].type)
