@@ -2,7 +2,8 @@
  * kernels_misc.c — the small scalar functions that belong to no family: typeof (the argument's
  * type as Spark's catalogString), positive (the value itself, as UnaryPositive), assert_true
  * and raise_error (Spark's USER_RAISED_EXCEPTION, raised when a row reaches them; their result
- * is void, null on every row). Called through cs_px_misc_lookup (pexpr.c's chain).
+ * is void, null on every row), nvl2, and equal_null / <=> (also of NULLs). Called through
+ * cs_px_misc_lookup (pexpr.c's chain).
  *
  * Ownership: arguments are borrowed; the result is one new reference.
  */
@@ -80,12 +81,59 @@ static int raise_error_kernel(const cs_px_kctx *k, cs_column *const *a, int na, 
     return CS_OK;
 }
 
+/* nvl2(x, a, b): a where x is not null, else b */
+static int nvl2_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)na;
+    int64_t n = k->n, sx = cs_px_stride(a[0], n), sa = cs_px_stride(a[1], n),
+            sb = cs_px_stride(a[2], n);
+    size_t sz = sizeof(int32_t) * (size_t)(n ? n : 1);
+    int32_t *which = cs_xmalloc(sz), *row = cs_xmalloc(sz);
+    for (int64_t i = 0; i < n; i++) {
+        bool some = cs_column_is_valid(a[0], i * sx);
+        which[i] = some ? 0 : 1;
+        row[i] = (int32_t)(i * (some ? sa : sb));
+    }
+    *out = cs_px_merge(k->alloc, k->e->type, a + 1, 2, which, row, n);
+    free(which);
+    free(row);
+    return CS_OK;
+}
+
+/* x <=> y, equal_null(x, y): true when both are null, false when one is, else = */
+static int equal_null_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n, sx = cs_px_stride(a[0], n), sy = cs_px_stride(a[1], n);
+    if (a[0]->type->id != CS_TYPE_NULL && a[1]->type->id != CS_TYPE_NULL) {
+        const cs_col_type *t[2] = {a[0]->type, a[1]->type};
+        cs_pexpr node = *k->e;
+        node.fn = (char *)"<=>";
+        cs_px_kctx ek = *k;
+        ek.e = &node;
+        return cs_px_compare_lookup("<=>", t, 2, k->e->type)(&ek, a, na, out);
+    }
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    for (int64_t i = 0; i < n; i++)
+        cs_bit_set(r->values, i,
+                   !cs_column_is_valid(a[0], i * sx) && !cs_column_is_valid(a[1], i * sy));
+    *out = r;
+    return CS_OK;
+}
+
 cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result)
 {
     (void)result;
     if (strcmp(fn, "typeof") == 0 && n == 1) return typeof_kernel;
     if (strcmp(fn, "positive") == 0 && n == 1) return positive_kernel;
+    if (strcmp(fn, "nvl2") == 0 && n == 3 && cs_px_type_same(t[1], result) &&
+        cs_px_type_same(t[2], result))
+        return nvl2_kernel;
+    if ((strcmp(fn, "equal_null") == 0 || strcmp(fn, "<=>") == 0) && n == 2) {
+        if (t[0]->id == CS_TYPE_NULL || t[1]->id == CS_TYPE_NULL) return equal_null_kernel;
+        if (strcmp(fn, "equal_null") == 0 && cs_px_compare_lookup("<=>", t, 2, result))
+            return equal_null_kernel;
+    }
     if (strcmp(fn, "assert_true") == 0 && (n == 1 || n == 2) && t[0]->id == CS_TYPE_BOOLEAN &&
         (n == 1 || t[1]->id == CS_TYPE_STRING))
         return assert_true_kernel;

@@ -147,6 +147,8 @@ cs_px_kernel cs_px_access_lookup(const char *fn, const cs_col_type *const *t, in
                                  const cs_col_type *result);
 cs_px_kernel cs_px_math_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                     const cs_col_type *result);
+cs_px_kernel cs_px_integral_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                   const cs_col_type *result);
 cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
 cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
