@@ -114,7 +114,7 @@ static int ym_text(int32_t mo, const cs_col_type *t, char *buf, size_t n)
 
 static const int64_t DT_UNIT[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
 
-/* IntervalUtils.toDayTimeIntervalString: the first field unbounded, the others two digits */
+/* IntervalUtils.toDayTimeIntervalString: days unbounded, the other fields at least two digits */
 static int dt_text(int64_t us, const cs_col_type *t, char *buf, size_t n)
 {
     static const char *const names[] = {"DAY", "HOUR", "MINUTE", "SECOND"};
@@ -126,8 +126,7 @@ static int dt_text(int64_t us, const cs_col_type *t, char *buf, size_t n)
         if (f > from) len += snprintf(buf + len, n - (size_t)len, "%c", f == 1 ? ' ' : ':');
         if (f == 3) {
             uint64_t frac = rest % 1000000;
-            len += snprintf(buf + len, n - (size_t)len, f == from ? "%" PRIu64 : "%02" PRIu64,
-                            rest / 1000000);
+            len += snprintf(buf + len, n - (size_t)len, "%02" PRIu64, rest / 1000000);
             if (frac) {
                 char fb[8];
                 snprintf(fb, sizeof fb, "%06" PRIu64, frac);
@@ -136,7 +135,7 @@ static int dt_text(int64_t us, const cs_col_type *t, char *buf, size_t n)
                 len += snprintf(buf + len, n - (size_t)len, ".%s", fb);
             }
         } else {
-            len += snprintf(buf + len, n - (size_t)len, f == from ? "%" PRIu64 : "%02" PRIu64,
+            len += snprintf(buf + len, n - (size_t)len, f == 0 ? "%" PRIu64 : "%02" PRIu64,
                             rest / (uint64_t)DT_UNIT[f]);
             rest %= (uint64_t)DT_UNIT[f];
         }

@@ -361,7 +361,7 @@ static int one_row(const cs_px_kctx *k, xfn f, int na, const uint8_t *const *s, 
         return CS_OK; /* handled by the caller: it picks an argument */
     case X_OVERLAY: { /* overlay(s PLACING r FROM pos [FOR len]) */
         int64_t nc = num_chars(s[0], l[0]), pos = v[2];
-        int64_t len = na > 3 ? v[3] : num_chars(s[1], l[1]);
+        int64_t len = na > 3 && v[3] >= 0 ? v[3] : num_chars(s[1], l[1]);
         int64_t head = pos - 1 < 0 ? 0 : pos - 1, tail = pos - 1 + len;
         if (head > nc) head = nc;
         if (tail > nc) tail = nc;
