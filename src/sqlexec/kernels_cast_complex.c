@@ -2,6 +2,7 @@
  * kernels_cast_complex.c — the casts kernels_cast.c does not cover: array to array (each element
  * cast by the element types' own cast kernel, over the whole element child at once), map to map
  * (keys and values), struct to struct (field by field), string to binary (the UTF-8 bytes),
+ * arrays, maps and structs to string ([1, null], {k -> v}, {1, x}: one cast per child column),
  * ANSI intervals to string (Spark's INTERVAL '1-2' YEAR TO MONTH / INTERVAL '1 02:03:04.5' DAY
  * TO SECOND forms) and day-time intervals between their field ranges (truncated to the new end
  * field); void (a NULL) to any type. Element errors are the element cast's (ANSI, TRY, LEGACY as
@@ -193,6 +194,89 @@ static int interval_to_interval(const cs_px_kctx *k, cs_column *const *args, int
     return CS_OK;
 }
 
+/* the text of every row of c (a child: its own length), by the cast to string of its type */
+static int child_text(const cs_px_kctx *k, cs_column *c, cs_column **out)
+{
+    const cs_col_type *st = cs_col_type_primitive(CS_TYPE_STRING);
+    if (c->type->id == CS_TYPE_STRING) {
+        *out = cs_column_ref(c);
+        return CS_OK;
+    }
+    cs_px_kernel kern = cs_px_cast_lookup(c->type, st);
+    if (!kern) return cs_error_set(k->err, CS_EUNSUPPORTED, "no cast of an element to string");
+    cs_pexpr node = *k->e;
+    node.type = (cs_col_type *)st;
+    cs_px_kctx ck = *k;
+    ck.e = &node;
+    ck.n = c->length;
+    return kern(&ck, &c, 1, out);
+}
+
+static void put_text(cs_sbuf *sb, const cs_column *t, int64_t i)
+{
+    if (!cs_column_is_valid(t, i)) {
+        cs_sbuf_puts(sb, "null");
+        return;
+    }
+    int32_t len;
+    const uint8_t *p = cs_column_bytes(t, i, &len);
+    cs_sbuf_append(sb, p, (size_t)len);
+}
+
+/* CAST(array | map | struct AS STRING): [1, null], {k -> v}, {1, x} as Spark's Cast prints
+ * them; the children's texts come from one cast per child column */
+static int nested_to_string(const cs_px_kctx *k, cs_column *const *args, int na, cs_column **out)
+{
+    (void)na;
+    cs_column *a = full_rows(k, args[0]);
+    cs_type_id id = a->type->id;
+    int nc = id == CS_TYPE_STRUCT ? a->n_children : id == CS_TYPE_MAP ? 2 : 1;
+    cs_column *texts[nc > 0 ? nc : 1];
+    for (int c = 0; c < nc; c++)
+        texts[c] = NULL;
+    int rc = CS_OK;
+    for (int c = 0; c < nc && rc == CS_OK; c++)
+        rc = child_text(k, a->children[c], &texts[c]);
+    cs_col_builder *b = rc == CS_OK ? cs_col_builder_new(k->alloc, k->e->type) : NULL;
+    cs_sbuf sb = CS_SBUF_INIT;
+    for (int64_t i = 0; b && i < k->n; i++) {
+        if (!cs_column_is_valid(a, i)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        sb.len = 0;
+        if (id == CS_TYPE_STRUCT) {
+            cs_sbuf_putc(&sb, '{');
+            for (int f = 0; f < nc; f++) {
+                if (f) cs_sbuf_puts(&sb, ", ");
+                put_text(&sb, texts[f], i);
+            }
+            cs_sbuf_putc(&sb, '}');
+        } else {
+            const int32_t *off = cs_column_offsets(a);
+            cs_sbuf_putc(&sb, id == CS_TYPE_MAP ? '{' : '[');
+            for (int32_t e = off[i]; e < off[i + 1]; e++) {
+                if (e > off[i]) cs_sbuf_puts(&sb, ", ");
+                put_text(&sb, texts[0], e);
+                if (id == CS_TYPE_MAP) {
+                    cs_sbuf_puts(&sb, " -> ");
+                    put_text(&sb, texts[1], e);
+                }
+            }
+            cs_sbuf_putc(&sb, id == CS_TYPE_MAP ? '}' : ']');
+        }
+        cs_col_builder_append_string(b, sb.data, sb.len);
+    }
+    cs_sbuf_free(&sb);
+    for (int c = 0; c < nc; c++)
+        if (texts[c]) cs_column_unref(texts[c]);
+    cs_column_unref(a);
+    if (rc) return rc;
+    *out = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return CS_OK;
+}
+
 /* void to anything: nulls */
 static int null_cast(const cs_px_kctx *k, cs_column *const *args, int na, cs_column **out)
 {
@@ -205,6 +289,14 @@ static int null_cast(const cs_px_kctx *k, cs_column *const *args, int na, cs_col
 cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to)
 {
     if (from->id == CS_TYPE_NULL) return null_cast;
+    if ((from->id == CS_TYPE_ARRAY || from->id == CS_TYPE_MAP || from->id == CS_TYPE_STRUCT) &&
+        to->id == CS_TYPE_STRING) {
+        for (int c = 0; c < from->n_fields; c++)
+            if (from->fields[c].type->id != CS_TYPE_STRING &&
+                !cs_px_cast_lookup(from->fields[c].type, to))
+                return NULL;
+        return nested_to_string;
+    }
     if (from->id == CS_TYPE_ARRAY && to->id == CS_TYPE_ARRAY)
         return cs_px_cast_lookup(from->fields[0].type, to->fields[0].type) ||
                        cs_px_type_same(from->fields[0].type, to->fields[0].type)

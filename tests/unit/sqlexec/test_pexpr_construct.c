@@ -6,8 +6,8 @@
  * NULL_MAP_KEY errors, named_struct(...).y (clauses 22), array(1, 2, 3)[3] is
  * INVALID_ARRAY_INDEX and element_at(array(1, 2, 3), -1) = 3 (clauses 22, 23), map['b'] of a
  * missing key is NULL (errors 33), coalesce of arrays (a nested merge), CAST(array<int> AS
- * array<bigint>), string to binary, interval year to month to string (canonical 9), and NULL
- * cast to an array.
+ * array<bigint>) and AS STRING (casts 23), string to binary, interval year to month to string
+ * (canonical 9), and NULL cast to an array.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,6 +84,15 @@ static void test_array_per_row(void **state)
     assert_int_equal(eval(co, b, &out, &err), CS_OK);
     arr_text(out, 0, t, sizeof t);
     assert_string_equal(t, "[0, null, 3]");
+    cs_column_unref(out);
+
+    /* CAST(array AS STRING): Spark's [1, null, 3] */
+    c = cs_pexpr_cast(array3(b), T(CS_TYPE_STRING), CS_CAST_ANSI);
+    assert_int_equal(eval(c, b, &out, &err), CS_OK);
+    int32_t len;
+    const uint8_t *p = cs_column_bytes(out, 1, &len);
+    assert_int_equal(len, (int)strlen("[1, null, 3]"));
+    assert_memory_equal(p, "[1, null, 3]", (size_t)len);
     cs_column_unref(out);
     cs_col_batch_unref(b);
 }
