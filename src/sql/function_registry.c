@@ -727,6 +727,14 @@ static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
     return cs_fn_err_binary_diff(err, e);
 }
 
+/* Spark's Multiply/Divide of an interval give the whole range: year to month, day to second */
+static cs_col_type *full_interval(cs_sql_arena *a, const cs_col_type *t)
+{
+    if (t->id == CS_TYPE_INTERVAL_DT) return interval_dt(a, CS_INTERVAL_DAY, CS_INTERVAL_SECOND);
+    return cs_sql_arena_keep_type(
+        a, cs_col_type_interval(CS_TYPE_INTERVAL_YM, CS_INTERVAL_YEAR, CS_INTERVAL_MONTH, NULL));
+}
+
 static int resolve_arith(cs_sql_arena *a, cs_sql_expr *e, char op, cs_error *err)
 {
     promote_strings(a, e);
@@ -742,11 +750,11 @@ static int resolve_arith(cs_sql_arena *a, cs_sql_expr *e, char op, cs_error *err
     }
     if (op == '*' && (cs_tc_is_interval(e->args[0]->type) || cs_tc_is_interval(e->args[1]->type))) {
         int iv = cs_tc_is_interval(e->args[0]->type) ? 0 : 1;
-        e->type = e->args[iv]->type;
+        e->type = full_interval(a, e->args[iv]->type);
         return 0;
     }
     if (op == '/' && cs_tc_is_interval(e->args[0]->type) && cs_tc_is_numeric(e->args[1]->type)) {
-        e->type = e->args[0]->type;
+        e->type = full_interval(a, e->args[0]->type);
         return 0;
     }
     return cs_fn_err_binary_diff(err, e);

@@ -153,6 +153,8 @@ cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *
                                       const cs_col_type *result);
 cs_px_kernel cs_px_datetime_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                         const cs_col_type *result);
+cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                   const cs_col_type *result);
 cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
 cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
