@@ -3,7 +3,8 @@
  * argument, trim / ltrim / rtrim of given characters (the parser's (chars, source) order) and
  * btrim(source, chars), split_part, octet_length / bit_length, locate, translate, initcap,
  * left / right, ascii, chr, space, find_in_set, elt, overlay, soundex, levenshtein,
- * substring_index, base64 / unbase64, hex / unhex, conv, repeat. Characters are UTF-8 code
+ * substring_index, base64 / unbase64, hex / unhex, conv, repeat, reverse, and concat_ws over
+ * strings and arrays of strings. Characters are UTF-8 code
  * points as Spark's UTF8String counts them. Null in, null out (elt: the chosen argument). Each
  * row's text is built in one scratch buffer reused for the whole batch and appended to the
  * result builder: no allocation per row. Errors are Spark's ANSI ones: split_part's
@@ -49,7 +50,8 @@ typedef enum {
     X_HEX,
     X_UNHEX,
     X_CONV,
-    X_REPEAT
+    X_REPEAT,
+    X_REVERSE
 } xfn;
 
 static const struct {
@@ -90,6 +92,7 @@ static const struct {
     {"unhex", X_UNHEX, "s", 'b'},
     {"conv", X_CONV, "sii", 's'},
     {"repeat", X_REPEAT, "si", 's'},
+    {"reverse", X_REVERSE, "s", 's'},
 };
 
 /* ---- UTF-8 ---- */
@@ -538,6 +541,15 @@ static int one_row(const cs_px_kctx *k, xfn f, int na, const uint8_t *const *s, 
             cs_sbuf_putc(sb, buf[--n]);
         return CS_OK;
     }
+    case X_REVERSE:
+        for (int32_t e = l[0]; e > 0;) {
+            int32_t st = e - 1;
+            while (st > 0 && (s[0][st] & 0xC0) == 0x80)
+                st--;
+            cs_sbuf_append(sb, s[0] + st, (size_t)(e - st));
+            e = st;
+        }
+        return CS_OK;
     case X_REPEAT:
         for (int64_t i = 0; i < v[1]; i++)
             cs_sbuf_append(sb, s[0], (size_t)l[0]);
@@ -656,9 +668,62 @@ static int text_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     return rc;
 }
 
+/* concat_ws(sep, string | array<string>, ...): the non-null strings and elements joined by sep;
+ * null only when sep is */
+static int concat_ws_arrays_kernel(const cs_px_kctx *k, cs_column *const *a, int na,
+                                   cs_column **out)
+{
+    int64_t n = k->n;
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    cs_sbuf sb = CS_SBUF_INIT;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r0 = i * cs_px_stride(a[0], n);
+        if (!cs_column_is_valid(a[0], r0)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t sl;
+        const uint8_t *sep = cs_column_bytes(a[0], r0, &sl);
+        sb.len = 0;
+        bool first = true;
+        for (int j = 1; j < na; j++) {
+            int64_t rj = i * cs_px_stride(a[j], n);
+            if (!cs_column_is_valid(a[j], rj)) continue;
+            const cs_column *el = a[j];
+            int32_t lo = (int32_t)rj, hi = lo + 1;
+            if (a[j]->type->id == CS_TYPE_ARRAY) {
+                el = a[j]->children[0];
+                lo = cs_column_offsets(a[j])[rj];
+                hi = cs_column_offsets(a[j])[rj + 1];
+            }
+            for (int32_t e = lo; e < hi; e++) {
+                if (!cs_column_is_valid(el, e)) continue;
+                int32_t l;
+                const uint8_t *p = cs_column_bytes(el, e, &l);
+                if (!first) cs_sbuf_append(&sb, sep, (size_t)sl);
+                cs_sbuf_append(&sb, p, (size_t)l);
+                first = false;
+            }
+        }
+        cs_col_builder_append_string(b, sb.data ? sb.data : "", sb.len);
+    }
+    cs_sbuf_free(&sb);
+    *out = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return CS_OK;
+}
+
 cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                       const cs_col_type *result)
 {
+    if (strcmp(fn, "concat_ws") == 0 && n >= 1 && t[0]->id == CS_TYPE_STRING &&
+        result->id == CS_TYPE_STRING) {
+        for (int j = 1; j < n; j++)
+            if (t[j]->id != CS_TYPE_STRING &&
+                !(t[j]->id == CS_TYPE_ARRAY && t[j]->fields[0].type->id == CS_TYPE_STRING))
+                return NULL;
+        return concat_ws_arrays_kernel;
+    }
     int slot;
     fn_of(fn, t, n, &slot);
     if (slot < 0) return NULL;
