@@ -4,7 +4,7 @@
  * btrim(source, chars), split_part, octet_length / bit_length, locate, translate, initcap,
  * left / right, ascii, chr, space, find_in_set, elt, overlay, soundex, levenshtein,
  * substring_index, base64 / unbase64, hex / unhex, conv, repeat, reverse, and concat_ws over
- * strings and arrays of strings. Characters are UTF-8 code
+ * strings and arrays of strings, ilike (like over lower-cased sides). Characters are UTF-8 code
  * points as Spark's UTF8String counts them. Null in, null out (elt: the chosen argument). Each
  * row's text is built in one scratch buffer reused for the whole batch and appended to the
  * result builder: no allocation per row. Errors are Spark's ANSI ones: split_part's
@@ -713,6 +713,37 @@ static int concat_ws_arrays_kernel(const cs_px_kctx *k, cs_column *const *a, int
     return CS_OK;
 }
 
+/* ilike(s, pattern [, escape]): like over the lower-cased string and pattern, as Spark's ILike
+ * (Like(Lower(s), Lower(pattern))): two lower kernel calls and one like call per batch */
+static int ilike_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    const cs_col_type *st = cs_col_type_primitive(CS_TYPE_STRING);
+    const cs_col_type *lt[3] = {st, st, st};
+    cs_pexpr lower = *k->e, like = *k->e;
+    lower.fn = (char *)"lower";
+    lower.type = (cs_col_type *)st;
+    like.fn = (char *)"like";
+    cs_px_kernel lk = cs_px_string_lookup("lower", lt, 1, st);
+    cs_px_kernel kk = cs_px_string_lookup("like", lt, na, k->e->type);
+    if (!lk || !kk) return cs_error_set(k->err, CS_EUNSUPPORTED, "no lower or like kernel");
+    cs_column *low[3] = {NULL, NULL, na > 2 ? a[2] : NULL};
+    int rc = CS_OK;
+    for (int j = 0; j < 2 && rc == CS_OK; j++) {
+        cs_px_kctx ck = *k;
+        ck.e = &lower;
+        ck.n = a[j]->length;
+        rc = lk(&ck, &a[j], 1, &low[j]);
+    }
+    if (rc == CS_OK) {
+        cs_px_kctx ck = *k;
+        ck.e = &like;
+        rc = kk(&ck, low, na, out);
+    }
+    for (int j = 0; j < 2; j++)
+        if (low[j]) cs_column_unref(low[j]);
+    return rc;
+}
+
 cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                       const cs_col_type *result)
 {
@@ -723,6 +754,11 @@ cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *
                 !(t[j]->id == CS_TYPE_ARRAY && t[j]->fields[0].type->id == CS_TYPE_STRING))
                 return NULL;
         return concat_ws_arrays_kernel;
+    }
+    if (strcmp(fn, "ilike") == 0 && (n == 2 || n == 3) && result->id == CS_TYPE_BOOLEAN) {
+        for (int j = 0; j < n; j++)
+            if (t[j]->id != CS_TYPE_STRING) return NULL;
+        return ilike_kernel;
     }
     int slot;
     fn_of(fn, t, n, &slot);

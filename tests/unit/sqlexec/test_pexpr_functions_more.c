@@ -7,7 +7,10 @@
  * factorial(21) is NULL, split_part('11.12.13', '.', 2) = '12' and its index 0 error
  * (strings 9), soundex('Robert') = 'R163' and levenshtein('kitten', 'sitting') = 3 (strings
  * 28), translate('abcde', 'bd', 'BD') = 'aBcDe' (strings 18), conv('ff', 16, 10) = '255' and
- * base64 of 'Spark' (strings 29), elt(5, 'x') is INVALID_ARRAY_INDEX (strings 26).
+ * base64 of 'Spark' (strings 29), elt(5, 'x') is INVALID_ARRAY_INDEX (strings 26),
+ * weekofyear = 27 and dayname = 'Thu' (datetime 6, 33), make_date(2023, 2, 29)'s
+ * DATETIME_FIELD_OUT_OF_BOUNDS (datetime 20), a date difference of 60 days (datetime 21),
+ * reverse('abc') (strings 19) and 'Banana' ILIKE 'b%' (conditional 21).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +21,7 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "formats/text_values.h"
 #include "px_test.h"
 
 static cs_pexpr *str_lit(const char *s)
@@ -128,12 +132,46 @@ static void test_strings(void **state)
     fails_with(call2("elt", T(CS_TYPE_STRING), lit_i32(5), str_lit("x")), "INVALID_ARRAY_INDEX");
 }
 
+static cs_pexpr *date_lit(int y, int m, int d)
+{
+    int32_t v = (int32_t)cs_tv_days_from_civil(y, m, d);
+    return lit(col_fixed(T(CS_TYPE_DATE), &v, NULL, 1));
+}
+
+static void test_dates_and_intervals(void **state)
+{
+    (void)state;
+    cs_column *c = run(call1("weekofyear", T(CS_TYPE_INT), date_lit(2024, 7, 4)));
+    assert_int_equal(I32(c, 0), 27);
+    cs_column_unref(c);
+    fails_with(call3("make_date", T(CS_TYPE_DATE), lit_i32(2023), lit_i32(2), lit_i32(29)),
+               "DATETIME_FIELD_OUT_OF_BOUNDS");
+    text_is(call1("dayname", T(CS_TYPE_STRING), date_lit(2024, 7, 4)), "Thu");
+    /* DATE '2024-03-01' - DATE '2024-01-01' = INTERVAL '60' DAY (datetime 21) */
+    cs_col_type *day =
+        cs_col_type_interval(CS_TYPE_INTERVAL_DT, CS_INTERVAL_DAY, CS_INTERVAL_DAY, NULL);
+    c = run(call2("-", day, date_lit(2024, 3, 1), date_lit(2024, 1, 1)));
+    assert_int_equal(I64(c, 0), 60LL * 86400000000LL);
+    cs_column_unref(c);
+}
+
+static void test_reverse_ilike(void **state)
+{
+    (void)state;
+    text_is(call1("reverse", T(CS_TYPE_STRING), str_lit("abc")), "cba");
+    cs_column *c = run(call2("ilike", T(CS_TYPE_BOOLEAN), str_lit("Banana"), str_lit("b%")));
+    assert_true(BOOLV(c, 0));
+    cs_column_unref(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typeof_and_digests),
         cmocka_unit_test(test_math_and_integers),
         cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_dates_and_intervals),
+        cmocka_unit_test(test_reverse_ilike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
