@@ -1,9 +1,9 @@
 /*
  * kernels_integral.c — the bitwise operators & | ^ ~ of tinyint..bigint (the operands' type, as
  * Spark's BitwiseAnd/Or/Xor/Not), factorial (bigint, null outside 0..20) and try_add /
- * try_subtract / try_multiply (null instead of Spark's ARITHMETIC_OVERFLOW: integers checked
- * with the compiler's overflow builtins, doubles never overflow, decimals through the "+", "-"
- * or "*" kernel run without ANSI, whose decimal overflow is already null). One loop per batch.
+ * try_subtract / try_multiply / try_mod (null instead of Spark's ARITHMETIC_OVERFLOW: integers
+ * checked with the compiler's overflow builtins, doubles never overflow, decimals through the "+",
+ * "-" or "*" kernel run without ANSI, whose decimal overflow is already null). One loop per batch.
  * Called through cs_px_integral_lookup (pexpr.c's chain).
  *
  * Ownership: arguments are borrowed; the result is one new reference.
@@ -98,9 +98,10 @@ static int try_arith_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs
 {
     char op = strcmp(k->e->fn, "try_add") == 0        ? '+'
               : strcmp(k->e->fn, "try_subtract") == 0 ? '-'
+              : strcmp(k->e->fn, "try_mod") == 0      ? '%'
                                                       : '*';
     cs_type_id id = k->e->type->id;
-    if (id == CS_TYPE_DECIMAL || id != a[0]->type->id) {
+    if (id == CS_TYPE_DECIMAL || id != a[0]->type->id || op == '%') {
         /* the operator's own kernel without ANSI: its overflow is a null */
         const char name[2] = {op, '\0'};
         const cs_col_type *t[2] = {a[0]->type, a[1]->type};
@@ -158,6 +159,8 @@ cs_px_kernel cs_px_integral_lookup(const char *fn, const cs_col_type *const *t, 
         return integral(t[0]->id) && t[1]->id == t[0]->id ? bitwise_kernel : NULL;
     if (n == 1 && strcmp(fn, "~") == 0) return integral(t[0]->id) ? bitwise_kernel : NULL;
     if (n == 1 && strcmp(fn, "factorial") == 0) return integral(t[0]->id) ? factorial_kernel : NULL;
+    if (n == 2 && strcmp(fn, "try_mod") == 0) /* % without ANSI: a zero divisor is null */
+        return cs_px_arith_lookup("%", t, 2, result) ? try_arith_kernel : NULL;
     if (n == 2 && (strcmp(fn, "try_add") == 0 || strcmp(fn, "try_subtract") == 0 ||
                    strcmp(fn, "try_multiply") == 0)) {
         if (t[0]->id != t[1]->id) return NULL;

@@ -1,6 +1,7 @@
 /*
  * kernels_math_more.c — Spark's math functions beyond kernels_math.c's rounding and logarithms:
  * the double functions of one argument (signum, cbrt, trigonometry, degrees, radians), atan2,
+ * hypot, width_bucket, bit_count,
  * the constants e() and pi(), isnan and nanvl, try_divide of doubles (null for a zero divisor),
  * bin (Long.toBinaryString), the shifts of ints and bigints (Java's: the count taken mod the
  * width) and greatest / least over any comparable type (nulls skipped; null when every argument
@@ -73,13 +74,14 @@ static int constant_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
     return CS_OK;
 }
 
-typedef enum { B_ATAN2, B_NANVL, B_TRY_DIVIDE } binop;
+typedef enum { B_ATAN2, B_NANVL, B_TRY_DIVIDE, B_HYPOT } binop;
 
 static int binary_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
     (void)na;
     binop op = strcmp(k->e->fn, "atan2") == 0   ? B_ATAN2
                : strcmp(k->e->fn, "nanvl") == 0 ? B_NANVL
+               : strcmp(k->e->fn, "hypot") == 0 ? B_HYPOT
                                                 : B_TRY_DIVIDE;
     int64_t n = k->n, sx = cs_px_stride(a[0], n), sy = cs_px_stride(a[1], n);
     const double *x = (const double *)(const void *)a[0]->values;
@@ -93,6 +95,9 @@ static int binary_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
         switch (op) {
         case B_ATAN2:
             z[i] = atan2(p + 0.0, q + 0.0);
+            break;
+        case B_HYPOT:
+            z[i] = hypot(p, q);
             break;
         case B_NANVL: /* nanvl(x, y): x unless it is NaN; null when the chosen side is null */
             if (vx && !isnan(p)) {
@@ -206,6 +211,58 @@ static int extreme_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
     return CS_OK;
 }
 
+/* width_bucket(v, min, max, n): Spark's WidthBucket (null for n <= 0, min = max, NaN) */
+static int width_bucket_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, na, n);
+    for (int64_t i = 0; i < n; i++) {
+        if (!cs_column_is_valid(r, i)) continue;
+        double v = ((const double *)(const void *)a[0]->values)[i * cs_px_stride(a[0], n)];
+        double lo = ((const double *)(const void *)a[1]->values)[i * cs_px_stride(a[1], n)];
+        double hi = ((const double *)(const void *)a[2]->values)[i * cs_px_stride(a[2], n)];
+        int64_t nb = ((const int64_t *)(const void *)a[3]->values)[i * cs_px_stride(a[3], n)];
+        if (nb <= 0 || nb == INT64_MAX || lo == hi || isnan(v) || isnan(lo) || isnan(hi) ||
+            isinf(lo) || isinf(hi)) {
+            cs_px_ensure_validity(r);
+            cs_px_set_null(r, i);
+            continue;
+        }
+        int64_t b;
+        if (lo < hi)
+            b = v < lo ? 0 : v >= hi ? nb + 1 : (int64_t)(nb * (v - lo) / (hi - lo)) + 1;
+        else
+            b = v > lo ? 0 : v <= hi ? nb + 1 : (int64_t)(nb * (lo - v) / (lo - hi)) + 1;
+        ((int64_t *)(void *)r->values)[i] = b;
+    }
+    *out = r;
+    return CS_OK;
+}
+
+/* bit_count: the set bits of the two's complement value (Integer/Long.bitCount) */
+static int bit_count_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)na;
+    int64_t n = k->n, s = cs_px_stride(a[0], n);
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, 1, n);
+    int w = a[0]->type->id == CS_TYPE_BOOLEAN ? 0 : cs_col_type_width(a[0]->type->id);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = w == 0   ? cs_bit_get(a[0]->values, i * s)
+                     : w == 1 ? (uint8_t)a[0]->values[i * s]
+                     : w == 2 ? ((const uint16_t *)(const void *)a[0]->values)[i * s]
+                     : w == 4 ? ((const uint32_t *)(const void *)a[0]->values)[i * s]
+                              : ((const uint64_t *)(const void *)a[0]->values)[i * s];
+        /* a negative byte / short counts as the int it widens to, as Java's */
+        if (w == 1 && (v & 0x80)) v |= 0xFFFFFF00u;
+        if (w == 2 && (v & 0x8000)) v |= 0xFFFF0000u;
+        ((int32_t *)(void *)r->values)[i] = __builtin_popcountll(v);
+    }
+    *out = r;
+    return CS_OK;
+}
+
 static bool comparable(const cs_col_type *t)
 {
     switch (t->id) {
@@ -233,12 +290,23 @@ cs_px_kernel cs_px_math_more_lookup(const char *fn, const cs_col_type *const *t,
                    ? shift_kernel
                    : NULL;
     if (n == 1 && strcmp(fn, "bin") == 0) return t[0]->id == CS_TYPE_LONG ? bin_kernel : NULL;
+    if (n == 1 && strcmp(fn, "bit_count") == 0)
+        return t[0]->id == CS_TYPE_BOOLEAN || t[0]->id == CS_TYPE_BYTE ||
+                       t[0]->id == CS_TYPE_SHORT || t[0]->id == CS_TYPE_INT ||
+                       t[0]->id == CS_TYPE_LONG
+                   ? bit_count_kernel
+                   : NULL;
+    if (n == 4 && strcmp(fn, "width_bucket") == 0)
+        return t[0]->id == CS_TYPE_DOUBLE && t[1]->id == CS_TYPE_DOUBLE &&
+                       t[2]->id == CS_TYPE_DOUBLE && t[3]->id == CS_TYPE_LONG
+                   ? width_bucket_kernel
+                   : NULL;
     for (int i = 0; i < n; i++)
         if (t[i]->id != CS_TYPE_DOUBLE) return NULL;
     if (n == 1 && strcmp(fn, "isnan") == 0) return isnan_kernel;
     if (n == 1 && unary_of(fn)) return unary_kernel;
-    if (n == 2 &&
-        (strcmp(fn, "atan2") == 0 || strcmp(fn, "nanvl") == 0 || strcmp(fn, "try_divide") == 0))
+    if (n == 2 && (strcmp(fn, "atan2") == 0 || strcmp(fn, "nanvl") == 0 ||
+                   strcmp(fn, "try_divide") == 0 || strcmp(fn, "hypot") == 0))
         return binary_kernel;
     return NULL;
 }

@@ -1,9 +1,11 @@
 /*
  * test_pexpr_functions_more.c — the scalar functions of kernels_misc.c, kernels_digest.c,
- * kernels_math_more.c, kernels_integral.c and kernels_string_more.c against Spark 4.0.1's
+ * kernels_math_more.c, kernels_integral.c, kernels_string_more.c, kernels_datetime_more.c and
+ * kernels_interval.c against Spark 4.0.1's
  * answers in tests/sql/golden/corpus/: typeof (decimal 1), md5 / sha2 / crc32 of 'Spark'
  * (hashing 8) and sha2 of a bad length is NULL (hashing 9), greatest(1, NULL, 3) = 3
- * (conditional 33), try_add(2147483647, 1) is NULL, 5 & 3 = 1, shiftright(-8, 1) = -4,
+ * (conditional 33), try_add(2147483647, 1) and try_mod(5, 0) are NULL, bit_count(255) = 8,
+ * width_bucket(5.3, 0.2, 10.6, 5) = 3, hypot(3, 4) = 5, 5 & 3 = 1, shiftright(-8, 1) = -4,
  * factorial(21) is NULL, split_part('11.12.13', '.', 2) = '12' and its index 0 error
  * (strings 9), soundex('Robert') = 'R163' and levenshtein('kitten', 'sitting') = 3 (strings
  * 28), translate('abcde', 'bd', 'BD') = 'aBcDe' (strings 18), conv('ff', 16, 10) = '255' and
@@ -110,6 +112,23 @@ static void test_math_and_integers(void **state)
     cs_column_unref(c);
     null_row(call1("factorial", T(CS_TYPE_LONG), lit_i32(21)));
     text_is(call1("bin", T(CS_TYPE_STRING), i64_lit(13)), "1101");
+    /* math 6, 25, 26, 27 */
+    null_row(call2("try_mod", T(CS_TYPE_INT), lit_i32(5), lit_i32(0)));
+    c = run(call1("bit_count", T(CS_TYPE_INT), lit_i32(255)));
+    assert_int_equal(I32(c, 0), 8);
+    cs_column_unref(c);
+    double v[4] = {5.3, 0.2, 10.6, 3};
+    cs_pexpr *wb[4];
+    for (int i = 0; i < 3; i++)
+        wb[i] = lit(col_fixed(T(CS_TYPE_DOUBLE), &v[i], NULL, 1));
+    wb[3] = i64_lit(5);
+    c = run(cs_pexpr_call("width_bucket", T(CS_TYPE_LONG), true, wb, 4));
+    assert_int_equal(I64(c, 0), 3);
+    cs_column_unref(c);
+    c = run(call2("hypot", T(CS_TYPE_DOUBLE), lit(col_fixed(T(CS_TYPE_DOUBLE), &v[3], NULL, 1)),
+                  lit(col_fixed(T(CS_TYPE_DOUBLE), &(double){4}, NULL, 1))));
+    assert_true(F64(c, 0) == 5.0);
+    cs_column_unref(c);
 }
 
 static void test_strings(void **state)
