@@ -13,8 +13,9 @@
  * log, Ctrl-C) and executors load the same library.
  *
  * Statements: -e's text, -f's file, or stdin read at a prompt ("spark-sql (default)> ") when no
- * -e/-f is given; each cut at ';' outside quotes and comments. ${name} (or ${hivevar:name}) is
- * replaced by a -d/--hivevar definition, as Spark's variable substitution. -i FILE runs first.
+ * -e/-f is given; each cut at ';' outside quotes and comments (with `--output-format golden`,
+ * at a ';' ending a line, the corpus format of tests/sql/README.md). ${name} (or ${hivevar:name})
+ * is replaced by a -d/--hivevar definition, as Spark's variable substitution. -i FILE runs first.
  *
  * Output (stdout): a statement's rows, printed only once the whole statement succeeded (no
  * partial output): by default tab-separated as spark-sql prints them (header line with
@@ -309,6 +310,54 @@ static script_stmt *split_script(const char *text, int first_line, int *n)
     return out;
 }
 
+/* Cuts text as tests/sql/README.md's corpus format does (golden output numbers its statements
+ * the same way): a statement ends at a line whose last non-blank character is ';', quotes or
+ * not; between statements, blank lines and lines starting with "--" are skipped. A quote left
+ * open by a bad statement (`SELECT 'unterminated;`) ends with its line, as in the goldens. */
+static script_stmt *split_corpus(const char *text, int *n)
+{
+    script_stmt *out = NULL;
+    int cap = 0, line = 0, start_line = 0;
+    cs_sbuf cur = CS_SBUF_INIT;
+    *n = 0;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        line++;
+        size_t b = 0, e = len;
+        while (b < e && (p[b] == ' ' || p[b] == '\t' || p[b] == '\r'))
+            b++;
+        while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t' || p[e - 1] == '\r'))
+            e--;
+        bool skip = cur.len == 0 && (b == e || (e - b >= 2 && p[b] == '-' && p[b + 1] == '-'));
+        if (!skip) {
+            if (cur.len == 0) start_line = line;
+            bool ends = e > b && p[e - 1] == ';';
+            cs_sbuf_append(&cur, p, ends ? e - 1 : len);
+            if (ends) {
+                if (*n == cap)
+                    out = cs_xrealloc(out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *out);
+                out[(*n)++] = (script_stmt){cs_str_trim_dup(cur.data, cur.len), start_line};
+                cur.len = 0;
+            } else {
+                cs_sbuf_putc(&cur, '\n');
+            }
+        }
+        p = eol ? eol + 1 : p + len;
+    }
+    if (cur.len) { /* a last statement without ';' */
+        char *s = cs_str_trim_dup(cur.data, cur.len);
+        if (*s) {
+            if (*n == cap) out = cs_xrealloc(out, (size_t)(cap + 1) * sizeof *out);
+            out[(*n)++] = (script_stmt){s, start_line};
+        } else {
+            free(s);
+        }
+    }
+    cs_sbuf_free(&cur);
+    return out;
+}
+
 typedef struct cli {
     const cli_opts *o;
     cs_sql_session *session;
@@ -385,7 +434,8 @@ static int run_one(cli *c, const char *text, int line, bool quiet)
 static int run_script(cli *c, const char *text, bool quiet)
 {
     int n, failed = 0;
-    script_stmt *st = split_script(text, 1, &n);
+    bool golden = c->o->form == CS_SQL_TEXT_GOLDEN && !quiet;
+    script_stmt *st = golden ? split_corpus(text, &n) : split_script(text, 1, &n);
     for (int i = 0; i < n; i++) {
         bool stop = failed && (quiet || c->o->form != CS_SQL_TEXT_GOLDEN);
         if (!stop && run_one(c, st[i].text, st[i].line, quiet) < 0) failed = 1;

@@ -198,12 +198,27 @@ static cs_logical_plan *relation_primary(cs_sqlp *p)
         cs_sqlp_next(p);
         cs_logical_plan *s = unary(p, CS_LP_SAMPLE, q, st);
         cs_sql_token *nt = cs_sqlp_peek(p, 0);
+        if (cs_sqlp_accept_kw(p, "BUCKET")) { /* BUCKET x OUT OF y: the fraction x / y */
+            cs_sql_token *xt = cs_sqlp_next(p);
+            cs_sqlp_expect_kw(p, "OUT");
+            cs_sqlp_expect_kw(p, "OF");
+            cs_sql_token *yt = cs_sqlp_next(p);
+            if (xt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, xt);
+            if (yt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, yt);
+            double y = strtod(yt->text, NULL);
+            s->fraction = y != 0 ? strtod(xt->text, NULL) / y : 0;
+            cs_sqlp_expect_op(p, ")");
+            table_alias(p, &s, true);
+            return s;
+        }
         cs_sql_expr *amount = cs_sqlp_value_expr(p);
         if (cs_sqlp_accept_kw(p, "PERCENT")) {
             if (nt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, nt);
             s->fraction = strtod(nt->text, NULL) / 100.0;
         } else {
+            /* n ROWS is a limit, as Spark's parser makes it */
             cs_sqlp_expect_kw(p, "ROWS");
+            s->kind = CS_LP_LIMIT;
             s->limit = amount;
         }
         cs_sqlp_expect_op(p, ")");
