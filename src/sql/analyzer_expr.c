@@ -492,6 +492,16 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return eq ? wrap_not(c, eq) : NULL;
     }
     cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
+    /* percentile_approx(x, array(...)): an array of x's type (Spark's ApproximatePercentile) */
+    if (r && strcmp(f->canonical, "percentile_approx") == 0 && n > 1 &&
+        args[1]->type->id == CS_TYPE_ARRAY && r->type->id != CS_TYPE_ARRAY)
+        r->type =
+            cs_sql_arena_keep_type(c->a, cs_col_type_array(cs_col_type_ref(args[0]->type), false));
+    /* collect_list / collect_set: array<T> without nulls (Spark's containsNull = false) */
+    if (r && n == 1 &&
+        (strcmp(f->canonical, "collect_list") == 0 || strcmp(f->canonical, "collect_set") == 0))
+        r->type =
+            cs_sql_arena_keep_type(c->a, cs_col_type_array(cs_col_type_ref(args[0]->type), false));
     if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_WINDOW_FN)) {
         cs_sql_error_set(c->err, CS_EINVAL, "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE", "42601",
                          "Window function \"%s\" requires an OVER clause.", e->name);

@@ -19,6 +19,17 @@
  *       THRESHOLDS[p - 4], else the raw estimate, bias-corrected under 5m from Spark's
  *       empirical tables of agg_hll.c). The buffer is one binary column
  *       of the m registers (Spark packs them into m / 10 + 1 longs).
+ *   skewness / kurtosis   CentralMomentAgg of order 3 / 4 (buffers n, avg, m2, m3[, m4]);
+ *       null when m2 is 0 (Spark 4's nullOnDivideByZero).
+ *   bit_and / bit_or / bit_xor   over integral types, the argument's type; null when empty.
+ *   try_sum of integral types   a long sum whose overflow makes the result null (buffers sum,
+ *       isEmpty: a null sum of a non-empty buffer has overflowed); of floats and decimals it is
+ *       agg_functions.c's sum that never raises.
+ *   percentile (exact) / mode   collect the values as collect_list does (the buffer is the
+ *       array of values) and evaluate over them sorted: percentile interpolates between the
+ *       values at floor and ceil of (n - 1) * p as Spark's Percentile (a double, or an array
+ *       of doubles for an array of percentages); mode is the most frequent value, the smallest
+ *       of those tied (Spark leaves ties to its hash map's order).
  *   percentile_approx   Spark's ApproximatePercentile: a PercentileDigest of QuantileSummaries
  *       (Greenwald-Khanna; head buffer of 50000, compress threshold 10000, relative error
  *       1 / accuracy) with Spark's insert, compress, merge and query, the result cast back to
@@ -29,6 +40,7 @@
  * task) behind a pointer in the state row; growth is geometric, so the arena's garbage stays
  * below the live size.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +61,10 @@ enum {
     X_PCT,
     X_ISUM, /* sum of an ANSI interval */
     X_IAVG, /* avg of an ANSI interval */
+    X_BIT,
+    X_TRYSUM,
+    X_PERCENTILE,
+    X_MODE,
 };
 
 static bool numeric_id(cs_type_id id)
@@ -64,7 +80,7 @@ static double *D(uint8_t *st, int k)
 
 /* ---- binding ---- */
 
-static const char *const moment_names[] = {"n", "avg", "m2"};
+static const char *const moment_names[] = {"n", "avg", "m2", "m3", "m4"};
 static const char *const corr_names[] = {"n", "xAvg", "yAvg", "ck", "xMk", "yMk"};
 
 int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
@@ -97,6 +113,8 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     case CS_AGG_STDDEV_POP:
     case CS_AGG_VAR_SAMP:
     case CS_AGG_VAR_POP:
+    case CS_AGG_SKEWNESS:
+    case CS_AGG_KURTOSIS:
     case CS_AGG_CORR:
     case CS_AGG_COVAR_SAMP:
     case CS_AGG_COVAR_POP: {
@@ -104,7 +122,11 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         if (!t || !numeric_id(t->id)) return cs_sql_agg_bad_arg(fn, t, err), -1;
         if (two && (!t2 || !numeric_id(t2->id))) return cs_sql_agg_bad_arg(fn, t2, err), -1;
         a->impl = !two ? X_MOMENT : fn == CS_AGG_CORR ? X_CORR : X_COVAR;
-        a->n_buf = a->impl == X_MOMENT ? 3 : a->impl == X_COVAR ? 4 : 6;
+        a->n_buf = a->impl == X_MOMENT  ? (fn == CS_AGG_SKEWNESS   ? 4
+                                           : fn == CS_AGG_KURTOSIS ? 5
+                                                                   : 3)
+                   : a->impl == X_COVAR ? 4
+                                        : 6;
         for (int i = 0; i < a->n_buf; i++) {
             a->buf_types[i] = dbl;
             a->buf_names[i] = a->impl == X_MOMENT ? moment_names[i] : corr_names[i];
@@ -113,6 +135,58 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         a->state_size = 8 * a->n_buf;
         return 1;
     }
+    case CS_AGG_BIT_AND:
+    case CS_AGG_BIT_OR:
+    case CS_AGG_BIT_XOR:
+    case CS_AGG_TRY_SUM:
+        if (!t || !(t->id == CS_TYPE_BYTE || t->id == CS_TYPE_SHORT || t->id == CS_TYPE_INT ||
+                    t->id == CS_TYPE_LONG)) {
+            if (fn == CS_AGG_TRY_SUM) return 0; /* agg_functions.c's sum */
+            return cs_sql_agg_bad_arg(fn, t, err), -1;
+        }
+        a->impl = fn == CS_AGG_TRY_SUM ? X_TRYSUM : X_BIT;
+        a->result_type = fn == CS_AGG_TRY_SUM ? cs_col_type_primitive(CS_TYPE_LONG)
+                                              : cs_col_type_ref((cs_col_type *)t);
+        a->buf_types[0] = cs_col_type_ref(a->result_type);
+        a->buf_names[0] = fn == CS_AGG_TRY_SUM ? "sum" : "bits";
+        a->n_buf = 1;
+        if (fn == CS_AGG_TRY_SUM) {
+            a->buf_types[1] = cs_col_type_primitive(CS_TYPE_BOOLEAN);
+            a->buf_names[1] = "isEmpty";
+            a->n_buf = 2;
+        }
+        a->state_size = 16; /* the value as a long, has, overflowed */
+        return 1;
+    case CS_AGG_PERCENTILE:
+    case CS_AGG_MODE:
+        if (fn == CS_AGG_PERCENTILE && (!t || !numeric_id(t->id)))
+            return cs_sql_agg_bad_arg(fn, t, err), -1;
+        if (!t || !cs_sql_key_type_ok(t) || t->id == CS_TYPE_NULL)
+            return cs_sql_agg_bad_arg(fn, t, err), -1;
+        if (fn == CS_AGG_PERCENTILE) {
+            int np = spec->n_percentages > 0 ? spec->n_percentages : 1;
+            for (int i = 0; i < spec->n_percentages; i++)
+                if (!(spec->percentages[i] >= 0 && spec->percentages[i] <= 1)) {
+                    cs_error_set(err, CS_EINVAL,
+                                 "percentile: the percentage %g must be between 0.0 and 1.0",
+                                 spec->percentages[i]);
+                    return -1;
+                }
+            a->percentages = cs_xmalloc(sizeof *a->percentages * (size_t)np);
+            for (int i = 0; i < np; i++)
+                a->percentages[i] = spec->n_percentages > 0 ? spec->percentages[i] : 0.5;
+            a->n_percentages = np;
+            a->pct_array = spec->percentages_array;
+            a->result_type = a->pct_array ? cs_col_type_array(dbl, false) : dbl;
+        } else {
+            a->result_type = cs_col_type_ref((cs_col_type *)t);
+        }
+        a->impl = fn == CS_AGG_PERCENTILE ? X_PERCENTILE : X_MODE;
+        a->n_buf = 1;
+        a->buf_types[0] = cs_col_type_array(cs_col_type_ref((cs_col_type *)t), false);
+        a->buf_names[0] = "buf";
+        a->state_size = 8; /* the group's vector in the arena */
+        return 1;
     case CS_AGG_MAX_BY:
     case CS_AGG_MIN_BY:
         if (!t || !cs_sql_key_type_ok(t)) return cs_sql_agg_bad_arg(fn, t, err), -1;
@@ -199,21 +273,42 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
 
 /* ---- central moments, covariance, correlation ---- */
 
-static void moment_add(uint8_t *st, double x)
+/* order: the highest moment kept (2, 3 or 4), in Spark's order of operations */
+static void moment_add(uint8_t *st, double x, int order)
 {
     double n = *D(st, 0) + 1.0, delta = x - *D(st, 1), deltaN = delta / n;
+    double m2 = *D(st, 2) + delta * (delta - deltaN);
+    double delta2 = delta * delta, deltaN2 = deltaN * deltaN;
     *D(st, 0) = n;
     *D(st, 1) += deltaN;
-    *D(st, 2) += delta * (delta - deltaN);
+    *D(st, 2) = m2;
+    if (order >= 3) {
+        double m3 = *D(st, 3) - 3.0 * deltaN * m2 + delta * (delta2 - deltaN2);
+        if (order >= 4)
+            *D(st, 4) = *D(st, 4) - 4.0 * deltaN * m3 - 6.0 * deltaN2 * m2 +
+                        delta * (delta * delta2 - deltaN * deltaN2);
+        *D(st, 3) = m3;
+    }
 }
 
-static void moment_merge(uint8_t *st, double n2, double avg2, double m22)
+static void moment_merge(uint8_t *st, const double *o, int order)
 {
-    double n1 = *D(st, 0), avg1 = *D(st, 1), newN = n1 + n2;
-    double delta = avg2 - avg1, deltaN = newN == 0.0 ? 0.0 : delta / newN;
+    double n1 = *D(st, 0), n2 = o[0], avg1 = *D(st, 1), newN = n1 + n2;
+    double delta = o[1] - avg1, deltaN = newN == 0.0 ? 0.0 : delta / newN;
+    double m2l = *D(st, 2), m2r = o[2];
     *D(st, 0) = newN;
     *D(st, 1) = avg1 + deltaN * n2;
-    *D(st, 2) = *D(st, 2) + m22 + delta * deltaN * n1 * n2;
+    *D(st, 2) = m2l + m2r + delta * deltaN * n1 * n2;
+    if (order >= 3) {
+        double m3l = *D(st, 3), m3r = o[3];
+        *D(st, 3) = m3l + m3r + deltaN * deltaN * delta * n1 * n2 * (n1 - n2) +
+                    3.0 * deltaN * (n1 * m2r - n2 * m2l);
+        if (order >= 4)
+            *D(st, 4) = *D(st, 4) + o[4] +
+                        deltaN * deltaN * deltaN * delta * n1 * n2 * (n1 * n1 - n1 * n2 + n2 * n2) +
+                        6.0 * deltaN * deltaN * (n1 * n1 * m2r + n2 * n2 * m2l) +
+                        4.0 * deltaN * (n1 * m3r - n2 * m3l);
+    }
 }
 
 static void covar_add(uint8_t *st, double x, double y, bool corr)
@@ -250,7 +345,12 @@ static void covar_merge(uint8_t *st, const double *o, bool corr)
 static bool stat_result(cs_agg_fn fn, const uint8_t *st, double *out)
 {
     double n, v[6];
-    memcpy(v, st, sizeof v[0] * (fn == CS_AGG_CORR ? 6 : fn >= CS_AGG_CORR ? 4 : 3));
+    int nv = fn == CS_AGG_CORR                                   ? 6
+             : fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP ? 4
+             : fn == CS_AGG_SKEWNESS                             ? 4
+             : fn == CS_AGG_KURTOSIS                             ? 5
+                                                                 : 3;
+    memcpy(v, st, sizeof v[0] * (size_t)nv);
     n = v[0];
     if (n == 0.0) return false;
     switch (fn) {
@@ -267,6 +367,14 @@ static bool stat_result(cs_agg_fn fn, const uint8_t *st, double *out)
     case CS_AGG_VAR_SAMP:
         if (n == 1.0) return false;
         *out = v[2] / (n - 1.0);
+        return true;
+    case CS_AGG_SKEWNESS:
+        if (v[2] == 0.0) return false;
+        *out = sqrt(n) * v[3] / sqrt(v[2] * v[2] * v[2]);
+        return true;
+    case CS_AGG_KURTOSIS:
+        if (v[2] == 0.0) return false;
+        *out = n * v[4] / (v[2] * v[2]) - 3.0;
         return true;
     case CS_AGG_COVAR_POP:
         *out = v[3] / n;
@@ -384,7 +492,7 @@ static void cvec_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64
 static cs_column *cvec_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
                               int64_t n, cs_col_allocator *alloc)
 {
-    cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
+    cs_col_builder *b = cs_col_builder_new(alloc, a->buf_types[0]);
     int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)(n > 0 ? n : 1));
     int64_t total = 0;
     for (int64_t g = 0; g < n; g++) {
@@ -414,6 +522,179 @@ static cs_column *cvec_column(const cs_sql_agg *a, const uint8_t *states, size_t
     cs_column_unref(list->children[0]);
     list->children[0] = elems;
     return list;
+}
+
+/* ---- bit_and / bit_or / bit_xor, try_sum ---- */
+
+static void bit_fold(cs_agg_fn fn, uint8_t *st, int64_t x)
+{
+    int64_t *v = (int64_t *)(void *)st;
+    if (!st[8])
+        *v = x;
+    else if (fn == CS_AGG_BIT_AND)
+        *v &= x;
+    else if (fn == CS_AGG_BIT_OR)
+        *v |= x;
+    else
+        *v ^= x;
+    st[8] = 1;
+}
+
+static void trysum_add(uint8_t *st, int64_t x)
+{
+    int64_t *v = (int64_t *)(void *)st;
+    st[8] = 1;
+    if (!st[9] && __builtin_add_overflow(*v, x, v)) st[9] = 1;
+}
+
+/* ---- percentile (exact), mode: over the collected values ---- */
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+/* Spark's Percentile.getPercentile over n sorted values */
+static double percentile_of(const double *v, int64_t n, double p)
+{
+    double pos = (double)(n - 1) * p;
+    int64_t lo = (int64_t)floor(pos), hi = (int64_t)ceil(pos);
+    if (hi == lo || v[lo] == v[hi]) return v[lo];
+    return ((double)hi - pos) * v[lo] + (pos - (double)lo) * v[hi];
+}
+
+/* A stored numeric value (cs_sql_agg_load_value's form) as a double. */
+static double value_double(const cs_col_type *t, const uint8_t *v)
+{
+    switch (t->id) {
+    case CS_TYPE_BYTE:
+        return (int8_t)v[0];
+    case CS_TYPE_SHORT: {
+        int16_t x;
+        memcpy(&x, v, 2);
+        return x;
+    }
+    case CS_TYPE_INT: {
+        int32_t x;
+        memcpy(&x, v, 4);
+        return x;
+    }
+    case CS_TYPE_FLOAT: {
+        float x;
+        memcpy(&x, v, 4);
+        return x;
+    }
+    case CS_TYPE_DOUBLE: {
+        double x;
+        memcpy(&x, v, 8);
+        return x;
+    }
+    case CS_TYPE_DECIMAL: {
+        __int128 x;
+        memcpy(&x, v, 16);
+        return (double)x / pow(10, t->scale);
+    }
+    default: {
+        int64_t x;
+        memcpy(&x, v, 8);
+        return (double)x;
+    }
+    }
+}
+
+static cvec *cvec_of(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g)
+{
+    cvec *v;
+    memcpy(&v, states + (size_t)g * stride + a->state_off, sizeof v);
+    return v;
+}
+
+static cs_column *percentile_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                    int64_t g0, int64_t n, cs_col_allocator *alloc)
+{
+    int64_t nn = n > 0 ? n : 1;
+    int np = a->n_percentages;
+    double *res = cs_xcalloc((size_t)nn * (size_t)np, sizeof *res);
+    uint8_t *valid = cs_xmalloc((size_t)nn);
+    int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)nn);
+    double *vals = NULL;
+    int64_t vcap = 0, k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cvec *v = cvec_of(a, states, stride, g0 + i);
+        valid[i] = v && v->n > 0;
+        lens[i] = valid[i] ? np : 0;
+        if (!valid[i]) continue;
+        if (v->n > vcap) {
+            vcap = 2 * v->n;
+            vals = cs_xrealloc(vals, sizeof *vals * (size_t)vcap);
+        }
+        for (int64_t e = 0; e < v->n; e++)
+            vals[e] = value_double(a->arg_type, v->el + 16 * e);
+        qsort(vals, (size_t)v->n, sizeof *vals, cmp_double);
+        for (int q = 0; q < np; q++)
+            res[k++] = percentile_of(vals, v->n, a->percentages[q]);
+    }
+    cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
+    if (a->pct_array) {
+        cs_col_builder_append_lists(b, lens, n, valid);
+        cs_col_builder_append_values(cs_col_builder_child(b, 0), res, k, NULL);
+    } else {
+        double *rows = cs_xcalloc((size_t)nn, sizeof *rows);
+        for (int64_t i = 0, j = 0; i < n; i++)
+            if (valid[i]) rows[i] = res[j++];
+        cs_col_builder_append_values(b, rows, n, valid);
+        free(rows);
+    }
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    free(vals);
+    free(res);
+    free(valid);
+    free(lens);
+    return c;
+}
+
+static int cmp_value_r(const void *x, const void *y, void *id)
+{
+    return cs_sql_agg_cmp_value(*(const cs_type_id *)id, x, y);
+}
+
+static cs_column *mode_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                              int64_t n, cs_col_allocator *alloc)
+{
+    /* one 24-byte row per group (value, has), as cs_sql_agg_value_column reads */
+    int64_t nn = n > 0 ? n : 1;
+    uint8_t *rows = cs_xcalloc((size_t)nn, 24);
+    uint8_t *tmp = NULL;
+    int64_t tcap = 0;
+    cs_type_id id = a->arg_type->id;
+    for (int64_t i = 0; i < n; i++) {
+        cvec *v = cvec_of(a, states, stride, g0 + i);
+        if (!v || v->n == 0) continue;
+        if (v->n > tcap) {
+            tcap = 2 * v->n;
+            tmp = cs_xrealloc(tmp, (size_t)tcap * 16);
+        }
+        memcpy(tmp, v->el, (size_t)v->n * 16);
+        qsort_r(tmp, (size_t)v->n, 16, cmp_value_r, &id);
+        int64_t best = 0, best_n = 0;
+        for (int64_t s = 0, e; s < v->n; s = e) {
+            for (e = s + 1; e < v->n && cmp_value_r(tmp + 16 * s, tmp + 16 * e, &id) == 0; e++)
+                ;
+            if (e - s > best_n) {
+                best = s;
+                best_n = e - s;
+            }
+        }
+        memcpy(rows + 24 * i, tmp + 16 * best, 16);
+        rows[24 * i + 16] = 1;
+    }
+    cs_column *c = cs_sql_agg_value_column(a->result_type, rows, 24, 0, 16, 0, n, alloc);
+    free(tmp);
+    free(rows);
+    return c;
 }
 
 /* ---- approx_count_distinct ---- */
@@ -475,7 +756,17 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_MOMENT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
-                moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k));
+                moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k), a->n_buf - 1);
+        return CS_OK;
+    case X_BIT:
+        for (int64_t k = 0; k < n; k++)
+            if (cs_column_is_valid(in, row0 + k))
+                bit_fold(a->fn, STATE(gid[k]), cs_sql_long_at(in, row0 + k));
+        return CS_OK;
+    case X_TRYSUM:
+        for (int64_t k = 0; k < n; k++)
+            if (cs_column_is_valid(in, row0 + k))
+                trysum_add(STATE(gid[k]), cs_sql_long_at(in, row0 + k));
         return CS_OK;
     case X_COVAR:
     case X_CORR:
@@ -493,6 +784,8 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
         return CS_OK;
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
+    case X_PERCENTILE:
+    case X_MODE:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k)) cvec_add(a, STATE(gid[k]), in, row0 + k, arena);
         return CS_OK;
@@ -545,7 +838,7 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
             for (int b = 0; b < a->n_buf; b++)
                 o[b] = cs_column_is_valid(bufs[b], i) ? cs_sql_double_at(bufs[b], i) : 0.0;
             if (a->impl == X_MOMENT)
-                moment_merge(STATE(gid[i]), o[0], o[1], o[2]);
+                moment_merge(STATE(gid[i]), o, a->n_buf - 1);
             else
                 covar_merge(STATE(gid[i]), o, a->impl == X_CORR);
         }
@@ -555,6 +848,23 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         for (int64_t i = 0; i < n; i++)
             by_fold(a, STATE(gid[i]), bufs[0], i, bufs[1], i, arena);
         return CS_OK;
+    case X_BIT:
+        for (int64_t i = 0; i < n; i++)
+            if (cs_column_is_valid(bufs[0], i))
+                bit_fold(a->fn, STATE(gid[i]), cs_sql_long_at(bufs[0], i));
+        return CS_OK;
+    case X_TRYSUM:
+        for (int64_t i = 0; i < n; i++) {
+            if (cs_column_is_valid(bufs[1], i) && cs_bit_get(bufs[1]->values, i)) continue;
+            uint8_t *st = STATE(gid[i]);
+            if (!cs_column_is_valid(bufs[0], i))
+                st[8] = st[9] = 1; /* a null sum of a non-empty buffer: it overflowed */
+            else
+                trysum_add(st, cs_sql_long_at(bufs[0], i));
+        }
+        return CS_OK;
+    case X_PERCENTILE:
+    case X_MODE:
     case X_COLLECT_LIST:
     case X_COLLECT_SET: {
         const cs_column *list = bufs[0], *el = list->children[0];
@@ -660,8 +970,35 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
         return;
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
+    case X_PERCENTILE:
+    case X_MODE:
         bufs[0] = cvec_column(a, states, stride, g0, n, alloc);
         return;
+    case X_BIT:
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 8, g0, n, alloc);
+        return;
+    case X_TRYSUM: {
+        int64_t *v = cs_xcalloc((size_t)nn, sizeof *v);
+        uint8_t *valid = cs_xmalloc((size_t)nn), *empty = cs_xmalloc((size_t)nn);
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t *st = STATE(g0 + i);
+            valid[i] = st[8] && !st[9];
+            empty[i] = !st[8];
+            memcpy(&v[i], st, 8);
+        }
+        cs_col_builder *b = cs_col_builder_new(alloc, a->buf_types[0]);
+        cs_col_builder_append_values(b, v, n, valid);
+        bufs[0] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        b = cs_col_builder_new(alloc, a->buf_types[1]);
+        cs_col_builder_append_values(b, empty, n, NULL);
+        bufs[1] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        free(v);
+        free(valid);
+        free(empty);
+        return;
+    }
     case X_HLL: {
         const uint8_t **p = cs_xmalloc(sizeof *p * (size_t)nn);
         int32_t *len = cs_xmalloc(sizeof *len * (size_t)nn);
@@ -786,6 +1123,23 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
         *out = cvec_column(a, states, stride, g0, n, alloc);
+        return CS_OK;
+    case X_BIT:
+        *out =
+            cs_sql_agg_value_column(a->result_type, states, stride, a->state_off, 8, g0, n, alloc);
+        return CS_OK;
+    case X_TRYSUM: {
+        cs_column *bufs[2] = {NULL, NULL};
+        cs_sql_agg_ext_export(a, states, stride, g0, n, alloc, bufs);
+        *out = bufs[0];
+        cs_column_unref(bufs[1]);
+        return CS_OK;
+    }
+    case X_PERCENTILE:
+        *out = percentile_column(a, states, stride, g0, n, alloc);
+        return CS_OK;
+    case X_MODE:
+        *out = mode_column(a, states, stride, g0, n, alloc);
         return CS_OK;
     case X_HLL: {
         int64_t *v = cs_xmalloc(sizeof *v * (size_t)nn);

@@ -75,7 +75,15 @@ typedef enum cs_agg_fn {
     CS_AGG_PERCENTILE_APPROX,     /* approx_percentile too; param: accuracy (0: 10000) */
     CS_AGG_MAX_BY,                /* two inputs: input (value) and input2 (ordering) */
     CS_AGG_MIN_BY,                /* two inputs */
-    CS_AGG_ANY_VALUE              /* ignore_nulls as first() */
+    CS_AGG_ANY_VALUE,             /* ignore_nulls as first() */
+    CS_AGG_SKEWNESS,              /* Spark's CentralMomentAgg of order 3 */
+    CS_AGG_KURTOSIS,              /* order 4 */
+    CS_AGG_BIT_AND,               /* integral types: the argument's type */
+    CS_AGG_BIT_OR,
+    CS_AGG_BIT_XOR,
+    CS_AGG_MODE,       /* the most frequent non-null value (ties: the smallest) */
+    CS_AGG_PERCENTILE, /* exact percentile (median too): percentages as percentile_approx's */
+    CS_AGG_TRY_SUM     /* sum with null instead of an overflow error */
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {

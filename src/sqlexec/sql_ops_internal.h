@@ -144,6 +144,7 @@ typedef struct cs_sql_agg {
     const char *buf_names[CS_SQL_AGG_MAX_BUF];
     int state_off, state_size;
     bool ignore_nulls;
+    bool never_ansi;   /* try_sum: overflow gives null whatever the session's ANSI mode */
     int res_precision; /* decimal sum/avg: the buffer's / result's precision */
     int hll_p;         /* approx_count_distinct: log2 of the register count */
     double rel_error;  /* percentile_approx: 1 / accuracy */
