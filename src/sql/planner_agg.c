@@ -206,7 +206,16 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
                {"bit_or", CS_AGG_BIT_OR},
                {"bit_xor", CS_AGG_BIT_XOR},
                {"mode", CS_AGG_MODE},
-               {"try_sum", CS_AGG_TRY_SUM}};
+               {"try_sum", CS_AGG_TRY_SUM},
+               {"regr_count", CS_AGG_COUNT},
+               {"regr_slope", CS_AGG_REGR_SLOPE},
+               {"regr_intercept", CS_AGG_REGR_INTERCEPT},
+               {"regr_r2", CS_AGG_REGR_R2},
+               {"regr_sxx", CS_AGG_REGR_SXX},
+               {"regr_syy", CS_AGG_REGR_SYY},
+               {"regr_sxy", CS_AGG_REGR_SXY},
+               {"regr_avgx", CS_AGG_REGR_AVGX},
+               {"regr_avgy", CS_AGG_REGR_AVGY}};
     *it = (agg_item){.agg = a, .input = -1};
     size_t i = 0;
     while (i < sizeof fns / sizeof *fns && strcmp(fns[i].name, a->fn) != 0)
@@ -220,15 +229,11 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
     }
     it->fn = fns[i].fn;
     it->arg = a->args[0];
-    switch (it->fn) {
-    case CS_AGG_CORR:
-    case CS_AGG_COVAR_SAMP:
-    case CS_AGG_COVAR_POP:
-    case CS_AGG_MAX_BY:
-    case CS_AGG_MIN_BY:
+    if (cs_agg_takes_two_inputs(it->fn)) {
         if (a->n_args < 2) return cs_pl_unsupported(c, "a two-input aggregate of one argument");
         it->arg2 = a->args[1];
-        break;
+    }
+    switch (it->fn) {
     case CS_AGG_APPROX_COUNT_DISTINCT:
         if (a->n_args > 1 && !const_double(a->args[1], &it->param))
             return cs_pl_unsupported(c, "approx_count_distinct of a relativeSD not constant");
@@ -259,6 +264,7 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
         break;
     }
     if (it->fn == CS_AGG_COUNT) {
+        /* regr_count(y, x) is count(y, x) */
         if (a->n_args > 1) {
             if (a->distinct) return cs_pl_unsupported(c, "count(DISTINCT) of several columns");
             /* count(a, b, ...): the rows where every argument is non-null */

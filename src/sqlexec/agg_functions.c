@@ -130,8 +130,16 @@ const char *cs_agg_fn_name(cs_agg_fn fn)
                                         "bit_xor",
                                         "mode",
                                         "percentile",
-                                        "try_sum"};
-    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_TRY_SUM + 1,
+                                        "try_sum",
+                                        "regr_slope",
+                                        "regr_intercept",
+                                        "regr_r2",
+                                        "regr_sxx",
+                                        "regr_syy",
+                                        "regr_sxy",
+                                        "regr_avgx",
+                                        "regr_avgy"};
+    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_REGR_AVGY + 1,
                    "a name for every aggregate function");
     return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }
@@ -314,7 +322,8 @@ cs_col_type *cs_agg_spec_result_type(const cs_agg_spec *spec, cs_error *err)
 bool cs_agg_takes_two_inputs(cs_agg_fn fn)
 {
     return fn == CS_AGG_CORR || fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP ||
-           fn == CS_AGG_MAX_BY || fn == CS_AGG_MIN_BY;
+           fn == CS_AGG_MAX_BY || fn == CS_AGG_MIN_BY ||
+           (fn >= CS_AGG_REGR_SLOPE && fn <= CS_AGG_REGR_AVGY);
 }
 
 cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_error *err)

@@ -8,7 +8,9 @@
  *       results are the same doubles; a sample statistic of one row is null (Spark 4's
  *       nullOnDivideByZero).
  *   covar_samp / covar_pop / corr   Spark's Covariance (n, xAvg, yAvg, ck) and
- *       PearsonCorrelation (+ xMk, yMk) over rows where both inputs are non-null.
+ *       PearsonCorrelation (+ xMk, yMk) over rows where both inputs are non-null; the regr_*
+ *       aggregates (y, x) evaluate corr's state (slope = covar_pop / var_pop(x), intercept,
+ *       r2, sxx, syy, sxy, avgx, avgy; null where Spark's divide by a zero variance).
  *   max_by / min_by   Spark's MaxMinBy: buffers valueWithExtremumOrdering, extremumOrdering; a
  *       later row with an equal ordering wins; null orderings are skipped.
  *   collect_list / collect_set   non-null values in arrival order (the set without repeats: a
@@ -117,11 +119,20 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     case CS_AGG_KURTOSIS:
     case CS_AGG_CORR:
     case CS_AGG_COVAR_SAMP:
-    case CS_AGG_COVAR_POP: {
-        bool two = fn == CS_AGG_CORR || fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP;
+    case CS_AGG_COVAR_POP:
+    case CS_AGG_REGR_SLOPE:
+    case CS_AGG_REGR_INTERCEPT:
+    case CS_AGG_REGR_R2:
+    case CS_AGG_REGR_SXX:
+    case CS_AGG_REGR_SYY:
+    case CS_AGG_REGR_SXY:
+    case CS_AGG_REGR_AVGX:
+    case CS_AGG_REGR_AVGY: {
+        bool two = cs_agg_takes_two_inputs(fn);
+        bool regr = fn >= CS_AGG_REGR_SLOPE && fn <= CS_AGG_REGR_AVGY;
         if (!t || !numeric_id(t->id)) return cs_sql_agg_bad_arg(fn, t, err), -1;
         if (two && (!t2 || !numeric_id(t2->id))) return cs_sql_agg_bad_arg(fn, t2, err), -1;
-        a->impl = !two ? X_MOMENT : fn == CS_AGG_CORR ? X_CORR : X_COVAR;
+        a->impl = !two ? X_MOMENT : fn == CS_AGG_CORR || regr ? X_CORR : X_COVAR;
         a->n_buf = a->impl == X_MOMENT  ? (fn == CS_AGG_SKEWNESS   ? 4
                                            : fn == CS_AGG_KURTOSIS ? 5
                                                                    : 3)
@@ -345,7 +356,7 @@ static void covar_merge(uint8_t *st, const double *o, bool corr)
 static bool stat_result(cs_agg_fn fn, const uint8_t *st, double *out)
 {
     double n, v[6];
-    int nv = fn == CS_AGG_CORR                                   ? 6
+    int nv = fn == CS_AGG_CORR || fn >= CS_AGG_REGR_SLOPE        ? 6
              : fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP ? 4
              : fn == CS_AGG_SKEWNESS                             ? 4
              : fn == CS_AGG_KURTOSIS                             ? 5
@@ -378,6 +389,40 @@ static bool stat_result(cs_agg_fn fn, const uint8_t *st, double *out)
         return true;
     case CS_AGG_COVAR_POP:
         *out = v[3] / n;
+        return true;
+    /* regr_*(y, x): v[1] avg(y), v[2] avg(x), v[3] ck, v[4] M2(y), v[5] M2(x) */
+    case CS_AGG_REGR_SLOPE:
+        if (v[5] == 0.0) return false;
+        *out = (v[3] / n) / (v[5] / n);
+        return true;
+    case CS_AGG_REGR_INTERCEPT:
+        if (v[5] == 0.0) return false;
+        *out = v[1] - (v[3] / n) / (v[5] / n) * v[2];
+        return true;
+    case CS_AGG_REGR_R2: {
+        if (v[5] == 0.0) return false;
+        if (v[4] == 0.0) {
+            *out = 1.0;
+            return true;
+        }
+        double r = v[3] / sqrt(v[4] * v[5]);
+        *out = r * r;
+        return true;
+    }
+    case CS_AGG_REGR_SXX:
+        *out = v[5];
+        return true;
+    case CS_AGG_REGR_SYY:
+        *out = v[4];
+        return true;
+    case CS_AGG_REGR_SXY:
+        *out = v[3];
+        return true;
+    case CS_AGG_REGR_AVGX:
+        *out = v[2];
+        return true;
+    case CS_AGG_REGR_AVGY:
+        *out = v[1];
         return true;
     case CS_AGG_COVAR_SAMP:
         if (n == 1.0) return false;

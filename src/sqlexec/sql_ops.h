@@ -83,7 +83,16 @@ typedef enum cs_agg_fn {
     CS_AGG_BIT_XOR,
     CS_AGG_MODE,       /* the most frequent non-null value (ties: the smallest) */
     CS_AGG_PERCENTILE, /* exact percentile (median too): percentages as percentile_approx's */
-    CS_AGG_TRY_SUM     /* sum with null instead of an overflow error */
+    CS_AGG_TRY_SUM,    /* sum with null instead of an overflow error */
+    /* regr_*(y, x): input y, input2 x, over the rows where both are non-null (corr's state) */
+    CS_AGG_REGR_SLOPE,
+    CS_AGG_REGR_INTERCEPT,
+    CS_AGG_REGR_R2,
+    CS_AGG_REGR_SXX,
+    CS_AGG_REGR_SYY,
+    CS_AGG_REGR_SXY,
+    CS_AGG_REGR_AVGX,
+    CS_AGG_REGR_AVGY
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {
