@@ -131,6 +131,13 @@ struct cs_logical_plan {
     int64_t seed;
     bool with_replacement;
 
+    /* AGGREGATE written as PIVOT (aggregates FOR column IN (values)), until the analyzer
+     * turns it into aggregates (analyzer_pivot.c): exprs are the aggregates, named or not;
+     * pivot_values are expressions, an ALIAS naming the output columns of its value */
+    cs_sql_expr *pivot_column;
+    int n_pivot_values;
+    cs_sql_expr **pivot_values;
+
     /* LOCAL_RELATION resolved: rows as batches (borrowed, kept by the arena) */
     int n_batches;
     cs_col_batch **batches;
