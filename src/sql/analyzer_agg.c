@@ -2,7 +2,8 @@
  * analyzer_agg.c — a SELECT block's rules (see analyzer_internal.h):
  *   - the select list: `*` expanded, each item named as Spark names it;
  *   - aggregates: a select list with aggregate functions (or a GROUP BY) is an AGGREGATE;
- *     GROUP BY items may be ordinals (`GROUP BY 1`) or select aliases; every column outside an
+ *     GROUP BY items may be ordinals (`GROUP BY 1`) or select aliases, GROUP BY ALL the items
+ *     without aggregates (Spark 4's ResolveGroupByAll); every column outside an
  *     aggregate must be grouped (MISSING_AGGREGATION, or MISSING_GROUP_BY without GROUP BY);
  *   - HAVING: a FILTER over the AGGREGATE; aggregates it needs that the select list lacks are
  *     added to the aggregate and projected away afterwards, as Spark's ResolveAggregateFunctions;
@@ -246,9 +247,30 @@ static cs_sql_expr *strip_alias(cs_sql_expr *e)
     return e->kind == CS_EX_ALIAS ? e->args[0] : e;
 }
 
+/* GROUP BY ALL (Spark 4's ResolveGroupByAll): `ALL` alone, naming no column nor alias, groups
+ * by every select item without an aggregate. true when p's GROUP BY is that. */
+static bool group_by_all(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
+                         cs_sql_expr **list, int n, agg_state *g)
+{
+    const cs_sql_expr *e = p->n_group_by == 1 ? p->group_by[0] : NULL;
+    if (!e || e->kind != CS_EX_UNRESOLVED_ATTR || e->n_parts != 1 ||
+        !cs_str_ieq(e->parts[0], "all"))
+        return false;
+    cs_sql_expr *a = NULL;
+    if (cs_an_lookup(c, e->parts, 1, s, &a) != 0) return false; /* a column named all */
+    for (int j = 0; j < n; j++)
+        if (list[j]->kind == CS_EX_ALIAS && cs_str_ieq(list[j]->name, "all")) return false;
+    g->group = cs_sql_alloc(c->a, sizeof *g->group * (size_t)(n + 1));
+    g->n_group = 0;
+    for (int j = 0; j < n; j++)
+        if (!cs_an_contains_agg(list[j])) g->group[g->n_group++] = strip_alias(list[j]);
+    return true;
+}
+
 static int resolve_group_by(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
                             cs_sql_expr **list, int n, agg_state *g)
 {
+    if (group_by_all(c, p, s, list, n, g)) return 0;
     g->n_group = p->n_group_by;
     g->group = cs_sql_alloc(c->a, sizeof *g->group * (size_t)(p->n_group_by + 1));
     for (int i = 0; i < p->n_group_by; i++) {
