@@ -1,6 +1,6 @@
 /*
- * analyzer_pivot.c — Spark's ResolvePivot: `FROM t PIVOT (agg [AS a], ... FOR col IN (v [AS
- * n], ...))` becomes two aggregates, as Spark plans a pivot whose aggregates PivotFirst takes:
+ * analyzer_pivot.c — Spark's ResolvePivot and Unpivot: `FROM t PIVOT (agg [AS a], ... FOR col IN (v
+ * [AS n], ...))` becomes two aggregates, as Spark plans a pivot whose aggregates PivotFirst takes:
  *
  *   Aggregate 1 groups the input by its columns that neither the aggregates nor the pivot
  *     column read, and by the pivot column, computing each aggregate per pivot value;
@@ -12,7 +12,12 @@
  * name (its alias, or the value as a string) alone when there is one aggregate, else
  * value_aggregate (the aggregate's alias, or its SQL).
  *
- * Called by analyzer.c for an AGGREGATE node the parser made of PIVOT (pivot_column set).
+ * UNPIVOT (value FOR name IN (a, b AS x)) is Spark's Unpivot as a union of one projection per
+ * column (the columns it does not list, then name = 'a' / 'x', value = a / b; values widened
+ * to one type as a union does) under a filter dropping null values unless INCLUDE NULLS.
+ *
+ * Called by analyzer.c for an AGGREGATE node the parser made of PIVOT (pivot_column set) and a
+ * PROJECT made of UNPIVOT (unpivot set).
  * Ownership: every node in the query's arena.
  */
 #include <string.h>
@@ -172,4 +177,78 @@ cs_logical_plan *cs_an_pivot(cs_an_ctx *c, const cs_logical_plan *p)
         }
     }
     return cs_an_select(c, a2);
+}
+
+/* The name of an unpivoted column's rows: its alias, or the column's name. */
+static const char *column_name(cs_an_ctx *c, const cs_sql_expr *v)
+{
+    if (v->kind == CS_EX_ALIAS) return v->name;
+    if (v->kind == CS_EX_UNRESOLVED_ATTR && v->n_parts > 0) return v->parts[v->n_parts - 1];
+    return value_name(c, v);
+}
+
+static cs_sql_expr *column(cs_an_ctx *c, const char *name)
+{
+    cs_sql_expr *e = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_ATTR, 0);
+    const char **parts = cs_sql_alloc(c->a, sizeof *parts);
+    parts[0] = name;
+    e->name = name;
+    e->parts = parts;
+    e->n_parts = 1;
+    return e;
+}
+
+cs_logical_plan *cs_an_unpivot(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_logical_plan *child = cs_an_plan(c, p->children[0]);
+    if (!child) return NULL;
+    const char **names = NULL;
+    int n_names = 0, cap = 0, nv = p->n_pivot_values, ni = 0;
+    for (int v = 0; v < nv; v++)
+        read_names(c, unaliased(p->pivot_values[v]), &names, &n_names, &cap);
+    /* the id columns: those not unpivoted, in the input's order */
+    cs_sql_expr **ids = cs_sql_alloc(c->a, sizeof *ids * (size_t)(child->n_output + 1));
+    for (int i = 0; i < child->n_output; i++) {
+        bool read = false;
+        for (int k = 0; k < n_names && !read; k++)
+            read = cs_str_ieq(child->output[i]->name, names[k]);
+        if (!read) ids[ni++] = child->output[i];
+    }
+    /* one projection per column: ids, the column's name, its value; their union */
+    cs_logical_plan *u = NULL;
+    for (int v = 0; v < nv; v++) {
+        const char *name = column_name(c, p->pivot_values[v]);
+        cs_logical_plan *proj = cs_logical_plan_new(c->a, CS_LP_PROJECT, 1);
+        proj->line = p->line;
+        proj->pos = p->pos;
+        proj->children[0] = child;
+        proj->n_exprs = ni + 2;
+        proj->exprs = cs_sql_alloc(c->a, sizeof *proj->exprs * (size_t)(ni + 3));
+        memcpy(proj->exprs, ids, sizeof *ids * (size_t)ni);
+        cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
+        cs_col_builder_append_string(b, name, strlen(name));
+        cs_sql_expr *lit = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+        cs_col_builder_free(b);
+        proj->exprs[ni] = alias(c, lit, p->unpivot_name);
+        proj->exprs[ni + 1] =
+            alias(c, (cs_sql_expr *)unaliased(p->pivot_values[v]), p->unpivot_value);
+        if (!u) {
+            u = proj;
+            continue;
+        }
+        cs_logical_plan *s = cs_logical_plan_new(c->a, CS_LP_SET_OP, 2);
+        s->children[0] = u;
+        s->children[1] = proj;
+        s->set_op = CS_SET_UNION;
+        s->all = true;
+        u = s;
+    }
+    if (!p->unpivot_include_nulls) { /* EXCLUDE NULLS, the default */
+        cs_sql_expr *value = column(c, p->unpivot_value);
+        cs_logical_plan *f = cs_logical_plan_new(c->a, CS_LP_FILTER, 1);
+        f->children[0] = u;
+        f->condition = call(c, "isnotnull", &value, 1);
+        u = f;
+    }
+    return cs_an_plan(c, u);
 }
