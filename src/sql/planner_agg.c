@@ -201,6 +201,7 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
                {"approx_count_distinct", CS_AGG_APPROX_COUNT_DISTINCT},
                {"percentile_approx", CS_AGG_PERCENTILE_APPROX},
                {"percentile", CS_AGG_PERCENTILE},
+               {"percentile_disc", CS_AGG_PERCENTILE_DISC},
                {"median", CS_AGG_PERCENTILE},
                {"bit_and", CS_AGG_BIT_AND},
                {"bit_or", CS_AGG_BIT_OR},
@@ -240,6 +241,7 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
         break;
     case CS_AGG_PERCENTILE_APPROX:
     case CS_AGG_PERCENTILE:
+    case CS_AGG_PERCENTILE_DISC:
         if (strcmp(a->fn, "median") == 0) {
             it->percentages = cs_sql_alloc(c->arena, sizeof *it->percentages);
             it->percentages[0] = 0.5;
@@ -249,7 +251,7 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
         if (a->n_args < 2 || percentages_of(c, a->args[1], it) != 0)
             return cs_pl_unsupported(c, "a percentile of percentages that are not constant");
         double freq;
-        if (it->fn == CS_AGG_PERCENTILE && a->n_args > 2) {
+        if (it->fn != CS_AGG_PERCENTILE_APPROX && a->n_args > 2) {
             /* the analyzer's default frequency is 1 */
             if (!const_double(a->args[2], &freq) || freq != 1)
                 return cs_pl_unsupported(c, "percentile with a frequency");

@@ -138,8 +138,9 @@ const char *cs_agg_fn_name(cs_agg_fn fn)
                                         "regr_syy",
                                         "regr_sxy",
                                         "regr_avgx",
-                                        "regr_avgy"};
-    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_REGR_AVGY + 1,
+                                        "regr_avgy",
+                                        "percentile_disc"};
+    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_PERCENTILE_DISC + 1,
                    "a name for every aggregate function");
     return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }

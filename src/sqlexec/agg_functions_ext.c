@@ -30,7 +30,8 @@
  *   percentile (exact) / mode   collect the values as collect_list does (the buffer is the
  *       array of values) and evaluate over them sorted: percentile interpolates between the
  *       values at floor and ceil of (n - 1) * p as Spark's Percentile (a double, or an array
- *       of doubles for an array of percentages); mode is the most frequent value, the smallest
+ *       of doubles for an array of percentages; percentile_disc the first value whose
+ *       cumulative share reaches p); mode is the most frequent value, the smallest
  *       of those tied (Spark leaves ties to its hash map's order).
  *   percentile_approx   Spark's ApproximatePercentile: a PercentileDigest of QuantileSummaries
  *       (Greenwald-Khanna; head buffer of 50000, compress threshold 10000, relative error
@@ -169,7 +170,9 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         a->state_size = 16; /* the value as a long, has, overflowed */
         return 1;
     case CS_AGG_PERCENTILE:
+    case CS_AGG_PERCENTILE_DISC:
     case CS_AGG_MODE:
+        if (fn == CS_AGG_PERCENTILE_DISC) fn = CS_AGG_PERCENTILE; /* the same buffers */
         if (fn == CS_AGG_PERCENTILE && (!t || !numeric_id(t->id)))
             return cs_sql_agg_bad_arg(fn, t, err), -1;
         if (!t || !cs_sql_key_type_ok(t) || t->id == CS_TYPE_NULL)
@@ -601,9 +604,14 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Spark's Percentile.getPercentile over n sorted values */
-static double percentile_of(const double *v, int64_t n, double p)
+/* Spark's Percentile.getPercentile over n sorted values; discrete (percentile_disc): the
+ * first value whose cumulative share k / n reaches p */
+static double percentile_of(const double *v, int64_t n, double p, bool discrete)
 {
+    if (discrete) {
+        int64_t k = (int64_t)ceil(p * (double)n) - 1;
+        return v[k < 0 ? 0 : k >= n ? n - 1 : k];
+    }
     double pos = (double)(n - 1) * p;
     int64_t lo = (int64_t)floor(pos), hi = (int64_t)ceil(pos);
     if (hi == lo || v[lo] == v[hi]) return v[lo];
@@ -679,7 +687,8 @@ static cs_column *percentile_column(const cs_sql_agg *a, const uint8_t *states, 
             vals[e] = value_double(a->arg_type, v->el + 16 * e);
         qsort(vals, (size_t)v->n, sizeof *vals, cmp_double);
         for (int q = 0; q < np; q++)
-            res[k++] = percentile_of(vals, v->n, a->percentages[q]);
+            res[k++] =
+                percentile_of(vals, v->n, a->percentages[q], a->fn == CS_AGG_PERCENTILE_DISC);
     }
     cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
     if (a->pct_array) {

@@ -92,7 +92,8 @@ typedef enum cs_agg_fn {
     CS_AGG_REGR_SYY,
     CS_AGG_REGR_SXY,
     CS_AGG_REGR_AVGX,
-    CS_AGG_REGR_AVGY
+    CS_AGG_REGR_AVGY,
+    CS_AGG_PERCENTILE_DISC /* percentile_disc: the first value whose cumulative share >= p */
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {

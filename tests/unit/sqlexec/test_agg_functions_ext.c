@@ -8,7 +8,8 @@
  * Partial over two halves then Final (the buffers round-trip); HLL++'s bias-corrected range,
  * rsd 0.01 and percentile_approx over two 100000-row digests against values Spark 4.0.1 gave on
  * local[2]; sum / avg of ANSI intervals (rounding half up, overflow's error class);
- * skewness / kurtosis, bit_and / bit_or / bit_xor, mode, the exact percentile and median,
+ * skewness / kurtosis, bit_and / bit_or / bit_xor, mode, the exact percentile (continuous and
+ * discrete) and median,
  * try_sum of integers and the regr_* aggregates.
  */
 #include <setjmp.h>
@@ -533,6 +534,24 @@ static void test_percentile_median_as_spark(void **state)
                          .percentages = (double[]){0.5},
                          .n_percentages = 1}};
     check(NULL, 0, a, 3, "2.5\t[1.0, 7.0]\t4.0");
+    /* line 26: percentile_disc(0.5) WITHIN GROUP (ORDER BY i); 0 and 1 give the extremes */
+    cs_agg_spec d[3] = {{.fn = CS_AGG_PERCENTILE_DISC,
+                         .input = 1,
+                         .arg_type = INT_T,
+                         .percentages = (double[]){0.5},
+                         .n_percentages = 1},
+                        {.fn = CS_AGG_PERCENTILE_DISC,
+                         .input = 1,
+                         .arg_type = INT_T,
+                         .percentages = (double[]){0.0, 1.0},
+                         .n_percentages = 2,
+                         .percentages_array = true},
+                        {.fn = CS_AGG_PERCENTILE_DISC,
+                         .input = 2,
+                         .arg_type = DBL_T,
+                         .percentages = (double[]){0.6},
+                         .n_percentages = 1}};
+    check(NULL, 0, d, 3, "2.0\t[1.0, 7.0]\t4.0");
     check((int[]){0}, 1, a, 3,
           "\"x\"\t2.0\t[1.0, 3.0]\t4.0\n\"y\"\t5.0\t[5.0, 5.0]\t1.5\n\"z\"\t7.0\t[7.0, 7.0]\t7.0");
 }
