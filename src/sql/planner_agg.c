@@ -202,6 +202,7 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
                {"percentile_approx", CS_AGG_PERCENTILE_APPROX},
                {"percentile", CS_AGG_PERCENTILE},
                {"percentile_disc", CS_AGG_PERCENTILE_DISC},
+               {"histogram_numeric", CS_AGG_HISTOGRAM_NUMERIC},
                {"median", CS_AGG_PERCENTILE},
                {"bit_and", CS_AGG_BIT_AND},
                {"bit_or", CS_AGG_BIT_OR},
@@ -238,6 +239,10 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
     case CS_AGG_APPROX_COUNT_DISTINCT:
         if (a->n_args > 1 && !const_double(a->args[1], &it->param))
             return cs_pl_unsupported(c, "approx_count_distinct of a relativeSD not constant");
+        break;
+    case CS_AGG_HISTOGRAM_NUMERIC:
+        if (a->n_args < 2 || !const_double(a->args[1], &it->param))
+            return cs_pl_unsupported(c, "histogram_numeric of a number of bins not constant");
         break;
     case CS_AGG_PERCENTILE_APPROX:
     case CS_AGG_PERCENTILE:

@@ -139,8 +139,9 @@ const char *cs_agg_fn_name(cs_agg_fn fn)
                                         "regr_sxy",
                                         "regr_avgx",
                                         "regr_avgy",
-                                        "percentile_disc"};
-    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_PERCENTILE_DISC + 1,
+                                        "percentile_disc",
+                                        "histogram_numeric"};
+    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_HISTOGRAM_NUMERIC + 1,
                    "a name for every aggregate function");
     return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }

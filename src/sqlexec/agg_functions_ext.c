@@ -33,6 +33,8 @@
  *       of doubles for an array of percentages; percentile_disc the first value whose
  *       cumulative share reaches p); mode is the most frequent value, the smallest
  *       of those tied (Spark leaves ties to its hash map's order).
+ *   histogram_numeric   Spark's NumericHistogram (agg_histogram.c); the buffer is its wire
+ *       form (binary), the result array<struct<x, y>> with x of the argument's type.
  *   percentile_approx   Spark's ApproximatePercentile: a PercentileDigest of QuantileSummaries
  *       (Greenwald-Khanna; head buffer of 50000, compress threshold 10000, relative error
  *       1 / accuracy) with Spark's insert, compress, merge and query, the result cast back to
@@ -68,6 +70,7 @@ enum {
     X_TRYSUM,
     X_PERCENTILE,
     X_MODE,
+    X_HIST,
 };
 
 static bool numeric_id(cs_type_id id)
@@ -201,6 +204,25 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         a->buf_names[0] = "buf";
         a->state_size = 8; /* the group's vector in the arena */
         return 1;
+    case CS_AGG_HISTOGRAM_NUMERIC: {
+        if (!t || !numeric_id(t->id)) return cs_sql_agg_bad_arg(fn, t, err), -1;
+        if (spec->param < 2 || spec->param > 1000000) {
+            cs_error_set(err, CS_EINVAL,
+                         "histogram_numeric: the number of bins %g must be between 2 and 1000000",
+                         spec->param);
+            return -1;
+        }
+        a->impl = X_HIST;
+        a->nbins = (int)spec->param;
+        a->n_buf = 1;
+        a->buf_types[0] = bin;
+        a->buf_names[0] = "histogram";
+        /* array<struct<x: T, y: double>>, as the analyzer types it */
+        cs_col_field f[2] = {{"x", cs_col_type_ref((cs_col_type *)t), true}, {"y", dbl, true}};
+        a->result_type = cs_col_type_array(cs_col_type_struct(f, 2), true);
+        a->state_size = 8; /* the group's histogram in the arena */
+        return 1;
+    }
     case CS_AGG_MAX_BY:
     case CS_AGG_MIN_BY:
         if (!t || !cs_sql_key_type_ok(t)) return cs_sql_agg_bad_arg(fn, t, err), -1;
@@ -856,6 +878,12 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
         }
         return CS_OK;
     }
+    case X_HIST:
+        for (int64_t k = 0; k < n; k++)
+            if (cs_column_is_valid(in, row0 + k))
+                cs_sql_hist_add(cs_sql_hist_of(STATE(gid[k]), a->nbins, arena),
+                                cs_sql_double_at(in, row0 + k), arena);
+        return CS_OK;
     case X_PCT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
@@ -946,6 +974,16 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         }
         return CS_OK;
     }
+    case X_HIST:
+        for (int64_t i = 0; i < n; i++) {
+            if (!cs_column_is_valid(bufs[0], i)) continue;
+            int32_t len;
+            const uint8_t *r = cs_column_bytes(bufs[0], i, &len);
+            int rc = cs_sql_hist_merge(cs_sql_hist_of(STATE(gid[i]), a->nbins, arena), r, len,
+                                       arena, err);
+            if (rc != CS_OK) return rc;
+        }
+        return CS_OK;
     case X_PCT:
         for (int64_t i = 0; i < n; i++) {
             if (!cs_column_is_valid(bufs[0], i)) continue;
@@ -1065,6 +1103,20 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
         free(len);
         return;
     }
+    case X_HIST: {
+        cs_col_builder *b = cs_col_builder_new(alloc, cs_col_type_primitive(CS_TYPE_BINARY));
+        cs_sbuf sb = {0};
+        for (int64_t i = 0; i < n; i++) {
+            cs_sql_hist *h;
+            memcpy(&h, STATE(g0 + i), sizeof h);
+            cs_sql_hist_bytes(h, a->nbins, &sb);
+            cs_col_builder_append_string(b, sb.data, sb.len);
+        }
+        cs_sbuf_free(&sb);
+        bufs[0] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        return;
+    }
     case X_PCT: {
         cs_col_builder *b = cs_col_builder_new(alloc, cs_col_type_primitive(CS_TYPE_BINARY));
         uint8_t *tmp = NULL;
@@ -1125,6 +1177,48 @@ static void put_as(cs_type_id id, int scale, double d, uint8_t *dst)
         *(int64_t *)(void *)dst = (int64_t)d;
         break;
     }
+}
+
+/* histogram_numeric's results: per group its bins as structs (x as the argument's type, y); null
+ * for a group without values */
+static cs_column *histogram_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                   int64_t g0, int64_t n, cs_col_allocator *alloc)
+{
+    int64_t nn = n > 0 ? n : 1, total = 0;
+    int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)nn);
+    uint8_t *valid = cs_xmalloc((size_t)nn);
+    for (int64_t i = 0; i < n; i++) {
+        cs_sql_hist *h;
+        memcpy(&h, STATE(g0 + i), sizeof h);
+        lens[i] = h ? h->n : 0;
+        valid[i] = lens[i] > 0;
+        total += lens[i];
+    }
+    int w = cs_col_type_width(a->arg_type->id);
+    uint8_t *xs = cs_xcalloc((size_t)(total > 0 ? total : 1), (size_t)w);
+    double *ys = cs_xcalloc((size_t)(total > 0 ? total : 1), sizeof *ys);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cs_sql_hist *h;
+        memcpy(&h, STATE(g0 + i), sizeof h);
+        for (int j = 0; h && j < h->n; j++, k++) {
+            put_as(a->arg_type->id, a->arg_type->scale, h->x[j], xs + (size_t)k * (size_t)w);
+            ys[k] = h->y[j];
+        }
+    }
+    cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
+    cs_col_builder_append_lists(b, lens, n, valid);
+    cs_col_builder *sb = cs_col_builder_child(b, 0);
+    cs_col_builder_append_structs(sb, total, NULL);
+    cs_col_builder_append_values(cs_col_builder_child(sb, 0), xs, total, NULL);
+    cs_col_builder_append_values(cs_col_builder_child(sb, 1), ys, total, NULL);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    free(xs);
+    free(ys);
+    free(lens);
+    free(valid);
+    return c;
 }
 
 int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
@@ -1206,6 +1300,9 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         free(v);
         return CS_OK;
     }
+    case X_HIST:
+        *out = histogram_column(a, states, stride, g0, n, alloc);
+        return CS_OK;
     case X_PCT: {
         const cs_col_type *t = a->arg_type;
         int w = cs_col_type_width(t->id), np = a->n_percentages;

@@ -93,7 +93,8 @@ typedef enum cs_agg_fn {
     CS_AGG_REGR_SXY,
     CS_AGG_REGR_AVGX,
     CS_AGG_REGR_AVGY,
-    CS_AGG_PERCENTILE_DISC /* percentile_disc: the first value whose cumulative share >= p */
+    CS_AGG_PERCENTILE_DISC,  /* percentile_disc: the first value whose cumulative share >= p */
+    CS_AGG_HISTOGRAM_NUMERIC /* param: the number of bins */
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {
@@ -111,7 +112,8 @@ typedef struct cs_agg_spec {
      * Partial / Complete mode (unused in Final) and its type (borrowed). */
     int input2;
     const cs_col_type *arg2_type;
-    /* approx_count_distinct: rsd; percentile_approx: accuracy (0: Spark's defaults). */
+    /* approx_count_distinct: rsd; percentile_approx: accuracy (0: Spark's defaults);
+     * histogram_numeric: the number of bins. */
     double param;
     /* percentile_approx: the percentages (copied), and whether the argument was an array (the
      * result is then an array of the argument's type). */

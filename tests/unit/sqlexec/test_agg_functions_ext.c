@@ -10,7 +10,7 @@
  * local[2]; sum / avg of ANSI intervals (rounding half up, overflow's error class);
  * skewness / kurtosis, bit_and / bit_or / bit_xor, mode, the exact percentile (continuous and
  * discrete) and median,
- * try_sum of integers and the regr_* aggregates.
+ * try_sum of integers, the regr_* aggregates and histogram_numeric.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,6 +69,13 @@ static void golden_value(const cs_column *c, int64_t i, cs_sbuf *sb)
             golden_value(c->children[0], e, sb);
         }
         cs_sbuf_putc(sb, ']');
+    } else if (c->type->id == CS_TYPE_STRUCT) { /* {a, b} */
+        cs_sbuf_putc(sb, '{');
+        for (int f = 0; f < c->n_children; f++) {
+            if (f) cs_sbuf_puts(sb, ", ");
+            golden_value(c->children[f], i, sb);
+        }
+        cs_sbuf_putc(sb, '}');
     } else if (c->type->id == CS_TYPE_INTERVAL_YM) { /* months */
         cs_sbuf_printf(sb, "%d", ((const int32_t *)(const void *)c->values)[i]);
     } else {
@@ -576,6 +583,20 @@ static void test_regression_as_spark(void **state)
            "0.4612068965517241\t2.4396551724137927\t3.6\t4.1");
 }
 
+static void test_histogram_numeric(void **state)
+{
+    /* aggregates.sql line 30 (its golden only says the result is not null): d = 2, 4, 1.5, 7,
+     * 6 in 3 bins; the closest bins merge into their weighted mean (no ties here, which Spark
+     * breaks at random); the integer column's x is cast back to int */
+    cs_agg_spec a[2] = {
+        {.fn = CS_AGG_HISTOGRAM_NUMERIC, .input = 2, .arg_type = DBL_T, .param = 3},
+        {.fn = CS_AGG_HISTOGRAM_NUMERIC, .input = 1, .arg_type = INT_T, .param = 2}};
+    check((int[]){0}, 1, a, 2,
+          "\"x\"\t[{2.0, 1.0}, {4.0, 1.0}, {6.0, 1.0}]\t[{1, 3.0}, {3, 1.0}]\n"
+          "\"y\"\t[{1.5, 1.0}]\t[{5, 1.0}]\n\"z\"\t[{7.0, 1.0}]\t[{7, 1.0}]");
+    check(NULL, 0, a, 1, "[{1.75, 2.0}, {4.0, 1.0}, {6.5, 2.0}]");
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_col_type *schema = agg_schema();
@@ -617,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_bitwise_mode_try_sum_as_spark),
         cmocka_unit_test(test_percentile_median_as_spark),
         cmocka_unit_test(test_regression_as_spark),
+        cmocka_unit_test(test_histogram_numeric),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
