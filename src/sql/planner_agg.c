@@ -685,8 +685,9 @@ static void frame_bound(const cs_frame_bound *b, cs_win_bound_kind *kind, int64_
         *value = cs_column_ref(o->literal);
 }
 
+/* input2: the second input's ordinal of a two-input aggregate (else -1) */
 static int window_fn(cs_pl_ctx *c, const cs_sql_expr *named, const cs_window_spec *spec, int input,
-                     cs_window_fn *w)
+                     int input2, cs_window_fn *w)
 {
     static const struct {
         const char *name;
@@ -706,12 +707,21 @@ static int window_fn(cs_pl_ctx *c, const cs_sql_expr *named, const cs_window_spe
     if (f->kind == CS_EX_AGG) {
         agg_item it;
         if (agg_item_of(c, f, &it) != 0) return -1;
-        if (it.arg2 || it.n_percentages > 0 || it.param != 0)
-            return cs_pl_unsupported(c, "this aggregate function over a window");
         w->kind = CS_WIN_AGGREGATE;
         w->agg.fn = it.fn;
         w->agg.input = input;
         w->agg.arg_type = it.arg ? cs_col_type_ref(it.arg->type) : NULL;
+        w->agg.input2 = input2;
+        w->agg.arg2_type = it.arg2 ? cs_col_type_ref(it.arg2->type) : NULL;
+        w->agg.param = it.param;
+        if (it.n_percentages > 0) {
+            size_t sz = sizeof *it.percentages * (size_t)it.n_percentages;
+            double *pc = cs_xmalloc(sz);
+            memcpy(pc, it.percentages, sz);
+            w->agg.percentages = pc;
+            w->agg.n_percentages = it.n_percentages;
+            w->agg.percentages_array = it.percentages_array;
+        }
         w->agg.ignore_nulls = it.ignore_nulls;
         w->agg.name = cs_xstrdup(named->name);
         w->ignore_nulls = it.ignore_nulls;
@@ -758,9 +768,9 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     cs_pl_out in;
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
     int np = p->n_partition, no = p->n_order, nf = p->n_exprs;
-    cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(np + no + nf + 1));
-    int *ords = cs_xcalloc((size_t)(np + no + nf + 1), sizeof *ords);
-    int *fn_col = cs_xcalloc((size_t)(nf + 1), sizeof *fn_col);
+    cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(np + no + 2 * nf + 1));
+    int *ords = cs_xcalloc((size_t)(np + no + 2 * nf + 1), sizeof *ords);
+    int *fn_col = cs_xcalloc((size_t)(2 * nf + 1), sizeof *fn_col), *fn_col2 = fn_col + nf;
     int n = 0;
     for (int i = 0; i < np; i++)
         cols[n++] = p->partition[i];
@@ -775,7 +785,7 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             cs_pl_unsupported(c, "a window expression that is not a function over a window");
             goto fail;
         }
-        fn_col[i] = -1;
+        fn_col[i] = fn_col2[i] = -1;
         bool takes_input = f->kind == CS_EX_AGG || strcmp(f->fn, "lag") == 0 ||
                            strcmp(f->fn, "lead") == 0 || strcmp(f->fn, "nth_value") == 0;
         if (takes_input && f->n_args > 0) {
@@ -785,6 +795,10 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             if (arg) {
                 fn_col[i] = n;
                 cols[n++] = arg;
+            }
+            if (it.arg2) {
+                fn_col2[i] = n;
+                cols[n++] = it.arg2;
             }
         }
     }
@@ -825,7 +839,7 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     for (int i = 0; i < nf; i++) {
         const cs_sql_expr *named = p->exprs[i];
         if (window_fn(c, named, named->args[0]->window, fn_col[i] >= 0 ? ords[fn_col[i]] : -1,
-                      &w->window_fns[i]) != 0)
+                      fn_col2[i] >= 0 ? ords[fn_col2[i]] : -1, &w->window_fns[i]) != 0)
             goto fail;
         w->n_window_fns++;
     }

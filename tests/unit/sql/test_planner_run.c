@@ -161,6 +161,12 @@ static void test_window(void **state)
                             "sum(v) OVER (PARTITION BY k) AS total FROM t",
                             false),
                         "\"a\"\t1\t40\n\"b\"\t1\t20\n\"c\"\t2\t40\n\"d\"\t1\tNULL\n\"e\"\t1\t5\n");
+    /* aggregates of two inputs and with parameters over a window (regression: refused) */
+    assert_string_equal(run("SELECT s, max_by(s, v) OVER (PARTITION BY k) AS m, "
+                            "percentile(v, 0.5) OVER (PARTITION BY k) AS p FROM t",
+                            false),
+                        "\"a\"\t\"c\"\t20.0\n\"b\"\t\"b\"\t20.0\n\"c\"\t\"c\"\t20.0\n"
+                        "\"d\"\tNULL\tNULL\n\"e\"\t\"e\"\t5.0\n");
 }
 
 static void test_expand(void **state)
