@@ -174,6 +174,12 @@ static void test_expand(void **state)
     (void)state;
     assert_string_equal(run("SELECT k, sum(v) FROM t GROUP BY ROLLUP(k)", false),
                         "1\t40\n2\t20\n3\tNULL\nNULL\t5\nNULL\t65\n");
+    /* a plain key beside CUBE: the cross product of the sets, (k, s) and (k) */
+    assert_string_equal(run("SELECT k, s, count(*), grouping_id() FROM t WHERE k < 3 "
+                            "GROUP BY k, CUBE(s)",
+                            false),
+                        "1\t\"a\"\t1\t0\n1\t\"c\"\t1\t0\n1\tNULL\t2\t1\n2\t\"b\"\t1\t0\n"
+                        "2\tNULL\t1\t1\n");
 }
 
 static void test_file_scan(void **state)
