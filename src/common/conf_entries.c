@@ -178,6 +178,7 @@ static const cs_conf_entry entries[] = {
     INT("spark.ui.retainedStages", 1, 100000000),
     INT("spark.ui.retainedTasks", 1, 100000000),
     INT("spark.ui.retainedDeadExecutors", 1, 100000000),
+    INT("spark.sql.ui.retainedExecutions", 1, 100000000),
     BOOL("spark.ui.showConsoleProgress"),
     DUR_POS("spark.ui.consoleProgress.update.interval", CS_MS),
     /* dynamic allocation and decommissioning */

@@ -10,7 +10,9 @@
  * The cached blocks a task end lists (Task Metrics' Updated Blocks), block updates, unpersisted
  * RDDs, RDD Infos' storage levels and the named Accumulables of task ends and stage completions
  * come back as the live scheduler posted them, so the Storage and Executors figures and the
- * stages' accumulators replay as the live UI showed them.
+ * stages' accumulators replay as the live UI showed them. SQL queries' starts and ends
+ * (Spark's SQLExecutionStart / End, with their plans) come back for the SQL tab; the jobs name
+ * their query through their Properties' spark.sql.execution.id.
  */
 #define _GNU_SOURCE
 #include "history/event_replay.h"
@@ -386,6 +388,22 @@ static void replay_environment(const json_t *o, listener_fn fn, void *arg)
     cs_conf_free(conf);
 }
 
+/* A SQL query's start: its plan tree goes on as the JSON text the live driver posts. */
+static void replay_sql_start(const json_t *o, listener_fn fn, void *arg)
+{
+    const json_t *info = json_object_get(o, "sparkPlanInfo");
+    char *info_text = json_is_object(info) ? json_dumps(info, JSON_COMPACT) : NULL;
+    cs_event ev = {.kind = CS_EV_SQL_EXECUTION_START,
+                   .job_id = -1,
+                   .sql_execution_id = geti(o, "executionId"),
+                   .sql_description = gets(o, "description"),
+                   .sql_plan = gets(o, "physicalPlanDescription"),
+                   .sql_plan_info = info_text,
+                   .time_ms = geti(o, "time")};
+    fn(arg, &ev);
+    free(info_text);
+}
+
 static void replay_object(const json_t *o, listener_fn fn, void *arg, char **version)
 {
     const char *name = gets(o, "Event");
@@ -447,6 +465,19 @@ static void replay_object(const json_t *o, listener_fn fn, void *arg, char **ver
         replay_block_updated(o, fn, arg);
     } else if (strcmp(name, "SparkListenerUnpersistRDD") == 0) {
         cs_event ev = {.kind = CS_EV_UNPERSIST_RDD, .rdd_id = (int)geti(o, "RDD ID"), .job_id = -1};
+        fn(arg, &ev);
+    } else if (strcmp(name, "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart") ==
+               0) {
+        replay_sql_start(o, fn, arg);
+    } else if (strcmp(name, "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd") ==
+               0) {
+        const char *msg = gets(o, "errorMessage"); /* Spark 4: "" success; absent: older Spark */
+        cs_event ev = {.kind = CS_EV_SQL_EXECUTION_END,
+                       .job_id = -1,
+                       .sql_execution_id = geti(o, "executionId"),
+                       .time_ms = geti(o, "time"),
+                       .succeeded = msg && !msg[0],
+                       .reason = msg && msg[0] ? msg : NULL};
         fn(arg, &ev);
     } else if (strcmp(name, "org.cspark.scheduler.ExecutorAllocationTargetUpdate") == 0) {
         cs_event ev = {.kind = CS_EV_ALLOCATION_TARGET,

@@ -540,12 +540,13 @@ static json_t *to_json(cs_json_protocol *jp, const cs_event *ev, int64_t launch)
         set_int(o, "time", ev->time_ms);
         json_object_set_new(o, "modifiedConfigs", json_object());
         json_object_set_new(o, "jobTags", json_array());
+        json_object_set_new(o, "jobGroupId", json_null()); /* Spark 4's None: no group was set */
         break;
     }
-    case CS_EV_SQL_EXECUTION_END:
+    case CS_EV_SQL_EXECUTION_END: /* Spark 4 writes "" for a query that succeeded */
         set_int(o, "executionId", ev->sql_execution_id);
         set_int(o, "time", ev->time_ms);
-        if (!ev->succeeded) set_str(o, "errorMessage", ev->reason ? ev->reason : "");
+        set_str(o, "errorMessage", ev->succeeded ? "" : ev->reason ? ev->reason : "failed");
         break;
     case CS_EV_EXECUTOR_METRICS: /* not logged, as Spark's EventLoggingListener */
     case CS_EV_BLOCK_UPDATED:    /* one line per block: block_updated_json */

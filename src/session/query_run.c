@@ -28,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "api/context.h"
 #include "api/rdd_internal.h"
 #include "plan/rdd.h"
@@ -551,20 +549,6 @@ static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
     snprintf(q->execution_id_text, sizeof q->execution_id_text, "%lld", (long long)q->execution_id);
 }
 
-/* Spark's SparkPlanInfo of a physical tree: node names, children (no metrics yet). */
-static json_t *plan_info(const cs_phys_node *n)
-{
-    json_t *o = json_object(), *children = json_array();
-    json_object_set_new(o, "nodeName", json_string(cs_phys_node_name(n)));
-    json_object_set_new(o, "simpleString", json_string(cs_phys_node_name(n)));
-    for (int i = 0; i < n->n_children; i++)
-        if (n->children[i]) json_array_append_new(children, plan_info(n->children[i]));
-    json_object_set_new(o, "children", children);
-    json_object_set_new(o, "metadata", json_object());
-    json_object_set_new(o, "metrics", json_array());
-    return o;
-}
-
 /* SQLExecutionStart / End on the listener bus (the event log; Spark's history server's SQL tab
  * shows the query and its jobs, which carry spark.sql.execution.id). */
 static void post_start(qrun *q, const cs_phys_node *plan)
@@ -573,17 +557,16 @@ static void post_start(qrun *q, const cs_phys_node *plan)
     cs_sbuf text = CS_SBUF_INIT;
     cs_sbuf_puts(&text, "== Physical Plan ==\n");
     cs_phys_explain(plan, &text);
-    json_t *info = plan_info(plan);
-    char *info_text = json_dumps(info, JSON_COMPACT);
-    json_decref(info);
+    cs_sbuf info = CS_SBUF_INIT;
+    cs_phys_plan_info(plan, &info);
     cs_event ev = {.kind = CS_EV_SQL_EXECUTION_START,
                    .job_id = -1,
                    .sql_execution_id = q->execution_id,
                    .sql_description = q->text,
                    .sql_plan = cs_sbuf_str(&text),
-                   .sql_plan_info = info_text};
+                   .sql_plan_info = cs_sbuf_str(&info)};
     cs_listener_bus_post(q->sc->bus, &ev);
-    free(info_text);
+    cs_sbuf_free(&info);
     cs_sbuf_free(&text);
 }
 

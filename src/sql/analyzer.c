@@ -63,34 +63,13 @@ cs_sql_expr *cs_an_named(cs_an_ctx *c, cs_sql_expr *e, const char *name)
     return al;
 }
 
-cs_sql_expr *cs_an_to_attr(cs_an_ctx *c, const cs_sql_expr *named)
-{
-    if (named->kind == CS_EX_ATTR) return (cs_sql_expr *)named;
-    cs_sql_expr *a = cs_sql_expr_new(c->a, CS_EX_ATTR, 0);
-    a->name = named->name;
-    a->type = named->type;
-    a->nullable = named->nullable;
-    a->id = named->id;
-    a->resolved = true;
-    return a;
-}
-
-void cs_an_set_output_of_list(cs_an_ctx *c, cs_logical_plan *p)
-{
-    p->n_output = p->n_exprs;
-    p->output = cs_sql_alloc(c->a, sizeof *p->output * (size_t)(p->n_exprs + 1));
-    for (int i = 0; i < p->n_exprs; i++)
-        p->output[i] = cs_an_to_attr(c, p->exprs[i]);
-    p->resolved = true;
-}
-
 cs_logical_plan *cs_an_project(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs, int n)
 {
     cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_PROJECT, 1);
     p->children[0] = child;
     p->exprs = exprs;
     p->n_exprs = n;
-    cs_an_set_output_of_list(c, p);
+    cs_logical_plan_output_of_list(c->a, p);
     return p;
 }
 

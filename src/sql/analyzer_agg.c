@@ -90,7 +90,7 @@ static cs_sql_expr *agg_output_for(cs_an_ctx *c, agg_state *g, cs_sql_expr *e, b
     for (int i = 0; i < g->n; i++) {
         cs_sql_expr *it = g->list[i];
         const cs_sql_expr *v = it->kind == CS_EX_ALIAS ? it->args[0] : it;
-        if (cs_an_equal(v, e)) return cs_an_to_attr(c, it);
+        if (cs_an_equal(v, e)) return cs_sql_expr_to_attr(c->a, it);
     }
     cs_sql_expr *named;
     if (e->kind == CS_EX_ATTR) {
@@ -103,7 +103,7 @@ static cs_sql_expr *agg_output_for(cs_an_ctx *c, agg_state *g, cs_sql_expr *e, b
         named = cs_an_named(c, e, cs_sql_strdup(c->a, name));
     }
     cs_an_push(c, &g->list, &g->n, &g->cap, named);
-    return cs_an_to_attr(c, named);
+    return cs_sql_expr_to_attr(c->a, named);
 }
 
 static cs_sql_expr *extract_window(cs_an_ctx *c, agg_state *g, const cs_sql_expr *w);
@@ -179,10 +179,10 @@ static cs_sql_expr *replace_windows(cs_an_ctx *c, window_state *ws, const cs_sql
 {
     if (e->kind == CS_EX_WINDOW) {
         for (int i = 0; i < ws->n; i++)
-            if (ws->windows[i]->args[0] == e) return cs_an_to_attr(c, ws->windows[i]);
+            if (ws->windows[i]->args[0] == e) return cs_sql_expr_to_attr(c->a, ws->windows[i]);
         cs_sql_expr *named = cs_an_named(c, (cs_sql_expr *)e, NULL);
         cs_an_push(c, &ws->windows, &ws->n, &ws->cap, named);
-        return cs_an_to_attr(c, named);
+        return cs_sql_expr_to_attr(c->a, named);
     }
     if (e->n_args == 0) return (cs_sql_expr *)e;
     cs_sql_expr *r = cs_sql_expr_copy(c->a, e);
@@ -214,7 +214,7 @@ static cs_logical_plan *window_nodes(cs_an_ctx *c, cs_logical_plan *child, windo
         w->output = cs_sql_alloc(c->a, sizeof *w->output * (size_t)(w->n_output + 1));
         memcpy(w->output, child->output, sizeof *w->output * (size_t)child->n_output);
         for (int j = 0; j < w->n_exprs; j++)
-            w->output[child->n_output + j] = cs_an_to_attr(c, w->exprs[j]);
+            w->output[child->n_output + j] = cs_sql_expr_to_attr(c->a, w->exprs[j]);
         w->resolved = true;
         child = w;
     }
@@ -323,7 +323,7 @@ static cs_logical_plan *build_aggregate(cs_an_ctx *c, cs_logical_plan *child, ag
         if (!cs_an_contains(it, CS_EX_WINDOW)) {
             if (check_grouped(c, g, strip_alias(it))) return NULL;
             cs_an_push(c, &g->list, &g->n, &g->cap, it);
-            final[i] = cs_an_to_attr(c, it);
+            final[i] = cs_sql_expr_to_attr(c->a, it);
             continue;
         }
         cs_sql_expr *v = over_aggregate(c, g, strip_alias(it), false);
@@ -338,7 +338,7 @@ static cs_logical_plan *build_aggregate(cs_an_ctx *c, cs_logical_plan *child, ag
     agg->n_group_by = g->n_group;
     agg->exprs = g->list;
     agg->n_exprs = g->n;
-    cs_an_set_output_of_list(c, agg);
+    cs_logical_plan_output_of_list(c->a, agg);
     if (!has_window) return agg;
     cs_logical_plan *w = window_nodes(c, agg, &ws);
     return cs_an_project(c, w, final, n);
@@ -735,7 +735,7 @@ static cs_logical_plan *with_list(cs_an_ctx *c, cs_logical_plan *agg, agg_state 
     cs_logical_plan *r = cs_logical_plan_copy(c->a, agg);
     r->exprs = g->list;
     r->n_exprs = g->n;
-    cs_an_set_output_of_list(c, r);
+    cs_logical_plan_output_of_list(c->a, r);
     return r;
 }
 

@@ -63,8 +63,6 @@ cs_sql_expr *cs_an_new_attr(cs_an_ctx *c, const char *name, cs_col_type *type, b
 /* A named expression for e: e if an ATTR, else ALIAS(e, name or Spark's pretty name). */
 cs_sql_expr *cs_an_named(cs_an_ctx *c, cs_sql_expr *e, const char *name);
 /* The ATTR a named expression (ATTR or ALIAS) defines. */
-cs_sql_expr *cs_an_to_attr(cs_an_ctx *c, const cs_sql_expr *named);
-void cs_an_set_output_of_list(cs_an_ctx *c, cs_logical_plan *p);
 cs_logical_plan *cs_an_project(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs, int n);
 
 /* analyzer_expr.c */

@@ -207,6 +207,9 @@ typedef struct cs_sql_statement {
 /* A zeroed node with room for n_children children, stat_* unknown (-1). */
 cs_logical_plan *cs_logical_plan_new(cs_sql_arena *a, cs_plan_kind kind, int n_children);
 cs_logical_plan *cs_logical_plan_copy(cs_sql_arena *a, const cs_logical_plan *p);
+/* p's output set from its list of named expressions (Project, Aggregate, Window's exprs), each
+ * one's attribute (cs_sql_expr_to_attr), and p marked resolved. */
+void cs_logical_plan_output_of_list(cs_sql_arena *a, cs_logical_plan *p);
 /* Spark's tree string of a logical plan ("Aggregate [a#1], [a#1, count(1) AS count#5L]" with
  * "+- " children), as EXPLAIN EXTENDED prints the analyzed and optimized plans. */
 void cs_logical_plan_print(const cs_logical_plan *p, cs_sbuf *out);

@@ -371,7 +371,7 @@ static cs_logical_plan *rewrite(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
     for (int f = 0; f < n_filters; f++)
         a1->exprs[e1++] = max_cond[f];
     a1->resolved = true;
-    cs_opt_output_of_list(c, a1);
+    cs_logical_plan_output_of_list(c->arena, a1);
 
     /* aggregate 2 */
     cs_sql_expr **from = cs_sql_alloc(c->arena, sizeof *from * (size_t)(n_aggs + g + 1));
@@ -389,10 +389,11 @@ static cs_logical_plan *rewrite(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
             r->distinct = false;
             cs_sql_expr *cond = gid_is(c, gid, group_of[i] + 1);
             if (filt_of[i] >= 0)
-                cond = cs_opt_and(c, cond, cs_opt_to_attr(c, max_cond[filt_of[i]]));
+                cond = cs_opt_and(c, cond, cs_sql_expr_to_attr(c->arena, max_cond[filt_of[i]]));
             r->filter = cond;
         } else {
-            cs_sql_expr *args[2] = {cs_opt_to_attr(c, reg_op[i]), cs_opt_bool_literal(c, true)};
+            cs_sql_expr *args[2] = {cs_sql_expr_to_attr(c->arena, reg_op[i]),
+                                    cs_opt_bool_literal(c, true)};
             r = cs_opt_call(c, "first", args, 2);
             if (!r) return p;
             r->filter = gid_is(c, gid, 0);

@@ -47,7 +47,7 @@ static cs_logical_plan *node_rule(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
     cs_logical_plan *x = cs_opt_node_exprs_up(c, p, r->fn, NULL);
     if (x != p && (x->kind == CS_LP_PROJECT || x->kind == CS_LP_AGGREGATE)) {
         /* named entries keep their ids; a folded ATTR entry cannot happen (not foldable) */
-        cs_opt_output_of_list(c, x);
+        cs_logical_plan_output_of_list(c->arena, x);
     }
     return x;
 }
@@ -130,7 +130,7 @@ static cs_logical_plan *current_time_node(cs_opt_ctx *c, cs_logical_plan *p, voi
 {
     cs_logical_plan *x = cs_opt_node_exprs_up(c, p, current_time, ud);
     if (x != p && (x->kind == CS_LP_PROJECT || x->kind == CS_LP_AGGREGATE))
-        cs_opt_output_of_list(c, x);
+        cs_logical_plan_output_of_list(c->arena, x);
     return x;
 }
 

@@ -180,9 +180,9 @@ static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, cs_
         cs_join_type t = items[0].type == CS_JOIN_INNER && items[1].type == CS_JOIN_INNER
                              ? CS_JOIN_INNER
                              : CS_JOIN_CROSS;
-        cs_logical_plan *j = cs_optsq_join(c, items[0].plan, items[1].plan, t,
-                                           cs_optsq_and_list(c, jc.v, jc.n), NULL);
-        return others.n ? cs_optsq_filter(c, j, cs_optsq_and_list(c, others.v, others.n)) : j;
+        cs_logical_plan *j =
+            cs_optsq_join(c, items[0].plan, items[1].plan, t, cs_opt_and_all(c, jc.v, jc.n), NULL);
+        return others.n ? cs_opt_filter(c, cs_opt_and_all(c, others.v, others.n), j) : j;
     }
     cs_logical_plan *left = items[0].plan;
     int pick = 1;
@@ -219,7 +219,7 @@ static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, cs_
             refs_within(conds->v[i], both, nb, NULL) && within_join(conds->v[i]) ? &jc : &others,
             conds->v[i]);
     cs_logical_plan *joined =
-        cs_optsq_join(c, left, right, items[pick].type, cs_optsq_and_list(c, jc.v, jc.n), NULL);
+        cs_optsq_join(c, left, right, items[pick].type, cs_opt_and_all(c, jc.v, jc.n), NULL);
     join_item *rest = cs_sql_alloc(c->arena, sizeof *rest * (size_t)n);
     int m = 0;
     rest[m++] = (join_item){joined, CS_JOIN_INNER};
@@ -313,7 +313,7 @@ int cs_opt_reorder_join(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out
                 cs_sql_expr **cols =
                     cs_sql_alloc(c->arena, sizeof *cols * (size_t)(p->n_output + 1));
                 memcpy(cols, p->output, sizeof *cols * (size_t)p->n_output);
-                r = cs_optsq_project(c, r, cols, p->n_output);
+                r = cs_opt_project(c, cols, p->n_output, r);
             }
             *out = r;
             return 0;
@@ -427,7 +427,7 @@ int cs_opt_eliminate_outer_join(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_pl
             cs_logical_plan *nj = cs_logical_plan_copy(c->arena, j);
             nj->join_type = t;
             cs_optsq_set_join_output(c, nj, NULL);
-            r = cs_optsq_filter(c, nj, p->condition);
+            r = cs_opt_filter(c, p->condition, nj);
         }
     } else if (p->kind == CS_LP_AGGREGATE && p->children[0]->kind == CS_LP_JOIN) {
         cs_logical_plan *j = p->children[0];
@@ -481,7 +481,7 @@ static cs_logical_plan *dedup_right(cs_opt_ctx *c, cs_logical_plan *left, cs_log
         al->resolved = true;
         list[i] = al;
     }
-    return cs_optsq_project(c, right, list, right->n_output);
+    return cs_opt_project(c, list, right->n_output, right);
 }
 
 /* row_number() OVER (PARTITION BY every column of p) AS name, over p */
@@ -520,7 +520,7 @@ static cs_logical_plan *number_copies(cs_opt_ctx *c, cs_logical_plan *p, const c
     win->n_output = p->n_output + 1;
     win->output = cs_sql_alloc(c->arena, sizeof *win->output * (size_t)(win->n_output + 1));
     memcpy(win->output, p->output, sizeof *win->output * (size_t)p->n_output);
-    win->output[p->n_output] = cs_optsq_to_attr(c, al);
+    win->output[p->n_output] = cs_sql_expr_to_attr(c->arena, al);
     win->resolved = true;
     return win;
 }
@@ -547,8 +547,8 @@ static cs_logical_plan *rewrite_set_op(cs_opt_ctx *c, cs_logical_plan *s)
     cs_logical_plan *j = cs_optsq_join(c, left, right, t, cond, NULL);
     cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(n + 1));
     memcpy(cols, s->output, sizeof *cols * (size_t)n);
-    if (s->all) return cs_optsq_project(c, j, cols, n);
-    cs_logical_plan *agg = cs_optsq_project(c, j, cols, n);
+    if (s->all) return cs_opt_project(c, cols, n, j);
+    cs_logical_plan *agg = cs_opt_project(c, cols, n, j);
     agg->kind = CS_LP_AGGREGATE;
     agg->group_by = cols;
     agg->n_group_by = n;

@@ -297,7 +297,7 @@ static cs_logical_plan *prune_aggregate(cs_opt_ctx *c, cs_logical_plan *p, const
     r->children[0] = child;
     r->exprs = xs;
     r->n_exprs = n;
-    cs_opt_output_of_list(c, r);
+    cs_logical_plan_output_of_list(c->arena, r);
     return r;
 }
 
@@ -328,7 +328,7 @@ static cs_logical_plan *prune_window(cs_opt_ctx *c, cs_logical_plan *p, const cs
     if (child->n_output)
         memcpy(r->output, child->output, sizeof *r->output * (size_t)child->n_output);
     for (int i = 0; i < n; i++)
-        r->output[child->n_output + i] = cs_opt_to_attr(c, xs[i]);
+        r->output[child->n_output + i] = cs_sql_expr_to_attr(c->arena, xs[i]);
     return r;
 }
 
@@ -579,7 +579,7 @@ static cs_logical_plan *collapse(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
         cs_logical_plan *a = cs_logical_plan_copy(c->arena, child);
         a->exprs = xs;
         a->n_exprs = p->n_exprs;
-        cs_opt_output_of_list(c, a);
+        cs_logical_plan_output_of_list(c->arena, a);
         return a;
     }
     return p;
@@ -667,7 +667,8 @@ static cs_logical_plan *remove_aliases(cs_opt_ctx *c, cs_logical_plan *p,
             x->output = o;
         }
         if (x != r) {
-            if (x->kind == CS_LP_PROJECT || x->kind == CS_LP_AGGREGATE) cs_opt_output_of_list(c, x);
+            if (x->kind == CS_LP_PROJECT || x->kind == CS_LP_AGGREGATE)
+                cs_logical_plan_output_of_list(c->arena, x);
             r = x;
         }
     }

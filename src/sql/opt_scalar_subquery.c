@@ -57,7 +57,7 @@ static bool null_intolerant(const cs_sql_expr *e)
 /* Whether e is null for sure (a null literal, or a null-intolerant function of one). */
 static bool surely_null(const cs_sql_expr *e)
 {
-    if (cs_optsq_is_null_literal(e)) return true;
+    if (cs_opt_is_null_literal(e)) return true;
     if (e->kind == CS_EX_ALIAS) return surely_null(e->args[0]);
     if (!null_intolerant(e)) return false;
     for (int i = 0; i < e->n_args; i++)
@@ -192,7 +192,7 @@ static cs_sql_expr *collect_scalar_f(cs_opt_ctx *c, cs_optsq_map *m, cs_sql_expr
     cs_optsq_list *subs = m->state;
     if (!is_correlated_scalar(e)) return e;
     cs_optsq_push(c->arena, subs, e);
-    return cs_optsq_to_attr(c, e->subquery->output[0]);
+    return cs_sql_expr_to_attr(c->arena, e->subquery->output[0]);
 }
 
 static bool mentions_id(const cs_sql_expr *e, cs_expr_id id)
@@ -261,13 +261,13 @@ static int left_join_scalar(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *
     if (surely_null(zero)) { /* no count bug */
         cs_logical_plan *j = cs_optsq_join(c, child, query, CS_JOIN_LEFT_OUTER, s->join_cond, NULL);
         cols[child->n_output] = cs_optsq_nullable_attr(c, orig);
-        *out = cs_optsq_project(c, j, cols, child->n_output + 1);
+        *out = cs_opt_project(c, cols, child->n_output + 1, j);
         return 0;
     }
     bool t = true;
     cs_sql_expr *always =
         cs_optsq_alias(c, cs_optsq_literal(c, cs_optsq_boolean(), &t), "alwaysTrue", 0);
-    cs_sql_expr *always_ref = cs_optsq_nullable_attr(c, cs_optsq_to_attr(c, always));
+    cs_sql_expr *always_ref = cs_optsq_nullable_attr(c, cs_sql_expr_to_attr(c->arena, always));
     cs_expr_id ids[2] = {orig->id, cs_catalog_next_expr_id(c->catalog)};
     cs_optsq_map rep = {replace_id_f, ids, 0, err};
     cs_logical_plan *root = query;
@@ -290,7 +290,7 @@ static int left_join_scalar(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *
             int n = tops[i]->n_exprs;
             for (int k = 0; k < agg->n_output; k++)
                 if (cs_optsq_find_id(list, n, agg->output[k]->id) < 0) list[n++] = agg->output[k];
-            root = cs_optsq_project(c, root, list, n);
+            root = cs_opt_project(c, list, n, root);
         }
         having_cond = cs_optsq_xform(c, &rep, having->condition);
     }
@@ -299,7 +299,7 @@ static int left_join_scalar(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *
     cs_sql_expr *cond = cs_optsq_xform(c, &rep, s->join_cond);
     cs_sql_expr **right = cs_optsq_copy_list(c, nq->output, nq->n_output, 1);
     right[nq->n_output] = always;
-    cs_logical_plan *rp = cs_optsq_project(c, nq, right, nq->n_output + 1);
+    cs_logical_plan *rp = cs_opt_project(c, right, nq->n_output + 1, nq);
     cs_logical_plan *j = cs_optsq_join(c, child, rp, CS_JOIN_LEFT_OUTER, cond, NULL);
     cs_sql_expr *value = cs_optsq_nullable_attr(c, nq->output[0]);
     cs_sql_expr *v;
@@ -307,13 +307,12 @@ static int left_join_scalar(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *
         cs_sql_expr *args[3] = {cs_optsq_isnull(c, always_ref), result, value};
         v = funcn(c, "if", orig->type, true, 3, args);
     } else {
-        cs_sql_expr *args[5] = {cs_optsq_isnull(c, always_ref), result,
-                                cs_optsq_not(c, having_cond), cs_optsq_literal(c, orig->type, NULL),
-                                value};
+        cs_sql_expr *args[5] = {cs_optsq_isnull(c, always_ref), result, cs_opt_not(c, having_cond),
+                                cs_optsq_literal(c, orig->type, NULL), value};
         v = case_when(c, orig->type, 5, args);
     }
     cols[child->n_output] = cs_optsq_alias(c, v, orig->name, orig->id);
-    *out = cs_optsq_project(c, j, cols, child->n_output + 1);
+    *out = cs_opt_project(c, cols, child->n_output + 1, j);
     return 0;
 }
 
@@ -346,8 +345,7 @@ static int scalar_node(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
     if (p->kind == CS_LP_FILTER) {
         r->output = r->children[0]->output;
         r->n_output = r->children[0]->n_output;
-        *out =
-            cs_optsq_project(c, r, cs_optsq_copy_list(c, p->output, p->n_output, 0), p->n_output);
+        *out = cs_opt_project(c, cs_optsq_copy_list(c, p->output, p->n_output, 0), p->n_output, r);
         return 0;
     }
     *out = r;

@@ -87,11 +87,6 @@ static cs_sql_expr *or2(cs_opt_ctx *c, cs_sql_expr *a, cs_sql_expr *b)
     return func2(c, "or", cs_optsq_boolean(), a->nullable || b->nullable, 2, a, b);
 }
 
-cs_sql_expr *cs_optsq_not(cs_opt_ctx *c, cs_sql_expr *a)
-{
-    return func2(c, "not", cs_optsq_boolean(), a->nullable, 1, a, NULL);
-}
-
 cs_sql_expr *cs_optsq_isnull(cs_opt_ctx *c, cs_sql_expr *a)
 {
     return func2(c, "isnull", cs_optsq_boolean(), false, 1, a, NULL);
@@ -119,26 +114,6 @@ void cs_optsq_conjuncts(cs_opt_ctx *c, cs_sql_expr *e, cs_optsq_list *out)
         return;
     }
     cs_optsq_push(c->arena, out, e);
-}
-
-cs_sql_expr *cs_optsq_and_list(cs_opt_ctx *c, cs_sql_expr **v, int n)
-{
-    cs_sql_expr *r = NULL;
-    for (int i = 0; i < n; i++)
-        r = and2(c, r, v[i]);
-    return r;
-}
-
-cs_sql_expr *cs_optsq_to_attr(cs_opt_ctx *c, const cs_sql_expr *named)
-{
-    if (named->kind == CS_EX_ATTR) return (cs_sql_expr *)named;
-    cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ATTR, 0);
-    a->name = named->name;
-    a->type = named->type;
-    a->nullable = named->nullable;
-    a->id = named->id;
-    a->resolved = true;
-    return a;
 }
 
 static cs_sql_expr *new_attr(cs_opt_ctx *c, const char *name, cs_col_type *t, bool nullable)
@@ -174,11 +149,6 @@ cs_sql_expr *cs_optsq_literal(cs_opt_ctx *c, cs_col_type *t, const void *v)
     cs_sql_expr *e = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
     cs_col_builder_free(b);
     return e;
-}
-
-bool cs_optsq_is_null_literal(const cs_sql_expr *e)
-{
-    return e->kind == CS_EX_LITERAL && e->literal && e->literal->null_count > 0;
 }
 
 /* Whether f holds for e or a node under it (arguments, FILTER, window spec; not the plans of
@@ -302,36 +272,6 @@ cs_logical_plan *cs_optsq_map_node_exprs(cs_opt_ctx *c, cs_logical_plan *p, cs_o
 }
 
 /* The output of a PROJECT / AGGREGATE from its list. */
-static void set_list_output(cs_opt_ctx *c, cs_logical_plan *p)
-{
-    p->n_output = p->n_exprs;
-    p->output = cs_sql_alloc(c->arena, sizeof *p->output * (size_t)(p->n_exprs + 1));
-    for (int i = 0; i < p->n_exprs; i++)
-        p->output[i] = cs_optsq_to_attr(c, p->exprs[i]);
-    p->resolved = true;
-}
-
-cs_logical_plan *cs_optsq_project(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs, int n)
-{
-    cs_logical_plan *p = cs_logical_plan_new(c->arena, CS_LP_PROJECT, 1);
-    p->children[0] = child;
-    p->exprs = exprs;
-    p->n_exprs = n;
-    set_list_output(c, p);
-    return p;
-}
-
-cs_logical_plan *cs_optsq_filter(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *cond)
-{
-    cs_logical_plan *f = cs_logical_plan_new(c->arena, CS_LP_FILTER, 1);
-    f->children[0] = child;
-    f->condition = cond;
-    f->n_output = child->n_output;
-    f->output = child->output;
-    f->resolved = true;
-    return f;
-}
-
 cs_sql_expr *cs_optsq_nullable_attr(cs_opt_ctx *c, cs_sql_expr *a)
 {
     if (a->nullable) return a;
@@ -540,7 +480,7 @@ static int pull(cs_opt_ctx *c, cs_logical_plan *p, bool scalar, cs_optsq_list *a
             }
         }
         if (moved)
-            r = local.n ? cs_optsq_filter(c, r->children[0], cs_optsq_and_list(c, local.v, local.n))
+            r = local.n ? cs_opt_filter(c, cs_opt_and_all(c, local.v, local.n), r->children[0])
                         : r->children[0];
     } else if ((p->kind == CS_LP_PROJECT || p->kind == CS_LP_AGGREGATE) && acc->n > first) {
         bool agg = p->kind == CS_LP_AGGREGATE;
@@ -577,7 +517,7 @@ static int pull(cs_opt_ctx *c, cs_logical_plan *p, bool scalar, cs_optsq_list *a
                 if (agg && cs_optsq_find_id(r->group_by, r->n_group_by, a->id) < 0)
                     r->group_by[r->n_group_by++] = a;
             }
-            set_list_output(c, r);
+            cs_logical_plan_output_of_list(c->arena, r);
         }
     }
     *out = r;
@@ -672,7 +612,7 @@ static int pull_subquery(cs_opt_ctx *c, const cs_logical_plan *host, cs_sql_expr
         rm.to[rm.n++] = cs_catalog_next_expr_id(c->catalog);
     }
     if (!acc.n && !rm.n) return 0;
-    cs_sql_expr *cond = cs_optsq_and_list(c, acc.v, acc.n);
+    cs_sql_expr *cond = cs_opt_and_all(c, acc.v, acc.n);
     if (rm.n) {
         cs_sql_expr **list = cs_optsq_copy_list(c, sub->output, sub->n_output, 0);
         for (int i = 0; i < sub->n_output; i++) {
@@ -681,7 +621,7 @@ static int pull_subquery(cs_opt_ctx *c, const cs_logical_plan *host, cs_sql_expr
                 if (rm.from[j] == list[i]->id) k = j;
             if (k >= 0) list[i] = cs_optsq_alias(c, list[i], list[i]->name, rm.to[k]);
         }
-        sub = cs_optsq_project(c, sub, list, sub->n_output);
+        sub = cs_opt_project(c, list, sub->n_output, sub);
         cs_optsq_map m = {remap_f, &rm, 0, err};
         cond = cs_optsq_xform(c, &m, cond);
     }
@@ -819,7 +759,7 @@ static int rewrite_filter(cs_opt_ctx *c, cs_logical_plan *f, cs_logical_plan **o
     for (int i = 0; i < all.n; i++)
         cs_optsq_push(c->arena, any_expr(all.v[i], is_in_or_exists) ? &with : &without, all.v[i]);
     cs_logical_plan *p = f->children[0];
-    if (without.n) p = cs_optsq_filter(c, p, cs_optsq_and_list(c, without.v, without.n));
+    if (without.n) p = cs_opt_filter(c, cs_opt_and_all(c, without.v, without.n), p);
     for (int i = 0; i < with.n; i++) {
         cs_sql_expr *e = with.v[i];
         bool neg = cs_optsq_is_fn(e, "not") && is_in_or_exists(e->args[0]);
@@ -836,9 +776,8 @@ static int rewrite_filter(cs_opt_ctx *c, cs_logical_plan *f, cs_logical_plan **o
             cs_optsq_map m = {existential_f, &in, 0, NULL};
             cs_sql_expr *cond = cs_optsq_xform(c, &m, e);
             cs_logical_plan *keep = p;
-            p = cs_optsq_project(c, cs_optsq_filter(c, in, cond),
-                                 cs_optsq_copy_list(c, keep->output, keep->n_output, 0),
-                                 keep->n_output);
+            p = cs_opt_project(c, cs_optsq_copy_list(c, keep->output, keep->n_output, 0),
+                               keep->n_output, cs_opt_filter(c, cond, in));
         }
     }
     *out = p;

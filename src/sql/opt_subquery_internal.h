@@ -37,17 +37,11 @@ cs_col_type *cs_optsq_boolean(void);
 bool cs_optsq_is_fn(const cs_sql_expr *e, const char *fn); /* a FUNC with canonical name fn */
 /* The conjuncts of e (split at `and`) appended to out. */
 void cs_optsq_conjuncts(cs_opt_ctx *c, cs_sql_expr *e, cs_optsq_list *out);
-/* v[0] AND v[1] AND ...; NULL when n is 0. */
-cs_sql_expr *cs_optsq_and_list(cs_opt_ctx *c, cs_sql_expr **v, int n);
-cs_sql_expr *cs_optsq_not(cs_opt_ctx *c, cs_sql_expr *a);
 cs_sql_expr *cs_optsq_isnull(cs_opt_ctx *c, cs_sql_expr *a);
-/* The attribute a named expression (ATTR or ALIAS) defines. */
-cs_sql_expr *cs_optsq_to_attr(cs_opt_ctx *c, const cs_sql_expr *named);
 /* e AS name with expression id `id` (0: a new one). */
 cs_sql_expr *cs_optsq_alias(cs_opt_ctx *c, cs_sql_expr *e, const char *name, cs_expr_id id);
 /* A literal of type t: *v, or null when v is NULL. */
 cs_sql_expr *cs_optsq_literal(cs_opt_ctx *c, cs_col_type *t, const void *v);
-bool cs_optsq_is_null_literal(const cs_sql_expr *e);
 bool cs_optsq_is_subquery(const cs_sql_expr *e); /* IN_SUBQUERY, EXISTS, SCALAR_SUBQUERY */
 /* e rebuilt bottom-up with m->f applied to every node (not entering subquery plans). */
 cs_sql_expr *cs_optsq_xform(cs_opt_ctx *c, cs_optsq_map *m, cs_sql_expr *e);
@@ -61,9 +55,6 @@ int cs_optsq_find_id(cs_sql_expr **v, int n, cs_expr_id id); /* index in v, or -
 cs_logical_plan *cs_optsq_map_node_exprs(cs_opt_ctx *c, cs_logical_plan *p, cs_optsq_map *m);
 /* Whether f holds for a node of one of p's expressions. */
 bool cs_optsq_node_has(const cs_logical_plan *p, bool (*f)(const cs_sql_expr *));
-cs_logical_plan *cs_optsq_project(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs,
-                                  int n);
-cs_logical_plan *cs_optsq_filter(cs_opt_ctx *c, cs_logical_plan *child, cs_sql_expr *cond);
 /* j's output from its children and type: left (nullable under RIGHT / FULL), then right
  * (nullable under LEFT / FULL) unless semi / anti; an EXISTENCE join's last attribute is
  * `exists` (or its current last one when exists is NULL). */

@@ -228,26 +228,6 @@ cs_logical_plan *cs_opt_with_child(cs_opt_ctx *c, cs_logical_plan *p, cs_logical
     return cs_opt_with_children(c, p, &child);
 }
 
-cs_sql_expr *cs_opt_to_attr(cs_opt_ctx *c, cs_sql_expr *named)
-{
-    if (named->kind != CS_EX_ALIAS) return named;
-    cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ATTR, 0);
-    a->name = named->name;
-    a->type = named->type;
-    a->nullable = named->nullable;
-    a->id = named->id;
-    a->resolved = true;
-    return a;
-}
-
-void cs_opt_output_of_list(cs_opt_ctx *c, cs_logical_plan *p)
-{
-    p->n_output = p->n_exprs;
-    p->output = cs_sql_alloc(c->arena, sizeof *p->output * (size_t)(p->n_exprs + 1));
-    for (int i = 0; i < p->n_exprs; i++)
-        p->output[i] = cs_opt_to_attr(c, p->exprs[i]);
-}
-
 cs_logical_plan *cs_opt_unary(cs_opt_ctx *c, cs_plan_kind kind, cs_logical_plan *child)
 {
     cs_logical_plan *u = cs_logical_plan_new(c->arena, kind, 1);
@@ -271,8 +251,7 @@ cs_logical_plan *cs_opt_project(cs_opt_ctx *c, cs_sql_expr **exprs, int n, cs_lo
     p->children[0] = child;
     p->exprs = exprs;
     p->n_exprs = n;
-    cs_opt_output_of_list(c, p);
-    p->resolved = true;
+    cs_logical_plan_output_of_list(c->arena, p);
     return p;
 }
 

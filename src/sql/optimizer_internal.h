@@ -81,8 +81,6 @@ cs_logical_plan *cs_opt_with_child(cs_opt_ctx *c, cs_logical_plan *p, cs_logical
 cs_logical_plan *cs_opt_unary(cs_opt_ctx *c, cs_plan_kind kind, cs_logical_plan *child);
 cs_logical_plan *cs_opt_filter(cs_opt_ctx *c, cs_sql_expr *cond, cs_logical_plan *child);
 cs_logical_plan *cs_opt_project(cs_opt_ctx *c, cs_sql_expr **exprs, int n, cs_logical_plan *child);
-/* Sets p's output from its named expression list (PROJECT, AGGREGATE). */
-void cs_opt_output_of_list(cs_opt_ctx *c, cs_logical_plan *p);
 /* An empty LOCAL_RELATION with p's output (PropagateEmptyRelation, always-false filters). */
 cs_logical_plan *cs_opt_empty_relation(cs_opt_ctx *c, const cs_logical_plan *p);
 bool cs_opt_is_empty_relation(const cs_logical_plan *p);
@@ -135,8 +133,6 @@ bool cs_opt_deterministic_list(cs_sql_expr *const *xs, int n);
 /* Foldable: literals and deterministic calls, casts, CASE and IN over foldable children
  * (no attributes, aggregates, windows, subqueries or current_* functions). */
 bool cs_opt_foldable(const cs_sql_expr *e);
-/* The named expression's attribute (ATTR itself, or the ATTR an ALIAS defines). */
-cs_sql_expr *cs_opt_to_attr(cs_opt_ctx *c, cs_sql_expr *named);
 /* Whether e contains a node of kind (not entering subquery plans). */
 bool cs_opt_contains_kind(const cs_sql_expr *e, cs_sql_expr_kind kind);
 /* A node's expressions hold a subquery expression. */

@@ -154,6 +154,9 @@ cs_sql_expr *cs_sql_expr_new(cs_sql_arena *a, cs_sql_expr_kind kind, int n_args)
 cs_sql_expr *cs_sql_expr_copy(cs_sql_arena *a, const cs_sql_expr *e);
 /* A literal of a one-row column (the arena takes over the reference). */
 cs_sql_expr *cs_sql_expr_literal(cs_sql_arena *a, cs_column *one_row);
+/* The attribute a named expression (an ATTR: itself; an ALIAS: its name, type, nullability
+ * and id) defines, as Catalyst's NamedExpression.toAttribute. */
+cs_sql_expr *cs_sql_expr_to_attr(cs_sql_arena *a, const cs_sql_expr *named);
 /* Spark's way of printing an expression: "(a#1 + 1)", "sum(l_quantity#4)", "'unresolved"
  * (for EXPLAIN EXTENDED, error messages and the SQL tab). */
 void cs_sql_expr_print(const cs_sql_expr *e, cs_sbuf *out);

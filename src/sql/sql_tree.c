@@ -37,6 +37,18 @@ cs_sql_expr *cs_sql_expr_literal(cs_sql_arena *a, cs_column *one_row)
     return e;
 }
 
+cs_sql_expr *cs_sql_expr_to_attr(cs_sql_arena *a, const cs_sql_expr *named)
+{
+    if (named->kind == CS_EX_ATTR) return (cs_sql_expr *)named;
+    cs_sql_expr *r = cs_sql_expr_new(a, CS_EX_ATTR, 0);
+    r->name = named->name;
+    r->type = named->type;
+    r->nullable = named->nullable;
+    r->id = named->id;
+    r->resolved = true;
+    return r;
+}
+
 cs_logical_plan *cs_logical_plan_new(cs_sql_arena *a, cs_plan_kind kind, int n_children)
 {
     cs_logical_plan *p = cs_sql_alloc(a, sizeof *p);
@@ -57,4 +69,13 @@ cs_logical_plan *cs_logical_plan_copy(cs_sql_arena *a, const cs_logical_plan *p)
         memcpy(c->children, p->children, sizeof *c->children * (size_t)p->n_children);
     }
     return c;
+}
+
+void cs_logical_plan_output_of_list(cs_sql_arena *a, cs_logical_plan *p)
+{
+    p->n_output = p->n_exprs;
+    p->output = cs_sql_alloc(a, sizeof *p->output * (size_t)(p->n_exprs + 1));
+    for (int i = 0; i < p->n_exprs; i++)
+        p->output[i] = cs_sql_expr_to_attr(a, p->exprs[i]);
+    p->resolved = true;
 }

@@ -10,12 +10,19 @@
  * Columns print by their input's names (a bound tree has no expression ids: Spark's "k#12"
  * is "k" here).
  *
+ * cs_phys_plan_info gives the same tree as Spark's SparkPlanInfo (the sparkPlanInfo of a
+ * SQLExecutionStart event, which the SQL tab of cspark's UI and of Spark's History Server draw):
+ * per node its nodeName, its simpleString (the EXPLAIN line: name and arguments), children,
+ * metadata and metrics (empty: cspark's operators keep no SQL metrics yet).
+ *
  * Called by the session for EXPLAIN and the SQL tab. Ownership: the tree is borrowed.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "sqlexec/phys_plan.h"
 
 /* ---- expressions, by their input's column names ---- */
@@ -593,4 +600,35 @@ void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out)
     cs_sbuf_puts(&prefix, "");
     explain_node(n, NULL, out, &prefix, true, true, 0);
     cs_sbuf_free(&prefix);
+}
+
+/* ---- Spark's SparkPlanInfo ---- */
+
+static json_t *plan_info(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *line,
+                         int depth)
+{
+    json_t *o = json_object(), *children = json_array();
+    line->len = 0;
+    cs_sbuf_puts(line, cs_phys_node_name(n));
+    args(n, parent, line);
+    json_object_set_new(o, "nodeName", cs_json_text(cs_phys_node_name(n)));
+    json_object_set_new(o, "simpleString", cs_json_text(cs_sbuf_str(line)));
+    for (int i = 0; depth < 500 && i < n->n_children; i++)
+        if (n->children[i])
+            json_array_append_new(children, plan_info(n->children[i], n, line, depth + 1));
+    json_object_set_new(o, "children", children);
+    json_object_set_new(o, "metadata", json_object());
+    json_object_set_new(o, "metrics", json_array());
+    return o;
+}
+
+void cs_phys_plan_info(const cs_phys_node *n, cs_sbuf *out)
+{
+    cs_sbuf line = CS_SBUF_INIT;
+    json_t *info = plan_info(n, NULL, &line, 0);
+    char *text = json_dumps(info, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (text) cs_sbuf_puts(out, text);
+    free(text);
+    json_decref(info);
+    cs_sbuf_free(&line);
 }

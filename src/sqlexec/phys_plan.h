@@ -185,6 +185,9 @@ cs_col_type *cs_phys_join_input(const cs_col_type *left, const cs_col_type *righ
  * no "*(n)" codegen stages): "HashAggregate(keys=[...], functions=[...])" lines with "+- " /
  * ":- " indentation. */
 void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out);
+/* The tree as Spark's SparkPlanInfo JSON text, appended to out: {"nodeName", "simpleString" (the
+ * node's EXPLAIN line), "children", "metadata": {}, "metrics": []} per node. */
+void cs_phys_plan_info(const cs_phys_node *n, cs_sbuf *out);
 
 /* ---- building a task's operators (phys_build.c) ---- */
 

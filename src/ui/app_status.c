@@ -24,11 +24,13 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/strutil.h"
 
 #define DEFAULT_RETAINED_JOBS 1000
 #define DEFAULT_RETAINED_STAGES 1000
 #define DEFAULT_RETAINED_TASKS 100000
 #define DEFAULT_RETAINED_DEAD_EXECUTORS 100
+#define DEFAULT_RETAINED_EXECUTIONS 1000
 
 /* ---- limits ------------------------------------------------------------------------------- */
 
@@ -46,6 +48,8 @@ int cs_ui_store_limits_read(const cs_conf *conf, ui_store_limits *out, cs_error 
          offsetof(ui_store_limits, retained_tasks)},
         {"spark.ui.retainedDeadExecutors", DEFAULT_RETAINED_DEAD_EXECUTORS,
          offsetof(ui_store_limits, retained_dead_executors)},
+        {"spark.sql.ui.retainedExecutions", DEFAULT_RETAINED_EXECUTIONS,
+         offsetof(ui_store_limits, retained_executions)},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         int64_t v = keys[i].dflt;
@@ -355,11 +359,17 @@ static void on_job_start(ui_store *st, const cs_event *ev)
     job_rec *j = cs_xcalloc(1, sizeof *j);
     j->pub.job_id = ev->job_id;
     j->pub.name = cs_xstrdup(ev->stage_name ? ev->stage_name : "");
+    j->pub.sql_execution_id = -1;
     for (int i = 0; i < ev->num_job_properties; i++) {
         const char *k = ev->job_properties[2 * i], *v = ev->job_properties[2 * i + 1];
         if (strcmp(k, "spark.job.description") == 0) set_str(&j->pub.description, v);
         if (strcmp(k, "spark.jobGroup.id") == 0) set_str(&j->pub.group, v);
+        int64_t exec_id;
+        if (strcmp(k, "spark.sql.execution.id") == 0 && cs_str_to_int_in(v, 0, INT64_MAX, &exec_id))
+            j->pub.sql_execution_id = exec_id;
     }
+    if (j->pub.sql_execution_id >= 0)
+        cs_ui_sql_job(st, j->pub.sql_execution_id, ev->job_id, UI_JOB_RUNNING);
     j->pub.submission_ms = ev->time_ms;
     j->pub.status = UI_JOB_RUNNING;
     int n = ev->num_stage_ids > 0 && ev->stage_ids ? ev->num_stage_ids : 0;
@@ -421,6 +431,8 @@ static void on_job_end(ui_store *st, const cs_event *ev)
     if (!j || j->pub.status != UI_JOB_RUNNING) return;
     j->pub.status = ev->succeeded ? UI_JOB_SUCCEEDED : UI_JOB_FAILED;
     j->pub.completion_ms = ev->time_ms;
+    if (j->pub.sql_execution_id >= 0)
+        cs_ui_sql_job(st, j->pub.sql_execution_id, j->pub.job_id, j->pub.status);
     if (!ev->succeeded) set_str(&j->pub.error, ev->reason ? ev->reason : "job failed");
     for (int i = 0; i < j->pub.num_stages; i++) {
         if (j->x.submitted[i]) continue;
@@ -880,8 +892,11 @@ void cs_ui_store_listener(void *arg, const cs_event *ev)
     case CS_EV_UNPERSIST_RDD:
         cs_ui_storage_unpersist(st, ev->rdd_id);
         break;
-    case CS_EV_SQL_EXECUTION_START: /* no SQL tab yet: the jobs carry the statement */
+    case CS_EV_SQL_EXECUTION_START:
+        cs_ui_sql_start(st, ev);
+        break;
     case CS_EV_SQL_EXECUTION_END:
+        cs_ui_sql_end(st, ev);
         break;
     }
     pthread_mutex_unlock(&st->lock);
@@ -897,9 +912,12 @@ ui_store *cs_ui_store_new(const ui_store_limits *lim)
     cs_hmap_init_strings(&st->string_index);
     if (lim) {
         st->lim = *lim;
+        if (st->lim.retained_executions < 1)
+            st->lim.retained_executions = DEFAULT_RETAINED_EXECUTIONS;
     } else {
         st->lim = (ui_store_limits){DEFAULT_RETAINED_JOBS, DEFAULT_RETAINED_STAGES,
-                                    DEFAULT_RETAINED_TASKS, DEFAULT_RETAINED_DEAD_EXECUTORS};
+                                    DEFAULT_RETAINED_TASKS, DEFAULT_RETAINED_DEAD_EXECUTORS,
+                                    DEFAULT_RETAINED_EXECUTIONS};
     }
     st->counters.allocation_target = -1;
     return st;
@@ -922,6 +940,7 @@ void cs_ui_store_free(ui_store *st)
     cs_hmap_free(&st->exec_index);
     free_props(st);
     cs_ui_storage_free(st);
+    cs_ui_sql_free(st);
     for (size_t i = 0; i < st->nstrings; i++)
         free(st->strings[i]);
     free(st->strings);

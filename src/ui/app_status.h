@@ -8,8 +8,9 @@
  * executor summaries, its executors (live and dead, with the latest heartbeat metrics), its
  * environment (properties redacted with spark.redaction.regex), its cached RDDs (each cached
  * partition and the executors holding it, from the blocks task ends and block updates report;
- * gone when unpersisted or their executor is removed) and the named accumulators each stage and
- * task updated (Spark's Accumulables). Jobs and stages that were announced by a job start but never
+ * gone when unpersisted or their executor is removed), the named accumulators each stage and
+ * task updated (Spark's Accumulables) and the SQL queries with their plans and jobs
+ * (app_status_sql.h). Jobs and stages that were announced by a job start but never
  * submitted are PENDING, and SKIPPED once their job ends, as in Spark. Retention is Spark's:
  * spark.ui.retainedJobs, spark.ui.retainedStages (1000 each), spark.ui.retainedTasks (100000, per
  * stage attempt: the oldest finished tasks go first) and spark.ui.retainedDeadExecutors (100);
@@ -122,9 +123,10 @@ typedef struct ui_stage {
 
 typedef struct ui_job {
     int job_id;
-    char *name;        /* its action's call site, "count at app.so:cspark_main" */
-    char *description; /* spark.job.description, NULL when not set */
-    char *group;       /* spark.jobGroup.id, NULL when not set */
+    char *name;               /* its action's call site, "count at app.so:cspark_main" */
+    char *description;        /* spark.job.description, NULL when not set */
+    char *group;              /* spark.jobGroup.id, NULL when not set */
+    int64_t sql_execution_id; /* spark.sql.execution.id: the SQL query it ran, -1 none */
     int64_t submission_ms, completion_ms;
     ui_job_status status;
     char *error; /* why it failed */
@@ -195,12 +197,14 @@ typedef struct ui_app {
 
 typedef struct ui_store_limits {
     int retained_jobs, retained_stages, retained_tasks, retained_dead_executors;
+    int retained_executions; /* SQL queries (app_status_sql.h) */
 } ui_store_limits;
 
 typedef struct ui_store ui_store;
 
-/* Reads spark.ui.retained{Jobs,Stages,Tasks,DeadExecutors} (1000, 1000, 100000, 100) from conf
- * (NULL: the defaults); CS_EINVAL naming the key for a value below 1. */
+/* Reads spark.ui.retained{Jobs,Stages,Tasks,DeadExecutors} (1000, 1000, 100000, 100) and
+ * spark.sql.ui.retainedExecutions (1000) from conf (NULL: the defaults); CS_EINVAL naming the key
+ * for a value below 1. */
 int cs_ui_store_limits_read(const cs_conf *conf, ui_store_limits *out, cs_error *err);
 
 /* The environment is redacted with the spark.redaction.regex of the environment update's own

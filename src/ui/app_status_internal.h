@@ -1,7 +1,8 @@
 /* app_status_internal.h — the status store's insides, shared by its files: app_status.c (the
  * listener that keeps the state), app_status_storage.c (cached RDDs and the executors' share of
- * them), app_status_accums.c (named accumulators of stages and tasks) and app_status_query.c
- * (lookups, creating stage records in order, and what readers call).
+ * them), app_status_accums.c (named accumulators of stages and tasks), app_status_sql.c (SQL
+ * queries) and app_status_query.c (lookups, creating stage records in order, and what readers
+ * call).
  * Private to src/ui/app_status*.c; the rules of app_status.h (one lock, borrowed pointers) hold.
  */
 #ifndef CSPARK_UI_APP_STATUS_INTERNAL_H
@@ -48,6 +49,8 @@ struct ui_store {
     size_t nprops;
     ui_rdd **rdds; /* persisted RDDs by ascending id */
     size_t nrdds, caprdds;
+    struct ui_sql_exec **sql; /* SQL queries by ascending execution id (app_status_sql.c) */
+    size_t nsql, capsql;
 
     char **strings; /* interned */
     size_t nstrings, capstrings;
@@ -104,6 +107,13 @@ void cs_ui_storage_unpersist(ui_store *st, int rdd_id);
 /* The executor is gone: its copies leave the RDDs (Spark's onExecutorRemoved). */
 void cs_ui_storage_executor_removed(ui_store *st, const char *executor_id);
 void cs_ui_storage_free(ui_store *st);
+
+/* ---- app_status_sql.c (lock held) ---- */
+void cs_ui_sql_start(ui_store *st, const cs_event *ev);
+void cs_ui_sql_end(ui_store *st, const cs_event *ev);
+/* Job job_id, which carries spark.sql.execution.id exec_id, started (RUNNING) or ended. */
+void cs_ui_sql_job(ui_store *st, int64_t exec_id, int job_id, ui_job_status status);
+void cs_ui_sql_free(ui_store *st);
 
 /* ---- app_status_accums.c ---- */
 /* Sets each named accumulable's value in the stage (adding those it has not yet). */

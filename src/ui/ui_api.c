@@ -874,6 +874,7 @@ int cs_ui_api_app(const ui_api_req *r, cs_sbuf *out)
     if (is_word(p, "allmiscellaneousprocess")) return cs_ui_api_misc_processes(r, out);
     if (is_word(p, "allexecutors")) return executors(r, true, out);
     if (is_word(p, "environment")) return environment(r, out);
+    if (take(&p, "sql")) return cs_ui_api_sql(r, p, out);
     if (take(&p, "storage") && take(&p, "/rdd")) return storage(r, p, out);
     return not_found(out, "unknown path %s", r->subpath);
 }

@@ -2,7 +2,7 @@
  * query parameters and JSON field names and types (Spark 4's status/api/v1 classes): jobs,
  * jobs/<id>, stages, stages/<id>, stages/<id>/<attempt>, .../taskSummary, .../taskList,
  * executors, executors/<id>/threads, allexecutors, allmiscellaneousprocess, environment,
- * storage/rdd, storage/rdd/<id>. As Spark's Jackson
+ * storage/rdd, storage/rdd/<id>, sql, sql/<executionId>. As Spark's Jackson
  * writer, an absent optional field is left out, dates are "yyyy-MM-dd'T'HH:mm:ss.SSS'GMT'", a
  * pair is a two-element array and a map keyed by number has string keys. The jobs and stages
  * lists take, besides Spark's parameters, optional offset and length (as taskList's) so a client
@@ -40,6 +40,9 @@ typedef struct ui_api_req {
 } ui_api_req;
 
 int cs_ui_api_app(const ui_api_req *r, cs_sbuf *out);
+
+/* /sql and /sql/<executionId> (ui_api_sql.c); rest is the path after "sql". */
+int cs_ui_api_sql(const ui_api_req *r, const char *rest, cs_sbuf *out);
 
 /* /executors/<executor_id>/threads and /allmiscellaneousprocess (ui_api_process.c). */
 int cs_ui_api_threads(const ui_api_req *r, const char *executor_id, cs_sbuf *out);

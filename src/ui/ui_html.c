@@ -124,9 +124,10 @@ void cs_html_date(cs_sbuf *b, int64_t ms)
     cs_sbuf_puts(b, buf);
 }
 
-static const char *const tab_names[] = {"Jobs", "Stages", "Storage", "Environment", "Executors"};
-static const char *const tab_paths[] = {"/jobs/", "/stages/", "/storage/", "/environment/",
-                                        "/executors/"};
+static const char *const tab_names[] = {"Jobs",        "Stages",    "Storage",
+                                        "Environment", "Executors", "SQL / DataFrame"};
+static const char *const tab_paths[] = {"/jobs/",        "/stages/",    "/storage/",
+                                        "/environment/", "/executors/", "/SQL/"};
 
 void cs_html_page_begin(cs_sbuf *b, const ui_frame *f)
 {
@@ -138,7 +139,7 @@ void cs_html_page_begin(cs_sbuf *b, const ui_frame *f)
     cs_html_escape(b, f->title);
     cs_sbuf_puts(b, "</title></head><body>\n<nav class=\"navbar\"><span class=\"brand\">"
                     "cspark <small>" CSPARK_VERSION "</small></span><ul class=\"tabs\">");
-    for (int t = 0; t < 5; t++) {
+    for (int t = 0; t <= (f->sql_tab ? UI_TAB_SQL : UI_TAB_EXECUTORS); t++) {
         cs_sbuf_printf(b, "<li%s><a href=\"", f->tab == (ui_tab)t ? " class=\"active\"" : "");
         cs_html_escape(b, f->base);
         cs_sbuf_printf(b, "%s\">%s</a></li>", tab_paths[t], tab_names[t]);

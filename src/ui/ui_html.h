@@ -20,6 +20,7 @@ typedef enum {
     UI_TAB_STORAGE,
     UI_TAB_ENVIRONMENT,
     UI_TAB_EXECUTORS,
+    UI_TAB_SQL, /* shown when the application ran SQL queries */
     UI_TAB_NONE
 } ui_tab;
 
@@ -29,7 +30,8 @@ typedef struct ui_frame {
     const char *app_name; /* shown at the right of the header */
     const char *title;    /* the page's title (escaped here) */
     ui_tab tab;
-    bool live; /* the application runs: offer the auto-refresh toggle */
+    bool live;    /* the application runs: offer the auto-refresh toggle */
+    bool sql_tab; /* show the SQL / DataFrame tab (the application ran SQL queries) */
 } ui_frame;
 
 /* Appends s with & < > " ' escaped (NULL appends nothing). */

@@ -9,13 +9,14 @@
 
 #include "ui/ui_dag.h"
 #include "ui/ui_html.h"
+#include "ui/app_status_sql.h"
 #include "ui/ui_pages.h"
 
 void cs_ui_page_begin(const ui_page_ctx *c, cs_sbuf *out, const char *title, int tab)
 {
     const ui_app *app = cs_ui_store_app(c->st);
-    ui_frame f = {c->base, app->name ? app->name : "", title, (ui_tab)tab,
-                  c->live && !app->completed};
+    ui_frame f = {c->base,     app->name ? app->name : "", title,
+                  (ui_tab)tab, c->live && !app->completed, cs_ui_store_num_sql(c->st) > 0};
     cs_html_page_begin(out, &f);
 }
 
@@ -155,7 +156,7 @@ static int64_t job_duration(const ui_page_ctx *c, const ui_job *j)
     return j->submission_ms && end > j->submission_ms ? end - j->submission_ms : 0;
 }
 
-static void job_row(const ui_page_ctx *c, cs_sbuf *out, const ui_job *j)
+void cs_ui_job_row(const ui_page_ctx *c, cs_sbuf *out, const ui_job *j)
 {
     cs_sbuf_printf(out, "<tr id=\"job-%d\"><td>%d ", j->job_id, j->job_id);
     if (j->group) { /* as Spark's: "3 (group)" */
@@ -217,7 +218,7 @@ static int job_table(const ui_page_ctx *c, cs_sbuf *out, ui_job_status status, c
     for (size_t i = n; i-- > 0 && rank < pg.last;) { /* newest first, as Spark */
         const ui_job *j = cs_ui_store_job_at(c->st, i);
         if (j->status != status) continue;
-        if (rank++ >= pg.first) job_row(c, out, j);
+        if (rank++ >= pg.first) cs_ui_job_row(c, out, j);
     }
     cs_sbuf_puts(out, "</tbody></table>\n");
     cs_ui_pager_links(c, out, &pg, tag, "/jobs/?", id);
@@ -282,6 +283,12 @@ int cs_ui_page_job(const ui_page_ctx *c, int job_id, cs_sbuf *out)
         cs_sbuf_puts(out, "<li><strong>Job Group:</strong> ");
         cs_html_escape(out, j->group);
         cs_sbuf_puts(out, "</li>");
+    }
+    if (j->sql_execution_id >= 0) { /* as Spark's job page: a link to the query */
+        cs_sbuf_puts(out, "<li><strong>Associated SQL Query:</strong> <a id=\"job-sql\" href=\"");
+        cs_html_escape(out, c->base);
+        cs_sbuf_printf(out, "/SQL/execution/?id=%lld\">%lld</a></li>",
+                       (long long)j->sql_execution_id, (long long)j->sql_execution_id);
     }
     cs_sbuf_puts(out, "<li><strong>Submitted:</strong> ");
     cs_html_date(out, j->submission_ms);

@@ -1,6 +1,6 @@
 /* ui_pages.h — the HTML pages of one application's UI, rendered on the server from its store:
  * Jobs, a job, Stages, a stage attempt (tasks, summary quantiles, per-executor table, DAG), a task,
- * Storage, Environment, Executors, and an executor's log.
+ * Storage, Environment, Executors, an executor's log, and the SQL / DataFrame tab.
  *
  * Each function renders a whole page into `out` and returns the HTTP status (200, or 404 with a
  * short page when the job/stage/task is unknown). The caller (ui_server.c) holds the store's
@@ -56,6 +56,11 @@ int cs_ui_page_storage(const ui_page_ctx *c, cs_sbuf *out);
 int cs_ui_page_rdd(const ui_page_ctx *c, int rdd_id, cs_sbuf *out);
 int cs_ui_page_environment(const ui_page_ctx *c, cs_sbuf *out);
 int cs_ui_page_executors(const ui_page_ctx *c, cs_sbuf *out);
+/* The SQL / DataFrame tab (ui_page_sql.c): the queries (running, completed, failed; paged with
+ * the tags "running", "completed", "failed") and one query (its jobs, plan graph and physical
+ * plan; 404 when unknown). */
+int cs_ui_page_sql(const ui_page_ctx *c, cs_sbuf *out);
+int cs_ui_page_sql_execution(const ui_page_ctx *c, int64_t id, cs_sbuf *out);
 /* The log page frame around text (already read by the caller; escaped here). */
 int cs_ui_page_log(const ui_page_ctx *c, const char *executor_id, const char *log_type,
                    const char *text, size_t len, int64_t offset, int64_t total, cs_sbuf *out);
@@ -81,6 +86,9 @@ void cs_ui_pager_links(const ui_page_ctx *c, cs_sbuf *out, const ui_pager *p, co
                        const char *path_query, const char *anchor);
 /* The stage DAG of a job's stages (current: the stage to highlight, -1 none). */
 void cs_ui_job_dag(const ui_page_ctx *c, cs_sbuf *out, const int *stage_ids, int n, int current);
+/* A row of a jobs table (Job Id, Description, Submitted, Duration, Stages, Tasks and, for a
+ * failed job, the reason). */
+void cs_ui_job_row(const ui_page_ctx *c, cs_sbuf *out, const ui_job *j);
 /* A kill form (POST) for a job or a stage, when killing is enabled and the page is live. */
 void cs_ui_kill_form(const ui_page_ctx *c, cs_sbuf *out, const char *what, int id);
 /* The page's title and the first line of its summary: "Status: <status>" (in a span with id

@@ -459,6 +459,11 @@ static enum MHD_Result app_page(request *rq, const char *app_id, const char *bas
         status = cs_ui_page_environment(&pc, &out);
     } else if (strcmp(path, "/executors/") == 0) {
         status = cs_ui_page_executors(&pc, &out);
+    } else if (strcmp(path, "/SQL/") == 0) {
+        status = cs_ui_page_sql(&pc, &out);
+    } else if (strcmp(path, "/SQL/execution/") == 0) {
+        long id = arg_long(rq, "id", -1, 0, LONG_MAX, &ok);
+        status = cs_ui_page_sql_execution(&pc, id, &out);
     } else {
         cs_ui_page_message(&pc, "Not found", "There is no such page.", &out);
     }
@@ -669,8 +674,8 @@ static enum MHD_Result history_listing(request *rq)
 
 static bool is_app_path(const char *p)
 {
-    static const char *const prefixes[] = {"/jobs",        "/stages",    "/storage",
-                                           "/environment", "/executors", "/logPage"};
+    static const char *const prefixes[] = {"/jobs",      "/stages",  "/storage", "/environment",
+                                           "/executors", "/logPage", "/SQL"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
         size_t n = strlen(prefixes[i]);
         if (strncmp(p, prefixes[i], n) == 0 && (p[n] == '\0' || p[n] == '/')) return true;

@@ -58,6 +58,10 @@ def check_all(base, app):
     get(root + "/allexecutors", ("seq", "ExecutorSummary"))
     get(root + "/environment", "ApplicationEnvironmentInfo")
     get(root + "/storage/rdd", ("seq", "RDDStorageInfo"))
+    for q in get(root + "/sql", ("seq", "ExecutionData")) or []:
+        get(f"{root}/sql/{q['id']}", "ExecutionData")
+    get(root + "/sql?details=false&planDescription=false", ("seq", "ExecutionData"))
+    get(root + "/sql/999999", "ExecutionData", 404)
     get(root + "/jobs/999999", "JobData", 404)
     return errors, got
 

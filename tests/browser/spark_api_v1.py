@@ -194,6 +194,20 @@ SCHEMA = {
     "ResourceProfileInfo": {
         "id": "int", "executorResources": ("map", "object"), "taskResources": ("map", "object"),
     },
+    # org.apache.spark.status.api.v1.sql (Spark 4.0's SqlResource)
+    "ExecutionData": {
+        "id": "long", "status": ("enum", {"RUNNING", "COMPLETED", "FAILED"}),
+        "description": "string", "planDescription": "string", "submissionTime": "date",
+        "duration": "long", "runningJobIds": ("seq", "int"), "successJobIds": ("seq", "int"),
+        "failedJobIds": ("seq", "int"), "nodes": ("seq", "Node"),
+        "edges": ("seq", "SparkPlanGraphEdge"),
+    },
+    "Node": {
+        "nodeId": "long", "nodeName": "string", "wholeStageCodegenId": ("opt", "long"),
+        "metrics": ("seq", "Metric"),
+    },
+    "Metric": {"name": "string", "value": "string"},
+    "SparkPlanGraphEdge": {"fromId": "long", "toId": "long"},
     "RDDStorageInfo": {
         "id": "int", "name": "string", "numPartitions": "int", "numCachedPartitions": "int",
         "storageLevel": "string", "memoryUsed": "long", "diskUsed": "long",

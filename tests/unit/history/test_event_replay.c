@@ -3,7 +3,8 @@
  * the real event log, replayed into a store, shows what the live store shows; summaries and
  * listings of a directory with a finished and an in-progress log; a half-written last line is
  * skipped; a compressed log is refused with a clear error; cached blocks, unpersisted RDDs and
- * named accumulators come back from the lines Spark writes for them. */
+ * named accumulators come back from the lines Spark writes for them; SQL queries come back from
+ * the SQLExecutionStart / End lines cspark writes, with their plans and jobs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,7 +25,9 @@
 #include "history/event_replay.h"
 #include "history/history_provider.h"
 #include "sched/event_log.h"
+#include "sched/json_protocol.h"
 #include "ui/app_status.h"
+#include "ui/app_status_sql.h"
 
 #include "../ui/scenario.h"
 
@@ -459,6 +462,100 @@ static void test_overlong_line_skipped_unheld(void **state)
     free(text);
 }
 
+/* A SQL query as the event log writes it (json_protocol.c) and back: the statement, the plan
+ * text and graph, the job carrying spark.sql.execution.id, the end's errorMessage ("" for
+ * success, Spark 4's form); a failed query's message; Spark's own Start fields parse too. */
+static void test_sql_queries_replayed(void **state)
+{
+    (void)state;
+    cs_error err = {0};
+    cs_json_protocol *jp = cs_json_protocol_new(NULL, &err);
+    assert_non_null(jp);
+    const char *props[] = {"spark.sql.execution.id", "4"};
+    int stage = 0;
+    cs_event evs[] = {
+        {.kind = CS_EV_SQL_EXECUTION_START,
+         .job_id = -1,
+         .sql_execution_id = 4,
+         .sql_description = "SELECT count(*) FROM range(3)",
+         .sql_plan = "== Physical Plan ==\nHashAggregate(keys=[], functions=[count(1)])\n",
+         .sql_plan_info = "{\"nodeName\":\"HashAggregate\",\"simpleString\":\"HashAggregate"
+                          "(keys=[], functions=[count(1)])\",\"children\":[{\"nodeName\":"
+                          "\"Range\",\"simpleString\":\"Range (0, 3, step=1, splits=1)\","
+                          "\"children\":[],\"metadata\":{},\"metrics\":[]}],\"metadata\":{},"
+                          "\"metrics\":[]}",
+         .time_ms = 1790000000100},
+        {.kind = CS_EV_JOB_START,
+         .job_id = 0,
+         .stage_ids = &stage,
+         .num_stage_ids = 1,
+         .stage_name = "collect at SQL execution 4",
+         .job_properties = props,
+         .num_job_properties = 1,
+         .time_ms = 1790000000110},
+        {.kind = CS_EV_JOB_END, .job_id = 0, .succeeded = true, .time_ms = 1790000000150},
+        {.kind = CS_EV_SQL_EXECUTION_END,
+         .job_id = -1,
+         .sql_execution_id = 4,
+         .succeeded = true,
+         .time_ms = 1790000000160},
+        {.kind = CS_EV_SQL_EXECUTION_START,
+         .job_id = -1,
+         .sql_execution_id = 5,
+         .sql_description = "SELECT 1/0",
+         .time_ms = 1790000000200},
+        {.kind = CS_EV_SQL_EXECUTION_END,
+         .job_id = -1,
+         .sql_execution_id = 5,
+         .reason = "[DIVIDE_BY_ZERO] Division by zero.",
+         .time_ms = 1790000000210},
+    };
+    ui_store *st = cs_ui_store_new(NULL);
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        json_t *o = cs_json_protocol_event(jp, &evs[i]);
+        assert_non_null(o);
+        if (evs[i].kind == CS_EV_SQL_EXECUTION_END) /* Spark 4: always there, "" for success */
+            assert_string_equal(json_string_value(json_object_get(o, "errorMessage")),
+                                evs[i].succeeded ? "" : evs[i].reason);
+        char *line = json_dumps(o, JSON_COMPACT);
+        replay(st, line);
+        free(line);
+        json_decref(o);
+    }
+    /* Spark 4.0's own start line (its extra fields are ignored) */
+    replay(st, "{\"Event\":\"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart\","
+               "\"executionId\":6,\"rootExecutionId\":6,\"description\":\"show\",\"details\":"
+               "\"x\",\"physicalPlanDescription\":\"== Physical Plan ==\\nLocalTableScan\","
+               "\"sparkPlanInfo\":{\"nodeName\":\"LocalTableScan\",\"simpleString\":"
+               "\"LocalTableScan [a]\",\"children\":[],\"metadata\":{},\"metrics\":[{\"name\":"
+               "\"number of output rows\",\"accumulatorId\":3,\"metricType\":\"sum\"}]},"
+               "\"time\":1790000000300,\"modifiedConfigs\":{},\"jobTags\":[],\"jobGroupId\":null}");
+    cs_ui_store_lock(st);
+    assert_int_equal(cs_ui_store_num_sql(st), 3);
+    const ui_sql_exec *e = cs_ui_store_sql(st, 4);
+    assert_string_equal(e->description, "SELECT count(*) FROM range(3)");
+    assert_string_equal(e->plan_description,
+                        "== Physical Plan ==\nHashAggregate(keys=[], functions=[count(1)])\n");
+    assert_int_equal(e->submission_ms, 1790000000100);
+    assert_int_equal(e->completion_ms, 1790000000160);
+    assert_int_equal(cs_ui_sql_status(e), UI_SQL_COMPLETED);
+    assert_int_equal(e->num_nodes, 2);
+    assert_string_equal(e->nodes[1].name, "Range");
+    assert_int_equal(e->nodes[1].parent, 0);
+    assert_int_equal(e->num_jobs, 1);
+    assert_int_equal(e->job_status[0], UI_JOB_SUCCEEDED);
+    assert_int_equal(cs_ui_store_job(st, 0)->sql_execution_id, 4);
+    e = cs_ui_store_sql(st, 5);
+    assert_int_equal(cs_ui_sql_status(e), UI_SQL_FAILED);
+    assert_string_equal(e->error, "[DIVIDE_BY_ZERO] Division by zero.");
+    e = cs_ui_store_sql(st, 6);
+    assert_int_equal(cs_ui_sql_status(e), UI_SQL_RUNNING);
+    assert_string_equal(e->nodes[0].desc, "LocalTableScan [a]");
+    cs_ui_store_unlock(st);
+    cs_ui_store_free(st);
+    cs_json_protocol_free(jp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +566,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cleaner_max_age_and_num, setup, teardown),
         cmocka_unit_test(test_storage_and_accumulables),
         cmocka_unit_test(test_overlong_line_skipped_unheld),
+        cmocka_unit_test(test_sql_queries_replayed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

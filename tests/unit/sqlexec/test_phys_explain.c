@@ -2,13 +2,15 @@
  * test_phys_explain.c — cs_phys_explain (src/sqlexec/phys_explain.c) against the text Spark
  * 4.0.1's EXPLAIN printed for the same plans (pyspark, a parquet table t(k, g, name, x) at
  * file:/tmp/physspark/t and u = range(10) AS k2, k2 * 2 AS w), with Spark's expression ids
- * ("#5L") taken out — a bound tree has none — and the AdaptiveSparkPlan line left to the caller.
+ * ("#5L") taken out — a bound tree has none — and the AdaptiveSparkPlan line left to the caller;
+ * and cs_phys_plan_info, the same tree as Spark's SparkPlanInfo (the SQL tab's plan graph).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "phys_test_util.h"
 
@@ -41,6 +43,48 @@ static void expect_explain(const cs_phys_node *n, const char *spark)
     }
     free(want);
     cs_sbuf_free(&sb);
+}
+
+/* cs_phys_plan_info: Spark's SparkPlanInfo of the same tree, in pre-order (the order EXPLAIN
+ * prints), each node's simpleString its EXPLAIN line (as Spark's: SparkPlan.simpleString is what
+ * the tree string prints), its nodeName the start of that line, no metadata, no metrics. */
+static void collect_info(const json_t *n, json_t *lines)
+{
+    assert_true(json_is_object(n));
+    assert_int_equal(json_object_size(n), 5);
+    const char *name = json_string_value(json_object_get(n, "nodeName"));
+    const char *simple = json_string_value(json_object_get(n, "simpleString"));
+    assert_non_null(name);
+    assert_non_null(simple);
+    assert_memory_equal(simple, name, strlen(name));
+    assert_int_equal(json_object_size(json_object_get(n, "metadata")), 0);
+    assert_int_equal(json_array_size(json_object_get(n, "metrics")), 0);
+    json_array_append_new(lines, json_string(simple));
+    const json_t *kids = json_object_get(n, "children");
+    for (size_t i = 0; i < json_array_size(kids); i++)
+        collect_info(json_array_get(kids, i), lines);
+}
+
+static void expect_plan_info(const cs_phys_node *n)
+{
+    cs_sbuf info = {0}, text = {0};
+    cs_phys_plan_info(n, &info);
+    cs_phys_explain(n, &text);
+    json_t *root = json_loads(info.data, 0, NULL), *lines = json_array();
+    assert_non_null(root);
+    collect_info(root, lines);
+    size_t i = 0;
+    for (char *line = strtok(text.data, "\n"); line; line = strtok(NULL, "\n"), i++) {
+        while (*line == ' ' || *line == ':' || *line == '+' || *line == '-')
+            line++;
+        assert_true(i < json_array_size(lines));
+        assert_string_equal(json_string_value(json_array_get(lines, i)), line);
+    }
+    assert_int_equal(i, json_array_size(lines));
+    json_decref(lines);
+    json_decref(root);
+    cs_sbuf_free(&info);
+    cs_sbuf_free(&text);
 }
 
 static cs_pexpr *typed_col(int i, cs_type_id t)
@@ -165,6 +209,7 @@ static void test_aggregate_query(void **state)
         "Location: InMemoryFileIndex(1 paths)[file:/tmp/physspark/t], PartitionFilters: [], "
         "PushedFilters: [IsNotNull(k), GreaterThanOrEqual(k,5), IsNotNull(name)], ReadSchema: "
         "struct<k:bigint,g:bigint,name:string,x:decimal(12,2)>\n");
+    expect_plan_info(sort);
     cs_phys_free(sort);
 }
 
