@@ -41,11 +41,14 @@
  *       the argument's type (truncation, as Spark's toInt / toLong). The buffer is one binary
  *       column: the compressed summary (relative error, count, then value, g, delta triples).
  *
+ * The state arithmetic of the moments, covariance and correlation lives in agg_moments.c, the
+ * value-collecting aggregates (collect_list / collect_set, percentile, mode) in agg_collect.c,
+ * NumericHistogram in agg_histogram.c, QuantileSummaries in agg_quantiles.c, HLL++ in agg_hll.c.
+ *
  * Variable state (collect vectors, digests) lives in the operator's arena (charged to the
  * task) behind a pointer in the state row; growth is geometric, so the arena's garbage stays
  * below the live size.
  */
-#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,11 +80,6 @@ static bool numeric_id(cs_type_id id)
 {
     return id == CS_TYPE_BYTE || id == CS_TYPE_SHORT || id == CS_TYPE_INT || id == CS_TYPE_LONG ||
            id == CS_TYPE_FLOAT || id == CS_TYPE_DOUBLE || id == CS_TYPE_DECIMAL;
-}
-
-static double *D(uint8_t *st, int k)
-{
-    return (double *)(void *)(st + 8 * k);
 }
 
 /* ---- binding ---- */
@@ -307,159 +305,6 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     }
 }
 
-/* ---- central moments, covariance, correlation ---- */
-
-/* order: the highest moment kept (2, 3 or 4), in Spark's order of operations */
-static void moment_add(uint8_t *st, double x, int order)
-{
-    double n = *D(st, 0) + 1.0, delta = x - *D(st, 1), deltaN = delta / n;
-    double m2 = *D(st, 2) + delta * (delta - deltaN);
-    double delta2 = delta * delta, deltaN2 = deltaN * deltaN;
-    *D(st, 0) = n;
-    *D(st, 1) += deltaN;
-    *D(st, 2) = m2;
-    if (order >= 3) {
-        double m3 = *D(st, 3) - 3.0 * deltaN * m2 + delta * (delta2 - deltaN2);
-        if (order >= 4)
-            *D(st, 4) = *D(st, 4) - 4.0 * deltaN * m3 - 6.0 * deltaN2 * m2 +
-                        delta * (delta * delta2 - deltaN * deltaN2);
-        *D(st, 3) = m3;
-    }
-}
-
-static void moment_merge(uint8_t *st, const double *o, int order)
-{
-    double n1 = *D(st, 0), n2 = o[0], avg1 = *D(st, 1), newN = n1 + n2;
-    double delta = o[1] - avg1, deltaN = newN == 0.0 ? 0.0 : delta / newN;
-    double m2l = *D(st, 2), m2r = o[2];
-    *D(st, 0) = newN;
-    *D(st, 1) = avg1 + deltaN * n2;
-    *D(st, 2) = m2l + m2r + delta * deltaN * n1 * n2;
-    if (order >= 3) {
-        double m3l = *D(st, 3), m3r = o[3];
-        *D(st, 3) = m3l + m3r + deltaN * deltaN * delta * n1 * n2 * (n1 - n2) +
-                    3.0 * deltaN * (n1 * m2r - n2 * m2l);
-        if (order >= 4)
-            *D(st, 4) = *D(st, 4) + o[4] +
-                        deltaN * deltaN * deltaN * delta * n1 * n2 * (n1 * n1 - n1 * n2 + n2 * n2) +
-                        6.0 * deltaN * deltaN * (n1 * n1 * m2r + n2 * n2 * m2l) +
-                        4.0 * deltaN * (n1 * m3r - n2 * m3l);
-    }
-}
-
-static void covar_add(uint8_t *st, double x, double y, bool corr)
-{
-    double n = *D(st, 0) + 1.0;
-    double dx = x - *D(st, 1), dxN = dx / n, dy = y - *D(st, 2), dyN = dy / n;
-    double xAvg = *D(st, 1) + dxN, yAvg = *D(st, 2) + dyN;
-    *D(st, 0) = n;
-    *D(st, 1) = xAvg;
-    *D(st, 2) = yAvg;
-    *D(st, 3) += dx * (y - yAvg);
-    if (corr) {
-        *D(st, 4) += dx * (x - xAvg);
-        *D(st, 5) += dy * (y - yAvg);
-    }
-}
-
-static void covar_merge(uint8_t *st, const double *o, bool corr)
-{
-    double n1 = *D(st, 0), n2 = o[0], newN = n1 + n2;
-    double dx = o[1] - *D(st, 1), dxN = newN == 0.0 ? 0.0 : dx / newN;
-    double dy = o[2] - *D(st, 2), dyN = newN == 0.0 ? 0.0 : dy / newN;
-    *D(st, 0) = newN;
-    *D(st, 1) += dxN * n2;
-    *D(st, 2) += dyN * n2;
-    *D(st, 3) += o[3] + dx * dyN * n1 * n2;
-    if (corr) {
-        *D(st, 4) += o[4] + dx * dxN * n1 * n2;
-        *D(st, 5) += o[5] + dy * dyN * n1 * n2;
-    }
-}
-
-/* The result of one moment / covariance / correlation state; false: null. */
-static bool stat_result(cs_agg_fn fn, const uint8_t *st, double *out)
-{
-    double n, v[6];
-    int nv = fn == CS_AGG_CORR || fn >= CS_AGG_REGR_SLOPE        ? 6
-             : fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP ? 4
-             : fn == CS_AGG_SKEWNESS                             ? 4
-             : fn == CS_AGG_KURTOSIS                             ? 5
-                                                                 : 3;
-    memcpy(v, st, sizeof v[0] * (size_t)nv);
-    n = v[0];
-    if (n == 0.0) return false;
-    switch (fn) {
-    case CS_AGG_STDDEV_POP:
-        *out = sqrt(v[2] / n);
-        return true;
-    case CS_AGG_VAR_POP:
-        *out = v[2] / n;
-        return true;
-    case CS_AGG_STDDEV_SAMP:
-        if (n == 1.0) return false;
-        *out = sqrt(v[2] / (n - 1.0));
-        return true;
-    case CS_AGG_VAR_SAMP:
-        if (n == 1.0) return false;
-        *out = v[2] / (n - 1.0);
-        return true;
-    case CS_AGG_SKEWNESS:
-        if (v[2] == 0.0) return false;
-        *out = sqrt(n) * v[3] / sqrt(v[2] * v[2] * v[2]);
-        return true;
-    case CS_AGG_KURTOSIS:
-        if (v[2] == 0.0) return false;
-        *out = n * v[4] / (v[2] * v[2]) - 3.0;
-        return true;
-    case CS_AGG_COVAR_POP:
-        *out = v[3] / n;
-        return true;
-    /* regr_*(y, x): v[1] avg(y), v[2] avg(x), v[3] ck, v[4] M2(y), v[5] M2(x) */
-    case CS_AGG_REGR_SLOPE:
-        if (v[5] == 0.0) return false;
-        *out = (v[3] / n) / (v[5] / n);
-        return true;
-    case CS_AGG_REGR_INTERCEPT:
-        if (v[5] == 0.0) return false;
-        *out = v[1] - (v[3] / n) / (v[5] / n) * v[2];
-        return true;
-    case CS_AGG_REGR_R2: {
-        if (v[5] == 0.0) return false;
-        if (v[4] == 0.0) {
-            *out = 1.0;
-            return true;
-        }
-        double r = v[3] / sqrt(v[4] * v[5]);
-        *out = r * r;
-        return true;
-    }
-    case CS_AGG_REGR_SXX:
-        *out = v[5];
-        return true;
-    case CS_AGG_REGR_SYY:
-        *out = v[4];
-        return true;
-    case CS_AGG_REGR_SXY:
-        *out = v[3];
-        return true;
-    case CS_AGG_REGR_AVGX:
-        *out = v[2];
-        return true;
-    case CS_AGG_REGR_AVGY:
-        *out = v[1];
-        return true;
-    case CS_AGG_COVAR_SAMP:
-        if (n == 1.0) return false;
-        *out = v[3] / (n - 1.0);
-        return true;
-    default: /* corr */
-        if (n == 1.0) return false;
-        *out = v[3] / sqrt(v[4] * v[5]);
-        return true;
-    }
-}
-
 /* ---- max_by / min_by ---- */
 
 /* Folds (value, ordering) into a MaxMinBy state: Spark's update / merge expressions. */
@@ -483,117 +328,6 @@ static void by_fold(const cs_sql_agg *a, uint8_t *st, const cs_column *val, int6
     }
 }
 
-/* ---- collect_list / collect_set ---- */
-
-typedef struct cvec {
-    uint8_t *el; /* 16-byte value forms */
-    int64_t n, cap;
-    int32_t *slots; /* collect_set: indices + 1 of el, 0: empty */
-    int64_t nslots;
-} cvec;
-
-static uint64_t value_hash(cs_type_id id, const uint8_t *v)
-{
-    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
-        const uint8_t *p;
-        int32_t len;
-        memcpy(&p, v, sizeof p);
-        memcpy(&len, v + 8, 4);
-        return XXH3_64bits(len ? p : (const uint8_t *)"", (size_t)len);
-    }
-    return XXH3_64bits(v, 16);
-}
-
-static bool value_same(cs_type_id id, const uint8_t *a, const uint8_t *b)
-{
-    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) return cs_sql_agg_cmp_value(id, a, b) == 0;
-    return memcmp(a, b, 16) == 0;
-}
-
-static void cvec_slots_put(cvec *v, cs_type_id id, int64_t k)
-{
-    uint64_t m = (uint64_t)v->nslots - 1, s = value_hash(id, v->el + 16 * k) & m;
-    while (v->slots[s])
-        s = (s + 1) & m;
-    v->slots[s] = (int32_t)(k + 1);
-}
-
-static void cvec_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
-                     cs_sql_arena *arena)
-{
-    cs_type_id id = a->arg_type->id;
-    cvec *v;
-    memcpy(&v, st, sizeof v);
-    if (!v) {
-        v = cs_sql_arena_alloc(arena, sizeof *v);
-        memset(v, 0, sizeof *v);
-        memcpy(st, &v, sizeof v);
-    }
-    uint8_t val[16] = {0};
-    cs_sql_agg_load_value(c, i, val);
-    bool set = a->impl == X_COLLECT_SET;
-    if (set && v->nslots) {
-        uint64_t m = (uint64_t)v->nslots - 1, s = value_hash(id, val) & m;
-        for (; v->slots[s]; s = (s + 1) & m)
-            if (value_same(id, v->el + 16 * (v->slots[s] - 1), val)) return;
-    }
-    if (v->n == v->cap) {
-        int64_t cap = v->cap ? 2 * v->cap : 4;
-        uint8_t *el = cs_sql_arena_alloc(arena, (size_t)cap * 16);
-        if (v->n) memcpy(el, v->el, (size_t)v->n * 16);
-        v->el = el;
-        v->cap = cap;
-    }
-    cs_sql_agg_keep_value(id, v->el + 16 * v->n, val, arena);
-    v->n++;
-    if (set) {
-        if (2 * v->n > v->nslots) {
-            v->nslots = v->nslots ? 2 * v->nslots : 16;
-            v->slots = cs_sql_arena_alloc(arena, (size_t)v->nslots * sizeof *v->slots);
-            memset(v->slots, 0, (size_t)v->nslots * sizeof *v->slots);
-            for (int64_t k = 0; k < v->n; k++)
-                cvec_slots_put(v, id, k);
-        } else {
-            cvec_slots_put(v, id, v->n - 1);
-        }
-    }
-}
-
-static cs_column *cvec_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
-                              int64_t n, cs_col_allocator *alloc)
-{
-    cs_col_builder *b = cs_col_builder_new(alloc, a->buf_types[0]);
-    int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)(n > 0 ? n : 1));
-    int64_t total = 0;
-    for (int64_t g = 0; g < n; g++) {
-        cvec *v;
-        memcpy(&v, states + (size_t)(g0 + g) * stride + a->state_off, sizeof v);
-        lens[g] = v ? (int32_t)v->n : 0;
-        total += lens[g];
-    }
-    cs_col_builder_append_lists(b, lens, n, NULL);
-    /* the elements as the states of a min/max column: one 24-byte row each (value, has) */
-    uint8_t *rows = cs_xcalloc((size_t)(total > 0 ? total : 1), 24);
-    int64_t k = 0;
-    for (int64_t g = 0; g < n; g++) {
-        cvec *v;
-        memcpy(&v, states + (size_t)(g0 + g) * stride + a->state_off, sizeof v);
-        for (int64_t e = 0; v && e < v->n; e++, k++) {
-            memcpy(rows + 24 * k, v->el + 16 * e, 16);
-            rows[24 * k + 16] = 1;
-        }
-    }
-    cs_column *elems = cs_sql_agg_value_column(a->arg_type, rows, 24, 0, 16, 0, total, alloc);
-    free(rows);
-    cs_column *list = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    free(lens);
-    /* the builder's element child is empty: hand it the gathered elements */
-    cs_column_unref(list->children[0]);
-    list->children[0] = elems;
-    return list;
-}
-
 /* ---- bit_and / bit_or / bit_xor, try_sum ---- */
 
 static void bit_fold(cs_agg_fn fn, uint8_t *st, int64_t x)
@@ -615,162 +349,6 @@ static void trysum_add(uint8_t *st, int64_t x)
     int64_t *v = (int64_t *)(void *)st;
     st[8] = 1;
     if (!st[9] && __builtin_add_overflow(*v, x, v)) st[9] = 1;
-}
-
-/* ---- percentile (exact), mode: over the collected values ---- */
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
-    return (a > b) - (a < b);
-}
-
-/* Spark's Percentile.getPercentile over n sorted values; discrete (percentile_disc): the
- * first value whose cumulative share k / n reaches p */
-static double percentile_of(const double *v, int64_t n, double p, bool discrete)
-{
-    if (discrete) {
-        int64_t k = (int64_t)ceil(p * (double)n) - 1;
-        return v[k < 0 ? 0 : k >= n ? n - 1 : k];
-    }
-    double pos = (double)(n - 1) * p;
-    int64_t lo = (int64_t)floor(pos), hi = (int64_t)ceil(pos);
-    if (hi == lo || v[lo] == v[hi]) return v[lo];
-    return ((double)hi - pos) * v[lo] + (pos - (double)lo) * v[hi];
-}
-
-/* A stored numeric value (cs_sql_agg_load_value's form) as a double. */
-static double value_double(const cs_col_type *t, const uint8_t *v)
-{
-    switch (t->id) {
-    case CS_TYPE_BYTE:
-        return (int8_t)v[0];
-    case CS_TYPE_SHORT: {
-        int16_t x;
-        memcpy(&x, v, 2);
-        return x;
-    }
-    case CS_TYPE_INT: {
-        int32_t x;
-        memcpy(&x, v, 4);
-        return x;
-    }
-    case CS_TYPE_FLOAT: {
-        float x;
-        memcpy(&x, v, 4);
-        return x;
-    }
-    case CS_TYPE_DOUBLE: {
-        double x;
-        memcpy(&x, v, 8);
-        return x;
-    }
-    case CS_TYPE_DECIMAL: {
-        __int128 x;
-        memcpy(&x, v, 16);
-        return (double)x / pow(10, t->scale);
-    }
-    default: {
-        int64_t x;
-        memcpy(&x, v, 8);
-        return (double)x;
-    }
-    }
-}
-
-static cvec *cvec_of(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g)
-{
-    cvec *v;
-    memcpy(&v, states + (size_t)g * stride + a->state_off, sizeof v);
-    return v;
-}
-
-static cs_column *percentile_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
-                                    int64_t g0, int64_t n, cs_col_allocator *alloc)
-{
-    int64_t nn = n > 0 ? n : 1;
-    int np = a->n_percentages;
-    double *res = cs_xcalloc((size_t)nn * (size_t)np, sizeof *res);
-    uint8_t *valid = cs_xmalloc((size_t)nn);
-    int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)nn);
-    double *vals = NULL;
-    int64_t vcap = 0, k = 0;
-    for (int64_t i = 0; i < n; i++) {
-        cvec *v = cvec_of(a, states, stride, g0 + i);
-        valid[i] = v && v->n > 0;
-        lens[i] = valid[i] ? np : 0;
-        if (!valid[i]) continue;
-        if (v->n > vcap) {
-            vcap = 2 * v->n;
-            vals = cs_xrealloc(vals, sizeof *vals * (size_t)vcap);
-        }
-        for (int64_t e = 0; e < v->n; e++)
-            vals[e] = value_double(a->arg_type, v->el + 16 * e);
-        qsort(vals, (size_t)v->n, sizeof *vals, cmp_double);
-        for (int q = 0; q < np; q++)
-            res[k++] =
-                percentile_of(vals, v->n, a->percentages[q], a->fn == CS_AGG_PERCENTILE_DISC);
-    }
-    cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
-    if (a->pct_array) {
-        cs_col_builder_append_lists(b, lens, n, valid);
-        cs_col_builder_append_values(cs_col_builder_child(b, 0), res, k, NULL);
-    } else {
-        double *rows = cs_xcalloc((size_t)nn, sizeof *rows);
-        for (int64_t i = 0, j = 0; i < n; i++)
-            if (valid[i]) rows[i] = res[j++];
-        cs_col_builder_append_values(b, rows, n, valid);
-        free(rows);
-    }
-    cs_column *c = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    free(vals);
-    free(res);
-    free(valid);
-    free(lens);
-    return c;
-}
-
-static int cmp_value_r(const void *x, const void *y, void *id)
-{
-    return cs_sql_agg_cmp_value(*(const cs_type_id *)id, x, y);
-}
-
-static cs_column *mode_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
-                              int64_t n, cs_col_allocator *alloc)
-{
-    /* one 24-byte row per group (value, has), as cs_sql_agg_value_column reads */
-    int64_t nn = n > 0 ? n : 1;
-    uint8_t *rows = cs_xcalloc((size_t)nn, 24);
-    uint8_t *tmp = NULL;
-    int64_t tcap = 0;
-    cs_type_id id = a->arg_type->id;
-    for (int64_t i = 0; i < n; i++) {
-        cvec *v = cvec_of(a, states, stride, g0 + i);
-        if (!v || v->n == 0) continue;
-        if (v->n > tcap) {
-            tcap = 2 * v->n;
-            tmp = cs_xrealloc(tmp, (size_t)tcap * 16);
-        }
-        memcpy(tmp, v->el, (size_t)v->n * 16);
-        qsort_r(tmp, (size_t)v->n, 16, cmp_value_r, &id);
-        int64_t best = 0, best_n = 0;
-        for (int64_t s = 0, e; s < v->n; s = e) {
-            for (e = s + 1; e < v->n && cmp_value_r(tmp + 16 * s, tmp + 16 * e, &id) == 0; e++)
-                ;
-            if (e - s > best_n) {
-                best = s;
-                best_n = e - s;
-            }
-        }
-        memcpy(rows + 24 * i, tmp + 16 * best, 16);
-        rows[24 * i + 16] = 1;
-    }
-    cs_column *c = cs_sql_agg_value_column(a->result_type, rows, 24, 0, 16, 0, n, alloc);
-    free(tmp);
-    free(rows);
-    return c;
 }
 
 /* ---- approx_count_distinct ---- */
@@ -832,7 +410,7 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_MOMENT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
-                moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k), a->n_buf - 1);
+                cs_sql_moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k), a->n_buf - 1);
         return CS_OK;
     case X_BIT:
         for (int64_t k = 0; k < n; k++)
@@ -849,8 +427,8 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
         for (int64_t k = 0; k < n; k++) {
             int64_t i = row0 + k;
             if (cs_column_is_valid(in, i) && cs_column_is_valid(in2, i))
-                covar_add(STATE(gid[k]), cs_sql_double_at(in, i), cs_sql_double_at(in2, i),
-                          a->impl == X_CORR);
+                cs_sql_covar_add(STATE(gid[k]), cs_sql_double_at(in, i), cs_sql_double_at(in2, i),
+                                 a->impl == X_CORR);
         }
         return CS_OK;
     case X_MAXBY:
@@ -863,7 +441,8 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_PERCENTILE:
     case X_MODE:
         for (int64_t k = 0; k < n; k++)
-            if (cs_column_is_valid(in, row0 + k)) cvec_add(a, STATE(gid[k]), in, row0 + k, arena);
+            if (cs_column_is_valid(in, row0 + k))
+                cs_sql_collect_add(a, STATE(gid[k]), in, row0 + k, arena);
         return CS_OK;
     case X_HLL: {
         uint64_t h[256];
@@ -920,9 +499,9 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
             for (int b = 0; b < a->n_buf; b++)
                 o[b] = cs_column_is_valid(bufs[b], i) ? cs_sql_double_at(bufs[b], i) : 0.0;
             if (a->impl == X_MOMENT)
-                moment_merge(STATE(gid[i]), o, a->n_buf - 1);
+                cs_sql_moment_merge(STATE(gid[i]), o, a->n_buf - 1);
             else
-                covar_merge(STATE(gid[i]), o, a->impl == X_CORR);
+                cs_sql_covar_merge(STATE(gid[i]), o, a->impl == X_CORR);
         }
         return CS_OK;
     case X_MAXBY:
@@ -954,7 +533,7 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         for (int64_t i = 0; i < n; i++) {
             if (!cs_column_is_valid(list, i)) continue;
             for (int32_t e = off[i]; e < off[i + 1]; e++)
-                if (cs_column_is_valid(el, e)) cvec_add(a, STATE(gid[i]), el, e, arena);
+                if (cs_column_is_valid(el, e)) cs_sql_collect_add(a, STATE(gid[i]), el, e, arena);
         }
         return CS_OK;
     }
@@ -1064,7 +643,7 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
     case X_COLLECT_SET:
     case X_PERCENTILE:
     case X_MODE:
-        bufs[0] = cvec_column(a, states, stride, g0, n, alloc);
+        bufs[0] = cs_sql_collect_column(a, states, stride, g0, n, alloc);
         return;
     case X_BIT:
         bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 8, g0, n, alloc);
@@ -1257,7 +836,7 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         double *v = cs_xcalloc((size_t)nn, sizeof *v);
         uint8_t *valid = cs_xmalloc((size_t)nn);
         for (int64_t i = 0; i < n; i++)
-            valid[i] = stat_result(a->fn, STATE(g0 + i), &v[i]);
+            valid[i] = cs_sql_stat_result(a->fn, STATE(g0 + i), &v[i]);
         *out = doubles_column(v, valid, n, alloc);
         free(v);
         free(valid);
@@ -1270,7 +849,7 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         return CS_OK;
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
-        *out = cvec_column(a, states, stride, g0, n, alloc);
+        *out = cs_sql_collect_column(a, states, stride, g0, n, alloc);
         return CS_OK;
     case X_BIT:
         *out =
@@ -1284,10 +863,10 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         return CS_OK;
     }
     case X_PERCENTILE:
-        *out = percentile_column(a, states, stride, g0, n, alloc);
+        *out = cs_sql_percentile_column(a, states, stride, g0, n, alloc);
         return CS_OK;
     case X_MODE:
-        *out = mode_column(a, states, stride, g0, n, alloc);
+        *out = cs_sql_mode_column(a, states, stride, g0, n, alloc);
         return CS_OK;
     case X_HLL: {
         int64_t *v = cs_xmalloc(sizeof *v * (size_t)nn);

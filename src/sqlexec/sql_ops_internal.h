@@ -250,6 +250,28 @@ void cs_sql_gk_compressed_copy(const cs_sql_digest *d, cs_sql_digest *c, cs_sql_
 /* Spark's query of a compressed summary with at least one sample. */
 double cs_sql_gk_query(const cs_sql_digest *d, double q);
 
+/* ---- agg_moments.c: statistical states (order: the highest central moment, 2 to 4) ---- */
+
+void cs_sql_moment_add(uint8_t *st, double x, int order);
+void cs_sql_moment_merge(uint8_t *st, const double *o, int order);
+void cs_sql_covar_add(uint8_t *st, double x, double y, bool corr);
+void cs_sql_covar_merge(uint8_t *st, const double *o, bool corr);
+/* fn's result over a moment / covariance / correlation state; false: null. */
+bool cs_sql_stat_result(cs_agg_fn fn, const uint8_t *st, double *out);
+
+/* ---- agg_collect.c: collect_list / collect_set / percentile / mode ---- */
+
+/* Adds row i of c (non-null) to the group's values at st. */
+void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
+                        cs_sql_arena *arena);
+/* The groups' values as an array column of a->buf_types[0] (the buffer; collect's result). */
+cs_column *cs_sql_collect_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                 int64_t g0, int64_t n, cs_col_allocator *alloc);
+cs_column *cs_sql_percentile_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                    int64_t g0, int64_t n, cs_col_allocator *alloc);
+cs_column *cs_sql_mode_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                              int64_t n, cs_col_allocator *alloc);
+
 /* ---- agg_histogram.c ---- */
 
 /* histogram_numeric's state: bins (x[i], y[i]) sorted by x, at most nbins once trimmed. */
