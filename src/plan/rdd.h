@@ -161,6 +161,10 @@ struct cspark_rdd {
     int *sql_read_start, *sql_read_end;
     void *sql_tree;
     void (*sql_tree_free)(void *tree);
+    /* RDD_SQL_EXEC: the query's session settings the operators read (SET in the session):
+     * sql_session set, spark.sql.ansi.enabled and spark.sql.session.timeZone (owned) */
+    bool sql_session, sql_ansi;
+    char *sql_tz;
 
     /* cspark_storage_level: partitions are kept as blocks where they are computed (set by
      * cspark_persist on the driver between jobs, carried by the stage plan) */

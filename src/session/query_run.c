@@ -306,6 +306,16 @@ static int run_broadcast(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
     return rc;
 }
 
+/* A stage node of the query: its tasks evaluate with the session's settings (SET values). */
+static cspark_rdd *sql_exec_node(qrun *q, const cs_sbuf *plan, int parts, const char *name)
+{
+    cspark_rdd *r =
+        cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan->data, plan->len, parts, name);
+    cs_rdd_sql_exec_set_session(r, cs_sql_conf_bool(q->s->conf, "spark.sql.ansi.enabled"),
+                                cs_sql_conf_get(q->s->conf, "spark.sql.session.timeZone"));
+    return r;
+}
+
 static cs_phys_node *leaf(cs_phys_kind kind, const cs_phys_node *replaced, int input)
 {
     cs_phys_node *l = cs_phys_new(kind, cs_col_type_ref(replaced->schema), 0);
@@ -326,7 +336,7 @@ static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_de
     if (cs_phys_encode(read, &plan, err) == 0) {
         char name[160];
         snprintf(name, sizeof name, "ShuffleRead (SQL execution %lld)", (long long)q->execution_id);
-        r = cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan.data, plan.len, parts, name);
+        r = sql_exec_node(q, &plan, parts, name);
         r->deps[r->num_deps++] = d;
     }
     cs_sbuf_free(&plan);
@@ -465,8 +475,7 @@ static cspark_rdd *stage_node(qrun *q, const cs_phys_node *root, const stage_inp
     }
     char name[160];
     snprintf(name, sizeof name, "%s (SQL execution %lld)", what, (long long)q->execution_id);
-    cspark_rdd *r =
-        cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan.data, plan.len, parts, name);
+    cspark_rdd *r = sql_exec_node(q, &plan, parts, name);
     cs_sbuf_free(&plan);
     for (int i = 0; i < in->n_deps; i++)
         r->deps[r->num_deps++] = in->deps[i];

@@ -24,7 +24,8 @@
  *
  * The operators see a cs_sql_exec_ctx made from the task: columns allocated against the task's
  * execution memory, spills in the executor's local directory, spark.sql.ansi.enabled and
- * spark.sql.session.timeZone from the application's conf, the task's kill flag. The tree is
+ * spark.sql.session.timeZone from the query's session (carried by the node; the application's
+ * conf when the node has none), the task's kill flag. The tree is
  * decoded once per stage plan on executors (kept in the node, read by every task) and once per
  * task where the node was never encoded (local mode).
  *
@@ -83,6 +84,14 @@ void cs_rdd_sql_exec_set_read_ranges(cspark_rdd *r, const int *start, const int 
     if (n) memcpy(r->sql_read_end, end, n * sizeof *end);
 }
 
+void cs_rdd_sql_exec_set_session(cspark_rdd *r, bool ansi, const char *tz)
+{
+    free(r->sql_tz);
+    r->sql_session = true;
+    r->sql_ansi = ansi;
+    r->sql_tz = cs_xstrdup(tz && *tz ? tz : "UTC");
+}
+
 static int sql_encode(const cspark_rdd *r, Cspark__RddNode *pb, cs_error *err)
 {
     (void)err;
@@ -111,6 +120,11 @@ static int sql_encode(const cspark_rdd *r, Cspark__RddNode *pb, cs_error *err)
         memcpy(pb->broadcast_ids, r->broadcast_ids,
                (size_t)r->num_broadcasts * sizeof *pb->broadcast_ids);
         pb->n_broadcast_ids = (size_t)r->num_broadcasts;
+    }
+    if (r->sql_session) {
+        pb->has_sql_session = true;
+        pb->sql_ansi = r->sql_ansi;
+        pb->sql_session_time_zone = cs_xstrdup(r->sql_tz);
     }
     return 0;
 }
@@ -151,6 +165,8 @@ static int sql_decode(const Cspark__RddNode *pb, int idx, cspark_rdd *r, cs_erro
     if (pb->n_broadcast_ids > 4096)
         return cs_rdd_kind_proto_error(err, idx, "%zu broadcast inputs", pb->n_broadcast_ids);
     cs_rdd_sql_exec_set_broadcasts(r, pb->broadcast_ids, (int)pb->n_broadcast_ids);
+    if (pb->has_sql_session)
+        cs_rdd_sql_exec_set_session(r, pb->sql_ansi, pb->sql_session_time_zone);
     cs_phys_node *tree = cs_phys_decode(r->sql_plan, r->sql_plan_len, err);
     if (!tree) return cs_error_prefix(err, "stage plan: node %d", idx);
     int shuffles = 0, broadcasts = 0, parents = 0;
@@ -514,12 +530,18 @@ static void sql_free(part_iter *pi)
     free(it);
 }
 
-/* The session settings the operators need, from the application's conf. */
+/* The session settings the operators need: the query's session's (what SET changed), else the
+ * application's conf. */
 static int read_conf(sql_iter *it, cs_error *err)
 {
     const cs_conf *conf = it->tc->env->conf;
     it->ctx.ansi = true;
     it->ctx.session_tz = "UTC";
+    if (it->rdd->sql_session) {
+        it->ctx.ansi = it->rdd->sql_ansi;
+        it->ctx.session_tz = it->rdd->sql_tz;
+        return CS_OK;
+    }
     if (!conf) return CS_OK;
     int rc = cs_conf_entry_bool(conf, "spark.sql.ansi.enabled", &it->ctx.ansi, err);
     const char *tz = cs_conf_get(conf, "spark.sql.session.timeZone");
