@@ -294,7 +294,6 @@ static cs_logical_plan *relation(cs_sqlp *p)
     return left;
 }
 
-static cs_sql_expr *named_expr(cs_sqlp *p);
 
 /* PIVOT ( aggregate [AS name], ... FOR column IN ( value [AS name], ... ) ) over q */
 static cs_logical_plan *pivot_clause(cs_sqlp *p, cs_logical_plan *q)
@@ -304,7 +303,7 @@ static cs_logical_plan *pivot_clause(cs_sqlp *p, cs_logical_plan *q)
     cs_logical_plan *v = unary(p, CS_LP_AGGREGATE, q, t);
     cs_sqlp_list aggs = {0}, values = {0};
     do {
-        cs_sqlp_list_add(p, &aggs, named_expr(p));
+        cs_sqlp_list_add(p, &aggs, cs_sqlp_named_expr(p));
     } while (cs_sqlp_accept_op(p, ","));
     cs_sqlp_expect_kw(p, "FOR");
     if (cs_sqlp_is_op(p, 0, "(")) /* several pivot columns */
@@ -314,7 +313,7 @@ static cs_logical_plan *pivot_clause(cs_sqlp *p, cs_logical_plan *q)
     cs_sqlp_expect_kw(p, "IN");
     cs_sqlp_expect_op(p, "(");
     do {
-        cs_sqlp_list_add(p, &values, named_expr(p));
+        cs_sqlp_list_add(p, &values, cs_sqlp_named_expr(p));
     } while (cs_sqlp_accept_op(p, ","));
     cs_sqlp_expect_op(p, ")");
     cs_sqlp_expect_op(p, ")");
@@ -349,7 +348,7 @@ static cs_logical_plan *unpivot_clause(cs_sqlp *p, cs_logical_plan *q)
     cs_sqlp_expect_op(p, "(");
     cs_sqlp_list cols = {0};
     do {
-        cs_sqlp_list_add(p, &cols, named_expr(p));
+        cs_sqlp_list_add(p, &cols, cs_sqlp_named_expr(p));
     } while (cs_sqlp_accept_op(p, ","));
     cs_sqlp_expect_op(p, ")");
     cs_sqlp_expect_op(p, ")");
