@@ -3,7 +3,8 @@
  * leading/trailing white space (ignoreLeading/TrailingWhiteSpace, true when writing), quoted when
  * they hold the separator, the quote or a line end (or always with quoteAll), a quote inside
  * escaped with the escape character (escapeQuotes), nulls as nullValue, empty strings as
- * emptyValue (`""`). Numbers, dates and timestamps in Spark's text (csv.h). The caller
+ * emptyValue (`""`). Numbers, dates and timestamps in Spark's text (csv.h); binary values as
+ * Spark prints bytes, `[68 69]` (their hex, upper case, space-separated). The caller
  * compresses the text with the codec of the `compression` option (fs/codec.h). Called by the
  * CSV data source's task writer (and the tools).
  */
@@ -65,6 +66,15 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
             }
             tmp.len = 0;
             switch (k->kind) {
+            case CS_FT_BINARY: { /* Spark's text of bytes: "[68 69 2C]" */
+                size_t n;
+                const char *s = cs_field_str(c, i, r, &n);
+                cs_sbuf_putc(&tmp, '[');
+                for (size_t b = 0; b < n; b++)
+                    cs_sbuf_printf(&tmp, b ? " %02X" : "%02X", (unsigned char)s[b]);
+                cs_sbuf_putc(&tmp, ']');
+                break;
+            }
             case CS_FT_STRING: {
                 size_t n;
                 const char *s = cs_field_str(c, i, r, &n);
@@ -94,6 +104,9 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
                 break;
             case CS_FT_TIMESTAMP:
                 cs_tv_pattern_format(o->write_ts_pattern, k->i64[r], &tmp);
+                break;
+            case CS_FT_TIMESTAMP_NTZ: /* local date-time: the pattern's zone, if any, is UTC */
+                cs_tv_pattern_format(o->write_ntz_pattern, k->i64[r], &tmp);
                 break;
             default:
                 break;

@@ -23,7 +23,12 @@
  * getByteValue: 128..255 give the byte of the same bits), smallint -32768..32767; a value of
  * another JSON type than its column's makes the record malformed (as for CSV, csv.h), except string
  * columns, which take any value as its JSON text. Integers beyond 64 bits are read by jansson as
- * doubles (Spark: decimal).
+ * doubles (Spark: decimal). A binary column takes a string in base64 (Jackson's getBinaryValue:
+ * padding required, else malformed) and is written in base64; a timestamp_ntz column takes a
+ * string without a zone (timestampNTZFormat, or Spark's lenient form) and is written with
+ * timestampNTZFormat (yyyy-MM-dd'T'HH:mm:ss[.SSS]). Neither is inferred (Spark infers
+ * timestamp_ntz only with inferTimestamp and spark.sql.timestampType=TIMESTAMP_NTZ, a session
+ * conf cspark's formats do not read), and neither is read inside arrays or structs yet.
  *
  * Chunks: struct and array columns keep the jansson value (owned reference) of each row, already
  * checked against the column's type; the consumer converts it by type. Ownership as csv.h.
@@ -46,6 +51,8 @@ typedef struct cs_json_options {
     bool multi_line, primitives_as_string, prefers_decimal;
     double sampling_ratio;                           /* samplingRatio, 1.0 */
     cs_tv_pattern *date_pattern, *timestamp_pattern; /* NULL: Spark's defaults */
+    cs_tv_pattern *ntz_pattern;       /* timestampNTZFormat when reading; NULL: lenient, no zone */
+    cs_tv_pattern *write_ntz_pattern; /* timestampNTZFormat, or yyyy-MM-dd'T'HH:mm:ss[.SSS] */
     char *compression;
 } cs_json_options;
 
