@@ -82,6 +82,11 @@ static void put_timestamp(int64_t micros, cs_sbuf *out)
     cs_tv_pattern_free(p);
 }
 
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* a nested JSON value of type t */
 static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
 {
@@ -98,19 +103,26 @@ static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
         }
         cs_sbuf_putc(out, '}');
         return;
-    case CS_FT_MAP: {
+    case CS_FT_MAP: { /* entries sorted by their text, as canon.py */
         const char *key;
         json_t *e;
-        bool first = true;
-        cs_sbuf_putc(out, '{');
+        size_t n = 0;
+        char **entries = cs_xcalloc(json_object_size(v) + 1, sizeof *entries);
         json_object_foreach(v, key, e)
         {
-            if (!first) cs_sbuf_putc(out, ',');
-            first = false;
-            put_json_string(key, strlen(key), out);
-            cs_sbuf_puts(out, "->");
-            put_nested(t->element, e, out);
+            cs_sbuf b = CS_SBUF_INIT;
+            put_json_string(key, strlen(key), &b);
+            cs_sbuf_puts(&b, "->");
+            put_nested(t->element, e, &b);
+            entries[n++] = cs_sbuf_detach(&b, NULL);
         }
+        qsort(entries, n, sizeof *entries, cmp_text);
+        cs_sbuf_putc(out, '{');
+        for (size_t i = 0; i < n; i++) {
+            cs_sbuf_printf(out, "%s%s", i ? "," : "", entries[i]);
+            free(entries[i]);
+        }
+        free(entries);
         cs_sbuf_putc(out, '}');
         return;
     }

@@ -66,6 +66,11 @@ static void put_json_string(const char *s, size_t n, cs_sbuf *out)
     cs_sbuf_putc(out, '"');
 }
 
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* one value of column c, row r, in canon.py's form */
 static void put_value(const cs_column *c, int64_t r, cs_sbuf *out)
 {
@@ -141,15 +146,24 @@ static void put_value(const cs_column *c, int64_t r, cs_sbuf *out)
         }
         cs_sbuf_putc(out, '}');
         return;
-    case CS_TYPE_MAP: {
+    case CS_TYPE_MAP: { /* entries sorted by their text, as canon.py */
         const int32_t *off = cs_column_offsets(c);
-        cs_sbuf_putc(out, '{');
-        for (int32_t e = off[r]; e < off[r + 1]; e++) {
-            if (e > off[r]) cs_sbuf_putc(out, ',');
-            put_value(c->children[0], e, out);
-            cs_sbuf_puts(out, "->");
-            put_value(c->children[1], e, out);
+        int32_t n = off[r + 1] - off[r];
+        char **entries = cs_xcalloc((size_t)n + 1, sizeof *entries);
+        for (int32_t e = 0; e < n; e++) {
+            cs_sbuf b = CS_SBUF_INIT;
+            put_value(c->children[0], off[r] + e, &b);
+            cs_sbuf_puts(&b, "->");
+            put_value(c->children[1], off[r] + e, &b);
+            entries[e] = cs_sbuf_detach(&b, NULL);
         }
+        qsort(entries, (size_t)n, sizeof *entries, cmp_text);
+        cs_sbuf_putc(out, '{');
+        for (int32_t e = 0; e < n; e++) {
+            cs_sbuf_printf(out, "%s%s", e ? "," : "", entries[e]);
+            free(entries[e]);
+        }
+        free(entries);
         cs_sbuf_putc(out, '}');
         return;
     }

@@ -21,12 +21,13 @@
  * object (nor an array of objects), adds the corrupt-record column in PERMISSIVE, is skipped in
  * DROPMALFORMED, fails in FAILFAST. Reading: tinyint takes integers -128..255 (Jackson's
  * getByteValue: 128..255 give the byte of the same bits), smallint -32768..32767; a value of
- * another JSON type than its column's makes the record malformed (as for CSV, csv.h), except string
- * columns, which take any value as its JSON text. Integers beyond 64 bits are read by jansson as
- * doubles (Spark: decimal). A binary column takes a string in base64 (Jackson's getBinaryValue:
- * padding required, else malformed) and is written in base64; a timestamp_ntz column takes a
- * string without a zone (timestampNTZFormat, or Spark's lenient form) and is written with
- * timestampNTZFormat (yyyy-MM-dd'T'HH:mm:ss[.SSS]). Neither is inferred (Spark infers
+ * another JSON type than its column's makes the record malformed (its other fields kept, as Spark
+ * 4's partial results; a nested column with a bad value inside is null) (as for CSV, csv.h), except
+ * string columns, which take any value as its JSON text. Integers beyond 64 bits are read by
+ * jansson as doubles (Spark: decimal). A binary column takes a string in base64 (Jackson's
+ * getBinaryValue: padding required, else malformed) and is written in base64; a timestamp_ntz
+ * column takes a string without a zone (timestampNTZFormat, or Spark's lenient form) and is written
+ * with timestampNTZFormat (yyyy-MM-dd'T'HH:mm:ss[.SSS]). Neither is inferred (Spark infers
  * timestamp_ntz only with inferTimestamp and spark.sql.timestampType=TIMESTAMP_NTZ, a session
  * conf cspark's formats do not read), and neither is read inside arrays or structs yet.
  *

@@ -716,15 +716,14 @@ static int add_row(cs_json_reader *r, json_t *v, const char *text, size_t len, c
                    cs_error *err)
 {
     const cs_ftype *st = r->schema;
-    bool bad = !v || !json_is_object(v);
+    /* a record that parsed keeps the fields that converted (Spark 4's partial results,
+     * spark.sql.json.enablePartialResults); one that did not parse is all nulls */
+    bool object = v && json_is_object(v), bad = !object;
     for (int i = 0; i < st->nfields; i++) {
         if (i == r->corrupt_col) continue;
-        json_t *f = bad ? NULL : json_object_get(v, st->names[i]);
+        json_t *f = object ? json_object_get(v, st->names[i]) : NULL;
         if (!set_field(r->o, st->fields[i], f, c, i)) bad = true;
     }
-    if (bad) /* Spark keeps no partial row for JSON: all fields null */
-        for (int i = 0; i < st->nfields; i++)
-            if (i != r->corrupt_col) cs_field_set_null(c, i);
     if (r->corrupt_col >= 0) {
         if (bad)
             cs_field_set_str(c, r->corrupt_col, text, len);
