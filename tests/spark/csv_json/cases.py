@@ -200,6 +200,8 @@ case("csv_binary_ntz_write", "csv", ntz_csv.replace("Z\n", "\n").replace("+02:00
 case("csv_ntz_format", "csv", "t\n31/01/2024 10:20\n2024-01-31T10:20:30\n01/12/1999 23:59\n",
      {"header": "true", "timestampNTZFormat": "dd/MM/yyyy HH:mm"}, "t TIMESTAMP_NTZ")
 case("csv_ntz_infer", "csv", "t\n2024-01-31T10:20:30\n2024-02-01 01:02:03.5\n", INFER)
+# a row whose text is empty (one null column) is not written, as univocity's skipEmptyLines
+case("csv_write_skips_empty_rows", "csv", 'v\nx\n""\ny\n\n', {"header": "true"}, "v STRING")
 # CSV takes no nested column: Spark's UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE
 case("csv_array_schema", "csv", "a\n1\n", {"header": "true"}, "a ARRAY<INT>", error_class=True)
 case("csv_struct_schema", "csv", "a,b\n1,2\n", {"header": "true"}, "a INT, b STRUCT<x: INT>",
