@@ -9,7 +9,8 @@
  * primitivesAsString false, prefersDecimal false, samplingRatio 1.0, compression (the writer's
  * caller's codec).
  *
- * Inference: integers bigint, other numbers double (decimal with prefersDecimal), strings string,
+ * Inference: integers bigint, other numbers double (decimal with prefersDecimal), strings string
+ * (timestamp with inferTimestamp when they parse with timestampFormat or the lenient form),
  * booleans boolean, objects struct (fields sorted by name), arrays array of the merged element
  * type (with samplingRatio below 1, only the lines Spark's sample keeps: text_values.h's sampler,
  * one draw per line, blank lines too, seed 1 over all the files in order — Spark's draws when
@@ -50,7 +51,8 @@ typedef struct cs_json_options {
     cs_parse_mode mode;
     char *corrupt_column;
     bool multi_line, primitives_as_string, prefers_decimal;
-    double sampling_ratio;                           /* samplingRatio, 1.0 */
+    bool infer_timestamp;  /* inferTimestamp: strings that parse as timestamps are timestamp */
+    double sampling_ratio; /* samplingRatio, 1.0 */
     cs_tv_pattern *date_pattern, *timestamp_pattern; /* NULL: Spark's defaults */
     cs_tv_pattern *ntz_pattern;       /* timestampNTZFormat when reading; NULL: lenient, no zone */
     cs_tv_pattern *write_ntz_pattern; /* timestampNTZFormat, or yyyy-MM-dd'T'HH:mm:ss[.SSS] */
@@ -83,7 +85,8 @@ int cs_json_read(cs_json_reader *r, const char *buf, size_t n, size_t *pos, bool
                  cs_field_chunk *chunk, cs_error *err);
 
 /* The chunk's rows as JSON lines, as Spark writes them: fields in schema order, null fields left
- * out, doubles in Java's text, dates yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX. */
+ * out, doubles in Java's text, dates yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX (or
+ * dateFormat, timestampFormat, timestampNTZFormat). */
 void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *chunk, cs_sbuf *out);
 
 #endif

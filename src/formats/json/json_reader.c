@@ -34,10 +34,12 @@ cs_json_options *cs_json_options_new(const char *const *keys, const char *const 
             free(o->corrupt_column);
             o->corrupt_column = cs_xstrdup(v);
         } else if (cs_str_ieq(k, "multiLine") || cs_str_ieq(k, "primitivesAsString") ||
-                   cs_str_ieq(k, "prefersDecimal")) {
+                   cs_str_ieq(k, "prefersDecimal") || cs_str_ieq(k, "inferTimestamp")) {
             ok = cs_tv_parse_boolean(v, strlen(v), &b);
             if (cs_str_ieq(k, "multiLine"))
                 o->multi_line = b;
+            else if (cs_str_ieq(k, "inferTimestamp"))
+                o->infer_timestamp = b;
             else if (cs_str_ieq(k, "primitivesAsString"))
                 o->primitives_as_string = b;
             else
@@ -148,6 +150,8 @@ static int cmp_names(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+static bool time_text(const cs_tv_pattern *p, bool date, const char *s, size_t n, int64_t *out);
+
 static cs_ftype *infer_value(const cs_json_options *o, json_t *v)
 {
     switch (json_typeof(v)) {
@@ -163,8 +167,14 @@ static cs_ftype *infer_value(const cs_json_options *o, json_t *v)
         return cs_ftype_new(CS_FT_LONG);
     case JSON_REAL:
         return cs_ftype_new(o->primitives_as_string ? CS_FT_STRING : CS_FT_DOUBLE);
-    case JSON_STRING:
+    case JSON_STRING: { /* inferTimestamp: timestampFormat, or Spark's lenient stringToTimestamp */
+        int64_t micros;
+        if (o->infer_timestamp && !o->primitives_as_string &&
+            time_text(o->timestamp_pattern, false, json_string_value(v), json_string_length(v),
+                      &micros))
+            return cs_ftype_new(CS_FT_TIMESTAMP);
         return cs_ftype_new(CS_FT_STRING);
+    }
     case JSON_ARRAY: {
         cs_ftype *t = cs_ftype_new(CS_FT_ARRAY);
         t->element = cs_ftype_new(CS_FT_NULL);

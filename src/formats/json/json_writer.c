@@ -2,10 +2,10 @@
  * json_writer.c — rows as JSON lines, as Spark's JacksonGenerator writes them: one object per row,
  * fields in schema order, null fields left out (ignoreNullFields), strings escaped by jansson,
  * doubles in Java's text (NaN and infinities as strings), decimals as plain numbers, dates
- * yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX (UTC), nested values as kept by the reader
- * (or built from a batch by text_batch.c) written by their type: floats and doubles inside arrays
- * and structs in Java's text as at the top level.
- * Called by the JSON data source's task writer (and the tools).
+ * yyyy-MM-dd (or dateFormat), timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX (UTC; or timestampFormat),
+ * nested values as kept by the reader (or built from a batch by text_batch.c) written by their
+ * type: floats and doubles inside arrays and structs in Java's text as at the top level. Called by
+ * the JSON data source's task writer (and the tools).
  */
 #include <jansson.h>
 #include <math.h>
@@ -149,12 +149,16 @@ void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *c, cs_sb
                 break;
             case CS_FT_DATE:
                 cs_sbuf_putc(out, '"');
-                cs_tv_format_date(k->i64[r], out);
+                if (o->date_pattern) /* dateFormat, as JacksonGenerator's dateFormatter */
+                    cs_tv_pattern_format(o->date_pattern, k->i64[r] * CS_MICROS_PER_DAY, out);
+                else
+                    cs_tv_format_date(k->i64[r], out);
                 cs_sbuf_putc(out, '"');
                 break;
             case CS_FT_TIMESTAMP:
                 cs_sbuf_putc(out, '"');
-                cs_tv_pattern_format(ts, k->i64[r], out);
+                cs_tv_pattern_format(o->timestamp_pattern ? o->timestamp_pattern : ts, k->i64[r],
+                                     out);
                 cs_sbuf_putc(out, '"');
                 break;
             default:

@@ -238,6 +238,15 @@ case("json_map_int_key", "json", '{"m":{"1":2}}\n', schema="m MAP<INT, INT>", er
 case("csv_map_schema", "csv", "m\nx\n", {"header": "true"}, "m MAP<STRING, INT>",
      error_class=True)
 
+# inferTimestamp: strings that parse as timestamps (Spark's lenient form, or timestampFormat)
+# infer timestamp; with any other string the column is string
+its = ('{"t":"2024-01-31T10:20:30","u":"2024","v":"2024-01-31","w":"31/01/2024 10:20"}\n'
+       '{"t":"2024-01-31 10:20:30.5Z","v":"x","w":"01/12/1999 23:59"}\n'
+       '{"t":"2024-01-31T10:20:30+02:00","u":"2024-02"}\n')
+case("json_infer_timestamp", "json", its, {"inferTimestamp": "true"})
+case("json_infer_timestamp_format", "json", its,
+     {"inferTimestamp": "true", "timestampFormat": "dd/MM/yyyy HH:mm"})
+
 # Spark 4's partial results: a malformed record keeps the fields that converted
 case("json_partial", "json",
      '{"a":1,"b":"x","c":"k"}\n{"a":"q","b":true,"c":7}\n{"a":2,"b":false,"c":"ok"}\n'
