@@ -668,14 +668,23 @@ static int make_local_dir(executor *x, cs_error *err)
 }
 
 /* spark.files and spark.archives into <local dir>/files, and the job's .so when the driver names
- * it by an object-store URI (uploaded through spark.kubernetes.file.upload.path): each once. */
+ * it by an object-store URI (uploaded through spark.kubernetes.file.upload.path): each once. An
+ * application of the engine's own (spark-internal: cspark-sql) is the libcspark this process
+ * runs. */
 static int fetch_shipped(executor *x, cs_error *err)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/files", x->local_dir);
     if (cs_files_fetch_all(x->conf, dir, err) < 0) return err->code;
     const char *local = cs_fs_local_path(x->app_file);
-    if (local && local != x->app_file) { /* file:/shared/app.so */
+    if (strcmp(x->app_file, CS_APP_SPARK_INTERNAL) == 0) {
+        if (cs_app_engine_library(dir, sizeof dir) < 0)
+            return cs_error_set(err, CS_ENOTFOUND,
+                                "cannot locate libcspark for the application %s (dladdr failed)",
+                                CS_APP_SPARK_INTERNAL);
+        free(x->app_file);
+        x->app_file = cs_xstrdup(dir);
+    } else if (local && local != x->app_file) { /* file:/shared/app.so */
         char *p = cs_xstrdup(local);
         free(x->app_file);
         x->app_file = p;
