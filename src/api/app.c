@@ -53,7 +53,9 @@ static void write_termination_message(const cs_conf *conf, const char *msg)
  * and deletes what the application created. A second one hurries the stop: nothing is waited for
  * any more, but the cleanup still runs. If the entry function has not returned STOP_TAKEOVER_MS
  * after the task reaper's grace (or a second after a second signal) and no job is running, this
- * thread stops the context itself and ends the process; a third signal ends it at once. */
+ * thread stops the context itself and ends the process; a third signal ends it at once. Before it
+ * acts on a first signal, the application's interrupt hook may take it instead
+ * (cs_context_set_interrupt_hook: cspark-sql cancels its running statement). */
 #define STOP_TAKEOVER_MS 2000
 
 typedef struct interrupt_watch {
@@ -113,6 +115,8 @@ static void *interrupt_main(void *arg)
         bool done = w->done, main_stopping = w->main_stopping;
         pthread_mutex_unlock(&w->lock);
         if (done) return NULL;
+        if (sig && !first && sc && cs_context_offer_interrupt(sc, sig))
+            continue; /* the application took it (cspark-sql cancelled its statement) */
         if (sig && !first) {
             first = sig;
             cs_shutdown_request(sig);

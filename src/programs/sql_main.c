@@ -33,6 +33,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@
 #include "programs/program_mains.h"
 #include "programs/sql_main.h"
 #include "api/app.h"
+#include "api/context.h"
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "common/app_file.h"
 #include "common/conf.h"
@@ -360,10 +363,32 @@ static script_stmt *split_corpus(const char *text, int *n)
 
 typedef struct cli {
     const cli_opts *o;
+    cspark_context *sc;
     cs_sql_session *session;
     int statement_no;
     bool header;
+    bool prompt;            /* statements read at the prompt */
+    atomic_bool running;    /* a statement runs (set by the main thread) */
+    atomic_bool cancelling; /* the running statement's jobs were cancelled by a Ctrl-C */
 } cli;
+
+/* SIGINT (on the interrupt watcher's thread of api/app.c) while a statement runs, as spark-sql's
+ * handler: the first cancels the statement's jobs (Spark's cancelAllJobs, "Job N cancelled as
+ * part of cancellation of all jobs"), the statement fails with SPARK_JOB_CANCELLED; at the prompt
+ * the next statement is read, with -e / -f the application then stops (exit status 130). A
+ * second one, one with no statement running, and SIGTERM stop the application. */
+static bool on_interrupt(void *arg, int sig)
+{
+    cli *c = arg;
+    if (sig != SIGINT || !atomic_load(&c->running) || atomic_exchange(&c->cancelling, true))
+        return false;
+    if (c->prompt)
+        fputs("Interrupting... Be patient, this might take some time.\n"
+              "Press Ctrl+C again to stop cspark-sql\n",
+              stderr);
+    cs_context_cancel_all_jobs(c->sc);
+    return c->prompt;
+}
 
 static double now_s(void)
 {
@@ -398,7 +423,10 @@ static int run_one(cli *c, const char *text, int line, bool quiet)
     cs_error err;
     cs_error_clear(&err);
     double t0 = now_s();
+    atomic_store(&c->cancelling, false);
+    atomic_store(&c->running, true);
     int rc = cs_sql_session_execute(c->session, sql, &r, &err);
+    atomic_store(&c->running, false);
     cs_sbuf out = CS_SBUF_INIT;
     bool golden = c->o->form == CS_SQL_TEXT_GOLDEN && !quiet;
     if (golden) cs_sbuf_printf(&out, "-- query %d (line %d)\n%s\n", ++c->statement_no, line, text);
@@ -539,13 +567,14 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
         cli_opts_free(&o);
         return 1;
     }
-    cli c = {.o = &o};
+    cli c = {.o = &o, .sc = sc, .prompt = !o.execute && !o.file};
     c.session = cs_sql_session_new(sc, &err);
     if (!c.session) {
         fprintf(stderr, PROGRAM ": %s\n", err.msg);
         cli_opts_free(&o);
         return 1;
     }
+    cs_context_set_interrupt_hook(sc, on_interrupt, &c);
     for (int i = 0; i < o.n_hiveconfs; i++) {
         char *set = NULL;
         if (asprintf(&set, "SET %s", o.hiveconfs[i]) < 0) goto out;
@@ -579,6 +608,7 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
         status = interactive(&c);
     }
 out:
+    cs_context_set_interrupt_hook(sc, NULL, NULL);
     cs_sql_session_free(c.session);
     cli_opts_free(&o);
     return status;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # sql_cancel.sh — cancelling a running SQL query (issue 24), on local-cluster[2,1,1024]:
-#  - Ctrl-C (SIGINT) to `cspark-sql -e` while its query's tasks run: the query's jobs stop, the
-#    process exits with 130 (as spark-sql, whose -e run ends at the first Ctrl-C), no executor
-#    process of the application is left, and the event log ends the query's job as failed with
-#    the interruption as its reason;
+#  - Ctrl-C (SIGINT) to `cspark-sql -e` while its query's tasks run: the query's jobs are
+#    cancelled (spark-sql's handler: cancelAllJobs), the statement's error is Spark's
+#    "[SPARK_JOB_CANCELLED] Job N cancelled as part of cancellation of all jobs SQLSTATE: XXKDA",
+#    the process exits with 130, no executor process of the application is left, and the event
+#    log ends the query's job with that cancellation;
+#  - Ctrl-C at the prompt (statements read from stdin) while a statement runs: that statement is
+#    cancelled and the next one runs (its row printed), and end of input ends cspark-sql with 0;
 #  - the web UI's kill link for the query's job (POST /jobs/job/kill/ with the page's token, as
 #    spark.ui.killEnabled allows): cspark-sql prints Spark's error for a cancelled query,
 #    "[SPARK_JOB_CANCELLED] Job N cancelled killed via the Web UI SQLSTATE: XXKDA", as the one line
@@ -26,16 +29,22 @@ cleanup() {
 trap cleanup EXIT
 free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# start NAME: the long query on local-cluster in the background (PID), UI on PORT, event log in
-# $T/ev-NAME; returns once a job of it runs a task (JOB: its id, APP: the application's id)
+# start NAME [STDIN]: the long query (-e; at the prompt, reading STDIN, when given) on
+# local-cluster in the background (PID), UI on PORT, event log in $T/ev-NAME; returns once a job
+# of it runs a task (JOB: its id, APP: the application's id)
 start() {
-    local name=$1
+    local name=$1 input=${2:-}
     PORT=$(free_port)
     mkdir -p "$T/ev-$name"
-    "$SQL" --master 'local-cluster[2,1,1024]' --conf spark.ui.port="$PORT" \
-        --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev-$name" \
-        --conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled=false \
-        --conf spark.ui.showConsoleProgress=false -e "$LONG" >"$T/$name.out" 2>"$T/$name.err" &
+    local opts=(--master 'local-cluster[2,1,1024]' --conf spark.ui.port="$PORT"
+        --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev-$name"
+        --conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled=false
+        --conf spark.ui.showConsoleProgress=false -S)
+    if [ -n "$input" ]; then
+        "$SQL" "${opts[@]}" <"$input" >"$T/$name.out" 2>"$T/$name.err" 7>&- &
+    else
+        "$SQL" "${opts[@]}" -e "$LONG" >"$T/$name.out" 2>"$T/$name.err" &
+    fi
     PID=$!
     URL=http://127.0.0.1:$PORT
     APP= JOB=
@@ -96,12 +105,27 @@ ended sigint
 assert_eq 130 "$RC" "exit status after SIGINT"
 [ ! -s "$T/sigint.out" ] || fail "sigint: rows printed: $(head -3 "$T/sigint.out")"
 no_executor_left sigint
-end=$(job_end sigint)
-case "$end" in
-"JobFailed: "*"interrupted by Interrupt"*) ;;
-*) fail "sigint: the event log ends job $JOB as '$end', want JobFailed by the interruption" ;;
-esac
-log "SIGINT: exit 130; job $JOB: $end"
+want="[SPARK_JOB_CANCELLED] Job $JOB cancelled as part of cancellation of all jobs SQLSTATE: XXKDA"
+grep -qxF "$want" "$T/sigint.err" || fail "sigint: no line '$want' on stderr: $(cat "$T/sigint.err")"
+assert_eq "JobFailed: Job $JOB cancelled as part of cancellation of all jobs" "$(job_end sigint)" \
+    "sigint: the event log's end of job $JOB"
+
+# Ctrl-C at the prompt: the running statement is cancelled, the next one runs
+mkfifo "$T/stdin"
+exec 7<>"$T/stdin" # held open: the prompt waits for more input
+echo "$LONG;" >&7
+start prompt "$T/stdin"
+kill -INT "$PID"
+for _ in $(seq 1200); do grep -q SPARK_JOB_CANCELLED "$T/prompt.err" && break; sleep 0.1; done
+grep -qxF "[SPARK_JOB_CANCELLED] Job $JOB cancelled as part of cancellation of all jobs SQLSTATE: XXKDA" "$T/prompt.err" ||
+    fail "prompt: the statement was not cancelled: $(cat "$T/prompt.err")"
+kill -0 "$PID" 2>/dev/null || fail "prompt: cspark-sql ended at the first Ctrl-C"
+echo "SELECT 6 * 7;" >&7
+exec 7>&- # end of input
+ended prompt
+assert_eq 0 "$RC" "prompt: exit status at the end of input"
+assert_eq 42 "$(cat "$T/prompt.out")" "prompt: the statement after the cancelled one"
+no_executor_left prompt
 
 # the UI's kill link
 start uikill
