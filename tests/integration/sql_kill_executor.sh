@@ -5,7 +5,8 @@
 # executor 1 killed by SIGKILL while the query's tasks run on it — "running" read from the web
 # UI's REST API (a finished stage, and a task active on executor 1), never from a fixed sleep.
 # Both answers equal Spark 4's golden (tests/sql/golden/tpch-sf0.1/q05.out) and each other, and
-# the event log of the killed run shows executor 1 removed with the reason its process ended.
+# the event log of the killed run shows executor 1 removed with the reason its process ended and
+# the query's task that ran there ended by the loss (ExecutorLostFailure, then run again).
 # Usage: sql_kill_executor.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
@@ -99,10 +100,16 @@ $PY "$SRC/tests/sql/compare.py" "$T/golden" "$T/got" >"$T/cmp-killed" ||
 ev=$(ls -d "$T"/ev-killed/* | head -1)
 $PY -c '
 import json, sys
-removed = [e for e in map(json.loads, open(sys.argv[1])) if e["Event"] == "SparkListenerExecutorRemoved"]
+evs = [json.loads(line) for line in open(sys.argv[1])]
+removed = [e for e in evs if e["Event"] == "SparkListenerExecutorRemoved"]
 ones = [e for e in removed if e["Executor ID"] == "1"]
 if not ones:
     sys.exit("no SparkListenerExecutorRemoved for executor 1 (removed: %s)" % [e["Executor ID"] for e in removed])
-print(ones[0]["Removed Reason"])' "$ev" >"$T/reason" || fail "event log: $(cat "$T/reason")"
+lost = [e for e in evs if e["Event"] == "SparkListenerTaskEnd"
+        and e["Task End Reason"]["Reason"] == "ExecutorLostFailure"
+        and e["Task End Reason"]["Executor ID"] == "1"]
+if not lost:
+    sys.exit("no task of the query ended with ExecutorLostFailure on executor 1")
+print("%s; %d task(s) lost with it" % (ones[0]["Removed Reason"], len(lost)))' "$ev" >"$T/reason" 2>&1 || fail "event log: $(cat "$T/reason")"
 grep -q . "$T/reason" || fail "executor 1's removal carries no reason"
 echo "PASS: $TEST_NAME (executor 1 removed: $(cat "$T/reason"))"
