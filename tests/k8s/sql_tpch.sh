@@ -8,9 +8,11 @@
 # judged by known_judge.py against tests/sql/tpch_sf01.known), the event log shows tasks on each
 # of the 3 executors, and once the driver pod is deleted nothing of the application is left. Then
 # cspark-sql in client mode (`--master k8s://...`, the driver here, 2 executor pods) answers two
-# of the queries as Spark does and leaves nothing behind. A few statements are refused as Spark's
-# CLI refuses them: cspark-sql with --deploy-mode cluster, an option after the SQL file that is not
-# cspark-sql's, a SQL file that does not exist — one line each, nothing created.
+# of the queries as Spark does and leaves nothing behind; a Ctrl-C while its query's tasks run on
+# the pods cancels the query (SPARK_JOB_CANCELLED), ends cspark-sql with 130 and leaves no pod
+# (the seconds from the signal to the exit are printed, not judged). A few statements are refused
+# as Spark's CLI refuses them: cspark-sql with --deploy-mode cluster, an option after the SQL file
+# that is not cspark-sql's, a SQL file that does not exist — one line each, nothing created.
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 DATA=$BUILD/sql-data
@@ -112,6 +114,31 @@ $JUDGE "$T/client-golden" "$T/client-out" /dev/null >"$T/judge-client.txt" ||
     { tail -30 "$T/judge-client.txt" >&2; fail "client mode: answers differ from Spark's"; }
 expect_nothing_left "after cspark-sql in client mode"
 echo "ok client mode"
+
+step "Ctrl-C to cspark-sql in client mode while its query runs on the executor pods"
+PORT=\$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BUILD/bin/cspark-sql" "\${COMMON[@]}" --conf spark.executor.instances=2 --conf spark.ui.port=\$PORT \
+    -e 'SELECT sum(id % 7) FROM range(0, 10000000000000, 1, 4)' >"$T/long.out" 2>"$T/long.err" &
+LONG_PID=\$!
+running() {
+    local app
+    app=\$(curl -sf --max-time 5 "http://127.0.0.1:\$PORT/api/v1/applications" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])') || return 1
+    curl -sf --max-time 5 "http://127.0.0.1:\$PORT/api/v1/applications/\$app/jobs?status=running" |
+        /usr/bin/python3 -c 'import json,sys; sys.exit(0 if any(j["numActiveTasks"] > 0 for j in json.load(sys.stdin)) else 1)'
+}
+wait_until 180 "the long query's tasks to run on the executor pods" running ||
+    { kill -9 \$LONG_PID; tail -5 "$T/long.err" >&2; fail "the long query never ran"; }
+t0=\$(date +%s.%N)
+kill -INT \$LONG_PID
+rc=0
+wait_until 120 "cspark-sql to end after Ctrl-C" eval '! kill -0 \$LONG_PID' || { kill -9 \$LONG_PID; fail "cspark-sql did not end after Ctrl-C"; }
+wait \$LONG_PID || rc=\$?
+t1=\$(date +%s.%N)
+[ \$rc -eq 130 ] || fail "cspark-sql after Ctrl-C: exit status \$rc, want 130: \$(tail -3 "$T/long.err")"
+grep -q '^\[SPARK_JOB_CANCELLED\] Job [0-9]* cancelled as part of cancellation of all jobs' "$T/long.err" ||
+    fail "no SPARK_JOB_CANCELLED error after Ctrl-C: \$(tail -3 "$T/long.err")"
+expect_nothing_left "after Ctrl-C to cspark-sql in client mode"
+echo "ok Ctrl-C: cspark-sql exited with 130 \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { printf "%.2f", b - a }') s after the signal, its executor pods deleted"
 
 step "refusals"
 # refused CASE PATTERN COMMAND...: one line matching PATTERN, a non-zero exit, nothing created
