@@ -2,7 +2,8 @@
 # k8s/sql_tpch.sh — Spark SQL on Kubernetes: the 22 TPC-H queries at scale 0.1 (the Parquet files
 # of scripts/sql-testdata.sh, read by every pod from the tests' S3 server as s3a:// paths) run as
 # one SQL file submitted as a cluster-mode application (`cspark-submit --deploy-mode cluster
-# tpch.sql --output-format golden`: the file travels in the driver's ConfigMap, the driver pod
+# tpch.sql --output-format golden`: the file travels in the driver's ConfigMap — in a second,
+# smaller application through spark.kubernetes.file.upload.path on S3 — the driver pod
 # runs its statements as cspark-sql -f and prints the results to its log) with
 # spark.executor.instances=3; every answer equals Spark 4's golden (tests/sql/golden/tpch-sf0.1,
 # judged by known_judge.py against tests/sql/tpch_sf01.known), the event log shows tasks on each
@@ -55,6 +56,10 @@ QUERIES=$(cd "$SRC/tests/sql/tpch" && ls q*.sql | sed 's/\.sql$//' | tr '\n' ' '
 mkdir -p "$T/cluster-out" "$T/client-out" "$T/client-golden" "$T/events"
 chmod 1777 "$T/events"
 cp "$SRC/tests/sql/golden/tpch-sf0.1/q01.out" "$SRC/tests/sql/golden/tpch-sf0.1/q18.out" "$T/client-golden/"
+# a small application for the upload path: the views and q06
+mkdir -p "$T/upload-out" "$T/upload-golden"
+cp "$SRC/tests/sql/golden/tpch-sf0.1/q06.out" "$T/upload-golden/"
+{ cat "$T/views.sql" "$SRC/tests/sql/tpch/q06.sql"; echo ";"; } >"$T/q06app.sql"
 JUDGE="/usr/bin/python3 $SRC/tests/sql/known_judge.py"
 
 cat >"$T/inner.sh" <<INNER
@@ -62,7 +67,7 @@ cat >"$T/inner.sh" <<INNER
 . "$SRC/tests/s3/lib/s3.sh"
 trap 's3_server_stop; kill \${PH_PID:-} 2>/dev/null' EXIT
 S3_BIND=0.0.0.0 s3_server_start "$BUILD" || fail "cannot start the S3 server"
-s3_mb tpch || fail "cannot create bucket tpch"
+s3_mb tpch && s3_mb uploads || fail "cannot create the buckets"
 for t in $TABLES; do s3_put "$DATA/tpch-sf0.1/\$t.parquet" "tpch/\$t.parquet" || fail "cannot upload \$t"; done
 # pods have network namespaces of their own: they reach the node's addresses, not its loopback
 NODE_IP=\$(ip -4 -o addr show scope global | awk '{ sub(/\/.*/, "", \$4); print \$4; exit }')
@@ -103,6 +108,22 @@ print(" ".join(sorted(ids)))' "\$ev")
 kubectl delete pods --all >/dev/null
 expect_nothing_left "after the cluster-mode SQL application"
 echo "ok cluster mode: 22 queries equal Spark's, tasks on executors \$execs"
+
+step "a SQL file shipped through spark.kubernetes.file.upload.path (s3a://)"
+timeout 300 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --deploy-mode cluster --conf spark.executor.instances=1 \
+    --conf spark.kubernetes.file.upload.path=s3a://uploads/base "$T/q06app.sql" --output-format golden -S \
+    >"$T/upload.out" 2>"$T/upload.err" || { tail -15 "$T/upload.err" >&2; fail "the uploaded SQL application failed"; }
+grep -q 'event=uploaded' "$T/upload.err" || fail "upload path: the SQL file was not uploaded"
+pod=\$(kubectl get pods -o name | grep -- '-driver\$') || fail "no driver pod after the uploaded application"
+kubectl logs "\${pod#pod/}" >"$T/driver-upload.log" || fail "cannot read the driver's log"
+/usr/bin/python3 "$T/split.py" "$T/driver-upload.log" $NVIEWS "$T/upload-out" q06 ||
+    { tail -20 "$T/driver-upload.log" >&2; fail "upload path: the driver's log does not hold q06's result"; }
+$JUDGE "$T/upload-golden" "$T/upload-out" /dev/null >"$T/judge-upload.txt" ||
+    { tail -30 "$T/judge-upload.txt" >&2; fail "upload path: q06 differs from Spark's"; }
+[ -z "\$(s3_keys uploads)" ] || fail "upload path: uploaded files left after the application: \$(s3_keys uploads)"
+kubectl delete pods --all >/dev/null
+expect_nothing_left "after the uploaded SQL application"
+echo "ok upload path"
 
 step "cspark-sql in client mode, 2 executor pods"
 timeout 300 "$BUILD/bin/cspark-sql" "\${COMMON[@]}" --conf spark.executor.instances=2 \
