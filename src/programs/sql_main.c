@@ -30,6 +30,12 @@
  * Errors: one line "[ERROR_CLASS] message" on stderr; with -e / -f the first failing
  * statement ends the run with exit status 1 (golden output records the error and goes on);
  * at the prompt the next statement is read.
+ *
+ * Ctrl-C (on_interrupt, offered each signal by api/app.c's interrupt watcher): the first one while
+ * a statement runs cancels its jobs, as spark-sql's handler; at the prompt the next statement is
+ * read, with -e / -f the application then stops (exit status 130). Threads: the statements run on
+ * the application's thread; on_interrupt runs on the watcher's and shares only the two atomic
+ * flags of `cli` with it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
