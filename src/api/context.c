@@ -359,29 +359,6 @@ void cs_context_interrupt(cspark_context *sc, int sig)
     if (sc->sched) cs_scheduler_abort(sc->sched, msg);
 }
 
-void cs_context_set_interrupt_hook(cspark_context *sc, bool (*fn)(void *arg, int sig), void *arg)
-{
-    pthread_mutex_lock(&sc->lock);
-    sc->interrupt_hook = fn;
-    sc->interrupt_hook_arg = arg;
-    pthread_mutex_unlock(&sc->lock);
-}
-
-bool cs_context_offer_interrupt(cspark_context *sc, int sig)
-{
-    pthread_mutex_lock(&sc->lock);
-    bool (*fn)(void *, int) = sc->interrupt_hook;
-    void *arg = sc->interrupt_hook_arg;
-    pthread_mutex_unlock(&sc->lock);
-    return fn && fn(arg, sig);
-}
-
-void cs_context_cancel_all_jobs(cspark_context *sc)
-{
-    scheduler *s = __atomic_load_n(&sc->sched, __ATOMIC_ACQUIRE);
-    if (s) cs_scheduler_cancel_all(s);
-}
-
 int cs_context_exit_code(cspark_context *sc)
 {
     return sc && sc->backend && sc->manager->exit_code ? sc->manager->exit_code(sc->backend) : 0;

@@ -64,7 +64,7 @@ struct cspark_context {
     cluster_env env;                /* what the backend borrows from the context */
     struct sched_backend *backend;  /* borrowed: the scheduler owns it */
     atomic_int interrupted;         /* the signal that interrupted the application, or 0 */
-    /* the application's own answer to SIGINT/SIGTERM (cs_context_set_interrupt_hook), under lock */
+    /* the application's own answer to SIGINT/SIGTERM (cs_app_set_interrupt_hook), under lock */
     bool (*interrupt_hook)(void *arg, int sig);
     void *interrupt_hook_arg;
 
@@ -90,17 +90,7 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
 void cs_context_stop(cspark_context *sc, bool succeeded);
 /* A signal asked the application to stop: the running job and every later one fail. */
 void cs_context_interrupt(cspark_context *sc, int sig);
-/* An application's own answer to SIGINT/SIGTERM (cspark-sql's, as spark-sql's: the first Ctrl-C
- * cancels the running statement): the interrupt watcher of app.c offers each signal to fn(arg,
- * sig) on its own thread before it acts; fn returns true when it took the signal (the application
- * goes on), false to let the application stop as usual. fn == NULL removes it; arg is borrowed
- * until then. Any thread. */
-void cs_context_set_interrupt_hook(cspark_context *sc, bool (*fn)(void *arg, int sig), void *arg);
-/* Offers sig to the hook: true when the hook took it (the watcher's side of the above). */
-bool cs_context_offer_interrupt(cspark_context *sc, int sig);
-/* Kills every running job, as Spark's SparkContext.cancelAllJobs ("Job N cancelled as part of
- * cancellation of all jobs"); the context is not failed. Any thread. */
-void cs_context_cancel_all_jobs(cspark_context *sc);
+
 /* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
 int cs_context_exit_code(cspark_context *sc);
 

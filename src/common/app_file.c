@@ -163,3 +163,11 @@ int cs_app_engine_library(char *buf, size_t cap)
     snprintf(buf, cap, "%s", path);
     return 0;
 }
+
+char *cs_app_file_resolve(const char *name)
+{
+    char lib[PATH_MAX];
+    if (strcmp(name, CS_APP_SPARK_INTERNAL) == 0 && cs_app_engine_library(lib, sizeof lib) == 0)
+        return cs_xstrdup(lib);
+    return cs_xstrdup(name);
+}

@@ -34,4 +34,9 @@ int cs_app_file_check(const char *path, cs_error *err);
  * with realpath, in buf: 0, or -1 (nothing written) when it cannot be told. */
 int cs_app_engine_library(char *buf, size_t cap);
 
+/* The application file `name` as this process loads it, malloc'd (the caller frees): the path of
+ * its own libcspark for CS_APP_SPARK_INTERNAL (name itself if that cannot be told, which
+ * cs_app_file_check then refuses), else a copy of name. */
+char *cs_app_file_resolve(const char *name);
+
 #endif

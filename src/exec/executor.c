@@ -611,7 +611,7 @@ static int fetch_app_config(executor *x, cs_error *err)
     x->conf = cs_conf_new();
     for (size_t i = 0; i < ac->n_conf; i++)
         cs_conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
-    x->app_file = cs_xstrdup(ac->app_file);
+    x->app_file = cs_app_file_resolve(ac->app_file); /* spark-internal: our libcspark */
     cspark__envelope__free_unpacked(reply, NULL);
     return 0;
 }
@@ -668,23 +668,14 @@ static int make_local_dir(executor *x, cs_error *err)
 }
 
 /* spark.files and spark.archives into <local dir>/files, and the job's .so when the driver names
- * it by an object-store URI (uploaded through spark.kubernetes.file.upload.path): each once. An
- * application of the engine's own (spark-internal: cspark-sql) is the libcspark this process
- * runs. */
+ * it by an object-store URI (uploaded through spark.kubernetes.file.upload.path): each once. */
 static int fetch_shipped(executor *x, cs_error *err)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/files", x->local_dir);
     if (cs_files_fetch_all(x->conf, dir, err) < 0) return err->code;
     const char *local = cs_fs_local_path(x->app_file);
-    if (strcmp(x->app_file, CS_APP_SPARK_INTERNAL) == 0) {
-        if (cs_app_engine_library(dir, sizeof dir) < 0)
-            return cs_error_set(err, CS_ENOTFOUND,
-                                "cannot locate libcspark for the application %s (dladdr failed)",
-                                CS_APP_SPARK_INTERNAL);
-        free(x->app_file);
-        x->app_file = cs_xstrdup(dir);
-    } else if (local && local != x->app_file) { /* file:/shared/app.so */
+    if (local && local != x->app_file) { /* file:/shared/app.so */
         char *p = cs_xstrdup(local);
         free(x->app_file);
         x->app_file = p;

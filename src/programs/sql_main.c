@@ -51,7 +51,6 @@
 #include "programs/program_mains.h"
 #include "programs/sql_main.h"
 #include "api/app.h"
-#include "api/context.h"
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "common/app_file.h"
 #include "common/conf.h"
@@ -392,7 +391,7 @@ static bool on_interrupt(void *arg, int sig)
         fputs("Interrupting... Be patient, this might take some time.\n"
               "Press Ctrl+C again to stop cspark-sql\n",
               stderr);
-    cs_context_cancel_all_jobs(c->sc);
+    cs_app_cancel_all_jobs(c->sc);
     return c->prompt;
 }
 
@@ -580,7 +579,7 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
         cli_opts_free(&o);
         return 1;
     }
-    cs_context_set_interrupt_hook(sc, on_interrupt, &c);
+    cs_app_set_interrupt_hook(sc, on_interrupt, &c);
     for (int i = 0; i < o.n_hiveconfs; i++) {
         char *set = NULL;
         if (asprintf(&set, "SET %s", o.hiveconfs[i]) < 0) goto out;
@@ -614,7 +613,7 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
         status = interactive(&c);
     }
 out:
-    cs_context_set_interrupt_hook(sc, NULL, NULL);
+    cs_app_set_interrupt_hook(sc, NULL, NULL);
     cs_sql_session_free(c.session);
     cli_opts_free(&o);
     return status;
