@@ -7,7 +7,9 @@
 # runs its statements as cspark-sql -f and prints the results to its log) with
 # spark.executor.instances=3; every answer equals Spark 4's golden (tests/sql/golden/tpch-sf0.1,
 # judged by known_judge.py against tests/sql/tpch_sf01.known), the event log shows tasks on each
-# of the 3 executors, and once the driver pod is deleted nothing of the application is left. Then
+# of the 3 executors, and once the driver pod is deleted nothing of the application is left; a
+# SQL application whose statement fails ends its driver pod with exit code 1, the statement's
+# error in the termination message cspark-submit prints, no later statement run. Then
 # cspark-sql in client mode (`--master k8s://...`, the driver here, 2 executor pods) answers two
 # of the queries as Spark does and leaves nothing behind; a Ctrl-C while its query's tasks run on
 # the pods cancels the query (SPARK_JOB_CANCELLED), ends cspark-sql with 130 and leaves no pod
@@ -60,6 +62,7 @@ cp "$SRC/tests/sql/golden/tpch-sf0.1/q01.out" "$SRC/tests/sql/golden/tpch-sf0.1/
 mkdir -p "$T/upload-out" "$T/upload-golden"
 cp "$SRC/tests/sql/golden/tpch-sf0.1/q06.out" "$T/upload-golden/"
 { cat "$T/views.sql" "$SRC/tests/sql/tpch/q06.sql"; echo ";"; } >"$T/q06app.sql"
+printf 'SELECT 1;\nSELECT * FROM nope;\nSELECT 2;\n' >"$T/bad.sql"
 JUDGE="/usr/bin/python3 $SRC/tests/sql/known_judge.py"
 
 cat >"$T/inner.sh" <<INNER
@@ -124,6 +127,22 @@ $JUDGE "$T/upload-golden" "$T/upload-out" /dev/null >"$T/judge-upload.txt" ||
 kubectl delete pods --all >/dev/null
 expect_nothing_left "after the uploaded SQL application"
 echo "ok upload path"
+
+step "a SQL application whose statement fails"
+rc=0
+timeout 300 "$BUILD/bin/cspark-submit" "\${COMMON[@]}" --deploy-mode cluster --conf spark.executor.instances=1 \
+    "$T/bad.sql" >"$T/bad.out" 2>"$T/bad.err" || rc=\$?
+[ \$rc -eq 1 ] || fail "failing SQL application: cspark-submit exited with \$rc, want 1"
+grep -q '^cspark-submit: driver pod .*-driver failed with exit code 1' "$T/bad.err" ||
+    fail "failing SQL application: no failed driver reported: \$(tail -3 "$T/bad.err")"
+grep -q '^\[TABLE_OR_VIEW_NOT_FOUND\] The table or view .nope. cannot be found' "$T/bad.err" ||
+    fail "failing SQL application: the statement's error is not in the termination message: \$(tail -3 "$T/bad.err")"
+pod=\$(kubectl get pods -o name | grep -- '-driver\$') || fail "no driver pod after the failing application"
+kubectl logs "\${pod#pod/}" >"$T/driver-bad.log"
+grep -qx 2 "$T/driver-bad.log" && fail "failing SQL application: a statement after the failing one ran"
+kubectl delete pods --all >/dev/null
+expect_nothing_left "after the failing SQL application"
+echo "ok failing statement"
 
 step "cspark-sql in client mode, 2 executor pods"
 timeout 300 "$BUILD/bin/cspark-sql" "\${COMMON[@]}" --conf spark.executor.instances=2 \
