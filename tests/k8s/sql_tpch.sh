@@ -25,7 +25,7 @@ DATA=$BUILD/sql-data
 TABLES="customer lineitem nation orders part partsupp region supplier"
 # the application: the tables as views over s3a:// paths, then the 22 queries
 for t in $TABLES; do
-    echo "CREATE TEMPORARY VIEW $t USING parquet OPTIONS (path 's3a://tpch/$t.parquet');"
+    echo "CREATE TEMPORARY VIEW $t AS SELECT * FROM parquet.\`s3a://tpch/$t.parquet\`;"
 done >"$T/views.sql"
 {
     cat "$T/views.sql"
