@@ -98,7 +98,10 @@ static void take_over(interrupt_watch *w, int sig)
     cs_shutdown_hurry();
     cs_context_stop(w->sc, false);
     fprintf(stderr, "cspark-submit: the application was interrupted by %s\n", strsignal(sig));
-    fflush(NULL);
+    /* not fflush(NULL): it locks every stream, and the entry may hold stdin's in a blocking read
+     * (cspark-sql's prompt), which would never let this thread end the process */
+    fflush(stdout);
+    fflush(stderr);
     _exit(128 + sig);
 }
 

@@ -7,6 +7,7 @@
 #    log ends the query's job with that cancellation;
 #  - Ctrl-C at the prompt (statements read from stdin) while a statement runs: that statement is
 #    cancelled and the next one runs (its row printed), and end of input ends cspark-sql with 0;
+#    two Ctrl-C at an idle prompt end it with 130;
 #  - the web UI's kill link for the query's job (POST /jobs/job/kill/ with the page's token, as
 #    spark.ui.killEnabled allows): cspark-sql prints Spark's error for a cancelled query,
 #    "[SPARK_JOB_CANCELLED] Job N cancelled killed via the Web UI SQLSTATE: XXKDA", as the one line
@@ -126,6 +127,28 @@ ended prompt
 assert_eq 0 "$RC" "prompt: exit status at the end of input"
 assert_eq 42 "$(cat "$T/prompt.out")" "prompt: the statement after the cancelled one"
 no_executor_left prompt
+
+# Ctrl-C twice at an idle prompt ends cspark-sql with 130 (regression: the watcher's stop took
+# every stream's lock with fflush(NULL) while the prompt held stdin's in its read: no exit)
+mkfifo "$T/idle"
+exec 8<>"$T/idle"
+PORT=$(free_port)
+"$SQL" --master 'local-cluster[2,1,1024]' --conf spark.ui.port="$PORT" -S <"$T/idle" >"$T/idle.out" 2>"$T/idle.err" 7>&- 8>&- &
+PID=$!
+APP=
+for _ in $(seq 1200); do
+    APP=$(curl -sf --max-time 5 "http://127.0.0.1:$PORT/api/v1/applications" |
+        $PY -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])' 2>/dev/null) && [ -n "$APP" ] && break
+    kill -0 "$PID" 2>/dev/null || break
+    sleep 0.1
+done
+[ -n "$APP" ] || fail "idle prompt: the application never started: $(tail -3 "$T/idle.err")"
+kill -INT "$PID"
+kill -INT "$PID"
+ended idle
+exec 8>&-
+assert_eq 130 "$RC" "idle prompt: exit status after two Ctrl-C"
+no_executor_left idle
 
 # the UI's kill link
 start uikill
