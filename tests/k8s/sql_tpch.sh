@@ -29,9 +29,9 @@ for t in $TABLES; do
 done >"$T/views.sql"
 {
     cat "$T/views.sql"
-    for q in "$SRC"/tests/sql/tpch/q*.sql; do
+    for q in "$SRC"/tests/sql/tpch/q*.sql; do # each ends with its ';'
         cat "$q"
-        echo ";"
+        echo
     done
 } >"$T/tpch.sql"
 NVIEWS=$(echo $TABLES | wc -w)
@@ -61,7 +61,7 @@ cp "$SRC/tests/sql/golden/tpch-sf0.1/q01.out" "$SRC/tests/sql/golden/tpch-sf0.1/
 # a small application for the upload path: the views and q06
 mkdir -p "$T/upload-out" "$T/upload-golden"
 cp "$SRC/tests/sql/golden/tpch-sf0.1/q06.out" "$T/upload-golden/"
-{ cat "$T/views.sql" "$SRC/tests/sql/tpch/q06.sql"; echo ";"; } >"$T/q06app.sql"
+cat "$T/views.sql" "$SRC/tests/sql/tpch/q06.sql" >"$T/q06app.sql"
 printf 'SELECT 1;\nSELECT * FROM nope;\nSELECT 2;\n' >"$T/bad.sql"
 JUDGE="/usr/bin/python3 $SRC/tests/sql/known_judge.py"
 
@@ -147,7 +147,7 @@ echo "ok failing statement"
 step "cspark-sql in client mode, 2 executor pods"
 timeout 300 "$BUILD/bin/cspark-sql" "\${COMMON[@]}" --conf spark.executor.instances=2 \
     -i "$T/views.sql" --output-format golden -S \
-    -e "\$(cat "$SRC/tests/sql/tpch/q01.sql"); \$(cat "$SRC/tests/sql/tpch/q18.sql")" >"$T/client.txt" 2>"$T/client.err" ||
+    -e "\$(cat "$SRC/tests/sql/tpch/q01.sql" "$SRC/tests/sql/tpch/q18.sql")" >"$T/client.txt" 2>"$T/client.err" ||
     { tail -15 "$T/client.err" >&2; fail "cspark-sql in client mode failed"; }
 /usr/bin/python3 "$T/split.py" "$T/client.txt" 0 "$T/client-out" q01 q18 || fail "client mode: \$(cat "$T/client.txt" | head -5)"
 $JUDGE "$T/client-golden" "$T/client-out" /dev/null >"$T/judge-client.txt" ||
