@@ -102,10 +102,10 @@ static int create_view(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statemen
         const char *path = option_of(st, "path");
         const char *parts[1] = {name};
         if (!path) return unsupported(err, "CREATE TEMPORARY VIEW ... USING without a path option");
-        int rc = cs_catalog_create_table(s->catalog, parts, 1, st->format, path, st->option_keys,
-                                         st->option_values, st->n_options, st->schema, false, err);
-        *kept = rc == 0; /* the catalog borrows the declared schema from the arena */
-        return rc;
+        /* the catalog copies the names and options and takes its own references to the
+         * declared schema's types: the statement's arena is the caller's to free */
+        return cs_catalog_create_table(s->catalog, parts, 1, st->format, path, st->option_keys,
+                                       st->option_values, st->n_options, st->schema, false, err);
     }
     cs_logical_plan *resolved;
     if (cs_sql_analyze(s->catalog, a, st->plan, &resolved, err) != 0) return err->code;
@@ -120,11 +120,10 @@ static int create_table(cs_sql_session *s, const cs_sql_statement *st, bool *kep
     const char *location = st->location ? st->location : option_of(st, "path");
     if (!location) return unsupported(err, "CREATE TABLE without LOCATION (managed tables)");
     if (!st->format) return unsupported(err, "CREATE TABLE without USING (Hive tables)");
-    int rc = cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
-                                     st->option_keys, st->option_values, st->n_options, st->schema,
-                                     st->if_not_exists, err);
-    *kept = rc == 0; /* the catalog borrows the declared schema from the arena */
-    return rc;
+    (void)kept; /* the catalog copies what it keeps (see create_view) */
+    return cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
+                                   st->option_keys, st->option_values, st->n_options, st->schema,
+                                   st->if_not_exists, err);
 }
 
 static int use_db(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
