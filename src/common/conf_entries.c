@@ -76,6 +76,7 @@
         k, CS_CONF_STRING, 0, 0, 0, false, false, NULL, false, d, NULL                             \
     }
 #define BOOL(k) BOOL_D(k, NULL)
+#define STRING(k) STRING_D(k, NULL)
 #define INT(k, lo, hi) INT_D(k, lo, hi, NULL)
 #define PORT(k) PORT_D(k, NULL)
 #define SIZE(k, unit, lo, hi) SIZE_D(k, unit, lo, hi, NULL)
@@ -283,6 +284,13 @@ static const cs_conf_entry entries[] = {
     INT("spark.sql.files.minPartitionNum", 1, 1000000),
     BOOL_D("spark.sql.sources.partitionColumnTypeInference.enabled", "true"),
     BOOL_D("spark.sql.ansi.enabled", "true"),
+    /* Spark Connect server (src/connect, programs/connect_main.c): Spark's port and limits; the
+     * address defaults to loopback (Spark's binds every interface) so that a server needs a
+     * token only when it is asked to listen beyond this host */
+    PORT_D("spark.connect.grpc.binding.port", "15002"),
+    STRING_D("spark.connect.grpc.binding.address", "127.0.0.1"),
+    SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
+    STRING("spark.connect.authenticate.token"),
 };
 
 /* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one

@@ -12,9 +12,12 @@
  *   Expression --cs_connect_plan_expression--> cs_sql_expr (unresolved)
  *   Command   --cs_connect_plan_command-->   cs_sql_statement (CREATE VIEW, write, SQL command)
  *
- * Errors are Spark's: an unknown relation or expression kind is UNSUPPORTED_FEATURE-like
- * ("CONNECT.INVALID_PLAN.INPUT" where Spark's server says so), a malformed message names the
- * field; err->error_class is set so that the client raises the exception Spark's would.
+ * Errors are Spark's: a malformed message (a missing input, an unset oneof, a bad enum) is
+ * Spark's InvalidPlanInput, which Spark 4 reports as INTERNAL_ERROR (SQLSTATE XX000) with the
+ * planner's message; a kind cspark does not run yet is UNSUPPORTED_FEATURE (0A000) naming it;
+ * errors of the SQL layers keep their classes (PARSE_SYNTAX_ERROR, UNBOUND_SQL_PARAMETER,
+ * INVALID_TYPED_LITERAL, ...). err->error_class is set so that the client raises the exception
+ * Spark's would. The implementation is src/connect/plan_*.c (plan_internal.h lists the parts).
  *
  * Ownership: every node, string and batch made is allocated in ctx->arena and lives as long as
  * it (the caller frees the arena, or hands it to the session when the session keeps it). The

@@ -15,10 +15,13 @@ CS_PROGRAM_MAIN int cspark_submit_main(int argc, char **argv);
 CS_PROGRAM_MAIN int cspark_executor_main(int argc, char **argv);
 CS_PROGRAM_MAIN int cspark_history_main(int argc, char **argv);
 CS_PROGRAM_MAIN int cspark_sql_main(int argc, char **argv);
+CS_PROGRAM_MAIN int cspark_connect_main(int argc, char **argv);
 
 /* cspark-sql's application entry: cspark_sql_main hands libcspark itself to cs_app_run as the
  * application, which calls this (found by name) with the CLI's options (sql_main.c). */
 struct cspark_context;
 CS_PROGRAM_MAIN int cspark_sql_app(struct cspark_context *sc, int argc, char **argv);
+/* cspark-connect-server's application entry, as cspark_sql_app (connect_main.c). */
+CS_PROGRAM_MAIN int cspark_connect_app(struct cspark_context *sc, int argc, char **argv);
 
 #endif

@@ -46,7 +46,7 @@ typedef struct qrun {
     cs_sql_session *s;
     cspark_context *sc;
     const char *text; /* the statement: the jobs' description */
-    char group[64];   /* the jobs' group */
+    char group[96];   /* the jobs' group */
     int64_t execution_id;
     char execution_id_text[24]; /* the jobs' spark.sql.execution.id */
     cs_phys_node **cut;         /* subtrees detached at exchanges and unions (freed at the end) */
@@ -537,7 +537,10 @@ static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
     q->sc = s->sc;
     q->text = text;
     q->execution_id = s->next_execution_id++;
-    snprintf(q->group, sizeof q->group, "cspark-sql-%lld", (long long)q->execution_id);
+    if (s->job_group[0])
+        snprintf(q->group, sizeof q->group, "%s", s->job_group);
+    else
+        snprintf(q->group, sizeof q->group, "cspark-sql-%lld", (long long)q->execution_id);
     snprintf(q->execution_id_text, sizeof q->execution_id_text, "%lld", (long long)q->execution_id);
 }
 

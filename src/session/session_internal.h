@@ -21,6 +21,7 @@ struct cs_sql_session {
     cs_catalog *catalog;
     cs_sql_conf *conf;
     int64_t next_execution_id; /* Spark's SQLExecution id, one per query */
+    char job_group[96];        /* the jobs' group when set (cs_sql_session_set_job_group) */
 };
 
 /* Runs a resolved query (analyzed in arena a): optimizes, plans and runs it, collecting its

@@ -53,6 +53,11 @@ const char *cs_sql_session_conf(const cs_sql_session *s, const char *key)
     return cs_sql_conf_get(s->conf, key);
 }
 
+void cs_sql_session_set_job_group(cs_sql_session *s, const char *group)
+{
+    snprintf(s->job_group, sizeof s->job_group, "%s", group ? group : "");
+}
+
 static int unsupported(cs_error *err, const char *what)
 {
     return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
@@ -369,6 +374,8 @@ int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sq
                                  const char *text, cs_sql_result *out, bool *kept, cs_error *err)
 {
     int rc;
+    memset(out, 0, sizeof *out); /* the result starts empty whoever calls (cs_sql_result_free) */
+    *kept = false;
     switch (st->kind) {
     case CS_STMT_QUERY: {
         cs_logical_plan *resolved;

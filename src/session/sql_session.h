@@ -69,4 +69,10 @@ int cs_sql_session_analyze(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
  * default), or NULL when the key is neither set nor known. Borrowed until the next SET/RESET. */
 const char *cs_sql_session_conf(const cs_sql_session *s, const char *key);
 
+/* The job group of the statements run from now on (NULL or "": "cspark-sql-<execution id>",
+ * the default), so that a caller can cancel them from another thread with
+ * cspark_cancel_job_group: Spark Connect gives each operation's jobs the operation's tag. At most
+ * 95 bytes are kept. */
+void cs_sql_session_set_job_group(cs_sql_session *s, const char *group);
+
 #endif /* CSPARK_SESSION_SQL_SESSION_H */

@@ -145,7 +145,9 @@ static cs_logical_plan *relation_of_table(cs_an_ctx *c, cs_catalog_table *t, con
 static cs_logical_plan *resolve_relation(cs_an_ctx *c, const cs_logical_plan *p)
 {
     if (p->path) {
-        cs_catalog_table *t = cs_catalog_path_relation(c->a, p->format, p->path, c->err);
+        cs_catalog_table *t =
+            cs_catalog_path_relation(c->a, p->format, p->path, p->option_keys, p->option_values,
+                                     p->n_options, p->declared_schema, c->err);
         return t ? relation_of_table(c, t, NULL) : NULL;
     }
     if (p->n_parts == 1) {
@@ -414,6 +416,16 @@ static cs_logical_plan *resolve_values(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *v = cs_logical_plan_copy(c->a, p);
     if (p->n_batches > 0 || p->n_cols == 0) {
+        /* rows given as batches (Spark Connect's LocalRelation): one attribute per column of
+         * the declared schema, unless made resolved already */
+        const cs_col_type *s = p->declared_schema;
+        if (s && p->n_output == 0 && s->n_fields > 0) {
+            v->n_output = s->n_fields;
+            v->output = cs_sql_alloc(c->a, sizeof *v->output * (size_t)s->n_fields);
+            for (int j = 0; j < s->n_fields; j++)
+                v->output[j] = cs_an_new_attr(c, s->fields[j].name, s->fields[j].type,
+                                              s->fields[j].nullable, NULL, 0);
+        }
         v->resolved = true;
         return v;
     }

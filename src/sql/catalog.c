@@ -333,12 +333,16 @@ int cs_catalog_drop(cs_catalog *c, const char *const *parts, int n, bool if_exis
 }
 
 cs_catalog_table *cs_catalog_path_relation(cs_sql_arena *a, const char *format, const char *path,
-                                           cs_error *err)
+                                           const char *const *keys, const char *const *values,
+                                           int n_options, cs_col_type *declared, cs_error *err)
 {
     cs_catalog_table *t = cs_sql_alloc(a, sizeof *t);
     t->kind = CS_CATALOG_PATH;
     t->name = cs_sql_strdup(a, path);
     t->format = lower_dup(a, format);
     t->location = cs_sql_strdup(a, path);
-    return describe_files(a, t, NULL, err) == 0 ? t : NULL;
+    t->n_options = n_options;
+    t->option_keys = (const char **)keys;
+    t->option_values = (const char **)values;
+    return describe_files(a, t, declared, err) == 0 ? t : NULL;
 }

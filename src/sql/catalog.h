@@ -96,9 +96,12 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
 int cs_catalog_drop(cs_catalog *c, const char *const *parts, int n, bool if_exists, cs_error *err);
 
 /* A relation over files at path in format (parquet.`path`), made in the query's arena:
- * PATH_NOT_FOUND when the path does not exist; the schema inferred by the format. */
+ * PATH_NOT_FOUND when the path does not exist; the schema inferred by the format unless
+ * declared (borrowed); the reader's options keys/values[0..n_options) (borrowed from the
+ * arena) as a table's OPTIONS. */
 cs_catalog_table *cs_catalog_path_relation(cs_sql_arena *a, const char *format, const char *path,
-                                           cs_error *err);
+                                           const char *const *keys, const char *const *values,
+                                           int n_options, cs_col_type *declared, cs_error *err);
 
 /* Spark's TABLE_OR_VIEW_NOT_FOUND for parts[0..n) ("`t`", "`db`.`t`"). */
 int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err);

@@ -88,7 +88,15 @@ struct cs_logical_plan {
     const char **column_aliases;
     const char *format; /* UNRESOLVED_RELATION over a path: "parquet", "csv", "json", "text" */
     const char *path;
-    cs_catalog_table *table; /* RELATION */
+    /* UNRESOLVED_RELATION over a path read with a DataFrameReader (Spark Connect's Read of a
+     * data source): the reader's options and declared schema (NULL: inferred), as a view
+     * `USING fmt OPTIONS (...)` would carry them. LOCAL_RELATION of batches made unresolved
+     * (Spark Connect's createDataFrame): declared_schema names and types its columns, and the
+     * analyzer gives each an attribute. */
+    int n_options;
+    const char **option_keys, **option_values;
+    cs_col_type *declared_schema; /* a struct, borrowed (kept by the arena) */
+    cs_catalog_table *table;      /* RELATION */
 
     /* expressions: PROJECT/AGGREGATE/WINDOW/HINT/REPARTITION/TABLE_FUNCTION lists, VALUES rows */
     int n_exprs;
@@ -190,6 +198,10 @@ typedef struct cs_sql_statement {
     const char **column_names;
     const char **partition_values;
     const char *comment;
+    /* A DataFrameWriter's save (Spark Connect's WriteOperation, made as CREATE TABLE AS, INSERT
+     * or INSERT OVERWRITE DIRECTORY): Spark's SaveMode, "errorifexists", "append",
+     * "overwrite" or "ignore"; NULL for statements written in SQL. */
+    const char *save_mode;
 } cs_sql_statement;
 
 /* A zeroed node with room for n_children children, stat_* unknown (-1). */

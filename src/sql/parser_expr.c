@@ -15,6 +15,7 @@
  * set `negated` (sql_expr.h). Function names are lower-cased unless back-quoted.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -771,9 +772,55 @@ static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
     }
 }
 
+_Noreturn static void unbound_parameter(cs_sqlp *p, const cs_sql_token *t, const char *name)
+{
+    cs_sqlp_fail(p, t->line, t->pos, "UNBOUND_SQL_PARAMETER", "42P02",
+                 "Found the unbound parameter: %s. Please, fix `args` and provide a mapping of the "
+                 "parameter to either a SQL literal or collection constructor functions such as "
+                 "`map()`, `array()`, `struct()`.",
+                 name);
+}
+
+/* `?` or `:name` with values given (sql_parser.h's cs_sql_params): the value's expression;
+ * NULL when the token is not a marker. Spark names a `?` "_<offset>" in its errors. */
+static cs_sql_expr *parameter_marker(cs_sqlp *p, cs_sql_token *t)
+{
+    const cs_sql_params *pr = p->params;
+    if (!pr || t->kind != CS_TOK_OP) return NULL;
+    cs_sql_expr *v = NULL;
+    if (cs_sql_tok_is_op(t, "?")) {
+        p->seen_pos = true;
+        if (p->next_pos < pr->n_pos) v = pr->pos[p->next_pos];
+        p->next_pos++;
+        if (p->seen_named) goto mixed;
+        if (!v) {
+            char name[32];
+            snprintf(name, sizeof name, "_%zu", t->start);
+            unbound_parameter(p, t, name);
+        }
+        cs_sqlp_next(p);
+        return v;
+    }
+    if (!cs_sql_tok_is_op(t, ":") || !cs_sqlp_is_ident(p, 1)) return NULL;
+    p->seen_named = true;
+    if (p->seen_pos) goto mixed;
+    cs_sqlp_next(p);
+    cs_sql_token *nt = cs_sqlp_peek(p, 0);
+    const char *name = cs_sqlp_ident(p);
+    for (int k = 0; k < pr->n_named; k++)
+        if (strcmp(pr->names[k], name) == 0) return pr->named[k];
+    unbound_parameter(p, nt, name);
+mixed:
+    cs_sqlp_fail(p, t->line, t->pos, "INVALID_QUERY_MIXED_QUERY_PARAMETERS", "42613",
+                 "Parameterized query must either use positional, or named parameters, but not "
+                 "both.");
+}
+
 static cs_sql_expr *primary_base(cs_sqlp *p)
 {
     cs_sql_token *t = cs_sqlp_peek(p, 0);
+    cs_sql_expr *param = parameter_marker(p, t);
+    if (param) return param;
     switch (t->kind) {
     case CS_TOK_NUMBER:
         return cs_sqlp_number(p, false);

@@ -19,6 +19,7 @@
 
 #include "sql/logical_plan.h"
 #include "sql/sql_lexer.h"
+#include "sql/sql_parser.h"
 
 /* Deepest nesting of expressions and queries accepted (a fuzzer's 100000 parentheses must
  * not overflow the stack). */
@@ -38,7 +39,10 @@ typedef struct cs_sqlp {
     cs_error *err;
     int err_line, err_pos;
     int depth;
-    cs_sql_expr *last_row; /* the last (a, b) row written, for a tuple IN (subquery) */
+    cs_sql_expr *last_row;       /* the last (a, b) row written, for a tuple IN (subquery) */
+    const cs_sql_params *params; /* parameter markers' values; NULL: markers are errors */
+    int next_pos;                /* the next `?`'s index into params->pos */
+    bool seen_pos, seen_named;   /* which kinds of markers the text used */
 } cs_sqlp;
 
 /* Growable array of pointers in the arena (doubling: no quadratic copying). */
@@ -103,7 +107,8 @@ cs_sql_expr *cs_sqlp_int_literal(cs_sqlp *p, int32_t v, int line, int pos);
 cs_col_type *cs_sqlp_data_type(cs_sqlp *p); /* kept by the arena */
 
 /* queries (parser_query.c) */
-cs_logical_plan *cs_sqlp_query(cs_sqlp *p); /* [WITH ...] term [ORDER BY ...] [LIMIT ...] */
+cs_sql_expr *cs_sqlp_named_expr(cs_sqlp *p); /* expr [[AS] alias | AS (a, b)] */
+cs_logical_plan *cs_sqlp_query(cs_sqlp *p);  /* [WITH ...] term [ORDER BY ...] [LIMIT ...] */
 bool cs_sqlp_starts_query(cs_sqlp *p, int ahead);
 
 #endif /* CSPARK_SQL_PARSER_INTERNAL_H */

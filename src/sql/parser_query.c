@@ -402,7 +402,7 @@ static void group_by(cs_sqlp *p, cs_logical_plan *agg)
 }
 
 /* select item: expr [[AS] alias | AS (a, b)] */
-static cs_sql_expr *named_expr(cs_sqlp *p)
+cs_sql_expr *cs_sqlp_named_expr(cs_sqlp *p)
 {
     cs_sql_token *t = cs_sqlp_peek(p, 0);
     cs_sql_expr *e = cs_sqlp_expr(p);
@@ -511,7 +511,7 @@ static cs_logical_plan *select_spec(cs_sqlp *p)
         cs_sqlp_next(p);
     cs_sqlp_list items = {0};
     do {
-        cs_sqlp_list_add(p, &items, named_expr(p));
+        cs_sqlp_list_add(p, &items, cs_sqlp_named_expr(p));
     } while (cs_sqlp_accept_op(p, ","));
     cs_logical_plan *q;
     if (cs_sqlp_accept_kw(p, "FROM"))

@@ -581,10 +581,17 @@ int cs_sql_parse(cs_sql_arena *a, const char *sql, cs_sql_statement ***out, int 
 int cs_sql_parse_statement(cs_sql_arena *a, const char *sql, cs_sql_statement **out,
                            cs_sql_origin *where, cs_error *err)
 {
+    return cs_sql_parse_statement_params(a, sql, NULL, out, where, err);
+}
+
+int cs_sql_parse_statement_params(cs_sql_arena *a, const char *sql, const cs_sql_params *params,
+                                  cs_sql_statement **out, cs_sql_origin *where, cs_error *err)
+{
     cs_sqlp p;
     *out = NULL;
     int rc = start(&p, a, sql, where, err);
     if (rc) return rc;
+    p.params = params;
     if (setjmp(p.fail)) return failed(&p, where);
     cs_sql_statement *s = statement(&p);
     expect_statement_end(&p);
@@ -602,7 +609,7 @@ int cs_sql_parse_expression(cs_sql_arena *a, const char *sql, cs_sql_expr **out,
     int rc = start(&p, a, sql, where, err);
     if (rc) return rc;
     if (setjmp(p.fail)) return failed(&p, where);
-    cs_sql_expr *e = cs_sqlp_expr(&p);
+    cs_sql_expr *e = cs_sqlp_named_expr(&p); /* Spark's singleExpression: a namedExpression */
     if (cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF) cs_sqlp_syntax_error(&p, cs_sqlp_peek(&p, 0));
     *out = e;
     return CS_OK;

@@ -21,6 +21,8 @@ struct cs_sql_arena {
     size_t n_types, cap_types;
     cs_column **columns;
     size_t n_columns, cap_columns;
+    cs_col_batch **batches;
+    size_t n_batches, cap_batches;
 };
 
 cs_sql_arena *cs_sql_arena_new(void)
@@ -41,6 +43,9 @@ void cs_sql_arena_free(cs_sql_arena *a)
         cs_column_unref(a->columns[i]);
     free(a->types);
     free(a->columns);
+    for (size_t i = 0; i < a->n_batches; i++)
+        cs_col_batch_unref(a->batches[i]);
+    free(a->batches);
     free(a);
 }
 
@@ -106,4 +111,15 @@ cs_column *cs_sql_arena_keep_column(cs_sql_arena *a, cs_column *c)
     }
     a->columns[a->n_columns++] = c;
     return c;
+}
+
+cs_col_batch *cs_sql_arena_keep_batch(cs_sql_arena *a, cs_col_batch *b)
+{
+    if (!b) return NULL;
+    if (a->n_batches == a->cap_batches) {
+        a->cap_batches = a->cap_batches ? a->cap_batches * 2 : 8;
+        a->batches = cs_xrealloc(a->batches, sizeof *a->batches * a->cap_batches);
+    }
+    a->batches[a->n_batches++] = b;
+    return b;
 }

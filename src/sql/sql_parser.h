@@ -63,7 +63,27 @@ int cs_sql_parse(cs_sql_arena *a, const char *sql, cs_sql_statement ***out, int 
 /* Exactly one statement (a trailing `;` allowed), as Spark's parsePlan. */
 int cs_sql_parse_statement(cs_sql_arena *a, const char *sql, cs_sql_statement **out,
                            cs_sql_origin *where, cs_error *err);
-/* One expression, as Spark's parseExpression (DataFrame's expr("..."), selectExpr). */
+/* Parameter markers' values (Spark's PosParameterizedQuery / NameParameterizedQuery, as
+ * spark.sql(text, args) and Spark Connect's SQL relation give them): with params, `?` takes the
+ * next of pos[0..n_pos) and `:name` the value named so (case-sensitive, as Spark), the
+ * expression standing in the tree where the marker was. A marker without a value is
+ * UNBOUND_SQL_PARAMETER; `?` and `:name` in one text INVALID_QUERY_MIXED_QUERY_PARAMETERS. The
+ * expressions are borrowed (kept by the caller in the same arena). Without params the markers
+ * are syntax errors, as before. */
+typedef struct cs_sql_params {
+    int n_pos;
+    cs_sql_expr **pos;
+    int n_named;
+    const char **names;
+    cs_sql_expr **named;
+} cs_sql_params;
+
+/* cs_sql_parse_statement with parameter markers bound to params (may be NULL). */
+int cs_sql_parse_statement_params(cs_sql_arena *a, const char *sql, const cs_sql_params *params,
+                                  cs_sql_statement **out, cs_sql_origin *where, cs_error *err);
+
+/* One expression, as Spark's parseExpression (DataFrame's expr("..."), selectExpr): a named
+ * expression, so "a + 1 AS b" is an ALIAS. */
 int cs_sql_parse_expression(cs_sql_arena *a, const char *sql, cs_sql_expr **out,
                             cs_sql_origin *where, cs_error *err);
 /* A DDL type string ("decimal(10,2)", "array<struct<a:int>>", "interval day to second"), as

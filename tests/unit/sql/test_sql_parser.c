@@ -635,6 +635,54 @@ static void test_single_statement_and_expression(void **state)
     cs_sql_arena_free(a);
 }
 
+/* spark.sql(text, args): `?` and `:name` stand for the given expressions */
+static void test_parameter_markers_bound(void **state)
+{
+    (void)state;
+    cs_sql_arena *a = cs_sql_arena_new();
+    cs_sql_statement *s, *want;
+    cs_error err = {0};
+    cs_sql_expr *one, *x;
+    assert_int_equal(cs_sql_parse_expression(a, "1", &one, NULL, &err), CS_OK);
+    assert_int_equal(cs_sql_parse_expression(a, "'x'", &x, NULL, &err), CS_OK);
+    cs_sql_expr *pos[2] = {one, x};
+    cs_sql_params params = {.n_pos = 2, .pos = pos};
+    assert_int_equal(cs_sql_parse_statement_params(a, "SELECT a FROM t WHERE a > ? AND s = ?",
+                                                   &params, &s, NULL, &err),
+                     CS_OK);
+    assert_int_equal(
+        cs_sql_parse_statement(a, "SELECT a FROM t WHERE a > 1 AND s = 'x'", &want, NULL, &err),
+        CS_OK);
+    cs_sbuf g = CS_SBUF_INIT, w = CS_SBUF_INIT;
+    pp_statement(s, &g);
+    pp_statement(want, &w);
+    assert_string_equal(g.data, w.data);
+    cs_sbuf_free(&g);
+    cs_sbuf_free(&w);
+    const char *names[1] = {"lo"};
+    cs_sql_params named = {.n_named = 1, .names = names, .named = pos};
+    assert_int_equal(cs_sql_parse_statement_params(a, "SELECT :lo + :lo", &named, &s, NULL, &err),
+                     CS_OK);
+    assert_int_equal(cs_sql_parse_statement_params(a, "SELECT :hi", &named, &s, NULL, &err),
+                     CS_EINVAL);
+    assert_string_equal(err.error_class, "UNBOUND_SQL_PARAMETER");
+    assert_int_equal(cs_sql_parse_statement_params(a, "SELECT ?, ?, ?", &params, &s, NULL, &err),
+                     CS_EINVAL);
+    assert_non_null(strstr(err.msg, "unbound parameter: _13."));
+    assert_int_equal(cs_sql_parse_statement_params(a, "SELECT ?, :lo", &params, &s, NULL, &err),
+                     CS_EINVAL);
+    assert_string_equal(err.error_class, "INVALID_QUERY_MIXED_QUERY_PARAMETERS");
+    /* without values a marker is still a syntax error */
+    assert_int_equal(cs_sql_parse_statement(a, "SELECT ?", &s, NULL, &err), CS_EINVAL);
+    assert_string_equal(err.error_class, "PARSE_SYNTAX_ERROR");
+    /* parseExpression reads a named expression, as Spark's singleExpression */
+    cs_sql_expr *e;
+    assert_int_equal(cs_sql_parse_expression(a, "a * 2 AS twice", &e, NULL, &err), CS_OK);
+    assert_int_equal(e->kind, CS_EX_ALIAS);
+    assert_string_equal(e->name, "twice");
+    cs_sql_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -652,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_deep_and_long_inputs),
         cmocka_unit_test(test_mutated_inputs_never_crash),
         cmocka_unit_test(test_single_statement_and_expression),
+        cmocka_unit_test(test_parameter_markers_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

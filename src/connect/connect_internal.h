@@ -1,0 +1,157 @@
+/*
+ * connect_internal.h — private to src/connect: the Spark Connect service's state shared by its
+ * files (connect_service.c: requests and the job thread; connect_sessions.c: the session table;
+ * connect_execute.c: operations and their responses; connect_config.c; connect_analyze.c).
+ *
+ * Threads: the gRPC loop thread parses requests, finds sessions and operations, and answers what
+ * needs no SQL session (Interrupt, ReattachExecute, ReleaseExecute, FetchErrorDetails); everything
+ * that uses a session's cs_sql_session (ExecutePlan, AnalyzePlan, Config, the end of
+ * ReleaseSession) is queued to the job thread, the application's entry thread, which alone runs
+ * statements (the context's jobs run from one thread). svc->lock guards the session table, every
+ * session's operation list and errors, every operation's fields marked (L), and the queue.
+ *
+ * Ownership: the service owns its sessions (a released one stays as a tombstone, its SQL session
+ * freed, so that its id is refused afterwards as Spark's SESSION_CLOSED); a session owns its
+ * operations; an operation holds one reference per holder (the session's list, the job thread
+ * while it runs) and is freed at the last one.
+ */
+#ifndef CSPARK_CONNECT_CONNECT_INTERNAL_H
+#define CSPARK_CONNECT_CONNECT_INTERNAL_H
+
+#include <protobuf-c/protobuf-c.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "connect/connect_service.h"
+#include "connect/grpc_server.h"
+#include "session/sql_session.h"
+
+typedef struct connect_session connect_session;
+typedef struct connect_op connect_op;
+
+/* One response of an operation, kept until the client releases it. */
+typedef struct connect_response {
+    char id[40];   /* response_id */
+    uint8_t *data; /* the serialized ExecutePlanResponse */
+    size_t len;
+} connect_response;
+
+struct connect_op {
+    int refs; /* (L) */
+    connect_session *sess;
+    char id[80];        /* operation_id */
+    char job_group[96]; /* its jobs' group, for cancelling */
+    char **tags;
+    int n_tags;
+    bool reattachable;
+    /* (L) */
+    connect_response *responses; /* responses[first..n) not yet released */
+    int first, n, cap;
+    int next_send;          /* the next response to send on the attached call */
+    cs_grpc_call *attached; /* the stream sending responses, or NULL */
+    bool finished;          /* the last response is queued (or failed) */
+    bool failed;
+    cs_error error; /* when failed */
+    char error_id[40];
+    bool interrupted, running, released;
+    int64_t detached_ms; /* when its stream went away (monotonic ms), 0 while attached */
+    connect_op *next;    /* in the session's list */
+};
+
+struct connect_session {
+    char *session_id, *user_id;
+    char server_side_id[40];
+    cs_sql_session *sql; /* job thread only; NULL until the first use, and once released */
+    bool released;       /* (L) */
+    connect_op *ops;     /* (L) */
+    /* (L) the errors FetchErrorDetails may ask about (the last few) */
+    struct {
+        char id[40];
+        cs_error err;
+    } errors[8];
+    int next_error;
+    connect_session *next;
+};
+
+/* Work for the job thread. */
+typedef enum { WORK_EXECUTE, WORK_ANALYZE, WORK_CONFIG, WORK_DROP_SESSION } work_kind;
+typedef struct connect_work {
+    work_kind kind;
+    cs_grpc_call *call; /* the handler's reference; NULL for WORK_DROP_SESSION */
+    connect_session *sess;
+    connect_op *op; /* WORK_EXECUTE (one reference) */
+    void *request;  /* the unpacked request (protobuf_c_message_free_unpacked) */
+    struct connect_work *next;
+} connect_work;
+
+struct cs_connect_service {
+    cs_connect_service_opts opts;
+    char *token; /* "Bearer <token>" expected in authorization, or NULL */
+    cs_grpc_server *grpc;
+    pthread_mutex_t lock;
+    pthread_cond_t work_ready;
+    connect_work *head, *tail; /* (L) */
+    connect_session *sessions; /* (L) */
+    bool stopping;             /* (L) */
+    pthread_t watchdog;
+    bool watchdog_started;
+};
+
+/* ---- connect_sessions.c (under svc->lock) ---- */
+/* The session of (session_id, user_id), made when missing (create); NULL + err holding Spark's
+ * INVALID_HANDLE.* error when the id is malformed, the session was released or changed
+ * (observed: the client's server-side id, or NULL). */
+connect_session *cs_connect_session_find(cs_connect_service *svc, const char *session_id,
+                                         const char *user_id, const char *observed, bool create,
+                                         cs_error *err);
+/* Remembers err for FetchErrorDetails: its id is written into id[40]. */
+void cs_connect_session_keep_error(connect_session *s, const cs_error *err, char id[40]);
+const cs_error *cs_connect_session_error(connect_session *s, const char *id);
+/* A new random UUID (version 4) as text. */
+void cs_connect_uuid(char out[40]);
+/* The session's SQL session, made on first use (job thread). NULL + err on failure. */
+cs_sql_session *cs_connect_session_sql(cs_connect_service *svc, connect_session *s, cs_error *err);
+void cs_connect_sessions_free(cs_connect_service *svc);
+
+/* ---- connect_service.c ---- */
+/* Answers the call with err as Spark's server does (status INTERNAL + ErrorInfo), remembering
+ * it in sess (may be NULL) for FetchErrorDetails. Any thread. */
+void cs_connect_fail_call(cs_connect_service *svc, connect_session *sess, cs_grpc_call *call,
+                          const cs_error *err);
+/* Sends one serialized message then finishes the call OK. */
+void cs_connect_reply(cs_grpc_call *call, const ProtobufCMessage *msg);
+void cs_connect_queue(cs_connect_service *svc, connect_work *w);
+
+/* ---- connect_execute.c ---- */
+/* Loop thread: ExecutePlan (registers the operation and queues it), ReattachExecute,
+ * ReleaseExecute, Interrupt; on_cancel for a call attached to an operation. */
+void cs_connect_execute_call(cs_connect_service *svc, cs_grpc_call *call);
+void cs_connect_reattach_call(cs_connect_service *svc, cs_grpc_call *call);
+void cs_connect_release_execute_call(cs_connect_service *svc, cs_grpc_call *call);
+void cs_connect_interrupt_call(cs_connect_service *svc, cs_grpc_call *call);
+void cs_connect_execute_detach(cs_connect_service *svc, cs_grpc_call *call);
+/* The watchdog thread's round: cancels again the job groups of interrupted operations still
+ * running, and interrupts running operations detached for more than grace_ms. */
+void cs_connect_watchdog_round(cs_connect_service *svc, int64_t now_ms, int64_t grace_ms);
+/* Job thread: runs the operation of w. */
+void cs_connect_execute_run(cs_connect_service *svc, connect_work *w);
+/* Drops an operation reference (under svc->lock). */
+void cs_connect_op_unref(connect_op *op);
+
+/* ---- connect_config.c, connect_analyze.c (job thread) ---- */
+void cs_connect_config_run(cs_connect_service *svc, connect_work *w);
+void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w);
+
+/* ---- shared by execute and analyze (connect_analyze.c) ---- */
+typedef struct Spark__Connect__Relation Spark__Connect__Relation;
+typedef struct cs_sql_arena cs_sql_arena;
+typedef struct cs_logical_plan cs_logical_plan;
+/* A relation as an unresolved plan (the `sql` relation parsed here when it has no arguments,
+ * everything else through connect_plan.h). Nodes in a. */
+int cs_connect_relation_plan(cs_sql_session *sql, cs_sql_arena *a,
+                             const Spark__Connect__Relation *rel, cs_logical_plan **out,
+                             cs_error *err);
+
+#endif /* CSPARK_CONNECT_CONNECT_INTERNAL_H */

@@ -1,0 +1,41 @@
+/*
+ * connect_service.h — the Spark Connect service (spark.connect.SparkConnectService, as Spark's
+ * SparkConnectService): ExecutePlan (server-streaming, reattachable), ReattachExecute,
+ * ReleaseExecute, AnalyzePlan, Config, Interrupt, ReleaseSession and FetchErrorDetails over the
+ * gRPC server of grpc_server.h, with one cs_sql_session per client session (session_id + user)
+ * over the application's one context. docs/connect.md describes what each RPC answers.
+ *
+ * Called by cspark-connect-server (programs/connect_main.c) from the application's entry: start
+ * it, then hand the entry's thread to cs_connect_service_run, which runs every statement of every
+ * session (the context's jobs are run from one thread) until the process is asked to stop
+ * (SIGINT/SIGTERM: common/shutdown.h), then free it.
+ *
+ * Ownership: the service borrows sc (it outlives the service) and copies the options' strings.
+ */
+#ifndef CSPARK_CONNECT_CONNECT_SERVICE_H
+#define CSPARK_CONNECT_CONNECT_SERVICE_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+#include "cspark.h"
+
+typedef struct cs_connect_service cs_connect_service;
+
+typedef struct cs_connect_service_opts {
+    cspark_context *sc;
+    const char *address; /* spark.connect.grpc.binding.address */
+    int port;            /* spark.connect.grpc.binding.port (0: a free one) */
+    size_t max_message;  /* spark.connect.grpc.maxInboundMessageSize */
+    const char *token;   /* spark.connect.authenticate.token, or NULL: no authentication */
+} cs_connect_service_opts;
+
+/* Listens (the port is bound when this returns). NULL + err naming the address on failure. */
+cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts, cs_error *err);
+int cs_connect_service_port(const cs_connect_service *svc);
+/* Runs the queued work on the calling thread until a stop is requested; then stops listening
+ * and answers what is left with UNAVAILABLE. */
+void cs_connect_service_run(cs_connect_service *svc);
+void cs_connect_service_free(cs_connect_service *svc);
+
+#endif /* CSPARK_CONNECT_CONNECT_SERVICE_H */
