@@ -597,6 +597,46 @@ int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_pl
     return rc;
 }
 
+/* ---- a query's final stage to another consumer (query_write.c) ---------------------------- */
+
+int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
+                               const char *text, cs_session_final_fn fn, void *arg, cs_error *err)
+{
+    if (!s->sc)
+        return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
+                                "The feature is not supported: writes without a context.");
+    qrun q;
+    qrun_begin(&q, s, text);
+    cs_logical_plan *optimized = NULL;
+    cs_phys_node *phys = NULL;
+    int rc = plan_query(&q, a, analyzed, false, &optimized, &phys, err);
+    if (rc == 0) {
+        post_start(&q, phys);
+        range_to_single(phys);
+        cspark_rdd *r = build_stage(&q, phys, err);
+        rc = r ? 0 : (err->code ? err->code : CS_EINVAL);
+        if (rc == 0) {
+            char call_site[160];
+            snprintf(call_site, sizeof call_site, "save at SQL execution %lld",
+                     (long long)q.execution_id);
+            job_properties props = {.call_site = call_site,
+                                    .description = q.text,
+                                    .group_id = q.group,
+                                    .interrupt_on_cancel = true,
+                                    .sql_execution_id = q.execution_id_text};
+            cs_session_final_stage st = {q.sc, r, phys->schema, &props};
+            if (q.sc->failed || q.sc->interrupted)
+                rc = cs_error_set(err, CS_ECANCELLED, "the application is stopping");
+            else if ((rc = fn(arg, &st, err)) < 0)
+                rc = job_error(err);
+        }
+        post_end(&q, rc, err);
+        cs_phys_free(phys);
+    }
+    qrun_end(&q);
+    return rc;
+}
+
 static void schema_line(const cs_logical_plan *p, cs_sbuf *out)
 {
     for (int i = 0; i < p->n_output; i++) {

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# sql_write.sh — SQL writes through cspark-sql (issue 24), judged by Apache Spark 4 in the same
+# run: the statements of sql_write/writes.sql (INSERT OVERWRITE DIRECTORY ... USING parquet|csv|
+# json over queries with and without a shuffle, an overwritten folder) run in cspark-sql, whose
+# tasks write the part files and whose driver commits the job (_SUCCESS, no _temporary left);
+# cspark-sql reads each folder back; then Spark's spark-sql runs the same statements into a
+# folder of its own and pyarrow (sql_write/rows.py) reads both: the rows must be the same. A
+# failing query (a task's DIVIDE_BY_ZERO) gives Spark's error and leaves no folder behind.
+# Installs the pinned Spark and pyarrow (scripts/install-spark.sh, install-pytools.sh; exit 77 =
+# SKIP only when that fails).
+. "$(dirname "$0")/../lib/prelude.sh"
+lib_init "$@"
+SQL=$BIN/cspark-sql
+need "$SQL"
+HERE=$SRC/tests/integration/sql_write
+SPARK_HOME=$("$SRC/scripts/install-spark.sh" 2>"$T/install.err") || {
+    echo "SKIP: $TEST_NAME: Apache Spark cannot be installed here: $(tail -1 "$T/install.err")" >&2
+    exit 77
+}
+PA=$("$SRC/scripts/install-pytools.sh" 2>"$T/install.err") || {
+    echo "SKIP: $TEST_NAME: pyarrow cannot be installed here: $(tail -1 "$T/install.err")" >&2
+    exit 77
+}
+
+# cspark_sql ARGS...: cspark-sql -S on local[2]; stdout in $T/out, stderr in $T/err.
+cspark_sql() {
+    local rc=0
+    (cd "$T/cspark" && timeout 120 "$SQL" -S --master 'local[2]' --conf spark.ui.enabled=false "$@") \
+        >"$T/out" 2>"$T/err" || rc=$?
+    return $rc
+}
+
+# 1. cspark-sql writes (managed tables under <current directory>/spark-warehouse)
+mkdir -p "$T/cspark" "$T/spark"
+sed "s|@OUT@|$T/cspark|g" "$HERE/writes.sql" >"$T/cspark.sql"
+cspark_sql -f "$T/cspark.sql" || fail "cspark-sql -f writes.sql exited with $?: $(tail -5 "$T/err")"
+FOLDERS="parquet:parquet csv:csv json:json agg:parquet range:parquet again:json
+    spark-warehouse/people:parquet people_read:parquet csvt:csv csvt_read:json
+    spark-warehouse/jsont:json"
+for fd in $FOLDERS; do
+    d=$T/cspark/${fd%%:*}
+    [ -f "$d/_SUCCESS" ] || fail "$d: no _SUCCESS"
+    [ ! -e "$d/_temporary" ] || fail "$d: _temporary left after the job commit"
+    find "$d" -name 'part-*' | grep -q . || fail "$d: no part files: $(ls "$d")"
+done
+# the range's three partitions were written by three tasks: three part files
+assert_eq "$(ls "$T/cspark/range" | grep -c '^part-')" 3 "part files of range(0, 1000, 1, 3)"
+
+# 2. cspark-sql reads its folders back
+cspark_sql -e "SELECT * FROM parquet.\`$T/cspark/parquet\` ORDER BY id" || fail "read back: $(cat "$T/err")"
+mv "$T/out" "$T/read.parquet"
+sed -n '/^CREATE TEMPORARY VIEW/,/;$/p' "$HERE/writes.sql" | grep -v '^--' >"$T/view.sql"
+cspark_sql -f "$T/view.sql" -e "SELECT * FROM src ORDER BY id" || fail "src: $(cat "$T/err")"
+assert_files_eq "$T/read.parquet" "$T/out" "cspark-sql reading its Parquet folder (< read, > src)"
+cspark_sql -e "SELECT sum(twice), count(*) FROM parquet.\`$T/cspark/range\`" || fail "range: $(cat "$T/err")"
+assert_eq "$(cat "$T/out")" "$(printf '999000\t1000')" "the range folder's rows"
+cspark_sql -e "SELECT id FROM json.\`$T/cspark/again\` ORDER BY id" || fail "again: $(cat "$T/err")"
+assert_eq "$(tr '\n' ' ' <"$T/out")" "100 101 " "an overwritten folder"
+
+# 3. an error leaves nothing behind
+cspark_sql -e "INSERT OVERWRITE DIRECTORY '$T/cspark/failed' USING parquet SELECT id / 0 FROM range(4)" &&
+    fail "a failing query's write succeeded"
+grep -q '^\[DIVIDE_BY_ZERO\] ' "$T/err" || fail "the failed write's error: $(cat "$T/err")"
+[ ! -e "$T/cspark/failed" ] || fail "a failed write left $(find "$T/cspark/failed")"
+
+# 4. the judge: Spark runs the same statements; pyarrow reads both sides' folders
+sed "s|@OUT@|$T/spark|g" "$HERE/writes.sql" >"$T/spark.sql"
+(cd "$T/spark" && TZ=UTC timeout 300 "$SPARK_HOME/bin/spark-sql" --master 'local[2]' \
+    --conf spark.ui.enabled=false --driver-java-options -Duser.timezone=UTC -f "$T/spark.sql") \
+    >"$T/spark.out" 2>"$T/spark.err" || { tail -20 "$T/spark.err" >&2; fail "spark-sql failed"; }
+for fd in $FOLDERS; do
+    f=${fd%%:*}
+    log "comparing $f"
+    "$PA" "$HERE/rows.py" "${fd#*:}" "$T/cspark/$f" >"$T/rows.cspark" || fail "pyarrow cannot read cspark's $f"
+    "$PA" "$HERE/rows.py" "${fd#*:}" "$T/spark/$f" >"$T/rows.spark" || fail "pyarrow cannot read Spark's $f"
+    assert_files_eq "$T/rows.cspark" "$T/rows.spark" "$f: rows of cspark's folder (< cspark, > Spark)"
+done
+echo "PASS: $TEST_NAME"
