@@ -49,8 +49,8 @@ assert_eq "$(ls "$T/cspark/range" | grep -c '^part-')" 3 "part files of range(0,
 # 2. cspark-sql reads its folders back
 cspark_sql -e "SELECT * FROM parquet.\`$T/cspark/parquet\` ORDER BY id" || fail "read back: $(cat "$T/err")"
 mv "$T/out" "$T/read.parquet"
-sed -n '/^CREATE TEMPORARY VIEW/,/;$/p' "$HERE/writes.sql" | grep -v '^--' >"$T/view.sql"
-cspark_sql -f "$T/view.sql" -e "SELECT * FROM src ORDER BY id" || fail "src: $(cat "$T/err")"
+{ sed -n '/^CREATE TEMPORARY VIEW/,/;$/p' "$HERE/writes.sql"; echo "SELECT * FROM src ORDER BY id;"; } >"$T/view.sql"
+cspark_sql -f "$T/view.sql" || fail "src: $(cat "$T/err")"
 assert_files_eq "$T/read.parquet" "$T/out" "cspark-sql reading its Parquet folder (< read, > src)"
 cspark_sql -e "SELECT sum(twice), count(*) FROM parquet.\`$T/cspark/range\`" || fail "range: $(cat "$T/err")"
 assert_eq "$(cat "$T/out")" "$(printf '999000\t1000')" "the range folder's rows"
