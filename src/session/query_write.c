@@ -128,8 +128,9 @@ int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
                                 "with your Spark version.",
                                 w->format ? w->format : "");
     if (!w->path || !*w->path)
-        return cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1028", "",
-                                "Expected exactly one path to be specified, but got: .");
+        return cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_0049", "42000",
+                                "Directory path and 'path' in OPTIONS should be specified one, "
+                                "but not both.");
     int rc = cs_fs_check_uri(w->path, err);
     if (rc < 0) return rc;
     char *normalized = cs_fs_normalize(w->path);

@@ -151,6 +151,13 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
                                 "its associated location 'file:%s' already exists. Please pick a "
                                 "different table name, or remove the existing location first.",
                                 full[0], name, location);
+    if (!managed && m == CS_DS_MODE_ERROR && local_path_nonempty(location))
+        return cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1241", "42000",
+                                "CREATE-TABLE-AS-SELECT cannot create table with location to a "
+                                "non-empty directory file://%s. To allow overwriting the "
+                                "existing non-empty directory, set "
+                                "'spark.sql.legacy.allowNonEmptyLocationInCTAS' to true.",
+                                location);
     cs_logical_plan *resolved;
     if (cs_sql_analyze(s->catalog, a, st->plan, &resolved, err) != 0) return err->code;
     cs_session_write w = write_of(st, location, CS_DS_MODE_OVERWRITE);
