@@ -6,8 +6,10 @@
 # cspark-sql reads each folder back; then Spark's spark-sql runs the same statements into a
 # folder of its own and pyarrow (sql_write/rows.py) reads both: the rows must be the same. A
 # failing query (a task's DIVIDE_BY_ZERO) gives Spark's error and leaves no folder behind.
-# Installs the pinned Spark and pyarrow (scripts/install-spark.sh, install-pytools.sh; exit 77 =
-# SKIP only when that fails).
+# Then Spark Connect's DataFrameWriter through cspark-connect-server (each SaveMode, partitionBy,
+# saveAsTable, insertInto: sql_write/connect_writes.py) against the same calls in Spark.
+# Installs the pinned Spark, pyarrow and PySpark client (scripts/install-spark.sh,
+# install-pytools.sh, install-pyspark-client.sh; exit 77 = SKIP only when that fails).
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
@@ -99,5 +101,44 @@ for fd in $FOLDERS; do
     "$PA" "$HERE/rows.py" "${fd#*:}" "$T/cspark/$f" >"$T/rows.cspark" || fail "pyarrow cannot read cspark's $f"
     "$PA" "$HERE/rows.py" "${fd#*:}" "$T/spark/$f" >"$T/rows.spark" || fail "pyarrow cannot read Spark's $f"
     assert_files_eq "$T/rows.cspark" "$T/rows.spark" "$f: rows of cspark's folder (< cspark, > Spark)"
+done
+# 5. Spark Connect's DataFrameWriter (save with each SaveMode, partitionBy, saveAsTable,
+# insertInto) through cspark-connect-server, and the same calls in Spark itself: the same
+# outcome at each step and the same rows in each folder
+SERVER=$BIN/cspark-connect-server
+CPY=$("$SRC/scripts/install-pyspark-client.sh" 2>"$T/install.err") || {
+    echo "SKIP: $TEST_NAME: the PySpark client cannot be installed: $(tail -1 "$T/install.err")" >&2
+    exit 77
+}
+need "$SERVER"
+SERVER_PID=
+stop_server() {
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    SERVER_PID=
+}
+trap 'stop_server; _lib_cleanup' EXIT
+PORT=$("$CPY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$T/connect"
+(cd "$T/connect" && exec "$SERVER" --master 'local[2]' --conf spark.ui.enabled=false \
+    --conf "spark.connect.grpc.binding.port=$PORT") >"$T/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 600); do
+    grep -qs "Spark Connect server started" "$T/server.log" && break
+    kill -0 "$SERVER_PID" 2>/dev/null || fail "the Connect server ended: $(tail -3 "$T/server.log")"
+    sleep 0.1
+done
+timeout 300 "$CPY" "$HERE/connect_writes.py" "sc://localhost:$PORT" "$T/connect/out" \
+    >"$T/connect.steps" 2>"$T/connect.err" || fail "connect_writes.py: $(tail -5 "$T/connect.err")"
+stop_server
+(cd "$T/spark" && TZ=UTC timeout 300 "$SPARK_HOME/bin/spark-submit" --master 'local[2]' \
+    --conf spark.ui.enabled=false "$HERE/connect_writes.py" 'local[2]' "$T/spark/out") \
+    >"$T/spark.steps" 2>"$T/spark.err" || { tail -20 "$T/spark.err" >&2; fail "Spark's writer calls failed"; }
+assert_files_eq "$T/connect.steps" "$T/spark.steps" "the writer's steps (< cspark, > Spark)"
+for fd in modes:parquet over:json parts:csv tab:parquet; do
+    f=${fd%%:*}
+    log "comparing the writer's $f"
+    "$PA" "$HERE/rows.py" "${fd#*:}" "$T/connect/out/$f" >"$T/rows.cspark" || fail "pyarrow: cspark's $f"
+    "$PA" "$HERE/rows.py" "${fd#*:}" "$T/spark/out/$f" >"$T/rows.spark" || fail "pyarrow: Spark's $f"
+    assert_files_eq "$T/rows.cspark" "$T/rows.spark" "$f: the writer's rows (< cspark, > Spark)"
 done
 echo "PASS: $TEST_NAME"
