@@ -16,7 +16,7 @@ ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s install clean format demo-k8s
+.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql install clean format demo-k8s
 
 all: build
 
@@ -81,6 +81,11 @@ test-asan: build-asan
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# SQL: the 22 TPC-H queries on cspark-sql, Spark 4, DuckDB, DataFusion and Sail (bench/sql/run.sh;
+# results in bench/results/sql_tpch_sf1.md). SQL_BENCH_ARGS: e.g. --scale 10 or --engines cspark,spark.
+bench-sql: build
+	@bash bench/sql/run.sh --build $(BUILD) $(SQL_BENCH_ARGS)
 
 # Kubernetes benchmarks on kubesim: 1,000 executor pods (fake kubelet), Running-to-registered,
 # submit-to-first-task (bench/k8s_bench.sh; results in bench/results/k8s.md).

@@ -2,6 +2,8 @@
 # bench/run.sh — cspark's benchmark suite (`make bench`); not part of CI.
 #
 # usage: bench/run.sh [BUILD_DIR]      (default: build)
+#        bench/run.sh sql [ARGS]        the SQL benchmark instead: bench/sql/run.sh ARGS (TPC-H on
+#                                       cspark-sql, Spark 4 and peers; bench/sql/README.md)
 #
 # Generates the inputs under bench/data/ when missing (deterministic: same bytes every time), runs
 # every workload BENCH_REPS times (default 3) and takes the median, then prints a Markdown table
@@ -23,6 +25,10 @@
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "${1:-}" = sql ]; then
+    shift
+    exec "$SRC/bench/sql/run.sh" "$@"
+fi
 BUILD=$(cd "${1:-$SRC/build}" && pwd) || { echo "bench: no build dir ${1:-build}" >&2; exit 2; }
 BIN=$BUILD/bin
 EX=$BUILD/examples

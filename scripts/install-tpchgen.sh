@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # install-tpchgen.sh — installs the pinned tpchgen-cli (TPC-H data generator, a Rust binary
 # shipped as a Python wheel) into a cache directory outside the source tree and prints the path of
-# its executable on stdout. Used by bench/parquet_scan.sh only; neither the product nor the tests
-# need it.
+# its executable on stdout. Used by bench/parquet_scan.sh, bench/sql/tpch_data.sh and
+# scripts/sql-testdata.sh; the product never needs it.
 #
 # Idempotent: a complete install (marked by .complete) is reused; an install is made in a
 # temporary directory and renamed into place. Environment: CSPARK_PYTOOLS_CACHE (default

@@ -72,17 +72,21 @@ static int read_settings(cspark_context *sc, cs_error *err)
         sc->default_parallelism = threads;
     }
 
-    if (sc->master.max_failures > 0) {
+    /* spark.task.maxFailures is validated everywhere; Spark's local and local[N] run a task
+     * once whatever it says (MAX_LOCAL_TASK_FAILURES: a failure there is a bug or bad data, not
+     * a lost machine), local[N,F] F times */
+    if (cs_conf_get_int(sc->conf, "spark.task.maxFailures", "4", &v, err) < 0) return err->code;
+    if (v < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.task.maxFailures: '%lld' (expected a "
+                            "positive integer)",
+                            (long long)v);
+    if (sc->master.max_failures > 0)
         sc->max_task_failures = sc->master.max_failures;
-    } else {
-        if (cs_conf_get_int(sc->conf, "spark.task.maxFailures", "4", &v, err) < 0) return err->code;
-        if (v < 1)
-            return cs_error_set(err, CS_EINVAL,
-                                "invalid value for spark.task.maxFailures: '%lld' (expected a "
-                                "positive integer)",
-                                (long long)v);
+    else if (sc->master.kind == MASTER_LOCAL)
+        sc->max_task_failures = 1;
+    else
         sc->max_task_failures = (int)v;
-    }
 
     /* In local mode the executor is the driver: its memory is spark.executor.memory when set,
      * else spark.driver.memory (both default 1g). */

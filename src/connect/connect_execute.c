@@ -6,7 +6,8 @@
  * on the loop thread and queues it; the job thread runs it: a root relation is translated and run
  * as a query (its jobs in the job group "cspark-connect-<operation id>"), a sql_command is
  * answered with SqlCommandResult (a query's relation as given, to run when collected; a command
- * run now, its rows as a LocalRelation), other commands run through connect_plan.h. Responses go
+ * run now, its rows as a LocalRelation), other commands run through connect_plan.h; a catalog
+ * relation (spark.catalog) is answered by connect_catalog.c. Responses go
  * in order: the schema, one ArrowBatch per result batch (an Arrow IPC stream each, with its row
  * count and start offset), then ResultComplete; each has a response id.
  *
@@ -339,6 +340,14 @@ void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
                               "Operation has been canceled.");
     } else if (!sql) {
         rc = err.code ? err.code : CS_EINVAL;
+    } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT && plan->root &&
+               plan->root->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CATALOG) {
+        cs_sql_result res;
+        rc = cs_connect_catalog_result(sql, a, plan->root->catalog, &res, &err);
+        if (rc == 0) {
+            rc = push_result(svc, op, &res, &err);
+            cs_sql_result_free(&res);
+        }
     } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT) {
         cs_logical_plan *p;
         rc = cs_connect_relation_plan(sql, a, plan->root, &p, &err);

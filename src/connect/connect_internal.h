@@ -154,4 +154,12 @@ int cs_connect_relation_plan(cs_sql_session *sql, cs_sql_arena *a,
                              const Spark__Connect__Relation *rel, cs_logical_plan **out,
                              cs_error *err);
 
+/* ---- connect_catalog.c (job thread) ---- */
+typedef struct Spark__Connect__Catalog Spark__Connect__Catalog;
+/* A spark.catalog call answered from the session's catalog: 0 and *out (the caller frees it), or
+ * a negative code with Spark's error (UNSUPPORTED_FEATURE for the calls not answered yet). */
+int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
+                              const Spark__Connect__Catalog *cat, cs_sql_result *out,
+                              cs_error *err);
+
 #endif /* CSPARK_CONNECT_CONNECT_INTERNAL_H */

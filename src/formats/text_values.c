@@ -738,13 +738,17 @@ static uint32_t xorshift_next(cs_tv_sampler *s, int bits)
     return (uint32_t)(x & ((1ULL << bits) - 1));
 }
 
+double cs_tv_sampler_next_double(cs_tv_sampler *s)
+{
+    uint64_t hi = xorshift_next(s, 26), lo = xorshift_next(s, 27);
+    return (double)((hi << 27) + lo) * 0x1.0p-53;
+}
+
 bool cs_tv_sampler_keep(cs_tv_sampler *s)
 {
     if (s->fraction > 0.99) return true;
-    /* java.util.Random.nextDouble over XORShiftRandom's next(bits) */
-    uint64_t hi = xorshift_next(s, 26), lo = xorshift_next(s, 27);
-    double x = (double)((hi << 27) + lo) * 0x1.0p-53;
-    return x < s->fraction; /* BernoulliCellSampler(0, fraction): 0 <= x < fraction */
+    /* BernoulliCellSampler(0, fraction): 0 <= x < fraction */
+    return cs_tv_sampler_next_double(s) < s->fraction;
 }
 
 int32_t cs_tv_xorshift_first_int(int64_t seed, int32_t bound)

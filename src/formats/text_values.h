@@ -82,6 +82,9 @@ typedef struct cs_tv_sampler {
 } cs_tv_sampler;
 void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed);
 bool cs_tv_sampler_keep(cs_tv_sampler *s);
+/* The generator's next double in [0, 1): java.util.Random.nextDouble over XORShiftRandom's
+ * next(bits) (SamplingUtils.reservoirSampleAndCount's draw, sqlexec/range_partitioner.c). */
+double cs_tv_sampler_next_double(cs_tv_sampler *s);
 /* Spark's new XORShiftRandom(seed).nextInt(bound) (bound > 0): the first int a generator seeded
  * as the sampler above draws, as java.util.Random.nextInt(bound) over its next(31). The start
  * of a round-robin exchange (sqlexec/exchange_codec.c). */

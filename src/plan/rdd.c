@@ -37,6 +37,9 @@ static void rdd_free(cspark_rdd *r)
     free(r->datasource);
     free(r->sql_plan);
     free(r->sql_bounds);
+    free(r->sql_read_start);
+    free(r->sql_read_end);
+    free(r->sql_tz);
     free(r->broadcast_ids);
     if (r->sql_tree) r->sql_tree_free(r->sql_tree);
     aggregator_free(&r->agg);

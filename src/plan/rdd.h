@@ -151,8 +151,20 @@ struct cspark_rdd {
     size_t sql_plan_len, sql_bounds_len;
     int64_t *broadcast_ids;
     int num_broadcasts;
+    /* > 0: a range exchange's sampling node (the root EXCHANGE's input is sampled, not
+     * partitioned): each task outputs one record, key = its row count (8 bytes big-endian),
+     * value = a reservoir sample of this many rows' sort keys (an encoded batch) */
+    int sql_sample_size;
+    /* adaptive execution's coalesced reads (Spark's AQEShuffleRead of CoalescedPartitionSpecs):
+     * partition p reads partitions [sql_read_start[p], sql_read_end[p]) of every shuffle the
+     * node reads (num_partitions entries each); NULL: partition p reads partition p */
+    int *sql_read_start, *sql_read_end;
     void *sql_tree;
     void (*sql_tree_free)(void *tree);
+    /* RDD_SQL_EXEC: the query's session settings the operators read (SET in the session):
+     * sql_session set, spark.sql.ansi.enabled and spark.sql.session.timeZone (owned) */
+    bool sql_session, sql_ansi;
+    char *sql_tz;
 
     /* cspark_storage_level: partitions are kept as blocks where they are computed (set by
      * cspark_persist on the driver between jobs, carried by the stage plan) */

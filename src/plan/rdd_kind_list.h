@@ -98,6 +98,11 @@ struct cspark_rdd *cs_rdd_sql_exec_new(struct lineage_graph *g, const uint8_t *p
                                        size_t plan_len, int num_partitions, const char *name);
 void cs_rdd_sql_exec_set_broadcasts(struct cspark_rdd *r, const int64_t *ids, int n);
 void cs_rdd_sql_exec_set_range_bounds(struct cspark_rdd *r, const uint8_t *bounds, size_t len);
+/* Partition p of r reads shuffle partitions [start[p], end[p]) (r->num_partitions entries,
+ * copied): adaptive execution's coalesced shuffle read. */
+void cs_rdd_sql_exec_set_read_ranges(struct cspark_rdd *r, const int *start, const int *end);
+/* The query's session settings its tasks evaluate with (tz copied; NULL: UTC). */
+void cs_rdd_sql_exec_set_session(struct cspark_rdd *r, bool ansi, const char *tz);
 /* cartesian(a, b): a's partitions x b's (the caller keeps the product within the limit) */
 struct cspark_rdd *cs_rdd_cartesian_new(struct lineage_graph *g, struct cspark_rdd *a,
                                         struct cspark_rdd *b, const char *name);

@@ -13,14 +13,16 @@
  * log, Ctrl-C) and executors load the same library.
  *
  * Statements: -e's text, -f's file, or stdin read at a prompt ("spark-sql (default)> ") when no
- * -e/-f is given; each cut at ';' outside quotes and comments. ${name} (or ${hivevar:name}) is
- * replaced by a -d/--hivevar definition, as Spark's variable substitution. -i FILE runs first.
+ * -e/-f is given; each cut at ';' outside quotes and comments (with `--output-format golden`,
+ * at a ';' ending a line, the corpus format of tests/sql/README.md). ${name} (or ${hivevar:name})
+ * is replaced by a -d/--hivevar definition, as Spark's variable substitution. -i FILE runs first.
  *
  * Output (stdout): a statement's rows, printed only once the whole statement succeeded (no
  * partial output): by default tab-separated as spark-sql prints them (header line with
  * spark.sql.cli.print.header=true), `--output-format table` in a box, `--output-format golden`
  * (alias `--result-format golden`) the canonical result format of tests/sql/README.md, one
- * `-- query N (line L)` block per statement. "Time taken: ..." goes to stderr unless -S.
+ * `-- query N (line L)` block per statement. "Time taken: ..." goes to stderr unless -S, in
+ * every output form (bench/sql reads it as the job-only time).
  * Errors: one line "[ERROR_CLASS] message" on stderr; with -e / -f the first failing
  * statement ends the run with exit status 1 (golden output records the error and goes on);
  * at the prompt the next statement is read.
@@ -28,6 +30,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +310,54 @@ static script_stmt *split_script(const char *text, int first_line, int *n)
     return out;
 }
 
+/* Cuts text as tests/sql/README.md's corpus format does (golden output numbers its statements
+ * the same way): a statement ends at a line whose last non-blank character is ';', quotes or
+ * not; between statements, blank lines and lines starting with "--" are skipped. A quote left
+ * open by a bad statement (`SELECT 'unterminated;`) ends with its line, as in the goldens. */
+static script_stmt *split_corpus(const char *text, int *n)
+{
+    script_stmt *out = NULL;
+    int cap = 0, line = 0, start_line = 0;
+    cs_sbuf cur = CS_SBUF_INIT;
+    *n = 0;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        line++;
+        size_t b = 0, e = len;
+        while (b < e && (p[b] == ' ' || p[b] == '\t' || p[b] == '\r'))
+            b++;
+        while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t' || p[e - 1] == '\r'))
+            e--;
+        bool skip = cur.len == 0 && (b == e || (e - b >= 2 && p[b] == '-' && p[b + 1] == '-'));
+        if (!skip) {
+            if (cur.len == 0) start_line = line;
+            bool ends = e > b && p[e - 1] == ';';
+            cs_sbuf_append(&cur, p, ends ? e - 1 : len);
+            if (ends) {
+                if (*n == cap)
+                    out = cs_xrealloc(out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *out);
+                out[(*n)++] = (script_stmt){cs_str_trim_dup(cur.data, cur.len), start_line};
+                cur.len = 0;
+            } else {
+                cs_sbuf_putc(&cur, '\n');
+            }
+        }
+        p = eol ? eol + 1 : p + len;
+    }
+    if (cur.len) { /* a last statement without ';' */
+        char *s = cs_str_trim_dup(cur.data, cur.len);
+        if (*s) {
+            if (*n == cap) out = cs_xrealloc(out, (size_t)(cap + 1) * sizeof *out);
+            out[(*n)++] = (script_stmt){s, start_line};
+        } else {
+            free(s);
+        }
+    }
+    cs_sbuf_free(&cur);
+    return out;
+}
+
 typedef struct cli {
     const cli_opts *o;
     cs_sql_session *session;
@@ -319,6 +370,23 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Prints spark-sql's line after a statement on stderr: "Time taken: 1.234 seconds, Fetched 4
+ * row(s)", the seconds as Spark prints its millisecond count divided by 1000.0 (a Java double:
+ * "0.05", "2.0"), the "Fetched" part only when there were rows. */
+static void print_time_taken(double seconds, int64_t rows)
+{
+    long long ms = seconds <= 0 ? 0 : (long long)(seconds * 1000.0);
+    char frac[8];
+    snprintf(frac, sizeof frac, "%03lld", ms % 1000);
+    for (int i = 2; i > 0 && frac[i] == '0'; i--)
+        frac[i] = '\0';
+    if (rows > 0)
+        fprintf(stderr, "Time taken: %lld.%s seconds, Fetched %lld row(s)\n", ms / 1000, frac,
+                (long long)rows);
+    else
+        fprintf(stderr, "Time taken: %lld.%s seconds\n", ms / 1000, frac);
 }
 
 /* Runs one statement and prints its answer (quiet: setup statements, -i's, whose rows are not
@@ -342,6 +410,8 @@ static int run_one(cli *c, const char *text, int line, bool quiet)
              strcmp(cs_sql_session_conf(c->session, "spark.sql.cli.print.header"), "true") == 0);
         rc = cs_sql_result_text(&r, c->o->form, header, tz, &out, &err);
     }
+    /* As spark-sql: the time of running the statement and rendering its rows, not of printing. */
+    double taken = now_s() - t0;
     if (rc < 0 && golden) cs_sql_error_golden(&err, &out);
     if (golden) cs_sbuf_putc(&out, '\n');
     if (out.len && (rc == 0 || golden)) fwrite(out.data, 1, out.len, stdout);
@@ -351,9 +421,8 @@ static int run_one(cli *c, const char *text, int line, bool quiet)
         cs_sql_error_line(&err, &line_text);
         fprintf(stderr, "%s\n", cs_sbuf_str(&line_text));
         cs_sbuf_free(&line_text);
-    } else if (rc == 0 && !c->o->silent && !golden && !quiet) {
-        fprintf(stderr, "Time taken: %.3f seconds, Fetched %lld row(s)\n", now_s() - t0,
-                (long long)r.num_rows);
+    } else if (rc == 0 && !c->o->silent && !quiet) {
+        print_time_taken(taken, r.num_rows);
     }
     cs_sbuf_free(&out);
     cs_sql_result_free(&r);
@@ -365,7 +434,8 @@ static int run_one(cli *c, const char *text, int line, bool quiet)
 static int run_script(cli *c, const char *text, bool quiet)
 {
     int n, failed = 0;
-    script_stmt *st = split_script(text, 1, &n);
+    bool golden = c->o->form == CS_SQL_TEXT_GOLDEN && !quiet;
+    script_stmt *st = golden ? split_corpus(text, &n) : split_script(text, 1, &n);
     for (int i = 0; i < n; i++) {
         bool stop = failed && (quiet || c->o->form != CS_SQL_TEXT_GOLDEN);
         if (!stop && run_one(c, st[i].text, st[i].line, quiet) < 0) failed = 1;

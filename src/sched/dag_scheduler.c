@@ -108,6 +108,16 @@ static void all_stages(stage *st, job_stages *js)
         all_stages(st->parents[p], js);
 }
 
+/* Whether job j has what it runs for: every result partition, or (a map-stage job) every map
+ * output of the shuffles it materializes. */
+static bool job_done(scheduler *s, const job *j)
+{
+    if (!j->map_stages) return j->num_finished == j->final->num_tasks;
+    for (int p = 0; p < j->final->num_parents; p++)
+        if (!outputs_available(s, j->final->parents[p]->dep)) return false;
+    return true;
+}
+
 /* ---- submitting ---------------------------------------------------------------------------- */
 
 static int task_partition(const stage *st, int index)
@@ -656,10 +666,10 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
  * scheduler bug must never be a hang. */
 static void check_progress(scheduler *s, job *j)
 {
-    if (j->failed || j->num_finished == j->final->num_tasks || s->in_flight > 0) return;
+    if (j->failed || job_done(s, j) || s->in_flight > 0) return;
     submit_waiting(s, j);
     if (!j->final->running && !j->final->waiting) submit_stage(s, j, j->final);
-    if (s->in_flight > 0 || j->num_finished == j->final->num_tasks || j->failed) return;
+    if (s->in_flight > 0 || job_done(s, j) || j->failed) return;
     char waiting[400] = "";
     size_t len = 0;
     for (int i = 0; i < s->num_waiting && len < sizeof waiting - 16; i++)
@@ -702,20 +712,6 @@ static void drain_between_jobs(scheduler *s, job *j)
     }
 }
 
-/* Shuffle tracking: the shuffles this job writes or reads are active while it runs.
- * outputs_lock held. */
-static void mark_active_shuffles(scheduler *s, stage *st, bool active)
-{
-    for (int p = 0; p < st->num_parents; p++) {
-        stage *parent = st->parents[p];
-        if (parent->dep && parent->dep->shuffle_id < s->cap_shuffles) {
-            if (s->active_shuffle[parent->dep->shuffle_id] == active) continue;
-            s->active_shuffle[parent->dep->shuffle_id] = active;
-        }
-        mark_active_shuffles(s, parent, active);
-    }
-}
-
 void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores)
 {
     (void)cores;
@@ -750,9 +746,11 @@ static int job_properties_pairs(const job_properties *p, const char **props_out)
     return n;
 }
 
-int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
-                         const job_properties *props, const task_sink *sink,
-                         job_result_fn on_result, void *arg, cs_error *err)
+/* A job: the result stage of rdd's partitions, or (map_deps) the map stages of those shuffles,
+ * whose result stage is a placeholder without tasks or id, never posted. */
+static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                   shuffle_dep *const *map_deps, int n_map_deps, const job_properties *props,
+                   const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
 {
     static const job_properties no_props;
     job j = {0};
@@ -761,19 +759,25 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     j.sink = sink;
     j.on_result = on_result;
     j.arg = arg;
+    j.map_stages = map_deps != NULL;
     s->cancelled = 0;
 
     stage *fin = cs_xcalloc(1, sizeof *fin);
     fin->attempt = -1;
     fin->rdd = rdd;
-    fin->num_tasks = partitions ? num_partitions : rdd->num_partitions;
+    fin->num_tasks = map_deps ? 0 : partitions ? num_partitions : rdd->num_partitions;
     fin->partitions = partitions;
     fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
     fin->attempts = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->attempts);
     fin->first_job = j.id;
     if (j.props->call_site) fin->name = cs_xstrdup(j.props->call_site);
-    cs_dag_stage_link(s, fin, j.id);
-    fin->id = s->next_stage_id++;
+    if (map_deps) {
+        cs_dag_stage_link_shuffles(s, fin, map_deps, n_map_deps, j.id);
+        fin->id = -1;
+    } else {
+        cs_dag_stage_link(s, fin, j.id);
+        fin->id = s->next_stage_id++;
+    }
     j.final = fin;
     j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
 
@@ -785,11 +789,20 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
     drain_between_jobs(s, &j);
     pthread_mutex_lock(&s->outputs_lock);
     s->running_final = fin;
-    mark_active_shuffles(s, fin, true);
+    cs_dag_mark_active_shuffles(s, fin, true);
     pthread_mutex_unlock(&s->outputs_lock);
 
     job_stages js = {0};
-    all_stages(fin, &js);
+    const char *job_name = stage_name(fin);
+    if (j.map_stages) /* named after its last stage, as Spark's listener names any job */
+        for (int p = 0, last = -1; p < fin->num_parents; p++) {
+            all_stages(fin->parents[p], &js);
+            if (fin->parents[p]->id <= last) continue;
+            last = fin->parents[p]->id;
+            job_name = stage_name(fin->parents[p]);
+        }
+    else
+        all_stages(fin, &js);
     const char *pairs[8];
     cs_event ev = {.kind = CS_EV_JOB_START,
                    .job_id = j.id,
@@ -801,11 +814,11 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
                    .stage_names = js.names,
                    .job_properties = pairs,
                    .num_job_properties = job_properties_pairs(j.props, pairs) / 2,
-                   .stage_name = stage_name(fin)};
+                   .stage_name = job_name};
     post(s, &ev);
     int64_t job_start_ms = cs_now_ms();
     CS_INFO("scheduler", "job=%d event=started stages=%d tasks=%d name=%s", j.id, js.n,
-            fin->num_tasks, cs_log_quote(stage_name(fin)));
+            fin->num_tasks, cs_log_quote(job_name));
     free(js.ids);
     free(js.names);
     free(js.ntasks);
@@ -814,10 +827,10 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
 
     if (s->aborted)
         abort_job(s, &j, "%s", s->aborted);
-    else if (fin->num_tasks > 0)
+    else if (fin->num_tasks > 0 || j.map_stages)
         submit_stage(s, &j, fin);
     check_progress(s, &j);
-    while (!j.failed && j.num_finished < fin->num_tasks) {
+    while (!j.failed && !job_done(s, &j)) {
         completion *c = cs_dag_pop_completion(s);
         if (c->kind == EV_TASK_DONE) {
             s->in_flight--;
@@ -908,6 +921,20 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
         return j.err.code;
     }
     return 0;
+}
+
+int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
+                         const job_properties *props, const task_sink *sink,
+                         job_result_fn on_result, void *arg, cs_error *err)
+{
+    return run_job(s, rdd, partitions, num_partitions, NULL, 0, props, sink, on_result, arg, err);
+}
+
+int cs_scheduler_run_map_stages(scheduler *s, shuffle_dep *const *deps, int n,
+                                const job_properties *props, cs_error *err)
+{
+    if (n <= 0) return 0;
+    return run_job(s, deps[0]->parent, NULL, 0, deps, n, props, NULL, NULL, NULL, err);
 }
 
 scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)

@@ -92,6 +92,7 @@ typedef struct job {
     bool *finished; /* per task index of the final stage */
     int num_finished;
     bool failed;
+    bool map_stages; /* a map-stage job: final is a placeholder whose parents it runs */
     cs_error err;
     job_result_fn on_result;
     void *arg;
@@ -152,12 +153,18 @@ void cs_dag_retain(scheduler *s, stage *fin);
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */
 void cs_dag_bury(scheduler *s, cs_map_status *ms);
+/* Shuffle tracking: marks the shuffles stage st's lineage writes or reads (active while its job
+ * runs) or clears them. outputs_lock held. */
+void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active);
 /* True while stage st runs an attempt whose inputs name executor_id. outputs_lock held. */
 bool cs_dag_stage_reads_from(const stage *st, const char *executor_id);
 
 /* stage_graph.c: links st (a job's result stage, or a new shuffle-map stage) to the shuffle-map
  * stages of the shuffles its narrow lineage reads, creating each once per application. */
 void cs_dag_stage_link(scheduler *s, stage *st, int job_id);
+/* Links st (a map-stage job's placeholder) to the shuffle-map stages of deps[0..n) themselves. */
+void cs_dag_stage_link_shuffles(scheduler *s, stage *st, shuffle_dep *const *deps, int n,
+                                int job_id);
 /* Zeroed memory owned by st until cs_dag_stage_free (attempts' inputs: tasks may outlive one). */
 void *cs_dag_stage_alloc(stage *st, size_t n);
 void cs_dag_stage_free(stage *st);

@@ -1,8 +1,9 @@
 /*
  * map_output_tracker.c — Spark's MapOutputTrackerMaster as other threads see it (see
  * scheduler.h): the map outputs registered at an executor (decommissioning copies them), an
- * output moved to another executor, whether a running stage reads from an executor, and every
- * output with its shuffle's activity (shuffle tracking). The job thread registers and
+ * output moved to another executor, whether a running stage reads from an executor, every
+ * output with its shuffle's activity (shuffle tracking), and a shuffle's partition sizes
+ * (adaptive execution's MapOutputStatistics). The job thread registers and
  * unregisters outputs in dag_scheduler.c; everything here holds outputs_lock.
  */
 #include <stdio.h>
@@ -96,6 +97,35 @@ void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *
             if (o->maps[m]) fn(arg, o->maps[m]->executor_id, s->active_shuffle[sid]);
     }
     pthread_mutex_unlock(&s->outputs_lock);
+}
+
+/* Shuffle tracking: the shuffles this job writes or reads are active while it runs.
+ * outputs_lock held. */
+void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active)
+{
+    for (int p = 0; p < st->num_parents; p++) {
+        stage *parent = st->parents[p];
+        if (parent->dep && parent->dep->shuffle_id < s->cap_shuffles) {
+            if (s->active_shuffle[parent->dep->shuffle_id] == active) continue;
+            s->active_shuffle[parent->dep->shuffle_id] = active;
+        }
+        cs_dag_mark_active_shuffles(s, parent, active);
+    }
+}
+
+int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions)
+{
+    for (int r = 0; r < num_partitions; r++)
+        bytes[r] = 0;
+    pthread_mutex_lock(&s->outputs_lock);
+    map_outputs *o =
+        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
+    int rc = o && o->maps && o->available == o->num_maps ? 0 : CS_ENOTFOUND;
+    for (int m = 0; rc == 0 && m < o->num_maps; m++)
+        for (int r = 0; r < num_partitions; r++)
+            bytes[r] += cs_map_status_size(o->maps[m], r);
+    pthread_mutex_unlock(&s->outputs_lock);
+    return rc;
 }
 
 /* The block registry is the map-output tracker's sibling for cached partitions (Spark's

@@ -109,6 +109,17 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
                          const job_properties *props, const task_sink *sink,
                          job_result_fn on_result, void *arg, cs_error *err);
 
+/* Runs the shuffle-map stages of deps[0..n) (and the stages they wait for) as one job, as
+ * Spark's submitMapStage does for adaptive execution: returns once every map output of each is
+ * registered (at once for those already complete), 0 or a negative code with err as
+ * cs_scheduler_run_job. The job's events list the map stages; it has no result stage. */
+int cs_scheduler_run_map_stages(scheduler *s, shuffle_dep *const *deps, int n,
+                                const job_properties *props, cs_error *err);
+/* Spark's MapOutputStatistics.bytesByPartitionId: bytes[r] = the estimated size of reduce
+ * partition r summed over the map outputs of shuffle_id (r < num_partitions). CS_ENOTFOUND (bytes
+ * zeroed) when an output is missing. Any thread. */
+int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions);
+
 /* Backend callbacks, any thread: a task began running on a core slot (launched at locality, a
  * cs_locality_level: sched/locality.h) / finished. */
 void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,

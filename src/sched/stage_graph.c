@@ -75,6 +75,17 @@ void cs_dag_stage_link(scheduler *s, stage *st, int job_id)
         st->parents[st->num_parents++] = shuffle_stage(s, st->reads[i], job_id);
 }
 
+void cs_dag_stage_link_shuffles(scheduler *s, stage *st, shuffle_dep *const *deps, int n,
+                                int job_id)
+{
+    st->reads = cs_xcalloc((size_t)n + 1, sizeof *st->reads);
+    st->parents = cs_xcalloc((size_t)n + 1, sizeof *st->parents);
+    for (int i = 0; i < n; i++) {
+        st->reads[st->num_reads++] = deps[i];
+        st->parents[st->num_parents++] = shuffle_stage(s, deps[i], job_id);
+    }
+}
+
 static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
 {
     ensure_shuffle_slot(s, dep->shuffle_id);

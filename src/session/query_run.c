@@ -17,6 +17,21 @@
  * own, their union (Spark's UnionRDD: partitions one after the other) read through a
  * PARENT_READ leaf. Map stages run when the final stage's job needs them (the DAG scheduler).
  *
+ * A RANGE exchange (a global ORDER BY's) gets its bounds before its map stage is made, as Spark's
+ * RangePartitioner: a sampling job over the exchange's input (the same cut tree as a node whose
+ * tasks keep a reservoir sample of the sort keys), bounds weighted on the driver
+ * (sqlexec/range_partitioner.h); the exchange then has bounds + 1 partitions, read in order.
+ *
+ * Adaptive execution (spark.sql.adaptive.enabled, Spark's AdaptiveSparkPlanExec): before the
+ * final stage is built, the exchanges with no exchange below them are cut into map stages and run
+ * together as one map-stage job, wave after wave; each becomes a SHUFFLE_READ leaf of a
+ * materialized shuffle (numbered -1 - k until the reading stage is cut) whose partition sizes
+ * the map-output tracker gives. A stage whose leaves are all such reads (or broadcasts) reads
+ * neighbouring small partitions in one task (CoalesceShufflePartitions:
+ * sqlexec/shuffle_partitions_util.h; the node's read ranges), unless a REPARTITION(n) wrote them.
+ * EXPLAIN and the SQL execution's plan show the initial plan under "AdaptiveSparkPlan
+ * isFinalPlan=false".
+ *
  * Uncorrelated scalar subqueries run through the planner's run_scalar callback: planned,
  * copied and run as a query of their own before the outer plan is finished.
  *
@@ -24,23 +39,38 @@
  * A job that fails does not fail the context (the session goes on); a task's Spark error
  * ("[DIVIDE_BY_ZERO] ... SQLSTATE: 22012") becomes the statement's error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/context.h"
+#include "common/log.h"
 #include "api/rdd_internal.h"
 #include "plan/rdd.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
+#include "session/adaptive_plan.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/optimizer.h"
 #include "sql/planner.h"
 #include "sqlexec/phys_plan.h"
+#include "sqlexec/range_partitioner.h"
+#include "sqlexec/shuffle_partitions_util.h"
 #include "sqlexec/sql_error.h"
 
 #define MAX_BROADCASTS 64
+
+/* A shuffle whose map stage adaptive execution ran before its reader was built (Spark's
+ * ShuffleQueryStageExec): read through SHUFFLE_READ leaves numbered -1 - its index until the
+ * reading stage is cut. */
+typedef struct materialized {
+    shuffle_dep *dep;
+    int parts;       /* its reduce partitions */
+    bool fixed;      /* REPARTITION(n)'s: its partitions are the user's (never coalesced) */
+    uint64_t *bytes; /* per reduce partition (MapOutputStatistics), once its map stage ran */
+} materialized;
 
 typedef struct qrun {
     cs_sql_session *s;
@@ -53,14 +83,20 @@ typedef struct qrun {
     int n_cut, cap_cut;
     int64_t *broadcasts; /* broadcast variables made for this query (destroyed at the end) */
     int n_broadcasts, cap_broadcasts;
+    cs_sql_adaptive_conf aqe;
+    materialized *mat;
+    int n_mat, cap_mat;
 } qrun;
 
 /* The inputs of the stage being built: its leaves' numbers index these. */
 typedef struct stage_inputs {
     shuffle_dep *deps[8];
     int dep_parts[8];
+    int dep_mat[8]; /* the materialized shuffle each dep is (q->mat), -1: none */
     int n_deps;
+    int *read_start, *read_end; /* coalesced reads (parts entries each), NULL: none */
     cspark_rdd *parents[8];
+    int parent_mat[8]; /* a parent that only reads materialized shuffle q->mat[k]: k, else -1 */
     int n_parents;
     int64_t bc[MAX_BROADCASTS];
     int n_bc;
@@ -130,6 +166,17 @@ static void collected_free(collected *c)
     free(c->parts);
 }
 
+/* The properties of the query's jobs (call_site: room for 160 bytes). */
+static job_properties job_props(const qrun *q, const char *op, char *call_site)
+{
+    snprintf(call_site, 160, "%s at SQL execution %lld", op, (long long)q->execution_id);
+    return (job_properties){.call_site = call_site,
+                            .description = q->text,
+                            .group_id = q->group,
+                            .interrupt_on_cancel = true,
+                            .sql_execution_id = q->execution_id_text};
+}
+
 /* Runs a job collecting every record of r's partitions (in *c, by partition). */
 static int run_collect(qrun *q, cspark_rdd *r, const char *op, collected *c, cs_error *err)
 {
@@ -140,13 +187,7 @@ static int run_collect(qrun *q, cspark_rdd *r, const char *op, collected *c, cs_
     if (q->sc->failed || q->sc->interrupted)
         return cs_error_set(err, CS_ECANCELLED, "the application is stopping");
     char call_site[160];
-    snprintf(call_site, sizeof call_site, "%s at SQL execution %lld", op,
-             (long long)q->execution_id);
-    job_properties props = {.call_site = call_site,
-                            .description = q->text,
-                            .group_id = q->group,
-                            .interrupt_on_cancel = true,
-                            .sql_execution_id = q->execution_id_text};
+    job_properties props = job_props(q, op, call_site);
     task_sink sink = {.kind = SINK_COLLECT};
     int rc = cs_scheduler_run_job(q->sc->sched, r, NULL, 0, &props, &sink, on_collect, c, err);
     return rc < 0 ? job_error(err) : 0;
@@ -155,9 +196,11 @@ static int run_collect(qrun *q, cspark_rdd *r, const char *op, collected *c, cs_
 /* ---- cutting a stage ------------------------------------------------------------------------ */
 
 /* The partitions a subtree gives (before cutting): -1 for none (broadcast sides). */
-static int subtree_parts(const cs_phys_node *n)
+static int subtree_parts(const qrun *q, const cs_phys_node *n)
 {
     switch (n->kind) {
+    case CS_PH_SHUFFLE_READ: /* a materialized shuffle (adaptive execution) */
+        return n->input < 0 && -1 - n->input < q->n_mat ? q->mat[-1 - n->input].parts : -1;
     case CS_PH_FILE_SCAN:
         return n->n_groups;
     case CS_PH_LOCAL:
@@ -173,7 +216,7 @@ static int subtree_parts(const cs_phys_node *n)
         int sum = 0, first = -2;
         bool same = true;
         for (int i = 0; i < n->n_children; i++) {
-            int p = subtree_parts(n->children[i]);
+            int p = subtree_parts(q, n->children[i]);
             if (p < 0) continue;
             sum += p;
             if (first == -2) first = p;
@@ -183,7 +226,7 @@ static int subtree_parts(const cs_phys_node *n)
     }
     default:
         for (int i = 0; i < n->n_children; i++) {
-            int p = subtree_parts(n->children[i]);
+            int p = subtree_parts(q, n->children[i]);
             if (p >= 0) return p;
         }
         return -1;
@@ -193,7 +236,7 @@ static int subtree_parts(const cs_phys_node *n)
 /* The shuffles a subtree's stage reads (exchanges not below another exchange). */
 static int subtree_reads(const cs_phys_node *n)
 {
-    if (n->kind == CS_PH_EXCHANGE) return 1;
+    if (n->kind == CS_PH_EXCHANGE || (n->kind == CS_PH_SHUFFLE_READ && n->input < 0)) return 1;
     if (n->kind == CS_PH_BROADCAST_EXCHANGE) return 0;
     int r = 0;
     for (int i = 0; i < n->n_children; i++)
@@ -201,13 +244,25 @@ static int subtree_reads(const cs_phys_node *n)
     return r;
 }
 
-/* A union runs inside the task when its children give the same partitions. */
-static bool union_in_task(const cs_phys_node *u, bool stage_crowded)
+/* Whether a subtree's stage reads a RANGE exchange (whose partitions are known only once its
+ * bounds are sampled). */
+static bool reads_range(const cs_phys_node *n)
 {
-    if (stage_crowded) return false;
+    if (n->kind == CS_PH_EXCHANGE) return n->partitioning == CS_PART_RANGE;
+    if (n->kind == CS_PH_BROADCAST_EXCHANGE) return false;
+    for (int i = 0; i < n->n_children; i++)
+        if (n->children[i] && reads_range(n->children[i])) return true;
+    return false;
+}
+
+/* A union runs inside the task when its children give the same partitions (known before its
+ * inputs are cut: not through a range exchange). */
+static bool union_in_task(const qrun *q, const cs_phys_node *u, bool stage_crowded)
+{
+    if (stage_crowded || reads_range(u)) return false;
     int first = -2;
     for (int i = 0; i < u->n_children; i++) {
-        int p = subtree_parts(u->children[i]);
+        int p = subtree_parts(q, u->children[i]);
         if (p < 0) continue;
         if (first != -2 && p != first) return false;
         first = p;
@@ -216,6 +271,7 @@ static bool union_in_task(const cs_phys_node *u, bool stage_crowded)
 }
 
 static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err);
+static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, int *parts);
 
 static int run_broadcast(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
 {
@@ -250,6 +306,16 @@ static int run_broadcast(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
     return rc;
 }
 
+/* A stage node of the query: its tasks evaluate with the session's settings (SET values). */
+static cspark_rdd *sql_exec_node(qrun *q, const cs_sbuf *plan, int parts, const char *name)
+{
+    cspark_rdd *r =
+        cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan->data, plan->len, parts, name);
+    cs_rdd_sql_exec_set_session(r, cs_sql_conf_bool(q->s->conf, "spark.sql.ansi.enabled"),
+                                cs_sql_conf_get(q->s->conf, "spark.sql.session.timeZone"));
+    return r;
+}
+
 static cs_phys_node *leaf(cs_phys_kind kind, const cs_phys_node *replaced, int input)
 {
     cs_phys_node *l = cs_phys_new(kind, cs_col_type_ref(replaced->schema), 0);
@@ -261,7 +327,8 @@ static cs_phys_node *leaf(cs_phys_kind kind, const cs_phys_node *replaced, int i
 static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, cs_error *err);
 
 /* A node that only reads shuffle d (exchange ex's output): its records, read as a parent. */
-static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_dep *d, cs_error *err)
+static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_dep *d, int parts,
+                                     cs_error *err)
 {
     cs_phys_node *read = leaf(CS_PH_SHUFFLE_READ, ex, 0);
     cs_sbuf plan = CS_SBUF_INIT;
@@ -269,8 +336,7 @@ static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_de
     if (cs_phys_encode(read, &plan, err) == 0) {
         char name[160];
         snprintf(name, sizeof name, "ShuffleRead (SQL execution %lld)", (long long)q->execution_id);
-        r = cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan.data, plan.len,
-                                ex->num_partitions, name);
+        r = sql_exec_node(q, &plan, parts, name);
         r->deps[r->num_deps++] = d;
     }
     cs_sbuf_free(&plan);
@@ -295,7 +361,52 @@ static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error
     }
     keep_cut(q, u);
     n->children[i] = leaf(CS_PH_PARENT_READ, u, in->n_parents);
+    in->parent_mat[in->n_parents] = -1;
     in->parents[in->n_parents++] = all;
+    return 0;
+}
+
+/* The map side of exchange ex (its tree cut below it) and the shuffle it writes. */
+static shuffle_dep *map_stage(qrun *q, cs_phys_node *ex, cs_error *err)
+{
+    cspark_rdd *map = build_stage(q, ex, err);
+    if (!map) return NULL;
+    shuffle_dep *d = cs_shuffle_dep_new(&q->sc->graph, map);
+    d->partitioner.kind = PART_PASSTHROUGH;
+    d->partitioner.num_partitions = ex->num_partitions; /* a range exchange's: after sampling */
+    return d;
+}
+
+/* Child i of n (ex, or a materialized shuffle's leaf) becomes a read of shuffle d (parts
+ * partitions; mat: its materialized index or -1): a SHUFFLE_READ of the stage's next dependency,
+ * or, past the node's dependencies, a PARENT_READ of a node of its own. ex is kept (freed with
+ * the query) or renumbered in place. */
+static int add_shuffle_read(qrun *q, cs_phys_node *n, int i, shuffle_dep *d, int parts, int mat,
+                            stage_inputs *in, cs_error *err)
+{
+    cs_phys_node *ex = n->children[i];
+    bool is_leaf = ex->kind == CS_PH_SHUFFLE_READ;
+    if (in->n_deps < NODE_MAX_DEPS) {
+        if (is_leaf)
+            ex->input = in->n_deps;
+        else
+            n->children[i] = leaf(CS_PH_SHUFFLE_READ, ex, in->n_deps);
+        in->dep_parts[in->n_deps] = parts;
+        in->dep_mat[in->n_deps] = mat;
+        in->deps[in->n_deps++] = d;
+    } else if (in->n_parents < NODE_MAX_PARENTS) {
+        /* more shuffles than a node reads: this one through a node of its own */
+        cspark_rdd *read = shuffle_read_node(q, ex, d, parts, err);
+        if (!read) return err->code ? err->code : CS_EINVAL;
+        n->children[i] = leaf(CS_PH_PARENT_READ, ex, in->n_parents);
+        in->parent_mat[in->n_parents] = mat;
+        in->parents[in->n_parents++] = read;
+    } else {
+        return cs_error_set(err, CS_EUNSUPPORTED,
+                            "a SQL stage reads more than %d shuffles and unions",
+                            NODE_MAX_DEPS + NODE_MAX_PARENTS);
+    }
+    if (!is_leaf || n->children[i] != ex) keep_cut(q, ex);
     return 0;
 }
 
@@ -305,27 +416,14 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
         cs_phys_node *ch = n->children[i];
         if (!ch) continue;
         if (ch->kind == CS_PH_EXCHANGE) {
-            cspark_rdd *map = build_stage(q, ch, err);
-            if (!map) return err->code ? err->code : CS_EINVAL;
-            shuffle_dep *d = cs_shuffle_dep_new(&q->sc->graph, map);
-            d->partitioner.kind = PART_PASSTHROUGH;
-            d->partitioner.num_partitions = ch->num_partitions;
-            keep_cut(q, ch);
-            if (in->n_deps < NODE_MAX_DEPS) {
-                n->children[i] = leaf(CS_PH_SHUFFLE_READ, ch, in->n_deps);
-                in->dep_parts[in->n_deps] = ch->num_partitions;
-                in->deps[in->n_deps++] = d;
-            } else if (in->n_parents < NODE_MAX_PARENTS) {
-                /* more shuffles than a node reads: this one through a node of its own */
-                cspark_rdd *read = shuffle_read_node(q, ch, d, err);
-                if (!read) return err->code ? err->code : CS_EINVAL;
-                n->children[i] = leaf(CS_PH_PARENT_READ, ch, in->n_parents);
-                in->parents[in->n_parents++] = read;
-            } else {
-                return cs_error_set(err, CS_EUNSUPPORTED,
-                                    "a SQL stage reads more than %d shuffles and unions",
-                                    NODE_MAX_DEPS + NODE_MAX_PARENTS);
-            }
+            shuffle_dep *d = map_stage(q, ch, err);
+            if (!d || add_shuffle_read(q, n, i, d, ch->num_partitions, -1, in, err) < 0)
+                return err->code ? err->code : CS_EINVAL;
+        } else if (ch->kind == CS_PH_SHUFFLE_READ && ch->input < 0) {
+            int k = -1 - ch->input;
+            if (k >= q->n_mat) return cs_error_set(err, CS_EINVAL, "a shuffle read of nothing");
+            if (add_shuffle_read(q, n, i, q->mat[k].dep, q->mat[k].parts, k, in, err) < 0)
+                return err->code ? err->code : CS_EINVAL;
         } else if (ch->kind == CS_PH_BROADCAST_EXCHANGE) {
             if (in->n_bc >= MAX_BROADCASTS)
                 return cs_error_set(err, CS_EUNSUPPORTED,
@@ -337,7 +435,7 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
             keep_cut(q, ch);
             n->children[i] = leaf(CS_PH_BROADCAST_READ, ch, in->n_bc);
             in->bc[in->n_bc++] = id;
-        } else if (ch->kind == CS_PH_UNION && !union_in_task(ch, crowded)) {
+        } else if (ch->kind == CS_PH_UNION && !union_in_task(q, ch, crowded)) {
             if (cut_union(q, n, i, in, err) < 0) return err->code;
         } else if (cut_inputs(q, ch, in, crowded, err) < 0) {
             return err->code;
@@ -347,7 +445,7 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
 }
 
 /* The partitions of a cut stage tree (every partition-giving leaf agrees). */
-static int stage_parts(const cs_phys_node *n, const stage_inputs *in)
+static int stage_parts(const qrun *q, const cs_phys_node *n, const stage_inputs *in)
 {
     switch (n->kind) {
     case CS_PH_SHUFFLE_READ:
@@ -357,51 +455,290 @@ static int stage_parts(const cs_phys_node *n, const stage_inputs *in)
     case CS_PH_BROADCAST_READ:
         return -1;
     default:
-        if (n->n_children == 0) return subtree_parts(n);
+        if (n->n_children == 0) return subtree_parts(q, n);
         for (int i = 0; i < n->n_children; i++) {
-            int p = n->children[i] ? stage_parts(n->children[i], in) : -1;
+            int p = n->children[i] ? stage_parts(q, n->children[i], in) : -1;
             if (p >= 0) return p;
         }
         return -1;
     }
 }
 
-/* The lineage node of the stage whose tree is root (root may be an exchange: the map side). */
-static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err)
+/* The lineage node of a cut stage tree (root encoded now) with the stage's inputs. */
+static cspark_rdd *stage_node(qrun *q, const cs_phys_node *root, const stage_inputs *in, int parts,
+                              const char *what, cs_error *err)
 {
-    stage_inputs in;
-    memset(&in, 0, sizeof in);
-    bool crowded =
-        subtree_reads(root->kind == CS_PH_EXCHANGE ? root->children[0] : root) > NODE_MAX_DEPS;
-    if (root->kind == CS_PH_EXCHANGE || root->kind == CS_PH_BROADCAST_EXCHANGE) {
-        /* the root stays: only what is below it is cut */
-    }
-    if (cut_inputs(q, root, &in, crowded, err) < 0) return NULL;
-    int parts = stage_parts(root, &in);
-    if (parts < 0) parts = 1; /* a tree of broadcasts only */
     cs_sbuf plan = CS_SBUF_INIT;
     if (cs_phys_encode(root, &plan, err) < 0) {
         cs_sbuf_free(&plan);
         return NULL;
     }
     char name[160];
-    snprintf(name, sizeof name, "%s (SQL execution %lld)", cs_phys_node_name(root),
-             (long long)q->execution_id);
-    cspark_rdd *r =
-        cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan.data, plan.len, parts, name);
+    snprintf(name, sizeof name, "%s (SQL execution %lld)", what, (long long)q->execution_id);
+    cspark_rdd *r = sql_exec_node(q, &plan, parts, name);
     cs_sbuf_free(&plan);
-    for (int i = 0; i < in.n_deps; i++)
-        r->deps[r->num_deps++] = in.deps[i];
-    for (int i = 0; i < in.n_parents; i++)
-        r->parents[r->num_parents++] = in.parents[i];
-    if (in.n_bc) cs_rdd_sql_exec_set_broadcasts(r, in.bc, in.n_bc);
+    for (int i = 0; i < in->n_deps; i++)
+        r->deps[r->num_deps++] = in->deps[i];
+    for (int i = 0; i < in->n_parents; i++)
+        r->parents[r->num_parents++] = in->parents[i];
+    if (in->n_bc) cs_rdd_sql_exec_set_broadcasts(r, in->bc, in->n_bc);
+    if (in->read_start) cs_rdd_sql_exec_set_read_ranges(r, in->read_start, in->read_end);
     return r;
+}
+
+/* A RANGE exchange's bounds, as Spark's RangePartitioner: a job samples the sort keys of the
+ * exchange's input (every partition of the cut stage tree at ex, parts of them), the driver
+ * weighs the samples (sqlexec/range_partitioner.h); ex->num_partitions becomes the bounds + 1.
+ * *bounds: the encoded bounds batch (empty when there is none). */
+static int range_bounds(qrun *q, cs_phys_node *ex, const stage_inputs *in, int parts,
+                        cs_sbuf *bounds, cs_error *err)
+{
+    if (ex->num_partitions <= 1 || parts <= 0) return 0;
+    int hint = 100;
+    if (cs_sql_conf_int(q->s->conf, "spark.sql.execution.rangeExchange.sampleSizePerPartition",
+                        &hint, err) < 0)
+        return err->code;
+    cspark_rdd *sample = stage_node(q, ex, in, parts, "RangePartitioner sample", err);
+    if (!sample) return err->code ? err->code : CS_EINVAL;
+    sample->sql_sample_size = cs_range_sample_per_partition(ex->num_partitions, parts, hint);
+    collected c;
+    int rc = run_collect(q, sample, "sample for range exchange", &c, err);
+    int64_t *counts = cs_xcalloc((size_t)c.n + 1, sizeof *counts);
+    const uint8_t **values = cs_xcalloc((size_t)c.n + 1, sizeof *values);
+    size_t *lens = cs_xcalloc((size_t)c.n + 1, sizeof *lens);
+    for (int p = 0; rc == 0 && p < c.n; p++) { /* one record: key = rows (8 bytes), the sample */
+        cspark_record rec = c.parts[p].n == 1 ? batch_get(&c.parts[p], 0) : (cspark_record){0};
+        if (c.parts[p].n != 1 || rec.key.len != 8)
+            rc = cs_error_set(err, CS_EPROTO, "the range sample of partition %d is malformed", p);
+        for (int i = 0; rc == 0 && i < 8; i++)
+            counts[p] = (int64_t)((uint64_t)counts[p] << 8 | rec.key.ptr[i]);
+        values[p] = rec.value.ptr;
+        lens[p] = rec.value.len;
+    }
+    int n = ex->num_partitions;
+    if (rc == 0)
+        rc = cs_range_bounds_of_samples(ex, counts, values, lens, c.n, hint, bounds, &n, err);
+    if (rc == 0) ex->num_partitions = n;
+    free(counts);
+    free(values);
+    free(lens);
+    collected_free(&c);
+    return rc;
+}
+
+/* The lineage node of the stage whose tree is root (root may be an exchange: the map side; the
+ * root stays, only what is below it is cut). */
+static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err)
+{
+    stage_inputs in;
+    memset(&in, 0, sizeof in);
+    bool crowded =
+        subtree_reads(root->kind == CS_PH_EXCHANGE ? root->children[0] : root) > NODE_MAX_DEPS;
+    for (int i = 0; i < 8; i++)
+        in.dep_mat[i] = in.parent_mat[i] = -1;
+    if (cut_inputs(q, root, &in, crowded, err) < 0) return NULL;
+    int parts = stage_parts(q, root, &in);
+    if (parts < 0) parts = 1; /* a tree of broadcasts only */
+    coalesce_reads(q, root, &in, &parts);
+    cs_sbuf bounds = CS_SBUF_INIT;
+    cspark_rdd *r = NULL;
+    if (root->kind != CS_PH_EXCHANGE || root->partitioning != CS_PART_RANGE ||
+        range_bounds(q, root, &in, parts, &bounds, err) == 0)
+        r = stage_node(q, root, &in, parts, cs_phys_node_name(root), err);
+    if (r && bounds.len)
+        cs_rdd_sql_exec_set_range_bounds(r, (const uint8_t *)bounds.data, bounds.len);
+    cs_sbuf_free(&bounds);
+    free(in.read_start);
+    free(in.read_end);
+    return r;
+}
+
+/* ---- adaptive execution --------------------------------------------------------------------- */
+
+/* Whether every leaf of a cut stage tree that gives partitions reads a shuffle, directly or
+ * through a node of its own (Spark coalesces only then: another leaf's partitions could not
+ * follow). */
+static bool only_shuffle_leaves(const cs_phys_node *n, const stage_inputs *in)
+{
+    if (n->n_children == 0)
+        return n->kind == CS_PH_SHUFFLE_READ || n->kind == CS_PH_BROADCAST_READ ||
+               (n->kind == CS_PH_PARENT_READ && in->parent_mat[n->input] >= 0);
+    for (int i = 0; i < n->n_children; i++)
+        if (n->children[i] && !only_shuffle_leaves(n->children[i], in)) return false;
+    return true;
+}
+
+/* Spark's CoalesceShufflePartitions over the stage being built: when every shuffle it reads
+ * (itself or through a node of its own) ran already (materialized), none is a REPARTITION(n)'s,
+ * they have the same partitions and the stage reads nothing else, small neighbouring partitions
+ * are read by one task
+ * (sqlexec/shuffle_partitions_util.h); *parts becomes the coalesced count. */
+static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, int *parts)
+{
+    if (!q->aqe.enabled || !q->aqe.coalesce || in->n_deps == 0) return;
+    const uint64_t *bytes[16];
+    int np = in->dep_parts[0], nb = 0;
+    for (int d = 0; d < in->n_deps + in->n_parents; d++) {
+        int k = d < in->n_deps ? in->dep_mat[d] : in->parent_mat[d - in->n_deps];
+        if (k < 0 || q->mat[k].fixed || !q->mat[k].bytes || q->mat[k].parts != np) return;
+        bytes[nb++] = q->mat[k].bytes;
+    }
+    if (np <= 1 || *parts != np || !only_shuffle_leaves(root, in)) return;
+    int64_t target = cs_coalesce_target_size(bytes, nb, np, q->aqe.advisory_size,
+                                             q->aqe.min_partitions, q->aqe.min_partition_size);
+    int *start = cs_xcalloc((size_t)np, sizeof *start), *end = cs_xcalloc((size_t)np, sizeof *end);
+    int n = cs_coalesce_partitions(bytes, nb, np, target, start, end);
+    if (n == 0) {
+        free(start);
+        free(end);
+        return;
+    }
+    CS_INFO("sql", "execution=%lld event=coalesced partitions=%d to=%d target_bytes=%lld",
+            (long long)q->execution_id, np, n, (long long)target);
+    in->read_start = start;
+    in->read_end = end;
+    *parts = n;
+    for (int p = 0; p < in->n_parents; p++) { /* the shuffles read through nodes of their own */
+        in->parents[p]->num_partitions = n;
+        cs_rdd_sql_exec_set_read_ranges(in->parents[p], start, end);
+    }
+}
+
+/* The bytes of a materialized shuffle read by leaf n, or -1 when n is not one (or its sizes are
+ * unknown). */
+static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
+{
+    if (n->kind != CS_PH_SHUFFLE_READ || n->input >= 0 || -1 - n->input >= q->n_mat) return -1;
+    const materialized *m = &q->mat[-1 - n->input];
+    if (!m->bytes) return -1;
+    uint64_t total = 0;
+    for (int p = 0; p < m->parts; p++)
+        total += m->bytes[p];
+    return total > INT64_MAX ? INT64_MAX : (int64_t)total;
+}
+
+/* Spark's AQE join selection with runtime sizes: a shuffled hash join whose side is a
+ * materialized shuffle of at most spark.sql.adaptive.autoBroadcastJoinThreshold bytes (the
+ * smaller one when both are) becomes a broadcast hash join building that side, which is
+ * broadcast from the shuffle's output; the other side's exchange, when its map stage has not
+ * run yet, is dropped unless what is above the join needs its rows hash-partitioned (Spark's
+ * EnsureRequirements would keep one there). Returns the joins switched. */
+static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via, int depth)
+{
+    int switched = 0;
+    if (n->kind == CS_PH_HASH_JOIN && !n->broadcast && depth < 256) {
+        int64_t lb = materialized_bytes(q, n->children[0]);
+        int64_t rb = materialized_bytes(q, n->children[1]);
+        int64_t thr = q->aqe.broadcast_threshold;
+        bool right = n->adaptive_build_right && rb >= 0 && thr >= 0 && rb <= thr;
+        bool left = n->adaptive_build_left && lb >= 0 && thr >= 0 && lb <= thr;
+        if (right || left) {
+            int b = right && (!left || rb <= lb) ? 1 : 0;
+            cs_phys_node *leaf_b = n->children[b], *other = n->children[1 - b];
+            cs_phys_node *bex =
+                cs_phys_new(CS_PH_BROADCAST_EXCHANGE, cs_col_type_ref(leaf_b->schema), 1);
+            bex->id = leaf_b->id;
+            bex->children[0] = leaf_b;
+            n->children[b] = bex;
+            n->broadcast = true;
+            n->build_side = b ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+            bool dropped = false;
+            if (other->kind == CS_PH_EXCHANGE && other->partitioning == CS_PART_HASH &&
+                !other->user_partitions && cs_aqe_partitioning_unused(path, via, depth)) {
+                n->children[1 - b] = other->children[0];
+                other->children[0] = NULL;
+                keep_cut(q, other);
+                dropped = true;
+            }
+            CS_INFO("sql",
+                    "execution=%lld event=broadcast_join build=%s bytes=%lld "
+                    "streamed_exchange_dropped=%s",
+                    (long long)q->execution_id, b ? "right" : "left", (long long)(b ? rb : lb),
+                    dropped ? "true" : "false");
+            switched++;
+        }
+    }
+    for (int i = 0; i < n->n_children; i++) {
+        if (!n->children[i] || depth >= 256) continue;
+        path[depth] = n;
+        via[depth] = i;
+        switched += switch_joins(q, n->children[i], path, via, depth + 1);
+    }
+    return switched;
+}
+
+/* Adaptive execution's stage by stage run of plan (Spark's AdaptiveSparkPlanExec): while an
+ * exchange below the root has no exchange under it, those exchanges' map stages are built (their
+ * reads coalesced by what their inputs' map stages wrote), run together as one job
+ * (cs_scheduler_run_map_stages), their partitions' sizes read back from the map-output tracker,
+ * each exchange replaced by a leaf of its materialized shuffle, and shuffled joins with a side
+ * now known to be small switched to broadcast joins. The final stage is then built as usual,
+ * its reads coalesced in turn. */
+static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
+{
+    int rc = 0;
+    cs_aqe_ready r = {0};
+    shuffle_dep **deps = NULL;
+    for (;;) {
+        r.n = 0;
+        cs_aqe_find_ready(plan, &r);
+        if (r.n == 0) break;
+        deps = cs_xrealloc(deps, sizeof *deps * (size_t)r.n);
+        int first = q->n_mat;
+        for (int i = 0; i < r.n && rc == 0; i++) {
+            cs_phys_node *ex = r.parent[i]->children[r.child[i]];
+            shuffle_dep *d = map_stage(q, ex, err);
+            if (!d) {
+                rc = err->code ? err->code : CS_EINVAL;
+                break;
+            }
+            if (q->n_mat == q->cap_mat) {
+                q->cap_mat = q->cap_mat ? 2 * q->cap_mat : 8;
+                q->mat = cs_xrealloc(q->mat, sizeof *q->mat * (size_t)q->cap_mat);
+            }
+            q->mat[q->n_mat] = (materialized){d, ex->num_partitions, ex->user_partitions, NULL};
+            r.parent[i]->children[r.child[i]] = leaf(CS_PH_SHUFFLE_READ, ex, -1 - q->n_mat);
+            q->n_mat++;
+            keep_cut(q, ex);
+            deps[i] = d;
+        }
+        if (rc != 0) break;
+        if (q->sc->failed || q->sc->interrupted) {
+            rc = cs_error_set(err, CS_ECANCELLED, "the application is stopping");
+            break;
+        }
+        char call_site[160];
+        job_properties props = job_props(q, "shuffle map stages", call_site);
+        rc = cs_scheduler_run_map_stages(q->sc->sched, deps, r.n, &props, err);
+        if (rc < 0) {
+            rc = job_error(err);
+            break;
+        }
+        for (int k = first; k < q->n_mat; k++) {
+            q->mat[k].bytes = cs_xcalloc((size_t)q->mat[k].parts + 1, sizeof *q->mat[k].bytes);
+            if (cs_scheduler_shuffle_sizes(q->sc->sched, q->mat[k].dep->shuffle_id, q->mat[k].bytes,
+                                           q->mat[k].parts) < 0) {
+                free(q->mat[k].bytes); /* lost meanwhile: read as planned */
+                q->mat[k].bytes = NULL;
+            }
+        }
+        cs_phys_node *path[256];
+        int via[256];
+        switch_joins(q, plan, path, via, 0);
+    }
+    free(r.parent);
+    free(r.child);
+    free(deps);
+    return rc;
 }
 
 /* ---- a physical plan to its batches --------------------------------------------------------- */
 
 static void qrun_end(qrun *q)
 {
+    for (int i = 0; i < q->n_mat; i++)
+        free(q->mat[i].bytes);
+    free(q->mat);
     for (int i = 0; i < q->n_cut; i++)
         cs_phys_free(q->cut[i]);
     free(q->cut);
@@ -410,25 +747,12 @@ static void qrun_end(qrun *q)
     free(q->broadcasts);
 }
 
-/* A RANGE exchange needs bounds sampled from its input before its map stage runs; until the
- * driver samples them, a global sort's exchange gathers everything in one partition (the same
- * rows in the same order, in one task). */
-static void range_to_single(cs_phys_node *n)
-{
-    if (n->kind == CS_PH_EXCHANGE && n->partitioning == CS_PART_RANGE) {
-        n->partitioning = CS_PART_SINGLE;
-        n->num_partitions = 1;
-    }
-    for (int i = 0; i < n->n_children; i++)
-        if (n->children[i]) range_to_single(n->children[i]);
-}
-
 /* Runs plan (taken over, freed) and appends its batches to out. */
 static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *err)
 {
-    range_to_single(plan);
-    cspark_rdd *r = build_stage(q, plan, err);
-    int rc = r ? 0 : (err->code ? err->code : CS_EINVAL);
+    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
+    cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
+    if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
     collected c = {0};
     if (rc == 0) rc = run_collect(q, r, "collect", &c, err);
     for (int p = 0; rc == 0 && p < c.n; p++)
@@ -522,8 +846,10 @@ static int plan_query(qrun *q, cs_sql_arena *a, const cs_logical_plan *analyzed,
 {
     cs_sql_optimizer_conf oc;
     cs_sql_planner_ctx pc = {.run_scalar = for_explain ? null_scalar : run_scalar, .arg = q};
+    int parallelism = q->sc ? q->sc->default_parallelism : 2;
     if (cs_sql_conf_optimizer(q->s->conf, &oc, err) < 0 ||
-        cs_sql_conf_planner(q->s->conf, q->sc ? q->sc->default_parallelism : 2, &pc.conf, err) < 0)
+        cs_sql_conf_planner(q->s->conf, parallelism, &pc.conf, err) < 0 ||
+        cs_sql_conf_adaptive(q->s->conf, parallelism, &q->aqe, err) < 0)
         return err->code;
     if (cs_sql_optimize(q->s->catalog, a, &oc, analyzed, optimized, err) != 0)
         return err->code ? err->code : CS_EINVAL;
@@ -544,16 +870,29 @@ static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
     snprintf(q->execution_id_text, sizeof q->execution_id_text, "%lld", (long long)q->execution_id);
 }
 
+/* "== Physical Plan ==" and the plan as Spark prints it: under "AdaptiveSparkPlan
+ * isFinalPlan=false" when adaptive execution will run it stage by stage (a plan with an exchange,
+ * as Spark's InsertAdaptiveSparkPlan decides); and its SparkPlanInfo the same way. */
+static bool adaptive_plan(const qrun *q, const cs_phys_node *plan)
+{
+    return q->aqe.enabled && cs_aqe_has_exchange_anywhere(plan);
+}
+
+static void physical_plan_text(const qrun *q, const cs_phys_node *plan, cs_sbuf *out)
+{
+    cs_sbuf_puts(out, "== Physical Plan ==\n");
+    cs_phys_explain_adaptive(plan, adaptive_plan(q, plan), out);
+}
+
 /* SQLExecutionStart / End on the listener bus (the event log; Spark's history server's SQL tab
  * shows the query and its jobs, which carry spark.sql.execution.id). */
 static void post_start(qrun *q, const cs_phys_node *plan)
 {
     if (!q->sc || !q->sc->bus) return;
     cs_sbuf text = CS_SBUF_INIT;
-    cs_sbuf_puts(&text, "== Physical Plan ==\n");
-    cs_phys_explain(plan, &text);
+    physical_plan_text(q, plan, &text);
     cs_sbuf info = CS_SBUF_INIT;
-    cs_phys_plan_info(plan, &info);
+    cs_phys_plan_info_adaptive(plan, adaptive_plan(q, plan), &info);
     cs_event ev = {.kind = CS_EV_SQL_EXECUTION_START,
                    .job_id = -1,
                    .sql_execution_id = q->execution_id,
@@ -667,8 +1006,7 @@ int cs_session_explain(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan
             cs_logical_plan_print(optimized, out);
             cs_sbuf_puts(out, "\n\n");
         }
-        cs_sbuf_puts(out, "== Physical Plan ==\n");
-        cs_phys_explain(phys, out);
+        physical_plan_text(&q, phys, out);
         cs_sbuf_putc(out, '\n');
         cs_phys_free(phys);
     }

@@ -19,6 +19,42 @@ static const struct known_key {
     const char *dflt; /* NULL: computed (time zone, minPartitionNum) or none */
     const char *meaning, *since;
 } known[] = {
+    {"spark.sql.adaptive.advisoryPartitionSizeInBytes", K_SIZE, "64MB",
+     "The advisory size in bytes of the shuffle partition during adaptive optimization (when "
+     "spark.sql.adaptive.enabled is true). It takes effect when Spark coalesces small shuffle "
+     "partitions or splits skewed shuffle partition.",
+     "3.0.0"},
+    {"spark.sql.adaptive.autoBroadcastJoinThreshold", K_SIZE, NULL,
+     "Configures the maximum size in bytes for a table that will be broadcast to all worker "
+     "nodes when performing a join. By setting this value to -1 broadcasting can be disabled. "
+     "The default value is the same as spark.sql.autoBroadcastJoinThreshold. Note that, this "
+     "config is used only in adaptive framework.",
+     "3.2.0"},
+    {"spark.sql.adaptive.coalescePartitions.enabled", K_BOOL, "true",
+     "When true and 'spark.sql.adaptive.enabled' is true, Spark will coalesce contiguous shuffle "
+     "partitions according to the target size (specified by "
+     "'spark.sql.adaptive.advisoryPartitionSizeInBytes'), to avoid too many small tasks.",
+     "3.0.0"},
+    {"spark.sql.adaptive.coalescePartitions.minPartitionNum", K_INT, NULL,
+     "(deprecated) The suggested (not guaranteed) minimum number of shuffle partitions after "
+     "coalescing. If not set, the default value is the default parallelism of the Spark "
+     "cluster. This configuration only has an effect when 'spark.sql.adaptive.enabled' and "
+     "'spark.sql.adaptive.coalescePartitions.enabled' are both true.",
+     "3.0.0"},
+    {"spark.sql.adaptive.coalescePartitions.minPartitionSize", K_SIZE, "1MB",
+     "The minimum size of shuffle partitions after coalescing. This is useful when the adaptively "
+     "calculated target size is too small during partition coalescing.",
+     "3.2.0"},
+    {"spark.sql.adaptive.coalescePartitions.parallelismFirst", K_BOOL, "true",
+     "When true, Spark does not respect the target size specified by "
+     "'spark.sql.adaptive.advisoryPartitionSizeInBytes' (default 64MB) when coalescing "
+     "contiguous shuffle partitions, but adaptively calculate the target size according to the "
+     "default parallelism of the Spark cluster.",
+     "3.2.0"},
+    {"spark.sql.adaptive.enabled", K_BOOL, "true",
+     "When true, enable adaptive query execution, which re-optimizes the query plan in the "
+     "middle of query execution, based on accurate runtime statistics.",
+     "1.6.0"},
     {"spark.sql.ansi.enabled", K_BOOL, "true",
      "When true, Spark SQL uses an ANSI compliant dialect instead of being Hive compliant.",
      "3.0.0"},
@@ -31,6 +67,10 @@ static const struct known_key {
     {"spark.sql.cbo.joinReorder.enabled", K_BOOL, "false", "Enables join reorder in CBO.", "2.2.0"},
     {"spark.sql.cli.print.header", K_BOOL, "false",
      "When set to true, spark-sql CLI prints the names of the columns in query output.", "3.2.0"},
+    {"spark.sql.execution.rangeExchange.sampleSizePerPartition", K_INT, "100",
+     "Number of points to sample per partition in order to determine the range boundaries "
+     "for range partitioning, typically used in global sorting (without limit).",
+     "2.3.0"},
     {"spark.sql.files.maxPartitionBytes", K_SIZE, "128MB",
      "The maximum number of bytes to pack into a single partition when reading files.", "2.0.0"},
     {"spark.sql.files.minPartitionNum", K_INT, NULL,
@@ -268,6 +308,40 @@ static int get_size(const cs_sql_conf *c, const char *key, int64_t *out, cs_erro
         return 0;
     }
     return cs_conf_parse_size(key, v ? v : "0", 1, out, err) < 0 ? err->code : 0;
+}
+
+int cs_sql_conf_int(const cs_sql_conf *c, const char *key, int *out, cs_error *err)
+{
+    int64_t v;
+    if (get_int(c, key, &v, err) < 0) return err->code;
+    *out = (int)(v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : v);
+    return 0;
+}
+
+int cs_sql_conf_adaptive(const cs_sql_conf *c, int default_parallelism, cs_sql_adaptive_conf *a,
+                         cs_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->enabled = cs_sql_conf_bool(c, "spark.sql.adaptive.enabled");
+    a->coalesce = cs_sql_conf_bool(c, "spark.sql.adaptive.coalescePartitions.enabled");
+    if (get_size(c, "spark.sql.adaptive.advisoryPartitionSizeInBytes", &a->advisory_size, err) <
+            0 ||
+        get_size(c, "spark.sql.adaptive.coalescePartitions.minPartitionSize",
+                 &a->min_partition_size, err) < 0)
+        return err->code;
+    int64_t min_parts = 1;
+    if (cs_sql_conf_get(c, "spark.sql.adaptive.coalescePartitions.minPartitionNum")) {
+        if (get_int(c, "spark.sql.adaptive.coalescePartitions.minPartitionNum", &min_parts, err) <
+            0)
+            return err->code;
+    } else if (cs_sql_conf_bool(c, "spark.sql.adaptive.coalescePartitions.parallelismFirst")) {
+        min_parts = default_parallelism > 0 ? default_parallelism : 1;
+    }
+    a->min_partitions = (int)(min_parts > INT_MAX ? INT_MAX : min_parts);
+    const char *thr = cs_sql_conf_get(c, "spark.sql.adaptive.autoBroadcastJoinThreshold")
+                          ? "spark.sql.adaptive.autoBroadcastJoinThreshold"
+                          : "spark.sql.autoBroadcastJoinThreshold";
+    return get_size(c, thr, &a->broadcast_threshold, err) < 0 ? err->code : 0;
 }
 
 int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_error *err)

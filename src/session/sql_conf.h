@@ -56,5 +56,22 @@ int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_err
 int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_planner_conf *p,
                         cs_error *err);
 bool cs_sql_conf_bool(const cs_sql_conf *c, const char *key);
+/* Adaptive query execution's settings (Spark's spark.sql.adaptive.* keys and defaults). */
+typedef struct cs_sql_adaptive_conf {
+    bool enabled;               /* spark.sql.adaptive.enabled (true) */
+    bool coalesce;              /* spark.sql.adaptive.coalescePartitions.enabled (true) */
+    int64_t advisory_size;      /* spark.sql.adaptive.advisoryPartitionSizeInBytes (64m) */
+    int64_t min_partition_size; /* spark.sql.adaptive.coalescePartitions.minPartitionSize (1m) */
+    /* spark.sql.adaptive.coalescePartitions.minPartitionNum; unset: the default parallelism
+     * when spark.sql.adaptive.coalescePartitions.parallelismFirst (true), else 1 */
+    int min_partitions;
+    /* spark.sql.adaptive.autoBroadcastJoinThreshold, unset: spark.sql.autoBroadcastJoinThreshold
+     * (10m); -1: never */
+    int64_t broadcast_threshold;
+} cs_sql_adaptive_conf;
+int cs_sql_conf_adaptive(const cs_sql_conf *c, int default_parallelism, cs_sql_adaptive_conf *a,
+                         cs_error *err);
+/* An integer key's value (its default when unset): 0, or CS_EINVAL naming the key. */
+int cs_sql_conf_int(const cs_sql_conf *c, const char *key, int *out, cs_error *err);
 
 #endif /* CSPARK_SESSION_SQL_CONF_H */

@@ -721,7 +721,9 @@ cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p)
     }
     case CS_LP_PROJECT:
     case CS_LP_AGGREGATE:
-        return cs_an_select(c, p);
+        return p->pivot_column ? cs_an_pivot(c, p)
+               : p->unpivot    ? cs_an_unpivot(c, p)
+                               : cs_an_select(c, p);
     case CS_LP_FILTER:
         return resolve_filter(c, p);
     case CS_LP_JOIN:

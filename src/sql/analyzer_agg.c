@@ -2,7 +2,8 @@
  * analyzer_agg.c — a SELECT block's rules (see analyzer_internal.h):
  *   - the select list: `*` expanded, each item named as Spark names it;
  *   - aggregates: a select list with aggregate functions (or a GROUP BY) is an AGGREGATE;
- *     GROUP BY items may be ordinals (`GROUP BY 1`) or select aliases; every column outside an
+ *     GROUP BY items may be ordinals (`GROUP BY 1`) or select aliases, GROUP BY ALL the items
+ *     without aggregates (Spark 4's ResolveGroupByAll); every column outside an
  *     aggregate must be grouped (MISSING_AGGREGATION, or MISSING_GROUP_BY without GROUP BY);
  *   - HAVING: a FILTER over the AGGREGATE; aggregates it needs that the select list lacks are
  *     added to the aggregate and projected away afterwards, as Spark's ResolveAggregateFunctions;
@@ -246,9 +247,30 @@ static cs_sql_expr *strip_alias(cs_sql_expr *e)
     return e->kind == CS_EX_ALIAS ? e->args[0] : e;
 }
 
+/* GROUP BY ALL (Spark 4's ResolveGroupByAll): `ALL` alone, naming no column nor alias, groups
+ * by every select item without an aggregate. true when p's GROUP BY is that. */
+static bool group_by_all(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
+                         cs_sql_expr **list, int n, agg_state *g)
+{
+    const cs_sql_expr *e = p->n_group_by == 1 ? p->group_by[0] : NULL;
+    if (!e || e->kind != CS_EX_UNRESOLVED_ATTR || e->n_parts != 1 ||
+        !cs_str_ieq(e->parts[0], "all"))
+        return false;
+    cs_sql_expr *a = NULL;
+    if (cs_an_lookup(c, e->parts, 1, s, &a) != 0) return false; /* a column named all */
+    for (int j = 0; j < n; j++)
+        if (list[j]->kind == CS_EX_ALIAS && cs_str_ieq(list[j]->name, "all")) return false;
+    g->group = cs_sql_alloc(c->a, sizeof *g->group * (size_t)(n + 1));
+    g->n_group = 0;
+    for (int j = 0; j < n; j++)
+        if (!cs_an_contains_agg(list[j])) g->group[g->n_group++] = strip_alias(list[j]);
+    return true;
+}
+
 static int resolve_group_by(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
                             cs_sql_expr **list, int n, agg_state *g)
 {
+    if (group_by_all(c, p, s, list, n, g)) return 0;
     g->n_group = p->n_group_by;
     g->group = cs_sql_alloc(c->a, sizeof *g->group * (size_t)(p->n_group_by + 1));
     for (int i = 0; i < p->n_group_by; i++) {
@@ -346,12 +368,19 @@ static bool is_grouping_call(const cs_sql_expr *e, const char *name)
     return e->kind == CS_EX_UNRESOLVED_FUNC && strcmp(e->name, name) == 0;
 }
 
+static bool is_grouping_analytics_call(const cs_sql_expr *e)
+{
+    return is_grouping_call(e, "rollup") || is_grouping_call(e, "cube") ||
+           is_grouping_call(e, "grouping_sets");
+}
+
+/* GROUP BY with ROLLUP / CUBE / GROUPING SETS, alone or beside plain expressions */
 static bool is_grouping_analytics(const cs_logical_plan *p)
 {
-    return p->kind == CS_LP_AGGREGATE && p->n_group_by == 1 &&
-           (is_grouping_call(p->group_by[0], "rollup") ||
-            is_grouping_call(p->group_by[0], "cube") ||
-            is_grouping_call(p->group_by[0], "grouping_sets"));
+    if (p->kind != CS_LP_AGGREGATE) return false;
+    for (int i = 0; i < p->n_group_by; i++)
+        if (is_grouping_analytics_call(p->group_by[i])) return true;
+    return false;
 }
 
 /* The bit mask of the expressions of one group (an expression or a grouping_set call). */
@@ -412,6 +441,42 @@ static int grouping_sets_of(cs_an_ctx *c, const cs_sql_expr *call, const cs_an_s
             gi->sets[m] = set;
         }
     }
+    return 0;
+}
+
+/* The grouping sets of a whole GROUP BY: the cross product of its items' sets (a plain
+ * expression is in every set), as Spark's GroupingAnalytics for `GROUP BY a, CUBE(b)`. */
+static int all_grouping_sets(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
+                             grouping_info *gi)
+{
+    int n = 1;
+    int64_t *cur = cs_sql_alloc(c->a, sizeof *cur);
+    cur[0] = 0;
+    for (int i = 0; i < p->n_group_by; i++) {
+        const cs_sql_expr *g = p->group_by[i];
+        if (!is_grouping_analytics_call(g)) {
+            int64_t mask = 0;
+            if (group_mask(c, gi, g, s, &mask) != 0) return CS_EINVAL;
+            for (int j = 0; j < n; j++)
+                cur[j] |= mask;
+            continue;
+        }
+        grouping_info t = *gi;
+        if (grouping_sets_of(c, g, s, &t) != 0) return CS_EINVAL;
+        memcpy(gi->exprs, t.exprs, sizeof gi->exprs);
+        gi->k = t.k;
+        if ((int64_t)n * t.n_sets > 4096)
+            return cs_sql_error_set(c->err, CS_EINVAL, "GROUPING_SIZE_LIMIT_EXCEEDED", "54000",
+                                    "Grouping sets size cannot be greater than %d.", 4096);
+        int64_t *next = cs_sql_alloc(c->a, sizeof *next * (size_t)(n * t.n_sets));
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < t.n_sets; k++)
+                next[j * t.n_sets + k] = cur[j] | t.sets[k];
+        cur = next;
+        n *= t.n_sets;
+    }
+    gi->sets = cur;
+    gi->n_sets = n;
     return 0;
 }
 
@@ -515,7 +580,7 @@ static cs_logical_plan *grouping_analytics(cs_an_ctx *c, const cs_logical_plan *
                                            cs_sql_expr **list, int n, bool has_window)
 {
     grouping_info gi = {0};
-    if (grouping_sets_of(c, p->group_by[0], s, &gi) != 0) return NULL;
+    if (all_grouping_sets(c, p, s, &gi) != 0) return NULL;
     cs_logical_plan *x = expand_node(c, child, &gi);
     for (int i = 0; i < n; i++)
         if (!(list[i] = over_expand(c, &gi, list[i]))) return NULL;

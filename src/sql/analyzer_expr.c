@@ -369,8 +369,46 @@ static bool is_ranking(const char *fn)
 }
 
 static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                     int flags);
+
+/* percentile_cont(p) / percentile_disc(p) WITHIN GROUP (ORDER BY x): Spark's PercentileCont
+ * (percentile(x, p)) and PercentileDisc (canonical name percentile_disc); not yet in
+ * descending order. */
+static cs_sql_expr *resolve_within_group(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                         int flags)
+{
+    bool cont = cs_str_ieq(e->name, "percentile_cont"),
+         disc = cs_str_ieq(e->name, "percentile_disc");
+    const cs_sql_expr *order = e->within_group;
+    if ((!cont && !disc) || e->n_args != 1 || order->descending) {
+        cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
+                         "The feature is not supported: %s(...) WITHIN GROUP (ORDER BY ...%s).",
+                         e->name, order->descending ? " DESC" : "");
+        return NULL;
+    }
+    cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
+    call->name = "percentile";
+    call->within_group = NULL;
+    call->n_args = 2;
+    call->args = cs_sql_alloc(c->a, sizeof *call->args * 2);
+    call->args[0] = order->args[0];
+    call->args[1] = e->args[0];
+    cs_sql_expr *r = resolve_function(c, call, s, flags);
+    if (!r || r->kind != CS_EX_AGG) return r;
+    r->name = e->name;
+    if (disc) r->fn = "percentile_disc";
+    cs_sql_expr *o = cs_sql_expr_copy(c->a, order);
+    o->args = cs_sql_alloc(c->a, sizeof *o->args);
+    o->args[0] = r->args[0];
+    o->n_args = 1;
+    r->within_group = o;
+    return r;
+}
+
+static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
                                      int flags)
 {
+    if (e->within_group) return resolve_within_group(c, e, s, flags);
     const cs_fn_info *f = cs_fn_lookup(e->name);
     if (!f) {
         cs_sbuf name = {0};
@@ -492,6 +530,16 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return eq ? wrap_not(c, eq) : NULL;
     }
     cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
+    /* percentile_approx(x, array(...)): an array of x's type (Spark's ApproximatePercentile) */
+    if (r && strcmp(f->canonical, "percentile_approx") == 0 && n > 1 &&
+        args[1]->type->id == CS_TYPE_ARRAY && r->type->id != CS_TYPE_ARRAY)
+        r->type =
+            cs_sql_arena_keep_type(c->a, cs_col_type_array(cs_col_type_ref(args[0]->type), false));
+    /* collect_list / collect_set: array<T> without nulls (Spark's containsNull = false) */
+    if (r && n == 1 &&
+        (strcmp(f->canonical, "collect_list") == 0 || strcmp(f->canonical, "collect_set") == 0))
+        r->type =
+            cs_sql_arena_keep_type(c->a, cs_col_type_array(cs_col_type_ref(args[0]->type), false));
     if (r && f->kind == CS_FN_WINDOW && !(flags & CS_AN_WINDOW_FN)) {
         cs_sql_error_set(c->err, CS_EINVAL, "WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE", "42601",
                          "Window function \"%s\" requires an OVER clause.", e->name);

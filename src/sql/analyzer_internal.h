@@ -10,6 +10,7 @@
  *                     suggestions
  *   analyzer_agg.c    SELECT lists: aggregates, GROUP BY (ordinals, aliases), HAVING, ORDER BY
  *                     against the select list or the aggregate, window extraction
+ *   analyzer_pivot.c  PIVOT as two aggregates (Spark's ResolvePivot), UNPIVOT as a union
  */
 #ifndef CSPARK_SQL_ANALYZER_INTERNAL_H
 #define CSPARK_SQL_ANALYZER_INTERNAL_H
@@ -86,6 +87,10 @@ void cs_sql_expr_sql(const cs_sql_expr *e, cs_sbuf *out);
 
 /* analyzer_agg.c: PROJECT / AGGREGATE / HAVING / SORT of the select block */
 cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p);
+/* analyzer_pivot.c: an AGGREGATE the parser made of PIVOT (pivot_column set) */
+cs_logical_plan *cs_an_pivot(cs_an_ctx *c, const cs_logical_plan *p);
+/* analyzer_pivot.c: a PROJECT the parser made of UNPIVOT (unpivot set) */
+cs_logical_plan *cs_an_unpivot(cs_an_ctx *c, const cs_logical_plan *p);
 cs_logical_plan *cs_an_sort(cs_an_ctx *c, const cs_logical_plan *p);
 cs_logical_plan *cs_an_having(cs_an_ctx *c, const cs_logical_plan *p);
 

@@ -244,7 +244,7 @@ static const fn_entry FUNCTIONS[] = {
     /* element_at(array, int) or (map, key): the key is cast by the analyzer */
     FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
     FN("try_element_at", "try_element_at", 2, 2, S, R_SIG, "MX", "E"),
-    FN("array", "array", 0, -1, S, R_SIG, "X", "R"),
+    FNN("array", "array", 0, -1, S, R_SIG, "X", "C"), /* array<common type> */
     FNN("struct", "named_struct", 0, -1, S, R_STRUCT, "", ""),
     FNN("named_struct", "named_struct", 0, -1, S, R_NAMED_STRUCT, "", ""),
     FNN("map", "map", 0, -1, S, R_MAP, "", ""),
@@ -727,6 +727,14 @@ static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
     return cs_fn_err_binary_diff(err, e);
 }
 
+/* Spark's Multiply/Divide of an interval give the whole range: year to month, day to second */
+static cs_col_type *full_interval(cs_sql_arena *a, const cs_col_type *t)
+{
+    if (t->id == CS_TYPE_INTERVAL_DT) return interval_dt(a, CS_INTERVAL_DAY, CS_INTERVAL_SECOND);
+    return cs_sql_arena_keep_type(
+        a, cs_col_type_interval(CS_TYPE_INTERVAL_YM, CS_INTERVAL_YEAR, CS_INTERVAL_MONTH, NULL));
+}
+
 static int resolve_arith(cs_sql_arena *a, cs_sql_expr *e, char op, cs_error *err)
 {
     promote_strings(a, e);
@@ -742,11 +750,11 @@ static int resolve_arith(cs_sql_arena *a, cs_sql_expr *e, char op, cs_error *err
     }
     if (op == '*' && (cs_tc_is_interval(e->args[0]->type) || cs_tc_is_interval(e->args[1]->type))) {
         int iv = cs_tc_is_interval(e->args[0]->type) ? 0 : 1;
-        e->type = e->args[iv]->type;
+        e->type = full_interval(a, e->args[iv]->type);
         return 0;
     }
     if (op == '/' && cs_tc_is_interval(e->args[0]->type) && cs_tc_is_numeric(e->args[1]->type)) {
-        e->type = e->args[0]->type;
+        e->type = full_interval(a, e->args[0]->type);
         return 0;
     }
     return cs_fn_err_binary_diff(err, e);
@@ -937,6 +945,13 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
                 break;
             }
             e->type = t;
+            if (strcmp(f->canonical, "array") == 0) {
+                bool contains_null = false;
+                for (int i = 0; i < n; i++)
+                    contains_null |= e->args[i]->nullable;
+                e->type = cs_sql_arena_keep_type(
+                    a, cs_col_type_array(cs_col_type_ref(t), contains_null || n == 0));
+            }
             if (strcmp(f->canonical, "coalesce") == 0 || strcmp(f->canonical, "greatest") == 0 ||
                 strcmp(f->canonical, "least") == 0) {
                 bool all = true, any = false;

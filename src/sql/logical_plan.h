@@ -139,6 +139,18 @@ struct cs_logical_plan {
     int64_t seed;
     bool with_replacement;
 
+    /* AGGREGATE written as PIVOT (aggregates FOR column IN (values)), until the analyzer
+     * turns it into aggregates (analyzer_pivot.c): exprs are the aggregates, named or not;
+     * pivot_values are expressions, an ALIAS naming the output columns of its value */
+    cs_sql_expr *pivot_column;
+    int n_pivot_values;
+    cs_sql_expr **pivot_values;
+    /* PROJECT written as UNPIVOT [INCLUDE NULLS] (value FOR name IN (columns)), until the
+     * analyzer unions one projection per column (analyzer_pivot.c): pivot_values are the
+     * columns (an ALIAS names its rows) */
+    bool unpivot, unpivot_include_nulls;
+    const char *unpivot_value, *unpivot_name;
+
     /* LOCAL_RELATION resolved: rows as batches (borrowed, kept by the arena) */
     int n_batches;
     cs_col_batch **batches;

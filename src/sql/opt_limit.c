@@ -1,7 +1,8 @@
 /*
  * opt_limit.c — limits and empty relations: Spark's LimitPushDown (local limits into UNION ALL
  * branches and the preserved side of outer joins, through a projection over a join),
- * EliminateLimits with CombineLimits and OptimizeLimitZero, and PropagateEmptyRelation (an
+ * EliminateLimits with CombineLimits and OptimizeLimitZero (and TABLESAMPLE of 100 or 0 percent,
+ * which keeps every row or none whatever the seed), and PropagateEmptyRelation (an
  * empty LOCAL_RELATION makes its parents empty where SQL says so: not a global aggregate, not
  * the preserved side of an outer join, which keeps its rows with nulls).
  *
@@ -174,6 +175,11 @@ int cs_opt_limit_push_down(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **
 static cs_logical_plan *eliminate_limit(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
 {
     (void)ud;
+    /* TABLESAMPLE of every row or of none: Spark's sampler keeps all rows when the fraction is
+     * 1 and none when it is 0, whatever the seed */
+    if (p->kind == CS_LP_SAMPLE && !p->with_replacement && p->fraction >= 1.0)
+        return p->children[0];
+    if (p->kind == CS_LP_SAMPLE && p->fraction <= 0.0) return cs_opt_empty_relation(c, p);
     if (p->kind != CS_LP_LIMIT) return p;
     int64_t n, m;
     if (!int_literal(p->limit, &n)) return p;

@@ -21,6 +21,7 @@
  *   Operator Optimization  push down, pruning, collapsing and expression simplification, before
  *                          and after "Infer Filters" (InferFiltersFromConstraints)
  *   Push extra predicate through join  (Once, then PushDownPredicates to a fixed point)
+ *   Distinct Aggregate Rewrite   RewriteDistinctAggregates (opt_distinct_agg.c)
  *   LocalRelation          PropagateEmptyRelation
  *   RewriteSubquery        RewritePredicateSubquery, RewriteCorrelatedScalarSubquery and the
  * clean-up rules Spark runs after it Then inner joins left without a condition become CROSS joins,
@@ -113,6 +114,10 @@ static const batch BATCHES[] = {
      {R("PushDownPredicates", cs_opt_push_down_predicates),
       R("ColumnPruning", cs_opt_column_pruning),
       R("RemoveNoopOperators", cs_opt_remove_noop_operators)}},
+    /* after Spark's "Decimal Optimizations", which may change a distinct argument */
+    {"Distinct Aggregate Rewrite",
+     true,
+     {R_REQUIRED("RewriteDistinctAggregates", cs_opt_rewrite_distinct_aggregates)}},
     {"LocalRelation",
      false,
      {R("PropagateEmptyRelation", cs_opt_propagate_empty_relation),

@@ -187,6 +187,9 @@ int cs_opt_remove_redundant_aliases(cs_opt_ctx *c, cs_logical_plan *p, cs_logica
                                     cs_error *err);
 int cs_opt_remove_noop_operators(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                  cs_error *err);
+/* ---- opt_distinct_agg.c ---- */
+int cs_opt_rewrite_distinct_aggregates(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                       cs_error *err); /* RewriteDistinctAggregates */
 /* ---- opt_limit.c: limits and empty relations ---- */
 int cs_opt_limit_push_down(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out, cs_error *err);
 int cs_opt_eliminate_limits(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,

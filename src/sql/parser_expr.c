@@ -488,6 +488,15 @@ static cs_sql_expr *function_call(cs_sqlp *p, const cs_sql_token *t, const char 
     cs_sqlp_expect_op(p, ")");
     f->n_args = l.n;
     f->args = list_items(&l);
+    if (cs_sqlp_is_kw(p, 0, "WITHIN") && cs_sqlp_is_kw(p, 1, "GROUP")) {
+        cs_sqlp_next(p);
+        cs_sqlp_next(p);
+        cs_sqlp_expect_op(p, "(");
+        cs_sqlp_expect_kw(p, "ORDER");
+        cs_sqlp_expect_kw(p, "BY");
+        f->within_group = cs_sqlp_sort_item(p);
+        cs_sqlp_expect_op(p, ")");
+    }
     if (cs_sqlp_is_kw(p, 0, "FILTER") && cs_sqlp_is_op(p, 1, "(")) {
         cs_sqlp_next(p);
         cs_sqlp_next(p);

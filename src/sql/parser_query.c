@@ -6,7 +6,9 @@
  *   term       := INTERSECT binds tighter than UNION / EXCEPT / MINUS (left-associative),
  *                 each [ALL | DISTINCT]
  *   primary    := SELECT ... | VALUES ... | TABLE t | ( query )
- *   SELECT     := [hints] [DISTINCT|ALL] items [FROM relations] [LATERAL VIEW ...] [WHERE]
+ *   SELECT     := [hints] [DISTINCT|ALL] items [FROM relations] [LATERAL VIEW ...]
+ *                 [PIVOT (aggs FOR column IN (values))] [UNPIVOT (value FOR name IN (cols))]
+ *                 [WHERE]
  *                 [GROUP BY exprs | ordinals | GROUPING SETS | ROLLUP | CUBE] [HAVING]
  *                 [WINDOW w AS (...), ...]
  *   relation   := t [alias] | fmt.`path` | name(args) (table-valued: range) | ( query ) alias
@@ -198,12 +200,27 @@ static cs_logical_plan *relation_primary(cs_sqlp *p)
         cs_sqlp_next(p);
         cs_logical_plan *s = unary(p, CS_LP_SAMPLE, q, st);
         cs_sql_token *nt = cs_sqlp_peek(p, 0);
+        if (cs_sqlp_accept_kw(p, "BUCKET")) { /* BUCKET x OUT OF y: the fraction x / y */
+            cs_sql_token *xt = cs_sqlp_next(p);
+            cs_sqlp_expect_kw(p, "OUT");
+            cs_sqlp_expect_kw(p, "OF");
+            cs_sql_token *yt = cs_sqlp_next(p);
+            if (xt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, xt);
+            if (yt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, yt);
+            double y = strtod(yt->text, NULL);
+            s->fraction = y != 0 ? strtod(xt->text, NULL) / y : 0;
+            cs_sqlp_expect_op(p, ")");
+            table_alias(p, &s, true);
+            return s;
+        }
         cs_sql_expr *amount = cs_sqlp_value_expr(p);
         if (cs_sqlp_accept_kw(p, "PERCENT")) {
             if (nt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, nt);
             s->fraction = strtod(nt->text, NULL) / 100.0;
         } else {
+            /* n ROWS is a limit, as Spark's parser makes it */
             cs_sqlp_expect_kw(p, "ROWS");
+            s->kind = CS_LP_LIMIT;
             s->limit = amount;
         }
         cs_sqlp_expect_op(p, ")");
@@ -277,7 +294,71 @@ static cs_logical_plan *relation(cs_sqlp *p)
     return left;
 }
 
-/* FROM r, r, ... [LATERAL VIEW ...] */
+
+/* PIVOT ( aggregate [AS name], ... FOR column IN ( value [AS name], ... ) ) over q */
+static cs_logical_plan *pivot_clause(cs_sqlp *p, cs_logical_plan *q)
+{
+    cs_sql_token *t = cs_sqlp_next(p);
+    cs_sqlp_expect_op(p, "(");
+    cs_logical_plan *v = unary(p, CS_LP_AGGREGATE, q, t);
+    cs_sqlp_list aggs = {0}, values = {0};
+    do {
+        cs_sqlp_list_add(p, &aggs, cs_sqlp_named_expr(p));
+    } while (cs_sqlp_accept_op(p, ","));
+    cs_sqlp_expect_kw(p, "FOR");
+    if (cs_sqlp_is_op(p, 0, "(")) /* several pivot columns */
+        cs_sqlp_fail(p, cs_sqlp_peek(p, 0)->line, cs_sqlp_peek(p, 0)->pos, "UNSUPPORTED_FEATURE",
+                     "0A000", "The feature is not supported: PIVOT over several columns.");
+    v->pivot_column = cs_sqlp_primary(p);
+    cs_sqlp_expect_kw(p, "IN");
+    cs_sqlp_expect_op(p, "(");
+    do {
+        cs_sqlp_list_add(p, &values, cs_sqlp_named_expr(p));
+    } while (cs_sqlp_accept_op(p, ","));
+    cs_sqlp_expect_op(p, ")");
+    cs_sqlp_expect_op(p, ")");
+    v->n_exprs = aggs.n;
+    v->exprs = exprs_of(&aggs);
+    v->n_pivot_values = values.n;
+    v->pivot_values = exprs_of(&values);
+    table_alias(p, &v, true);
+    return v;
+}
+
+/* UNPIVOT [INCLUDE | EXCLUDE NULLS] ( value FOR name IN ( column [AS alias], ... ) ) over q */
+static cs_logical_plan *unpivot_clause(cs_sqlp *p, cs_logical_plan *q)
+{
+    cs_sql_token *t = cs_sqlp_next(p);
+    cs_logical_plan *u = unary(p, CS_LP_PROJECT, q, t);
+    u->unpivot = true;
+    if (cs_sqlp_accept_kw(p, "INCLUDE")) {
+        cs_sqlp_expect_kw(p, "NULLS");
+        u->unpivot_include_nulls = true;
+    } else if (cs_sqlp_accept_kw(p, "EXCLUDE")) {
+        cs_sqlp_expect_kw(p, "NULLS");
+    }
+    cs_sqlp_expect_op(p, "(");
+    if (cs_sqlp_is_op(p, 0, "(")) /* several value columns */
+        cs_sqlp_fail(p, cs_sqlp_peek(p, 0)->line, cs_sqlp_peek(p, 0)->pos, "UNSUPPORTED_FEATURE",
+                     "0A000", "The feature is not supported: UNPIVOT into several value columns.");
+    u->unpivot_value = cs_sqlp_ident(p);
+    cs_sqlp_expect_kw(p, "FOR");
+    u->unpivot_name = cs_sqlp_ident(p);
+    cs_sqlp_expect_kw(p, "IN");
+    cs_sqlp_expect_op(p, "(");
+    cs_sqlp_list cols = {0};
+    do {
+        cs_sqlp_list_add(p, &cols, cs_sqlp_named_expr(p));
+    } while (cs_sqlp_accept_op(p, ","));
+    cs_sqlp_expect_op(p, ")");
+    cs_sqlp_expect_op(p, ")");
+    u->n_pivot_values = cols.n;
+    u->pivot_values = exprs_of(&cols);
+    table_alias(p, &u, true);
+    return u;
+}
+
+/* FROM r, r, ... [LATERAL VIEW ...] [PIVOT (...)] [UNPIVOT (...)] */
 static cs_logical_plan *from_clause(cs_sqlp *p)
 {
     cs_logical_plan *q = relation(p);
@@ -308,6 +389,11 @@ static cs_logical_plan *from_clause(cs_sqlp *p)
         }
         q = g;
     }
+    if (cs_sqlp_is_kw(p, 0, "PIVOT") && cs_sqlp_is_op(p, 1, "(")) q = pivot_clause(p, q);
+    if (cs_sqlp_is_kw(p, 0, "UNPIVOT") &&
+        (cs_sqlp_is_op(p, 1, "(") || cs_sqlp_is_kw(p, 1, "INCLUDE") ||
+         cs_sqlp_is_kw(p, 1, "EXCLUDE")))
+        q = unpivot_clause(p, q);
     return q;
 }
 

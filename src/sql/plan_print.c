@@ -573,7 +573,15 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         cs_sbuf_puts(out, fn);
     cs_sbuf_putc(out, '(');
     if (e->distinct) cs_sbuf_puts(out, "DISTINCT ");
-    args_out(e, 0, m, out);
+    if (e->within_group) { /* Spark: percentile_cont(p) WITHIN GROUP (ORDER BY x [DESC]) */
+        bool resolved = e->kind != CS_EX_UNRESOLVED_FUNC && e->n_args > 1;
+        expr_out(e->args[resolved ? 1 : 0], m, out);
+        cs_sbuf_puts(out, ") WITHIN GROUP (ORDER BY ");
+        expr_out(e->within_group->args[0], m, out);
+        if (e->within_group->descending) cs_sbuf_puts(out, " DESC");
+    } else {
+        args_out(e, 0, m, out);
+    }
     cs_sbuf_putc(out, ')');
     if (e->filter) {
         cs_sbuf_puts(out, " FILTER (WHERE ");

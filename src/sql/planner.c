@@ -350,7 +350,12 @@ static int plan_sort(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
     cs_sort_key *keys = NULL;
     if (sort_keys_of(c, out, p->order, p->n_order, &keys) != 0) goto fail;
-    if (p->global) cs_pl_exchange(c, out, CS_PART_SINGLE, NULL, 0, 1);
+    if (p->global) { /* EnsureRequirements: OrderedDistribution -> RangePartitioning */
+        cs_pl_exchange(c, out, CS_PART_RANGE, NULL, 0, c->pc->conf.shuffle_partitions);
+        out->node->sort_keys = cs_xcalloc((size_t)p->n_order + 1, sizeof *keys);
+        memcpy(out->node->sort_keys, keys, sizeof *keys * (size_t)p->n_order);
+        out->node->n_sort_keys = p->n_order;
+    }
     cs_phys_node *s = unary(c, CS_PH_SORT, out);
     s->sort_keys = keys;
     s->n_sort_keys = p->n_order;
@@ -544,6 +549,7 @@ static int plan_repartition(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *o
     out->part = NULL;
     out->n_part = out->part_n = 0;
     x->num_partitions = num;
+    x->user_partitions = p->num_partitions > 0;
     x->partitioning = p->n_exprs > 0 ? CS_PART_HASH : CS_PART_ROUND_ROBIN;
     if (p->n_exprs > 0) {
         x->exprs = cs_xcalloc((size_t)p->n_exprs, sizeof *x->exprs);

@@ -18,7 +18,8 @@
  *     hash-partitioned by their keys (Spark 4 picks SortMergeJoin there; cspark's hash join
  *     spills by grace partitioning, so the result is the same); without equi-keys a
  *     BroadcastNestedLoopJoin (or CartesianProduct);
- *   - SORT global: Exchange rangepartitioning (or SinglePartition for small inputs) then Sort;
+ *   - SORT global: Exchange rangepartitioning(order, spark.sql.shuffle.partitions) then a Sort
+ *     of each partition (the driver samples the exchange's input for its bounds);
  *     SORT + LIMIT: TakeOrderedAndProject; LIMIT: LocalLimit -> Exchange SinglePartition ->
  *     GlobalLimit; WINDOW: Exchange by the partition keys, Sort, Window; UNION, EXPAND,
  *     GENERATE, LOCAL_RELATION, RANGE, REPARTITION (an Exchange) as Spark;

@@ -19,9 +19,14 @@
 typedef struct agg_item {
     const cs_sql_expr *agg; /* the AGG node of the aggregate list */
     cs_agg_fn fn;
-    cs_sql_expr *arg; /* NULL for count(*) */
+    cs_sql_expr *arg;  /* NULL for count(*) */
+    cs_sql_expr *arg2; /* two-input aggregates' second argument, else NULL */
     bool ignore_nulls;
-    int input; /* ordinal of arg in the aggregate's input */
+    int input;           /* ordinal of arg in the aggregate's input */
+    double param;        /* approx_count_distinct's relativeSD, percentile_approx's accuracy */
+    double *percentages; /* percentile / percentile_approx (in the arena) */
+    int n_percentages;
+    bool percentages_array;
 } agg_item;
 
 static bool literal_true(const cs_sql_expr *e)
@@ -53,6 +58,117 @@ static cs_sql_expr *when_then(cs_pl_ctx *c, cs_sql_expr *cond, cs_sql_expr *valu
     return e;
 }
 
+/* The value of a constant numeric literal (through casts); false when e is not one. */
+static bool const_double(const cs_sql_expr *e, double *out)
+{
+    while (e && e->kind == CS_EX_CAST)
+        e = e->args[0];
+    if (!e || e->kind != CS_EX_LITERAL || !e->literal || !cs_column_is_valid(e->literal, 0))
+        return false;
+    const cs_column *l = e->literal;
+    switch (l->type->id) {
+    case CS_TYPE_BYTE:
+        *out = ((const int8_t *)(const void *)l->values)[0];
+        return true;
+    case CS_TYPE_SHORT:
+        *out = ((const int16_t *)(const void *)l->values)[0];
+        return true;
+    case CS_TYPE_INT:
+        *out = ((const int32_t *)(const void *)l->values)[0];
+        return true;
+    case CS_TYPE_LONG:
+        *out = (double)((const int64_t *)(const void *)l->values)[0];
+        return true;
+    case CS_TYPE_FLOAT:
+        *out = ((const float *)(const void *)l->values)[0];
+        return true;
+    case CS_TYPE_DOUBLE:
+        *out = ((const double *)(const void *)l->values)[0];
+        return true;
+    case CS_TYPE_DECIMAL: {
+        __int128 v;
+        memcpy(&v, l->values, 16);
+        double d = (double)v;
+        for (int i = 0; i < l->type->scale; i++)
+            d /= 10;
+        *out = d;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The percentages of percentile(x, p) / percentile_approx(x, p): a constant number, or an
+ * array of them (array(...) or an array literal); -1 when p is not constant. */
+static int percentages_of(cs_pl_ctx *c, const cs_sql_expr *p, agg_item *it)
+{
+    while (p && p->kind == CS_EX_CAST)
+        p = p->args[0];
+    if (!p) return -1;
+    double one;
+    if (const_double(p, &one)) {
+        it->percentages = cs_sql_alloc(c->arena, sizeof *it->percentages);
+        it->percentages[0] = one;
+        it->n_percentages = 1;
+        return 0;
+    }
+    it->percentages_array = true;
+    if (p->kind == CS_EX_FUNC && strcmp(p->fn, "array") == 0) {
+        it->percentages = cs_sql_alloc(c->arena, sizeof *it->percentages * (size_t)(p->n_args + 1));
+        for (int i = 0; i < p->n_args; i++)
+            if (!const_double(p->args[i], &it->percentages[i])) return -1;
+        it->n_percentages = p->n_args;
+        return p->n_args > 0 ? 0 : -1;
+    }
+    if (p->kind == CS_EX_LITERAL && p->literal && p->literal->type->id == CS_TYPE_ARRAY &&
+        cs_column_is_valid(p->literal, 0)) {
+        const cs_column *l = p->literal, *el = l->children[0];
+        const int32_t *off = cs_column_offsets(l);
+        int n = off[1] - off[0];
+        it->percentages = cs_sql_alloc(c->arena, sizeof *it->percentages * (size_t)(n + 1));
+        for (int i = 0; i < n; i++) {
+            int64_t k = off[0] + i;
+            if (!cs_column_is_valid(el, k)) return -1;
+            switch (el->type->id) {
+            case CS_TYPE_DOUBLE:
+                it->percentages[i] = ((const double *)(const void *)el->values)[k];
+                break;
+            case CS_TYPE_FLOAT:
+                it->percentages[i] = ((const float *)(const void *)el->values)[k];
+                break;
+            case CS_TYPE_DECIMAL: {
+                __int128 v;
+                memcpy(&v, el->values + 16 * k, 16);
+                double d = (double)v;
+                for (int s = 0; s < el->type->scale; s++)
+                    d /= 10;
+                it->percentages[i] = d;
+                break;
+            }
+            default:
+                return -1;
+            }
+        }
+        it->n_percentages = n;
+        return n > 0 ? 0 : -1;
+    }
+    return -1;
+}
+
+/* an expression of boolean type named fn over args (the analyzer's canonical names) */
+static cs_sql_expr *bool_fn(cs_pl_ctx *c, const char *fn, cs_sql_expr *a0, cs_sql_expr *a1)
+{
+    cs_sql_expr *e = cs_sql_expr_new(c->arena, CS_EX_FUNC, a1 ? 2 : 1);
+    e->fn = fn;
+    e->args[0] = a0;
+    if (a1) e->args[1] = a1;
+    e->type = cs_col_type_primitive(CS_TYPE_BOOLEAN);
+    e->nullable = a1 != NULL;
+    e->resolved = true;
+    return e;
+}
+
 static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
 {
     static const struct {
@@ -74,7 +190,34 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
                {"stddev", CS_AGG_STDDEV_SAMP},
                {"stddev_pop", CS_AGG_STDDEV_POP},
                {"variance", CS_AGG_VAR_SAMP},
-               {"var_pop", CS_AGG_VAR_POP}};
+               {"var_pop", CS_AGG_VAR_POP},
+               {"skewness", CS_AGG_SKEWNESS},
+               {"kurtosis", CS_AGG_KURTOSIS},
+               {"corr", CS_AGG_CORR},
+               {"covar_samp", CS_AGG_COVAR_SAMP},
+               {"covar_pop", CS_AGG_COVAR_POP},
+               {"max_by", CS_AGG_MAX_BY},
+               {"min_by", CS_AGG_MIN_BY},
+               {"approx_count_distinct", CS_AGG_APPROX_COUNT_DISTINCT},
+               {"percentile_approx", CS_AGG_PERCENTILE_APPROX},
+               {"percentile", CS_AGG_PERCENTILE},
+               {"percentile_disc", CS_AGG_PERCENTILE_DISC},
+               {"histogram_numeric", CS_AGG_HISTOGRAM_NUMERIC},
+               {"median", CS_AGG_PERCENTILE},
+               {"bit_and", CS_AGG_BIT_AND},
+               {"bit_or", CS_AGG_BIT_OR},
+               {"bit_xor", CS_AGG_BIT_XOR},
+               {"mode", CS_AGG_MODE},
+               {"try_sum", CS_AGG_TRY_SUM},
+               {"regr_count", CS_AGG_COUNT},
+               {"regr_slope", CS_AGG_REGR_SLOPE},
+               {"regr_intercept", CS_AGG_REGR_INTERCEPT},
+               {"regr_r2", CS_AGG_REGR_R2},
+               {"regr_sxx", CS_AGG_REGR_SXX},
+               {"regr_syy", CS_AGG_REGR_SYY},
+               {"regr_sxy", CS_AGG_REGR_SXY},
+               {"regr_avgx", CS_AGG_REGR_AVGX},
+               {"regr_avgy", CS_AGG_REGR_AVGY}};
     *it = (agg_item){.agg = a, .input = -1};
     size_t i = 0;
     while (i < sizeof fns / sizeof *fns && strcmp(fns[i].name, a->fn) != 0)
@@ -88,20 +231,78 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
     }
     it->fn = fns[i].fn;
     it->arg = a->args[0];
+    if (cs_agg_takes_two_inputs(it->fn)) {
+        if (a->n_args < 2) return cs_pl_unsupported(c, "a two-input aggregate of one argument");
+        it->arg2 = a->args[1];
+    }
+    switch (it->fn) {
+    case CS_AGG_APPROX_COUNT_DISTINCT:
+        if (a->n_args > 1 && !const_double(a->args[1], &it->param))
+            return cs_pl_unsupported(c, "approx_count_distinct of a relativeSD not constant");
+        break;
+    case CS_AGG_HISTOGRAM_NUMERIC:
+        if (a->n_args < 2 || !const_double(a->args[1], &it->param))
+            return cs_pl_unsupported(c, "histogram_numeric of a number of bins not constant");
+        break;
+    case CS_AGG_PERCENTILE_APPROX:
+    case CS_AGG_PERCENTILE:
+    case CS_AGG_PERCENTILE_DISC:
+        if (strcmp(a->fn, "median") == 0) {
+            it->percentages = cs_sql_alloc(c->arena, sizeof *it->percentages);
+            it->percentages[0] = 0.5;
+            it->n_percentages = 1;
+            break;
+        }
+        if (a->n_args < 2 || percentages_of(c, a->args[1], it) != 0)
+            return cs_pl_unsupported(c, "a percentile of percentages that are not constant");
+        double freq;
+        if (it->fn != CS_AGG_PERCENTILE_APPROX && a->n_args > 2) {
+            /* the analyzer's default frequency is 1 */
+            if (!const_double(a->args[2], &freq) || freq != 1)
+                return cs_pl_unsupported(c, "percentile with a frequency");
+            break;
+        }
+        if (a->n_args > 2 && !const_double(a->args[2], &it->param))
+            return cs_pl_unsupported(c, "percentile_approx of an accuracy not constant");
+        if (it->fn == CS_AGG_PERCENTILE_APPROX && a->n_args > 2 && it->param <= 0)
+            return cs_pl_unsupported(c, "percentile_approx of an accuracy not positive");
+        break;
+    default:
+        break;
+    }
     if (it->fn == CS_AGG_COUNT) {
-        if (a->n_args > 1) return cs_pl_unsupported(c, "count of several columns");
+        /* regr_count(y, x) is count(y, x) */
+        if (a->n_args > 1) {
+            if (a->distinct) return cs_pl_unsupported(c, "count(DISTINCT) of several columns");
+            /* count(a, b, ...): the rows where every argument is non-null */
+            cs_sql_expr *all = NULL;
+            for (int k = 0; k < a->n_args; k++) {
+                cs_sql_expr *nn = bool_fn(c, "isnotnull", a->args[k], NULL);
+                nn->nullable = false;
+                all = all ? bool_fn(c, "and", all, nn) : nn;
+            }
+            all->nullable = false;
+            it->arg = when_then(c, all, int_literal(c, 1));
+        }
         const cs_sql_expr *x = a->args[0];
-        if (x->kind == CS_EX_STAR || (x->kind == CS_EX_LITERAL && x->literal &&
-                                      cs_column_is_valid(x->literal, 0) && !a->distinct)) {
+        bool star = x->kind == CS_EX_STAR || (x->kind == CS_EX_LITERAL && x->literal &&
+                                              cs_column_is_valid(x->literal, 0) && !a->distinct);
+        if (a->n_args == 1 && star) {
             it->fn = CS_AGG_COUNT_STAR;
             it->arg = NULL;
         }
     }
-    it->ignore_nulls = a->ignore_nulls || (a->n_args > 1 && literal_true(a->args[1]));
+    bool takes_ignore_nulls =
+        it->fn == CS_AGG_FIRST || it->fn == CS_AGG_LAST || it->fn == CS_AGG_ANY_VALUE;
+    it->ignore_nulls =
+        a->ignore_nulls || (takes_ignore_nulls && a->n_args > 1 && literal_true(a->args[1]));
     if (a->filter) {
         if (it->fn == CS_AGG_COUNT_STAR) {
             it->fn = CS_AGG_COUNT;
             it->arg = when_then(c, a->filter, int_literal(c, 1));
+        } else if (it->arg2) {
+            /* rows with a null ordering / second input are skipped */
+            it->arg2 = when_then(c, a->filter, it->arg2);
         } else {
             it->arg = when_then(c, a->filter, it->arg);
         }
@@ -180,6 +381,14 @@ static int agg_node(cs_pl_ctx *c, cs_pl_out *in, cs_agg_mode mode, const int *ke
         n->aggs[i].arg_type =
             aggs[i].arg_type ? cs_col_type_ref((cs_col_type *)aggs[i].arg_type) : NULL;
         n->aggs[i].name = aggs[i].name ? cs_xstrdup(aggs[i].name) : NULL;
+        n->aggs[i].arg2_type =
+            aggs[i].arg2_type ? cs_col_type_ref((cs_col_type *)aggs[i].arg2_type) : NULL;
+        if (aggs[i].n_percentages > 0) {
+            size_t sz = sizeof *aggs[i].percentages * (size_t)aggs[i].n_percentages;
+            double *pc = cs_xmalloc(sz);
+            memcpy(pc, aggs[i].percentages, sz);
+            n->aggs[i].percentages = pc;
+        }
     }
     cs_pl_out was = *in;
     *in = (cs_pl_out){n, attrs, n_out, NULL, 0, 0};
@@ -203,7 +412,7 @@ static int two_phase(cs_pl_ctx *c, cs_pl_out *io, const int *keys, int n_keys, c
     for (int i = 0; i < n_aggs; i++) {
         fin[i] = aggs[i];
         fin[i].input = at;
-        at += cs_agg_buffer_width(aggs[i].fn, aggs[i].arg_type);
+        at += cs_agg_spec_buffer_width(&aggs[i]);
     }
     int rc = agg_node(c, io, CS_AGG_FINAL, seq, n_keys, fin, n_aggs, result_attrs);
     free(seq);
@@ -306,7 +515,7 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     }
 
     /* the input columns: keys, then the arguments */
-    int g = p->n_group_by, n_cols = g + n_aggs;
+    int g = p->n_group_by, n_cols = g + 2 * n_aggs;
     cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(n_cols + 1));
     int *ords = cs_xcalloc((size_t)(n_cols + 1), sizeof *ords);
     int n_args = 0;
@@ -314,18 +523,31 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         cols[i] = p->group_by[i];
     for (int i = 0; i < n_aggs; i++)
         if (items[i].arg) cols[g + n_args++] = items[i].arg;
+    for (int i = 0; i < n_aggs; i++)
+        if (items[i].arg2) cols[g + n_args++] = items[i].arg2;
     if (cs_pl_columns(c, &in, cols, g + n_args, ords) != 0) {
         free(ords);
         goto fail;
     }
     cs_agg_spec *specs = cs_xcalloc((size_t)(n_aggs + 1), sizeof *specs);
-    for (int i = 0, k = g; i < n_aggs; i++) {
+    int k = g;
+    for (int i = 0; i < n_aggs; i++) {
         specs[i].fn = items[i].fn;
         specs[i].input = items[i].arg ? ords[k++] : -1;
         specs[i].arg_type = items[i].arg ? in.attrs[specs[i].input]->type : NULL;
         specs[i].ignore_nulls = items[i].ignore_nulls;
         specs[i].name = pretty(c, items[i].agg);
+        specs[i].input2 = -1;
+        specs[i].param = items[i].param;
+        specs[i].percentages = items[i].percentages;
+        specs[i].n_percentages = items[i].n_percentages;
+        specs[i].percentages_array = items[i].percentages_array;
     }
+    for (int i = 0; i < n_aggs; i++)
+        if (items[i].arg2) {
+            specs[i].input2 = ords[k++];
+            specs[i].arg2_type = in.attrs[specs[i].input2]->type;
+        }
     cs_sql_expr **results = cs_sql_alloc(c->arena, sizeof *results * (size_t)(n_aggs + 1));
     int rc;
     if (n_distinct == 0) {
@@ -463,8 +685,9 @@ static void frame_bound(const cs_frame_bound *b, cs_win_bound_kind *kind, int64_
         *value = cs_column_ref(o->literal);
 }
 
+/* input2: the second input's ordinal of a two-input aggregate (else -1) */
 static int window_fn(cs_pl_ctx *c, const cs_sql_expr *named, const cs_window_spec *spec, int input,
-                     cs_window_fn *w)
+                     int input2, cs_window_fn *w)
 {
     static const struct {
         const char *name;
@@ -488,6 +711,17 @@ static int window_fn(cs_pl_ctx *c, const cs_sql_expr *named, const cs_window_spe
         w->agg.fn = it.fn;
         w->agg.input = input;
         w->agg.arg_type = it.arg ? cs_col_type_ref(it.arg->type) : NULL;
+        w->agg.input2 = input2;
+        w->agg.arg2_type = it.arg2 ? cs_col_type_ref(it.arg2->type) : NULL;
+        w->agg.param = it.param;
+        if (it.n_percentages > 0) {
+            size_t sz = sizeof *it.percentages * (size_t)it.n_percentages;
+            double *pc = cs_xmalloc(sz);
+            memcpy(pc, it.percentages, sz);
+            w->agg.percentages = pc;
+            w->agg.n_percentages = it.n_percentages;
+            w->agg.percentages_array = it.percentages_array;
+        }
         w->agg.ignore_nulls = it.ignore_nulls;
         w->agg.name = cs_xstrdup(named->name);
         w->ignore_nulls = it.ignore_nulls;
@@ -534,9 +768,9 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     cs_pl_out in;
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
     int np = p->n_partition, no = p->n_order, nf = p->n_exprs;
-    cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(np + no + nf + 1));
-    int *ords = cs_xcalloc((size_t)(np + no + nf + 1), sizeof *ords);
-    int *fn_col = cs_xcalloc((size_t)(nf + 1), sizeof *fn_col);
+    cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(np + no + 2 * nf + 1));
+    int *ords = cs_xcalloc((size_t)(np + no + 2 * nf + 1), sizeof *ords);
+    int *fn_col = cs_xcalloc((size_t)(2 * nf + 1), sizeof *fn_col), *fn_col2 = fn_col + nf;
     int n = 0;
     for (int i = 0; i < np; i++)
         cols[n++] = p->partition[i];
@@ -551,7 +785,7 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             cs_pl_unsupported(c, "a window expression that is not a function over a window");
             goto fail;
         }
-        fn_col[i] = -1;
+        fn_col[i] = fn_col2[i] = -1;
         bool takes_input = f->kind == CS_EX_AGG || strcmp(f->fn, "lag") == 0 ||
                            strcmp(f->fn, "lead") == 0 || strcmp(f->fn, "nth_value") == 0;
         if (takes_input && f->n_args > 0) {
@@ -561,6 +795,10 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             if (arg) {
                 fn_col[i] = n;
                 cols[n++] = arg;
+            }
+            if (it.arg2) {
+                fn_col2[i] = n;
+                cols[n++] = it.arg2;
             }
         }
     }
@@ -601,7 +839,7 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     for (int i = 0; i < nf; i++) {
         const cs_sql_expr *named = p->exprs[i];
         if (window_fn(c, named, named->args[0]->window, fn_col[i] >= 0 ? ords[fn_col[i]] : -1,
-                      &w->window_fns[i]) != 0)
+                      fn_col2[i] >= 0 ? ords[fn_col2[i]] : -1, &w->window_fns[i]) != 0)
             goto fail;
         w->n_window_fns++;
     }

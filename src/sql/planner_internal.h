@@ -62,7 +62,8 @@ int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n,
 bool cs_pl_partitioned_by(const cs_pl_out *in, const int *keys, int n_keys, int n, bool exact);
 /* Keeps in's partitioning only if its columns are all among attrs. */
 void cs_pl_keep_partitioning(cs_pl_out *to, const cs_pl_out *from);
-/* An EXCHANGE over in: HASH over key ordinals (n_keys > 0), or SINGLE. */
+/* An EXCHANGE over in: HASH over key ordinals (n_keys > 0), or SINGLE, or RANGE (the caller
+ * gives it its sort keys). */
 void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind, const int *keys,
                     int n_keys, int num_partitions);
 /* The output schema an operator gives over an input of `in` (made with the constructor, which

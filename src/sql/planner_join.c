@@ -382,6 +382,10 @@ int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     j->id = c->next_node_id++;
     j->build_side = build;
     j->broadcast = broadcast;
+    /* the sides adaptive execution may broadcast once their shuffle shows them small: those
+     * the join type can build and no hint keeps shuffled (Spark's JoinSelection, rerun) */
+    j->adaptive_build_right = !broadcast && !shuffle_hint && can_build_right(jt);
+    j->adaptive_build_left = !broadcast && !shuffle_hint && can_build_left(jt);
     if (n_rest > 0) {
         cs_sql_expr **both = cs_sql_alloc(c->arena, sizeof *both * (size_t)(l.n + r.n));
         memcpy(both, l.attrs, sizeof *both * (size_t)l.n);

@@ -110,10 +110,13 @@ struct cs_sql_expr {
     cs_expr_id id;      /* ATTR, OUTER_ATTR, ALIAS, LAMBDA_VAR */
 
     /* functions */
-    const char *fn;         /* FUNC, AGG: canonical name (sqlexec/pexpr.h's names) */
-    bool distinct;          /* UNRESOLVED_FUNC, AGG */
-    bool ignore_nulls;      /* first(x) IGNORE NULLS, lag(...) IGNORE NULLS */
-    cs_sql_expr *filter;    /* agg(x) FILTER (WHERE ...) */
+    const char *fn;      /* FUNC, AGG: canonical name (sqlexec/pexpr.h's names) */
+    bool distinct;       /* UNRESOLVED_FUNC, AGG */
+    bool ignore_nulls;   /* first(x) IGNORE NULLS, lag(...) IGNORE NULLS */
+    cs_sql_expr *filter; /* agg(x) FILTER (WHERE ...) */
+    /* percentile_cont(p) / percentile_disc(p) WITHIN GROUP (ORDER BY x [DESC]): the SORT_ORDER
+     * (unresolved: args = [p]; resolved: the percentile of args[0] = x at args[1] = p) */
+    cs_sql_expr *within_group;
     cs_window_spec *window; /* WINDOW */
 
     /* values and operators */

@@ -122,8 +122,26 @@ const char *cs_agg_fn_name(cs_agg_fn fn)
                                         "percentile_approx",
                                         "max_by",
                                         "min_by",
-                                        "any_value"};
-    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_ANY_VALUE + 1,
+                                        "any_value",
+                                        "skewness",
+                                        "kurtosis",
+                                        "bit_and",
+                                        "bit_or",
+                                        "bit_xor",
+                                        "mode",
+                                        "percentile",
+                                        "try_sum",
+                                        "regr_slope",
+                                        "regr_intercept",
+                                        "regr_r2",
+                                        "regr_sxx",
+                                        "regr_syy",
+                                        "regr_sxy",
+                                        "regr_avgx",
+                                        "regr_avgy",
+                                        "percentile_disc",
+                                        "histogram_numeric"};
+    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_HISTOGRAM_NUMERIC + 1,
                    "a name for every aggregate function");
     return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }
@@ -170,6 +188,10 @@ int cs_sql_agg_bind_spec(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     cs_col_type *dbl = cs_col_type_primitive(CS_TYPE_DOUBLE);
     cs_type_id id = arg_type ? arg_type->id : CS_TYPE_NULL;
     if (fn != CS_AGG_COUNT_STAR && !arg_type) return cs_sql_agg_bad_arg(fn, arg_type, err);
+    if (fn == CS_AGG_TRY_SUM) { /* of floats and decimals (integers are the ext's): sum */
+        a->never_ansi = true;
+        fn = CS_AGG_SUM;
+    }
     switch (fn) {
     case CS_AGG_COUNT_STAR:
     case CS_AGG_COUNT:
@@ -302,7 +324,8 @@ cs_col_type *cs_agg_spec_result_type(const cs_agg_spec *spec, cs_error *err)
 bool cs_agg_takes_two_inputs(cs_agg_fn fn)
 {
     return fn == CS_AGG_CORR || fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP ||
-           fn == CS_AGG_MAX_BY || fn == CS_AGG_MIN_BY;
+           fn == CS_AGG_MAX_BY || fn == CS_AGG_MIN_BY ||
+           (fn >= CS_AGG_REGR_SLOPE && fn <= CS_AGG_REGR_AVGY);
 }
 
 cs_col_type *cs_agg_result_type(cs_agg_fn fn, const cs_col_type *arg_type, cs_error *err)
@@ -545,6 +568,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
     if (a->impl >= CS_SQL_AGG_IMPL_EXT)
         return cs_sql_agg_ext_update(a, states, stride, gid, in, in2, row0, n, arena, err);
     /* row k of the call is row row0 + k of in, folded into group gid[k] */
+    ansi = ansi && !a->never_ansi;
     n += row0;
     const uint8_t *vb = in ? in->validity : NULL;
 #define VALID(i) (!vb || cs_bit_get(vb, (i)))
@@ -554,6 +578,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
             (*(int64_t *)(void *)STATE(gid[i - row0]))++;
         return CS_OK;
     case IMPL_COUNT:
+        if (in->type->id == CS_TYPE_NULL) return CS_OK; /* count(NULL): every value is null */
         for (int64_t i = row0; i < n; i++)
             if (VALID(i)) (*(int64_t *)(void *)STATE(gid[i - row0]))++;
         return CS_OK;
@@ -631,6 +656,7 @@ int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const 
 {
     if (a->impl >= CS_SQL_AGG_IMPL_EXT)
         return cs_sql_agg_ext_merge(a, states, stride, gid, bufs, n, arena, err);
+    ansi = ansi && !a->never_ansi;
     const cs_column *b0 = bufs[0], *b1 = a->n_buf > 1 ? bufs[1] : NULL;
     switch (a->impl) {
     case IMPL_COUNT_STAR:
@@ -841,6 +867,7 @@ int cs_sql_agg_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t strid
     *out = NULL;
     if (a->impl >= CS_SQL_AGG_IMPL_EXT)
         return cs_sql_agg_ext_evaluate(a, states, stride, g0, n, alloc, out, err);
+    ansi = ansi && !a->never_ansi;
     if (a->impl == IMPL_AVG_DOUBLE) {
         double *v = cs_xcalloc((size_t)(n > 0 ? n : 1), 8);
         uint8_t *valid = cs_xmalloc((size_t)(n > 0 ? n : 1));

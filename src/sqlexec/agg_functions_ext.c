@@ -8,7 +8,9 @@
  *       results are the same doubles; a sample statistic of one row is null (Spark 4's
  *       nullOnDivideByZero).
  *   covar_samp / covar_pop / corr   Spark's Covariance (n, xAvg, yAvg, ck) and
- *       PearsonCorrelation (+ xMk, yMk) over rows where both inputs are non-null.
+ *       PearsonCorrelation (+ xMk, yMk) over rows where both inputs are non-null; the regr_*
+ *       aggregates (y, x) evaluate corr's state (slope = covar_pop / var_pop(x), intercept,
+ *       r2, sxx, syy, sxy, avgx, avgy; null where Spark's divide by a zero variance).
  *   max_by / min_by   Spark's MaxMinBy: buffers valueWithExtremumOrdering, extremumOrdering; a
  *       later row with an equal ordering wins; null orderings are skipped.
  *   collect_list / collect_set   non-null values in arrival order (the set without repeats: a
@@ -19,11 +21,29 @@
  *       THRESHOLDS[p - 4], else the raw estimate, bias-corrected under 5m from Spark's
  *       empirical tables of agg_hll.c). The buffer is one binary column
  *       of the m registers (Spark packs them into m / 10 + 1 longs).
+ *   skewness / kurtosis   CentralMomentAgg of order 3 / 4 (buffers n, avg, m2, m3[, m4]);
+ *       null when m2 is 0 (Spark 4's nullOnDivideByZero).
+ *   bit_and / bit_or / bit_xor   over integral types, the argument's type; null when empty.
+ *   try_sum of integral types   a long sum whose overflow makes the result null (buffers sum,
+ *       isEmpty: a null sum of a non-empty buffer has overflowed); of floats and decimals it is
+ *       agg_functions.c's sum that never raises.
+ *   percentile (exact) / mode   collect the values as collect_list does (the buffer is the
+ *       array of values) and evaluate over them sorted: percentile interpolates between the
+ *       values at floor and ceil of (n - 1) * p as Spark's Percentile (a double, or an array
+ *       of doubles for an array of percentages; percentile_disc the first value whose
+ *       cumulative share reaches p); mode is the most frequent value, the smallest
+ *       of those tied (Spark leaves ties to its hash map's order).
+ *   histogram_numeric   Spark's NumericHistogram (agg_histogram.c); the buffer is its wire
+ *       form (binary), the result array<struct<x, y>> with x of the argument's type.
  *   percentile_approx   Spark's ApproximatePercentile: a PercentileDigest of QuantileSummaries
  *       (Greenwald-Khanna; head buffer of 50000, compress threshold 10000, relative error
  *       1 / accuracy) with Spark's insert, compress, merge and query, the result cast back to
  *       the argument's type (truncation, as Spark's toInt / toLong). The buffer is one binary
  *       column: the compressed summary (relative error, count, then value, g, delta triples).
+ *
+ * The state arithmetic of the moments, covariance and correlation lives in agg_moments.c, the
+ * value-collecting aggregates (collect_list / collect_set, percentile, mode) in agg_collect.c,
+ * NumericHistogram in agg_histogram.c, QuantileSummaries in agg_quantiles.c, HLL++ in agg_hll.c.
  *
  * Variable state (collect vectors, digests) lives in the operator's arena (charged to the
  * task) behind a pointer in the state row; growth is geometric, so the arena's garbage stays
@@ -49,6 +69,11 @@ enum {
     X_PCT,
     X_ISUM, /* sum of an ANSI interval */
     X_IAVG, /* avg of an ANSI interval */
+    X_BIT,
+    X_TRYSUM,
+    X_PERCENTILE,
+    X_MODE,
+    X_HIST,
 };
 
 static bool numeric_id(cs_type_id id)
@@ -57,14 +82,9 @@ static bool numeric_id(cs_type_id id)
            id == CS_TYPE_FLOAT || id == CS_TYPE_DOUBLE || id == CS_TYPE_DECIMAL;
 }
 
-static double *D(uint8_t *st, int k)
-{
-    return (double *)(void *)(st + 8 * k);
-}
-
 /* ---- binding ---- */
 
-static const char *const moment_names[] = {"n", "avg", "m2"};
+static const char *const moment_names[] = {"n", "avg", "m2", "m3", "m4"};
 static const char *const corr_names[] = {"n", "xAvg", "yAvg", "ck", "xMk", "yMk"};
 
 int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
@@ -97,20 +117,108 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     case CS_AGG_STDDEV_POP:
     case CS_AGG_VAR_SAMP:
     case CS_AGG_VAR_POP:
+    case CS_AGG_SKEWNESS:
+    case CS_AGG_KURTOSIS:
     case CS_AGG_CORR:
     case CS_AGG_COVAR_SAMP:
-    case CS_AGG_COVAR_POP: {
-        bool two = fn == CS_AGG_CORR || fn == CS_AGG_COVAR_SAMP || fn == CS_AGG_COVAR_POP;
+    case CS_AGG_COVAR_POP:
+    case CS_AGG_REGR_SLOPE:
+    case CS_AGG_REGR_INTERCEPT:
+    case CS_AGG_REGR_R2:
+    case CS_AGG_REGR_SXX:
+    case CS_AGG_REGR_SYY:
+    case CS_AGG_REGR_SXY:
+    case CS_AGG_REGR_AVGX:
+    case CS_AGG_REGR_AVGY: {
+        bool two = cs_agg_takes_two_inputs(fn);
+        bool regr = fn >= CS_AGG_REGR_SLOPE && fn <= CS_AGG_REGR_AVGY;
         if (!t || !numeric_id(t->id)) return cs_sql_agg_bad_arg(fn, t, err), -1;
         if (two && (!t2 || !numeric_id(t2->id))) return cs_sql_agg_bad_arg(fn, t2, err), -1;
-        a->impl = !two ? X_MOMENT : fn == CS_AGG_CORR ? X_CORR : X_COVAR;
-        a->n_buf = a->impl == X_MOMENT ? 3 : a->impl == X_COVAR ? 4 : 6;
+        a->impl = !two ? X_MOMENT : fn == CS_AGG_CORR || regr ? X_CORR : X_COVAR;
+        a->n_buf = a->impl == X_MOMENT  ? (fn == CS_AGG_SKEWNESS   ? 4
+                                           : fn == CS_AGG_KURTOSIS ? 5
+                                                                   : 3)
+                   : a->impl == X_COVAR ? 4
+                                        : 6;
         for (int i = 0; i < a->n_buf; i++) {
             a->buf_types[i] = dbl;
             a->buf_names[i] = a->impl == X_MOMENT ? moment_names[i] : corr_names[i];
         }
         a->result_type = dbl;
         a->state_size = 8 * a->n_buf;
+        return 1;
+    }
+    case CS_AGG_BIT_AND:
+    case CS_AGG_BIT_OR:
+    case CS_AGG_BIT_XOR:
+    case CS_AGG_TRY_SUM:
+        if (!t || !(t->id == CS_TYPE_BYTE || t->id == CS_TYPE_SHORT || t->id == CS_TYPE_INT ||
+                    t->id == CS_TYPE_LONG)) {
+            if (fn == CS_AGG_TRY_SUM) return 0; /* agg_functions.c's sum */
+            return cs_sql_agg_bad_arg(fn, t, err), -1;
+        }
+        a->impl = fn == CS_AGG_TRY_SUM ? X_TRYSUM : X_BIT;
+        a->result_type = fn == CS_AGG_TRY_SUM ? cs_col_type_primitive(CS_TYPE_LONG)
+                                              : cs_col_type_ref((cs_col_type *)t);
+        a->buf_types[0] = cs_col_type_ref(a->result_type);
+        a->buf_names[0] = fn == CS_AGG_TRY_SUM ? "sum" : "bits";
+        a->n_buf = 1;
+        if (fn == CS_AGG_TRY_SUM) {
+            a->buf_types[1] = cs_col_type_primitive(CS_TYPE_BOOLEAN);
+            a->buf_names[1] = "isEmpty";
+            a->n_buf = 2;
+        }
+        a->state_size = 16; /* the value as a long, has, overflowed */
+        return 1;
+    case CS_AGG_PERCENTILE:
+    case CS_AGG_PERCENTILE_DISC:
+    case CS_AGG_MODE:
+        if (fn == CS_AGG_PERCENTILE_DISC) fn = CS_AGG_PERCENTILE; /* the same buffers */
+        if (fn == CS_AGG_PERCENTILE && (!t || !numeric_id(t->id)))
+            return cs_sql_agg_bad_arg(fn, t, err), -1;
+        if (!t || !cs_sql_key_type_ok(t) || t->id == CS_TYPE_NULL)
+            return cs_sql_agg_bad_arg(fn, t, err), -1;
+        if (fn == CS_AGG_PERCENTILE) {
+            int np = spec->n_percentages > 0 ? spec->n_percentages : 1;
+            for (int i = 0; i < spec->n_percentages; i++)
+                if (!(spec->percentages[i] >= 0 && spec->percentages[i] <= 1)) {
+                    cs_error_set(err, CS_EINVAL,
+                                 "percentile: the percentage %g must be between 0.0 and 1.0",
+                                 spec->percentages[i]);
+                    return -1;
+                }
+            a->percentages = cs_xmalloc(sizeof *a->percentages * (size_t)np);
+            for (int i = 0; i < np; i++)
+                a->percentages[i] = spec->n_percentages > 0 ? spec->percentages[i] : 0.5;
+            a->n_percentages = np;
+            a->pct_array = spec->percentages_array;
+            a->result_type = a->pct_array ? cs_col_type_array(dbl, false) : dbl;
+        } else {
+            a->result_type = cs_col_type_ref((cs_col_type *)t);
+        }
+        a->impl = fn == CS_AGG_PERCENTILE ? X_PERCENTILE : X_MODE;
+        a->n_buf = 1;
+        a->buf_types[0] = cs_col_type_array(cs_col_type_ref((cs_col_type *)t), false);
+        a->buf_names[0] = "buf";
+        a->state_size = 8; /* the group's vector in the arena */
+        return 1;
+    case CS_AGG_HISTOGRAM_NUMERIC: {
+        if (!t || !numeric_id(t->id)) return cs_sql_agg_bad_arg(fn, t, err), -1;
+        if (spec->param < 2 || spec->param > 1000000) {
+            cs_error_set(err, CS_EINVAL,
+                         "histogram_numeric: the number of bins %g must be between 2 and 1000000",
+                         spec->param);
+            return -1;
+        }
+        a->impl = X_HIST;
+        a->nbins = (int)spec->param;
+        a->n_buf = 1;
+        a->buf_types[0] = bin;
+        a->buf_names[0] = "histogram";
+        /* array<struct<x: T, y: double>>, as the analyzer types it */
+        cs_col_field f[2] = {{"x", cs_col_type_ref((cs_col_type *)t), true}, {"y", dbl, true}};
+        a->result_type = cs_col_type_array(cs_col_type_struct(f, 2), true);
+        a->state_size = 8; /* the group's histogram in the arena */
         return 1;
     }
     case CS_AGG_MAX_BY:
@@ -197,91 +305,6 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
     }
 }
 
-/* ---- central moments, covariance, correlation ---- */
-
-static void moment_add(uint8_t *st, double x)
-{
-    double n = *D(st, 0) + 1.0, delta = x - *D(st, 1), deltaN = delta / n;
-    *D(st, 0) = n;
-    *D(st, 1) += deltaN;
-    *D(st, 2) += delta * (delta - deltaN);
-}
-
-static void moment_merge(uint8_t *st, double n2, double avg2, double m22)
-{
-    double n1 = *D(st, 0), avg1 = *D(st, 1), newN = n1 + n2;
-    double delta = avg2 - avg1, deltaN = newN == 0.0 ? 0.0 : delta / newN;
-    *D(st, 0) = newN;
-    *D(st, 1) = avg1 + deltaN * n2;
-    *D(st, 2) = *D(st, 2) + m22 + delta * deltaN * n1 * n2;
-}
-
-static void covar_add(uint8_t *st, double x, double y, bool corr)
-{
-    double n = *D(st, 0) + 1.0;
-    double dx = x - *D(st, 1), dxN = dx / n, dy = y - *D(st, 2), dyN = dy / n;
-    double xAvg = *D(st, 1) + dxN, yAvg = *D(st, 2) + dyN;
-    *D(st, 0) = n;
-    *D(st, 1) = xAvg;
-    *D(st, 2) = yAvg;
-    *D(st, 3) += dx * (y - yAvg);
-    if (corr) {
-        *D(st, 4) += dx * (x - xAvg);
-        *D(st, 5) += dy * (y - yAvg);
-    }
-}
-
-static void covar_merge(uint8_t *st, const double *o, bool corr)
-{
-    double n1 = *D(st, 0), n2 = o[0], newN = n1 + n2;
-    double dx = o[1] - *D(st, 1), dxN = newN == 0.0 ? 0.0 : dx / newN;
-    double dy = o[2] - *D(st, 2), dyN = newN == 0.0 ? 0.0 : dy / newN;
-    *D(st, 0) = newN;
-    *D(st, 1) += dxN * n2;
-    *D(st, 2) += dyN * n2;
-    *D(st, 3) += o[3] + dx * dyN * n1 * n2;
-    if (corr) {
-        *D(st, 4) += o[4] + dx * dxN * n1 * n2;
-        *D(st, 5) += o[5] + dy * dyN * n1 * n2;
-    }
-}
-
-/* The result of one moment / covariance / correlation state; false: null. */
-static bool stat_result(cs_agg_fn fn, const uint8_t *st, double *out)
-{
-    double n, v[6];
-    memcpy(v, st, sizeof v[0] * (fn == CS_AGG_CORR ? 6 : fn >= CS_AGG_CORR ? 4 : 3));
-    n = v[0];
-    if (n == 0.0) return false;
-    switch (fn) {
-    case CS_AGG_STDDEV_POP:
-        *out = sqrt(v[2] / n);
-        return true;
-    case CS_AGG_VAR_POP:
-        *out = v[2] / n;
-        return true;
-    case CS_AGG_STDDEV_SAMP:
-        if (n == 1.0) return false;
-        *out = sqrt(v[2] / (n - 1.0));
-        return true;
-    case CS_AGG_VAR_SAMP:
-        if (n == 1.0) return false;
-        *out = v[2] / (n - 1.0);
-        return true;
-    case CS_AGG_COVAR_POP:
-        *out = v[3] / n;
-        return true;
-    case CS_AGG_COVAR_SAMP:
-        if (n == 1.0) return false;
-        *out = v[3] / (n - 1.0);
-        return true;
-    default: /* corr */
-        if (n == 1.0) return false;
-        *out = v[3] / sqrt(v[4] * v[5]);
-        return true;
-    }
-}
-
 /* ---- max_by / min_by ---- */
 
 /* Folds (value, ordering) into a MaxMinBy state: Spark's update / merge expressions. */
@@ -305,115 +328,27 @@ static void by_fold(const cs_sql_agg *a, uint8_t *st, const cs_column *val, int6
     }
 }
 
-/* ---- collect_list / collect_set ---- */
+/* ---- bit_and / bit_or / bit_xor, try_sum ---- */
 
-typedef struct cvec {
-    uint8_t *el; /* 16-byte value forms */
-    int64_t n, cap;
-    int32_t *slots; /* collect_set: indices + 1 of el, 0: empty */
-    int64_t nslots;
-} cvec;
-
-static uint64_t value_hash(cs_type_id id, const uint8_t *v)
+static void bit_fold(cs_agg_fn fn, uint8_t *st, int64_t x)
 {
-    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
-        const uint8_t *p;
-        int32_t len;
-        memcpy(&p, v, sizeof p);
-        memcpy(&len, v + 8, 4);
-        return XXH3_64bits(len ? p : (const uint8_t *)"", (size_t)len);
-    }
-    return XXH3_64bits(v, 16);
+    int64_t *v = (int64_t *)(void *)st;
+    if (!st[8])
+        *v = x;
+    else if (fn == CS_AGG_BIT_AND)
+        *v &= x;
+    else if (fn == CS_AGG_BIT_OR)
+        *v |= x;
+    else
+        *v ^= x;
+    st[8] = 1;
 }
 
-static bool value_same(cs_type_id id, const uint8_t *a, const uint8_t *b)
+static void trysum_add(uint8_t *st, int64_t x)
 {
-    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) return cs_sql_agg_cmp_value(id, a, b) == 0;
-    return memcmp(a, b, 16) == 0;
-}
-
-static void cvec_slots_put(cvec *v, cs_type_id id, int64_t k)
-{
-    uint64_t m = (uint64_t)v->nslots - 1, s = value_hash(id, v->el + 16 * k) & m;
-    while (v->slots[s])
-        s = (s + 1) & m;
-    v->slots[s] = (int32_t)(k + 1);
-}
-
-static void cvec_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
-                     cs_sql_arena *arena)
-{
-    cs_type_id id = a->arg_type->id;
-    cvec *v;
-    memcpy(&v, st, sizeof v);
-    if (!v) {
-        v = cs_sql_arena_alloc(arena, sizeof *v);
-        memset(v, 0, sizeof *v);
-        memcpy(st, &v, sizeof v);
-    }
-    uint8_t val[16] = {0};
-    cs_sql_agg_load_value(c, i, val);
-    bool set = a->impl == X_COLLECT_SET;
-    if (set && v->nslots) {
-        uint64_t m = (uint64_t)v->nslots - 1, s = value_hash(id, val) & m;
-        for (; v->slots[s]; s = (s + 1) & m)
-            if (value_same(id, v->el + 16 * (v->slots[s] - 1), val)) return;
-    }
-    if (v->n == v->cap) {
-        int64_t cap = v->cap ? 2 * v->cap : 4;
-        uint8_t *el = cs_sql_arena_alloc(arena, (size_t)cap * 16);
-        if (v->n) memcpy(el, v->el, (size_t)v->n * 16);
-        v->el = el;
-        v->cap = cap;
-    }
-    cs_sql_agg_keep_value(id, v->el + 16 * v->n, val, arena);
-    v->n++;
-    if (set) {
-        if (2 * v->n > v->nslots) {
-            v->nslots = v->nslots ? 2 * v->nslots : 16;
-            v->slots = cs_sql_arena_alloc(arena, (size_t)v->nslots * sizeof *v->slots);
-            memset(v->slots, 0, (size_t)v->nslots * sizeof *v->slots);
-            for (int64_t k = 0; k < v->n; k++)
-                cvec_slots_put(v, id, k);
-        } else {
-            cvec_slots_put(v, id, v->n - 1);
-        }
-    }
-}
-
-static cs_column *cvec_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
-                              int64_t n, cs_col_allocator *alloc)
-{
-    cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
-    int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)(n > 0 ? n : 1));
-    int64_t total = 0;
-    for (int64_t g = 0; g < n; g++) {
-        cvec *v;
-        memcpy(&v, states + (size_t)(g0 + g) * stride + a->state_off, sizeof v);
-        lens[g] = v ? (int32_t)v->n : 0;
-        total += lens[g];
-    }
-    cs_col_builder_append_lists(b, lens, n, NULL);
-    /* the elements as the states of a min/max column: one 24-byte row each (value, has) */
-    uint8_t *rows = cs_xcalloc((size_t)(total > 0 ? total : 1), 24);
-    int64_t k = 0;
-    for (int64_t g = 0; g < n; g++) {
-        cvec *v;
-        memcpy(&v, states + (size_t)(g0 + g) * stride + a->state_off, sizeof v);
-        for (int64_t e = 0; v && e < v->n; e++, k++) {
-            memcpy(rows + 24 * k, v->el + 16 * e, 16);
-            rows[24 * k + 16] = 1;
-        }
-    }
-    cs_column *elems = cs_sql_agg_value_column(a->arg_type, rows, 24, 0, 16, 0, total, alloc);
-    free(rows);
-    cs_column *list = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    free(lens);
-    /* the builder's element child is empty: hand it the gathered elements */
-    cs_column_unref(list->children[0]);
-    list->children[0] = elems;
-    return list;
+    int64_t *v = (int64_t *)(void *)st;
+    st[8] = 1;
+    if (!st[9] && __builtin_add_overflow(*v, x, v)) st[9] = 1;
 }
 
 /* ---- approx_count_distinct ---- */
@@ -475,15 +410,25 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_MOMENT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
-                moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k));
+                cs_sql_moment_add(STATE(gid[k]), cs_sql_double_at(in, row0 + k), a->n_buf - 1);
+        return CS_OK;
+    case X_BIT:
+        for (int64_t k = 0; k < n; k++)
+            if (cs_column_is_valid(in, row0 + k))
+                bit_fold(a->fn, STATE(gid[k]), cs_sql_long_at(in, row0 + k));
+        return CS_OK;
+    case X_TRYSUM:
+        for (int64_t k = 0; k < n; k++)
+            if (cs_column_is_valid(in, row0 + k))
+                trysum_add(STATE(gid[k]), cs_sql_long_at(in, row0 + k));
         return CS_OK;
     case X_COVAR:
     case X_CORR:
         for (int64_t k = 0; k < n; k++) {
             int64_t i = row0 + k;
             if (cs_column_is_valid(in, i) && cs_column_is_valid(in2, i))
-                covar_add(STATE(gid[k]), cs_sql_double_at(in, i), cs_sql_double_at(in2, i),
-                          a->impl == X_CORR);
+                cs_sql_covar_add(STATE(gid[k]), cs_sql_double_at(in, i), cs_sql_double_at(in2, i),
+                                 a->impl == X_CORR);
         }
         return CS_OK;
     case X_MAXBY:
@@ -493,8 +438,11 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
         return CS_OK;
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
+    case X_PERCENTILE:
+    case X_MODE:
         for (int64_t k = 0; k < n; k++)
-            if (cs_column_is_valid(in, row0 + k)) cvec_add(a, STATE(gid[k]), in, row0 + k, arena);
+            if (cs_column_is_valid(in, row0 + k))
+                cs_sql_collect_add(a, STATE(gid[k]), in, row0 + k, arena);
         return CS_OK;
     case X_HLL: {
         uint64_t h[256];
@@ -509,6 +457,12 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
         }
         return CS_OK;
     }
+    case X_HIST:
+        for (int64_t k = 0; k < n; k++)
+            if (cs_column_is_valid(in, row0 + k))
+                cs_sql_hist_add(cs_sql_hist_of(STATE(gid[k]), a->nbins, arena),
+                                cs_sql_double_at(in, row0 + k), arena);
+        return CS_OK;
     case X_PCT:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
@@ -545,9 +499,9 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
             for (int b = 0; b < a->n_buf; b++)
                 o[b] = cs_column_is_valid(bufs[b], i) ? cs_sql_double_at(bufs[b], i) : 0.0;
             if (a->impl == X_MOMENT)
-                moment_merge(STATE(gid[i]), o[0], o[1], o[2]);
+                cs_sql_moment_merge(STATE(gid[i]), o, a->n_buf - 1);
             else
-                covar_merge(STATE(gid[i]), o, a->impl == X_CORR);
+                cs_sql_covar_merge(STATE(gid[i]), o, a->impl == X_CORR);
         }
         return CS_OK;
     case X_MAXBY:
@@ -555,6 +509,23 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         for (int64_t i = 0; i < n; i++)
             by_fold(a, STATE(gid[i]), bufs[0], i, bufs[1], i, arena);
         return CS_OK;
+    case X_BIT:
+        for (int64_t i = 0; i < n; i++)
+            if (cs_column_is_valid(bufs[0], i))
+                bit_fold(a->fn, STATE(gid[i]), cs_sql_long_at(bufs[0], i));
+        return CS_OK;
+    case X_TRYSUM:
+        for (int64_t i = 0; i < n; i++) {
+            if (cs_column_is_valid(bufs[1], i) && cs_bit_get(bufs[1]->values, i)) continue;
+            uint8_t *st = STATE(gid[i]);
+            if (!cs_column_is_valid(bufs[0], i))
+                st[8] = st[9] = 1; /* a null sum of a non-empty buffer: it overflowed */
+            else
+                trysum_add(st, cs_sql_long_at(bufs[0], i));
+        }
+        return CS_OK;
+    case X_PERCENTILE:
+    case X_MODE:
     case X_COLLECT_LIST:
     case X_COLLECT_SET: {
         const cs_column *list = bufs[0], *el = list->children[0];
@@ -562,7 +533,7 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         for (int64_t i = 0; i < n; i++) {
             if (!cs_column_is_valid(list, i)) continue;
             for (int32_t e = off[i]; e < off[i + 1]; e++)
-                if (cs_column_is_valid(el, e)) cvec_add(a, STATE(gid[i]), el, e, arena);
+                if (cs_column_is_valid(el, e)) cs_sql_collect_add(a, STATE(gid[i]), el, e, arena);
         }
         return CS_OK;
     }
@@ -582,6 +553,16 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         }
         return CS_OK;
     }
+    case X_HIST:
+        for (int64_t i = 0; i < n; i++) {
+            if (!cs_column_is_valid(bufs[0], i)) continue;
+            int32_t len;
+            const uint8_t *r = cs_column_bytes(bufs[0], i, &len);
+            int rc = cs_sql_hist_merge(cs_sql_hist_of(STATE(gid[i]), a->nbins, arena), r, len,
+                                       arena, err);
+            if (rc != CS_OK) return rc;
+        }
+        return CS_OK;
     case X_PCT:
         for (int64_t i = 0; i < n; i++) {
             if (!cs_column_is_valid(bufs[0], i)) continue;
@@ -660,8 +641,35 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
         return;
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
-        bufs[0] = cvec_column(a, states, stride, g0, n, alloc);
+    case X_PERCENTILE:
+    case X_MODE:
+        bufs[0] = cs_sql_collect_column(a, states, stride, g0, n, alloc);
         return;
+    case X_BIT:
+        bufs[0] = cs_sql_agg_value_column(a->buf_types[0], states, stride, o, 8, g0, n, alloc);
+        return;
+    case X_TRYSUM: {
+        int64_t *v = cs_xcalloc((size_t)nn, sizeof *v);
+        uint8_t *valid = cs_xmalloc((size_t)nn), *empty = cs_xmalloc((size_t)nn);
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t *st = STATE(g0 + i);
+            valid[i] = st[8] && !st[9];
+            empty[i] = !st[8];
+            memcpy(&v[i], st, 8);
+        }
+        cs_col_builder *b = cs_col_builder_new(alloc, a->buf_types[0]);
+        cs_col_builder_append_values(b, v, n, valid);
+        bufs[0] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        b = cs_col_builder_new(alloc, a->buf_types[1]);
+        cs_col_builder_append_values(b, empty, n, NULL);
+        bufs[1] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        free(v);
+        free(valid);
+        free(empty);
+        return;
+    }
     case X_HLL: {
         const uint8_t **p = cs_xmalloc(sizeof *p * (size_t)nn);
         int32_t *len = cs_xmalloc(sizeof *len * (size_t)nn);
@@ -672,6 +680,20 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
         bufs[0] = binary_column(p, len, n, alloc);
         free(p);
         free(len);
+        return;
+    }
+    case X_HIST: {
+        cs_col_builder *b = cs_col_builder_new(alloc, cs_col_type_primitive(CS_TYPE_BINARY));
+        cs_sbuf sb = {0};
+        for (int64_t i = 0; i < n; i++) {
+            cs_sql_hist *h;
+            memcpy(&h, STATE(g0 + i), sizeof h);
+            cs_sql_hist_bytes(h, a->nbins, &sb);
+            cs_col_builder_append_string(b, sb.data, sb.len);
+        }
+        cs_sbuf_free(&sb);
+        bufs[0] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
         return;
     }
     case X_PCT: {
@@ -736,6 +758,48 @@ static void put_as(cs_type_id id, int scale, double d, uint8_t *dst)
     }
 }
 
+/* histogram_numeric's results: per group its bins as structs (x as the argument's type, y); null
+ * for a group without values */
+static cs_column *histogram_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                   int64_t g0, int64_t n, cs_col_allocator *alloc)
+{
+    int64_t nn = n > 0 ? n : 1, total = 0;
+    int32_t *lens = cs_xmalloc(sizeof *lens * (size_t)nn);
+    uint8_t *valid = cs_xmalloc((size_t)nn);
+    for (int64_t i = 0; i < n; i++) {
+        cs_sql_hist *h;
+        memcpy(&h, STATE(g0 + i), sizeof h);
+        lens[i] = h ? h->n : 0;
+        valid[i] = lens[i] > 0;
+        total += lens[i];
+    }
+    int w = cs_col_type_width(a->arg_type->id);
+    uint8_t *xs = cs_xcalloc((size_t)(total > 0 ? total : 1), (size_t)w);
+    double *ys = cs_xcalloc((size_t)(total > 0 ? total : 1), sizeof *ys);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cs_sql_hist *h;
+        memcpy(&h, STATE(g0 + i), sizeof h);
+        for (int j = 0; h && j < h->n; j++, k++) {
+            put_as(a->arg_type->id, a->arg_type->scale, h->x[j], xs + (size_t)k * (size_t)w);
+            ys[k] = h->y[j];
+        }
+    }
+    cs_col_builder *b = cs_col_builder_new(alloc, a->result_type);
+    cs_col_builder_append_lists(b, lens, n, valid);
+    cs_col_builder *sb = cs_col_builder_child(b, 0);
+    cs_col_builder_append_structs(sb, total, NULL);
+    cs_col_builder_append_values(cs_col_builder_child(sb, 0), xs, total, NULL);
+    cs_col_builder_append_values(cs_col_builder_child(sb, 1), ys, total, NULL);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    free(xs);
+    free(ys);
+    free(lens);
+    free(valid);
+    return c;
+}
+
 int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
                             int64_t n, cs_col_allocator *alloc, cs_column **out, cs_error *err)
 {
@@ -772,7 +836,7 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         double *v = cs_xcalloc((size_t)nn, sizeof *v);
         uint8_t *valid = cs_xmalloc((size_t)nn);
         for (int64_t i = 0; i < n; i++)
-            valid[i] = stat_result(a->fn, STATE(g0 + i), &v[i]);
+            valid[i] = cs_sql_stat_result(a->fn, STATE(g0 + i), &v[i]);
         *out = doubles_column(v, valid, n, alloc);
         free(v);
         free(valid);
@@ -785,7 +849,24 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         return CS_OK;
     case X_COLLECT_LIST:
     case X_COLLECT_SET:
-        *out = cvec_column(a, states, stride, g0, n, alloc);
+        *out = cs_sql_collect_column(a, states, stride, g0, n, alloc);
+        return CS_OK;
+    case X_BIT:
+        *out =
+            cs_sql_agg_value_column(a->result_type, states, stride, a->state_off, 8, g0, n, alloc);
+        return CS_OK;
+    case X_TRYSUM: {
+        cs_column *bufs[2] = {NULL, NULL};
+        cs_sql_agg_ext_export(a, states, stride, g0, n, alloc, bufs);
+        *out = bufs[0];
+        cs_column_unref(bufs[1]);
+        return CS_OK;
+    }
+    case X_PERCENTILE:
+        *out = cs_sql_percentile_column(a, states, stride, g0, n, alloc);
+        return CS_OK;
+    case X_MODE:
+        *out = cs_sql_mode_column(a, states, stride, g0, n, alloc);
         return CS_OK;
     case X_HLL: {
         int64_t *v = cs_xmalloc(sizeof *v * (size_t)nn);
@@ -798,6 +879,9 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         free(v);
         return CS_OK;
     }
+    case X_HIST:
+        *out = histogram_column(a, states, stride, g0, n, alloc);
+        return CS_OK;
     case X_PCT: {
         const cs_col_type *t = a->arg_type;
         int w = cs_col_type_width(t->id), np = a->n_percentages;

@@ -865,6 +865,8 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
 
 cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to)
 {
+    cs_px_kernel complex = cs_px_cast_complex_lookup(from, to);
+    if (complex) return complex;
     family ff = from->id == CS_TYPE_BINARY ? F_STR : family_of(from->id), tf = family_of(to->id);
     if (ff == F_NONE || tf == F_NONE) return NULL;
     if (tf == F_STR) return cast_kernel;

@@ -49,7 +49,7 @@ static int cmp_double(double x, double y)
 }
 
 /* Spark's ordering of a[i] and b[j] (both valid, same type). */
-static int elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j)
+int cs_px_elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j)
 {
     switch (a->type->id) {
     case CS_TYPE_BOOLEAN:
@@ -105,7 +105,7 @@ static bool before(const cs_column *c, int32_t x, int32_t y)
 {
     bool vx = cs_column_is_valid(c, x), vy = cs_column_is_valid(c, y);
     if (!vx || !vy) return vx && !vy;
-    return elem_cmp(c, x, c, y) < 0;
+    return cs_px_elem_cmp(c, x, c, y) < 0;
 }
 
 static void merge_sort(const cs_column *c, int32_t *idx, int32_t *tmp, int64_t n)
@@ -206,7 +206,7 @@ static int pick_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
                 bool seen = false, ve = cs_column_is_valid(el, e);
                 for (int32_t q = 0; q < got && !seen; q++) {
                     bool vq = cs_column_is_valid(el, row[q]);
-                    seen = ve == vq && (!ve || elem_cmp(el, e, el, row[q]) == 0);
+                    seen = ve == vq && (!ve || cs_px_elem_cmp(el, e, el, row[q]) == 0);
                 }
                 if (!seen) row[got++] = e;
             }
@@ -286,7 +286,7 @@ static int position_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
         if (!cs_column_is_valid(r, i)) continue;
         int32_t lo = off[i * sa], hi = off[i * sa + 1];
         for (int32_t e = lo; e < hi; e++)
-            if (cs_column_is_valid(el, e) && elem_cmp(el, e, a[1], i * sv) == 0) {
+            if (cs_column_is_valid(el, e) && cs_px_elem_cmp(el, e, a[1], i * sv) == 0) {
                 v[i] = e - lo + 1;
                 break;
             }
@@ -310,7 +310,7 @@ static int extreme_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
         if (!cs_column_is_valid(a[0], i * sa)) continue;
         for (int32_t e = off[i * sa]; e < off[i * sa + 1]; e++) {
             if (!cs_column_is_valid(el, e)) continue;
-            int c = found[i] ? elem_cmp(el, e, el, idx[i]) : 0;
+            int c = found[i] ? cs_px_elem_cmp(el, e, el, idx[i]) : 0;
             if (!found[i] || (max ? c > 0 : c < 0)) idx[i] = e;
             found[i] = 1;
         }

@@ -298,6 +298,13 @@ static int string_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
             for (int32_t j = 0; j < l;) {
                 int cn;
                 uint32_t c = decode(s + j, l - j, &cn);
+                if (c == 0xDF && f == S_UPPER) { /* Java's toUpperCase: sharp s is "SS" */
+                    if (o + 4 > cap) scratch = realloc(scratch, cap *= 2);
+                    scratch[o++] = 'S';
+                    scratch[o++] = 'S';
+                    j += cn;
+                    continue;
+                }
                 if (c < 0x80)
                     c = f == S_UPPER ? (c >= 'a' && c <= 'z' ? c - 32 : c)
                                      : (c >= 'A' && c <= 'Z' ? c + 32 : c);

@@ -246,6 +246,15 @@ cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int 
     if (!k) k = cs_px_zone_lookup(fn, t, n, result);
     if (!k) k = cs_px_collection_lookup(fn, t, n, result);
     if (!k) k = cs_px_json_lookup(fn, t, n, result);
+    if (!k) k = cs_px_construct_lookup(fn, t, n, result);
+    if (!k) k = cs_px_misc_lookup(fn, t, n, result);
+    if (!k) k = cs_px_digest_lookup(fn, t, n, result);
+    if (!k) k = cs_px_access_lookup(fn, t, n, result);
+    if (!k) k = cs_px_math_more_lookup(fn, t, n, result);
+    if (!k) k = cs_px_integral_lookup(fn, t, n, result);
+    if (!k) k = cs_px_string_more_lookup(fn, t, n, result);
+    if (!k) k = cs_px_datetime_more_lookup(fn, t, n, result);
+    if (!k) k = cs_px_interval_lookup(fn, t, n, result);
     return k;
 }
 

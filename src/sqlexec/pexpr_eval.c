@@ -164,7 +164,7 @@ static int eval_case(const cs_px_node *n, int pairs, bool has_else, cs_col_batch
             }
         }
     }
-    if (rc == CS_OK) *out = cs_px_merge(env->alloc, n->e->type, src, which, row, rows);
+    if (rc == CS_OK) *out = cs_px_merge(env->alloc, n->e->type, src, n_src, which, row, rows);
     for (int i = 0; i < n_src; i++)
         if (src[i]) cs_column_unref(src[i]);
     free(src);
@@ -208,7 +208,8 @@ static int eval_coalesce(const cs_px_node *n, cs_col_batch *b, const eval_env *e
         memcpy(left, next, sizeof(int32_t) * (size_t)nn);
         m = nn;
     }
-    if (rc == CS_OK) *out = cs_px_merge(env->alloc, n->e->type, src, which, row, rows);
+    if (rc == CS_OK)
+        *out = cs_px_merge(env->alloc, n->e->type, src, n->n_children, which, row, rows);
     for (int i = 0; i < n->n_children; i++)
         if (src[i]) cs_column_unref(src[i]);
     free(src);

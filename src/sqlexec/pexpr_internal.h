@@ -64,6 +64,8 @@ cs_px_kernel cs_px_hash_lookup(const char *fn, const cs_col_type *const *t, int 
                                const cs_col_type *result);
 /* A cast kernel from `from` to `to`, NULL when Spark has no such cast. */
 cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to);
+/* The casts of complex values, binaries and intervals (kernels_cast_complex.c). */
+cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to);
 /* IN over literals: the kernel for a value of type t. */
 cs_px_kernel cs_px_in_lookup(const cs_col_type *t);
 /* Lazy nodes (and, or, if, coalesce, nvl, case) are evaluated by pexpr_eval.c itself. */
@@ -139,6 +141,28 @@ cs_px_kernel cs_px_zone_lookup(const char *fn, const cs_col_type *const *t, int 
                                const cs_col_type *result);
 cs_px_kernel cs_px_collection_lookup(const char *fn, const cs_col_type *const *t, int n,
                                      const cs_col_type *result);
+cs_px_kernel cs_px_construct_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
+cs_px_kernel cs_px_access_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
+cs_px_kernel cs_px_math_more_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
+cs_px_kernel cs_px_integral_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                   const cs_col_type *result);
+cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                      const cs_col_type *result);
+cs_px_kernel cs_px_datetime_more_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
+cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                   const cs_col_type *result);
+cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
+cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+/* Whether a and b are the same type up to nullability flags (kernels_construct.c). */
+bool cs_px_type_same(const cs_col_type *a, const cs_col_type *b);
+/* Spark's ordering of a[i] and b[j], both valid, of one comparable type (kernels_collection.c). */
+int cs_px_elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j);
 cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
 
@@ -167,9 +191,10 @@ int cs_px_err_numeric_out_of_range(cs_error *err, __int128 v, int scale, int pre
 /* A copy of rows idx[0..n) of c (pexpr_take.c). */
 cs_column *cs_px_take(const cs_column *c, const int32_t *idx, int64_t n, cs_col_allocator *a);
 /* Merges: out row i = src[which[i]] row row[i] (rows with which[i] < 0 are null); every src
- * of type `type`. For CASE / IF / COALESCE results put back together from branches evaluated on
- * sub-batches. */
+ * of type `type` (any type: arrays, maps and structs too; src[s] may be NULL when no row
+ * names it). For CASE / IF / COALESCE results put back together from branches evaluated on
+ * sub-batches, and for the constructors that interleave their arguments. */
 cs_column *cs_px_merge(cs_col_allocator *alloc, const cs_col_type *type, cs_column *const *src,
-                       const int32_t *which, const int32_t *row, int64_t n);
+                       int n_src, const int32_t *which, const int32_t *row, int64_t n);
 
 #endif /* CSPARK_SQLEXEC_PEXPR_INTERNAL_H */

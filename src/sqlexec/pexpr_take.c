@@ -227,43 +227,109 @@ cs_col_batch *cs_col_batch_take(cs_col_batch *b, const int32_t *idx, int64_t n,
     return out;
 }
 
-cs_column *cs_px_merge(cs_col_allocator *alloc, const cs_col_type *type, cs_column *const *src,
-                       const int32_t *which, const int32_t *row, int64_t n)
+/* The merge of rows (which[i], row[i]) of src[0..n_src) for any type: nested types recurse into
+ * their children with one (which, row) pair per element, so a batch costs a few passes and one
+ * allocation per buffer, never one per row. */
+static cs_column *merge_any(cs_col_allocator *alloc, const cs_col_type *type, cs_column *const *src,
+                            int n_src, const int32_t *which, const int32_t *row, int64_t n)
 {
     cs_type_id id = type->id;
+    cs_column *out = cs_column_new_raw(alloc, cs_col_type_ref((cs_col_type *)type), n);
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (which[i] < 0 || !cs_column_is_valid(src[which[i]], row[i])) nulls++;
+    if (nulls) {
+        cs_px_ensure_validity(out);
+        for (int64_t i = 0; i < n; i++)
+            if (which[i] < 0 || !cs_column_is_valid(src[which[i]], row[i])) cs_px_set_null(out, i);
+    }
+    if (id == CS_TYPE_NULL) return out;
     if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
-        cs_col_builder *bld = cs_col_builder_new(alloc, (cs_col_type *)type);
+        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 1) * 4);
+        int32_t *o = (int32_t *)(void *)out->values;
+        int64_t total = 0;
         for (int64_t i = 0; i < n; i++) {
-            if (which[i] < 0 || !cs_column_is_valid(src[which[i]], row[i])) {
-                cs_col_builder_append_nulls(bld, 1);
-                continue;
+            o[i] = (int32_t)total;
+            int32_t len = 0;
+            if (which[i] >= 0 && cs_column_is_valid(src[which[i]], row[i]))
+                cs_column_bytes(src[which[i]], row[i], &len);
+            total += len;
+        }
+        o[n] = (int32_t)total;
+        alloc_buf(out, &out->data, &out->data_size, (size_t)total);
+        for (int64_t i = 0; i < n; i++) {
+            int32_t len = o[i + 1] - o[i];
+            if (len)
+                memcpy(out->data + o[i], cs_column_bytes(src[which[i]], row[i], &len), (size_t)len);
+        }
+        return out;
+    }
+    if (id == CS_TYPE_STRUCT) {
+        cs_column **cs = cs_xcalloc((size_t)n_src + 1, sizeof *cs);
+        out->n_children = type->n_fields;
+        out->children = cs_xcalloc((size_t)type->n_fields + 1, sizeof *out->children);
+        for (int f = 0; f < type->n_fields; f++) {
+            for (int s = 0; s < n_src; s++)
+                cs[s] = src[s] ? src[s]->children[f] : NULL;
+            out->children[f] = merge_any(alloc, type->fields[f].type, cs, n_src, which, row, n);
+        }
+        free(cs);
+        return out;
+    }
+    if (cs_col_type_has_offsets(id)) { /* array, map: elements of each row, then the children */
+        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 1) * 4);
+        int32_t *o = (int32_t *)(void *)out->values;
+        int64_t total = 0;
+        for (int64_t i = 0; i < n; i++) {
+            o[i] = (int32_t)total;
+            if (which[i] < 0 || !cs_column_is_valid(src[which[i]], row[i])) continue;
+            const int32_t *so = cs_column_offsets(src[which[i]]);
+            total += so[row[i] + 1] - so[row[i]];
+        }
+        o[n] = (int32_t)total;
+        size_t sz = sizeof(int32_t) * (size_t)(total ? total : 1);
+        int32_t *ew = cs_xmalloc(sz), *er = cs_xmalloc(sz);
+        for (int64_t i = 0, k = 0; i < n; i++) {
+            if (o[i + 1] == o[i]) continue;
+            const int32_t *so = cs_column_offsets(src[which[i]]);
+            for (int32_t e = so[row[i]]; e < so[row[i] + 1]; e++, k++) {
+                ew[k] = which[i];
+                er[k] = e;
             }
-            int32_t len;
-            const uint8_t *p = cs_column_bytes(src[which[i]], row[i], &len);
-            cs_col_builder_append_string(bld, p, (size_t)len);
         }
-        cs_column *c = cs_col_builder_finish(bld);
-        cs_col_builder_free(bld);
-        return c;
+        int nc = id == CS_TYPE_MAP ? 2 : 1;
+        cs_column **cs = cs_xcalloc((size_t)n_src + 1, sizeof *cs);
+        out->n_children = nc;
+        out->children = cs_xcalloc((size_t)nc, sizeof *out->children);
+        for (int c = 0; c < nc; c++) {
+            for (int s = 0; s < n_src; s++)
+                cs[s] = src[s] ? src[s]->children[c] : NULL;
+            out->children[c] = merge_any(alloc, type->fields[c].type, cs, n_src, ew, er, total);
+        }
+        free(cs);
+        free(ew);
+        free(er);
+        return out;
     }
-    cs_column *out = cs_px_new_fixed(alloc, type, n);
-    cs_px_ensure_validity(out);
+    if (id == CS_TYPE_BOOLEAN) {
+        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 7) / 8);
+        if (out->values_size) memset(out->values, 0, out->values_size);
+        for (int64_t i = 0; i < n; i++)
+            if (which[i] >= 0 && cs_bit_get(src[which[i]]->values, row[i]))
+                cs_bit_set(out->values, i, true);
+        return out;
+    }
     int w = cs_col_type_width(id);
-    for (int64_t i = 0; i < n; i++) {
-        const cs_column *s = which[i] >= 0 ? src[which[i]] : NULL;
-        if (!s || !cs_column_is_valid(s, row[i])) {
-            cs_px_set_null(out, i);
-            continue;
-        }
-        if (id == CS_TYPE_BOOLEAN)
-            cs_bit_set(out->values, i, cs_bit_get(s->values, row[i]));
-        else
-            memcpy(out->values + i * w, s->values + (int64_t)row[i] * w, (size_t)w);
-    }
-    if (out->null_count == 0) {
-        cs_col_buffer_free(out->alloc, out->validity, out->validity_size);
-        out->validity = NULL;
-        out->validity_size = 0;
-    }
+    alloc_buf(out, &out->values, &out->values_size, (size_t)n * (size_t)w);
+    if (out->values_size) memset(out->values, 0, out->values_size);
+    for (int64_t i = 0; i < n; i++)
+        if (which[i] >= 0)
+            memcpy(out->values + i * w, src[which[i]]->values + (int64_t)row[i] * w, (size_t)w);
     return out;
+}
+
+cs_column *cs_px_merge(cs_col_allocator *alloc, const cs_col_type *type, cs_column *const *src,
+                       int n_src, const int32_t *which, const int32_t *row, int64_t n)
+{
+    return merge_any(alloc, type, src, n_src, which, row, n);
 }

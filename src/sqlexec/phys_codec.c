@@ -606,7 +606,7 @@ static int agg_from(decoder *d, const Cspark__SqlAgg *pb, const cs_col_type *inp
 {
     memset(out, 0, sizeof *out);
     if (!pb) return bad(d, "an aggregate is missing");
-    if (pb->fn < CS_AGG_COUNT_STAR || pb->fn > CS_AGG_ANY_VALUE)
+    if (pb->fn < CS_AGG_COUNT_STAR || pb->fn > CS_AGG_HISTOGRAM_NUMERIC)
         return bad(d, "unknown aggregate function %d", pb->fn);
     if (ordinal_ok(d, "an aggregate's input", pb->input, pb->fn == CS_AGG_COUNT_STAR ? -1 : 0,
                    input))

@@ -632,3 +632,35 @@ void cs_phys_plan_info(const cs_phys_node *n, cs_sbuf *out)
     json_decref(info);
     cs_sbuf_free(&line);
 }
+
+void cs_phys_explain_adaptive(const cs_phys_node *n, bool adaptive, cs_sbuf *out)
+{
+    if (!adaptive) {
+        cs_phys_explain(n, out);
+        return;
+    }
+    cs_sbuf tree = CS_SBUF_INIT;
+    cs_phys_explain(n, &tree);
+    cs_sbuf_puts(out, "AdaptiveSparkPlan isFinalPlan=false\n");
+    const char *p = cs_sbuf_str(&tree);
+    for (bool first = true; *p; first = false) {
+        size_t len = strcspn(p, "\n");
+        cs_sbuf_puts(out, first ? "+- " : "   ");
+        cs_sbuf_append(out, p, len);
+        p += len;
+        if (*p == '\n') {
+            cs_sbuf_putc(out, '\n');
+            p++;
+        }
+    }
+    cs_sbuf_free(&tree);
+}
+
+void cs_phys_plan_info_adaptive(const cs_phys_node *n, bool adaptive, cs_sbuf *out)
+{
+    if (adaptive)
+        cs_sbuf_puts(out, "{\"nodeName\":\"AdaptiveSparkPlan\",\"simpleString\":"
+                          "\"AdaptiveSparkPlan isFinalPlan=false\",\"children\":[");
+    cs_phys_plan_info(n, out);
+    if (adaptive) cs_sbuf_puts(out, "],\"metadata\":{},\"metrics\":[]}");
+}

@@ -158,9 +158,11 @@ struct cs_phys_node {
     int64_t stack_rows;
     bool generator_outer;
 
-    /* EXCHANGE */
+    /* EXCHANGE; user_partitions: REPARTITION(n)'s count, which adaptive execution keeps
+     * (Spark's canChangeNumPartitions false; the driver's only: not encoded) */
     cs_phys_partitioning_kind partitioning;
     int num_partitions;
+    bool user_partitions;
 
     /* HASH_JOIN, NESTED_LOOP_JOIN: type, build side, keys (ordinals of each side's output);
      * join_condition: the residual condition over left output ++ right output (may be NULL);
@@ -171,6 +173,9 @@ struct cs_phys_node {
     int *left_keys, *right_keys;
     cs_pexpr *join_condition;
     bool broadcast;
+    /* HASH_JOIN shuffled: the sides adaptive execution may turn into a broadcast (the join type
+     * builds them, no hint asks for a shuffle); the driver's only, not encoded */
+    bool adaptive_build_left, adaptive_build_right;
 };
 
 /* A zeroed node of kind with room for n_children (NULL) children; schema taken over. */
@@ -188,6 +193,10 @@ void cs_phys_explain(const cs_phys_node *n, cs_sbuf *out);
 /* The tree as Spark's SparkPlanInfo JSON text, appended to out: {"nodeName", "simpleString" (the
  * node's EXPLAIN line), "children", "metadata": {}, "metrics": []} per node. */
 void cs_phys_plan_info(const cs_phys_node *n, cs_sbuf *out);
+/* The same two under Spark's "AdaptiveSparkPlan isFinalPlan=false" root (its line, then the
+ * tree indented below it; a SparkPlanInfo node with the tree as its child) when adaptive. */
+void cs_phys_explain_adaptive(const cs_phys_node *n, bool adaptive, cs_sbuf *out);
+void cs_phys_plan_info_adaptive(const cs_phys_node *n, bool adaptive, cs_sbuf *out);
 
 /* ---- building a task's operators (phys_build.c) ---- */
 

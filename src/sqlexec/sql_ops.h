@@ -75,7 +75,26 @@ typedef enum cs_agg_fn {
     CS_AGG_PERCENTILE_APPROX,     /* approx_percentile too; param: accuracy (0: 10000) */
     CS_AGG_MAX_BY,                /* two inputs: input (value) and input2 (ordering) */
     CS_AGG_MIN_BY,                /* two inputs */
-    CS_AGG_ANY_VALUE              /* ignore_nulls as first() */
+    CS_AGG_ANY_VALUE,             /* ignore_nulls as first() */
+    CS_AGG_SKEWNESS,              /* Spark's CentralMomentAgg of order 3 */
+    CS_AGG_KURTOSIS,              /* order 4 */
+    CS_AGG_BIT_AND,               /* integral types: the argument's type */
+    CS_AGG_BIT_OR,
+    CS_AGG_BIT_XOR,
+    CS_AGG_MODE,       /* the most frequent non-null value (ties: the smallest) */
+    CS_AGG_PERCENTILE, /* exact percentile (median too): percentages as percentile_approx's */
+    CS_AGG_TRY_SUM,    /* sum with null instead of an overflow error */
+    /* regr_*(y, x): input y, input2 x, over the rows where both are non-null (corr's state) */
+    CS_AGG_REGR_SLOPE,
+    CS_AGG_REGR_INTERCEPT,
+    CS_AGG_REGR_R2,
+    CS_AGG_REGR_SXX,
+    CS_AGG_REGR_SYY,
+    CS_AGG_REGR_SXY,
+    CS_AGG_REGR_AVGX,
+    CS_AGG_REGR_AVGY,
+    CS_AGG_PERCENTILE_DISC,  /* percentile_disc: the first value whose cumulative share >= p */
+    CS_AGG_HISTOGRAM_NUMERIC /* param: the number of bins */
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {
@@ -93,7 +112,8 @@ typedef struct cs_agg_spec {
      * Partial / Complete mode (unused in Final) and its type (borrowed). */
     int input2;
     const cs_col_type *arg2_type;
-    /* approx_count_distinct: rsd; percentile_approx: accuracy (0: Spark's defaults). */
+    /* approx_count_distinct: rsd; percentile_approx: accuracy (0: Spark's defaults);
+     * histogram_numeric: the number of bins. */
     double param;
     /* percentile_approx: the percentages (copied), and whether the argument was an array (the
      * result is then an array of the argument's type). */

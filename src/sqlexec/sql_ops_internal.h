@@ -29,6 +29,7 @@
 
 #include "columnar/column.h"
 #include "common/err.h"
+#include "common/strutil.h"
 #include "sqlexec/sql_ops.h"
 
 /* ---- sort_keys.c ---- */
@@ -144,8 +145,10 @@ typedef struct cs_sql_agg {
     const char *buf_names[CS_SQL_AGG_MAX_BUF];
     int state_off, state_size;
     bool ignore_nulls;
+    bool never_ansi;   /* try_sum: overflow gives null whatever the session's ANSI mode */
     int res_precision; /* decimal sum/avg: the buffer's / result's precision */
     int hll_p;         /* approx_count_distinct: log2 of the register count */
+    int nbins;         /* histogram_numeric: the bins kept */
     double rel_error;  /* percentile_approx: 1 / accuracy */
     double *percentages;
     int n_percentages;
@@ -246,6 +249,45 @@ void cs_sql_gk_merge(cs_sql_digest *d, double orel, int64_t ocount, const cs_sql
 void cs_sql_gk_compressed_copy(const cs_sql_digest *d, cs_sql_digest *c, cs_sql_arena *scratch);
 /* Spark's query of a compressed summary with at least one sample. */
 double cs_sql_gk_query(const cs_sql_digest *d, double q);
+
+/* ---- agg_moments.c: statistical states (order: the highest central moment, 2 to 4) ---- */
+
+void cs_sql_moment_add(uint8_t *st, double x, int order);
+void cs_sql_moment_merge(uint8_t *st, const double *o, int order);
+void cs_sql_covar_add(uint8_t *st, double x, double y, bool corr);
+void cs_sql_covar_merge(uint8_t *st, const double *o, bool corr);
+/* fn's result over a moment / covariance / correlation state; false: null. */
+bool cs_sql_stat_result(cs_agg_fn fn, const uint8_t *st, double *out);
+
+/* ---- agg_collect.c: collect_list / collect_set / percentile / mode ---- */
+
+/* Adds row i of c (non-null) to the group's values at st. */
+void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
+                        cs_sql_arena *arena);
+/* The groups' values as an array column of a->buf_types[0] (the buffer; collect's result). */
+cs_column *cs_sql_collect_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                 int64_t g0, int64_t n, cs_col_allocator *alloc);
+cs_column *cs_sql_percentile_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                    int64_t g0, int64_t n, cs_col_allocator *alloc);
+cs_column *cs_sql_mode_column(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                              int64_t n, cs_col_allocator *alloc);
+
+/* ---- agg_histogram.c ---- */
+
+/* histogram_numeric's state: bins (x[i], y[i]) sorted by x, at most nbins once trimmed. */
+typedef struct cs_sql_hist {
+    int nbins, n, cap;
+    double *x, *y;
+} cs_sql_hist;
+
+/* The histogram a state row points to (made in the arena on first use). */
+cs_sql_hist *cs_sql_hist_of(uint8_t *st, int nbins, cs_sql_arena *arena);
+void cs_sql_hist_add(cs_sql_hist *h, double v, cs_sql_arena *arena);
+/* Merges a histogram in its wire form (cs_sql_hist_bytes); CS_EINVAL on a malformed one. */
+int cs_sql_hist_merge(cs_sql_hist *h, const uint8_t *buf, int32_t len, cs_sql_arena *arena,
+                      cs_error *err);
+/* The wire form of h (NULL: an empty histogram of nbins) in out (reset first). */
+void cs_sql_hist_bytes(const cs_sql_hist *h, int nbins, cs_sbuf *out);
 
 /* ---- agg_hll.c ---- */
 

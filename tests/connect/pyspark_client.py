@@ -91,6 +91,14 @@ for name, df in frames.items():
                    "head": [[repr(v) for v in r] for r in pdf.head(3).astype(object).values.tolist()]},
     }
 check(results["df_grouped"]["rows"] == [["0", "3"], ["1", "2"], ["2", "2"]], "groupBy: %r" % results)
+# spark.catalog over the session's temporary views
+created = [t for t in spark.catalog.listTables() if t.name == "created"]
+check(len(created) == 1 and created[0].isTemporary and created[0].tableType == "TEMPORARY"
+      and created[0].namespace == [] and created[0].catalog is None, "listTables: %r" % created)
+check(spark.catalog.tableExists("created") and not spark.catalog.tableExists("nope"), "tableExists")
+check(spark.catalog.currentDatabase() == "default", "currentDatabase")
+check(spark.catalog.dropTempView("created") is True, "dropTempView of a view")
+check(spark.catalog.dropTempView("created") is False, "dropTempView of no view")
 plan_text = frames["df_grouped"]._explain_string(extended=True)
 check("== Physical Plan ==" in plan_text, "explain: %r" % plan_text)
 out["results"] = results

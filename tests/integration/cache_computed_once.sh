@@ -5,7 +5,7 @@
 # once; an accumulator in the cached RDD's function counts its computations. Before block write
 # locks it counted every partition twice (8 for 4 partitions); now the first task computes and
 # stores the block while the other waits for it and reads it (Spark's BlockInfoManager):
-#   * local[8] and local-cluster[1,8,1024] (one executor, so both stages' tasks share it): the
+#   * local[8,2] and local-cluster[1,8,1024] (one executor, so both stages' tasks share it): the
 #     count is exactly the number of partitions, the join's result exact;
 #   * the first computation fails after computing (its task retried): the waiting task is
 #     released by that failure and computes the block itself; the job ends with the exact result
@@ -17,7 +17,7 @@ need "$JOBS" "$BIN/cspark-executor"
 
 PARTS=4
 expected="computations=$PARTS joined=10000"
-for master in 'local[8]' 'local-cluster[1,8,1024]'; do
+for master in 'local[8,2]' 'local-cluster[1,8,1024]'; do
     submit_ok "$master" --class cached_join "$JOBS" "$PARTS"
     assert_eq "$(cat "$T/stdout")" "$expected" "cached_join on $master"
     grep -q "event=block_wait" "$T/stderr" && log "$master: a task of the other stage waited for the block"

@@ -58,7 +58,7 @@ submit_ok 'local-cluster[2,1,256]' "$JOBS"
 check executor-lost 'r["Reason"] == "ExecutorLostFailure" and r["Executor ID"] in ("1", "2") and r["Exit Caused By App"] is True and r["Loss Reason"]'
 rm -rf "$T"/events/*
 
-# partition 0 fails four times (ExceptionFailure); partition 1 is still running and is killed
+# partition 0 fails (ExceptionFailure, once: local[2]); partition 1 is still running and is killed
 rc=0
 SUBMIT_OPTS=("${BASE[@]}" --class kill_sibling)
 run_submit 'local[2]' "$BAD" || rc=$?

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# faults_local.sh — task failures in local mode: retries up to spark.task.maxFailures, local[N,F],
-# a task that always fails, a crash inside a user function, and the map-emits-one contract.
+# faults_local.sh — task failures in local mode: local[N] runs a task once (Spark's
+# MAX_LOCAL_TASK_FAILURES, whatever spark.task.maxFailures says), local[N,F] up to F times, a task
+# that always fails, a crash inside a user function, and the map-emits-one contract.
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 JOBS=$BUILD/tests/jobs/testjobs.so
 need "$JOBS"
 
-# fails twice then succeeds: default spark.task.maxFailures=4 retries it
-out=$("$SUBMIT" --master 'local[2]' --class fail_twice "$JOBS" 2>"$T/err1") ||
+# fails twice then succeeds: local[2,4] retries it
+out=$("$SUBMIT" --master 'local[2,4]' --class fail_twice "$JOBS" 2>"$T/err1") ||
     fail "fail_twice exited non-zero: $(tail -3 "$T/err1")"
 assert_eq "count=1000" "$out" "fail_twice result"
 grep -q "planned failure of attempt 1" "$T/err1" || fail "the retried failures were not logged"
@@ -18,8 +19,8 @@ if "$SUBMIT" --master 'local[2,2]' --class fail_twice "$JOBS" >/dev/null 2>"$T/e
 fi
 grep -q "failed 2 times" "$T/err2" || fail "local[2,2]: no 'failed 2 times' in: $(tail -2 "$T/err2")"
 
-# always fails: non-zero exit after 4 attempts with the task's own error
-if "$SUBMIT" --master 'local[2]' --class always_fail "$JOBS" >"$T/out3" 2>"$T/err3"; then
+# always fails: non-zero exit after 4 attempts (local[2,4]) with the task's own error
+if "$SUBMIT" --master 'local[2,4]' --class always_fail "$JOBS" >"$T/out3" 2>"$T/err3"; then
     fail "always_fail exited 0"
 fi
 last=$(tail -1 "$T/err3")
@@ -29,10 +30,16 @@ case "$last" in
 esac
 [ "$(grep -c 'event=task_failed' "$T/err3")" -ge 4 ] || fail "always_fail: fewer than 4 attempts logged"
 
-# spark.task.maxFailures is honoured
+# local[N] runs a task once, whatever spark.task.maxFailures says (Spark's local mode): a
+# failure there is deterministic, so the job fails at the first one, not after four attempts
 "$SUBMIT" --master 'local[1]' --conf spark.task.maxFailures=2 --class always_fail "$JOBS" >/dev/null 2>"$T/err4" &&
-    fail "always_fail with maxFailures=2 exited 0"
-grep -q "failed 2 times" "$T/err4" || fail "spark.task.maxFailures=2 not honoured"
+    fail "always_fail on local[1] exited 0"
+grep -q "failed 1 times" "$T/err4" || fail "local[1]: the task ran more than once: $(tail -1 "$T/err4")"
+assert_eq "$(grep -c 'event=task_failed' "$T/err4")" 1 "local[1]: attempts of always_fail"
+if "$SUBMIT" --master 'local[2]' --class fail_twice "$JOBS" >/dev/null 2>"$T/err4b"; then
+    fail "local[2] retried fail_twice"
+fi
+grep -q "failed 1 times" "$T/err4b" || fail "local[2]: no 'failed 1 times' in: $(tail -2 "$T/err4b")"
 
 # a SIGSEGV inside a user function: non-zero exit, the crash names stage, task and function
 rc=0

@@ -66,9 +66,10 @@ done
 
 # ---- accumulators ----------------------------------------------------------------------------
 want="records=10000 half=24997500.0 max=9999 mapped_at_least=yes"
-for master in 'local[2]' 'local-cluster[2,1,1024]'; do
+# local[2,4]: the flaky task's retries (local[N] runs a task once, as Spark)
+for master in 'local[2,4]' 'local-cluster[2,1,1024]'; do
     for mode in plain flaky crash; do
-        [ $mode = crash ] && [ "$master" = 'local[2]' ] && continue # it kills the process
+        [ $mode = crash ] && [ "$master" = 'local[2,4]' ] && continue # it kills the process
         run acc "$master" --class acc_counts "$JOBS" $mode || fail "$master $mode: $(tail -3 "$T/acc.err")"
         assert_eq "$want" "$(cat "$T/acc.out")" "$master accumulators ($mode)"
         case $mode in

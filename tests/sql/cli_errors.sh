@@ -4,8 +4,9 @@
 # "[ERROR_CLASS] message" on stderr, exit status 1 with -e and with -f, and no row of the
 # failing statement on stdout (the statements before it print theirs; none after it runs).
 # The session goes on after a failed query; a query runs on local-cluster executors and posts
-# Spark's SQL execution events. Also the CLI's own usage errors, and the commands' rows (SET,
-# SHOW, DESCRIBE) in spark-sql's tab-separated form. Usage: cli_errors.sh BUILD_DIR
+# Spark's SQL execution events. Golden output cuts scripts as the corpus format does. Also the
+# CLI's own usage errors, and the commands' rows (SET, SHOW, DESCRIBE) in spark-sql's
+# tab-separated form. Usage: cli_errors.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
@@ -79,6 +80,16 @@ run_sql -f "$T/script.sql" || rc=$?
 assert_eq "$rc" 1 "cspark-sql -f with a failing statement"
 assert_eq "$(cat "$T/out")" "$(printf 'spark.sql.shuffle.partitions\t3')" "-f stdout"
 grep -q '^\[UNRESOLVED_COLUMN.WITH_SUGGESTION\] ' "$T/err" || fail "-f stderr: $(cat "$T/err")"
+
+# golden output cuts a script as the corpus format does: a quote left open by a bad statement
+# ends with its line, so the statements after it still run (regression: every statement after
+# `SELECT 'unterminated;` was swallowed into one string)
+printf "SELECT 'unterminated;\nSELECT 1 AS a;\n-- a comment\nSELECT 'x;y' AS b;\n" >"$T/open_quote.sql"
+run_sql --output-format golden -f "$T/open_quote.sql" ||
+    fail "golden -f with an open quote exited with $?: $(cat "$T/err")"
+assert_eq "$(grep -c '^-- query ' "$T/out")" 3 "statements of the open-quote script"
+grep -q '^\[PARSE_SYNTAX_ERROR\] 42601$' "$T/out" || fail "no parse error block: $(cat "$T/out")"
+grep -q '^"x;y"$' "$T/out" || fail "no row of the third statement: $(cat "$T/out")"
 
 # commands in spark-sql's form: tab-separated, no header
 run_sql -e "SET spark.sql.shuffle.partitions=7; SET spark.sql.shuffle.partitions;

@@ -13,14 +13,19 @@
  *     encoded batch per record.
  * The tree's input leaves read: SHUFFLE_READ i the node's shuffle dependency i (exec's plain
  * shuffle read: remote fetches, and fetch failures that make the scheduler resubmit the map
- * stage), PARENT_READ i partition p of parent i (records as above), BROADCAST_READ i the
+ * stage; with adaptive execution's read ranges, partitions [start[p], end[p]) one after the
+ * other), PARENT_READ i partition p of parent i (records as above), BROADCAST_READ i the
  * broadcast variable broadcast_ids[i] (encoded batches, each preceded by its u32 little-endian
  * length). A RANGE exchange's bounds (a batch of its sort keys' columns, sampled by the driver)
- * travel with the node too.
+ * travel with the node too. A sampling node (sql_sample_size > 0: the same tree as a RANGE
+ * exchange's map side, run first by the driver) partitions nothing: each task keeps a reservoir
+ * sample of its rows' sort keys (sqlexec/range_partitioner.h) and outputs it as one record whose
+ * key is its row count.
  *
  * The operators see a cs_sql_exec_ctx made from the task: columns allocated against the task's
  * execution memory, spills in the executor's local directory, spark.sql.ansi.enabled and
- * spark.sql.session.timeZone from the application's conf, the task's kill flag. The tree is
+ * spark.sql.session.timeZone from the query's session (carried by the node; the application's
+ * conf when the node has none), the task's kill flag. The tree is
  * decoded once per stage plan on executors (kept in the node, read by every task) and once per
  * task where the node was never encoded (local mode).
  *
@@ -35,6 +40,7 @@
 #include "common/conf_entries.h"
 #include "plan/rdd_kind.h"
 #include "sqlexec/phys_plan.h"
+#include "sqlexec/range_partitioner.h"
 
 static void free_tree(void *tree)
 {
@@ -67,6 +73,25 @@ void cs_rdd_sql_exec_set_range_bounds(cspark_rdd *r, const uint8_t *bounds, size
     r->sql_bounds_len = len;
 }
 
+void cs_rdd_sql_exec_set_read_ranges(cspark_rdd *r, const int *start, const int *end)
+{
+    size_t n = (size_t)(r->num_partitions > 0 ? r->num_partitions : 0);
+    free(r->sql_read_start);
+    free(r->sql_read_end);
+    r->sql_read_start = cs_xcalloc(n + 1, sizeof *r->sql_read_start);
+    r->sql_read_end = cs_xcalloc(n + 1, sizeof *r->sql_read_end);
+    if (n) memcpy(r->sql_read_start, start, n * sizeof *start);
+    if (n) memcpy(r->sql_read_end, end, n * sizeof *end);
+}
+
+void cs_rdd_sql_exec_set_session(cspark_rdd *r, bool ansi, const char *tz)
+{
+    free(r->sql_tz);
+    r->sql_session = true;
+    r->sql_ansi = ansi;
+    r->sql_tz = cs_xstrdup(tz && *tz ? tz : "UTC");
+}
+
 static int sql_encode(const cspark_rdd *r, Cspark__RddNode *pb, cs_error *err)
 {
     (void)err;
@@ -79,11 +104,27 @@ static int sql_encode(const cspark_rdd *r, Cspark__RddNode *pb, cs_error *err)
         pb->sql_range_bounds.len = r->sql_bounds_len;
         pb->has_sql_range_bounds = true;
     }
+    pb->sql_sample_size = r->sql_sample_size;
+    if (r->sql_read_start) {
+        size_t n = (size_t)r->num_partitions;
+        pb->sql_read_start = cs_xcalloc(n + 1, sizeof *pb->sql_read_start);
+        pb->sql_read_end = cs_xcalloc(n + 1, sizeof *pb->sql_read_end);
+        for (size_t i = 0; i < n; i++) {
+            pb->sql_read_start[i] = r->sql_read_start[i];
+            pb->sql_read_end[i] = r->sql_read_end[i];
+        }
+        pb->n_sql_read_start = pb->n_sql_read_end = n;
+    }
     if (r->num_broadcasts > 0) {
         pb->broadcast_ids = cs_xmalloc((size_t)r->num_broadcasts * sizeof *pb->broadcast_ids);
         memcpy(pb->broadcast_ids, r->broadcast_ids,
                (size_t)r->num_broadcasts * sizeof *pb->broadcast_ids);
         pb->n_broadcast_ids = (size_t)r->num_broadcasts;
+    }
+    if (r->sql_session) {
+        pb->has_sql_session = true;
+        pb->sql_ansi = r->sql_ansi;
+        pb->sql_session_time_zone = cs_xstrdup(r->sql_tz);
     }
     return 0;
 }
@@ -107,9 +148,25 @@ static int sql_decode(const Cspark__RddNode *pb, int idx, cspark_rdd *r, cs_erro
     r->sql_plan_len = pb->sql_plan.len;
     if (pb->has_sql_range_bounds)
         cs_rdd_sql_exec_set_range_bounds(r, pb->sql_range_bounds.data, pb->sql_range_bounds.len);
+    if (pb->sql_sample_size < 0)
+        return cs_rdd_kind_proto_error(err, idx, "a sample of %d rows", pb->sql_sample_size);
+    r->sql_sample_size = pb->sql_sample_size;
+    if (pb->n_sql_read_start || pb->n_sql_read_end) {
+        if (pb->n_sql_read_start != (size_t)r->num_partitions ||
+            pb->n_sql_read_end != pb->n_sql_read_start)
+            return cs_rdd_kind_proto_error(err, idx, "%zu read ranges for %d partitions",
+                                           pb->n_sql_read_start, r->num_partitions);
+        for (size_t i = 0; i < pb->n_sql_read_start; i++)
+            if (pb->sql_read_start[i] < 0 || pb->sql_read_end[i] <= pb->sql_read_start[i])
+                return cs_rdd_kind_proto_error(err, idx, "read range %zu is [%d, %d)", i,
+                                               pb->sql_read_start[i], pb->sql_read_end[i]);
+        cs_rdd_sql_exec_set_read_ranges(r, pb->sql_read_start, pb->sql_read_end);
+    }
     if (pb->n_broadcast_ids > 4096)
         return cs_rdd_kind_proto_error(err, idx, "%zu broadcast inputs", pb->n_broadcast_ids);
     cs_rdd_sql_exec_set_broadcasts(r, pb->broadcast_ids, (int)pb->n_broadcast_ids);
+    if (pb->has_sql_session)
+        cs_rdd_sql_exec_set_session(r, pb->sql_ansi, pb->sql_session_time_zone);
     cs_phys_node *tree = cs_phys_decode(r->sql_plan, r->sql_plan_len, err);
     if (!tree) return cs_error_prefix(err, "stage plan: node %d", idx);
     int shuffles = 0, broadcasts = 0, parents = 0;
@@ -167,6 +224,8 @@ typedef struct sql_iter {
     cs_sql_op *op;
     bool opened, drained;
     cs_exchange_partitioner *partitioner;
+    cs_range_reservoir *reservoir; /* a sampling node's (sql_sample_size > 0) */
+    bool sampled;                  /* its record was output */
     pending *pend;
     int n_parts, flush_next;
     int32_t *part, *idx;
@@ -180,7 +239,9 @@ typedef struct sql_iter {
 typedef struct input_op {
     cs_sql_op base;
     sql_iter *it;
-    part_iter *records; /* shuffle, parent */
+    part_iter *records;      /* shuffle, parent */
+    const shuffle_dep *dep;  /* shuffle: its dependency ... */
+    int next_part, end_part; /* ... and the partitions still to read after records' */
     const cs_batch *recs;
     size_t next_rec;
     const uint8_t *value; /* broadcast: the pinned value */
@@ -226,6 +287,13 @@ static int input_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
         const cs_batch *b = NULL;
         int rc = in->records->next(in->records, &b, err);
         if (rc < 0) return rc;
+        if (rc == 0 && in->next_part < in->end_part) { /* the next partition of the range */
+            cs_part_iter_free(in->records);
+            in->recs = NULL;
+            in->records = cs_shuffle_dep_iter_open(in->it->tc, in->dep, in->next_part++, err);
+            if (!in->records) return err->code ? err->code : CS_EINVAL;
+            continue;
+        }
         if (rc == 0) return CS_OK;
         in->recs = b;
         in->next_rec = 0;
@@ -254,10 +322,19 @@ static cs_sql_op *open_input(void *arg, const cs_phys_node *leaf, cs_error *err)
     in->it = it;
     int i = leaf->input;
     switch (leaf->kind) {
-    case CS_PH_SHUFFLE_READ:
+    case CS_PH_SHUFFLE_READ: {
         if (i < 0 || i >= r->num_deps) goto missing;
-        in->records = cs_shuffle_dep_iter_open(it->tc, r->deps[i], it->partition, err);
+        int from = it->partition, to = it->partition + 1;
+        if (r->sql_read_start) { /* a coalesced read: a range of partitions, one after another */
+            from = r->sql_read_start[it->partition];
+            to = r->sql_read_end[it->partition];
+        }
+        in->dep = r->deps[i];
+        in->next_part = from + 1;
+        in->end_part = to;
+        in->records = cs_shuffle_dep_iter_open(it->tc, r->deps[i], from, err);
         break;
+    }
     case CS_PH_PARENT_READ:
         if (i < 0 || i >= r->num_parents) goto missing;
         in->records = cs_part_iter_open(it->tc, r->parents[i], it->partition, err);
@@ -378,6 +455,21 @@ static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
     return rc;
 }
 
+/* A sampling node's one record: key = rows seen (8 bytes big-endian), value = the sample. */
+static int emit_sample(sql_iter *it, cs_error *err)
+{
+    it->sampled = true;
+    cs_col_batch *b = cs_range_reservoir_sample(it->reservoir, &it->alloc, err);
+    if (!b) return err->code ? err->code : CS_EINVAL;
+    uint64_t n = (uint64_t)cs_range_reservoir_count(it->reservoir);
+    uint8_t key[8];
+    for (int i = 0; i < 8; i++)
+        key[i] = (uint8_t)(n >> (56 - 8 * i));
+    int rc = emit_batch(it, key, 8, b, err);
+    cs_col_batch_unref(b);
+    return rc;
+}
+
 static int sql_next(part_iter *pi, const cs_batch **out, cs_error *err)
 {
     sql_iter *it = (sql_iter *)pi;
@@ -389,6 +481,11 @@ static int sql_next(part_iter *pi, const cs_batch **out, cs_error *err)
     }
     while (it->out.n == 0) {
         if (it->drained) { /* the exchange's leftovers, a partition per call */
+            if (it->reservoir && !it->sampled) {
+                int rc = emit_sample(it, err);
+                if (rc) return rc;
+                continue;
+            }
             if (!it->exchange || it->flush_next >= it->n_parts) return 0;
             int rc = flush_partition(it, it->flush_next++, err);
             if (rc) return rc;
@@ -401,7 +498,9 @@ static int sql_next(part_iter *pi, const cs_batch **out, cs_error *err)
             it->drained = true;
             continue;
         }
-        if (b->num_rows > 0)
+        if (b->num_rows > 0 && it->reservoir)
+            rc = cs_range_reservoir_add(it->reservoir, b, &it->alloc, err);
+        else if (b->num_rows > 0)
             rc = it->exchange ? partition_batch(it, b, err) : emit_batch(it, NULL, 0, b, err);
         cs_col_batch_unref(b);
         if (rc) return rc;
@@ -415,6 +514,7 @@ static void sql_free(part_iter *pi)
     sql_iter *it = (sql_iter *)pi;
     if (it->op) cs_sql_op_free(it->op);
     cs_exchange_partitioner_free(it->partitioner);
+    cs_range_reservoir_free(it->reservoir);
     for (int p = 0; it->pend && p < it->n_parts; p++) {
         for (int s = 0; s < it->pend[p].n; s++)
             cs_col_batch_unref(it->pend[p].slices[s]);
@@ -430,12 +530,18 @@ static void sql_free(part_iter *pi)
     free(it);
 }
 
-/* The session settings the operators need, from the application's conf. */
+/* The session settings the operators need: the query's session's (what SET changed), else the
+ * application's conf. */
 static int read_conf(sql_iter *it, cs_error *err)
 {
     const cs_conf *conf = it->tc->env->conf;
     it->ctx.ansi = true;
     it->ctx.session_tz = "UTC";
+    if (it->rdd->sql_session) {
+        it->ctx.ansi = it->rdd->sql_ansi;
+        it->ctx.session_tz = it->rdd->sql_tz;
+        return CS_OK;
+    }
     if (!conf) return CS_OK;
     int rc = cs_conf_entry_bool(conf, "spark.sql.ansi.enabled", &it->ctx.ansi, err);
     const char *tz = cs_conf_get(conf, "spark.sql.session.timeZone");
@@ -472,7 +578,15 @@ static part_iter *sql_compute(cspark_task_context *tc, cspark_rdd *rdd, int part
         }
         body = tree->children[0];
     }
-    if (tree->kind == CS_PH_EXCHANGE) {
+    if (tree->kind == CS_PH_EXCHANGE && rdd->sql_sample_size > 0) { /* the bounds' sample */
+        if (tree->n_sort_keys <= 0) {
+            cs_error_set(err, CS_EINVAL, "SQL stage node %d: a sample without sort keys", rdd->id);
+            goto fail;
+        }
+        it->reservoir =
+            cs_range_reservoir_new(body->schema, tree->sort_keys, tree->n_sort_keys,
+                                   rdd->sql_sample_size, cs_range_sample_seed(rdd->id, partition));
+    } else if (tree->kind == CS_PH_EXCHANGE) {
         cs_col_batch *bounds = NULL;
         if (rdd->sql_bounds) {
             cs_col_type *bt = NULL;

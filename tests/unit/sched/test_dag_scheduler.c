@@ -75,6 +75,8 @@ static void succeed(fake *f, const task_desc *t, task_result *r)
         ms->shuffle_id = d->shuffle_id;
         ms->map_id = t->partition;
         uint64_t *sizes = cs_xcalloc((size_t)d->partitioner.num_partitions + 1, sizeof *sizes);
+        for (int p = 0; p < d->partitioner.num_partitions; p++) /* map m: 1000 (m + 1) + p */
+            sizes[p] = 1000 * (uint64_t)(t->partition + 1) + (uint64_t)p;
         cs_map_status_set_sizes(ms, sizes, d->partitioner.num_partitions, NULL);
         free(sizes);
         snprintf(ms->executor_id, sizeof ms->executor_id, "%s", place(f, t));
@@ -359,6 +361,33 @@ static void test_shuffle_reused_across_jobs(void **state)
     assert_int_equal(run(&a, child, &err), 0);
     assert_int_equal(count_map_launches(&a.f), 3);
     assert_int_equal(a.f.nlog, 3 + 2 + 2 + 2);
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    app_free(&a);
+}
+
+/* A map-stage job (adaptive execution's) runs the map stage alone and ends when its outputs are
+ * registered; the tracker sums each reduce partition's sizes; the reduce job after it and a second
+ * map-stage job run no map task again. */
+static void test_map_stage_job(void **state)
+{
+    app a;
+    app_init(&a, all_succeed, 4);
+    cs_error err;
+    cs_error_clear(&err);
+    uint64_t bytes[2];
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, a.dep->shuffle_id, bytes, 2), CS_ENOTFOUND);
+    assert_int_equal(cs_scheduler_run_map_stages(a.s, &a.dep, 1, NULL, &err), 0);
+    assert_int_equal(a.f.nlog, 3);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, a.dep->shuffle_id, bytes, 2), 0);
+    for (int p = 0; p < 2; p++) { /* 1000 + 2000 + 3000 (+ p each), within the log scale's 10% */
+        assert_true(bytes[p] >= 5400 && bytes[p] <= 6600);
+    }
+    assert_int_equal(cs_scheduler_run_map_stages(a.s, &a.dep, 1, NULL, &err), 0);
+    assert_int_equal(a.f.nlog, 3);
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    assert_int_equal(a.f.nlog, 5);
     assert_int_equal(a.results[0] + a.results[1], 2);
     app_free(&a);
 }
@@ -651,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_task_fails_max_times),
         cmocka_unit_test(test_fetch_failed_resubmits_map_output),
         cmocka_unit_test(test_shuffle_reused_across_jobs),
+        cmocka_unit_test(test_map_stage_job),
         cmocka_unit_test(test_abort_cancels_running_tasks),
         cmocka_unit_test(test_reaper_ends_tasks_that_ignore_the_kill),
         cmocka_unit_test(test_reaper_keeps_stages_of_tasks_left_running),

@@ -113,7 +113,7 @@ static void test_self_join_gets_fresh_ids(void **state)
     assert_string_equal(j->condition->fn, "=");
 }
 
-static void test_group_by_ordinal_and_alias(void **state)
+static void test_group_by_ordinal_alias_and_all(void **state)
 {
     (void)state;
     /* select a + 1 as k, count(*) from t group by 1  /  group by k */
@@ -128,6 +128,15 @@ static void test_group_by_ordinal_and_alias(void **state)
                           fn("count", 1, star())));
     assert_non_null(r);
     assert_string_equal(r->group_by[0]->fn, "+");
+    /* GROUP BY ALL: the items without aggregates (a + 1), none for a global aggregate */
+    r = analyze(aggregate(rel(1, "t"), 1, col("ALL"), 2, alias(bin("+", col("a"), lit_int(1)), "k"),
+                          fn("count", 1, star())));
+    assert_non_null(r);
+    assert_int_equal(r->n_group_by, 1);
+    assert_string_equal(r->group_by[0]->fn, "+");
+    r = analyze(aggregate(rel(1, "t"), 1, col("all"), 1, fn("count", 1, star())));
+    assert_non_null(r);
+    assert_int_equal(r->n_group_by, 0);
 }
 
 static void test_having_and_order_by_aggregate_not_selected(void **state)
@@ -384,7 +393,7 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_self_join_gets_fresh_ids, fixture_setup,
                                         fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_group_by_ordinal_and_alias, fixture_setup,
+        cmocka_unit_test_setup_teardown(test_group_by_ordinal_alias_and_all, fixture_setup,
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_having_and_order_by_aggregate_not_selected,
                                         fixture_setup, fixture_teardown),

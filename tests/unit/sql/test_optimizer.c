@@ -462,6 +462,31 @@ static void test_distinct_and_union_distinct_are_aggregates(void **state)
            "   +- Relation spark_catalog.default.t2[x] parquet\n");
 }
 
+static void test_distinct_aggregates_rewrite(void **state)
+{
+    (void)state;
+    /* RewriteDistinctAggregates: distinct aggregates over two argument sets and a regular one */
+    expect("SELECT c, count(DISTINCT a), sum(DISTINCT b), avg(d) FROM t1 GROUP BY c",
+           "Aggregate [c], [c, count(a) FILTER (WHERE (gid = 1)) AS count(DISTINCT a), sum(b) "
+           "FILTER (WHERE (gid = 2)) AS sum(DISTINCT b), first(avg(d), true) FILTER (WHERE (gid "
+           "= 0)) AS avg(d)]\n"
+           "+- Aggregate [c, a, b, gid], [c, a, b, gid, avg(d) AS avg(d)]\n"
+           "   +- Expand\n"
+           "      +- Relation spark_catalog.default.t1[a,b,c,d] parquet\n");
+    /* a distinct aggregate with a FILTER */
+    expect("SELECT count(DISTINCT a) FILTER (WHERE b > 1), count(DISTINCT c) FROM t1",
+           "Aggregate [], [count(a) FILTER (WHERE ((gid = 1) AND (b > 1))) AS count(DISTINCT a) "
+           "FILTER (WHERE (b > 1)), count(c) FILTER (WHERE (gid = 2)) AS count(DISTINCT c)]\n"
+           "+- Aggregate [a, c, gid], [a, c, gid, max((b > 1)) AS (b > 1)]\n"
+           "   +- Expand\n"
+           "      +- Relation spark_catalog.default.t1[a,b,c] parquet\n");
+    /* one distinct argument and merging regular aggregates: the planner's two-level plan */
+    expect("SELECT count(DISTINCT a), sum(a), count(*) FROM t1",
+           "Aggregate [], [count(DISTINCT a) AS count(DISTINCT a), sum(a) AS sum(a), count(1) AS "
+           "count(1)]\n"
+           "+- Relation spark_catalog.default.t1[a] parquet\n");
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -651,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_column_pruning_and_collapse),
         cmocka_unit_test(test_redundant_aliases),
         cmocka_unit_test(test_distinct_and_union_distinct_are_aggregates),
+        cmocka_unit_test(test_distinct_aggregates_rewrite),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_hints_on_joins),
         cmocka_unit_test(test_subquery_outer_reference_to_alias),

@@ -230,8 +230,13 @@ static void test_sort_limit_top_n(void **state)
     assert_true(n->sort_keys[0].descending);
     assert_int_equal(n->sort_keys[0].ordinal, 1);
     cs_phys_free(n);
-    n = plan_ok("SELECT k FROM t ORDER BY k");
-    assert_string_equal(pf_shape(n), "Sort(Exchange[single 1](Project(Project(LocalTableScan))))");
+    /* a global sort: range partitioning by the sort's keys (EnsureRequirements), then a sort */
+    n = plan_ok("SELECT k FROM t ORDER BY k DESC");
+    assert_string_equal(pf_shape(n), "Sort(Exchange[range 4](Project(Project(LocalTableScan))))");
+    assert_int_equal(n->children[0]->n_sort_keys, 1);
+    assert_true(n->children[0]->sort_keys[0].descending);
+    assert_false(n->children[0]->sort_keys[0].nulls_first);
+    assert_int_equal(n->children[0]->sort_keys[0].ordinal, n->sort_keys[0].ordinal);
     cs_phys_free(n);
     n = plan_ok("SELECT k FROM t LIMIT 1 OFFSET 1");
     assert_string_equal(pf_shape(n), "GlobalLimit[1](Exchange[single 1](LocalLimit[2](Project("

@@ -161,6 +161,12 @@ static void test_window(void **state)
                             "sum(v) OVER (PARTITION BY k) AS total FROM t",
                             false),
                         "\"a\"\t1\t40\n\"b\"\t1\t20\n\"c\"\t2\t40\n\"d\"\t1\tNULL\n\"e\"\t1\t5\n");
+    /* aggregates of two inputs and with parameters over a window (regression: refused) */
+    assert_string_equal(run("SELECT s, max_by(s, v) OVER (PARTITION BY k) AS m, "
+                            "percentile(v, 0.5) OVER (PARTITION BY k) AS p FROM t",
+                            false),
+                        "\"a\"\t\"c\"\t20.0\n\"b\"\t\"b\"\t20.0\n\"c\"\t\"c\"\t20.0\n"
+                        "\"d\"\tNULL\tNULL\n\"e\"\t\"e\"\t5.0\n");
 }
 
 static void test_expand(void **state)
@@ -168,6 +174,12 @@ static void test_expand(void **state)
     (void)state;
     assert_string_equal(run("SELECT k, sum(v) FROM t GROUP BY ROLLUP(k)", false),
                         "1\t40\n2\t20\n3\tNULL\nNULL\t5\nNULL\t65\n");
+    /* a plain key beside CUBE: the cross product of the sets, (k, s) and (k) */
+    assert_string_equal(run("SELECT k, s, count(*), grouping_id() FROM t WHERE k < 3 "
+                            "GROUP BY k, CUBE(s)",
+                            false),
+                        "1\t\"a\"\t1\t0\n1\t\"c\"\t1\t0\n1\tNULL\t2\t1\n2\t\"b\"\t1\t0\n"
+                        "2\tNULL\t1\t1\n");
 }
 
 static void test_file_scan(void **state)

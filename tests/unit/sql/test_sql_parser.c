@@ -157,7 +157,10 @@ static void test_relations_and_joins(void **state)
     check("SELECT * FROM db.t AS x", "Query: Project[*](Alias[x](Relation[db.t]))");
     check("SELECT x FROM t TABLESAMPLE (10 PERCENT)",
           "Query: Project['x](Sample[0.1](Relation[t]))");
-    check("SELECT x FROM t TABLESAMPLE (5 ROWS)", "Query: Project['x](Sample[5](Relation[t]))");
+    /* n ROWS is a limit, as Spark's AstBuilder makes it; BUCKET x OUT OF y the fraction x/y */
+    check("SELECT x FROM t TABLESAMPLE (5 ROWS)", "Query: Project['x](Limit[5](Relation[t]))");
+    check("SELECT x FROM t TABLESAMPLE (BUCKET 1 OUT OF 4)",
+          "Query: Project['x](Sample[0.25](Relation[t]))");
 }
 
 static void test_set_operations_precedence(void **state)

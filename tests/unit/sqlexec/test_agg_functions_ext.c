@@ -7,7 +7,10 @@
  * collect_list / collect_set, any_value, and the empty input, each in Complete mode and as
  * Partial over two halves then Final (the buffers round-trip); HLL++'s bias-corrected range,
  * rsd 0.01 and percentile_approx over two 100000-row digests against values Spark 4.0.1 gave on
- * local[2]; sum / avg of ANSI intervals (rounding half up, overflow's error class).
+ * local[2]; sum / avg of ANSI intervals (rounding half up, overflow's error class);
+ * skewness / kurtosis, bit_and / bit_or / bit_xor, mode, the exact percentile (continuous and
+ * discrete) and median,
+ * try_sum of integers, the regr_* aggregates and histogram_numeric.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,6 +69,13 @@ static void golden_value(const cs_column *c, int64_t i, cs_sbuf *sb)
             golden_value(c->children[0], e, sb);
         }
         cs_sbuf_putc(sb, ']');
+    } else if (c->type->id == CS_TYPE_STRUCT) { /* {a, b} */
+        cs_sbuf_putc(sb, '{');
+        for (int f = 0; f < c->n_children; f++) {
+            if (f) cs_sbuf_puts(sb, ", ");
+            golden_value(c->children[f], i, sb);
+        }
+        cs_sbuf_putc(sb, '}');
     } else if (c->type->id == CS_TYPE_INTERVAL_YM) { /* months */
         cs_sbuf_printf(sb, "%d", ((const int32_t *)(const void *)c->values)[i]);
     } else {
@@ -486,6 +496,107 @@ static void test_sum_avg_of_intervals_as_spark(void **state)
     assert_string_equal(err.sql_state, "22015");
 }
 
+static void test_skewness_kurtosis_as_spark(void **state)
+{
+    /* aggregates.sql line 20: skewness(d), kurtosis(d) */
+    cs_agg_spec a[2] = {{.fn = CS_AGG_SKEWNESS, .input = 2, .arg_type = DBL_T},
+                        {.fn = CS_AGG_KURTOSIS, .input = 2, .arg_type = DBL_T}};
+    check2(NULL, 0, a, 2, "0.08824530618112042\t-1.6167323127229494",
+           "0.08824530618112066\t-1.6167323127229491");
+    /* one value per group: m2 is 0, the result null (Spark 4) */
+    check((int[]){0}, 1, a, 2, "\"x\"\t0.0\t-1.5\n\"y\"\tNULL\tNULL\n\"z\"\tNULL\tNULL");
+}
+
+static void test_bitwise_mode_try_sum_as_spark(void **state)
+{
+    /* aggregates.sql lines 28 (mode) and 29 */
+    cs_agg_spec a[5] = {{.fn = CS_AGG_BIT_AND, .input = 1, .arg_type = INT_T},
+                        {.fn = CS_AGG_BIT_OR, .input = 1, .arg_type = INT_T},
+                        {.fn = CS_AGG_BIT_XOR, .input = 1, .arg_type = INT_T},
+                        {.fn = CS_AGG_MODE, .input = 1, .arg_type = INT_T},
+                        {.fn = CS_AGG_TRY_SUM, .input = 1, .arg_type = INT_T}};
+    check(NULL, 0, a, 5, "0\t7\t0\t2\t20");
+    check((int[]){0}, 1, a, 5, "\"x\"\t0\t3\t2\t2\t8\n\"y\"\t5\t5\t5\t5\t5\n\"z\"\t7\t7\t7\t7\t7");
+    cs_agg_spec m[1] = {{.fn = CS_AGG_MODE, .input = 0, .arg_type = STR_T}};
+    check(NULL, 0, m, 1, "\"x\"");
+}
+
+static void test_percentile_median_as_spark(void **state)
+{
+    /* aggregates.sql line 25: percentile(i, 0.5), percentile(i, array(0.0, 1.0)), median(d) */
+    cs_agg_spec a[3] = {{.fn = CS_AGG_PERCENTILE,
+                         .input = 1,
+                         .arg_type = INT_T,
+                         .percentages = (double[]){0.5},
+                         .n_percentages = 1},
+                        {.fn = CS_AGG_PERCENTILE,
+                         .input = 1,
+                         .arg_type = INT_T,
+                         .percentages = (double[]){0.0, 1.0},
+                         .n_percentages = 2,
+                         .percentages_array = true},
+                        {.fn = CS_AGG_PERCENTILE,
+                         .input = 2,
+                         .arg_type = DBL_T,
+                         .percentages = (double[]){0.5},
+                         .n_percentages = 1}};
+    check(NULL, 0, a, 3, "2.5\t[1.0, 7.0]\t4.0");
+    /* line 26: percentile_disc(0.5) WITHIN GROUP (ORDER BY i); 0 and 1 give the extremes */
+    cs_agg_spec d[3] = {{.fn = CS_AGG_PERCENTILE_DISC,
+                         .input = 1,
+                         .arg_type = INT_T,
+                         .percentages = (double[]){0.5},
+                         .n_percentages = 1},
+                        {.fn = CS_AGG_PERCENTILE_DISC,
+                         .input = 1,
+                         .arg_type = INT_T,
+                         .percentages = (double[]){0.0, 1.0},
+                         .n_percentages = 2,
+                         .percentages_array = true},
+                        {.fn = CS_AGG_PERCENTILE_DISC,
+                         .input = 2,
+                         .arg_type = DBL_T,
+                         .percentages = (double[]){0.6},
+                         .n_percentages = 1}};
+    check(NULL, 0, d, 3, "2.0\t[1.0, 7.0]\t4.0");
+    check((int[]){0}, 1, a, 3,
+          "\"x\"\t2.0\t[1.0, 3.0]\t4.0\n\"y\"\t5.0\t[5.0, 5.0]\t1.5\n\"z\"\t7.0\t[7.0, 7.0]\t7.0");
+}
+
+static void test_regression_as_spark(void **state)
+{
+    /* aggregates.sql line 42: regr_slope(d, i), regr_intercept(d, i) (regr_count is count(d, i),
+     * the planner's); y = d is the first input, x = i the second */
+    cs_agg_spec a[4] = {
+        {.fn = CS_AGG_REGR_SLOPE, .input = 2, .arg_type = DBL_T, .input2 = 1, .arg2_type = INT_T},
+        {.fn = CS_AGG_REGR_INTERCEPT,
+         .input = 2,
+         .arg_type = DBL_T,
+         .input2 = 1,
+         .arg2_type = INT_T},
+        {.fn = CS_AGG_REGR_AVGX, .input = 2, .arg_type = DBL_T, .input2 = 1, .arg2_type = INT_T},
+        {.fn = CS_AGG_REGR_AVGY, .input = 2, .arg_type = DBL_T, .input2 = 1, .arg2_type = INT_T}};
+    /* Spark: 0.461206896551724, 2.4396551724137936, 3.6, 4.1 (its regr_* keep Covariance and
+     * VariancePop buffers apart, merged in another order: the last bits differ, within the
+     * corpus judge's 1e-9) */
+    check2(NULL, 0, a, 4, "0.4612068965517241\t2.439655172413793\t3.5999999999999996\t4.1",
+           "0.4612068965517241\t2.4396551724137927\t3.6\t4.1");
+}
+
+static void test_histogram_numeric(void **state)
+{
+    /* aggregates.sql line 30 (its golden only says the result is not null): d = 2, 4, 1.5, 7,
+     * 6 in 3 bins; the closest bins merge into their weighted mean (no ties here, which Spark
+     * breaks at random); the integer column's x is cast back to int */
+    cs_agg_spec a[2] = {
+        {.fn = CS_AGG_HISTOGRAM_NUMERIC, .input = 2, .arg_type = DBL_T, .param = 3},
+        {.fn = CS_AGG_HISTOGRAM_NUMERIC, .input = 1, .arg_type = INT_T, .param = 2}};
+    check((int[]){0}, 1, a, 2,
+          "\"x\"\t[{2.0, 1.0}, {4.0, 1.0}, {6.0, 1.0}]\t[{1, 3.0}, {3, 1.0}]\n"
+          "\"y\"\t[{1.5, 1.0}]\t[{5, 1.0}]\n\"z\"\t[{7.0, 1.0}]\t[{7, 1.0}]");
+    check(NULL, 0, a, 1, "[{1.75, 2.0}, {4.0, 1.0}, {6.5, 2.0}]");
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_col_type *schema = agg_schema();
@@ -523,6 +634,11 @@ int main(void)
         cmocka_unit_test(test_hll_bias_correction_and_big_digests_as_spark),
         cmocka_unit_test(test_empty_input_as_spark),
         cmocka_unit_test(test_sum_avg_of_intervals_as_spark),
+        cmocka_unit_test(test_skewness_kurtosis_as_spark),
+        cmocka_unit_test(test_bitwise_mode_try_sum_as_spark),
+        cmocka_unit_test(test_percentile_median_as_spark),
+        cmocka_unit_test(test_regression_as_spark),
+        cmocka_unit_test(test_histogram_numeric),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,689 @@
+"""tpch_bench.py — the SQL benchmark's harness: runs the 22 TPC-H queries (tests/sql/tpch/qNN.sql)
+on each engine over the same Parquet files, checks that all engines return the same rows, and
+writes a Markdown table, a JSON record and a PNG plot. Called by bench/sql/run.sh (which makes the
+data and installs the engines) under the python3 of scripts/install-benchtools.sh.
+
+    tpch_bench.py --data DIR --scale S --engines cspark,spark,... --out-md FILE [options]
+
+Engines (each a process per query: start, register the tables, run, exit):
+  cspark      cspark-sql --master local[2] -i views.sql --output-format golden -f qNN.sql
+  spark       $SPARK_HOME/bin/spark-sql --master local[2] --driver-memory M -i views.sql -f qNN.sql
+  duckdb, datafusion, sail    bench/sql/peer_run.py ENGINE (sail: pysail's Spark Connect server
+              in the same process, queried through the PySpark Connect client)
+Every engine runs with the session time zone UTC and 2 threads/cores. Query q runs on every
+engine before query q+1 starts, and the engines' order rotates by one per query, so a burst of
+load from the machine's other users falls on all of them alike. After the per-query runs each
+engine runs once more with all queries in one process (JVM and process start-up paid once).
+
+Measured per run: whole-process wall time (from fork to reaping the process); job-only time (the
+process's own "Time taken: S seconds" lines, spark-sql's, which cspark-sql and peer_run.py print
+the same way); peak RSS of the whole process tree (the sum of VmRSS over the process and all its
+descendants, sampled every 100 ms, and at least the kernel's ru_maxrss of the process).
+
+Result check (reference: Spark when it ran the query, else cspark): the column types and the
+ordered/sorted mode come from Spark's golden of the query (tests/sql/golden/tpch-sf0.1/qNN.out:
+same query, same types at any scale). Rows compare in order when the query has a top-level ORDER
+BY, else as a multiset. Values: decimals equal once rounded (half up) to the column's scale, or,
+when the engine computed the value in floating point (more fraction digits than the scale, as
+DuckDB's avg of a decimal), within one unit of the scale's last digit; doubles within 1e-9
+relative (1e-12 absolute); integers as numbers; everything else as text. An engine/query that
+differs or fails is named in the results with the reason.
+
+Output: --out-md (the tables), the same name with .json (every measurement, without this
+machine's paths, rewritten after each round; --render-only rewrites the Markdown and the plot
+from it, --resume continues an interrupted run from it) and .png (per-query times, engine by
+engine). --all-concurrently runs the one-process runs beside the rounds instead of after them.
+"""
+import argparse
+import datetime
+import decimal
+import json
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+
+ALL_ENGINES = ["cspark", "spark", "duckdb", "datafusion", "sail"]
+TITLES = {"cspark": "cspark", "spark": "Spark 4", "duckdb": "DuckDB", "datafusion": "DataFusion",
+          "sail": "Sail"}
+TABLES = ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
+TIME_TAKEN = re.compile(r"^Time taken: ([0-9.]+) seconds")
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SRC, "tests", "sql"))
+import compare  # noqa: E402  (tests/sql/compare.py: the golden format's parser)
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+# ---- running one process ------------------------------------------------------------------------
+
+def tree_rss(root):
+    """Bytes resident in root and all its descendants now (0 when it is gone)."""
+    total, todo, seen = 0, [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open("/proc/%d/statm" % pid) as f:
+                total += int(f.read().split()[1]) * PAGE
+            for tid in os.listdir("/proc/%d/task" % pid):
+                with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def run_measured(cmd, cwd, env, stdout_path, stderr_path, timeout):
+    """Runs cmd; returns {whole_s, rss_mb, rc} (rc 124 when killed at the timeout)."""
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        peak, rc, ru = 0, None, None
+        while rc is None:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                rc = os.waitstatus_to_exitcode(status)
+                break
+            peak = max(peak, tree_rss(p.pid))
+            if time.monotonic() - t0 > timeout:
+                os.killpg(p.pid, 9)
+                _, status, ru = os.wait4(p.pid, 0)
+                rc = 124
+                break
+            time.sleep(0.1)
+        whole = time.monotonic() - t0
+        p.returncode = rc  # reaped above: keep Popen from waiting again
+    try:  # descendants left in the session (none expected): end them
+        os.killpg(p.pid, 9)
+    except OSError:
+        pass
+    peak = max(peak, ru.ru_maxrss * 1024 if ru else 0)
+    return {"whole_s": whole, "rss_mb": peak / 1e6, "rc": rc}
+
+
+def job_times(stderr_path, count):
+    """The last count "Time taken" seconds of a run's stderr (the query statements')."""
+    times = []
+    with open(stderr_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = TIME_TAKEN.match(line)
+            if m:
+                times.append(float(m.group(1)))
+    return times[-count:] if len(times) >= count else None
+
+
+def last_error(stderr_path):
+    with open(stderr_path, encoding="utf-8", errors="replace") as f:
+        lines = [ln.strip() for ln in f if ln.strip()]
+    errs = [ln for ln in lines if ln.startswith("[") or "Error" in ln or "error" in ln]
+    return (errs or lines or ["(no output)"])[-1][:300]
+
+
+# ---- the engines' commands and answers ---------------------------------------------------------
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        for k in ("cspark_sql", "spark_home", "data", "queries", "work"):
+            if getattr(a, k):
+                setattr(a, k, os.path.abspath(getattr(a, k)))
+        self.work = a.work
+        os.makedirs(self.work, exist_ok=True)
+        self.views = os.path.join(self.work, "views.sql")
+        with open(self.views, "w") as f:
+            for t in TABLES:
+                f.write("CREATE TEMPORARY VIEW %s USING parquet OPTIONS (path '%s');\n"
+                        % (t, os.path.join(a.data, t + ".parquet")))
+        self.env = dict(os.environ, TZ="UTC")
+        for k in ("SPARK_SUBMIT_OPTS", "SPARK_LAUNCHER_OPTS"):  # the tests' JVM settings
+            self.env.pop(k, None)
+
+    def query_file(self, engine, name):
+        """The engine's text of a query: bench/sql/dialect/ENGINE/qNN.sql if present."""
+        alt = os.path.join(HERE, "dialect", engine, name + ".sql")
+        return alt if os.path.exists(alt) else os.path.join(self.a.queries, name + ".sql")
+
+    def command(self, engine, files, out):
+        a = self.a
+        if engine == "cspark":
+            return [a.cspark_sql, "--master", "local[2]", "--conf",
+                    "spark.sql.session.timeZone=UTC", "-i", self.views, "--output-format",
+                    "golden", "-f", files[0]]
+        if engine == "spark":
+            return [os.path.join(a.spark_home, "bin", "spark-sql"), "--master", "local[2]",
+                    "--driver-memory", a.spark_driver_memory, "--conf",
+                    "spark.sql.session.timeZone=UTC", "-i", self.views, "-f", files[0]]
+        return [a.python, os.path.join(HERE, "peer_run.py"), engine, a.data, out] + files
+
+    def run(self, engine, names, tag):
+        """One process of engine over the queries names; returns its record."""
+        files = [self.query_file(engine, n) for n in names]
+        base = os.path.join(self.work, "%s-%s" % (engine, tag))
+        out = base + (".jsonl" if engine not in ("cspark", "spark") else ".out")
+        if engine in ("cspark", "spark") and len(files) > 1:
+            with open(base + ".sql", "w") as f:
+                for path in files:
+                    with open(path) as q:
+                        f.write(q.read().rstrip() + "\n")
+            files = [base + ".sql"]
+        cmd = self.command(engine, files, out)
+        stdout = out if engine in ("cspark", "spark") else base + ".stdout"
+        # each tag its own working directory: spark-sql keeps a Derby metastore in it, which
+        # two JVMs at once (--all-concurrently) cannot share
+        cwd = os.path.join(self.work, "cwd-" + tag)
+        os.makedirs(cwd, exist_ok=True)
+        rec = run_measured(cmd, cwd, self.env, stdout, base + ".err", self.a.timeout)
+        rec["cmd"] = " ".join(shlex.quote(c) for c in cmd)
+        jobs = job_times(base + ".err", len(names))
+        rec["job_s"] = sum(jobs) if jobs is not None else None
+        rec["jobs"] = jobs
+        rec["out"] = out
+        if rec["rc"] != 0 or jobs is None:
+            rec["error"] = "exit %d: %s" % (rec["rc"], last_error(base + ".err"))
+        return rec
+
+
+def unquote(v):
+    """A golden string value ("a\\"b") as its text."""
+    if len(v) < 2 or v[0] != '"' or v[-1] != '"':
+        return v
+    s, out, i = v[1:-1], [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            n = s[i + 1]
+            if n == "u":
+                out.append(chr(int(s[i + 2:i + 6], 16)))
+                i += 6
+                continue
+            out.append({"n": "\n", "t": "\t", "r": "\r"}.get(n, n))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def local_path(path):
+    """A path of the record (scrubbed: relative to the source tree, or under ~) as a real one."""
+    if path.startswith("~"):
+        return os.path.expanduser(path)
+    return path if os.path.isabs(path) else os.path.join(SRC, path)
+
+
+def save_json(results, path):
+    """The record, without this machine's paths (see scrub), written atomically."""
+    with open(path + ".tmp", "w") as f:
+        f.write(scrub(json.dumps(results, indent=1)) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def answer(engine, path):
+    """The rows of a single-query run: a list of lists of text, or None with a reason."""
+    path = local_path(path)
+    try:
+        if engine == "cspark":
+            blocks = compare.parse(path)
+            b = blocks.get(1)
+            if b is None or b.kind != "rows":
+                return None, "no rows (%s)" % (b.error if b is not None else "no answer")
+            return [[unquote(v) for v in r.split("\t")] for r in b.rows], None
+        if engine == "spark":
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            return [ln.split("\t") for ln in lines], None
+        with open(path, encoding="utf-8") as f:
+            rec = json.loads(f.readline())
+        if "error" in rec:
+            return None, rec["error"]
+        return rec["rows"], None
+    except (OSError, ValueError, SystemExit) as e:
+        return None, "unreadable answer (%s)" % e
+
+
+# ---- the result check ---------------------------------------------------------------------------
+
+def as_decimal(v):
+    try:
+        return decimal.Decimal(v)
+    except decimal.InvalidOperation:
+        return None
+
+
+def value_equal(ref, got, typ):
+    if ref == got:
+        return True
+    if ref == "NULL" or got == "NULL":
+        return False
+    if typ.startswith("decimal("):
+        scale = int(typ[:-1].split(",")[1])
+        r, g = as_decimal(ref), as_decimal(got)
+        if r is None or g is None:
+            return False
+        unit = decimal.Decimal(1).scaleb(-scale)
+        if r.quantize(unit, decimal.ROUND_HALF_UP) == g.quantize(unit, decimal.ROUND_HALF_UP):
+            return True
+        floating = "e" in got.lower() or ("." in got and len(got.split(".")[1]) > scale)
+        return floating and abs(r - g) <= unit
+    if typ in ("double", "float"):
+        try:
+            r, g = float(ref), float(got)
+        except ValueError:
+            return False
+        return abs(r - g) <= max(1e-9 * max(abs(r), abs(g)), 1e-12)
+    if typ in ("tinyint", "smallint", "int", "bigint"):
+        r, g = as_decimal(ref), as_decimal(got)
+        return r is not None and g is not None and r == g
+    if typ == "date":
+        return ref[:10] == got[:10] and len(got) in (10, 19) and got[10:] in ("", "T00:00:00")
+    return False
+
+
+def row_equal(ref, got, types):
+    return len(ref) == len(got) and all(value_equal(r, g, t) for r, g, t in zip(ref, got, types))
+
+
+def sort_key(row, types):
+    key = []
+    for v, t in zip(row, types):
+        d = as_decimal(v) if t.startswith("decimal(") or t in ("double", "float", "bigint", "int") \
+            else None
+        key.append((0, float(d), "") if d is not None and d.is_finite() else (1, 0.0, v))
+    return key
+
+
+def same_rows(ref, got, types, ordered):
+    """None when equal, else a reason."""
+    if len(ref) != len(got):
+        return "%d rows, the reference has %d" % (len(got), len(ref))
+    if any(len(r) != len(types) for r in ref) or any(len(g) != len(types) for g in got):
+        return "column count differs from the %d expected" % len(types)
+    if ordered:
+        for i, (r, g) in enumerate(zip(ref, got)):
+            if not row_equal(r, g, types):
+                if same_rows(ref, got, types, False) is None:
+                    return "same rows in another order (ties of the ORDER BY?)"
+                c = next(j for j, t in enumerate(types) if not value_equal(r[j], g[j], t))
+                return "row %d column %d (%s): %s, the reference has %s" % (
+                    i + 1, c + 1, types[c], g[c], r[c])
+        return None
+    rs = sorted(ref, key=lambda r: sort_key(r, types))
+    gs = sorted(got, key=lambda r: sort_key(r, types))
+    if all(row_equal(r, g, types) for r, g in zip(rs, gs)):
+        return None
+    unused = list(gs)  # values within tolerance may sort apart: match each row to any row
+    for r in rs:
+        for k, g in enumerate(unused):
+            if row_equal(r, g, types):
+                del unused[k]
+                break
+        else:
+            return "no row matches %s" % "|".join(r)
+    return None
+
+
+def golden_shape(name):
+    """(types, ordered) of a query from Spark's golden at scale 0.1."""
+    b = compare.parse(os.path.join(SRC, "tests", "sql", "golden", "tpch-sf0.1",
+                                   name + ".out"))[1]
+    return b.types, b.mode == "ordered"
+
+
+def check(results, engines, names, golden=None):
+    """Sets per engine/query "reference", "same", "differs from E: why" or "failed: why".
+    golden: a directory of Spark's recorded answers (qNN.out), the reference when given."""
+    for name in names:
+        types, ordered = golden_shape(name)
+        per = results["queries"][name]
+        answers = {}
+        for e in engines:
+            rec = per.get(e)
+            if rec is None:
+                continue
+            if "error" in rec:
+                rec["check"] = "failed: " + rec["error"]
+                continue
+            rows, why = answer(e, rec["out"])
+            if rows is None:
+                rec["check"] = "failed: " + why
+            else:
+                answers[e] = rows
+        ref = "spark" if "spark" in answers else ("cspark" if "cspark" in answers else None)
+        if golden:
+            ref = "Spark's recorded answer"
+            answers[ref], why = answer("cspark", os.path.join(golden, name + ".out"))
+            if answers[ref] is None:
+                raise SystemExit("tpch_bench: %s/%s.out: %s" % (golden, name, why))
+        for e, rows in answers.items():
+            if e not in per:
+                continue
+            if e == ref:
+                per[e]["check"] = "reference"
+                continue
+            why = same_rows(answers[ref], rows, types, ordered)
+            per[e]["check"] = "same" if why is None else "differs from %s: %s" % (ref, why)
+
+
+# ---- the report ----------------------------------------------------------------------------------
+
+def fmt(x, digits=2):
+    return "—" if x is None else ("%.*f" % (digits, x))
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def scrub(text):
+    """text without this machine's paths: the source tree relative, the home directory as ~."""
+    text = text.replace(SRC + "/", "")
+    home = os.path.expanduser("~")
+    return text.replace(home + "/", "~/") if home not in ("", "/") else text
+
+
+def render(results, md_path):
+    engines = results["engines"]
+    names = results["names"]
+    q = results["queries"]
+    has = lambda e: e in engines  # noqa: E731
+
+    def tot(e, key):
+        vals = [q[n].get(e, {}).get(key) for n in names]
+        return None if any(v is None or "error" in q[n].get(e, {}) for v, n in zip(vals, names)) \
+            else sum(vals)
+
+    L = []
+    w = L.append
+    w("# TPC-H scale %s: cspark against Spark 4, DuckDB, DataFusion and Sail" % results["scale"])
+    w("")
+    w("Run %s on `%s` (%s cores, %s). **The machine is shared** with other engineers' builds and "
+      "tests: its load average was %s at the start and %s at the end of the run, so absolute "
+      "times are noisy; the engines ran alternately (query by query, the engines' order rotating)"
+      " so that load falls on all alike, and the ratios are within this one run."
+      % (results["started"], results["host"], results["cpus"], results["kernel"],
+         results["load_start"], results["load_end"]))
+    w("")
+    w("Commands (harness: `bench/sql/README.md`):")
+    w("")
+    w("```")
+    w(results["command"])
+    for e in engines:
+        w("# %s, one process per query:" % TITLES[e])
+        w(scrub(results["commands"].get(e, "")))
+    w("```")
+    w("")
+    w("Data: `tpchgen-cli parquet -s %s` (SNAPPY, one file per table), every engine on the same "
+      "files, session time zone UTC, 2 threads (`local[2]`, DuckDB `threads=2`, DataFusion "
+      "`target_partitions=2`, Sail on the machine's 2 cores). Spark 4.0.1 with its default "
+      "settings and `--driver-memory %s`; cspark-sql with its defaults. Versions: %s."
+      % (results["scale"], results["spark_driver_memory"], results["versions"]))
+    w("")
+    w("*whole* = the whole process (start, register the 8 tables, run the query, print, exit), "
+      "one process per query; *job* = the query only, from the process's own `Time taken:` line "
+      "(spark-sql's; cspark-sql prints the same; the peers' runner times its query and fetch). "
+      "Seconds. Spark/cspark above 1: cspark is faster; cspark/DuckDB above 1: DuckDB is "
+      "faster.")
+    w("")
+    head = ["query"]
+    for e in engines:
+        head += ["%s whole" % TITLES[e], "%s job" % TITLES[e]]
+    if has("spark") and has("cspark"):
+        head += ["Spark/cspark whole", "Spark/cspark job"]
+    if has("duckdb") and has("cspark"):
+        head += ["cspark/DuckDB whole", "cspark/DuckDB job"]
+    w("| " + " | ".join(head) + " |")
+    w("|" + "---|" * len(head))
+
+    def line(label, get):
+        cells = [label]
+        for e in engines:
+            cells += [fmt(get(e, "whole_s")), fmt(get(e, "job_s"))]
+        if has("spark") and has("cspark"):
+            cells += [fmt(ratio(get("spark", k), get("cspark", k))) for k in ("whole_s", "job_s")]
+        if has("duckdb") and has("cspark"):
+            cells += [fmt(ratio(get("cspark", k), get("duckdb", k))) for k in ("whole_s", "job_s")]
+        w("| " + " | ".join(cells) + " |")
+
+    for n in names:
+        def get(e, key, n=n):
+            r = q[n].get(e)
+            return None if r is None or "error" in r else r.get(key)
+        line(n, get)
+    line("**total**", tot)
+    if results.get("all"):
+        line("**one process, all %d**" % len(names),
+             lambda e, k: (results["all"].get(e) or {}).get(k)
+             if "error" not in (results["all"].get(e) or {"error": 1}) else None)
+    w("")
+    if results.get("all_concurrently"):
+        w("The one-process runs ran at the same time as the per-query rounds (to fit the run in "
+          "its time on the busy machine), so each slowed the other; compare them across engines "
+          "only.")
+        w("")
+    if results.get("resumed"):
+        w("The run was interrupted and resumed (`--resume`): the finished rounds were kept.")
+        w("")
+    w("Totals are sums over the per-query processes (so the *whole* total pays each engine's "
+      "start-up %d times); *one process, all %d* is one more run per engine with every query in "
+      "one process (`-f` of the query files concatenated), where a JVM starts once."
+      % (len(names), len(names)))
+    w("")
+    w("## Peak resident memory (MB, whole process tree)")
+    w("")
+    head = ["query"] + [TITLES[e] for e in engines]
+    w("| " + " | ".join(head) + " |")
+    w("|" + "---|" * len(head))
+    for n in names:
+        w("| %s | %s |" % (n, " | ".join(fmt((q[n].get(e) or {}).get("rss_mb"), 0)
+                                           for e in engines)))
+    w("| **max** | %s |" % " | ".join(
+        fmt(max([(q[n].get(e) or {}).get("rss_mb") or 0 for n in names]), 0) for e in engines))
+    if results.get("all"):
+        w("| **one process, all %d** | %s |" % (len(names), " | ".join(
+            fmt((results["all"].get(e) or {}).get("rss_mb"), 0) for e in engines)))
+    w("")
+    w("The sum of VmRSS over the process and its descendants, sampled every 100 ms (and at least "
+      "the kernel's peak RSS of the process).")
+    w("")
+    w("## Results check")
+    w("")
+    bad = []
+    for n in names:
+        for e in engines:
+            c = (q[n].get(e) or {}).get("check", "not run")
+            if c not in ("same", "reference"):
+                bad.append("- %s %s: %s" % (TITLES[e], n, c))
+    if results.get("all"):
+        for e in engines:
+            r = results["all"].get(e) or {}
+            if "error" in r:
+                bad.append("- %s, all queries in one process: %s" % (TITLES[e], r["error"]))
+    reference = results.get("reference") or "Spark's rows (cspark's where Spark did not run)"
+    w("Reference: " + reference + ". Decimals equal once rounded to the column's scale (a "
+      "value an engine computed in floating point, e.g. DuckDB's `avg` of a decimal, within one unit of the last digit); doubles within 1e-9 relative; rows in "
+      "order where the query has `ORDER BY`, else as a multiset (bench/sql/tpch_bench.py).")
+    w("")
+    if bad:
+        w("Engines and queries that differ or failed:")
+        w("")
+        L.extend(bad)
+    else:
+        w("All engines returned the same rows for all %d queries." % len(names))
+    dialect = results.get("dialect") or []
+    w("")
+    if dialect:
+        w("Query texts that differ from `tests/sql/tpch/` (the engine's own SQL): "
+          + ", ".join("`bench/sql/dialect/%s`" % d for d in dialect) + ".")
+    else:
+        w("Every engine ran the same query text (`tests/sql/tpch/qNN.sql`).")
+    w("")
+    w("![per-query times](%s)" % os.path.basename(os.path.splitext(md_path)[0] + ".png"))
+    w("")
+    with open(md_path, "w", encoding="utf-8") as f:
+        f.write(scrub("\n".join(L)) + "\n")
+
+
+def plot(results, png_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    engines, names, q = results["engines"], results["names"], results["queries"]
+    fig, axes = plt.subplots(2, 1, figsize=(max(10, len(names) * 0.8), 9), sharex=True)
+    width = 0.8 / len(engines)
+    for ax, key, title in ((axes[0], "whole_s", "whole process"), (axes[1], "job_s", "job only")):
+        for i, e in enumerate(engines):
+            ys = [((q[n].get(e) or {}).get(key) if "error" not in (q[n].get(e) or {}) else None)
+                  for n in names]
+            xs = [k + (i - (len(engines) - 1) / 2) * width for k in range(len(names))]
+            ax.bar([x for x, y in zip(xs, ys) if y], [y for y in ys if y], width,
+                   label=TITLES[e])
+        ax.set_yscale("log")
+        ax.set_ylabel("seconds (log)")
+        ax.set_title("TPC-H scale %s, %s, one process per query" % (results["scale"], title))
+        ax.grid(axis="y", which="both", alpha=0.3)
+    axes[1].set_xticks(range(len(names)))
+    axes[1].set_xticklabels(names)
+    axes[0].legend(ncol=len(engines))
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=90)
+
+
+# ---- main ----------------------------------------------------------------------------------------
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " / ".join(f.read().split()[:3])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", help="directory of the 8 <table>.parquet files")
+    p.add_argument("--scale", default="1")
+    p.add_argument("--engines", default=",".join(ALL_ENGINES))
+    p.add_argument("--queries-list", default="1-22", help="e.g. 1-22 or 1,3,5")
+    p.add_argument("--queries", default=os.path.join(SRC, "tests", "sql", "tpch"))
+    p.add_argument("--cspark-sql")
+    p.add_argument("--spark-home")
+    p.add_argument("--spark-driver-memory", default="4g")
+    p.add_argument("--python", default=sys.executable, help="python3 of the bench tools")
+    p.add_argument("--versions", default="")
+    p.add_argument("--work", help="directory for the runs' outputs")
+    p.add_argument("--timeout", type=float, default=1800)
+    p.add_argument("--no-all", action="store_true", help="skip the one-process runs")
+    p.add_argument("--out-md", required=True)
+    p.add_argument("--command", default="")
+    p.add_argument("--render-only", action="store_true")
+    p.add_argument("--no-plot", action="store_true", help="no PNG (no matplotlib needed)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the finished rounds of an interrupted run (its .json)")
+    p.add_argument("--all-concurrently", action="store_true",
+                   help="the one-process runs at the same time as the per-query rounds")
+    p.add_argument("--golden", help="Spark's recorded answers (qNN.out) as the reference")
+    a = p.parse_args()
+    json_path = os.path.splitext(a.out_md)[0] + ".json"
+    png_path = os.path.splitext(a.out_md)[0] + ".png"
+    if a.render_only:
+        with open(json_path) as f:
+            results = json.load(f)
+        # a record of an interrupted run: the finished rounds, checked now
+        results["names"] = [n for n in results["names"] if n in results["queries"]]
+        results.setdefault("load_end", loadavg())
+        if any("check" not in r for n in results["names"] for r in results["queries"][n].values()):
+            check(results, results["engines"], results["names"], a.golden)
+        save_json(results, json_path)
+        render(results, a.out_md)
+        plot(results, png_path)
+        return 0
+    engines = [e for e in a.engines.split(",") if e]
+    for e in engines:
+        if e not in ALL_ENGINES:
+            print("tpch_bench: unknown engine '%s' (expected some of %s)"
+                  % (e, ",".join(ALL_ENGINES)), file=sys.stderr)
+            return 2
+    nums = []
+    for part in a.queries_list.split(","):
+        lo, _, hi = part.partition("-")
+        nums += list(range(int(lo), int(hi or lo) + 1))
+    names = ["q%02d" % n for n in nums]
+    bench = Bench(a)
+    results = {
+        "scale": a.scale, "engines": engines, "names": names, "queries": {},
+        "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
+        "load_start": loadavg(), "command": a.command, "commands": {},
+        "spark_driver_memory": a.spark_driver_memory, "versions": a.versions,
+        "dialect": sorted("%s/%s" % (e, f) for e in engines
+                          if os.path.isdir(os.path.join(HERE, "dialect", e))
+                          for f in os.listdir(os.path.join(HERE, "dialect", e))),
+    }
+    if a.resume and os.path.exists(json_path):  # rounds of an interrupted run are kept
+        with open(json_path) as f:
+            old = json.load(f)
+        if old.get("engines") == engines and old.get("scale") == a.scale:
+            for key in ("started", "load_start", "commands"):
+                results[key] = old[key]
+            results["queries"] = {n: r for n, r in old["queries"].items()
+                                  if n in names and set(r) == set(engines)}
+            results["resumed"] = True
+
+    def report(label, e, rec):
+        print("tpch_bench: %s %-10s whole %7.2f s job %s rss %6.0f MB%s"
+              % (label, e, rec["whole_s"], fmt(rec["job_s"]), rec["rss_mb"],
+                 "  " + rec["error"] if "error" in rec else ""), file=sys.stderr, flush=True)
+
+    def all_runs():
+        results["all"] = {}
+        for e in engines:
+            results["all"][e] = bench.run(e, names, "all")
+            report("all", e, results["all"][e])
+
+    results["all_concurrently"] = bool(a.all_concurrently and not a.no_all)
+    concurrent = None
+    if not a.no_all and a.all_concurrently:
+        concurrent = threading.Thread(target=all_runs)
+        concurrent.start()
+    for k, name in enumerate(names):
+        if name in results["queries"]:
+            continue
+        round_ = {}
+        order = engines[k % len(engines):] + engines[:k % len(engines)]
+        for e in order:
+            round_[e] = bench.run(e, [name], name)
+            results["commands"].setdefault(e, round_[e]["cmd"])
+            report(name, e, round_[e])
+        results["queries"][name] = round_
+        save_json(results, json_path)  # progress, for --resume
+    if concurrent is not None:
+        concurrent.join()
+    elif not a.no_all:
+        all_runs()
+    results["load_end"] = loadavg()
+    check(results, engines, names, a.golden)
+    if a.golden:
+        results["reference"] = "Spark's recorded answers (%s)" % scrub(os.path.abspath(a.golden))
+    save_json(results, json_path)
+    render(results, a.out_md)
+    if not a.no_plot:
+        plot(results, png_path)
+    bad = [(n, e) for n in names for e in engines
+           if results["queries"][n][e].get("check") not in ("same", "reference")]
+    for n, e in bad:
+        print("tpch_bench: %s %s: %s" % (e, n, results["queries"][n][e].get("check")),
+              file=sys.stderr)
+    print("tpch_bench: wrote %s, %s, %s" % (a.out_md, json_path, png_path), file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

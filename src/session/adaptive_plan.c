@@ -1,0 +1,78 @@
+/*
+ * adaptive_plan.c — adaptive execution's questions about a physical plan (adaptive_plan.h): the
+ * exchanges whose map stages can run (no exchange below them), whether a plan has exchanges, and
+ * whether a join's partitioning matters to the operators above it within its stage.
+ */
+#include <stdlib.h>
+
+#include "session/adaptive_plan.h"
+
+bool cs_aqe_has_exchange_anywhere(const cs_phys_node *n)
+{
+    if (n->kind == CS_PH_EXCHANGE || n->kind == CS_PH_BROADCAST_EXCHANGE) return true;
+    for (int i = 0; i < n->n_children; i++)
+        if (n->children[i] && cs_aqe_has_exchange_anywhere(n->children[i])) return true;
+    return false;
+}
+
+static bool has_exchange(const cs_phys_node *n)
+{
+    if (n->kind == CS_PH_EXCHANGE) return true;
+    for (int i = 0; i < n->n_children; i++)
+        if (n->children[i] && has_exchange(n->children[i])) return true;
+    return false;
+}
+
+void cs_aqe_find_ready(cs_phys_node *n, cs_aqe_ready *r)
+{
+    for (int i = 0; i < n->n_children; i++) {
+        cs_phys_node *ch = n->children[i];
+        if (!ch) continue;
+        bool below = false;
+        for (int k = 0; k < ch->n_children && !below; k++)
+            below = ch->children[k] && has_exchange(ch->children[k]);
+        if (ch->kind != CS_PH_EXCHANGE || below) {
+            cs_aqe_find_ready(ch, r);
+            continue;
+        }
+        if (r->n == r->cap) {
+            r->cap = r->cap ? 2 * r->cap : 8;
+            r->parent = cs_xrealloc(r->parent, sizeof *r->parent * (size_t)r->cap);
+            r->child = cs_xrealloc(r->child, sizeof *r->child * (size_t)r->cap);
+        }
+        r->parent[r->n] = n;
+        r->child[r->n++] = i;
+    }
+}
+
+bool cs_aqe_partitioning_unused(cs_phys_node *const *path, const int *via, int depth)
+{
+    for (int i = depth - 1; i >= 0; i--) {
+        const cs_phys_node *a = path[i];
+        switch (a->kind) {
+        case CS_PH_EXCHANGE:
+        case CS_PH_BROADCAST_EXCHANGE:
+            return true; /* the next stage's rows are placed again */
+        case CS_PH_FILTER:
+        case CS_PH_PROJECT:
+        case CS_PH_EXPAND:
+        case CS_PH_GENERATE:
+            break;
+        case CS_PH_HASH_AGGREGATE:
+            if (a->agg_mode != CS_AGG_PARTIAL) return false;
+            break;
+        case CS_PH_LIMIT:
+        case CS_PH_TOP_N:
+        case CS_PH_SORT:
+            if (a->global) return false;
+            break;
+        case CS_PH_HASH_JOIN:
+        case CS_PH_NESTED_LOOP_JOIN: /* the streamed side of a broadcast join passes through */
+            if (!a->broadcast || via[i] == (a->build_side == CS_BUILD_LEFT ? 0 : 1)) return false;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
