@@ -951,18 +951,12 @@ int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logi
     int rc = plan_query(&q, a, analyzed, false, &optimized, &phys, err);
     if (rc == 0) {
         post_start(&q, phys);
-        range_to_single(phys);
-        cspark_rdd *r = build_stage(&q, phys, err);
-        rc = r ? 0 : (err->code ? err->code : CS_EINVAL);
+        rc = q.aqe.enabled ? materialize_stages(&q, phys, err) : 0;
+        cspark_rdd *r = rc == 0 ? build_stage(&q, phys, err) : NULL;
+        if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
         if (rc == 0) {
             char call_site[160];
-            snprintf(call_site, sizeof call_site, "save at SQL execution %lld",
-                     (long long)q.execution_id);
-            job_properties props = {.call_site = call_site,
-                                    .description = q.text,
-                                    .group_id = q.group,
-                                    .interrupt_on_cancel = true,
-                                    .sql_execution_id = q.execution_id_text};
+            job_properties props = job_props(&q, "save", call_site);
             cs_session_final_stage st = {q.sc, r, phys->schema, &props};
             if (q.sc->failed || q.sc->interrupted)
                 rc = cs_error_set(err, CS_ECANCELLED, "the application is stopping");
