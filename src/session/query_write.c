@@ -137,7 +137,7 @@ int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
     write_job j = {.w = w,
                    .fmt = fmt,
                    .path = cs_fs_is_local(normalized) ? cs_fs_local_path(normalized) : normalized};
-    rc = cs_session_run_query_final(s, a, analyzed, text, write_stage, &j, err);
+    rc = cs_session_run_query_final(s, a, analyzed, text, NULL, write_stage, &j, err);
     for (int i = 0; i < j.n_parts; i++)
         cs_batch_free(&j.parts[i]);
     free(j.parts);

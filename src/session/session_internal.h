@@ -42,10 +42,11 @@ typedef struct cs_session_final_stage {
     const struct job_properties *props;
 } cs_session_final_stage;
 typedef int (*cs_session_final_fn)(void *arg, const cs_session_final_stage *stage, cs_error *err);
-/* As cs_session_run_query, but the final stage is handed to fn instead of collected (the
- * SQL execution events and the job's error mapping are the same). */
+/* As cs_session_run_query when fn is NULL; else the final stage is handed to fn instead of
+ * collected (out unused; the SQL execution events and the jobs' error mapping the same). */
 int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
-                               const char *text, cs_session_final_fn fn, void *arg, cs_error *err);
+                               const char *text, cs_sql_result *out, cs_session_final_fn fn,
+                               void *arg, cs_error *err);
 /* ---- writing a query's rows as files (query_write.c) ---- */
 typedef struct cs_session_write {
     const char *format; /* the data source: parquet, csv, json, ... */
