@@ -117,6 +117,23 @@ static int write_stage(void *arg, const cs_session_final_stage *st, cs_error *er
     return finish_job(j, fresh, rc < 0 ? rc : 0, err);
 }
 
+/* Whether p reads files at or under the directory path (normalised, as the write's). */
+static bool plan_reads(const cs_logical_plan *p, const char *path)
+{
+    if (!p) return false;
+    if (p->kind == CS_LP_RELATION && p->table && p->table->location) {
+        char *n = cs_fs_normalize(p->table->location);
+        const char *loc = cs_fs_is_local(n) ? cs_fs_local_path(n) : n;
+        size_t len = strlen(path);
+        bool hit = strncmp(loc, path, len) == 0 && (loc[len] == '\0' || loc[len] == '/');
+        free(n);
+        if (hit) return true;
+    }
+    for (int i = 0; i < p->n_children; i++)
+        if (plan_reads(p->children[i], path)) return true;
+    return false;
+}
+
 int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                            const char *text, const cs_session_write *w, cs_error *err)
 {
@@ -137,6 +154,24 @@ int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
     write_job j = {.w = w,
                    .fmt = fmt,
                    .path = cs_fs_is_local(normalized) ? cs_fs_local_path(normalized) : normalized};
+    if ((w->mode == CS_DS_MODE_OVERWRITE || w->replaces) && plan_reads(analyzed, j.path)) {
+        if (w->table)
+            rc = cs_sql_error_set(err, CS_EINVAL, "UNSUPPORTED_OVERWRITE.TABLE", "42902",
+                                  "Can't overwrite the target that is also being read from. The "
+                                  "target table is `spark_catalog`.`default`.`%s`.",
+                                  w->table);
+        else
+            rc = cs_sql_error_set(err, CS_EINVAL, "UNSUPPORTED_OVERWRITE.PATH", "42902",
+                                  "Can't overwrite the target that is also being read from. The "
+                                  "target path is file:%s.",
+                                  j.path);
+        free(normalized);
+        return rc;
+    }
+    if (w->clear_first) {
+        cs_error ignored; /* nothing there is fine */
+        cs_fs_delete(w->clear_first, true, &ignored);
+    }
     rc = cs_session_run_query_final(s, a, analyzed, text, NULL, write_stage, &j, err);
     for (int i = 0; i < j.n_parts; i++)
         cs_batch_free(&j.parts[i]);

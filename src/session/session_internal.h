@@ -55,9 +55,13 @@ typedef struct cs_session_write {
     cs_ds_save_mode mode;
     const char *const *partition_by;
     int n_partition_by;
+    const char *table;       /* the catalog table written (its name), NULL: a path */
+    bool replaces;           /* the write replaces folders of the path (a static partition's) */
+    const char *clear_first; /* a folder removed before the job (a static partition's), or NULL */
 } cs_session_write;
 /* Runs the resolved query `analyzed`, its final stage's tasks writing files under w->path, and
- * commits the job (or aborts it on failure, leaving nothing behind). */
+ * commits the job (or aborts it on failure, leaving nothing behind). A write that replaces
+ * what the query reads is Spark's UNSUPPORTED_OVERWRITE, refused before anything changes. */
 int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                            const char *text, const cs_session_write *w, cs_error *err);
 /* ---- statements that write (table_write.c) ---- */

@@ -27,7 +27,6 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "fs/fs.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/type_coercion.h"
@@ -365,15 +364,17 @@ int cs_session_insert_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_sta
                           .path = t->location,
                           .mode = m,
                           .partition_by = pby,
-                          .n_partition_by = nf - nd};
+                          .n_partition_by = nf - nd,
+                          .table = t->name,
+                          .replaces = st->overwrite};
     cs_sbuf folder = CS_SBUF_INIT;
     if (st->overwrite && m == CS_DS_MODE_APPEND) { /* static partition: its folder replaced */
         cs_sbuf_puts(&folder, t->location);
         for (int c = nd; c < nf; c++)
             cs_sbuf_printf(&folder, "/%s=%s", t->schema->fields[c].name, static_value[c]);
-        cs_error ignored;
-        cs_fs_delete(cs_sbuf_str(&folder), true, &ignored);
+        w.clear_first = cs_sbuf_str(&folder);
     }
+    int rc = cs_session_write_query(s, a, p, text, &w, err);
     cs_sbuf_free(&folder);
-    return cs_session_write_query(s, a, p, text, &w, err);
+    return rc;
 }

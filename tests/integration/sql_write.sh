@@ -84,6 +84,11 @@ expect_error UNRESOLVED_COLUMN.WITH_SUGGESTION "$T1; INSERT INTO t1 (id, zz) SEL
 expect_error PARTITIONS_NOT_FOUND "$T1; INSERT INTO t1 PARTITION (q = 1) SELECT 1, 'a', 2024, 1.0D, NULL"
 expect_error TABLE_OR_VIEW_ALREADY_EXISTS "$T1; CREATE TABLE t1 USING parquet AS SELECT 1 AS a"
 expect_error UNSUPPORTED_FEATURE.TABLE_OPERATION "CREATE OR REPLACE TABLE t2 USING parquet AS SELECT 1 AS a"
+expect_error UNSUPPORTED_OVERWRITE.PATH "INSERT OVERWRITE DIRECTORY '$T/cspark/parquet' USING parquet
+    SELECT * FROM parquet.\`$T/cspark/parquet\`"
+expect_error UNSUPPORTED_OVERWRITE.TABLE "$T1; INSERT OVERWRITE t1 SELECT * FROM t1"
+cspark_sql -e "SELECT count(*) FROM parquet.\`$T/cspark/parquet\`" || fail "parquet: $(cat "$T/err")"
+assert_eq "$(cat "$T/out")" 5 "rows of a folder a refused overwrite reads"
 mkdir -p "$T/cspark/spark-warehouse/taken"
 echo x >"$T/cspark/spark-warehouse/taken/f"
 expect_error LOCATION_ALREADY_EXISTS "CREATE TABLE taken USING parquet AS SELECT 1 AS a"
