@@ -53,7 +53,9 @@ static void write_termination_message(const cs_conf *conf, const char *msg)
  * and deletes what the application created. A second one hurries the stop: nothing is waited for
  * any more, but the cleanup still runs. If the entry function has not returned STOP_TAKEOVER_MS
  * after the task reaper's grace (or a second after a second signal) and no job is running, this
- * thread stops the context itself and ends the process; a third signal ends it at once. */
+ * thread stops the context itself and ends the process; a third signal ends it at once. Before it
+ * acts on a first signal, the application's interrupt hook may take it instead
+ * (cs_app_set_interrupt_hook: cspark-sql cancels its running statement). */
 #define STOP_TAKEOVER_MS 2000
 
 typedef struct interrupt_watch {
@@ -96,8 +98,35 @@ static void take_over(interrupt_watch *w, int sig)
     cs_shutdown_hurry();
     cs_context_stop(w->sc, false);
     fprintf(stderr, "cspark-submit: the application was interrupted by %s\n", strsignal(sig));
-    fflush(NULL);
+    /* not fflush(NULL): it locks every stream, and the entry may hold stdin's in a blocking read
+     * (cspark-sql's prompt), which would never let this thread end the process */
+    fflush(stdout);
+    fflush(stderr);
     _exit(128 + sig);
+}
+
+void cs_app_set_interrupt_hook(cspark_context *sc, bool (*fn)(void *arg, int sig), void *arg)
+{
+    pthread_mutex_lock(&sc->lock);
+    sc->interrupt_hook = fn;
+    sc->interrupt_hook_arg = arg;
+    pthread_mutex_unlock(&sc->lock);
+}
+
+void cs_app_cancel_all_jobs(cspark_context *sc)
+{
+    scheduler *s = __atomic_load_n(&sc->sched, __ATOMIC_ACQUIRE);
+    if (s) cs_scheduler_cancel_all(s);
+}
+
+/* The application's hook took sig (cs_app_set_interrupt_hook). */
+static bool hook_took(cspark_context *sc, int sig)
+{
+    pthread_mutex_lock(&sc->lock);
+    bool (*fn)(void *, int) = sc->interrupt_hook;
+    void *arg = sc->interrupt_hook_arg;
+    pthread_mutex_unlock(&sc->lock);
+    return fn && fn(arg, sig);
 }
 
 static void *interrupt_main(void *arg)
@@ -113,6 +142,8 @@ static void *interrupt_main(void *arg)
         bool done = w->done, main_stopping = w->main_stopping;
         pthread_mutex_unlock(&w->lock);
         if (done) return NULL;
+        if (sig && !first && sc && hook_took(sc, sig))
+            continue; /* the application took it (cspark-sql cancelled its statement) */
         if (sig && !first) {
             first = sig;
             cs_shutdown_request(sig);

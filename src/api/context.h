@@ -64,6 +64,9 @@ struct cspark_context {
     cluster_env env;                /* what the backend borrows from the context */
     struct sched_backend *backend;  /* borrowed: the scheduler owns it */
     atomic_int interrupted;         /* the signal that interrupted the application, or 0 */
+    /* the application's own answer to SIGINT/SIGTERM (cs_app_set_interrupt_hook), under lock */
+    bool (*interrupt_hook)(void *arg, int sig);
+    void *interrupt_hook_arg;
 
     /* shared variables (broadcast.c, accumulators.c) */
     struct broadcast_store *broadcasts;   /* values created by cspark_broadcast */
@@ -87,6 +90,7 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
 void cs_context_stop(cspark_context *sc, bool succeeded);
 /* A signal asked the application to stop: the running job and every later one fail. */
 void cs_context_interrupt(cspark_context *sc, int sig);
+
 /* Exit status the backend asks for (Kubernetes: 11 after spark.executor.maxNumFailures), or 0. */
 int cs_context_exit_code(cspark_context *sc);
 

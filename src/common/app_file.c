@@ -5,12 +5,16 @@
 #define _GNU_SOURCE
 #include "common/app_file.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h> /* ElfW */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -146,4 +150,24 @@ int cs_app_file_check(const char *path, cs_error *err)
                  : check_headers(fd, path, (uint64_t)st.st_size, err);
     close(fd);
     return rc;
+}
+
+int cs_app_engine_library(char *buf, size_t cap)
+{
+    Dl_info info;
+    if (!dladdr((void *)cs_app_engine_library, &info) || !info.dli_fname || !*info.dli_fname)
+        return -1;
+    char real[PATH_MAX];
+    const char *path = realpath(info.dli_fname, real) ? real : info.dli_fname;
+    if (strlen(path) >= cap) return -1;
+    snprintf(buf, cap, "%s", path);
+    return 0;
+}
+
+char *cs_app_file_resolve(const char *name)
+{
+    char lib[PATH_MAX];
+    if (strcmp(name, CS_APP_SPARK_INTERNAL) == 0 && cs_app_engine_library(lib, sizeof lib) == 0)
+        return cs_xstrdup(lib);
+    return cs_xstrdup(name);
 }

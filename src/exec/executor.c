@@ -611,7 +611,7 @@ static int fetch_app_config(executor *x, cs_error *err)
     x->conf = cs_conf_new();
     for (size_t i = 0; i < ac->n_conf; i++)
         cs_conf_set(x->conf, ac->conf[i]->key, ac->conf[i]->value);
-    x->app_file = cs_xstrdup(ac->app_file);
+    x->app_file = cs_app_file_resolve(ac->app_file); /* spark-internal: our libcspark */
     cspark__envelope__free_unpacked(reply, NULL);
     return 0;
 }

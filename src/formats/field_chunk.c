@@ -41,6 +41,7 @@ cs_ftype *cs_ftype_copy(const cs_ftype *t)
     c->precision = t->precision;
     c->scale = t->scale;
     c->element = cs_ftype_copy(t->element);
+    c->key = cs_ftype_copy(t->key);
     for (int i = 0; i < t->nfields; i++)
         cs_ftype_add_field(c, t->names[i], cs_ftype_copy(t->fields[i]));
     return c;
@@ -50,6 +51,7 @@ void cs_ftype_free(cs_ftype *t)
 {
     if (!t) return;
     cs_ftype_free(t->element);
+    cs_ftype_free(t->key);
     for (int i = 0; i < t->nfields; i++) {
         free(t->names[i]);
         cs_ftype_free(t->fields[i]);
@@ -65,7 +67,9 @@ bool cs_ftype_equal(const cs_ftype *a, const cs_ftype *b)
     if (a->kind != b->kind || a->nfields != b->nfields) return false;
     if (a->kind == CS_FT_DECIMAL && (a->precision != b->precision || a->scale != b->scale))
         return false;
-    if (a->kind == CS_FT_ARRAY && !cs_ftype_equal(a->element, b->element)) return false;
+    if ((a->kind == CS_FT_ARRAY || a->kind == CS_FT_MAP) && !cs_ftype_equal(a->element, b->element))
+        return false;
+    if (a->kind == CS_FT_MAP && !cs_ftype_equal(a->key, b->key)) return false;
     for (int i = 0; i < a->nfields; i++)
         if (strcmp(a->names[i], b->names[i]) || !cs_ftype_equal(a->fields[i], b->fields[i]))
             return false;
@@ -83,13 +87,21 @@ void cs_ftype_simple_string(const cs_ftype *t, cs_sbuf *out)
 {
     static const char *const names[] = {"void",   "boolean", "int",       "bigint", "decimal",
                                         "double", "date",    "timestamp", "string", "array",
-                                        "struct", "tinyint", "smallint",  "float"};
+                                        "struct", "tinyint", "smallint",  "float",  "timestamp_ntz",
+                                        "binary", "map"};
     switch (t->kind) {
     case CS_FT_DECIMAL:
         cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
         return;
     case CS_FT_ARRAY:
         cs_sbuf_puts(out, "array<");
+        cs_ftype_simple_string(t->element, out);
+        cs_sbuf_putc(out, '>');
+        return;
+    case CS_FT_MAP:
+        cs_sbuf_puts(out, "map<");
+        cs_ftype_simple_string(t->key, out);
+        cs_sbuf_putc(out, ',');
         cs_ftype_simple_string(t->element, out);
         cs_sbuf_putc(out, '>');
         return;
@@ -186,7 +198,8 @@ static cs_ftype *ddl_type(ddl_cursor *c)
                   {"string", CS_FT_STRING},   {"tinyint", CS_FT_BYTE},
                   {"byte", CS_FT_BYTE},       {"smallint", CS_FT_SHORT},
                   {"short", CS_FT_SHORT},     {"float", CS_FT_FLOAT},
-                  {"real", CS_FT_FLOAT}};
+                  {"real", CS_FT_FLOAT},      {"timestamp_ntz", CS_FT_TIMESTAMP_NTZ},
+                  {"binary", CS_FT_BINARY}};
     char *name = ddl_name(c);
     if (!name) {
         cs_error_set(c->err, CS_EINVAL, "schema: a type expected at '%.20s'", c->p);
@@ -220,6 +233,17 @@ static cs_ftype *ddl_type(ddl_cursor *c)
             t->element = e;
         } else
             cs_ftype_free(e);
+    } else if (!t && cs_str_ieq(name, "map")) {
+        cs_ftype *k = ddl_eat(c, '<') ? ddl_type(c) : NULL;
+        cs_ftype *v = k && ddl_eat(c, ',') ? ddl_type(c) : NULL;
+        if (v && ddl_eat(c, '>')) {
+            t = cs_ftype_new(CS_FT_MAP);
+            t->key = k;
+            t->element = v;
+        } else {
+            cs_ftype_free(k);
+            cs_ftype_free(v);
+        }
     } else if (!t && cs_str_ieq(name, "struct")) {
         t = ddl_eat(c, '<') ? ddl_fields(c, '>') : NULL;
     }
@@ -252,12 +276,14 @@ static void column_alloc(cs_field_column *k, size_t cap)
         k->dec = cs_xcalloc(cap, sizeof *k->dec);
         break;
     case CS_FT_STRING:
+    case CS_FT_BINARY:
         k->offsets = cs_xcalloc(cap + 1, sizeof *k->offsets);
         k->bytes_cap = 64 * cap;
         k->bytes = cs_xmalloc(k->bytes_cap);
         break;
     case CS_FT_ARRAY:
     case CS_FT_STRUCT:
+    case CS_FT_MAP:
         k->nested = cs_xcalloc(cap, sizeof *k->nested);
         break;
     default:
@@ -359,6 +385,13 @@ void cs_field_set_str(cs_field_chunk *c, int col, const char *s, size_t n)
     k->nulls[c->rows] = 0;
     k->offsets[c->rows + 1] = start + n;
     k->bytes_len = start + n;
+}
+
+void cs_field_shrink_str(cs_field_chunk *c, int col, size_t n)
+{
+    cs_field_column *k = &c->cols[col];
+    k->offsets[c->rows + 1] = k->offsets[c->rows] + n;
+    k->bytes_len = k->offsets[c->rows + 1];
 }
 
 void cs_field_set_nested(cs_field_chunk *c, int col, void *json)

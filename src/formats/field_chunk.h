@@ -8,8 +8,9 @@
  * text_values.h. A chunk holds up to `capacity` rows; each column keeps one array of its kind:
  *   boolean/byte/short/int/long  i64 (0/1 for booleans)  date  i64 days since 1970-01-01
  *   timestamp         i64 microseconds UTC          double/float f64 (float: rounded to float)
- *   decimal(p,s)      dec (unscaled 128-bit)         string      offsets[rows+1] + bytes
- *   struct/array      nested (jansson values, JSON only; owned references)
+ *   timestamp_ntz     i64 microseconds (local)
+ *   decimal(p,s)      dec (unscaled 128-bit)         string/binary offsets[rows+1] + bytes
+ *   struct/array/map  nested (jansson values, JSON only; owned references)
  * plus a null flag per row. Rows are written in place at index `rows` and kept by
  * cs_field_chunk_commit_row, or dropped (their string bytes and nested values released) by
  * cs_field_chunk_discard_row: a reader's DROPMALFORMED mode never copies a row. Nothing is
@@ -40,9 +41,12 @@ typedef enum cs_ftype_kind {
     CS_FT_STRING,
     CS_FT_ARRAY,
     CS_FT_STRUCT,
-    CS_FT_BYTE,  /* tinyint */
-    CS_FT_SHORT, /* smallint */
-    CS_FT_FLOAT  /* float: a double rounded to float in f64 */
+    CS_FT_BYTE,          /* tinyint */
+    CS_FT_SHORT,         /* smallint */
+    CS_FT_FLOAT,         /* float: a double rounded to float in f64 */
+    CS_FT_TIMESTAMP_NTZ, /* timestamp_ntz: i64 microseconds of the local date-time */
+    CS_FT_BINARY,        /* binary: bytes as a string column's */
+    CS_FT_MAP            /* map<key,element>: JSON only, keys read as strings */
 } cs_ftype_kind;
 
 #define CS_DECIMAL_MAX_PRECISION 38
@@ -50,7 +54,8 @@ typedef enum cs_ftype_kind {
 typedef struct cs_ftype {
     cs_ftype_kind kind;
     int precision, scale;     /* decimal */
-    struct cs_ftype *element; /* array */
+    struct cs_ftype *element; /* array; map: the value type */
+    struct cs_ftype *key;     /* map */
     int nfields;              /* struct */
     char **names;
     struct cs_ftype **fields;
@@ -66,7 +71,8 @@ void cs_ftype_add_field(cs_ftype *st, const char *name, cs_ftype *type);
 /* Index of a field by exact name, or -1. */
 int cs_ftype_field_index(const cs_ftype *st, const char *name);
 /* Spark's simpleString: tinyint, smallint, int, bigint, float, double, decimal(10,2), string,
- * boolean, date, timestamp, void, array<...>, struct<a:int,...>. */
+ * boolean, date, timestamp, timestamp_ntz, binary, void, array<...>, struct<a:int,...>,
+ * map<string,int>. */
 void cs_ftype_simple_string(const cs_ftype *t, cs_sbuf *out);
 /* A schema in Spark's DDL form, "a INT, b DECIMAL(10,2), s STRUCT<x: BIGINT>, l ARRAY<STRING>"
  * (types case-insensitive; `back-quoted` names); NULL with one line in err otherwise. */
@@ -110,6 +116,9 @@ void cs_field_set_i64(cs_field_chunk *c, int col, int64_t v);
 void cs_field_set_f64(cs_field_chunk *c, int col, double v);
 void cs_field_set_dec(cs_field_chunk *c, int col, __int128 unscaled);
 void cs_field_set_str(cs_field_chunk *c, int col, const char *s, size_t n);
+/* Cuts the string/binary value just set in column col to its first n bytes (a value decoded in
+ * place, as base64 is). */
+void cs_field_shrink_str(cs_field_chunk *c, int col, size_t n);
 /* Takes ownership of a jansson reference (json_t *). */
 void cs_field_set_nested(cs_field_chunk *c, int col, void *json);
 void cs_field_chunk_commit_row(cs_field_chunk *c);

@@ -51,8 +51,14 @@ cs_col_type *cs_text_col_type(const cs_ftype *t)
         return cs_col_type_primitive(CS_TYPE_DATE);
     case CS_FT_TIMESTAMP:
         return cs_col_type_primitive(CS_TYPE_TIMESTAMP);
+    case CS_FT_TIMESTAMP_NTZ:
+        return cs_col_type_primitive(CS_TYPE_TIMESTAMP_NTZ);
+    case CS_FT_BINARY:
+        return cs_col_type_primitive(CS_TYPE_BINARY);
     case CS_FT_ARRAY:
         return cs_col_type_array(cs_text_col_type(t->element), true);
+    case CS_FT_MAP:
+        return cs_col_type_map(cs_text_col_type(t->key), cs_text_col_type(t->element), true);
     case CS_FT_STRUCT: {
         cs_col_field *f = cs_xcalloc((size_t)t->nfields + 1, sizeof *f);
         for (int i = 0; i < t->nfields; i++)
@@ -68,8 +74,51 @@ cs_col_type *cs_text_col_type(const cs_ftype *t)
     }
 }
 
+void cs_text_sql_type(const cs_col_type *t, cs_sbuf *out)
+{
+    if (t->id == CS_TYPE_ARRAY || t->id == CS_TYPE_MAP || t->id == CS_TYPE_STRUCT) {
+        cs_sbuf_puts(out, t->id == CS_TYPE_ARRAY ? "ARRAY<"
+                          : t->id == CS_TYPE_MAP ? "MAP<"
+                                                 : "STRUCT<");
+        for (int i = 0; i < t->n_fields; i++) {
+            if (i) cs_sbuf_puts(out, ", ");
+            if (t->id == CS_TYPE_STRUCT) cs_sbuf_printf(out, "%s: ", t->fields[i].name);
+            cs_text_sql_type(t->fields[i].type, out);
+        }
+        cs_sbuf_putc(out, '>');
+        return;
+    }
+    size_t from = out->len;
+    cs_col_type_simple_string(t, out);
+    for (size_t i = from; i < out->len; i++)
+        if (out->data[i] >= 'a' && out->data[i] <= 'z') out->data[i] = (char)(out->data[i] - 32);
+}
+
+static cs_ftype *unsupported(const cs_col_type *t, const char *format, const char *field,
+                             cs_error *err)
+{
+    cs_sbuf name = CS_SBUF_INIT;
+    cs_text_sql_type(t, &name);
+    cs_error_set(err, CS_EUNSUPPORTED,
+                 "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The %s datasource doesn't support the "
+                 "column `%s` of the type \"%s\".",
+                 format, field, cs_sbuf_str(&name));
+    cs_sbuf_free(&name);
+    return NULL;
+}
+
+int cs_text_unsupported(const cs_col_type *t, const char *format, const char *field, cs_error *err)
+{
+    unsupported(t, format, field, err);
+    return CS_EUNSUPPORTED;
+}
+
 cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *field, cs_error *err)
 {
+    /* CSV takes no nested column (Spark's CSVFileFormat.supportDataType: atomic types only) */
+    if (!strcmp(format, "CSV") &&
+        (t->id == CS_TYPE_ARRAY || t->id == CS_TYPE_STRUCT || t->id == CS_TYPE_MAP))
+        return unsupported(t, format, field, err);
     switch (t->id) {
     case CS_TYPE_BOOLEAN:
         return cs_ftype_new(CS_FT_BOOLEAN);
@@ -91,14 +140,30 @@ cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *fi
         return cs_ftype_new(CS_FT_DATE);
     case CS_TYPE_TIMESTAMP:
         return cs_ftype_new(CS_FT_TIMESTAMP);
+    case CS_TYPE_TIMESTAMP_NTZ:
+        return cs_ftype_new(CS_FT_TIMESTAMP_NTZ);
     case CS_TYPE_STRING:
         return cs_ftype_new(CS_FT_STRING);
+    case CS_TYPE_BINARY:
+        return cs_ftype_new(CS_FT_BINARY);
     case CS_TYPE_ARRAY: {
         cs_ftype *el = cs_text_ftype(t->fields[0].type, format, field, err);
         if (!el) return NULL;
         cs_ftype *a = cs_ftype_new(CS_FT_ARRAY);
         a->element = el;
         return a;
+    }
+    case CS_TYPE_MAP: {
+        cs_ftype *k = cs_text_ftype(t->fields[0].type, format, field, err);
+        cs_ftype *v = k ? cs_text_ftype(t->fields[1].type, format, field, err) : NULL;
+        if (!v) {
+            cs_ftype_free(k);
+            return NULL;
+        }
+        cs_ftype *m = cs_ftype_new(CS_FT_MAP);
+        m->key = k;
+        m->element = v;
+        return m;
     }
     case CS_TYPE_STRUCT: {
         cs_ftype *st = cs_ftype_new(CS_FT_STRUCT);
@@ -112,25 +177,23 @@ cs_ftype *cs_text_ftype(const cs_col_type *t, const char *format, const char *fi
         }
         return st;
     }
-    default: {
-        cs_sbuf name = CS_SBUF_INIT;
-        cs_col_type_simple_string(t, &name);
-        cs_error_set(err, CS_EUNSUPPORTED,
-                     "%s data source does not support %s of type %s (it reads and writes "
-                     "boolean, tinyint, smallint, int, bigint, decimal, float, double, date, "
-                     "timestamp, "
-                     "string, array "
-                     "and struct)",
-                     format, field, cs_sbuf_str(&name));
-        cs_sbuf_free(&name);
-        return NULL;
-    }
+    default:
+        return unsupported(t, format, field, err);
     }
 }
 
 cs_ftype *cs_text_schema_ftype(const cs_col_type *schema, const char *format, cs_error *err)
 {
-    return cs_text_ftype(schema, format, "the schema", err);
+    cs_ftype *st = cs_ftype_new(CS_FT_STRUCT);
+    for (int i = 0; i < schema->n_fields; i++) {
+        cs_ftype *f = cs_text_ftype(schema->fields[i].type, format, schema->fields[i].name, err);
+        if (!f) {
+            cs_ftype_free(st);
+            return NULL;
+        }
+        cs_ftype_add_field(st, schema->fields[i].name, f);
+    }
+    return st;
 }
 
 int cs_text_projection(const cs_field_chunk *chunk, const cs_col_type *read_schema, int *cols,
@@ -205,6 +268,18 @@ static void append_nested(cs_col_builder *b, const cs_col_type *t, json_t *v)
         cs_col_builder_append_lists(b, &n, 1, NULL);
         for (int32_t i = 0; i < n; i++)
             append_nested(b->children[0], t->fields[0].type, json_array_get(v, (size_t)i));
+        return;
+    }
+    case CS_TYPE_MAP: { /* keys as strings (the reader takes map<string,...> only) */
+        int32_t n = (int32_t)json_object_size(v);
+        const char *key;
+        json_t *e;
+        cs_col_builder_append_lists(b, &n, 1, NULL);
+        json_object_foreach(v, key, e)
+        {
+            cs_col_builder_append_string(b->children[0], key, strlen(key));
+            append_nested(b->children[1], t->fields[1].type, e);
+        }
         return;
     }
     case CS_TYPE_STRING:
@@ -313,7 +388,7 @@ static cs_column *nested_column(const cs_field_column *k, cs_col_type *type, int
 static cs_column *flat_column(const cs_field_column *k, cs_col_type *type, int64_t rows,
                               cs_col_allocator *alloc, cs_error *err)
 {
-    if (k->kind == CS_FT_ARRAY || k->kind == CS_FT_STRUCT)
+    if (k->kind == CS_FT_ARRAY || k->kind == CS_FT_STRUCT || k->kind == CS_FT_MAP)
         return nested_column(k, type, rows, alloc);
     cs_column *c = cs_column_new_raw(alloc, cs_col_type_ref(type), rows);
     set_validity(c, k->nulls, rows);
@@ -321,6 +396,7 @@ static cs_column *flat_column(const cs_field_column *k, cs_col_type *type, int64
     switch (k->kind) {
     case CS_FT_LONG:
     case CS_FT_TIMESTAMP:
+    case CS_FT_TIMESTAMP_NTZ:
         c->values_size = n * 8;
         c->values = cs_col_buffer_copy(c->alloc, k->i64, n * 8);
         break;
@@ -363,7 +439,8 @@ static cs_column *flat_column(const cs_field_column *k, cs_col_type *type, int64
             if (k->i64[r]) bits[r >> 3] |= (uint8_t)(1u << (r & 7));
         break;
     }
-    case CS_FT_STRING: {
+    case CS_FT_STRING:
+    case CS_FT_BINARY: {
         uint64_t base = k->offsets[0], total = k->offsets[n] - base;
         if (total > INT32_MAX) {
             cs_column_unref(c);
@@ -430,6 +507,18 @@ static json_t *json_of(const cs_column *c, int64_t r)
         j = json_array();
         for (int32_t e = off[r]; e < off[r + 1]; e++)
             json_array_append_new(j, json_of(c->children[0], e));
+        return j;
+    }
+    case CS_TYPE_MAP: { /* values kept null: JacksonGenerator writes a map's nulls */
+        const int32_t *off = cs_column_offsets(c);
+        j = json_object();
+        for (int32_t e = off[r]; e < off[r + 1]; e++) {
+            int32_t len;
+            const uint8_t *p = cs_column_bytes(c->children[0], e, &len);
+            char *key = cs_xstrndup((const char *)p, (size_t)len);
+            json_object_set_new_nocheck(j, key, json_of(c->children[1], e));
+            free(key);
+        }
         return j;
     }
     case CS_TYPE_STRING: {
@@ -507,6 +596,7 @@ void cs_text_batch_rows(const cs_col_batch *batch, int64_t from, int64_t n, cs_f
                 break;
             case CS_TYPE_LONG:
             case CS_TYPE_TIMESTAMP:
+            case CS_TYPE_TIMESTAMP_NTZ:
                 cs_field_set_i64(chunk, i, ((const int64_t *)v)[r]);
                 break;
             case CS_TYPE_FLOAT:
@@ -521,7 +611,8 @@ void cs_text_batch_rows(const cs_col_batch *batch, int64_t from, int64_t n, cs_f
                 cs_field_set_dec(chunk, i, u);
                 break;
             }
-            case CS_TYPE_STRING: {
+            case CS_TYPE_STRING:
+            case CS_TYPE_BINARY: {
                 int32_t len;
                 const uint8_t *p = cs_column_bytes(c, r, &len);
                 cs_field_set_str(chunk, i, (const char *)p, (size_t)len);

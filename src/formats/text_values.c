@@ -766,3 +766,72 @@ bool cs_tv_parse_sampling_ratio(const char *s, double *out)
 {
     return cs_tv_parse_double(s, strlen(s), out) && *out > 0 && *out == *out;
 }
+
+/* ---- base64 ------------------------------------------------------------------------------- */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int b64_value(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+bool cs_tv_base64_decode(const char *s, size_t n, char *out, size_t *out_n)
+{
+    size_t i = 0, w = 0;
+    for (;;) {
+        while (i < n && (unsigned char)s[i] <= ' ') /* Jackson skips white space between quads */
+            i++;
+        if (i >= n) break;
+        int q[4], have = 0;
+        for (; have < 4 && i < n; have++, i++) {
+            q[have] = s[i] == '=' && have >= 2 ? -2 : b64_value((unsigned char)s[i]);
+            if (q[have] == -1) return false;
+            if (q[have] == -2) break;
+        }
+        if (have < 2 || (have < 4 && (i >= n || s[i] != '='))) return false;
+        uint32_t v = ((uint32_t)q[0] << 18) | ((uint32_t)q[1] << 12);
+        if (have == 2) { /* "xx==" */
+            if (++i >= n || s[i] != '=') return false;
+            i++;
+            out[w++] = (char)(v >> 16);
+            break;
+        }
+        v |= (uint32_t)q[2] << 6;
+        if (have == 3) { /* "xxx=" */
+            i++;
+            out[w++] = (char)(v >> 16);
+            out[w++] = (char)(v >> 8);
+            break;
+        }
+        v |= (uint32_t)q[3];
+        out[w++] = (char)(v >> 16);
+        out[w++] = (char)(v >> 8);
+        out[w++] = (char)v;
+    }
+    while (i < n && (unsigned char)s[i] <= ' ')
+        i++;
+    if (i < n) return false; /* text after the padding */
+    *out_n = w;
+    return true;
+}
+
+void cs_tv_base64_encode(const void *data, size_t n, cs_sbuf *out)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n) v |= p[i + 2];
+        char q[4] = {b64_alphabet[(v >> 18) & 63], b64_alphabet[(v >> 12) & 63],
+                     i + 1 < n ? b64_alphabet[(v >> 6) & 63] : '=',
+                     i + 2 < n ? b64_alphabet[v & 63] : '='};
+        cs_sbuf_append(out, q, 4);
+    }
+}

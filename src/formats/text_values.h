@@ -72,6 +72,13 @@ void cs_tv_format_float(double v, cs_sbuf *out); /* Float.toString of (float)v *
 void cs_tv_format_decimal(__int128 unscaled, int scale, cs_sbuf *out);
 void cs_tv_format_date(int64_t days, cs_sbuf *out);
 
+/* Base64 as Jackson reads and writes binary values (Base64Variants.MIME_NO_LINEFEEDS: the
+ * standard alphabet, '=' padding required, no line breaks; white space only between groups of
+ * four). decode writes at most n * 3 / 4 bytes to out (which may be s itself: the output never
+ * overtakes the input) and gives their number; false when the text is not such base64. */
+bool cs_tv_base64_decode(const char *s, size_t n, char *out, size_t *out_n);
+void cs_tv_base64_encode(const void *data, size_t n, cs_sbuf *out);
+
 /* Spark's Dataset.sample(withReplacement = false, fraction, seed) over the rows of one
  * partition, as CSV and JSON schema inference sample lines with samplingRatio (seed 1, partition
  * 0: seed 1 + 0): a BernoulliCellSampler over XORShiftRandom seeded seed + partition, one draw per

@@ -9,8 +9,12 @@
  * cspark-submit's (--master, --conf, --deploy-mode, --driver-memory, ..., parsed by
  * submit_args.c into the application's conf). The application is libcspark itself: cs_app_run
  * loads it and calls cspark_sql_app, the entry below, with the CLI's options, so that the driver
- * runs as any cspark application does (context, executors of local[N] / local-cluster, UI, event
- * log, Ctrl-C) and executors load the same library.
+ * runs as any cspark application does (context, executors of local[N], local-cluster or
+ * Kubernetes pods, UI, event log, Ctrl-C). The application resource is Spark's spark-internal:
+ * executors load the libcspark they already run (executor pods: the image's), nothing is shipped.
+ * `--deploy-mode cluster` is refused, as spark-sql refuses it; a SQL file runs as a cluster-mode
+ * application through cspark-submit (submit_main.c), which calls cs_sql_app_run (sql_main.h)
+ * with `-f FILE` and the options that follow the file.
  *
  * Statements: -e's text, -f's file, or stdin read at a prompt ("spark-sql (default)> ") when no
  * -e/-f is given; each cut at ';' outside quotes and comments (with `--output-format golden`,
@@ -26,10 +30,17 @@
  * Errors: one line "[ERROR_CLASS] message" on stderr; with -e / -f the first failing
  * statement ends the run with exit status 1 (golden output records the error and goes on);
  * at the prompt the next statement is read.
+ *
+ * Ctrl-C (on_interrupt, offered each signal by api/app.c's interrupt watcher): the first one while
+ * a statement runs cancels its jobs, as spark-sql's handler; at the prompt the next statement is
+ * read, with -e / -f the application then stops (exit status 130). Threads: the statements run on
+ * the application's thread; on_interrupt runs on the watcher's and shares only the two atomic
+ * flags of `cli` with it.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +49,15 @@
 #include <unistd.h>
 
 #include "programs/program_mains.h"
+#include "programs/sql_main.h"
 #include "api/app.h"
+#include "cluster/k8s/k8s_pod_spec.h"
+#include "common/app_file.h"
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/sigpipe.h"
 #include "common/strutil.h"
+#include "fs/shipped_files.h"
 #include "session/sql_result_text.h"
 #include "session/sql_session.h"
 #include "submit/submit_args.h"
@@ -118,8 +133,8 @@ static void push(const char ***list, int *n, const char *v)
 }
 
 /* Splits argv: the CLI's options into *o, the rest (cspark-submit's) into rest[0..*n_rest)
- * (rest[0] = argv[0]). 0, or -1 after printing the usage error. */
-static int parse_cli(int argc, char **argv, cli_opts *o, char **rest, int *n_rest)
+ * (rest[0] = argv[0]). 0, or CS_EINVAL with the usage error in err. */
+static int parse_cli(int argc, char **argv, cli_opts *o, char **rest, int *n_rest, cs_error *err)
 {
     memset(o, 0, sizeof *o);
     *n_rest = 0;
@@ -142,10 +157,8 @@ static int parse_cli(int argc, char **argv, cli_opts *o, char **rest, int *n_res
             continue;
         }
         if (!v) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, PROGRAM ": option %s requires a value\n", name);
-                return -1;
-            }
+            if (i + 1 >= argc)
+                return cs_error_set(err, CS_EINVAL, "option %s requires a value", name);
             v = argv[++i];
         }
         if (strcmp(name, "-e") == 0) {
@@ -158,23 +171,18 @@ static int parse_cli(int argc, char **argv, cli_opts *o, char **rest, int *n_res
             o->database = v;
         } else if (strcmp(name, "--define") == 0 || strcmp(name, "--hivevar") == 0 ||
                    strcmp(name, "--hiveconf") == 0) {
-            if (!strchr(v, '=') || *v == '=') {
-                fprintf(stderr, PROGRAM ": %s '%s': expected NAME=VALUE\n", name, v);
-                return -1;
-            }
+            if (!strchr(v, '=') || *v == '=')
+                return cs_error_set(err, CS_EINVAL, "%s '%s': expected NAME=VALUE", name, v);
             if (strcmp(name, "--hiveconf") == 0)
                 push(&o->hiveconfs, &o->n_hiveconfs, v);
             else
                 push(&o->vars, &o->n_vars, v);
         } else if (parse_form(v, &o->form) < 0) {
-            fprintf(stderr, PROGRAM ": %s '%s': expected tsv, table or golden\n", name, v);
-            return -1;
+            return cs_error_set(err, CS_EINVAL, "%s '%s': expected tsv, table or golden", name, v);
         }
     }
-    if (o->execute && o->file) {
-        fprintf(stderr, PROGRAM ": -e and -f cannot be used together\n");
-        return -1;
-    }
+    if (o->execute && o->file)
+        return cs_error_set(err, CS_EINVAL, "-e and -f cannot be used together");
     return 0;
 }
 
@@ -360,10 +368,32 @@ static script_stmt *split_corpus(const char *text, int *n)
 
 typedef struct cli {
     const cli_opts *o;
+    cspark_context *sc;
     cs_sql_session *session;
     int statement_no;
     bool header;
+    bool prompt;            /* statements read at the prompt */
+    atomic_bool running;    /* a statement runs (set by the main thread) */
+    atomic_bool cancelling; /* the running statement's jobs were cancelled by a Ctrl-C */
 } cli;
+
+/* SIGINT (on the interrupt watcher's thread of api/app.c) while a statement runs, as spark-sql's
+ * handler: the first cancels the statement's jobs (Spark's cancelAllJobs, "Job N cancelled as
+ * part of cancellation of all jobs"), the statement fails with SPARK_JOB_CANCELLED; at the prompt
+ * the next statement is read, with -e / -f the application then stops (exit status 130). A
+ * second one, one with no statement running, and SIGTERM stop the application. */
+static bool on_interrupt(void *arg, int sig)
+{
+    cli *c = arg;
+    if (sig != SIGINT || !atomic_load(&c->running) || atomic_exchange(&c->cancelling, true))
+        return false;
+    if (c->prompt)
+        fputs("Interrupting... Be patient, this might take some time.\n"
+              "Press Ctrl+C again to stop cspark-sql\n",
+              stderr);
+    cs_app_cancel_all_jobs(c->sc);
+    return c->prompt;
+}
 
 static double now_s(void)
 {
@@ -398,7 +428,10 @@ static int run_one(cli *c, const char *text, int line, bool quiet)
     cs_error err;
     cs_error_clear(&err);
     double t0 = now_s();
+    atomic_store(&c->cancelling, false);
+    atomic_store(&c->running, true);
     int rc = cs_sql_session_execute(c->session, sql, &r, &err);
+    atomic_store(&c->running, false);
     cs_sbuf out = CS_SBUF_INIT;
     bool golden = c->o->form == CS_SQL_TEXT_GOLDEN && !quiet;
     if (golden) cs_sbuf_printf(&out, "-- query %d (line %d)\n%s\n", ++c->statement_no, line, text);
@@ -530,20 +563,23 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
     cli_opts o;
     char **rest = cs_xcalloc((size_t)argc + 1, sizeof *rest);
     int n_rest, status = 1;
-    if (parse_cli(argc, argv, &o, rest, &n_rest) < 0) {
-        free(rest);
-        return 1;
-    }
-    free(rest);
     cs_error err;
     cs_error_clear(&err);
-    cli c = {.o = &o};
+    int prc = parse_cli(argc, argv, &o, rest, &n_rest, &err);
+    free(rest);
+    if (prc < 0) { /* checked before the application started: not reached */
+        fprintf(stderr, PROGRAM ": %s\n", err.msg);
+        cli_opts_free(&o);
+        return 1;
+    }
+    cli c = {.o = &o, .sc = sc, .prompt = !o.execute && !o.file};
     c.session = cs_sql_session_new(sc, &err);
     if (!c.session) {
         fprintf(stderr, PROGRAM ": %s\n", err.msg);
         cli_opts_free(&o);
         return 1;
     }
+    cs_app_set_interrupt_hook(sc, on_interrupt, &c);
     for (int i = 0; i < o.n_hiveconfs; i++) {
         char *set = NULL;
         if (asprintf(&set, "SET %s", o.hiveconfs[i]) < 0) goto out;
@@ -577,6 +613,7 @@ CS_PROGRAM_MAIN int cspark_sql_app(cspark_context *sc, int argc, char **argv)
         status = interactive(&c);
     }
 out:
+    cs_app_set_interrupt_hook(sc, NULL, NULL);
     cs_sql_session_free(c.session);
     cli_opts_free(&o);
     return status;
@@ -584,18 +621,9 @@ out:
 
 /* ---- the program ---------------------------------------------------------------------------- */
 
-/* The path of libcspark, the application cs_app_run loads. */
-static int library_path(char *buf, size_t cap)
+static int fail(const char *prefix, const cs_error *err)
 {
-    Dl_info info;
-    if (!dladdr((void *)cspark_sql_app, &info) || !info.dli_fname) return -1;
-    if (!realpath(info.dli_fname, buf)) snprintf(buf, cap, "%s", info.dli_fname);
-    return 0;
-}
-
-static int fail(const cs_error *err)
-{
-    cs_log_user_error(PROGRAM, "%s", err->msg);
+    cs_log_user_error(prefix, "%s", err->msg);
     return 1;
 }
 
@@ -608,25 +636,89 @@ static const char *host_app_name(char *buf, size_t cap)
     return buf;
 }
 
+int cs_sql_file_args_check(const char *file, int argc, char **argv, cs_error *err)
+{
+    char **all = cs_xcalloc((size_t)argc + 2, sizeof *all);
+    char **rest = cs_xcalloc((size_t)argc + 2, sizeof *rest);
+    all[0] = (char *)file;
+    for (int i = 0; i < argc; i++)
+        all[i + 1] = argv[i];
+    cli_opts o;
+    int n_rest = 0, rc = parse_cli(argc + 1, all, &o, rest, &n_rest, err);
+    if (rc == 0 && (o.execute || o.file))
+        rc = cs_error_set(err, CS_EINVAL,
+                          "%s cannot follow the SQL file %s: the statements are the file's",
+                          o.execute ? "-e" : "-f", file);
+    else if (rc == 0 && n_rest > 1)
+        rc = cs_error_set(err, CS_EINVAL,
+                          "unexpected argument '%s' after the SQL file %s (expected cspark-sql's "
+                          "options: -i, -S, --database, -d/--define/--hivevar, --hiveconf, "
+                          "--output-format)",
+                          rest[1], file);
+    cli_opts_free(&o);
+    free(rest);
+    free(all);
+    return rc;
+}
+
+int cs_sql_app_run(cs_conf *conf, const cs_master *master, const char *prefix, int argc,
+                   char **argv)
+{
+    cs_error err;
+    cs_error_clear(&err);
+    if (cs_files_check_list("spark.files", cs_conf_get(conf, "spark.files"), false, &err) < 0 ||
+        cs_files_check_list("spark.archives", cs_conf_get(conf, "spark.archives"), true, &err) < 0)
+        return fail(prefix, &err);
+    /* the engine's errors only (a failing statement's own line is printed by the CLI), unless
+     * asked: cspark.log.level or CSPARK_LOG_LEVEL (WARN shows retried tasks, lost executors) */
+    const char *lvl = cs_conf_get(conf, "cspark.log.level");
+    if (!lvl) lvl = getenv("CSPARK_LOG_LEVEL");
+    cs_log_level l;
+    cs_log_set_level(lvl && cs_log_parse_level(lvl, &l) == CS_OK ? l : CS_LOG_ERROR);
+    if (!lvl) cs_conf_set(conf, "cspark.log.level", "ERROR"); /* the executors' too */
+    /* the application is libcspark itself, which executors (and executor pods, from the image)
+     * already run: nothing of the driver's is shipped to them */
+    cs_conf_set(conf, "cspark.app.resource", CS_APP_SPARK_INTERNAL);
+    if (master->kind == MASTER_K8S && cs_k8s_executor_check_conf(conf, &err) != CS_OK)
+        return fail(prefix, &err);
+    char lib[4096];
+    if (cs_app_engine_library(lib, sizeof lib) < 0) {
+        fprintf(stderr, "%s: cannot locate libcspark (dladdr failed)\n", prefix);
+        return 1;
+    }
+    char **app_argv = cs_xcalloc((size_t)argc + 2, sizeof *app_argv);
+    app_argv[0] = lib;
+    for (int i = 0; i < argc; i++)
+        app_argv[i + 1] = argv[i];
+    fflush(stdout);
+    int status = cs_app_run(conf, lib, "cspark_sql_app", argc + 1, app_argv);
+    free(app_argv);
+    return status;
+}
+
 int cspark_sql_main(int argc, char **argv)
 {
     cs_sigpipe_make_harmless();
     cli_opts o;
     char **rest = cs_xcalloc((size_t)argc + 1, sizeof *rest);
+    char **cli_argv = NULL;
     int n_rest, status = 1;
     submit_args a;
     memset(&a, 0, sizeof a);
     cs_conf *conf = NULL;
     cs_error err;
     cs_error_clear(&err);
-    if (parse_cli(argc, argv, &o, rest, &n_rest) < 0) goto out;
+    if (parse_cli(argc, argv, &o, rest, &n_rest, &err) < 0) {
+        fprintf(stderr, PROGRAM ": %s\n", err.msg);
+        goto out;
+    }
     if (o.help) {
         usage(stdout);
         status = 0;
         goto out;
     }
     if (cs_submit_args_parse(n_rest, rest, &a, &err) != CS_OK) {
-        status = fail(&err);
+        status = fail(PROGRAM, &err);
         goto out;
     }
     if (a.version) {
@@ -644,7 +736,7 @@ int cspark_sql_main(int argc, char **argv)
     const char *used_props = NULL;
     cs_master master;
     if (cs_submit_build_conf(&a, NULL, &conf, &used_props, &err) != CS_OK) {
-        status = fail(&err);
+        status = fail(PROGRAM, &err);
         goto out;
     }
     char app_name[300];
@@ -653,41 +745,28 @@ int cspark_sql_main(int argc, char **argv)
     int vrc = cs_submit_validate(conf, &master, &err);
     if (a.verbose) cs_submit_print_verbose(stderr, &a, conf, used_props);
     if (vrc != CS_OK) {
-        status = fail(&err);
+        status = fail(PROGRAM, &err);
         goto out;
     }
     const char *deploy = cs_conf_get(conf, "spark.submit.deployMode");
     if (deploy && strcmp(deploy, "cluster") == 0) {
-        fprintf(stderr, PROGRAM ": cluster deploy mode is not applicable to the Spark SQL "
-                                "shell (as spark-sql)\n");
+        fprintf(stderr, PROGRAM ": cluster deploy mode is not applicable to the Spark SQL shell "
+                                "(as spark-sql); run a SQL file as a cluster-mode application "
+                                "with cspark-submit --deploy-mode cluster FILE.sql\n");
         goto out;
     }
-    /* the engine's errors only (a failing statement's own line is printed by the CLI), unless
-     * asked: cspark.log.level or CSPARK_LOG_LEVEL (WARN shows retried tasks, lost executors) */
-    const char *lvl = cs_conf_get(conf, "cspark.log.level");
-    if (!lvl) lvl = getenv("CSPARK_LOG_LEVEL");
-    cs_log_level l;
-    cs_log_set_level(lvl && cs_log_parse_level(lvl, &l) == CS_OK ? l : CS_LOG_ERROR);
-    if (!lvl) cs_conf_set(conf, "cspark.log.level", "ERROR"); /* the executors' too */
-    char lib[4096];
-    if (library_path(lib, sizeof lib) < 0) {
-        fprintf(stderr, PROGRAM ": cannot locate libcspark (dladdr failed)\n");
-        goto out;
-    }
-    /* the application's argv: the library, then the CLI's own options as given */
-    char **app_argv = cs_xcalloc((size_t)argc + 2, sizeof *app_argv);
-    int n_app = 0;
-    app_argv[n_app++] = lib;
+    /* the application's argv: the CLI's own options as given */
+    cli_argv = cs_xcalloc((size_t)argc + 1, sizeof *cli_argv);
+    int n_cli = 0;
     for (int i = 1; i < argc; i++) {
         bool submit_opt = false;
         for (int k = 1; k < n_rest && !submit_opt; k++)
             submit_opt = rest[k] == argv[i];
-        if (!submit_opt) app_argv[n_app++] = argv[i];
+        if (!submit_opt) cli_argv[n_cli++] = argv[i];
     }
-    fflush(stdout);
-    status = cs_app_run(conf, lib, "cspark_sql_app", n_app, app_argv);
-    free(app_argv);
+    status = cs_sql_app_run(conf, &master, PROGRAM, n_cli, cli_argv);
 out:
+    free(cli_argv);
     cs_conf_free(conf);
     cs_submit_args_free(&a);
     cli_opts_free(&o);

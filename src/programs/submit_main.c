@@ -4,16 +4,21 @@
  * Parses the command line (submit_args.c), builds and validates the effective configuration
  * (submit_conf.c), hands --kill/--status to submit_k8s_kill.c (k8s:// masters only),
  * applies cspark.log.level, and hands the application to cs_app_run() from src/api, which loads
- * the .so, creates the context, calls the entry and stops the context.
+ * the .so, creates the context, calls the entry and stops the context. A SQL file as the primary
+ * resource (FILE.sql, cs_submit_is_sql_file) is run as `cspark-sql -f FILE` would, the arguments
+ * after it being cspark-sql's options (sql_main.h); in cluster mode it travels to the driver pod
+ * as a .so does (the driver's ConfigMap, or spark.kubernetes.file.upload.path).
  * Every user error is one line on stderr starting with "cspark-submit: " and exit status 1;
  * --help and --version exit 0.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "programs/program_mains.h"
+#include "programs/sql_main.h"
 #include "common/app_file.h"
 #include "common/conf.h"
 #include "common/fsutil.h"
@@ -110,6 +115,11 @@ static int run(int argc, char **argv)
                         "[options] <app.so> [app arguments]; see --help)\n");
         goto out;
     }
+    bool sql = cs_submit_is_sql_file(a.app);
+    if (sql && cs_sql_file_args_check(a.app, a.app_argc, a.app_argv, &err) < 0) {
+        status = fail(&err);
+        goto out;
+    }
     const char *used_props = NULL;
     if (cs_submit_build_conf(&a, NULL, &conf, &used_props, &err) != CS_OK) {
         status = fail(&err);
@@ -135,7 +145,7 @@ static int run(int argc, char **argv)
     cs_conf_set(conf, "cspark.app.resource", a.app);
     const char *deploy = cs_conf_get(conf, "spark.submit.deployMode");
     if (master.kind == MASTER_K8S && deploy && strcmp(deploy, "cluster") == 0) {
-        status = cs_submit_k8s_cluster(conf, &a, cs_submit_entry(&a, conf), &err);
+        status = cs_submit_k8s_cluster(conf, &a, sql ? NULL : cs_submit_entry(&a, conf), &err);
         if (status < 0) status = fail(&err);
         goto out;
     }
@@ -148,6 +158,20 @@ static int run(int argc, char **argv)
             goto out;
         }
         app_path = fetched;
+    }
+    if (sql && access(app_path, R_OK) != 0) {
+        fprintf(stderr, "cspark-submit: cannot read the SQL file %s: %s\n", app_path,
+                strerror(errno));
+        goto out;
+    }
+    if (sql) { /* the statements of the file, as cspark-sql -f runs them */
+        app_argv = cs_xcalloc((size_t)a.app_argc + 3, sizeof(char *));
+        app_argv[0] = "-f";
+        app_argv[1] = (char *)app_path;
+        for (int i = 0; i < a.app_argc; i++)
+            app_argv[i + 2] = a.app_argv[i];
+        status = cs_sql_app_run(conf, &master, "cspark-submit", a.app_argc + 2, app_argv);
+        goto out;
     }
     if (cs_app_file_check(app_path, &err) != CS_OK) { /* before anything maps it */
         status = fail(&err);

@@ -173,6 +173,16 @@ void cs_scheduler_cancel_group(scheduler *s, const char *group_id)
     push_completion(s, c);
 }
 
+void cs_scheduler_cancel_all(scheduler *s)
+{
+    completion *c = cs_xcalloc(1, sizeof *c);
+    c->kind = EV_CANCEL;
+    c->cancel_job = c->cancel_stage = -1;
+    c->cancel_all = true;
+    c->reason = cs_xstrdup("as part of cancellation of all jobs");
+    push_completion(s, c);
+}
+
 /* ---- the task reaper: bounded waits for killed tasks ---- */
 
 completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms)

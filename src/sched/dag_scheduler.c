@@ -567,8 +567,9 @@ static void handle_cancel(scheduler *s, job *j, const completion *c)
 {
     if (j->failed) return;
     const char *why = c->reason && *c->reason ? c->reason : NULL;
-    if (c->cancel_job == j->id || (c->cancel_group && j->props->group_id &&
-                                   strcmp(c->cancel_group, j->props->group_id) == 0)) {
+    if (c->cancel_all || c->cancel_job == j->id ||
+        (c->cancel_group && j->props->group_id &&
+         strcmp(c->cancel_group, j->props->group_id) == 0)) {
         cs_error_set(&j->err, CS_ECANCELLED, "Job %d cancelled%s%s", j->id, why ? " " : "",
                      why ? why : "");
     } else if (c->cancel_stage >= 0 && stage_in_job(j->final, c->cancel_stage)) {

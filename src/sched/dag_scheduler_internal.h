@@ -82,6 +82,7 @@ typedef struct completion {
     void *fn_arg;
     int cancel_job, cancel_stage; /* EV_CANCEL: the job or the stage (the other is -1) */
     char *cancel_group;           /* EV_CANCEL: every job of this group (both ids -1), or NULL */
+    bool cancel_all;              /* EV_CANCEL: every running job (both ids -1, no group) */
 } completion;
 
 typedef struct job {

@@ -201,4 +201,8 @@ void cs_scheduler_cancel(scheduler *s, int job_id, int stage_id, const char *rea
  * running job belongs to the group. */
 void cs_scheduler_cancel_group(scheduler *s, const char *group_id);
 
+/* Kills every running job, as Spark's cancelAllJobs: each fails with "Job N cancelled as part of
+ * cancellation of all jobs". Any thread; ignored when no job runs. */
+void cs_scheduler_cancel_all(scheduler *s);
+
 #endif

@@ -37,7 +37,8 @@
  *
  * Jobs carry the statement as their description and the group "cspark-sql-<execution id>".
  * A job that fails does not fail the context (the session goes on); a task's Spark error
- * ("[DIVIDE_BY_ZERO] ... SQLSTATE: 22012") becomes the statement's error.
+ * ("[DIVIDE_BY_ZERO] ... SQLSTATE: 22012") becomes the statement's error, and a job cancelled on
+ * request (the web UI's kill, a cancelled job group) Spark's SPARK_JOB_CANCELLED.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +123,16 @@ static void keep_cut(qrun *q, cs_phys_node *n)
 static int job_error(cs_error *err)
 {
     if (err->error_class[0]) return err->code;
+    if (err->code == CS_ECANCELLED) { /* the scheduler's "Job N cancelled <reason>": Spark's
+                                       * SparkCoreErrors.sparkJobCancelled */
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "[SPARK_JOB_CANCELLED] %.*s SQLSTATE: XXKDA",
+                 (int)strcspn(err->msg, "\n"), err->msg);
+        snprintf(err->msg, sizeof err->msg, "%s", msg);
+        snprintf(err->error_class, sizeof err->error_class, "SPARK_JOB_CANCELLED");
+        memcpy(err->sql_state, "XXKDA", 6);
+        return err->code;
+    }
     for (const char *p = strchr(err->msg, '['); p; p = strchr(p + 1, '[')) {
         const char *e = p + 1;
         while ((*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9') || *e == '_' || *e == '.')

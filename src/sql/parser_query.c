@@ -294,7 +294,6 @@ static cs_logical_plan *relation(cs_sqlp *p)
     return left;
 }
 
-
 /* PIVOT ( aggregate [AS name], ... FOR column IN ( value [AS name], ... ) ) over q */
 static cs_logical_plan *pivot_clause(cs_sqlp *p, cs_logical_plan *q)
 {

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum opt_id {
     OPT_MASTER,
@@ -219,6 +220,12 @@ bool cs_submit_option_takes_value(const char *arg)
         if (strcmp(arg, opts[k].name) == 0 || (opts[k].alias && strcmp(arg, opts[k].alias) == 0))
             return opts[k].takes_value;
     return false;
+}
+
+bool cs_submit_is_sql_file(const char *resource)
+{
+    size_t n = resource ? strlen(resource) : 0;
+    return n > 4 && strcasecmp(resource + n - 4, ".sql") == 0;
 }
 
 void cs_submit_args_free(submit_args *a)

@@ -44,6 +44,11 @@ void cs_submit_args_free(submit_args *a);
  * "--verbose" nor "--master=x"): cspark-sql passes such pairs on untouched. */
 bool cs_submit_option_takes_value(const char *arg);
 
+/* Whether the primary resource is a SQL file (a name ending in ".sql", as Spark tells a Python
+ * application by ".py"): cspark-submit runs its statements as `cspark-sql -f FILE` would, in the
+ * driver (a driver pod in cluster mode), with the arguments after it as cspark-sql's options. */
+bool cs_submit_is_sql_file(const char *resource);
+
 /* Builds the effective conf. conf_dir is where spark-defaults.conf is looked for (NULL: from
  * $SPARK_CONF_DIR, else $SPARK_HOME/conf). *used_props receives the properties file actually
  * read (borrowed from `a` or static storage valid until the next call; NULL if none). On error *out

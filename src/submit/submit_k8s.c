@@ -1,14 +1,13 @@
 /*
  * submit_k8s.c — see submit_k8s.h. Order of creation, as Spark: the pre-resource (the
  * authentication Secret), the driver ConfigMap (spark.properties and, unless the application is
- * local://, the job's .so), then the driver pod, then the headless Service; every object but the
- * pod gets an ownerReference to the driver pod, so deleting the driver removes the application.
- * Before the first object is created, the pod is sent once with dryRun=All, so that an RBAC refusal
- * or an invalid pod is reported with nothing created. If any later step fails, what was created is
- * deleted again. With
- * spark.kubernetes.submission.waitAppCompletion (true) the pod is followed by a watch and its
- * phase reported every spark.kubernetes.report.interval; the exit status is the driver
- * container's.
+ * local://, the job's .so or SQL file), then the driver pod, then the headless Service; every
+ * object but the pod gets an ownerReference to the driver pod, so deleting the driver removes the
+ * application. Before the first object is created, the pod is sent once with dryRun=All, so that
+ * an RBAC refusal or an invalid pod is reported with nothing created. If any later step fails,
+ * what was created is deleted again. With spark.kubernetes.submission.waitAppCompletion (true)
+ * the pod is followed by a watch and its phase reported every spark.kubernetes.report.interval;
+ * the exit status is the driver container's.
  */
 #define _GNU_SOURCE
 #include "submit/submit_k8s.h"
@@ -39,10 +38,11 @@
 #include "kube/kube_config.h"
 #include "kube/kube_watch.h"
 
-/* The job's .so, to ship in the driver's ConfigMap. */
+/* The job's .so (or SQL file), to ship in the driver's ConfigMap. */
 static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
 {
-    if (cs_app_file_check(path, err) < 0) return err->code; /* as a client-mode submit */
+    /* as a client-mode submit */
+    if (!cs_submit_is_sql_file(path) && cs_app_file_check(path, err) < 0) return err->code;
     return cs_read_file(path, out, len, err);
 }
 

@@ -82,6 +82,11 @@ static void put_timestamp(int64_t micros, cs_sbuf *out)
     cs_tv_pattern_free(p);
 }
 
+static int cmp_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* a nested JSON value of type t */
 static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
 {
@@ -98,6 +103,29 @@ static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
         }
         cs_sbuf_putc(out, '}');
         return;
+    case CS_FT_MAP: { /* entries sorted by their text, as canon.py */
+        const char *key;
+        json_t *e;
+        size_t n = 0;
+        char **entries = cs_xcalloc(json_object_size(v) + 1, sizeof *entries);
+        json_object_foreach(v, key, e)
+        {
+            cs_sbuf b = CS_SBUF_INIT;
+            put_json_string(key, strlen(key), &b);
+            cs_sbuf_puts(&b, "->");
+            put_nested(t->element, e, &b);
+            entries[n++] = cs_sbuf_detach(&b, NULL);
+        }
+        qsort(entries, n, sizeof *entries, cmp_text);
+        cs_sbuf_putc(out, '{');
+        for (size_t i = 0; i < n; i++) {
+            cs_sbuf_printf(out, "%s%s", i ? "," : "", entries[i]);
+            free(entries[i]);
+        }
+        free(entries);
+        cs_sbuf_putc(out, '}');
+        return;
+    }
     case CS_FT_ARRAY: {
         cs_sbuf_putc(out, '[');
         size_t i;
@@ -129,8 +157,12 @@ static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
         cs_sbuf_printf(out, "%lld", (long long)json_integer_value(v));
         return;
     case CS_FT_FLOAT:
-    case CS_FT_DOUBLE:
-        put_double(json_number_value(v), out);
+    case CS_FT_DOUBLE: /* a number, or the strings NaN, Infinity, -Infinity */
+        put_double(json_is_number(v)                ? json_number_value(v)
+                   : json_string_value(v)[0] == 'N' ? NAN
+                   : json_string_value(v)[0] == '-' ? -INFINITY
+                                                    : INFINITY,
+                   out);
         return;
     default:
         cs_sbuf_puts(out, "?");
@@ -155,6 +187,14 @@ static void print_chunk(const cs_field_chunk *c, cs_sbuf *out)
                 put_json_string(s, n, out);
                 break;
             }
+            case CS_FT_BINARY: {
+                size_t n;
+                const char *s = cs_field_str(c, i, r, &n);
+                cs_sbuf_puts(out, "0x");
+                for (size_t b = 0; b < n; b++)
+                    cs_sbuf_printf(out, "%02x", (unsigned char)s[b]);
+                break;
+            }
             case CS_FT_BOOLEAN:
                 cs_sbuf_puts(out, k->i64[r] ? "true" : "false");
                 break;
@@ -175,6 +215,7 @@ static void print_chunk(const cs_field_chunk *c, cs_sbuf *out)
                 cs_tv_format_date(k->i64[r], out);
                 break;
             case CS_FT_TIMESTAMP:
+            case CS_FT_TIMESTAMP_NTZ:
                 put_timestamp(k->i64[r], out);
                 break;
             default:
@@ -183,6 +224,27 @@ static void print_chunk(const cs_field_chunk *c, cs_sbuf *out)
         }
         cs_sbuf_putc(out, '\n');
     }
+}
+
+/* "error", or with the case's error_class "error: CLASS" (the first [CLASS] of the message), as
+ * spark_read.py prints Spark's */
+static void print_error(json_t *c, const char *msg)
+{
+    const char *p = msg;
+    size_t n = 0;
+    if (!json_is_true(json_object_get(c, "error_class"))) {
+        printf("error\n");
+        return;
+    }
+    while ((p = strchr(p, '['))) {
+        p++;
+        n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_.");
+        if (n && p[n] == ']') break;
+    }
+    if (p)
+        printf("error: %.*s\n", (int)n, p);
+    else
+        printf("error: ?\n");
 }
 
 typedef struct source {
@@ -298,7 +360,7 @@ static int run_case(const char *dir, json_t *c, int splits, const char *write_di
     if (!write_dir) {
         printf("== %s\n", name);
         if (rc != CS_OK) {
-            printf("error\n");
+            print_error(c, err.msg);
             fprintf(stderr, "case %s: %s\n", name, err.msg);
         } else
             fputs(cs_sbuf_str(&out), stdout);

@@ -42,7 +42,7 @@ TZ=UTC timeout 900 "$SPARK_HOME/bin/spark-submit" --master 'local[1]' \
     --driver-java-options -Duser.timezone=UTC "$HERE/spark_read.py" "$T/corpus" "$T/written" \
     "$T/fwritten" "$T/fwritten_spark.raw" \
     >"$T/spark.raw" 2>"$T/spark.err" || { tail -20 "$T/spark.err" >&2; fail "Spark's run failed"; }
-grep -E '^(== |schema: |row: |error$)' "$T/spark.raw" >"$T/spark.txt"
+grep -E '^(== |schema: |row: |error$|error: )' "$T/spark.raw" >"$T/spark.txt"
 cases=$(grep -c '^== ' "$T/spark.txt")
 [ "$cases" -gt 50 ] || fail "Spark printed only $cases cases"
 if ! diff "$T/spark.txt" "$T/cspark.txt" >"$T/diff.txt"; then
@@ -89,7 +89,7 @@ done
 [ "$fwritten" -gt 40 ] || fail "only $fwritten cases were written by the formats and Spark"
 gz=$(ls "$T"/fwritten/*.csv.gz "$T"/fwritten/*.json.gz 2>/dev/null | wc -l)
 [ "$gz" -gt 40 ] || fail "only $gz gzip part files were written"
-grep -E '^(== |schema: |row: |error$)' "$T/fwritten_spark.raw" >"$T/fwritten_spark.txt"
+grep -E '^(== |schema: |row: |error$|error: )' "$T/fwritten_spark.raw" >"$T/fwritten_spark.txt"
 "$FMT" "$T/fwritten" >"$T/fwritten_cspark.txt" 2>"$T/fread.err" || fail "textformat_dump failed on the written files"
 if ! diff "$T/fwritten_spark.txt" "$T/fwritten_cspark.txt" >"$T/diff.txt"; then
     head -40 "$T/diff.txt" >&2

@@ -35,6 +35,7 @@
 #include "cluster/k8s/k8s_claims.h"
 #include "cluster/k8s/k8s_lifecycle_manager.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
+#include "common/app_file.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
 #include "common/log.h"
@@ -244,12 +245,16 @@ static bool admit_executor(void *arg, const char *executor_id)
 
 /* The job's .so as executors load it: from their ConfigMap (shipped by us), from the image
  * for local:// paths outside the conf directory, or fetched by each executor from where the
- * submit client uploaded it (an s3a:// or shared file: URI). *bytes is malloc'd when it must be
- * shipped. */
+ * submit client uploaded it (an s3a:// or shared file: URI); the engine's own library, which the
+ * image holds, for spark-internal (cspark-sql). *bytes is malloc'd when it must be shipped. */
 static int app_for_executors(k8s_backend *b, uint8_t **bytes, size_t *len, cs_error *err)
 {
     const char *resource = cs_conf_get(b->conf, "cspark.app.resource");
     const char *file = cs_conf_get(b->conf, "cspark.app.file");
+    if (resource && strcmp(resource, CS_APP_SPARK_INTERNAL) == 0) {
+        snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource);
+        return 0;
+    }
     if (resource && strncmp(resource, "local://", 8) == 0 &&
         strncmp(resource + 8, "/opt/spark/conf/", 16) != 0) {
         snprintf(b->exec_app_file, sizeof b->exec_app_file, "%s", resource + 8);

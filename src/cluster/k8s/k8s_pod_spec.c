@@ -15,6 +15,7 @@
 #include <openssl/rand.h>
 
 #include "cluster/k8s/k8s_steps.h"
+#include "common/app_file.h"
 #include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
@@ -235,11 +236,13 @@ static bool is_hex_id(const char *s, size_t n)
     return true;
 }
 
+/* A resource pods find without it being shipped: in the image (local://, spark-internal) or at
+ * a URI they fetch. */
 static bool is_local_uri(const char *r)
 {
-    return cs_str_starts_with(r, "local://") || cs_str_starts_with(r, "http://") ||
-           cs_str_starts_with(r, "https://") || cs_str_starts_with(r, "s3a://") ||
-           cs_str_starts_with(r, "hdfs://");
+    return cs_str_starts_with(r, "local://") || strcmp(r, CS_APP_SPARK_INTERNAL) == 0 ||
+           cs_str_starts_with(r, "http://") || cs_str_starts_with(r, "https://") ||
+           cs_str_starts_with(r, "s3a://") || cs_str_starts_with(r, "hdfs://");
 }
 
 /* Basename of a shipped resource, made a valid ConfigMap key ([-._a-zA-Z0-9]+). */

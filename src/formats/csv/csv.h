@@ -8,7 +8,9 @@
  *   nullValue ""  emptyValue "" (read) / "\"\"" (write)  nanValue NaN  positiveInf Inf
  *   negativeInf -Inf  ignoreLeadingWhiteSpace / ignoreTrailingWhiteSpace false (read), true
  *   (write)  multiLine false  mode PERMISSIVE|DROPMALFORMED|FAILFAST
- *   columnNameOfCorruptRecord _corrupt_record  dateFormat  timestampFormat  prefersDate true
+ *   columnNameOfCorruptRecord _corrupt_record  dateFormat  timestampFormat  timestampNTZFormat
+ *   (timestamp_ntz: Spark's lenient form without a zone when reading,
+ *   yyyy-MM-dd'T'HH:mm:ss[.SSS] when writing)  prefersDate true
  *   quoteAll false  escapeQuotes true  samplingRatio 1.0 (inference: csv_infer.c)
  *   compression (the writer's caller picks the codec).
  *
@@ -18,7 +20,10 @@
  * escape character before a quote gives the quote; a quote not followed by the separator or the
  * record end (an "unescaped quote") makes the value the raw text up to the next separator, as
  * univocity's STOP_AT_DELIMITER. An unquoted empty value is null (nullValue), a quoted empty one
- * emptyValue; a value equal to nullValue is null.
+ * emptyValue; a value equal to nullValue is null. A binary column reads a value's bytes (Spark's
+ * String.getBytes) and writes them as Spark prints bytes (`[68 69]`); a timestamp_ntz column
+ * refuses a text with a zone. Inference gives no timestamp_ntz (Spark only with
+ * spark.sql.timestampType=TIMESTAMP_NTZ, a session conf cspark's formats do not read) nor binary.
  *
  * Malformed records (a value that does not convert, fewer or more values than the schema): in
  * PERMISSIVE the row keeps what converted (nulls elsewhere) and the corrupt-record column, when
@@ -54,10 +59,11 @@ typedef struct cs_csv_options {
     char *nan_value, *positive_inf, *negative_inf;
     char *corrupt_column;
     cs_parse_mode mode;
-    char *date_format, *timestamp_format; /* NULL: Spark's defaults */
+    char *date_format, *timestamp_format, *ntz_format; /* NULL: Spark's defaults */
     cs_tv_pattern *date_pattern, *timestamp_pattern, *write_date_pattern, *write_ts_pattern;
-    char *compression;     /* NULL: none */
-    double sampling_ratio; /* samplingRatio, 1.0 */
+    cs_tv_pattern *ntz_pattern, *write_ntz_pattern; /* timestampNTZFormat (read: NULL lenient) */
+    char *compression;                              /* NULL: none */
+    double sampling_ratio;                          /* samplingRatio, 1.0 */
 } cs_csv_options;
 
 /* Spark's options from key/value pairs (keys case-insensitive); NULL with one line naming the

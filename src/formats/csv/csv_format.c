@@ -137,13 +137,6 @@ static int csv_open_writer(const char *uri, const cs_col_type *schema,
                            const cs_format_options *options, void **writer, cs_error *err)
 {
     *writer = NULL;
-    for (int i = 0; i < schema->n_fields; i++) {
-        cs_type_id id = schema->fields[i].type->id;
-        if (id == CS_TYPE_ARRAY || id == CS_TYPE_STRUCT || id == CS_TYPE_MAP)
-            return cs_error_set(err, CS_EUNSUPPORTED,
-                                "CSV data source does not support %s of a nested type",
-                                schema->fields[i].name);
-    }
     cs_csv_options *o = options_of(options, err);
     if (!o) return err && err->code ? err->code : CS_EINVAL;
     cs_text_writer *w = cs_text_writer_open("CSV", uri, schema, o->compression, err);

@@ -145,16 +145,19 @@ cs_csv_options *cs_csv_options_new(const char *const *keys, const char *const *v
         } else if (cs_str_ieq(k, "mode")) {
             ok = cs_parse_mode_from_name(v, &o->mode);
             expected = "PERMISSIVE, DROPMALFORMED or FAILFAST";
-        } else if (cs_str_ieq(k, "dateFormat") || cs_str_ieq(k, "timestampFormat")) {
+        } else if (cs_str_ieq(k, "dateFormat") || cs_str_ieq(k, "timestampFormat") ||
+                   cs_str_ieq(k, "timestampNTZFormat")) {
             char bad = 0;
             cs_tv_pattern *p = cs_tv_pattern_new(v, &bad);
             ok = p != NULL;
             expected = "a date-time pattern of y M d H m s S X and 'text'";
-            bool date = cs_str_ieq(k, "dateFormat");
-            cs_tv_pattern **slot = date ? &o->date_pattern : &o->timestamp_pattern;
+            bool date = cs_str_ieq(k, "dateFormat"), ntz = cs_str_ieq(k, "timestampNTZFormat");
+            cs_tv_pattern **slot = date  ? &o->date_pattern
+                                   : ntz ? &o->ntz_pattern
+                                         : &o->timestamp_pattern;
             cs_tv_pattern_free(*slot);
             *slot = p;
-            set_str(date ? &o->date_format : &o->timestamp_format, v);
+            set_str(date ? &o->date_format : ntz ? &o->ntz_format : &o->timestamp_format, v);
         } else if (cs_str_ieq(k, "samplingRatio")) {
             ok = cs_tv_parse_sampling_ratio(v, &o->sampling_ratio);
             expected = "a number greater than 0";
@@ -174,6 +177,8 @@ cs_csv_options *cs_csv_options_new(const char *const *keys, const char *const *v
     o->write_date_pattern = cs_tv_pattern_new(o->date_format ? o->date_format : "yyyy-MM-dd", &bad);
     o->write_ts_pattern = cs_tv_pattern_new(
         o->timestamp_format ? o->timestamp_format : "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", &bad);
+    o->write_ntz_pattern =
+        cs_tv_pattern_new(o->ntz_format ? o->ntz_format : "yyyy-MM-dd'T'HH:mm:ss[.SSS]", &bad);
     return o;
 }
 
@@ -189,10 +194,13 @@ void cs_csv_options_free(cs_csv_options *o)
     free(o->corrupt_column);
     free(o->date_format);
     free(o->timestamp_format);
+    free(o->ntz_format);
     free(o->compression);
     cs_tv_pattern_free(o->date_pattern);
     cs_tv_pattern_free(o->timestamp_pattern);
     cs_tv_pattern_free(o->write_date_pattern);
     cs_tv_pattern_free(o->write_ts_pattern);
+    cs_tv_pattern_free(o->ntz_pattern);
+    cs_tv_pattern_free(o->write_ntz_pattern);
     free(o);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/csv/csv.h"
+#include "formats/text_batch.h"
 
 struct cs_csv_reader {
     const cs_csv_options *o;
@@ -43,9 +44,10 @@ cs_csv_reader *cs_csv_reader_new(const cs_csv_options *o, const cs_ftype *schema
             r->corrupt_col = i;
             continue;
         }
-        if (k == CS_FT_ARRAY || k == CS_FT_STRUCT || k == CS_FT_NULL) {
-            cs_error_set(err, CS_EINVAL, "CSV data source does not support %s of a nested type",
-                         schema->names[i]);
+        if (k == CS_FT_ARRAY || k == CS_FT_STRUCT || k == CS_FT_MAP || k == CS_FT_NULL) {
+            cs_col_type *t = cs_text_col_type(schema->fields[i]);
+            cs_text_unsupported(t, "CSV", schema->names[i], err);
+            cs_col_type_unref(t);
             cs_csv_reader_free(r);
             return NULL;
         }
@@ -147,6 +149,18 @@ static bool convert(const cs_csv_options *o, const cs_ftype *t, const char *v, s
         cs_field_set_i64(c, col, micros);
         return true;
     }
+    case CS_FT_TIMESTAMP_NTZ: { /* Spark's parseWithoutTimeZone(allowTimeZone = false) */
+        int64_t micros;
+        bool zone = false;
+        if (o->ntz_pattern ? !cs_tv_pattern_parse(o->ntz_pattern, v, n, &micros)
+                           : !cs_tv_parse_timestamp_lenient(v, n, &micros, &zone) || zone)
+            return false;
+        cs_field_set_i64(c, col, micros);
+        return true;
+    }
+    case CS_FT_BINARY: /* the value's bytes, as Spark's String.getBytes (UTF-8) */
+        cs_field_set_str(c, col, v, n);
+        return true;
     default:
         return false;
     }

@@ -3,9 +3,11 @@
  * leading/trailing white space (ignoreLeading/TrailingWhiteSpace, true when writing), quoted when
  * they hold the separator, the quote or a line end (or always with quoteAll), a quote inside
  * escaped with the escape character (escapeQuotes), nulls as nullValue, empty strings as
- * emptyValue (`""`). Numbers, dates and timestamps in Spark's text (csv.h). The caller
- * compresses the text with the codec of the `compression` option (fs/codec.h). Called by the
- * CSV data source's task writer (and the tools).
+ * emptyValue (`""`); a row whose text is empty (one null column, nullValue "") is not written, as
+ * univocity's skipEmptyLines. Numbers, dates and timestamps in Spark's text (csv.h); binary values
+ * as Spark prints bytes, `[68 69]` (their hex, upper case, space-separated). The caller compresses
+ * the text with the codec of the `compression` option (fs/codec.h). Called by the CSV data source's
+ * task writer (and the tools).
  */
 #include <string.h>
 
@@ -56,6 +58,7 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
 {
     cs_sbuf tmp = CS_SBUF_INIT;
     for (size_t r = 0; r < c->rows; r++) {
+        size_t line = out->len;
         for (int i = 0; i < c->ncols; i++) {
             const cs_field_column *k = &c->cols[i];
             if (i) cs_sbuf_putc(out, o->sep);
@@ -65,6 +68,15 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
             }
             tmp.len = 0;
             switch (k->kind) {
+            case CS_FT_BINARY: { /* Spark's text of bytes: "[68 69 2C]" */
+                size_t n;
+                const char *s = cs_field_str(c, i, r, &n);
+                cs_sbuf_putc(&tmp, '[');
+                for (size_t b = 0; b < n; b++)
+                    cs_sbuf_printf(&tmp, b ? " %02X" : "%02X", (unsigned char)s[b]);
+                cs_sbuf_putc(&tmp, ']');
+                break;
+            }
             case CS_FT_STRING: {
                 size_t n;
                 const char *s = cs_field_str(c, i, r, &n);
@@ -95,12 +107,16 @@ void cs_csv_write_rows(const cs_csv_options *o, const cs_field_chunk *c, cs_sbuf
             case CS_FT_TIMESTAMP:
                 cs_tv_pattern_format(o->write_ts_pattern, k->i64[r], &tmp);
                 break;
+            case CS_FT_TIMESTAMP_NTZ: /* local date-time: the pattern's zone, if any, is UTC */
+                cs_tv_pattern_format(o->write_ntz_pattern, k->i64[r], &tmp);
+                break;
             default:
                 break;
             }
             put_value(o, tmp.data ? tmp.data : "", tmp.len, out);
         }
-        cs_sbuf_putc(out, '\n');
+        if (out->len > line) /* univocity's skipEmptyLines: a row of no text is not written */
+            cs_sbuf_putc(out, '\n');
     }
     cs_sbuf_free(&tmp);
 }

@@ -9,7 +9,8 @@
  * primitivesAsString false, prefersDecimal false, samplingRatio 1.0, compression (the writer's
  * caller's codec).
  *
- * Inference: integers bigint, other numbers double (decimal with prefersDecimal), strings string,
+ * Inference: integers bigint, other numbers double (decimal with prefersDecimal), strings string
+ * (timestamp with inferTimestamp when they parse with timestampFormat or the lenient form),
  * booleans boolean, objects struct (fields sorted by name), arrays array of the merged element
  * type (with samplingRatio below 1, only the lines Spark's sample keeps: text_values.h's sampler,
  * one draw per line, blank lines too, seed 1 over all the files in order — Spark's draws when
@@ -21,9 +22,15 @@
  * object (nor an array of objects), adds the corrupt-record column in PERMISSIVE, is skipped in
  * DROPMALFORMED, fails in FAILFAST. Reading: tinyint takes integers -128..255 (Jackson's
  * getByteValue: 128..255 give the byte of the same bits), smallint -32768..32767; a value of
- * another JSON type than its column's makes the record malformed (as for CSV, csv.h), except string
- * columns, which take any value as its JSON text. Integers beyond 64 bits are read by jansson as
- * doubles (Spark: decimal).
+ * another JSON type than its column's makes the record malformed (its other fields kept, as Spark
+ * 4's partial results; a nested column with a bad value inside is null) (as for CSV, csv.h), except
+ * string columns, which take any value as its JSON text. Integers beyond 64 bits are read by
+ * jansson as doubles (Spark: decimal). A binary column takes a string in base64 (Jackson's
+ * getBinaryValue: padding required, else malformed) and is written in base64; a timestamp_ntz
+ * column takes a string without a zone (timestampNTZFormat, or Spark's lenient form) and is written
+ * with timestampNTZFormat (yyyy-MM-dd'T'HH:mm:ss[.SSS]). Neither is inferred (Spark infers
+ * timestamp_ntz only with inferTimestamp and spark.sql.timestampType=TIMESTAMP_NTZ, a session
+ * conf cspark's formats do not read), and neither is read inside arrays or structs yet.
  *
  * Chunks: struct and array columns keep the jansson value (owned reference) of each row, already
  * checked against the column's type; the consumer converts it by type. Ownership as csv.h.
@@ -44,8 +51,11 @@ typedef struct cs_json_options {
     cs_parse_mode mode;
     char *corrupt_column;
     bool multi_line, primitives_as_string, prefers_decimal;
-    double sampling_ratio;                           /* samplingRatio, 1.0 */
+    bool infer_timestamp;  /* inferTimestamp: strings that parse as timestamps are timestamp */
+    double sampling_ratio; /* samplingRatio, 1.0 */
     cs_tv_pattern *date_pattern, *timestamp_pattern; /* NULL: Spark's defaults */
+    cs_tv_pattern *ntz_pattern;       /* timestampNTZFormat when reading; NULL: lenient, no zone */
+    cs_tv_pattern *write_ntz_pattern; /* timestampNTZFormat, or yyyy-MM-dd'T'HH:mm:ss[.SSS] */
     char *compression;
 } cs_json_options;
 
@@ -75,7 +85,8 @@ int cs_json_read(cs_json_reader *r, const char *buf, size_t n, size_t *pos, bool
                  cs_field_chunk *chunk, cs_error *err);
 
 /* The chunk's rows as JSON lines, as Spark writes them: fields in schema order, null fields left
- * out, doubles in Java's text, dates yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX. */
+ * out, doubles in Java's text, dates yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX (or
+ * dateFormat, timestampFormat, timestampNTZFormat). */
 void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *chunk, cs_sbuf *out);
 
 #endif

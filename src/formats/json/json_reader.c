@@ -15,6 +15,7 @@
 
 #include "formats/json/json.h"
 #include "formats/json/json_scan.h"
+#include "formats/text_batch.h"
 
 cs_json_options *cs_json_options_new(const char *const *keys, const char *const *values, int n,
                                      cs_error *err)
@@ -33,23 +34,31 @@ cs_json_options *cs_json_options_new(const char *const *keys, const char *const 
             free(o->corrupt_column);
             o->corrupt_column = cs_xstrdup(v);
         } else if (cs_str_ieq(k, "multiLine") || cs_str_ieq(k, "primitivesAsString") ||
-                   cs_str_ieq(k, "prefersDecimal")) {
+                   cs_str_ieq(k, "prefersDecimal") || cs_str_ieq(k, "inferTimestamp")) {
             ok = cs_tv_parse_boolean(v, strlen(v), &b);
             if (cs_str_ieq(k, "multiLine"))
                 o->multi_line = b;
+            else if (cs_str_ieq(k, "inferTimestamp"))
+                o->infer_timestamp = b;
             else if (cs_str_ieq(k, "primitivesAsString"))
                 o->primitives_as_string = b;
             else
                 o->prefers_decimal = b;
-        } else if (cs_str_ieq(k, "dateFormat") || cs_str_ieq(k, "timestampFormat")) {
+        } else if (cs_str_ieq(k, "dateFormat") || cs_str_ieq(k, "timestampFormat") ||
+                   cs_str_ieq(k, "timestampNTZFormat")) {
             char bad = 0;
             cs_tv_pattern *p = cs_tv_pattern_new(v, &bad);
             ok = p != NULL;
             expected = "a date-time pattern of y M d H m s S X and 'text'";
-            cs_tv_pattern **slot =
-                cs_str_ieq(k, "dateFormat") ? &o->date_pattern : &o->timestamp_pattern;
+            cs_tv_pattern **slot = cs_str_ieq(k, "dateFormat")           ? &o->date_pattern
+                                   : cs_str_ieq(k, "timestampNTZFormat") ? &o->ntz_pattern
+                                                                         : &o->timestamp_pattern;
             cs_tv_pattern_free(*slot);
             *slot = p;
+            if (p && slot == &o->ntz_pattern) {
+                cs_tv_pattern_free(o->write_ntz_pattern);
+                o->write_ntz_pattern = cs_tv_pattern_new(v, &bad);
+            }
         } else if (cs_str_ieq(k, "samplingRatio")) {
             ok = cs_tv_parse_sampling_ratio(v, &o->sampling_ratio);
             expected = "a number greater than 0";
@@ -63,6 +72,10 @@ cs_json_options *cs_json_options_new(const char *const *keys, const char *const 
             return NULL;
         }
     }
+    if (!o->write_ntz_pattern) {
+        char bad;
+        o->write_ntz_pattern = cs_tv_pattern_new("yyyy-MM-dd'T'HH:mm:ss[.SSS]", &bad);
+    }
     return o;
 }
 
@@ -73,6 +86,8 @@ void cs_json_options_free(cs_json_options *o)
     free(o->compression);
     cs_tv_pattern_free(o->date_pattern);
     cs_tv_pattern_free(o->timestamp_pattern);
+    cs_tv_pattern_free(o->ntz_pattern);
+    cs_tv_pattern_free(o->write_ntz_pattern);
     free(o);
 }
 
@@ -135,6 +150,8 @@ static int cmp_names(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+static bool time_text(const cs_tv_pattern *p, bool date, const char *s, size_t n, int64_t *out);
+
 static cs_ftype *infer_value(const cs_json_options *o, json_t *v)
 {
     switch (json_typeof(v)) {
@@ -150,8 +167,14 @@ static cs_ftype *infer_value(const cs_json_options *o, json_t *v)
         return cs_ftype_new(CS_FT_LONG);
     case JSON_REAL:
         return cs_ftype_new(o->primitives_as_string ? CS_FT_STRING : CS_FT_DOUBLE);
-    case JSON_STRING:
+    case JSON_STRING: { /* inferTimestamp: timestampFormat, or Spark's lenient stringToTimestamp */
+        int64_t micros;
+        if (o->infer_timestamp && !o->primitives_as_string &&
+            time_text(o->timestamp_pattern, false, json_string_value(v), json_string_length(v),
+                      &micros))
+            return cs_ftype_new(CS_FT_TIMESTAMP);
         return cs_ftype_new(CS_FT_STRING);
+    }
     case JSON_ARRAY: {
         cs_ftype *t = cs_ftype_new(CS_FT_ARRAY);
         t->element = cs_ftype_new(CS_FT_NULL);
@@ -356,8 +379,52 @@ struct cs_json_reader {
     cs_json_scanner *scanner; /* the fast path of JSON lines (json_scan.h) */
 };
 
+/* The first binary or timestamp_ntz type inside an array or struct of t, or NULL. */
+static const cs_ftype *nested_unread(const cs_ftype *t, bool inside)
+{
+    if (inside && (t->kind == CS_FT_BINARY || t->kind == CS_FT_TIMESTAMP_NTZ)) return t;
+    if (t->kind == CS_FT_ARRAY || t->kind == CS_FT_MAP) return nested_unread(t->element, true);
+    for (int i = 0; i < t->nfields; i++) {
+        const cs_ftype *u = nested_unread(t->fields[i], t->kind == CS_FT_STRUCT && inside);
+        if (u) return u;
+    }
+    return NULL;
+}
+
+/* Whether t holds a map whose key type is not string (Spark reads keys as strings only). */
+static bool map_key_not_string(const cs_ftype *t)
+{
+    if (t->kind == CS_FT_MAP && t->key->kind != CS_FT_STRING) return true;
+    if (t->element && map_key_not_string(t->element)) return true;
+    for (int i = 0; i < t->nfields; i++)
+        if (map_key_not_string(t->fields[i])) return true;
+    return false;
+}
+
 cs_json_reader *cs_json_reader_new(const cs_json_options *o, const cs_ftype *schema, cs_error *err)
 {
+    if (map_key_not_string(schema)) {
+        cs_col_type *t = cs_text_col_type(schema);
+        cs_sbuf sql = CS_SBUF_INIT;
+        cs_text_sql_type(t, &sql);
+        cs_error_set(err, CS_EINVAL,
+                     "[INVALID_JSON_SCHEMA_MAP_TYPE] Input schema \"%s\" can only contain STRING "
+                     "as a key type for a MAP.",
+                     cs_sbuf_str(&sql));
+        cs_sbuf_free(&sql);
+        cs_col_type_unref(t);
+        return NULL;
+    }
+    for (int i = 0; i < schema->nfields; i++) {
+        const cs_ftype *u = nested_unread(schema->fields[i], false);
+        if (u) {
+            cs_error_set(err, CS_EUNSUPPORTED,
+                         "JSON data source does not read %s inside an array or struct yet (column "
+                         "%s)",
+                         u->kind == CS_FT_BINARY ? "binary" : "timestamp_ntz", schema->names[i]);
+            return NULL;
+        }
+    }
     cs_json_reader *r = cs_xcalloc(1, sizeof *r);
     r->o = o;
     r->schema = schema;
@@ -399,6 +466,42 @@ bool cs_json_time_text(const cs_json_options *o, bool date, const char *s, size_
     return time_text(date ? o->date_pattern : o->timestamp_pattern, date, s, n, out);
 }
 
+/* Spark's parseWithoutTimeZone(text, allowTimeZone = false): a zone makes it malformed. */
+bool cs_json_ntz_text(const cs_json_options *o, const char *s, size_t n, int64_t *out)
+{
+    bool zone = false;
+    if (o->ntz_pattern) return cs_tv_pattern_parse(o->ntz_pattern, s, n, out);
+    return cs_tv_parse_timestamp_lenient(s, n, out, &zone) && !zone;
+}
+
+/* A binary value: the base64 text of a string, decoded (Jackson's getBinaryValue). */
+static bool base64_fits(json_t *v)
+{
+    size_t n = json_string_length(v), got;
+    char small[256];
+    if (n > sizeof small) {
+        char *big = cs_xmalloc(n); /* only to check: values read go through the chunk */
+        bool ok = cs_tv_base64_decode(json_string_value(v), n, big, &got);
+        free(big);
+        return ok;
+    }
+    return cs_tv_base64_decode(json_string_value(v), n, small, &got);
+}
+
+bool cs_json_set_binary(cs_field_chunk *c, int col, const char *s, size_t n)
+{
+    cs_field_set_str(c, col, s, n);
+    cs_field_column *k = &c->cols[col];
+    char *at = k->bytes + k->offsets[c->rows];
+    size_t got;
+    if (!cs_tv_base64_decode(at, n, at, &got)) {
+        cs_field_set_null(c, col);
+        return false;
+    }
+    cs_field_shrink_str(c, col, got);
+    return true;
+}
+
 static bool time_value(const cs_tv_pattern *p, bool date, json_t *v, int64_t *out)
 {
     return json_is_string(v) &&
@@ -438,6 +541,11 @@ static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
         return time_value(o->date_pattern, true, v, &x);
     case CS_FT_TIMESTAMP:
         return time_value(o->timestamp_pattern, false, v, &x);
+    case CS_FT_TIMESTAMP_NTZ:
+        return json_is_string(v) &&
+               cs_json_ntz_text(o, json_string_value(v), json_string_length(v), &x);
+    case CS_FT_BINARY:
+        return json_is_string(v) && base64_fits(v);
     case CS_FT_ARRAY: {
         if (!json_is_array(v)) return false;
         size_t i;
@@ -451,6 +559,13 @@ static bool fits(const cs_json_options *o, const cs_ftype *t, json_t *v)
             json_t *f = json_object_get(v, t->names[i]);
             if (f && !fits(o, t->fields[i], f)) return false;
         }
+        return true;
+    }
+    case CS_FT_MAP: {
+        if (!json_is_object(v)) return false;
+        const char *key;
+        json_t *e;
+        json_object_foreach(v, key, e) if (!fits(o, t->element, e)) return false;
         return true;
     }
     default:
@@ -498,6 +613,14 @@ static json_t *conform(const cs_json_options *o, const cs_ftype *t, json_t *v)
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) json_array_append_new(r, conform(o, t->element, e));
+        return r;
+    }
+    case CS_FT_MAP: { /* every key kept, null values too */
+        json_t *r = json_object();
+        const char *key;
+        json_t *e;
+        json_object_foreach(v, key, e)
+            json_object_set_new_nocheck(r, key, conform(o, t->element, e));
         return r;
     }
     case CS_FT_STRUCT: {
@@ -580,6 +703,12 @@ static bool set_field(const cs_json_options *o, const cs_ftype *t, json_t *v, cs
                    t->kind == CS_FT_DATE, v, &x);
         cs_field_set_i64(c, col, x);
         return true;
+    case CS_FT_TIMESTAMP_NTZ:
+        cs_json_ntz_text(o, json_string_value(v), json_string_length(v), &x);
+        cs_field_set_i64(c, col, x);
+        return true;
+    case CS_FT_BINARY:
+        return cs_json_set_binary(c, col, json_string_value(v), json_string_length(v));
     default:
         cs_field_set_nested(c, col, conform(o, t, v));
         return true;
@@ -597,15 +726,14 @@ static int add_row(cs_json_reader *r, json_t *v, const char *text, size_t len, c
                    cs_error *err)
 {
     const cs_ftype *st = r->schema;
-    bool bad = !v || !json_is_object(v);
+    /* a record that parsed keeps the fields that converted (Spark 4's partial results,
+     * spark.sql.json.enablePartialResults); one that did not parse is all nulls */
+    bool object = v && json_is_object(v), bad = !object;
     for (int i = 0; i < st->nfields; i++) {
         if (i == r->corrupt_col) continue;
-        json_t *f = bad ? NULL : json_object_get(v, st->names[i]);
+        json_t *f = object ? json_object_get(v, st->names[i]) : NULL;
         if (!set_field(r->o, st->fields[i], f, c, i)) bad = true;
     }
-    if (bad) /* Spark keeps no partial row for JSON: all fields null */
-        for (int i = 0; i < st->nfields; i++)
-            if (i != r->corrupt_col) cs_field_set_null(c, i);
     if (r->corrupt_col >= 0) {
         if (bad)
             cs_field_set_str(c, r->corrupt_col, text, len);

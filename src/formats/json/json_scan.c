@@ -434,6 +434,21 @@ static const char *scan_field(cs_json_scanner *s, const char *p, const char *e, 
         cs_field_set_i64(c, col, x);
         return q;
     }
+    case CS_FT_TIMESTAMP_NTZ: {
+        int64_t x;
+        if (*p != '"') break;
+        if (!(q = scan_string(p + 1, e, &s->text, &str, &n, &nul)) ||
+            !cs_json_ntz_text(s->o, str, n, &x))
+            return NULL;
+        cs_field_set_i64(c, col, x);
+        return q;
+    }
+    case CS_FT_BINARY:
+        if (*p != '"') break;
+        if (!(q = scan_string(p + 1, e, &s->text, &str, &n, &nul)) ||
+            !cs_json_set_binary(c, col, str, n))
+            return NULL;
+        return q;
     default:
         break;
     }

@@ -34,5 +34,10 @@ void *cs_json_parse_value(const cs_json_options *o, const char *s, size_t n);
 bool cs_json_set_field(const cs_json_options *o, const cs_ftype *t, void *json, cs_field_chunk *c,
                        int col);
 bool cs_json_time_text(const cs_json_options *o, bool date, const char *s, size_t n, int64_t *out);
+/* A timestamp_ntz from a string value's text (false: a zone, or no date-time). */
+bool cs_json_ntz_text(const cs_json_options *o, const char *s, size_t n, int64_t *out);
+/* A binary value from a string value's base64 text into column col (false: not base64, the
+ * column set null). */
+bool cs_json_set_binary(cs_field_chunk *c, int col, const char *s, size_t n);
 
 #endif

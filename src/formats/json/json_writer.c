@@ -2,8 +2,10 @@
  * json_writer.c — rows as JSON lines, as Spark's JacksonGenerator writes them: one object per row,
  * fields in schema order, null fields left out (ignoreNullFields), strings escaped by jansson,
  * doubles in Java's text (NaN and infinities as strings), decimals as plain numbers, dates
- * yyyy-MM-dd, timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX (UTC), nested values as kept by the reader.
- * Called by the JSON data source's task writer (and the tools).
+ * yyyy-MM-dd (or dateFormat), timestamps yyyy-MM-dd'T'HH:mm:ss.SSSXXX (UTC; or timestampFormat),
+ * nested values as kept by the reader (or built from a batch by text_batch.c) written by their
+ * type: floats and doubles inside arrays and structs in Java's text as at the top level. Called by
+ * the JSON data source's task writer (and the tools).
  */
 #include <jansson.h>
 #include <math.h>
@@ -21,12 +23,76 @@ static void put_string(const char *s, size_t n, cs_sbuf *out)
     json_decref(j);
 }
 
+/* A nested value v (as the reader conformed it, or text_batch.c built it) of type t, as
+ * JacksonGenerator writes it: struct fields in schema order without the null ones, array
+ * elements with their nulls, floats and doubles in Java's text (Float.toString,
+ * Double.toString; NaN and the infinities as strings), other scalars as jansson prints them. */
+static void put_nested(const cs_ftype *t, json_t *v, cs_sbuf *out)
+{
+    if (!v || json_is_null(v)) {
+        cs_sbuf_puts(out, "null");
+        return;
+    }
+    if (t->kind == CS_FT_STRUCT && json_is_object(v)) {
+        bool first = true;
+        cs_sbuf_putc(out, '{');
+        for (int i = 0; i < t->nfields; i++) {
+            json_t *f = json_object_get(v, t->names[i]);
+            if (!f || json_is_null(f)) continue;
+            if (!first) cs_sbuf_putc(out, ',');
+            first = false;
+            put_string(t->names[i], strlen(t->names[i]), out);
+            cs_sbuf_putc(out, ':');
+            put_nested(t->fields[i], f, out);
+        }
+        cs_sbuf_putc(out, '}');
+        return;
+    }
+    if (t->kind == CS_FT_MAP && json_is_object(v)) { /* every key, null values as null */
+        const char *key;
+        json_t *e;
+        bool first = true;
+        cs_sbuf_putc(out, '{');
+        json_object_foreach(v, key, e)
+        {
+            if (!first) cs_sbuf_putc(out, ',');
+            first = false;
+            put_string(key, strlen(key), out);
+            cs_sbuf_putc(out, ':');
+            put_nested(t->element, e, out);
+        }
+        cs_sbuf_putc(out, '}');
+        return;
+    }
+    if (t->kind == CS_FT_ARRAY && json_is_array(v)) {
+        size_t i;
+        json_t *e;
+        cs_sbuf_putc(out, '[');
+        json_array_foreach(v, i, e)
+        {
+            if (i) cs_sbuf_putc(out, ',');
+            put_nested(t->element, e, out);
+        }
+        cs_sbuf_putc(out, ']');
+        return;
+    }
+    if ((t->kind == CS_FT_FLOAT || t->kind == CS_FT_DOUBLE) && json_is_number(v)) {
+        if (t->kind == CS_FT_FLOAT)
+            cs_tv_format_float(json_number_value(v), out);
+        else
+            cs_tv_format_double(json_number_value(v), out);
+        return;
+    }
+    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    cs_sbuf_puts(out, text);
+    free(text);
+}
+
 void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *c, cs_sbuf *out)
 {
     char bad;
     cs_tv_pattern *ts = cs_tv_pattern_new("yyyy-MM-dd'T'HH:mm:ss.SSSXXX", &bad);
     cs_sbuf tmp = CS_SBUF_INIT;
-    (void)o;
     for (size_t r = 0; r < c->rows; r++) {
         bool first = true;
         cs_sbuf_putc(out, '{');
@@ -45,6 +111,19 @@ void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *c, cs_sb
                 put_string(s, n, out);
                 break;
             }
+            case CS_FT_BINARY: { /* Jackson's writeBinary: base64 */
+                size_t n;
+                const char *s = cs_field_str(c, i, r, &n);
+                cs_sbuf_putc(out, '"');
+                cs_tv_base64_encode(s, n, out);
+                cs_sbuf_putc(out, '"');
+                break;
+            }
+            case CS_FT_TIMESTAMP_NTZ:
+                cs_sbuf_putc(out, '"');
+                cs_tv_pattern_format(o->write_ntz_pattern, k->i64[r], out);
+                cs_sbuf_putc(out, '"');
+                break;
             case CS_FT_BOOLEAN:
                 cs_sbuf_puts(out, k->i64[r] ? "true" : "false");
                 break;
@@ -70,20 +149,20 @@ void cs_json_write_rows(const cs_json_options *o, const cs_field_chunk *c, cs_sb
                 break;
             case CS_FT_DATE:
                 cs_sbuf_putc(out, '"');
-                cs_tv_format_date(k->i64[r], out);
+                if (o->date_pattern) /* dateFormat, as JacksonGenerator's dateFormatter */
+                    cs_tv_pattern_format(o->date_pattern, k->i64[r] * CS_MICROS_PER_DAY, out);
+                else
+                    cs_tv_format_date(k->i64[r], out);
                 cs_sbuf_putc(out, '"');
                 break;
             case CS_FT_TIMESTAMP:
                 cs_sbuf_putc(out, '"');
-                cs_tv_pattern_format(ts, k->i64[r], out);
+                cs_tv_pattern_format(o->timestamp_pattern ? o->timestamp_pattern : ts, k->i64[r],
+                                     out);
                 cs_sbuf_putc(out, '"');
                 break;
-            default: {
-                char *text =
-                    json_dumps(k->nested[r], JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-                cs_sbuf_puts(out, text);
-                free(text);
-            }
+            default:
+                put_nested(c->schema->fields[i], k->nested[r], out);
             }
         }
         cs_sbuf_puts(out, "}\n");

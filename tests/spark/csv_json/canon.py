@@ -2,7 +2,9 @@
 
 null -> null; strings JSON-quoted (non-ASCII kept); booleans true/false; integers in decimal;
 doubles '%.17g' (nan, inf, -inf); decimals in fixed notation with their scale; dates
-YYYY-MM-DD; timestamps 'YYYY-MM-DD HH:MM:SS.ffffff' (UTC); structs {name=value,...}; arrays
+YYYY-MM-DD; timestamps 'YYYY-MM-DD HH:MM:SS.ffffff' (UTC; timestamp_ntz as it is); binary 0x and
+its bytes in hex; maps {key->value,...} (entries sorted by their text: the map's own order is checked by
+comparing written files); structs {name=value,...}; arrays
 [v,...]. Fields of a row are separated by a tab.
 """
 import datetime
@@ -32,6 +34,11 @@ def value(v):
         return v.isoformat()
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (bytes, bytearray)):
+        return "0x" + bytes(v).hex()
+    if isinstance(v, dict):
+        # sorted: PySpark hands a map over as a dict in the JVM HashMap's order, not the map's
+        return "{" + ",".join(sorted("%s->%s" % (value(k), value(x)) for k, x in v.items())) + "}"
     if isinstance(v, list):
         return "[" + ",".join(value(x) for x in v) + "]"
     if hasattr(v, "asDict"):

@@ -16,12 +16,14 @@ os.makedirs(D, exist_ok=True)
 cases = []
 
 
-def case(name, fmt, text, options=None, schema=None):
+def case(name, fmt, text, options=None, schema=None, error_class=False):
     fname = name + "." + fmt
     with open(os.path.join(D, fname), "wb") as f:
         f.write(text.encode("utf-8") if isinstance(text, str) else text)
-    cases.append({"name": name, "format": fmt, "file": fname,
-                  "options": options or {}, "schema": schema})
+    c = {"name": name, "format": fmt, "file": fname, "options": options or {}, "schema": schema}
+    if error_class:  # the read fails: both sides print the error's class, "error: CLASS"
+        c["error_class"] = True
+    cases.append(c)
 
 
 INFER = {"header": "true", "inferSchema": "true"}
@@ -183,6 +185,84 @@ case("csv_float_write", "csv", "v\n1.5\n0.1\n-0.0\n3.4028235E38\n1.4E-45\n167772
 case("json_float_write", "json",
      '{"v":1.5}\n{"v":0.1}\n{"v":3.4028235E38}\n{"v":1.4E-45}\n{"v":16777217}\n{"v":1e10}\n'
      '{"v":0.001}\n{"v":"NaN"}\n{"v":"-Infinity"}\n{"v":null}\n', schema="v FLOAT")
+# binary and timestamp_ntz from a user schema. CSV: binary is the value's bytes (written as Spark
+# prints bytes, "[68 69]"); timestamp_ntz refuses a zone. JSON: binary is base64 (Jackson's
+# getBinaryValue: padding required, no blank inside a group of four), written in base64.
+# (Spark's String.getBytes uses the JVM's default charset, ASCII in the tests' Java 17 under a
+# POSIX locale, so the binary values are ASCII: cspark takes the bytes as they are, UTF-8)
+ntz_csv = ("b,t\nhi,2024-01-31T10:20:30\nex~,2024-01-31 10:20:30.123456\n,2024-01-31T10:20:30Z\n"
+           "zz,31/01/2024\n\"x,y\",2024-02-29\n\"\",1969-12-31T23:59:59.5\nq,2024-01-31T10:20:30+02:00\n")
+case("csv_binary_ntz", "csv", ntz_csv, {"header": "true"},
+     "b BINARY, t TIMESTAMP_NTZ, _corrupt_record STRING")
+case("csv_binary_ntz_write", "csv", ntz_csv.replace("Z\n", "\n").replace("+02:00", "")
+     .replace("31/01/2024", "2024-01-31 00:00:00.999999"), {"header": "true"},
+     "b BINARY, t TIMESTAMP_NTZ")
+case("csv_ntz_format", "csv", "t\n31/01/2024 10:20\n2024-01-31T10:20:30\n01/12/1999 23:59\n",
+     {"header": "true", "timestampNTZFormat": "dd/MM/yyyy HH:mm"}, "t TIMESTAMP_NTZ")
+case("csv_ntz_infer", "csv", "t\n2024-01-31T10:20:30\n2024-02-01 01:02:03.5\n", INFER)
+# a row whose text is empty (one null column) is not written, as univocity's skipEmptyLines
+case("csv_write_skips_empty_rows", "csv", 'v\nx\n""\ny\n\n', {"header": "true"}, "v STRING")
+# CSV takes no nested column: Spark's UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE
+case("csv_array_schema", "csv", "a\n1\n", {"header": "true"}, "a ARRAY<INT>", error_class=True)
+case("csv_struct_schema", "csv", "a,b\n1,2\n", {"header": "true"}, "a INT, b STRUCT<x: INT>",
+     error_class=True)
+case("json_binary", "json",
+     '{"b":"aGk="}\n{"b":""}\n{"b":"aGk"}\n{"b":"a Gk="}\n{"b":"!!!!"}\n{"b":5}\n'
+     '{"b":"aGVsbG8gd29ybGQ="}\n{"b":"YQ=="}\n{"b":"YWI="}\n{"b":"YQ="}\n{"b":"YQ==="}\n'
+     '{"b":"+/+/"}\n{"b":"-_-_"}\n{"b":"YW\\u0049="}\n{"b":null}\n',
+     schema="b BINARY, _corrupt_record STRING")
+case("json_ntz", "json",
+     '{"t":"2024-01-31T10:20:30"}\n{"t":"2024-01-31 10:20:30.123456"}\n{"t":"2024-01-31T10:20:30Z"}\n'
+     '{"t":"2024-01-31T10:20:30+02:00"}\n{"t":"2024-01-31"}\n{"t":5}\n{"t":"x"}\n'
+     '{"t":"1969-12-31T23:59:59.5"}\n{"t":null}\n',
+     schema="t TIMESTAMP_NTZ, _corrupt_record STRING")
+case("json_ntz_format", "json", '{"t":"31/01/2024 10:20"}\n{"t":"2024-01-31T10:20:30"}\n',
+     {"timestampNTZFormat": "dd/MM/yyyy HH:mm"}, "t TIMESTAMP_NTZ")
+case("json_binary_ntz_write", "json",
+     '{"b":"aGk=","t":"2024-01-31T10:20:30"}\n{"b":"","t":"2024-01-31 10:20:30.123456"}\n'
+     '{"b":"w6l4LHkiJw==","t":"1969-12-31T23:59:59.5"}\n{"b":null,"t":null}\n{"b":"+/+/"}\n',
+     schema="b BINARY, t TIMESTAMP_NTZ")
+
+# map<string,T> from a user schema (JSON only: Spark never infers a map); a map keeps its null
+# values and writes them; a value of another type makes the record malformed
+case("json_map", "json",
+     '{"m":{"x":1,"y":null,"z":-3}}\n{"m":{}}\n{"m":null}\n{"m":{"x":"q"}}\n{"m":5}\n'
+     '{"m":{"b":2,"a":1}}\n{"m":{"k":[1]}}\n',
+     schema="m MAP<STRING, INT>, _corrupt_record STRING")
+case("json_map_write", "json",
+     '{"m":{"x":1.5,"y":null,"z":1e10},"n":{"s":{"a":[1,2]},"t":null},"c":1}\n'
+     '{"m":{},"n":{"u":{"a":[]}},"c":2}\n{"c":3}\n{"m":{"\\u00e9\\"q":0.1},"a":[{"k":"v"},null,{}]}\n',
+     schema="m MAP<STRING, DOUBLE>, n MAP<STRING, STRUCT<a: ARRAY<INT>>>, c INT, "
+            "a ARRAY<MAP<STRING, STRING>>")
+case("json_map_int_key", "json", '{"m":{"1":2}}\n', schema="m MAP<INT, INT>", error_class=True)
+case("csv_map_schema", "csv", "m\nx\n", {"header": "true"}, "m MAP<STRING, INT>",
+     error_class=True)
+
+# inferTimestamp: strings that parse as timestamps (Spark's lenient form, or timestampFormat)
+# infer timestamp; with any other string the column is string
+its = ('{"t":"2024-01-31T10:20:30","u":"2024","v":"2024-01-31","w":"31/01/2024 10:20"}\n'
+       '{"t":"2024-01-31 10:20:30.5Z","v":"x","w":"01/12/1999 23:59"}\n'
+       '{"t":"2024-01-31T10:20:30+02:00","u":"2024-02"}\n')
+case("json_infer_timestamp", "json", its, {"inferTimestamp": "true"})
+case("json_infer_timestamp_format", "json", its,
+     {"inferTimestamp": "true", "timestampFormat": "dd/MM/yyyy HH:mm"})
+
+# Spark 4's partial results: a malformed record keeps the fields that converted
+case("json_partial", "json",
+     '{"a":1,"b":"x","c":"k"}\n{"a":"q","b":true,"c":7}\n{"a":2,"b":false,"c":"ok"}\n'
+     '{"a":3,"b":[1],"d":{"x":1}}\n{"a":5,"b":true\n',
+     schema="a INT, b BOOLEAN, c STRING, d STRUCT<x: INT>, _corrupt_record STRING")
+case("json_partial_no_corrupt", "json", '{"a":1,"b":"x"}\n{"a":"q","b":true}\n',
+     schema="a INT, b BOOLEAN")
+
+# floats and doubles inside arrays and structs: written in Java's text as at the top level
+case("json_nested_float_write", "json",
+     '{"a":[1e10,0.1,1e-5,4.9E-324,null,100,1e7,0.001,"NaN","-Infinity"],'
+     '"s":{"f":1.4E-45,"d":1.0E-3,"g":16777217},"af":[3.4028235E38,0.1,1e10,null,"Infinity"]}\n'
+     '{"a":[],"s":{"f":1e-5,"d":123456789.125},"af":[1.0000001,-0.0,1e-4]}\n'
+     '{"s":{"g":2.5},"m":[{"x":[1.5e300,2.5E-8]}]}\n',
+     schema="a ARRAY<DOUBLE>, s STRUCT<f: FLOAT, d: DOUBLE, g: FLOAT>, af ARRAY<FLOAT>, "
+            "m ARRAY<STRUCT<x: ARRAY<DOUBLE>>>")
 
 with open(os.path.join(D, "cases.json"), "w") as f:
     json.dump(cases, f, indent=1)

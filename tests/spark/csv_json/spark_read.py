@@ -12,6 +12,7 @@ Usage: spark-submit spark_read.py DIR [WRITTEN [DIR2 OUT2]]
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -40,7 +41,9 @@ def read_cases(d):
                 lines.append("row: " + canon.row(row))
             out.extend(lines)
         except Exception as e:  # FAILFAST and friends: Spark raises, cspark returns an error
-            out.append("error")
+            found = re.search(r"\[([A-Z_]+(\.[A-Z_]+)?)\]", str(e))
+            out.append("error: " + (found.group(1) if found else "?")
+                       if c.get("error_class") else "error")
             print("case %s: %s" % (c["name"], str(e).splitlines()[0][:300]), file=sys.stderr)
     return out
 

@@ -2,7 +2,8 @@
  * number parsing and printing, Decimal(p,s) rounding, Spark's lenient dates and timestamps, the
  * line-split rule of text files, and a streamed CSV read that gets its bytes piece by piece
  * (the multiLine record cut by the end of the buffer waits for the rest), and the samplingRatio
- * sampler's draws against Spark's. The comparison with
+ * sampler's draws against Spark's, base64 as Jackson reads and writes binary values, and the
+ * CSV and JSON formats refusing a map column with Spark's error class. The comparison with
  * Apache Spark itself is tests/spark/csv_json_readers.sh. */
 #include <math.h>
 #include <setjmp.h>
@@ -15,7 +16,9 @@
 
 #include <cmocka.h>
 
+#include "columnar/col_type.h"
 #include "formats/csv/csv.h"
+#include "formats/file_format.h"
 #include "formats/text_values.h"
 
 static void expect_double_text(double v, const char *want)
@@ -263,6 +266,72 @@ static void test_bad_option_names_key(void **state)
     assert_non_null(strstr(err.msg, "PERMISSIVE"));
 }
 
+static void expect_base64(const char *text, const char *want)
+{
+    char out[64];
+    size_t n = 0;
+    bool ok = cs_tv_base64_decode(text, strlen(text), out, &n);
+    if (!want) {
+        assert_false(ok);
+        return;
+    }
+    assert_true(ok);
+    assert_int_equal(n, strlen(want));
+    assert_memory_equal(out, want, n);
+}
+
+static void test_base64_as_jackson(void **state)
+{
+    (void)state;
+    expect_base64("aGk=", "hi");
+    expect_base64("YQ==", "a");
+    expect_base64("YWJj", "abc");
+    expect_base64("", "");
+    expect_base64("  aGk= ", "hi"); /* blanks between groups of four only */
+    expect_base64("YWJj YQ==", "abca");
+    expect_base64("aGk", NULL); /* padding required */
+    expect_base64("YQ=", NULL);
+    expect_base64("YQ===", NULL);
+    expect_base64("a Gk=", NULL);
+    expect_base64("-_-_", NULL); /* not the URL alphabet */
+    expect_base64("aGk=aGk=", NULL);
+    char in_place[] = "aGVsbG8gd29ybGQ=";
+    size_t n;
+    assert_true(cs_tv_base64_decode(in_place, strlen(in_place), in_place, &n));
+    assert_int_equal(n, 11);
+    assert_memory_equal(in_place, "hello world", 11);
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_tv_base64_encode("\xfb\xff\xbf"
+                        "a",
+                        4, &b);
+    assert_string_equal(cs_sbuf_str(&b), "+/+/YQ==");
+    cs_sbuf_free(&b);
+}
+
+/* Spark 4.0.1's text for a CSV map column (its UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE) */
+static void test_map_column_refused_as_spark(void **state)
+{
+    (void)state;
+    cs_col_field f[] = {{(char *)"a", cs_col_type_primitive(CS_TYPE_INT), true},
+                        {(char *)"m",
+                         cs_col_type_map(cs_col_type_primitive(CS_TYPE_STRING),
+                                         cs_col_type_primitive(CS_TYPE_FLOAT), true),
+                         true}};
+    cs_col_type *schema = cs_col_type_struct(f, 2);
+    cs_format_options o = {NULL, NULL, 0};
+    void *w = NULL;
+    cs_error err;
+    cs_error_clear(&err);
+    const cs_file_format *csv = cs_file_format_find("csv");
+    assert_int_not_equal(csv->open_writer("file:///nonexistent-dir/x.csv", schema, &o, &w, &err),
+                         0);
+    assert_null(w);
+    assert_string_equal(err.msg, "[UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE] The CSV datasource "
+                                 "doesn't support the column `m` of the type \"MAP<STRING, "
+                                 "FLOAT>\".");
+    cs_col_type_unref(schema);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +345,8 @@ int main(void)
         cmocka_unit_test(test_csv_streamed_multiline),
         cmocka_unit_test(test_bad_option_names_key),
         cmocka_unit_test(test_sampler_draws_as_spark),
+        cmocka_unit_test(test_base64_as_jackson),
+        cmocka_unit_test(test_map_column_refused_as_spark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

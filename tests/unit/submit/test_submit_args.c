@@ -423,6 +423,19 @@ static void test_usage_lists_options(void **state)
     free(buf);
 }
 
+/* A primary resource named *.sql (any case) is a SQL file application; nothing else is. */
+static void test_sql_file_resource(void **state)
+{
+    (void)state;
+    assert_true(cs_submit_is_sql_file("queries.sql"));
+    assert_true(cs_submit_is_sql_file("local:///opt/spark/conf/TPCH.SQL"));
+    assert_true(cs_submit_is_sql_file("s3a://bucket/upload/q.sql"));
+    assert_false(cs_submit_is_sql_file(".sql"));
+    assert_false(cs_submit_is_sql_file("app.so"));
+    assert_false(cs_submit_is_sql_file("queries.sql.so"));
+    assert_false(cs_submit_is_sql_file(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_valid_and_supported),
         cmocka_unit_test(test_verbose_redacts),
         cmocka_unit_test(test_usage_lists_options),
+        cmocka_unit_test(test_sql_file_resource),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
