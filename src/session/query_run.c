@@ -926,8 +926,8 @@ static void post_end(qrun *q, int rc, const cs_error *err)
     cs_listener_bus_post(q->sc->bus, &ev);
 }
 
-/* The final stage handed to fn instead of collected (query_write.c); plan taken over. */
-static int run_final(qrun *q, cs_phys_node *plan, cs_session_final_fn fn, void *arg, cs_error *err)
+/* The final stage handed to the session's write_stage instead of collected (query_write.c). */
+static int run_final(qrun *q, cs_phys_node *plan, cs_error *err)
 {
     int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
@@ -935,14 +935,13 @@ static int run_final(qrun *q, cs_phys_node *plan, cs_session_final_fn fn, void *
     job_properties props = job_props(q, "save", call_site);
     cs_session_final_stage st = {q->sc, r, plan->schema, &props};
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
-    if (rc == 0 && fn(arg, &st, err) < 0) rc = job_error(err);
+    if (rc == 0 && q->s->write_stage(q->s->write_arg, &st, err) < 0) rc = job_error(err);
     cs_phys_free(plan);
     return rc;
 }
 
-int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
-                               const char *text, cs_sql_result *out, cs_session_final_fn fn,
-                               void *arg, cs_error *err)
+int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
+                         const char *text, cs_sql_result *out, cs_error *err)
 {
     if (!s->sc)
         return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
@@ -953,19 +952,13 @@ int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logi
     cs_phys_node *phys = NULL;
     int rc = plan_query(&q, a, analyzed, false, &optimized, &phys, err);
     if (rc == 0) {
-        if (out) out->ordered = top_ordered(analyzed);
+        out->ordered = top_ordered(analyzed);
         post_start(&q, phys);
-        rc = fn ? run_final(&q, phys, fn, arg, err) : run_plan(&q, phys, out, err);
+        rc = s->write_stage ? run_final(&q, phys, err) : run_plan(&q, phys, out, err);
         post_end(&q, rc, err);
     }
     qrun_end(&q);
     return rc;
-}
-
-int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
-                         const char *text, cs_sql_result *out, cs_error *err)
-{
-    return cs_session_run_query_final(s, a, analyzed, text, out, NULL, NULL, err);
 }
 
 static void schema_line(const cs_logical_plan *p, cs_sbuf *out)

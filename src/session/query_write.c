@@ -134,6 +134,19 @@ static bool plan_reads(const cs_logical_plan *p, const char *path)
     return false;
 }
 
+int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
+                               const char *text, cs_session_final_fn fn, void *arg, cs_error *err)
+{
+    cs_sql_result none = {0};
+    s->write_stage = fn;
+    s->write_arg = arg;
+    int rc = cs_session_run_query(s, a, analyzed, text, &none, err);
+    s->write_stage = NULL;
+    s->write_arg = NULL;
+    cs_sql_result_free(&none);
+    return rc;
+}
+
 int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                            const char *text, const cs_session_write *w, cs_error *err)
 {
@@ -172,7 +185,7 @@ int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
         cs_error ignored; /* nothing there is fine */
         cs_fs_delete(w->clear_first, true, &ignored);
     }
-    rc = cs_session_run_query_final(s, a, analyzed, text, NULL, write_stage, &j, err);
+    rc = cs_session_run_query_final(s, a, analyzed, text, write_stage, &j, err);
     for (int i = 0; i < j.n_parts; i++)
         cs_batch_free(&j.parts[i]);
     free(j.parts);

@@ -18,12 +18,17 @@
 #include "sql/logical_plan.h"
 #include "sql/sql_arena.h"
 
+struct cs_session_final_stage; /* below */
 struct cs_sql_session {
     cspark_context *sc; /* borrowed */
     cs_catalog *catalog;
     cs_sql_conf *conf;
     int64_t next_execution_id; /* Spark's SQLExecution id, one per query */
     char job_group[96];        /* the jobs' group when set (cs_sql_session_set_job_group) */
+    /* set by cs_session_run_query_final (query_write.c) for the duration of one query: its
+     * final stage goes to write_stage instead of being collected */
+    int (*write_stage)(void *arg, const struct cs_session_final_stage *stage, cs_error *err);
+    void *write_arg;
 };
 
 /* Runs a resolved query (analyzed in arena a): optimizes, plans and runs it, collecting its
@@ -42,11 +47,10 @@ typedef struct cs_session_final_stage {
     const struct job_properties *props;
 } cs_session_final_stage;
 typedef int (*cs_session_final_fn)(void *arg, const cs_session_final_stage *stage, cs_error *err);
-/* As cs_session_run_query when fn is NULL; else the final stage is handed to fn instead of
- * collected (out unused; the SQL execution events and the jobs' error mapping the same). */
+/* cs_session_run_query with the final stage handed to fn instead of collected (out is the
+ * empty result of a write; the SQL execution events and the jobs' error mapping the same). */
 int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
-                               const char *text, cs_sql_result *out, cs_session_final_fn fn,
-                               void *arg, cs_error *err);
+                               const char *text, cs_session_final_fn fn, void *arg, cs_error *err);
 /* ---- writing a query's rows as files (query_write.c) ---- */
 typedef struct cs_session_write {
     const char *format; /* the data source: parquet, csv, json, ... */
