@@ -7,9 +7,10 @@
  * moved into place, _SUCCESS) or, on any failure, aborted (nothing of it left visible; a
  * directory the write created or overwrote is removed).
  *
- * Called by sql_session.c for INSERT OVERWRITE DIRECTORY (and a Spark Connect save(path)); the
- * query runs through query_run.c's cs_session_run_query_final. Ownership: everything in the
- * write description is borrowed for the call.
+ * Called by table_write.c for INSERT OVERWRITE DIRECTORY, CREATE TABLE ... AS and INSERT (and
+ * Spark Connect's save, saveAsTable, insertInto); the query runs through query_run.c, its final
+ * stage handed here (cs_session_run_query_final sets the session's write_stage for that one
+ * query). Ownership: everything in the write description is borrowed for the call.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /*
  * session_internal.h — private to src/session: the session's state and what its files share
  * (sql_session.c: statements and commands; query_run.c: queries from the analyzed plan to
- * jobs; result_rows.c: building a command's rows).
+ * jobs; result_rows.c: building a command's rows; table_write.c: the statements that write
+ * files; query_write.c: a query's final stage written by its tasks and committed).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
