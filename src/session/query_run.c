@@ -926,6 +926,20 @@ static void post_end(qrun *q, int rc, const cs_error *err)
     cs_listener_bus_post(q->sc->bus, &ev);
 }
 
+/* The final stage handed to the session's write_stage instead of collected (query_write.c). */
+static int run_final(qrun *q, cs_phys_node *plan, cs_error *err)
+{
+    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
+    cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
+    char call_site[160];
+    job_properties props = job_props(q, "save", call_site);
+    cs_session_final_stage st = {q->sc, r, plan->schema, &props};
+    if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
+    if (rc == 0 && q->s->write_stage(q->s->write_arg, &st, err) < 0) rc = job_error(err);
+    cs_phys_free(plan);
+    return rc;
+}
+
 int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                          const char *text, cs_sql_result *out, cs_error *err)
 {
@@ -940,7 +954,7 @@ int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_pl
     if (rc == 0) {
         out->ordered = top_ordered(analyzed);
         post_start(&q, phys);
-        rc = run_plan(&q, phys, out, err);
+        rc = s->write_stage ? run_final(&q, phys, err) : run_plan(&q, phys, out, err);
         post_end(&q, rc, err);
     }
     qrun_end(&q);

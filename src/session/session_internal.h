@@ -1,7 +1,8 @@
 /*
  * session_internal.h — private to src/session: the session's state and what its files share
  * (sql_session.c: statements and commands; query_run.c: queries from the analyzed plan to
- * jobs; result_rows.c: building a command's rows).
+ * jobs; result_rows.c: building a command's rows; table_write.c: the statements that write
+ * files; query_write.c: a query's final stage written by its tasks and committed).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
@@ -10,24 +11,75 @@
 #include <stdint.h>
 
 #include "columnar/col_builder.h"
+#include "datasource/ds_commit.h"
+#include "formats/file_format.h"
 #include "session/sql_conf.h"
 #include "session/sql_session.h"
 #include "sql/catalog.h"
 #include "sql/logical_plan.h"
 #include "sql/sql_arena.h"
 
+struct cs_session_final_stage; /* below */
 struct cs_sql_session {
     cspark_context *sc; /* borrowed */
     cs_catalog *catalog;
     cs_sql_conf *conf;
     int64_t next_execution_id; /* Spark's SQLExecution id, one per query */
     char job_group[96];        /* the jobs' group when set (cs_sql_session_set_job_group) */
+    /* set by cs_session_run_query_final (query_write.c) for the duration of one query: its
+     * final stage goes to write_stage instead of being collected */
+    int (*write_stage)(void *arg, const struct cs_session_final_stage *stage, cs_error *err);
+    void *write_arg;
 };
 
 /* Runs a resolved query (analyzed in arena a): optimizes, plans and runs it, collecting its
  * rows into *out (query_run.c). text: the statement, for the jobs' description. */
 int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                          const char *text, cs_sql_result *out, cs_error *err);
+/* The final stage of a query, for a consumer other than collecting (query_write.c): its lineage
+ * node, the schema of its batches (each record's value one cs_sql_batch_encode'd batch) and the
+ * properties its job runs with. All borrowed for the call. */
+struct job_properties;
+struct cspark_rdd;
+typedef struct cs_session_final_stage {
+    cspark_context *sc;
+    struct cspark_rdd *rdd;
+    const cs_col_type *schema;
+    const struct job_properties *props;
+} cs_session_final_stage;
+typedef int (*cs_session_final_fn)(void *arg, const cs_session_final_stage *stage, cs_error *err);
+/* cs_session_run_query with the final stage handed to fn instead of collected (out is the
+ * empty result of a write; the SQL execution events and the jobs' error mapping the same). */
+int cs_session_run_query_final(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
+                               const char *text, cs_session_final_fn fn, void *arg, cs_error *err);
+/* ---- writing a query's rows as files (query_write.c) ---- */
+typedef struct cs_session_write {
+    const char *format; /* the data source: parquet, csv, json, ... */
+    cs_format_options options;
+    const char *path; /* the output directory, as written */
+    cs_ds_save_mode mode;
+    const char *const *partition_by;
+    int n_partition_by;
+    const char *table;       /* the catalog table written (its name), NULL: a path */
+    bool replaces;           /* the write replaces folders of the path (a static partition's) */
+    const char *clear_first; /* a folder removed before the job (a static partition's), or NULL */
+} cs_session_write;
+/* Runs the resolved query `analyzed`, its final stage's tasks writing files under w->path, and
+ * commits the job (or aborts it on failure, leaving nothing behind). A write that replaces
+ * what the query reads is Spark's UNSUPPORTED_OVERWRITE, refused before anything changes. */
+int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
+                           const char *text, const cs_session_write *w, cs_error *err);
+/* ---- statements that write (table_write.c) ---- */
+/* INSERT OVERWRITE DIRECTORY (and Connect's save(path)). */
+int cs_session_insert_directory(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                                const char *text, cs_error *err);
+/* CREATE TABLE ... AS query (and Connect's saveAsTable); on success the catalog borrows from a
+ * (the caller keeps the arena). */
+int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                               const char *text, cs_error *err);
+/* INSERT INTO|OVERWRITE a catalog table over files. */
+int cs_session_insert_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                            const char *text, cs_error *err);
 /* EXPLAIN [EXTENDED] of a statement's query: the plans as Spark prints them, appended to out. */
 int cs_session_explain(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *parsed,
                        const char *mode, cs_sbuf *out, cs_error *err);

@@ -96,6 +96,15 @@ static const struct known_key {
      "1.1.0"},
     {"spark.sql.sources.partitionColumnTypeInference.enabled", K_BOOL, "true",
      "When true, automatically infer the data types for partitioned columns.", "1.5.0"},
+    {"spark.sql.sources.partitionOverwriteMode", K_TEXT, "STATIC",
+     "When INSERT OVERWRITE a partitioned data source table, we currently support 2 modes: "
+     "static and dynamic. In static mode, Spark deletes all the partitions that match the "
+     "partition specification(e.g. PARTITION(a=1,b)) in the INSERT statement, before "
+     "overwriting. In dynamic mode, Spark doesn't delete partitions ahead, and only overwrite "
+     "those partitions that have data written into it at runtime.",
+     "2.3.0"},
+    {"spark.sql.warehouse.dir", K_TEXT, "spark-warehouse",
+     "The default location for managed databases and tables.", "2.0.0"},
 };
 #define N_KNOWN ((int)(sizeof known / sizeof known[0]))
 

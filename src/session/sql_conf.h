@@ -13,7 +13,8 @@
  * parallelism), spark.sql.sources.partitionColumnTypeInference.enabled (true),
  * spark.sql.cbo.enabled (false), spark.sql.cbo.joinReorder.enabled (false),
  * spark.sql.optimizer.maxIterations (100), spark.sql.optimizer.excludedRules (none),
- * spark.sql.cli.print.header (false).
+ * spark.sql.cli.print.header (false), spark.sql.sources.partitionOverwriteMode (STATIC),
+ * spark.sql.warehouse.dir (spark-warehouse, in the current directory).
  *
  * Ownership: the conf owns its copies; strings it returns are borrowed until the next
  * change. Single-threaded (the session's thread).

@@ -6,6 +6,7 @@
  *   CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW v [(cols)] AS query   (query analyzed first)
  *   CREATE TEMPORARY VIEW v [(schema)] USING fmt OPTIONS (path '...')  (a relation over files)
  *   CREATE TABLE [IF NOT EXISTS] t [(schema)] USING fmt [OPTIONS] LOCATION 'p'
+ *   (CREATE TABLE ... AS query and INSERT OVERWRITE DIRECTORY: table_write.c)
  *   DROP TABLE|VIEW [IF EXISTS] t;  USE db;  CACHE TABLE t [AS query] (a view; the data is not
  *   kept: results are the same), UNCACHE TABLE, CLEAR CACHE, REFRESH TABLE
  *     -> no columns, no rows;
@@ -116,7 +117,6 @@ static int create_view(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statemen
 
 static int create_table(cs_sql_session *s, const cs_sql_statement *st, bool *kept, cs_error *err)
 {
-    if (st->plan) return unsupported(err, "CREATE TABLE ... AS SELECT");
     const char *location = st->location ? st->location : option_of(st, "path");
     if (!location) return unsupported(err, "CREATE TABLE without LOCATION (managed tables)");
     if (!st->format) return unsupported(err, "CREATE TABLE without USING (Hive tables)");
@@ -124,6 +124,16 @@ static int create_table(cs_sql_session *s, const cs_sql_statement *st, bool *kep
     return cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
                                    st->option_keys, st->option_values, st->n_options, st->schema,
                                    st->if_not_exists, err);
+}
+
+/* ---- writes --------------------------------------------------------------------------------- */
+
+static int insert(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, const char *text,
+                  cs_error *err)
+{
+    if (st->mode && strcmp(st->mode, "DIRECTORY") == 0)
+        return cs_session_insert_directory(s, a, st, text, err);
+    return cs_session_insert_table(s, a, st, text, err);
 }
 
 static int use_db(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
@@ -391,7 +401,12 @@ int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sq
         rc = create_view(s, a, st, kept, err);
         break;
     case CS_STMT_CREATE_TABLE:
-        rc = create_table(s, st, kept, err);
+        if (st->plan) {
+            rc = cs_session_create_table_as(s, a, st, text, err);
+            *kept = rc == 0; /* the catalog borrows the data schema from the arena */
+        } else {
+            rc = create_table(s, st, kept, err);
+        }
         break;
     case CS_STMT_DROP:
         rc = cs_catalog_drop(s->catalog, st->parts, st->n_parts, st->if_exists, err);
@@ -403,7 +418,8 @@ int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sq
         rc = cache(s, a, st, kept, err);
         break;
     case CS_STMT_INSERT:
-        return unsupported(err, "INSERT");
+        rc = insert(s, a, st, text, err);
+        break;
     default:
         return unsupported(err, "this statement");
     }

@@ -8,9 +8,11 @@
  *
  * Records: a scan's record has an empty key and, as value, one column batch as an Arrow IPC
  * stream (schema, the batch, end of stream; formats/arrow_ipc.h); a write reads such records
- * (a stream may hold several batches) and outputs one record per file written (key: the commit
- * message's kind, value: the message). Node fields: the splits and group_start (scan), and the
- * packed DataSourceDesc (proto/cspark.proto) with the format, options and schemas as IPC streams.
+ * (a stream may hold several batches) — or, when its data schema has columns (a SQL stage's
+ * output: session/query_write.c), one Arrow IPC RecordBatch message of that schema — and outputs
+ * one record per file written (key: the commit message's kind, value: the message). Node fields:
+ * the splits and group_start (scan), and the packed DataSourceDesc (proto/cspark.proto) with the
+ * format, options and schemas as IPC streams.
  *
  * Ownership: the node owns its packed description (freed with its graph); a task's decoded
  * description lives as long as its iterator.
@@ -323,32 +325,48 @@ static void on_commit_msg(void *arg, const char *kind, const void *value, size_t
     cs_batch_append_record(&w->out, kind, (uint32_t)strlen(kind), value, (uint32_t)len);
 }
 
-/* Writes the batches of one IPC stream (a record's value). */
+/* Writes one batch (the writer opened on the first). */
+static int write_batch(write_iter *w, const cs_col_batch *b, cs_error *err)
+{
+    int rc = 0;
+    if (!w->writer) {
+        const char *const *pby = (const char *const *)w->view.pb->partition_by;
+        cs_ds_write_spec spec = {
+            .format = w->view.fmt,
+            .options = &w->view.options,
+            .path = w->view.pb->path,
+            .job_uuid = w->view.pb->job_uuid,
+            .partition_by = pby,
+            .n_partition_by = (int)w->view.pb->n_partition_by,
+            .task_partition = w->tc->task->partition,
+            .attempt_id = w->tc->task->task_id,
+            .local_dir = w->tc->env->local_dir,
+        };
+        w->writer = cs_ds_task_writer_new(&spec, b->schema, err);
+        if (!w->writer) rc = err->code ? err->code : CS_EINVAL;
+    }
+    return rc < 0 ? rc : cs_ds_task_writer_write(w->writer, b, err);
+}
+
+/* Writes the batches of one record's value: an IPC stream, or a SQL stage's batch message. */
 static int write_stream(write_iter *w, cspark_slice value, cs_error *err)
 {
+    cs_col_batch *b;
+    int rc;
+    if (w->view.data_schema->n_fields > 0) {
+        rc = cs_ipc_read_batch_message(NULL, w->view.data_schema, value.ptr, value.len,
+                                       "of a SQL stage", &b, err);
+        if (rc < 0) return rc;
+        if (b->num_rows > 0) rc = write_batch(w, b, err);
+        cs_col_batch_unref(b);
+        return rc < 0 ? rc : 0;
+    }
     cs_ipc_mem_source src = {value.ptr, value.len, 0};
     cs_ipc_reader *r;
-    int rc = cs_ipc_reader_open(NULL, cs_ipc_read_mem, &src, "a record's batch", &r, err);
+    rc = cs_ipc_reader_open(NULL, cs_ipc_read_mem, &src, "a record's batch", &r, err);
     if (rc < 0) return rc;
-    cs_col_batch *b;
     while ((rc = cs_ipc_reader_next(r, &b, err)) > 0) {
-        if (!w->writer) {
-            const char *const *pby = (const char *const *)w->view.pb->partition_by;
-            cs_ds_write_spec spec = {
-                .format = w->view.fmt,
-                .options = &w->view.options,
-                .path = w->view.pb->path,
-                .job_uuid = w->view.pb->job_uuid,
-                .partition_by = pby,
-                .n_partition_by = (int)w->view.pb->n_partition_by,
-                .task_partition = w->tc->task->partition,
-                .attempt_id = w->tc->task->task_id,
-                .local_dir = w->tc->env->local_dir,
-            };
-            w->writer = cs_ds_task_writer_new(&spec, b->schema, err);
-            if (!w->writer) rc = err->code ? err->code : CS_EINVAL;
-        }
-        if (rc >= 0) rc = cs_ds_task_writer_write(w->writer, b, err);
+        rc = write_batch(w, b, err);
         cs_col_batch_unref(b);
         if (rc < 0) break;
     }
