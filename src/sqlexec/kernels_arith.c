@@ -81,9 +81,9 @@ static __int128 POW10[39];
 
 __attribute__((constructor)) static void pow10_init(void)
 {
-    __int128 p = 1;
-    for (int i = 0; i <= 38; i++, p *= 10)
-        POW10[i] = p;
+    POW10[0] = 1;
+    for (int i = 1; i <= 38; i++)
+        POW10[i] = POW10[i - 1] * 10;
 }
 
 __int128 cs_px_pow10(int k)
