@@ -5,7 +5,7 @@
 # that fails), runs cspark applications with spark.eventLog.enabled into one directory:
 #   hs-wordcount            word count, local[2]: input/output/shuffle figures known from outside
 #   hs-sort-spill           sort in local-cluster[2,1,8]: spills to disk, remote and local reads
-#   hs-failed               a job whose task fails spark.task.maxFailures (4) times, local[2]
+#   hs-failed               a job whose task fails 4 times, local[2,4] (local[N] tries a task once, as Spark)
 #   hs-lost-executor        local-cluster: a task kills its executor; retried elsewhere, replaced
 #   hs-resubmitted-stage    a lost map output: fetch failure, the map stage resubmitted for 1 task
 #   hs-dynamic-allocation   local-cluster with dynamic allocation: executors added and removed
@@ -51,7 +51,7 @@ fact hs-wordcount "\"input_bytes\": $(stat -c %s "$T/text.txt"), \"input_records
 app hs-sort-spill 0 'local-cluster[2,1,8]' --conf spark.default.parallelism=3 "$EX/sort.so" "$T/records.txt" "$T/sort-out"
 fact hs-sort-spill '"spills": true, "remote_reads": true, "shuffle_balanced": true'
 
-app hs-failed 1 'local[2]' --class always_fail "$JOBS"
+app hs-failed 1 'local[2,4]' --class always_fail "$JOBS"
 fact hs-failed '"job_failed": true, "max_failures": 4'
 
 app hs-lost-executor 0 'local-cluster[2,1,1024]' --class crash_once "$JOBS"
