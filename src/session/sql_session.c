@@ -379,12 +379,10 @@ static int explain(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *s
 
 /* ---- statements ----------------------------------------------------------------------------- */
 
-int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
-                                 const char *text, cs_sql_result *out, bool *kept, cs_error *err)
+static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                         const char *text, cs_sql_result *out, bool *kept, cs_error *err)
 {
     int rc;
-    memset(out, 0, sizeof *out); /* the result starts empty whoever calls (cs_sql_result_free) */
-    *kept = false;
     switch (st->kind) {
     case CS_STMT_QUERY: {
         cs_logical_plan *resolved;
@@ -433,6 +431,19 @@ int cs_sql_session_analyze(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
     return cs_sql_analyze(s->catalog, a, plan, resolved, err);
 }
 
+int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                                 const char *text, cs_sql_result *out, bool *kept, cs_error *err)
+{
+    memset(out, 0, sizeof *out); /* the result starts empty whoever calls (cs_sql_result_free) */
+    *kept = false;
+    int rc = run_statement(s, a, st, text, out, kept, err);
+    if (rc < 0) {
+        cs_sql_result_free(out); /* a failed statement gives no rows, nor a schema */
+        if (!err->code) err->code = rc;
+    }
+    return rc < 0 ? rc : 0;
+}
+
 int cs_sql_session_execute(cs_sql_session *s, const char *sql, cs_sql_result *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -442,9 +453,6 @@ int cs_sql_session_execute(cs_sql_session *s, const char *sql, cs_sql_result *ou
     int rc = cs_sql_parse_statement(a, sql, &st, NULL, err);
     if (rc == 0) rc = cs_sql_session_run_statement(s, a, st, sql, out, &kept, err);
     if (!kept) cs_sql_arena_free(a);
-    if (rc < 0) {
-        cs_sql_result_free(out);
-        if (!err->code) err->code = rc;
-    }
+    if (rc < 0 && !err->code) err->code = rc;
     return rc < 0 ? rc : 0;
 }
