@@ -400,8 +400,8 @@ static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statem
         break;
     case CS_STMT_CREATE_TABLE:
         if (st->plan) {
+            /* the catalog copies the table's names and options and references its types */
             rc = cs_session_create_table_as(s, a, st, text, err);
-            *kept = rc == 0; /* the catalog borrows the data schema from the arena */
         } else {
             rc = create_table(s, st, kept, err);
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # s3a_commit.sh — the output commit on a real S3 server when things go wrong:
 #   - a task that fails half-way through its part and is retried leaves exactly one copy of each
-#     part (local[2], local-cluster[2,1,1024]);
+#     part (local[2,4]: local[N] tries a task once, as Spark; local-cluster[2,1,1024]);
 #   - an executor killed half-way through its part (local-cluster): its upload is never
 #     completed and is aborted at job commit, the output is whole;
 #   - a job that fails leaves no _SUCCESS, no part visible in a listing and no upload stored;
@@ -30,7 +30,7 @@ check_output() {
     [ -z "$(s3_uploads data "$1/")" ] || fail "$2: uploads left stored: $(s3_uploads data "$1/")"
 }
 
-for m in "local[2]" "local-cluster[2,1,1024]"; do
+for m in "local[2,4]" "local-cluster[2,1,1024]"; do
     tag=$(echo "$m" | tr -c 'a-z0-9\n' '-')
     submit_ok "$m" --class save_retried "$JOBS" "s3a://data/retried-$tag"
     assert_contains "$T/stderr" "fail_mid_part: planned failure" "$m: the planned failure did not happen"
