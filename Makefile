@@ -20,8 +20,12 @@ CTEST_ARGS ?= --output-on-failure
 
 all: build
 
+# `all` also installs the pinned PySpark package (scripts/install-spark.sh, a cache dir, once): the
+# Spark Connect server's C code is generated from the .proto files its jar carries (configure time,
+# src/CMakeLists.txt), and the tests run Spark as their judge.
 deps:
 	@bash scripts/install-deps.sh all
+	@bash scripts/install-spark.sh >/dev/null
 
 deps-core:
 	@bash scripts/install-deps.sh core
