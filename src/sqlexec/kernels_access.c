@@ -15,20 +15,7 @@
 #include <strings.h>
 
 #include "sqlexec/pexpr_internal.h"
-
-static int64_t load_index(const cs_column *c, int64_t i)
-{
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)c->values)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)c->values)[i];
-    case CS_TYPE_INT:
-        return ((const int32_t *)(const void *)c->values)[i];
-    default:
-        return ((const int64_t *)(const void *)c->values)[i];
-    }
-}
+#include "sqlexec/sql_ops_internal.h" /* cs_sql_long_at */
 
 /* rows of src picked by idx (-1: null) as the result column */
 static cs_column *pick(const cs_px_kctx *k, const cs_column *src, int32_t *idx)
@@ -74,7 +61,7 @@ static int array_at_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         idx[i] = -1;
         if (!cs_column_is_valid(a[0], i * sa) || !cs_column_is_valid(a[1], i * si)) continue;
-        int64_t len = off[i * sa + 1] - off[i * sa], at = load_index(a[1], i * si), pos;
+        int64_t len = off[i * sa + 1] - off[i * sa], at = cs_sql_long_at(a[1], i * si), pos;
         if (kind == AT_GET) {
             pos = at;
         } else if (at == 0) {

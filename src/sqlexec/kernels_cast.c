@@ -465,40 +465,6 @@ static inline double load_float(const cs_column *c, int64_t i)
     return ((const double *)(const void *)c->values)[i];
 }
 
-static bool int_fits(cs_type_id id, int64_t v)
-{
-    switch (id) {
-    case CS_TYPE_BYTE:
-        return v >= INT8_MIN && v <= INT8_MAX;
-    case CS_TYPE_SHORT:
-        return v >= INT16_MIN && v <= INT16_MAX;
-    case CS_TYPE_INT:
-        return v >= INT32_MIN && v <= INT32_MAX;
-    default:
-        return true;
-    }
-}
-
-static inline void store_int(cs_column *r, int64_t i, int64_t v)
-{
-    switch (r->type->id) {
-    case CS_TYPE_BYTE:
-        ((int8_t *)r->values)[i] = (int8_t)v;
-        break;
-    case CS_TYPE_SHORT:
-        ((int16_t *)(void *)r->values)[i] = (int16_t)v;
-        break;
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-        ((int32_t *)(void *)r->values)[i] = (int32_t)v;
-        break;
-    case CS_TYPE_BOOLEAN:
-        cs_bit_set(r->values, i, v != 0);
-        break;
-    default:
-        ((int64_t *)(void *)r->values)[i] = v;
-    }
-}
 static inline void store_float(cs_column *r, int64_t i, double v)
 {
     if (r->type->id == CS_TYPE_FLOAT)
@@ -669,8 +635,8 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             bool ok = true;
             if (tf == F_INT) {
                 int64_t v;
-                ok = parse_long(p, len, mode == CS_CAST_LEGACY, &v) && int_fits(to->id, v);
-                if (ok) store_int(r, i, v);
+                ok = parse_long(p, len, mode == CS_CAST_LEGACY, &v) && cs_px_int_fits(to->id, v);
+                if (ok) cs_px_int_put(r, i, v);
             } else if (tf == F_FLOAT) {
                 double v;
                 ok = parse_double(p, len, &v);
@@ -695,13 +661,13 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             } else if (tf == F_DATE) {
                 int32_t v;
                 ok = parse_date(p, len, &v);
-                if (ok) store_int(r, i, v);
+                if (ok) cs_px_int_put(r, i, v);
             } else if (tf == F_TS) {
                 int64_t v;
                 bool has_zone;
                 ok = parse_timestamp(p, len, &v, &has_zone);
                 if (ok && zone && !has_zone) v = cs_px_zone_local_to_utc_us(zone, v);
-                if (ok) store_int(r, i, v);
+                if (ok) cs_px_int_put(r, i, v);
             } else if (tf == F_DEC) {
                 __int128 v = 0;
                 dparse d = parse_decimal(p, len, to->precision, to->scale, &v);
@@ -759,7 +725,7 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
                     if (to->id != CS_TYPE_LONG) v = isnan(d) ? 0 : d > 0 ? INT32_MAX : INT32_MIN;
                     ok = true;
                 } else if (ok && mode == CS_CAST_LEGACY && to->id != CS_TYPE_LONG &&
-                           !int_fits(CS_TYPE_INT, v)) {
+                           !cs_px_int_fits(CS_TYPE_INT, v)) {
                     v = v > 0 ? INT32_MAX : INT32_MIN;
                 }
             } else if (ff == F_DEC) {
@@ -769,13 +735,13 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             } else {
                 ok = false;
             }
-            if (ok && !int_fits(to->id, v) && mode != CS_CAST_LEGACY) ok = false;
+            if (ok && !cs_px_int_fits(to->id, v) && mode != CS_CAST_LEGACY) ok = false;
             if (!ok) {
                 sql_value(a, ia, vbuf, sizeof vbuf);
                 BAD_ROW(i, err_overflow(k->err, vbuf, from, to));
                 continue;
             }
-            store_int(r, i, v); /* LEGACY narrowing wraps as Java's */
+            cs_px_int_put(r, i, v); /* LEGACY narrowing wraps as Java's */
             continue;
         }
         if (tf == F_FLOAT) {
@@ -838,12 +804,12 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             if (zone) us = cs_px_zone_utc_to_local_us(zone, us);
             int64_t d = us / 86400000000LL;
             if (us % 86400000000LL < 0) d--;
-            store_int(r, i, d);
+            cs_px_int_put(r, i, d);
             continue;
         }
         if (tf == F_TS && ff == F_DATE) {
             int64_t us = load_int(a, ia) * 86400000000LL;
-            store_int(r, i, zone ? cs_px_zone_local_to_utc_us(zone, us) : us);
+            cs_px_int_put(r, i, zone ? cs_px_zone_local_to_utc_us(zone, us) : us);
             continue;
         }
         if (tf == F_TS && ff == F_TS) { /* ntz <-> ltz: the same local time */
@@ -851,11 +817,11 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             if (zone)
                 us = to->id == CS_TYPE_TIMESTAMP ? cs_px_zone_local_to_utc_us(zone, us)
                                                  : cs_px_zone_utc_to_local_us(zone, us);
-            store_int(r, i, us);
+            cs_px_int_put(r, i, us);
             continue;
         }
         if (tf == F_DATE && ff == F_DATE) {
-            store_int(r, i, load_int(a, ia));
+            cs_px_int_put(r, i, load_int(a, ia));
             continue;
         }
     }

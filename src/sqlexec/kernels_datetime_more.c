@@ -16,6 +16,7 @@
 
 #include "columnar/col_builder.h"
 #include "sqlexec/pexpr_internal.h"
+#include "sqlexec/sql_ops_internal.h" /* cs_sql_long_at */
 
 static const char *const DAYS[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
 static const char *const MONTHS[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -23,20 +24,6 @@ static const char *const MONTHS[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
 static const char *const MONTH_NAMES[] = {"January",   "February", "March",    "April",
                                           "May",       "June",     "July",     "August",
                                           "September", "October",  "November", "December"};
-
-static int64_t load_int(const cs_column *c, int64_t i)
-{
-    switch (cs_col_type_width(c->type->id)) {
-    case 1:
-        return ((const int8_t *)c->values)[i];
-    case 2:
-        return ((const int16_t *)(const void *)c->values)[i];
-    case 4:
-        return ((const int32_t *)(const void *)c->values)[i];
-    default:
-        return ((const int64_t *)(const void *)c->values)[i];
-    }
-}
 
 /* Monday 0 .. Sunday 6 of a day number (1970-01-01 was a Thursday) */
 static int weekday(int64_t d)
@@ -161,7 +148,7 @@ static int more_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
             continue;
         }
         int64_t x =
-            a[0]->type->id == CS_TYPE_STRING ? 0 : load_int(a[0], i * cs_px_stride(a[0], n));
+            a[0]->type->id == CS_TYPE_STRING ? 0 : cs_sql_long_at(a[0], i * cs_px_stride(a[0], n));
         int64_t y, v = 0;
         int m, d;
         bool null = false;
@@ -178,13 +165,13 @@ static int more_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
             continue;
         case D_MAKE_DATE:
         case D_MAKE_TIMESTAMP: {
-            int64_t mo = load_int(a[1], i * cs_px_stride(a[1], n));
-            int64_t dd = load_int(a[2], i * cs_px_stride(a[2], n));
+            int64_t mo = cs_sql_long_at(a[1], i * cs_px_stride(a[1], n));
+            int64_t dd = cs_sql_long_at(a[2], i * cs_px_stride(a[2], n));
             int frc = check_date(k, x, mo, dd);
             int64_t us = 0;
             if (frc == CS_OK && f == D_MAKE_TIMESTAMP) {
-                int64_t h = load_int(a[3], i * cs_px_stride(a[3], n));
-                int64_t mi = load_int(a[4], i * cs_px_stride(a[4], n));
+                int64_t h = cs_sql_long_at(a[3], i * cs_px_stride(a[3], n));
+                int64_t mi = cs_sql_long_at(a[4], i * cs_px_stride(a[4], n));
                 __int128 sec = cs_px_dec_get(a[5], i * cs_px_stride(a[5], n));
                 int scale = a[5]->type->scale;
                 __int128 sus =

@@ -11,52 +11,7 @@
 #include <string.h>
 
 #include "sqlexec/pexpr_internal.h"
-
-static int64_t load(const cs_column *c, int64_t i)
-{
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        return ((const int8_t *)c->values)[i];
-    case CS_TYPE_SHORT:
-        return ((const int16_t *)(const void *)c->values)[i];
-    case CS_TYPE_INT:
-        return ((const int32_t *)(const void *)c->values)[i];
-    default:
-        return ((const int64_t *)(const void *)c->values)[i];
-    }
-}
-
-static void store(cs_column *c, int64_t i, int64_t v)
-{
-    switch (c->type->id) {
-    case CS_TYPE_BYTE:
-        ((int8_t *)c->values)[i] = (int8_t)v;
-        return;
-    case CS_TYPE_SHORT:
-        ((int16_t *)(void *)c->values)[i] = (int16_t)v;
-        return;
-    case CS_TYPE_INT:
-        ((int32_t *)(void *)c->values)[i] = (int32_t)v;
-        return;
-    default:
-        ((int64_t *)(void *)c->values)[i] = v;
-        return;
-    }
-}
-
-static bool fits(cs_type_id id, int64_t v)
-{
-    switch (id) {
-    case CS_TYPE_BYTE:
-        return v >= INT8_MIN && v <= INT8_MAX;
-    case CS_TYPE_SHORT:
-        return v >= INT16_MIN && v <= INT16_MAX;
-    case CS_TYPE_INT:
-        return v >= INT32_MIN && v <= INT32_MAX;
-    default:
-        return true;
-    }
-}
+#include "sqlexec/sql_ops_internal.h" /* cs_sql_long_at */
 
 static int bitwise_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
@@ -65,8 +20,8 @@ static int bitwise_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_px_and_validity(r, a, na, n);
     for (int64_t i = 0; i < n; i++) {
-        int64_t x = load(a[0], i * sx), y = na > 1 ? load(a[1], i * sy) : 0;
-        store(r, i, op == '&' ? x & y : op == '|' ? x | y : op == '^' ? x ^ y : ~x);
+        int64_t x = cs_sql_long_at(a[0], i * sx), y = na > 1 ? cs_sql_long_at(a[1], i * sy) : 0;
+        cs_px_int_put(r, i, op == '&' ? x & y : op == '|' ? x | y : op == '^' ? x ^ y : ~x);
     }
     *out = r;
     return CS_OK;
@@ -80,7 +35,7 @@ static int factorial_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs
     cs_px_and_validity(r, a, 1, n);
     for (int64_t i = 0; i < n; i++) {
         if (!cs_column_is_valid(r, i)) continue;
-        int64_t x = load(a[0], i * s), f = 1;
+        int64_t x = cs_sql_long_at(a[0], i * s), f = 1;
         if (x < 0 || x > 20) {
             cs_px_ensure_validity(r);
             cs_px_set_null(r, i);
@@ -132,16 +87,16 @@ static int try_arith_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs
                 ((float *)(void *)r->values)[i] = (float)v;
             continue;
         }
-        int64_t x = load(a[0], i * sx), y = load(a[1], i * sy), v = 0;
+        int64_t x = cs_sql_long_at(a[0], i * sx), y = cs_sql_long_at(a[1], i * sy), v = 0;
         bool over = op == '+'   ? __builtin_add_overflow(x, y, &v)
                     : op == '-' ? __builtin_sub_overflow(x, y, &v)
                                 : __builtin_mul_overflow(x, y, &v);
-        if ((over || !fits(id, v)) && cs_column_is_valid(r, i)) {
+        if ((over || !cs_px_int_fits(id, v)) && cs_column_is_valid(r, i)) {
             cs_px_ensure_validity(r);
             cs_px_set_null(r, i);
             continue;
         }
-        store(r, i, v);
+        cs_px_int_put(r, i, v);
     }
     *out = r;
     return CS_OK;

@@ -123,6 +123,42 @@ static inline void cs_px_dec_put(cs_column *c, int64_t i, __int128 v)
 {
     __builtin_memcpy(c->values + i * 16, &v, 16);
 }
+/* v stored as row i of an integral (byte, short, int, long), date or boolean column (truncated
+ * to the column's width; the caller checks the range with cs_px_int_fits where it must). */
+static inline void cs_px_int_put(cs_column *r, int64_t i, int64_t v)
+{
+    switch (r->type->id) {
+    case CS_TYPE_BYTE:
+        ((int8_t *)r->values)[i] = (int8_t)v;
+        break;
+    case CS_TYPE_SHORT:
+        ((int16_t *)(void *)r->values)[i] = (int16_t)v;
+        break;
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+        ((int32_t *)(void *)r->values)[i] = (int32_t)v;
+        break;
+    case CS_TYPE_BOOLEAN:
+        cs_bit_set(r->values, i, v != 0);
+        break;
+    default:
+        ((int64_t *)(void *)r->values)[i] = v;
+    }
+}
+/* Whether v is in the range of the integral type id (long: always). */
+static inline bool cs_px_int_fits(cs_type_id id, int64_t v)
+{
+    switch (id) {
+    case CS_TYPE_BYTE:
+        return v >= INT8_MIN && v <= INT8_MAX;
+    case CS_TYPE_SHORT:
+        return v >= INT16_MIN && v <= INT16_MAX;
+    case CS_TYPE_INT:
+        return v >= INT32_MIN && v <= INT32_MAX;
+    default:
+        return true;
+    }
+}
 /* Decimal text of v at scale ("-1.50"), into buf (>= 48 bytes); returns its length. */
 int cs_px_dec_format(__int128 v, int scale, char *buf);
 
