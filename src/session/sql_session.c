@@ -115,12 +115,12 @@ static int create_view(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statemen
                                        st->column_names, st->n_columns, st->plan, a, err);
 }
 
-static int create_table(cs_sql_session *s, const cs_sql_statement *st, bool *kept, cs_error *err)
+static int create_table(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
 {
     const char *location = st->location ? st->location : option_of(st, "path");
     if (!location) return unsupported(err, "CREATE TABLE without LOCATION (managed tables)");
     if (!st->format) return unsupported(err, "CREATE TABLE without USING (Hive tables)");
-    (void)kept; /* the catalog copies what it keeps (see create_view) */
+    /* the catalog copies what it keeps (see create_view): the arena stays the caller's */
     return cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
                                    st->option_keys, st->option_values, st->n_options, st->schema,
                                    st->if_not_exists, err);
@@ -403,7 +403,7 @@ static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statem
             /* the catalog copies the table's names and options and references its types */
             rc = cs_session_create_table_as(s, a, st, text, err);
         } else {
-            rc = create_table(s, st, kept, err);
+            rc = create_table(s, st, err);
         }
         break;
     case CS_STMT_DROP:
