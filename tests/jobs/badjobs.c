@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,20 +133,31 @@ int save_default_parallelism(cspark_context *sc, int argc, char **argv)
     return rc < 0 ? 1 : 0;
 }
 
-/* Partition 0 fails at once, partition 1 takes a second per record: when the job is aborted
- * after partition 0's last attempt, partition 1 is still running and is killed. */
+/* Partition 1 lingers a second per record; partition 0 waits until partition 1 is running (both
+ * run in one process under local[2]) and then fails. When the job is aborted after partition 0's
+ * last attempt, partition 1 is certainly running, with many records still ahead of it, and is
+ * killed: the outcome does not depend on which task the scheduler started first or how loaded
+ * the machine is. The wait for the sibling is bounded so that a broken scheduler fails the test
+ * rather than hanging it. */
+static atomic_int sibling_running;
+
 void fail_or_linger(const cspark_record *in, cspark_emitter *out, cspark_task_context *tc)
 {
-    if (cspark_partition_id(tc) == 0) cspark_task_fail(tc, "fail_or_linger: planned failure");
-    struct timespec ts = {1, 0};
-    nanosleep(&ts, NULL);
+    if (cspark_partition_id(tc) == 0) {
+        for (int waited_ms = 0; !atomic_load(&sibling_running) && waited_ms < 120000;
+             waited_ms += 10)
+            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+        cspark_task_fail(tc, "fail_or_linger: planned failure");
+    }
+    atomic_store(&sibling_running, 1);
+    nanosleep(&(struct timespec){1, 0}, NULL);
     cspark_emit_record(out, in);
 }
 
 int kill_sibling(cspark_context *sc, int argc, char **argv)
 {
     int64_t n = 0;
-    int rc = cspark_count(cspark_map(cspark_range(sc, 0, 6, 1, 2), fail_or_linger, NULL, 0), &n);
+    int rc = cspark_count(cspark_map(cspark_range(sc, 0, 120, 1, 2), fail_or_linger, NULL, 0), &n);
     printf("rc=%d\n", rc);
     return rc < 0 ? 1 : 0;
 }
