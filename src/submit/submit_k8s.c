@@ -1,13 +1,14 @@
 /*
  * submit_k8s.c — see submit_k8s.h. Order of creation, as Spark: the pre-resource (the
- * authentication Secret), the driver ConfigMap (spark.properties and, unless the application is
- * local://, the job's .so or SQL file), then the driver pod, then the headless Service; every
- * object but the pod gets an ownerReference to the driver pod, so deleting the driver removes the
- * application. Before the first object is created, the pod is sent once with dryRun=All, so that
- * an RBAC refusal or an invalid pod is reported with nothing created. If any later step fails,
- * what was created is deleted again. With spark.kubernetes.submission.waitAppCompletion (true)
- * the pod is followed by a watch and its phase reported every spark.kubernetes.report.interval;
- * the exit status is the driver container's.
+ * authentication Secret, and the driver's API-server credentials Secret when
+ * spark.kubernetes.authenticate.driver.* name some), the driver ConfigMap (spark.properties and,
+ * unless the application is local://, the job's .so or SQL file), then the driver pod, then the
+ * headless Service; every object but the pod gets an ownerReference to the driver pod, so deleting
+ * the driver removes the application. Before the first object is created, the pod is sent once with
+ * dryRun=All, so that an RBAC refusal or an invalid pod is reported with nothing created. If any
+ * later step fails, what was created is deleted again. With
+ * spark.kubernetes.submission.waitAppCompletion (true) the pod is followed by a watch and its phase
+ * reported every spark.kubernetes.report.interval; the exit status is the driver container's.
  */
 #define _GNU_SOURCE
 #include "submit/submit_k8s.h"
@@ -196,11 +197,18 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
 
 /* ---- submission -------------------------------------------------------------------------- */
 
-static void delete_created(kube_client *kc, const k8s_app *app, bool secret, bool cm, bool pod)
+static const char *object_name(const json_t *obj)
+{
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+}
+
+static void delete_created(kube_client *kc, const k8s_app *app, bool secret, const json_t *creds,
+                           bool cm, bool pod)
 {
     cs_error err;
     if (pod) cs_kube_delete(kc, "pods", app->namespace_, app->driver_pod_name, 0, &err);
     if (cm) cs_kube_delete(kc, "configmaps", app->namespace_, app->conf_map_name, 0, &err);
+    if (creds) cs_kube_delete(kc, "secrets", app->namespace_, object_name(creds), 0, &err);
     if (secret) cs_kube_delete(kc, "secrets", app->namespace_, app->auth_secret_name, 0, &err);
 }
 
@@ -250,7 +258,7 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     bool app_ready = false, dry_run = false, wait = true, auth = true;
     uint8_t *bytes = NULL;
     size_t len = 0;
-    json_t *secret = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
+    json_t *secret = NULL, *creds = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
     kube_client *kc = NULL;
     cs_files_upload upload = {0};
     bool submitted = false;
@@ -293,6 +301,7 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
 
     /* every object is built (and validated) before anything is created */
     if (auth && !(secret = cs_k8s_auth_secret(conf, &app, err))) goto out;
+    if (cs_k8s_driver_credentials_secret(conf, &app, &creds, err) < 0) goto out;
     if (!(cm = cs_k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
     if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;
     if (!(svc = cs_k8s_driver_service(conf, &app, err))) goto out;
@@ -300,9 +309,10 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (cs_k8s_executor_check(conf, &app, NULL, err) < 0) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
-        json_t *objs[4];
+        json_t *objs[5];
         int n = 0;
         if (secret) objs[n++] = secret;
+        if (creds) objs[n++] = creds;
         objs[n++] = cm;
         objs[n++] = pod;
         objs[n++] = svc;
@@ -319,7 +329,7 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     cs_kube_config_free(&kcfg);
     if (!kc) goto out;
 
-    bool made_secret = false, made_cm = false, made_pod = false;
+    bool made_secret = false, made_creds = false, made_cm = false, made_pod = false;
     /* the pod goes through a server-side dry run first, so that RBAC (403) and validation (422)
      * refusals come before anything exists */
     if (dry_run_pod(kc, &app, pod, err) < 0) goto fail;
@@ -327,11 +337,16 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
         if (cs_kube_create(kc, "secrets", app.namespace_, secret, NULL, err) < 0) goto fail;
         made_secret = true;
     }
+    if (creds) {
+        if (cs_kube_create(kc, "secrets", app.namespace_, creds, NULL, err) < 0) goto fail;
+        made_creds = true;
+    }
     if (cs_kube_create(kc, "configmaps", app.namespace_, cm, NULL, err) < 0) goto fail;
     made_cm = true;
     if (cs_kube_create(kc, "pods", app.namespace_, pod, &created_pod, err) < 0) goto fail;
     made_pod = true;
     if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
+        (creds && own(kc, &app, "secrets", object_name(creds), created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
         cs_k8s_set_owner(svc, created_pod, err) < 0 ||
         cs_kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
@@ -344,7 +359,8 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;
 fail:
-    delete_created(kc, &app, made_secret, made_cm, made_pod); /* nothing half-created stays */
+    delete_created(kc, &app, made_secret, made_creds ? creds : NULL, made_cm,
+                   made_pod); /* nothing half-created stays */
     rc = err->code ? err->code : CS_EIO;
 out:
     /* a failed submission leaves no uploaded file; a finished application neither (the upload
@@ -352,6 +368,7 @@ out:
     if (!submitted || wait) cs_files_upload_abort(&upload);
     cs_files_upload_free(&upload);
     json_decref(secret);
+    json_decref(creds);
     json_decref(cm);
     json_decref(pod);
     json_decref(svc);
