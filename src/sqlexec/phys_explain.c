@@ -494,6 +494,17 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         sort_keys(n->order_keys, n->n_order_keys, in, out);
         cs_sbuf_putc(out, ']');
         return;
+    case CS_PH_PYTHON_EVAL: {
+        int base = in ? in->n_fields : 0;
+        cs_sbuf_puts(out, " [");
+        for (int i = 0; i < n->n_py_udfs && n->schema && base + i < n->schema->n_fields; i++) {
+            cs_sbuf_printf(out, "%s%s(", i ? ", " : "", n->schema->fields[base + i].name);
+            ordinals(n->py_udfs[i].args, n->py_udfs[i].n_args, in, out);
+            cs_sbuf_putc(out, ')');
+        }
+        cs_sbuf_printf(out, "], %d", n->py_eval_type);
+        return;
+    }
     case CS_PH_GENERATE: {
         static const char *const gens[] = {"explode", "posexplode", "inline", "stack"};
         int g = n->generator >= CS_GEN_EXPLODE && n->generator <= CS_GEN_STACK ? n->generator : 0;
