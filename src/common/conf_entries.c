@@ -292,6 +292,9 @@ static const cs_conf_entry entries[] = {
     STRING_D("spark.connect.grpc.binding.address", "127.0.0.1"),
     SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
     STRING("spark.connect.authenticate.token"),
+    /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
+     * PYSPARK_PYTHON environment variable, else python3), as Spark's */
+    STRING("spark.pyspark.python"),
 };
 
 /* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one
