@@ -11,7 +11,7 @@
  * DIVIDE_BY_ZERO and overflows SparkArithmeticException, bad casts SparkNumberFormatException or
  * SparkDateTimeException, a cancelled operation SparkException, ...
  *
- * Called by the service (connect_service.c) on its job thread. Ownership: returned buffers are
+ * Called by the service (connect_service.c) on its works' threads. Ownership: returned buffers are
  * the caller's (free()).
  */
 #ifndef CSPARK_CONNECT_CONNECT_ERRORS_H
