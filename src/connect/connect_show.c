@@ -11,7 +11,7 @@
  * characters (newline, tab, ...) escaped, cells longer than `truncate` cut (with "..." from four
  * characters on), widths counted in half-width units (East Asian full-width characters count
  * two), cells right-aligned when truncating and left-aligned otherwise, or one "-RECORD i" block
- * per row when vertical, and the footer.
+ * per row when vertical, and the footer (Spark 4 ends it without a newline).
  *
  * Called by connect_execute.c on the operation's thread. Ownership: the plan's nodes and names
  * are made in the caller's arena; the result is the caller's (cs_sql_result_free).
@@ -330,9 +330,9 @@ int cs_connect_show_result(const cs_connect_show *show, const cs_sql_result *row
     else
         horizontal(&text, cells, n_rows, n_cols, show->truncate);
     if (show->vertical && n_rows == 1)
-        cs_sbuf_puts(&text, "(0 rows)\n");
+        cs_sbuf_puts(&text, "(0 rows)");
     else if (more)
-        cs_sbuf_printf(&text, "only showing top %d %s\n", show->num_rows,
+        cs_sbuf_printf(&text, "only showing top %d %s", show->num_rows,
                        show->num_rows == 1 ? "row" : "rows");
     for (int i = 0; i < n_rows * n_cols; i++)
         free(cells[i].text);

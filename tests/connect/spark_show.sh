@@ -59,7 +59,7 @@ pids+=($!)
 wait_listening cspark-connect-server "$!" "$CP" 60
 wait_listening "Spark's Connect server" "$spark_pid" "$SP" 300
 
-timeout 600 "$PY" "$SRC/tests/connect/show_strings.py" "sc://localhost:$SP" "$T/spark.json" \
+timeout 600 "$PY" "$SRC/tests/connect/show_strings.py" "sc://localhost:$SP" "$T/spark.json" --record \
   >"$T/client-spark.log" 2>&1 || fail "the program against Spark: $(tail -n 5 "$T/client-spark.log")"
 timeout 600 "$PY" "$SRC/tests/connect/show_strings.py" "sc://localhost:$CP" "$T/cspark.json" \
   >"$T/client-cspark.log" 2>&1 || fail "the program against cspark: $(tail -n 5 "$T/client-cspark.log")"
