@@ -12,6 +12,7 @@ case's text into OUT.json. The local data part lowers spark.sql.session.localRel
 so that the client uploads the data as a cache/<sha256> artifact and sends a CachedLocalRelation,
 then checks that toPandas() gives the data back, that the schema and count agree, and that a
 second DataFrame of the same data reuses the artifact (ArtifactStatus answers that it exists).
+Last, the message parameters of a few errors (getMessageParameters()).
 """
 import json
 import sys
@@ -108,6 +109,31 @@ out["local"] = {
     "show": show(df, n=3),
 }
 spark.conf.unset("spark.sql.session.localRelationCacheThreshold")
+
+# errors carry Spark's message parameters (ErrorInfo and FetchErrorDetails)
+def parameters_of(fn):
+    try:
+        fn()
+    except Exception as e:
+        return {"class": e.getCondition(), "parameters": e.getMessageParameters()}
+    return None
+
+
+errors = {
+    "unknown_column": parameters_of(lambda: spark.sql("SELECT nope FROM VALUES (1) AS t(a)").collect()),
+    "unknown_column_no_candidates": parameters_of(lambda: spark.sql("SELECT nope").collect()),
+    "unknown_table": parameters_of(lambda: spark.table("no_such_table").collect()),
+    "syntax": parameters_of(lambda: spark.sql("SELEC 1").collect()),
+    "syntax_at_end": parameters_of(lambda: spark.sql("SELECT 1 +").collect()),
+}
+out["errors"] = errors
+check(errors["unknown_column"] == {"class": "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                                   "parameters": {"objectName": "`nope`", "proposal": "`a`"}},
+      "unknown column parameters: %r" % errors["unknown_column"])
+check(errors["unknown_table"]["parameters"] == {"relationName": "`no_such_table`"},
+      "unknown table parameters: %r" % errors["unknown_table"])
+check(errors["syntax"]["parameters"] == {"error": "'SELEC'", "hint": ""},
+      "syntax error parameters: %r" % errors["syntax"])
 
 spark.stop()
 with open(out_path, "w") as f:

@@ -2,8 +2,9 @@
 # spark_show.sh — tests/connect/show_strings.py (df.show()'s text and createDataFrame of data
 # above the inline limit, through the pinned pyspark 4.0.1 client) against Apache Spark 4.0.1's own
 # Spark Connect server (SparkConnectServer from the pinned pyspark package's jars) and against
-# cspark-connect-server: every show() text must be the same, character for character, and the
-# local data read back the same. Both servers are stopped by the trap whatever happens.
+# cspark-connect-server: every show() text must be the same, character for character, the
+# local data read back the same, and the errors' message parameters the same. Both servers are
+# stopped by the trap whatever happens.
 # Usage: spark_show.sh BUILD_DIR
 set -u
 BUILD=${1:?usage: spark_show.sh BUILD_DIR}
@@ -67,7 +68,7 @@ timeout 600 "$PY" "$SRC/tests/connect/show_strings.py" "sc://localhost:$CP" "$T/
 import json, sys
 spark, cspark = (json.load(open(p)) for p in sys.argv[1:3])
 bad = 0
-for section in ("show", "local"):
+for section in ("show", "local", "errors"):
     for key in sorted(set(spark[section]) | set(cspark[section])):
         a, b = spark[section].get(key), cspark[section].get(key)
         if a != b:
