@@ -7,7 +7,8 @@ N_SESSIONS client threads each open their own session (SparkSession.builder.crea
 small queries at the same time: each result must be its own (the session's number in the rows),
 each session's conf and temporary view its own. Meanwhile one more session runs a long query
 and interrupts it with interruptAll from another thread: it must fail with OPERATION_CANCELED,
-and every other session must still get its answers.
+and every other session must still get its answers. Before the interrupt, one more session's
+Config and AnalyzePlan must be answered while the long query still runs.
 """
 import sys
 import threading
@@ -67,6 +68,15 @@ for t in threads:
     t.start()
 long_thread.start()
 time.sleep(2)
+# another session's Config and AnalyzePlan are answered while the long query still runs (they
+# do not wait for its end: the long query only ends when interrupted below)
+other = SparkSession.builder.remote(url).create()
+if other.conf.get("spark.sql.shuffle.partitions") != "200" or \
+        other.range(5).selectExpr("id * 2 AS d").schema.simpleString() != "struct<d:bigint>":
+    fail("Config / AnalyzePlan of another session")
+if not long_thread.is_alive():
+    fail("the long query ended before it was interrupted: %r" % outcome)
+other.stop()
 ready.set()
 time.sleep(1)
 interrupted = long_spark.interruptAll()
