@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# install-pyspark-client.sh — installs the pinned PySpark Spark Connect client: the pyspark package of
-# scripts/install-spark.sh (pyspark 4.0.1, reused as it is) and the Python packages its Connect
-# client imports (grpcio, grpcio-status, googleapis-common-protos, protobuf, pandas, numpy, pyarrow,
-# py4j, which pyspark imports at its top),
-# plus h2 (raw HTTP/2 for the malformed-request tests), into a cache directory outside the source
-# tree, and prints the path of a python3 that imports them (a wrapper setting PYTHONPATH).
+# install-pyspark-client.sh — installs a pinned PySpark Spark Connect client with the Python
+# packages its Connect client imports, plus h2 (raw HTTP/2 for the malformed-request tests), into a
+# cache directory outside the source tree, and prints the path of a python3 that imports them (a
+# wrapper setting PYTHONPATH). Two clients are pinned:
+#   4.0 (default): the pyspark package of scripts/install-spark.sh (pyspark 4.0.1, reused as it is)
+#       with grpcio, grpcio-status, googleapis-common-protos, protobuf, pandas, numpy, pyarrow and
+#       py4j (which pyspark imports at its top);
+#   4.1: the pyspark-client 4.1.3 package (the Connect client alone) with the newer grpcio,
+#       protobuf (its generated modules need protobuf 6.33), googleapis-common-protos, zstandard
+#       and pyyaml it requires.
 #
 # Used by tests/connect/*.sh; the product never needs it.
 #
-#   scripts/install-pyspark-client.sh     -> prints e.g. ~/.cache/cspark/pyspark-client-4.0.1/python3
+#   scripts/install-pyspark-client.sh [4.0|4.1]  -> prints e.g. ~/.cache/cspark/pyspark-client-4.0.1/python3
 #
 # Idempotent: a complete install (marked by .complete) is reused as it is; an install is made in a
 # temporary directory and renamed into place. Every package is pinned (and installed without
@@ -18,14 +22,28 @@
 # records it). Exit: 0 with the path; 1 with one line on stderr naming what failed.
 set -euo pipefail
 
-VERSION=4.0.1
+COMMON=(
+  pandas==2.2.3 numpy==2.1.3 pyarrow==18.1.0 python-dateutil==2.9.0.post0 pytz==2024.2
+  tzdata==2024.2 six==1.16.0 h2==4.1.0 hpack==4.0.0 hyperframe==6.0.1
+)
+case "${1:-4.0}" in
+4.0 | 4.0.1)
+  VERSION=4.0.1
+  PINS=(grpcio==1.67.1 grpcio-status==1.67.1 googleapis-common-protos==1.65.0 protobuf==5.28.3
+    py4j==0.10.9.9 "${COMMON[@]}")
+  ;;
+4.1 | 4.1.3)
+  VERSION=4.1.3
+  PINS=(pyspark-client==4.1.3 grpcio==1.76.0 grpcio-status==1.76.0 googleapis-common-protos==1.71.0
+    protobuf==6.33.6 zstandard==0.25.0 pyyaml==6.0.4 "${COMMON[@]}")
+  ;;
+*)
+  echo "install-pyspark-client: unknown client version '$1' (expected 4.0 or 4.1)" >&2
+  exit 1
+  ;;
+esac
 CACHE=${CSPARK_PYSPARK_CLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cspark}
 DEST=$CACHE/pyspark-client-$VERSION
-PINS=(
-  grpcio==1.67.1 grpcio-status==1.67.1 googleapis-common-protos==1.65.0 protobuf==5.28.3
-  pandas==2.2.3 numpy==2.1.3 pyarrow==18.1.0 python-dateutil==2.9.0.post0 pytz==2024.2
-  tzdata==2024.2 six==1.16.0 py4j==0.10.9.9 h2==4.1.0 hpack==4.0.0 hyperframe==6.0.1
-)
 
 fail() {
   echo "install-pyspark-client: $*" >&2
@@ -39,8 +57,11 @@ if [ -f "$DEST/.complete" ] && [ -x "$DEST/python3" ] && "$DEST/python3" -c "$pr
 fi
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-SPARK_HOME=$(CSPARK_SPARK_VERSION=$VERSION "$HERE/install-spark.sh") || fail "scripts/install-spark.sh failed"
-PYSPARK_DIR=$(dirname "$SPARK_HOME") # the directory holding the pyspark package
+EXTRA_PATH= # the directory holding the 4.0 client's pyspark package (4.1's is in the site dir)
+if [ "$VERSION" = 4.0.1 ]; then
+  SPARK_HOME=$(CSPARK_SPARK_VERSION=$VERSION "$HERE/install-spark.sh") || fail "scripts/install-spark.sh failed"
+  EXTRA_PATH=:$(dirname "$SPARK_HOME")
+fi
 
 PY=${PYTHON:-}
 if [ -z "$PY" ]; then
@@ -59,10 +80,10 @@ fi
 cat >"$TMP/python3" <<WRAP
 #!/bin/sh
 # python3 with the pinned PySpark Spark Connect client of scripts/install-pyspark-client.sh
-PYTHONPATH="$DEST/site:$PYSPARK_DIR\${PYTHONPATH:+:\$PYTHONPATH}" exec "$PY" "\$@"
+PYTHONPATH="$DEST/site$EXTRA_PATH\${PYTHONPATH:+:\$PYTHONPATH}" exec "$PY" "\$@"
 WRAP
 chmod +x "$TMP/python3"
-PYTHONPATH="$TMP/site:$PYSPARK_DIR" "$PY" -c "$probe" >&2 || fail "the client does not import with $PY"
+PYTHONPATH="$TMP/site$EXTRA_PATH" "$PY" -c "$probe" >&2 || fail "the client does not import with $PY"
 touch "$TMP/.complete"
 rm -rf "$DEST"
 mv "$TMP" "$DEST"

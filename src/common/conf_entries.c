@@ -291,6 +291,7 @@ static const cs_conf_entry entries[] = {
     PORT_D("spark.connect.grpc.binding.port", "15002"),
     STRING_D("spark.connect.grpc.binding.address", "127.0.0.1"),
     SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
+    SIZE_D("spark.connect.grpc.arrow.maxBatchSize", CS_BYTE, 1024, 2047 * CS_MiB, "4m"),
     STRING("spark.connect.authenticate.token"),
     /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
      * PYSPARK_PYTHON environment variable, else python3), as Spark's */

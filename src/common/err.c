@@ -22,6 +22,7 @@ int cs_error_set(cs_error *err, int code, const char *fmt, ...)
         err->http_status = 0;
         err->error_class[0] = '\0';
         err->sql_state[0] = '\0';
+        err->params[0] = '\0';
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
     }
@@ -37,6 +38,7 @@ void cs_error_clear(cs_error *err)
         err->msg[0] = '\0';
         err->error_class[0] = '\0';
         err->sql_state[0] = '\0';
+        err->params[0] = '\0';
     }
 }
 

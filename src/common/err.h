@@ -68,6 +68,9 @@ typedef struct cs_error {
      * a class to an exception type; "" for every other error. */
     char error_class[96];
     char sql_state[6];
+    /* Spark SQL errors: the message parameters, as a JSON object of strings
+     * ({"objectName":"`x`"}), which Spark Connect clients show; "" when the error gives none. */
+    char params[512];
 } cs_error;
 
 /* Records `code` and the formatted message in *err (if err is non-NULL), with kind CS_KIND_NONE

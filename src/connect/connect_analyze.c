@@ -166,7 +166,7 @@ static void canonical_text(const cs_logical_plan *p, cs_sbuf *out)
     cs_sbuf_free(&raw);
 }
 
-static int explain(cs_sql_session *sql, cs_sql_arena *a,
+static int explain(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
                    const Spark__Connect__AnalyzePlanRequest__Explain *e, cs_sbuf *out,
                    cs_error *err)
 {
@@ -186,7 +186,7 @@ static int explain(cs_sql_session *sql, cs_sql_arena *a,
     st.mode = modes[m < sizeof modes / sizeof modes[0] ? m : 0];
     cs_sql_result r;
     bool kept = false;
-    rc = cs_sql_session_run_statement(sql, a, &st, "EXPLAIN", &r, &kept, err);
+    rc = cs_connect_run_statement(svc, sql, a, &st, "EXPLAIN", &r, &kept, err);
     if (rc != 0) return rc;
     for (int b = 0; b < r.n_batches; b++)
         for (int64_t i = 0; i < r.batches[b]->num_rows && r.batches[b]->n_columns > 0; i++) {
@@ -250,6 +250,8 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         rc = err.code ? err.code : CS_EINVAL;
         goto out;
     }
+    rc = cs_connect_resolve_cached(svc, w->sess, &req->base, &err);
+    if (rc != 0) goto out;
     switch (req->analyze_case) {
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SCHEMA:
         rc = resolve(sql, a, req->schema->plan, &resolved, &err);
@@ -260,7 +262,7 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         resp.schema = &r_schema;
         break;
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_EXPLAIN:
-        rc = explain(sql, a, req->explain, &text, &err);
+        rc = explain(svc, sql, a, req->explain, &text, &err);
         r_explain.explain_string = (char *)cs_sbuf_str(&text);
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_EXPLAIN;
         resp.explain = &r_explain;

@@ -1,7 +1,7 @@
 /*
  * connect_catalog.c — the catalog relations of Spark Connect (spark.catalog in a PySpark client:
  * Relation.catalog), which Spark's server answers itself as SparkConnectPlanner.transformCatalog
- * does, from the session's catalog, on the job thread:
+ * does, from the session's catalog, on the work's thread:
  *
  *   listTables([db], [pattern])   name, catalog, namespace (array<string>), description,
  *                                 tableType, isTemporary — one row per table or temporary view
@@ -27,8 +27,8 @@
 #include "sqlexec/sql_error.h"
 
 /* SHOW TABLES [IN db] [LIKE pattern]: rows (namespace, tableName, isTemporary). */
-static int show_tables(cs_sql_session *sql, cs_sql_arena *a, const char *db, const char *pattern,
-                       cs_sql_result *out, cs_error *err)
+static int show_tables(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
+                       const char *db, const char *pattern, cs_sql_result *out, cs_error *err)
 {
     cs_sql_statement st = {.kind = CS_STMT_SHOW, .mode = "TABLES", .value = pattern};
     const char *parts[1] = {db};
@@ -37,7 +37,7 @@ static int show_tables(cs_sql_session *sql, cs_sql_arena *a, const char *db, con
         st.parts = parts;
     }
     bool kept = false;
-    return cs_sql_session_run_statement(sql, a, &st, "SHOW TABLES", out, &kept, err);
+    return cs_connect_run_statement(svc, sql, a, &st, "SHOW TABLES", out, &kept, err);
 }
 
 static char *text_at(const cs_column *c, int64_t i)
@@ -152,7 +152,7 @@ static int list_tables(const cs_sql_result *r, cs_sql_result *out, cs_error *err
     return result_of(f, 6, cols, rows, out, err);
 }
 
-int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
+int cs_connect_catalog_result(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
                               const Spark__Connect__Catalog *cat, cs_sql_result *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -162,7 +162,7 @@ int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
     case SPARK__CONNECT__CATALOG__CAT_TYPE_LIST_TABLES: {
         const Spark__Connect__ListTables *l = cat->list_tables;
         rc = show_tables(
-            sql, a,
+            svc, sql, a,
             l->_db_name_case == SPARK__CONNECT__LIST_TABLES___DB_NAME_DB_NAME ? l->db_name : NULL,
             l->_pattern_case == SPARK__CONNECT__LIST_TABLES___PATTERN_PATTERN ? l->pattern : NULL,
             &tables, err);
@@ -172,7 +172,7 @@ int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
     case SPARK__CONNECT__CATALOG__CAT_TYPE_TABLE_EXISTS: {
         const Spark__Connect__TableExists *t = cat->table_exists;
         rc = show_tables(
-            sql, a,
+            svc, sql, a,
             t->_db_name_case == SPARK__CONNECT__TABLE_EXISTS___DB_NAME_DB_NAME ? t->db_name : NULL,
             NULL, &tables, err);
         if (rc == 0)
@@ -181,7 +181,7 @@ int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
     }
     case SPARK__CONNECT__CATALOG__CAT_TYPE_DROP_TEMP_VIEW: {
         const char *name = cat->drop_temp_view->view_name;
-        rc = show_tables(sql, a, NULL, NULL, &tables, err);
+        rc = show_tables(svc, sql, a, NULL, NULL, &tables, err);
         bool existed = rc == 0 && has_table(&tables, name, true);
         if (rc == 0 && existed) {
             const char *parts[1] = {name};
@@ -193,7 +193,7 @@ int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
                                    .temporary = true};
             cs_sql_result none;
             bool kept = false;
-            rc = cs_sql_session_run_statement(sql, a, &st, "DROP VIEW", &none, &kept, err);
+            rc = cs_connect_run_statement(svc, sql, a, &st, "DROP VIEW", &none, &kept, err);
             if (rc == 0) cs_sql_result_free(&none);
         }
         if (rc == 0) rc = one_bool("dropTempView", existed, out, err);

@@ -1,6 +1,6 @@
 /*
  * connect_config.c — the Config RPC (spark.conf in a Spark Connect client), as Spark's
- * SparkConnectConfigHandler over the session's RuntimeConfig, on the job thread:
+ * SparkConnectConfigHandler over the session's RuntimeConfig, on the work's thread:
  *
  *   set (pairs)             SET key=value in the session (a known key's value is checked)
  *   get (keys)              the values; a key with no value and no default fails the call with
@@ -55,6 +55,12 @@ static const struct {
     {"spark.sql.timestampType", "TIMESTAMP_LTZ"},
     {"spark.sql.legacy.timeParserPolicy", "CORRECTED"},
     {"spark.sql.session.localRelationCacheThreshold", "67108864"},
+    /* keys the 4.1 client reads in createDataFrame (a missing one fails it): the chunking of
+     * local data it caches. The 4.0.1 protocol this server speaks has no chunked cached
+     * relation, so they only need to be valid numbers: 10000 rows, 16 MiB, 128 MiB */
+    {"spark.sql.session.localRelationChunkSizeRows", "10000"},
+    {"spark.sql.session.localRelationChunkSizeBytes", "16777216"},
+    {"spark.sql.session.localRelationBatchOfChunksSizeBytes", "134217728"},
     {"spark.sql.connect.enrichError.enabled", "true"},
     {"spark.sql.connect.serverStacktrace.enabled", "false"},
     {"spark.sql.warehouse.dir", "spark-warehouse"},
@@ -84,14 +90,15 @@ static bool modifiable(const char *key)
 }
 
 /* SET key=value or RESET key (value NULL) through the session, as the SQL statements do. */
-static int set_or_reset(cs_sql_session *sql, const char *key, const char *value, cs_error *err)
+static int set_or_reset(cs_connect_service *svc, cs_sql_session *sql, const char *key,
+                        const char *value, cs_error *err)
 {
     cs_sql_arena *a = cs_sql_arena_new();
     cs_sql_statement st = {
         .kind = CS_STMT_SET, .mode = value ? "SET" : "RESET", .key = key, .value = value};
     cs_sql_result r;
     bool kept = false;
-    int rc = cs_sql_session_run_statement(sql, a, &st, value ? "SET" : "RESET", &r, &kept, err);
+    int rc = cs_connect_run_statement(svc, sql, a, &st, value ? "SET" : "RESET", &r, &kept, err);
     if (rc == 0) cs_sql_result_free(&r);
     if (!kept) cs_sql_arena_free(a);
     return rc;
@@ -129,13 +136,14 @@ static void free_pairs(pairs *p)
 }
 
 /* get_all: SET's rows (every key with a value) filtered by prefix. */
-static int all_pairs(cs_sql_session *sql, const char *prefix, pairs *p, cs_error *err)
+static int all_pairs(cs_connect_service *svc, cs_sql_session *sql, const char *prefix, pairs *p,
+                     cs_error *err)
 {
     cs_sql_arena *a = cs_sql_arena_new();
     cs_sql_statement st = {.kind = CS_STMT_SET, .mode = "SET"};
     cs_sql_result r;
     bool kept = false;
-    int rc = cs_sql_session_run_statement(sql, a, &st, "SET", &r, &kept, err);
+    int rc = cs_connect_run_statement(svc, sql, a, &st, "SET", &r, &kept, err);
     if (!kept) cs_sql_arena_free(a);
     if (rc != 0) return rc;
     size_t plen = prefix ? strlen(prefix) : 0;
@@ -180,7 +188,7 @@ void cs_connect_config_run(cs_connect_service *svc, connect_work *w)
                 const Spark__Connect__KeyValue *kv = op->set->pairs[i];
                 const char *v =
                     kv->_value_case == SPARK__CONNECT__KEY_VALUE___VALUE_VALUE ? kv->value : "";
-                rc = set_or_reset(sql, kv->key, v, &err);
+                rc = set_or_reset(svc, sql, kv->key, v, &err);
             }
             break;
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET:
@@ -209,7 +217,7 @@ void cs_connect_config_run(cs_connect_service *svc, connect_work *w)
                 add_pair(&p, op->get_option->keys[i], lookup(svc, sql, op->get_option->keys[i]));
             break;
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_ALL:
-            rc = all_pairs(sql,
+            rc = all_pairs(svc, sql,
                            op->get_all->_prefix_case ==
                                    SPARK__CONNECT__CONFIG_REQUEST__GET_ALL___PREFIX_PREFIX
                                ? op->get_all->prefix
@@ -218,7 +226,7 @@ void cs_connect_config_run(cs_connect_service *svc, connect_work *w)
             break;
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_UNSET:
             for (size_t i = 0; rc == 0 && i < op->unset->n_keys; i++)
-                rc = set_or_reset(sql, op->unset->keys[i], NULL, &err);
+                rc = set_or_reset(svc, sql, op->unset->keys[i], NULL, &err);
             break;
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_IS_MODIFIABLE:
             for (size_t i = 0; i < op->is_modifiable->n_keys; i++)

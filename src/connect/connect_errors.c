@@ -156,7 +156,7 @@ uint8_t *cs_connect_error_status(const cs_error *err, const char *error_id, size
     if (err->sql_state[0]) keys[n] = "sqlState", values[n++] = err->sql_state;
     if (err->error_class[0]) {
         keys[n] = "errorClass", values[n++] = err->error_class;
-        keys[n] = "messageParameters", values[n++] = "{}";
+        keys[n] = "messageParameters", values[n++] = err->params[0] ? err->params : "{}";
     }
     for (size_t i = 0; i < n; i++) {
         google__rpc__error_info__metadata_entry__init(&entries[i]);
@@ -201,6 +201,30 @@ uint8_t *cs_connect_error_details(const cs_error *err, const char *session_id,
         SPARK__CONNECT__FETCH_ERROR_DETAILS_RESPONSE__SPARK_THROWABLE__INIT;
     Spark__Connect__FetchErrorDetailsResponse__Error *errors[1] = {&e};
     cs_error view;
+    /* the message parameters: err->params' members (the JSON object lives until the packing) */
+    json_t *params = err && err->params[0] ? json_loads(err->params, 0, NULL) : NULL;
+    size_t n_params = json_is_object(params) ? json_object_size(params) : 0;
+    Spark__Connect__FetchErrorDetailsResponse__SparkThrowable__MessageParametersEntry *pe =
+        cs_xcalloc(n_params ? n_params : 1, sizeof *pe);
+    Spark__Connect__FetchErrorDetailsResponse__SparkThrowable__MessageParametersEntry **pp =
+        cs_xcalloc(n_params ? n_params : 1, sizeof *pp);
+    if (n_params) {
+        const char *key;
+        json_t *value;
+        size_t i = 0;
+        json_object_foreach(params, key, value)
+        {
+            if (i == n_params || !json_is_string(value)) continue;
+            spark__connect__fetch_error_details_response__spark_throwable__message_parameters_entry__init(
+                &pe[i]);
+            pe[i].key = (char *)key;
+            pe[i].value = (char *)json_string_value(value);
+            pp[i] = &pe[i];
+            i++;
+        }
+        t.n_message_parameters = i;
+        t.message_parameters = pp;
+    }
     if (err) {
         const char *const *classes = cs_connect_error_classes(err);
         err = cs_connect_error_shown(err, &view);
@@ -232,5 +256,8 @@ uint8_t *cs_connect_error_details(const cs_error *err, const char *session_id,
     *len = spark__connect__fetch_error_details_response__get_packed_size(&resp);
     uint8_t *out = cs_xmalloc(*len ? *len : 1);
     spark__connect__fetch_error_details_response__pack(&resp, out);
+    free(pp);
+    free(pe);
+    json_decref(params);
     return out;
 }

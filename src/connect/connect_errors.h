@@ -4,14 +4,15 @@
  * grpc-status-details-bin a google.rpc.Status whose details hold a google.rpc.ErrorInfo with
  * reason = the exception's class, domain "org.apache.spark", and metadata "classes" (the class and
  * its superclasses, a JSON array: the client picks its exception type from them), "errorClass",
- * "sqlState", "messageParameters" (a JSON object) and "errorId" (for FetchErrorDetails).
+ * "sqlState", "messageParameters" (a JSON object: cs_error.params, or {} when the error gives
+ * none) and "errorId" (for FetchErrorDetails, whose SparkThrowable carries the same parameters).
  *
  * The exception class follows from the error's Spark error class and SQLSTATE through one table
  * (never from its text): parse errors are ParseException, other 42xxx AnalysisException,
  * DIVIDE_BY_ZERO and overflows SparkArithmeticException, bad casts SparkNumberFormatException or
  * SparkDateTimeException, a cancelled operation SparkException, ...
  *
- * Called by the service (connect_service.c) on its job thread. Ownership: returned buffers are
+ * Called by the service (connect_service.c) on its works' threads. Ownership: returned buffers are
  * the caller's (free()).
  */
 #ifndef CSPARK_CONNECT_CONNECT_ERRORS_H

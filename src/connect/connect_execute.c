@@ -3,13 +3,14 @@
  * Spark's ExecuteHolder, ExecuteResponseObserver and ExecuteGrpcResponseSender.
  *
  * An ExecutePlan call registers an operation (its id the client's, or a new UUID) in its session
- * on the loop thread and queues it; the job thread runs it: a root relation is translated and run
- * as a query (its jobs in the job group "cspark-connect-<operation id>"), a sql_command is
- * answered with SqlCommandResult (a query's relation as given, to run when collected; a command
- * run now, its rows as a LocalRelation), other commands run through connect_plan.h; a catalog
- * relation (spark.catalog) is answered by connect_catalog.c. Responses go
- * in order: the schema, one ArrowBatch per result batch (an Arrow IPC stream each, with its row
- * count and start offset), then ResultComplete; each has a response id.
+ * on the loop thread and queues it; its work's thread runs it (connect_service.c): a root relation
+ * is translated and run as a query (its jobs in the job group "cspark-connect-<operation id>"), a
+ * sql_command is answered with SqlCommandResult (a query's relation as given, to run when
+ * collected; a command run now, its rows as a LocalRelation), other commands run through
+ * connect_plan.h; a catalog relation (spark.catalog) is answered by connect_catalog.c, a ShowString
+ * (df.show()) by connect_show.c. Responses go in order: the schema, one ArrowBatch per result batch
+ * (an Arrow IPC stream each, with its row count and start offset), then ResultComplete; each has a
+ * response id.
  *
  * Responses are kept in the operation until the client releases them (ReleaseExecute until a
  * response id, or all), so that a client whose stream broke reattaches (ReattachExecute after
@@ -35,12 +36,14 @@
 #include "connect/connect_errors.h"
 #include "connect/connect_internal.h"
 #include "connect/connect_plan.h"
+#include "connect/connect_show.h"
 #include "connect/connect_types.h"
 #include "formats/arrow_ipc.h"
 #include "spark/connect/base.pb-c.h"
 #include "sql/logical_plan.h"
 #include "sql/sql_arena.h"
 #include "sql/sql_parser.h"
+#include "sqlexec/pexpr.h"
 #include "sqlexec/sql_error.h"
 
 void cs_connect_op_unref(connect_op *op)
@@ -178,6 +181,55 @@ static cs_col_batch *empty_batch(cs_col_type *schema, cs_error *err)
     return batch;
 }
 
+/* One ArrowBatch response of rows [*offset, *offset + b->num_rows). */
+static void push_arrow(cs_connect_service *svc, connect_op *op, const cs_sbuf *data, int64_t rows,
+                       int64_t *offset)
+{
+    Spark__Connect__ExecutePlanResponse br = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+    Spark__Connect__ExecutePlanResponse__ArrowBatch ab =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__ARROW_BATCH__INIT;
+    ab.row_count = rows;
+    ab.data.data = (uint8_t *)data->data;
+    ab.data.len = data->len;
+    ab._start_offset_case =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__ARROW_BATCH___START_OFFSET_START_OFFSET;
+    ab.start_offset = *offset;
+    *offset += rows;
+    br.response_type_case = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_ARROW_BATCH;
+    br.arrow_batch = &ab;
+    push(svc, op, &br);
+}
+
+/* b as ArrowBatch responses of at most `limit` bytes each (a single row larger than that goes
+ * alone): a batch over the limit is cut into as many row ranges as its size asks, each cut
+ * again if still too large, as Spark's ArrowConverters cut at an estimated size. */
+static int push_batch(cs_connect_service *svc, connect_op *op, cs_col_batch *b, size_t limit,
+                      int64_t *offset, cs_error *err)
+{
+    cs_sbuf data = CS_SBUF_INIT;
+    int rc = arrow_stream(b, &data, err);
+    if (rc != 0 || data.len <= limit || b->num_rows <= 1) {
+        if (rc == 0) push_arrow(svc, op, &data, b->num_rows, offset);
+        cs_sbuf_free(&data);
+        return rc;
+    }
+    int64_t pieces = (int64_t)((data.len + limit - 1) / limit);
+    cs_sbuf_free(&data);
+    if (pieces > b->num_rows) pieces = b->num_rows;
+    int64_t per = (b->num_rows + pieces - 1) / pieces;
+    int32_t *idx = cs_xmalloc((size_t)per * sizeof *idx);
+    for (int64_t start = 0; rc == 0 && start < b->num_rows; start += per) {
+        int64_t n = b->num_rows - start < per ? b->num_rows - start : per;
+        for (int64_t i = 0; i < n; i++)
+            idx[i] = (int32_t)(start + i);
+        cs_col_batch *part = cs_col_batch_take(b, idx, n, NULL);
+        rc = push_batch(svc, op, part, limit, offset, err);
+        cs_col_batch_unref(part);
+    }
+    free(idx);
+    return rc;
+}
+
 /* The schema, the batches and ResultComplete of a result. */
 static int push_result(cs_connect_service *svc, connect_op *op, const cs_sql_result *res,
                        cs_error *err)
@@ -186,30 +238,13 @@ static int push_result(cs_connect_service *svc, connect_op *op, const cs_sql_res
     r.schema = cs_connect_data_type(res->schema);
     push(svc, op, &r);
     protobuf_c_message_free_unpacked(&r.schema->base, NULL);
+    /* Spark cuts at 70% of spark.connect.grpc.arrow.maxBatchSize (its size is an estimate) */
+    size_t limit = svc->opts.max_batch / 10 * 7;
     int64_t offset = 0;
     for (int i = 0; i < res->n_batches; i++) {
-        const cs_col_batch *b = res->batches[i];
-        if (b->num_rows == 0) continue;
-        cs_sbuf data = CS_SBUF_INIT;
-        int rc = arrow_stream(b, &data, err);
-        if (rc != 0) {
-            cs_sbuf_free(&data);
-            return rc;
-        }
-        Spark__Connect__ExecutePlanResponse br = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
-        Spark__Connect__ExecutePlanResponse__ArrowBatch ab =
-            SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__ARROW_BATCH__INIT;
-        ab.row_count = b->num_rows;
-        ab.data.data = (uint8_t *)data.data;
-        ab.data.len = data.len;
-        ab._start_offset_case =
-            SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__ARROW_BATCH___START_OFFSET_START_OFFSET;
-        ab.start_offset = offset;
-        offset += b->num_rows;
-        br.response_type_case = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_ARROW_BATCH;
-        br.arrow_batch = &ab;
-        push(svc, op, &br);
-        cs_sbuf_free(&data);
+        if (res->batches[i]->num_rows == 0) continue;
+        int rc = push_batch(svc, op, res->batches[i], limit, &offset, err);
+        if (rc != 0) return rc;
     }
     if (offset == 0) { /* no rows: one batch of none */
         cs_col_batch *b = empty_batch(res->schema, err);
@@ -241,14 +276,23 @@ static int run_statement(cs_connect_service *svc, connect_op *op, cs_sql_session
                          cs_sql_arena *a, const cs_sql_statement *st, const char *text,
                          cs_sql_result *res, bool *kept, cs_error *err)
 {
-    cs_sql_session_set_job_group(sql, op->job_group);
-    int rc = cs_sql_session_run_statement(sql, a, st, text, res, kept, err);
-    cs_sql_session_set_job_group(sql, NULL);
     pthread_mutex_lock(&svc->lock);
-    bool interrupted = op->interrupted;
+    bool interrupted = op->interrupted; /* while it waited for its turn */
     pthread_mutex_unlock(&svc->lock);
+    int rc = 0;
+    if (!interrupted) {
+        /* an interrupt from here on cancels the group; the watchdog cancels it again while
+         * the operation runs, so a job started after the interrupt ends too */
+        cs_sql_session_set_job_group(sql, op->job_group);
+        rc = cs_connect_run_statement(svc, sql, a, st, text, res, kept, err);
+        cs_sql_session_set_job_group(sql, NULL);
+        pthread_mutex_lock(&svc->lock);
+        interrupted = op->interrupted;
+        pthread_mutex_unlock(&svc->lock);
+    }
     if (interrupted) {
         if (rc == 0) cs_sql_result_free(res);
+        memset(res, 0, sizeof *res);
         return cs_sql_error_set(err, CS_ECANCELLED, "OPERATION_CANCELED", "HY008",
                                 "Operation has been canceled.");
     }
@@ -322,6 +366,26 @@ static int sql_command(cs_connect_service *svc, connect_op *op, cs_sql_session *
     return rc;
 }
 
+/* df.show(): the rows to show fetched by a query, answered with the table's text. */
+static int show_string(cs_connect_service *svc, connect_op *op, cs_sql_session *sql,
+                       cs_sql_arena *a, const Spark__Connect__ShowString *show, bool *kept,
+                       cs_error *err)
+{
+    cs_connect_show sh;
+    int rc = cs_connect_show_plan(sql, a, show, &sh, err);
+    if (rc != 0) return rc;
+    cs_sql_statement st = {.kind = CS_STMT_QUERY, .plan = sh.plan};
+    cs_sql_result rows, text;
+    rc = run_statement(svc, op, sql, a, &st, "showString", &rows, kept, err);
+    if (rc != 0) return rc;
+    rc = cs_connect_show_result(&sh, &rows, &text, err);
+    cs_sql_result_free(&rows);
+    if (rc != 0) return rc;
+    rc = push_result(svc, op, &text, err);
+    cs_sql_result_free(&text);
+    return rc;
+}
+
 void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
 {
     connect_op *op = w->op;
@@ -342,14 +406,19 @@ void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
                               "Operation has been canceled.");
     } else if (!sql) {
         rc = err.code ? err.code : CS_EINVAL;
+    } else if ((rc = cs_connect_resolve_cached(svc, w->sess, &req->base, &err)) != 0) {
+        /* a CachedLocalRelation whose artifact is not there */
     } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT && plan->root &&
                plan->root->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CATALOG) {
         cs_sql_result res;
-        rc = cs_connect_catalog_result(sql, a, plan->root->catalog, &res, &err);
+        rc = cs_connect_catalog_result(svc, sql, a, plan->root->catalog, &res, &err);
         if (rc == 0) {
             rc = push_result(svc, op, &res, &err);
             cs_sql_result_free(&res);
         }
+    } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT && plan->root &&
+               plan->root->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_SHOW_STRING) {
+        rc = show_string(svc, op, sql, a, plan->root->show_string, &kept, &err);
     } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT) {
         cs_logical_plan *p;
         rc = cs_connect_relation_plan(sql, a, plan->root, &p, &err);
@@ -453,7 +522,7 @@ void cs_connect_execute_call(cs_connect_service *svc, cs_grpc_call *call)
     } else if (s) {
         if (!given) cs_connect_uuid(op_id);
         op = cs_xcalloc(1, sizeof *op);
-        op->refs = 2; /* the session's list and the job thread's */
+        op->refs = 2; /* the session's list and its work's */
         op->sess = s;
         snprintf(op->id, sizeof op->id, "%s", given ? given : op_id);
         snprintf(op->job_group, sizeof op->job_group, "cspark-connect-%s", op->id);

@@ -1,19 +1,27 @@
 /*
  * connect_internal.h — private to src/connect: the Spark Connect service's state shared by its
- * files (connect_service.c: requests and the job thread; connect_sessions.c: the session table;
+ * files (connect_service.c: requests and the works' threads; connect_sessions.c: the session table;
  * connect_execute.c: operations and their responses; connect_config.c; connect_analyze.c).
  *
  * Threads: the gRPC loop thread parses requests, finds sessions and operations, and answers what
  * needs no SQL session (Interrupt, ReattachExecute, ReleaseExecute, FetchErrorDetails); everything
  * that uses a session's cs_sql_session (ExecutePlan, AnalyzePlan, Config, the end of
- * ReleaseSession) is queued to the job thread, the application's entry thread, which alone runs
- * statements (the context's jobs run from one thread). svc->lock guards the session table, every
- * session's operation list and errors, every operation's fields marked (L), and the queue.
+ * ReleaseSession) is queued. The dispatcher (cs_connect_service_run, on the application's entry
+ * thread) hands each queued work to a thread of its own, as Spark's ExecuteThreadRunner, once no
+ * other work of its session runs: a session's works run one at a time and in order (a
+ * cs_sql_session serves one statement at a time), different sessions' at once. Translation,
+ * analysis and result encoding run concurrently; statements enter the context through
+ * svc->context_lock (cs_connect_run_statement), since the context runs one job at a time from
+ * one thread at a time (api/context.h). svc->lock guards the session table, every session's
+ * busy flag, operation list and errors, every operation's fields marked (L), the queue and the
+ * count of running works.
+ *
+ * Lock order: svc->context_lock, then svc->lock, then the gRPC server's own.
  *
  * Ownership: the service owns its sessions (a released one stays as a tombstone, its SQL session
  * freed, so that its id is refused afterwards as Spark's SESSION_CLOSED); a session owns its
- * operations; an operation holds one reference per holder (the session's list, the job thread
- * while it runs) and is freed at the last one.
+ * operations; an operation holds one reference per holder (the session's list, its work while
+ * queued or running) and is freed at the last one.
  */
 #ifndef CSPARK_CONNECT_CONNECT_INTERNAL_H
 #define CSPARK_CONNECT_CONNECT_INTERNAL_H
@@ -30,6 +38,7 @@
 
 typedef struct connect_session connect_session;
 typedef struct connect_op connect_op;
+typedef struct connect_artifact connect_artifact; /* connect_artifacts.c */
 
 /* One response of an operation, kept until the client releases it. */
 typedef struct connect_response {
@@ -63,9 +72,11 @@ struct connect_op {
 struct connect_session {
     char *session_id, *user_id;
     char server_side_id[40];
-    cs_sql_session *sql; /* job thread only; NULL until the first use, and once released */
+    cs_sql_session *sql; /* its running work's only; NULL until the first use, once released */
     bool released;       /* (L) */
+    bool busy;           /* (L) a work of the session runs */
     connect_op *ops;     /* (L) */
+    connect_artifact *artifacts; /* (L) what AddArtifacts uploaded (connect_artifacts.c) */
     /* (L) the errors FetchErrorDetails may ask about (the last few) */
     struct {
         char id[40];
@@ -75,7 +86,7 @@ struct connect_session {
     connect_session *next;
 };
 
-/* Work for the job thread. */
+/* A session's work, run on a thread of its own. */
 typedef enum { WORK_EXECUTE, WORK_ANALYZE, WORK_CONFIG, WORK_DROP_SESSION } work_kind;
 typedef struct connect_work {
     work_kind kind;
@@ -91,10 +102,12 @@ struct cs_connect_service {
     char *token; /* "Bearer <token>" expected in authorization, or NULL */
     cs_grpc_server *grpc;
     pthread_mutex_t lock;
-    pthread_cond_t work_ready;
-    connect_work *head, *tail; /* (L) */
-    connect_session *sessions; /* (L) */
-    bool stopping;             /* (L) */
+    pthread_cond_t work_ready;    /* work queued, or a work ended */
+    pthread_mutex_t context_lock; /* held while a statement runs (cs_connect_run_statement) */
+    connect_work *head, *tail;    /* (L) */
+    int running;                  /* (L) works handed to their threads and not ended */
+    connect_session *sessions;    /* (L) */
+    bool stopping;                /* (L) */
     pthread_t watchdog;
     bool watchdog_started;
 };
@@ -111,7 +124,7 @@ void cs_connect_session_keep_error(connect_session *s, const cs_error *err, char
 const cs_error *cs_connect_session_error(connect_session *s, const char *id);
 /* A new random UUID (version 4) as text. */
 void cs_connect_uuid(char out[40]);
-/* The session's SQL session, made on first use (job thread). NULL + err on failure. */
+/* The session's SQL session, made on first use (its work's thread). NULL + err on failure. */
 cs_sql_session *cs_connect_session_sql(cs_connect_service *svc, connect_session *s, cs_error *err);
 void cs_connect_sessions_free(cs_connect_service *svc);
 
@@ -123,6 +136,11 @@ void cs_connect_fail_call(cs_connect_service *svc, connect_session *sess, cs_grp
 /* Sends one serialized message then finishes the call OK. */
 void cs_connect_reply(cs_grpc_call *call, const ProtobufCMessage *msg);
 void cs_connect_queue(cs_connect_service *svc, connect_work *w);
+/* cs_sql_session_run_statement with the context to itself (svc->context_lock): every statement
+ * of every session goes through here. */
+int cs_connect_run_statement(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
+                             const cs_sql_statement *st, const char *text, cs_sql_result *out,
+                             bool *kept, cs_error *err);
 
 /* ---- connect_execute.c ---- */
 /* Loop thread: ExecutePlan (registers the operation and queues it), ReattachExecute,
@@ -135,12 +153,24 @@ void cs_connect_execute_detach(cs_connect_service *svc, cs_grpc_call *call);
 /* The watchdog thread's round: cancels again the job groups of interrupted operations still
  * running, and interrupts running operations detached for more than grace_ms. */
 void cs_connect_watchdog_round(cs_connect_service *svc, int64_t now_ms, int64_t grace_ms);
-/* Job thread: runs the operation of w. */
+/* A work's thread: runs the operation of w. */
 void cs_connect_execute_run(cs_connect_service *svc, connect_work *w);
 /* Drops an operation reference (under svc->lock). */
 void cs_connect_op_unref(connect_op *op);
 
-/* ---- connect_config.c, connect_analyze.c (job thread) ---- */
+/* ---- connect_artifacts.c ---- */
+/* Loop thread: AddArtifacts (client-streaming) and ArtifactStatus. */
+void cs_connect_add_artifacts_call(cs_connect_service *svc, cs_grpc_call *call);
+void cs_connect_artifact_status_call(cs_connect_service *svc, cs_grpc_call *call);
+/* Replaces every CachedLocalRelation in request (a whole unpacked request, changed in place) by
+ * the LocalRelation the session's artifact holds: 0, or a negative code with Spark's error when
+ * one is not there. Takes svc->lock. */
+int cs_connect_resolve_cached(cs_connect_service *svc, connect_session *sess,
+                              ProtobufCMessage *request, cs_error *err);
+/* Frees the session's artifacts (under svc->lock). */
+void cs_connect_artifacts_free(connect_session *s);
+
+/* ---- connect_config.c, connect_analyze.c (the work's thread) ---- */
 void cs_connect_config_run(cs_connect_service *svc, connect_work *w);
 void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w);
 
@@ -154,11 +184,11 @@ int cs_connect_relation_plan(cs_sql_session *sql, cs_sql_arena *a,
                              const Spark__Connect__Relation *rel, cs_logical_plan **out,
                              cs_error *err);
 
-/* ---- connect_catalog.c (job thread) ---- */
+/* ---- connect_catalog.c (the work's thread) ---- */
 typedef struct Spark__Connect__Catalog Spark__Connect__Catalog;
 /* A spark.catalog call answered from the session's catalog: 0 and *out (the caller frees it), or
  * a negative code with Spark's error (UNSUPPORTED_FEATURE for the calls not answered yet). */
-int cs_connect_catalog_result(cs_sql_session *sql, cs_sql_arena *a,
+int cs_connect_catalog_result(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
                               const Spark__Connect__Catalog *cat, cs_sql_result *out,
                               cs_error *err);
 

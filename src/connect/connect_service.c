@@ -1,7 +1,9 @@
 /*
  * connect_service.c — the SparkConnectService's front (connect_service.h): the method table, the
  * bearer-token check, request parsing for the RPCs answered from the session table
- * (ReleaseSession, FetchErrorDetails), and the job thread's queue.
+ * (ReleaseSession, FetchErrorDetails), the queue of session works and its dispatcher, which
+ * runs each work on a thread of its own once its session has no other work running
+ * (connect_internal.h says which parts run concurrently).
  *
  * Every call first passes authentication: with spark.connect.authenticate.token set, a call whose
  * `authorization` header is not "Bearer <token>" gets UNAUTHENTICATED, as Spark 4's
@@ -93,7 +95,7 @@ static const char *user_of(const Spark__Connect__UserContext *u)
     return u && u->user_id ? u->user_id : "";
 }
 
-/* A request for the job thread: the session found (or made), then queued. */
+/* A request for a session's work: the session found (or made), then queued. */
 static void queue_session_work(cs_connect_service *svc, cs_grpc_call *call, work_kind kind,
                                ProtobufCMessage *req, const char *session_id,
                                const Spark__Connect__UserContext *user, const char *observed)
@@ -160,10 +162,11 @@ static void release_session_call(cs_connect_service *svc, cs_grpc_call *call)
         s->released = true;
         for (connect_op *op = s->ops; op; op = op->next)
             op->interrupted = true;
+        cs_connect_artifacts_free(s);
     }
     pthread_mutex_unlock(&svc->lock);
     if (s) {
-        /* the SQL session goes on the job thread, after the work queued before */
+        /* the SQL session goes as the session's last work, after those queued before */
         connect_work *w = cs_xcalloc(1, sizeof *w);
         w->kind = WORK_DROP_SESSION;
         w->sess = s;
@@ -220,7 +223,14 @@ static const struct {
     {SERVICE "Config", config_call},
     {SERVICE "ReleaseSession", release_session_call},
     {SERVICE "FetchErrorDetails", fetch_error_details_call},
+    {SERVICE "AddArtifacts", cs_connect_add_artifacts_call},
+    {SERVICE "ArtifactStatus", cs_connect_artifact_status_call},
 };
+
+static bool client_streaming(const char *method)
+{
+    return strcmp(method, SERVICE "AddArtifacts") == 0;
+}
 
 static bool authenticated(const cs_connect_service *svc, cs_grpc_call *call)
 {
@@ -261,18 +271,21 @@ cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts
     svc->opts = *opts;
     svc->opts.address = NULL;
     svc->opts.token = NULL;
+    if (!svc->opts.max_batch) svc->opts.max_batch = (size_t)4 << 20; /* Spark's default */
     if (opts->token && *opts->token) {
         char *t = NULL;
         if (asprintf(&t, "Bearer %s", opts->token) < 0) t = NULL;
         svc->token = t;
     }
     pthread_mutex_init(&svc->lock, NULL);
+    pthread_mutex_init(&svc->context_lock, NULL);
     cs_cond_init_monotonic(&svc->work_ready);
     cs_grpc_server_opts g = {.host = opts->address,
                              .port = opts->port,
                              .max_message = opts->max_message,
                              .on_call = on_call,
                              .on_cancel = on_cancel,
+                             .client_streaming = client_streaming,
                              .arg = svc};
     svc->grpc = cs_grpc_server_start(&g, err);
     if (!svc->grpc) {
@@ -303,6 +316,16 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
+int cs_connect_run_statement(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
+                             const cs_sql_statement *st, const char *text, cs_sql_result *out,
+                             bool *kept, cs_error *err)
+{
+    pthread_mutex_lock(&svc->context_lock);
+    int rc = cs_sql_session_run_statement(sql, a, st, text, out, kept, err);
+    pthread_mutex_unlock(&svc->context_lock);
+    return rc;
+}
+
 static void run_one(cs_connect_service *svc, connect_work *w)
 {
     switch (w->kind) {
@@ -329,22 +352,94 @@ static void run_one(cs_connect_service *svc, connect_work *w)
     free(w);
 }
 
+typedef struct work_thread {
+    cs_connect_service *svc;
+    connect_work *w;
+} work_thread;
+
+/* A work's thread: runs it, then frees its session for the next one. */
+static void *work_main(void *arg)
+{
+    work_thread *t = arg;
+    cs_connect_service *svc = t->svc;
+    connect_session *sess = t->w->sess;
+    run_one(svc, t->w);
+    free(t);
+    pthread_mutex_lock(&svc->lock);
+    sess->busy = false;
+    svc->running--;
+    pthread_cond_broadcast(&svc->work_ready);
+    pthread_mutex_unlock(&svc->lock);
+    return NULL;
+}
+
+/* The first queued work whose session runs nothing, taken off the queue and its session marked
+ * busy; NULL when none. Under svc->lock. */
+static connect_work *take_runnable(cs_connect_service *svc)
+{
+    connect_work *prev = NULL;
+    for (connect_work *w = svc->head; w; prev = w, w = w->next) {
+        if (w->sess->busy) continue;
+        if (prev)
+            prev->next = w->next;
+        else
+            svc->head = w->next;
+        if (svc->tail == w) svc->tail = prev;
+        w->next = NULL;
+        w->sess->busy = true;
+        svc->running++;
+        return w;
+    }
+    return NULL;
+}
+
+/* Starts w's thread (detached: work_main reports its end through svc->running); when no thread
+ * can be made, w runs on the calling thread. */
+static void dispatch(cs_connect_service *svc, connect_work *w)
+{
+    work_thread *t = cs_xmalloc(sizeof *t);
+    t->svc = svc;
+    t->w = w;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t tid;
+    int rc = pthread_create(&tid, &attr, work_main, t);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        CS_WARN("connect", "event=thread_failed errno=%d", rc);
+        work_main(t);
+    }
+}
+
+/* Interrupts every running operation (the server stops) and waits for every work's thread. */
+static void stop_running(cs_connect_service *svc)
+{
+    pthread_mutex_lock(&svc->lock);
+    for (connect_session *s = svc->sessions; s; s = s->next)
+        for (connect_op *op = s->ops; op; op = op->next)
+            if (op->running && !op->interrupted) {
+                op->interrupted = true;
+                cspark_cancel_job_group(svc->opts.sc, op->job_group);
+            }
+    while (svc->running > 0)
+        cs_cond_wait_ms(&svc->work_ready, &svc->lock, 200);
+    pthread_mutex_unlock(&svc->lock);
+}
+
 void cs_connect_service_run(cs_connect_service *svc)
 {
     for (;;) {
         pthread_mutex_lock(&svc->lock);
-        while (!svc->head && !cs_shutdown_requested())
+        connect_work *w = NULL;
+        while (!cs_shutdown_requested() && !(w = take_runnable(svc)))
             cs_cond_wait_ms(&svc->work_ready, &svc->lock, 200);
-        connect_work *w = cs_shutdown_requested() ? NULL : svc->head;
-        if (w) {
-            svc->head = w->next;
-            if (!svc->head) svc->tail = NULL;
-        }
         pthread_mutex_unlock(&svc->lock);
         if (!w) break;
-        run_one(svc, w);
+        dispatch(svc, w);
     }
     CS_INFO("connect", "event=stopping");
+    stop_running(svc);
     cs_grpc_server_stop(svc->grpc);
     svc->grpc = NULL;
     /* what was still queued: its clients are gone with the connections */
@@ -382,6 +477,7 @@ void cs_connect_service_free(cs_connect_service *svc)
     cs_grpc_server_stop(svc->grpc);
     cs_connect_sessions_free(svc);
     pthread_cond_destroy(&svc->work_ready);
+    pthread_mutex_destroy(&svc->context_lock);
     pthread_mutex_destroy(&svc->lock);
     free(svc->token);
     free(svc);

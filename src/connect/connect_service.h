@@ -6,9 +6,10 @@
  * over the application's one context. docs/connect.md describes what each RPC answers.
  *
  * Called by cspark-connect-server (programs/connect_main.c) from the application's entry: start
- * it, then hand the entry's thread to cs_connect_service_run, which runs every statement of every
- * session (the context's jobs are run from one thread) until the process is asked to stop
- * (SIGINT/SIGTERM: common/shutdown.h), then free it.
+ * it, then hand the entry's thread to cs_connect_service_run, which gives each session's work
+ * (ExecutePlan, AnalyzePlan, Config) a thread of its own — different sessions' at once, one
+ * session's in order; statements enter the context one at a time, as the context runs its jobs
+ * — until the process is asked to stop (SIGINT/SIGTERM: common/shutdown.h), then free it.
  *
  * Ownership: the service borrows sc (it outlives the service) and copies the options' strings.
  */
@@ -27,14 +28,16 @@ typedef struct cs_connect_service_opts {
     const char *address; /* spark.connect.grpc.binding.address */
     int port;            /* spark.connect.grpc.binding.port (0: a free one) */
     size_t max_message;  /* spark.connect.grpc.maxInboundMessageSize */
+    size_t max_batch;    /* spark.connect.grpc.arrow.maxBatchSize: results cut below it (0: 4m) */
     const char *token;   /* spark.connect.authenticate.token, or NULL: no authentication */
 } cs_connect_service_opts;
 
 /* Listens (the port is bound when this returns). NULL + err naming the address on failure. */
 cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts, cs_error *err);
 int cs_connect_service_port(const cs_connect_service *svc);
-/* Runs the queued work on the calling thread until a stop is requested; then stops listening
- * and answers what is left with UNAVAILABLE. */
+/* Dispatches the queued work to threads until a stop is requested; then interrupts the running
+ * operations, waits for their threads, stops listening and answers what is left with
+ * UNAVAILABLE. */
 void cs_connect_service_run(cs_connect_service *svc);
 void cs_connect_service_free(cs_connect_service *svc);
 

@@ -2,11 +2,12 @@
  * connect_sessions.c — the Spark Connect service's sessions, as Spark's
  * SparkConnectSessionManager: one per (session_id, user_id), made on first use with a fresh
  * server-side session id (a UUID the client echoes back, so that it notices a restarted server),
- * and a cs_sql_session made on the job thread at its first statement. Spark's INVALID_HANDLE
+ * and a cs_sql_session made on its work's thread at its first statement. Spark's INVALID_HANDLE
  * errors: FORMAT (the id is not a UUID), SESSION_CLOSED (released), SESSION_CHANGED (the client
  * saw another server-side id), SESSION_NOT_FOUND.
  *
- * Called with svc->lock held (connect_internal.h), except cs_connect_session_sql (job thread).
+ * Called with svc->lock held (connect_internal.h), except cs_connect_session_sql (the work's
+ * thread).
  */
 #include <ctype.h>
 #include <openssl/rand.h>
@@ -127,6 +128,7 @@ void cs_connect_sessions_free(cs_connect_service *svc)
             cs_connect_op_unref(op);
         }
         cs_sql_session_free(s->sql);
+        cs_connect_artifacts_free(s);
         free(s->session_id);
         free(s->user_id);
         free(s);

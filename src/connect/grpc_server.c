@@ -54,8 +54,9 @@ struct cs_grpc_call {
     char *path, *authorization, *user_agent, *content_type;
     uint8_t prefix[5];
     int prefix_got;
-    uint8_t *msg;
-    size_t msg_len, msg_got;
+    uint8_t *msg;            /* every request message's bytes, one after the other */
+    size_t msg_len, msg_got; /* the bytes announced by the prefixes so far, and read */
+    size_t *msg_ends;        /* message i is msg[msg_ends[i - 1] (or 0) .. msg_ends[i]) */
     int n_messages;
     bool in_body;
     cs_grpc_code bad_code; /* OK while the request is well-formed */
@@ -134,6 +135,7 @@ void cs_grpc_call_release(cs_grpc_call *c)
     free(c->user_agent);
     free(c->content_type);
     free(c->msg);
+    free(c->msg_ends);
     cs_sbuf_free(&c->out);
     free(c->status_msg);
     free(c->details);
@@ -156,8 +158,23 @@ const char *cs_grpc_call_header(const cs_grpc_call *c, const char *name)
 
 const uint8_t *cs_grpc_call_message(const cs_grpc_call *c, size_t *len)
 {
-    *len = c->msg_len;
-    return c->msg ? c->msg : (const uint8_t *)"";
+    return cs_grpc_call_message_at(c, 0, len);
+}
+
+int cs_grpc_call_message_count(const cs_grpc_call *c)
+{
+    return c->n_messages;
+}
+
+const uint8_t *cs_grpc_call_message_at(const cs_grpc_call *c, int i, size_t *len)
+{
+    if (i < 0 || i >= c->n_messages || !c->msg) {
+        *len = 0;
+        return (const uint8_t *)"";
+    }
+    size_t start = i ? c->msg_ends[i - 1] : 0;
+    *len = c->msg_ends[i] - start;
+    return c->msg + start;
 }
 
 bool cs_grpc_call_gone(cs_grpc_call *c)
@@ -390,6 +407,7 @@ static void bad_request(cs_grpc_call *c, cs_grpc_code code, const char *fmt, ...
     va_end(ap);
     free(c->msg);
     c->msg = NULL;
+    c->msg_len = c->msg_got = 0;
 }
 
 static int on_data_chunk(nghttp2_session *h2, uint8_t flags, int32_t stream_id, const uint8_t *data,
@@ -423,16 +441,27 @@ static int on_data_chunk(nghttp2_session *h2, uint8_t flags, int32_t stream_id, 
                             max);
                 break;
             }
-            if (++c->n_messages > 1) {
+            bool streaming =
+                c->srv->opts.client_streaming && c->path && c->srv->opts.client_streaming(c->path);
+            if (c->n_messages > 0 && !streaming) {
                 bad_request(c, CS_GRPC_UNIMPLEMENTED,
                             "more than one request message (%d) on a unary or "
                             "server-streaming method",
-                            c->n_messages);
+                            c->n_messages + 1);
                 break;
             }
-            c->msg = cs_xmalloc(mlen ? mlen : 1);
-            c->msg_len = mlen;
-            c->msg_got = 0;
+            if (mlen > max - c->msg_len) { /* a stream's messages count together */
+                bad_request(c, CS_GRPC_RESOURCE_EXHAUSTED,
+                            "the request's messages are larger together than the server's limit "
+                            "(spark.connect.grpc.maxInboundMessageSize = %zu bytes)",
+                            max);
+                break;
+            }
+            c->n_messages++;
+            c->msg_ends = cs_xrealloc(c->msg_ends, (size_t)c->n_messages * sizeof *c->msg_ends);
+            c->msg_ends[c->n_messages - 1] = c->msg_len + mlen;
+            c->msg = cs_xrealloc(c->msg, c->msg_len + mlen + 1);
+            c->msg_len += mlen;
             c->in_body = mlen > 0;
             c->prefix_got = 0;
             continue;

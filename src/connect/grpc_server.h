@@ -8,17 +8,19 @@
  * grpc-message (percent-encoded) and grpc-status-details-bin (a google.rpc.Status, base64) — or,
  * for an error before any message, those headers alone ("trailers-only").
  *
- * The server handles unary and server-streaming methods (one request message). What the client
- * sends is checked before anything else sees it: a message longer than max_message is refused with
- * RESOURCE_EXHAUSTED as soon as its prefix is read (its body is never buffered), a compressed one
- * with UNIMPLEMENTED (the server announces no compression), a request with no message or with more
- * than one with INTERNAL, and a connection that breaks HTTP/2 is closed. None of it reaches the
- * service.
+ * The server handles unary and server-streaming methods (one request message) and
+ * client-streaming ones (the methods opts.client_streaming names: every message of the request is
+ * read before the call goes to on_call, and they count together against max_message). What the
+ * client sends is checked before anything else sees it: a message longer than max_message is
+ * refused with RESOURCE_EXHAUSTED as soon as its prefix is read (its body is never buffered), a
+ * compressed one with UNIMPLEMENTED (the server announces no compression), a request with no
+ * message, or with more than one on a method that is not client-streaming, with UNIMPLEMENTED, and
+ * a connection that breaks HTTP/2 is closed. None of it reaches the service.
  *
  * Threads: the loop thread owns the sockets and nghttp2 sessions and calls on_call and on_cancel.
- * cs_grpc_call_send / _finish / _release may be called from any thread (the service's job thread):
- * they queue under the server's mutex and wake the loop (uv_async_t), which writes as the peer's
- * flow-control window allows.
+ * cs_grpc_call_send / _finish / _release may be called from any thread (the service's works'
+ * threads): they queue under the server's mutex and wake the loop (uv_async_t), which writes as the
+ * peer's flow-control window allows.
  *
  * Ownership: the server owns its calls; on_call hands the handler one reference to the call,
  * which the handler gives back with cs_grpc_call_finish (exactly once; it releases that
@@ -68,6 +70,9 @@ typedef struct cs_grpc_server_opts {
     /* The client went away (RST_STREAM, the connection closed) before the call finished: called
      * on the loop thread; the handler still holds its reference and must still finish. */
     void (*on_cancel)(void *arg, cs_grpc_call *call);
+    /* Whether the method (":path") takes a stream of request messages; NULL: none does. Called
+     * on the loop thread. */
+    bool (*client_streaming)(const char *method);
     void *arg;
 } cs_grpc_server_opts;
 
@@ -81,10 +86,14 @@ int cs_grpc_server_port(const cs_grpc_server *s);
 void cs_grpc_server_stop(cs_grpc_server *s);
 
 /* The request: ":path" ("/package.Service/Method"), a header by lower-case name (NULL when not
- * sent; only "authorization", "user-agent" and "content-type" are kept), the message bytes. */
+ * sent; only "authorization", "user-agent" and "content-type" are kept), the (first) message's
+ * bytes. */
 const char *cs_grpc_call_method(const cs_grpc_call *c);
 const char *cs_grpc_call_header(const cs_grpc_call *c, const char *name);
 const uint8_t *cs_grpc_call_message(const cs_grpc_call *c, size_t *len);
+/* A client-streaming call's messages: how many, and message i (0-based) of them. */
+int cs_grpc_call_message_count(const cs_grpc_call *c);
+const uint8_t *cs_grpc_call_message_at(const cs_grpc_call *c, int i, size_t *len);
 /* True once the client went away or the call finished. Any thread. */
 bool cs_grpc_call_gone(cs_grpc_call *c);
 

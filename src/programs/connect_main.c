@@ -9,6 +9,7 @@
  *   spark.connect.grpc.binding.port      (15002, as Spark's; 0 picks a free port)
  *   spark.connect.grpc.binding.address   (127.0.0.1; Spark binds every interface)
  *   spark.connect.grpc.maxInboundMessageSize (128m)
+ *   spark.connect.grpc.arrow.maxBatchSize (4m: result batches are cut below it, as Spark's)
  *   spark.connect.authenticate.token     (a bearer token every call must carry; required when the
  *                                         address is not a loopback one)
  * The application is libcspark itself, as for cspark-sql: cs_app_run loads it and calls
@@ -35,10 +36,11 @@
 
 #define PROGRAM "cspark-connect-server"
 
-/* The application's entry: argv = [library, port, address, max message bytes]. */
+/* The application's entry: argv = [library, port, address, max message bytes, max batch
+ * bytes]. */
 CS_PROGRAM_MAIN int cspark_connect_app(cspark_context *sc, int argc, char **argv)
 {
-    if (argc < 4) {
+    if (argc < 5) {
         fprintf(stderr, PROGRAM ": cspark_connect_app expects its settings\n");
         return 1;
     }
@@ -46,6 +48,7 @@ CS_PROGRAM_MAIN int cspark_connect_app(cspark_context *sc, int argc, char **argv
                                  .port = atoi(argv[1]),
                                  .address = argv[2],
                                  .max_message = (size_t)strtoull(argv[3], NULL, 10),
+                                 .max_batch = (size_t)strtoull(argv[4], NULL, 10),
                                  .token = cspark_conf_get(sc, "spark.connect.authenticate.token")};
     cs_error err;
     cs_error_clear(&err);
@@ -88,7 +91,8 @@ static void usage(FILE *f)
           "\n"
           "Serves the Spark Connect protocol (sc://host:15002) on cspark. The server's settings\n"
           "are conf keys: spark.connect.grpc.binding.port, spark.connect.grpc.binding.address,\n"
-          "spark.connect.authenticate.token, spark.connect.grpc.maxInboundMessageSize.\n"
+          "spark.connect.authenticate.token, spark.connect.grpc.maxInboundMessageSize,\n"
+          "spark.connect.grpc.arrow.maxBatchSize.\n"
           "\n"
           "Options (cspark-submit's):\n",
           f);
@@ -143,9 +147,11 @@ int cspark_connect_main(int argc, char **argv)
                                 "server (its driver is this process)\n");
         goto out;
     }
-    int64_t port = 0, max_message = 0;
+    int64_t port = 0, max_message = 0, max_batch = 0;
     if (cs_conf_entry_int(conf, "spark.connect.grpc.binding.port", &port, &err) != CS_OK ||
         cs_conf_entry_size(conf, "spark.connect.grpc.maxInboundMessageSize", &max_message, &err) !=
+            CS_OK ||
+        cs_conf_entry_size(conf, "spark.connect.grpc.arrow.maxBatchSize", &max_batch, &err) !=
             CS_OK) {
         status = fail(&err);
         goto out;
@@ -170,11 +176,12 @@ int cspark_connect_main(int argc, char **argv)
         fprintf(stderr, PROGRAM ": cannot locate libcspark (dladdr failed)\n");
         goto out;
     }
-    char port_text[24], max_text[24];
+    char port_text[24], max_text[24], batch_text[24];
     snprintf(port_text, sizeof port_text, "%lld", (long long)port);
     snprintf(max_text, sizeof max_text, "%lld", (long long)max_message);
-    char *app_argv[] = {lib, port_text, (char *)address, max_text, NULL};
-    status = cs_app_run(conf, lib, "cspark_connect_app", 4, app_argv);
+    snprintf(batch_text, sizeof batch_text, "%lld", (long long)max_batch);
+    char *app_argv[] = {lib, port_text, (char *)address, max_text, batch_text, NULL};
+    status = cs_app_run(conf, lib, "cspark_connect_app", 5, app_argv);
 out:
     cs_conf_free(conf);
     cs_submit_args_free(&a);

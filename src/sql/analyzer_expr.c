@@ -259,6 +259,7 @@ int cs_an_unresolved_column(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scop
                          "A column, variable, or function parameter with name %s cannot be "
                          "resolved. ",
                          cs_sbuf_str(&name));
+        cs_sql_error_param(c->err, "objectName", cs_sbuf_str(&name));
         cs_sbuf_free(&name);
         return CS_EINVAL;
     }
@@ -301,6 +302,8 @@ int cs_an_unresolved_column(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scop
                      "A column, variable, or function parameter with name %s cannot be "
                      "resolved. Did you mean one of the following? [%s].",
                      cs_sbuf_str(&name), cs_sbuf_str(&list));
+    cs_sql_error_param(c->err, "objectName", cs_sbuf_str(&name));
+    cs_sql_error_param(c->err, "proposal", cs_sbuf_str(&list));
     cs_sbuf_free(&name);
     cs_sbuf_free(&list);
     return CS_EINVAL;

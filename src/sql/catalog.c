@@ -131,6 +131,7 @@ int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err)
                      "schema and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS "
                      "or DROP TABLE IF EXISTS.",
                      cs_sbuf_str(&name));
+    cs_sql_error_param(err, "relationName", cs_sbuf_str(&name));
     cs_sbuf_free(&name);
     return CS_EINVAL;
 }

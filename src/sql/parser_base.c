@@ -81,14 +81,20 @@ _Noreturn void cs_sqlp_fail(cs_sqlp *p, int line, int pos, const char *cls, cons
 
 _Noreturn void cs_sqlp_syntax_error(cs_sqlp *p, const cs_sql_token *at)
 {
-    if (at->kind == CS_TOK_EOF)
-        cs_sqlp_fail(p, at->line, at->pos, "PARSE_SYNTAX_ERROR", "42601",
-                     "Syntax error at or near end of input.");
-    /* Spark quotes the offending token as written (a string keeps its quotes) */
-    size_t len = at->end - at->start;
-    cs_sqlp_fail(p, at->line, at->pos, "PARSE_SYNTAX_ERROR", "42601",
-                 "Syntax error at or near '%.*s'.", (int)(len > 200 ? 200 : len),
-                 p->sql + at->start);
+    /* Spark quotes the offending token as written (a string keeps its quotes); its message
+     * parameters are that text (`error`) and an empty `hint` */
+    char near[210] = "end of input";
+    if (at->kind != CS_TOK_EOF) {
+        size_t len = at->end - at->start;
+        snprintf(near, sizeof near, "'%.*s'", (int)(len > 200 ? 200 : len), p->sql + at->start);
+    }
+    cs_sql_error_set(p->err, CS_EINVAL, "PARSE_SYNTAX_ERROR", "42601",
+                     "Syntax error at or near %s.", near);
+    cs_sql_error_param(p->err, "error", near);
+    cs_sql_error_param(p->err, "hint", "");
+    p->err_line = at->line;
+    p->err_pos = at->pos;
+    longjmp(p->fail, 1);
 }
 
 void cs_sqlp_enter(cs_sqlp *p)

@@ -25,6 +25,11 @@
 int cs_sql_error_set(cs_error *err, int code, const char *error_class, const char *sql_state,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* Adds the message parameter name = value to err's (cs_error.params, a JSON object), as Spark's
+ * SparkThrowable.getMessageParameters gives them; called after cs_sql_error_set. A parameter
+ * that does not fit, or a value that is not UTF-8, is left out. */
+void cs_sql_error_param(cs_error *err, const char *name, const char *value);
+
 /* Whether err holds a Spark SQL error of this class (exact, or a prefix ending at a '.':
  * "UNRESOLVED_COLUMN" matches "UNRESOLVED_COLUMN.WITH_SUGGESTION"). */
 int cs_sql_error_is(const cs_error *err, const char *error_class);

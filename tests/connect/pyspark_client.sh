@@ -11,7 +11,8 @@
 #      calls without the token get gRPC errors while the server goes on serving), then the PySpark
 #      client refused without the token and served with it;
 #   3. both servers still running, then stopped by SIGTERM: each ends within 30 s.
-# Servers are stopped by the trap whatever happens.
+# Servers are stopped by the trap whatever happens. CSPARK_PYSPARK_CLIENT_VERSION (4.0, the
+# default, or 4.1) picks the client (pyspark_client_41.sh runs this with 4.1).
 # Usage: pyspark_client.sh BUILD_DIR
 set -u
 BUILD=${1:?usage: pyspark_client.sh BUILD_DIR}
@@ -22,7 +23,7 @@ if [ ! -x "$SERVER" ]; then
     "run scripts/install-spark.sh, then cmake again)"
   exit 77
 fi
-PY=$("$SRC/scripts/install-pyspark-client.sh") || {
+PY=$("$SRC/scripts/install-pyspark-client.sh" "${CSPARK_PYSPARK_CLIENT_VERSION:-4.0}") || {
   echo "SKIP: pyspark_client: the pinned PySpark client cannot be installed"
   exit 77
 }

@@ -2,7 +2,8 @@
  * test_connect_errors.c — the Spark Connect error shape (connect/connect_errors.h): the exception
  * classes chosen for Spark's error classes and SQLSTATEs are the ones Spark 4.0.1's server reports
  * (checked against it by tests/connect/spark_compare.sh), and the google.rpc.Status built from an
- * error unpacks with its ErrorInfo metadata as the PySpark client reads it.
+ * error unpacks with its ErrorInfo metadata as the PySpark client reads it, message parameters
+ * (cs_sql_error_param) included, in ErrorInfo and in FetchErrorDetails.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "connect/connect_errors.h"
 #include "google/rpc/error_details.pb-c.h"
 #include "google/rpc/status.pb-c.h"
+#include "spark/connect/base.pb-c.h"
 #include "sqlexec/sql_error.h"
 
 static const char *exception_of(int code, const char *error_class, const char *state)
@@ -89,11 +91,66 @@ static void test_status_carries_error_info(void **state)
     free(buf);
 }
 
+/* The metadata value of key in the ErrorInfo of a serialized google.rpc.Status (a copy). */
+static char *metadata_of(const uint8_t *buf, size_t len, const char *key)
+{
+    Google__Rpc__Status *st = google__rpc__status__unpack(NULL, len, buf);
+    assert_non_null(st);
+    Google__Rpc__ErrorInfo *info = google__rpc__error_info__unpack(NULL, st->details[0]->value.len,
+                                                                   st->details[0]->value.data);
+    assert_non_null(info);
+    char *found = NULL;
+    for (size_t i = 0; i < info->n_metadata; i++)
+        if (strcmp(info->metadata[i]->key, key) == 0) found = strdup(info->metadata[i]->value);
+    google__rpc__error_info__free_unpacked(info, NULL);
+    google__rpc__status__free_unpacked(st, NULL);
+    return found;
+}
+
+static void test_message_parameters_reach_the_client(void **state)
+{
+    cs_error e;
+    cs_error_clear(&e);
+    cs_sql_error_set(&e, CS_EINVAL, "UNRESOLVED_COLUMN.WITH_SUGGESTION", "42703", "text");
+    cs_sql_error_param(&e, "objectName", "`no\"pe`");
+    cs_sql_error_param(&e, "proposal", "`a`, `b`");
+    size_t len;
+    uint8_t *buf = cs_connect_error_status(&e, "", &len);
+    char *params = metadata_of(buf, len, "messageParameters");
+    assert_string_equal(params, "{\"objectName\":\"`no\\\"pe`\",\"proposal\":\"`a`, `b`\"}");
+    free(params);
+    free(buf);
+
+    buf = cs_connect_error_details(&e, "s", "t", &len);
+    Spark__Connect__FetchErrorDetailsResponse *r =
+        spark__connect__fetch_error_details_response__unpack(NULL, len, buf);
+    assert_non_null(r);
+    assert_int_equal(r->n_errors, 1);
+    const Spark__Connect__FetchErrorDetailsResponse__SparkThrowable *t =
+        r->errors[0]->spark_throwable;
+    assert_non_null(t);
+    assert_int_equal(t->n_message_parameters, 2);
+    assert_string_equal(t->message_parameters[0]->key, "objectName");
+    assert_string_equal(t->message_parameters[0]->value, "`no\"pe`");
+    assert_string_equal(t->message_parameters[1]->key, "proposal");
+    spark__connect__fetch_error_details_response__free_unpacked(r, NULL);
+    free(buf);
+
+    /* a new error starts without the last one's parameters */
+    cs_sql_error_set(&e, CS_ETASK, "DIVIDE_BY_ZERO", "22012", "text");
+    buf = cs_connect_error_status(&e, "", &len);
+    params = metadata_of(buf, len, "messageParameters");
+    assert_string_equal(params, "{}");
+    free(params);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exception_classes_follow_spark),
         cmocka_unit_test(test_status_carries_error_info),
+        cmocka_unit_test(test_message_parameters_reach_the_client),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

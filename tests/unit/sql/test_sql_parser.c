@@ -391,6 +391,24 @@ static void test_data_types(void **state)
     cs_sql_arena_free(a);
 }
 
+/* A syntax error's message parameters, as Spark's ParseException has them (the client shows
+ * them through getMessageParameters()). */
+static void test_syntax_error_parameters(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {{"SELEC 1", "{\"error\":\"'SELEC'\",\"hint\":\"\"}"},
+                              {"SELECT 1 +", "{\"error\":\"end of input\",\"hint\":\"\"}"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cs_sql_arena *a = cs_sql_arena_new();
+        cs_sql_statement *st = NULL;
+        cs_error err;
+        cs_error_clear(&err);
+        assert_int_equal(cs_sql_parse_statement(a, cases[k][0], &st, NULL, &err), CS_EINVAL);
+        assert_string_equal(err.params, cases[k][1]);
+        cs_sql_arena_free(a);
+    }
+}
+
 /* The texts and positions Spark 4.0.1's parser gives for the same statements. */
 static void test_errors_are_sparks(void **state)
 {
@@ -699,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_keywords_case_and_identifiers),
         cmocka_unit_test(test_data_types),
         cmocka_unit_test(test_errors_are_sparks),
+        cmocka_unit_test(test_syntax_error_parameters),
         cmocka_unit_test(test_tpch_queries_parse),
         cmocka_unit_test(test_deep_and_long_inputs),
         cmocka_unit_test(test_mutated_inputs_never_crash),
