@@ -294,9 +294,8 @@ int cs_an_unresolved_column(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scop
         if (i) cs_sbuf_puts(&list, ", ");
         cs_sbuf_puts(&list, sg[i].full);
     }
-    for (int i = 0; i < s->n; i++) {
+    for (int i = 0; i < s->n; i++)
         free(sg[i].full);
-    }
     free(sg);
     cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_COLUMN.WITH_SUGGESTION", "42703",
                      "A column, variable, or function parameter with name %s cannot be "
