@@ -965,6 +965,7 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
             break;
         }
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
+        if ((rc = cs_fn_check_hash_args(err, e, f->canonical)) != 0) break;
         e->type = sig_result(a, e, fe->ret[0]);
         if (strcmp(f->canonical, "date_part") == 0 && e->args[0]->kind == CS_EX_LITERAL &&
             e->args[0]->literal && !e->args[0]->literal->null_count &&

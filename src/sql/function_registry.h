@@ -76,6 +76,10 @@ int cs_fn_err_unexpected_type(cs_error *err, const cs_sql_expr *e, int index, co
 /* DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES of a binary operator e. */
 int cs_fn_err_binary_diff(cs_error *err, const cs_sql_expr *e);
 /* WRONG_NUM_ARGS.WITHOUT_SUGGESTION for n arguments of f called as name. */
+/* For a call e of canonical name fn: DATATYPE_MISMATCH.HASH_MAP_TYPE when fn is hash or
+ * xxhash64 and an argument is or holds a map (Spark's default
+ * spark.sql.legacy.allowHashOnMapType=false); 0 for every other call. */
+int cs_fn_check_hash_args(cs_error *err, const cs_sql_expr *e, const char *fn);
 int cs_fn_err_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n);
 
 #endif /* CSPARK_SQL_FUNCTION_REGISTRY_H */
