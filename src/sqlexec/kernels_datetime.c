@@ -176,14 +176,13 @@ static int binary_kernel(const cs_px_kctx *k, cs_column *const *a, cs_column **o
     for (int64_t i = 0; i < n; i++) {
         int64_t x = int_arg(a[0], i * sa), y = int_arg(a[1], i * sb), v = 0;
         switch (op) {
+        /* date_add, date_sub, datediff: Java int arithmetic, wrapping as Spark's DateAdd */
         case A_DATE_ADD:
-            v = x + y;
+            v = (int32_t)(uint32_t)((uint32_t)x + (uint32_t)y);
             break;
         case A_DATE_SUB:
-            v = x - y;
-            break;
         case A_DATEDIFF:
-            v = x - y;
+            v = (int32_t)(uint32_t)((uint32_t)x - (uint32_t)y);
             break;
         case A_ADD_MONTHS:
         case A_DATE_YM:
@@ -378,6 +377,25 @@ static int months_between_kernel(const cs_px_kctx *k, cs_column *const *a, int n
     return CS_OK;
 }
 
+/* date_part('SECOND', ts) / EXTRACT(SECOND FROM ts): seconds with their fraction, decimal(8,6),
+ * in the session zone (the analyzer types only a literal SECOND field so) */
+static int second_fraction_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)na;
+    int64_t n = k->n, s1 = cs_px_stride(a[1], n);
+    const cs_px_zone *zone = cs_px_session_zone(k);
+    if (!zone) return CS_EINVAL;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, 2, n);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = int_arg(a[1], i * s1);
+        if (a[1]->type->id == CS_TYPE_TIMESTAMP) v = cs_px_zone_utc_to_local_us(zone, v);
+        cs_px_dec_put(r, i, (__int128)(v - floor_div(v, 60000000LL) * 60000000LL));
+    }
+    *out = r;
+    return CS_OK;
+}
+
 static bool is_ts(cs_type_id id)
 {
     return id == CS_TYPE_TIMESTAMP || id == CS_TYPE_TIMESTAMP_NTZ;
@@ -404,6 +422,9 @@ cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, 
         t[2]->id == CS_TYPE_BOOLEAN && result->id == CS_TYPE_DOUBLE)
         return months_between_kernel;
     if (n != 2) return NULL;
+    if (strcmp(fn, "date_part") == 0 && t[0]->id == CS_TYPE_STRING && is_ts(t[1]->id) &&
+        result->id == CS_TYPE_DECIMAL && result->scale == 6)
+        return second_fraction_kernel;
     if (t[0]->id == CS_TYPE_DATE && is_int(t[1]->id)) {
         if (strcmp(fn, "date_add") == 0) return date_add_kernel;
         if (strcmp(fn, "date_sub") == 0) return date_sub_kernel;
