@@ -33,3 +33,8 @@ SELECT map_from_arrays(array(1, 2), array('x'));
 SELECT map_from_entries(array(struct(1, 'a'), struct(2, 'b'))) AS c1, map_from_entries(array(struct(1, 'a'), NULL)) AS c2, map_from_entries(CAST(NULL AS ARRAY<STRUCT<k: INT, v: STRING>>)) AS c3;
 SELECT encode('Ab', 'UTF-16'), encode('Ab', 'utf-16le'), decode(X'C3A9', 'UTF-8'), decode(X'FEFF0041', 'UTF-16'), encode(CAST(NULL AS STRING), 'UTF-8'), encode('', 'UTF-16');
 SELECT encode('a', 'EBCDIC');
+SELECT extract(HOUR FROM INTERVAL '-1 10:20:30.5' DAY TO SECOND) AS h, extract(MINUTE FROM INTERVAL '-1 10:20:30.5' DAY TO SECOND) AS m, extract(SECOND FROM INTERVAL '-1 10:20:30.5' DAY TO SECOND) AS s, extract(YEAR FROM INTERVAL '3-7' YEAR TO MONTH) AS y, extract(MONTH FROM INTERVAL '-3-7' YEAR TO MONTH) AS mo, extract(DAY FROM INTERVAL '-1 10:20:30.5' DAY TO SECOND) AS d;
+SELECT extract(SECOND FROM TIMESTAMP '2024-01-01 00:00:59.999999') AS s, date_part('SECONDS', TIMESTAMP '1969-12-31 23:59:58.5') AS t;
+SELECT ceil(-1.25, 1) AS a, floor(1234.5, -2) AS b, ceil(CAST(NULL AS DECIMAL(5, 2)), 1) AS c, floor(-0.05, 1) AS d;
+SELECT 'abc' LIKE ALL ('a%', NULL) AS a, 'x' NOT LIKE ANY ('x', 'y') AS b, CAST(NULL AS STRING) LIKE ANY ('a') AS c, 'abc' LIKE ANY ('z%', NULL) AS d, 'abc' NOT LIKE ALL ('z%', 'y%') AS e;
+SELECT date_add(DATE '2024-01-01', -2147483648) AS a, date_sub(DATE '1970-01-01', 2147483647) AS b, datediff(DATE '2024-01-01', DATE '2023-12-01') AS c;
