@@ -38,3 +38,5 @@ SELECT extract(SECOND FROM TIMESTAMP '2024-01-01 00:00:59.999999') AS s, date_pa
 SELECT ceil(-1.25, 1) AS a, floor(1234.5, -2) AS b, ceil(CAST(NULL AS DECIMAL(5, 2)), 1) AS c, floor(-0.05, 1) AS d;
 SELECT 'abc' LIKE ALL ('a%', NULL) AS a, 'x' NOT LIKE ANY ('x', 'y') AS b, CAST(NULL AS STRING) LIKE ANY ('a') AS c, 'abc' LIKE ANY ('z%', NULL) AS d, 'abc' NOT LIKE ALL ('z%', 'y%') AS e;
 SELECT date_add(DATE '2024-01-01', -2147483648) AS a, date_sub(DATE '1970-01-01', 2147483647) AS b, datediff(DATE '2024-01-01', DATE '2023-12-01') AS c;
+SELECT str_to_map('') AS a, str_to_map('a,b:,c:3:4') AS b, str_to_map(CAST(NULL AS STRING)) AS c, str_to_map('x1y2z', '[0-9]', 'y') AS d;
+SELECT str_to_map('a:1,a:2');
