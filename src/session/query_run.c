@@ -119,7 +119,7 @@ static void keep_cut(qrun *q, cs_phys_node *n)
 
 /* A job failed: when a task's message carries Spark's "[CLASS] ... SQLSTATE: xxxxx", err becomes
  * that error (class, state, message from the class on), as Spark rethrows the task's
- * SparkThrowable. */
+ * SparkThrowable. A class may start with '_' (Spark's _LEGACY_ERROR_TEMP_*, no SQLSTATE). */
 static int job_error(cs_error *err)
 {
     if (err->error_class[0]) return err->code;
@@ -137,7 +137,7 @@ static int job_error(cs_error *err)
         const char *e = p + 1;
         while ((*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9') || *e == '_' || *e == '.')
             e++;
-        if (*e != ']' || e - p < 4 || !(p[1] >= 'A' && p[1] <= 'Z')) continue;
+        if (*e != ']' || e - p < 4 || !((p[1] >= 'A' && p[1] <= 'Z') || p[1] == '_')) continue;
         char cls[96], state[6] = "";
         snprintf(cls, sizeof cls, "%.*s", (int)(e - p - 1), p + 1);
         const char *st = strstr(p, "SQLSTATE: ");

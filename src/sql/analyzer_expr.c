@@ -884,11 +884,16 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
             cs_fn_sql_expr_quoted(r, &x);
             cs_tc_type_sql(r->args[0]->type, &f);
             cs_tc_type_sql(e->cast_type, &t);
-            cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+            /* a cast only ANSI refuses (integral -> binary): Spark names the conf */
+            bool conf = cs_tc_is_integral(r->args[0]->type) && e->cast_type->id == CS_TYPE_BINARY;
+            cs_sql_error_set(c->err, CS_EINVAL,
+                             conf ? "DATATYPE_MISMATCH.CAST_WITH_CONF_SUGGESTION"
+                                  : "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
                              "42K09",
-                             "Cannot resolve %s due to data type mismatch: cannot cast \"%s\" to "
-                             "\"%s\".",
-                             cs_sbuf_str(&x), cs_sbuf_str(&f), cs_sbuf_str(&t));
+                             "Cannot resolve %s due to data type mismatch: cannot cast "
+                             "\"%s\" to \"%s\"%s.",
+                             cs_sbuf_str(&x), cs_sbuf_str(&f), cs_sbuf_str(&t),
+                             conf ? " with ANSI mode on" : "");
             cs_sbuf_free(&x);
             cs_sbuf_free(&f);
             cs_sbuf_free(&t);

@@ -965,18 +965,11 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
             break;
         }
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
+        if ((rc = cs_fn_check_hash_args(err, e, f->canonical)) != 0) break;
         e->type = sig_result(a, e, fe->ret[0]);
-        if (strcmp(f->canonical, "date_part") == 0 && e->args[0]->kind == CS_EX_LITERAL &&
-            e->args[0]->literal && !e->args[0]->literal->null_count &&
-            cs_tc_is_string(e->args[0]->literal->type)) {
-            /* SECOND (S, SEC, SECS, SECONDS) with its fraction: Spark's decimal(8,6) */
-            int32_t len = 0;
-            const uint8_t *p = cs_column_bytes(e->args[0]->literal, 0, &len);
-            static const char *const seconds[] = {"second", "s", "sec", "seconds", "secs"};
-            for (size_t i = 0; i < sizeof seconds / sizeof seconds[0]; i++)
-                if (strlen(seconds[i]) == (size_t)len &&
-                    strncasecmp(seconds[i], (const char *)p, (size_t)len) == 0)
-                    e->type = cs_sql_arena_keep_type(a, cs_col_type_decimal(8, 6, NULL));
+        if (strcmp(f->canonical, "date_part") == 0) {
+            cs_col_type *t = cs_fn_date_part_type(a, e);
+            if (t) e->type = t;
         }
         if (f->kind == CS_FN_WINDOW && strcmp(f->canonical, "ntile") != 0 && fe->ret[0] == '0')
             e->nullable = true;

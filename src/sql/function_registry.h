@@ -67,6 +67,10 @@ int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
  * size over NULL, make_timestamp, convert_timezone, to_char, percentile, stack, ...): sets
  * e->type (and casts e's arguments); 0, or CS_EINVAL with Spark's error. */
 int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* The type of date_part(field, x) (EXTRACT) when Spark's is not int: decimal(8,6) for a literal
+ * SECOND field (with its fraction), tinyint for HOUR, MINUTE or MONTH of an interval (Spark's
+ * ExtractInterval*); NULL otherwise (function_registry_collections.c). */
+cs_col_type *cs_fn_date_part_type(cs_sql_arena *a, const cs_sql_expr *e);
 
 /* function_registry_errors.c: Spark's errors of a call e (resolved arguments). */
 /* DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE: argument `index` is not of the `required` type
@@ -76,6 +80,10 @@ int cs_fn_err_unexpected_type(cs_error *err, const cs_sql_expr *e, int index, co
 /* DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES of a binary operator e. */
 int cs_fn_err_binary_diff(cs_error *err, const cs_sql_expr *e);
 /* WRONG_NUM_ARGS.WITHOUT_SUGGESTION for n arguments of f called as name. */
+/* For a call e of canonical name fn: DATATYPE_MISMATCH.HASH_MAP_TYPE when fn is hash or
+ * xxhash64 and an argument is or holds a map (Spark's default
+ * spark.sql.legacy.allowHashOnMapType=false); 0 for every other call. */
+int cs_fn_check_hash_args(cs_error *err, const cs_sql_expr *e, const char *fn);
 int cs_fn_err_num_args(cs_error *err, const char *name, const cs_fn_info *f, int n);
 
 #endif /* CSPARK_SQL_FUNCTION_REGISTRY_H */

@@ -3,13 +3,14 @@
  * cannot say (function_registry.c sends them here under the rule R_SPECIAL): Spark 4's array
  * and map functions (array_sort, array_distinct, array_position, slice, map_keys, ...), size
  * over NULL, concat_ws and reverse over arrays, make_timestamp / make_*_interval,
- * convert_timezone, to_char / to_number, sentences, mask, the exact percentile and the
- * regression aggregates, histogram_numeric and the generator stack. Each checks its arguments
- * with Spark's error classes and inserts Spark's implicit casts. Called by cs_fn_resolve only.
- * Types made here are kept by the statement's arena.
+ * convert_timezone, to_char / to_number, sentences, mask, date_part's non-int fields, the exact
+ * percentile and the regression aggregates, histogram_numeric and the generator stack. Each checks
+ * its arguments with Spark's error classes and inserts Spark's implicit casts. Called by
+ * cs_fn_resolve only. Types made here are kept by the statement's arena.
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql/function_registry.h"
 #include "sql/type_coercion.h"
@@ -500,4 +501,26 @@ static int resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
     return resolve_special(a, e, err);
+}
+
+cs_col_type *cs_fn_date_part_type(cs_sql_arena *a, const cs_sql_expr *e)
+{
+    const cs_sql_expr *f = e->args[0];
+    if (e->n_args != 2 || f->kind != CS_EX_LITERAL || !f->literal || f->literal->null_count ||
+        !cs_tc_is_string(f->literal->type))
+        return NULL;
+    int32_t len = 0;
+    const char *p = (const char *)cs_column_bytes(f->literal, 0, &len);
+    static const char *const fields[][2] = {
+        {"second", "s"}, {"s", "s"},   {"sec", "s"},   {"seconds", "s"}, {"secs", "s"},
+        {"hour", "b"},   {"h", "b"},   {"hours", "b"}, {"hr", "b"},      {"hrs", "b"},
+        {"minute", "b"}, {"m", "b"},   {"min", "b"},   {"mins", "b"},    {"minutes", "b"},
+        {"month", "b"},  {"mon", "b"}, {"mons", "b"},  {"months", "b"}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        if (strlen(fields[i][0]) != (size_t)len || strncasecmp(fields[i][0], p, (size_t)len) != 0)
+            continue;
+        if (fields[i][1][0] == 's') return keep(a, cs_col_type_decimal(8, 6, NULL));
+        return cs_tc_is_interval(e->args[1]->type) ? prim(CS_TYPE_BYTE) : NULL;
+    }
+    return NULL;
 }

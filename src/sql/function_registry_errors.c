@@ -2,7 +2,8 @@
  * function_registry_errors.c — Spark's analysis errors of function calls, shared by the
  * registry's type rules (function_registry.c, function_registry_collections.c):
  * WRONG_NUM_ARGS.WITHOUT_SUGGESTION, DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE and
- * DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES, with the call printed as Spark's toSQLExpr does.
+ * DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES, DATATYPE_MISMATCH.HASH_MAP_TYPE, with the call printed as
+ * Spark's toSQLExpr does.
  */
 #include <stdio.h>
 #include <string.h>
@@ -76,4 +77,32 @@ int cs_fn_err_num_args(cs_error *err, const char *name, const cs_fn_info *f, int
         "refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' "
         "for a fix.",
         name, expected, n);
+}
+
+static bool holds_map(const cs_col_type *t)
+{
+    if (t->id == CS_TYPE_MAP) return true;
+    for (int i = 0; i < t->n_fields; i++)
+        if (holds_map(t->fields[i].type)) return true;
+    return false;
+}
+
+int cs_fn_check_hash_args(cs_error *err, const cs_sql_expr *e, const char *fn)
+{
+    if (strcmp(fn, "hash") != 0 && strcmp(fn, "xxhash64") != 0) return 0;
+    bool any = false;
+    for (int i = 0; i < e->n_args && !any; i++)
+        any = holds_map(e->args[i]->type);
+    if (!any) return 0;
+    cs_sbuf expr = {0};
+    cs_fn_sql_expr_quoted(e, &expr);
+    cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.HASH_MAP_TYPE", "42K09",
+                     "Cannot resolve %s due to data type mismatch: Input to the function `%s` "
+                     "cannot contain elements of the \"MAP\" type. In Spark, same maps may have "
+                     "different hashcode, thus hash expressions are prohibited on \"MAP\" "
+                     "elements. To restore previous behavior set "
+                     "\"spark.sql.legacy.allowHashOnMapType\" to \"true\".",
+                     cs_sbuf_str(&expr), fn);
+    cs_sbuf_free(&expr);
+    return CS_EINVAL;
 }

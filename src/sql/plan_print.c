@@ -667,6 +667,13 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             cs_sbuf_putc(out, '\'');
             return;
         }
+        if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY && e->args[0]->kind == CS_EX_LITERAL &&
+            e->args[0]->literal && e->args[0]->literal->type->id == CS_TYPE_NULL &&
+            (e->cast_type->id == CS_TYPE_ARRAY || e->cast_type->id == CS_TYPE_MAP ||
+             e->cast_type->id == CS_TYPE_STRUCT)) {
+            cs_sbuf_puts(out, "NULL"); /* Spark's parser makes it a typed NULL literal */
+            return;
+        }
         if (e->cast_mode == CS_CAST_TRY)
             cs_sbuf_puts(out, m == MODE_PRETTY ? "TRY_CAST(" : "try_cast(");
         else

@@ -264,6 +264,14 @@ static cs_col_type *wider_complex(cs_sql_arena *a, cs_col_type *x, cs_col_type *
             a,
             cs_col_type_array(cs_col_type_ref(e), x->fields[0].nullable || y->fields[0].nullable));
     }
+    if (x->id == CS_TYPE_MAP) { /* keys and values widened apart, as Spark's MapType */
+        cs_col_type *k = cs_tc_wider(a, x->fields[0].type, y->fields[0].type);
+        cs_col_type *v = cs_tc_wider(a, x->fields[1].type, y->fields[1].type);
+        if (!k || !v) return NULL;
+        return cs_sql_arena_keep_type(
+            a, cs_col_type_map(cs_col_type_ref(k), cs_col_type_ref(v),
+                               x->fields[1].nullable || y->fields[1].nullable));
+    }
     return NULL;
 }
 

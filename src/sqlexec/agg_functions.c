@@ -11,7 +11,8 @@
  *
  * Types: sum of byte/short/int/long is a long (ANSI: ARITHMETIC_OVERFLOW on overflow, else it
  * wraps), of float/double a double, of decimal(p,s) a decimal(min(38, p + 10), s) (overflow:
- * NUMERIC_VALUE_OUT_OF_RANGE under ANSI, else null); avg is a double, or for decimal(p,s) a
+ * ARITHMETIC_OVERFLOW for a sum, NUMERIC_VALUE_OUT_OF_RANGE for an average, under ANSI, else
+ * null); avg is a double, or for decimal(p,s) a
  * decimal(min(38, p + 4), min(38, s + 4)) rounded half up. min/max take every fixed-width type,
  * string and binary, ordered as Spark (NaN greatest). String values of min/max/first/last are
  * copied into the operator's arena (charged to the task).
@@ -399,6 +400,15 @@ static int dec_out_of_range(i128 v, int precision, int scale, cs_error *err)
                             "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error, and "
                             "return NULL instead.",
                             text, precision, scale);
+}
+
+/* Spark's CheckOverflowInSum under ANSI */
+static int sum_dec_overflow(cs_error *err)
+{
+    return cs_sql_error_set(err, CS_ETASK, "ARITHMETIC_OVERFLOW", "22003",
+                            "Overflow in sum of decimals. Use 'try_sum' to tolerate overflow and "
+                            "return NULL instead. If necessary set \"spark.sql.ansi.enabled\" to "
+                            "\"false\" to bypass this error.");
 }
 
 static int long_overflow(cs_error *err)
@@ -916,7 +926,9 @@ int cs_sql_agg_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t strid
             }
             if (valid[i] && !overflow && (s >= lim || s <= -lim)) overflow = true;
             if (valid[i] && overflow) {
-                if (ansi) rc = dec_out_of_range(s, rp, rs, err);
+                if (ansi)
+                    rc = a->impl == IMPL_SUM_DEC ? sum_dec_overflow(err)
+                                                 : dec_out_of_range(s, rp, rs, err);
                 valid[i] = 0;
             }
             if (valid[i]) v[i] = s;

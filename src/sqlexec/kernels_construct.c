@@ -66,7 +66,7 @@ static int array_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
     return CS_OK;
 }
 
-static int map_error(const cs_px_kctx *k, const cs_column *keys, int64_t e, bool null_key)
+int cs_px_err_map_key(const cs_px_kctx *k, const cs_column *keys, int64_t e, bool null_key)
 {
     if (null_key)
         return cs_sql_error_set(k->err, CS_ETASK, "NULL_MAP_KEY", "2200E",
@@ -107,7 +107,7 @@ static int map_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colum
     int64_t total = k->n * pairs;
     for (int64_t e = 0; e < total; e++) {
         if (!cs_column_is_valid(ch[0], e)) {
-            int rc = map_error(k, ch[0], e, true);
+            int rc = cs_px_err_map_key(k, ch[0], e, true);
             cs_column_unref(ch[0]);
             cs_column_unref(ch[1]);
             return rc;
@@ -117,7 +117,7 @@ static int map_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colum
         for (int x = 1; x < pairs; x++)
             for (int y = 0; y < x; y++)
                 if (cs_px_elem_cmp(ch[0], i * pairs + x, ch[0], i * pairs + y) == 0) {
-                    int rc = map_error(k, ch[0], i * pairs + x, false);
+                    int rc = cs_px_err_map_key(k, ch[0], i * pairs + x, false);
                     cs_column_unref(ch[0]);
                     cs_column_unref(ch[1]);
                     return rc;

@@ -8,10 +8,11 @@
  * rewrite into these; current_date is a literal the planner binds. Fields and truncation of
  * timestamps (with local time zone) are taken in the session time zone (ctx->session_tz,
  * kernels_tz.c); timestamp_ntz values are local already. from_utc_timestamp,
- * to_utc_timestamp, convert_timezone and make_timestamp are here too. Called through
- * cs_px_datetime_lookup.
+ * to_utc_timestamp, convert_timezone and make_timestamp are here too, and months_between. Called
+ * through cs_px_datetime_lookup.
  */
 #include <ctype.h>
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -175,14 +176,13 @@ static int binary_kernel(const cs_px_kctx *k, cs_column *const *a, cs_column **o
     for (int64_t i = 0; i < n; i++) {
         int64_t x = int_arg(a[0], i * sa), y = int_arg(a[1], i * sb), v = 0;
         switch (op) {
+        /* date_add, date_sub, datediff: Java int arithmetic, wrapping as Spark's DateAdd */
         case A_DATE_ADD:
-            v = x + y;
+            v = (int32_t)(uint32_t)((uint32_t)x + (uint32_t)y);
             break;
         case A_DATE_SUB:
-            v = x - y;
-            break;
         case A_DATEDIFF:
-            v = x - y;
+            v = (int32_t)(uint32_t)((uint32_t)x - (uint32_t)y);
             break;
         case A_ADD_MONTHS:
         case A_DATE_YM:
@@ -342,6 +342,60 @@ static int unix_ts_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
     return CS_OK;
 }
 
+/* months_between(t1, t2, round_off): whole months when the days of month agree or both are
+ * month ends, else the day and time difference over 31-day months (Spark's monthsBetween),
+ * rounded to 8 digits unless round_off is false; fields in the session zone */
+static int months_between_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n, s0 = cs_px_stride(a[0], n), s1 = cs_px_stride(a[1], n),
+            s2 = cs_px_stride(a[2], n);
+    const cs_px_zone *zone = cs_px_session_zone(k);
+    if (!zone) return CS_EINVAL;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, na, n);
+    double *v = (double *)(void *)r->values;
+    for (int64_t i = 0; i < n; i++) {
+        if (r->validity && !cs_bit_get(r->validity, i)) continue;
+        int64_t t[2] = {int_arg(a[0], i * s0), int_arg(a[1], i * s1)}, y[2], days[2], sec[2];
+        int m[2], d[2];
+        for (int j = 0; j < 2; j++) {
+            int64_t local =
+                a[j]->type->id == CS_TYPE_TIMESTAMP ? cs_px_zone_utc_to_local_us(zone, t[j]) : t[j];
+            days[j] = floor_div(local, US_PER_DAY);
+            sec[j] = (local - days[j] * US_PER_DAY) / 1000000;
+            cs_tv_civil_from_days(days[j], &y[j], &m[j], &d[j]);
+        }
+        double diff = (double)((y[0] * 12 + m[0]) - (y[1] * 12 + m[1]));
+        bool ends = d[0] == month_days(y[0], m[0]) && d[1] == month_days(y[1], m[1]);
+        if (d[0] != d[1] && !ends) {
+            diff += (double)((int64_t)(d[0] - d[1]) * 86400 + sec[0] - sec[1]) / 2678400.0;
+            if (cs_bit_get(a[2]->values, i * s2)) diff = round(diff * 1e8) / 1e8;
+        }
+        v[i] = diff;
+    }
+    *out = r;
+    return CS_OK;
+}
+
+/* date_part('SECOND', ts) / EXTRACT(SECOND FROM ts): seconds with their fraction, decimal(8,6),
+ * in the session zone (the analyzer types only a literal SECOND field so) */
+static int second_fraction_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)na;
+    int64_t n = k->n, s1 = cs_px_stride(a[1], n);
+    const cs_px_zone *zone = cs_px_session_zone(k);
+    if (!zone) return CS_EINVAL;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, 2, n);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = int_arg(a[1], i * s1);
+        if (a[1]->type->id == CS_TYPE_TIMESTAMP) v = cs_px_zone_utc_to_local_us(zone, v);
+        cs_px_dec_put(r, i, (__int128)(v - floor_div(v, 60000000LL) * 60000000LL));
+    }
+    *out = r;
+    return CS_OK;
+}
+
 static bool is_ts(cs_type_id id)
 {
     return id == CS_TYPE_TIMESTAMP || id == CS_TYPE_TIMESTAMP_NTZ;
@@ -364,7 +418,13 @@ cs_px_kernel cs_px_datetime_lookup(const char *fn, const cs_col_type *const *t, 
     if (n == 1 && strcmp(fn, "unix_timestamp") == 0 &&
         (t[0]->id == CS_TYPE_DATE || is_ts(t[0]->id)))
         return unix_ts_kernel;
+    if (n == 3 && strcmp(fn, "months_between") == 0 && is_ts(t[0]->id) && is_ts(t[1]->id) &&
+        t[2]->id == CS_TYPE_BOOLEAN && result->id == CS_TYPE_DOUBLE)
+        return months_between_kernel;
     if (n != 2) return NULL;
+    if (strcmp(fn, "date_part") == 0 && t[0]->id == CS_TYPE_STRING && is_ts(t[1]->id) &&
+        result->id == CS_TYPE_DECIMAL && result->scale == 6)
+        return second_fraction_kernel;
     if (t[0]->id == CS_TYPE_DATE && is_int(t[1]->id)) {
         if (strcmp(fn, "date_add") == 0) return date_add_kernel;
         if (strcmp(fn, "date_sub") == 0) return date_sub_kernel;

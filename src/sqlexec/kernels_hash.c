@@ -8,8 +8,9 @@
  * intervals hash as an int; bigint, timestamps and day-time intervals as a long; float as its
  * int bits and double as its long bits (-0.0 as 0.0, NaN canonical); string/binary as bytes;
  * decimal with precision <= 18 as its unscaled long, else as the bytes of Java's
- * BigInteger.toByteArray (big-endian, minimal two's complement). Nested types are not hashed
- * yet (no kernel). One loop per argument column updates every row's running hash. Called
+ * BigInteger.toByteArray (big-endian, minimal two's complement); arrays element by element
+ * and structs field by field into the same running hash (maps are refused by the analyzer, as
+ * Spark's HASH_MAP_TYPE). One loop per argument column updates every row's running hash. Called
  * through cs_px_hash_lookup.
  */
 #include <math.h>
@@ -207,6 +208,42 @@ static inline uint64_t xx_bytes(const uint8_t *p, int32_t len, uint64_t seed)
 FOLD(m3, uint32_t, m3_int, m3_long, m3_bytes)
 FOLD(xx, uint64_t, xx_int, xx_long, xx_bytes)
 
+/* Arrays fold their elements and structs their fields, in order, into the row's running hash
+ * (a null element or field leaves it unchanged), as Spark's HashExpression; other types as
+ * fold_H. */
+#define FOLD_NESTED(H, T)                                                                          \
+    static void fold_nested_##H(const cs_column *c, int64_t row0, int64_t n, T *h)                 \
+    {                                                                                              \
+        int64_t s = c->length >= row0 + n ? 1 : 0;                                                 \
+        if (c->type->id != CS_TYPE_ARRAY && c->type->id != CS_TYPE_STRUCT) {                       \
+            fold_##H(c, row0, n, h);                                                               \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            int64_t r = (row0 + i) * s;                                                            \
+            if (!cs_column_is_valid(c, r)) continue;                                               \
+            if (c->type->id == CS_TYPE_STRUCT) {                                                   \
+                for (int f = 0; f < c->n_children; f++)                                            \
+                    fold_nested_##H(c->children[f], r, 1, &h[i]);                                  \
+                continue;                                                                          \
+            }                                                                                      \
+            const int32_t *off = cs_column_offsets(c);                                             \
+            for (int32_t e = off[r]; e < off[r + 1]; e++)                                          \
+                fold_nested_##H(c->children[0], e, 1, &h[i]);                                      \
+        }                                                                                          \
+    }
+
+FOLD_NESTED(m3, uint32_t)
+FOLD_NESTED(xx, uint64_t)
+
+static bool hashable(const cs_col_type *t)
+{
+    if (t->id != CS_TYPE_ARRAY && t->id != CS_TYPE_STRUCT) return hkind_of(t) >= 0;
+    for (int i = 0; i < t->n_fields; i++)
+        if (!hashable(t->fields[i].type)) return false;
+    return true;
+}
+
 void cs_sql_xxhash64_fold(const cs_column *c, int64_t row0, int64_t n, uint64_t *h)
 {
     fold_xx(c, row0, n, h);
@@ -220,7 +257,7 @@ static int hash_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     for (int64_t i = 0; i < n; i++)
         h[i] = 42;
     for (int j = 0; j < na; j++)
-        fold_m3(a[j], 0, n, h);
+        fold_nested_m3(a[j], 0, n, h);
     *out = r;
     return CS_OK;
 }
@@ -233,7 +270,7 @@ static int xxhash64_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
     for (int64_t i = 0; i < n; i++)
         h[i] = 42;
     for (int j = 0; j < na; j++)
-        fold_xx(a[j], 0, n, h);
+        fold_nested_xx(a[j], 0, n, h);
     *out = r;
     return CS_OK;
 }
@@ -245,6 +282,6 @@ cs_px_kernel cs_px_hash_lookup(const char *fn, const cs_col_type *const *t, int 
     bool m3 = strcmp(fn, "hash") == 0, xx = strcmp(fn, "xxhash64") == 0;
     if (!m3 && !xx) return NULL;
     for (int i = 0; i < n; i++)
-        if (hkind_of(t[i]) < 0) return NULL;
+        if (!hashable(t[i])) return NULL;
     return m3 ? hash_kernel : xxhash64_kernel;
 }

@@ -3,7 +3,8 @@
  * months) and day-time ± day-time (int64 microseconds) whatever their fields, an interval times
  * or divided by a number (Spark's MultiplyYMInterval / DivideDTInterval ...: integral factors
  * exactly, HALF_UP on division, fractional ones rounded HALF_UP too), negative / abs of an
- * interval, and DATE - DATE (interval day) / TIMESTAMP - TIMESTAMP (interval day to second).
+ * interval, DATE - DATE (interval day) / TIMESTAMP - TIMESTAMP (interval day to second), and
+ * the fields of an interval (EXTRACT's year, month, day, hour, minute, second).
  * Overflow is Spark's ARITHMETIC_OVERFLOW, division by zero INTERVAL_DIVIDED_BY_ZERO. One loop
  * per batch. Called through cs_px_interval_lookup (pexpr.c's chain).
  *
@@ -146,9 +147,49 @@ static int interval_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
     return CS_OK;
 }
 
+/* year / month of an interval year to month, day / hour / minute / second of an interval day to
+ * second (Spark's ExtractInterval*: truncated toward zero, the sign kept; seconds with their
+ * fraction as decimal(8, 6)) */
+static int field_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    cs_column *x = a[na - 1]; /* date_part('SECOND', x) or second(x) ... */
+    const char *fn = na == 2 ? "second" : k->e->fn;
+    int64_t n = k->n, sa = cs_px_stride(x, n);
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a + na - 1, 1, n);
+    bool ym = x->type->id == CS_TYPE_INTERVAL_YM;
+    const int64_t us_min = 60000000LL, us_hour = 60 * us_min, us_day = 24 * us_hour;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = ym ? ((const int32_t *)(const void *)x->values)[i * sa]
+                       : ((const int64_t *)(const void *)x->values)[i * sa];
+        if (strcmp(fn, "second") == 0) {
+            cs_px_dec_put(r, i, (__int128)(v % us_min));
+            continue;
+        }
+        int64_t f = ym                        ? (strcmp(fn, "year") == 0 ? v / 12 : v % 12)
+                    : strcmp(fn, "day") == 0  ? v / us_day
+                    : strcmp(fn, "hour") == 0 ? v % us_day / us_hour
+                                              : v % us_hour / us_min;
+        cs_px_int_put(r, i, f);
+    }
+    *out = r;
+    return CS_OK;
+}
+
 cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result)
 {
+    if (n == 1 && t[0]->id == CS_TYPE_INTERVAL_YM &&
+        (strcmp(fn, "year") == 0 || strcmp(fn, "month") == 0) && result->id != CS_TYPE_DECIMAL)
+        return field_kernel;
+    if (n == 1 && t[0]->id == CS_TYPE_INTERVAL_DT &&
+        ((strcmp(fn, "second") == 0 && result->id == CS_TYPE_DECIMAL && result->scale == 6) ||
+         ((strcmp(fn, "day") == 0 || strcmp(fn, "hour") == 0 || strcmp(fn, "minute") == 0) &&
+          result->id != CS_TYPE_DECIMAL)))
+        return field_kernel;
+    if (n == 2 && strcmp(fn, "date_part") == 0 && t[0]->id == CS_TYPE_STRING &&
+        t[1]->id == CS_TYPE_INTERVAL_DT && result->id == CS_TYPE_DECIMAL && result->scale == 6)
+        return field_kernel; /* the analyzer types only a literal SECOND field so */
     if (!is_interval(result->id)) return NULL;
     if (n == 1 && (strcmp(fn, "negative") == 0 || strcmp(fn, "abs") == 0))
         return t[0]->id == result->id ? interval_kernel : NULL;

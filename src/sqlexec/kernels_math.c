@@ -1,10 +1,11 @@
 /*
  * kernels_math.c — math kernels: round (HALF_UP) and bround (HALF_EVEN) on double, float,
  * decimal and integral values with a literal scale (negative too), floor and ceil (double and
- * integral -> bigint, decimal -> decimal(p-s+1, 0)), sqrt, exp, ln/log (null for x <= 0, as
- * Spark's Logarithm), log10, log2, log(base, x), pow/power. A double rounds as Spark's RoundBase
- * does, through Scala's BigDecimal(double) — the digits of Java's Double.toString — so
- * round(1.005, 2) is 1.01 as in Spark, not 1.0. Called through cs_px_math_lookup.
+ * integral -> bigint, decimal -> decimal(p-s+1, 0); ceil / floor(decimal, d) to d digits), sqrt,
+ * exp, ln/log (null for x <= 0, as Spark's Logarithm), log10, log2, log(base, x), pow/power. A
+ * double rounds as Spark's RoundBase does, through Scala's BigDecimal(double) — the digits of
+ * Java's Double.toString — so round(1.005, 2) is 1.01 as in Spark, not 1.0. Called through
+ * cs_px_math_lookup.
  */
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +189,38 @@ static int floor_ceil_kernel(const cs_px_kctx *k, cs_column *const *a, int na, c
     return floor_ceil(k, a, out);
 }
 
+/* ceil(decimal, d) / floor(decimal, d): rounded up / down to d fraction digits (d < 0: to
+ * 10^-d), as Spark's RoundCeil / RoundFloor; the result's precision is the analyzer's */
+static int floor_ceil_scale_kernel(const cs_px_kctx *k, cs_column *const *a, int na,
+                                   cs_column **out)
+{
+    (void)na;
+    int64_t n = k->n, sa = cs_px_stride(a[0], n), sd = cs_px_stride(a[1], n);
+    bool is_ceil = strcmp(k->e->fn, "ceil") == 0 || strcmp(k->e->fn, "ceiling") == 0;
+    int in_scale = a[0]->type->scale, rs = k->e->type->scale;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, 2, n);
+    for (int64_t i = 0; i < n; i++) {
+        if (r->validity && !cs_bit_get(r->validity, i)) continue;
+        __int128 v = cs_px_dec_get(a[0], i * sa);
+        int d = ((const int32_t *)(const void *)a[1]->values)[i * sd];
+        if (d > 38) d = 38;
+        if (d < -38) d = -38;
+        if (d < in_scale) { /* drop digits, rounding toward +inf or -inf */
+            __int128 p10 = cs_px_pow10(in_scale - d), q = v / p10, rem = v % p10;
+            if (rem != 0 && (is_ceil ? v > 0 : v < 0)) q += is_ceil ? 1 : -1;
+            v = q;
+        } else {
+            v *= cs_px_pow10(d - in_scale);
+        }
+        /* v is at scale d; the result is at scale rs (d < 0: rs = 0) */
+        v = d < rs ? v * cs_px_pow10(rs - d) : v / cs_px_pow10(d - rs);
+        cs_px_dec_put(r, i, v);
+    }
+    *out = r;
+    return CS_OK;
+}
+
 typedef enum { M_SQRT, M_EXP, M_LN, M_LOG10, M_LOG2, M_LOGB, M_POW } mfn;
 
 static int math_double(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out, mfn f)
@@ -260,14 +293,17 @@ static bool numeric(cs_type_id id)
 cs_px_kernel cs_px_math_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result)
 {
-    (void)result;
     if (strcmp(fn, "round") == 0 || strcmp(fn, "bround") == 0) {
         if (n < 1 || n > 2 || !numeric(t[0]->id)) return NULL;
         if (n == 2 && t[1]->id != CS_TYPE_INT) return NULL;
         return round_kernel;
     }
-    if (strcmp(fn, "floor") == 0 || strcmp(fn, "ceil") == 0 || strcmp(fn, "ceiling") == 0)
+    if (strcmp(fn, "floor") == 0 || strcmp(fn, "ceil") == 0 || strcmp(fn, "ceiling") == 0) {
+        if (n == 2 && t[0]->id == CS_TYPE_DECIMAL && t[1]->id == CS_TYPE_INT && result &&
+            result->id == CS_TYPE_DECIMAL)
+            return floor_ceil_scale_kernel;
         return n == 1 && numeric(t[0]->id) ? floor_ceil_kernel : NULL;
+    }
     for (int i = 0; i < n; i++)
         if (t[i]->id != CS_TYPE_DOUBLE) return NULL;
     if (n == 1) {

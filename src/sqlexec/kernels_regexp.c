@@ -8,6 +8,11 @@
  *   regexp_replace(str, regexp, rep[, pos=1]) every match from code point pos on replaced by
  *                                             rep, where $n is group n and \x is x (Java's
  *                                             Matcher.replaceAll)
+ *   regexp_count(str, regexp)                 the number of matches (Matcher.find's walk)
+ *   regexp_instr(str, regexp, idx)            1-based code point where the first match starts
+ *                                             (whatever the group idx, as Spark), 0 without
+ *   regexp_extract_all(str, regexp, idx)      group idx of every match, as array<string>
+ *   str_to_map(text, pair_delim, kv_delim)    the pairs split by two regular expressions
  *   split(str, regexp, limit)                 Java's String.split(regexp, limit), as an
  *                                             array<string> (limit <= 0: no limit, trailing
  *                                             empty strings kept, as Spark)
@@ -294,12 +299,226 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
     return CS_OK;
 }
 
+/* Whether group idx exists in c; Spark's REGEX_GROUP_INDEX error otherwise. */
+static int check_group(const compiled *c, int64_t idx, const char *fn, cs_error *err)
+{
+    uint32_t groups = 0;
+    pcre2_pattern_info(c->code, PCRE2_INFO_CAPTURECOUNT, &groups);
+    if (idx >= 0 && idx <= (int64_t)groups) return CS_OK;
+    return cs_sql_error_set(err, CS_ETASK, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", "22023",
+                            "The value of parameter(s) `idx` in `%s` is invalid: Expects group "
+                            "index between 0 and %u, but got %lld.",
+                            fn, groups, (long long)idx);
+}
+
+/* The next match at or after *from (Java's Matcher.find: after an empty match the search
+ * moves on one code point); false when there is none. */
+static bool find_next(const compiled *c, const uint8_t *s, int32_t sl, int32_t *from)
+{
+    if (*from > sl) return false;
+    if (pcre2_match(c->code, s, (PCRE2_SIZE)sl, (PCRE2_SIZE)*from, 0, c->md, NULL) < 0)
+        return false;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+    int32_t ms = (int32_t)ov[0], me = (int32_t)ov[1];
+    *from = me > ms ? me : me + (me < sl ? code_point_len(s + me, sl - me) : 1);
+    return true;
+}
+
+/* regexp_count(str, regexp), regexp_instr(str, regexp, idx): matches counted, or the 1-based
+ * code point position where the first match's group idx starts (0: no match) */
+static int count_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    bool instr = strcmp(k->e->fn, "regexp_instr") == 0;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, na, n);
+    compiled c = {0};
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (r->validity && !cs_bit_get(r->validity, i)) continue;
+        int32_t sl, pl, from = 0, v = 0;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        if ((rc = compile_pattern(&c, p, pl, k->e->fn, k->err)) != CS_OK) break;
+        if (instr) {
+            int64_t idx = na > 2 ? int_arg(a[2], i, n) : 0;
+            if ((rc = check_group(&c, idx, k->e->fn, k->err)) != CS_OK) break;
+            if (find_next(&c, s, sl, &from)) { /* Spark answers the match's start, any idx */
+                int32_t at = (int32_t)pcre2_get_ovector_pointer(c.md)[0];
+                v = 1;
+                for (int32_t q = 0; q < at; q += code_point_len(s + q, sl - q))
+                    v++;
+            }
+        } else {
+            while (find_next(&c, s, sl, &from))
+                v++;
+        }
+        ((int32_t *)(void *)r->values)[i] = v;
+    }
+    compiled_free(&c);
+    if (rc != CS_OK) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
+/* regexp_extract_all(str, regexp, idx): group idx of every match ("" where it took no part) */
+static int extract_all_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    cs_col_builder *el = cs_col_builder_child(b, 0);
+    compiled c = {0};
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (row_null(a, na, i, n)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t sl, pl, from = 0, count = 0;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        int64_t idx = na > 2 ? int_arg(a[2], i, n) : 1;
+        if ((rc = compile_pattern(&c, p, pl, "regexp_extract_all", k->err)) != CS_OK ||
+            (rc = check_group(&c, idx, "regexp_extract_all", k->err)) != CS_OK)
+            break;
+        while (find_next(&c, s, sl, &from)) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c.md);
+            if (ov[2 * idx] == PCRE2_UNSET)
+                cs_col_builder_append_string(el, "", 0);
+            else
+                cs_col_builder_append_string(el, s + ov[2 * idx], ov[2 * idx + 1] - ov[2 * idx]);
+            count++;
+        }
+        cs_col_builder_append_lists(b, &count, 1, NULL);
+    }
+    compiled_free(&c);
+    cs_column *r = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    if (rc != CS_OK) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
+/* The pieces of Java's s.split(regex, limit) (limit <= 0: no limit), as [start, end) pairs
+ * appended to *pv (grown as needed, reused across rows); returns how many. */
+static int32_t java_split(const compiled *c, const uint8_t *s, int32_t sl, int64_t limit,
+                          int32_t **pv, int32_t *cap)
+{
+    int32_t pieces = 0, index = 0, from = 0;
+    for (;;) {
+        bool last = limit > 0 && pieces >= limit - 1;
+        int32_t ms = sl, me = sl;
+        if (!last && from <= sl &&
+            pcre2_match(c->code, s, (PCRE2_SIZE)sl, (PCRE2_SIZE)from, 0, c->md, NULL) >= 0) {
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
+            ms = (int32_t)ov[0], me = (int32_t)ov[1];
+            from = me > ms ? me : me + (me < sl ? code_point_len(s + me, sl - me) : 1);
+            if (ms == 0 && me == 0) continue; /* no leading "" for a zero-width match */
+            if (me == ms && ms >= sl) ms = me = sl, last = true;
+        } else {
+            last = true;
+        }
+        if (2 * (pieces + 1) > *cap) {
+            *cap = *cap ? 2 * *cap : 32;
+            *pv = cs_xrealloc(*pv, sizeof **pv * (size_t)*cap);
+        }
+        (*pv)[2 * pieces] = index;
+        (*pv)[2 * pieces + 1] = last ? sl : ms;
+        pieces++;
+        if (last) return pieces;
+        index = me;
+    }
+}
+
+/* str_to_map(text, pair_delim, key_value_delim): both delimiters regular expressions (Spark's
+ * StringToMap); a pair without the delimiter has a null value; a key twice is
+ * DUPLICATED_MAP_KEY (spark.sql.mapKeyDedupPolicy=EXCEPTION) */
+static int str_to_map_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int64_t n = k->n;
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    cs_col_builder *kb = cs_col_builder_child(b, 0), *vb = cs_col_builder_child(b, 1);
+    compiled pc = {0}, kc = {0};
+    int32_t *pairs = NULL, *kv = NULL, *ranges = NULL, pcap = 0, kcap = 0, rcap = 0;
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (row_null(a, na, i, n)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t sl, pl, kl;
+        const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
+        const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
+        const uint8_t *q = cs_px_bytes(a[2], i, cs_px_stride(a[2], n), &kl);
+        if ((rc = compile_pattern(&pc, p, pl, "str_to_map", k->err)) != CS_OK ||
+            (rc = compile_pattern(&kc, q, kl, "str_to_map", k->err)) != CS_OK)
+            break;
+        int32_t np = java_split(&pc, s, sl, -1, &pairs, &pcap);
+        if (4 * np > rcap) {
+            rcap = 4 * np;
+            ranges = cs_xrealloc(ranges, sizeof *ranges * (size_t)rcap);
+        }
+        for (int32_t j = 0; j < np; j++) { /* key [r0, r1), value [r2, r3) or r2 = -1 */
+            int32_t *r = ranges + 4 * j, off = pairs[2 * j];
+            int32_t nk = java_split(&kc, s + off, pairs[2 * j + 1] - off, 2, &kv, &kcap);
+            r[0] = off + kv[0], r[1] = off + kv[1];
+            r[2] = nk > 1 ? off + kv[2] : -1, r[3] = nk > 1 ? off + kv[3] : -1;
+        }
+        for (int32_t j = 1; j < np && rc == CS_OK; j++)
+            for (int32_t m = 0; m < j && rc == CS_OK; m++) {
+                const int32_t *x = ranges + 4 * j, *y = ranges + 4 * m;
+                if (x[1] - x[0] == y[1] - y[0] &&
+                    memcmp(s + x[0], s + y[0], (size_t)(x[1] - x[0])) == 0)
+                    rc = cs_sql_error_set(k->err, CS_ETASK, "DUPLICATED_MAP_KEY", "23505",
+                                          "Duplicate map key %.*s was found, please check the "
+                                          "input data.",
+                                          (int)(x[1] - x[0]), (const char *)s + x[0]);
+            }
+        for (int32_t j = 0; j < np && rc == CS_OK; j++) {
+            const int32_t *r = ranges + 4 * j;
+            cs_col_builder_append_string(kb, s + r[0], (size_t)(r[1] - r[0]));
+            if (r[2] >= 0)
+                cs_col_builder_append_string(vb, s + r[2], (size_t)(r[3] - r[2]));
+            else
+                cs_col_builder_append_nulls(vb, 1);
+        }
+        if (rc == CS_OK) cs_col_builder_append_lists(b, &np, 1, NULL);
+    }
+    compiled_free(&pc);
+    compiled_free(&kc);
+    free(pairs);
+    free(kv);
+    free(ranges);
+    cs_column *r = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    if (rc != CS_OK) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
 cs_px_kernel cs_px_regexp_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result)
 {
     const cs_type_id S = CS_TYPE_STRING, I = CS_TYPE_INT;
     if (n < 2 || t[0]->id != S || t[1]->id != S) return NULL;
     if (strcmp(fn, "rlike") == 0 && n == 2) return rlike_kernel;
+    if (strcmp(fn, "str_to_map") == 0 && n == 3 && t[2]->id == S && result->id == CS_TYPE_MAP)
+        return str_to_map_kernel;
+    if (strcmp(fn, "regexp_count") == 0 && n == 2 && result->id == I) return count_kernel;
+    if (strcmp(fn, "regexp_instr") == 0 && n == 3 && t[2]->id == I && result->id == I)
+        return count_kernel;
+    if (strcmp(fn, "regexp_extract_all") == 0 && n == 3 && t[2]->id == I &&
+        result->id == CS_TYPE_ARRAY)
+        return extract_all_kernel;
     if (strcmp(fn, "split") == 0 && n == 3 && t[2]->id == I) return split_kernel;
     if (strcmp(fn, "regexp_extract") == 0 && (n == 2 || (n == 3 && t[2]->id == I)))
         return extract_kernel;

@@ -1,12 +1,12 @@
 /*
  * kernels_string.c — string kernels over Spark's UTF8String semantics (bytes compared, lengths
  * and positions counted in code points): like (with an escape character, '\' by default; '_' is
- * one code point), substring (Spark's substringSQL: 1-based, 0 as 1, negative from the end),
- * concat (null if any argument is), concat_ws (skips nulls), upper, lower (Unicode, through the
- * C.UTF-8 locale's case tables), length, trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad,
- * startswith, endswith, contains. Results are built with a column builder (bytes appended in
- * bulk, no allocation per row). The regular-expression functions are in kernels_regexp.c.
- * Called through cs_px_string_lookup.
+ * one code point) and like_any / like_all over several patterns, substring (Spark's substringSQL:
+ * 1-based, 0 as 1, negative from the end), concat (null if any argument is), concat_ws (skips
+ * nulls), upper, lower (Unicode, through the C.UTF-8 locale's case tables), length,
+ * trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad, startswith, endswith, contains. Results are
+ * built with a column builder (bytes appended in bulk, no allocation per row). The
+ * regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
  */
 #include <locale.h>
 #include <stdlib.h>
@@ -97,6 +97,43 @@ static int like_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
         const uint8_t *s = cs_column_bytes(a[0], i * sa, &sl),
                       *p = cs_column_bytes(a[1], i * sp, &pl);
         cs_bit_set(r->values, i, like_match(s, sl, p, pl, esc));
+    }
+    *out = r;
+    return CS_OK;
+}
+
+/* like_any(s, p1, p2, ...) / like_all(...): Spark's LikeAny / LikeAll: true when one / every
+ * pattern matches; else, when a pattern is null, null; else false (null s: null) */
+static int like_multi_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    bool all = strcmp(k->e->fn, "like_all") == 0;
+    int64_t n = k->n, sa = cs_px_stride(a[0], n);
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_ensure_validity(r);
+    for (int64_t i = 0; i < n; i++) {
+        if (!cs_column_is_valid(a[0], i * sa)) {
+            cs_px_set_null(r, i);
+            continue;
+        }
+        int32_t sl;
+        const uint8_t *s = cs_column_bytes(a[0], i * sa, &sl);
+        bool decided = false, any_null = false;
+        for (int j = 1; j < na && !decided; j++) {
+            int64_t sp = i * cs_px_stride(a[j], n);
+            if (!cs_column_is_valid(a[j], sp)) {
+                any_null = true;
+                continue;
+            }
+            int32_t pl;
+            const uint8_t *p = cs_column_bytes(a[j], sp, &pl);
+            decided = like_match(s, sl, p, pl, '\\') != all;
+        }
+        if (decided)
+            cs_bit_set(r->values, i, !all);
+        else if (any_null)
+            cs_px_set_null(r, i);
+        else
+            cs_bit_set(r->values, i, all);
     }
     *out = r;
     return CS_OK;
@@ -467,6 +504,11 @@ cs_px_kernel cs_px_string_lookup(const char *fn, const cs_col_type *const *t, in
         return fn[0] == 'l' ? lpad_kernel : rpad_kernel;
     if (!all(t, 1, n, S)) return NULL;
     if (strcmp(fn, "like") == 0 && (n == 2 || n == 3)) return like_kernel;
+    if ((strcmp(fn, "like_any") == 0 || strcmp(fn, "like_all") == 0) && n >= 2) {
+        for (int i = 0; i < n; i++)
+            if (t[i]->id != CS_TYPE_STRING) return NULL;
+        return like_multi_kernel;
+    }
     if (n == 2 && strcmp(fn, "instr") == 0) return instr_kernel;
     if (n == 2 && strcmp(fn, "startswith") == 0) return startswith_kernel;
     if (n == 2 && strcmp(fn, "endswith") == 0) return endswith_kernel;

@@ -254,6 +254,12 @@ cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int 
     if (!k) k = cs_px_integral_lookup(fn, t, n, result);
     if (!k) k = cs_px_string_more_lookup(fn, t, n, result);
     if (!k) k = cs_px_datetime_more_lookup(fn, t, n, result);
+    if (!k) k = cs_px_datetime_format_lookup(fn, t, n, result);
+    if (!k) k = cs_px_array_set_lookup(fn, t, n, result);
+    if (!k) k = cs_px_format_lookup(fn, t, n, result);
+    if (!k) k = cs_px_compare_complex_lookup(fn, t, n, result);
+    if (!k) k = cs_px_map_lookup(fn, t, n, result);
+    if (!k) k = cs_px_charset_lookup(fn, t, n, result);
     if (!k) k = cs_px_interval_lookup(fn, t, n, result);
     return k;
 }

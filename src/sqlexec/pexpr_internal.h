@@ -189,6 +189,18 @@ cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *
                                       const cs_col_type *result);
 cs_px_kernel cs_px_datetime_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                         const cs_col_type *result);
+cs_px_kernel cs_px_datetime_format_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                          const cs_col_type *result);
+cs_px_kernel cs_px_array_set_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
+cs_px_kernel cs_px_format_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
+cs_px_kernel cs_px_compare_complex_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                          const cs_col_type *result);
+cs_px_kernel cs_px_map_lookup(const char *fn, const cs_col_type *const *t, int n,
+                              const cs_col_type *result);
+cs_px_kernel cs_px_charset_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                  const cs_col_type *result);
 cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
 cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
@@ -220,6 +232,8 @@ int64_t cs_px_zone_utc_to_local_us(const cs_px_zone *z, int64_t utc_us);
 int cs_px_err_invalid_zone(cs_error *err, const char *id, size_t len);
 
 /* Spark's runtime errors. */
+/* NULL_MAP_KEY (null_key) or DUPLICATED_MAP_KEY naming keys' element e (kernels_construct.c). */
+int cs_px_err_map_key(const cs_px_kctx *k, const cs_column *keys, int64_t e, bool null_key);
 int cs_px_err_overflow(cs_error *err, const char *what, const char *try_fn);
 int cs_px_err_divide_by_zero(cs_error *err);
 int cs_px_err_numeric_out_of_range(cs_error *err, __int128 v, int scale, int precision, int rscale);
