@@ -10,17 +10,20 @@
 #   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench] [--rows N]
 #                    [--engines cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
-#                    [--all-concurrently] [--resume]
+#                    [--all-concurrently] [--all-only spark] [--resume]
 #
 # Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once;
 # ClickBench: bench/sql/clickbench/data.sh, --rows rows, default 10 M, made once), the peers
 # (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when spark or
 # spark-connect is an engine), then bench/sql/tpch_bench.py, which runs, checks and writes FILE.md
 # (default bench/results/sql_tpch_sf<SCALE>.md, or bench/results/clickbench.md), FILE.json and
-# FILE.png. The runs' own outputs go to BUILD/bench-sql/sf<SCALE>/ (clickbench-<ROWS>/). --no-all skips the one-process runs; --all-concurrently runs them
-# beside the per-query rounds (a busy machine's time); --resume keeps the rounds an interrupted
-# run finished (recorded in FILE.json after each round). Exit: 0 when every engine ran every query and all agree; 1 when
-# one failed or differs (named in the results and on stderr); 2 on a usage error.
+# FILE.png. The runs' own outputs go to BUILD/bench-sql/sf<SCALE>/ (clickbench-<ROWS>/).
+# --no-all skips the one-process runs; --all-concurrently runs them beside the per-query rounds
+# (a busy machine's time); --resume keeps the rounds an interrupted run finished (recorded in
+# FILE.json after each round); --all-only spark runs Spark only as the one process for all
+# queries (its rows and per-query job times stand in the per-query table; for a machine too busy
+# for a JVM per query). Exit: 0 when every engine ran every query and all agree; 1 when one
+# failed or differs (named in the results and on stderr); 2 on a usage error.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
     --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
+    --all-only) EXTRA+=(--all-only "${2:?--all-only needs spark}"); shift 2 ;;
     --resume) EXTRA+=(--resume); RESUME=1; shift ;;
     *) usage "unknown argument '$1'" ;;
   esac

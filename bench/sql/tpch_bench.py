@@ -68,6 +68,7 @@ TITLES = {"cspark": "cspark", "spark": "Spark 4", "duckdb": "DuckDB", "datafusio
           "sail": "Sail", "cspark-connect": "cspark Connect", "spark-connect": "Spark Connect"}
 PEERS = ("duckdb", "datafusion", "sail", "cspark-connect", "spark-connect")  # via peer_run.py
 TIME_TAKEN = re.compile(r"^Time taken: ([0-9.]+) seconds")
+MARKER = "cspark-bench-query "  # spark-sql's one-process runs: a row before each query's rows
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
 # The query sets: tables (DATA/<table>.parquet), query texts, engines' own texts, default list.
@@ -143,6 +144,8 @@ def job_times(stderr_path, count):
             m = TIME_TAKEN.match(line)
             if m:
                 times.append(float(m.group(1)))
+    if count == 0:
+        return times
     return times[-count:] if len(times) >= count else None
 
 
@@ -201,9 +204,12 @@ class Bench:
         files = [self.query_file(engine, n) for n in names]
         base = os.path.join(self.work, "%s-%s" % (engine, tag))
         out = base + (".jsonl" if engine not in ("cspark", "spark") else ".out")
+        marked = engine == "spark" and len(files) > 1
         if engine in ("cspark", "spark") and len(files) > 1:
             with open(base + ".sql", "w") as f:
-                for path in files:
+                for name, path in zip(names, files):
+                    if marked:  # a row naming the query before its rows (see all_answer)
+                        f.write("SELECT '%s%s';\n" % (MARKER, name))
                     with open(path) as q:
                         f.write(q.read().rstrip() + "\n")
             files = [base + ".sql"]
@@ -215,7 +221,13 @@ class Bench:
         os.makedirs(cwd, exist_ok=True)
         rec = run_measured(cmd, cwd, self.env, stdout, base + ".err", self.a.timeout)
         rec["cmd"] = " ".join(shlex.quote(c) for c in cmd)
-        jobs = job_times(base + ".err", len(names))
+        if marked:  # each query's time follows its marker's
+            jobs = job_times(base + ".err", 2 * len(names))
+            jobs = jobs[1::2] if jobs is not None else None
+            # (marker, query) pairs as far as the run went (-i's statements print no time)
+            rec["partial_jobs"] = job_times(base + ".err", 0)[1::2]
+        else:
+            jobs = job_times(base + ".err", len(names))
         rec["job_s"] = sum(jobs) if jobs is not None else None
         rec["jobs"] = jobs
         rec["out"] = out
@@ -259,8 +271,25 @@ def save_json(results, path):
     os.replace(path + ".tmp", path)
 
 
-def answer(engine, path):
-    """The rows of a single-query run: a list of lists of text, or None with a reason."""
+def all_answer(path, name):
+    """The rows of query name in a spark-sql run of all queries (its rows follow its marker)."""
+    with open(local_path(path), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    try:
+        start = lines.index(MARKER + name) + 1
+    except ValueError:
+        return None, "no rows (the one-process run stopped before it)"
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith(MARKER)), len(lines))
+    return [ln.split("\t") for ln in lines[start:end]], None
+
+
+def answer(engine, path, from_all=False, name=None):
+    """The rows of a single-query run (or of query name in spark's one-process run, from_all):
+    a list of lists of text, or None with a reason."""
+    if from_all:
+        return all_answer(path, name)
     path = local_path(path)
     try:
         if engine == "cspark":
@@ -487,7 +516,7 @@ def check_clickbench(results, engines, names, queries):
             if "error" in rec:
                 rec["check"] = "failed: " + rec["error"]
                 continue
-            rows, why = answer(e, rec["out"])
+            rows, why = answer(e, rec["out"], "from_all" in rec, name)
             if rows is None:
                 rec["check"] = "failed: " + why
             else:
@@ -518,7 +547,7 @@ def check(results, engines, names, golden=None, suite="tpch", queries=None):
             if "error" in rec:
                 rec["check"] = "failed: " + rec["error"]
                 continue
-            rows, why = answer(e, rec["out"])
+            rows, why = answer(e, rec["out"], "from_all" in rec, name)
             if rows is None:
                 rec["check"] = "failed: " + why
             else:
@@ -595,8 +624,10 @@ def render(results, md_path):
     w("")
     w("```")
     w(results["command"])
+    all_only = results.get("all_only") or []
     for e in engines:
-        w("# %s, one process per query:" % TITLES[e])
+        w("# %s, %s:" % (TITLES[e], "one process for all the queries" if e in all_only
+                         else "one process per query"))
         w(scrub(results["commands"].get(e, "")))
     w("```")
     w("")
@@ -648,6 +679,12 @@ def render(results, md_path):
              lambda e, k: (results["all"].get(e) or {}).get(k)
              if "error" not in (results["all"].get(e) or {"error": 1}) else None)
     w("")
+    if all_only:
+        w("%s ran only as one process with all %d queries (`--all-only`; a process per query "
+          "did not fit the run's time on the busy machine): its *job* column is each query's "
+          "time in that process, its *whole* per query was not measured, and its check uses "
+          "that process's rows." % (", ".join(TITLES[e] for e in all_only), len(names)))
+        w("")
     if results.get("all_concurrently"):
         w("The one-process runs ran at the same time as the per-query rounds (to fit the run in "
           "its time on the busy machine), so each slowed the other; compare them across engines "
@@ -784,6 +821,9 @@ def main():
     p.add_argument("--work", help="directory for the runs' outputs")
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--no-all", action="store_true", help="skip the one-process runs")
+    p.add_argument("--all-only", default="",
+                   help="spark: no per-query processes, only the one-process run, whose "
+                        "rows and job times per query stand in the per-query table")
     p.add_argument("--out-md", required=True)
     p.add_argument("--command", default="")
     p.add_argument("--render-only", action="store_true")
@@ -812,6 +852,12 @@ def main():
         plot(results, png_path)
         return 0
     engines = [e for e in a.engines.split(",") if e]
+    all_only = [e for e in a.all_only.split(",") if e]
+    if any(e not in ("spark",) or e not in engines for e in all_only):
+        print("tpch_bench: --all-only takes spark, when it is an engine (got '%s')" % a.all_only,
+              file=sys.stderr)
+        return 2
+    rounds = [e for e in engines if e not in all_only]
     for e in engines:
         if e not in ALL_ENGINES:
             print("tpch_bench: unknown engine '%s' (expected some of %s)"
@@ -825,6 +871,7 @@ def main():
     bench = Bench(a)
     results = {
         "scale": a.scale, "suite": a.suite, "rows": a.rows, "seed": a.seed,
+        "all_only": all_only,
         "engines": engines, "names": names, "queries": {},
         "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
@@ -852,7 +899,10 @@ def main():
     def all_runs():
         results["all"] = {}
         for e in engines:
+            if a.no_all and e not in all_only:
+                continue
             results["all"][e] = bench.run(e, names, "all")
+            results["commands"].setdefault(e, results["all"][e]["cmd"])
             report("all", e, results["all"][e])
 
     results["all_concurrently"] = bool(a.all_concurrently and not a.no_all)
@@ -864,7 +914,7 @@ def main():
         if name in results["queries"]:
             continue
         round_ = {}
-        order = engines[k % len(engines):] + engines[:k % len(engines)]
+        order = rounds[k % len(rounds):] + rounds[:k % len(rounds)]
         for e in order:
             round_[e] = bench.run(e, [name], name)
             results["commands"].setdefault(e, round_[e]["cmd"])
@@ -873,8 +923,17 @@ def main():
         save_json(results, json_path)  # progress, for --resume
     if concurrent is not None:
         concurrent.join()
-    elif not a.no_all:
+    elif not a.no_all or all_only:
         all_runs()
+    for e in all_only:  # the one-process run's queries stand in the per-query table
+        rec = results["all"][e]
+        for k, name in enumerate(names):
+            done = rec.get("partial_jobs") or []
+            r = {"whole_s": None, "rss_mb": None, "out": rec["out"], "from_all": k,
+                 "job_s": done[k] if k < len(done) else None}
+            if r["job_s"] is None:
+                r["error"] = rec.get("error") or "no time for this query"
+            results["queries"][name][e] = r
     results["load_end"] = loadavg()
     check(results, engines, names, a.golden, a.suite, a.queries)
     if a.golden:
