@@ -17,7 +17,7 @@
 # (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when spark or
 # spark-connect is an engine), then bench/sql/tpch_bench.py, which runs, checks and writes FILE.md
 # (default bench/results/sql_tpch_sf<SCALE>.md, or bench/results/clickbench.md), FILE.json and
-# FILE.png. The runs' own outputs go to BUILD/bench-sql/sf<SCALE>/ (clickbench-<ROWS>/).
+# FILE.png. The runs' own outputs go to BUILD/bench-sql/<FILE's name without .md>/.
 # --no-all skips the one-process runs; --all-concurrently runs them beside the per-query rounds
 # (a busy machine's time); --resume keeps the rounds an interrupted run finished (recorded in
 # FILE.json after each round); --all-only spark runs Spark only as the one process for all
@@ -71,13 +71,11 @@ PY=$("$SRC/scripts/install-benchtools.sh") || exit 1
 if [ "$SUITE" = clickbench ]; then
   OUT=${OUT:-$SRC/bench/results/clickbench.md}
   DATA=$("$SRC/bench/sql/clickbench/data.sh" "$ROWS" "$PY") || exit 1
-  WORK=$BUILD/bench-sql/clickbench-$ROWS
   SUITE_ARGS=(--suite clickbench --rows "$ROWS" --seed 20130701)
   DATA_VERSION="hits_gen.py (generated data)"
 else
   OUT=${OUT:-$SRC/bench/results/sql_tpch_sf$SCALE.md}
   DATA=$("$SRC/bench/sql/tpch_data.sh" "$SCALE") || exit 1
-  WORK=$BUILD/bench-sql/sf$SCALE
   SUITE_ARGS=()
   DATA_VERSION="tpchgen-cli 4.0.0"
 fi
@@ -105,6 +103,7 @@ case ",$ENGINES," in
     ;;
 esac
 VERSIONS="$DATA_VERSION, $VERSIONS"
+WORK=$BUILD/bench-sql/$(basename "$OUT" .md)
 [ $RESUME = 1 ] || rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$OUT")" || exit 1
 log "$SUITE (scale $SCALE / rows $ROWS) from $DATA; engines $ENGINES; queries $QUERIES; runs in $WORK"
