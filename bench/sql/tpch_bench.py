@@ -780,7 +780,7 @@ def plot(results, png_path):
                   for n in names]
             xs = [k + (i - (len(engines) - 1) / 2) * width for k in range(len(names))]
             ax.bar([x for x, y in zip(xs, ys) if y], [y for y in ys if y], width,
-                   label=TITLES[e])
+                   label=TITLES[e], color="C%d" % i)  # an engine's colour in both panels
         ax.set_yscale("log")
         ax.set_ylabel("seconds (log)")
         ax.set_title("%s, %s, one process per query"
