@@ -2,7 +2,8 @@
 # bench_clickbench.sh — a small run of the SQL benchmark's ClickBench set (bench/sql/clickbench/,
 # bench/sql/tpch_bench.py --suite clickbench): hits_gen.py writes the same Parquet bytes twice
 # for the same seed (deterministic) with ClickBench's 105 columns; cspark-sql and DuckDB run all
-# 43 queries over 30,000 generated rows and the harness finds them agreeing; and the check's
+# 43 queries over 30,000 generated rows and the harness finds them agreeing; cspark's Connect
+# server through the PySpark client (peer_run.py starts and stops it) agrees on four; the check's
 # rules (ties of a top-k at the window's edges, timestamps written two ways, exact integers)
 # judge made-up answers as they should. Times are not judged. Uses the python3 of
 # scripts/install-benchtools.sh (numpy, pyarrow, DuckDB; installed once into a cache dir).
@@ -55,6 +56,20 @@ for n in names:
 PY
 grep -q 'Generated data, not the real ClickBench data set' "$T/cb.md" || fail "the results do not say the data is generated"
 grep -q '^| q43 | ' "$T/cb.md" || fail "no row for q43 in the table"
+
+# the Connect path: cspark-connect-server started and stopped by peer_run.py, PySpark's client
+CONNECT=$BIN/cspark-connect-server
+need "$CONNECT"
+rc=0
+timeout 600 "$BPY" "$SRC/bench/sql/tpch_bench.py" --suite clickbench --rows 30000 --data "$T/data" \
+    --engines cspark,cspark-connect --queries-list 1,24,29,43 --cspark-sql "$SQL" \
+    --cspark-connect-server "$CONNECT" --python "$BPY" --work "$T/work-connect" \
+    --out-md "$T/cbc.md" --no-plot --no-all --timeout 300 2>"$T/err-connect" || rc=$?
+[ $rc -eq 0 ] || fail "the cspark-connect run exited with $rc: $(grep -E 'differs|failed' "$T/err-connect" | head -n 5)"
+grep -q 'All engines returned the same rows for all 4 queries' "$T/cbc.md" || fail "cspark Connect: $(grep -A3 differ "$T/cbc.md")"
+for log in "$T"/work-connect/*.server.log; do
+    grep -q 'Spark Connect server started at' "$log" || fail "no server start in $log"
+done
 
 "$BPY" - "$SRC/bench/sql" <<'PY' || fail "the ClickBench check's rules"
 import sys
