@@ -16,7 +16,7 @@ ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql install clean format demo-k8s
+.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql bench-clickbench install clean format demo-k8s
 
 all: build
 
@@ -90,6 +90,11 @@ bench: build
 # results in bench/results/sql_tpch_sf1.md). SQL_BENCH_ARGS: e.g. --scale 10 or --engines cspark,spark.
 bench-sql: build
 	@bash bench/sql/run.sh --build $(BUILD) $(SQL_BENCH_ARGS)
+
+# SQL: the 43 ClickBench queries over a generated ClickBench-shaped hits table (10 M rows; not the
+# real data set) on the same engines (results in bench/results/clickbench.md).
+bench-clickbench: build
+	@bash bench/sql/run.sh --suite clickbench --build $(BUILD) $(SQL_BENCH_ARGS)
 
 # Kubernetes benchmarks on kubesim: 1,000 executor pods (fake kubelet), Running-to-registered,
 # submit-to-first-task (bench/k8s_bench.sh; results in bench/results/k8s.md).

@@ -1,13 +1,18 @@
-"""peer_run.py — one process of a peer engine of the SQL benchmark: registers the TPC-H tables,
+"""peer_run.py — one process of a peer engine of the SQL benchmark: registers the tables,
 runs the given query files in order and exits, as `spark-sql -i views.sql -f q.sql` does for
 Spark. Run by bench/sql/tpch_bench.py under the python3 of scripts/install-benchtools.sh, one
 process per query (whole-process time) or one for all queries.
 
-    peer_run.py ENGINE DATA_DIR OUT.jsonl QUERY.sql...
+    peer_run.py [--cspark-connect-server PATH] [--spark-home DIR] ENGINE DATA_DIR OUT.jsonl Q.sql...
 
-ENGINE: duckdb (threads=2), datafusion (target_partitions=2) or sail (pysail's Spark Connect
-server started in this process on a loopback port, queried through the PySpark Connect client,
-session time zone UTC). DATA_DIR holds <table>.parquet for the 8 TPC-H tables.
+ENGINE: duckdb (threads=2), datafusion (target_partitions=2, identifiers kept as written, as the
+Parquet columns are mixed case), or a Spark Connect server queried through the PySpark Connect
+client with the session time zone UTC: sail (pysail's server started in this process on a
+loopback port), cspark-connect (cspark-connect-server --master local[2], a child process on a
+free loopback port, stopped with SIGTERM at the end) or spark-connect (Spark's
+SparkConnectServer through $SPARK_HOME/bin/spark-submit --master local[2], likewise). DATA_DIR
+holds <table>.parquet for each table (the 8 TPC-H tables, or ClickBench's hits); every
+*.parquet entry in it is registered under its name.
 
 Per query: after the rows are fetched into Python values, a line on stderr as spark-sql prints
 it, "Time taken: 1.234 seconds, Fetched 4 row(s)" (the job-only time: the query's run and fetch,
@@ -16,14 +21,25 @@ not the process's start nor the tables' registration), and a JSON line in OUT.js
 decimals in plain notation, doubles as Python's repr, dates ISO). A failing query writes
 {"query": ..., "error": "..."} and the process goes on to the next one, exiting 1 at the end.
 """
+import argparse
 import datetime
 import decimal
 import json
 import os
+import re
+import signal
+import socket
+import subprocess
 import sys
 import time
 
-TABLES = ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
+SERVER_START_TIMEOUT_S = 300
+
+
+def tables(data):
+    """(name, path) of each <name>.parquet file or directory in data."""
+    return [(f[:-len(".parquet")], os.path.join(data, f)) for f in sorted(os.listdir(data))
+            if f.endswith(".parquet")]
 
 
 def text(v):
@@ -47,67 +63,162 @@ def statement(path):
     return "\n".join(lines).strip().rstrip(";").strip()
 
 
+def arrow_rows(table):
+    """The rows of a pyarrow Table as tuples of Python values."""
+    return list(zip(*[c.to_pylist() for c in table.columns]))
+
+
 class DuckDB:
-    def __init__(self, data):
+    def __init__(self, data, _):
         import duckdb
         self.con = duckdb.connect()
         self.con.execute("SET threads = 2")
-        for t in TABLES:
-            path = os.path.join(data, t + ".parquet").replace("'", "''")
+        self.con.execute("SET TimeZone = 'UTC'")
+        for t, path in tables(data):
+            path = path.replace("'", "''")
             self.con.execute("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')" % (t, path))
 
     def run(self, sql):
-        return self.con.execute(sql).fetchall()
+        # through Arrow: timestamps with a time zone need no pytz
+        return arrow_rows(self.con.execute(sql).to_arrow_table())
 
 
 class DataFusion:
-    def __init__(self, data):
+    def __init__(self, data, _):
         import datafusion
-        config = datafusion.SessionConfig().with_target_partitions(2)
+        config = datafusion.SessionConfig().with_target_partitions(2) \
+            .set("datafusion.sql_parser.enable_ident_normalization", "false") \
+            .set("datafusion.execution.time_zone", "+00:00")
         self.ctx = datafusion.SessionContext(config)
-        for t in TABLES:
-            self.ctx.register_parquet(t, os.path.join(data, t + ".parquet"))
+        for t, path in tables(data):
+            self.ctx.register_parquet(t, path)
 
     def run(self, sql):
         import pyarrow
         batches = self.ctx.sql(sql).collect()
         if not batches:
             return []
-        table = pyarrow.Table.from_batches(batches)
-        cols = [c.to_pylist() for c in table.columns]
-        return list(zip(*cols))
+        return arrow_rows(pyarrow.Table.from_batches(batches))
 
 
-class Sail:
-    def __init__(self, data):
-        from pysail.spark import SparkConnectServer
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, server, log_path):
+    """Waits until the server's port accepts connections; exits when the server died first."""
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit("peer_run: the server exited (%d) before listening; see %s"
+                             % (server.returncode, log_path))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("peer_run: the server did not listen within %d s" % SERVER_START_TIMEOUT_S)
+
+
+class ConnectClient:
+    """The PySpark Connect client over a server at 127.0.0.1:port (the same for every server)."""
+
+    def connect(self, port, data):
         from pyspark.sql import SparkSession
-        self.server = SparkConnectServer(ip="127.0.0.1", port=0)
-        self.server.start(background=True)
-        _, port = self.server.listening_address
         self.spark = SparkSession.builder.remote("sc://127.0.0.1:%d" % port).getOrCreate()
         self.spark.conf.set("spark.sql.session.timeZone", "UTC")
-        for t in TABLES:
-            self.spark.read.parquet(os.path.join(data, t + ".parquet")).createOrReplaceTempView(t)
+        for t, path in tables(data):
+            self.spark.read.parquet(path).createOrReplaceTempView(t)
 
     def run(self, sql):
         return [tuple(r) for r in self.spark.sql(sql).collect()]
+
+
+class Sail(ConnectClient):
+    def __init__(self, data, _):
+        from pysail.spark import SparkConnectServer
+        self.server = SparkConnectServer(ip="127.0.0.1", port=0)
+        self.server.start(background=True)
+        _, port = self.server.listening_address
+        self.connect(port, data)
 
     def close(self):
         self.spark.stop()
         self.server.stop()
 
 
-ENGINES = {"duckdb": DuckDB, "datafusion": DataFusion, "sail": Sail}
+class ChildServer(ConnectClient):
+    """A Connect server started as a child process on a free port, stopped by close()."""
+
+    def __init__(self, data, opts):
+        port = free_port()
+        self.log_path = opts.out + ".server.log"
+        self.log = open(self.log_path, "wb")
+        self.server = subprocess.Popen(self.command(opts, port), stdout=self.log,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            wait_port(port, self.server, self.log_path)
+            self.connect(port, data)
+        except BaseException:
+            self.stop_server()
+            raise
+
+    def stop_server(self):
+        if self.server.poll() is None:
+            self.server.send_signal(signal.SIGTERM)
+            try:
+                self.server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+        self.log.close()
+
+    def close(self):
+        try:
+            self.spark.stop()
+        finally:
+            self.stop_server()
+
+
+class CsparkConnect(ChildServer):
+    def command(self, opts, port):
+        if not opts.cspark_connect_server:
+            raise SystemExit("peer_run: cspark-connect needs --cspark-connect-server PATH")
+        return [opts.cspark_connect_server, "--master", "local[2]", "--conf",
+                "spark.connect.grpc.binding.port=%d" % port, "--conf",
+                "spark.sql.session.timeZone=UTC"]
+
+
+class SparkConnect(ChildServer):
+    def command(self, opts, port):
+        if not opts.spark_home:
+            raise SystemExit("peer_run: spark-connect needs --spark-home DIR")
+        return [os.path.join(opts.spark_home, "bin", "spark-submit"), "--master", "local[2]",
+                "--driver-memory", opts.spark_driver_memory,
+                "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+                "--conf", "spark.connect.grpc.binding.port=%d" % port,
+                "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+                "--conf", "spark.sql.session.timeZone=UTC", "spark-internal"]
+
+
+ENGINES = {"duckdb": DuckDB, "datafusion": DataFusion, "sail": Sail,
+           "cspark-connect": CsparkConnect, "spark-connect": SparkConnect}
 
 
 def main(argv):
-    if len(argv) < 4 or argv[0] not in ENGINES:
-        print("usage: peer_run.py duckdb|datafusion|sail DATA_DIR OUT.jsonl QUERY.sql...",
-              file=sys.stderr)
-        return 2
-    engine, data, out_path, queries = argv[0], argv[1], argv[2], argv[3:]
-    runner = ENGINES[engine](data)
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--cspark-connect-server", help="cspark-connect-server (cspark-connect)")
+    p.add_argument("--spark-home", help="Apache Spark's home (spark-connect)")
+    p.add_argument("--spark-driver-memory", default="4g")
+    p.add_argument("engine", choices=sorted(ENGINES))
+    p.add_argument("data")
+    p.add_argument("out")
+    p.add_argument("queries", nargs="+")
+    opts = p.parse_args(argv)
+    engine, data, out_path, queries = opts.engine, opts.data, opts.out, opts.queries
+    runner = ENGINES[engine](data, opts)
     failed = False
     with open(out_path, "w", encoding="utf-8") as out:
         for path in queries:

@@ -1,28 +1,37 @@
 #!/usr/bin/env bash
-# bench/sql/run.sh — the SQL benchmark (`make bench-sql`, or `bench/run.sh sql`): the 22 TPC-H
-# queries on cspark-sql, Apache Spark 4's spark-sql, DuckDB, DataFusion and Sail over the same
-# Parquet files, 2 cores, engines alternating query by query; whole-process and job-only times,
-# peak RSS, ratios, a check that all engines return the same rows. Not a test (about half an
-# hour at scale 1); tests/bench/sql_smoke.sh runs it small.
+# bench/sql/run.sh — the SQL benchmark (`make bench-sql`, `make bench-clickbench`, or
+# `bench/run.sh sql`): the 22 TPC-H queries, or with --suite clickbench the 43 ClickBench queries
+# over a generated ClickBench-shaped `hits` table, on cspark-sql, Apache Spark 4's spark-sql,
+# DuckDB, DataFusion, Sail, cspark's and Spark's Connect servers over the same Parquet files, 2
+# cores, engines alternating query by query; whole-process and job-only times, peak RSS, ratios,
+# a check that all engines return the same rows. Not a test (about half an hour at scale 1);
+# tests/bench/sql_smoke.sh runs it small.
 #
-#   bench/sql/run.sh [--scale 1|10|...] [--engines cspark,spark,duckdb,datafusion,sail]
+#   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench] [--rows N]
+#                    [--engines cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
-#                    [--all-concurrently] [--resume]
+#                    [--all-concurrently] [--all-only spark] [--resume]
 #
-# Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once), the
-# peers (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when it is an
-# engine), then bench/sql/tpch_bench.py, which runs, checks and writes FILE.md (default
-# bench/results/sql_tpch_sf<SCALE>.md), FILE.json and FILE.png. The runs' own outputs go to
-# BUILD/bench-sql/sf<SCALE>/. --no-all skips the one-process runs; --all-concurrently runs them
-# beside the per-query rounds (a busy machine's time); --resume keeps the rounds an interrupted
-# run finished (recorded in FILE.json after each round). Exit: 0 when every engine ran every query and all agree; 1 when
-# one failed or differs (named in the results and on stderr); 2 on a usage error.
+# Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once;
+# ClickBench: bench/sql/clickbench/data.sh, --rows rows, default 10 M, made once), the peers
+# (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when spark or
+# spark-connect is an engine), then bench/sql/tpch_bench.py, which runs, checks and writes FILE.md
+# (default bench/results/sql_tpch_sf<SCALE>.md, or bench/results/clickbench.md), FILE.json and
+# FILE.png. The runs' own outputs go to BUILD/bench-sql/<FILE's name without .md>/.
+# --no-all skips the one-process runs; --all-concurrently runs them beside the per-query rounds
+# (a busy machine's time); --resume keeps the rounds an interrupted run finished (recorded in
+# FILE.json after each round); --all-only spark runs Spark only as the one process for all
+# queries (its rows and per-query job times stand in the per-query table; for a machine too busy
+# for a JVM per query). Exit: 0 when every engine ran every query and all agree; 1 when one
+# failed or differs (named in the results and on stderr); 2 on a usage error.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SCALE=1
-ENGINES=cspark,spark,duckdb,datafusion,sail
-QUERIES=1-22
+ENGINES=cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect
+SUITE=tpch
+ROWS=10000000
+QUERIES=""
 BUILD=$SRC/build
 OUT=""
 EXTRA=()
@@ -30,28 +39,46 @@ RESUME=0
 ARGS="$*"
 usage() {
   echo "bench/sql/run.sh: $*" >&2
-  echo "usage: bench/sql/run.sh [--scale S] [--engines LIST] [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]" >&2
+  echo "usage: bench/sql/run.sh [--scale S] [--suite tpch|clickbench] [--rows N] [--engines LIST] [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) SCALE=${2:?--scale needs a number}; shift 2 ;;
     --engines) ENGINES=${2:?--engines needs a list}; shift 2 ;;
+    --suite) SUITE=${2:?--suite needs tpch or clickbench}; shift 2 ;;
+    --rows) ROWS=${2:?--rows needs a number}; shift 2 ;;
     --queries) QUERIES=${2:?--queries needs a list such as 1-22}; shift 2 ;;
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
     --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
+    --all-only) EXTRA+=(--all-only "${2:?--all-only needs spark}"); shift 2 ;;
     --resume) EXTRA+=(--resume); RESUME=1; shift ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
+case "$SUITE" in
+  tpch) QUERIES=${QUERIES:-1-22} ;;
+  clickbench) QUERIES=${QUERIES:-1-43} ;;
+  *) usage "--suite must be tpch or clickbench (got '$SUITE')" ;;
+esac
 [[ "$QUERIES" =~ ^[0-9,-]+$ ]] || usage "--queries must look like 1-22 or 1,3,5 (got '$QUERIES')"
+[[ "$ROWS" =~ ^[1-9][0-9]*$ ]] || usage "--rows must be a positive integer (got '$ROWS')"
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || usage "no build directory $BUILD"
-OUT=${OUT:-$SRC/bench/results/sql_tpch_sf$SCALE.md}
 log() { echo "bench/sql: $*" >&2; }
 
-DATA=$("$SRC/bench/sql/tpch_data.sh" "$SCALE") || exit 1
 PY=$("$SRC/scripts/install-benchtools.sh") || exit 1
+if [ "$SUITE" = clickbench ]; then
+  OUT=${OUT:-$SRC/bench/results/clickbench.md}
+  DATA=$("$SRC/bench/sql/clickbench/data.sh" "$ROWS" "$PY") || exit 1
+  SUITE_ARGS=(--suite clickbench --rows "$ROWS" --seed 20130701)
+  DATA_VERSION="hits_gen.py (generated data)"
+else
+  OUT=${OUT:-$SRC/bench/results/sql_tpch_sf$SCALE.md}
+  DATA=$("$SRC/bench/sql/tpch_data.sh" "$SCALE") || exit 1
+  SUITE_ARGS=()
+  DATA_VERSION="tpchgen-cli 4.0.0"
+fi
 VERSIONS=$(grep -iE '^(duckdb|datafusion|pysail|pyspark_client|pyarrow|matplotlib)==' \
   "$(dirname "$PY")/versions.txt" | tr '\n' ' ')
 ENGINE_ARGS=()
@@ -62,17 +89,24 @@ case ",$ENGINES," in
     ;;
 esac
 case ",$ENGINES," in
-  *,spark,*)
+  *,cspark-connect,*)
+    [ -x "$BUILD/bin/cspark-connect-server" ] ||
+      { log "missing $BUILD/bin/cspark-connect-server (build first)"; exit 1; }
+    ENGINE_ARGS+=(--cspark-connect-server "$BUILD/bin/cspark-connect-server")
+    ;;
+esac
+case ",$ENGINES," in
+  *,spark,* | *,spark-connect,*)
     SPARK_HOME=$("$SRC/scripts/install-spark.sh") || exit 1
     ENGINE_ARGS+=(--spark-home "$SPARK_HOME")
     VERSIONS="Apache Spark 4.0.1 (pyspark), $VERSIONS"
     ;;
 esac
-VERSIONS="tpchgen-cli 4.0.0, $VERSIONS"
-WORK=$BUILD/bench-sql/sf$SCALE
+VERSIONS="$DATA_VERSION, $VERSIONS"
+WORK=$BUILD/bench-sql/$(basename "$OUT" .md)
 [ $RESUME = 1 ] || rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$OUT")" || exit 1
-log "TPC-H scale $SCALE from $DATA; engines $ENGINES; queries $QUERIES; runs in $WORK"
-"$PY" "$SRC/bench/sql/tpch_bench.py" --data "$DATA" --scale "$SCALE" --engines "$ENGINES" \
+log "$SUITE (scale $SCALE / rows $ROWS) from $DATA; engines $ENGINES; queries $QUERIES; runs in $WORK"
+"$PY" "$SRC/bench/sql/tpch_bench.py" --data "$DATA" --scale "$SCALE" --engines "$ENGINES" "${SUITE_ARGS[@]}" \
   --queries-list "$QUERIES" --python "$PY" --work "$WORK" --out-md "$OUT" \
   --versions "$VERSIONS" --command "bench/sql/run.sh $ARGS" "${ENGINE_ARGS[@]}" "${EXTRA[@]}"

@@ -1,15 +1,21 @@
-"""tpch_bench.py — the SQL benchmark's harness: runs the 22 TPC-H queries (tests/sql/tpch/qNN.sql)
-on each engine over the same Parquet files, checks that all engines return the same rows, and
-writes a Markdown table, a JSON record and a PNG plot. Called by bench/sql/run.sh (which makes the
-data and installs the engines) under the python3 of scripts/install-benchtools.sh.
+"""tpch_bench.py — the SQL benchmark's harness: runs a query set on each engine over the same
+Parquet files, checks that all engines return the same rows, and writes a Markdown table, a JSON
+record and a PNG plot. Two sets (--suite): the 22 TPC-H queries (tests/sql/tpch/qNN.sql, the
+default) and the 43 ClickBench queries over a generated `hits` table
+(bench/sql/clickbench/queries/qNN.sql). Called by bench/sql/run.sh (which makes the data and
+installs the engines) under the python3 of scripts/install-benchtools.sh.
 
     tpch_bench.py --data DIR --scale S --engines cspark,spark,... --out-md FILE [options]
+    tpch_bench.py --suite clickbench --rows N --data DIR --engines ... --out-md FILE [options]
 
 Engines (each a process per query: start, register the tables, run, exit):
   cspark      cspark-sql --master local[2] -i views.sql --output-format golden -f qNN.sql
   spark       $SPARK_HOME/bin/spark-sql --master local[2] --driver-memory M -i views.sql -f qNN.sql
   duckdb, datafusion, sail    bench/sql/peer_run.py ENGINE (sail: pysail's Spark Connect server
               in the same process, queried through the PySpark Connect client)
+  cspark-connect, spark-connect    bench/sql/peer_run.py ENGINE: the same PySpark Connect client
+              as Sail's, against cspark-connect-server or Spark's SparkConnectServer, which the
+              runner starts as its child (so its start-up is in the whole-process time)
 Every engine runs with the session time zone UTC and 2 threads/cores. Query q runs on every
 engine before query q+1 starts, and the engines' order rotates by one per query, so a burst of
 load from the machine's other users falls on all of them alike. After the per-query runs each
@@ -29,6 +35,15 @@ DuckDB's avg of a decimal), within one unit of the scale's last digit; doubles w
 relative (1e-12 absolute); integers as numbers; everything else as text. An engine/query that
 differs or fails is named in the results with the reason.
 
+ClickBench check (no golden; reference: Spark, else cspark, else DuckDB): values compare as
+integers when both are integers, else as numbers within 1e-9 relative when both are numbers,
+else as text, timestamps once written alike (ISO 'T' or space, no zero fraction or +00:00). Each
+query file says how its rows compare in a `-- check:` line: `multiset`; `ordered` (the order key
+is the whole row); `rank K,...` (a top-k whose order key is output column(s) K: the keys must
+agree row by row, and the rows of each group of equal keys as a multiset, except the first group
+of a query with OFFSET and the last of one with LIMIT, which ties may fill with any rows); or
+`count` (LIMIT without an order in the output: only the row and column counts).
+
 Output: --out-md (the tables), the same name with .json (every measurement, without this
 machine's paths, rewritten after each round; --render-only rewrites the Markdown and the plot
 from it, --resume continues an interrupted run from it) and .png (per-query times, engine by
@@ -47,13 +62,24 @@ import sys
 import threading
 import time
 
-ALL_ENGINES = ["cspark", "spark", "duckdb", "datafusion", "sail"]
+ALL_ENGINES = ["cspark", "spark", "duckdb", "datafusion", "sail", "cspark-connect",
+               "spark-connect"]
 TITLES = {"cspark": "cspark", "spark": "Spark 4", "duckdb": "DuckDB", "datafusion": "DataFusion",
-          "sail": "Sail"}
-TABLES = ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
+          "sail": "Sail", "cspark-connect": "cspark Connect", "spark-connect": "Spark Connect"}
+PEERS = ("duckdb", "datafusion", "sail", "cspark-connect", "spark-connect")  # via peer_run.py
 TIME_TAKEN = re.compile(r"^Time taken: ([0-9.]+) seconds")
+MARKER = "cspark-bench-query "  # spark-sql's one-process runs: a row before each query's rows
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
+# The query sets: tables (DATA/<table>.parquet), query texts, engines' own texts, default list.
+SUITES = {
+    "tpch": {"tables": ["customer", "lineitem", "nation", "orders", "part", "partsupp",
+                        "region", "supplier"],
+             "queries": os.path.join(SRC, "tests", "sql", "tpch"),
+             "dialect": os.path.join(HERE, "dialect"), "list": "1-22"},
+    "clickbench": {"tables": ["hits"], "queries": os.path.join(HERE, "clickbench", "queries"),
+                   "dialect": os.path.join(HERE, "clickbench", "dialect"), "list": "1-43"},
+}
 sys.path.insert(0, os.path.join(SRC, "tests", "sql"))
 import compare  # noqa: E402  (tests/sql/compare.py: the golden format's parser)
 
@@ -118,6 +144,8 @@ def job_times(stderr_path, count):
             m = TIME_TAKEN.match(line)
             if m:
                 times.append(float(m.group(1)))
+    if count == 0:
+        return times
     return times[-count:] if len(times) >= count else None
 
 
@@ -133,14 +161,14 @@ def last_error(stderr_path):
 class Bench:
     def __init__(self, a):
         self.a = a
-        for k in ("cspark_sql", "spark_home", "data", "queries", "work"):
+        for k in ("cspark_sql", "cspark_connect_server", "spark_home", "data", "queries", "work"):
             if getattr(a, k):
                 setattr(a, k, os.path.abspath(getattr(a, k)))
         self.work = a.work
         os.makedirs(self.work, exist_ok=True)
         self.views = os.path.join(self.work, "views.sql")
         with open(self.views, "w") as f:
-            for t in TABLES:
+            for t in SUITES[a.suite]["tables"]:
                 f.write("CREATE TEMPORARY VIEW %s USING parquet OPTIONS (path '%s');\n"
                         % (t, os.path.join(a.data, t + ".parquet")))
         self.env = dict(os.environ, TZ="UTC")
@@ -149,7 +177,7 @@ class Bench:
 
     def query_file(self, engine, name):
         """The engine's text of a query: bench/sql/dialect/ENGINE/qNN.sql if present."""
-        alt = os.path.join(HERE, "dialect", engine, name + ".sql")
+        alt = os.path.join(SUITES[self.a.suite]["dialect"], engine, name + ".sql")
         return alt if os.path.exists(alt) else os.path.join(self.a.queries, name + ".sql")
 
     def command(self, engine, files, out):
@@ -162,16 +190,26 @@ class Bench:
             return [os.path.join(a.spark_home, "bin", "spark-sql"), "--master", "local[2]",
                     "--driver-memory", a.spark_driver_memory, "--conf",
                     "spark.sql.session.timeZone=UTC", "-i", self.views, "-f", files[0]]
-        return [a.python, os.path.join(HERE, "peer_run.py"), engine, a.data, out] + files
+        servers = []
+        if engine == "cspark-connect":
+            servers = ["--cspark-connect-server", a.cspark_connect_server]
+        elif engine == "spark-connect":
+            servers = ["--spark-home", a.spark_home, "--spark-driver-memory",
+                       a.spark_driver_memory]
+        return [a.python, os.path.join(HERE, "peer_run.py")] + servers + [engine, a.data, out] \
+            + files
 
     def run(self, engine, names, tag):
         """One process of engine over the queries names; returns its record."""
         files = [self.query_file(engine, n) for n in names]
         base = os.path.join(self.work, "%s-%s" % (engine, tag))
         out = base + (".jsonl" if engine not in ("cspark", "spark") else ".out")
+        marked = engine == "spark" and len(files) > 1
         if engine in ("cspark", "spark") and len(files) > 1:
             with open(base + ".sql", "w") as f:
-                for path in files:
+                for name, path in zip(names, files):
+                    if marked:  # a row naming the query before its rows (see all_answer)
+                        f.write("SELECT '%s%s';\n" % (MARKER, name))
                     with open(path) as q:
                         f.write(q.read().rstrip() + "\n")
             files = [base + ".sql"]
@@ -183,7 +221,13 @@ class Bench:
         os.makedirs(cwd, exist_ok=True)
         rec = run_measured(cmd, cwd, self.env, stdout, base + ".err", self.a.timeout)
         rec["cmd"] = " ".join(shlex.quote(c) for c in cmd)
-        jobs = job_times(base + ".err", len(names))
+        if marked:  # each query's time follows its marker's
+            jobs = job_times(base + ".err", 2 * len(names))
+            jobs = jobs[1::2] if jobs is not None else None
+            # (marker, query) pairs as far as the run went (-i's statements print no time)
+            rec["partial_jobs"] = job_times(base + ".err", 0)[1::2]
+        else:
+            jobs = job_times(base + ".err", len(names))
         rec["job_s"] = sum(jobs) if jobs is not None else None
         rec["jobs"] = jobs
         rec["out"] = out
@@ -227,8 +271,25 @@ def save_json(results, path):
     os.replace(path + ".tmp", path)
 
 
-def answer(engine, path):
-    """The rows of a single-query run: a list of lists of text, or None with a reason."""
+def all_answer(path, name):
+    """The rows of query name in a spark-sql run of all queries (its rows follow its marker)."""
+    with open(local_path(path), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    try:
+        start = lines.index(MARKER + name) + 1
+    except ValueError:
+        return None, "no rows (the one-process run stopped before it)"
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith(MARKER)), len(lines))
+    return [ln.split("\t") for ln in lines[start:end]], None
+
+
+def answer(engine, path, from_all=False, name=None):
+    """The rows of a single-query run (or of query name in spark's one-process run, from_all):
+    a list of lists of text, or None with a reason."""
+    if from_all:
+        return all_answer(path, name)
     path = local_path(path)
     try:
         if engine == "cspark":
@@ -340,9 +401,141 @@ def golden_shape(name):
     return b.types, b.mode == "ordered"
 
 
-def check(results, engines, names, golden=None):
+# ---- the ClickBench check (no golden: the rules of the header) ---------------------------------
+
+TIMESTAMP = re.compile(r"^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:\.0*)?(?:\+00:00|Z)?$")
+CHECK_LINE = re.compile(r"^--\s*check:\s*(multiset|ordered|rank|count)\s*([0-9,]*)\s*$")
+
+
+def query_rule(path):
+    """(mode, key columns 0-based, has LIMIT, has OFFSET) of a ClickBench query file."""
+    mode, keys = "multiset", []
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for line in text.split("\n"):
+        m = CHECK_LINE.match(line.strip())
+        if m:
+            mode, keys = m.group(1), [int(k) - 1 for k in m.group(2).split(",") if k]
+    body = "\n".join(ln for ln in text.split("\n") if not ln.lstrip().startswith("--"))
+    return (mode, keys, re.search(r"\bLIMIT\b", body, re.I) is not None,
+            re.search(r"\bOFFSET\b", body, re.I) is not None)
+
+
+def plain(v):
+    m = TIMESTAMP.match(v)
+    return m.group(1) + " " + m.group(2) if m else v
+
+
+def loose_equal(ref, got):
+    ref, got = plain(ref), plain(got)
+    if ref == got:
+        return True
+    if "NULL" in (ref, got):
+        return False
+    try:
+        return int(ref) == int(got)
+    except ValueError:
+        pass
+    try:
+        r, g = float(ref), float(got)
+    except ValueError:
+        return False
+    return abs(r - g) <= max(1e-9 * max(abs(r), abs(g)), 1e-12)
+
+
+def loose_rows_equal(ref, got):
+    return len(ref) == len(got) and all(loose_equal(r, g) for r, g in zip(ref, got))
+
+
+def loose_multiset(ref, got):
+    """None when the rows are the same multiset, else a reason."""
+    if len(ref) != len(got):
+        return "%d rows, the reference has %d" % (len(got), len(ref))
+    key = lambda r: [plain(v) for v in r]  # noqa: E731
+    rs, gs = sorted(ref, key=key), sorted(got, key=key)
+    if all(loose_rows_equal(r, g) for r, g in zip(rs, gs)):
+        return None
+    unused = list(gs)  # numbers within tolerance may sort apart: match each row to any row
+    for r in rs:
+        for k, g in enumerate(unused):
+            if loose_rows_equal(r, g):
+                del unused[k]
+                break
+        else:
+            return "no row matches %s" % "|".join(r)[:200]
+    return None
+
+
+def clickbench_same(ref, got, rule):
+    """None when got answers like ref under the query's rule, else a reason."""
+    mode, keys, limit, offset = rule
+    if len(ref) != len(got):
+        return "%d rows, the reference has %d" % (len(got), len(ref))
+    width = len(ref[0]) if ref else None
+    if any(len(g) != width for g in got):
+        return "column count differs from the reference's %s" % width
+    if mode == "count":
+        return None
+    if mode == "multiset":
+        return loose_multiset(ref, got)
+    if mode == "ordered":
+        for i, (r, g) in enumerate(zip(ref, got)):
+            if not loose_rows_equal(r, g):
+                return "row %d: %s, the reference has %s" % (i + 1, "|".join(g)[:120],
+                                                             "|".join(r)[:120])
+        return None
+    for i, (r, g) in enumerate(zip(ref, got)):  # rank: the order keys row by row
+        if not all(loose_equal(r[k], g[k]) for k in keys):
+            return "row %d: order key %s, the reference has %s" % (
+                i + 1, "|".join(g[k] for k in keys), "|".join(r[k] for k in keys))
+    groups, start = [], 0
+    for i in range(1, len(ref) + 1):
+        if i == len(ref) or [plain(ref[i][k]) for k in keys] != \
+                [plain(ref[start][k]) for k in keys]:
+            groups.append((start, i))
+            start = i
+    for j, (lo, hi) in enumerate(groups):
+        if (j == 0 and offset) or (j == len(groups) - 1 and limit):
+            continue  # ties at the window's edge: any rows of that key
+        why = loose_multiset(ref[lo:hi], got[lo:hi])
+        if why is not None:
+            return "rows %d-%d (equal order keys): %s" % (lo + 1, hi, why)
+    return None
+
+
+def check_clickbench(results, engines, names, queries):
+    """check() for the ClickBench set: the rules of each query's `-- check:` line."""
+    for name in names:
+        rule = query_rule(os.path.join(queries, name + ".sql"))
+        per = results["queries"][name]
+        answers = {}
+        for e in engines:
+            rec = per.get(e)
+            if rec is None:
+                continue
+            if "error" in rec:
+                rec["check"] = "failed: " + rec["error"]
+                continue
+            rows, why = answer(e, rec["out"], "from_all" in rec, name)
+            if rows is None:
+                rec["check"] = "failed: " + why
+            else:
+                answers[e] = rows
+        ref = next((e for e in ("spark", "cspark", "duckdb") if e in answers),
+                   next(iter(answers), None))
+        for e, rows in answers.items():
+            if e == ref:
+                per[e]["check"] = "reference"
+                continue
+            why = clickbench_same(answers[ref], rows, rule)
+            per[e]["check"] = "same" if why is None else "differs from %s: %s" % (ref, why)
+
+
+def check(results, engines, names, golden=None, suite="tpch", queries=None):
     """Sets per engine/query "reference", "same", "differs from E: why" or "failed: why".
     golden: a directory of Spark's recorded answers (qNN.out), the reference when given."""
+    if suite == "clickbench":
+        return check_clickbench(results, engines, names, queries)
     for name in names:
         types, ordered = golden_shape(name)
         per = results["queries"][name]
@@ -354,7 +547,7 @@ def check(results, engines, names, golden=None):
             if "error" in rec:
                 rec["check"] = "failed: " + rec["error"]
                 continue
-            rows, why = answer(e, rec["out"])
+            rows, why = answer(e, rec["out"], "from_all" in rec, name)
             if rows is None:
                 rec["check"] = "failed: " + why
             else:
@@ -405,7 +598,20 @@ def render(results, md_path):
 
     L = []
     w = L.append
-    w("# TPC-H scale %s: cspark against Spark 4, DuckDB, DataFusion and Sail" % results["scale"])
+    clickbench = results.get("suite") == "clickbench"
+    peers = ", ".join(TITLES[e] for e in engines if e != "cspark")
+    if clickbench:
+        w("# ClickBench-shaped, %s generated rows: cspark against %s"
+          % (format(results["rows"], ","), peers))
+        w("")
+        w("**Generated data, not the real ClickBench data set**: a `hits` table with "
+          "ClickBench's 105 columns and types, filled by `bench/sql/clickbench/hits_gen.py` "
+          "(seed %s) with Zipf-skewed URLs, referers, search phrases, users, counters and "
+          "client IPs, mostly empty string columns and event times over July 2013; the 43 "
+          "ClickBench queries (`bench/sql/clickbench/queries/`). Times are not comparable "
+          "with published ClickBench results." % results.get("seed", "?"))
+    else:
+        w("# TPC-H scale %s: cspark against %s" % (results["scale"], peers))
     w("")
     w("Run %s on `%s` (%s cores, %s). **The machine is shared** with other engineers' builds and "
       "tests: its load average was %s at the start and %s at the end of the run, so absolute "
@@ -418,18 +624,25 @@ def render(results, md_path):
     w("")
     w("```")
     w(results["command"])
+    all_only = results.get("all_only") or []
     for e in engines:
-        w("# %s, one process per query:" % TITLES[e])
+        w("# %s, %s:" % (TITLES[e], "one process for all the queries" if e in all_only
+                         else "one process per query"))
         w(scrub(results["commands"].get(e, "")))
     w("```")
     w("")
-    w("Data: `tpchgen-cli parquet -s %s` (SNAPPY, one file per table), every engine on the same "
-      "files, session time zone UTC, 2 threads (`local[2]`, DuckDB `threads=2`, DataFusion "
-      "`target_partitions=2`, Sail on the machine's 2 cores). Spark 4.0.1 with its default "
-      "settings and `--driver-memory %s`; cspark-sql with its defaults. Versions: %s."
-      % (results["scale"], results["spark_driver_memory"], results["versions"]))
+    data = ("`hits_gen.py --rows %s` (one SNAPPY Parquet file, row groups of 1 M rows)"
+            % results.get("rows") if clickbench else
+            "`tpchgen-cli parquet -s %s` (SNAPPY, one file per table)" % results["scale"])
+    w("Data: %s, every engine on the same files, session time zone UTC, 2 threads "
+      "(`local[2]`, DuckDB `threads=2`, DataFusion `target_partitions=2`, Sail on the "
+      "machine's 2 cores). Spark 4.0.1 with its default settings and `--driver-memory %s`; "
+      "cspark-sql with its defaults. The Connect engines (cspark Connect, Spark Connect, Sail) "
+      "run the same PySpark Connect client script (`bench/sql/peer_run.py`) against a server "
+      "the runner starts, so their whole-process time includes the server's start. "
+      "Versions: %s." % (data, results["spark_driver_memory"], results["versions"]))
     w("")
-    w("*whole* = the whole process (start, register the 8 tables, run the query, print, exit), "
+    w("*whole* = the whole process (start, register the tables, run the query, print, exit), "
       "one process per query; *job* = the query only, from the process's own `Time taken:` line "
       "(spark-sql's; cspark-sql prints the same; the peers' runner times its query and fetch). "
       "Seconds. Spark/cspark above 1: cspark is faster; cspark/DuckDB above 1: DuckDB is "
@@ -466,6 +679,12 @@ def render(results, md_path):
              lambda e, k: (results["all"].get(e) or {}).get(k)
              if "error" not in (results["all"].get(e) or {"error": 1}) else None)
     w("")
+    if all_only:
+        w("%s ran only as one process with all %d queries (`--all-only`; a process per query "
+          "did not fit the run's time on the busy machine): its *job* column is each query's "
+          "time in that process, its *whole* per query was not measured, and its check uses "
+          "that process's rows." % (", ".join(TITLES[e] for e in all_only), len(names)))
+        w("")
     if results.get("all_concurrently"):
         w("The one-process runs ran at the same time as the per-query rounds (to fit the run in "
           "its time on the busy machine), so each slowed the other; compare them across engines "
@@ -510,9 +729,20 @@ def render(results, md_path):
             if "error" in r:
                 bad.append("- %s, all queries in one process: %s" % (TITLES[e], r["error"]))
     reference = results.get("reference") or "Spark's rows (cspark's where Spark did not run)"
-    w("Reference: " + reference + ". Decimals equal once rounded to the column's scale (a "
-      "value an engine computed in floating point, e.g. DuckDB's `avg` of a decimal, within one unit of the last digit); doubles within 1e-9 relative; rows in "
-      "order where the query has `ORDER BY`, else as a multiset (bench/sql/tpch_bench.py).")
+    if clickbench:
+        w("Reference: " + reference + ". Integers exactly, other numbers within 1e-9 "
+          "relative, timestamps once written alike, the rest as text. Each query's "
+          "`-- check:` line says how rows compare: `multiset`; `ordered`; `rank K` (a top-k "
+          "ordered by output column K: the K values must agree row by row, and the rows "
+          "of each group of equal K as a multiset, except the group at the window's edge — "
+          "the last with LIMIT, the first with OFFSET — which ties may fill with any rows); "
+          "`count` (LIMIT without an output order key: Q17 and Q24, only the row count). "
+          "See bench/sql/tpch_bench.py.")
+    else:
+        w("Reference: " + reference + ". Decimals equal once rounded to the column's scale (a "
+          "value an engine computed in floating point, e.g. DuckDB's `avg` of a decimal, "
+          "within one unit of the last digit); doubles within 1e-9 relative; rows in order "
+          "where the query has `ORDER BY`, else as a multiset (bench/sql/tpch_bench.py).")
     w("")
     if bad:
         w("Engines and queries that differ or failed:")
@@ -522,11 +752,13 @@ def render(results, md_path):
         w("All engines returned the same rows for all %d queries." % len(names))
     dialect = results.get("dialect") or []
     w("")
+    qdir = "bench/sql/clickbench/queries" if clickbench else "tests/sql/tpch"
+    ddir = "bench/sql/clickbench/dialect" if clickbench else "bench/sql/dialect"
     if dialect:
-        w("Query texts that differ from `tests/sql/tpch/` (the engine's own SQL): "
-          + ", ".join("`bench/sql/dialect/%s`" % d for d in dialect) + ".")
+        w("Query texts that differ from `%s/` (the engine's own SQL): " % qdir
+          + ", ".join("`%s/%s`" % (ddir, d) for d in dialect) + ".")
     else:
-        w("Every engine ran the same query text (`tests/sql/tpch/qNN.sql`).")
+        w("Every engine ran the same query text (`%s/qNN.sql`)." % qdir)
     w("")
     w("![per-query times](%s)" % os.path.basename(os.path.splitext(md_path)[0] + ".png"))
     w("")
@@ -539,7 +771,8 @@ def plot(results, png_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     engines, names, q = results["engines"], results["names"], results["queries"]
-    fig, axes = plt.subplots(2, 1, figsize=(max(10, len(names) * 0.8), 9), sharex=True)
+    fig, axes = plt.subplots(2, 1, figsize=(min(max(10, len(names) * 0.8), 24), 9),
+                             sharex=True)
     width = 0.8 / len(engines)
     for ax, key, title in ((axes[0], "whole_s", "whole process"), (axes[1], "job_s", "job only")):
         for i, e in enumerate(engines):
@@ -547,13 +780,16 @@ def plot(results, png_path):
                   for n in names]
             xs = [k + (i - (len(engines) - 1) / 2) * width for k in range(len(names))]
             ax.bar([x for x, y in zip(xs, ys) if y], [y for y in ys if y], width,
-                   label=TITLES[e])
+                   label=TITLES[e], color="C%d" % i)  # an engine's colour in both panels
         ax.set_yscale("log")
         ax.set_ylabel("seconds (log)")
-        ax.set_title("TPC-H scale %s, %s, one process per query" % (results["scale"], title))
+        ax.set_title("%s, %s, one process per query"
+                     % ("ClickBench-shaped (generated), %s rows" % format(results.get("rows"), ",")
+                        if results.get("suite") == "clickbench"
+                        else "TPC-H scale %s" % results["scale"], title))
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[1].set_xticks(range(len(names)))
-    axes[1].set_xticklabels(names)
+    axes[1].set_xticklabels(names, rotation=90 if len(names) > 25 else 0)
     axes[0].legend(ncol=len(engines))
     fig.tight_layout()
     fig.savefig(png_path, dpi=90)
@@ -570,9 +806,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", help="directory of the 8 <table>.parquet files")
     p.add_argument("--scale", default="1")
+    p.add_argument("--suite", choices=sorted(SUITES), default="tpch")
+    p.add_argument("--rows", type=int, help="ClickBench: the generated table's row count")
+    p.add_argument("--seed", help="ClickBench: the generator's seed")
+    p.add_argument("--cspark-connect-server")
     p.add_argument("--engines", default=",".join(ALL_ENGINES))
-    p.add_argument("--queries-list", default="1-22", help="e.g. 1-22 or 1,3,5")
-    p.add_argument("--queries", default=os.path.join(SRC, "tests", "sql", "tpch"))
+    p.add_argument("--queries-list", help="e.g. 1-22 or 1,3,5 (default: all of the set)")
+    p.add_argument("--queries", help="the query files' directory (default: the set's)")
     p.add_argument("--cspark-sql")
     p.add_argument("--spark-home")
     p.add_argument("--spark-driver-memory", default="4g")
@@ -581,6 +821,9 @@ def main():
     p.add_argument("--work", help="directory for the runs' outputs")
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--no-all", action="store_true", help="skip the one-process runs")
+    p.add_argument("--all-only", default="",
+                   help="spark: no per-query processes, only the one-process run, whose "
+                        "rows and job times per query stand in the per-query table")
     p.add_argument("--out-md", required=True)
     p.add_argument("--command", default="")
     p.add_argument("--render-only", action="store_true")
@@ -591,6 +834,8 @@ def main():
                    help="the one-process runs at the same time as the per-query rounds")
     p.add_argument("--golden", help="Spark's recorded answers (qNN.out) as the reference")
     a = p.parse_args()
+    a.queries = a.queries or SUITES[a.suite]["queries"]
+    a.queries_list = a.queries_list or SUITES[a.suite]["list"]
     json_path = os.path.splitext(a.out_md)[0] + ".json"
     png_path = os.path.splitext(a.out_md)[0] + ".png"
     if a.render_only:
@@ -600,12 +845,19 @@ def main():
         results["names"] = [n for n in results["names"] if n in results["queries"]]
         results.setdefault("load_end", loadavg())
         if any("check" not in r for n in results["names"] for r in results["queries"][n].values()):
-            check(results, results["engines"], results["names"], a.golden)
+            check(results, results["engines"], results["names"], a.golden,
+                  results.get("suite", "tpch"), a.queries)
         save_json(results, json_path)
         render(results, a.out_md)
         plot(results, png_path)
         return 0
     engines = [e for e in a.engines.split(",") if e]
+    all_only = [e for e in a.all_only.split(",") if e]
+    if any(e not in ("spark",) or e not in engines for e in all_only):
+        print("tpch_bench: --all-only takes spark, when it is an engine (got '%s')" % a.all_only,
+              file=sys.stderr)
+        return 2
+    rounds = [e for e in engines if e not in all_only]
     for e in engines:
         if e not in ALL_ENGINES:
             print("tpch_bench: unknown engine '%s' (expected some of %s)"
@@ -618,14 +870,16 @@ def main():
     names = ["q%02d" % n for n in nums]
     bench = Bench(a)
     results = {
-        "scale": a.scale, "engines": engines, "names": names, "queries": {},
+        "scale": a.scale, "suite": a.suite, "rows": a.rows, "seed": a.seed,
+        "all_only": all_only,
+        "engines": engines, "names": names, "queries": {},
         "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
         "load_start": loadavg(), "command": a.command, "commands": {},
         "spark_driver_memory": a.spark_driver_memory, "versions": a.versions,
         "dialect": sorted("%s/%s" % (e, f) for e in engines
-                          if os.path.isdir(os.path.join(HERE, "dialect", e))
-                          for f in os.listdir(os.path.join(HERE, "dialect", e))),
+                          if os.path.isdir(os.path.join(SUITES[a.suite]["dialect"], e))
+                          for f in os.listdir(os.path.join(SUITES[a.suite]["dialect"], e))),
     }
     if a.resume and os.path.exists(json_path):  # rounds of an interrupted run are kept
         with open(json_path) as f:
@@ -645,7 +899,10 @@ def main():
     def all_runs():
         results["all"] = {}
         for e in engines:
+            if a.no_all and e not in all_only:
+                continue
             results["all"][e] = bench.run(e, names, "all")
+            results["commands"].setdefault(e, results["all"][e]["cmd"])
             report("all", e, results["all"][e])
 
     results["all_concurrently"] = bool(a.all_concurrently and not a.no_all)
@@ -657,7 +914,7 @@ def main():
         if name in results["queries"]:
             continue
         round_ = {}
-        order = engines[k % len(engines):] + engines[:k % len(engines)]
+        order = rounds[k % len(rounds):] + rounds[:k % len(rounds)]
         for e in order:
             round_[e] = bench.run(e, [name], name)
             results["commands"].setdefault(e, round_[e]["cmd"])
@@ -666,10 +923,19 @@ def main():
         save_json(results, json_path)  # progress, for --resume
     if concurrent is not None:
         concurrent.join()
-    elif not a.no_all:
+    elif not a.no_all or all_only:
         all_runs()
+    for e in all_only:  # the one-process run's queries stand in the per-query table
+        rec = results["all"][e]
+        for k, name in enumerate(names):
+            done = rec.get("partial_jobs") or []
+            r = {"whole_s": None, "rss_mb": None, "out": rec["out"], "from_all": k,
+                 "job_s": done[k] if k < len(done) else None}
+            if r["job_s"] is None:
+                r["error"] = rec.get("error") or "no time for this query"
+            results["queries"][name][e] = r
     results["load_end"] = loadavg()
-    check(results, engines, names, a.golden)
+    check(results, engines, names, a.golden, a.suite, a.queries)
     if a.golden:
         results["reference"] = "Spark's recorded answers (%s)" % scrub(os.path.abspath(a.golden))
     save_json(results, json_path)

@@ -1,0 +1,3 @@
+-- ClickBench Q0
+-- check: multiset
+SELECT COUNT(*) FROM hits;

@@ -1,0 +1,3 @@
+-- ClickBench Q1
+-- check: multiset
+SELECT COUNT(*) FROM hits WHERE AdvEngineID <> 0;

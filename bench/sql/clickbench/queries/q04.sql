@@ -1,0 +1,3 @@
+-- ClickBench Q3
+-- check: multiset
+SELECT AVG(UserID) FROM hits;

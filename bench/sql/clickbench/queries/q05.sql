@@ -1,0 +1,3 @@
+-- ClickBench Q4
+-- check: multiset
+SELECT COUNT(DISTINCT UserID) FROM hits;

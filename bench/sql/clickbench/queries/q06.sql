@@ -1,0 +1,3 @@
+-- ClickBench Q5
+-- check: multiset
+SELECT COUNT(DISTINCT SearchPhrase) FROM hits;

@@ -1,0 +1,3 @@
+-- ClickBench Q6
+-- check: multiset
+SELECT MIN(EventDate), MAX(EventDate) FROM hits;

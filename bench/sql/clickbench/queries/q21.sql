@@ -1,0 +1,3 @@
+-- ClickBench Q20
+-- check: multiset
+SELECT COUNT(*) FROM hits WHERE URL LIKE '%google%';

@@ -1,0 +1,3 @@
+-- ClickBench Q24
+-- check: count
+SELECT SearchPhrase FROM hits WHERE SearchPhrase <> '' ORDER BY EventTime LIMIT 10;
