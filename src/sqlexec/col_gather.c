@@ -63,6 +63,44 @@ static int32_t *gather_offsets(cs_column *out, cs_column *const *srcs, const int
     return o;
 }
 
+/* Values of a fixed width w from several sources (or one), a loop per width so that each value
+ * is one load and one store (a null row's value stays zero). */
+#define GATHER_LOOP(T)                                                                             \
+    for (int64_t i = 0; i < n; i++)                                                                \
+        if (ridx[i] >= 0)                                                                          \
+            ((T *)(void *)d)[i] = ((const T *)(const void *)src_of(srcs, bidx, i)->values)[ridx[i]];
+
+static void gather_fixed(uint8_t *d, int w, cs_column *const *srcs, const int32_t *bidx,
+                         const int32_t *ridx, int64_t n)
+{
+    switch (w) {
+    case 1:
+        GATHER_LOOP(uint8_t)
+        return;
+    case 2:
+        GATHER_LOOP(uint16_t)
+        return;
+    case 4:
+        GATHER_LOOP(uint32_t)
+        return;
+    case 8:
+        GATHER_LOOP(uint64_t)
+        return;
+    case 16:
+        for (int64_t i = 0; i < n; i++)
+            if (ridx[i] >= 0)
+                memcpy(d + (size_t)i * 16, src_of(srcs, bidx, i)->values + (size_t)ridx[i] * 16,
+                       16);
+        return;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            if (ridx[i] >= 0)
+                memcpy(d + (size_t)i * (size_t)w,
+                       src_of(srcs, bidx, i)->values + (size_t)ridx[i] * (size_t)w, (size_t)w);
+    }
+}
+#undef GATHER_LOOP
+
 cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_t *bidx,
                          const int32_t *ridx, int64_t n, cs_col_allocator *alloc)
 {
@@ -104,10 +142,7 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
             for (int64_t i = 0; i < n; i++)
                 o[i] = ridx[i] >= 0 ? s[ridx[i]] : 0;
         } else {
-            for (int64_t i = 0; i < n; i++)
-                if (ridx[i] >= 0)
-                    memcpy(d + (size_t)i * (size_t)w,
-                           src_of(srcs, bidx, i)->values + (size_t)ridx[i] * (size_t)w, (size_t)w);
+            gather_fixed(d, w, srcs, bidx, ridx, n);
         }
         return out;
     }

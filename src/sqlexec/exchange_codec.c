@@ -34,6 +34,12 @@ int cs_sql_batch_decode(const cs_col_type *schema, const uint8_t *buf, size_t le
     return cs_ipc_read_batch_message(alloc, schema, buf, len, "of an exchange", out, err);
 }
 
+cs_col_batch *cs_sql_batch_gather(cs_col_type *schema, cs_col_batch *const *b, const int32_t *bidx,
+                                  const int32_t *ridx, int64_t n, cs_col_allocator *alloc)
+{
+    return cs_sql_gather_batch(schema, b, bidx, ridx, n, alloc);
+}
+
 cs_col_batch *cs_sql_batch_concat(cs_col_type *schema, cs_col_batch *const *b, int n,
                                   cs_col_allocator *alloc)
 {

@@ -5,12 +5,16 @@
  * anti (NOT IN), with equi-keys by ordinal and an optional residual condition callback
  * (sql_ops.h). Null keys never match.
  *
- * Build: each build batch is kept (a reference; its memory is already the task's), its keys
- * encoded a batch at a time (sort_keys.c), and each row with no null key inserted into an
- * open-addressing table of chain heads: rows with equal keys form a chain (next[]), so the table
- * holds distinct keys and a probe walks only its matches. Every build row has a global index
- * (its batch and row) and a matched flag, for outer joins' unmatched build rows and for semi /
- * anti joins that build the left side.
+ * Build: the build batches are kept first (references; their memory is already the task's), so
+ * that the row count is known and the index is allocated once at its final size (no regrowth, no
+ * rehash). Then each row with no null key goes into an open-addressing table of chain heads: rows
+ * with equal keys form a chain (next[]), so the table holds distinct keys and a probe walks only
+ * its matches. Every build row has a global index (its batch and row) and a matched flag, for
+ * outer joins' unmatched build rows and for semi / anti joins that build the left side.
+ *
+ * Keys: one integral key (byte .. long, date, timestamp, intervals) is used as its value, a
+ * 64-bit integer compared directly and hashed with a multiply-xorshift mix; any other key list is
+ * encoded a batch at a time (sort_keys.c) into bytes kept in an arena and hashed with XXH3.
  *
  * Probe: keys of the whole probe batch are encoded and hashed at once; candidate pairs (probe
  * row, build row) are collected up to cs_sql_batch_rows at a time, gathered into a batch (left
@@ -55,16 +59,25 @@ typedef struct join_op {
     cs_col_batch **bb;
     int nbb, bb_cap;
     int64_t bb_memory;                   /* bytes of the kept build batches */
+    int64_t n_kept;                      /* rows of the kept build batches */
     int32_t *row_batch, *row_idx, *next; /* next: the chain of rows with the same key */
-    int32_t *heads;                      /* the first row of each distinct key */
     uint8_t *matched;
-    int64_t n_rows, rows_cap;
-    cs_sql_arena arena; /* build keys */
-    uint8_t **row_key;  /* encoded key of each build row (NULL: a null key) */
+    int64_t n_rows, rows_cap; /* rows indexed; rows the index arrays hold */
+    bool int_key;             /* one integral key: row_kv, else row_key and row_hash */
+    uint64_t *row_kv;         /* the key value of each build row (int_key) */
+    cs_sql_arena arena;       /* build keys */
+    uint8_t **row_key;        /* encoded key of each build row (NULL: a null key) */
     uint64_t *row_hash;
     int32_t *slots; /* chain heads */
     int64_t cap, n_distinct;
+    /* the keys of the batch being built or probed: kb, or kv / kv_null / kv_hash for int_key;
+     * key_null and key_hash point at whichever holds them */
     cs_sql_keybuf kb;
+    uint64_t *kv, *kv_hash;
+    uint8_t *kv_null;
+    int64_t kv_cap;
+    const uint8_t *key_null;
+    const uint64_t *key_hash;
     /* global facts (null-aware anti) */
     int64_t build_total;
     bool build_null_key;
@@ -120,17 +133,22 @@ static void build_reset(join_op *j)
         cs_col_batch_unref(j->bb[i]);
     j->nbb = 0;
     j->bb_memory = 0;
+    j->n_kept = 0;
     size_t rc = (size_t)j->rows_cap;
     cs_col_buffer_free(al, j->row_batch, rc * 4);
     cs_col_buffer_free(al, j->row_idx, rc * 4);
     cs_col_buffer_free(al, j->next, rc * 4);
-    cs_col_buffer_free(al, j->heads, rc * 4);
     cs_col_buffer_free(al, j->matched, rc);
-    cs_col_buffer_free(al, j->row_key, rc * sizeof *j->row_key);
-    cs_col_buffer_free(al, j->row_hash, rc * 8);
+    if (j->int_key) {
+        cs_col_buffer_free(al, j->row_kv, rc * 8);
+    } else {
+        cs_col_buffer_free(al, j->row_key, rc * sizeof *j->row_key);
+        cs_col_buffer_free(al, j->row_hash, rc * 8);
+    }
     cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
-    j->row_batch = j->row_idx = j->next = j->slots = j->heads = NULL;
+    j->row_batch = j->row_idx = j->next = j->slots = NULL;
     j->matched = NULL;
+    j->row_kv = NULL;
     j->row_key = NULL;
     j->row_hash = NULL;
     j->n_rows = j->rows_cap = j->cap = j->n_distinct = 0;
@@ -138,85 +156,193 @@ static void build_reset(join_op *j)
     j->arena.alloc = al;
 }
 
-static void heads_rehash(join_op *j)
+/* The width of a key type used as its integer value (0: encoded instead). */
+static int int_key_width(cs_type_id id)
 {
-    cs_col_allocator *al = j->base.ctx->alloc;
-    cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
-    j->cap = j->cap ? 2 * j->cap : 1024;
-    j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4);
-    memset(j->slots, 0xFF, (size_t)j->cap * 4);
-    uint64_t m = (uint64_t)j->cap - 1;
-    for (int64_t x = 0; x < j->n_distinct; x++) {
-        int32_t r = j->heads[x];
-        uint64_t s = j->row_hash[r] & m;
-        while (j->slots[s] >= 0)
-            s = (s + 1) & m;
-        j->slots[s] = r;
+    switch (id) {
+    case CS_TYPE_BYTE:
+        return 1;
+    case CS_TYPE_SHORT:
+        return 2;
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
+        return 4;
+    case CS_TYPE_LONG:
+    case CS_TYPE_TIMESTAMP:
+    case CS_TYPE_TIMESTAMP_NTZ:
+    case CS_TYPE_INTERVAL_DT:
+        return 8;
+    default:
+        return 0;
     }
 }
 
-static void build_add(join_op *j, cs_col_batch *b)
+static inline uint64_t mix64(uint64_t x)
 {
-    cs_col_allocator *al = j->base.ctx->alloc;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* The keys of every row of b (keys: the side's key list) into key_null / key_hash, and kv (the
+ * values, int_key) or kb (the encodings). */
+static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *keys)
+{
+    int64_t n = b->num_rows;
+    if (!j->int_key) {
+        cs_sql_keys_encode(&j->kb, b, keys, j->n_keys, true);
+        j->key_null = j->kb.any_null;
+        j->key_hash = j->kb.hash;
+        return;
+    }
+    if (n > j->kv_cap) {
+        j->kv_cap = n;
+        free(j->kv);
+        free(j->kv_hash);
+        free(j->kv_null);
+        j->kv = cs_xmalloc(sizeof *j->kv * (size_t)n);
+        j->kv_hash = cs_xmalloc(sizeof *j->kv_hash * (size_t)n);
+        j->kv_null = cs_xmalloc((size_t)n);
+    }
+    const cs_column *c = b->columns[keys[0].ordinal];
+    const void *v = c->values;
+    switch (int_key_width(c->type->id)) {
+    case 1:
+        for (int64_t i = 0; i < n; i++)
+            j->kv[i] = (uint64_t)(int64_t)((const int8_t *)v)[i];
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; i++)
+            j->kv[i] = (uint64_t)(int64_t)((const int16_t *)v)[i];
+        break;
+    case 4:
+        for (int64_t i = 0; i < n; i++)
+            j->kv[i] = (uint64_t)(int64_t)((const int32_t *)v)[i];
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            j->kv[i] = (uint64_t)((const int64_t *)v)[i];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        j->kv_null[i] = !cs_column_is_valid(c, i);
+        j->kv_hash[i] = mix64(j->kv[i]);
+    }
+    j->key_null = j->kv_null;
+    j->key_hash = j->kv_hash;
+}
+
+/* The slots of the table for `rows` build rows: a power of two at least twice the rows, so the
+ * table is at most half full whatever the number of distinct keys. */
+static int64_t table_slots(int64_t rows)
+{
+    int64_t cap = 1024;
+    while (cap < 2 * rows)
+        cap *= 2;
+    return cap;
+}
+
+/* Bytes the index of `rows` build rows takes (the arrays build_index allocates; the key arena
+ * is counted apart). */
+static int64_t index_bytes(const join_op *j, int64_t rows)
+{
+    int64_t per_row = 4 + 4 + 4 + 1 + (j->int_key ? 8 : 8 + (int64_t)sizeof(uint8_t *));
+    return rows * per_row + (int64_t)cs_col_padded((size_t)table_slots(rows) * 4);
+}
+
+/* Keeps a build batch (taking the reference) for build_index. */
+static void build_keep(join_op *j, cs_col_batch *b)
+{
     if (j->nbb == j->bb_cap) {
         j->bb_cap = j->bb_cap ? 2 * j->bb_cap : 64;
         j->bb = cs_xrealloc(j->bb, sizeof *j->bb * (size_t)j->bb_cap);
     }
-    int bi = j->nbb++;
-    j->bb[bi] = b;
+    j->bb[j->nbb++] = b;
     j->bb_memory += cs_col_batch_memory(b);
-    int64_t n = b->num_rows;
-    if (j->n_rows + n > j->rows_cap) {
-        int64_t nc = j->rows_cap ? 2 * j->rows_cap : 4096;
-        while (nc < j->n_rows + n)
-            nc *= 2;
-        size_t o = (size_t)j->rows_cap, c = (size_t)nc;
-        j->row_batch = cs_col_buffer_realloc(al, j->row_batch, o * 4, c * 4);
-        j->row_idx = cs_col_buffer_realloc(al, j->row_idx, o * 4, c * 4);
-        j->next = cs_col_buffer_realloc(al, j->next, o * 4, c * 4);
-        j->heads = cs_col_buffer_realloc(al, j->heads, o * 4, c * 4);
-        j->matched = cs_col_buffer_realloc(al, j->matched, o, c);
-        j->row_key =
-            cs_col_buffer_realloc(al, j->row_key, o * sizeof *j->row_key, c * sizeof *j->row_key);
-        j->row_hash = cs_col_buffer_realloc(al, j->row_hash, o * 8, c * 8);
-        j->rows_cap = nc;
-    }
-    cs_sql_keys_encode(&j->kb, b, j->build_keys, j->n_keys, true);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = j->n_rows++;
-        j->row_batch[r] = bi;
-        j->row_idx[r] = (int32_t)i;
-        j->next[r] = -1;
-        j->matched[r] = 0;
-        j->row_key[r] = NULL;
-        if (j->kb.any_null[i]) {
-            j->build_null_key = true;
-            continue;
-        }
-        size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
-        const uint8_t *key = j->kb.bytes + j->kb.off[i];
-        uint64_t h = j->kb.hash[i];
-        j->row_hash[r] = h;
-        if (2 * (j->n_distinct + 1) > j->cap) heads_rehash(j);
-        uint64_t mask = (uint64_t)j->cap - 1, s = h & mask;
-        for (;;) {
+    j->n_kept += b->num_rows;
+}
+
+/* Inserts build row r with key i of the current batch keys into the table. */
+static void table_insert(join_op *j, int64_t r, int64_t i)
+{
+    uint64_t mask = (uint64_t)j->cap - 1, s = j->key_hash[i] & mask;
+    if (j->int_key) {
+        uint64_t v = j->kv[i];
+        for (;; s = (s + 1) & mask) {
             int32_t head = j->slots[s];
             if (head < 0) {
-                uint8_t *k = cs_sql_arena_alloc(&j->arena, len ? len : 1);
-                memcpy(k, key, len);
-                j->row_key[r] = k;
                 j->slots[s] = (int32_t)r;
-                j->heads[j->n_distinct++] = (int32_t)r;
-                break;
+                j->n_distinct++;
+                return;
             }
-            if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) {
-                /* the same key: into the head's chain (the key bytes are shared) */
-                j->row_key[r] = j->row_key[head];
+            if (j->row_kv[head] == v) { /* the same key: into the head's chain */
                 j->next[r] = j->next[head];
                 j->next[head] = (int32_t)r;
-                break;
+                return;
             }
-            s = (s + 1) & mask;
+        }
+    }
+    size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
+    const uint8_t *key = j->kb.bytes + j->kb.off[i];
+    uint64_t h = j->key_hash[i];
+    for (;; s = (s + 1) & mask) {
+        int32_t head = j->slots[s];
+        if (head < 0) {
+            uint8_t *k = cs_sql_arena_alloc(&j->arena, len ? len : 1);
+            memcpy(k, key, len);
+            j->row_key[r] = k;
+            j->slots[s] = (int32_t)r;
+            j->n_distinct++;
+            return;
+        }
+        if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) {
+            j->row_key[r] = j->row_key[head]; /* the key bytes are shared */
+            j->next[r] = j->next[head];
+            j->next[head] = (int32_t)r;
+            return;
+        }
+    }
+}
+
+/* Indexes every kept build batch: the arrays and the table allocated once for n_kept rows. */
+static void build_index(join_op *j)
+{
+    cs_col_allocator *al = j->base.ctx->alloc;
+    size_t c = (size_t)j->n_kept;
+    j->rows_cap = j->n_kept;
+    j->row_batch = cs_col_buffer_alloc(al, c * 4);
+    j->row_idx = cs_col_buffer_alloc(al, c * 4);
+    j->next = cs_col_buffer_alloc(al, c * 4);
+    j->matched = cs_col_buffer_alloc(al, c);
+    if (j->int_key) {
+        j->row_kv = cs_col_buffer_alloc(al, c * 8);
+    } else {
+        j->row_key = cs_col_buffer_alloc(al, c * sizeof *j->row_key);
+        j->row_hash = cs_col_buffer_alloc(al, c * 8);
+    }
+    j->cap = table_slots(j->n_kept);
+    j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4);
+    memset(j->slots, 0xFF, (size_t)j->cap * 4);
+    if (c > 0) memset(j->next, 0xFF, c * 4);
+    for (int bi = 0; bi < j->nbb; bi++) {
+        cs_col_batch *b = j->bb[bi];
+        int64_t n = b->num_rows;
+        batch_keys(j, b, j->build_keys);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = j->n_rows++;
+            j->row_batch[r] = bi;
+            j->row_idx[r] = (int32_t)i;
+            if (j->key_null[i]) {
+                j->build_null_key = true;
+                continue;
+            }
+            if (j->int_key)
+                j->row_kv[r] = j->kv[i];
+            else
+                j->row_hash[r] = j->key_hash[i];
+            table_insert(j, r, i);
         }
     }
 }
@@ -318,15 +444,24 @@ static int flush_pairs(join_op *j, cs_col_batch *P, int64_t np, cs_error *err)
     return CS_OK;
 }
 
-static int32_t lookup(const join_op *j, const uint8_t *key, size_t len, uint64_t h)
+/* The first build row whose key equals key i of the current batch keys, or -1. */
+static int32_t lookup(const join_op *j, int64_t i)
 {
     if (j->cap == 0) return -1;
-    uint64_t mask = (uint64_t)j->cap - 1, s = h & mask;
-    for (;;) {
+    uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
+    if (j->int_key) {
+        uint64_t v = j->kv[i];
+        for (;; s = (s + 1) & mask) {
+            int32_t head = j->slots[s];
+            if (head < 0 || j->row_kv[head] == v) return head;
+        }
+    }
+    size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
+    const uint8_t *key = j->kb.bytes + j->kb.off[i];
+    for (;; s = (s + 1) & mask) {
         int32_t head = j->slots[s];
         if (head < 0) return -1;
         if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) return head;
-        s = (s + 1) & mask;
     }
 }
 
@@ -340,24 +475,25 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     }
     memset(j->probe_matched, 0, (size_t)n);
     ensure_scratch(j, n > chunk ? n : chunk);
-    cs_sql_keys_encode(&j->kb, P, j->probe_keys, j->n_keys, true);
+    batch_keys(j, P, j->probe_keys);
     bool probe_left = j->probe_child == 0;
     bool need_pairs = emits_pairs(j->type) || j->condition || !probe_left;
     int64_t np = 0;
     int rc = CS_OK;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         if (j->cap > 0 && i + 16 < n) /* the slot of a row 16 ahead, while this one probes */
-            __builtin_prefetch(&j->slots[j->kb.hash[i + 16] & (uint64_t)(j->cap - 1)]);
+            __builtin_prefetch(&j->slots[j->key_hash[i + 16] & (uint64_t)(j->cap - 1)]);
         if (j->cap > 0 && i + 8 < n) {
-            int32_t ahead = j->slots[j->kb.hash[i + 8] & (uint64_t)(j->cap - 1)];
-            if (ahead >= 0) {
+            int32_t ahead = j->slots[j->key_hash[i + 8] & (uint64_t)(j->cap - 1)];
+            if (ahead >= 0 && j->int_key) {
+                __builtin_prefetch(&j->row_kv[ahead]);
+            } else if (ahead >= 0) {
                 __builtin_prefetch(&j->row_hash[ahead]);
                 __builtin_prefetch(&j->row_key[ahead]);
             }
         }
-        if (j->kb.any_null[i]) continue;
-        size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
-        int32_t r = lookup(j, j->kb.bytes + j->kb.off[i], len, j->kb.hash[i]);
+        if (j->key_null[i]) continue;
+        int32_t r = lookup(j, i);
         if (r < 0) continue;
         if (!need_pairs) {
             j->probe_matched[i] = 1;
@@ -386,7 +522,7 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     for (int64_t i = 0; i < n; i++) {
         bool m = j->probe_matched[i];
         if (want_matched ? !m : m) continue;
-        if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->kb.any_null[i])
+        if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->key_null[i])
             continue; /* null NOT IN (non-empty list) is null */
         j->pi[k] = (int32_t)i;
         j->pb[k++] = -1;
@@ -429,6 +565,9 @@ static int partition_write(join_op *j, cs_col_batch *b, const cs_sort_key *keys,
 {
     int64_t n = b->num_rows;
     cs_sql_keys_encode(&j->kb, b, keys, j->n_keys, true);
+    if (keys == j->build_keys) /* null-aware anti's global fact, taken while partitioning */
+        for (int64_t i = 0; i < n; i++)
+            j->build_null_key |= j->kb.any_null[i];
     int32_t *idx = cs_xmalloc(sizeof *idx * (size_t)(n > 0 ? n : 1));
     int rc = CS_OK;
     for (int p = 0; p < GRACE_PARTS && rc == CS_OK; p++) {
@@ -444,10 +583,10 @@ static int partition_write(join_op *j, cs_col_batch *b, const cs_sort_key *keys,
     return rc;
 }
 
+/* Bytes the build side holds: its batches, and its index (built, or the one it will need). */
 static int64_t build_held(const join_op *j)
 {
-    return j->bb_memory + j->arena.held + (int64_t)cs_col_padded((size_t)j->cap * 4) +
-           j->rows_cap * (4 * 4 + 1 + 8 + (int64_t)sizeof(void *));
+    return j->bb_memory + j->arena.held + index_bytes(j, j->n_kept);
 }
 
 static int start_grace(join_op *j, cs_error *err)
@@ -479,18 +618,21 @@ static int do_build(join_op *j, cs_error *err)
         if (!b) break;
         j->build_total += b->num_rows;
         if (j->grace) {
-            cs_sql_keys_encode(&j->kb, b, j->build_keys, j->n_keys, false);
-            for (int64_t i = 0; i < b->num_rows; i++)
-                j->build_null_key |= j->kb.any_null[i];
             rc = partition_write(j, b, j->build_keys, j->gbuild, err);
             cs_col_batch_unref(b);
             if (rc != CS_OK) return rc;
             continue;
         }
-        build_add(j, b);
+        build_keep(j, b);
         int64_t held = build_held(j);
         if (held > peak) peak = held;
         if (cs_sql_should_spill(j->base.ctx, held) && (rc = start_grace(j, err)) != CS_OK)
+            return rc;
+    }
+    if (!j->grace) {
+        build_index(j);
+        /* the index may be what brings the task over its share */
+        if (cs_sql_should_spill(j->base.ctx, build_held(j)) && (rc = start_grace(j, err)) != CS_OK)
             return rc;
     }
     if (peak > j->base.metrics.peak_memory) j->base.metrics.peak_memory = peak;
@@ -565,9 +707,10 @@ static int join_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
             for (;;) {
                 rc = cs_sql_spill_next(j->gbuild[j->part], &b, err);
                 if (rc <= 0) break;
-                build_add(j, b);
+                build_keep(j, b);
             }
             if (rc >= 0) {
+                build_index(j);
                 rc = CS_OK;
                 j->phase = PH_PROBE_PART;
             }
@@ -611,6 +754,12 @@ static void join_close(cs_sql_op *op)
     }
     j->grace = false;
     cs_sql_keybuf_free(&j->kb);
+    free(j->kv);
+    free(j->kv_hash);
+    free(j->kv_null);
+    j->kv = j->kv_hash = NULL;
+    j->kv_null = NULL;
+    j->kv_cap = 0;
     cs_sql_op_close(op->children[0]);
     cs_sql_op_close(op->children[1]);
 }
@@ -692,6 +841,7 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
     j->type = spec->type;
     j->build_side = spec->build;
     j->n_keys = spec->n_keys;
+    j->int_key = spec->n_keys == 1 && int_key_width(l->fields[spec->left_keys[0]].type->id) > 0;
     j->condition = spec->condition;
     j->condition_arg = spec->condition_arg;
     j->left_keys = cs_xcalloc((size_t)spec->n_keys, sizeof *j->left_keys);

@@ -249,6 +249,11 @@ int cs_sql_batch_encode(const cs_col_batch *b, cs_sbuf *out, cs_error *err);
 int cs_sql_batch_decode(const cs_col_type *schema, const uint8_t *buf, size_t len,
                         cs_col_allocator *alloc, cs_col_batch **out, cs_error *err);
 
+/* A new batch of schema whose row i is row ridx[i] of b[bidx[i]] (all of schema): an
+ * exchange's rows of one partition gathered once from the batches they came in. */
+cs_col_batch *cs_sql_batch_gather(cs_col_type *schema, cs_col_batch *const *b, const int32_t *bidx,
+                                  const int32_t *ridx, int64_t n, cs_col_allocator *alloc);
+
 /* The rows of batches b[0..n) (all of schema) one after another in one new batch. */
 cs_col_batch *cs_sql_batch_concat(cs_col_type *schema, cs_col_batch *const *b, int n,
                                   cs_col_allocator *alloc);

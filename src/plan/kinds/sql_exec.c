@@ -5,10 +5,12 @@
  * builds the operators for its partition (cs_phys_build), runs them and outputs their batches
  * as records:
  *   - root EXCHANGE (the map side of a shuffle): every row goes to its reduce partition
- *     (cs_exchange_partition, Spark's); slices are gathered per partition up to batch_rows and
- *     each becomes a record (key = the 4-byte big-endian reduce partition, value = the batch
- *     encoded by cs_sql_batch_encode), written by the stage's shuffle sink through a dependency
- *     whose partitioner is PART_PASSTHROUGH;
+ *     (cs_exchange_partition, Spark's); the input batches are held and each partition keeps
+ *     the (batch, row) of its rows, gathered once (one copy) when it reaches batch_rows, or when
+ *     the held batches reach batch_rows times the partitions (every partition is then gathered
+ *     and the batches let go); each gathered batch becomes a record (key = the 4-byte big-endian
+ * reduce partition, value = the batch encoded by cs_sql_batch_encode), written by the stage's
+ * shuffle sink through a dependency whose partitioner is PART_PASSTHROUGH;
  *   - otherwise (a result, or a BROADCAST_EXCHANGE's rows for the driver): an empty key and one
  *     encoded batch per record.
  * The tree's input leaves read: SHUFFLE_READ i the node's shuffle dependency i (exec's plain
@@ -204,11 +206,11 @@ static int sql_parent_partitions(const cspark_rdd *r, int partition, cs_rdd_pare
 
 /* ---- the task ---- */
 
-/* Rows of one reduce partition waiting to leave as one record. */
+/* Rows of one reduce partition waiting to leave as one record: row ridx[i] of the held batch
+ * bidx[i]. */
 typedef struct pending {
-    cs_col_batch **slices;
-    int n, cap;
-    int64_t rows;
+    int32_t *bidx, *ridx;
+    int64_t rows, cap;
 } pending;
 
 typedef struct sql_iter {
@@ -227,6 +229,9 @@ typedef struct sql_iter {
     cs_range_reservoir *reservoir; /* a sampling node's (sql_sample_size > 0) */
     bool sampled;                  /* its record was output */
     pending *pend;
+    cs_col_batch **held; /* the input batches pending rows are in (one reference each) */
+    int n_held, held_cap;
+    int64_t held_rows;
     int n_parts, flush_next;
     int32_t *part, *idx;
     int64_t part_cap;
@@ -396,25 +401,33 @@ static int emit_batch(sql_iter *it, const uint8_t *key, uint32_t klen, cs_col_ba
 static int flush_partition(sql_iter *it, int p, cs_error *err)
 {
     pending *pd = &it->pend[p];
-    if (pd->n == 0) return CS_OK;
+    if (pd->rows == 0) return CS_OK;
     uint8_t key[4] = {(uint8_t)(p >> 24), (uint8_t)(p >> 16), (uint8_t)(p >> 8), (uint8_t)p};
-    cs_col_batch *b;
-    if (pd->n == 1) {
-        b = pd->slices[0];
-    } else { /* the slices one after another */
-        b = cs_sql_batch_concat(it->out_schema, pd->slices, pd->n, &it->alloc);
-        for (int s = 0; s < pd->n; s++)
-            cs_col_batch_unref(pd->slices[s]);
-    }
+    cs_col_batch *whole = it->held[pd->bidx[0]]; /* all of one batch in order: no copy */
+    bool all = whole->num_rows == pd->rows;
+    for (int64_t i = 0; all && i < pd->rows; i++)
+        all = pd->bidx[i] == pd->bidx[0] && pd->ridx[i] == (int32_t)i;
+    cs_col_batch *b = all ? cs_col_batch_ref(whole)
+                          : cs_sql_batch_gather(it->out_schema, it->held, pd->bidx, pd->ridx,
+                                                pd->rows, &it->alloc);
     int rc = emit_batch(it, key, 4, b, err);
     cs_col_batch_unref(b);
-    pd->n = 0;
     pd->rows = 0;
     return rc;
 }
 
-/* Splits batch b by reduce partition into the pending slices; flushes partitions that reach
- * batch_rows. */
+/* Lets the held batches go (no partition has rows pending). */
+static void release_held(sql_iter *it)
+{
+    for (int i = 0; i < it->n_held; i++)
+        cs_col_batch_unref(it->held[i]);
+    it->n_held = 0;
+    it->held_rows = 0;
+}
+
+/* Adds batch b's rows to their reduce partitions' pending rows (holding b); flushes partitions
+ * that reach batch_rows, and every partition when the held batches reach batch_rows times the
+ * partitions (so that a partition with few rows does not hold batches without bound). */
 static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
 {
     int64_t rows = b->num_rows;
@@ -425,6 +438,13 @@ static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
     }
     int rc = cs_exchange_partition(it->partitioner, b, &it->ctx, it->part, err);
     if (rc) return rc;
+    if (it->n_held == it->held_cap) {
+        it->held_cap = it->held_cap ? 2 * it->held_cap : 64;
+        it->held = cs_xrealloc(it->held, sizeof *it->held * (size_t)it->held_cap);
+    }
+    int32_t hb = it->n_held++;
+    it->held[hb] = cs_col_batch_ref(b);
+    it->held_rows += rows;
     /* rows grouped by partition with a counting pass (no per-row allocation) */
     int64_t *start = cs_xcalloc((size_t)it->n_parts + 1, sizeof *start);
     for (int64_t r = 0; r < rows; r++)
@@ -440,18 +460,24 @@ static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
     for (int p = 0; p < it->n_parts && rc == CS_OK; p++) {
         int64_t n = start[p + 1] - start[p];
         if (n == 0) continue;
-        cs_col_batch *slice = n == rows ? cs_col_batch_ref(b)
-                                        : cs_col_batch_take(b, it->idx + start[p], n, &it->alloc);
         pending *pd = &it->pend[p];
-        if (pd->n == pd->cap) {
-            pd->cap = pd->cap ? 2 * pd->cap : 4;
-            pd->slices = cs_xrealloc(pd->slices, sizeof *pd->slices * (size_t)pd->cap);
+        if (pd->rows + n > pd->cap) {
+            pd->cap = pd->rows + n > 2 * pd->cap ? pd->rows + n : 2 * pd->cap;
+            pd->bidx = cs_xrealloc(pd->bidx, sizeof *pd->bidx * (size_t)pd->cap);
+            pd->ridx = cs_xrealloc(pd->ridx, sizeof *pd->ridx * (size_t)pd->cap);
         }
-        pd->slices[pd->n++] = slice;
+        for (int64_t i = 0; i < n; i++)
+            pd->bidx[pd->rows + i] = hb;
+        memcpy(pd->ridx + pd->rows, it->idx + start[p], sizeof *pd->ridx * (size_t)n);
         pd->rows += n;
         if (pd->rows >= limit) rc = flush_partition(it, p, err);
     }
     free(start);
+    if (rc == CS_OK && it->held_rows >= limit * it->n_parts) {
+        for (int p = 0; p < it->n_parts && rc == CS_OK; p++)
+            rc = flush_partition(it, p, err);
+        if (rc == CS_OK) release_held(it);
+    }
     return rc;
 }
 
@@ -486,7 +512,11 @@ static int sql_next(part_iter *pi, const cs_batch **out, cs_error *err)
                 if (rc) return rc;
                 continue;
             }
-            if (!it->exchange || it->flush_next >= it->n_parts) return 0;
+            if (!it->exchange) return 0;
+            if (it->flush_next >= it->n_parts) {
+                release_held(it);
+                return 0;
+            }
             int rc = flush_partition(it, it->flush_next++, err);
             if (rc) return rc;
             continue;
@@ -512,13 +542,14 @@ static int sql_next(part_iter *pi, const cs_batch **out, cs_error *err)
 static void sql_free(part_iter *pi)
 {
     sql_iter *it = (sql_iter *)pi;
+    release_held(it); /* before the operators whose batches they are */
     if (it->op) cs_sql_op_free(it->op);
     cs_exchange_partitioner_free(it->partitioner);
     cs_range_reservoir_free(it->reservoir);
+    free(it->held);
     for (int p = 0; it->pend && p < it->n_parts; p++) {
-        for (int s = 0; s < it->pend[p].n; s++)
-            cs_col_batch_unref(it->pend[p].slices[s]);
-        free(it->pend[p].slices);
+        free(it->pend[p].bidx);
+        free(it->pend[p].ridx);
     }
     free(it->pend);
     free(it->part);

@@ -2,7 +2,8 @@
  * test_op_hash_join.c — HashJoin (src/sqlexec/op_hash_join.c): every join type (inner, left,
  * right and full outer, left semi, left anti, null-aware anti) building either side, with null
  * and duplicate keys, with and without a residual condition, against a nested-loop reference
- * computed here, on a small and on a generated input in many batches; string keys; grace hash
+ * computed here, on a small and on a generated input in many batches; string keys; int and
+ * short keys (compared by value); grace hash
  * partitioning under a small task memory equal to the in-memory result with spill metrics set.
  */
 #include <setjmp.h>
@@ -250,6 +251,66 @@ static void test_string_and_two_column_keys(void **state)
     cs_col_type_unref(schema);
 }
 
+/* Integral keys narrower than a long are joined by their value: negative values, the type's
+ * extremes and nulls, an int and a short key, inner and anti. */
+static void test_narrow_integer_keys_by_value(void **state)
+{
+    const char *names[] = {"k", "v"};
+    cs_type_id ids[] = {CS_TYPE_INT, CS_TYPE_SHORT};
+    for (int t = 0; t < 2; t++) {
+        bool is_int = ids[t] == CS_TYPE_INT;
+        cs_col_type *schema = t_schema(
+            2, names,
+            (cs_col_type *[]){cs_col_type_primitive(ids[t]), cs_col_type_primitive(CS_TYPE_LONG)});
+        int32_t li[] = {-1, 0, 1, -1, 7, INT32_MAX, INT32_MIN};
+        int32_t ri[] = {-1, 7, INT32_MIN, 5, 0};
+        int16_t ls[] = {-1, 0, 1, -1, 7, INT16_MAX, INT16_MIN};
+        int16_t rs[] = {-1, 7, INT16_MIN, 5, 0};
+        uint8_t lvalid[] = {1, 1, 1, 1, 0, 1, 1}, rvalid[] = {1, 0, 1, 1, 1};
+        int64_t lv[] = {10, 11, 12, 13, 14, 15, 16}, rv[] = {20, 21, 22, 23, 24};
+        for (int anti = 0; anti < 2; anti++) {
+            cs_col_batch *lb[1] = {
+                t_batch(schema,
+                        (cs_column *[]){t_fixed(cs_col_type_primitive(ids[t]),
+                                                is_int ? (void *)li : (void *)ls, 7, lvalid),
+                                        t_longs(lv, 7, NULL)},
+                        7)};
+            cs_col_batch *rb[1] = {
+                t_batch(schema,
+                        (cs_column *[]){t_fixed(cs_col_type_primitive(ids[t]),
+                                                is_int ? (void *)ri : (void *)rs, 5, rvalid),
+                                        t_longs(rv, 5, NULL)},
+                        5)};
+            cs_join_spec spec = {.type = anti ? CS_HJ_LEFT_ANTI : CS_HJ_INNER,
+                                 .left_keys = (int[]){0},
+                                 .right_keys = (int[]){0},
+                                 .n_keys = 1};
+            cs_error err = {0};
+            cs_sql_op *op =
+                cs_sql_op_hash_join(t_leaf(schema, lb, 1), t_leaf(schema, rb, 1), &spec, &err);
+            assert_non_null(op);
+            cs_sql_exec_ctx ctx = t_ctx();
+            t_rows got = t_run(op, &ctx);
+            t_rows_sort(&got);
+            if (!anti) { /* -1 twice with -1, 0 with 0, the minimum with the minimum */
+                assert_int_equal(got.n, 4);
+                const char *want[] = {"|10|", "|11|", "|13|", "|16|"};
+                for (int w = 0; w < 4; w++) {
+                    int found = 0;
+                    for (int64_t i = 0; i < got.n; i++)
+                        found += strstr(got.row[i], want[w]) != NULL;
+                    assert_int_equal(found, 1);
+                }
+            } else { /* 1, the null key and the maximum have no match */
+                assert_int_equal(got.n, 3);
+            }
+            t_rows_free(&got);
+            cs_sql_op_free(op);
+        }
+        cs_col_type_unref(schema);
+    }
+}
+
 static void test_grace_partitioning_equals_in_memory(void **state)
 {
     side l = gen_side(60000, 20000, 3), r = gen_side(120000, 30000, 4);
@@ -300,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_every_join_type_small_with_null_and_duplicate_keys),
         cmocka_unit_test(test_every_join_type_generated),
         cmocka_unit_test(test_string_and_two_column_keys),
+        cmocka_unit_test(test_narrow_integer_keys_by_value),
         cmocka_unit_test(test_grace_partitioning_equals_in_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
