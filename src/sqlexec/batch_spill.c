@@ -4,7 +4,7 @@
  * unlinked file of the task's spill directory (src/shuffle/spill.h: nothing is left behind, not
  * even after a crash), then read back in order. Also the spill decision and bookkeeping every
  * operator shares, and the schema concatenation of the join. Called by op_hash_aggregate.c,
- * op_hash_join.c and op_sort.c on the task's thread.
+ * op_hash_join.c, op_sort.c and op_window.c on the task's thread.
  */
 #include "sqlexec/sql_ops_internal.h"
 

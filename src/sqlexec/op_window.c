@@ -17,9 +17,19 @@
  * gathered once into contiguous columns, each function computes its result column for the
  * chunk partition by partition, and a queued batch comes out — its own columns shared, the
  * function columns gathered from the chunks' results — as soon as all its rows have results.
- * A partition is thus held whole in memory (its batches, charged to the task through the
- * allocator they came from); Window does not spill (a partition larger than the task's memory
- * fails as its allocator does).
+ * A partition is thus held whole until it closes.
+ *
+ * Spilling: when the task is over its execution memory while batches are queued
+ * (cs_sql_should_spill over the queued rows), every queued batch still in memory is written, whole
+ * rows in queue order, to the open spill file of a FIFO of spill files (batch_spill.c), and only
+ * the columns the functions read (arguments, the RANGE order key) are kept, copied into narrow
+ * columns; the partition and peer flags are already taken. A spill file is finished (closed for
+ * writing) when its first batch is due to come out; later spills open a new file, so the files'
+ * batches read back in queue order. A queued batch that spilled comes out by reading its rows
+ * back and adding the function columns, as one that did not. A partition larger than memory is
+ * thus held as its function arguments, flags and results (a few bytes a row for ranking
+ * functions), not as its rows, as Spark's ExternalAppendOnlyUnsafeRowArray spills the rows of a
+ * window partition.
  *
  * Aggregates use the aggregate functions' own states (Complete mode): a frame whose lower bound
  * is UNBOUNDED PRECEDING is a running aggregate (rows folded once, in order, the state copied to
@@ -45,6 +55,14 @@ typedef struct res_chunk {
     cs_column **cols; /* one per function */
 } res_chunk;
 
+/* A queued input batch: in memory (b), or spilled with only the gathered columns kept. */
+typedef struct q_ent {
+    cs_col_batch *b;    /* NULL once spilled */
+    cs_column **narrow; /* spilled: the columns need[0..n_need), n_need of them */
+    int64_t rows;
+    int64_t narrow_bytes;
+} q_ent;
+
 typedef struct win_fn {
     cs_window_fn f; /* copy: columns and types referenced */
     cs_sql_agg agg; /* CS_WIN_AGGREGATE */
@@ -63,8 +81,14 @@ typedef struct win_op {
     int n_need;
     int order_col; /* gathered index of the order key (RANGE offsets), -1: none */
     /* queued input */
-    cs_col_batch **q;
+    q_ent *q;
     int nq, qcap;
+    /* spill files of queued batches, oldest first: all but the last are finished; sp_left:
+     * queued batches still to read from each */
+    cs_sql_spill **sp;
+    int64_t *sp_left;
+    int nsp, spcap;
+    bool sp_tail_open;                /* the last file is still written */
     int64_t qbase;                    /* global row of q[0]'s first row */
     int64_t end;                      /* global rows read */
     int64_t processed;                /* rows [.., processed) have results */
@@ -472,7 +496,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     int nb = 0;
     int64_t at = w->qbase;
     for (int b = 0; b < w->nq; b++) {
-        int64_t bn = w->q[b]->num_rows;
+        int64_t bn = w->q[b].rows;
         for (int64_t r = 0; r < bn; r++, at++)
             if (at >= c0 && at < c1) {
                 w->bidx[at - c0] = b;
@@ -485,7 +509,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     cs_column **srcs = cs_xcalloc((size_t)nb, sizeof *srcs);
     for (int k = 0; k < w->n_need; k++) {
         for (int b = 0; b < nb; b++)
-            srcs[b] = w->q[b]->columns[w->need[k]];
+            srcs[b] = w->q[b].b ? w->q[b].b->columns[w->need[k]] : w->q[b].narrow[k];
         cs_col_type *t = w->base.children[0]->schema->fields[w->need[k]].type;
         cols[k] = cs_sql_gather(t, srcs, w->bidx, w->ridx, n, al);
     }
@@ -574,10 +598,99 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     return CS_OK;
 }
 
-/* The first queued batch with its function columns (all its rows have results). */
-static cs_col_batch *emit_first(win_op *w)
+/* The rows of a spilled queued batch, read back from the oldest spill file. */
+static int read_spilled(win_op *w, const q_ent *e, cs_col_batch **out, cs_error *err)
 {
-    cs_col_batch *b = w->q[0];
+    *out = NULL;
+    if (w->nsp == 0)
+        return cs_error_set(err, CS_EIO, "Window: a spilled batch has no spill file to read");
+    int rc = CS_OK;
+    if (w->nsp == 1 && w->sp_tail_open) {
+        w->sp_tail_open = false;
+        if ((rc = cs_sql_spill_finish(w->sp[0], w->base.ctx->alloc, err)) != CS_OK) return rc;
+    }
+    rc = cs_sql_spill_next(w->sp[0], out, err);
+    if (rc < 0) return rc;
+    if (rc == 0 || (*out)->num_rows != e->rows) {
+        int64_t got = *out ? (*out)->num_rows : 0;
+        cs_col_batch_unref(*out);
+        *out = NULL;
+        return cs_error_set(err, CS_EIO,
+                            "Window: a spill file gave %lld rows where its batch had %lld",
+                            (long long)got, (long long)e->rows);
+    }
+    if (--w->sp_left[0] == 0) {
+        cs_sql_spill_free(w->sp[0]);
+        memmove(w->sp, w->sp + 1, sizeof *w->sp * (size_t)(w->nsp - 1));
+        memmove(w->sp_left, w->sp_left + 1, sizeof *w->sp_left * (size_t)(w->nsp - 1));
+        w->nsp--;
+    }
+    return CS_OK;
+}
+
+static void ent_release(const win_op *w, q_ent *e)
+{
+    cs_col_batch_unref(e->b);
+    if (e->narrow) {
+        for (int k = 0; k < w->n_need; k++)
+            cs_column_unref(e->narrow[k]);
+        free(e->narrow);
+    }
+    memset(e, 0, sizeof *e);
+}
+
+/* Writes every queued batch still in memory to the open spill file (a new one when none is
+ * open), keeping only the columns the functions read. */
+static int spill_queue(win_op *w, int64_t held, cs_error *err)
+{
+    const cs_sql_exec_ctx *ctx = w->base.ctx;
+    if (w->nsp == 0 || !w->sp_tail_open) {
+        cs_sql_spill *sp = cs_sql_spill_new(ctx->spill_dir, w->base.children[0]->schema, err);
+        if (!sp) return CS_EIO;
+        if (w->nsp == w->spcap) {
+            w->spcap = w->spcap ? 2 * w->spcap : 4;
+            w->sp = cs_xrealloc(w->sp, sizeof *w->sp * (size_t)w->spcap);
+            w->sp_left = cs_xrealloc(w->sp_left, sizeof *w->sp_left * (size_t)w->spcap);
+        }
+        w->sp[w->nsp] = sp;
+        w->sp_left[w->nsp++] = 0;
+        w->sp_tail_open = true;
+    }
+    cs_sql_spill *sp = w->sp[w->nsp - 1];
+    int64_t before = cs_sql_spill_bytes(sp);
+    int rc = CS_OK;
+    for (int q = 0; q < w->nq && rc == CS_OK; q++) {
+        q_ent *e = &w->q[q];
+        if (!e->b) continue;
+        if ((rc = cs_sql_spill_write(sp, e->b, err)) != CS_OK) break;
+        e->narrow = cs_xcalloc((size_t)(w->n_need > 0 ? w->n_need : 1), sizeof *e->narrow);
+        ensure_scratch(w, e->rows + 1);
+        for (int64_t r = 0; r < e->rows; r++)
+            w->ridx[r] = (int32_t)r;
+        e->narrow_bytes = 0;
+        for (int k = 0; k < w->n_need; k++) {
+            cs_column *src = e->b->columns[w->need[k]];
+            e->narrow[k] = cs_sql_gather(src->type, &src, NULL, w->ridx, e->rows, ctx->alloc);
+            e->narrow_bytes += cs_column_memory(e->narrow[k]);
+        }
+        cs_col_batch_unref(e->b);
+        e->b = NULL;
+        w->sp_left[w->nsp - 1]++;
+    }
+    cs_sql_note_spill(&w->base, held, cs_sql_spill_bytes(sp) - before);
+    return rc;
+}
+
+/* The first queued batch with its function columns (all its rows have results). */
+static int emit_first(win_op *w, cs_col_batch **out, cs_error *err)
+{
+    cs_col_batch *b = w->q[0].b;
+    if (!b) {
+        int rc = read_spilled(w, &w->q[0], &b, err);
+        if (rc != CS_OK) return rc;
+    } else {
+        cs_col_batch_ref(b);
+    }
     int64_t n = b->num_rows, b0 = w->qbase;
     ensure_scratch(w, n + 1);
     int first = 0;
@@ -607,8 +720,9 @@ static cs_col_batch *emit_first(win_op *w)
             cs_sql_gather(w->fns[f].f.type, srcs, w->bidx, w->ridx, n, w->base.ctx->alloc);
     }
     free(srcs);
-    cs_col_batch *out = cs_col_batch_new(cs_col_type_ref(w->base.schema), cols, nc, n, NULL);
+    *out = cs_col_batch_new(cs_col_type_ref(w->base.schema), cols, nc, n, NULL);
     free(cols);
+    ent_release(w, &w->q[0]);
     /* pop the batch, its flags and the result chunks wholly before the next batch */
     memmove(w->q, w->q + 1, sizeof *w->q * (size_t)(w->nq - 1));
     w->nq--;
@@ -626,25 +740,29 @@ static cs_col_batch *emit_first(win_op *w)
     memmove(w->rc, w->rc + drop, sizeof *w->rc * (size_t)(w->nrc - drop));
     w->nrc -= drop;
     cs_col_batch_unref(b);
-    return out;
+    return CS_OK;
 }
 
-static int64_t held_bytes(const win_op *w)
+/* Bytes of the queued batches held in memory: all of them (whole or narrow), and *whole_bytes
+ * of those held whole (what a spill would write). */
+static int64_t held_bytes(const win_op *w, int64_t *whole_bytes)
 {
-    int64_t h = 0;
-    for (int b = 0; b < w->nq; b++)
-        h += cs_col_batch_memory(w->q[b]);
-    return h;
+    int64_t h = 0, whole = 0;
+    for (int b = 0; b < w->nq; b++) {
+        if (w->q[b].b)
+            whole += cs_col_batch_memory(w->q[b].b);
+        else
+            h += w->q[b].narrow_bytes;
+    }
+    *whole_bytes = whole;
+    return h + whole;
 }
 
 static int win_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 {
     win_op *w = (win_op *)op;
     for (;;) {
-        if (w->nq > 0 && w->qbase + w->q[0]->num_rows <= w->processed) {
-            *out = emit_first(w);
-            return CS_OK;
-        }
+        if (w->nq > 0 && w->qbase + w->q[0].rows <= w->processed) return emit_first(w, out, err);
         if (w->input_done) {
             if (w->processed < w->end) {
                 int rc = process_chunk(w, w->processed, w->end, err);
@@ -669,11 +787,13 @@ static int win_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
             w->q = cs_xrealloc(w->q, sizeof *w->q * (size_t)w->qcap);
         }
         if (w->nq == 0) w->qbase = w->end;
-        w->q[w->nq++] = b;
+        w->q[w->nq++] = (q_ent){.b = b, .rows = b->num_rows};
         flag_rows(w, b, w->end);
         w->end += b->num_rows;
-        int64_t held = held_bytes(w);
+        int64_t whole, held = held_bytes(w, &whole);
         if (held > op->metrics.peak_memory) op->metrics.peak_memory = held;
+        if (cs_sql_should_spill(op->ctx, whole) && (rc = spill_queue(w, whole, err)) != CS_OK)
+            return rc;
         /* the rows before the last partition start of this batch are whole partitions */
         int64_t last = -1;
         for (int64_t i = w->end - 1; i >= w->end - b->num_rows && last < 0; i--)
@@ -698,8 +818,12 @@ static void win_close(cs_sql_op *op)
 {
     win_op *w = (win_op *)op;
     for (int b = 0; b < w->nq; b++)
-        cs_col_batch_unref(w->q[b]);
+        ent_release(w, &w->q[b]);
     w->nq = 0;
+    for (int k = 0; k < w->nsp; k++)
+        cs_sql_spill_free(w->sp[k]);
+    w->nsp = 0;
+    w->sp_tail_open = false;
     for (int k = 0; k < w->nrc; k++) {
         for (int f = 0; f < w->n_fns; f++)
             cs_column_unref(w->rc[k].cols[f]);
@@ -738,6 +862,8 @@ static void win_destroy(cs_sql_op *op)
     free(w->okeys);
     free(w->need);
     free(w->q);
+    free(w->sp);
+    free(w->sp_left);
     free(w->rc);
     free(w->part_start);
     free(w->peer_start);
