@@ -113,6 +113,18 @@ int cs_sql_spill_finish(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err)
     return cs_ipc_reader_open(alloc, spill_read, s, "a SQL spill file", &s->r, err);
 }
 
+int cs_sql_spill_rewind(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err)
+{
+    if (!s->r)
+        return cs_error_set(err, CS_EINVAL, "rewinding a SQL spill file that is still written");
+    cs_ipc_reader_free(s->r);
+    s->r = NULL;
+    if (lseek(s->fd, 0, SEEK_SET) < 0)
+        return cs_error_set(err, CS_EIO, "rewinding a SQL spill file: %s", strerror(errno));
+    s->buf_len = s->buf_pos = 0;
+    return cs_ipc_reader_open(alloc, spill_read, s, "a SQL spill file", &s->r, err);
+}
+
 int cs_sql_spill_next(cs_sql_spill *s, cs_col_batch **out, cs_error *err)
 {
     *out = NULL;
