@@ -38,6 +38,7 @@
  * recompute the same way, so floating point sums equal Spark's). Nothing is allocated per row:
  * per-chunk state rows, index vectors and one result column per function.
  *
+ * The frames and the ranking and value functions are window_frames.c's (window_internal.h).
  * Called by the physical plan builder; ownership as every sql_ops.h operator.
  */
 #include <math.h>
@@ -47,8 +48,7 @@
 #include "columnar/col_builder.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
-
-typedef __int128 i128;
+#include "sqlexec/window_internal.h"
 
 typedef struct res_chunk {
     int64_t start, n; /* global rows */
@@ -63,19 +63,11 @@ typedef struct q_ent {
     int64_t narrow_bytes;
 } q_ent;
 
-typedef struct win_fn {
-    cs_window_fn f; /* copy: columns and types referenced */
-    cs_sql_agg agg; /* CS_WIN_AGGREGATE */
-    int col;        /* index of its argument among the gathered columns, -1: none */
-    int col2;       /* two-input aggregates: the second argument's, -1: none */
-    size_t stride;
-} win_fn;
-
 typedef struct win_op {
     cs_sql_op base;
     cs_sort_key *pkeys, *okeys;
     int n_pkeys, n_okeys;
-    win_fn *fns;
+    cs_sql_win_fn *fns;
     int n_fns;
     int *need; /* input ordinals gathered per chunk */
     int n_need;
@@ -178,266 +170,8 @@ static void ensure_scratch(win_op *w, int64_t n)
     w->bidx = cs_xmalloc(sizeof *w->bidx * (size_t)n);
 }
 
-/* ---- frames ---- */
-
-/* The order key's values of a chunk in a comparable form (RANGE offsets). */
-typedef struct okey {
-    const cs_column *c;
-    bool is_double, desc, nulls_first;
-} okey;
-
-static i128 okey_int(const cs_column *c, int64_t i)
-{
-    if (c->type->id != CS_TYPE_DECIMAL) return cs_sql_long_at(c, i);
-    i128 x;
-    memcpy(&x, c->values + 16 * i, 16);
-    return x;
-}
-
-/* A bound: row i's key plus an offset (the offset's sign flipped for DESC). */
-typedef struct bound {
-    bool null;
-    i128 iv;
-    double dv;
-} bound;
-
-static bound make_bound(const okey *k, int64_t i, i128 ioff, double doff)
-{
-    bound b = {0};
-    if (!cs_column_is_valid(k->c, i)) {
-        b.null = true;
-        return b;
-    }
-    if (k->is_double)
-        b.dv = cs_sql_double_at(k->c, i) + (k->desc ? -doff : doff);
-    else
-        b.iv = okey_int(k->c, i) + (k->desc ? -ioff : ioff);
-    return b;
-}
-
-/* Row j's key against a bound in the window's ordering (<0: j comes first). */
-static int cmp_bound(const okey *k, int64_t j, const bound *b)
-{
-    bool jn = !cs_column_is_valid(k->c, j);
-    if (jn || b->null) {
-        if (jn && b->null) return 0;
-        return (jn ? -1 : 1) * (k->nulls_first ? 1 : -1);
-    }
-    int r;
-    if (k->is_double) {
-        double x = cs_sql_double_at(k->c, j), y = b->dv;
-        if (isnan(x) || isnan(y))
-            r = isnan(x) - isnan(y);
-        else
-            r = (x > y) - (x < y);
-    } else {
-        i128 x = okey_int(k->c, j);
-        r = (x > b->iv) - (x < b->iv);
-    }
-    return k->desc ? -r : r;
-}
-
-/* First row of [lo, hi) whose key compares > 0 (strict) or >= 0 to the bound. */
-static int64_t search(const okey *k, int64_t lo, int64_t hi, const bound *b, bool strict)
-{
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        int r = cmp_bound(k, mid, b);
-        if (strict ? r <= 0 : r < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-typedef struct part_ctx {
-    int64_t p0, p1;            /* the partition's rows (chunk indices) */
-    const uint8_t *peer_start; /* chunk-indexed */
-    int64_t *peer_end;         /* chunk-indexed: end of row i's peer group */
-    int64_t *peer_first;       /* start of row i's peer group */
-    okey ok;
-} part_ctx;
-
-static i128 offset_int(const cs_column *c, int64_t dflt, int order_scale)
-{
-    if (!c) return dflt;
-    i128 v = okey_int(c, 0);
-    if (c->type->id == CS_TYPE_DECIMAL)
-        for (int s = c->type->scale; s < order_scale; s++)
-            v *= 10;
-    return v;
-}
-
-/* Row i's frame [*lo, *hi) in the partition. */
-static void frame_of(const win_fn *fn, const part_ctx *pc, int64_t i, int64_t *lo, int64_t *hi)
-{
-    const cs_window_frame *fr = &fn->f.frame;
-    int scale = pc->ok.c && pc->ok.c->type->id == CS_TYPE_DECIMAL ? pc->ok.c->type->scale : 0;
-    for (int side = 0; side < 2; side++) {
-        cs_win_bound_kind kind = side == 0 ? fr->lower_kind : fr->upper_kind;
-        int64_t off = side == 0 ? fr->lower : fr->upper;
-        int64_t r;
-        if (kind == CS_WB_UNBOUNDED_PRECEDING) {
-            r = pc->p0;
-        } else if (kind == CS_WB_UNBOUNDED_FOLLOWING) {
-            r = pc->p1;
-        } else if (kind == CS_WB_CURRENT_ROW) {
-            r = fr->range ? (side == 0 ? pc->peer_first[i] : pc->peer_end[i]) : i + side;
-        } else if (!fr->range) {
-            r = i + off + side;
-            r = r < pc->p0 ? pc->p0 : r > pc->p1 ? pc->p1 : r;
-        } else {
-            const cs_column *oc = side == 0 ? fr->lower_value : fr->upper_value;
-            i128 ioff = offset_int(oc, off, scale);
-            double doff = oc ? (oc->type->id == CS_TYPE_DECIMAL
-                                    ? (double)okey_int(oc, 0) / pow(10, oc->type->scale)
-                                    : (double)okey_int(oc, 0))
-                             : (double)off;
-            bound b = make_bound(&pc->ok, i, ioff, doff);
-            r = search(&pc->ok, pc->p0, pc->p1, &b, side == 1);
-        }
-        if (side == 0)
-            *lo = r;
-        else
-            *hi = r;
-    }
-    if (*hi < *lo) *hi = *lo;
-}
-
-/* ---- the functions over one chunk ---- */
-
-static cs_column *fixed_column(cs_col_type *t, const void *v, const uint8_t *valid, int64_t n,
-                               cs_col_allocator *alloc)
-{
-    cs_col_builder *b = cs_col_builder_new(alloc, t);
-    cs_col_builder_append_values(b, v, n, valid);
-    cs_column *c = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    return c;
-}
-
-/* Ranking functions: a column of n rows of the function's type (int, bigint or double). */
-static cs_column *ranking(const win_fn *fn, const part_ctx *pcs, int npc, int64_t n,
-                          cs_col_allocator *alloc)
-{
-    bool dbl = fn->f.type->id == CS_TYPE_DOUBLE, lng = fn->f.type->id == CS_TYPE_LONG;
-    void *v = cs_xmalloc((size_t)(n > 0 ? n : 1) * 8);
-    for (int p = 0; p < npc; p++) {
-        const part_ctx *pc = &pcs[p];
-        int64_t size = pc->p1 - pc->p0, dense = 0;
-        for (int64_t i = pc->p0; i < pc->p1; i++) {
-            int64_t r = i - pc->p0; /* 0-based row in the partition */
-            if (pc->peer_start[i] || i == pc->p0) dense++;
-            double d = 0;
-            int64_t x = 0;
-            switch (fn->f.kind) {
-            case CS_WIN_ROW_NUMBER:
-                x = r + 1;
-                break;
-            case CS_WIN_RANK:
-                x = pc->peer_first[i] - pc->p0 + 1;
-                break;
-            case CS_WIN_DENSE_RANK:
-                x = dense;
-                break;
-            case CS_WIN_PERCENT_RANK:
-                d = size > 1 ? (double)(pc->peer_first[i] - pc->p0) / (double)(size - 1) : 0.0;
-                break;
-            case CS_WIN_CUME_DIST:
-                d = (double)(pc->peer_end[i] - pc->p0) / (double)size;
-                break;
-            default: { /* ntile: the first size % n buckets hold one row more */
-                int64_t buckets = fn->f.offset, bsize = size / buckets, rem = size % buckets;
-                int64_t big = rem * (bsize + 1);
-                x = r < big ? r / (bsize + 1) + 1 : rem + (r - big) / (bsize ? bsize : 1) + 1;
-                break;
-            }
-            }
-            bool frac = fn->f.kind == CS_WIN_PERCENT_RANK || fn->f.kind == CS_WIN_CUME_DIST;
-            if (dbl)
-                ((double *)v)[i] = frac ? d : (double)x;
-            else if (lng)
-                ((int64_t *)v)[i] = x;
-            else
-                ((int32_t *)v)[i] = (int32_t)x;
-        }
-    }
-    cs_column *c = fixed_column(fn->f.type, v, NULL, n, alloc);
-    free(v);
-    return c;
-}
-
-/* Value functions: ridx[i] = the chunk row whose value row i takes (-1: null, -2: the
- * default). */
-static void value_rows(const win_fn *fn, const cs_column *in, const part_ctx *pc, int32_t *ridx,
-                       int64_t *nn)
-{
-    bool ign = fn->f.ignore_nulls;
-    cs_window_fn_kind kind = fn->f.kind;
-    if (kind == CS_WIN_LAG || kind == CS_WIN_LEAD) {
-        int64_t d = kind == CS_WIN_LEAD ? fn->f.offset : -fn->f.offset;
-        if (!ign || d == 0) {
-            for (int64_t i = pc->p0; i < pc->p1; i++) {
-                int64_t j = i + d;
-                ridx[i] = j >= pc->p0 && j < pc->p1 ? (int32_t)j : -2;
-            }
-            return;
-        }
-        /* ignore nulls: nn[] lists the partition's non-null rows; row i takes the d-th of
-         * them after it (lead) or the |d|-th before it (lag) */
-        int64_t cnt = 0, at = 0; /* non-null rows listed; of them, rows <= i (lead) or < i */
-        for (int64_t j = pc->p0; j < pc->p1; j++)
-            if (cs_column_is_valid(in, j)) nn[cnt++] = j;
-        for (int64_t i = pc->p0; i < pc->p1; i++) {
-            if (d > 0) {
-                while (at < cnt && nn[at] <= i)
-                    at++;
-                int64_t t = at + d - 1;
-                ridx[i] = t < cnt ? (int32_t)nn[t] : -2;
-            } else {
-                while (at < cnt && nn[at] < i)
-                    at++;
-                int64_t t = at + d;
-                ridx[i] = t >= 0 ? (int32_t)nn[t] : -2;
-            }
-        }
-        return;
-    }
-    int64_t plo = -1, phi = -1;
-    int32_t prev = -1;
-    for (int64_t i = pc->p0; i < pc->p1; i++) {
-        int64_t lo, hi;
-        frame_of(fn, pc, i, &lo, &hi);
-        if (lo == plo && hi == phi) {
-            ridx[i] = prev;
-            continue;
-        }
-        int32_t r = -1;
-        if (kind == CS_WIN_FIRST_VALUE || kind == CS_WIN_NTH_VALUE) {
-            int64_t want = kind == CS_WIN_NTH_VALUE ? fn->f.offset : 1;
-            for (int64_t j = lo, seen = 0; j < hi; j++) {
-                if (ign && !cs_column_is_valid(in, j)) continue;
-                if (++seen == want) {
-                    r = (int32_t)j;
-                    break;
-                }
-            }
-        } else { /* last_value */
-            for (int64_t j = hi - 1; j >= lo; j--)
-                if (!ign || cs_column_is_valid(in, j)) {
-                    r = (int32_t)j;
-                    break;
-                }
-        }
-        ridx[i] = prev = r;
-        plo = lo;
-        phi = hi;
-    }
-}
-
-static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const cs_column *in2,
-                     const part_ctx *pcs, int npc, int64_t n, cs_column **out, cs_error *err)
+static int aggregate(win_op *w, cs_sql_win_fn *fn, const cs_column *in, const cs_column *in2,
+                     const cs_sql_win_part *pcs, int npc, int64_t n, cs_column **out, cs_error *err)
 {
     const cs_sql_agg *a = &fn->agg;
     size_t stride = fn->stride;
@@ -457,12 +191,12 @@ static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const cs_column
     bool running = fn->f.frame.lower_kind == CS_WB_UNBOUNDED_PRECEDING && !shared;
     int rc = CS_OK;
     for (int p = 0; p < npc && rc == CS_OK; p++) {
-        const part_ctx *pc = &pcs[p];
+        const cs_sql_win_part *pc = &pcs[p];
         int64_t done = pc->p0, plo = -1, phi = -1;
         memset(run, 0, stride);
         for (int64_t i = pc->p0; i < pc->p1 && rc == CS_OK; i++) {
             int64_t lo, hi;
-            frame_of(fn, pc, i, &lo, &hi);
+            cs_sql_win_frame(fn, pc, i, &lo, &hi);
             uint8_t *st = w->states + stride * (size_t)i;
             if (running) {
                 if (hi > done) {
@@ -520,7 +254,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     int64_t *peer_first = cs_xmalloc(sizeof *peer_first * (size_t)(n + 1));
     int64_t *nn = cs_xmalloc(sizeof *nn * (size_t)(n + 1));
     int npc = 0, cap = 16;
-    part_ctx *pcs = cs_xmalloc(sizeof *pcs * (size_t)cap);
+    cs_sql_win_part *pcs = cs_xmalloc(sizeof *pcs * (size_t)cap);
     for (int64_t i = 0; i < n; i++) {
         if (ps[i] || i == 0) {
             if (npc == cap) {
@@ -528,7 +262,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
                 pcs = cs_xrealloc(pcs, sizeof *pcs * (size_t)cap);
             }
             if (npc) pcs[npc - 1].p1 = i;
-            pcs[npc++] = (part_ctx){
+            pcs[npc++] = (cs_sql_win_part){
                 .p0 = i, .peer_start = pe, .peer_end = peer_end, .peer_first = peer_first};
         }
         peer_first[i] = pe[i] || ps[i] || i == 0 ? i : peer_first[i - 1];
@@ -538,17 +272,18 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
         peer_end[i] = i == n - 1 || pe[i + 1] || ps[i + 1] ? i + 1 : peer_end[i + 1];
     if (w->order_col >= 0)
         for (int p = 0; p < npc; p++)
-            pcs[p].ok = (okey){.c = cols[w->order_col],
-                               .is_double = cols[w->order_col]->type->id == CS_TYPE_FLOAT ||
-                                            cols[w->order_col]->type->id == CS_TYPE_DOUBLE,
-                               .desc = w->okeys[0].descending,
-                               .nulls_first = w->okeys[0].nulls_first};
+            pcs[p].ok =
+                (cs_sql_win_okey){.c = cols[w->order_col],
+                                  .is_double = cols[w->order_col]->type->id == CS_TYPE_FLOAT ||
+                                               cols[w->order_col]->type->id == CS_TYPE_DOUBLE,
+                                  .desc = w->okeys[0].descending,
+                                  .nulls_first = w->okeys[0].nulls_first};
     /* the functions */
     res_chunk rch = {.start = c0, .n = n};
     rch.cols = cs_xcalloc((size_t)w->n_fns, sizeof *rch.cols);
     int rc = CS_OK;
     for (int f = 0; f < w->n_fns && rc == CS_OK; f++) {
-        win_fn *fn = &w->fns[f];
+        cs_sql_win_fn *fn = &w->fns[f];
         const cs_column *in = fn->col >= 0 ? cols[fn->col] : NULL;
         switch (fn->f.kind) {
         case CS_WIN_AGGREGATE:
@@ -562,7 +297,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
         case CS_WIN_FIRST_VALUE:
         case CS_WIN_LAST_VALUE: {
             for (int p = 0; p < npc; p++)
-                value_rows(fn, in, &pcs[p], w->ridx, nn);
+                cs_sql_win_value_rows(fn, in, &pcs[p], w->ridx, nn);
             cs_column *src2[2] = {(cs_column *)in, fn->f.default_value};
             for (int64_t i = 0; i < n; i++) {
                 w->bidx[i] = w->ridx[i] == -2 && fn->f.default_value ? 1 : 0;
@@ -572,7 +307,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
             break;
         }
         default:
-            rch.cols[f] = ranking(fn, pcs, npc, n, al);
+            rch.cols[f] = cs_sql_win_ranking(fn, pcs, npc, n, al);
             break;
         }
     }
@@ -1015,7 +750,7 @@ cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_p
     w->order_col = -1;
     int made = 0;
     for (int f = 0; f < n_fns && rc == CS_OK; f++) {
-        win_fn *wf = &w->fns[f];
+        cs_sql_win_fn *wf = &w->fns[f];
         wf->f = fns[f];
         rc = check_fn(in, &wf->f, n_order_keys, order_keys, err);
         if (rc != CS_OK) break;
