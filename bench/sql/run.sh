@@ -7,7 +7,11 @@
 #
 #   bench/sql/run.sh [--scale 1|10|...] [--engines cspark,spark,duckdb,datafusion,sail]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
-#                    [--all-concurrently] [--resume]
+#                    [--all-concurrently] [--resume] [--master M] [--conf K=V]... [--spill-metrics]
+#
+# --master and --conf go to cspark-sql only (e.g. --master 'local-cluster[2,1,1024]' --conf
+# spark.executor.memory=1024m: the scale-10 spill run, `make bench-sql-sf10`); --spill-metrics
+# records cspark's spill metrics per query from its event log.
 #
 # Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once), the
 # peers (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when it is an
@@ -42,6 +46,9 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
     --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
     --resume) EXTRA+=(--resume); RESUME=1; shift ;;
+    --master) EXTRA+=(--cspark-master "${2:?--master needs a master URL}"); shift 2 ;;
+    --conf) EXTRA+=(--cspark-conf "${2:?--conf needs K=V}"); shift 2 ;;
+    --spill-metrics) EXTRA+=(--spill-metrics); shift ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
