@@ -522,16 +522,17 @@ static int win_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
             w->q = cs_xrealloc(w->q, sizeof *w->q * (size_t)w->qcap);
         }
         if (w->nq == 0) w->qbase = w->end;
-        w->q[w->nq++] = (q_ent){.b = b, .rows = b->num_rows};
+        int64_t bn = b->num_rows; /* b may be spilled (freed) below */
+        w->q[w->nq++] = (q_ent){.b = b, .rows = bn};
         flag_rows(w, b, w->end);
-        w->end += b->num_rows;
+        w->end += bn;
         int64_t whole, held = held_bytes(w, &whole);
         if (held > op->metrics.peak_memory) op->metrics.peak_memory = held;
         if (cs_sql_should_spill(op->ctx, whole) && (rc = spill_queue(w, whole, err)) != CS_OK)
             return rc;
         /* the rows before the last partition start of this batch are whole partitions */
         int64_t last = -1;
-        for (int64_t i = w->end - 1; i >= w->end - b->num_rows && last < 0; i--)
+        for (int64_t i = w->end - 1; i >= w->end - bn && last < 0; i--)
             if (w->part_start[i - w->qbase]) last = i;
         if (last > w->processed) {
             rc = process_chunk(w, w->processed, last, err);
