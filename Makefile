@@ -16,7 +16,7 @@ ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql bench-clickbench install clean format demo-k8s
+.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql bench-clickbench bench-sql-sf10 install clean format demo-k8s
 
 all: build
 
@@ -95,6 +95,13 @@ bench-sql: build
 # real data set) on the same engines (results in bench/results/clickbench.md).
 bench-clickbench: build
 	@bash bench/sql/run.sh --suite clickbench --build $(BUILD) $(SQL_BENCH_ARGS)
+
+# SQL at scale 10 on local-cluster[2,1,1024] (1 GiB executors: the operators spill), checked
+# against DuckDB, with cspark's spill metrics (bench/results/sql_tpch_sf10.md). Not part of test.
+bench-sql-sf10: build
+	@bash bench/sql/run.sh --build $(BUILD) --scale 10 --engines cspark,duckdb --no-all \
+	  --master 'local-cluster[2,1,1024]' --conf spark.executor.memory=1024m --spill-metrics \
+	  $(SQL_BENCH_ARGS)
 
 # Kubernetes benchmarks on kubesim: 1,000 executor pods (fake kubelet), Running-to-registered,
 # submit-to-first-task (bench/k8s_bench.sh; results in bench/results/k8s.md).

@@ -10,7 +10,12 @@
 #   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench] [--rows N]
 #                    [--engines cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
-#                    [--all-concurrently] [--all-only spark] [--resume]
+#                    [--all-concurrently] [--all-only spark] [--resume] [--master M]
+#                    [--conf K=V]... [--spill-metrics]
+#
+# --master and --conf go to cspark-sql only (e.g. --master 'local-cluster[2,1,1024]' --conf
+# spark.executor.memory=1024m: the scale-10 spill run, `make bench-sql-sf10`); --spill-metrics
+# records cspark's spill metrics per query from its event log.
 #
 # Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once;
 # ClickBench: bench/sql/clickbench/data.sh, --rows rows, default 10 M, made once), the peers
@@ -54,6 +59,9 @@ while [ $# -gt 0 ]; do
     --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
     --all-only) EXTRA+=(--all-only "${2:?--all-only needs spark}"); shift 2 ;;
     --resume) EXTRA+=(--resume); RESUME=1; shift ;;
+    --master) EXTRA+=(--cspark-master "${2:?--master needs a master URL}"); shift 2 ;;
+    --conf) EXTRA+=(--cspark-conf "${2:?--conf needs K=V}"); shift 2 ;;
+    --spill-metrics) EXTRA+=(--spill-metrics); shift ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done

@@ -10,6 +10,9 @@ installs the engines) under the python3 of scripts/install-benchtools.sh.
 
 Engines (each a process per query: start, register the tables, run, exit):
   cspark      cspark-sql --master local[2] -i views.sql --output-format golden -f qNN.sql
+              (--cspark-master and --cspark-conf K=V change its master and settings, e.g.
+              local-cluster[2,1,1024] with spark.executor.memory=1024m; --spill-metrics turns on
+              its event log and records the tasks' spill metrics per run)
   spark       $SPARK_HOME/bin/spark-sql --master local[2] --driver-memory M -i views.sql -f qNN.sql
   duckdb, datafusion, sail    bench/sql/peer_run.py ENGINE (sail: pysail's Spark Connect server
               in the same process, queried through the PySpark Connect client)
@@ -149,6 +152,26 @@ def job_times(stderr_path, count):
     return times[-count:] if len(times) >= count else None
 
 
+def spill_metrics(event_dir):
+    """Spark's task spill metrics summed over a run's event log: tasks that spilled, memory
+    and disk bytes spilled (MB)."""
+    tasks, mem, disk = 0, 0, 0
+    for name in sorted(os.listdir(event_dir)) if os.path.isdir(event_dir) else []:
+        with open(os.path.join(event_dir, name), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if '"SparkListenerTaskEnd"' not in line:
+                    continue
+                try:
+                    m = json.loads(line).get("Task Metrics") or {}
+                except ValueError:
+                    continue
+                d = m.get("Disk Bytes Spilled", 0)
+                mem += m.get("Memory Bytes Spilled", 0)
+                disk += d
+                tasks += d > 0
+    return {"spill_tasks": tasks, "spill_mem_mb": mem / 1e6, "spill_disk_mb": disk / 1e6}
+
+
 def last_error(stderr_path):
     with open(stderr_path, encoding="utf-8", errors="replace") as f:
         lines = [ln.strip() for ln in f if ln.strip()]
@@ -183,9 +206,14 @@ class Bench:
     def command(self, engine, files, out):
         a = self.a
         if engine == "cspark":
-            return [a.cspark_sql, "--master", "local[2]", "--conf",
-                    "spark.sql.session.timeZone=UTC", "-i", self.views, "--output-format",
-                    "golden", "-f", files[0]]
+            confs = ["spark.sql.session.timeZone=UTC"] + a.cspark_conf
+            if a.spill_metrics:
+                confs += ["spark.eventLog.enabled=true", "spark.eventLog.dir=" + self.event_dir(out),
+                          "spark.eventLog.compress=false", "spark.eventLog.rolling.enabled=false"]
+            cmd = [a.cspark_sql, "--master", a.cspark_master]
+            for c in confs:
+                cmd += ["--conf", c]
+            return cmd + ["-i", self.views, "--output-format", "golden", "-f", files[0]]
         if engine == "spark":
             return [os.path.join(a.spark_home, "bin", "spark-sql"), "--master", "local[2]",
                     "--driver-memory", a.spark_driver_memory, "--conf",
@@ -198,6 +226,15 @@ class Bench:
                        a.spark_driver_memory]
         return [a.python, os.path.join(HERE, "peer_run.py")] + servers + [engine, a.data, out] \
             + files
+
+    def event_dir(self, out):
+        """The event log directory of the cspark run writing out (made empty)."""
+        d = os.path.splitext(out)[0] + ".events"
+        if os.path.isdir(d):
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+        os.makedirs(d, exist_ok=True)
+        return d
 
     def run(self, engine, names, tag):
         """One process of engine over the queries names; returns its record."""
@@ -231,6 +268,8 @@ class Bench:
         rec["job_s"] = sum(jobs) if jobs is not None else None
         rec["jobs"] = jobs
         rec["out"] = out
+        if engine == "cspark" and self.a.spill_metrics:
+            rec.update(spill_metrics(os.path.splitext(out)[0] + ".events"))
         if rec["rc"] != 0 or jobs is None:
             rec["error"] = "exit %d: %s" % (rec["rc"], last_error(base + ".err"))
         return rec
@@ -642,6 +681,11 @@ def render(results, md_path):
       "the runner starts, so their whole-process time includes the server's start. "
       "Versions: %s." % (data, results["spark_driver_memory"], results["versions"]))
     w("")
+    if results.get("cspark_master", "local[2]") != "local[2]" or results.get("cspark_conf"):
+        w("cspark-sql ran with `--master %s`%s instead (the command above)."
+          % (results["cspark_master"], "".join(" `--conf %s`" % c
+                                               for c in results.get("cspark_conf", []))))
+        w("")
     w("*whole* = the whole process (start, register the tables, run the query, print, exit), "
       "one process per query; *job* = the query only, from the process's own `Time taken:` line "
       "(spark-sql's; cspark-sql prints the same; the peers' runner times its query and fetch). "
@@ -715,6 +759,20 @@ def render(results, md_path):
     w("The sum of VmRSS over the process and its descendants, sampled every 100 ms (and at least "
       "the kernel's peak RSS of the process).")
     w("")
+    if "cspark" in engines and any("spill_tasks" in (q[n].get("cspark") or {}) for n in names):
+        w("## cspark's spills")
+        w("")
+        w("Spark's task metrics from cspark's event log (`SparkListenerTaskEnd`): the tasks that "
+          "spilled, and the bytes they released from memory and wrote to disk (MB).")
+        w("")
+        w("| query | tasks that spilled | memory spilled | disk spilled |")
+        w("|---|---|---|---|")
+        for n in names:
+            r = q[n].get("cspark") or {}
+            w("| %s | %s | %s | %s |" % (n, r.get("spill_tasks", "-"),
+                                         fmt(r.get("spill_mem_mb"), 0),
+                                         fmt(r.get("spill_disk_mb"), 0)))
+        w("")
     w("## Results check")
     w("")
     bad = []
@@ -814,6 +872,10 @@ def main():
     p.add_argument("--queries-list", help="e.g. 1-22 or 1,3,5 (default: all of the set)")
     p.add_argument("--queries", help="the query files' directory (default: the set's)")
     p.add_argument("--cspark-sql")
+    p.add_argument("--cspark-master", default="local[2]")
+    p.add_argument("--cspark-conf", action="append", default=[], help="K=V, repeatable")
+    p.add_argument("--spill-metrics", action="store_true",
+                   help="cspark's event log on: its spill metrics per run")
     p.add_argument("--spark-home")
     p.add_argument("--spark-driver-memory", default="4g")
     p.add_argument("--python", default=sys.executable, help="python3 of the bench tools")
@@ -877,6 +939,7 @@ def main():
         "host": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release(),
         "load_start": loadavg(), "command": a.command, "commands": {},
         "spark_driver_memory": a.spark_driver_memory, "versions": a.versions,
+        "cspark_master": a.cspark_master, "cspark_conf": a.cspark_conf,
         "dialect": sorted("%s/%s" % (e, f) for e in engines
                           if os.path.isdir(os.path.join(SUITES[a.suite]["dialect"], e))
                           for f in os.listdir(os.path.join(SUITES[a.suite]["dialect"], e))),

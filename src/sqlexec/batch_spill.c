@@ -4,7 +4,7 @@
  * unlinked file of the task's spill directory (src/shuffle/spill.h: nothing is left behind, not
  * even after a crash), then read back in order. Also the spill decision and bookkeeping every
  * operator shares, and the schema concatenation of the join. Called by op_hash_aggregate.c,
- * op_hash_join.c and op_sort.c on the task's thread.
+ * op_hash_join.c, op_sort.c and op_window.c on the task's thread.
  */
 #include "sqlexec/sql_ops_internal.h"
 
@@ -113,6 +113,18 @@ int cs_sql_spill_finish(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err)
     return cs_ipc_reader_open(alloc, spill_read, s, "a SQL spill file", &s->r, err);
 }
 
+int cs_sql_spill_rewind(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err)
+{
+    if (!s->r)
+        return cs_error_set(err, CS_EINVAL, "rewinding a SQL spill file that is still written");
+    cs_ipc_reader_free(s->r);
+    s->r = NULL;
+    if (lseek(s->fd, 0, SEEK_SET) < 0)
+        return cs_error_set(err, CS_EIO, "rewinding a SQL spill file: %s", strerror(errno));
+    s->buf_len = s->buf_pos = 0;
+    return cs_ipc_reader_open(alloc, spill_read, s, "a SQL spill file", &s->r, err);
+}
+
 int cs_sql_spill_next(cs_sql_spill *s, cs_col_batch **out, cs_error *err)
 {
     *out = NULL;
@@ -144,6 +156,15 @@ bool cs_sql_should_spill(const cs_sql_exec_ctx *ctx, int64_t held)
 {
     if (!ctx->task_memory || !cs_col_allocator_over(ctx->alloc)) return false;
     return held >= cs_task_memory_spill_floor(ctx->task_memory);
+}
+
+bool cs_sql_should_spill_before(const cs_sql_exec_ctx *ctx, int64_t held, int64_t upcoming)
+{
+    const cs_task_memory *m = ctx->task_memory;
+    if (!m) return false;
+    bool over =
+        cs_col_allocator_over(ctx->alloc) || (m->budget > 0 && m->used + upcoming > m->budget);
+    return over && held >= cs_task_memory_spill_floor(m);
 }
 
 void cs_sql_note_spill(cs_sql_op *op, int64_t memory_bytes, int64_t disk_bytes)

@@ -28,6 +28,16 @@
  * spill files each (build first, then the whole probe side), and the partitions are joined one
  * after another in memory. Null-aware anti join's two global facts (the build side is empty / has
  * a null key) are taken while partitioning.
+ *
+ * A partition whose build side is still over memory (a key group larger than the task's share:
+ * skew no repartitioning can split) is joined block by block: its build rows are loaded until
+ * the task is over memory again, the whole probe partition is probed against that block (its
+ * spill file read again for each block), and the next block is loaded. Pairs come out of the one
+ * block holding their build row, and so do the build side's unmatched (outer, anti) or matched
+ * (semi) rows; the probe side's are decided once every block has been probed: a byte per probe
+ * row of the partition says it matched in some block, and one more pass over the probe partition
+ * emits its unmatched (outer, anti) or matched (semi) rows. Memory then holds one block, as
+ * Spark's sort-merge join spills the buffered rows of a key group that does not fit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +47,7 @@
 
 #define GRACE_PARTS 16
 
-enum phase { PH_BUILD, PH_PROBE, PH_LOAD_PART, PH_PROBE_PART, PH_DONE };
+enum phase { PH_BUILD, PH_PROBE, PH_LOAD_PART, PH_PROBE_PART, PH_PROBE_REST, PH_DONE };
 
 typedef struct out_queue {
     cs_col_batch **b;
@@ -91,6 +101,13 @@ typedef struct join_op {
     bool grace;
     cs_sql_spill *gbuild[GRACE_PARTS], *gprobe[GRACE_PARTS];
     int part;
+    /* a partition joined block by block */
+    bool blocked;       /* this partition's build side did not fit */
+    bool block_more;    /* build rows of this partition wait for the next block */
+    int64_t block;      /* blocks of this partition loaded so far */
+    uint8_t *pmatched;  /* blocked: probe row r of the partition matched in some block */
+    int64_t pmatched_n; /* the partition's probe rows */
+    int64_t probe_row0; /* the partition's probe row of the current batch's first row */
 } join_op;
 
 static bool emits_pairs(cs_hash_join_type t)
@@ -465,6 +482,8 @@ static int32_t lookup(const join_op *j, int64_t i)
     }
 }
 
+static void emit_probe_rows(join_op *j, cs_col_batch *P, const uint8_t *m);
+
 static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
 {
     int64_t n = P->num_rows, chunk = cs_sql_batch_rows(j->base.ctx);
@@ -510,28 +529,54 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     }
     if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
     if (rc != CS_OK) return rc;
-    /* the probe batch's own rows: outer (unmatched), semi (matched), anti (unmatched) */
+    if (j->blocked) { /* the probe rows' fate waits for the partition's last block */
+        if (j->probe_row0 + n > j->pmatched_n)
+            return cs_error_set(err, CS_EIO,
+                                "HashJoin: a probe partition gave more rows than it holds (%lld)",
+                                (long long)j->pmatched_n);
+        for (int64_t i = 0; i < n; i++)
+            j->pmatched[j->probe_row0 + i] |= j->probe_matched[i];
+        j->probe_row0 += n;
+        return CS_OK;
+    }
+    emit_probe_rows(j, P, j->probe_matched);
+    return CS_OK;
+}
+
+/* Whether the probe side's own rows come out (outer: unmatched, semi: matched, anti: unmatched). */
+static bool probe_rows_out(const join_op *j)
+{
+    bool probe_left = j->probe_child == 0;
+    return preserves(j, j->probe_child) ||
+           (probe_left && (j->type == CS_HJ_LEFT_SEMI || j->type == CS_HJ_LEFT_ANTI ||
+                           j->type == CS_HJ_LEFT_ANTI_NULL_AWARE));
+}
+
+/* The probe batch P's own rows by their matched flags m[] (j->kb: P's keys). */
+static void emit_probe_rows(join_op *j, cs_col_batch *P, const uint8_t *m)
+{
+    int64_t n = P->num_rows, chunk = cs_sql_batch_rows(j->base.ctx);
+    bool probe_left = j->probe_child == 0;
     bool want_unmatched =
         preserves(j, j->probe_child) ||
         (probe_left && (j->type == CS_HJ_LEFT_ANTI || j->type == CS_HJ_LEFT_ANTI_NULL_AWARE));
     bool want_matched = probe_left && j->type == CS_HJ_LEFT_SEMI;
-    if (!want_unmatched && !want_matched) return CS_OK;
+    if (!want_unmatched && !want_matched) return;
     if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->build_null_key)
-        return CS_OK; /* NOT IN over a list holding a null: never true */
+        return; /* NOT IN over a list holding a null: never true */
+    ensure_scratch(j, n > chunk ? n : chunk);
     int64_t k = 0;
     for (int64_t i = 0; i < n; i++) {
-        bool m = j->probe_matched[i];
-        if (want_matched ? !m : m) continue;
+        if (want_matched ? !m[i] : m[i]) continue;
         if (j->type == CS_HJ_LEFT_ANTI_NULL_AWARE && j->build_total > 0 && j->key_null[i])
             continue; /* null NOT IN (non-empty list) is null */
         j->pi[k] = (int32_t)i;
         j->pb[k++] = -1;
     }
     for (int64_t o = 0; o < k; o += chunk) {
-        int64_t m = k - o < chunk ? k - o : chunk;
-        push(j, make_rows(j, P, j->pi + o, j->pb + o, m, false));
+        int64_t c = k - o < chunk ? k - o : chunk;
+        push(j, make_rows(j, P, j->pi + o, j->pb + o, c, false));
     }
-    return CS_OK;
 }
 
 /* After the probe side: the build rows an outer join keeps unmatched, or a semi / anti join
@@ -626,7 +671,8 @@ static int do_build(join_op *j, cs_error *err)
         build_keep(j, b);
         int64_t held = build_held(j);
         if (held > peak) peak = held;
-        if (cs_sql_should_spill(j->base.ctx, held) && (rc = start_grace(j, err)) != CS_OK)
+        if (cs_sql_should_spill_before(j->base.ctx, held, index_bytes(j, j->n_kept)) &&
+            (rc = start_grace(j, err)) != CS_OK)
             return rc;
     }
     if (!j->grace) {
@@ -659,6 +705,88 @@ static int do_build(join_op *j, cs_error *err)
     cs_sql_note_spill(&j->base, peak, bytes);
     j->part = 0;
     j->phase = PH_LOAD_PART;
+    return CS_OK;
+}
+
+/* ---- a grace partition, block by block: the next block of partition j->part's build side is
+ * its rows until the end or until they and their index pass the task's memory (more wait) ---- */
+static int load_block(join_op *j, cs_error *err)
+{
+    const cs_sql_exec_ctx *ctx = j->base.ctx;
+    build_reset(j);
+    j->block_more = false;
+    int rc;
+    cs_col_batch *b;
+    while ((rc = cs_sql_spill_next(j->gbuild[j->part], &b, err)) > 0) {
+        build_keep(j, b);
+        int64_t held = build_held(j);
+        if (held > j->base.metrics.peak_memory) j->base.metrics.peak_memory = held;
+        if (cs_sql_should_spill_before(ctx, held, index_bytes(j, j->n_kept))) {
+            j->block_more = true;
+            break;
+        }
+    }
+    if (rc < 0) return rc;
+    build_index(j); /* the kept rows, indexed once at their final size */
+    if (j->block_more && !j->blocked) {
+        j->blocked = true;
+        j->pmatched_n = cs_sql_spill_rows(j->gprobe[j->part]);
+        j->pmatched = cs_xcalloc((size_t)j->pmatched_n + 1, 1);
+    }
+    if (j->block > 0 && (rc = cs_sql_spill_rewind(j->gprobe[j->part], ctx->alloc, err)) != CS_OK)
+        return rc;
+    j->block++;
+    j->probe_row0 = 0;
+    j->phase = PH_PROBE_PART;
+    return CS_OK;
+}
+
+/* Frees partition j->part's files and moves to the next partition. */
+static void next_part(join_op *j)
+{
+    cs_sql_spill_free(j->gbuild[j->part]);
+    cs_sql_spill_free(j->gprobe[j->part]);
+    j->gbuild[j->part] = j->gprobe[j->part] = NULL;
+    free(j->pmatched);
+    j->pmatched = NULL;
+    j->pmatched_n = 0;
+    j->blocked = false;
+    j->block = 0;
+    j->part++;
+    j->phase = PH_LOAD_PART;
+}
+
+/* A probe partition's probe pass ended: the next block, the probe rows' own pass, or the next
+ * partition. */
+static int end_probe_pass(join_op *j, cs_error *err)
+{
+    tail(j);
+    if (j->block_more) {
+        j->phase = PH_LOAD_PART;
+        return CS_OK;
+    }
+    if (j->blocked && probe_rows_out(j)) {
+        int rc = cs_sql_spill_rewind(j->gprobe[j->part], j->base.ctx->alloc, err);
+        if (rc != CS_OK) return rc;
+        j->probe_row0 = 0;
+        j->phase = PH_PROBE_REST;
+        return CS_OK;
+    }
+    next_part(j);
+    return CS_OK;
+}
+
+/* The probe rows of a blocked partition once every block was probed. */
+static int probe_rest(join_op *j, cs_col_batch *P, cs_error *err)
+{
+    int64_t n = P->num_rows;
+    if (j->probe_row0 + n > j->pmatched_n)
+        return cs_error_set(err, CS_EIO,
+                            "HashJoin: a probe partition gave more rows than it holds (%lld)",
+                            (long long)j->pmatched_n);
+    batch_keys(j, P, j->probe_keys); /* key_null: emit_probe_rows reads it */
+    emit_probe_rows(j, P, j->pmatched + j->probe_row0);
+    j->probe_row0 += n;
     return CS_OK;
 }
 
@@ -703,31 +831,26 @@ static int join_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
                 j->phase = PH_DONE;
                 break;
             }
-            build_reset(j);
-            for (;;) {
-                rc = cs_sql_spill_next(j->gbuild[j->part], &b, err);
-                if (rc <= 0) break;
-                build_keep(j, b);
-            }
-            if (rc >= 0) {
-                build_index(j);
-                rc = CS_OK;
-                j->phase = PH_PROBE_PART;
-            }
+            rc = load_block(j, err);
             break;
         case PH_PROBE_PART:
             rc = cs_sql_spill_next(j->gprobe[j->part], &b, err);
             if (rc < 0) break;
             if (rc == 0) {
-                tail(j);
-                cs_sql_spill_free(j->gbuild[j->part]);
-                cs_sql_spill_free(j->gprobe[j->part]);
-                j->gbuild[j->part] = j->gprobe[j->part] = NULL;
-                j->part++;
-                j->phase = PH_LOAD_PART;
+                rc = end_probe_pass(j, err);
                 break;
             }
             rc = probe_batch(j, b, err);
+            cs_col_batch_unref(b);
+            break;
+        case PH_PROBE_REST:
+            rc = cs_sql_spill_next(j->gprobe[j->part], &b, err);
+            if (rc < 0) break;
+            if (rc == 0) {
+                next_part(j);
+                break;
+            }
+            rc = probe_rest(j, b, err);
             cs_col_batch_unref(b);
             break;
         case PH_DONE:
@@ -753,6 +876,12 @@ static void join_close(cs_sql_op *op)
         j->gbuild[p] = j->gprobe[p] = NULL;
     }
     j->grace = false;
+    free(j->pmatched);
+    j->pmatched = NULL;
+    j->pmatched_n = 0;
+    j->blocked = false;
+    j->block = 0;
+    j->part = 0;
     cs_sql_keybuf_free(&j->kb);
     free(j->kv);
     free(j->kv_hash);

@@ -17,9 +17,19 @@
  * gathered once into contiguous columns, each function computes its result column for the
  * chunk partition by partition, and a queued batch comes out — its own columns shared, the
  * function columns gathered from the chunks' results — as soon as all its rows have results.
- * A partition is thus held whole in memory (its batches, charged to the task through the
- * allocator they came from); Window does not spill (a partition larger than the task's memory
- * fails as its allocator does).
+ * A partition is thus held whole until it closes.
+ *
+ * Spilling: when the task is over its execution memory while batches are queued
+ * (cs_sql_should_spill over the queued rows), every queued batch still in memory is written, whole
+ * rows in queue order, to the open spill file of a FIFO of spill files (batch_spill.c), and only
+ * the columns the functions read (arguments, the RANGE order key) are kept, copied into narrow
+ * columns; the partition and peer flags are already taken. A spill file is finished (closed for
+ * writing) when its first batch is due to come out; later spills open a new file, so the files'
+ * batches read back in queue order. A queued batch that spilled comes out by reading its rows
+ * back and adding the function columns, as one that did not. A partition larger than memory is
+ * thus held as its function arguments, flags and results (a few bytes a row for ranking
+ * functions), not as its rows, as Spark's ExternalAppendOnlyUnsafeRowArray spills the rows of a
+ * window partition.
  *
  * Aggregates use the aggregate functions' own states (Complete mode): a frame whose lower bound
  * is UNBOUNDED PRECEDING is a running aggregate (rows folded once, in order, the state copied to
@@ -28,6 +38,7 @@
  * recompute the same way, so floating point sums equal Spark's). Nothing is allocated per row:
  * per-chunk state rows, index vectors and one result column per function.
  *
+ * The frames and the ranking and value functions are window_frames.c's (window_internal.h).
  * Called by the physical plan builder; ownership as every sql_ops.h operator.
  */
 #include <math.h>
@@ -37,34 +48,39 @@
 #include "columnar/col_builder.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
-
-typedef __int128 i128;
+#include "sqlexec/window_internal.h"
 
 typedef struct res_chunk {
     int64_t start, n; /* global rows */
     cs_column **cols; /* one per function */
 } res_chunk;
 
-typedef struct win_fn {
-    cs_window_fn f; /* copy: columns and types referenced */
-    cs_sql_agg agg; /* CS_WIN_AGGREGATE */
-    int col;        /* index of its argument among the gathered columns, -1: none */
-    int col2;       /* two-input aggregates: the second argument's, -1: none */
-    size_t stride;
-} win_fn;
+/* A queued input batch: in memory (b), or spilled with only the gathered columns kept. */
+typedef struct q_ent {
+    cs_col_batch *b;    /* NULL once spilled */
+    cs_column **narrow; /* spilled: the columns need[0..n_need), n_need of them */
+    int64_t rows;
+    int64_t narrow_bytes;
+} q_ent;
 
 typedef struct win_op {
     cs_sql_op base;
     cs_sort_key *pkeys, *okeys;
     int n_pkeys, n_okeys;
-    win_fn *fns;
+    cs_sql_win_fn *fns;
     int n_fns;
     int *need; /* input ordinals gathered per chunk */
     int n_need;
     int order_col; /* gathered index of the order key (RANGE offsets), -1: none */
     /* queued input */
-    cs_col_batch **q;
+    q_ent *q;
     int nq, qcap;
+    /* spill files of queued batches, oldest first: all but the last are finished; sp_left:
+     * queued batches still to read from each */
+    cs_sql_spill **sp;
+    int64_t *sp_left;
+    int nsp, spcap;
+    bool sp_tail_open;                /* the last file is still written */
     int64_t qbase;                    /* global row of q[0]'s first row */
     int64_t end;                      /* global rows read */
     int64_t processed;                /* rows [.., processed) have results */
@@ -154,266 +170,8 @@ static void ensure_scratch(win_op *w, int64_t n)
     w->bidx = cs_xmalloc(sizeof *w->bidx * (size_t)n);
 }
 
-/* ---- frames ---- */
-
-/* The order key's values of a chunk in a comparable form (RANGE offsets). */
-typedef struct okey {
-    const cs_column *c;
-    bool is_double, desc, nulls_first;
-} okey;
-
-static i128 okey_int(const cs_column *c, int64_t i)
-{
-    if (c->type->id != CS_TYPE_DECIMAL) return cs_sql_long_at(c, i);
-    i128 x;
-    memcpy(&x, c->values + 16 * i, 16);
-    return x;
-}
-
-/* A bound: row i's key plus an offset (the offset's sign flipped for DESC). */
-typedef struct bound {
-    bool null;
-    i128 iv;
-    double dv;
-} bound;
-
-static bound make_bound(const okey *k, int64_t i, i128 ioff, double doff)
-{
-    bound b = {0};
-    if (!cs_column_is_valid(k->c, i)) {
-        b.null = true;
-        return b;
-    }
-    if (k->is_double)
-        b.dv = cs_sql_double_at(k->c, i) + (k->desc ? -doff : doff);
-    else
-        b.iv = okey_int(k->c, i) + (k->desc ? -ioff : ioff);
-    return b;
-}
-
-/* Row j's key against a bound in the window's ordering (<0: j comes first). */
-static int cmp_bound(const okey *k, int64_t j, const bound *b)
-{
-    bool jn = !cs_column_is_valid(k->c, j);
-    if (jn || b->null) {
-        if (jn && b->null) return 0;
-        return (jn ? -1 : 1) * (k->nulls_first ? 1 : -1);
-    }
-    int r;
-    if (k->is_double) {
-        double x = cs_sql_double_at(k->c, j), y = b->dv;
-        if (isnan(x) || isnan(y))
-            r = isnan(x) - isnan(y);
-        else
-            r = (x > y) - (x < y);
-    } else {
-        i128 x = okey_int(k->c, j);
-        r = (x > b->iv) - (x < b->iv);
-    }
-    return k->desc ? -r : r;
-}
-
-/* First row of [lo, hi) whose key compares > 0 (strict) or >= 0 to the bound. */
-static int64_t search(const okey *k, int64_t lo, int64_t hi, const bound *b, bool strict)
-{
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        int r = cmp_bound(k, mid, b);
-        if (strict ? r <= 0 : r < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-typedef struct part_ctx {
-    int64_t p0, p1;            /* the partition's rows (chunk indices) */
-    const uint8_t *peer_start; /* chunk-indexed */
-    int64_t *peer_end;         /* chunk-indexed: end of row i's peer group */
-    int64_t *peer_first;       /* start of row i's peer group */
-    okey ok;
-} part_ctx;
-
-static i128 offset_int(const cs_column *c, int64_t dflt, int order_scale)
-{
-    if (!c) return dflt;
-    i128 v = okey_int(c, 0);
-    if (c->type->id == CS_TYPE_DECIMAL)
-        for (int s = c->type->scale; s < order_scale; s++)
-            v *= 10;
-    return v;
-}
-
-/* Row i's frame [*lo, *hi) in the partition. */
-static void frame_of(const win_fn *fn, const part_ctx *pc, int64_t i, int64_t *lo, int64_t *hi)
-{
-    const cs_window_frame *fr = &fn->f.frame;
-    int scale = pc->ok.c && pc->ok.c->type->id == CS_TYPE_DECIMAL ? pc->ok.c->type->scale : 0;
-    for (int side = 0; side < 2; side++) {
-        cs_win_bound_kind kind = side == 0 ? fr->lower_kind : fr->upper_kind;
-        int64_t off = side == 0 ? fr->lower : fr->upper;
-        int64_t r;
-        if (kind == CS_WB_UNBOUNDED_PRECEDING) {
-            r = pc->p0;
-        } else if (kind == CS_WB_UNBOUNDED_FOLLOWING) {
-            r = pc->p1;
-        } else if (kind == CS_WB_CURRENT_ROW) {
-            r = fr->range ? (side == 0 ? pc->peer_first[i] : pc->peer_end[i]) : i + side;
-        } else if (!fr->range) {
-            r = i + off + side;
-            r = r < pc->p0 ? pc->p0 : r > pc->p1 ? pc->p1 : r;
-        } else {
-            const cs_column *oc = side == 0 ? fr->lower_value : fr->upper_value;
-            i128 ioff = offset_int(oc, off, scale);
-            double doff = oc ? (oc->type->id == CS_TYPE_DECIMAL
-                                    ? (double)okey_int(oc, 0) / pow(10, oc->type->scale)
-                                    : (double)okey_int(oc, 0))
-                             : (double)off;
-            bound b = make_bound(&pc->ok, i, ioff, doff);
-            r = search(&pc->ok, pc->p0, pc->p1, &b, side == 1);
-        }
-        if (side == 0)
-            *lo = r;
-        else
-            *hi = r;
-    }
-    if (*hi < *lo) *hi = *lo;
-}
-
-/* ---- the functions over one chunk ---- */
-
-static cs_column *fixed_column(cs_col_type *t, const void *v, const uint8_t *valid, int64_t n,
-                               cs_col_allocator *alloc)
-{
-    cs_col_builder *b = cs_col_builder_new(alloc, t);
-    cs_col_builder_append_values(b, v, n, valid);
-    cs_column *c = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    return c;
-}
-
-/* Ranking functions: a column of n rows of the function's type (int, bigint or double). */
-static cs_column *ranking(const win_fn *fn, const part_ctx *pcs, int npc, int64_t n,
-                          cs_col_allocator *alloc)
-{
-    bool dbl = fn->f.type->id == CS_TYPE_DOUBLE, lng = fn->f.type->id == CS_TYPE_LONG;
-    void *v = cs_xmalloc((size_t)(n > 0 ? n : 1) * 8);
-    for (int p = 0; p < npc; p++) {
-        const part_ctx *pc = &pcs[p];
-        int64_t size = pc->p1 - pc->p0, dense = 0;
-        for (int64_t i = pc->p0; i < pc->p1; i++) {
-            int64_t r = i - pc->p0; /* 0-based row in the partition */
-            if (pc->peer_start[i] || i == pc->p0) dense++;
-            double d = 0;
-            int64_t x = 0;
-            switch (fn->f.kind) {
-            case CS_WIN_ROW_NUMBER:
-                x = r + 1;
-                break;
-            case CS_WIN_RANK:
-                x = pc->peer_first[i] - pc->p0 + 1;
-                break;
-            case CS_WIN_DENSE_RANK:
-                x = dense;
-                break;
-            case CS_WIN_PERCENT_RANK:
-                d = size > 1 ? (double)(pc->peer_first[i] - pc->p0) / (double)(size - 1) : 0.0;
-                break;
-            case CS_WIN_CUME_DIST:
-                d = (double)(pc->peer_end[i] - pc->p0) / (double)size;
-                break;
-            default: { /* ntile: the first size % n buckets hold one row more */
-                int64_t buckets = fn->f.offset, bsize = size / buckets, rem = size % buckets;
-                int64_t big = rem * (bsize + 1);
-                x = r < big ? r / (bsize + 1) + 1 : rem + (r - big) / (bsize ? bsize : 1) + 1;
-                break;
-            }
-            }
-            bool frac = fn->f.kind == CS_WIN_PERCENT_RANK || fn->f.kind == CS_WIN_CUME_DIST;
-            if (dbl)
-                ((double *)v)[i] = frac ? d : (double)x;
-            else if (lng)
-                ((int64_t *)v)[i] = x;
-            else
-                ((int32_t *)v)[i] = (int32_t)x;
-        }
-    }
-    cs_column *c = fixed_column(fn->f.type, v, NULL, n, alloc);
-    free(v);
-    return c;
-}
-
-/* Value functions: ridx[i] = the chunk row whose value row i takes (-1: null, -2: the
- * default). */
-static void value_rows(const win_fn *fn, const cs_column *in, const part_ctx *pc, int32_t *ridx,
-                       int64_t *nn)
-{
-    bool ign = fn->f.ignore_nulls;
-    cs_window_fn_kind kind = fn->f.kind;
-    if (kind == CS_WIN_LAG || kind == CS_WIN_LEAD) {
-        int64_t d = kind == CS_WIN_LEAD ? fn->f.offset : -fn->f.offset;
-        if (!ign || d == 0) {
-            for (int64_t i = pc->p0; i < pc->p1; i++) {
-                int64_t j = i + d;
-                ridx[i] = j >= pc->p0 && j < pc->p1 ? (int32_t)j : -2;
-            }
-            return;
-        }
-        /* ignore nulls: nn[] lists the partition's non-null rows; row i takes the d-th of
-         * them after it (lead) or the |d|-th before it (lag) */
-        int64_t cnt = 0, at = 0; /* non-null rows listed; of them, rows <= i (lead) or < i */
-        for (int64_t j = pc->p0; j < pc->p1; j++)
-            if (cs_column_is_valid(in, j)) nn[cnt++] = j;
-        for (int64_t i = pc->p0; i < pc->p1; i++) {
-            if (d > 0) {
-                while (at < cnt && nn[at] <= i)
-                    at++;
-                int64_t t = at + d - 1;
-                ridx[i] = t < cnt ? (int32_t)nn[t] : -2;
-            } else {
-                while (at < cnt && nn[at] < i)
-                    at++;
-                int64_t t = at + d;
-                ridx[i] = t >= 0 ? (int32_t)nn[t] : -2;
-            }
-        }
-        return;
-    }
-    int64_t plo = -1, phi = -1;
-    int32_t prev = -1;
-    for (int64_t i = pc->p0; i < pc->p1; i++) {
-        int64_t lo, hi;
-        frame_of(fn, pc, i, &lo, &hi);
-        if (lo == plo && hi == phi) {
-            ridx[i] = prev;
-            continue;
-        }
-        int32_t r = -1;
-        if (kind == CS_WIN_FIRST_VALUE || kind == CS_WIN_NTH_VALUE) {
-            int64_t want = kind == CS_WIN_NTH_VALUE ? fn->f.offset : 1;
-            for (int64_t j = lo, seen = 0; j < hi; j++) {
-                if (ign && !cs_column_is_valid(in, j)) continue;
-                if (++seen == want) {
-                    r = (int32_t)j;
-                    break;
-                }
-            }
-        } else { /* last_value */
-            for (int64_t j = hi - 1; j >= lo; j--)
-                if (!ign || cs_column_is_valid(in, j)) {
-                    r = (int32_t)j;
-                    break;
-                }
-        }
-        ridx[i] = prev = r;
-        plo = lo;
-        phi = hi;
-    }
-}
-
-static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const cs_column *in2,
-                     const part_ctx *pcs, int npc, int64_t n, cs_column **out, cs_error *err)
+static int aggregate(win_op *w, cs_sql_win_fn *fn, const cs_column *in, const cs_column *in2,
+                     const cs_sql_win_part *pcs, int npc, int64_t n, cs_column **out, cs_error *err)
 {
     const cs_sql_agg *a = &fn->agg;
     size_t stride = fn->stride;
@@ -433,12 +191,12 @@ static int aggregate(win_op *w, win_fn *fn, const cs_column *in, const cs_column
     bool running = fn->f.frame.lower_kind == CS_WB_UNBOUNDED_PRECEDING && !shared;
     int rc = CS_OK;
     for (int p = 0; p < npc && rc == CS_OK; p++) {
-        const part_ctx *pc = &pcs[p];
+        const cs_sql_win_part *pc = &pcs[p];
         int64_t done = pc->p0, plo = -1, phi = -1;
         memset(run, 0, stride);
         for (int64_t i = pc->p0; i < pc->p1 && rc == CS_OK; i++) {
             int64_t lo, hi;
-            frame_of(fn, pc, i, &lo, &hi);
+            cs_sql_win_frame(fn, pc, i, &lo, &hi);
             uint8_t *st = w->states + stride * (size_t)i;
             if (running) {
                 if (hi > done) {
@@ -472,7 +230,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     int nb = 0;
     int64_t at = w->qbase;
     for (int b = 0; b < w->nq; b++) {
-        int64_t bn = w->q[b]->num_rows;
+        int64_t bn = w->q[b].rows;
         for (int64_t r = 0; r < bn; r++, at++)
             if (at >= c0 && at < c1) {
                 w->bidx[at - c0] = b;
@@ -485,7 +243,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     cs_column **srcs = cs_xcalloc((size_t)nb, sizeof *srcs);
     for (int k = 0; k < w->n_need; k++) {
         for (int b = 0; b < nb; b++)
-            srcs[b] = w->q[b]->columns[w->need[k]];
+            srcs[b] = w->q[b].b ? w->q[b].b->columns[w->need[k]] : w->q[b].narrow[k];
         cs_col_type *t = w->base.children[0]->schema->fields[w->need[k]].type;
         cols[k] = cs_sql_gather(t, srcs, w->bidx, w->ridx, n, al);
     }
@@ -496,7 +254,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     int64_t *peer_first = cs_xmalloc(sizeof *peer_first * (size_t)(n + 1));
     int64_t *nn = cs_xmalloc(sizeof *nn * (size_t)(n + 1));
     int npc = 0, cap = 16;
-    part_ctx *pcs = cs_xmalloc(sizeof *pcs * (size_t)cap);
+    cs_sql_win_part *pcs = cs_xmalloc(sizeof *pcs * (size_t)cap);
     for (int64_t i = 0; i < n; i++) {
         if (ps[i] || i == 0) {
             if (npc == cap) {
@@ -504,7 +262,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
                 pcs = cs_xrealloc(pcs, sizeof *pcs * (size_t)cap);
             }
             if (npc) pcs[npc - 1].p1 = i;
-            pcs[npc++] = (part_ctx){
+            pcs[npc++] = (cs_sql_win_part){
                 .p0 = i, .peer_start = pe, .peer_end = peer_end, .peer_first = peer_first};
         }
         peer_first[i] = pe[i] || ps[i] || i == 0 ? i : peer_first[i - 1];
@@ -514,17 +272,18 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
         peer_end[i] = i == n - 1 || pe[i + 1] || ps[i + 1] ? i + 1 : peer_end[i + 1];
     if (w->order_col >= 0)
         for (int p = 0; p < npc; p++)
-            pcs[p].ok = (okey){.c = cols[w->order_col],
-                               .is_double = cols[w->order_col]->type->id == CS_TYPE_FLOAT ||
-                                            cols[w->order_col]->type->id == CS_TYPE_DOUBLE,
-                               .desc = w->okeys[0].descending,
-                               .nulls_first = w->okeys[0].nulls_first};
+            pcs[p].ok =
+                (cs_sql_win_okey){.c = cols[w->order_col],
+                                  .is_double = cols[w->order_col]->type->id == CS_TYPE_FLOAT ||
+                                               cols[w->order_col]->type->id == CS_TYPE_DOUBLE,
+                                  .desc = w->okeys[0].descending,
+                                  .nulls_first = w->okeys[0].nulls_first};
     /* the functions */
     res_chunk rch = {.start = c0, .n = n};
     rch.cols = cs_xcalloc((size_t)w->n_fns, sizeof *rch.cols);
     int rc = CS_OK;
     for (int f = 0; f < w->n_fns && rc == CS_OK; f++) {
-        win_fn *fn = &w->fns[f];
+        cs_sql_win_fn *fn = &w->fns[f];
         const cs_column *in = fn->col >= 0 ? cols[fn->col] : NULL;
         switch (fn->f.kind) {
         case CS_WIN_AGGREGATE:
@@ -538,7 +297,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
         case CS_WIN_FIRST_VALUE:
         case CS_WIN_LAST_VALUE: {
             for (int p = 0; p < npc; p++)
-                value_rows(fn, in, &pcs[p], w->ridx, nn);
+                cs_sql_win_value_rows(fn, in, &pcs[p], w->ridx, nn);
             cs_column *src2[2] = {(cs_column *)in, fn->f.default_value};
             for (int64_t i = 0; i < n; i++) {
                 w->bidx[i] = w->ridx[i] == -2 && fn->f.default_value ? 1 : 0;
@@ -548,7 +307,7 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
             break;
         }
         default:
-            rch.cols[f] = ranking(fn, pcs, npc, n, al);
+            rch.cols[f] = cs_sql_win_ranking(fn, pcs, npc, n, al);
             break;
         }
     }
@@ -574,10 +333,99 @@ static int process_chunk(win_op *w, int64_t c0, int64_t c1, cs_error *err)
     return CS_OK;
 }
 
-/* The first queued batch with its function columns (all its rows have results). */
-static cs_col_batch *emit_first(win_op *w)
+/* The rows of a spilled queued batch, read back from the oldest spill file. */
+static int read_spilled(win_op *w, const q_ent *e, cs_col_batch **out, cs_error *err)
 {
-    cs_col_batch *b = w->q[0];
+    *out = NULL;
+    if (w->nsp == 0)
+        return cs_error_set(err, CS_EIO, "Window: a spilled batch has no spill file to read");
+    int rc = CS_OK;
+    if (w->nsp == 1 && w->sp_tail_open) {
+        w->sp_tail_open = false;
+        if ((rc = cs_sql_spill_finish(w->sp[0], w->base.ctx->alloc, err)) != CS_OK) return rc;
+    }
+    rc = cs_sql_spill_next(w->sp[0], out, err);
+    if (rc < 0) return rc;
+    if (rc == 0 || (*out)->num_rows != e->rows) {
+        int64_t got = *out ? (*out)->num_rows : 0;
+        cs_col_batch_unref(*out);
+        *out = NULL;
+        return cs_error_set(err, CS_EIO,
+                            "Window: a spill file gave %lld rows where its batch had %lld",
+                            (long long)got, (long long)e->rows);
+    }
+    if (--w->sp_left[0] == 0) {
+        cs_sql_spill_free(w->sp[0]);
+        memmove(w->sp, w->sp + 1, sizeof *w->sp * (size_t)(w->nsp - 1));
+        memmove(w->sp_left, w->sp_left + 1, sizeof *w->sp_left * (size_t)(w->nsp - 1));
+        w->nsp--;
+    }
+    return CS_OK;
+}
+
+static void ent_release(const win_op *w, q_ent *e)
+{
+    cs_col_batch_unref(e->b);
+    if (e->narrow) {
+        for (int k = 0; k < w->n_need; k++)
+            cs_column_unref(e->narrow[k]);
+        free(e->narrow);
+    }
+    memset(e, 0, sizeof *e);
+}
+
+/* Writes every queued batch still in memory to the open spill file (a new one when none is
+ * open), keeping only the columns the functions read. */
+static int spill_queue(win_op *w, int64_t held, cs_error *err)
+{
+    const cs_sql_exec_ctx *ctx = w->base.ctx;
+    if (w->nsp == 0 || !w->sp_tail_open) {
+        cs_sql_spill *sp = cs_sql_spill_new(ctx->spill_dir, w->base.children[0]->schema, err);
+        if (!sp) return CS_EIO;
+        if (w->nsp == w->spcap) {
+            w->spcap = w->spcap ? 2 * w->spcap : 4;
+            w->sp = cs_xrealloc(w->sp, sizeof *w->sp * (size_t)w->spcap);
+            w->sp_left = cs_xrealloc(w->sp_left, sizeof *w->sp_left * (size_t)w->spcap);
+        }
+        w->sp[w->nsp] = sp;
+        w->sp_left[w->nsp++] = 0;
+        w->sp_tail_open = true;
+    }
+    cs_sql_spill *sp = w->sp[w->nsp - 1];
+    int64_t before = cs_sql_spill_bytes(sp);
+    int rc = CS_OK;
+    for (int q = 0; q < w->nq && rc == CS_OK; q++) {
+        q_ent *e = &w->q[q];
+        if (!e->b) continue;
+        if ((rc = cs_sql_spill_write(sp, e->b, err)) != CS_OK) break;
+        e->narrow = cs_xcalloc((size_t)(w->n_need > 0 ? w->n_need : 1), sizeof *e->narrow);
+        ensure_scratch(w, e->rows + 1);
+        for (int64_t r = 0; r < e->rows; r++)
+            w->ridx[r] = (int32_t)r;
+        e->narrow_bytes = 0;
+        for (int k = 0; k < w->n_need; k++) {
+            cs_column *src = e->b->columns[w->need[k]];
+            e->narrow[k] = cs_sql_gather(src->type, &src, NULL, w->ridx, e->rows, ctx->alloc);
+            e->narrow_bytes += cs_column_memory(e->narrow[k]);
+        }
+        cs_col_batch_unref(e->b);
+        e->b = NULL;
+        w->sp_left[w->nsp - 1]++;
+    }
+    cs_sql_note_spill(&w->base, held, cs_sql_spill_bytes(sp) - before);
+    return rc;
+}
+
+/* The first queued batch with its function columns (all its rows have results). */
+static int emit_first(win_op *w, cs_col_batch **out, cs_error *err)
+{
+    cs_col_batch *b = w->q[0].b;
+    if (!b) {
+        int rc = read_spilled(w, &w->q[0], &b, err);
+        if (rc != CS_OK) return rc;
+    } else {
+        cs_col_batch_ref(b);
+    }
     int64_t n = b->num_rows, b0 = w->qbase;
     ensure_scratch(w, n + 1);
     int first = 0;
@@ -607,8 +455,9 @@ static cs_col_batch *emit_first(win_op *w)
             cs_sql_gather(w->fns[f].f.type, srcs, w->bidx, w->ridx, n, w->base.ctx->alloc);
     }
     free(srcs);
-    cs_col_batch *out = cs_col_batch_new(cs_col_type_ref(w->base.schema), cols, nc, n, NULL);
+    *out = cs_col_batch_new(cs_col_type_ref(w->base.schema), cols, nc, n, NULL);
     free(cols);
+    ent_release(w, &w->q[0]);
     /* pop the batch, its flags and the result chunks wholly before the next batch */
     memmove(w->q, w->q + 1, sizeof *w->q * (size_t)(w->nq - 1));
     w->nq--;
@@ -626,25 +475,29 @@ static cs_col_batch *emit_first(win_op *w)
     memmove(w->rc, w->rc + drop, sizeof *w->rc * (size_t)(w->nrc - drop));
     w->nrc -= drop;
     cs_col_batch_unref(b);
-    return out;
+    return CS_OK;
 }
 
-static int64_t held_bytes(const win_op *w)
+/* Bytes of the queued batches held in memory: all of them (whole or narrow), and *whole_bytes
+ * of those held whole (what a spill would write). */
+static int64_t held_bytes(const win_op *w, int64_t *whole_bytes)
 {
-    int64_t h = 0;
-    for (int b = 0; b < w->nq; b++)
-        h += cs_col_batch_memory(w->q[b]);
-    return h;
+    int64_t h = 0, whole = 0;
+    for (int b = 0; b < w->nq; b++) {
+        if (w->q[b].b)
+            whole += cs_col_batch_memory(w->q[b].b);
+        else
+            h += w->q[b].narrow_bytes;
+    }
+    *whole_bytes = whole;
+    return h + whole;
 }
 
 static int win_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 {
     win_op *w = (win_op *)op;
     for (;;) {
-        if (w->nq > 0 && w->qbase + w->q[0]->num_rows <= w->processed) {
-            *out = emit_first(w);
-            return CS_OK;
-        }
+        if (w->nq > 0 && w->qbase + w->q[0].rows <= w->processed) return emit_first(w, out, err);
         if (w->input_done) {
             if (w->processed < w->end) {
                 int rc = process_chunk(w, w->processed, w->end, err);
@@ -669,14 +522,17 @@ static int win_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
             w->q = cs_xrealloc(w->q, sizeof *w->q * (size_t)w->qcap);
         }
         if (w->nq == 0) w->qbase = w->end;
-        w->q[w->nq++] = b;
+        int64_t bn = b->num_rows; /* b may be spilled (freed) below */
+        w->q[w->nq++] = (q_ent){.b = b, .rows = bn};
         flag_rows(w, b, w->end);
-        w->end += b->num_rows;
-        int64_t held = held_bytes(w);
+        w->end += bn;
+        int64_t whole, held = held_bytes(w, &whole);
         if (held > op->metrics.peak_memory) op->metrics.peak_memory = held;
+        if (cs_sql_should_spill(op->ctx, whole) && (rc = spill_queue(w, whole, err)) != CS_OK)
+            return rc;
         /* the rows before the last partition start of this batch are whole partitions */
         int64_t last = -1;
-        for (int64_t i = w->end - 1; i >= w->end - b->num_rows && last < 0; i--)
+        for (int64_t i = w->end - 1; i >= w->end - bn && last < 0; i--)
             if (w->part_start[i - w->qbase]) last = i;
         if (last > w->processed) {
             rc = process_chunk(w, w->processed, last, err);
@@ -698,8 +554,12 @@ static void win_close(cs_sql_op *op)
 {
     win_op *w = (win_op *)op;
     for (int b = 0; b < w->nq; b++)
-        cs_col_batch_unref(w->q[b]);
+        ent_release(w, &w->q[b]);
     w->nq = 0;
+    for (int k = 0; k < w->nsp; k++)
+        cs_sql_spill_free(w->sp[k]);
+    w->nsp = 0;
+    w->sp_tail_open = false;
     for (int k = 0; k < w->nrc; k++) {
         for (int f = 0; f < w->n_fns; f++)
             cs_column_unref(w->rc[k].cols[f]);
@@ -738,6 +598,8 @@ static void win_destroy(cs_sql_op *op)
     free(w->okeys);
     free(w->need);
     free(w->q);
+    free(w->sp);
+    free(w->sp_left);
     free(w->rc);
     free(w->part_start);
     free(w->peer_start);
@@ -889,7 +751,7 @@ cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_p
     w->order_col = -1;
     int made = 0;
     for (int f = 0; f < n_fns && rc == CS_OK; f++) {
-        win_fn *wf = &w->fns[f];
+        cs_sql_win_fn *wf = &w->fns[f];
         wf->f = fns[f];
         rc = check_fn(in, &wf->f, n_order_keys, order_keys, err);
         if (rc != CS_OK) break;

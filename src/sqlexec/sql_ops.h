@@ -28,7 +28,8 @@
  * Memory and spilling: aggregation state, the join's build side and sort buffers are charged to
  * ctx->task_memory through ctx->alloc; when cs_col_allocator_over() they spill to ctx->spill_dir
  * (aggregate: hash partitions of the partial buffers merged back one partition at a time; join:
- * grace hash partitioning of both sides; sort: sorted runs merged back), counting
+ * grace hash partitioning of both sides; sort: sorted runs merged back; window: the queued rows
+ * of open partitions, read back as they come out), counting
  * metrics.spill_bytes / spill_count and the task's spill counters.
  *
  * Ownership: every constructor takes over its child operator(s) and copies the arrays it is
@@ -258,8 +259,10 @@ typedef enum cs_generator_kind {
  * planner puts a Sort below); every input row comes out once, followed by one column per
  * function. Ranking functions use the order keys' peers; aggregate and value functions use
  * their frame (Spark's default when the query gives none: RANGE UNBOUNDED PRECEDING to CURRENT
- * ROW with an ORDER BY, the whole partition without). A partition is held in memory (charged to
- * the task, spilled when over). fns are copied (their columns and types referenced). */
+ * ROW with an ORDER BY, the whole partition without). A partition is held until it closes,
+ * charged to the task; when the task is over its memory the queued rows are spilled and only
+ * the columns the functions read stay in memory. fns are copied (their columns and types
+ * referenced). */
 cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_partition_keys,
                             const cs_sort_key *order_keys, int n_order_keys,
                             const cs_window_fn *fns, int n_fns, cs_error *err);

@@ -1,8 +1,8 @@
 /*
  * sql_ops_internal.h — private to the stateful operators of sql_ops.h (op_hash_aggregate.c,
- * op_hash_join.c, op_sort.c, op_limit.c, op_union.c): normalized keys (sort_keys.c), the
- * gather of rows from several batches (col_gather.c) and batch spill files (batch_spill.c).
- * Nothing outside those files includes it.
+ * op_hash_join.c, op_sort.c, op_limit.c, op_union.c, op_window.c, ...): normalized keys
+ * (sort_keys.c), the gather of rows from several batches (col_gather.c) and batch spill files
+ * (batch_spill.c). Nothing outside those files includes it.
  *
  * Normalized keys: the key columns of a row encoded into bytes whose memcmp order is Spark's
  * ordering of the keys (each ASC/DESC, NULLS FIRST/LAST) and whose equality is Spark's grouping
@@ -81,6 +81,8 @@ int cs_sql_spill_write(cs_sql_spill *s, const cs_col_batch *b, cs_error *err);
 int cs_sql_spill_finish(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err);
 /* 1 + *out: a batch; 0: the end; < 0: error. */
 int cs_sql_spill_next(cs_sql_spill *s, cs_col_batch **out, cs_error *err);
+/* After finish: the next call of next reads the first batch again (a file read several times). */
+int cs_sql_spill_rewind(cs_sql_spill *s, cs_col_allocator *alloc, cs_error *err);
 int64_t cs_sql_spill_bytes(const cs_sql_spill *s);
 int64_t cs_sql_spill_rows(const cs_sql_spill *s);
 void cs_sql_spill_free(cs_sql_spill *s);
@@ -88,6 +90,9 @@ void cs_sql_spill_free(cs_sql_spill *s);
 /* Whether an operator holding `held` bytes should spill now: its allocator is over the task's
  * share and it holds at least the task's spill floor. */
 bool cs_sql_should_spill(const cs_sql_exec_ctx *ctx, int64_t held);
+/* The same for an operator about to allocate `upcoming` more bytes at once (a hash index sized
+ * for the rows it keeps): over when the task's usage plus those bytes passes its budget. */
+bool cs_sql_should_spill_before(const cs_sql_exec_ctx *ctx, int64_t held, int64_t upcoming);
 /* Records a spill in the operator's metrics and the task's counters. */
 void cs_sql_note_spill(cs_sql_op *op, int64_t memory_bytes, int64_t disk_bytes);
 

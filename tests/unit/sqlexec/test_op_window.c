@@ -6,7 +6,9 @@
  * ROWS and RANGE frames (offsets, CURRENT ROW peers, NULL order keys, Spark's default frames),
  * each run with the input cut into batches of 1 to 8 rows so that partitions straddle batches.
  * Then a running and a sliding sum over a generated input in many batches against a reference
- * computed here, ignore-nulls lag / lead, and the argument checks.
+ * computed here, ignore-nulls lag / lead, and the argument checks. Last, a window over two
+ * partitions larger than a 1 MiB task memory spills its queued rows and gives the rows it gives
+ * without a memory limit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -675,6 +677,118 @@ static void test_range_offsets_over_double_decimal_and_date_keys(void **state)
     cs_col_type_unref(schema);
 }
 
+/* A spill test input: partitions k of a generated table, two of them holding most rows (each
+ * larger than the task memory of the spilled run), order key t with many peers, v with nulls and
+ * a string payload p that makes the rows wide; in batches of 1000 rows, unsorted. */
+static cs_sql_op *spill_input(int64_t n)
+{
+    cs_col_type *lt = cs_col_type_primitive(CS_TYPE_LONG);
+    cs_col_type *st = cs_col_type_primitive(CS_TYPE_STRING);
+    cs_col_type *schema =
+        t_schema(4, (const char *[]){"k", "t", "v", "p"}, (cs_col_type *[]){lt, lt, lt, st});
+    int64_t *k = malloc(8 * (size_t)n), *t = malloc(8 * (size_t)n), *v = malloc(8 * (size_t)n);
+    uint8_t *vv = malloc((size_t)n);
+    char **p = malloc(sizeof *p * (size_t)n);
+    uint64_t seed = 23;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = t_rand(&seed) % 10;
+        k[i] = r < 4 ? 3 : r < 7 ? 7 : (int64_t)(t_rand(&seed) % 300) + 10;
+        t[i] = (int64_t)(t_rand(&seed) % 4000);
+        v[i] = (int64_t)(t_rand(&seed) % 100000) - 50000;
+        vv[i] = t_rand(&seed) % 11 != 0;
+        p[i] = malloc(48);
+        snprintf(p[i], 48, "payload-%lld-%032llx", (long long)i, (unsigned long long)t_rand(&seed));
+    }
+    int nb = 0;
+    cs_col_batch **b = calloc((size_t)(n / 1000 + 2), sizeof *b);
+    for (int64_t at = 0; at < n; at += 1000) {
+        int64_t m = n - at < 1000 ? n - at : 1000;
+        b[nb++] = t_batch(schema,
+                          (cs_column *[]){t_longs(k + at, m, NULL), t_longs(t + at, m, NULL),
+                                          t_longs(v + at, m, vv + at),
+                                          t_strings((const char *const *)p + at, m)},
+                          m);
+    }
+    cs_sql_op *leaf = t_leaf(schema, b, nb);
+    for (int64_t i = 0; i < n; i++)
+        free(p[i]);
+    free(p), free(b), free(k), free(t), free(v), free(vv);
+    cs_col_type_unref(schema);
+    return leaf;
+}
+
+/* Window over Sort(k, t) over spill_input: ranking, lag / lead, ROWS and RANGE frames, the
+ * default frame and the whole partition. */
+static cs_sql_op *spill_window(int64_t n)
+{
+    cs_col_type *lt = cs_col_type_primitive(CS_TYPE_LONG), *it = cs_col_type_primitive(CS_TYPE_INT);
+    cs_col_type *dt = cs_col_type_primitive(CS_TYPE_DOUBLE);
+    cs_sort_key sk[2] = {{.ordinal = 0, .nulls_first = true}, {.ordinal = 1, .nulls_first = true}};
+    cs_error err = {0};
+    cs_sql_op *sorted = cs_sql_op_sort(spill_input(n), sk, 2, &err);
+    assert_non_null(sorted);
+    cs_window_fn fns[] = {
+        {.kind = CS_WIN_ROW_NUMBER, .input = -1, .type = it, .name = "rn"},
+        {.kind = CS_WIN_RANK, .input = -1, .type = it, .name = "rk"},
+        {.kind = CS_WIN_DENSE_RANK, .input = -1, .type = it, .name = "drk"},
+        {.kind = CS_WIN_CUME_DIST, .input = -1, .type = dt, .name = "cd"},
+        {.kind = CS_WIN_LAG, .input = 2, .offset = 2, .type = lt, .name = "lag2"},
+        {.kind = CS_WIN_LEAD,
+         .input = 2,
+         .offset = 1,
+         .ignore_nulls = true,
+         .type = lt,
+         .name = "lead1"},
+        agg_fn(CS_AGG_SUM, 2, CS_TYPE_LONG, ROWS_FRAME(CS_WB_OFFSET, -3, CS_WB_OFFSET, 2)),
+        agg_fn(CS_AGG_SUM, 2, CS_TYPE_LONG, RANGE_FRAME(CS_WB_OFFSET, -5, CS_WB_CURRENT_ROW, 0)),
+        agg_fn(CS_AGG_COUNT, 2, CS_TYPE_LONG, (cs_window_frame){0}),
+        agg_fn(CS_AGG_MAX, 2, CS_TYPE_LONG,
+               ROWS_FRAME(CS_WB_UNBOUNDED_PRECEDING, 0, CS_WB_UNBOUNDED_FOLLOWING, 0)),
+    };
+    int nf = (int)(sizeof fns / sizeof *fns);
+    const char *names[] = {"rows_sum", "range_sum", "running_count", "part_max"};
+    for (int f = 6; f < nf; f++) {
+        fns[f].type = lt;
+        fns[f].agg.arg_type = lt;
+        fns[f].name = (char *)names[f - 6];
+    }
+    cs_sql_op *op = cs_sql_op_window(sorted, (int[]){0}, 1, &sk[1], 1, fns, nf, &err);
+    if (!op) fail_msg("%s", err.msg);
+    return op;
+}
+
+static void test_spilled_window_equals_in_memory(void **state)
+{
+    int64_t n = 120000;
+    cs_sql_op *mem = spill_window(n);
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.batch_rows = 1000;
+    t_rows want = t_run(mem, &ctx);
+    assert_int_equal(want.rc, CS_OK);
+    assert_int_equal(want.n, n);
+    assert_int_equal(mem->metrics.spill_count, 0);
+    cs_sql_op_free(mem);
+
+    cs_task_memory tm;
+    cs_task_memory_init(&tm, 1 << 20);
+    cs_col_allocator alloc;
+    cs_col_allocator_init(&alloc, &tm);
+    ctx.alloc = &alloc;
+    ctx.task_memory = &tm;
+    cs_sql_op *op = spill_window(n);
+    t_rows got = t_run(op, &ctx);
+    if (got.rc != CS_OK) fail_msg("%s", got.err.msg);
+    assert_true(op->metrics.spill_count > 1); /* the window's own, not only the sort's */
+    assert_true(op->metrics.spill_bytes > 0);
+    /* the two big partitions were never held whole: far less than their rows' bytes */
+    assert_true(op->metrics.peak_memory < 4 * (1 << 20));
+    assert_true(t_rows_equal(&want, &got));
+    t_rows_free(&want);
+    t_rows_free(&got);
+    cs_sql_op_free(op);
+    assert_int_equal(tm.used, 0);
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_col_type *it = cs_col_type_primitive(CS_TYPE_INT);
@@ -710,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_lag_lead_ignore_nulls),
         cmocka_unit_test(test_running_collect_list_and_two_input_aggregates),
         cmocka_unit_test(test_range_offsets_over_double_decimal_and_date_keys),
+        cmocka_unit_test(test_spilled_window_equals_in_memory),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
