@@ -117,7 +117,6 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
         {"schedulerName", "spark.kubernetes.scheduler.name", "spark.kubernetes.scheduler.name"},
         {"instances", NULL, "spark.executor.instances"},
         {"deleteOnTermination", NULL, "spark.kubernetes.executor.deleteOnTermination"},
-        {"podName", "spark.kubernetes.driver.pod.name", NULL},
     };
     for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++) {
         const json_t *v = json_object_get(pod, direct[i].field);
@@ -151,10 +150,10 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
         conf_add(l, key, str_at(e, "value") ? str_at(e, "value") : "");
     }
     static const char *const refused[] = {
-        "gpu",         "configMaps",        "secrets",     "envFrom",        "volumeMounts",
-        "affinity",    "tolerations",       "sidecars",    "initContainers", "hostNetwork",
-        "dnsConfig",   "template",          "hostAliases", "lifecycle",      "javaOptions",
-        "memoryLimit", "podSecurityContext"};
+        "gpu",         "configMaps",         "secrets",     "envFrom",        "volumeMounts",
+        "affinity",    "tolerations",        "sidecars",    "initContainers", "hostNetwork",
+        "dnsConfig",   "template",           "hostAliases", "lifecycle",      "javaOptions",
+        "memoryLimit", "podSecurityContext", "podName"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         const json_t *v = json_object_get(pod, refused[i]);
         if (!v || json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
@@ -231,10 +230,12 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
 
     /* the deterministic identity of (uid, attempt): 32 + 16 hex digits */
     char hex[40] = "", id[64];
+    size_t nhex = 0;
     const char *uid = str_at(meta, "uid");
-    for (const char *p = uid ? uid : ""; *p && strlen(hex) < 28; p++)
-        if (isxdigit((unsigned char)*p)) strncat(hex, (char[]){(char)tolower(*p), 0}, 1);
-    if (strlen(hex) < 28) return cs_error_set(err, CS_EINVAL, "metadata.uid: not a UUID");
+    for (const char *p = uid ? uid : ""; *p && nhex < 28; p++)
+        if (isxdigit((unsigned char)*p)) hex[nhex++] = (char)tolower((unsigned char)*p);
+    hex[nhex] = '\0';
+    if (nhex < 28) return cs_error_set(err, CS_EINVAL, "metadata.uid: not a UUID");
     snprintf(id, sizeof id, "spark-%s%04x", hex, (unsigned)attempt & 0xffff);
     conf_add(l, "spark.app.id", id);
     snprintf(id, sizeof id, "%.12s%04x", hex, (unsigned)attempt & 0xffff);

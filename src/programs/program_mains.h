@@ -1,7 +1,8 @@
 /*
  * program_mains.h — the main functions of cspark's own programs, `cspark-submit`,
- * `cspark-executor`, `cspark-history`, `cspark-sql` and `cspark-operator`. Their command lines are parsed here, in
- * libcspark (submit_main.c, executor_main.c, history_main.c), and the executables (cspark_submit.c,
+ * `cspark-executor`, `cspark-history`, `cspark-sql` and `cspark-operator`. Their command lines are
+ * parsed here, in libcspark (submit_main.c, executor_main.c, history_main.c), and the executables
+ * (cspark_submit.c,
  * ...) are one-line shells over them, so that the engine a job's .so links against and the one that
  * loads it are one copy of the library. Exported from libcspark for those shells only; not part
  * of the public API (include/cspark.h), and a job never calls them.

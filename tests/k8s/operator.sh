@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# k8s/operator.sh — cspark-operator on the real control plane (3 nodes): the CRDs of
+# deploy/operator/ installed with kubectl, the operator running beside the cluster with the admin
+# kubeconfig. A word count SparkApplication applied with kubectl reaches COMPLETED with the output
+# of local[2], with its driver, web UI service and attempts in the status, Events on the object and
+# `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one with restartPolicy
+# OnFailure and onFailureRetries 2 runs three times and ends FAILED with the driver's reason; a
+# spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
+# field; the operator SIGKILLed during a submission and restarted runs the application exactly
+# once; `kubectl delete sparkapp` leaves nothing.
+# k8s-clusters: real (kubesim serves no CustomResourceDefinitions)
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
+"$BUILD/bin/gen_text" -s 41 200000 >"$T/text.txt"
+"$BUILD/bin/cspark-submit" --master 'local[2]' "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/ref" >/dev/null 2>"$T/ref.err"
+cat "$T"/ref/part-* | sort >"$T/ref.txt"
+
+cat >"$T/inner.sh" <<INNER
+OP="$BUILD/bin/cspark-operator"
+OP_PID=
+start_operator() { # start_operator LOG
+    "\$OP" --master "k8s://\$SERVER" --namespace default --lease-namespace default --lease-duration 4 >"\$1" 2>&1 &
+    OP_PID=\$!
+}
+stop_operator() { [ -n "\$OP_PID" ] && kill "\$1" "\$OP_PID" 2>/dev/null; wait "\$OP_PID" 2>/dev/null; OP_PID=; }
+trap 'stop_operator -TERM; kill \${PH_PID:-} 2>/dev/null' EXIT
+on_fail() { tail -20 "$T"/op*.log >&2; kubectl get sparkapp -o yaml >&2; fail "\$@"; }
+state() { kubectl get sparkapp "\$1" -o jsonpath='{.status.applicationState.state}' 2>/dev/null; }
+is_state() { [ "\$(state "\$1")" = "\$2" ]; }
+# app NAME FILE ARGS... — a SparkApplication manifest as the Kubeflow operator's examples write them
+app() {
+    local name=\$1 file=\$2
+    shift 2
+    cat <<YAML
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata:
+  name: \$name
+  namespace: default
+spec:
+  type: Java
+  mode: cluster
+  image: cspark:dev
+  imagePullPolicy: IfNotPresent
+  mainApplicationFile: \$file
+  arguments: [\$(printf '"%s",' "\$@" | sed 's/,\$//')]
+  sparkVersion: 4.0.1
+  sparkConf:
+    spark.kubernetes.allocation.batch.delay: 200ms
+  restartPolicy:
+    type: \${RESTART:-Never}
+    onFailureRetries: 2
+    onFailureRetryInterval: 1
+  driver:
+    cores: 1
+    memory: 512m
+    labels:
+      version: 4.0.1
+    serviceAccount: spark
+  executor:
+    cores: 1
+    instances: 2
+    memory: 512m
+    labels:
+      version: 4.0.1
+YAML
+}
+
+step "installing the CRDs"
+kubectl apply -f "$SRC/deploy/operator/sparkapplications.yaml" -f "$SRC/deploy/operator/scheduledsparkapplications.yaml" >/dev/null ||
+    fail "deploy/operator CRDs refused"
+kubectl wait --for condition=established --timeout=60s crd/sparkapplications.sparkoperator.k8s.io >/dev/null ||
+    fail "the SparkApplication CRD was not established"
+start_operator "$T/op1.log"
+
+step "word count to COMPLETED"
+app wc "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/wc-out" | kubectl apply -f - >/dev/null || fail "wc refused"
+wait_until 240 "wc COMPLETED" is_state wc COMPLETED || on_fail "wc did not complete: \$(state wc)"
+cat "$T"/wc-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "word count output differs from local[2]"
+st=\$(kubectl get sparkapp wc -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts} {.status.driverInfo.podName} {.status.driverInfo.webUIPort} {.status.sparkApplicationId}')
+set -- \$st
+[ "\$1 \$2 \$4" = "1 1 4040" ] || on_fail "wc status: \$st"
+case "\$3" in wc-*-driver) ;; *) on_fail "wc driver pod name: \$3" ;; esac
+case "\$5" in spark-*) ;; *) on_fail "wc sparkApplicationId: \$5" ;; esac
+[ -n "\$(kubectl get sparkapp wc -o jsonpath='{.status.terminationTime}')" ] || on_fail "wc has no terminationTime"
+header=\$(kubectl get sparkapp | head -1 | tr -s ' ')
+[ "\$header" = "NAME STATUS ATTEMPTS START FINISH AGE" ] || fail "kubectl get sparkapp columns: \$header"
+kubectl get sparkapp wc --no-headers | grep -q "COMPLETED *1 " || fail "kubectl get sparkapp row: \$(kubectl get sparkapp wc --no-headers)"
+events=\$(kubectl get events --field-selector involvedObject.kind=SparkApplication,involvedObject.name=wc -o jsonpath='{range .items[*]}{.reason} {end}')
+for r in SparkApplicationSubmitted SparkDriverRunning SparkApplicationCompleted; do
+    echo "\$events" | grep -qw \$r || fail "no \$r event on wc: \$events"
+done
+
+step "a failing application retried twice, then FAILED"
+RESTART=OnFailure app failing "$BUILD/examples/wordcount.so" "$T/no-such-input" "$T/fail-out" | kubectl apply -f - >/dev/null || fail "failing refused"
+wait_until 300 "failing FAILED" is_state failing FAILED || on_fail "failing did not end FAILED: \$(state failing)"
+[ "\$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}')" = 3 ] ||
+    on_fail "failing ran \$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}') times, expected 3"
+[ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing,spark-role=driver -o name | grep -c .)" = 3 ] ||
+    on_fail "failing: expected 3 driver pods: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing -o name)"
+msg=\$(kubectl get sparkapp failing -o jsonpath='{.status.applicationState.errorMessage}')
+echo "\$msg" | grep -q "driver container failed with ExitCode: [1-9]" || fail "failing: errorMessage: \$msg"
+echo "\$msg" | grep -q "no-such-input" || fail "failing: the driver's reason is not in errorMessage: \$msg"
+kubectl get events --field-selector involvedObject.name=failing -o jsonpath='{range .items[*]}{.reason} {end}' |
+    grep -qw SparkApplicationPendingRerun || fail "failing: no SparkApplicationPendingRerun event"
+
+step "invalid specs"
+app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
+    fail "type Go was accepted"
+grep -q 'Unsupported value: "Go"' "$T/bad.err" || fail "type Go refused unclearly: \$(cat "$T/bad.err")"
+app badclass "$BUILD/examples/wordcount.so" x | sed 's/^  mode: cluster/  mainClass: org.apache.spark.examples.SparkPi/' |
+    kubectl apply -f - >/dev/null || fail "badclass refused by the schema"
+wait_until 60 "badclass FAILED" is_state badclass FAILED || on_fail "badclass: \$(state badclass)"
+kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'org.apache.spark.examples.SparkPi': expected" ||
+    fail "badclass errorMessage: \$(kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}')"
+[ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=badclass -o name)" ] || fail "badclass created pods"
+
+step "the operator SIGKILLed during a submission"
+app killed "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/killed-out" | kubectl apply -f - >/dev/null || fail "killed refused"
+has_driver() { [ -n "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed,spark-role=driver -o name)" ]; }
+wait_until 60 "killed's driver pod" has_driver || on_fail "no driver pod for killed"
+stop_operator -KILL
+echo "state when killed: \$(state killed)" >&2
+start_operator "$T/op2.log"
+wait_until 240 "killed COMPLETED" is_state killed COMPLETED || on_fail "killed did not complete: \$(state killed)"
+[ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed,spark-role=driver -o name | grep -c .)" = 1 ] ||
+    on_fail "killed ran more than once: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed -o name)"
+[ "\$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts}')" = 1 ] || on_fail "killed: submissionAttempts"
+cat "$T"/killed-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "killed: output differs from local[2]"
+
+step "kubectl delete sparkapp leaves nothing"
+kubectl delete sparkapp --all --wait=true >/dev/null || fail "kubectl delete sparkapp failed"
+expect_nothing_left "after kubectl delete sparkapp"
+stop_operator -TERM
+echo "inner ok"
+INNER
+k8s_run_inner 600
