@@ -385,8 +385,9 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     }
     CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", cs_log_value(app.app_id),
             cs_log_value(app.driver_pod_name), cs_log_value(app.namespace_));
-    fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
-            app.namespace_, app.driver_pod_name);
+    if (!m->adopt) /* the operator reports in its log and the application's status */
+        fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
+                app.namespace_, app.driver_pod_name);
     submitted = true;
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;

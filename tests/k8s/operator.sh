@@ -3,8 +3,9 @@
 # deploy/operator/ installed with kubectl, the operator running beside the cluster with the admin
 # kubeconfig. A word count SparkApplication applied with kubectl reaches COMPLETED with the output
 # of local[2], with its driver, web UI service and attempts in the status, Events on the object and
-# `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one with restartPolicy
-# OnFailure and onFailureRetries 2 runs three times and ends FAILED with the driver's reason; a
+# `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one (tests/jobs/testjobs.so's
+# always_fail) with restartPolicy OnFailure and onFailureRetries 2 runs three times and ends FAILED
+# with the driver's abort reason; a
 # spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
 # field; the operator SIGKILLed during a submission and restarted runs the application exactly
 # once; `kubectl delete sparkapp` leaves nothing.
@@ -43,10 +44,12 @@ spec:
   image: cspark:dev
   imagePullPolicy: IfNotPresent
   mainApplicationFile: \$file
+  mainClass: \${MAIN:-cspark_main}
   arguments: [\$(printf '"%s",' "\$@" | sed 's/,\$//')]
   sparkVersion: 4.0.1
   sparkConf:
     spark.kubernetes.allocation.batch.delay: 200ms
+    spark.task.maxFailures: "2"
   restartPolicy:
     type: \${RESTART:-Never}
     onFailureRetries: 2
@@ -92,7 +95,7 @@ for r in SparkApplicationSubmitted SparkDriverRunning SparkApplicationCompleted;
 done
 
 step "a failing application retried twice, then FAILED"
-RESTART=OnFailure app failing "$BUILD/examples/wordcount.so" "$T/no-such-input" "$T/fail-out" | kubectl apply -f - >/dev/null || fail "failing refused"
+RESTART=OnFailure MAIN=always_fail app failing "$BUILD/tests/jobs/testjobs.so" | kubectl apply -f - >/dev/null || fail "failing refused"
 wait_until 300 "failing FAILED" is_state failing FAILED || on_fail "failing did not end FAILED: \$(state failing)"
 [ "\$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}')" = 3 ] ||
     on_fail "failing ran \$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}') times, expected 3"
@@ -100,7 +103,7 @@ wait_until 300 "failing FAILED" is_state failing FAILED || on_fail "failing did 
     on_fail "failing: expected 3 driver pods: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing -o name)"
 msg=\$(kubectl get sparkapp failing -o jsonpath='{.status.applicationState.errorMessage}')
 echo "\$msg" | grep -q "driver container failed with ExitCode: [1-9]" || fail "failing: errorMessage: \$msg"
-echo "\$msg" | grep -q "no-such-input" || fail "failing: the driver's reason is not in errorMessage: \$msg"
+echo "\$msg" | grep -q "Job aborted due to stage failure: .*boom from always_fail_map" || fail "failing: the driver's reason is not in errorMessage: \$msg"
 kubectl get events --field-selector involvedObject.name=failing -o jsonpath='{range .items[*]}{.reason} {end}' |
     grep -qw SparkApplicationPendingRerun || fail "failing: no SparkApplicationPendingRerun event"
 
@@ -108,7 +111,7 @@ step "invalid specs"
 app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
     fail "type Go was accepted"
 grep -q 'Unsupported value: "Go"' "$T/bad.err" || fail "type Go refused unclearly: \$(cat "$T/bad.err")"
-app badclass "$BUILD/examples/wordcount.so" x | sed 's/^  mode: cluster/  mainClass: org.apache.spark.examples.SparkPi/' |
+app badclass "$BUILD/examples/wordcount.so" x | sed 's/^  mainClass: cspark_main/  mainClass: org.apache.spark.examples.SparkPi/' |
     kubectl apply -f - >/dev/null || fail "badclass refused by the schema"
 wait_until 60 "badclass FAILED" is_state badclass FAILED || on_fail "badclass: \$(state badclass)"
 kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'org.apache.spark.examples.SparkPi': expected" ||
@@ -116,16 +119,53 @@ kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessag
 [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=badclass -o name)" ] || fail "badclass created pods"
 
 step "the operator SIGKILLed during a submission"
+# the crash window, made certain: an operator whose service account may do everything but write
+# the status creates the driver and is SIGKILLed before any status says so (as one killed between
+# the driver's creation and its status write); the next one must find that driver, not make another
+kubectl create serviceaccount crashing-op >/dev/null || fail "cannot create the service account"
+kubectl apply -f - >/dev/null <<RBAC || fail "crashing-op's Role refused"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: crashing-op}
+rules:
+  - {apiGroups: [sparkoperator.k8s.io], resources: [sparkapplications], verbs: [get, list, watch]}
+  - {apiGroups: [""], resources: [pods, services, configmaps, secrets], verbs: [create, get, list, watch, delete, patch]}
+  - {apiGroups: [""], resources: [events], verbs: [create]}
+  - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: crashing-op}
+subjects: [{kind: ServiceAccount, name: crashing-op, namespace: default}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: crashing-op}
+RBAC
+tok=\$(kubectl create token crashing-op) || fail "no token for crashing-op"
+ca=\$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+cat >"$T/crash.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "\$SERVER", certificate-authority-data: "\$ca"}}]
+users: [{name: crashing-op, user: {token: "\$tok"}}]
+contexts: [{name: c, context: {cluster: c, user: crashing-op, namespace: default}}]
+current-context: c
+KC
+stop_operator -TERM
+KUBECONFIG="$T/crash.kubeconfig" start_operator "$T/op-crash.log"
 app killed "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/killed-out" | kubectl apply -f - >/dev/null || fail "killed refused"
 has_driver() { [ -n "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed,spark-role=driver -o name)" ]; }
-wait_until 60 "killed's driver pod" has_driver || on_fail "no driver pod for killed"
+status_refused() { grep -q "app=default/killed event=status_failed" "$T/op-crash.log"; }
+wait_until 90 "killed's driver pod" has_driver || on_fail "no driver pod for killed"
+wait_until 60 "the refused status write" status_refused || on_fail "the crashing operator wrote the status"
 stop_operator -KILL
-echo "state when killed: \$(state killed)" >&2
+[ -z "\$(state killed)" ] || fail "killed has a state before the restart: \$(state killed)"
 start_operator "$T/op2.log"
 wait_until 240 "killed COMPLETED" is_state killed COMPLETED || on_fail "killed did not complete: \$(state killed)"
 [ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed,spark-role=driver -o name | grep -c .)" = 1 ] ||
     on_fail "killed ran more than once: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed -o name)"
-[ "\$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts}')" = 1 ] || on_fail "killed: submissionAttempts"
+grep -q "app=default/killed attempt=1 .*adopted=true event=submitted" "$T/op2.log" ||
+    on_fail "the restarted operator did not adopt killed's driver"
+[ "\$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')" = "1 1" ] ||
+    on_fail "killed: attempts \$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')"
 cat "$T"/killed-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "killed: output differs from local[2]"
 
 step "kubectl delete sparkapp leaves nothing"
