@@ -24,6 +24,7 @@
 #include "operator/app_state.h"
 #include "operator/app_submit.h"
 #include "operator/leader_lease.h"
+#include "operator/scheduled_app.h"
 
 #define OP_COMPONENT "cspark-operator"
 #define OP_UI_PORT 4040
@@ -35,7 +36,7 @@ typedef struct op_ctl {
     kube_client *kc;
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    json_t *apps, *pods; /* guarded by lock */
+    json_t *apps, *pods, *scheds; /* guarded by lock */
     bool changed;
 } op_ctl;
 
@@ -95,6 +96,12 @@ static void on_pod_event(void *arg, const char *type, const json_t *obj)
 {
     op_ctl *op = arg;
     on_event(op, op->pods, type, obj);
+}
+
+static void on_sched_event(void *arg, const char *type, const json_t *obj)
+{
+    op_ctl *op = arg;
+    on_event(op, op->scheds, type, obj);
 }
 
 /* ---- writing status and events ----------------------------------------------------------- */
@@ -412,10 +419,10 @@ static int64_t reconcile(op_ctl *op, const json_t *app, json_t *pods, int64_t no
 
 int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *err)
 {
-    op_ctl op = {.o = o, .apps = json_object(), .pods = json_object()};
+    op_ctl op = {.o = o, .apps = json_object(), .pods = json_object(), .scheds = json_object()};
     pthread_mutex_init(&op.lock, NULL);
     cs_cond_init_monotonic(&op.cond);
-    kube_watch *aw = NULL, *pw = NULL;
+    kube_watch *aw = NULL, *pw = NULL, *sw = NULL;
     cs_conf *conf = cs_conf_new();
     cs_conf_set(conf, "spark.master", o->master);
     kube_config kcfg;
@@ -434,7 +441,9 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
     if (!(aw = cs_kube_watch_start(op.kc, "sparkapplications", o->namespace_, NULL, on_app_event,
                                    &op, err)) ||
         !(pw = cs_kube_watch_start(op.kc, "pods", o->namespace_, selector, on_pod_event, &op,
-                                   err))) {
+                                   err)) ||
+        !(sw = cs_kube_watch_start(op.kc, "scheduledsparkapplications", o->namespace_, NULL,
+                                   on_sched_event, &op, err))) {
         rc = err->code ? err->code : CS_EIO;
         goto out;
     }
@@ -462,6 +471,7 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
         if (held) {
             pthread_mutex_lock(&op.lock);
             json_t *apps = json_copy(op.apps), *pods = json_copy(op.pods);
+            json_t *scheds = json_copy(op.scheds);
             op.changed = false;
             pthread_mutex_unlock(&op.lock);
             const char *key;
@@ -472,8 +482,15 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
                 int64_t w = reconcile(&op, app, pods, now);
                 if (w > 0 && w < wake) wake = w;
             }
+            json_object_foreach(scheds, key, app)
+            {
+                if (*stop) break;
+                int64_t w = cs_operator_reconcile_scheduled(op.kc, app, apps, now);
+                if (w > 0 && w < wake) wake = w;
+            }
             json_decref(apps);
             json_decref(pods);
+            json_decref(scheds);
         }
         pthread_mutex_lock(&op.lock);
         int64_t left = wake - cs_now_ms();
@@ -484,10 +501,12 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
 out:
     if (aw) cs_kube_watch_stop(aw);
     if (pw) cs_kube_watch_stop(pw);
+    if (sw) cs_kube_watch_stop(sw);
     cs_kube_client_free(op.kc);
     cs_conf_free(conf);
     json_decref(op.apps);
     json_decref(op.pods);
+    json_decref(op.scheds);
     pthread_mutex_destroy(&op.lock);
     pthread_cond_destroy(&op.cond);
     return rc;

@@ -1,9 +1,10 @@
-/* operator.h — cspark-operator's controller: serves SparkApplication objects
- * (sparkoperator.k8s.io/v1beta2) as the Kubeflow Spark operator does, submitting each through
- * cspark's own submit code (app_submit.h) and writing its state, driver and executors into the
- * object's status subresource, with Kubernetes Events on the object.
+/* operator.h — cspark-operator's controller: serves SparkApplication and ScheduledSparkApplication
+ * objects (sparkoperator.k8s.io/v1beta2) as the Kubeflow Spark operator does, submitting each
+ * through cspark's own submit code (app_submit.h) and writing its state, driver and executors into
+ * the object's status subresource, with Kubernetes Events on the object.
  *
- * Two watches (kube_watch.h) keep the applications and the pods the operator launched (label
+ * Three watches (kube_watch.h) keep the applications, the scheduled applications
+ * (scheduled_app.h) and the pods the operator launched (label
  * sparkoperator.k8s.io/launched-by-spark-operator=true) in memory; one thread — the caller's —
  * takes the Lease (leader_lease.h) and, while it holds it, reconciles every application at least
  * once a second and whenever a watch reports a change: the state machine (app_state.h) says what

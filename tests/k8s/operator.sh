@@ -8,7 +8,8 @@
 # with the driver's abort reason; a
 # spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
 # field; the operator SIGKILLed during a submission and restarted runs the application exactly
-# once; `kubectl delete sparkapp` leaves nothing.
+# once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
+# `kubectl delete sparkapp` leaves nothing.
 # k8s-clusters: real (kubesim serves no CustomResourceDefinitions)
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -168,7 +169,36 @@ grep -q "app=default/killed attempt=1 .*adopted=true event=submitted" "$T/op2.lo
     on_fail "killed: attempts \$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')"
 cat "$T"/killed-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "killed: output differs from local[2]"
 
+step "a ScheduledSparkApplication every minute, history limit 1"
+kubectl apply -f - >/dev/null <<YAML || fail "the ScheduledSparkApplication was refused"
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: ScheduledSparkApplication
+metadata:
+  name: every-minute
+  namespace: default
+spec:
+  schedule: "* * * * *"
+  concurrencyPolicy: Forbid
+  successfulRunHistoryLimit: 1
+  failedRunHistoryLimit: 1
+  template:
+\$(app x "$BUILD/examples/pi.so" 4 | sed -n '/^spec:/,\$p' | tail -n +2 | sed 's/^/  /')
+YAML
+runs() { grep -o "scheduled=every-minute run=[a-z0-9-]* event=run_created" "$T/op2.log" | cut -d' ' -f2 | cut -d= -f2 | sort -u; }
+first_trimmed() { [ "\$(runs | wc -l)" -ge 2 ] && grep -q "run=default/\$(runs | head -1) event=deleted" "$T/op2.log"; }
+wait_until 240 "two runs, the first one trimmed" first_trimmed || on_fail "every-minute: runs \$(runs | tr '\n' ' ')"
+second=\$(runs | sed -n 2p)
+[ "\$(kubectl get sparkapp "\$second" -o jsonpath='{.status.applicationState.state}')" = COMPLETED ] ||
+    on_fail "every-minute's second run \$second is not COMPLETED"
+done_runs=\$(kubectl get sparkapp -l sparkoperator.k8s.io/scheduled-app-name=every-minute -o jsonpath='{.items[*].status.applicationState.state}' | tr ' ' '\\n' | grep -c COMPLETED)
+[ "\$done_runs" -le 1 ] || on_fail "every-minute keeps \$done_runs completed runs, limit 1"
+past=\$(kubectl get scheduledsparkapp every-minute -o jsonpath='{.status.pastSuccessfulRunNames[*]} {.status.scheduleState}')
+case "\$past" in "\$second Scheduled" | "\$(runs | sed -n 3p) Scheduled") ;; *) on_fail "every-minute status: \$past" ;; esac
+kubectl get sparkapp "\$second" -o jsonpath='{.metadata.ownerReferences[0].kind}' | grep -qx ScheduledSparkApplication ||
+    fail "the run is not owned by its ScheduledSparkApplication"
+
 step "kubectl delete sparkapp leaves nothing"
+kubectl delete scheduledsparkapp --all --wait=true >/dev/null || fail "kubectl delete scheduledsparkapp failed"
 kubectl delete sparkapp --all --wait=true >/dev/null || fail "kubectl delete sparkapp failed"
 expect_nothing_left "after kubectl delete sparkapp"
 stop_operator -TERM
