@@ -129,7 +129,7 @@ apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata: {name: crashing-op}
 rules:
-  - {apiGroups: [sparkoperator.k8s.io], resources: [sparkapplications], verbs: [get, list, watch]}
+  - {apiGroups: [sparkoperator.k8s.io], resources: [sparkapplications, scheduledsparkapplications], verbs: [get, list, watch]}
   - {apiGroups: [""], resources: [pods, services, configmaps, secrets], verbs: [create, get, list, watch, delete, patch]}
   - {apiGroups: [""], resources: [events], verbs: [create]}
   - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
