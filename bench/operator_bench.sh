@@ -47,7 +47,8 @@ done >"$T/apps.yaml"
 cat >"$T/inner.sh" <<EOF
 set -u
 SERVER=\$(kubectl config view -o jsonpath='{.clusters[0].cluster.server}')
-kubectl apply -f "$SRC/deploy/rbac.yaml" -f "$SRC/deploy/operator/sparkapplications.yaml" >/dev/null || exit 1
+kubectl apply -f "$SRC/deploy/rbac.yaml" -f "$SRC/deploy/operator/sparkapplications.yaml" \
+    -f "$SRC/deploy/operator/scheduledsparkapplications.yaml" >/dev/null || exit 1
 kubectl wait --for condition=established --timeout=60s crd/sparkapplications.sparkoperator.k8s.io >/dev/null || exit 1
 "$BUILD/bin/cspark-operator" --master "k8s://\$SERVER" --namespace default >"$T/op.log" 2>&1 &
 OP=\$!

@@ -441,11 +441,20 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
     if (!(aw = cs_kube_watch_start(op.kc, "sparkapplications", o->namespace_, NULL, on_app_event,
                                    &op, err)) ||
         !(pw = cs_kube_watch_start(op.kc, "pods", o->namespace_, selector, on_pod_event, &op,
-                                   err)) ||
-        !(sw = cs_kube_watch_start(op.kc, "scheduledsparkapplications", o->namespace_, NULL,
-                                   on_sched_event, &op, err))) {
+                                   err))) {
         rc = err->code ? err->code : CS_EIO;
         goto out;
+    }
+    /* without the ScheduledSparkApplication CRD, SparkApplications are served alone */
+    cs_error serr = {0};
+    if (!(sw = cs_kube_watch_start(op.kc, "scheduledsparkapplications", o->namespace_, NULL,
+                                   on_sched_event, &op, &serr))) {
+        if (serr.kind != CS_KIND_NOT_FOUND) {
+            *err = serr;
+            rc = serr.code ? serr.code : CS_EIO;
+            goto out;
+        }
+        CS_WARN("operator", "event=no_scheduled_crd error=%s", cs_log_value(serr.msg));
     }
     op_lease lease;
     cs_operator_lease_init(

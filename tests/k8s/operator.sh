@@ -9,7 +9,8 @@
 # spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
 # field; the operator SIGKILLed during a submission and restarted runs the application exactly
 # once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
-# `kubectl delete sparkapp` leaves nothing.
+# `kubectl delete sparkapp` leaves nothing; and the operator runs as deploy/operator/operator.yaml's
+# Deployment (its ServiceAccount, ClusterRole and Lease) in a pod of the image.
 # k8s-clusters: real (kubesim serves no CustomResourceDefinitions)
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
@@ -202,6 +203,20 @@ kubectl delete scheduledsparkapp --all --wait=true >/dev/null || fail "kubectl d
 kubectl delete sparkapp --all --wait=true >/dev/null || fail "kubectl delete sparkapp failed"
 expect_nothing_left "after kubectl delete sparkapp"
 stop_operator -TERM
+
+step "the operator as deploy/operator/operator.yaml's Deployment, in a pod"
+# the API server by the address the drivers reach it at in this cluster; the image's pi.so
+sed "s|k8s://https://kubernetes.default.svc|k8s://\$SERVER|" "$SRC/deploy/operator/operator.yaml" |
+    kubectl apply -f - >/dev/null || fail "deploy/operator/operator.yaml refused"
+op_running() { kubectl -n cspark-operator get pods -l app.kubernetes.io/name=cspark-operator -o jsonpath='{.items[*].status.phase}' | grep -qx Running; }
+wait_until 120 "the operator's pod Running" op_running || fail "the operator's pod: \$(kubectl -n cspark-operator get pods -o wide)"
+app incluster local:///opt/spark/examples/pi.so 10 | kubectl apply -f - >/dev/null || fail "incluster refused"
+wait_until 180 "incluster COMPLETED" is_state incluster COMPLETED ||
+    { kubectl -n cspark-operator logs deploy/cspark-operator | tail -10 >&2; fail "incluster: \$(state incluster)"; }
+kubectl logs "\$(kubectl get sparkapp incluster -o jsonpath='{.status.driverInfo.podName}')" | grep -q "^Pi is roughly 3.14" ||
+    fail "incluster's driver did not print pi"
+kubectl delete sparkapp incluster --wait=true >/dev/null
+expect_nothing_left "after the in-cluster operator's application"
 echo "inner ok"
 INNER
 k8s_run_inner 600
