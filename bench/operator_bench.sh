@@ -97,8 +97,8 @@ print("running_s=%.1f" % ((int(rd("t_running")) - t0) / 1000))
 print("completed_s=%.1f" % ((int(rd("t_completed")) - int(rd("t_patched"))) / 1000))
 print("n_running=%s" % rd("n_running"))
 print("n_completed=%s" % rd("n_completed"))
-print("hwm=%s" % mem["VmHWM"].strip())
-print("rss=%s" % mem["VmRSS"].strip())
+print("hwm=\"%s\"" % mem["VmHWM"].strip())
+print("rss=\"%s\"" % mem["VmRSS"].strip())
 print("cpu_s=%.2f" % (int(rd("cpu_ticks")) / os.sysconf("SC_CLK_TCK")))
 EOF
 . "$T/res"
