@@ -425,6 +425,16 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
     kube_watch *aw = NULL, *pw = NULL, *sw = NULL;
     cs_conf *conf = cs_conf_new();
     cs_conf_set(conf, "spark.master", o->master);
+    for (int i = 0; i < o->nconfs; i++) {
+        char *eq = strchr(o->confs[i], '=');
+        if (!eq) continue; /* checked by the command line */
+        *eq = '\0';
+        cs_conf_set(conf, o->confs[i], eq + 1);
+        *eq = '=';
+    }
+    /* the operator's own requests (status, events, the Lease): the Kubeflow controller's rate */
+    cs_conf_set_if_missing(conf, "cspark.kubernetes.client.qps", "100");
+    cs_conf_set_if_missing(conf, "cspark.kubernetes.client.burst", "200");
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
     int rc = cs_kube_config_load(conf, o->master, "spark.kubernetes.authenticate.submission", &kcfg,

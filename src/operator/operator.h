@@ -27,6 +27,8 @@ typedef struct op_options {
     const char *lease_namespace; /* where the Lease lives; NULL = the client's namespace */
     const char *identity;        /* the holder identity in the Lease */
     int lease_duration_s;
+    char **confs; /* "key=value" settings of the operator's own API client (--conf) */
+    int nconfs;
 } op_options;
 
 /* Runs until *stop is set. Returns 0, or a negative code with err set when the API server
