@@ -286,8 +286,8 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
     return 0;
 }
 
-int cs_operator_submit(const json_t *app, int attempt, const char *master, submit_k8s_started *out,
-                       cs_error *err)
+int cs_operator_submit(kube_client *kc, const json_t *app, int attempt, const char *master,
+                       submit_k8s_started *out, cs_error *err)
 {
     conf_list l = {0};
     submit_args a;
@@ -318,7 +318,7 @@ int cs_operator_submit(const json_t *app, int attempt, const char *master, submi
                   "kind", "SparkApplication", "name", str_at(meta, "name"), "uid",
                   str_at(meta, "uid"), "controller", 1, "blockOwnerDeletion", 1);
     bool sql = cs_submit_is_sql_file(a.app);
-    rc = cs_submit_k8s_start(conf, &a, sql ? NULL : cs_submit_entry(&a, conf), owner, out, err);
+    rc = cs_submit_k8s_start(kc, conf, &a, sql ? NULL : cs_submit_entry(&a, conf), owner, out, err);
 out:
     json_decref(owner);
     cs_conf_free(conf);

@@ -20,17 +20,19 @@
 #include <jansson.h>
 
 #include "common/err.h"
+#include "kube/kube_client.h"
 #include "submit/submit_k8s.h"
 
 #define OP_LABEL_APP_NAME "sparkoperator.k8s.io/app-name"
 #define OP_LABEL_SUBMISSION "sparkoperator.k8s.io/submission-id"
 #define OP_LABEL_LAUNCHED "sparkoperator.k8s.io/launched-by-spark-operator"
 
-/* Submits attempt `attempt` (1, 2, ...) of app (a SparkApplication object) to the API server of
- * master (k8s://URL, what the driver is told too). A spec cspark cannot run is CS_EINVAL with one
+/* Submits attempt `attempt` (1, 2, ...) of app (a SparkApplication object) through kc (the
+ * operator's client, borrowed) to the API server of master (k8s://URL, what the driver is told
+ * too). A spec cspark cannot run is CS_EINVAL with one
  * line naming the field and what is expected (the status's errorMessage); the submit code's own
  * errors (a bad sparkConf value, RBAC, an invalid pod) pass through. */
-int cs_operator_submit(const json_t *app, int attempt, const char *master, submit_k8s_started *out,
-                       cs_error *err);
+int cs_operator_submit(kube_client *kc, const json_t *app, int attempt, const char *master,
+                       submit_k8s_started *out, cs_error *err);
 
 #endif

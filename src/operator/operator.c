@@ -256,7 +256,7 @@ static void submit(op_ctl *op, const json_t *app, const op_app_view *v, int64_t 
     cs_error err = {0};
     char when[64], msg[1400];
     rfc3339(now, when, sizeof when);
-    if (cs_operator_submit(app, attempt, op->o->master, &st, &err) < 0) {
+    if (cs_operator_submit(op->kc, app, attempt, op->o->master, &st, &err) < 0) {
         CS_WARN("operator", "app=%s/%s attempt=%d event=submission_failed error=%s",
                 cs_log_value(app_ns(app)), cs_log_value(app_name(app)), attempt,
                 cs_log_value(err.msg));

@@ -208,6 +208,7 @@ typedef struct submit_mode {
     bool adopt;                  /* an object that already exists is the one a previous try made */
     const json_t *owner;         /* an ownerReference the driver pod also gets; NULL = none */
     submit_k8s_started *started; /* filled on success; NULL = not wanted */
+    kube_client *client;         /* borrowed; NULL = one made from the conf for this submission */
 } submit_mode;
 
 /* cs_kube_create, but with m->adopt an existing object of the same name is taken as created
@@ -343,14 +344,18 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
         goto out;
     }
 
-    kube_config kcfg;
-    memset(&kcfg, 0, sizeof kcfg);
-    if (cs_kube_config_load(conf, cs_conf_get(conf, "spark.master"),
-                            "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
-        goto out;
-    kc = cs_kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
-    cs_kube_config_free(&kcfg);
-    if (!kc) goto out;
+    if (m->client) {
+        kc = m->client;
+    } else {
+        kube_config kcfg;
+        memset(&kcfg, 0, sizeof kcfg);
+        if (cs_kube_config_load(conf, cs_conf_get(conf, "spark.master"),
+                                "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
+            goto out;
+        kc = cs_kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
+        cs_kube_config_free(&kcfg);
+        if (!kc) goto out;
+    }
 
     bool made_secret = false, made_cm = false, made_pod = false, made_svc = false;
     /* the pod goes through a server-side dry run first, so that RBAC (403) and validation (422)
@@ -404,7 +409,7 @@ out:
     json_decref(pod);
     json_decref(svc);
     json_decref(created_pod);
-    cs_kube_client_free(kc);
+    if (kc != m->client) cs_kube_client_free(kc);
     if (app_ready) cs_k8s_app_free(&app);
     free(bytes);
     return rc;
@@ -412,14 +417,14 @@ out:
 
 int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
 {
-    submit_mode m = {.adopt = false, .owner = NULL, .started = NULL};
+    submit_mode m = {.adopt = false, .owner = NULL, .started = NULL, .client = NULL};
     return submit_cluster(conf, a, entry, &m, err);
 }
 
-int cs_submit_k8s_start(cs_conf *conf, const submit_args *a, const char *entry, const json_t *owner,
-                        submit_k8s_started *out, cs_error *err)
+int cs_submit_k8s_start(kube_client *kc, cs_conf *conf, const submit_args *a, const char *entry,
+                        const json_t *owner, submit_k8s_started *out, cs_error *err)
 {
     memset(out, 0, sizeof *out);
-    submit_mode m = {.adopt = true, .owner = owner, .started = out};
+    submit_mode m = {.adopt = true, .owner = owner, .started = out, .client = kc};
     return submit_cluster(conf, a, entry, &m, err);
 }

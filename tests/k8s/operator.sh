@@ -88,6 +88,8 @@ set -- \$st
 case "\$3" in wc-*-driver) ;; *) on_fail "wc driver pod name: \$3" ;; esac
 case "\$5" in spark-*) ;; *) on_fail "wc sparkApplicationId: \$5" ;; esac
 [ -n "\$(kubectl get sparkapp wc -o jsonpath='{.status.terminationTime}')" ] || on_fail "wc has no terminationTime"
+kubectl get sparkapp wc -o jsonpath='{.status.executorState}' | grep -q -- '-exec-[0-9]*":"' ||
+    on_fail "wc has no executorState"
 header=\$(kubectl get sparkapp | head -1 | tr -s ' ')
 [ "\$header" = "NAME STATUS ATTEMPTS START FINISH AGE" ] || fail "kubectl get sparkapp columns: \$header"
 kubectl get sparkapp wc --no-headers | grep -q "COMPLETED *1 " || fail "kubectl get sparkapp row: \$(kubectl get sparkapp wc --no-headers)"
