@@ -432,9 +432,6 @@ int cs_operator_run(const op_options *o, volatile sig_atomic_t *stop, cs_error *
         cs_conf_set(conf, o->confs[i], eq + 1);
         *eq = '=';
     }
-    /* the operator's own requests (status, events, the Lease): the Kubeflow controller's rate */
-    cs_conf_set_if_missing(conf, "cspark.kubernetes.client.qps", "100");
-    cs_conf_set_if_missing(conf, "cspark.kubernetes.client.burst", "200");
     kube_config kcfg;
     memset(&kcfg, 0, sizeof kcfg);
     int rc = cs_kube_config_load(conf, o->master, "spark.kubernetes.authenticate.submission", &kcfg,

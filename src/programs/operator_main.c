@@ -10,10 +10,9 @@
  * --lease-namespace (default: the client's namespace); --lease-duration (15) is how long a dead
  * leader keeps it. The Lease's holder identity is $POD_NAME (the Deployment sets it) or the host
  * name, with the process id. --conf sets the operator's own API client
- * (cspark.kubernetes.client.qps, default here 100, .burst 200, as the Kubeflow controller's;
- * kube/kube_client.h). Runs until SIGINT or SIGTERM. The drivers' settings come from
- * $SPARK_CONF_DIR/spark-defaults.conf, then each application's spec. A user error is one line on
- * stderr and exit status 1.
+ * (cspark.kubernetes.client.qps, .burst, ...; kube/kube_client.h). Runs until SIGINT or SIGTERM.
+ * The drivers' settings come from $SPARK_CONF_DIR/spark-defaults.conf, then each application's
+ * spec. A user error is one line on stderr and exit status 1.
  */
 #define _GNU_SOURCE
 #include <signal.h>
