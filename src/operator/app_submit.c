@@ -165,12 +165,14 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
     return 0;
 }
 
-/* A C identifier (the entry symbol the driver looks up with dlsym). */
-static bool is_symbol(const char *s)
+/* A C identifier (the entry symbol the driver looks up with dlsym); with dots allowed, a Java
+ * class name (`org.apache.spark.examples.SparkPi`). */
+static bool is_symbol(const char *s, bool dots)
 {
     if (!*s || isdigit((unsigned char)*s)) return false;
     for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+        if (!isalnum((unsigned char)*s) && *s != '_' && !(dots && *s == '.' && s[1] && s[1] != '.'))
+            return false;
     return true;
 }
 
@@ -193,11 +195,14 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
                             "spec.mainApplicationFile: expected the application's "
                             ".so (local:// in the image, or a path)");
     const char *main_class = str_at(spec, "mainClass");
-    if (main_class && !is_symbol(main_class))
+    if (main_class && !is_symbol(main_class, true))
         return cs_error_set(err, CS_EINVAL,
                             "spec.mainClass '%s': expected the name of the application's entry "
                             "function (a C identifier, default cspark_main)",
                             main_class);
+    /* a Kubeflow manifest's Java class (only the image, type and file changed): the .so's
+     * default entry */
+    if (main_class && !is_symbol(main_class, false)) main_class = NULL;
     const json_t *deps = json_object_get(spec, "deps");
     static const char *const deps_refused[] = {"jars", "pyFiles", "packages", "repositories",
                                                "excludePackages"};

@@ -79,7 +79,8 @@ kubectl wait --for condition=established --timeout=60s crd/sparkapplications.spa
 start_operator "$T/op1.log"
 
 step "word count to COMPLETED"
-app wc "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/wc-out" | kubectl apply -f - >/dev/null || fail "wc refused"
+# as a Kubeflow example with its image, type and file changed: the Java class is the default entry
+MAIN=org.apache.spark.examples.JavaWordCount app wc "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/wc-out" | kubectl apply -f - >/dev/null || fail "wc refused"
 wait_until 240 "wc COMPLETED" is_state wc COMPLETED || on_fail "wc did not complete: \$(state wc)"
 cat "$T"/wc-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "word count output differs from local[2]"
 st=\$(kubectl get sparkapp wc -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts} {.status.driverInfo.podName} {.status.driverInfo.webUIPort} {.status.sparkApplicationId}')
@@ -115,10 +116,10 @@ step "invalid specs"
 app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
     fail "type Go was accepted"
 grep -q 'Unsupported value: "Go"' "$T/bad.err" || fail "type Go refused unclearly: \$(cat "$T/bad.err")"
-app badclass "$BUILD/examples/wordcount.so" x | sed 's/^  mainClass: cspark_main/  mainClass: org.apache.spark.examples.SparkPi/' |
+app badclass "$BUILD/examples/wordcount.so" x | sed 's/^  mainClass: cspark_main/  mainClass: "main(1)"/' |
     kubectl apply -f - >/dev/null || fail "badclass refused by the schema"
 wait_until 60 "badclass FAILED" is_state badclass FAILED || on_fail "badclass: \$(state badclass)"
-kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'org.apache.spark.examples.SparkPi': expected" ||
+kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'main(1)': expected" ||
     fail "badclass errorMessage: \$(kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}')"
 [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=badclass -o name)" ] || fail "badclass created pods"
 
