@@ -461,6 +461,20 @@ CSPARK_EXTERN int cspark_stage_id(const cspark_task_context *tc);
 CSPARK_EXTERN const char *cspark_input_file_name(const cspark_task_context *tc);
 /* 0 for the first attempt of a task, 1 for its first retry, ... */
 CSPARK_EXTERN int cspark_attempt_number(const cspark_task_context *tc);
+/* A custom resource assigned to a task attempt (Spark's ResourceInformation): its name ("gpu")
+ * and the addresses this attempt may use, which no other running task of the executor holds
+ * (unless spark.task.resource.<name>.amount is a fraction: then up to 1 / amount tasks share an
+ * address). */
+typedef struct cspark_resource {
+    const char *name;
+    const char *const *addresses;
+    int num_addresses;
+} cspark_resource;
+/* The resources assigned to this task attempt, as Spark's TaskContext.resources(): *out gets an
+ * array borrowed for the task (NULL when none); returns how many. Tasks get resources when the
+ * application sets spark.task.resource.<name>.amount and its executors
+ * spark.executor.resource.<name>.{amount,discoveryScript}; in local mode, none. */
+CSPARK_EXTERN int cspark_task_resources(const cspark_task_context *tc, const cspark_resource **out);
 /* The local path of a file shipped with the application by its name (--files, spark.files; an
  * entry's #name if it has one), or the directory an archive of --archives / spark.archives was
  * unpacked into: Spark's SparkFiles.get. Borrowed, valid while the application runs; NULL when

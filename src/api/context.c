@@ -26,6 +26,7 @@
 #include "common/exit_cleanup.h"
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/resource_conf.h"
 #include "common/shutdown.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
@@ -134,6 +135,7 @@ static int start_backend(cspark_context *sc, cs_error *err)
         if (cs_conf_entry_int(sc->conf, "spark.executor.cores", &c, err) < 0) return err->code;
         cores = (int)(c < 1 ? 1 : c);
     }
+    if (cs_resource_conf_check(sc->conf, err) < 0) return err->code;
     scheduler_options opt = {
         .bus = sc->bus, .max_task_failures = sc->max_task_failures, .accums = sc->accums};
     if (cs_alloc_settings_read(sc->conf, !m->dynamic_allocation, cores, &dyn, err) < 0 ||

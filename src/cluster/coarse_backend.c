@@ -154,7 +154,9 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         if (!e->alive || !e->conn || e->removing || e->decommissioning ||
             cs_rpc_conn_is_closed(e->conn))
             continue;
-        offers[n] = (cs_offer){e->id, e->host, e->free > 0 ? e->free : 0};
+        /* "free cores" to the task scheduler: how many more tasks it can run (cores and
+         * resources, coarse_resources.c) */
+        offers[n] = (cs_offer){e->id, e->host, cs_coarse_task_slots(b, e)};
         free_cores += offers[n].free_cores;
         exec_of[n++] = i;
     }
@@ -195,12 +197,13 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
         env.body_case = CSPARK__ENVELOPE__BODY_LAUNCH_TASK;
         env.launch_task = &lt;
-        running *r = cs_xmalloc(sizeof *r);
+        running *r = cs_xcalloc(1, sizeof *r);
         r->t = t;
         r->exec = chosen;
         cs_hmap_put(&b->running, (uint64_t)t->task_id, (uint64_t)(uintptr_t)r);
-        e->free--;
+        cs_coarse_resources_take(b, e, r, &lt);
         cs_rpc_send(e->conn, &env); /* a closed connection shows up in on_close, which fails it */
+        cs_coarse_resources_pb_free(&lt);
         free(lt.cached_blocks);
         free(cb);
         cs_scheduler_task_started(b->base.sched, t, e->id, e->host, given[g].level);
@@ -383,7 +386,7 @@ static void on_status(coarse_backend *b, rpc_conn *c, const Cspark__StatusUpdate
         return;
     }
     cs_hmap_del(&b->running, (uint64_t)su->task_id);
-    e->free++;
+    cs_coarse_resources_release(b, e, r);
     if (su->result && su->result->plan_missing && r->t->stage_id < e->cap_sent)
         e->sent_attempt[r->t->stage_id] = 0; /* e lacks the plan: the next task sends it again */
     e->last_seen_ms = cs_mono_ms();
@@ -518,6 +521,7 @@ void cs_coarse_report_loss(coarse_backend *b, exec_info *e)
         cs_hmap_del(&b->running, task_id);
         lost = cs_xrealloc(lost, (size_t)(nlost + 1) * sizeof *lost);
         lost[nlost++] = r->t;
+        free(r->taken);
         free(r);
     }
     bool stopping = b->stopping || !b->base.sched;
@@ -649,13 +653,16 @@ static void coarse_stop(sched_backend *base)
     for (int i = 0; i < b->num_execs; i++) {
         if (b->execs[i].conn) cs_rpc_conn_unref(b->execs[i].conn);
         free(b->execs[i].sent_attempt);
+        cs_coarse_resources_free(&b->execs[i]);
     }
     free(b->execs);
     cs_hmap_free(&b->exec_index);
     size_t pos = 0;
     uint64_t v;
-    while (cs_hmap_next(&b->running, &pos, NULL, &v))
+    while (cs_hmap_next(&b->running, &pos, NULL, &v)) {
+        free(((running *)(uintptr_t)v)->taken);
         free((running *)(uintptr_t)v);
+    }
     cs_hmap_free(&b->running);
     while (b->plans) {
         plan_frame *p = b->plans;
@@ -672,6 +679,7 @@ static void coarse_stop(sched_backend *base)
     pthread_cond_destroy(&b->cond);
     free(b->secret);
     free(b->app_file);
+    cs_resource_requests_free(&b->res);
     void (*stopped)(void *) = b->opt.stopped;
     void *arg = b->opt.hooks_arg;
     free(b);
@@ -712,6 +720,10 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
         return NULL;
     }
     b->migrate_shuffles = storage && blocks;
+    if (cs_resource_requests_read(env->conf, &b->res, err) < 0) {
+        free(b);
+        return NULL;
+    }
     cs_hmap_init_strings(&b->exec_index);
     pthread_mutex_init(&b->lock, NULL);
     cs_cond_init_monotonic(&b->cond);
@@ -724,6 +736,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
         cs_rpc_endpoint_free(b->ep);
         pthread_mutex_destroy(&b->lock);
         pthread_cond_destroy(&b->cond);
+        cs_resource_requests_free(&b->res);
         free(b->secret);
         free(b->app_file);
         free(b);

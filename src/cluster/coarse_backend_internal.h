@@ -22,12 +22,21 @@
 
 #include "cluster/coarse_backend.h"
 #include "common/hmap.h"
+#include "common/resource_conf.h"
 #include "cspark.pb-c.h"
 #include "rpc/endpoint.h"
 
 /* The most cores one executor may register with (a RegisterExecutor above it is refused): far
  * above any machine's, low enough that sums over executors stay in an int. */
 #define CS_MAX_EXECUTOR_CORES 4096
+
+/* One custom resource of an executor that tasks use (coarse_resources.c). */
+typedef struct exec_resource {
+    int request;      /* index in coarse_backend.res.v */
+    int n;            /* addresses */
+    char **addresses; /* as the executor discovered them (malloc'd copies) */
+    int *used;        /* per address: running tasks holding it */
+} exec_resource;
 
 typedef struct exec_info {
     char id[64];
@@ -51,11 +60,19 @@ typedef struct exec_info {
     int migrations;          /* MigrateShuffle batches not answered yet */
     bool stop_when_unread;   /* migrated: StopExecutor once no running stage reads from it */
     coarse_exec_stats stats; /* what the executor roller ranks it by (id unused) */
+    exec_resource *res;      /* the resources tasks ask for, as this executor has them */
+    int nres;
 } exec_info;
+
+typedef struct taken_address {
+    int resource, address; /* index in exec_info.res, index of the address there */
+} taken_address;
 
 typedef struct running {
     const task_desc *t;
-    int exec; /* index in execs */
+    int exec;             /* index in execs */
+    taken_address *taken; /* the addresses it holds (malloc'd; NULL when none) */
+    int ntaken;
 } running;
 
 typedef struct plan_frame {
@@ -86,9 +103,10 @@ struct coarse_backend {
     rpc_endpoint *ep;
     int port;
     int64_t network_timeout_ms;
-    bool migrate_shuffles;   /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
-    int64_t max_result_size; /* spark.driver.maxResultSize (0: no limit): indirect results over
-                              * it are not fetched */
+    bool migrate_shuffles;    /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    int64_t max_result_size;  /* spark.driver.maxResultSize (0: no limit): indirect results over
+                               * it are not fetched */
+    cs_resource_requests res; /* spark.task.cpus and the custom resources tasks ask for */
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* registrations, fetch jobs, housekeeping wake-ups */
@@ -111,6 +129,21 @@ void cs_coarse_report_loss(coarse_backend *b, exec_info *e);
 /* Offers free cores to the task scheduler, launches what it gives and reports the ones whose plan
  * could not be sent. Takes the lock. */
 void cs_coarse_offer_and_report(coarse_backend *b);
+
+/* ---- coarse_resources.c (lock held) ---- */
+/* Copies the resources tasks ask for from e's registration into e: NULL, or why e cannot run
+ * any task (fewer cores than spark.task.cpus, fewer addresses than a task's amount; in why). */
+const char *cs_coarse_resources_admit(coarse_backend *b, exec_info *e,
+                                      const Cspark__RegisterExecutor *re, char *why, size_t cap);
+void cs_coarse_resources_free(exec_info *e);
+/* How many more tasks e can run now: its free cores and free addresses decide. */
+int cs_coarse_task_slots(const coarse_backend *b, const exec_info *e);
+/* A task (r) launched on e takes its cores and addresses; lt->resources names the addresses
+ * (arrays freed by cs_coarse_resources_pb_free, strings borrowed from e). */
+void cs_coarse_resources_take(coarse_backend *b, exec_info *e, running *r, Cspark__LaunchTask *lt);
+/* r ended on e: its cores and addresses are free again. */
+void cs_coarse_resources_release(coarse_backend *b, exec_info *e, running *r);
+void cs_coarse_resources_pb_free(Cspark__LaunchTask *lt);
 
 /* ---- coarse_registry.c (lock held unless said) ---- */
 /* Housekeeper, b->lock held (released and taken again): executors whose wait for an exit reason

@@ -117,7 +117,7 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
 {
     char fault[120];
     const char *bad = registration_fault(re, fault, sizeof fault);
-    char refusal[160] = "";
+    char refusal[400] = "";
     bool admitted = !bad && (!b->opt.admit || b->opt.admit(b->opt.hooks_arg, re->executor_id));
     pthread_mutex_lock(&b->lock);
     if (bad) {
@@ -139,6 +139,12 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         snprintf(e->host, sizeof e->host, "%s", re->host);
         e->block_port = re->block_port;
         e->cores = e->free = re->cores;
+        char why[200];
+        if (cs_coarse_resources_admit(b, e, re, why, sizeof why)) {
+            snprintf(refusal, sizeof refusal, "executor %.64s cannot run tasks: %s",
+                     re->executor_id, why);
+            goto done;
+        }
         e->alive = true;
         e->conn = c;
         cs_rpc_conn_ref(c);
@@ -149,6 +155,7 @@ void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
         b->num_execs++;
         pthread_cond_broadcast(&b->cond);
     }
+done:
     pthread_mutex_unlock(&b->lock);
     reply_register(c, request_id, refusal[0] ? refusal : NULL);
     if (refusal[0]) {
@@ -242,7 +249,7 @@ int cs_coarse_backend_executor_stats(coarse_backend *b, coarse_exec_stats **out)
         coarse_exec_stats *st = &(*out)[n++];
         *st = e->stats;
         snprintf(st->id, sizeof st->id, "%s", e->id);
-        st->active_tasks = e->cores - e->free;
+        st->active_tasks = (e->cores - e->free) / b->res.task_cpus;
     }
     pthread_mutex_unlock(&b->lock);
     return n;

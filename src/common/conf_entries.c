@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "common/conf_k8s_keys.h"
+#include "common/resource_conf.h"
 #include "common/strutil.h"
 
 #define IMAX ((double)INT_MAX)
@@ -104,7 +105,7 @@ static const cs_conf_entry entries[] = {
     INT("spark.driver.cores", 1, IMAX),
     INT_D("spark.executor.cores", 1, IMAX, "1"),
     INT("spark.cores.max", 1, IMAX),
-    INT("spark.task.cpus", 1, IMAX),
+    INT_D("spark.task.cpus", 1, IMAX, "1"),
     INT_D("spark.executor.instances", 0, IMAX, "2"),
     BOOL("spark.memory.offHeap.enabled"),
     SIZE("spark.memory.offHeap.size", CS_BYTE, 0, NOMAX),
@@ -291,6 +292,9 @@ static const cs_conf_entry entries[] = {
     STRING_D("spark.connect.grpc.binding.address", "127.0.0.1"),
     SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
     STRING("spark.connect.authenticate.token"),
+    /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
+     * PYSPARK_PYTHON environment variable, else python3), as Spark's */
+    STRING("spark.pyspark.python"),
 };
 
 /* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one
@@ -587,6 +591,7 @@ int cs_conf_validate(const cs_conf *c, cs_error *err)
         if (v && (rc = cs_conf_entry_check(&entries[i], v, err)) != CS_OK) return rc;
     }
     if ((rc = cs_conf_k8s_check(c, err)) != CS_OK) return rc;
+    if ((rc = cs_resource_conf_check(c, err)) != CS_OK) return rc;
     /* As SparkConf.validateSettings: the heartbeat must be shorter than the network timeout. */
     int64_t hb = 0, to = 0;
     cs_conf_entry_duration_ms(c, "spark.executor.heartbeatInterval", &hb, NULL);

@@ -32,10 +32,6 @@
 
 #define JVM_STEPS "JVM feature step classes: cspark's feature steps are built in"
 #define KERBEROS "Kerberos and Hadoop delegation tokens belong to the JVM's Hadoop client"
-#define DRIVER_CREDS                                                                               \
-    "files and tokens are not shipped to the driver pod yet: mount them and use "                  \
-    "spark.kubernetes.authenticate.driver.mounted.*, or a service account"
-
 static const cs_conf_k8s_key keys[] = {
     /* submission and the API server */
     KEY("spark.kubernetes.namespace", "namespace of the driver and executor pods"),
@@ -89,16 +85,16 @@ static const cs_conf_k8s_key keys[] = {
     KEY("spark.kubernetes.authenticate.submission.oauthToken", "bearer token of cspark-submit"),
     KEY("spark.kubernetes.authenticate.submission.oauthTokenFile",
         "file holding cspark-submit's bearer token"),
-    REFUSED("spark.kubernetes.authenticate.driver.caCertFile",
-            "CA file uploaded for the driver pod", DRIVER_CREDS),
-    REFUSED("spark.kubernetes.authenticate.driver.clientCertFile",
-            "client certificate uploaded for the driver pod", DRIVER_CREDS),
-    REFUSED("spark.kubernetes.authenticate.driver.clientKeyFile",
-            "client key uploaded for the driver pod", DRIVER_CREDS),
-    REFUSED("spark.kubernetes.authenticate.driver.oauthToken",
-            "bearer token given to the driver pod", DRIVER_CREDS),
-    REFUSED("spark.kubernetes.authenticate.driver.oauthTokenFile",
-            "file of the bearer token given to the driver pod", DRIVER_CREDS),
+    KEY("spark.kubernetes.authenticate.driver.caCertFile",
+        "CA file, on the submitting machine, shipped to the driver pod in a Secret"),
+    KEY("spark.kubernetes.authenticate.driver.clientCertFile",
+        "client certificate, on the submitting machine, shipped to the driver pod in a Secret"),
+    KEY("spark.kubernetes.authenticate.driver.clientKeyFile",
+        "client key, on the submitting machine, shipped to the driver pod in a Secret"),
+    KEY("spark.kubernetes.authenticate.driver.oauthToken",
+        "bearer token shipped to the driver pod in a Secret"),
+    KEY("spark.kubernetes.authenticate.driver.oauthTokenFile",
+        "file, on the submitting machine, of the bearer token shipped to the driver pod"),
     KEY("spark.kubernetes.authenticate.driver.mounted.caCertFile",
         "CA file, in the driver pod, the driver trusts"),
     KEY("spark.kubernetes.authenticate.driver.mounted.clientCertFile",

@@ -46,6 +46,8 @@ static const char *const runtime_exception[] = {"org.apache.spark.SparkRuntimeEx
 static const char *const sql_exception[] = {"org.apache.spark.SparkSQLException",
                                             "java.sql.SQLException", THROWABLE};
 static const char *const spark_exception[] = {"org.apache.spark.SparkException", THROWABLE};
+static const char *const python_exception[] = {"org.apache.spark.api.python.PythonException",
+                                               "org.apache.spark.SparkException", THROWABLE};
 static const char *const no_such_element_exception[] = {
     "org.apache.spark.SparkNoSuchElementException", "java.util.NoSuchElementException", RUNTIME};
 
@@ -72,6 +74,7 @@ static const struct {
     {"INVALID_CURSOR", sql_exception},
     {"SQL_CONF_NOT_FOUND", no_such_element_exception},
     {"INTERNAL_ERROR", spark_exception},
+    {"PYTHON_EXCEPTION", python_exception},
     {"CONNECT", spark_exception},
 };
 
@@ -122,9 +125,25 @@ static char *classes_json(const char *const *classes)
     return s;
 }
 
+const cs_error *cs_connect_error_shown(const cs_error *err, cs_error *view)
+{
+    if (!class_matches(err->error_class, "PYTHON_EXCEPTION")) return err;
+    *view = *err;
+    const char *p = strchr(err->msg, ']');
+    const char *text = p && p[1] == ' ' ? p + 2 : err->msg;
+    size_t n = strlen(text), tail = strlen(" SQLSTATE: 38000"); /* cs_sql_error_set's end */
+    if (n >= tail) n -= tail;
+    snprintf(view->msg, sizeof view->msg, "%.*s", (int)n, text);
+    view->error_class[0] = '\0';
+    view->sql_state[0] = '\0';
+    return view;
+}
+
 uint8_t *cs_connect_error_status(const cs_error *err, const char *error_id, size_t *len)
 {
     const char *const *classes = cs_connect_error_classes(err);
+    cs_error view;
+    err = cs_connect_error_shown(err, &view);
     char *classes_text = classes_json(classes);
     Google__Rpc__ErrorInfo info = GOOGLE__RPC__ERROR_INFO__INIT;
     info.reason = (char *)classes[0];
@@ -181,8 +200,10 @@ uint8_t *cs_connect_error_details(const cs_error *err, const char *session_id,
     Spark__Connect__FetchErrorDetailsResponse__SparkThrowable t =
         SPARK__CONNECT__FETCH_ERROR_DETAILS_RESPONSE__SPARK_THROWABLE__INIT;
     Spark__Connect__FetchErrorDetailsResponse__Error *errors[1] = {&e};
+    cs_error view;
     if (err) {
         const char *const *classes = cs_connect_error_classes(err);
+        err = cs_connect_error_shown(err, &view);
         size_t n = 0;
         while (classes[n])
             n++;

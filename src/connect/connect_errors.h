@@ -31,6 +31,10 @@ const char *const *cs_connect_error_classes(const cs_error *err);
 /* The google.rpc.Status (code INTERNAL, message = err's message) for err, serialized: a malloc'd
  * buffer and *len. error_id: "" or NULL for none. */
 uint8_t *cs_connect_error_status(const cs_error *err, const char *error_id, size_t *len);
+/* err as a client is shown it (the gRPC message, FetchErrorDetails): itself, or for a Python
+ * UDF's exception (sqlexec's PYTHON_EXCEPTION: Spark's PythonException, which has no error class)
+ * view filled with the worker's traceback alone and no class. */
+const cs_error *cs_connect_error_shown(const cs_error *err, cs_error *view);
 
 /* FetchErrorDetails' answer for err (one error, the root), serialized: a malloc'd buffer and *len.
  * session_id / server_side_session_id are echoed. err NULL: an answer without errors. */

@@ -93,7 +93,9 @@ static void pump(cs_connect_service *svc, connect_op *op)
         if (op->failed) {
             size_t len;
             uint8_t *details = cs_connect_error_status(&op->error, op->error_id, &len);
-            cs_grpc_call_finish(c, CS_GRPC_INTERNAL, op->error.msg, details, len);
+            cs_error view;
+            cs_grpc_call_finish(c, CS_GRPC_INTERNAL, cs_connect_error_shown(&op->error, &view)->msg,
+                                details, len);
             free(details);
         } else {
             cs_grpc_call_finish(c, CS_GRPC_OK, NULL, NULL, 0);

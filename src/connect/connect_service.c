@@ -65,7 +65,9 @@ void cs_connect_fail_call(cs_connect_service *svc, connect_session *sess, cs_grp
     }
     size_t len;
     uint8_t *details = cs_connect_error_status(err, id, &len);
-    cs_grpc_call_finish(call, CS_GRPC_INTERNAL, err->msg, details, len);
+    cs_error view;
+    cs_grpc_call_finish(call, CS_GRPC_INTERNAL, cs_connect_error_shown(err, &view)->msg, details,
+                        len);
     free(details);
 }
 

@@ -23,9 +23,11 @@
  *   unresolved_extract_value   a[i], m[k], s.field of an expression
  *   unresolved_regex           a plain name only (a back-quoted regex is refused)
  *   named_argument_expression  k => v (the parser's alias form)
- * Refused with UNSUPPORTED_FEATURE: update_fields (withField / dropFields), user-defined
- * functions (common_inline_user_defined_function), subquery, merge and typed aggregate
- * expressions, extensions.
+ *   common_inline_user_defined_function   a Python UDF (row at a time, scalar pandas): a
+ *                              PYTHON_UDF call carrying the pickled function and eval type
+ * Refused with UNSUPPORTED_FEATURE: update_fields (withField / dropFields), other user-defined
+ * functions (Scala, Java, other eval types), subquery, merge and typed aggregate expressions,
+ * extensions.
  *
  * Called by the relation translators. Ownership: nodes in the translation's arena.
  */
@@ -437,6 +439,43 @@ static int alias(cs_cp *c, const Spark__Connect__Expression__Alias *a, cs_sql_ex
     return 0;
 }
 
+/* A CommonInlineUserDefinedFunction: a Python UDF of the eval types the engine runs (row at a
+ * time, scalar pandas) becomes a PYTHON_UDF call over its arguments (SparkConnectPlanner's
+ * transformPythonUDF). */
+int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunction *f,
+                     bool grouped_map, cs_sql_expr **out)
+{
+    const char *name = f->function_name && f->function_name[0] ? f->function_name : "udf";
+    if (f->function_case !=
+        SPARK__CONNECT__COMMON_INLINE_USER_DEFINED_FUNCTION__FUNCTION_PYTHON_UDF)
+        return cs_cp_unsupported(c, "user-defined functions that are not Python UDFs (%s)", name);
+    const Spark__Connect__PythonUDF *p = f->python_udf;
+    bool scalar = p->eval_type == 100 || p->eval_type == 101 || p->eval_type == 200;
+    if (grouped_map ? p->eval_type != 201 : !scalar)
+        return cs_cp_unsupported(c, "Python UDFs of eval type %d %s (%s)", (int)p->eval_type,
+                                 grouped_map ? "in applyInPandas" : "in an expression", name);
+    if (!p->output_type) return cs_cp_invalid(c, "Python UDF %s without an output type", name);
+    if (f->is_distinct) return cs_cp_unsupported(c, "DISTINCT calls of a Python UDF (%s)", name);
+    cs_col_type *type;
+    int rc = cs_cp_data_type(c, p->output_type, &type);
+    if (rc) return rc;
+    cs_sql_python_udf *u = cs_sql_alloc(c->a, sizeof *u);
+    uint8_t *cmd = cs_sql_alloc(c->a, p->command.len + 1);
+    if (p->command.len) memcpy(cmd, p->command.data, p->command.len);
+    *u = (cs_sql_python_udf){p->eval_type, cmd, p->command.len,
+                             cs_sql_strdup(c->a, p->python_ver ? p->python_ver : ""),
+                             f->deterministic};
+    cs_sql_expr *x = cs_sql_expr_new(c->a, CS_EX_PYTHON_UDF, (int)f->n_arguments);
+    x->name = cs_sql_strdup(c->a, name);
+    x->python_udf = u;
+    x->type = type;
+    x->nullable = true;
+    for (size_t i = 0; i < f->n_arguments; i++)
+        if ((rc = cs_cp_expression(c, f->arguments[i], &x->args[i])) != 0) return rc;
+    *out = x;
+    return 0;
+}
+
 /* ---- the dispatcher ---- */
 
 static int expression(cs_cp *c, const Spark__Connect__Expression *e, cs_sql_expr **out)
@@ -495,10 +534,7 @@ static int expression(cs_cp *c, const Spark__Connect__Expression *e, cs_sql_expr
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UPDATE_FIELDS:
         return cs_cp_unsupported(c, "withField / dropFields (UpdateFields expressions)");
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_COMMON_INLINE_USER_DEFINED_FUNCTION:
-        return cs_cp_unsupported(c, "user-defined functions (%s)",
-                                 e->common_inline_user_defined_function->function_name
-                                     ? e->common_inline_user_defined_function->function_name
-                                     : "");
+        return cs_cp_python_udf(c, e->common_inline_user_defined_function, false, out);
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_SUBQUERY_EXPRESSION:
         return cs_cp_unsupported(c, "DataFrame subquery expressions");
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_MERGE_ACTION:

@@ -142,6 +142,27 @@ static int filter(cs_cp *c, const Spark__Connect__Filter *r, cs_logical_plan **o
     return 0;
 }
 
+/* groupBy(...).applyInPandas(f, schema): FlatMapGroupsInPandas of the grouping expressions and
+ * the grouped map UDF over the input's columns (SparkConnectPlanner's transformGroupMap). */
+static int group_map(cs_cp *c, const Spark__Connect__GroupMap *r, cs_logical_plan **out)
+{
+    cs_logical_plan *in;
+    int rc = cs_cp_input(c, r->input, "GroupMap", &in);
+    if (rc) return rc;
+    if (!r->func) return cs_cp_invalid(c, "GroupMap needs a function");
+    if (r->n_sorting_expressions || r->initial_input ||
+        (r->_is_map_groups_with_state_case && r->is_map_groups_with_state))
+        return cs_cp_unsupported(c, "grouped maps with sorting or state (Scala groupByKey)");
+    cs_logical_plan *p = unary(c, CS_LP_PYTHON_GROUP_MAP, in);
+    if ((rc = cs_cp_expressions(c, r->grouping_expressions, r->n_grouping_expressions,
+                                &p->exprs)) != 0)
+        return rc;
+    p->n_exprs = (int)r->n_grouping_expressions;
+    if ((rc = cs_cp_python_udf(c, r->func, true, &p->generator)) != 0) return rc;
+    *out = p;
+    return 0;
+}
+
 static int join(cs_cp *c, const Spark__Connect__Join *r, cs_logical_plan **out)
 {
     if (!r->left || !r->right) return cs_cp_invalid(c, "Both join sides must be present");
@@ -463,14 +484,15 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_SHOW_STRING:
     case SPARK__CONNECT__RELATION__REL_TYPE_HTML_STRING:
         return cs_cp_unsupported(c, "show strings rendered by the server");
-    case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
     case SPARK__CONNECT__RELATION__REL_TYPE_GROUP_MAP:
+        return group_map(c, r->group_map, out);
+    case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
     case SPARK__CONNECT__RELATION__REL_TYPE_CO_GROUP_MAP:
     case SPARK__CONNECT__RELATION__REL_TYPE_APPLY_IN_PANDAS_WITH_STATE:
     case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_TABLE_FUNCTION:
     case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_DATA_SOURCE:
         return cs_cp_unsupported(c, "user-defined functions over relations (mapInPandas, "
-                                    "applyInPandas, Python table functions and data sources)");
+                                    "cogrouped maps, Python table functions and data sources)");
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION:
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_REMOTE_RELATION:
         return cs_cp_unsupported(c, "cached relations (the server resolves them)");

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "exec/executor.h"
+#include "exec/executor_resources.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,6 +65,7 @@ typedef struct exec_task {
     task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
     int64_t start_ms;
     cs_block_location *block_locs; /* desc.block_locs (malloc'd) */
+    cspark_resource *resources;    /* desc.resources (one malloc'd block) */
 } exec_task;
 
 typedef struct executor {
@@ -105,27 +107,9 @@ typedef struct executor {
     int active; /* tasks queued, running, or being reported */
     /* totals of the tasks finished so far, for the heartbeat's executor metrics (under lock) */
     int64_t tasks_completed, tasks_failed, shuffle_read, shuffle_written, mem_spilled, disk_spilled;
-    shuffle_migrator *migrator; /* started on the first MigrateShuffle */
+    shuffle_migrator *migrator;      /* started on the first MigrateShuffle */
+    cs_executor_resources resources; /* custom resources found at start (GPUs, ...) */
 } executor;
-
-int cs_executor_parse_driver_url(const char *url, char *host, size_t host_cap, int *port)
-{
-    const char *p = url;
-    if (strncmp(p, "spark://", 8) == 0) p += 8;
-    const char *at = strchr(p, '@');
-    if (at) p = at + 1;
-    const char *colon = strrchr(p, ':');
-    if (!colon || colon == p) return CS_EINVAL;
-    size_t n = (size_t)(colon - p);
-    if (n >= host_cap) return CS_EINVAL;
-    char *end;
-    long v = strtol(colon + 1, &end, 10);
-    if (*end || v <= 0 || v > 65535) return CS_EINVAL;
-    memcpy(host, p, n);
-    host[n] = 0;
-    *port = (int)v;
-    return 0;
-}
 
 /* ---- messages from the driver (loop thread) ------------------------------------------------ */
 
@@ -237,6 +221,8 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
         }
         t->desc.block_locs = t->block_locs;
     }
+    t->desc.resources = t->resources = cs_task_resources_from_pb(lt->resources, lt->n_resources);
+    t->desc.num_resources = (int)lt->n_resources;
     if (x->queue_tail)
         x->queue_tail->next = t;
     else
@@ -574,6 +560,7 @@ static void *worker_main(void *arg)
         report(x, t, &r);
         cs_task_result_free(&r);
         free(t->block_locs);
+        free(t->resources);
         free(t);
         pthread_mutex_lock(&x->lock);
         x->active--; /* after the report: ExecutorDrained follows the last StatusUpdate */
@@ -624,11 +611,13 @@ static int register_with_driver(executor *x, cs_error *err)
     re.cores = x->opt->cores;
     re.block_port = x->block_port;
     re.pid = getpid();
+    re.resources = cs_executor_resources_pb(&x->resources, &re.n_resources);
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
     req.body_case = CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR;
     req.register_executor = &re;
-    if (cs_rpc_call(x->driver, &req, &reply, 30000, err) < 0) return err->code;
-    int rc = 0;
+    int rc = cs_rpc_call(x->driver, &req, &reply, 30000, err);
+    cs_executor_resources_pb_free(re.resources, re.n_resources);
+    if (rc < 0) return err->code;
     if (reply->body_case == CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR_FAILED)
         rc = cs_error_set(err, CS_EINVAL, "the driver refused executor %s: %s", x->opt->executor_id,
                           reply->register_executor_failed->message);
@@ -823,7 +812,9 @@ static int executor_start(executor *x, cs_error *err)
         w->slot = i;
         pthread_create(&x->workers[i], NULL, worker_main, w);
     }
-    if (register_with_driver(x, err) < 0) return err->code;
+    if (cs_executor_resources_discover(x->conf, &x->resources, err) < 0 ||
+        register_with_driver(x, err) < 0)
+        return err->code;
     /* registered: from now on the driver can take a decommission request */
     if (decom) cs_decom_signals_arm(x->signals, x->decom_signal);
     return 0;
@@ -970,6 +961,7 @@ int cs_executor_run(const executor_options *opt)
         exec_task *t = x->queue_head;
         x->queue_head = t->next;
         free(t->block_locs);
+        free(t->resources);
         free(t);
     }
     cs_broadcast_fetcher_free(x->bfetch); /* no task fetches any more */
@@ -992,6 +984,7 @@ int cs_executor_run(const executor_options *opt)
     free(x->running);
     free(x->workers);
     cs_conf_free(x->conf);
+    cs_executor_resources_free(&x->resources);
     pthread_mutex_destroy(&x->lock);
     pthread_cond_destroy(&x->work_cond);
     pthread_cond_destroy(&x->main_cond);

@@ -54,6 +54,12 @@ int cspark_attempt_number(const cspark_task_context *tc)
     return tc->task->attempt;
 }
 
+int cspark_task_resources(const cspark_task_context *tc, const cspark_resource **out)
+{
+    *out = tc->task->num_resources > 0 ? tc->task->resources : NULL;
+    return tc->task->num_resources;
+}
+
 const char *cspark_files_get(cspark_task_context *tc, const char *name)
 {
     (void)tc; /* files are fetched once per process (executor, or the driver in local mode) */

@@ -15,10 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/clock.h"
-#include "common/shutdown.h"
-
-#define EXEC_OUTPUT_MAX (1 << 20)
+#include "common/run_command.h"
 
 void cs_kube_exec_cred_free(kube_exec_cred *c)
 {
@@ -47,109 +44,6 @@ static int64_t parse_time(const char *s)
             t -= (*rest == '+' ? 1 : -1) * (h * 3600 + m * 60);
     }
     return t * 1000;
-}
-
-/* The plugin's exit status as a shell reports it. */
-static int exit_status(int st)
-{
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-}
-
-/* Runs argv with env additions and collects stdout and stderr (bounded), until the plugin has
- * exited and closed both, or until timeout_ms, or until this process is asked to stop
- * (cs_shutdown_requested, checked every POLL_SLICE_MS): in the last two cases the plugin is
- * killed and reaped, and the error says which. A plugin that closes its output and goes on
- * running is waited for through a pidfd, within the same bound; output a plugin's own children
- * keep open after it exited is read for DRAIN_MS at most. 0 or an error. */
-#define POLL_SLICE_MS 100
-#define DRAIN_MS 200
-static int run_plugin(char **argv, char **envp, int64_t timeout_ms, char **out, char **errout,
-                      int *status, cs_error *err)
-{
-    int po[2], pe[2];
-    if (pipe2(po, O_CLOEXEC) != 0) return cs_error_set(err, CS_EIO, "pipe: %s", strerror(errno));
-    if (pipe2(pe, O_CLOEXEC) != 0) {
-        close(po[0]), close(po[1]);
-        return cs_error_set(err, CS_EIO, "pipe: %s", strerror(errno));
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-        return cs_error_set(err, CS_EIO, "fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0); /* never interactive */
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        execvpe(argv[0], argv, envp);
-        fprintf(stderr, "%s", strerror(errno));
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* -1 on kernels before 5.3: polled */
-    size_t cap[2] = {4096, 4096}, len[2] = {0, 0};
-    char *buf[2] = {cs_xmalloc(cap[0]), cs_xmalloc(cap[1])};
-    struct pollfd fds[3] = {{.fd = po[0], .events = POLLIN},
-                            {.fd = pe[0], .events = POLLIN},
-                            {.fd = pidfd, .events = POLLIN}};
-    int open_fds = 2, rc = 0, st = 0;
-    bool exited = false;
-    int64_t deadline = cs_mono_ms() + timeout_ms, drain_until = 0;
-    while (open_fds > 0 || !exited) {
-        int64_t now = cs_mono_ms();
-        if (cs_shutdown_requested()) {
-            rc = cs_error_set(err, CS_ECANCELLED, "stopped by signal %d while it ran",
-                              cs_shutdown_signal());
-            break;
-        }
-        if (now >= deadline) {
-            rc = cs_error_set(err, CS_ETIMEOUT, "no answer within %lld s%s",
-                              (long long)(timeout_ms / 1000),
-                              open_fds ? "" : " (it closed its output but did not exit)");
-            break;
-        }
-        if (exited && now >= drain_until) break; /* a child of the plugin holds its output */
-        int64_t slice = deadline - now < POLL_SLICE_MS ? deadline - now : POLL_SLICE_MS;
-        if (poll(fds, 3, (int)slice) < 0 && errno != EINTR) break;
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            if (len[i] + 4096 > cap[i] && len[i] < EXEC_OUTPUT_MAX)
-                buf[i] = cs_xrealloc(buf[i], cap[i] *= 2);
-            ssize_t n = len[i] + 4096 <= cap[i] ? read(fds[i].fd, buf[i] + len[i], 4096) : 0;
-            if (n <= 0) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_fds--;
-            } else {
-                len[i] += (size_t)n;
-            }
-        }
-        if (!exited && (pidfd < 0 || (fds[2].revents & POLLIN))) {
-            int w = waitpid(pid, &st, WNOHANG);
-            if (w == pid) {
-                exited = true;
-                drain_until = cs_mono_ms() + DRAIN_MS;
-                if (pidfd >= 0) close(pidfd);
-                fds[2].fd = pidfd = -1;
-            }
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (fds[i].fd >= 0) close(fds[i].fd);
-    if (pidfd >= 0) close(pidfd);
-    if (!exited) { /* stopped, timed out, or poll failed: the plugin goes */
-        kill(pid, SIGKILL);
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-    }
-    *status = exit_status(st);
-    buf[0][len[0]] = 0;
-    buf[1][len[1]] = 0;
-    *out = buf[0];
-    *errout = buf[1];
-    return rc;
 }
 
 int64_t cs_kube_exec_refresh_at(int64_t expires_ms, int64_t now_ms)
@@ -204,8 +98,8 @@ int cs_kube_exec_run(const json_t *exec, const char *dir, int64_t timeout_ms, ku
         envp[ne++] = info;
     char *stdout_text = NULL, *stderr_text = NULL;
     int status = 0;
-    int rc = run_plugin(argv, envp, timeout_ms > 0 ? timeout_ms : CS_KUBE_EXEC_TIMEOUT_MS,
-                        &stdout_text, &stderr_text, &status, err);
+    int rc = cs_run_command(argv, envp, timeout_ms > 0 ? timeout_ms : CS_KUBE_EXEC_TIMEOUT_MS,
+                            &stdout_text, &stderr_text, &status, err);
     for (size_t i = 0; i < nenv; i++)
         free(added[i]);
     free(added);

@@ -82,6 +82,8 @@ typedef struct task_desc {
     const atomic_int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
     const cs_block_location *block_locs; /* cached partitions of the lineage and their holders */
     int num_block_locs;
+    const cspark_resource *resources; /* custom resources assigned to this attempt (cspark.h) */
+    int num_resources;
 } task_desc;
 
 /* Spark's TaskMetrics: what one task did, reported with its result (and in heartbeats).

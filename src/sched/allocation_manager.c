@@ -52,7 +52,7 @@ int cs_alloc_settings_read(const cs_conf *c, bool local_master, int executor_cor
         /* as Spark's getDynamicAllocationInitialExecutors: counted only when set */
         (cs_conf_contains(c, "spark.executor.instances") &&
          cs_conf_entry_int(c, "spark.executor.instances", &instances, err) < 0) ||
-        cs_conf_get_int(c, "spark.task.cpus", "1", &cpus, err) < 0)
+        cs_conf_entry_int(c, "spark.task.cpus", &cpus, err) < 0)
         return err->code;
     if (!cs_conf_get(c, "spark.dynamicAllocation.initialExecutors")) initial = min;
     if (min < 0 || max < 0)

@@ -57,6 +57,7 @@ bool cs_aqe_partitioning_unused(cs_phys_node *const *path, const int *via, int d
         case CS_PH_PROJECT:
         case CS_PH_EXPAND:
         case CS_PH_GENERATE:
+        case CS_PH_PYTHON_EVAL:
             break;
         case CS_PH_HASH_AGGREGATE:
             if (a->agg_mode != CS_AGG_PARTIAL) return false;

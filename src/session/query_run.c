@@ -143,8 +143,8 @@ static int job_error(cs_error *err)
         const char *st = strstr(p, "SQLSTATE: ");
         if (st) snprintf(state, sizeof state, "%.5s", st + 10);
         char msg[sizeof err->msg];
-        size_t n = strcspn(p, "\n");
-        if (st) n = (size_t)(st + 15 - p) < n ? (size_t)(st + 15 - p) : n;
+        size_t n = strcspn(p, "\n"), upto = st ? (size_t)(st + 15 - p) : 0;
+        if (st && (upto < n || strcmp(cls, "PYTHON_EXCEPTION") == 0)) n = upto; /* tracebacks */
         snprintf(msg, sizeof msg, "%.*s", (int)n, p);
         snprintf(err->msg, sizeof err->msg, "%s", msg);
         snprintf(err->error_class, sizeof err->error_class, "%s", cls);

@@ -179,7 +179,10 @@ typedef struct copy_arg {
 static void copy_sql_key(void *arg, const char *key, const char *value)
 {
     copy_arg *a = arg;
-    if (strncmp(key, "spark.sql.", 10) != 0 || a->rc < 0) return;
+    /* the SQL keys, and the interpreter of Python UDFs' workers (a query's plan carries it) */
+    if ((strncmp(key, "spark.sql.", 10) != 0 && strcmp(key, "spark.pyspark.python") != 0) ||
+        a->rc < 0)
+        return;
     const struct known_key *k = find_known(key);
     if (k && check_value(k, value, a->err) < 0) {
         a->rc = a->err->code;
@@ -376,5 +379,8 @@ int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_pl
     p->min_partitions = (int)(min_parts > INT_MAX ? INT_MAX : min_parts);
     p->partition_type_inference =
         cs_sql_conf_bool(c, "spark.sql.sources.partitionColumnTypeInference.enabled");
+    p->python_exec = cs_sql_conf_get(c, "spark.pyspark.python");
+    if (!p->python_exec || !p->python_exec[0]) p->python_exec = getenv("PYSPARK_PYTHON");
+    if (!p->python_exec || !p->python_exec[0]) p->python_exec = "python3";
     return 0;
 }

@@ -594,6 +594,33 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     return g;
 }
 
+/* applyInPandas: the grouping expressions and the UDF's arguments over the child; the output is
+ * one new attribute per field of the UDF's declared struct type. */
+static cs_logical_plan *resolve_python_group_map(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_logical_plan *g = cs_logical_plan_copy(c->a, p);
+    if (!(g->children[0] = cs_an_plan(c, p->children[0]))) return NULL;
+    cs_logical_plan *child = g->children[0];
+    cs_an_scope s = {child->output, child->n_output, c->outer};
+    g->exprs = cs_sql_alloc(c->a, sizeof *g->exprs * (size_t)(p->n_exprs + 1));
+    for (int i = 0; i < p->n_exprs; i++)
+        if (!(g->exprs[i] = cs_an_expr(c, p->exprs[i], &s, 0))) return NULL;
+    if (!(g->generator = cs_an_expr(c, p->generator, &s, 0))) return NULL;
+    const cs_col_type *t = g->generator->type;
+    if (!t || t->id != CS_TYPE_STRUCT) {
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF", "42K09",
+                         "The return type of a grouped map pandas UDF must be a struct type.");
+        return NULL;
+    }
+    g->n_output = t->n_fields;
+    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(t->n_fields + 1));
+    for (int i = 0; i < t->n_fields; i++)
+        g->output[i] =
+            cs_an_new_attr(c, t->fields[i].name, t->fields[i].type, t->fields[i].nullable, NULL, 0);
+    g->resolved = true;
+    return g;
+}
+
 /* Whether an unresolved expression calls an aggregate function outside a window. */
 static bool calls_aggregate(const cs_sql_expr *e)
 {
@@ -741,6 +768,8 @@ cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p)
         return pass_through(c, p);
     case CS_LP_GENERATE:
         return resolve_generate(c, p);
+    case CS_LP_PYTHON_GROUP_MAP:
+        return resolve_python_group_map(c, p);
     case CS_LP_SUBQUERY_ALIAS: {
         cs_logical_plan *child = cs_an_plan(c, p->children[0]);
         return child ? alias_plan(c, child, p->alias, p->column_aliases, p->n_column_aliases)

@@ -137,6 +137,13 @@ bool cs_an_equal(const cs_sql_expr *x, const cs_sql_expr *y)
     case CS_EX_SORT_ORDER:
         if (x->descending != y->descending || x->nulls_first != y->nulls_first) return false;
         break;
+    case CS_EX_PYTHON_UDF: /* the same function (its pickled command) */
+        if (x->python_udf != y->python_udf &&
+            (x->python_udf->command_len != y->python_udf->command_len ||
+             memcmp(x->python_udf->command, y->python_udf->command, x->python_udf->command_len) !=
+                 0))
+            return false;
+        break;
     default:
         return false; /* windows and subqueries: never merged */
     }
@@ -972,6 +979,13 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
         return resolve_window(c, e, s, flags);
     case CS_EX_UNRESOLVED_EXTRACT_VALUE:
         return resolve_extract_value(c, e, s, flags);
+    case CS_EX_PYTHON_UDF: { /* its type was declared by the client */
+        cs_sql_expr *r = resolved_copy(c, e, e->n_args);
+        for (int i = 0; i < e->n_args; i++)
+            if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
+        r->resolved = r->nullable = true;
+        return r;
+    }
     case CS_EX_STAR:
         cs_sql_error_set(c->err, CS_EINVAL, "INVALID_USAGE_OF_STAR_OR_REGEX", "42000",
                          "Invalid usage of '*' in expression.");

@@ -50,7 +50,10 @@ typedef enum cs_plan_kind {
     CS_LP_SAMPLE,              /* Sample: fraction or rows, seed, with_replacement */
     CS_LP_HINT,                /* UnresolvedHint: name, exprs (BROADCAST(t), MERGE, ...) */
     CS_LP_EXPAND,              /* Expand: projections (GROUPING SETS, ROLLUP, CUBE) */
-    CS_LP_TABLE_FUNCTION       /* UnresolvedTableValuedFunction: name(exprs) in FROM */
+    CS_LP_TABLE_FUNCTION,      /* UnresolvedTableValuedFunction: name(exprs) in FROM */
+    CS_LP_PYTHON_GROUP_MAP     /* FlatMapGroupsInPandas (applyInPandas): exprs = grouping
+                                  expressions, generator = the grouped map PYTHON_UDF call over
+                                  the child's columns; output: the UDF's struct fields */
 } cs_plan_kind;
 
 typedef enum cs_join_type {

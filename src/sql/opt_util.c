@@ -710,6 +710,8 @@ bool cs_opt_deterministic(const cs_sql_expr *e)
     if (!e) return true;
     if ((e->kind == CS_EX_FUNC || e->kind == CS_EX_AGG) && e->fn && nondeterministic_fn(e->fn))
         return false;
+    if (e->kind == CS_EX_PYTHON_UDF && e->python_udf && !e->python_udf->deterministic)
+        return false; /* asNondeterministic() */
     for (int i = 0; i < e->n_args; i++)
         if (!cs_opt_deterministic(e->args[i])) return false;
     if (!cs_opt_deterministic(e->filter)) return false;

@@ -733,6 +733,14 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         expr_out(e->args[1], m, out);
         cs_sbuf_putc(out, ']');
         return;
+    case CS_EX_PYTHON_UDF: /* Spark's PythonUDF: name(args) */
+        cs_sbuf_printf(out, "%s(", e->name ? e->name : "udf");
+        for (int i = 0; i < e->n_args; i++) {
+            if (i) cs_sbuf_puts(out, ", ");
+            expr_out(e->args[i], m, out);
+        }
+        cs_sbuf_putc(out, ')');
+        return;
     }
 }
 
@@ -900,6 +908,14 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_puts(out, "Generate ");
         cs_sql_expr_print(p->generator, out);
         cs_sbuf_printf(out, ", %s, ", p->outer ? "true" : "false");
+        list_out(p->output, p->n_output, out);
+        return;
+    case CS_LP_PYTHON_GROUP_MAP: /* Spark's FlatMapGroupsInPandas */
+        cs_sbuf_puts(out, "FlatMapGroupsInPandas ");
+        list_out(p->exprs, p->n_exprs, out);
+        cs_sbuf_puts(out, ", ");
+        cs_sql_expr_print(p->generator, out);
+        cs_sbuf_puts(out, ", ");
         list_out(p->output, p->n_output, out);
         return;
     case CS_LP_SUBQUERY_ALIAS:

@@ -33,6 +33,7 @@ void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism
     c->open_cost_bytes = 4LL << 20;
     c->min_partitions = default_parallelism > 0 ? default_parallelism : 1;
     c->partition_type_inference = true;
+    c->python_exec = "python3";
 }
 
 /* ---- helpers shared with planner_agg.c and planner_scan.c ---- */
@@ -223,6 +224,8 @@ int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n,
         ords[i] = -2 - j;
     }
     if (n_extra == 0) return 0;
+    /* keys and arguments calling Python UDFs: the UDFs run below the project */
+    if (cs_pl_python_udfs(c, in, extra, n_extra, &extra) != 0) return -1;
     int base = in->n;
     cs_sql_expr **all = cs_sql_alloc(c->arena, sizeof *all * (size_t)(base + n_extra));
     memcpy(all, in->attrs, sizeof *all * (size_t)base);
@@ -570,23 +573,31 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     case CS_LP_RELATION:
         return cs_pl_scan(c, p, NULL, out);
     case CS_LP_FILTER: {
-        if (p->children[0]->kind == CS_LP_RELATION)
+        if (p->children[0]->kind == CS_LP_RELATION && !cs_pl_has_python_udf(p->condition))
             return cs_pl_scan(c, p->children[0], p->condition, out);
         if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+        cs_sql_expr **cond = NULL;
+        if (cs_pl_python_udfs(c, out, &p->condition, 1, &cond) != 0) {
+            cs_phys_free(out->node);
+            return -1;
+        }
         cs_phys_node *f = unary(c, CS_PH_FILTER, out);
-        if (cs_pl_bind(c, p->condition, out->attrs, out->n, &f->condition) != 0) {
+        if (cs_pl_bind(c, cond[0], out->attrs, out->n, &f->condition) != 0) {
             cs_phys_free(out->node);
             return -1;
         }
         return 0;
     }
-    case CS_LP_PROJECT:
+    case CS_LP_PROJECT: {
         if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
-        if (cs_pl_project(c, out, p->exprs, p->n_exprs) != 0) {
+        cs_sql_expr **exprs = NULL;
+        if (cs_pl_python_udfs(c, out, p->exprs, p->n_exprs, &exprs) != 0 ||
+            cs_pl_project(c, out, exprs, p->n_exprs) != 0) {
             cs_phys_free(out->node);
             return -1;
         }
         return 0;
+    }
     case CS_LP_AGGREGATE:
         return cs_pl_aggregate(c, p, out);
     case CS_LP_DISTINCT:
@@ -607,6 +618,8 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         return cs_pl_expand(c, p, out);
     case CS_LP_GENERATE:
         return cs_pl_generate(c, p, out);
+    case CS_LP_PYTHON_GROUP_MAP:
+        return cs_pl_python_group_map(c, p, out);
     case CS_LP_LOCAL_RELATION:
     case CS_LP_ONE_ROW:
         return plan_local(c, p, out);

@@ -48,6 +48,8 @@ typedef struct cs_sql_planner_conf {
     int64_t open_cost_bytes;          /* spark.sql.files.openCostInBytes (4m) */
     int min_partitions;               /* spark.sql.files.minPartitionNum (default parallelism) */
     bool partition_type_inference;    /* spark.sql.sources.partitionColumnTypeInference.enabled */
+    const char *python_exec;          /* spark.pyspark.python, else $PYSPARK_PYTHON, else python3
+                                         (borrowed from the conf or the environment) */
 } cs_sql_planner_conf;
 
 void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism);

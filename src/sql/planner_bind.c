@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sqlexec/sql_error.h"
+
 /* date_part / EXTRACT with a literal field that an integer field function computes (Spark's
  * aliases of each: YEAR, Y, YEARS, YR, YRS, ...): that function's name, else NULL. SECOND
  * (a decimal with the fraction) and the other fields go to date_part's own kernel. */
@@ -233,6 +235,12 @@ static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs
         return bind_case(e, input, n_input, out, err);
     case CS_EX_IN_LIST:
         return bind_in(e, input, n_input, out, err);
+    case CS_EX_PYTHON_UDF: /* the planner runs them in PYTHON_EVAL nodes where it can */
+        return cs_sql_error_set(err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
+                                "The feature is not supported: the Python UDF %s in this part "
+                                "of a query (only in select lists, filters, and the keys and "
+                                "arguments of aggregates, sorts and joins).",
+                                e->name ? e->name : "udf");
     default: {
         cs_sbuf s = {0};
         cs_sql_expr_print(e, &s);

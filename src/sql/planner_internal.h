@@ -89,6 +89,16 @@ int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 int cs_pl_expand(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 int cs_pl_generate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 
+/* planner_python.c */
+bool cs_pl_has_python_udf(const cs_sql_expr *e);
+/* Spark's ExtractPythonUDFs: every Python UDF call in exprs[0..n) is evaluated by PYTHON_EVAL
+ * nodes put over in (innermost calls first, one node per kind of UDF at a time) and replaced by
+ * the node's output attribute; *rewritten (in the arena) are exprs over in's new output. */
+int cs_pl_python_udfs(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n,
+                      cs_sql_expr ***rewritten);
+/* A PYTHON_GROUP_MAP (applyInPandas) as Exchange, Sort and a grouped PYTHON_EVAL. */
+int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+
 /* planner_scan.c */
 int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *condition,
                cs_pl_out *out);

@@ -62,8 +62,21 @@ typedef enum cs_sql_expr_kind {
     /* Added for the parser (Spark's UnresolvedExtractValue): args[0][args[1]] and f(x).field —
      * a subscript or a field of something not a plain name (a.b.c stays UNRESOLVED_ATTR);
      * the analyzer picks GetArrayItem / GetMapValue / GetStructField by args[0]'s type. */
-    CS_EX_UNRESOLVED_EXTRACT_VALUE
+    CS_EX_UNRESOLVED_EXTRACT_VALUE,
+    /* A Python user-defined function called on args (Spark's PythonUDF): name, python_udf;
+     * type is its declared result type, set when it is made. The planner evaluates it in a
+     * PYTHON_EVAL node (Spark's ExtractPythonUDFs); nothing else evaluates it. */
+    CS_EX_PYTHON_UDF
 } cs_sql_expr_kind;
+
+/* The function a Spark Connect client sent (its PythonUDF message), in the arena. */
+typedef struct cs_sql_python_udf {
+    int eval_type;          /* PySpark's PythonEvalType: 100 batched, 200 scalar pandas */
+    const uint8_t *command; /* the pickled (function, return type) */
+    size_t command_len;
+    const char *python_ver; /* the client's Python version ("3.11") */
+    bool deterministic;
+} cs_sql_python_udf;
 
 typedef enum cs_frame_type { CS_FRAME_ROWS, CS_FRAME_RANGE } cs_frame_type;
 typedef enum cs_frame_bound_kind {
@@ -137,6 +150,7 @@ struct cs_sql_expr {
      * conjunction, outer attributes as plain ATTRs; NULL when uncorrelated. */
     cs_sql_expr *join_cond;
 
+    const cs_sql_python_udf *python_udf; /* PYTHON_UDF */
     int n_args;
     cs_sql_expr **args;
 

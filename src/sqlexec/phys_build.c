@@ -16,6 +16,8 @@
 #include "columnar/col_builder.h"
 #include "sqlexec/op_filter.h"
 #include "sqlexec/phys_plan.h"
+#include "sqlexec/python_eval.h"
+#include "sqlexec/python_worker.h"
 #include "sqlexec/sql_ops_scan.h"
 
 /* ---- RANGE: Spark's RangeExec ---- */
@@ -444,6 +446,42 @@ static cs_sql_op *build_nested_loop_join(const cs_phys_node *n, cs_sql_op *left,
     return own_condition(op, cond);
 }
 
+/* PYTHON_EVAL: the UDFs' names and result types are the schema's fields after the child's. */
+static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_error *err)
+{
+    int base = child->schema->n_fields;
+    if (n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF && n->schema && n->n_py_udfs == 1) {
+        cs_py_eval_udf u = {NULL,
+                            n->py_udfs[0].command,
+                            n->py_udfs[0].command_len,
+                            n->py_udfs[0].n_args,
+                            n->py_udfs[0].args,
+                            NULL};
+        cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, 1, &u};
+        return cs_sql_op_python_group_map(child, &spec, cs_col_type_ref(n->schema), err);
+    }
+    if (!n->schema || n->schema->n_fields != base + n->n_py_udfs) {
+        cs_sql_op_free(child);
+        return cs_error_set(err, CS_EINVAL, "%s: %d UDFs for its schema", cs_phys_node_name(n),
+                            n->n_py_udfs),
+               NULL;
+    }
+    cs_py_eval_udf *udfs = cs_xcalloc((size_t)n->n_py_udfs + 1, sizeof *udfs);
+    for (int i = 0; i < n->n_py_udfs; i++) {
+        const cs_col_field *f = &n->schema->fields[base + i];
+        udfs[i] = (cs_py_eval_udf){f->name,
+                                   n->py_udfs[i].command,
+                                   n->py_udfs[i].command_len,
+                                   n->py_udfs[i].n_args,
+                                   n->py_udfs[i].args,
+                                   cs_col_type_ref(f->type)};
+    }
+    cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, n->n_py_udfs, udfs};
+    cs_sql_op *op = cs_sql_op_python_eval(child, &spec, err);
+    free(udfs);
+    return op;
+}
+
 static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error *err)
 {
     switch (n->kind) {
@@ -484,6 +522,8 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
     case CS_PH_GENERATE:
         return cs_sql_op_generate(child, n->generator, n->generator_input, n->generator_args,
                                   n->n_generator_args, n->stack_rows, n->generator_outer, err);
+    case CS_PH_PYTHON_EVAL:
+        return build_python_eval(n, child, err);
     default:
         break;
     }
@@ -526,7 +566,8 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
     case CS_PH_LIMIT:
     case CS_PH_EXPAND:
     case CS_PH_WINDOW:
-    case CS_PH_GENERATE: {
+    case CS_PH_GENERATE:
+    case CS_PH_PYTHON_EVAL: {
         if (expect_children(n, 1, err)) return NULL;
         cs_sql_op **c = build_children(n, in, depth, err);
         if (!c) return NULL;

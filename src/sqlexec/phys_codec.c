@@ -310,6 +310,19 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     pb->generator_args = n->generator_args;
     pb->stack_rows = n->stack_rows;
     pb->generator_outer = n->generator_outer;
+    /* PYTHON_EVAL */
+    pb->py_eval_type = n->py_eval_type;
+    pb->py_python = n->py_python ? n->py_python : "";
+    pb->py_python_ver = n->py_python_ver ? n->py_python_ver : "";
+    pb->n_py_udfs = (size_t)(n->n_py_udfs > 0 ? n->n_py_udfs : 0);
+    pb->py_udfs = pool_alloc(pl, sizeof *pb->py_udfs * (pb->n_py_udfs + 1));
+    for (size_t i = 0; i < pb->n_py_udfs; i++) {
+        Cspark__SqlPythonUdf *u = NEW(pl, Cspark__SqlPythonUdf, CSPARK__SQL_PYTHON_UDF__INIT);
+        u->command = (ProtobufCBinaryData){n->py_udfs[i].command_len, n->py_udfs[i].command};
+        u->args = n->py_udfs[i].args;
+        u->n_args = (size_t)n->py_udfs[i].n_args;
+        pb->py_udfs[i] = u;
+    }
     /* EXCHANGE */
     pb->partitioning = n->partitioning;
     pb->num_partitions = n->num_partitions;
@@ -916,6 +929,26 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
     }
     case CS_PH_UNION:
         return CS_OK;
+    case CS_PH_PYTHON_EVAL: { /* UDF counts are phys_build's to check against the schema */
+        size_t skip = pb->py_eval_type == 201 ? 2 : 0; /* grouped: [length, n_keys, ords...] */
+        n->py_eval_type = pb->py_eval_type;
+        n->py_python = cs_xstrdup(pb->py_python ? pb->py_python : "");
+        n->py_python_ver = cs_xstrdup(pb->py_python_ver ? pb->py_python_ver : "");
+        n->py_udfs = cs_xcalloc(pb->n_py_udfs + 1, sizeof *n->py_udfs);
+        for (size_t i = 0; i < pb->n_py_udfs; i++) {
+            const Cspark__SqlPythonUdf *u = pb->py_udfs[i];
+            if (u->n_args < skip) return bad(d, "a grouped map UDF without its offsets");
+            if (ordinals_ok(d, "a Python UDF argument", u->args + skip, u->n_args - skip, 0, in))
+                return CS_EPROTO;
+            cs_phys_py_udf *x = &n->py_udfs[n->n_py_udfs++];
+            x->command = cs_xmalloc(u->command.len + 1);
+            if (u->command.len) memcpy(x->command, u->command.data, u->command.len);
+            x->command_len = u->command.len;
+            x->n_args = (int)u->n_args;
+            x->args = ints_from(u->args, u->n_args);
+        }
+        return CS_OK;
+    }
     }
     return bad(d, "unknown kind");
 }
@@ -927,7 +960,7 @@ static int node_from(decoder *d, const Cspark__SqlPlanNode *pb, int depth, cs_ph
     d->name = "?";
     if (!pb) return bad(d, "missing");
     if (depth > MAX_DEPTH) return bad(d, "deeper than %d nodes", MAX_DEPTH);
-    if (pb->kind < CS_PH_FILE_SCAN || pb->kind > CS_PH_UNION)
+    if (pb->kind < CS_PH_FILE_SCAN || pb->kind > CS_PH_PYTHON_EVAL)
         return bad(d, "unknown kind %d", pb->kind);
     int want = expected_children((cs_phys_kind)pb->kind);
     cs_phys_node *n = cs_phys_new((cs_phys_kind)pb->kind, NULL, (int)pb->n_children);

@@ -494,6 +494,14 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         sort_keys(n->order_keys, n->n_order_keys, in, out);
         cs_sbuf_putc(out, ']');
         return;
+    case CS_PH_PYTHON_EVAL: { /* the UDFs' result columns (named after their calls) */
+        int base = n->py_eval_type == 201 ? 0 : (in ? in->n_fields : 0);
+        cs_sbuf_puts(out, " [");
+        for (int i = base; n->schema && i < n->schema->n_fields; i++)
+            cs_sbuf_printf(out, "%s%s", i > base ? ", " : "", n->schema->fields[i].name);
+        cs_sbuf_printf(out, "], %d", n->py_eval_type);
+        return;
+    }
     case CS_PH_GENERATE: {
         static const char *const gens[] = {"explode", "posexplode", "inline", "stack"};
         int g = n->generator >= CS_GEN_EXPLODE && n->generator <= CS_GEN_STACK ? n->generator : 0;

@@ -99,6 +99,13 @@ void cs_phys_free(cs_phys_node *n)
     free(n->window_fns);
 
     free(n->generator_args);
+    for (int i = 0; i < n->n_py_udfs; i++) {
+        free(n->py_udfs[i].command);
+        free(n->py_udfs[i].args);
+    }
+    free(n->py_udfs);
+    free(n->py_python);
+    free(n->py_python_ver);
     free(n->left_keys);
     free(n->right_keys);
     cs_pexpr_free(n->join_condition);
@@ -139,6 +146,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
         return "Window";
     case CS_PH_GENERATE:
         return "Generate";
+    case CS_PH_PYTHON_EVAL:
+        return n->py_eval_type == 100 ? "BatchEvalPython" : "ArrowEvalPython";
     case CS_PH_EXCHANGE:
         return "Exchange";
     case CS_PH_BROADCAST_EXCHANGE:

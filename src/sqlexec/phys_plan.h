@@ -66,7 +66,9 @@ typedef enum cs_phys_kind {
     /* binary and n-ary */
     CS_PH_HASH_JOIN,        /* ShuffledHashJoinExec / BroadcastHashJoinExec: join (sql_ops.h) */
     CS_PH_NESTED_LOOP_JOIN, /* BroadcastNestedLoopJoinExec / CartesianProductExec */
-    CS_PH_UNION             /* UnionExec: children's partitions... in one task: one after another */
+    CS_PH_UNION,            /* UnionExec: children's partitions... in one task: one after another */
+    /* unary, added later */
+    CS_PH_PYTHON_EVAL /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
 } cs_phys_kind;
 
 /* Spark's Partitioning of an exchange's output. */
@@ -76,6 +78,14 @@ typedef enum cs_phys_partitioning_kind {
     CS_PART_ROUND_ROBIN, /* RoundRobinPartitioning(n) (REPARTITION(n) without keys) */
     CS_PART_RANGE        /* RangePartitioning(sort_keys, n): bounds from a sample, as Spark */
 } cs_phys_partitioning_kind;
+
+/* One Python UDF of a PYTHON_EVAL node: its pickled command and its arguments (ordinals). */
+typedef struct cs_phys_py_udf {
+    uint8_t *command; /* owned */
+    size_t command_len;
+    int n_args;
+    int *args; /* owned */
+} cs_phys_py_udf;
 
 typedef struct cs_phys_node cs_phys_node;
 struct cs_phys_node {
@@ -157,6 +167,16 @@ struct cs_phys_node {
     int *generator_args;
     int64_t stack_rows;
     bool generator_outer;
+
+    /* PYTHON_EVAL: output = the child's columns then one per UDF (its type in schema); eval
+     * type 201 (applyInPandas): one UDF whose args are Spark's grouped offsets ([length,
+     * n_keys, key ordinals..., value ordinals...]), the child sorted by the keys, output = the
+     * function's declared columns */
+    int py_eval_type;    /* CS_PY_EVAL_* (python_worker.h) */
+    char *py_python;     /* the interpreter of the workers */
+    char *py_python_ver; /* the client's Python version */
+    int n_py_udfs;
+    cs_phys_py_udf *py_udfs;
 
     /* EXCHANGE; user_partitions: REPARTITION(n)'s count, which adaptive execution keeps
      * (Spark's canChangeNumPartitions false; the driver's only: not encoded) */

@@ -1,13 +1,14 @@
 /*
  * submit_k8s.c — see submit_k8s.h. Order of creation, as Spark: the pre-resource (the
- * authentication Secret), the driver ConfigMap (spark.properties and, unless the application is
- * local://, the job's .so or SQL file), then the driver pod, then the headless Service; every
- * object but the pod gets an ownerReference to the driver pod, so deleting the driver removes the
- * application. Before the first object is created, the pod is sent once with dryRun=All, so that
- * an RBAC refusal or an invalid pod is reported with nothing created. If any later step fails,
- * what was created is deleted again. With spark.kubernetes.submission.waitAppCompletion (true)
- * the pod is followed by a watch and its phase reported every spark.kubernetes.report.interval;
- * the exit status is the driver container's.
+ * authentication Secret, and the driver's API-server credentials Secret when
+ * spark.kubernetes.authenticate.driver.* name some), the driver ConfigMap (spark.properties and,
+ * unless the application is local://, the job's .so or SQL file), then the driver pod, then the
+ * headless Service; every object but the pod gets an ownerReference to the driver pod, so deleting
+ * the driver removes the application. Before the first object is created, the pod is sent once with
+ * dryRun=All, so that an RBAC refusal or an invalid pod is reported with nothing created. If any
+ * later step fails, what was created is deleted again. With
+ * spark.kubernetes.submission.waitAppCompletion (true) the pod is followed by a watch and its phase
+ * reported every spark.kubernetes.report.interval; the exit status is the driver container's.
  *
  * cs_submit_k8s_start (the operator's way in) runs the same creation without waiting, gives the
  * driver pod an extra owner (the SparkApplication), and adopts an object that already exists under
@@ -211,6 +212,11 @@ typedef struct submit_mode {
     kube_client *client;         /* borrowed; NULL = one made from the conf for this submission */
 } submit_mode;
 
+static const char *object_name(const json_t *obj)
+{
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+}
+
 /* cs_kube_create, but with m->adopt an existing object of the same name is taken as created
  * (*made false, *out the stored object). */
 static int create_or_adopt(kube_client *kc, const submit_mode *m, const char *resource,
@@ -223,16 +229,17 @@ static int create_or_adopt(kube_client *kc, const submit_mode *m, const char *re
         return 0;
     }
     if (!m->adopt || err->kind != CS_KIND_ALREADY_EXISTS) return err->code ? err->code : CS_EIO;
-    const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
     if (!out) return 0;
-    return cs_kube_get(kc, resource, ns, name, out, err);
+    return cs_kube_get(kc, resource, ns, object_name(obj), out, err);
 }
 
-static void delete_created(kube_client *kc, const k8s_app *app, bool secret, bool cm, bool pod)
+static void delete_created(kube_client *kc, const k8s_app *app, bool secret, const json_t *creds,
+                           bool cm, bool pod)
 {
     cs_error err;
     if (pod) cs_kube_delete(kc, "pods", app->namespace_, app->driver_pod_name, 0, &err);
     if (cm) cs_kube_delete(kc, "configmaps", app->namespace_, app->conf_map_name, 0, &err);
+    if (creds) cs_kube_delete(kc, "secrets", app->namespace_, object_name(creds), 0, &err);
     if (secret) cs_kube_delete(kc, "secrets", app->namespace_, app->auth_secret_name, 0, &err);
 }
 
@@ -283,7 +290,7 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     bool app_ready = false, dry_run = false, wait = true, auth = true;
     uint8_t *bytes = NULL;
     size_t len = 0;
-    json_t *secret = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
+    json_t *secret = NULL, *creds = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
     kube_client *kc = NULL;
     cs_files_upload upload = {0};
     bool submitted = false;
@@ -327,6 +334,7 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
 
     /* every object is built (and validated) before anything is created */
     if (auth && !(secret = cs_k8s_auth_secret(conf, &app, err))) goto out;
+    if (cs_k8s_driver_credentials_secret(conf, &app, &creds, err) < 0) goto out;
     if (!(cm = cs_k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
     if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;
     if (!(svc = cs_k8s_driver_service(conf, &app, err))) goto out;
@@ -334,9 +342,10 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (cs_k8s_executor_check(conf, &app, NULL, err) < 0) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
-        json_t *objs[4];
+        json_t *objs[5];
         int n = 0;
         if (secret) objs[n++] = secret;
+        if (creds) objs[n++] = creds;
         objs[n++] = cm;
         objs[n++] = pod;
         objs[n++] = svc;
@@ -357,7 +366,8 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
         if (!kc) goto out;
     }
 
-    bool made_secret = false, made_cm = false, made_pod = false, made_svc = false;
+    bool made_secret = false, made_creds = false, made_cm = false, made_pod = false,
+         made_svc = false;
     /* the pod goes through a server-side dry run first, so that RBAC (403) and validation (422)
      * refusals come before anything exists */
     if (m->owner) {
@@ -372,11 +382,15 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (secret &&
         create_or_adopt(kc, m, "secrets", app.namespace_, secret, NULL, &made_secret, err) < 0)
         goto fail;
+    if (creds &&
+        create_or_adopt(kc, m, "secrets", app.namespace_, creds, NULL, &made_creds, err) < 0)
+        goto fail;
     if (create_or_adopt(kc, m, "configmaps", app.namespace_, cm, NULL, &made_cm, err) < 0)
         goto fail;
     if (create_or_adopt(kc, m, "pods", app.namespace_, pod, &created_pod, &made_pod, err) < 0)
         goto fail;
     if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
+        (creds && own(kc, &app, "secrets", object_name(creds), created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
         cs_k8s_set_owner(svc, created_pod, err) < 0 ||
         create_or_adopt(kc, m, "services", app.namespace_, svc, NULL, &made_svc, err) < 0)
@@ -397,7 +411,8 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;
 fail:
-    delete_created(kc, &app, made_secret, made_cm, made_pod); /* nothing half-created stays */
+    delete_created(kc, &app, made_secret, made_creds ? creds : NULL, made_cm,
+                   made_pod); /* nothing half-created stays */
     rc = err->code ? err->code : CS_EIO;
 out:
     /* a failed submission leaves no uploaded file; a finished application neither (the upload
@@ -405,6 +420,7 @@ out:
     if (!submitted || wait) cs_files_upload_abort(&upload);
     cs_files_upload_free(&upload);
     json_decref(secret);
+    json_decref(creds);
     json_decref(cm);
     json_decref(pod);
     json_decref(svc);

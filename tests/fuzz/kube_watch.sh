@@ -14,7 +14,8 @@ SOURCES=("$S/kube/kube_client.c" "$S/kube/kube_http.c" "$S/kube/kube_errors.c"
   "$S/kube/kube_config.c" "$S/kube/kube_exec.c" "$S/kube/kube_yaml.c" "$S/common/conf.c"
   "$S/common/conf_entries.c" "$S/common/conf_k8s_keys.c"
   "$S/common/err.c" "$S/common/log.c" "$S/common/strutil.c" "$S/common/sync.c"
-  "$S/common/curl_pool.c" "$S/common/master.c" "$S/common/shutdown.c" "$S/common/token_bucket.c")
+  "$S/common/curl_pool.c" "$S/common/master.c" "$S/common/shutdown.c" "$S/common/token_bucket.c"
+  "$S/common/run_command.c" "$S/common/resource_conf.c")
 PKGS="jansson libcurl yaml-0.1 openssl"
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$S" -I"$SRC/include" $(pkg-config --cflags $PKGS) "$SRC/tests/fuzz/kube_watch_fuzz.c" \

@@ -138,12 +138,12 @@ echo "$out" | grep -q "spark.made.up is read as int but not declared" || fail "u
 echo "$out" | grep -q "spark.network.timeout is read in CS_MS but declared in CS_SEC" || fail "unit mismatch not named: $out"
 # ... a call-site default for a key whose entry has one, and two call sites with their own
 printf 'void g(void) { cs_conf_get_int(c, "spark.executor.cores", "1", &v, e); }\n' >"$T/src/x/x.c"
-printf 'void h(void) { cs_conf_get_int(c, "spark.task.cpus", "1", &v, e); }\n' >"$T/src/x/y.c"
-printf 'void i(void) { cs_conf_get_int(c,\n "spark.task.cpus", "2", &v, e); }\n' >"$T/src/x/z.c"
+printf 'void h(void) { cs_conf_get_int(c, "spark.cores.max", "1", &v, e); }\n' >"$T/src/x/y.c"
+printf 'void i(void) { cs_conf_get_int(c,\n "spark.cores.max", "2", &v, e); }\n' >"$T/src/x/z.c"
 out=$(/usr/bin/python3 "$T/check.py" "$T/src") && fail "a second default passed"
 echo "$out" | grep -q "spark.executor.cores has 2 defaults, one allowed .*: its entry in common/conf_entries.c, x/x.c:1" ||
     fail "a call-site default next to the entry's not named: $out"
-echo "$out" | grep -q "spark.task.cpus has 2 defaults, one allowed .*: x/y.c:1, x/z.c:1" ||
+echo "$out" | grep -q "spark.cores.max has 2 defaults, one allowed .*: x/y.c:1, x/z.c:1" ||
     fail "two call-site defaults not named: $out"
 # ... a text key's literal in two places, or beside its entry's
 printf 'void j(void) { const char *m = cs_conf_get(c, "spark.master");\n run(m ? m : "local[*]"); }\n' >"$T/src/x/x.c"
@@ -168,6 +168,6 @@ echo "$out" | grep -q "spark.master has" && fail "setting the entry's own defaul
 rm -f "$T/src/x/z.c"
 # ... and passes when both read through the accessor or with no default
 printf 'void g(void) { cs_conf_entry_int(c, "spark.executor.cores", &v, e); }\n' >"$T/src/x/x.c"
-printf 'void h(void) { cs_conf_get_int(c, "spark.task.cpus", NULL, &v, e); }\n' >"$T/src/x/y.c"
+printf 'void h(void) { cs_conf_get_int(c, "spark.cores.max", NULL, &v, e); }\n' >"$T/src/x/y.c"
 out=$(/usr/bin/python3 "$T/check.py" "$T/src") || fail "one default per key refused: $out"
 [ "$fails" -eq 0 ] && echo "PASS conf_entries" || exit 1

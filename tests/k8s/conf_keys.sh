@@ -8,7 +8,8 @@
 #                        created (no object; on kubesim no pod ever);
 #   A, A2: EXPR          one cluster-mode submission per group with its keys, that does not wait
 #                        (waitAppCompletion=false; the driver need not run): EXPR holds over D (the
-#                        driver pod), S (its Service), C (its ConfigMap) and RC (cspark-submit's exit);
+#                        driver pod), S (its Service), C (its ConfigMap), K (the driver's credentials
+#                        Secret, or None) and RC (cspark-submit's exit);
 #   B: EXPR              one application that runs to completion with its keys (executor pods kept):
 #                        EXPR holds over E (an executor pod), D, S, X (the executor ConfigMaps), L
 #                        (the driver's log) and RC;
@@ -21,8 +22,8 @@
 #                        key;
 #   untested: WHY        implemented, but no test shows its effect yet: listed at the end.
 # Helpers in EXPR: g(obj, "a.b.0.c"), ctr(obj) (the Spark container), env(obj, NAME), vol(obj, NAME),
-# mount(obj, NAME). Bounded waits only (a submission that does not end within 120 s fails, a job
-# within 300 s).
+# mount(obj, NAME), b64(secret, KEY) (a Secret's decoded data item). Bounded waits only (a
+# submission that does not end within 120 s fails, a job within 300 s).
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 
@@ -53,11 +54,11 @@ A  | spark.kubernetes.authenticate.submission.clientCertFile | a certificate | s
 A  | spark.kubernetes.authenticate.submission.clientKeyFile | a key | see: tests/unit/kube/test_kube_spark_keys.c
 A  | spark.kubernetes.authenticate.submission.oauthToken | subtok | see: tests/k8s/submit_badinput.sh
 A  | spark.kubernetes.authenticate.submission.oauthTokenFile | a token file | see: tests/unit/kube/test_kube_config.c
-A  | spark.kubernetes.authenticate.driver.caCertFile | /etc/keys/ca.crt | refused
-A  | spark.kubernetes.authenticate.driver.clientCertFile | /etc/keys/c.crt | refused
-A  | spark.kubernetes.authenticate.driver.clientKeyFile | /etc/keys/c.key | refused
-A  | spark.kubernetes.authenticate.driver.oauthToken | keys-token | refused
-A  | spark.kubernetes.authenticate.driver.oauthTokenFile | /etc/keys/token | refused
+A  | spark.kubernetes.authenticate.driver.caCertFile | $T/creds/ca.crt | b64(K, "ca-cert") == b"ca\n" and mount(D, "/mnt/secrets/spark-kubernetes-credentials") == "kubernetes-credentials" and g(vol(D, "kubernetes-credentials"), "secret.secretName") == g(K, "metadata.name") and "driver.mounted.caCertFile=/mnt/secrets/spark-kubernetes-credentials/ca-cert" in g(C, "data.spark\\.properties")
+A  | spark.kubernetes.authenticate.driver.clientCertFile | $T/creds/c.crt | b64(K, "client-cert") == b"cert\n" and "driver.mounted.clientCertFile=/mnt/secrets/spark-kubernetes-credentials/client-cert" in g(C, "data.spark\\.properties")
+A  | spark.kubernetes.authenticate.driver.clientKeyFile | $T/creds/c.key | b64(K, "client-key") == b"key\n" and "driver.mounted.clientKeyFile=/mnt/secrets/spark-kubernetes-credentials/client-key" in g(C, "data.spark\\.properties")
+A2 | spark.kubernetes.authenticate.driver.oauthToken | keys-token | b64(K, "oauth-token") == b"keys-token" and "keys-token" not in g(C, "data.spark\\.properties") and "driver.mounted.oauthTokenFile=/mnt/secrets/spark-kubernetes-credentials/oauth-token" in g(C, "data.spark\\.properties")
+A  | spark.kubernetes.authenticate.driver.oauthTokenFile | $T/creds/token | b64(K, "oauth-token") == b"file-token\n" and "driver.mounted.oauthTokenFile=/mnt/secrets/spark-kubernetes-credentials/oauth-token" in g(C, "data.spark\\.properties")
 A  | spark.kubernetes.authenticate.driver.mounted.caCertFile | a CA file in the pod | see: tests/unit/kube/test_kube_spark_keys.c
 A  | spark.kubernetes.authenticate.driver.mounted.clientCertFile | a certificate in the pod | see: tests/unit/kube/test_kube_spark_keys.c
 A  | spark.kubernetes.authenticate.driver.mounted.clientKeyFile | a key in the pod | see: tests/unit/kube/test_kube_spark_keys.c
@@ -191,9 +192,15 @@ spec:
   - name: keys-exec-main
 YAML
 
+mkdir -p "$T/creds" # the driver's credentials on the submitting machine (groups A, A2)
+printf 'ca\n' >"$T/creds/ca.crt"
+printf 'cert\n' >"$T/creds/c.crt"
+printf 'key\n' >"$T/creds/c.key"
+printf 'file-token\n' >"$T/creds/token"
+
 cat >"$T/check.py" <<'PY'
 # check.py GROUP OBJECTS_JSON: evaluates the group's expectations of keys.txt over the objects
-import json, sys
+import base64, json, sys
 group, objs = sys.argv[1], json.load(open(sys.argv[2]))
 def g(o, path):
     for p in path.replace("\\.", "\0").split("."):
@@ -207,6 +214,7 @@ def ctr(pod):
     return next((c for c in cs if c["name"] in SPARK_CTRS), cs[0] if cs else {})
 def env(pod, name): return next((e for e in ctr(pod).get("env", []) if e["name"] == name), None)
 def vol(pod, name): return next((v for v in g(pod, "spec.volumes") or [] if v["name"] == name), {})
+def b64(secret, key): return base64.b64decode(g(secret, "data." + key) or "")
 def mount(pod, path): return next((m["name"] for m in ctr(pod).get("volumeMounts", []) if m["mountPath"] == path), None)
 ns = dict(objs)
 bad = 0
@@ -274,7 +282,8 @@ for grp in A A2; do
     D=\$(json_of -n keys pod keys-driver)
     S=\$(kubectl -n keys get services -o json | /usr/bin/python3 -c 'import json,sys; i=json.load(sys.stdin)["items"]; print(json.dumps(i[0] if i else None))')
     C=\$(kubectl -n keys get configmaps -l spark-role=driver -o json 2>/dev/null | /usr/bin/python3 -c 'import json,sys; i=json.load(sys.stdin)["items"]; print(json.dumps(i[0] if i else None))')
-    printf '{"D": %s, "S": %s, "C": %s, "RC": %d}' "\$D" "\$S" "\$C" \$rc >"$T/objs-\$grp.json"
+    K=\$(kubectl -n keys get secrets -o json | /usr/bin/python3 -c 'import json,sys; i=[s for s in json.load(sys.stdin)["items"] if s["metadata"]["name"].endswith("-kubernetes-credentials")]; print(json.dumps(i[0] if i else None))')
+    printf '{"D": %s, "S": %s, "C": %s, "K": %s, "RC": %d}' "\$D" "\$S" "\$C" "\$K" \$rc >"$T/objs-\$grp.json"
     /usr/bin/python3 "$T/check.py" \$grp "$T/objs-\$grp.json" "$T/keys.txt" || fail "group \$grp (cspark-submit exit \$rc: \$(tail -2 "$T/err"))"
     kubectl -n keys delete pod keys-driver --wait=false >/dev/null
     kubectl -n keys delete services,configmaps,secrets -l spark-app-selector --wait=false >/dev/null 2>&1

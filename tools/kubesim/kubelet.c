@@ -254,6 +254,7 @@ static kpod *pod_new(ks_kubelet *k, const char *key, json_t *obj)
         snprintf(p->cs[0].wait_reason, sizeof p->cs[0].wait_reason, "ContainerCreating");
     kl_pod_rebind(p);
     kl_pod_requests(p->spec, &p->cpu_req, &p->mem_req);
+    p->ext_req = kl_pod_extended_request(p->spec, k->opt.node_resource_name);
     return p;
 }
 
@@ -467,6 +468,7 @@ ks_kubelet *kl_start(const kl_api_ops *api, void *api_ctx, const ks_kubelet_opti
             snprintf(n->pod_cidr, sizeof n->pod_cidr, "10.244.%d.0/24", i + 1);
         n->cpu_alloc = k->opt.node_cpu_millis;
         n->mem_alloc = k->opt.node_memory_bytes;
+        n->ext_alloc = k->opt.node_resource_name ? k->opt.node_resource_count : 0;
         n->pods_alloc = k->opt.max_pods > 0 ? k->opt.max_pods : k->opt.fake ? 1000000 : 110;
         n->next_ip = 2;
         char err[256];

@@ -22,9 +22,12 @@ typedef struct ks_store ks_store;
 typedef struct ks_kubelet ks_kubelet;
 
 typedef struct ks_kubelet_options {
-    int nodes;                      /* number of Node objects to register (0 -> 1) */
-    int node_cpu_millis;            /* CPU capacity per node in millicores (0 -> 4000) */
-    long long node_memory_bytes;    /* memory capacity per node in bytes (0 -> 8 GiB) */
+    int nodes;                   /* number of Node objects to register (0 -> 1) */
+    int node_cpu_millis;         /* CPU capacity per node in millicores (0 -> 4000) */
+    long long node_memory_bytes; /* memory capacity per node in bytes (0 -> 8 GiB) */
+    /* an extended resource every node has (a device plugin's, e.g. example.com/gpu), or NULL */
+    const char *node_resource_name;
+    long long node_resource_count;
     int fake;                       /* non-zero: fake kubelet (no processes) */
     int fake_delay_ms;              /* fake mode: delay between binding and Running */
     const char *const *image_names; /* image references, e.g. "cspark:dev" */
@@ -46,6 +49,9 @@ typedef struct ks_kubelet_options {
 /* Adds a --image NAME=DIR argument (arg is split in place) to the first *n of names/dirs (cap
  * entries each): 0, or -1 when it has no '=' or the arrays are full. */
 int ks_kubelet_image_arg(char *arg, const char **names, const char **dirs, int *n, int cap);
+/* A --node-resource NAME=COUNT argument (arg is split in place) into o: 0, or -1 without '=', a
+ * name or a whole COUNT >= 0. */
+int ks_kubelet_resource_arg(char *arg, ks_kubelet_options *o);
 
 /* Registers the nodes and starts the worker thread. Returns NULL (with one log line) on failure. */
 ks_kubelet *ks_kubelet_start(ks_store *s, const ks_kubelet_options *opt);

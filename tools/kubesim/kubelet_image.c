@@ -32,6 +32,18 @@ int ks_kubelet_image_arg(char *arg, const char **names, const char **dirs, int *
     return 0;
 }
 
+int ks_kubelet_resource_arg(char *arg, ks_kubelet_options *o)
+{
+    char *eq = strchr(arg, '='), *end = NULL;
+    if (!eq || eq == arg) return -1;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (end == eq + 1 || *end || v < 0) return -1;
+    *eq = 0;
+    o->node_resource_name = arg;
+    o->node_resource_count = v;
+    return 0;
+}
+
 int kl_image_open(const char *imgdir, kl_image *img, char *msg, size_t mlen)
 {
     char path[4200];

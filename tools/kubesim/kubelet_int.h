@@ -58,6 +58,7 @@ typedef struct knode {
     int octet;                      /* second octet of its 127.<octet>.0.0/16 pod range */
     long long cpu_alloc, mem_alloc; /* millicores, bytes */
     long long cpu_used, mem_used;
+    long long ext_alloc, ext_used; /* the extended resource of the options (0 when none) */
     int pods_alloc, pods_used;
     unsigned next_ip; /* next pod address (offset) to try */
     /* bridge pod network (kubelet_net.c), when pod_cidr is set */
@@ -137,7 +138,8 @@ struct kpod {
     int netns;  /* p->dir/netns is the pod's network namespace */
     char start_time[32];
     long long cpu_req, mem_req;
-    char *dir; /* <state>/kubelet/pods/<ns>_<name> */
+    long long ext_req; /* of the node's extended resource */
+    char *dir;         /* <state>/kubelet/pods/<ns>_<name> */
     int n_init, n_cont;
     kcont *cs; /* n_init init containers, then n_cont containers */
     int init_done;
@@ -251,6 +253,8 @@ void kl_store_detach(ks_kubelet *k); /* no more store callbacks reach k */
 /* Sum of container requests (requests default to limits) with init containers' max, per real
  * scheduler. */
 void kl_pod_requests(const json_t *spec, long long *cpu_millis, long long *mem_bytes);
+/* The same for an extended resource (whole units; 0 when name is NULL or not asked for). */
+long long kl_pod_extended_request(const json_t *spec, const char *name);
 /* "Guaranteed", "Burstable" or "BestEffort". */
 const char *kl_qos_class(const json_t *spec);
 

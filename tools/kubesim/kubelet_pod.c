@@ -169,6 +169,21 @@ void kl_pod_requests(const json_t *spec, long long *cpu, long long *mem)
     *mem = m > im ? m : im;
 }
 
+long long kl_pod_extended_request(const json_t *spec, const char *name)
+{
+    if (!name) return 0;
+    long long n = 0, in = 0;
+    size_t i;
+    json_t *ct;
+    json_array_foreach(json_object_get(spec, "containers"), i, ct) n += container_req(ct, name, 1);
+    json_array_foreach(json_object_get(spec, "initContainers"), i, ct)
+    {
+        long long a = container_req(ct, name, 1);
+        if (a > in) in = a;
+    }
+    return n > in ? n : in;
+}
+
 const char *kl_qos_class(const json_t *spec)
 {
     int any = 0, guaranteed = 1;

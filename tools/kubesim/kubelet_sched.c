@@ -51,6 +51,7 @@ void kl_pod_release(kpod *p)
     if (p->node && p->state != POD_DONE) {
         p->node->cpu_used -= p->cpu_req;
         p->node->mem_used -= p->mem_req;
+        p->node->ext_used -= p->ext_req;
         p->node->pods_used--;
     }
 }
@@ -80,6 +81,7 @@ static void bind_to(kpod *p, knode *n)
     p->node = n;
     n->cpu_used += p->cpu_req;
     n->mem_used += p->mem_req;
+    n->ext_used += p->ext_req;
     n->pods_used++;
 }
 
@@ -136,7 +138,8 @@ void kl_try_schedule(kpod *p)
     }
     /* the Filter plugins' reasons per node, and whether preemption could help there
      * (NodeResourcesFit: a request beyond the node's allocatable is unresolvable) */
-    int n_sel = 0, n_cpu = 0, n_mem = 0, n_pods = 0, n_unresolvable = 0, n_no_victims = 0;
+    int n_sel = 0, n_cpu = 0, n_mem = 0, n_ext = 0, n_pods = 0, n_unresolvable = 0,
+        n_no_victims = 0;
     knode *best = NULL;
     for (int i = 0; i < k->n_nodes; i++) {
         knode *n = &k->nodes[i];
@@ -160,6 +163,11 @@ void kl_try_schedule(kpod *p)
             fits = 0;
             unresolvable |= p->mem_req > n->mem_alloc;
         }
+        if (p->ext_req > 0 && n->ext_used + p->ext_req > n->ext_alloc) {
+            n_ext++;
+            fits = 0;
+            unresolvable |= p->ext_req > n->ext_alloc;
+        }
         if (!fits) {
             if (unresolvable)
                 n_unresolvable++;
@@ -172,10 +180,13 @@ void kl_try_schedule(kpod *p)
     if (!best) {
         /* kube-scheduler's FitError: "N reason" strings sorted, then the PostFilter plugins'
          * verdicts (DynamicResources, DefaultPreemption) */
-        char reasons[4][96], pre[2][96], msg[768];
+        char reasons[5][160], pre[2][96], msg[900];
         int nr = 0, np = 0;
         if (n_cpu) snprintf(reasons[nr++], sizeof reasons[0], "%d Insufficient cpu", n_cpu);
         if (n_mem) snprintf(reasons[nr++], sizeof reasons[0], "%d Insufficient memory", n_mem);
+        if (n_ext)
+            snprintf(reasons[nr++], sizeof reasons[0], "%d Insufficient %.100s", n_ext,
+                     k->opt.node_resource_name);
         if (n_sel)
             snprintf(reasons[nr++], sizeof reasons[0],
                      "%d node(s) didn't match Pod's node affinity/selector", n_sel);

@@ -45,6 +45,11 @@ void kl_register_nodes(ks_kubelet *k)
         snprintf(boot, sizeof boot, "%016llx", kl_fnv(n->name) ^ (unsigned long long)getpid());
         json_t *cap = json_pack("{s:s,s:s,s:s,s:s}", "cpu", cpu, "memory", mem, "pods", pods,
                                 "ephemeral-storage", "104857600Ki");
+        if (k->opt.node_resource_name) { /* a device plugin's resource, as the kubelet reports it */
+            char ext[32];
+            snprintf(ext, sizeof ext, "%lld", n->ext_alloc);
+            json_object_set_new(cap, k->opt.node_resource_name, json_string(ext));
+        }
         json_t *node = json_pack(
             "{s:s,s:s,s:{s:s,s:{s:s,s:s,s:s,s:s,s:s}},s:{s:s,s:[s]},"
             "s:{s:O,s:O,s:[{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s,s:"

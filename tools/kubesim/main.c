@@ -87,6 +87,7 @@ static void usage(FILE *f)
            "  --history N               watch event history length (default 10000)\n"
            "  --bookmark-ms N           watch bookmark period in ms (default 1000)\n"
            "  --nodes N --node-cpu CPU --node-memory BYTES   kubelet nodes (default 1, 8, 16Gi)\n"
+           "  --node-resource NAME=N    an extended resource of every node (example.com/gpu=4)\n"
            "  --fake-kubelet [--fake-delay-ms N]             mark pods Running without processes\n"
            "  --image NAME=DIR          map an image name to a local directory (repeatable)\n"
            "  --state-dir DIR           kubelet working directory\n"
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
         nodes = 1;
     int bookmark_ms = 1000, pod_network = 0;
     long long history = KS_HISTORY_DEFAULT, node_cpu = 8000, node_mem = 16LL << 30;
+    char *node_res = NULL; /* --node-resource */
     const char *img_names[64], *img_dirs[64];
     int n_images = 0;
     ks_faults_cfg fc = {.retry_after_s = 1};
@@ -164,6 +166,7 @@ int main(int argc, char **argv)
         O_NODES,
         O_CPU,
         O_MEM,
+        O_RES,
         O_FAKE,
         O_FAKED,
         O_IMAGE,
@@ -191,6 +194,7 @@ int main(int argc, char **argv)
                                          {"nodes", 1, 0, O_NODES},
                                          {"node-cpu", 1, 0, O_CPU},
                                          {"node-memory", 1, 0, O_MEM},
+                                         {"node-resource", 1, 0, O_RES},
                                          {"fake-kubelet", 0, 0, O_FAKE},
                                          {"fake-delay-ms", 1, 0, O_FAKED},
                                          {"image", 1, 0, O_IMAGE},
@@ -246,6 +250,15 @@ int main(int argc, char **argv)
             break;
         case O_MEM:
             node_mem = ks_quantity_scaled(optarg, 1);
+            break;
+        case O_RES: /* NAME=COUNT, split when the kubelet starts */
+            node_res = optarg;
+            if (!strchr(optarg, '=') || optarg[0] == '=' ||
+                strspn(strchr(optarg, '=') + 1, "0123456789") != strlen(strchr(optarg, '=') + 1) ||
+                !strchr(optarg, '=')[1]) {
+                fprintf(stderr, "kubesim: --node-resource %s: expected NAME=COUNT\n", optarg);
+                return 2;
+            }
             break;
         case O_FAKE:
             fake = 1;
@@ -356,6 +369,7 @@ int main(int argc, char **argv)
         ko.nodes = nodes;
         ko.node_cpu_millis = (int)node_cpu;
         ko.node_memory_bytes = node_mem;
+        if (node_res) ks_kubelet_resource_arg(node_res, &ko); /* checked when parsed */
         ko.fake = fake;
         ko.fake_delay_ms = fake_delay;
         ko.image_names = img_names;

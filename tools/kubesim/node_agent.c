@@ -203,6 +203,7 @@ static void usage(FILE *out)
             "  --cluster-dns IP          nameserver of the pods (default: the host's)\n"
             "  --state-dir DIR           pod directories and logs\n"
             "  --node-cpu CPU --node-memory BYTES --max-pods N   capacity (8, 16Gi, 110)\n"
+            "  --node-resource NAME=N    an extended resource of the node (example.com/gpu=4)\n"
             "  --image NAME=DIR          image directory (repeatable; docs/kubesim-kubelet.md)\n"
             "  --fake-kubelet            pods go Running without processes (scale runs)\n");
 }
@@ -213,6 +214,7 @@ int ks_node_agent_main(int argc, char **argv)
     const char *node_ip = NULL, *cluster_dns = NULL, *state_dir = NULL, *serving_cert = NULL,
                *serving_key = NULL;
     const char *img_names[64], *img_dirs[64];
+    ks_kubelet_options res = {0}; /* --node-resource */
     int n_images = 0, fake = 0, max_pods = 0;
     long long cpu = 8000, mem = 16LL << 30;
     enum {
@@ -230,20 +232,30 @@ int ks_node_agent_main(int argc, char **argv)
         O_CPU,
         O_MEM,
         O_PODS,
+        O_RES,
         O_IMAGE,
         O_FAKE,
         O_HELP
     };
-    static const struct option opts[] = {
-        {"server", 1, 0, O_SERVER},    {"ca-file", 1, 0, O_CA},
-        {"cert-file", 1, 0, O_CERT},   {"key-file", 1, 0, O_KEY},
-        {"token", 1, 0, O_TOKEN},      {"node-name", 1, 0, O_NAME},
-        {"node-ip", 1, 0, O_IP},       {"cluster-dns", 1, 0, O_DNS},
-        {"state-dir", 1, 0, O_STATE},  {"serving-cert", 1, 0, O_SCERT},
-        {"serving-key", 1, 0, O_SKEY}, {"node-cpu", 1, 0, O_CPU},
-        {"node-memory", 1, 0, O_MEM},  {"max-pods", 1, 0, O_PODS},
-        {"image", 1, 0, O_IMAGE},      {"fake-kubelet", 0, 0, O_FAKE},
-        {"help", 0, 0, O_HELP},        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"server", 1, 0, O_SERVER},
+                                         {"ca-file", 1, 0, O_CA},
+                                         {"cert-file", 1, 0, O_CERT},
+                                         {"key-file", 1, 0, O_KEY},
+                                         {"token", 1, 0, O_TOKEN},
+                                         {"node-name", 1, 0, O_NAME},
+                                         {"node-ip", 1, 0, O_IP},
+                                         {"cluster-dns", 1, 0, O_DNS},
+                                         {"state-dir", 1, 0, O_STATE},
+                                         {"serving-cert", 1, 0, O_SCERT},
+                                         {"serving-key", 1, 0, O_SKEY},
+                                         {"node-cpu", 1, 0, O_CPU},
+                                         {"node-memory", 1, 0, O_MEM},
+                                         {"max-pods", 1, 0, O_PODS},
+                                         {"image", 1, 0, O_IMAGE},
+                                         {"fake-kubelet", 0, 0, O_FAKE},
+                                         {"node-resource", 1, 0, O_RES},
+                                         {"help", 0, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -289,6 +301,13 @@ int ks_node_agent_main(int argc, char **argv)
             break;
         case O_PODS:
             max_pods = atoi(optarg);
+            break;
+        case O_RES:
+            if (ks_kubelet_resource_arg(optarg, &res) < 0) {
+                fprintf(stderr, "kubesim --node-agent: --node-resource %s: expected NAME=COUNT\n",
+                        optarg);
+                return 2;
+            }
             break;
         case O_FAKE:
             fake = 1;
@@ -342,6 +361,8 @@ int ks_node_agent_main(int argc, char **argv)
     ks_kubelet_options ko = {.nodes = 1,
                              .node_cpu_millis = (int)cpu,
                              .node_memory_bytes = mem,
+                             .node_resource_name = res.node_resource_name,
+                             .node_resource_count = res.node_resource_count,
                              .fake = fake,
                              .image_names = img_names,
                              .image_dirs = img_dirs,

@@ -342,6 +342,7 @@ void cs_k8s_add_driver_system_properties(cs_conf *c, const k8s_app *app)
     cs_conf_set(c, "spark.driver.host", buf);
     cs_conf_entry_set_defaults_in(c, CS_CONF_IN_DRIVER_POD); /* the driver's ports: 7078, 7079 */
     cs_conf_set(c, "spark.kubernetes.submitInDriver", "true");
+    cs_k8s_driver_credentials_properties(c);
 }
 
 int cs_k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_mib,
@@ -395,9 +396,9 @@ int cs_k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_m
 /* ---- pod builders ------------------------------------------------------------------------- */
 
 static const k8s_step_fn DRIVER_STEPS[] = {
-    cs_k8s_step_template,    cs_k8s_step_basic,   cs_k8s_step_mount_secrets,
-    cs_k8s_step_env_secrets, cs_k8s_step_volumes, cs_k8s_step_local_dirs,
-    cs_k8s_step_conf_map,
+    cs_k8s_step_template,      cs_k8s_step_basic,       cs_k8s_step_driver_credentials,
+    cs_k8s_step_mount_secrets, cs_k8s_step_env_secrets, cs_k8s_step_volumes,
+    cs_k8s_step_local_dirs,    cs_k8s_step_conf_map,
 };
 static const k8s_step_fn EXECUTOR_STEPS[] = {
     cs_k8s_step_template,    cs_k8s_step_basic,   cs_k8s_step_mount_secrets,
@@ -610,7 +611,7 @@ static int read_small_file(const char *path, char **out, size_t *len, cs_error *
     return CS_OK;
 }
 
-static char *base64_new(const uint8_t *p, size_t n)
+char *cs_k8s_base64_new(const uint8_t *p, size_t n)
 {
     size_t out_len = 4 * ((n + 2) / 3);
     char *out = cs_xmalloc(out_len + 1);
@@ -698,13 +699,13 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
     if (so || app->n_shipped) {
         json_t *bin = json_object();
         if (so) {
-            char *b64 = base64_new(so, len);
+            char *b64 = cs_k8s_base64_new(so, len);
             json_object_set_new(bin, app->upload_name ? app->upload_name : "app.so",
                                 json_string(b64));
             free(b64);
         }
         for (int i = 0; i < app->n_shipped; i++) {
-            char *b64 = base64_new(app->shipped[i].data, app->shipped[i].len);
+            char *b64 = cs_k8s_base64_new(app->shipped[i].data, app->shipped[i].len);
             json_object_set_new(bin, app->shipped[i].key, json_string(b64));
             free(b64);
         }
@@ -739,7 +740,7 @@ json_t *cs_k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *er
             snprintf(gen + 2 * i, 3, "%02x", raw[i]);
         secret = gen;
     }
-    char *b64 = base64_new((const uint8_t *)secret, strlen(secret));
+    char *b64 = cs_k8s_base64_new((const uint8_t *)secret, strlen(secret));
     json_t *s = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:s, s:{s:s}}", "apiVersion", "v1",
                           "kind", "Secret", "metadata", "name", app->auth_secret_name, "namespace",
                           app->namespace_, "labels", "spark-app-selector", app->app_id, "type",

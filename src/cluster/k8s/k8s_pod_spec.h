@@ -158,6 +158,20 @@ json_t *cs_k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const
  * into _SPARK_AUTH_SECRET when spark.authenticate=true. */
 json_t *cs_k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err);
 
+/* The driver's API-server credentials, as Spark's DriverKubernetesCredentialsFeatureStep
+ * (k8s_step_credentials.c): the files named by spark.kubernetes.authenticate.driver.
+ * {caCertFile,clientCertFile,clientKeyFile,oauthTokenFile} (read on the submitting machine) and
+ * the value of .oauthToken go into the Secret <prefix>-kubernetes-credentials (keys ca-cert,
+ * client-cert, client-key, oauth-token), mounted in the driver at K8S_CREDENTIALS_DIR.
+ * *out is a new Secret, or NULL when none of the keys is set. CS_EINVAL / CS_ENOTFOUND naming the
+ * key for a missing file, or for a token given both as a value and as a file. */
+#define K8S_CREDENTIALS_DIR "/mnt/secrets/spark-kubernetes-credentials"
+int cs_k8s_driver_credentials_secret(const cs_conf *conf, const k8s_app *app, json_t **out,
+                                     cs_error *err);
+/* Points spark.kubernetes.authenticate.driver.mounted.* (unless the user set them) at the
+ * mounted copies of the credentials set in c: the driver pod's client reads them there. */
+void cs_k8s_driver_credentials_properties(cs_conf *c);
+
 /* Adds (replacing an existing one with the same uid) a controller ownerReference
  * {apiVersion v1, kind Pod, name, uid, controller true, blockOwnerDeletion true} pointing at
  * driver_pod (which must carry metadata.name and metadata.uid, i.e. be the created pod). */

@@ -37,6 +37,7 @@ typedef int (*k8s_step_fn)(k8s_pod_ctx *ctx, cs_error *err);
 
 int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err); /* the starting pod */
 int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_driver_credentials(k8s_pod_ctx *ctx, cs_error *err); /* k8s_step_credentials.c */
 int cs_k8s_step_mount_secrets(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err);
@@ -65,6 +66,9 @@ void cs_k8s_env_value(json_t *container, const char *name, const char *value);
 void cs_k8s_env_field_ref(json_t *container, const char *name, const char *field_path);
 void cs_k8s_env_secret_ref(json_t *container, const char *name, const char *secret,
                            const char *key);
+
+/* Standard base64 of n bytes at p, NUL-terminated; malloc'd, owned by the caller. */
+char *cs_k8s_base64_new(const uint8_t *p, size_t n);
 
 /* {{APP_ID}} -> app id, {{EXECUTOR_ID}} -> exec_id (when >= 0), {{SPARK_VERSION}}. */
 char *cs_k8s_subst(const char *s, const k8s_app *app, int exec_id);

@@ -13,8 +13,8 @@
 #                                        runs no pod, so it needs no image and never says SKIP
 #   k8s_step TEXT                        records the step the test is in (see below)
 #   k8s_run_inner SECONDS [KUBESIM_FLAGS...]                runs inner.sh; exits 1 on failure
-#       (on the real cluster --nodes N and --node-memory Q are given to the node agents; inner.sh
-#       sees K8S_CLUSTER). SECONDS bounds inner.sh; the real cluster's start gets 180 s more; the
+#       (on the real cluster --nodes N, --node-memory Q and --node-resource NAME=N are given to the
+#       node agents; inner.sh sees K8S_CLUSTER). SECONDS bounds inner.sh; the real cluster's start gets 180 s more; the
 #       sum must stay 60 s below ctest's TIMEOUT (K8S_TEST_TIMEOUT), which ends a test silently.
 # inner.sh runs after a prelude (set -u) that gives it SERVER (the API server's URL), pod_history
 # (kubesim's /kubesim/pod-history, or the same JSON from a pod watch on the real cluster), objects,
@@ -100,6 +100,7 @@ k8s_run_inner() {
             case "$1" in
             --nodes) flags+=(--nodes "$2"); shift 2 ;;
             --node-memory) export K8S_UP_NODE_MEMORY=$2; shift 2 ;;
+            --node-resource) export K8S_UP_NODE_RESOURCE=$2; shift 2 ;;
             *) echo "FAIL: $K8S_TEST: kubesim flag $1 has no meaning on the real cluster" >&2; exit 1 ;;
             esac
         done

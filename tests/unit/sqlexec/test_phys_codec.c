@@ -5,7 +5,8 @@
  * limit) encodes, decodes and encodes again to the same bytes, and a decoded tree runs to the
  * same rows as the original; a bad plan (unknown kind, an ordinal outside its input, a child
  * missing, file groups beyond the splits, a literal of another type, truncated bytes) is one
- * CS_EPROTO line naming the node.
+ * CS_EPROTO line naming the node. An ArrowEvalPython node (Python UDFs) keeps its pickled command,
+ * eval type and arguments.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -333,12 +334,71 @@ static void test_bad_plans_refused(void **state)
     cs_phys_free(tree);
 }
 
+/* An ArrowEvalPython node (a pandas UDF f(v) over local k, v): its command (bytes with NULs),
+ * eval type, interpreter and argument ordinals survive the wire form, EXPLAIN names the UDF's
+ * column, and an argument outside the input is refused. */
+static cs_phys_node *python_eval_tree(void)
+{
+    cs_col_type *out =
+        t_schema(3, (const char *[]){"k", "v", "f(v)"},
+                 (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_LONG), T(CS_TYPE_DOUBLE)});
+    cs_phys_node *n = unary(CS_PH_PYTHON_EVAL, out, local_kv_named("k", "v", 12, 3, 0));
+    n->py_eval_type = 200;
+    n->py_python = strdup("python3");
+    n->py_python_ver = strdup("3.11");
+    n->n_py_udfs = 1;
+    n->py_udfs = calloc(1, sizeof *n->py_udfs);
+    n->py_udfs[0].command = malloc(5);
+    memcpy(n->py_udfs[0].command, "\x80\x05\0\x01.", 5);
+    n->py_udfs[0].command_len = 5;
+    n->py_udfs[0].n_args = 1;
+    n->py_udfs[0].args = calloc(1, sizeof(int));
+    n->py_udfs[0].args[0] = 1;
+    return n;
+}
+
+static void python_arg_out_of_range(Cspark__SqlPlan *pb)
+{
+    pb->root->py_udfs[0]->args[0] = 5;
+}
+
+static void test_python_eval_round_trip(void **state)
+{
+    (void)state;
+    cs_phys_node *tree = python_eval_tree();
+    cs_sbuf a = {0}, b = {0}, x = {0};
+    encode(tree, &a);
+    cs_error err = {0};
+    cs_phys_node *back = cs_phys_decode((const uint8_t *)a.data, a.len, &err);
+    if (!back) fail_msg("decode: %s", err.msg);
+    encode(back, &b);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    assert_int_equal(back->py_eval_type, 200);
+    assert_string_equal(back->py_python, "python3");
+    assert_string_equal(back->py_python_ver, "3.11");
+    assert_int_equal(back->n_py_udfs, 1);
+    assert_int_equal(back->py_udfs[0].command_len, 5);
+    assert_memory_equal(back->py_udfs[0].command, "\x80\x05\0\x01.", 5);
+    assert_int_equal(back->py_udfs[0].args[0], 1);
+    cs_phys_explain(back, &x);
+    if (!strstr(cs_sbuf_str(&x), "ArrowEvalPython [f(v)], 200"))
+        fail_msg("explain: %s", cs_sbuf_str(&x));
+    expect_bad(tree, python_arg_out_of_range, "a Python UDF argument");
+    cs_phys_free(back);
+    cs_phys_free(tree);
+    cs_sbuf_free(&a);
+    cs_sbuf_free(&b);
+    cs_sbuf_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_every_kind),
         cmocka_unit_test(test_decoded_tree_runs),
         cmocka_unit_test(test_bad_plans_refused),
+        cmocka_unit_test(test_python_eval_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

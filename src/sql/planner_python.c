@@ -1,0 +1,213 @@
+/*
+ * planner_python.c — Spark's ExtractPythonUDFs for the planner: Python UDF calls
+ * (CS_EX_PYTHON_UDF) in a Project's list or a Filter's condition are evaluated by PYTHON_EVAL
+ * nodes (sqlexec's ArrowEvalPython) put under the Project / Filter, and the expressions read the
+ * nodes' result columns instead.
+ *
+ * Rounds, as Spark's: each round takes the calls whose arguments call no other Python UDF, of
+ * one eval type (a row-at-a-time UDF and a pandas UDF never share a worker), computes their
+ * arguments as columns (a Project below when they are expressions), and puts one PYTHON_EVAL
+ * over the input; calls nested in others are left for the next round. Equal calls (same function
+ * name and arguments, as printed) are evaluated once.
+ *
+ * Called by planner.c. Ownership: as planner.c's (nodes made here join the tree in *in;
+ * expressions and attributes in the planner's arena; UDF commands copied into the node).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/planner_internal.h"
+
+#define MAX_UDFS_PER_ROUND 256
+
+bool cs_pl_has_python_udf(const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (e->kind == CS_EX_PYTHON_UDF) return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (cs_pl_has_python_udf(e->args[i])) return true;
+    return false;
+}
+
+/* The row-at-a-time kinds run the same way (sqlexec sends both as Arrow batches). */
+static int kind_of(const cs_sql_expr *udf)
+{
+    int t = udf->python_udf->eval_type;
+    return t == 101 ? 100 : t;
+}
+
+/* The same call: the same function (its pickled command) over the same arguments. Two lambdas
+ * print alike ("<lambda>(x)"), so the command decides, not the name. */
+static bool same_call(const cs_sql_expr *a, const cs_sql_expr *b)
+{
+    if (a->kind != CS_EX_PYTHON_UDF || b->kind != CS_EX_PYTHON_UDF || a->n_args != b->n_args)
+        return false;
+    const cs_sql_python_udf *x = a->python_udf, *y = b->python_udf;
+    if (x->eval_type != y->eval_type || x->command_len != y->command_len ||
+        memcmp(x->command, y->command, x->command_len) != 0)
+        return false;
+    for (int i = 0; i < a->n_args; i++)
+        if (!cs_pl_same_expr(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+/* e with every call equal to from[i] replaced by to[i]. */
+static cs_sql_expr *replace_calls(cs_pl_ctx *c, cs_sql_expr *e, const cs_sql_expr *const *from,
+                                  cs_sql_expr *const *to, int n)
+{
+    if (!e) return NULL;
+    for (int i = 0; i < n; i++)
+        if (same_call(e, from[i])) return to[i];
+    if (!cs_pl_has_python_udf(e)) return e;
+    cs_sql_expr *r = cs_sql_expr_copy(c->arena, e);
+    for (int i = 0; i < e->n_args; i++)
+        r->args[i] = replace_calls(c, e->args[i], from, to, n);
+    return r;
+}
+
+typedef struct udf_set {
+    const cs_sql_expr *calls[MAX_UDFS_PER_ROUND];
+    int n;
+    int kind; /* 0: not chosen yet */
+} udf_set;
+
+/* Collects the calls of e whose arguments call no Python UDF, of the round's kind. */
+static void collect(const cs_sql_expr *e, udf_set *s)
+{
+    if (!e) return;
+    if (e->kind == CS_EX_PYTHON_UDF) {
+        bool inner = false;
+        for (int i = 0; i < e->n_args; i++)
+            inner |= cs_pl_has_python_udf(e->args[i]);
+        if (!inner) {
+            if (!s->kind) s->kind = kind_of(e);
+            if (kind_of(e) != s->kind || s->n == MAX_UDFS_PER_ROUND) return;
+            for (int i = 0; i < s->n; i++)
+                if (same_call(s->calls[i], e)) return;
+            s->calls[s->n++] = e;
+            return;
+        }
+    }
+    for (int i = 0; i < e->n_args; i++)
+        collect(e->args[i], s);
+}
+
+/* One PYTHON_EVAL over in for the calls of s; to[i] is the attribute of calls[i]'s result. */
+static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr **to)
+{
+    int total = 0;
+    for (int i = 0; i < s->n; i++)
+        total += s->calls[i]->n_args;
+    cs_sql_expr **args = cs_sql_alloc(c->arena, sizeof *args * (size_t)(total + 1));
+    int *ords = cs_xcalloc((size_t)total + 1, sizeof *ords);
+    for (int i = 0, k = 0; i < s->n; i++)
+        for (int a = 0; a < s->calls[i]->n_args; a++)
+            args[k++] = s->calls[i]->args[a];
+    if (cs_pl_columns(c, in, args, total, ords) != 0) {
+        free(ords);
+        return -1;
+    }
+    int n_out = in->n + s->n;
+    cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n_out + 1));
+    memcpy(attrs, in->attrs, sizeof *attrs * (size_t)in->n);
+    for (int i = 0; i < s->n; i++) {
+        cs_sbuf name = CS_SBUF_INIT;
+        cs_sql_expr_pretty_name(s->calls[i], &name);
+        to[i] = cs_pl_new_attr(c, cs_sbuf_str(&name), s->calls[i]->type, true);
+        cs_sbuf_free(&name);
+        attrs[in->n + i] = to[i];
+    }
+    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, attrs, n_out, 1);
+    n->children[0] = in->node;
+    const cs_sql_python_udf *first = s->calls[0]->python_udf;
+    n->py_eval_type = first->eval_type;
+    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
+    n->py_python_ver = cs_xstrdup(first->python_ver);
+    n->py_udfs = cs_xcalloc((size_t)s->n, sizeof *n->py_udfs);
+    n->n_py_udfs = s->n;
+    for (int i = 0, k = 0; i < s->n; i++) {
+        const cs_sql_python_udf *u = s->calls[i]->python_udf;
+        cs_phys_py_udf *d = &n->py_udfs[i];
+        d->command = cs_xmalloc(u->command_len + 1);
+        if (u->command_len) memcpy(d->command, u->command, u->command_len);
+        d->command_len = u->command_len;
+        d->n_args = s->calls[i]->n_args;
+        d->args = cs_xcalloc((size_t)d->n_args + 1, sizeof *d->args);
+        for (int a = 0; a < d->n_args; a++)
+            d->args[a] = ords[k++];
+    }
+    free(ords);
+    cs_pl_out was = *in;
+    *in = (cs_pl_out){n, attrs, n_out, NULL, 0, 0};
+    cs_pl_keep_partitioning(in, &was);
+    return 0;
+}
+
+int cs_pl_python_udfs(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n,
+                      cs_sql_expr ***rewritten)
+{
+    cs_sql_expr **cur = cs_sql_alloc(c->arena, sizeof *cur * (size_t)(n + 1));
+    memcpy(cur, exprs, sizeof *cur * (size_t)n);
+    *rewritten = cur;
+    for (;;) {
+        udf_set s = {.n = 0};
+        for (int i = 0; i < n; i++)
+            collect(cur[i], &s);
+        if (s.n == 0) return 0;
+        cs_sql_expr *to[MAX_UDFS_PER_ROUND];
+        if (eval_node(c, in, &s, to) != 0) return -1;
+        for (int i = 0; i < n; i++)
+            cur[i] = replace_calls(c, cur[i], s.calls, to, s.n);
+    }
+}
+
+/* Spark's FlatMapGroupsInPandasExec under its required distribution and ordering: an Exchange
+ * by the grouping keys (none: a single partition), a Sort by them, then a PYTHON_EVAL of eval
+ * type 201 whose one UDF's arguments are Spark's grouped offsets ([length, number of keys,
+ * keys..., values...], ordinals of the sorted input) and whose output is p's. */
+int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    const cs_sql_expr *udf = p->generator;
+    if (!udf || udf->kind != CS_EX_PYTHON_UDF) return cs_pl_unsupported(c, "this grouped map");
+    cs_pl_out in;
+    if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
+    int nk = p->n_exprs, nv = udf->n_args;
+    int *ords = cs_xcalloc((size_t)(nk + nv + 1), sizeof *ords);
+    if (cs_pl_columns(c, &in, p->exprs, nk, ords) != 0 ||
+        cs_pl_columns(c, &in, udf->args, nv, ords + nk) != 0) {
+        free(ords);
+        cs_phys_free(in.node);
+        return -1;
+    }
+    if (nk == 0 || !cs_pl_partitioned_by(&in, ords, nk, c->pc->conf.shuffle_partitions, false))
+        cs_pl_exchange(c, &in, CS_PART_HASH, ords, nk, c->pc->conf.shuffle_partitions);
+    if (nk > 0) {
+        cs_phys_node *s = cs_pl_node(c, CS_PH_SORT, in.attrs, in.n, 1);
+        s->children[0] = in.node;
+        in.node = s;
+        s->n_sort_keys = nk;
+        s->sort_keys = cs_xcalloc((size_t)nk, sizeof *s->sort_keys);
+        for (int i = 0; i < nk; i++)
+            s->sort_keys[i] = (cs_sort_key){ords[i], false, true};
+    }
+    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, p->output, p->n_output, 1);
+    n->children[0] = in.node;
+    n->py_eval_type = udf->python_udf->eval_type;
+    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
+    n->py_python_ver = cs_xstrdup(udf->python_udf->python_ver);
+    n->n_py_udfs = 1;
+    n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);
+    cs_phys_py_udf *d = &n->py_udfs[0];
+    d->command = cs_xmalloc(udf->python_udf->command_len + 1);
+    if (udf->python_udf->command_len)
+        memcpy(d->command, udf->python_udf->command, udf->python_udf->command_len);
+    d->command_len = udf->python_udf->command_len;
+    d->n_args = 2 + nk + nv;
+    d->args = cs_xcalloc((size_t)d->n_args, sizeof *d->args);
+    d->args[0] = 1 + nk + nv;
+    d->args[1] = nk;
+    memcpy(d->args + 2, ords, sizeof *ords * (size_t)(nk + nv));
+    free(ords);
+    *out = (cs_pl_out){n, p->output, p->n_output, NULL, 0, 0};
+    return 0;
+}

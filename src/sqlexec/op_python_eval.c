@@ -1,0 +1,341 @@
+/*
+ * op_python_eval.c — Spark's ArrowEvalPythonExec (and BatchEvalPythonExec, which cspark runs
+ * the Arrow way): Python UDFs evaluated a batch at a time in one PySpark worker per task
+ * (python_worker.h). Its output is the child's columns, then one column per UDF.
+ *
+ * Each child batch's UDF arguments (the ordinals the planner gave, decoded from dictionaries)
+ * go to the worker as one record batch of an Arrow IPC stream, columns `_0`, `_1`, ...; the
+ * child's batch waits in a FIFO until the worker answers with the results' batch of the same
+ * rows (scalar UDFs answer one batch per batch sent, in order), and the two are put side by
+ * side. A row-at-a-time UDF (SQL_BATCHED_UDF) is sent as SQL_ARROW_BATCHED_UDF: the worker calls
+ * the function once per row over the Arrow batch, the result coerced to the declared type by
+ * Arrow, as Spark does when spark.sql.execution.pythonUDF.arrow.enabled is on. A scalar pandas UDF
+ * (SQL_SCALAR_PANDAS_UDF) gets the columns as pandas Series.
+ *
+ * The worker starts at open and is killed at close (a task that ends early, fails or is
+ * cancelled leaves no process behind). A Python exception is Spark's PythonException (the
+ * worker's traceback). Every wait checks ctx->cancelled.
+ *
+ * Ownership: the constructor copies the spec (commands, strings, ordinals) and takes over the
+ * child and the result types. Single-threaded: the task's thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/arrow_ipc.h"
+#include "sqlexec/python_eval.h"
+#include "sqlexec/python_worker.h"
+#include "sqlexec/sql_ops.h"
+
+typedef struct py_udf {
+    uint8_t *command;
+    size_t command_len;
+    int n_args;
+    int *args;    /* ordinals of the child's output */
+    int *offsets; /* columns of the batch sent */
+} py_udf;
+
+typedef struct py_eval_op {
+    cs_sql_op base;
+    int eval_type;
+    char *python, *python_ver;
+    int n_udfs;
+    py_udf *udfs;
+    int n_sent_cols;
+    int *sent_cols; /* the child's ordinal of each column sent */
+    cs_col_type *sent_schema;
+    /* running */
+    cs_py_worker *worker;
+    cs_ipc_writer *writer;
+    cs_ipc_reader *reader;
+    bool child_done, results_done;
+    cs_col_batch **fifo; /* child batches sent, not yet answered */
+    int fifo_head, fifo_len, fifo_cap;
+    cs_error *pump_err;
+} py_eval_op;
+
+static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
+{
+    (void)err;
+    cs_py_worker_send(arg, p, n);
+    return 0;
+}
+
+static void fifo_push(py_eval_op *o, cs_col_batch *b)
+{
+    if (o->fifo_len == o->fifo_cap) {
+        int cap = o->fifo_cap ? 2 * o->fifo_cap : 8;
+        cs_col_batch **f = cs_xcalloc((size_t)cap, sizeof *f);
+        for (int i = 0; i < o->fifo_len; i++)
+            f[i] = o->fifo[(o->fifo_head + i) % o->fifo_cap];
+        free(o->fifo);
+        o->fifo = f;
+        o->fifo_cap = cap;
+        o->fifo_head = 0;
+    }
+    o->fifo[(o->fifo_head + o->fifo_len++) % o->fifo_cap] = b;
+}
+
+static cs_col_batch *fifo_pop(py_eval_op *o)
+{
+    if (o->fifo_len == 0) return NULL;
+    cs_col_batch *b = o->fifo[o->fifo_head];
+    o->fifo_head = (o->fifo_head + 1) % o->fifo_cap;
+    o->fifo_len--;
+    return b;
+}
+
+/* The worker took everything sent: send the next non-empty child batch's arguments, or end. */
+static int pump(void *arg, cs_error *err)
+{
+    py_eval_op *o = arg;
+    for (;;) {
+        cs_col_batch *b = NULL;
+        if (cs_sql_op_next(o->base.children[0], &b, err) != 0) return err->code;
+        if (!b) {
+            o->child_done = true;
+            if (cs_ipc_writer_close(o->writer, err) != 0) return err->code;
+            cs_py_worker_end_input(o->worker);
+            return 1;
+        }
+        if (b->num_rows == 0) {
+            cs_col_batch_unref(b);
+            continue;
+        }
+        cs_column **cols = cs_xcalloc((size_t)o->n_sent_cols + 1, sizeof *cols);
+        for (int i = 0; i < o->n_sent_cols; i++) {
+            cs_column *c = b->columns[o->sent_cols[i]];
+            cols[i] = c->dictionary ? cs_column_decode(c, o->base.ctx->alloc) : cs_column_ref(c);
+        }
+        cs_col_batch *args = cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, o->n_sent_cols,
+                                              b->num_rows, err);
+        free(cols);
+        if (!args) {
+            cs_col_batch_unref(b);
+            return err->code;
+        }
+        int rc = cs_ipc_writer_write(o->writer, args, err);
+        cs_col_batch_unref(args);
+        if (rc != 0) {
+            cs_col_batch_unref(b);
+            return rc;
+        }
+        fifo_push(o, b);
+        return 0;
+    }
+}
+
+static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
+{
+    py_eval_op *o = (py_eval_op *)op;
+    if (cs_sql_op_open(op->children[0], ctx, err) != 0) return err->code;
+    cs_py_udf_command *cmds = cs_xcalloc((size_t)o->n_udfs, sizeof *cmds);
+    for (int i = 0; i < o->n_udfs; i++)
+        cmds[i] = (cs_py_udf_command){o->udfs[i].command, o->udfs[i].command_len, o->udfs[i].n_args,
+                                      o->udfs[i].offsets};
+    const char *keys[] = {"spark.sql.session.timeZone",
+                          "spark.sql.execution.pandas.convertToArrowArraySafely"};
+    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC", "false"};
+    cs_py_worker_spec spec = {
+        .python = o->python,
+        .python_ver = o->python_ver,
+        .eval_type =
+            o->eval_type == CS_PY_EVAL_BATCHED_UDF ? CS_PY_EVAL_ARROW_BATCHED_UDF : o->eval_type,
+        .n_conf = 2,
+        .conf_keys = keys,
+        .conf_values = values,
+        .n_udfs = o->n_udfs,
+        .udfs = cmds,
+        .partition_id = (int)ctx->partition_id,
+        .cancelled = ctx->cancelled,
+    };
+    o->worker = cs_py_worker_start(&spec, err);
+    free(cmds);
+    if (!o->worker) return err->code;
+    o->writer = cs_ipc_writer_new(o->sent_schema, send_bytes, o->worker);
+    cs_py_worker_set_pump(o->worker, pump, o);
+    return 0;
+}
+
+static int py_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
+{
+    py_eval_op *o = (py_eval_op *)op;
+    *out = NULL;
+    if (o->results_done) return 0;
+    if (!o->reader) {
+        /* the worker's first word: its results' stream, an exception, or (no input) its end */
+        int32_t v;
+        if (cs_py_worker_read_int(o->worker, &v, err) != 0) return err->code;
+        if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(o->worker, err);
+        if (v == CS_PY_TIMING_DATA && o->fifo_len == 0) {
+            o->results_done = true; /* close kills the worker: its end sections are not read */
+            return 0;
+        }
+        if (v != CS_PY_START_ARROW_STREAM)
+            return cs_error_set(err, CS_EPROTO, "Python worker: unexpected answer %d", v);
+        if (cs_ipc_reader_open(o->base.ctx->alloc, cs_py_worker_read, o->worker,
+                               "the Python worker's results", &o->reader, err) != 0)
+            return err->code;
+    }
+    cs_col_batch *res = NULL;
+    int rc = cs_ipc_reader_next(o->reader, &res, err);
+    if (rc < 0) return rc;
+    if (rc == 0) {
+        o->results_done = true;
+        if (cs_py_worker_finish(o->worker, err) != 0) return err->code;
+        if (o->fifo_len > 0)
+            return cs_error_set(err, CS_EPROTO, "Python worker: fewer result batches than sent");
+        return 0;
+    }
+    cs_col_batch *in = fifo_pop(o);
+    if (!in || res->num_rows != in->num_rows || res->n_columns != o->n_udfs) {
+        int64_t want = in ? in->num_rows : 0;
+        if (in) cs_col_batch_unref(in);
+        cs_col_batch_unref(res);
+        return cs_error_set(err, CS_EPROTO,
+                            "Python worker: a result batch of %lld rows for %lld rows sent",
+                            (long long)res->num_rows, (long long)want);
+    }
+    int nin = in->n_columns, n = nin + o->n_udfs;
+    cs_column **cols = cs_xcalloc((size_t)n, sizeof *cols);
+    for (int i = 0; i < nin; i++)
+        cols[i] = cs_column_ref(in->columns[i]);
+    for (int i = 0; i < o->n_udfs; i++) {
+        const cs_col_type *want = op->schema->fields[nin + i].type;
+        if (!cs_col_type_equal(res->columns[i]->type, want)) {
+            cs_sbuf w = {0}, g = {0};
+            cs_col_type_simple_string(want, &w);
+            cs_col_type_simple_string(res->columns[i]->type, &g);
+            cs_error_set(err, CS_EPROTO, "Python worker: UDF %d returned %s, declared %s", i,
+                         cs_sbuf_str(&g), cs_sbuf_str(&w));
+            cs_sbuf_free(&w);
+            cs_sbuf_free(&g);
+            for (int j = 0; j < nin + i; j++)
+                cs_column_unref(cols[j]);
+            free(cols);
+            cs_col_batch_unref(in);
+            cs_col_batch_unref(res);
+            return CS_EPROTO;
+        }
+        cols[nin + i] = cs_column_ref(res->columns[i]);
+    }
+    *out = cs_col_batch_new(cs_col_type_ref(op->schema), cols, n, in->num_rows, err);
+    free(cols);
+    cs_col_batch_unref(in);
+    cs_col_batch_unref(res);
+    return *out ? 0 : err->code;
+}
+
+static void py_close(cs_sql_op *op)
+{
+    py_eval_op *o = (py_eval_op *)op;
+    cs_ipc_reader_free(o->reader);
+    o->reader = NULL;
+    cs_ipc_writer_free(o->writer);
+    o->writer = NULL;
+    cs_py_worker_free(o->worker); /* kills it if it has not ended */
+    o->worker = NULL;
+    cs_col_batch *b;
+    while ((b = fifo_pop(o)))
+        cs_col_batch_unref(b);
+    cs_sql_op_close(op->children[0]);
+}
+
+static void py_destroy(cs_sql_op *op)
+{
+    py_eval_op *o = (py_eval_op *)op;
+    for (int i = 0; i < o->n_udfs; i++) {
+        free(o->udfs[i].command);
+        free(o->udfs[i].args);
+        free(o->udfs[i].offsets);
+    }
+    free(o->udfs);
+    free(o->sent_cols);
+    free(o->fifo);
+    free(o->python);
+    free(o->python_ver);
+    cs_col_type_unref(o->sent_schema);
+}
+
+static void py_explain(const cs_sql_op *op, cs_sbuf *out)
+{
+    const py_eval_op *o = (const py_eval_op *)op;
+    cs_sbuf_printf(out, "[%d python udf(s)], %d", o->n_udfs, o->eval_type);
+}
+
+static const cs_sql_op_vtable py_eval_vt = {"ArrowEvalPython", py_open,    py_next,
+                                            py_close,          py_destroy, py_explain};
+
+static cs_sql_op *refuse(cs_sql_op *child, const cs_py_eval_spec *spec)
+{
+    for (int u = 0; u < spec->n_udfs; u++)
+        cs_col_type_unref(spec->udfs[u].result_type);
+    cs_sql_op_free(child);
+    return NULL;
+}
+
+cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, cs_error *err)
+{
+    const cs_col_type *in = child->schema;
+    if (spec->eval_type != CS_PY_EVAL_BATCHED_UDF &&
+        spec->eval_type != CS_PY_EVAL_ARROW_BATCHED_UDF &&
+        spec->eval_type != CS_PY_EVAL_SCALAR_PANDAS_UDF) {
+        cs_error_set(err, CS_EINVAL, "ArrowEvalPython: eval type %d is not a scalar UDF's",
+                     spec->eval_type);
+        return refuse(child, spec);
+    }
+    int total = 0;
+    for (int u = 0; u < spec->n_udfs; u++)
+        for (int a = 0; a < spec->udfs[u].n_args; a++) {
+            int ord = spec->udfs[u].args[a];
+            if (ord < 0 || ord >= in->n_fields) {
+                cs_error_set(err, CS_EINVAL, "ArrowEvalPython: argument ordinal %d of %d", ord,
+                             in->n_fields);
+                return refuse(child, spec);
+            }
+            total++;
+        }
+    py_eval_op *o = cs_xcalloc(1, sizeof *o);
+    o->eval_type = spec->eval_type;
+    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
+    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->n_udfs = spec->n_udfs;
+    o->udfs = cs_xcalloc((size_t)spec->n_udfs + 1, sizeof *o->udfs);
+    o->sent_cols = cs_xcalloc((size_t)total + 1, sizeof *o->sent_cols);
+    cs_col_field *sf = cs_xcalloc((size_t)total + 1, sizeof *sf);
+    char(*names)[16] = cs_xcalloc((size_t)total + 1, sizeof *names);
+    for (int u = 0; u < spec->n_udfs; u++) {
+        const cs_py_eval_udf *s = &spec->udfs[u];
+        py_udf *d = &o->udfs[u];
+        d->command = cs_xmalloc(s->command_len + 1);
+        memcpy(d->command, s->command, s->command_len);
+        d->command_len = s->command_len;
+        d->n_args = s->n_args;
+        d->args = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->args);
+        d->offsets = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->offsets);
+        for (int a = 0; a < s->n_args; a++) {
+            int k = o->n_sent_cols++;
+            d->args[a] = s->args[a];
+            d->offsets[a] = k;
+            o->sent_cols[k] = s->args[a];
+            snprintf(names[k], sizeof names[k], "_%d", k);
+            sf[k] = (cs_col_field){names[k], cs_col_type_ref(in->fields[s->args[a]].type), true};
+        }
+    }
+    o->sent_schema = cs_col_type_struct(sf, total);
+    free(sf);
+    free(names);
+    int n_out = in->n_fields + spec->n_udfs;
+    cs_col_field *of = cs_xcalloc((size_t)n_out, sizeof *of);
+    for (int i = 0; i < in->n_fields; i++)
+        of[i] = (cs_col_field){in->fields[i].name, cs_col_type_ref(in->fields[i].type),
+                               in->fields[i].nullable};
+    for (int u = 0; u < spec->n_udfs; u++)
+        of[in->n_fields + u] =
+            (cs_col_field){(char *)spec->udfs[u].name, spec->udfs[u].result_type, true};
+    cs_col_type *schema = cs_col_type_struct(of, n_out);
+    free(of);
+    cs_sql_op_init(&o->base, &py_eval_vt, schema, &child, 1);
+    return &o->base;
+}

@@ -1,0 +1,314 @@
+/*
+ * op_python_group_map.c — Spark's FlatMapGroupsInPandasExec (groupBy(...).applyInPandas): each
+ * group of rows goes to one PySpark worker per task (python_worker.h, eval type
+ * SQL_GROUPED_MAP_PANDAS_UDF) as one record batch of an Arrow IPC stream, and the pandas
+ * DataFrame the function returns for it comes back as one batch of a struct column, whose fields
+ * are this operator's output columns.
+ *
+ * The input is sorted by the grouping keys (the planner puts an Exchange by the keys and a Sort
+ * below), so a group is a run of rows with equal encoded keys (sort_keys.c); its rows are
+ * gathered from the batches they span into one batch (a group is held whole, as Spark holds it).
+ * The batches sent are the child's whole rows; the UDF's argument offsets (Spark's grouped form:
+ * length, number of keys, key ordinals, value ordinals) go to the worker as they are.
+ *
+ * The worker starts at open and is killed at close; its exception is Spark's PythonException.
+ * Ownership: the constructor copies the command and offsets and takes over the child and the
+ * output schema. Single-threaded: the task's thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/arrow_ipc.h"
+#include "sqlexec/python_eval.h"
+#include "sqlexec/python_worker.h"
+#include "sqlexec/sql_ops_internal.h"
+
+typedef struct py_group_op {
+    cs_sql_op base;
+    char *python, *python_ver;
+    uint8_t *command;
+    size_t command_len;
+    int n_args;
+    int *args; /* Spark's grouped offsets */
+    int n_keys;
+    cs_sort_key *keys;
+    /* running */
+    cs_py_worker *worker;
+    cs_ipc_writer *writer;
+    cs_ipc_reader *reader;
+    bool done;
+    cs_sql_keybuf kb;
+    /* the group being gathered: rows (bidx, ridx) of batches gb */
+    cs_col_batch **gb;
+    int n_gb, cap_gb;
+    int32_t *bidx, *ridx;
+    int64_t n_rows, cap_rows;
+    uint8_t *key;
+    size_t key_len, key_cap;
+    bool have_key;
+    int64_t groups_sent;
+} py_group_op;
+
+static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
+{
+    (void)err;
+    cs_py_worker_send(arg, p, n);
+    return 0;
+}
+
+static void drop_group(py_group_op *o)
+{
+    for (int i = 0; i < o->n_gb; i++)
+        cs_col_batch_unref(o->gb[i]);
+    o->n_gb = 0;
+    o->n_rows = 0;
+    o->have_key = false;
+}
+
+/* Sends the gathered group as one batch. */
+static int flush_group(py_group_op *o, cs_error *err)
+{
+    if (o->n_rows == 0) return 0;
+    cs_col_batch *g = cs_sql_gather_batch(o->base.children[0]->schema, o->gb, o->bidx, o->ridx,
+                                          o->n_rows, o->base.ctx->alloc);
+    drop_group(o);
+    if (!g) return cs_error_set(err, CS_ENOMEM, "FlatMapGroupsInPandas: cannot gather a group");
+    o->groups_sent++;
+    int rc = cs_ipc_writer_write(o->writer, g, err);
+    cs_col_batch_unref(g);
+    return rc;
+}
+
+static void add_row(py_group_op *o, int32_t b, int32_t r)
+{
+    if (o->n_rows == o->cap_rows) {
+        o->cap_rows = o->cap_rows ? 2 * o->cap_rows : 1024;
+        o->bidx = cs_xrealloc(o->bidx, sizeof *o->bidx * (size_t)o->cap_rows);
+        o->ridx = cs_xrealloc(o->ridx, sizeof *o->ridx * (size_t)o->cap_rows);
+    }
+    o->bidx[o->n_rows] = b;
+    o->ridx[o->n_rows++] = r;
+}
+
+/* Cuts batch b into groups: each key change sends the group before it. */
+static int take_batch(py_group_op *o, cs_col_batch *b, cs_error *err)
+{
+    if (o->n_keys > 0) cs_sql_keys_encode(&o->kb, b, o->keys, o->n_keys, false);
+    int32_t bi = -1;
+    for (int64_t r = 0; r < b->num_rows; r++) {
+        const uint8_t *k = o->n_keys > 0 ? o->kb.bytes + o->kb.off[r] : NULL;
+        size_t kl = o->n_keys > 0 ? (size_t)(o->kb.off[r + 1] - o->kb.off[r]) : 0;
+        if (o->have_key && (kl != o->key_len || (kl && memcmp(k, o->key, kl) != 0))) {
+            if (flush_group(o, err) != 0) return err->code;
+            bi = -1;
+        }
+        if (!o->have_key) {
+            if (kl > o->key_cap) {
+                o->key_cap = kl;
+                o->key = cs_xrealloc(o->key, kl);
+            }
+            if (kl) memcpy(o->key, k, kl);
+            o->key_len = kl;
+            o->have_key = true;
+        }
+        if (bi < 0) {
+            if (o->n_gb == o->cap_gb) {
+                o->cap_gb = o->cap_gb ? 2 * o->cap_gb : 8;
+                o->gb = cs_xrealloc(o->gb, sizeof *o->gb * (size_t)o->cap_gb);
+            }
+            bi = o->n_gb;
+            o->gb[o->n_gb++] = cs_col_batch_ref(b);
+        }
+        add_row(o, bi, (int32_t)r);
+    }
+    return 0;
+}
+
+static int pump(void *arg, cs_error *err)
+{
+    py_group_op *o = arg;
+    for (;;) {
+        cs_col_batch *b = NULL;
+        if (cs_sql_op_next(o->base.children[0], &b, err) != 0) return err->code;
+        if (!b) {
+            if (flush_group(o, err) != 0 || cs_ipc_writer_close(o->writer, err) != 0)
+                return err->code;
+            cs_py_worker_end_input(o->worker);
+            return 1;
+        }
+        int64_t sent = o->groups_sent;
+        int rc = take_batch(o, b, err);
+        cs_col_batch_unref(b);
+        if (rc != 0) return rc;
+        if (o->groups_sent != sent) return 0; /* a group went out; else keep gathering */
+    }
+}
+
+static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
+{
+    py_group_op *o = (py_group_op *)op;
+    if (cs_sql_op_open(op->children[0], ctx, err) != 0) return err->code;
+    cs_py_udf_command cmd = {o->command, o->command_len, o->n_args, o->args};
+    const char *keys[] = {"spark.sql.session.timeZone",
+                          "spark.sql.execution.pandas.convertToArrowArraySafely",
+                          "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"};
+    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC", "false", "true"};
+    cs_py_worker_spec spec = {
+        .python = o->python,
+        .python_ver = o->python_ver,
+        .eval_type = CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF,
+        .n_conf = 3,
+        .conf_keys = keys,
+        .conf_values = values,
+        .n_udfs = 1,
+        .udfs = &cmd,
+        .partition_id = (int)ctx->partition_id,
+        .cancelled = ctx->cancelled,
+    };
+    o->worker = cs_py_worker_start(&spec, err);
+    if (!o->worker) return err->code;
+    o->writer = cs_ipc_writer_new(op->children[0]->schema, send_bytes, o->worker);
+    cs_py_worker_set_pump(o->worker, pump, o);
+    return 0;
+}
+
+/* A result batch (one struct column) as the output's columns. */
+static int unnest(py_group_op *o, cs_col_batch *res, cs_col_batch **out, cs_error *err)
+{
+    const cs_col_type *schema = o->base.schema;
+    const cs_column *s = res->n_columns == 1 ? res->columns[0] : NULL;
+    if (!s || s->type->id != CS_TYPE_STRUCT || s->n_children != schema->n_fields)
+        return cs_error_set(err, CS_EPROTO,
+                            "FlatMapGroupsInPandas: the worker's batch is not the declared "
+                            "struct of %d columns",
+                            schema->n_fields);
+    cs_column **cols = cs_xcalloc((size_t)schema->n_fields + 1, sizeof *cols);
+    for (int i = 0; i < schema->n_fields; i++) {
+        if (!cs_col_type_equal(s->children[i]->type, schema->fields[i].type)) {
+            cs_sbuf w = {0}, g = {0};
+            cs_col_type_simple_string(schema->fields[i].type, &w);
+            cs_col_type_simple_string(s->children[i]->type, &g);
+            cs_error_set(err, CS_EPROTO,
+                         "FlatMapGroupsInPandas: column %s came back as %s, "
+                         "declared %s",
+                         schema->fields[i].name, cs_sbuf_str(&g), cs_sbuf_str(&w));
+            cs_sbuf_free(&w);
+            cs_sbuf_free(&g);
+            for (int j = 0; j < i; j++)
+                cs_column_unref(cols[j]);
+            free(cols);
+            return CS_EPROTO;
+        }
+        cols[i] = cs_column_ref(s->children[i]);
+    }
+    *out = cs_col_batch_new(cs_col_type_ref(o->base.schema), cols, schema->n_fields, res->num_rows,
+                            err);
+    free(cols);
+    return *out ? 0 : err->code;
+}
+
+static int grp_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
+{
+    py_group_op *o = (py_group_op *)op;
+    *out = NULL;
+    while (!o->done) {
+        if (!o->reader) {
+            int32_t v;
+            if (cs_py_worker_read_int(o->worker, &v, err) != 0) return err->code;
+            if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(o->worker, err);
+            if (v == CS_PY_TIMING_DATA) { /* no group at all: no results' stream */
+                o->done = true;
+                return 0;
+            }
+            if (v != CS_PY_START_ARROW_STREAM)
+                return cs_error_set(err, CS_EPROTO, "Python worker: unexpected answer %d", v);
+            if (cs_ipc_reader_open(op->ctx->alloc, cs_py_worker_read, o->worker,
+                                   "the Python worker's results", &o->reader, err) != 0)
+                return err->code;
+        }
+        cs_col_batch *res = NULL;
+        int rc = cs_ipc_reader_next(o->reader, &res, err);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            o->done = true;
+            return cs_py_worker_finish(o->worker, err);
+        }
+        rc = res->num_rows > 0 ? unnest(o, res, out, err) : 0;
+        cs_col_batch_unref(res);
+        if (rc != 0 || *out) return rc;
+    }
+    return 0;
+}
+
+static void grp_close(cs_sql_op *op)
+{
+    py_group_op *o = (py_group_op *)op;
+    cs_ipc_reader_free(o->reader);
+    o->reader = NULL;
+    cs_ipc_writer_free(o->writer);
+    o->writer = NULL;
+    cs_py_worker_free(o->worker);
+    o->worker = NULL;
+    drop_group(o);
+    cs_sql_keybuf_free(&o->kb);
+    memset(&o->kb, 0, sizeof o->kb);
+    cs_sql_op_close(op->children[0]);
+}
+
+static void grp_destroy(cs_sql_op *op)
+{
+    py_group_op *o = (py_group_op *)op;
+    free(o->python);
+    free(o->python_ver);
+    free(o->command);
+    free(o->args);
+    free(o->keys);
+    free(o->gb);
+    free(o->bidx);
+    free(o->ridx);
+    free(o->key);
+}
+
+static void grp_explain(const cs_sql_op *op, cs_sbuf *out)
+{
+    const py_group_op *o = (const py_group_op *)op;
+    cs_sbuf_printf(out, "[%d grouping keys]", o->n_keys);
+}
+
+static const cs_sql_op_vtable grp_vt = {
+    "FlatMapGroupsInPandas", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
+
+cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                      cs_col_type *schema, cs_error *err)
+{
+    const cs_col_type *in = child->schema;
+    const cs_py_eval_udf *u = spec->n_udfs == 1 ? &spec->udfs[0] : NULL;
+    /* Spark's grouped offsets: [length, n_keys, keys..., values...] */
+    bool ok = u && spec->eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF && u->n_args >= 2 &&
+              u->args[0] == u->n_args - 1 && u->args[1] >= 0 && u->args[1] <= u->n_args - 2;
+    for (int i = 2; ok && i < u->n_args; i++)
+        ok = u->args[i] >= 0 && u->args[i] < in->n_fields;
+    for (int i = 0; ok && i < u->args[1]; i++)
+        ok = cs_sql_key_type_ok(in->fields[u->args[2 + i]].type);
+    if (!ok || schema->id != CS_TYPE_STRUCT) {
+        cs_error_set(err, CS_EINVAL, "FlatMapGroupsInPandas: bad grouped offsets or keys");
+        cs_col_type_unref(schema);
+        cs_sql_op_free(child);
+        return NULL;
+    }
+    py_group_op *o = cs_xcalloc(1, sizeof *o);
+    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
+    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->command = cs_xmalloc(u->command_len + 1);
+    memcpy(o->command, u->command, u->command_len);
+    o->command_len = u->command_len;
+    o->n_args = u->n_args;
+    o->args = cs_xcalloc((size_t)u->n_args, sizeof *o->args);
+    memcpy(o->args, u->args, sizeof *o->args * (size_t)u->n_args);
+    o->n_keys = u->args[1];
+    o->keys = cs_xcalloc((size_t)o->n_keys + 1, sizeof *o->keys);
+    for (int i = 0; i < o->n_keys; i++)
+        o->keys[i] = (cs_sort_key){u->args[2 + i], false, true};
+    cs_sql_op_init(&o->base, &grp_vt, schema, &child, 1);
+    return &o->base;
+}

@@ -1,0 +1,52 @@
+/*
+ * python_eval.h — the physical operators that run Python user functions in PySpark workers
+ * (python_worker.h): ArrowEvalPython for scalar UDFs (op_python_eval.c; Spark's
+ * ArrowEvalPythonExec / BatchEvalPythonExec) and FlatMapGroupsInPandas for applyInPandas
+ * (op_python_group_map.c).
+ *
+ * Built by phys_build.c from a PYTHON_EVAL node (phys_plan.h), which the planner (src/sql)
+ * puts under a Project or Filter that calls Python UDFs, as Spark's ExtractPythonUDFs does, or
+ * over the sorted groups of an applyInPandas (eval type 201).
+ *
+ * Ownership: the constructor copies the spec's arrays, strings and commands, takes over the
+ * child and each udfs[i].result_type reference; on a bad spec it returns NULL with err set and
+ * frees the child and the result types.
+ */
+#ifndef CSPARK_SQLEXEC_PYTHON_EVAL_H
+#define CSPARK_SQLEXEC_PYTHON_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "columnar/col_type.h"
+#include "common/err.h"
+#include "sqlexec/operator.h"
+
+typedef struct cs_py_eval_udf {
+    const char *name; /* the output column's name */
+    const uint8_t *command;
+    size_t command_len;
+    int n_args;
+    const int *args;          /* ordinals of the child's output */
+    cs_col_type *result_type; /* one reference, taken over */
+} cs_py_eval_udf;
+
+typedef struct cs_py_eval_spec {
+    int eval_type;          /* CS_PY_EVAL_* (python_worker.h), one for every UDF of the node */
+    const char *python;     /* the interpreter the workers run */
+    const char *python_ver; /* the client's Python version ("3.11") */
+    int n_udfs;
+    const cs_py_eval_udf *udfs;
+} cs_py_eval_spec;
+
+/* Output: the child's columns, then one column per UDF (nullable, of its result type). */
+cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, cs_error *err);
+
+/* FlatMapGroupsInPandas (op_python_group_map.c): the child sorted by the grouping keys; one UDF
+ * of eval type 201 whose args are Spark's grouped offsets ([length, number of keys, key
+ * ordinals..., value ordinals...]); its result_type is not used: the output is schema (a struct
+ * type, taken over), the fields of the function's declared type. */
+cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                      cs_col_type *schema, cs_error *err);
+
+#endif /* CSPARK_SQLEXEC_PYTHON_EVAL_H */

@@ -1,0 +1,123 @@
+"""python_udfs.py — Python UDFs through a Spark Connect server, checked against values computed
+here: row-at-a-time udf (in select, in filter, nested, over nulls, over strings, none of the
+input), scalar pandas_udf, grouped map applyInPandas (when the server runs it), and a UDF that
+raises (PythonException with the worker's traceback, whose last line names the error).
+
+Usage: python_udfs.py sc://host:port [--no-group-map]
+Exit 0 when every check passes; 1 naming the first that did not.
+"""
+import sys
+
+import pandas as pd
+from pyspark.errors import PythonException
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.functions import col, pandas_udf, udf
+
+url = sys.argv[1]
+group_map = "--no-group-map" not in sys.argv[2:]
+spark = SparkSession.builder.remote(url).getOrCreate()
+
+
+def check(what, got, want):
+    if got != want:
+        print(f"FAIL {what}: got {got!r:.300}, want {want!r:.300}")
+        sys.exit(1)
+    print(f"ok {what}")
+
+
+@udf("long")
+def plus_one(x):
+    return None if x is None else x + 1
+
+
+@udf("string")
+def shout(s):
+    return s.upper() + "!"
+
+
+@pandas_udf("double")
+def half(v: pd.Series) -> pd.Series:
+    return v * 0.5
+
+
+@pandas_udf("long")
+def add(a: pd.Series, b: pd.Series) -> pd.Series:
+    return a + b
+
+
+@udf("int")
+def boom(x):
+    if x == 1234:
+        raise ValueError(f"boom at {x}")
+    return x
+
+
+N = 10000
+df = spark.range(0, N, 1, 3).withColumn("s", F.concat(F.lit("r"), col("id").cast("string")))
+
+rows = df.select("id", plus_one("id").alias("p"), shout("s").alias("u"), half("id").alias("h"),
+                 add("id", plus_one("id")).alias("a")).orderBy("id").collect()
+check("udf rows", len(rows), N)
+check("udf values", [(r.p, r.u, r.h, r.a) for r in rows[:3]],
+      [(1, "R0!", 0.0, 1), (2, "R1!", 0.5, 3), (3, "R2!", 1.0, 5)])
+check("udf all", all(r.p == r.id + 1 and r.u == f"R{r.id}!" and r.h == r.id * 0.5 and
+                     r.a == 2 * r.id + 1 for r in rows), True)
+check("udf column name", df.select(plus_one("id")).columns, ["plus_one(id)"])
+check("udf in filter", df.filter(plus_one("id") % 2 == 0).count(), N // 2)
+check("nested udf", df.select(plus_one(plus_one("id")).alias("q")).agg(F.sum("q")).first()[0],
+      sum(range(2, N + 2)))
+check("udf over expression", df.select(plus_one(col("id") * 2).alias("q")).orderBy("q")
+      .limit(2).collect(), [(1,), (3,)])
+inc = udf(lambda x: x + 1, "long")
+dbl = udf(lambda x: x * 2, "long")
+check("two lambdas", [tuple(r) for r in df.select("id", inc("id"), dbl("id")).orderBy("id")
+                      .limit(3).collect()], [(0, 1, 0), (1, 2, 2), (2, 3, 4)])
+nulls = spark.createDataFrame([(1,), (None,), (41,)], "x long")
+check("udf over nulls", [r[0] for r in nulls.select(plus_one("x")).collect()], [2, None, 42])
+check("udf of no rows", df.filter("id < 0").select(plus_one("id")).collect(), [])
+check("udf then aggregate", df.withColumn("k", col("id") % 3).groupBy("k")
+      .agg(F.sum(plus_one("id")).alias("t")).orderBy("k").collect(),
+      [(k, sum(i + 1 for i in range(N) if i % 3 == k)) for k in range(3)])
+pdf = df.select(half("id").alias("h")).toPandas()
+check("pandas udf toPandas", float(pdf["h"].sum()), sum(range(N)) * 0.5)
+
+try:
+    df.select(boom("id")).collect()
+    check("udf exception", "no exception", "PythonException")
+except PythonException as e:
+    text = str(e)
+    check("udf exception text", "ValueError: boom at 1234" in text, True)
+    check("udf exception header", "An exception was thrown from the Python worker" in text, True)
+
+# the session still serves after a failed query
+check("after exception", df.select(plus_one("id")).count(), N)
+
+if group_map:
+    def normalize(pdf: pd.DataFrame) -> pd.DataFrame:
+        v = pdf["v"]
+        return pd.DataFrame({"k": pdf["k"], "v": v - v.mean()})
+
+    g = spark.createDataFrame([(1, 1.0), (1, 2.0), (2, 3.0), (2, 5.0), (2, 10.0)], "k long, v double")
+    got = g.groupBy("k").applyInPandas(normalize, schema="k long, v double").orderBy("k", "v")
+    check("applyInPandas", [(r.k, r.v) for r in got.collect()],
+          [(1, -0.5), (1, 0.5), (2, -3.0), (2, -1.0), (2, 4.0)])
+
+    def count_rows(key, pdf: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame({"k": [key[0]], "n": [len(pdf)]})
+
+    big = df.withColumn("k", col("id") % 7)
+    got = big.groupBy("k").applyInPandas(count_rows, schema="k long, n long").orderBy("k")
+    check("applyInPandas with key", [(r.k, r.n) for r in got.collect()],
+          [(k, len([i for i in range(N) if i % 7 == k])) for k in range(7)])
+
+    def fail_group(pdf):
+        raise RuntimeError("bad group")
+
+    try:
+        g.groupBy("k").applyInPandas(fail_group, schema="k long").collect()
+        check("applyInPandas exception", "no exception", "PythonException")
+    except PythonException as e:
+        check("applyInPandas exception text", "RuntimeError: bad group" in str(e), True)
+
+print("PASS python_udfs")
