@@ -1,6 +1,7 @@
-/* kube_client.c — client construction and the core/v1 CRUD calls.
+/* kube_client.c — client construction and the CRUD calls.
  *
- * Builds REST paths (/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]) and query strings (escaped by
+ * Builds REST paths (/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]], or /apis/GROUP/VERSION/... for
+ * the resources of an API group, from the table below) and query strings (escaped by
  * libcurl), serialises bodies with jansson, and hands each request to cs_kube_http_do (retries,
  * rate limit, counters, errors). Called by cspark-submit and the driver's k8s backend; see
  * kube_client.h for the contract.
@@ -25,9 +26,26 @@ static void curl_init_once(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static const char *const namespaced[] = {
-    "pods",   "services",        "configmaps", "secrets", "persistentvolumeclaims",
-    "events", "serviceaccounts", "endpoints",  NULL};
+static const char *const namespaced[] = {"pods",
+                                         "services",
+                                         "configmaps",
+                                         "secrets",
+                                         "persistentvolumeclaims",
+                                         "events",
+                                         "serviceaccounts",
+                                         "endpoints",
+                                         "leases",
+                                         "sparkapplications",
+                                         "scheduledsparkapplications",
+                                         NULL};
+/* The namespaced resources outside core/v1 and their group/version (the rest are core/v1). */
+static const struct {
+    const char *resource, *group_version;
+} grouped[] = {
+    {"leases", "coordination.k8s.io/v1"},
+    {"sparkapplications", "sparkoperator.k8s.io/v1beta2"},
+    {"scheduledsparkapplications", "sparkoperator.k8s.io/v1beta2"},
+};
 static const char *const cluster_scoped[] = {"namespaces", "nodes", NULL};
 
 static bool in_list(const char *const *l, const char *s, size_t n)
@@ -224,11 +242,15 @@ int cs_kube_resource_path(const kube_client *c, const char *resource, const char
         return cs_error_set(err, CS_EINVAL, "subresource '%s' needs an object name", resource);
     }
     const char *e_ns = cl ? NULL : (ns ? ns : c->ns);
+    char root[64] = "/api/v1";
+    for (size_t i = 0; i < sizeof grouped / sizeof grouped[0]; i++)
+        if (strlen(grouped[i].resource) == n && !strncmp(grouped[i].resource, resource, n))
+            snprintf(root, sizeof root, "/apis/%s", grouped[i].group_version);
     int w;
     if (e_ns && *e_ns) {
-        w = snprintf(buf, cap, "/api/v1/namespaces/%s/%.*s", e_ns, (int)n, resource);
+        w = snprintf(buf, cap, "%s/namespaces/%s/%.*s", root, e_ns, (int)n, resource);
     } else {
-        w = snprintf(buf, cap, "/api/v1/%.*s", (int)n, resource);
+        w = snprintf(buf, cap, "%s/%.*s", root, (int)n, resource);
     }
     if (w >= 0 && (size_t)w < cap && name) w += snprintf(buf + w, cap - (size_t)w, "/%s", name);
     if (w >= 0 && (size_t)w < cap && sub) w += snprintf(buf + w, cap - (size_t)w, "/%s", sub);

@@ -1,4 +1,5 @@
-/* kube_client.h — Kubernetes REST client for core/v1 resources (libcurl + jansson).
+/* kube_client.h — Kubernetes REST client for core/v1 and a few API groups' resources (libcurl +
+ * jansson).
  *
  * One kube_client talks to one API server with the credentials of a kube_config. Each call is
  * one logical request: it passes a client-side token-bucket rate limit
@@ -28,7 +29,9 @@
  * of an object already gone (CS_KIND_NOT_FOUND) succeeds.
  *
  * Resources: "pods", "services", "configmaps", "secrets", "persistentvolumeclaims", "events",
- * "serviceaccounts", "endpoints" (namespaced) and "namespaces", "nodes" (cluster-scoped). A
+ * "serviceaccounts", "endpoints", "leases" (coordination.k8s.io/v1), "sparkapplications" and
+ * "scheduledsparkapplications" (sparkoperator.k8s.io/v1beta2, the operator's resources)
+ * (namespaced) and "namespaces", "nodes" (cluster-scoped). A
  * subresource is written "pods/status", "pods/log", "pods/binding" (get/patch/create on NAME).
  * Namespace arguments: NULL means the client's namespace; "" (list/watch/delete_collection only)
  * means all namespaces; ignored for cluster-scoped resources.
@@ -91,7 +94,8 @@ int cs_kube_request(kube_client *c, const char *verb, const char *method, const 
 /* HTTP attempts made so far (retries included) with this verb; NULL = all verbs. */
 int64_t cs_kube_client_requests(const kube_client *c, const char *verb);
 
-/* Builds "/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]" for the client (ns rules above) into
+/* Builds "/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]" (/apis/GROUP/VERSION/... for a group's
+ * resource) for the client (ns rules above) into
  * buf; returns CS_EINVAL for an unknown resource or an oversize path. Used by kube_watch. */
 int cs_kube_resource_path(const kube_client *c, const char *resource, const char *ns,
                           const char *name, char *buf, size_t cap, cs_error *err);

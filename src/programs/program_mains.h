@@ -1,7 +1,8 @@
 /*
  * program_mains.h — the main functions of cspark's own programs, `cspark-submit`,
- * `cspark-executor`, `cspark-history` and `cspark-sql`. Their command lines are parsed here, in
- * libcspark (submit_main.c, executor_main.c, history_main.c), and the executables (cspark_submit.c,
+ * `cspark-executor`, `cspark-history`, `cspark-sql` and `cspark-operator`. Their command lines are
+ * parsed here, in libcspark (submit_main.c, executor_main.c, history_main.c), and the executables
+ * (cspark_submit.c,
  * ...) are one-line shells over them, so that the engine a job's .so links against and the one that
  * loads it are one copy of the library. Exported from libcspark for those shells only; not part
  * of the public API (include/cspark.h), and a job never calls them.
@@ -16,6 +17,7 @@ CS_PROGRAM_MAIN int cspark_executor_main(int argc, char **argv);
 CS_PROGRAM_MAIN int cspark_history_main(int argc, char **argv);
 CS_PROGRAM_MAIN int cspark_sql_main(int argc, char **argv);
 CS_PROGRAM_MAIN int cspark_connect_main(int argc, char **argv);
+CS_PROGRAM_MAIN int cspark_operator_main(int argc, char **argv);
 
 /* cspark-sql's application entry: cspark_sql_main hands libcspark itself to cs_app_run as the
  * application, which calls this (found by name) with the CLI's options (sql_main.c). */

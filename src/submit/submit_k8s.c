@@ -9,6 +9,12 @@
  * later step fails, what was created is deleted again. With
  * spark.kubernetes.submission.waitAppCompletion (true) the pod is followed by a watch and its phase
  * reported every spark.kubernetes.report.interval; the exit status is the driver container's.
+ *
+ * cs_submit_k8s_start (the operator's way in) runs the same creation without waiting, gives the
+ * driver pod an extra owner (the SparkApplication), and adopts an object that already exists under
+ * the application's names instead of failing: its ids come from the conf (spark.app.id,
+ * cspark.kubernetes.uniqueId), so a submission repeated after the submitter died half-way finds
+ * what the first one created and completes it.
  */
 #define _GNU_SOURCE
 #include "submit/submit_k8s.h"
@@ -197,9 +203,34 @@ static int wait_for_driver(kube_client *kc, const k8s_app *app, const cs_conf *c
 
 /* ---- submission -------------------------------------------------------------------------- */
 
+/* How one submission behaves: cspark-submit's (wait unless told not to, fail on a name taken) or
+ * the operator's (never wait, adopt what exists, an extra owner on the driver pod). */
+typedef struct submit_mode {
+    bool adopt;                  /* an object that already exists is the one a previous try made */
+    const json_t *owner;         /* an ownerReference the driver pod also gets; NULL = none */
+    submit_k8s_started *started; /* filled on success; NULL = not wanted */
+    kube_client *client;         /* borrowed; NULL = one made from the conf for this submission */
+} submit_mode;
+
 static const char *object_name(const json_t *obj)
 {
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+}
+
+/* cs_kube_create, but with m->adopt an existing object of the same name is taken as created
+ * (*made false, *out the stored object). */
+static int create_or_adopt(kube_client *kc, const submit_mode *m, const char *resource,
+                           const char *ns, const json_t *obj, json_t **out, bool *made,
+                           cs_error *err)
+{
+    *made = false;
+    if (cs_kube_create(kc, resource, ns, obj, out, err) == 0) {
+        *made = true;
+        return 0;
+    }
+    if (!m->adopt || err->kind != CS_KIND_ALREADY_EXISTS) return err->code ? err->code : CS_EIO;
+    if (!out) return 0;
+    return cs_kube_get(kc, resource, ns, object_name(obj), out, err);
 }
 
 static void delete_created(kube_client *kc, const k8s_app *app, bool secret, const json_t *creds,
@@ -252,7 +283,8 @@ static int dry_run_pod(kube_client *kc, const k8s_app *app, const json_t *pod, c
     return rc;
 }
 
-int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
+static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry,
+                          const submit_mode *m, cs_error *err)
 {
     k8s_app app;
     bool app_ready = false, dry_run = false, wait = true, auth = true;
@@ -267,6 +299,7 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (cs_conf_get_bool(conf, "cspark.kubernetes.dryRun", "false", &dry_run, err) < 0 ||
         cs_conf_entry_bool(conf, "spark.kubernetes.submission.waitAppCompletion", &wait, err) < 0)
         goto out;
+    if (m->adopt) wait = dry_run = false;
     cs_conf_entry_set_defaults_in(conf, CS_CONF_IN_CLUSTER); /* spark.authenticate=true */
     if (cs_conf_entry_bool(conf, "spark.authenticate", &auth, err) < 0) goto out;
     if (cs_conf_get(conf, "spark.driver.host") || cs_conf_get(conf, "spark.driver.bindAddress")) {
@@ -320,41 +353,60 @@ int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry
         goto out;
     }
 
-    kube_config kcfg;
-    memset(&kcfg, 0, sizeof kcfg);
-    if (cs_kube_config_load(conf, cs_conf_get(conf, "spark.master"),
-                            "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
-        goto out;
-    kc = cs_kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
-    cs_kube_config_free(&kcfg);
-    if (!kc) goto out;
+    if (m->client) {
+        kc = m->client;
+    } else {
+        kube_config kcfg;
+        memset(&kcfg, 0, sizeof kcfg);
+        if (cs_kube_config_load(conf, cs_conf_get(conf, "spark.master"),
+                                "spark.kubernetes.authenticate.submission", &kcfg, err) < 0)
+            goto out;
+        kc = cs_kube_client_new(&kcfg, conf, "spark.kubernetes.submission", err);
+        cs_kube_config_free(&kcfg);
+        if (!kc) goto out;
+    }
 
-    bool made_secret = false, made_creds = false, made_cm = false, made_pod = false;
+    bool made_secret = false, made_creds = false, made_cm = false, made_pod = false,
+         made_svc = false;
     /* the pod goes through a server-side dry run first, so that RBAC (403) and validation (422)
      * refusals come before anything exists */
-    if (dry_run_pod(kc, &app, pod, err) < 0) goto fail;
-    if (secret) {
-        if (cs_kube_create(kc, "secrets", app.namespace_, secret, NULL, err) < 0) goto fail;
-        made_secret = true;
+    if (m->owner) {
+        json_t *meta = json_object_get(pod, "metadata");
+        json_t *refs = json_object_get(meta, "ownerReferences");
+        if (!refs) json_object_set_new(meta, "ownerReferences", refs = json_array());
+        json_array_append(refs, (json_t *)m->owner);
     }
-    if (creds) {
-        if (cs_kube_create(kc, "secrets", app.namespace_, creds, NULL, err) < 0) goto fail;
-        made_creds = true;
-    }
-    if (cs_kube_create(kc, "configmaps", app.namespace_, cm, NULL, err) < 0) goto fail;
-    made_cm = true;
-    if (cs_kube_create(kc, "pods", app.namespace_, pod, &created_pod, err) < 0) goto fail;
-    made_pod = true;
+    /* a dry run of a pod a previous try created is refused as already existing: adopted below */
+    if (dry_run_pod(kc, &app, pod, err) < 0 && !(m->adopt && err->kind == CS_KIND_ALREADY_EXISTS))
+        goto fail;
+    if (secret &&
+        create_or_adopt(kc, m, "secrets", app.namespace_, secret, NULL, &made_secret, err) < 0)
+        goto fail;
+    if (creds &&
+        create_or_adopt(kc, m, "secrets", app.namespace_, creds, NULL, &made_creds, err) < 0)
+        goto fail;
+    if (create_or_adopt(kc, m, "configmaps", app.namespace_, cm, NULL, &made_cm, err) < 0)
+        goto fail;
+    if (create_or_adopt(kc, m, "pods", app.namespace_, pod, &created_pod, &made_pod, err) < 0)
+        goto fail;
     if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
         (creds && own(kc, &app, "secrets", object_name(creds), created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
         cs_k8s_set_owner(svc, created_pod, err) < 0 ||
-        cs_kube_create(kc, "services", app.namespace_, svc, NULL, err) < 0)
+        create_or_adopt(kc, m, "services", app.namespace_, svc, NULL, &made_svc, err) < 0)
         goto fail;
+    if (m->started) {
+        submit_k8s_started *st = m->started;
+        snprintf(st->app_id, sizeof st->app_id, "%s", app.app_id);
+        snprintf(st->driver_pod, sizeof st->driver_pod, "%s", app.driver_pod_name);
+        snprintf(st->driver_service, sizeof st->driver_service, "%s", app.driver_svc_name);
+        st->adopted = !made_pod;
+    }
     CS_INFO("submit", "app=%s driver=%s namespace=%s event=submitted", cs_log_value(app.app_id),
             cs_log_value(app.driver_pod_name), cs_log_value(app.namespace_));
-    fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
-            app.namespace_, app.driver_pod_name);
+    if (!m->adopt) /* the operator reports in its log and the application's status */
+        fprintf(stderr, "cspark-submit: application %s submitted: driver pod %s:%s\n", app.app_id,
+                app.namespace_, app.driver_pod_name);
     submitted = true;
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;
@@ -373,8 +425,22 @@ out:
     json_decref(pod);
     json_decref(svc);
     json_decref(created_pod);
-    cs_kube_client_free(kc);
+    if (kc != m->client) cs_kube_client_free(kc);
     if (app_ready) cs_k8s_app_free(&app);
     free(bytes);
     return rc;
+}
+
+int cs_submit_k8s_cluster(cs_conf *conf, const submit_args *a, const char *entry, cs_error *err)
+{
+    submit_mode m = {.adopt = false, .owner = NULL, .started = NULL, .client = NULL};
+    return submit_cluster(conf, a, entry, &m, err);
+}
+
+int cs_submit_k8s_start(kube_client *kc, cs_conf *conf, const submit_args *a, const char *entry,
+                        const json_t *owner, submit_k8s_started *out, cs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    submit_mode m = {.adopt = true, .owner = owner, .started = out, .client = kc};
+    return submit_cluster(conf, a, entry, &m, err);
 }

@@ -1,0 +1,335 @@
+/* app_submit.c — see app_submit.h. The spec's fields and the Spark keys they become (docs/
+ * operator.md has the whole table):
+ *   mainApplicationFile -> the application (.so or .sql; local:// = in the image), mainClass -> the
+ *   entry symbol, arguments -> its arguments, sparkConf -> --conf, hadoopConf -> spark.hadoop.*,
+ *   image / imagePullPolicy / imagePullSecrets -> spark.kubernetes.container.image*,
+ *   driver|executor .cores .memory .memoryOverhead .coreRequest .coreLimit .image .labels
+ *   .annotations .env .envVars .nodeSelector .serviceAccount -> the role's Spark keys,
+ *   executor.instances / deleteOnTermination, nodeSelector, deps.files / archives,
+ *   dynamicAllocation.* -> spark.dynamicAllocation.*.
+ * A field cspark cannot honour (type Python or R, client mode, jars, packages, an env value from a
+ * reference, ...) is refused naming it, before anything is created.
+ */
+#include "operator/app_submit.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/master.h"
+#include "common/strutil.h"
+#include "submit/submit_args.h"
+
+/* The --conf list of one submission: "key=value" strings, owned. */
+typedef struct conf_list {
+    char **kv;
+    int n, cap;
+} conf_list;
+
+static void conf_add(conf_list *l, const char *key, const char *value)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        l->kv = cs_xrealloc(l->kv, (size_t)l->cap * sizeof *l->kv);
+    }
+    size_t n = strlen(key) + strlen(value) + 2;
+    l->kv[l->n] = cs_xmalloc(n);
+    snprintf(l->kv[l->n], n, "%s=%s", key, value);
+    l->n++;
+}
+
+static void conf_list_free(conf_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->kv[i]);
+    free(l->kv);
+}
+
+static const char *str_at(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+/* A JSON scalar as Spark's text: strings as they are, integers and booleans printed. */
+static int scalar_text(const json_t *v, char *buf, size_t cap)
+{
+    if (json_is_string(v)) return snprintf(buf, cap, "%s", json_string_value(v)) < (int)cap;
+    if (json_is_integer(v)) return snprintf(buf, cap, "%lld", (long long)json_integer_value(v)) > 0;
+    if (json_is_boolean(v)) return snprintf(buf, cap, "%s", json_is_true(v) ? "true" : "false") > 0;
+    return 0;
+}
+
+/* Every key of the map obj (strings) as `prefix + key = value`. */
+static void conf_add_map(conf_list *l, const json_t *obj, const char *prefix)
+{
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        if (!json_is_string(v)) continue; /* the schema allows strings only */
+        char key[512];
+        snprintf(key, sizeof key, "%s%s", prefix, k);
+        conf_add(l, key, json_string_value(v));
+    }
+}
+
+/* An array of strings joined with commas (spark.files, pull secrets); NULL when empty. */
+static char *join_strings(const json_t *arr)
+{
+    if (!json_array_size(arr)) return NULL;
+    cs_sbuf b = {0};
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        const char *s = json_string_value(json_array_get(arr, i));
+        if (!s) continue;
+        if (b.len) cs_sbuf_putc(&b, ',');
+        cs_sbuf_puts(&b, s);
+    }
+    return cs_sbuf_detach(&b, NULL);
+}
+
+static int unsupported(cs_error *err, const char *field, const char *why)
+{
+    return cs_error_set(err, CS_EINVAL, "spec.%s is not supported by cspark-operator: %s", field,
+                        why);
+}
+
+/* driver or executor (role) fields -> Spark keys. */
+static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_error *err)
+{
+    char key[256], val[256];
+    bool driver = strcmp(role, "driver") == 0;
+    static const struct {
+        const char *field, *driver_key, *executor_key;
+    } direct[] = {
+        {"cores", "spark.driver.cores", "spark.executor.cores"},
+        {"memory", "spark.driver.memory", "spark.executor.memory"},
+        {"memoryOverhead", "spark.driver.memoryOverhead", "spark.executor.memoryOverhead"},
+        {"coreRequest", "spark.kubernetes.driver.request.cores",
+         "spark.kubernetes.executor.request.cores"},
+        {"coreLimit", "spark.kubernetes.driver.limit.cores",
+         "spark.kubernetes.executor.limit.cores"},
+        {"image", "spark.kubernetes.driver.container.image",
+         "spark.kubernetes.executor.container.image"},
+        {"serviceAccount", "spark.kubernetes.authenticate.driver.serviceAccountName",
+         "spark.kubernetes.authenticate.executor.serviceAccountName"},
+        {"schedulerName", "spark.kubernetes.scheduler.name", "spark.kubernetes.scheduler.name"},
+        {"instances", NULL, "spark.executor.instances"},
+        {"deleteOnTermination", NULL, "spark.kubernetes.executor.deleteOnTermination"},
+    };
+    for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++) {
+        const json_t *v = json_object_get(pod, direct[i].field);
+        const char *k = driver ? direct[i].driver_key : direct[i].executor_key;
+        if (!v || !k) continue;
+        if (!scalar_text(v, val, sizeof val)) {
+            snprintf(key, sizeof key, "%s.%s", role, direct[i].field);
+            return cs_error_set(err, CS_EINVAL, "spec.%s: expected a string or a number", key);
+        }
+        conf_add(l, k, val);
+    }
+    snprintf(key, sizeof key, "spark.kubernetes.%s.label.", role);
+    conf_add_map(l, json_object_get(pod, "labels"), key);
+    snprintf(key, sizeof key, "spark.kubernetes.%s.annotation.", role);
+    conf_add_map(l, json_object_get(pod, "annotations"), key);
+    snprintf(key, sizeof key, "spark.kubernetes.%s.node.selector.", role);
+    conf_add_map(l, json_object_get(pod, "nodeSelector"), key);
+    const char *env_prefix = driver ? "spark.kubernetes.driverEnv." : "spark.executorEnv.";
+    conf_add_map(l, json_object_get(pod, "envVars"), env_prefix);
+    const json_t *env = json_object_get(pod, "env");
+    for (size_t i = 0; i < json_array_size(env); i++) {
+        const json_t *e = json_array_get(env, i);
+        const char *name = str_at(e, "name");
+        if (!name || json_object_get(e, "valueFrom")) {
+            snprintf(key, sizeof key, "%s.env[%zu]", role, i);
+            return unsupported(err, key,
+                               "only entries with a name and a value are (valueFrom "
+                               "is not)");
+        }
+        snprintf(key, sizeof key, "%s%s", env_prefix, name);
+        conf_add(l, key, str_at(e, "value") ? str_at(e, "value") : "");
+    }
+    static const char *const refused[] = {
+        "gpu",         "configMaps",         "secrets",     "envFrom",        "volumeMounts",
+        "affinity",    "tolerations",        "sidecars",    "initContainers", "hostNetwork",
+        "dnsConfig",   "template",           "hostAliases", "lifecycle",      "javaOptions",
+        "memoryLimit", "podSecurityContext", "podName"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const json_t *v = json_object_get(pod, refused[i]);
+        if (!v || json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
+            (json_is_object(v) && !json_object_size(v)) || json_is_false(v))
+            continue;
+        snprintf(key, sizeof key, "%s.%s", role, refused[i]);
+        return unsupported(err, key, "see docs/operator.md for the fields cspark honours");
+    }
+    return 0;
+}
+
+/* A C identifier (the entry symbol the driver looks up with dlsym); with dots allowed, a Java
+ * class name (`org.apache.spark.examples.SparkPi`). */
+static bool is_symbol(const char *s, bool dots)
+{
+    if (!*s || isdigit((unsigned char)*s)) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && !(dots && *s == '.' && s[1] && s[1] != '.'))
+            return false;
+    return true;
+}
+
+static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_args *a,
+                         cs_error *err)
+{
+    const json_t *meta = json_object_get(app, "metadata");
+    const json_t *spec = json_object_get(app, "spec");
+    const char *type = str_at(spec, "type"), *mode = str_at(spec, "mode");
+    if (!type || (strcmp(type, "Java") != 0 && strcmp(type, "Scala") != 0))
+        return cs_error_set(err, CS_EINVAL,
+                            "spec.type '%s' is not supported by cspark-operator: a cspark "
+                            "application (a .so or a .sql file) is type Java or Scala",
+                            type ? type : "");
+    if (mode && strcmp(mode, "cluster") != 0)
+        return unsupported(err, "mode", "applications run in cluster mode only");
+    const char *file = str_at(spec, "mainApplicationFile");
+    if (!file || !*file)
+        return cs_error_set(err, CS_EINVAL,
+                            "spec.mainApplicationFile: expected the application's "
+                            ".so (local:// in the image, or a path)");
+    const char *main_class = str_at(spec, "mainClass");
+    if (main_class && !is_symbol(main_class, true))
+        return cs_error_set(err, CS_EINVAL,
+                            "spec.mainClass '%s': expected the name of the application's entry "
+                            "function (a C identifier, default cspark_main)",
+                            main_class);
+    /* a Kubeflow manifest's Java class (only the image, type and file changed): the .so's
+     * default entry */
+    if (main_class && !is_symbol(main_class, false)) main_class = NULL;
+    const json_t *deps = json_object_get(spec, "deps");
+    static const char *const deps_refused[] = {"jars", "pyFiles", "packages", "repositories",
+                                               "excludePackages"};
+    for (size_t i = 0; i < sizeof deps_refused / sizeof deps_refused[0]; i++) {
+        if (json_array_size(json_object_get(deps, deps_refused[i]))) {
+            char f[64];
+            snprintf(f, sizeof f, "deps.%s", deps_refused[i]);
+            return unsupported(err, f,
+                               "a C application links its libraries (files and "
+                               "archives are shipped)");
+        }
+    }
+    static const char *const spec_refused[] = {
+        "volumes",    "sparkConfigMap",       "hadoopConfigMap",      "proxyUser",
+        "monitoring", "driverIngressOptions", "batchSchedulerOptions"};
+    for (size_t i = 0; i < sizeof spec_refused / sizeof spec_refused[0]; i++) {
+        const json_t *v = json_object_get(spec, spec_refused[i]);
+        if (v && !json_is_null(v) && !(json_is_array(v) && !json_array_size(v)))
+            return unsupported(err, spec_refused[i], "see docs/operator.md");
+    }
+    if (json_is_true(json_object_get(spec, "suspend")))
+        return unsupported(err, "suspend", "an application runs when it is applied");
+
+    a->app = file;
+    a->entry = main_class;
+    a->name = str_at(meta, "name");
+    a->deploy_mode = "cluster";
+    a->files = join_strings(json_object_get(deps, "files"));
+    a->archives = join_strings(json_object_get(deps, "archives"));
+
+    /* the deterministic identity of (uid, attempt): 32 + 16 hex digits */
+    char hex[40] = "", id[64];
+    size_t nhex = 0;
+    const char *uid = str_at(meta, "uid");
+    for (const char *p = uid ? uid : ""; *p && nhex < 28; p++)
+        if (isxdigit((unsigned char)*p)) hex[nhex++] = (char)tolower((unsigned char)*p);
+    hex[nhex] = '\0';
+    if (nhex < 28) return cs_error_set(err, CS_EINVAL, "metadata.uid: not a UUID");
+    snprintf(id, sizeof id, "spark-%s%04x", hex, (unsigned)attempt & 0xffff);
+    conf_add(l, "spark.app.id", id);
+    snprintf(id, sizeof id, "%.12s%04x", hex, (unsigned)attempt & 0xffff);
+    conf_add(l, "cspark.kubernetes.uniqueId", id);
+    conf_add(l, "spark.kubernetes.namespace", str_at(meta, "namespace"));
+    for (int r = 0; r < 2; r++) {
+        char key[256];
+        const char *role = r ? "executor" : "driver";
+        snprintf(key, sizeof key, "spark.kubernetes.%s.label.%s", role, OP_LABEL_APP_NAME);
+        conf_add(l, key, a->name);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.label.%s", role, OP_LABEL_SUBMISSION);
+        conf_add(l, key, id);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.label.%s", role, OP_LABEL_LAUNCHED);
+        conf_add(l, key, "true");
+    }
+    if (str_at(spec, "image"))
+        conf_add(l, "spark.kubernetes.container.image", str_at(spec, "image"));
+    if (str_at(spec, "imagePullPolicy"))
+        conf_add(l, "spark.kubernetes.container.image.pullPolicy", str_at(spec, "imagePullPolicy"));
+    char *secrets = join_strings(json_object_get(spec, "imagePullSecrets"));
+    if (secrets) conf_add(l, "spark.kubernetes.container.image.pullSecrets", secrets);
+    free(secrets);
+    if (str_at(spec, "memoryOverheadFactor"))
+        conf_add(l, "spark.kubernetes.memoryOverheadFactor", str_at(spec, "memoryOverheadFactor"));
+    conf_add_map(l, json_object_get(spec, "nodeSelector"), "spark.kubernetes.node.selector.");
+    const json_t *dyn = json_object_get(spec, "dynamicAllocation");
+    static const struct {
+        const char *field, *key;
+    } dyn_keys[] = {{"enabled", "spark.dynamicAllocation.enabled"},
+                    {"initialExecutors", "spark.dynamicAllocation.initialExecutors"},
+                    {"minExecutors", "spark.dynamicAllocation.minExecutors"},
+                    {"maxExecutors", "spark.dynamicAllocation.maxExecutors"},
+                    {"shuffleTrackingEnabled", "spark.dynamicAllocation.shuffleTracking.enabled"}};
+    char val[64];
+    for (size_t i = 0; i < sizeof dyn_keys / sizeof dyn_keys[0]; i++)
+        if (scalar_text(json_object_get(dyn, dyn_keys[i].field), val, sizeof val))
+            conf_add(l, dyn_keys[i].key, val);
+    if (json_is_integer(json_object_get(dyn, "shuffleTrackingTimeout"))) {
+        snprintf(val, sizeof val, "%lldms",
+                 (long long)json_integer_value(json_object_get(dyn, "shuffleTrackingTimeout")));
+        conf_add(l, "spark.dynamicAllocation.shuffleTracking.timeout", val);
+    }
+    if (pod_fields(l, json_object_get(spec, "driver"), "driver", err) < 0 ||
+        pod_fields(l, json_object_get(spec, "executor"), "executor", err) < 0)
+        return err->code;
+    conf_add_map(l, json_object_get(spec, "hadoopConf"), "spark.hadoop.");
+    conf_add_map(l, json_object_get(spec, "sparkConf"), ""); /* last: the user's word wins */
+    return 0;
+}
+
+int cs_operator_submit(kube_client *kc, const json_t *app, int attempt, const char *master,
+                       submit_k8s_started *out, cs_error *err)
+{
+    conf_list l = {0};
+    submit_args a;
+    memset(&a, 0, sizeof a);
+    a.master = master;
+    a.load_spark_defaults = true;
+    cs_conf *conf = NULL;
+    json_t *owner = NULL;
+    char **argv = NULL;
+    int rc = spec_to_confs(app, attempt, &l, &a, err);
+    if (rc < 0) goto out;
+    a.confs = (const char **)l.kv;
+    a.nconfs = l.n;
+    const json_t *args = json_object_get(json_object_get(app, "spec"), "arguments");
+    a.app_argc = (int)json_array_size(args);
+    argv = cs_xcalloc((size_t)a.app_argc + 1, sizeof *argv);
+    for (int i = 0; i < a.app_argc; i++)
+        argv[i] = (char *)(json_string_value(json_array_get(args, (size_t)i)) ?: "");
+    a.app_argv = argv;
+    cs_master m;
+    if ((rc = cs_submit_build_conf(&a, NULL, &conf, NULL, err)) < 0 ||
+        (rc = cs_submit_validate(conf, &m, err)) < 0)
+        goto out;
+    cs_conf_set(conf, "cspark.app.resource", a.app);
+    const json_t *meta = json_object_get(app, "metadata");
+    owner =
+        json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:b}", "apiVersion", "sparkoperator.k8s.io/v1beta2",
+                  "kind", "SparkApplication", "name", str_at(meta, "name"), "uid",
+                  str_at(meta, "uid"), "controller", 1, "blockOwnerDeletion", 1);
+    bool sql = cs_submit_is_sql_file(a.app);
+    rc = cs_submit_k8s_start(kc, conf, &a, sql ? NULL : cs_submit_entry(&a, conf), owner, out, err);
+out:
+    json_decref(owner);
+    cs_conf_free(conf);
+    conf_list_free(&l);
+    free(argv);
+    free((char *)a.files);
+    free((char *)a.archives);
+    return rc;
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# k8s/operator.sh — cspark-operator on the real control plane (3 nodes): the CRDs of
+# deploy/operator/ installed with kubectl, the operator running beside the cluster with the admin
+# kubeconfig. A word count SparkApplication applied with kubectl reaches COMPLETED with the output
+# of local[2], with its driver, web UI service and attempts in the status, Events on the object and
+# `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one (tests/jobs/testjobs.so's
+# always_fail) with restartPolicy OnFailure and onFailureRetries 2 runs three times and ends FAILED
+# with the driver's abort reason; a
+# spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
+# field; the operator SIGKILLed during a submission and restarted runs the application exactly
+# once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
+# `kubectl delete sparkapp` leaves nothing; and the operator runs as deploy/operator/operator.yaml's
+# Deployment (its ServiceAccount, ClusterRole and Lease) in a pod of the image.
+# k8s-clusters: real (kubesim serves no CustomResourceDefinitions)
+. "$(dirname "$0")/lib/k8s.sh"
+k8s_test_init "$@"
+"$BUILD/bin/gen_text" -s 41 200000 >"$T/text.txt"
+"$BUILD/bin/cspark-submit" --master 'local[2]' "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/ref" >/dev/null 2>"$T/ref.err"
+cat "$T"/ref/part-* | sort >"$T/ref.txt"
+
+cat >"$T/inner.sh" <<INNER
+OP="$BUILD/bin/cspark-operator"
+OP_PID=
+start_operator() { # start_operator LOG
+    "\$OP" --master "k8s://\$SERVER" --namespace default --lease-namespace default --lease-duration 4 >"\$1" 2>&1 &
+    OP_PID=\$!
+}
+stop_operator() { [ -n "\$OP_PID" ] && kill "\$1" "\$OP_PID" 2>/dev/null; wait "\$OP_PID" 2>/dev/null; OP_PID=; }
+trap 'stop_operator -TERM; kill \${PH_PID:-} 2>/dev/null' EXIT
+on_fail() { tail -20 "$T"/op*.log >&2; kubectl get sparkapp -o yaml >&2; fail "\$@"; }
+state() { kubectl get sparkapp "\$1" -o jsonpath='{.status.applicationState.state}' 2>/dev/null; }
+is_state() { [ "\$(state "\$1")" = "\$2" ]; }
+# app NAME FILE ARGS... — a SparkApplication manifest as the Kubeflow operator's examples write them
+app() {
+    local name=\$1 file=\$2
+    shift 2
+    cat <<YAML
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: SparkApplication
+metadata:
+  name: \$name
+  namespace: default
+spec:
+  type: Java
+  mode: cluster
+  image: cspark:dev
+  imagePullPolicy: IfNotPresent
+  mainApplicationFile: \$file
+  mainClass: \${MAIN:-cspark_main}
+  arguments: [\$(printf '"%s",' "\$@" | sed 's/,\$//')]
+  sparkVersion: 4.0.1
+  sparkConf:
+    spark.kubernetes.allocation.batch.delay: 200ms
+    spark.task.maxFailures: "2"
+  restartPolicy:
+    type: \${RESTART:-Never}
+    onFailureRetries: 2
+    onFailureRetryInterval: 1
+  driver:
+    cores: 1
+    memory: 512m
+    labels:
+      version: 4.0.1
+    serviceAccount: spark
+  executor:
+    cores: 1
+    instances: 2
+    memory: 512m
+    labels:
+      version: 4.0.1
+YAML
+}
+
+step "installing the CRDs"
+kubectl apply -f "$SRC/deploy/operator/sparkapplications.yaml" -f "$SRC/deploy/operator/scheduledsparkapplications.yaml" >/dev/null ||
+    fail "deploy/operator CRDs refused"
+kubectl wait --for condition=established --timeout=60s crd/sparkapplications.sparkoperator.k8s.io >/dev/null ||
+    fail "the SparkApplication CRD was not established"
+start_operator "$T/op1.log"
+
+step "word count to COMPLETED"
+# as a Kubeflow example with its image, type and file changed: the Java class is the default entry
+MAIN=org.apache.spark.examples.JavaWordCount app wc "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/wc-out" | kubectl apply -f - >/dev/null || fail "wc refused"
+wait_until 240 "wc COMPLETED" is_state wc COMPLETED || on_fail "wc did not complete: \$(state wc)"
+cat "$T"/wc-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "word count output differs from local[2]"
+st=\$(kubectl get sparkapp wc -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts} {.status.driverInfo.podName} {.status.driverInfo.webUIPort} {.status.sparkApplicationId}')
+set -- \$st
+[ "\$1 \$2 \$4" = "1 1 4040" ] || on_fail "wc status: \$st"
+case "\$3" in wc-*-driver) ;; *) on_fail "wc driver pod name: \$3" ;; esac
+case "\$5" in spark-*) ;; *) on_fail "wc sparkApplicationId: \$5" ;; esac
+[ -n "\$(kubectl get sparkapp wc -o jsonpath='{.status.terminationTime}')" ] || on_fail "wc has no terminationTime"
+kubectl get sparkapp wc -o jsonpath='{.status.executorState}' | grep -q -- '-exec-[0-9]*":"' ||
+    on_fail "wc has no executorState"
+header=\$(kubectl get sparkapp | head -1 | tr -s ' ')
+[ "\$header" = "NAME STATUS ATTEMPTS START FINISH AGE" ] || fail "kubectl get sparkapp columns: \$header"
+kubectl get sparkapp wc --no-headers | grep -q "COMPLETED *1 " || fail "kubectl get sparkapp row: \$(kubectl get sparkapp wc --no-headers)"
+events=\$(kubectl get events --field-selector involvedObject.kind=SparkApplication,involvedObject.name=wc -o jsonpath='{range .items[*]}{.reason} {end}')
+for r in SparkApplicationSubmitted SparkDriverRunning SparkApplicationCompleted; do
+    echo "\$events" | grep -qw \$r || fail "no \$r event on wc: \$events"
+done
+
+step "a failing application retried twice, then FAILED"
+RESTART=OnFailure MAIN=always_fail app failing "$BUILD/tests/jobs/testjobs.so" | kubectl apply -f - >/dev/null || fail "failing refused"
+wait_until 300 "failing FAILED" is_state failing FAILED || on_fail "failing did not end FAILED: \$(state failing)"
+[ "\$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}')" = 3 ] ||
+    on_fail "failing ran \$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}') times, expected 3"
+[ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing,spark-role=driver -o name | grep -c .)" = 3 ] ||
+    on_fail "failing: expected 3 driver pods: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing -o name)"
+msg=\$(kubectl get sparkapp failing -o jsonpath='{.status.applicationState.errorMessage}')
+echo "\$msg" | grep -q "driver container failed with ExitCode: [1-9]" || fail "failing: errorMessage: \$msg"
+echo "\$msg" | grep -q "Job aborted due to stage failure: .*boom from always_fail_map" || fail "failing: the driver's reason is not in errorMessage: \$msg"
+kubectl get events --field-selector involvedObject.name=failing -o jsonpath='{range .items[*]}{.reason} {end}' |
+    grep -qw SparkApplicationPendingRerun || fail "failing: no SparkApplicationPendingRerun event"
+
+step "invalid specs"
+app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
+    fail "type Go was accepted"
+grep -q 'Unsupported value: "Go"' "$T/bad.err" || fail "type Go refused unclearly: \$(cat "$T/bad.err")"
+app badclass "$BUILD/examples/wordcount.so" x | sed 's/^  mainClass: cspark_main/  mainClass: "main(1)"/' |
+    kubectl apply -f - >/dev/null || fail "badclass refused by the schema"
+wait_until 60 "badclass FAILED" is_state badclass FAILED || on_fail "badclass: \$(state badclass)"
+kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'main(1)': expected" ||
+    fail "badclass errorMessage: \$(kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}')"
+[ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=badclass -o name)" ] || fail "badclass created pods"
+
+step "the operator SIGKILLed during a submission"
+# the crash window, made certain: an operator whose service account may do everything but write
+# the status creates the driver and is SIGKILLed before any status says so (as one killed between
+# the driver's creation and its status write); the next one must find that driver, not make another
+kubectl create serviceaccount crashing-op >/dev/null || fail "cannot create the service account"
+kubectl apply -f - >/dev/null <<RBAC || fail "crashing-op's Role refused"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: crashing-op}
+rules:
+  - {apiGroups: [sparkoperator.k8s.io], resources: [sparkapplications, scheduledsparkapplications], verbs: [get, list, watch]}
+  - {apiGroups: [""], resources: [pods, services, configmaps, secrets], verbs: [create, get, list, watch, delete, patch]}
+  - {apiGroups: [""], resources: [events], verbs: [create]}
+  - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: crashing-op}
+subjects: [{kind: ServiceAccount, name: crashing-op, namespace: default}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: crashing-op}
+RBAC
+tok=\$(kubectl create token crashing-op) || fail "no token for crashing-op"
+ca=\$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+cat >"$T/crash.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "\$SERVER", certificate-authority-data: "\$ca"}}]
+users: [{name: crashing-op, user: {token: "\$tok"}}]
+contexts: [{name: c, context: {cluster: c, user: crashing-op, namespace: default}}]
+current-context: c
+KC
+stop_operator -TERM
+KUBECONFIG="$T/crash.kubeconfig" start_operator "$T/op-crash.log"
+app killed "$BUILD/examples/wordcount.so" "$T/text.txt" "$T/killed-out" | kubectl apply -f - >/dev/null || fail "killed refused"
+has_driver() { [ -n "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed,spark-role=driver -o name)" ]; }
+status_refused() { grep -q "app=default/killed event=status_failed" "$T/op-crash.log"; }
+wait_until 90 "killed's driver pod" has_driver || on_fail "no driver pod for killed"
+wait_until 60 "the refused status write" status_refused || on_fail "the crashing operator wrote the status"
+stop_operator -KILL
+[ -z "\$(state killed)" ] || fail "killed has a state before the restart: \$(state killed)"
+start_operator "$T/op2.log"
+wait_until 240 "killed COMPLETED" is_state killed COMPLETED || on_fail "killed did not complete: \$(state killed)"
+[ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed,spark-role=driver -o name | grep -c .)" = 1 ] ||
+    on_fail "killed ran more than once: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=killed -o name)"
+grep -q "app=default/killed attempt=1 .*adopted=true event=submitted" "$T/op2.log" ||
+    on_fail "the restarted operator did not adopt killed's driver"
+[ "\$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')" = "1 1" ] ||
+    on_fail "killed: attempts \$(kubectl get sparkapp killed -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')"
+cat "$T"/killed-out/part-* | sort | cmp -s - "$T/ref.txt" || on_fail "killed: output differs from local[2]"
+
+step "a ScheduledSparkApplication every minute, history limit 1"
+kubectl apply -f - >/dev/null <<YAML || fail "the ScheduledSparkApplication was refused"
+apiVersion: sparkoperator.k8s.io/v1beta2
+kind: ScheduledSparkApplication
+metadata:
+  name: every-minute
+  namespace: default
+spec:
+  schedule: "* * * * *"
+  concurrencyPolicy: Forbid
+  successfulRunHistoryLimit: 1
+  failedRunHistoryLimit: 1
+  template:
+\$(app x "$BUILD/examples/pi.so" 4 | sed -n '/^spec:/,\$p' | tail -n +2 | sed 's/^/  /')
+YAML
+runs() { grep -o "scheduled=every-minute run=[a-z0-9-]* event=run_created" "$T/op2.log" | cut -d' ' -f2 | cut -d= -f2 | sort -u; }
+first_trimmed() { [ "\$(runs | wc -l)" -ge 2 ] && grep -q "run=default/\$(runs | head -1) event=deleted" "$T/op2.log"; }
+wait_until 240 "two runs, the first one trimmed" first_trimmed || on_fail "every-minute: runs \$(runs | tr '\n' ' ')"
+second=\$(runs | sed -n 2p)
+[ "\$(kubectl get sparkapp "\$second" -o jsonpath='{.status.applicationState.state}')" = COMPLETED ] ||
+    on_fail "every-minute's second run \$second is not COMPLETED"
+done_runs=\$(kubectl get sparkapp -l sparkoperator.k8s.io/scheduled-app-name=every-minute -o jsonpath='{.items[*].status.applicationState.state}' | tr ' ' '\\n' | grep -c COMPLETED)
+[ "\$done_runs" -le 1 ] || on_fail "every-minute keeps \$done_runs completed runs, limit 1"
+past=\$(kubectl get scheduledsparkapp every-minute -o jsonpath='{.status.pastSuccessfulRunNames[*]} {.status.scheduleState}')
+case "\$past" in "\$second Scheduled" | "\$(runs | sed -n 3p) Scheduled") ;; *) on_fail "every-minute status: \$past" ;; esac
+kubectl get sparkapp "\$second" -o jsonpath='{.metadata.ownerReferences[0].kind}' | grep -qx ScheduledSparkApplication ||
+    fail "the run is not owned by its ScheduledSparkApplication"
+
+step "kubectl delete sparkapp leaves nothing"
+kubectl delete scheduledsparkapp --all --wait=true >/dev/null || fail "kubectl delete scheduledsparkapp failed"
+kubectl delete sparkapp --all --wait=true >/dev/null || fail "kubectl delete sparkapp failed"
+expect_nothing_left "after kubectl delete sparkapp"
+stop_operator -TERM
+
+step "the operator as deploy/operator/operator.yaml's Deployment, in a pod"
+# the API server by the address the drivers reach it at in this cluster; the image's pi.so
+sed "s|k8s://https://kubernetes.default.svc|k8s://\$SERVER|" "$SRC/deploy/operator/operator.yaml" |
+    kubectl apply -f - >/dev/null || fail "deploy/operator/operator.yaml refused"
+op_running() { kubectl -n cspark-operator get pods -l app.kubernetes.io/name=cspark-operator -o jsonpath='{.items[*].status.phase}' | grep -qx Running; }
+wait_until 120 "the operator's pod Running" op_running || fail "the operator's pod: \$(kubectl -n cspark-operator get pods -o wide)"
+app incluster local:///opt/spark/examples/pi.so 10 | kubectl apply -f - >/dev/null || fail "incluster refused"
+wait_until 180 "incluster COMPLETED" is_state incluster COMPLETED ||
+    { kubectl -n cspark-operator logs deploy/cspark-operator | tail -10 >&2; fail "incluster: \$(state incluster)"; }
+kubectl logs "\$(kubectl get sparkapp incluster -o jsonpath='{.status.driverInfo.podName}')" | grep -q "^Pi is roughly 3.14" ||
+    fail "incluster's driver did not print pi"
+kubectl delete sparkapp incluster --wait=true >/dev/null
+expect_nothing_left "after the in-cluster operator's application"
+echo "inner ok"
+INNER
+k8s_run_inner 600
