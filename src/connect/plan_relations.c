@@ -124,7 +124,11 @@ static int project(cs_cp *c, const Spark__Connect__Project *r, cs_logical_plan *
     if (rc) return rc;
     if (!r->input) in = cs_logical_plan_new(c->a, CS_LP_ONE_ROW, 0);
     cs_logical_plan *p = unary(c, CS_LP_PROJECT, in);
-    if ((rc = cs_cp_expressions(c, r->expressions, r->n_expressions, &p->exprs)) != 0) return rc;
+    cs_logical_plan *outer = c->expr_input;
+    c->expr_input = in;
+    rc = cs_cp_expressions(c, r->expressions, r->n_expressions, &p->exprs);
+    c->expr_input = outer;
+    if (rc) return rc;
     p->n_exprs = (int)r->n_expressions;
     *out = p;
     return 0;
