@@ -109,7 +109,7 @@ PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); p
 server_pid=$!
 started=0
 for _ in $(seq 600); do
-  grep -q "Spark Connect server started at: 127.0.0.1:$PORT" "$LOG_DIR/server.log" && started=1 && break
+  grep -qs "Spark Connect server started at: 127.0.0.1:$PORT" "$LOG_DIR/server.log" && started=1 && break
   kill -0 "$server_pid" 2>/dev/null || break
   sleep 0.1
 done
