@@ -98,4 +98,17 @@ check(j.columns == ["a", "a", "b", "c"], "withColumn over a join: %r" % (j.colum
 check(j.select(d2["*"]).columns == ["a", "b"], "a side's columns after withColumn")
 check([tuple(r) for r in j.collect()] == [(1, 1, "v", 0)], "its rows: %r" % (j.collect(),))
 
+# pivot without values: a job collects the distinct values, sorted, as Spark does
+sales = spark.createDataFrame(
+    [("phone", 2018, 150), ("tablet", 2018, 120), ("phone", 2019, 180), (None, 2019, 5)],
+    ["item", "year", "sales"])
+p = sales.groupBy("year").pivot("item").sum("sales").sort("year")
+check(p.columns == ["year", "null", "phone", "tablet"], "pivot columns: %r" % (p.columns,))
+check([tuple(r) for r in p.collect()] == [(2018, None, 150, 120), (2019, 5, 180, None)],
+      "pivot rows: %r" % (p.collect(),))
+known = sales.where("item IS NOT NULL").groupBy("year")
+check(known.pivot("item").sum("sales").sort("year").collect()
+      == known.pivot("item", ["phone", "tablet"]).sum("sales").sort("year").collect(),
+      "pivot without values as with them")
+
 print("dataframe_api: every check passed")
