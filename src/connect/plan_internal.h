@@ -14,6 +14,7 @@
  *                          withColumnsRenamed, drop, dropDuplicates, na.fill / drop / replace,
  *                          describe / summary): the input is analyzed for its output names
  *   plan_to_schema.c       DataFrame.to(schema): columns and nested struct fields by name
+ *   plan_freq_items.c      df.stat.freqItems: each column's frequent values
  *   plan_expressions.c     expressions
  *   plan_update_fields.c   Column.withField / dropFields: the struct rebuilt from its type
  *   plan_literals.c        literals and data types
@@ -106,6 +107,9 @@ int cs_cp_drop_na(cs_cp *c, const Spark__Connect__NADrop *d, cs_logical_plan **o
 int cs_cp_replace(cs_cp *c, const Spark__Connect__NAReplace *r, cs_logical_plan **out);
 int cs_cp_describe(cs_cp *c, const Spark__Connect__StatDescribe *d, cs_logical_plan **out);
 int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_plan **out);
+/* df.stat.freqItems: the values of each column in more than support of the rows
+ * (plan_freq_items.c) */
+int cs_cp_freq_items(cs_cp *c, const Spark__Connect__StatFreqItems *f, cs_logical_plan **out);
 /* DataFrame.to(schema): columns and nested fields by name, up-cast (plan_to_schema.c) */
 int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out);
 int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out);

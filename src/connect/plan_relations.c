@@ -523,11 +523,12 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
             return cs_cp_invalid(c, "Currently only the calculation of the Pearson Correlation "
                                     "coefficient is supported.");
         return cs_cp_cov_corr(c, r->corr->input, "corr", r->corr->col1, r->corr->col2, out);
+    case SPARK__CONNECT__RELATION__REL_TYPE_FREQ_ITEMS:
+        return cs_cp_freq_items(c, r->freq_items, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CROSSTAB:
     case SPARK__CONNECT__RELATION__REL_TYPE_APPROX_QUANTILE:
-    case SPARK__CONNECT__RELATION__REL_TYPE_FREQ_ITEMS:
     case SPARK__CONNECT__RELATION__REL_TYPE_SAMPLE_BY:
-        return cs_cp_unsupported(c, "crosstab, approxQuantile, freqItems and sampleBy");
+        return cs_cp_unsupported(c, "crosstab, approxQuantile and sampleBy");
     case SPARK__CONNECT__RELATION__REL_TYPE_ML_RELATION:
         return cs_cp_unsupported(c, "Spark ML relations");
     case SPARK__CONNECT__RELATION__REL_TYPE_EXTENSION:

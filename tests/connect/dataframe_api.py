@@ -111,4 +111,12 @@ check(known.pivot("item").sum("sales").sort("year").collect()
       == known.pivot("item", ["phone", "tablet"]).sum("sales").sort("year").collect(),
       "pivot without values as with them")
 
+# df.stat.freqItems: the values in more than support of the rows, one array column per column
+vals = [Row(a=1, b=-2.0) if i % 2 == 0 else Row(a=i, b=i * 1.0) for i in range(100)]
+items = spark.createDataFrame(vals).stat.freqItems(("a", "b"), 0.4)
+check(items.columns == ["a_freqItems", "b_freqItems"], "freqItems columns: %r" % (items.columns,))
+check(tuple(items.first()) == ([1], [-2.0]), "freqItems values: %r" % (items.first(),))
+check(sorted(spark.range(10).freqItems(["id"]).first()[0]) == list(range(10)),
+      "freqItems with the default support")
+
 print("dataframe_api: every check passed")
