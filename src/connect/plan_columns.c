@@ -6,7 +6,8 @@
  *
  *   with_columns           SELECT <each column, or the new expression AS its name where the
  *                          name is replaced>, <new columns AS name> (withColumn(s))
- *   with_columns_renamed   SELECT <column AS new name where renamed> (renames applied in turn)
+ *   with_columns_renamed   SELECT <column AS new name where renamed> (renames applied in turn;
+ *                          columns sharing a name renamed by position, as toDF)
  *   drop                   SELECT <the columns not named> (names, and columns df["x"] / col)
  *   deduplicate            DISTINCT over all columns; on some columns Spark's
  *                          ReplaceDeduplicateWithAggregate: GROUP BY the keys, first() of the
@@ -187,6 +188,27 @@ int cs_cp_with_columns_renamed(cs_cp *c, const Spark__Connect__WithColumnsRename
             w->n_renames ? w->renames[r]->new_col_name : w->rename_columns_map[r]->value;
         for (int i = 0; i < k.n; i++)
             if (cs_str_ieq(names[i], from)) names[i] = cs_sql_strdup(c->a, to);
+    }
+    bool renamed = false, shared = false;
+    for (int i = 0; i < k.n; i++) {
+        renamed |= names[i] != name_at(&k, i);
+        for (int j = 0; j < i; j++)
+            shared |= cs_str_ieq(name_at(&k, i), name_at(&k, j));
+    }
+    if (!renamed) { /* SELECT *: nothing to name, where a shared name would be ambiguous */
+        cs_sql_expr **star = (cs_sql_expr **)cs_cp_array(c, 1);
+        star[0] = cs_sql_expr_new(c->a, CS_EX_STAR, 0);
+        *out = project_over(c, k.input, star, 1);
+        return 0;
+    }
+    if (shared) { /* columns sharing a name (a join's): renamed by position, as toDF does */
+        cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_SUBQUERY_ALIAS, 1);
+        p->children[0] = k.input;
+        p->alias = "__auto_generated_subquery_name";
+        p->n_column_aliases = k.n;
+        p->column_aliases = names;
+        *out = p;
+        return 0;
     }
     cs_sql_expr **exprs = (cs_sql_expr **)cs_cp_array(c, (size_t)k.n);
     for (int i = 0; i < k.n; i++) {

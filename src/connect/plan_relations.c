@@ -27,7 +27,7 @@
  * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
  * function relations (map_partitions, group_map, co_group_map, apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
- * approxQuantile, freqItems, sampleBy, catalog relations (the server answers those), ML,
+ * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
  * extensions.
  *
  * Plan ids: see cs_cp in plan_internal.h.

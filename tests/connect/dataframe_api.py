@@ -98,6 +98,16 @@ check(j.columns == ["a", "a", "b", "c"], "withColumn over a join: %r" % (j.colum
 check(j.select(d2["*"]).columns == ["a", "b"], "a side's columns after withColumn")
 check([tuple(r) for r in j.collect()] == [(1, 1, "v", 0)], "its rows: %r" % (j.collect(),))
 
+# withColumn(s)Renamed over a join whose sides share a column name: renamed by position
+left = spark.createDataFrame([(1, "x", "v2")], ["id", "a", "value"])
+jn = left.join(spark.createDataFrame([(1, "v1")], ["id", "value"]), on=["id"], how="left")
+check(jn.withColumnRenamed("value", "new").columns == ["id", "a", "new", "new"],
+      "withColumnRenamed of a shared name: %r" % (jn.withColumnRenamed("value", "new").columns,))
+check(jn.withColumnRenamed("x", "y").columns == ["id", "a", "value", "value"],
+      "withColumnRenamed of no column")
+check([tuple(r) for r in jn.withColumnsRenamed({"id": "key"}).collect()] == [(1, "x", "v2", "v1")],
+      "withColumnsRenamed rows")
+
 # pivot without values: a job collects the distinct values, sorted, as Spark does
 sales = spark.createDataFrame(
     [("phone", 2018, 150), ("tablet", 2018, 120), ("phone", 2019, 180), (None, 2019, 5)],

@@ -4,8 +4,8 @@
 # tests/connect/dataframe_api.py: the DataFrame and Column API calls PySpark's own Connect test
 # modules found failing (withField / dropFields, to(schema) by name, crossJoin.enabled=false,
 # conf.get with a None default and conf.set of None, unpivot without a common type, withColumn
-# over a join with a shared column name, pivot without values, freqItems). The server is
-# stopped by the trap whatever happens.
+# and withColumnsRenamed over a join with a shared column name, pivot without values,
+# freqItems). The server is stopped by the trap whatever happens.
 # Usage: dataframe_api.sh BUILD_DIR
 set -u
 BUILD=${1:?usage: dataframe_api.sh BUILD_DIR}
