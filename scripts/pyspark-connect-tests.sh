@@ -6,15 +6,15 @@
 # The test modules are not in any package a registry serves (neither pyspark nor pyspark-client
 # on PyPI ships pyspark/sql/tests), so they come from a checkout of Apache Spark's repository
 # given with --spark-source; they are read there and never copied into this repository. The
-# script builds, in a cache directory outside the source tree, a copy of the pinned pyspark
-# package of scripts/install-pyspark-client.sh with the checkout's pyspark/sql/tests laid over
-# it, starts one cspark-connect-server on a free loopback port, and runs each module with
-# unittest in remote-only mode (SPARK_CONNECT_TESTING_REMOTE names the server and
-# SPARK_SKIP_CONNECT_COMPAT_TESTS=1 makes the tests that compare with a local classic Spark
-# skip themselves: the switches Apache Spark's tests read for a remote server), each bounded by
-# a timeout.
-# The server runs without an authentication token: the test base class sets the
-# spark.connect.authenticate.token conf, which the client only passes on as a conf.
+# script builds, in a temporary directory outside the source tree (removed at the end), a copy of
+# the pinned pyspark package of scripts/install-pyspark-client.sh (its cache directory) with the
+# checkout's pyspark/sql/tests laid over it, starts one cspark-connect-server on a free loopback
+# port, and runs each module with unittest in remote-only mode, each bounded by a timeout:
+# SPARK_CONNECT_TESTING_REMOTE names the server and SPARK_SKIP_CONNECT_COMPAT_TESTS=1 makes the
+# tests that compare with a local classic Spark skip themselves (the switches Apache Spark's
+# tests read for a remote server). The server runs without an authentication token: the test
+# base class sets the spark.connect.authenticate.token conf, which the client only passes on as
+# a conf.
 #
 #   scripts/pyspark-connect-tests.sh --spark-source DIR --build BUILD_DIR [--log-dir DIR]
 #       [--timeout SECONDS] [MODULE ...]
@@ -76,9 +76,6 @@ PY=$("$SRC_DIR/scripts/install-pyspark-client.sh") || fail "scripts/install-pysp
 read -r INTERP PKG_PARENT SITE < <("$PY" -c 'import os, sys, pyspark, grpc
 d = lambda m: os.path.dirname(os.path.dirname(m.__file__))
 print(sys.executable, d(pyspark), d(grpc))') || fail "the client from scripts/install-pyspark-client.sh does not import"
-CACHE=${CSPARK_PYSPARK_CLIENT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cspark}
-mkdir -p "$CACHE" || fail "cannot create $CACHE"
-
 T=$(mktemp -d)
 server_pid=""
 cleanup() {
@@ -93,9 +90,8 @@ trap cleanup EXIT
 mkdir -p "$LOG_DIR" || fail "cannot create $LOG_DIR"
 
 # the pyspark package with the checkout's tests laid over it: Python code only (the jars are not
-# needed by a remote-only client), rebuilt each run so that it follows the checkout
-RUNTIME=$CACHE/pyspark-connect-tests
-rm -rf "$RUNTIME"
+# needed by a remote-only client), made for this run so that it follows the checkout
+RUNTIME=$T/runtime
 mkdir -p "$RUNTIME" || fail "cannot create $RUNTIME"
 (cd "$PKG_PARENT" && tar cf - --exclude='pyspark/jars' --exclude='__pycache__' pyspark) |
   (cd "$RUNTIME" && tar xf -) || fail "cannot copy the pyspark package into $RUNTIME"
