@@ -2,10 +2,12 @@
  * connect_config.c — the Config RPC (spark.conf in a Spark Connect client), as Spark's
  * SparkConnectConfigHandler over the session's RuntimeConfig, on the work's thread:
  *
- *   set (pairs)             SET key=value in the session (a known key's value is checked)
+ *   set (pairs)             SET key=value in the session (a known key's value is checked; a
+ *                           pair without a value is refused: IllegalArgumentException)
  *   get (keys)              the values; a key with no value and no default fails the call with
  *                           SQL_CONF_NOT_FOUND (the client raises SparkNoSuchElementException)
- *   get_with_default        the value, else the default the client gave
+ *   get_with_default        the value set, else the default the client gave (even none: a
+ *                           known key's own default is not used, as RuntimeConfig.get(k, d))
  *   get_option              the value, else the key without a value
  *   get_all (prefix)        every key with a value starting with prefix
  *   unset (keys)            RESET key
@@ -186,9 +188,12 @@ void cs_connect_config_run(cs_connect_service *svc, connect_work *w)
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_SET:
             for (size_t i = 0; rc == 0 && i < op->set->n_pairs; i++) {
                 const Spark__Connect__KeyValue *kv = op->set->pairs[i];
-                const char *v =
-                    kv->_value_case == SPARK__CONNECT__KEY_VALUE___VALUE_VALUE ? kv->value : "";
-                rc = set_or_reset(svc, sql, kv->key, v, &err);
+                if (kv->_value_case != SPARK__CONNECT__KEY_VALUE___VALUE_VALUE) {
+                    /* RuntimeConfig.set refuses a null value (IllegalArgumentException) */
+                    rc = cs_error_set(&err, CS_EINVAL, "value cannot be null for key: %s", kv->key);
+                    break;
+                }
+                rc = set_or_reset(svc, sql, kv->key, kv->value, &err);
             }
             break;
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET:
@@ -206,7 +211,7 @@ void cs_connect_config_run(cs_connect_service *svc, connect_work *w)
         case SPARK__CONNECT__CONFIG_REQUEST__OPERATION__OP_TYPE_GET_WITH_DEFAULT:
             for (size_t i = 0; i < op->get_with_default->n_pairs; i++) {
                 const Spark__Connect__KeyValue *kv = op->get_with_default->pairs[i];
-                const char *v = cs_sql_session_conf(sql, kv->key);
+                const char *v = cs_sql_session_conf_set(sql, kv->key);
                 if (!v) v = cspark_conf_get(svc->opts.sc, kv->key);
                 if (!v && kv->_value_case == SPARK__CONNECT__KEY_VALUE___VALUE_VALUE) v = kv->value;
                 add_pair(&p, kv->key, v);

@@ -10,7 +10,8 @@
  * aggregates per group and pivot value, then per group one column per value (and aggregate)
  * taking the aggregate of the row whose pivot value matches (`<=>`), null when none; the
  * columns are named as Spark names them (the value, or value_aggregate with several
- * aggregates). A pivot without values (Spark collects them with a job first) is refused.
+ * aggregates). A pivot without values first collects them with a job, as Spark does: the
+ * distinct values of the column, sorted (nulls first), at most 10,000.
  *
  * Called by plan_relations.c. Ownership: nodes in the translation's arena.
  */
@@ -75,15 +76,137 @@ static int pivot_value_name(cs_cp *c, const cs_sql_expr *v, const char **out)
     return 0;
 }
 
+/* Spark's maximum number of values a pivot collects (spark.sql.pivotMaxValues' default). */
+#define PIVOT_MAX_VALUES 10000
+
+/* Value i of a collected column as the literal message a client would send (in the arena);
+ * UNSUPPORTED_FEATURE for a type pivot_value_name cannot name. */
+static int value_literal(cs_cp *c, const cs_column *col, int64_t i,
+                         Spark__Connect__Expression__Literal *l)
+{
+    spark__connect__expression__literal__init(l);
+    if (!cs_column_is_valid(col, i)) {
+        static Spark__Connect__DataType__NULL nn = SPARK__CONNECT__DATA_TYPE__NULL__INIT;
+        Spark__Connect__DataType *t = cs_sql_alloc(c->a, sizeof *t);
+        spark__connect__data_type__init(t);
+        t->kind_case = SPARK__CONNECT__DATA_TYPE__KIND_NULL;
+        t->null = &nn;
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_NULL;
+        l->null = t;
+        return 0;
+    }
+    const void *p = col->values;
+    switch (col->type->id) {
+    case CS_TYPE_STRING: {
+        int32_t len;
+        const uint8_t *b = cs_column_bytes(col, i, &len);
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_STRING;
+        l->string = cs_sql_strndup(c->a, (const char *)b, (size_t)len);
+        return 0;
+    }
+    case CS_TYPE_BOOLEAN:
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_BOOLEAN;
+        l->boolean = cs_bit_get(p, i);
+        return 0;
+    case CS_TYPE_BYTE:
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_BYTE;
+        l->byte = ((const int8_t *)p)[i];
+        return 0;
+    case CS_TYPE_SHORT:
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_SHORT;
+        l->short_ = ((const int16_t *)p)[i];
+        return 0;
+    case CS_TYPE_INT:
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_INTEGER;
+        l->integer = ((const int32_t *)p)[i];
+        return 0;
+    case CS_TYPE_LONG:
+        l->literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_LONG;
+        l->long_ = ((const int64_t *)p)[i];
+        return 0;
+    default:
+        return cs_cp_unsupported(c, "pivot values of the type %s", cs_type_id_name(col->type->id));
+    }
+}
+
+/* pivot(col) without values, as Spark's RelationalGroupedDataset.pivot: a job collects the
+ * distinct values of col, sorted, as literal messages in the arena; more than PIVOT_MAX_VALUES
+ * of them is Spark's _LEGACY_ERROR_TEMP_1324. */
+static int collect_pivot_values(cs_cp *c, cs_logical_plan *in, const Spark__Connect__Expression *e,
+                                Spark__Connect__Expression__Literal ***values, size_t *n)
+{
+    if (!c->ctx->session) return cs_cp_invalid(c, "a pivot without values needs a session");
+    cs_sql_expr *col, *key;
+    int rc = cs_cp_expression(c, e, &col);
+    if (!rc) rc = cs_cp_expression(c, e, &key);
+    if (rc) return rc;
+    /* SELECT col AS v FROM in GROUP BY col ORDER BY v LIMIT max + 1 */
+    cs_logical_plan *agg = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
+    agg->children[0] = in;
+    agg->n_group_by = 1;
+    agg->group_by = (cs_sql_expr **)cs_cp_array(c, 1);
+    agg->group_by[0] = key;
+    agg->n_exprs = 1;
+    agg->exprs = (cs_sql_expr **)cs_cp_array(c, 1);
+    agg->exprs[0] = cs_cp_alias(c, col, "__pivot_value");
+    cs_logical_plan *sort = cs_logical_plan_new(c->a, CS_LP_SORT, 1);
+    sort->children[0] = agg;
+    sort->global = true;
+    sort->n_order = 1;
+    sort->order = (cs_sql_expr **)cs_cp_array(c, 1);
+    sort->order[0] = cs_sql_expr_new(c->a, CS_EX_SORT_ORDER, 1);
+    sort->order[0]->args[0] = cs_cp_column1(c, "__pivot_value");
+    sort->order[0]->nulls_first = true;
+    Spark__Connect__Expression__Literal max = SPARK__CONNECT__EXPRESSION__LITERAL__INIT;
+    max.literal_type_case = SPARK__CONNECT__EXPRESSION__LITERAL__LITERAL_TYPE_INTEGER;
+    max.integer = PIVOT_MAX_VALUES + 1;
+    cs_logical_plan *limit = cs_logical_plan_new(c->a, CS_LP_LIMIT, 1);
+    limit->children[0] = sort;
+    if ((rc = cs_cp_literal(c, &max, &limit->limit)) != 0) return rc;
+    cs_sql_statement st = {.kind = CS_STMT_QUERY, .plan = limit};
+    cs_sql_result r;
+    bool kept = false;
+    rc =
+        cs_sql_session_run_statement(c->ctx->session, c->a, &st, "pivot values", &r, &kept, c->err);
+    if (rc) return rc < 0 ? rc : CS_EINVAL;
+    if (r.num_rows > PIVOT_MAX_VALUES) {
+        cs_sql_result_free(&r);
+        cs_sbuf name = CS_SBUF_INIT;
+        cs_sql_expr_pretty_name(col, &name);
+        cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1324", "",
+                         "The pivot column %s has more than %d distinct values, this could "
+                         "indicate an error. If this was intended, set spark.sql.pivotMaxValues "
+                         "to at least the number of distinct values of the pivot column.",
+                         cs_sbuf_str(&name), PIVOT_MAX_VALUES);
+        cs_sbuf_free(&name);
+        return CS_EINVAL;
+    }
+    *n = 0;
+    *values = (Spark__Connect__Expression__Literal **)cs_cp_array(c, (size_t)r.num_rows + 1);
+    for (int b = 0; rc == 0 && b < r.n_batches; b++) {
+        cs_column *plain = cs_column_decode(r.batches[b]->columns[0], NULL);
+        for (int64_t i = 0; rc == 0 && i < plain->length; i++) {
+            Spark__Connect__Expression__Literal *l = cs_sql_alloc(c->a, sizeof *l);
+            if ((rc = value_literal(c, plain, i, l)) == 0) (*values)[(*n)++] = l;
+        }
+        cs_column_unref(plain);
+    }
+    cs_sql_result_free(&r);
+    return rc;
+}
+
 static int pivot(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan *in,
                  cs_sql_expr **groups, int ng, cs_sql_expr **aggs, int na, cs_logical_plan **out)
 {
     const Spark__Connect__Aggregate__Pivot *pv = g->pivot;
     if (!pv) return cs_cp_invalid(c, "Aggregate with GROUP_TYPE_PIVOT requires a Pivot");
-    if (pv->n_values == 0)
-        return cs_cp_unsupported(c, "pivot without its values (Spark collects them first)");
+    Spark__Connect__Expression__Literal **pv_values = pv->values;
+    size_t n_values = pv->n_values;
+    int rc;
+    if (n_values == 0 && (rc = collect_pivot_values(c, in, pv->col, &pv_values, &n_values)) != 0)
+        return rc;
     cs_sql_expr *col;
-    int rc = cs_cp_expression(c, pv->col, &col);
+    rc = cs_cp_expression(c, pv->col, &col);
     if (rc) return rc;
     /* inner: GROUP BY groups, pivot column -> groups, __pivot_col, __pivot_agg_i */
     cs_logical_plan *inner = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
@@ -99,7 +222,7 @@ static int pivot(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan *
     outer->children[0] = sub;
     outer->n_group_by = ng;
     outer->group_by = (cs_sql_expr **)cs_cp_array(c, (size_t)ng);
-    outer->n_exprs = ng + (int)pv->n_values * na;
+    outer->n_exprs = ng + (int)n_values * na;
     outer->exprs = (cs_sql_expr **)cs_cp_array(c, (size_t)outer->n_exprs);
     for (int i = 0; i < ng; i++) {
         const char *name = grouping_name(groups[i]);
@@ -125,10 +248,10 @@ static int pivot(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan *
         }
     }
     int at = ng;
-    for (size_t v = 0; v < pv->n_values; v++) {
+    for (size_t v = 0; v < n_values; v++) {
         cs_sql_expr *value = NULL;
         const char *vname = NULL;
-        if ((rc = cs_cp_literal(c, pv->values[v], &value)) != 0 ||
+        if ((rc = cs_cp_literal(c, pv_values[v], &value)) != 0 ||
             (rc = pivot_value_name(c, value, &vname)) != 0)
             return rc;
         for (int k = 0; k < na; k++) {

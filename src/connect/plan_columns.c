@@ -6,7 +6,8 @@
  *
  *   with_columns           SELECT <each column, or the new expression AS its name where the
  *                          name is replaced>, <new columns AS name> (withColumn(s))
- *   with_columns_renamed   SELECT <column AS new name where renamed> (renames applied in turn)
+ *   with_columns_renamed   SELECT <column AS new name where renamed> (renames applied in turn;
+ *                          columns sharing a name renamed by position, as toDF)
  *   drop                   SELECT <the columns not named> (names, and columns df["x"] / col)
  *   deduplicate            DISTINCT over all columns; on some columns Spark's
  *                          ReplaceDeduplicateWithAggregate: GROUP BY the keys, first() of the
@@ -18,8 +19,6 @@
  *   describe / summary     one aggregate of each statistic of each column as a string, then
  *                          stack() into rows: summary, <column>... (count, mean, stddev, min,
  *                          percentiles as percentile_approx(c, p, 10000), max)
- *   to_schema              DataFrame.to(schema): the schema's columns by name, cast where the
- *                          type differs (top-level columns; nested structs are not reconciled)
  *   set_op                 unionByName(allowMissingColumns=True): each side projected to the
  *                          left's columns then the right's others, a missing one a typed null
  *   unpivot                SELECT ids, stack(n, 'v1', v1, ...) AS (variable, value): values
@@ -37,6 +36,7 @@
 #include <string.h>
 
 #include "connect/plan_internal.h"
+#include "sql/type_coercion.h"
 #include "sqlexec/sql_error.h"
 
 typedef struct cols {
@@ -130,7 +130,11 @@ int cs_cp_with_columns(cs_cp *c, const Spark__Connect__WithColumns *w, cs_logica
                                  "part, but got %zu names",
                                  a ? a->n_name : 0);
         if (!a->expr) return cs_cp_invalid(c, "the expression of an alias is missing");
-        if ((rc = cs_cp_expression(c, a->expr, &values[i])) != 0) return rc;
+        cs_logical_plan *outer = c->expr_input;
+        c->expr_input = k.input;
+        rc = cs_cp_expression(c, a->expr, &values[i]);
+        c->expr_input = outer;
+        if (rc) return rc;
         for (size_t j = 0; j < i; j++)
             if (cs_str_ieq(w->aliases[j]->name[0], a->name[0]))
                 return cs_sql_error_set(c->err, CS_EINVAL, "COLUMN_ALREADY_EXISTS", "42711",
@@ -149,6 +153,14 @@ int cs_cp_with_columns(cs_cp *c, const Spark__Connect__WithColumns *w, cs_logica
             }
         if (!exprs[n]) exprs[n] = ref(c, &k, i);
         n++;
+    }
+    bool replaced = false;
+    for (size_t j = 0; j < na; j++)
+        replaced |= used[j];
+    if (!replaced) { /* SELECT *, new...: a column of a name several columns have (a join's
+                      * `a` from both sides) stays as it is, where its name would be ambiguous */
+        n = 0;
+        exprs[n++] = cs_sql_expr_new(c->a, CS_EX_STAR, 0);
     }
     for (size_t j = 0; j < na; j++)
         if (!used[j])
@@ -176,6 +188,27 @@ int cs_cp_with_columns_renamed(cs_cp *c, const Spark__Connect__WithColumnsRename
             w->n_renames ? w->renames[r]->new_col_name : w->rename_columns_map[r]->value;
         for (int i = 0; i < k.n; i++)
             if (cs_str_ieq(names[i], from)) names[i] = cs_sql_strdup(c->a, to);
+    }
+    bool renamed = false, shared = false;
+    for (int i = 0; i < k.n; i++) {
+        renamed |= names[i] != name_at(&k, i);
+        for (int j = 0; j < i; j++)
+            shared |= cs_str_ieq(name_at(&k, i), name_at(&k, j));
+    }
+    if (!renamed) { /* SELECT *: nothing to name, where a shared name would be ambiguous */
+        cs_sql_expr **star = (cs_sql_expr **)cs_cp_array(c, 1);
+        star[0] = cs_sql_expr_new(c->a, CS_EX_STAR, 0);
+        *out = project_over(c, k.input, star, 1);
+        return 0;
+    }
+    if (shared) { /* columns sharing a name (a join's): renamed by position, as toDF does */
+        cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_SUBQUERY_ALIAS, 1);
+        p->children[0] = k.input;
+        p->alias = "__auto_generated_subquery_name";
+        p->n_column_aliases = k.n;
+        p->column_aliases = names;
+        *out = p;
+        return 0;
     }
     cs_sql_expr **exprs = (cs_sql_expr **)cs_cp_array(c, (size_t)k.n);
     for (int i = 0; i < k.n; i++) {
@@ -601,34 +634,6 @@ int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_pla
 
 /* ---- DataFrame.to(schema), unionByName(allowMissingColumns=True) ---- */
 
-int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out)
-{
-    cs_col_type *schema;
-    int rc = cs_cp_data_type(c, t->schema, &schema);
-    if (rc) return rc;
-    if (schema->id != CS_TYPE_STRUCT)
-        return cs_cp_invalid(c, "ToSchema needs a struct type, got %s",
-                             cs_type_id_name(schema->id));
-    cols k;
-    if ((rc = columns_of(c, t->input, "ToSchema", &k)) != 0) return rc;
-    cs_sql_expr **exprs = (cs_sql_expr **)cs_cp_array(c, (size_t)schema->n_fields);
-    for (int f = 0; f < schema->n_fields; f++) {
-        const cs_col_field *fd = &schema->fields[f];
-        int i = find(&k, fd->name);
-        if (i < 0)
-            return cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
-                                    "42703",
-                                    "A column, variable, or function parameter with name `%s` "
-                                    "cannot be resolved.",
-                                    fd->name);
-        cs_sql_expr *e = ref(c, &k, i);
-        if (!cs_col_type_equal(type_at(&k, i), fd->type)) e = cast_to(c, e, fd->type);
-        exprs[f] = cs_cp_alias(c, e, fd->name);
-    }
-    *out = project_over(c, k.input, exprs, schema->n_fields);
-    return 0;
-}
-
 /* Column `name` of k as one side of the union: itself, or a null of the other side's type. */
 static cs_sql_expr *union_side(cs_cp *c, const cols *k, const char *name, const cs_col_type *t)
 {
@@ -684,6 +689,40 @@ static const char *value_name(const cs_sql_expr *e)
     return NULL;
 }
 
+/* Spark's Unpivot needs one least common type of the values (UnpivotCoercion): when the types of
+ * the value columns are known and two have none, UNPIVOT_VALUE_DATA_TYPE_MISMATCH naming each
+ * value's type, where stack() would only tell its own type error. */
+static int unpivot_common_type(cs_cp *c, const cols *k, cs_sql_expr **values, int nv)
+{
+    for (int v = 0; v < nv; v++)
+        if (values[v]->kind != CS_EX_UNRESOLVED_ATTR || find(k, value_name(values[v])) < 0)
+            return 0; /* an expression: stack() checks it */
+    /* findWiderTypeWithoutStringPromotion: a string is common only to strings */
+    cs_col_type *common = NULL;
+    int strings = 0;
+    for (int v = 0; v < nv; v++) {
+        cs_col_type *t = (cs_col_type *)type_at(k, find(k, value_name(values[v])));
+        strings += t->id == CS_TYPE_STRING;
+        common = v == 0 ? t : cs_tc_wider(c->a, common, t);
+        if (!common) break;
+    }
+    if (strings > 0 && strings < nv) common = NULL;
+    if (common) return 0;
+    cs_sbuf types = {0};
+    for (int v = 0; v < nv; v++) {
+        cs_sbuf_puts(&types, v ? ", \"" : "[\"");
+        cs_tc_type_sql(type_at(k, find(k, value_name(values[v]))), &types);
+        cs_sbuf_printf(&types, "\" (`%s`)", value_name(values[v]));
+    }
+    cs_sbuf_putc(&types, ']');
+    cs_sql_error_set(c->err, CS_EINVAL, "UNPIVOT_VALUE_DATA_TYPE_MISMATCH", "42K09",
+                     "Unpivot value columns must share a least common type, some types do not: "
+                     "%s.",
+                     cs_sbuf_str(&types));
+    cs_sbuf_free(&types);
+    return CS_EINVAL;
+}
+
 int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out)
 {
     cols k;
@@ -721,6 +760,7 @@ int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **
         if (numeric && (!wide || (is_floating(t) ? CS_TYPE_DOUBLE : t->id) > wide->id))
             wide = is_floating(t) ? cs_col_type_primitive(CS_TYPE_DOUBLE) : t;
     }
+    if ((rc = unpivot_common_type(c, &k, values, nv)) != 0) return rc;
     /* SELECT ids, stack(n, 'v1', v1, ...) AS (variable, value) FROM input */
     cs_sql_expr **args = (cs_sql_expr **)cs_cp_array(c, (size_t)(2 * nv + 1));
     Spark__Connect__Expression__Literal l = SPARK__CONNECT__EXPRESSION__LITERAL__INIT;

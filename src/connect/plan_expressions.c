@@ -25,9 +25,9 @@
  *   named_argument_expression  k => v (the parser's alias form)
  *   common_inline_user_defined_function   a Python UDF (row at a time, scalar pandas): a
  *                              PYTHON_UDF call carrying the pickled function and eval type
- * Refused with UNSUPPORTED_FEATURE: update_fields (withField / dropFields), other user-defined
- * functions (Scala, Java, other eval types), subquery, merge and typed aggregate expressions,
- * extensions.
+ *   update_fields              withField / dropFields: the struct rebuilt (plan_update_fields.c)
+ * Refused with UNSUPPORTED_FEATURE: other user-defined functions (Scala, Java, other eval
+ * types), subquery, merge and typed aggregate expressions, extensions.
  *
  * Called by the relation translators. Ownership: nodes in the translation's arena.
  */
@@ -532,7 +532,7 @@ static int expression(cs_cp *c, const Spark__Connect__Expression *e, cs_sql_expr
         return rc;
     }
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UPDATE_FIELDS:
-        return cs_cp_unsupported(c, "withField / dropFields (UpdateFields expressions)");
+        return cs_cp_update_fields(c, e->update_fields, out);
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_COMMON_INLINE_USER_DEFINED_FUNCTION:
         return cs_cp_python_udf(c, e->common_inline_user_defined_function, false, out);
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_SUBQUERY_EXPRESSION:

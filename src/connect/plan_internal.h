@@ -13,7 +13,10 @@
  *   plan_columns.c         relations Spark builds from the input's columns (withColumns,
  *                          withColumnsRenamed, drop, dropDuplicates, na.fill / drop / replace,
  *                          describe / summary): the input is analyzed for its output names
+ *   plan_to_schema.c       DataFrame.to(schema): columns and nested struct fields by name
+ *   plan_freq_items.c      df.stat.freqItems: each column's frequent values
  *   plan_expressions.c     expressions
+ *   plan_update_fields.c   Column.withField / dropFields: the struct rebuilt from its type
  *   plan_literals.c        literals and data types
  *   plan_names.c           Spark's attribute-name and multipart-identifier syntax
  *   plan_commands.c        commands (sql_command, create_dataframe_view, write_operation)
@@ -57,7 +60,10 @@ typedef struct cs_cp {
     int64_t *qual_ids;
     const char **quals; /* the qualifier given to the relation of qual_ids[i] */
     int join_depth;     /* > 0 while translating a join's inputs */
-    int depth;          /* nesting, against hostile plans */
+    /* The unresolved input of the select or withColumns whose expressions are being
+     * translated (NULL elsewhere): update_fields analyzes its struct over it for the fields. */
+    cs_logical_plan *expr_input;
+    int depth; /* nesting, against hostile plans */
 } cs_cp;
 
 #define CS_CP_MAX_DEPTH 2000
@@ -101,6 +107,10 @@ int cs_cp_drop_na(cs_cp *c, const Spark__Connect__NADrop *d, cs_logical_plan **o
 int cs_cp_replace(cs_cp *c, const Spark__Connect__NAReplace *r, cs_logical_plan **out);
 int cs_cp_describe(cs_cp *c, const Spark__Connect__StatDescribe *d, cs_logical_plan **out);
 int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_plan **out);
+/* df.stat.freqItems: the values of each column in more than support of the rows
+ * (plan_freq_items.c) */
+int cs_cp_freq_items(cs_cp *c, const Spark__Connect__StatFreqItems *f, cs_logical_plan **out);
+/* DataFrame.to(schema): columns and nested fields by name, up-cast (plan_to_schema.c) */
 int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out);
 int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out);
 /* df.stat.cov / corr: the one-row aggregate Spark's StatFunctions builds */
@@ -110,6 +120,11 @@ int cs_cp_cov_corr(cs_cp *c, const Spark__Connect__Relation *input, const char *
  * columns, a missing one as a typed null */
 int cs_cp_union_missing(cs_cp *c, const Spark__Connect__SetOperation *s, bool all,
                         cs_logical_plan **out);
+
+/* Column.withField / dropFields (plan_update_fields.c): the struct rebuilt, over
+ * c->expr_input; UNSUPPORTED_FEATURE where there is none. */
+int cs_cp_update_fields(cs_cp *c, const Spark__Connect__Expression__UpdateFields *u,
+                        cs_sql_expr **out);
 
 /* ---- literals and types (plan_literals.c) ---- */
 int cs_cp_literal(cs_cp *c, const Spark__Connect__Expression__Literal *l, cs_sql_expr **out);

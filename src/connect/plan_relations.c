@@ -27,7 +27,7 @@
  * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
  * function relations (map_partitions, group_map, co_group_map, apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
- * approxQuantile, freqItems, sampleBy, catalog relations (the server answers those), ML,
+ * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
  * extensions.
  *
  * Plan ids: see cs_cp in plan_internal.h.
@@ -124,7 +124,11 @@ static int project(cs_cp *c, const Spark__Connect__Project *r, cs_logical_plan *
     if (rc) return rc;
     if (!r->input) in = cs_logical_plan_new(c->a, CS_LP_ONE_ROW, 0);
     cs_logical_plan *p = unary(c, CS_LP_PROJECT, in);
-    if ((rc = cs_cp_expressions(c, r->expressions, r->n_expressions, &p->exprs)) != 0) return rc;
+    cs_logical_plan *outer = c->expr_input;
+    c->expr_input = in;
+    rc = cs_cp_expressions(c, r->expressions, r->n_expressions, &p->exprs);
+    c->expr_input = outer;
+    if (rc) return rc;
     p->n_exprs = (int)r->n_expressions;
     *out = p;
     return 0;
@@ -519,11 +523,12 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
             return cs_cp_invalid(c, "Currently only the calculation of the Pearson Correlation "
                                     "coefficient is supported.");
         return cs_cp_cov_corr(c, r->corr->input, "corr", r->corr->col1, r->corr->col2, out);
+    case SPARK__CONNECT__RELATION__REL_TYPE_FREQ_ITEMS:
+        return cs_cp_freq_items(c, r->freq_items, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CROSSTAB:
     case SPARK__CONNECT__RELATION__REL_TYPE_APPROX_QUANTILE:
-    case SPARK__CONNECT__RELATION__REL_TYPE_FREQ_ITEMS:
     case SPARK__CONNECT__RELATION__REL_TYPE_SAMPLE_BY:
-        return cs_cp_unsupported(c, "crosstab, approxQuantile, freqItems and sampleBy");
+        return cs_cp_unsupported(c, "crosstab, approxQuantile and sampleBy");
     case SPARK__CONNECT__RELATION__REL_TYPE_ML_RELATION:
         return cs_cp_unsupported(c, "Spark ML relations");
     case SPARK__CONNECT__RELATION__REL_TYPE_EXTENSION:

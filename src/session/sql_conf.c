@@ -65,6 +65,10 @@ static const struct known_key {
     {"spark.sql.cbo.enabled", K_BOOL, "false",
      "Enables CBO for estimation of plan statistics when set true.", "2.2.0"},
     {"spark.sql.cbo.joinReorder.enabled", K_BOOL, "false", "Enables join reorder in CBO.", "2.2.0"},
+    {"spark.sql.crossJoin.enabled", K_BOOL, "true",
+     "When false, we will throw an error if a query contains a cartesian product without "
+     "explicit CROSS JOIN syntax.",
+     "2.0.0"},
     {"spark.sql.cli.print.header", K_BOOL, "false",
      "When set to true, spark-sql CLI prints the names of the columns in query output.", "3.2.0"},
     {"spark.sql.execution.rangeExchange.sampleSizePerPartition", K_INT, "100",
@@ -224,6 +228,11 @@ const char *cs_sql_conf_get(const cs_sql_conf *c, const char *key)
     return k->dflt;
 }
 
+const char *cs_sql_conf_get_set(const cs_sql_conf *c, const char *key)
+{
+    return cs_conf_get(c->values, key);
+}
+
 int cs_sql_conf_set(cs_sql_conf *c, const char *key, const char *value, cs_error *err)
 {
     const struct known_key *k = find_known(key);
@@ -357,6 +366,7 @@ int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_err
     o->session_tz = cs_sql_conf_get(c, "spark.sql.session.timeZone");
     o->cbo = cs_sql_conf_bool(c, "spark.sql.cbo.enabled");
     o->join_reorder = cs_sql_conf_bool(c, "spark.sql.cbo.joinReorder.enabled");
+    o->cross_join = cs_sql_conf_bool(c, "spark.sql.crossJoin.enabled");
     o->max_iterations = (int)iters;
     o->excluded_rules = cs_sql_conf_get(c, "spark.sql.optimizer.excludedRules");
     return 0;

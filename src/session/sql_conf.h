@@ -38,6 +38,8 @@ void cs_sql_conf_free(cs_sql_conf *c);
 
 /* The key's value: set, else the known key's default, else NULL. */
 const char *cs_sql_conf_get(const cs_sql_conf *c, const char *key);
+/* The key's value when it was set (SET, or the application's conf), else NULL: no default. */
+const char *cs_sql_conf_get_set(const cs_sql_conf *c, const char *key);
 /* SET key=value: a known key's value is checked first (CS_EINVAL naming key and value). */
 int cs_sql_conf_set(cs_sql_conf *c, const char *key, const char *value, cs_error *err);
 /* RESET key (NULL: every key) back to the application's value. */

@@ -54,6 +54,11 @@ const char *cs_sql_session_conf(const cs_sql_session *s, const char *key)
     return cs_sql_conf_get(s->conf, key);
 }
 
+const char *cs_sql_session_conf_set(const cs_sql_session *s, const char *key)
+{
+    return cs_sql_conf_get_set(s->conf, key);
+}
+
 void cs_sql_session_set_job_group(cs_sql_session *s, const char *group)
 {
     snprintf(s->job_group, sizeof s->job_group, "%s", group ? group : "");

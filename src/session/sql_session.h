@@ -68,6 +68,9 @@ int cs_sql_session_analyze(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
 /* A value of the session's SQL conf (a key set by SET or the application's conf, else Spark's
  * default), or NULL when the key is neither set nor known. Borrowed until the next SET/RESET. */
 const char *cs_sql_session_conf(const cs_sql_session *s, const char *key);
+/* The same value when the key was set (SET or the application's conf), else NULL: Spark's
+ * RuntimeConfig.get(key, default), which gives the caller's default before the key's own. */
+const char *cs_sql_session_conf_set(const cs_sql_session *s, const char *key);
 
 /* The job group of the statements run from now on (NULL or "": "cspark-sql-<execution id>",
  * the default), so that a caller can cancel them from another thread with

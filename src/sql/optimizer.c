@@ -12,6 +12,7 @@
  *                                        as Spark, rules needed for correctness
  *                                        (non-excludable) run anyway
  *   spark.sql.cbo.* are read by the join rules (opt_join.c).
+ *   spark.sql.crossJoin.enabled          false: CheckCartesianProducts after the batches
  *
  * The batches, in Spark's order (with the rules of opt_subquery.c and opt_join.c):
  *   Finish Analysis        EliminateResolvedHint (hints onto joins), EliminateSubqueryAliases,
@@ -42,6 +43,7 @@ void cs_sql_optimizer_conf_default(cs_sql_optimizer_conf *c)
     c->join_reorder = false;
     c->max_iterations = 100;
     c->excluded_rules = NULL;
+    c->cross_join = true;
     c->ansi = true;
     c->session_tz = NULL;
 }
@@ -178,6 +180,35 @@ static int run_batch(cs_opt_ctx *c, const batch *b, cs_logical_plan **plan, cs_e
     return 0;
 }
 
+/* Spark's CheckCartesianProducts, when spark.sql.crossJoin.enabled is false: an inner or outer
+ * join left without a condition (an explicit CROSS JOIN is not one) is refused. */
+static cs_logical_plan *check_cartesian(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
+{
+    cs_error *err = ud;
+    if (err->code || p->kind != CS_LP_JOIN || p->condition) return p;
+    static const char *const names[] = {
+        [CS_JOIN_INNER] = "INNER",
+        [CS_JOIN_LEFT_OUTER] = "LEFT OUTER",
+        [CS_JOIN_RIGHT_OUTER] = "RIGHT OUTER",
+        [CS_JOIN_FULL_OUTER] = "FULL OUTER",
+    };
+    if ((size_t)p->join_type >= sizeof names / sizeof names[0] || !names[p->join_type]) return p;
+    cs_sbuf l = {0}, r = {0};
+    cs_logical_plan_print(p->children[0], &l);
+    cs_logical_plan_print(p->children[1], &r);
+    cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1211", "",
+                     "Detected implicit cartesian product for %s join between logical plans\n%s"
+                     "\nand\n%s\nJoin condition is missing or trivial.\nEither: use the CROSS "
+                     "JOIN syntax to allow cartesian products between these\nrelations, or: "
+                     "enable implicit cartesian products by setting the configuration\nvariable "
+                     "spark.sql.crossJoin.enabled=true.",
+                     names[p->join_type], cs_sbuf_str(&l), cs_sbuf_str(&r));
+    cs_sbuf_free(&l);
+    cs_sbuf_free(&r);
+    (void)c;
+    return p;
+}
+
 /* An inner join left without a condition is a CROSS join (what the planner expects). */
 static cs_logical_plan *cross_without_condition(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
 {
@@ -221,6 +252,11 @@ static int optimize_plan(cs_opt_ctx *c, const cs_logical_plan *plan, cs_logical_
     for (size_t i = 0; i < sizeof BATCHES / sizeof BATCHES[0]; i++) {
         int rc = run_batch(c, &BATCHES[i], &p, err);
         if (rc != 0) return rc;
+    }
+    if (!c->conf->cross_join) {
+        cs_error_clear(err);
+        cs_opt_plan_up(c, p, check_cartesian, err);
+        if (err->code) return err->code;
     }
     p = cs_opt_plan_up(c, p, cross_without_condition, NULL);
     int rc = keep_output(c, plan, &p, err);

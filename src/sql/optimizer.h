@@ -50,9 +50,10 @@
 /* The settings the rules read (Spark's keys; cs_sql_optimizer_conf_default gives Spark 4's
  * defaults). */
 typedef struct cs_sql_optimizer_conf {
-    bool cbo;                   /* spark.sql.cbo.enabled (false) */
-    bool join_reorder;          /* spark.sql.cbo.joinReorder.enabled (false) */
-    int max_iterations;         /* spark.sql.optimizer.maxIterations (100) */
+    bool cbo;           /* spark.sql.cbo.enabled (false) */
+    bool join_reorder;  /* spark.sql.cbo.joinReorder.enabled (false) */
+    bool cross_join;    /* spark.sql.crossJoin.enabled (true): implicit cartesian products */
+    int max_iterations; /* spark.sql.optimizer.maxIterations (100) */
     const char *excluded_rules; /* spark.sql.optimizer.excludedRules (NULL): rule names */
     /* what ConstantFolding evaluates under, as the engine would at run time */
     bool ansi;              /* spark.sql.ansi.enabled (true) */

@@ -237,6 +237,41 @@ static void test_outer_join_pushdown(void **state)
     EXPECT_CONF = NULL;
 }
 
+/* spark.sql.crossJoin.enabled=false: CheckCartesianProducts refuses a join without a condition
+ * unless it is an explicit CROSS JOIN */
+static void test_cartesian_product_refused_without_cross_join(void **state)
+{
+    (void)state;
+    cs_sql_optimizer_conf conf;
+    cs_sql_optimizer_conf_default(&conf);
+    conf.cross_join = false;
+    static const char *const refused[] = {
+        "SELECT a, x FROM t1, t2",
+        "SELECT a, x FROM t1 JOIN t2",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        cs_sql_arena *a = cs_sql_arena_new();
+        cs_sql_statement *st = NULL;
+        cs_error err = {0};
+        cs_logical_plan *analyzed = NULL, *opt = NULL;
+        assert_int_equal(cs_sql_parse_statement(a, refused[i], &st, NULL, &err), 0);
+        assert_int_equal(cs_sql_analyze(CAT, a, st->plan, &analyzed, &err), 0);
+        if (cs_sql_optimize(CAT, a, &conf, analyzed, &opt, &err) == 0)
+            fail_msg("%s: no error without spark.sql.crossJoin.enabled", refused[i]);
+        assert_string_equal(err.error_class, "_LEGACY_ERROR_TEMP_1211");
+        cs_sql_arena_free(a);
+    }
+    EXPECT_CONF = &conf;
+    expect("SELECT a, x FROM t1 CROSS JOIN t2",
+           "Join Cross\n"
+           ":- Relation spark_catalog.default.t1[a] parquet\n"
+           "+- Relation spark_catalog.default.t2[x] parquet\n");
+    EXPECT_CONF = NULL;
+    optimize_conf("SELECT a, x FROM t1 JOIN t2 ON a = x", &conf); /* a condition: allowed */
+    /* the default allows them */
+    optimize("SELECT a, x FROM t1, t2");
+}
+
 static void test_filters_that_must_stay(void **state)
 {
     (void)state;
@@ -664,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_filter_through_project_to_relation),
         cmocka_unit_test(test_filter_not_through_nondeterministic_project),
         cmocka_unit_test(test_outer_join_pushdown),
+        cmocka_unit_test(test_cartesian_product_refused_without_cross_join),
         cmocka_unit_test(test_filters_that_must_stay),
         cmocka_unit_test(test_inner_join_infers_filters),
         cmocka_unit_test(test_filter_through_aggregate_union_window_generate),
