@@ -7,58 +7,12 @@
 # Both servers are stopped by the trap whatever happens.
 # Usage: spark_compare.sh BUILD_DIR
 set -u
-BUILD=${1:?usage: spark_compare.sh BUILD_DIR}
-SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-SERVER=$BUILD/bin/cspark-connect-server
-if [ ! -x "$SERVER" ]; then
-  echo "SKIP: spark_compare: $SERVER was not built (cmake found no Spark Connect .proto files:" \
-    "run scripts/install-spark.sh, then cmake again)"
-  exit 77
-fi
-SPARK_HOME=$("$SRC/scripts/install-spark.sh") || { echo "SKIP: spark_compare: no Spark install"; exit 77; }
-PY=$("$SRC/scripts/install-pyspark-client.sh") || {
-  echo "SKIP: spark_compare: the pinned PySpark client cannot be installed"
-  exit 77
-}
-T=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: spark_compare: $*"
-  for f in "$T"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done
-  exit 1
-}
-free_port() {
-  "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-# wait_listening NAME PID PORT SECONDS
-wait_listening() {
-  for _ in $(seq $(($4 * 10))); do
-    "$PY" -c "import socket; socket.create_connection(('127.0.0.1', $3), timeout=1)" 2>/dev/null &&
-      return 0
-    kill -0 "$2" 2>/dev/null || fail "$1 ended before it listened"
-    sleep 0.1
-  done
-  fail "$1 did not listen on $3 within $4 s"
-}
-
+. "$(dirname "$0")/lib/connect.sh"
+connect_test_init spark_compare "${1:-}" --spark
 SP=$(free_port)
-"$SPARK_HOME/bin/spark-submit" --class org.apache.spark.sql.connect.service.SparkConnectServer \
-  --master 'local[2]' --conf spark.ui.enabled=false --conf "spark.connect.grpc.binding.port=$SP" \
-  >"$T/spark.log" 2>&1 &
-spark_pid=$!
-pids+=($spark_pid)
 CP=$(free_port)
-"$SERVER" --master 'local[2]' --conf spark.ui.enabled=false \
-  --conf "spark.connect.grpc.binding.port=$CP" >"$T/cspark.log" 2>&1 &
-pids+=($!)
-wait_listening cspark-connect-server "$!" "$CP" 60
-wait_listening "Spark's Connect server" "$spark_pid" "$SP" 300
+start_cspark "$CP" "$T/cspark.log"
+start_spark "$SP" "$T/spark.log"
 
 timeout 600 "$PY" "$SRC/tests/connect/pyspark_client.py" "sc://localhost:$SP" "$T/spark.json" \
   >"$T/client-spark.log" 2>&1 || fail "the program against Spark: $(tail -n 5 "$T/client-spark.log")"

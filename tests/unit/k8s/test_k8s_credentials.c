@@ -15,34 +15,9 @@
 #include <cmocka.h>
 
 #include "cluster/k8s/k8s_pod_spec.h"
+#include "pod_spec_fixture.h"
 
 #define MOUNTED "spark.kubernetes.authenticate.driver.mounted."
-
-static char *write_tmp(const char *text)
-{
-    char *path = strdup("/tmp/k8s_creds_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-    return path;
-}
-
-static cs_conf *base_conf(void)
-{
-    cs_conf *c = cs_conf_new();
-    cs_conf_set(c, "spark.app.name", "creds");
-    cs_conf_set(c, "spark.kubernetes.container.image", "cspark:latest");
-    cs_conf_set(c, "spark.kubernetes.namespace", "jobs");
-    return c;
-}
-
-static void app_init_ok(k8s_app *app, const cs_conf *c)
-{
-    cs_error err = {0};
-    if (cs_k8s_app_init(app, c, NULL, "local:///opt/jobs/pi.so", 0, NULL, &err) != CS_OK)
-        fail_msg("cs_k8s_app_init: %s", err.msg);
-}
 
 static json_t *named(json_t *arr, const char *field, const char *value)
 {

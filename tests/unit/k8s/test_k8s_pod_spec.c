@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cluster/k8s/k8s_pod_spec.h"
+#include "pod_spec_fixture.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -59,23 +60,6 @@ static json_t *env_of(json_t *pod, const char *name)
 static const char *env_val(json_t *pod, const char *name)
 {
     return json_string_value(json_object_get(env_of(pod, name), "value"));
-}
-
-static cs_conf *base_conf(void)
-{
-    cs_conf *c = cs_conf_new();
-    cs_conf_set(c, "spark.app.name", "Spark Pi");
-    cs_conf_set(c, "spark.kubernetes.container.image", "cspark:latest");
-    cs_conf_set(c, "spark.kubernetes.namespace", "jobs");
-    return c;
-}
-
-static void app_init_ok(k8s_app *app, const cs_conf *c)
-{
-    cs_error err = {0};
-    char *argv[] = {"1000", "x y"};
-    if (cs_k8s_app_init(app, c, "cspark_main", "local:///opt/jobs/pi.so", 2, argv, &err) != CS_OK)
-        fail_msg("cs_k8s_app_init: %s", err.msg);
 }
 
 static json_t *driver_ok(const cs_conf *c, k8s_app *app)
@@ -451,16 +435,6 @@ static void test_local_dirs(void **state)
     json_decref(pod);
     cs_k8s_app_free(&app);
     cs_conf_free(c);
-}
-
-static char *write_tmp(const char *text)
-{
-    char *path = strdup("/tmp/k8s_tpl_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-    return path;
 }
 
 static const char *TEMPLATE = "apiVersion: v1\n"
