@@ -60,15 +60,18 @@ start_server() {
 }
 
 P1=$(free_port)
-start_server plain "$P1"
+CSPARK_LOG_LEVEL=INFO start_server plain "$P1" # INFO: its jobs' starts are logged
 timeout 600 "$PY" "$SRC/tests/connect/pyspark_client.py" "sc://localhost:$P1" "$T/cspark.json" \
   --interrupt >"$T/client.log" 2>&1 || fail "the PySpark client against cspark: $(tail -n 5 "$T/client.log")"
 
 # a client killed mid-query: its operation is cancelled (the stream is gone and no reattach
-# comes), which the scheduler logs as the cancellation of the operation's job group. The query
-# counts 9e12 pairs: it is still running whenever the kill comes (a sum of products once
-# overflowed first on an idle machine, so nothing was left to cancel)
+# comes), which the scheduler logs as the cancellation of the operation's job group. The kill
+# comes once the query's job has started (the server's log says so; a fixed wait once killed the
+# client before its query reached a loaded machine's server), and the query counts 9e12 pairs,
+# so it is still running then (a sum of products once overflowed first on an idle machine, so
+# nothing was left to cancel)
 n_before=$(grep -c 'cancelled part of cancelled job group cspark-connect-' "$T/plain.log")
+jobs_before=$(grep -c 'event=started stages=' "$T/plain.log")
 "$PY" -c '
 import sys
 from pyspark.sql import SparkSession
@@ -76,7 +79,13 @@ spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 spark.sql("SELECT count(*) FROM range(0, 3000000) a CROSS JOIN range(0, 3000000) b").collect()
 ' "sc://localhost:$P1" >"$T/killed.log" 2>&1 &
 client=$!
-sleep 4
+for _ in $(seq 1200); do
+  [ "$(grep -c 'event=started stages=' "$T/plain.log")" -gt "$jobs_before" ] && break
+  kill -0 "$client" 2>/dev/null || fail "the client ended before its query started: $(tail -n 5 "$T/killed.log")"
+  sleep 0.1
+done
+[ "$(grep -c 'event=started stages=' "$T/plain.log")" -gt "$jobs_before" ] ||
+  fail "the long query's job did not start within 120 s"
 kill -KILL "$client" 2>/dev/null
 wait "$client" 2>/dev/null
 for _ in $(seq 300); do
