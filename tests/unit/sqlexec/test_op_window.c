@@ -696,8 +696,8 @@ static cs_sql_op *spill_input(int64_t n)
         t[i] = (int64_t)(t_rand(&seed) % 4000);
         v[i] = (int64_t)(t_rand(&seed) % 100000) - 50000;
         vv[i] = t_rand(&seed) % 11 != 0;
-        p[i] = malloc(48);
-        snprintf(p[i], 48, "payload-%lld-%032llx", (long long)i, (unsigned long long)t_rand(&seed));
+        p[i] = malloc(64);
+        snprintf(p[i], 64, "payload-%lld-%032llx", (long long)i, (unsigned long long)t_rand(&seed));
     }
     int nb = 0;
     cs_col_batch **b = calloc((size_t)(n / 1000 + 2), sizeof *b);
