@@ -6,7 +6,8 @@
 # the program's arguments and its exit status as cspark-submit's (0 and 3), with --master
 # local[2] and local-cluster[2,1,1024]; the program's stdout passes through. Bad inputs give one
 # "cspark-submit: " line and exit 1: a missing .py, an interpreter that does not exist, a
-# --py-files entry that does not exist, --deploy-mode cluster. No process is left behind.
+# --py-files entry that does not exist, --deploy-mode cluster. SIGTERM to cspark-submit ends the
+# program too (exit status 143). No process is left behind.
 # Usage: python_apps.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib/connect.sh"
@@ -55,6 +56,29 @@ bad_input missing_py_file "spark.submit.pyFiles entry '$T/gone.py'" \
   --conf "spark.pyspark.python=$PY" --py-files "$T/gone.py" "$APP/app.py"
 bad_input cluster_mode "cluster is not supported for a Python application" \
   --master k8s://https://127.0.0.1:9 --deploy-mode cluster "$APP/app.py"
+
+# SIGTERM to cspark-submit while the program runs: the program is ended too, status 128+15
+cat >"$T/waits.py" <<'PY'
+import sys, time
+from pyspark.sql import SparkSession
+print("count=%d" % SparkSession.builder.getOrCreate().range(5).count(), flush=True)
+time.sleep(600)
+PY
+"$SUBMIT" --master 'local[1]' --conf spark.ui.enabled=false --conf "spark.pyspark.python=$PY" \
+  "$T/waits.py" >"$T/sigterm.log" 2>&1 &
+spid=$!
+_connect_pids+=($spid)
+for _ in $(seq 1200); do
+  grep -qx "count=5" "$T/sigterm.log" && break
+  kill -0 "$spid" 2>/dev/null || fail "sigterm: cspark-submit ended before the program counted"
+  sleep 0.1
+done
+grep -qx "count=5" "$T/sigterm.log" || fail "sigterm: the program did not count within 120 s"
+kill -TERM "$spid"
+wait "$spid"
+rc=$?
+[ "$rc" = 143 ] || fail "sigterm: cspark-submit exited $rc, expected 143"
+pgrep -f "$T/waits.py" >/dev/null && fail "sigterm: the program is still running"
 
 # nothing left running: no interpreter on the program, no Python worker
 pgrep -f "$APP/app.py" >/dev/null && fail "a Python program is still running"
