@@ -296,6 +296,8 @@ static const cs_conf_entry entries[] = {
     /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
      * PYSPARK_PYTHON environment variable, else python3), as Spark's */
     STRING("spark.pyspark.python"),
+    /* --py-files of a Python application (programs/python_submit.c): put on its PYTHONPATH */
+    STRING("spark.submit.pyFiles"),
 };
 
 /* Defaults that differ where the executors run apart from the driver (cs_conf_scope): still one

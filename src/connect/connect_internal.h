@@ -108,6 +108,7 @@ struct cs_connect_service {
     int running;                  /* (L) works handed to their threads and not ended */
     connect_session *sessions;    /* (L) */
     bool stopping;                /* (L) */
+    bool stop_asked;              /* (L) cs_connect_service_stop: cs_connect_service_run ends */
     pthread_t watchdog;
     bool watchdog_started;
 };

@@ -432,7 +432,7 @@ void cs_connect_service_run(cs_connect_service *svc)
     for (;;) {
         pthread_mutex_lock(&svc->lock);
         connect_work *w = NULL;
-        while (!cs_shutdown_requested() && !(w = take_runnable(svc)))
+        while (!cs_shutdown_requested() && !svc->stop_asked && !(w = take_runnable(svc)))
             cs_cond_wait_ms(&svc->work_ready, &svc->lock, 200);
         pthread_mutex_unlock(&svc->lock);
         if (!w) break;
@@ -464,6 +464,14 @@ void cs_connect_service_run(cs_connect_service *svc)
         free(w);
         w = next;
     }
+}
+
+void cs_connect_service_stop(cs_connect_service *svc)
+{
+    pthread_mutex_lock(&svc->lock);
+    svc->stop_asked = true;
+    pthread_cond_broadcast(&svc->work_ready);
+    pthread_mutex_unlock(&svc->lock);
 }
 
 void cs_connect_service_free(cs_connect_service *svc)

@@ -9,7 +9,9 @@
  * it, then hand the entry's thread to cs_connect_service_run, which gives each session's work
  * (ExecutePlan, AnalyzePlan, Config) a thread of its own — different sessions' at once, one
  * session's in order; statements enter the context one at a time, as the context runs its jobs
- * — until the process is asked to stop (SIGINT/SIGTERM: common/shutdown.h), then free it.
+ * — until the process is asked to stop (SIGINT/SIGTERM: common/shutdown.h) or
+ * cs_connect_service_stop is called, then free it. cspark-submit's Python applications
+ * (programs/python_app.c) run it the same way, stopping it when the program ends.
  *
  * Ownership: the service borrows sc (it outlives the service) and copies the options' strings.
  */
@@ -39,6 +41,9 @@ int cs_connect_service_port(const cs_connect_service *svc);
  * operations, waits for their threads, stops listening and answers what is left with
  * UNAVAILABLE. */
 void cs_connect_service_run(cs_connect_service *svc);
+/* Asks cs_connect_service_run to end as a stop request would, for this service alone (any
+ * thread: cspark-submit's Python application ended, programs/python_app.c). */
+void cs_connect_service_stop(cs_connect_service *svc);
 void cs_connect_service_free(cs_connect_service *svc);
 
 #endif /* CSPARK_CONNECT_CONNECT_SERVICE_H */

@@ -285,6 +285,22 @@ static int pivot(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan *
     return 0;
 }
 
+/* The grouping expressions as GROUP BY takes them: an alias named in groupBy
+ * (groupBy((col("id") % 3).alias("k"))) names the output column only, as Spark's CleanupAliases
+ * trims it from an Aggregate's grouping expressions; left on, the key no longer matched the
+ * same expression in the output list, which failed with MISSING_AGGREGATION. */
+static cs_sql_expr **grouping_keys(cs_cp *c, cs_sql_expr **groups, int ng)
+{
+    cs_sql_expr **keys = (cs_sql_expr **)cs_cp_array(c, (size_t)ng);
+    for (int i = 0; i < ng; i++) {
+        cs_sql_expr *k = groups[i];
+        while (k->kind == CS_EX_ALIAS && k->n_args == 1)
+            k = k->args[0];
+        keys[i] = k;
+    }
+    return keys;
+}
+
 int cs_cp_aggregate(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan **out)
 {
     cs_logical_plan *in;
@@ -305,17 +321,18 @@ int cs_cp_aggregate(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_pla
         p->exprs[i] = groups[i];
     for (int i = 0; i < na; i++)
         p->exprs[ng + i] = aggs[i];
+    cs_sql_expr **keys = grouping_keys(c, groups, ng);
     switch (g->group_type) {
     case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_GROUPBY:
         p->n_group_by = ng;
-        p->group_by = groups;
+        p->group_by = keys;
         break;
     case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_ROLLUP:
     case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_CUBE: {
         bool rollup = g->group_type == SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_ROLLUP;
         p->n_group_by = 1;
         p->group_by = (cs_sql_expr **)cs_cp_array(c, 1);
-        p->group_by[0] = call_of(c, rollup ? "rollup" : "cube", groups, ng);
+        p->group_by[0] = call_of(c, rollup ? "rollup" : "cube", keys, ng);
         break;
     }
     case SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_GROUPING_SETS: {

@@ -25,5 +25,8 @@ struct cspark_context;
 CS_PROGRAM_MAIN int cspark_sql_app(struct cspark_context *sc, int argc, char **argv);
 /* cspark-connect-server's application entry, as cspark_sql_app (connect_main.c). */
 CS_PROGRAM_MAIN int cspark_connect_app(struct cspark_context *sc, int argc, char **argv);
+/* `cspark-submit app.py`'s application entry (python_app.c; found by name by python_submit.c,
+ * so that a build without the Spark Connect server reports its absence). */
+CS_PROGRAM_MAIN int cspark_python_app(struct cspark_context *sc, int argc, char **argv);
 
 #endif

@@ -7,7 +7,9 @@
  * the .so, creates the context, calls the entry and stops the context. A SQL file as the primary
  * resource (FILE.sql, cs_submit_is_sql_file) is run as `cspark-sql -f FILE` would, the arguments
  * after it being cspark-sql's options (sql_main.h); in cluster mode it travels to the driver pod
- * as a .so does (the driver's ConfigMap, or spark.kubernetes.file.upload.path).
+ * as a .so does (the driver's ConfigMap, or spark.kubernetes.file.upload.path). A Python program
+ * (FILE.py, cs_submit_is_python_file) runs in client mode as a Spark Connect client of this
+ * driver (python_submit.h), the arguments after it being the program's.
  * Every user error is one line on stderr starting with "cspark-submit: " and exit status 1;
  * --help and --version exit 0.
  */
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "programs/program_mains.h"
+#include "programs/python_submit.h"
 #include "programs/sql_main.h"
 #include "common/app_file.h"
 #include "common/conf.h"
@@ -144,6 +147,14 @@ static int run(int argc, char **argv)
     /* the resource as given (local:// = a path inside the image) travels to Kubernetes pods */
     cs_conf_set(conf, "cspark.app.resource", a.app);
     const char *deploy = cs_conf_get(conf, "spark.submit.deployMode");
+    bool python = cs_submit_is_python_file(a.app);
+    if (python && deploy && strcmp(deploy, "cluster") == 0) {
+        fprintf(stderr,
+                "cspark-submit: --deploy-mode cluster is not supported for a Python "
+                "application (%s): run it in client mode\n",
+                a.app);
+        goto out;
+    }
     if (master.kind == MASTER_K8S && deploy && strcmp(deploy, "cluster") == 0) {
         status = cs_submit_k8s_cluster(conf, &a, sql ? NULL : cs_submit_entry(&a, conf), &err);
         if (status < 0) status = fail(&err);
@@ -162,6 +173,10 @@ static int run(int argc, char **argv)
     if (sql && access(app_path, R_OK) != 0) {
         fprintf(stderr, "cspark-submit: cannot read the SQL file %s: %s\n", app_path,
                 strerror(errno));
+        goto out;
+    }
+    if (python) {
+        status = cs_python_submit_run(conf, app_path, a.app_argc, a.app_argv);
         goto out;
     }
     if (sql) { /* the statements of the file, as cspark-sql -f runs them */

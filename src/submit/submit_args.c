@@ -26,6 +26,7 @@ enum opt_id {
     OPT_NUM_EXECUTORS,
     OPT_TOTAL_EXECUTOR_CORES,
     OPT_FILES,
+    OPT_PY_FILES,
     OPT_ARCHIVES,
     OPT_KILL,
     OPT_STATUS,
@@ -53,6 +54,7 @@ static const struct opt_def {
     {"--num-executors", NULL, true, OPT_NUM_EXECUTORS},
     {"--total-executor-cores", NULL, true, OPT_TOTAL_EXECUTOR_CORES},
     {"--files", NULL, true, OPT_FILES},
+    {"--py-files", NULL, true, OPT_PY_FILES},
     {"--archives", NULL, true, OPT_ARCHIVES},
     {"--kill", NULL, true, OPT_KILL},
     {"--status", NULL, true, OPT_STATUS},
@@ -68,7 +70,6 @@ static const char *const unsupported_opts[] = {
     "--packages",
     "--exclude-packages",
     "--repositories",
-    "--py-files",
     "--driver-java-options",
     "--driver-library-path",
     "--driver-class-path",
@@ -123,6 +124,9 @@ static int set_opt(submit_args *a, enum opt_id id, const char *v)
         break;
     case OPT_FILES:
         a->files = v;
+        break;
+    case OPT_PY_FILES:
+        a->py_files = v;
         break;
     case OPT_ARCHIVES:
         a->archives = v;
@@ -228,6 +232,12 @@ bool cs_submit_is_sql_file(const char *resource)
     return n > 4 && strcasecmp(resource + n - 4, ".sql") == 0;
 }
 
+bool cs_submit_is_python_file(const char *resource)
+{
+    size_t n = resource ? strlen(resource) : 0;
+    return n > 3 && strcmp(resource + n - 3, ".py") == 0;
+}
+
 void cs_submit_args_free(submit_args *a)
 {
     if (!a) return;
@@ -238,7 +248,7 @@ void cs_submit_args_free(submit_args *a)
 
 void cs_submit_usage(FILE *f)
 {
-    fputs("Usage: cspark-submit [options] <app.so> [app arguments]\n"
+    fputs("Usage: cspark-submit [options] <app.so | app.py | file.sql> [app arguments]\n"
           "Usage: cspark-submit --kill [submission ID] --master [k8s://https://host:port]\n"
           "Usage: cspark-submit --status [submission ID] --master [k8s://https://host:port]\n"
           "\n"
@@ -261,6 +271,8 @@ void cs_submit_usage(FILE *f)
           "  --total-executor-cores NUM  total cores for all executors (spark.cores.max)\n"
           "  --files FILES               comma-separated files fetched into every executor's\n"
           "                              and the driver's directory (cspark_files_get)\n"
+          "  --py-files PY_FILES         comma-separated .py, .zip, .egg files put on the\n"
+          "                              PYTHONPATH of a Python application and its UDFs\n"
           "  --archives ARCHIVES         comma-separated .tar, .tar.gz, .tgz archives,\n"
           "                              unpacked there\n"
           "  --kill SUBMISSION_ID        kill the driver of a cluster-mode submission\n"

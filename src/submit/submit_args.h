@@ -27,6 +27,7 @@ typedef struct submit_args {
     const char *driver_memory, *driver_cores, *executor_memory, *executor_cores;
     const char *num_executors, *total_executor_cores;
     const char *files, *archives; /* --files, --archives: comma-separated URIs */
+    const char *py_files;         /* --py-files: comma-separated .py/.zip/.egg files */
     const char *kill, *status;    /* submission ids */
     const char **confs;           /* "key=value" strings of --conf, in order */
     int nconfs;
@@ -48,6 +49,10 @@ bool cs_submit_option_takes_value(const char *arg);
  * application by ".py"): cspark-submit runs its statements as `cspark-sql -f FILE` would, in the
  * driver (a driver pod in cluster mode), with the arguments after it as cspark-sql's options. */
 bool cs_submit_is_sql_file(const char *resource);
+/* Whether the primary resource is a Python application (a name ending in ".py", as Spark's
+ * SparkSubmit tells one): cspark-submit runs it as a Spark Connect client of its driver
+ * (programs/python_submit.h), the arguments after it being the program's. */
+bool cs_submit_is_python_file(const char *resource);
 
 /* Builds the effective conf. conf_dir is where spark-defaults.conf is looked for (NULL: from
  * $SPARK_CONF_DIR, else $SPARK_HOME/conf). *used_props receives the properties file actually

@@ -131,6 +131,7 @@ int cs_submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **o
         {offsetof(submit_args, total_executor_cores), "spark.cores.max"},
         {offsetof(submit_args, files), "spark.files"},
         {offsetof(submit_args, archives), "spark.archives"},
+        {offsetof(submit_args, py_files), "spark.submit.pyFiles"},
     };
     for (size_t i = 0; i < sizeof explicit_opts / sizeof explicit_opts[0]; i++) {
         const char *v = *(const char *const *)((const char *)a + explicit_opts[i].off);

@@ -129,4 +129,13 @@ check(tuple(items.first()) == ([1], [-2.0]), "freqItems values: %r" % (items.fir
 check(sorted(spark.range(10).freqItems(["id"]).first()[0]) == list(range(10)),
       "freqItems with the default support")
 
+# groupBy of an aliased expression with an aggregate of another (it failed with
+# MISSING_AGGREGATION: the alias stayed on the grouping key)
+g = spark.range(10).groupBy((F.col("id") % 3).alias("k")).agg(F.sum(F.col("id") + 1).alias("s"))
+check(g.columns == ["k", "s"], "groupBy alias columns: %r" % (g.columns,))
+check(sorted(tuple(r) for r in g.collect()) == [(0, 22), (1, 15), (2, 18)],
+      "groupBy alias rows: %r" % (g.collect(),))
+r = spark.range(10).rollup((F.col("id") % 2).alias("k")).count().sort("k").collect()
+check([tuple(x) for x in r] == [(None, 10), (0, 5), (1, 5)], "rollup of an alias: %r" % (r,))
+
 print("dataframe_api: every check passed")

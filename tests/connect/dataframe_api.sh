@@ -5,7 +5,8 @@
 # modules found failing (withField / dropFields, to(schema) by name, crossJoin.enabled=false,
 # conf.get with a None default and conf.set of None, unpivot without a common type, withColumn
 # and withColumnsRenamed over a join with a shared column name, pivot without values,
-# freqItems). The server is stopped by the trap whatever happens.
+# freqItems, groupBy of an aliased expression with an aggregate: grouped_alias_aggregate). The
+# server is stopped by the trap whatever happens.
 # Usage: dataframe_api.sh BUILD_DIR
 set -u
 BUILD=${1:?usage: dataframe_api.sh BUILD_DIR}

@@ -436,6 +436,22 @@ static void test_sql_file_resource(void **state)
     assert_false(cs_submit_is_sql_file(NULL));
 }
 
+/* A primary resource named *.py is a Python application; --py-files is spark.submit.pyFiles. */
+static void test_python_resource(void **state)
+{
+    (void)state;
+    assert_true(cs_submit_is_python_file("app.py"));
+    assert_true(cs_submit_is_python_file("/jobs/etl/main.py"));
+    assert_false(cs_submit_is_python_file(".py"));
+    assert_false(cs_submit_is_python_file("app.pyc"));
+    assert_false(cs_submit_is_python_file("app.so"));
+    assert_false(cs_submit_is_python_file(NULL));
+    char *argv[] = {"cspark-submit", "--py-files", "a.zip,b.py", "app.py", "x"};
+    cs_conf *c = build(5, argv, NULL);
+    assert_string_equal(cs_conf_get(c, "spark.submit.pyFiles"), "a.zip,b.py");
+    cs_conf_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_verbose_redacts),
         cmocka_unit_test(test_usage_lists_options),
         cmocka_unit_test(test_sql_file_resource),
+        cmocka_unit_test_setup_teardown(test_python_resource, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
