@@ -216,9 +216,9 @@ static const cs_conf_k8s_key keys[] = {
         "executor pods an application may create in its life"),
     KEY("spark.kubernetes.allocation.driver.readinessTimeout",
         "the first executors wait this long at most for the driver pod to be Ready"),
-    REFUSED("spark.kubernetes.allocation.pods.allocator",
-            "`direct`, `statefulset` or an allocator class",
-            "executors as a StatefulSet or an allocator class are not implemented"),
+    KEY("spark.kubernetes.allocation.pods.allocator",
+        "`direct`: the driver creates executor pods; `statefulset`: one StatefulSet whose "
+        "replicas follow the executor target (an allocator class is refused)"),
     KEY("spark.kubernetes.dynamicAllocation.deleteGracePeriod",
         "pods of executors removed by dynamic allocation still there after it are deleted"),
     /* snapshots and the lifecycle manager */
@@ -373,6 +373,22 @@ static void check_one(void *arg, const char *key, const char *value)
                          key, shown, k->refused);
 }
 
+/* spark.kubernetes.allocation.pods.allocator: Spark also takes the name of a JVM class
+ * implementing AbstractPodsAllocator; cspark has the two built-in allocators only. */
+static int check_allocator(const cs_conf *c, cs_error *err)
+{
+    const char *v = cs_conf_entry_string(c, "spark.kubernetes.allocation.pods.allocator");
+    if (!v || !strcmp(v, "direct") || !strcmp(v, "statefulset")) return CS_OK;
+    char shown[96];
+    snprintf(shown, sizeof shown, "%s", v);
+    for (char *p = shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return cs_error_set(err, CS_EINVAL,
+                        "spark.kubernetes.allocation.pods.allocator: '%s' is not supported by "
+                        "cspark (allocator classes are JVM classes); use direct or statefulset",
+                        shown);
+}
+
 /* Executor rolling decommissions executors: Spark's ExecutorRollDriverPlugin does nothing (a
  * warning) without spark.decommission.enabled; cspark refuses the pair instead. */
 static int check_rolling(const cs_conf *c, cs_error *err)
@@ -397,5 +413,6 @@ int cs_conf_k8s_check(const cs_conf *c, cs_error *err)
     check_state st = {err, CS_OK};
     cs_conf_foreach(c, check_one, &st);
     if (st.rc == CS_OK) st.rc = check_rolling(c, err);
+    if (st.rc == CS_OK) st.rc = check_allocator(c, err);
     return st.rc;
 }

@@ -37,6 +37,7 @@ static const char *const namespaced[] = {"pods",
                                          "leases",
                                          "sparkapplications",
                                          "scheduledsparkapplications",
+                                         "statefulsets",
                                          NULL};
 /* The namespaced resources outside core/v1 and their group/version (the rest are core/v1). */
 static const struct {
@@ -45,6 +46,7 @@ static const struct {
     {"leases", "coordination.k8s.io/v1"},
     {"sparkapplications", "sparkoperator.k8s.io/v1beta2"},
     {"scheduledsparkapplications", "sparkoperator.k8s.io/v1beta2"},
+    {"statefulsets", "apps/v1"},
 };
 static const char *const cluster_scoped[] = {"namespaces", "nodes", NULL};
 

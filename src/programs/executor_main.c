@@ -4,6 +4,9 @@
  * options --driver-url --executor-id --cores --app-id --hostname, each falling back to the
  * environment Spark's Kubernetes and standalone launchers set (SPARK_DRIVER_URL, SPARK_EXECUTOR_ID,
  * SPARK_EXECUTOR_CORES, SPARK_APPLICATION_ID, SPARK_EXECUTOR_POD_IP, SPARK_EXECUTOR_MEMORY). The
+ * executor id EXECID (the pods of spark.kubernetes.allocation.pods.allocator=statefulset share
+ * one template) becomes <ordinal + 1>, the ordinal ending the pod's name (--podName or
+ * SPARK_EXECUTOR_POD_NAME: <set>-<ordinal>), as the driver counts them (k8s_statefulset.c). The
  * authentication secret comes only from the environment
  * (_SPARK_AUTH_SECRET), never from the command line. Runs cs_executor_run (src/exec/executor.c),
  * which takes SIGTERM/SIGPWR itself (graceful decommissioning when spark.decommission.enabled),
@@ -51,6 +54,8 @@ int cspark_executor_main(int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *driver = NULL, *id = NULL, *cores_s = NULL, *app = NULL, *host = NULL;
+    const char *pod = NULL;
+    char ordinal_id[16];
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -69,8 +74,10 @@ int cspark_executor_main(int argc, char **argv)
         case 'n':
             host = optarg;
             break;
-        case 'r':
         case 'p':
+            pod = optarg;
+            break;
+        case 'r':
             break; /* accepted for compatibility with Spark's launcher */
         case 'h':
             usage(stdout);
@@ -90,6 +97,21 @@ int cspark_executor_main(int argc, char **argv)
     app = env_or(app, "SPARK_APPLICATION_ID");
     host = env_or(host, "SPARK_EXECUTOR_POD_IP");
     if (!host) host = "127.0.0.1";
+    pod = env_or(pod, "SPARK_EXECUTOR_POD_NAME");
+    if (id && !strcmp(id, "EXECID")) {
+        const char *dash = pod ? strrchr(pod, '-') : NULL;
+        char *end = NULL;
+        long ordinal = dash && dash[1] ? strtol(dash + 1, &end, 10) : -1;
+        if (ordinal < 0 || ordinal >= 1000000000 || !end || *end) {
+            fprintf(stderr,
+                    "cspark-executor: executor id EXECID needs a pod name ending in -<ordinal> "
+                    "(--podName or SPARK_EXECUTOR_POD_NAME), got '%s'\n",
+                    pod ? pod : "");
+            return 1;
+        }
+        snprintf(ordinal_id, sizeof ordinal_id, "%ld", ordinal + 1);
+        id = ordinal_id;
+    }
     if (!driver || !id || !app) {
         fprintf(stderr, "cspark-executor: missing %s (option or environment)\n",
                 !driver ? "--driver-url (SPARK_DRIVER_URL)"

@@ -129,7 +129,7 @@ C  | spark.kubernetes.allocation.maxPendingPods | 1 | N == 1
 C2 | spark.kubernetes.allocation.maxPendingPodsPerRp | 1 | N == 1
 B  | spark.kubernetes.allocation.maximum | 3 | see: tests/k8s/faults_polling.sh
 B  | spark.kubernetes.allocation.driver.readinessTimeout | 5s | "event=driver_readiness" in L and "ready=true" in L and "timeout_ms=5000" in L
-A  | spark.kubernetes.allocation.pods.allocator | statefulset | refused
+B  | spark.kubernetes.allocation.pods.allocator | statefulset | see: tests/k8s/statefulset_allocator.sh
 B  | spark.kubernetes.dynamicAllocation.deleteGracePeriod | 1s | untested: the allocator round is given the period, not the key
 B  | spark.kubernetes.executor.apiPollingInterval | 1s | see: tests/k8s/faults_polling.sh
 C  | spark.kubernetes.executor.enableApiPolling | false | "event=allocator_started" in L and "poll_interval_ms=-1" in L

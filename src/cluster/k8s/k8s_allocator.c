@@ -11,6 +11,7 @@
 
 #include "cluster/k8s/k8s_backend_internal.h"
 #include "cluster/k8s/k8s_claims.h"
+#include "cluster/k8s/k8s_statefulset.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/shutdown.h"
@@ -349,7 +350,10 @@ static void *allocator_main(void *arg)
 
 int cs_k8s_allocator_start(k8s_backend *b)
 {
-    b->allocator_started = pthread_create(&b->allocator, NULL, allocator_main, b) == 0;
+    /* spark.kubernetes.allocation.pods.allocator=statefulset: the set's controller makes the pods
+     */
+    void *(*main_fn)(void *) = b->set.statefulset ? cs_k8s_statefulset_main : allocator_main;
+    b->allocator_started = pthread_create(&b->allocator, NULL, main_fn, b) == 0;
     return b->allocator_started ? 0 : CS_EIO;
 }
 

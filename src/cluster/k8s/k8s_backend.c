@@ -9,6 +9,7 @@
  * The concepts live one per file beside it (docs/kubernetes-backend.md):
  *   k8s_settings.c          every key honoured, read once
  *   k8s_allocator.c         ExecutorPodsAllocator: the pure round and the allocator thread
+ *   k8s_statefulset.c       StatefulSetPodsAllocator: the executors as one StatefulSet
  *   k8s_snapshots_store.c   ExecutorPodsSnapshotsStore: the executor pod table
  *   k8s_watch_source.c      ExecutorPodsWatchSnapshotSource
  *   k8s_polling_source.c    ExecutorPodsPollingSnapshotSource
@@ -35,6 +36,7 @@
 #include "cluster/k8s/k8s_claims.h"
 #include "cluster/k8s/k8s_lifecycle_manager.h"
 #include "cluster/k8s/k8s_snapshot_sources.h"
+#include "cluster/k8s/k8s_statefulset.h"
 #include "common/app_file.h"
 #include "common/clock.h"
 #include "common/fsutil.h"
@@ -166,6 +168,7 @@ static void k8s_stopping(void *arg)
     cs_k8s_watch_source_stop(b);
     if (b->kc && b->app_ready) {
         cs_error err;
+        cs_k8s_statefulset_delete(b); /* its pods go with it (a pod deletion alone: recreated) */
         /* with deleteOnTermination=false the finished executor pods stay (for their logs), as
          * Spark's stop(); they are owned by the driver pod when there is one */
         if (b->set.delete_on_termination) {
@@ -352,6 +355,14 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         cs_k8s_settings_read(b->conf, &b->set, err) < 0 ||
         cs_k8s_roll_settings_read(b->conf, &b->roll, err) < 0)
         goto fail;
+    if (b->set.statefulset && b->on_demand_claims) {
+        /* Spark turns them into the set's volumeClaimTemplates; cspark does not yet */
+        cs_error_set(err, CS_EINVAL,
+                     "spark.kubernetes.allocation.pods.allocator=statefulset: OnDemand executor "
+                     "claims (spark.kubernetes.executor.volumes.persistentVolumeClaim.*."
+                     "options.claimName=OnDemand) are not supported with it; use direct");
+        goto fail;
+    }
     const k8s_settings *s = &b->set;
     b->pods.check_all_containers = s->check_all_containers;
     cs_k8s_store_add_subscriber(&b->pods, cs_k8s_lifecycle_on_snapshot, b);

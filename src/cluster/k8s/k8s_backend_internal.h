@@ -56,10 +56,11 @@ typedef struct k8s_backend {
     int exit_code;          /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
     cs_token_bucket tokens; /* cspark.kubernetes.allocation.maxCreateRate */
     bool stopping;          /* the backend stops: the snapshot sources end */
-    bool allocator_stopping; /* the application stops: the allocator ends (before stopping) */
-    int on_demand_claims;    /* OnDemand claims per executor pod */
-    int64_t pvcs_created;    /* claims created so far (Spark's PVC_COUNTER) */
-    unsigned round_updates;  /* the table's updates at the allocator's last round */
+    bool allocator_stopping;  /* the application stops: the allocator ends (before stopping) */
+    int on_demand_claims;     /* OnDemand claims per executor pod */
+    int64_t pvcs_created;     /* claims created so far (Spark's PVC_COUNTER) */
+    unsigned round_updates;   /* the table's updates at the allocator's last round */
+    bool statefulset_created; /* k8s_statefulset.c: the executors' StatefulSet exists */
 
     kube_watch *watch;
     pthread_t allocator, poller;

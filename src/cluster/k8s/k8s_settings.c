@@ -34,6 +34,8 @@ static int read_allocator(const cs_conf *c, k8s_settings *s, cs_error *err)
     if (cs_conf_entry_duration_ms(c, "spark.kubernetes.allocation.driver.readinessTimeout",
                                   &s->driver_readiness_timeout_ms, err) < 0)
         return err->code;
+    const char *allocator = cs_conf_entry_string(c, "spark.kubernetes.allocation.pods.allocator");
+    s->statefulset = allocator && !strcmp(allocator, "statefulset"); /* others: refused */
     if (cs_conf_entry_duration_ms(c, "spark.kubernetes.allocation.executor.timeout",
                                   &s->executor_timeout_ms, err) < 0)
         return err->code;

@@ -12,6 +12,8 @@
  *    also runs at once when a snapshot shows the previous batch.
  *  - spark.kubernetes.allocation.driver.readinessTimeout (1s, bare number = seconds): before the
  *    first executors, wait this long at most for the driver pod (when there is one) to be Ready.
+ *  - spark.kubernetes.allocation.pods.allocator (direct): statefulset makes the executors one
+ *    StatefulSet whose replicas follow the target (k8s_statefulset.c); other values are refused.
  *  - spark.kubernetes.allocation.executor.timeout (600s, at least 5 × batch.delay): a request not
  *    seen in any snapshot (nor registered) for that long is deleted and made again; a pod once
  *    seen is never timed out, however long it stays Pending (Spark's newlyCreatedExecutors).
@@ -95,6 +97,7 @@ typedef struct k8s_settings {
     int64_t max_pending, allocation_maximum;
     double max_create_rate;
     int64_t idle_timeout_ms, delete_grace_ms;
+    bool statefulset; /* spark.kubernetes.allocation.pods.allocator=statefulset */
     char *decom_label, *decom_label_value; /* NULL: no label */
     /* on-demand claims */
     bool own_pvc, reuse_pvc, wait_to_reuse_pvc;

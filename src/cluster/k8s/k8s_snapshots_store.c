@@ -115,10 +115,16 @@ static const json_t *label(const json_t *pod, const char *key)
 int cs_k8s_pod_exec_id(const json_t *pod)
 {
     const char *id = json_string_value(label(pod, "spark-exec-id"));
+    /* a StatefulSet's pod (k8s_statefulset.c): executor <ordinal + 1>, the ordinal being the
+     * index the StatefulSet controller labels it with */
+    const char *index = json_string_value(label(pod, "apps.kubernetes.io/pod-index"));
+    bool ordinal = (!id || !*id) && index && *index;
+    if (ordinal) id = index;
     if (!id || !*id) return -1;
     char *end;
     long v = strtol(id, &end, 10);
-    return *end || v < 0 || v > INT32_MAX ? -1 : (int)v;
+    if (*end || v < 0 || v >= INT32_MAX) return -1;
+    return ordinal ? (int)v + 1 : (int)v;
 }
 
 bool cs_k8s_pod_inactive(const json_t *pod)

@@ -85,7 +85,8 @@ void cs_k8s_pod_mark_done(k8s_exec_pod *p, int64_t now_ms);
 void cs_k8s_pod_set_claims(k8s_exec_pod *p, const json_t *pod);
 void cs_k8s_pods_free(k8s_pod_table *t);
 
-/* The executor id of a pod (its spark-exec-id label), -1 when absent or not a number. */
+/* The executor id of a pod (its spark-exec-id label; a StatefulSet's pod without one: its
+ * apps.kubernetes.io/pod-index label + 1), -1 when absent or not a number. */
 int cs_k8s_pod_exec_id(const json_t *pod);
 /* True for a pod labelled spark-exec-inactive=true: every snapshot ignores it. */
 bool cs_k8s_pod_inactive(const json_t *pod);

@@ -2,7 +2,8 @@
  * (conf_k8s_keys.c) and the per-scope defaults (conf_entries.c). Regression (issue 28 item 1):
  * spark.kubernetes.allocation.pods.allocator=statefulset and spark.kubernetes.executor.rollInterval
  * were accepted and ignored; now each refused key is refused in one line naming it, its value and
- * why, unless it is set to Spark's default; families (featureSteps) too. */
+ * why, unless it is set to Spark's default; families (featureSteps) too. The statefulset allocator
+ * is implemented since (k8s_statefulset.c): only an allocator class is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,10 +44,11 @@ static void expect_accepted(const char *key, const char *value)
 static void test_accepted_and_ignored_keys_are_refused(void **state)
 {
     (void)state;
-    expect_refused("spark.kubernetes.allocation.pods.allocator", "statefulset",
-                   "spark.kubernetes.allocation.pods.allocator: 'statefulset' is not supported by "
-                   "cspark (executors as a StatefulSet or an allocator class are not "
-                   "implemented); remove it or set Spark's default 'direct'");
+    expect_refused("spark.kubernetes.allocation.pods.allocator", "org.example.MyAllocator",
+                   "spark.kubernetes.allocation.pods.allocator: 'org.example.MyAllocator' is not "
+                   "supported by cspark (allocator classes are JVM classes); use direct or "
+                   "statefulset");
+    expect_accepted("spark.kubernetes.allocation.pods.allocator", "statefulset");
     /* executor rolling is implemented: it needs decommissioning (k8s_executor_roll.h) */
     expect_refused("spark.kubernetes.executor.rollInterval", "60s",
                    "spark.kubernetes.executor.rollInterval: '60s' rolls executors by "
