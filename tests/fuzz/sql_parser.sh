@@ -18,7 +18,7 @@ SOURCES=("$S"/sql/sql_lexer.c "$S"/sql/parser_*.c "$S/sql/sql_arena.c" "$S/sql/s
   "$S/columnar/column.c" "$S/columnar/col_builder.c" "$S/shuffle/memory.c" "$S/common/err.c"
   "$S/formats/text_values.c" "$S/common/log.c" "$S/common/sync.c" "$S/common/strutil.c")
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$S" -I"$SRC/include" "$SRC/tests/fuzz/sql_parser_fuzz.c" "${SOURCES[@]}" -lpthread -lm \
+  -I"$S" -I"$SRC/include" "$SRC/tests/fuzz/sql_parser_fuzz.c" "${SOURCES[@]}" -ljansson -lpthread -lm \
   -o "$OUT/sql_parser_fuzz"
 # seeds: each TPC-H query (the C string literals of tpch_queries.h, joined per query)
 awk '/\/\* Q[0-9]+ \*\// { n++; next } n && /"/ {
