@@ -411,7 +411,7 @@ static int sum_dec_overflow(cs_error *err)
                             "\"false\" to bypass this error.");
 }
 
-static int long_overflow(cs_error *err)
+int cs_sql_agg_long_overflow(cs_error *err)
 {
     return cs_sql_error_set(err, CS_ETASK, "ARITHMETIC_OVERFLOW", "22003",
                             "long overflow. Use 'try_sum' to tolerate overflow and return NULL "
@@ -602,7 +602,7 @@ int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, 
             uint8_t *st = STATE(gid[i - row0]);
             int64_t *s = (int64_t *)(void *)st, x = cs_sql_long_at(in, i);
             if (ansi) {
-                if (__builtin_add_overflow(*s, x, s)) return long_overflow(err);
+                if (__builtin_add_overflow(*s, x, s)) return cs_sql_agg_long_overflow(err);
             } else {
                 *s = (int64_t)((uint64_t)*s + (uint64_t)x);
             }

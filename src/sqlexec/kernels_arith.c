@@ -291,8 +291,17 @@ static u256 mul_pow10(unsigned __int128 a, int k, bool *ok)
     {                                                                                              \
         BEGIN_BINARY(T, T, T);                                                                     \
         bool any = false;                                                                          \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            any |= BUILTIN(x[i * sa], y[i * sb], &z[i]);                                           \
+        if (sa == 1 && sb == 0) { /* column op literal: a loop compilers vectorize */              \
+            const T c = y[0];                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                any |= BUILTIN(x[i], c, &z[i]);                                                    \
+        } else if (sa == 1 && sb == 1) {                                                           \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                any |= BUILTIN(x[i], y[i], &z[i]);                                                 \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                any |= BUILTIN(x[i * sa], y[i * sb], &z[i]);                                       \
+        }                                                                                          \
         if (any && k->ctx->ansi) {                                                                 \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 T t;                                                                               \

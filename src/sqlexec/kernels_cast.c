@@ -829,6 +829,49 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
     return CS_OK;
 }
 
+/* An integral value to a wider integral type (byte -> short, int, long; short -> int, long;
+ * int -> long): no value can fail or change, so one typed loop over the batch, the nulls
+ * carried over as they are. A one-row argument (a literal) takes cast_kernel's path. */
+#define WIDEN_KERNEL(NAME, TF, TT)                                                                 \
+    static int NAME(const cs_px_kctx *k, cs_column *const *args, int na, cs_column **out)          \
+    {                                                                                              \
+        const cs_column *a = args[0];                                                              \
+        int64_t n = k->n;                                                                          \
+        if (cs_px_stride(a, n) == 0) return cast_kernel(k, args, na, out);                         \
+        cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);                                   \
+        cs_px_and_validity(r, args, 1, n);                                                         \
+        const TF *src = (const TF *)(const void *)a->values;                                       \
+        TT *dst = (TT *)(void *)r->values;                                                         \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            dst[i] = (TT)src[i];                                                                   \
+        *out = r;                                                                                  \
+        return CS_OK;                                                                              \
+    }
+WIDEN_KERNEL(widen_i8_i16, int8_t, int16_t)
+WIDEN_KERNEL(widen_i8_i32, int8_t, int32_t)
+WIDEN_KERNEL(widen_i8_i64, int8_t, int64_t)
+WIDEN_KERNEL(widen_i16_i32, int16_t, int32_t)
+WIDEN_KERNEL(widen_i16_i64, int16_t, int64_t)
+WIDEN_KERNEL(widen_i32_i64, int32_t, int64_t)
+
+/* The widening kernel from integral `from` to integral `to`, NULL when to is not wider. */
+static cs_px_kernel widen_lookup(cs_type_id from, cs_type_id to)
+{
+    switch (from) {
+    case CS_TYPE_BYTE:
+        return to == CS_TYPE_SHORT  ? widen_i8_i16
+               : to == CS_TYPE_INT  ? widen_i8_i32
+               : to == CS_TYPE_LONG ? widen_i8_i64
+                                    : NULL;
+    case CS_TYPE_SHORT:
+        return to == CS_TYPE_INT ? widen_i16_i32 : to == CS_TYPE_LONG ? widen_i16_i64 : NULL;
+    case CS_TYPE_INT:
+        return to == CS_TYPE_LONG ? widen_i32_i64 : NULL;
+    default:
+        return NULL;
+    }
+}
+
 cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to)
 {
     cs_px_kernel complex = cs_px_cast_complex_lookup(from, to);
@@ -839,7 +882,10 @@ cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to)
     if (ff == F_STR) return from->id == CS_TYPE_STRING ? cast_kernel : NULL;
     bool numeric_from = ff == F_BOOL || ff == F_INT || ff == F_FLOAT || ff == F_DEC;
     bool numeric_to = tf == F_BOOL || tf == F_INT || tf == F_FLOAT || tf == F_DEC;
-    if (numeric_from && numeric_to) return cast_kernel;
+    if (numeric_from && numeric_to) {
+        cs_px_kernel widen = widen_lookup(from->id, to->id);
+        return widen ? widen : cast_kernel;
+    }
     if ((ff == F_DATE || ff == F_TS) && (tf == F_DATE || tf == F_TS)) return cast_kernel;
     return NULL;
 }

@@ -8,7 +8,8 @@
  * probed in an open-addressing table of int32 group ids (linear probing, load <= 1/2) whose
  * groups keep their hash, their key bytes (in an arena of 64-byte aligned chunks from the
  * task's allocator, never one malloc per group) and a fixed-size state row. The aggregate
- * functions then run over the batch with the row -> group id vector.
+ * functions then run over the batch with the row -> group id vector; without group keys (a
+ * global aggregate) count and sum fold the batch straight into the one group's state.
  *
  * Spilling: after each input batch, when the task is over its execution memory
  * (cs_sql_should_spill), the table is written out as Partial buffers (keys + buffer columns,
@@ -189,8 +190,12 @@ static int fold_batch(agg_op *a, cs_col_batch *b, const cs_sort_key *keys, bool 
         } else {
             const cs_column *in = a->inputs[j] >= 0 ? b->columns[a->inputs[j]] : NULL;
             const cs_column *in2 = a->inputs2[j] >= 0 ? b->columns[a->inputs2[j]] : NULL;
-            rc = cs_sql_agg_update2(&a->aggs[j], a->states, a->stride, a->gid, in, in2, b->num_rows,
-                                    ctx->ansi, &a->arena, err);
+            if (a->n_keys == 0) /* one group: folded into one value per batch */
+                rc = cs_sql_agg_update_one(&a->aggs[j], a->states, a->stride, a->gid, in, in2,
+                                           b->num_rows, ctx->ansi, &a->arena, err);
+            else
+                rc = cs_sql_agg_update2(&a->aggs[j], a->states, a->stride, a->gid, in, in2,
+                                        b->num_rows, ctx->ansi, &a->arena, err);
         }
         if (rc != CS_OK) return rc;
     }

@@ -1,7 +1,8 @@
 /*
  * op_project.c — the Project operator (Spark's ProjectExec): one output column per expression,
  * evaluated a batch at a time; a plain column reference shares the child's column (a new
- * reference, no copy). Built by the planner (cs_sql_op_project); runs on the task's thread.
+ * reference, no copy), and a subexpression several expressions share (pexpr_cse.c) is evaluated
+ * once per batch. Built by the planner (cs_sql_op_project); runs on the task's thread.
  */
 #include <stdlib.h>
 
@@ -13,6 +14,7 @@ typedef struct project_op {
     int n;
     cs_pexpr **exprs;
     cs_pexpr_program **programs; /* NULL where the expression is a plain column reference */
+    cs_pexpr_cse *cse;           /* the programs' shared subexpressions, or NULL */
 } project_op;
 
 static int project_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
@@ -26,6 +28,7 @@ static int project_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err
         p->programs[i] = cs_pexpr_compile(p->exprs[i], op->children[0]->schema, err);
         if (!p->programs[i]) return err && err->code ? err->code : CS_EINVAL;
     }
+    p->cse = cs_pexpr_cse_new(p->programs, p->n);
     return CS_OK;
 }
 
@@ -40,8 +43,9 @@ static int project_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
         if (!p->programs[i])
             cols[i] = cs_column_ref(in->columns[p->exprs[i]->ordinal]);
         else
-            rc = cs_pexpr_eval(p->programs[i], in, op->ctx, &cols[i], err);
+            rc = cs_pexpr_eval_shared(p->programs[i], p->cse, in, op->ctx, &cols[i], err);
     }
+    cs_pexpr_cse_clear(p->cse);
     if (rc == CS_OK)
         *out = cs_col_batch_new(cs_col_type_ref(op->schema), cols, p->n, in->num_rows, err);
     else
@@ -56,6 +60,8 @@ static int project_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 static void project_close(cs_sql_op *op)
 {
     project_op *p = (project_op *)op;
+    cs_pexpr_cse_free(p->cse);
+    p->cse = NULL;
     if (p->programs)
         for (int i = 0; i < p->n; i++)
             cs_pexpr_program_free(p->programs[i]);

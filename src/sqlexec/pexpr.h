@@ -100,6 +100,20 @@ int cs_pexpr_eval(cs_pexpr_program *p, cs_col_batch *batch, const cs_sql_exec_ct
                   cs_column **out, cs_error *err);
 void cs_pexpr_program_free(cs_pexpr_program *p);
 
+/* Common subexpression elimination across the programs of one operator (pexpr_cse.c): marks
+ * the subtrees that occur more than once among programs[0..n) (NULL entries skipped; only
+ * deterministic subtrees evaluated on every row of the batch, none inside CASE/IF/AND/OR/
+ * COALESCE), NULL when none repeats. The cse borrows the programs and is freed before them. */
+typedef struct cs_pexpr_cse cs_pexpr_cse;
+cs_pexpr_cse *cs_pexpr_cse_new(cs_pexpr_program *const *programs, int n);
+/* cs_pexpr_eval, reusing the columns of shared subexpressions already evaluated over this batch
+ * (cse may be NULL: plain cs_pexpr_eval). */
+int cs_pexpr_eval_shared(cs_pexpr_program *p, cs_pexpr_cse *cse, cs_col_batch *batch,
+                         const cs_sql_exec_ctx *ctx, cs_column **out, cs_error *err);
+/* Forgets the columns of the last batch (call before evaluating the next one). */
+void cs_pexpr_cse_clear(cs_pexpr_cse *cse);
+void cs_pexpr_cse_free(cs_pexpr_cse *cse);
+
 /* Rows of a boolean column that are true (null and false are dropped), as ascending row
  * indices into sel (room for column->length); returns how many. Filter's building block. */
 int64_t cs_pexpr_true_rows(const cs_column *predicate, int32_t *sel);

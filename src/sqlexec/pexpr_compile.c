@@ -39,6 +39,7 @@ static int no_kernel(const cs_pexpr *e, cs_error *err)
 static int build(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema, cs_error *err)
 {
     n->e = e;
+    n->shared = -1;
     n->n_children = e->n_args;
     n->children = e->n_args ? cs_xcalloc((size_t)e->n_args, sizeof *n->children) : NULL;
     for (int i = 0; i < e->n_args; i++) {

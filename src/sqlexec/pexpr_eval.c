@@ -4,7 +4,9 @@
  * NVL evaluate a branch that could raise only on the rows that reach it (a sub-batch taken with
  * cs_col_batch_take, the branch's rows scattered back with cs_px_merge), as Spark evaluates them
  * row by row — `CASE WHEN x <> 0 THEN 1 / x END` never divides by zero. Branches that cannot
- * raise are evaluated on the whole batch (cheaper than a gather). Called by the operators.
+ * raise are evaluated on the whole batch (cheaper than a gather). With a cache (pexpr_cse.c) a
+ * subexpression shared across an operator's programs is evaluated once per batch. Called by the
+ * operators.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@ typedef struct eval_env {
     const cs_sql_exec_ctx *ctx;
     cs_col_allocator *alloc;
     cs_error *err;
+    cs_column **cache; /* shared subexpressions' columns by slot (pexpr_cse.c), or NULL */
 } eval_env;
 
 static int eval_node(const cs_px_node *n, cs_col_batch *b, const eval_env *env, cs_column **out);
@@ -220,7 +223,24 @@ static int eval_coalesce(const cs_px_node *n, cs_col_batch *b, const eval_env *e
     return rc;
 }
 
+static int eval_node_once(const cs_px_node *n, cs_col_batch *b, const eval_env *env,
+                          cs_column **out);
+
+/* A node's column: a shared subexpression's from the cache when this batch already has it. */
 static int eval_node(const cs_px_node *n, cs_col_batch *b, const eval_env *env, cs_column **out)
+{
+    if (!env->cache || n->shared < 0) return eval_node_once(n, b, env, out);
+    if (env->cache[n->shared]) {
+        *out = cs_column_ref(env->cache[n->shared]);
+        return CS_OK;
+    }
+    int rc = eval_node_once(n, b, env, out);
+    if (rc == CS_OK) env->cache[n->shared] = cs_column_ref(*out);
+    return rc;
+}
+
+static int eval_node_once(const cs_px_node *n, cs_col_batch *b, const eval_env *env,
+                          cs_column **out)
 {
     const cs_pexpr *e = n->e;
     *out = NULL;
@@ -262,7 +282,13 @@ static int eval_node(const cs_px_node *n, cs_col_batch *b, const eval_env *env, 
 int cs_pexpr_eval(cs_pexpr_program *p, cs_col_batch *batch, const cs_sql_exec_ctx *ctx,
                   cs_column **out, cs_error *err)
 {
-    eval_env env = {ctx, ctx->alloc ? ctx->alloc : cs_col_default_allocator(), err};
+    return cs_px_eval_cached(p, NULL, batch, ctx, out, err);
+}
+
+int cs_px_eval_cached(cs_pexpr_program *p, cs_column **cache, cs_col_batch *batch,
+                      const cs_sql_exec_ctx *ctx, cs_column **out, cs_error *err)
+{
+    eval_env env = {ctx, ctx->alloc ? ctx->alloc : cs_col_default_allocator(), err, cache};
     cs_column *c;
     int rc = eval_node(&p->root, batch, &env, &c);
     if (rc) return rc;

@@ -42,6 +42,7 @@ struct cs_px_node {
     const cs_pexpr *e;
     cs_px_kernel kernel;
     bool could_raise;
+    int shared; /* the slot of a subexpression shared across programs (pexpr_cse.c), or -1 */
     int n_children;
     cs_px_node *children;
 };
@@ -49,6 +50,10 @@ struct cs_pexpr_program {
     cs_pexpr *tree; /* the program's own copy */
     cs_px_node root;
 };
+/* cs_pexpr_eval with the columns of shared subexpressions (cache: one per slot, NULL until a
+ * node of that slot is evaluated, then one reference kept there; NULL cache: none shared). */
+int cs_px_eval_cached(cs_pexpr_program *p, cs_column **cache, cs_col_batch *batch,
+                      const cs_sql_exec_ctx *ctx, cs_column **out, cs_error *err);
 /* Any function's kernel (every family asked in turn). */
 cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);

@@ -179,6 +179,13 @@ int cs_sql_agg_update2(const cs_sql_agg *a, uint8_t *states, size_t stride, cons
 int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                            const cs_column *in, const cs_column *in2, int64_t row0, int64_t n,
                            bool ansi, cs_sql_arena *arena, cs_error *err);
+/* update2 when every row goes to group 0 (a global aggregate; zeros: n zero group ids): count
+ * and sum fold the batch into one local value, the others as update2 (agg_global.c). */
+int cs_sql_agg_update_one(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *zeros,
+                          const cs_column *in, const cs_column *in2, int64_t n, bool ansi,
+                          cs_sql_arena *arena, cs_error *err);
+/* Spark's ARITHMETIC_OVERFLOW "long overflow" of a sum under ANSI (into err; returns its code). */
+int cs_sql_agg_long_overflow(cs_error *err);
 /* Merges buffer columns bufs[0..a->n_buf) of rows [0, n) (another task's partial buffers). */
 int cs_sql_agg_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
                      cs_column *const *bufs, int64_t n, bool ansi, cs_sql_arena *arena,

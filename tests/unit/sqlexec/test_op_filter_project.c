@@ -4,7 +4,8 @@
  * cs_pexpr_true_rows): Filter keeps the rows where the condition is true (null dropped) and
  * compacts strings and nulls; a batch with no row left is skipped; Project shares a plain
  * column reference's column and evaluates the others; a runtime error stops the query with
- * Spark's class; EXPLAIN prints the condition.
+ * Spark's class; a subexpression several expressions share is evaluated once per batch, never
+ * one inside a CASE branch; EXPLAIN prints the condition.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,6 +111,68 @@ static void test_project_shares_plain_columns_and_raises(void **state)
     cs_sql_op_free(project);
 }
 
+static cs_pexpr *x_col(void)
+{
+    return cs_pexpr_column(0, T(CS_TYPE_INT), true);
+}
+
+/* Project evaluates a subexpression its expressions share once per batch (pexpr_cse.c), but
+ * never one inside a CASE branch, which runs on the branch's rows only: `x - 2` both eager and
+ * under `CASE WHEN x <> 2 THEN 7 % (x - 2) ELSE -1 END` must not divide by zero. */
+static void test_project_shares_common_subexpressions_outside_branches(void **state)
+{
+    (void)state;
+    cs_col_batch *in[2] = {sample(0), sample(0)}; /* x = 1, 2, NULL, 4 twice */
+    cs_sql_op *src = cs_sql_op_batches(cs_col_type_ref(in[0]->schema), in, 2);
+    cs_col_batch_unref(in[0]);
+    cs_col_batch_unref(in[1]);
+    cs_pexpr *when = call2("<>", T(CS_TYPE_BOOLEAN), x_col(), lit_i32(2));
+    cs_pexpr *then =
+        call2("%", T(CS_TYPE_INT), lit_i32(7), call2("-", T(CS_TYPE_INT), x_col(), lit_i32(2)));
+    cs_pexpr *exprs[4] = {
+        call2("*", T(CS_TYPE_INT), call2("+", T(CS_TYPE_INT), x_col(), lit_i32(1)), lit_i32(2)),
+        call2("*", T(CS_TYPE_INT), call2("+", T(CS_TYPE_INT), x_col(), lit_i32(1)), lit_i32(3)),
+        call2("-", T(CS_TYPE_INT), x_col(), lit_i32(2)),
+        cs_pexpr_case(T(CS_TYPE_INT), true, (cs_pexpr *[]){when, then, lit_i32(-1)}, 3, true)};
+    /* which programs share: (x + 1) in the first two; nothing between the last two */
+    cs_error err = {0};
+    cs_pexpr_program *pg[4];
+    for (int i = 0; i < 4; i++)
+        assert_non_null(pg[i] = cs_pexpr_compile(exprs[i], in[0]->schema, &err));
+    cs_pexpr_cse *cse = cs_pexpr_cse_new(pg, 2);
+    assert_non_null(cse);
+    cs_pexpr_cse_free(cse);
+    assert_null(cs_pexpr_cse_new(pg + 2, 2));
+    for (int i = 0; i < 4; i++)
+        cs_pexpr_program_free(pg[i]);
+    cs_col_field f[4] = {{"a", T(CS_TYPE_INT), true},
+                         {"b", T(CS_TYPE_INT), true},
+                         {"c", T(CS_TYPE_INT), true},
+                         {"d", T(CS_TYPE_INT), true}};
+    cs_sql_op *project = cs_sql_op_project(src, exprs, 4, cs_col_type_struct(f, 4));
+    cs_sql_exec_ctx ctx = test_ctx(true);
+    assert_int_equal(cs_sql_op_open(project, &ctx, &err), CS_OK);
+    int32_t want[4][4] = {{4, 6, 0, 10}, {6, 9, 0, 15}, {-1, 0, 0, 2}, {0, -1, -1, 1}};
+    for (int batch = 0; batch < 2; batch++) {
+        cs_col_batch *out;
+        assert_int_equal(cs_sql_op_next(project, &out, &err), CS_OK);
+        assert_non_null(out);
+        assert_int_equal(out->num_rows, 4);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                if (r == 2 && c < 3) {
+                    assert_false(VALID(out->columns[c], r)); /* x null */
+                    continue;
+                }
+                assert_true(VALID(out->columns[c], r));
+                assert_int_equal(I32(out->columns[c], r), want[c][r]);
+            }
+        cs_col_batch_unref(out);
+    }
+    cs_sql_op_close(project);
+    cs_sql_op_free(project);
+}
+
 static void test_take_keeps_dictionary_and_true_rows(void **state)
 {
     (void)state;
@@ -145,6 +208,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_compacts_and_project_shares),
         cmocka_unit_test(test_project_shares_plain_columns_and_raises),
+        cmocka_unit_test(test_project_shares_common_subexpressions_outside_branches),
         cmocka_unit_test(test_take_keeps_dictionary_and_true_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * every aggregate function on a small input with nulls, Spark's grouping of NaN / -0.0 / null
  * keys, Partial -> Final equal to Complete on a generated input, results equal to a reference
  * computed here on a larger input, the empty input without keys (one row), ANSI overflow errors
- * of sum (long and decimal) and decimal sum/avg types and rounding, and a spill under a small
+ * of sum (long and decimal), a global sum and count of narrow integers with nulls (the one-group
+ * path), decimal sum/avg types and rounding, and a spill under a small
  * task memory equal to the in-memory result with non-zero spill metrics.
  */
 #include <setjmp.h>
@@ -430,6 +431,54 @@ static void test_bad_arguments_are_refused(void **state)
     cs_col_type_unref(schema);
 }
 
+/* A global aggregate (no keys) folds count and sum a batch at a time into one value: sums of
+ * byte, short and int columns with nulls, a column of nulls only (sum null), count skipping the
+ * nulls, over two batches. */
+static void test_global_sum_and_count_of_narrow_integers(void **state)
+{
+    const char *names[] = {"a", "b", "c", "d"};
+    cs_col_type *schema = t_schema(
+        4, names,
+        (cs_col_type *[]){T(CS_TYPE_SHORT), T(CS_TYPE_INT), T(CS_TYPE_BYTE), T(CS_TYPE_INT)});
+    int16_t a[] = {1, -2, 300, 0, 7, 0};
+    uint8_t av[] = {1, 1, 1, 0, 1, 0};
+    int32_t b[] = {INT32_MAX, INT32_MAX, 0, 5, -1, 3};
+    uint8_t bv[] = {1, 1, 0, 1, 1, 1};
+    int8_t c[] = {-128, 0, 0, 0, 0, 0};
+    uint8_t cv[] = {1, 0, 0, 0, 0, 0};
+    int32_t d[] = {0, 0, 0, 0, 0, 0};
+    uint8_t dv[] = {0, 0, 0, 0, 0, 0};
+    const cs_col_field *f = schema->fields;
+    cs_col_batch *in[2];
+    for (int i = 0; i < 2; i++) {
+        int o = i ? 4 : 0, n = i ? 2 : 4;
+        in[i] = t_batch(schema,
+                        (cs_column *[]){t_fixed(f[0].type, a + o, n, av + o),
+                                        t_fixed(f[1].type, b + o, n, bv + o),
+                                        t_fixed(f[2].type, c + o, n, cv + o),
+                                        t_fixed(f[3].type, d + o, n, dv + o)},
+                        n);
+    }
+    cs_agg_spec aggs[] = {
+        {CS_AGG_SUM, 0, T(CS_TYPE_SHORT)},   {CS_AGG_SUM, 1, T(CS_TYPE_INT)},
+        {CS_AGG_SUM, 2, T(CS_TYPE_BYTE)},    {CS_AGG_SUM, 3, T(CS_TYPE_INT)},
+        {CS_AGG_COUNT, 0, T(CS_TYPE_SHORT)}, {CS_AGG_COUNT_STAR, -1, NULL},
+        {CS_AGG_AVG, 1, T(CS_TYPE_INT)},
+    };
+    cs_error err = {0};
+    cs_sql_op *op =
+        cs_sql_op_hash_aggregate(t_leaf(schema, in, 2), CS_AGG_COMPLETE, NULL, 0, aggs, 7, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.row[0], "306|4294967301|-128|NULL|4|6|858993460.20000005");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_results_equal_reference),
         cmocka_unit_test(test_empty_input_without_keys_gives_one_row),
         cmocka_unit_test(test_sum_overflow_raises_under_ansi),
+        cmocka_unit_test(test_global_sum_and_count_of_narrow_integers),
         cmocka_unit_test(test_decimal_sum_and_avg_types_and_rounding),
         cmocka_unit_test(test_spill_under_small_memory_equals_in_memory),
         cmocka_unit_test(test_bad_arguments_are_refused),

@@ -1,9 +1,9 @@
 /*
  * test_pexpr_cast.c — CAST kernels (src/sqlexec/kernels_cast.c) against Spark 4.0.1: string to
  * int/bigint/double/decimal/boolean/date/timestamp (trimming, signs, exponents, Spark's date
- * and timestamp shapes, zone offsets), numbers to narrower numbers, decimals with HALF_UP, and
- * everything to string as Spark prints it (Java's Double.toString, plain decimals, timestamps
- * without trailing zeros); ANSI errors CAST_INVALID_INPUT, CAST_OVERFLOW and
+ * and timestamp shapes, zone offsets), numbers to narrower numbers, integral widening with nulls,
+ * decimals with HALF_UP, and everything to string as Spark prints it (Java's Double.toString, plain
+ * decimals, timestamps without trailing zeros); ANSI errors CAST_INVALID_INPUT, CAST_OVERFLOW and
  * NUMERIC_VALUE_OUT_OF_RANGE with Spark's exact text; try_cast gives null; legacy mode nulls or
  * wraps. Every expected value and message was printed by Spark 4.0.1 for the same CAST.
  */
@@ -269,6 +269,39 @@ static void test_no_kernel_for_unsupported_casts(void **state)
     assert_non_null(strstr(err.msg, "no cast kernel from date to int"));
 }
 
+/* Widening integral casts (their own typed kernels): every value kept, sign included, nulls
+ * carried over; a literal argument takes the generic path. */
+static void test_integral_widening_keeps_values_and_nulls(void **state)
+{
+    (void)state;
+    int16_t v[] = {-32768, -1, 0, 7, 32767};
+    uint8_t valid[] = {1, 1, 0, 1, 1};
+    cs_col_batch *b = batch_of((cs_column *[]){col_fixed(T(CS_TYPE_SHORT), v, valid, 5)}, 1);
+    cs_type_id to[] = {CS_TYPE_INT, CS_TYPE_LONG};
+    for (int t = 0; t < 2; t++) {
+        cs_column *r;
+        cs_error err;
+        assert_int_equal(
+            eval(cs_pexpr_cast(cs_pexpr_column(0, T(CS_TYPE_SHORT), true), T(to[t]), CS_CAST_ANSI),
+                 b, &r, &err),
+            CS_OK);
+        assert_int_equal(r->length, 5);
+        for (int i = 0; i < 5; i++) {
+            assert_int_equal(VALID(r, i), valid[i]);
+            if (valid[i]) assert_int_equal(t ? I64(r, i) : I32(r, i), v[i]);
+        }
+        cs_column_unref(r);
+    }
+    int8_t one = -5;
+    cs_column *r;
+    cs_error err;
+    cs_pexpr *lit = cs_pexpr_literal(col_fixed(T(CS_TYPE_BYTE), &one, NULL, 1));
+    assert_int_equal(eval(cs_pexpr_cast(lit, T(CS_TYPE_LONG), CS_CAST_ANSI), b, &r, &err), CS_OK);
+    assert_int_equal(I64(r, 0), -5);
+    cs_column_unref(r);
+    cs_col_batch_unref(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_numeric_overflow_and_decimals),
         cmocka_unit_test(test_to_string_as_spark_prints),
         cmocka_unit_test(test_no_kernel_for_unsupported_casts),
+        cmocka_unit_test(test_integral_widening_keeps_values_and_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
