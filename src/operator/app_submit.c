@@ -197,7 +197,7 @@ static int add_pod_templates(const json_t *spec, conf_list *l, char **dir, cs_er
         }
         char path[4096], key[128];
         snprintf(path, sizeof path, "%s/%s.json", *dir, role);
-        rc = json_dump_file(tpl, path, JSON_COMPACT);
+        rc = json_dump_file(tpl, path, JSON_INDENT(2));
         json_decref(tpl);
         if (rc < 0)
             return cs_error_set(err, CS_EIO, "%s: cannot write the %s pod template", path, role);
