@@ -8,7 +8,8 @@
 # driver deleted before the next run, and ends FAILED with the driver's abort reason; spec.volumes,
 # volumeMounts, a configMap, a toleration, a nodeSelector and a valueFrom env reach the driver and
 # executor pods (which land on the one tainted node they select); an edited spec reruns a completed
-# application (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new driver, the old one deleted; a
+# application and a running one (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new driver, the
+# old one deleted; a
 # spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
 # field; the operator SIGKILLed during a submission and restarted runs the application exactly
 # once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
@@ -170,6 +171,24 @@ set -- \$st
 kubectl logs "\$3" | grep -q "^Pi is roughly 3.1" || on_fail "edited: the rerun's driver did not print pi"
 kubectl get events --field-selector involvedObject.name=edited -o jsonpath='{range .items[*]}{.reason} {end}' |
     grep -qw SparkApplicationSpecUpdateProcessed || fail "edited: no SparkApplicationSpecUpdateProcessed event"
+
+step "an edited spec reruns a running application"
+MAIN=slow app busy "$BUILD/tests/jobs/testjobs.so" 5000 | kubectl apply -f - >/dev/null || fail "busy refused"
+wait_until 180 "busy RUNNING" is_state busy RUNNING || on_fail "busy did not run: \$(state busy)"
+first=\$(kubectl get sparkapp busy -o jsonpath='{.status.driverInfo.podName}')
+kubectl patch sparkapp busy --type merge -p '{"spec":{"arguments":["10"]}}' >/dev/null || fail "cannot edit busy"
+gen=\$(kubectl get sparkapp busy -o jsonpath='{.metadata.generation}')
+busy_rerun() { is_state busy COMPLETED && [ "\$(kubectl get sparkapp busy -o jsonpath='{.status.observedGeneration}')" = "\$gen" ]; }
+wait_until 240 "busy rerun and COMPLETED" busy_rerun || on_fail "busy was not rerun: \$(state busy)"
+sed -n '/app=default\/busy state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/busy state=[A-Z_]*\|app=default/busy attempt=2" |
+    sed 's/.*state=//; s/.*attempt=2/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
+    on_fail "busy: states after the edit: \$(grep -o "app=default/busy state=[A-Z_]*" "$T/op1.log" | tr '\n' ' ')"
+sed -n '1,/app=default\/busy state=INVALIDATING/p' "$T/op1.log" | grep -q "app=default/busy state=COMPLETED" &&
+    on_fail "busy completed before the edit: the edit did not meet a running application"
+driver=\$(kubectl get sparkapp busy -o jsonpath='{.status.driverInfo.podName}')
+[ "\$driver" != "\$first" ] && [ -z "\$(kubectl get pod "\$first" -o name --ignore-not-found)" ] ||
+    on_fail "busy: the running driver \$first was not replaced and deleted (now \$driver)"
+kubectl logs "\$driver" | grep -q "^count=16" || on_fail "busy: the rerun's driver did not count 16"
 
 step "invalid specs"
 app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
