@@ -1,7 +1,8 @@
 /* app_state.h — the SparkApplication state machine, as the Kubeflow operator's: a pure function
  * from what is known of one application (its status, restart policy and driver pod) and the time
  * to what the controller does next. No clock, no I/O: the controller (operator.c) passes the
- * times, so the rules are unit-tested with explicit ones (tests/unit/test_operator_state.c).
+ * times, so the rules are unit-tested with explicit ones
+ * (tests/unit/operator/test_operator_state.c).
  *
  *   "" / NEW ------------------------------- submit --> SUBMITTED | SUBMISSION_FAILED
  *   SUBMITTED --(driver running)--> RUNNING --(driver succeeded)--> COMPLETED
