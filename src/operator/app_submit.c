@@ -6,9 +6,12 @@
  *   driver|executor .cores .memory .memoryOverhead .coreRequest .coreLimit .image .labels
  *   .annotations .env .envVars .nodeSelector .serviceAccount -> the role's Spark keys,
  *   executor.instances / deleteOnTermination, nodeSelector, deps.files / archives,
- *   dynamicAllocation.* -> spark.dynamicAllocation.*.
- * A field cspark cannot honour (type Python or R, client mode, jars, packages, an env value from a
- * reference, ...) is refused naming it, before anything is created.
+ *   dynamicAllocation.* -> spark.dynamicAllocation.*;
+ *   volumes, *.volumeMounts, *.configMaps, *.secrets, *.env (valueFrom), *.envFrom, *.affinity,
+ *   *.tolerations -> a pod template per role (app_pod_template.h) in a directory of this
+ *   submission, removed when the submit code has read it.
+ * A field cspark cannot honour (type Python or R, client mode, jars, packages, sidecars, ...) is
+ * refused naming it, before anything is created.
  */
 #include "operator/app_submit.h"
 
@@ -18,8 +21,10 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/fsutil.h"
 #include "common/master.h"
 #include "common/strutil.h"
+#include "operator/app_pod_template.h"
 #include "submit/submit_args.h"
 
 /* The --conf list of one submission: "key=value" strings, owned. */
@@ -140,20 +145,18 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
     for (size_t i = 0; i < json_array_size(env); i++) {
         const json_t *e = json_array_get(env, i);
         const char *name = str_at(e, "name");
-        if (!name || json_object_get(e, "valueFrom")) {
+        if (json_object_get(e, "valueFrom")) continue; /* the pod template's */
+        if (!name) {
             snprintf(key, sizeof key, "%s.env[%zu]", role, i);
-            return unsupported(err, key,
-                               "only entries with a name and a value are (valueFrom "
-                               "is not)");
+            return cs_error_set(err, CS_EINVAL, "spec.%s: expected a name and a value", key);
         }
         snprintf(key, sizeof key, "%s%s", env_prefix, name);
         conf_add(l, key, str_at(e, "value") ? str_at(e, "value") : "");
     }
-    static const char *const refused[] = {
-        "gpu",         "configMaps",         "secrets",     "envFrom",        "volumeMounts",
-        "affinity",    "tolerations",        "sidecars",    "initContainers", "hostNetwork",
-        "dnsConfig",   "template",           "hostAliases", "lifecycle",      "javaOptions",
-        "memoryLimit", "podSecurityContext", "podName"};
+    static const char *const refused[] = {"gpu",         "sidecars",           "initContainers",
+                                          "hostNetwork", "dnsConfig",          "template",
+                                          "hostAliases", "lifecycle",          "javaOptions",
+                                          "memoryLimit", "podSecurityContext", "podName"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         const json_t *v = json_object_get(pod, refused[i]);
         if (!v || json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
@@ -176,8 +179,36 @@ static bool is_symbol(const char *s, bool dots)
     return true;
 }
 
+/* Each role's pod template (app_pod_template.h) written as JSON (which YAML reads) into a local
+ * directory made for this submission (*dir, created on the first template; the caller removes it
+ * once the submit code has read the files), its path given as spark.kubernetes.<role>.
+ * podTemplateFile. */
+static int add_pod_templates(const json_t *spec, conf_list *l, char **dir, cs_error *err)
+{
+    for (int r = 0; r < 2; r++) {
+        const char *role = r ? "executor" : "driver";
+        json_t *tpl = NULL;
+        int rc = cs_operator_pod_template(spec, role, &tpl, err);
+        if (rc < 0) return rc;
+        if (!tpl) continue;
+        if (!*dir && (rc = cs_local_dir_create(NULL, "operator-templates", dir, err)) < 0) {
+            json_decref(tpl);
+            return rc;
+        }
+        char path[4096], key[128];
+        snprintf(path, sizeof path, "%s/%s.json", *dir, role);
+        rc = json_dump_file(tpl, path, JSON_INDENT(2));
+        json_decref(tpl);
+        if (rc < 0)
+            return cs_error_set(err, CS_EIO, "%s: cannot write the %s pod template", path, role);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.podTemplateFile", role);
+        conf_add(l, key, path);
+    }
+    return 0;
+}
+
 static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_args *a,
-                         cs_error *err)
+                         char **tpl_dir, cs_error *err)
 {
     const json_t *meta = json_object_get(app, "metadata");
     const json_t *spec = json_object_get(app, "spec");
@@ -216,8 +247,8 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
         }
     }
     static const char *const spec_refused[] = {
-        "volumes",    "sparkConfigMap",       "hadoopConfigMap",      "proxyUser",
-        "monitoring", "driverIngressOptions", "batchSchedulerOptions"};
+        "sparkConfigMap", "hadoopConfigMap",      "proxyUser",
+        "monitoring",     "driverIngressOptions", "batchSchedulerOptions"};
     for (size_t i = 0; i < sizeof spec_refused / sizeof spec_refused[0]; i++) {
         const json_t *v = json_object_get(spec, spec_refused[i]);
         if (v && !json_is_null(v) && !(json_is_array(v) && !json_array_size(v)))
@@ -286,6 +317,8 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
     if (pod_fields(l, json_object_get(spec, "driver"), "driver", err) < 0 ||
         pod_fields(l, json_object_get(spec, "executor"), "executor", err) < 0)
         return err->code;
+    int rc = add_pod_templates(spec, l, tpl_dir, err);
+    if (rc < 0) return rc;
     conf_add_map(l, json_object_get(spec, "hadoopConf"), "spark.hadoop.");
     conf_add_map(l, json_object_get(spec, "sparkConf"), ""); /* last: the user's word wins */
     return 0;
@@ -301,8 +334,8 @@ int cs_operator_submit(kube_client *kc, const json_t *app, int attempt, const ch
     a.load_spark_defaults = true;
     cs_conf *conf = NULL;
     json_t *owner = NULL;
-    char **argv = NULL;
-    int rc = spec_to_confs(app, attempt, &l, &a, err);
+    char **argv = NULL, *tpl_dir = NULL;
+    int rc = spec_to_confs(app, attempt, &l, &a, &tpl_dir, err);
     if (rc < 0) goto out;
     a.confs = (const char **)l.kv;
     a.nconfs = l.n;
@@ -325,6 +358,8 @@ int cs_operator_submit(kube_client *kc, const json_t *app, int attempt, const ch
     bool sql = cs_submit_is_sql_file(a.app);
     rc = cs_submit_k8s_start(kc, conf, &a, sql ? NULL : cs_submit_entry(&a, conf), owner, out, err);
 out:
+    if (tpl_dir) cs_remove_tree(tpl_dir);
+    free(tpl_dir);
     json_decref(owner);
     cs_conf_free(conf);
     conf_list_free(&l);

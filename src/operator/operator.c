@@ -214,6 +214,12 @@ static void driver_failure(const json_t *pod, char *buf, size_t cap)
     snprintf(buf, cap, "driver pod failed%s%s", reason ? ": " : "", reason ? reason : "");
 }
 
+static int64_t generation_of(const json_t *app)
+{
+    const json_t *g = json_object_get(json_object_get(app, "metadata"), "generation");
+    return json_is_integer(g) ? json_integer_value(g) : 0;
+}
+
 static op_driver driver_state(const json_t *pod)
 {
     const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
@@ -235,6 +241,9 @@ static void view_of(const json_t *app, op_app_view *v)
     v->last_submission_ms =
         parse_rfc3339(json_string_value(json_object_get(st, "lastSubmissionAttemptTime")));
     v->termination_ms = parse_rfc3339(json_string_value(json_object_get(st, "terminationTime")));
+    v->generation = generation_of(app);
+    const json_t *og = json_object_get(st, "observedGeneration");
+    v->observed_generation = json_is_integer(og) ? json_integer_value(og) : 0;
     const char *type = json_string_value(json_object_get(rp, "type"));
     v->restart = !type || !strcmp(type, "Never") ? OP_RESTART_NEVER
                  : !strcmp(type, "Always")       ? OP_RESTART_ALWAYS
@@ -261,9 +270,10 @@ static void submit(op_ctl *op, const json_t *app, const op_app_view *v, int64_t 
                 cs_log_value(app_ns(app)), cs_log_value(app_name(app)), attempt,
                 cs_log_value(err.msg));
         patch_status(op, app,
-                     json_pack("{s:{s:s, s:s}, s:i, s:s}", "applicationState", "state",
+                     json_pack("{s:{s:s, s:s}, s:i, s:s, s:I}", "applicationState", "state",
                                "SUBMISSION_FAILED", "errorMessage", err.msg, "submissionAttempts",
-                               attempt, "lastSubmissionAttemptTime", when));
+                               attempt, "lastSubmissionAttemptTime", when, "observedGeneration",
+                               (json_int_t)generation_of(app)));
         snprintf(msg, sizeof msg, "SparkApplication %s failed submission: %s", app_name(app),
                  err.msg);
         record_event(op, app, "Warning", "SparkApplicationSubmissionFailed", msg);
@@ -272,15 +282,16 @@ static void submit(op_ctl *op, const json_t *app, const op_app_view *v, int64_t 
     CS_INFO("operator", "app=%s/%s attempt=%d driver=%s adopted=%s event=submitted",
             cs_log_value(app_ns(app)), cs_log_value(app_name(app)), attempt,
             cs_log_value(st.driver_pod), st.adopted ? "true" : "false");
-    patch_status(
-        op, app,
-        json_pack("{s:{s:s, s:s}, s:i, s:i, s:s, s:n, s:s, s:s, s:{s:s, s:s, s:i}, "
-                  "s:n}",
-                  "applicationState", "state", "SUBMITTED", "errorMessage", "",
-                  "submissionAttempts", attempt, "executionAttempts", v->execution_attempts + 1,
-                  "lastSubmissionAttemptTime", when, "terminationTime", "sparkApplicationId",
-                  st.app_id, "submissionID", st.app_id + 6, "driverInfo", "podName", st.driver_pod,
-                  "webUIServiceName", st.driver_service, "webUIPort", OP_UI_PORT, "executorState"));
+    patch_status(op, app,
+                 json_pack("{s:{s:s, s:s}, s:i, s:i, s:s, s:n, s:s, s:s, s:{s:s, s:s, s:i}, "
+                           "s:n, s:I}",
+                           "applicationState", "state", "SUBMITTED", "errorMessage", "",
+                           "submissionAttempts", attempt, "executionAttempts",
+                           v->execution_attempts + 1, "lastSubmissionAttemptTime", when,
+                           "terminationTime", "sparkApplicationId", st.app_id, "submissionID",
+                           st.app_id + 6, "driverInfo", "podName", st.driver_pod,
+                           "webUIServiceName", st.driver_service, "webUIPort", OP_UI_PORT,
+                           "executorState", "observedGeneration", (json_int_t)generation_of(app)));
     snprintf(msg, sizeof msg, "SparkApplication %s was submitted successfully%s", app_name(app),
              st.adopted ? " (its driver pod existed: adopted)" : "");
     record_event(op, app, "Normal", "SparkApplicationSubmitted", msg);
@@ -305,6 +316,23 @@ static void move_to(op_ctl *op, const json_t *app, const char *state, const json
         reason = "SparkApplicationCompleted";
         json_object_set_new(st, "terminationTime", json_string(when));
         snprintf(msg, sizeof msg, "SparkApplication %s completed", app_name(app));
+    } else if (!strcmp(state, "INVALIDATING")) {
+        /* the run of the earlier spec is over: its counts and times go, its driver stays named
+         * in driverInfo until PENDING_RERUN has deleted it */
+        reason = "SparkApplicationSpecUpdateProcessed";
+        json_object_set_new(as, "errorMessage", json_string(""));
+        json_object_set_new(st, "executionAttempts", json_integer(0));
+        json_object_set_new(st, "terminationTime", json_null());
+        json_object_set_new(st, "executorState", json_null());
+        json_object_set_new(st, "observedGeneration", json_integer(generation_of(app)));
+        snprintf(msg, sizeof msg,
+                 "SparkApplication %s was updated (generation %lld): its run is invalidated and "
+                 "it will be rerun",
+                 app_name(app), (long long)generation_of(app));
+    } else if (!strcmp(prev, "INVALIDATING")) { /* PENDING_RERUN of the edited spec */
+        reason = "SparkApplicationPendingRerun";
+        snprintf(msg, sizeof msg, "SparkApplication %s will be rerun with its updated spec",
+                 app_name(app));
     } else if (!strcmp(prev, "SUBMISSION_FAILED")) { /* FAILED after a failed submission */
         type = "Warning";
         reason = "SparkApplicationFailed";
@@ -363,6 +391,23 @@ static void update_executors(op_ctl *op, const json_t *app, json_t *pods)
         patch_status(op, app, json_pack("{s:o}", "executorState", now));
 }
 
+/* Deletes the driver pod of the earlier attempt before the rerun, as the Kubeflow operator does;
+ * its ConfigMap, Secret, Service and executors are its own and go with it. Once asked (the pod
+ * has a deletionTimestamp) the rerun waits for the pod's DELETED event. */
+static void delete_driver(op_ctl *op, const json_t *app, const json_t *pod)
+{
+    const json_t *meta = json_object_get(pod, "metadata");
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    if (!name || json_object_get(meta, "deletionTimestamp")) return;
+    cs_error err = {0};
+    CS_INFO("operator", "app=%s/%s driver=%s event=deleting_earlier_driver",
+            cs_log_value(app_ns(app)), cs_log_value(app_name(app)), cs_log_value(name));
+    if (cs_kube_delete(op->kc, "pods", app_ns(app), name, -1, &err) < 0)
+        CS_WARN("operator", "app=%s/%s driver=%s event=driver_delete_failed error=%s",
+                cs_log_value(app_ns(app)), cs_log_value(app_name(app)), cs_log_value(name),
+                cs_log_value(err.msg));
+}
+
 /* Returns when to look at the application again (0: on a change). */
 static int64_t reconcile(op_ctl *op, const json_t *app, json_t *pods, int64_t now)
 {
@@ -373,19 +418,23 @@ static int64_t reconcile(op_ctl *op, const json_t *app, json_t *pods, int64_t no
     const json_t *pod = NULL;
     json_t *fetched = NULL;
     v.driver = OP_DRIVER_NONE;
-    if (driver_name && v.state && (!strcmp(v.state, "SUBMITTED") || !strcmp(v.state, "RUNNING"))) {
+    bool running = v.state && (!strcmp(v.state, "SUBMITTED") || !strcmp(v.state, "RUNNING"));
+    bool rerun = v.state && !strcmp(v.state, "PENDING_RERUN");
+    if (driver_name && (running || rerun)) {
         char key[512];
         snprintf(key, sizeof key, "%s/%s", app_ns(app), driver_name);
         pod = json_object_get(pods, key);
         if (pod) {
             v.driver = driver_state(pod);
-        } else if (now - v.last_submission_ms > OP_DRIVER_GRACE_MS) {
+        } else if (rerun || now - v.last_submission_ms > OP_DRIVER_GRACE_MS) {
             cs_error err = {0};
             if (cs_kube_get(op->kc, "pods", app_ns(app), driver_name, &fetched, &err) == 0) {
                 pod = fetched;
                 v.driver = driver_state(pod);
             } else if (err.kind == CS_KIND_NOT_FOUND) {
                 v.driver = OP_DRIVER_GONE;
+            } else if (rerun) {
+                v.driver = OP_DRIVER_PENDING; /* not known to be gone: not rerun yet */
             }
         }
     }
@@ -406,6 +455,9 @@ static int64_t reconcile(op_ctl *op, const json_t *app, json_t *pods, int64_t no
                     cs_log_value(app_name(app)), cs_log_value(err.msg));
         break;
     }
+    case OP_ACT_DELETE_DRIVER:
+        delete_driver(op, app, pod);
+        break;
     case OP_ACT_NONE:
         if (v.state && (!strcmp(v.state, "SUBMITTED") || !strcmp(v.state, "RUNNING")))
             update_executors(op, app, pods);

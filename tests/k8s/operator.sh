@@ -4,8 +4,12 @@
 # kubeconfig. A word count SparkApplication applied with kubectl reaches COMPLETED with the output
 # of local[2], with its driver, web UI service and attempts in the status, Events on the object and
 # `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one (tests/jobs/testjobs.so's
-# always_fail) with restartPolicy OnFailure and onFailureRetries 2 runs three times and ends FAILED
-# with the driver's abort reason; a
+# always_fail) with restartPolicy OnFailure and onFailureRetries 2 runs three times, each earlier
+# driver deleted before the next run, and ends FAILED with the driver's abort reason; spec.volumes,
+# volumeMounts, a configMap, a toleration, a nodeSelector and a valueFrom env reach the driver and
+# executor pods (which land on the one tainted node they select); an edited spec reruns a completed
+# application and a running one (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new driver, the
+# old one deleted; a
 # spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
 # field; the operator SIGKILLed during a submission and restarted runs the application exactly
 # once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
@@ -62,12 +66,15 @@ spec:
     labels:
       version: 4.0.1
     serviceAccount: spark
+\${DRIVER_EXTRA:-}
   executor:
     cores: 1
     instances: 2
     memory: 512m
     labels:
       version: 4.0.1
+\${EXECUTOR_EXTRA:-}
+\${SPEC_EXTRA:-}
 YAML
 }
 
@@ -104,13 +111,84 @@ RESTART=OnFailure MAIN=always_fail app failing "$BUILD/tests/jobs/testjobs.so" |
 wait_until 300 "failing FAILED" is_state failing FAILED || on_fail "failing did not end FAILED: \$(state failing)"
 [ "\$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}')" = 3 ] ||
     on_fail "failing ran \$(kubectl get sparkapp failing -o jsonpath='{.status.executionAttempts}') times, expected 3"
-[ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing,spark-role=driver -o name | grep -c .)" = 3 ] ||
-    on_fail "failing: expected 3 driver pods: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing -o name)"
+# the drivers of the first two attempts were deleted before the next attempt, as Kubeflow does
+[ "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing,spark-role=driver -o name | grep -c .)" = 1 ] ||
+    on_fail "failing: expected the last attempt's driver pod alone: \$(kubectl get pods -l sparkoperator.k8s.io/app-name=failing -o name)"
+[ "\$(grep -c "app=default/failing driver=.* event=deleting_earlier_driver" "$T/op1.log")" = 2 ] ||
+    on_fail "failing: the earlier drivers were not deleted before each rerun"
 msg=\$(kubectl get sparkapp failing -o jsonpath='{.status.applicationState.errorMessage}')
 echo "\$msg" | grep -q "driver container failed with ExitCode: [1-9]" || fail "failing: errorMessage: \$msg"
 echo "\$msg" | grep -q "Job aborted due to stage failure: .*boom from always_fail_map" || fail "failing: the driver's reason is not in errorMessage: \$msg"
 kubectl get events --field-selector involvedObject.name=failing -o jsonpath='{range .items[*]}{.reason} {end}' |
     grep -qw SparkApplicationPendingRerun || fail "failing: no SparkApplicationPendingRerun event"
+
+step "volumes, a toleration and a nodeSelector reach the driver and executor pods"
+# one node labelled and tainted: only pods that both select it and tolerate the taint land there
+node=\$(kubectl get nodes -o jsonpath='{.items[0].metadata.name}')
+kubectl label node "\$node" csparkpool=dedicated >/dev/null || fail "cannot label \$node"
+kubectl taint node "\$node" csparkdedicated=operator:NoSchedule >/dev/null || fail "cannot taint \$node"
+kubectl create configmap podconf --from-literal=greeting=hello >/dev/null || fail "cannot create the ConfigMap"
+# what the driver and the executors both get: an emptyDir of spec.volumes, a ConfigMap, the
+# toleration, the selector and an env value from a reference (only through the pod template)
+POD_EXTRA='    volumeMounts: [{name: scratch, mountPath: /scratch}]
+    configMaps: [{name: podconf, path: /etc/podconf}]
+    tolerations: [{key: csparkdedicated, operator: Equal, value: operator, effect: NoSchedule}]
+    nodeSelector: {csparkpool: dedicated}
+    env: [{name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]'
+DRIVER_EXTRA=\$POD_EXTRA EXECUTOR_EXTRA="\$POD_EXTRA
+    deleteOnTermination: false" SPEC_EXTRA='  volumes: [{name: scratch, emptyDir: {}}]' \
+    app podspec "$BUILD/examples/pi.so" 4 >"$T/podspec.yaml"
+kubectl apply -f "$T/podspec.yaml" >/dev/null || fail "podspec refused: \$(cat "$T/podspec.yaml")"
+wait_until 240 "podspec COMPLETED" is_state podspec COMPLETED || on_fail "podspec did not complete: \$(state podspec)"
+for role in driver executor; do
+    pods=\$(kubectl get pods -l sparkoperator.k8s.io/app-name=podspec,spark-role=\$role -o name)
+    [ -n "\$pods" ] || on_fail "podspec: no \$role pods"
+    for p in \$pods; do
+        got=\$(kubectl get "\$p" -o jsonpath='{.spec.nodeName} {.spec.nodeSelector.csparkpool} {.spec.tolerations[?(@.key=="csparkdedicated")].effect} {.spec.volumes[?(@.name=="scratch")].name} {.spec.containers[0].volumeMounts[?(@.name=="scratch")].mountPath} {.spec.volumes[?(@.configMap.name=="podconf")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podconf")].mountPath} {.spec.containers[0].env[?(@.name=="MY_NODE")].valueFrom.fieldRef.fieldPath}')
+        [ "\$got" = "\$node dedicated NoSchedule scratch /scratch configmap-podconf /etc/podconf spec.nodeName" ] ||
+            on_fail "podspec: \$p: \$got"
+    done
+done
+kubectl taint node "\$node" csparkdedicated- >/dev/null
+kubectl label node "\$node" csparkpool- >/dev/null
+kubectl delete configmap podconf >/dev/null
+
+step "an edited spec reruns the application"
+app edited "$BUILD/examples/pi.so" 4 | kubectl apply -f - >/dev/null || fail "edited refused"
+wait_until 240 "edited COMPLETED" is_state edited COMPLETED || on_fail "edited did not complete: \$(state edited)"
+first=\$(kubectl get sparkapp edited -o jsonpath='{.status.driverInfo.podName}')
+kubectl patch sparkapp edited --type merge -p '{"spec":{"arguments":["7"]}}' >/dev/null || fail "cannot edit edited"
+gen=\$(kubectl get sparkapp edited -o jsonpath='{.metadata.generation}')
+rerun_done() { is_state edited COMPLETED && [ "\$(kubectl get sparkapp edited -o jsonpath='{.status.observedGeneration}')" = "\$gen" ]; }
+wait_until 240 "edited rerun and COMPLETED" rerun_done || on_fail "edited was not rerun: \$(state edited)"
+sed -n '/app=default\/edited state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/edited state=[A-Z_]*\|app=default/edited attempt=2" |
+    sed 's/.*state=//; s/.*attempt=2/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
+    on_fail "edited: states after the edit: \$(grep -o "app=default/edited state=[A-Z_]*" "$T/op1.log" | tr '\n' ' ')"
+st=\$(kubectl get sparkapp edited -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts} {.status.driverInfo.podName}')
+set -- \$st
+[ "\$1 \$2" = "2 1" ] && [ "\$3" != "\$first" ] || on_fail "edited status after the rerun: \$st (first driver \$first)"
+[ -z "\$(kubectl get pod "\$first" -o name --ignore-not-found)" ] || on_fail "edited: the first driver \$first was not deleted"
+kubectl logs "\$3" | grep -q "^Pi is roughly 3.1" || on_fail "edited: the rerun's driver did not print pi"
+kubectl get events --field-selector involvedObject.name=edited -o jsonpath='{range .items[*]}{.reason} {end}' |
+    grep -qw SparkApplicationSpecUpdateProcessed || fail "edited: no SparkApplicationSpecUpdateProcessed event"
+
+step "an edited spec reruns a running application"
+MAIN=slow app busy "$BUILD/tests/jobs/testjobs.so" 5000 | kubectl apply -f - >/dev/null || fail "busy refused"
+wait_until 180 "busy RUNNING" is_state busy RUNNING || on_fail "busy did not run: \$(state busy)"
+first=\$(kubectl get sparkapp busy -o jsonpath='{.status.driverInfo.podName}')
+kubectl patch sparkapp busy --type merge -p '{"spec":{"arguments":["10"]}}' >/dev/null || fail "cannot edit busy"
+gen=\$(kubectl get sparkapp busy -o jsonpath='{.metadata.generation}')
+busy_rerun() { is_state busy COMPLETED && [ "\$(kubectl get sparkapp busy -o jsonpath='{.status.observedGeneration}')" = "\$gen" ]; }
+wait_until 240 "busy rerun and COMPLETED" busy_rerun || on_fail "busy was not rerun: \$(state busy)"
+sed -n '/app=default\/busy state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/busy state=[A-Z_]*\|app=default/busy attempt=2" |
+    sed 's/.*state=//; s/.*attempt=2/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
+    on_fail "busy: states after the edit: \$(grep -o "app=default/busy state=[A-Z_]*" "$T/op1.log" | tr '\n' ' ')"
+sed -n '1,/app=default\/busy state=INVALIDATING/p' "$T/op1.log" | grep -q "app=default/busy state=COMPLETED" &&
+    on_fail "busy completed before the edit: the edit did not meet a running application"
+driver=\$(kubectl get sparkapp busy -o jsonpath='{.status.driverInfo.podName}')
+[ "\$driver" != "\$first" ] && [ -z "\$(kubectl get pod "\$first" -o name --ignore-not-found)" ] ||
+    on_fail "busy: the running driver \$first was not replaced and deleted (now \$driver)"
+kubectl logs "\$driver" | grep -q "^count=16" || on_fail "busy: the rerun's driver did not count 16"
 
 step "invalid specs"
 app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
@@ -222,4 +300,4 @@ kubectl delete sparkapp incluster --wait=true >/dev/null
 expect_nothing_left "after the in-cluster operator's application"
 echo "inner ok"
 INNER
-k8s_run_inner 600
+k8s_run_inner 900
