@@ -622,6 +622,15 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_ATTR:
     case CS_EX_OUTER_ATTR:
     case CS_EX_LAMBDA_VAR:
+        if (e->kind == CS_EX_LAMBDA_VAR && m != MODE_PRINT) { /* Spark's NamedLambdaVariable */
+            cs_sbuf_puts(out, "namedlambdavariable()");
+            return;
+        }
+        if (e->kind == CS_EX_LAMBDA_VAR) {
+            cs_sbuf_printf(out, "lambda %s#%" PRId64 "%s", e->name, e->id,
+                           e->type && e->type->id == CS_TYPE_LONG ? "L" : "");
+            return;
+        }
         if (m == MODE_PRETTY) {
             cs_sbuf_puts(out, e->name);
             return;
@@ -729,6 +738,10 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_LAMBDA:
         cs_sbuf_puts(out, "lambdafunction(");
         expr_out(e->args[0], m, out);
+        for (int i = 1; i < e->n_args; i++) { /* resolved: the variables */
+            cs_sbuf_puts(out, ", ");
+            expr_out(e->args[i], m, out);
+        }
         cs_sbuf_putc(out, ')');
         return;
     case CS_EX_UNRESOLVED_ORDINAL:
