@@ -430,6 +430,14 @@ static bool is_interval(const cs_col_type *t)
     return t->id == CS_TYPE_INTERVAL_DT || t->id == CS_TYPE_INTERVAL_YM;
 }
 
+/* The comparator Spark's ArraySort gets when none is written (ascending, nulls last). */
+#define ARRAY_SORT_DEFAULT_COMPARATOR                                                              \
+    "lambdafunction((IF(((namedlambdavariable() IS NULL) AND (namedlambdavariable() IS NULL)), "   \
+    "0, "                                                                                          \
+    "(IF((namedlambdavariable() IS NULL), 1, (IF((namedlambdavariable() IS NULL), -1, "            \
+    "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "       \
+    "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
+
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
@@ -582,6 +590,8 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     } else {
         args_out(e, 0, m, out);
     }
+    if (e->kind == CS_EX_FUNC && strcmp(fn, "array_sort") == 0 && e->n_args == 1 && m != MODE_PRINT)
+        cs_sbuf_puts(out, ", " ARRAY_SORT_DEFAULT_COMPARATOR); /* Spark's ArraySort(x) adds it */
     cs_sbuf_putc(out, ')');
     if (e->filter) {
         cs_sbuf_puts(out, " FILTER (WHERE ");
@@ -624,11 +634,6 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_LAMBDA_VAR:
         if (e->kind == CS_EX_LAMBDA_VAR && m != MODE_PRINT) { /* Spark's NamedLambdaVariable */
             cs_sbuf_puts(out, "namedlambdavariable()");
-            return;
-        }
-        if (e->kind == CS_EX_LAMBDA_VAR) {
-            cs_sbuf_printf(out, "lambda %s#%" PRId64 "%s", e->name, e->id,
-                           e->type && e->type->id == CS_TYPE_LONG ? "L" : "");
             return;
         }
         if (m == MODE_PRETTY) {

@@ -22,7 +22,6 @@
  * Ownership: a cs_px_lambda belongs to its compiled node (freed by cs_px_lambda_free); the
  * kernels' arguments are borrowed, their results one new reference each.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,15 +72,13 @@ int cs_px_lambda_compile(cs_px_node *n, const cs_pexpr *e, const cs_col_type *sc
         }
     l->n_vars = n_vars;
     cs_col_field *fields = cs_xcalloc((size_t)(l->n_used + n_vars), sizeof *fields);
-    char names[64][8];
     for (int i = 0; i < l->n_used; i++) {
         const cs_col_field *f = &schema->fields[l->used[i]];
         fields[i] = (cs_col_field){f->name, cs_col_type_ref(f->type), f->nullable};
     }
     for (int i = 0; i < n_vars; i++) {
         const cs_pexpr *v = e->args[1 + i];
-        snprintf(names[i % 64], sizeof names[0], "v%d", i);
-        fields[l->n_used + i] = (cs_col_field){names[i % 64], cs_col_type_ref(v->type), true};
+        fields[l->n_used + i] = (cs_col_field){"v", cs_col_type_ref(v->type), true};
     }
     l->schema = cs_col_type_struct(fields, l->n_used + n_vars);
     free(fields);
