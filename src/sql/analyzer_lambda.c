@@ -125,6 +125,18 @@ static cs_sql_expr *identity_lambda(cs_an_ctx *c, cs_col_type *type, bool nullab
     return r;
 }
 
+/* The same type up to nullability flags (Spark's equalsStructurally ignoring nullability). */
+static bool same_shape(const cs_col_type *a, const cs_col_type *b)
+{
+    if (a == b) return true;
+    if (a->id != b->id || a->n_fields != b->n_fields || a->precision != b->precision ||
+        a->scale != b->scale)
+        return false;
+    for (int i = 0; i < a->n_fields; i++)
+        if (!same_shape(a->fields[i].type, b->fields[i].type)) return false;
+    return true;
+}
+
 static bool is_boolean(const cs_sql_expr *e)
 {
     return e->type->id == CS_TYPE_BOOLEAN || e->type->id == CS_TYPE_NULL;
@@ -188,37 +200,32 @@ cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_
         t[1] = in->type->fields[0].type;
         nl[1] = in->type->fields[0].nullable;
         if (!(lam = resolve_lambda(c, r, ul, t, nl, 2, 2, s, inner))) return NULL;
-        if (!cs_col_type_equal(lam->type, zero->type)) {
-            cs_col_type *w = cs_tc_wider(c->a, zero->type, lam->type);
-            /* Spark: the merge's type must be the zero's (after coercing the zero) */
-            if (!w || !cs_col_type_equal(w, lam->type)) {
-                cs_sbuf x = {0}, zt = {0}, mt = {0};
-                cs_fn_sql_expr_quoted(r, &x);
-                cs_tc_type_sql(zero->type, &zt);
-                cs_tc_type_sql(lam->type, &mt);
-                cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
-                                 "42K09",
-                                 "Cannot resolve %s due to data type mismatch: Parameter 3 "
-                                 "requires the \"%s\" type, however \"lambdafunction\" has the "
-                                 "type \"%s\".",
-                                 cs_sbuf_str(&x), cs_sbuf_str(&zt), cs_sbuf_str(&mt));
-                cs_sbuf_free(&x);
-                cs_sbuf_free(&zt);
-                cs_sbuf_free(&mt);
-                return NULL;
-            }
-            r->args[1] = zero = cs_tc_cast(c->a, zero, w);
-            t[0] = w;
-            if (!(lam = resolve_lambda(c, r, ul, t, nl, 2, 2, s, inner))) return NULL;
+        if (!same_shape(lam->type, zero->type)) { /* Spark coerces neither side */
+            cs_sbuf x = {0}, zt = {0}, l = {0}, mt = {0};
+            r->args[2] = lam;
+            r->args[3] = identity_lambda(c, zero->type, true);
+            cs_fn_sql_expr_quoted(r, &x);
+            cs_tc_type_sql(zero->type, &zt);
+            cs_fn_sql_expr_quoted(lam, &l);
+            cs_tc_type_sql(lam->type, &mt);
+            cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
+                             "Cannot resolve %s due to data type mismatch: The third parameter "
+                             "requires the \"%s\" type, however %s has the type \"%s\".",
+                             cs_sbuf_str(&x), cs_sbuf_str(&zt), cs_sbuf_str(&l), cs_sbuf_str(&mt));
+            cs_sbuf_free(&x);
+            cs_sbuf_free(&zt);
+            cs_sbuf_free(&l);
+            cs_sbuf_free(&mt);
+            return NULL;
         }
         r->args[2] = lam;
-        if (e->n_args == 4) {
-            t[0] = lam->type;
+        if (e->n_args == 4) { /* the accumulator keeps the zero's type */
+            t[0] = zero->type;
             nl[0] = true;
             if (!(r->args[3] = resolve_lambda(c, r, e->args[3], t, nl, 1, 1, s, inner)))
                 return NULL;
         } else {
-            r->args[3] = identity_lambda(c, lam->type, true);
+            r->args[3] = identity_lambda(c, zero->type, true);
         }
         r->type = r->args[3]->type;
         r->nullable = in->nullable || r->args[3]->nullable;
