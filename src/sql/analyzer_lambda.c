@@ -43,24 +43,37 @@ const cs_sql_expr *cs_an_lambda_lookup(const cs_an_ctx *c, const char *name)
     return NULL;
 }
 
-static int mismatch(cs_an_ctx *c, const cs_sql_expr *call, const char *what)
+/* Spark's UNEXPECTED_INPUT_TYPE: the param-th argument (0-based) is not of type `want`. */
+static int mismatch(cs_an_ctx *c, const cs_sql_expr *call, int param, const char *want,
+                    const cs_sql_expr *actual)
 {
-    cs_sbuf x = {0};
+    static const char *const ordinal[] = {"first", "second", "third", "fourth"};
+    cs_sbuf x = {0}, a = {0}, t = {0};
     cs_fn_sql_expr_quoted(call, &x);
+    cs_fn_sql_expr_quoted(actual, &a);
+    if (actual->type)
+        cs_tc_type_sql(actual->type, &t);
+    else
+        cs_sbuf_puts(&t, "LAMBDA");
     cs_sql_error_set(c->err, CS_EINVAL, "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", "42K09",
-                     "Cannot resolve %s due to data type mismatch: %s.", cs_sbuf_str(&x), what);
+                     "Cannot resolve %s due to data type mismatch: The %s parameter requires the "
+                     "\"%s\" type, however %s has the type \"%s\".",
+                     cs_sbuf_str(&x), ordinal[param & 3], want, cs_sbuf_str(&a), cs_sbuf_str(&t));
     cs_sbuf_free(&x);
+    cs_sbuf_free(&a);
+    cs_sbuf_free(&t);
     return CS_EINVAL;
 }
 
 /* The resolved LAMBDA of `lam` (an unresolved LAMBDA) whose variables have types[0..n) (a
  * lambda may name fewer variables than the function offers, as Spark's (x) for (x, i)). */
-static cs_sql_expr *resolve_lambda(cs_an_ctx *c, const cs_sql_expr *call, const cs_sql_expr *lam,
-                                   cs_col_type *const *types, const bool *nullable, int n_min,
-                                   int n, const cs_an_scope *s, int flags)
+static cs_sql_expr *resolve_lambda(cs_an_ctx *c, const cs_sql_expr *call, int param,
+                                   const cs_sql_expr *lam, cs_col_type *const *types,
+                                   const bool *nullable, int n_min, int n, const cs_an_scope *s,
+                                   int flags)
 {
-    if (!lam || lam->kind != CS_EX_LAMBDA) {
-        mismatch(c, call, "the argument requires a lambda function");
+    if (lam->kind != CS_EX_LAMBDA) {
+        mismatch(c, call, param, "LAMBDA", lam);
         return NULL;
     }
     if (lam->n_parts < n_min || lam->n_parts > n) {
@@ -165,16 +178,18 @@ cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_
                          n_plain + n_lambdas, e->n_args);
         return NULL;
     }
+    for (int i = n_plain; i < e->n_args; i++) /* named as written in errors until resolved */
+        r->args[i] = e->args[i];
     for (int i = 0; i < n_plain; i++)
         if (!(r->args[i] = cs_an_expr(c, e->args[i], s, inner))) return NULL;
     cs_sql_expr *in = r->args[0];
     bool is_map = strncmp(fn, "map_", 4) == 0 || strncmp(fn, "transform_", 10) == 0;
-    if (is_map ? in->type->id != CS_TYPE_MAP
-               : in->type->id != CS_TYPE_ARRAY ||
-                     (two_inputs && r->args[1]->type->id != CS_TYPE_ARRAY)) {
-        mismatch(c, r,
-                 is_map ? "the argument requires the \"MAP\" type"
-                        : "the argument requires the \"ARRAY\" type");
+    if (in->type->id != (is_map ? CS_TYPE_MAP : CS_TYPE_ARRAY)) {
+        mismatch(c, r, 0, is_map ? "MAP" : "ARRAY", in);
+        return NULL;
+    }
+    if (two_inputs && r->args[1]->type->id != CS_TYPE_ARRAY) {
+        mismatch(c, r, 1, "ARRAY", r->args[1]);
         return NULL;
     }
     cs_col_type *t[2];
@@ -187,19 +202,19 @@ cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_
         nl[0] = false;
         t[1] = in->type->fields[1].type;
         nl[1] = in->type->fields[1].nullable;
-        if (!(lam = resolve_lambda(c, r, ul, t, nl, 2, 2, s, inner))) return NULL;
+        if (!(lam = resolve_lambda(c, r, n_plain, ul, t, nl, 2, 2, s, inner))) return NULL;
     } else if (two_inputs) {
         t[0] = in->type->fields[0].type;
         t[1] = r->args[1]->type->fields[0].type;
         nl[0] = nl[1] = true; /* the shorter array is padded with nulls */
-        if (!(lam = resolve_lambda(c, r, ul, t, nl, 2, 2, s, inner))) return NULL;
+        if (!(lam = resolve_lambda(c, r, n_plain, ul, t, nl, 2, 2, s, inner))) return NULL;
     } else if (agg) {
         cs_sql_expr *zero = r->args[1];
         t[0] = zero->type;
         nl[0] = true;
         t[1] = in->type->fields[0].type;
         nl[1] = in->type->fields[0].nullable;
-        if (!(lam = resolve_lambda(c, r, ul, t, nl, 2, 2, s, inner))) return NULL;
+        if (!(lam = resolve_lambda(c, r, n_plain, ul, t, nl, 2, 2, s, inner))) return NULL;
         if (!same_shape(lam->type, zero->type)) { /* Spark coerces neither side */
             cs_sbuf x = {0}, zt = {0}, l = {0}, mt = {0};
             r->args[2] = lam;
@@ -222,7 +237,7 @@ cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_
         if (e->n_args == 4) { /* the accumulator keeps the zero's type */
             t[0] = zero->type;
             nl[0] = true;
-            if (!(r->args[3] = resolve_lambda(c, r, e->args[3], t, nl, 1, 1, s, inner)))
+            if (!(r->args[3] = resolve_lambda(c, r, 3, e->args[3], t, nl, 1, 1, s, inner)))
                 return NULL;
         } else {
             r->args[3] = identity_lambda(c, zero->type, true);
@@ -234,9 +249,10 @@ cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_
     } else if (strcmp(fn, "array_sort") == 0) {
         t[0] = t[1] = in->type->fields[0].type;
         nl[0] = nl[1] = in->type->fields[0].nullable;
-        if (!(lam = resolve_lambda(c, r, ul, t, nl, 2, 2, s, inner))) return NULL;
+        if (!(lam = resolve_lambda(c, r, n_plain, ul, t, nl, 2, 2, s, inner))) return NULL;
         if (lam->type->id != CS_TYPE_INT) {
-            mismatch(c, r, "the comparator must return an \"INT\"");
+            r->args[1] = lam;
+            mismatch(c, r, 1, "INT", lam);
             return NULL;
         }
     } else { /* transform, filter, exists, forall: (x) or (x, i) */
@@ -245,14 +261,14 @@ cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_
         t[1] = int_t;
         nl[1] = false;
         int most = strcmp(fn, "exists") == 0 || strcmp(fn, "forall") == 0 ? 1 : 2;
-        if (!(lam = resolve_lambda(c, r, ul, t, nl, 1, most, s, inner))) return NULL;
+        if (!(lam = resolve_lambda(c, r, n_plain, ul, t, nl, 1, most, s, inner))) return NULL;
     }
     r->args[n_plain] = lam;
     r->nullable = in->nullable || (two_inputs && r->args[1]->nullable);
     bool predicate = strcmp(fn, "filter") == 0 || strcmp(fn, "exists") == 0 ||
                      strcmp(fn, "forall") == 0 || strcmp(fn, "map_filter") == 0;
     if (predicate && !is_boolean(lam)) {
-        mismatch(c, r, "the lambda function requires the \"BOOLEAN\" type");
+        mismatch(c, r, n_plain, "BOOLEAN", lam);
         return NULL;
     }
     if (strcmp(fn, "transform") == 0 || two_inputs)

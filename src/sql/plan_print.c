@@ -747,6 +747,8 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             cs_sbuf_puts(out, ", ");
             expr_out(e->args[i], m, out);
         }
+        for (int i = 0; e->n_args == 1 && i < e->n_parts; i++) /* unresolved: their names */
+            cs_sbuf_printf(out, ", %s", e->parts[i]);
         cs_sbuf_putc(out, ')');
         return;
     case CS_EX_UNRESOLVED_ORDINAL:
