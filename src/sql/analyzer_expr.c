@@ -323,6 +323,7 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
                                      int flags)
 {
     if (e->within_group) return resolve_within_group(c, e, s, flags);
+    if (cs_an_is_higher_order(e)) return cs_an_higher_order(c, e, s, flags);
     const cs_fn_info *f = cs_fn_lookup(e->name);
     if (!f) {
         cs_sbuf name = {0};
@@ -571,6 +572,17 @@ static cs_sql_expr *resolve_extract_value(cs_an_ctx *c, const cs_sql_expr *e, co
 static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s)
 {
     cs_sql_expr *a = NULL;
+    const cs_sql_expr *var = c->lambdas ? cs_an_lambda_lookup(c, e->parts[0]) : NULL;
+    if (var) { /* a lambda's variable hides a column; x.f: a field of it */
+        cs_sql_expr *x = (cs_sql_expr *)var;
+        for (int i = 1; i < e->n_parts; i++) {
+            cs_sql_expr *get = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_EXTRACT_VALUE, 2);
+            get->args[0] = x;
+            get->args[1] = string_literal(c, e->parts[i]);
+            if (!(x = resolve_extract_value(c, get, s, 0))) return NULL;
+        }
+        return x;
+    }
     int rc = cs_an_lookup(c, e->parts, e->n_parts, s, &a);
     if (rc < 0) return NULL;
     if (rc > 0) {
@@ -763,7 +775,16 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
     case CS_EX_LITERAL:
     case CS_EX_ATTR:
     case CS_EX_OUTER_ATTR:
+    case CS_EX_LAMBDA_VAR:
         return (cs_sql_expr *)e;
+    case CS_EX_LAMBDA:
+        if (e->resolved) return (cs_sql_expr *)e;
+        cs_sql_error_set(c->err, CS_EINVAL,
+                         "INVALID_LAMBDA_FUNCTION_CALL.NON_HIGHER_ORDER_FUNCTION", "42K0D",
+                         "Invalid lambda function call. A lambda function should only be used in "
+                         "a higher order function. However, its class is %s.",
+                         "this function");
+        return NULL;
     case CS_EX_UNRESOLVED_ATTR:
         return resolve_name(c, e, s);
     case CS_EX_UNRESOLVED_FUNC:

@@ -35,13 +35,21 @@ typedef struct cs_an_cte {
     struct cs_an_cte *next;
 } cs_an_cte;
 
+/* The variables of the lambdas whose bodies are being resolved, innermost first. */
+typedef struct cs_an_lambda_scope {
+    const cs_sql_expr **vars; /* LAMBDA_VAR nodes */
+    int n;
+    const struct cs_an_lambda_scope *outer;
+} cs_an_lambda_scope;
+
 typedef struct cs_an_ctx {
     cs_sql_arena *a;
     cs_catalog *cat;
     cs_error *err;
     cs_an_cte *ctes;
-    const cs_an_scope *outer; /* the scope subqueries of the current expression see */
-    int depth;                /* views within views */
+    const cs_an_scope *outer;          /* the scope subqueries of the current expression see */
+    int depth;                         /* views within views */
+    const cs_an_lambda_scope *lambdas; /* analyzer_lambda.c: while a lambda body resolves */
 } cs_an_ctx;
 
 enum {
@@ -51,6 +59,13 @@ enum {
     CS_AN_WINDOW_FN = 8, /* the function of an OVER clause (a ranking function needs one) */
     CS_AN_IN_AGG = 16    /* the arguments of an aggregate function (no aggregate nests) */
 };
+
+/* analyzer_lambda.c: whether e (an UNRESOLVED_FUNC) is a higher-order function call, and
+ * its resolution; the LAMBDA_VAR a name is in the lambdas being resolved, or NULL. */
+bool cs_an_is_higher_order(const cs_sql_expr *e);
+cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
+                                int flags);
+const cs_sql_expr *cs_an_lambda_lookup(const cs_an_ctx *c, const char *name);
 
 /* analyzer.c */
 cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p);

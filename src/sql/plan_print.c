@@ -430,6 +430,14 @@ static bool is_interval(const cs_col_type *t)
     return t->id == CS_TYPE_INTERVAL_DT || t->id == CS_TYPE_INTERVAL_YM;
 }
 
+/* The comparator Spark's ArraySort gets when none is written (ascending, nulls last). */
+#define ARRAY_SORT_DEFAULT_COMPARATOR                                                              \
+    "lambdafunction((IF(((namedlambdavariable() IS NULL) AND (namedlambdavariable() IS NULL)), "   \
+    "0, "                                                                                          \
+    "(IF((namedlambdavariable() IS NULL), 1, (IF((namedlambdavariable() IS NULL), -1, "            \
+    "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "       \
+    "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
+
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
@@ -582,6 +590,8 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     } else {
         args_out(e, 0, m, out);
     }
+    if (e->kind == CS_EX_FUNC && strcmp(fn, "array_sort") == 0 && e->n_args == 1 && m != MODE_PRINT)
+        cs_sbuf_puts(out, ", " ARRAY_SORT_DEFAULT_COMPARATOR); /* Spark's ArraySort(x) adds it */
     cs_sbuf_putc(out, ')');
     if (e->filter) {
         cs_sbuf_puts(out, " FILTER (WHERE ");
@@ -622,6 +632,10 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_ATTR:
     case CS_EX_OUTER_ATTR:
     case CS_EX_LAMBDA_VAR:
+        if (e->kind == CS_EX_LAMBDA_VAR && m != MODE_PRINT) { /* Spark's NamedLambdaVariable */
+            cs_sbuf_puts(out, "namedlambdavariable()");
+            return;
+        }
         if (m == MODE_PRETTY) {
             cs_sbuf_puts(out, e->name);
             return;
@@ -729,6 +743,12 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_LAMBDA:
         cs_sbuf_puts(out, "lambdafunction(");
         expr_out(e->args[0], m, out);
+        for (int i = 1; i < e->n_args; i++) { /* resolved: the variables */
+            cs_sbuf_puts(out, ", ");
+            expr_out(e->args[i], m, out);
+        }
+        for (int i = 0; e->n_args == 1 && i < e->n_parts; i++) /* unresolved: their names */
+            cs_sbuf_printf(out, ", %s", e->parts[i]);
         cs_sbuf_putc(out, ')');
         return;
     case CS_EX_UNRESOLVED_ORDINAL:

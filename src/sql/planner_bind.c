@@ -181,6 +181,32 @@ static int bind_in(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input,
     return CS_OK;
 }
 
+/* A lambda: its body bound over the input columns followed by its variables, as the engine
+ * evaluates it (kernels_lambda.c): lambdafunction(body, var0, var1, ...), each variable a
+ * column at its ordinal after the input's. */
+static int bind_lambda(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
+                       cs_error *err)
+{
+    int n_vars = e->n_args - 1;
+    cs_sql_expr **ext = cs_xcalloc((size_t)(n_input + n_vars) + 1, sizeof *ext);
+    if (n_input) memcpy(ext, input, sizeof *ext * (size_t)n_input);
+    for (int i = 0; i < n_vars; i++)
+        ext[n_input + i] = e->args[1 + i];
+    cs_pexpr **args = cs_xcalloc((size_t)e->n_args, sizeof *args);
+    int rc = bind(e->args[0], ext, n_input + n_vars, &args[0], err);
+    if (rc == CS_OK) {
+        for (int i = 0; i < n_vars; i++) {
+            const cs_sql_expr *v = e->args[1 + i];
+            args[1 + i] = cs_pexpr_column(n_input + i, cs_col_type_ref(v->type), v->nullable);
+        }
+        *out =
+            cs_pexpr_call("lambdafunction", cs_col_type_ref(e->type), e->nullable, args, e->n_args);
+    }
+    free(args);
+    free(ext);
+    return rc;
+}
+
 static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs_pexpr **out,
                 cs_error *err)
 {
@@ -189,6 +215,9 @@ static int bind(const cs_sql_expr *e, cs_sql_expr *const *input, int n_input, cs
     case CS_EX_LITERAL:
         *out = cs_pexpr_literal(cs_column_ref(e->literal));
         return CS_OK;
+    case CS_EX_LAMBDA:
+        return bind_lambda(e, input, n_input, out, err);
+    case CS_EX_LAMBDA_VAR:
     case CS_EX_ATTR:
         for (int i = 0; i < n_input; i++)
             if (input[i]->id == e->id) {

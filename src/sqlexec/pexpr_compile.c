@@ -40,6 +40,10 @@ static int build(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema, cs
 {
     n->e = e;
     n->shared = -1;
+    if (cs_px_is_lambda(e)) { /* its body runs over element batches: compiled apart */
+        n->could_raise = true;
+        return cs_px_lambda_compile(n, e, schema, err);
+    }
     n->n_children = e->n_args;
     n->children = e->n_args ? cs_xcalloc((size_t)e->n_args, sizeof *n->children) : NULL;
     for (int i = 0; i < e->n_args; i++) {
@@ -81,6 +85,12 @@ static int build(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema, cs
         if (!n->kernel) return no_kernel(e, err);
         return CS_OK;
     case CS_PX_CALL:
+        if ((n->hof = cs_px_hof_lookup(e))) {
+            n->could_raise = true;
+            return CS_OK;
+        }
+        for (int i = 0; i < e->n_args; i++)
+            if (n->children[i].lambda) return no_kernel(e, err);
         if (cs_px_is_lazy(e->fn)) return CS_OK;
         n->kernel = cs_px_lookup_call(e->fn, at, e->n_args, e->type);
         if (!n->kernel) return no_kernel(e, err);
@@ -96,6 +106,7 @@ static void free_node(cs_px_node *n)
     for (int i = 0; i < n->n_children; i++)
         free_node(&n->children[i]);
     free(n->children);
+    cs_px_lambda_free(n->lambda);
 }
 
 cs_pexpr_program *cs_pexpr_compile(const cs_pexpr *e, const cs_col_type *input_schema,

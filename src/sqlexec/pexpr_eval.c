@@ -223,6 +223,25 @@ static int eval_coalesce(const cs_px_node *n, cs_col_batch *b, const eval_env *e
     return rc;
 }
 
+/* A higher-order function: its plain arguments evaluated, its lambdas run by its kernel. */
+static int eval_hof(const cs_px_node *n, cs_col_batch *b, const eval_env *env, cs_column **out)
+{
+    int na = n->n_children;
+    cs_column *args[na > 0 ? na : 1];
+    int rc = CS_OK;
+    for (int i = 0; i < na; i++)
+        args[i] = NULL;
+    for (int i = 0; i < na && rc == CS_OK; i++)
+        if (!n->children[i].lambda) rc = eval_node(&n->children[i], b, env, &args[i]);
+    if (rc == CS_OK) {
+        cs_px_kctx k = {n->e, env->ctx, env->alloc, env->err, b->num_rows};
+        rc = n->hof(&k, n, b, args, out);
+    }
+    for (int i = 0; i < na; i++)
+        if (args[i]) cs_column_unref(args[i]);
+    return rc;
+}
+
 static int eval_node_once(const cs_px_node *n, cs_col_batch *b, const eval_env *env,
                           cs_column **out);
 
@@ -254,6 +273,11 @@ static int eval_node_once(const cs_px_node *n, cs_col_batch *b, const eval_env *
     case CS_PX_CASE:
         return eval_case(n, (e->n_args - (e->has_else ? 1 : 0)) / 2, e->has_else, b, env, out);
     case CS_PX_CALL:
+        if (n->hof) return eval_hof(n, b, env, out);
+        if (n->lambda)
+            return cs_error_set(env->err, CS_EINVAL,
+                                "a lambda function outside a higher-order "
+                                "function");
         if (!n->kernel) {
             if (strcmp(e->fn, "and") == 0) return eval_and_or(n, b, env, true, out);
             if (strcmp(e->fn, "or") == 0) return eval_and_or(n, b, env, false, out);

@@ -38,9 +38,16 @@ typedef int (*cs_px_kernel)(const cs_px_kctx *k, cs_column *const *args, int n_a
  * nodes pexpr_eval.c runs itself) and whether evaluating its subtree could raise an error (then
  * a lazy parent evaluates it only on the rows that reach it). */
 typedef struct cs_px_node cs_px_node;
+/* A higher-order function's kernel (kernels_lambda.c): args are its evaluated arguments (NULL
+ * at its lambdas' places), b the batch it is evaluated over (its lambdas read columns of it). */
+typedef int (*cs_px_hof)(const cs_px_kctx *k, const cs_px_node *n, cs_col_batch *b,
+                         cs_column *const *args, cs_column **out);
+typedef struct cs_px_lambda cs_px_lambda; /* a lambda's compiled body (kernels_lambda.c) */
 struct cs_px_node {
     const cs_pexpr *e;
     cs_px_kernel kernel;
+    cs_px_hof hof;        /* a higher-order function: evaluated by pexpr_eval.c through it */
+    cs_px_lambda *lambda; /* lambdafunction(body, vars...): its body, compiled; no children */
     bool could_raise;
     int shared; /* the slot of a subexpression shared across programs (pexpr_cse.c), or -1 */
     int n_children;
@@ -73,6 +80,13 @@ cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to);
 cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to);
 /* IN over literals: the kernel for a value of type t. */
 cs_px_kernel cs_px_in_lookup(const cs_col_type *t);
+/* Higher-order functions and their lambdas (kernels_lambda.c). */
+bool cs_px_is_lambda(const cs_pexpr *e);
+cs_px_hof cs_px_hof_lookup(const cs_pexpr *e);
+/* Compiles the lambda e (lambdafunction(body, vars...)) for the batches of `schema` into n. */
+int cs_px_lambda_compile(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema,
+                         cs_error *err);
+void cs_px_lambda_free(cs_px_lambda *l);
 /* Lazy nodes (and, or, if, coalesce, nvl, case) are evaluated by pexpr_eval.c itself. */
 bool cs_px_is_lazy(const char *fn);
 

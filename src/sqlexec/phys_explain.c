@@ -43,6 +43,8 @@ static void column_name(int ordinal, const cs_col_type *in, cs_sbuf *out)
 {
     if (in && ordinal >= 0 && ordinal < in->n_fields)
         cs_sbuf_puts(out, in->fields[ordinal].name);
+    else if (in && ordinal >= in->n_fields) /* a lambda's variable (kernels_lambda.c) */
+        cs_sbuf_printf(out, "lambda v%d", ordinal - in->n_fields);
     else
         cs_sbuf_printf(out, "input[%d]", ordinal);
 }

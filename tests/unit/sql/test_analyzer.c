@@ -2,8 +2,8 @@
  * test_analyzer.c — the analyzer's resolution: names Spark 4 gives result columns, `*`,
  * qualified and case-insensitive names, session-unique ids, aggregates with GROUP BY ordinals,
  * HAVING and ORDER BY over the aggregate, windows, USING/NATURAL joins, CTEs, views and
- * correlated subqueries. Expected names were taken from Spark 4.0.1 on the same views
- * (analyzer_fixture.h).
+ * correlated subqueries, lambdas (their variables hiding columns, bodies reading columns). Expected
+ * names were taken from Spark 4.0.1 on the same views (analyzer_fixture.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -382,6 +382,40 @@ static void test_function_names_as_spark(void **state)
                                      "decimal(10,1)|string|string");
 }
 
+/* x -> body, unresolved as the parser makes it */
+static cs_sql_expr *lambda_of(const char *var, cs_sql_expr *body)
+{
+    cs_sql_expr *l = cs_sql_expr_new(B_ARENA, CS_EX_LAMBDA, 1);
+    l->n_parts = 1;
+    l->parts = cs_sql_alloc(B_ARENA, sizeof *l->parts);
+    l->parts[0] = var;
+    l->args[0] = body;
+    return l;
+}
+
+static void test_lambda_variables_hide_columns(void **state)
+{
+    (void)state;
+    /* select transform(array(a, a), x -> x + b), transform(array(s), a -> upper(a)) from t */
+    cs_logical_plan *p = project(
+        rel(1, "t"), 2,
+        fn("transform", 2, fn("array", 2, col("a"), col("a")),
+           lambda_of("x", bin("+", col("x"), col("b")))),
+        fn("transform", 2, fn("array", 1, col("s")), lambda_of("a", fn("upper", 1, col("a")))));
+    cs_logical_plan *r = analyze(p);
+    if (!r) fail_msg("%s", ERR.msg);
+    assert_string_equal(names_of(r),
+                        "transform(array(a, a), lambdafunction((namedlambdavariable() + b), "
+                        "namedlambdavariable()))|transform(array(s), "
+                        "lambdafunction(upper(namedlambdavariable()), namedlambdavariable()))");
+    assert_string_equal(types_of(r), "array<bigint>|array<string>");
+    /* upper's argument is the lambda's variable (a string), not the column a (an int) */
+    const cs_sql_expr *lam = r->exprs[1]->args[0]->args[1];
+    assert_int_equal(lam->kind, CS_EX_LAMBDA);
+    assert_int_equal(lam->args[0]->args[0]->kind, CS_EX_LAMBDA_VAR);
+    assert_int_equal(lam->args[0]->args[0]->id, lam->args[1]->id);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +449,8 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_table_over_csv_files_and_global_temp_view,
                                         fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_lambda_variables_hide_columns, fixture_setup,
+                                        fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

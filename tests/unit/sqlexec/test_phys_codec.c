@@ -6,7 +6,9 @@
  * same rows as the original; a bad plan (unknown kind, an ordinal outside its input, a child
  * missing, file groups beyond the splits, a literal of another type, truncated bytes) is one
  * CS_EPROTO line naming the node. An ArrowEvalPython node (Python UDFs) keeps its pickled command,
- * eval type and arguments.
+ * eval type and arguments. A filter whose condition is a higher-order function, its lambda reading
+ * a column of the input and its variable (numbered after the input's columns), round-trips and
+ * runs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -392,6 +394,56 @@ static void test_python_eval_round_trip(void **state)
     cs_sbuf_free(&x);
 }
 
+/* WHERE exists(array(1L, 2L), x -> x + v = 11) over v = 0..11 */
+static cs_phys_node *lambda_filter_tree(void)
+{
+    cs_col_type *t = cs_col_type_array(T(CS_TYPE_LONG), true);
+    cs_col_builder *b = cs_col_builder_new(NULL, t);
+    int32_t len = 2;
+    int64_t el[2] = {1, 2};
+    cs_col_builder_append_lists(b, &len, 1, NULL);
+    cs_col_builder_append_values(cs_col_builder_child(b, 0), el, 2, NULL);
+    cs_pexpr *arr = cs_pexpr_literal(cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    cs_col_type_unref(t);
+    cs_pexpr *sum = cs_pexpr_call("+", T(CS_TYPE_LONG), true, (cs_pexpr *[]){col(2), col(1)}, 2);
+    cs_pexpr *lambda = cs_pexpr_call("lambdafunction", T(CS_TYPE_BOOLEAN), true,
+                                     (cs_pexpr *[]){call2("=", sum, lit(11)), col(2)}, 2);
+    cs_phys_node *f = unary(CS_PH_FILTER, kv_schema(), local_kv_named("k", "v", 12, 3, 0));
+    f->condition = call2("exists", arr, lambda);
+    return f;
+}
+
+static void test_lambda_round_trip_runs(void **state)
+{
+    (void)state;
+    cs_phys_node *tree = lambda_filter_tree();
+    cs_sbuf a = {0}, b = {0};
+    encode(tree, &a);
+    cs_error err = {0};
+    cs_phys_node *back = cs_phys_decode((const uint8_t *)a.data, a.len, &err);
+    if (!back) fail_msg("decode: %s", err.msg);
+    encode(back, &b);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    cs_phys_inputs in = {0};
+    cs_sql_op *op = cs_phys_build(back, &in, &err);
+    if (!op) fail_msg("build: %s", err.msg);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    t_rows_sort(&r);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.row[0], "0|9");
+    assert_string_equal(r.row[1], "1|10");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_phys_free(back);
+    cs_phys_free(tree);
+    cs_sbuf_free(&a);
+    cs_sbuf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_decoded_tree_runs),
         cmocka_unit_test(test_bad_plans_refused),
         cmocka_unit_test(test_python_eval_round_trip),
+        cmocka_unit_test(test_lambda_round_trip_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
