@@ -364,14 +364,7 @@ static int format_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
         cs_col_builder_append_string(b, cs_sbuf_str(&sb), sb.len);
     }
     cs_sbuf_free(&sb);
-    cs_column *r = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    if (rc != CS_OK) {
-        cs_column_unref(r);
-        return rc;
-    }
-    *out = r;
-    return CS_OK;
+    return cs_px_builder_result(b, rc, out);
 }
 
 cs_px_kernel cs_px_format_lookup(const char *fn, const cs_col_type *const *t, int n,

@@ -289,14 +289,7 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
         cs_col_builder_append_lists(b, &pieces, 1, NULL);
     }
     compiled_free(&c);
-    cs_column *r = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    if (rc != CS_OK) {
-        cs_column_unref(r);
-        return rc;
-    }
-    *out = r;
-    return CS_OK;
+    return cs_px_builder_result(b, rc, out);
 }
 
 /* Whether group idx exists in c; Spark's REGEX_GROUP_INDEX error otherwise. */
@@ -395,14 +388,7 @@ static int extract_all_kernel(const cs_px_kctx *k, cs_column *const *a, int na, 
         cs_col_builder_append_lists(b, &count, 1, NULL);
     }
     compiled_free(&c);
-    cs_column *r = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    if (rc != CS_OK) {
-        cs_column_unref(r);
-        return rc;
-    }
-    *out = r;
-    return CS_OK;
+    return cs_px_builder_result(b, rc, out);
 }
 
 /* The pieces of Java's s.split(regex, limit) (limit <= 0: no limit), as [start, end) pairs
@@ -495,14 +481,7 @@ static int str_to_map_kernel(const cs_px_kctx *k, cs_column *const *a, int na, c
     free(pairs);
     free(kv);
     free(ranges);
-    cs_column *r = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    if (rc != CS_OK) {
-        cs_column_unref(r);
-        return rc;
-    }
-    *out = r;
-    return CS_OK;
+    return cs_px_builder_result(b, rc, out);
 }
 
 cs_px_kernel cs_px_regexp_lookup(const char *fn, const cs_col_type *const *t, int n,

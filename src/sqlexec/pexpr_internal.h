@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "columnar/col_builder.h"
 #include "columnar/column.h"
 #include "formats/text_values.h"
 #include "sqlexec/pexpr.h"
@@ -91,6 +92,20 @@ void cs_px_lambda_free(cs_px_lambda *l);
 bool cs_px_is_lazy(const char *fn);
 
 /* 0 for a one-row (literal) argument of a longer result, 1 otherwise. */
+/* A kernel's result from its builder b (freed here): *out gets the column when rc is CS_OK;
+ * otherwise the column is dropped and rc returned. */
+static inline int cs_px_builder_result(cs_col_builder *b, int rc, cs_column **out)
+{
+    cs_column *r = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    if (rc != CS_OK) {
+        cs_column_unref(r);
+        return rc;
+    }
+    *out = r;
+    return CS_OK;
+}
+
 static inline int64_t cs_px_stride(const cs_column *c, int64_t n)
 {
     return c->length == n ? 1 : 0;
