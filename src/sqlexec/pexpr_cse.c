@@ -160,7 +160,7 @@ cs_pexpr_cse *cs_pexpr_cse_new(cs_pexpr_program *const *programs, int n)
         uint64_t h;
         if (programs[i]) collect(&programs[i]->root, true, &w, &h);
     }
-    qsort(w.c, (size_t)w.n, sizeof *w.c, by_hash);
+    if (w.n > 1) qsort(w.c, (size_t)w.n, sizeof *w.c, by_hash);
     int slots = 0;
     /* within each run of equal hashes, every node equal to an earlier unmarked one joins it */
     for (int i = 0; i < w.n; i++) {
