@@ -256,6 +256,7 @@ static void py_destroy(cs_sql_op *op)
     free(o->python);
     free(o->python_ver);
     cs_col_type_unref(o->sent_schema);
+    free(o);
 }
 
 static void py_explain(const cs_sql_op *op, cs_sbuf *out)

@@ -267,6 +267,7 @@ static void grp_destroy(cs_sql_op *op)
     free(o->bidx);
     free(o->ridx);
     free(o->key);
+    free(o);
 }
 
 static void grp_explain(const cs_sql_op *op, cs_sbuf *out)
