@@ -170,23 +170,8 @@ static int contains_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
 static cs_column *lists(const cs_px_kctx *k, const cs_column *el, const int32_t *idx, int64_t m,
                         const int32_t *lens, const uint8_t *null)
 {
-    int64_t n = k->n;
-    cs_column *r = cs_column_new_raw(k->alloc, cs_col_type_ref(k->e->type), n);
-    r->values_size = (size_t)(n + 1) * 4;
-    r->values = cs_col_buffer_alloc(r->alloc, r->values_size);
-    int32_t *off = (int32_t *)(void *)r->values;
-    off[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        off[i + 1] = off[i] + lens[i];
-        if (null[i]) {
-            cs_px_ensure_validity(r);
-            cs_px_set_null(r, i);
-        }
-    }
-    r->n_children = 1;
-    r->children = cs_xcalloc(1, sizeof *r->children);
-    r->children[0] = cs_px_take(el, idx, m, k->alloc);
-    return r;
+    cs_column *child = cs_px_take(el, idx, m, k->alloc);
+    return cs_px_list_column(k, k->e->type, lens, null, &child, 1);
 }
 
 /* array_remove(array, v): the elements not equal to v (nulls kept); null when v is null */

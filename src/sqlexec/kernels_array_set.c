@@ -22,30 +22,6 @@
 #include "sqlexec/pexpr_internal.h"
 #include "sqlexec/sql_ops_internal.h" /* cs_sql_long_at */
 
-/* A list column of k->e->type whose row i has lens[i] elements over child; rows whose null[i]
- * is set are null. Takes over child. */
-static cs_column *lists(const cs_px_kctx *k, const int32_t *lens, const uint8_t *null,
-                        cs_column *child)
-{
-    int64_t n = k->n;
-    cs_column *r = cs_column_new_raw(k->alloc, cs_col_type_ref(k->e->type), n);
-    r->values_size = (size_t)(n + 1) * 4;
-    r->values = cs_col_buffer_alloc(r->alloc, r->values_size);
-    int32_t *off = (int32_t *)(void *)r->values;
-    off[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        off[i + 1] = off[i] + lens[i];
-        if (null[i]) {
-            cs_px_ensure_validity(r);
-            cs_px_set_null(r, i);
-        }
-    }
-    r->n_children = 1;
-    r->children = cs_xcalloc(1, sizeof *r->children);
-    r->children[0] = child;
-    return r;
-}
-
 /* Whether element x of cx equals element y of cy (null equals null). */
 static bool same(const cs_column *cx, int32_t x, const cs_column *cy, int32_t y)
 {
@@ -110,7 +86,7 @@ static int set_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colum
     }
     cs_column *child =
         cs_px_merge(k->alloc, k->e->type->fields[0].type, (cs_column *const *)el, 2, which, row, m);
-    *out = lists(k, lens, null, child);
+    *out = cs_px_list_column(k, k->e->type, lens, null, &child, 1);
     free(which);
     free(row);
     free(lens);
@@ -211,7 +187,7 @@ static int gather_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
                 idx[m++] = x;
     }
     cs_column *child = cs_px_take(repeat ? a[0] : inner->children[0], idx, m, k->alloc);
-    *out = lists(k, lens, null, child);
+    *out = cs_px_list_column(k, k->e->type, lens, null, &child, 1);
     free(idx);
     free(lens);
     free(null);
@@ -309,7 +285,7 @@ static int sequence_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
             for (int32_t j = 0; j < lens[i]; j++)
                 cs_px_int_put(child, m++, lo + step * j);
         }
-        *out = lists(k, lens, null, child);
+        *out = cs_px_list_column(k, k->e->type, lens, null, &child, 1);
     }
     free(lens);
     free(null);

@@ -16,31 +16,6 @@
 
 #include "sqlexec/pexpr_internal.h"
 
-/* A column of list type `type` (array or map) with lens[i] elements in row i over children;
- * null[i] rows are null. Takes over the children. */
-static cs_column *list_column(const cs_px_kctx *k, const cs_col_type *type, const int32_t *lens,
-                              const uint8_t *null, cs_column **children, int nc)
-{
-    int64_t n = k->n;
-    cs_column *r = cs_column_new_raw(k->alloc, cs_col_type_ref((cs_col_type *)type), n);
-    r->values_size = (size_t)(n + 1) * 4;
-    r->values = cs_col_buffer_alloc(r->alloc, r->values_size);
-    int32_t *off = (int32_t *)(void *)r->values;
-    off[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        off[i + 1] = off[i] + lens[i];
-        if (null && null[i]) {
-            cs_px_ensure_validity(r);
-            cs_px_set_null(r, i);
-        }
-    }
-    r->n_children = nc;
-    r->children = cs_xcalloc((size_t)nc, sizeof *r->children);
-    for (int c = 0; c < nc; c++)
-        r->children[c] = children[c];
-    return r;
-}
-
 /* Spark's key checks of a built map: no null key, no key twice in a row. */
 static int check_keys(const cs_px_kctx *k, const cs_column *map)
 {
@@ -106,7 +81,7 @@ static int entries_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
     entry->children = cs_xcalloc(2, sizeof *entry->children);
     for (int c = 0; c < 2; c++)
         entry->children[c] = cs_px_take(a[0]->children[c], p.idx, p.total, k->alloc);
-    *out = list_column(k, k->e->type, p.lens, p.null, &entry, 1);
+    *out = cs_px_list_column(k, k->e->type, p.lens, p.null, &entry, 1);
     picks_free(&p);
     return CS_OK;
 }
@@ -135,7 +110,7 @@ static int from_entries_kernel(const cs_px_kctx *k, cs_column *const *a, int na,
     cs_column *ch[2];
     for (int c = 0; c < 2; c++)
         ch[c] = cs_px_take(entries->children[c], p.idx, p.total, k->alloc);
-    cs_column *r = list_column(k, k->e->type, p.lens, p.null, ch, 2);
+    cs_column *r = cs_px_list_column(k, k->e->type, p.lens, p.null, ch, 2);
     picks_free(&p);
     int rc = check_keys(k, r);
     if (rc) {
@@ -162,7 +137,7 @@ static int from_arrays_kernel(const cs_px_kctx *k, cs_column *const *a, int na, 
     if (rc == CS_OK) {
         cs_column *ch[2] = {cs_px_take(a[0]->children[0], pk.idx, pk.total, k->alloc),
                             cs_px_take(a[1]->children[0], pv.idx, pv.total, k->alloc)};
-        cs_column *r = list_column(k, k->e->type, pk.lens, pk.null, ch, 2);
+        cs_column *r = cs_px_list_column(k, k->e->type, pk.lens, pk.null, ch, 2);
         if ((rc = check_keys(k, r)) != CS_OK)
             cs_column_unref(r);
         else
@@ -213,7 +188,7 @@ static int concat_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
     free(src);
     free(which);
     free(row);
-    cs_column *r = list_column(k, k->e->type, lens, null, ch, 2);
+    cs_column *r = cs_px_list_column(k, k->e->type, lens, null, ch, 2);
     free(lens);
     free(null);
     int rc = check_keys(k, r);

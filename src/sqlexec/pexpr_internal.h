@@ -118,6 +118,11 @@ static inline bool cs_px_valid(const cs_column *c, int64_t i, int64_t stride)
 /* A fixed-width (or boolean) column of n rows of `type` (a new reference is taken), values zero,
  * no validity bitmap. */
 cs_column *cs_px_new_fixed(cs_col_allocator *alloc, const cs_col_type *type, int64_t n);
+/* A column of list type `type` (array or map) with lens[i] elements in row i over children
+ * (nc of them: one for an array, keys and values for a map); rows with null[i] set are null
+ * (null may be NULL). Takes over the children (pexpr_take.c). */
+cs_column *cs_px_list_column(const cs_px_kctx *k, const cs_col_type *type, const int32_t *lens,
+                             const uint8_t *null, cs_column **children, int nc);
 /* Gives c a validity bitmap, all rows valid, when it has none. */
 void cs_px_ensure_validity(cs_column *c);
 /* Marks row i of c null (c has a bitmap: cs_px_ensure_validity first). */

@@ -333,3 +333,26 @@ cs_column *cs_px_merge(cs_col_allocator *alloc, const cs_col_type *type, cs_colu
 {
     return merge_any(alloc, type, src, n_src, which, row, n);
 }
+
+cs_column *cs_px_list_column(const cs_px_kctx *k, const cs_col_type *type, const int32_t *lens,
+                             const uint8_t *null, cs_column **children, int nc)
+{
+    int64_t n = k->n;
+    cs_column *r = cs_column_new_raw(k->alloc, cs_col_type_ref((cs_col_type *)type), n);
+    r->values_size = (size_t)(n + 1) * 4;
+    r->values = cs_col_buffer_alloc(r->alloc, r->values_size);
+    int32_t *off = (int32_t *)(void *)r->values;
+    off[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        off[i + 1] = off[i] + lens[i];
+        if (null && null[i]) {
+            cs_px_ensure_validity(r);
+            cs_px_set_null(r, i);
+        }
+    }
+    r->n_children = nc;
+    r->children = cs_xcalloc((size_t)nc, sizeof *r->children);
+    for (int c = 0; c < nc; c++)
+        r->children[c] = children[c];
+    return r;
+}
