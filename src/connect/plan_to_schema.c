@@ -50,23 +50,6 @@ static int numeric_rank(const cs_col_type *t)
     }
 }
 
-/* The digits an integral type needs as a decimal (DecimalType.forType), 0 for others. */
-static int integral_digits(const cs_col_type *t)
-{
-    switch (t->id) {
-    case CS_TYPE_BYTE:
-        return 3;
-    case CS_TYPE_SHORT:
-        return 5;
-    case CS_TYPE_INT:
-        return 10;
-    case CS_TYPE_LONG:
-        return 20;
-    default:
-        return 0;
-    }
-}
-
 /* Spark's Cast.canUpCast for the types that are not structs (structs are rebuilt by name). */
 static bool can_up_cast(const cs_col_type *from, const cs_col_type *to)
 {
@@ -77,7 +60,7 @@ static bool can_up_cast(const cs_col_type *from, const cs_col_type *to)
         if (from->id == CS_TYPE_DECIMAL)
             return to->scale >= from->scale &&
                    to->precision - to->scale >= from->precision - from->scale;
-        int d = integral_digits(from);
+        int d = cs_tc_integral_digits(from->id);
         return d > 0 && to->precision - to->scale >= d;
     }
     if (from->id == CS_TYPE_DECIMAL && rt >= 0) /* isTighterThan: fits a float / double */

@@ -120,7 +120,7 @@ static cs_col_type *decimal_bounded(cs_sql_arena *a, int precision, int scale)
     return cs_tc_decimal(a, precision, scale);
 }
 
-static int integral_digits(cs_type_id id)
+int cs_tc_integral_digits(cs_type_id id)
 {
     switch (id) {
     case CS_TYPE_BYTE:
@@ -166,7 +166,7 @@ cs_col_type *cs_tc_decimal_of(cs_sql_arena *a, const cs_sql_expr *e)
         }
         return cs_tc_decimal(a, digits, 0);
     }
-    return cs_tc_decimal(a, integral_digits(t->id), 0);
+    return cs_tc_decimal(a, cs_tc_integral_digits(t->id), 0);
 }
 
 cs_col_type *cs_tc_decimal_result(cs_sql_arena *a, char op, const cs_col_type *l,
@@ -228,10 +228,10 @@ static cs_col_type *tightest(cs_sql_arena *a, cs_col_type *x, cs_col_type *y)
     if (x->id == CS_TYPE_NULL) return y;
     if (y->id == CS_TYPE_NULL) return x;
     if (cs_tc_is_integral(x) && y->id == CS_TYPE_DECIMAL &&
-        y->precision - y->scale >= integral_digits(x->id))
+        y->precision - y->scale >= cs_tc_integral_digits(x->id))
         return y;
     if (cs_tc_is_integral(y) && x->id == CS_TYPE_DECIMAL &&
-        x->precision - x->scale >= integral_digits(y->id))
+        x->precision - x->scale >= cs_tc_integral_digits(y->id))
         return x;
     int rx = numeric_rank(x->id), ry = numeric_rank(y->id);
     if (rx && ry) {
@@ -285,7 +285,7 @@ cs_col_type *cs_tc_wider(cs_sql_arena *a, cs_col_type *x, cs_col_type *y)
         if (o->id == CS_TYPE_DECIMAL)
             return wider_decimal(a, x->precision, x->scale, y->precision, y->scale);
         if (cs_tc_is_integral(o))
-            return wider_decimal(a, d->precision, d->scale, integral_digits(o->id), 0);
+            return wider_decimal(a, d->precision, d->scale, cs_tc_integral_digits(o->id), 0);
         if (o->id == CS_TYPE_FLOAT || o->id == CS_TYPE_DOUBLE)
             return cs_col_type_primitive(CS_TYPE_DOUBLE);
     }

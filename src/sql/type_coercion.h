@@ -25,8 +25,11 @@
 #include "sql/sql_expr.h"
 
 bool cs_tc_is_integral(const cs_col_type *t); /* byte, short, int, long */
-bool cs_tc_is_numeric(const cs_col_type *t);  /* integral, float, double, decimal */
-bool cs_tc_is_atomic(const cs_col_type *t);   /* not array/map/struct */
+/* The digits an integral type needs as a decimal (Spark's DecimalType.forType: 3, 5, 10, 20);
+ * 0 for other types. */
+int cs_tc_integral_digits(cs_type_id id);
+bool cs_tc_is_numeric(const cs_col_type *t); /* integral, float, double, decimal */
+bool cs_tc_is_atomic(const cs_col_type *t);  /* not array/map/struct */
 bool cs_tc_is_string(const cs_col_type *t);
 bool cs_tc_is_datetime(const cs_col_type *t); /* date, timestamp, timestamp_ntz */
 bool cs_tc_is_interval(const cs_col_type *t);
