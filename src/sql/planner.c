@@ -228,8 +228,8 @@ int cs_pl_columns(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, int n,
     if (cs_pl_python_udfs(c, in, extra, n_extra, &extra) != 0) return -1;
     int base = in->n;
     cs_sql_expr **all = cs_sql_alloc(c->arena, sizeof *all * (size_t)(base + n_extra));
-    memcpy(all, in->attrs, sizeof *all * (size_t)base);
-    memcpy(all + base, extra, sizeof *all * (size_t)n_extra);
+    if (base) memcpy(all, in->attrs, sizeof *all * (size_t)base);
+    if (n_extra) memcpy(all + base, extra, sizeof *all * (size_t)n_extra);
     if (cs_pl_project(c, in, all, base + n_extra) != 0) return -1;
     for (int i = 0; i < n; i++)
         if (ords[i] <= -2) ords[i] = base + (-2 - ords[i]);

@@ -404,8 +404,8 @@ int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     bool semi = jt == CS_JOIN_LEFT_SEMI || jt == CS_JOIN_LEFT_ANTI;
     int n_out = semi ? l.n : l.n + r.n;
     cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n_out + 1));
-    memcpy(attrs, l.attrs, sizeof *attrs * (size_t)l.n);
-    if (!semi) memcpy(attrs + l.n, r.attrs, sizeof *attrs * (size_t)r.n);
+    if (l.n) memcpy(attrs, l.attrs, sizeof *attrs * (size_t)l.n);
+    if (!semi && r.n) memcpy(attrs + l.n, r.attrs, sizeof *attrs * (size_t)r.n);
     j->schema = cs_pl_schema_of(attrs, n_out);
     bool null_left = jt == CS_JOIN_RIGHT_OUTER || jt == CS_JOIN_FULL_OUTER;
     bool null_right = jt == CS_JOIN_LEFT_OUTER || jt == CS_JOIN_FULL_OUTER;

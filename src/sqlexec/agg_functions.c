@@ -566,9 +566,9 @@ static inline void add_dec(const cs_sql_agg *a, uint8_t *st, i128 x, i128 lim)
 {
     i128 s;
     memcpy(&s, st, 16);
-    s += x;
+    bool wrapped = __builtin_add_overflow(s, x, &s); /* two sums of 38 digits pass an i128 */
     memcpy(st, &s, 16);
-    if (s >= lim || s <= -lim) st[a->impl == IMPL_SUM_DEC ? 17 : 24] = 1;
+    if (wrapped || s >= lim || s <= -lim) st[a->impl == IMPL_SUM_DEC ? 17 : 24] = 1;
 }
 
 int cs_sql_agg_update_rows(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
