@@ -261,7 +261,7 @@ static int plan_existence(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out
         alias->type = exists->type;
         alias->resolved = true;
         cs_sql_expr **list = cs_sql_alloc(c->arena, sizeof *list * (size_t)(left->n_output + 1));
-        memcpy(list, left->output, sizeof *list * (size_t)left->n_output);
+        if (left->n_output) memcpy(list, left->output, sizeof *list * (size_t)left->n_output);
         list[left->n_output] = alias;
         if (cs_pl_project(c, &o, list, left->n_output + 1) != 0) {
             cs_phys_free(o.node);
