@@ -145,8 +145,9 @@ static const cs_conf_k8s_key keys[] = {
     KEY("spark.kubernetes.driver.scheduler.name",
         "schedulerName of the driver pod (else spark.kubernetes.scheduler.name)"),
     KEY("spark.kubernetes.driver.node.selector.", "nodeSelector entries of the driver pod"),
-    REFUSED("spark.kubernetes.driver.pod.featureSteps",
-            "classes of extra feature steps run on the driver pod", JVM_STEPS),
+    KEY("spark.kubernetes.driver.pod.featureSteps",
+        "extra feature steps of the driver pod: Spark's VolcanoFeatureStep and YuniKornFeatureStep "
+        "classes run as cspark's own; any other (JVM) class is refused"),
     REFUSED("spark.kubernetes.driver.pod.excludedFeatureSteps",
             "classes of Spark's feature steps not run on the driver pod", JVM_STEPS),
     REFUSED("spark.kubernetes.driver.annotateExitException",
@@ -196,8 +197,9 @@ static const cs_conf_k8s_key keys[] = {
     REFUSED("spark.kubernetes.decommission.script",
             "preStop script of the executor pods when decommissioning is on",
             "no preStop script: deleting a pod sends SIGTERM, which decommissions its executor"),
-    REFUSED("spark.kubernetes.executor.pod.featureSteps",
-            "classes of extra feature steps run on executor pods", JVM_STEPS),
+    KEY("spark.kubernetes.executor.pod.featureSteps",
+        "extra feature steps of executor pods: Spark's VolcanoFeatureStep and YuniKornFeatureStep "
+        "classes run as cspark's own; any other (JVM) class is refused"),
     REFUSED("spark.kubernetes.executor.pod.excludedFeatureSteps",
             "classes of Spark's feature steps not run on executor pods", JVM_STEPS),
     KEY("spark.kubernetes.executor.useDriverPodIP",
@@ -264,9 +266,9 @@ static const cs_conf_k8s_key keys[] = {
             "ConfigMap of HADOOP_CONF_DIR files mounted in the pods",
             "Hadoop configuration files are the JVM Hadoop client's; cspark's file systems "
             "read spark.hadoop.* keys"),
-    REFUSED("spark.kubernetes.scheduler.volcano.podGroupTemplateFile",
-            "template of the Volcano PodGroup created for the application",
-            "Volcano PodGroups are not created yet"),
+    KEY("spark.kubernetes.scheduler.volcano.podGroupTemplateFile",
+        "template of the Volcano PodGroup created for the application (with the driver's "
+        "VolcanoFeatureStep)"),
 };
 
 /* Values of implemented keys that name a JVM measure cspark has no counterpart of. */

@@ -38,6 +38,7 @@ static const char *const namespaced[] = {"pods",
                                          "sparkapplications",
                                          "scheduledsparkapplications",
                                          "statefulsets",
+                                         "podgroups",
                                          NULL};
 /* The namespaced resources outside core/v1 and their group/version (the rest are core/v1). */
 static const struct {
@@ -47,6 +48,7 @@ static const struct {
     {"sparkapplications", "sparkoperator.k8s.io/v1beta2"},
     {"scheduledsparkapplications", "sparkoperator.k8s.io/v1beta2"},
     {"statefulsets", "apps/v1"},
+    {"podgroups", "scheduling.volcano.sh/v1beta1"},
 };
 static const char *const cluster_scoped[] = {"namespaces", "nodes", NULL};
 

@@ -1,7 +1,8 @@
 /*
  * submit_k8s.c — see submit_k8s.h. Order of creation, as Spark: the pre-resource (the
- * authentication Secret, and the driver's API-server credentials Secret when
- * spark.kubernetes.authenticate.driver.* name some), the driver ConfigMap (spark.properties and,
+ * Volcano PodGroup when the driver's featureSteps include Volcano's, the authentication Secret,
+ * and the driver's API-server credentials Secret when spark.kubernetes.authenticate.driver.*
+ * name some), the driver ConfigMap (spark.properties and,
  * unless the application is local://, the job's .so or SQL file), then the driver pod, then the
  * headless Service; every object but the pod gets an ownerReference to the driver pod, so deleting
  * the driver removes the application. Before the first object is created, the pod is sent once with
@@ -234,9 +235,11 @@ static int create_or_adopt(kube_client *kc, const submit_mode *m, const char *re
 }
 
 static void delete_created(kube_client *kc, const k8s_app *app, bool secret, const json_t *creds,
-                           bool cm, bool pod)
+                           bool cm, bool pod, const json_t *pod_group)
 {
     cs_error err;
+    if (pod_group)
+        cs_kube_delete(kc, "podgroups", app->namespace_, object_name(pod_group), 0, &err);
     if (pod) cs_kube_delete(kc, "pods", app->namespace_, app->driver_pod_name, 0, &err);
     if (cm) cs_kube_delete(kc, "configmaps", app->namespace_, app->conf_map_name, 0, &err);
     if (creds) cs_kube_delete(kc, "secrets", app->namespace_, object_name(creds), 0, &err);
@@ -290,7 +293,8 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     bool app_ready = false, dry_run = false, wait = true, auth = true;
     uint8_t *bytes = NULL;
     size_t len = 0;
-    json_t *secret = NULL, *creds = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL;
+    json_t *secret = NULL, *creds = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL,
+           *pod_group = NULL;
     kube_client *kc = NULL;
     cs_files_upload upload = {0};
     bool submitted = false;
@@ -338,12 +342,14 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (!(cm = cs_k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
     if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;
     if (!(svc = cs_k8s_driver_service(conf, &app, err))) goto out;
+    if (cs_k8s_volcano_pod_group(conf, &app, pod, &pod_group, err) < 0) goto out;
     /* and the driver's executor pods (volumes, claims), so that a bad key fails here */
     if (cs_k8s_executor_check(conf, &app, NULL, err) < 0) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
-        json_t *objs[5];
+        json_t *objs[6];
         int n = 0;
+        if (pod_group) objs[n++] = pod_group;
         if (secret) objs[n++] = secret;
         if (creds) objs[n++] = creds;
         objs[n++] = cm;
@@ -367,7 +373,7 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     }
 
     bool made_secret = false, made_creds = false, made_cm = false, made_pod = false,
-         made_svc = false;
+         made_svc = false, made_pod_group = false;
     /* the pod goes through a server-side dry run first, so that RBAC (403) and validation (422)
      * refusals come before anything exists */
     if (m->owner) {
@@ -378,6 +384,9 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     }
     /* a dry run of a pod a previous try created is refused as already existing: adopted below */
     if (dry_run_pod(kc, &app, pod, err) < 0 && !(m->adopt && err->kind == CS_KIND_ALREADY_EXISTS))
+        goto fail;
+    if (pod_group && create_or_adopt(kc, m, "podgroups", app.namespace_, pod_group, NULL,
+                                     &made_pod_group, err) < 0)
         goto fail;
     if (secret &&
         create_or_adopt(kc, m, "secrets", app.namespace_, secret, NULL, &made_secret, err) < 0)
@@ -391,6 +400,7 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
         goto fail;
     if ((secret && own(kc, &app, "secrets", app.auth_secret_name, created_pod, err) < 0) ||
         (creds && own(kc, &app, "secrets", object_name(creds), created_pod, err) < 0) ||
+        (pod_group && own(kc, &app, "podgroups", object_name(pod_group), created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
         cs_k8s_set_owner(svc, created_pod, err) < 0 ||
         create_or_adopt(kc, m, "services", app.namespace_, svc, NULL, &made_svc, err) < 0)
@@ -411,8 +421,8 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     rc = wait ? wait_for_driver(kc, &app, conf, err) : 0;
     goto out;
 fail:
-    delete_created(kc, &app, made_secret, made_creds ? creds : NULL, made_cm,
-                   made_pod); /* nothing half-created stays */
+    delete_created(kc, &app, made_secret, made_creds ? creds : NULL, made_cm, made_pod,
+                   made_pod_group ? pod_group : NULL); /* nothing half-created stays */
     rc = err->code ? err->code : CS_EIO;
 out:
     /* a failed submission leaves no uploaded file; a finished application neither (the upload
@@ -421,6 +431,7 @@ out:
     cs_files_upload_free(&upload);
     json_decref(secret);
     json_decref(creds);
+    json_decref(pod_group);
     json_decref(cm);
     json_decref(pod);
     json_decref(svc);

@@ -90,7 +90,7 @@ A2 | spark.kubernetes.driver.podTemplateFile | $T/driver-template.yaml | g(D, "m
 A2 | spark.kubernetes.driver.podTemplateContainerName | keys-main | [c["name"] for c in g(D, "spec.containers")] == ["keys-side", "keys-main"] and g(D, "spec.containers.1.image") == "keys/driver:1"
 A2 | spark.kubernetes.driver.scheduler.name | keys-driver-sched | g(D, "spec.schedulerName") == "keys-driver-sched"
 A  | spark.kubernetes.driver.node.selector.keys-driver-node | yes | g(D, "spec.nodeSelector.keys-driver-node") == "yes"
-A  | spark.kubernetes.driver.pod.featureSteps | org.example.Step | refused
+A  | spark.kubernetes.driver.pod.featureSteps | org.apache.spark.deploy.k8s.features.YuniKornFeatureStep | g(D, "metadata.annotations.yunikorn\\.apache\\.org/app-id") == g(D, "metadata.labels.spark-app-selector")
 A  | spark.kubernetes.driver.pod.excludedFeatureSteps | org.apache.spark.deploy.k8s.features.DriverServiceFeatureStep | refused
 A  | spark.kubernetes.driver.annotateExitException | true | refused
 C  | spark.kubernetes.driver.ownPersistentVolumeClaim | false | P and all("-exec-" in g(c, "metadata.ownerReferences.0.name") for c in P)
@@ -119,7 +119,7 @@ B  | spark.kubernetes.executor.terminationGracePeriodSeconds | 7 | g(E, "spec.te
 B  | spark.kubernetes.executor.decommissionLabel | keys-decom | untested: needs an executor removed by dynamic allocation
 B  | spark.kubernetes.executor.decommissionLabelValue | yes | untested: needs an executor removed by dynamic allocation
 A  | spark.kubernetes.decommission.script | /opt/other.sh | refused
-A  | spark.kubernetes.executor.pod.featureSteps | org.example.Step | refused
+B  | spark.kubernetes.executor.pod.featureSteps | org.apache.spark.deploy.k8s.features.YuniKornFeatureStep | g(E, "metadata.annotations.yunikorn\\.apache\\.org/app-id") == g(E, "metadata.labels.spark-app-selector")
 A  | spark.kubernetes.executor.pod.excludedFeatureSteps | org.apache.spark.deploy.k8s.features.MountVolumesFeatureStep | refused
 B  | spark.kubernetes.executor.useDriverPodIP | true | g(D, "status.podIP") and g(env(E, "SPARK_DRIVER_URL"), "value").startswith("spark://CoarseGrainedScheduler@" + g(D, "status.podIP") + ":")
 B  | spark.kubernetes.allocation.batch.size | 1 | untested: the allocator round (tests/unit/k8s/test_k8s_allocator.c) is given the size, not the key
@@ -149,7 +149,7 @@ A  | spark.kubernetes.kerberos.krb5.configMapName | krb5 | refused
 A  | spark.kubernetes.kerberos.tokenSecret.name | tokens | refused
 A  | spark.kubernetes.kerberos.tokenSecret.itemKey | token | refused
 A  | spark.kubernetes.hadoop.configMapName | hadoop-conf | refused
-A  | spark.kubernetes.scheduler.volcano.podGroupTemplateFile | /tmp/pg.yaml | refused
+A  | spark.kubernetes.scheduler.volcano.podGroupTemplateFile | $T/pg.yaml | see: tests/k8s/volcano_pod_group.sh
 KEYS
 
 # every key of the conf tables has a line (a family: its prefix begins a key of a line)

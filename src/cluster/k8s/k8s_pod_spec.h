@@ -172,6 +172,20 @@ int cs_k8s_driver_credentials_secret(const cs_conf *conf, const k8s_app *app, js
  * mounted copies of the credentials set in c: the driver pod's client reads them there. */
 void cs_k8s_driver_credentials_properties(cs_conf *c);
 
+/* The batch schedulers' feature steps (k8s_step_batch_scheduler.c), turned on by
+ * spark.kubernetes.{driver,executor}.pod.featureSteps naming Spark's VolcanoFeatureStep /
+ * YuniKornFeatureStep classes; any other class is refused (CS_EINVAL naming the key). */
+#define K8S_FEATURE_VOLCANO 1u
+#define K8S_FEATURE_YUNIKORN 2u
+int cs_k8s_feature_steps(const cs_conf *conf, const char *role, unsigned *steps, cs_error *err);
+/* The Volcano PodGroup <app id>-podgroup (scheduling.volcano.sh/v1beta1) when the driver's
+ * featureSteps include Volcano's, else *out = NULL: spark.kubernetes.scheduler.volcano.
+ * podGroupTemplateFile (a YAML PodGroup) or an empty one, named and namespaced for the
+ * application; spec.minResources, when the template has none, = driver_pod's requests + the
+ * initial executors'. cspark-submit creates it before the driver pod. *out is new. */
+int cs_k8s_volcano_pod_group(const cs_conf *conf, const k8s_app *app, const json_t *driver_pod,
+                             json_t **out, cs_error *err);
+
 /* Adds (replacing an existing one with the same uid) a controller ownerReference
  * {apiVersion v1, kind Pod, name, uid, controller true, blockOwnerDeletion true} pointing at
  * driver_pod (which must carry metadata.name and metadata.uid, i.e. be the created pod). */

@@ -43,6 +43,7 @@ int cs_k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_batch_scheduler(k8s_pod_ctx *ctx, cs_error *err); /* Volcano, YuniKorn */
 
 /* The labels every pod of this role carries (reserved + user labels with {{APP_ID}} /
  * {{EXECUTOR_ID}} substituted); new reference. exec_id < 0 for the driver. */

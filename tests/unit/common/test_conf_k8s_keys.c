@@ -2,8 +2,8 @@
  * (conf_k8s_keys.c) and the per-scope defaults (conf_entries.c). Regression (issue 28 item 1):
  * spark.kubernetes.allocation.pods.allocator=statefulset and spark.kubernetes.executor.rollInterval
  * were accepted and ignored; now each refused key is refused in one line naming it, its value and
- * why, unless it is set to Spark's default; families (featureSteps) too. The statefulset allocator
- * is implemented since (k8s_statefulset.c): only an allocator class is refused. */
+ * why, unless it is set to Spark's default; families (excludedFeatureSteps) too. The statefulset
+ * allocator is implemented since (k8s_statefulset.c): only an allocator class is refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,10 +63,14 @@ static void test_accepted_and_ignored_keys_are_refused(void **state)
 static void test_families_values_and_keys_without_default(void **state)
 {
     (void)state;
-    expect_refused("spark.kubernetes.driver.pod.featureSteps", "org.example.Step",
-                   "spark.kubernetes.driver.pod.featureSteps: 'org.example.Step' is not supported "
-                   "by cspark (JVM feature step classes: cspark's feature steps are built in); "
-                   "remove it");
+    expect_refused("spark.kubernetes.driver.pod.excludedFeatureSteps", "org.example.Step",
+                   "spark.kubernetes.driver.pod.excludedFeatureSteps: 'org.example.Step' is not "
+                   "supported by cspark (JVM feature step classes: cspark's feature steps are "
+                   "built in); remove it");
+    /* Spark's Volcano and YuniKorn steps run as cspark's own; another class is refused when the
+     * pods are built (tests/unit/k8s/test_k8s_batch_scheduler.c) */
+    expect_accepted("spark.kubernetes.driver.pod.featureSteps",
+                    "org.apache.spark.deploy.k8s.features.VolcanoFeatureStep");
     expect_refused("spark.kubernetes.kerberos.krb5.path", "/etc/krb5.conf",
                    "spark.kubernetes.kerberos.krb5.path: '/etc/krb5.conf' is not supported by "
                    "cspark (Kerberos and Hadoop delegation tokens belong to the JVM's Hadoop "
